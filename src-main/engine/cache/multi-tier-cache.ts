@@ -1,0 +1,352 @@
+import type { ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
+import { DemotionStats, HitStats, TierStats, type CacheType } from '../metrics/tier-stats.ts';
+
+/** Non-terminal tiers keep usage at or below this share of their budget by demoting LRU entries. */
+export const TIER_FILL_TARGET = 0.8;
+/** Non-terminal tiers decline entries larger than this share of their budget. */
+export const TIER_ENTRY_SIZE_CAP = 0.95;
+
+export interface CacheTier {
+  backend: TierBackend;
+  budgetBytes: number;
+}
+
+type EntryState = 'writing' | 'resident' | 'moving';
+
+interface CacheEntry extends EntryRef {
+  tierIndex: number;
+  state: EntryState;
+  /** Logical clock of the last access: unique, so LRU order never depends on timer resolution. */
+  lastAccess: number;
+  accessCount: number;
+  pins: number;
+  /** Settles when a write or a move of this entry finishes. */
+  settled: Promise<void>;
+}
+
+interface TierState {
+  name: TierName;
+  backend: TierBackend;
+  budgetBytes: number;
+  terminal: boolean;
+  /** Resident plus reserved bytes: reservations are taken synchronously, so writers never oversubscribe. */
+  usedBytes: number;
+  entries: Map<string, CacheEntry>;
+  /** Moves and deletions in flight out of this tier; waiting on them frees room. */
+  leaving: Set<Promise<void>>;
+}
+
+export interface WriteOutcome {
+  /** False when the key already existed (a write to an existing key is a no-op). */
+  written: boolean;
+  tier: TierName | null;
+  timing: OpTiming | null;
+}
+
+export interface ReadOutcome {
+  hit: boolean;
+  tier: TierName | null;
+  timing: OpTiming | null;
+}
+
+export class PlacementError extends Error {
+  readonly code = 'INSUFFICIENT_SPACE';
+}
+
+/**
+ * The GPU → CPU → storage hierarchy with the reference's placement rules: new entries go to the
+ * fastest tier that can take them; non-terminal tiers stay at ≤ 80 % of budget by demoting their
+ * least-recently-used entries one tier down (recursively making room below); the storage tier fills
+ * to its capacity and then deletes its LRU entries. Demotions are real copies, counted in both
+ * tiers' bytes and timed in their own distributions.
+ */
+export class MultiTierCache {
+  readonly #tiers: TierState[];
+  readonly #index = new Map<string, CacheEntry>();
+  #clock = 0;
+  readonly tierStats: Map<TierName, TierStats>;
+  readonly demotions = new Map<string, DemotionStats>();
+  readonly hits = new HitStats();
+  /** Entries that could be placed nowhere (larger than every tier). */
+  placementFailures = 0;
+
+  constructor(tiers: CacheTier[]) {
+    if (tiers.length === 0) throw new Error('the cache needs at least one tier');
+    this.#tiers = tiers.map((t, i) => ({
+      name: t.backend.name,
+      backend: t.backend,
+      budgetBytes: t.budgetBytes,
+      terminal: i === tiers.length - 1,
+      usedBytes: 0,
+      entries: new Map(),
+      leaving: new Set(),
+    }));
+    this.tierStats = new Map(this.#tiers.map((t) => [t.name, new TierStats(t.name)]));
+    for (let i = 0; i + 1 < this.#tiers.length; i++) {
+      const from = this.#tiers[i].name;
+      const to = this.#tiers[i + 1].name;
+      this.demotions.set(`${from}->${to}`, new DemotionStats(from, to));
+    }
+  }
+
+  get tierNames(): TierName[] {
+    return this.#tiers.map((t) => t.name);
+  }
+
+  has(key: string): boolean {
+    return this.#index.has(key);
+  }
+
+  tierOf(key: string): TierName | null {
+    const e = this.#index.get(key);
+    return e ? this.#tiers[e.tierIndex].name : null;
+  }
+
+  usage(): { name: TierName; usedBytes: number; budgetBytes: number; entries: number }[] {
+    return this.#tiers.map((t) => ({ name: t.name, usedBytes: t.usedBytes, budgetBytes: t.budgetBytes, entries: t.entries.size }));
+  }
+
+  /** Keys of one tier from least to most recently used (for tests and diagnostics). */
+  lruOrder(tier: TierName): string[] {
+    const t = this.#tiers.find((x) => x.name === tier);
+    if (!t) return [];
+    return [...t.entries.values()].sort(compareLru).map((e) => e.key);
+  }
+
+  /**
+   * Writes a new entry. The key is claimed before any await, so a concurrent write of the same key
+   * is a no-op rather than a duplicate.
+   */
+  async write(entryRef: EntryRef, source: ChunkSource): Promise<WriteOutcome> {
+    if (this.#index.has(entryRef.key)) {
+      this.#touch(this.#index.get(entryRef.key)!);
+      return { written: false, tier: this.tierOf(entryRef.key), timing: null };
+    }
+    let settle!: () => void;
+    const entry: CacheEntry = {
+      ...entryRef,
+      tierIndex: -1,
+      state: 'writing',
+      lastAccess: ++this.#clock,
+      accessCount: 0,
+      pins: 0,
+      settled: new Promise<void>((r) => (settle = r)),
+    };
+    this.#index.set(entry.key, entry);
+    try {
+      const tierIndex = await this.#place(entry, 0);
+      if (tierIndex < 0) {
+        this.placementFailures++;
+        throw new PlacementError(
+          `entry ${entry.key} (${entry.sizeBytes} bytes) is larger than every tier can hold`,
+        );
+      }
+      const tier = this.#tiers[tierIndex];
+      entry.tierIndex = tierIndex;
+      tier.entries.set(entry.key, entry);
+      let timing: OpTiming;
+      try {
+        timing = await tier.backend.write(entry, source);
+      } catch (err) {
+        tier.entries.delete(entry.key);
+        tier.usedBytes -= entry.sizeBytes;
+        throw err;
+      }
+      entry.state = 'resident';
+      const stats = this.tierStats.get(tier.name)!;
+      stats.write.record(timing);
+      stats.placements++;
+      return { written: true, tier: tier.name, timing };
+    } catch (err) {
+      this.#index.delete(entry.key);
+      throw err;
+    } finally {
+      settle();
+    }
+  }
+
+  /** Reads a whole entry where it lives. A miss costs nothing; a hit updates LRU state. */
+  async read(key: string, cacheType: CacheType, sink?: (tier: TierName) => Parameters<TierBackend['read']>[1]): Promise<ReadOutcome> {
+    let entry = this.#index.get(key);
+    // An entry being written or moved is read once it has settled, from wherever it then lives.
+    while (entry && entry.state !== 'resident') {
+      await entry.settled;
+      entry = this.#index.get(key);
+    }
+    if (!entry) {
+      this.hits.record(cacheType, false);
+      return { hit: false, tier: null, timing: null };
+    }
+    this.hits.record(cacheType, true);
+    this.#touch(entry);
+    entry.pins++;
+    try {
+      const tier = this.#tiers[entry.tierIndex];
+      const timing = await tier.backend.read(entry, sink?.(tier.name));
+      this.tierStats.get(tier.name)!.read.record(timing);
+      return { hit: true, tier: tier.name, timing };
+    } finally {
+      entry.pins--;
+    }
+  }
+
+  /** Frees everything (end of run). */
+  async clear(): Promise<void> {
+    for (const t of this.#tiers) await Promise.allSettled([...t.leaving]);
+    for (const t of this.#tiers) {
+      for (const e of t.entries.values()) await t.backend.remove(e).catch(() => undefined);
+      t.entries.clear();
+      t.usedBytes = 0;
+    }
+    this.#index.clear();
+  }
+
+  resetStats(): void {
+    for (const s of this.tierStats.values()) s.reset();
+    for (const d of this.demotions.values()) d.reset();
+    this.hits.reset();
+    this.placementFailures = 0;
+  }
+
+  #touch(entry: CacheEntry): void {
+    entry.lastAccess = ++this.#clock;
+    entry.accessCount++;
+  }
+
+  /** Finds and reserves room for `entry` in tier `from` or below; returns the tier index or -1. */
+  async #place(entry: CacheEntry, from: number): Promise<number> {
+    for (let i = from; i < this.#tiers.length; i++) {
+      const tier = this.#tiers[i];
+      if (tier.budgetBytes <= 0) continue;
+      if (tier.terminal) {
+        if (entry.sizeBytes > tier.budgetBytes) return -1;
+        if (await this.#reserve(i, entry.sizeBytes, tier.budgetBytes)) return i;
+        return -1;
+      }
+      if (entry.sizeBytes > tier.budgetBytes * TIER_ENTRY_SIZE_CAP) continue;
+      if (await this.#reserve(i, entry.sizeBytes, tier.budgetBytes * TIER_FILL_TARGET)) return i;
+    }
+    return -1;
+  }
+
+  /**
+   * Reserves `sizeBytes` in tier `i` under `limitBytes`, pushing LRU entries out (one tier down, or
+   * deleted from the terminal tier) until it fits. Returns false when nothing more can leave.
+   */
+  async #reserve(i: number, sizeBytes: number, limitBytes: number): Promise<boolean> {
+    const tier = this.#tiers[i];
+    for (;;) {
+      if (tier.usedBytes + sizeBytes <= limitBytes) {
+        tier.usedBytes += sizeBytes;
+        return true;
+      }
+      const victims = this.#chooseVictims(tier, tier.usedBytes + sizeBytes - limitBytes);
+      if (victims.length > 0) {
+        await Promise.all(victims.map((v) => this.#evict(i, v)));
+        continue;
+      }
+      if (tier.leaving.size > 0) {
+        await Promise.race(tier.leaving);
+        continue;
+      }
+      return false;
+    }
+  }
+
+  /** LRU entries (by last access, then access count) that are idle, enough to free `needBytes`. */
+  #chooseVictims(tier: TierState, needBytes: number): CacheEntry[] {
+    const idle = [...tier.entries.values()].filter((e) => e.state === 'resident' && e.pins === 0);
+    idle.sort(compareLru);
+    const chosen: CacheEntry[] = [];
+    let freed = 0;
+    for (const e of idle) {
+      if (freed >= needBytes) break;
+      chosen.push(e);
+      freed += e.sizeBytes;
+    }
+    return chosen;
+  }
+
+  async #evict(i: number, victim: CacheEntry): Promise<void> {
+    const tier = this.#tiers[i];
+    victim.state = 'moving';
+    let settle!: () => void;
+    victim.settled = new Promise<void>((r) => (settle = r));
+    const work = (tier.terminal ? this.#delete(i, victim) : this.#demote(i, victim)).finally(() => {
+      tier.leaving.delete(work);
+      settle();
+    });
+    tier.leaving.add(work);
+    return work;
+  }
+
+  async #delete(i: number, victim: CacheEntry): Promise<void> {
+    const tier = this.#tiers[i];
+    tier.entries.delete(victim.key);
+    this.#index.delete(victim.key);
+    try {
+      await tier.backend.remove(victim);
+    } finally {
+      tier.usedBytes -= victim.sizeBytes;
+      const stats = this.tierStats.get(tier.name)!;
+      stats.evictedEntries++;
+      stats.evictedBytes += victim.sizeBytes;
+    }
+  }
+
+  async #demote(i: number, victim: CacheEntry): Promise<void> {
+    const src = this.#tiers[i];
+    const destIndex = await this.#place(victim, i + 1);
+    if (destIndex < 0) {
+      // Nothing below can hold it: the entry leaves the cache (counted as an eviction, never silent).
+      await this.#delete(i, victim);
+      return;
+    }
+    const dest = this.#tiers[destIndex];
+    const startNs = process.hrtime.bigint();
+    let readTiming: OpTiming | null = null;
+    let writeTiming: OpTiming;
+    try {
+      // The destination pulls each chunk from the source tier: one real copy per chunk.
+      writeTiming = await dest.backend.write(victim, async (chunk) => {
+        await copyChunkOut(src.backend, victim, chunk);
+      });
+    } catch (err) {
+      dest.usedBytes -= victim.sizeBytes;
+      victim.state = 'resident';
+      throw err;
+    }
+    const endNs = process.hrtime.bigint();
+    readTiming = { startNs, endNs, durationNs: Number(endNs - startNs), bytes: victim.sizeBytes };
+    src.entries.delete(victim.key);
+    await src.backend.remove(victim);
+    src.usedBytes -= victim.sizeBytes;
+    victim.tierIndex = destIndex;
+    victim.state = 'resident';
+    dest.entries.set(victim.key, victim);
+
+    const srcStats = this.tierStats.get(src.name)!;
+    const destStats = this.tierStats.get(dest.name)!;
+    srcStats.read.bytes += victim.sizeBytes;
+    srcStats.read.ops += 1;
+    srcStats.demotedOutBytes += victim.sizeBytes;
+    destStats.write.bytes += writeTiming.bytes;
+    destStats.write.ops += 1;
+    destStats.demotedInBytes += victim.sizeBytes;
+    const d = this.demotions.get(`${src.name}->${this.#tiers[i + 1].name}`)!;
+    d.count++;
+    d.bytes += victim.sizeBytes;
+    d.latency.record(readTiming.durationNs);
+  }
+}
+
+function compareLru(a: CacheEntry, b: CacheEntry): number {
+  return a.lastAccess - b.lastAccess || a.accessCount - b.accessCount;
+}
+
+/** Copies one chunk of `entry` out of a tier into `chunk.buffer` (used by demotions). */
+async function copyChunkOut(backend: TierBackend, entry: EntryRef, chunk: { index: number; entryOffsetBytes: number; buffer: Buffer }): Promise<void> {
+  const source = backend as TierBackend & { copyChunkOut?: (e: EntryRef, c: typeof chunk) => Promise<void> };
+  if (!source.copyChunkOut) throw new Error(`tier ${backend.name} cannot be demoted from`);
+  await source.copyChunkOut(entry, chunk);
+}

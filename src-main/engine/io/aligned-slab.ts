@@ -1,0 +1,106 @@
+// Page-aligned I/O buffers for direct I/O, shared with worker threads.
+//
+// Node's own large Buffers and SharedArrayBuffers start 16 bytes past a page boundary, so O_DIRECT
+// reads and writes from them fail with EINVAL. A WebAssembly.Memory is mapped page-aligned, and
+// a shared one exposes a SharedArrayBuffer that worker threads can fill and verify in place.
+// The slot count doubles as the process-wide bound on I/Os in flight, which is what keeps the
+// engine's memory independent of entry size and user count.
+
+export const SLAB_ALIGNMENT_BYTES = 4096;
+const WASM_PAGE_BYTES = 64 * 1024;
+// A wasm32 memory tops out at 65536 pages (4 GiB).
+const WASM_MAX_PAGES = 65536;
+// Several moderate memories rather than one huge one: a failed reservation then costs less, and
+// no single view comes near the 4 GiB limit.
+const PREFERRED_MEMORY_BYTES = 1024 * 1024 * 1024;
+
+export interface Slot {
+  readonly index: number;
+  /** A view over shared WebAssembly memory: `buffer.buffer` is a SharedArrayBuffer, `slotBytes` long, page-aligned. */
+  readonly buffer: Buffer;
+}
+
+export class AlignedSlab {
+  readonly slotBytes: number;
+  readonly slotCount: number;
+  private readonly slots: Slot[] = [];
+  private readonly taken: boolean[];
+  // Stack, so the most recently used (cache-warm) buffer is reused first.
+  private readonly free: number[] = [];
+  private readonly queue: Array<(slot: Slot) => void> = [];
+  // Kept so the memories outlive every view handed out.
+  private readonly memories: WebAssembly.Memory[] = [];
+
+  constructor(slotBytes: number, slotCount: number) {
+    if (!Number.isSafeInteger(slotBytes) || slotBytes <= 0 || slotBytes % SLAB_ALIGNMENT_BYTES !== 0) {
+      throw new RangeError(`slotBytes must be a positive multiple of ${SLAB_ALIGNMENT_BYTES} (got ${slotBytes})`);
+    }
+    if (!Number.isSafeInteger(slotCount) || slotCount <= 0) {
+      throw new RangeError(`slotCount must be a positive integer (got ${slotCount})`);
+    }
+    const maxMemoryBytes = WASM_MAX_PAGES * WASM_PAGE_BYTES;
+    if (slotBytes > maxMemoryBytes) {
+      throw new RangeError(`slotBytes ${slotBytes} exceeds the 4 GiB limit of one WebAssembly memory`);
+    }
+    this.slotBytes = slotBytes;
+    this.slotCount = slotCount;
+    this.taken = new Array<boolean>(slotCount).fill(false);
+
+    const slotsPerMemory = Math.max(1, Math.floor(PREFERRED_MEMORY_BYTES / slotBytes));
+    for (let first = 0; first < slotCount; first += slotsPerMemory) {
+      const n = Math.min(slotsPerMemory, slotCount - first);
+      const pages = Math.ceil((n * slotBytes) / WASM_PAGE_BYTES);
+      const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+      this.memories.push(memory);
+      const sab = memory.buffer as SharedArrayBuffer;
+      for (let j = 0; j < n; j++) {
+        this.slots.push({ index: first + j, buffer: Buffer.from(sab, j * slotBytes, slotBytes) });
+      }
+    }
+    for (let i = slotCount - 1; i >= 0; i--) this.free.push(i);
+  }
+
+  /** Slots currently held. */
+  get inUse(): number {
+    return this.slotCount - this.free.length;
+  }
+
+  /** Callers waiting in `acquire`. */
+  get waiters(): number {
+    return this.queue.length;
+  }
+
+  /** Resolves with a free slot; when none is free, waits first-come first-served. */
+  acquire(): Promise<Slot> {
+    const slot = this.tryAcquire();
+    if (slot !== null) return Promise.resolve(slot);
+    return new Promise<Slot>((resolve) => this.queue.push(resolve));
+  }
+
+  /** A free slot, or null without waiting. Never jumps ahead of queued waiters. */
+  tryAcquire(): Slot | null {
+    if (this.queue.length > 0) return null;
+    const index = this.free.pop();
+    if (index === undefined) return null;
+    this.taken[index] = true;
+    return this.slots[index];
+  }
+
+  release(slot: Slot): void {
+    const own = this.slots[slot.index];
+    if (own === undefined || own.buffer !== slot.buffer) {
+      throw new Error(`release: slot ${slot.index} does not belong to this slab`);
+    }
+    if (!this.taken[slot.index]) {
+      throw new Error(`release: slot ${slot.index} is not in use (released twice?)`);
+    }
+    const next = this.queue.shift();
+    if (next !== undefined) {
+      // Handed straight to the oldest waiter, so a stream of new acquirers can't starve it.
+      next(own);
+      return;
+    }
+    this.taken[slot.index] = false;
+    this.free.push(slot.index);
+  }
+}

@@ -1,0 +1,280 @@
+// A small pool of worker threads for CPU-heavy byte work (payload fill, copy, verify) on shared
+// memory. A 16 MiB copy takes milliseconds; done on the main thread it would show up as event-loop
+// lag and as latency of every simulated user, so large jobs go to workers and only small ones,
+// where the message round trip costs more than the work, run inline.
+
+import { Worker } from 'node:worker_threads';
+import { PayloadPool, type VerifyResult } from './payload.ts';
+import type { ByteJob, ByteWorkerInit, ByteWorkerReply, SharedBufferRef } from './byte-protocol.ts';
+
+export const DEFAULT_INLINE_BELOW_BYTES = 256 * 1024;
+
+export interface BytePoolOptions {
+  /** Worker threads; 0 runs every job inline on the calling thread. */
+  threads: number;
+  pool: PayloadPool;
+  /** Jobs smaller than this run inline (default 256 KiB). */
+  inlineBelowBytes?: number;
+}
+
+export interface BytePoolUtilisation {
+  /** Time the workers spent working, summed over workers. */
+  busyNs: number;
+  /** Time since the pool started (until close, once closed). */
+  wallNs: number;
+  threads: number;
+  /** Time spent on jobs run inline on the calling thread. */
+  inlineBusyNs: number;
+}
+
+export class BytePoolError extends Error {
+  readonly code: 'BYTE_WORKER_DIED' | 'BYTE_POOL_CLOSED' | 'BYTE_WORKER_FAILED';
+  constructor(code: BytePoolError['code'], message: string) {
+    super(message);
+    this.name = 'BytePoolError';
+    this.code = code;
+  }
+}
+
+interface PendingJob {
+  resolve: (result: VerifyResult | undefined) => void;
+  reject: (err: Error) => void;
+  lengthBytes: number;
+}
+
+interface WorkerState {
+  index: number;
+  worker: Worker;
+  pending: Map<number, PendingJob>;
+  pendingBytes: number;
+  alive: boolean;
+  lastError: Error | null;
+}
+
+function isShared(buf: Uint8Array): boolean {
+  return Object.prototype.toString.call(buf.buffer) === '[object SharedArrayBuffer]';
+}
+
+function sharedRef(buf: Uint8Array, what: string): SharedBufferRef {
+  if (!isShared(buf)) {
+    throw new TypeError(
+      `BytePool: ${what} must be a view over a SharedArrayBuffer (got a view over an ArrayBuffer); ` +
+        'take I/O buffers from AlignedSlab so worker threads can reach them',
+    );
+  }
+  return { sab: buf.buffer as SharedArrayBuffer, byteOffset: buf.byteOffset, length: buf.byteLength };
+}
+
+export class BytePool {
+  readonly threads: number;
+  private readonly payload: PayloadPool;
+  private readonly inlineBelowBytes: number;
+  private readonly workers: WorkerState[];
+  private readonly startNs: bigint;
+  private closedAtNs: bigint | null = null;
+  private nextJobId = 1;
+  private workerBusyNs = 0;
+  private inlineBusyNs = 0;
+
+  private constructor(opts: BytePoolOptions, workers: WorkerState[]) {
+    this.threads = opts.threads;
+    this.payload = opts.pool;
+    this.inlineBelowBytes = opts.inlineBelowBytes ?? DEFAULT_INLINE_BELOW_BYTES;
+    this.workers = workers;
+    this.startNs = process.hrtime.bigint();
+  }
+
+  static async start(opts: BytePoolOptions): Promise<BytePool> {
+    if (!Number.isSafeInteger(opts.threads) || opts.threads < 0) {
+      throw new RangeError(`threads must be a non-negative integer (got ${opts.threads})`);
+    }
+    const init: ByteWorkerInit = { poolSab: opts.pool.sab };
+    const states: WorkerState[] = [];
+    const ready: Array<Promise<void>> = [];
+    for (let index = 0; index < opts.threads; index++) {
+      const worker = new Worker(new URL('./byte-worker.ts', import.meta.url), { workerData: init });
+      const state: WorkerState = { index, worker, pending: new Map(), pendingBytes: 0, alive: true, lastError: null };
+      states.push(state);
+      ready.push(
+        new Promise<void>((resolve, reject) => {
+          const onMessage = (m: ByteWorkerReply): void => {
+            if (m.type !== 'ready') return;
+            cleanup();
+            resolve();
+          };
+          const onError = (err: Error): void => {
+            cleanup();
+            reject(new BytePoolError('BYTE_WORKER_DIED', `byte worker ${index} failed to start: ${err.message}`));
+          };
+          const onExit = (code: number): void => {
+            cleanup();
+            reject(new BytePoolError('BYTE_WORKER_DIED', `byte worker ${index} exited during start-up (exit code ${code})`));
+          };
+          const cleanup = (): void => {
+            worker.off('message', onMessage);
+            worker.off('error', onError);
+            worker.off('exit', onExit);
+          };
+          worker.on('message', onMessage);
+          worker.on('error', onError);
+          worker.on('exit', onExit);
+        }),
+      );
+    }
+    try {
+      await Promise.all(ready);
+    } catch (err) {
+      await Promise.allSettled(states.map((s) => s.worker.terminate()));
+      throw err;
+    }
+    const bytePool = new BytePool(opts, states);
+    for (const state of states) bytePool.attach(state);
+    return bytePool;
+  }
+
+  /** Writes bytes [entryOffsetBytes, entryOffsetBytes + dest.length) of entry `keyHash` into `dest`. */
+  async fill(dest: Buffer, keyHash: bigint, entryOffsetBytes: number): Promise<void> {
+    const ref = sharedRef(dest, 'fill dest');
+    if (dest.byteLength < this.inlineBelowBytes) {
+      this.inline(() => this.payload.fill(dest, keyHash, entryOffsetBytes));
+      return;
+    }
+    await this.dispatch({ id: 0, op: 'fill', dest: ref, keyHash, entryOffsetBytes }, dest.byteLength);
+  }
+
+  async copy(src: Buffer, dst: Buffer): Promise<void> {
+    const srcRef = sharedRef(src, 'copy src');
+    const dstRef = sharedRef(dst, 'copy dst');
+    if (src.byteLength !== dst.byteLength) {
+      throw new RangeError(`BytePool.copy: src is ${src.byteLength} bytes but dst is ${dst.byteLength}`);
+    }
+    if (src.byteLength < this.inlineBelowBytes) {
+      this.inline(() => dst.set(src));
+      return;
+    }
+    await this.dispatch({ id: 0, op: 'copy', src: srcRef, dst: dstRef }, src.byteLength);
+  }
+
+  async verify(src: Buffer, keyHash: bigint, entryOffsetBytes: number): Promise<VerifyResult> {
+    const ref = sharedRef(src, 'verify src');
+    if (src.byteLength < this.inlineBelowBytes) {
+      return this.inline(() => this.payload.verify(src, keyHash, entryOffsetBytes));
+    }
+    const result = await this.dispatch({ id: 0, op: 'verify', src: ref, keyHash, entryOffsetBytes }, src.byteLength);
+    if (result === undefined) throw new BytePoolError('BYTE_WORKER_FAILED', 'byte worker returned no verify result');
+    return result;
+  }
+
+  utilisation(): BytePoolUtilisation {
+    const endNs = this.closedAtNs ?? process.hrtime.bigint();
+    return {
+      busyNs: this.workerBusyNs,
+      wallNs: Number(endNs - this.startNs),
+      threads: this.threads,
+      inlineBusyNs: this.inlineBusyNs,
+    };
+  }
+
+  /** Terminates the workers; jobs still pending reject with BYTE_POOL_CLOSED. */
+  async close(): Promise<void> {
+    if (this.closedAtNs !== null) return;
+    this.closedAtNs = process.hrtime.bigint();
+    const terminations: Array<Promise<number>> = [];
+    for (const state of this.workers) {
+      const wasAlive = state.alive;
+      state.alive = false;
+      this.rejectAll(state, new BytePoolError('BYTE_POOL_CLOSED', 'BytePool closed while the job was pending'));
+      if (wasAlive) terminations.push(state.worker.terminate());
+    }
+    await Promise.all(terminations);
+  }
+
+  private inline<T>(work: () => T): T {
+    if (this.closedAtNs !== null) throw new BytePoolError('BYTE_POOL_CLOSED', 'BytePool is closed');
+    const t0 = process.hrtime.bigint();
+    try {
+      return work();
+    } finally {
+      this.inlineBusyNs += Number(process.hrtime.bigint() - t0);
+    }
+  }
+
+  private dispatch(job: ByteJob, lengthBytes: number): Promise<VerifyResult | undefined> {
+    if (this.closedAtNs !== null) return Promise.reject(new BytePoolError('BYTE_POOL_CLOSED', 'BytePool is closed'));
+    let target: WorkerState | undefined;
+    for (const state of this.workers) {
+      if (!state.alive) continue;
+      if (
+        target === undefined ||
+        state.pendingBytes < target.pendingBytes ||
+        (state.pendingBytes === target.pendingBytes && state.pending.size < target.pending.size)
+      ) {
+        target = state;
+      }
+    }
+    if (target === undefined) {
+      if (this.workers.length === 0) {
+        // threads: 0 means the caller chose inline work for everything.
+        try {
+          return Promise.resolve(this.inline(() => this.runInline(job)));
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      }
+      return Promise.reject(new BytePoolError('BYTE_WORKER_DIED', 'BytePool has no live worker threads left (all exited)'));
+    }
+    const id = this.nextJobId++;
+    const state = target;
+    return new Promise<VerifyResult | undefined>((resolve, reject) => {
+      state.pending.set(id, { resolve, reject, lengthBytes });
+      state.pendingBytes += lengthBytes;
+      // Idle workers are unref'd so a pool nobody closed can't keep the process alive; a
+      // pending job must, or the process could exit with the job's promise unsettled.
+      if (state.pending.size === 1) state.worker.ref();
+      state.worker.postMessage({ ...job, id });
+    });
+  }
+
+  private runInline(job: ByteJob): VerifyResult | undefined {
+    const view = (r: SharedBufferRef): Uint8Array => new Uint8Array(r.sab, r.byteOffset, r.length);
+    if (job.op === 'fill') this.payload.fill(view(job.dest), job.keyHash, job.entryOffsetBytes);
+    else if (job.op === 'copy') view(job.dst).set(view(job.src));
+    else return this.payload.verify(view(job.src), job.keyHash, job.entryOffsetBytes);
+    return undefined;
+  }
+
+  private attach(state: WorkerState): void {
+    const { worker } = state;
+    worker.unref();
+    worker.on('message', (m: ByteWorkerReply) => {
+      if (m.type === 'ready') return;
+      const job = state.pending.get(m.id);
+      if (job === undefined) return;
+      state.pending.delete(m.id);
+      state.pendingBytes -= job.lengthBytes;
+      if (state.pending.size === 0) worker.unref();
+      this.workerBusyNs += m.busyNs;
+      if (m.type === 'done') job.resolve(m.result);
+      else job.reject(new BytePoolError('BYTE_WORKER_FAILED', `byte worker ${state.index}: ${m.error.name}: ${m.error.message}`));
+    });
+    worker.on('error', (err: Error) => {
+      state.lastError = err;
+    });
+    worker.on('exit', (code: number) => {
+      if (!state.alive) return;
+      state.alive = false;
+      const cause = state.lastError === null ? '' : `: ${state.lastError.message}`;
+      this.rejectAll(
+        state,
+        new BytePoolError('BYTE_WORKER_DIED', `byte worker ${state.index} exited unexpectedly (exit code ${code})${cause}`),
+      );
+    });
+  }
+
+  private rejectAll(state: WorkerState, err: BytePoolError): void {
+    const jobs = [...state.pending.values()];
+    state.pending.clear();
+    state.pendingBytes = 0;
+    for (const job of jobs) job.reject(err);
+  }
+}

@@ -1,0 +1,186 @@
+// Deterministic, incompressible, dedup-proof payload for KV entries.
+//
+// Generating fresh random bytes at device speed is too slow on one thread (~1.7 GB/s for
+// randomFillSync), so a random pool is generated once per run and every entry is a key-derived
+// window into it. A 16-byte stamp (key hash, block index) at the start of every 4 KiB block makes
+// each block unique across entries, so dedup can't shrink the data, and lets a read be
+// verified without stored checksums.
+
+import { createCipheriv, createHash } from 'node:crypto';
+
+export const PAYLOAD_BLOCK_BYTES = 4096;
+export const PAYLOAD_STAMP_BYTES = 16;
+export const DEFAULT_PAYLOAD_POOL_BYTES = 64 * 1024 * 1024;
+
+const FNV64_OFFSET = 0xcbf29ce484222325n;
+const FNV64_PRIME = 0x100000001b3n;
+const U64_MASK = 0xffffffffffffffffn;
+const TWO_POW_32 = 0x1_0000_0000;
+// Verification regenerates the expected bytes piecewise so its memory stays constant whatever
+// the size of the buffer being checked.
+const VERIFY_SCRATCH_BYTES = 1024 * 1024;
+
+export type VerifyResult =
+  | { ok: true }
+  | { ok: false; offsetBytes: number; expectedKeyHash?: bigint; foundKeyHash?: bigint };
+
+const textEncoder = new TextEncoder();
+
+/** 64-bit hash of `key` under `seed`: FNV-1a over seed and key bytes, then a splitmix64 finaliser. Never 0. */
+export function keyHash64(key: string, seed: number): bigint {
+  let h = FNV64_OFFSET;
+  // The seed goes in as its decimal text so every JS number (including non-integers) hashes stably.
+  const bytes = textEncoder.encode(`${seed}\u0000${key}`);
+  for (let i = 0; i < bytes.length; i++) {
+    h ^= BigInt(bytes[i]);
+    h = (h * FNV64_PRIME) & U64_MASK;
+  }
+  // FNV-1a alone mixes the last bytes poorly; the finaliser spreads them over all 64 bits,
+  // which matters because the pool offset is taken modulo the block count.
+  h ^= h >> 30n;
+  h = (h * 0xbf58476d1ce4e5b9n) & U64_MASK;
+  h ^= h >> 27n;
+  h = (h * 0x94d049bb133111ebn) & U64_MASK;
+  h ^= h >> 31n;
+  // 0 is reserved so a zeroed (never written) block can never pass as a valid stamp.
+  return h === 0n ? 0x9e3779b97f4a7c15n : h;
+}
+
+function checkKeyHash(keyHash: bigint): void {
+  if (typeof keyHash !== 'bigint' || keyHash <= 0n || keyHash > U64_MASK) {
+    throw new RangeError(`keyHash must be a non-zero unsigned 64-bit bigint (got ${String(keyHash)})`);
+  }
+}
+
+function checkEntryOffset(entryOffsetBytes: number): void {
+  if (!Number.isSafeInteger(entryOffsetBytes) || entryOffsetBytes < 0 || entryOffsetBytes % PAYLOAD_BLOCK_BYTES !== 0) {
+    throw new RangeError(
+      `entryOffsetBytes must be a non-negative multiple of ${PAYLOAD_BLOCK_BYTES} (got ${entryOffsetBytes})`,
+    );
+  }
+}
+
+function readU64Le(bytes: Uint8Array, at: number): bigint {
+  let v = 0n;
+  for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(bytes[at + i]);
+  return v;
+}
+
+export class PayloadPool {
+  readonly sab: SharedArrayBuffer;
+  readonly sizeBytes: number;
+  readonly poolBlockCount: number;
+  private readonly bytes: Uint8Array;
+  private readonly poolBlockCountBig: bigint;
+  private scratch: Uint8Array | null = null;
+
+  private constructor(sab: SharedArrayBuffer) {
+    if (sab.byteLength < PAYLOAD_BLOCK_BYTES || sab.byteLength % PAYLOAD_BLOCK_BYTES !== 0) {
+      throw new RangeError(`payload pool size must be a positive multiple of ${PAYLOAD_BLOCK_BYTES} bytes (got ${sab.byteLength})`);
+    }
+    this.sab = sab;
+    this.sizeBytes = sab.byteLength;
+    this.poolBlockCount = sab.byteLength / PAYLOAD_BLOCK_BYTES;
+    this.poolBlockCountBig = BigInt(this.poolBlockCount);
+    this.bytes = new Uint8Array(sab);
+  }
+
+  /** Generates the pool from `seed`: the same seed gives the same bytes on every machine. */
+  static create(seed: number, sizeBytes: number = DEFAULT_PAYLOAD_POOL_BYTES): PayloadPool {
+    if (!Number.isSafeInteger(sizeBytes) || sizeBytes <= 0 || sizeBytes % PAYLOAD_BLOCK_BYTES !== 0) {
+      throw new RangeError(`payload pool sizeBytes must be a positive multiple of ${PAYLOAD_BLOCK_BYTES} (got ${sizeBytes})`);
+    }
+    const sab = new SharedArrayBuffer(sizeBytes);
+    const pool = new PayloadPool(sab);
+    // AES-128-CTR over zeros: a keyed keystream, hardware-accelerated and indistinguishable from
+    // random, so no compressor finds structure in it.
+    const material = createHash('sha256').update(`kvbench payload pool v1\u0000${seed}`).digest();
+    const cipher = createCipheriv('aes-128-ctr', material.subarray(0, 16), material.subarray(16, 32));
+    const stepBytes = Math.min(sizeBytes, 4 * 1024 * 1024);
+    const zeros = new Uint8Array(stepBytes);
+    for (let at = 0; at < sizeBytes; at += stepBytes) {
+      const n = Math.min(stepBytes, sizeBytes - at);
+      pool.bytes.set(cipher.update(n === stepBytes ? zeros : zeros.subarray(0, n)), at);
+    }
+    return pool;
+  }
+
+  /** Rebuilds a pool around memory created by `create` (in a worker thread, for example). */
+  static fromShared(sab: SharedArrayBuffer): PayloadPool {
+    return new PayloadPool(sab);
+  }
+
+  /** Writes bytes [entryOffsetBytes, entryOffsetBytes + dest.length) of the entry `keyHash` into `dest`. */
+  fill(dest: Uint8Array, keyHash: bigint, entryOffsetBytes: number): void {
+    checkKeyHash(keyHash);
+    checkEntryOffset(entryOffsetBytes);
+    const lengthBytes = dest.length;
+    if (lengthBytes === 0) return;
+
+    const firstBlock = entryOffsetBytes / PAYLOAD_BLOCK_BYTES;
+    const startPoolBlock = Number(keyHash % this.poolBlockCountBig);
+    let poolAtBytes = ((startPoolBlock + (firstBlock % this.poolBlockCount)) % this.poolBlockCount) * PAYLOAD_BLOCK_BYTES;
+    // One or a few large copies run at memcpy speed; per-block copies would not.
+    let doneBytes = 0;
+    while (doneBytes < lengthBytes) {
+      const n = Math.min(lengthBytes - doneBytes, this.sizeBytes - poolAtBytes);
+      dest.set(this.bytes.subarray(poolAtBytes, poolAtBytes + n), doneBytes);
+      doneBytes += n;
+      poolAtBytes = 0;
+    }
+
+    const keyLo = Number(keyHash & 0xffffffffn);
+    const keyHi = Number(keyHash >> 32n);
+    const view = new DataView(dest.buffer, dest.byteOffset, dest.byteLength);
+    const fullStampLimit = lengthBytes - PAYLOAD_STAMP_BYTES;
+    let block = firstBlock;
+    let at = 0;
+    for (; at <= fullStampLimit; at += PAYLOAD_BLOCK_BYTES, block++) {
+      view.setUint32(at, keyLo, true);
+      view.setUint32(at + 4, keyHi, true);
+      view.setUint32(at + 8, block >>> 0, true);
+      view.setUint32(at + 12, Math.floor(block / TWO_POW_32), true);
+    }
+    if (at < lengthBytes) {
+      // A tail shorter than the stamp gets the stamp's prefix, as a slice of a whole fill would.
+      const stamp = new Uint8Array(PAYLOAD_STAMP_BYTES);
+      const sv = new DataView(stamp.buffer);
+      sv.setUint32(0, keyLo, true);
+      sv.setUint32(4, keyHi, true);
+      sv.setUint32(8, block >>> 0, true);
+      sv.setUint32(12, Math.floor(block / TWO_POW_32), true);
+      dest.set(stamp.subarray(0, lengthBytes - at), at);
+    }
+  }
+
+  /**
+   * Checks `src` against bytes [entryOffsetBytes, entryOffsetBytes + src.length) of entry `keyHash`.
+   * On a mismatch, `offsetBytes` is the first differing byte's offset within the entry, and the
+   * key hashes are those of the stamp of the block holding it (when its stamp lies inside `src`),
+   * which tells a misplaced block (another entry's data) from corrupted bytes.
+   */
+  verify(src: Uint8Array, keyHash: bigint, entryOffsetBytes: number): VerifyResult {
+    checkKeyHash(keyHash);
+    checkEntryOffset(entryOffsetBytes);
+    if (this.scratch === null) this.scratch = new Uint8Array(VERIFY_SCRATCH_BYTES);
+    const scratch = this.scratch;
+    for (let doneBytes = 0; doneBytes < src.length; doneBytes += VERIFY_SCRATCH_BYTES) {
+      const n = Math.min(VERIFY_SCRATCH_BYTES, src.length - doneBytes);
+      const expected = scratch.subarray(0, n);
+      this.fill(expected, keyHash, entryOffsetBytes + doneBytes);
+      const actual = src.subarray(doneBytes, doneBytes + n);
+      if (Buffer.compare(actual, expected) === 0) continue;
+      let i = 0;
+      while (actual[i] === expected[i]) i++;
+      const srcAt = doneBytes + i;
+      const blockStart = srcAt - (srcAt % PAYLOAD_BLOCK_BYTES);
+      const result: VerifyResult = { ok: false, offsetBytes: entryOffsetBytes + srcAt };
+      if (blockStart + 8 <= src.length) {
+        result.expectedKeyHash = keyHash;
+        result.foundKeyHash = readU64Le(src, blockStart);
+      }
+      return result;
+    }
+    return { ok: true };
+  }
+}

@@ -1,0 +1,102 @@
+import * as hdr from 'hdr-histogram-js';
+
+/** Percentiles the reference reports for every latency distribution. */
+export const REPORTED_PERCENTILES = [50, 95, 99, 99.9, 99.99] as const;
+
+export interface LatencySummary {
+  count: number;
+  sumNs: number;
+  meanNs: number;
+  minNs: number;
+  maxNs: number;
+  p50Ns: number;
+  p95Ns: number;
+  p99Ns: number;
+  p999Ns: number;
+  p9999Ns: number;
+}
+
+/**
+ * An HDR histogram of nanosecond values (3 significant digits, bounded memory, mergeable).
+ * The exact sum is kept beside it so totals such as "total storage I/O time" are not quantised.
+ */
+export class LatencyHistogram {
+  readonly #histogram: hdr.Histogram;
+  #sumNs = 0;
+  #count = 0;
+
+  constructor() {
+    this.#histogram = hdr.build({
+      bitBucketSize: 64,
+      autoResize: true,
+      lowestDiscernibleValue: 1,
+      highestTrackableValue: 2,
+      numberOfSignificantValueDigits: 3,
+      useWebAssembly: false,
+    });
+  }
+
+  record(valueNs: number): void {
+    const v = Math.max(1, Math.round(valueNs));
+    this.#histogram.recordValue(v);
+    this.#sumNs += valueNs;
+    this.#count += 1;
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  get sumNs(): number {
+    return this.#sumNs;
+  }
+
+  percentileNs(percentile: number): number {
+    return this.#count === 0 ? 0 : this.#histogram.getValueAtPercentile(percentile);
+  }
+
+  merge(other: LatencyHistogram): void {
+    this.#histogram.add(other.#histogram);
+    this.#sumNs += other.#sumNs;
+    this.#count += other.#count;
+  }
+
+  reset(): void {
+    this.#histogram.reset();
+    this.#sumNs = 0;
+    this.#count = 0;
+  }
+
+  summary(): LatencySummary {
+    if (this.#count === 0) {
+      return { count: 0, sumNs: 0, meanNs: 0, minNs: 0, maxNs: 0, p50Ns: 0, p95Ns: 0, p99Ns: 0, p999Ns: 0, p9999Ns: 0 };
+    }
+    const h = this.#histogram;
+    return {
+      count: this.#count,
+      sumNs: this.#sumNs,
+      meanNs: this.#sumNs / this.#count,
+      minNs: h.minNonZeroValue,
+      maxNs: h.maxValue,
+      p50Ns: h.getValueAtPercentile(50),
+      p95Ns: h.getValueAtPercentile(95),
+      p99Ns: h.getValueAtPercentile(99),
+      p999Ns: h.getValueAtPercentile(99.9),
+      p9999Ns: h.getValueAtPercentile(99.99),
+    };
+  }
+
+  /** Compressed HDR encoding (HdrHistogram V2 base64), so stores can merge trials later. */
+  encode(): string {
+    return hdr.encodeIntoCompressedBase64(this.#histogram);
+  }
+
+  static decode(encoded: string, sumNs: number): LatencyHistogram {
+    const out = new LatencyHistogram();
+    const decoded = hdr.decodeFromCompressedBase64(encoded, 64, false);
+    out.#histogram.add(decoded);
+    out.#count = decoded.totalCount;
+    out.#sumNs = sumNs;
+    return out;
+  }
+}

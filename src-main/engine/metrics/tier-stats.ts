@@ -1,0 +1,101 @@
+import { LatencyHistogram } from './latency-histogram.ts';
+import type { OpTiming, TierName } from '../tiers/tier-backend.ts';
+
+const MIB = 1024 * 1024;
+
+/** Byte counters and latency distributions of one direction (read or write) of one tier. */
+export class DirectionStats {
+  bytes = 0;
+  ops = 0;
+  readonly latency = new LatencyHistogram();
+  /** Latency normalised per MiB moved: compares drives fairly across entry sizes. */
+  readonly nsPerMiB = new LatencyHistogram();
+
+  record(timing: OpTiming): void {
+    this.bytes += timing.bytes;
+    this.ops += 1;
+    this.latency.record(timing.durationNs);
+    if (timing.bytes > 0) this.nsPerMiB.record((timing.durationNs * MIB) / timing.bytes);
+  }
+
+  reset(): void {
+    this.bytes = 0;
+    this.ops = 0;
+    this.latency.reset();
+    this.nsPerMiB.reset();
+  }
+}
+
+export class TierStats {
+  readonly read = new DirectionStats();
+  readonly write = new DirectionStats();
+  /** Bytes that left this tier by demotion (also counted in `read`). */
+  demotedOutBytes = 0;
+  /** Bytes that arrived by demotion (also counted in `write`). */
+  demotedInBytes = 0;
+  /** Entries deleted to make room (storage tier only: the only deletion the rules allow). */
+  evictedEntries = 0;
+  evictedBytes = 0;
+  /** Requests for which this tier was the home of a new entry. */
+  placements = 0;
+
+  constructor(readonly name: TierName) {}
+
+  reset(): void {
+    this.read.reset();
+    this.write.reset();
+    this.demotedOutBytes = 0;
+    this.demotedInBytes = 0;
+    this.evictedEntries = 0;
+    this.evictedBytes = 0;
+    this.placements = 0;
+  }
+}
+
+export class DemotionStats {
+  count = 0;
+  bytes = 0;
+  readonly latency = new LatencyHistogram();
+
+  constructor(readonly from: TierName, readonly to: TierName) {}
+
+  reset(): void {
+    this.count = 0;
+    this.bytes = 0;
+    this.latency.reset();
+  }
+}
+
+export type CacheType = 'system' | 'common' | 'user' | 'multi_turn' | 'rag';
+
+export class HitStats {
+  hits = 0;
+  misses = 0;
+  readonly byType = new Map<CacheType, { hits: number; misses: number }>();
+
+  record(type: CacheType, hit: boolean): void {
+    if (hit) this.hits++;
+    else this.misses++;
+    let t = this.byType.get(type);
+    if (!t) {
+      t = { hits: 0, misses: 0 };
+      this.byType.set(type, t);
+    }
+    if (hit) t.hits++;
+    else t.misses++;
+  }
+
+  typeHits(type: CacheType): number {
+    return this.byType.get(type)?.hits ?? 0;
+  }
+
+  typeMisses(type: CacheType): number {
+    return this.byType.get(type)?.misses ?? 0;
+  }
+
+  reset(): void {
+    this.hits = 0;
+    this.misses = 0;
+    this.byType.clear();
+  }
+}

@@ -1,0 +1,336 @@
+import { createHash, type Hash } from 'node:crypto';
+import { Rng } from './rng.ts';
+import {
+  CONVERSATION_END_PROBABILITY,
+  CONVERSATION_MAX_TURNS,
+  MAX_TRACKED_CONVERSATIONS,
+  PERSONAS,
+  PREFILL_ONLY_CONTEXT_TOKENS,
+  QOS_CLASSES,
+  RAG_REQUEST_PROBABILITY,
+  RAG_TOP_K,
+  SYSTEM_PROMPT_PROBABILITY,
+  SYSTEM_PROMPTS,
+  type Persona,
+  type QosLevel,
+  type RequestPhase,
+} from './personas.ts';
+import type { CacheType } from '../metrics/tier-stats.ts';
+
+export interface SystemPromptRef {
+  key: string;
+  tokens: number;
+}
+
+export interface RagChunk {
+  key: string;
+  tokens: number;
+}
+
+export interface RagDocument {
+  id: string;
+  tokens: number;
+  chunks: RagChunk[];
+}
+
+/** One request as offered by a simulated user. Every field is fixed when it is generated. */
+export interface KvRequest {
+  /** Position in the offered stream (0-based); IDs come from counters, never from the clock. */
+  seq: number;
+  id: string;
+  userIndex: number;
+  userId: string;
+  qos: QosLevel;
+  priority: number;
+  /** Scheduled (virtual) arrival in ns since the measured phase began. */
+  arrivalNs: number;
+  /** Real time at which it entered the queue (set by the scheduler). */
+  submitNs: bigint;
+  contextTokens: number;
+  generationTokens: number;
+  phase: RequestPhase;
+  cacheKey: string;
+  conversationId: string | null;
+  turn: number;
+  /** Keys of the conversation's earlier turns, read in order before the prefill (multi-turn reload). */
+  previousTurnKeys: string[];
+  systemPrompt: SystemPromptRef | null;
+  ragChunks: RagChunk[] | null;
+  /** The key decode reads target: the request's own entry, or a pre-populated one in decode-only mode. */
+  decodeKey: string;
+  cacheType: CacheType;
+}
+
+export interface SyntheticWorkloadOptions {
+  seed: number;
+  numUsers: number;
+  multiTurn: boolean;
+  prefixCaching: boolean;
+  mode: 'standard' | 'prefill-only' | 'decode-only';
+  ragDocuments: RagDocument[] | null;
+  /** Keys a decode-only run reads (pre-populated before the run). */
+  prepopulatedKeys: string[];
+}
+
+interface UserState {
+  index: number;
+  id: string;
+  persona: Persona;
+  contextTokens: number;
+  generationTokens: number;
+  thinkTimeS: number;
+  qos: QosLevel;
+  priority: number;
+  rng: Rng;
+  nextArrivalNs: number;
+  conversationId: string | null;
+  conversationTurn: number;
+  conversationsStarted: number;
+}
+
+const NS_PER_S = 1e9;
+
+export function systemPromptRef(prompt: string): SystemPromptRef {
+  const tokens = prompt.split(/\s+/).filter(Boolean).length;
+  const key = `kv_system_${createHash('sha256').update(`${prompt.slice(0, 500)}_${tokens}`).digest('hex').slice(0, 16)}`;
+  return { key, tokens };
+}
+
+const SYSTEM_PROMPT_REFS = SYSTEM_PROMPTS.map(systemPromptRef);
+
+/**
+ * The synthetic multi-user workload: users with personas and QoS classes arrive open-loop (each
+ * request's arrival is scheduled from the previous one plus think time, never from completions).
+ * Requests are produced centrally in arrival order, each user drawing from its own seeded stream,
+ * so the offered stream depends only on the seed and the configuration.
+ */
+export class SyntheticWorkload {
+  readonly #opts: SyntheticWorkloadOptions;
+  readonly #users: UserState[] = [];
+  /** Min-heap of users by (nextArrivalNs, index). */
+  readonly #heap: UserState[] = [];
+  /** Conversations in least-recently-used order (Map keeps insertion order; touch = re-insert). */
+  readonly #conversations = new Map<string, number>();
+  readonly #digest: Hash = createHash('sha256');
+  #issued = 0;
+
+  constructor(opts: SyntheticWorkloadOptions) {
+    this.#opts = opts;
+    this.addUsers(opts.numUsers, 0);
+  }
+
+  get activeUsers(): number {
+    return this.#heap.length;
+  }
+
+  get issued(): number {
+    return this.#issued;
+  }
+
+  users(): readonly { id: string; persona: string; contextTokens: number; qos: QosLevel }[] {
+    return this.#users.map((u) => ({ id: u.id, persona: u.persona.name, contextTokens: u.contextTokens, qos: u.qos }));
+  }
+
+  /** Adds users whose first request comes one think time after `atNs` (the autoscaler uses this). */
+  addUsers(count: number, atNs: number): void {
+    for (let n = 0; n < count; n++) {
+      const index = this.#users.length;
+      const rng = new Rng(this.#opts.seed, index + 1);
+      const persona = rng.pick(PERSONAS);
+      const contextTokens = rng.int(persona.contextTokens[0], persona.contextTokens[1]);
+      const generationTokens = rng.int(persona.generationTokens[0], persona.generationTokens[1]);
+      const thinkTimeS = rng.uniform(persona.thinkTimeS[0], persona.thinkTimeS[1]);
+      const r = rng.next();
+      const qos = r < QOS_CLASSES[0].share ? QOS_CLASSES[0] : r < QOS_CLASSES[0].share + QOS_CLASSES[1].share ? QOS_CLASSES[1] : QOS_CLASSES[2];
+      const user: UserState = {
+        index,
+        id: `user_${String(index).padStart(4, '0')}`,
+        persona,
+        contextTokens,
+        generationTokens,
+        thinkTimeS,
+        qos: qos.level,
+        priority: qos.priority,
+        rng,
+        nextArrivalNs: 0,
+        conversationId: null,
+        conversationTurn: 0,
+        conversationsStarted: 0,
+      };
+      user.nextArrivalNs = atNs + this.#thinkNs(user);
+      this.#users.push(user);
+      this.#heapPush(user);
+    }
+  }
+
+  /** Removes the most recently added active users (they stop offering requests). */
+  removeUsers(count: number): void {
+    for (let n = 0; n < count && this.#heap.length > 1; n++) {
+      let newest = 0;
+      for (let i = 1; i < this.#heap.length; i++) if (this.#heap[i].index > this.#heap[newest].index) newest = i;
+      const last = this.#heap.pop()!;
+      if (newest < this.#heap.length) {
+        this.#heap[newest] = last;
+        this.#siftDown(newest);
+        this.#siftUp(newest);
+      }
+    }
+  }
+
+  /** Virtual time of the next arrival, or Infinity when no user is active. */
+  peekArrivalNs(): number {
+    return this.#heap.length ? this.#heap[0].nextArrivalNs : Number.POSITIVE_INFINITY;
+  }
+
+  /** Produces the next request in arrival order. */
+  next(): KvRequest {
+    const user = this.#heap[0];
+    const req = this.#generate(user);
+    user.nextArrivalNs += this.#thinkNs(user);
+    this.#siftDown(0);
+    this.#record(req);
+    return req;
+  }
+
+  /** sha256 of every request offered so far, in order. */
+  digest(): string {
+    return this.#digest.copy().digest('hex');
+  }
+
+  #thinkNs(user: UserState): number {
+    return Math.round(user.thinkTimeS * user.rng.uniform(0.8, 1.2) * NS_PER_S);
+  }
+
+  #generate(user: UserState): KvRequest {
+    const o = this.#opts;
+    const rng = user.rng;
+    const seq = this.#issued++;
+    let conversationId: string | null = null;
+    let turn = 1;
+    if (o.multiTurn) {
+      if (user.conversationId !== null) {
+        const tracked = this.#conversations.has(user.conversationId);
+        const ends = rng.next() < CONVERSATION_END_PROBABILITY || user.conversationTurn >= CONVERSATION_MAX_TURNS;
+        if (!tracked || ends) {
+          this.#conversations.delete(user.conversationId);
+          user.conversationId = null;
+        }
+      }
+      if (user.conversationId === null) {
+        user.conversationId = `conv_${user.id}_${String(user.conversationsStarted++).padStart(4, '0')}`;
+        user.conversationTurn = 0;
+        if (this.#conversations.size >= MAX_TRACKED_CONVERSATIONS) {
+          const oldest = this.#conversations.keys().next().value as string;
+          this.#conversations.delete(oldest);
+        }
+      }
+      this.#conversations.delete(user.conversationId);
+      this.#conversations.set(user.conversationId, seq);
+      user.conversationTurn++;
+      conversationId = user.conversationId;
+      turn = user.conversationTurn;
+    }
+    let contextTokens = rng.int(Math.max(1, Math.floor(user.contextTokens / 4)), user.contextTokens);
+    const generationTokens = rng.int(Math.max(1, Math.floor(user.generationTokens / 4)), user.generationTokens);
+
+    let systemPrompt: SystemPromptRef | null = null;
+    if (o.prefixCaching && rng.chance(SYSTEM_PROMPT_PROBABILITY)) {
+      systemPrompt = rng.pick(SYSTEM_PROMPT_REFS);
+      contextTokens = Math.max(1, contextTokens - systemPrompt.tokens);
+    }
+
+    let ragChunks: RagChunk[] | null = null;
+    if (o.ragDocuments && o.ragDocuments.length > 0 && rng.chance(RAG_REQUEST_PROBABILITY)) {
+      const doc = rng.pick(o.ragDocuments);
+      ragChunks = zipfTopK(doc.chunks, RAG_TOP_K, rng);
+    }
+
+    let decodeKey = '';
+    const cacheKey = conversationId !== null ? `${conversationId}_turn_${turn}` : `${user.id}_req_${String(seq).padStart(6, '0')}`;
+    decodeKey = cacheKey;
+    let phase: RequestPhase = contextTokens >= PREFILL_ONLY_CONTEXT_TOKENS ? 'prefill' : 'prefill_decode';
+    if (o.mode === 'decode-only') {
+      phase = 'decode';
+      decodeKey = o.prepopulatedKeys.length > 0 ? rng.pick(o.prepopulatedKeys) : cacheKey;
+    } else if (o.mode === 'prefill-only') {
+      phase = 'prefill';
+    }
+    const previousTurnKeys: string[] = [];
+    if (conversationId !== null && o.mode !== 'decode-only') {
+      for (let t = 1; t < turn; t++) previousTurnKeys.push(`${conversationId}_turn_${t}`);
+    }
+    return {
+      seq,
+      id: `req_${user.id}_${String(seq).padStart(6, '0')}`,
+      userIndex: user.index,
+      userId: user.id,
+      qos: user.qos,
+      priority: user.priority,
+      arrivalNs: user.nextArrivalNs,
+      submitNs: 0n,
+      contextTokens,
+      generationTokens,
+      phase,
+      cacheKey,
+      conversationId,
+      turn,
+      previousTurnKeys,
+      systemPrompt,
+      ragChunks,
+      decodeKey,
+      cacheType: systemPrompt ? 'system' : 'user',
+    };
+  }
+
+  #record(r: KvRequest): void {
+    this.#digest.update(
+      `${r.seq}|${r.userIndex}|${r.arrivalNs}|${r.qos}|${r.contextTokens}|${r.generationTokens}|${r.phase}|${r.cacheKey}|` +
+        `${r.previousTurnKeys.length}|${r.systemPrompt?.key ?? '-'}|${r.ragChunks?.map((c) => c.key).join(',') ?? '-'}|${r.decodeKey}\n`,
+    );
+  }
+
+  #heapPush(u: UserState): void {
+    this.#heap.push(u);
+    this.#siftUp(this.#heap.length - 1);
+  }
+
+  #less(a: UserState, b: UserState): boolean {
+    return a.nextArrivalNs < b.nextArrivalNs || (a.nextArrivalNs === b.nextArrivalNs && a.index < b.index);
+  }
+
+  #siftUp(i: number): void {
+    const h = this.#heap;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.#less(h[i], h[p])) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  #siftDown(i: number): void {
+    const h = this.#heap;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && this.#less(h[l], h[m])) m = l;
+      if (r < h.length && this.#less(h[r], h[m])) m = r;
+      if (m === i) return;
+      [h[i], h[m]] = [h[m], h[i]];
+      i = m;
+    }
+  }
+}
+
+/** Top-k chunks without replacement, chunk i weighted 1/(i+1) (zipfian retrieval). */
+export function zipfTopK<T>(items: readonly T[], k: number, rng: Rng): T[] {
+  const pool = items.map((item, i) => ({ item, weight: 1 / (i + 1) }));
+  const chosen: T[] = [];
+  while (chosen.length < k && pool.length > 0) {
+    const idx = rng.weightedIndex(pool.map((p) => p.weight));
+    chosen.push(pool[idx].item);
+    pool.splice(idx, 1);
+  }
+  return chosen;
+}

@@ -1,0 +1,204 @@
+/**
+ * Shape of the results JSON that `kvbench run --output` writes.
+ *
+ * The top level and `summary` carry the reference benchmark's keys with the reference's meanings and
+ * units (seconds in the raw per-request lists, milliseconds in `summary`, "GB" meaning GiB), so existing
+ * MLPerf KV-cache tooling reads our files. The `kvbench` section beside them holds our own metrics in
+ * plain bytes and nanoseconds, with names that say exactly what they measure.
+ */
+
+export type TrialStatus = 'complete' | 'partial' | 'failed' | 'aborted';
+export type TierKey = 'gpu' | 'cpu' | 'storage';
+
+export interface PercentilesMs {
+  mean: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  p999: number;
+  p9999: number;
+}
+
+export interface LatencySummaryNs {
+  count: number;
+  mean_ns: number;
+  min_ns: number;
+  max_ns: number;
+  p50_ns: number;
+  p95_ns: number;
+  p99_ns: number;
+  p999_ns: number;
+  p9999_ns: number;
+  /** Sum of all samples, exact (not from the histogram). */
+  sum_ns: number;
+  /** HdrHistogram V2 compressed base64: merge trials by decoding, never by averaging percentiles. */
+  hdr: string;
+}
+
+export interface StorageHealthCriterion {
+  name: string;
+  target: number | string;
+  actual: number | string;
+  unit: string;
+  passed: boolean;
+}
+
+export interface StorageHealth {
+  overall_status: 'PASS' | 'FAIL';
+  criteria: StorageHealthCriterion[];
+  passed_count: number;
+  total_count: number;
+  /** kvbench: these criteria are a tool feature, not an MLPerf rule. */
+  note: string;
+}
+
+export interface QosLevelMetrics {
+  total_requests: number;
+  latency_ms: { mean: number; p50: number; p95: number; p99: number; max: number };
+  sla: { target_p95_ms: number; actual_p95_ms: number; compliance: number; met: boolean };
+}
+
+export interface TierBytes {
+  read_bytes: number;
+  write_bytes: number;
+  read_ops: number;
+  write_ops: number;
+  /** Bytes ÷ elapsed wall-clock seconds of the measured phase. */
+  read_bytes_per_sec: number;
+  write_bytes_per_sec: number;
+  demoted_in_bytes: number;
+  demoted_out_bytes: number;
+  evicted_entries: number;
+  evicted_bytes: number;
+  entries_at_end: number;
+  used_bytes_at_end: number;
+}
+
+export interface TierDescription {
+  present: boolean;
+  budget_bytes: number;
+  reason: string | null;
+}
+
+export interface StorageTierDescription extends TierDescription {
+  dir: string | null;
+  direct_io: boolean;
+  direct_io_reason: string | null;
+  fsync_policy: 'per-entry' | 'none';
+  /** True when reads may have been served by the page cache (buffered I/O). */
+  reads_may_hit_page_cache: boolean;
+}
+
+export interface TimelinePoint {
+  elapsed_ns: number;
+  interval_ns: number;
+  requests_completed: number;
+  generated_tokens_per_sec: number;
+  requests_per_sec: number;
+  storage_read_bytes_per_sec: number;
+  storage_write_bytes_per_sec: number;
+  cpu_read_bytes_per_sec: number;
+  cpu_write_bytes_per_sec: number;
+  active_users: number;
+  queue_depth: number;
+  e2e_latency_p95_ns: number | null;
+  storage_read_p95_ns: number | null;
+}
+
+export interface KvbenchSection {
+  version: string;
+  status: TrialStatus;
+  status_reason: string | null;
+  /** The seed actually used: --seed when given, otherwise one drawn at start so the run can be repeated. */
+  effective_seed: number;
+  /** sha256 over the offered request stream (every request's parameters, in arrival order). */
+  request_stream_digest: string;
+  requests_issued: number;
+  requests_failed: number;
+  started_at: string;
+  elapsed_ns: number;
+  model: { key: string; bytes_per_token: number; tensor_parallel: number; entry_bytes_per_token: number };
+  tiers: { gpu: TierDescription; cpu: TierDescription; storage: StorageTierDescription };
+  /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
+  tier_bytes: Record<TierKey, TierBytes>;
+  /** The metrics the seeds' analysis calls primary. */
+  primary: {
+    decode_bytes_read: number;
+    prefill_bytes_written: number;
+    wall_clock_throughput_tokens_per_sec: number;
+    storage_read_bytes_per_sec: number;
+    storage_write_bytes_per_sec: number;
+  };
+  latency: {
+    end_to_end: LatencySummaryNs;
+    queue_wait: LatencySummaryNs;
+    storage_io_per_request: LatencySummaryNs;
+    generation: LatencySummaryNs;
+    prefill: LatencySummaryNs;
+    decode: LatencySummaryNs;
+    tier_read: Partial<Record<TierKey, LatencySummaryNs>>;
+    tier_write: Partial<Record<TierKey, LatencySummaryNs>>;
+    /** Per-operation latency divided by MiB moved (ns per MiB): compares drives across entry sizes. */
+    tier_read_ns_per_mib: Partial<Record<TierKey, LatencySummaryNs>>;
+    tier_write_ns_per_mib: Partial<Record<TierKey, LatencySummaryNs>>;
+    demotion: Record<string, LatencySummaryNs>;
+  };
+  demotions: Record<string, { count: number; bytes: number }>;
+  cache: {
+    placement_failures: number;
+    system_prompt_writes: number;
+    rag: { documents: number; chunks: number; ingested_bytes: number; retrievals: number; chunk_reads: number } | null;
+  };
+  queue: { max_depth: number };
+  engine_health: {
+    event_loop_lag_ns: { p50: number; p99: number; max: number };
+    byte_workers: { threads: number; utilisation: number };
+    io_depth: number;
+    io_chunk_bytes: number;
+    uv_threadpool_size: number | null;
+    peak_rss_bytes: number;
+  };
+  timeline: TimelinePoint[];
+  units: string;
+}
+
+/** The results JSON: reference keys plus `kvbench`. Loosely typed where the reference is loose. */
+export interface RunResults {
+  requests_completed: number;
+  total_tokens_generated: number;
+  total_storage_io_latency: number;
+  total_generation_latency: number;
+  end_to_end_latencies: number[];
+  storage_latencies: number[];
+  generation_latencies: number[];
+  throughput_timeline: { timestamp: number; throughput_tokens_per_sec: number }[];
+  prefill_latencies: number[];
+  decode_latencies: number[];
+  multi_turn_cache_hits: number;
+  multi_turn_cache_misses: number;
+  seed: number | null;
+  summary?: RunSummary;
+  kvbench: KvbenchSection;
+}
+
+export interface RunSummary {
+  total_requests: number;
+  total_tokens: number;
+  elapsed_time: number;
+  avg_throughput_tokens_per_sec: number;
+  total_storage_io_time: number;
+  storage_throughput_tokens_per_sec: number;
+  requests_per_second: number;
+  end_to_end_latency_ms: PercentilesMs;
+  storage_io_latency_ms: PercentilesMs;
+  generation_latency_ms: PercentilesMs;
+  cache_stats: Record<string, unknown> & { storage_health: StorageHealth };
+  qos_metrics: Record<'interactive' | 'responsive' | 'batch', QosLevelMetrics | { no_data: true }>;
+  prefix_cache_stats: Record<string, number>;
+  autoscaling_stats: unknown[];
+  autoscaling_summary: unknown | null;
+  multi_turn_stats: { cache_hits: number; cache_misses: number; hit_rate: number };
+}
+
+export const GIB = 1024 ** 3;
+export const MIB = 1024 ** 2;
