@@ -101,8 +101,9 @@ export interface TimelinePoint {
   cpu_write_bytes_per_sec: number;
   active_users: number;
   queue_depth: number;
-  e2e_latency_p95_ns: number | null;
-  storage_read_p95_ns: number | null;
+  /** P95 over the run so far (cumulative), not over this interval alone. */
+  e2e_latency_p95_to_date_ns: number | null;
+  storage_read_p95_to_date_ns: number | null;
 }
 
 export interface KvbenchSection {
@@ -149,6 +150,7 @@ export interface KvbenchSection {
     system_prompt_writes: number;
     rag: { documents: number; chunks: number; ingested_bytes: number; retrievals: number; chunk_reads: number } | null;
   };
+  verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierKey; offset_bytes: number }[] };
   queue: { max_depth: number };
   engine_health: {
     event_loop_lag_ns: { p50: number; p99: number; max: number };

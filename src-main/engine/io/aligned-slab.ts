@@ -6,10 +6,9 @@
 // The slot count doubles as the process-wide bound on I/Os in flight, which is what keeps the
 // engine's memory independent of entry size and user count.
 
+import { allocatePageAlignedShared, WASM_MAX_PAGES, WASM_PAGE_BYTES } from './shared-memory.ts';
+
 export const SLAB_ALIGNMENT_BYTES = 4096;
-const WASM_PAGE_BYTES = 64 * 1024;
-// A wasm32 memory tops out at 65536 pages (4 GiB).
-const WASM_MAX_PAGES = 65536;
 // Several moderate memories rather than one huge one: a failed reservation then costs less, and
 // no single view comes near the 4 GiB limit.
 const PREFERRED_MEMORY_BYTES = 1024 * 1024 * 1024;
@@ -28,8 +27,6 @@ export class AlignedSlab {
   // Stack, so the most recently used (cache-warm) buffer is reused first.
   private readonly free: number[] = [];
   private readonly queue: Array<(slot: Slot) => void> = [];
-  // Kept so the memories outlive every view handed out.
-  private readonly memories: WebAssembly.Memory[] = [];
 
   constructor(slotBytes: number, slotCount: number) {
     if (!Number.isSafeInteger(slotBytes) || slotBytes <= 0 || slotBytes % SLAB_ALIGNMENT_BYTES !== 0) {
@@ -50,9 +47,7 @@ export class AlignedSlab {
     for (let first = 0; first < slotCount; first += slotsPerMemory) {
       const n = Math.min(slotsPerMemory, slotCount - first);
       const pages = Math.ceil((n * slotBytes) / WASM_PAGE_BYTES);
-      const memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
-      this.memories.push(memory);
-      const sab = memory.buffer as SharedArrayBuffer;
+      const sab = allocatePageAlignedShared(pages);
       for (let j = 0; j < n; j++) {
         this.slots.push({ index: first + j, buffer: Buffer.from(sab, j * slotBytes, slotBytes) });
       }

@@ -61,6 +61,12 @@ export class LatencyHistogram {
     this.#count += other.#count;
   }
 
+  copy(): LatencyHistogram {
+    const out = new LatencyHistogram();
+    out.merge(this);
+    return out;
+  }
+
   reset(): void {
     this.#histogram.reset();
     this.#sumNs = 0;

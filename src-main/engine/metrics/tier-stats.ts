@@ -10,12 +10,20 @@ export class DirectionStats {
   readonly latency = new LatencyHistogram();
   /** Latency normalised per MiB moved: compares drives fairly across entry sizes. */
   readonly nsPerMiB = new LatencyHistogram();
+  /** Time with at least one of the operation's I/Os in flight at the device (storage tier only). */
+  readonly deviceLatency = new LatencyHistogram();
+  /** The rest of the operation's time: producing or consuming bytes, waiting for an I/O slot, open/close. */
+  readonly hostLatency = new LatencyHistogram();
 
   record(timing: OpTiming): void {
     this.bytes += timing.bytes;
     this.ops += 1;
     this.latency.record(timing.durationNs);
     if (timing.bytes > 0) this.nsPerMiB.record((timing.durationNs * MIB) / timing.bytes);
+    if (timing.deviceNs !== undefined) {
+      this.deviceLatency.record(timing.deviceNs);
+      this.hostLatency.record(Math.max(0, timing.durationNs - timing.deviceNs));
+    }
   }
 
   reset(): void {
@@ -23,6 +31,8 @@ export class DirectionStats {
     this.ops = 0;
     this.latency.reset();
     this.nsPerMiB.reset();
+    this.deviceLatency.reset();
+    this.hostLatency.reset();
   }
 }
 
@@ -39,7 +49,11 @@ export class TierStats {
   /** Requests for which this tier was the home of a new entry. */
   placements = 0;
 
-  constructor(readonly name: TierName) {}
+  readonly name: TierName;
+
+  constructor(name: TierName) {
+    this.name = name;
+  }
 
   reset(): void {
     this.read.reset();
@@ -57,7 +71,13 @@ export class DemotionStats {
   bytes = 0;
   readonly latency = new LatencyHistogram();
 
-  constructor(readonly from: TierName, readonly to: TierName) {}
+  readonly from: TierName;
+  readonly to: TierName;
+
+  constructor(from: TierName, to: TierName) {
+    this.from = from;
+    this.to = to;
+  }
 
   reset(): void {
     this.count = 0;

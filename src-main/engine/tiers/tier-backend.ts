@@ -27,6 +27,8 @@ export interface OpTiming {
   endNs: bigint;
   durationNs: number;
   bytes: number;
+  /** Storage only: the part of durationNs with at least one of this entry's I/Os in flight. */
+  deviceNs?: number;
 }
 
 export interface TierBackend {

@@ -87,7 +87,10 @@ export class Semaphore {
   #available: number;
   readonly #waiters: (() => void)[] = [];
 
-  constructor(readonly limit: number) {
+  readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
     this.#available = limit;
   }
 

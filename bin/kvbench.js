@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+// Entry point of the `kvbench` command. kvbench runs on Node 24 (its TypeScript sources run through
+// Node's built-in type stripping). When started by an older Node (e.g. the system's), re-run the
+// same command with the Node 24 that `npm install` put in node_modules.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  const local = join(here, '..', 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(local)) {
+    process.stderr.write(`kvbench needs Node 24 or later (this is ${process.version}); run \`npm install\` in ${join(here, '..')} first.\n`);
+    process.exit(1);
+  }
+  const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? (r.signal ? 128 + 2 : 1));
+}
+const { main } = await import('../src-main/cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

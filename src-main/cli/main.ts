@@ -1,0 +1,35 @@
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { runCommand } from './run-command.ts';
+
+const USAGE = `kvbench ${KVBENCH_VERSION} — KV-cache offload benchmark for LLM inference (GPU → CPU RAM → storage)
+
+Usage:
+  kvbench run [flags]        run one benchmark (the reference kv-cache.py's flags; see kvbench run --help)
+  kvbench --version          print the version
+  kvbench --help             this text
+
+Exit codes: 0 complete; 1 invalid input or failed run; 3 partial results (disk full, storage error);
+130 interrupted (partial results are still written).
+`;
+
+/** The kvbench command line. Returns the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'run':
+      return runCommand(rest);
+    case '--version':
+    case '-V':
+      process.stdout.write(`${KVBENCH_VERSION}\n`);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      process.stderr.write(`kvbench: unknown command '${command}'\n\n${USAGE}`);
+      return 1;
+  }
+}

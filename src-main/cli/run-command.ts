@@ -1,0 +1,130 @@
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
+import type { RunOptions } from '../../src-shared/domain/run-options.ts';
+import type { RunResults } from '../../src-shared/domain/results.ts';
+import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { writeResultsXlsx } from '../engine/report/xlsx-export.ts';
+import { runParameters } from '../engine/report/run-parameters.ts';
+import { startEngine } from '../host/engine-host.ts';
+import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
+import { ProgressLine } from './progress-line.ts';
+import { writeFileAtomic } from './write-file-atomic.ts';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_PARTIAL = 3;
+export const EXIT_INTERRUPTED = 130;
+
+/** Libuv threads beyond the storage I/Os in flight, for opens, closes, unlinks and fsyncs. */
+const UV_THREADS_FOR_METADATA = 4;
+
+/** Checks, before minutes of benchmarking, that the results can be written where asked. */
+async function checkOutputWritable(file: string | null): Promise<string | null> {
+  if (!file) return null;
+  const dir = path.dirname(path.resolve(file));
+  try {
+    await fsp.access(dir, fsp.constants.W_OK);
+    return null;
+  } catch {
+    return `cannot write ${file}: directory ${dir} does not exist or is not writable`;
+  }
+}
+
+/** `kvbench run`: parse and validate, run the engine in its own process, write the results. */
+export async function runCommand(argv: string[]): Promise<number> {
+  const parsed = parseRunArgs(argv);
+  if (parsed.ok === 'help') {
+    process.stdout.write(parsed.text);
+    return EXIT_OK;
+  }
+  if (!parsed.ok) {
+    process.stderr.write(`kvbench run: invalid arguments:\n  ${parsed.errors.join('\n  ')}\n`);
+    return EXIT_FAILED;
+  }
+  for (const w of parsed.warnings) process.stderr.write(`warning: ${w}\n`);
+  const options = parsed.options;
+  const outputErrors = (await Promise.all([checkOutputWritable(options.output), checkOutputWritable(options.xlsxOutput)])).filter(
+    (e): e is string => e !== null,
+  );
+  if (outputErrors.length > 0) {
+    process.stderr.write(`kvbench run: invalid arguments:\n  ${outputErrors.join('\n  ')}\n`);
+    return EXIT_FAILED;
+  }
+  const outcome = await runEngineWithProgress(options);
+  if (!outcome.ok) {
+    process.stderr.write(`kvbench run failed (${outcome.code}): ${outcome.message}\n`);
+    return outcome.interrupted ? EXIT_INTERRUPTED : EXIT_FAILED;
+  }
+  return writeOutputs(options, outcome.outcome, outcome.interrupted);
+}
+
+type EngineRun = { ok: true; outcome: RunOutcome; interrupted: boolean } | { ok: false; code: string; message: string; interrupted: boolean };
+
+async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
+  const line = new ProgressLine(process.stderr);
+  let interrupted = false;
+  const handle = startEngine(options, {
+    uvThreadpoolSize: options.ioDepth + UV_THREADS_FOR_METADATA,
+    onProgress: (p: ProgressEvent) => line.update(p),
+    onLog: (level, message) => {
+      if (level === 'debug' && options.logLevel !== 'DEBUG') return;
+      line.log(`${level}: ${message}`);
+    },
+  });
+  const onSigint = (): void => {
+    if (!interrupted) {
+      interrupted = true;
+      line.log('interrupt: stopping; partial results will be written (press Ctrl-C again to abandon them)');
+      handle.cancel('interrupted by the user (SIGINT)');
+    } else {
+      handle.kill();
+    }
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  try {
+    const outcome = await handle.result;
+    line.done();
+    return { ok: true, outcome, interrupted };
+  } catch (err) {
+    line.done();
+    const e = err as { code?: string; message: string };
+    // A killed engine cannot clean up after itself: remove the run directory it marked as its own.
+    if (handle.pid !== undefined) await removeOrphanRunDirs(options.cacheDir, handle.pid).catch(() => undefined);
+    return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  }
+}
+
+async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupted: boolean): Promise<number> {
+  const results = outcome.results as unknown as RunResults;
+  process.stdout.write(outcome.summaryText.endsWith('\n') ? outcome.summaryText : `${outcome.summaryText}\n`);
+  let failed = false;
+  if (options.output) {
+    try {
+      await writeFileAtomic(options.output, `${JSON.stringify(results, null, 4)}\n`);
+      process.stderr.write(`Results saved to ${options.output}\n`);
+    } catch (err) {
+      failed = true;
+      process.stderr.write(`could not write ${options.output}: ${(err as Error).message}\n`);
+    }
+  }
+  if (options.xlsxOutput) {
+    try {
+      await writeResultsXlsx(results, runParameters(options, results), options.xlsxOutput);
+      process.stderr.write(`XLSX saved to ${options.xlsxOutput}\n`);
+    } catch (err) {
+      failed = true;
+      process.stderr.write(`could not write ${options.xlsxOutput}: ${(err as Error).message}\n`);
+    }
+  }
+  if (failed) return EXIT_FAILED;
+  if (outcome.status !== 'complete') {
+    process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
+    return interrupted ? EXIT_INTERRUPTED : EXIT_PARTIAL;
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,442 @@
+import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
+import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
+import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
+import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
+import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
+import { MultiTierCache, type CacheTier } from './cache/multi-tier-cache.ts';
+import { AlignedSlab } from './io/aligned-slab.ts';
+import { BytePool } from './io/byte-workers.ts';
+import { EntryFileStore } from './io/entry-file-store.ts';
+import { PayloadPool } from './io/payload.ts';
+import { RunRecorder } from './metrics/run-recorder.ts';
+import { TimelineSampler } from './metrics/timeline.ts';
+import { buildResults, type RunFacts } from './report/results-builder.ts';
+import { formatConsoleSummary } from './report/console-summary.ts';
+import { CpuTier } from './tiers/cpu-tier.ts';
+import { StorageTier } from './tiers/storage-tier.ts';
+import { prepareStorageTarget, releaseStorageTarget, type StorageTarget } from './tiers/storage-target.ts';
+import type { TierAvailability } from './tiers/tier-backend.ts';
+import {
+  DECODE_ONLY_ENTRIES_PER_USER,
+  GENERATION_SECONDS_PER_TOKEN,
+  MAX_WORKERS,
+  PERSONAS,
+  PREPOPULATED_ENTRY_TOKENS,
+  QOS_CLASSES,
+  RAG_CHUNK_TOKENS,
+  RAG_MAX_CHUNK_BYTES,
+  type QosLevel,
+} from './workload/personas.ts';
+import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
+import { RequestQueue, Semaphore } from './workload/request-queue.ts';
+import { Rng } from './workload/rng.ts';
+import { SyntheticWorkload, type RagDocument } from './workload/synthetic-workload.ts';
+
+export type LogFn = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+
+export interface EngineContext {
+  onProgress: (p: ProgressEvent) => void;
+  onLog: LogFn;
+  signal: AbortSignal;
+}
+
+/** Memory kept free for the engine itself and the OS when sizing the CPU tier. */
+const CPU_TIER_MEMORY_RESERVE_BYTES = 2 * GIB;
+/** Byte-worker threads: CPU work (payload fill, copies, verification) off the event loop. */
+const MAX_BYTE_THREADS = 4;
+const PROGRESS_INTERVAL_MS = 100;
+const TIMELINE_INTERVAL_MS = 1000;
+const LAG_RESOLUTION_MS = 5;
+
+/** Features of the reference this build does not have yet: refused with a clear error, never ignored. */
+function unsupportedFeatures(o: RunOptions): string[] {
+  const out: string[] = [];
+  const later = 'is not available in this kvbench build yet';
+  if (o.enableAutoscaling) out.push(`--enable-autoscaling ${later}`);
+  if (o.datasetPath) out.push(`--dataset-path (ShareGPT replay) ${later}`);
+  if (o.useBurstTrace) out.push(`--use-burst-trace (BurstGPT replay) ${later}`);
+  if (o.ioTraceLog) out.push(`--io-trace-log (trace-only mode) ${later}`);
+  if (o.validationTrace) out.push(`--validation-trace ${later}`);
+  if (o.enableLatencyTracing) out.push(`--enable-latency-tracing (bpftrace) ${later}`);
+  if (o.promotion !== 'none') out.push(`--promotion ${o.promotion} ${later}`);
+  if (o.requestRate > 0) out.push(`--request-rate applies to ShareGPT replay only, which ${later}`);
+  return out;
+}
+
+/** Largest entry the configured workload can write, so the storage target can be checked up front. */
+function largestEntryBytes(model: ModelSpec, o: RunOptions): number {
+  const maxContext = Math.max(...PERSONAS.map((p) => p.contextTokens[1]), PREPOPULATED_ENTRY_TOKENS);
+  return entryBytes(model, maxContext, o.tensorParallel);
+}
+
+function ragDocuments(model: ModelSpec, o: RunOptions, seed: number): RagDocument[] | null {
+  if (!o.enableRag || o.ragNumDocs <= 0) return null;
+  // A stream of its own (index 0; users use 1..n), so documents do not depend on the user count.
+  const rng = new Rng(seed, 0);
+  const large = model.hiddenSize >= 8192 || model.layers >= 64;
+  const perToken = entryBytes(model, 1, o.tensorParallel);
+  const chunkTokens = Math.max(1, Math.min(RAG_CHUNK_TOKENS, Math.floor(RAG_MAX_CHUNK_BYTES / Math.max(1, perToken))));
+  const docs: RagDocument[] = [];
+  for (let i = 0; i < o.ragNumDocs; i++) {
+    const tokens = large ? rng.int(1024, 4096) : rng.int(4000, 12000);
+    const id = `doc_${String(i).padStart(4, '0')}`;
+    const chunks = [];
+    for (let c = 0, left = tokens; left > 0; c++, left -= chunkTokens) {
+      chunks.push({ key: `rag_${id}_chunk_${c}`, tokens: Math.min(chunkTokens, left) });
+    }
+    docs.push({ id, tokens, chunks });
+  }
+  return docs;
+}
+
+/**
+ * Runs one benchmark: the engine. Validates, sets up the tiers, runs any preparatory phase
+ * (RAG ingestion, decode-only pre-population, preconditioning), then the measured phase, then
+ * removes every file it created and returns the results. Never imports electron or the store.
+ */
+export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Promise<RunOutcome> {
+  const v = validateRunOptions(rawOptions);
+  if (!v.ok) throw new KvbenchError('VALIDATION', `Invalid arguments:\n  ${v.errors.join('\n  ')}`);
+  const o = v.options;
+  const unsupported = unsupportedFeatures(o);
+  if (unsupported.length > 0) throw new KvbenchError('VALIDATION', unsupported.join('\n'));
+  const resolved = resolveModel(o.model, o.customModels);
+  if (!resolved.ok) throw new KvbenchError('VALIDATION', resolved.error);
+  const model = resolved.model;
+  const log = ctx.onLog;
+
+  const cpuBudgetBytes = Math.floor(o.cpuMemGb * GIB);
+  const usableMemory = os.totalmem() - CPU_TIER_MEMORY_RESERVE_BYTES;
+  if (cpuBudgetBytes > usableMemory) {
+    throw new KvbenchError(
+      'VALIDATION',
+      `--cpu-mem-gb ${o.cpuMemGb} is more than this machine can hold: the CPU tier keeps real bytes in RAM, and ` +
+        `${(os.totalmem() / GIB).toFixed(1)} GiB is installed (use at most ${(usableMemory / GIB).toFixed(1)})`,
+    );
+  }
+  const gpu: TierAvailability = {
+    name: 'gpu',
+    present: false,
+    budgetBytes: Math.floor(o.gpuMemGb * o.numGpus * GIB),
+    reason:
+      o.gpuMemGb > 0
+        ? 'no GPU tier in this build: GPU memory is not used and --gpu-mem-gb is ignored (entries start in the CPU tier)'
+        : '--gpu-mem-gb 0 disables the GPU tier',
+  };
+  if (o.gpuMemGb > 0) log('warn', gpu.reason!);
+
+  const seed = o.seed ?? randomInt(0, 2 ** 31 - 1);
+  const entrySizeBytes = (tokens: number): number => entryBytes(model, tokens, o.tensorParallel);
+  const chunkBytes = o.ioChunkMib * MIB;
+  const byteThreads = Math.max(1, Math.min(MAX_BYTE_THREADS, os.availableParallelism()));
+
+  const target = await prepareStorageTarget({
+    cacheDir: o.cacheDir,
+    storageCapacityGb: o.storageCapacityGb,
+    largestEntryBytes: largestEntryBytes(model, o),
+  });
+
+  let bytes: BytePool | null = null;
+  let cache: MultiTierCache | null = null;
+  let store: EntryFileStore | null = null;
+  try {
+    const pool = PayloadPool.create(seed);
+    bytes = await BytePool.start({ threads: byteThreads, pool });
+    const ioSlab = new AlignedSlab(chunkBytes, o.ioDepth);
+    store = await EntryFileStore.open({
+      dir: target.runDir,
+      directIo: o.directIo,
+      chunkBytes,
+      perEntryDepth: Math.min(o.ioDepth, 4),
+      slab: ioSlab,
+      bytes,
+      fsync: o.fsyncPolicy,
+    });
+    if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
+    const tiers: CacheTier[] = [];
+    if (cpuBudgetBytes > 0) {
+      const staging = new AlignedSlab(chunkBytes, byteThreads * 2);
+      tiers.push({
+        backend: new CpuTier({ chunkBytes, bytes, staging, budgetBytes: cpuBudgetBytes, depth: byteThreads * 2 }),
+        budgetBytes: cpuBudgetBytes,
+      });
+    }
+    tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
+    cache = new MultiTierCache(tiers);
+
+    return await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, target, gpu, cpuBudgetBytes, chunkBytes });
+  } finally {
+    if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
+    if (store) await store.removeAll().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
+    if (bytes) await bytes.close().catch(() => undefined);
+    await releaseStorageTarget(target);
+  }
+}
+
+interface MeasureArgs {
+  o: RunOptions;
+  ctx: EngineContext;
+  model: ModelSpec;
+  seed: number;
+  entrySizeBytes: (tokens: number) => number;
+  cache: MultiTierCache;
+  bytes: BytePool;
+  store: EntryFileStore;
+  target: StorageTarget;
+  gpu: TierAvailability;
+  cpuBudgetBytes: number;
+  chunkBytes: number;
+}
+
+async function measure(a: MeasureArgs): Promise<RunOutcome> {
+  const { o, ctx, cache, bytes } = a;
+  const log = ctx.onLog;
+  const startedAt = new Date().toISOString();
+  const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  // The histogram holds whole timer intervals; lag is what exceeds the resolution.
+  const lagNs = (v: number): number => Math.max(0, v - LAG_RESOLUTION_MS * 1e6);
+  lag.enable();
+  const qosTargets = Object.fromEntries(QOS_CLASSES.map((q) => [q.level, q.targetP95Ms])) as Record<QosLevel, number>;
+  let recorder = new RunRecorder(qosTargets);
+  const stop = new AbortController();
+  const end: { status: TrialStatus; reason: string | null; fatal: unknown } = { status: 'complete', reason: null, fatal: null };
+  const endRun = (s: TrialStatus, reason: string | null): void => {
+    if (stop.signal.aborted) return;
+    end.status = s;
+    end.reason = reason;
+    stop.abort();
+  };
+  const onCancel = (): void => endRun('partial', 'cancelled by the user before the planned end');
+  ctx.signal.addEventListener('abort', onCancel, { once: true });
+
+  const processor = new RequestProcessor({
+    cache,
+    bytes,
+    recorder,
+    seed: a.seed,
+    entrySizeBytes: a.entrySizeBytes,
+    modelBytesPerToken: entryBytes(a.model, 1, 1),
+    allocations: new Semaphore(o.maxConcurrentAllocs),
+    generationSecondsPerToken: GENERATION_SECONDS_PER_TOKEN[o.generationMode],
+    verify: o.verify,
+    stopSignal: stop.signal,
+  });
+
+  const progress = (phase: ProgressEvent['phase'], extra: Partial<ProgressEvent> = {}): void => {
+    ctx.onProgress({
+      phase,
+      elapsedNs: 0,
+      durationNs: o.duration * 1e9,
+      requestsCompleted: 0,
+      maxRequests: o.maxRequests > 0 ? o.maxRequests : null,
+      activeUsers: 0,
+      queueDepth: 0,
+      generatedTokensPerSec: 0,
+      storageReadBytesPerSec: 0,
+      storageWriteBytesPerSec: 0,
+      cpuReadBytesPerSec: 0,
+      cpuWriteBytesPerSec: 0,
+      e2eLatencyP95Ns: null,
+      storageReadP95Ns: null,
+      eventLoopLagP99Ns: null,
+      ...extra,
+    });
+  };
+
+  // ---- preparatory phases (their I/O is excluded from the measured statistics) ----
+  progress('starting');
+  const docs = ragDocuments(a.model, o, a.seed);
+  let ragIngestedBytes = 0;
+  if (docs) {
+    log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
+    for (const doc of docs) for (const c of doc.chunks) ragIngestedBytes += (await processor.allocate(c.key, c.tokens)).bytes;
+  }
+  const prepopulatedKeys: string[] = [];
+  if (o.decodeOnly) {
+    const n = o.numUsers * DECODE_ONLY_ENTRIES_PER_USER;
+    log('info', `pre-populating ${n} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
+    for (let i = 0; i < n; i++) prepopulatedKeys.push(`prepop_${i}`);
+    await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
+      if (!ctx.signal.aborted) await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS);
+    });
+  }
+  if (o.precondition) {
+    const targetBytes = o.preconditionSizeGb > 0 ? o.preconditionSizeGb * GIB : 2 * a.target.capacityBytes;
+    const threads = o.preconditionThreads > 0 ? o.preconditionThreads : os.availableParallelism();
+    log('info', `preconditioning: writing ${(targetBytes / GIB).toFixed(1)} GiB with ${threads} writers`);
+    progress('preconditioning');
+    let written = 0;
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: threads }, async () => {
+        while (written < targetBytes && !ctx.signal.aborted) {
+          const w = await processor.allocate(`precond_${n++}`, PREPOPULATED_ENTRY_TOKENS);
+          written += w.bytes;
+        }
+      }),
+    );
+  }
+  if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured phase began');
+  cache.resetStats();
+  recorder = new RunRecorder(qosTargets);
+  processor.setRecorder(recorder);
+
+  // ---- measured phase ----
+  const workload = new SyntheticWorkload({
+    seed: a.seed,
+    numUsers: o.numUsers,
+    multiTurn: !o.disableMultiTurn,
+    prefixCaching: !o.disablePrefixCaching,
+    mode: o.decodeOnly ? 'decode-only' : o.prefillOnly ? 'prefill-only' : 'standard',
+    ragDocuments: docs,
+    prepopulatedKeys,
+  });
+  const queue = new RequestQueue();
+  const t0 = process.hrtime.bigint();
+  const elapsedNs = (): number => Number(process.hrtime.bigint() - t0);
+  const durationNs = o.duration * 1e9;
+  const timeline = new TimelineSampler(cache, recorder, () => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth }));
+  let inFlight = 0;
+
+  const scheduler = (async () => {
+    while (!stop.signal.aborted) {
+      const now = elapsedNs();
+      if (now >= durationNs) {
+        endRun('complete', null);
+        break;
+      }
+      while (workload.peekArrivalNs() <= Math.min(now, durationNs)) {
+        if (o.maxRequests > 0 && workload.issued >= o.maxRequests) break;
+        const req = workload.next();
+        req.submitNs = process.hrtime.bigint();
+        queue.push(req);
+      }
+      const nextNs = workload.peekArrivalNs();
+      const waitMs = Math.max(1, Math.min(50, (Math.min(nextNs, durationNs) - elapsedNs()) / 1e6));
+      await sleep(waitMs, undefined, { signal: stop.signal }).catch(() => undefined);
+    }
+    queue.close();
+  })();
+
+  const workerCount = Math.min(o.numUsers, MAX_WORKERS);
+  const workers = Array.from({ length: workerCount }, async () => {
+    for (;;) {
+      const req = await queue.take();
+      if (!req) return;
+      if (stop.signal.aborted) {
+        recorder.requestsAbandoned++;
+        continue;
+      }
+      inFlight++;
+      try {
+        await processor.process(req, process.hrtime.bigint());
+        if (o.maxRequests > 0 && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null);
+      } catch (err) {
+        if (err instanceof RequestAbandoned) recorder.requestsAbandoned++;
+        else {
+          recorder.requestsFailed++;
+          if (!end.fatal) end.fatal = err;
+          const code = (err as NodeJS.ErrnoException).code;
+          endRun(
+            'partial',
+            code === 'ENOSPC'
+              ? `disk full (ENOSPC) on ${a.target.baseDir}: stopped after ${recorder.requestsCompleted} completed requests`
+              : `storage error: ${(err as Error).message}`,
+          );
+        }
+      } finally {
+        inFlight--;
+      }
+    }
+  });
+
+  const progressTimer = setInterval(() => {
+    const t = timeline.current();
+    progress(stop.signal.aborted ? 'draining' : 'running', {
+      elapsedNs: elapsedNs(),
+      requestsCompleted: recorder.requestsCompleted,
+      activeUsers: workload.activeUsers,
+      queueDepth: queue.depth,
+      generatedTokensPerSec: t.generatedTokensPerSec,
+      storageReadBytesPerSec: t.storageReadBytesPerSec,
+      storageWriteBytesPerSec: t.storageWriteBytesPerSec,
+      cpuReadBytesPerSec: t.cpuReadBytesPerSec,
+      cpuWriteBytesPerSec: t.cpuWriteBytesPerSec,
+      e2eLatencyP95Ns: recorder.endToEnd.count > 0 ? recorder.endToEnd.percentileNs(95) : null,
+      storageReadP95Ns: t.storageReadP95Ns,
+      eventLoopLagP99Ns: lagNs(lag.percentile(99)),
+    });
+  }, PROGRESS_INTERVAL_MS);
+  const timelineTimer = setInterval(() => timeline.sample(elapsedNs()), TIMELINE_INTERVAL_MS);
+
+  await scheduler;
+  await Promise.all(workers);
+  const endNs = elapsedNs();
+  clearInterval(progressTimer);
+  clearInterval(timelineTimer);
+  timeline.sample(endNs);
+  lag.disable();
+  ctx.signal.removeEventListener('abort', onCancel);
+  void inFlight;
+
+  const { status, reason: statusReason, fatal } = end;
+  if (fatal && recorder.requestsCompleted === 0) {
+    const e = toErrorData(fatal);
+    throw new KvbenchError((fatal as NodeJS.ErrnoException).code === 'ENOSPC' ? 'DISK_FULL' : e.code, statusReason ?? e.message);
+  }
+  if (fatal) log('error', statusReason ?? String(fatal));
+  progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted });
+
+  const facts: RunFacts = {
+    options: o,
+    model: a.model,
+    seed: a.seed,
+    startedAt,
+    elapsedNs: endNs,
+    status,
+    statusReason,
+    digest: workload.digest(),
+    requestsIssued: workload.issued,
+    cache,
+    recorder,
+    timeline: timeline.points(),
+    gpu: a.gpu,
+    cpuBudgetBytes: a.cpuBudgetBytes,
+    storage: {
+      capacityBytes: a.target.capacityBytes,
+      dir: a.target.baseDir,
+      directIo: a.store.directIo.enabled,
+      directIoReason: a.store.directIo.reason,
+      fsyncPolicy: a.store.directIo.enabled ? 'none' : o.fsyncPolicy,
+    },
+    eventLoopLagNs: { p50: lagNs(lag.percentile(50)), p99: lagNs(lag.percentile(99)), max: lagNs(lag.max) },
+    byteWorkers: bytes.utilisation(),
+    ioDepth: o.ioDepth,
+    chunkBytes: a.chunkBytes,
+    verify: { enabled: o.verify, errors: processor.verifyErrorCount, failures: processor.verifyFailures },
+    rag: a.o.enableRag && docs ? { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), ingestedBytes: ragIngestedBytes } : null,
+    queueMaxDepth: queue.maxDepth,
+  };
+  const results = buildResults(facts);
+  const summaryText = formatConsoleSummary(results, {
+    generationMode: o.generationMode,
+    msPerToken: GENERATION_SECONDS_PER_TOKEN[o.generationMode] * 1000,
+    performanceProfile: o.performanceProfile,
+    durationS: o.duration,
+    bytesPerToken: entryBytes(a.model, 1, o.tensorParallel),
+  });
+  return { status, reason: statusReason, results: results as unknown as Record<string, unknown>, summaryText };
+}
+
+async function runConcurrently<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}

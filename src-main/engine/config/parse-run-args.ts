@@ -1,0 +1,342 @@
+/**
+ * `kvbench run …`: command-line flags → validated {@link RunOptions}.
+ *
+ * Accepts the reference's command line unchanged (`python kv-cache.py --model llama3.1-8b --users 200 …`
+ * → `kvbench run --model llama3.1-8b --users 200 …`): every flag of `kv_cache/cli.py`, `--flag value`
+ * and `--flag=value`, unique prefixes of flags as argparse allows them (`--gen none`), negative numbers
+ * as values (so they reach the range checks), the last of repeated flags wins. Unlike argparse, which
+ * stops at the first problem, every problem is collected and returned together.
+ *
+ * Order of precedence: defaults < `--config` file < flags typed on the command line.
+ * Relative paths are made absolute (command-line ones against `env.cwd`, config ones against the config
+ * file's directory), so the options mean the same in an engine process started elsewhere.
+ *
+ * Parsing reads the file system (config file, existence of input files, the cache directory's real path
+ * and its parent's permissions) and never writes to it.
+ */
+import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { availableModelNames } from '../../../src-shared/domain/models.ts';
+import { DEFAULT_RUN_OPTIONS, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
+import { FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
+import { loadConfigFile } from './load-config.ts';
+
+export interface ParseRunArgsEnv {
+  /** Directory that relative command-line paths are resolved against. Default: `process.cwd()`. */
+  readonly cwd?: string;
+  /** Clock for the default `--output` name. Default: the current time. */
+  readonly now?: () => Date;
+}
+
+export type ParseRunArgsResult =
+  | { ok: true; options: RunOptions; warnings: string[] }
+  | { ok: false; errors: string[] }
+  /** `--help`/`-h` was given: print `text` and exit successfully. */
+  | { ok: 'help'; text: string };
+
+/** The reference refuses these and everything below them as `--cache-dir` (`workload.py`). */
+export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze(['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root']);
+
+const HELP_NAMES = new Set(['-h', '--help']);
+
+/** Parse and validate `kvbench run` arguments (without the `run` word). Never throws. */
+export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {}): ParseRunArgsResult {
+  const cwd = resolve(env.cwd ?? process.cwd());
+  const now = env.now ?? (() => new Date());
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const cli: Record<string, unknown> = {};
+
+  for (let i = 0; i < argv.length; i++) {
+    const tok = argv[i];
+    if (HELP_NAMES.has(tok)) return { ok: 'help', text: runHelpText() };
+    if (tok === '--') {
+      if (i + 1 < argv.length) errors.push(`unrecognized arguments: ${argv.slice(i + 1).join(' ')}`);
+      break;
+    }
+    if (!looksLikeOption(tok)) {
+      errors.push(`unrecognized arguments: ${tok}`);
+      continue;
+    }
+    const eq = tok.indexOf('=');
+    const name = eq >= 0 ? tok.slice(0, eq) : tok;
+    const inline = eq >= 0 ? tok.slice(eq + 1) : undefined;
+
+    const found = lookupFlag(name);
+    if (found === 'help') return { ok: 'help', text: runHelpText() };
+    if ('ambiguous' in found || 'unknown' in found) {
+      // Take the flag's value with it (argparse reports "--foo 5" together), so the value is not
+      // reported again as a stray argument.
+      const next = argv[i + 1];
+      const shown = inline === undefined && next !== undefined && !looksLikeOption(next) ? `${tok} ${argv[++i]}` : tok;
+      errors.push('ambiguous' in found ? found.ambiguous : `unrecognized arguments: ${shown}${hint(name)}`);
+      continue;
+    }
+
+    const spec = found.spec;
+    if (spec.kind === 'bool') {
+      if (inline !== undefined) errors.push(`argument ${spec.flag}: ignored explicit argument '${inline}'`);
+      else cli[spec.key] = true;
+      continue;
+    }
+    let raw = inline;
+    if (raw === undefined && i + 1 < argv.length && !looksLikeOption(argv[i + 1])) raw = argv[++i];
+    if (raw === undefined) {
+      errors.push(`argument ${spec.flag}: expected one argument`);
+      continue;
+    }
+    const converted = convert(spec, raw);
+    if (!converted.ok) {
+      errors.push(converted.error);
+      continue;
+    }
+    cli[spec.key] = spec.kind === 'path' ? resolve(cwd, converted.value as string) : converted.value;
+  }
+
+  // --config first, so that flags typed on the command line override it.
+  const merged: Record<string, unknown> = {};
+  if (typeof cli.config === 'string') {
+    const loaded = loadConfigFile(cli.config);
+    if (loaded.ok) {
+      Object.assign(merged, loaded.config.run);
+      merged.customModels = loaded.config.customModels;
+      merged.tuning = loaded.config.tuning;
+    } else {
+      errors.push(...loaded.errors);
+    }
+  }
+  Object.assign(merged, cli);
+  merged.output ??= resolve(cwd, defaultOutputName(now()));
+  merged.burstTracePath ??= resolve(cwd, DEFAULT_RUN_OPTIONS.burstTracePath);
+
+  const validated = validateRunOptions(merged);
+  if (!validated.ok) errors.push(...validated.errors);
+  errors.push(...fileSystemErrors(merged));
+  warnings.push(...runWarnings(merged));
+
+  if (errors.length > 0 || !validated.ok) return { ok: false, errors: dedupe(errors) };
+  return { ok: true, options: validated.options, warnings };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+/** An option, as argparse sees it: starts with '-' and is not a negative number. */
+function looksLikeOption(tok: string): boolean {
+  return tok.length > 1 && tok.startsWith('-') && !/^-(\d|\.\d)/.test(tok);
+}
+
+const REFERENCE_FLAGS = RUN_FLAGS.filter((s) => s.origin === 'reference');
+
+type Lookup = { spec: FlagSpec } | { unknown: true } | { ambiguous: string } | 'help';
+
+/** Find a flag by name or, as argparse allows, by a unique prefix. */
+function lookupFlag(name: string): Lookup {
+  const exact = FLAG_BY_NAME.get(name);
+  if (exact) return { spec: exact };
+  if (!name.startsWith('--') || name.length < 3) return { unknown: true };
+  if ('--help'.startsWith(name) && ![...FLAG_BY_NAME.keys()].some((n) => n.startsWith(name))) return 'help';
+  // The reference's own flags first, so a prefix that was unique there stays unique with kvbench's additions.
+  const ref = REFERENCE_FLAGS.filter((s) => s.flag.startsWith(name));
+  if (ref.length === 1) return { spec: ref[0] };
+  const matches = new Map<FlagSpec, string>();
+  for (const [n, s] of FLAG_BY_NAME) if (n.startsWith(name) && !matches.has(s)) matches.set(s, n);
+  if (matches.size === 1) return { spec: [...matches.keys()][0] };
+  if (matches.size > 1) return { ambiguous: `ambiguous option: ${name} could match ${[...matches.values()].join(', ')}` };
+  return { unknown: true };
+}
+
+function hint(name: string): string {
+  const c = closest(name, FLAG_BY_NAME.keys());
+  return c ? ` (did you mean ${c}?)` : '';
+}
+
+type Converted = { ok: true; value: unknown } | { ok: false; error: string };
+
+const INT_RE = /^[+-]?\d+(?:_\d+)*$/;
+const FLOAT_RE = /^[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+)?$/;
+
+/** Python's int()/float() on a flag value, as argparse's `type=`; finite values only. */
+function convert(spec: FlagSpec, raw: string): Converted {
+  const s = raw.trim();
+  if (spec.kind === 'int') {
+    const v = INT_RE.test(s) ? Number(s.replaceAll('_', '')) : NaN;
+    if (!Number.isSafeInteger(v)) return { ok: false, error: `argument ${spec.flag}: invalid int value: '${raw}'` };
+    return { ok: true, value: v };
+  }
+  if (spec.kind === 'float') {
+    const v = FLOAT_RE.test(s) ? Number(s.replaceAll('_', '')) : NaN;
+    if (!Number.isFinite(v)) return { ok: false, error: `argument ${spec.flag}: invalid float value: '${raw}'` };
+    return { ok: true, value: v };
+  }
+  // Choices are checked by the schema, with argparse's "invalid choice" text.
+  return { ok: true, value: raw };
+}
+
+/** The reference's default output name, `benchmark_results_YYYYmmdd_HHMMSS.json`, in local time. */
+export function defaultOutputName(at: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${at.getFullYear()}${p(at.getMonth() + 1)}${p(at.getDate())}_${p(at.getHours())}${p(at.getMinutes())}${p(at.getSeconds())}`;
+  return `benchmark_results_${stamp}.json`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// File-system checks (read-only)
+
+/**
+ * `p` with symlinks resolved as far as it exists (like Python's `Path.resolve()`), the rest appended:
+ * a cache directory that does not exist yet still resolves through its existing ancestors.
+ */
+export function resolveRealPath(p: string): string {
+  let existing = resolve(p);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync.native(existing), ...rest);
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return resolve(p);
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/**
+ * The system directory `realPath` is, or is inside, if any. Compares whole path components (a fix: the
+ * reference's plain string prefix test also refused e.g. `/devices` and `/rootfs`).
+ */
+export function systemDirectoryOf(realPath: string): string | undefined {
+  return SYSTEM_DIRECTORIES.find((d) => realPath === d || realPath.startsWith(d + sep));
+}
+
+function fileSystemErrors(o: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+
+  if (typeof o.cacheDir === 'string' && o.cacheDir.length > 0) {
+    const real = resolveRealPath(o.cacheDir);
+    if (systemDirectoryOf(real)) {
+      errors.push(`--cache-dir cannot be a system directory: ${real}`);
+    } else {
+      const st = statOrUndefined(real);
+      if (st && !st.isDirectory()) errors.push(`--cache-dir is not a directory: ${real}`);
+      else if (st && !writable(real)) errors.push(`--cache-dir is not writable: ${real}`);
+      else if (!st) {
+        const parent = dirname(real);
+        if (existsSync(parent) && !writable(parent)) errors.push(`--cache-dir parent is not writable: ${parent}`);
+      }
+    }
+  }
+
+  for (const [key, flag] of [['datasetPath', '--dataset-path'], ['validationTrace', '--validation-trace']] as const) {
+    const p = o[key];
+    if (typeof p !== 'string' || p.length === 0) continue;
+    const st = statOrUndefined(p);
+    if (!st) errors.push(`${flag} does not exist: ${p}`);
+    else if (!st.isFile()) errors.push(`${flag} is not a file: ${p}`);
+  }
+
+  if (o.useBurstTrace === true && typeof o.burstTracePath === 'string') errors.push(...burstTraceErrors(o.burstTracePath));
+  return errors;
+}
+
+/** The reference accepts a CSV file, a directory of CSV files, or a glob pattern. */
+function burstTraceErrors(p: string): string[] {
+  if (/[*?[]/.test(p)) {
+    let matches: string[] = [];
+    try {
+      matches = globSync(p);
+    } catch {
+      /* an unreadable directory matches nothing */
+    }
+    return matches.some((m) => statOrUndefined(m)?.isFile()) ? [] : [`--burst-trace-path: no CSV files matched: ${p}`];
+  }
+  const st = statOrUndefined(p);
+  if (!st) return [`--burst-trace-path does not exist: ${p}`];
+  if (st.isDirectory()) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(p);
+    } catch {
+      return [`--burst-trace-path is not readable: ${p}`];
+    }
+    return names.some((n) => n.endsWith('.csv')) ? [] : [`--burst-trace-path: no CSV files matched: ${join(p, '*.csv')}`];
+  }
+  return [];
+}
+
+function runWarnings(o: Record<string, unknown>): string[] {
+  const warnings: string[] = [];
+  const tp = o.tensorParallel;
+  if (typeof tp === 'number' && tp > 1 && (tp & (tp - 1)) !== 0) {
+    warnings.push(`--tensor-parallel=${tp} is not a power of 2; uncommon for real deployments but allowed`);
+  }
+  if (o.useBurstTrace === true && typeof o.datasetPath === 'string') {
+    warnings.push('--dataset-path takes precedence over --use-burst-trace: the BurstGPT trace is not replayed');
+  }
+  return warnings;
+}
+
+function statOrUndefined(p: string) {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function writable(p: string): boolean {
+  try {
+    accessSync(p, fsConstants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function dedupe(xs: string[]): string[] {
+  return [...new Set(xs)];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help
+
+function defaultText(spec: FlagSpec): string {
+  const v = (DEFAULT_RUN_OPTIONS as Record<string, unknown>)[spec.key];
+  if (spec.defaultNote && (v === null || spec.key === 'output')) return spec.defaultNote;
+  if (v === null) return 'none';
+  if (typeof v === 'boolean') return v ? 'on' : 'off';
+  return String(v);
+}
+
+/** `kvbench run --help`: every flag with its default and unit. */
+export function runHelpText(): string {
+  const rows = (origin: FlagSpec['origin']) =>
+    RUN_FLAGS.filter((s) => s.origin === origin).map((s) => {
+      const names = [s.flag, ...s.aliases].map((n) => (s.metavar ? `${n} ${s.metavar}` : n)).join(', ');
+      const choices = s.choices ? `; one of ${s.choices.join(', ')}` : '';
+      const unit = s.unit ? ` [${s.unit}]` : '';
+      return { names, text: `${s.help}${choices}${unit} (default: ${defaultText(s)})` };
+    });
+  const reference = rows('reference');
+  const own = [...rows('kvbench'), { names: '-h, --help', text: 'show this help and exit' }];
+  const width = Math.max(...[...reference, ...own].map((r) => r.names.length)) + 2;
+  const format = (list: { names: string; text: string }[]) => list.map((r) => `  ${r.names.padEnd(width)}${r.text}`).join('\n');
+  return [
+    'Usage: kvbench run [options]',
+    '',
+    'Run one KV-cache offload benchmark. Flags, defaults and limits are those of the MLPerf Storage v3',
+    'kv-cache.py, so its command lines work unchanged. Memory sizes are GiB (1024³ bytes) although the',
+    'flags say "gb", as in the reference. Values from --config apply first; flags typed on the command',
+    'line override them. All problems are reported together.',
+    '',
+    'Options of the reference (kv-cache.py):',
+    format(reference),
+    '',
+    'kvbench options:',
+    format(own),
+    '',
+    `Built-in models: ${availableModelNames().join(', ')}`,
+    '',
+  ].join('\n');
+}

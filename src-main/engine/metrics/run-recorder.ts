@@ -1,0 +1,87 @@
+import { LatencyHistogram } from './latency-histogram.ts';
+import type { QosLevel } from '../workload/personas.ts';
+
+export interface CompletedRequest {
+  qos: QosLevel;
+  generationTokens: number;
+  queueWaitNs: number;
+  storageNs: number;
+  generationNs: number;
+  endToEndNs: number;
+  prefillNs: number;
+  decodeNs: number;
+}
+
+export interface QosRecorder {
+  latency: LatencyHistogram;
+  violations: number;
+  targetP95Ms: number;
+}
+
+/**
+ * Per-request results of the measured phase. Percentiles come from the histograms; the raw lists
+ * exist only because the reference's JSON carries them (in seconds), and tools read them.
+ */
+export class RunRecorder {
+  requestsCompleted = 0;
+  tokensGenerated = 0;
+  requestsFailed = 0;
+  requestsAbandoned = 0;
+  storageNsTotal = 0;
+  generationNsTotal = 0;
+
+  readonly endToEndLatenciesS: number[] = [];
+  readonly storageLatenciesS: number[] = [];
+  readonly generationLatenciesS: number[] = [];
+  readonly prefillLatenciesS: number[] = [];
+  readonly decodeLatenciesS: number[] = [];
+
+  readonly endToEnd = new LatencyHistogram();
+  readonly queueWait = new LatencyHistogram();
+  readonly storageIo = new LatencyHistogram();
+  readonly generation = new LatencyHistogram();
+  readonly prefill = new LatencyHistogram();
+  readonly decode = new LatencyHistogram();
+  readonly qos = new Map<QosLevel, QosRecorder>();
+
+  multiTurnHits = 0;
+  multiTurnMisses = 0;
+  prefixHits = 0;
+  prefixMisses = 0;
+  systemPromptReuse = 0;
+  systemPromptWrites = 0;
+  prefixBytesSaved = 0;
+  prefillWrites = 0;
+  decodeReads = 0;
+  prefillBytesWritten = 0;
+  decodeBytesRead = 0;
+  ragRetrievals = 0;
+  ragChunkReads = 0;
+
+  constructor(qosTargetsMs: Record<QosLevel, number>) {
+    for (const level of Object.keys(qosTargetsMs) as QosLevel[]) {
+      this.qos.set(level, { latency: new LatencyHistogram(), violations: 0, targetP95Ms: qosTargetsMs[level] });
+    }
+  }
+
+  complete(r: CompletedRequest): void {
+    this.requestsCompleted++;
+    this.tokensGenerated += r.generationTokens;
+    this.storageNsTotal += r.storageNs;
+    this.generationNsTotal += r.generationNs;
+    this.endToEndLatenciesS.push(r.endToEndNs / 1e9);
+    this.storageLatenciesS.push(r.storageNs / 1e9);
+    this.generationLatenciesS.push(r.generationNs / 1e9);
+    this.prefillLatenciesS.push(r.prefillNs / 1e9);
+    this.decodeLatenciesS.push(r.decodeNs / 1e9);
+    this.endToEnd.record(r.endToEndNs);
+    this.queueWait.record(r.queueWaitNs);
+    this.storageIo.record(r.storageNs);
+    this.generation.record(r.generationNs);
+    this.prefill.record(r.prefillNs);
+    this.decode.record(r.decodeNs);
+    const q = this.qos.get(r.qos)!;
+    q.latency.record(r.endToEndNs);
+    if (r.endToEndNs / 1e6 > q.targetP95Ms) q.violations++;
+  }
+}

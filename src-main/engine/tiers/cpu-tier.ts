@@ -1,0 +1,116 @@
+import type { BytePool } from '../io/byte-workers.ts';
+import type { AlignedSlab } from '../io/aligned-slab.ts';
+import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
+
+/**
+ * CPU RAM tier: entries live in memory kvbench owns (shared segments of one chunk each, so byte
+ * workers can copy them off the event loop). A write is a real copy into the entry's segments; a read
+ * is a real copy out of them into a staging buffer, as a serving engine would copy KV blocks back
+ * towards the GPU.
+ */
+export class CpuTier implements TierBackend {
+  readonly name = 'cpu' as const;
+  readonly #chunkBytes: number;
+  readonly #bytes: BytePool;
+  readonly #staging: AlignedSlab;
+  readonly #segments = new Map<string, Buffer[]>();
+  /** Full-size segments kept for reuse, so the tier's memory stays bounded by its budget without GC timing. */
+  readonly #freeSegments: Buffer[] = [];
+  readonly #maxFreeSegments: number;
+  /** Chunk copies in flight per entry: enough to keep every byte worker busy. */
+  readonly #depth: number;
+
+  constructor(opts: { chunkBytes: number; bytes: BytePool; staging: AlignedSlab; budgetBytes: number; depth: number }) {
+    this.#chunkBytes = opts.chunkBytes;
+    this.#bytes = opts.bytes;
+    this.#staging = opts.staging;
+    this.#maxFreeSegments = Math.max(1, Math.ceil(opts.budgetBytes / opts.chunkBytes));
+    this.#depth = Math.max(1, opts.depth);
+  }
+
+  async write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {
+    const startNs = process.hrtime.bigint();
+    const segments = this.#allocate(entry.sizeBytes);
+    try {
+      await this.#forEachChunk(segments, (view) => source(view));
+    } catch (err) {
+      this.#free(segments);
+      throw err;
+    }
+    this.#segments.set(entry.key, segments);
+    const endNs = process.hrtime.bigint();
+    return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes };
+  }
+
+  async read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
+    const segments = this.#get(entry);
+    const startNs = process.hrtime.bigint();
+    await this.#forEachChunk(segments, async (view) => {
+      const slot = await this.#staging.acquire();
+      try {
+        const dest = slot.buffer.subarray(0, view.buffer.length);
+        await this.#bytes.copy(view.buffer, dest);
+        if (sink) await sink({ index: view.index, entryOffsetBytes: view.entryOffsetBytes, buffer: dest });
+      } finally {
+        this.#staging.release(slot);
+      }
+    });
+    const endNs = process.hrtime.bigint();
+    return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes };
+  }
+
+  /** Copies one chunk out (the source side of a demotion to the tier below). */
+  async copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
+    const segment = this.#get(entry)[chunk.index];
+    if (!segment || segment.length !== chunk.buffer.length) {
+      throw new Error(`chunk ${chunk.index} of ${entry.key} does not match the CPU tier's segment layout`);
+    }
+    await this.#bytes.copy(segment, chunk.buffer);
+  }
+
+  async remove(entry: EntryRef): Promise<void> {
+    const segments = this.#segments.get(entry.key);
+    if (!segments) return;
+    this.#segments.delete(entry.key);
+    this.#free(segments);
+  }
+
+  async close(): Promise<void> {
+    this.#segments.clear();
+    this.#freeSegments.length = 0;
+  }
+
+  #get(entry: EntryRef): Buffer[] {
+    const segments = this.#segments.get(entry.key);
+    if (!segments) throw new Error(`CPU tier has no entry ${entry.key}`);
+    return segments;
+  }
+
+  #allocate(sizeBytes: number): Buffer[] {
+    const out: Buffer[] = [];
+    for (let offset = 0; offset < sizeBytes; offset += this.#chunkBytes) {
+      const len = Math.min(this.#chunkBytes, sizeBytes - offset);
+      if (len === this.#chunkBytes && this.#freeSegments.length > 0) out.push(this.#freeSegments.pop()!);
+      else out.push(Buffer.from(new SharedArrayBuffer(len)));
+    }
+    return out;
+  }
+
+  #free(segments: Buffer[]): void {
+    for (const s of segments) {
+      if (s.length === this.#chunkBytes && this.#freeSegments.length < this.#maxFreeSegments) this.#freeSegments.push(s);
+    }
+  }
+
+  /** Runs `fn` over the entry's chunks with a bounded number in flight. */
+  async #forEachChunk(segments: Buffer[], fn: (view: ChunkView) => Promise<void>): Promise<void> {
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < segments.length) {
+        const index = next++;
+        await fn({ index, entryOffsetBytes: index * this.#chunkBytes, buffer: segments[index] });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#depth, segments.length) }, worker));
+  }
+}

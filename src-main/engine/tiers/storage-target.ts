@@ -1,0 +1,102 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { KvbenchError } from '../../../src-shared/domain/errors.ts';
+import { GIB } from '../../../src-shared/domain/results.ts';
+import { markRunDirOwner, RUN_DIR_PREFIX, unmarkRunDir } from './run-dir-ownership.ts';
+
+/** Directories a benchmark must never write into (the reference's list). */
+export const SYSTEM_DIRECTORIES = ['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root'];
+
+/** Share of the free space the storage tier may use when no capacity is given (the reference's rule). */
+export const AUTO_CAPACITY_SHARE = 0.95;
+
+export interface StorageTarget {
+  /** The user's --cache-dir (or the temp dir). */
+  baseDir: string;
+  /** The run-owned subdirectory every entry file lives in; removed at the end. */
+  runDir: string;
+  /** True when kvbench created baseDir itself (then it removes it too, if it is left empty). */
+  createdBaseDir: boolean;
+  capacityBytes: number;
+  freeBytesAtStart: number;
+}
+
+export function isSystemDirectory(dir: string): boolean {
+  const resolved = path.resolve(dir);
+  return SYSTEM_DIRECTORIES.some((s) => resolved === s || resolved.startsWith(`${s}/`));
+}
+
+/**
+ * Checks the cache directory and creates the run's own subdirectory in it. Refuses system
+ * directories, unwritable targets and filesystems that cannot hold the largest entry the workload
+ * can produce. Never touches files that are already there.
+ */
+export async function prepareStorageTarget(opts: {
+  cacheDir: string | null;
+  storageCapacityGb: number;
+  largestEntryBytes: number;
+}): Promise<StorageTarget> {
+  const baseDir = path.resolve(opts.cacheDir ?? os.tmpdir());
+  if (isSystemDirectory(baseDir)) {
+    throw new KvbenchError('VALIDATION', `--cache-dir cannot be a system directory: ${baseDir}`);
+  }
+  let createdBaseDir = false;
+  try {
+    const st = await fsp.stat(baseDir);
+    if (!st.isDirectory()) throw new KvbenchError('TARGET_NOT_WRITABLE', `--cache-dir is not a directory: ${baseDir}`);
+  } catch (err) {
+    if (err instanceof KvbenchError) throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot use --cache-dir ${baseDir}: ${(err as Error).message}`);
+    }
+    try {
+      await fsp.mkdir(baseDir, { recursive: true });
+      createdBaseDir = true;
+    } catch (mkErr) {
+      throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create --cache-dir ${baseDir}: ${(mkErr as Error).message}`);
+    }
+  }
+  try {
+    await fsp.access(baseDir, fs.constants.W_OK | fs.constants.X_OK);
+  } catch {
+    throw new KvbenchError('TARGET_NOT_WRITABLE', `--cache-dir is not writable: ${baseDir}`);
+  }
+  const stat = await fsp.statfs(baseDir);
+  const freeBytesAtStart = Number(stat.bavail) * Number(stat.bsize);
+  const requested = opts.storageCapacityGb * GIB;
+  if (requested > freeBytesAtStart) {
+    throw new KvbenchError(
+      'INSUFFICIENT_SPACE',
+      `--storage-capacity-gb ${opts.storageCapacityGb} (${fmtGiB(requested)}) exceeds the free space on ${baseDir} (${fmtGiB(freeBytesAtStart)})`,
+    );
+  }
+  const capacityBytes = requested > 0 ? requested : Math.floor(freeBytesAtStart * AUTO_CAPACITY_SHARE);
+  if (capacityBytes < opts.largestEntryBytes) {
+    throw new KvbenchError(
+      'INSUFFICIENT_SPACE',
+      `the storage tier on ${baseDir} can hold ${fmtGiB(capacityBytes)} but this workload's largest KV entry is ${fmtGiB(opts.largestEntryBytes)}: ` +
+        `free up space, choose another --cache-dir, or a smaller model or --storage-capacity-gb`,
+    );
+  }
+  let runDir: string;
+  try {
+    runDir = await fsp.mkdtemp(path.join(baseDir, RUN_DIR_PREFIX));
+    await markRunDirOwner(runDir);
+  } catch (err) {
+    throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
+  }
+  return { baseDir, runDir, createdBaseDir, capacityBytes, freeBytesAtStart };
+}
+
+/** Removes the run directory (only if empty: the file store already removed its own files). */
+export async function releaseStorageTarget(target: StorageTarget): Promise<void> {
+  await unmarkRunDir(target.runDir).catch(() => undefined);
+  await fsp.rmdir(target.runDir).catch(() => undefined);
+  if (target.createdBaseDir) await fsp.rmdir(target.baseDir).catch(() => undefined);
+}
+
+function fmtGiB(bytes: number): string {
+  return `${(bytes / GIB).toFixed(2)} GiB`;
+}

@@ -1,0 +1,29 @@
+import type { EntryFileStore } from '../io/entry-file-store.ts';
+import type { ChunkSink, ChunkSource, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
+
+/** The storage tier: one file per entry in the run-owned directory, direct I/O where the filesystem allows. */
+export class StorageTier implements TierBackend {
+  readonly name = 'storage' as const;
+
+  readonly store: EntryFileStore;
+
+  constructor(store: EntryFileStore) {
+    this.store = store;
+  }
+
+  write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {
+    return this.store.write(entry.key, entry.sizeBytes, source);
+  }
+
+  read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
+    return this.store.read(entry.key, entry.sizeBytes, sink ? { sink } : undefined);
+  }
+
+  remove(entry: EntryRef): Promise<void> {
+    return this.store.delete(entry.key);
+  }
+
+  close(): Promise<void> {
+    return this.store.removeAll();
+  }
+}

@@ -1,0 +1,201 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { MultiTierCache, ReadOutcome } from '../cache/multi-tier-cache.ts';
+import type { BytePool } from '../io/byte-workers.ts';
+import { keyHash64 } from '../io/payload.ts';
+import type { RunRecorder } from '../metrics/run-recorder.ts';
+import type { CacheType } from '../metrics/tier-stats.ts';
+import type { ChunkSink, ChunkSource, TierName } from '../tiers/tier-backend.ts';
+import { DECODE_BATCH_TOKENS } from './personas.ts';
+import type { Semaphore } from './request-queue.ts';
+import type { KvRequest } from './synthetic-workload.ts';
+
+export interface VerifyFailure {
+  key: string;
+  tier: TierName;
+  offsetBytes: number;
+}
+
+export interface ProcessorDeps {
+  cache: MultiTierCache;
+  bytes: BytePool;
+  recorder: RunRecorder;
+  seed: number;
+  /** Bytes of one rank's entry of `tokens` tokens (after tensor-parallel sharding). */
+  entrySizeBytes: (tokens: number) => number;
+  /** KV bytes of one token of the whole model (the reference's prefix "bytes saved" uses this). */
+  modelBytesPerToken: number;
+  allocations: Semaphore;
+  generationSecondsPerToken: number;
+  verify: boolean;
+  /** Aborted when the measured phase ends: sleeps end early and no new step starts. */
+  stopSignal: AbortSignal;
+}
+
+/** A request abandoned because the run stopped while it was in progress. */
+export class RequestAbandoned extends Error {}
+
+/**
+ * Serves one request the way the reference's worker does: system-prompt prefix, multi-turn reload,
+ * prefill write, RAG retrieval, decode reads (1 + ceil(generated / 32) on a hit), simulated
+ * generation, record. Every cache operation moves real bytes through the tiers.
+ */
+export class RequestProcessor {
+  readonly verifyFailures: VerifyFailure[] = [];
+  verifyErrorCount = 0;
+  readonly #d: ProcessorDeps;
+
+  constructor(deps: ProcessorDeps) {
+    this.#d = { ...deps };
+  }
+
+  /** Starts recording into a fresh recorder (after preparatory phases, whose I/O is not measured). */
+  setRecorder(recorder: RunRecorder): void {
+    this.#d.recorder = recorder;
+  }
+
+  /** Payload source for a new entry: deterministic bytes for (key, seed), produced by byte workers. */
+  payloadSource(key: string): ChunkSource {
+    const hash = keyHash64(key, this.#d.seed);
+    return (chunk) => this.#d.bytes.fill(chunk.buffer, hash, chunk.entryOffsetBytes);
+  }
+
+  /** Writes a new entry of `tokens` tokens; a no-op when the key exists. Returns ns spent and bytes written. */
+  async allocate(key: string, tokens: number): Promise<{ ns: number; bytes: number }> {
+    const d = this.#d;
+    const sizeBytes = Math.max(1, d.entrySizeBytes(tokens));
+    await d.allocations.acquire();
+    try {
+      const out = await d.cache.write({ key, keyHash: keyHash64(key, d.seed), sizeBytes }, this.payloadSource(key));
+      return out.written && out.timing ? { ns: out.timing.durationNs, bytes: out.timing.bytes } : { ns: 0, bytes: 0 };
+    } finally {
+      d.allocations.release();
+    }
+  }
+
+  async read(key: string, cacheType: CacheType): Promise<ReadOutcome> {
+    const d = this.#d;
+    if (!d.verify) return d.cache.read(key, cacheType);
+    const hash = keyHash64(key, d.seed);
+    const sinkFor = (tier: TierName): ChunkSink => async (chunk) => {
+      const v = await d.bytes.verify(chunk.buffer, hash, chunk.entryOffsetBytes);
+      if (!v.ok) {
+        this.verifyErrorCount++;
+        if (this.verifyFailures.length < 100) this.verifyFailures.push({ key, tier, offsetBytes: v.offsetBytes });
+      }
+    };
+    return d.cache.read(key, cacheType, sinkFor);
+  }
+
+  async process(req: KvRequest, dequeuedNs: bigint): Promise<void> {
+    const d = this.#d;
+    const rec = d.recorder;
+    const stop = d.stopSignal;
+    const checkStop = (): void => {
+      if (stop.aborted) throw new RequestAbandoned();
+    };
+    let storageNs = 0;
+    let prefillNs = 0;
+    let decodeNs = 0;
+
+    // 1. Shared system prompt: read its entry; on a miss, write it so later requests really hit.
+    if (req.systemPrompt) {
+      rec.systemPromptReuse++;
+      const r = await this.read(req.systemPrompt.key, 'system');
+      if (r.hit) {
+        rec.prefixHits++;
+        rec.prefixBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
+        storageNs += r.timing!.durationNs;
+      } else {
+        rec.prefixMisses++;
+        const w = await this.allocate(req.systemPrompt.key, req.systemPrompt.tokens);
+        if (w.bytes > 0) rec.systemPromptWrites++;
+        storageNs += w.ns;
+      }
+      checkStop();
+    }
+
+    // 2. Multi-turn reload: every earlier turn of the conversation, in order.
+    for (const key of req.previousTurnKeys) {
+      const r = await this.read(key, 'multi_turn');
+      rec.decodeReads++;
+      if (r.hit) {
+        rec.multiTurnHits++;
+        storageNs += r.timing!.durationNs;
+      } else {
+        rec.multiTurnMisses++;
+      }
+      checkStop();
+    }
+
+    // 3. Prefill: write this turn's entry.
+    if (req.phase === 'prefill' || req.phase === 'prefill_decode') {
+      const w = await this.allocate(req.cacheKey, req.contextTokens);
+      rec.prefillWrites++;
+      rec.prefillBytesWritten += w.bytes;
+      prefillNs = w.ns;
+      storageNs += w.ns;
+      checkStop();
+    }
+
+    // 4. RAG: read the retrieved chunks.
+    if (req.ragChunks) {
+      rec.ragRetrievals++;
+      for (const chunk of req.ragChunks) {
+        const r = await this.read(chunk.key, 'user');
+        rec.ragChunkReads++;
+        rec.decodeReads++;
+        if (r.hit) storageNs += r.timing!.durationNs;
+        checkStop();
+      }
+    }
+
+    // 5. Decode: one read, then on a hit ceil(generated / 32) more full reads; on a miss, write it.
+    if (req.phase === 'decode' || req.phase === 'prefill_decode') {
+      const first = await this.read(req.decodeKey, req.cacheType);
+      rec.decodeReads++;
+      if (first.hit) {
+        decodeNs += first.timing!.durationNs;
+        rec.decodeBytesRead += first.timing!.bytes;
+        const batches = Math.ceil(req.generationTokens / DECODE_BATCH_TOKENS);
+        for (let i = 0; i < batches; i++) {
+          checkStop();
+          const r = await this.read(req.decodeKey, req.cacheType);
+          rec.decodeReads++;
+          if (!r.hit) break;
+          decodeNs += r.timing!.durationNs;
+          rec.decodeBytesRead += r.timing!.bytes;
+        }
+        storageNs += decodeNs;
+      } else if (req.phase !== 'decode') {
+        const w = await this.allocate(req.cacheKey, req.contextTokens);
+        rec.prefillWrites++;
+        rec.prefillBytesWritten += w.bytes;
+        storageNs += w.ns;
+      }
+      checkStop();
+    }
+
+    // 6. Simulated generation on the GPU.
+    const generationNs = Math.round(req.generationTokens * d.generationSecondsPerToken * 1e9);
+    if (generationNs > 0) {
+      try {
+        await sleep(generationNs / 1e6, undefined, { signal: stop });
+      } catch {
+        throw new RequestAbandoned();
+      }
+    }
+
+    // 7. Record.
+    const completeNs = process.hrtime.bigint();
+    rec.complete({
+      qos: req.qos,
+      generationTokens: req.generationTokens,
+      queueWaitNs: Number(dequeuedNs - req.submitNs),
+      storageNs,
+      generationNs,
+      endToEndNs: Number(completeNs - req.submitNs),
+      prefillNs,
+      decodeNs,
+    });
+  }
+}

@@ -1,0 +1,43 @@
+/** The closed set of error codes that cross process boundaries (engine ↔ host ↔ app). */
+export const ERROR_CODES = [
+  'VALIDATION',
+  'NOT_FOUND',
+  'TARGET_NOT_WRITABLE',
+  'INSUFFICIENT_SPACE',
+  'DIRECT_IO_UNSUPPORTED',
+  'ENGINE_CRASHED',
+  'CANCELLED',
+  'DISK_FULL',
+  'PROTOCOL',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorData {
+  code: ErrorCode;
+  message: string;
+}
+
+/** An error meant for users: a code from the closed set and a message without a stack. */
+export class KvbenchError extends Error {
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.name = 'KvbenchError';
+    this.code = code;
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+export function toErrorData(err: unknown): ErrorData {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return { code: isErrorCode(code) ? code : 'INTERNAL', message: err.message };
+  }
+  return { code: 'INTERNAL', message: String(err) };
+}

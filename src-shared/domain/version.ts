@@ -1,0 +1,1 @@
+export const KVBENCH_VERSION = '0.1.0';

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatConsoleSummary,
+  formatCriterion,
+  KVBENCH_SECTION_HEADING,
+  type ConsoleSummaryOptions,
+} from '../../../src-main/engine/report/console-summary.ts';
+import { FIXTURE_DIGEST, makeRunResults, makeStorageHealth } from './results-fixture.ts';
+
+const OPTS: ConsoleSummaryOptions = {
+  generationMode: 'realistic',
+  msPerToken: 30,
+  performanceProfile: 'latency',
+  durationS: 60,
+  bytesPerToken: 131072,
+};
+
+function headingsOf(text: string): string[] {
+  return text.split('\n').filter((l) => l.startsWith('### '));
+}
+
+function indexOfLine(lines: string[], prefix: string): number {
+  return lines.findIndex((l) => l.startsWith(prefix));
+}
+
+describe('formatConsoleSummary', () => {
+  it('prints the reference sections in order, then the kvbench section', () => {
+    const text = formatConsoleSummary(makeRunResults(), OPTS);
+    const headings = headingsOf(text);
+    const expected = [
+      '### STORAGE PERFORMANCE ASSESSMENT: PASS [OK] ###',
+      '### OVERALL PERFORMANCE ###',
+      '### END-TO-END LATENCY (Queue Wait + Storage I/O + Generation) ###',
+      '### PER-REQUEST STORAGE LATENCY (All I/O ops for one request) ###',
+      '### TOKEN GENERATION LATENCY (Simulated @ 30.0ms/token) ###',
+      '### STORAGE PERFORMANCE ###',
+      '### CACHE TIER DISTRIBUTION ###',
+      '### TIER-SPECIFIC KV BYTES ###',
+      '### STORAGE KV BANDWIDTH ###',
+      '### TIER-SPECIFIC LATENCIES (Total = Host + Device) ###',
+      "### STORAGE TIER LATENCY BREAKDOWN (Device = time with the entry's I/O in flight at the device, Host = the rest of the entry's time) ###",
+      '### CACHE TYPE BREAKDOWNS ###',
+      '### PREFIX CACHING ###',
+      '### MULTI-TURN CONVERSATIONS ###',
+      '### QOS LATENCY METRICS (Informational - includes simulated generation) ###',
+      KVBENCH_SECTION_HEADING,
+    ];
+    expect(headings).toEqual(expected);
+
+    const lines = text.split('\n');
+    // Header, block note and NOTES come where the reference puts them.
+    expect(lines[1]).toBe('='.repeat(80));
+    expect(lines[2]).toBe('BENCHMARK RESULTS - MLPerf KV Cache Storage Benchmark');
+    expect(lines[3]).toBe('Generation Mode: realistic (30.0ms/token)');
+    const notes = lines.indexOf('NOTES:');
+    expect(notes).toBeGreaterThan(lines.indexOf('### QOS LATENCY METRICS (Informational - includes simulated generation) ###'));
+    expect(notes).toBeLessThan(lines.indexOf(KVBENCH_SECTION_HEADING));
+    expect(lines[notes + 1]).toBe('  - End-to-end latency includes simulated GPU inference');
+    // Every heading follows a blank line, as the reference prints "\n###".
+    for (const h of headingsOf(text)) expect(lines[lines.indexOf(h) - 1]).toBe('');
+  });
+
+  it('prints the key reference lines with the reference formats', () => {
+    const text = formatConsoleSummary(makeRunResults(), OPTS);
+    const lines = text.split('\n');
+    expect(lines).toContain('  (kvbench tool criteria, not an MLPerf rule)');
+    expect(lines).toContain('  Criteria Passed: 4/4');
+    expect(lines).toContain('  [OK] Storage Tier Write Device P95 < 500ms: 123.46ms (target: 500.00ms)');
+    expect(lines).toContain('  [OK] Cache Hit Rate > 30%: 65.3% (target: 30.0%)');
+    expect(lines).toContain('Requests Completed: 1200');
+    expect(lines).toContain('Total Tokens Generated: 180000');
+    expect(lines).toContain('Throughput (wall-clock): 3000.00 tokens/sec');
+    expect(lines).toContain('Throughput (storage I/O): 1884.82 tokens/sec');
+    expect(lines).toContain('Requests/sec: 20.00');
+    expect(lines).toContain('  P95:  1500.75 ms');
+    expect(lines).toContain('  (= 1 prefill write + N decode reads per request)');
+    expect(lines).toContain('  Cache Hit Rate: 65.3%');
+    expect(lines).toContain('  Total Read: 70.00 GB');
+    expect(lines).toContain('  Read/Write Ratio: 1.56');
+    expect(lines).toContain('  Storage KV Read Operations/sec: 150.00');
+    expect(lines).toContain('  GPU Entries: 0 (0.00 GB)');
+    expect(lines).toContain('  Storage Entries: 800');
+    expect(lines).toContain('  Storage KV Bytes Read: 40.00 GB');
+    expect(lines.some((l) => l.startsWith('  GPU KV Bytes'))).toBe(false);
+    expect(lines).toContain('  Storage KV Read Bandwidth: 0.67 GB/s');
+    expect(lines).toContain('  Storage Read P95 (Total): 95.25 ms');
+    expect(lines).toContain('    - Device P95 (I/O in flight): 87.50 ms');
+    expect(lines).toContain('    - Host P95 (rest of entry time): 8.25 ms');
+    expect(lines).toContain('  Bytes Saved: 2.00 GB');
+    expect(lines).toContain('  Multi-turn Hit Rate: 76.2%');
+    expect(lines).toContain('  INTERACTIVE:');
+    expect(lines).toContain('    SLA Met: [X] (compliance: 12.3%)');
+    expect(lines).not.toContain('  BATCH:');
+    expect(lines).toContain('  Model KV bytes/token: 131,072 bytes (128.0 KB)');
+    expect(lines).toContain('  Entries in cache: 920');
+    expect(lines).not.toContain('### AUTOSCALING (qos mode) ###');
+  });
+
+  it('marks a failed assessment with [X]', () => {
+    const results = makeRunResults();
+    results.summary!.cache_stats.storage_health = makeStorageHealth('FAIL');
+    const text = formatConsoleSummary(results, OPTS);
+    expect(text).toContain('\n### STORAGE PERFORMANCE ASSESSMENT: FAIL [X] ###\n');
+    expect(text).toContain('  [X] Cache Hit Rate > 30%: 12.0% (target: 30.0%)');
+  });
+
+  it('prints string criteria as-is (throughput profile)', () => {
+    expect(
+      formatCriterion({ name: 'Storage KV Read Bandwidth', target: '>0', actual: '1.23', unit: 'GB/s', passed: true }),
+    ).toBe('  [OK] Storage KV Read Bandwidth: 1.23GB/s (target: >0GB/s)');
+  });
+
+  it('omits TOKEN GENERATION for mode none and says pure storage in NOTES', () => {
+    const text = formatConsoleSummary(makeRunResults(), { ...OPTS, generationMode: 'none', msPerToken: 0 });
+    expect(text).not.toContain('### TOKEN GENERATION LATENCY');
+    expect(text).toContain('Generation Mode: none (0.0ms/token)');
+    expect(text).toContain('  - Pure storage I/O benchmark (no generation simulation)');
+  });
+
+  it('omits QoS in the throughput profile', () => {
+    const text = formatConsoleSummary(makeRunResults(), { ...OPTS, performanceProfile: 'throughput' });
+    expect(text).not.toContain('### QOS LATENCY METRICS');
+  });
+
+  it('prints autoscaling in capacity mode', () => {
+    const results = makeRunResults();
+    results.summary!.autoscaling_stats = [{ action: 'scale_up' }, { action: 'stop' }];
+    results.summary!.autoscaling_summary = {
+      initial_users: 10,
+      final_users: 24,
+      total_scale_events: 2,
+      peak_user_count: 20,
+      peak_throughput_tokens_per_sec: 4321.5,
+    };
+    const text = formatConsoleSummary(results, { ...OPTS, autoscalerMode: 'capacity' });
+    expect(text).toContain('\n### AUTOSCALING (capacity mode) ###\n  Scaling Events: 2\n  Final User Count: 24\n');
+    expect(text).toContain('  Peak Capacity Found: 4321.50 tok/s at 20 users');
+  });
+
+  it('reports the kvbench measurements with units', () => {
+    const lines = formatConsoleSummary(makeRunResults(), OPTS).split('\n');
+    const start = lines.indexOf(KVBENCH_SECTION_HEADING);
+    const kv = lines.slice(start);
+    expect(kv).toContain('  Status: COMPLETE');
+    expect(kv.some((l) => l.includes('PARTIAL'))).toBe(false);
+    expect(kv).toContain(`  Request stream digest (sha256, first 16 hex): ${FIXTURE_DIGEST.slice(0, 16)}`);
+    expect(kv).toContain('  Effective seed: 42');
+    expect(kv).toContain('  Requests: 1,250 issued, 1,200 completed, 3 failed');
+    expect(kv).toContain('  Direct I/O: on');
+    expect(kv.some((l) => l.includes('page cache'))).toBe(false);
+    expect(kv).toContain('  GPU tier: not present (no CUDA device)');
+    expect(kv).toContain('    GPU: not present');
+    expect(kv).toContain('      Read:  40.00 GiB (42,949,672,960 bytes), 640 ops, 0.72 GB/s');
+    expect(kv).toContain('      Demoted in: 5.00 GiB; demoted out: 0 B');
+    expect(kv).toContain('  Decode bytes read: 60.00 GiB (64,424,509,440 bytes)');
+    expect(kv).toContain('  Prefill bytes written: 40.00 GiB (42,949,672,960 bytes)');
+    expect(kv).toContain('  Storage read bandwidth: 1.50 GB/s (1.40 GiB/s)');
+    expect(kv).toContain('    Queue wait:              P50 12.50 ms, P95 80.25 ms (n=1,200)');
+    const storageRead = kv.find((l) => l.startsWith('    Storage read:'));
+    expect(storageRead).toBe(
+      '    Storage read:            P50 40.50 ms, P95 95.25 ms (n=1,000); per MiB P50 0.600 ms/MiB, P95 1.400 ms/MiB',
+    );
+    expect(kv).toContain('    cpu->storage: 80 entries, 5.00 GiB (5,368,709,120 bytes), P95 160.00 ms');
+    expect(kv).toContain('    Event-loop lag: P99 4.56 ms (P50 0.15 ms, max 12.00 ms)');
+    expect(kv).toContain('    Byte workers: 4 threads, utilisation 45.6%');
+  });
+
+  it('warns when storage reads may hit the page cache', () => {
+    const text = formatConsoleSummary(makeRunResults({ directIo: false }), OPTS);
+    expect(text).toContain('  Direct I/O: off (O_DIRECT not supported by tmpfs)');
+    expect(text).toContain('  WARNING: storage reads may have been served by the OS page cache (buffered I/O);');
+  });
+
+  it('reports data verification, loudly when chunks came back corrupt', () => {
+    expect(formatConsoleSummary(makeRunResults(), OPTS)).toContain('\n  Data verification: off\n');
+    expect(formatConsoleSummary(makeRunResults({ corruptChunks: 0 }), OPTS)).toContain('  Data verification: on, 0 corrupt chunks');
+    const text = formatConsoleSummary(makeRunResults({ corruptChunks: 7 }), OPTS);
+    expect(text).toContain('  !!! DATA VERIFICATION FAILED: 7 corrupt chunks read back');
+    expect(text).toContain('    storage user_0001_req_000001 at offset 4,096 bytes');
+    expect(text).toContain('    … and 2 more (see the results JSON)');
+  });
+
+  it('marks a partial run loudly', () => {
+    const text = formatConsoleSummary(makeRunResults({ status: 'partial', statusReason: 'cancelled by user' }), OPTS);
+    const lines = text.split('\n');
+    const start = lines.indexOf(KVBENCH_SECTION_HEADING);
+    expect(lines[start + 1]).toBe(`  ${'!'.repeat(78)}`);
+    expect(lines[start + 2]).toBe('  !!! PARTIAL RUN: these results do not cover the whole planned run.');
+    expect(lines[start + 3]).toBe('  !!! Reason: cancelled by user');
+    expect(lines).toContain('  Status: PARTIAL (cancelled by user)');
+  });
+
+  it('prints the reference warning and still the kvbench section when no request completed', () => {
+    const text = formatConsoleSummary(makeRunResults({ withSummary: false, status: 'failed', statusReason: 'engine crashed' }), OPTS);
+    const lines = text.split('\n');
+    expect(lines).toContain('No requests completed during benchmark!');
+    expect(text).not.toContain('### OVERALL PERFORMANCE ###');
+    expect(indexOfLine(lines, KVBENCH_SECTION_HEADING)).toBeGreaterThan(lines.indexOf('No requests completed during benchmark!'));
+    expect(lines).toContain('  Status: FAILED (engine crashed)');
+  });
+});
