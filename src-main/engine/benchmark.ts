@@ -411,7 +411,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       dir: a.target.baseDir,
       directIo: a.store.directIo.enabled,
       directIoReason: a.store.directIo.reason,
-      fsyncPolicy: a.store.directIo.enabled ? 'none' : o.fsyncPolicy,
+      fsyncPolicy: o.fsyncPolicy,
     },
     eventLoopLagNs: { p50: lagNs(lag.percentile(50)), p99: lagNs(lag.percentile(99)), max: lagNs(lag.max) },
     byteWorkers: bytes.utilisation(),

@@ -248,7 +248,10 @@ const RunOptionsObjectSchema = z.strictObject({
   directIo: choice('--direct-io', DIRECT_IO_MODES).default('auto'),
   /** Read back and check every entry's bytes. */
   verify: flag('--verify').default(false),
-  /** Applies when I/O is buffered: fsync each entry after writing it, or never. */
+  /**
+   * per-entry: fdatasync each entry after writing it (with direct I/O too: it flushes the allocation
+   * metadata and the drive's volatile cache, as the reference's fsync does); none: never.
+   */
   fsyncPolicy: choice('--fsync-policy', FSYNC_POLICIES).default('per-entry'),
   /** none = the reference (no promotion on hit); on-hit = move a hit entry to the fastest tier with room. */
   promotion: choice('--promotion', PROMOTION_POLICIES).default('none'),

@@ -5,6 +5,8 @@ import { DemotionStats, HitStats, TierStats, type CacheType } from '../metrics/t
 export const TIER_FILL_TARGET = 0.8;
 /** Non-terminal tiers decline entries larger than this share of their budget. */
 export const TIER_ENTRY_SIZE_CAP = 0.95;
+/** Below this share of its budget a non-terminal tier always takes an entry (under the size cap). */
+export const TIER_NEARLY_EMPTY = 0.05;
 
 export interface CacheTier {
   backend: TierBackend;
@@ -34,6 +36,10 @@ interface TierState {
   entries: Map<string, CacheEntry>;
   /** Moves and deletions in flight out of this tier; waiting on them frees room. */
   leaving: Set<Promise<void>>;
+  /** Woken when an entry of this tier becomes evictable (written, or no longer being read). */
+  waiters: (() => void)[];
+  /** Reservations whose entry is not resident here yet (being written, or moving in). */
+  inbound: number;
 }
 
 export interface WriteOutcome {
@@ -80,6 +86,8 @@ export class MultiTierCache {
       usedBytes: 0,
       entries: new Map(),
       leaving: new Set(),
+      waiters: [],
+      inbound: 0,
     }));
     this.tierStats = new Map(this.#tiers.map((t) => [t.name, new TierStats(t.name)]));
     for (let i = 0; i + 1 < this.#tiers.length; i++) {
@@ -99,7 +107,7 @@ export class MultiTierCache {
 
   tierOf(key: string): TierName | null {
     const e = this.#index.get(key);
-    return e ? this.#tiers[e.tierIndex].name : null;
+    return e && e.tierIndex >= 0 ? this.#tiers[e.tierIndex].name : null;
   }
 
   usage(): { name: TierName; usedBytes: number; budgetBytes: number; entries: number }[] {
@@ -150,9 +158,11 @@ export class MultiTierCache {
       } catch (err) {
         tier.entries.delete(entry.key);
         tier.usedBytes -= entry.sizeBytes;
+        this.#arrived(tier);
         throw err;
       }
       entry.state = 'resident';
+      this.#arrived(tier);
       const stats = this.tierStats.get(tier.name)!;
       stats.write.record(timing);
       stats.placements++;
@@ -187,6 +197,7 @@ export class MultiTierCache {
       return { hit: true, tier: tier.name, timing };
     } finally {
       entry.pins--;
+      if (entry.pins === 0 && entry.tierIndex >= 0) this.#wake(this.#tiers[entry.tierIndex]);
     }
   }
 
@@ -208,6 +219,16 @@ export class MultiTierCache {
     this.placementFailures = 0;
   }
 
+  /** An inbound reservation of `tier` settled (resident now, or released). */
+  #arrived(tier: TierState): void {
+    tier.inbound--;
+    this.#wake(tier);
+  }
+
+  #wake(tier: TierState): void {
+    for (const w of tier.waiters.splice(0)) w();
+  }
+
   #touch(entry: CacheEntry): void {
     entry.lastAccess = ++this.#clock;
     entry.accessCount++;
@@ -224,20 +245,23 @@ export class MultiTierCache {
         return -1;
       }
       if (entry.sizeBytes > tier.budgetBytes * TIER_ENTRY_SIZE_CAP) continue;
-      if (await this.#reserve(i, entry.sizeBytes, tier.budgetBytes * TIER_FILL_TARGET)) return i;
+      if (await this.#reserve(i, entry.sizeBytes, tier.budgetBytes * TIER_FILL_TARGET, tier.budgetBytes * TIER_NEARLY_EMPTY)) return i;
     }
     return -1;
   }
 
   /**
    * Reserves `sizeBytes` in tier `i` under `limitBytes`, pushing LRU entries out (one tier down, or
-   * deleted from the terminal tier) until it fits. Returns false when nothing more can leave.
+   * deleted from the terminal tier) until it fits. A nearly empty tier (usage under `alwaysBelowBytes`)
+   * takes the entry regardless, so entries between 80 % and 95 % of a budget still have a home
+   * (the reference's rule). Returns false when nothing more can leave.
    */
-  async #reserve(i: number, sizeBytes: number, limitBytes: number): Promise<boolean> {
+  async #reserve(i: number, sizeBytes: number, limitBytes: number, alwaysBelowBytes = 0): Promise<boolean> {
     const tier = this.#tiers[i];
     for (;;) {
-      if (tier.usedBytes + sizeBytes <= limitBytes) {
+      if (tier.usedBytes + sizeBytes <= limitBytes || tier.usedBytes < alwaysBelowBytes) {
         tier.usedBytes += sizeBytes;
+        tier.inbound++;
         return true;
       }
       const victims = this.#chooseVictims(tier, tier.usedBytes + sizeBytes - limitBytes);
@@ -247,6 +271,12 @@ export class MultiTierCache {
       }
       if (tier.leaving.size > 0) {
         await Promise.race(tier.leaving);
+        continue;
+      }
+      // The terminal tier has nowhere to send a writer: it waits until an entry being written or
+      // read there becomes evictable. A non-terminal tier declines instead (the tier below takes it).
+      if (tier.terminal && (tier.inbound > 0 || [...tier.entries.values()].some((e) => e.pins > 0))) {
+        await new Promise<void>((r) => tier.waiters.push(r));
         continue;
       }
       return false;
@@ -313,6 +343,7 @@ export class MultiTierCache {
       });
     } catch (err) {
       dest.usedBytes -= victim.sizeBytes;
+      this.#arrived(dest);
       victim.state = 'resident';
       throw err;
     }
@@ -324,6 +355,7 @@ export class MultiTierCache {
     victim.tierIndex = destIndex;
     victim.state = 'resident';
     dest.entries.set(victim.key, victim);
+    this.#arrived(dest);
 
     const srcStats = this.tierStats.get(src.name)!;
     const destStats = this.tierStats.get(dest.name)!;

@@ -138,5 +138,5 @@ export function closest(name: string, candidates: Iterable<string>): string | un
       best = c;
     }
   }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(name.length / 4)) ? best : undefined;
+  return best !== undefined && bestD <= Math.max(1, Math.floor(name.length / 4)) ? best : undefined;
 }

@@ -70,8 +70,8 @@ export function parseConfigText(text: string, file: string): LoadConfigResult {
     return {
       ok: false,
       errors: doc.errors.map((err) => {
-        const pos = err.linePos?.[0];
-        const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
+        const pos = lineCounter.linePos(err.pos[0]);
+        const where = `${file}:${pos.line}:${pos.col}`;
         return `${where}: malformed YAML: ${firstLine(err.message)}`;
       }),
     };

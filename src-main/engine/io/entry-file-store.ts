@@ -24,6 +24,8 @@ export interface IoTiming {
   durationNs: number;
   /** True payload bytes of the entry (without direct-I/O tail padding). */
   bytes: number;
+  /** Part of durationNs with at least one of this entry's I/Os (or its fdatasync) in flight. */
+  deviceNs: number;
 }
 
 export interface ChunkView {
@@ -92,6 +94,25 @@ function roundUp(n: number, multiple: number): number {
 
 function now(): bigint {
   return process.hrtime.bigint();
+}
+
+/**
+ * Accumulates the time during which at least one I/O is in flight: an entry's "device" time, as
+ * opposed to the time spent producing bytes, waiting for a buffer, or opening and closing.
+ */
+class InFlightClock {
+  private inFlight = 0;
+  private busySinceNs = 0n;
+  totalNs = 0;
+
+  async time<T>(io: Promise<T>): Promise<T> {
+    if (this.inFlight++ === 0) this.busySinceNs = now();
+    try {
+      return await io;
+    } finally {
+      if (--this.inFlight === 0) this.totalNs += Number(now() - this.busySinceNs);
+    }
+  }
 }
 
 /** Wakes every waiter on each state change; callers re-check their own condition. */
@@ -218,6 +239,7 @@ export class EntryFileStore {
 
     const changed = new Signal();
     const inflight = new Set<Promise<void>>();
+    const device = new InFlightClock();
     let failure: { error: unknown } | null = null;
     let fh: fsp.FileHandle | undefined;
     let opened = false;
@@ -251,7 +273,8 @@ export class EntryFileStore {
         if (fh === undefined) fh = await openFile();
         const slot = fillingSlot;
         fillingSlot = undefined;
-        const done: Promise<void> = writeFully(fh, slot.buffer, ioBytes, entryOffsetBytes)
+        const done: Promise<void> = device
+          .time(writeFully(fh, slot.buffer, ioBytes, entryOffsetBytes))
           .catch((error: unknown) => {
             failure ??= { error };
           })
@@ -269,11 +292,11 @@ export class EntryFileStore {
       const handle = fh as fsp.FileHandle;
       // Durability per entry is what 'per-entry' promises; with O_DIRECT it still flushes the
       // allocation metadata and any volatile drive cache.
-      if (this.fsync === 'per-entry') await handle.datasync();
+      if (this.fsync === 'per-entry') await device.time(handle.datasync());
       fh = undefined;
       await handle.close();
       const endNs = now();
-      return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: sizeBytes };
+      return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: sizeBytes, deviceNs: device.totalNs };
     } catch (error) {
       failure ??= { error };
       if (fillingSlot !== undefined) this.slab.release(fillingSlot);
@@ -302,6 +325,7 @@ export class EntryFileStore {
     const flags = fsConstants.O_RDONLY | (direct ? fsConstants.O_DIRECT : 0);
 
     const changed = new Signal();
+    const device = new InFlightClock();
     const reads: Array<Promise<void>> = [];
     let readsInFlight = 0;
     // A slot stays held from its read's submission until its sink is done; one more than the
@@ -330,7 +354,7 @@ export class EntryFileStore {
         const entryOffsetBytes = index * this.chunkBytes;
         const lengthBytes = Math.min(this.chunkBytes, sizeBytes - entryOffsetBytes);
         const ioBytes = direct ? roundUp(lengthBytes, DIRECT_IO_ALIGNMENT_BYTES) : lengthBytes;
-        const readDone = readFully(fh, slot.buffer, ioBytes, lengthBytes, entryOffsetBytes, filePath).finally(() => {
+        const readDone = device.time(readFully(fh, slot.buffer, ioBytes, lengthBytes, entryOffsetBytes, filePath)).finally(() => {
           readsInFlight--;
           changed.notify();
         });
@@ -364,7 +388,7 @@ export class EntryFileStore {
       endNs = now();
       await sinkChain;
       if (failure !== null) throw (failure as { error: unknown }).error;
-      return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: sizeBytes };
+      return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: sizeBytes, deviceNs: device.totalNs };
     } catch (error) {
       failure ??= { error };
       if (acquiredSlot !== undefined) this.slab.release(acquiredSlot);

@@ -1,0 +1,76 @@
+import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend, TierName } from '../../src-main/engine/tiers/tier-backend.ts';
+
+/**
+ * A tier that keeps entries in plain memory, chunk by chunk, with real copies. Stands in for the GPU
+ * tier (no GPU here) and keeps placement tests fast; `delayMs` lets tests hold operations in flight.
+ */
+export class MemoryTier implements TierBackend {
+  readonly name: TierName;
+  readonly chunkBytes: number;
+  readonly entries = new Map<string, Buffer[]>();
+  readonly log: string[] = [];
+  delayMs = 0;
+
+  constructor(name: TierName, chunkBytes = 1024) {
+    this.name = name;
+    this.chunkBytes = chunkBytes;
+  }
+
+  async write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {
+    const start = process.hrtime.bigint();
+    const chunks: Buffer[] = [];
+    for (let off = 0, i = 0; off < entry.sizeBytes; off += this.chunkBytes, i++) {
+      const buffer = Buffer.from(new SharedArrayBuffer(Math.min(this.chunkBytes, entry.sizeBytes - off)));
+      await source({ index: i, entryOffsetBytes: off, buffer });
+      chunks.push(buffer);
+    }
+    if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+    this.entries.set(entry.key, chunks);
+    this.log.push(`write ${entry.key}`);
+    const end = process.hrtime.bigint();
+    return { startNs: start, endNs: end, durationNs: Number(end - start), bytes: entry.sizeBytes };
+  }
+
+  async read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
+    const start = process.hrtime.bigint();
+    const chunks = this.entries.get(entry.key);
+    if (!chunks) throw new Error(`${this.name}: no entry ${entry.key}`);
+    if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+    for (let i = 0; i < chunks.length; i++) {
+      const copy = Buffer.from(chunks[i]);
+      if (sink) await sink({ index: i, entryOffsetBytes: i * this.chunkBytes, buffer: copy });
+    }
+    this.log.push(`read ${entry.key}`);
+    const end = process.hrtime.bigint();
+    return { startNs: start, endNs: end, durationNs: Number(end - start), bytes: entry.sizeBytes };
+  }
+
+  async copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
+    const chunks = this.entries.get(entry.key);
+    if (!chunks) throw new Error(`${this.name}: no entry ${entry.key}`);
+    chunks[chunk.index].copy(chunk.buffer);
+  }
+
+  async remove(entry: EntryRef): Promise<void> {
+    this.entries.delete(entry.key);
+    this.log.push(`remove ${entry.key}`);
+  }
+
+  async close(): Promise<void> {
+    this.entries.clear();
+  }
+}
+
+/** A terminal tier double that cannot be demoted from (like the storage tier). */
+export class TerminalMemoryTier extends MemoryTier {
+  override async copyChunkOut(): Promise<void> {
+    throw new Error('terminal tier');
+  }
+}
+
+/** A source that stamps every byte of chunk i of `key` with a recognisable value. */
+export function patternSource(seed: number): ChunkSource {
+  return async (chunk) => {
+    for (let i = 0; i < chunk.buffer.length; i++) chunk.buffer[i] = (seed + chunk.entryOffsetBytes + i) & 0xff;
+  };
+}

@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
+import { MemoryTier, TerminalMemoryTier, patternSource } from '../../support/memory-tier.ts';
+
+const ref = (key: string, sizeBytes: number) => ({ key, keyHash: BigInt(key.length + 1), sizeBytes });
+
+function twoTier(cpuBudget: number, storageBudget: number) {
+  const cpu = new MemoryTier('cpu');
+  const storage = new TerminalMemoryTier('storage');
+  const cache = new MultiTierCache([
+    { backend: cpu, budgetBytes: cpuBudget },
+    { backend: storage, budgetBytes: storageBudget },
+  ]);
+  return { cpu, storage, cache };
+}
+
+describe('MultiTierCache placement rules', () => {
+  it('puts a new entry in the fastest tier with room', async () => {
+    const { cache } = twoTier(1000, 10_000);
+    const w = await cache.write(ref('a', 100), patternSource(1));
+    expect(w).toMatchObject({ written: true, tier: 'cpu' });
+    expect(cache.tierOf('a')).toBe('cpu');
+  });
+
+  it('keeps a non-terminal tier at or below 80 % of its budget by demoting LRU entries', async () => {
+    const { cache } = twoTier(1000, 10_000);
+    for (let i = 0; i < 8; i++) await cache.write(ref(`e${i}`, 100), patternSource(i));
+    expect(cache.usage()[0]).toMatchObject({ name: 'cpu', usedBytes: 800, entries: 8 });
+    await cache.write(ref('e8', 100), patternSource(8));
+    const [cpu, storage] = cache.usage();
+    expect(cpu.usedBytes).toBe(800);
+    expect(storage.entries).toBe(1);
+    expect(cache.tierOf('e0')).toBe('storage');
+    expect(cache.tierOf('e8')).toBe('cpu');
+  });
+
+  it('declines entries above 95 % of a non-terminal budget, and takes one between 80 % and 95 % when nearly empty', async () => {
+    const { cache } = twoTier(1000, 10_000);
+    expect((await cache.write(ref('big', 960), patternSource(1))).tier).toBe('storage');
+    expect((await cache.write(ref('fits', 940), patternSource(2))).tier).toBe('cpu');
+  });
+
+  it('demotes in LRU order: last access first, so a recently read entry stays', async () => {
+    const { cache } = twoTier(1000, 10_000);
+    for (const k of ['a', 'b', 'c', 'd']) await cache.write(ref(k, 200), patternSource(1));
+    expect(cache.lruOrder('cpu')).toEqual(['a', 'b', 'c', 'd']);
+    await cache.read('a', 'user');
+    expect(cache.lruOrder('cpu')).toEqual(['b', 'c', 'd', 'a']);
+    await cache.write(ref('e', 200), patternSource(1));
+    expect(cache.tierOf('b')).toBe('storage');
+    expect(cache.tierOf('a')).toBe('cpu');
+  });
+
+  it('cascades demotions through three tiers, moving the real bytes, counted in both tiers and timed apart', async () => {
+    const gpu = new MemoryTier('gpu', 64);
+    const cpu = new MemoryTier('cpu', 64);
+    const storage = new TerminalMemoryTier('storage', 64);
+    const cache = new MultiTierCache([
+      { backend: gpu, budgetBytes: 500 },
+      { backend: cpu, budgetBytes: 500 },
+      { backend: storage, budgetBytes: 100_000 },
+    ]);
+    for (let i = 0; i < 12; i++) await cache.write(ref(`k${i}`, 100), patternSource(i));
+    // GPU holds the 4 newest, CPU the 4 before them, storage the 4 oldest.
+    expect(cache.usage().map((u) => u.entries)).toEqual([4, 4, 4]);
+    expect(['k0', 'k1', 'k2', 'k3'].map((k) => cache.tierOf(k))).toEqual(['storage', 'storage', 'storage', 'storage']);
+    expect(['k4', 'k7'].map((k) => cache.tierOf(k))).toEqual(['cpu', 'cpu']);
+    expect(cache.tierOf('k11')).toBe('gpu');
+    // The bytes that reached storage are the ones written first, unchanged by two moves.
+    const seen: Buffer[] = [];
+    await cache.read('k0', 'user', () => async (chunk) => {
+      seen.push(Buffer.from(chunk.buffer));
+    });
+    const expected = Buffer.alloc(100);
+    await patternSource(0)({ index: 0, entryOffsetBytes: 0, buffer: expected.subarray(0, 64) });
+    await patternSource(0)({ index: 1, entryOffsetBytes: 64, buffer: expected.subarray(64) });
+    expect(Buffer.concat(seen)).toEqual(expected);
+    const g2c = cache.demotions.get('gpu->cpu')!;
+    const c2s = cache.demotions.get('cpu->storage')!;
+    expect(g2c.count).toBe(8);
+    expect(c2s.count).toBe(4);
+    expect(g2c.latency.count).toBe(8);
+    expect(cache.tierStats.get('gpu')!.demotedOutBytes).toBe(800);
+    expect(cache.tierStats.get('cpu')!.demotedInBytes).toBe(800);
+    expect(cache.tierStats.get('cpu')!.write.bytes).toBe(800);
+    expect(cache.tierStats.get('cpu')!.read.bytes).toBe(400);
+    expect(cache.tierStats.get('storage')!.write.bytes).toBe(400);
+    // New writes landed only in the GPU tier; demotions are not counted as placements.
+    expect(cache.tierStats.get('gpu')!.placements).toBe(12);
+  });
+
+  it('fills the storage tier to capacity, then deletes its LRU entries: capacity of 3.5 entries holds 3', async () => {
+    const storage = new TerminalMemoryTier('storage');
+    const cache = new MultiTierCache([{ backend: storage, budgetBytes: 350 }]);
+    for (const k of ['a', 'b', 'c']) await cache.write(ref(k, 100), patternSource(1));
+    expect(cache.usage()[0]).toMatchObject({ entries: 3, usedBytes: 300 });
+    await cache.read('a', 'user');
+    await cache.write(ref('d', 100), patternSource(1));
+    expect(cache.usage()[0].entries).toBe(3);
+    expect(cache.has('b')).toBe(false);
+    expect(storage.entries.has('b')).toBe(false);
+    expect(cache.tierStats.get('storage')!.evictedEntries).toBe(1);
+    expect((await cache.read('b', 'user')).hit).toBe(false);
+    expect((await cache.read('a', 'user')).hit).toBe(true);
+  });
+
+  it('refuses an entry larger than every tier with an INSUFFICIENT_SPACE error', async () => {
+    const { cache } = twoTier(100, 500);
+    await expect(cache.write(ref('huge', 600), patternSource(1))).rejects.toMatchObject({ code: 'INSUFFICIENT_SPACE' });
+    expect(cache.has('huge')).toBe(false);
+    expect(cache.placementFailures).toBe(1);
+  });
+
+  it('treats a write to an existing key, even one still being written, as a no-op', async () => {
+    const { cache, cpu } = twoTier(1000, 10_000);
+    cpu.delayMs = 20;
+    const [first, second] = await Promise.all([cache.write(ref('x', 100), patternSource(1)), cache.write(ref('x', 100), patternSource(2))]);
+    expect(first.written).toBe(true);
+    expect(second.written).toBe(false);
+    expect(cpu.log.filter((l) => l === 'write x')).toHaveLength(1);
+  });
+
+  it('serves a read that arrives while the entry is being written once the write completes', async () => {
+    const { cache, cpu } = twoTier(1000, 10_000);
+    cpu.delayMs = 20;
+    const write = cache.write(ref('x', 100), patternSource(1));
+    const read = cache.read('x', 'user');
+    await write;
+    expect((await read).hit).toBe(true);
+  });
+
+  it('never oversubscribes a tier under concurrent writers (atomic reservations)', async () => {
+    const cpu = new MemoryTier('cpu');
+    const storage = new TerminalMemoryTier('storage');
+    const cache = new MultiTierCache([
+      { backend: cpu, budgetBytes: 1000 },
+      { backend: storage, budgetBytes: 1000 },
+    ]);
+    cpu.delayMs = 5;
+    storage.delayMs = 5;
+    let maxCpu = 0;
+    let maxStorage = 0;
+    const sampler = setInterval(() => {
+      const [c, s] = cache.usage();
+      maxCpu = Math.max(maxCpu, c.usedBytes);
+      maxStorage = Math.max(maxStorage, s.usedBytes);
+    }, 1);
+    await Promise.all(Array.from({ length: 40 }, (_, i) => cache.write(ref(`c${i}`, 100), patternSource(i))));
+    clearInterval(sampler);
+    const [c, s] = cache.usage();
+    expect(maxCpu).toBeLessThanOrEqual(800);
+    expect(maxStorage).toBeLessThanOrEqual(1000);
+    expect(c.usedBytes).toBeLessThanOrEqual(800);
+    expect(s.usedBytes).toBeLessThanOrEqual(1000);
+    expect(c.usedBytes).toBe(c.entries * 100);
+    expect(s.usedBytes).toBe(s.entries * 100);
+  });
+
+  it('counts hits and misses by cache type and resets them', async () => {
+    const { cache } = twoTier(1000, 10_000);
+    await cache.write(ref('a', 100), patternSource(1));
+    await cache.read('a', 'multi_turn');
+    await cache.read('zz', 'system');
+    expect(cache.hits.typeHits('multi_turn')).toBe(1);
+    expect(cache.hits.typeMisses('system')).toBe(1);
+    cache.resetStats();
+    expect(cache.hits.hits + cache.hits.misses).toBe(0);
+    expect(cache.has('a')).toBe(true);
+  });
+});

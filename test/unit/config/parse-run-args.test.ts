@@ -1,0 +1,269 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  SYSTEM_DIRECTORIES,
+  defaultOutputName,
+  parseRunArgs,
+  runHelpText,
+  type ParseRunArgsResult,
+} from '../../../src-main/engine/config/parse-run-args.ts';
+import { RUN_FLAGS } from '../../../src-main/engine/config/flags.ts';
+import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../../src-shared/domain/run-options.ts';
+
+let cwd: string;
+const NOW = new Date(2026, 0, 9, 7, 5, 3);
+const env = () => ({ cwd, now: () => NOW });
+
+beforeAll(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'kvbench-args-'));
+});
+afterAll(() => {
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+function ok(argv: string[]): RunOptions {
+  const r = parseRunArgs(argv, env());
+  if (r.ok !== true) throw new Error(`expected success, got ${JSON.stringify(r)}`);
+  return r.options;
+}
+function errs(argv: string[]): string[] {
+  const r = parseRunArgs(argv, env());
+  if (r.ok !== false) throw new Error(`expected errors, got ${JSON.stringify(r)}`);
+  return r.errors;
+}
+const split = (cmd: string) => cmd.trim().split(/\s+/);
+
+describe('the reference invocations parse unchanged', () => {
+  // Verbatim from the reference's "Recommended Invocations for MLperf v3" (seed 000) and its results
+  // summary (seed 002), after `python kv-cache.py`, with the shell's ${N} / $(hostname) expanded.
+  const invocations: [string, Partial<RunOptions>][] = [
+    ['--model llama2-7b --cpu-memory-gb 0 --max-concurrent-allocs 0 --users 150 --duration 300 --generation-mode none --output results/llama2-7b_stress_trial1.json',
+      { model: 'llama2-7b', cpuMemGb: 0, maxConcurrentAllocs: 0, numUsers: 150, duration: 300, generationMode: 'none' }],
+    ['--model llama2-7b --cpu-memory-gb 4 --max-concurrent-allocs 4 --users 200 --duration 300 --generation-mode none --output results/llama2-7b_tput_trial1.json',
+      { model: 'llama2-7b', cpuMemGb: 4, maxConcurrentAllocs: 4, numUsers: 200 }],
+    ['--model llama3.1-8b --cpu-memory-gb 0 --max-concurrent-allocs 0 --users 200 --duration 300 --generation-mode none --output results/llama3.1-8b_stress_trial1.json',
+      { model: 'llama3.1-8b', cpuMemGb: 0, numUsers: 200 }],
+    ['--model llama3.1-8b --cpu-memory-gb 4 --max-concurrent-allocs 0 --users 150 --duration 300 --generation-mode none --output results/llama3.1-8b_tput_trial1.json',
+      { model: 'llama3.1-8b', cpuMemGb: 4, numUsers: 150 }],
+    ['--model llama3.1-70b-instruct --cpu-memory-gb 0 --max-concurrent-allocs 0 --users 70 --duration 300 --generation-mode none --output results/llama3.1-70b_stress_trial1.json',
+      { model: 'llama3.1-70b-instruct', cpuMemGb: 0, numUsers: 70 }],
+    ['--model llama3.1-70b-instruct --cpu-memory-gb 4 --max-concurrent-allocs 4 --users 20 --duration 300 --generation-mode none --output results/llama3.1-70b_tput_trial1.json',
+      { model: 'llama3.1-70b-instruct', cpuMemGb: 4, maxConcurrentAllocs: 4, numUsers: 20 }],
+    ['--model llama3.1-8b --cpu-memory-gb 0 --max-concurrent-allocs 16 --users 200 --duration 300 --generation-mode none --output results/mlperf_stress_host1_trial1.json',
+      { cpuMemGb: 0, maxConcurrentAllocs: 16, numUsers: 200 }],
+    ['--model llama3.1-8b --cpu-memory-gb 4 --max-concurrent-allocs 0 --users 100 --duration 300 --generation-mode none --output results/mlperf_storage_host1_trial1.json',
+      { cpuMemGb: 4, maxConcurrentAllocs: 0, numUsers: 100 }],
+  ];
+
+  it.each(invocations)('%s', (cmd, expected) => {
+    const o = ok(split(cmd));
+    expect(o).toMatchObject({ duration: 300, generationMode: 'none', ...expected });
+    const outArg = split(cmd).at(-1)!;
+    expect(o.output).toBe(join(cwd, outArg));
+    // Everything not named keeps the reference default.
+    expect(o.gpuMemGb).toBe(DEFAULT_RUN_OPTIONS.gpuMemGb);
+    expect(o.performanceProfile).toBe('latency');
+  });
+
+  it('parsing writes nothing (not even the output directory)', () => {
+    ok(split(invocations[0][0]));
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+});
+
+describe('flag syntax', () => {
+  it('with no arguments gives the defaults, output named like the reference', () => {
+    const o = ok([]);
+    expect({ ...o, output: null, burstTracePath: DEFAULT_RUN_OPTIONS.burstTracePath }).toEqual(DEFAULT_RUN_OPTIONS);
+    expect(o.output).toBe(join(cwd, 'benchmark_results_20260109_070503.json'));
+    expect(defaultOutputName(NOW)).toBe('benchmark_results_20260109_070503.json');
+  });
+
+  it('accepts both spellings of the aliased flags', () => {
+    expect(ok(['--num-users', '7']).numUsers).toBe(7);
+    expect(ok(['--users', '7']).numUsers).toBe(7);
+    expect(ok(['--cpu-mem-gb', '2.5']).cpuMemGb).toBe(2.5);
+    expect(ok(['--cpu-memory-gb', '2.5']).cpuMemGb).toBe(2.5);
+  });
+
+  it('accepts --flag=value, unique prefixes (as argparse), and the last repeat wins', () => {
+    expect(ok(['--num-users=12']).numUsers).toBe(12);
+    expect(ok(['--gen', 'fast']).generationMode).toBe('fast');
+    expect(ok(['--perf=throughput']).performanceProfile).toBe('throughput');
+    expect(ok(['--duration', '10', '--duration', '20']).duration).toBe(20);
+    // Unique among the reference's flags stays unique beside kvbench's (--io-chunk-mib, --io-depth).
+    expect(ok(['--io', 'trace.csv']).ioTraceLog).toBe(join(cwd, 'trace.csv'));
+  });
+
+  it('converts like argparse int()/float()', () => {
+    expect(ok(['--seed', '1_000']).seed).toBe(1000);
+    expect(ok(['--gpu-mem-gb', '1e1']).gpuMemGb).toBe(10);
+    expect(ok(['--request-rate', '.5']).requestRate).toBe(0.5);
+    expect(errs(['--duration', '1.5'])).toEqual(["argument --duration: invalid int value: '1.5'"]);
+    expect(errs(['--gpu-mem-gb', 'lots'])).toEqual(["argument --gpu-mem-gb: invalid float value: 'lots'"]);
+    expect(errs(['--gpu-mem-gb', '0x10'])).toEqual(["argument --gpu-mem-gb: invalid float value: '0x10'"]);
+  });
+
+  it('takes a negative number as a value, so it reaches the range check', () => {
+    expect(errs(['--gpu-mem-gb', '-1'])).toEqual(['--gpu-mem-gb cannot be negative, got -1']);
+    expect(errs(['--num-users', '-5'])).toEqual(['--num-users must be positive, got -5']);
+  });
+
+  it('sets boolean flags and refuses a value for them', () => {
+    const o = ok(['--enable-rag', '--disable-multi-turn', '--disable-prefix-caching', '--precondition', '--verify', '--enable-autoscaling', '--enable-latency-tracing']);
+    expect(o).toMatchObject({
+      enableRag: true, disableMultiTurn: true, disablePrefixCaching: true, precondition: true, verify: true, enableAutoscaling: true, enableLatencyTracing: true,
+      useBurstTrace: false, prefillOnly: false, decodeOnly: false,
+    });
+    expect(errs(['--enable-rag=yes'])).toEqual(["argument --enable-rag: ignored explicit argument 'yes'"]);
+  });
+
+  it('reports a missing value', () => {
+    expect(errs(['--model'])).toEqual(['argument --model: expected one argument']);
+    expect(errs(['--model', '--duration', '5'])).toEqual(['argument --model: expected one argument']);
+  });
+
+  it('reports unknown and ambiguous flags and stray arguments, with a hint', () => {
+    expect(errs(['--nm-users', '5'])).toEqual(['unrecognized arguments: --nm-users 5 (did you mean --num-users?)']);
+    expect(errs(['--p', 'x'])[0]).toMatch(/^ambiguous option: --p could match --performance-profile, --precondition/);
+    expect(errs(['stray'])).toEqual(['unrecognized arguments: stray']);
+    expect(errs(['-x'])).toEqual(['unrecognized arguments: -x']);
+    expect(errs(['--', '--model', 'x'])).toEqual(['unrecognized arguments: --model x']);
+  });
+
+  it("accepts kvbench's own flags", () => {
+    const o = ok(['--io-chunk-mib', '4', '--io-depth', '32', '--direct-io', 'off', '--fsync-policy', 'none', '--promotion', 'on-hit']);
+    expect(o).toMatchObject({ ioChunkMib: 4, ioDepth: 32, directIo: 'off', fsyncPolicy: 'none', promotion: 'on-hit' });
+  });
+
+  it('makes paths absolute against the working directory', () => {
+    const o = ok(['--cache-dir', 'kv', '--xlsx-output', 'r.xlsx', '--io-trace-log', '/abs/t.csv']);
+    expect(o).toMatchObject({ cacheDir: join(cwd, 'kv'), xlsxOutput: join(cwd, 'r.xlsx'), ioTraceLog: '/abs/t.csv' });
+  });
+});
+
+describe('validation through the command line', () => {
+  it('reports all errors together', () => {
+    const e = errs([
+      '--num-users', '0', '--duration', '90000', '--gpu-mem-gb', '-1', '--target-saturation', '1.5',
+      '--tensor-parallel', '4', '--prefill-only', '--decode-only', '--cache-dir', '/etc/kv', '--model', 'nope',
+      '--dataset-path', join(cwd, 'missing.json'), '--bogus', '--seed', 'x',
+    ]);
+    expect(e).toEqual(
+      expect.arrayContaining([
+        'unrecognized arguments: --bogus',
+        "argument --seed: invalid int value: 'x'",
+        '--num-users must be positive, got 0',
+        '--duration exceeds 24 hours (86400s), got 90000',
+        '--gpu-mem-gb cannot be negative, got -1',
+        '--target-saturation must be between 0.0 and 1.0, got 1.5',
+        '--tensor-parallel (4) cannot exceed --num-gpus (1)',
+        '--prefill-only and --decode-only are mutually exclusive',
+        '--cache-dir cannot be a system directory: /etc/kv',
+        `--dataset-path does not exist: ${join(cwd, 'missing.json')}`,
+      ]),
+    );
+    expect(e.some((x) => x.startsWith("Unknown model 'nope'. Available models: deepseek-v3, "))).toBe(true);
+    expect(e).toHaveLength(11);
+  });
+
+  it('allows TP up to the GPU count and warns when it is not a power of two', () => {
+    const r = parseRunArgs(['--num-gpus', '8', '--tensor-parallel', '6'], env()) as Extract<ParseRunArgsResult, { ok: true }>;
+    expect(r.ok).toBe(true);
+    expect(r.options).toMatchObject({ numGpus: 8, tensorParallel: 6 });
+    expect(r.warnings).toEqual(['--tensor-parallel=6 is not a power of 2; uncommon for real deployments but allowed']);
+  });
+
+  it.each(SYSTEM_DIRECTORIES)('refuses %s and its subdirectories as --cache-dir', (dir) => {
+    // Some of these are symlinks on merged-/usr systems (/bin → /usr/bin): the message shows the resolved path.
+    for (const p of [dir, `${dir}/kvbench/cache`]) {
+      const e = errs(['--cache-dir', p]);
+      expect(e).toHaveLength(1);
+      expect(e[0]).toMatch(/^--cache-dir cannot be a system directory: \//);
+    }
+  });
+
+  it('resolves the path first: a symlink into /etc and a path with .. are refused', () => {
+    const link = join(cwd, 'to-etc');
+    symlinkSync('/etc', link);
+    try {
+      expect(errs(['--cache-dir', join(link, 'sub')])).toEqual(['--cache-dir cannot be a system directory: /etc/sub']);
+      expect(errs(['--cache-dir', '/tmp/../etc'])).toEqual(['--cache-dir cannot be a system directory: /etc']);
+      expect(errs(['--cache-dir', '/tmp/../dev/shm/kv'])).toEqual(['--cache-dir cannot be a system directory: /dev/shm/kv']);
+    } finally {
+      rmSync(link);
+    }
+  });
+
+  it('compares whole path components (a fix: the reference also refused /devices, /rootfs, /etcetera)', () => {
+    for (const p of ['/devices/kv', '/rootfs/kv', '/etcetera']) expect(ok(['--cache-dir', p]).cacheDir).toBe(p);
+  });
+
+  it('refuses a --cache-dir that is a file', () => {
+    const f = join(cwd, 'a-file');
+    writeFileSync(f, 'x');
+    try {
+      expect(errs(['--cache-dir', f])).toEqual([`--cache-dir is not a directory: ${f}`]);
+    } finally {
+      rmSync(f);
+    }
+  });
+
+  it('input files must exist: --dataset-path, --validation-trace, --config', () => {
+    const missing = join(cwd, 'nope');
+    expect(errs(['--dataset-path', missing])).toEqual([`--dataset-path does not exist: ${missing}`]);
+    expect(errs(['--validation-trace', missing])).toEqual([`--validation-trace does not exist: ${missing}`]);
+    expect(errs(['--config', missing])).toEqual([`Config file not found: ${missing}`]);
+    expect(errs(['--dataset-path', cwd])).toEqual([`--dataset-path is not a file: ${cwd}`]);
+  });
+
+  it('--burst-trace-path must exist when --use-burst-trace is set: file, directory of CSVs, or glob', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kvbench-burst-'));
+    try {
+      const csv = join(dir, 'BurstGPT_1.csv');
+      // Without --use-burst-trace the path is not read (reference behaviour).
+      expect(ok(['--burst-trace-path', join(dir, 'absent.csv')]).useBurstTrace).toBe(false);
+      expect(errs(['--use-burst-trace'])).toEqual([`--burst-trace-path does not exist: ${join(cwd, 'BurstGPT/data/BurstGPT_1.csv')}`]);
+      expect(errs(['--use-burst-trace', '--burst-trace-path', dir])).toEqual([`--burst-trace-path: no CSV files matched: ${join(dir, '*.csv')}`]);
+      writeFileSync(csv, 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n');
+      expect(ok(['--use-burst-trace', '--burst-trace-path', csv]).burstTracePath).toBe(csv);
+      expect(ok(['--use-burst-trace', '--burst-trace-path', dir]).burstTracePath).toBe(dir);
+      expect(ok(['--use-burst-trace', '--burst-trace-path', join(dir, 'Burst*.csv')]).useBurstTrace).toBe(true);
+      expect(errs(['--use-burst-trace', '--burst-trace-path', join(dir, 'x*.csv')])).toEqual([`--burst-trace-path: no CSV files matched: ${join(dir, 'x*.csv')}`]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('existing input files are accepted', () => {
+    const f = join(cwd, 'sharegpt.json');
+    writeFileSync(f, '[]');
+    try {
+      expect(ok(['--dataset-path', 'sharegpt.json', '--validation-trace', f])).toMatchObject({ datasetPath: f, validationTrace: f });
+    } finally {
+      rmSync(f);
+    }
+  });
+});
+
+describe('--help', () => {
+  it('is returned instead of options, wherever it appears', () => {
+    expect(parseRunArgs(['--num-users', '5', '--help']).ok).toBe('help');
+    expect(parseRunArgs(['-h', '--bogus']).ok).toBe('help');
+  });
+
+  it('lists every flag and alias with its default and unit', () => {
+    const text = runHelpText();
+    for (const s of RUN_FLAGS) {
+      for (const name of [s.flag, ...s.aliases]) expect(text).toContain(name);
+      const line = text.split('\n').find((l) => l.trimStart().startsWith(s.flag))!;
+      expect(line).toMatch(/\(default: [^)]+\)$/);
+      if (s.unit) expect(line).toContain(`[${s.unit}]`);
+    }
+    expect(text).toContain('--num-users N, --users N');
+    expect(text).toContain('(default: 100)');
+    expect(text).toContain('llama3.1-70b-instruct');
+  });
+});
