@@ -37,7 +37,8 @@ export class MemoryTier implements TierBackend {
     if (!chunks) throw new Error(`${this.name}: no entry ${entry.key}`);
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     for (let i = 0; i < chunks.length; i++) {
-      const copy = Buffer.from(chunks[i]);
+      const copy = Buffer.from(new SharedArrayBuffer(chunks[i].length));
+      chunks[i].copy(copy);
       if (sink) await sink({ index: i, entryOffsetBytes: i * this.chunkBytes, buffer: copy });
     }
     this.log.push(`read ${entry.key}`);

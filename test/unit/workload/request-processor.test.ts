@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
+import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
+import { PayloadPool } from '../../../src-main/engine/io/payload.ts';
+import { RunRecorder } from '../../../src-main/engine/metrics/run-recorder.ts';
+import { RequestProcessor } from '../../../src-main/engine/workload/request-processor.ts';
+import { Semaphore } from '../../../src-main/engine/workload/request-queue.ts';
+import type { KvRequest } from '../../../src-main/engine/workload/synthetic-workload.ts';
+import { MemoryTier, TerminalMemoryTier } from '../../support/memory-tier.ts';
+
+let bytes: BytePool;
+beforeAll(async () => {
+  bytes = await BytePool.start({ threads: 0, pool: PayloadPool.create(1, 1024 * 1024) });
+});
+afterAll(async () => {
+  await bytes.close();
+});
+
+function setup(opts: { verify?: boolean } = {}) {
+  const cpu = new MemoryTier('cpu', 4096);
+  const storage = new TerminalMemoryTier('storage', 4096);
+  const cache = new MultiTierCache([
+    { backend: cpu, budgetBytes: 1 << 20 },
+    { backend: storage, budgetBytes: 1 << 24 },
+  ]);
+  const recorder = new RunRecorder({ interactive: 50, responsive: 100, batch: 1000 });
+  const processor = new RequestProcessor({
+    cache,
+    bytes,
+    recorder,
+    seed: 1,
+    entrySizeBytes: (tokens) => tokens * 16,
+    modelBytesPerToken: 16,
+    allocations: new Semaphore(0),
+    generationSecondsPerToken: 0,
+    verify: opts.verify ?? false,
+    stopSignal: new AbortController().signal,
+  });
+  return { cache, cpu, storage, recorder, processor };
+}
+
+function request(over: Partial<KvRequest>): KvRequest {
+  return {
+    seq: 0,
+    id: 'r0',
+    userIndex: 0,
+    userId: 'user_0000',
+    qos: 'batch',
+    priority: 1,
+    arrivalNs: 0,
+    submitNs: process.hrtime.bigint(),
+    contextTokens: 100,
+    generationTokens: 100,
+    phase: 'prefill_decode',
+    cacheKey: 'conv_a_turn_1',
+    conversationId: 'conv_a',
+    turn: 1,
+    previousTurnKeys: [],
+    systemPrompt: null,
+    ragChunks: null,
+    decodeKey: 'conv_a_turn_1',
+    cacheType: 'user',
+    ...over,
+  };
+}
+
+describe('RequestProcessor', () => {
+  it('writes the prefill entry, then reads it 1 + ceil(generated / 32) times on a hit', async () => {
+    const { cpu, recorder, processor } = setup();
+    await processor.process(request({ generationTokens: 100 }), process.hrtime.bigint());
+    expect(cpu.log.filter((l) => l === 'write conv_a_turn_1')).toHaveLength(1);
+    expect(cpu.log.filter((l) => l === 'read conv_a_turn_1')).toHaveLength(1 + Math.ceil(100 / 32));
+    expect(recorder.requestsCompleted).toBe(1);
+    expect(recorder.prefillBytesWritten).toBe(1600);
+    expect(recorder.decodeBytesRead).toBe(1600 * 5);
+  });
+
+  it('reloads the earlier turns before the prefill of turn 3', async () => {
+    const { cpu, recorder, processor } = setup();
+    await processor.process(request({ generationTokens: 1 }), 0n);
+    await processor.process(request({ turn: 2, cacheKey: 'conv_a_turn_2', decodeKey: 'conv_a_turn_2', previousTurnKeys: ['conv_a_turn_1'], generationTokens: 1 }), 0n);
+    cpu.log.length = 0;
+    await processor.process(
+      request({ turn: 3, cacheKey: 'conv_a_turn_3', decodeKey: 'conv_a_turn_3', previousTurnKeys: ['conv_a_turn_1', 'conv_a_turn_2'], generationTokens: 1 }),
+      0n,
+    );
+    expect(cpu.log.slice(0, 3)).toEqual(['read conv_a_turn_1', 'read conv_a_turn_2', 'write conv_a_turn_3']);
+    expect(recorder.multiTurnHits).toBe(3);
+  });
+
+  it('writes a shared system prompt on its first miss so that later requests hit it', async () => {
+    const { recorder, processor, cache } = setup();
+    const systemPrompt = { key: 'kv_system_x', tokens: 5 };
+    await processor.process(request({ systemPrompt, cacheType: 'system' }), 0n);
+    await processor.process(request({ systemPrompt, cacheType: 'system', cacheKey: 'k2', decodeKey: 'k2' }), 0n);
+    expect(recorder.prefixMisses).toBe(1);
+    expect(recorder.prefixHits).toBe(1);
+    expect(recorder.systemPromptWrites).toBe(1);
+    expect(recorder.prefixBytesSaved).toBe(5 * 16);
+    expect(cache.hits.typeHits('system')).toBeGreaterThan(1);
+  });
+
+  it('does only the prefill for prefill-only requests', async () => {
+    const { cpu, processor } = setup();
+    await processor.process(request({ phase: 'prefill' }), 0n);
+    expect(cpu.log).toEqual(['write conv_a_turn_1']);
+  });
+
+  it('verifies read bytes against the payload and reports none corrupt when nothing is', async () => {
+    const { processor } = setup({ verify: true });
+    await processor.process(request({ generationTokens: 40 }), 0n);
+    expect(processor.verifyErrorCount).toBe(0);
+  });
+
+  it('reports a corrupt chunk with its key and offset', async () => {
+    const { cpu, processor } = setup({ verify: true });
+    await processor.process(request({ phase: 'prefill' }), 0n);
+    cpu.entries.get('conv_a_turn_1')![0][100] ^= 0xff;
+    await processor.read('conv_a_turn_1', 'user');
+    expect(processor.verifyErrorCount).toBe(1);
+    expect(processor.verifyFailures[0]).toEqual({ key: 'conv_a_turn_1', tier: 'cpu', offsetBytes: 100 });
+  });
+});

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { SyntheticWorkload, type KvRequest } from '../../../src-main/engine/workload/synthetic-workload.ts';
+import { PERSONAS, PREFILL_ONLY_CONTEXT_TOKENS } from '../../../src-main/engine/workload/personas.ts';
+import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts';
+
+function workload(seed: number, numUsers: number, extra: Partial<ConstructorParameters<typeof SyntheticWorkload>[0]> = {}) {
+  return new SyntheticWorkload({
+    seed,
+    numUsers,
+    multiTurn: true,
+    prefixCaching: true,
+    mode: 'standard',
+    ragDocuments: null,
+    prepopulatedKeys: [],
+    ...extra,
+  });
+}
+
+function take(w: SyntheticWorkload, n: number): KvRequest[] {
+  return Array.from({ length: n }, () => w.next());
+}
+
+describe('SyntheticWorkload', () => {
+  it('offers the same request stream for the same seed and configuration, and a different one for another seed', () => {
+    const a = workload(42, 20);
+    const b = workload(42, 20);
+    const c = workload(43, 20);
+    const ra = take(a, 500);
+    const rb = take(b, 500);
+    take(c, 500);
+    expect(ra).toEqual(rb);
+    expect(a.digest()).toBe(b.digest());
+    expect(a.digest()).not.toBe(c.digest());
+  });
+
+  it('issues requests in arrival order (open loop: arrivals never depend on completions)', () => {
+    const reqs = take(workload(7, 50), 2000);
+    for (let i = 1; i < reqs.length; i++) expect(reqs[i].arrivalNs).toBeGreaterThanOrEqual(reqs[i - 1].arrivalNs);
+    expect(reqs.map((r) => r.seq)).toEqual(reqs.map((_, i) => i));
+  });
+
+  it("keeps each user's stream independent of how many other users exist", () => {
+    const few = take(workload(9, 3), 300).filter((r) => r.userIndex === 1);
+    const many = take(workload(9, 30), 3000).filter((r) => r.userIndex === 1);
+    const n = Math.min(few.length, many.length, 20);
+    const strip = (r: KvRequest) => ({ ...r, seq: 0, id: '', cacheKey: r.conversationId ? r.cacheKey : '' , decodeKey: '' });
+    expect(few.slice(0, n).map(strip)).toEqual(many.slice(0, n).map(strip));
+  });
+
+  it('draws context and generation lengths within the persona ranges, and applies the 10,000-token prefill-only rule', () => {
+    const reqs = take(workload(11, 200, { prefixCaching: false }), 5000);
+    const maxCtx = Math.max(...PERSONAS.map((p) => p.contextTokens[1]));
+    for (const r of reqs) {
+      expect(r.contextTokens).toBeGreaterThanOrEqual(1);
+      expect(r.contextTokens).toBeLessThanOrEqual(maxCtx);
+      expect(r.phase).toBe(r.contextTokens >= PREFILL_ONLY_CONTEXT_TOKENS ? 'prefill' : 'prefill_decode');
+    }
+    expect(reqs.some((r) => r.phase === 'prefill')).toBe(true);
+  });
+
+  it('assigns QoS classes to about 15 / 35 / 50 % of users', () => {
+    const w = workload(5, 10_000);
+    const users = w.users();
+    const share = (q: string) => users.filter((u) => u.qos === q).length / users.length;
+    expect(share('interactive')).toBeCloseTo(0.15, 1);
+    expect(share('responsive')).toBeCloseTo(0.35, 1);
+    expect(share('batch')).toBeCloseTo(0.5, 1);
+  });
+
+  it('reloads every earlier turn: turn N reads N−1 entries, N(N−1)/2 over a conversation', () => {
+    const reqs = take(workload(3, 5, { prefixCaching: false }), 3000);
+    const byConversation = new Map<string, KvRequest[]>();
+    for (const r of reqs) {
+      const list = byConversation.get(r.conversationId!) ?? [];
+      list.push(r);
+      byConversation.set(r.conversationId!, list);
+    }
+    let multiTurnSeen = false;
+    for (const turns of byConversation.values()) {
+      turns.forEach((r, i) => {
+        expect(r.turn).toBe(i + 1);
+        expect(r.previousTurnKeys).toEqual(Array.from({ length: i }, (_, t) => `${r.conversationId}_turn_${t + 1}`));
+      });
+      const n = turns.length;
+      if (n > 2) multiTurnSeen = true;
+      expect(turns.reduce((sum, r) => sum + r.previousTurnKeys.length, 0)).toBe((n * (n - 1)) / 2);
+      expect(n).toBeLessThanOrEqual(50);
+    }
+    expect(multiTurnSeen).toBe(true);
+  });
+
+  it('gives every request a unique key and no reloads when multi-turn is disabled', () => {
+    const reqs = take(workload(3, 5, { multiTurn: false }), 500);
+    expect(new Set(reqs.map((r) => r.cacheKey)).size).toBe(500);
+    expect(reqs.every((r) => r.previousTurnKeys.length === 0 && r.turn === 1 && r.conversationId === null)).toBe(true);
+  });
+
+  it('detects a shared system prompt in about 20 % of requests, with the 3 fixed prompts', () => {
+    const reqs = take(workload(8, 100), 10_000);
+    const withPrompt = reqs.filter((r) => r.systemPrompt);
+    expect(withPrompt.length / reqs.length).toBeCloseTo(0.2, 1);
+    expect(new Set(withPrompt.map((r) => r.systemPrompt!.key)).size).toBe(3);
+    expect(new Set(withPrompt.map((r) => r.systemPrompt!.tokens))).toEqual(new Set([5, 9, 6]));
+    expect(withPrompt.every((r) => r.cacheType === 'system')).toBe(true);
+  });
+
+  it('points decode-only requests at pre-populated entries and prefill-only requests at no decode', () => {
+    const keys = ['prepop_0', 'prepop_1', 'prepop_2'];
+    const d = take(workload(1, 10, { mode: 'decode-only', prepopulatedKeys: keys }), 200);
+    expect(d.every((r) => r.phase === 'decode' && keys.includes(r.decodeKey) && r.previousTurnKeys.length === 0)).toBe(true);
+    const p = take(workload(1, 10, { mode: 'prefill-only' }), 200);
+    expect(p.every((r) => r.phase === 'prefill')).toBe(true);
+  });
+});
+
+describe('RequestQueue', () => {
+  const req = (seq: number, priority: number, arrivalNs: number) => ({ seq, priority, arrivalNs }) as KvRequest;
+
+  it('serves higher priority first, then earlier arrival, then lower sequence number', async () => {
+    const q = new RequestQueue();
+    q.push(req(0, 1, 10));
+    q.push(req(1, 3, 30));
+    q.push(req(2, 2, 5));
+    q.push(req(3, 3, 20));
+    q.push(req(4, 3, 20));
+    const order: number[] = [];
+    for (let i = 0; i < 5; i++) order.push((await q.take())!.seq);
+    expect(order).toEqual([3, 4, 1, 2, 0]);
+  });
+
+  it('wakes a waiting worker on push and returns null to waiters once closed', async () => {
+    const q = new RequestQueue();
+    const waiting = q.take();
+    q.push(req(9, 1, 0));
+    expect((await waiting)!.seq).toBe(9);
+    const w2 = q.take();
+    q.push(req(10, 1, 0));
+    q.close();
+    expect((await w2)!.seq).toBe(10);
+    expect(await q.take()).toBeNull();
+  });
+});
