@@ -20,17 +20,8 @@ import { CpuTier } from './tiers/cpu-tier.ts';
 import { StorageTier } from './tiers/storage-tier.ts';
 import { prepareStorageTarget, releaseStorageTarget, type StorageTarget } from './tiers/storage-target.ts';
 import type { TierAvailability } from './tiers/tier-backend.ts';
-import {
-  DECODE_ONLY_ENTRIES_PER_USER,
-  GENERATION_SECONDS_PER_TOKEN,
-  MAX_WORKERS,
-  PERSONAS,
-  PREPOPULATED_ENTRY_TOKENS,
-  QOS_CLASSES,
-  RAG_CHUNK_TOKENS,
-  RAG_MAX_CHUNK_BYTES,
-  type QosLevel,
-} from './workload/personas.ts';
+import { DECODE_ONLY_ENTRIES_PER_USER, MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workload/personas.ts';
+import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
 import { RequestQueue, Semaphore } from './workload/request-queue.ts';
 import { Rng } from './workload/rng.ts';
@@ -68,21 +59,23 @@ function unsupportedFeatures(o: RunOptions): string[] {
 }
 
 /** Largest entry the configured workload can write, so the storage target can be checked up front. */
-function largestEntryBytes(model: ModelSpec, o: RunOptions): number {
-  const maxContext = Math.max(...PERSONAS.map((p) => p.contextTokens[1]), PREPOPULATED_ENTRY_TOKENS);
+function largestEntryBytes(model: ModelSpec, o: RunOptions, profile: WorkloadProfile): number {
+  const maxContext = Math.max(...profile.personas.map((p) => p.contextTokens[1]), PREPOPULATED_ENTRY_TOKENS);
   return entryBytes(model, maxContext, o.tensorParallel);
 }
 
-function ragDocuments(model: ModelSpec, o: RunOptions, seed: number): RagDocument[] | null {
+function ragDocuments(model: ModelSpec, o: RunOptions, seed: number, profile: WorkloadProfile): RagDocument[] | null {
   if (!o.enableRag || o.ragNumDocs <= 0) return null;
   // A stream of its own (index 0; users use 1..n), so documents do not depend on the user count.
   const rng = new Rng(seed, 0);
   const large = model.hiddenSize >= 8192 || model.layers >= 64;
   const perToken = entryBytes(model, 1, o.tensorParallel);
-  const chunkTokens = Math.max(1, Math.min(RAG_CHUNK_TOKENS, Math.floor(RAG_MAX_CHUNK_BYTES / Math.max(1, perToken))));
+  const rag = profile.rag;
+  const chunkTokens = Math.max(1, Math.min(rag.chunkTokens, Math.floor(rag.maxChunkBytes / Math.max(1, perToken))));
   const docs: RagDocument[] = [];
   for (let i = 0; i < o.ragNumDocs; i++) {
-    const tokens = large ? rng.int(1024, 4096) : rng.int(4000, 12000);
+    const range = large ? rag.largeModelDocTokens : rag.smallModelDocTokens;
+    const tokens = rng.int(range[0], range[1]);
     const id = `doc_${String(i).padStart(4, '0')}`;
     const chunks = [];
     for (let c = 0, left = tokens; left > 0; c++, left -= chunkTokens) {
@@ -108,6 +101,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   if (!resolved.ok) throw new KvbenchError('VALIDATION', resolved.error);
   const model = resolved.model;
   const log = ctx.onLog;
+  const { profile, notApplied } = resolveWorkloadProfile(o.tuning);
+  if (notApplied.length > 0) log('warn', `config keys kvbench does not act on (recorded in the results): ${notApplied.join(', ')}`);
 
   const cpuBudgetBytes = Math.floor(o.cpuMemGb * GIB);
   const usableMemory = os.totalmem() - CPU_TIER_MEMORY_RESERVE_BYTES;
@@ -137,7 +132,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   const target = await prepareStorageTarget({
     cacheDir: o.cacheDir,
     storageCapacityGb: o.storageCapacityGb,
-    largestEntryBytes: largestEntryBytes(model, o),
+    largestEntryBytes: largestEntryBytes(model, o, profile),
   });
 
   let bytes: BytePool | null = null;
@@ -166,9 +161,9 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       });
     }
     tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
-    cache = new MultiTierCache(tiers);
+    cache = new MultiTierCache(tiers, { fillTarget: profile.tierFillTarget, entrySizeCap: profile.tierEntrySizeCap });
 
-    return await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, target, gpu, cpuBudgetBytes, chunkBytes });
+    return await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, target, gpu, cpuBudgetBytes, chunkBytes, profile, notApplied });
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
     if (store) await store.removeAll().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
@@ -190,6 +185,8 @@ interface MeasureArgs {
   gpu: TierAvailability;
   cpuBudgetBytes: number;
   chunkBytes: number;
+  profile: WorkloadProfile;
+  notApplied: string[];
 }
 
 async function measure(a: MeasureArgs): Promise<RunOutcome> {
@@ -200,7 +197,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // The histogram holds whole timer intervals; lag is what exceeds the resolution.
   const lagNs = (v: number): number => Math.max(0, v - LAG_RESOLUTION_MS * 1e6);
   lag.enable();
-  const qosTargets = Object.fromEntries(QOS_CLASSES.map((q) => [q.level, q.targetP95Ms])) as Record<QosLevel, number>;
+  const qosTargets = Object.fromEntries(a.profile.qos.map((q) => [q.level, q.targetP95Ms])) as Record<QosLevel, number>;
   let recorder = new RunRecorder(qosTargets);
   const stop = new AbortController();
   const end: { status: TrialStatus; reason: string | null; fatal: unknown } = { status: 'complete', reason: null, fatal: null };
@@ -221,7 +218,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     entrySizeBytes: a.entrySizeBytes,
     modelBytesPerToken: entryBytes(a.model, 1, 1),
     allocations: new Semaphore(o.maxConcurrentAllocs),
-    generationSecondsPerToken: GENERATION_SECONDS_PER_TOKEN[o.generationMode],
+    generationSecondsPerToken: a.profile.generationSecondsPerToken[o.generationMode],
+    decodeBatchTokens: a.profile.decodeBatchTokens,
     verify: o.verify,
     stopSignal: stop.signal,
   });
@@ -249,7 +247,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
 
   // ---- preparatory phases (their I/O is excluded from the measured statistics) ----
   progress('starting');
-  const docs = ragDocuments(a.model, o, a.seed);
+  const docs = ragDocuments(a.model, o, a.seed, a.profile);
   let ragIngestedBytes = 0;
   if (docs) {
     log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
@@ -294,6 +292,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     mode: o.decodeOnly ? 'decode-only' : o.prefillOnly ? 'prefill-only' : 'standard',
     ragDocuments: docs,
     prepopulatedKeys,
+    profile: a.profile,
   });
   const queue = new RequestQueue();
   const t0 = process.hrtime.bigint();
@@ -420,11 +419,12 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     verify: { enabled: o.verify, errors: processor.verifyErrorCount, failures: processor.verifyFailures },
     rag: a.o.enableRag && docs ? { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), ingestedBytes: ragIngestedBytes } : null,
     queueMaxDepth: queue.maxDepth,
+    configKeysNotApplied: a.notApplied,
   };
   const results = buildResults(facts);
   const summaryText = formatConsoleSummary(results, {
     generationMode: o.generationMode,
-    msPerToken: GENERATION_SECONDS_PER_TOKEN[o.generationMode] * 1000,
+    msPerToken: a.profile.generationSecondsPerToken[o.generationMode] * 1000,
     performanceProfile: o.performanceProfile,
     durationS: o.duration,
     bytesPerToken: entryBytes(a.model, 1, o.tensorParallel),

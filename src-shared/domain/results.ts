@@ -152,6 +152,8 @@ export interface KvbenchSection {
   };
   verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierKey; offset_bytes: number }[] };
   queue: { max_depth: number };
+  /** Keys of the --config tuning sections this build accepted but does not act on. */
+  config_keys_not_applied: string[];
   engine_health: {
     event_loop_lag_ns: { p50: number; p99: number; max: number };
     byte_workers: { threads: number; utilisation: number };

@@ -76,8 +76,13 @@ export class MultiTierCache {
   /** Entries that could be placed nowhere (larger than every tier). */
   placementFailures = 0;
 
-  constructor(tiers: CacheTier[]) {
+  readonly #fillTarget: number;
+  readonly #entrySizeCap: number;
+
+  constructor(tiers: CacheTier[], rules: { fillTarget?: number; entrySizeCap?: number } = {}) {
     if (tiers.length === 0) throw new Error('the cache needs at least one tier');
+    this.#fillTarget = rules.fillTarget ?? TIER_FILL_TARGET;
+    this.#entrySizeCap = rules.entrySizeCap ?? TIER_ENTRY_SIZE_CAP;
     this.#tiers = tiers.map((t, i) => ({
       name: t.backend.name,
       backend: t.backend,
@@ -244,8 +249,8 @@ export class MultiTierCache {
         if (await this.#reserve(i, entry.sizeBytes, tier.budgetBytes)) return i;
         return -1;
       }
-      if (entry.sizeBytes > tier.budgetBytes * TIER_ENTRY_SIZE_CAP) continue;
-      if (await this.#reserve(i, entry.sizeBytes, tier.budgetBytes * TIER_FILL_TARGET, tier.budgetBytes * TIER_NEARLY_EMPTY)) return i;
+      if (entry.sizeBytes > tier.budgetBytes * this.#entrySizeCap) continue;
+      if (await this.#reserve(i, entry.sizeBytes, tier.budgetBytes * this.#fillTarget, tier.budgetBytes * TIER_NEARLY_EMPTY)) return i;
     }
     return -1;
   }

@@ -56,6 +56,7 @@ export interface RunFacts {
   verify: { enabled: boolean; errors: number; failures: VerifyFailure[] };
   rag: { documents: number; chunks: number; ingestedBytes: number } | null;
   queueMaxDepth: number;
+  configKeysNotApplied: string[];
 }
 
 const ms = (ns: number): number => ns / 1e6;
@@ -326,6 +327,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
       failures: f.verify.failures.map((v) => ({ key: v.key, tier: v.tier, offset_bytes: v.offsetBytes })),
     },
     queue: { max_depth: f.queueMaxDepth },
+    config_keys_not_applied: f.configKeysNotApplied,
     engine_health: {
       event_loop_lag_ns: f.eventLoopLagNs,
       byte_workers: { threads: f.byteWorkers.threads, utilisation: f.byteWorkers.wallNs > 0 ? f.byteWorkers.busyNs / (f.byteWorkers.wallNs * Math.max(1, f.byteWorkers.threads)) : 0 },

@@ -5,7 +5,6 @@ import { keyHash64 } from '../io/payload.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
 import type { ChunkSink, ChunkSource, TierName } from '../tiers/tier-backend.ts';
-import { DECODE_BATCH_TOKENS } from './personas.ts';
 import type { Semaphore } from './request-queue.ts';
 import type { KvRequest } from './synthetic-workload.ts';
 
@@ -26,6 +25,8 @@ export interface ProcessorDeps {
   modelBytesPerToken: number;
   allocations: Semaphore;
   generationSecondsPerToken: number;
+  /** Tokens per decode batch: a hit re-reads the entry ceil(generated / this) more times. */
+  decodeBatchTokens: number;
   verify: boolean;
   /** Aborted when the measured phase ends: sleeps end early and no new step starts. */
   stopSignal: AbortSignal;
@@ -156,7 +157,7 @@ export class RequestProcessor {
       if (first.hit) {
         decodeNs += first.timing!.durationNs;
         rec.decodeBytesRead += first.timing!.bytes;
-        const batches = Math.ceil(req.generationTokens / DECODE_BATCH_TOKENS);
+        const batches = Math.ceil(req.generationTokens / d.decodeBatchTokens);
         for (let i = 0; i < batches; i++) {
           checkStop();
           const r = await this.read(req.decodeKey, req.cacheType);

@@ -1,20 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Rng } from './rng.ts';
-import {
-  CONVERSATION_END_PROBABILITY,
-  CONVERSATION_MAX_TURNS,
-  MAX_TRACKED_CONVERSATIONS,
-  PERSONAS,
-  PREFILL_ONLY_CONTEXT_TOKENS,
-  QOS_CLASSES,
-  RAG_REQUEST_PROBABILITY,
-  RAG_TOP_K,
-  SYSTEM_PROMPT_PROBABILITY,
-  SYSTEM_PROMPTS,
-  type Persona,
-  type QosLevel,
-  type RequestPhase,
-} from './personas.ts';
+import { PREFILL_ONLY_CONTEXT_TOKENS, SYSTEM_PROMPTS, type Persona, type QosLevel, type RequestPhase } from './personas.ts';
+import { DEFAULT_WORKLOAD_PROFILE, type WorkloadProfile } from './workload-profile.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
 
 export interface SystemPromptRef {
@@ -70,6 +57,8 @@ export interface SyntheticWorkloadOptions {
   ragDocuments: RagDocument[] | null;
   /** Keys a decode-only run reads (pre-populated before the run). */
   prepopulatedKeys: string[];
+  /** Workload constants (personas, QoS mix, conversation and RAG parameters); the reference's by default. */
+  profile?: WorkloadProfile;
 }
 
 interface UserState {
@@ -106,6 +95,7 @@ const SYSTEM_PROMPT_REFS = SYSTEM_PROMPTS.map(systemPromptRef);
  */
 export class SyntheticWorkload {
   readonly #opts: SyntheticWorkloadOptions;
+  readonly #profile: WorkloadProfile;
   readonly #users: UserState[] = [];
   /** Min-heap of users by (nextArrivalNs, index). */
   readonly #heap: UserState[] = [];
@@ -116,6 +106,7 @@ export class SyntheticWorkload {
 
   constructor(opts: SyntheticWorkloadOptions) {
     this.#opts = opts;
+    this.#profile = opts.profile ?? DEFAULT_WORKLOAD_PROFILE;
     this.addUsers(opts.numUsers, 0);
   }
 
@@ -136,12 +127,13 @@ export class SyntheticWorkload {
     for (let n = 0; n < count; n++) {
       const index = this.#users.length;
       const rng = new Rng(this.#opts.seed, index + 1);
-      const persona = rng.pick(PERSONAS);
+      const persona = rng.pick(this.#profile.personas);
       const contextTokens = rng.int(persona.contextTokens[0], persona.contextTokens[1]);
       const generationTokens = rng.int(persona.generationTokens[0], persona.generationTokens[1]);
       const thinkTimeS = rng.uniform(persona.thinkTimeS[0], persona.thinkTimeS[1]);
       const r = rng.next();
-      const qos = r < QOS_CLASSES[0].share ? QOS_CLASSES[0] : r < QOS_CLASSES[0].share + QOS_CLASSES[1].share ? QOS_CLASSES[1] : QOS_CLASSES[2];
+      const [interactive, responsive, batch] = this.#profile.qos;
+      const qos = r < interactive.share ? interactive : r < interactive.share + responsive.share ? responsive : batch;
       const user: UserState = {
         index,
         id: `user_${String(index).padStart(4, '0')}`,
@@ -210,7 +202,7 @@ export class SyntheticWorkload {
     if (o.multiTurn) {
       if (user.conversationId !== null) {
         const tracked = this.#conversations.has(user.conversationId);
-        const ends = rng.next() < CONVERSATION_END_PROBABILITY || user.conversationTurn >= CONVERSATION_MAX_TURNS;
+        const ends = rng.next() < this.#profile.conversationEndProbability || user.conversationTurn >= this.#profile.conversationMaxTurns;
         if (!tracked || ends) {
           this.#conversations.delete(user.conversationId);
           user.conversationId = null;
@@ -219,7 +211,7 @@ export class SyntheticWorkload {
       if (user.conversationId === null) {
         user.conversationId = `conv_${user.id}_${String(user.conversationsStarted++).padStart(4, '0')}`;
         user.conversationTurn = 0;
-        if (this.#conversations.size >= MAX_TRACKED_CONVERSATIONS) {
+        if (this.#conversations.size >= this.#profile.maxTrackedConversations) {
           const oldest = this.#conversations.keys().next().value as string;
           this.#conversations.delete(oldest);
         }
@@ -234,15 +226,15 @@ export class SyntheticWorkload {
     const generationTokens = rng.int(Math.max(1, Math.floor(user.generationTokens / 4)), user.generationTokens);
 
     let systemPrompt: SystemPromptRef | null = null;
-    if (o.prefixCaching && rng.chance(SYSTEM_PROMPT_PROBABILITY)) {
+    if (o.prefixCaching && rng.chance(this.#profile.systemPromptProbability)) {
       systemPrompt = rng.pick(SYSTEM_PROMPT_REFS);
       contextTokens = Math.max(1, contextTokens - systemPrompt.tokens);
     }
 
     let ragChunks: RagChunk[] | null = null;
-    if (o.ragDocuments && o.ragDocuments.length > 0 && rng.chance(RAG_REQUEST_PROBABILITY)) {
+    if (o.ragDocuments && o.ragDocuments.length > 0 && rng.chance(this.#profile.rag.requestProbability)) {
       const doc = rng.pick(o.ragDocuments);
-      ragChunks = zipfTopK(doc.chunks, RAG_TOP_K, rng);
+      ragChunks = zipfTopK(doc.chunks, this.#profile.rag.topK, rng);
     }
 
     let decodeKey = '';

@@ -286,7 +286,8 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
           offset_bytes: i * 4096,
         })),
       },
-      queue: { max_depth: 37 },
+      config_keys_not_applied: [],
+    queue: { max_depth: 37 },
       engine_health: {
         event_loop_lag_ns: { p50: 150_000, p99: 4_560_000, max: 12_000_000 },
         byte_workers: { threads: 4, utilisation: 0.456 },

@@ -33,6 +33,7 @@ function setup(opts: { verify?: boolean } = {}) {
     modelBytesPerToken: 16,
     allocations: new Semaphore(0),
     generationSecondsPerToken: 0,
+    decodeBatchTokens: 32,
     verify: opts.verify ?? false,
     stopSignal: new AbortController().signal,
   });
