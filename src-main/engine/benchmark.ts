@@ -25,7 +25,11 @@ import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workloa
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
 import { RequestQueue, Semaphore } from './workload/request-queue.ts';
 import { Rng } from './workload/rng.ts';
-import { SyntheticWorkload, type RagDocument } from './workload/synthetic-workload.ts';
+import type { RagDocument } from './workload/synthetic-workload.ts';
+import { createWorkloadSource } from './workload/sources/create-source.ts';
+import type { WorkloadSource } from './workload/workload-source.ts';
+import { WorkerPool } from './workload/worker-pool.ts';
+import { Autoscaler } from './workload/autoscaler.ts';
 
 export type LogFn = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
@@ -42,12 +46,13 @@ const MAX_BYTE_THREADS = 4;
 const PROGRESS_INTERVAL_MS = 100;
 const TIMELINE_INTERVAL_MS = 1000;
 const LAG_RESOLUTION_MS = 5;
+/** Storage read P95 that the qos autoscaler treats as full saturation (the latency profile's read criterion). */
+const AUTOSCALER_READ_P95_THRESHOLD_MS = 200;
 
 /** Features of the reference this build does not have yet: refused with a clear error, never ignored. */
 function unsupportedFeatures(o: RunOptions): string[] {
   const out: string[] = [];
   const later = 'is not available in this kvbench build yet';
-  if (o.enableAutoscaling) out.push(`--enable-autoscaling ${later}`);
   if (o.datasetPath) out.push(`--dataset-path (ShareGPT replay) ${later}`);
   if (o.useBurstTrace) out.push(`--use-burst-trace (BurstGPT replay) ${later}`);
   if (o.ioTraceLog) out.push(`--io-trace-log (trace-only mode) ${later}`);
@@ -284,22 +289,48 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   processor.setRecorder(recorder);
 
   // ---- measured phase ----
-  const workload = new SyntheticWorkload({
+  const workload: WorkloadSource = await createWorkloadSource({
+    options: o,
     seed: a.seed,
-    numUsers: o.numUsers,
-    multiTurn: !o.disableMultiTurn,
-    prefixCaching: !o.disablePrefixCaching,
-    mode: o.decodeOnly ? 'decode-only' : o.prefillOnly ? 'prefill-only' : 'standard',
+    profile: a.profile,
     ragDocuments: docs,
     prepopulatedKeys,
-    profile: a.profile,
+    log,
   });
+  if (o.enableAutoscaling && !workload.addUsers) {
+    throw new KvbenchError('VALIDATION', `--enable-autoscaling needs simulated users; the ${workload.kind} workload replays a file`);
+  }
   const queue = new RequestQueue();
   const t0 = process.hrtime.bigint();
   const elapsedNs = (): number => Number(process.hrtime.bigint() - t0);
   const durationNs = o.duration * 1e9;
   const timeline = new TimelineSampler(cache, recorder, () => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth }));
-  let inFlight = 0;
+
+  const pool = new WorkerPool(async (req) => {
+    if (stop.signal.aborted) {
+      recorder.requestsAbandoned++;
+      return;
+    }
+    try {
+      await processor.process(req, process.hrtime.bigint());
+      if (o.maxRequests > 0 && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null);
+    } catch (err) {
+      if (err instanceof RequestAbandoned) {
+        recorder.requestsAbandoned++;
+        return;
+      }
+      recorder.requestsFailed++;
+      if (!end.fatal) end.fatal = err;
+      const code = (err as NodeJS.ErrnoException).code;
+      endRun(
+        'partial',
+        code === 'ENOSPC'
+          ? `disk full (ENOSPC) on ${a.target.baseDir}: stopped after ${recorder.requestsCompleted} completed requests`
+          : `storage error: ${(err as Error).message}`,
+      );
+    }
+  }, queue);
+  pool.resize(Math.min(o.numUsers, MAX_WORKERS));
 
   const scheduler = (async () => {
     while (!stop.signal.aborted) {
@@ -308,11 +339,17 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         endRun('complete', null);
         break;
       }
-      while (workload.peekArrivalNs() <= Math.min(now, durationNs)) {
+      // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat.
+      const maxQueued = workload.paced ? Number.POSITIVE_INFINITY : 2 * pool.size;
+      while (workload.peekArrivalNs() <= now && queue.depth < maxQueued) {
         if (o.maxRequests > 0 && workload.issued >= o.maxRequests) break;
         const req = workload.next();
         req.submitNs = process.hrtime.bigint();
         queue.push(req);
+      }
+      if (workload.peekArrivalNs() === Number.POSITIVE_INFINITY && queue.depth === 0 && pool.busy === 0) {
+        endRun('complete', workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`);
+        break;
       }
       const nextNs = workload.peekArrivalNs();
       const waitMs = Math.max(1, Math.min(50, (Math.min(nextNs, durationNs) - elapsedNs()) / 1e6));
@@ -321,37 +358,36 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     queue.close();
   })();
 
-  const workerCount = Math.min(o.numUsers, MAX_WORKERS);
-  const workers = Array.from({ length: workerCount }, async () => {
-    for (;;) {
-      const req = await queue.take();
-      if (!req) return;
-      if (stop.signal.aborted) {
-        recorder.requestsAbandoned++;
-        continue;
-      }
-      inFlight++;
-      try {
-        await processor.process(req, process.hrtime.bigint());
-        if (o.maxRequests > 0 && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null);
-      } catch (err) {
-        if (err instanceof RequestAbandoned) recorder.requestsAbandoned++;
-        else {
-          recorder.requestsFailed++;
-          if (!end.fatal) end.fatal = err;
-          const code = (err as NodeJS.ErrnoException).code;
-          endRun(
-            'partial',
-            code === 'ENOSPC'
-              ? `disk full (ENOSPC) on ${a.target.baseDir}: stopped after ${recorder.requestsCompleted} completed requests`
-              : `storage error: ${(err as Error).message}`,
-          );
+  const autoscaler = o.enableAutoscaling ? newAutoscaler(o) : null;
+  let autoscaleTokens = 0;
+  let autoscaleAtNs = 0;
+  const autoscaleTimer = autoscaler
+    ? setInterval(() => {
+        const now = elapsedNs();
+        const storage = cache.tierStats.get('storage');
+        const readP95 = storage && storage.read.windowLatency.count > 0 ? storage.read.windowLatency.percentileNs(95) : null;
+        const writeP95 = storage && storage.write.windowLatency.count > 0 ? storage.write.windowLatency.percentileNs(95) : null;
+        storage?.read.windowLatency.reset();
+        storage?.write.windowLatency.reset();
+        const decision = autoscaler.step({
+          elapsedNs: now,
+          intervalNs: now - autoscaleAtNs,
+          generatedTokens: recorder.tokensGenerated - autoscaleTokens,
+          storageReadP95Ns: readP95,
+          storageWriteP95Ns: writeP95,
+        });
+        autoscaleTokens = recorder.tokensGenerated;
+        autoscaleAtNs = now;
+        const change = decision.users - workload.activeUsers;
+        if (change > 0) workload.addUsers?.(change, now);
+        if (change < 0) workload.removeUsers?.(-change);
+        pool.resize(Math.min(decision.users, MAX_WORKERS));
+        if (decision.stop) {
+          const peak = autoscaler.peak;
+          endRun('complete', `autoscaler (capacity): peak found, ${peak.throughputTokensPerSec.toFixed(1)} tokens/s at ${peak.users} users`);
         }
-      } finally {
-        inFlight--;
-      }
-    }
-  });
+      }, o.autoscalerInterval * 1000)
+    : null;
 
   const progressTimer = setInterval(() => {
     const t = timeline.current();
@@ -373,14 +409,14 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const timelineTimer = setInterval(() => timeline.sample(elapsedNs()), TIMELINE_INTERVAL_MS);
 
   await scheduler;
-  await Promise.all(workers);
+  await pool.drain();
   const endNs = elapsedNs();
+  if (autoscaleTimer) clearInterval(autoscaleTimer);
   clearInterval(progressTimer);
   clearInterval(timelineTimer);
   timeline.sample(endNs);
   lag.disable();
   ctx.signal.removeEventListener('abort', onCancel);
-  void inFlight;
 
   const { status, reason: statusReason, fatal } = end;
   if (fatal && recorder.requestsCompleted === 0) {
@@ -420,6 +456,21 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     rag: a.o.enableRag && docs ? { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), ingestedBytes: ragIngestedBytes } : null,
     queueMaxDepth: queue.maxDepth,
     configKeysNotApplied: a.notApplied,
+    autoscaling: autoscaler
+      ? {
+          events: autoscaler.events,
+          timeline: autoscaler.timeline,
+          summary: {
+            initial_users: o.numUsers,
+            final_users: autoscaler.users,
+            total_scale_events: autoscaler.events.length,
+            ...(o.autoscalerMode === 'capacity'
+              ? { peak_user_count: autoscaler.peak.users, peak_throughput_tokens_per_sec: autoscaler.peak.throughputTokensPerSec, peak_found: autoscaler.stopped }
+              : {}),
+          },
+        }
+      : null,
+    workloadSource: { kind: workload.kind, ...workload.describe() },
   };
   const results = buildResults(facts);
   const summaryText = formatConsoleSummary(results, {
@@ -427,9 +478,26 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     msPerToken: a.profile.generationSecondsPerToken[o.generationMode] * 1000,
     performanceProfile: o.performanceProfile,
     durationS: o.duration,
+    autoscalerMode: o.enableAutoscaling ? o.autoscalerMode : undefined,
     bytesPerToken: entryBytes(a.model, 1, o.tensorParallel),
   });
   return { status, reason: statusReason, results: results as unknown as Record<string, unknown>, summaryText };
+}
+
+function newAutoscaler(o: RunOptions): Autoscaler {
+  const t = o.tuning.autoscaler ?? {};
+  const sat = o.tuning.saturation_detection ?? {};
+  return new Autoscaler({
+    mode: o.autoscalerMode,
+    initialUsers: o.numUsers,
+    targetSaturation: o.targetSaturation,
+    readLatencyThresholdMs: sat.read_latency_p95_threshold_ms ?? AUTOSCALER_READ_P95_THRESHOLD_MS,
+    minUsers: t.min_users ?? 1,
+    maxUsers: t.max_users ?? MAX_WORKERS,
+    scaleUpFactor: t.scale_up_factor ?? 1.2,
+    scaleDownFactor: t.scale_down_factor ?? 0.8,
+    consecutiveSamplesRequired: t.consecutive_samples_required ?? 2,
+  });
 }
 
 async function runConcurrently<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -149,11 +149,17 @@ export interface KvbenchSection {
     placement_failures: number;
     system_prompt_writes: number;
     rag: { documents: number; chunks: number; ingested_bytes: number; retrievals: number; chunk_reads: number } | null;
+    /** Shared prefix blocks of a replayed trace (Mooncake hash IDs): reuse shows as hits and bytes. */
+    prefix_blocks: { hits: number; misses: number; hit_rate: number; bytes_reused: number } | null;
   };
   verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierKey; offset_bytes: number }[] };
   queue: { max_depth: number };
   /** Keys of the --config tuning sections this build accepted but does not act on. */
   config_keys_not_applied: string[];
+  /** Where the requests came from (synthetic users or a replayed file) and its statistics. */
+  workload_source: Record<string, unknown>;
+  /** Every autoscaler interval: cumulative throughput (the reference's timeline) and the user count. */
+  autoscaling_timeline: { timestamp: number; throughput_tokens_per_sec: number; users: number }[] | null;
   engine_health: {
     event_loop_lag_ns: { p50: number; p99: number; max: number };
     byte_workers: { threads: number; utilisation: number };

@@ -253,6 +253,11 @@ const RunOptionsObjectSchema = z.strictObject({
    * metadata and the drive's volatile cache, as the reference's fsync does); none: never.
    */
   fsyncPolicy: choice('--fsync-policy', FSYNC_POLICIES).default('per-entry'),
+  /** Seconds between autoscaler decisions. */
+  autoscalerInterval: num('--autoscaler-interval')
+    .min(0.5, { error: (iss) => `--autoscaler-interval must be between 0.5 and 3600, got ${got(iss)}` })
+    .max(3600, { error: (iss) => `--autoscaler-interval must be between 0.5 and 3600, got ${got(iss)}` })
+    .default(10),
   /** none = the reference (no promotion on hit); on-hit = move a hit entry to the fastest tier with room. */
   promotion: choice('--promotion', PROMOTION_POLICIES).default('none'),
 

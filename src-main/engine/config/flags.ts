@@ -91,7 +91,8 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--io-depth', key: 'ioDepth', kind: 'int', metavar: 'N', unit: 'I/Os', help: `storage I/O requests in flight (1..${MAX_IO_DEPTH})`, origin: 'kvbench' }),
   spec({ flag: '--direct-io', key: 'directIo', kind: 'choice', choices: DIRECT_IO_MODES, metavar: 'MODE', help: 'bypass the page cache: auto = where the filesystem allows (results say when not)', origin: 'kvbench' }),
   spec({ flag: '--verify', key: 'verify', kind: 'bool', help: 'check every entry read back against its deterministic contents', origin: 'kvbench' }),
-  spec({ flag: '--fsync-policy', key: 'fsyncPolicy', kind: 'choice', choices: FSYNC_POLICIES, metavar: 'POLICY', help: 'with buffered I/O: fsync each entry after writing it, or never', origin: 'kvbench' }),
+  spec({ flag: '--fsync-policy', key: 'fsyncPolicy', kind: 'choice', choices: FSYNC_POLICIES, metavar: 'POLICY', help: 'fdatasync each entry after writing it (direct I/O too: flushes allocation metadata and the drive cache), or never', origin: 'kvbench' }),
+  spec({ flag: '--autoscaler-interval', key: 'autoscalerInterval', kind: 'float', metavar: 'S', unit: 's', help: 'seconds between autoscaler decisions (the reference: 10)', origin: 'kvbench' }),
   spec({ flag: '--promotion', key: 'promotion', kind: 'choice', choices: PROMOTION_POLICIES, metavar: 'POLICY', help: 'on-hit: move a hit entry up to the fastest tier with room (the reference never promotes)', origin: 'kvbench' }),
 ]);
 

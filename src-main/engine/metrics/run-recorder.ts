@@ -57,6 +57,10 @@ export class RunRecorder {
   decodeBytesRead = 0;
   ragRetrievals = 0;
   ragChunkReads = 0;
+  /** Shared prefix blocks (Mooncake hash IDs) found cached, written, and the bytes reused by hits. */
+  prefixBlockHits = 0;
+  prefixBlockMisses = 0;
+  prefixBlockBytesReused = 0;
 
   constructor(qosTargetsMs: Record<QosLevel, number>) {
     for (const level of Object.keys(qosTargetsMs) as QosLevel[]) {

@@ -14,11 +14,14 @@ export class DirectionStats {
   readonly deviceLatency = new LatencyHistogram();
   /** The rest of the operation's time: producing or consuming bytes, waiting for an I/O slot, open/close. */
   readonly hostLatency = new LatencyHistogram();
+  /** Latencies since the autoscaler last looked: its decisions use recent behaviour, not the whole run. */
+  readonly windowLatency = new LatencyHistogram();
 
   record(timing: OpTiming): void {
     this.bytes += timing.bytes;
     this.ops += 1;
     this.latency.record(timing.durationNs);
+    this.windowLatency.record(timing.durationNs);
     if (timing.bytes > 0) this.nsPerMiB.record((timing.durationNs * MIB) / timing.bytes);
     if (timing.deviceNs !== undefined) {
       this.deviceLatency.record(timing.deviceNs);
@@ -33,6 +36,7 @@ export class DirectionStats {
     this.nsPerMiB.reset();
     this.deviceLatency.reset();
     this.hostLatency.reset();
+    this.windowLatency.reset();
   }
 }
 

@@ -57,6 +57,8 @@ export interface RunFacts {
   rag: { documents: number; chunks: number; ingestedBytes: number } | null;
   queueMaxDepth: number;
   configKeysNotApplied: string[];
+  autoscaling: { events: unknown[]; timeline: { timestamp: number; throughput_tokens_per_sec: number; users: number }[]; summary: Record<string, unknown> } | null;
+  workloadSource: Record<string, unknown>;
 }
 
 const ms = (ns: number): number => ns / 1e6;
@@ -320,6 +322,15 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
       rag: f.rag
         ? { documents: f.rag.documents, chunks: f.rag.chunks, ingested_bytes: f.rag.ingestedBytes, retrievals: rec.ragRetrievals, chunk_reads: rec.ragChunkReads }
         : null,
+      prefix_blocks:
+        rec.prefixBlockHits + rec.prefixBlockMisses > 0
+          ? {
+              hits: rec.prefixBlockHits,
+              misses: rec.prefixBlockMisses,
+              hit_rate: rec.prefixBlockHits / (rec.prefixBlockHits + rec.prefixBlockMisses),
+              bytes_reused: rec.prefixBlockBytesReused,
+            }
+          : null,
     },
     verification: {
       enabled: f.verify.enabled,
@@ -328,6 +339,8 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     },
     queue: { max_depth: f.queueMaxDepth },
     config_keys_not_applied: f.configKeysNotApplied,
+    workload_source: f.workloadSource,
+    autoscaling_timeline: f.autoscaling ? f.autoscaling.timeline : null,
     engine_health: {
       event_loop_lag_ns: f.eventLoopLagNs,
       byte_workers: { threads: f.byteWorkers.threads, utilisation: f.byteWorkers.wallNs > 0 ? f.byteWorkers.busyNs / (f.byteWorkers.wallNs * Math.max(1, f.byteWorkers.threads)) : 0 },
@@ -353,7 +366,7 @@ export function buildResults(f: RunFacts): RunResults {
     end_to_end_latencies: rec.endToEndLatenciesS,
     storage_latencies: rec.storageLatenciesS,
     generation_latencies: rec.generationLatenciesS,
-    throughput_timeline: [],
+    throughput_timeline: f.autoscaling ? f.autoscaling.timeline.map((t) => ({ timestamp: t.timestamp, throughput_tokens_per_sec: t.throughput_tokens_per_sec })) : [],
     prefill_latencies: rec.prefillLatenciesS,
     decode_latencies: rec.decodeLatenciesS,
     multi_turn_cache_hits: rec.multiTurnHits,
@@ -385,8 +398,8 @@ export function buildResults(f: RunFacts): RunResults {
             common_phrase_reuse: 0,
             bytes_saved: rec.prefixBytesSaved,
           },
-      autoscaling_stats: [],
-      autoscaling_summary: null,
+      autoscaling_stats: f.autoscaling ? f.autoscaling.events : [],
+      autoscaling_summary: f.autoscaling ? f.autoscaling.summary : null,
       multi_turn_stats: {
         cache_hits: rec.multiTurnHits,
         cache_misses: rec.multiTurnMisses,

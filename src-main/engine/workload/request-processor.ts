@@ -115,6 +115,26 @@ export class RequestProcessor {
       checkStop();
     }
 
+    // 1b. Shared prefix blocks (trace hash IDs): requests sharing a block read the same cached entry.
+    if (req.prefixBlocks) {
+      for (const block of req.prefixBlocks) {
+        const r = await this.read(block.key, 'common');
+        if (r.hit) {
+          rec.prefixBlockHits++;
+          rec.prefixBlockBytesReused += r.timing!.bytes;
+          storageNs += r.timing!.durationNs;
+        } else {
+          rec.prefixBlockMisses++;
+          const w = await this.allocate(block.key, block.tokens);
+          rec.prefillWrites++;
+          rec.prefillBytesWritten += w.bytes;
+          prefillNs += w.ns;
+          storageNs += w.ns;
+        }
+        checkStop();
+      }
+    }
+
     // 2. Multi-turn reload: every earlier turn of the conversation, in order.
     for (const key of req.previousTurnKeys) {
       const r = await this.read(key, 'multi_turn');
@@ -151,7 +171,21 @@ export class RequestProcessor {
     }
 
     // 5. Decode: one read, then on a hit ceil(generated / 32) more full reads; on a miss, write it.
-    if (req.phase === 'decode' || req.phase === 'prefill_decode') {
+    if (req.prefixBlocks && req.prefixBlocks.length > 0 && (req.phase === 'decode' || req.phase === 'prefill_decode')) {
+      // A request made of shared blocks decodes over its whole chain of blocks.
+      const passes = 1 + Math.ceil(req.generationTokens / d.decodeBatchTokens);
+      for (let pass = 0; pass < passes; pass++) {
+        for (const block of req.prefixBlocks) {
+          checkStop();
+          const r = await this.read(block.key, 'common');
+          rec.decodeReads++;
+          if (!r.hit) continue;
+          decodeNs += r.timing!.durationNs;
+          rec.decodeBytesRead += r.timing!.bytes;
+        }
+      }
+      storageNs += decodeNs;
+    } else if (req.phase === 'decode' || req.phase === 'prefill_decode') {
       const first = await this.read(req.decodeKey, req.cacheType);
       rec.decodeReads++;
       if (first.hit) {

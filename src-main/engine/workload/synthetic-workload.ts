@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { Rng } from './rng.ts';
 import { PREFILL_ONLY_CONTEXT_TOKENS, SYSTEM_PROMPTS, type Persona, type QosLevel, type RequestPhase } from './personas.ts';
 import { DEFAULT_WORKLOAD_PROFILE, type WorkloadProfile } from './workload-profile.ts';
+import type { WorkloadSource } from './workload-source.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
 
 export interface SystemPromptRef {
@@ -46,6 +47,11 @@ export interface KvRequest {
   /** The key decode reads target: the request's own entry, or a pre-populated one in decode-only mode. */
   decodeKey: string;
   cacheType: CacheType;
+  /**
+   * Shared prefix blocks (Mooncake-style hash IDs): each is read if cached and written if not, before
+   * the request's own prefill; decode then re-reads the whole chain. Null for other workloads.
+   */
+  prefixBlocks?: { key: string; tokens: number }[] | null;
 }
 
 export interface SyntheticWorkloadOptions {
@@ -93,7 +99,9 @@ const SYSTEM_PROMPT_REFS = SYSTEM_PROMPTS.map(systemPromptRef);
  * Requests are produced centrally in arrival order, each user drawing from its own seeded stream,
  * so the offered stream depends only on the seed and the configuration.
  */
-export class SyntheticWorkload {
+export class SyntheticWorkload implements WorkloadSource {
+  readonly kind = 'synthetic' as const;
+  readonly paced = true;
   readonly #opts: SyntheticWorkloadOptions;
   readonly #profile: WorkloadProfile;
   readonly #users: UserState[] = [];
@@ -182,6 +190,12 @@ export class SyntheticWorkload {
     this.#siftDown(0);
     this.#record(req);
     return req;
+  }
+
+  describe(): Record<string, unknown> {
+    const personas: Record<string, number> = {};
+    for (const u of this.#users) personas[u.persona.name] = (personas[u.persona.name] ?? 0) + 1;
+    return { users_created: this.#users.length, personas };
   }
 
   /** sha256 of every request offered so far, in order. */

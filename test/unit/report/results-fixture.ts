@@ -276,7 +276,8 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
         demotion: { 'cpu->storage': latencyNs(70, 160, 80) },
       },
       demotions: { 'cpu->storage': { count: 80, bytes: 5 * GIB } },
-      cache: { placement_failures: 0, system_prompt_writes: 0, rag: null },
+      cache: { placement_failures: 0, system_prompt_writes: 0, prefix_blocks: null,
+      rag: null },
       verification: {
         enabled: opts.corruptChunks !== undefined,
         corrupt_chunks: opts.corruptChunks ?? 0,
@@ -287,6 +288,8 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
         })),
       },
       config_keys_not_applied: [],
+    workload_source: { kind: 'synthetic' },
+    autoscaling_timeline: null,
     queue: { max_depth: 37 },
       engine_health: {
         event_loop_lag_ns: { p50: 150_000, p99: 4_560_000, max: 12_000_000 },

@@ -1,0 +1,172 @@
+/**
+ * The reference's two autoscaler modes, made real: they add and remove simulated users (and the
+ * workers serving them) while the run goes on.
+ *
+ * - qos: saturation = recent storage read P95 ÷ the read-latency threshold. Above 1.1 × target for
+ *   two intervals in a row → users × 0.8, then three intervals of cooldown; below 0.9 × target →
+ *   users × 1.2; otherwise hold. It settles where storage read latency sits just under the target.
+ * - capacity: the first interval adds clamp(users × 0.4, 5, 100); while throughput rises by more than
+ *   1 % it adds clamp(users × 0.2, 5, 100); after two intervals without a rise it stops the run: the
+ *   peak is the highest throughput seen and the users it took.
+ * Decisions use each interval's own numbers (tokens generated in the interval, latencies recorded in
+ * it), not whole-run averages, so they react to the load the autoscaler just set.
+ */
+
+export type AutoscalerMode = 'qos' | 'capacity';
+
+export interface AutoscalerSample {
+  elapsedNs: number;
+  intervalNs: number;
+  generatedTokens: number;
+  storageReadP95Ns: number | null;
+  storageWriteP95Ns: number | null;
+}
+
+export interface ScaleEvent {
+  timestamp: string;
+  mode: AutoscalerMode;
+  action: 'scale_up' | 'scale_down' | 'hold' | 'stop';
+  users: number;
+  saturation_level: number;
+  read_latency_p95_ms: number | null;
+  write_latency_p95_ms: number | null;
+  throughput_tokens_per_sec: number;
+  peak_throughput_tokens_per_sec?: number;
+  elapsed_s: number;
+}
+
+export interface AutoscalerOptions {
+  mode: AutoscalerMode;
+  initialUsers: number;
+  targetSaturation: number;
+  /** Storage read P95 that counts as full saturation (qos mode). */
+  readLatencyThresholdMs: number;
+  minUsers: number;
+  maxUsers: number;
+  scaleUpFactor: number;
+  scaleDownFactor: number;
+  /** Intervals over target in a row before scaling down (qos). */
+  consecutiveSamplesRequired: number;
+  now?: () => Date;
+}
+
+export interface AutoscalerDecision {
+  /** New user count (equal to the current one when holding). */
+  users: number;
+  stop: boolean;
+}
+
+const COOLDOWN_INTERVALS = 3;
+const CAPACITY_FIRST_STEP = 0.4;
+const CAPACITY_STEP = 0.2;
+const CAPACITY_MIN_STEP = 5;
+const CAPACITY_MAX_STEP = 100;
+const CAPACITY_RISE = 0.01;
+const CAPACITY_PATIENCE = 2;
+
+export class Autoscaler {
+  readonly events: ScaleEvent[] = [];
+  readonly timeline: { timestamp: number; throughput_tokens_per_sec: number; users: number }[] = [];
+  readonly #o: AutoscalerOptions;
+  #users: number;
+  #overTarget = 0;
+  #cooldown = 0;
+  #samples = 0;
+  #bestThroughput = 0;
+  #bestUsers: number;
+  #sinceRise = 0;
+  #totalTokens = 0;
+  #stopped = false;
+
+  constructor(o: AutoscalerOptions) {
+    this.#o = o;
+    this.#users = o.initialUsers;
+    this.#bestUsers = o.initialUsers;
+  }
+
+  get users(): number {
+    return this.#users;
+  }
+
+  get peak(): { throughputTokensPerSec: number; users: number } {
+    return { throughputTokensPerSec: this.#bestThroughput, users: this.#bestUsers };
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** One interval's measurements in, one decision out. */
+  step(s: AutoscalerSample): AutoscalerDecision {
+    this.#samples++;
+    this.#totalTokens += s.generatedTokens;
+    const throughput = s.intervalNs > 0 ? (s.generatedTokens * 1e9) / s.intervalNs : 0;
+    this.timeline.push({ timestamp: s.elapsedNs / 1e9, throughput_tokens_per_sec: s.elapsedNs > 0 ? (this.#totalTokens * 1e9) / s.elapsedNs : 0, users: this.#users });
+    const readMs = s.storageReadP95Ns === null ? null : s.storageReadP95Ns / 1e6;
+    const writeMs = s.storageWriteP95Ns === null ? null : s.storageWriteP95Ns / 1e6;
+    const saturation = readMs === null ? 0 : Math.min(1, readMs / this.#o.readLatencyThresholdMs);
+    const before = this.#users;
+    let stop = false;
+    if (this.#o.mode === 'qos') this.#qos(saturation);
+    else stop = this.#capacity(throughput);
+    const action = stop ? 'stop' : this.#users > before ? 'scale_up' : this.#users < before ? 'scale_down' : 'hold';
+    const event: ScaleEvent = {
+      timestamp: (this.#o.now ?? (() => new Date()))().toISOString(),
+      mode: this.#o.mode,
+      action,
+      users: this.#users,
+      saturation_level: saturation,
+      read_latency_p95_ms: readMs,
+      write_latency_p95_ms: writeMs,
+      throughput_tokens_per_sec: throughput,
+      elapsed_s: s.elapsedNs / 1e9,
+    };
+    if (stop) event.peak_throughput_tokens_per_sec = this.#bestThroughput;
+    if (action !== 'hold') this.events.push(event);
+    this.#stopped = stop;
+    return { users: this.#users, stop };
+  }
+
+  #clampUsers(n: number): number {
+    return Math.max(this.#o.minUsers, Math.min(this.#o.maxUsers, Math.round(n)));
+  }
+
+  #qos(saturation: number): void {
+    const target = this.#o.targetSaturation;
+    if (this.#cooldown > 0) {
+      this.#cooldown--;
+      return;
+    }
+    if (saturation > target * 1.1) {
+      this.#overTarget++;
+      if (this.#overTarget >= this.#o.consecutiveSamplesRequired) {
+        this.#users = this.#clampUsers(this.#users * this.#o.scaleDownFactor);
+        this.#overTarget = 0;
+        this.#cooldown = COOLDOWN_INTERVALS;
+      }
+      return;
+    }
+    this.#overTarget = 0;
+    if (saturation < target * 0.9) this.#users = this.#clampUsers(Math.max(this.#users + 1, this.#users * this.#o.scaleUpFactor));
+  }
+
+  #capacity(throughput: number): boolean {
+    const step = (share: number): number => Math.min(CAPACITY_MAX_STEP, Math.max(CAPACITY_MIN_STEP, Math.floor(this.#users * share)));
+    if (this.#samples === 1) {
+      this.#bestThroughput = throughput;
+      this.#bestUsers = this.#users;
+      this.#users = this.#clampUsers(this.#users + step(CAPACITY_FIRST_STEP));
+      return false;
+    }
+    if (throughput > this.#bestThroughput * (1 + CAPACITY_RISE)) {
+      this.#bestThroughput = throughput;
+      this.#bestUsers = this.#users;
+      this.#sinceRise = 0;
+      this.#users = this.#clampUsers(this.#users + step(CAPACITY_STEP));
+      return false;
+    }
+    this.#sinceRise++;
+    if (this.#sinceRise >= CAPACITY_PATIENCE || this.#users >= this.#o.maxUsers) return true;
+    return false;
+  }
+}

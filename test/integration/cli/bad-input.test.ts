@@ -1,0 +1,178 @@
+// What the CLI does with input it must refuse: one message listing every problem, a non-zero exit,
+// and nothing written anywhere (no results file, no cache directory, no run directory).
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+
+afterEach(removeTempDirs);
+
+/** A short, otherwise valid run on `cacheDir`, so that each test varies one thing only. */
+function validRunArgs(cacheDir: string, output: string): string[] {
+  return ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '1', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--output', output];
+}
+
+/** A user's message, not a crash: no stack frames. */
+function expectNoStack(stderr: string): void {
+  expect(stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+}
+
+describe('kvbench run with invalid input', () => {
+  it('lists every invalid flag in one message and writes nothing', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const before = snapshotDir(tmp);
+    const output = path.join(tmp, 'results.json');
+
+    const r = await runCli(
+      [
+        'run',
+        '--num-users', '0',
+        '--duration', '999999',
+        '--gpu-mem-gb', '-1',
+        '--model', 'nope',
+        '--generation-mode', 'none',
+        '--cache-dir', cacheDir,
+        '--output', output,
+      ],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).not.toBe(0);
+    expect(r.signal).toBeNull();
+    // One message: a single heading, then every problem.
+    expect(r.stderr.match(/invalid arguments/g), r.stderr).toHaveLength(1);
+    expect(r.stderr).toContain('--num-users must be positive');
+    expect(r.stderr).toContain('--duration exceeds 24 hours (86400s)');
+    expect(r.stderr).toContain('--gpu-mem-gb cannot be negative');
+    expect(r.stderr).toMatch(/Unknown model 'nope'\. Available models: .*tiny-1b/);
+    expectNoStack(r.stderr);
+    expect(r.stdout).toBe('');
+    expect(fs.existsSync(output)).toBe(false);
+    expect(snapshotDir(tmp), 'nothing created or changed (cache dir, cwd)').toEqual(before);
+  });
+
+  it('refuses a system directory as --cache-dir', async () => {
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli(validRunArgs('/etc', output), { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain('--cache-dir cannot be a system directory: /etc');
+    expectNoStack(r.stderr);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+    expect(fs.readdirSync('/etc').filter((n) => n.startsWith('kvbench'))).toEqual([]);
+  });
+
+  it('gives a clear error for a cache directory that cannot be created', async () => {
+    const tmp = makeTempDir();
+    const file = path.join(tmp, 'a-file');
+    fs.writeFileSync(file, 'a file, not a directory\n');
+    const cacheDir = path.join(file, 'sub'); // cannot exist, even for root
+    const output = path.join(tmp, 'results.json');
+    const before = snapshotDir(tmp);
+
+    const r = await runCli(validRunArgs(cacheDir, output), { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain(cacheDir);
+    expect(r.stderr).toMatch(/not a directory|ENOTDIR|not writable|cannot (create|use)/i);
+    expectNoStack(r.stderr);
+    expect(fs.existsSync(output)).toBe(false);
+    expect(snapshotDir(tmp)).toEqual(before);
+  });
+
+  it('refuses a cache directory without write permission (unprivileged users only)', async (ctx) => {
+    if (process.getuid?.() === 0) {
+      console.warn('skipped: root may write to a mode 555 directory; the unwritable case is covered by <file>/sub');
+      ctx.skip();
+    }
+    const tmp = makeTempDir();
+    const cacheDir = path.join(tmp, 'read-only');
+    fs.mkdirSync(cacheDir, { mode: 0o555 });
+    const output = path.join(tmp, 'results.json');
+    try {
+      const r = await runCli(validRunArgs(cacheDir, output), { cwd: tmp });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toContain(`--cache-dir is not writable: ${cacheDir}`);
+      expect(fs.readdirSync(cacheDir)).toEqual([]);
+      expect(fs.existsSync(output)).toBe(false);
+    } finally {
+      fs.chmodSync(cacheDir, 0o755);
+    }
+  });
+
+  it('refuses --output into a missing directory before the run starts', async () => {
+    const tmp = makeTempDir();
+    // The engine would create this directory as its first act: its absence shows no run began.
+    const cacheDir = path.join(tmp, 'not-yet-created');
+    const output = path.join(tmp, 'missing', 'results.json');
+    const r = await runCli(validRunArgs(cacheDir, output), { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain(`cannot write ${output}`);
+    expect(r.stderr).toContain(path.join(tmp, 'missing'));
+    expect(r.stderr).not.toMatch(/starting|running/);
+    expect(r.stdout).toBe('');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('refuses --prefill-only together with --decode-only', async () => {
+    const tmp = makeTempDir();
+    const cacheDir = path.join(tmp, 'not-yet-created');
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli([...validRunArgs(cacheDir, output), '--prefill-only', '--decode-only'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toMatch(/--prefill-only and --decode-only are mutually exclusive/);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('rejects an unknown flag with a suggestion, and an unknown command', async () => {
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli([...validRunArgs(path.join(tmp, 'c'), output), '--num-user5', '3'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain('unrecognized arguments: --num-user5 3');
+    expect(r.stderr).toContain('did you mean --num-users?');
+
+    const u = await runCli(['frobnicate'], { cwd: tmp });
+    expect(u.code).toBe(1);
+    expect(u.stderr).toContain("unknown command 'frobnicate'");
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe('kvbench help', () => {
+  it('`run --help` exits 0 and lists the flags with their defaults', async () => {
+    const tmp = makeTempDir();
+    const r = await runCli(['run', '--help'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout).toContain('Usage: kvbench run [options]');
+    for (const flag of [
+      '--model',
+      '--num-users',
+      '--duration',
+      '--gpu-mem-gb',
+      '--cpu-mem-gb',
+      '--cache-dir',
+      '--generation-mode',
+      '--storage-capacity-gb',
+      '--max-requests',
+      '--seed',
+      '--output',
+      '--prefill-only',
+      '--decode-only',
+      '--direct-io',
+      '--io-depth',
+    ]) {
+      expect(r.stdout, flag).toContain(flag);
+    }
+    expect(r.stdout).toContain('tiny-1b');
+    expect(fs.readdirSync(tmp), 'help runs nothing and writes nothing').toEqual([]);
+  });
+
+  it('`--help` exits 0 and names the commands and exit codes', async () => {
+    const tmp = makeTempDir();
+    const r = await runCli(['--help'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout).toContain('kvbench run');
+    expect(r.stdout).toMatch(/Exit codes:/);
+    expect(r.stdout).toMatch(/130 interrupted/);
+  });
+});

@@ -1,0 +1,72 @@
+// A small CPU tier in front of storage: entries land in RAM first, the CPU tier stays at or below
+// 80 % of its budget by demoting its least-recently-used entries to storage, and demotions are
+// counted in both tiers' bytes (a read in the CPU tier, a write in the storage tier).
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+
+afterEach(removeTempDirs);
+
+const CPU_BUDGET_GIB = 0.25;
+
+describe('kvbench run --cpu-mem-gb 0.25', () => {
+  it('fills the CPU tier, demotes to storage, and counts the demoted bytes in both tiers', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const before = snapshotDir(cacheDir);
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli(
+      [
+        'run',
+        ...TINY_RUN_FLAGS,
+        '--num-users', '4',
+        '--duration', '4',
+        '--cpu-mem-gb', String(CPU_BUDGET_GIB),
+        '--cache-dir', cacheDir,
+        '--seed', '7',
+        '--output', output,
+      ],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(0);
+    expect(snapshotDir(cacheDir)).toEqual(before);
+
+    const res = readResults(output);
+    const kv = res.kvbench;
+    const cs = res.summary!.cache_stats as Record<string, number>;
+    expect(kv.status).toBe('complete');
+
+    expect(kv.tiers.cpu).toEqual({ present: true, budget_bytes: CPU_BUDGET_GIB * GIB, reason: null });
+    expect(kv.tiers.gpu.present).toBe(false);
+
+    const cpu = kv.tier_bytes.cpu;
+    const storage = kv.tier_bytes.storage;
+    const demotion = kv.demotions['cpu->storage'];
+    expect(demotion, 'a cpu->storage demotion record').toBeDefined();
+    expect(demotion.count).toBeGreaterThan(0);
+    expect(demotion.bytes).toBeGreaterThan(0);
+    expect(kv.latency.demotion['cpu->storage'].count).toBe(demotion.count);
+
+    expect(cpu.write_bytes).toBeGreaterThan(0);
+    expect(cs.tier_cpu_kv_bytes_written_gb).toBeGreaterThan(0);
+    expect(Math.abs(cs.tier_cpu_kv_bytes_written_gb * GIB - cpu.write_bytes)).toBeLessThanOrEqual(1);
+    // A demotion leaves the CPU tier and enters the storage tier: the same bytes on both sides.
+    expect(cpu.demoted_out_bytes).toBe(demotion.bytes);
+    expect(storage.demoted_in_bytes).toBe(demotion.bytes);
+    expect(storage.write_bytes, 'storage writes include the demoted bytes').toBeGreaterThanOrEqual(demotion.bytes);
+    expect(cpu.read_bytes, 'CPU reads include the demoted bytes').toBeGreaterThanOrEqual(demotion.bytes);
+    expect(storage.write_ops).toBeGreaterThanOrEqual(demotion.count);
+    expect(cs.offloads_storage).toBe(storage.write_ops);
+
+    // The CPU tier kept to 80 % of its budget; every byte it holds was written to it once.
+    expect(cpu.used_bytes_at_end).toBeLessThanOrEqual(0.8 * CPU_BUDGET_GIB * GIB);
+    expect(cpu.used_bytes_at_end).toBe(cpu.write_bytes - cpu.demoted_out_bytes - cpu.evicted_bytes);
+    expect(cs.cpu_entries).toBe(cpu.entries_at_end);
+    expect(Math.abs(cs.cpu_memory_used_gb * GIB - cpu.used_bytes_at_end)).toBeLessThanOrEqual(1);
+    // Nothing was deleted from storage (its capacity is the free disk space).
+    expect(storage.evicted_entries).toBe(0);
+    expect(storage.used_bytes_at_end).toBe(storage.write_bytes);
+    // All that was ever written lives in exactly one tier at the end.
+    expect(cpu.used_bytes_at_end + storage.used_bytes_at_end).toBe(cpu.write_bytes + storage.write_bytes - demotion.bytes);
+  });
+});
