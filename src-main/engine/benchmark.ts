@@ -58,7 +58,6 @@ function unsupportedFeatures(o: RunOptions): string[] {
   if (o.ioTraceLog) out.push(`--io-trace-log (trace-only mode) ${later}`);
   if (o.validationTrace) out.push(`--validation-trace ${later}`);
   if (o.enableLatencyTracing) out.push(`--enable-latency-tracing (bpftrace) ${later}`);
-  if (o.promotion !== 'none') out.push(`--promotion ${o.promotion} ${later}`);
   if (o.requestRate > 0) out.push(`--request-rate applies to ShareGPT replay only, which ${later}`);
   return out;
 }
@@ -166,7 +165,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       });
     }
     tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
-    cache = new MultiTierCache(tiers, { fillTarget: profile.tierFillTarget, entrySizeCap: profile.tierEntrySizeCap });
+    cache = new MultiTierCache(tiers, { fillTarget: profile.tierFillTarget, entrySizeCap: profile.tierEntrySizeCap, promotion: o.promotion });
 
     return await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, target, gpu, cpuBudgetBytes, chunkBytes, profile, notApplied });
   } finally {

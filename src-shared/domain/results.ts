@@ -145,6 +145,8 @@ export interface KvbenchSection {
     demotion: Record<string, LatencySummaryNs>;
   };
   demotions: Record<string, { count: number; bytes: number }>;
+  /** Opt-in promotion of hit entries to a faster tier (--promotion on-hit); moves keyed `from->to`. */
+  promotion: { policy: 'none' | 'on-hit'; moves: Record<string, { count: number; bytes: number; latency: LatencySummaryNs }> };
   cache: {
     placement_failures: number;
     system_prompt_writes: number;

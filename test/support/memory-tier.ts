@@ -62,12 +62,8 @@ export class MemoryTier implements TierBackend {
   }
 }
 
-/** A terminal tier double that cannot be demoted from (like the storage tier). */
-export class TerminalMemoryTier extends MemoryTier {
-  override async copyChunkOut(): Promise<void> {
-    throw new Error('terminal tier');
-  }
-}
+/** The tier double used last in a hierarchy (where the storage tier sits). */
+export class TerminalMemoryTier extends MemoryTier {}
 
 /** A source that stamps every byte of chunk i of `key` with a recognisable value. */
 export function patternSource(seed: number): ChunkSource {

@@ -79,10 +79,15 @@ export class MultiTierCache {
   readonly #fillTarget: number;
   readonly #entrySizeCap: number;
 
-  constructor(tiers: CacheTier[], rules: { fillTarget?: number; entrySizeCap?: number } = {}) {
+  readonly #promoteOnHit: boolean;
+  /** Entries moved up after a hit (opt-in policy; the reference never promotes), keyed `from->to`. */
+  readonly promotions = new Map<string, DemotionStats>();
+
+  constructor(tiers: CacheTier[], rules: { fillTarget?: number; entrySizeCap?: number; promotion?: 'none' | 'on-hit' } = {}) {
     if (tiers.length === 0) throw new Error('the cache needs at least one tier');
     this.#fillTarget = rules.fillTarget ?? TIER_FILL_TARGET;
     this.#entrySizeCap = rules.entrySizeCap ?? TIER_ENTRY_SIZE_CAP;
+    this.#promoteOnHit = rules.promotion === 'on-hit';
     this.#tiers = tiers.map((t, i) => ({
       name: t.backend.name,
       backend: t.backend,
@@ -99,6 +104,13 @@ export class MultiTierCache {
       const from = this.#tiers[i].name;
       const to = this.#tiers[i + 1].name;
       this.demotions.set(`${from}->${to}`, new DemotionStats(from, to));
+    }
+    for (let lo = 0; lo < this.#tiers.length; lo++) {
+      for (let hi = lo + 1; hi < this.#tiers.length; hi++) {
+        const from = this.#tiers[hi].name;
+        const to = this.#tiers[lo].name;
+        this.promotions.set(`${from}->${to}`, new DemotionStats(from, to));
+      }
     }
   }
 
@@ -203,7 +215,55 @@ export class MultiTierCache {
     } finally {
       entry.pins--;
       if (entry.pins === 0 && entry.tierIndex >= 0) this.#wake(this.#tiers[entry.tierIndex]);
+      // Promotion is timed apart from the read it follows, so read latencies stay comparable.
+      if (this.#promoteOnHit && entry.pins === 0 && entry.state === 'resident' && entry.tierIndex > 0) await this.#promote(entry);
     }
+  }
+
+  /** Moves a hit entry up to the fastest tier above it that can take it (opt-in policy). */
+  async #promote(entry: CacheEntry): Promise<void> {
+    const fromIndex = entry.tierIndex;
+    const src = this.#tiers[fromIndex];
+    entry.state = 'moving';
+    let settle!: () => void;
+    entry.settled = new Promise<void>((r) => (settle = r));
+    const work = (async () => {
+      const destIndex = await this.#place(entry, 0, fromIndex);
+      if (destIndex < 0) return;
+      const dest = this.#tiers[destIndex];
+      const startNs = process.hrtime.bigint();
+      let writeTiming: OpTiming;
+      try {
+        writeTiming = await dest.backend.write(entry, (chunk) => src.backend.copyChunkOut(entry, chunk));
+      } catch (err) {
+        dest.usedBytes -= entry.sizeBytes;
+        this.#arrived(dest);
+        throw err;
+      }
+      const durationNs = Number(process.hrtime.bigint() - startNs);
+      src.entries.delete(entry.key);
+      await src.backend.remove(entry);
+      src.usedBytes -= entry.sizeBytes;
+      entry.tierIndex = destIndex;
+      dest.entries.set(entry.key, entry);
+      this.#arrived(dest);
+      const srcStats = this.tierStats.get(src.name)!;
+      const destStats = this.tierStats.get(dest.name)!;
+      srcStats.read.bytes += entry.sizeBytes;
+      srcStats.read.ops += 1;
+      destStats.write.bytes += writeTiming.bytes;
+      destStats.write.ops += 1;
+      const p = this.promotions.get(`${src.name}->${dest.name}`)!;
+      p.count++;
+      p.bytes += entry.sizeBytes;
+      p.latency.record(durationNs);
+    })().finally(() => {
+      entry.state = 'resident';
+      src.leaving.delete(work);
+      settle();
+    });
+    src.leaving.add(work);
+    await work;
   }
 
   /** Frees everything (end of run). */
@@ -220,6 +280,7 @@ export class MultiTierCache {
   resetStats(): void {
     for (const s of this.tierStats.values()) s.reset();
     for (const d of this.demotions.values()) d.reset();
+    for (const p of this.promotions.values()) p.reset();
     this.hits.reset();
     this.placementFailures = 0;
   }
@@ -240,8 +301,8 @@ export class MultiTierCache {
   }
 
   /** Finds and reserves room for `entry` in tier `from` or below; returns the tier index or -1. */
-  async #place(entry: CacheEntry, from: number): Promise<number> {
-    for (let i = from; i < this.#tiers.length; i++) {
+  async #place(entry: CacheEntry, from: number, until = this.#tiers.length): Promise<number> {
+    for (let i = from; i < until; i++) {
       const tier = this.#tiers[i];
       if (tier.budgetBytes <= 0) continue;
       if (tier.terminal) {
@@ -344,7 +405,7 @@ export class MultiTierCache {
     try {
       // The destination pulls each chunk from the source tier: one real copy per chunk.
       writeTiming = await dest.backend.write(victim, async (chunk) => {
-        await copyChunkOut(src.backend, victim, chunk);
+        await src.backend.copyChunkOut(victim, chunk);
       });
     } catch (err) {
       dest.usedBytes -= victim.sizeBytes;
@@ -379,11 +440,4 @@ export class MultiTierCache {
 
 function compareLru(a: CacheEntry, b: CacheEntry): number {
   return a.lastAccess - b.lastAccess || a.accessCount - b.accessCount;
-}
-
-/** Copies one chunk of `entry` out of a tier into `chunk.buffer` (used by demotions). */
-async function copyChunkOut(backend: TierBackend, entry: EntryRef, chunk: { index: number; entryOffsetBytes: number; buffer: Buffer }): Promise<void> {
-  const source = backend as TierBackend & { copyChunkOut?: (e: EntryRef, c: typeof chunk) => Promise<void> };
-  if (!source.copyChunkOut) throw new Error(`tier ${backend.name} cannot be demoted from`);
-  await source.copyChunkOut(entry, chunk);
 }

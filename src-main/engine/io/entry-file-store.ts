@@ -399,6 +399,34 @@ export class EntryFileStore {
     }
   }
 
+  /**
+   * Reads one chunk of entry `key` into `dest` (any buffer: the bytes go through an aligned slot).
+   * Used to move an entry out of storage chunk by chunk (promotion to a faster tier).
+   */
+  async readChunkInto(key: string, sizeBytes: number, index: number, dest: Buffer): Promise<void> {
+    this.checkSize(sizeBytes);
+    const entryOffsetBytes = index * this.chunkBytes;
+    const lengthBytes = Math.min(this.chunkBytes, sizeBytes - entryOffsetBytes);
+    if (lengthBytes <= 0 || dest.length !== lengthBytes) {
+      throw new EntryFileStoreError('VALIDATION', `chunk ${index} of ${key} has ${Math.max(0, lengthBytes)} bytes, the destination ${dest.length}`);
+    }
+    const direct = this.directIo.enabled;
+    const filePath = this.pathFor(key);
+    const slot = await this.slab.acquire();
+    try {
+      const fh = await fsp.open(filePath, fsConstants.O_RDONLY | (direct ? fsConstants.O_DIRECT : 0));
+      try {
+        const ioBytes = direct ? roundUp(lengthBytes, DIRECT_IO_ALIGNMENT_BYTES) : lengthBytes;
+        await readFully(fh, slot.buffer, ioBytes, lengthBytes, entryOffsetBytes, filePath);
+      } finally {
+        await fh.close();
+      }
+      slot.buffer.copy(dest, 0, 0, lengthBytes);
+    } finally {
+      this.slab.release(slot);
+    }
+  }
+
   /** Removes `key`'s file if this store created it; a key it never wrote is left alone. */
   async delete(key: string): Promise<void> {
     const name = entryFileName(key);

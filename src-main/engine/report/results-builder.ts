@@ -263,6 +263,8 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     demotions[k] = { count: d.count, bytes: d.bytes };
     demotion[k] = latencySummaryNs(d.latency);
   }
+  const promotions: Record<string, { count: number; bytes: number; latency: LatencySummaryNs }> = {};
+  for (const [k, p] of f.cache.promotions) if (p.count > 0) promotions[k] = { count: p.count, bytes: p.bytes, latency: latencySummaryNs(p.latency) };
   const cpuPresent = f.cpuBudgetBytes > 0;
   return {
     version: KVBENCH_VERSION,
@@ -316,6 +318,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
       demotion,
     },
     demotions,
+    promotion: { policy: f.options.promotion, moves: promotions },
     cache: {
       placement_failures: f.cache.placementFailures,
       system_prompt_writes: rec.systemPromptWrites,

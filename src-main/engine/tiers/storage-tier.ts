@@ -1,5 +1,5 @@
 import type { EntryFileStore } from '../io/entry-file-store.ts';
-import type { ChunkSink, ChunkSource, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
+import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
 
 /** The storage tier: one file per entry in the run-owned directory, direct I/O where the filesystem allows. */
 export class StorageTier implements TierBackend {
@@ -17,6 +17,11 @@ export class StorageTier implements TierBackend {
 
   read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
     return this.store.read(entry.key, entry.sizeBytes, sink ? { sink } : undefined);
+  }
+
+  /** Copies one chunk out (the source side of a promotion to a faster tier). */
+  copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
+    return this.store.readChunkInto(entry.key, entry.sizeBytes, chunk.index, chunk.buffer);
   }
 
   remove(entry: EntryRef): Promise<void> {

@@ -37,6 +37,8 @@ export interface TierBackend {
   write(entry: EntryRef, source: ChunkSource): Promise<OpTiming>;
   /** Reads a whole entry; `sink` sees every chunk (verification, demotion copies). */
   read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming>;
+  /** Copies one chunk of a stored entry into `chunk.buffer` (the source side of a move between tiers). */
+  copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void>;
   /** Frees the entry's memory or file. */
   remove(entry: EntryRef): Promise<void>;
   close(): Promise<void>;

@@ -113,6 +113,21 @@ describe('kvbench run with invalid input', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
+  it('refuses an --output that is an existing directory before the run starts', async () => {
+    const tmp = makeTempDir();
+    const cacheDir = path.join(tmp, 'not-yet-created');
+    const output = path.join(tmp, 'out-dir');
+    fs.mkdirSync(output);
+    const r = await runCli(validRunArgs(cacheDir, output), { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain(output);
+    // Refused up front, not after a whole benchmark whose results are then lost.
+    expect(r.stderr, 'the run must not start').not.toMatch(/starting|running|BENCHMARK RESULTS/);
+    expect(r.stdout).toBe('');
+    expect(fs.readdirSync(tmp).sort()).toEqual(['out-dir']);
+    expect(fs.readdirSync(output)).toEqual([]);
+  });
+
   it('refuses --prefill-only together with --decode-only', async () => {
     const tmp = makeTempDir();
     const cacheDir = path.join(tmp, 'not-yet-created');

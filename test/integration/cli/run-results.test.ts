@@ -242,6 +242,8 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(tb.storage.write_bytes).toBeGreaterThanOrEqual(kv.primary.prefill_bytes_written);
     expect(tb.storage.read_bytes).toBeGreaterThanOrEqual(kv.primary.decode_bytes_read);
     expect(kv.primary.prefill_bytes_written % kv.model.entry_bytes_per_token, 'prefill bytes are whole tokens').toBe(0);
+    expectClose((cs.prefill_bytes_written_gb as number) * GIB, kv.primary.prefill_bytes_written, 'prefill_bytes_written_gb × 1024³');
+    expectClose((cs.decode_bytes_read_gb as number) * GIB, kv.primary.decode_bytes_read, 'decode_bytes_read_gb × 1024³');
     expect(kv.demotions).toEqual({});
     expect(cs.offloads_cpu).toBe(0);
     expect(cs.offloads_storage).toBe(tb.storage.write_ops);
@@ -267,7 +269,7 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(health.overall_status).toBe(health.passed_count === health.total_count ? 'PASS' : 'FAIL');
 
     // ---- timeline ----
-    expect(kv.timeline.length).toBeGreaterThanOrEqual(5);
+    expect(kv.timeline.length, 'about one point per second of a 5 s run').toBeGreaterThanOrEqual(3);
     for (let i = 1; i < kv.timeline.length; i++) expect(kv.timeline[i].elapsed_ns).toBeGreaterThan(kv.timeline[i - 1].elapsed_ns);
     expect(kv.timeline.at(-1)!.requests_completed).toBe(n);
   });

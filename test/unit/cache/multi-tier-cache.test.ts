@@ -168,3 +168,44 @@ describe('MultiTierCache placement rules', () => {
     expect(cache.has('a')).toBe(true);
   });
 });
+
+describe('MultiTierCache promotion (opt-in)', () => {
+  it('never promotes by default (the reference)', async () => {
+    const { cache } = twoTier(1000, 10_000);
+    for (let i = 0; i < 9; i++) await cache.write(ref(`e${i}`, 100), patternSource(i));
+    await cache.read('e0', 'user');
+    expect(cache.tierOf('e0')).toBe('storage');
+  });
+
+  it('with on-hit, moves a hit entry up to the fastest tier with room, bytes intact, timed apart', async () => {
+    const cpu = new MemoryTier('cpu');
+    const storage = new TerminalMemoryTier('storage');
+    const cache = new MultiTierCache(
+      [
+        { backend: cpu, budgetBytes: 1000 },
+        { backend: storage, budgetBytes: 10_000 },
+      ],
+      { promotion: 'on-hit' },
+    );
+    for (let i = 0; i < 9; i++) await cache.write(ref(`e${i}`, 100), patternSource(i));
+    expect(cache.tierOf('e0')).toBe('storage');
+    const first = await cache.read('e0', 'user');
+    expect(first.tier).toBe('storage');
+    expect(cache.tierOf('e0')).toBe('cpu');
+    // Making room for it demoted the CPU tier's LRU entry.
+    expect(cache.tierOf('e1')).toBe('storage');
+    const seen: Buffer[] = [];
+    const second = await cache.read('e0', 'user', () => async (c) => {
+      seen.push(Buffer.from(c.buffer));
+    });
+    expect(second.tier).toBe('cpu');
+    const expected = Buffer.alloc(100);
+    await patternSource(0)({ index: 0, entryOffsetBytes: 0, buffer: expected });
+    expect(Buffer.concat(seen)).toEqual(expected);
+    const p = cache.promotions.get('storage->cpu')!;
+    expect(p.count).toBe(1);
+    expect(p.bytes).toBe(100);
+    expect(p.latency.count).toBe(1);
+    expect(cache.usage()[0].usedBytes).toBeLessThanOrEqual(800);
+  });
+});

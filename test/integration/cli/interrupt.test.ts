@@ -1,0 +1,104 @@
+// Runs that end early: Ctrl-C (SIGINT to the CLI) stops the engine gracefully and still writes
+// partial results; an engine killed outright is reported as a crash, and its run directory removed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  TINY_RUN_FLAGS,
+  cacheDirWithForeignFile,
+  explain,
+  isAlive,
+  makeTempDir,
+  readResults,
+  removeTempDirs,
+  runDirsIn,
+  sleepMs,
+  snapshotDir,
+  startCli,
+  waitFor,
+  waitForEnginePid,
+  type CliProcess,
+} from './cli-harness.ts';
+
+const started: CliProcess[] = [];
+afterEach(async () => {
+  // A failed test must not leave a 30 s benchmark writing into a directory about to be removed.
+  for (const cli of started.splice(0)) {
+    if (isAlive(cli.pid)) {
+      for (const pid of [cli.pid]) process.kill(pid, 'SIGKILL');
+      await cli.done.catch(() => undefined);
+    }
+  }
+  removeTempDirs();
+});
+
+function startThirtySecondRun(cacheDir: string, output: string, cwd: string): CliProcess {
+  const cli = startCli(
+    ['run', ...TINY_RUN_FLAGS, '--num-users', '4', '--duration', '30', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--seed', '3', '--output', output],
+    { cwd },
+  );
+  started.push(cli);
+  return cli;
+}
+
+/** Waits until the engine has created its run directory in `cacheDir` (the measured phase is under way). */
+async function waitForRunDir(cli: CliProcess, cacheDir: string): Promise<void> {
+  let exited = false;
+  void cli.done.then(() => (exited = true));
+  await waitFor('the engine to create its run directory', () => exited || runDirsIn(cacheDir).length > 0);
+  expect(exited, `the CLI exited before the run began:\n${cli.stderrSoFar()}`).toBe(false);
+}
+
+describe('kvbench run, interrupted', () => {
+  it('on SIGINT stops, writes partial results, exits 130 and cleans the cache dir', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const before = snapshotDir(cacheDir);
+    const output = path.join(tmp, 'results.json');
+    const cli = startThirtySecondRun(cacheDir, output, tmp);
+    await waitForRunDir(cli, cacheDir);
+    await sleepMs(2000);
+
+    process.kill(cli.pid, 'SIGINT'); // the CLI only, as a terminal's Ctrl-C would reach it first
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(130);
+    expect(r.signal).toBeNull();
+    expect(r.stderr).toMatch(/interrupt: stopping; partial results will be written/);
+    expect(r.stderr).toMatch(/run is PARTIAL: .+/);
+    expect(r.wallMs, 'stopped well before the planned 30 s').toBeLessThan(25_000);
+
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('partial');
+    expect(res.kvbench.status_reason).toEqual(expect.stringMatching(/\S/));
+    expect(res.kvbench.status_reason).toMatch(/cancel|interrupt|SIGINT/i);
+    expect(res.kvbench.elapsed_ns).toBeLessThan(30e9);
+    expect(res.end_to_end_latencies).toHaveLength(res.requests_completed);
+    if (res.requests_completed > 0) expect(res.summary?.total_requests).toBe(res.requests_completed);
+
+    expect(snapshotDir(cacheDir), 'cache dir as before: foreign file intact, no run directory').toEqual(before);
+  });
+
+  it('reports a killed engine as a crash and removes its run directory', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const before = snapshotDir(cacheDir);
+    const output = path.join(tmp, 'results.json');
+    const cli = startThirtySecondRun(cacheDir, output, tmp);
+    const enginePid = await waitForEnginePid(cli.pid);
+    await waitForRunDir(cli, cacheDir);
+    await sleepMs(1500); // entry files exist now
+
+    process.kill(enginePid, 'SIGKILL');
+    const r = await cli.done;
+    expect(r.code, explain(r)).not.toBe(0);
+    expect(r.code).not.toBeNull();
+    expect(r.stderr).toContain('ENGINE_CRASHED');
+    expect(r.stderr).toMatch(/engine process was killed by signal SIGKILL/);
+    expect(r.wallMs).toBeLessThan(25_000);
+    expect(fs.existsSync(output), 'no results from a crashed run').toBe(false);
+    expect(isAlive(enginePid)).toBe(false);
+
+    expect(runDirsIn(cacheDir)).toEqual([]);
+    expect(snapshotDir(cacheDir)).toEqual(before);
+  });
+});
