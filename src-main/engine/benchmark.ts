@@ -472,6 +472,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     workloadSource: { kind: workload.kind, ...workload.describe() },
   };
   const results = buildResults(facts);
+  const sizes = cache.entrySizes().sort((x, y) => x - y);
   const summaryText = formatConsoleSummary(results, {
     generationMode: o.generationMode,
     msPerToken: a.profile.generationSecondsPerToken[o.generationMode] * 1000,
@@ -479,6 +480,16 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     durationS: o.duration,
     autoscalerMode: o.enableAutoscaling ? o.autoscalerMode : undefined,
     bytesPerToken: entryBytes(a.model, 1, o.tensorParallel),
+    blockSizes:
+      sizes.length > 0
+        ? {
+            entries: sizes.length,
+            minBytes: sizes[0],
+            meanBytes: sizes.reduce((n, x) => n + x, 0) / sizes.length,
+            p95Bytes: sizes[Math.min(sizes.length - 1, Math.ceil(0.95 * sizes.length) - 1)],
+            maxBytes: sizes[sizes.length - 1],
+          }
+        : undefined,
   });
   return { status, reason: statusReason, results: results as unknown as Record<string, unknown>, summaryText };
 }

@@ -131,6 +131,11 @@ export class MultiTierCache {
     return this.#tiers.map((t) => ({ name: t.name, usedBytes: t.usedBytes, budgetBytes: t.budgetBytes, entries: t.entries.size }));
   }
 
+  /** Sizes of the entries in the cache now, in bytes (the reference's block-size note). */
+  entrySizes(): number[] {
+    return [...this.#index.values()].filter((e) => e.tierIndex >= 0).map((e) => e.sizeBytes);
+  }
+
   /** Keys of one tier from least to most recently used (for tests and diagnostics). */
   lruOrder(tier: TierName): string[] {
     const t = this.#tiers.find((x) => x.name === tier);
