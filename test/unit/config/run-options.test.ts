@@ -73,7 +73,7 @@ describe('defaults', () => {
 
   it('has one key per option and nothing else', () => {
     expect(Object.keys(DEFAULT_RUN_OPTIONS).sort()).toEqual([...RUN_OPTION_KEYS].sort());
-    expect(RUN_OPTION_KEYS).toHaveLength(40 + 6 + 2);
+    expect(RUN_OPTION_KEYS).toHaveLength(40 + 7 + 2);
   });
 
   it('parsing {} gives the defaults; unknown keys are refused', () => {
