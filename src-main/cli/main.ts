@@ -1,15 +1,19 @@
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { probeCommand } from './probe-command.ts';
 import { runCommand } from './run-command.ts';
+import { workloadCommand } from './workload-command.ts';
 
 const USAGE = `kvbench ${KVBENCH_VERSION} — KV-cache offload benchmark for LLM inference (GPU → CPU RAM → storage)
 
 Usage:
   kvbench run [flags]        run one benchmark (the reference kv-cache.py's flags; see kvbench run --help)
+  kvbench probe --dir DIR    measure the device's raw sequential limit at the engine's block size and depth
+  kvbench workload generate  write a replayable workload file (see kvbench workload generate --help)
   kvbench --version          print the version
   kvbench --help             this text
 
 Exit codes: 0 complete; 1 invalid input or failed run; 3 partial results (disk full, storage error);
-130 interrupted (partial results are still written).
+130 interrupted by SIGINT, 143 by SIGTERM (partial results are still written).
 `;
 
 /** The kvbench command line. Returns the process exit code. */
@@ -18,6 +22,10 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'run':
       return runCommand(rest);
+    case 'probe':
+      return probeCommand(rest);
+    case 'workload':
+      return workloadCommand(rest);
     case '--version':
     case '-V':
       process.stdout.write(`${KVBENCH_VERSION}\n`);

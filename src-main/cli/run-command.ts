@@ -15,6 +15,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_PARTIAL = 3;
 export const EXIT_INTERRUPTED = 130;
+export const EXIT_TERMINATED = 143;
 
 /** Libuv threads beyond the storage I/Os in flight, for opens, closes, unlinks and fsyncs. */
 const UV_THREADS_FOR_METADATA = 4;
@@ -22,6 +23,8 @@ const UV_THREADS_FOR_METADATA = 4;
 /** Checks, before minutes of benchmarking, that the results can be written where asked. */
 async function checkOutputWritable(file: string | null): Promise<string | null> {
   if (!file) return null;
+  const existing = await fsp.stat(file).catch(() => null);
+  if (existing && !existing.isFile()) return `cannot write ${file}: it exists and is not a regular file`;
   const dir = path.dirname(path.resolve(file));
   try {
     await fsp.access(dir, fsp.constants.W_OK);
@@ -54,16 +57,21 @@ export async function runCommand(argv: string[]): Promise<number> {
   const outcome = await runEngineWithProgress(options);
   if (!outcome.ok) {
     process.stderr.write(`kvbench run failed (${outcome.code}): ${outcome.message}\n`);
-    return outcome.interrupted ? EXIT_INTERRUPTED : EXIT_FAILED;
+    return outcome.interrupted ? interruptedExit(outcome.interrupted) : EXIT_FAILED;
   }
   return writeOutputs(options, outcome.outcome, outcome.interrupted);
 }
 
-type EngineRun = { ok: true; outcome: RunOutcome; interrupted: boolean } | { ok: false; code: string; message: string; interrupted: boolean };
+type Interruption = 'SIGINT' | 'SIGTERM' | null;
+type EngineRun = { ok: true; outcome: RunOutcome; interrupted: Interruption } | { ok: false; code: string; message: string; interrupted: Interruption };
+
+function interruptedExit(signal: Interruption): number {
+  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
+}
 
 async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
   const line = new ProgressLine(process.stderr);
-  let interrupted = false;
+  let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
   const handle = startEngine(options, {
     uvThreadpoolSize: options.ioDepth + UV_THREADS_FOR_METADATA,
     onProgress: (p: ProgressEvent) => line.update(p),
@@ -72,17 +80,19 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
       line.log(`${level}: ${message}`);
     },
   });
-  const onSigint = (): void => {
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
     if (!interrupted) {
-      interrupted = true;
-      line.log('interrupt: stopping; partial results will be written (press Ctrl-C again to abandon them)');
-      handle.cancel('interrupted by the user (SIGINT)');
+      interrupted = signal;
+      line.log(`${signal}: stopping; partial results will be written (send it again to abandon them)`);
+      handle.cancel(`interrupted by ${signal}`);
     } else {
       handle.kill();
     }
   };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  process.on('SIGTERM', onSigterm);
   try {
     const outcome = await handle.result;
     line.done();
@@ -95,11 +105,11 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
     return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
   } finally {
     process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
 }
 
-async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupted: boolean): Promise<number> {
+async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupted: Interruption): Promise<number> {
   const results = outcome.results as unknown as RunResults;
   process.stdout.write(outcome.summaryText.endsWith('\n') ? outcome.summaryText : `${outcome.summaryText}\n`);
   let failed = false;
@@ -124,7 +134,7 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
   if (failed) return EXIT_FAILED;
   if (outcome.status !== 'complete') {
     process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
-    return interrupted ? EXIT_INTERRUPTED : EXIT_PARTIAL;
+    return interrupted ? interruptedExit(interrupted) : EXIT_PARTIAL;
   }
   return EXIT_OK;
 }

@@ -17,8 +17,8 @@ export interface StorageTarget {
   baseDir: string;
   /** The run-owned subdirectory every entry file lives in; removed at the end. */
   runDir: string;
-  /** True when kvbench created baseDir itself (then it removes it too, if it is left empty). */
-  createdBaseDir: boolean;
+  /** The outermost directory kvbench had to create for baseDir (removed at the end if left empty), or null. */
+  createdFrom: string | null;
   capacityBytes: number;
   freeBytesAtStart: number;
 }
@@ -42,7 +42,7 @@ export async function prepareStorageTarget(opts: {
   if (isSystemDirectory(baseDir)) {
     throw new KvbenchError('VALIDATION', `--cache-dir cannot be a system directory: ${baseDir}`);
   }
-  let createdBaseDir = false;
+  let createdFrom: string | null = null;
   try {
     const st = await fsp.stat(baseDir);
     if (!st.isDirectory()) throw new KvbenchError('TARGET_NOT_WRITABLE', `--cache-dir is not a directory: ${baseDir}`);
@@ -52,8 +52,7 @@ export async function prepareStorageTarget(opts: {
       throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot use --cache-dir ${baseDir}: ${(err as Error).message}`);
     }
     try {
-      await fsp.mkdir(baseDir, { recursive: true });
-      createdBaseDir = true;
+      createdFrom = (await fsp.mkdir(baseDir, { recursive: true })) ?? null;
     } catch (mkErr) {
       throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create --cache-dir ${baseDir}: ${(mkErr as Error).message}`);
     }
@@ -87,14 +86,23 @@ export async function prepareStorageTarget(opts: {
   } catch (err) {
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
   }
-  return { baseDir, runDir, createdBaseDir, capacityBytes, freeBytesAtStart };
+  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart };
 }
 
 /** Removes the run directory (only if empty: the file store already removed its own files). */
 export async function releaseStorageTarget(target: StorageTarget): Promise<void> {
   await unmarkRunDir(target.runDir).catch(() => undefined);
   await fsp.rmdir(target.runDir).catch(() => undefined);
-  if (target.createdBaseDir) await fsp.rmdir(target.baseDir).catch(() => undefined);
+  if (target.createdFrom === null) return;
+  // Remove, innermost first, every level kvbench created; rmdir stops at anything not empty.
+  for (let dir = target.baseDir; ; dir = path.dirname(dir)) {
+    try {
+      await fsp.rmdir(dir);
+    } catch {
+      return;
+    }
+    if (dir === target.createdFrom || path.dirname(dir) === dir) return;
+  }
 }
 
 function fmtGiB(bytes: number): string {

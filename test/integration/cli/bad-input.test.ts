@@ -62,6 +62,17 @@ describe('kvbench run with invalid input', () => {
     expect(fs.readdirSync('/etc').filter((n) => n.startsWith('kvbench'))).toEqual([]);
   });
 
+  it('refuses a symbolic link to a system directory as --cache-dir', async () => {
+    const tmp = makeTempDir();
+    const link = path.join(tmp, 'innocent-looking');
+    fs.symlinkSync('/etc', link);
+    const r = await runCli(validRunArgs(path.join(link, 'kv'), path.join(tmp, 'results.json')), { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain('--cache-dir cannot be a system directory: /etc/kv');
+    expect(fs.existsSync('/etc/kv')).toBe(false);
+    expect(fs.readdirSync(tmp)).toEqual(['innocent-looking']);
+  });
+
   it('gives a clear error for a cache directory that cannot be created', async () => {
     const tmp = makeTempDir();
     const file = path.join(tmp, 'a-file');

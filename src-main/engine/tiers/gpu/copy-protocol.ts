@@ -1,0 +1,38 @@
+// Messages between GpuCopyEngine (the engine's main thread) and copy-worker.ts. Host buffers travel
+// as references into shared memory (posting a SharedArrayBuffer shares it); device addresses as
+// numbers.
+
+import type { WorkerDriverSpec } from './cuda-driver.ts';
+import type { CopyDirection, CopySegment } from './copy-executor.ts';
+
+export interface CopyWorkerInit {
+  driver: WorkerDriverSpec;
+  /** Device ordinals this worker copies to and from. */
+  devices: number[];
+}
+
+export interface CopyJob {
+  type: 'copy';
+  id: number;
+  direction: CopyDirection;
+  host: { sab: SharedArrayBuffer; byteOffset: number; length: number };
+  segments: CopySegment[];
+}
+
+export interface CopyErrorData {
+  name: string;
+  message: string;
+  /** Set when the driver returned an error (the CUresult and its name). */
+  cudaCode?: number;
+  cudaName?: string;
+  fn?: string;
+}
+
+export type CopyWorkerRequest = CopyJob | { type: 'close' };
+
+export type CopyWorkerReply =
+  | { type: 'ready' }
+  | { type: 'init-failed'; error: CopyErrorData }
+  | { type: 'done'; id: number; copyNs: number }
+  | { type: 'failed'; id: number; error: CopyErrorData }
+  | { type: 'closed' };

@@ -1,0 +1,58 @@
+// Copy worker thread for the GPU tier: opens its own instance of the driver (koffi works per
+// thread), makes each device's primary context current here, and runs host↔device copies
+// synchronously, so the engine's event loop never waits on a DMA transfer.
+
+import { parentPort, workerData } from 'node:worker_threads';
+import { CudaError } from './cuda-driver.ts';
+import type { CudaDriver } from './cuda-driver.ts';
+import { CopyExecutor } from './copy-executor.ts';
+import type { CopyErrorData, CopyWorkerInit, CopyWorkerReply, CopyWorkerRequest } from './copy-protocol.ts';
+
+if (parentPort === null) throw new Error('copy-worker.ts must run as a worker thread');
+const port = parentPort;
+const init = workerData as CopyWorkerInit;
+
+function errorData(err: unknown): CopyErrorData {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const data: CopyErrorData = { name: e.name, message: e.message };
+  if (err instanceof CudaError) {
+    data.cudaCode = err.cudaCode;
+    data.cudaName = err.cudaName;
+    data.fn = err.fn;
+  }
+  return data;
+}
+
+const send = (m: CopyWorkerReply): void => port.postMessage(m);
+
+async function start(): Promise<void> {
+  let executor: CopyExecutor;
+  try {
+    const mod = (await import(init.driver.moduleUrl)) as Record<string, (options: unknown) => Promise<CudaDriver> | CudaDriver>;
+    const open = mod[init.driver.exportName];
+    if (typeof open !== 'function') throw new Error(`${init.driver.moduleUrl} has no export ${init.driver.exportName}`);
+    const driver = await open(init.driver.options);
+    driver.cuInit(0);
+    executor = new CopyExecutor(driver, init.devices);
+  } catch (err) {
+    send({ type: 'init-failed', error: errorData(err) });
+    return;
+  }
+  port.on('message', (m: CopyWorkerRequest) => {
+    if (m.type === 'close') {
+      executor.close();
+      send({ type: 'closed' });
+      port.close();
+      return;
+    }
+    try {
+      const host = new Uint8Array(m.host.sab, m.host.byteOffset, m.host.length);
+      send({ type: 'done', id: m.id, copyNs: executor.run(m.direction, host, m.segments) });
+    } catch (err) {
+      send({ type: 'failed', id: m.id, error: errorData(err) });
+    }
+  });
+  send({ type: 'ready' });
+}
+
+void start();
