@@ -1,6 +1,12 @@
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { exportCommand } from './export-command.ts';
+import { historyCommand } from './history-command.ts';
+import { hwCommand } from './hw-command.ts';
+import { importCommand } from './import-command.ts';
 import { probeCommand } from './probe-command.ts';
+import { reportCommand } from './report-command.ts';
 import { runCommand } from './run-command.ts';
+import { suiteCommand } from './suite-command.ts';
 import { workloadCommand } from './workload-command.ts';
 
 const USAGE = `kvbench ${KVBENCH_VERSION} — KV-cache offload benchmark for LLM inference (GPU → CPU RAM → storage)
@@ -9,6 +15,12 @@ Usage:
   kvbench run [flags]        run one benchmark (the reference kv-cache.py's flags; see kvbench run --help)
   kvbench probe --dir DIR    measure the device's raw sequential limit at the engine's block size and depth
   kvbench workload generate  write a replayable workload file (see kvbench workload generate --help)
+  kvbench hw                 detected hardware: CPUs, RAM, GPUs, disks, the cache directory's drive
+  kvbench suite              the nine-scenario suite with trials, stored in the database
+  kvbench report             median/P95 per scenario, tier comparison; --compare A B for two systems
+  kvbench history            stored trials, suites and systems
+  kvbench export             trials to CSV, XLSX or JSON
+  kvbench import FILE...     results JSON of the reference benchmark (or kvbench) into the database
   kvbench --version          print the version
   kvbench --help             this text
 
@@ -26,6 +38,18 @@ export async function main(argv: string[]): Promise<number> {
       return probeCommand(rest);
     case 'workload':
       return workloadCommand(rest);
+    case 'hw':
+      return hwCommand(rest);
+    case 'suite':
+      return suiteCommand(rest);
+    case 'report':
+      return reportCommand(rest);
+    case 'history':
+      return historyCommand(rest);
+    case 'export':
+      return exportCommand(rest);
+    case 'import':
+      return importCommand(rest);
     case '--version':
     case '-V':
       process.stdout.write(`${KVBENCH_VERSION}\n`);

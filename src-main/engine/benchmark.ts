@@ -20,6 +20,8 @@ import { CpuTier } from './tiers/cpu-tier.ts';
 import { StorageTier } from './tiers/storage-tier.ts';
 import { prepareStorageTarget, releaseStorageTarget, type StorageTarget } from './tiers/storage-target.ts';
 import type { TierAvailability } from './tiers/tier-backend.ts';
+import type { GpuTier } from './tiers/gpu/gpu-tier.ts';
+import { openGpuTier } from './tiers/gpu/open-gpu-tier.ts';
 import { DECODE_ONLY_ENTRIES_PER_USER, MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workload/personas.ts';
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
@@ -53,12 +55,9 @@ const AUTOSCALER_READ_P95_THRESHOLD_MS = 200;
 function unsupportedFeatures(o: RunOptions): string[] {
   const out: string[] = [];
   const later = 'is not available in this kvbench build yet';
-  if (o.datasetPath) out.push(`--dataset-path (ShareGPT replay) ${later}`);
-  if (o.useBurstTrace) out.push(`--use-burst-trace (BurstGPT replay) ${later}`);
   if (o.ioTraceLog) out.push(`--io-trace-log (trace-only mode) ${later}`);
   if (o.validationTrace) out.push(`--validation-trace ${later}`);
   if (o.enableLatencyTracing) out.push(`--enable-latency-tracing (bpftrace) ${later}`);
-  if (o.requestRate > 0) out.push(`--request-rate applies to ShareGPT replay only, which ${later}`);
   return out;
 }
 
@@ -121,12 +120,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     name: 'gpu',
     present: false,
     budgetBytes: Math.floor(o.gpuMemGb * o.numGpus * GIB),
-    reason:
-      o.gpuMemGb > 0
-        ? 'no GPU tier in this build: GPU memory is not used and --gpu-mem-gb is ignored (entries start in the CPU tier)'
-        : '--gpu-mem-gb 0 disables the GPU tier',
+    reason: o.gpuMemGb > 0 ? null : '--gpu-mem-gb 0 disables the GPU tier',
   };
-  if (o.gpuMemGb > 0) log('warn', gpu.reason!);
 
   const seed = o.seed ?? randomInt(0, 2 ** 31 - 1);
   const entrySizeBytes = (tokens: number): number => entryBytes(model, tokens, o.tensorParallel);
@@ -142,6 +137,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   let bytes: BytePool | null = null;
   let cache: MultiTierCache | null = null;
   let store: EntryFileStore | null = null;
+  let gpuTier: GpuTier | null = null;
   try {
     const pool = PayloadPool.create(seed);
     bytes = await BytePool.start({ threads: byteThreads, pool });
@@ -157,6 +153,22 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     });
     if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
     const tiers: CacheTier[] = [];
+    if (o.gpuMemGb > 0) {
+      const r = await openGpuTier({ numGpus: o.numGpus, perDeviceBudgetBytes: Math.floor(o.gpuMemGb * GIB), chunkBytes, copyThreads: 2, stagingSlots: 8 });
+      if (r.ok) {
+        gpuTier = r.tier;
+        const rep = gpuTier.report();
+        gpu.present = true;
+        gpu.budgetBytes = gpuTier.budgetBytes;
+        gpu.reason = rep.shortfallReason;
+        if (rep.shortfallReason) log('warn', `GPU tier smaller than asked: ${rep.shortfallReason}`);
+        if (!rep.stagingPinned && rep.stagingReason) log('warn', rep.stagingReason);
+        tiers.push({ backend: gpuTier, budgetBytes: gpuTier.budgetBytes });
+      } else {
+        gpu.reason = r.reason;
+        log('warn', `${r.reason}; entries start in the ${cpuBudgetBytes > 0 ? 'CPU' : 'storage'} tier`);
+      }
+    }
     if (cpuBudgetBytes > 0) {
       const staging = new AlignedSlab(chunkBytes, byteThreads * 2);
       tiers.push({
@@ -167,9 +179,10 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
     cache = new MultiTierCache(tiers, { fillTarget: profile.tierFillTarget, entrySizeCap: profile.tierEntrySizeCap, promotion: o.promotion });
 
-    return await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, target, gpu, cpuBudgetBytes, chunkBytes, profile, notApplied });
+    return await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied });
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
+    if (gpuTier) await gpuTier.close().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
     if (store) await store.removeAll().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
     if (bytes) await bytes.close().catch(() => undefined);
     await releaseStorageTarget(target);
@@ -187,6 +200,7 @@ interface MeasureArgs {
   store: EntryFileStore;
   target: StorageTarget;
   gpu: TierAvailability;
+  gpuTier: GpuTier | null;
   cpuBudgetBytes: number;
   chunkBytes: number;
   profile: WorkloadProfile;
@@ -284,6 +298,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   }
   if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured phase began');
   cache.resetStats();
+  a.gpuTier?.resetCopyStats();
   recorder = new RunRecorder(qosTargets);
   processor.setRecorder(recorder);
 
@@ -439,6 +454,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     recorder,
     timeline: timeline.points(),
     gpu: a.gpu,
+    gpuReport: a.gpuTier?.report() ?? null,
     cpuBudgetBytes: a.cpuBudgetBytes,
     storage: {
       capacityBytes: a.target.capacityBytes,

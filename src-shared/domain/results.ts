@@ -80,6 +80,27 @@ export interface TierDescription {
   reason: string | null;
 }
 
+/** The GPU tier; the device fields are present when a GPU tier was opened. */
+export interface GpuTierDescription extends TierDescription {
+  requested_bytes?: number;
+  devices?: { index: number; model: string; total_memory_bytes: number; pci_bus_id: string | null; reserved_bytes: number; shortfall: string | null }[];
+  driver_version?: string | null;
+  cuda_version?: string;
+  driver_library?: string;
+  staging_pinned?: boolean;
+  staging_reason?: string | null;
+  staging_bytes?: number;
+  copy_threads?: number;
+  chunk_bytes?: number;
+  h2d_copy_bytes?: number;
+  h2d_copies?: number;
+  /** Bytes ÷ summed copy time: what one copy achieves (copies in flight together may add up to more). */
+  h2d_copy_bandwidth_bytes_per_sec?: number | null;
+  d2h_copy_bytes?: number;
+  d2h_copies?: number;
+  d2h_copy_bandwidth_bytes_per_sec?: number | null;
+}
+
 export interface StorageTierDescription extends TierDescription {
   dir: string | null;
   direct_io: boolean;
@@ -119,7 +140,7 @@ export interface KvbenchSection {
   started_at: string;
   elapsed_ns: number;
   model: { key: string; bytes_per_token: number; tensor_parallel: number; entry_bytes_per_token: number };
-  tiers: { gpu: TierDescription; cpu: TierDescription; storage: StorageTierDescription };
+  tiers: { gpu: GpuTierDescription; cpu: TierDescription; storage: StorageTierDescription };
   /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
   tier_bytes: Record<TierKey, TierBytes>;
   /** The metrics the seeds' analysis calls primary. */

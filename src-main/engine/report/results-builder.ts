@@ -22,6 +22,7 @@ import type { LatencyHistogram } from '../metrics/latency-histogram.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { DirectionStats } from '../metrics/tier-stats.ts';
 import type { TierAvailability } from '../tiers/tier-backend.ts';
+import type { GpuTierReport } from '../tiers/gpu/gpu-tier.ts';
 import type { VerifyFailure } from '../workload/request-processor.ts';
 
 const TIERS: TierKey[] = ['gpu', 'cpu', 'storage'];
@@ -47,6 +48,7 @@ export interface RunFacts {
   recorder: RunRecorder;
   timeline: TimelinePoint[];
   gpu: TierAvailability;
+  gpuReport: GpuTierReport | null;
   cpuBudgetBytes: number;
   storage: { capacityBytes: number; dir: string; directIo: boolean; directIoReason: string | null; fsyncPolicy: 'per-entry' | 'none' };
   eventLoopLagNs: { p50: number; p99: number; max: number };
@@ -254,6 +256,38 @@ function tierLatencies(f: RunFacts, pick: (d: { read: DirectionStats; write: Dir
   return out;
 }
 
+function gpuDescription(f: RunFacts): KvbenchSection['tiers']['gpu'] {
+  const base = { present: f.gpu.present, budget_bytes: f.gpu.budgetBytes, reason: f.gpu.reason };
+  const r = f.gpuReport;
+  if (!r) return base;
+  return {
+    ...base,
+    requested_bytes: r.requestedBytes,
+    devices: r.devices.map((d) => ({
+      index: d.index,
+      model: d.name,
+      total_memory_bytes: d.totalMemoryBytes,
+      pci_bus_id: d.pciBusId,
+      reserved_bytes: d.reservedBytes,
+      shortfall: d.shortfall,
+    })),
+    driver_version: r.driverVersion,
+    cuda_version: r.cudaVersion,
+    driver_library: r.driverLibrary,
+    staging_pinned: r.stagingPinned,
+    staging_reason: r.stagingReason,
+    staging_bytes: r.stagingBytes,
+    copy_threads: r.copyThreads,
+    chunk_bytes: r.chunkBytes,
+    h2d_copy_bytes: r.h2d.bytes,
+    h2d_copies: r.h2d.copies,
+    h2d_copy_bandwidth_bytes_per_sec: r.h2d.bandwidthBytesPerSec,
+    d2h_copy_bytes: r.d2h.bytes,
+    d2h_copies: r.d2h.copies,
+    d2h_copy_bandwidth_bytes_per_sec: r.d2h.bandwidthBytesPerSec,
+  };
+}
+
 function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
   const rec = f.recorder;
   const tb = Object.fromEntries(TIERS.map((t) => [t, tierBytes(f, t, elapsedS)])) as Record<TierKey, TierBytes>;
@@ -283,7 +317,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
       entry_bytes_per_token: entryBytes(f.model, 1, f.options.tensorParallel),
     },
     tiers: {
-      gpu: { present: f.gpu.present, budget_bytes: f.gpu.budgetBytes, reason: f.gpu.reason },
+      gpu: gpuDescription(f),
       cpu: { present: cpuPresent, budget_bytes: f.cpuBudgetBytes, reason: cpuPresent ? null : '--cpu-mem-gb 0 disables the CPU tier' },
       storage: {
         present: true,

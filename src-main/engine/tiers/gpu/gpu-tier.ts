@@ -4,6 +4,7 @@ import { InlineCopyEngine, isSharedView, WorkerCopyEngine, type CopyEngine } fro
 import type { CopyDirection, CopySegment } from './copy-executor.ts';
 import { DeviceArena, type DeviceExtent } from './device-arena.ts';
 import { PinnedStaging, type StagingSlot } from './pinned-staging.ts';
+import { readNvidiaDriverVersion } from './nvidia-version.ts';
 import { onProcessExit } from './process-exit.ts';
 
 const MIB = 1024 * 1024;
@@ -31,6 +32,8 @@ export interface GpuTierOpenOptions {
   minSlabBytes?: number;
   /** Free device memory from process exit and signal hooks too (default true). */
   exitHook?: boolean;
+  /** Where the NVIDIA driver version is read from (tests). */
+  procVersionPath?: string;
 }
 
 export interface GpuDeviceReport {
@@ -57,6 +60,9 @@ export interface GpuTierReport {
   devices: GpuDeviceReport[];
   /** GPUs asked for (--num-gpus) and used (those present, up to that many). */
   requestedGpus: number;
+  /** The NVIDIA driver's version (from /proc; null where the system does not say). */
+  driverVersion: string | null;
+  /** The CUDA version the driver supports (cuDriverGetVersion). */
   cudaVersion: string;
   driverLibrary: string;
   requestedBytes: number;
@@ -101,6 +107,7 @@ interface GpuTierParts {
   contexts: Map<number, CUcontext>;
   devices: GpuDeviceReport[];
   requestedGpus: number;
+  driverVersion: string | null;
   cudaVersion: string;
   staging: PinnedStaging;
   copies: CopyEngine;
@@ -157,6 +164,7 @@ export class GpuTier implements TierBackend {
     const minSlabBytes = Math.min(slabBytes, o.minSlabBytes ?? DEFAULT_GPU_MIN_SLAB_BYTES);
     const perDevice = Math.floor(o.perDeviceBudgetBytes);
 
+    const driverVersion = await readNvidiaDriverVersion(o.procVersionPath);
     driver.cuInit(0);
     const cudaVersion = formatCudaVersion(driver.cuDriverGetVersion());
     const count = driver.cuDeviceGetCount();
@@ -214,6 +222,7 @@ export class GpuTier implements TierBackend {
         contexts,
         devices,
         requestedGpus: o.numGpus,
+        driverVersion,
         cudaVersion,
         staging,
         copies,
@@ -263,6 +272,7 @@ export class GpuTier implements TierBackend {
     return {
       devices: p.devices.map((d) => ({ ...d })),
       requestedGpus: p.requestedGpus,
+      driverVersion: p.driverVersion,
       cudaVersion: p.cudaVersion,
       driverLibrary: p.driver.libraryPath,
       requestedBytes: p.requestedBytes,
@@ -277,6 +287,15 @@ export class GpuTier implements TierBackend {
       h2d: dirStats(this.#h2d),
       d2h: dirStats(this.#d2h),
     };
+  }
+
+  /** Starts the copy counters afresh (at the start of the measured phase, as the cache's statistics). */
+  resetCopyStats(): void {
+    for (const t of [this.#h2d, this.#d2h]) {
+      t.bytes = 0;
+      t.copies = 0;
+      t.copyNs = 0;
+    }
   }
 
   async write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {

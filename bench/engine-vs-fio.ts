@@ -1,0 +1,270 @@
+// Engine efficiency and CPU cost: kvbench against fio, side by side, alternating, on the same
+// directory, with the same block size, read/write mix and I/Os in flight.
+//
+//   node bench/engine-vs-fio.ts [--targets ram,disk] [--workloads read,write] [--reps 3]
+//        [--duration 20] [--model llama3.1-8b] [--users 16] [--io-depth 16] [--io-chunk-mib 16]
+//        [--ram-image-gib 6] [--disk-parent /var/tmp] [--seed 1] [--json FILE]
+//
+// For each target (a RAM-backed loop device; the machine's own disk) and workload:
+//   read-heavy:  kvbench run --cpu-mem-gb 0 --gpu-mem-gb 0 --generation-mode none (storage only)
+//   write-heavy: the same with --prefill-only --disable-multi-turn (prefill writes only)
+// each repetition runs kvbench and fio back to back (order alternating between repetitions):
+//   fio --direct=1 --bs=<chunk> --ioengine=psync --numjobs=<io-depth> --rw=read|write|rw
+//       --rwmixread=<kvbench's measured read share> --size=<kvbench's mean entry size>
+//       --fdatasync=<chunks per entry> (the engine fdatasyncs once per entry) --time_based
+// and prints kvbench storage bytes/s ÷ fio bytes/s, and CPU-seconds per GB (10⁹ bytes) moved for
+// both (CPU of the whole process tree: kvbench CLI + engine; fio + its jobs). Device bytes from
+// /proc/diskstats are shown beside kvbench's storage bytes (read coverage: device ÷ engine).
+// Targets: efficiency ≥ 0.90 (median of the repetitions), kvbench ≤ 0.15 CPU-s/GB, coverage ≥ 0.95.
+// Needs root (loop device) and fio. Cleans up on every exit path.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { cleanupAll } from './lib/cleanup.ts';
+import { KVBENCH_BIN, nodeBin, runMeasured } from './lib/measure.ts';
+import { layOutFioFiles, runFio, runKvbench, type FioRun, type FioSpec, type KvbenchRun } from './lib/runners.ts';
+import { fmt, fmtSpread, spread, table } from './lib/stats.ts';
+import { machineLine, requireFio, setupDiskTarget, setupRamTarget, type BenchTarget } from './lib/targets.ts';
+
+const { values } = parseArgs({
+  options: {
+    targets: { type: 'string', default: 'ram,disk' },
+    workloads: { type: 'string', default: 'read,write' },
+    reps: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '20' },
+    model: { type: 'string', default: 'llama3.1-8b' },
+    users: { type: 'string', default: '16' },
+    'io-depth': { type: 'string', default: '16' },
+    'io-chunk-mib': { type: 'string', default: '16' },
+    'ram-image-gib': { type: 'string', default: '6' },
+    'disk-parent': { type: 'string', default: '/var/tmp' },
+    'probe-duration': { type: 'string', default: '8' },
+    seed: { type: 'string', default: '1' },
+    json: { type: 'string' },
+  },
+});
+
+const reps = Number(values.reps);
+const durationS = Number(values.duration);
+const ioDepth = Number(values['io-depth']);
+const chunkBytes = Number(values['io-chunk-mib']) * 1024 * 1024;
+const EFFICIENCY_TARGET = 0.9;
+const CPU_TARGET_S_PER_GB = 0.15;
+const COVERAGE_TARGET = 0.95;
+
+interface Workload {
+  name: 'read' | 'write';
+  label: string;
+  extraArgs: string[];
+}
+const WORKLOADS: Workload[] = [
+  { name: 'read', label: 'read-heavy (storage only, generation none)', extraArgs: [] },
+  { name: 'write', label: 'write-heavy (--prefill-only --disable-multi-turn)', extraArgs: ['--prefill-only', '--disable-multi-turn'] },
+];
+
+interface Rep {
+  rep: number;
+  order: string;
+  k: KvbenchRun;
+  f: FioRun;
+  ratio: number;
+}
+
+function kvArgs(dir: string, w: Workload): string[] {
+  return [
+    '--model', values.model!, '--num-users', values.users!, '--duration', String(durationS),
+    '--gpu-mem-gb', '0', '--cpu-mem-gb', '0', '--generation-mode', 'none',
+    '--io-depth', String(ioDepth), '--io-chunk-mib', values['io-chunk-mib']!,
+    '--seed', values.seed!, '--cache-dir', dir, ...w.extraArgs,
+  ];
+}
+
+function fioSpecFrom(dir: string, k: KvbenchRun): FioSpec {
+  const free = fs.statfsSync(dir);
+  const freeBytes = Number(free.bavail) * Number(free.bsize);
+  // Files like kvbench's entries, as long as all jobs' files fit in half the free space.
+  const cap = Math.floor((freeBytes * 0.5) / ioDepth);
+  const fileBytes = Math.max(chunkBytes, Math.floor(Math.min(k.meanEntryBytes, cap) / chunkBytes) * chunkBytes);
+  let readPercent = Math.round(k.readFraction * 100);
+  if (k.readFraction > 0 && readPercent === 0) readPercent = 1;
+  if (k.readFraction < 1 && readPercent === 100) readPercent = 99;
+  return {
+    dir: path.join(dir, 'fio'),
+    blockBytes: chunkBytes,
+    jobs: ioDepth,
+    readPercent,
+    runtimeS: durationS,
+    fileBytes,
+    fdatasyncEvery: Math.max(1, Math.round(fileBytes / chunkBytes)),
+    ioengine: 'psync',
+  };
+}
+
+async function fioRep(target: BenchTarget, spec: FioSpec): Promise<FioRun> {
+  fs.mkdirSync(spec.dir, { recursive: true });
+  try {
+    await layOutFioFiles(spec, target.dir);
+    return await runFio(spec, { deviceDir: target.dir });
+  } finally {
+    // kvbench sizes its storage tier from the free space: leave it all to the next run.
+    fs.rmSync(spec.dir, { recursive: true, force: true });
+  }
+}
+
+async function probe(target: BenchTarget): Promise<{ readBps: number; writeBps: number; line: string } | null> {
+  const r = await runMeasured(
+    nodeBin(),
+    [KVBENCH_BIN, 'probe', '--dir', target.dir, '--json', '--duration', values['probe-duration']!, '--io-depth', String(ioDepth), '--io-chunk-mib', values['io-chunk-mib']!],
+    { deviceDir: target.dir },
+  );
+  if (r.code !== 0) {
+    console.log(`probe failed (exit ${r.code}): ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    return null;
+  }
+  const j = JSON.parse(r.stdout) as { phases: { read?: { bytes_per_sec: number; cpu_seconds_per_gb: number }; write?: { bytes_per_sec: number; cpu_seconds_per_gb: number } } };
+  const readBps = j.phases.read?.bytes_per_sec ?? 0;
+  const writeBps = j.phases.write?.bytes_per_sec ?? 0;
+  return {
+    readBps,
+    writeBps,
+    line: `raw limit (kvbench probe, sequential direct, ${ioDepth} × ${values['io-chunk-mib']} MiB in flight): write ${fmt(writeBps / 1e9)} GB/s, read ${fmt(readBps / 1e9)} GB/s`,
+  };
+}
+
+/** The probe limit for a mix: time-weighted (harmonic) combination of the read and write limits. */
+function mixLimit(p: { readBps: number; writeBps: number }, readFraction: number): number {
+  const t = readFraction / p.readBps + (1 - readFraction) / p.writeBps;
+  return t > 0 ? 1 / t : 0;
+}
+
+interface Summary {
+  target: string;
+  workload: string;
+  ratio: ReturnType<typeof spread>;
+  kCpu: ReturnType<typeof spread>;
+  fCpu: ReturnType<typeof spread>;
+  coverage: ReturnType<typeof spread>;
+  vsProbe: ReturnType<typeof spread> | null;
+}
+
+async function benchTarget(target: BenchTarget, summaries: Summary[], raw: unknown[]): Promise<void> {
+  console.log(`\n=== target: ${target.kind} — ${target.description}`);
+  const p = await probe(target);
+  if (p) console.log(p.line);
+  for (const w of WORKLOADS.filter((x) => values.workloads!.split(',').includes(x.name))) {
+    console.log(`\n--- ${w.label}`);
+    console.log(`kvbench run ${kvArgs(target.dir, w).join(' ')}`);
+    const rows: Rep[] = [];
+    let lastK: KvbenchRun | null = null;
+    for (let rep = 1; rep <= reps; rep++) {
+      const fioFirst = rep % 2 === 0 && lastK !== null;
+      let k: KvbenchRun;
+      let f: FioRun;
+      if (fioFirst) {
+        f = await fioRep(target, fioSpecFrom(target.dir, lastK!));
+        k = await runKvbench(kvArgs(target.dir, w), { deviceDir: target.dir, tag: `${target.kind}-${w.name}-${rep}` });
+      } else {
+        k = await runKvbench(kvArgs(target.dir, w), { deviceDir: target.dir, tag: `${target.kind}-${w.name}-${rep}` });
+        f = await fioRep(target, fioSpecFrom(target.dir, k));
+      }
+      if (rep === 1) console.log(f.commandLine.replace(target.dir, '<dir>'));
+      lastK = k;
+      rows.push({ rep, order: fioFirst ? 'fio, kvbench' : 'kvbench, fio', k, f, ratio: k.storageBytesPerSec / f.bytesPerSec });
+      raw.push({ target: target.kind, workload: w.name, rep, order: rows.at(-1)!.order, kvbench: summariseK(k), fio: summariseF(f) });
+    }
+    const header = ['rep', 'order', 'kvb R GB/s', 'kvb W GB/s', 'kvb GB/s', 'read %', 'kvb CPU-s/GB', 'dev R cov', 'dev W cov', 'fio GB/s', 'fio read %', 'fio CPU-s/GB', 'kvb ÷ fio'];
+    if (p) header.push('kvb ÷ probe');
+    console.log(
+      table([
+        header,
+        ...rows.map((r) => {
+          const row = [
+            String(r.rep), r.order,
+            fmt(r.k.storageReadBytesPerSec / 1e9), fmt(r.k.storageWriteBytesPerSec / 1e9), fmt(r.k.storageBytesPerSec / 1e9),
+            fmt(r.k.readFraction * 100, 1), fmt(r.k.cpuSecondsPerGb, 3),
+            fmt(r.k.pageCache.readCoverage, 3), fmt(r.k.pageCache.writeCoverage, 3),
+            fmt(r.f.bytesPerSec / 1e9), fmt((100 * r.f.readBytes) / Math.max(1, r.f.readBytes + r.f.writeBytes), 1), fmt(r.f.cpuSecondsPerGb, 3),
+            fmt(r.ratio, 3),
+          ];
+          if (p) row.push(fmt(r.k.storageBytesPerSec / mixLimit(p, r.k.readFraction), 3));
+          return row;
+        }),
+      ]),
+    );
+    for (const r of rows) if (r.k.pageCache.flagged) console.log(`  rep ${r.rep} FLAGGED: ${r.k.pageCache.reason}`);
+    const s: Summary = {
+      target: target.kind,
+      workload: w.name,
+      ratio: spread(rows.map((r) => r.ratio)),
+      kCpu: spread(rows.map((r) => r.k.cpuSecondsPerGb)),
+      fCpu: spread(rows.map((r) => r.f.cpuSecondsPerGb)),
+      coverage: spread(rows.filter((r) => r.k.storageReadBytes > 0).map((r) => r.k.pageCache.readCoverage ?? Number.NaN)),
+      vsProbe: p ? spread(rows.map((r) => r.k.storageBytesPerSec / mixLimit(p, r.k.readFraction))) : null,
+    };
+    summaries.push(s);
+    console.log(`efficiency kvbench ÷ fio: ${fmtSpread(s.ratio, 3)} → ${s.ratio.median >= EFFICIENCY_TARGET ? 'PASS' : 'MISS'} (target ≥ ${EFFICIENCY_TARGET})`);
+    console.log(`CPU-s per GB: kvbench ${fmtSpread(s.kCpu, 3)} → ${s.kCpu.median <= CPU_TARGET_S_PER_GB ? 'PASS' : 'MISS'} (target ≤ ${CPU_TARGET_S_PER_GB}); fio ${fmtSpread(s.fCpu, 3)}`);
+    if (s.coverage.n > 0) console.log(`device read coverage (device ÷ engine read bytes): ${fmtSpread(s.coverage, 3)} → ${s.coverage.min >= COVERAGE_TARGET ? 'PASS' : 'MISS'} (target ≥ ${COVERAGE_TARGET})`);
+  }
+}
+
+function summariseK(k: KvbenchRun): Record<string, unknown> {
+  return {
+    elapsed_s: k.elapsedS, storage_read_bytes: k.storageReadBytes, storage_write_bytes: k.storageWriteBytes,
+    storage_read_bytes_per_sec: k.storageReadBytesPerSec, storage_write_bytes_per_sec: k.storageWriteBytesPerSec,
+    read_fraction: k.readFraction, mean_entry_bytes: k.meanEntryBytes, cpu_user_s: k.run.cpuUserS, cpu_system_s: k.run.cpuSystemS,
+    cpu_s_per_gb: k.cpuSecondsPerGb, wall_s: k.run.wallNs / 1e9, device_read_bytes: k.run.device.io?.readBytes ?? null,
+    device_write_bytes: k.run.device.io?.writeBytes ?? null, read_coverage: k.pageCache.readCoverage, write_coverage: k.pageCache.writeCoverage,
+    flagged: k.pageCache.flagged, direct_io: k.directIo, event_loop_lag_p99_ns: k.lagP99Ns,
+  };
+}
+
+function summariseF(f: FioRun): Record<string, unknown> {
+  return {
+    command: f.commandLine, read_bytes: f.readBytes, write_bytes: f.writeBytes, read_bytes_per_sec: f.readBytesPerSec,
+    write_bytes_per_sec: f.writeBytesPerSec, cpu_user_s: f.run.cpuUserS, cpu_system_s: f.run.cpuSystemS, cpu_s_per_gb: f.cpuSecondsPerGb,
+    device_read_bytes: f.run.device.io?.readBytes ?? null, device_write_bytes: f.run.device.io?.writeBytes ?? null,
+  };
+}
+
+async function main(): Promise<void> {
+  const fio = requireFio();
+  console.log(`engine-vs-fio: ${machineLine()}; ${fio}`);
+  console.log(`${reps} alternations of ${durationS} s runs; model ${values.model}, ${values.users} users, --io-depth ${ioDepth}, --io-chunk-mib ${values['io-chunk-mib']}`);
+  const summaries: Summary[] = [];
+  const raw: unknown[] = [];
+  try {
+    for (const kind of values.targets!.split(',')) {
+      const target =
+        kind === 'ram'
+          ? setupRamTarget({ imageGiB: Number(values['ram-image-gib']), tag: 'evf' })
+          : kind === 'disk'
+            ? setupDiskTarget({ parent: values['disk-parent']!, tag: 'evf' })
+            : null;
+      if (target === null) throw new Error(`unknown target '${kind}' (ram, disk)`);
+      await benchTarget(target, summaries, raw);
+      cleanupAll();
+    }
+  } finally {
+    cleanupAll();
+  }
+  console.log('\n=== summary (median of the alternations; min, max)');
+  console.log(
+    table([
+      ['target', 'workload', 'kvbench ÷ fio', `≥ ${EFFICIENCY_TARGET}`, 'kvbench CPU-s/GB', `≤ ${CPU_TARGET_S_PER_GB}`, 'fio CPU-s/GB', 'dev read cov', 'kvbench ÷ probe'],
+      ...summaries.map((s) => [
+        s.target, s.workload,
+        `${fmt(s.ratio.median, 3)} (${fmt(s.ratio.min, 3)}–${fmt(s.ratio.max, 3)})`, s.ratio.median >= EFFICIENCY_TARGET ? 'PASS' : 'MISS',
+        `${fmt(s.kCpu.median, 3)} (${fmt(s.kCpu.min, 3)}–${fmt(s.kCpu.max, 3)})`, s.kCpu.median <= CPU_TARGET_S_PER_GB ? 'PASS' : 'MISS',
+        `${fmt(s.fCpu.median, 3)} (${fmt(s.fCpu.min, 3)}–${fmt(s.fCpu.max, 3)})`,
+        s.coverage.n > 0 ? `${fmt(s.coverage.min, 3)}–${fmt(s.coverage.max, 3)}` : '-',
+        s.vsProbe ? `${fmt(s.vsProbe.median, 3)}` : '-',
+      ]),
+    ]),
+  );
+  console.log('GB = 10^9 bytes. CPU = user + system seconds of the whole process tree. dev read cov = device read bytes ÷ kvbench storage read bytes (whole run).');
+  if (values.json) fs.writeFileSync(values.json, `${JSON.stringify({ machine: machineLine(), summaries, raw }, null, 2)}\n`);
+}
+
+await main();

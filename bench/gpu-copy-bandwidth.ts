@@ -1,0 +1,245 @@
+// Host↔device copy bandwidth of kvbench's GPU tier next to PyTorch's pinned copies, in one run on
+// one GPU. Repetitions alternate kvbench and torch, because only numbers taken side by side compare.
+//
+//   node bench/gpu-copy-bandwidth.ts [--entry-mib 256] [--total-gib 4] [--chunk-mib 16,64]
+//        [--copy-threads 2] [--budget-gib 8] [--reps 3] [--python python3] [--no-torch]
+//        [--library libcuda.so.1] [--json out.json]
+//
+// Needs: an NVIDIA GPU and driver, Node 24 with this project's node_modules (koffi), and for the
+// torch side python3 with a CUDA build of torch. Paths measured, each over --total-gib per
+// direction per repetition, entries of --entry-mib moved one at a time:
+//   kvbench tier    GpuTier.write / GpuTier.read: pinned staging, copy worker threads, chunked
+//                   async copies, each chunk waited for (the engine's real path; the source and
+//                   sink do nothing, so only the copy path is timed)
+//   driver direct   cuMemcpyHtoD_v2 / cuMemcpyDtoH_v2 on this thread, chunk by chunk, from the
+//                   same pinned staging: what the FFI alone costs, without the workers
+//   torch           bench/torch_pinned_copy.py: .cuda(non_blocking=True), copy_(…, non_blocking=True)
+//                   on pin_memory=True tensors, each synchronised
+// GB/s are 1e9 bytes per second. A round trip of payload bytes through the tier is verified too.
+
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { keyHash64, PayloadPool } from '../src-main/engine/io/payload.ts';
+import type { CudaDriver } from '../src-main/engine/tiers/gpu/cuda-driver.ts';
+import { GpuTier } from '../src-main/engine/tiers/gpu/gpu-tier.ts';
+import { loadCudaDriver } from '../src-main/engine/tiers/gpu/koffi-cuda-driver.ts';
+import { PinnedStaging } from '../src-main/engine/tiers/gpu/pinned-staging.ts';
+import { probeCudaDriver } from '../src-main/hardware/gpu-driver.ts';
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+const { values } = parseArgs({
+  options: {
+    'entry-mib': { type: 'string', default: '256' },
+    'total-gib': { type: 'string', default: '4' },
+    'chunk-mib': { type: 'string', default: '16,64' },
+    'copy-threads': { type: 'string', default: '2' },
+    'budget-gib': { type: 'string', default: '8' },
+    reps: { type: 'string', default: '3' },
+    python: { type: 'string', default: 'python3' },
+    'no-torch': { type: 'boolean', default: false },
+    library: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+
+const entryBytes = Number(values['entry-mib']) * MiB;
+const totalBytes = Number(values['total-gib']) * GiB;
+const chunkSizes = values['chunk-mib']!.split(',').map((s) => Number(s) * MiB);
+const copyThreads = Number(values['copy-threads']);
+const budgetBytes = Math.floor(Number(values['budget-gib']) * GiB);
+const reps = Number(values.reps);
+const entriesPerRep = Math.max(1, Math.floor(totalBytes / entryBytes));
+const torchScript = fileURLToPath(new URL('./torch_pinned_copy.py', import.meta.url));
+
+const gbps = (bytes: number, ns: number): number => bytes / ns;
+
+const probe = await probeCudaDriver({ libraryPath: values.library });
+if (!probe.available) {
+  console.error(`no GPU to measure: ${probe.reason}`);
+  process.exit(2);
+}
+const loaded = await loadCudaDriver({ libraryPath: values.library });
+if (!loaded.ok) throw new Error(loaded.reason);
+const driver = loaded.driver;
+const gpu0 = probe.devices[0];
+console.log(
+  `GPU 0: ${gpu0.name}, ${(gpu0.totalMemoryBytes / GiB).toFixed(1)} GiB, PCI ${gpu0.pciBusId ?? '?'}; ` +
+    `NVIDIA driver ${probe.driverVersion ?? '?'}, CUDA ${probe.cudaVersion}`,
+);
+console.log(
+  `entries of ${entryBytes / MiB} MiB, ${entriesPerRep} per direction per repetition (${((entriesPerRep * entryBytes) / GiB).toFixed(2)} GiB), ` +
+    `${reps} repetitions alternating kvbench and torch; tier budget ${budgetBytes / GiB} GiB, ${copyThreads} copy threads`,
+);
+
+type Sample = { h2d: number; d2h: number };
+const samples = new Map<string, Sample[]>();
+const add = (path: string, s: Sample): void => {
+  if (!samples.has(path)) samples.set(path, []);
+  samples.get(path)!.push(s);
+};
+const details: Record<string, unknown>[] = [];
+
+/** kvbench's GPU tier: writes then reads, one entry at a time, a batch that fits the budget at a time. */
+async function measureTier(chunkBytes: number): Promise<Sample & { copyH2d: number | null; copyD2h: number | null; pinned: boolean }> {
+  const tier = await GpuTier.open({ driver, numGpus: 1, perDeviceBudgetBytes: budgetBytes, chunkBytes, copyThreads });
+  try {
+    const batch = Math.max(1, Math.min(entriesPerRep, Math.floor((tier.budgetBytes * 0.9) / entryBytes)));
+    let h2dNs = 0;
+    let d2hNs = 0;
+    let moved = 0;
+    let n = 0;
+    while (moved < entriesPerRep) {
+      const keys: string[] = [];
+      for (let i = 0; i < batch && moved + i < entriesPerRep; i++) keys.push(`b${n++}`);
+      for (const key of keys) h2dNs += (await tier.write({ key, keyHash: 1n, sizeBytes: entryBytes }, async () => undefined)).durationNs;
+      for (const key of keys) d2hNs += (await tier.read({ key, keyHash: 1n, sizeBytes: entryBytes })).durationNs;
+      for (const key of keys) await tier.remove({ key, keyHash: 1n, sizeBytes: entryBytes });
+      moved += keys.length;
+    }
+    const r = tier.report();
+    const bytes = entriesPerRep * entryBytes;
+    return {
+      h2d: gbps(bytes, h2dNs),
+      d2h: gbps(bytes, d2hNs),
+      copyH2d: r.h2d.bandwidthBytesPerSec === null ? null : r.h2d.bandwidthBytesPerSec / 1e9,
+      copyD2h: r.d2h.bandwidthBytesPerSec === null ? null : r.d2h.bandwidthBytesPerSec / 1e9,
+      pinned: r.stagingPinned,
+    };
+  } finally {
+    await tier.close();
+  }
+}
+
+/** The FFI alone: synchronous driver copies on this thread from one pinned staging buffer. */
+async function measureDirect(d: CudaDriver, chunkBytes: number): Promise<Sample> {
+  d.cuInit(0);
+  const dev = d.cuDeviceGet(0);
+  const ctx = d.cuDevicePrimaryCtxRetain(dev);
+  d.cuCtxSetCurrent(ctx);
+  const staging = PinnedStaging.create(d, chunkBytes, 1);
+  const ptr = d.cuMemAlloc(entryBytes);
+  try {
+    const slot = await staging.acquire();
+    d.cuCtxSetCurrent(ctx);
+    let h2dNs = 0;
+    let d2hNs = 0;
+    for (let e = 0; e < entriesPerRep; e++) {
+      let t0 = process.hrtime.bigint();
+      for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyHtoD(ptr + off, slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)));
+      h2dNs += Number(process.hrtime.bigint() - t0);
+      t0 = process.hrtime.bigint();
+      for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyDtoH(slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)), ptr + off);
+      d2hNs += Number(process.hrtime.bigint() - t0);
+    }
+    const bytes = entriesPerRep * entryBytes;
+    return { h2d: gbps(bytes, h2dNs), d2h: gbps(bytes, d2hNs) };
+  } finally {
+    d.cuCtxSetCurrent(ctx);
+    d.cuMemFree(ptr);
+    staging.unregister();
+    d.cuDevicePrimaryCtxRelease(dev);
+  }
+}
+
+function measureTorch(): { ok: true; h2dAlloc: number; h2dInto: number; d2hInto: number; raw: Record<string, unknown> } | { ok: false; error: string } {
+  const r = spawnSync(values.python!, [torchScript, '--entry-bytes', String(entryBytes), '--total-bytes', String(entriesPerRep * entryBytes)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (r.error) return { ok: false, error: `${values.python}: ${r.error.message}` };
+  const line = r.stdout.trim().split('\n').at(-1) ?? '';
+  let raw: Record<string, unknown>;
+  try {
+    raw = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return { ok: false, error: `no JSON from ${torchScript} (exit ${r.status}): ${r.stdout.slice(-500)}` };
+  }
+  if (raw.ok !== true) return { ok: false, error: String(raw.error) };
+  return { ok: true, h2dAlloc: raw.h2d_alloc_gbps as number, h2dInto: raw.h2d_into_gbps as number, d2hInto: raw.d2h_into_gbps as number, raw };
+}
+
+/** One payload entry through the tier and back, checked block by block. */
+async function verifyRoundTrip(chunkBytes: number): Promise<boolean> {
+  const pool = PayloadPool.create(11, 16 * MiB);
+  const tier = await GpuTier.open({ driver, numGpus: 1, perDeviceBudgetBytes: 256 * MiB, chunkBytes, copyThreads });
+  try {
+    const size = 3 * chunkBytes + 4096 * 5;
+    const keyHash = keyHash64('verify', 11);
+    await tier.write({ key: 'v', keyHash, sizeBytes: size }, async (c) => pool.fill(c.buffer, keyHash, c.entryOffsetBytes));
+    let ok = true;
+    await tier.read({ key: 'v', keyHash, sizeBytes: size }, async (c) => {
+      if (!pool.verify(c.buffer, keyHash, c.entryOffsetBytes).ok) ok = false;
+    });
+    return ok;
+  } finally {
+    await tier.close();
+  }
+}
+
+const verified = await verifyRoundTrip(chunkSizes[0]);
+console.log(`payload round trip through the GPU tier: ${verified ? 'bytes intact' : 'CORRUPTED'}`);
+let torchError: string | null = null;
+let torchInfo: Record<string, unknown> | null = null;
+for (let rep = 1; rep <= reps; rep++) {
+  for (const chunk of chunkSizes) {
+    const t = await measureTier(chunk);
+    add(`kvbench tier, ${chunk / MiB} MiB chunks`, t);
+    if (t.copyH2d !== null && t.copyD2h !== null) add(`  (per-copy time only)  ${chunk / MiB} MiB`, { h2d: t.copyH2d, d2h: t.copyD2h });
+    details.push({ rep, path: 'tier', chunkBytes: chunk, ...t });
+    const d = await measureDirect(driver, chunk);
+    add(`driver direct, ${chunk / MiB} MiB chunks`, d);
+    details.push({ rep, path: 'direct', chunkBytes: chunk, ...d });
+  }
+  if (!values['no-torch'] && torchError === null) {
+    const t = measureTorch();
+    if (t.ok) {
+      add('torch .cuda(non_blocking) / copy_ into pinned', { h2d: t.h2dAlloc, d2h: t.d2hInto });
+      add('torch copy_ into preallocated', { h2d: t.h2dInto, d2h: t.d2hInto });
+      torchInfo = t.raw;
+      details.push({ rep, path: 'torch', ...t.raw });
+    } else torchError = t.error;
+  }
+  console.log(`repetition ${rep}/${reps} done`);
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const cell = (xs: number[]): string =>
+  `${median(xs).toFixed(2).padStart(6)} [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`;
+
+console.log('');
+if (torchInfo) console.log(`torch ${torchInfo.torch_version} (CUDA ${torchInfo.cuda_version}) on ${torchInfo.device_name}; its round trip verified: ${torchInfo.verified}`);
+if (torchError) console.log(`torch side not measured: ${torchError}`);
+console.log(`${'path'.padEnd(48)} ${'H2D GB/s median [min–max]'.padEnd(28)} D2H GB/s median [min–max]`);
+for (const [path, xs] of samples) {
+  console.log(`${path.padEnd(48)} ${cell(xs.map((x) => x.h2d)).padEnd(28)} ${cell(xs.map((x) => x.d2h))}`);
+}
+const ratios: Record<string, { h2d: number; d2h: number }> = {};
+const torchRef = samples.get('torch .cuda(non_blocking) / copy_ into pinned');
+if (torchRef) {
+  console.log('');
+  console.log('kvbench tier / torch (medians; H2D against .cuda(non_blocking=True), D2H against copy_ into pinned):');
+  for (const chunk of chunkSizes) {
+    const k = samples.get(`kvbench tier, ${chunk / MiB} MiB chunks`)!;
+    const r = { h2d: median(k.map((x) => x.h2d)) / median(torchRef.map((x) => x.h2d)), d2h: median(k.map((x) => x.d2h)) / median(torchRef.map((x) => x.d2h)) };
+    ratios[`${chunk / MiB} MiB`] = r;
+    console.log(`  ${String(chunk / MiB).padStart(4)} MiB chunks: H2D ${r.h2d.toFixed(3)}, D2H ${r.d2h.toFixed(3)}`);
+  }
+}
+if (values.json) {
+  fs.writeFileSync(
+    values.json,
+    JSON.stringify(
+      { probe, entryBytes, entriesPerRep, reps, copyThreads, budgetBytes, chunkSizes, verified, torch: torchInfo, torchError, samples: Object.fromEntries(samples), ratios, details },
+      null,
+      2,
+    ),
+  );
+}
+if (!verified) process.exit(1);

@@ -1,0 +1,50 @@
+// Cleanup that runs however a bench ends: normally, on an exception, or on Ctrl-C / SIGTERM.
+// Steps are synchronous (execFileSync, fs.*Sync) so they also run from an 'exit' handler, and they
+// run last-registered first (unmount before detaching the loop device before removing the tmpfs).
+
+type Step = { what: string; run: () => void };
+const steps: Step[] = [];
+let installed = false;
+
+function runAll(): void {
+  while (steps.length > 0) {
+    const step = steps.pop()!;
+    try {
+      step.run();
+    } catch (err) {
+      process.stderr.write(`cleanup: ${step.what} failed: ${(err as Error).message.split('\n')[0]}\n`);
+    }
+  }
+}
+
+function install(): void {
+  if (installed) return;
+  installed = true;
+  process.on('exit', runAll);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      process.stderr.write(`\n${signal}: cleaning up\n`);
+      runAll();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    });
+  }
+}
+
+/** Registers a cleanup step; returns a function that runs it now (and unregisters it). */
+export function onCleanup(what: string, run: () => void): () => void {
+  install();
+  const step = { what, run };
+  steps.push(step);
+  return () => {
+    const i = steps.indexOf(step);
+    if (i >= 0) {
+      steps.splice(i, 1);
+      step.run();
+    }
+  };
+}
+
+/** Runs every registered step now (also done at exit). */
+export function cleanupAll(): void {
+  runAll();
+}

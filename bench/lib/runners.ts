@@ -1,0 +1,151 @@
+// kvbench and fio, run the way the comparisons need them, with their numbers pulled out of their
+// JSON. kvbench runs through its real CLI (bin/kvbench.js → engine process), so what is measured is
+// what a user gets, CPU of both processes included.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { RunResults } from '../../src-shared/domain/results.ts';
+import { assessPageCache, type PageCacheAssessment } from '../../src-main/engine/metrics/device-stats.ts';
+import { KVBENCH_BIN, nodeBin, runMeasured, type ChildRun } from './measure.ts';
+import type { ThrottleCgroup } from './targets.ts';
+
+export interface KvbenchRun {
+  run: ChildRun;
+  results: RunResults;
+  elapsedS: number;
+  storageReadBytes: number;
+  storageWriteBytes: number;
+  storageReadBytesPerSec: number;
+  storageWriteBytesPerSec: number;
+  storageBytesPerSec: number;
+  /** Storage read bytes ÷ (read + write bytes). */
+  readFraction: number;
+  /** Mean bytes per storage-tier operation (one entry read or written). */
+  meanEntryBytes: number;
+  cpuSeconds: number;
+  cpuSecondsPerGb: number;
+  tokensPerSec: number;
+  decodeBytesRead: number;
+  directIo: boolean;
+  pageCache: PageCacheAssessment;
+  lagP99Ns: number | null;
+}
+
+export async function runKvbench(args: readonly string[], opts: { deviceDir: string; cgroup?: ThrottleCgroup | null; tag: string }): Promise<KvbenchRun> {
+  const out = path.join(os.tmpdir(), `kvb-bench-${process.pid}-${opts.tag}.json`);
+  fs.rmSync(out, { force: true });
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const run = await runMeasured(nodeBin(), [KVBENCH_BIN, 'run', ...args, '--output', out], { env, cgroup: opts.cgroup, deviceDir: opts.deviceDir });
+  if (run.code !== 0 || !fs.existsSync(out)) {
+    throw new Error(`kvbench run ${args.join(' ')} failed (exit ${run.code}, signal ${run.signal}):\n${run.stderr.slice(-3000)}`);
+  }
+  const results = JSON.parse(fs.readFileSync(out, 'utf8')) as RunResults;
+  fs.rmSync(out, { force: true });
+  const k = results.kvbench;
+  const s = k.tier_bytes.storage;
+  const elapsedS = k.elapsed_ns / 1e9;
+  const moved = s.read_bytes + s.write_bytes;
+  const cpuSeconds = run.cpuUserS + run.cpuSystemS;
+  return {
+    run,
+    results,
+    elapsedS,
+    storageReadBytes: s.read_bytes,
+    storageWriteBytes: s.write_bytes,
+    storageReadBytesPerSec: s.read_bytes_per_sec,
+    storageWriteBytesPerSec: s.write_bytes_per_sec,
+    storageBytesPerSec: s.read_bytes_per_sec + s.write_bytes_per_sec,
+    readFraction: moved > 0 ? s.read_bytes / moved : 0,
+    meanEntryBytes: s.read_ops + s.write_ops > 0 ? moved / (s.read_ops + s.write_ops) : 0,
+    cpuSeconds,
+    cpuSecondsPerGb: moved > 0 ? cpuSeconds / (moved / 1e9) : Number.NaN,
+    tokensPerSec: results.summary?.avg_throughput_tokens_per_sec ?? 0,
+    decodeBytesRead: k.primary.decode_bytes_read,
+    directIo: k.tiers.storage.direct_io ?? false,
+    pageCache: assessPageCache({ engineReadBytes: s.read_bytes, engineWriteBytes: s.write_bytes, device: run.device, directIo: k.tiers.storage.direct_io ?? false }),
+    lagP99Ns: k.engine_health?.event_loop_lag_ns?.p99 ?? null,
+  };
+}
+
+export interface FioSpec {
+  /** Directory fio works in (its own; created and emptied by the caller). */
+  dir: string;
+  blockBytes: number;
+  jobs: number;
+  /** Share of I/Os that are reads, 0..100 (100: rw=read; 0: rw=write; else rw=rw). */
+  readPercent: number;
+  runtimeS: number;
+  fileBytes: number;
+  /** fdatasync after this many writes (the engine syncs once per entry); 0 = never. */
+  fdatasyncEvery: number;
+  ioengine: 'psync' | 'libaio';
+  /** libaio only: I/Os in flight per job. */
+  iodepth?: number;
+}
+
+export interface FioRun {
+  run: ChildRun;
+  readBytes: number;
+  writeBytes: number;
+  readBytesPerSec: number;
+  writeBytesPerSec: number;
+  bytesPerSec: number;
+  cpuSeconds: number;
+  cpuSecondsPerGb: number;
+  commandLine: string;
+}
+
+function fioArgs(spec: FioSpec, extra: string[]): string[] {
+  const rw = spec.readPercent >= 100 ? 'read' : spec.readPercent <= 0 ? 'write' : 'rw';
+  const args = [
+    '--name=kvb',
+    `--directory=${spec.dir}`,
+    '--direct=1',
+    `--bs=${spec.blockBytes}`,
+    `--ioengine=${spec.ioengine}`,
+    `--numjobs=${spec.jobs}`,
+    `--rw=${rw}`,
+    `--size=${spec.fileBytes}`,
+    '--group_reporting',
+  ];
+  if (rw === 'rw') args.push(`--rwmixread=${Math.round(spec.readPercent)}`);
+  if (spec.ioengine === 'libaio') args.push(`--iodepth=${spec.iodepth ?? 1}`);
+  return [...args, ...extra];
+}
+
+/** Writes the job files once, unmeasured, so the measured run neither lays them out nor pays for it. */
+export async function layOutFioFiles(spec: FioSpec, deviceDir: string): Promise<void> {
+  const r = await runMeasured('fio', fioArgs({ ...spec, readPercent: 0 }, ['--output-format=terse']), { deviceDir });
+  if (r.code !== 0) throw new Error(`fio layout failed: ${r.stderr.slice(-2000)}`);
+}
+
+export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: ThrottleCgroup | null }): Promise<FioRun> {
+  const out = path.join(os.tmpdir(), `kvb-bench-fio-${process.pid}.json`);
+  fs.rmSync(out, { force: true });
+  const extra = ['--time_based', `--runtime=${spec.runtimeS}`, '--output-format=json', `--output=${out}`];
+  if (spec.fdatasyncEvery > 0 && spec.readPercent < 100) extra.push(`--fdatasync=${spec.fdatasyncEvery}`);
+  const args = fioArgs(spec, extra);
+  const run = await runMeasured('fio', args, { deviceDir: opts.deviceDir, cgroup: opts.cgroup });
+  if (run.code !== 0 || !fs.existsSync(out)) throw new Error(`fio ${args.join(' ')} failed (exit ${run.code}):\n${run.stderr.slice(-2000)}`);
+  const j = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+    jobs: Array<{ error: number; read: { io_bytes: number; bw_bytes: number }; write: { io_bytes: number; bw_bytes: number } }>;
+  };
+  fs.rmSync(out, { force: true });
+  const job = j.jobs[0];
+  if (job.error !== 0) throw new Error(`fio reported error ${job.error} (errno) for ${args.join(' ')}`);
+  const cpuSeconds = run.cpuUserS + run.cpuSystemS;
+  const moved = job.read.io_bytes + job.write.io_bytes;
+  return {
+    run,
+    readBytes: job.read.io_bytes,
+    writeBytes: job.write.io_bytes,
+    readBytesPerSec: job.read.bw_bytes,
+    writeBytesPerSec: job.write.bw_bytes,
+    bytesPerSec: job.read.bw_bytes + job.write.bw_bytes,
+    cpuSeconds,
+    cpuSecondsPerGb: moved > 0 ? cpuSeconds / (moved / 1e9) : Number.NaN,
+    commandLine: `fio ${args.filter((a) => !a.startsWith('--output')).join(' ')}`,
+  };
+}

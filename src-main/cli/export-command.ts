@@ -1,0 +1,101 @@
+// `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
+import { parseArgs } from 'node:util';
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { resolveDatabasePath } from '../store/data-dir.ts';
+import { openStoreAndRecover } from '../suite/services.ts';
+import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
+import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
+import { resolveSelection, splitList } from '../export/selection.ts';
+
+export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
+
+Writes the selected trials (default: every trial) with their full configuration, status, every
+metric and a hardware summary: CSV (one row per trial), XLSX (Trials, Scenarios with median/P95/CV,
+Tier comparison, About), or JSON (everything, including each trial's hardware snapshot).
+
+  --out FILE           the file to write (replaced atomically)
+  --format F           csv, xlsx or json (default: from the file's extension)
+  --suite ID, --system REF, --drive REF, --scenario a,b, --status s,t, --model M, --since, --until
+                       the same filters as kvbench history
+  --include-incomplete aggregate partial trials in the summary sheets too
+  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
+`;
+
+export async function exportCommand(argv: string[]): Promise<number> {
+  let a;
+  try {
+    a = parseArgs({
+      args: argv,
+      options: {
+        out: { type: 'string', short: 'o' },
+        format: { type: 'string' },
+        suite: { type: 'string', multiple: true },
+        system: { type: 'string', multiple: true },
+        drive: { type: 'string', multiple: true },
+        scenario: { type: 'string', multiple: true },
+        status: { type: 'string', multiple: true },
+        model: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
+        'include-incomplete': { type: 'boolean', default: false },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`kvbench export: ${(err as Error).message}\n\n${EXPORT_USAGE}`);
+    return 1;
+  }
+  if (a.help) {
+    process.stdout.write(EXPORT_USAGE);
+    return 0;
+  }
+  if (!a.out) {
+    process.stderr.write(`kvbench export: --out FILE is required\n\n${EXPORT_USAGE}`);
+    return 1;
+  }
+  const format = (a.format ?? formatFromPath(a.out)) as ExportFormat | null;
+  if (format === null || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    process.stderr.write(`kvbench export: --format must be ${EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)\n`);
+    return 1;
+  }
+  const suiteIds = splitList(a.suite)?.map(Number);
+  if (suiteIds?.some((n) => !Number.isInteger(n))) {
+    process.stderr.write('kvbench export: --suite takes integers\n');
+    return 1;
+  }
+  let opened;
+  try {
+    opened = await openStoreAndRecover(resolveDatabasePath(a.db));
+  } catch (err) {
+    process.stderr.write(`kvbench export: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const { store } = opened;
+  try {
+    const selection = {
+      ...(suiteIds ? { suiteIds } : {}),
+      ...(splitList(a.system) ? { systems: splitList(a.system) } : {}),
+      ...(splitList(a.drive) ? { drives: splitList(a.drive) } : {}),
+      ...(splitList(a.scenario) ? { scenarioIds: splitList(a.scenario) } : {}),
+      ...(splitList(a.status) ? { statuses: splitList(a.status) } : {}),
+      ...(a.model ? { model: a.model } : {}),
+      ...(a.since ? { since: a.since } : {}),
+      ...(a.until ? { until: a.until } : {}),
+    };
+    const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+    const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
+    const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
+    const newest = [...trials].reverse().find((t) => t.status === 'complete' && hardware.get(t.id));
+    const tiers = buildTierComparison(report, newest ? hardware.get(newest.id)! : null);
+    await writeExport({ trials, hardware, report, tiers, filter: selection }, format, a.out);
+    process.stderr.write(`exported ${trials.length} trial(s) to ${a.out} (${format})\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,57 @@
+// `kvbench hw`: what kvbench detects on this machine, as a table or JSON.
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { detectHardware } from '../hardware/detect-hardware.ts';
+import { formatHardware } from '../hardware/format-hardware.ts';
+
+export const HW_USAGE = `Usage: kvbench hw [--cache-dir DIR] [--json] [--probe [--probe-seconds S]]
+
+Detects CPUs, RAM, GPUs and their memory, disks, and for the cache directory (default: the temp
+directory) its mount, filesystem, block device and model, free space, whether direct I/O works there,
+and the system and drive identities trials are stored under.
+
+  --cache-dir DIR   the directory the storage tier would use (need not exist yet)
+  --json            print the hardware profile as JSON
+  --probe           also measure the drive's raw sequential limit (kvbench probe: direct writes
+                    then reads at the engine's block size and depth, files removed after) and one
+                    thread's memory-copy bandwidth
+  --probe-seconds S seconds per probe phase (default 3)
+  --no-direct-io-probe   do not try O_DIRECT in DIR (nothing is written there then)
+`;
+
+export async function hwCommand(argv: string[]): Promise<number> {
+  let a;
+  try {
+    a = parseArgs({
+      args: argv,
+      options: {
+        'cache-dir': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        probe: { type: 'boolean', default: false },
+        'probe-seconds': { type: 'string' },
+        'no-direct-io-probe': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`kvbench hw: ${(err as Error).message}\n\n${HW_USAGE}`);
+    return 1;
+  }
+  if (a.help) {
+    process.stdout.write(HW_USAGE);
+    return 0;
+  }
+  const probeSeconds = a['probe-seconds'] === undefined ? 3 : Number(a['probe-seconds']);
+  if (!Number.isFinite(probeSeconds) || probeSeconds <= 0 || probeSeconds > 600) {
+    process.stderr.write(`kvbench hw: --probe-seconds must be between 0 and 600, got ${a['probe-seconds']}\n`);
+    return 1;
+  }
+  const hw = await detectHardware(a['cache-dir'] ?? os.tmpdir(), {
+    probeDirectIo: !a['no-direct-io-probe'],
+    probeBandwidth: a.probe ? { durationS: probeSeconds } : false,
+    probeMemory: a.probe,
+  });
+  process.stdout.write(a.json ? `${JSON.stringify(hw, null, 2)}\n` : formatHardware(hw));
+  return 0;
+}

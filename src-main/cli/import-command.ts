@@ -1,0 +1,110 @@
+// `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
+import { parseArgs } from 'node:util';
+import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
+import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { resolveDatabasePath } from '../store/data-dir.ts';
+import { importResultsFiles } from '../store/import-results.ts';
+import { openStoreAndRecover } from '../suite/services.ts';
+
+export const IMPORT_USAGE = `Usage: kvbench import FILE... --system LABEL [--run-flags "FLAGS"] [--scenario ID] [--drive LABEL]
+
+Stores results JSON files written by the MLPerf KV-cache reference benchmark (kv-cache.py, any
+version) or by kvbench as trials of the named system, so they appear in history, reports and
+system comparisons.
+
+  --system LABEL       the system the files come from (created if new)
+  --run-flags "FLAGS"  the kv-cache.py / kvbench run flags the files were produced with, e.g.
+                       "--model llama3.1-8b --num-users 200 --cpu-mem-gb 0 --duration 300".
+                       The reference's files do not record them; without them the trials are kept
+                       but match no configuration in comparisons.
+  --scenario ID        file them under a scenario (e.g. storage-only); default 'imported'
+  --drive LABEL        the drive they ran on, for drive comparisons
+  --label TEXT         a name for this import in the history
+  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
+`;
+
+/** Splits a flag string on whitespace, honouring simple single or double quotes. */
+function splitFlags(s: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+export async function importCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        system: { type: 'string' },
+        'run-flags': { type: 'string' },
+        scenario: { type: 'string' },
+        drive: { type: 'string' },
+        label: { type: 'string' },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    process.stderr.write(`kvbench import: ${(err as Error).message}\n\n${IMPORT_USAGE}`);
+    return 1;
+  }
+  const a = parsed.values;
+  if (a.help) {
+    process.stdout.write(IMPORT_USAGE);
+    return 0;
+  }
+  const errors: string[] = [];
+  if (parsed.positionals.length === 0) errors.push('name at least one results JSON file');
+  if (!a.system) errors.push('--system LABEL is required (which system the results come from)');
+  if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${a.scenario}'`);
+  let options: Record<string, unknown> | null = null;
+  if (a['run-flags'] !== undefined) {
+    // The flags only describe the run: drop where it wrote its files.
+    const r = parseRunArgs(splitFlags(a['run-flags']));
+    if (r.ok === true) {
+      options = { ...(r.options as unknown as Record<string, unknown>), output: null, xlsxOutput: null };
+    } else if (r.ok === false) {
+      errors.push(...r.errors.map((e) => `--run-flags: ${e}`));
+    } else {
+      errors.push('--run-flags: give the flags of the run, not --help');
+    }
+  }
+  if (errors.length > 0) {
+    process.stderr.write(`kvbench import: invalid arguments:\n  ${errors.join('\n  ')}\n`);
+    return 1;
+  }
+  let opened;
+  try {
+    opened = await openStoreAndRecover(resolveDatabasePath(a.db));
+  } catch (err) {
+    process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const { store } = opened;
+  try {
+    const r = await importResultsFiles(store, parsed.positionals, {
+      systemLabel: a.system!,
+      driveLabel: a.drive ?? null,
+      scenarioId: a.scenario ?? 'imported',
+      options,
+      suiteLabel: a.label ?? null,
+    });
+    for (const f of r.imported) {
+      process.stdout.write(
+        `imported ${f.file}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
+      );
+    }
+    for (const e of r.errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
+    if (r.imported.length > 0) process.stdout.write(`system ${r.systemId} (${a.system}), suite ${r.suiteId}\n`);
+    return r.errors.length > 0 ? (r.imported.length > 0 ? 3 : 1) : 0;
+  } catch (err) {
+    process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    store.close();
+  }
+}

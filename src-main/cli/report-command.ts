@@ -1,0 +1,149 @@
+// `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
+// by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
+import { parseArgs } from 'node:util';
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { resolveDatabasePath } from '../store/data-dir.ts';
+import { openStoreAndRecover } from '../suite/services.ts';
+import type { Store } from '../store/store.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
+import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
+import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
+
+export const REPORT_USAGE = `Usage: kvbench report [--suite ID | --system REF | --all] [options]
+       kvbench report --compare A B [--drives] [--match config|scenario] [options]
+
+Per scenario: the median and P95 of each metric across complete trials, with the trial count and
+the spread (CV); incomplete trials are listed and excluded (--include-incomplete counts partial
+ones). Then the tier comparison: throughput, per-tier P95, speedup against storage-only, bytes
+moved, and efficiency against the drive's probed bandwidth.
+
+  --suite ID             one suite (default: the newest suite that ran on any system)
+  --system REF           every trial of a system (id, id prefix, hostname or label)
+  --all                  every trial in the database
+  --scenario a,b         only these scenarios
+  --include-incomplete   aggregate partial trials too
+  --all-metrics          every metric, not only the headline ones
+  --compare A B          compare two systems (or with --drives two drives) over matched
+                         configurations: ratio A ÷ B per metric, win rate, noise (CV)
+  --match config|scenario  what "matched" means (default config: equal workload options)
+  --per-config           with --compare: one table per metric and configuration
+  --json                 the report model as JSON
+  --db PATH              the database (default: $KVBENCH_DB, else the user data directory)
+`;
+
+function newestHardware(store: Store, trials: readonly TrialRecord[]): HardwareProfile | null {
+  for (const t of [...trials].sort((a, b) => b.startedAt.localeCompare(a.startedAt))) {
+    if (t.status !== 'complete') continue;
+    const hw = store.trialHardware(t.id);
+    if (hw) return hw;
+  }
+  return null;
+}
+
+export async function reportCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        suite: { type: 'string' },
+        system: { type: 'string', multiple: true },
+        all: { type: 'boolean', default: false },
+        scenario: { type: 'string', multiple: true },
+        'include-incomplete': { type: 'boolean', default: false },
+        'all-metrics': { type: 'boolean', default: false },
+        compare: { type: 'boolean', default: false },
+        drives: { type: 'boolean', default: false },
+        match: { type: 'string', default: 'config' },
+        'per-config': { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    process.stderr.write(`kvbench report: ${(err as Error).message}\n\n${REPORT_USAGE}`);
+    return 1;
+  }
+  const a = parsed.values;
+  if (a.help) {
+    process.stdout.write(REPORT_USAGE);
+    return 0;
+  }
+  if (a.match !== 'config' && a.match !== 'scenario') {
+    process.stderr.write(`kvbench report: --match must be config or scenario, got ${a.match}\n`);
+    return 1;
+  }
+  if (a.compare ? parsed.positionals.length !== 2 : parsed.positionals.length !== 0) {
+    process.stderr.write(`kvbench report: ${a.compare ? '--compare needs exactly two systems (or drives): A B' : `unexpected argument(s): ${parsed.positionals.join(' ')}`}\n`);
+    return 1;
+  }
+  let opened;
+  try {
+    opened = await openStoreAndRecover(resolveDatabasePath(a.db));
+  } catch (err) {
+    process.stderr.write(`kvbench report: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const { store } = opened;
+  try {
+    const scenarioIds = splitList(a.scenario);
+    if (a.compare) {
+      const [refA, refB] = parsed.positionals;
+      const side = (ref: string): { label: string; id: string; trials: TrialRecord[] } => {
+        if (a.drives) {
+          const d = store.resolveDrive(ref);
+          return { label: d.label, id: d.id, trials: store.listTrials(resolveSelection(store, { drives: [d.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
+        }
+        const s = store.resolveSystem(ref);
+        return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
+      };
+      const c = buildSystemComparison(side(refA), side(refB), { match: a.match });
+      process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
+      return 0;
+    }
+    let selection: Selection;
+    let title: string;
+    if (a.suite !== undefined) {
+      const id = Number(a.suite);
+      const suite = Number.isInteger(id) ? store.getSuite(id) : null;
+      if (!suite) throw new Error(`no suite ${a.suite} (see kvbench history --suites)`);
+      selection = { suiteIds: [id] };
+      title = `Suite ${id} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suite.status}, started ${suite.createdAt}`;
+    } else if (a.system?.length) {
+      selection = { systems: a.system };
+      title = `System(s) ${a.system.join(', ')}: every suite`;
+    } else if (a.all) {
+      selection = {};
+      title = 'Every trial in the database';
+    } else {
+      const latest = store.latestSuite(undefined, 'suite') ?? store.latestSuite();
+      if (!latest) {
+        process.stderr.write(`kvbench report: the database ${store.path} holds no trials yet (run kvbench suite or kvbench import)\n`);
+        return 1;
+      }
+      selection = { suiteIds: [latest.id] };
+      title = `Suite ${latest.id} (${latest.profile}${latest.label ? `, ${latest.label}` : ''}), ${latest.status}, started ${latest.createdAt} — the newest`;
+    }
+    if (scenarioIds) selection.scenarioIds = scenarioIds;
+    const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+    const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
+    const tiers = buildTierComparison(report, newestHardware(store, trials));
+    if (a.json) {
+      process.stdout.write(`${JSON.stringify({ title, scenarios: report, tiers }, null, 2)}\n`);
+      return 0;
+    }
+    process.stdout.write(`${title}\n${trials.length} trial(s).\n\n`);
+    process.stdout.write(formatScenarioReport(report, { allMetrics: a['all-metrics'] }));
+    process.stdout.write(`\n${formatTierComparison(tiers)}`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(`kvbench report: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    store.close();
+  }
+}

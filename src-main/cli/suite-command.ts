@@ -1,0 +1,271 @@
+// `kvbench suite`: detect → plan (with the estimate, refused when the cache directory cannot hold
+// it) → run every trial in a fresh engine process with progress bars → store → short report.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { PROFILE_IDS, isProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
+import { resolveDatabasePath } from '../store/data-dir.ts';
+import { planSuite } from '../suite/planner.ts';
+import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
+import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
+import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
+import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
+import { splitList } from '../export/selection.ts';
+
+export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
+       kvbench suite --resume SUITE_ID [--db PATH]
+
+Runs the guided suite: the nine scenarios (GPU only, CPU only, storage only, GPU+CPU, CPU+storage,
+GPU+CPU+storage, storage saturation, realistic production, autoscaling discovery) with parameters
+derived from this machine, each trial in a fresh engine process, every trial stored in the database.
+GPU scenarios are skipped, with the reason, when there is no usable GPU.
+
+  --cache-dir DIR          the storage tier's directory (created if missing; only kvbench's own
+                           run directories are ever written or removed there)
+  --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
+                           three MLPerf options, 300 s × 3); default standard
+  --trials N               trials per scenario (default 3)
+  --model M                model of the nine scenarios (default llama3.1-8b; tiny-1b for smoke)
+  --scenarios a,b          only these scenario ids (see docs/suite.md)
+  --extras                 add the MLPerf options and capacity discovery
+  --duration S             seconds per trial instead of the profile's
+  --storage-capacity-gb G  storage tier capacity in GiB (0 = 95 % of free space)
+  --label TEXT             a name for this suite in the history
+  --no-probe               skip the drive probe (kvbench probe, a few seconds) and the memory-copy
+                           probe before the trials; without them there is no efficiency column
+  --plan                   print the plan and estimate, run nothing
+  --events                 print every suite event as one JSON line on stdout (for tools)
+  --resume ID              run the trials suite ID still lacks (after a cancel or a crash)
+  --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
+
+Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
+resume it with --resume. Exit codes: 0 every trial complete; 3 some trial failed, partial or
+aborted; 130 cancelled; 1 invalid input or refused plan.
+`;
+
+const BAR = 20;
+
+class SuiteProgress {
+  readonly #out: NodeJS.WriteStream;
+  readonly #tty: boolean;
+  #lastPlainMs = 0;
+  #shown = false;
+
+  constructor(out: NodeJS.WriteStream) {
+    this.#out = out;
+    this.#tty = Boolean(out.isTTY);
+  }
+
+  #prefix(e: { ordinal: number; total: number; scenarioId: string; trialIndex: number; trialsPerScenario: number }): string {
+    const w = String(e.total).length;
+    return `[${String(e.ordinal).padStart(w)}/${e.total}] ${e.scenarioId} #${e.trialIndex + 1}/${e.trialsPerScenario}`;
+  }
+
+  #clear(): void {
+    if (this.#tty && this.#shown) this.#out.write('\r\x1b[2K');
+    this.#shown = false;
+  }
+
+  line(text: string): void {
+    this.#clear();
+    this.#out.write(`${text}\n`);
+  }
+
+  progress(e: Extract<SuiteEvent, { type: 'suite.trialProgressed' }>): void {
+    const p: ProgressEvent = e.progress;
+    const f = Math.min(1, Math.max(0, p.durationNs ? p.elapsedNs / p.durationNs : 0));
+    const filled = Math.round(f * BAR);
+    const text =
+      `${this.#prefix(e)} ${p.phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${(f * 100).toFixed(0).padStart(3)}% ` +
+      `req ${p.requestsCompleted} users ${p.activeUsers} tok/s ${p.generatedTokensPerSec.toFixed(0)} ` +
+      `stor R ${fmtValue(p.storageReadBytesPerSec, 'bytes/s')} W ${fmtValue(p.storageWriteBytesPerSec, 'bytes/s')}`;
+    if (this.#tty) {
+      this.#out.write(`\r\x1b[2K${text.slice(0, (this.#out.columns ?? 200) - 1)}`);
+      this.#shown = true;
+    } else if (performance.now() - this.#lastPlainMs > 10_000) {
+      this.#lastPlainMs = performance.now();
+      this.#out.write(`${text}\n`);
+    }
+  }
+
+  event(e: SuiteEvent): void {
+    switch (e.type) {
+      case 'suite.started':
+        this.line(`Suite ${e.suiteId}${e.resumed ? ' (resumed)' : ''}: ${e.total} trial(s) to run, about ${Math.ceil(e.estimatedSeconds)} s.`);
+        return;
+      case 'suite.trialStarted':
+        if (!this.#tty) this.line(`${this.#prefix(e)} started (engine pid ${e.enginePid ?? '?'})`);
+        return;
+      case 'suite.trialProgressed':
+        this.progress(e);
+        return;
+      case 'suite.trialLogged':
+        if (e.level === 'warn' || e.level === 'error') this.line(`${this.#prefix(e)} ${e.level}: ${e.message}`);
+        return;
+      case 'suite.trialFinished': {
+        const detail =
+          e.status === 'complete' || e.status === 'partial'
+            ? `${fmtValue(e.wallClockThroughputTokPerS, 'tok/s')} tok/s, storage read ${fmtValue(e.storageReadBytesPerS, 'bytes/s')}`
+            : '';
+        const reason = e.reason && e.status !== 'complete' ? ` — ${e.reason.split('\n')[0]}` : '';
+        this.line(`${this.#prefix(e)} ${e.status.toUpperCase()} in ${(e.wallMs / 1000).toFixed(1)} s${detail ? `: ${detail}` : ''}${reason}`);
+        return;
+      }
+      case 'suite.finished': {
+        const c = e.counts;
+        this.line(`Suite ${e.suiteId} ${e.status}: ${c.complete} complete, ${c.partial} partial, ${c.failed} failed, ${c.aborted} aborted, in ${(e.wallMs / 1000).toFixed(0)} s.`);
+        return;
+      }
+    }
+  }
+}
+
+function exitCode(r: SuiteRunResult): number {
+  if (r.status === 'cancelled') return 130;
+  return r.counts.failed + r.counts.partial + r.counts.aborted > 0 ? 3 : 0;
+}
+
+export async function suiteCommand(argv: string[]): Promise<number> {
+  let a;
+  try {
+    a = parseArgs({
+      args: argv,
+      options: {
+        'cache-dir': { type: 'string' },
+        profile: { type: 'string', default: 'standard' },
+        trials: { type: 'string' },
+        model: { type: 'string' },
+        scenarios: { type: 'string', multiple: true },
+        extras: { type: 'boolean', default: false },
+        duration: { type: 'string' },
+        'storage-capacity-gb': { type: 'string' },
+        label: { type: 'string' },
+        'no-probe': { type: 'boolean', default: false },
+        plan: { type: 'boolean', default: false },
+        events: { type: 'boolean', default: false },
+        resume: { type: 'string' },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`kvbench suite: ${(err as Error).message}\n\n${SUITE_USAGE}`);
+    return 1;
+  }
+  if (a.help) {
+    process.stdout.write(SUITE_USAGE);
+    return 0;
+  }
+  const errors: string[] = [];
+  const intFlag = (name: string, v: string | undefined, min: number): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) errors.push(`--${name} must be an integer ≥ ${min}, got ${v}`);
+    return n;
+  };
+  const resumeId = intFlag('resume', a.resume, 1);
+  const trials = intFlag('trials', a.trials, 1);
+  const durationS = intFlag('duration', a.duration, 1);
+  let storageCapacityGb: number | undefined;
+  if (a['storage-capacity-gb'] !== undefined) {
+    storageCapacityGb = Number(a['storage-capacity-gb']);
+    if (!Number.isFinite(storageCapacityGb) || storageCapacityGb < 0) errors.push(`--storage-capacity-gb cannot be negative, got ${a['storage-capacity-gb']}`);
+  }
+  if (!isProfileId(a.profile)) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
+  if (resumeId === undefined && !a['cache-dir']) errors.push('--cache-dir is required (the directory the storage tier writes to)');
+  if (errors.length > 0) {
+    process.stderr.write(`kvbench suite: invalid arguments:\n  ${errors.join('\n  ')}\n`);
+    return 1;
+  }
+
+  const dbPath = resolveDatabasePath(a.db);
+  let opened;
+  try {
+    opened = await openStoreAndRecover(dbPath);
+  } catch (err) {
+    process.stderr.write(`kvbench suite: ${(err as Error).message}\n`);
+    return 1;
+  }
+  const { store, recovered, removedRunDirs } = opened;
+  const ui = new SuiteProgress(process.stderr);
+  for (const r of recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+  for (const d of removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
+
+  const controller = new AbortController();
+  let sigints = 0;
+  const onSignal = (): void => {
+    sigints += 1;
+    if (sigints === 1) {
+      ui.line('interrupt: stopping the current trial (partial results are kept); Ctrl-C again to quit at once');
+      controller.abort();
+    } else {
+      store.close();
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const onEvent = (e: SuiteEvent): void => {
+    if (a.events) process.stdout.write(`${JSON.stringify(e)}\n`);
+    ui.event(e);
+  };
+  try {
+    let result: SuiteRunResult;
+    let plan: SuitePlan;
+    if (resumeId !== undefined) {
+      const stored = store.getSuitePlan(resumeId);
+      if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
+      plan = stored;
+      await fsp.mkdir(plan.cacheDir, { recursive: true });
+      const hardware = await detectForSuite(plan.cacheDir, { probe: !a['no-probe'], profile: plan.profile });
+      result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal });
+    } else {
+      const cacheDir = path.resolve(a['cache-dir']!);
+      const profile = a.profile as (typeof PROFILE_IDS)[number];
+      const probe = !a['no-probe'] && !a.plan;
+      try {
+        await fsp.mkdir(cacheDir, { recursive: true });
+      } catch (err) {
+        process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
+        return 1;
+      }
+      ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
+      const hardware = await detectForSuite(cacheDir, { probe, profile });
+      plan = planSuite(hardware, {
+        profile,
+        cacheDir,
+        ...(trials !== undefined ? { trials } : {}),
+        ...(a.model ? { model: a.model } : {}),
+        ...(splitList(a.scenarios) ? { scenarios: splitList(a.scenarios) } : {}),
+        extras: a.extras,
+        ...(durationS !== undefined ? { durationS } : {}),
+        ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
+      });
+      process.stderr.write(formatPlan(plan));
+      if (!plan.estimate.fits) {
+        process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
+        return 1;
+      }
+      if (a.plan) return 0;
+      ui.line(`Database: ${dbPath}`);
+      result = await runSuite(plan, { store, hardware, onEvent, signal: controller.signal, label: a.label ?? null });
+    }
+    // A short report of this suite: the tier comparison (kvbench report --suite N has the rest).
+    const trialsOfSuite = store.listTrials({ suiteIds: [result.suiteId], order: 'asc' });
+    const report = buildScenarioReport(trialsOfSuite);
+    const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => store.trialHardware(t.id)).find((h) => h !== null) ?? null;
+    process.stderr.write(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
+    process.stderr.write(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${a.db}` : ''}\n`);
+    return exitCode(result);
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    process.stderr.write(`kvbench suite failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    store.close();
+  }
+}

@@ -1,0 +1,76 @@
+import { inputError } from './input-errors.ts';
+import { ReplayWorkload } from './replay-source.ts';
+import { replayOptions, TRACE_USERS, traceUserId, type SourceContext } from './source-context.ts';
+import { scanTimedTrace, TimedTraceFeed, type TimedTraceFormat } from './timed-trace.ts';
+import { csvTraceParser, tokenField } from './burstgpt-source.ts';
+
+export const AZURE_HEADER = 'TIMESTAMP,ContextTokens,GeneratedTokens';
+const REQUIRED = ['TIMESTAMP', 'ContextTokens', 'GeneratedTokens'] as const;
+
+const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]00:?00)?$/;
+
+/**
+ * An Azure trace date-time ("2023-11-16 18:17:03.9799600", UTC, up to 9 fractional digits) as seconds
+ * since the epoch, or null. Checked field by field: Date.UTC would silently roll "13-45" over.
+ */
+export function parseAzureTimestamp(text: string): number | null {
+  const m = DATE_TIME_RE.exec(text.trim());
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number);
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 60) return null;
+  const daysInMonth = new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  if (d > daysInMonth) return null;
+  const whole = Date.UTC(y, mo - 1, d, h, mi, s) / 1000;
+  const frac = m[7] ? Number(`0.${m[7]}`) : 0;
+  return whole + frac;
+}
+
+export const AZURE_FORMAT: TimedTraceFormat = {
+  label: 'Azure LLM inference trace CSV',
+  fileParser: (file) =>
+    csvTraceParser(file, 'Azure LLM trace', AZURE_HEADER, REQUIRED, (get, line) => {
+      const ts = get('TIMESTAMP');
+      const t = parseAzureTimestamp(ts);
+      if (t === null) throw inputError(file, line.lineNo, `TIMESTAMP "${ts.slice(0, 50)}" is not a date-time like 2023-11-16 18:17:03.9799600`);
+      return {
+        t,
+        contextTokens: tokenField(file, line, 'ContextTokens', get('ContextTokens')),
+        generationTokens: tokenField(file, line, 'GeneratedTokens', get('GeneratedTokens')),
+        hashIds: null,
+      };
+    }),
+};
+
+/**
+ * Azure LLM inference trace replay (detected from `--dataset-path`'s header): arrival = offset from the
+ * first request ÷ `--trace-speedup`; users and keys as in the BurstGPT replay.
+ */
+export async function createAzureSource(ctx: SourceContext, file: string): Promise<ReplayWorkload> {
+  const o = ctx.options;
+  const scan = await scanTimedTrace([file], AZURE_FORMAT);
+  const feed = new TimedTraceFeed([file], AZURE_FORMAT, scan, {
+    formatName: 'azure-llm-csv',
+    speedup: o.traceSpeedup,
+    replayCycles: o.replayCycles,
+    activeUsers: (issued) => Math.min(issued, TRACE_USERS),
+    toSpec: (row, at) => {
+      const userId = traceUserId(at.seq);
+      const key = `${userId}_req_${String(at.seq).padStart(6, '0')}`;
+      return {
+        arrivalNs: at.arrivalNs,
+        cycle: at.cycle,
+        userIndex: at.seq % TRACE_USERS,
+        userId,
+        requestId: key,
+        contextTokens: Math.max(1, row.contextTokens),
+        generationTokens: row.generationTokens,
+        cacheKey: key,
+        conversationId: null,
+        turn: 1,
+        previousTurnKeys: [],
+        prefixBlocks: null,
+      };
+    },
+  });
+  return ReplayWorkload.start(feed, replayOptions(ctx, 'azure', o.traceSpeedup > 0, true));
+}

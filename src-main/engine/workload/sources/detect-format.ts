@@ -1,0 +1,73 @@
+import fsp from 'node:fs/promises';
+import { WORKLOAD_FILE_FORMAT } from '../../../../src-shared/domain/workload-file.ts';
+import { AZURE_HEADER } from './azure-source.ts';
+import { BURSTGPT_HEADER } from './burstgpt-source.ts';
+import { splitCsvLine } from './csv.ts';
+import { inputError, unreadable } from './input-errors.ts';
+import { MAX_LINE_BYTES } from './line-reader.ts';
+
+export type DatasetFormat = 'sharegpt' | 'mooncake' | 'azure' | 'burstgpt' | 'workload-file';
+
+/** How each format is recognised, for messages and docs. */
+export const DATASET_FORMATS: Readonly<Record<DatasetFormat, string>> = {
+  sharegpt: 'ShareGPT JSON: a JSON array of {id, conversations: [{from, value}]}',
+  mooncake: 'Mooncake JSON Lines: one {timestamp, input_length, output_length, hash_ids} object per line',
+  azure: `Azure LLM inference trace CSV: header ${AZURE_HEADER}`,
+  burstgpt: `BurstGPT CSV: header ${BURSTGPT_HEADER}`,
+  'workload-file': `kvbench workload file: a JSON object with "format": "${WORKLOAD_FILE_FORMAT}" (kvbench workload generate)`,
+};
+
+/**
+ * Tells a `--dataset-path` file's format from its content (not its name): a JSON array is ShareGPT; a
+ * first line holding a JSON object with `hash_ids` is a Mooncake trace; a JSON object with
+ * `"format": "kvbench-workload"` is a workload file; a CSV header names an Azure or a BurstGPT trace.
+ * Reads at most the first MiB.
+ */
+export async function detectDatasetFormat(file: string): Promise<DatasetFormat> {
+  let head: Buffer;
+  try {
+    const fh = await fsp.open(file, 'r');
+    try {
+      const buf = Buffer.alloc(MAX_LINE_BYTES + 1);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      head = buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    throw unreadable(file, err);
+  }
+  let text = head.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const trimmed = text.trimStart();
+  if (trimmed === '') throw inputError(file, null, 'the file is empty');
+  const supported = `supported formats:\n  ${Object.values(DATASET_FORMATS).join('\n  ')}`;
+  if (trimmed.startsWith('[')) return 'sharegpt';
+  if (trimmed.startsWith('{')) {
+    const nl = trimmed.indexOf('\n');
+    const firstLine = (nl >= 0 ? trimmed.slice(0, nl) : trimmed).trim();
+    let first: unknown = undefined;
+    try {
+      first = JSON.parse(firstLine);
+    } catch {
+      // not a one-line object: a pretty-printed JSON document
+    }
+    if (first !== null && typeof first === 'object' && !Array.isArray(first)) {
+      const rec = first as Record<string, unknown>;
+      if ('hash_ids' in rec) return 'mooncake';
+      if (rec.format === WORKLOAD_FILE_FORMAT) return 'workload-file';
+      const lineNo = text.slice(0, text.length - trimmed.length).split('\n').length;
+      throw inputError(file, lineNo, `a JSON object without "hash_ids" (not a Mooncake trace) and without "format": "${WORKLOAD_FILE_FORMAT}"; ${supported}`);
+    }
+    if (new RegExp(`"format"\\s*:\\s*"${WORKLOAD_FILE_FORMAT}"`).test(text)) return 'workload-file';
+    throw inputError(file, null, `a JSON document that is neither a ShareGPT array, a Mooncake trace nor a kvbench workload file; ${supported}`);
+  }
+  const nl = text.indexOf('\n');
+  if (nl < 0 && head.length > MAX_LINE_BYTES) throw inputError(file, 1, `line is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB: not a trace file`);
+  const header = (nl >= 0 ? text.slice(0, nl) : text).replace(/\r$/, '');
+  const split = splitCsvLine(header);
+  const cols = split.ok ? split.fields.map((f) => f.trim()) : [];
+  if (['TIMESTAMP', 'ContextTokens', 'GeneratedTokens'].every((c) => cols.includes(c))) return 'azure';
+  if (['Timestamp', 'Request tokens', 'Response tokens'].every((c) => cols.includes(c))) return 'burstgpt';
+  throw inputError(file, 1, `unrecognised format (first line "${header.slice(0, 120)}"); ${supported}`);
+}

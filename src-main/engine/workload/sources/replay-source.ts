@@ -1,0 +1,346 @@
+import { createHash, type Hash } from 'node:crypto';
+import { PREFILL_ONLY_CONTEXT_TOKENS, SYSTEM_PROMPTS, type QosLevel, type RequestPhase } from '../personas.ts';
+import { Rng } from '../rng.ts';
+import { systemPromptRef, zipfTopK, type KvRequest, type RagChunk, type RagDocument, type SystemPromptRef } from '../synthetic-workload.ts';
+import type { WorkloadProfile } from '../workload-profile.ts';
+import type { WorkloadSource } from '../workload-source.ts';
+
+/**
+ * Seeded stream for the per-request choices of a replay (QoS class, system prompt, RAG retrieval,
+ * decode-only target). Far from the synthetic users' streams (0 = RAG documents, 1..n = users).
+ */
+export const REPLAY_REQUEST_STREAM = 0x4b56_0001;
+/** Seeded stream for the order in which ShareGPT conversations are replayed. */
+export const SHAREGPT_SHUFFLE_STREAM = 0x4b56_0002;
+/** Seeded stream of `kvbench workload generate`. */
+export const WORKLOAD_GENERATE_STREAM = 0x4b56_0003;
+
+/**
+ * What `peekArrivalNs` returns while the next requests are still being read from the file: a time no
+ * run reaches, so the scheduler waits (≤ 50 ms) and asks again; never Infinity, which means "over".
+ */
+export const PENDING_ARRIVAL_NS = Number.MAX_SAFE_INTEGER;
+/** Requests read ahead of the scheduler; reading resumes when fewer than half are left. */
+const READ_AHEAD = 4096;
+/** Distinct prefix-block keys remembered for the ideal hit rate; beyond this it is reported as unknown. */
+const MAX_TRACKED_BLOCK_KEYS = 5_000_000;
+
+export interface PrefixBlock {
+  key: string;
+  tokens: number;
+}
+
+/** One request as the replayed file defines it, before the per-request draws every source shares. */
+export interface ReplaySpec {
+  /** Scheduled arrival in ns since the measured phase began (pacing and cycles applied). */
+  arrivalNs: number;
+  /** Replay pass (0-based) this request belongs to. */
+  cycle: number;
+  userIndex: number;
+  userId: string;
+  requestId: string;
+  contextTokens: number;
+  generationTokens: number;
+  /** Key of the request's own entry (the cycle prefix already applied). */
+  cacheKey: string;
+  conversationId: string | null;
+  turn: number;
+  previousTurnKeys: string[];
+  prefixBlocks: PrefixBlock[] | null;
+}
+
+/** A replayed file, read in arrival order. */
+export interface ReplayFeed {
+  /** Up to `max` next requests in arrival order (non-decreasing arrivals); an empty array when the replay is over. */
+  pull(max: number): Promise<ReplaySpec[]>;
+  /** Distinct users that have offered a request so far. */
+  activeUsers(): number;
+  /** The file's statistics and the replay's state (cycles, pacing) for the results. */
+  describe(): Record<string, unknown>;
+}
+
+export interface ReplayWorkloadOptions {
+  kind: Exclude<WorkloadSource['kind'], 'synthetic'>;
+  /** False when arrivals carry no timing (--trace-speedup 0, --request-rate 0, zero delays). */
+  paced: boolean;
+  seed: number;
+  profile: WorkloadProfile;
+  mode: 'standard' | 'prefill-only' | 'decode-only';
+  /**
+   * Draw the reference's shared system prompts for this source's requests (with prefix caching on).
+   * Off for formats whose shared prefixes are explicit (Mooncake hash IDs, workload files).
+   */
+  systemPrompts: boolean;
+  ragDocuments: RagDocument[] | null;
+  prepopulatedKeys: string[];
+  log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}
+
+interface TokenStats {
+  min: number;
+  max: number;
+  sum: number;
+  n: number;
+}
+const newStats = (): TokenStats => ({ min: Number.POSITIVE_INFINITY, max: 0, sum: 0, n: 0 });
+function addStat(s: TokenStats, v: number): void {
+  if (v < s.min) s.min = v;
+  if (v > s.max) s.max = v;
+  s.sum += v;
+  s.n++;
+}
+export function statsOut(s: { min: number; max: number; sum: number; n: number }): { min: number; mean: number; max: number } | null {
+  return s.n === 0 ? null : { min: s.min, mean: s.sum / s.n, max: s.max };
+}
+
+const SYSTEM_PROMPT_REFS: readonly SystemPromptRef[] = SYSTEM_PROMPTS.map(systemPromptRef);
+
+/**
+ * A replayed workload (dataset or trace) as a {@link WorkloadSource}. The feed fixes what the file
+ * defines (sizes, users, keys, arrival times); this class adds what the reference's worker decides per
+ * request — QoS class (15/35/50 % by default), shared system prompt, RAG retrieval, phase (prefill only
+ * at ≥ 10,000 context tokens) — from one seeded stream, in offered order, so the stream and its digest
+ * depend only on the file, the seed and the configuration. The feed is read ahead asynchronously in
+ * bounded batches, so a trace of any length replays in flat memory.
+ */
+export class ReplayWorkload implements WorkloadSource {
+  readonly kind: ReplayWorkloadOptions['kind'];
+  readonly paced: boolean;
+  readonly #feed: ReplayFeed;
+  readonly #o: ReplayWorkloadOptions;
+  readonly #rng: Rng;
+  readonly #digest: Hash = createHash('sha256');
+  #buf: ReplaySpec[] = [];
+  #head = 0;
+  #loading: Promise<void> | null = null;
+  #ended = false;
+  #streamError: string | null = null;
+  #issued = 0;
+  /** Block keys offered so far (bounded), to tell what an unbounded cache would have hit. */
+  #blockKeys: Set<string> | null = new Set();
+  readonly #offered = {
+    context: newStats(),
+    generation: newStats(),
+    prefillOnly: 0,
+    systemPrompt: 0,
+    rag: 0,
+    multiTurnReloads: 0,
+    prefixBlocks: 0,
+    /** Prefix blocks whose key an earlier offered request already listed. */
+    repeatedPrefixBlocks: 0,
+    qos: { interactive: 0, responsive: 0, batch: 0 } as Record<QosLevel, number>,
+    lastArrivalNs: 0,
+    lastCycle: 0,
+  };
+
+  private constructor(feed: ReplayFeed, opts: ReplayWorkloadOptions) {
+    this.#feed = feed;
+    this.#o = opts;
+    this.kind = opts.kind;
+    this.paced = opts.paced;
+    this.#rng = new Rng(opts.seed, REPLAY_REQUEST_STREAM);
+  }
+
+  /** A replay whose first requests are already read (so the first arrival is known). */
+  static async start(feed: ReplayFeed, opts: ReplayWorkloadOptions): Promise<ReplayWorkload> {
+    const w = new ReplayWorkload(feed, opts);
+    await w.#refill();
+    if (w.#streamError) throw new Error(w.#streamError);
+    return w;
+  }
+
+  get activeUsers(): number {
+    return this.#feed.activeUsers();
+  }
+
+  get issued(): number {
+    return this.#issued;
+  }
+
+  peekArrivalNs(): number {
+    if (this.#head < this.#buf.length) return this.#buf[this.#head].arrivalNs;
+    if (this.#ended) return Number.POSITIVE_INFINITY;
+    this.#startRefill();
+    return PENDING_ARRIVAL_NS;
+  }
+
+  /** Resolves when requests are ready or the replay is over (tests, and callers that may wait). */
+  async ready(): Promise<void> {
+    while (this.#head >= this.#buf.length && !this.#ended) {
+      this.#startRefill();
+      await this.#loading;
+    }
+  }
+
+  next(): KvRequest {
+    if (this.#head >= this.#buf.length) throw new Error('ReplayWorkload.next() called with no request ready (check peekArrivalNs first)');
+    const spec = this.#buf[this.#head++];
+    if (this.#head >= READ_AHEAD) {
+      this.#buf = this.#buf.slice(this.#head);
+      this.#head = 0;
+    }
+    if (this.#buf.length - this.#head < READ_AHEAD / 2) this.#startRefill();
+    const req = this.#decorate(spec);
+    this.#record(req);
+    return req;
+  }
+
+  digest(): string {
+    return this.#digest.copy().digest('hex');
+  }
+
+  describe(): Record<string, unknown> {
+    const f = this.#offered;
+    const allOffered = this.#ended && this.#head >= this.#buf.length;
+    return {
+      ...this.#feed.describe(),
+      paced: this.paced,
+      // Counted from the requests offered, not from the file reader (which reads ahead).
+      cycles_completed: this.#issued === 0 ? 0 : allOffered ? f.lastCycle + 1 : f.lastCycle,
+      current_cycle: f.lastCycle,
+      offered: {
+        requests: this.#issued,
+        context_tokens: statsOut(f.context),
+        generation_tokens: statsOut(f.generation),
+        prefill_only_requests: f.prefillOnly,
+        system_prompt_requests: f.systemPrompt,
+        rag_requests: f.rag,
+        multi_turn_reload_reads: f.multiTurnReloads,
+        prefix_blocks: f.prefixBlocks,
+        /**
+         * Share of the offered prefix blocks that an earlier offered request had listed: the prefix-block
+         * hit rate unbounded tiers would give on this stream (null when too many keys to track).
+         */
+        prefix_block_ideal_hit_rate: this.#blockKeys === null ? null : f.prefixBlocks > 0 ? f.repeatedPrefixBlocks / f.prefixBlocks : null,
+        qos: { ...f.qos },
+        last_arrival_s: f.lastArrivalNs / 1e9,
+      },
+      stream_error: this.#streamError,
+    };
+  }
+
+  #startRefill(): void {
+    if (this.#loading || this.#ended) return;
+    this.#loading = this.#refill().finally(() => {
+      this.#loading = null;
+    });
+  }
+
+  async #refill(): Promise<void> {
+    try {
+      const got = await this.#feed.pull(READ_AHEAD);
+      if (got.length === 0) this.#ended = true;
+      else for (const s of got) this.#buf.push(s);
+    } catch (err) {
+      // The file was validated before the run; failing now means it changed underneath. End the
+      // replay here (the run ends as "replayed to its end") and say why in the results.
+      this.#ended = true;
+      this.#streamError = (err as Error).message;
+      this.#o.log('error', `replay stopped early: ${this.#streamError}`);
+    }
+  }
+
+  #decorate(s: ReplaySpec): KvRequest {
+    const o = this.#o;
+    const rng = this.#rng;
+    const seq = this.#issued++;
+    const [interactive, responsive, batch] = o.profile.qos;
+    const r = rng.next();
+    const qos = r < interactive.share ? interactive : r < interactive.share + responsive.share ? responsive : batch;
+
+    let contextTokens = s.contextTokens;
+    let systemPrompt: SystemPromptRef | null = null;
+    if (o.systemPrompts && rng.chance(o.profile.systemPromptProbability)) {
+      systemPrompt = rng.pick(SYSTEM_PROMPT_REFS);
+      contextTokens = Math.max(1, contextTokens - systemPrompt.tokens);
+    }
+    let ragChunks: RagChunk[] | null = null;
+    if (o.ragDocuments && o.ragDocuments.length > 0 && rng.chance(o.profile.rag.requestProbability)) {
+      const doc = rng.pick(o.ragDocuments);
+      ragChunks = zipfTopK(doc.chunks, o.profile.rag.topK, rng);
+    }
+
+    let phase: RequestPhase = contextTokens >= PREFILL_ONLY_CONTEXT_TOKENS ? 'prefill' : 'prefill_decode';
+    let decodeKey = s.cacheKey;
+    let previousTurnKeys = s.previousTurnKeys;
+    let prefixBlocks = s.prefixBlocks;
+    if (o.mode === 'decode-only') {
+      // As the synthetic users: decode reads hit the pre-populated entries; nothing is written.
+      phase = 'decode';
+      decodeKey = o.prepopulatedKeys.length > 0 ? rng.pick(o.prepopulatedKeys) : s.cacheKey;
+      previousTurnKeys = [];
+      prefixBlocks = null;
+    } else if (o.mode === 'prefill-only') {
+      phase = 'prefill';
+    }
+
+    const f = this.#offered;
+    addStat(f.context, contextTokens);
+    addStat(f.generation, s.generationTokens);
+    if (phase === 'prefill') f.prefillOnly++;
+    if (systemPrompt) f.systemPrompt++;
+    if (ragChunks) f.rag++;
+    f.multiTurnReloads += previousTurnKeys.length;
+    if (prefixBlocks) {
+      f.prefixBlocks += prefixBlocks.length;
+      if (this.#blockKeys) {
+        for (const b of prefixBlocks) {
+          if (this.#blockKeys.has(b.key)) f.repeatedPrefixBlocks++;
+          else this.#blockKeys.add(b.key);
+        }
+        if (this.#blockKeys.size > MAX_TRACKED_BLOCK_KEYS) this.#blockKeys = null;
+      }
+    }
+    f.qos[qos.level]++;
+    f.lastArrivalNs = s.arrivalNs;
+    f.lastCycle = s.cycle;
+
+    return {
+      seq,
+      id: s.requestId,
+      userIndex: s.userIndex,
+      userId: s.userId,
+      qos: qos.level,
+      priority: qos.priority,
+      arrivalNs: s.arrivalNs,
+      submitNs: 0n,
+      contextTokens,
+      generationTokens: s.generationTokens,
+      phase,
+      cacheKey: s.cacheKey,
+      conversationId: s.conversationId,
+      turn: s.turn,
+      previousTurnKeys,
+      systemPrompt,
+      ragChunks,
+      decodeKey,
+      cacheType: systemPrompt ? 'system' : 'user',
+      prefixBlocks,
+    };
+  }
+
+  #record(r: KvRequest): void {
+    this.#digest.update(
+      `${r.seq}|${r.userIndex}|${r.arrivalNs}|${r.qos}|${r.contextTokens}|${r.generationTokens}|${r.phase}|${r.cacheKey}|` +
+        `${r.previousTurnKeys.length}|${r.systemPrompt?.key ?? '-'}|${r.ragChunks?.map((c) => c.key).join(',') ?? '-'}|${r.decodeKey}|` +
+        `${r.prefixBlocks ? r.prefixBlocks.map((b) => `${b.key}:${b.tokens}`).join(',') : '-'}\n`,
+    );
+  }
+}
+
+/** Key prefix of replay cycle `cycle`: later passes use their own keys, so they never hit an earlier pass's entries. */
+export function cyclePrefix(cycle: number): string {
+  return cycle === 0 ? '' : `c${cycle}_`;
+}
+
+/** Splits `tokens` into blocks of `blockTokens` (the last one shorter), one per id. */
+export function blocksOf(ids: readonly (string | number)[], tokens: number, blockTokens: number, keyOf: (id: string | number) => string): PrefixBlock[] {
+  const out: PrefixBlock[] = [];
+  for (let k = 0; k < ids.length; k++) {
+    const t = k < ids.length - 1 ? blockTokens : tokens - blockTokens * (ids.length - 1);
+    out.push({ key: keyOf(ids[k]), tokens: t });
+  }
+  return out;
+}
+
+export { addStat, newStats, type TokenStats };

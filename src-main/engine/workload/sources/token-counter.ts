@@ -1,0 +1,75 @@
+/**
+ * Token counts for ShareGPT text. The reference uses tiktoken's cl100k_base when it is installed and
+ * characters ÷ 4 (at least 1) otherwise. kvbench does the same: a BPE tokenizer package is used through
+ * a dynamic import when one is installed, else the estimate; the results record which one counted.
+ */
+
+export interface TokenCounter {
+  /** What counted: e.g. "gpt-tokenizer cl100k_base" or "chars/4". */
+  readonly name: string;
+  count(text: string): number;
+}
+
+/** Python's `max(1, len(text) // 4)`: len counts code points, so a surrogate pair is one character. */
+export function charsPerTokenEstimate(text: string, charsPerToken = 4): number {
+  let codePoints = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        codePoints--;
+        i++;
+      }
+    }
+  }
+  return Math.max(1, Math.floor(codePoints / charsPerToken));
+}
+
+export function estimateCounter(charsPerToken = 4): TokenCounter {
+  return { name: charsPerToken === 4 ? 'chars/4' : `chars/${charsPerToken}`, count: (t) => charsPerTokenEstimate(t, charsPerToken) };
+}
+
+/** Optional tokenizer packages, tried in order (none is a dependency of kvbench). */
+const TOKENIZERS: readonly { name: string; specifier: string; make: (mod: Record<string, unknown>) => ((text: string) => number) | null }[] = [
+  {
+    name: 'gpt-tokenizer cl100k_base',
+    specifier: 'gpt-tokenizer/encoding/cl100k_base',
+    make: (m) => {
+      const count = m.countTokens ?? (m.default as Record<string, unknown> | undefined)?.countTokens;
+      const encode = m.encode ?? (m.default as Record<string, unknown> | undefined)?.encode;
+      if (typeof count === 'function') return (t) => (count as (s: string) => number)(t);
+      if (typeof encode === 'function') return (t) => (encode as (s: string) => unknown[])(t).length;
+      return null;
+    },
+  },
+  {
+    name: 'js-tiktoken cl100k_base',
+    specifier: 'js-tiktoken',
+    make: (m) => {
+      const getEncoding = m.getEncoding ?? (m.default as Record<string, unknown> | undefined)?.getEncoding;
+      if (typeof getEncoding !== 'function') return null;
+      const enc = (getEncoding as (n: string) => { encode: (s: string) => unknown[] })('cl100k_base');
+      return (t) => enc.encode(t).length;
+    },
+  },
+];
+
+/**
+ * The best counter available: an installed BPE tokenizer (at least 1 token per non-empty turn, as the
+ * estimate), else characters ÷ `charsPerToken`. `specifiers` overrides the packages tried (tests).
+ */
+export async function loadTokenCounter(opts: { charsPerToken?: number; tokenizers?: typeof TOKENIZERS } = {}): Promise<TokenCounter> {
+  for (const t of opts.tokenizers ?? TOKENIZERS) {
+    try {
+      // A variable specifier: the package is optional, so neither tsc nor the loader may require it.
+      const spec: string = t.specifier;
+      const mod = (await import(spec)) as Record<string, unknown>;
+      const fn = t.make(mod);
+      if (fn) return { name: t.name, count: (text) => Math.max(1, fn(text)) };
+    } catch {
+      // not installed (or unusable): try the next one
+    }
+  }
+  return estimateCounter(opts.charsPerToken);
+}

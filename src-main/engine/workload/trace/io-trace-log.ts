@@ -1,0 +1,191 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import type { Writable } from 'node:stream';
+import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
+import type { TierName } from '../../tiers/tier-backend.ts';
+
+/**
+ * Trace-only mode (`--io-trace-log PATH`, reference `kv_cache/tracer.py`): no byte moves; every logical
+ * I/O the cache would have done is one CSV row, for replay by other tools (fio, storage simulators).
+ */
+export const IO_TRACE_HEADER = 'Timestamp,Operation,Object_Size_Bytes,Tier,Key,Phase';
+
+export type TraceOperation = 'Read' | 'Write';
+/**
+ * Prefill: an allocation (new entry, precondition and pre-population writes too). Decode / Prefill /
+ * Both: a hit, with the phase of the caller (Both = a prefill+decode request's prefix-cache read).
+ * Evict: the two halves of a demotion (Read on the source tier, Write on the destination).
+ */
+export type TracePhase = 'Prefill' | 'Decode' | 'Both' | 'Evict';
+
+export interface TraceRecord {
+  op: TraceOperation;
+  tier: TierName;
+  key: string;
+  /** Bytes of the entry on this rank (after tensor-parallel division). */
+  sizeBytes: number;
+  phase: TracePhase;
+}
+
+/** The reference's tier labels. */
+export const TRACE_TIER_LABELS: Readonly<Record<TierName, string>> = { gpu: 'Tier-0', cpu: 'Tier-1', storage: 'Tier-2' };
+
+/** zstd level of `.zst` traces (the reference's). */
+export const TRACE_ZSTD_LEVEL = 3;
+/** Rows are handed to the stream in pieces of about this many characters. */
+const FLUSH_CHARS = 64 * 1024;
+/** Above this much output waiting for the disk, `waitForRoom` makes trace-mode I/O wait. */
+const HIGH_WATER_BYTES = 8 * 1024 * 1024;
+
+export interface IoTraceLogOptions {
+  /** Seconds since the Unix epoch (default: wall clock at µs resolution, monotonic within the run). */
+  clock?: () => number;
+}
+
+export interface IoTraceLogSummary {
+  path: string;
+  rows: number;
+  compressed: boolean;
+}
+
+/** A CSV field: quoted only when it must be (a comma, quote or line break in a key). */
+function csvField(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/**
+ * The I/O trace file: `Timestamp,Operation,Object_Size_Bytes,Tier,Key,Phase`, one row per logical I/O,
+ * Timestamp = Unix epoch seconds with 6 decimals. A path ending in `.zst` is written as a zstd stream
+ * (level 3; Node's built-in zstd, so no extra package is needed as the reference's `zstandard` was).
+ * `record` is synchronous and cheap (rows are batched); memory stays bounded because trace-mode tiers
+ * await `waitForRoom()` when the disk falls behind.
+ */
+export class IoTraceLog {
+  readonly path: string;
+  readonly compressed: boolean;
+  readonly #file: WriteStream;
+  /** Where rows are written: the zstd compressor, or the file itself. */
+  readonly #sink: Writable;
+  readonly #done: Promise<void>;
+  readonly #clock: () => number;
+  #chunks: string[] = [];
+  #chunkChars = 0;
+  #rows = 0;
+  #error: Error | null = null;
+  #closed = false;
+
+  private constructor(file: string, stream: WriteStream, opts: IoTraceLogOptions) {
+    this.path = file;
+    this.compressed = file.endsWith('.zst');
+    this.#file = stream;
+    const origin = performance.timeOrigin;
+    this.#clock = opts.clock ?? (() => (origin + performance.now()) / 1000);
+    if (this.compressed) {
+      const zstd = zlib.createZstdCompress({ params: { [zlib.constants.ZSTD_c_compressionLevel]: TRACE_ZSTD_LEVEL } });
+      this.#sink = zstd;
+      this.#done = pipeline(zstd, stream);
+    } else {
+      this.#sink = stream;
+      this.#done = new Promise<void>((resolve, reject) => {
+        stream.once('finish', resolve);
+        stream.once('error', reject);
+      });
+    }
+    this.#done.catch((err: Error) => {
+      this.#error ??= err;
+    });
+    this.#sink.on('error', (err: Error) => {
+      this.#error ??= err;
+    });
+    this.#write(`${IO_TRACE_HEADER}\n`);
+  }
+
+  /** Creates the file (and its parent directories) and writes the header. */
+  static async open(file: string, opts: IoTraceLogOptions = {}): Promise<IoTraceLog> {
+    const abs = path.resolve(file);
+    try {
+      await fsp.mkdir(path.dirname(abs), { recursive: true });
+      const stream = createWriteStream(abs, { flags: 'w' });
+      await new Promise<void>((resolve, reject) => {
+        stream.once('open', () => resolve());
+        stream.once('error', reject);
+      });
+      return new IoTraceLog(abs, stream, opts);
+    } catch (err) {
+      throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create the --io-trace-log file ${abs}: ${(err as Error).message}`);
+    }
+  }
+
+  get rows(): number {
+    return this.#rows;
+  }
+
+  /** The first write error, if any (the run should report it; `close` throws it). */
+  get error(): Error | null {
+    return this.#error;
+  }
+
+  record(r: TraceRecord): void {
+    if (this.#closed) throw new Error('IoTraceLog.record after close');
+    const row = `${this.#clock().toFixed(6)},${r.op},${Math.trunc(r.sizeBytes)},${TRACE_TIER_LABELS[r.tier]},${csvField(r.key)},${r.phase}\n`;
+    this.#chunks.push(row);
+    this.#chunkChars += row.length;
+    this.#rows++;
+    if (this.#chunkChars >= FLUSH_CHARS) this.#flush();
+  }
+
+  /** Resolves at once unless too much output is waiting for the disk; then when it has drained. */
+  waitForRoom(): Promise<void> {
+    if (this.#error || this.#closed) return Promise.resolve();
+    if (this.#pendingBytes() <= HIGH_WATER_BYTES) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (this.#error || this.#pendingBytes() <= HIGH_WATER_BYTES) {
+          this.#sink.off('drain', check);
+          this.#file.off('drain', check);
+          clearInterval(timer);
+          resolve();
+        }
+      };
+      const timer = setInterval(check, 10);
+      this.#sink.on('drain', check);
+      this.#file.on('drain', check);
+    });
+  }
+
+  /** Writes what is buffered, ends the stream and waits until every byte is on disk. */
+  async close(): Promise<IoTraceLogSummary> {
+    if (!this.#closed) {
+      this.#flush();
+      this.#closed = true;
+      this.#sink.end();
+    }
+    try {
+      await this.#done;
+    } catch (err) {
+      this.#error ??= err as Error;
+    }
+    if (this.#error) throw new KvbenchError('TARGET_NOT_WRITABLE', `writing the --io-trace-log file ${this.path} failed: ${this.#error.message}`);
+    return { path: this.path, rows: this.#rows, compressed: this.compressed };
+  }
+
+  #pendingBytes(): number {
+    return this.#sink.writableLength + (this.compressed ? this.#file.writableLength : 0);
+  }
+
+  #flush(): void {
+    if (this.#chunks.length === 0) return;
+    const text = this.#chunks.join('');
+    this.#chunks = [];
+    this.#chunkChars = 0;
+    this.#write(text);
+  }
+
+  #write(text: string): void {
+    if (this.#error) return;
+    this.#sink.write(text);
+  }
+}

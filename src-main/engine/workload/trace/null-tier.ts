@@ -1,0 +1,49 @@
+import type { ChunkSink, ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../../tiers/tier-backend.ts';
+
+/**
+ * A tier that moves no bytes (trace-only mode, the reference's NullBackend): every write, read and
+ * removal succeeds at once with a zero-duration timing, so the cache's placement, LRU and demotion
+ * logic runs exactly as with real tiers while the I/O trace records what would have been done. No
+ * payload is produced (the source is never called) and sinks see nothing (verification is moot).
+ */
+export class NullTier implements TierBackend {
+  readonly name: TierName;
+  readonly #waitForRoom: (() => Promise<void>) | null;
+  writes = 0;
+  reads = 0;
+  removes = 0;
+
+  /** `waitForRoom`: awaited before every operation, so a trace log that falls behind slows the run instead of growing. */
+  constructor(name: TierName, opts: { waitForRoom?: () => Promise<void> } = {}) {
+    this.name = name;
+    this.#waitForRoom = opts.waitForRoom ?? null;
+  }
+
+  async write(entry: EntryRef, _source: ChunkSource): Promise<OpTiming> {
+    if (this.#waitForRoom) await this.#waitForRoom();
+    this.writes++;
+    return this.#timing(entry);
+  }
+
+  async read(entry: EntryRef, _sink?: ChunkSink): Promise<OpTiming> {
+    if (this.#waitForRoom) await this.#waitForRoom();
+    this.reads++;
+    return this.#timing(entry);
+  }
+
+  async remove(_entry: EntryRef): Promise<void> {
+    this.removes++;
+  }
+
+  /** Demotion copies out of this tier: nothing to copy. */
+  async copyChunkOut(_entry: EntryRef, _chunk: { index: number; entryOffsetBytes: number; buffer: Buffer }): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  #timing(entry: EntryRef): OpTiming {
+    const now = process.hrtime.bigint();
+    const t: OpTiming = { startNs: now, endNs: now, durationNs: 0, bytes: entry.sizeBytes };
+    if (this.name === 'storage') t.deviceNs = 0;
+    return t;
+  }
+}

@@ -1,0 +1,227 @@
+// Exports of stored trials: CSV (one row per trial), XLSX (trials, per-scenario aggregates, tier
+// comparison, and a sheet that says what the numbers are) and JSON (everything, including each
+// trial's hardware snapshot). Every format carries the full configuration of every trial.
+// All are drawn from the same model: the trial records and the report model.
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { RUN_OPTION_KEYS } from '../../src-shared/domain/run-options.ts';
+import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { REPORT_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+
+export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export type Cell = string | number | boolean | null;
+
+export interface ExportModel {
+  trials: TrialRecord[];
+  /** Hardware snapshot per trial id (null when the trial has none, e.g. imported). */
+  hardware: Map<number, HardwareProfile | null>;
+  report: ScenarioReport;
+  tiers: TierComparison;
+  /** What was selected, for the record. */
+  filter: Record<string, unknown>;
+}
+
+const TRIAL_COLUMNS = [
+  'trial_id',
+  'suite_id',
+  'system_id',
+  'system_label',
+  'drive_id',
+  'drive_label',
+  'scenario_id',
+  'scenario_label',
+  'trial_number',
+  'attempt',
+  'status',
+  'status_reason',
+  'started_at',
+  'finished_at',
+  'wall_ms',
+  'results_format',
+  'source_file',
+  'config_key',
+  'kvbench_version',
+] as const;
+
+const HW_COLUMNS = ['hw.cpu', 'hw.logical_cores', 'hw.memory_bytes', 'hw.gpus', 'hw.cache_filesystem', 'hw.cache_drive', 'hw.direct_io', 'hw.probe_read_bytes_per_s', 'hw.probe_write_bytes_per_s'] as const;
+
+/** Column names of the trial table: identity, `config.<option>` for every run option, metrics, hardware. */
+export function trialColumns(): string[] {
+  return [...TRIAL_COLUMNS, ...RUN_OPTION_KEYS.map((k) => `config.${k}`), ...METRICS.map((m) => m.key), ...HW_COLUMNS];
+}
+
+function cell(v: unknown): Cell {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  return JSON.stringify(v); // customModels, tuning: nested objects as JSON
+}
+
+export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
+  const base: Cell[] = [
+    t.id,
+    t.suiteId,
+    t.systemId,
+    t.systemLabel,
+    t.driveId,
+    t.driveLabel,
+    t.scenarioId,
+    scenarioLabel(t.scenarioId),
+    t.trialIndex + 1,
+    t.attempt,
+    t.status,
+    t.statusReason,
+    t.startedAt,
+    t.finishedAt,
+    t.wallMs === null ? null : Math.round(t.wallMs),
+    t.resultsFormat,
+    t.sourceFile,
+    t.configKey,
+    t.kvbenchVersion,
+  ];
+  const config = RUN_OPTION_KEYS.map((k) => cell(t.options[k]));
+  const metrics = METRICS.map((m) => (m.key in t.metrics ? t.metrics[m.key] : null));
+  const hwCells: Cell[] = hw
+    ? [
+        [hw.cpu.manufacturer, hw.cpu.brand].filter(Boolean).join(' ') || null,
+        hw.cpu.logicalCores,
+        hw.memory.totalBytes,
+        hw.gpus.map((g) => `${g.model ?? 'GPU'} ${g.memoryBytes ?? '?'} B`).join('; ') || 'none',
+        hw.cacheDir ? `${hw.cacheDir.filesystem ?? '?'} at ${hw.cacheDir.mountPoint ?? '?'}` : null,
+        hw.cacheDir?.driveLabel ?? null,
+        hw.cacheDir?.directIo?.supported ?? null,
+        hw.cacheDir?.bandwidth?.readBytesPerSec ?? null,
+        hw.cacheDir?.bandwidth?.writeBytesPerSec ?? null,
+      ]
+    : HW_COLUMNS.map(() => null);
+  return [...base, ...config, ...metrics, ...hwCells];
+}
+
+function csvField(v: Cell): string {
+  if (v === null) return '';
+  const s = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : '') : String(v);
+  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** RFC 4180 CSV: one header row, one row per trial, CRLF line ends. */
+export function toCsv(model: ExportModel): string {
+  const lines = [trialColumns().map(csvField).join(',')];
+  for (const t of model.trials) lines.push(trialRow(t, model.hardware.get(t.id) ?? null).map(csvField).join(','));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+export function toJson(model: ExportModel): string {
+  return `${JSON.stringify(
+    {
+      format: 'kvbench-export',
+      version: 1,
+      kvbenchVersion: KVBENCH_VERSION,
+      exportedAt: new Date().toISOString(),
+      method: REPORT_METHOD,
+      filter: model.filter,
+      units: 'metric units are in each metric definition (bytes, bytes/s, ms, tok/s); trial options use the reference units (GiB, seconds)',
+      metrics: METRICS,
+      trials: model.trials.map((t) => ({ ...t, hardware: model.hardware.get(t.id) ?? null })),
+      report: { scenarios: model.report, tiers: model.tiers },
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  wb.creator = `kvbench ${KVBENCH_VERSION}`;
+  const add = (name: string, columns: readonly string[], rows: readonly Cell[][]): void => {
+    const ws = wb.addWorksheet(name);
+    ws.addRow([...columns]);
+    ws.getRow(1).font = { bold: true };
+    for (const r of rows) ws.addRow(r.map((c) => (c === null ? null : c)));
+    ws.views = [{ state: 'frozen', ySplit: 1 }];
+  };
+  add('Trials', trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
+  const scenarioRows: Cell[][] = [];
+  for (const s of model.report.scenarios) {
+    for (const m of s.metrics) {
+      scenarioRows.push([
+        s.scenarioId,
+        s.label,
+        s.configKey,
+        s.configDescription,
+        s.trialsTotal,
+        s.excluded.length,
+        m.metric.key,
+        m.metric.label,
+        m.metric.unit,
+        m.aggregate.n,
+        m.aggregate.median,
+        m.aggregate.p95,
+        m.aggregate.cv,
+        m.aggregate.min,
+        m.aggregate.max,
+      ]);
+    }
+  }
+  add(
+    'Scenarios',
+    ['scenario_id', 'scenario', 'config_key', 'configuration', 'trials', 'excluded', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'],
+    scenarioRows,
+  );
+  add(
+    'Tier comparison',
+    [
+      'scenario_id', 'scenario', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric',
+      'gpu_read_p95_ms', 'cpu_read_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms', 'bytes_read', 'bytes_written',
+      'storage_read_bytes_per_s', 'storage_write_bytes_per_s', 'storage_read_efficiency', 'storage_write_efficiency', 'cpu_read_efficiency',
+    ],
+    model.tiers.rows.map((r) => [
+      r.scenarioId, r.label, r.gpuMemGb, r.cpuMemGb, r.n, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric,
+      r.gpuReadP95Ms, r.cpuReadP95Ms, r.storageReadP95Ms, r.storageWriteP95Ms, r.bytesRead, r.bytesWritten,
+      r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency,
+    ]),
+  );
+  add(
+    'About',
+    ['item', 'value'],
+    [
+      ['kvbench version', KVBENCH_VERSION],
+      ['exported at', new Date().toISOString()],
+      ['aggregation', REPORT_METHOD],
+      ['incomplete trials', model.report.includeIncomplete ? 'partial trials included in aggregates' : 'excluded from aggregates (listed in Trials with their status)'],
+      ['filter', JSON.stringify(model.filter)],
+      ['config.* columns', 'the run options given to the engine; GiB and seconds as the reference'],
+      ...METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]: ${m.description}`]),
+    ],
+  );
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+/** Writes via a temporary file in the same directory and a rename: never half a file, never a good file replaced by a failed one. */
+async function writeAtomic(file: string, data: string | Buffer): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await fsp.writeFile(tmp, data);
+    await fsp.rename(tmp, file);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export async function writeExport(model: ExportModel, format: ExportFormat, file: string): Promise<void> {
+  if (format === 'csv') await writeAtomic(file, toCsv(model));
+  else if (format === 'json') await writeAtomic(file, toJson(model));
+  else await writeAtomic(file, await toXlsxBuffer(model));
+}
+
+export function formatFromPath(file: string): ExportFormat | null {
+  const ext = path.extname(file).toLowerCase().slice(1);
+  return (EXPORT_FORMATS as readonly string[]).includes(ext) ? (ext as ExportFormat) : null;
+}

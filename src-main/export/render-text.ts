@@ -1,0 +1,243 @@
+// The report model as terminal tables (kvbench report, kvbench history).
+import type { MetricUnit } from '../../src-shared/domain/store-types.ts';
+import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import {
+  HEADLINE_METRICS,
+  type ScenarioReport,
+  type SystemComparison,
+  type TierComparison,
+} from './report-model.ts';
+
+const GIB = 1024 ** 3;
+
+/**
+ * A plain-text table: the first `left` columns (or the listed column indices) left-aligned, the
+ * rest right-aligned, every line prefixed by `indent`.
+ */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[], left: number | readonly number[] = 1, indent = ''): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const isLeft = (i: number): boolean => (typeof left === 'number' ? i < left : left.includes(i));
+  const fmt = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (isLeft(i) ? (c ?? '').padEnd(widths[i]) : (c ?? '').padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [fmt(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].map((l) => indent + l).join('\n');
+}
+
+function group3(n: number, digits: number): string {
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** A value in its unit, for people. GB/s are 10^9 bytes per second; byte counts are GiB/MiB. */
+export function fmtValue(v: number | null | undefined, unit: MetricUnit | 'x' | 'pct'): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  switch (unit) {
+    case 'tok/s':
+    case 'req/s':
+      return group3(v, Math.abs(v) >= 100 ? 0 : 2);
+    case 'ms':
+    case 'ms/MiB':
+      return group3(v, Math.abs(v) >= 100 ? 1 : 2);
+    case 'bytes':
+      return Math.abs(v) >= GIB ? `${(v / GIB).toFixed(2)} GiB` : `${(v / 1024 ** 2).toFixed(1)} MiB`;
+    case 'bytes/s':
+      return Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(2)} GB/s` : `${(v / 1e6).toFixed(1)} MB/s`;
+    case 'ratio':
+    case 'pct':
+      return `${(v * 100).toFixed(1)}%`;
+    case 'x':
+      return `${v.toFixed(2)}x`;
+    case 'count':
+    case 'users':
+      return group3(v, Number.isInteger(v) ? 0 : 1);
+    case 's':
+      return v.toFixed(2);
+  }
+}
+
+const cvText = (cv: number | null): string => (cv === null ? '—' : `${(cv * 100).toFixed(1)}%`);
+
+export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?: boolean } = {}): string {
+  const out: string[] = [];
+  out.push(`Per-scenario results: ${report.method}.`);
+  out.push(report.includeIncomplete ? 'Partial trials are included; failed and aborted ones never are.' : 'Only complete trials are aggregated; incomplete ones are listed and excluded.');
+  for (const s of report.scenarios) {
+    out.push('');
+    out.push(`== ${s.label} [${s.scenarioId}] — ${s.configDescription}`);
+    out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal}${s.systemLabels.length > 1 ? `; systems: ${s.systemLabels.join(', ')}` : ''}`);
+    for (const x of s.excluded) out.push(`   ! trial #${x.trialIndex + 1} (id ${x.trialId}) ${x.status.toUpperCase()}, excluded: ${(x.reason ?? 'no reason recorded').split('\n')[0]}`);
+    const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => (HEADLINE_METRICS as readonly string[]).includes(m.metric.key));
+    if (shown.length === 0) {
+      out.push('   no complete trial: nothing to aggregate');
+      continue;
+    }
+    const rows = shown.map((m) => [
+      `${m.metric.label} (${m.metric.unit})`,
+      String(m.aggregate.n),
+      fmtValue(m.aggregate.median, m.metric.unit),
+      fmtValue(m.aggregate.p95, m.metric.unit),
+      cvText(m.aggregate.cv),
+    ]);
+    out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
+    if (s.pooled.length > 0) {
+      out.push('   pooled over the trials (merged HDR histograms, not averaged):');
+      out.push(
+        table(
+          ['latency', 'samples', 'P50 ms', 'P95 ms', 'P99 ms'],
+          s.pooled.map((p) => [p.name, fmtValue(p.count, 'count'), fmtValue(p.p50Ms, 'ms'), fmtValue(p.p95Ms, 'ms'), fmtValue(p.p99Ms, 'ms')]),
+          1,
+          '     ',
+        ),
+      );
+    }
+  }
+  return `${out.join('\n')}\n`;
+}
+
+export function formatTierComparison(t: TierComparison): string {
+  const out: string[] = [];
+  out.push(`Tier comparison (medians across complete trials; speedup against ${t.baseline ?? 'storage-only (missing)'})`);
+  out.push(
+    `Limits: drive sequential read ${fmtValue(t.probe.readBytesPerS, 'bytes/s')}, write ${fmtValue(t.probe.writeBytesPerS, 'bytes/s')}; ` +
+      `memory copy ${fmtValue(t.probe.memoryCopyBytesPerS, 'bytes/s')} (${t.probe.source})`,
+  );
+  out.push(
+    table(
+      ['scenario', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'stor tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
+      t.rows.map((r) => [
+        r.scenarioId,
+        r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
+        r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
+        String(r.n),
+        fmtValue(r.wallClockTokPerS, 'tok/s'),
+        fmtValue(r.speedupWallClock, 'x'),
+        fmtValue(r.storageTokPerS, 'tok/s'),
+        fmtValue(r.speedupStorageMetric, 'x'),
+        fmtValue(r.cpuReadP95Ms, 'ms'),
+        fmtValue(r.storageReadP95Ms, 'ms'),
+        fmtValue(r.storageWriteP95Ms, 'ms'),
+        fmtValue(r.bytesRead, 'bytes'),
+        fmtValue(r.bytesWritten, 'bytes'),
+        fmtValue(r.storageReadBytesPerS, 'bytes/s'),
+        fmtValue(r.storageReadEfficiency, 'pct'),
+        fmtValue(r.storageWriteEfficiency, 'pct'),
+      ]),
+    ),
+  );
+  out.push('GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');
+  out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
+  for (const n of t.notes) out.push(`note: ${n}`);
+  return `${out.join('\n')}\n`;
+}
+
+const winText = (w: number | null): string => (w === null ? '—' : `${(w * 100).toFixed(0)}%`);
+
+export function formatComparison(c: SystemComparison, opts: { perConfig?: boolean } = {}): string {
+  const out: string[] = [];
+  out.push(`System comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`);
+  out.push(`Matched ${c.matched} ${c.match === 'config' ? 'configuration(s)' : 'scenario(s)'} with complete trials on both sides (unmatched: ${c.unmatchedA} only in A, ${c.unmatchedB} only in B).`);
+  out.push(`Method: ${c.method}.`);
+  out.push('');
+  out.push(
+    table(
+      ['metric', 'configs', 'mean A/B', 'geo-mean', 'A win rate', 'within noise', 'CV A', 'CV B'],
+      c.metrics.map((m) => [
+        `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
+        String(m.compared),
+        fmtValue(m.meanRatio, 'x'),
+        fmtValue(m.geoMeanRatio, 'x'),
+        winText(m.winRateA),
+        `${m.withinNoise}/${m.configs.length}`,
+        cvText(m.medianCvA),
+        cvText(m.medianCvB),
+      ]),
+    ),
+  );
+  for (const [title, groups] of [['By CPU tier size', c.byCpuMem], ['By model', c.byModel]] as const) {
+    if (groups.length === 0) continue;
+    out.push('');
+    out.push(`${title} (mean A/B ratio, A win rate):`);
+    const keys = c.metrics.map((m) => m.metric.key).slice(0, 4);
+    out.push(
+      table(
+        ['group', 'configs', ...keys.map((k) => c.metrics.find((m) => m.metric.key === k)!.metric.label), 'best differentiator'],
+        groups.map((g) => [
+          g.group,
+          String(g.configs),
+          ...keys.map((k) => {
+            const r = g.metrics.find((x) => x.key === k)!;
+            return `${fmtValue(r.meanRatio, 'x')} ${winText(r.winRateA)}`;
+          }),
+          g.bestDifferentiator
+            ? `${g.bestDifferentiator.label}: ${g.bestDifferentiator.side.toUpperCase()} wins ${winText(g.bestDifferentiator.winRate)}, ${fmtValue(g.bestDifferentiator.meanRatio, 'x')}`
+            : '—',
+        ]),
+      ),
+    );
+  }
+  if (c.variance.length > 0) {
+    out.push('');
+    out.push('Run-to-run variation of wall-clock throughput by user count (median CV across configurations):');
+    out.push(table(['users', 'configs', 'CV A', 'CV B'], c.variance.map((v) => [String(v.users), String(v.configs), cvText(v.medianCvA), cvText(v.medianCvB)])));
+  }
+  if (opts.perConfig) {
+    for (const m of c.metrics) {
+      out.push('');
+      out.push(`${m.metric.label} per configuration (${m.metric.unit}):`);
+      out.push(
+        table(
+          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?'],
+          m.configs.map((x) => [
+            `${x.scenarioId}: ${x.description}`,
+            String(x.nA),
+            String(x.nB),
+            fmtValue(x.medianA, m.metric.unit),
+            fmtValue(x.medianB, m.metric.unit),
+            fmtValue(x.ratio, 'x'),
+            x.winner === null ? '—' : x.winner.toUpperCase(),
+            x.withinNoise === null ? '?' : x.withinNoise ? 'yes' : 'no',
+          ]),
+        ),
+      );
+    }
+  }
+  for (const n of c.notes) out.push(`note: ${n}`);
+  return `${out.join('\n')}\n`;
+}
+
+/** The plan before a suite starts: what runs, what is skipped and why, time and disk. */
+export function formatPlan(plan: SuitePlan): string {
+  const out: string[] = [];
+  out.push(`Suite plan: profile ${plan.profile}, ${plan.trials} trial(s) per scenario, model ${plan.model}, cache dir ${plan.cacheDir}`);
+  out.push(
+    table(
+      ['scenario', 'users', 'GPU GiB', 'CPU GiB', 'duration', 'gen', 'storage cap', 'trials', 'est. time'],
+      plan.runs.map((r) => {
+        const o = r.options;
+        return [
+          r.scenarioId,
+          String(o.numUsers),
+          String(o.gpuMemGb),
+          String(o.cpuMemGb),
+          `${o.duration} s`,
+          String(o.generationMode),
+          Number(o.storageCapacityGb) > 0 ? `${o.storageCapacityGb} GiB` : '95% free',
+          String(r.trials),
+          `${Math.round(r.trials * r.estimatedSecondsPerTrial)} s`,
+        ];
+      }),
+    ),
+  );
+  for (const s of plan.skipped) out.push(`skipped ${s.scenarioId}: ${s.reason}`);
+  const e = plan.estimate;
+  const mins = Math.floor(e.totalSeconds / 60);
+  out.push(
+    `Estimate: ${e.trialCount} trials, about ${mins > 0 ? `${mins} min ` : ''}${Math.round(e.totalSeconds % 60)} s; ` +
+      `disk: at most ${(e.peakDiskBytes / GIB).toFixed(2)} GiB at once in the cache directory (needs ${(e.requiredDiskBytes / GIB).toFixed(2)} GiB free; ` +
+      `${e.freeBytes === null ? 'free space unknown' : `${(e.freeBytes / GIB).toFixed(2)} GiB free`}).`,
+  );
+  for (const n of plan.notes) out.push(`note: ${n}`);
+  for (const p of e.problems) out.push(`PROBLEM: ${p}`);
+  return `${out.join('\n')}\n`;
+}

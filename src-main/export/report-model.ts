@@ -1,0 +1,469 @@
+// The one report model every output is drawn from (terminal tables, CSV, XLSX, JSON, and later the
+// app's charts): per-scenario aggregates across trials, the tier comparison, and the comparison of
+// two systems or drives over matched configurations (the analysis of seeds/002, automated).
+//
+// Aggregation rules (src-shared/domain/statistics.ts): per metric, the median and the P95 of the
+// per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
+// never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
+import { METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { describeConfig } from '../store/results-ingest.ts';
+
+export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
+
+/** The metrics a terminal report shows per scenario unless asked for all. */
+export const HEADLINE_METRICS = [
+  'wall_clock_throughput_tok_per_s',
+  'storage_throughput_tok_per_s',
+  'requests_per_s',
+  'e2e_p95_ms',
+  'storage_io_per_request_p95_ms',
+  'cpu_read_p95_ms',
+  'storage_read_p95_ms',
+  'storage_write_p95_ms',
+  'storage_read_bytes_per_s',
+  'storage_write_bytes_per_s',
+  'decode_bytes_read',
+  'cache_hit_rate',
+  'autoscale_final_users',
+  'autoscale_peak_throughput_tok_per_s',
+] as const;
+
+export interface ExcludedTrial {
+  trialId: number;
+  trialIndex: number;
+  status: TrialRowStatus;
+  reason: string | null;
+}
+
+export interface MetricAggregate {
+  metric: MetricDefinition;
+  aggregate: Aggregate;
+}
+
+export interface PooledLatency {
+  name: string;
+  trials: number;
+  count: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+}
+
+export interface ScenarioSummary {
+  scenarioId: string;
+  label: string;
+  configKey: string;
+  configDescription: string;
+  options: Record<string, unknown>;
+  systemLabels: string[];
+  trialsTotal: number;
+  /** Trials whose metrics are aggregated (complete ones, unless incomplete ones were asked for). */
+  trialIds: number[];
+  excluded: ExcludedTrial[];
+  metrics: MetricAggregate[];
+  pooled: PooledLatency[];
+}
+
+export interface ScenarioReport {
+  method: string;
+  includeIncomplete: boolean;
+  scenarios: ScenarioSummary[];
+}
+
+function scenarioOrder(id: string): number {
+  const i = (SCENARIO_IDS as readonly string[]).indexOf(id);
+  return i < 0 ? SCENARIO_IDS.length : i;
+}
+
+const isIncluded = (t: TrialRecord, includeIncomplete: boolean): boolean => t.status === 'complete' || (includeIncomplete && t.status === 'partial');
+
+/** Pooled percentiles of one histogram over several trials: merge, then read. */
+export function pooledLatency(name: string, histograms: readonly TrialHistogram[]): PooledLatency | null {
+  const merged = new LatencyHistogram();
+  let trials = 0;
+  for (const h of histograms) {
+    if (h.name !== name || h.count <= 0) continue;
+    try {
+      merged.merge(LatencyHistogram.decode(h.hdr, h.sumNs));
+      trials += 1;
+    } catch {
+      // An undecodable histogram (damaged import) is left out rather than failing the report.
+    }
+  }
+  if (trials === 0 || merged.count === 0) return null;
+  const s = merged.summary();
+  return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
+}
+
+const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
+
+/**
+ * Per scenario and configuration: every catalogue metric aggregated over the included trials.
+ * Incomplete trials (partial, failed, aborted, still running) are listed as excluded unless
+ * `includeIncomplete` (then partial ones count; failed and aborted never do).
+ */
+export function buildScenarioReport(
+  trials: readonly TrialRecord[],
+  opts: { includeIncomplete?: boolean; histogramsOf?: (trialId: number) => TrialHistogram[] } = {},
+): ScenarioReport {
+  const includeIncomplete = opts.includeIncomplete ?? false;
+  const groups = new Map<string, TrialRecord[]>();
+  for (const t of trials) {
+    const k = `${t.scenarioId}\u0000${t.configKey}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = []));
+    g.push(t);
+  }
+  const scenarios: ScenarioSummary[] = [];
+  for (const group of groups.values()) {
+    const first = group[0];
+    const included = group.filter((t) => isIncluded(t, includeIncomplete));
+    const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregate(included.map((t) => t.metrics[metric.key])) })).filter((m) => m.aggregate.n > 0);
+    let pooled: PooledLatency[] = [];
+    if (opts.histogramsOf && included.length > 0) {
+      const hs = included.flatMap((t) => opts.histogramsOf!(t.id));
+      pooled = POOLED_HISTOGRAMS.map((n) => pooledLatency(n, hs)).filter((p): p is PooledLatency => p !== null);
+    }
+    scenarios.push({
+      scenarioId: first.scenarioId,
+      label: scenarioLabel(first.scenarioId),
+      configKey: first.configKey,
+      configDescription: Object.keys(first.options).length > 0 ? describeConfig(first.options) : 'configuration unknown',
+      options: first.options,
+      systemLabels: [...new Set(group.map((t) => t.systemLabel))],
+      trialsTotal: group.length,
+      trialIds: included.map((t) => t.id),
+      excluded: group
+        .filter((t) => !isIncluded(t, includeIncomplete))
+        .map((t) => ({ trialId: t.id, trialIndex: t.trialIndex, status: t.status, reason: t.statusReason })),
+      metrics,
+    pooled,
+    });
+  }
+  scenarios.sort((a, b) => scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId) || a.configDescription.localeCompare(b.configDescription));
+  return { method: REPORT_METHOD, includeIncomplete, scenarios };
+}
+
+export function metricOf(s: ScenarioSummary, key: string): Aggregate | null {
+  return s.metrics.find((m) => m.metric.key === key)?.aggregate ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tier comparison
+
+export interface TierRow {
+  scenarioId: string;
+  label: string;
+  configDescription: string;
+  gpuMemGb: number | null;
+  cpuMemGb: number | null;
+  n: number;
+  wallClockTokPerS: number | null;
+  storageTokPerS: number | null;
+  /** Median wall-clock throughput ÷ storage-only's. */
+  speedupWallClock: number | null;
+  /** Median storage throughput (the reference's metric, as in seeds/003) ÷ storage-only's. */
+  speedupStorageMetric: number | null;
+  gpuReadP95Ms: number | null;
+  cpuReadP95Ms: number | null;
+  storageReadP95Ms: number | null;
+  storageWriteP95Ms: number | null;
+  bytesRead: number | null;
+  bytesWritten: number | null;
+  storageReadBytesPerS: number | null;
+  storageWriteBytesPerS: number | null;
+  /** Storage read (write) bandwidth ÷ the drive's sequential read (write) bandwidth from the probe. */
+  storageReadEfficiency: number | null;
+  storageWriteEfficiency: number | null;
+  /** CPU-tier read bandwidth ÷ one thread's memory-copy bandwidth. */
+  cpuReadEfficiency: number | null;
+}
+
+export interface TierComparison {
+  baseline: string | null;
+  probe: { readBytesPerS: number | null; writeBytesPerS: number | null; memoryCopyBytesPerS: number | null; source: string };
+  rows: TierRow[];
+  notes: string[];
+}
+
+/**
+ * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
+ * bytes moved, speedup against storage-only, and efficiency against the probed limits.
+ */
+export function buildTierComparison(report: ScenarioReport, hardware: HardwareProfile | null): TierComparison {
+  const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
+  const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
+  const baseline = rows.find((s) => s.scenarioId === 'storage-only') ?? null;
+  const probeRead = hardware?.cacheDir?.bandwidth?.readBytesPerSec ?? null;
+  const probeWrite = hardware?.cacheDir?.bandwidth?.writeBytesPerSec ?? null;
+  const memCopy = hardware?.memoryCopyBytesPerSec ?? null;
+  const notes: string[] = [];
+  if (!baseline) notes.push('no storage-only scenario with complete trials: no speedups');
+  if (probeRead === null) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, or kvbench hw --probe)');
+  const out: TierRow[] = rows.map((s) => {
+    const tok = med(s, 'wall_clock_throughput_tok_per_s');
+    const stok = med(s, 'storage_throughput_tok_per_s');
+    const rd = med(s, 'storage_read_bytes_per_s');
+    const wr = med(s, 'storage_write_bytes_per_s');
+    const cpuRd = med(s, 'cpu_read_bytes_per_s');
+    return {
+      scenarioId: s.scenarioId,
+      label: s.label,
+      configDescription: s.configDescription,
+      gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
+      cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
+      n: s.trialIds.length,
+      wallClockTokPerS: tok,
+      storageTokPerS: stok,
+      speedupWallClock: baseline ? ratio(tok, med(baseline, 'wall_clock_throughput_tok_per_s')) : null,
+      speedupStorageMetric: baseline ? ratio(stok, med(baseline, 'storage_throughput_tok_per_s')) : null,
+      gpuReadP95Ms: med(s, 'gpu_read_p95_ms'),
+      cpuReadP95Ms: med(s, 'cpu_read_p95_ms'),
+      storageReadP95Ms: med(s, 'storage_read_p95_ms'),
+      storageWriteP95Ms: med(s, 'storage_write_p95_ms'),
+      bytesRead: med(s, 'total_read_bytes'),
+      bytesWritten: med(s, 'total_write_bytes'),
+      storageReadBytesPerS: rd,
+      storageWriteBytesPerS: wr,
+      storageReadEfficiency: ratio(rd, probeRead),
+      storageWriteEfficiency: ratio(wr, probeWrite),
+      cpuReadEfficiency: ratio(cpuRd, memCopy),
+    };
+  });
+  // Tier configurations first, in the wrapper's order; the rest after.
+  out.sort((a, b) => {
+    const ta = isScenarioId(a.scenarioId) && SCENARIOS[a.scenarioId].inTierComparison ? 0 : 1;
+    const tb = isScenarioId(b.scenarioId) && SCENARIOS[b.scenarioId].inTierComparison ? 0 : 1;
+    return ta - tb || scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId);
+  });
+  return {
+    baseline: baseline?.scenarioId ?? null,
+    probe: {
+      readBytesPerS: probeRead,
+      writeBytesPerS: probeWrite,
+      memoryCopyBytesPerS: memCopy,
+      source: hardware?.cacheDir?.bandwidth
+        ? `kvbench probe (${hardware.cacheDir.bandwidth.directIo ? 'O_DIRECT' : 'buffered'}, ${hardware.cacheDir.bandwidth.chunkBytes / 1048576} MiB × ${hardware.cacheDir.bandwidth.depth}) of ${hardware.cacheDir.driveLabel}, ${hardware.cacheDir.bandwidth.measuredAt}`
+        : 'none',
+    },
+    rows: out,
+    notes,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// System (or drive) comparison
+
+export const COMPARISON_METRICS = [
+  'decode_bytes_read',
+  'wall_clock_throughput_tok_per_s',
+  'storage_throughput_tok_per_s',
+  'storage_read_bytes_per_s',
+  'storage_write_bytes_per_s',
+  'requests_per_s',
+  'e2e_p95_ms',
+  'storage_read_p95_ms',
+  'storage_write_p95_ms',
+] as const;
+
+/** The metrics whose ability to tell A and B apart is ranked per CPU-tier size (seeds/002). */
+const DIFFERENTIATOR_CANDIDATES = ['decode_bytes_read', 'wall_clock_throughput_tok_per_s', 'storage_throughput_tok_per_s', 'storage_read_bytes_per_s'];
+
+export interface Side {
+  label: string;
+  id: string;
+  trials: number;
+}
+
+export interface ConfigComparison {
+  key: string;
+  scenarioId: string;
+  description: string;
+  cpuMemGb: number | null;
+  model: string | null;
+  numUsers: number | null;
+  nA: number;
+  nB: number;
+  medianA: number | null;
+  medianB: number | null;
+  /** medianA ÷ medianB. */
+  ratio: number | null;
+  cvA: number | null;
+  cvB: number | null;
+  /** Which side is better by the metric's direction; 'tie' when equal or the metric has no direction. */
+  winner: 'a' | 'b' | 'tie' | null;
+  /** |ln ratio| smaller than the combined run-to-run spread √(cvA² + cvB²): the difference may be noise. */
+  withinNoise: boolean | null;
+}
+
+export interface MetricComparison {
+  metric: MetricDefinition;
+  configs: ConfigComparison[];
+  compared: number;
+  /** Arithmetic mean of per-configuration ratios (seeds/002's "mean ratio"), and the geometric mean. */
+  meanRatio: number | null;
+  geoMeanRatio: number | null;
+  medianRatio: number | null;
+  /** Share of compared configurations where A is better. */
+  winRateA: number | null;
+  withinNoise: number;
+  /** Median CV of each side across configurations. */
+  medianCvA: number | null;
+  medianCvB: number | null;
+}
+
+export interface GroupComparison {
+  group: string;
+  configs: number;
+  metrics: { key: string; label: string; meanRatio: number | null; winRateA: number | null; compared: number }[];
+  /** The candidate that separates A and B best here: highest win rate for the winning side, then largest |ln ratio|. */
+  bestDifferentiator: { key: string; label: string; meanRatio: number | null; winRate: number | null; side: 'a' | 'b' } | null;
+}
+
+export interface SystemComparison {
+  a: Side;
+  b: Side;
+  match: 'config' | 'scenario';
+  matched: number;
+  unmatchedA: number;
+  unmatchedB: number;
+  method: string;
+  metrics: MetricComparison[];
+  byCpuMem: GroupComparison[];
+  byModel: GroupComparison[];
+  variance: { users: number; configs: number; medianCvA: number | null; medianCvB: number | null }[];
+  notes: string[];
+}
+
+function winner(def: MetricDefinition, a: number | null, b: number | null): ConfigComparison['winner'] {
+  if (a === null || b === null) return null;
+  if (def.better === null || a === b) return 'tie';
+  return (def.better === 'higher') === a > b ? 'a' : 'b';
+}
+
+function compareConfigs(def: MetricDefinition, pairs: readonly { key: string; a: TrialRecord[]; b: TrialRecord[] }[]): ConfigComparison[] {
+  return pairs.map(({ key, a, b }) => {
+    const first = a[0] ?? b[0];
+    const ga = aggregate(a.map((t) => t.metrics[def.key]));
+    const gb = aggregate(b.map((t) => t.metrics[def.key]));
+    const r = ratio(ga.median, gb.median);
+    const spread = ga.cv !== null && gb.cv !== null ? Math.sqrt(ga.cv ** 2 + gb.cv ** 2) : null;
+    return {
+      key,
+      scenarioId: first.scenarioId,
+      description: describeConfig(first.options),
+      cpuMemGb: typeof first.options.cpuMemGb === 'number' ? first.options.cpuMemGb : null,
+      model: typeof first.options.model === 'string' ? first.options.model : null,
+      numUsers: typeof first.options.numUsers === 'number' ? first.options.numUsers : null,
+      nA: ga.n,
+      nB: gb.n,
+      medianA: ga.median,
+      medianB: gb.median,
+      ratio: r,
+      cvA: ga.cv,
+      cvB: gb.cv,
+      winner: winner(def, ga.median, gb.median),
+      withinNoise: r !== null && r > 0 && spread !== null ? Math.abs(Math.log(r)) < spread : null,
+    };
+  });
+}
+
+function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricComparison {
+  const valid = configs.filter((c) => c.ratio !== null);
+  const decided = configs.filter((c) => c.winner !== null);
+  return {
+    metric: def,
+    configs,
+    compared: valid.length,
+    meanRatio: mean(valid.map((c) => c.ratio)),
+    geoMeanRatio: geometricMean(valid.map((c) => c.ratio)),
+    medianRatio: median(valid.map((c) => c.ratio)),
+    winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
+    withinNoise: configs.filter((c) => c.withinNoise === true).length,
+    medianCvA: median(configs.map((c) => c.cvA)),
+    medianCvB: median(configs.map((c) => c.cvB)),
+  };
+}
+
+function groupComparison(group: string, metrics: MetricComparison[], keep: (c: ConfigComparison) => boolean): GroupComparison {
+  const rows = metrics.map((m) => {
+    const s = summarise(m.metric, m.configs.filter(keep));
+    return { key: m.metric.key, label: m.metric.label, meanRatio: s.meanRatio, winRateA: s.winRateA, compared: s.compared };
+  });
+  let best: GroupComparison['bestDifferentiator'] = null;
+  let bestScore = -Infinity;
+  for (const r of rows) {
+    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || r.winRateA === null || r.meanRatio === null || r.meanRatio <= 0) continue;
+    const side: 'a' | 'b' = r.winRateA >= 0.5 ? 'a' : 'b';
+    const winRate = side === 'a' ? r.winRateA : 1 - r.winRateA;
+    const score = winRate * 1000 + Math.abs(Math.log(r.meanRatio));
+    if (score > bestScore) {
+      bestScore = score;
+      best = { key: r.key, label: r.label, meanRatio: r.meanRatio, winRate, side };
+    }
+  }
+  const configs = metrics[0] ? metrics[0].configs.filter(keep).length : 0;
+  return { group, configs, metrics: rows, bestDifferentiator: best };
+}
+
+/**
+ * Compares two sets of trials (two systems, or two drives) over matched configurations: trials
+ * with equal workload options (`config`), or, for suites planned on machines with different RAM,
+ * the same scenario (`scenario`). Only complete trials count.
+ */
+export function buildSystemComparison(
+  a: { label: string; id: string; trials: readonly TrialRecord[] },
+  b: { label: string; id: string; trials: readonly TrialRecord[] },
+  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[] } = {},
+): SystemComparison {
+  const match = opts.match ?? 'config';
+  const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : t.scenarioId);
+  const group = (ts: readonly TrialRecord[]): Map<string, TrialRecord[]> => {
+    const m = new Map<string, TrialRecord[]>();
+    for (const t of ts) {
+      if (t.status !== 'complete') continue;
+      let g = m.get(keyOf(t));
+      if (!g) m.set(keyOf(t), (g = []));
+      g.push(t);
+    }
+    return m;
+  };
+  const ga = group(a.trials);
+  const gb = group(b.trials);
+  const pairs = [...ga.keys()].filter((k) => gb.has(k)).map((k) => ({ key: k, a: ga.get(k)!, b: gb.get(k)! }));
+  pairs.sort((x, y) => scenarioOrder(x.a[0].scenarioId) - scenarioOrder(y.a[0].scenarioId) || x.key.localeCompare(y.key));
+  const metricKeys = opts.metrics ?? COMPARISON_METRICS;
+  const metrics = metricKeys
+    .map((k) => METRIC_BY_KEY[k])
+    .filter((d): d is MetricDefinition => d !== undefined)
+    .map((def) => summarise(def, compareConfigs(def, pairs)));
+  const cpuValues = [...new Set(pairs.map((p) => p.a[0].options.cpuMemGb).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
+  const models = [...new Set(pairs.map((p) => p.a[0].options.model).filter((v): v is string => typeof v === 'string'))].sort();
+  const users = [...new Set(pairs.map((p) => p.a[0].options.numUsers).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
+  const tput = metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s');
+  const notes: string[] = [];
+  if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
+  const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
+  if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
+  return {
+    a: { label: a.label, id: a.id, trials: a.trials.length },
+    b: { label: b.label, id: b.id, trials: b.trials.length },
+    match,
+    matched: pairs.length,
+    unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
+    unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
+    method: 'per configuration: median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = |ln ratio| < √(CV_A² + CV_B²)',
+    metrics,
+    byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
+    byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),
+    variance: users.map((u) => {
+      const cs = tput ? tput.configs.filter((c) => c.numUsers === u) : [];
+      return { users: u, configs: cs.length, medianCvA: median(cs.map((c) => c.cvA)), medianCvB: median(cs.map((c) => c.cvB)) };
+    }),
+    notes,
+  };
+}

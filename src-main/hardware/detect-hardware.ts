@@ -1,0 +1,290 @@
+// systeminformation + the kernel → a HardwareProfile: CPUs, RAM, GPUs and their memory, disks, and
+// for a chosen directory its mount, filesystem, block device and model, free space, whether direct
+// I/O works there, and a stable identity for the system and the drive.
+//
+// Every source is injectable (tests replace systeminformation by a fake with the empty fields this
+// VM gives), and every missing field degrades to null with a warning, never to a failure.
+import fsp from 'node:fs/promises';
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Systeminformation } from 'systeminformation';
+import * as si from 'systeminformation';
+import {
+  HARDWARE_PROFILE_VERSION,
+  type BandwidthProbe,
+  type CacheDirInfo,
+  type DiskInfo,
+  type DiskMedia,
+  type GpuInfo,
+  type HardwareProfile,
+} from '../../src-shared/domain/hardware.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { probeDirectIo } from '../engine/io/direct-io.ts';
+import { probeMemoryCopy } from './bandwidth-probe.ts';
+import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
+import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
+import { blockDeviceForMount, diskFacts, findMount, nearestExisting, parseMountInfo, sysReader, type SysReader } from './linux-storage.ts';
+
+/** The parts of systeminformation kvbench uses. */
+export interface HardwareSource {
+  cpu(): Promise<Systeminformation.CpuData>;
+  mem(): Promise<Systeminformation.MemData>;
+  graphics(): Promise<Systeminformation.GraphicsData>;
+  diskLayout(): Promise<Systeminformation.DiskLayoutData[]>;
+  blockDevices(): Promise<Systeminformation.BlockDevicesData[]>;
+  osInfo(): Promise<Systeminformation.OsData>;
+  system(): Promise<Systeminformation.SystemData>;
+  uuid(): Promise<Systeminformation.UuidData>;
+}
+
+export const systeminformationSource: HardwareSource = {
+  cpu: () => si.cpu(),
+  mem: () => si.mem(),
+  graphics: () => si.graphics(),
+  diskLayout: () => si.diskLayout(),
+  blockDevices: () => si.blockDevices(),
+  osInfo: () => si.osInfo(),
+  system: () => si.system(),
+  uuid: () => si.uuid(),
+};
+
+export interface DetectOptions {
+  source?: HardwareSource;
+  /** Root of /proc and /sys (tests); default '/'. */
+  sysRoot?: string;
+  machineIdPaths?: readonly string[];
+  hostname?: string;
+  /** Try O_DIRECT in the directory (a 4 KiB file, removed). Default true. */
+  probeDirectIo?: boolean;
+  /** Measure the drive's raw sequential limit with the raw-limit probe (files in the directory, removed after). Default false. */
+  probeBandwidth?: boolean | DriveProbeOptions;
+  /** Measure one thread's memory-copy bandwidth (~0.5 s). Default false. */
+  probeMemory?: boolean;
+}
+
+const str = (s: string | null | undefined): string | null => {
+  const t = typeof s === 'string' ? s.trim() : '';
+  return t === '' || t === '-' || t.toLowerCase() === 'unknown' ? null : t;
+};
+
+async function settle<T>(what: string, p: () => Promise<T>, fallback: T, warnings: string[]): Promise<T> {
+  try {
+    return await p();
+  } catch (err) {
+    warnings.push(`${what}: ${(err as Error).message}`);
+    return fallback;
+  }
+}
+
+const MIB = 1024 * 1024;
+
+/** Discrete accelerators: NVIDIA/AMD/Intel devices with their own memory (≥ 2 GiB, not shared with the CPU). */
+export function gpusFrom(data: Systeminformation.GraphicsData): GpuInfo[] {
+  return data.controllers.map((c, index) => {
+    // nvidia-smi's memoryTotal (MiB) is the most exact; vram (MiB) otherwise.
+    const mib = typeof c.memoryTotal === 'number' && c.memoryTotal > 0 ? c.memoryTotal : typeof c.vram === 'number' && c.vram > 0 ? c.vram : null;
+    const vendor = str(c.vendor);
+    const isNvidia = /nvidia/i.test(vendor ?? '') || /nvidia/i.test(c.model ?? '');
+    const compute = isNvidia || (mib !== null && mib >= 2048 && !c.vramDynamic);
+    return {
+      index,
+      vendor,
+      model: str(c.name) ?? str(c.model),
+      memoryBytes: mib === null ? null : mib * MIB,
+      driverVersion: str(c.driverVersion),
+      busId: str(c.pciBus) ?? str(c.busAddress),
+      compute,
+    };
+  });
+}
+
+function mediaFromSi(b: Systeminformation.BlockDevicesData | undefined, fallback: DiskMedia): DiskMedia {
+  if (!b) return fallback;
+  if (/nvme/i.test(b.protocol ?? '') || b.name.startsWith('nvme')) return 'nvme';
+  return fallback;
+}
+
+/** Whole disks: sysfs facts merged with what systeminformation found (lsblk, smartctl) by name. */
+export function disksFrom(
+  sys: SysReader,
+  blockDevices: Systeminformation.BlockDevicesData[],
+  layout: Systeminformation.DiskLayoutData[],
+): DiskInfo[] {
+  const disks = blockDevices.filter((b) => b.type === 'disk');
+  return disks.map((b) => {
+    const f = diskFacts(sys, b.name);
+    const l = layout.find((d) => d.device === `/dev/${b.name}` || d.device === b.device);
+    const media = mediaFromSi(b, f.media);
+    return {
+      name: b.name,
+      device: str(b.device) ?? `/dev/${b.name}`,
+      sizeBytes: b.size > 0 ? b.size : (f.sizeBytes ?? 0),
+      model: f.model ?? str(b.model) ?? str(l?.name),
+      serial: f.serial ?? str(b.serial) ?? str(l?.serialNum),
+      vendor: f.vendor ?? str(l?.vendor),
+      protocol: f.protocol ?? str(b.protocol) ?? str(l?.interfaceType),
+      rotational: f.rotational,
+      media,
+      removable: Boolean(b.removable) || f.removable,
+    };
+  });
+}
+
+async function isWritable(dir: string): Promise<boolean> {
+  try {
+    await fsp.access(dir, fs.constants.W_OK | fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Everything about the storage behind `dir` (which need not exist yet: its nearest existing ancestor is examined). */
+export async function describeCacheDir(
+  dir: string,
+  ctx: { systemId: string; sys: SysReader; warnings: string[]; probeDirectIo: boolean; probeBandwidth: false | DriveProbeOptions },
+): Promise<CacheDirInfo> {
+  const { resolved, exists } = nearestExisting(dir);
+  let mountPoint: string | null = null;
+  let filesystem: string | null = null;
+  let mountSource: string | null = null;
+  let block = null;
+  const mountinfo = ctx.sys.read('/proc/self/mountinfo');
+  if (mountinfo === null) {
+    ctx.warnings.push('cache dir: /proc/self/mountinfo is not readable; mount and block device unknown');
+  } else {
+    const mount = findMount(parseMountInfo(mountinfo), resolved);
+    if (mount) {
+      mountPoint = mount.mountPoint;
+      filesystem = mount.fsType;
+      mountSource = mount.source;
+      block = blockDeviceForMount(ctx.sys, mount);
+      if (block === null) ctx.warnings.push(`cache dir: ${mount.fsType} at ${mount.mountPoint} has no block device (network, memory or FUSE filesystem)`);
+      else if (!block.model) ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);
+    }
+  }
+  let totalBytes: number | null = null;
+  let freeBytes: number | null = null;
+  try {
+    const st = await fsp.statfs(resolved);
+    totalBytes = Number(st.blocks) * Number(st.bsize);
+    freeBytes = Number(st.bavail) * Number(st.bsize);
+  } catch (err) {
+    ctx.warnings.push(`cache dir: statfs failed: ${(err as Error).message}`);
+  }
+  const writable = await isWritable(resolved);
+  let directIo = null;
+  if (ctx.probeDirectIo) {
+    if (!writable) ctx.warnings.push(`cache dir: ${resolved} is not writable; direct I/O not probed`);
+    else {
+      directIo = await probeDirectIo(resolved).catch((err: Error) => {
+        ctx.warnings.push(`cache dir: direct I/O probe failed: ${err.message}`);
+        return null;
+      });
+    }
+  }
+  let bandwidth: BandwidthProbe | null = null;
+  if (ctx.probeBandwidth && writable) {
+    bandwidth = await probeDriveLimit(resolved, ctx.probeBandwidth).catch((err: Error) => {
+      ctx.warnings.push(`cache dir: bandwidth probe failed: ${err.message}`);
+      return null;
+    });
+  }
+  const drive = driveIdentity({ systemId: ctx.systemId, block, mountSource, filesystem, mountPoint });
+  return {
+    path: dir,
+    resolvedPath: resolved,
+    exists,
+    writable,
+    mountPoint,
+    filesystem,
+    mountSource,
+    blockDevice: block,
+    totalBytes,
+    freeBytes,
+    directIo,
+    driveId: drive.id,
+    driveIdBasis: drive.basis,
+    driveLabel: drive.label,
+    bandwidth,
+  };
+}
+
+/**
+ * Detects the machine, and the storage behind `cacheDir` when one is given. A few hundred ms; with
+ * `probeBandwidth` a few seconds more (it writes and reads a file in the directory).
+ */
+export async function detectHardware(cacheDir: string | null, opts: DetectOptions = {}): Promise<HardwareProfile> {
+  const source = opts.source ?? systeminformationSource;
+  const sys = sysReader(opts.sysRoot ?? '/');
+  const warnings: string[] = [];
+  const [cpu, mem, graphics, layout, blocks, osData, system, uuid] = await Promise.all([
+    settle('cpu', () => source.cpu(), null, warnings),
+    settle('memory', () => source.mem(), null, warnings),
+    settle('graphics', () => source.graphics(), { controllers: [], displays: [] }, warnings),
+    settle('disk layout', () => source.diskLayout(), [], warnings),
+    settle('block devices', () => source.blockDevices(), [], warnings),
+    settle('os', () => source.osInfo(), null, warnings),
+    settle('system', () => source.system(), null, warnings),
+    settle('uuid', () => source.uuid(), null, warnings),
+  ]);
+  const hostname = opts.hostname ?? str(osData?.hostname) ?? os.hostname();
+  const identity = systemIdentity({
+    machineId: readMachineId(opts.machineIdPaths),
+    osUuid: str(uuid?.os) ?? str(uuid?.hardware),
+    hostname,
+  });
+  if (identity.source !== 'machine-id') warnings.push(`system identity: no machine-id; identified by ${identity.source}`);
+
+  const gpus = gpusFrom(graphics);
+  if (gpus.length === 0) warnings.push('no GPU found: GPU scenarios will be skipped');
+  const disks = disksFrom(sys, blocks, layout);
+
+  const probeBandwidth = opts.probeBandwidth === true ? {} : opts.probeBandwidth ? opts.probeBandwidth : false;
+  const cacheDirInfo =
+    cacheDir === null
+      ? null
+      : await describeCacheDir(cacheDir, { systemId: identity.id, sys, warnings, probeDirectIo: opts.probeDirectIo ?? true, probeBandwidth });
+
+  const speed = (ghz: number | undefined): number | null => (typeof ghz === 'number' && ghz > 0 ? ghz : null);
+  return {
+    version: HARDWARE_PROFILE_VERSION,
+    detectedAt: new Date().toISOString(),
+    kvbenchVersion: KVBENCH_VERSION,
+    system: {
+      id: identity.id,
+      idSource: identity.source,
+      hostname,
+      manufacturer: str(system?.manufacturer),
+      model: str(system?.model),
+      virtual: Boolean(system?.virtual),
+      virtualHost: str(system?.virtualHost),
+    },
+    os: {
+      platform: str(osData?.platform) ?? process.platform,
+      distro: str(osData?.distro),
+      release: str(osData?.release),
+      kernel: str(osData?.kernel) ?? os.release(),
+      arch: str(osData?.arch) ?? process.arch,
+    },
+    cpu: {
+      manufacturer: str(cpu?.manufacturer),
+      brand: str(cpu?.brand),
+      logicalCores: cpu?.cores || os.availableParallelism(),
+      physicalCores: cpu?.physicalCores || cpu?.cores || os.availableParallelism(),
+      sockets: cpu?.processors || null,
+      baseSpeedGhz: speed(cpu?.speed),
+      maxSpeedGhz: speed(cpu?.speedMax),
+    },
+    memory: {
+      totalBytes: mem?.total || os.totalmem(),
+      availableBytes: mem?.available || os.freemem(),
+      swapTotalBytes: mem?.swaptotal ?? 0,
+    },
+    gpus,
+    disks,
+    cacheDir: cacheDirInfo,
+    memoryCopyBytesPerSec: opts.probeMemory ? probeMemoryCopy() : null,
+    warnings,
+  };
+}

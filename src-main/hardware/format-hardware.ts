@@ -1,0 +1,86 @@
+// The hardware profile as people read it (`kvbench hw` without --json).
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+
+const GIB = 1024 ** 3;
+
+export function fmtBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = bytes;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(i === 0 ? 0 : v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[i]}`;
+}
+
+/** Bytes per second as GB/s (10^9), the unit drive makers state. */
+export function fmtRate(bytesPerSec: number | null | undefined): string {
+  if (bytesPerSec === null || bytesPerSec === undefined || !Number.isFinite(bytesPerSec)) return '—';
+  return bytesPerSec >= 1e9 ? `${(bytesPerSec / 1e9).toFixed(2)} GB/s` : `${(bytesPerSec / 1e6).toFixed(0)} MB/s`;
+}
+
+const or = (s: string | null | undefined, dflt = '—'): string => (s === null || s === undefined || s === '' ? dflt : s);
+
+export function formatHardware(hw: HardwareProfile): string {
+  const lines: string[] = [];
+  const row = (k: string, v: string): void => {
+    lines.push(`  ${k.padEnd(18)} ${v}`);
+  };
+  lines.push('System');
+  row('id', `${hw.system.id} (from ${hw.system.idSource} + hostname)`);
+  row('hostname', hw.system.hostname);
+  row('machine', [hw.system.manufacturer, hw.system.model].filter(Boolean).join(' ') || '—');
+  if (hw.system.virtual) row('virtual', `yes${hw.system.virtualHost ? ` (${hw.system.virtualHost})` : ''}`);
+  row('os', `${or(hw.os.distro, hw.os.platform)} ${or(hw.os.release, '')}, kernel ${or(hw.os.kernel)}, ${hw.os.arch}`);
+  lines.push('CPU');
+  row('model', `${or(hw.cpu.manufacturer, '')} ${or(hw.cpu.brand)}`.trim());
+  row('cores', `${hw.cpu.logicalCores} logical, ${hw.cpu.physicalCores} physical${hw.cpu.sockets ? `, ${hw.cpu.sockets} socket(s)` : ''}`);
+  if (hw.cpu.baseSpeedGhz) row('speed', `${hw.cpu.baseSpeedGhz} GHz${hw.cpu.maxSpeedGhz ? ` (max ${hw.cpu.maxSpeedGhz} GHz)` : ''}`);
+  lines.push('Memory');
+  row('total', `${fmtBytes(hw.memory.totalBytes)} (available ${fmtBytes(hw.memory.availableBytes)}, swap ${fmtBytes(hw.memory.swapTotalBytes)})`);
+  if (hw.memoryCopyBytesPerSec) row('copy (1 thread)', fmtRate(hw.memoryCopyBytesPerSec));
+  lines.push('GPUs');
+  if (hw.gpus.length === 0) lines.push('  none found');
+  for (const g of hw.gpus) {
+    row(`#${g.index}`, `${or(g.vendor, '')} ${or(g.model)}, memory ${fmtBytes(g.memoryBytes)}${g.compute ? '' : ' (integrated/display only: not used)'}${g.driverVersion ? `, driver ${g.driverVersion}` : ''}`.trim());
+  }
+  lines.push('Disks');
+  if (hw.disks.length === 0) lines.push('  none reported');
+  for (const d of hw.disks) {
+    row(d.name, `${fmtBytes(d.sizeBytes)} ${d.media}${d.protocol ? ` (${d.protocol})` : ''}, model ${or(d.model)}, serial ${or(d.serial)}${d.removable ? ', removable' : ''}`);
+  }
+  const c = hw.cacheDir;
+  if (c) {
+    lines.push(`Cache directory ${c.path}`);
+    row('resolved', `${c.resolvedPath}${c.exists ? '' : ' (nearest existing ancestor: the directory does not exist yet)'}`);
+    row('mount', `${or(c.mountPoint)} (${or(c.filesystem)} on ${or(c.mountSource)})`);
+    const b = c.blockDevice;
+    row(
+      'block device',
+      b
+        ? `${b.name}${b.disks.length === 1 && b.disks[0] === b.name ? '' : ` on ${b.disks.join('+')}`}, ${b.media}, model ${or(b.model)}, serial ${or(b.serial)}, ` +
+            `logical block ${b.logicalBlockBytes ?? '?'} B, physical ${b.physicalBlockBytes ?? '?'} B${b.backingFile ? `, backed by ${b.backingFile}` : ''}`
+        : 'none (not a block-device filesystem)',
+    );
+    row('space', `${fmtBytes(c.freeBytes)} free of ${fmtBytes(c.totalBytes)}${c.writable ? '' : ' (NOT writable)'}`);
+    row('direct I/O', c.directIo === null ? 'not probed' : c.directIo.supported ? `yes (logical block ${c.directIo.logicalBlockBytes} B)` : `no: ${c.directIo.reason}`);
+    row('drive id', `${c.driveId} (${c.driveIdBasis}): ${c.driveLabel}`);
+    if (c.bandwidth) {
+      row(
+        'raw limit',
+        `read ${fmtRate(c.bandwidth.readBytesPerSec)}, write ${fmtRate(c.bandwidth.writeBytesPerSec)} ` +
+          `(kvbench probe: ${fmtBytes(c.bandwidth.fileBytes)} of files, ${fmtBytes(c.bandwidth.chunkBytes)} requests × ${c.bandwidth.depth}, ${c.bandwidth.phaseSeconds} s per phase` +
+          `${c.bandwidth.directIo ? ', O_DIRECT' : ', buffered'}${c.bandwidth.pageCacheSuspected ? '; reads may have come from the page cache' : ''})`,
+      );
+    }
+  }
+  if (hw.warnings.length > 0) {
+    lines.push('Notes');
+    for (const w of hw.warnings) lines.push(`  - ${w}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export { GIB };

@@ -1,0 +1,227 @@
+// The storage behind a directory on Linux: its mount (from /proc/self/mountinfo), the block device
+// of that mount and the disks behind it (from sysfs). systeminformation reports machine-wide disks
+// and filesystems but cannot say which device holds a given directory; the kernel can.
+//
+// Every reader takes the root of /proc and /sys so tests can point it at a fake tree; anything
+// missing comes back null rather than failing (virtual disks have no model, containers may hide sysfs).
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BlockDeviceInfo, DiskMedia } from '../../src-shared/domain/hardware.ts';
+
+export interface MountEntry {
+  majorMinor: string;
+  /** The mount's root within its filesystem (for bind mounts). */
+  root: string;
+  mountPoint: string;
+  fsType: string;
+  source: string;
+}
+
+/** Octal escapes (\040 for a space …) as the kernel writes them in mountinfo. */
+function unescapeMountField(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_, oct: string) => String.fromCharCode(parseInt(oct, 8)));
+}
+
+/** Parses /proc/self/mountinfo (proc(5)); malformed lines are skipped. */
+export function parseMountInfo(text: string): MountEntry[] {
+  const out: MountEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const fields = line.split(' ');
+    const sep = fields.indexOf('-', 6);
+    if (sep < 0 || fields.length < sep + 3) continue;
+    out.push({
+      majorMinor: fields[2],
+      root: unescapeMountField(fields[3]),
+      mountPoint: unescapeMountField(fields[4]),
+      fsType: fields[sep + 1],
+      source: unescapeMountField(fields[sep + 2]),
+    });
+  }
+  return out;
+}
+
+/**
+ * The mount holding `absPath`: the longest mount point that is `absPath` or one of its ancestors.
+ * When a mount point is mounted over several times, the last one (the visible one) wins.
+ */
+export function findMount(mounts: readonly MountEntry[], absPath: string): MountEntry | null {
+  let best: MountEntry | null = null;
+  for (const m of mounts) {
+    const mp = m.mountPoint;
+    const inside = mp === '/' || absPath === mp || absPath.startsWith(mp.endsWith('/') ? mp : `${mp}/`);
+    if (!inside) continue;
+    if (best === null || mp.length >= best.mountPoint.length) best = m;
+  }
+  return best;
+}
+
+/** The nearest existing ancestor of `p` (or `p` itself), symlinks resolved. */
+export function nearestExisting(p: string): { resolved: string; exists: boolean } {
+  let cur = path.resolve(p);
+  let exists = true;
+  for (;;) {
+    try {
+      return { resolved: fs.realpathSync(cur), exists };
+    } catch {
+      exists = false;
+      const parent = path.dirname(cur);
+      if (parent === cur) return { resolved: cur, exists: false };
+      cur = parent;
+    }
+  }
+}
+
+export interface SysReader {
+  /** Trimmed file content, or null when absent or unreadable. */
+  read(p: string): string | null;
+  readlink(p: string): string | null;
+  list(p: string): string[];
+}
+
+export function sysReader(root = '/'): SysReader {
+  const abs = (p: string): string => path.join(root, p);
+  return {
+    read: (p) => {
+      try {
+        const s = fs.readFileSync(abs(p), 'utf8').trim();
+        return s === '' ? null : s;
+      } catch {
+        return null;
+      }
+    },
+    readlink: (p) => {
+      try {
+        return fs.readlinkSync(abs(p));
+      } catch {
+        return null;
+      }
+    },
+    list: (p) => {
+      try {
+        return fs.readdirSync(abs(p)).sort();
+      } catch {
+        return [];
+      }
+    },
+  };
+}
+
+/** Kernel name of the block device with this major:minor (e.g. 259:1 → nvme0n1p1), via /sys/dev/block. */
+export function blockNameFromMajorMinor(sys: SysReader, majorMinor: string): string | null {
+  const link = sys.readlink(`/sys/dev/block/${majorMinor}`);
+  return link ? path.basename(link) : null;
+}
+
+/** The whole disk of a partition (its parent in sysfs); the name itself for a whole disk. */
+function parentDisk(sys: SysReader, name: string): string {
+  if (sys.read(`/sys/class/block/${name}/partition`) === null) return name;
+  const link = sys.readlink(`/sys/class/block/${name}`);
+  if (!link) return name;
+  return path.basename(path.dirname(link));
+}
+
+/** Disks behind a device: a partition's parent; a dm/md device's members (recursively); else itself. */
+export function disksBehind(sys: SysReader, name: string, depth = 0): string[] {
+  const disk = parentDisk(sys, name);
+  const slaves = sys.list(`/sys/block/${disk}/slaves`);
+  if (slaves.length === 0 || depth > 4) return [disk];
+  return [...new Set(slaves.flatMap((s) => disksBehind(sys, s, depth + 1)))];
+}
+
+function readPositiveInt(sys: SysReader, p: string): number | null {
+  const s = sys.read(p);
+  if (s === null) return null;
+  const n = Number(s);
+  return Number.isFinite(n) && n > 0 ? n : null;
+}
+
+/** What kind of medium a disk is, from its name, driver and rotational flag. */
+export function diskMedia(name: string, driver: string | null, rotational: boolean | null): DiskMedia {
+  if (name.startsWith('nvme')) return 'nvme';
+  if (name.startsWith('zram') || name.startsWith('ram') || name.startsWith('pmem')) return 'ram';
+  if (driver === 'virtio_blk' || name.startsWith('vd') || name.startsWith('xvd')) return 'virtual';
+  if (rotational === true) return 'hdd';
+  if (rotational === false) return 'ssd';
+  return 'unknown';
+}
+
+export interface DiskFacts {
+  name: string;
+  model: string | null;
+  serial: string | null;
+  vendor: string | null;
+  wwid: string | null;
+  rotational: boolean | null;
+  logicalBlockBytes: number | null;
+  physicalBlockBytes: number | null;
+  sizeBytes: number | null;
+  driver: string | null;
+  protocol: string | null;
+  media: DiskMedia;
+  removable: boolean;
+}
+
+/** What sysfs says about one whole disk. */
+export function diskFacts(sys: SysReader, name: string): DiskFacts {
+  const base = `/sys/block/${name}`;
+  const rot = sys.read(`${base}/queue/rotational`);
+  const rotational = rot === null ? null : rot === '1';
+  const driverLink = sys.readlink(`${base}/device/driver`);
+  const driver = driverLink ? path.basename(driverLink) : null;
+  // NVMe namespaces keep model and serial on the controller (device/), SCSI disks on device/ too.
+  const model = sys.read(`${base}/device/model`);
+  const serial = sys.read(`${base}/device/serial`) ?? sys.read(`${base}/serial`);
+  const vendor = sys.read(`${base}/device/vendor`);
+  const wwid = sys.read(`${base}/wwid`) ?? sys.read(`${base}/device/wwid`);
+  const sectors = readPositiveInt(sys, `${base}/size`);
+  const media = diskMedia(name, driver, rotational);
+  const protocol =
+    media === 'nvme' ? (sys.read(`${base}/device/transport`) ?? 'pcie').toUpperCase() === 'PCIE' ? 'NVMe' : `NVMe/${sys.read(`${base}/device/transport`)}`
+    : driver === 'virtio_blk' ? 'virtio'
+    : name.startsWith('sd') ? 'SCSI/SATA'
+    : name.startsWith('loop') ? 'loop'
+    : null;
+  return {
+    name,
+    model,
+    serial,
+    vendor,
+    wwid,
+    rotational,
+    logicalBlockBytes: readPositiveInt(sys, `${base}/queue/logical_block_size`),
+    physicalBlockBytes: readPositiveInt(sys, `${base}/queue/physical_block_size`),
+    sizeBytes: sectors === null ? null : sectors * 512,
+    driver,
+    protocol,
+    media,
+    removable: sys.read(`${base}/removable`) === '1',
+  };
+}
+
+/** The block device behind a mount (by major:minor, else by its /dev source), or null for tmpfs, NFS, FUSE … */
+export function blockDeviceForMount(sys: SysReader, mount: MountEntry): BlockDeviceInfo | null {
+  let name = blockNameFromMajorMinor(sys, mount.majorMinor);
+  if (name === null && mount.source.startsWith('/dev/')) {
+    const candidate = path.basename(mount.source);
+    if (sys.read(`/sys/class/block/${candidate}/dev`) !== null) name = candidate;
+  }
+  if (name === null) return null;
+  const disks = disksBehind(sys, name);
+  const first = diskFacts(sys, disks[0]);
+  const own = diskFacts(sys, name);
+  const backingFile = name.startsWith('loop') ? sys.read(`/sys/block/${name}/loop/backing_file`) : null;
+  return {
+    name,
+    disks,
+    model: disks.length === 1 ? first.model : null,
+    serial: disks.length === 1 ? first.serial : null,
+    wwid: disks.length === 1 ? first.wwid : null,
+    rotational: first.rotational,
+    logicalBlockBytes: own.logicalBlockBytes ?? first.logicalBlockBytes,
+    physicalBlockBytes: own.physicalBlockBytes ?? first.physicalBlockBytes,
+    sizeBytes: readPositiveInt(sys, `/sys/class/block/${name}/size`) === null ? first.sizeBytes : readPositiveInt(sys, `/sys/class/block/${name}/size`)! * 512,
+    media: name.startsWith('loop') ? 'virtual' : first.media,
+    backingFile,
+  };
+}

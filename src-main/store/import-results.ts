@@ -1,0 +1,129 @@
+// `kvbench import`: results JSON files written by the reference benchmark (any of its versions) or
+// by kvbench, stored as trials of a system named by the user. The reference's files carry no run
+// options, so the configuration comes from the flags the user ran them with (`--run-flags`), or
+// from kvbench's own `kvbench.run_options` when present; without either, the trial is kept but
+// matches no other configuration.
+import { createHash } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import type { ResultsFormat } from '../../src-shared/domain/store-types.ts';
+import type { TrialStatus } from '../../src-shared/domain/results.ts';
+import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, statusFromResults } from './results-ingest.ts';
+import type { Store } from './store.ts';
+
+export interface ImportOptions {
+  /** The system the results belong to (created if new). */
+  systemLabel: string;
+  /** A drive of that system, for drive comparisons. */
+  driveLabel?: string | null;
+  /** Scenario id to file them under; default 'imported'. */
+  scenarioId?: string;
+  /** The run options the files were produced with (validated, e.g. from parseRunArgs). */
+  options?: Record<string, unknown> | null;
+  suiteLabel?: string | null;
+}
+
+export interface ImportedFile {
+  file: string;
+  trialId: number;
+  format: ResultsFormat;
+  status: TrialStatus;
+  reason: string | null;
+  configKnown: boolean;
+}
+
+export interface ImportResult {
+  suiteId: number;
+  systemId: string;
+  imported: ImportedFile[];
+  errors: { file: string; message: string }[];
+}
+
+interface ParsedFile {
+  file: string;
+  results: Record<string, unknown>;
+  text: string;
+  mtime: Date;
+}
+
+async function readResultsFile(file: string): Promise<ParsedFile> {
+  const text = await fsp.readFile(file, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`not JSON: ${(err as Error).message}`);
+  }
+  const r = ResultsFileSchema.safeParse(json);
+  if (!r.success) {
+    throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
+  }
+  return { file, results: json as Record<string, unknown>, text, mtime: (await fsp.stat(file)).mtime };
+}
+
+/** Imports every file; a file that cannot be read or parsed is reported and skipped, the others still go in. */
+export async function importResultsFiles(store: Store, files: readonly string[], opts: ImportOptions): Promise<ImportResult> {
+  const parsed: ParsedFile[] = [];
+  const errors: { file: string; message: string }[] = [];
+  for (const f of files) {
+    try {
+      parsed.push(await readResultsFile(f));
+    } catch (err) {
+      errors.push({ file: f, message: (err as Error).message });
+    }
+  }
+  const system = store.upsertImportedSystem(opts.systemLabel);
+  const drive = opts.driveLabel ? store.upsertImportedDrive(system.id, opts.driveLabel) : null;
+  const scenarioId = opts.scenarioId ?? 'imported';
+  const imported: ImportedFile[] = [];
+  if (parsed.length === 0) return { suiteId: -1, systemId: system.id, imported, errors };
+
+  const suiteId = store.createSuite({
+    systemId: system.id,
+    driveId: drive?.id ?? null,
+    profile: 'import',
+    label: opts.suiteLabel ?? `import of ${parsed.length} file(s)`,
+    source: 'import',
+    plan: null,
+    cacheDir: null,
+    runner: null,
+    status: 'finished',
+  });
+  for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
+    const format = detectFormat(p.results);
+    const options = opts.options ?? optionsFromResults(p.results) ?? {};
+    const known = Object.keys(options).length > 0;
+    const key = known ? configKey(options) : `unknown-${createHash('sha256').update(p.text).digest('hex').slice(0, 12)}`;
+    const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);
+    const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
+    const { status, reason } = statusFromResults(p.results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
+    const kv = p.results.kvbench as Record<string, unknown> | undefined;
+    const startedAt = typeof kv?.started_at === 'string' ? kv.started_at : p.mtime.toISOString();
+    const trialId = store.insertFinishedTrial({
+      runId,
+      suiteId,
+      systemId: system.id,
+      driveId: drive?.id ?? null,
+      hardwareSnapshotId: null,
+      scenarioId,
+      trialIndex,
+      options,
+      configKey: key,
+      cacheDir: null,
+      startedAt,
+      finishedAt: startedAt,
+      status,
+      reason,
+      wallMs: null,
+      results: p.results,
+      resultsFormat: format,
+      metrics: extractMetrics(p.results),
+      histograms: extractHistograms(p.results),
+      sourceFile: path.resolve(p.file),
+    });
+    imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
+  }
+  return { suiteId, systemId: system.id, imported, errors };
+}

@@ -1,0 +1,142 @@
+// Numbered schema migrations. Each runs once, in order, inside the one transaction that also sets
+// PRAGMA user_version; a migration is never edited after release — add the next number instead.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** 'KVB1': marks a SQLite file as kvbench's (PRAGMA application_id), so a foreign file is never touched. */
+export const APPLICATION_ID = 0x4b564231;
+
+export const MIGRATIONS: readonly Migration[] = Object.freeze([
+  {
+    version: 1,
+    name: 'systems, drives, hardware snapshots, suites, runs, trials, metrics, histograms',
+    sql: `
+CREATE TABLE systems (
+  id             TEXT PRIMARY KEY,
+  label          TEXT NOT NULL,
+  hostname       TEXT NOT NULL,
+  source         TEXT NOT NULL CHECK (source IN ('detected', 'imported')),
+  first_seen_at  TEXT NOT NULL,
+  last_seen_at   TEXT NOT NULL
+);
+
+CREATE TABLE drives (
+  id         TEXT PRIMARY KEY,
+  system_id  TEXT NOT NULL REFERENCES systems(id) ON DELETE CASCADE,
+  label      TEXT NOT NULL,
+  basis      TEXT NOT NULL,
+  model      TEXT,
+  serial     TEXT,
+  first_seen_at TEXT NOT NULL,
+  last_seen_at  TEXT NOT NULL
+);
+CREATE INDEX drives_system ON drives(system_id);
+
+CREATE TABLE hardware_snapshots (
+  id           INTEGER PRIMARY KEY,
+  system_id    TEXT NOT NULL REFERENCES systems(id) ON DELETE CASCADE,
+  digest       TEXT NOT NULL UNIQUE,
+  captured_at  TEXT NOT NULL,
+  profile_json TEXT NOT NULL
+);
+CREATE INDEX hardware_snapshots_system ON hardware_snapshots(system_id, captured_at);
+
+CREATE TABLE suites (
+  id                  INTEGER PRIMARY KEY,
+  system_id           TEXT NOT NULL REFERENCES systems(id) ON DELETE CASCADE,
+  drive_id            TEXT REFERENCES drives(id) ON DELETE SET NULL,
+  profile             TEXT NOT NULL,
+  label               TEXT,
+  source              TEXT NOT NULL CHECK (source IN ('suite', 'import')),
+  status              TEXT NOT NULL CHECK (status IN ('running', 'finished', 'cancelled', 'interrupted')),
+  plan_json           TEXT,
+  cache_dir           TEXT,
+  kvbench_version     TEXT NOT NULL,
+  created_at          TEXT NOT NULL,
+  updated_at          TEXT NOT NULL,
+  finished_at         TEXT,
+  runner_pid          INTEGER,
+  runner_host         TEXT,
+  runner_start_ticks  TEXT
+);
+CREATE INDEX suites_system_created ON suites(system_id, created_at);
+CREATE INDEX suites_running ON suites(status) WHERE status = 'running';
+
+CREATE TABLE runs (
+  id             INTEGER PRIMARY KEY,
+  suite_id       INTEGER NOT NULL REFERENCES suites(id) ON DELETE CASCADE,
+  position       INTEGER NOT NULL,
+  scenario_id    TEXT NOT NULL,
+  label          TEXT NOT NULL,
+  config_key     TEXT NOT NULL,
+  options_json   TEXT NOT NULL,
+  trials_planned INTEGER NOT NULL,
+  UNIQUE (suite_id, position)
+);
+CREATE INDEX runs_scenario ON runs(scenario_id);
+
+CREATE TABLE trials (
+  id                   INTEGER PRIMARY KEY,
+  run_id               INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  suite_id             INTEGER NOT NULL REFERENCES suites(id) ON DELETE CASCADE,
+  system_id            TEXT NOT NULL REFERENCES systems(id) ON DELETE CASCADE,
+  drive_id             TEXT REFERENCES drives(id) ON DELETE SET NULL,
+  hardware_snapshot_id INTEGER REFERENCES hardware_snapshots(id) ON DELETE SET NULL,
+  scenario_id          TEXT NOT NULL,
+  trial_index          INTEGER NOT NULL,
+  attempt              INTEGER NOT NULL DEFAULT 1,
+  status               TEXT NOT NULL CHECK (status IN ('running', 'complete', 'partial', 'failed', 'aborted')),
+  status_reason        TEXT,
+  config_key           TEXT NOT NULL,
+  options_json         TEXT NOT NULL,
+  model                TEXT,
+  seed                 INTEGER,
+  started_at           TEXT NOT NULL,
+  finished_at          TEXT,
+  wall_ms              REAL,
+  runner_pid           INTEGER,
+  runner_host          TEXT,
+  runner_start_ticks   TEXT,
+  engine_pid           INTEGER,
+  cache_dir            TEXT,
+  results_format       TEXT CHECK (results_format IN ('kvbench', 'reference-new', 'reference-mid', 'reference-old')),
+  results_gzip         BLOB,
+  summary_text         TEXT,
+  source_file          TEXT,
+  kvbench_version      TEXT NOT NULL,
+  UNIQUE (run_id, trial_index, attempt)
+);
+CREATE INDEX trials_system_started ON trials(system_id, started_at);
+CREATE INDEX trials_scenario_status ON trials(scenario_id, status);
+CREATE INDEX trials_suite ON trials(suite_id, run_id, trial_index);
+CREATE INDEX trials_config_system ON trials(config_key, system_id, status);
+CREATE INDEX trials_drive ON trials(drive_id, config_key);
+CREATE INDEX trials_started ON trials(started_at);
+CREATE INDEX trials_running ON trials(status) WHERE status = 'running';
+
+CREATE TABLE trial_metrics (
+  trial_id  INTEGER NOT NULL REFERENCES trials(id) ON DELETE CASCADE,
+  key       TEXT NOT NULL,
+  value     REAL NOT NULL,
+  PRIMARY KEY (trial_id, key)
+) WITHOUT ROWID;
+CREATE INDEX trial_metrics_key ON trial_metrics(key, value);
+
+CREATE TABLE trial_histograms (
+  trial_id  INTEGER NOT NULL REFERENCES trials(id) ON DELETE CASCADE,
+  name      TEXT NOT NULL,
+  unit      TEXT NOT NULL,
+  count     INTEGER NOT NULL,
+  sum_ns    REAL NOT NULL,
+  hdr       TEXT NOT NULL,
+  PRIMARY KEY (trial_id, name)
+) WITHOUT ROWID;
+`,
+  },
+]);
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

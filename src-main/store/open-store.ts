@@ -1,0 +1,209 @@
+// Opening the trial store: a SQLite file that is checked before anything writes to it, migrated in
+// one transaction, and shared safely between processes (the CLI and the app at the same time).
+//
+//   1. A file that exists is first opened read-only: it must start with SQLite's header, pass
+//      PRAGMA quick_check, and carry kvbench's application_id (or be an empty SQLite file). Garbage,
+//      corruption, another application's database or a newer schema → a StoreError, and the file is
+//      never written.
+//   2. Read-write: WAL (readers never block the writer), foreign keys on, busy_timeout so a second
+//      process waits for the lock instead of failing.
+//   3. Pending migrations run in one IMMEDIATE transaction together with user_version; an existing
+//      database is copied first (VACUUM INTO) and the copy is kept if the migration fails.
+//   4. Trials left `running` by a runner that no longer exists (kill -9, crash, power loss) become
+//      `aborted`, and their suites `interrupted`.
+import fs from 'node:fs';
+import path from 'node:path';
+import { openDatabase, sqliteCode, type Database } from './sqlite.ts';
+import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.ts';
+import { StoreError } from './store-error.ts';
+import { Store } from './store.ts';
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
+
+export interface OpenStoreOptions {
+  /** Only read (reports from a database another process owns); no migration, no recovery. */
+  readonly?: boolean;
+  /** For tests: a different migration list. */
+  migrations?: readonly Migration[];
+  busyTimeoutMs?: number;
+  /** Skip marking dead runners' trials as aborted (default: done on every read-write open). */
+  skipRecovery?: boolean;
+}
+
+function hex(n: number): string {
+  return `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
+}
+
+/**
+ * Opening a WAL-mode database, even read-only, makes SQLite create its -wal and -shm companions.
+ * When the file turns out to be one kvbench must not touch, the companions this check created
+ * (absent before, the -wal still empty) are removed again, so nothing is left behind.
+ */
+function removeCreatedCompanions(file: string, existedBefore: Record<string, boolean>): void {
+  for (const ext of ['-wal', '-shm']) {
+    const p = file + ext;
+    if (existedBefore[ext]) continue;
+    try {
+      if (ext === '-wal' && fs.statSync(p).size !== 0) continue;
+      fs.rmSync(p, { force: true });
+    } catch {
+      // absent: nothing to do
+    }
+  }
+}
+
+/** Checks an existing file without writing to it. Returns its schema version. */
+function inspectExisting(file: string, latest: number): number {
+  const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
+  try {
+    return inspectExistingFile(file, latest);
+  } catch (err) {
+    removeCreatedCompanions(file, existedBefore);
+    throw err;
+  }
+}
+
+function inspectExistingFile(file: string, latest: number): number {
+  const fd = fs.openSync(file, 'r');
+  let header: Buffer;
+  try {
+    header = Buffer.alloc(16);
+    const n = fs.readSync(fd, header, 0, 16, 0);
+    if (n === 0) return 0; // an empty file is an empty database
+    header = header.subarray(0, n);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (!header.equals(SQLITE_HEADER)) {
+    throw new StoreError(
+      'DB_CORRUPT',
+      `${file} is not a SQLite database (its first bytes are not the SQLite header). kvbench will not touch it: move it away or choose another database with --db.`,
+    );
+  }
+  let db: Database | undefined;
+  try {
+    db = openDatabase(file, { readonly: true, fileMustExist: true });
+    const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+    const problems = check.map((r) => r.quick_check).filter((s) => s !== 'ok');
+    if (problems.length > 0) {
+      throw new StoreError(
+        'DB_CORRUPT',
+        `${file} is damaged (SQLite quick_check: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ' …' : ''}). kvbench will not write to it: restore a backup or move it away.`,
+      );
+    }
+    const appId = Number(db.pragma('application_id', { simple: true }));
+    const version = Number(db.pragma('user_version', { simple: true }));
+    if (appId !== APPLICATION_ID) {
+      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+      if (appId !== 0 || tables.length > 0 || version !== 0) {
+        throw new StoreError(
+          'DB_FOREIGN',
+          `${file} is a SQLite database of another application (application_id ${hex(appId)}, tables: ${tables.slice(0, 6).join(', ') || 'none'}). ` +
+            'kvbench will not modify it: choose another database with --db.',
+        );
+      }
+    }
+    if (version > latest) {
+      throw new StoreError(
+        'DB_TOO_NEW',
+        `${file} was written by a newer kvbench (schema ${version}; this build knows up to ${latest}). Upgrade kvbench, or use another --db.`,
+      );
+    }
+    return version;
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    const code = sqliteCode(err);
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
+      throw new StoreError('DB_CORRUPT', `${file} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
+    }
+    if (code === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${file} is locked by another process: ${(err as Error).message}`);
+    throw err;
+  } finally {
+    db?.close();
+  }
+}
+
+function migrate(db: Database, file: string, from: number, migrations: readonly Migration[]): void {
+  const pending = migrations.filter((m) => m.version > from);
+  if (pending.length === 0) return;
+  let backup: string | null = null;
+  if (from > 0) {
+    // A consistent copy (readers are not blocked), kept if the migration fails.
+    backup = `${file}.backup-v${from}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    db.prepare('VACUUM INTO ?').run(backup);
+  }
+  const latest = pending[pending.length - 1].version;
+  let current = from;
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      // Another process may have migrated while this one waited for the lock.
+      current = Number(db.pragma('user_version', { simple: true }));
+      for (const m of migrations.filter((x) => x.version > current)) {
+        try {
+          db.exec(m.sql);
+        } catch (err) {
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+        }
+      }
+      if (current < latest) {
+        db.pragma(`user_version = ${latest}`);
+        db.pragma(`application_id = ${APPLICATION_ID}`);
+      }
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+  } catch (err) {
+    throw new StoreError(
+      'DB_MIGRATION_FAILED',
+      `could not upgrade ${file} from schema ${current} to ${latest}: ${(err as Error).message}. ` +
+        `Nothing was changed${backup ? `; a copy made before the attempt is at ${backup}` : ''}.`,
+    );
+  }
+  if (backup) fs.rmSync(backup, { force: true });
+}
+
+/** Opens (creating if needed) the trial store at `file`. Throws StoreError for files it must not touch. */
+export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
+  const abs = path.resolve(file);
+  const migrations = opts.migrations ?? MIGRATIONS;
+  const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
+  const exists = fs.existsSync(abs);
+  let version = 0;
+  if (exists) {
+    if (!fs.statSync(abs).isFile()) throw new StoreError('DB_FOREIGN', `${abs} is not a file`);
+    version = inspectExisting(abs, latest);
+  } else if (opts.readonly) {
+    throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
+  } else {
+    fs.mkdirSync(path.dirname(abs), { recursive: true });
+  }
+
+  const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const db = openDatabase(abs, { readonly: Boolean(opts.readonly), timeout: busyTimeoutMs });
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma('foreign_keys = ON');
+    if (!opts.readonly) {
+      db.pragma('journal_mode = WAL');
+      // In WAL mode NORMAL loses no committed transaction on a process crash (only on power loss).
+      db.pragma('synchronous = NORMAL');
+      migrate(db, abs, version, migrations);
+    } else if (version < latest) {
+      throw new StoreError('DB_MIGRATION_FAILED', `${abs} has schema ${version}, this kvbench needs ${latest}; open it read-write once to upgrade`);
+    }
+  } catch (err) {
+    db.close();
+    if (err instanceof StoreError) throw err;
+    if (sqliteCode(err) === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${abs} stayed locked by another process for ${busyTimeoutMs} ms`);
+    throw err;
+  }
+  const store = new Store(db, abs, Boolean(opts.readonly));
+  if (!opts.readonly && !opts.skipRecovery) store.recoverInterrupted();
+  return store;
+}
+
+export { LATEST_SCHEMA_VERSION };

@@ -1,0 +1,175 @@
+// Results JSON → what the store keeps of a trial: which format it is (kvbench's own, or one of the
+// reference benchmark's versions), its status, the metrics of the catalogue, and the latency
+// histograms. One extractor for both formats, so a trial imported from the reference and one run by
+// the suite are measured by the same rulers (where the reference has the number at all).
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { CONFIG_MATCH_KEYS, type ResultsFormat, type TrialHistogram, type TrialMetrics } from '../../src-shared/domain/store-types.ts';
+import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
+import type { TrialStatus } from '../../src-shared/domain/results.ts';
+
+const GIB = 1024 ** 3;
+
+/** The least a results file must have: the reference's top-level counters. Everything else is optional. */
+export const ResultsFileSchema = z
+  .object({
+    requests_completed: z.number().int().nonnegative(),
+    total_tokens_generated: z.number().nonnegative(),
+    total_storage_io_latency: z.number().nonnegative().optional(),
+    summary: z.record(z.string(), z.unknown()).optional(),
+    kvbench: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+export function detectFormat(results: Obj): ResultsFormat {
+  const kv = results.kvbench;
+  if (isObj(kv) && typeof kv.version === 'string') return 'kvbench';
+  const summary = obj(results.summary);
+  const cs = obj(summary.cache_stats);
+  if ('storage_entries' in cs || 'storage_read_p95_ms' in cs || 'tier_storage_kv_bytes_read_gb' in cs || 'storage_throughput_tokens_per_sec' in summary) return 'reference-new';
+  if ('elapsed_time' in summary) return 'reference-mid';
+  return 'reference-old';
+}
+
+/** The trial's status as its results say: the engine's own status, or for the reference "complete" when it has a summary. */
+export function statusFromResults(results: Obj, format: ResultsFormat, maxRequests = 0): { status: TrialStatus; reason: string | null } {
+  if (format === 'kvbench') {
+    const kv = obj(results.kvbench);
+    const s = kv.status;
+    const status: TrialStatus = s === 'complete' || s === 'partial' || s === 'failed' || s === 'aborted' ? s : 'failed';
+    return { status, reason: typeof kv.status_reason === 'string' ? kv.status_reason : null };
+  }
+  const completed = num(results.requests_completed) ?? 0;
+  if (!isObj(results.summary) || completed === 0) return { status: 'failed', reason: 'no request completed (the results have no summary)' };
+  // 003's finding: a run that stopped short of its --max-requests is incomplete (timeout, contention).
+  if (maxRequests > 0 && completed < maxRequests) {
+    return { status: 'partial', reason: `completed ${completed} of ${maxRequests} requests (--max-requests)` };
+  }
+  return { status: 'complete', reason: null };
+}
+
+function latencyMs(summaryNs: unknown, key = 'p95_ns'): number | undefined {
+  const s = obj(summaryNs);
+  const count = num(s.count);
+  if (count === undefined || count <= 0) return undefined;
+  const v = num(s[key]);
+  return v === undefined ? undefined : v / 1e6;
+}
+
+/** Every catalogue metric the file has. Missing numbers are absent, never 0. */
+export function extractMetrics(results: Obj): TrialMetrics {
+  const out: TrialMetrics = {};
+  const put = (key: string, v: number | undefined): void => {
+    if (v !== undefined && Number.isFinite(v)) out[key] = v;
+  };
+  const summary = obj(results.summary);
+  const cs = obj(summary.cache_stats);
+  const kv = obj(results.kvbench);
+  const lat = obj(kv.latency);
+  const tierBytes = obj(kv.tier_bytes);
+  const primary = obj(kv.primary);
+  const gib = (v: unknown): number | undefined => (num(v) === undefined ? undefined : num(v)! * GIB);
+
+  const completed = num(results.requests_completed);
+  const tokens = num(results.total_tokens_generated);
+  const storageS = num(results.total_storage_io_latency);
+  put('wall_clock_throughput_tok_per_s', num(summary.avg_throughput_tokens_per_sec));
+  put(
+    'storage_throughput_tok_per_s',
+    num(summary.storage_throughput_tokens_per_sec) ?? (tokens !== undefined && storageS !== undefined && storageS > 0 && isObj(results.summary) ? tokens / storageS : undefined),
+  );
+  put('requests_per_s', num(summary.requests_per_second));
+  put('requests_completed', completed);
+  put('tokens_generated', tokens);
+  put('elapsed_s', num(summary.elapsed_time) ?? (num(kv.elapsed_ns) !== undefined ? num(kv.elapsed_ns)! / 1e9 : undefined));
+  const e2e = obj(summary.end_to_end_latency_ms);
+  put('e2e_p50_ms', num(e2e.p50));
+  put('e2e_p95_ms', num(e2e.p95));
+  put('e2e_p99_ms', num(e2e.p99));
+  put('storage_io_per_request_p95_ms', num(obj(summary.storage_io_latency_ms).p95));
+  put('queue_wait_p95_ms', latencyMs(lat.queue_wait));
+  for (const tier of ['gpu', 'cpu', 'storage'] as const) {
+    for (const op of ['read', 'write'] as const) {
+      // NEW names first, then the MID/OLD `nvme_*` names for the storage tier.
+      put(`${tier}_${op}_p95_ms`, num(cs[`${tier}_${op}_p95_ms`]) ?? (tier === 'storage' ? num(cs[`nvme_${op}_p95_ms`]) : undefined) ?? latencyMs(obj(lat[`tier_${op}`])[tier]));
+      const kvBytes = obj(tierBytes[tier]);
+      put(`${tier}_${op}_bytes`, num(kvBytes[`${op}_bytes`]) ?? gib(cs[`tier_${tier}_kv_bytes_${op === 'read' ? 'read' : 'written'}_gb`]));
+    }
+  }
+  put('storage_read_device_p95_ms', num(cs.storage_read_device_p95_ms) ?? num(cs.nvme_read_device_p95_ms));
+  put('storage_write_device_p95_ms', num(cs.storage_write_device_p95_ms) ?? num(cs.nvme_write_device_p95_ms));
+  put('storage_read_p95_ms_per_mib', latencyMs(obj(lat.tier_read_ns_per_mib).storage));
+  put('storage_write_p95_ms_per_mib', latencyMs(obj(lat.tier_write_ns_per_mib).storage));
+  put('decode_bytes_read', num(primary.decode_bytes_read) ?? gib(cs.decode_bytes_read_gb));
+  put('prefill_bytes_written', num(primary.prefill_bytes_written) ?? gib(cs.prefill_bytes_written_gb));
+  put('total_read_bytes', num(cs.total_read_bytes));
+  put('total_write_bytes', num(cs.total_write_bytes));
+  const storageBytes = obj(tierBytes.storage);
+  const cpuBytes = obj(tierBytes.cpu);
+  put('storage_read_bytes_per_s', num(storageBytes.read_bytes_per_sec) ?? gib(cs.tier_storage_read_bandwidth_gbps));
+  put('storage_write_bytes_per_s', num(storageBytes.write_bytes_per_sec) ?? gib(cs.tier_storage_write_bandwidth_gbps));
+  put('cpu_read_bytes_per_s', num(cpuBytes.read_bytes_per_sec) ?? gib(cs.tier_cpu_read_bandwidth_gbps));
+  put('cpu_write_bytes_per_s', num(cpuBytes.write_bytes_per_sec) ?? gib(cs.tier_cpu_write_bandwidth_gbps));
+  put('cache_hit_rate', num(cs.cache_hit_rate));
+  put('multi_turn_hit_rate', num(obj(summary.multi_turn_stats).hit_rate));
+  const auto = obj(summary.autoscaling_summary);
+  put('autoscale_final_users', num(auto.final_users));
+  put('autoscale_peak_users', num(auto.peak_user_count));
+  put('autoscale_peak_throughput_tok_per_s', num(auto.peak_throughput_tokens_per_sec));
+  put('requests_failed', num(kv.requests_failed));
+  const health = obj(kv.engine_health);
+  put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);
+  put('peak_rss_bytes', num(health.peak_rss_bytes));
+  return out;
+}
+
+/** The compressed HDR histograms of `kvbench.latency` (kvbench results only; the reference keeps raw lists). */
+export function extractHistograms(results: Obj): TrialHistogram[] {
+  const lat = obj(obj(results.kvbench).latency);
+  const out: TrialHistogram[] = [];
+  const take = (name: string, s: unknown, unit: TrialHistogram['unit']): void => {
+    const o = obj(s);
+    const count = num(o.count);
+    if (typeof o.hdr !== 'string' || count === undefined || count <= 0) return;
+    out.push({ name, unit, count, sumNs: num(o.sum_ns) ?? 0, hdr: o.hdr });
+  };
+  for (const [key, value] of Object.entries(lat)) {
+    const o = obj(value);
+    if (typeof o.hdr === 'string') take(key, o, 'ns');
+    else for (const [sub, s] of Object.entries(o)) take(`${key}.${sub}`, s, key.endsWith('_ns_per_mib') ? 'ns/MiB' : 'ns');
+  }
+  return out;
+}
+
+/** The run options a kvbench results file carries (`kvbench.run_options`), when the engine wrote them. */
+export function optionsFromResults(results: Obj): Record<string, unknown> | null {
+  const o = obj(results.kvbench).run_options;
+  return isObj(o) ? o : null;
+}
+
+/**
+ * The key that matches trials of different systems: sha256 over the workload-defining options
+ * (CONFIG_MATCH_KEYS, defaults filled in), first 16 hex digits. Where files go, output names,
+ * seeds and storage capacity are left out: they differ between machines without changing the test.
+ */
+export function configKey(options: Record<string, unknown>): string {
+  const defaults = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
+  const canonical = CONFIG_MATCH_KEYS.map((k) => [k, options[k] === undefined ? defaults[k] : options[k]]);
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
+}
+
+/** A short description of a configuration for tables: model, users, CPU and GPU GiB, generation. */
+export function describeConfig(options: Record<string, unknown>): string {
+  const d = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
+  const v = (k: string): unknown => (options[k] === undefined ? d[k] : options[k]);
+  const parts = [`${v('model')}`, `${v('numUsers')}u`, `${v('duration')}s`, `cpu ${v('cpuMemGb')}`, `gpu ${v('gpuMemGb')}`, `gen ${v('generationMode')}`];
+  if (v('maxConcurrentAllocs') !== 0) parts.push(`mca ${v('maxConcurrentAllocs')}`);
+  if (v('enableAutoscaling')) parts.push(`auto ${v('autoscalerMode')}`);
+  if (v('maxRequests') !== 0) parts.push(`max ${v('maxRequests')} req`);
+  return parts.join(', ');
+}

@@ -1,0 +1,53 @@
+// better-sqlite3, typed here with just what the store uses (the package ships no types, and its
+// API is small and stable). Node-API, prebuilt: no compiler, no rebuild for Electron.
+import { createRequire } from 'node:module';
+
+export type SqlValue = string | number | bigint | Buffer | null;
+export type SqlParams = SqlValue[] | [Record<string, SqlValue>];
+
+export interface RunResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+}
+
+export interface Statement {
+  run(...params: SqlParams): RunResult;
+  get(...params: SqlParams): unknown;
+  all(...params: SqlParams): unknown[];
+}
+
+export interface DatabaseOptions {
+  readonly?: boolean;
+  fileMustExist?: boolean;
+  /** Milliseconds to wait for a lock (busy_timeout). */
+  timeout?: number;
+}
+
+export interface Database {
+  readonly open: boolean;
+  readonly inTransaction: boolean;
+  readonly name: string;
+  prepare(sql: string): Statement;
+  exec(sql: string): this;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) & { immediate: (...args: A) => R };
+  backup(destination: string): Promise<unknown>;
+  close(): this;
+}
+
+type DatabaseConstructor = new (filename: string, options?: DatabaseOptions) => Database;
+
+const require = createRequire(import.meta.url);
+let ctor: DatabaseConstructor | undefined;
+
+/** Opens a database file (loads the native module on first use). */
+export function openDatabase(file: string, options: DatabaseOptions = {}): Database {
+  ctor ??= require('better-sqlite3') as DatabaseConstructor;
+  return new ctor(file, options);
+}
+
+/** SQLite's error code ('SQLITE_BUSY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT' …) of a thrown error, if any. */
+export function sqliteCode(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : null;
+}

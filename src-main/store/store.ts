@@ -1,0 +1,730 @@
+// The trial store's repositories over one open database: systems, drives, hardware snapshots,
+// suites, runs (one planned configuration of a suite), trials (one execution, with its metrics,
+// histograms and raw results). Synchronous (better-sqlite3): every call is one short transaction.
+import { createHash } from 'node:crypto';
+import zlib from 'node:zlib';
+import type { CacheDirInfo, HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import type { PlannedRun, SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import type {
+  DriveRecord,
+  ResultsFormat,
+  RunRecord,
+  SuiteRecord,
+  SuiteStatus,
+  SystemRecord,
+  TrialFilter,
+  TrialHistogram,
+  TrialMetrics,
+  TrialRecord,
+  TrialRowStatus,
+} from '../../src-shared/domain/store-types.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import type { TrialStatus } from '../../src-shared/domain/results.ts';
+import { configKey } from './results-ingest.ts';
+import { processLiveness, type ProcessRef } from './process-identity.ts';
+import type { Database, SqlValue } from './sqlite.ts';
+import { StoreError } from './store-error.ts';
+
+const nowIso = (): string => new Date().toISOString();
+const sha16 = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
+
+export interface RecoveredTrial {
+  trialId: number;
+  suiteId: number;
+  scenarioId: string;
+  runnerPid: number | null;
+  enginePid: number | null;
+  cacheDir: string | null;
+}
+
+export interface StartTrialInput {
+  runId: number;
+  suiteId: number;
+  systemId: string;
+  driveId: string | null;
+  hardwareSnapshotId: number | null;
+  scenarioId: string;
+  trialIndex: number;
+  options: Record<string, unknown>;
+  configKey: string;
+  runner: ProcessRef;
+  cacheDir: string | null;
+  startedAt?: string;
+}
+
+export interface FinishTrialInput {
+  status: TrialStatus;
+  reason: string | null;
+  wallMs: number | null;
+  results?: Record<string, unknown> | null;
+  resultsFormat?: ResultsFormat | null;
+  summaryText?: string | null;
+  metrics?: TrialMetrics;
+  histograms?: TrialHistogram[];
+}
+
+interface TrialRow {
+  id: number;
+  run_id: number;
+  suite_id: number;
+  system_id: string;
+  system_label: string;
+  drive_id: string | null;
+  drive_label: string | null;
+  scenario_id: string;
+  trial_index: number;
+  attempt: number;
+  status: TrialRowStatus;
+  status_reason: string | null;
+  config_key: string;
+  options_json: string;
+  seed: number | null;
+  started_at: string;
+  finished_at: string | null;
+  wall_ms: number | null;
+  results_format: ResultsFormat | null;
+  source_file: string | null;
+  kvbench_version: string;
+}
+
+interface SuiteRow {
+  id: number;
+  system_id: string;
+  drive_id: string | null;
+  profile: string;
+  label: string | null;
+  status: SuiteStatus;
+  source: 'suite' | 'import';
+  cache_dir: string | null;
+  created_at: string;
+  finished_at: string | null;
+  kvbench_version: string;
+  plan_json: string | null;
+  runner_pid: number | null;
+  runner_host: string | null;
+  runner_start_ticks: string | null;
+}
+
+const EMPTY_COUNTS = (): Record<TrialRowStatus, number> => ({ running: 0, complete: 0, partial: 0, failed: 0, aborted: 0 });
+
+export class Store {
+  readonly db: Database;
+  readonly path: string;
+  readonly readonly: boolean;
+  /** Trials this open found interrupted and marked aborted. */
+  recovered: RecoveredTrial[] = [];
+
+  constructor(db: Database, file: string, readonly: boolean) {
+    this.db = db;
+    this.path = file;
+    this.readonly = readonly;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Systems and drives
+
+  /** Records (or refreshes) the detected system and the drive behind its cache directory. */
+  upsertDetectedSystem(hw: HardwareProfile): SystemRecord {
+    const now = nowIso();
+    this.db
+      .prepare(
+        `INSERT INTO systems (id, label, hostname, source, first_seen_at, last_seen_at) VALUES (?, ?, ?, 'detected', ?, ?)
+         ON CONFLICT(id) DO UPDATE SET hostname = excluded.hostname, last_seen_at = excluded.last_seen_at`,
+      )
+      .run(hw.system.id, hw.system.hostname, hw.system.hostname, now, now);
+    if (hw.cacheDir) this.upsertDrive(hw.system.id, hw.cacheDir);
+    return this.getSystem(hw.system.id)!;
+  }
+
+  /** A system known only through imported results, identified by its label. */
+  upsertImportedSystem(label: string): SystemRecord {
+    const existing = this.db.prepare('SELECT id FROM systems WHERE label = ? ORDER BY source = \'imported\' DESC LIMIT 1').get(label) as { id: string } | undefined;
+    if (existing) return this.getSystem(existing.id)!;
+    const id = `imp-${sha16(`imported-system:${label}`)}`;
+    const now = nowIso();
+    this.db
+      .prepare(`INSERT INTO systems (id, label, hostname, source, first_seen_at, last_seen_at) VALUES (?, ?, ?, 'imported', ?, ?) ON CONFLICT(id) DO NOTHING`)
+      .run(id, label, label, now, now);
+    return this.getSystem(id)!;
+  }
+
+  upsertDrive(systemId: string, c: CacheDirInfo): DriveRecord {
+    const now = nowIso();
+    this.db
+      .prepare(
+        `INSERT INTO drives (id, system_id, label, basis, model, serial, first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET system_id = excluded.system_id, label = excluded.label, last_seen_at = excluded.last_seen_at`,
+      )
+      .run(c.driveId, systemId, c.driveLabel, c.driveIdBasis, c.blockDevice?.model ?? null, c.blockDevice?.serial ?? null, now, now);
+    return this.getDrive(c.driveId)!;
+  }
+
+  /** A drive named in an import (`--drive LABEL`). */
+  upsertImportedDrive(systemId: string, label: string): DriveRecord {
+    const id = `imp-drv-${sha16(`${systemId}|${label}`)}`;
+    const now = nowIso();
+    this.db
+      .prepare(`INSERT INTO drives (id, system_id, label, basis, model, serial, first_seen_at, last_seen_at) VALUES (?, ?, ?, 'imported', NULL, NULL, ?, ?) ON CONFLICT(id) DO NOTHING`)
+      .run(id, systemId, label, now, now);
+    return this.getDrive(id)!;
+  }
+
+  setSystemLabel(id: string, label: string): void {
+    const r = this.db.prepare('UPDATE systems SET label = ? WHERE id = ?').run(label, id);
+    if (r.changes === 0) throw new StoreError('NOT_FOUND', `no system ${id}`);
+  }
+
+  getSystem(id: string): SystemRecord | null {
+    const r = this.db.prepare('SELECT * FROM systems WHERE id = ?').get(id) as Record<string, string> | undefined;
+    return r ? rowToSystem(r) : null;
+  }
+
+  listSystems(): (SystemRecord & { trialCount: number })[] {
+    const rows = this.db
+      .prepare('SELECT s.*, (SELECT COUNT(*) FROM trials t WHERE t.system_id = s.id) AS trial_count FROM systems s ORDER BY s.last_seen_at DESC')
+      .all() as (Record<string, string> & { trial_count: number })[];
+    return rows.map((r) => ({ ...rowToSystem(r), trialCount: r.trial_count }));
+  }
+
+  getDrive(id: string): DriveRecord | null {
+    const r = this.db.prepare('SELECT * FROM drives WHERE id = ?').get(id) as Record<string, string | null> | undefined;
+    return r ? rowToDrive(r) : null;
+  }
+
+  listDrives(): (DriveRecord & { trialCount: number })[] {
+    const rows = this.db
+      .prepare('SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id) AS trial_count FROM drives d ORDER BY d.last_seen_at DESC')
+      .all() as (Record<string, string | null> & { trial_count: number })[];
+    return rows.map((r) => ({ ...rowToDrive(r), trialCount: r.trial_count }));
+  }
+
+  /** A system by id, unique id prefix or label. */
+  resolveSystem(ref: string): SystemRecord {
+    const exact = this.getSystem(ref);
+    if (exact) return exact;
+    const rows = this.db.prepare('SELECT * FROM systems WHERE label = ? OR hostname = ? OR id LIKE ?').all(ref, ref, `${ref}%`) as Record<string, string>[];
+    const unique = [...new Map(rows.map((r) => [r.id, r])).values()];
+    if (unique.length === 1) return rowToSystem(unique[0]);
+    if (unique.length === 0) throw new StoreError('NOT_FOUND', `no system matches '${ref}' (see kvbench history --systems)`);
+    throw new StoreError('VALIDATION', `'${ref}' matches ${unique.length} systems: ${unique.map((r) => `${r.id} (${r.label})`).join(', ')}; use the id`);
+  }
+
+  /** A drive by id, unique id prefix or label. */
+  resolveDrive(ref: string): DriveRecord {
+    const exact = this.getDrive(ref);
+    if (exact) return exact;
+    const rows = this.db.prepare('SELECT * FROM drives WHERE label = ? OR id LIKE ?').all(ref, `${ref}%`) as Record<string, string | null>[];
+    if (rows.length === 1) return rowToDrive(rows[0]);
+    if (rows.length === 0) throw new StoreError('NOT_FOUND', `no drive matches '${ref}' (see kvbench history --drives)`);
+    throw new StoreError('VALIDATION', `'${ref}' matches ${rows.length} drives: ${rows.map((r) => `${r.id} (${r.label})`).join(', ')}; use the id`);
+  }
+
+  /** Stores a hardware snapshot once per distinct content; returns its id. */
+  saveHardwareSnapshot(hw: HardwareProfile): number {
+    const json = JSON.stringify(hw);
+    const { detectedAt: _ignored, ...stable } = hw;
+    const digest = createHash('sha256').update(JSON.stringify(stable)).digest('hex');
+    const existing = this.db.prepare('SELECT id FROM hardware_snapshots WHERE digest = ?').get(digest) as { id: number } | undefined;
+    if (existing) return existing.id;
+    return Number(
+      this.db.prepare('INSERT INTO hardware_snapshots (system_id, digest, captured_at, profile_json) VALUES (?, ?, ?, ?)').run(hw.system.id, digest, hw.detectedAt, json).lastInsertRowid,
+    );
+  }
+
+  getHardwareSnapshot(id: number): HardwareProfile | null {
+    const r = this.db.prepare('SELECT profile_json FROM hardware_snapshots WHERE id = ?').get(id) as { profile_json: string } | undefined;
+    return r ? (JSON.parse(r.profile_json) as HardwareProfile) : null;
+  }
+
+  /** The snapshot stored with a trial. */
+  trialHardware(trialId: number): HardwareProfile | null {
+    const r = this.db.prepare('SELECT hardware_snapshot_id AS id FROM trials WHERE id = ?').get(trialId) as { id: number | null } | undefined;
+    return r?.id ? this.getHardwareSnapshot(r.id) : null;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Suites and runs
+
+  createSuite(args: {
+    systemId: string;
+    driveId: string | null;
+    profile: string;
+    label: string | null;
+    source: 'suite' | 'import';
+    plan: SuitePlan | null;
+    cacheDir: string | null;
+    runner: ProcessRef | null;
+    status?: SuiteStatus;
+  }): number {
+    const now = nowIso();
+    const tx = this.db.transaction(() => {
+      const id = Number(
+        this.db
+          .prepare(
+            `INSERT INTO suites (system_id, drive_id, profile, label, source, status, plan_json, cache_dir, kvbench_version, created_at, updated_at, runner_pid, runner_host, runner_start_ticks)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            args.systemId,
+            args.driveId,
+            args.profile,
+            args.label,
+            args.source,
+            args.status ?? 'running',
+            args.plan ? JSON.stringify(args.plan) : null,
+            args.cacheDir,
+            KVBENCH_VERSION,
+            now,
+            now,
+            args.runner?.pid ?? null,
+            args.runner?.host ?? null,
+            args.runner?.startTicks ?? null,
+          ).lastInsertRowid,
+      );
+      if (args.plan) for (const run of args.plan.runs) this.insertRun(id, run, configKeyOf(run));
+      return id;
+    });
+    return tx();
+  }
+
+  private insertRun(suiteId: number, run: PlannedRun, configKey: string): number {
+    return Number(
+      this.db
+        .prepare('INSERT INTO runs (suite_id, position, scenario_id, label, config_key, options_json, trials_planned) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(suiteId, run.position, run.scenarioId, run.label, configKey, JSON.stringify(run.options), run.trials).lastInsertRowid,
+    );
+  }
+
+  /** A run for imported trials: one per (suite, scenario, configuration). */
+  ensureRun(suiteId: number, scenarioId: string, label: string, configKey: string, options: Record<string, unknown>): number {
+    const existing = this.db.prepare('SELECT id FROM runs WHERE suite_id = ? AND scenario_id = ? AND config_key = ?').get(suiteId, scenarioId, configKey) as { id: number } | undefined;
+    if (existing) return existing.id;
+    const position = (this.db.prepare('SELECT COALESCE(MAX(position) + 1, 0) AS p FROM runs WHERE suite_id = ?').get(suiteId) as { p: number }).p;
+    return Number(
+      this.db
+        .prepare('INSERT INTO runs (suite_id, position, scenario_id, label, config_key, options_json, trials_planned) VALUES (?, ?, ?, ?, ?, ?, 0)')
+        .run(suiteId, position, scenarioId, label, configKey, JSON.stringify(options)).lastInsertRowid,
+    );
+  }
+
+  getSuite(id: number): SuiteRecord | null {
+    const r = this.db.prepare('SELECT * FROM suites WHERE id = ?').get(id) as SuiteRow | undefined;
+    return r ? this.rowToSuite(r) : null;
+  }
+
+  getSuitePlan(id: number): SuitePlan | null {
+    const r = this.db.prepare('SELECT plan_json FROM suites WHERE id = ?').get(id) as { plan_json: string | null } | undefined;
+    return r?.plan_json ? (JSON.parse(r.plan_json) as SuitePlan) : null;
+  }
+
+  listSuites(filter: { systemIds?: string[]; limit?: number } = {}): SuiteRecord[] {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (filter.systemIds?.length) {
+      where.push(`system_id IN (${filter.systemIds.map(() => '?').join(', ')})`);
+      params.push(...filter.systemIds);
+    }
+    const sql = `SELECT * FROM suites ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
+    params.push(filter.limit ?? 100);
+    return (this.db.prepare(sql).all(...params) as SuiteRow[]).map((r) => this.rowToSuite(r));
+  }
+
+  /** The newest suite of a system, optionally only those that ran (not imports). */
+  latestSuite(systemId?: string, source?: 'suite' | 'import'): SuiteRecord | null {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    if (systemId) {
+      where.push('system_id = ?');
+      params.push(systemId);
+    }
+    if (source) {
+      where.push('source = ?');
+      params.push(source);
+    }
+    const r = this.db.prepare(`SELECT * FROM suites ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT 1`).get(...params) as SuiteRow | undefined;
+    return r ? this.rowToSuite(r) : null;
+  }
+
+  listRuns(suiteId: number): RunRecord[] {
+    const rows = this.db.prepare('SELECT * FROM runs WHERE suite_id = ? ORDER BY position').all(suiteId) as Record<string, string | number>[];
+    return rows.map((r) => ({
+      id: Number(r.id),
+      suiteId: Number(r.suite_id),
+      position: Number(r.position),
+      scenarioId: String(r.scenario_id),
+      label: String(r.label),
+      configKey: String(r.config_key),
+      options: JSON.parse(String(r.options_json)) as Record<string, unknown>,
+      trialsPlanned: Number(r.trials_planned),
+    }));
+  }
+
+  setSuiteStatus(id: number, status: SuiteStatus): void {
+    const now = nowIso();
+    this.db
+      .prepare('UPDATE suites SET status = ?, updated_at = ?, finished_at = CASE WHEN ? = \'running\' THEN NULL ELSE ? END WHERE id = ?')
+      .run(status, now, status, now, id);
+  }
+
+  /**
+   * Takes a suite for a (resumed) run by this process. Refused while another live process runs it.
+   */
+  claimSuite(id: number, runner: ProcessRef): void {
+    const tx = this.db.transaction(() => {
+      const r = this.db.prepare('SELECT * FROM suites WHERE id = ?').get(id) as SuiteRow | undefined;
+      if (!r) throw new StoreError('NOT_FOUND', `no suite ${id}`);
+      if (r.source !== 'suite') throw new StoreError('VALIDATION', `suite ${id} holds imported results; there is nothing to resume`);
+      if (r.status === 'running' && r.runner_pid !== runner.pid) {
+        const alive = processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks });
+        if (alive !== 'dead') throw new StoreError('VALIDATION', `suite ${id} is being run by process ${r.runner_pid} on ${r.runner_host}`);
+      }
+      this.db
+        .prepare("UPDATE suites SET status = 'running', updated_at = ?, finished_at = NULL, runner_pid = ?, runner_host = ?, runner_start_ticks = ? WHERE id = ?")
+        .run(nowIso(), runner.pid, runner.host, runner.startTicks, id);
+    });
+    tx.immediate();
+  }
+
+  deleteSuite(id: number): void {
+    const r = this.db.prepare('DELETE FROM suites WHERE id = ?').run(id);
+    if (r.changes === 0) throw new StoreError('NOT_FOUND', `no suite ${id}`);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Trials
+
+  /** Inserts a trial as `running`, owned by `runner`; returns its id. */
+  startTrial(t: StartTrialInput): number {
+    const tx = this.db.transaction(() => {
+      const attempt = (
+        this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
+      ).a;
+      const seed = typeof t.options.seed === 'number' ? t.options.seed : null;
+      return Number(
+        this.db
+          .prepare(
+            `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, config_key, options_json, model, seed,
+               started_at, runner_pid, runner_host, runner_start_ticks, cache_dir, kvbench_version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            t.runId,
+            t.suiteId,
+            t.systemId,
+            t.driveId,
+            t.hardwareSnapshotId,
+            t.scenarioId,
+            t.trialIndex,
+            attempt,
+            t.configKey,
+            JSON.stringify(t.options),
+            typeof t.options.model === 'string' ? t.options.model : null,
+            seed,
+            t.startedAt ?? nowIso(),
+            t.runner.pid,
+            t.runner.host,
+            t.runner.startTicks,
+            t.cacheDir,
+            KVBENCH_VERSION,
+          ).lastInsertRowid,
+      );
+    });
+    return tx.immediate();
+  }
+
+  setTrialEnginePid(trialId: number, pid: number | null): void {
+    this.db.prepare('UPDATE trials SET engine_pid = ? WHERE id = ?').run(pid, trialId);
+  }
+
+  /** Records a trial's end: status, results (gzip), metrics and histograms, in one transaction. */
+  finishTrial(trialId: number, f: FinishTrialInput): void {
+    const gz = f.results ? zlib.gzipSync(Buffer.from(JSON.stringify(f.results))) : null;
+    const tx = this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE trials SET status = ?, status_reason = ?, finished_at = ?, wall_ms = ?, results_format = ?, results_gzip = ?, summary_text = ?
+           WHERE id = ?`,
+        )
+        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, gz, f.summaryText ?? null, trialId);
+      this.writeMetrics(trialId, f.metrics ?? {}, f.histograms ?? []);
+    });
+    tx.immediate();
+  }
+
+  private writeMetrics(trialId: number, metrics: TrialMetrics, histograms: TrialHistogram[]): void {
+    const m = this.db.prepare('INSERT OR REPLACE INTO trial_metrics (trial_id, key, value) VALUES (?, ?, ?)');
+    for (const [key, value] of Object.entries(metrics)) if (Number.isFinite(value)) m.run(trialId, key, value);
+    const h = this.db.prepare('INSERT OR REPLACE INTO trial_histograms (trial_id, name, unit, count, sum_ns, hdr) VALUES (?, ?, ?, ?, ?, ?)');
+    for (const x of histograms) h.run(trialId, x.name, x.unit, x.count, x.sumNs, x.hdr);
+  }
+
+  /** Inserts a finished trial in one go (imports). */
+  insertFinishedTrial(t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; finishedAt?: string }): number {
+    const gz = t.results ? zlib.gzipSync(Buffer.from(JSON.stringify(t.results))) : null;
+    const tx = this.db.transaction(() => {
+      const attempt = (
+        this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
+      ).a;
+      const id = Number(
+        this.db
+          .prepare(
+            `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key, options_json,
+               model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, summary_text, source_file, kvbench_version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            t.runId,
+            t.suiteId,
+            t.systemId,
+            t.driveId,
+            t.hardwareSnapshotId,
+            t.scenarioId,
+            t.trialIndex,
+            attempt,
+            t.status,
+            t.reason,
+            t.configKey,
+            JSON.stringify(t.options),
+            typeof t.options.model === 'string' ? t.options.model : null,
+            typeof t.options.seed === 'number' ? t.options.seed : null,
+            t.startedAt ?? nowIso(),
+            t.finishedAt ?? nowIso(),
+            t.wallMs,
+            t.cacheDir,
+            t.results ? (t.resultsFormat ?? 'kvbench') : null,
+            gz,
+            t.summaryText ?? null,
+            t.sourceFile,
+            KVBENCH_VERSION,
+          ).lastInsertRowid,
+      );
+      this.writeMetrics(id, t.metrics ?? {}, t.histograms ?? []);
+      return id;
+    });
+    return tx.immediate();
+  }
+
+  listTrials(filter: TrialFilter = {}): TrialRecord[] {
+    const where: string[] = [];
+    const params: SqlValue[] = [];
+    const inList = (col: string, values: readonly (string | number)[] | undefined): void => {
+      if (!values || values.length === 0) return;
+      where.push(`${col} IN (${values.map(() => '?').join(', ')})`);
+      params.push(...values);
+    };
+    inList('t.system_id', filter.systemIds);
+    inList('t.drive_id', filter.driveIds);
+    inList('t.scenario_id', filter.scenarioIds);
+    inList('t.status', filter.statuses);
+    inList('t.suite_id', filter.suiteIds);
+    inList('t.config_key', filter.configKeys);
+    if (filter.model) {
+      where.push('t.model = ?');
+      params.push(filter.model);
+    }
+    if (filter.since) {
+      where.push('t.started_at >= ?');
+      params.push(filter.since);
+    }
+    if (filter.until) {
+      where.push('t.started_at <= ?');
+      params.push(filter.until);
+    }
+    const order = filter.order === 'asc' ? 'ASC' : 'DESC';
+    const sql = `SELECT t.*, s.label AS system_label, d.label AS drive_label FROM trials t
+      JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY t.started_at ${order}, t.id ${order} LIMIT ? OFFSET ?`;
+    params.push(filter.limit ?? -1, filter.offset ?? 0);
+    const rows = this.db.prepare(sql).all(...params) as TrialRow[];
+    const metrics = this.metricsFor(rows.map((r) => r.id));
+    return rows.map((r) => rowToTrial(r, metrics.get(r.id) ?? {}));
+  }
+
+  getTrial(id: number): TrialRecord | null {
+    const r = this.db
+      .prepare('SELECT t.*, s.label AS system_label, d.label AS drive_label FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id WHERE t.id = ?')
+      .get(id) as TrialRow | undefined;
+    return r ? rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
+  }
+
+  private metricsFor(ids: number[]): Map<number, TrialMetrics> {
+    const out = new Map<number, TrialMetrics>();
+    // Chunks well under SQLite's parameter limit.
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.db.prepare(`SELECT trial_id, key, value FROM trial_metrics WHERE trial_id IN (${chunk.map(() => '?').join(', ')})`).all(...chunk) as {
+        trial_id: number;
+        key: string;
+        value: number;
+      }[];
+      for (const r of rows) {
+        let m = out.get(r.trial_id);
+        if (!m) out.set(r.trial_id, (m = {}));
+        m[r.key] = r.value;
+      }
+    }
+    return out;
+  }
+
+  /** The raw results JSON a trial produced (or was imported from); null when it has none. */
+  trialResults(id: number): Record<string, unknown> | null {
+    const r = this.db.prepare('SELECT results_gzip FROM trials WHERE id = ?').get(id) as { results_gzip: Buffer | null } | undefined;
+    if (!r?.results_gzip) return null;
+    return JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>;
+  }
+
+  trialHistograms(id: number): TrialHistogram[] {
+    const rows = this.db.prepare('SELECT name, unit, count, sum_ns, hdr FROM trial_histograms WHERE trial_id = ? ORDER BY name').all(id) as {
+      name: string;
+      unit: 'ns' | 'ns/MiB';
+      count: number;
+      sum_ns: number;
+      hdr: string;
+    }[];
+    return rows.map((r) => ({ name: r.name, unit: r.unit, count: r.count, sumNs: r.sum_ns, hdr: r.hdr }));
+  }
+
+  deleteTrial(id: number): void {
+    const r = this.db.prepare('DELETE FROM trials WHERE id = ?').run(id);
+    if (r.changes === 0) throw new StoreError('NOT_FOUND', `no trial ${id}`);
+  }
+
+  /** Counts of trials per status for one run and trial index (resume decides from these). */
+  trialStatusesByRun(suiteId: number): { runId: number; trialIndex: number; statuses: TrialRowStatus[] }[] {
+    const rows = this.db.prepare('SELECT run_id, trial_index, status FROM trials WHERE suite_id = ? ORDER BY run_id, trial_index, attempt').all(suiteId) as {
+      run_id: number;
+      trial_index: number;
+      status: TrialRowStatus;
+    }[];
+    const map = new Map<string, { runId: number; trialIndex: number; statuses: TrialRowStatus[] }>();
+    for (const r of rows) {
+      const k = `${r.run_id}:${r.trial_index}`;
+      let e = map.get(k);
+      if (!e) map.set(k, (e = { runId: r.run_id, trialIndex: r.trial_index, statuses: [] }));
+      e.statuses.push(r.status);
+    }
+    return [...map.values()];
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Recovery
+
+  /**
+   * Trials left `running` by a runner that is gone become `aborted` (their results never came), and
+   * their suites `interrupted`. Runners that are alive, or on another host, are left alone.
+   */
+  recoverInterrupted(): RecoveredTrial[] {
+    const rows = this.db
+      .prepare("SELECT id, suite_id, scenario_id, runner_pid, runner_host, runner_start_ticks, engine_pid, cache_dir FROM trials WHERE status = 'running'")
+      .all() as {
+      id: number;
+      suite_id: number;
+      scenario_id: string;
+      runner_pid: number | null;
+      runner_host: string | null;
+      runner_start_ticks: string | null;
+      engine_pid: number | null;
+      cache_dir: string | null;
+    }[];
+    const dead = rows.filter((r) => processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks }) === 'dead');
+    const suites = this.db
+      .prepare("SELECT id, runner_pid, runner_host, runner_start_ticks FROM suites WHERE status = 'running'")
+      .all() as { id: number; runner_pid: number | null; runner_host: string | null; runner_start_ticks: string | null }[];
+    const deadSuites = suites.filter((s) => processLiveness({ pid: s.runner_pid, host: s.runner_host, startTicks: s.runner_start_ticks }) === 'dead');
+    if (dead.length === 0 && deadSuites.length === 0) return [];
+    const now = nowIso();
+    const tx = this.db.transaction(() => {
+      const mark = this.db.prepare(
+        "UPDATE trials SET status = 'aborted', status_reason = ?, finished_at = ?, wall_ms = (julianday(?) - julianday(started_at)) * 86400000 WHERE id = ? AND status = 'running'",
+      );
+      for (const r of dead) {
+        mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host ?? '?'} ended while this trial was running (killed or crashed); found at the next start`, now, now, r.id);
+      }
+      const sm = this.db.prepare("UPDATE suites SET status = 'interrupted', updated_at = ?, finished_at = ? WHERE id = ? AND status = 'running'");
+      for (const s of deadSuites) sm.run(now, now, s.id);
+      for (const r of dead) if (!deadSuites.some((s) => s.id === r.suite_id)) sm.run(now, now, r.suite_id);
+    });
+    tx.immediate();
+    const recovered = dead.map((r) => ({
+      trialId: r.id,
+      suiteId: r.suite_id,
+      scenarioId: r.scenario_id,
+      runnerPid: r.runner_pid,
+      enginePid: r.engine_pid,
+      cacheDir: r.cache_dir,
+    }));
+    this.recovered.push(...recovered);
+    return recovered;
+  }
+
+  private rowToSuite(r: SuiteRow): SuiteRecord {
+    const counts = EMPTY_COUNTS();
+    const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM trials WHERE suite_id = ? GROUP BY status').all(r.id) as { status: TrialRowStatus; n: number }[];
+    for (const c of rows) counts[c.status] = c.n;
+    return {
+      id: r.id,
+      systemId: r.system_id,
+      driveId: r.drive_id,
+      profile: r.profile,
+      label: r.label,
+      status: r.status,
+      source: r.source,
+      cacheDir: r.cache_dir,
+      createdAt: r.created_at,
+      finishedAt: r.finished_at,
+      kvbenchVersion: r.kvbench_version,
+      trialCounts: counts,
+    };
+  }
+}
+
+function configKeyOf(run: PlannedRun): string {
+  return configKey(run.options);
+}
+
+function rowToSystem(r: Record<string, string>): SystemRecord {
+  return {
+    id: r.id,
+    label: r.label,
+    hostname: r.hostname,
+    source: r.source as 'detected' | 'imported',
+    firstSeenAt: r.first_seen_at,
+    lastSeenAt: r.last_seen_at,
+  };
+}
+
+function rowToDrive(r: Record<string, string | null>): DriveRecord {
+  return { id: r.id!, systemId: r.system_id!, label: r.label!, basis: r.basis!, model: r.model, serial: r.serial };
+}
+
+function rowToTrial(r: TrialRow, metrics: TrialMetrics): TrialRecord {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    suiteId: r.suite_id,
+    systemId: r.system_id,
+    systemLabel: r.system_label,
+    driveId: r.drive_id,
+    driveLabel: r.drive_label,
+    scenarioId: r.scenario_id,
+    trialIndex: r.trial_index,
+    attempt: r.attempt,
+    status: r.status,
+    statusReason: r.status_reason,
+    configKey: r.config_key,
+    options: JSON.parse(r.options_json) as Record<string, unknown>,
+    seed: r.seed,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    wallMs: r.wall_ms,
+    resultsFormat: r.results_format,
+    sourceFile: r.source_file,
+    kvbenchVersion: r.kvbench_version,
+    metrics,
+  };
+}

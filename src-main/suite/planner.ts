@@ -1,0 +1,383 @@
+// Hardware → suite plan: the nine scenarios of the reference's wrapper script (and the extras) with
+// their parameters derived from this machine as the wrapper derived them, every option validated,
+// and an estimate of time and disk use checked against the cache directory before anything runs.
+//
+// The wrapper's derivation (reference-behaviour.md §7): GPU memory from the first GPU; CPU
+// "realistic" = RAM/2 and "small" = RAM/8; baseline users 50; high users = RAM(GiB) × 10 clamped to
+// 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
+// everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
+import path from 'node:path';
+import { computeGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
+import { GIB } from '../../src-shared/domain/results.ts';
+import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
+import {
+  NINE_SCENARIO_IDS,
+  EXTRA_SCENARIO_IDS,
+  PROFILES,
+  SCENARIOS,
+  SUITE_PLAN_VERSION,
+  isScenarioId,
+  type PlannedRun,
+  type ProfileId,
+  type ScenarioId,
+  type SkippedScenario,
+  type SuiteEstimate,
+  type SuitePlan,
+} from '../../src-shared/domain/scenarios.ts';
+import { KvbenchError } from '../../src-shared/domain/errors.ts';
+import { PERSONAS } from '../engine/workload/personas.ts';
+import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
+
+/** Whether the engine has a GPU tier. It does not yet: it reports GPU memory as unused. */
+export const ENGINE_HAS_GPU_TIER = false;
+/** libuv threads beyond the storage I/Os in flight (opens, closes, unlinks, fsyncs), as `kvbench run`. */
+export const UV_THREADS_FOR_METADATA = 4;
+/** Engine start-up (Node, modules, byte workers, payload pool) plus drain and clean-up: 1–2 s measured on 2 cores; rounded up. */
+export const ENGINE_OVERHEAD_S = 2.5;
+/** Extra drain time with 30 ms/token generation (requests in flight finish their sleep). */
+const REALISTIC_DRAIN_S = 3;
+/** Seed of every trial (the wrapper's): each trial offers the same request stream, so the spread between trials is the hardware's. */
+export const SUITE_SEED = 42;
+
+export interface PlanOptions {
+  profile: ProfileId;
+  cacheDir: string;
+  /** Trials per scenario; default the profile's. */
+  trials?: number;
+  /** Model for the nine scenarios (the MLPerf options keep theirs); default llama3.1-8b, tiny-1b for smoke. */
+  model?: string;
+  /** Scenario ids to run; default the profile's. */
+  scenarios?: readonly string[];
+  /** Add the MLPerf options and capacity discovery to the profile's scenarios. */
+  extras?: boolean;
+  /** Override the profile's seconds per trial. */
+  durationS?: number;
+  /** Override the storage tier's capacity (GiB; 0 = 95 % of the free space, as the reference). */
+  storageCapacityGb?: number;
+  /** Plan GPU scenarios (default: only when a GPU is detected and the engine has a GPU tier). */
+  engineHasGpuTier?: boolean;
+  /** Bytes the bandwidth probe writes before the trials (0 when not probing). */
+  probeBytes?: number;
+  now?: Date;
+}
+
+interface Derived {
+  ramGiB: number;
+  vramGiB: number;
+  cpuRealisticGiB: number;
+  cpuSmallGiB: number;
+  cpuTinyGiB: number;
+  cpuFixedGiB: number;
+  baselineUsers: number;
+  highUsers: number;
+  autoscaleStartUsers: number;
+  model: string;
+  generationMode: 'none' | 'fast' | 'realistic';
+  durationS: number;
+  storageCapacityGb: number;
+  autoscalerInterval: number | undefined;
+  notes: string[];
+}
+
+const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
+const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/** Profile caps on the storage tier (GiB); MLPerf uses the reference's automatic 95 % of free space. */
+const STORAGE_CAP_GIB: Record<ProfileId, number> = { smoke: 1, quick: 16, standard: 64, mlperf: 0 };
+
+function largestEntryBytes(model: string): number {
+  const r = resolveModel(model);
+  if (!r.ok) throw new KvbenchError('VALIDATION', r.error);
+  const maxContext = Math.max(...PERSONAS.map((p) => p.contextTokens[1]));
+  return entryBytes(r.model, maxContext);
+}
+
+function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derived {
+  const ramGiB = hw.memory.totalBytes / GIB;
+  const gpus = computeGpus(hw);
+  const vramGiB = gpuUsable && gpus[0]?.memoryBytes ? Math.floor(gpus[0].memoryBytes / GIB) : 0;
+  const profile = PROFILES[o.profile];
+  const durationS = o.durationS ?? profile.durationS;
+  const notes: string[] = [];
+  if (o.profile === 'smoke') {
+    const model = o.model ?? 'tiny-1b';
+    const cap = Math.max(STORAGE_CAP_GIB.smoke, Math.ceil((2 * largestEntryBytes(model)) / GIB));
+    notes.push('smoke: the structure of the nine scenarios with tiny sizes (tiny-1b, 2–8 users, ≤ 1 GiB tiers, 2 ms/token): checks the set-up, not the hardware');
+    return {
+      ramGiB,
+      vramGiB: Math.min(vramGiB, 1),
+      cpuRealisticGiB: round2(Math.min(ramGiB / 2, 1)),
+      cpuSmallGiB: round2(Math.min(ramGiB / 8, 0.25)),
+      cpuTinyGiB: 0.125,
+      cpuFixedGiB: 0.25,
+      baselineUsers: 4,
+      highUsers: 8,
+      autoscaleStartUsers: 2,
+      model,
+      generationMode: 'fast',
+      durationS,
+      storageCapacityGb: o.storageCapacityGb ?? cap,
+      autoscalerInterval: 1,
+      notes,
+    };
+  }
+  const model = o.model ?? 'llama3.1-8b';
+  const capGiB = STORAGE_CAP_GIB[o.profile];
+  const minCap = Math.ceil((2 * largestEntryBytes(model)) / GIB);
+  return {
+    ramGiB,
+    vramGiB,
+    // The wrapper's integer GiB; the engine keeps the CPU tier's bytes really in RAM.
+    cpuRealisticGiB: Math.max(1, Math.floor(ramGiB / 2)),
+    cpuSmallGiB: Math.max(1, Math.floor(ramGiB / 8)),
+    cpuTinyGiB: 0.5,
+    cpuFixedGiB: 4,
+    baselineUsers: 50,
+    highUsers: clamp(Math.floor(ramGiB) * 10, 50, 300),
+    autoscaleStartUsers: 20,
+    model,
+    generationMode: 'realistic',
+    durationS,
+    storageCapacityGb: o.storageCapacityGb ?? (capGiB === 0 ? 0 : Math.max(capGiB, minCap)),
+    // Keep the reference's 10 s unless the run is too short for more than a couple of decisions.
+    autoscalerInterval: durationS < 60 ? Math.max(1, Math.floor(durationS / 6)) : undefined,
+    notes,
+  };
+}
+
+interface ScenarioParams {
+  options: RunOptionsInput;
+  derivation: string[];
+}
+
+/** The options of one scenario, and how each was derived. */
+function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): ScenarioParams {
+  const base: RunOptionsInput = {
+    model: d.model,
+    duration: d.durationS,
+    generationMode: d.generationMode,
+    seed: SUITE_SEED,
+    storageCapacityGb: d.storageCapacityGb,
+  };
+  const users = (n: number, why: string): string => `${n} users (${why})`;
+  const cpu = (gib: number, why: string): string => `CPU tier ${gib} GiB (${why})`;
+  const gpu = (gib: number): string => `GPU tier ${gib} GiB (first GPU's memory)`;
+  const smoke = profile === 'smoke';
+  const mlperf = (model: string, numUsers: number, cpuMemGb: number, allocs: number, why: string): ScenarioParams => ({
+    options: {
+      ...base,
+      model: smoke ? d.model : model,
+      numUsers: smoke ? Math.max(2, Math.round(numUsers / 25)) : numUsers,
+      gpuMemGb: 0,
+      cpuMemGb: smoke ? Math.min(cpuMemGb, d.cpuSmallGiB) : cpuMemGb,
+      maxConcurrentAllocs: allocs,
+      generationMode: 'none',
+    },
+    derivation: [why, 'generation none, GPU 0 (reference MLPerf option)'],
+  });
+  switch (id) {
+    case 'gpu-only':
+      return {
+        options: { ...base, numUsers: d.baselineUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuFixedGiB },
+        derivation: [gpu(d.vramGiB), cpu(d.cpuFixedGiB, "the wrapper's fixed value"), users(d.baselineUsers, 'baseline')],
+      };
+    case 'cpu-only':
+      return {
+        options: { ...base, numUsers: d.baselineUsers, gpuMemGb: 0, cpuMemGb: d.cpuRealisticGiB },
+        derivation: [cpu(d.cpuRealisticGiB, 'RAM/2'), users(d.baselineUsers, 'baseline')],
+      };
+    case 'storage-only':
+      return {
+        options: { ...base, numUsers: d.baselineUsers, gpuMemGb: 0, cpuMemGb: d.cpuTinyGiB },
+        derivation: [cpu(d.cpuTinyGiB, "a tiny CPU tier: the wrapper's intent; it passed 4 GiB"), users(d.baselineUsers, 'baseline')],
+      };
+    case 'gpu-cpu':
+      return {
+        options: { ...base, numUsers: d.baselineUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuRealisticGiB },
+        derivation: [gpu(d.vramGiB), cpu(d.cpuRealisticGiB, 'RAM/2'), users(d.baselineUsers, 'baseline')],
+      };
+    case 'cpu-storage':
+      return {
+        options: { ...base, numUsers: d.highUsers, gpuMemGb: 0, cpuMemGb: d.cpuSmallGiB },
+        derivation: [cpu(d.cpuSmallGiB, 'RAM/8'), users(d.highUsers, 'high: RAM GiB × 10, 50..300')],
+      };
+    case 'gpu-cpu-storage':
+      return {
+        options: { ...base, numUsers: d.highUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuSmallGiB },
+        derivation: [gpu(d.vramGiB), cpu(d.cpuSmallGiB, 'RAM/8'), users(d.highUsers, 'high')],
+      };
+    case 'storage-saturation':
+      return {
+        options: { ...base, numUsers: d.highUsers, gpuMemGb: 0, cpuMemGb: d.cpuSmallGiB },
+        derivation: [cpu(d.cpuSmallGiB, 'small: RAM/8'), users(d.highUsers, 'high')],
+      };
+    case 'production':
+      return {
+        options: { ...base, numUsers: d.baselineUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuRealisticGiB },
+        derivation: [d.vramGiB > 0 ? gpu(d.vramGiB) : 'GPU tier 0 (no usable GPU)', cpu(d.cpuRealisticGiB, 'RAM/2'), users(d.baselineUsers, 'baseline')],
+      };
+    case 'autoscale':
+      return {
+        options: {
+          ...base,
+          numUsers: d.autoscaleStartUsers,
+          gpuMemGb: d.vramGiB,
+          cpuMemGb: d.cpuSmallGiB,
+          enableAutoscaling: true,
+          autoscalerMode: 'qos',
+          ...(d.autoscalerInterval !== undefined ? { autoscalerInterval: d.autoscalerInterval } : {}),
+        },
+        derivation: [
+          d.vramGiB > 0 ? gpu(d.vramGiB) : 'GPU tier 0 (no usable GPU)',
+          cpu(d.cpuSmallGiB, 'RAM/8'),
+          users(d.autoscaleStartUsers, 'start; the qos autoscaler adds and removes users'),
+          ...(d.autoscalerInterval !== undefined ? [`autoscaler decides every ${d.autoscalerInterval} s (short trials; the reference uses 10 s)`] : []),
+        ],
+      };
+    case 'mlperf-storage-stress':
+      return mlperf('llama3.1-8b', 200, 0, 16, 'MLPerf option 1: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations');
+    case 'mlperf-storage-throughput':
+      return mlperf('llama3.1-8b', 100, 4, 16, 'MLPerf option 2: llama3.1-8b, 100 users, CPU 4 GiB, max 16 concurrent allocations');
+    case 'mlperf-large-model':
+      return mlperf('llama3.1-70b-instruct', 70, 0, 4, 'MLPerf option 3: llama3.1-70b-instruct, 70 users, CPU 0 GiB, max 4 concurrent allocations');
+    case 'capacity-discovery':
+      return {
+        options: {
+          ...base,
+          model: smoke ? d.model : 'llama3.1-70b-instruct',
+          numUsers: smoke ? 2 : 10,
+          gpuMemGb: 0,
+          cpuMemGb: smoke ? d.cpuSmallGiB : 4,
+          generationMode: 'none',
+          enableAutoscaling: true,
+          autoscalerMode: 'capacity',
+          ...(d.autoscalerInterval !== undefined ? { autoscalerInterval: d.autoscalerInterval } : {}),
+        },
+        derivation: ['capacity discovery: llama3.1-70b-instruct from 10 users, CPU 4 GiB, generation none (reference)'],
+      };
+  }
+}
+
+function gpuSkipReason(hw: HardwareProfile, engineHasGpuTier: boolean): string | null {
+  const gpus = computeGpus(hw);
+  if (gpus.length === 0) return 'no GPU detected';
+  if (!engineHasGpuTier) {
+    const g = gpus[0];
+    return `this kvbench engine has no GPU tier yet (detected ${g.vendor ?? ''} ${g.model ?? 'GPU'}${g.memoryBytes ? `, ${(g.memoryBytes / GIB).toFixed(0)} GiB` : ''})`.replace(/\s+/g, ' ');
+  }
+  return null;
+}
+
+function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: number; diskEstimate: number; diskRequired: number } {
+  const seconds = options.duration + ENGINE_OVERHEAD_S + (options.generationMode === 'realistic' ? REALISTIC_DRAIN_S : 0);
+  const largest = largestEntryBytes(options.model);
+  if (options.storageCapacityGb > 0) {
+    // The storage tier never holds more than its capacity: it deletes LRU entries at 100 %.
+    const cap = options.storageCapacityGb * GIB;
+    return { seconds, diskEstimate: cap, diskRequired: cap };
+  }
+  // The reference's automatic capacity: up to 95 % of the free space at start.
+  return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: largest };
+}
+
+const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
+
+/** Turns a hardware profile into a suite plan. Throws VALIDATION for unknown scenarios or models. */
+export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
+  const profile = PROFILES[o.profile];
+  const trials = o.trials ?? profile.defaultTrials;
+  if (!Number.isInteger(trials) || trials < 1 || trials > 100) throw new KvbenchError('VALIDATION', `--trials must be an integer from 1 to 100, got ${trials}`);
+  if (o.durationS !== undefined && (!Number.isInteger(o.durationS) || o.durationS < 1)) {
+    throw new KvbenchError('VALIDATION', `--duration must be a positive integer (seconds), got ${o.durationS}`);
+  }
+  let ids: string[] = o.scenarios ? [...o.scenarios] : [...profile.defaultScenarios];
+  if (o.extras) for (const x of EXTRA_SCENARIO_IDS) if (!ids.includes(x)) ids.push(x);
+  const unknown = ids.filter((id) => !isScenarioId(id));
+  if (unknown.length > 0) {
+    throw new KvbenchError('VALIDATION', `unknown scenario(s): ${unknown.join(', ')}. Known: ${[...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS].join(', ')}`);
+  }
+  ids = [...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS].filter((id) => ids.includes(id)); // suite order
+
+  const engineHasGpuTier = o.engineHasGpuTier ?? ENGINE_HAS_GPU_TIER;
+  const gpuSkip = gpuSkipReason(hw, engineHasGpuTier);
+  const d = derive(hw, o, gpuSkip === null);
+  const cacheDir = path.resolve(o.cacheDir);
+  const freeBytes = hw.cacheDir?.freeBytes ?? null;
+
+  const runs: PlannedRun[] = [];
+  const skipped: SkippedScenario[] = [];
+  for (const id of ids as ScenarioId[]) {
+    const sc = SCENARIOS[id];
+    if (sc.requiresGpu && gpuSkip !== null) {
+      skipped.push({ scenarioId: id, label: sc.label, reason: gpuSkip });
+      continue;
+    }
+    const p = scenarioParams(id, d, o.profile);
+    // A capped storage tier must hold at least two of the model's largest entries.
+    const runModel = p.options.model ?? d.model;
+    const minCapGb = Math.ceil((2 * largestEntryBytes(runModel)) / GIB);
+    if (o.storageCapacityGb === undefined && (p.options.storageCapacityGb ?? 0) > 0 && p.options.storageCapacityGb! < minCapGb) {
+      p.options.storageCapacityGb = minCapGb;
+    }
+    const v = validateRunOptions({ ...p.options, cacheDir });
+    if (!v.ok) throw new KvbenchError('VALIDATION', `scenario ${id}: ${v.errors.join('; ')}`);
+    const est = estimateRun(v.options, freeBytes);
+    runs.push({
+      position: runs.length,
+      scenarioId: id,
+      label: sc.label,
+      options: v.options as unknown as Record<string, unknown>,
+      trials,
+      uvThreadpoolSize: v.options.ioDepth + UV_THREADS_FOR_METADATA,
+      estimatedSecondsPerTrial: est.seconds,
+      diskBytesEstimate: est.diskEstimate,
+      diskBytesRequired: est.diskRequired,
+      derivation: [`model ${v.options.model}, ${v.options.duration} s, generation ${v.options.generationMode}, seed ${SUITE_SEED}`, ...p.derivation,
+        v.options.storageCapacityGb > 0 ? `storage tier capped at ${v.options.storageCapacityGb} GiB` : 'storage tier: 95 % of the free space (reference)'],
+    });
+  }
+
+  const probeBytes = o.probeBytes ?? 0;
+  const peakDisk = Math.max(probeBytes, ...runs.map((r) => r.diskBytesEstimate), 0);
+  const required = Math.max(probeBytes, ...runs.map((r) => r.diskBytesRequired), 0);
+  const problems: string[] = [];
+  if (runs.length === 0) problems.push('nothing to run: every chosen scenario was skipped');
+  if (hw.cacheDir && !hw.cacheDir.writable) problems.push(`the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
+  if (freeBytes !== null && required > freeBytes) {
+    const worst = runs.reduce((a, r) => (r.diskBytesRequired > a.diskBytesRequired ? r : a), runs[0]);
+    problems.push(
+      `the cache directory cannot hold this suite: it needs ${gib(required)} free (${worst ? `${worst.scenarioId}: storage tier ${gib(worst.diskBytesRequired)}` : 'bandwidth probe'}) ` +
+        `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or pass a smaller --storage-capacity-gb`,
+    );
+  }
+  const estimate: SuiteEstimate = {
+    trialCount: runs.reduce((n, r) => n + r.trials, 0),
+    totalSeconds: runs.reduce((s, r) => s + r.trials * r.estimatedSecondsPerTrial, 0),
+    peakDiskBytes: peakDisk,
+    requiredDiskBytes: required,
+    freeBytes,
+    fits: problems.length === 0,
+    problems,
+  };
+  const notes = [...d.notes];
+  if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
+  if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
+  if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
+    notes.push('storage-saturation and cpu-storage have the same parameters in the wrapper (small CPU tier, high users); both are kept for comparability');
+  }
+  return {
+    version: SUITE_PLAN_VERSION,
+    profile: o.profile,
+    trials,
+    model: d.model,
+    cacheDir,
+    systemId: hw.system.id,
+    driveId: hw.cacheDir?.driveId ?? 'unknown',
+    createdAt: (o.now ?? new Date()).toISOString(),
+    runs,
+    skipped,
+    estimate,
+    notes,
+  };
+}

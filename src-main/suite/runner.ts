@@ -1,0 +1,275 @@
+// Runs a suite plan: every trial in a fresh engine process (through the engine host), each recorded
+// in the store before it starts (`running`, with this process as its owner) and after it ends. A
+// crashed or killed engine makes that trial `failed` with its reason and the suite goes on; a cancel
+// stops the current trial gracefully (its partial results are kept, marked `aborted`) and ends the
+// suite; a suite can be resumed, running exactly the trials that have no complete or partial result.
+//
+// Events are plain data (src-shared/domain/scenarios.ts SuiteEvent): the CLI draws progress bars
+// from them, the app forwards them over IPC.
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import type { TrialStatus } from '../../src-shared/domain/results.ts';
+import { SuitePlanSchema, type SuiteEvent, type SuitePlan, type SuiteTrialRef } from '../../src-shared/domain/scenarios.ts';
+import type { RunRecord } from '../../src-shared/domain/store-types.ts';
+import { KvbenchError } from '../../src-shared/domain/errors.ts';
+import { startEngine as realStartEngine, type EngineHandle, type StartEngineOptions } from '../host/engine-host.ts';
+import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
+import { currentProcess, processLiveness } from '../store/process-identity.ts';
+import { detectFormat, extractHistograms, extractMetrics } from '../store/results-ingest.ts';
+import type { Store } from '../store/store.ts';
+import { UV_THREADS_FOR_METADATA } from './planner.ts';
+
+export type StartEngineFn = (options: unknown, opts: StartEngineOptions) => EngineHandle;
+
+export interface RunSuiteDeps {
+  store: Store;
+  /** The snapshot stored with every trial (detected just before the suite starts). */
+  hardware: HardwareProfile;
+  onEvent?: (event: SuiteEvent) => void;
+  /** Abort = stop the current trial gracefully (partial results kept) and run no more. */
+  signal?: AbortSignal;
+  /** Injected in tests; the real engine host otherwise. */
+  startEngine?: StartEngineFn;
+  /** How long a cancelled engine may take to hand back partial results (default: the host's 30 s). */
+  cancelGraceMs?: number;
+}
+
+export interface TrialOutcomeSummary {
+  trialId: number;
+  scenarioId: string;
+  trialIndex: number;
+  status: TrialStatus;
+  reason: string | null;
+}
+
+export interface SuiteRunResult {
+  suiteId: number;
+  status: 'finished' | 'cancelled';
+  counts: Record<TrialStatus, number>;
+  trials: TrialOutcomeSummary[];
+}
+
+interface PendingTrial {
+  run: RunRecord;
+  trialIndex: number;
+  uvThreadpoolSize: number;
+}
+
+/** Longest crash report kept with a trial: the first line and the end of the engine's output. */
+const MAX_REASON_CHARS = 4000;
+
+function clip(s: string): string {
+  return s.length <= MAX_REASON_CHARS ? s : `${s.slice(0, 600)}\n…\n${s.slice(-(MAX_REASON_CHARS - 600))}`;
+}
+
+/** Starts a new suite from a plan. */
+export async function runSuite(plan: SuitePlan, deps: RunSuiteDeps & { label?: string | null }): Promise<SuiteRunResult> {
+  if (!plan.estimate.fits) throw new KvbenchError('INSUFFICIENT_SPACE', plan.estimate.problems.join('\n'));
+  const { store, hardware } = deps;
+  store.upsertDetectedSystem(hardware);
+  const suiteId = store.createSuite({
+    systemId: hardware.system.id,
+    driveId: hardware.cacheDir?.driveId ?? null,
+    profile: plan.profile,
+    label: deps.label ?? null,
+    source: 'suite',
+    plan,
+    cacheDir: plan.cacheDir,
+    runner: currentProcess(),
+  });
+  const runs = store.listRuns(suiteId);
+  const pending: PendingTrial[] = [];
+  for (const run of runs) {
+    const planned = plan.runs.find((r) => r.position === run.position)!;
+    for (let i = 0; i < run.trialsPlanned; i++) pending.push({ run, trialIndex: i, uvThreadpoolSize: planned.uvThreadpoolSize });
+  }
+  return execute(suiteId, pending, plan, false, deps);
+}
+
+/** The trials of a suite still to run: those without a complete or partial result. */
+export function pendingTrials(store: Store, suiteId: number, plan: SuitePlan): PendingTrial[] {
+  const done = new Set(
+    store
+      .trialStatusesByRun(suiteId)
+      .filter((t) => t.statuses.includes('complete') || t.statuses.includes('partial'))
+      .map((t) => `${t.runId}:${t.trialIndex}`),
+  );
+  const pending: PendingTrial[] = [];
+  for (const run of store.listRuns(suiteId)) {
+    const planned = plan.runs.find((r) => r.position === run.position);
+    for (let i = 0; i < run.trialsPlanned; i++) {
+      if (!done.has(`${run.id}:${i}`)) {
+        pending.push({ run, trialIndex: i, uvThreadpoolSize: planned?.uvThreadpoolSize ?? Number(run.options.ioDepth ?? 16) + UV_THREADS_FOR_METADATA });
+      }
+    }
+  }
+  return pending;
+}
+
+/** Resumes a suite: runs the trials it still lacks, with its stored plan. */
+export async function resumeSuite(suiteId: number, deps: RunSuiteDeps): Promise<SuiteRunResult> {
+  const { store } = deps;
+  const suite = store.getSuite(suiteId);
+  if (!suite) throw new KvbenchError('NOT_FOUND', `no suite ${suiteId}`);
+  const raw = store.getSuitePlan(suiteId);
+  const parsed = SuitePlanSchema.safeParse(raw);
+  if (!parsed.success) throw new KvbenchError('VALIDATION', `suite ${suiteId} has no usable plan (imported results cannot be resumed)`);
+  if (suite.systemId !== deps.hardware.system.id) {
+    throw new KvbenchError('VALIDATION', `suite ${suiteId} belongs to system ${suite.systemId}; this is ${deps.hardware.system.id}. Resume it on the machine that started it.`);
+  }
+  store.upsertDetectedSystem(deps.hardware);
+  store.claimSuite(suiteId, currentProcess());
+  return execute(suiteId, pendingTrials(store, suiteId, parsed.data), parsed.data, true, deps);
+}
+
+async function execute(suiteId: number, pending: PendingTrial[], plan: SuitePlan, resumed: boolean, deps: RunSuiteDeps): Promise<SuiteRunResult> {
+  const { store, hardware } = deps;
+  const emit = deps.onEvent ?? (() => {});
+  const start = deps.startEngine ?? realStartEngine;
+  const snapshotId = store.saveHardwareSnapshot(hardware);
+  const runner = currentProcess();
+  const counts: Record<TrialStatus, number> = { complete: 0, partial: 0, failed: 0, aborted: 0 };
+  const outcomes: TrialOutcomeSummary[] = [];
+  const t0 = performance.now();
+  const estimatedSeconds = pending.reduce((s, p) => s + (plan.runs.find((r) => r.position === p.run.position)?.estimatedSecondsPerTrial ?? 0), 0);
+  emit({ type: 'suite.started', suiteId, resumed, total: pending.length, estimatedSeconds });
+
+  let cancelled = false;
+  for (let k = 0; k < pending.length; k++) {
+    if (deps.signal?.aborted) {
+      cancelled = true;
+      break;
+    }
+    const p = pending[k];
+    const ref: SuiteTrialRef = {
+      suiteId,
+      trialId: 0,
+      scenarioId: p.run.scenarioId,
+      label: p.run.label,
+      trialIndex: p.trialIndex,
+      trialsPerScenario: p.run.trialsPlanned,
+      ordinal: k + 1,
+      total: pending.length,
+    };
+    const options = p.run.options;
+    ref.trialId = store.startTrial({
+      runId: p.run.id,
+      suiteId,
+      systemId: hardware.system.id,
+      driveId: hardware.cacheDir?.driveId ?? null,
+      hardwareSnapshotId: snapshotId,
+      scenarioId: p.run.scenarioId,
+      trialIndex: p.trialIndex,
+      options,
+      configKey: p.run.configKey,
+      runner,
+      cacheDir: typeof options.cacheDir === 'string' ? options.cacheDir : null,
+    });
+    const outcome = await runOneTrial(ref, options, p.uvThreadpoolSize, { ...deps, startEngine: start, emit });
+    counts[outcome.status] += 1;
+    outcomes.push({ trialId: ref.trialId, scenarioId: ref.scenarioId, trialIndex: ref.trialIndex, status: outcome.status, reason: outcome.reason });
+    if (outcome.cancelled) {
+      cancelled = true;
+      break;
+    }
+  }
+  const status = cancelled ? 'cancelled' : 'finished';
+  store.setSuiteStatus(suiteId, status);
+  emit({ type: 'suite.finished', suiteId, status, counts, wallMs: performance.now() - t0 });
+  return { suiteId, status, counts, trials: outcomes };
+}
+
+async function runOneTrial(
+  ref: SuiteTrialRef,
+  options: Record<string, unknown>,
+  uvThreadpoolSize: number,
+  deps: RunSuiteDeps & { startEngine: StartEngineFn; emit: (e: SuiteEvent) => void },
+): Promise<{ status: TrialStatus; reason: string | null; cancelled: boolean }> {
+  const { store, emit } = deps;
+  const t0 = performance.now();
+  let handle: EngineHandle;
+  try {
+    handle = deps.startEngine(options, {
+      uvThreadpoolSize,
+      ...(deps.cancelGraceMs !== undefined ? { cancelGraceMs: deps.cancelGraceMs } : {}),
+      onProgress: (progress) => emit({ type: 'suite.trialProgressed', progress, ...ref }),
+      onLog: (level, message) => emit({ type: 'suite.trialLogged', level, message, ...ref }),
+    });
+  } catch (err) {
+    const reason = `the engine could not be started: ${(err as Error).message}`;
+    store.finishTrial(ref.trialId, { status: 'failed', reason, wallMs: performance.now() - t0 });
+    emit({ type: 'suite.trialFinished', status: 'failed', reason, wallMs: performance.now() - t0, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref });
+    return { status: 'failed', reason, cancelled: false };
+  }
+  store.setTrialEnginePid(ref.trialId, handle.pid ?? null);
+  emit({ type: 'suite.trialStarted', enginePid: handle.pid ?? null, ...ref });
+
+  let userCancelled = false;
+  const onAbort = (): void => {
+    userCancelled = true;
+    handle.cancel('cancelled by the user');
+  };
+  if (deps.signal?.aborted) onAbort();
+  else deps.signal?.addEventListener('abort', onAbort, { once: true });
+
+  let status: TrialStatus;
+  let reason: string | null;
+  let metricsOut: { tok: number | null; read: number | null } = { tok: null, read: null };
+  try {
+    const outcome = await handle.result;
+    const results = outcome.results;
+    const metrics = extractMetrics(results);
+    status = userCancelled ? 'aborted' : outcome.status;
+    reason = userCancelled ? `cancelled by the user; partial results kept${outcome.reason ? ` (${outcome.reason})` : ''}` : outcome.reason;
+    store.finishTrial(ref.trialId, {
+      status,
+      reason,
+      wallMs: performance.now() - t0,
+      results,
+      resultsFormat: detectFormat(results),
+      summaryText: outcome.summaryText,
+      metrics,
+      histograms: extractHistograms(results),
+    });
+    metricsOut = { tok: metrics.wall_clock_throughput_tok_per_s ?? null, read: metrics.storage_read_bytes_per_s ?? null };
+  } catch (err) {
+    const e = err as { code?: string; message?: string };
+    const code = e.code ?? 'INTERNAL';
+    if (code === 'CANCELLED') {
+      status = 'aborted';
+      reason = userCancelled ? `cancelled by the user: ${e.message}` : `engine stopped: ${e.message}`;
+    } else {
+      status = 'failed';
+      reason = clip(`${code}: ${e.message ?? String(err)}`);
+    }
+    // A killed engine cannot remove its run directory; the host knows it by the owner marker.
+    if (handle.pid !== undefined) await removeOrphanRunDirs(typeof options.cacheDir === 'string' ? options.cacheDir : null, handle.pid).catch(() => undefined);
+    store.finishTrial(ref.trialId, { status, reason, wallMs: performance.now() - t0 });
+  } finally {
+    deps.signal?.removeEventListener('abort', onAbort);
+  }
+  emit({
+    type: 'suite.trialFinished',
+    status,
+    reason,
+    wallMs: performance.now() - t0,
+    wallClockThroughputTokPerS: metricsOut.tok,
+    storageReadBytesPerS: metricsOut.read,
+    ...ref,
+  });
+  return { status, reason, cancelled: userCancelled };
+}
+
+/**
+ * After an interrupted runner (found by the store on open): removes the run directories its
+ * engines left, by their owner markers. Never touches anything else in the cache directory.
+ */
+export async function cleanUpRecovered(recovered: readonly { enginePid: number | null; cacheDir: string | null }[]): Promise<string[]> {
+  const removed: string[] = [];
+  for (const r of recovered) {
+    if (r.enginePid === null) continue;
+    // An orphaned engine exits by itself within seconds (and cleans up); never pull files from under a live one.
+    if (processLiveness({ pid: r.enginePid, host: null, startTicks: null }) === 'alive') continue;
+    removed.push(...(await removeOrphanRunDirs(r.cacheDir, r.enginePid).catch(() => [] as string[])));
+  }
+  return removed;
+}

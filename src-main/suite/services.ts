@@ -1,0 +1,43 @@
+// The composition helpers every front end uses (the CLI now; the Electron main process and
+// `kvbench serve` next): open the store and clean up after interrupted runners, detect the hardware
+// for a suite, plan, run.
+import path from 'node:path';
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { detectHardware, type DetectOptions } from '../hardware/detect-hardware.ts';
+import { openStore, type OpenStoreOptions } from '../store/open-store.ts';
+import type { RecoveredTrial, Store } from '../store/store.ts';
+import { cleanUpRecovered } from './runner.ts';
+
+export interface OpenedStore {
+  store: Store;
+  /** Trials found interrupted (runner killed) and marked aborted by this open. */
+  recovered: RecoveredTrial[];
+  /** Run directories of their engines that were removed. */
+  removedRunDirs: string[];
+}
+
+/** Opens the store; trials of dead runners become aborted and their engines' run directories are removed. */
+export async function openStoreAndRecover(dbPath: string, opts: OpenStoreOptions = {}): Promise<OpenedStore> {
+  const store = openStore(dbPath, opts);
+  const recovered = [...store.recovered];
+  const removedRunDirs = recovered.length > 0 ? await cleanUpRecovered(recovered) : [];
+  return { store, recovered, removedRunDirs };
+}
+
+/** The drive probe before a suite: brief for smoke (1 s per phase, 256 MiB), 5 s per phase otherwise. */
+export function probeSettingsFor(profile: string): { durationS: number; sizeBytes: number | null } {
+  return profile === 'smoke' ? { durationS: 1, sizeBytes: 256 * 1024 * 1024 } : { durationS: 5, sizeBytes: null };
+}
+
+/** Hardware for a suite: the machine, the cache directory, and (optionally) the drive and memory probes. */
+export async function detectForSuite(
+  cacheDir: string,
+  opts: { probe: boolean; profile: string; signal?: AbortSignal } & Pick<DetectOptions, 'source'>,
+): Promise<HardwareProfile> {
+  return detectHardware(path.resolve(cacheDir), {
+    ...(opts.source ? { source: opts.source } : {}),
+    probeDirectIo: true,
+    probeBandwidth: opts.probe ? { ...probeSettingsFor(opts.profile), ...(opts.signal ? { signal: opts.signal } : {}) } : false,
+    probeMemory: opts.probe,
+  });
+}

@@ -1,0 +1,182 @@
+/**
+ * What kvbench knows about the machine: the hardware profile that `kvbench hw` prints, the planner
+ * derives a suite from, and every trial stores a snapshot of.
+ *
+ * Sizes are bytes, bandwidths bytes per second. Fields a platform or a virtual machine does not
+ * report are null (a virtio disk has no model or serial; a container may have no machine-id):
+ * detection degrades, it never fails for a missing field. The schema validates snapshots read back
+ * from the store or received over IPC.
+ *
+ * Pure TypeScript: no Node, no DOM.
+ */
+import { z } from 'zod';
+
+export const HARDWARE_PROFILE_VERSION = 1;
+
+const bytes = z.number().nonnegative();
+const nullableString = z.string().nullable();
+
+export const SYSTEM_ID_SOURCES = ['machine-id', 'os-uuid', 'hostname'] as const;
+
+export const SystemInfoSchema = z.object({
+  /** Stable identity: sha256 of the machine-id and the hostname (trials from one machine group together). */
+  id: z.string().min(1),
+  idSource: z.enum(SYSTEM_ID_SOURCES),
+  hostname: z.string(),
+  manufacturer: nullableString,
+  model: nullableString,
+  virtual: z.boolean(),
+  virtualHost: nullableString,
+});
+
+export const OsInfoSchema = z.object({
+  platform: z.string(),
+  distro: nullableString,
+  release: nullableString,
+  kernel: nullableString,
+  arch: z.string(),
+});
+
+export const CpuInfoSchema = z.object({
+  manufacturer: nullableString,
+  brand: nullableString,
+  /** Logical CPUs (hardware threads). */
+  logicalCores: z.number().int().nonnegative(),
+  physicalCores: z.number().int().nonnegative(),
+  sockets: z.number().int().nonnegative().nullable(),
+  baseSpeedGhz: z.number().nonnegative().nullable(),
+  maxSpeedGhz: z.number().nonnegative().nullable(),
+});
+
+export const MemoryInfoSchema = z.object({
+  totalBytes: bytes,
+  availableBytes: bytes,
+  swapTotalBytes: bytes,
+});
+
+export const GpuInfoSchema = z.object({
+  index: z.number().int().nonnegative(),
+  vendor: nullableString,
+  model: nullableString,
+  /** Device memory; null when the driver does not say. */
+  memoryBytes: bytes.nullable(),
+  driverVersion: nullableString,
+  busId: nullableString,
+  /** A discrete accelerator with its own memory (not integrated graphics sharing system RAM). */
+  compute: z.boolean(),
+});
+
+export const DISK_MEDIA = ['nvme', 'ssd', 'hdd', 'virtual', 'ram', 'unknown'] as const;
+export type DiskMedia = (typeof DISK_MEDIA)[number];
+
+export const DiskInfoSchema = z.object({
+  /** Kernel name, e.g. nvme0n1, sda, vda. */
+  name: z.string(),
+  device: nullableString,
+  sizeBytes: bytes,
+  model: nullableString,
+  serial: nullableString,
+  vendor: nullableString,
+  /** NVMe, SATA, SAS, virtio, USB … when reported. */
+  protocol: nullableString,
+  rotational: z.boolean().nullable(),
+  media: z.enum(DISK_MEDIA),
+  removable: z.boolean(),
+});
+
+export const DRIVE_ID_BASES = ['serial', 'wwid', 'local-device', 'filesystem'] as const;
+
+export const BlockDeviceInfoSchema = z.object({
+  /** The device the filesystem sits on (a partition, dm or md device, loop device …). */
+  name: z.string(),
+  /** The whole disk(s) behind it: a partition's parent, a dm/md device's members. */
+  disks: z.array(z.string()),
+  model: nullableString,
+  serial: nullableString,
+  wwid: nullableString,
+  rotational: z.boolean().nullable(),
+  logicalBlockBytes: z.number().int().positive().nullable(),
+  physicalBlockBytes: z.number().int().positive().nullable(),
+  sizeBytes: bytes.nullable(),
+  media: z.enum(DISK_MEDIA),
+  /** For a loop device: the file behind it. */
+  backingFile: nullableString,
+});
+
+export const DirectIoInfoSchema = z.object({
+  supported: z.boolean(),
+  reason: nullableString,
+  logicalBlockBytes: z.number().int().nonnegative(),
+});
+
+/** The drive's raw sequential limit (`kvbench probe`, at the engine's block size and I/O depth). */
+export const BandwidthProbeSchema = z.object({
+  readBytesPerSec: z.number().nonnegative(),
+  writeBytesPerSec: z.number().nonnegative(),
+  /** Total size of the probe's files. */
+  fileBytes: bytes,
+  chunkBytes: bytes,
+  depth: z.number().int().positive(),
+  directIo: z.boolean(),
+  /** Reads may have come from the page cache (buffered I/O): the read rate is not the device's. */
+  pageCacheSuspected: z.boolean(),
+  phaseSeconds: z.number().positive(),
+  measuredAt: z.string(),
+});
+export type BandwidthProbe = z.infer<typeof BandwidthProbeSchema>;
+
+export const CacheDirInfoSchema = z.object({
+  /** As given. */
+  path: z.string(),
+  /** Absolute, symlinks resolved (of the nearest existing ancestor when the directory does not exist yet). */
+  resolvedPath: z.string(),
+  exists: z.boolean(),
+  writable: z.boolean(),
+  mountPoint: nullableString,
+  filesystem: nullableString,
+  /** What is mounted there: /dev/nvme0n1p1, tmpfs, server:/export … */
+  mountSource: nullableString,
+  blockDevice: BlockDeviceInfoSchema.nullable(),
+  totalBytes: bytes.nullable(),
+  freeBytes: bytes.nullable(),
+  directIo: DirectIoInfoSchema.nullable(),
+  /** Stable identity of the drive (or filesystem) behind the directory, for drive comparisons. */
+  driveId: z.string(),
+  driveIdBasis: z.enum(DRIVE_ID_BASES),
+  /** For people: model and device, or the filesystem. */
+  driveLabel: z.string(),
+  bandwidth: BandwidthProbeSchema.nullable(),
+});
+
+export const HardwareProfileSchema = z.object({
+  version: z.literal(HARDWARE_PROFILE_VERSION),
+  detectedAt: z.string(),
+  kvbenchVersion: z.string(),
+  system: SystemInfoSchema,
+  os: OsInfoSchema,
+  cpu: CpuInfoSchema,
+  memory: MemoryInfoSchema,
+  gpus: z.array(GpuInfoSchema),
+  disks: z.array(DiskInfoSchema),
+  cacheDir: CacheDirInfoSchema.nullable(),
+  /** Memory copy bandwidth of one thread (Buffer.copy), the CPU tier's practical limit; null when not probed. */
+  memoryCopyBytesPerSec: z.number().nonnegative().nullable(),
+  /** What could not be detected, and why. */
+  warnings: z.array(z.string()),
+});
+
+export type SystemInfo = z.infer<typeof SystemInfoSchema>;
+export type OsInfo = z.infer<typeof OsInfoSchema>;
+export type CpuInfo = z.infer<typeof CpuInfoSchema>;
+export type MemoryInfo = z.infer<typeof MemoryInfoSchema>;
+export type GpuInfo = z.infer<typeof GpuInfoSchema>;
+export type DiskInfo = z.infer<typeof DiskInfoSchema>;
+export type BlockDeviceInfo = z.infer<typeof BlockDeviceInfoSchema>;
+export type DirectIoInfo = z.infer<typeof DirectIoInfoSchema>;
+export type CacheDirInfo = z.infer<typeof CacheDirInfoSchema>;
+export type HardwareProfile = z.infer<typeof HardwareProfileSchema>;
+
+/** GPUs a GPU tier could use (discrete, with their own memory). */
+export function computeGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
+  return hw.gpus.filter((g) => g.compute);
+}

@@ -1,0 +1,263 @@
+/**
+ * The guided suite: the nine scenarios of the reference's wrapper script, the MLPerf submission
+ * options and capacity discovery as extras, the duration profiles, and the shape of a suite plan.
+ *
+ * Scenario ids are stable slugs: stored trials and history depend on them. Never rename one; add a
+ * new id instead.
+ *
+ * Pure TypeScript: no Node, no DOM.
+ */
+import { z } from 'zod';
+import type { ProgressEvent } from '../engine-protocol.ts';
+import type { TrialStatus } from './results.ts';
+
+export const NINE_SCENARIO_IDS = [
+  'gpu-only',
+  'cpu-only',
+  'storage-only',
+  'gpu-cpu',
+  'cpu-storage',
+  'gpu-cpu-storage',
+  'storage-saturation',
+  'production',
+  'autoscale',
+] as const;
+
+export const EXTRA_SCENARIO_IDS = ['mlperf-storage-stress', 'mlperf-storage-throughput', 'mlperf-large-model', 'capacity-discovery'] as const;
+
+export const SCENARIO_IDS = [...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS] as const;
+export type ScenarioId = (typeof SCENARIO_IDS)[number];
+/** Imported results that name no scenario. */
+export const IMPORTED_SCENARIO_ID = 'imported';
+
+export type TierName = 'gpu' | 'cpu' | 'storage';
+
+export interface ScenarioDefinition {
+  id: ScenarioId;
+  /** Test number in the reference's wrapper (1–9); null for the extras. */
+  wrapperTest: number | null;
+  label: string;
+  description: string;
+  requiresGpu: boolean;
+  /** The tiers this scenario is meant to exercise, in order. */
+  tiers: TierName[];
+  /** Part of the tier comparison table (throughput and per-tier P95 by tier configuration). */
+  inTierComparison: boolean;
+  extra: boolean;
+}
+
+const def = (d: ScenarioDefinition): ScenarioDefinition => Object.freeze(d);
+
+export const SCENARIOS: Readonly<Record<ScenarioId, ScenarioDefinition>> = Object.freeze({
+  'gpu-only': def({
+    id: 'gpu-only', wrapperTest: 1, label: 'GPU only', requiresGpu: true, tiers: ['gpu'], inTierComparison: true, extra: false,
+    description: 'Baseline for best-case latency: the KV cache in GPU memory, limited by VRAM.',
+  }),
+  'cpu-only': def({
+    id: 'cpu-only', wrapperTest: 2, label: 'CPU only', requiresGpu: false, tiers: ['cpu'], inTierComparison: true, extra: false,
+    description: 'The KV cache in system RAM only (half the RAM), no GPU tier.',
+  }),
+  'storage-only': def({
+    id: 'storage-only', wrapperTest: 3, label: 'Storage only', requiresGpu: false, tiers: ['storage'], inTierComparison: true, extra: false,
+    description: 'Isolates the drive: a tiny CPU tier, everything else on storage. The baseline of the tier comparison.',
+  }),
+  'gpu-cpu': def({
+    id: 'gpu-cpu', wrapperTest: 4, label: 'GPU + CPU', requiresGpu: true, tiers: ['gpu', 'cpu'], inTierComparison: true, extra: false,
+    description: 'Two tiers without storage spill-over: VRAM, then half the RAM.',
+  }),
+  'cpu-storage': def({
+    id: 'cpu-storage', wrapperTest: 5, label: 'CPU + storage', requiresGpu: false, tiers: ['cpu', 'storage'], inTierComparison: true, extra: false,
+    description: 'Budget set-up: a small CPU tier (RAM/8) spilling to the drive, with many users.',
+  }),
+  'gpu-cpu-storage': def({
+    id: 'gpu-cpu-storage', wrapperTest: 6, label: 'GPU + CPU + storage', requiresGpu: true, tiers: ['gpu', 'cpu', 'storage'], inTierComparison: true, extra: false,
+    description: 'The full three-tier hierarchy with many users.',
+  }),
+  'storage-saturation': def({
+    id: 'storage-saturation', wrapperTest: 7, label: 'Storage saturation', requiresGpu: false, tiers: ['cpu', 'storage'], inTierComparison: false, extra: false,
+    description: 'Stress test: a small CPU tier and many users, to find where the drive breaks down.',
+  }),
+  production: def({
+    id: 'production', wrapperTest: 8, label: 'Realistic production', requiresGpu: false, tiers: ['gpu', 'cpu', 'storage'], inTierComparison: false, extra: false,
+    description: 'Balanced steady state: the GPU tier if there is one, half the RAM, baseline users.',
+  }),
+  autoscale: def({
+    id: 'autoscale', wrapperTest: 9, label: 'Autoscaling discovery', requiresGpu: false, tiers: ['gpu', 'cpu', 'storage'], inTierComparison: false, extra: false,
+    description: 'QoS autoscaler from 20 users: the most users that keep storage latency under target.',
+  }),
+  'mlperf-storage-stress': def({
+    id: 'mlperf-storage-stress', wrapperTest: null, label: 'MLPerf 1: storage stress (CPU 0)', requiresGpu: false, tiers: ['storage'], inTierComparison: false, extra: true,
+    description: 'llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations, no generation time. Primary metrics: decode bytes read, wall-clock throughput.',
+  }),
+  'mlperf-storage-throughput': def({
+    id: 'mlperf-storage-throughput', wrapperTest: null, label: 'MLPerf 2: storage throughput (CPU 4 GiB)', requiresGpu: false, tiers: ['cpu', 'storage'], inTierComparison: false, extra: true,
+    description: 'llama3.1-8b, 100 users, CPU 4 GiB, max 16 concurrent allocations, no generation time. Primary metric: storage throughput.',
+  }),
+  'mlperf-large-model': def({
+    id: 'mlperf-large-model', wrapperTest: null, label: 'MLPerf 3: large model (70B, CPU 0)', requiresGpu: false, tiers: ['storage'], inTierComparison: false, extra: true,
+    description: 'llama3.1-70b-instruct, 70 users, CPU 0 GiB, max 4 concurrent allocations, no generation time.',
+  }),
+  'capacity-discovery': def({
+    id: 'capacity-discovery', wrapperTest: null, label: 'Capacity discovery', requiresGpu: false, tiers: ['cpu', 'storage'], inTierComparison: false, extra: true,
+    description: 'Capacity autoscaler: llama3.1-70b-instruct from 10 users, CPU 4 GiB, adds users until throughput stops rising.',
+  }),
+});
+
+export function isScenarioId(value: unknown): value is ScenarioId {
+  return typeof value === 'string' && (SCENARIO_IDS as readonly string[]).includes(value);
+}
+
+/** Label of a scenario id, or the id itself for one this build does not know (imported data). */
+export function scenarioLabel(id: string): string {
+  return isScenarioId(id) ? SCENARIOS[id].label : id;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profiles
+
+export const PROFILE_IDS = ['smoke', 'quick', 'standard', 'mlperf'] as const;
+export type ProfileId = (typeof PROFILE_IDS)[number];
+
+export interface ProfileDefinition {
+  id: ProfileId;
+  label: string;
+  description: string;
+  /** Seconds per trial. */
+  durationS: number;
+  defaultTrials: number;
+  /** Scenarios run when none are named. */
+  defaultScenarios: readonly ScenarioId[];
+}
+
+export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.freeze({
+  smoke: {
+    id: 'smoke',
+    label: 'Smoke',
+    description:
+      'Checks that everything works in about two minutes: tiny-1b, a handful of users, 3 s per trial, 2 ms/token generation, 1 GiB storage tier. The numbers mean little.',
+    durationS: 3,
+    defaultTrials: 3,
+    defaultScenarios: NINE_SCENARIO_IDS,
+  },
+  quick: {
+    id: 'quick',
+    label: 'Quick',
+    description: "The wrapper's parameters (derived from this machine's RAM and GPU) for 30 s per trial, storage tier capped at 16 GiB.",
+    durationS: 30,
+    defaultTrials: 3,
+    defaultScenarios: NINE_SCENARIO_IDS,
+  },
+  standard: {
+    id: 'standard',
+    label: 'Standard',
+    description: "The wrapper's parameters for 180 s per trial (its ~30-minute suite), storage tier capped at 64 GiB.",
+    durationS: 180,
+    defaultTrials: 3,
+    defaultScenarios: NINE_SCENARIO_IDS,
+  },
+  mlperf: {
+    id: 'mlperf',
+    label: 'MLPerf',
+    description: 'The three MLPerf Storage submission options with the reference parameters: 300 s × 3 trials, no generation time, storage capacity as the reference (95 % of free space).',
+    durationS: 300,
+    defaultTrials: 3,
+    defaultScenarios: ['mlperf-storage-stress', 'mlperf-storage-throughput', 'mlperf-large-model'],
+  },
+});
+
+export function isProfileId(value: unknown): value is ProfileId {
+  return typeof value === 'string' && (PROFILE_IDS as readonly string[]).includes(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan: what a suite will run. Stored with the suite (JSON), so a resumed suite runs exactly it.
+
+export const SUITE_PLAN_VERSION = 1;
+
+export const PlannedRunSchema = z.object({
+  /** Order in the suite (0-based); a resumed suite keeps it. */
+  position: z.number().int().nonnegative(),
+  scenarioId: z.string(),
+  label: z.string(),
+  /** The complete, validated run options given to the engine (RunOptions as JSON). */
+  options: z.record(z.string(), z.unknown()),
+  trials: z.number().int().positive(),
+  /** libuv thread pool of the engine process: ioDepth + 4. */
+  uvThreadpoolSize: z.number().int().positive(),
+  /** Wall-clock seconds of one trial: duration plus engine start-up and clean-up. */
+  estimatedSecondsPerTrial: z.number().nonnegative(),
+  /** Upper bound of the bytes this run keeps on the cache directory's filesystem at once. */
+  diskBytesEstimate: z.number().nonnegative(),
+  /** Bytes that must be free for the run to start at all. */
+  diskBytesRequired: z.number().nonnegative(),
+  /** How each parameter was derived from the hardware, for people. */
+  derivation: z.array(z.string()),
+});
+export type PlannedRun = z.infer<typeof PlannedRunSchema>;
+
+export const SkippedScenarioSchema = z.object({
+  scenarioId: z.string(),
+  label: z.string(),
+  reason: z.string(),
+});
+export type SkippedScenario = z.infer<typeof SkippedScenarioSchema>;
+
+export const SuiteEstimateSchema = z.object({
+  trialCount: z.number().int().nonnegative(),
+  totalSeconds: z.number().nonnegative(),
+  /** Largest disk footprint of any one run (runs are sequential and clean up after themselves). */
+  peakDiskBytes: z.number().nonnegative(),
+  requiredDiskBytes: z.number().nonnegative(),
+  freeBytes: z.number().nonnegative().nullable(),
+  fits: z.boolean(),
+  problems: z.array(z.string()),
+});
+export type SuiteEstimate = z.infer<typeof SuiteEstimateSchema>;
+
+export const SuitePlanSchema = z.object({
+  version: z.literal(SUITE_PLAN_VERSION),
+  profile: z.enum(PROFILE_IDS),
+  trials: z.number().int().positive(),
+  model: z.string(),
+  cacheDir: z.string(),
+  systemId: z.string(),
+  driveId: z.string(),
+  createdAt: z.string(),
+  runs: z.array(PlannedRunSchema),
+  skipped: z.array(SkippedScenarioSchema),
+  estimate: SuiteEstimateSchema,
+  notes: z.array(z.string()),
+});
+export type SuitePlan = z.infer<typeof SuitePlanSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Events of a running suite: plain data, so the CLI, the app (IPC) and the served mode (WebSocket)
+// can all consume them. Past tense, `area.verb`.
+
+export interface SuiteTrialRef {
+  suiteId: number;
+  trialId: number;
+  scenarioId: string;
+  label: string;
+  /** 0-based trial number within its scenario. */
+  trialIndex: number;
+  trialsPerScenario: number;
+  /** 1-based position of this trial among the trials this invocation runs. */
+  ordinal: number;
+  total: number;
+}
+
+export type SuiteEvent =
+  | { type: 'suite.started'; suiteId: number; resumed: boolean; total: number; estimatedSeconds: number }
+  | ({ type: 'suite.trialStarted'; enginePid: number | null } & SuiteTrialRef)
+  | ({ type: 'suite.trialProgressed'; progress: ProgressEvent } & SuiteTrialRef)
+  | ({ type: 'suite.trialLogged'; level: 'debug' | 'info' | 'warn' | 'error'; message: string } & SuiteTrialRef)
+  | ({
+      type: 'suite.trialFinished';
+      status: TrialStatus;
+      reason: string | null;
+      wallMs: number;
+      wallClockThroughputTokPerS: number | null;
+      storageReadBytesPerS: number | null;
+    } & SuiteTrialRef)
+  | { type: 'suite.finished'; suiteId: number; status: 'finished' | 'cancelled'; counts: Record<TrialStatus, number>; wallMs: number };

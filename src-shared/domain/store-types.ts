@@ -1,0 +1,229 @@
+/**
+ * The trial store's records as the rest of kvbench sees them (CLI, reports, exports, and later the
+ * app over IPC), and the catalogue of per-trial metrics every report and export draws from.
+ *
+ * Pure TypeScript: no Node, no DOM.
+ */
+import type { TrialStatus } from './results.ts';
+
+/** A trial row is `running` while its engine runs; then one of the results' statuses. */
+export type TrialRowStatus = TrialStatus | 'running';
+export const TRIAL_ROW_STATUSES = ['running', 'complete', 'partial', 'failed', 'aborted'] as const;
+/** Statuses whose metrics count in reports by default. */
+export const COMPLETE_STATUSES: readonly TrialRowStatus[] = ['complete'];
+
+export const SUITE_STATUSES = ['running', 'finished', 'cancelled', 'interrupted'] as const;
+export type SuiteStatus = (typeof SUITE_STATUSES)[number];
+
+/** Where a trial's results came from. */
+export const RESULTS_FORMATS = ['kvbench', 'reference-new', 'reference-mid', 'reference-old'] as const;
+export type ResultsFormat = (typeof RESULTS_FORMATS)[number];
+
+/** The store's own error codes (beside the shared ones in errors.ts). */
+export const STORE_ERROR_CODES = ['DB_CORRUPT', 'DB_FOREIGN', 'DB_TOO_NEW', 'DB_MIGRATION_FAILED', 'DB_BUSY', 'NOT_FOUND', 'VALIDATION'] as const;
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+
+export type MetricUnit = 'tok/s' | 'req/s' | 'ms' | 'ms/MiB' | 'bytes' | 'bytes/s' | 'ratio' | 'count' | 's' | 'users';
+export type MetricGroup = 'throughput' | 'latency' | 'bytes' | 'cache' | 'autoscaling' | 'health';
+
+export interface MetricDefinition {
+  key: string;
+  label: string;
+  unit: MetricUnit;
+  /** Which direction is better, for win rates; null when neither is. */
+  better: 'higher' | 'lower' | null;
+  group: MetricGroup;
+  description: string;
+}
+
+const m = (key: string, label: string, unit: MetricUnit, better: MetricDefinition['better'], group: MetricGroup, description: string): MetricDefinition =>
+  Object.freeze({ key, label, unit, better, group, description });
+
+/**
+ * Every per-trial metric the store keeps, in report order. Latency metrics are one trial's
+ * percentile (from its HDR histogram); across trials reports give their median and P95, never a mean.
+ */
+export const METRICS: readonly MetricDefinition[] = Object.freeze([
+  m('wall_clock_throughput_tok_per_s', 'Wall-clock throughput', 'tok/s', 'higher', 'throughput', 'Generated tokens ÷ elapsed time: what the whole system sustained.'),
+  m('storage_throughput_tok_per_s', 'Storage throughput', 'tok/s', 'higher', 'throughput', 'Generated tokens ÷ the sum of per-request storage times (the reference metric; not a bandwidth).'),
+  m('requests_per_s', 'Requests/s', 'req/s', 'higher', 'throughput', 'Completed requests ÷ elapsed time.'),
+  m('requests_completed', 'Requests completed', 'count', 'higher', 'throughput', 'Requests that finished in the measured phase.'),
+  m('tokens_generated', 'Tokens generated', 'count', 'higher', 'throughput', 'Generated tokens of completed requests.'),
+  m('elapsed_s', 'Elapsed', 's', null, 'throughput', 'Wall-clock length of the measured phase.'),
+  m('e2e_p50_ms', 'End-to-end P50', 'ms', 'lower', 'latency', 'Submit → complete (queue wait + storage I/O + generation), median request.'),
+  m('e2e_p95_ms', 'End-to-end P95', 'ms', 'lower', 'latency', 'Submit → complete, 95th percentile request.'),
+  m('e2e_p99_ms', 'End-to-end P99', 'ms', 'lower', 'latency', 'Submit → complete, 99th percentile request.'),
+  m('storage_io_per_request_p95_ms', 'Storage I/O per request P95', 'ms', 'lower', 'latency', 'All cache I/O of one request, 95th percentile.'),
+  m('queue_wait_p95_ms', 'Queue wait P95', 'ms', 'lower', 'latency', 'Dequeue − submit, 95th percentile (kvbench results only).'),
+  m('gpu_read_p95_ms', 'GPU read P95', 'ms', 'lower', 'latency', 'One whole-entry read from the GPU tier.'),
+  m('gpu_write_p95_ms', 'GPU write P95', 'ms', 'lower', 'latency', 'One whole-entry write to the GPU tier.'),
+  m('cpu_read_p95_ms', 'CPU read P95', 'ms', 'lower', 'latency', 'One whole-entry read from the CPU tier.'),
+  m('cpu_write_p95_ms', 'CPU write P95', 'ms', 'lower', 'latency', 'One whole-entry write to the CPU tier.'),
+  m('storage_read_p95_ms', 'Storage read P95', 'ms', 'lower', 'latency', 'One whole-entry read from the storage tier (device + host).'),
+  m('storage_write_p95_ms', 'Storage write P95', 'ms', 'lower', 'latency', 'One whole-entry write to the storage tier (device + host).'),
+  m('storage_read_device_p95_ms', 'Storage read device P95', 'ms', 'lower', 'latency', 'Time with the entry\'s reads in flight.'),
+  m('storage_write_device_p95_ms', 'Storage write device P95', 'ms', 'lower', 'latency', 'Time with the entry\'s writes in flight.'),
+  m('storage_read_p95_ms_per_mib', 'Storage read P95 per MiB', 'ms/MiB', 'lower', 'latency', 'Entry read latency ÷ its size: compares drives across entry sizes (kvbench only).'),
+  m('storage_write_p95_ms_per_mib', 'Storage write P95 per MiB', 'ms/MiB', 'lower', 'latency', 'Entry write latency ÷ its size (kvbench only).'),
+  m('decode_bytes_read', 'Decode bytes read', 'bytes', 'higher', 'bytes', 'Bytes read by decode steps: the primary metric at CPU 0 GiB.'),
+  m('prefill_bytes_written', 'Prefill bytes written', 'bytes', 'higher', 'bytes', 'Bytes written by prefill steps.'),
+  m('total_read_bytes', 'Total bytes read', 'bytes', 'higher', 'bytes', 'KV bytes read from all tiers (reference accounting).'),
+  m('total_write_bytes', 'Total bytes written', 'bytes', 'higher', 'bytes', 'KV bytes written to all tiers (reference accounting).'),
+  m('gpu_read_bytes', 'GPU bytes read', 'bytes', null, 'bytes', 'Bytes read from the GPU tier (demotions included in kvbench results).'),
+  m('gpu_write_bytes', 'GPU bytes written', 'bytes', null, 'bytes', 'Bytes written to the GPU tier.'),
+  m('cpu_read_bytes', 'CPU bytes read', 'bytes', null, 'bytes', 'Bytes read from the CPU tier (demotions included in kvbench results).'),
+  m('cpu_write_bytes', 'CPU bytes written', 'bytes', null, 'bytes', 'Bytes written to the CPU tier.'),
+  m('storage_read_bytes', 'Storage bytes read', 'bytes', null, 'bytes', 'Bytes read from the storage tier (demotions included in kvbench results).'),
+  m('storage_write_bytes', 'Storage bytes written', 'bytes', null, 'bytes', 'Bytes written to the storage tier.'),
+  m('storage_read_bytes_per_s', 'Storage read bandwidth', 'bytes/s', 'higher', 'bytes', 'Storage-tier bytes read ÷ elapsed.'),
+  m('storage_write_bytes_per_s', 'Storage write bandwidth', 'bytes/s', 'higher', 'bytes', 'Storage-tier bytes written ÷ elapsed.'),
+  m('cpu_read_bytes_per_s', 'CPU read bandwidth', 'bytes/s', 'higher', 'bytes', 'CPU-tier bytes read ÷ elapsed.'),
+  m('cpu_write_bytes_per_s', 'CPU write bandwidth', 'bytes/s', 'higher', 'bytes', 'CPU-tier bytes written ÷ elapsed.'),
+  m('cache_hit_rate', 'Cache hit rate', 'ratio', 'higher', 'cache', 'Hits ÷ (hits + misses) over every cache access.'),
+  m('multi_turn_hit_rate', 'Multi-turn hit rate', 'ratio', 'higher', 'cache', 'Earlier turns found in the cache.'),
+  m('autoscale_final_users', 'Autoscaler final users', 'users', 'higher', 'autoscaling', 'Users at the end of an autoscaling run.'),
+  m('autoscale_peak_users', 'Autoscaler peak users', 'users', 'higher', 'autoscaling', 'Users at the capacity peak (capacity mode).'),
+  m('autoscale_peak_throughput_tok_per_s', 'Autoscaler peak throughput', 'tok/s', 'higher', 'autoscaling', 'Throughput at the capacity peak (capacity mode).'),
+  m('requests_failed', 'Requests failed', 'count', 'lower', 'health', 'Requests that failed (storage errors).'),
+  m('event_loop_lag_p99_ms', 'Engine event-loop lag P99', 'ms', 'lower', 'health', 'Whether kvbench itself kept up (kvbench only).'),
+  m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),
+]);
+
+export const METRIC_BY_KEY: Readonly<Record<string, MetricDefinition>> = Object.freeze(Object.fromEntries(METRICS.map((d) => [d.key, d])));
+
+export type TrialMetrics = Record<string, number>;
+
+/** Histograms stored per trial: the compressed HDR histograms from `kvbench.latency`. */
+export interface TrialHistogram {
+  /** e.g. `end_to_end`, `tier_read.storage`, `tier_write_ns_per_mib.cpu`. */
+  name: string;
+  unit: 'ns' | 'ns/MiB';
+  count: number;
+  sumNs: number;
+  /** HdrHistogram V2 compressed base64. */
+  hdr: string;
+}
+
+/**
+ * The run options that make two trials comparable across systems: the workload and the tier
+ * budgets, not where the files go or what the results are called. Trials of different systems are
+ * "matched" when these are equal.
+ */
+export const CONFIG_MATCH_KEYS = [
+  'model',
+  'numUsers',
+  'duration',
+  'gpuMemGb',
+  'numGpus',
+  'tensorParallel',
+  'cpuMemGb',
+  'generationMode',
+  'performanceProfile',
+  'disableMultiTurn',
+  'disablePrefixCaching',
+  'enableRag',
+  'ragNumDocs',
+  'enableAutoscaling',
+  'autoscalerMode',
+  'targetSaturation',
+  'maxConcurrentAllocs',
+  'requestRate',
+  'maxRequests',
+  'precondition',
+  'prefillOnly',
+  'decodeOnly',
+  'datasetPath',
+  'useBurstTrace',
+] as const;
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+export interface SystemRecord {
+  id: string;
+  label: string;
+  hostname: string;
+  source: 'detected' | 'imported';
+  firstSeenAt: string;
+  lastSeenAt: string;
+}
+
+export interface DriveRecord {
+  id: string;
+  systemId: string;
+  label: string;
+  basis: string;
+  model: string | null;
+  serial: string | null;
+}
+
+export interface SuiteRecord {
+  id: number;
+  systemId: string;
+  driveId: string | null;
+  profile: string;
+  label: string | null;
+  status: SuiteStatus;
+  source: 'suite' | 'import';
+  cacheDir: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  kvbenchVersion: string;
+  trialCounts: Record<TrialRowStatus, number>;
+}
+
+export interface RunRecord {
+  id: number;
+  suiteId: number;
+  position: number;
+  scenarioId: string;
+  label: string;
+  configKey: string;
+  options: Record<string, unknown>;
+  trialsPlanned: number;
+}
+
+export interface TrialRecord {
+  id: number;
+  runId: number;
+  suiteId: number;
+  systemId: string;
+  systemLabel: string;
+  driveId: string | null;
+  driveLabel: string | null;
+  scenarioId: string;
+  trialIndex: number;
+  attempt: number;
+  status: TrialRowStatus;
+  statusReason: string | null;
+  configKey: string;
+  options: Record<string, unknown>;
+  seed: number | null;
+  startedAt: string;
+  finishedAt: string | null;
+  wallMs: number | null;
+  resultsFormat: ResultsFormat | null;
+  sourceFile: string | null;
+  kvbenchVersion: string;
+  metrics: TrialMetrics;
+}
+
+export interface TrialFilter {
+  systemIds?: string[];
+  driveIds?: string[];
+  scenarioIds?: string[];
+  statuses?: TrialRowStatus[];
+  suiteIds?: number[];
+  configKeys?: string[];
+  model?: string;
+  /** ISO timestamps (inclusive) on started_at. */
+  since?: string;
+  until?: string;
+  limit?: number;
+  offset?: number;
+  /** Newest first unless 'asc'. */
+  order?: 'asc' | 'desc';
+}

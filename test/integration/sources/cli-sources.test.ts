@@ -1,0 +1,95 @@
+// One short CLI run per workload source: the run completes, the results name the source, and the
+// source's own statistics are there. tiny-1b, a handful of requests, unpaced replay.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli } from '../cli/cli-harness.ts';
+import { AZURE_CONV, HAVE_TRACES, MOONCAKE_CONVERSATION, conversation, writeBurst } from '../../unit/sources/helpers.ts';
+
+afterEach(removeTempDirs);
+
+interface Source {
+  kind: string;
+  format: string;
+  [k: string]: unknown;
+}
+
+async function run(tmp: string, extra: string[], maxRequests = 6) {
+  const output = path.join(tmp, 'results.json');
+  const cacheDir = path.join(tmp, 'cache');
+  fs.mkdirSync(cacheDir, { recursive: true });
+  const r = await runCli(
+    ['run', ...TINY_RUN_FLAGS, '--num-users', '4', '--duration', '40', '--cpu-mem-gb', '1', '--seed', '11', '--max-requests', String(maxRequests), '--cache-dir', cacheDir, '--output', output, ...extra],
+    { cwd: tmp },
+  );
+  expect(r.code, explain(r)).toBe(0);
+  const results = readResults(output);
+  expect(results.requests_completed).toBeGreaterThanOrEqual(maxRequests);
+  expect(results.kvbench.status).toBe('complete');
+  expect(fs.readdirSync(cacheDir)).toEqual([]);
+  return { results, source: results.kvbench.workload_source as Source, stderr: r.stderr };
+}
+
+describe('kvbench run with each workload source', () => {
+  it('ShareGPT (--dataset-path JSON array): multi-turn reloads really hit', async () => {
+    const tmp = makeTempDir();
+    const convs = Array.from({ length: 12 }, (_, i) => conversation(`c${i}`, Array.from({ length: 3 }, () => [800, 200] as [number, number])));
+    const file = path.join(tmp, 'sharegpt.json');
+    fs.writeFileSync(file, JSON.stringify(convs));
+    const { results, source } = await run(tmp, ['--dataset-path', file], 12);
+    expect(source).toMatchObject({ kind: 'sharegpt', format: 'sharegpt-json', conversations_loaded: 12, turns: 36, multi_turn: true });
+    expect(results.multi_turn_cache_hits).toBeGreaterThan(0);
+  });
+
+  it('BurstGPT (--use-burst-trace)', async () => {
+    const tmp = makeTempDir();
+    const file = writeBurst(
+      tmp,
+      Array.from({ length: 20 }, (_, i) => [i * 0.05, 300 + 40 * i, 30 + i] as [number, number, number]),
+    );
+    const { source } = await run(tmp, ['--use-burst-trace', '--burst-trace-path', file, '--trace-speedup', '0']);
+    expect(source).toMatchObject({ kind: 'burstgpt', format: 'burstgpt-csv', trace_requests: 20, pacing: { mode: 'unpaced' } });
+  });
+
+  it.skipIf(!HAVE_TRACES)('Mooncake JSONL (detected): shared prefix blocks hit', async () => {
+    const { results, source } = await run(makeTempDir(), ['--dataset-path', MOONCAKE_CONVERSATION, '--trace-speedup', '0', '--prefill-only'], 5);
+    expect(source).toMatchObject({ kind: 'mooncake', format: 'mooncake-jsonl', trace_requests: 12_031 });
+    const pb = results.kvbench.cache.prefix_blocks!;
+    expect(pb.hit_rate).toBeGreaterThan(0);
+    expect(pb.hits).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!HAVE_TRACES)('Azure LLM CSV (detected)', async () => {
+    const { source } = await run(makeTempDir(), ['--dataset-path', AZURE_CONV, '--trace-speedup', '0']);
+    expect(source).toMatchObject({ kind: 'azure', format: 'azure-llm-csv', trace_requests: 19_366 });
+  });
+
+  it('workload file: kvbench workload generate, then replay; reused prompts hit', async () => {
+    const tmp = makeTempDir();
+    const file = path.join(tmp, 'workload.json');
+    const g = await runCli(
+      ['workload', 'generate', '--contexts', '1024', '2048', '--batches-per-context', '4', '--batch-sizes', '4', '--prompt-pool-size', '4', '--reuse-start-batch', '1', '--seed', '42', '--out', file],
+      { cwd: tmp },
+    );
+    expect(g.code, explain(g)).toBe(0);
+    expect(g.stdout).toMatch(/wrote 8 batches \(32 requests/);
+    const again = path.join(tmp, 'again.json');
+    await runCli(['workload', 'generate', '--contexts', '1024', '2048', '--batches-per-context', '4', '--batch-sizes', '4', '--prompt-pool-size', '4', '--reuse-start-batch', '1', '--seed', '42', '--out', again], { cwd: tmp });
+    expect(fs.readFileSync(again, 'utf8')).toBe(fs.readFileSync(file, 'utf8'));
+    const { results, source } = await run(tmp, ['--dataset-path', file, '--replay-cycles', '1'], 16);
+    expect(source).toMatchObject({ kind: 'workload-file', format: 'kvbench-workload-json', batches: 8, requests: 32 });
+    expect(results.kvbench.cache.prefix_blocks!.hits).toBeGreaterThan(0);
+  });
+
+  it('a malformed trace is refused before the run, naming the file and line', async () => {
+    const tmp = makeTempDir();
+    const file = path.join(tmp, 'bad.jsonl');
+    fs.writeFileSync(file, '{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [1, 2]}\n{"timestamp": 1, "input_len');
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli(['run', ...TINY_RUN_FLAGS, '--duration', '5', '--cpu-mem-gb', '0', '--cache-dir', tmp, '--output', output, '--dataset-path', file], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain(`${file}, line 2: not valid JSON`);
+    expect(r.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+    expect(fs.existsSync(output)).toBe(false);
+  });
+});

@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
+import { trialColumns, writeExport, type ExportModel } from '../../../src-main/export/export-trials.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { RUN_OPTION_KEYS } from '../../../src-shared/domain/run-options.ts';
+import { METRICS } from '../../../src-shared/domain/store-types.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+
+/** RFC 4180 parser (quoted fields, doubled quotes, CRLF), independent of the writer. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+let store: Store | null = null;
+afterEach(() => {
+  store?.close();
+  store = null;
+  removeTempDirs();
+});
+
+/** A store with a three-trial suite (one failed, with a reason full of commas, quotes and a newline). */
+function model(dir: string): ExportModel {
+  store = openStore(path.join(dir, 'kvbench.db'));
+  const hw = fakeHardware({ probe: true });
+  store.upsertDetectedSystem(hw);
+  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 3, scenarios: ['storage-only'] });
+  const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+  const run = store.listRuns(suiteId)[0];
+  const snapshotId = store.saveHardwareSnapshot(hw);
+  for (let i = 0; i < 3; i++) {
+    const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: i, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+    if (i === 2) {
+      store.finishTrial(id, { status: 'failed', reason: 'ENGINE_CRASHED: engine process "x" was killed, by SIGKILL\nlast output', wallMs: 10 });
+    } else {
+      const r = kvbenchResults({ tokPerS: 1000 + i }) as unknown as Record<string, unknown>;
+      store.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
+    }
+  }
+  const trials = store.listTrials({ order: 'asc' });
+  const report = buildScenarioReport(trials, { histogramsOf: (id) => store!.trialHistograms(id) });
+  return { trials, hardware: new Map(trials.map((t) => [t.id, store!.trialHardware(t.id)])), report, tiers: buildTierComparison(report, hw), filter: { suiteIds: [suiteId] } };
+}
+
+describe('exports read back', () => {
+  it('CSV: one row per trial with the full configuration, status, reason and metrics', async () => {
+    const dir = tempDir();
+    const m = model(dir);
+    const file = path.join(dir, 'trials.csv');
+    await writeExport(m, 'csv', file);
+    const rows = parseCsv(fs.readFileSync(file, 'utf8'));
+    const [header, ...body] = rows;
+    expect(header).toEqual(trialColumns());
+    for (const k of RUN_OPTION_KEYS) expect(header).toContain(`config.${k}`);
+    for (const mt of METRICS) expect(header).toContain(mt.key);
+    expect(body).toHaveLength(3);
+    const col = (name: string) => header.indexOf(name);
+    expect(body.map((r) => r[col('status')])).toEqual(['complete', 'complete', 'failed']);
+    expect(body[2][col('status_reason')]).toBe('ENGINE_CRASHED: engine process "x" was killed, by SIGKILL\nlast output');
+    expect(body[0][col('config.model')]).toBe('tiny-1b');
+    expect(Number(body[0][col('config.numUsers')])).toBe(4);
+    expect(body[0][col('config.disableMultiTurn')]).toBe('false');
+    expect(JSON.parse(body[0][col('config.tuning')])).toEqual({});
+    expect(Number(body[1][col('wall_clock_throughput_tok_per_s')])).toBe(1001);
+    expect(body[2][col('wall_clock_throughput_tok_per_s')]).toBe('');
+    expect(Number(body[0][col('hw.probe_read_bytes_per_s')])).toBe(2e9);
+  });
+
+  it('XLSX: Trials, Scenarios, Tier comparison and About sheets, opened with exceljs', async () => {
+    const dir = tempDir();
+    const m = model(dir);
+    const file = path.join(dir, 'trials.xlsx');
+    await writeExport(m, 'xlsx', file);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Trials', 'Scenarios', 'Tier comparison', 'About']);
+    const trials = wb.getWorksheet('Trials')!;
+    const header = (trials.getRow(1).values as unknown[]).slice(1);
+    expect(header).toEqual(trialColumns());
+    expect(trials.rowCount).toBe(4);
+    const cell = (row: number, name: string) => trials.getRow(row).getCell(header.indexOf(name) + 1).value;
+    expect(cell(2, 'config.model')).toBe('tiny-1b');
+    expect(cell(2, 'config.numUsers')).toBe(4);
+    expect(cell(2, 'config.enableAutoscaling')).toBe(false);
+    expect(cell(3, 'wall_clock_throughput_tok_per_s')).toBe(1001);
+    expect(cell(4, 'status')).toBe('failed');
+    expect(cell(4, 'wall_clock_throughput_tok_per_s')).toBeNull();
+    const scen = wb.getWorksheet('Scenarios')!;
+    const sh = (scen.getRow(1).values as unknown[]).slice(1);
+    const tputRow = scen.getRows(2, scen.rowCount - 1)!.find((r) => r.getCell(sh.indexOf('metric') + 1).value === 'wall_clock_throughput_tok_per_s')!;
+    expect(tputRow.getCell(sh.indexOf('n') + 1).value).toBe(2);
+    expect(tputRow.getCell(sh.indexOf('median') + 1).value).toBe(1000.5);
+    expect(tputRow.getCell(sh.indexOf('excluded') + 1).value).toBe(1);
+    const tiers = wb.getWorksheet('Tier comparison')!;
+    expect(tiers.getRow(2).getCell(1).value).toBe('storage-only');
+    expect(tiers.getRow(2).getCell(7).value).toBe(1); // speedup against itself
+  });
+
+  it('JSON: every trial with its options, metrics and hardware snapshot, and the report', async () => {
+    const dir = tempDir();
+    const m = model(dir);
+    const file = path.join(dir, 'trials.json');
+    await writeExport(m, 'json', file);
+    const j = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(j).toMatchObject({ format: 'kvbench-export', version: 1 });
+    expect(j.trials).toHaveLength(3);
+    expect(j.trials[0].options).toEqual(m.trials[0].options);
+    expect(j.trials[0].metrics.wall_clock_throughput_tok_per_s).toBe(1000);
+    expect(j.trials[0].hardware.system.id).toBe('sys-0123456789abcdef');
+    expect(j.report.scenarios.scenarios[0].trialIds).toHaveLength(2);
+    expect(j.report.tiers.rows[0].scenarioId).toBe('storage-only');
+  });
+
+  it('a failed export leaves an existing file untouched', async () => {
+    const dir = tempDir();
+    const m = model(dir);
+    const file = path.join(dir, 'keep.csv');
+    fs.writeFileSync(file, 'old');
+    const bad = { ...m, trials: [{ ...m.trials[0], get options(): Record<string, unknown> { throw new Error('boom'); } }] } as ExportModel;
+    await expect(writeExport(bad, 'csv', file)).rejects.toThrow('boom');
+    expect(fs.readFileSync(file, 'utf8')).toBe('old');
+    expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+});

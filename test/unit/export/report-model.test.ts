@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency } from '../../../src-main/export/report-model.ts';
+import { formatComparison, formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
+import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
+import { fakeHardware } from '../store/fixtures.ts';
+
+let nextId = 1;
+function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; configKey?: string; index?: number }): TrialRecord {
+  const id = nextId++;
+  return {
+    id, runId: 1, suiteId: 1, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: null, driveLabel: null,
+    scenarioId: o.scenario, trialIndex: o.index ?? 0, attempt: 1, status: o.status ?? 'complete', statusReason: o.status && o.status !== 'complete' ? 'engine crashed' : null,
+    configKey: o.configKey ?? o.scenario, options: o.options ?? { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' },
+    seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: null, kvbenchVersion: '0.1.0', metrics: o.metrics,
+  };
+}
+
+describe('scenario report', () => {
+  it('medians and P95s across complete trials; incomplete ones listed and excluded', () => {
+    // 003's GPU+CPU+NVMe: trial 1 incomplete (438/549 requests) must not drag the aggregate.
+    const ts = [
+      trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 266, storage_read_p95_ms: 350 } }),
+      trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 261, storage_read_p95_ms: 360 } }),
+      trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 262, storage_read_p95_ms: 370 } }),
+      trial({ scenario: 'storage-only', status: 'partial', metrics: { wall_clock_throughput_tok_per_s: 10 } }),
+      trial({ scenario: 'storage-only', status: 'failed', metrics: {} }),
+      trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: 1000 } }),
+    ];
+    const r = buildScenarioReport(ts);
+    expect(r.scenarios.map((s) => s.scenarioId)).toEqual(['cpu-only', 'storage-only']); // suite order
+    const s = r.scenarios[1];
+    expect(s.trialsTotal).toBe(5);
+    expect(s.trialIds).toHaveLength(3);
+    expect(s.excluded.map((x) => x.status)).toEqual(['partial', 'failed']);
+    const tput = metricOf(s, 'wall_clock_throughput_tok_per_s')!;
+    expect(tput).toMatchObject({ n: 3, median: 262 });
+    expect(tput.p95).toBeCloseTo(265.6, 9);
+    expect(tput.cv).toBeCloseTo(0.01006, 4);
+    // A latency percentile is aggregated as a distribution of per-trial P95s, never averaged.
+    expect(metricOf(s, 'storage_read_p95_ms')).toMatchObject({ n: 3, median: 360 });
+    expect(buildScenarioReport(ts, { includeIncomplete: true }).scenarios[1].trialIds).toHaveLength(4);
+    const text = formatScenarioReport(r);
+    expect(text).toMatch(/trials: 3 aggregated of 5/);
+    expect(text).toMatch(/! trial #1 \(id \d+\) PARTIAL, excluded: engine crashed/);
+    expect(text).toMatch(/Wall-clock throughput \(tok\/s\)\s+3\s+262\s+266\s+1\.0%/);
+  });
+
+  it('pools latency by merging HDR histograms', () => {
+    const a = new LatencyHistogram();
+    const b = new LatencyHistogram();
+    for (let i = 1; i <= 100; i++) a.record(i * 1e6); // 1..100 ms
+    for (let i = 1; i <= 100; i++) b.record(1000e6); // 1 s
+    const p = pooledLatency('end_to_end', [
+      { name: 'end_to_end', unit: 'ns', count: 100, sumNs: a.sumNs, hdr: a.encode() },
+      { name: 'end_to_end', unit: 'ns', count: 100, sumNs: b.sumNs, hdr: b.encode() },
+    ])!;
+    expect(p.count).toBe(200);
+    expect(p.p50Ms).toBeCloseTo(100, 0); // the median of the merged distribution, not the mean of 50 and 1000
+    expect(p.p95Ms).toBeCloseTo(1000, -1);
+  });
+});
+
+describe('tier comparison', () => {
+  it('speedup against storage-only and efficiency against the probed limits', () => {
+    const ts = [
+      ...[1691, 1501, 1879].map((v) => trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: v, storage_throughput_tok_per_s: v, cpu_read_p95_ms: 15.7, cpu_read_bytes_per_s: 5e9 } })),
+      ...[266, 261, 262].map((v) => trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: v, storage_throughput_tok_per_s: v, storage_read_p95_ms: 358.2, storage_read_bytes_per_s: 1e9, storage_write_bytes_per_s: 0.3e9, total_read_bytes: 94e9 } })),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), fakeHardware({ probe: true }));
+    expect(t.baseline).toBe('storage-only');
+    const cpu = t.rows.find((r) => r.scenarioId === 'cpu-only')!;
+    const sto = t.rows.find((r) => r.scenarioId === 'storage-only')!;
+    expect(sto.speedupWallClock).toBe(1);
+    expect(cpu.speedupWallClock).toBeCloseTo(1691 / 262, 9);
+    expect(cpu.cpuReadEfficiency).toBeCloseTo(0.5, 9); // 5 GB/s of a 10 GB/s memory copy
+    expect(sto.storageReadEfficiency).toBeCloseTo(0.5, 9); // 1 GB/s of a 2 GB/s drive
+    expect(sto.storageWriteEfficiency).toBeCloseTo(0.2, 9);
+    expect(sto.bytesRead).toBe(94e9);
+    expect(formatTierComparison(t)).toMatch(/cpu-only .* 6\.45x/);
+    const noProbe = buildTierComparison(buildScenarioReport(ts), null);
+    expect(noProbe.rows[0].storageReadEfficiency).toBeNull();
+    expect(noProbe.notes.join()).toMatch(/no bandwidth probe/);
+  });
+});
+
+describe('system comparison (seeds/002, automated)', () => {
+  /** Two systems over matched configurations; A is ~2.5× faster on decode bytes at CPU 0, storage throughput barely differs there. */
+  function twoSystems() {
+    const configs = [
+      { cpuMemGb: 0, numUsers: 50, decodeA: 250, decodeB: 100, stA: 112, stB: 100, tokA: 243, tokB: 100 },
+      { cpuMemGb: 0, numUsers: 100, decodeA: 260, decodeB: 100, stA: 95, stB: 100, tokA: 240, tokB: 100 },
+      { cpuMemGb: 4, numUsers: 50, decodeA: 206, decodeB: 100, stA: 223, stB: 100, tokA: 179, tokB: 100 },
+    ];
+    const a: TrialRecord[] = [];
+    const b: TrialRecord[] = [];
+    configs.forEach((c, i) => {
+      const options = { model: 'llama3.1-8b', numUsers: c.numUsers, cpuMemGb: c.cpuMemGb, gpuMemGb: 0, duration: 300, generationMode: 'none' };
+      for (const [k, jitter] of [[0, 1], [1, 1.02], [2, 0.98]] as const) {
+        a.push(trial({ scenario: 'mlperf', system: 'fast', configKey: `c${i}`, index: k, options, metrics: { decode_bytes_read: c.decodeA * jitter, storage_throughput_tok_per_s: c.stA * jitter, wall_clock_throughput_tok_per_s: c.tokA * jitter, e2e_p95_ms: 100 / jitter } }));
+        b.push(trial({ scenario: 'mlperf', system: 'slow', configKey: `c${i}`, index: k, options, metrics: { decode_bytes_read: c.decodeB * jitter, storage_throughput_tok_per_s: c.stB * jitter, wall_clock_throughput_tok_per_s: c.tokB * jitter, e2e_p95_ms: 300 / jitter } }));
+      }
+    });
+    b.push(trial({ scenario: 'mlperf', system: 'slow', configKey: 'only-b', metrics: { decode_bytes_read: 1 } }));
+    return { a, b };
+  }
+
+  it('ratio per metric, win rate, noise, and the best differentiator per CPU-tier size', () => {
+    const { a, b } = twoSystems();
+    const c = buildSystemComparison({ label: 'fast', id: 'sys-a', trials: a }, { label: 'slow', id: 'sys-b', trials: b });
+    expect(c.matched).toBe(3);
+    expect(c.unmatchedB).toBe(1);
+    const decode = c.metrics.find((m) => m.metric.key === 'decode_bytes_read')!;
+    expect(decode.meanRatio).toBeCloseTo((2.5 + 2.6 + 2.06) / 3, 9);
+    expect(decode.winRateA).toBe(1);
+    expect(decode.withinNoise).toBe(0);
+    const st = c.metrics.find((m) => m.metric.key === 'storage_throughput_tok_per_s')!;
+    expect(st.winRateA).toBeCloseTo(2 / 3, 9);
+    // Latency: lower is better, so A (100 ms vs 300 ms) wins although its ratio is < 1.
+    const e2e = c.metrics.find((m) => m.metric.key === 'e2e_p95_ms')!;
+    expect(e2e.meanRatio).toBeCloseTo(1 / 3, 9);
+    expect(e2e.winRateA).toBe(1);
+    // At CPU 0 storage throughput barely separates the systems; decode bytes read does (002's finding).
+    const cpu0 = c.byCpuMem.find((g) => g.group === 'CPU 0 GiB')!;
+    expect(cpu0.configs).toBe(2);
+    expect(cpu0.bestDifferentiator).toMatchObject({ key: 'decode_bytes_read', side: 'a', winRate: 1 });
+    expect(cpu0.metrics.find((m) => m.key === 'storage_throughput_tok_per_s')!.winRateA).toBe(0.5);
+    const cpu4 = c.byCpuMem.find((g) => g.group === 'CPU 4 GiB')!;
+    expect(cpu4.bestDifferentiator).toMatchObject({ key: 'storage_throughput_tok_per_s', side: 'a' });
+    expect(c.variance.map((v) => v.users)).toEqual([50, 100]);
+    expect(c.variance[0].medianCvA).toBeCloseTo(0.02, 2);
+    const text = formatComparison(c, { perConfig: true });
+    expect(text).toMatch(/A = fast \(sys-a\), B = slow \(sys-b\)/);
+    expect(text).toMatch(/Decode bytes read \(higher is better\)\s+3\s+2\.39x/);
+    expect(text).toMatch(/CPU 0 GiB .* Decode bytes read: A wins 100%/);
+  });
+
+  it('a difference smaller than the run-to-run spread is flagged as noise', () => {
+    const opts = { model: 'm', numUsers: 1, cpuMemGb: 0 };
+    const a = [100, 150, 60].map((v, i) => trial({ scenario: 's', system: 'a', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const b = [105, 55, 140].map((v, i) => trial({ scenario: 's', system: 'b', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    expect(c.metrics[0].configs[0]).toMatchObject({ medianA: 100, medianB: 105, withinNoise: true, winner: 'b' });
+  });
+
+  it('matching by scenario compares suites planned on machines with different RAM', () => {
+    const a = [trial({ scenario: 'cpu-only', system: 'a', configKey: 'ka', metrics: { wall_clock_throughput_tok_per_s: 2 } })];
+    const b = [trial({ scenario: 'cpu-only', system: 'b', configKey: 'kb', metrics: { wall_clock_throughput_tok_per_s: 1 } })];
+    expect(buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }).matched).toBe(0);
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { match: 'scenario' });
+    expect(c.matched).toBe(1);
+    expect(c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.meanRatio).toBe(2);
+  });
+});

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseNvidiaProcVersion, probeCudaDriver } from '../../../src-main/hardware/gpu-driver.ts';
+import { FakeCudaDriver } from './fake-cuda-driver.ts';
+
+const GiB = 1024 ** 3;
+
+describe('probeCudaDriver', () => {
+  it('lists devices, memory, PCI bus, CUDA version and the NVIDIA driver version', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-probe-'));
+    const proc = path.join(dir, 'version');
+    fs.writeFileSync(
+      proc,
+      'NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\nGCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n',
+    );
+    const driver = new FakeCudaDriver({
+      devices: [
+        { name: 'NVIDIA H100 80GB HBM3', totalMemoryBytes: 1024 },
+        { name: 'NVIDIA H100 80GB HBM3', totalMemoryBytes: 1024, pciBusId: '00000000:C1:00.0' },
+      ],
+      driverVersion: 12040,
+    });
+    const p = await probeCudaDriver({ driver, procVersionPath: proc });
+    expect(p).toEqual({
+      available: true,
+      reason: null,
+      driverVersion: '550.54.15',
+      cudaVersion: '12.4',
+      library: 'fake-libcuda',
+      devices: [
+        { index: 0, name: 'NVIDIA H100 80GB HBM3', totalMemoryBytes: 1024, pciBusId: '00000000:41:00.0' },
+        { index: 1, name: 'NVIDIA H100 80GB HBM3', totalMemoryBytes: 1024, pciBusId: '00000000:C1:00.0' },
+      ],
+    });
+    // The probe creates no context and allocates nothing.
+    expect(driver.callCount('cuDevicePrimaryCtxRetain')).toBe(0);
+    expect(driver.callCount('cuMemAlloc')).toBe(0);
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  it('gives the reason when the library loads but the driver cannot be used', async () => {
+    const driver = new FakeCudaDriver({ devices: [{ name: 'x', totalMemoryBytes: GiB }] });
+    driver.failNext.set('cuInit', 803);
+    const p = await probeCudaDriver({ driver, procVersionPath: '/nonexistent' });
+    expect(p).toMatchObject({
+      available: false,
+      reason: 'fake-libcuda loaded, but the driver cannot be used: cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803)',
+      cudaVersion: '12.4',
+      devices: [],
+    });
+  });
+
+  it('says so when the driver reports no device', async () => {
+    const p = await probeCudaDriver({ driver: new FakeCudaDriver({ devices: [] }), procVersionPath: '/nonexistent' });
+    expect(p).toMatchObject({ available: false, reason: 'fake-libcuda loaded, but it reports no CUDA device' });
+  });
+
+  it('parses the NVIDIA kernel module banner', () => {
+    expect(parseNvidiaProcVersion('NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024')).toBe('535.183.01');
+    expect(parseNvidiaProcVersion('NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  560.35.03  Release Build')).toBe('560.35.03');
+    expect(parseNvidiaProcVersion('garbage')).toBeNull();
+  });
+});

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Systeminformation } from 'systeminformation';
+import { detectHardware, gpusFrom, type HardwareSource } from '../../../src-main/hardware/detect-hardware.ts';
+import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
+import { HardwareProfileSchema, computeGpus } from '../../../src-shared/domain/hardware.ts';
+import { makeFakeSys } from './fake-sys.ts';
+import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+
+const fake = makeFakeSys();
+afterAll(() => {
+  fake.cleanup();
+  removeTempDirs();
+});
+
+/** What systeminformation returns on this VM (environment.md): no GPU, no disk layout, empty fields. */
+function vmSource(over: Partial<Record<keyof HardwareSource, () => Promise<unknown>>> = {}): HardwareSource {
+  const base: Record<keyof HardwareSource, () => Promise<unknown>> = {
+    cpu: async () => ({ manufacturer: 'AMD', brand: 'EPYC', cores: 2, physicalCores: 2, processors: 1, speed: 0, speedMax: 0 }),
+    mem: async () => ({ total: 24 * 1024 ** 3, available: 20 * 1024 ** 3, swaptotal: 0 }),
+    graphics: async () => ({ controllers: [], displays: [] }),
+    diskLayout: async () => [],
+    blockDevices: async () => [
+      { name: 'vda', type: 'disk', size: 274877906944, physical: 'HDD', model: '', serial: '', removable: false, protocol: '', device: '/dev/vda' },
+      { name: 'zram0', type: 'disk', size: 0, physical: 'SSD', model: '', serial: '', removable: false, protocol: '', device: '/dev/zram0' },
+    ],
+    osInfo: async () => ({ platform: 'linux', distro: 'Debian GNU/Linux', release: '12', kernel: '6.1', arch: 'x64', hostname: 'vm' }),
+    system: async () => ({ manufacturer: '', model: 'Docker Container', virtual: true, virtualHost: 'KVM' }),
+    uuid: async () => ({ os: 'abc', hardware: '', macs: [] }),
+  };
+  return { ...base, ...over } as unknown as HardwareSource;
+}
+
+describe('detectHardware', () => {
+  it('degrades gracefully on a VM without GPU, disk model or serial', async () => {
+    const cache = tempDir('kvb-hw-');
+    const machineId = path.join(cache, 'machine-id');
+    fs.writeFileSync(machineId, '3d1219c7c4c5404aaa1f6d2a48adfda4\n');
+    const hw = await detectHardware(path.join(cache, 'not-yet'), { source: vmSource(), sysRoot: fake.root, machineIdPaths: [machineId] });
+    expect(HardwareProfileSchema.parse(hw)).toEqual(hw);
+    expect(hw.system.idSource).toBe('machine-id');
+    expect(hw.system.hostname).toBe('vm');
+    expect(hw.gpus).toEqual([]);
+    expect(hw.warnings.join('\n')).toMatch(/no GPU found/);
+    expect(hw.disks.find((d) => d.name === 'vda')).toMatchObject({ media: 'virtual', model: null, serial: 'overlayblk' });
+    // The fake mountinfo puts / on the NVMe partition: the directory's drive is found through it.
+    const c = hw.cacheDir!;
+    expect(c.exists).toBe(false);
+    expect(c.resolvedPath).toBe(fs.realpathSync(cache));
+    expect(c.mountPoint).toBe('/');
+    expect(c.blockDevice?.model).toBe('Samsung SSD 990 PRO 2TB');
+    expect(c.driveIdBasis).toBe('serial');
+    expect(c.freeBytes).toBeGreaterThan(0);
+    expect(c.directIo).not.toBeNull();
+    expect(formatHardware(hw)).toMatch(/Cache directory .*not-yet[\s\S]*drive id/);
+  });
+
+  it('survives a systeminformation call that throws, and a missing machine-id', async () => {
+    const hw = await detectHardware(null, {
+      source: vmSource({ graphics: async () => Promise.reject(new Error('no lspci')), cpu: async () => Promise.reject(new Error('boom')) }),
+      sysRoot: fake.root,
+      machineIdPaths: ['/nonexistent/machine-id'],
+    });
+    expect(hw.cacheDir).toBeNull();
+    expect(hw.system.idSource).toBe('os-uuid');
+    expect(hw.cpu.logicalCores).toBeGreaterThan(0);
+    expect(hw.warnings.join('\n')).toMatch(/graphics: no lspci/);
+    expect(hw.warnings.join('\n')).toMatch(/cpu: boom/);
+  });
+
+  it('reads GPUs and their memory; integrated graphics are not compute GPUs', () => {
+    const gpus = gpusFrom({
+      controllers: [
+        { vendor: 'NVIDIA Corporation', model: 'H100 NVL', name: 'NVIDIA H100 NVL', bus: 'PCI', vram: 95830, vramDynamic: false, memoryTotal: 95830, driverVersion: '580.95.05', pciBus: '00000000:17:00.0' },
+        { vendor: 'Intel Corporation', model: 'UHD 630', bus: 'Onboard', vram: 128, vramDynamic: true },
+      ] as Systeminformation.GraphicsControllerData[],
+      displays: [],
+    });
+    expect(gpus[0]).toMatchObject({ model: 'NVIDIA H100 NVL', memoryBytes: 95830 * 1024 ** 2, driverVersion: '580.95.05', compute: true });
+    expect(gpus[1].compute).toBe(false);
+    expect(computeGpus({ gpus })).toHaveLength(1);
+  });
+});

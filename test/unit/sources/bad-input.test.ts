@@ -1,0 +1,154 @@
+// Bad input files: each is refused before the run with a VALIDATION error naming the file and line.
+import { afterEach, describe, expect, it } from 'vitest';
+import { KvbenchError } from '../../../src-shared/domain/errors.ts';
+import { createWorkloadSource } from '../../../src-main/engine/workload/sources/create-source.ts';
+import { BURST_HEADER, conversation, makeCtx, removeTempDirs, tempDir, writeFile } from './helpers.ts';
+
+afterEach(removeTempDirs);
+
+async function refusal(name: string, content: string | Buffer, opts: { burst?: boolean } = {}): Promise<{ file: string; message: string }> {
+  const file = writeFile(tempDir(), name, content);
+  const ctx = makeCtx(opts.burst ? { useBurstTrace: true, burstTracePath: file } : { datasetPath: file });
+  try {
+    await createWorkloadSource(ctx);
+  } catch (err) {
+    expect(err).toBeInstanceOf(KvbenchError);
+    expect((err as KvbenchError).code).toBe('VALIDATION');
+    const message = (err as Error).message;
+    expect(message).toContain(file);
+    return { file, message };
+  }
+  throw new Error(`${name} was accepted`);
+}
+
+const mc = (ts: number, input: number, ids: number[]) => JSON.stringify({ timestamp: ts, input_length: input, output_length: 10, hash_ids: ids });
+const HUGE = 'x'.repeat(1024 * 1024 + 10);
+
+describe('bad dataset and trace files', () => {
+  it.each([
+    ['empty file', 'empty.json', '', /the file is empty/],
+    ['whitespace only', 'blank.csv', '\n\n  \n', /the file is empty/],
+    ['binary garbage', 'bin.dat', Buffer.from([0, 1, 2, 3, 255, 10, 4, 5]), /line 1: unrecognised format/],
+    ['unknown CSV header', 'other.csv', 'a,b,c\n1,2,3\n', /line 1: unrecognised format .*supported formats/s],
+  ])('%s', async (_what, name, content, re) => {
+    expect((await refusal(name, content)).message).toMatch(re);
+  });
+
+  describe('ShareGPT', () => {
+    it('truncated file', async () => {
+      const text = JSON.stringify([conversation('a', [[10, 10]]), conversation('b', [[10, 10]])], null, 1);
+      const { message } = await refusal('trunc.json', text.slice(0, text.length - 40));
+      expect(message).toMatch(/ends inside the JSON array \(truncated\?\)/);
+    });
+    it('an element that is not valid JSON names its line', async () => {
+      const { message } = await refusal('bad.json', `[\n${JSON.stringify(conversation('a', [[10, 10]]))},\n{"id": "b", "conversations": [nope]}\n]`);
+      expect(message).toMatch(/, line 3: element 2 of the JSON array is not valid JSON/);
+    });
+    it('wrong shape names the conversation and line', async () => {
+      const { message } = await refusal('shape.json', `[\n\n{"id": "a", "conversations": "hello"}]`);
+      expect(message).toMatch(/, line 3: conversation 1 is not a ShareGPT conversation .*conversations/);
+    });
+    it('a non-string message value', async () => {
+      const { message } = await refusal('value.json', `[{"id": "a", "conversations": [{"from": "human", "value": 5}, {"from": "gpt", "value": "x"}]}]`);
+      expect(message).toMatch(/line 1: conversation 1, message 1: "value" must be a string/);
+    });
+    it('an empty array, or no usable turn', async () => {
+      expect((await refusal('none.json', '[]')).message).toMatch(/the JSON array is empty/);
+      expect((await refusal('noturn.json', '[{"id":"a","conversations":[{"from":"gpt","value":"hi"}]}]')).message).toMatch(/none of its 1 conversations has a turn/);
+    });
+    it('trailing garbage and trailing commas', async () => {
+      expect((await refusal('tail.json', '[{"id":"a","conversations":[]}] extra')).message).toMatch(/unexpected content after the closing/);
+      expect((await refusal('comma.json', '[{"id":"a","conversations":[]},]')).message).toMatch(/trailing comma/);
+    });
+  });
+
+  describe('BurstGPT', () => {
+    it('missing column', async () => {
+      const { message } = await refusal('b.csv', 'Timestamp,Model,Request tokens,Total tokens\n1,x,2,3\n', { burst: true });
+      expect(message).toMatch(/, line 1: not a BurstGPT CSV header: missing column\(s\) "Response tokens"/);
+    });
+    it('non-numeric field', async () => {
+      const { message } = await refusal('b.csv', `${BURST_HEADER}\n1,ChatGPT,10,20,30,x\n2,ChatGPT,ten,20,30,x\n`, { burst: true });
+      expect(message).toMatch(/, line 3: Request tokens "ten" is not a non-negative integer/);
+    });
+    it('negative or fractional tokens, bad timestamp', async () => {
+      expect((await refusal('b.csv', `${BURST_HEADER}\n1,ChatGPT,-5,20,15,x\n`, { burst: true })).message).toMatch(/line 2: Request tokens "-5"/);
+      expect((await refusal('b.csv', `${BURST_HEADER}\n1,ChatGPT,5,2.5,15,x\n`, { burst: true })).message).toMatch(/line 2: Response tokens "2.5"/);
+      expect((await refusal('b.csv', `${BURST_HEADER}\nnoon,ChatGPT,5,2,15,x\n`, { burst: true })).message).toMatch(/line 2: Timestamp "noon" is not a number/);
+    });
+    it('truncated last row', async () => {
+      const { message } = await refusal('b.csv', `${BURST_HEADER}\n1,ChatGPT,10,20,30,x\n2,ChatGPT,1`, { burst: true });
+      expect(message).toMatch(/, line 3: expected 6 fields as in the header, found 3/);
+    });
+    it('header only', async () => {
+      expect((await refusal('b.csv', `${BURST_HEADER}\n`, { burst: true })).message).toMatch(/contains no requests/);
+    });
+    it('a line over 1 MiB', async () => {
+      const { message } = await refusal('b.csv', `${BURST_HEADER}\n1,ChatGPT,10,20,30,x\n2,${HUGE},10,20,30,x\n`, { burst: true });
+      expect(message).toMatch(/, line 3: line is longer than 1 MiB/);
+    });
+    it('an unterminated quote', async () => {
+      expect((await refusal('b.csv', `${BURST_HEADER}\n1,"ChatGPT,10,20,30,x\n`, { burst: true })).message).toMatch(/line 2: unterminated quoted field/);
+    });
+  });
+
+  describe('Azure', () => {
+    it('bad date-time and wrong columns', async () => {
+      expect((await refusal('a.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.97,10,2\n2023-11-16 18:17,10,2\n')).message).toMatch(
+        /, line 3: TIMESTAMP "2023-11-16 18:17" is not a date-time/,
+      );
+      expect((await refusal('a.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.97,10,x\n')).message).toMatch(/line 2: GeneratedTokens "x"/);
+    });
+  });
+
+  describe('Mooncake', () => {
+    it('truncated last line', async () => {
+      const { message } = await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n${mc(5, 600, [1, 3])}\n{"timestamp": 9, "input_le`);
+      expect(message).toMatch(/, line 3: not valid JSON \(truncated line\?\)/);
+    });
+    it('hash_ids that do not cover the input length', async () => {
+      const { message } = await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n${mc(5, 1200, [1, 3])}\n`);
+      expect(message).toMatch(/, line 2: hash_ids lists 2 block\(s\) but input_length 1200 needs 3 blocks of 512 tokens/);
+    });
+    it('missing or mistyped fields', async () => {
+      expect((await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n{"timestamp": 1, "input_length": 600, "hash_ids": [1, 2]}\n`)).message).toMatch(/line 2: .*output_length/);
+      expect((await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n{"timestamp": "soon", "input_length": 600, "output_length": 1, "hash_ids": [1, 2]}\n`)).message).toMatch(
+        /line 2: .*timestamp must be a number/,
+      );
+    });
+    it('a line over 1 MiB', async () => {
+      const { message } = await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n{"timestamp": 1, "pad": "${HUGE}"}\n`);
+      expect(message).toMatch(/, line 2: line is longer than 1 MiB/);
+    });
+    it('JSON lines that are not Mooncake records', async () => {
+      expect((await refusal('m.jsonl', '{"prompt": "hi"}\n{"prompt": "ho"}\n')).message).toMatch(/without "hash_ids"/);
+    });
+  });
+
+  describe('workload files', () => {
+    it('JSON syntax error names the line', async () => {
+      const { message } = await refusal('w.json', '{\n  "format": "kvbench-workload",\n  "schema_version": 1,\n  "batches": [,]\n}\n');
+      expect(message).toMatch(/, line 4: not valid JSON/);
+    });
+    it('schema problems are listed with their paths', async () => {
+      const w = {
+        format: 'kvbench-workload',
+        schema_version: 1,
+        batches: [
+          { index: 0, context_tokens: 100, delay_ms: 0, requests: [{ id: 'a', prompt_id: 'p', context_tokens: 100, generation_tokens: 1, reused: false }] },
+          { index: 1, context_tokens: 100, delay_ms: 0, requests: [{ id: 'a', prompt_id: 'p', context_tokens: 200, generation_tokens: -1, reused: true }] },
+        ],
+      };
+      const { message } = await refusal('w.json', JSON.stringify(w));
+      expect(message).toContain('batches[1].requests[0].generation_tokens: generation_tokens cannot be negative');
+      const dup = JSON.stringify({ ...w, batches: [w.batches[0], { ...w.batches[1], requests: [{ ...w.batches[1].requests[0], generation_tokens: 1 }] }] });
+      const m2 = (await refusal('w2.json', dup)).message;
+      expect(m2).toContain('duplicate request id "a"');
+      expect(m2).toContain('prompt "p" has 200 context tokens here but 100 earlier');
+    });
+    it('an unsupported schema version', async () => {
+      const { message } = await refusal('w.json', JSON.stringify({ format: 'kvbench-workload', schema_version: 2, batches: [] }));
+      expect(message).toMatch(/unsupported schema_version 2 \(this kvbench reads version 1\)/);
+    });
+  });
+});

@@ -1,0 +1,93 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
+import { IO_TRACE_HEADER, IoTraceLog } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
+import { NullTier } from '../../../src-main/engine/workload/trace/null-tier.ts';
+import { removeTempDirs, tempDir } from './helpers.ts';
+
+afterEach(removeTempDirs);
+
+function fixedClock(): () => number {
+  let t = 1_700_000_000;
+  return () => (t += 0.000001);
+}
+
+describe('IoTraceLog', () => {
+  it('writes the reference CSV: header, epoch seconds with 6 decimals, tier labels, quoted odd keys', async () => {
+    const file = path.join(tempDir(), 'sub', 'dir', 'trace.csv');
+    const log = await IoTraceLog.open(file, { clock: fixedClock() });
+    log.record({ op: 'Write', tier: 'gpu', key: 'conv_1_turn_1', sizeBytes: 1024, phase: 'Prefill' });
+    log.record({ op: 'Read', tier: 'cpu', key: 'a,"b"', sizeBytes: 2048.7, phase: 'Decode' });
+    log.record({ op: 'Read', tier: 'storage', key: 'kv_system_x', sizeBytes: 5, phase: 'Both' });
+    log.record({ op: 'Write', tier: 'storage', key: 'k', sizeBytes: 7, phase: 'Evict' });
+    expect(log.rows).toBe(4);
+    expect(await log.close()).toEqual({ path: file, rows: 4, compressed: false });
+    expect(fs.readFileSync(file, 'utf8').split('\n')).toEqual([
+      IO_TRACE_HEADER,
+      '1700000000.000001,Write,1024,Tier-0,conv_1_turn_1,Prefill',
+      '1700000000.000002,Read,2048,Tier-1,"a,""b""",Decode',
+      '1700000000.000003,Read,5,Tier-2,kv_system_x,Both',
+      '1700000000.000004,Write,7,Tier-2,k,Evict',
+      '',
+    ]);
+  });
+
+  it('writes a zstd stream for a .zst path, with the same content', async () => {
+    const dir = tempDir();
+    const plain = await IoTraceLog.open(path.join(dir, 't.csv'), { clock: fixedClock() });
+    const zst = await IoTraceLog.open(path.join(dir, 't.csv.zst'), { clock: fixedClock() });
+    for (let i = 0; i < 50_000; i++) {
+      const r = { op: i % 3 ? ('Read' as const) : ('Write' as const), tier: 'storage' as const, key: `user_${i % 97}_req_${i}`, sizeBytes: 131072 * (i % 9), phase: 'Decode' as const };
+      plain.record(r);
+      zst.record(r);
+      if (i % 10_000 === 0) await zst.waitForRoom();
+    }
+    await plain.close();
+    expect((await zst.close()).compressed).toBe(true);
+    const raw = fs.readFileSync(path.join(dir, 't.csv.zst'));
+    expect(raw.readUInt32LE(0)).toBe(0xfd2fb528); // zstd frame magic
+    expect(zlib.zstdDecompressSync(raw).toString('utf8')).toBe(fs.readFileSync(path.join(dir, 't.csv'), 'utf8'));
+    expect(raw.length).toBeLessThan(fs.statSync(path.join(dir, 't.csv')).size / 3);
+  });
+
+  it('reports a file it cannot create', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'file'), 'x');
+    await expect(IoTraceLog.open(path.join(dir, 'file', 'trace.csv'))).rejects.toMatchObject({ code: 'TARGET_NOT_WRITABLE' });
+  });
+});
+
+describe('NullTier', () => {
+  it('lets the cache place, read, demote and evict without I/O, every timing zero', async () => {
+    const gpu = new NullTier('gpu');
+    const cpu = new NullTier('cpu');
+    const storage = new NullTier('storage');
+    const cache = new MultiTierCache([
+      { backend: gpu, budgetBytes: 1000 },
+      { backend: cpu, budgetBytes: 2000 },
+      { backend: storage, budgetBytes: 3000 },
+    ]);
+    let sourceCalls = 0;
+    const source = async () => {
+      sourceCalls++;
+    };
+    for (let i = 0; i < 16; i++) {
+      const w = await cache.write({ key: `k${i}`, keyHash: BigInt(i), sizeBytes: 400 }, source);
+      expect(w.written).toBe(true);
+      expect(w.timing!.durationNs).toBe(0);
+      expect(w.timing!.bytes).toBe(400);
+    }
+    expect(sourceCalls).toBe(0);
+    const r = await cache.read('k15', 'user');
+    expect(r).toMatchObject({ hit: true, tier: 'gpu' });
+    expect(r.timing!.durationNs).toBe(0);
+    expect((await cache.read('k0', 'user')).hit).toBe(false); // deleted from the full storage tier
+    expect(cache.demotions.get('gpu->cpu')!.count).toBeGreaterThan(0);
+    expect(cache.demotions.get('cpu->storage')!.count).toBeGreaterThan(0);
+    expect(storage.removes).toBeGreaterThan(0);
+    const s = cache.tierStats.get('storage')!;
+    expect(s.write.latency.percentileNs(95)).toBeLessThanOrEqual(1);
+  });
+});

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configKey, detectFormat, extractHistograms, extractMetrics, statusFromResults } from '../../../src-main/store/results-ingest.ts';
+import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
+import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
+import { kvbenchResults, referenceResultsMid, referenceResultsNew, removeTempDirs, tempDir } from './fixtures.ts';
+
+const GIB = 1024 ** 3;
+afterEach(() => removeTempDirs());
+
+describe('results formats', () => {
+  it('reads the reference (NEW) keys with their units: GiB → bytes, GiB/s → bytes/s, ms stays ms', () => {
+    const r = referenceResultsNew({ tokPerS: 490, storageTokPerS: 263, readGiB: 90 });
+    expect(detectFormat(r)).toBe('reference-new');
+    const m = extractMetrics(r);
+    expect(m.wall_clock_throughput_tok_per_s).toBe(490);
+    expect(m.storage_throughput_tok_per_s).toBe(263);
+    expect(m.storage_read_p95_ms).toBe(358.2);
+    expect(m.storage_read_device_p95_ms).toBe(300);
+    expect(m.storage_read_bytes).toBe(90 * GIB);
+    expect(m.storage_read_bytes_per_s).toBeCloseTo((90 * GIB) / 300, 6);
+    expect(m.total_read_bytes).toBe(90 * GIB);
+    expect(m.e2e_p95_ms).toBe(2000);
+    expect(m.cache_hit_rate).toBe(0.93);
+    // The reference has no decode-bytes key in NEW and no kvbench-only metrics: absent, never 0.
+    expect(m.decode_bytes_read).toBeUndefined();
+    expect(m.queue_wait_p95_ms).toBeUndefined();
+    expect(extractHistograms(r)).toEqual([]);
+    expect(statusFromResults(r, 'reference-new')).toEqual({ status: 'complete', reason: null });
+  });
+
+  it('reads the MID build (seeds/003 trial files): nvme_* keys, decode bytes, storage throughput from the raw totals', () => {
+    const r = referenceResultsMid({ tokens: 146_900, storageS: 86.83, requests: 438, decodeGiB: 94.4 });
+    expect(detectFormat(r)).toBe('reference-mid');
+    const m = extractMetrics(r);
+    expect(m.storage_throughput_tok_per_s).toBeCloseTo(1691.8, 1); // 146,900 / 86.83 s, as 003 computes it
+    expect(m.decode_bytes_read).toBeCloseTo(94.4 * GIB, 0);
+    expect(m.storage_read_p95_ms).toBe(358.2);
+    expect(m.storage_read_device_p95_ms).toBe(0.3);
+    // 003: "Trial 1 only completed 438/549 requests" → incomplete, with the numbers.
+    expect(statusFromResults(r, 'reference-mid', 549)).toEqual({ status: 'partial', reason: 'completed 438 of 549 requests (--max-requests)' });
+  });
+
+  it('a reference run where nothing completed is failed', () => {
+    const r = { requests_completed: 0, total_tokens_generated: 0 };
+    expect(statusFromResults(r, detectFormat(r))).toMatchObject({ status: 'failed' });
+  });
+
+  it("reads kvbench's own results, with the engine's status and the HDR histograms", () => {
+    const r = kvbenchResults({ tokPerS: 1234, readBytesPerS: 2e9, decodeBytes: 5 * GIB, status: 'partial' }) as unknown as Record<string, unknown>;
+    expect(detectFormat(r)).toBe('kvbench');
+    const m = extractMetrics(r);
+    expect(m).toMatchObject({ wall_clock_throughput_tok_per_s: 1234, storage_read_bytes_per_s: 2e9, decode_bytes_read: 5 * GIB });
+    expect(m.queue_wait_p95_ms).toBeGreaterThan(0);
+    expect(statusFromResults(r, 'kvbench')).toEqual({ status: 'partial', reason: 'disk full' });
+    const names = extractHistograms(r).map((h) => h.name);
+    expect(names).toEqual(expect.arrayContaining(['end_to_end', 'queue_wait', 'tier_read.storage', 'tier_read_ns_per_mib.storage']));
+    expect(extractHistograms(r).find((h) => h.name === 'tier_read_ns_per_mib.storage')!.unit).toBe('ns/MiB');
+  });
+});
+
+describe('configuration key', () => {
+  it('ignores where files go and the seed, but not the workload', () => {
+    const base = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
+    const k = configKey(base);
+    expect(configKey({ ...base, cacheDir: '/elsewhere', output: 'x.json', seed: 7, storageCapacityGb: 100, ioDepth: 16 })).toBe(k);
+    expect(configKey({ model: DEFAULT_RUN_OPTIONS.model })).toBe(k); // missing keys take their defaults
+    expect(configKey({ ...base, numUsers: 200 })).not.toBe(k);
+    expect(configKey({ ...base, cpuMemGb: 0 })).not.toBe(k);
+  });
+});
+
+describe('import', () => {
+  it('stores reference files under a named system with the run flags as their configuration', async () => {
+    const dir = tempDir();
+    const files = [1, 2, 3].map((i) => {
+      const f = path.join(dir, `mlperf_stress_slow_trial${i}.json`);
+      fs.writeFileSync(f, JSON.stringify(referenceResultsNew({ tokPerS: 400 + i, storageTokPerS: 200 + i })));
+      return f;
+    });
+    const bad = path.join(dir, 'notes.json');
+    fs.writeFileSync(bad, JSON.stringify({ hello: 'world' }));
+    const parsed = parseRunArgs(['--model', 'llama3.1-8b', '--cpu-mem-gb', '0', '--max-concurrent-allocs', '16', '--num-users', '200', '--duration', '300', '--generation-mode', 'none']);
+    if (parsed.ok !== true) throw new Error('flags');
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [...files, bad], {
+        systemLabel: 'slow',
+        scenarioId: 'mlperf-storage-stress',
+        options: parsed.options as unknown as Record<string, unknown>,
+      });
+      expect(r.errors).toEqual([{ file: bad, message: expect.stringMatching(/not a kvbench or MLPerf KV-cache results file/) }]);
+      expect(r.imported.map((f) => [f.format, f.status, f.configKnown])).toEqual([
+        ['reference-new', 'complete', true],
+        ['reference-new', 'complete', true],
+        ['reference-new', 'complete', true],
+      ]);
+      const trials = store.listTrials({ systemIds: [r.systemId], order: 'asc' });
+      expect(trials.map((t) => t.trialIndex)).toEqual([0, 1, 2]);
+      expect(trials[0]).toMatchObject({ systemLabel: 'slow', scenarioId: 'mlperf-storage-stress', resultsFormat: 'reference-new', sourceFile: files[0] });
+      expect(trials[0].options).toMatchObject({ model: 'llama3.1-8b', numUsers: 200, cpuMemGb: 0, maxConcurrentAllocs: 16 });
+      expect(trials[0].configKey).toBe(configKey(parsed.options as unknown as Record<string, unknown>));
+      expect(store.trialResults(trials[0].id)).toEqual(JSON.parse(fs.readFileSync(files[0], 'utf8')));
+      expect(store.getSystem(r.systemId)!.source).toBe('imported');
+      expect(store.getSuite(r.suiteId)).toMatchObject({ source: 'import', status: 'finished' });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('without run flags the trial is kept but matches no configuration', async () => {
+    const dir = tempDir();
+    const f = path.join(dir, 'r.json');
+    fs.writeFileSync(f, JSON.stringify(referenceResultsNew({ tokPerS: 1, storageTokPerS: 1 })));
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [f], { systemLabel: 'x' });
+      expect(r.imported[0].configKnown).toBe(false);
+      expect(store.getTrial(r.imported[0].trialId)!.configKey).toMatch(/^unknown-/);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,0 +1,267 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../../src-main/store/migrations.ts';
+import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
+import { StoreError } from '../../../src-main/store/store-error.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from './fixtures.ts';
+
+const opened: Store[] = [];
+afterEach(() => {
+  for (const s of opened.splice(0)) s.close();
+  removeTempDirs();
+});
+function open(file: string, o: Parameters<typeof openStore>[1] = {}): Store {
+  const s = openStore(file, o);
+  opened.push(s);
+  return s;
+}
+
+function expectStoreError(fn: () => unknown, code: string, message: RegExp): void {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(StoreError);
+    expect((err as StoreError).code).toBe(code);
+    expect((err as Error).message).toMatch(message);
+    return;
+  }
+  throw new Error(`expected a StoreError ${code}`);
+}
+
+/** Everything under `dir`, with contents, to prove a file was not touched. */
+function snapshot(dir: string): Record<string, string> {
+  return Object.fromEntries(fs.readdirSync(dir).map((n) => [n, fs.readFileSync(path.join(dir, n)).toString('base64')]));
+}
+
+/** A store with one system, one suite from a plan, and its runs. */
+function seeded(file: string) {
+  const store = open(file);
+  const hw = fakeHardware();
+  store.upsertDetectedSystem(hw);
+  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only', 'cpu-only'] });
+  const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+  const runs = store.listRuns(suiteId);
+  const snapshotId = store.saveHardwareSnapshot(hw);
+  return { store, hw, plan, suiteId, runs, snapshotId };
+}
+
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(r.stdout);
+}
+
+describe('opening', () => {
+  it('creates a fresh database: WAL, foreign keys, application_id, schema version', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'sub', 'kvbench.db');
+    const s = open(file);
+    expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(s.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(s.db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
+    expect(s.db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION);
+    expect(Number(s.db.pragma('busy_timeout', { simple: true }))).toBeGreaterThanOrEqual(5000);
+    s.close();
+    // Reopening migrates nothing and keeps the data.
+    const again = open(file);
+    expect(again.listSystems()).toEqual([]);
+  });
+
+  it('refuses a file that is not SQLite, and never writes to it', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'kvbench.db');
+    fs.writeFileSync(file, 'these are my notes, not a database\n'.repeat(50));
+    const before = snapshot(dir);
+    expectStoreError(() => openStore(file), 'DB_CORRUPT', /is not a SQLite database.*will not touch it/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it("refuses another application's SQLite database, and never writes to it", () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'other.db');
+    const db = openDatabase(file);
+    db.exec('CREATE TABLE contacts (name TEXT); INSERT INTO contacts VALUES (\'ada\')');
+    db.close();
+    const before = snapshot(dir);
+    expectStoreError(() => openStore(file), 'DB_FOREIGN', /another application.*tables: contacts.*will not modify it/);
+    expect(snapshot(dir)).toEqual(before);
+
+    const tagged = path.join(dir, 'tagged.db');
+    const db2 = openDatabase(tagged);
+    db2.pragma('application_id = 1234');
+    db2.exec('CREATE TABLE t (x)');
+    db2.close();
+    expectStoreError(() => openStore(tagged), 'DB_FOREIGN', /application_id 0x000004d2/);
+  });
+
+  it('refuses a damaged kvbench database, and never writes to it', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'kvbench.db');
+    const { store } = seeded(file);
+    store.db.pragma('wal_checkpoint(TRUNCATE)');
+    store.close();
+    const bytes = fs.readFileSync(file);
+    expect(bytes.length).toBeGreaterThan(4096 * 4);
+    // Scribble over the b-tree pages after the first (the header page stays valid).
+    for (let i = 4096 + 100; i < bytes.length; i += 7) bytes[i] = (i * 31) & 0xff;
+    fs.writeFileSync(file, bytes);
+    for (const ext of ['-wal', '-shm']) fs.rmSync(file + ext, { force: true });
+    const before = snapshot(dir);
+    expectStoreError(() => openStore(file), 'DB_CORRUPT', /damaged|not a database/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('refuses a database from a newer kvbench', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    open(file).close();
+    const db = openDatabase(file);
+    db.pragma('user_version = 99');
+    db.close();
+    expectStoreError(() => openStore(file), 'DB_TOO_NEW', /schema 99; this build knows up to 1/);
+  });
+
+  it('a failed migration changes nothing, keeps a backup, and stops', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'kvbench.db');
+    const { store } = seeded(file);
+    const systemsBefore = store.listSystems();
+    store.close();
+    const broken = [...MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE extra (x); CREATE TABLE systems (again)' }];
+    expectStoreError(() => openStore(file, { migrations: broken }), 'DB_MIGRATION_FAILED', /from schema 1 to 2: migration 2 \(broken\) failed.*Nothing was changed; a copy made before the attempt is at /);
+    const backups = fs.readdirSync(dir).filter((n) => n.includes('.backup-v1-'));
+    expect(backups).toHaveLength(1);
+    const after = open(file);
+    expect(after.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(after.db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'extra'").get()).toEqual({ n: 0 });
+    expect(after.listSystems()).toEqual(systemsBefore);
+    // The backup is a complete database with the same data.
+    const copy = open(path.join(dir, backups[0]));
+    expect(copy.listSystems().map((s) => s.id)).toEqual(systemsBefore.map((s) => s.id));
+  });
+
+  it('a successful upgrade keeps no backup', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'kvbench.db');
+    seeded(file).store.close();
+    const s = open(file, { migrations: [...MIGRATIONS, { version: 2, name: 'add', sql: 'CREATE TABLE notes (x)' }] });
+    expect(s.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(fs.readdirSync(dir).filter((n) => n.includes('backup'))).toEqual([]);
+  });
+});
+
+describe('repositories', () => {
+  it('stores a suite, its runs and trials with metrics, histograms and the raw results', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const { store, hw, suiteId, runs, snapshotId } = seeded(file);
+    expect(runs.map((r) => [r.position, r.scenarioId, r.trialsPlanned])).toEqual([
+      [0, 'cpu-only', 2],
+      [1, 'storage-only', 2],
+    ]);
+    const results = kvbenchResults({ tokPerS: 1234 }) as unknown as Record<string, unknown>;
+    const id = store.startTrial({
+      runId: runs[0].id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId,
+      scenarioId: 'cpu-only', trialIndex: 0, options: runs[0].options, configKey: runs[0].configKey, runner: currentProcess(), cacheDir: '/mnt/kv',
+    });
+    expect(store.getTrial(id)!.status).toBe('running');
+    store.finishTrial(id, { status: 'complete', reason: null, wallMs: 5000, results, resultsFormat: 'kvbench', metrics: extractMetrics(results), histograms: extractHistograms(results) });
+    const t = store.getTrial(id)!;
+    expect(t).toMatchObject({ status: 'complete', scenarioId: 'cpu-only', trialIndex: 0, attempt: 1, systemLabel: 'lab1', driveLabel: 'virtual disk vda (256 GiB)', seed: 42 });
+    expect(t.options).toEqual(runs[0].options);
+    expect(t.metrics.wall_clock_throughput_tok_per_s).toBe(1234);
+    expect(store.trialResults(id)).toEqual(results);
+    expect(store.trialHistograms(id).map((h) => h.name)).toContain('end_to_end');
+    expect(store.trialHardware(id)).toEqual(hw);
+    expect(store.getSuite(suiteId)!.trialCounts).toMatchObject({ complete: 1, running: 0 });
+    // A second attempt of the same trial gets attempt 2.
+    const again = store.startTrial({ runId: runs[0].id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'cpu-only', trialIndex: 0, options: {}, configKey: 'k', runner: currentProcess(), cacheDir: null });
+    expect(store.getTrial(again)!.attempt).toBe(2);
+    // Filters.
+    expect(store.listTrials({ statuses: ['complete'] }).map((x) => x.id)).toEqual([id]);
+    expect(store.listTrials({ scenarioIds: ['storage-only'] })).toEqual([]);
+    expect(store.listTrials({ systemIds: [hw.system.id], limit: 1 })).toHaveLength(1);
+    expect(store.resolveSystem('lab1').id).toBe(hw.system.id);
+    expect(store.resolveSystem(hw.system.id.slice(0, 8)).id).toBe(hw.system.id);
+    // Foreign keys: a trial cannot point at a run that does not exist; deleting a suite removes its trials.
+    expect(() => store.startTrial({ runId: 9999, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'x', trialIndex: 0, options: {}, configKey: 'k', runner: currentProcess(), cacheDir: null })).toThrow(/FOREIGN KEY/);
+    store.deleteSuite(suiteId);
+    expect(store.listTrials()).toEqual([]);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM trial_metrics').get()).toEqual({ n: 0 });
+  });
+
+  it('uses the indexes for the history queries', () => {
+    const { store } = seeded(path.join(tempDir(), 'kvbench.db'));
+    const plan = (sql: string): string => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
+    expect(plan("SELECT * FROM trials WHERE system_id = 'x' ORDER BY started_at")).toMatch(/USING INDEX trials_system_started/);
+    expect(plan("SELECT * FROM trials WHERE scenario_id = 'x' AND status = 'complete'")).toMatch(/USING INDEX trials_scenario_status/);
+    expect(plan("SELECT * FROM trials WHERE config_key = 'k' AND system_id = 's'")).toMatch(/USING INDEX trials_config_system/);
+    expect(plan("SELECT id FROM trials WHERE status = 'running'")).toMatch(/trials_running|trials_scenario_status/);
+  });
+});
+
+describe('recovery of interrupted trials', () => {
+  it('marks trials of a dead runner aborted and their suite interrupted; a live runner keeps its trial', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const { store, hw, suiteId, runs } = seeded(file);
+    const dead = { pid: deadPid(), host: currentProcess().host, startTicks: null };
+    const base = { suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: null, options: {}, configKey: 'k', cacheDir: '/mnt/kv' };
+    const done = store.startTrial({ ...base, runId: runs[0].id, scenarioId: 'cpu-only', trialIndex: 0, runner: dead });
+    store.finishTrial(done, { status: 'complete', reason: null, wallMs: 1, metrics: { wall_clock_throughput_tok_per_s: 5 } });
+    const interrupted = store.startTrial({ ...base, runId: runs[0].id, scenarioId: 'cpu-only', trialIndex: 1, runner: dead });
+    store.setTrialEnginePid(interrupted, 424242);
+    // Another suite, still being run by this (live) process.
+    const live = store.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner: currentProcess() });
+    const liveRun = store.ensureRun(live, 'cpu-only', 'CPU only', 'k', {});
+    const running = store.startTrial({ ...base, suiteId: live, runId: liveRun, scenarioId: 'cpu-only', trialIndex: 0, runner: currentProcess() });
+    store.db.prepare('UPDATE suites SET runner_pid = ? WHERE id = ?').run(dead.pid, suiteId);
+    store.close();
+
+    const again = open(file);
+    expect(again.recovered).toEqual([{ trialId: interrupted, suiteId, scenarioId: 'cpu-only', runnerPid: dead.pid, enginePid: 424242, cacheDir: '/mnt/kv' }]);
+    expect(again.getTrial(interrupted)).toMatchObject({ status: 'aborted', statusReason: expect.stringMatching(/runner process \d+ .* ended while this trial was running/) });
+    expect(again.getTrial(done)!.status).toBe('complete');
+    expect(again.getTrial(done)!.metrics.wall_clock_throughput_tok_per_s).toBe(5);
+    expect(again.getSuite(suiteId)!.status).toBe('interrupted');
+    expect(again.getTrial(running)!.status).toBe('running');
+    expect(again.getSuite(live)!.status).toBe('running');
+  });
+
+  it('a pid that was reused by another process does not count as the runner', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const { store, hw, suiteId, runs } = seeded(file);
+    const me = currentProcess();
+    const t = store.startTrial({ runId: runs[0].id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'cpu-only', trialIndex: 0, options: {}, configKey: 'k', cacheDir: null, runner: { ...me, startTicks: '1' } });
+    store.close();
+    expect(open(file).getTrial(t)!.status).toBe('aborted');
+  });
+});
+
+describe('two processes on one database', () => {
+  it('both write concurrently without losing anything (WAL + busy timeout)', async () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const { store, hw, suiteId, runs } = seeded(file);
+    const writer = fileURLToPath(new URL('./concurrent-writer.ts', import.meta.url));
+    const child = spawn(process.execPath, [writer, file, '150', String(suiteId), String(runs[1].id), hw.system.id], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const me = currentProcess();
+    for (let i = 0; i < 150; i++) {
+      const id = store.startTrial({ runId: runs[0].id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'cpu-only', trialIndex: i, options: {}, configKey: 'k', runner: me, cacheDir: null });
+      store.finishTrial(id, { status: 'complete', reason: null, wallMs: 1, metrics: { wall_clock_throughput_tok_per_s: i } });
+      if (i % 10 === 0) await new Promise((r) => setImmediate(r));
+    }
+    expect(await exited, err).toBe(0);
+    expect(out).toBe('done\n');
+    expect(store.listTrials({ suiteIds: [suiteId] })).toHaveLength(300);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM trial_metrics').get()).toEqual({ n: 300 });
+  });
+});

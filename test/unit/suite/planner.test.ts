@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { ENGINE_OVERHEAD_S, planSuite } from '../../../src-main/suite/planner.ts';
+import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
+import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
+import { fakeHardware } from '../store/fixtures.ts';
+
+const opts = (o: Record<string, unknown>) => o as Record<string, number | string | boolean>;
+
+describe('planSuite', () => {
+  it('without a GPU: the six non-GPU scenarios run, the three GPU ones are skipped with the reason', () => {
+    const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'standard', cacheDir: '/mnt/kv' });
+    expect(SuitePlanSchema.parse(plan)).toEqual(plan);
+    expect(plan.runs.map((r) => r.scenarioId)).toEqual(['cpu-only', 'storage-only', 'cpu-storage', 'storage-saturation', 'production', 'autoscale']);
+    expect(plan.skipped).toEqual([
+      { scenarioId: 'gpu-only', label: 'GPU only', reason: 'no GPU detected' },
+      { scenarioId: 'gpu-cpu', label: 'GPU + CPU', reason: 'no GPU detected' },
+      { scenarioId: 'gpu-cpu-storage', label: 'GPU + CPU + storage', reason: 'no GPU detected' },
+    ]);
+  });
+
+  it("derives the wrapper's parameters from RAM and the first GPU", () => {
+    const plan = planSuite(fakeHardware({ ramGiB: 256, gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv', engineHasGpuTier: true });
+    const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, opts(r.options)]));
+    expect(plan.runs).toHaveLength(9);
+    expect(by['gpu-only']).toMatchObject({ gpuMemGb: 80, cpuMemGb: 4, numUsers: 50 });
+    expect(by['cpu-only']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 128, numUsers: 50 });
+    expect(by['gpu-cpu']).toMatchObject({ gpuMemGb: 80, cpuMemGb: 128, numUsers: 50 });
+    expect(by['cpu-storage']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 32, numUsers: 300 }); // 256 × 10 clamped to 300
+    expect(by['gpu-cpu-storage']).toMatchObject({ gpuMemGb: 80, cpuMemGb: 32, numUsers: 300 });
+    expect(by['storage-saturation']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 32, numUsers: 300 });
+    expect(by.production).toMatchObject({ gpuMemGb: 80, cpuMemGb: 128, numUsers: 50 });
+    expect(by.autoscale).toMatchObject({ numUsers: 20, cpuMemGb: 32, enableAutoscaling: true, autoscalerMode: 'qos' });
+    expect(by['storage-only']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 0.5 });
+    for (const r of plan.runs) {
+      expect(r.options).toMatchObject({ model: 'llama3.1-8b', duration: 180, generationMode: 'realistic', seed: 42, cacheDir: '/mnt/kv' });
+      expect(validateRunOptions(r.options).ok).toBe(true);
+      expect(r.uvThreadpoolSize).toBe(Number(r.options.ioDepth) + 4);
+      expect(r.trials).toBe(3);
+    }
+  });
+
+  it('clamps high users to 50 on a small machine', () => {
+    const plan = planSuite(fakeHardware({ ramGiB: 4 }), { profile: 'quick', cacheDir: '/mnt/kv' });
+    const cs = plan.runs.find((r) => r.scenarioId === 'cpu-storage')!;
+    expect(cs.options).toMatchObject({ numUsers: 50, cpuMemGb: 1, duration: 30 });
+  });
+
+  it('a GPU the engine cannot use yet is reported, not silently ignored', () => {
+    const plan = planSuite(fakeHardware({ gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv' });
+    expect(plan.skipped.map((s) => s.scenarioId)).toEqual(['gpu-only', 'gpu-cpu', 'gpu-cpu-storage']);
+    expect(plan.skipped[0].reason).toMatch(/no GPU tier yet \(detected NVIDIA H100, 80 GiB\)/);
+    expect(plan.runs.find((r) => r.scenarioId === 'production')!.options.gpuMemGb).toBe(0);
+  });
+
+  it('MLPerf: the three reference options, 300 s × 3 trials, no generation, automatic capacity', () => {
+    const plan = planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv' });
+    expect(plan.runs.map((r) => [r.scenarioId, r.trials, opts(r.options)])).toEqual([
+      ['mlperf-storage-stress', 3, expect.objectContaining({ model: 'llama3.1-8b', numUsers: 200, cpuMemGb: 0, gpuMemGb: 0, maxConcurrentAllocs: 16, duration: 300, generationMode: 'none', seed: 42, storageCapacityGb: 0 })],
+      ['mlperf-storage-throughput', 3, expect.objectContaining({ model: 'llama3.1-8b', numUsers: 100, cpuMemGb: 4, maxConcurrentAllocs: 16, duration: 300 })],
+      ['mlperf-large-model', 3, expect.objectContaining({ model: 'llama3.1-70b-instruct', numUsers: 70, cpuMemGb: 0, maxConcurrentAllocs: 4, duration: 300 })],
+    ]);
+    expect(plan.estimate.totalSeconds).toBe(9 * (300 + ENGINE_OVERHEAD_S));
+  });
+
+  it('extras add the MLPerf options and capacity discovery; smoke shrinks them', () => {
+    const plan = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', extras: true, trials: 1 });
+    const cap = plan.runs.find((r) => r.scenarioId === 'capacity-discovery')!;
+    expect(cap.options).toMatchObject({ model: 'tiny-1b', enableAutoscaling: true, autoscalerMode: 'capacity', generationMode: 'none' });
+    expect(plan.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!.options).toMatchObject({ model: 'tiny-1b', numUsers: 8, cpuMemGb: 0 });
+  });
+
+  it('smoke: tiny sizes, seconds per trial, a small capped storage tier, and an estimate', () => {
+    const plan = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 3 });
+    expect(plan.runs).toHaveLength(6);
+    for (const r of plan.runs) {
+      expect(r.options).toMatchObject({ model: 'tiny-1b', duration: 3, generationMode: 'fast' });
+      expect(Number(r.options.cpuMemGb)).toBeLessThanOrEqual(1);
+      expect(Number(r.options.numUsers)).toBeLessThanOrEqual(8);
+      expect(r.options.storageCapacityGb).toBe(2); // 2 × the largest tiny-1b entry (25,000 tokens × 24 KiB), rounded up
+    }
+    expect(plan.estimate).toMatchObject({ trialCount: 18, fits: true, peakDiskBytes: 2 * 1024 ** 3 });
+    expect(plan.estimate.totalSeconds).toBe(18 * (3 + ENGINE_OVERHEAD_S));
+  });
+
+  it('refuses, with the numbers, when the cache directory cannot hold the suite', () => {
+    const plan = planSuite(fakeHardware({ freeGiB: 1 }), { profile: 'smoke', cacheDir: '/mnt/kv' });
+    expect(plan.estimate.fits).toBe(false);
+    expect(plan.estimate.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 1\.00 GiB free/);
+    const quick = planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv' });
+    expect(quick.estimate.problems.join('\n')).toMatch(/storage tier 16\.00 GiB.* 10\.00 GiB free/);
+    // With a capacity given by the user, the plan fits again.
+    expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
+  });
+
+  it('rejects unknown scenarios and bad trial counts', () => {
+    expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', scenarios: ['nope'] })).toThrow(/unknown scenario\(s\): nope/);
+    expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', trials: 0 })).toThrow(/--trials/);
+  });
+});

@@ -1,0 +1,159 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EngineError, type EngineHandle, type StartEngineOptions } from '../../../src-main/host/engine-host.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { resumeSuite, runSuite, type StartEngineFn } from '../../../src-main/suite/runner.ts';
+import type { SuiteEvent } from '../../../src-shared/domain/scenarios.ts';
+import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+
+type Behaviour = 'complete' | 'crash' | 'hang' | 'invalid';
+
+interface FakeEngine {
+  start: StartEngineFn;
+  calls: { options: Record<string, unknown>; opts: StartEngineOptions }[];
+  cancels: string[];
+}
+
+/** Stands in for the engine host: each call takes the next behaviour. */
+function fakeEngine(behaviours: Behaviour[]): FakeEngine {
+  const calls: FakeEngine['calls'] = [];
+  const cancels: string[] = [];
+  let n = 0;
+  const start: StartEngineFn = (options, opts) => {
+    const behaviour = behaviours[n++] ?? 'complete';
+    calls.push({ options: options as Record<string, unknown>, opts });
+    let cancel: (reason: string) => void = () => {};
+    const result = new Promise<RunOutcome>((resolve, reject) => {
+      const results = kvbenchResults({ tokPerS: 100 * n }) as unknown as Record<string, unknown>;
+      opts.onProgress?.({
+        phase: 'running', elapsedNs: 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0,
+        generatedTokensPerSec: 10, storageReadBytesPerSec: 1, storageWriteBytesPerSec: 1, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0,
+        e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+      });
+      if (behaviour === 'complete') setTimeout(() => resolve({ status: 'complete', reason: null, results, summaryText: 'ok' }), 5);
+      else if (behaviour === 'crash') setTimeout(() => reject(new EngineError('ENGINE_CRASHED', 'engine process was killed by signal SIGKILL before sending a result')), 5);
+      else if (behaviour === 'invalid') setTimeout(() => reject(new EngineError('VALIDATION', '--cpu-mem-gb 999 is more than this machine can hold')), 5);
+      else cancel = (reason) => setTimeout(() => resolve({ status: 'partial', reason: `cancelled: ${reason}`, results, summaryText: 'partial' }), 5);
+    });
+    const handle: EngineHandle = {
+      pid: undefined,
+      result,
+      cancel: (reason = 'cancelled') => {
+        cancels.push(reason);
+        cancel(reason);
+      },
+      kill: () => {},
+    };
+    return handle;
+  };
+  return { start, calls, cancels };
+}
+
+const stores: Store[] = [];
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+  removeTempDirs();
+});
+function newStore(): Store {
+  const s = openStore(path.join(tempDir(), 'kvbench.db'));
+  stores.push(s);
+  return s;
+}
+
+const hw = fakeHardware();
+const plan = () => planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only', 'cpu-storage'] });
+
+describe('runSuite', () => {
+  it('runs every trial in its own engine with ioDepth + 4 libuv threads, records them, and emits events', async () => {
+    const store = newStore();
+    const engine = fakeEngine([]);
+    const events: SuiteEvent[] = [];
+    const r = await runSuite(plan(), { store, hardware: hw, startEngine: engine.start, onEvent: (e) => events.push(e) });
+    expect(r.status).toBe('finished');
+    expect(r.counts).toEqual({ complete: 4, partial: 0, failed: 0, aborted: 0 });
+    expect(engine.calls).toHaveLength(4);
+    expect(engine.calls.map((c) => c.opts.uvThreadpoolSize)).toEqual([20, 20, 20, 20]);
+    expect(engine.calls[0].options).toMatchObject({ model: 'tiny-1b', cacheDir: '/mnt/kv', seed: 42 });
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe('suite.started');
+    expect(types.at(-1)).toBe('suite.finished');
+    expect(types.filter((t) => t === 'suite.trialStarted')).toHaveLength(4);
+    expect(types.filter((t) => t === 'suite.trialProgressed').length).toBeGreaterThanOrEqual(4);
+    const finished = events.filter((e) => e.type === 'suite.trialFinished');
+    expect(finished.map((e) => [e.scenarioId, e.trialIndex, e.ordinal, e.total])).toEqual([
+      ['storage-only', 0, 1, 4],
+      ['storage-only', 1, 2, 4],
+      ['cpu-storage', 0, 3, 4],
+      ['cpu-storage', 1, 4, 4],
+    ]);
+    const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(trials.map((t) => t.status)).toEqual(['complete', 'complete', 'complete', 'complete']);
+    expect(trials[1].metrics.wall_clock_throughput_tok_per_s).toBe(200);
+    expect(store.trialHardware(trials[0].id)).toEqual(hw);
+    expect(store.getSuite(r.suiteId)!.status).toBe('finished');
+  });
+
+  it('a crashed or refused trial is recorded as failed with its reason, and the suite goes on', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['complete', 'crash', 'invalid', 'complete']);
+    const r = await runSuite(plan(), { store, hardware: hw, startEngine: engine.start });
+    expect(r.status).toBe('finished');
+    expect(r.counts).toEqual({ complete: 2, partial: 0, failed: 2, aborted: 0 });
+    const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(trials.map((t) => t.status)).toEqual(['complete', 'failed', 'failed', 'complete']);
+    expect(trials[1].statusReason).toBe('ENGINE_CRASHED: engine process was killed by signal SIGKILL before sending a result');
+    expect(trials[2].statusReason).toMatch(/^VALIDATION: --cpu-mem-gb 999/);
+    expect(trials[1].metrics).toEqual({});
+  });
+
+  it('cancel stops the current trial gracefully (kept, marked aborted) and runs no more; resume finishes the suite', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['complete', 'hang']);
+    const controller = new AbortController();
+    const r = await runSuite(plan(), {
+      store,
+      hardware: hw,
+      startEngine: engine.start,
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === 'suite.trialStarted' && e.ordinal === 2) setTimeout(() => controller.abort(), 10);
+      },
+    });
+    expect(r.status).toBe('cancelled');
+    expect(engine.cancels).toEqual(['cancelled by the user']);
+    expect(engine.calls).toHaveLength(2);
+    const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(trials.map((t) => t.status)).toEqual(['complete', 'aborted']);
+    expect(trials[1].statusReason).toMatch(/^cancelled by the user; partial results kept/);
+    expect(store.trialResults(trials[1].id)).not.toBeNull(); // the partial results are kept
+    expect(store.getSuite(r.suiteId)!.status).toBe('cancelled');
+
+    const again = fakeEngine([]);
+    const resumed = await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: again.start });
+    expect(resumed.status).toBe('finished');
+    expect(again.calls).toHaveLength(3); // the aborted trial again, and the two never started
+    const all = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(all.map((t) => [t.scenarioId, t.trialIndex, t.attempt, t.status])).toEqual([
+      ['storage-only', 0, 1, 'complete'],
+      ['storage-only', 1, 1, 'aborted'],
+      ['storage-only', 1, 2, 'complete'],
+      ['cpu-storage', 0, 1, 'complete'],
+      ['cpu-storage', 1, 1, 'complete'],
+    ]);
+    expect(store.getSuite(r.suiteId)!.status).toBe('finished');
+    // Nothing left to resume.
+    const none = fakeEngine([]);
+    expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: none.start })).trials).toEqual([]);
+  });
+
+  it('refuses a plan that does not fit, and a resume on another machine', async () => {
+    const store = newStore();
+    const tooBig = planSuite(fakeHardware({ freeGiB: 1 }), { profile: 'smoke', cacheDir: '/mnt/kv' });
+    await expect(runSuite(tooBig, { store, hardware: hw, startEngine: fakeEngine([]).start })).rejects.toThrow(/cannot hold this suite/);
+    const r = await runSuite(plan(), { store, hardware: hw, startEngine: fakeEngine([]).start });
+    await expect(resumeSuite(r.suiteId, { store, hardware: fakeHardware({ systemId: 'sys-ffffffffffffffff' }), startEngine: fakeEngine([]).start })).rejects.toThrow(/belongs to system/);
+  });
+});
