@@ -2,6 +2,7 @@
 // Every message crosses a process boundary, so both sides validate with these schemas.
 // Plain JSON-compatible values only: numbers, never bigint.
 import { z } from 'zod';
+import { ERROR_CODES, isErrorCode, toErrorData, type ErrorCode } from './domain/errors.ts';
 
 /** Bump when a message changes shape; host and engine refuse a different version. */
 export const ENGINE_PROTOCOL_VERSION = 1;
@@ -9,24 +10,11 @@ export const ENGINE_PROTOCOL_VERSION = 1;
 /** At most one progress message per this interval, at the engine and again at the host (≤ 10/s). */
 export const PROGRESS_INTERVAL_MS = 100;
 
-export const ENGINE_ERROR_CODES = [
-  'VALIDATION',
-  'NOT_FOUND',
-  'TARGET_NOT_WRITABLE',
-  'INSUFFICIENT_SPACE',
-  'DIRECT_IO_UNSUPPORTED',
-  'ENGINE_CRASHED',
-  'CANCELLED',
-  'DISK_FULL',
-  'PROTOCOL',
-  'INTERNAL',
-] as const;
+/** The one closed set of error codes (src-shared/domain/errors.ts), as the engine protocol carries them. */
+export const ENGINE_ERROR_CODES = ERROR_CODES;
 export const EngineErrorCodeSchema = z.enum(ENGINE_ERROR_CODES);
-export type EngineErrorCode = z.infer<typeof EngineErrorCodeSchema>;
-
-export function isEngineErrorCode(value: unknown): value is EngineErrorCode {
-  return EngineErrorCodeSchema.safeParse(value).success;
-}
+export type EngineErrorCode = ErrorCode;
+export const isEngineErrorCode = isErrorCode;
 
 export const EngineErrorDataSchema = z.object({
   code: EngineErrorCodeSchema,
@@ -128,8 +116,4 @@ export const EngineToHostMessageSchema = z.discriminatedUnion('type', [
 export type EngineToHostMessage = z.infer<typeof EngineToHostMessageSchema>;
 
 /** An unknown thrown value as error data: its `code` is kept when in the closed set, else INTERNAL. */
-export function toEngineErrorData(err: unknown): EngineErrorData {
-  const code = (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : String(err);
-  return { code: isEngineErrorCode(code) ? code : 'INTERNAL', message };
-}
+export const toEngineErrorData: (err: unknown) => EngineErrorData = toErrorData;

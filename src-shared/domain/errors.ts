@@ -34,10 +34,9 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }
 
+/** Any thrown value as error data: its code when it is one of ours, otherwise INTERNAL. */
 export function toErrorData(err: unknown): ErrorData {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return { code: isErrorCode(code) ? code : 'INTERNAL', message: err.message };
-  }
-  return { code: 'INTERNAL', message: String(err) };
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: isErrorCode(code) ? code : 'INTERNAL', message };
 }

@@ -1,4 +1,5 @@
 /** The contract every KV-cache tier (GPU, CPU RAM, storage) implements for the multi-tier cache. */
+import type { ChunkSink, ChunkSource, ChunkView, IoTiming } from '../io/entry-file-store.ts';
 
 export type TierName = 'gpu' | 'cpu' | 'storage';
 
@@ -10,26 +11,11 @@ export interface EntryRef {
   sizeBytes: number;
 }
 
-export interface ChunkView {
-  index: number;
-  entryOffsetBytes: number;
-  /** Exactly the bytes of this chunk; a view over shared memory so byte workers can touch it. */
-  buffer: Buffer;
-}
+// Chunks are the unit every tier moves; the storage layer defines them and every tier shares them.
+export type { ChunkSink, ChunkSource, ChunkView } from '../io/entry-file-store.ts';
 
-/** Produces the bytes of one chunk of an entry into `chunk.buffer`. */
-export type ChunkSource = (chunk: ChunkView) => Promise<void>;
-/** Consumes the bytes of one chunk of an entry, while the chunk's buffer is still valid. */
-export type ChunkSink = (chunk: ChunkView) => Promise<void>;
-
-export interface OpTiming {
-  startNs: bigint;
-  endNs: bigint;
-  durationNs: number;
-  bytes: number;
-  /** Storage only: the part of durationNs with at least one of this entry's I/Os in flight. */
-  deviceNs?: number;
-}
+/** One whole-entry operation. Storage also says how much of it had I/O in flight (`deviceNs`). */
+export type OpTiming = Omit<IoTiming, 'deviceNs'> & { deviceNs?: number };
 
 export interface TierBackend {
   readonly name: TierName;

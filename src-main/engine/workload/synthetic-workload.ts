@@ -3,6 +3,7 @@ import { Rng } from './rng.ts';
 import { PREFILL_ONLY_CONTEXT_TOKENS, SYSTEM_PROMPTS, type Persona, type QosLevel, type RequestPhase } from './personas.ts';
 import { DEFAULT_WORKLOAD_PROFILE, type WorkloadProfile } from './workload-profile.ts';
 import type { WorkloadSource } from './workload-source.ts';
+import { BinaryHeap } from './binary-heap.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
 
 export interface SystemPromptRef {
@@ -105,8 +106,8 @@ export class SyntheticWorkload implements WorkloadSource {
   readonly #opts: SyntheticWorkloadOptions;
   readonly #profile: WorkloadProfile;
   readonly #users: UserState[] = [];
-  /** Min-heap of users by (nextArrivalNs, index). */
-  readonly #heap: UserState[] = [];
+  /** Active users by (next arrival, index). */
+  readonly #heap = new BinaryHeap<UserState>((a, b) => a.nextArrivalNs < b.nextArrivalNs || (a.nextArrivalNs === b.nextArrivalNs && a.index < b.index));
   /** Conversations in least-recently-used order (Map keeps insertion order; touch = re-insert). */
   readonly #conversations = new Map<string, number>();
   readonly #digest: Hash = createHash('sha256');
@@ -119,7 +120,7 @@ export class SyntheticWorkload implements WorkloadSource {
   }
 
   get activeUsers(): number {
-    return this.#heap.length;
+    return this.#heap.size;
   }
 
   get issued(): number {
@@ -159,35 +160,29 @@ export class SyntheticWorkload implements WorkloadSource {
       };
       user.nextArrivalNs = atNs + this.#thinkNs(user);
       this.#users.push(user);
-      this.#heapPush(user);
+      this.#heap.push(user);
     }
   }
 
   /** Removes the most recently added active users (they stop offering requests). */
   removeUsers(count: number): void {
-    for (let n = 0; n < count && this.#heap.length > 1; n++) {
-      let newest = 0;
-      for (let i = 1; i < this.#heap.length; i++) if (this.#heap[i].index > this.#heap[newest].index) newest = i;
-      const last = this.#heap.pop()!;
-      if (newest < this.#heap.length) {
-        this.#heap[newest] = last;
-        this.#siftDown(newest);
-        this.#siftUp(newest);
-      }
+    for (let n = 0; n < count && this.#heap.size > 1; n++) {
+      const newest = Math.max(...this.#heap.items().map((u) => u.index));
+      this.#heap.remove((u) => u.index === newest);
     }
   }
 
   /** Virtual time of the next arrival, or Infinity when no user is active. */
   peekArrivalNs(): number {
-    return this.#heap.length ? this.#heap[0].nextArrivalNs : Number.POSITIVE_INFINITY;
+    return this.#heap.peek()?.nextArrivalNs ?? Number.POSITIVE_INFINITY;
   }
 
   /** Produces the next request in arrival order. */
   next(): KvRequest {
-    const user = this.#heap[0];
+    const user = this.#heap.peek()!;
     const req = this.#generate(user);
     user.nextArrivalNs += this.#thinkNs(user);
-    this.#siftDown(0);
+    this.#heap.updateTop();
     this.#record(req);
     return req;
   }
@@ -293,39 +288,6 @@ export class SyntheticWorkload implements WorkloadSource {
       `${r.seq}|${r.userIndex}|${r.arrivalNs}|${r.qos}|${r.contextTokens}|${r.generationTokens}|${r.phase}|${r.cacheKey}|` +
         `${r.previousTurnKeys.length}|${r.systemPrompt?.key ?? '-'}|${r.ragChunks?.map((c) => c.key).join(',') ?? '-'}|${r.decodeKey}\n`,
     );
-  }
-
-  #heapPush(u: UserState): void {
-    this.#heap.push(u);
-    this.#siftUp(this.#heap.length - 1);
-  }
-
-  #less(a: UserState, b: UserState): boolean {
-    return a.nextArrivalNs < b.nextArrivalNs || (a.nextArrivalNs === b.nextArrivalNs && a.index < b.index);
-  }
-
-  #siftUp(i: number): void {
-    const h = this.#heap;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.#less(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  #siftDown(i: number): void {
-    const h = this.#heap;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && this.#less(h[l], h[m])) m = l;
-      if (r < h.length && this.#less(h[r], h[m])) m = r;
-      if (m === i) return;
-      [h[i], h[m]] = [h[m], h[i]];
-      i = m;
-    }
   }
 }
 
