@@ -7,7 +7,7 @@ import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
-import { MultiTierCache, type CacheTier } from './cache/multi-tier-cache.ts';
+import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
 import { AlignedSlab } from './io/aligned-slab.ts';
 import { BytePool } from './io/byte-workers.ts';
 import { EntryFileStore } from './io/entry-file-store.ts';
@@ -263,19 +263,30 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     });
   };
 
-  // ---- preparatory phases (their I/O is excluded from the measured statistics) ----
+  // ---- the request source first: a malformed dataset fails before any preparatory I/O ----
   progress('starting');
   const docs = ragDocuments(a.model, o, a.seed, a.profile);
+  const prepopulatedKeys = o.decodeOnly ? Array.from({ length: o.numUsers * DECODE_ONLY_ENTRIES_PER_USER }, (_, i) => `prepop_${i}`) : [];
+  const workload: WorkloadSource = await createWorkloadSource({
+    options: o,
+    seed: a.seed,
+    profile: a.profile,
+    ragDocuments: docs,
+    prepopulatedKeys,
+    log,
+  });
+  if (o.enableAutoscaling && !workload.addUsers) {
+    throw new KvbenchError('VALIDATION', `--enable-autoscaling needs simulated users; the ${workload.kind} workload replays a file`);
+  }
+
+  // ---- preparatory phases (their I/O is excluded from the measured statistics) ----
   let ragIngestedBytes = 0;
   if (docs) {
     log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
     for (const doc of docs) for (const c of doc.chunks) ragIngestedBytes += (await processor.allocate(c.key, c.tokens)).bytes;
   }
-  const prepopulatedKeys: string[] = [];
   if (o.decodeOnly) {
-    const n = o.numUsers * DECODE_ONLY_ENTRIES_PER_USER;
-    log('info', `pre-populating ${n} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
-    for (let i = 0; i < n; i++) prepopulatedKeys.push(`prepop_${i}`);
+    log('info', `pre-populating ${prepopulatedKeys.length} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
     await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
       if (!ctx.signal.aborted) await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS);
     });
@@ -303,17 +314,6 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   processor.setRecorder(recorder);
 
   // ---- measured phase ----
-  const workload: WorkloadSource = await createWorkloadSource({
-    options: o,
-    seed: a.seed,
-    profile: a.profile,
-    ragDocuments: docs,
-    prepopulatedKeys,
-    log,
-  });
-  if (o.enableAutoscaling && !workload.addUsers) {
-    throw new KvbenchError('VALIDATION', `--enable-autoscaling needs simulated users; the ${workload.kind} workload replays a file`);
-  }
   const queue = new RequestQueue();
   const t0 = process.hrtime.bigint();
   const elapsedNs = (): number => Number(process.hrtime.bigint() - t0);
@@ -334,6 +334,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         return;
       }
       recorder.requestsFailed++;
+      if (err instanceof PlacementError) {
+        // A replayed request larger than every tier: that request fails, the run goes on (counted).
+        if (cache.placementFailures === 1) log('warn', `${err.message}; such requests are counted as failed`);
+        return;
+      }
       if (!end.fatal) end.fatal = err;
       const code = (err as NodeJS.ErrnoException).code;
       endRun(

@@ -247,6 +247,8 @@ export interface DeviceIoDelta {
   writeIos: number;
   /** Time with at least one I/O in flight; ÷ elapsedNs is the device's utilisation. */
   ioBusyMs: number;
+  /** Σ (requests in flight × time), ms; ÷ elapsed ms is the average queue depth (iostat's aqu-sz). */
+  weightedIoMs: number;
   flushes: number;
   elapsedNs: number;
 }
@@ -262,6 +264,7 @@ export function deltaOf(device: string, before: DiskstatsCounters, after: Diskst
     readIos: d(after.readsCompleted, before.readsCompleted),
     writeIos: d(after.writesCompleted, before.writesCompleted),
     ioBusyMs: d(after.ioTimeMs, before.ioTimeMs),
+    weightedIoMs: d(after.weightedIoTimeMs, before.weightedIoTimeMs),
     flushes: d(after.flushesCompleted, before.flushesCompleted),
     elapsedNs,
   };

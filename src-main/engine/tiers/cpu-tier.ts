@@ -2,6 +2,8 @@ import type { BytePool } from '../io/byte-workers.ts';
 import type { AlignedSlab } from '../io/aligned-slab.ts';
 import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
 
+const MIN_SIZE_CLASS_BYTES = 64 * 1024;
+
 /**
  * CPU RAM tier: entries live in memory kvbench owns (shared segments of one chunk each, so byte
  * workers can copy them off the event loop). A write is a real copy into the entry's segments; a read
@@ -14,9 +16,16 @@ export class CpuTier implements TierBackend {
   readonly #bytes: BytePool;
   readonly #staging: AlignedSlab;
   readonly #segments = new Map<string, Buffer[]>();
-  /** Full-size segments kept for reuse, so the tier's memory stays bounded by its budget without GC timing. */
-  readonly #freeSegments: Buffer[] = [];
-  readonly #maxFreeSegments: number;
+  /**
+   * Freed segments kept for reuse, by size class (powers of two from 64 KiB up to the chunk size), so
+   * the tier's memory stays bounded by its budget whatever the entry sizes, without waiting for GC.
+   */
+  readonly #free = new Map<number, SharedArrayBuffer[]>();
+  #pooledBytes = 0;
+  /** Bytes of the segments entries hold now (size classes, so a little above the entries' sizes). */
+  #liveBytes = 0;
+  /** Live plus pooled memory never exceeds this: the budget (and at least one chunk). */
+  readonly #maxHeldBytes: number;
   /** Chunk copies in flight per entry: enough to keep every byte worker busy. */
   readonly #depth: number;
 
@@ -24,7 +33,7 @@ export class CpuTier implements TierBackend {
     this.#chunkBytes = opts.chunkBytes;
     this.#bytes = opts.bytes;
     this.#staging = opts.staging;
-    this.#maxFreeSegments = Math.max(1, Math.ceil(opts.budgetBytes / opts.chunkBytes));
+    this.#maxHeldBytes = Math.max(opts.chunkBytes, opts.budgetBytes);
     this.#depth = Math.max(1, opts.depth);
   }
 
@@ -34,7 +43,7 @@ export class CpuTier implements TierBackend {
     try {
       await this.#forEachChunk(segments, (view) => source(view));
     } catch (err) {
-      this.#free(segments);
+      this.#release(segments);
       throw err;
     }
     this.#segments.set(entry.key, segments);
@@ -72,12 +81,14 @@ export class CpuTier implements TierBackend {
     const segments = this.#segments.get(entry.key);
     if (!segments) return;
     this.#segments.delete(entry.key);
-    this.#free(segments);
+    this.#release(segments);
   }
 
   async close(): Promise<void> {
     this.#segments.clear();
-    this.#freeSegments.length = 0;
+    this.#free.clear();
+    this.#pooledBytes = 0;
+    this.#liveBytes = 0;
   }
 
   #get(entry: EntryRef): Buffer[] {
@@ -86,19 +97,34 @@ export class CpuTier implements TierBackend {
     return segments;
   }
 
+  #sizeClass(len: number): number {
+    if (len >= this.#chunkBytes) return this.#chunkBytes;
+    return Math.min(this.#chunkBytes, Math.max(MIN_SIZE_CLASS_BYTES, 2 ** Math.ceil(Math.log2(len))));
+  }
+
   #allocate(sizeBytes: number): Buffer[] {
     const out: Buffer[] = [];
     for (let offset = 0; offset < sizeBytes; offset += this.#chunkBytes) {
       const len = Math.min(this.#chunkBytes, sizeBytes - offset);
-      if (len === this.#chunkBytes && this.#freeSegments.length > 0) out.push(this.#freeSegments.pop()!);
-      else out.push(Buffer.from(new SharedArrayBuffer(len)));
+      const cls = this.#sizeClass(len);
+      const reused = this.#free.get(cls)?.pop();
+      if (reused) this.#pooledBytes -= cls;
+      this.#liveBytes += cls;
+      out.push(Buffer.from(reused ?? new SharedArrayBuffer(cls), 0, len));
     }
     return out;
   }
 
-  #free(segments: Buffer[]): void {
+  #release(segments: Buffer[]): void {
     for (const s of segments) {
-      if (s.length === this.#chunkBytes && this.#freeSegments.length < this.#maxFreeSegments) this.#freeSegments.push(s);
+      const sab = s.buffer as SharedArrayBuffer;
+      const cls = sab.byteLength;
+      this.#liveBytes -= cls;
+      if (this.#liveBytes + this.#pooledBytes + cls > this.#maxHeldBytes) continue;
+      let list = this.#free.get(cls);
+      if (!list) this.#free.set(cls, (list = []));
+      list.push(sab);
+      this.#pooledBytes += cls;
     }
   }
 

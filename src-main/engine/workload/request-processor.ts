@@ -148,8 +148,9 @@ export class RequestProcessor {
       checkStop();
     }
 
-    // 3. Prefill: write this turn's entry.
-    if (req.phase === 'prefill' || req.phase === 'prefill_decode') {
+    // 3. Prefill: write this turn's entry (a request made of shared blocks wrote them in step 1b).
+    const ownEntry = !req.prefixBlocks || req.prefixBlocks.length === 0;
+    if (ownEntry && (req.phase === 'prefill' || req.phase === 'prefill_decode')) {
       const w = await this.allocate(req.cacheKey, req.contextTokens);
       rec.prefillWrites++;
       rec.prefillBytesWritten += w.bytes;

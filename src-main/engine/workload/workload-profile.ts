@@ -131,9 +131,9 @@ export function resolveWorkloadProfile(tuning: Tuning): { profile: WorkloadProfi
     if (r.retrieval_distribution !== undefined && r.retrieval_distribution !== 'zipfian') notApplied.push('rag.retrieval_distribution');
     skip('rag', r, ['max_documents']);
   }
-  for (const section of ['gpu_backend', 'autoscaler', 'sharegpt', 'saturation_detection'] as const) {
-    const s = tuning[section];
-    if (s) skip(section, s, Object.keys(s));
-  }
+  // The autoscaler reads `autoscaler` and the read threshold of `saturation_detection`; the ShareGPT
+  // source reads `sharegpt`. The GPU tier reserves its budget up front, so `gpu_backend` has no effect.
+  if (tuning.gpu_backend) skip('gpu_backend', tuning.gpu_backend, Object.keys(tuning.gpu_backend));
+  skip('saturation_detection', tuning.saturation_detection, ['write_latency_p95_threshold_ms', 'queue_depth_threshold', 'history_window_size']);
   return { profile: p, notApplied };
 }

@@ -115,6 +115,7 @@ export class ReplayWorkload implements WorkloadSource {
   #loading: Promise<void> | null = null;
   #ended = false;
   #streamError: string | null = null;
+  #streamErrorCause: unknown = null;
   #issued = 0;
   /** Block keys offered so far (bounded), to tell what an unbounded cache would have hit. */
   #blockKeys: Set<string> | null = new Set();
@@ -145,7 +146,8 @@ export class ReplayWorkload implements WorkloadSource {
   static async start(feed: ReplayFeed, opts: ReplayWorkloadOptions): Promise<ReplayWorkload> {
     const w = new ReplayWorkload(feed, opts);
     await w.#refill();
-    if (w.#streamError) throw new Error(w.#streamError);
+    // Failing on the very first batch is an input problem to report as such, not a replay cut short.
+    if (w.#streamErrorCause) throw w.#streamErrorCause;
     return w;
   }
 
@@ -235,8 +237,9 @@ export class ReplayWorkload implements WorkloadSource {
       // The file was validated before the run; failing now means it changed underneath. End the
       // replay here (the run ends as "replayed to its end") and say why in the results.
       this.#ended = true;
+      this.#streamErrorCause = err;
       this.#streamError = (err as Error).message;
-      this.#o.log('error', `replay stopped early: ${this.#streamError}`);
+      if (this.#issued > 0 || this.#buf.length > 0) this.#o.log('error', `replay stopped early: ${this.#streamError}`);
     }
   }
 

@@ -30,6 +30,15 @@ export interface TraceRecord {
   phase: TracePhase;
 }
 
+/**
+ * The phase a read is logged with, as the reference: a request's shared-prefix reads (system prompt,
+ * prefix blocks) carry the request's phase — `Both` for prefill+decode —; multi-turn reloads, RAG
+ * chunks and decode reads are `Decode`; every allocation is `Prefill`.
+ */
+export function prefixReadPhase(requestPhase: 'prefill' | 'decode' | 'prefill_decode'): TracePhase {
+  return requestPhase === 'prefill_decode' ? 'Both' : requestPhase === 'prefill' ? 'Prefill' : 'Decode';
+}
+
 /** The reference's tier labels. */
 export const TRACE_TIER_LABELS: Readonly<Record<TierName, string>> = { gpu: 'Tier-0', cpu: 'Tier-1', storage: 'Tier-2' };
 

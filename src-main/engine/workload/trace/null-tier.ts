@@ -1,4 +1,4 @@
-import type { ChunkSink, ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../../tiers/tier-backend.ts';
+import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend, TierName } from '../../tiers/tier-backend.ts';
 
 /**
  * A tier that moves no bytes (trace-only mode, the reference's NullBackend): every write, read and
@@ -36,7 +36,7 @@ export class NullTier implements TierBackend {
   }
 
   /** Demotion copies out of this tier: nothing to copy. */
-  async copyChunkOut(_entry: EntryRef, _chunk: { index: number; entryOffsetBytes: number; buffer: Buffer }): Promise<void> {}
+  async copyChunkOut(_entry: EntryRef, _chunk: ChunkView): Promise<void> {}
 
   async close(): Promise<void> {}
 
