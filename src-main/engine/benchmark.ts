@@ -22,6 +22,9 @@ import { prepareStorageTarget, releaseStorageTarget, type StorageTarget } from '
 import type { TierAvailability } from './tiers/tier-backend.ts';
 import type { GpuTier } from './tiers/gpu/gpu-tier.ts';
 import { openGpuTier } from './tiers/gpu/open-gpu-tier.ts';
+import { IoTraceLog } from './workload/trace/io-trace-log.ts';
+import { NullTier } from './workload/trace/null-tier.ts';
+import { compareWithTrace, loadValidationTrace } from './workload/trace/validation-trace.ts';
 import { DECODE_ONLY_ENTRIES_PER_USER, MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workload/personas.ts';
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
@@ -55,8 +58,6 @@ const AUTOSCALER_READ_P95_THRESHOLD_MS = 200;
 function unsupportedFeatures(o: RunOptions): string[] {
   const out: string[] = [];
   const later = 'is not available in this kvbench build yet';
-  if (o.ioTraceLog) out.push(`--io-trace-log (trace-only mode) ${later}`);
-  if (o.validationTrace) out.push(`--validation-trace ${later}`);
   if (o.enableLatencyTracing) out.push(`--enable-latency-tracing (bpftrace) ${later}`);
   return out;
 }
@@ -107,9 +108,11 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   const { profile, notApplied } = resolveWorkloadProfile(o.tuning);
   if (notApplied.length > 0) log('warn', `config keys kvbench does not act on (recorded in the results): ${notApplied.join(', ')}`);
 
+  const traceMode = o.ioTraceLog !== null;
+  if (traceMode && o.verify) throw new KvbenchError('VALIDATION', '--verify checks bytes read back, and --io-trace-log (trace-only mode) moves none');
   const cpuBudgetBytes = Math.floor(o.cpuMemGb * GIB);
   const usableMemory = os.totalmem() - CPU_TIER_MEMORY_RESERVE_BYTES;
-  if (cpuBudgetBytes > usableMemory) {
+  if (!traceMode && cpuBudgetBytes > usableMemory) {
     throw new KvbenchError(
       'VALIDATION',
       `--cpu-mem-gb ${o.cpuMemGb} is more than this machine can hold: the CPU tier keeps real bytes in RAM, and ` +
@@ -128,6 +131,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   const chunkBytes = o.ioChunkMib * MIB;
   const byteThreads = Math.max(1, Math.min(MAX_BYTE_THREADS, os.availableParallelism()));
 
+  // A malformed validation trace fails before anything is written.
+  const validationTrace = o.validationTrace ? await loadValidationTrace(o.validationTrace) : null;
   const target = await prepareStorageTarget({
     cacheDir: o.cacheDir,
     storageCapacityGb: o.storageCapacityGb,
@@ -138,22 +143,39 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   let cache: MultiTierCache | null = null;
   let store: EntryFileStore | null = null;
   let gpuTier: GpuTier | null = null;
+  let traceLog: IoTraceLog | null = null;
   try {
     const pool = PayloadPool.create(seed);
     bytes = await BytePool.start({ threads: byteThreads, pool });
-    const ioSlab = new AlignedSlab(chunkBytes, o.ioDepth);
-    store = await EntryFileStore.open({
-      dir: target.runDir,
-      directIo: o.directIo,
-      chunkBytes,
-      perEntryDepth: Math.min(o.ioDepth, 4),
-      slab: ioSlab,
-      bytes,
-      fsync: o.fsyncPolicy,
-    });
-    if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
     const tiers: CacheTier[] = [];
-    if (o.gpuMemGb > 0) {
+    let storageIo: { directIo: boolean; reason: string | null };
+    if (traceMode) {
+      traceLog = await IoTraceLog.open(o.ioTraceLog!);
+      log('info', `Trace mode active: I/O operations will be logged to ${traceLog.path} (no real hardware I/O)`);
+      const room = { waitForRoom: () => traceLog!.waitForRoom() };
+      // As in the reference, trace mode always has a GPU tier when a GPU budget is given.
+      if (gpu.budgetBytes > 0) {
+        tiers.push({ backend: new NullTier('gpu', room), budgetBytes: gpu.budgetBytes });
+        gpu.present = true;
+        gpu.reason = 'trace-only mode: simulated, no GPU I/O';
+      }
+      if (cpuBudgetBytes > 0) tiers.push({ backend: new NullTier('cpu', room), budgetBytes: cpuBudgetBytes });
+      tiers.push({ backend: new NullTier('storage', room), budgetBytes: target.capacityBytes });
+      storageIo = { directIo: false, reason: 'trace-only mode (--io-trace-log): no storage I/O at all' };
+    } else {
+      store = await EntryFileStore.open({
+        dir: target.runDir,
+        directIo: o.directIo,
+        chunkBytes,
+        perEntryDepth: Math.min(o.ioDepth, 4),
+        slab: new AlignedSlab(chunkBytes, o.ioDepth),
+        bytes,
+        fsync: o.fsyncPolicy,
+      });
+      storageIo = { directIo: store.directIo.enabled, reason: store.directIo.reason };
+      if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
+    }
+    if (!traceMode && o.gpuMemGb > 0) {
       const r = await openGpuTier({ numGpus: o.numGpus, perDeviceBudgetBytes: Math.floor(o.gpuMemGb * GIB), chunkBytes, copyThreads: 2, stagingSlots: 8 });
       if (r.ok) {
         gpuTier = r.tier;
@@ -169,20 +191,27 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
         log('warn', `${r.reason}; entries start in the ${cpuBudgetBytes > 0 ? 'CPU' : 'storage'} tier`);
       }
     }
-    if (cpuBudgetBytes > 0) {
+    if (store && cpuBudgetBytes > 0) {
       const staging = new AlignedSlab(chunkBytes, byteThreads * 2);
       tiers.push({
         backend: new CpuTier({ chunkBytes, bytes, staging, budgetBytes: cpuBudgetBytes, depth: byteThreads * 2 }),
         budgetBytes: cpuBudgetBytes,
       });
     }
-    tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
-    cache = new MultiTierCache(tiers, { fillTarget: profile.tierFillTarget, entrySizeCap: profile.tierEntrySizeCap, promotion: o.promotion });
+    if (store) tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
+    cache = new MultiTierCache(tiers, {
+      fillTarget: profile.tierFillTarget,
+      entrySizeCap: profile.tierEntrySizeCap,
+      promotion: o.promotion,
+      ...(traceLog ? { observer: traceLog } : {}),
+    });
 
-    return await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied });
+    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, storageIo, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace });
+    return outcome;
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
     if (gpuTier) await gpuTier.close().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
+    if (traceLog) await traceLog.close().catch(() => undefined);
     if (store) await store.removeAll().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
     if (bytes) await bytes.close().catch(() => undefined);
     await releaseStorageTarget(target);
@@ -197,7 +226,7 @@ interface MeasureArgs {
   entrySizeBytes: (tokens: number) => number;
   cache: MultiTierCache;
   bytes: BytePool;
-  store: EntryFileStore;
+  storageIo: { directIo: boolean; reason: string | null };
   target: StorageTarget;
   gpu: TierAvailability;
   gpuTier: GpuTier | null;
@@ -205,6 +234,8 @@ interface MeasureArgs {
   chunkBytes: number;
   profile: WorkloadProfile;
   notApplied: string[];
+  traceLog: IoTraceLog | null;
+  validationTrace: Awaited<ReturnType<typeof loadValidationTrace>> | null;
 }
 
 async function measure(a: MeasureArgs): Promise<RunOutcome> {
@@ -464,8 +495,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     storage: {
       capacityBytes: a.target.capacityBytes,
       dir: a.target.baseDir,
-      directIo: a.store.directIo.enabled,
-      directIoReason: a.store.directIo.reason,
+      directIo: a.storageIo.directIo,
+      directIoReason: a.storageIo.reason,
       fsyncPolicy: o.fsyncPolicy,
     },
     eventLoopLagNs: { p50: lagNs(lag.percentile(50)), p99: lagNs(lag.percentile(99)), max: lagNs(lag.max) },
@@ -493,6 +524,15 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     workloadSource: { kind: workload.kind, ...workload.describe() },
   };
   const results = buildResults(facts);
+  if (a.traceLog) {
+    // Closed here so the results can say how many operations the trace holds; a write error fails the run.
+    const trace = await a.traceLog.close();
+    log('info', `IOTracer: closed — ${trace.rows.toLocaleString('en-US')} operations logged to ${trace.path}`);
+    results.kvbench.io_trace = { path: trace.path, rows: trace.rows, compressed: trace.compressed };
+  }
+  if (a.validationTrace) {
+    results.validation = { ...compareWithTrace(results.summary?.cache_stats.cache_hit_rate as number ?? 0, a.validationTrace.stats, a.validationTrace.source) };
+  }
   const sizes = cache.entrySizes().sort((x, y) => x - y);
   const summaryText = formatConsoleSummary(results, {
     generationMode: o.generationMode,

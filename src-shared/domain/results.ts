@@ -193,6 +193,8 @@ export interface KvbenchSection {
   };
   timeline: TimelinePoint[];
   units: string;
+  /** Trace-only mode (--io-trace-log): the trace file written. */
+  io_trace?: { path: string; rows: number; compressed: boolean };
 }
 
 /** The results JSON: reference keys plus `kvbench`. Loosely typed where the reference is loose. */
@@ -211,6 +213,8 @@ export interface RunResults {
   multi_turn_cache_misses: number;
   seed: number | null;
   summary?: RunSummary;
+  /** With --validation-trace: the run's hit rate against the trace's (the reference's block). */
+  validation?: Record<string, unknown>;
   kvbench: KvbenchSection;
 }
 

@@ -1,6 +1,14 @@
 import type { ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
 import { DemotionStats, HitStats, TierStats, type CacheType } from '../metrics/tier-stats.ts';
 
+/** Phases of a logical I/O, as the reference's I/O trace names them. */
+export type IoPhase = 'Prefill' | 'Decode' | 'Both' | 'Evict';
+
+/** Receives every logical I/O the cache performs (trace-only mode). */
+export interface IoObserver {
+  record(r: { op: 'Read' | 'Write'; tier: TierName; key: string; sizeBytes: number; phase: IoPhase }): void;
+}
+
 /** Non-terminal tiers keep usage at or below this share of their budget by demoting LRU entries. */
 export const TIER_FILL_TARGET = 0.8;
 /** Non-terminal tiers decline entries larger than this share of their budget. */
@@ -83,11 +91,17 @@ export class MultiTierCache {
   /** Entries moved up after a hit (opt-in policy; the reference never promotes), keyed `from->to`. */
   readonly promotions = new Map<string, DemotionStats>();
 
-  constructor(tiers: CacheTier[], rules: { fillTarget?: number; entrySizeCap?: number; promotion?: 'none' | 'on-hit' } = {}) {
+  readonly #observer: IoObserver | null;
+
+  constructor(
+    tiers: CacheTier[],
+    rules: { fillTarget?: number; entrySizeCap?: number; promotion?: 'none' | 'on-hit'; observer?: IoObserver } = {},
+  ) {
     if (tiers.length === 0) throw new Error('the cache needs at least one tier');
     this.#fillTarget = rules.fillTarget ?? TIER_FILL_TARGET;
     this.#entrySizeCap = rules.entrySizeCap ?? TIER_ENTRY_SIZE_CAP;
     this.#promoteOnHit = rules.promotion === 'on-hit';
+    this.#observer = rules.observer ?? null;
     this.#tiers = tiers.map((t, i) => ({
       name: t.backend.name,
       backend: t.backend,
@@ -185,6 +199,7 @@ export class MultiTierCache {
       }
       entry.state = 'resident';
       this.#arrived(tier);
+      this.#observer?.record({ op: 'Write', tier: tier.name, key: entry.key, sizeBytes: entry.sizeBytes, phase: 'Prefill' });
       const stats = this.tierStats.get(tier.name)!;
       stats.write.record(timing);
       stats.placements++;
@@ -198,7 +213,12 @@ export class MultiTierCache {
   }
 
   /** Reads a whole entry where it lives. A miss costs nothing; a hit updates LRU state. */
-  async read(key: string, cacheType: CacheType, sink?: (tier: TierName) => Parameters<TierBackend['read']>[1]): Promise<ReadOutcome> {
+  async read(
+    key: string,
+    cacheType: CacheType,
+    sink?: (tier: TierName) => Parameters<TierBackend['read']>[1],
+    phase: IoPhase = 'Decode',
+  ): Promise<ReadOutcome> {
     let entry = this.#index.get(key);
     // An entry being written or moved is read once it has settled, from wherever it then lives.
     while (entry && entry.state !== 'resident') {
@@ -216,17 +236,18 @@ export class MultiTierCache {
       const tier = this.#tiers[entry.tierIndex];
       const timing = await tier.backend.read(entry, sink?.(tier.name));
       this.tierStats.get(tier.name)!.read.record(timing);
+      this.#observer?.record({ op: 'Read', tier: tier.name, key, sizeBytes: entry.sizeBytes, phase });
       return { hit: true, tier: tier.name, timing };
     } finally {
       entry.pins--;
       if (entry.pins === 0 && entry.tierIndex >= 0) this.#wake(this.#tiers[entry.tierIndex]);
       // Promotion is timed apart from the read it follows, so read latencies stay comparable.
-      if (this.#promoteOnHit && entry.pins === 0 && entry.state === 'resident' && entry.tierIndex > 0) await this.#promote(entry);
+      if (this.#promoteOnHit && entry.pins === 0 && entry.state === 'resident' && entry.tierIndex > 0) await this.#promote(entry, phase);
     }
   }
 
   /** Moves a hit entry up to the fastest tier above it that can take it (opt-in policy). */
-  async #promote(entry: CacheEntry): Promise<void> {
+  async #promote(entry: CacheEntry, phase: IoPhase): Promise<void> {
     const fromIndex = entry.tierIndex;
     const src = this.#tiers[fromIndex];
     entry.state = 'moving';
@@ -246,6 +267,8 @@ export class MultiTierCache {
         throw err;
       }
       const durationNs = Number(process.hrtime.bigint() - startNs);
+      this.#observer?.record({ op: 'Read', tier: src.name, key: entry.key, sizeBytes: entry.sizeBytes, phase });
+      this.#observer?.record({ op: 'Write', tier: dest.name, key: entry.key, sizeBytes: entry.sizeBytes, phase });
       src.entries.delete(entry.key);
       await src.backend.remove(entry);
       src.usedBytes -= entry.sizeBytes;
@@ -420,6 +443,8 @@ export class MultiTierCache {
     }
     const endNs = process.hrtime.bigint();
     readTiming = { startNs, endNs, durationNs: Number(endNs - startNs), bytes: victim.sizeBytes };
+    this.#observer?.record({ op: 'Read', tier: src.name, key: victim.key, sizeBytes: victim.sizeBytes, phase: 'Evict' });
+    this.#observer?.record({ op: 'Write', tier: dest.name, key: victim.key, sizeBytes: victim.sizeBytes, phase: 'Evict' });
     src.entries.delete(victim.key);
     await src.backend.remove(victim);
     src.usedBytes -= victim.sizeBytes;

@@ -318,6 +318,8 @@ async function runPhase(
 ): Promise<ProbePhaseResult & { deviceReport: DeviceStatsReport }> {
   const latency = new LatencyHistogram();
   const durationNs = o.durationS * 1e9;
+  // Laying files out runs until they are full: no planned duration to report (0).
+  const plannedNs = Number.isFinite(durationNs) ? durationNs : 0;
   let bytes = 0;
   let ios = 0;
   let wraps = 0;
@@ -331,7 +333,7 @@ async function runPhase(
   const progressTimer = ctx.onProgress
     ? setInterval(() => {
         const e = elapsedNs();
-        ctx.onProgress?.({ phase: label, elapsedNs: e, durationNs, bytes, bytesPerSec: e > 0 ? (bytes * 1e9) / e : 0 });
+        ctx.onProgress?.({ phase: label, elapsedNs: e, durationNs: plannedNs, bytes, bytesPerSec: e > 0 ? (bytes * 1e9) / e : 0 });
       }, ctx.progressIntervalMs ?? 500)
     : null;
 
@@ -380,7 +382,7 @@ async function runPhase(
   const cpu = process.cpuUsage(cpu0);
   const device = deviceOf(deviceReport);
   const deviceBytes = device === null ? null : op === 'read' ? device.read_bytes : device.write_bytes;
-  ctx.onProgress?.({ phase: label, elapsedNs: elapsed, durationNs, bytes, bytesPerSec: elapsed > 0 ? (bytes * 1e9) / elapsed : 0 });
+  ctx.onProgress?.({ phase: label, elapsedNs: elapsed, durationNs: plannedNs, bytes, bytesPerSec: elapsed > 0 ? (bytes * 1e9) / elapsed : 0 });
   return {
     op,
     bytes,

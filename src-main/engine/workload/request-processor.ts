@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MultiTierCache, ReadOutcome } from '../cache/multi-tier-cache.ts';
+import type { IoPhase, MultiTierCache, ReadOutcome } from '../cache/multi-tier-cache.ts';
 import type { BytePool } from '../io/byte-workers.ts';
 import { keyHash64 } from '../io/payload.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
@@ -73,9 +73,9 @@ export class RequestProcessor {
     }
   }
 
-  async read(key: string, cacheType: CacheType): Promise<ReadOutcome> {
+  async read(key: string, cacheType: CacheType, phase: IoPhase = 'Decode'): Promise<ReadOutcome> {
     const d = this.#d;
-    if (!d.verify) return d.cache.read(key, cacheType);
+    if (!d.verify) return d.cache.read(key, cacheType, undefined, phase);
     const hash = keyHash64(key, d.seed);
     const sinkFor = (tier: TierName): ChunkSink => async (chunk) => {
       const v = await d.bytes.verify(chunk.buffer, hash, chunk.entryOffsetBytes);
@@ -84,7 +84,7 @@ export class RequestProcessor {
         if (this.verifyFailures.length < 100) this.verifyFailures.push({ key, tier, offsetBytes: v.offsetBytes });
       }
     };
-    return d.cache.read(key, cacheType, sinkFor);
+    return d.cache.read(key, cacheType, sinkFor, phase);
   }
 
   async process(req: KvRequest, dequeuedNs: bigint): Promise<void> {
@@ -97,11 +97,13 @@ export class RequestProcessor {
     let storageNs = 0;
     let prefillNs = 0;
     let decodeNs = 0;
+    // Shared-prefix reads carry the request's phase in the I/O trace (the reference's convention).
+    const prefixPhase: IoPhase = req.phase === 'prefill_decode' ? 'Both' : req.phase === 'prefill' ? 'Prefill' : 'Decode';
 
     // 1. Shared system prompt: read its entry; on a miss, write it so later requests really hit.
     if (req.systemPrompt) {
       rec.systemPromptReuse++;
-      const r = await this.read(req.systemPrompt.key, 'system');
+      const r = await this.read(req.systemPrompt.key, 'system', prefixPhase);
       if (r.hit) {
         rec.prefixHits++;
         rec.prefixBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
@@ -118,7 +120,7 @@ export class RequestProcessor {
     // 1b. Shared prefix blocks (trace hash IDs): requests sharing a block read the same cached entry.
     if (req.prefixBlocks) {
       for (const block of req.prefixBlocks) {
-        const r = await this.read(block.key, 'common');
+        const r = await this.read(block.key, 'common', prefixPhase);
         if (r.hit) {
           rec.prefixBlockHits++;
           rec.prefixBlockBytesReused += r.timing!.bytes;
