@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
-import { IO_TRACE_HEADER, IoTraceLog } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
+import { IO_TRACE_HEADER, IoTraceLog, prefixReadPhase } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
 import { NullTier } from '../../../src-main/engine/workload/trace/null-tier.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 
@@ -50,6 +50,10 @@ describe('IoTraceLog', () => {
     expect(raw.readUInt32LE(0)).toBe(0xfd2fb528); // zstd frame magic
     expect(zlib.zstdDecompressSync(raw).toString('utf8')).toBe(fs.readFileSync(path.join(dir, 't.csv'), 'utf8'));
     expect(raw.length).toBeLessThan(fs.statSync(path.join(dir, 't.csv')).size / 3);
+  });
+
+  it('maps a request phase to the reference\'s prefix-read phase', () => {
+    expect([prefixReadPhase('prefill_decode'), prefixReadPhase('prefill'), prefixReadPhase('decode')]).toEqual(['Both', 'Prefill', 'Decode']);
   });
 
   it('reports a file it cannot create', async () => {
