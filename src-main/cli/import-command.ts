@@ -31,11 +31,21 @@ function splitFlags(s: string): string[] {
   return out;
 }
 
+/** `--run-flags "--model …"`: a value that starts with dashes is fine here (node:util would call it ambiguous). */
+function joinRunFlags(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--run-flags' && i + 1 < argv.length) out.push(`--run-flags=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
 export async function importCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinRunFlags(argv),
       options: {
         system: { type: 'string' },
         'run-flags': { type: 'string' },

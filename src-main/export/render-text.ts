@@ -148,7 +148,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
         winText(m.winRateA),
-        `${m.withinNoise}/${m.configs.length}`,
+        `${m.withinNoise}/${m.compared}`,
         cvText(m.medianCvA),
         cvText(m.medianCvB),
       ]),

@@ -15,6 +15,7 @@ import {
   type CacheDirInfo,
   type DiskInfo,
   type DiskMedia,
+  type CudaInfo,
   type GpuInfo,
   type HardwareProfile,
 } from '../../src-shared/domain/hardware.ts';
@@ -22,6 +23,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { probeDirectIo } from '../engine/io/direct-io.ts';
 import { probeMemoryCopy } from './bandwidth-probe.ts';
 import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
+import { probeCudaDriver, type CudaDriverProbe } from './gpu-driver.ts';
 import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
 import { blockDeviceForMount, diskFacts, findMount, nearestExisting, parseMountInfo, sysReader, type SysReader } from './linux-storage.ts';
 
@@ -60,6 +62,8 @@ export interface DetectOptions {
   probeBandwidth?: boolean | DriveProbeOptions;
   /** Measure one thread's memory-copy bandwidth (~0.5 s). Default false. */
   probeMemory?: boolean;
+  /** Ask the NVIDIA driver library which GPUs the engine can use (default: yes, with gpu-driver.ts). */
+  cudaProbe?: (() => Promise<CudaDriverProbe>) | false;
 }
 
 const str = (s: string | null | undefined): string | null => {
@@ -94,8 +98,38 @@ export function gpusFrom(data: Systeminformation.GraphicsData): GpuInfo[] {
       driverVersion: str(c.driverVersion),
       busId: str(c.pciBus) ?? str(c.busAddress),
       compute,
+      engineUsable: false,
     };
   });
+}
+
+const normBus = (s: string | null): string | null => (s ? s.toLowerCase().replace(/^0000(0000)?:/, '') : null);
+
+/**
+ * The GPU list: the CUDA devices the driver library opened (exact memory, usable by the engine,
+ * indexed as the engine indexes them), then the other controllers systeminformation found
+ * (integrated graphics, GPUs without a working driver), which the engine cannot use.
+ */
+export function mergeGpus(fromSi: GpuInfo[], cuda: CudaInfo | null): GpuInfo[] {
+  if (!cuda?.available || cuda.devices.length === 0) return fromSi;
+  const usable: GpuInfo[] = cuda.devices.map((d) => ({
+    index: d.index,
+    vendor: 'NVIDIA',
+    model: d.name,
+    memoryBytes: d.totalMemoryBytes,
+    driverVersion: cuda.driverVersion,
+    busId: d.pciBusId,
+    compute: true,
+    engineUsable: true,
+  }));
+  const cudaBuses = new Set(usable.map((g) => normBus(g.busId)).filter((b): b is string => b !== null));
+  const others = fromSi.filter((g) => {
+    const bus = normBus(g.busId);
+    if (bus !== null && cudaBuses.has(bus)) return false;
+    // Without bus ids, an NVIDIA controller is taken to be one of the CUDA devices.
+    return !(cudaBuses.size === 0 && /nvidia/i.test(`${g.vendor ?? ''} ${g.model ?? ''}`));
+  });
+  return [...usable, ...others.map((g, i) => ({ ...g, index: usable.length + i }))];
 }
 
 function mediaFromSi(b: Systeminformation.BlockDevicesData | undefined, fallback: DiskMedia): DiskMedia {
@@ -236,8 +270,21 @@ export async function detectHardware(cacheDir: string | null, opts: DetectOption
   });
   if (identity.source !== 'machine-id') warnings.push(`system identity: no machine-id; identified by ${identity.source}`);
 
-  const gpus = gpusFrom(graphics);
+  let cuda: CudaInfo | null = null;
+  if (opts.cudaProbe !== false) {
+    const probe = opts.cudaProbe ?? (() => probeCudaDriver());
+    const r = await probe().catch((err: Error): CudaDriverProbe => ({ available: false, reason: err.message, driverVersion: null, cudaVersion: null, library: '?', devices: [] }));
+    cuda = {
+      available: r.available,
+      reason: r.reason,
+      driverVersion: r.driverVersion,
+      cudaVersion: r.cudaVersion,
+      devices: r.devices.map((d) => ({ index: d.index, name: d.name, totalMemoryBytes: d.totalMemoryBytes, pciBusId: d.pciBusId ?? null })),
+    };
+  }
+  const gpus = mergeGpus(gpusFrom(graphics), cuda);
   if (gpus.length === 0) warnings.push('no GPU found: GPU scenarios will be skipped');
+  else if (!gpus.some((g) => g.engineUsable)) warnings.push(`GPU found but the engine cannot use it${cuda?.reason ? `: ${cuda.reason}` : ''}`);
   const disks = disksFrom(sys, blocks, layout);
 
   const probeBandwidth = opts.probeBandwidth === true ? {} : opts.probeBandwidth ? opts.probeBandwidth : false;
@@ -282,6 +329,7 @@ export async function detectHardware(cacheDir: string | null, opts: DetectOption
       swapTotalBytes: mem?.swaptotal ?? 0,
     },
     gpus,
+    cuda,
     disks,
     cacheDir: cacheDirInfo,
     memoryCopyBytesPerSec: opts.probeMemory ? probeMemoryCopy() : null,

@@ -44,7 +44,11 @@ export function formatHardware(hw: HardwareProfile): string {
   lines.push('GPUs');
   if (hw.gpus.length === 0) lines.push('  none found');
   for (const g of hw.gpus) {
-    row(`#${g.index}`, `${or(g.vendor, '')} ${or(g.model)}, memory ${fmtBytes(g.memoryBytes)}${g.compute ? '' : ' (integrated/display only: not used)'}${g.driverVersion ? `, driver ${g.driverVersion}` : ''}`.trim());
+    const use = g.engineUsable ? ', usable by the GPU tier' : g.compute ? ', not usable by the engine (no working NVIDIA driver)' : ' (integrated/display only: not used)';
+    row(`#${g.index}`, `${or(g.vendor, '')} ${or(g.model)}, memory ${fmtBytes(g.memoryBytes)}${g.driverVersion ? `, driver ${g.driverVersion}` : ''}${use}`.trim());
+  }
+  if (hw.cuda) {
+    row('CUDA driver', hw.cuda.available ? `${hw.cuda.devices.length} device(s), CUDA ${or(hw.cuda.cudaVersion)}, driver ${or(hw.cuda.driverVersion)}` : `not usable: ${hw.cuda.reason ?? 'unknown'}`);
   }
   lines.push('Disks');
   if (hw.disks.length === 0) lines.push('  none reported');

@@ -7,7 +7,7 @@
 // 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
-import { computeGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { computeGpus, usableGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -29,8 +29,8 @@ import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { PERSONAS } from '../engine/workload/personas.ts';
 import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
 
-/** Whether the engine has a GPU tier. It does not yet: it reports GPU memory as unused. */
-export const ENGINE_HAS_GPU_TIER = false;
+/** Whether the engine has a GPU tier (through the NVIDIA driver library; see src-main/engine/tiers/gpu/). */
+export const ENGINE_HAS_GPU_TIER = true;
 /** libuv threads beyond the storage I/Os in flight (opens, closes, unlinks, fsyncs), as `kvbench run`. */
 export const UV_THREADS_FOR_METADATA = 4;
 /** Engine start-up (Node, modules, byte workers, payload pool) plus drain and clean-up: 1–2 s measured on 2 cores; rounded up. */
@@ -95,7 +95,7 @@ function largestEntryBytes(model: string): number {
 
 function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derived {
   const ramGiB = hw.memory.totalBytes / GIB;
-  const gpus = computeGpus(hw);
+  const gpus = usableGpus(hw);
   const vramGiB = gpuUsable && gpus[0]?.memoryBytes ? Math.floor(gpus[0].memoryBytes / GIB) : 0;
   const profile = PROFILES[o.profile];
   const durationS = o.durationS ?? profile.durationS;
@@ -261,11 +261,11 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
 
 function gpuSkipReason(hw: HardwareProfile, engineHasGpuTier: boolean): string | null {
   const gpus = computeGpus(hw);
-  if (gpus.length === 0) return 'no GPU detected';
-  if (!engineHasGpuTier) {
-    const g = gpus[0];
-    return `this kvbench engine has no GPU tier yet (detected ${g.vendor ?? ''} ${g.model ?? 'GPU'}${g.memoryBytes ? `, ${(g.memoryBytes / GIB).toFixed(0)} GiB` : ''})`.replace(/\s+/g, ' ');
-  }
+  const usable = usableGpus(hw);
+  const describe = (g: (typeof gpus)[number]): string => `${g.vendor ?? ''} ${g.model ?? 'GPU'}${g.memoryBytes ? `, ${(g.memoryBytes / GIB).toFixed(0)} GiB` : ''}`.replace(/\s+/g, ' ').trim();
+  if (gpus.length === 0 && usable.length === 0) return 'no GPU detected';
+  if (!engineHasGpuTier) return `this kvbench engine has no GPU tier (detected ${describe(gpus[0])})`;
+  if (usable.length === 0) return `the GPU tier cannot use ${describe(gpus[0])}: ${hw.cuda?.reason ?? 'the NVIDIA driver library was not probed'}`;
   return null;
 }
 

@@ -31,6 +31,18 @@ export interface RunSuiteDeps {
   startEngine?: StartEngineFn;
   /** How long a cancelled engine may take to hand back partial results (default: the host's 30 s). */
   cancelGraceMs?: number;
+  /** Wall-clock limit of one trial; default {@link defaultTrialTimeoutMs}. Past it the trial is stopped and kept as partial. */
+  trialTimeoutMs?: (options: Record<string, unknown>) => number;
+}
+
+/**
+ * A trial that runs far past its planned duration (an engine stuck on a hung device, say) is
+ * stopped so the suite can go on: its duration, plus as long again, plus two minutes for start-up,
+ * draining and clean-up.
+ */
+export function defaultTrialTimeoutMs(options: Record<string, unknown>): number {
+  const durationS = typeof options.duration === 'number' ? options.duration : 60;
+  return (2 * durationS + 120) * 1000;
 }
 
 export interface TrialOutcomeSummary {
@@ -210,6 +222,13 @@ async function runOneTrial(
   };
   if (deps.signal?.aborted) onAbort();
   else deps.signal?.addEventListener('abort', onAbort, { once: true });
+  const limitMs = (deps.trialTimeoutMs ?? defaultTrialTimeoutMs)(options);
+  let timedOut = false;
+  const watchdog = setTimeout(() => {
+    timedOut = true;
+    emit({ type: 'suite.trialLogged', level: 'warn', message: `trial exceeded its ${Math.round(limitMs / 1000)} s limit: stopping it`, ...ref });
+    handle.cancel(`the trial exceeded its ${Math.round(limitMs / 1000)} s wall-clock limit`);
+  }, limitMs);
 
   let status: TrialStatus;
   let reason: string | null;
@@ -218,8 +237,12 @@ async function runOneTrial(
     const outcome = await handle.result;
     const results = outcome.results;
     const metrics = extractMetrics(results);
-    status = userCancelled ? 'aborted' : outcome.status;
-    reason = userCancelled ? `cancelled by the user; partial results kept${outcome.reason ? ` (${outcome.reason})` : ''}` : outcome.reason;
+    status = userCancelled ? 'aborted' : timedOut && outcome.status === 'complete' ? 'partial' : outcome.status;
+    reason = userCancelled
+      ? `cancelled by the user; partial results kept${outcome.reason ? ` (${outcome.reason})` : ''}`
+      : timedOut
+        ? `stopped after its ${Math.round(limitMs / 1000)} s wall-clock limit${outcome.reason ? ` (${outcome.reason})` : ''}`
+        : outcome.reason;
     store.finishTrial(ref.trialId, {
       status,
       reason,
@@ -236,7 +259,7 @@ async function runOneTrial(
     const code = e.code ?? 'INTERNAL';
     if (code === 'CANCELLED') {
       status = 'aborted';
-      reason = userCancelled ? `cancelled by the user: ${e.message}` : `engine stopped: ${e.message}`;
+      reason = userCancelled ? `cancelled by the user: ${e.message}` : timedOut ? `exceeded its ${Math.round(limitMs / 1000)} s limit and was killed: ${e.message}` : `engine stopped: ${e.message}`;
     } else {
       status = 'failed';
       reason = clip(`${code}: ${e.message ?? String(err)}`);
@@ -245,6 +268,7 @@ async function runOneTrial(
     if (handle.pid !== undefined) await removeOrphanRunDirs(typeof options.cacheDir === 'string' ? options.cacheDir : null, handle.pid).catch(() => undefined);
     store.finishTrial(ref.trialId, { status, reason, wallMs: performance.now() - t0 });
   } finally {
+    clearTimeout(watchdog);
     deps.signal?.removeEventListener('abort', onAbort);
   }
   emit({

@@ -64,6 +64,18 @@ export const GpuInfoSchema = z.object({
   busId: nullableString,
   /** A discrete accelerator with its own memory (not integrated graphics sharing system RAM). */
   compute: z.boolean(),
+  /** The engine's GPU tier can use it: the NVIDIA driver library opened it (CUDA device `index`). */
+  engineUsable: z.boolean(),
+});
+
+/** What the NVIDIA driver library (the one the GPU tier uses) says; null when not asked. */
+export const CudaInfoSchema = z.object({
+  available: z.boolean(),
+  /** Why no GPU can be used (null when available). */
+  reason: nullableString,
+  driverVersion: nullableString,
+  cudaVersion: nullableString,
+  devices: z.array(z.object({ index: z.number().int().nonnegative(), name: z.string(), totalMemoryBytes: bytes, pciBusId: nullableString })),
 });
 
 export const DISK_MEDIA = ['nvme', 'ssd', 'hdd', 'virtual', 'ram', 'unknown'] as const;
@@ -157,6 +169,7 @@ export const HardwareProfileSchema = z.object({
   cpu: CpuInfoSchema,
   memory: MemoryInfoSchema,
   gpus: z.array(GpuInfoSchema),
+  cuda: CudaInfoSchema.nullable(),
   disks: z.array(DiskInfoSchema),
   cacheDir: CacheDirInfoSchema.nullable(),
   /** Memory copy bandwidth of one thread (Buffer.copy), the CPU tier's practical limit; null when not probed. */
@@ -176,7 +189,14 @@ export type DirectIoInfo = z.infer<typeof DirectIoInfoSchema>;
 export type CacheDirInfo = z.infer<typeof CacheDirInfoSchema>;
 export type HardwareProfile = z.infer<typeof HardwareProfileSchema>;
 
-/** GPUs a GPU tier could use (discrete, with their own memory). */
+export type CudaInfo = z.infer<typeof CudaInfoSchema>;
+
+/** Discrete accelerators with their own memory, whether or not the engine can use them. */
 export function computeGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
   return hw.gpus.filter((g) => g.compute);
+}
+
+/** GPUs the engine's GPU tier can use (opened through the NVIDIA driver library). */
+export function usableGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
+  return hw.gpus.filter((g) => g.engineUsable);
 }

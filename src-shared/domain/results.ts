@@ -179,6 +179,8 @@ export interface KvbenchSection {
   queue: { max_depth: number };
   /** Keys of the --config tuning sections this build accepted but does not act on. */
   config_keys_not_applied: string[];
+  /** The validated options of this run (every flag, defaults filled in): how to repeat it. */
+  run_options: Record<string, unknown>;
   /** Where the requests came from (synthetic users or a replayed file) and its statistics. */
   workload_source: Record<string, unknown>;
   /** Every autoscaler interval: cumulative throughput (the reference's timeline) and the user count. */

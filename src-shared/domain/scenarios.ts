@@ -134,7 +134,7 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
     id: 'smoke',
     label: 'Smoke',
     description:
-      'Checks that everything works in about two minutes: tiny-1b, a handful of users, 3 s per trial, 2 ms/token generation, 1 GiB storage tier. The numbers mean little.',
+      'Checks that everything works in about two minutes: tiny-1b, a handful of users, 3 s per trial, 2 ms/token generation, 2 GiB storage tier. The numbers mean little.',
     durationS: 3,
     defaultTrials: 3,
     defaultScenarios: NINE_SCENARIO_IDS,

@@ -376,6 +376,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     },
     queue: { max_depth: f.queueMaxDepth },
     config_keys_not_applied: f.configKeysNotApplied,
+    run_options: f.options as unknown as Record<string, unknown>,
     workload_source: f.workloadSource,
     autoscaling_timeline: f.autoscaling ? f.autoscaling.timeline : null,
     engine_health: {

@@ -6,6 +6,11 @@ import path from 'node:path';
 export const OWNER_MARKER = '.kvbench-owner.json';
 export const RUN_DIR_PREFIX = 'kvbench-run-';
 
+/** Prefix of the run directories of process `pid` (the pid is in the name, so a directory is never ownerless). */
+export function runDirPrefix(pid: number): string {
+  return `${RUN_DIR_PREFIX}${pid}-`;
+}
+
 export async function markRunDirOwner(runDir: string): Promise<void> {
   await fsp.writeFile(path.join(runDir, OWNER_MARKER), JSON.stringify({ pid: process.pid, host: os.hostname() }));
 }
@@ -29,14 +34,17 @@ export async function removeOrphanRunDirs(cacheDir: string | null, pid: number):
     return removed;
   }
   for (const name of names) {
-    if (!name.startsWith(RUN_DIR_PREFIX)) continue;
+    if (!name.startsWith(runDirPrefix(pid))) continue;
     const dir = path.join(base, name);
+    let owner: { pid?: unknown; host?: unknown } | null = null;
     try {
-      const owner = JSON.parse(await fsp.readFile(path.join(dir, OWNER_MARKER), 'utf8')) as { pid?: unknown; host?: unknown };
-      if (owner.pid !== pid || owner.host !== os.hostname()) continue;
+      owner = JSON.parse(await fsp.readFile(path.join(dir, OWNER_MARKER), 'utf8')) as { pid?: unknown; host?: unknown };
     } catch {
+      // Killed between creating the directory and marking it: it is still empty, and rmdir removes only that.
+      if (await fsp.rmdir(dir).then(() => true, () => false)) removed.push(dir);
       continue;
     }
+    if (owner.pid !== pid || owner.host !== os.hostname()) continue;
     await fsp.rm(dir, { recursive: true, force: true });
     removed.push(dir);
   }

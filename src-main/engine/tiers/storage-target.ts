@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
-import { markRunDirOwner, RUN_DIR_PREFIX, unmarkRunDir } from './run-dir-ownership.ts';
+import { markRunDirOwner, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
 
 /** Directories a benchmark must never write into (the reference's list). */
 export const SYSTEM_DIRECTORIES = ['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root'];
@@ -81,7 +81,7 @@ export async function prepareStorageTarget(opts: {
   }
   let runDir: string;
   try {
-    runDir = await fsp.mkdtemp(path.join(baseDir, RUN_DIR_PREFIX));
+    runDir = await fsp.mkdtemp(path.join(baseDir, runDirPrefix(process.pid)));
     await markRunDirOwner(runDir);
   } catch (err) {
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);

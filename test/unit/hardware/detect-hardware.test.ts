@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Systeminformation } from 'systeminformation';
-import { detectHardware, gpusFrom, type HardwareSource } from '../../../src-main/hardware/detect-hardware.ts';
+import { detectHardware, gpusFrom, mergeGpus, type HardwareSource } from '../../../src-main/hardware/detect-hardware.ts';
 import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
-import { HardwareProfileSchema, computeGpus } from '../../../src-shared/domain/hardware.ts';
+import { HardwareProfileSchema, computeGpus, usableGpus } from '../../../src-shared/domain/hardware.ts';
 import { makeFakeSys } from './fake-sys.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 
@@ -37,7 +37,9 @@ describe('detectHardware', () => {
     const cache = tempDir('kvb-hw-');
     const machineId = path.join(cache, 'machine-id');
     fs.writeFileSync(machineId, '3d1219c7c4c5404aaa1f6d2a48adfda4\n');
-    const hw = await detectHardware(path.join(cache, 'not-yet'), { source: vmSource(), sysRoot: fake.root, machineIdPaths: [machineId] });
+    const noDriver = async () => ({ available: false, reason: 'libcuda.so.1 could not be loaded', driverVersion: null, cudaVersion: null, library: 'libcuda.so.1', devices: [] });
+    const hw = await detectHardware(path.join(cache, 'not-yet'), { source: vmSource(), sysRoot: fake.root, machineIdPaths: [machineId], cudaProbe: noDriver });
+    expect(hw.cuda).toMatchObject({ available: false, reason: 'libcuda.so.1 could not be loaded' });
     expect(HardwareProfileSchema.parse(hw)).toEqual(hw);
     expect(hw.system.idSource).toBe('machine-id');
     expect(hw.system.hostname).toBe('vm');
@@ -61,7 +63,9 @@ describe('detectHardware', () => {
       source: vmSource({ graphics: async () => Promise.reject(new Error('no lspci')), cpu: async () => Promise.reject(new Error('boom')) }),
       sysRoot: fake.root,
       machineIdPaths: ['/nonexistent/machine-id'],
+      cudaProbe: async () => Promise.reject(new Error('koffi missing')),
     });
+    expect(hw.cuda).toMatchObject({ available: false, reason: 'koffi missing' });
     expect(hw.cacheDir).toBeNull();
     expect(hw.system.idSource).toBe('os-uuid');
     expect(hw.cpu.logicalCores).toBeGreaterThan(0);
@@ -80,5 +84,17 @@ describe('detectHardware', () => {
     expect(gpus[0]).toMatchObject({ model: 'NVIDIA H100 NVL', memoryBytes: 95830 * 1024 ** 2, driverVersion: '580.95.05', compute: true });
     expect(gpus[1].compute).toBe(false);
     expect(computeGpus({ gpus })).toHaveLength(1);
+    expect(usableGpus({ gpus })).toHaveLength(0); // until the driver library says so
+    // The CUDA devices the driver opened come first, usable, with the driver's exact memory; the
+    // same card seen by systeminformation is not listed twice; integrated graphics stay, unusable.
+    const merged = mergeGpus(gpus, {
+      available: true, reason: null, driverVersion: '580.95.05', cudaVersion: '13.0',
+      devices: [{ index: 0, name: 'NVIDIA H100 NVL', totalMemoryBytes: 100_485_038_080, pciBusId: '0000:17:00.0' }],
+    });
+    expect(merged.map((g) => [g.index, g.model, g.engineUsable])).toEqual([
+      [0, 'NVIDIA H100 NVL', true],
+      [1, 'UHD 630', false],
+    ]);
+    expect(merged[0].memoryBytes).toBe(100_485_038_080);
   });
 });

@@ -288,6 +288,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
         })),
       },
       config_keys_not_applied: [],
+    run_options: {},
     promotion: { policy: 'none', moves: {} },
     workload_source: { kind: 'synthetic' },
     autoscaling_timeline: null,

@@ -11,7 +11,7 @@ import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histo
 
 const GIB = 1024 ** 3;
 
-export function fakeHardware(over: { systemId?: string; hostname?: string; ramGiB?: number; gpuGiB?: number | null; freeGiB?: number; probe?: boolean } = {}): HardwareProfile {
+export function fakeHardware(over: { systemId?: string; hostname?: string; ramGiB?: number; gpuGiB?: number | null; gpuUsable?: boolean; freeGiB?: number; probe?: boolean } = {}): HardwareProfile {
   const gpu = over.gpuGiB ?? null;
   return {
     version: 1,
@@ -21,7 +21,11 @@ export function fakeHardware(over: { systemId?: string; hostname?: string; ramGi
     os: { platform: 'linux', distro: 'Debian GNU/Linux', release: '12', kernel: '6.1', arch: 'x64' },
     cpu: { manufacturer: 'AMD', brand: 'EPYC', logicalCores: 2, physicalCores: 2, sockets: 1, baseSpeedGhz: null, maxSpeedGhz: null },
     memory: { totalBytes: (over.ramGiB ?? 24) * GIB, availableBytes: 20 * GIB, swapTotalBytes: 0 },
-    gpus: gpu === null ? [] : [{ index: 0, vendor: 'NVIDIA', model: 'H100', memoryBytes: gpu * GIB, driverVersion: '580', busId: null, compute: true }],
+    gpus: gpu === null ? [] : [{ index: 0, vendor: 'NVIDIA', model: 'H100', memoryBytes: gpu * GIB, driverVersion: '580', busId: null, compute: true, engineUsable: over.gpuUsable ?? true }],
+    cuda:
+      gpu === null || over.gpuUsable === false
+        ? { available: false, reason: 'libcuda.so.1 could not be loaded: no NVIDIA driver is installed', driverVersion: null, cudaVersion: null, devices: [] }
+        : { available: true, reason: null, driverVersion: '580', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100', totalMemoryBytes: gpu * GIB, pciBusId: null }] },
     disks: [],
     cacheDir: {
       path: '/mnt/kv',

@@ -19,7 +19,7 @@ describe('planSuite', () => {
   });
 
   it("derives the wrapper's parameters from RAM and the first GPU", () => {
-    const plan = planSuite(fakeHardware({ ramGiB: 256, gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv', engineHasGpuTier: true });
+    const plan = planSuite(fakeHardware({ ramGiB: 256, gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv' });
     const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, opts(r.options)]));
     expect(plan.runs).toHaveLength(9);
     expect(by['gpu-only']).toMatchObject({ gpuMemGb: 80, cpuMemGb: 4, numUsers: 50 });
@@ -45,11 +45,13 @@ describe('planSuite', () => {
     expect(cs.options).toMatchObject({ numUsers: 50, cpuMemGb: 1, duration: 30 });
   });
 
-  it('a GPU the engine cannot use yet is reported, not silently ignored', () => {
-    const plan = planSuite(fakeHardware({ gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv' });
+  it('a GPU the engine cannot use (no NVIDIA driver) is reported, not silently ignored', () => {
+    const plan = planSuite(fakeHardware({ gpuGiB: 80, gpuUsable: false }), { profile: 'standard', cacheDir: '/mnt/kv' });
     expect(plan.skipped.map((s) => s.scenarioId)).toEqual(['gpu-only', 'gpu-cpu', 'gpu-cpu-storage']);
-    expect(plan.skipped[0].reason).toMatch(/no GPU tier yet \(detected NVIDIA H100, 80 GiB\)/);
+    expect(plan.skipped[0].reason).toBe('the GPU tier cannot use NVIDIA H100, 80 GiB: libcuda.so.1 could not be loaded: no NVIDIA driver is installed');
     expect(plan.runs.find((r) => r.scenarioId === 'production')!.options.gpuMemGb).toBe(0);
+    const off = planSuite(fakeHardware({ gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv', engineHasGpuTier: false });
+    expect(off.skipped[0].reason).toMatch(/has no GPU tier \(detected NVIDIA H100, 80 GiB\)/);
   });
 
   it('MLPerf: the three reference options, 300 s × 3 trials, no generation, automatic capacity', () => {

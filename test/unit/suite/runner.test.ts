@@ -157,3 +157,21 @@ describe('runSuite', () => {
     await expect(resumeSuite(r.suiteId, { store, hardware: fakeHardware({ systemId: 'sys-ffffffffffffffff' }), startEngine: fakeEngine([]).start })).rejects.toThrow(/belongs to system/);
   });
 });
+
+describe('trial time limit', () => {
+  it('a trial that runs past its limit is stopped and kept as partial; the suite goes on', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['hang', 'complete']);
+    const r = await runSuite(planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only'] }), {
+      store,
+      hardware: hw,
+      startEngine: engine.start,
+      trialTimeoutMs: () => 50,
+    });
+    expect(r.status).toBe('finished');
+    expect(engine.cancels).toEqual(['the trial exceeded its 0 s wall-clock limit']);
+    const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(trials.map((t) => t.status)).toEqual(['partial', 'complete']);
+    expect(trials[0].statusReason).toMatch(/^stopped after its 0 s wall-clock limit/);
+  });
+});

@@ -1,0 +1,93 @@
+// The real thing, end to end on this machine: a smoke suite of every non-GPU scenario into a fresh
+// database (real engine processes, real bytes), then report, history, import of a second system
+// from reference-format results, the system comparison, and exports read back.
+import fs from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { referenceResultsNew } from '../../unit/store/fixtures.ts';
+import { dbPaths, eventsOf, explain, makeTempDir, removeTempDirs, runCli, runDirsIn } from './suite-harness.ts';
+
+afterAll(() => removeTempDirs());
+
+describe('kvbench suite --profile smoke, then report, import, compare, export', () => {
+  it('runs every non-GPU scenario, stores every trial, and reports them', { timeout: 180_000 }, async () => {
+    const tmp = makeTempDir();
+    const { db, cache } = dbPaths(tmp);
+    const foreign = path.join(cache, 'keep.npy');
+    fs.writeFileSync(foreign, 'not kvbench\n');
+
+    const r = await runCli(['suite', '--profile', 'smoke', '--trials', '2', '--duration', '2', '--cache-dir', cache, '--db', db, '--events'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stderr).toMatch(/skipped gpu-only: no GPU detected/);
+    expect(r.stderr).toMatch(/Estimate: 12 trials, about \d+ s; disk: at most 2\.00 GiB/);
+    const events = eventsOf(r.stdout);
+    const finished = events.filter((e) => e.type === 'suite.trialFinished');
+    expect(finished.map((e) => e.scenarioId)).toEqual(['cpu-only', 'cpu-only', 'storage-only', 'storage-only', 'cpu-storage', 'cpu-storage', 'storage-saturation', 'storage-saturation', 'production', 'production', 'autoscale', 'autoscale']);
+    expect(finished.every((e) => e.status === 'complete'), JSON.stringify(finished.map((e) => [e.scenarioId, e.status, e.reason]))).toBe(true);
+    expect(events.some((e) => e.type === 'suite.trialProgressed')).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: 'suite.finished', status: 'finished', counts: { complete: 12, partial: 0, failed: 0, aborted: 0 } });
+    expect(r.stderr).toMatch(/Tier comparison/);
+    // The cache directory: the foreign file intact, no run directory or probe files left.
+    expect(fs.readFileSync(foreign, 'utf8')).toBe('not kvbench\n');
+    expect(runDirsIn(cache)).toEqual([]);
+    expect(fs.readdirSync(cache).filter((n) => n.startsWith('kvbench-probe') || n.startsWith('.kvbench'))).toEqual([]);
+
+    const rep = await runCli(['report', '--db', db], { cwd: tmp });
+    expect(rep.code, explain(rep)).toBe(0);
+    for (const id of ['cpu-only', 'storage-only', 'cpu-storage', 'storage-saturation', 'production', 'autoscale']) expect(rep.stdout).toContain(`[${id}]`);
+    expect(rep.stdout).toMatch(/trials: 2 aggregated of 2/);
+    expect(rep.stdout).toMatch(/Wall-clock throughput \(tok\/s\)\s+2\s+[\d,.]+\s+[\d,.]+\s+[\d.]+%/);
+    expect(rep.stdout).toMatch(/pooled over the trials \(merged HDR histograms/);
+    expect(rep.stdout).toMatch(/Tier comparison \(medians across complete trials; speedup against storage-only\)/);
+    expect(rep.stdout).toMatch(/storage-only\s+0\s+0\.125\s+2\s+[\d,.]+\s+1\.00x/);
+    expect(rep.stdout).toMatch(/Limits: drive sequential read [\d.]+ [GM]B\/s/); // the probe ran: efficiency has a denominator
+
+    const hist = await runCli(['history', '--db', db, '--json', '--limit', '0'], { cwd: tmp });
+    const trials = JSON.parse(hist.stdout) as { status: string; options: Record<string, unknown>; metrics: Record<string, number>; systemId: string }[];
+    expect(trials).toHaveLength(12);
+    expect(trials.every((t) => t.status === 'complete' && t.metrics.wall_clock_throughput_tok_per_s > 0)).toBe(true);
+    const systemA = trials[0].systemId;
+
+    // A second system, from results files in the reference's format, run with storage-only's flags.
+    const files = [1, 2].map((i) => {
+      const f = path.join(tmp, `slow_trial${i}.json`);
+      fs.writeFileSync(f, JSON.stringify(referenceResultsNew({ tokPerS: 10 * i, storageTokPerS: 5 * i })));
+      return f;
+    });
+    const imp = await runCli(
+      ['import', ...files, '--system', 'slow-box', '--scenario', 'storage-only', '--db', db,
+        '--run-flags', '--model tiny-1b --num-users 4 --duration 2 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42'],
+      { cwd: tmp },
+    );
+    expect(imp.code, explain(imp)).toBe(0);
+    expect(imp.stdout).toMatch(/imported .*slow_trial1\.json: trial \d+, reference-new, complete/);
+
+    const cmp = await runCli(['report', '--compare', systemA, 'slow-box', '--db', db, '--per-config'], { cwd: tmp });
+    expect(cmp.code, explain(cmp)).toBe(0);
+    expect(cmp.stdout).toMatch(/A = vm|A = \S+ \(sys-/);
+    expect(cmp.stdout).toMatch(/Matched 1 configuration\(s\)/);
+    expect(cmp.stdout).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+[\d.]+x\s+[\d.]+x\s+100%/);
+    const cmpJson = JSON.parse((await runCli(['report', '--compare', systemA, 'slow-box', '--db', db, '--json'], { cwd: tmp })).stdout);
+    expect(cmpJson.metrics.find((m: { metric: { key: string } }) => m.metric.key === 'wall_clock_throughput_tok_per_s').configs[0]).toMatchObject({ nA: 2, nB: 2, medianB: 15, winner: 'a' });
+
+    // Exports read back.
+    for (const ext of ['csv', 'xlsx', 'json']) {
+      const out = path.join(tmp, `all.${ext}`);
+      const e = await runCli(['export', '--db', db, '--out', out], { cwd: tmp });
+      expect(e.code, explain(e)).toBe(0);
+    }
+    const csv = fs.readFileSync(path.join(tmp, 'all.csv'), 'utf8').trimEnd().split('\r\n');
+    expect(csv).toHaveLength(1 + 14);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path.join(tmp, 'all.xlsx'));
+    const sheet = wb.getWorksheet('Trials')!;
+    expect(sheet.rowCount).toBe(15);
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const models = sheet.getRows(2, 14)!.map((row) => row.getCell(header.indexOf('config.model') + 1).value);
+    expect(new Set(models)).toEqual(new Set(['tiny-1b']));
+    const json = JSON.parse(fs.readFileSync(path.join(tmp, 'all.json'), 'utf8'));
+    expect(json.trials).toHaveLength(14);
+    expect(json.trials.filter((t: { resultsFormat: string }) => t.resultsFormat === 'reference-new')).toHaveLength(2);
+  });
+});
