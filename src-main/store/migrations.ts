@@ -137,6 +137,69 @@ CREATE TABLE trial_histograms (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 2,
+    name: 'endpoint runs: real-engine benchmark runs, their metrics and per-request samples',
+    sql: `
+CREATE TABLE endpoint_runs (
+  id                   INTEGER PRIMARY KEY,
+  system_label         TEXT NOT NULL,
+  status               TEXT NOT NULL CHECK (status IN ('complete', 'partial', 'failed')),
+  status_reason        TEXT,
+  base_url             TEXT NOT NULL,
+  model                TEXT NOT NULL,
+  api                  TEXT NOT NULL,
+  workload_file        TEXT,
+  workload_digest      TEXT NOT NULL,
+  notes                TEXT,
+  config_json          TEXT NOT NULL,
+  started_at           TEXT NOT NULL,
+  finished_at          TEXT NOT NULL,
+  wall_ms              REAL NOT NULL,
+  requests_total       INTEGER NOT NULL,
+  requests_ok          INTEGER NOT NULL,
+  aggregates_json      TEXT NOT NULL,
+  server_metrics_json  TEXT NOT NULL,
+  client_host          TEXT NOT NULL,
+  kvbench_version      TEXT NOT NULL
+);
+CREATE INDEX endpoint_runs_label_started ON endpoint_runs(system_label, started_at);
+
+CREATE TABLE endpoint_run_metrics (
+  run_id  INTEGER NOT NULL REFERENCES endpoint_runs(id) ON DELETE CASCADE,
+  key     TEXT NOT NULL,
+  value   REAL NOT NULL,
+  PRIMARY KEY (run_id, key)
+) WITHOUT ROWID;
+CREATE INDEX endpoint_run_metrics_key ON endpoint_run_metrics(key, value);
+
+CREATE TABLE endpoint_requests (
+  run_id               INTEGER NOT NULL REFERENCES endpoint_runs(id) ON DELETE CASCADE,
+  seq                  INTEGER NOT NULL,
+  request_id           TEXT NOT NULL,
+  batch_index          INTEGER NOT NULL,
+  prompt_id            TEXT NOT NULL,
+  reused               INTEGER NOT NULL CHECK (reused IN (0, 1)),
+  context_tokens       INTEGER NOT NULL,
+  prompt_chars         INTEGER NOT NULL,
+  max_tokens           INTEGER NOT NULL,
+  status               TEXT NOT NULL,
+  http_status          INTEGER,
+  error                TEXT,
+  sent_offset_ms       REAL,
+  ttft_ms              REAL,
+  e2e_ms               REAL,
+  tpot_ms              REAL,
+  output_tokens        INTEGER,
+  output_chunks        INTEGER NOT NULL,
+  token_count_source   TEXT,
+  prompt_tokens        INTEGER,
+  cached_prompt_tokens INTEGER,
+  finish_reason        TEXT,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

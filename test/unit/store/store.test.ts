@@ -124,7 +124,7 @@ describe('opening', () => {
     const db = openDatabase(file);
     db.pragma('user_version = 99');
     db.close();
-    expectStoreError(() => openStore(file), 'DB_TOO_NEW', /schema 99; this build knows up to 1/);
+    expectStoreError(() => openStore(file), 'DB_TOO_NEW', new RegExp(`schema 99; this build knows up to ${LATEST_SCHEMA_VERSION}`));
   });
 
   it('a failed migration changes nothing, keeps a backup, and stops', () => {
@@ -133,12 +133,17 @@ describe('opening', () => {
     const { store } = seeded(file);
     const systemsBefore = store.listSystems();
     store.close();
-    const broken = [...MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE extra (x); CREATE TABLE systems (again)' }];
-    expectStoreError(() => openStore(file, { migrations: broken }), 'DB_MIGRATION_FAILED', /from schema 1 to 2: migration 2 \(broken\) failed.*Nothing was changed; a copy made before the attempt is at /);
-    const backups = fs.readdirSync(dir).filter((n) => n.includes('.backup-v1-'));
+    const v = LATEST_SCHEMA_VERSION;
+    const broken = [...MIGRATIONS, { version: v + 1, name: 'broken', sql: 'CREATE TABLE extra (x); CREATE TABLE systems (again)' }];
+    expectStoreError(
+      () => openStore(file, { migrations: broken }),
+      'DB_MIGRATION_FAILED',
+      new RegExp(`from schema ${v} to ${v + 1}: migration ${v + 1} \\(broken\\) failed.*Nothing was changed; a copy made before the attempt is at `),
+    );
+    const backups = fs.readdirSync(dir).filter((n) => n.includes(`.backup-v${v}-`));
     expect(backups).toHaveLength(1);
     const after = open(file);
-    expect(after.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(after.db.pragma('user_version', { simple: true })).toBe(v);
     expect(after.db.prepare("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'extra'").get()).toEqual({ n: 0 });
     expect(after.listSystems()).toEqual(systemsBefore);
     // The backup is a complete database with the same data.
@@ -150,8 +155,8 @@ describe('opening', () => {
     const dir = tempDir();
     const file = path.join(dir, 'kvbench.db');
     seeded(file).store.close();
-    const s = open(file, { migrations: [...MIGRATIONS, { version: 2, name: 'add', sql: 'CREATE TABLE notes (x)' }] });
-    expect(s.db.pragma('user_version', { simple: true })).toBe(2);
+    const s = open(file, { migrations: [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'add', sql: 'CREATE TABLE notes (x)' }] });
+    expect(s.db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION + 1);
     expect(fs.readdirSync(dir).filter((n) => n.includes('backup'))).toEqual([]);
   });
 });

@@ -1,0 +1,584 @@
+// `kvbench endpoint`: the real-engine benchmark. Replays a workload file against an OpenAI-compatible
+// serving endpoint (vLLM, TensorRT-LLM's trtllm-serve, SGLang), stores the run under a system label,
+// compares two systems side by side, exports runs. See docs/endpoint.md.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  EndpointRunConfigSchema,
+  compareEndpointRuns,
+  type EndpointRunConfig,
+  type EndpointRunStatus,
+  type EndpointRunSummary,
+} from '../../src-shared/domain/endpoint.ts';
+import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
+import { EndpointStore, toSummary } from '../endpoint/endpoint-store.ts';
+import { ENDPOINT_EXPORT_FORMATS, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
+import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
+import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
+import { appendResultsFile } from '../endpoint/results-file.ts';
+import { normalizeBaseUrl, runEndpointBenchmark, workloadDigest, type BatchProgress } from '../endpoint/runner.ts';
+import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
+import { resolveDatabasePath } from '../store/data-dir.ts';
+import type { Store } from '../store/store.ts';
+import { openStoreAndRecover } from '../suite/services.ts';
+
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_PARTIAL = 3;
+const EXIT_SIGINT = 130;
+
+export const ENDPOINT_USAGE = `Usage: kvbench endpoint <command> [options]
+
+The real-engine benchmark: replay a workload file against an OpenAI-compatible serving endpoint
+(vLLM, TensorRT-LLM's trtllm-serve, SGLang …), store the run under a system label, compare systems.
+
+Commands:
+  run        replay a workload against a server and store the run (see kvbench endpoint run --help)
+  compare    two system labels side by side, with ratios: kvbench endpoint compare A B
+  list       stored endpoint runs
+  show ID    one run in full (--requests: every request)
+  export     runs to CSV, XLSX or JSON (--out FILE)
+  delete ID  remove a stored run
+
+Every command takes --db PATH (default: $KVBENCH_DB, else the user data directory).
+`;
+
+export const ENDPOINT_RUN_USAGE = `Usage: kvbench endpoint run --url URL --model NAME --workload FILE --system-label LABEL [options]
+
+Replays the workload's batches in order against URL's OpenAI API: a batch's requests are sent
+together (concurrency = the batch size), streamed, and measured (TTFT, inter-token latency,
+end-to-end, tokens); the next batch goes delay_ms after the previous one finished. Prompts are built
+to each request's context size; a reused prompt id gets the identical text, so the server's prefix
+cache and its offload path are exercised. The server's /metrics are scraped before and after.
+
+Required:
+  --url URL                  the server, e.g. http://localhost:8000 (…/v1 is added when missing)
+  --model NAME               the served model name (as in GET /v1/models)
+  --workload FILE            a workload file (kvbench workload generate … --out FILE)
+  --system-label LABEL       the system this run measures, e.g. pcie or c2c
+
+Options:
+  --notes TEXT               free-form notes stored with the run
+  --api completions|chat     /v1/completions (default: the prompt sent as is) or /v1/chat/completions
+  --temperature T            sampling temperature (default: 0)
+  --top-p P                  nucleus sampling (default: 1)
+  --max-tokens N             tokens to generate per request (default: each request's generation_tokens)
+  --no-ignore-eos            do not send ignore_eos (for servers that reject it; outputs may end early)
+  --no-stream-usage          do not send stream_options.include_usage (tokens are then counted as chunks)
+  --request-timeout-s S      a request taking longer is aborted and recorded as a timeout (default: 600)
+  --idle-timeout-s S         a stream silent this long is aborted (default: 120)
+  --metrics-url URL          a metrics page to scrape before and after (repeatable; default: <server>/metrics
+                             and <server>/prometheus/metrics, whichever answers; "none": no scraping)
+  --prompt-salt S            mixed into every prompt (default: random per run, so each run starts with
+                             a cold server cache; give the same salt to replay identical texts)
+  --max-batches N            replay only the first N batches
+  --stop-after-dead-batches N  stop when N consecutive batches got no answer at all (default: 2)
+  --output FILE              also add the run to FILE, a results JSON grouping runs by system label
+  --db PATH                  the database
+
+The API key, if the server needs one, is read from $KVBENCH_API_KEY (else $OPENAI_API_KEY) and never
+stored. Exit codes: 0 complete; 3 partial (some requests failed; the run is stored); 1 failed or
+invalid input; 130 interrupted (what finished is stored as partial).
+`;
+
+function err(msg: string): number {
+  process.stderr.write(`kvbench endpoint: ${msg}\n`);
+  return EXIT_FAILED;
+}
+
+async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, store: Store) => Promise<T> | T): Promise<T> {
+  const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag));
+  try {
+    return await fn(new EndpointStore(store), store);
+  } finally {
+    store.close();
+  }
+}
+
+function numberFlag(v: string | undefined, flag: string, errors: string[], kind: 'int' | 'float'): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || (kind === 'int' && !Number.isInteger(n))) {
+    errors.push(`${flag}: invalid ${kind === 'int' ? 'integer' : 'number'} '${v}'`);
+    return undefined;
+  }
+  return n;
+}
+
+/** What a server says about itself before the run: reachable? needs a key? serves the model? */
+async function preflight(baseUrl: string, model: string, headers: Record<string, string>): Promise<{ fatal: string | null; warnings: string[] }> {
+  const warnings: string[] = [];
+  try {
+    const res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(15_000) });
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel().catch(() => undefined);
+      return { fatal: `${baseUrl}/models answered HTTP ${res.status}: the server needs an API key ($KVBENCH_API_KEY or $OPENAI_API_KEY)`, warnings };
+    }
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => undefined);
+      warnings.push(`${baseUrl}/models answered HTTP ${res.status}: the model name is not checked`);
+      return { fatal: null, warnings };
+    }
+    const j = (await res.json().catch(() => null)) as { data?: { id?: unknown }[] } | null;
+    const ids = Array.isArray(j?.data) ? j!.data!.map((m) => m.id).filter((x): x is string => typeof x === 'string') : [];
+    if (ids.length > 0 && !ids.includes(model)) warnings.push(`the server lists the model(s) ${ids.join(', ')}, not '${model}': requests may fail`);
+    return { fatal: null, warnings };
+  } catch (e) {
+    const x = e as Error & { cause?: { code?: string; message?: string } };
+    const why = x.name === 'TimeoutError' ? 'no answer within 15 s' : (x.cause?.code ?? x.cause?.message ?? x.message);
+    return { fatal: `cannot reach ${baseUrl} (${why}): is the server running? Nothing was stored.`, warnings };
+  }
+}
+
+async function runSub(argv: string[]): Promise<number> {
+  let a;
+  try {
+    a = parseArgs({
+      args: argv,
+      allowNegative: true,
+      options: {
+        url: { type: 'string' },
+        model: { type: 'string' },
+        workload: { type: 'string' },
+        'system-label': { type: 'string' },
+        notes: { type: 'string' },
+        api: { type: 'string', default: 'completions' },
+        temperature: { type: 'string' },
+        'top-p': { type: 'string' },
+        'max-tokens': { type: 'string' },
+        'ignore-eos': { type: 'boolean', default: true },
+        'stream-usage': { type: 'boolean', default: true },
+        'request-timeout-s': { type: 'string' },
+        'idle-timeout-s': { type: 'string' },
+        'metrics-url': { type: 'string', multiple: true },
+        'prompt-salt': { type: 'string' },
+        'max-batches': { type: 'string' },
+        'stop-after-dead-batches': { type: 'string' },
+        output: { type: 'string' },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    process.stderr.write(`kvbench endpoint run: ${(e as Error).message}\n\n${ENDPOINT_RUN_USAGE}`);
+    return EXIT_FAILED;
+  }
+  if (a.help) {
+    process.stdout.write(ENDPOINT_RUN_USAGE);
+    return EXIT_OK;
+  }
+  const errors: string[] = [];
+  for (const f of ['url', 'model', 'workload', 'system-label'] as const) if (!a[f]) errors.push(`the following argument is required: --${f}`);
+  let baseUrl = '';
+  if (a.url) {
+    try {
+      baseUrl = normalizeBaseUrl(a.url);
+    } catch (e) {
+      errors.push(`--url: ${(e as Error).message}`);
+    }
+  }
+  const temperature = numberFlag(a.temperature, '--temperature', errors, 'float') ?? 0;
+  const topP = numberFlag(a['top-p'], '--top-p', errors, 'float') ?? 1;
+  const maxTokens = numberFlag(a['max-tokens'], '--max-tokens', errors, 'int') ?? null;
+  const requestTimeoutS = numberFlag(a['request-timeout-s'], '--request-timeout-s', errors, 'float') ?? 600;
+  const idleTimeoutS = numberFlag(a['idle-timeout-s'], '--idle-timeout-s', errors, 'float') ?? 120;
+  const maxBatches = numberFlag(a['max-batches'], '--max-batches', errors, 'int') ?? null;
+  const stopAfterDeadBatches = numberFlag(a['stop-after-dead-batches'], '--stop-after-dead-batches', errors, 'int') ?? 2;
+  const metricsFlag = a['metrics-url'] ?? [];
+  const metricsDefaults = metricsFlag.length === 0;
+  let metricsUrls: string[] = [];
+  if (metricsFlag.some((u) => u === 'none')) metricsUrls = [];
+  else if (metricsDefaults) metricsUrls = baseUrl ? defaultMetricsUrls(baseUrl) : [];
+  else {
+    for (const u of metricsFlag) {
+      try {
+        const x = new URL(u);
+        if (x.protocol !== 'http:' && x.protocol !== 'https:') throw new Error('scheme');
+        metricsUrls.push(x.toString());
+      } catch {
+        errors.push(`--metrics-url: not an http(s) URL: '${u}'`);
+      }
+    }
+  }
+
+  const tokenizer = await loadPromptTokenizer();
+  const workloadFile = a.workload ? path.resolve(a.workload) : null;
+  const candidate = {
+    baseUrl: baseUrl || 'http://invalid/v1',
+    model: a.model ?? 'x',
+    api: a.api,
+    systemLabel: a['system-label'] ?? 'x',
+    notes: a.notes ?? null,
+    workloadFile,
+    workloadDigest: 'pending',
+    temperature,
+    topP,
+    maxTokens,
+    ignoreEos: a['ignore-eos'],
+    streamUsage: a['stream-usage'],
+    requestTimeoutS,
+    idleTimeoutS,
+    metricsUrls,
+    promptSalt: a['prompt-salt'] ?? randomSalt(),
+    promptTokenizer: tokenizer.name,
+    maxBatches,
+    stopAfterDeadBatches,
+  };
+  const parsed = EndpointRunConfigSchema.safeParse(candidate);
+  if (!parsed.success) errors.push(...parsed.error.issues.map((i) => i.message));
+  let workload;
+  if (workloadFile) {
+    try {
+      workload = await readWorkloadFile(workloadFile);
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  }
+  if (errors.length > 0 || !parsed.success || !workload) {
+    process.stderr.write(`kvbench endpoint run: invalid arguments:\n  ${[...new Set(errors)].join('\n  ')}\n`);
+    return EXIT_FAILED;
+  }
+  const config: EndpointRunConfig = { ...parsed.data, workloadDigest: workloadDigest(workload) };
+  const apiKey = process.env.KVBENCH_API_KEY || process.env.OPENAI_API_KEY || null;
+  const headers: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
+
+  if (config.idleTimeoutS > 300) {
+    // undici (Node's fetch) gives up on its own after 300 s without response headers or between body chunks.
+    process.stderr.write('kvbench endpoint run: warning: --idle-timeout-s above 300 has no effect: Node\'s fetch gives up after 300 s without data\n');
+  }
+  const pre = await preflight(config.baseUrl, config.model, headers);
+  for (const w of pre.warnings) process.stderr.write(`kvbench endpoint run: warning: ${w}\n`);
+  if (pre.fatal) return err(pre.fatal);
+
+  const batches = config.maxBatches === null ? workload.batches.length : Math.min(workload.batches.length, config.maxBatches);
+  const requests = workload.batches.slice(0, batches).reduce((n, b) => n + b.requests.length, 0);
+  process.stderr.write(
+    `kvbench endpoint run: ${config.systemLabel}: ${batches} batch(es), ${requests} request(s) → ${config.baseUrl} (${config.api}, model ${config.model}); prompts: ${tokenizer.name === 'words' ? 'one word ≈ one token' : tokenizer.name}, salt ${config.promptSalt}\n`,
+  );
+
+  const ctrl = new AbortController();
+  let interrupted = false;
+  const onSigint = (): void => {
+    if (interrupted) process.exit(EXIT_SIGINT);
+    interrupted = true;
+    process.stderr.write('\nkvbench endpoint run: interrupted: cancelling the requests in flight and storing what finished (Ctrl-C again to quit at once)\n');
+    ctrl.abort();
+  };
+  process.on('SIGINT', onSigint);
+  let outcome;
+  try {
+    outcome = await runEndpointBenchmark({
+      config,
+      workload,
+      apiKey,
+      tokenizer,
+      signal: ctrl.signal,
+      metricsUrlsAreDefaults: metricsDefaults && metricsUrls.length > 0,
+      onNote: (m) => process.stderr.write(`  ${m}\n`),
+      onBatch: (p: BatchProgress) =>
+        process.stderr.write(
+          `  batch ${p.batchIndex + 1}/${p.batches} (context ${p.contextTokens}, ${p.requests} request(s)): ${p.ok} ok${p.failed ? `, ${p.failed} failed (${p.firstError ?? '?'})` : ''}` +
+            `${p.ttftP50Ms !== null ? `, TTFT P50 ${p.ttftP50Ms.toFixed(1)} ms` : ''}, ${(p.wallMs / 1000).toFixed(2)} s\n`,
+        ),
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+  if (interrupted && outcome.status === 'complete') outcome.status = 'partial';
+
+  let id: number;
+  let record;
+  try {
+    ({ id, record } = await withStore(a.db, (s) => {
+      const rid = s.insertRun(outcome);
+      return { id: rid, record: s.requireRun(rid) };
+    }));
+  } catch (e) {
+    return err(`the run finished but could not be stored: ${(e as Error).message}`);
+  }
+  process.stdout.write(`${formatRun(record)}\n`);
+  process.stderr.write(`kvbench endpoint run: stored as endpoint run ${id} under '${config.systemLabel}'\n`);
+  if (a.output) {
+    try {
+      await appendResultsFile(path.resolve(a.output), record, outcome.samples);
+      process.stderr.write(`kvbench endpoint run: added to ${a.output}\n`);
+    } catch (e) {
+      return err(`cannot write --output: ${(e as Error).message}`);
+    }
+  }
+  if (interrupted) return EXIT_SIGINT;
+  return outcome.status === 'complete' ? EXIT_OK : outcome.status === 'partial' ? EXIT_PARTIAL : EXIT_FAILED;
+}
+
+function idList(values: readonly string[] | undefined, flag: string): number[] | undefined {
+  if (!values || values.length === 0) return undefined;
+  const ids = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean).map(Number);
+  if (ids.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error(`${flag} takes run ids (positive integers)`);
+  return ids;
+}
+
+async function compareSub(argv: string[]): Promise<number> {
+  let p;
+  try {
+    p = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'include-partial': { type: 'boolean', default: false },
+        latest: { type: 'boolean', default: false },
+        'runs-a': { type: 'string', multiple: true },
+        'runs-b': { type: 'string', multiple: true },
+        json: { type: 'boolean', default: false },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    });
+  } catch (e) {
+    return err(`compare: ${(e as Error).message}`);
+  }
+  const a = p.values;
+  if (a.help) {
+    process.stdout.write(`Usage: kvbench endpoint compare LABEL_A LABEL_B [options]
+
+Both systems side by side, every aggregate and server cache metric, with the ratio A ÷ B and which is
+better. Per label: every complete run that replayed the same workload as A's newest run (the median
+of their values; one run: its value).
+
+  --latest             only the newest run of each label
+  --include-partial    partial runs count too
+  --runs-a IDS, --runs-b IDS   exactly these runs (comma-separated ids)
+  --json               the comparison as JSON
+  --db PATH            the database
+`);
+    return EXIT_OK;
+  }
+  if (p.positionals.length !== 2) return err('compare: give two system labels: kvbench endpoint compare LABEL_A LABEL_B');
+  const [labelA, labelB] = p.positionals;
+  let runsA: number[] | undefined;
+  let runsB: number[] | undefined;
+  try {
+    runsA = idList(a['runs-a'], '--runs-a');
+    runsB = idList(a['runs-b'], '--runs-b');
+  } catch (e) {
+    return err(`compare: ${(e as Error).message}`);
+  }
+  try {
+    return await withStore(a.db, (s) => {
+      const pick = (label: string, ids: number[] | undefined, digest?: string): EndpointRunSummary[] => {
+        if (ids) return ids.map((id) => s.requireRun(id)).map(toSummary);
+        const opts = { includePartial: a['include-partial'], latestOnly: a.latest };
+        if (digest) {
+          const same = s.runsForCompare(label, { ...opts, workloadDigest: digest });
+          if (same.length > 0) return same;
+        }
+        return s.runsForCompare(label, opts);
+      };
+      const A = pick(labelA, runsA);
+      const B = pick(labelB, runsB, A[0]?.workloadDigest);
+      if (A.length === 0 || B.length === 0) {
+        const known = s.labels().map((l) => `${l.systemLabel} (${l.complete}/${l.runs} complete)`);
+        const missing = [A.length === 0 ? labelA : null, B.length === 0 ? labelB : null].filter(Boolean).join(' and ');
+        return err(`compare: no ${a['include-partial'] ? 'complete or partial' : 'complete'} runs for ${missing}${known.length ? `; stored labels: ${known.join(', ')}` : ''}`);
+      }
+      const c = compareEndpointRuns(labelA, A, labelB, B);
+      process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : `${formatComparison(c)}\n`);
+      return EXIT_OK;
+    });
+  } catch (e) {
+    return err(`compare: ${(e as Error).message}`);
+  }
+}
+
+async function listSub(argv: string[]): Promise<number> {
+  let a;
+  try {
+    a = parseArgs({
+      args: argv,
+      options: {
+        label: { type: 'string', multiple: true },
+        limit: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    return err(`list: ${(e as Error).message}`);
+  }
+  if (a.help) {
+    process.stdout.write('Usage: kvbench endpoint list [--label L ...] [--limit N] [--json] [--db PATH]\n');
+    return EXIT_OK;
+  }
+  const limit = a.limit === undefined ? 50 : Number(a.limit);
+  if (!Number.isInteger(limit) || limit <= 0) return err('list: --limit takes a positive integer');
+  try {
+    return await withStore(a.db, (s) => {
+      const runs = s.listRuns({ ...(a.label ? { labels: a.label.flatMap((l) => l.split(',')) } : {}), limit });
+      process.stdout.write(a.json ? `${JSON.stringify(runs, null, 2)}\n` : `${formatRunList(runs)}\n`);
+      return EXIT_OK;
+    });
+  } catch (e) {
+    return err(`list: ${(e as Error).message}`);
+  }
+}
+
+async function showSub(argv: string[]): Promise<number> {
+  let p;
+  try {
+    p = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { requests: { type: 'boolean', default: false }, json: { type: 'boolean', default: false }, db: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+      strict: true,
+    });
+  } catch (e) {
+    return err(`show: ${(e as Error).message}`);
+  }
+  if (p.values.help) {
+    process.stdout.write('Usage: kvbench endpoint show ID [--requests] [--json] [--db PATH]\n');
+    return EXIT_OK;
+  }
+  const id = Number(p.positionals[0]);
+  if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('show: give one run id (see kvbench endpoint list)');
+  try {
+    return await withStore(p.values.db, (s) => {
+      const r = s.requireRun(id);
+      const reqs = p.values.requests || p.values.json ? s.requests(id) : [];
+      if (p.values.json) {
+        process.stdout.write(`${JSON.stringify({ ...r, ...(p.values.requests ? { requests: reqs } : {}) }, null, 2)}\n`);
+        return EXIT_OK;
+      }
+      process.stdout.write(`${formatRun(r)}\n`);
+      if (p.values.requests) {
+        process.stdout.write('\n');
+        for (const q of reqs) {
+          process.stdout.write(
+            `  #${q.seq} ${q.requestId} batch ${q.batchIndex} ${q.promptId}${q.reused ? ' (reused)' : ''} ctx ${q.contextTokens}: ${q.status}` +
+              `${q.ttftMs !== null ? ` ttft ${q.ttftMs.toFixed(1)} ms` : ''}${q.e2eMs !== null ? ` e2e ${q.e2eMs.toFixed(1)} ms` : ''}` +
+              `${q.outputTokens !== null ? ` ${q.outputTokens} tok (${q.tokenCountSource})` : ''}${q.error ? ` — ${q.error}` : ''}\n`,
+          );
+        }
+      }
+      return EXIT_OK;
+    });
+  } catch (e) {
+    return err(`show: ${(e as Error).message}`);
+  }
+}
+
+async function exportSub(argv: string[]): Promise<number> {
+  let a;
+  try {
+    a = parseArgs({
+      args: argv,
+      options: {
+        out: { type: 'string', short: 'o' },
+        format: { type: 'string' },
+        label: { type: 'string', multiple: true },
+        run: { type: 'string', multiple: true },
+        status: { type: 'string', multiple: true },
+        requests: { type: 'boolean', default: false },
+        db: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    return err(`export: ${(e as Error).message}`);
+  }
+  if (a.help) {
+    process.stdout.write(`Usage: kvbench endpoint export --out FILE [--format csv|xlsx|json] [filters]
+
+Endpoint runs with their full configuration, aggregates and server metrics: CSV (one row per run, or
+one per request with --requests), XLSX (Runs, Requests, By context, Server metrics, a Comparison
+sheet when exactly two labels are selected, About) or JSON (everything, requests included).
+
+  --label L ...      only these system labels      --run ID ...    only these runs
+  --status S ...     complete, partial, failed     --requests      CSV: one row per request
+  --db PATH          the database
+`);
+    return EXIT_OK;
+  }
+  if (!a.out) return err('export: --out FILE is required');
+  const format = (a.format ?? endpointFormatFromPath(a.out)) as EndpointExportFormat | null;
+  if (format === null || !(ENDPOINT_EXPORT_FORMATS as readonly string[]).includes(format)) return err(`export: --format must be ${ENDPOINT_EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)`);
+  const statuses = a.status?.flatMap((x) => x.split(',')) as EndpointRunStatus[] | undefined;
+  if (statuses?.some((x) => !['complete', 'partial', 'failed'].includes(x))) return err('export: --status takes complete, partial, failed');
+  let runIds: number[] | undefined;
+  try {
+    runIds = idList(a.run, '--run');
+  } catch (e) {
+    return err(`export: ${(e as Error).message}`);
+  }
+  const labels = a.label?.flatMap((x) => x.split(','));
+  try {
+    return await withStore(a.db, async (s) => {
+      let runs = runIds ? runIds.map((id) => s.requireRun(id)) : s.listRuns({ ...(labels ? { labels } : {}), ...(statuses ? { statuses } : {}), order: 'asc' });
+      if (runIds && statuses) runs = runs.filter((r) => statuses.includes(r.status));
+      const requests = new Map(runs.map((r) => [r.id, s.requests(r.id)]));
+      const distinct = [...new Set(runs.map((r) => r.systemLabel))];
+      let comparison = null;
+      if (distinct.length === 2) {
+        const pick = (l: string): EndpointRunSummary[] => runs.filter((r) => r.systemLabel === l && r.status === 'complete').map(toSummary);
+        comparison = compareEndpointRuns(distinct[0], pick(distinct[0]), distinct[1], pick(distinct[1]));
+      }
+      const filter = { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) };
+      await writeEndpointExport({ runs, requests, comparison, filter }, format, a.out!, { requests: a.requests });
+      process.stderr.write(`exported ${runs.length} endpoint run(s) to ${a.out} (${format}${format === 'csv' && a.requests ? ', one row per request' : ''})\n`);
+      return EXIT_OK;
+    });
+  } catch (e) {
+    return err(`export failed (EXPORT_FAILED): ${(e as Error).message}`);
+  }
+}
+
+async function deleteSub(argv: string[]): Promise<number> {
+  let p;
+  try {
+    p = parseArgs({ args: argv, allowPositionals: true, options: { db: { type: 'string' } }, strict: true });
+  } catch (e) {
+    return err(`delete: ${(e as Error).message}`);
+  }
+  const id = Number(p.positionals[0]);
+  if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('delete: give one run id');
+  try {
+    return await withStore(p.values.db, (s) => {
+      s.deleteRun(id);
+      process.stderr.write(`deleted endpoint run ${id}\n`);
+      return EXIT_OK;
+    });
+  } catch (e) {
+    return err(`delete: ${(e as Error).message}`);
+  }
+}
+
+/** `kvbench endpoint <subcommand>`. Returns the exit code. */
+export async function endpointCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  switch (sub) {
+    case 'run':
+      return runSub(rest);
+    case 'compare':
+      return compareSub(rest);
+    case 'list':
+      return listSub(rest);
+    case 'show':
+      return showSub(rest);
+    case 'export':
+      return exportSub(rest);
+    case 'delete':
+      return deleteSub(rest);
+    case undefined:
+    case 'help':
+    case '-h':
+    case '--help':
+      process.stdout.write(ENDPOINT_USAGE);
+      return EXIT_OK;
+    default:
+      process.stderr.write(`kvbench endpoint: unknown command '${sub}'\n\n${ENDPOINT_USAGE}`);
+      return EXIT_FAILED;
+  }
+}

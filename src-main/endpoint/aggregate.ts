@@ -1,0 +1,81 @@
+// A run's aggregates from its per-request samples. Per-request quantities (TTFT, end-to-end, time per
+// output token) are exact percentiles over the run's requests (linear interpolation between closest
+// ranks, numpy's default: the samples are all kept anyway). Inter-token gaps are pooled over every
+// request into an HDR histogram (3 significant digits), as kvbench does for every latency stream.
+// Throughput counts successful requests only, over the span from the first send to the last finish.
+import type { ContextBreakdown, Distribution, EndpointAggregates, EndpointRequestSample, RequestStatus } from '../../src-shared/domain/endpoint.ts';
+import { finiteValues, mean, percentile } from '../../src-shared/domain/statistics.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+
+export function distribution(values: readonly (number | null | undefined)[]): Distribution {
+  const xs = finiteValues(values);
+  if (xs.length === 0) return { n: 0, mean: null, p50: null, p95: null, p99: null, max: null };
+  return { n: xs.length, mean: mean(xs), p50: percentile(xs, 50), p95: percentile(xs, 95), p99: percentile(xs, 99), max: Math.max(...xs) };
+}
+
+function histogramDistribution(h: LatencyHistogram): Distribution {
+  if (h.count === 0) return { n: 0, mean: null, p50: null, p95: null, p99: null, max: null };
+  const s = h.summary();
+  return { n: s.count, mean: s.meanNs / 1e6, p50: s.p50Ns / 1e6, p95: s.p95Ns / 1e6, p99: s.p99Ns / 1e6, max: s.maxNs / 1e6 };
+}
+
+const sumOrNull = (xs: readonly (number | null)[]): number | null => {
+  const ys = xs.filter((x): x is number => x !== null);
+  return ys.length === 0 ? null : ys.reduce((a, b) => a + b, 0);
+};
+
+/**
+ * @param samples every request of the run, sent or not
+ * @param itl the pooled inter-token gaps (ns) of the run's requests
+ * @param spanMs first send → last finish
+ */
+export function aggregateRun(samples: readonly EndpointRequestSample[], itl: LatencyHistogram, spanMs: number): EndpointAggregates {
+  const ok = samples.filter((s) => s.status === 'ok');
+  const durationS = spanMs / 1000;
+  const per = (x: number): number | null => (durationS > 0 ? x / durationS : null);
+  const outputTokensTotal = ok.reduce((a, s) => a + (s.outputTokens ?? 0), 0);
+  const contextTotal = ok.reduce((a, s) => a + s.contextTokens, 0);
+  const withUsage = ok.filter((s) => s.promptTokens !== null);
+  const failuresByStatus: Partial<Record<RequestStatus, number>> = {};
+  for (const s of samples) if (s.status !== 'ok') failuresByStatus[s.status] = (failuresByStatus[s.status] ?? 0) + 1;
+
+  const contexts = [...new Set(samples.map((s) => s.contextTokens))].sort((a, b) => a - b);
+  const byContext: ContextBreakdown[] = contexts.map((c) => {
+    const all = samples.filter((s) => s.contextTokens === c);
+    const good = all.filter((s) => s.status === 'ok');
+    return {
+      contextTokens: c,
+      requests: all.length,
+      ok: good.length,
+      ttftMs: distribution(good.map((s) => s.ttftMs)),
+      e2eMs: distribution(good.map((s) => s.e2eMs)),
+      ttftReusedMs: distribution(good.filter((s) => s.reused).map((s) => s.ttftMs)),
+      ttftFreshMs: distribution(good.filter((s) => !s.reused).map((s) => s.ttftMs)),
+    };
+  });
+
+  return {
+    requestsTotal: samples.length,
+    requestsOk: ok.length,
+    requestsFailed: samples.filter((s) => s.status !== 'ok' && s.status !== 'not_sent').length,
+    requestsNotSent: samples.filter((s) => s.status === 'not_sent').length,
+    durationS,
+    requestsPerS: per(ok.length),
+    outputTokensPerS: per(outputTokensTotal),
+    contextTokensPerS: per(contextTotal),
+    outputTokensTotal,
+    serverPromptTokensTotal: sumOrNull(ok.map((s) => s.promptTokens)),
+    cachedPromptTokensTotal: sumOrNull(ok.map((s) => s.cachedPromptTokens)),
+    promptTokensPerRequested:
+      withUsage.length > 0 ? withUsage.reduce((a, s) => a + (s.promptTokens ?? 0), 0) / withUsage.reduce((a, s) => a + s.contextTokens, 0) : null,
+    ttftMs: distribution(ok.map((s) => s.ttftMs)),
+    e2eMs: distribution(ok.map((s) => s.e2eMs)),
+    tpotMs: distribution(ok.map((s) => s.tpotMs)),
+    itlMs: histogramDistribution(itl),
+    ttftReusedMs: distribution(ok.filter((s) => s.reused).map((s) => s.ttftMs)),
+    ttftFreshMs: distribution(ok.filter((s) => !s.reused).map((s) => s.ttftMs)),
+    byContext,
+    failuresByStatus,
+    itlHistogram: itl.count > 0 ? { hdr: itl.encode(), count: itl.count, sumNs: itl.sumNs } : null,
+  };
+}

@@ -1,0 +1,251 @@
+// Exports of endpoint runs, as for storage trials: CSV (one row per run — or per request with
+// `requests`), XLSX (Runs, Requests, By context, Server metrics, Comparison when two labels are
+// exported, About) and JSON (everything). Every run row carries its full configuration.
+import { randomBytes } from 'node:crypto';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import {
+  ENDPOINT_METRICS,
+  SERVER_METRIC_BY_KEY,
+  type EndpointComparison,
+  type EndpointRequestSample,
+  type EndpointRunRecord,
+} from '../../src-shared/domain/endpoint.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+
+export const ENDPOINT_EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
+export type EndpointExportFormat = (typeof ENDPOINT_EXPORT_FORMATS)[number];
+
+export type Cell = string | number | boolean | null;
+
+export interface EndpointExportModel {
+  runs: EndpointRunRecord[];
+  requests: Map<number, EndpointRequestSample[]>;
+  /** Present when exactly two labels were exported. */
+  comparison: EndpointComparison | null;
+  filter: Record<string, unknown>;
+}
+
+const CONFIG_KEYS = [
+  'baseUrl',
+  'model',
+  'api',
+  'systemLabel',
+  'notes',
+  'workloadFile',
+  'workloadDigest',
+  'temperature',
+  'topP',
+  'maxTokens',
+  'ignoreEos',
+  'streamUsage',
+  'requestTimeoutS',
+  'idleTimeoutS',
+  'metricsUrls',
+  'promptSalt',
+  'promptTokenizer',
+  'maxBatches',
+  'stopAfterDeadBatches',
+] as const;
+
+const RUN_COLUMNS = ['run_id', 'system_label', 'status', 'status_reason', 'started_at', 'finished_at', 'wall_ms', 'client_host', 'kvbench_version'] as const;
+
+export function runColumns(): string[] {
+  return [...RUN_COLUMNS, ...CONFIG_KEYS.map((k) => `config.${k}`), ...ENDPOINT_METRICS.map((m) => m.key)];
+}
+
+function cell(v: unknown): Cell {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  return JSON.stringify(v);
+}
+
+export function runRow(r: EndpointRunRecord): Cell[] {
+  const cfg = r.config as unknown as Record<string, unknown>;
+  return [
+    r.id,
+    r.systemLabel,
+    r.status,
+    r.statusReason,
+    r.startedAt,
+    r.finishedAt,
+    Math.round(r.wallMs),
+    r.clientHost,
+    r.kvbenchVersion,
+    ...CONFIG_KEYS.map((k) => cell(cfg[k])),
+    ...ENDPOINT_METRICS.map((m) => (m.key in r.metrics ? r.metrics[m.key] : null)),
+  ];
+}
+
+export const REQUEST_COLUMNS = [
+  'run_id',
+  'system_label',
+  'seq',
+  'request_id',
+  'batch_index',
+  'prompt_id',
+  'reused',
+  'context_tokens',
+  'prompt_chars',
+  'max_tokens',
+  'status',
+  'http_status',
+  'error',
+  'sent_offset_ms',
+  'ttft_ms',
+  'e2e_ms',
+  'tpot_ms',
+  'output_tokens',
+  'output_chunks',
+  'token_count_source',
+  'prompt_tokens',
+  'cached_prompt_tokens',
+  'finish_reason',
+] as const;
+
+export function requestRow(r: EndpointRunRecord, s: EndpointRequestSample): Cell[] {
+  return [
+    r.id,
+    r.systemLabel,
+    s.seq,
+    s.requestId,
+    s.batchIndex,
+    s.promptId,
+    s.reused,
+    s.contextTokens,
+    s.promptChars,
+    s.maxTokens,
+    s.status,
+    s.httpStatus,
+    s.error,
+    cell(s.sentOffsetMs),
+    cell(s.ttftMs),
+    cell(s.e2eMs),
+    cell(s.tpotMs),
+    s.outputTokens,
+    s.outputChunks,
+    s.tokenCountSource,
+    s.promptTokens,
+    s.cachedPromptTokens,
+    s.finishReason,
+  ];
+}
+
+function csvField(v: Cell): string {
+  if (v === null) return '';
+  const s = String(v);
+  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+function csv(columns: readonly string[], rows: readonly Cell[][]): string {
+  return `${[columns.map(csvField).join(','), ...rows.map((r) => r.map(csvField).join(','))].join('\r\n')}\r\n`;
+}
+
+/** RFC 4180 CSV, CRLF: one row per run, or one per request. */
+export function toCsv(model: EndpointExportModel, opts: { requests?: boolean } = {}): string {
+  if (opts.requests) {
+    const rows: Cell[][] = [];
+    for (const r of model.runs) for (const s of model.requests.get(r.id) ?? []) rows.push(requestRow(r, s));
+    return csv(REQUEST_COLUMNS, rows);
+  }
+  return csv(runColumns(), model.runs.map(runRow));
+}
+
+export function toJson(model: EndpointExportModel): string {
+  return `${JSON.stringify(
+    {
+      format: 'kvbench-endpoint-export',
+      version: 1,
+      kvbenchVersion: KVBENCH_VERSION,
+      exportedAt: new Date().toISOString(),
+      filter: model.filter,
+      units: 'names carry their unit: _ms milliseconds, _s seconds, _per_s per second; server token/block/byte counters are the run\'s deltas',
+      metrics: ENDPOINT_METRICS,
+      runs: model.runs.map((r) => ({ ...r, requests: model.requests.get(r.id) ?? [] })),
+      comparison: model.comparison,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  wb.creator = `kvbench ${KVBENCH_VERSION}`;
+  const add = (name: string, columns: readonly string[], rows: readonly Cell[][]): void => {
+    const ws = wb.addWorksheet(name);
+    ws.addRow([...columns]);
+    ws.getRow(1).font = { bold: true };
+    for (const r of rows) ws.addRow(r);
+    ws.views = [{ state: 'frozen', ySplit: 1 }];
+  };
+  add('Runs', runColumns(), model.runs.map(runRow));
+  const reqRows: Cell[][] = [];
+  for (const r of model.runs) for (const s of model.requests.get(r.id) ?? []) reqRows.push(requestRow(r, s));
+  add('Requests', REQUEST_COLUMNS, reqRows);
+  const ctxRows: Cell[][] = [];
+  for (const r of model.runs) {
+    for (const c of r.aggregates.byContext) {
+      ctxRows.push([r.id, r.systemLabel, c.contextTokens, c.requests, c.ok, c.ttftMs.p50, c.ttftMs.p95, c.e2eMs.p50, c.e2eMs.p95, c.ttftReusedMs.p50, c.ttftFreshMs.p50]);
+    }
+  }
+  add('By context', ['run_id', 'system_label', 'context_tokens', 'requests', 'ok', 'ttft_p50_ms', 'ttft_p95_ms', 'latency_p50_ms', 'latency_p95_ms', 'ttft_reused_p50_ms', 'ttft_fresh_p50_ms'], ctxRows);
+  const smRows: Cell[][] = [];
+  for (const r of model.runs) {
+    for (const v of r.serverMetrics.values) {
+      const def = SERVER_METRIC_BY_KEY[v.key];
+      smRows.push([r.id, r.systemLabel, v.key, def?.label ?? v.key, def?.unit ?? null, def?.kind ?? null, v.source, v.before, v.after, v.delta, v.reset]);
+    }
+    for (const [k, v] of Object.entries(r.serverMetrics.derived)) smRows.push([r.id, r.systemLabel, k, k, null, 'derived', null, null, null, v, false]);
+  }
+  add('Server metrics', ['run_id', 'system_label', 'key', 'label', 'unit', 'kind', 'source', 'before', 'after', 'delta', 'counter_reset'], smRows);
+  if (model.comparison) {
+    const c = model.comparison;
+    add(
+      'Comparison',
+      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'ratio_a_over_b', 'better'],
+      c.rows.map((x) => [x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB, x.ratio, x.better === 'a' ? c.labelA : x.better === 'b' ? c.labelB : null]),
+    );
+  }
+  add(
+    'About',
+    ['item', 'value'],
+    [
+      ['kvbench version', KVBENCH_VERSION],
+      ['exported at', new Date().toISOString()],
+      ['filter', JSON.stringify(model.filter)],
+      ['percentiles', 'per-request values, linear interpolation between closest ranks; inter-token latency pooled over requests in an HDR histogram'],
+      ['throughput', 'successful requests (and their output tokens) ÷ first send → last finish'],
+      ['server metrics', 'counters: after − before the run (the run\'s share); gauges: the value after the run'],
+      ...(model.comparison ? [['comparison', model.comparison.method] as Cell[]] : []),
+      ...ENDPOINT_METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]${m.better ? `, ${m.better} is better` : ''}`]),
+    ],
+  );
+  return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+/** Temporary file and rename: never half a file. */
+async function writeAtomic(file: string, data: string | Buffer): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await fsp.writeFile(tmp, data);
+    await fsp.rename(tmp, file);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export async function writeEndpointExport(model: EndpointExportModel, format: EndpointExportFormat, file: string, opts: { requests?: boolean } = {}): Promise<void> {
+  if (format === 'csv') await writeAtomic(file, toCsv(model, opts));
+  else if (format === 'json') await writeAtomic(file, toJson(model));
+  else await writeAtomic(file, await toXlsxBuffer(model));
+}
+
+export function endpointFormatFromPath(file: string): EndpointExportFormat | null {
+  const ext = path.extname(file).toLowerCase().slice(1);
+  return (ENDPOINT_EXPORT_FORMATS as readonly string[]).includes(ext) ? (ext as EndpointExportFormat) : null;
+}

@@ -1,0 +1,187 @@
+// Endpoint runs and comparisons as terminal text.
+import {
+  SERVER_METRIC_BY_KEY,
+  DERIVED_SERVER_METRICS,
+  type Distribution,
+  type EndpointComparison,
+  type EndpointMetricUnit,
+  type EndpointRunRecord,
+  type ServerMetricUnit,
+} from '../../src-shared/domain/endpoint.ts';
+import { table } from '../export/render-text.ts';
+
+const GIB = 1024 ** 3;
+
+function group3(n: number, digits: number): string {
+  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** A value in its unit, for people. */
+export function fmt(v: number | null | undefined, unit: EndpointMetricUnit | ServerMetricUnit | 'x'): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  switch (unit) {
+    case 'req/s':
+    case 'tok/s':
+      return group3(v, Math.abs(v) >= 100 ? 0 : 2);
+    case 'ms':
+      return group3(v, Math.abs(v) >= 100 ? 1 : 2);
+    case 's':
+    case 'seconds':
+      return `${group3(v, 2)} s`;
+    case 'ratio':
+      return `${(v * 100).toFixed(1)}%`;
+    case 'bytes':
+      return Math.abs(v) >= GIB ? `${(v / GIB).toFixed(2)} GiB` : `${(v / 1024 ** 2).toFixed(1)} MiB`;
+    case 'bytes/s':
+      return Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(2)} GB/s` : `${(v / 1e6).toFixed(1)} MB/s`;
+    case 'x':
+      return `${v.toFixed(3)}x`;
+    case 'count':
+    case 'tokens':
+    case 'blocks':
+      return group3(v, Number.isInteger(v) ? 0 : 2);
+  }
+}
+
+function distRow(name: string, d: Distribution): string[] {
+  return [name, String(d.n), fmt(d.p50, 'ms'), fmt(d.p95, 'ms'), fmt(d.p99, 'ms'), fmt(d.mean, 'ms'), fmt(d.max, 'ms')];
+}
+
+export function formatRun(r: EndpointRunRecord): string {
+  const a = r.aggregates;
+  const c = r.config;
+  const out: string[] = [];
+  out.push(`Endpoint run ${r.id} — ${r.systemLabel}: ${r.status.toUpperCase()}${r.statusReason ? ` (${r.statusReason})` : ''}`);
+  out.push(`  server ${c.baseUrl}  model ${c.model}  api ${c.api}  started ${r.startedAt}`);
+  out.push(`  workload ${c.workloadFile ?? '(inline)'}  digest ${c.workloadDigest.slice(0, 12)}  prompts: ${c.promptTokenizer}, salt ${c.promptSalt}`);
+  out.push(`  sampling: temperature ${c.temperature}, top_p ${c.topP}, max_tokens ${c.maxTokens ?? 'per request'}${c.ignoreEos ? ', ignore_eos' : ''}`);
+  if (c.notes) out.push(`  notes: ${c.notes}`);
+  const failures = Object.entries(a.failuresByStatus).map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
+  out.push(`  requests ${a.requestsTotal}: ${a.requestsOk} ok${failures.length ? `, ${failures.join(', ')}` : ''}`);
+  out.push(
+    `  duration ${fmt(a.durationS, 's')} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`,
+  );
+  if (a.promptTokensPerRequested !== null) out.push(`  server prompt tokens ÷ requested context tokens: ${a.promptTokensPerRequested.toFixed(3)} (the prompt builder's accuracy for this server's tokenizer)`);
+  if (a.cachedPromptTokensTotal !== null) out.push(`  cached prompt tokens (server usage): ${fmt(a.cachedPromptTokensTotal, 'tokens')}`);
+  out.push('');
+  out.push(
+    table(
+      ['latency (ms)', 'n', 'P50', 'P95', 'P99', 'mean', 'max'],
+      [
+        distRow('TTFT', a.ttftMs),
+        distRow('TTFT, reused prompts', a.ttftReusedMs),
+        distRow('TTFT, new prompts', a.ttftFreshMs),
+        distRow('end-to-end', a.e2eMs),
+        distRow('time per output token', a.tpotMs),
+        distRow('inter-token (pooled)', a.itlMs),
+      ],
+      1,
+      '  ',
+    ),
+  );
+  if (a.byContext.length > 0) {
+    out.push('');
+    out.push(
+      table(
+        ['context tokens', 'requests', 'ok', 'TTFT P50', 'TTFT P95', 'reused TTFT P50', 'new TTFT P50', 'e2e P50'],
+        a.byContext.map((x) => [
+          group3(x.contextTokens, 0),
+          String(x.requests),
+          String(x.ok),
+          fmt(x.ttftMs.p50, 'ms'),
+          fmt(x.ttftMs.p95, 'ms'),
+          fmt(x.ttftReusedMs.p50, 'ms'),
+          fmt(x.ttftFreshMs.p50, 'ms'),
+          fmt(x.e2eMs.p50, 'ms'),
+        ]),
+        0,
+        '  ',
+      ),
+    );
+  }
+  out.push('');
+  out.push(formatServerMetrics(r));
+  return out.join('\n');
+}
+
+export function formatServerMetrics(r: EndpointRunRecord): string {
+  const s = r.serverMetrics;
+  const out: string[] = [];
+  if (s.pages.length === 0) return '  server metrics: not scraped (--metrics-url none)';
+  out.push('  server metrics (counters: the run\'s delta; gauges: before → after):');
+  for (const p of s.pages) {
+    out.push(`    ${p.url}: ${p.format === 'unavailable' ? `unavailable (${p.error})` : `${p.format}${p.engines.length ? `, ${p.engines.join(', ')}` : ''}`}`);
+    for (const n of p.notes) out.push(`      note: ${n}`);
+  }
+  const rows: string[][] = [];
+  for (const v of s.values) {
+    const def = SERVER_METRIC_BY_KEY[v.key];
+    if (!def) continue;
+    rows.push([
+      def.label,
+      v.source ?? '—',
+      def.kind === 'counter' ? fmt(v.delta, def.unit) + (v.reset ? ' (counter reset)' : '') : `${fmt(v.before, def.unit)} → ${fmt(v.after, def.unit)}`,
+    ]);
+  }
+  for (const d of DERIVED_SERVER_METRICS) if (d.key in s.derived) rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit)]);
+  if (rows.length === 0) out.push('    none of the supported families was found (see docs/endpoint.md)');
+  else out.push(table(['metric', 'source / definition', 'value'], rows, 2, '    '));
+  return out.join('\n');
+}
+
+export function formatComparison(c: EndpointComparison): string {
+  const out: string[] = [];
+  out.push(`Endpoint comparison: A = ${c.labelA} (${c.runIdsA.length} run(s): ${c.runIdsA.join(', ') || '—'}) vs B = ${c.labelB} (${c.runIdsB.length} run(s): ${c.runIdsB.join(', ') || '—'})`);
+  out.push(`  ${c.method}`);
+  for (const w of c.warnings) out.push(`  ! ${w}`);
+  const groups: { name: string; key: string }[] = [
+    { name: 'Throughput', key: 'throughput' },
+    { name: 'Latency', key: 'latency' },
+    { name: 'Requests', key: 'requests' },
+    { name: 'Server cache metrics', key: 'server' },
+  ];
+  for (const g of groups) {
+    const rows = c.rows.filter((r) => r.metric.group === g.key);
+    if (rows.length === 0) continue;
+    out.push('');
+    out.push(`  ${g.name}`);
+    out.push(
+      table(
+        ['metric', 'unit', c.labelA, c.labelB, 'A/B', 'better'],
+        rows.map((r) => [
+          r.metric.label,
+          r.metric.unit,
+          fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : ''),
+          fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : ''),
+          fmt(r.ratio, 'x'),
+          r.better === 'a' ? c.labelA : r.better === 'b' ? c.labelB : '',
+        ]),
+        [0, 1, 5],
+        '  ',
+      ),
+    );
+  }
+  return out.join('\n');
+}
+
+export function formatRunList(runs: readonly EndpointRunRecord[]): string {
+  if (runs.length === 0) return 'no endpoint runs stored (kvbench endpoint run … stores one)';
+  return table(
+    ['id', 'label', 'status', 'started', 'model', 'requests', 'ok', 'req/s', 'out tok/s', 'TTFT P50 ms', 'TTFT P95 ms', 'e2e P95 ms'],
+    runs.map((r) => [
+      String(r.id),
+      r.systemLabel,
+      r.status,
+      r.startedAt.replace('T', ' ').slice(0, 19),
+      r.config.model,
+      String(r.aggregates.requestsTotal),
+      String(r.aggregates.requestsOk),
+      fmt(r.metrics.requests_per_s, 'req/s'),
+      fmt(r.metrics.output_tokens_per_s, 'tok/s'),
+      fmt(r.metrics.ttft_p50_ms, 'ms'),
+      fmt(r.metrics.ttft_p95_ms, 'ms'),
+      fmt(r.metrics.latency_p95_ms, 'ms'),
+    ]),
+    [1, 2, 3, 4],
+  );
+}

@@ -1,0 +1,65 @@
+// `kvbench endpoint run --output FILE`: the seed study's accumulating results file
+// (benchmark_kv_offload.py --output_json): runs grouped under their system label, so the PCIe and the
+// C2C run land in one file. Each entry carries the study's `aggregate` keys (seconds) beside kvbench's
+// full record and samples. An existing file of another format is never overwritten.
+import fsp from 'node:fs/promises';
+import type { EndpointRunRecord, EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
+import { writeFileAtomic } from '../cli/write-file-atomic.ts';
+
+export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
+
+const s = (ms: number | null | undefined): number | null => (typeof ms === 'number' && Number.isFinite(ms) ? ms / 1000 : null);
+
+export function resultsEntry(r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): Record<string, unknown> {
+  const a = r.aggregates;
+  const v = (key: string): number | null => r.serverMetrics.values.find((x) => x.key === key)?.delta ?? null;
+  return {
+    aggregate: {
+      throughput_req_per_s: a.requestsPerS,
+      output_tokens_per_s: a.outputTokensPerS,
+      ttft_p50_s: s(a.ttftMs.p50),
+      ttft_p95_s: s(a.ttftMs.p95),
+      ttft_p99_s: s(a.ttftMs.p99),
+      latency_p50_s: s(a.e2eMs.p50),
+      latency_p95_s: s(a.e2eMs.p95),
+      latency_p99_s: s(a.e2eMs.p99),
+    },
+    // What the study read from TensorRT-LLM's logs, here from the server's metrics (null where not served).
+    log_metrics: {
+      cache_hit_rate: r.serverMetrics.derived.prefix_cache_hit_rate ?? r.serverMetrics.derived.block_reuse_rate ?? null,
+      reused_blocks: v('reused_blocks'),
+      offloaded_bytes: v('offload_bytes'),
+      reloaded_bytes: v('reload_bytes'),
+      observed_offload_bandwidth_bytes_per_s: r.serverMetrics.derived.offload_bandwidth ?? null,
+    },
+    samples,
+    run_meta: { run_id: r.id, status: r.status, status_reason: r.statusReason, started_at: r.startedAt, finished_at: r.finishedAt, config: r.config },
+    kvbench: { aggregates: r.aggregates, server_metrics: r.serverMetrics, metrics: r.metrics, kvbench_version: r.kvbenchVersion, client_host: r.clientHost },
+  };
+}
+
+/** Adds the run under `runs[<label>]` of the file (created if missing). */
+export async function appendResultsFile(file: string, r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): Promise<void> {
+  let doc: { format: string; version: number; runs: Record<string, unknown[]> } = { format: RESULTS_FILE_FORMAT, version: 1, runs: {} };
+  let text: string | null = null;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (text !== null && text.trim() !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`${file} exists and is not JSON: not overwritten (choose another --output)`);
+    }
+    const p = parsed as { format?: unknown; runs?: unknown };
+    if (p.format !== RESULTS_FILE_FORMAT || typeof p.runs !== 'object' || p.runs === null) {
+      throw new Error(`${file} exists and is not a kvbench endpoint results file: not overwritten (choose another --output)`);
+    }
+    doc = parsed as typeof doc;
+  }
+  (doc.runs[r.systemLabel] ??= []).push(resultsEntry(r, samples));
+  await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+}

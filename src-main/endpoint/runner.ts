@@ -1,0 +1,289 @@
+// Replays a workload file against an OpenAI-compatible endpoint: batches in order, a batch's
+// requests sent together (concurrency = the batch size), the next batch `delay_ms` after the previous
+// one finished; the server's metrics scraped before and after. Every request ends as a sample with a
+// status; the run ends with what it has — interrupted, or cut short when the server stops answering —
+// and says what failed.
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import type { WorkloadFile } from '../../src-shared/domain/workload-file.ts';
+import {
+  flattenEndpointMetrics,
+  type EndpointAggregates,
+  type EndpointRequestSample,
+  type EndpointRunConfig,
+  type EndpointRunStatus,
+  type RequestStatus,
+  type ServerCacheMetrics,
+} from '../../src-shared/domain/endpoint.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { aggregateRun } from './aggregate.ts';
+import { streamCompletion } from './openai-client.ts';
+import { PromptBuilder, type TokenCountFn } from './prompt-builder.ts';
+import { scrapeAll, serverMetricsDelta, type PageSnapshot } from './server-metrics.ts';
+
+export const METRICS_SCRAPE_TIMEOUT_MS = 10_000;
+
+export interface BatchProgress {
+  batchIndex: number;
+  batches: number;
+  contextTokens: number;
+  requests: number;
+  ok: number;
+  failed: number;
+  ttftP50Ms: number | null;
+  wallMs: number;
+  /** The first failure's reason, when some failed. */
+  firstError: string | null;
+}
+
+export interface EndpointRunInput {
+  config: EndpointRunConfig;
+  workload: WorkloadFile;
+  /** Sent as `Authorization: Bearer …` (never stored). */
+  apiKey?: string | null;
+  tokenizer?: TokenCountFn;
+  /** Cancels the run: in-flight requests become `cancelled`, the rest `not_sent`. */
+  signal?: AbortSignal;
+  onBatch?: (p: BatchProgress) => void;
+  onNote?: (message: string) => void;
+  /** Whether metricsUrls are kvbench's guesses (pages that do not answer before the run are then dropped quietly). */
+  metricsUrlsAreDefaults?: boolean;
+}
+
+/** Everything a run produced, before it has a store id. */
+export interface EndpointRunOutcome {
+  systemLabel: string;
+  status: EndpointRunStatus;
+  statusReason: string | null;
+  config: EndpointRunConfig;
+  startedAt: string;
+  finishedAt: string;
+  wallMs: number;
+  aggregates: EndpointAggregates;
+  serverMetrics: ServerCacheMetrics;
+  metrics: Record<string, number>;
+  samples: EndpointRequestSample[];
+  kvbenchVersion: string;
+  clientHost: string;
+}
+
+/** sha256 of the workload's canonical JSON (its batches and block size): equal digests, equal requests. */
+export function workloadDigest(w: WorkloadFile): string {
+  return createHash('sha256').update(JSON.stringify({ kv_block_tokens: w.kv_block_tokens, batches: w.batches })).digest('hex');
+}
+
+/** `--url` as given → the base ending in /v1 (http://h:8000, http://h:8000/, http://h:8000/v1 all give http://h:8000/v1). */
+export function normalizeBaseUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error(`not a URL: '${url}'`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`must be http:// or https://, got ${u.protocol}//`);
+  u.search = '';
+  u.hash = '';
+  let p = u.pathname.replace(/\/+$/, '');
+  p = p.replace(/\/(chat\/)?completions$/, '');
+  if (!p.endsWith('/v1')) p = `${p}/v1`;
+  u.pathname = p;
+  return u.toString().replace(/\/+$/, '');
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+const DEAD_STATUSES: readonly RequestStatus[] = ['connection_error', 'timeout'];
+
+function summariseFailures(samples: readonly EndpointRequestSample[]): string | null {
+  const failed = samples.filter((s) => s.status !== 'ok');
+  if (failed.length === 0) return null;
+  const counts = new Map<RequestStatus, number>();
+  for (const s of failed) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+  const parts = [...counts].map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
+  const first = failed.find((s) => s.error);
+  return `${failed.length} of ${samples.length} request(s) did not succeed (${parts.join(', ')})${first ? `; first: ${first.requestId}: ${first.error}` : ''}`;
+}
+
+export async function runEndpointBenchmark(input: EndpointRunInput): Promise<EndpointRunOutcome> {
+  const { config, workload } = input;
+  const startedAt = new Date().toISOString();
+  const wallStart = performance.now();
+  const headers: Record<string, string> = input.apiKey ? { Authorization: `Bearer ${input.apiKey}` } : {};
+  const builder = new PromptBuilder({ salt: config.promptSalt, ...(input.tokenizer ? { tokenizer: input.tokenizer } : {}) });
+  const batches = config.maxBatches === null ? workload.batches : workload.batches.slice(0, config.maxBatches);
+  const endpoint = `${config.baseUrl}/${config.api === 'chat' ? 'chat/completions' : 'completions'}`;
+
+  // Samples for every request, all `not_sent` until their batch goes.
+  const samples: EndpointRequestSample[] = [];
+  for (const b of batches) {
+    for (const r of b.requests) {
+      samples.push({
+        seq: samples.length,
+        requestId: r.id,
+        batchIndex: b.index,
+        promptId: r.prompt_id,
+        reused: r.reused,
+        contextTokens: r.context_tokens,
+        promptChars: 0,
+        maxTokens: config.maxTokens ?? Math.max(1, r.generation_tokens),
+        status: 'not_sent',
+        httpStatus: null,
+        error: null,
+        sentOffsetMs: null,
+        ttftMs: null,
+        e2eMs: null,
+        tpotMs: null,
+        outputTokens: null,
+        outputChunks: 0,
+        tokenCountSource: null,
+        promptTokens: null,
+        cachedPromptTokens: null,
+        finishReason: null,
+      });
+    }
+  }
+
+  let metricsUrls = [...config.metricsUrls];
+  let before: PageSnapshot[] = [];
+  if (metricsUrls.length > 0) {
+    before = await scrapeAll(metricsUrls, { timeoutMs: METRICS_SCRAPE_TIMEOUT_MS, headers, ...(input.signal ? { signal: input.signal } : {}) });
+    if (input.metricsUrlsAreDefaults) {
+      const usable = before.filter((s) => s.format !== 'unavailable');
+      if (usable.length > 0) {
+        metricsUrls = usable.map((s) => s.url);
+        before = usable;
+      }
+    }
+    for (const s of before) {
+      if (s.format === 'unavailable') input.onNote?.(`metrics page ${s.url}: ${s.error}`);
+      else input.onNote?.(`metrics page ${s.url}: ${s.format}`);
+    }
+  }
+
+  const itl = new LatencyHistogram();
+  let firstSentAt: number | null = null;
+  let lastDoneAt: number | null = null;
+  let deadBatches = 0;
+  let stopReason: string | null = null;
+  let seq = 0;
+  for (let bi = 0; bi < batches.length; bi++) {
+    const b = batches[bi];
+    const batchSamples = samples.slice(seq, seq + b.requests.length);
+    seq += b.requests.length;
+    if (input.signal?.aborted) {
+      stopReason ??= 'interrupted';
+      continue;
+    }
+    if (stopReason !== null) continue;
+    await sleep(b.delay_ms, input.signal);
+    if (input.signal?.aborted) {
+      stopReason = 'interrupted';
+      continue;
+    }
+    const batchStart = performance.now();
+    await Promise.all(
+      b.requests.map(async (r, i) => {
+        const s = batchSamples[i];
+        const prompt = builder.build(r.prompt_id, r.context_tokens);
+        s.promptChars = prompt.length;
+        const gaps: number[] = [];
+        const o = await streamCompletion({
+          url: endpoint,
+          api: config.api,
+          model: config.model,
+          prompt,
+          maxTokens: s.maxTokens,
+          temperature: config.temperature,
+          topP: config.topP,
+          ignoreEos: config.ignoreEos,
+          streamUsage: config.streamUsage,
+          headers,
+          requestTimeoutMs: config.requestTimeoutS * 1000,
+          idleTimeoutMs: config.idleTimeoutS * 1000,
+          ...(input.signal ? { signal: input.signal } : {}),
+          onGapMs: (g) => gaps.push(g),
+        });
+        firstSentAt = firstSentAt === null ? o.sentAtMs : Math.min(firstSentAt, o.sentAtMs);
+        const end = o.sentAtMs + (o.e2eMs ?? 0);
+        lastDoneAt = lastDoneAt === null ? end : Math.max(lastDoneAt, end);
+        s.status = o.status;
+        s.httpStatus = o.httpStatus;
+        s.error = o.error;
+        s.sentOffsetMs = o.sentAtMs; // made relative below, once the first send is known
+        s.ttftMs = o.ttftMs;
+        s.e2eMs = o.e2eMs;
+        s.tpotMs = o.tpotMs;
+        s.outputTokens = o.outputTokens;
+        s.outputChunks = o.outputChunks;
+        s.tokenCountSource = o.tokenCountSource;
+        s.promptTokens = o.promptTokens;
+        s.cachedPromptTokens = o.cachedPromptTokens;
+        s.finishReason = o.finishReason;
+        if (o.status === 'ok') for (const g of gaps) itl.record(g * 1e6);
+      }),
+    );
+    const ok = batchSamples.filter((s) => s.status === 'ok');
+    const ttfts = ok.map((s) => s.ttftMs).filter((x): x is number => x !== null).sort((x, y) => x - y);
+    input.onBatch?.({
+      batchIndex: b.index,
+      batches: batches.length,
+      contextTokens: b.context_tokens,
+      requests: batchSamples.length,
+      ok: ok.length,
+      failed: batchSamples.length - ok.length,
+      ttftP50Ms: ttfts.length > 0 ? ttfts[Math.floor((ttfts.length - 1) / 2)] : null,
+      wallMs: performance.now() - batchStart,
+      firstError: batchSamples.find((s) => s.status !== 'ok')?.error ?? null,
+    });
+    if (input.signal?.aborted) {
+      stopReason = 'interrupted';
+      continue;
+    }
+    // A server that is gone: every request of the batch failed to connect or timed out.
+    if (batchSamples.every((s) => DEAD_STATUSES.includes(s.status))) {
+      deadBatches++;
+      if (deadBatches >= config.stopAfterDeadBatches) {
+        stopReason = `the server stopped answering: no request of the last ${deadBatches} batch(es) got an answer (${batchSamples[0].error ?? batchSamples[0].status}); the remaining batches were not sent`;
+      }
+    } else {
+      deadBatches = 0;
+    }
+  }
+  for (const s of samples) if (s.sentOffsetMs !== null) s.sentOffsetMs -= firstSentAt ?? 0;
+
+  const after = metricsUrls.length > 0 ? await scrapeAll(metricsUrls, { timeoutMs: METRICS_SCRAPE_TIMEOUT_MS, headers }) : [];
+  const serverMetrics = serverMetricsDelta(before, after);
+  const spanMs = firstSentAt !== null && lastDoneAt !== null ? Math.max(0, (lastDoneAt as number) - (firstSentAt as number)) : 0;
+  const aggregates = aggregateRun(samples, itl, spanMs);
+  const failures = summariseFailures(samples);
+  let status: EndpointRunStatus = aggregates.requestsOk === 0 ? 'failed' : failures === null ? 'complete' : 'partial';
+  if (samples.length === 0) status = 'failed';
+  const reasons = [stopReason === 'interrupted' ? 'interrupted by the user; the remaining requests were not sent' : stopReason, failures].filter((x): x is string => x !== null);
+  return {
+    systemLabel: config.systemLabel,
+    status,
+    statusReason: reasons.length > 0 ? reasons.join('; ') : null,
+    config: { ...config, metricsUrls },
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    wallMs: performance.now() - wallStart,
+    aggregates,
+    serverMetrics,
+    metrics: flattenEndpointMetrics(aggregates, serverMetrics),
+    samples,
+    kvbenchVersion: KVBENCH_VERSION,
+    clientHost: os.hostname(),
+  };
+}

@@ -1,0 +1,521 @@
+/**
+ * The real-engine benchmark: a kvbench workload file replayed against an OpenAI-compatible serving
+ * endpoint (vLLM, TensorRT-LLM's trtllm-serve, SGLang …), one run per "system label", two systems
+ * compared side by side. This module holds what the CLI, the store, the exports and the app share:
+ * the run configuration (zod), the per-request sample, the aggregates, the server cache metrics, the
+ * metric catalogue, and the comparison of two systems.
+ *
+ * Units are in every name: `…Ms` milliseconds, `…S` seconds, `…PerS` per second, `…Bytes` bytes.
+ * Pure TypeScript: no Node, no DOM.
+ */
+import { z } from 'zod';
+import { median, ratio } from './statistics.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+export const ENDPOINT_APIS = ['completions', 'chat'] as const;
+export type EndpointApi = (typeof ENDPOINT_APIS)[number];
+
+/** Where the prompt token counts come from (see src-main/endpoint/prompt-builder.ts). */
+export type PromptTokenizer = 'gpt-tokenizer cl100k_base' | 'words';
+
+const finite = (what: string) => z.number({ error: `${what} must be a number` }).refine(Number.isFinite, { error: `${what} must be a finite number` });
+
+export const EndpointRunConfigSchema = z.strictObject({
+  /** The server's base URL as normalised: scheme, host, port and path prefix, ending in /v1. */
+  baseUrl: z.string().min(1),
+  model: z.string().min(1, { error: '--model must not be empty' }),
+  api: z.enum(ENDPOINT_APIS, { error: `--api must be one of ${ENDPOINT_APIS.join(', ')}` }),
+  systemLabel: z
+    .string()
+    .min(1, { error: '--system-label must not be empty' })
+    .max(100, { error: '--system-label is at most 100 characters' })
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:+-]*$/, { error: '--system-label may hold letters, digits and . _ : + - (starting with a letter or digit)' }),
+  notes: z.string().max(10_000).nullable(),
+  /** Absolute path of the workload file as given (null when the workload came from elsewhere, e.g. a test). */
+  workloadFile: z.string().nullable(),
+  /** sha256 of the workload's canonical JSON: two runs replayed the same requests when these are equal. */
+  workloadDigest: z.string().min(1),
+  temperature: finite('--temperature').min(0, { error: '--temperature must be between 0 and 2' }).max(2, { error: '--temperature must be between 0 and 2' }),
+  topP: finite('--top-p').gt(0, { error: '--top-p must be in (0, 1]' }).max(1, { error: '--top-p must be in (0, 1]' }),
+  /** Overrides every request's generation_tokens; null = the workload's per-request value. */
+  maxTokens: z.number().int({ error: '--max-tokens must be an integer' }).positive({ error: '--max-tokens must be positive' }).nullable(),
+  /** Sends `ignore_eos: true` (vLLM, SGLang, TensorRT-LLM) so every request generates exactly max_tokens. */
+  ignoreEos: z.boolean(),
+  /** Sends `stream_options: {include_usage: true}`: the server's own token counts. */
+  streamUsage: z.boolean(),
+  /** A request taking longer than this in total is aborted and recorded as a timeout. */
+  requestTimeoutS: finite('--request-timeout-s').positive({ error: '--request-timeout-s must be positive' }),
+  /** A stream that sends nothing for this long is aborted and recorded as a timeout. */
+  idleTimeoutS: finite('--idle-timeout-s').positive({ error: '--idle-timeout-s must be positive' }),
+  /** Prometheus (or trtllm-serve JSON) pages scraped before and after the run; empty = none. */
+  metricsUrls: z.array(z.string()),
+  /** Mixed into every prompt: equal salts give identical prompt texts across runs (and a warm server cache). */
+  promptSalt: z.string().min(1).max(200),
+  promptTokenizer: z.enum(['gpt-tokenizer cl100k_base', 'words']),
+  /** Replay only the first N batches (null = all). */
+  maxBatches: z.number().int().positive().nullable(),
+  /** Stop after this many consecutive batches in which no request got an answer (a server that is gone). */
+  stopAfterDeadBatches: z.number().int().positive(),
+});
+export type EndpointRunConfig = z.output<typeof EndpointRunConfigSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Per-request samples
+
+/**
+ * What became of one request. `ok`: the stream ended properly (`[DONE]` or a finish reason).
+ * Everything else is a failure, recorded with its reason; the run goes on without it.
+ */
+export const REQUEST_STATUSES = [
+  'ok',
+  /** The server answered with a non-2xx status (its body's message is kept). */
+  'http_error',
+  /** --request-timeout-s or --idle-timeout-s ran out. */
+  'timeout',
+  /** No connection, or the connection broke before the response began. */
+  'connection_error',
+  /** A `data:` line that is not JSON, or a chunk without the OpenAI fields. */
+  'malformed_stream',
+  /** The stream carried an `error` object (the server failed mid-request). */
+  'server_error',
+  /** The stream ended (connection closed) without `[DONE]` or a finish reason. */
+  'incomplete',
+  /** Interrupted by the user (Ctrl-C) while in flight. */
+  'cancelled',
+  /** Never sent: the run stopped before its batch (interrupted, or the server was gone). */
+  'not_sent',
+] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+
+export interface EndpointRequestSample {
+  /** Position in the replayed workload, 0-based over all requests. */
+  seq: number;
+  requestId: string;
+  batchIndex: number;
+  promptId: string;
+  /** The workload's flag: an earlier request had the same prompt (so the server's prefix cache can hit). */
+  reused: boolean;
+  /** Requested context size in tokens (the workload's). */
+  contextTokens: number;
+  /** Characters of the prompt text sent. */
+  promptChars: number;
+  maxTokens: number;
+  status: RequestStatus;
+  httpStatus: number | null;
+  error: string | null;
+  /** When it was sent, ms after the run's first request (null when not sent). */
+  sentOffsetMs: number | null;
+  /** Send → first content token. */
+  ttftMs: number | null;
+  /** Send → end of the stream. */
+  e2eMs: number | null;
+  /** (last token − first token) ÷ (output tokens − 1): decode time per output token after the first. */
+  tpotMs: number | null;
+  /** Output tokens: the server's usage.completion_tokens when reported, else the content chunks counted. */
+  outputTokens: number | null;
+  /** Content-bearing chunks received. */
+  outputChunks: number;
+  tokenCountSource: 'usage' | 'chunks' | null;
+  /** The server's usage.prompt_tokens (its tokenizer's count of the prompt). */
+  promptTokens: number | null;
+  /** The server's usage.prompt_tokens_details.cached_tokens, when it reports it. */
+  cachedPromptTokens: number | null;
+  finishReason: string | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregates
+
+/** Percentiles of one per-request quantity (linear interpolation between closest ranks, numpy's default). */
+export interface Distribution {
+  n: number;
+  mean: number | null;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+export interface ContextBreakdown {
+  contextTokens: number;
+  requests: number;
+  ok: number;
+  ttftMs: Distribution;
+  e2eMs: Distribution;
+  ttftReusedMs: Distribution;
+  ttftFreshMs: Distribution;
+}
+
+export interface EndpointAggregates {
+  requestsTotal: number;
+  requestsOk: number;
+  requestsFailed: number;
+  requestsNotSent: number;
+  /** First request sent → last request finished. */
+  durationS: number;
+  /** Successful requests ÷ duration. */
+  requestsPerS: number | null;
+  /** Output tokens of successful requests ÷ duration. */
+  outputTokensPerS: number | null;
+  /** Requested context tokens of successful requests ÷ duration. */
+  contextTokensPerS: number | null;
+  outputTokensTotal: number;
+  /** Sum of the server-reported prompt tokens (null when the server never reported usage). */
+  serverPromptTokensTotal: number | null;
+  /** Sum of the server-reported cached prompt tokens (null when never reported). */
+  cachedPromptTokensTotal: number | null;
+  /** Server prompt tokens ÷ requested context tokens over requests with usage: how well the prompt builder hit the size. */
+  promptTokensPerRequested: number | null;
+  ttftMs: Distribution;
+  e2eMs: Distribution;
+  tpotMs: Distribution;
+  /** Gaps between consecutive content chunks, pooled over every request (HDR histogram, 3 significant digits). */
+  itlMs: Distribution;
+  /** TTFT of requests whose prompt was seen before (server cache or offload reload) vs new prompts (full prefill). */
+  ttftReusedMs: Distribution;
+  ttftFreshMs: Distribution;
+  byContext: ContextBreakdown[];
+  /** Failures per status (ok excluded). */
+  failuresByStatus: Partial<Record<RequestStatus, number>>;
+  /** The pooled inter-token histogram, HdrHistogram V2 compressed base64, for merging runs. */
+  itlHistogram: { hdr: string; count: number; sumNs: number } | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server cache metrics (scraped from the server before and after the run)
+
+export type ServerMetricUnit = 'tokens' | 'blocks' | 'bytes' | 'seconds' | 'count' | 'ratio' | 'bytes/s';
+
+export interface ServerMetricSource {
+  /** The metric family as served (Prometheus name without `_total`, or a trtllm-serve JSON field). */
+  name: string;
+  /** Only samples with these label values (compared case-insensitively). */
+  labels?: Record<string, string>;
+}
+
+export interface ServerMetricDefinition {
+  key: string;
+  label: string;
+  unit: ServerMetricUnit;
+  kind: 'counter' | 'gauge';
+  /** Which engines expose it. */
+  engines: readonly ('vllm' | 'sglang' | 'trtllm')[];
+  /** Tried in order; the first family with samples is used (so the same quantity is never counted twice). */
+  sources: readonly ServerMetricSource[];
+  description: string;
+}
+
+const sm = (
+  key: string,
+  label: string,
+  unit: ServerMetricUnit,
+  kind: 'counter' | 'gauge',
+  engines: ServerMetricDefinition['engines'],
+  sources: ServerMetricSource[],
+  description: string,
+): ServerMetricDefinition => Object.freeze({ key, label, unit, kind, engines, sources: Object.freeze(sources), description });
+
+/**
+ * The server metric families kvbench reads. Counters are reported as after − before (the run's own
+ * share); gauges as their value before and after. Families come from the engines' documentation and
+ * sources: vLLM (/metrics), SGLang (/metrics with --enable-metrics), TensorRT-LLM's trtllm-serve
+ * (/prometheus/metrics, and the JSON iteration statistics on /metrics with enable_iter_perf_stats).
+ * `trtllm-json:` sources are fields of the last iteration's `kvCacheStats` in that JSON.
+ */
+export const SERVER_METRICS: readonly ServerMetricDefinition[] = Object.freeze([
+  sm('prefix_cache_queries', 'Prefix cache queries', 'tokens', 'counter', ['vllm'], [{ name: 'vllm:prefix_cache_queries' }, { name: 'vllm:gpu_prefix_cache_queries' }],
+    'Prompt tokens looked up in the GPU prefix cache (vLLM v1).'),
+  sm('prefix_cache_hits', 'Prefix cache hits', 'tokens', 'counter', ['vllm'], [{ name: 'vllm:prefix_cache_hits' }, { name: 'vllm:gpu_prefix_cache_hits' }],
+    'Prompt tokens found in the GPU prefix cache (vLLM v1).'),
+  sm('external_prefix_cache_queries', 'External (offload) cache queries', 'tokens', 'counter', ['vllm'], [{ name: 'vllm:external_prefix_cache_queries' }],
+    'Prompt tokens looked up through the KV connector (CPU / disk offload, LMCache …).'),
+  sm('external_prefix_cache_hits', 'External (offload) cache hits', 'tokens', 'counter', ['vllm'], [{ name: 'vllm:external_prefix_cache_hits' }],
+    'Prompt tokens loaded through the KV connector instead of recomputed.'),
+  sm('prompt_tokens_from_offload', 'Prompt tokens from offload', 'tokens', 'counter', ['vllm'], [{ name: 'vllm:prompt_tokens_by_source', labels: { source: 'external_kv_transfer' } }],
+    'Prompt tokens whose KV came from the connector (vLLM prompt_tokens_by_source).'),
+  sm('prompt_tokens_from_local_cache', 'Prompt tokens from GPU cache', 'tokens', 'counter', ['vllm'], [{ name: 'vllm:prompt_tokens_by_source', labels: { source: 'local_cache_hit' } }],
+    'Prompt tokens whose KV was already in the GPU prefix cache.'),
+  sm('prompt_tokens_computed', 'Prompt tokens computed', 'tokens', 'counter', ['vllm'], [{ name: 'vllm:prompt_tokens_by_source', labels: { source: 'local_compute' } }],
+    'Prompt tokens prefilled from scratch.'),
+  sm('cached_prompt_tokens', 'Cached prompt tokens', 'tokens', 'counter', ['vllm', 'sglang', 'trtllm'],
+    [{ name: 'sglang:cached_tokens' }, { name: 'vllm:prompt_tokens_cached' }, { name: 'trtllm_prompt_cached_tokens' }],
+    'Prompt tokens served from the cache (every tier the engine counts).'),
+  sm('prompt_tokens', 'Prompt tokens (server)', 'tokens', 'counter', ['vllm', 'sglang', 'trtllm'],
+    [{ name: 'vllm:prompt_tokens' }, { name: 'sglang:prompt_tokens' }, { name: 'trtllm_prompt_tokens' }], 'Prompt tokens the server processed.'),
+  sm('generation_tokens', 'Generation tokens (server)', 'tokens', 'counter', ['vllm', 'sglang', 'trtllm'],
+    [{ name: 'vllm:generation_tokens' }, { name: 'sglang:generation_tokens' }, { name: 'trtllm_generation_tokens' }], 'Tokens the server generated.'),
+  sm('preemptions', 'Preemptions', 'count', 'counter', ['vllm'], [{ name: 'vllm:num_preemptions' }], 'Requests preempted (their KV dropped) for lack of GPU KV space.'),
+  sm('offload_bytes', 'Offloaded bytes (GPU→host)', 'bytes', 'counter', ['vllm', 'trtllm'],
+    [{ name: 'vllm:kv_offload_store_bytes' }, { name: 'vllm:kv_offload_total_bytes', labels: { transfer_type: 'GPU_to_CPU' } }, { name: 'trtllm_kv_cache_offload_bytes' }],
+    'KV bytes copied from GPU to the offload tier.'),
+  sm('reload_bytes', 'Reloaded bytes (host→GPU)', 'bytes', 'counter', ['vllm', 'trtllm'],
+    [{ name: 'vllm:kv_offload_load_bytes' }, { name: 'vllm:kv_offload_total_bytes', labels: { transfer_type: 'CPU_to_GPU' } }, { name: 'trtllm_kv_cache_onboard_bytes' }],
+    'KV bytes copied back from the offload tier to GPU (onboarded).'),
+  sm('offload_time', 'Offload transfer time', 'seconds', 'counter', ['vllm'],
+    [{ name: 'vllm:kv_offload_store_time' }, { name: 'vllm:kv_offload_total_time', labels: { transfer_type: 'GPU_to_CPU' } }], 'Time the GPU→host copies took.'),
+  sm('reload_time', 'Reload transfer time', 'seconds', 'counter', ['vllm'],
+    [{ name: 'vllm:kv_offload_load_time' }, { name: 'vllm:kv_offload_total_time', labels: { transfer_type: 'CPU_to_GPU' } }], 'Time the host→GPU copies took.'),
+  sm('offload_allocation_failures', 'Offload allocation failures', 'count', 'counter', ['vllm'], [{ name: 'vllm:kv_offload_allocation_failure' }],
+    'Stores that found no free CPU blocks (not offloaded).'),
+  sm('offload_cpu_block_lookups', 'Offload CPU block lookups', 'blocks', 'counter', ['vllm'], [{ name: 'vllm:kv_offload_cpu_block_lookup' }], 'Blocks looked up in the CPU offload tier.'),
+  sm('offload_cpu_block_hits', 'Offload CPU block hits', 'blocks', 'counter', ['vllm'], [{ name: 'vllm:kv_offload_cpu_block_hit' }], 'Blocks found in the CPU offload tier.'),
+  sm('offload_block_evictions', 'Offload tier evictions', 'blocks', 'counter', ['vllm'], [{ name: 'vllm:kv_offload_block_eviction' }], 'Blocks evicted from the offload tier.'),
+  sm('reused_blocks', 'Reused KV blocks', 'blocks', 'counter', ['trtllm'], [{ name: 'trtllm_kv_cache_reused_blocks' }, { name: 'trtllm-json:reusedBlocks' }],
+    'KV blocks reused instead of recomputed (TensorRT-LLM block reuse; offloaded blocks that came back count here).'),
+  sm('missed_blocks', 'Missed KV blocks', 'blocks', 'counter', ['trtllm'], [{ name: 'trtllm_kv_cache_missed_blocks' }, { name: 'trtllm-json:missedBlocks' }],
+    'KV blocks looked up for reuse and not found.'),
+  sm('alloc_new_blocks', 'Newly allocated KV blocks', 'blocks', 'counter', ['trtllm'], [{ name: 'trtllm-json:allocNewBlocks' }], 'KV blocks allocated fresh (TensorRT-LLM JSON statistics).'),
+  sm('server_cache_hit_rate', 'Server-reported cache hit rate', 'ratio', 'gauge', ['vllm', 'sglang', 'trtllm'],
+    [{ name: 'sglang:cache_hit_rate' }, { name: 'vllm:gpu_prefix_cache_hit_rate' }, { name: 'trtllm_kv_cache_hit_rate' }, { name: 'trtllm-json:cacheHitRate' }],
+    'The engine\'s own hit-rate gauge (its own window: since start, or recent).'),
+  sm('kv_cache_usage', 'GPU KV cache usage', 'ratio', 'gauge', ['vllm', 'sglang', 'trtllm'],
+    [{ name: 'vllm:kv_cache_usage_perc' }, { name: 'vllm:gpu_cache_usage_perc' }, { name: 'sglang:token_usage' }, { name: 'trtllm_kv_cache_utilization' }, { name: 'trtllm-json:usage' }],
+    'Share of the GPU KV cache in use (0–1).'),
+  sm('host_kv_cache_usage', 'Host (offload) KV cache usage', 'ratio', 'gauge', ['vllm', 'trtllm'],
+    [{ name: 'vllm:kv_offload_cpu_cache_usage_perc' }, { name: 'vllm:cpu_cache_usage_perc' }, { name: 'trtllm_kv_cache_host_utilization' }],
+    'Share of the host offload tier in use (0–1).'),
+]);
+
+export const SERVER_METRIC_BY_KEY: Readonly<Record<string, ServerMetricDefinition>> = Object.freeze(Object.fromEntries(SERVER_METRICS.map((d) => [d.key, d])));
+
+/** Rates derived from counter deltas: numerator ÷ denominator (or ÷ the sum of the listed keys). */
+export const DERIVED_SERVER_METRICS: readonly { key: string; label: string; unit: ServerMetricUnit; numerator: string; denominator: readonly string[]; description: string }[] = Object.freeze([
+  { key: 'prefix_cache_hit_rate', label: 'Prefix cache hit rate (run)', unit: 'ratio', numerator: 'prefix_cache_hits', denominator: ['prefix_cache_queries'], description: 'Δhits ÷ Δqueries over the run.' },
+  { key: 'external_prefix_cache_hit_rate', label: 'Offload cache hit rate (run)', unit: 'ratio', numerator: 'external_prefix_cache_hits', denominator: ['external_prefix_cache_queries'], description: 'Δexternal hits ÷ Δexternal queries over the run.' },
+  { key: 'block_reuse_rate', label: 'KV block reuse rate (run)', unit: 'ratio', numerator: 'reused_blocks', denominator: ['reused_blocks', 'missed_blocks'], description: 'Δreused ÷ (Δreused + Δmissed) over the run (TensorRT-LLM).' },
+  { key: 'offload_cpu_block_hit_rate', label: 'Offload CPU block hit rate (run)', unit: 'ratio', numerator: 'offload_cpu_block_hits', denominator: ['offload_cpu_block_lookups'], description: 'Δhits ÷ Δlookups in the CPU offload tier.' },
+  { key: 'offload_bandwidth', label: 'Offload copy bandwidth', unit: 'bytes/s', numerator: 'offload_bytes', denominator: ['offload_time'], description: 'Δoffloaded bytes ÷ Δtransfer time (the server\'s own copy time).' },
+  { key: 'reload_bandwidth', label: 'Reload copy bandwidth', unit: 'bytes/s', numerator: 'reload_bytes', denominator: ['reload_time'], description: 'Δreloaded bytes ÷ Δtransfer time.' },
+]);
+
+export interface ServerMetricValue {
+  key: string;
+  /** The family the value came from (null when none of the sources was served). */
+  source: string | null;
+  before: number | null;
+  after: number | null;
+  /** Counters: after − before (after alone when the counter went backwards: the server restarted). */
+  delta: number | null;
+  /** A counter that went backwards between the scrapes. */
+  reset: boolean;
+}
+
+export interface MetricsPageResult {
+  url: string;
+  format: 'prometheus' | 'trtllm-iteration-json' | 'unavailable';
+  /** Engines whose families were seen on the page. */
+  engines: string[];
+  error: string | null;
+  /** Why a value is only approximate (e.g. trtllm-serve's JSON queue was empty before the run). */
+  notes: string[];
+}
+
+export interface ServerCacheMetrics {
+  pages: MetricsPageResult[];
+  values: ServerMetricValue[];
+  /** Derived rates (null when a part is missing or the denominator is 0). */
+  derived: Record<string, number | null>;
+  /** Every counter (and histogram _sum/_count) of the vllm:, sglang:, trtllm_, lmcache families: `name{labels}` → after − before. */
+  rawCounterDeltas: Record<string, number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The stored run
+
+export type EndpointRunStatus = 'complete' | 'partial' | 'failed';
+
+export interface EndpointRunRecord {
+  id: number;
+  systemLabel: string;
+  status: EndpointRunStatus;
+  statusReason: string | null;
+  config: EndpointRunConfig;
+  startedAt: string;
+  finishedAt: string;
+  wallMs: number;
+  aggregates: EndpointAggregates;
+  serverMetrics: ServerCacheMetrics;
+  /** Flat numeric metrics (the catalogue's keys): what compare, list and export read. */
+  metrics: Record<string, number>;
+  kvbenchVersion: string;
+  /** The machine kvbench ran on (the client, not the server). */
+  clientHost: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metric catalogue (flat keys, one number per run)
+
+export type EndpointMetricUnit = 'req/s' | 'tok/s' | 'ms' | 'count' | 'ratio' | 'tokens' | 'blocks' | 'bytes' | 'bytes/s' | 's';
+
+export interface EndpointMetricDefinition {
+  key: string;
+  label: string;
+  unit: EndpointMetricUnit;
+  better: 'higher' | 'lower' | null;
+  group: 'throughput' | 'latency' | 'requests' | 'server';
+}
+
+const em = (key: string, label: string, unit: EndpointMetricUnit, better: EndpointMetricDefinition['better'], group: EndpointMetricDefinition['group']): EndpointMetricDefinition =>
+  Object.freeze({ key, label, unit, better, group });
+
+const SERVER_UNIT: Record<ServerMetricUnit, EndpointMetricUnit> = { tokens: 'tokens', blocks: 'blocks', bytes: 'bytes', seconds: 's', count: 'count', ratio: 'ratio', 'bytes/s': 'bytes/s' };
+
+/** Better direction of server metrics where one exists. */
+const SERVER_BETTER: Record<string, 'higher' | 'lower'> = {
+  prefix_cache_hit_rate: 'higher',
+  external_prefix_cache_hit_rate: 'higher',
+  block_reuse_rate: 'higher',
+  offload_cpu_block_hit_rate: 'higher',
+  offload_bandwidth: 'higher',
+  reload_bandwidth: 'higher',
+  preemptions: 'lower',
+  offload_allocation_failures: 'lower',
+  prompt_tokens_computed: 'lower',
+};
+
+export const ENDPOINT_METRICS: readonly EndpointMetricDefinition[] = Object.freeze([
+  em('requests_per_s', 'Requests/s', 'req/s', 'higher', 'throughput'),
+  em('output_tokens_per_s', 'Output tokens/s', 'tok/s', 'higher', 'throughput'),
+  em('context_tokens_per_s', 'Context tokens/s', 'tok/s', 'higher', 'throughput'),
+  em('duration_s', 'Duration', 's', 'lower', 'throughput'),
+  em('ttft_p50_ms', 'TTFT P50', 'ms', 'lower', 'latency'),
+  em('ttft_p95_ms', 'TTFT P95', 'ms', 'lower', 'latency'),
+  em('ttft_p99_ms', 'TTFT P99', 'ms', 'lower', 'latency'),
+  em('ttft_mean_ms', 'TTFT mean', 'ms', 'lower', 'latency'),
+  em('ttft_reused_p50_ms', 'TTFT P50, reused prompts', 'ms', 'lower', 'latency'),
+  em('ttft_reused_p95_ms', 'TTFT P95, reused prompts', 'ms', 'lower', 'latency'),
+  em('ttft_fresh_p50_ms', 'TTFT P50, new prompts', 'ms', 'lower', 'latency'),
+  em('ttft_fresh_p95_ms', 'TTFT P95, new prompts', 'ms', 'lower', 'latency'),
+  em('latency_p50_ms', 'End-to-end P50', 'ms', 'lower', 'latency'),
+  em('latency_p95_ms', 'End-to-end P95', 'ms', 'lower', 'latency'),
+  em('latency_p99_ms', 'End-to-end P99', 'ms', 'lower', 'latency'),
+  em('tpot_p50_ms', 'Time per output token P50', 'ms', 'lower', 'latency'),
+  em('tpot_p95_ms', 'Time per output token P95', 'ms', 'lower', 'latency'),
+  em('itl_p50_ms', 'Inter-token latency P50', 'ms', 'lower', 'latency'),
+  em('itl_p95_ms', 'Inter-token latency P95', 'ms', 'lower', 'latency'),
+  em('itl_p99_ms', 'Inter-token latency P99', 'ms', 'lower', 'latency'),
+  em('requests_total', 'Requests', 'count', null, 'requests'),
+  em('requests_ok', 'Requests OK', 'count', 'higher', 'requests'),
+  em('requests_failed', 'Requests failed', 'count', 'lower', 'requests'),
+  em('requests_not_sent', 'Requests not sent', 'count', 'lower', 'requests'),
+  em('output_tokens_total', 'Output tokens', 'count', null, 'requests'),
+  em('server_prompt_tokens_total', 'Prompt tokens (server usage)', 'count', null, 'requests'),
+  em('cached_prompt_tokens_total', 'Cached prompt tokens (server usage)', 'count', 'higher', 'requests'),
+  em('prompt_tokens_per_requested', 'Server prompt tokens ÷ requested', 'ratio', null, 'requests'),
+  ...DERIVED_SERVER_METRICS.map((d) => em(`server.${d.key}`, d.label, SERVER_UNIT[d.unit], SERVER_BETTER[d.key] ?? null, 'server')),
+  ...SERVER_METRICS.map((d) =>
+    em(d.kind === 'counter' ? `server.${d.key}` : `server.${d.key}_after`, d.kind === 'counter' ? `${d.label} (Δ)` : `${d.label} (after)`, SERVER_UNIT[d.unit], SERVER_BETTER[d.key] ?? null, 'server'),
+  ),
+]);
+
+export const ENDPOINT_METRIC_BY_KEY: Readonly<Record<string, EndpointMetricDefinition>> = Object.freeze(Object.fromEntries(ENDPOINT_METRICS.map((d) => [d.key, d])));
+
+/** The flat metrics of one run, from its aggregates and server metrics (non-finite values left out). */
+export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetrics): Record<string, number> {
+  const out: Record<string, number> = {};
+  const put = (k: string, v: number | null | undefined): void => {
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  };
+  put('requests_per_s', a.requestsPerS);
+  put('output_tokens_per_s', a.outputTokensPerS);
+  put('context_tokens_per_s', a.contextTokensPerS);
+  put('duration_s', a.durationS);
+  put('ttft_p50_ms', a.ttftMs.p50);
+  put('ttft_p95_ms', a.ttftMs.p95);
+  put('ttft_p99_ms', a.ttftMs.p99);
+  put('ttft_mean_ms', a.ttftMs.mean);
+  put('ttft_reused_p50_ms', a.ttftReusedMs.p50);
+  put('ttft_reused_p95_ms', a.ttftReusedMs.p95);
+  put('ttft_fresh_p50_ms', a.ttftFreshMs.p50);
+  put('ttft_fresh_p95_ms', a.ttftFreshMs.p95);
+  put('latency_p50_ms', a.e2eMs.p50);
+  put('latency_p95_ms', a.e2eMs.p95);
+  put('latency_p99_ms', a.e2eMs.p99);
+  put('tpot_p50_ms', a.tpotMs.p50);
+  put('tpot_p95_ms', a.tpotMs.p95);
+  put('itl_p50_ms', a.itlMs.p50);
+  put('itl_p95_ms', a.itlMs.p95);
+  put('itl_p99_ms', a.itlMs.p99);
+  put('requests_total', a.requestsTotal);
+  put('requests_ok', a.requestsOk);
+  put('requests_failed', a.requestsFailed);
+  put('requests_not_sent', a.requestsNotSent);
+  put('output_tokens_total', a.outputTokensTotal);
+  put('server_prompt_tokens_total', a.serverPromptTokensTotal);
+  put('cached_prompt_tokens_total', a.cachedPromptTokensTotal);
+  put('prompt_tokens_per_requested', a.promptTokensPerRequested);
+  for (const [k, v] of Object.entries(s.derived)) put(`server.${k}`, v);
+  for (const v of s.values) {
+    const def = SERVER_METRIC_BY_KEY[v.key];
+    if (!def) continue;
+    if (def.kind === 'counter') put(`server.${v.key}`, v.delta);
+    else put(`server.${v.key}_after`, v.after);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparing two systems
+
+export const COMPARE_METHOD =
+  'per system: the median of each metric over its selected runs (one run: that run\'s value); ratio = A ÷ B; percentiles are never averaged across runs';
+
+export interface EndpointRunSummary {
+  id: number;
+  systemLabel: string;
+  status: EndpointRunStatus;
+  startedAt: string;
+  workloadDigest: string;
+  model: string;
+  metrics: Record<string, number>;
+}
+
+export interface CompareRow {
+  metric: EndpointMetricDefinition;
+  a: number | null;
+  b: number | null;
+  /** Runs with a value. */
+  nA: number;
+  nB: number;
+  /** a ÷ b. */
+  ratio: number | null;
+  /** Which system is better on this metric (null: no direction, a tie, or a value missing). */
+  better: 'a' | 'b' | null;
+}
+
+export interface EndpointComparison {
+  method: string;
+  labelA: string;
+  labelB: string;
+  runIdsA: number[];
+  runIdsB: number[];
+  /** Problems that make the comparison weaker (different workloads, models, missing runs). */
+  warnings: string[];
+  rows: CompareRow[];
+}
+
+/** Compares two sets of runs metric by metric: medians per system, A ÷ B, who is better. */
+export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunSummary[], labelB: string, runsB: readonly EndpointRunSummary[]): EndpointComparison {
+  const warnings: string[] = [];
+  if (runsA.length === 0) warnings.push(`no runs for ${labelA}`);
+  if (runsB.length === 0) warnings.push(`no runs for ${labelB}`);
+  const digests = new Set([...runsA, ...runsB].map((r) => r.workloadDigest));
+  if (digests.size > 1) warnings.push('the runs replayed different workloads (workload digests differ): the numbers are not directly comparable');
+  const models = new Set([...runsA, ...runsB].map((r) => r.model));
+  if (models.size > 1) warnings.push(`the runs served different models (${[...models].join(', ')})`);
+  for (const r of [...runsA, ...runsB]) if (r.status !== 'complete') warnings.push(`run ${r.id} (${r.systemLabel}) is ${r.status}: its failed requests are not in its latencies`);
+  const rows: CompareRow[] = [];
+  for (const metric of ENDPOINT_METRICS) {
+    const va = runsA.map((r) => r.metrics[metric.key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    const vb = runsB.map((r) => r.metrics[metric.key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+    if (va.length === 0 && vb.length === 0) continue;
+    const a = median(va);
+    const b = median(vb);
+    let better: CompareRow['better'] = null;
+    if (metric.better && a !== null && b !== null && a !== b) better = (metric.better === 'higher') === a > b ? 'a' : 'b';
+    rows.push({ metric, a, b, nA: va.length, nB: vb.length, ratio: ratio(a, b), better });
+  }
+  return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, rows };
+}

@@ -1,0 +1,175 @@
+// `kvbench endpoint` as a user runs it (bin/kvbench.js in a child process) against fake OpenAI
+// servers on 127.0.0.1: two systems run, stored, compared, listed, shown, exported and read back;
+// bad input, an unreachable server, a partial run and Ctrl-C.
+import fs from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EndpointComparison, EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { explain, makeTempDir, removeTempDirs, runCli, startCli, waitFor } from '../cli/cli-harness.ts';
+import { startFakeServer, type FakeServer, type FakeServerOptions } from './fake-openai-server.ts';
+
+const servers: FakeServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+afterAll(() => removeTempDirs());
+async function server(o: FakeServerOptions): Promise<FakeServer> {
+  const s = await startFakeServer(o);
+  servers.push(s);
+  return s;
+}
+
+let dir: string;
+let workload: string;
+beforeAll(async () => {
+  dir = makeTempDir();
+  workload = path.join(dir, 'workload.json');
+  const r = await runCli(
+    ['workload', 'generate', '--contexts', '256', '512', '--batches-per-context', '3', '--batch-sizes', '2', '3', '--prompt-pool-size', '3', '--reuse-start-batch', '1', '--generation-tokens', '4', '--seed', '5', '--out', workload],
+    { cwd: dir },
+  );
+  expect(r.code, explain(r)).toBe(0);
+});
+
+const runArgs = (s: FakeServer, label: string, db: string, extra: string[] = []): string[] => [
+  'endpoint', 'run', '--url', s.url, '--model', 'fake-model', '--workload', workload, '--system-label', label, '--db', db, '--prompt-salt', `salt-${label}`, ...extra,
+];
+
+describe('kvbench endpoint (CLI)', () => {
+  it('runs two systems, stores them, compares them with ratios, lists, shows and exports them', async () => {
+    const db = path.join(dir, 'two.db');
+    const results = path.join(dir, 'results.json');
+    const pcie = await server({ flavor: 'vllm', gpuBlocks: 40, hostBlocks: 400, prefillMsPerToken: 0.1, decodeMsPerToken: 1 });
+    const a = await runCli(runArgs(pcie, 'pcie', db, ['--notes', 'PCIe Gen5 baseline', '--output', results]), { cwd: dir });
+    expect(a.code, explain(a)).toBe(0);
+    expect(a.stdout).toMatch(/^Endpoint run 1 — pcie: COMPLETE/);
+    expect(a.stdout).toMatch(/TTFT, reused prompts/);
+    expect(a.stdout).toMatch(/Offload cache hit rate \(run\)/);
+    expect(a.stderr).toMatch(/batch 1\/6 \(context 256, [23] request\(s\)\): [23] ok/);
+    expect(a.stderr).toMatch(/stored as endpoint run 1 under 'pcie'/);
+    const c2c = await server({ flavor: 'trtllm', gpuBlocks: 400, hostBlocks: 400, prefillMsPerToken: 0.02, decodeMsPerToken: 0.5 });
+    const b = await runCli(runArgs(c2c, 'c2c', db, ['--notes', 'C2C coherent link', '--output', results, '--api', 'chat']), { cwd: dir });
+    expect(b.code, explain(b)).toBe(0);
+    expect(b.stdout).toMatch(/KV block reuse rate \(run\)/);
+
+    const cmp = await runCli(['endpoint', 'compare', 'pcie', 'c2c', '--db', db], { cwd: dir });
+    expect(cmp.code, explain(cmp)).toBe(0);
+    expect(cmp.stdout).toMatch(/^Endpoint comparison: A = pcie \(1 run\(s\): 1\) vs B = c2c \(1 run\(s\): 2\)/);
+    expect(cmp.stdout).toMatch(/TTFT P50\s+ms\s+[\d.,]+\s+[\d.,]+\s+[\d.]+x/);
+    expect(cmp.stdout).toMatch(/Server cache metrics/);
+    const cj = await runCli(['endpoint', 'compare', 'pcie', 'c2c', '--db', db, '--json'], { cwd: dir });
+    const comparison = JSON.parse(cj.stdout) as EndpointComparison;
+    const ttft = comparison.rows.find((r) => r.metric.key === 'ttft_p50_ms')!;
+    expect(ttft.ratio).toBeCloseTo(ttft.a! / ttft.b!, 12);
+    for (const k of ['requests_per_s', 'output_tokens_per_s', 'ttft_p95_ms', 'ttft_p99_ms', 'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms', 'server.prompt_tokens']) {
+      expect(comparison.rows.find((r) => r.metric.key === k), k).toBeDefined();
+    }
+    expect(comparison.warnings).toEqual([]);
+
+    const list = await runCli(['endpoint', 'list', '--db', db], { cwd: dir });
+    expect(list.stdout.split('\n').filter((l) => /^\s*\d+\s+(pcie|c2c)\s+complete/.test(l))).toHaveLength(2);
+    const show = await runCli(['endpoint', 'show', '1', '--requests', '--db', db], { cwd: dir });
+    expect(show.code, explain(show)).toBe(0);
+    expect(show.stdout).toMatch(/notes: PCIe Gen5 baseline/);
+    expect(show.stdout).toMatch(/#0 b0_r0 batch 0 ctx256_p0 ctx 256: ok ttft [\d.]+ ms e2e [\d.]+ ms 4 tok \(usage\)/);
+    const shown = JSON.parse((await runCli(['endpoint', 'show', '2', '--json', '--requests', '--db', db], { cwd: dir })).stdout) as EndpointRunRecord & { requests: unknown[] };
+    expect(shown.config).toMatchObject({ api: 'chat', systemLabel: 'c2c', notes: 'C2C coherent link', promptSalt: 'salt-c2c', workloadFile: workload });
+    expect(shown.requests).toHaveLength(shown.aggregates.requestsTotal);
+    expect(c2c.requests).toHaveLength(shown.aggregates.requestsTotal);
+
+    // Exports, read back.
+    for (const ext of ['csv', 'json', 'xlsx']) {
+      const out = path.join(dir, `endpoint.${ext}`);
+      const e = await runCli(['endpoint', 'export', '--out', out, '--db', db], { cwd: dir });
+      expect(e.code, explain(e)).toBe(0);
+      expect(e.stderr).toMatch(new RegExp(`exported 2 endpoint run\\(s\\) to .*\\(${ext}`));
+    }
+    const csv = fs.readFileSync(path.join(dir, 'endpoint.csv'), 'utf8').trimEnd().split('\r\n');
+    expect(csv).toHaveLength(3);
+    expect(csv[1]).toMatch(/^1,pcie,complete,/);
+    expect(csv[2]).toMatch(/^2,c2c,complete,/);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'endpoint.json'), 'utf8')) as { runs: (EndpointRunRecord & { requests: unknown[] })[]; comparison: EndpointComparison };
+    expect(json.runs.map((r) => r.systemLabel)).toEqual(['pcie', 'c2c']);
+    expect(json.comparison.labelA).toBe('pcie');
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path.join(dir, 'endpoint.xlsx'));
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Runs', 'Requests', 'By context', 'Server metrics', 'Comparison', 'About']);
+    const reqCsv = path.join(dir, 'requests.csv');
+    const rq = await runCli(['endpoint', 'export', '--out', reqCsv, '--label', 'c2c', '--requests', '--db', db], { cwd: dir });
+    expect(rq.code, explain(rq)).toBe(0);
+    expect(fs.readFileSync(reqCsv, 'utf8').trimEnd().split('\r\n')).toHaveLength(1 + shown.aggregates.requestsTotal);
+
+    // The study's results file: both systems under their labels, with its aggregate keys.
+    const res = JSON.parse(fs.readFileSync(results, 'utf8')) as { format: string; runs: Record<string, { aggregate: Record<string, number>; log_metrics: Record<string, unknown>; samples: unknown[] }[]> };
+    expect(res.format).toBe('kvbench-endpoint-results');
+    expect(Object.keys(res.runs)).toEqual(['pcie', 'c2c']);
+    expect(Object.keys(res.runs.pcie[0].aggregate)).toEqual(
+      expect.arrayContaining(['throughput_req_per_s', 'ttft_p50_s', 'ttft_p95_s', 'ttft_p99_s', 'latency_p50_s', 'latency_p95_s', 'latency_p99_s']),
+    );
+    expect(res.runs.c2c[0].log_metrics.reused_blocks).toBe(c2c.counters.reusedBlocks);
+    expect(res.runs.pcie[0].log_metrics.reloaded_bytes).toBe(pcie.counters.reloadBytes);
+
+    const del = await runCli(['endpoint', 'delete', '2', '--db', db], { cwd: dir });
+    expect(del.code, explain(del)).toBe(0);
+    const none = await runCli(['endpoint', 'compare', 'pcie', 'c2c', '--db', db], { cwd: dir });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/no complete runs for c2c; stored labels: pcie \(1\/1 complete\)/);
+  }, 180_000); // about fifteen CLI processes, each a second or so of Node start-up on a loaded machine
+
+  it('refuses bad input with every problem at once, and an unreachable server before storing anything', async () => {
+    const db = path.join(dir, 'bad.db');
+    const r = await runCli(['endpoint', 'run', '--url', 'ftp://x', '--temperature', 'hot', '--top-p', '0', '--max-tokens', '1.5', '--system-label', 'has space', '--workload', path.join(dir, 'missing.json'), '--db', db], { cwd: dir });
+    expect(r.code).toBe(1);
+    for (const m of [/required: --model/, /--url: must be http:\/\/ or https:\/\/, got ftp:\/\//, /--temperature: invalid number 'hot'/, /--top-p must be in \(0, 1\]/, /--max-tokens: invalid integer '1.5'/, /--system-label may hold/, /missing\.json does not exist/]) {
+      expect(r.stderr).toMatch(m);
+    }
+    const unknown = await runCli(['endpoint', 'run', '--bogus'], { cwd: dir });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Unknown option '--bogus'/);
+    const s = await server({ flavor: 'vllm' });
+    const url = s.url;
+    await s.close();
+    servers.length = 0;
+    const gone = await runCli(['endpoint', 'run', '--url', url, '--model', 'fake-model', '--workload', workload, '--system-label', 'x', '--db', db], { cwd: dir });
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED\): is the server running\? Nothing was stored\./);
+    const list = await runCli(['endpoint', 'list', '--db', db], { cwd: dir });
+    expect(list.stdout).toMatch(/no endpoint runs stored/);
+    const help = await runCli(['endpoint', 'run', '--help'], { cwd: dir });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--system-label LABEL/);
+  });
+
+  it('a partial run exits 3 and is stored with what failed', async () => {
+    const db = path.join(dir, 'partial.db');
+    const s = await server({ flavor: 'vllm', failure: (i) => (i === 0 ? { kind: 'http', status: 500, message: 'boom' } : null) });
+    const r = await runCli(runArgs(s, 'flaky', db), { cwd: dir });
+    expect(r.code, explain(r)).toBe(3);
+    expect(r.stdout).toMatch(/^Endpoint run 1 — flaky: PARTIAL \(1 of \d+ request\(s\) did not succeed \(1 http error\); first: b0_r\d: HTTP 500 Internal Server Error: boom\)/);
+    expect(r.stderr).toMatch(/1 failed \(HTTP 500 Internal Server Error: boom\)/);
+    const cmp = await runCli(['endpoint', 'compare', 'flaky', 'flaky', '--include-partial', '--db', db], { cwd: dir });
+    expect(cmp.code, explain(cmp)).toBe(0);
+    expect(cmp.stdout).toMatch(/! run 1 \(flaky\) is partial/);
+  });
+
+  it('Ctrl-C cancels the requests in flight, stores what finished as partial, and exits 130', async () => {
+    const db = path.join(dir, 'sigint.db');
+    // The first batch is answered; every later request stalls.
+    const first = (JSON.parse(fs.readFileSync(workload, 'utf8')) as { batches: { requests: unknown[] }[] }).batches[0].requests.length;
+    const s = await server({ flavor: 'vllm', failure: (i) => (i >= first ? { kind: 'stall' } : null) });
+    const p = startCli(runArgs(s, 'stopped', db, ['--idle-timeout-s', '60']), { cwd: dir });
+    await waitFor('the first batch', () => /batch 1\/6/.test(p.stderrSoFar()));
+    await waitFor('the stalled requests', () => s.requests.length > first);
+    process.kill(p.pid, 'SIGINT');
+    const r = await p.done;
+    expect(r.code, explain(r)).toBe(130);
+    expect(r.stderr).toMatch(/interrupted: cancelling the requests in flight/);
+    expect(r.stdout).toMatch(/stopped: PARTIAL \(interrupted by the user; the remaining requests were not sent; .*cancelled.*not sent/);
+    const shown = JSON.parse((await runCli(['endpoint', 'show', '1', '--json', '--requests', '--db', db], { cwd: dir })).stdout) as EndpointRunRecord & { requests: { status: string }[] };
+    expect(shown.status).toBe('partial');
+    expect(shown.requests.slice(0, first).every((q) => q.status === 'ok')).toBe(true);
+    expect(shown.requests.some((q) => q.status === 'cancelled')).toBe(true);
+    expect(shown.requests.at(-1)?.status).toBe('not_sent');
+  });
+});

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ENDPOINT_METRICS,
+  compareEndpointRuns,
+  flattenEndpointMetrics,
+  type EndpointRequestSample,
+  type EndpointRunSummary,
+  type ServerCacheMetrics,
+} from '../../../src-shared/domain/endpoint.ts';
+import { aggregateRun, distribution } from '../../../src-main/endpoint/aggregate.ts';
+import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+
+function sample(seq: number, over: Partial<EndpointRequestSample> = {}): EndpointRequestSample {
+  return {
+    seq,
+    requestId: `r${seq}`,
+    batchIndex: 0,
+    promptId: `p${seq}`,
+    reused: false,
+    contextTokens: 100,
+    promptChars: 500,
+    maxTokens: 10,
+    status: 'ok',
+    httpStatus: 200,
+    error: null,
+    sentOffsetMs: 0,
+    ttftMs: 10,
+    e2eMs: 100,
+    tpotMs: 10,
+    outputTokens: 10,
+    outputChunks: 10,
+    tokenCountSource: 'usage',
+    promptTokens: 110,
+    cachedPromptTokens: 0,
+    finishReason: 'length',
+    ...over,
+  };
+}
+
+const noServer: ServerCacheMetrics = { pages: [], values: [], derived: {}, rawCounterDeltas: {} };
+
+describe('aggregates', () => {
+  it('percentiles by linear interpolation between closest ranks', () => {
+    const d = distribution([1, 2, 3, 4, null, Number.NaN]);
+    expect(d).toMatchObject({ n: 4, mean: 2.5, p50: 2.5, max: 4 });
+    expect(d.p95).toBeCloseTo(3.85, 12);
+    expect(d.p99).toBeCloseTo(3.97, 12);
+    expect(distribution([])).toEqual({ n: 0, mean: null, p50: null, p95: null, p99: null, max: null });
+  });
+
+  it('counts successful requests only, over the span; failures by status; reused vs new; per context', () => {
+    const samples = [
+      sample(0, { ttftMs: 50 }),
+      sample(1, { reused: true, ttftMs: 5, cachedPromptTokens: 96 }),
+      sample(2, { reused: true, ttftMs: 7, contextTokens: 200, promptTokens: 220 }),
+      sample(3, { status: 'timeout', ttftMs: null, e2eMs: 9999, outputTokens: 3, error: 'slow' }),
+      sample(4, { status: 'http_error', ttftMs: null, outputTokens: null }),
+      sample(5, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null, sentOffsetMs: null }),
+    ];
+    const itl = new LatencyHistogram();
+    for (let i = 0; i < 100; i++) itl.record(2e6);
+    const a = aggregateRun(samples, itl, 2000);
+    expect(a).toMatchObject({ requestsTotal: 6, requestsOk: 3, requestsFailed: 2, requestsNotSent: 1, durationS: 2, requestsPerS: 1.5, outputTokensPerS: 15, contextTokensPerS: 200 });
+    expect(a.failuresByStatus).toEqual({ timeout: 1, http_error: 1, not_sent: 1 });
+    expect(a.ttftMs).toMatchObject({ n: 3, p50: 7, max: 50 });
+    expect(a.ttftReusedMs).toMatchObject({ n: 2, p50: 6 });
+    expect(a.ttftFreshMs).toMatchObject({ n: 1, p50: 50 });
+    expect(a.serverPromptTokensTotal).toBe(440);
+    expect(a.cachedPromptTokensTotal).toBe(96);
+    expect(a.promptTokensPerRequested).toBeCloseTo(440 / 400, 12);
+    expect(a.itlMs.n).toBe(100);
+    expect(a.itlMs.p50).toBeCloseTo(2, 2);
+    expect(a.byContext.map((c) => [c.contextTokens, c.requests, c.ok])).toEqual([
+      [100, 5, 2],
+      [200, 1, 1],
+    ]);
+    const flat = flattenEndpointMetrics(a, noServer);
+    expect(flat).toMatchObject({ requests_per_s: 1.5, ttft_p50_ms: 7, ttft_reused_p50_ms: 6, requests_failed: 2, requests_not_sent: 1 });
+    for (const k of Object.keys(flat)) expect(ENDPOINT_METRICS.some((m) => m.key === k)).toBe(true);
+  });
+
+  it('a run with nothing sent has no rates', () => {
+    const a = aggregateRun([sample(0, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null })], new LatencyHistogram(), 0);
+    expect(a.requestsPerS).toBeNull();
+    expect(a.itlHistogram).toBeNull();
+  });
+});
+
+describe('comparing two systems', () => {
+  const run = (id: number, label: string, metrics: Record<string, number>, over: Partial<EndpointRunSummary> = {}): EndpointRunSummary => ({
+    id,
+    systemLabel: label,
+    status: 'complete',
+    startedAt: '2026-01-01T00:00:00Z',
+    workloadDigest: 'd1',
+    model: 'm',
+    metrics,
+    ...over,
+  });
+
+  it('medians per system, ratio A ÷ B, and the better side by direction', () => {
+    const c = compareEndpointRuns(
+      'pcie',
+      [run(1, 'pcie', { requests_per_s: 2, ttft_p50_ms: 100, 'server.prefix_cache_hit_rate': 0.5 }), run(2, 'pcie', { requests_per_s: 4, ttft_p50_ms: 300 })],
+      'c2c',
+      [run(3, 'c2c', { requests_per_s: 6, ttft_p50_ms: 100, 'server.prefix_cache_hit_rate': 0.25 })],
+    );
+    expect(c.warnings).toEqual([]);
+    const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
+    expect(row('requests_per_s')).toMatchObject({ a: 3, b: 6, nA: 2, nB: 1, ratio: 0.5, better: 'b' });
+    expect(row('ttft_p50_ms')).toMatchObject({ a: 200, b: 100, ratio: 2, better: 'b' });
+    expect(row('server.prefix_cache_hit_rate')).toMatchObject({ a: 0.5, b: 0.25, nA: 1, ratio: 2, better: 'a' });
+    expect(c.rows.find((r) => r.metric.key === 'itl_p50_ms')).toBeUndefined();
+  });
+
+  it('warns about different workloads, models and incomplete runs; a zero denominator has no ratio', () => {
+    const c = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 1 }, { status: 'partial' })], 'b', [run(2, 'b', { requests_failed: 0 }, { workloadDigest: 'd2', model: 'n' })]);
+    expect(c.warnings.join('\n')).toMatch(/different workloads/);
+    expect(c.warnings.join('\n')).toMatch(/different models \(m, n\)/);
+    expect(c.warnings.join('\n')).toMatch(/run 1 \(a\) is partial/);
+    expect(c.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ ratio: null, better: 'b' });
+  });
+});

@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { flattenEndpointMetrics, type EndpointRequestSample, type EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
+import { aggregateRun } from '../../../src-main/endpoint/aggregate.ts';
+import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
+import { toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
+import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
+import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import { MIGRATIONS } from '../../../src-main/store/migrations.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import ExcelJS from 'exceljs';
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+function freshStore(): Store {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-ep-store-'));
+  dirs.push(d);
+  const s = openStore(path.join(d, 'kvbench.db'));
+  stores.push(s);
+  return s;
+}
+
+const config = (label: string, digest = 'd1'): EndpointRunConfig => ({
+  baseUrl: 'http://127.0.0.1:1/v1',
+  model: 'm',
+  api: 'completions',
+  systemLabel: label,
+  notes: 'n, with "quotes"',
+  workloadFile: '/tmp/w.json',
+  workloadDigest: digest,
+  temperature: 0,
+  topP: 1,
+  maxTokens: null,
+  ignoreEos: true,
+  streamUsage: true,
+  requestTimeoutS: 600,
+  idleTimeoutS: 120,
+  metricsUrls: ['http://127.0.0.1:1/metrics'],
+  promptSalt: 'salt',
+  promptTokenizer: 'words',
+  maxBatches: null,
+  stopAfterDeadBatches: 2,
+});
+
+function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '2026-01-01T00:00:00.000Z'): EndpointRunOutcome {
+  const samples: EndpointRequestSample[] = ttfts.map((t, i) => ({
+    seq: i,
+    requestId: `b0_r${i}`,
+    batchIndex: 0,
+    promptId: `p${i % 2}`,
+    reused: i >= 2,
+    contextTokens: 64,
+    promptChars: 300,
+    maxTokens: 4,
+    status: i === 3 ? 'timeout' : 'ok',
+    httpStatus: 200,
+    error: i === 3 ? 'nothing received for 1 s' : null,
+    sentOffsetMs: i,
+    ttftMs: i === 3 ? null : t,
+    e2eMs: t + 10,
+    tpotMs: 3,
+    outputTokens: 4,
+    outputChunks: 4,
+    tokenCountSource: 'usage',
+    promptTokens: 64,
+    cachedPromptTokens: i >= 2 ? 48 : 0,
+    finishReason: 'length',
+  }));
+  const aggregates = aggregateRun(samples, new LatencyHistogram(), 1000);
+  const serverMetrics = {
+    pages: [{ url: 'http://127.0.0.1:1/metrics', format: 'prometheus' as const, engines: ['vllm'], error: null, notes: [] }],
+    values: [{ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 0, after: 96, delta: 96, reset: false }],
+    derived: { prefix_cache_hit_rate: 0.375 },
+    rawCounterDeltas: { 'vllm:prefix_cache_hits_total': 96 },
+  };
+  return {
+    systemLabel: label,
+    status: 'partial',
+    statusReason: '1 of 4 request(s) did not succeed',
+    config: config(label, digest),
+    startedAt,
+    finishedAt: startedAt,
+    wallMs: 1234,
+    aggregates,
+    serverMetrics,
+    metrics: flattenEndpointMetrics(aggregates, serverMetrics),
+    samples,
+    kvbenchVersion: '0.1.0',
+    clientHost: 'host',
+  };
+}
+
+describe('endpoint runs in the trial store', () => {
+  it('migration 2 adds the endpoint tables after the trial schema', () => {
+    const v2 = MIGRATIONS.find((m) => m.name.startsWith('endpoint runs'));
+    expect(v2?.version).toBe(MIGRATIONS.findIndex((m) => m === v2) + 1);
+    const s = freshStore();
+    const tables = (s.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'endpoint_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    expect(tables).toEqual(['endpoint_requests', 'endpoint_run_metrics', 'endpoint_runs']);
+  });
+
+  it('stores a run with its configuration, aggregates, server metrics, flat metrics and every request', () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const o = outcome('pcie', [40, 50, 5, 0]);
+    const id = es.insertRun(o);
+    const r = es.requireRun(id);
+    expect(r).toMatchObject({ id, systemLabel: 'pcie', status: 'partial', config: o.config, aggregates: o.aggregates, serverMetrics: o.serverMetrics, wallMs: 1234 });
+    expect(r.metrics).toEqual(o.metrics);
+    expect(r.metrics['server.prefix_cache_hit_rate']).toBe(0.375);
+    expect(es.requests(id)).toEqual(o.samples);
+    expect(es.labels()).toEqual([{ systemLabel: 'pcie', runs: 1, complete: 0, latestStartedAt: o.startedAt }]);
+    expect(() => es.requireRun(999)).toThrow(/no endpoint run 999/);
+    es.deleteRun(id);
+    expect(s.db.prepare('SELECT COUNT(*) AS n FROM endpoint_requests').get()).toEqual({ n: 0 });
+    expect(s.db.prepare('SELECT COUNT(*) AS n FROM endpoint_run_metrics').get()).toEqual({ n: 0 });
+  });
+
+  it('picks the runs a comparison uses: complete ones of the newest workload, or the latest only', () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const mk = (label: string, digest: string, at: string, status: 'complete' | 'partial') => es.insertRun({ ...outcome(label, [1, 2, 3, 4], digest, at), status });
+    const a1 = mk('a', 'old', '2026-01-01T00:00:00.000Z', 'complete');
+    const a2 = mk('a', 'new', '2026-01-02T00:00:00.000Z', 'complete');
+    const a3 = mk('a', 'new', '2026-01-03T00:00:00.000Z', 'complete');
+    const a4 = mk('a', 'new', '2026-01-04T00:00:00.000Z', 'partial');
+    expect(es.runsForCompare('a').map((r) => r.id)).toEqual([a3, a2]);
+    expect(es.runsForCompare('a', { latestOnly: true }).map((r) => r.id)).toEqual([a3]);
+    expect(es.runsForCompare('a', { includePartial: true }).map((r) => r.id)).toEqual([a4, a3, a2]);
+    expect(es.runsForCompare('a', { workloadDigest: 'old' }).map((r) => r.id)).toEqual([a1]);
+    expect(es.runsForCompare('nobody')).toEqual([]);
+  });
+
+  it('exports CSV (runs or requests), JSON and XLSX that read back', async () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const ids = [es.insertRun(outcome('pcie', [40, 50, 5, 0])), es.insertRun(outcome('c2c', [20, 25, 3, 0]))];
+    const runs = ids.map((id) => es.requireRun(id));
+    const model = { runs, requests: new Map(ids.map((id) => [id, es.requests(id)])), comparison: null, filter: {} };
+    const csv = toCsv(model);
+    const lines = csv.trimEnd().split('\r\n');
+    expect(lines).toHaveLength(3);
+    const header = lines[0].split(',');
+    expect(header.slice(0, 3)).toEqual(['run_id', 'system_label', 'status']);
+    expect(header).toContain('config.promptSalt');
+    expect(header).toContain('ttft_p50_ms');
+    expect(header).toContain('server.prefix_cache_hit_rate');
+    expect(lines[1]).toContain('"n, with ""quotes"""');
+    const reqCsv = toCsv(model, { requests: true }).trimEnd().split('\r\n');
+    expect(reqCsv).toHaveLength(9);
+    expect(reqCsv[4]).toContain('timeout');
+    const json = JSON.parse(toJson(model)) as { format: string; runs: { requests: unknown[] }[] };
+    expect(json.format).toBe('kvbench-endpoint-export');
+    expect(json.runs[1].requests).toHaveLength(4);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await toXlsxBuffer(model)) as unknown as ArrayBuffer);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Runs', 'Requests', 'By context', 'Server metrics', 'About']);
+    expect(wb.getWorksheet('Requests')!.rowCount).toBe(9);
+  });
+});
