@@ -1,13 +1,40 @@
+import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
     // Integration tests start engine processes and move real bytes on a 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'node',
+          include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          exclude: ['test/unit/renderer/**'],
+        },
+      },
+      {
+        // Vue components in a DOM (happy-dom), against a fake API object.
+        extends: true,
+        plugins: [vue()],
+        test: { name: 'renderer', include: ['test/unit/renderer/**/*.test.ts'], environment: 'happy-dom' },
+      },
+      {
+        // The built renderer in Debian's Chromium through `kvbench serve` (skipped, loudly, without /usr/bin/chromium).
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
   },
 });

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cleanupAll } from './lib/cleanup.ts';
-import { KVBENCH_BIN, nodeBin, runMeasured } from './lib/measure.ts';
+import { KVBENCH_BIN, nodeBin, runMeasured, waitForQuiet } from './lib/measure.ts';
 import { layOutFioFiles, runFio, runKvbench, type FioRun, type FioSpec, type KvbenchRun } from './lib/runners.ts';
 import { fmt, fmtSpread, spread, table } from './lib/stats.ts';
 import { machineLine, requireFio, setupDiskTarget, setupRamTarget, type BenchTarget } from './lib/targets.ts';
@@ -41,6 +41,7 @@ const { values } = parseArgs({
     'disk-parent': { type: 'string', default: '/var/tmp' },
     'probe-duration': { type: 'string', default: '8' },
     seed: { type: 'string', default: '1' },
+    'quiet-wait': { type: 'string', default: '90' },
     json: { type: 'string' },
   },
 });
@@ -69,6 +70,8 @@ interface Rep {
   k: KvbenchRun;
   f: FioRun;
   ratio: number;
+  /** The machine was quiet before both runs of the pair. */
+  quiet: boolean;
 }
 
 function kvArgs(dir: string, w: Workload): string[] {
@@ -86,9 +89,8 @@ function fioSpecFrom(dir: string, k: KvbenchRun): FioSpec {
   // Files like kvbench's entries, as long as all jobs' files fit in half the free space.
   const cap = Math.floor((freeBytes * 0.5) / ioDepth);
   const fileBytes = Math.max(chunkBytes, Math.floor(Math.min(k.meanEntryBytes, cap) / chunkBytes) * chunkBytes);
-  let readPercent = Math.round(k.readFraction * 100);
-  if (k.readFraction > 0 && readPercent === 0) readPercent = 1;
-  if (k.readFraction < 1 && readPercent === 100) readPercent = 99;
+  // The same mix to the percent fio takes (a run with a few MB of reads among 100 GB of writes is pure write).
+  const readPercent = Math.round(k.readFraction * 100);
   return {
     dir: path.join(dir, 'fio'),
     blockBytes: chunkBytes,
@@ -101,10 +103,22 @@ function fioSpecFrom(dir: string, k: KvbenchRun): FioSpec {
   };
 }
 
+/** Other sessions share this machine: each measured run starts once it has been quiet a moment. */
+const quietLog: boolean[] = [];
+async function quiet(target: BenchTarget): Promise<void> {
+  quietLog.push((await waitForQuiet({ deviceDir: target.dir, maxWaitS: Number(values['quiet-wait']) })).quiet);
+}
+
+async function kvRep(target: BenchTarget, w: Workload, tag: string): Promise<KvbenchRun> {
+  await quiet(target);
+  return runKvbench(kvArgs(target.dir, w), { deviceDir: target.dir, tag });
+}
+
 async function fioRep(target: BenchTarget, spec: FioSpec): Promise<FioRun> {
   fs.mkdirSync(spec.dir, { recursive: true });
   try {
     await layOutFioFiles(spec, target.dir);
+    await quiet(target);
     return await runFio(spec, { deviceDir: target.dir });
   } finally {
     // kvbench sizes its storage tier from the free space: leave it all to the next run.
@@ -113,6 +127,7 @@ async function fioRep(target: BenchTarget, spec: FioSpec): Promise<FioRun> {
 }
 
 async function probe(target: BenchTarget): Promise<{ readBps: number; writeBps: number; line: string } | null> {
+  await waitForQuiet({ deviceDir: target.dir, maxWaitS: Number(values['quiet-wait']) });
   const r = await runMeasured(
     nodeBin(),
     [KVBENCH_BIN, 'probe', '--dir', target.dir, '--json', '--duration', values['probe-duration']!, '--io-depth', String(ioDepth), '--io-chunk-mib', values['io-chunk-mib']!],
@@ -163,17 +178,18 @@ async function benchTarget(target: BenchTarget, summaries: Summary[], raw: unkno
       let f: FioRun;
       if (fioFirst) {
         f = await fioRep(target, fioSpecFrom(target.dir, lastK!));
-        k = await runKvbench(kvArgs(target.dir, w), { deviceDir: target.dir, tag: `${target.kind}-${w.name}-${rep}` });
+        k = await kvRep(target, w, `${target.kind}-${w.name}-${rep}`);
       } else {
-        k = await runKvbench(kvArgs(target.dir, w), { deviceDir: target.dir, tag: `${target.kind}-${w.name}-${rep}` });
+        k = await kvRep(target, w, `${target.kind}-${w.name}-${rep}`);
         f = await fioRep(target, fioSpecFrom(target.dir, k));
       }
+      const wasQuiet = quietLog.slice(-2).every(Boolean);
       if (rep === 1) console.log(f.commandLine.replace(target.dir, '<dir>'));
       lastK = k;
-      rows.push({ rep, order: fioFirst ? 'fio, kvbench' : 'kvbench, fio', k, f, ratio: k.storageBytesPerSec / f.bytesPerSec });
-      raw.push({ target: target.kind, workload: w.name, rep, order: rows.at(-1)!.order, kvbench: summariseK(k), fio: summariseF(f) });
+      rows.push({ rep, order: fioFirst ? 'fio, kvbench' : 'kvbench, fio', k, f, ratio: k.storageBytesPerSec / f.bytesPerSec, quiet: wasQuiet });
+      raw.push({ target: target.kind, workload: w.name, rep, order: rows.at(-1)!.order, quiet_before_both: wasQuiet, kvbench: summariseK(k), fio: summariseF(f) });
     }
-    const header = ['rep', 'order', 'kvb R GB/s', 'kvb W GB/s', 'kvb GB/s', 'read %', 'kvb CPU-s/GB', 'dev R cov', 'dev W cov', 'fio GB/s', 'fio read %', 'fio CPU-s/GB', 'kvb ÷ fio'];
+    const header = ['rep', 'order', 'kvb R GB/s', 'kvb W GB/s', 'kvb GB/s', 'read %', 'kvb CPU-s/GB', 'dev R cov', 'dev W cov', 'fio GB/s', 'fio read %', 'fio CPU-s/GB', 'kvb ÷ fio', 'quiet'];
     if (p) header.push('kvb ÷ probe');
     console.log(
       table([
@@ -185,7 +201,7 @@ async function benchTarget(target: BenchTarget, summaries: Summary[], raw: unkno
             fmt(r.k.readFraction * 100, 1), fmt(r.k.cpuSecondsPerGb, 3),
             fmt(r.k.pageCache.readCoverage, 3), fmt(r.k.pageCache.writeCoverage, 3),
             fmt(r.f.bytesPerSec / 1e9), fmt((100 * r.f.readBytes) / Math.max(1, r.f.readBytes + r.f.writeBytes), 1), fmt(r.f.cpuSecondsPerGb, 3),
-            fmt(r.ratio, 3),
+            fmt(r.ratio, 3), r.quiet ? 'yes' : 'no',
           ];
           if (p) row.push(fmt(r.k.storageBytesPerSec / mixLimit(p, r.k.readFraction), 3));
           return row;

@@ -11,7 +11,8 @@ import { DeviceStatsSampler, type DeviceStatsReport } from '../../src-main/engin
 import type { ThrottleCgroup } from './targets.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const KVBENCH_BIN = path.join(REPO_ROOT, 'bin', 'kvbench.js');
+/** The kvbench to measure: this checkout's, or another build's (KVBENCH_BIN=/path/to/bin/kvbench.js, for A/B runs). */
+export const KVBENCH_BIN = process.env.KVBENCH_BIN ?? path.join(REPO_ROOT, 'bin', 'kvbench.js');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** CPU-seconds of this process's reaped descendants so far (user, system). */

@@ -1,4 +1,6 @@
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { appCommand } from '../app/launch-electron.ts';
+import { endpointCommand } from './endpoint-command.ts';
 import { exportCommand } from './export-command.ts';
 import { historyCommand } from './history-command.ts';
 import { hwCommand } from './hw-command.ts';
@@ -6,6 +8,7 @@ import { importCommand } from './import-command.ts';
 import { probeCommand } from './probe-command.ts';
 import { reportCommand } from './report-command.ts';
 import { runCommand } from './run-command.ts';
+import { serveCommand } from './serve-command.ts';
 import { suiteCommand } from './suite-command.ts';
 import { workloadCommand } from './workload-command.ts';
 
@@ -15,12 +18,15 @@ Usage:
   kvbench run [flags]        run one benchmark (the reference kv-cache.py's flags; see kvbench run --help)
   kvbench probe --dir DIR    measure the device's raw sequential limit at the engine's block size and depth
   kvbench workload generate  write a replayable workload file (see kvbench workload generate --help)
+  kvbench endpoint           replay a workload against a serving engine (vLLM, TensorRT-LLM, SGLang); compare systems
   kvbench hw                 detected hardware: CPUs, RAM, GPUs, disks, the cache directory's drive
   kvbench suite              the nine-scenario suite with trials, stored in the database
   kvbench report             median/P95 per scenario, tier comparison; --compare A B for two systems
   kvbench history            stored trials, suites and systems
   kvbench export             trials to CSV, XLSX or JSON
   kvbench import FILE...     results JSON of the reference benchmark (or kvbench) into the database
+  kvbench serve              the app in a browser, for headless servers (loopback, token-protected)
+  kvbench app                the desktop app (Electron; needs its binary and npm run build)
   kvbench --version          print the version
   kvbench --help             this text
 
@@ -38,6 +44,8 @@ export async function main(argv: string[]): Promise<number> {
       return probeCommand(rest);
     case 'workload':
       return workloadCommand(rest);
+    case 'endpoint':
+      return endpointCommand(rest);
     case 'hw':
       return hwCommand(rest);
     case 'suite':
@@ -50,6 +58,10 @@ export async function main(argv: string[]): Promise<number> {
       return exportCommand(rest);
     case 'import':
       return importCommand(rest);
+    case 'serve':
+      return serveCommand(rest);
+    case 'app':
+      return appCommand(rest);
     case '--version':
     case '-V':
       process.stdout.write(`${KVBENCH_VERSION}\n`);

@@ -1,0 +1,59 @@
+// `kvbench app`: starts the desktop app, i.e. the Electron binary on this package (package.json
+// "main" is src-main/app/main.ts). Plain Node: it never imports electron's APIs, only asks the
+// electron package where its binary is. The binary is downloaded by `npm install` where GitHub can
+// be reached; with ELECTRON_SKIP_BINARY_DOWNLOAD it is absent and this says what to do.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { APP_ROOT, PRELOAD_FILE, RENDERER_DIR } from '../server/paths.ts';
+
+export const APP_USAGE = `Usage: kvbench app [electron flags]
+
+Starts the kvbench desktop app (Electron). It needs Electron's binary (downloaded by npm install
+where GitHub is reachable) and the built front end (npm run build). npm run app does both steps.
+On a machine without a display use kvbench serve instead.
+`;
+
+/** The Electron binary's path, or why there is none. */
+export function electronBinary(): { path: string } | { error: string } {
+  try {
+    const require = createRequire(import.meta.url);
+    const p = require('electron') as unknown;
+    if (typeof p === 'string' && fs.existsSync(p)) return { path: p };
+    return { error: 'the electron package has no binary' };
+  } catch (err) {
+    return { error: (err as Error).message.split('\n')[0] };
+  }
+}
+
+export async function appCommand(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(APP_USAGE);
+    return 0;
+  }
+  const missing = [path.join(RENDERER_DIR, 'index.html'), PRELOAD_FILE].filter((f) => !fs.existsSync(f));
+  if (missing.length > 0) {
+    process.stderr.write(`kvbench app: the front end is not built (missing ${missing.join(', ')}): run npm run build first\n`);
+    return 1;
+  }
+  const bin = electronBinary();
+  if ('error' in bin) {
+    process.stderr.write(
+      `kvbench app: Electron's binary is not installed (${bin.error}).\n` +
+        '  With internet access: unset ELECTRON_SKIP_BINARY_DOWNLOAD and run `npm install` (or `node node_modules/electron/install.js`).\n' +
+        '  Without a display or Electron: run `kvbench serve` and open the printed URL in a browser.\n',
+    );
+    return 1;
+  }
+  const env = { ...process.env };
+  delete env.ELECTRON_RUN_AS_NODE; // would make the binary a plain Node
+  const child = spawn(bin.path, [APP_ROOT, ...argv], { stdio: 'inherit', env });
+  return await new Promise<number>((resolve) => {
+    child.once('error', (err) => {
+      process.stderr.write(`kvbench app: could not start Electron: ${err.message}\n`);
+      resolve(1);
+    });
+    child.once('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}

@@ -1,0 +1,176 @@
+// The desktop app's composition root (Electron main process). It creates the same backend as
+// `kvbench serve` (store, hardware detection, planner, suite runner, reports, exports, import) with
+// one difference: each trial's engine runs in an Electron utility process. Everything else here is
+// the Electron checklist: one instance, a hardened window and session, the app:// protocol, IPC
+// with sender checks, crash handling, and the window's size and place kept between runs.
+//
+// Runs from its TypeScript source through Electron's Node (type stripping), like the CLI on Node.
+import path from 'node:path';
+import type * as Electron from 'electron';
+import { startEngine } from '../host/engine-host.ts';
+import { createBackend, type Backend } from '../server/backend.ts';
+import { ENGINE_ENTRY_FILE, PRELOAD_FILE, RENDERER_DIR, APP_ROOT } from '../server/paths.ts';
+import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
+import { registerAppScheme, serveAppProtocol } from './app-protocol.ts';
+import { forwardEvents, registerIpcHandlers } from './ipc-handlers.ts';
+import { APP_START_URL, hardenSession, hardenWebContents, secureWebPreferences } from './security.ts';
+import { utilityProcessTransport, type UtilityProcessApi } from './utility-engine.ts';
+import { MIN_HEIGHT, MIN_WIDTH, loadWindowState, restoreWindowState, saveWindowState } from './window-state.ts';
+
+/** The parts of the electron module the app uses (the tests hand in a fake). */
+export interface ElectronApi {
+  app: Pick<Electron.App, 'requestSingleInstanceLock' | 'quit' | 'exit' | 'whenReady' | 'on' | 'getPath' | 'setAppUserModelId'>;
+  BrowserWindow: new (options: Electron.BrowserWindowConstructorOptions) => Electron.BrowserWindow;
+  dialog: Pick<Electron.Dialog, 'showMessageBox' | 'showErrorBox'>;
+  ipcMain: Pick<Electron.IpcMain, 'handle' | 'removeHandler'>;
+  protocol: Pick<Electron.Protocol, 'registerSchemesAsPrivileged' | 'handle'>;
+  screen: Pick<Electron.Screen, 'getAllDisplays'>;
+  session: { defaultSession: Parameters<typeof hardenSession>[0] };
+  utilityProcess: UtilityProcessApi;
+}
+
+export interface DesktopOptions {
+  rendererDir?: string;
+  preloadFile?: string;
+  engineEntryFile?: string;
+  settingsFile?: string;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export interface DesktopApp {
+  backend: Backend;
+  window(): Electron.BrowserWindow | null;
+}
+
+const ICON_FILE = path.join(APP_ROOT, 'resources', 'icons', '512x512.png');
+
+export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): Promise<DesktopApp | null> {
+  const log = opts.log ?? ((level, message) => process.stderr.write(`kvbench app: ${level}: ${message}\n`));
+  const rendererDir = opts.rendererDir ?? RENDERER_DIR;
+  const preloadFile = opts.preloadFile ?? PRELOAD_FILE;
+  const engineEntryFile = opts.engineEntryFile ?? ENGINE_ENTRY_FILE;
+
+  // One instance: a second launch focuses the first window (one database writer, one suite at a time).
+  if (!e.app.requestSingleInstanceLock()) {
+    e.app.quit();
+    return null;
+  }
+  registerAppScheme(e.protocol); // before ready
+
+  process.on('uncaughtException', (err) => {
+    log('error', `uncaught: ${err.stack ?? err.message}`);
+    e.dialog.showErrorBox('kvbench: unexpected error', `${err.message}\n\nThe app keeps running; stored results are safe.`);
+  });
+
+  await e.app.whenReady();
+  e.app.setAppUserModelId?.('io.kvbench.app');
+  hardenSession(e.session.defaultSession, (m) => log('warn', m));
+  serveAppProtocol(e.protocol, rendererDir);
+  e.app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, (m) => log('warn', m)));
+
+  const transport = utilityProcessTransport(e.utilityProcess, engineEntryFile);
+  const backend = await createBackend({
+    mode: 'electron',
+    settingsFile: opts.settingsFile ?? defaultSettingsFile(),
+    defaults: defaultSettings(),
+    databasePath: process.env.KVBENCH_DB ?? null,
+    startEngine: (options, o) => startEngine(options, { ...o, transport }),
+    log,
+  });
+  registerIpcHandlers(e.ipcMain, backend, { log: (m) => log('warn', m) });
+
+  const stateFile = path.join(e.app.getPath('userData'), 'window-state.json');
+  let win: Electron.BrowserWindow | null = null;
+
+  const createWindow = (): Electron.BrowserWindow => {
+    const state = restoreWindowState(loadWindowState(stateFile), e.screen.getAllDisplays().map((d) => d.workArea));
+    const w = new e.BrowserWindow({
+      ...state.bounds,
+      minWidth: MIN_WIDTH,
+      minHeight: MIN_HEIGHT,
+      show: false,
+      title: 'kvbench',
+      backgroundColor: '#f4f5f8',
+      icon: ICON_FILE,
+      autoHideMenuBar: true,
+      webPreferences: secureWebPreferences(preloadFile),
+    });
+    if (state.maximized) w.maximize();
+    w.once('ready-to-show', () => w.show());
+    w.on('close', () => saveWindowState(stateFile, { bounds: w.getNormalBounds(), maximized: w.isMaximized() }));
+    w.on('closed', () => {
+      if (win === w) win = null;
+    });
+    w.on('unresponsive', () => {
+      void e.dialog
+        .showMessageBox(w, { type: 'warning', title: 'kvbench', message: 'The kvbench window is not responding.', buttons: ['Wait', 'Reload'], defaultId: 0 })
+        .then((r) => {
+          if (r.response === 1 && !w.isDestroyed()) w.webContents.reload();
+        });
+    });
+    w.webContents.on('render-process-gone', (_event, details) => {
+      log('error', `the window's renderer is gone: ${details.reason} (exit code ${details.exitCode})`);
+      if (details.reason === 'clean-exit' || w.isDestroyed()) return;
+      void e.dialog
+        .showMessageBox(w, {
+          type: 'error',
+          title: 'kvbench',
+          message: 'The kvbench window crashed.',
+          detail: `Reason: ${details.reason}. A running suite goes on in the background; reload to watch it again.`,
+          buttons: ['Reload', 'Quit'],
+          defaultId: 0,
+        })
+        .then((r) => {
+          if (w.isDestroyed()) return;
+          if (r.response === 0) w.webContents.reload();
+          else e.app.quit();
+        });
+    });
+    void w.loadURL(APP_START_URL);
+    return w;
+  };
+
+  win = createWindow();
+  forwardEvents(backend, () => win?.webContents ?? null);
+
+  e.app.on('second-instance', () => {
+    if (!win) {
+      win = createWindow();
+      return;
+    }
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  });
+  e.app.on('activate', () => {
+    if (!win) win = createWindow();
+  });
+  e.app.on('child-process-gone', (_event, details) => {
+    // Engine crashes are reported per trial by the engine host; this is the record in the app's log.
+    if (details.type === 'Utility') log('warn', `utility process ${details.name ?? ''} gone: ${details.reason} (exit code ${details.exitCode})`);
+  });
+  e.app.on('window-all-closed', () => e.app.quit());
+
+  let closing = false;
+  e.app.on('before-quit', (event) => {
+    if (closing) return;
+    event.preventDefault();
+    closing = true;
+    // A running suite stops gracefully (the current trial's partial results are kept), then the database closes.
+    void backend
+      .close()
+      .catch((err: Error) => log('error', `closing: ${err.message}`))
+      .finally(() => e.app.quit());
+  });
+
+  return { backend, window: () => win };
+}
+
+// Started by Electron (package.json "main"); imported by the tests, which never run it.
+if (process.versions.electron && process.type === 'browser') {
+  const electron = (await import('electron')) as unknown as ElectronApi & { default?: ElectronApi };
+  const api = (electron.app ? electron : electron.default) as ElectronApi;
+  runDesktopApp(api).catch((err: Error) => {
+    process.stderr.write(`kvbench app: could not start: ${err.stack ?? err.message}\n`);
+    api.app.exit(1);
+  });
+}

@@ -1,0 +1,116 @@
+// `kvbench serve`: the desktop app's services and built renderer in a browser, for headless lab
+// servers. Loopback only unless --allow-remote; a random token is required for every request (the
+// printed URL carries it once; the page keeps it in session storage and drops it from the address).
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createBackend } from '../server/backend.ts';
+import { isLoopbackHost, startHttpServer } from '../server/http-server.ts';
+import { RENDERER_DIR } from '../server/paths.ts';
+import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
+
+export const DEFAULT_SERVE_PORT = 8642;
+
+export const SERVE_USAGE = `Usage: kvbench serve [--port N] [--host ADDR] [--db PATH] [--settings FILE]
+
+Serves the kvbench app (the guided suite, live progress, reports, history, compare, export) to a
+browser: the same services and database as the CLI and the desktop app. For a headless server,
+forward the port over SSH and open the printed URL on your own machine:
+
+  ssh -L ${DEFAULT_SERVE_PORT}:127.0.0.1:${DEFAULT_SERVE_PORT} you@server    then open the URL kvbench serve printed
+
+  --port N          TCP port (default ${DEFAULT_SERVE_PORT}; 0 = any free port)
+  --host ADDR       address to listen on (default 127.0.0.1, loopback only)
+  --allow-remote    allow a non-loopback --host. Traffic is plain HTTP: anyone on the path sees
+                    the token. Prefer an SSH tunnel.
+  --token HEX       use this token instead of a random one (or KVBENCH_SERVE_TOKEN); at least 32
+                    hex digits
+  --db PATH         the database (default: the settings' database, else $KVBENCH_DB, else the user
+                    data directory)
+  --settings FILE   the settings file (default: <user data directory>/settings.json)
+  --renderer DIR    the built renderer (default: out/renderer; build it with npm run build:renderer)
+
+Ctrl-C stops a running suite gracefully (the current trial's partial results are kept) and exits.
+`;
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  let a;
+  try {
+    a = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string', default: String(DEFAULT_SERVE_PORT) },
+        host: { type: 'string', default: '127.0.0.1' },
+        'allow-remote': { type: 'boolean', default: false },
+        token: { type: 'string' },
+        db: { type: 'string' },
+        settings: { type: 'string' },
+        renderer: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`kvbench serve: ${(err as Error).message}\n\n${SERVE_USAGE}`);
+    return 1;
+  }
+  if (a.help) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  const errors: string[] = [];
+  const port = Number(a.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`--port must be an integer from 0 to 65535, got ${a.port}`);
+  if (!isLoopbackHost(a.host) && !a['allow-remote']) errors.push(`--host ${a.host} is not a loopback address: add --allow-remote to listen there (plain HTTP; prefer an SSH tunnel)`);
+  const token = a.token ?? process.env.KVBENCH_SERVE_TOKEN ?? randomBytes(24).toString('hex');
+  if (!/^[0-9a-f]{32,}$/i.test(token)) errors.push('--token must be at least 32 hexadecimal digits');
+  const rendererDir = path.resolve(a.renderer ?? RENDERER_DIR);
+  if (!fs.existsSync(path.join(rendererDir, 'index.html'))) errors.push(`the renderer is not built (${rendererDir} has no index.html): run npm run build:renderer first`);
+  if (errors.length > 0) {
+    process.stderr.write(`kvbench serve: ${errors.join('\n  ')}\n`);
+    return 1;
+  }
+
+  const log = (level: string, message: string): void => {
+    process.stderr.write(`kvbench serve: ${level === 'info' ? '' : `${level}: `}${message}\n`);
+  };
+  const backend = await createBackend({
+    mode: 'browser',
+    settingsFile: path.resolve(a.settings ?? defaultSettingsFile()),
+    defaults: defaultSettings(),
+    databasePath: a.db ?? null,
+    log,
+  });
+  let server;
+  try {
+    server = await startHttpServer({ backend, host: a.host, port, token, rendererDir, log });
+  } catch (err) {
+    await backend.close();
+    const e = err as NodeJS.ErrnoException;
+    process.stderr.write(`kvbench serve: cannot listen on ${a.host}:${port}: ${e.code === 'EADDRINUSE' ? 'the port is in use (choose another with --port, or --port 0)' : e.message}\n`);
+    return 1;
+  }
+  process.stdout.write(`kvbench serve: open ${server.url}\n`);
+  log('info', `database ${backend.databasePath}`);
+  if (!isLoopbackHost(a.host)) log('warn', 'listening beyond loopback over plain HTTP: the token is visible to anyone on the network path');
+  else log('info', `headless? ssh -L ${server.port}:127.0.0.1:${server.port} <this server>, then open the URL above on your machine`);
+
+  return await new Promise<number>((resolve) => {
+    let signals = 0;
+    const stop = (signal: NodeJS.Signals): void => {
+      signals += 1;
+      if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+      if (backend.suiteState !== 'idle') log('info', 'stopping the running suite (partial results are kept) …');
+      void (async () => {
+        await server.close();
+        await backend.close();
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve(signal === 'SIGINT' ? 130 : 143);
+      })();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,60 @@
+// What a person should know about the detected hardware before planning a suite: the wizard's
+// warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …). Derived from the
+// hardware profile only; the planner's own skips and problems come with the plan.
+import { computeGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
+import type { Advice } from '../../src-shared/ipc/contract.ts';
+
+const GIB = 1024 ** 3;
+/** Mount points that are the operating system's own disk. */
+const SYSTEM_MOUNTS = new Set(['/', '/usr', '/var', '/home', '/tmp', '/boot']);
+const RAM_FILESYSTEMS = new Set(['tmpfs', 'ramfs']);
+const NETWORK_FILESYSTEMS = /^(nfs\d?|cifs|smb3?|ceph|glusterfs|lustre|beegfs|gpfs|9p|fuse\..*|virtiofs)$/i;
+
+export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): Advice[] {
+  const out: Advice[] = [];
+  const gpuScenarios = NINE_SCENARIO_IDS.filter((id) => SCENARIOS[id].requiresGpu).map((id) => SCENARIOS[id].label);
+  const gpus = computeGpus(hw);
+  if (gpus.length === 0) {
+    out.push({ level: 'warn', code: 'no-gpu', message: `No GPU: GPU scenarios skipped (${gpuScenarios.join(', ')}).` });
+  } else if (!engineHasGpuTier) {
+    out.push({ level: 'info', code: 'no-gpu-tier', message: `A GPU was detected, but this kvbench engine has no GPU tier: GPU scenarios skipped (${gpuScenarios.join(', ')}).` });
+  }
+  const c = hw.cacheDir;
+  if (!c) {
+    out.push({ level: 'error', code: 'no-cache-dir', message: 'No cache directory was examined.' });
+  } else {
+    if (!c.writable) out.push({ level: 'error', code: 'not-writable', message: `The cache directory ${c.resolvedPath} is not writable.` });
+    if (c.mountPoint !== null && SYSTEM_MOUNTS.has(c.mountPoint)) {
+      out.push({
+        level: 'warn',
+        code: 'system-disk',
+        message: `Cache dir on the system disk (${c.mountPoint}${c.blockDevice ? ` on ${c.blockDevice.name}` : ''}): the operating system shares the drive with the benchmark and its numbers are noisier. Prefer a dedicated drive.`,
+      });
+    }
+    const fsType = c.filesystem ?? '';
+    if (RAM_FILESYSTEMS.has(fsType) || c.blockDevice?.media === 'ram') {
+      out.push({ level: 'warn', code: 'ram-backed', message: `The cache directory is RAM-backed (${fsType || 'RAM disk'}): the storage tier measures memory, not a drive.` });
+    } else if (NETWORK_FILESYSTEMS.test(fsType)) {
+      out.push({ level: 'info', code: 'network-fs', message: `The cache directory is on a network or FUSE filesystem (${fsType}): results include the network.` });
+    }
+    if (c.directIo && !c.directIo.supported) {
+      out.push({ level: 'warn', code: 'no-direct-io', message: `Direct I/O is not available there (${c.directIo.reason ?? 'unknown reason'}): storage reads may come from the page cache.` });
+    }
+    if (c.freeBytes !== null && c.freeBytes < 4 * GIB) {
+      out.push({ level: 'warn', code: 'low-space', message: `Only ${(c.freeBytes / GIB).toFixed(1)} GiB free in the cache directory: only the smoke profile or a small storage capacity will fit.` });
+    }
+    if (c.blockDevice?.media === 'hdd' && !hw.system.virtual) {
+      out.push({ level: 'info', code: 'rotational', message: 'The drive reports itself as rotational (HDD).' });
+    }
+  }
+  if (hw.system.virtual) {
+    out.push({ level: 'info', code: 'virtual', message: `This is a virtual machine${hw.system.virtualHost ? ` (${hw.system.virtualHost})` : ''}: virtual disks are noisy; compare runs taken close together.` });
+  }
+  // Detection's own notes, less the ones said above already.
+  for (const w of hw.warnings) {
+    if (gpus.length === 0 && /no gpu/i.test(w)) continue;
+    out.push({ level: 'info', code: 'detection', message: w });
+  }
+  return out;
+}

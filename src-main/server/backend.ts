@@ -1,0 +1,618 @@
+// The backend of the desktop app and of `kvbench serve`: the contract's handlers over the same
+// services the CLI composes (store, hardware detection, planner, suite runner, report model,
+// exports, import). No second engine and no second database layer: this file only wires them.
+//
+// Transports (Electron IPC in src-main/app, HTTP + WebSocket in server/http-server.ts) call
+// `invoke(channel, rawRequest)`: the request is validated against the contract, the handler runs,
+// the response is validated too, and every failure comes back as `{ ok: false, error }`.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { KvbenchError } from '../../src-shared/domain/errors.ts';
+import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
+import { isScenarioId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { CHANNELS, isChannel, type Channel } from '../../src-shared/ipc/channels.ts';
+import {
+  CONTRACT,
+  isIpcErrorCode,
+  type IpcError,
+  type ParsedRequestOf,
+  type PlanRequest,
+  type ResponseOf,
+  type Result,
+  type Selection,
+  type Settings,
+  type SuiteStatus,
+} from '../../src-shared/ipc/contract.ts';
+import type { AppEvent } from '../../src-shared/ipc/events.ts';
+import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { toCsv, toJson, toXlsxBuffer, type ExportModel } from '../export/export-trials.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
+import { resolveSelection } from '../export/selection.ts';
+import { importResultsFiles } from '../store/import-results.ts';
+import type { Store } from '../store/store.ts';
+import { ENGINE_HAS_GPU_TIER, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
+import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
+import { hardwareAdvice } from './advice.ts';
+import { loadSettings, saveSettings } from './settings.ts';
+
+export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
+
+export interface BackendOptions {
+  mode: 'electron' | 'browser';
+  /** Where the settings are kept (read at start, written on change). */
+  settingsFile: string;
+  /** Defaults for settings the file does not have. */
+  defaults: Settings;
+  /** An explicit database (--db, KVBENCH_DB): used instead of the settings' one until changed there. */
+  databasePath?: string | null;
+  /** The engine starter for the suite runner: the Electron utility process in the app; the Node child by default. */
+  startEngine?: StartEngineFn;
+  /** Hardware detection (tests inject a fake). */
+  detect?: DetectFn;
+  cancelGraceMs?: number;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> };
+
+export interface Backend {
+  invoke(channel: string, request: unknown): Promise<Result<unknown>>;
+  /** Every event for the page; returns the unsubscribe function. */
+  subscribe(listener: (event: AppEvent) => void): () => void;
+  /** The handler of every channel (for the exhaustiveness test). */
+  readonly channels: readonly Channel[];
+  readonly databasePath: string;
+  readonly suiteState: SuiteStatus['state'];
+  /** Cancels a running suite (partial results kept), waits for it, closes the database. */
+  close(): Promise<void>;
+}
+
+/** How many progress events a status snapshot keeps (about a minute at 10 per second). */
+const PROGRESS_KEPT = 600;
+/** A detection is reused for re-planning within this time (the plan form re-plans on every change). */
+const DETECT_REUSE_MS = 30_000;
+
+interface ActiveRun {
+  state: 'preparing' | 'running';
+  request: PlanRequest;
+  plan: SuitePlan | null;
+  suiteId: number | null;
+  startedAt: string;
+  controller: AbortController;
+  events: AppEvent[];
+  progressCount: number;
+  done: Promise<unknown>;
+}
+
+/** Any thrown value as error data with a code from the contract's closed set; never a stack. */
+export function toIpcError(err: unknown, fallback: IpcError['code'] = 'INTERNAL'): IpcError {
+  if (err instanceof z.ZodError) return { code: 'VALIDATION', message: z.prettifyError(err) };
+  const code = (err as { code?: unknown } | null)?.code;
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: isIpcErrorCode(code) ? code : fallback, message };
+}
+
+function fail(code: IpcError['code'], message: string): never {
+  throw Object.assign(new Error(message), { code });
+}
+
+/** Date-only `until` includes that whole day. */
+function untilOf(s: string): string {
+  return /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T23:59:59.999Z` : s;
+}
+
+function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
+  return {
+    ...(sel.suiteIds?.length ? { suiteIds: sel.suiteIds } : {}),
+    ...(sel.systemIds?.length ? { systems: sel.systemIds } : {}),
+    ...(sel.driveIds?.length ? { drives: sel.driveIds } : {}),
+    ...(sel.scenarioIds?.length ? { scenarioIds: sel.scenarioIds } : {}),
+    ...(sel.statuses?.length ? { statuses: sel.statuses } : {}),
+    ...(sel.model ? { model: sel.model } : {}),
+    ...(sel.since ? { since: sel.since } : {}),
+    ...(sel.until ? { until: untilOf(sel.until) } : {}),
+  };
+}
+
+/** Sort keys of the history table: record fields, or `metric:<key>`. */
+function sortValue(t: TrialRecord, key: string): string | number | null {
+  if (key.startsWith('metric:')) return t.metrics[key.slice(7)] ?? null;
+  switch (key) {
+    case 'id':
+      return t.id;
+    case 'suiteId':
+      return t.suiteId;
+    case 'system':
+      return t.systemLabel;
+    case 'drive':
+      return t.driveLabel;
+    case 'scenario':
+      return t.scenarioId;
+    case 'status':
+      return t.status;
+    case 'wallMs':
+      return t.wallMs;
+    case 'model':
+      return typeof t.options.model === 'string' ? t.options.model : null;
+    default:
+      return t.startedAt;
+  }
+}
+
+function compareValues(a: string | number | null, b: string | number | null): number {
+  if (a === null && b === null) return 0;
+  if (a === null) return 1; // missing values last, whatever the direction
+  if (b === null) return -1;
+  return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
+}
+
+/** Splits a flag string on whitespace, honouring simple quotes (as `kvbench import --run-flags`). */
+function splitFlags(s: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+function stamp(d = new Date()): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+const MIME: Record<'csv' | 'xlsx' | 'json', string> = {
+  csv: 'text/csv',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  json: 'application/json',
+};
+
+export async function createBackend(opts: BackendOptions): Promise<Backend> {
+  const log = opts.log ?? (() => {});
+  const detect: DetectFn = opts.detect ?? ((cacheDir, o) => detectForSuite(cacheDir, o));
+  const loaded = loadSettings(opts.settingsFile, opts.defaults);
+  if (loaded.problem) log('warn', loaded.problem);
+  let settings: Settings = opts.databasePath ? { ...loaded.settings, databasePath: path.resolve(opts.databasePath) } : loaded.settings;
+
+  let store: Store | null = null;
+  let databaseError: IpcError | null = null;
+  try {
+    const opened = await openStoreAndRecover(settings.databasePath);
+    store = opened.store;
+    for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+  } catch (err) {
+    databaseError = toIpcError(err);
+    log('error', `database ${settings.databasePath}: ${databaseError.message}`);
+  }
+
+  const listeners = new Set<(event: AppEvent) => void>();
+  const emit = (event: AppEvent): void => {
+    if (run) {
+      if (event.type === 'suite.trialProgressed') {
+        run.progressCount += 1;
+        // Keep every trial event, and only the newest progress events.
+        if (run.progressCount > PROGRESS_KEPT) {
+          const i = run.events.findIndex((e) => e.type === 'suite.trialProgressed');
+          if (i >= 0) run.events.splice(i, 1);
+        }
+      }
+      if (event.type.startsWith('suite.')) run.events.push(event);
+    }
+    for (const l of listeners) {
+      try {
+        l(event);
+      } catch (err) {
+        log('warn', `event listener failed: ${(err as Error).message}`);
+      }
+    }
+  };
+
+  let run: ActiveRun | null = null;
+  const detections = new Map<string, { at: number; hw: HardwareProfile }>();
+
+  const requireStore = (): Store => {
+    if (store) return store;
+    fail(databaseError?.code ?? 'NOT_FOUND', `no database is open${databaseError ? `: ${databaseError.message}` : ''}. Choose a database in Settings.`);
+  };
+
+  const detectCached = async (cacheDir: string): Promise<HardwareProfile> => {
+    const hit = detections.get(cacheDir);
+    if (hit && performance.now() - hit.at < DETECT_REUSE_MS) return hit.hw;
+    const hw = await detect(cacheDir, { probe: false, profile: 'smoke' });
+    detections.set(cacheDir, { at: performance.now(), hw });
+    return hw;
+  };
+
+  const planOptions = (r: PlanRequest, cacheDir: string): PlanOptions => ({
+    profile: r.profile,
+    cacheDir,
+    ...(r.trials !== undefined ? { trials: r.trials } : {}),
+    ...(r.model ? { model: r.model } : {}),
+    ...(r.scenarios ? { scenarios: r.scenarios } : {}),
+    ...(r.extras !== undefined ? { extras: r.extras } : {}),
+    ...(r.durationS !== undefined ? { durationS: r.durationS } : {}),
+    ...(r.storageCapacityGb !== undefined ? { storageCapacityGb: r.storageCapacityGb } : {}),
+  });
+
+  const trialsOf = (s: Store, sel: Selection, order: 'asc' | 'desc' = 'asc'): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order });
+
+  const newestHardware = (s: Store, trials: readonly TrialRecord[]): HardwareProfile | null => {
+    for (const t of [...trials].sort((a, b) => b.startedAt.localeCompare(a.startedAt))) {
+      if (t.status !== 'complete') continue;
+      const hw = s.trialHardware(t.id);
+      if (hw) return hw;
+    }
+    return null;
+  };
+
+  /** Runs a suite (new or resumed) in the background; resolves with its id once it exists. */
+  const launch = async (request: PlanRequest, label: string | null, resumeId: number | null): Promise<{ suiteId: number }> => {
+    if (run) fail('BUSY', run.suiteId !== null ? `suite ${run.suiteId} is running; cancel it or wait for it to finish` : 'a suite is being prepared');
+    const s = requireStore();
+    const controller = new AbortController();
+    const active: ActiveRun = {
+      state: 'preparing',
+      request,
+      plan: null,
+      suiteId: null,
+      startedAt: new Date().toISOString(),
+      controller,
+      events: [],
+      progressCount: 0,
+      done: Promise.resolve(),
+    };
+    run = active;
+    let suiteStarted!: (id: number) => void;
+    const started = new Promise<number>((resolve) => (suiteStarted = resolve));
+    let launched = false;
+    const onEvent = (e: SuiteEvent): void => {
+      if (e.type === 'suite.started') {
+        active.suiteId = e.suiteId;
+        suiteStarted(e.suiteId);
+      }
+      emit(e);
+      if (e.type === 'suite.trialFinished') emit({ type: 'history.changed', reason: `trial ${e.trialId} finished` });
+    };
+    try {
+      const cacheDir = path.resolve(request.cacheDir);
+      try {
+        await fsp.mkdir(cacheDir, { recursive: true });
+      } catch (err) {
+        fail('TARGET_NOT_WRITABLE', `cannot create the cache directory ${cacheDir}: ${(err as Error).message}`);
+      }
+      const probe = request.probe ?? true;
+      emit({ type: 'suite.preparationProgressed', step: probe ? 'probing' : 'detecting', message: probe ? `Detecting hardware and probing the drive behind ${cacheDir} …` : 'Detecting hardware …' });
+      const hardware = await detect(cacheDir, { probe, profile: request.profile, signal: controller.signal });
+      if (controller.signal.aborted) fail('CANCELLED', 'cancelled before the first trial');
+      let result: Promise<SuiteRunResult>;
+      const deps = {
+        store: s,
+        hardware,
+        onEvent,
+        signal: controller.signal,
+        ...(opts.startEngine ? { startEngine: opts.startEngine } : {}),
+        ...(opts.cancelGraceMs !== undefined ? { cancelGraceMs: opts.cancelGraceMs } : {}),
+      };
+      if (resumeId !== null) {
+        active.plan = s.getSuitePlan(resumeId);
+        active.state = 'running';
+        result = resumeSuite(resumeId, deps);
+      } else {
+        emit({ type: 'suite.preparationProgressed', step: 'planning', message: 'Planning the suite …' });
+        const plan = planSuite(hardware, planOptions(request, cacheDir));
+        if (!plan.estimate.fits) fail('INSUFFICIENT_SPACE', plan.estimate.problems.join('\n'));
+        active.plan = plan;
+        active.state = 'running';
+        result = runSuite(plan, { ...deps, label });
+      }
+      active.done = result.then(
+        (r) => {
+          emit({ type: 'history.changed', reason: `suite ${r.suiteId} ${r.status}` });
+        },
+        (err) => {
+          emit({ type: 'suite.failed', suiteId: active.suiteId, error: toIpcError(err) });
+          emit({ type: 'history.changed', reason: 'suite failed' });
+        },
+      );
+      launched = true;
+      void active.done.finally(() => {
+        if (run === active) run = null;
+      });
+      const suiteId = await Promise.race([started, result.then((r) => r.suiteId)]);
+      return { suiteId };
+    } catch (err) {
+      // Once the runner has started, its own failure is reported by `done`.
+      if (!launched) {
+        if (run === active) run = null;
+        emit({ type: 'suite.failed', suiteId: active.suiteId, error: toIpcError(err) });
+      }
+      throw err;
+    }
+  };
+
+  const handlers: Handlers = {
+    async 'app.info'() {
+      return {
+        version: KVBENCH_VERSION,
+        mode: opts.mode,
+        platform: `${os.platform()} ${os.arch()}`,
+        hostname: os.hostname(),
+        databasePath: settings.databasePath,
+        databaseError,
+        settingsFile: opts.settingsFile,
+        settings,
+        suggestedCacheDir: settings.defaultCacheDir || path.join(os.tmpdir(), 'kvbench-cache'),
+        models: availableModelNames(),
+        defaultModel: DEFAULT_MODEL_KEY,
+        engineHasGpuTier: ENGINE_HAS_GPU_TIER,
+      };
+    },
+
+    async 'settings.get'() {
+      return settings;
+    },
+
+    async 'settings.update'(patch) {
+      const next: Settings = { ...settings, ...patch };
+      if (patch.databasePath !== undefined) next.databasePath = path.resolve(patch.databasePath);
+      if (next.databasePath !== settings.databasePath || databaseError !== null) {
+        if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
+        const opened = await openStoreAndRecover(next.databasePath); // throws (and keeps the old one) when it cannot be used
+        store?.close();
+        store = opened.store;
+        databaseError = null;
+      }
+      await saveSettings(opts.settingsFile, next);
+      settings = next;
+      emit({ type: 'settings.changed', settings });
+      emit({ type: 'history.changed', reason: 'settings changed' });
+      return settings;
+    },
+
+    async 'hardware.detect'(r) {
+      const cacheDir = path.resolve(r.cacheDir);
+      const hw = await detect(cacheDir, { probe: r.probe ?? false, profile: 'smoke' });
+      detections.set(cacheDir, { at: performance.now(), hw });
+      return { hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
+    },
+
+    async 'suite.plan'(r) {
+      const cacheDir = path.resolve(r.cacheDir);
+      const hw = await detectCached(cacheDir);
+      return { plan: planSuite(hw, planOptions(r, cacheDir)), hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
+    },
+
+    async 'suite.start'(r) {
+      const { label, ...request } = r;
+      return launch(request, label ?? null, null);
+    },
+
+    async 'suite.resume'(r) {
+      const s = requireStore();
+      const plan = s.getSuitePlan(r.suiteId);
+      if (!plan) fail('NOT_FOUND', `suite ${r.suiteId} has no stored plan (imported results cannot be resumed)`);
+      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: true }, null, r.suiteId);
+    },
+
+    async 'suite.cancel'() {
+      if (!run) return { cancelled: false };
+      run.controller.abort();
+      return { cancelled: true };
+    },
+
+    async 'suite.status'() {
+      if (!run) return { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
+      return {
+        state: run.state,
+        suiteId: run.suiteId,
+        request: run.request,
+        plan: run.plan,
+        startedAt: run.startedAt,
+        events: run.events as unknown as Record<string, unknown>[],
+      };
+    },
+
+    async 'history.list'(r) {
+      const s = requireStore();
+      const trials = trialsOf(s, r.selection, 'desc');
+      if (r.sort && r.sort.key !== 'startedAt') {
+        const dir = r.sort.dir === 'asc' ? 1 : -1;
+        const key = r.sort.key;
+        trials.sort((a, b) => {
+          const va = sortValue(a, key);
+          const vb = sortValue(b, key);
+          if (va === null || vb === null) return compareValues(va, vb);
+          return dir * compareValues(va, vb) || b.id - a.id;
+        });
+      } else if (r.sort?.dir === 'asc') {
+        trials.reverse();
+      }
+      const offset = r.offset ?? 0;
+      return { trials: trials.slice(offset, offset + (r.limit ?? 100)), total: trials.length };
+    },
+
+    async 'history.facets'() {
+      const s = requireStore();
+      const all = s.listTrials({});
+      return {
+        systems: s.listSystems(),
+        drives: s.listDrives(),
+        scenarioIds: [...new Set(all.map((t) => t.scenarioId))].sort(),
+        models: [...new Set(all.map((t) => t.options.model).filter((m): m is string => typeof m === 'string'))].sort(),
+        trialCount: all.length,
+      };
+    },
+
+    async 'trials.get'(r) {
+      const s = requireStore();
+      const trial = s.getTrial(r.id);
+      if (!trial) fail('NOT_FOUND', `no trial ${r.id}`);
+      return {
+        trial,
+        hardware: s.trialHardware(r.id),
+        histograms: s.trialHistograms(r.id).map((h) => ({ name: h.name, unit: h.unit, count: h.count })),
+      };
+    },
+
+    async 'trials.delete'(r) {
+      const s = requireStore();
+      for (const id of r.ids) {
+        const t = s.getTrial(id);
+        if (!t) fail('NOT_FOUND', `no trial ${id}`);
+        if (t.status === 'running') fail('BUSY', `trial ${id} is running; cancel its suite first`);
+      }
+      for (const id of r.ids) s.deleteTrial(id);
+      emit({ type: 'history.changed', reason: `${r.ids.length} trial(s) deleted` });
+      return { deleted: r.ids.length };
+    },
+
+    async 'suites.list'(r) {
+      const s = requireStore();
+      return s.listSuites({ ...(r.systemIds ? { systemIds: r.systemIds } : {}), limit: r.limit ?? 500 });
+    },
+
+    async 'suites.delete'(r) {
+      const s = requireStore();
+      if (run && run.suiteId === r.id) fail('BUSY', `suite ${r.id} is running; cancel it first`);
+      const suite = s.getSuite(r.id);
+      if (!suite) fail('NOT_FOUND', `no suite ${r.id}`);
+      if (suite.trialCounts.running > 0) fail('BUSY', `suite ${r.id} has a running trial (another kvbench process runs it)`);
+      s.deleteSuite(r.id);
+      emit({ type: 'history.changed', reason: `suite ${r.id} deleted` });
+      return { deleted: true };
+    },
+
+    async 'report.build'(r) {
+      const s = requireStore();
+      const trials = trialsOf(s, r.selection);
+      const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+      const tiers = buildTierComparison(report, newestHardware(s, trials));
+      const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
+      const title = single
+        ? `Suite ${single.id} · ${single.profile}${single.label ? ` · ${single.label}` : ''}`
+        : `${trials.length} trial(s) of the selection`;
+      return { title, trialCount: trials.length, report, tiers, suite: single };
+    },
+
+    async 'report.compare'(r) {
+      const s = requireStore();
+      const side = (ref: string): { label: string; id: string; trials: TrialRecord[] } => {
+        const scen = r.scenarioIds?.length ? { scenarioIds: r.scenarioIds } : {};
+        if (r.kind === 'drive') {
+          const d = s.resolveDrive(ref);
+          return { label: d.label, id: d.id, trials: s.listTrials(resolveSelection(s, { drives: [d.id], ...scen })) };
+        }
+        const sys = s.resolveSystem(ref);
+        return { label: sys.label, id: sys.id, trials: s.listTrials(resolveSelection(s, { systems: [sys.id], ...scen })) };
+      };
+      return buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config' });
+    },
+
+    async 'export.create'(r) {
+      const s = requireStore();
+      try {
+        const trials = trialsOf(s, r.selection);
+        const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
+        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+        const newest = [...trials].reverse().find((t) => t.status === 'complete' && hardware.get(t.id));
+        const tiers = buildTierComparison(report, newest ? hardware.get(newest.id)! : null);
+        const model: ExportModel = { trials, hardware, report, tiers, filter: r.selection };
+        const data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
+        const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
+        return { fileName: `kvbench-${what}-${stamp()}.${r.format}`, mimeType: MIME[r.format], dataBase64: data.toString('base64'), trialCount: trials.length, bytes: data.length };
+      } catch (err) {
+        throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
+      }
+    },
+
+    async 'import.results'(r) {
+      const s = requireStore();
+      const scenarioId = r.scenarioId ?? 'imported';
+      if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${scenarioId}'`);
+      let options: Record<string, unknown> | null = null;
+      if (r.runFlags && r.runFlags.trim() !== '') {
+        const parsed = parseRunArgs(splitFlags(r.runFlags));
+        if (parsed.ok === true) options = { ...(parsed.options as unknown as Record<string, unknown>), output: null, xlsxOutput: null };
+        else if (parsed.ok === false) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
+        else fail('VALIDATION', 'run flags: give the flags of the run, not --help');
+      }
+      // The services import files by path: the uploaded texts go to a private temporary directory.
+      const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
+      try {
+        const files: string[] = [];
+        const used = new Set<string>();
+        for (const [i, f] of r.files.entries()) {
+          let name = path.basename(f.name).replace(/[^\w.+-]+/g, '_') || `file-${i + 1}.json`;
+          if (used.has(name)) name = `${i + 1}-${name}`;
+          used.add(name);
+          const file = path.join(dir, name);
+          await fsp.writeFile(file, f.text, { mode: 0o600 });
+          files.push(file);
+        }
+        const res = await importResultsFiles(s, files, {
+          systemLabel: r.systemLabel,
+          driveLabel: r.driveLabel ?? null,
+          scenarioId,
+          options,
+          suiteLabel: r.label ?? null,
+        });
+        const base = (f: string): string => path.basename(f);
+        if (res.imported.length > 0) emit({ type: 'history.changed', reason: `${res.imported.length} file(s) imported` });
+        return {
+          suiteId: res.suiteId,
+          systemId: res.systemId,
+          imported: res.imported.map((x) => ({ ...x, file: base(x.file) })),
+          errors: res.errors.map((x) => ({ ...x, file: base(x.file) })),
+        };
+      } finally {
+        await fsp.rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+
+  return {
+    channels: CHANNELS,
+    get databasePath() {
+      return settings.databasePath;
+    },
+    get suiteState() {
+      return run?.state ?? 'idle';
+    },
+    async invoke(channel, raw) {
+      if (!isChannel(channel)) return { ok: false, error: { code: 'NOT_FOUND', message: `unknown channel '${String(channel).slice(0, 100)}'` } };
+      const c = CONTRACT[channel];
+      const req = c.request.safeParse(raw ?? {});
+      if (!req.success) return { ok: false, error: { code: 'VALIDATION', message: `${channel}: ${z.prettifyError(req.error)}` } };
+      let value: unknown;
+      try {
+        value = await (handlers[channel] as (r: unknown) => Promise<unknown>)(req.data);
+      } catch (err) {
+        return { ok: false, error: toIpcError(err) };
+      }
+      const res = c.response.safeParse(value);
+      if (!res.success) {
+        log('error', `${channel}: response does not match the contract: ${z.prettifyError(res.error)}`);
+        return { ok: false, error: { code: 'INTERNAL', message: `${channel}: the backend produced a response outside the contract` } };
+      }
+      return { ok: true, value: res.data };
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      const active = run;
+      if (active) {
+        active.controller.abort();
+        await active.done.catch(() => {});
+      }
+      listeners.clear();
+      store?.close();
+      store = null;
+    },
+  };
+}

@@ -1,0 +1,278 @@
+// `kvbench serve`'s HTTP server: the built renderer as static files, the contract's channels as
+// `POST /api/invoke/<channel>`, and the event stream as a WebSocket on /api/events.
+//
+// Security: it binds to loopback unless told otherwise; every API request and the WebSocket need
+// the random token (Authorization: Bearer, or the WebSocket subprotocol `token.<hex>`, never the
+// URL); the Host header must name this server (DNS rebinding), an Origin must be this server's, and
+// API bodies must be JSON (no cross-site form posts). The static files hold no secrets.
+import { timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { HTTP_EVENTS_PATH, HTTP_INVOKE_PREFIX, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../src-shared/ipc/channels.ts';
+import type { Result } from '../../src-shared/ipc/contract.ts';
+import type { Backend } from './backend.ts';
+import { SECURITY_HEADERS } from './csp.ts';
+
+export interface HttpServerOptions {
+  backend: Backend;
+  host: string;
+  /** 0 = any free port. */
+  port: number;
+  token: string;
+  /** The built renderer (index.html and assets/). */
+  rendererDir: string;
+  /** Largest request body (imports carry whole results files). */
+  maxBodyBytes?: number;
+  log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export interface RunningHttpServer {
+  host: string;
+  port: number;
+  /** Where to point a browser, with the token. */
+  url: string;
+  origin: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 512 * 1024 * 1024;
+const PING_INTERVAL_MS = 30_000;
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+};
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function tokenMatches(given: string | undefined | null, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function bearer(req: http.IncomingMessage): string | null {
+  const h = req.headers.authorization;
+  const m = typeof h === 'string' ? /^Bearer\s+(\S+)$/i.exec(h) : null;
+  return m ? m[1] : null;
+}
+
+function wsToken(req: http.IncomingMessage): string | null {
+  const h = req.headers['sec-websocket-protocol'];
+  if (typeof h !== 'string') return null;
+  const p = h.split(',').map((s) => s.trim()).find((s) => s.startsWith(WS_TOKEN_PREFIX));
+  return p ? p.slice(WS_TOKEN_PREFIX.length) : null;
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const data = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': data.length, 'Cache-Control': 'no-store' });
+  res.end(data);
+}
+
+function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION', message: string): void {
+  const body: Result<never> = { ok: false, error: { code, message } };
+  sendJson(res, status, body);
+}
+
+async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw Object.assign(new Error(`request body larger than ${limit} bytes`), { status: 413 });
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttpServer> {
+  const log = o.log ?? (() => {});
+  const maxBody = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const rendererDir = path.resolve(o.rendererDir);
+  const loopback = isLoopbackHost(o.host);
+  let port = o.port;
+
+  /** The Host header must name this server when it listens on loopback (defeats DNS rebinding). */
+  const hostAllowed = (req: http.IncomingMessage): boolean => {
+    if (!loopback) return true;
+    const h = (req.headers.host ?? '').toLowerCase();
+    return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${o.host}:${port}`].includes(h);
+  };
+  const originAllowed = (req: http.IncomingMessage): boolean => {
+    const origin = req.headers.origin;
+    return origin === undefined || origin === `http://${req.headers.host ?? ''}`;
+  };
+
+  const serveStatic = async (req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> => {
+    let rel: string;
+    try {
+      rel = decodeURIComponent(pathname);
+    } catch {
+      deny(res, 400, 'VALIDATION', 'bad path');
+      return;
+    }
+    if (rel === '/' || rel === '') rel = '/index.html';
+    const file = path.resolve(rendererDir, `.${path.posix.normalize(rel)}`);
+    if (file !== rendererDir && !file.startsWith(rendererDir + path.sep)) {
+      deny(res, 404, 'NOT_FOUND', 'not found');
+      return;
+    }
+    let data: Buffer;
+    try {
+      data = await fsp.readFile(file);
+    } catch {
+      if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
+        res.writeHead(503, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end(`The kvbench renderer is not built (${rendererDir} has no index.html). Run: npm run build:renderer\n`);
+        return;
+      }
+      res.writeHead(404, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('not found\n');
+      return;
+    }
+    const type = CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+    const immutable = rel.startsWith('/assets/');
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': type,
+      'Content-Length': data.length,
+      'Cache-Control': immutable ? 'public, max-age=31536000, immutable' : 'no-store',
+    });
+    res.end(req.method === 'HEAD' ? undefined : data);
+  };
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (!hostAllowed(req)) {
+        deny(res, 403, 'FORBIDDEN', 'unexpected Host header');
+        return;
+      }
+      if (url.pathname.startsWith('/api/')) {
+        if (!originAllowed(req)) {
+          deny(res, 403, 'FORBIDDEN', 'cross-origin request refused');
+          return;
+        }
+        if (!tokenMatches(bearer(req), o.token)) {
+          deny(res, 401, 'UNAUTHORIZED', 'this kvbench server needs its token: open the URL it printed at start');
+          return;
+        }
+        if (!url.pathname.startsWith(HTTP_INVOKE_PREFIX)) {
+          deny(res, 404, 'NOT_FOUND', 'no such API');
+          return;
+        }
+        if (req.method !== 'POST') {
+          res.setHeader('Allow', 'POST');
+          deny(res, 405, 'VALIDATION', 'use POST');
+          return;
+        }
+        if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+          deny(res, 415, 'VALIDATION', 'the body must be application/json');
+          return;
+        }
+        let body: unknown;
+        try {
+          const raw = await readBody(req, maxBody);
+          body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+        } catch (err) {
+          const status = (err as { status?: number }).status ?? 400;
+          deny(res, status, 'VALIDATION', status === 413 ? (err as Error).message : 'the body is not JSON');
+          return;
+        }
+        const channel = decodeURIComponent(url.pathname.slice(HTTP_INVOKE_PREFIX.length));
+        const result = await o.backend.invoke(channel, body);
+        sendJson(res, 200, result);
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.setHeader('Allow', 'GET, HEAD');
+        deny(res, 405, 'VALIDATION', 'method not allowed');
+        return;
+      }
+      await serveStatic(req, res, url.pathname);
+    })().catch((err) => {
+      log('error', `request ${req.method} ${req.url}: ${(err as Error).message}`);
+      if (!res.headersSent) deny(res, 500, 'VALIDATION', 'internal error');
+      else res.destroy();
+    });
+  });
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 64 * 1024,
+    handleProtocols: (protocols) => (protocols.has(WS_PROTOCOL) ? WS_PROTOCOL : false),
+  });
+  const sockets = new Set<WebSocket>();
+
+  server.on('upgrade', (req, socket: Socket, head) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const refuse = (status: number, text: string): void => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (url.pathname !== HTTP_EVENTS_PATH) return refuse(404, 'Not Found');
+    if (!hostAllowed(req) || !originAllowed(req)) return refuse(403, 'Forbidden');
+    if (!tokenMatches(wsToken(req), o.token)) return refuse(401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      let alive = true;
+      ws.on('pong', () => (alive = true));
+      const ping = setInterval(() => {
+        if (!alive) return ws.terminate();
+        alive = false;
+        ws.ping();
+      }, PING_INTERVAL_MS);
+      const unsubscribe = o.backend.subscribe((event) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
+      });
+      ws.on('message', () => {}); // the stream is one-way; requests go through /api/invoke
+      ws.on('close', () => {
+        clearInterval(ping);
+        unsubscribe();
+        sockets.delete(ws);
+      });
+      ws.on('error', () => ws.terminate());
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const hostInUrl = o.host.includes(':') && !o.host.startsWith('[') ? `[${o.host}]` : o.host === '0.0.0.0' ? '127.0.0.1' : o.host;
+  const origin = `http://${hostInUrl}:${port}`;
+  return {
+    host: o.host,
+    port,
+    origin,
+    url: `${origin}/?token=${o.token}`,
+    async close() {
+      for (const ws of sockets) ws.close(1001, 'server shutting down');
+      wss.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

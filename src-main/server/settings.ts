@@ -1,0 +1,66 @@
+// The app's settings (database location, default cache directory, display units): one JSON file,
+// validated on read (a damaged or foreign file falls back to the defaults and says so) and
+// replaced atomically on write. Shared by the Electron app and `kvbench serve`.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { SettingsSchema, type Settings } from '../../src-shared/ipc/contract.ts';
+import { defaultDataDir, resolveDatabasePath } from '../store/data-dir.ts';
+
+export const SETTINGS_FILE_NAME = 'settings.json';
+
+export function defaultSettingsFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(defaultDataDir(env), SETTINGS_FILE_NAME);
+}
+
+export function defaultSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  return { databasePath: resolveDatabasePath(null, env), defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' };
+}
+
+export interface LoadedSettings {
+  settings: Settings;
+  /** Why the file was not used, when it exists but could not be read. */
+  problem: string | null;
+}
+
+/** Reads the settings file; missing keys take their defaults, unknown keys are dropped. */
+export function loadSettings(file: string, defaults: Settings): LoadedSettings {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: { ...defaults }, problem: null };
+    return { settings: { ...defaults }, problem: `could not read ${file}: ${(err as Error).message}` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { settings: { ...defaults }, problem: `${file} is not JSON (${(err as Error).message}); using the defaults` };
+  }
+  const merged = SettingsSchema.safeParse({ ...defaults, ...pick(json) });
+  if (!merged.success) return { settings: { ...defaults }, problem: `${file} has invalid settings; using the defaults` };
+  return { settings: merged.data, problem: null };
+}
+
+function pick(json: unknown): Partial<Settings> {
+  if (typeof json !== 'object' || json === null) return {};
+  const keys = Object.keys(SettingsSchema.shape) as (keyof Settings)[];
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (k in json) out[k] = (json as Record<string, unknown>)[k];
+  return out as Partial<Settings>;
+}
+
+/** Writes via a temporary file in the same directory and a rename. */
+export async function saveSettings(file: string, settings: Settings): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await fsp.writeFile(tmp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+    await fsp.rename(tmp, file);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+}

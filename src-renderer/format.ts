@@ -1,0 +1,119 @@
+// Numbers for people, in the units chosen in Settings: bandwidth and sizes in decimal (GB/s, as
+// drive makers state) or binary (GiB/s) units, latencies in ms or µs. Every value shows its unit.
+import type { MetricUnit } from '../src-shared/domain/store-types.ts';
+
+export interface UnitPrefs {
+  byteUnits: 'decimal' | 'binary';
+  latencyUnit: 'ms' | 'us';
+}
+
+export const DEFAULT_UNITS: UnitPrefs = { byteUnits: 'decimal', latencyUnit: 'ms' };
+
+const DASH = '—';
+const finite = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+
+export function fmtNumber(v: number | null | undefined, digits?: number): string {
+  if (!finite(v)) return DASH;
+  const d = digits ?? (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
+  return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+}
+
+export function fmtInt(v: number | null | undefined): string {
+  return finite(v) ? Math.round(v).toLocaleString('en-US') : DASH;
+}
+
+function scaled(v: number, base: number, units: readonly string[]): string {
+  let x = v;
+  let i = 0;
+  while (Math.abs(x) >= base && i < units.length - 1) {
+    x /= base;
+    i++;
+  }
+  return `${fmtNumber(x, i === 0 ? 0 : Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : 2)} ${units[i]}`;
+}
+
+export function fmtBytes(v: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
+  if (!finite(v)) return DASH;
+  return u.byteUnits === 'binary' ? scaled(v, 1024, ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']) : scaled(v, 1000, ['B', 'kB', 'MB', 'GB', 'TB', 'PB']);
+}
+
+export function fmtRate(v: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
+  if (!finite(v)) return DASH;
+  return u.byteUnits === 'binary' ? scaled(v, 1024, ['B/s', 'KiB/s', 'MiB/s', 'GiB/s', 'TiB/s']) : scaled(v, 1000, ['B/s', 'kB/s', 'MB/s', 'GB/s', 'TB/s']);
+}
+
+/** The divisor and unit for a bandwidth axis whose largest value is `max`. */
+export function rateAxis(max: number, u: UnitPrefs = DEFAULT_UNITS): { divisor: number; unit: string } {
+  const base = u.byteUnits === 'binary' ? 1024 : 1000;
+  const units = u.byteUnits === 'binary' ? ['B/s', 'KiB/s', 'MiB/s', 'GiB/s'] : ['B/s', 'kB/s', 'MB/s', 'GB/s'];
+  let i = 0;
+  while (max >= base ** (i + 1) && i < units.length - 1) i++;
+  return { divisor: base ** i, unit: units[i] };
+}
+
+/** A latency given in milliseconds. */
+export function fmtLatencyMs(ms: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
+  if (!finite(ms)) return DASH;
+  return u.latencyUnit === 'us' ? `${fmtNumber(ms * 1000, ms * 1000 >= 100 ? 0 : 1)} µs` : `${fmtNumber(ms)} ms`;
+}
+
+export function latencyUnitLabel(u: UnitPrefs = DEFAULT_UNITS): string {
+  return u.latencyUnit === 'us' ? 'µs' : 'ms';
+}
+
+export function msIn(ms: number, u: UnitPrefs = DEFAULT_UNITS): number {
+  return u.latencyUnit === 'us' ? ms * 1000 : ms;
+}
+
+export function fmtPct(v: number | null | undefined, digits = 1): string {
+  return finite(v) ? `${(v * 100).toFixed(digits)} %` : DASH;
+}
+
+export function fmtRatio(v: number | null | undefined): string {
+  return finite(v) ? `${v.toFixed(2)}×` : DASH;
+}
+
+/** Seconds as "1 h 05 min", "3 min 20 s", "45 s". */
+export function fmtDuration(seconds: number | null | undefined): string {
+  if (!finite(seconds)) return DASH;
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+  return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+export function fmtDate(iso: string | null | undefined): string {
+  if (!iso) return DASH;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}
+
+/** A metric value in its catalogue unit, with the unit. */
+export function fmtMetric(v: number | null | undefined, unit: MetricUnit, u: UnitPrefs = DEFAULT_UNITS): string {
+  if (!finite(v)) return DASH;
+  switch (unit) {
+    case 'tok/s':
+      return `${fmtNumber(v)} tok/s`;
+    case 'req/s':
+      return `${fmtNumber(v)} req/s`;
+    case 'ms':
+      return fmtLatencyMs(v, u);
+    case 'ms/MiB':
+      return u.latencyUnit === 'us' ? `${fmtNumber(v * 1000)} µs/MiB` : `${fmtNumber(v)} ms/MiB`;
+    case 'bytes':
+      return fmtBytes(v, u);
+    case 'bytes/s':
+      return fmtRate(v, u);
+    case 'ratio':
+      return fmtPct(v);
+    case 'count':
+      return fmtNumber(v, Number.isInteger(v) ? 0 : 1);
+    case 'users':
+      return `${fmtNumber(v, Number.isInteger(v) ? 0 : 1)} users`;
+    case 's':
+      return `${fmtNumber(v)} s`;
+  }
+}

@@ -1,0 +1,140 @@
+// The history browser: filters, sort and page over the stored trials, the suites, and the facets
+// (systems, drives, scenarios, models) the filters offer. Reloads when the backend says the
+// history changed (a finished trial, an import, a delete).
+import { defineStore } from 'pinia';
+import { reactive, ref, shallowRef } from 'vue';
+import type { TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import type { IpcError, ResponseOf, Selection, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
+import type { AppEvent } from '../../src-shared/ipc/events.ts';
+import { api } from '../api/api.ts';
+
+export interface HistoryFilters {
+  systemId: string;
+  driveId: string;
+  model: string;
+  scenarioId: string;
+  status: '' | TrialRowStatus;
+  /** YYYY-MM-DD (local dates) or ''. */
+  since: string;
+  until: string;
+}
+
+export const PAGE_SIZE = 50;
+
+/** Local calendar dates → the ISO instants the store compares with (start and end of those days). */
+export function selectionOf(f: HistoryFilters): Selection {
+  const startOfDay = (d: string): string => new Date(`${d}T00:00:00`).toISOString();
+  const endOfDay = (d: string): string => new Date(`${d}T23:59:59.999`).toISOString();
+  return {
+    ...(f.systemId ? { systemIds: [f.systemId] } : {}),
+    ...(f.driveId ? { driveIds: [f.driveId] } : {}),
+    ...(f.model ? { model: f.model } : {}),
+    ...(f.scenarioId ? { scenarioIds: [f.scenarioId] } : {}),
+    ...(f.status ? { statuses: [f.status] } : {}),
+    ...(f.since ? { since: startOfDay(f.since) } : {}),
+    ...(f.until ? { until: endOfDay(f.until) } : {}),
+  };
+}
+
+export const useHistoryStore = defineStore('history', () => {
+  const filters = reactive<HistoryFilters>({ systemId: '', driveId: '', model: '', scenarioId: '', status: '', since: '', until: '' });
+  const sort = reactive<{ key: string; dir: 'asc' | 'desc' }>({ key: 'startedAt', dir: 'desc' });
+  const page = ref(0);
+  const trials = shallowRef<TrialRecordData[]>([]);
+  const total = ref(0);
+  const loading = ref(false);
+  const error = ref<IpcError | null>(null);
+  const loaded = ref(false);
+  const facets = shallowRef<ResponseOf<'history.facets'> | null>(null);
+  const suites = shallowRef<SuiteRecordData[]>([]);
+  const selected = ref<Set<number>>(new Set());
+  let seq = 0;
+  let stale = false;
+
+  async function loadFacets(): Promise<void> {
+    const r = await api().call('history.facets', {});
+    if (r.ok) facets.value = r.value;
+  }
+
+  async function loadSuites(): Promise<void> {
+    const r = await api().call('suites.list', {});
+    if (r.ok) suites.value = r.value;
+  }
+
+  async function load(): Promise<void> {
+    const mine = ++seq;
+    loading.value = true;
+    const [r] = await Promise.all([
+      api().call('history.list', { selection: selectionOf(filters), sort: { ...sort }, limit: PAGE_SIZE, offset: page.value * PAGE_SIZE }),
+      loadFacets(),
+      loadSuites(),
+    ]);
+    if (mine !== seq) return;
+    loading.value = false;
+    loaded.value = true;
+    stale = false;
+    if (r.ok) {
+      trials.value = r.value.trials;
+      total.value = r.value.total;
+      error.value = null;
+      // Keep only selections still on screen.
+      const ids = new Set(r.value.trials.map((t) => t.id));
+      selected.value = new Set([...selected.value].filter((id) => ids.has(id)));
+    } else {
+      error.value = r.error;
+    }
+  }
+
+  function setSort(key: string): void {
+    if (sort.key === key) sort.dir = sort.dir === 'asc' ? 'desc' : 'asc';
+    else {
+      sort.key = key;
+      sort.dir = key === 'startedAt' || key.startsWith('metric:') ? 'desc' : 'asc';
+    }
+    page.value = 0;
+    void load();
+  }
+
+  function clearFilters(): void {
+    Object.assign(filters, { systemId: '', driveId: '', model: '', scenarioId: '', status: '', since: '', until: '' });
+    page.value = 0;
+    void load();
+  }
+
+  function toggle(id: number): void {
+    const s = new Set(selected.value);
+    if (s.has(id)) s.delete(id);
+    else s.add(id);
+    selected.value = s;
+  }
+
+  async function deleteTrials(ids: number[]): Promise<IpcError | null> {
+    const r = await api().call('trials.delete', { ids });
+    if (!r.ok) return r.error;
+    selected.value = new Set();
+    await load();
+    return null;
+  }
+
+  async function deleteSuite(id: number): Promise<IpcError | null> {
+    const r = await api().call('suites.delete', { id });
+    if (!r.ok) return r.error;
+    await load();
+    return null;
+  }
+
+  function onEvent(e: AppEvent): void {
+    if (e.type !== 'history.changed') return;
+    if (!loaded.value) return;
+    // Coalesce bursts (a suite finishes many trials): one reload at a time.
+    if (loading.value) {
+      stale = true;
+      return;
+    }
+    void load().then(() => {
+      if (stale) void load();
+    });
+  }
+
+  return { filters, sort, page, trials, total, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
+});

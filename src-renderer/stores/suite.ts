@@ -1,0 +1,438 @@
+// The guided suite: hardware → plan → run (live progress from the backend's events) → report.
+// The run state is rebuilt from `suite.status` when a page attaches to a suite already running
+// (a reload, a second browser tab), so nothing here depends on having seen every event.
+import { defineStore } from 'pinia';
+import { computed, reactive, ref, shallowRef } from 'vue';
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import type { ProfileId, SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import type { TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
+import type { Advice, IpcError, PlanRequest } from '../../src-shared/ipc/contract.ts';
+import type { AppEvent } from '../../src-shared/ipc/events.ts';
+import { api } from '../api/api.ts';
+
+export type WizardStep = 'hardware' | 'plan' | 'run' | 'report';
+export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'failed';
+
+export interface TrialRow {
+  key: string;
+  scenarioId: string;
+  label: string;
+  trialIndex: number;
+  trialsPerScenario: number;
+  status: 'queued' | TrialRowStatus;
+  trialId: number | null;
+  wallMs: number | null;
+  tokPerS: number | null;
+  readBytesPerS: number | null;
+  reason: string | null;
+  estimatedS: number;
+}
+
+export interface LiveSeries {
+  t: number[];
+  tokPerS: number[];
+  e2eP95Ms: (number | null)[];
+  storageReadP95Ms: (number | null)[];
+  users: number[];
+  queue: number[];
+  readBytesPerS: number[];
+  writeBytesPerS: number[];
+}
+
+export interface PlanForm {
+  profile: ProfileId;
+  trials: number;
+  /** null = the profile's seconds per trial. */
+  durationS: number | null;
+  /** '' = the profile's model. */
+  model: string;
+  /** null = the profile's scenarios. */
+  scenarios: string[] | null;
+  extras: boolean;
+  probe: boolean;
+  /** null = the profile's cap. */
+  storageCapacityGb: number | null;
+  label: string;
+}
+
+const MAX_POINTS = 3000;
+const MAX_LOGS = 200;
+
+const emptySeries = (): LiveSeries => ({ t: [], tokPerS: [], e2eP95Ms: [], storageReadP95Ms: [], users: [], queue: [], readBytesPerS: [], writeBytesPerS: [] });
+const rowKey = (scenarioId: string, trialIndex: number): string => `${scenarioId}#${trialIndex}`;
+
+export function rowsFromPlan(plan: SuitePlan): TrialRow[] {
+  const rows: TrialRow[] = [];
+  for (const r of plan.runs) {
+    for (let i = 0; i < r.trials; i++) {
+      rows.push({
+        key: rowKey(r.scenarioId, i),
+        scenarioId: r.scenarioId,
+        label: r.label,
+        trialIndex: i,
+        trialsPerScenario: r.trials,
+        status: 'queued',
+        trialId: null,
+        wallMs: null,
+        tokPerS: null,
+        readBytesPerS: null,
+        reason: null,
+        estimatedS: r.estimatedSecondsPerTrial,
+      });
+    }
+  }
+  return rows;
+}
+
+/**
+ * Seconds left: the estimate of every trial not yet finished (less what the current one has run),
+ * scaled by how the finished trials compared with their estimates.
+ */
+export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number): number | null {
+  if (rows.length === 0) return null;
+  let remaining = 0;
+  let estDone = 0;
+  let actualDone = 0;
+  for (const r of rows) {
+    if (r.status === 'queued') remaining += r.estimatedS;
+    else if (r.status === 'running') remaining += Math.max(0, r.estimatedS - (r.key === currentKey ? currentElapsedS : 0));
+    else if (r.wallMs !== null && r.estimatedS > 0) {
+      estDone += r.estimatedS;
+      actualDone += r.wallMs / 1000;
+    }
+  }
+  const factor = estDone > 0 ? Math.min(3, Math.max(0.5, actualDone / estDone)) : 1;
+  return remaining * factor;
+}
+
+export const useSuiteStore = defineStore('suite', () => {
+  const step = ref<WizardStep>('hardware');
+
+  // Hardware
+  const cacheDir = ref('');
+  const hardware = shallowRef<HardwareProfile | null>(null);
+  const advice = ref<Advice[]>([]);
+  const hardwareLoading = ref(false);
+  const hardwareError = ref<IpcError | null>(null);
+
+  // Plan
+  const form = reactive<PlanForm>({
+    profile: 'quick',
+    trials: 3,
+    durationS: null,
+    model: '',
+    scenarios: null,
+    extras: false,
+    probe: true,
+    storageCapacityGb: null,
+    label: '',
+  });
+  const plan = shallowRef<SuitePlan | null>(null);
+  const planLoading = ref(false);
+  const planError = ref<IpcError | null>(null);
+  let planSeq = 0;
+
+  // Run
+  const phase = ref<RunPhase>('idle');
+  const suiteId = ref<number | null>(null);
+  const runPlan = shallowRef<SuitePlan | null>(null);
+  const total = ref(0);
+  const estimatedSeconds = ref(0);
+  const startedAtMs = ref<number | null>(null);
+  const finishedWallMs = ref<number | null>(null);
+  const preparation = ref<string | null>(null);
+  const rows = ref<TrialRow[]>([]);
+  const currentKey = ref<string | null>(null);
+  const currentStartedMs = ref<number | null>(null);
+  const progress = shallowRef<ProgressEvent | null>(null);
+  /** The newest progress of the measured phase: draining and finishing report rates near zero. */
+  const lastRunning = shallowRef<ProgressEvent | null>(null);
+  const series = shallowRef<LiveSeries>(emptySeries());
+  const seriesVersion = ref(0);
+  const logs = ref<{ level: string; label: string; message: string }[]>([]);
+  const counts = ref<Record<'complete' | 'partial' | 'failed' | 'aborted', number>>({ complete: 0, partial: 0, failed: 0, aborted: 0 });
+  const runError = ref<IpcError | null>(null);
+  const cancelRequested = ref(false);
+  const starting = ref(false);
+
+  const running = computed(() => phase.value === 'preparing' || phase.value === 'running');
+  const doneCount = computed(() => rows.value.filter((r) => r.status !== 'queued' && r.status !== 'running').length);
+  const currentRow = computed(() => rows.value.find((r) => r.key === currentKey.value) ?? null);
+
+  function planRequest(): PlanRequest {
+    return {
+      cacheDir: cacheDir.value,
+      profile: form.profile,
+      trials: form.trials,
+      extras: form.extras,
+      probe: form.probe,
+      ...(form.durationS !== null ? { durationS: form.durationS } : {}),
+      ...(form.model ? { model: form.model } : {}),
+      ...(form.scenarios !== null ? { scenarios: form.scenarios } : {}),
+      ...(form.storageCapacityGb !== null ? { storageCapacityGb: form.storageCapacityGb } : {}),
+    };
+  }
+
+  async function detect(dir?: string): Promise<void> {
+    if (dir !== undefined) cacheDir.value = dir;
+    if (!cacheDir.value.trim()) {
+      hardwareError.value = { code: 'VALIDATION', message: 'Enter the directory the storage tier will write to.' };
+      return;
+    }
+    hardwareLoading.value = true;
+    hardwareError.value = null;
+    const r = await api().call('hardware.detect', { cacheDir: cacheDir.value.trim() });
+    hardwareLoading.value = false;
+    if (r.ok) {
+      hardware.value = r.value.hardware;
+      advice.value = r.value.advice;
+    } else {
+      hardwareError.value = r.error;
+    }
+  }
+
+  async function replan(): Promise<void> {
+    const seq = ++planSeq;
+    planLoading.value = true;
+    const r = await api().call('suite.plan', planRequest());
+    if (seq !== planSeq) return; // a newer request is on its way
+    planLoading.value = false;
+    if (r.ok) {
+      plan.value = r.value.plan;
+      planError.value = null;
+    } else {
+      planError.value = r.error;
+    }
+  }
+
+  function resetRun(): void {
+    phase.value = 'idle';
+    suiteId.value = null;
+    runPlan.value = null;
+    total.value = 0;
+    estimatedSeconds.value = 0;
+    startedAtMs.value = null;
+    finishedWallMs.value = null;
+    preparation.value = null;
+    rows.value = [];
+    currentKey.value = null;
+    currentStartedMs.value = null;
+    progress.value = null;
+    lastRunning.value = null;
+    series.value = emptySeries();
+    seriesVersion.value++;
+    logs.value = [];
+    counts.value = { complete: 0, partial: 0, failed: 0, aborted: 0 };
+    runError.value = null;
+    cancelRequested.value = false;
+  }
+
+  async function start(): Promise<IpcError | null> {
+    if (!plan.value || starting.value) return null;
+    resetRun();
+    starting.value = true;
+    runPlan.value = plan.value;
+    phase.value = 'preparing';
+    preparation.value = 'Starting …';
+    step.value = 'run';
+    const r = await api().call('suite.start', { ...planRequest(), label: form.label.trim() || null });
+    starting.value = false;
+    if (!r.ok) {
+      phase.value = 'failed';
+      runError.value = r.error;
+      return r.error;
+    }
+    suiteId.value = r.value.suiteId;
+    return null;
+  }
+
+  async function cancel(): Promise<void> {
+    cancelRequested.value = true;
+    const r = await api().call('suite.cancel', {});
+    if (!r.ok) runError.value = r.error;
+  }
+
+  /** Attaches to a suite the backend is running (after a reload, or from another window). */
+  async function attach(): Promise<void> {
+    const r = await api().call('suite.status', {});
+    if (!r.ok || r.value.state === 'idle') {
+      if (r.ok && running.value) {
+        // It ended while this page was not listening: the report has the outcome.
+        phase.value = 'finished';
+      }
+      return;
+    }
+    const s = r.value;
+    resetRun();
+    runPlan.value = s.plan;
+    if (s.request) cacheDir.value = s.request.cacheDir;
+    phase.value = s.state === 'preparing' ? 'preparing' : 'running';
+    suiteId.value = s.suiteId;
+    for (const e of s.events) handleEvent(e as unknown as AppEvent);
+    step.value = 'run';
+  }
+
+  function pushPoint(p: ProgressEvent): void {
+    const s = series.value;
+    const t = p.elapsedNs / 1e9;
+    // A new phase can restart the clock (preconditioning → running): keep the axis increasing.
+    if (s.t.length > 0 && t < s.t[s.t.length - 1]) return;
+    s.t.push(t);
+    s.tokPerS.push(p.generatedTokensPerSec);
+    s.e2eP95Ms.push(p.e2eLatencyP95Ns === null ? null : p.e2eLatencyP95Ns / 1e6);
+    s.storageReadP95Ms.push(p.storageReadP95Ns === null ? null : p.storageReadP95Ns / 1e6);
+    s.users.push(p.activeUsers);
+    s.queue.push(p.queueDepth);
+    s.readBytesPerS.push(p.storageReadBytesPerSec);
+    s.writeBytesPerS.push(p.storageWriteBytesPerSec);
+    if (s.t.length > MAX_POINTS) for (const k of Object.keys(s) as (keyof LiveSeries)[]) s[k].splice(0, s[k].length - MAX_POINTS);
+    seriesVersion.value++;
+  }
+
+  function ensureRow(e: { scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }): TrialRow {
+    const key = rowKey(e.scenarioId, e.trialIndex);
+    let row = rows.value.find((r) => r.key === key);
+    if (!row) {
+      const est = runPlan.value?.runs.find((r) => r.scenarioId === e.scenarioId)?.estimatedSecondsPerTrial ?? 0;
+      rows.value.push({
+        key,
+        scenarioId: e.scenarioId,
+        label: e.label,
+        trialIndex: e.trialIndex,
+        trialsPerScenario: e.trialsPerScenario,
+        status: 'queued',
+        trialId: null,
+        wallMs: null,
+        tokPerS: null,
+        readBytesPerS: null,
+        reason: null,
+        estimatedS: est,
+      });
+      row = rows.value[rows.value.length - 1];
+    }
+    return row;
+  }
+
+  function handleEvent(e: AppEvent): void {
+    switch (e.type) {
+      case 'suite.preparationProgressed':
+        if (phase.value === 'idle' || phase.value === 'preparing' || phase.value === 'finished' || phase.value === 'cancelled' || phase.value === 'failed') {
+          if (phase.value !== 'preparing') resetRun();
+          phase.value = 'preparing';
+        }
+        preparation.value = e.message;
+        return;
+      case 'suite.started':
+        phase.value = 'running';
+        suiteId.value = e.suiteId;
+        total.value = e.total;
+        estimatedSeconds.value = e.estimatedSeconds;
+        startedAtMs.value = Date.now();
+        preparation.value = null;
+        if (!e.resumed && runPlan.value && rows.value.length === 0) rows.value = rowsFromPlan(runPlan.value);
+        if (step.value !== 'report') step.value = 'run';
+        return;
+      case 'suite.trialStarted': {
+        const row = ensureRow(e);
+        row.status = 'running';
+        row.trialId = e.trialId;
+        currentKey.value = row.key;
+        currentStartedMs.value = Date.now();
+        progress.value = null;
+        lastRunning.value = null;
+        series.value = emptySeries();
+        seriesVersion.value++;
+        return;
+      }
+      case 'suite.trialProgressed': {
+        const row = ensureRow(e);
+        if (row.status === 'queued') row.status = 'running';
+        if (currentKey.value !== row.key) {
+          currentKey.value = row.key;
+          series.value = emptySeries();
+        }
+        progress.value = e.progress;
+        if (e.progress.phase === 'running') lastRunning.value = e.progress;
+        pushPoint(e.progress);
+        return;
+      }
+      case 'suite.trialLogged':
+        if (e.level === 'warn' || e.level === 'error') {
+          logs.value.push({ level: e.level, label: `${e.label} #${e.trialIndex + 1}`, message: e.message });
+          if (logs.value.length > MAX_LOGS) logs.value.splice(0, logs.value.length - MAX_LOGS);
+        }
+        return;
+      case 'suite.trialFinished': {
+        const row = ensureRow(e);
+        row.status = e.status;
+        row.trialId = e.trialId;
+        row.wallMs = e.wallMs;
+        row.tokPerS = e.wallClockThroughputTokPerS;
+        row.readBytesPerS = e.storageReadBytesPerS;
+        row.reason = e.reason;
+        counts.value = { ...counts.value, [e.status]: counts.value[e.status] + 1 };
+        return;
+      }
+      case 'suite.finished':
+        phase.value = e.status === 'cancelled' ? 'cancelled' : 'finished';
+        suiteId.value = e.suiteId;
+        counts.value = { ...e.counts };
+        finishedWallMs.value = e.wallMs;
+        currentKey.value = null;
+        for (const r of rows.value) if (r.status === 'queued' || r.status === 'running') r.status = 'aborted';
+        return;
+      case 'suite.failed':
+        phase.value = 'failed';
+        runError.value = e.error;
+        preparation.value = null;
+        return;
+      default:
+        return;
+    }
+  }
+
+  return {
+    step,
+    cacheDir,
+    hardware,
+    advice,
+    hardwareLoading,
+    hardwareError,
+    form,
+    plan,
+    planLoading,
+    planError,
+    phase,
+    suiteId,
+    runPlan,
+    total,
+    estimatedSeconds,
+    startedAtMs,
+    finishedWallMs,
+    preparation,
+    rows,
+    currentKey,
+    currentStartedMs,
+    currentRow,
+    progress,
+    lastRunning,
+    series,
+    seriesVersion,
+    logs,
+    counts,
+    runError,
+    cancelRequested,
+    starting,
+    running,
+    doneCount,
+    planRequest,
+    detect,
+    replan,
+    start,
+    cancel,
+    attach,
+    handleEvent,
+    resetRun,
+  };
+});

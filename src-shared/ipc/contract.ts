@@ -1,0 +1,439 @@
+/**
+ * The one contract between the renderer and the backend: for every channel its request and
+ * response schema. The backend (Electron main, or `kvbench serve`) validates every request before
+ * a handler sees it and every response before it leaves; failures and thrown errors come back as
+ * data, `{ ok: false, error: { code, message } }`, never as exceptions or stacks.
+ *
+ * The response schemas describe the report model and store records that src-main produces; the
+ * backend's handlers are typed against them, so a drift between the two fails the type check.
+ *
+ * Pure TypeScript: no Node, no DOM, no electron.
+ */
+import { z } from 'zod';
+import { ERROR_CODES } from '../domain/errors.ts';
+import { HardwareProfileSchema } from '../domain/hardware.ts';
+import { PROFILE_IDS, SuitePlanSchema } from '../domain/scenarios.ts';
+import { STORE_ERROR_CODES, SUITE_STATUSES, TRIAL_ROW_STATUSES, RESULTS_FORMATS } from '../domain/store-types.ts';
+import type { Channel } from './channels.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Errors and results
+
+export const IPC_ERROR_CODES = [
+  ...ERROR_CODES,
+  ...STORE_ERROR_CODES.filter((c) => !(ERROR_CODES as readonly string[]).includes(c)),
+  'EXPORT_FAILED',
+  /** A suite is already running (one at a time per backend). */
+  'BUSY',
+  /** The served mode: no or a wrong token. */
+  'UNAUTHORIZED',
+  /** Electron: a request from a frame that is not the app's own page. */
+  'FORBIDDEN',
+] as const;
+export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];
+
+export const IpcErrorSchema = z.object({ code: z.enum(IPC_ERROR_CODES), message: z.string() });
+export type IpcError = z.infer<typeof IpcErrorSchema>;
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+export function isIpcErrorCode(value: unknown): value is IpcErrorCode {
+  return typeof value === 'string' && (IPC_ERROR_CODES as readonly string[]).includes(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+
+const int = z.number().int();
+const count = z.number().int().nonnegative();
+const num = z.number();
+const nnum = z.number().nullable();
+const options = z.record(z.string(), z.unknown());
+const trialRowStatus = z.enum(TRIAL_ROW_STATUSES);
+const empty = z.strictObject({});
+
+export const BYTE_UNITS = ['decimal', 'binary'] as const;
+export const LATENCY_UNITS = ['ms', 'us'] as const;
+
+export const SettingsSchema = z.strictObject({
+  /** The trial database (SQLite). */
+  databasePath: z.string().min(1),
+  /** Suggested in the wizard; empty = none. */
+  defaultCacheDir: z.string(),
+  /** decimal: GB/s and GB (10^9, as drive makers state); binary: GiB/s and GiB. */
+  byteUnits: z.enum(BYTE_UNITS),
+  latencyUnit: z.enum(LATENCY_UNITS),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const AdviceSchema = z.object({
+  level: z.enum(['info', 'warn', 'error']),
+  code: z.string(),
+  message: z.string(),
+});
+export type Advice = z.infer<typeof AdviceSchema>;
+
+/** Which trials a report, a listing or an export covers. Ids, never labels. */
+export const SelectionSchema = z.strictObject({
+  suiteIds: z.array(int.positive()).max(1000).optional(),
+  systemIds: z.array(z.string().min(1)).max(100).optional(),
+  driveIds: z.array(z.string().min(1)).max(100).optional(),
+  scenarioIds: z.array(z.string().min(1)).max(100).optional(),
+  statuses: z.array(trialRowStatus).max(10).optional(),
+  model: z.string().min(1).optional(),
+  /** Dates (YYYY-MM-DD) or ISO timestamps; `until` as a date includes that whole day. */
+  since: z.string().min(1).optional(),
+  until: z.string().min(1).optional(),
+});
+export type Selection = z.infer<typeof SelectionSchema>;
+
+export const PlanRequestSchema = z.strictObject({
+  cacheDir: z.string().min(1),
+  profile: z.enum(PROFILE_IDS),
+  trials: int.min(1).max(100).optional(),
+  scenarios: z.array(z.string().min(1)).max(50).optional(),
+  extras: z.boolean().optional(),
+  model: z.string().min(1).optional(),
+  durationS: int.min(1).max(86_400).optional(),
+  storageCapacityGb: z.number().nonnegative().max(1_000_000).optional(),
+  /** Probe the drive (and memory copy) before the trials: efficiency needs it. */
+  probe: z.boolean().optional(),
+});
+export type PlanRequest = z.infer<typeof PlanRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Store records and the report model (mirrors src-main/store and src-main/export/report-model.ts)
+
+export const TrialRecordSchema = z.object({
+  id: int,
+  runId: int,
+  suiteId: int,
+  systemId: z.string(),
+  systemLabel: z.string(),
+  driveId: z.string().nullable(),
+  driveLabel: z.string().nullable(),
+  scenarioId: z.string(),
+  trialIndex: count,
+  attempt: int,
+  status: trialRowStatus,
+  statusReason: z.string().nullable(),
+  configKey: z.string(),
+  options,
+  seed: nnum,
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  wallMs: nnum,
+  resultsFormat: z.enum(RESULTS_FORMATS).nullable(),
+  sourceFile: z.string().nullable(),
+  kvbenchVersion: z.string(),
+  metrics: z.record(z.string(), num),
+});
+export type TrialRecordData = z.infer<typeof TrialRecordSchema>;
+
+const trialCounts = z.object({ running: count, complete: count, partial: count, failed: count, aborted: count });
+
+export const SuiteRecordSchema = z.object({
+  id: int,
+  systemId: z.string(),
+  driveId: z.string().nullable(),
+  profile: z.string(),
+  label: z.string().nullable(),
+  status: z.enum(SUITE_STATUSES),
+  source: z.enum(['suite', 'import']),
+  cacheDir: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  kvbenchVersion: z.string(),
+  trialCounts,
+});
+export type SuiteRecordData = z.infer<typeof SuiteRecordSchema>;
+
+export const SystemRecordSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  hostname: z.string(),
+  source: z.enum(['detected', 'imported']),
+  firstSeenAt: z.string(),
+  lastSeenAt: z.string(),
+  trialCount: count,
+});
+export const DriveRecordSchema = z.object({
+  id: z.string(),
+  systemId: z.string(),
+  label: z.string(),
+  basis: z.string(),
+  model: z.string().nullable(),
+  serial: z.string().nullable(),
+  trialCount: count,
+});
+
+export const METRIC_UNITS = ['tok/s', 'req/s', 'ms', 'ms/MiB', 'bytes', 'bytes/s', 'ratio', 'count', 's', 'users'] as const;
+export const MetricDefinitionSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  unit: z.enum(METRIC_UNITS),
+  better: z.enum(['higher', 'lower']).nullable(),
+  group: z.enum(['throughput', 'latency', 'bytes', 'cache', 'autoscaling', 'health']),
+  description: z.string(),
+});
+
+export const AggregateSchema = z.object({ n: count, median: nnum, p95: nnum, mean: nnum, min: nnum, max: nnum, cv: nnum });
+
+export const ScenarioSummarySchema = z.object({
+  scenarioId: z.string(),
+  label: z.string(),
+  configKey: z.string(),
+  configDescription: z.string(),
+  options,
+  systemLabels: z.array(z.string()),
+  trialsTotal: count,
+  trialIds: z.array(int),
+  excluded: z.array(z.object({ trialId: int, trialIndex: count, status: trialRowStatus, reason: z.string().nullable() })),
+  metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
+  pooled: z.array(z.object({ name: z.string(), trials: count, count, p50Ms: num, p95Ms: num, p99Ms: num })),
+});
+export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
+
+export const ScenarioReportSchema = z.object({
+  method: z.string(),
+  includeIncomplete: z.boolean(),
+  scenarios: z.array(ScenarioSummarySchema),
+});
+
+export const TierRowSchema = z.object({
+  scenarioId: z.string(),
+  label: z.string(),
+  configDescription: z.string(),
+  gpuMemGb: nnum,
+  cpuMemGb: nnum,
+  n: count,
+  wallClockTokPerS: nnum,
+  storageTokPerS: nnum,
+  speedupWallClock: nnum,
+  speedupStorageMetric: nnum,
+  gpuReadP95Ms: nnum,
+  cpuReadP95Ms: nnum,
+  storageReadP95Ms: nnum,
+  storageWriteP95Ms: nnum,
+  bytesRead: nnum,
+  bytesWritten: nnum,
+  storageReadBytesPerS: nnum,
+  storageWriteBytesPerS: nnum,
+  storageReadEfficiency: nnum,
+  storageWriteEfficiency: nnum,
+  cpuReadEfficiency: nnum,
+});
+export type TierRowData = z.infer<typeof TierRowSchema>;
+
+export const TierComparisonSchema = z.object({
+  baseline: z.string().nullable(),
+  probe: z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string() }),
+  rows: z.array(TierRowSchema),
+  notes: z.array(z.string()),
+});
+
+const winnerSchema = z.enum(['a', 'b', 'tie']).nullable();
+
+export const ConfigComparisonSchema = z.object({
+  key: z.string(),
+  scenarioId: z.string(),
+  description: z.string(),
+  cpuMemGb: nnum,
+  model: z.string().nullable(),
+  numUsers: nnum,
+  nA: count,
+  nB: count,
+  medianA: nnum,
+  medianB: nnum,
+  ratio: nnum,
+  cvA: nnum,
+  cvB: nnum,
+  winner: winnerSchema,
+  withinNoise: z.boolean().nullable(),
+});
+
+export const MetricComparisonSchema = z.object({
+  metric: MetricDefinitionSchema,
+  configs: z.array(ConfigComparisonSchema),
+  compared: count,
+  meanRatio: nnum,
+  geoMeanRatio: nnum,
+  medianRatio: nnum,
+  winRateA: nnum,
+  withinNoise: count,
+  medianCvA: nnum,
+  medianCvB: nnum,
+});
+export type MetricComparisonData = z.infer<typeof MetricComparisonSchema>;
+
+export const GroupComparisonSchema = z.object({
+  group: z.string(),
+  configs: count,
+  metrics: z.array(z.object({ key: z.string(), label: z.string(), meanRatio: nnum, winRateA: nnum, compared: count })),
+  bestDifferentiator: z
+    .object({ key: z.string(), label: z.string(), meanRatio: nnum, winRate: nnum, side: z.enum(['a', 'b']) })
+    .nullable(),
+});
+
+export const SystemComparisonSchema = z.object({
+  a: z.object({ label: z.string(), id: z.string(), trials: count }),
+  b: z.object({ label: z.string(), id: z.string(), trials: count }),
+  match: z.enum(['config', 'scenario']),
+  matched: count,
+  unmatchedA: count,
+  unmatchedB: count,
+  method: z.string(),
+  metrics: z.array(MetricComparisonSchema),
+  byCpuMem: z.array(GroupComparisonSchema),
+  byModel: z.array(GroupComparisonSchema),
+  variance: z.array(z.object({ users: num, configs: count, medianCvA: nnum, medianCvB: nnum })),
+  notes: z.array(z.string()),
+});
+export type SystemComparisonData = z.infer<typeof SystemComparisonSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Suite state (for a page that attaches while a suite runs, e.g. after a reload)
+
+export const SUITE_STATES = ['idle', 'preparing', 'running'] as const;
+
+export const SuiteStatusSchema = z.object({
+  state: z.enum(SUITE_STATES),
+  suiteId: int.nullable(),
+  /** What the running suite was started with. */
+  request: PlanRequestSchema.nullable(),
+  plan: SuitePlanSchema.nullable(),
+  startedAt: z.string().nullable(),
+  /** This run's events so far (trial events all; progress thinned to the last few hundred). */
+  events: z.array(z.record(z.string(), z.unknown())),
+});
+export type SuiteStatus = z.infer<typeof SuiteStatusSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// The channels
+
+export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
+export const MAX_IMPORT_FILES = 50;
+/** Per file, as text (results JSON with raw per-request lists can be large). */
+export const MAX_IMPORT_FILE_CHARS = 64 * 1024 * 1024;
+
+export const CONTRACT = {
+  'app.info': {
+    request: empty,
+    response: z.object({
+      version: z.string(),
+      mode: z.enum(['electron', 'browser']),
+      platform: z.string(),
+      hostname: z.string(),
+      databasePath: z.string(),
+      /** Why the database could not be opened (the app still runs; Settings can point elsewhere). */
+      databaseError: IpcErrorSchema.nullable(),
+      settingsFile: z.string(),
+      settings: SettingsSchema,
+      /** The wizard's first cache directory: the default from Settings, else one under the temp directory. */
+      suggestedCacheDir: z.string(),
+      models: z.array(z.string()),
+      defaultModel: z.string(),
+      engineHasGpuTier: z.boolean(),
+    }),
+  },
+  'settings.get': { request: empty, response: SettingsSchema },
+  'settings.update': { request: SettingsSchema.partial().strict(), response: SettingsSchema },
+  'hardware.detect': {
+    request: z.strictObject({ cacheDir: z.string().min(1), probe: z.boolean().optional() }),
+    response: z.object({ hardware: HardwareProfileSchema, advice: z.array(AdviceSchema) }),
+  },
+  'suite.plan': {
+    request: PlanRequestSchema,
+    response: z.object({ plan: SuitePlanSchema, hardware: HardwareProfileSchema, advice: z.array(AdviceSchema) }),
+  },
+  'suite.start': {
+    request: PlanRequestSchema.extend({ label: z.string().max(200).nullable().optional() }).strict(),
+    response: z.object({ suiteId: int }),
+  },
+  'suite.cancel': { request: empty, response: z.object({ cancelled: z.boolean() }) },
+  'suite.status': { request: empty, response: SuiteStatusSchema },
+  'suite.resume': { request: z.strictObject({ suiteId: int.positive() }), response: z.object({ suiteId: int }) },
+  'history.list': {
+    request: z.strictObject({
+      selection: SelectionSchema,
+      sort: z.strictObject({ key: z.string().min(1).max(100), dir: z.enum(['asc', 'desc']) }).optional(),
+      limit: int.min(1).max(5000).optional(),
+      offset: count.optional(),
+    }),
+    response: z.object({ trials: z.array(TrialRecordSchema), total: count }),
+  },
+  'history.facets': {
+    request: empty,
+    response: z.object({
+      systems: z.array(SystemRecordSchema),
+      drives: z.array(DriveRecordSchema),
+      scenarioIds: z.array(z.string()),
+      models: z.array(z.string()),
+      trialCount: count,
+    }),
+  },
+  'trials.get': {
+    request: z.strictObject({ id: int.positive() }),
+    response: z.object({
+      trial: TrialRecordSchema,
+      hardware: HardwareProfileSchema.nullable(),
+      histograms: z.array(z.object({ name: z.string(), unit: z.string(), count })),
+    }),
+  },
+  'trials.delete': { request: z.strictObject({ ids: z.array(int.positive()).min(1).max(10_000) }), response: z.object({ deleted: count }) },
+  'suites.list': {
+    request: z.strictObject({ systemIds: z.array(z.string().min(1)).optional(), limit: int.min(1).max(10_000).optional() }),
+    response: z.array(SuiteRecordSchema),
+  },
+  'suites.delete': { request: z.strictObject({ id: int.positive() }), response: z.object({ deleted: z.boolean() }) },
+  'report.build': {
+    request: z.strictObject({ selection: SelectionSchema, includeIncomplete: z.boolean().optional() }),
+    response: z.object({
+      title: z.string(),
+      trialCount: count,
+      report: ScenarioReportSchema,
+      tiers: TierComparisonSchema,
+      suite: SuiteRecordSchema.nullable(),
+    }),
+  },
+  'report.compare': {
+    request: z.strictObject({
+      kind: z.enum(['system', 'drive']),
+      a: z.string().min(1),
+      b: z.string().min(1),
+      match: z.enum(['config', 'scenario']).optional(),
+      scenarioIds: z.array(z.string().min(1)).optional(),
+    }),
+    response: SystemComparisonSchema,
+  },
+  'export.create': {
+    request: z.strictObject({ selection: SelectionSchema, format: z.enum(EXPORT_FORMATS), includeIncomplete: z.boolean().optional() }),
+    response: z.object({ fileName: z.string(), mimeType: z.string(), dataBase64: z.string(), trialCount: count, bytes: count }),
+  },
+  'import.results': {
+    request: z.strictObject({
+      files: z.array(z.strictObject({ name: z.string().min(1).max(255), text: z.string().max(MAX_IMPORT_FILE_CHARS) })).min(1).max(MAX_IMPORT_FILES),
+      systemLabel: z.string().trim().min(1).max(200),
+      driveLabel: z.string().trim().max(200).nullable().optional(),
+      scenarioId: z.string().min(1).optional(),
+      /** The kv-cache.py / kvbench run flags the files were produced with. */
+      runFlags: z.string().max(4000).nullable().optional(),
+      label: z.string().max(200).nullable().optional(),
+    }),
+    response: z.object({
+      suiteId: int,
+      systemId: z.string(),
+      imported: z.array(z.object({ file: z.string(), trialId: int, format: z.enum(RESULTS_FORMATS), status: z.string(), reason: z.string().nullable(), configKnown: z.boolean() })),
+      errors: z.array(z.object({ file: z.string(), message: z.string() })),
+    }),
+  },
+} as const satisfies Record<Channel, { request: z.ZodType; response: z.ZodType }>;
+
+/** Compile-time check that CONTRACT has no channel beyond CHANNELS (satisfies checks the other way). */
+type ExtraChannels = Exclude<keyof typeof CONTRACT, Channel>;
+const noExtraChannels: ExtraChannels extends never ? true : false = true;
+void noExtraChannels;
+
+export type RequestOf<C extends Channel> = z.input<(typeof CONTRACT)[C]['request']>;
+export type ParsedRequestOf<C extends Channel> = z.output<(typeof CONTRACT)[C]['request']>;
+export type ResponseOf<C extends Channel> = z.output<(typeof CONTRACT)[C]['response']>;

@@ -1,0 +1,106 @@
+// The end-to-end harness: a real `kvbench serve` (bin/kvbench.js, real database, real engine) on a
+// free port, and Debian's Chromium driven by playwright-core.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { REPO_ROOT } from './build-renderer.ts';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
+export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'out', 'e2e-screenshots');
+
+/** Node 24 (the tests normally run under it; bin/kvbench.js would otherwise re-spawn itself, and a signal to the wrapper would not reach the server). */
+function nodeBinary(): string {
+  if (Number(process.versions.node.split('.')[0]) >= 24) return process.execPath;
+  return path.join(REPO_ROOT, 'node_modules', 'node', 'bin', 'node');
+}
+
+export interface Served {
+  child: ChildProcess;
+  /** With the token: what a person opens. */
+  url: string;
+  origin: string;
+  token: string;
+  dir: string;
+  db: string;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+export async function startServe(): Promise<Served> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-e2e-'));
+  const db = path.join(dir, 'kvbench.db');
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  delete env.KVBENCH_ENGINE_MODULE;
+  delete env.KVBENCH_SERVE_TOKEN;
+  const child = spawn(nodeBinary(), [path.join(REPO_ROOT, 'bin', 'kvbench.js'), 'serve', '--port', '0', '--db', db, '--settings', path.join(dir, 'settings.json')], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`kvbench serve printed no URL within 30 s:\n${out}`)), 30_000);
+    const check = (): void => {
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`kvbench serve exited with ${code}:\n${out}`));
+    });
+  });
+  const u = new URL(url);
+  return {
+    child,
+    url,
+    origin: u.origin,
+    token: u.searchParams.get('token')!,
+    dir,
+    db,
+    output: () => out,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await done;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** Console errors, page errors and CSP violations a page produced: a clean page has none. */
+export function watchPage(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' || /Content Security Policy|Refused to/i.test(m.text())) problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  return problems;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  // From the top, so the fixed navigation column is drawn where a person sees it.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}

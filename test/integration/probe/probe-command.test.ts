@@ -1,0 +1,85 @@
+// `kvbench probe` end to end: the real CLI, the probe's own process, real files in a temp dir.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProbeResult } from '../../../src-main/engine/probe/raw-limit-probe.ts';
+import { explain, makeTempDir, removeTempDirs, runCli, sleepMs, startCli, waitFor } from '../cli/cli-harness.ts';
+
+afterEach(removeTempDirs);
+
+const SMALL = ['--duration', '1', '--size-gib', '0.125', '--io-depth', '4', '--io-chunk-mib', '4'];
+
+function probeDirsIn(dir: string): string[] {
+  return fs.readdirSync(dir).filter((n) => n.startsWith('kvbench-probe-'));
+}
+
+describe('kvbench probe', () => {
+  it('measures sequential direct writes then reads, writes JSON, and leaves the directory as it was', async () => {
+    const dir = makeTempDir();
+    const target = path.join(dir, 'target');
+    fs.mkdirSync(target);
+    fs.writeFileSync(path.join(target, 'keep.txt'), 'not the probe’s');
+    const out = path.join(dir, 'probe.json');
+    const r = await runCli(['probe', '--dir', target, ...SMALL, '--output', out], { cwd: dir });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout).toMatch(/write\s+[\d.]+ GB\/s/);
+    expect(r.stdout).toMatch(/read\s+[\d.]+ GB\/s/);
+    const p = JSON.parse(fs.readFileSync(out, 'utf8')) as ProbeResult;
+    expect(p).toMatchObject({ kind: 'kvbench-probe', status: 'complete', io_depth: 4, lanes: 4, io_chunk_bytes: 4 * 1024 * 1024, uv_threadpool_size: 8 });
+    expect(p.file_bytes_per_lane).toBe(32 * 1024 * 1024);
+    for (const op of ['write', 'read'] as const) {
+      const phase = p.phases[op]!;
+      expect(phase.op).toBe(op);
+      expect(phase.bytes).toBeGreaterThan(0);
+      expect(phase.bytes % (4 * 1024 * 1024)).toBe(0);
+      expect(phase.bytes_per_sec).toBeGreaterThan(0);
+      expect(phase.io_latency.count).toBe(phase.ios);
+      expect(phase.cpu_seconds_per_gb).toBeGreaterThanOrEqual(0);
+    }
+    expect(p.phases.write!.fdatasync_ns).toBeGreaterThanOrEqual(0);
+    if (p.direct_io && p.device !== null) {
+      // Direct reads all reach the device (other processes can only add to its counters).
+      expect(p.phases.read!.device_coverage!).toBeGreaterThanOrEqual(0.95);
+      expect(p.phases.read!.page_cache_suspected).toBe(false);
+    }
+    if (p.device === null) expect(p.device_reason).toBeTruthy();
+    expect(fs.readdirSync(target)).toEqual(['keep.txt']);
+  });
+
+  it('flags buffered reads the page cache served', async () => {
+    const dir = makeTempDir();
+    const r = await runCli(['probe', '--dir', dir, ...SMALL, '--direct-io', 'off', '--only', 'read', '--json'], { cwd: dir });
+    expect(r.code, explain(r)).toBe(0);
+    const p = JSON.parse(r.stdout) as ProbeResult;
+    expect(p.direct_io).toBe(false);
+    expect(p.phases.write).toBeUndefined();
+    expect(p.warnings.join('\n')).toMatch(/page cache/);
+    // The files were just written through the page cache: the device serves (almost) none of the reads.
+    if (p.device !== null) {
+      expect(p.phases.read!.device_coverage!).toBeLessThan(0.95);
+      expect(p.phases.read!.page_cache_suspected).toBe(true);
+    }
+    expect(probeDirsIn(dir)).toEqual([]);
+  });
+
+  it('refuses bad arguments before touching anything', async () => {
+    const dir = makeTempDir();
+    const r = await runCli(['probe', '--dir', path.join(dir, 'missing'), '--io-depth', '0'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/--io-depth must be between 1 and/);
+    const missing = await runCli(['probe', '--dir', path.join(dir, 'missing')], { cwd: dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/TARGET_NOT_WRITABLE/);
+  });
+
+  it('stops on Ctrl-C and removes its files', async () => {
+    const dir = makeTempDir();
+    const p = startCli(['probe', '--dir', dir, '--duration', '30', '--size-gib', '0.125', '--io-depth', '4', '--io-chunk-mib', '4'], { cwd: dir });
+    await waitFor('the probe to create its directory', () => probeDirsIn(dir).length > 0);
+    await sleepMs(300);
+    p.child.kill('SIGINT');
+    const r = await p.done;
+    expect(r.code, explain(r)).toBe(130);
+    expect(probeDirsIn(dir)).toEqual([]);
+  });
+});

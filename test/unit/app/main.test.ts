@@ -1,0 +1,126 @@
+// The desktop app's composition root with a fake electron: one instance, the scheme registered
+// before ready, a hardened window on app://, IPC for every channel, events to the window, crash
+// handling, window state, and a quit that lets a running suite stop and the database close.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runDesktopApp, type ElectronApi } from '../../../src-main/app/main.ts';
+import { APP_START_URL } from '../../../src-main/app/security.ts';
+import { CHANNELS, EVENT_CHANNEL } from '../../../src-shared/ipc/channels.ts';
+import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { createFakeElectron, FakeBrowserWindow, FakeWebContents, type FakeElectron } from './fake-electron.ts';
+
+let dir: string;
+let rendererDir: string;
+let listenersBefore: NodeJS.UncaughtExceptionListener[];
+const savedDb = process.env.KVBENCH_DB;
+
+beforeEach(() => {
+  dir = tempDir('kvb-main-');
+  rendererDir = path.join(dir, 'renderer');
+  fs.mkdirSync(rendererDir);
+  fs.writeFileSync(path.join(rendererDir, 'index.html'), '<!doctype html><title>kvbench</title>');
+  process.env.KVBENCH_DB = path.join(dir, 'kvbench.db');
+  FakeBrowserWindow.instances = [];
+  listenersBefore = process.listeners('uncaughtException');
+});
+afterEach(() => {
+  for (const l of process.listeners('uncaughtException')) if (!listenersBefore.includes(l)) process.off('uncaughtException', l);
+  if (savedDb === undefined) delete process.env.KVBENCH_DB;
+  else process.env.KVBENCH_DB = savedDb;
+  removeTempDirs();
+});
+
+async function start(fake: FakeElectron) {
+  const logs: string[] = [];
+  const desktop = await runDesktopApp(fake as unknown as ElectronApi, {
+    rendererDir,
+    preloadFile: '/app/out/preload/preload.cjs',
+    settingsFile: path.join(dir, 'settings.json'),
+    log: (level, m) => logs.push(`${level}: ${m}`),
+  });
+  return { desktop, logs };
+}
+
+async function quit(fake: FakeElectron): Promise<void> {
+  fake.app.quit();
+  for (let i = 0; i < 100 && !fake.calls.includes('app.quitted'); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe('the desktop app (main process)', () => {
+  it('allows one instance: a second one quits at once', async () => {
+    const fake = createFakeElectron({ singleInstance: false });
+    const { desktop } = await start(fake);
+    expect(desktop).toBeNull();
+    expect(fake.calls).toContain('app.quit');
+    expect(FakeBrowserWindow.instances).toHaveLength(0);
+  });
+
+  it('opens one hardened window on the app protocol, with IPC for every channel and events forwarded', async () => {
+    const fake = createFakeElectron({ userData: dir });
+    const { desktop } = await start(fake);
+    expect(fake.calls.indexOf('protocol.registerSchemesAsPrivileged')).toBeLessThan(fake.calls.indexOf('app.whenReady'));
+    expect(fake.privileged).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
+    expect(fake.calls).toContain('protocol.handle app');
+
+    expect(FakeBrowserWindow.instances).toHaveLength(1);
+    const win = FakeBrowserWindow.instances[0];
+    expect(win.options).toMatchObject({ width: 1280, height: 800, minWidth: 1024, show: false, title: 'kvbench' });
+    expect(win.options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, preload: '/app/out/preload/preload.cjs' });
+    expect(win.loadedUrl).toBe(APP_START_URL);
+    win.emit('ready-to-show');
+    expect(win.shown).toBe(true);
+
+    const page = await fake.protocolHandlers.get('app')!({ url: APP_START_URL });
+    expect(await page.text()).toContain('<title>kvbench</title>');
+
+    expect([...fake.handlers.keys()].sort()).toEqual([...CHANNELS].sort());
+    const info = await fake.invokeFrom(win.webContents.mainFrame, 'app.info', {});
+    expect(info).toMatchObject({ ok: true, value: { mode: 'electron', databasePath: process.env.KVBENCH_DB } });
+    expect(await fake.invokeFrom({ url: 'https://evil.example/', parent: null }, 'app.info', {})).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
+
+    await fake.invokeFrom(win.webContents.mainFrame, 'settings.update', { latencyUnit: 'us' });
+    expect(win.webContents.sent.some((s) => s.channel === EVENT_CHANNEL && (s.args[0] as { type: string }).type === 'settings.changed')).toBe(true);
+
+    // Every web contents gets the navigation and window-open guards.
+    const other = new FakeWebContents();
+    fake.app.emit('web-contents-created', {}, other);
+    let prevented = false;
+    other.emit('will-navigate', { preventDefault: () => (prevented = true) }, 'https://example.com/');
+    expect(prevented).toBe(true);
+    const { request } = fake.permission();
+    let granted: boolean | null = null;
+    request!(null, 'geolocation', (ok) => (granted = ok));
+    expect(granted).toBe(false);
+
+    // A second launch focuses this window.
+    fake.app.emit('second-instance');
+    expect(win.focused).toBe(1);
+
+    // Closing keeps the window's place.
+    win.emit('close');
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'window-state.json'), 'utf8'))).toEqual({ bounds: { x: 10, y: 20, width: 1280, height: 800 }, maximized: false });
+
+    await quit(fake);
+    expect(fake.calls.filter((c) => c === 'app.quit')).toHaveLength(2); // the first was held for the backend to close
+    expect(desktop!.backend.suiteState).toBe('idle');
+    expect(await desktop!.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false }); // closed
+  });
+
+  it('offers to reload a crashed window, and records gone utility processes', async () => {
+    const fake = createFakeElectron({ userData: dir });
+    const { logs } = await start(fake);
+    const win = FakeBrowserWindow.instances[0];
+    fake.setDialogResponse(0);
+    win.webContents.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(fake.dialogs.some((d) => d.type === 'message-box' && JSON.stringify(d.args).includes('crashed'))).toBe(true);
+    expect(win.webContents.reloads).toBe(1);
+    win.webContents.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
+    await new Promise((r) => setTimeout(r, 10));
+    expect(win.webContents.reloads).toBe(1);
+    fake.app.emit('child-process-gone', {}, { type: 'Utility', name: 'kvbench engine', reason: 'crashed', exitCode: 9 });
+    expect(logs.some((l) => /utility process kvbench engine gone: crashed/.test(l))).toBe(true);
+    await quit(fake);
+  });
+});

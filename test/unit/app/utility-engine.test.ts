@@ -1,0 +1,46 @@
+// The engine in an "Electron utility process": the same host and protocol as the CLI through the
+// utility-process transport (here the fake utilityProcess forks a Node child of the same entry).
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { utilityProcessTransport } from '../../../src-main/app/utility-engine.ts';
+import { EngineError, startEngine } from '../../../src-main/host/engine-host.ts';
+import { ENGINE_ENTRY_FILE } from '../../../src-main/server/paths.ts';
+import { createFakeElectron } from './fake-electron.ts';
+
+const FAKE_ENGINE = path.resolve(import.meta.dirname, '../../fixtures/fake-engine.ts');
+
+describe('engine in a utility process', () => {
+  it('runs a trial through the host protocol, with the thread pool size in its environment', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const progress: number[] = [];
+    const handle = startEngine({ behaviour: 'complete' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE }, uvThreadpoolSize: 20, onProgress: (p) => progress.push(p.requestsCompleted) });
+    const outcome = await handle.result;
+    expect(outcome.status).toBe('complete');
+    expect(outcome.results).toMatchObject({ requestsCompleted: 200, uvThreadpoolSize: '20' });
+    expect(progress.at(-1)).toBe(200);
+    expect(fake.forked).toHaveLength(1);
+    expect(fake.forked[0].entry).toBe(ENGINE_ENTRY_FILE);
+    expect(fake.forked[0].options).toMatchObject({ serviceName: 'kvbench engine', stdio: 'pipe' });
+  });
+
+  it('reports a crashed engine as ENGINE_CRASHED with the end of its output', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const handle = startEngine({ behaviour: 'crash' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE } });
+    const err = (await handle.result.catch((e: unknown) => e)) as EngineError;
+    expect(err).toBeInstanceOf(EngineError);
+    expect(err.code).toBe('ENGINE_CRASHED');
+    expect(err.message).toMatch(/exited with code 3[\s\S]*crashing on purpose/);
+  });
+
+  it('cancels gracefully: partial results come back', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const handle = startEngine({ behaviour: 'hang-until-cancel' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE } });
+    await new Promise((r) => setTimeout(r, 500));
+    handle.cancel('user pressed cancel');
+    const outcome = await handle.result;
+    expect(outcome).toMatchObject({ status: 'partial', reason: expect.stringContaining('user pressed cancel') });
+  });
+});

@@ -1,0 +1,199 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  assessPageCache,
+  decodeDevT,
+  DeviceStatsSampler,
+  DISKSTATS_SECTOR_BYTES,
+  mountFor,
+  parseDiskstats,
+  parseMountInfo,
+  resolveBlockDevice,
+  type DeviceStatsReport,
+} from '../../../src-main/engine/metrics/device-stats.ts';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-devstats-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const DISKSTATS = [
+  // kernel ≥ 5.5: 20 fields (discards and flushes)
+  ' 259       0 nvme0n1 1000 10 80000 500 2000 20 160000 900 0 1200 1400 5 0 40 3 7 11',
+  ' 259       1 nvme0n1p1 900 9 72000 450 1900 19 152000 850 2 1100 1300 5 0 40 3 7 11',
+  // kernel < 4.18: 14 fields
+  '   7       0 loop0 12 0 96 1 3 0 24 2 0 3 3',
+  '   8       0 sda 1 2 3 4 5 6 7 8 9 10 11',
+  'garbage line',
+].join('\n');
+
+describe('parseDiskstats', () => {
+  it('reads every format since 2.6, missing newer fields as 0', () => {
+    const m = parseDiskstats(DISKSTATS);
+    expect([...m.keys()].sort()).toEqual(['loop0', 'nvme0n1', 'nvme0n1p1', 'sda']);
+    const nvme = m.get('nvme0n1')!;
+    expect(nvme).toMatchObject({ major: 259, minor: 0, name: 'nvme0n1' });
+    expect(nvme.counters).toMatchObject({ readsCompleted: 1000, sectorsRead: 80000, writesCompleted: 2000, sectorsWritten: 160000, ioTimeMs: 1200, weightedIoTimeMs: 1400, discardsCompleted: 5, sectorsDiscarded: 40, flushesCompleted: 7 });
+    const loop = m.get('loop0')!.counters;
+    expect(loop).toMatchObject({ sectorsRead: 96, sectorsWritten: 24, discardsCompleted: 0, flushesCompleted: 0 });
+  });
+});
+
+describe('decodeDevT', () => {
+  it('decodes glibc dev_t numbers, large minors included', () => {
+    expect(decodeDevT(BigInt((259 << 8) | 2))).toEqual({ major: 259, minor: 2 });
+    // 7:300 → minor's high bits go to bits 20+
+    expect(decodeDevT(BigInt((300 & 0xff) | (7 << 8) | ((300 & ~0xff) << 12)))).toEqual({ major: 7, minor: 300 });
+    // a major above 4095 uses the high 32 bits
+    expect(decodeDevT((BigInt(0x1234 & ~0xfff) << 32n) | BigInt((0x1234 & 0xfff) << 8) | 5n)).toEqual({ major: 0x1234, minor: 5 });
+  });
+});
+
+describe('mountinfo', () => {
+  const text = [
+    '22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw',
+    '30 22 0:27 / /mnt/my\\040dir rw - tmpfs tmpfs rw,size=1024k',
+    '31 22 0:40 / /data rw - btrfs /dev/nvme0n1p2 rw',
+  ].join('\n');
+  it('parses mount points (octal escapes decoded), types and sources', () => {
+    const m = parseMountInfo(text);
+    expect(m.map((x) => x.mountPoint)).toEqual(['/', '/mnt/my dir', '/data']);
+    expect(m[2]).toMatchObject({ majorMinor: '0:40', fsType: 'btrfs', source: '/dev/nvme0n1p2' });
+  });
+  it('finds the innermost mount holding a path', () => {
+    const m = parseMountInfo(text);
+    expect(mountFor('/data/x/y', m)?.mountPoint).toBe('/data');
+    expect(mountFor('/database', m)?.mountPoint).toBe('/');
+    expect(mountFor('/mnt/my dir', m)?.fsType).toBe('tmpfs');
+  });
+});
+
+/** A fake /sys where the device of `dir` is partition `name`p1 of disk `name`. */
+function fakeSysFor(dir: string, name: string): { sys: string; majorMinor: string } {
+  const { major, minor } = decodeDevT(fs.statSync(dir, { bigint: true }).dev);
+  const mm = `${major}:${minor}`;
+  const sys = fs.mkdtempSync(path.join(tmp, 'sys-'));
+  const disk = path.join(sys, 'devices', 'pci0', 'block', name);
+  const part = path.join(disk, `${name}p1`);
+  fs.mkdirSync(part, { recursive: true });
+  fs.mkdirSync(path.join(disk, 'queue'));
+  fs.writeFileSync(path.join(disk, 'dev'), '259:0\n');
+  fs.writeFileSync(path.join(disk, 'queue', 'logical_block_size'), '512\n');
+  fs.writeFileSync(path.join(disk, 'queue', 'rotational'), '0\n');
+  fs.writeFileSync(path.join(part, 'partition'), '1\n');
+  fs.writeFileSync(path.join(part, 'dev'), `${mm}\n`);
+  fs.mkdirSync(path.join(sys, 'dev', 'block'), { recursive: true });
+  fs.symlinkSync(part, path.join(sys, 'dev', 'block', mm));
+  return { sys, majorMinor: mm };
+}
+
+describe('resolveBlockDevice', () => {
+  it('names a partition and its disk from sysfs', (ctx) => {
+    const { major } = decodeDevT(fs.statSync(tmp, { bigint: true }).dev);
+    if (major === 0) ctx.skip('the temp dir is on an anonymous device here');
+    const { sys, majorMinor } = fakeSysFor(tmp, 'nvme9n1');
+    const r = resolveBlockDevice(tmp, { sys, proc: '/proc' });
+    expect(r).toEqual({
+      ok: true,
+      device: {
+        name: 'nvme9n1p1',
+        majorMinor,
+        isPartition: true,
+        parent: { name: 'nvme9n1', majorMinor: '259:0' },
+        underlying: [],
+        logicalBlockBytes: 512,
+        rotational: false,
+        resolvedVia: 'stat',
+      },
+    });
+  });
+
+  it('explains, rather than throws, for a missing directory or a device sysfs does not know', () => {
+    const missing = resolveBlockDevice(path.join(tmp, 'nope'));
+    expect(missing.ok).toBe(false);
+    const empty = fs.mkdtempSync(path.join(tmp, 'emptysys-'));
+    const r = resolveBlockDevice(tmp, { sys: empty, proc: empty });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toMatch(/not a block device|device/);
+  });
+
+  it('resolves this machine’s temp dir or says why not', () => {
+    const r = resolveBlockDevice(os.tmpdir());
+    if (r.ok) expect(r.device.name).toMatch(/^\S+$/);
+    else expect(r.reason.length).toBeGreaterThan(0);
+  });
+});
+
+describe('DeviceStatsSampler', () => {
+  it('returns the bytes moved between start and stop, for the device and its parent disk', (ctx) => {
+    const { major } = decodeDevT(fs.statSync(tmp, { bigint: true }).dev);
+    if (major === 0) ctx.skip('the temp dir is on an anonymous device here');
+    const { sys, majorMinor } = fakeSysFor(tmp, 'nvme9n1');
+    const proc = fs.mkdtempSync(path.join(tmp, 'proc-'));
+    const [maj, min] = majorMinor.split(':');
+    const write = (partRead: number, partWritten: number, diskRead: number): void =>
+      fs.writeFileSync(
+        path.join(proc, 'diskstats'),
+        ` 259 0 nvme9n1 10 0 ${diskRead} 0 10 0 0 0 0 100 200\n ${maj} ${min} nvme9n1p1 4 0 ${partRead} 0 8 0 ${partWritten} 0 0 50 70\n`,
+      );
+    write(100, 1000, 5000);
+    const s = DeviceStatsSampler.forDirectory(tmp, { sys, proc });
+    expect(s.available).toBe(true);
+    s.start();
+    write(100 + 2048, 1000 + 4096, 5000 + 2048 + 64);
+    const r = s.stop();
+    expect(r.available).toBe(true);
+    expect(r.io).toMatchObject({ device: 'nvme9n1p1', readBytes: 2048 * DISKSTATS_SECTOR_BYTES, writeBytes: 4096 * DISKSTATS_SECTOR_BYTES });
+    expect(r.parentIo).toMatchObject({ device: 'nvme9n1', readBytes: (2048 + 64) * DISKSTATS_SECTOR_BYTES });
+    expect(r.io!.elapsedNs).toBeGreaterThan(0);
+  });
+
+  it('reports unavailable, with the reason, where there is no block device', () => {
+    const s = new DeviceStatsSampler({ ok: false, reason: 'tmpfs has no device' });
+    s.start();
+    expect(s.stop()).toMatchObject({ available: false, reason: 'tmpfs has no device', io: null });
+  });
+
+  it('sees real writes on this machine’s temp dir', (ctx) => {
+    const s = DeviceStatsSampler.forDirectory(tmp);
+    if (!s.available) ctx.skip('no device counters for the temp dir here');
+    s.start();
+    const file = path.join(tmp, 'w.bin');
+    const fd = fs.openSync(file, 'w');
+    fs.writeSync(fd, Buffer.alloc(4 * 1024 * 1024, 1));
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fs.unlinkSync(file);
+    const r = s.stop();
+    // Other processes may write too: at least our 4 MiB reached the device.
+    expect(r.io!.writeBytes).toBeGreaterThanOrEqual(4 * 1024 * 1024);
+  });
+});
+
+describe('assessPageCache', () => {
+  const report = (readBytes: number, writeBytes: number): DeviceStatsReport => ({
+    available: true,
+    reason: null,
+    device: null,
+    io: { device: 'vda', readBytes, writeBytes, readIos: 1, writeIos: 1, ioBusyMs: 1, weightedIoMs: 1, flushes: 0, elapsedNs: 1e9 },
+    parentIo: null,
+  });
+  it('passes when the device read at least 95 % of the engine’s storage reads', () => {
+    const a = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 500, device: report(960, 600), directIo: true });
+    expect(a).toEqual({ readCoverage: 0.96, writeCoverage: 1.2, flagged: false, reason: null });
+  });
+  it('flags reads the device did not serve, saying why', () => {
+    const buffered = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(100, 0), directIo: false });
+    expect(buffered.flagged).toBe(true);
+    expect(buffered.reason).toMatch(/10\.0 %.*page cache/);
+    const direct = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(900, 0), directIo: true });
+    expect(direct.flagged).toBe(true);
+    expect(direct.reason).toMatch(/direct I\/O was on/);
+  });
+  it('without counters, flags buffered reads only', () => {
+    const none: DeviceStatsReport = { available: false, reason: 'tmpfs', device: null, io: null, parentIo: null };
+    expect(assessPageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: true }).flagged).toBe(false);
+    expect(assessPageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: false }).flagged).toBe(true);
+    expect(assessPageCache({ engineReadBytes: 0, engineWriteBytes: 5, device: none, directIo: false }).flagged).toBe(false);
+  });
+});

@@ -1,0 +1,181 @@
+// The wizard's screens against a fake backend: hardware with its warnings, the plan with its
+// estimate and problems, the run driven by suite events (progress, ETA, finish, cancel).
+import { mount, type VueWrapper } from '@vue/test-utils';
+import { createPinia, setActivePinia } from 'pinia';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import HardwareStep from '../../../src-renderer/views/HardwareStep.vue';
+import PlanStep from '../../../src-renderer/views/PlanStep.vue';
+import RunStep from '../../../src-renderer/views/RunStep.vue';
+import { etaSeconds, rowsFromPlan, useSuiteStore } from '../../../src-renderer/stores/suite.ts';
+import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
+import { appInfo, hardware, plan } from './fixtures.ts';
+import { flush, installFakeApi } from './fake-api.ts';
+
+let wrappers: VueWrapper[] = [];
+beforeEach(() => {
+  setActivePinia(createPinia());
+  document.body.innerHTML = '';
+});
+afterEach(() => {
+  for (const w of wrappers.splice(0)) w.unmount();
+});
+const mountIt = <T,>(c: T): VueWrapper => {
+  const w = mount(c as never, { attachTo: document.body });
+  wrappers.push(w);
+  return w;
+};
+
+describe('hardware step', () => {
+  it('shows what was detected and the warnings, and goes on to the plan', async () => {
+    const fake = installFakeApi({
+      'app.info': () => appInfo(),
+      'hardware.detect': () => ({
+        hardware: hardware(),
+        advice: [
+          { level: 'warn', code: 'no-gpu', message: 'No GPU: GPU scenarios skipped (GPU only, GPU + CPU, GPU + CPU + storage).' },
+          { level: 'warn', code: 'system-disk', message: 'Cache dir on the system disk (/ on vda).' },
+        ],
+      }),
+      'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }),
+    });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(HardwareStep);
+    await flush();
+    expect(fake.callsOf('hardware.detect')).toEqual([{ cacheDir: '/mnt/nvme/kv' }]);
+    const text = w.text();
+    expect(text).toContain('No GPU: GPU scenarios skipped');
+    expect(text).toContain('Cache dir on the system disk');
+    expect(text).toContain('None detected.');
+    expect(text).toContain('EPYC 9454');
+    expect(text).toContain('96 logical, 48 physical');
+    expect(text).toContain('550 GB'); // 512 GiB RAM in decimal units
+    expect(text).toContain('(will be created in /mnt/nvme)');
+    await w.get('[data-test=to-plan]').trigger('click');
+    expect(suite.step).toBe('plan');
+  });
+
+  it('will not go on when the cache directory is unusable, and shows detection errors', async () => {
+    installFakeApi({ 'hardware.detect': () => ({ hardware: hardware(), advice: [{ level: 'error', code: 'not-writable', message: 'The cache directory /x is not writable.' }] }) });
+    useSuiteStore().cacheDir = '/x';
+    const w = mountIt(HardwareStep);
+    await flush();
+    expect(w.get('[data-test=to-plan]').attributes('disabled')).toBeDefined();
+
+    setActivePinia(createPinia());
+    installFakeApi({ 'hardware.detect': () => ({ error: { code: 'INTERNAL', message: 'systeminformation exploded' } }) });
+    useSuiteStore().cacheDir = '/y';
+    const w2 = mountIt(HardwareStep);
+    await flush();
+    expect(w2.get('[role=alert]').text()).toContain('systeminformation exploded');
+  });
+});
+
+describe('plan step', () => {
+  it('plans with the chosen parameters, shows the estimate, and starts the suite', async () => {
+    const fake = installFakeApi({ 'app.info': () => appInfo(), 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    expect(w.get('[data-test=trial-count]').text()).toBe('4');
+    expect(w.text()).toContain('The cache directory has room for this suite.');
+    expect(w.text()).toContain('Skipped: no GPU detected');
+    const gpu = w.get('[data-scenario=gpu-only] input').element as HTMLInputElement;
+    expect(gpu.disabled).toBe(true);
+    expect(gpu.checked).toBe(false);
+    expect(w.findAll('[data-run]').map((r) => r.attributes('data-run'))).toEqual(['cpu-only', 'storage-only']);
+
+    await w.get('[data-profile=smoke] input').setValue(true);
+    await w.get('[data-scenario=production] input').setValue(false);
+    await new Promise((r) => setTimeout(r, 300)); // the form re-plans after a pause
+    await flush();
+    const last = fake.callsOf('suite.plan').at(-1) as Record<string, unknown>;
+    expect(last).toMatchObject({ cacheDir: '/mnt/nvme/kv', profile: 'smoke', trials: 3, probe: true });
+    expect(last.scenarios).not.toContain('production');
+    expect(last.scenarios).toContain('cpu-only');
+
+    await w.get('[data-test=start-suite]').trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.start')).toHaveLength(1);
+    expect(suite.step).toBe('run');
+    expect(suite.suiteId).toBe(7);
+  });
+
+  it('refuses to start a suite that does not fit, and says why', async () => {
+    installFakeApi({ 'suite.plan': () => ({ plan: plan({ fits: false }), hardware: hardware(), advice: [] }) });
+    useSuiteStore().cacheDir = '/tiny';
+    const w = mountIt(PlanStep);
+    await flush();
+    expect(w.text()).toContain('the cache directory cannot hold this suite');
+    expect(w.get('[data-test=start-suite]').attributes('disabled')).toBeDefined();
+  });
+});
+
+describe('run step', () => {
+  const ref = (trialIndex: number, scenarioId = 'cpu-only', label = 'CPU only', ordinal = 1): SuiteTrialRef => ({ suiteId: 7, trialId: 10 + ordinal, scenarioId, label, trialIndex, trialsPerScenario: 2, ordinal, total: 4 });
+
+  it('follows the suite: current trial, live numbers, trial table, ETA, then the report button', async () => {
+    installFakeApi({ 'suite.cancel': () => ({ cancelled: true }) });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    suite.phase = 'preparing';
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Detecting hardware and probing the drive …' });
+    await flush();
+    expect(w.text()).toContain('probing the drive');
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    suite.handleEvent({
+      type: 'suite.trialProgressed',
+      ...ref(0),
+      progress: {
+        phase: 'running', elapsedNs: 1.5e9, durationNs: 3e9, requestsCompleted: 12, maxRequests: null, activeUsers: 4, queueDepth: 2, generatedTokensPerSec: 321.5,
+        storageReadBytesPerSec: 1.2e9, storageWriteBytesPerSec: 4e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2.5e7, storageReadP95Ns: 4e6, eventLoopLagP99Ns: null,
+      },
+    });
+    await flush();
+    expect(w.get('[data-test=current-trial]').text()).toBe('CPU only · trial 1 of 2');
+    const text = w.text();
+    expect(text).toContain('322');
+    expect(text).toContain('1.20 GB/s');
+    expect(text).toContain('25.0 ms');
+    expect(w.get('[data-test=trials-done]').text()).toBe('0 / 4');
+    expect(w.findAll('[data-test=trial-table] tbody tr')).toHaveLength(4);
+    expect(w.get('[data-test=eta]').text()).toMatch(/≈ 2\d s/);
+
+    suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    suite.handleEvent({ type: 'suite.trialFinished', status: 'failed', reason: 'ENGINE_CRASHED: killed by SIGKILL', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    await flush();
+    expect(w.get('[data-test=trials-done]').text()).toBe('2 / 4');
+    const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
+    expect(rows[0]).toContain('complete');
+    expect(rows[0]).toContain('300 tok/s');
+    expect(rows[1]).toContain('failed');
+    expect(rows[1]).toContain('ENGINE_CRASHED');
+
+    // Cancel asks first.
+    await w.get('[data-test=cancel-suite]').trigger('click');
+    await flush();
+    expect(document.body.textContent).toContain('Cancel the suite?');
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(suite.cancelRequested).toBe(true);
+
+    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 1, aborted: 2 }, wallMs: 9000 });
+    await flush();
+    expect(w.text()).toContain('Suite 7 was cancelled: 1 complete, 0 partial, 1 failed, 2 aborted');
+    await w.get('[data-test=view-report]').trigger('click');
+    expect(suite.step).toBe('report');
+  });
+
+  it('estimates the time left from the plan, corrected by how long finished trials took', () => {
+    const rows = rowsFromPlan(plan());
+    expect(etaSeconds(rows, null, 0)).toBe(22);
+    rows[0].status = 'complete';
+    rows[0].wallMs = 11_000; // twice the estimate
+    rows[1].status = 'running';
+    expect(etaSeconds(rows, rows[1].key, 1.5)).toBeCloseTo(2 * (4 + 5.5 + 5.5));
+  });
+});

@@ -1,0 +1,212 @@
+// The backend behind both the Electron app and `kvbench serve`: every channel through `invoke`
+// (validation and errors as data), a suite run with its events, history, reports, exports,
+// import and comparison, deletes, and settings — over a real SQLite file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
+import { CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
+import { referenceResultsNew, removeTempDirs } from '../store/fixtures.ts';
+import { testBackend, type TestBackend } from './backend-harness.ts';
+
+const open: TestBackend[] = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.backend.close();
+  removeTempDirs();
+});
+
+async function make(o: Parameters<typeof testBackend>[0] = {}): Promise<TestBackend> {
+  const t = await testBackend(o);
+  open.push(t);
+  return t;
+}
+
+function ok<T>(r: Result<T>): T {
+  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
+  return r.value;
+}
+
+const smokeRequest = (cacheDir: string) => ({ cacheDir, profile: 'smoke' as const, trials: 2, scenarios: ['cpu-only', 'storage-only'], probe: false });
+
+describe('backend', () => {
+  it('has a handler for every channel of the contract, and validates every request', async () => {
+    const t = await make();
+    expect(Object.keys(CONTRACT).sort()).toEqual([...CHANNELS].sort());
+    expect(t.backend.channels).toEqual(CHANNELS);
+    for (const channel of CHANNELS) {
+      const r = await t.backend.invoke(channel, { notAField: 1 });
+      expect(r, channel).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    }
+    expect(await t.backend.invoke('nope.never', {})).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await t.backend.invoke('trials.get', { id: 'one' })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('trials.get') } });
+  });
+
+  it('says what it is, and returns errors as data', async () => {
+    const t = await make();
+    const info = ok(await t.backend.invoke('app.info', {})) as { mode: string; databasePath: string; databaseError: unknown; models: string[] };
+    expect(info).toMatchObject({ mode: 'browser', databasePath: t.db, databaseError: null });
+    expect(info.models).toContain('llama3.1-8b');
+    expect(await t.backend.invoke('trials.get', { id: 999 })).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'no trial 999' } });
+    expect(await t.backend.invoke('suite.cancel', {})).toEqual({ ok: true, value: { cancelled: false } });
+  });
+
+  it('detects hardware with advice, and plans with an estimate', async () => {
+    const t = await make();
+    const hw = ok(await t.backend.invoke('hardware.detect', { cacheDir: t.cacheDir })) as { advice: { code: string; message: string }[] };
+    expect(hw.advice.map((a) => a.code)).toEqual(expect.arrayContaining(['no-gpu', 'system-disk']));
+    expect(hw.advice.find((a) => a.code === 'no-gpu')!.message).toMatch(/^No GPU: GPU scenarios skipped/);
+    const plan = ok(await t.backend.invoke('suite.plan', smokeRequest(t.cacheDir))) as { plan: { runs: unknown[]; estimate: { trialCount: number; fits: boolean } } };
+    expect(plan.plan.runs).toHaveLength(2);
+    expect(plan.plan.estimate).toMatchObject({ trialCount: 4, fits: true });
+    expect(await t.backend.invoke('suite.plan', { ...smokeRequest(t.cacheDir), scenarios: ['warp-drive'] })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('warp-drive') } });
+  });
+
+  it('runs a suite in the background with its events, one at a time, and stores every trial', async () => {
+    const t = await make();
+    const started = ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), label: 'unit' })) as { suiteId: number };
+    expect(started.suiteId).toBeGreaterThan(0);
+    expect(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir))).toMatchObject({ ok: false, error: { code: 'BUSY' } });
+    const status = ok(await t.backend.invoke('suite.status', {})) as { state: string; suiteId: number; plan: unknown };
+    expect(status).toMatchObject({ state: 'running', suiteId: started.suiteId });
+    expect(status.plan).not.toBeNull();
+    await t.waitFor('suite.finished');
+    const types = t.events.map((e) => e.type);
+    expect(types[0]).toBe('suite.preparationProgressed');
+    for (const ty of ['suite.started', 'suite.trialStarted', 'suite.trialProgressed', 'suite.trialFinished', 'history.changed']) expect(types).toContain(ty);
+    expect(t.events.filter((e) => e.type === 'suite.trialFinished')).toHaveLength(4);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
+    expect(t.engineCalls.map((o) => o.model)).toEqual(['tiny-1b', 'tiny-1b', 'tiny-1b', 'tiny-1b']);
+
+    const list = ok(await t.backend.invoke('history.list', { selection: { suiteIds: [started.suiteId] }, sort: { key: 'metric:wall_clock_throughput_tok_per_s', dir: 'desc' } })) as {
+      trials: { metrics: Record<string, number>; status: string }[];
+      total: number;
+    };
+    expect(list.total).toBe(4);
+    const tput = list.trials.map((x) => x.metrics.wall_clock_throughput_tok_per_s);
+    expect(tput).toEqual([...tput].sort((a, b) => b - a));
+    const page = ok(await t.backend.invoke('history.list', { selection: {}, limit: 3, offset: 3 })) as { trials: unknown[]; total: number };
+    expect(page).toMatchObject({ total: 4 });
+    expect(page.trials).toHaveLength(1);
+
+    const report = ok(await t.backend.invoke('report.build', { selection: { suiteIds: [started.suiteId] } })) as {
+      title: string;
+      trialCount: number;
+      tiers: { baseline: string; rows: { scenarioId: string; speedupWallClock: number | null }[] };
+      report: { scenarios: { scenarioId: string; trialIds: number[] }[] };
+    };
+    expect(report.title).toBe(`Suite ${started.suiteId} · smoke · unit`);
+    expect(report.trialCount).toBe(4);
+    expect(report.tiers.baseline).toBe('storage-only');
+    expect(report.tiers.rows.find((r) => r.scenarioId === 'storage-only')!.speedupWallClock).toBe(1);
+    expect(report.report.scenarios.map((s) => [s.scenarioId, s.trialIds.length])).toEqual([['cpu-only', 2], ['storage-only', 2]]);
+
+    const csv = ok(await t.backend.invoke('export.create', { selection: { suiteIds: [started.suiteId] }, format: 'csv' })) as { fileName: string; mimeType: string; dataBase64: string; trialCount: number };
+    expect(csv).toMatchObject({ mimeType: 'text/csv', trialCount: 4 });
+    expect(csv.fileName).toMatch(new RegExp(`^kvbench-suite-${started.suiteId}-\\d{8}-\\d{6}\\.csv$`));
+    const lines = Buffer.from(csv.dataBase64, 'base64').toString('utf8').trimEnd().split('\r\n');
+    expect(lines).toHaveLength(5);
+    const xlsx = ok(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx' })) as { dataBase64: string };
+    expect(Buffer.from(xlsx.dataBase64, 'base64').subarray(0, 2).toString()).toBe('PK');
+  });
+
+  it('cancels a running suite: the trial keeps its partial results as aborted', async () => {
+    const t = await make({ behaviours: ['hang'] });
+    const { suiteId } = ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir))) as { suiteId: number };
+    await t.waitFor('suite.trialProgressed');
+    expect(ok(await t.backend.invoke('suite.cancel', {}))).toEqual({ cancelled: true });
+    const fin = await t.waitFor('suite.finished');
+    expect(fin).toMatchObject({ status: 'cancelled', counts: { aborted: 1 } });
+    const trials = ok(await t.backend.invoke('history.list', { selection: { suiteIds: [suiteId] } })) as { trials: { status: string }[] };
+    expect(trials.trials.map((x) => x.status)).toEqual(['aborted']);
+    const suites = ok(await t.backend.invoke('suites.list', {})) as { id: number; status: string }[];
+    expect(suites.find((s) => s.id === suiteId)!.status).toBe('cancelled');
+  });
+
+  it('reports a plan that does not fit as INSUFFICIENT_SPACE, with a suite.failed event', async () => {
+    const t = await make({
+      detect: async (cd) => {
+        const { fakeHardware } = await import('../store/fixtures.ts');
+        const hw = fakeHardware({ freeGiB: 0.5 });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    const r = await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), profile: 'quick' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_SPACE' } });
+    expect((await t.waitFor('suite.failed')) as unknown).toMatchObject({ error: { code: 'INSUFFICIENT_SPACE' } });
+    expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
+  });
+
+  it('imports reference results as another system, compares, and deletes trials and suites', async () => {
+    const t = await make();
+    ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir)));
+    await t.waitFor('suite.finished');
+    const files = [1, 2].map((i) => ({ name: `../../etc/slow_${i}.json`, text: JSON.stringify(referenceResultsNew({ tokPerS: 10 * i, storageTokPerS: 5 * i })) }));
+    const imp = ok(
+      await t.backend.invoke('import.results', {
+        files: [...files, { name: 'broken.json', text: '{not json' }],
+        systemLabel: 'slow-box',
+        scenarioId: 'storage-only',
+        runFlags: '--model tiny-1b --num-users 4 --duration 3 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42',
+      }),
+    ) as { imported: { file: string; status: string; configKnown: boolean }[]; errors: { file: string }[]; systemId: string };
+    expect(imp.imported.map((f) => [f.file, f.status, f.configKnown])).toEqual([
+      ['slow_1.json', 'complete', true],
+      ['slow_2.json', 'complete', true],
+    ]);
+    expect(imp.errors.map((e) => e.file)).toEqual(['broken.json']);
+    expect(await t.backend.invoke('import.results', { files, systemLabel: 'x', runFlags: '--num-users lots' })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+
+    const facets = ok(await t.backend.invoke('history.facets', {})) as { systems: { id: string; label: string }[]; scenarioIds: string[]; models: string[]; trialCount: number };
+    expect(facets.systems.map((s) => s.label).sort()).toEqual(['lab-a', 'slow-box']);
+    expect(facets.scenarioIds).toEqual(['cpu-only', 'storage-only']);
+    expect(facets.trialCount).toBe(6);
+    const here = facets.systems.find((s) => s.label === 'lab-a')!.id;
+    const cmp = ok(await t.backend.invoke('report.compare', { kind: 'system', a: here, b: 'slow-box' })) as { matched: number; metrics: { metric: { key: string }; winRateA: number | null }[] };
+    expect(cmp.matched).toBe(1);
+    expect(cmp.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.winRateA).toBe(1);
+
+    const slow = ok(await t.backend.invoke('history.list', { selection: { systemIds: [imp.systemId] } })) as { trials: { id: number; suiteId: number }[] };
+    expect(ok(await t.backend.invoke('trials.delete', { ids: [slow.trials[0].id] }))).toEqual({ deleted: 1 });
+    expect(await t.backend.invoke('trials.delete', { ids: [slow.trials[0].id] })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(ok(await t.backend.invoke('suites.delete', { id: slow.trials[1].suiteId }))).toEqual({ deleted: true });
+    expect((ok(await t.backend.invoke('history.list', { selection: {} })) as { total: number }).total).toBe(4);
+    expect(t.events.filter((e) => e.type === 'history.changed').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('keeps settings in a file, and refuses a database it must not touch', async () => {
+    const t = await make();
+    const s = ok(await t.backend.invoke('settings.update', { byteUnits: 'binary', latencyUnit: 'us', defaultCacheDir: '/mnt/nvme' }));
+    expect(s).toMatchObject({ byteUnits: 'binary', latencyUnit: 'us', defaultCacheDir: '/mnt/nvme', databasePath: t.db });
+    expect(JSON.parse(fs.readFileSync(t.settingsFile, 'utf8'))).toMatchObject({ byteUnits: 'binary' });
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ suggestedCacheDir: '/mnt/nvme' });
+
+    const foreign = path.join(t.dir, 'not-a-db.sqlite');
+    fs.writeFileSync(foreign, 'hello, I am a text file\n');
+    expect(await t.backend.invoke('settings.update', { databasePath: foreign })).toMatchObject({ ok: false, error: { code: 'DB_CORRUPT' } });
+    expect(fs.readFileSync(foreign, 'utf8')).toBe('hello, I am a text file\n');
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: t.db });
+
+    const other = path.join(t.dir, 'other.db');
+    expect(ok(await t.backend.invoke('settings.update', { databasePath: other }))).toMatchObject({ databasePath: other });
+    expect(fs.existsSync(other)).toBe(true);
+    expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
+  });
+
+  it('starts without a usable database and says so, instead of failing', async () => {
+    const t = await make();
+    await t.backend.close();
+    open.splice(0);
+    const bad = path.join(t.dir, 'garbage.db');
+    fs.writeFileSync(bad, 'garbage');
+    const { createBackend } = await import('../../../src-main/server/backend.ts');
+    const b = await createBackend({ mode: 'browser', settingsFile: path.join(t.dir, 's2.json'), defaults: { databasePath: bad, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' } });
+    try {
+      expect(ok(await b.invoke('app.info', {}))).toMatchObject({ databaseError: { code: 'DB_CORRUPT' } });
+      expect(await b.invoke('history.list', { selection: {} })).toMatchObject({ ok: false, error: { code: 'DB_CORRUPT', message: expect.stringContaining('Settings') } });
+    } finally {
+      await b.close();
+    }
+  });
+});
