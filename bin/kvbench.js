@@ -2,7 +2,7 @@
 // Entry point of the `kvbench` command. kvbench runs on Node 24 (its TypeScript sources run through
 // Node's built-in type stripping). When started by an older Node (e.g. the system's), re-run the
 // same command with the Node 24 that `npm install` put in node_modules.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +15,13 @@ if (major < 24) {
     process.stderr.write(`kvbench needs Node 24 or later (this is ${process.version}); run \`npm install\` in ${join(here, '..')} first.\n`);
     process.exit(1);
   }
-  const r = spawnSync(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status ?? (r.signal ? 128 + 2 : 1));
+  // Ctrl-C reaches the child directly (same process group), so SIGINT is only ignored here; signals sent
+  // to this process alone (SIGTERM, SIGHUP) are passed on, so the real kvbench is never orphaned.
+  const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.on('SIGINT', () => {});
+  for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGTERM' ? 143 : 130)));
+} else {
+  const { main } = await import('../src-main/cli/main.ts');
+  process.exitCode = await main(process.argv.slice(2));
 }
-const { main } = await import('../src-main/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
