@@ -54,15 +54,16 @@ interface Metric {
  * (the crossing interval pro-rated), ÷ --duration: what the run would report if its measured window
  * ended at the deadline instead of after the drain of requests still in flight.
  */
-function windowRate(k: KvbenchRun, field: 'generated_tokens_per_sec' | 'storage_read_bytes_per_sec'): number {
+function windowRate(k: KvbenchRun, field: 'generated_tokens_per_sec' | 'storage_read_bytes_per_sec', fromShare = 0): number {
   const durationNs = Number(values.duration) * 1e9;
+  const fromNs = durationNs * fromShare;
   let total = 0;
   for (const p of k.results.kvbench.timeline) {
-    const start = p.elapsed_ns - p.interval_ns;
+    const start = Math.max(fromNs, p.elapsed_ns - p.interval_ns);
     const inWindowNs = Math.max(0, Math.min(p.elapsed_ns, durationNs) - start);
     total += (p[field] * inWindowNs) / 1e9;
   }
-  return total / (durationNs / 1e9);
+  return total / ((durationNs - fromNs) / 1e9);
 }
 
 const METRICS: Metric[] = [
@@ -73,6 +74,9 @@ const METRICS: Metric[] = [
 const DIAGNOSTICS: Metric[] = [
   { key: 'window_tokens_per_sec', label: 'diag: tokens/s cut at --duration', get: (k) => windowRate(k, 'generated_tokens_per_sec') },
   { key: 'window_storage_read_bytes_per_sec', label: 'diag: storage read B/s cut at --duration', get: (k) => windowRate(k, 'storage_read_bytes_per_sec') },
+  // The second half only: the first half serves as a warm-up, so requests in flight at the window's
+  // start and end balance out instead of every user's first request being missing.
+  { key: 'second_half_tokens_per_sec', label: 'diag: tokens/s, 2nd half of --duration', get: (k) => windowRate(k, 'generated_tokens_per_sec', 0.5) },
   { key: 'device_read_bytes_per_sec', label: 'diag: device read B/s (diskstats, whole run)', get: (k) => (k.run.device.io?.readBytes ?? Number.NaN) / (k.run.wallNs / 1e9) },
 ];
 /**
