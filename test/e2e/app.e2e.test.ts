@@ -143,7 +143,8 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     expect(tier).toMatch(/tok\/s/);
     const cpuOnly = await page.locator('[data-scenario-report=cpu-only]').innerText();
     expect(cpuOnly).toMatch(/2 of 2 trial\(s\) aggregated/);
-    expect(cpuOnly).toMatch(/Wall-clock throughput\s+tok\/s\s+[\d,.]+ tok\/s\s+[\d,.]+ tok\/s\s+[\d.]+ %\s+2/);
+    // A 1 s trial on a loaded 2-core machine may complete no request; then that metric has n = 1 and no CV.
+    expect(cpuOnly).toMatch(/Wall-clock throughput\s+tok\/s\s+[\d,.]+ tok\/s\s+[\d,.]+ tok\/s\s+(?:[\d.]+ %\s+2|—\s+1)/);
     await page.locator('[data-test=efficiency-table]').waitFor();
     await screenshot(page, '05-report');
 
