@@ -52,7 +52,9 @@ export function setupRamTarget(opts: { imageGiB: number; tag: string }): BenchTa
   sh('truncate', ['-s', `${opts.imageGiB}G`, image]);
   const dev = sh('losetup', ['--find', '--show', image]);
   onCleanup(`losetup -d ${dev}`, () => sh('losetup', ['-d', dev]));
-  sh('mkfs.ext4', ['-q', '-F', dev]);
+  // Initialise inode tables and journal now: by default ext4 zeroes them lazily in a kernel thread
+  // after mount, which halved write throughput of the runs right after setup here (2.4 → 1.1 GB/s).
+  sh('mkfs.ext4', ['-q', '-F', '-E', 'lazy_itable_init=0,lazy_journal_init=0', dev]);
   fs.mkdirSync(mnt, { recursive: true });
   onCleanup(`rmdir ${mnt}`, () => fs.rmdirSync(mnt));
   sh('mount', [dev, mnt]);

@@ -44,7 +44,8 @@ export function setUpThrottledDevice(opts: { imageMiB: number; bytesPerSec: numb
     sh('truncate', ['-s', `${opts.imageMiB}M`, image]);
     const dev = sh('losetup', ['--find', '--show', image]);
     undo.push(() => sh('losetup', ['-d', dev]));
-    sh('mkfs.ext4', ['-q', dev]);
+    // Eager ext4 initialisation: no lazy-init kernel thread writing behind the throttled runs.
+    sh('mkfs.ext4', ['-q', '-F', '-E', 'lazy_itable_init=0,lazy_journal_init=0', dev]);
     sh('mount', [dev, mountDir]);
     undo.push(() => sh('umount', [mountDir]));
     const majorMinor = sh('lsblk', ['-dno', 'MAJ:MIN', dev]).replace(/\s/g, '');
