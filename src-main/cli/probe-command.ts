@@ -13,7 +13,7 @@ import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine
 import { ProbeToHostSchema, type HostToProbe } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
-import { writeFileAtomic } from './write-file-atomic.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;

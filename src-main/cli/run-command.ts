@@ -9,7 +9,7 @@ import { runParameters } from '../engine/report/run-parameters.ts';
 import { startEngine } from '../host/engine-host.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
 import { ProgressLine } from './progress-line.ts';
-import { writeFileAtomic } from './write-file-atomic.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;

@@ -2,7 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { WorkloadGenerateParamsSchema, type WorkloadGenerateParams } from '../../src-shared/domain/workload-file.ts';
 import { generateWorkload, WORKLOAD_GENERATE_DEFAULTS } from '../engine/workload/sources/workload-file.ts';
-import { writeFileAtomic } from './write-file-atomic.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;

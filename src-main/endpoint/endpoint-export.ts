@@ -1,8 +1,6 @@
 // Exports of endpoint runs, as for storage trials: CSV (one row per run — or per request with
 // `requests`), XLSX (Runs, Requests, By context, Server metrics, Comparison when two labels are
 // exported, About) and JSON (everything). Every run row carries its full configuration.
-import { randomBytes } from 'node:crypto';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import {
@@ -13,6 +11,7 @@ import {
   type EndpointRunRecord,
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const ENDPOINT_EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type EndpointExportFormat = (typeof ENDPOINT_EXPORT_FORMATS)[number];
@@ -226,23 +225,10 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
-/** Temporary file and rename: never half a file. */
-async function writeAtomic(file: string, data: string | Buffer): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await fsp.writeFile(tmp, data);
-    await fsp.rename(tmp, file);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
-}
-
 export async function writeEndpointExport(model: EndpointExportModel, format: EndpointExportFormat, file: string, opts: { requests?: boolean } = {}): Promise<void> {
-  if (format === 'csv') await writeAtomic(file, toCsv(model, opts));
-  else if (format === 'json') await writeAtomic(file, toJson(model));
-  else await writeAtomic(file, await toXlsxBuffer(model));
+  if (format === 'csv') await writeFileAtomic(file, toCsv(model, opts));
+  else if (format === 'json') await writeFileAtomic(file, toJson(model));
+  else await writeFileAtomic(file, await toXlsxBuffer(model));
 }
 
 export function endpointFormatFromPath(file: string): EndpointExportFormat | null {

@@ -4,7 +4,7 @@
 // full record and samples. An existing file of another format is never overwritten.
 import fsp from 'node:fs/promises';
 import type { EndpointRunRecord, EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
-import { writeFileAtomic } from '../cli/write-file-atomic.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
 

@@ -2,8 +2,6 @@
 // comparison, and a sheet that says what the numbers are) and JSON (everything, including each
 // trial's hardware snapshot). Every format carries the full configuration of every trial.
 // All are drawn from the same model: the trial records and the report model.
-import { randomBytes } from 'node:crypto';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
@@ -12,6 +10,7 @@ import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { REPORT_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -202,23 +201,10 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
-/** Writes via a temporary file in the same directory and a rename: never half a file, never a good file replaced by a failed one. */
-async function writeAtomic(file: string, data: string | Buffer): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await fsp.writeFile(tmp, data);
-    await fsp.rename(tmp, file);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
-}
-
 export async function writeExport(model: ExportModel, format: ExportFormat, file: string): Promise<void> {
-  if (format === 'csv') await writeAtomic(file, toCsv(model));
-  else if (format === 'json') await writeAtomic(file, toJson(model));
-  else await writeAtomic(file, await toXlsxBuffer(model));
+  if (format === 'csv') await writeFileAtomic(file, toCsv(model));
+  else if (format === 'json') await writeFileAtomic(file, toJson(model));
+  else await writeFileAtomic(file, await toXlsxBuffer(model));
 }
 
 export function formatFromPath(file: string): ExportFormat | null {

@@ -1,12 +1,12 @@
 // The app's settings (database location, default cache directory, display units): one JSON file,
 // validated on read (a damaged or foreign file falls back to the defaults and says so) and
 // replaced atomically on write. Shared by the Electron app and `kvbench serve`.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { SettingsSchema, type Settings } from '../../src-shared/ipc/contract.ts';
 import { defaultDataDir, resolveDatabasePath } from '../store/data-dir.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const SETTINGS_FILE_NAME = 'settings.json';
 
@@ -52,15 +52,8 @@ function pick(json: unknown): Partial<Settings> {
   return out as Partial<Settings>;
 }
 
-/** Writes via a temporary file in the same directory and a rename. */
+/** Saves the settings atomically, readable by the user only. */
 export async function saveSettings(file: string, settings: Settings): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await fsp.writeFile(tmp, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
-    await fsp.rename(tmp, file);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
-  }
+  await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
 }

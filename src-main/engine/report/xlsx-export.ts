@@ -8,11 +8,9 @@
  * a file and a failed export never replaces a good one.
  */
 
-import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { KvbenchSection, RunResults, RunSummary } from '../../../src-shared/domain/results.ts';
+import { writeFileAtomic } from '../../util/write-file-atomic.ts';
 
 export type XlsxCell = string | number | boolean | null;
 
@@ -237,20 +235,7 @@ export async function writeResultsXlsx(
   }
   const buffer = Buffer.from(await workbook.xlsx.writeBuffer());
 
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    const fh = await open(tmp, 'wx');
-    try {
-      await fh.writeFile(buffer);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
+  await writeFileAtomic(path, buffer);
 }
 
 function toCell(v: unknown): XlsxCell {
