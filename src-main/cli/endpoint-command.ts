@@ -21,6 +21,7 @@ import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -131,43 +132,35 @@ async function preflight(baseUrl: string, model: string, headers: Record<string,
 }
 
 async function runSub(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      allowNegative: true,
-      options: {
-        url: { type: 'string' },
-        model: { type: 'string' },
-        workload: { type: 'string' },
-        'system-label': { type: 'string' },
-        notes: { type: 'string' },
-        api: { type: 'string', default: 'completions' },
-        temperature: { type: 'string' },
-        'top-p': { type: 'string' },
-        'max-tokens': { type: 'string' },
-        'ignore-eos': { type: 'boolean', default: true },
-        'stream-usage': { type: 'boolean', default: true },
-        'request-timeout-s': { type: 'string' },
-        'idle-timeout-s': { type: 'string' },
-        'metrics-url': { type: 'string', multiple: true },
-        'prompt-salt': { type: 'string' },
-        'max-batches': { type: 'string' },
-        'stop-after-dead-batches': { type: 'string' },
-        output: { type: 'string' },
-        db: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (e) {
-    process.stderr.write(`kvbench endpoint run: ${(e as Error).message}\n\n${ENDPOINT_RUN_USAGE}`);
-    return EXIT_FAILED;
-  }
-  if (a.help) {
-    process.stdout.write(ENDPOINT_RUN_USAGE);
-    return EXIT_OK;
-  }
+  const flags = parseCommandArgs('endpoint run', ENDPOINT_RUN_USAGE, {
+    args: argv,
+    allowNegative: true,
+    options: {
+      url: { type: 'string' },
+      model: { type: 'string' },
+      workload: { type: 'string' },
+      'system-label': { type: 'string' },
+      notes: { type: 'string' },
+      api: { type: 'string', default: 'completions' },
+      temperature: { type: 'string' },
+      'top-p': { type: 'string' },
+      'max-tokens': { type: 'string' },
+      'ignore-eos': { type: 'boolean', default: true },
+      'stream-usage': { type: 'boolean', default: true },
+      'request-timeout-s': { type: 'string' },
+      'idle-timeout-s': { type: 'string' },
+      'metrics-url': { type: 'string', multiple: true },
+      'prompt-salt': { type: 'string' },
+      'max-batches': { type: 'string' },
+      'stop-after-dead-batches': { type: 'string' },
+      output: { type: 'string' },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (typeof flags === 'number') return flags;
+  const a = flags.values;
   const errors: string[] = [];
   for (const f of ['url', 'model', 'workload', 'system-label'] as const) if (!a[f]) errors.push(`the following argument is required: --${f}`);
   let baseUrl = '';

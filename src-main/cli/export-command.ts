@@ -1,11 +1,11 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
-import { parseArgs } from 'node:util';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
 import { resolveSelection, splitList } from '../export/selection.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
 
@@ -22,35 +22,27 @@ Tier comparison, About), or JSON (everything, including each trial's hardware sn
 `;
 
 export async function exportCommand(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      options: {
-        out: { type: 'string', short: 'o' },
-        format: { type: 'string' },
-        suite: { type: 'string', multiple: true },
-        system: { type: 'string', multiple: true },
-        drive: { type: 'string', multiple: true },
-        scenario: { type: 'string', multiple: true },
-        status: { type: 'string', multiple: true },
-        model: { type: 'string' },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        'include-incomplete': { type: 'boolean', default: false },
-        db: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`kvbench export: ${(err as Error).message}\n\n${EXPORT_USAGE}`);
-    return 1;
-  }
-  if (a.help) {
-    process.stdout.write(EXPORT_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandArgs('export', EXPORT_USAGE, {
+    args: argv,
+    options: {
+      out: { type: 'string', short: 'o' },
+      format: { type: 'string' },
+      suite: { type: 'string', multiple: true },
+      system: { type: 'string', multiple: true },
+      drive: { type: 'string', multiple: true },
+      scenario: { type: 'string', multiple: true },
+      status: { type: 'string', multiple: true },
+      model: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      'include-incomplete': { type: 'boolean', default: false },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const a = parsed.values;
   if (!a.out) {
     process.stderr.write(`kvbench export: --out FILE is required\n\n${EXPORT_USAGE}`);
     return 1;

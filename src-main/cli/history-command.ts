@@ -1,10 +1,10 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
-import { parseArgs } from 'node:util';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { resolveSelection, splitList } from '../export/selection.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const HISTORY_USAGE = `Usage: kvbench history [filters] [--json]
        kvbench history --suites | --systems
@@ -27,36 +27,28 @@ Lists stored trials, newest first.
 `;
 
 export async function historyCommand(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      options: {
-        suite: { type: 'string', multiple: true },
-        system: { type: 'string', multiple: true },
-        drive: { type: 'string', multiple: true },
-        scenario: { type: 'string', multiple: true },
-        status: { type: 'string', multiple: true },
-        model: { type: 'string' },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        limit: { type: 'string', default: '50' },
-        suites: { type: 'boolean', default: false },
-        systems: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        db: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`kvbench history: ${(err as Error).message}\n\n${HISTORY_USAGE}`);
-    return 1;
-  }
-  if (a.help) {
-    process.stdout.write(HISTORY_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandArgs('history', HISTORY_USAGE, {
+    args: argv,
+    options: {
+      suite: { type: 'string', multiple: true },
+      system: { type: 'string', multiple: true },
+      drive: { type: 'string', multiple: true },
+      scenario: { type: 'string', multiple: true },
+      status: { type: 'string', multiple: true },
+      model: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string', default: '50' },
+      suites: { type: 'boolean', default: false },
+      systems: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const a = parsed.values;
   const limit = Number(a.limit);
   const suiteIds = splitList(a.suite)?.map(Number);
   if (!Number.isInteger(limit) || limit < 0 || suiteIds?.some((n) => !Number.isInteger(n))) {

@@ -1,8 +1,8 @@
 // `kvbench hw`: what kvbench detects on this machine, as a table or JSON.
 import os from 'node:os';
-import { parseArgs } from 'node:util';
 import { detectHardware } from '../hardware/detect-hardware.ts';
 import { formatHardware } from '../hardware/format-hardware.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const HW_USAGE = `Usage: kvbench hw [--cache-dir DIR] [--json] [--probe [--probe-seconds S]]
 
@@ -20,28 +20,20 @@ and the system and drive identities trials are stored under.
 `;
 
 export async function hwCommand(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      options: {
-        'cache-dir': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        probe: { type: 'boolean', default: false },
-        'probe-seconds': { type: 'string' },
-        'no-direct-io-probe': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`kvbench hw: ${(err as Error).message}\n\n${HW_USAGE}`);
-    return 1;
-  }
-  if (a.help) {
-    process.stdout.write(HW_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandArgs('hw', HW_USAGE, {
+    args: argv,
+    options: {
+      'cache-dir': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      probe: { type: 'boolean', default: false },
+      'probe-seconds': { type: 'string' },
+      'no-direct-io-probe': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const a = parsed.values;
   const probeSeconds = a['probe-seconds'] === undefined ? 3 : Number(a['probe-seconds']);
   if (!Number.isFinite(probeSeconds) || probeSeconds <= 0 || probeSeconds > 600) {
     process.stderr.write(`kvbench hw: --probe-seconds must be between 0 and 600, got ${a['probe-seconds']}\n`);

@@ -1,10 +1,10 @@
 // `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
-import { parseArgs } from 'node:util';
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { importResultsFiles } from '../store/import-results.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const IMPORT_USAGE = `Usage: kvbench import FILE... --system LABEL [--run-flags "FLAGS"] [--scenario ID] [--drive LABEL]
 
@@ -42,31 +42,22 @@ function joinRunFlags(argv: readonly string[]): string[] {
 }
 
 export async function importCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: joinRunFlags(argv),
-      options: {
-        system: { type: 'string' },
-        'run-flags': { type: 'string' },
-        scenario: { type: 'string' },
-        drive: { type: 'string' },
-        label: { type: 'string' },
-        db: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    process.stderr.write(`kvbench import: ${(err as Error).message}\n\n${IMPORT_USAGE}`);
-    return 1;
-  }
+  const parsed = parseCommandArgs('import', IMPORT_USAGE, {
+    args: joinRunFlags(argv),
+    options: {
+      system: { type: 'string' },
+      'run-flags': { type: 'string' },
+      scenario: { type: 'string' },
+      drive: { type: 'string' },
+      label: { type: 'string' },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  if (a.help) {
-    process.stdout.write(IMPORT_USAGE);
-    return 0;
-  }
   const errors: string[] = [];
   if (parsed.positionals.length === 0) errors.push('name at least one results JSON file');
   if (!a.system) errors.push('--system LABEL is required (which system the results come from)');

@@ -1,6 +1,5 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
-import { parseArgs } from 'node:util';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
@@ -9,6 +8,7 @@ import type { Store } from '../store/store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID | --system REF | --all] [options]
        kvbench report --compare A B [--drives] [--match config|scenario] [options]
@@ -42,37 +42,28 @@ function newestHardware(store: Store, trials: readonly TrialRecord[]): HardwareP
 }
 
 export async function reportCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        suite: { type: 'string' },
-        system: { type: 'string', multiple: true },
-        all: { type: 'boolean', default: false },
-        scenario: { type: 'string', multiple: true },
-        'include-incomplete': { type: 'boolean', default: false },
-        'all-metrics': { type: 'boolean', default: false },
-        compare: { type: 'boolean', default: false },
-        drives: { type: 'boolean', default: false },
-        match: { type: 'string', default: 'config' },
-        'per-config': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        db: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (err) {
-    process.stderr.write(`kvbench report: ${(err as Error).message}\n\n${REPORT_USAGE}`);
-    return 1;
-  }
+  const parsed = parseCommandArgs('report', REPORT_USAGE, {
+    args: argv,
+    options: {
+      suite: { type: 'string' },
+      system: { type: 'string', multiple: true },
+      all: { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      'include-incomplete': { type: 'boolean', default: false },
+      'all-metrics': { type: 'boolean', default: false },
+      compare: { type: 'boolean', default: false },
+      drives: { type: 'boolean', default: false },
+      match: { type: 'string', default: 'config' },
+      'per-config': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  if (a.help) {
-    process.stdout.write(REPORT_USAGE);
-    return 0;
-  }
   if (a.match !== 'config' && a.match !== 'scenario') {
     process.stderr.write(`kvbench report: --match must be config or scenario, got ${a.match}\n`);
     return 1;

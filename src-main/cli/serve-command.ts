@@ -4,11 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createBackend } from '../server/backend.ts';
 import { isLoopbackHost, startHttpServer } from '../server/http-server.ts';
 import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const DEFAULT_SERVE_PORT = 8642;
 
@@ -35,30 +35,22 @@ Ctrl-C stops a running suite gracefully (the current trial's partial results are
 `;
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string', default: String(DEFAULT_SERVE_PORT) },
-        host: { type: 'string', default: '127.0.0.1' },
-        'allow-remote': { type: 'boolean', default: false },
-        token: { type: 'string' },
-        db: { type: 'string' },
-        settings: { type: 'string' },
-        renderer: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`kvbench serve: ${(err as Error).message}\n\n${SERVE_USAGE}`);
-    return 1;
-  }
-  if (a.help) {
-    process.stdout.write(SERVE_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandArgs('serve', SERVE_USAGE, {
+    args: argv,
+    options: {
+      port: { type: 'string', default: String(DEFAULT_SERVE_PORT) },
+      host: { type: 'string', default: '127.0.0.1' },
+      'allow-remote': { type: 'boolean', default: false },
+      token: { type: 'string' },
+      db: { type: 'string' },
+      settings: { type: 'string' },
+      renderer: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const a = parsed.values;
   const errors: string[] = [];
   const port = Number(a.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`--port must be an integer from 0 to 65535, got ${a.port}`);

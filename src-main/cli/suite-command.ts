@@ -2,7 +2,6 @@
 // it) → run every trial in a fresh engine process with progress bars → store → short report.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { PROFILE_IDS, isProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
@@ -12,6 +11,7 @@ import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
+import { parseCommandArgs } from './command-args.ts';
 
 export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
        kvbench suite --resume SUITE_ID [--db PATH]
@@ -127,37 +127,29 @@ function exitCode(r: SuiteRunResult): number {
 }
 
 export async function suiteCommand(argv: string[]): Promise<number> {
-  let a;
-  try {
-    a = parseArgs({
-      args: argv,
-      options: {
-        'cache-dir': { type: 'string' },
-        profile: { type: 'string', default: 'standard' },
-        trials: { type: 'string' },
-        model: { type: 'string' },
-        scenarios: { type: 'string', multiple: true },
-        extras: { type: 'boolean', default: false },
-        duration: { type: 'string' },
-        'storage-capacity-gb': { type: 'string' },
-        label: { type: 'string' },
-        'no-probe': { type: 'boolean', default: false },
-        plan: { type: 'boolean', default: false },
-        events: { type: 'boolean', default: false },
-        resume: { type: 'string' },
-        db: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    process.stderr.write(`kvbench suite: ${(err as Error).message}\n\n${SUITE_USAGE}`);
-    return 1;
-  }
-  if (a.help) {
-    process.stdout.write(SUITE_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandArgs('suite', SUITE_USAGE, {
+    args: argv,
+    options: {
+      'cache-dir': { type: 'string' },
+      profile: { type: 'string', default: 'standard' },
+      trials: { type: 'string' },
+      model: { type: 'string' },
+      scenarios: { type: 'string', multiple: true },
+      extras: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      'storage-capacity-gb': { type: 'string' },
+      label: { type: 'string' },
+      'no-probe': { type: 'boolean', default: false },
+      plan: { type: 'boolean', default: false },
+      events: { type: 'boolean', default: false },
+      resume: { type: 'string' },
+      db: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const a = parsed.values;
   const errors: string[] = [];
   const intFlag = (name: string, v: string | undefined, min: number): number | undefined => {
     if (v === undefined) return undefined;
