@@ -1,7 +1,8 @@
 import { inputError } from './input-errors.ts';
-import { ReplayWorkload } from './replay-source.ts';
-import { replayOptions, TRACE_USERS, traceUserId, type SourceContext } from './source-context.ts';
-import { scanTimedTrace, TimedTraceFeed, type TimedTraceFormat } from './timed-trace.ts';
+import type { ReplayWorkload } from './replay-source.ts';
+import type { SourceContext } from './source-context.ts';
+import { replayTimedTrace } from './timed-trace-source.ts';
+import type { TimedTraceFormat } from './timed-trace.ts';
 import { csvTraceParser, tokenField } from './burstgpt-source.ts';
 
 export const AZURE_HEADER = 'TIMESTAMP,ContextTokens,GeneratedTokens';
@@ -46,31 +47,5 @@ export const AZURE_FORMAT: TimedTraceFormat = {
  * first request ÷ `--trace-speedup`; users and keys as in the BurstGPT replay.
  */
 export async function createAzureSource(ctx: SourceContext, file: string): Promise<ReplayWorkload> {
-  const o = ctx.options;
-  const scan = await scanTimedTrace([file], AZURE_FORMAT);
-  const feed = new TimedTraceFeed([file], AZURE_FORMAT, scan, {
-    formatName: 'azure-llm-csv',
-    speedup: o.traceSpeedup,
-    replayCycles: o.replayCycles,
-    activeUsers: (issued) => Math.min(issued, TRACE_USERS),
-    toSpec: (row, at) => {
-      const userId = traceUserId(at.seq);
-      const key = `${userId}_req_${String(at.seq).padStart(6, '0')}`;
-      return {
-        arrivalNs: at.arrivalNs,
-        cycle: at.cycle,
-        userIndex: at.seq % TRACE_USERS,
-        userId,
-        requestId: key,
-        contextTokens: Math.max(1, row.contextTokens),
-        generationTokens: row.generationTokens,
-        cacheKey: key,
-        conversationId: null,
-        turn: 1,
-        previousTurnKeys: [],
-        prefixBlocks: null,
-      };
-    },
-  });
-  return ReplayWorkload.start(feed, replayOptions(ctx, 'azure', o.traceSpeedup > 0, true));
+  return replayTimedTrace(ctx, [file], AZURE_FORMAT, { formatName: 'azure-llm-csv', kind: 'azure', keyDigits: 6 });
 }

@@ -3,9 +3,10 @@ import path from 'node:path';
 import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
 import { columnIndex, parseDecimal, parseTokenCount, splitCsvLine } from './csv.ts';
 import { inputError } from './input-errors.ts';
-import { ReplayWorkload } from './replay-source.ts';
-import { replayOptions, TRACE_USERS, traceUserId, type SourceContext } from './source-context.ts';
-import { scanTimedTrace, TimedTraceFeed, type TimedRow, type TimedTraceFormat } from './timed-trace.ts';
+import type { ReplayWorkload } from './replay-source.ts';
+import type { SourceContext } from './source-context.ts';
+import { replayTimedTrace } from './timed-trace-source.ts';
+import type { TimedRow, TimedTraceFormat } from './timed-trace.ts';
 import type { TextLine } from './line-reader.ts';
 
 export const BURSTGPT_HEADER = 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type';
@@ -99,31 +100,6 @@ export function resolveBurstTraceFiles(p: string): string[] {
 
 /** BurstGPT replay (`--use-burst-trace`): the reference's users and keys, pacing by timestamp ÷ speedup. */
 export async function createBurstGptSource(ctx: SourceContext, files: string[]): Promise<ReplayWorkload> {
-  const o = ctx.options;
-  const scan = await scanTimedTrace(files, BURSTGPT_FORMAT);
-  const feed = new TimedTraceFeed(files, BURSTGPT_FORMAT, scan, {
-    formatName: 'burstgpt-csv',
-    speedup: o.traceSpeedup,
-    replayCycles: o.replayCycles,
-    activeUsers: (issued) => Math.min(issued, TRACE_USERS),
-    toSpec: (row, at) => {
-      const userId = traceUserId(at.seq);
-      const key = `${userId}_req_${String(at.seq).padStart(4, '0')}`;
-      return {
-        arrivalNs: at.arrivalNs,
-        cycle: at.cycle,
-        userIndex: at.seq % TRACE_USERS,
-        userId,
-        requestId: key,
-        contextTokens: Math.max(1, row.contextTokens),
-        generationTokens: row.generationTokens,
-        cacheKey: key,
-        conversationId: null,
-        turn: 1,
-        previousTurnKeys: [],
-        prefixBlocks: null,
-      };
-    },
-  });
-  return ReplayWorkload.start(feed, replayOptions(ctx, 'burstgpt', o.traceSpeedup > 0, true));
+  // The reference's BurstGPT keys: `{user}_req_{id:04d}`.
+  return replayTimedTrace(ctx, files, BURSTGPT_FORMAT, { formatName: 'burstgpt-csv', kind: 'burstgpt', keyDigits: 4 });
 }
