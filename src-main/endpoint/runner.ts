@@ -8,12 +8,11 @@ import os from 'node:os';
 import type { WorkloadFile } from '../../src-shared/domain/workload-file.ts';
 import {
   flattenEndpointMetrics,
-  type EndpointAggregates,
   type EndpointRequestSample,
   type EndpointRunConfig,
+  type EndpointRunRecord,
   type EndpointRunStatus,
   type RequestStatus,
-  type ServerCacheMetrics,
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
@@ -51,22 +50,8 @@ export interface EndpointRunInput {
   metricsUrlsAreDefaults?: boolean;
 }
 
-/** Everything a run produced, before it has a store id. */
-export interface EndpointRunOutcome {
-  systemLabel: string;
-  status: EndpointRunStatus;
-  statusReason: string | null;
-  config: EndpointRunConfig;
-  startedAt: string;
-  finishedAt: string;
-  wallMs: number;
-  aggregates: EndpointAggregates;
-  serverMetrics: ServerCacheMetrics;
-  metrics: Record<string, number>;
-  samples: EndpointRequestSample[];
-  kvbenchVersion: string;
-  clientHost: string;
-}
+/** Everything a run produced, before it has a store id: the stored record plus its per-request samples. */
+export type EndpointRunOutcome = Omit<EndpointRunRecord, 'id'> & { samples: EndpointRequestSample[] };
 
 /** sha256 of the workload's canonical JSON (its batches and block size): equal digests, equal requests. */
 export function workloadDigest(w: WorkloadFile): string {
