@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { PayloadPool, type VerifyResult } from './payload.ts';
 import type { ByteJob, ByteWorkerInit, ByteWorkerReply, SharedBufferRef } from './byte-protocol.ts';
+import { allWorkersReady, waitForWorkerReady } from '../../util/worker-ready.ts';
 
 export const DEFAULT_INLINE_BELOW_BYTES = 256 * 1024;
 
@@ -96,37 +97,23 @@ export class BytePool {
       const state: WorkerState = { index, worker, pending: new Map(), pendingBytes: 0, alive: true, lastError: null };
       states.push(state);
       ready.push(
-        new Promise<void>((resolve, reject) => {
-          const onMessage = (m: ByteWorkerReply): void => {
-            if (m.type !== 'ready') return;
-            cleanup();
-            resolve();
-          };
-          const onError = (err: Error): void => {
-            cleanup();
-            reject(new BytePoolError('BYTE_WORKER_DIED', `byte worker ${index} failed to start: ${err.message}`));
-          };
-          const onExit = (code: number): void => {
-            cleanup();
-            reject(new BytePoolError('BYTE_WORKER_DIED', `byte worker ${index} exited during start-up (exit code ${code})`));
-          };
-          const cleanup = (): void => {
-            worker.off('message', onMessage);
-            worker.off('error', onError);
-            worker.off('exit', onExit);
-          };
-          worker.on('message', onMessage);
-          worker.on('error', onError);
-          worker.on('exit', onExit);
-        }),
+        waitForWorkerReady<ByteWorkerReply>(
+          worker,
+          (m) => (m.type === 'ready' ? 'ready' : 'ignore'),
+          (f) =>
+            new BytePoolError(
+              'BYTE_WORKER_DIED',
+              f.kind === 'exit'
+                ? `byte worker ${index} exited during start-up (exit code ${f.code})`
+                : `byte worker ${index} failed to start: ${f.kind === 'error' ? f.error.message : String(f.message)}`,
+            ),
+        ),
       );
     }
-    try {
-      await Promise.all(ready);
-    } catch (err) {
-      await Promise.allSettled(states.map((s) => s.worker.terminate()));
-      throw err;
-    }
+    await allWorkersReady(
+      states.map((s) => s.worker),
+      ready,
+    );
     const bytePool = new BytePool(opts, states);
     for (const state of states) bytePool.attach(state);
     return bytePool;

@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { CudaError, type CudaDriver, type WorkerDriverSpec } from './cuda-driver.ts';
 import { CopyExecutor, type CopyDirection, type CopySegment } from './copy-executor.ts';
 import type { CopyErrorData, CopyJob, CopyWorkerInit, CopyWorkerReply } from './copy-protocol.ts';
+import { allWorkersReady, waitForWorkerReady } from '../../../util/worker-ready.ts';
 
 export interface CopyEngine {
   /** Worker threads (0: copies run on the calling thread). */
@@ -93,32 +94,25 @@ export class WorkerCopyEngine implements CopyEngine {
       const worker = new Worker(new URL('./copy-worker.ts', import.meta.url), { workerData: init });
       workers.push({ index, worker, pending: new Map(), pendingBytes: 0, alive: true, lastError: null });
       ready.push(
-        new Promise<void>((resolve, reject) => {
-          const done = (err?: Error): void => {
-            worker.off('message', onMessage);
-            worker.off('error', onError);
-            worker.off('exit', onExit);
-            if (err) reject(err);
-            else resolve();
-          };
-          const onMessage = (m: CopyWorkerReply): void => {
-            if (m.type === 'ready') done();
-            else if (m.type === 'init-failed') done(toError(m.error, `GPU copy worker ${index} could not open the driver`));
-          };
-          const onError = (err: Error): void => done(new GpuCopyError('GPU_COPY_WORKER_DIED', `GPU copy worker ${index} failed to start: ${err.message}`));
-          const onExit = (code: number): void => done(new GpuCopyError('GPU_COPY_WORKER_DIED', `GPU copy worker ${index} exited during start-up (exit code ${code})`));
-          worker.on('message', onMessage);
-          worker.on('error', onError);
-          worker.on('exit', onExit);
-        }),
+        waitForWorkerReady<CopyWorkerReply>(
+          worker,
+          (m) => (m.type === 'ready' ? 'ready' : m.type === 'init-failed' ? 'refused' : 'ignore'),
+          (f) =>
+            f.kind === 'refused'
+              ? toError((f.message as Extract<CopyWorkerReply, { type: 'init-failed' }>).error, `GPU copy worker ${index} could not open the driver`)
+              : new GpuCopyError(
+                  'GPU_COPY_WORKER_DIED',
+                  f.kind === 'exit'
+                    ? `GPU copy worker ${index} exited during start-up (exit code ${f.code})`
+                    : `GPU copy worker ${index} failed to start: ${f.error.message}`,
+                ),
+        ),
       );
     }
-    try {
-      await Promise.all(ready);
-    } catch (err) {
-      await Promise.allSettled(workers.map((w) => w.worker.terminate()));
-      throw err;
-    }
+    await allWorkersReady(
+      workers.map((w) => w.worker),
+      ready,
+    );
     const engine = new WorkerCopyEngine(workers);
     for (const w of workers) engine.#attach(w);
     return engine;
