@@ -1,16 +1,4 @@
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
-import { appCommand } from '../app/launch-electron.ts';
-import { endpointCommand } from './endpoint-command.ts';
-import { exportCommand } from './export-command.ts';
-import { historyCommand } from './history-command.ts';
-import { hwCommand } from './hw-command.ts';
-import { importCommand } from './import-command.ts';
-import { probeCommand } from './probe-command.ts';
-import { reportCommand } from './report-command.ts';
-import { runCommand } from './run-command.ts';
-import { serveCommand } from './serve-command.ts';
-import { suiteCommand } from './suite-command.ts';
-import { workloadCommand } from './workload-command.ts';
 
 const USAGE = `kvbench ${KVBENCH_VERSION} — KV-cache offload benchmark for LLM inference (GPU → CPU RAM → storage)
 
@@ -34,34 +22,34 @@ Exit codes: 0 complete; 1 invalid input or failed run; 3 partial results (disk f
 130 interrupted by SIGINT, 143 by SIGTERM (partial results are still written).
 `;
 
-/** The kvbench command line. Returns the process exit code. */
+/** The kvbench command line. Returns the process exit code. Each command's code loads only when it runs. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'run':
-      return runCommand(rest);
+      return (await import('./run-command.ts')).runCommand(rest);
     case 'probe':
-      return probeCommand(rest);
+      return (await import('./probe-command.ts')).probeCommand(rest);
     case 'workload':
-      return workloadCommand(rest);
+      return (await import('./workload-command.ts')).workloadCommand(rest);
     case 'endpoint':
-      return endpointCommand(rest);
+      return (await import('./endpoint-command.ts')).endpointCommand(rest);
     case 'hw':
-      return hwCommand(rest);
+      return (await import('./hw-command.ts')).hwCommand(rest);
     case 'suite':
-      return suiteCommand(rest);
+      return (await import('./suite-command.ts')).suiteCommand(rest);
     case 'report':
-      return reportCommand(rest);
+      return (await import('./report-command.ts')).reportCommand(rest);
     case 'history':
-      return historyCommand(rest);
+      return (await import('./history-command.ts')).historyCommand(rest);
     case 'export':
-      return exportCommand(rest);
+      return (await import('./export-command.ts')).exportCommand(rest);
     case 'import':
-      return importCommand(rest);
+      return (await import('./import-command.ts')).importCommand(rest);
     case 'serve':
-      return serveCommand(rest);
+      return (await import('./serve-command.ts')).serveCommand(rest);
     case 'app':
-      return appCommand(rest);
+      return (await import('../app/launch-electron.ts')).appCommand(rest);
     case '--version':
     case '-V':
       process.stdout.write(`${KVBENCH_VERSION}\n`);
