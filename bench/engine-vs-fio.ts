@@ -8,7 +8,8 @@
 // For each target (a RAM-backed loop device; the machine's own disk) and workload:
 //   read-heavy:  kvbench run --cpu-mem-gb 0 --gpu-mem-gb 0 --generation-mode none (storage only)
 //   write-heavy: the same with --prefill-only --disable-multi-turn (prefill writes only)
-// each repetition runs kvbench and fio back to back (order alternating between repetitions):
+// each repetition runs kvbench, then fio (so the sequence alternates K F K F K F), fio with the mix
+// that kvbench run produced:
 //   fio --direct=1 --bs=<chunk> --ioengine=psync --numjobs=<io-depth> --rw=read|write|rw
 //       --rwmixread=<kvbench's measured read share> --size=<kvbench's mean entry size>
 //       --fdatasync=<chunks per entry> (the engine fdatasyncs once per entry) --time_based
@@ -22,7 +23,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cleanupAll } from './lib/cleanup.ts';
-import { KVBENCH_BIN, nodeBin, runMeasured, waitForQuiet } from './lib/measure.ts';
+import { KVBENCH_BIN, nodeBin, runMeasured, waitForQuiet, type ChildRun } from './lib/measure.ts';
 import { layOutFioFiles, runFio, runKvbench, type FioRun, type FioSpec, type KvbenchRun } from './lib/runners.ts';
 import { fmt, fmtSpread, spread, table } from './lib/stats.ts';
 import { machineLine, requireFio, setupDiskTarget, setupRamTarget, type BenchTarget } from './lib/targets.ts';
@@ -171,25 +172,25 @@ async function benchTarget(target: BenchTarget, summaries: Summary[], raw: unkno
     console.log(`\n--- ${w.label}`);
     console.log(`kvbench run ${kvArgs(target.dir, w).join(' ')}`);
     const rows: Rep[] = [];
-    let lastK: KvbenchRun | null = null;
     for (let rep = 1; rep <= reps; rep++) {
-      const fioFirst = rep % 2 === 0 && lastK !== null;
+      // kvbench first, then fio with the mix kvbench just produced: the mix of one storage-only run
+      // depends on its cache's hits and misses, so it is taken from the run being compared.
       let k: KvbenchRun;
-      let f: FioRun;
-      if (fioFirst) {
-        f = await fioRep(target, fioSpecFrom(target.dir, lastK!));
+      try {
         k = await kvRep(target, w, `${target.kind}-${w.name}-${rep}`);
-      } else {
-        k = await kvRep(target, w, `${target.kind}-${w.name}-${rep}`);
-        f = await fioRep(target, fioSpecFrom(target.dir, k));
+      } catch (err) {
+        // A failed run is reported and left out; the other alternations still count.
+        console.log(`rep ${rep}: kvbench failed, left out: ${(err as Error).message.split('\n').filter((l) => /error|failed/i.test(l)).slice(0, 2).join(' | ')}`);
+        raw.push({ target: target.kind, workload: w.name, rep, failed: (err as Error).message });
+        continue;
       }
+      const f = await fioRep(target, fioSpecFrom(target.dir, k));
       const wasQuiet = quietLog.slice(-2).every(Boolean);
       if (rep === 1) console.log(f.commandLine.replace(target.dir, '<dir>'));
-      lastK = k;
-      rows.push({ rep, order: fioFirst ? 'fio, kvbench' : 'kvbench, fio', k, f, ratio: k.storageBytesPerSec / f.bytesPerSec, quiet: wasQuiet });
+      rows.push({ rep, order: 'kvbench, fio', k, f, ratio: k.storageBytesPerSec / f.bytesPerSec, quiet: wasQuiet });
       raw.push({ target: target.kind, workload: w.name, rep, order: rows.at(-1)!.order, quiet_before_both: wasQuiet, kvbench: summariseK(k), fio: summariseF(f) });
     }
-    const header = ['rep', 'order', 'kvb R GB/s', 'kvb W GB/s', 'kvb GB/s', 'read %', 'kvb CPU-s/GB', 'dev R cov', 'dev W cov', 'fio GB/s', 'fio read %', 'fio CPU-s/GB', 'kvb ÷ fio', 'quiet'];
+    const header = ['rep', 'order', 'kvb R GB/s', 'kvb W GB/s', 'kvb GB/s', 'read %', 'kvb CPU-s/GB', 'dev R cov', 'dev W cov', 'fio GB/s', 'fio read %', 'fio CPU-s/GB', 'kvb aqu', 'fio aqu', 'kvb ÷ fio', 'quiet'];
     if (p) header.push('kvb ÷ probe');
     console.log(
       table([
@@ -201,7 +202,7 @@ async function benchTarget(target: BenchTarget, summaries: Summary[], raw: unkno
             fmt(r.k.readFraction * 100, 1), fmt(r.k.cpuSecondsPerGb, 3),
             fmt(r.k.pageCache.readCoverage, 3), fmt(r.k.pageCache.writeCoverage, 3),
             fmt(r.f.bytesPerSec / 1e9), fmt((100 * r.f.readBytes) / Math.max(1, r.f.readBytes + r.f.writeBytes), 1), fmt(r.f.cpuSecondsPerGb, 3),
-            fmt(r.ratio, 3), r.quiet ? 'yes' : 'no',
+            fmt(aqu(r.k.run), 0), fmt(aqu(r.f.run), 0), fmt(r.ratio, 3), r.quiet ? 'yes' : 'no',
           ];
           if (p) row.push(fmt(r.k.storageBytesPerSec / mixLimit(p, r.k.readFraction), 3));
           return row;
@@ -225,6 +226,12 @@ async function benchTarget(target: BenchTarget, summaries: Summary[], raw: unkno
   }
 }
 
+/** The device's average queue depth over a run (iostat's aqu-sz: Σ in-flight × time ÷ time), in block requests. */
+function aqu(run: ChildRun): number {
+  const io = run.device.io;
+  return io ? io.weightedIoMs / (io.elapsedNs / 1e6) : Number.NaN;
+}
+
 function summariseK(k: KvbenchRun): Record<string, unknown> {
   return {
     elapsed_s: k.elapsedS, storage_read_bytes: k.storageReadBytes, storage_write_bytes: k.storageWriteBytes,
@@ -232,7 +239,7 @@ function summariseK(k: KvbenchRun): Record<string, unknown> {
     read_fraction: k.readFraction, mean_entry_bytes: k.meanEntryBytes, cpu_user_s: k.run.cpuUserS, cpu_system_s: k.run.cpuSystemS,
     cpu_s_per_gb: k.cpuSecondsPerGb, wall_s: k.run.wallNs / 1e9, device_read_bytes: k.run.device.io?.readBytes ?? null,
     device_write_bytes: k.run.device.io?.writeBytes ?? null, read_coverage: k.pageCache.readCoverage, write_coverage: k.pageCache.writeCoverage,
-    flagged: k.pageCache.flagged, direct_io: k.directIo, event_loop_lag_p99_ns: k.lagP99Ns,
+    flagged: k.pageCache.flagged, direct_io: k.directIo, event_loop_lag_p99_ns: k.lagP99Ns, device_avg_queue_depth: aqu(k.run),
   };
 }
 
@@ -241,6 +248,7 @@ function summariseF(f: FioRun): Record<string, unknown> {
     command: f.commandLine, read_bytes: f.readBytes, write_bytes: f.writeBytes, read_bytes_per_sec: f.readBytesPerSec,
     write_bytes_per_sec: f.writeBytesPerSec, cpu_user_s: f.run.cpuUserS, cpu_system_s: f.run.cpuSystemS, cpu_s_per_gb: f.cpuSecondsPerGb,
     device_read_bytes: f.run.device.io?.readBytes ?? null, device_write_bytes: f.run.device.io?.writeBytes ?? null,
+    device_avg_queue_depth: aqu(f.run),
   };
 }
 
