@@ -12,6 +12,7 @@ import { AlignedSlab } from './io/aligned-slab.ts';
 import { BytePool } from './io/byte-workers.ts';
 import { EntryFileStore } from './io/entry-file-store.ts';
 import { PayloadPool } from './io/payload.ts';
+import { DeviceStatsSampler } from './metrics/device-stats.ts';
 import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
 import { buildResults, type RunFacts } from './report/results-builder.ts';
@@ -346,6 +347,10 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
 
   // ---- measured phase ----
   const queue = new RequestQueue();
+  // The block device behind the cache directory, counted over exactly the measured phase, so the
+  // results can show what the device moved beside what the storage tier says it moved.
+  const device = a.traceLog ? null : DeviceStatsSampler.forDirectory(a.target.runDir);
+  device?.start();
   const t0 = process.hrtime.bigint();
   const elapsedNs = (): number => Number(process.hrtime.bigint() - t0);
   const durationNs = o.duration * 1e9;
@@ -461,6 +466,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   await scheduler;
   await pool.drain();
   const endNs = elapsedNs();
+  const deviceIo = device?.stop() ?? null;
   if (autoscaleTimer) clearInterval(autoscaleTimer);
   clearInterval(progressTimer);
   clearInterval(timelineTimer);
@@ -499,6 +505,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       directIoReason: a.storageIo.reason,
       fsyncPolicy: o.fsyncPolicy,
     },
+    deviceIo,
     eventLoopLagNs: { p50: lagNs(lag.percentile(50)), p99: lagNs(lag.percentile(99)), max: lagNs(lag.max) },
     byteWorkers: bytes.utilisation(),
     ioDepth: o.ioDepth,

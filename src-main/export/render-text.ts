@@ -67,6 +67,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
     out.push(`== ${s.label} [${s.scenarioId}] — ${s.configDescription}`);
     out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal}${s.systemLabels.length > 1 ? `; systems: ${s.systemLabels.join(', ')}` : ''}`);
     for (const x of s.excluded) out.push(`   ! trial #${x.trialIndex + 1} (id ${x.trialId}) ${x.status.toUpperCase()}, excluded: ${(x.reason ?? 'no reason recorded').split('\n')[0]}`);
+    for (const c of s.cautions) out.push(`   ! trial #${c.trialIndex + 1} (id ${c.trialId}) FLAGGED: ${c.message}`);
     const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => (HEADLINE_METRICS as readonly string[]).includes(m.metric.key));
     if (shown.length === 0) {
       out.push('   no complete trial: nothing to aggregate');

@@ -11,6 +11,7 @@ import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTI
 import { METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
+import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 
 export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
 
@@ -39,6 +40,13 @@ export interface ExcludedTrial {
   reason: string | null;
 }
 
+/** An aggregated trial whose numbers need a second look (its storage reads were not all the device's). */
+export interface TrialCaution {
+  trialId: number;
+  trialIndex: number;
+  message: string;
+}
+
 export interface MetricAggregate {
   metric: MetricDefinition;
   aggregate: Aggregate;
@@ -64,6 +72,7 @@ export interface ScenarioSummary {
   /** Trials whose metrics are aggregated (complete ones, unless incomplete ones were asked for). */
   trialIds: number[];
   excluded: ExcludedTrial[];
+  cautions: TrialCaution[];
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
 }
@@ -97,6 +106,16 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
   if (trials === 0 || merged.count === 0) return null;
   const s = merged.summary();
   return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
+}
+
+function cautionsOf(t: TrialRecord): TrialCaution[] {
+  const coverage = t.metrics.device_read_coverage;
+  if (coverage === undefined || coverage >= MIN_DEVICE_READ_COVERAGE) return [];
+  return [{
+    trialId: t.id,
+    trialIndex: t.trialIndex,
+    message: `the device read ${(coverage * 100).toFixed(1)} % of the bytes the storage tier read: the page cache served the rest, so its storage read numbers describe RAM`,
+  }];
 }
 
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
@@ -140,8 +159,9 @@ export function buildScenarioReport(
       excluded: group
         .filter((t) => !isIncluded(t, includeIncomplete))
         .map((t) => ({ trialId: t.id, trialIndex: t.trialIndex, status: t.status, reason: t.statusReason })),
+      cautions: included.flatMap((t) => cautionsOf(t)),
       metrics,
-    pooled,
+      pooled,
     });
   }
   scenarios.sort((a, b) => scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId) || a.configDescription.localeCompare(b.configDescription));

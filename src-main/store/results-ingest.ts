@@ -121,6 +121,10 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('autoscale_final_users', num(auto.final_users));
   put('autoscale_peak_users', num(auto.peak_user_count));
   put('autoscale_peak_throughput_tok_per_s', num(auto.peak_throughput_tokens_per_sec));
+  const device = obj(kv.device_io);
+  put('device_read_bytes', num(device.read_bytes));
+  put('device_write_bytes', num(device.write_bytes));
+  put('device_read_coverage', num(device.read_coverage));
   put('requests_failed', num(kv.requests_failed));
   const health = obj(kv.engine_health);
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);

@@ -106,8 +106,41 @@ export interface StorageTierDescription extends TierDescription {
   direct_io: boolean;
   direct_io_reason: string | null;
   fsync_policy: 'per-entry' | 'none';
-  /** True when reads may have been served by the page cache (buffered I/O). */
+  /** True when reads may have been served by the page cache: buffered I/O, or the device read less than the tier did (`device_io.flagged`). */
   reads_may_hit_page_cache: boolean;
+}
+
+/**
+ * What the block device behind the cache directory moved during the measured phase
+ * (/proc/diskstats), beside what the storage tier says it moved. The device's counters include every
+ * process's I/O on it, so coverage above 1 is normal; below MIN coverage, reads came from somewhere
+ * other than the device (the page cache) and the run is flagged.
+ */
+export interface DeviceIoSection {
+  available: boolean;
+  /** Why there are no device counters (a tmpfs or network filesystem, not Linux, trace-only mode). */
+  reason: string | null;
+  /** The name /proc/diskstats uses: `nvme0n1p2`, `vda`, `loop3`. */
+  device: string | null;
+  /** The whole disk under a partition, whose counters also include its other partitions. */
+  parent_device: string | null;
+  read_bytes: number | null;
+  write_bytes: number | null;
+  read_ios: number | null;
+  write_ios: number | null;
+  flushes: number | null;
+  /** Share of the measured phase the device had at least one I/O in flight (iostat's %util ÷ 100). */
+  busy_ratio: number | null;
+  /** Σ(requests in flight × time) ÷ time (iostat's aqu-sz). */
+  avg_queue_depth: number | null;
+  /** Device read bytes ÷ storage-tier read bytes; null when the tier read nothing or no counters. */
+  read_coverage: number | null;
+  write_coverage: number | null;
+  /** The minimum read coverage for the storage reads to count as served by the device. */
+  min_read_coverage: number;
+  /** True when the storage tier's reads were not (all) served by the device: storage read numbers describe a cache. */
+  flagged: boolean;
+  flag_reason: string | null;
 }
 
 export interface TimelinePoint {
@@ -143,6 +176,7 @@ export interface KvbenchSection {
   tiers: { gpu: GpuTierDescription; cpu: TierDescription; storage: StorageTierDescription };
   /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
   tier_bytes: Record<TierKey, TierBytes>;
+  device_io: DeviceIoSection;
   /** The metrics the seeds' analysis calls primary. */
   primary: {
     decode_bytes_read: number;
@@ -238,6 +272,9 @@ export interface RunSummary {
   autoscaling_summary: unknown | null;
   multi_turn_stats: { cache_hits: number; cache_misses: number; hit_rate: number };
 }
+
+/** Share of the storage tier's read bytes the device must have read for the reads to count as the device's (below it, the run is flagged). */
+export const MIN_DEVICE_READ_COVERAGE = 0.95;
 
 export const GIB = 1024 ** 3;
 export const MIB = 1024 ** 2;

@@ -196,6 +196,7 @@ export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
 export const ScenarioReportSchema = z.object({
   method: z.string(),
+  cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   includeIncomplete: z.boolean(),
   scenarios: z.array(ScenarioSummarySchema),
 });

@@ -15,6 +15,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { MIN_DEVICE_READ_COVERAGE } from '../../../src-shared/domain/results.ts';
 
 export const DISKSTATS_SECTOR_BYTES = 512;
 
@@ -365,8 +366,7 @@ export class DeviceStatsSampler {
   }
 }
 
-/** Share of engine read bytes the device must have served for a direct-I/O storage-only run to count as honest. */
-export const MIN_DEVICE_READ_COVERAGE = 0.95;
+export { MIN_DEVICE_READ_COVERAGE };
 
 export interface PageCacheAssessment {
   /** device read bytes ÷ engine storage read bytes (null when the engine read nothing or no counters). */

@@ -368,8 +368,10 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   );
   if (st.present) {
     p(`  Direct I/O: ${st.direct_io ? 'on' : 'off'}${st.direct_io_reason ? ` (${st.direct_io_reason})` : ''}`);
+    printDeviceIo(kv, p);
     if (st.reads_may_hit_page_cache) {
-      p('  WARNING: storage reads may have been served by the OS page cache (buffered I/O);');
+      const why = kv.device_io?.flag_reason ?? 'buffered I/O';
+      p(`  WARNING: storage reads may have been served by the OS page cache (${why});`);
       p('           storage read latency and bandwidth may describe RAM, not the device.');
     }
   }
@@ -466,6 +468,27 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
       `UV_THREADPOOL_SIZE: ${h.uv_threadpool_size ?? 'default'}, peak RSS: ${formatBytesBinary(h.peak_rss_bytes)}`,
   );
   p(`    Max queue depth: ${kv.queue?.max_depth ?? 'n/a'}, placement failures: ${kv.cache?.placement_failures ?? 'n/a'}`);
+}
+
+/** What the device behind the cache directory moved, beside the storage tier's own bytes. */
+function printDeviceIo(kv: KvbenchSection, p: Print): void {
+  const d = kv.device_io;
+  // Results written before device counters existed have no section.
+  if (!d) return;
+  if (!d.available) {
+    p(`  Device I/O: not measured (${d.reason ?? 'no device counters'})`);
+    return;
+  }
+  const coverage = (c: number | null): string => (c === null ? '' : `, ${formatFixedPy(c, 3)} × the storage tier's`);
+  p(
+    `  Device I/O (${d.device}${d.parent_device ? ` on ${d.parent_device}` : ''}, /proc/diskstats, measured phase, every process): ` +
+      `read ${formatBytesBinary(d.read_bytes ?? 0)}${coverage(d.read_coverage)}; ` +
+      `written ${formatBytesBinary(d.write_bytes ?? 0)}${coverage(d.write_coverage)}`,
+  );
+  p(
+    `    busy ${d.busy_ratio === null ? 'n/a' : formatRatioAsPercent(d.busy_ratio)}, average queue depth ${d.avg_queue_depth === null ? 'n/a' : formatFixedPy(d.avg_queue_depth, 1)}, ` +
+      `${formatIntegerGrouped(d.read_ios ?? 0)} reads, ${formatIntegerGrouped(d.write_ios ?? 0)} writes, ${formatIntegerGrouped(d.flushes ?? 0)} flushes`,
+  );
 }
 
 function printTierBytes(label: string, tb: TierBytes, p: Print): void {

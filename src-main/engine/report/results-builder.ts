@@ -3,6 +3,7 @@ import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { entryBytes } from '../../../src-shared/domain/models.ts';
 import {
   GIB,
+  type DeviceIoSection,
   type KvbenchSection,
   type LatencySummaryNs,
   type PercentilesMs,
@@ -18,6 +19,7 @@ import {
 } from '../../../src-shared/domain/results.ts';
 import type { RunOptions } from '../../../src-shared/domain/run-options.ts';
 import type { MultiTierCache } from '../cache/multi-tier-cache.ts';
+import { assessPageCache, MIN_DEVICE_READ_COVERAGE, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import type { LatencyHistogram } from '../metrics/latency-histogram.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { DirectionStats } from '../metrics/tier-stats.ts';
@@ -51,6 +53,8 @@ export interface RunFacts {
   gpuReport: GpuTierReport | null;
   cpuBudgetBytes: number;
   storage: { capacityBytes: number; dir: string; directIo: boolean; directIoReason: string | null; fsyncPolicy: 'per-entry' | 'none' };
+  /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
+  deviceIo: DeviceStatsReport | null;
   eventLoopLagNs: { p50: number; p99: number; max: number };
   byteWorkers: { busyNs: number; wallNs: number; threads: number };
   ioDepth: number;
@@ -288,9 +292,47 @@ function gpuDescription(f: RunFacts): KvbenchSection['tiers']['gpu'] {
   };
 }
 
+function deviceIoSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
+  const report = f.deviceIo;
+  const base = { min_read_coverage: MIN_DEVICE_READ_COVERAGE };
+  if (report === null || !report.available || report.io === null) {
+    const reason = report === null ? 'trace-only mode: no storage I/O' : (report.reason ?? 'no device counters');
+    const buffered = f.deviceIo !== null && !f.storage.directIo && storage.read_bytes > 0;
+    return {
+      ...base, available: false, reason, device: report?.device?.name ?? null, parent_device: report?.device?.parent?.name ?? null,
+      read_bytes: null, write_bytes: null, read_ios: null, write_ios: null, flushes: null, busy_ratio: null, avg_queue_depth: null,
+      read_coverage: null, write_coverage: null,
+      // Without counters only buffered I/O is suspect: direct reads bypass the page cache by construction.
+      flagged: buffered,
+      flag_reason: buffered ? `buffered I/O and no device counters (${reason}): reads may have been served by the page cache` : null,
+    };
+  }
+  const io = report.io;
+  const pc = assessPageCache({ engineReadBytes: storage.read_bytes, engineWriteBytes: storage.write_bytes, device: report, directIo: f.storage.directIo });
+  return {
+    ...base,
+    available: true,
+    reason: null,
+    device: io.device,
+    parent_device: report.parentIo?.device ?? null,
+    read_bytes: io.readBytes,
+    write_bytes: io.writeBytes,
+    read_ios: io.readIos,
+    write_ios: io.writeIos,
+    flushes: io.flushes,
+    busy_ratio: io.elapsedNs > 0 ? Math.min(1, (io.ioBusyMs * 1e6) / io.elapsedNs) : null,
+    avg_queue_depth: io.elapsedNs > 0 ? (io.weightedIoMs * 1e6) / io.elapsedNs : null,
+    read_coverage: pc.readCoverage,
+    write_coverage: pc.writeCoverage,
+    flagged: pc.flagged,
+    flag_reason: pc.reason,
+  };
+}
+
 function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
   const rec = f.recorder;
   const tb = Object.fromEntries(TIERS.map((t) => [t, tierBytes(f, t, elapsedS)])) as Record<TierKey, TierBytes>;
+  const deviceIo = deviceIoSection(f, tb.storage);
   const demotion: Record<string, LatencySummaryNs> = {};
   const demotions: Record<string, { count: number; bytes: number }> = {};
   for (const [k, d] of f.cache.demotions) {
@@ -327,10 +369,11 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
         direct_io: f.storage.directIo,
         direct_io_reason: f.storage.directIoReason,
         fsync_policy: f.storage.fsyncPolicy,
-        reads_may_hit_page_cache: !f.storage.directIo,
+        reads_may_hit_page_cache: !f.storage.directIo || deviceIo.flagged,
       },
     },
     tier_bytes: tb,
+    device_io: deviceIo,
     primary: {
       decode_bytes_read: rec.decodeBytesRead,
       prefill_bytes_written: rec.prefillBytesWritten,

@@ -46,6 +46,20 @@ describe('scenario report', () => {
     expect(text).toMatch(/Wall-clock throughput \(tok\/s\)\s+3\s+262\s+266\s+1\.0%/);
   });
 
+  it('flags aggregated trials whose storage reads the device did not serve', () => {
+    const ts = [
+      trial({ scenario: 'storage-only', index: 0, metrics: { wall_clock_throughput_tok_per_s: 266, device_read_coverage: 1.002 } }),
+      trial({ scenario: 'storage-only', index: 1, metrics: { wall_clock_throughput_tok_per_s: 900, device_read_coverage: 0.31 } }),
+      // Exactly at the threshold passes; a trial without device counters is not accused.
+      trial({ scenario: 'storage-only', index: 2, metrics: { wall_clock_throughput_tok_per_s: 262, device_read_coverage: 0.95 } }),
+      trial({ scenario: 'storage-only', index: 3, metrics: { wall_clock_throughput_tok_per_s: 262 } }),
+    ];
+    const s = buildScenarioReport(ts).scenarios[0];
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([1]);
+    expect(s.cautions[0].message).toContain('31.0 %');
+    expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
+  });
+
   it('pools latency by merging HDR histograms', () => {
     const a = new LatencyHistogram();
     const b = new LatencyHistogram();

@@ -131,6 +131,7 @@ describe('report', () => {
     expect(text).toContain('3 of 4 trial(s) aggregated');
     expect(text).toContain('Trial 4 excluded');
     expect(text).toContain('ENGINE_CRASHED: killed');
+    expect(text).toContain('Trial 2 flagged: the device read 12.0 %');
     const s = w.get('[data-scenario-report=storage-only]').text();
     expect(s).toMatch(/Wall-clock throughput\s*tok\/s\s*1,235 tok\/s\s*1,300 tok\/s\s*2\.0 %\s*3/);
     expect(s).toMatch(/Storage read P95\s*ms\s*4\.25 ms\s*5\.50 ms\s*25\.0 %/);

@@ -194,11 +194,17 @@ export interface FixtureOptions {
   directIo?: boolean;
   /** Turns data verification on with this many corrupt chunks (and as many failure records). */
   corruptChunks?: number;
+  /** What the device read during the run (default: the storage tier's 40 GiB plus 1 %; less flags the run). */
+  deviceReadBytes?: number;
 }
 
 export function makeRunResults(opts: FixtureOptions = {}): RunResults {
   const withSummary = opts.withSummary ?? true;
   const directIo = opts.directIo ?? true;
+  const storageReadBytes = 40 * GIB;
+  const deviceReadBytes = opts.deviceReadBytes ?? Math.round(storageReadBytes * 1.01);
+  const readCoverage = deviceReadBytes / storageReadBytes;
+  const deviceFlagged = readCoverage < 0.95;
   const summary = withSummary ? makeSummary() : undefined;
   return {
     requests_completed: withSummary ? 1200 : 0,
@@ -237,8 +243,26 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
           direct_io: directIo,
           direct_io_reason: directIo ? null : 'O_DIRECT not supported by tmpfs',
           fsync_policy: 'per-entry',
-          reads_may_hit_page_cache: !directIo,
+          reads_may_hit_page_cache: !directIo || deviceFlagged,
         },
+      },
+      device_io: {
+        available: true,
+        reason: null,
+        device: 'nvme0n1p1',
+        parent_device: 'nvme0n1',
+        read_bytes: deviceReadBytes,
+        write_bytes: 25 * GIB + 64 * MIB,
+        read_ios: 2_600_000,
+        write_ios: 1_700_000,
+        flushes: 4_000,
+        busy_ratio: 0.97,
+        avg_queue_depth: 14.2,
+        read_coverage: readCoverage,
+        write_coverage: (25 * GIB + 64 * MIB) / (25 * GIB),
+        min_read_coverage: 0.95,
+        flagged: deviceFlagged,
+        flag_reason: deviceFlagged ? `the device (nvme0n1p1) read ${(readCoverage * 100).toFixed(1)} % of the ${storageReadBytes} bytes the storage tier reported reading, buffered I/O: the page cache served the rest` : null,
       },
       tier_bytes: {
         gpu: tierBytes(0, 0),
@@ -247,7 +271,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
           entries_at_end: 120,
           used_bytes_at_end: 7.5 * GIB,
         }),
-        storage: tierBytes(40 * GIB, 25 * GIB, {
+        storage: tierBytes(storageReadBytes, 25 * GIB, {
           demoted_in_bytes: 5 * GIB,
           evicted_entries: 3,
           evicted_bytes: 192 * MIB,
