@@ -3,16 +3,11 @@
 // compares two systems side by side, exports runs. See docs/endpoint.md.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  EndpointRunConfigSchema,
-  compareEndpointRuns,
-  type EndpointRunConfig,
-  type EndpointRunStatus,
-  type EndpointRunSummary,
-} from '../../src-shared/domain/endpoint.ts';
+import { ENDPOINT_RUN_STATUSES, EndpointRunConfigSchema, type EndpointRunConfig, type EndpointRunStatus } from '../../src-shared/domain/endpoint.ts';
 import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
-import { EndpointStore, toSummary } from '../endpoint/endpoint-store.ts';
-import { ENDPOINT_EXPORT_FORMATS, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
+import { compareLabels } from '../endpoint/endpoint-compare.ts';
+import { EndpointStore } from '../endpoint/endpoint-store.ts';
+import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
 import { appendResultsFile } from '../endpoint/results-file.ts';
@@ -359,23 +354,7 @@ of their values; one run: its value).
   }
   try {
     return await withStore(a.db, (s) => {
-      const pick = (label: string, ids: number[] | undefined, digest?: string): EndpointRunSummary[] => {
-        if (ids) return ids.map((id) => s.requireRun(id)).map(toSummary);
-        const opts = { includePartial: a['include-partial'], latestOnly: a.latest };
-        if (digest) {
-          const same = s.runsForCompare(label, { ...opts, workloadDigest: digest });
-          if (same.length > 0) return same;
-        }
-        return s.runsForCompare(label, opts);
-      };
-      const A = pick(labelA, runsA);
-      const B = pick(labelB, runsB, A[0]?.workloadDigest);
-      if (A.length === 0 || B.length === 0) {
-        const known = s.labels().map((l) => `${l.systemLabel} (${l.complete}/${l.runs} complete)`);
-        const missing = [A.length === 0 ? labelA : null, B.length === 0 ? labelB : null].filter(Boolean).join(' and ');
-        return err(`compare: no ${a['include-partial'] ? 'complete or partial' : 'complete'} runs for ${missing}${known.length ? `; stored labels: ${known.join(', ')}` : ''}`);
-      }
-      const c = compareEndpointRuns(labelA, A, labelB, B);
+      const c = compareLabels(s, labelA, labelB, { includePartial: a['include-partial'], latestOnly: a.latest, runIdsA: runsA, runIdsB: runsB });
       process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : `${formatComparison(c)}\n`);
       return EXIT_OK;
     });
@@ -499,7 +478,7 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
   const format = (a.format ?? endpointFormatFromPath(a.out)) as EndpointExportFormat | null;
   if (format === null || !(ENDPOINT_EXPORT_FORMATS as readonly string[]).includes(format)) return err(`export: --format must be ${ENDPOINT_EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)`);
   const statuses = a.status?.flatMap((x) => x.split(',')) as EndpointRunStatus[] | undefined;
-  if (statuses?.some((x) => !['complete', 'partial', 'failed'].includes(x))) return err('export: --status takes complete, partial, failed');
+  if (statuses?.some((x) => !ENDPOINT_RUN_STATUSES.includes(x))) return err(`export: --status takes ${ENDPOINT_RUN_STATUSES.join(', ')}`);
   let runIds: number[] | undefined;
   try {
     runIds = idList(a.run, '--run');
@@ -509,18 +488,9 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
   const labels = a.label?.flatMap((x) => x.split(','));
   try {
     return await withStore(a.db, async (s) => {
-      let runs = runIds ? runIds.map((id) => s.requireRun(id)) : s.listRuns({ ...(labels ? { labels } : {}), ...(statuses ? { statuses } : {}), order: 'asc' });
-      if (runIds && statuses) runs = runs.filter((r) => statuses.includes(r.status));
-      const requests = new Map(runs.map((r) => [r.id, s.requests(r.id)]));
-      const distinct = [...new Set(runs.map((r) => r.systemLabel))];
-      let comparison = null;
-      if (distinct.length === 2) {
-        const pick = (l: string): EndpointRunSummary[] => runs.filter((r) => r.systemLabel === l && r.status === 'complete').map(toSummary);
-        comparison = compareEndpointRuns(distinct[0], pick(distinct[0]), distinct[1], pick(distinct[1]));
-      }
-      const filter = { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) };
-      await writeEndpointExport({ runs, requests, comparison, filter }, format, a.out!, { requests: a.requests });
-      process.stderr.write(`exported ${runs.length} endpoint run(s) to ${a.out} (${format}${format === 'csv' && a.requests ? ', one row per request' : ''})\n`);
+      const model = buildEndpointExportModel(s, { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) });
+      await writeEndpointExport(model, format, a.out!, { requests: a.requests });
+      process.stderr.write(`exported ${model.runs.length} endpoint run(s) to ${a.out} (${format}${format === 'csv' && a.requests ? ', one row per request' : ''})\n`);
       return EXIT_OK;
     });
   } catch (e) {

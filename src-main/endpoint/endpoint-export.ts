@@ -6,12 +6,16 @@ import ExcelJS from 'exceljs';
 import {
   ENDPOINT_METRICS,
   SERVER_METRIC_BY_KEY,
+  compareEndpointRuns,
   type EndpointComparison,
   type EndpointRequestSample,
   type EndpointRunRecord,
+  type EndpointRunStatus,
+  type EndpointRunSummary,
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { toSummary, type EndpointStore } from './endpoint-store.ts';
 
 export const ENDPOINT_EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type EndpointExportFormat = (typeof ENDPOINT_EXPORT_FORMATS)[number];
@@ -24,6 +28,33 @@ export interface EndpointExportModel {
   /** Present when exactly two labels were exported. */
   comparison: EndpointComparison | null;
   filter: Record<string, unknown>;
+}
+
+/** Which runs an export holds (none given: every run). */
+export interface EndpointExportFilter {
+  labels?: readonly string[];
+  runIds?: readonly number[];
+  statuses?: readonly EndpointRunStatus[];
+}
+
+/**
+ * The runs of a filter with their requests, oldest first, and — when they come from exactly two
+ * labels — the comparison of those labels' complete runs (the XLSX Comparison sheet). Unknown run ids
+ * are a StoreError NOT_FOUND.
+ */
+export function buildEndpointExportModel(s: EndpointStore, f: EndpointExportFilter): EndpointExportModel {
+  const { labels, runIds, statuses } = f;
+  let runs = runIds ? runIds.map((id) => s.requireRun(id)) : s.listRuns({ ...(labels ? { labels } : {}), ...(statuses ? { statuses } : {}), order: 'asc' });
+  if (runIds && statuses) runs = runs.filter((r) => statuses.includes(r.status));
+  const requests = new Map(runs.map((r) => [r.id, s.requests(r.id)]));
+  const distinct = [...new Set(runs.map((r) => r.systemLabel))];
+  let comparison = null;
+  if (distinct.length === 2) {
+    const pick = (l: string): EndpointRunSummary[] => runs.filter((r) => r.systemLabel === l && r.status === 'complete').map(toSummary);
+    comparison = compareEndpointRuns(distinct[0], pick(distinct[0]), distinct[1], pick(distinct[1]));
+  }
+  const filter = { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) };
+  return { runs, requests, comparison, filter };
 }
 
 const CONFIG_KEYS = [
@@ -225,10 +256,15 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
   return Buffer.from(await wb.xlsx.writeBuffer());
 }
 
+/** The file's bytes in one of the formats (what the CLI writes and the app hands the page to save). */
+export async function renderEndpointExport(model: EndpointExportModel, format: EndpointExportFormat, opts: { requests?: boolean } = {}): Promise<Buffer> {
+  if (format === 'csv') return Buffer.from(toCsv(model, opts));
+  if (format === 'json') return Buffer.from(toJson(model));
+  return toXlsxBuffer(model);
+}
+
 export async function writeEndpointExport(model: EndpointExportModel, format: EndpointExportFormat, file: string, opts: { requests?: boolean } = {}): Promise<void> {
-  if (format === 'csv') await writeFileAtomic(file, toCsv(model, opts));
-  else if (format === 'json') await writeFileAtomic(file, toJson(model));
-  else await writeFileAtomic(file, await toXlsxBuffer(model));
+  await writeFileAtomic(file, await renderEndpointExport(model, format, opts));
 }
 
 export function endpointFormatFromPath(file: string): EndpointExportFormat | null {

@@ -18,6 +18,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { CHANNELS, isChannel, type Channel } from '../../src-shared/ipc/channels.ts';
 import {
   CONTRACT,
+  MAX_FAILED_REQUESTS,
   isIpcErrorCode,
   type IpcError,
   type ParsedRequestOf,
@@ -30,6 +31,9 @@ import {
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { compareLabels } from '../endpoint/endpoint-compare.ts';
+import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
+import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { toCsv, toJson, toXlsxBuffer, type ExportModel } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
@@ -170,6 +174,16 @@ const MIME: Record<'csv' | 'xlsx' | 'json', string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   json: 'application/json',
 };
+
+/** A file's bytes as the contract's exported file. */
+function exportedFile(name: string, format: 'csv' | 'xlsx' | 'json', data: Buffer): { fileName: string; mimeType: string; dataBase64: string; bytes: number } {
+  return { fileName: `kvbench-${name}-${stamp()}.${format}`, mimeType: MIME[format], dataBase64: data.toString('base64'), bytes: data.length };
+}
+
+/** Labels may hold `:` and `+`; file names keep to letters, digits, `.`, `_` and `-`. */
+function fileNamePart(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '_');
+}
 
 export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const log = opts.log ?? (() => {});
@@ -333,6 +347,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       throw err;
     }
   };
+
+  // Endpoint runs are recorded by `kvbench endpoint run` (the CLI, possibly another process on the
+  // same database); the app lists, shows, compares and exports them through the CLI's own services.
+  const endpointStore = (): EndpointStore => new EndpointStore(requireStore());
 
   const handlers: Handlers = {
     async 'app.info'() {
@@ -523,7 +541,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         const model: ExportModel = { trials, hardware, report, tiers, filter: r.selection };
         const data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
         const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
-        return { fileName: `kvbench-${what}-${stamp()}.${r.format}`, mimeType: MIME[r.format], dataBase64: data.toString('base64'), trialCount: trials.length, bytes: data.length };
+        return { ...exportedFile(what, r.format, data), trialCount: trials.length };
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }
@@ -571,6 +589,38 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       } finally {
         await fsp.rm(dir, { recursive: true, force: true });
       }
+    },
+
+    async 'endpoint.list'(r) {
+      const es = endpointStore();
+      return { labels: es.labels(), runs: es.listRuns({ ...(r.labels?.length ? { labels: r.labels } : {}), limit: r.limit ?? 1000 }) };
+    },
+
+    async 'endpoint.get'(r) {
+      const es = endpointStore();
+      const run = es.requireRun(r.id);
+      return { run, failedRequests: es.requests(r.id).filter((q) => q.status !== 'ok').slice(0, MAX_FAILED_REQUESTS) };
+    },
+
+    async 'endpoint.compare'(r) {
+      return compareLabels(endpointStore(), r.labelA, r.labelB, { includePartial: r.includePartial, latestOnly: r.latest, runIdsA: r.runIdsA, runIdsB: r.runIdsB });
+    },
+
+    async 'endpoint.export'(r) {
+      const { format, requests, ...filter } = r;
+      // Unknown runs are NOT_FOUND (the store says so); only making the file is EXPORT_FAILED.
+      const model = buildEndpointExportModel(endpointStore(), filter);
+      if (model.runs.length === 0) fail('NOT_FOUND', 'no endpoint runs match: record one with kvbench endpoint run (see docs/endpoint.md)');
+      let data: Buffer;
+      try {
+        data = await renderEndpointExport(model, format, { requests: requests ?? false });
+      } catch (err) {
+        throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
+      }
+      const labels = [...new Set(model.runs.map((x) => x.systemLabel))];
+      const what =
+        filter.runIds?.length === 1 ? `endpoint-run-${filter.runIds[0]}` : labels.length <= 2 ? `endpoint-${labels.map(fileNamePart).join('-vs-')}` : 'endpoint-runs';
+      return { ...exportedFile(what, format, data), runCount: model.runs.length };
     },
   };
 

@@ -324,7 +324,8 @@ export interface ServerCacheMetrics {
 // ---------------------------------------------------------------------------------------------
 // The stored run
 
-export type EndpointRunStatus = 'complete' | 'partial' | 'failed';
+export const ENDPOINT_RUN_STATUSES = ['complete', 'partial', 'failed'] as const;
+export type EndpointRunStatus = (typeof ENDPOINT_RUN_STATUSES)[number];
 
 export interface EndpointRunRecord {
   id: number;
@@ -347,14 +348,16 @@ export interface EndpointRunRecord {
 // ---------------------------------------------------------------------------------------------
 // Metric catalogue (flat keys, one number per run)
 
-export type EndpointMetricUnit = 'req/s' | 'tok/s' | 'ms' | 'count' | 'ratio' | 'tokens' | 'blocks' | 'bytes' | 'bytes/s' | 's';
+export const ENDPOINT_METRIC_UNITS = ['req/s', 'tok/s', 'ms', 'count', 'ratio', 'tokens', 'blocks', 'bytes', 'bytes/s', 's'] as const;
+export type EndpointMetricUnit = (typeof ENDPOINT_METRIC_UNITS)[number];
+export const ENDPOINT_METRIC_GROUPS = ['throughput', 'latency', 'requests', 'server'] as const;
 
 export interface EndpointMetricDefinition {
   key: string;
   label: string;
   unit: EndpointMetricUnit;
   better: 'higher' | 'lower' | null;
-  group: 'throughput' | 'latency' | 'requests' | 'server';
+  group: (typeof ENDPOINT_METRIC_GROUPS)[number];
 }
 
 const em = (key: string, label: string, unit: EndpointMetricUnit, better: EndpointMetricDefinition['better'], group: EndpointMetricDefinition['group']): EndpointMetricDefinition =>
@@ -454,6 +457,26 @@ export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetr
     else put(`server.${v.key}_after`, v.after);
   }
   return out;
+}
+
+/**
+ * One cache hit rate per run, for listings: engines count hits differently, so this takes the first
+ * source the run has. The server's usage counts (cached ÷ prompt tokens) come first because they
+ * cover every tier the engine reuses from (GPU prefix cache and offload reloads alike); then the
+ * engine's own counters over the run; last its hit-rate gauge, whose window is the engine's own.
+ */
+export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { value: number; source: string } | null {
+  const cached = metrics.cached_prompt_tokens_total;
+  const prompt = metrics.server_prompt_tokens_total;
+  if (cached !== undefined && prompt !== undefined && prompt > 0) return { value: cached / prompt, source: 'cached ÷ prompt tokens (server usage)' };
+  for (const [key, source] of [
+    ['server.prefix_cache_hit_rate', 'GPU prefix cache, Δhits ÷ Δqueries (server metrics)'],
+    ['server.block_reuse_rate', 'KV block reuse, Δreused ÷ (Δreused + Δmissed) (server metrics)'],
+    ['server.server_cache_hit_rate_after', 'the server\'s hit-rate gauge after the run'],
+  ] as const) {
+    if (metrics[key] !== undefined) return { value: metrics[key], source };
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------

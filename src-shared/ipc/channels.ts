@@ -28,6 +28,10 @@ export const CHANNELS = [
   'report.compare',
   'export.create',
   'import.results',
+  'endpoint.list',
+  'endpoint.get',
+  'endpoint.compare',
+  'endpoint.export',
 ] as const;
 
 export type Channel = (typeof CHANNELS)[number];

@@ -10,6 +10,13 @@
  * Pure TypeScript: no Node, no DOM, no electron.
  */
 import { z } from 'zod';
+import {
+  ENDPOINT_METRIC_GROUPS,
+  ENDPOINT_METRIC_UNITS,
+  ENDPOINT_RUN_STATUSES,
+  EndpointRunConfigSchema,
+  REQUEST_STATUSES,
+} from '../domain/endpoint.ts';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
 import { PROFILE_IDS, SuitePlanSchema } from '../domain/scenarios.ts';
@@ -293,6 +300,108 @@ export const SystemComparisonSchema = z.object({
 export type SystemComparisonData = z.infer<typeof SystemComparisonSchema>;
 
 // ---------------------------------------------------------------------------------------------
+// Endpoint runs (mirrors src-shared/domain/endpoint.ts and src-main/endpoint/endpoint-store.ts)
+
+const endpointRunStatus = z.enum(ENDPOINT_RUN_STATUSES);
+/** A system label to look up (the CLI's --system-label rules apply when a run is recorded). */
+const systemLabel = z.string().min(1).max(100);
+
+export const DistributionSchema = z.object({ n: count, mean: nnum, p50: nnum, p95: nnum, p99: nnum, max: nnum });
+export type DistributionData = z.infer<typeof DistributionSchema>;
+
+export const EndpointAggregatesSchema = z.object({
+  requestsTotal: count,
+  requestsOk: count,
+  requestsFailed: count,
+  requestsNotSent: count,
+  durationS: num,
+  requestsPerS: nnum,
+  outputTokensPerS: nnum,
+  contextTokensPerS: nnum,
+  outputTokensTotal: num,
+  serverPromptTokensTotal: nnum,
+  cachedPromptTokensTotal: nnum,
+  promptTokensPerRequested: nnum,
+  ttftMs: DistributionSchema,
+  e2eMs: DistributionSchema,
+  tpotMs: DistributionSchema,
+  itlMs: DistributionSchema,
+  ttftReusedMs: DistributionSchema,
+  ttftFreshMs: DistributionSchema,
+  byContext: z.array(
+    z.object({ contextTokens: num, requests: count, ok: count, ttftMs: DistributionSchema, e2eMs: DistributionSchema, ttftReusedMs: DistributionSchema, ttftFreshMs: DistributionSchema }),
+  ),
+  failuresByStatus: z.partialRecord(z.enum(REQUEST_STATUSES), count),
+  // The pooled inter-token histogram (for merging runs) stays in the store and the exports.
+});
+
+export const ServerCacheMetricsSchema = z.object({
+  pages: z.array(
+    z.object({ url: z.string(), format: z.enum(['prometheus', 'trtllm-iteration-json', 'unavailable']), engines: z.array(z.string()), error: z.string().nullable(), notes: z.array(z.string()) }),
+  ),
+  values: z.array(z.object({ key: z.string(), source: z.string().nullable(), before: nnum, after: nnum, delta: nnum, reset: z.boolean() })),
+  derived: z.record(z.string(), nnum),
+  /** JSON has no NaN: a counter that was not a number reads back as null. */
+  rawCounterDeltas: z.record(z.string(), nnum),
+});
+
+/** A stored run as listed: identity, configuration and flat metrics (the catalogue's keys). */
+export const EndpointRunRowSchema = z.object({
+  id: int,
+  systemLabel: z.string(),
+  status: endpointRunStatus,
+  statusReason: z.string().nullable(),
+  config: EndpointRunConfigSchema,
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  wallMs: num,
+  metrics: z.record(z.string(), num),
+  kvbenchVersion: z.string(),
+  clientHost: z.string(),
+});
+export type EndpointRunRowData = z.infer<typeof EndpointRunRowSchema>;
+
+export const EndpointRunDetailSchema = EndpointRunRowSchema.extend({ aggregates: EndpointAggregatesSchema, serverMetrics: ServerCacheMetricsSchema });
+export type EndpointRunDetailData = z.infer<typeof EndpointRunDetailSchema>;
+
+export const EndpointFailedRequestSchema = z.object({
+  seq: count,
+  requestId: z.string(),
+  batchIndex: count,
+  contextTokens: count,
+  status: z.enum(REQUEST_STATUSES),
+  httpStatus: int.nullable(),
+  error: z.string().nullable(),
+});
+
+export const EndpointMetricDefinitionSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  unit: z.enum(ENDPOINT_METRIC_UNITS),
+  better: z.enum(['higher', 'lower']).nullable(),
+  group: z.enum(ENDPOINT_METRIC_GROUPS),
+});
+
+export const EndpointComparisonSchema = z.object({
+  method: z.string(),
+  labelA: z.string(),
+  labelB: z.string(),
+  runIdsA: z.array(int),
+  runIdsB: z.array(int),
+  warnings: z.array(z.string()),
+  rows: z.array(z.object({ metric: EndpointMetricDefinitionSchema, a: nnum, b: nnum, nA: count, nB: count, ratio: nnum, better: z.enum(['a', 'b']).nullable() })),
+});
+export type EndpointComparisonData = z.infer<typeof EndpointComparisonSchema>;
+
+/** Which endpoint runs an export holds (none given: every run). */
+export const EndpointExportFilterSchema = z.strictObject({
+  labels: z.array(systemLabel).min(1).max(100).optional(),
+  runIds: z.array(int.positive()).min(1).max(10_000).optional(),
+  statuses: z.array(endpointRunStatus).min(1).max(3).optional(),
+});
+export type EndpointExportFilter = z.infer<typeof EndpointExportFilterSchema>;
+
+// ---------------------------------------------------------------------------------------------
 // Suite state (for a page that attaches while a suite runs, e.g. after a reload)
 
 export const SUITE_STATES = ['idle', 'preparing', 'running'] as const;
@@ -316,6 +425,9 @@ export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export const MAX_IMPORT_FILES = 50;
 /** Per file, as text (results JSON with raw per-request lists can be large). */
 export const MAX_IMPORT_FILE_CHARS = 64 * 1024 * 1024;
+
+/** A file the backend made for the page to save (a download; a save dialog in the desktop app). */
+const exportedFile = { fileName: z.string(), mimeType: z.string(), dataBase64: z.string(), bytes: count };
 
 export const CONTRACT = {
   'app.info': {
@@ -409,7 +521,7 @@ export const CONTRACT = {
   },
   'export.create': {
     request: z.strictObject({ selection: SelectionSchema, format: z.enum(EXPORT_FORMATS), includeIncomplete: z.boolean().optional() }),
-    response: z.object({ fileName: z.string(), mimeType: z.string(), dataBase64: z.string(), trialCount: count, bytes: count }),
+    response: z.object({ ...exportedFile, trialCount: count }),
   },
   'import.results': {
     request: z.strictObject({
@@ -428,7 +540,50 @@ export const CONTRACT = {
       errors: z.array(z.object({ file: z.string(), message: z.string() })),
     }),
   },
+  'endpoint.list': {
+    request: z.strictObject({ labels: z.array(systemLabel).max(100).optional(), limit: int.min(1).max(10_000).optional() }),
+    response: z.object({
+      labels: z.array(z.object({ systemLabel: z.string(), runs: count, complete: count, latestStartedAt: z.string() })),
+      /** Newest first. */
+      runs: z.array(EndpointRunRowSchema),
+    }),
+  },
+  'endpoint.get': {
+    request: z.strictObject({ id: int.positive() }),
+    response: z.object({
+      run: EndpointRunDetailSchema,
+      /** The requests that did not succeed, in order (at most MAX_FAILED_REQUESTS; the counts are in aggregates.failuresByStatus). */
+      failedRequests: z.array(EndpointFailedRequestSchema),
+    }),
+  },
+  'endpoint.compare': {
+    request: z
+      .strictObject({
+        labelA: systemLabel,
+        labelB: systemLabel,
+        /** Only the newest run of each label (else every complete run of the same workload: the median). */
+        latest: z.boolean().optional(),
+        includePartial: z.boolean().optional(),
+        runIdsA: z.array(int.positive()).min(1).max(1000).optional(),
+        runIdsB: z.array(int.positive()).min(1).max(1000).optional(),
+      })
+      .refine((r) => r.labelA !== r.labelB || (r.runIdsA !== undefined && r.runIdsB !== undefined), {
+        error: 'choose two different system labels (or the runs of each side)',
+      }),
+    response: EndpointComparisonSchema,
+  },
+  'endpoint.export': {
+    request: EndpointExportFilterSchema.extend({
+      format: z.enum(EXPORT_FORMATS),
+      /** CSV: one row per request instead of one per run. */
+      requests: z.boolean().optional(),
+    }).strict(),
+    response: z.object({ ...exportedFile, runCount: count }),
+  },
 } as const satisfies Record<Channel, { request: z.ZodType; response: z.ZodType }>;
+
+/** How many failed requests `endpoint.get` lists (a dead server fails every request of a long workload). */
+export const MAX_FAILED_REQUESTS = 500;
 
 /** Compile-time check that CONTRACT has no channel beyond CHANNELS (satisfies checks the other way). */
 type ExtraChannels = Exclude<keyof typeof CONTRACT, Channel>;

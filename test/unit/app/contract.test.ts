@@ -59,6 +59,15 @@ describe('the IPC contract', () => {
     expect(info).toMatchObject({ ok: true, value: { mode: 'electron', databasePath: t.db } });
   });
 
+  it('carries the real-engine view\'s channels (endpoint.*) to the backend like every other', async () => {
+    for (const c of ['endpoint.list', 'endpoint.get', 'endpoint.compare', 'endpoint.export']) expect(CHANNELS, c).toContain(c);
+    const call = (c: string, req: unknown) => (api[c] as (r: unknown) => Promise<unknown>)(req);
+    expect(await call('endpoint.list', {})).toEqual({ ok: true, value: { labels: [], runs: [] } });
+    expect(await call('endpoint.compare', { labelA: 'pcie', labelB: 'c2c' })).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'no complete runs for pcie and c2c' } });
+    expect(await call('endpoint.get', { id: 1 })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await call('endpoint.export', { format: 'xlsx' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+
   it('hands subscribers the event data only, never the IPC event, and unsubscribes', () => {
     const got: unknown[] = [];
     const unsubscribe = (api.subscribe as (l: (e: unknown) => void) => () => void)((e) => got.push(e));

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { flattenEndpointMetrics, type EndpointRequestSample, type EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
+import { flattenEndpointMetrics, type EndpointRequestSample } from '../../../src-shared/domain/endpoint.ts';
 import { aggregateRun } from '../../../src-main/endpoint/aggregate.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
@@ -12,6 +12,7 @@ import { MIGRATIONS } from '../../../src-main/store/migrations.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import ExcelJS from 'exceljs';
+import { endpointConfig } from './fixtures.ts';
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -26,28 +27,6 @@ function freshStore(): Store {
   stores.push(s);
   return s;
 }
-
-const config = (label: string, digest = 'd1'): EndpointRunConfig => ({
-  baseUrl: 'http://127.0.0.1:1/v1',
-  model: 'm',
-  api: 'completions',
-  systemLabel: label,
-  notes: 'n, with "quotes"',
-  workloadFile: '/tmp/w.json',
-  workloadDigest: digest,
-  temperature: 0,
-  topP: 1,
-  maxTokens: null,
-  ignoreEos: true,
-  streamUsage: true,
-  requestTimeoutS: 600,
-  idleTimeoutS: 120,
-  metricsUrls: ['http://127.0.0.1:1/metrics'],
-  promptSalt: 'salt',
-  promptTokenizer: 'words',
-  maxBatches: null,
-  stopAfterDeadBatches: 2,
-});
 
 function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '2026-01-01T00:00:00.000Z'): EndpointRunOutcome {
   const samples: EndpointRequestSample[] = ttfts.map((t, i) => ({
@@ -84,7 +63,7 @@ function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '202
     systemLabel: label,
     status: 'partial',
     statusReason: '1 of 4 request(s) did not succeed',
-    config: config(label, digest),
+    config: endpointConfig(label, { workloadDigest: digest }),
     startedAt,
     finishedAt: startedAt,
     wallMs: 1234,

@@ -1,0 +1,28 @@
+// An endpoint run configuration for tests: pure (no Node, no DOM), so the store's tests and the
+// renderer's (type-checked with the DOM library) share it.
+import type { EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
+
+export function endpointConfig(label: string, over: Partial<EndpointRunConfig> = {}): EndpointRunConfig {
+  return {
+    baseUrl: 'http://127.0.0.1:1/v1',
+    model: 'm',
+    api: 'completions',
+    systemLabel: label,
+    notes: 'n, with "quotes"',
+    workloadFile: '/tmp/w.json',
+    workloadDigest: 'd1',
+    temperature: 0,
+    topP: 1,
+    maxTokens: null,
+    ignoreEos: true,
+    streamUsage: true,
+    requestTimeoutS: 600,
+    idleTimeoutS: 120,
+    metricsUrls: ['http://127.0.0.1:1/metrics'],
+    promptSalt: 'salt',
+    promptTokenizer: 'words',
+    maxBatches: null,
+    stopAfterDeadBatches: 2,
+    ...over,
+  };
+}

@@ -1,0 +1,176 @@
+// The backend's endpoint channels (the app's "Real engine" view, Electron and kvbench serve alike)
+// over a real SQLite file: runs recorded as `kvbench endpoint run` records them — the real runner
+// against the fake OpenAI server, stored by the endpoint store through a second connection, as the
+// CLI writes while the app has the database open — then listed, shown, compared and exported.
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
+import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
+import { runEndpointBenchmark } from '../../../src-main/endpoint/runner.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import type { EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import type { ResponseOf, Result } from '../../../src-shared/ipc/contract.ts';
+import { startFakeServer, type FakeServerOptions } from '../../integration/endpoint/fake-openai-server.ts';
+import { configFor, smallWorkload } from '../../integration/endpoint/harness.ts';
+import { removeTempDirs } from '../store/fixtures.ts';
+import { testBackend, type TestBackend } from './backend-harness.ts';
+
+let t: TestBackend;
+const ids: Record<string, number> = {};
+
+/** One run of the small workload against a fresh fake server, stored under `label` as the CLI stores it. */
+async function record(label: string, server: FakeServerOptions): Promise<number> {
+  const s = await startFakeServer(server);
+  try {
+    const w = smallWorkload();
+    const outcome = await runEndpointBenchmark({ config: configFor(s, w, { systemLabel: label, notes: `${label} notes` }), workload: w, metricsUrlsAreDefaults: true });
+    const store = openStore(t.db);
+    try {
+      return new EndpointStore(store).insertRun(outcome);
+    } finally {
+      store.close();
+    }
+  } finally {
+    await s.close();
+  }
+}
+
+function ok<T>(r: Result<T>): T {
+  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
+  return r.value;
+}
+const invoke = async <C extends 'endpoint.list' | 'endpoint.get' | 'endpoint.compare' | 'endpoint.export'>(c: C, req: unknown): Promise<Result<ResponseOf<C>>> =>
+  (await t.backend.invoke(c, req)) as Result<ResponseOf<C>>;
+
+beforeAll(async () => {
+  t = await testBackend();
+  // Before any run: an empty list, and exports that say there is nothing.
+  expect(ok(await invoke('endpoint.list', {}))).toEqual({ labels: [], runs: [] });
+  expect(await invoke('endpoint.export', { format: 'csv' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringContaining('kvbench endpoint run') } });
+  // pcie is slower on every request by design (8 ms vs 1 ms before the first token, 1 ms vs 0.2 ms per
+  // token), far beyond timer jitter on a loaded machine; its small GPU tier makes it offload and reload.
+  ids.pcie = await record('pcie', { flavor: 'vllm', gpuBlocks: 40, hostBlocks: 400, baseMs: 8, prefillMsPerToken: 0.02, decodeMsPerToken: 1 });
+  ids.c2c = await record('c2c', { flavor: 'trtllm', gpuBlocks: 400, hostBlocks: 400, baseMs: 1, prefillMsPerToken: 0.005, decodeMsPerToken: 0.2 });
+  // A server that turns every fifth request away and breaks one stream: a partial run.
+  ids.flaky = await record('flaky', {
+    flavor: 'sglang',
+    failure: (i) => (i === 7 ? { kind: 'disconnect', afterTokens: 2 } : i % 5 === 2 ? { kind: 'http', status: 503, message: 'server overloaded' } : null),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await t.backend.close();
+  removeTempDirs();
+});
+
+describe('endpoint channels', () => {
+  it('lists the stored runs newest first, with the label summary, configuration and flat metrics', async () => {
+    const l = ok(await invoke('endpoint.list', {}));
+    expect(l.labels.map((x) => [x.systemLabel, x.runs, x.complete])).toEqual([
+      ['flaky', 1, 0],
+      ['c2c', 1, 1],
+      ['pcie', 1, 1],
+    ]);
+    expect(l.runs.map((r) => [r.id, r.systemLabel, r.status])).toEqual([
+      [ids.flaky, 'flaky', 'partial'],
+      [ids.c2c, 'c2c', 'complete'],
+      [ids.pcie, 'pcie', 'complete'],
+    ]);
+    const pcie = l.runs.find((r) => r.id === ids.pcie)!;
+    expect(pcie.config).toMatchObject({ model: 'fake-model', systemLabel: 'pcie', notes: 'pcie notes', api: 'completions' });
+    expect(pcie.config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(pcie.metrics).toMatchObject({ requests_total: 26, requests_ok: 26, requests_failed: 0 });
+    for (const k of ['requests_per_s', 'output_tokens_per_s', 'ttft_p50_ms', 'ttft_p95_ms', 'ttft_p99_ms', 'latency_p95_ms', 'server.prefix_cache_hit_rate']) expect(pcie.metrics[k], k).toBeGreaterThan(0);
+    // A listing carries no per-run aggregates or server pages: endpoint.get has those.
+    expect(pcie).not.toHaveProperty('aggregates');
+    expect(pcie).not.toHaveProperty('serverMetrics');
+    const only = ok(await invoke('endpoint.list', { labels: ['c2c'], limit: 5 }));
+    expect(only.runs.map((r) => r.systemLabel)).toEqual(['c2c']);
+    expect(await invoke('endpoint.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+  });
+
+  it('shows one run in full: aggregates, server metric deltas, and the failed requests by kind', async () => {
+    const { run, failedRequests } = ok(await invoke('endpoint.get', { id: ids.pcie }));
+    expect(run.aggregates).toMatchObject({ requestsTotal: 26, requestsOk: 26, requestsFailed: 0, failuresByStatus: {} });
+    expect(run.aggregates.byContext.map((c) => c.contextTokens)).toEqual([256, 512]);
+    expect(run.aggregates).not.toHaveProperty('itlHistogram');
+    const reload = run.serverMetrics.values.find((v) => v.key === 'reload_bytes')!;
+    expect(reload.delta).toBeGreaterThan(0); // the offload path was exercised, and its bytes came back
+    expect(run.serverMetrics.derived.external_prefix_cache_hit_rate).toBeGreaterThan(0);
+    expect(failedRequests).toEqual([]);
+
+    const flaky = ok(await invoke('endpoint.get', { id: ids.flaky }));
+    expect(flaky.run.status).toBe('partial');
+    // Requests 2, 12, 17 and 22 turned away; request 7's stream broken.
+    expect(flaky.run.aggregates.failuresByStatus).toEqual({ http_error: 4, incomplete: 1 });
+    expect(flaky.failedRequests).toHaveLength(flaky.run.aggregates.requestsFailed);
+    expect(flaky.failedRequests.find((q) => q.status === 'http_error')).toMatchObject({ httpStatus: 503, error: expect.stringContaining('server overloaded') });
+
+    expect(await invoke('endpoint.get', { id: 9999 })).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'no endpoint run 9999 (see kvbench endpoint list)' } });
+    expect(await invoke('endpoint.get', { id: 'one' })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('endpoint.get') } });
+  });
+
+  it('compares two labels with the CLI comparison: A, B, A ÷ B and the better side per metric', async () => {
+    const c = ok(await invoke('endpoint.compare', { labelA: 'pcie', labelB: 'c2c' }));
+    // The very comparison `kvbench endpoint compare pcie c2c` prints.
+    const store = openStore(t.db);
+    try {
+      expect(c).toEqual(JSON.parse(JSON.stringify(compareLabels(new EndpointStore(store), 'pcie', 'c2c'))));
+    } finally {
+      store.close();
+    }
+    expect(c).toMatchObject({ labelA: 'pcie', labelB: 'c2c', runIdsA: [ids.pcie], runIdsB: [ids.c2c], warnings: [] });
+    const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
+    for (const k of ['requests_per_s', 'ttft_p50_ms', 'ttft_p95_ms', 'ttft_p99_ms', 'latency_p95_ms']) {
+      const r = row(k);
+      expect(r.ratio, k).toBeCloseTo(r.a! / r.b!, 12);
+    }
+    // c2c's faster server: lower TTFT, which is better; more requests per second, which is better.
+    expect(row('ttft_p50_ms').metric.better).toBe('lower');
+    expect(row('ttft_p50_ms').better).toBe('b');
+    expect(row('requests_per_s').better).toBe('b');
+    expect(row('requests_total')).toMatchObject({ a: 26, b: 26, ratio: 1, better: null });
+
+    // Partial runs count only when asked.
+    expect(await invoke('endpoint.compare', { labelA: 'pcie', labelB: 'flaky' })).toEqual({
+      ok: false,
+      error: { code: 'NOT_FOUND', message: 'no complete runs for flaky; stored labels: flaky (0/1 complete), c2c (1/1 complete), pcie (1/1 complete)' },
+    });
+    const withPartial = ok(await invoke('endpoint.compare', { labelA: 'pcie', labelB: 'flaky', includePartial: true, latest: true }));
+    expect(withPartial.warnings).toEqual([`run ${ids.flaky} (flaky) is partial: its failed requests are not in its latencies`]);
+    expect(await invoke('endpoint.compare', { labelA: 'pcie', labelB: 'nowhere' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringMatching(/^no complete runs for nowhere; stored labels: /) } });
+    expect(await invoke('endpoint.compare', { labelA: 'pcie', labelB: 'pcie' })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('two different system labels') } });
+    expect(ok(await invoke('endpoint.compare', { labelA: 'pcie', labelB: 'pcie', runIdsA: [ids.pcie], runIdsB: [ids.pcie] })).rows.every((r) => r.ratio === null || r.ratio === 1)).toBe(true);
+    expect(await invoke('endpoint.compare', { labelA: '', labelB: 'c2c' })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+  });
+
+  it('exports as `kvbench endpoint export`: CSV per run or per request, XLSX with the comparison, JSON', async () => {
+    const csv = ok(await invoke('endpoint.export', { labels: ['pcie', 'c2c'], format: 'csv' }));
+    expect(csv).toMatchObject({ mimeType: 'text/csv', runCount: 2 });
+    expect(csv.fileName).toMatch(/^kvbench-endpoint-pcie-vs-c2c-\d{8}-\d{6}\.csv$/);
+    const lines = Buffer.from(csv.dataBase64, 'base64').toString('utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toMatch(/^run_id,system_label,status,/);
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([`${ids.pcie},pcie,complete`, `${ids.c2c},c2c,complete`]);
+    expect(csv.bytes).toBe(Buffer.from(csv.dataBase64, 'base64').length);
+
+    const perRequest = ok(await invoke('endpoint.export', { runIds: [ids.flaky], format: 'csv', requests: true }));
+    expect(perRequest.fileName).toMatch(new RegExp(`^kvbench-endpoint-run-${ids.flaky}-`));
+    expect(Buffer.from(perRequest.dataBase64, 'base64').toString('utf8').trimEnd().split('\r\n')).toHaveLength(1 + 26);
+
+    const xlsx = ok(await invoke('endpoint.export', { runIds: [ids.pcie, ids.c2c], format: 'xlsx' }));
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(xlsx.dataBase64, 'base64') as unknown as ArrayBuffer);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Runs', 'Requests', 'By context', 'Server metrics', 'Comparison', 'About']);
+
+    const json = ok(await invoke('endpoint.export', { format: 'json', statuses: ['partial'] }));
+    const doc = JSON.parse(Buffer.from(json.dataBase64, 'base64').toString('utf8')) as { format: string; runs: (EndpointRunRecord & { requests: unknown[] })[] };
+    expect(doc.format).toBe('kvbench-endpoint-export');
+    expect(doc.runs.map((r) => [r.systemLabel, r.requests.length])).toEqual([['flaky', 26]]);
+    expect(json.fileName).toMatch(/^kvbench-endpoint-flaky-/);
+
+    expect(ok(await invoke('endpoint.export', { format: 'csv' })).runCount).toBe(3);
+    expect(await invoke('endpoint.export', { runIds: [9999], format: 'csv' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringContaining('no endpoint run 9999') } });
+    expect(await invoke('endpoint.export', { labels: ['nowhere'], format: 'json' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(await invoke('endpoint.export', { format: 'pdf' })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+  });
+});
