@@ -1,5 +1,6 @@
 // Numbers for people, in the units chosen in Settings: bandwidth and sizes in decimal (GB/s, as
 // drive makers state) or binary (GiB/s) units, latencies in ms or µs. Every value shows its unit.
+import type { EndpointMetricUnit, ServerMetricUnit } from '../src-shared/domain/endpoint.ts';
 import type { MetricUnit } from '../src-shared/domain/store-types.ts';
 
 export interface UnitPrefs {
@@ -91,8 +92,8 @@ export function fmtDate(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** A metric value in its catalogue unit, with the unit. */
-export function fmtMetric(v: number | null | undefined, unit: MetricUnit, u: UnitPrefs = DEFAULT_UNITS): string {
+/** A metric value in its catalogue unit (the storage trials', or the endpoint runs' and their server metrics'), with the unit. */
+export function fmtMetric(v: number | null | undefined, unit: MetricUnit | EndpointMetricUnit | ServerMetricUnit, u: UnitPrefs = DEFAULT_UNITS): string {
   if (!finite(v)) return DASH;
   switch (unit) {
     case 'tok/s':
@@ -114,6 +115,10 @@ export function fmtMetric(v: number | null | undefined, unit: MetricUnit, u: Uni
     case 'users':
       return `${fmtNumber(v, Number.isInteger(v) ? 0 : 1)} users`;
     case 's':
+    case 'seconds':
       return `${fmtNumber(v)} s`;
+    case 'tokens':
+    case 'blocks':
+      return `${fmtNumber(v, Number.isInteger(v) ? 0 : 1)} ${unit}`;
   }
 }

@@ -7,14 +7,14 @@ import { api } from '../api/api.ts';
 import type { ConnectionState } from '../api/transport.ts';
 import { DEFAULT_UNITS, type UnitPrefs } from '../format.ts';
 
-export type RouteName = 'wizard' | 'history' | 'compare' | 'report' | 'settings';
+export type RouteName = 'wizard' | 'history' | 'compare' | 'endpoint' | 'report' | 'settings';
 export interface Route {
   name: RouteName;
   /** e.g. { suite: '3' } for a suite's report. */
   query: Record<string, string>;
 }
 
-const ROUTES: readonly RouteName[] = ['wizard', 'history', 'compare', 'report', 'settings'];
+const ROUTES: readonly RouteName[] = ['wizard', 'history', 'compare', 'endpoint', 'report', 'settings'];
 
 export function parseHash(hash: string): Route {
   const [p, q] = hash.replace(/^#\/?/, '').split('?');

@@ -1,16 +1,18 @@
-// History, report, compare, settings and the shell against a fake backend: empty, loading and
-// error states, sorting, deleting with confirmation, units, and the no-token error.
+// History, report, compare, the real-engine view, settings and the shell against a fake backend:
+// empty, loading and error states, sorting, deleting with confirmation, units, and the no-token error.
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../../src-renderer/App.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import CompareView from '../../../src-renderer/views/CompareView.vue';
+import EndpointView from '../../../src-renderer/views/EndpointView.vue';
 import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import SettingsView from '../../../src-renderer/views/SettingsView.vue';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
+import { endpointComparison, endpointDetail, endpointList, endpointRow } from './endpoint-fixtures.ts';
 import { SETTINGS, appInfo, report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
@@ -212,6 +214,145 @@ describe('compare', () => {
   });
 });
 
+// Newest first, as the store lists them: c2c twice as fast as pcie.
+const c2c = endpointRow(3, 'c2c', 1);
+const pcie = endpointRow(2, 'pcie', 2);
+const pcieOld = endpointRow(1, 'pcie', 2, { status: 'partial', statusReason: '3 failed', metrics: { ...endpointRow(1, 'pcie', 2).metrics, requests_ok: 23, requests_failed: 3 } });
+const rows = [c2c, pcie, pcieOld];
+
+describe('the real-engine view', () => {
+  it('says that runs are recorded from the CLI, with the command and this app\'s database', async () => {
+    installFakeApi({ 'app.info': () => appInfo(), 'endpoint.list': () => ({ labels: [], runs: [] }) });
+    await useAppStore().load();
+    const w = mountIt(EndpointView);
+    await flush();
+    const empty = w.get('[data-test=endpoint-empty]').text();
+    expect(empty).toContain('No endpoint runs yet');
+    expect(empty).toContain('recorded from the command line, not from the app');
+    expect(empty).toContain('kvbench endpoint run --url http://localhost:8000 --model MODEL --workload workload.json --system-label pcie --db /data/kvbench.db');
+    expect(w.find('[data-test=endpoint-runs]').exists()).toBe(false);
+  });
+
+  it('lists the runs grouped by system label, with units, and follows the unit settings', async () => {
+    installFakeApi({ 'endpoint.list': () => endpointList(rows) });
+    const w = mountIt(EndpointView);
+    await flush();
+    const groups = w.findAll('[data-test=endpoint-runs] tbody');
+    expect(groups.map((g) => g.attributes('data-label'))).toEqual(['c2c', 'pcie']);
+    expect(groups[1].get('tr.group').text()).toContain('pcie · 2 run(s), 1 complete');
+    const row = w.get('[data-run="3"]').text();
+    expect(row).toContain('meta-llama/Llama-3.1-8B-Instruct');
+    expect(row).toContain('http://c2c-host:8000/v1');
+    expect(row).toContain('26 ok');
+    expect(row).toContain('12.5 req/s');
+    expect(row).toContain('740 tok/s');
+    expect(row).toMatch(/45\.3 ms\s*80\.0 ms\s*95\.0 ms\s*420 ms/); // TTFT P50, P95, P99, E2E P95
+    expect(row).toContain('37.5 %'); // 3,000 of 8,000 prompt tokens cached
+    expect(w.get('[data-run="3"] td[title]').attributes('title')).toContain('cached ÷ prompt tokens');
+    expect(w.get('[data-run="1"]').text()).toContain('3 failed');
+    expect(w.get('[data-run="1"]').text()).toContain('partial');
+
+    useAppStore().settings = { ...SETTINGS, latencyUnit: 'us' };
+    await flush();
+    expect(w.get('[data-run="3"]').text()).toContain('45,250 µs');
+  });
+
+  it('compares two labels: A, B and A ÷ B per metric with the better side, the warnings, and an export of exactly those runs', async () => {
+    const fake = installFakeApi({
+      'endpoint.list': () => endpointList(rows),
+      'endpoint.compare': (r) => {
+        const c = endpointComparison(r.labelA, rows.filter((x) => x.systemLabel === r.labelA && x.status === 'complete'), r.labelB, rows.filter((x) => x.systemLabel === r.labelB && x.status === 'complete'));
+        return { ...c, warnings: ['the runs served different models (a, b)'] };
+      },
+      'endpoint.export': (r) => ({ fileName: 'kvbench-endpoint-pcie-vs-c2c-20261101-100000.xlsx', mimeType: 'application/octet-stream', dataBase64: 'UEs=', bytes: 2, runCount: r.runIds?.length ?? 0 }),
+    });
+    const w = mountIt(EndpointView);
+    await flush();
+    // The two most recently measured labels are chosen; pick pcie as A from its group.
+    expect((w.get('select[name=labelA]').element as HTMLSelectElement).value).toBe('c2c');
+    await w.get('button[aria-label="Compare pcie as A"]').trigger('click');
+    expect((w.get('select[name=labelA]').element as HTMLSelectElement).value).toBe('pcie');
+    expect((w.get('select[name=labelB]').element as HTMLSelectElement).value).toBe('c2c');
+    await w.get('input[name=latest]').setValue(true);
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('endpoint.compare')).toEqual([{ labelA: 'pcie', labelB: 'c2c', latest: true, includePartial: false }]);
+
+    const cmp = w.get('[data-test=endpoint-comparison]').text();
+    expect(cmp).toContain('run(s) 2');
+    expect(cmp).toContain('the runs served different models');
+    const cells = (key: string) => w.get(`[data-metric="${key}"]`).findAll('td').map((td) => td.text());
+    expect(cells('ttft_p50_ms')).toEqual(['TTFT P50 (lower is better)', '90.5 ms', '45.3 ms', '2.00×', 'c2c']);
+    expect(cells('requests_per_s')).toEqual(['Requests/s (higher is better)', '6.25 req/s', '12.5 req/s', '0.50×', 'c2c']);
+    expect(cells('requests_total')).toEqual(['Requests (no direction)', '26', '26', '1.00×', '']);
+    expect(cells('server.reload_bytes')[1]).toBe('2.15 GB'); // decimal units by default
+    expect(w.get('[data-metric="ttft_p50_ms"] td:nth-child(4)').classes()).toContain('worse');
+    expect(w.findAll('[data-test=endpoint-compare-table] tbody').map((g) => g.attributes('data-group'))).toEqual(['throughput', 'latency', 'requests', 'server']);
+    expect(w.find('canvas[aria-label="pcie divided by c2c per metric"]').exists()).toBe(true);
+
+    useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };
+    await flush();
+    expect(cells('server.reload_bytes')[1]).toBe('2.00 GiB');
+
+    await w.get('[data-test=endpoint-comparison] [data-export=xlsx]').trigger('click');
+    await flush();
+    expect(fake.callsOf('endpoint.export')).toEqual([{ runIds: [2, 3], format: 'xlsx' }]);
+    expect(w.get('[data-test=endpoint-comparison] [data-test=export-done]').text()).toContain('2 endpoint run(s)');
+  });
+
+  it('shows a comparison without runs as the backend\'s NOT_FOUND message', async () => {
+    installFakeApi({
+      'endpoint.list': () => endpointList(rows),
+      'endpoint.compare': () => ({ error: { code: 'NOT_FOUND', message: 'no complete runs for pcie; stored labels: c2c (1/1 complete), pcie (1/2 complete)' } }),
+    });
+    const w = mountIt(EndpointView);
+    await flush();
+    await w.get('[data-test=endpoint-compare]').trigger('click');
+    await w.get('form').trigger('submit');
+    await flush();
+    const alert = w.get('[role=alert]').text();
+    expect(alert).toContain('The comparison failed');
+    expect(alert).toContain('NOT_FOUND');
+    expect(alert).toContain('no complete runs for pcie; stored labels: c2c (1/1 complete)');
+    expect(w.find('[data-test=endpoint-compare-table]').exists()).toBe(false);
+  });
+
+  it('opens a run: configuration, aggregates, server metric deltas with units, failures by kind, its export', async () => {
+    const fake = installFakeApi({
+      'endpoint.list': () => endpointList(rows),
+      'endpoint.get': (r) => endpointDetail(rows.find((x) => x.id === r.id)!, r.id === 1),
+      'endpoint.export': (r) => ({ fileName: 'kvbench-endpoint-run-1.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 1, runCount: r.runIds?.length ?? 0 }),
+    });
+    const w = mountIt(EndpointView);
+    await flush();
+    await w.get('button[aria-label="Open endpoint run 1"]').trigger('click');
+    await flush();
+    expect(fake.callsOf('endpoint.get')).toEqual([{ id: 1 }]);
+    const dialog = document.querySelector('dialog.modal') as HTMLElement;
+    const text = dialog.textContent ?? '';
+    expect(text).toContain('Endpoint run 1: pcie');
+    expect(text).toContain('http://pcie-host:8000/v1 (/completions)');
+    expect(text).toContain('pcie notes');
+    expect(text).toContain('21 ok');
+    expect(text).toContain('12.5 req/s');
+    const latency = dialog.querySelector('[data-test=endpoint-latency]')!.textContent!;
+    expect(latency).toMatch(/Time to first token\s*26\s*45\.3 ms\s*90\.5 ms\s*136 ms/);
+    const server = (key: string) => dialog.querySelector(`[data-server-metric="${key}"]`)!.textContent!;
+    expect(server('reload_bytes')).toContain('Δ 2.15 GB');
+    expect(server('prefix_cache_hits')).toContain('Δ 3,000 tokens');
+    expect(server('kv_cache_usage')).toMatch(/10\.0 %\s*85\.0 %\s*gauge/);
+    expect(server('prefix_cache_hit_rate')).toContain('37.5 %');
+    expect(server('reload_bandwidth')).toContain('25.0 GB/s');
+    const failures = dialog.querySelector('[data-test=endpoint-failures]')!;
+    expect(failures.querySelector('[data-failure=http_error]')!.textContent).toMatch(/http error\s*4\s*b1_r0 \(HTTP 503\): HTTP 503: server overloaded/);
+    expect(failures.querySelector('[data-failure=incomplete]')!.textContent).toContain('the stream ended without [DONE]');
+
+    (dialog.querySelector('[data-export=csv]') as HTMLButtonElement).click();
+    await flush();
+    expect(fake.callsOf('endpoint.export')).toEqual([{ runIds: [1], format: 'csv' }]);
+  });
+});
+
 describe('settings and the shell', () => {
   it('saves settings and shows a refused database', async () => {
     const fake = installFakeApi({
@@ -251,7 +392,7 @@ describe('settings and the shell', () => {
     await flush(10);
     expect(fake.callsOf('hardware.detect')).toEqual([{ cacheDir: '/mnt/nvme/kv' }]);
     const nav = w.findAll('nav button.nav-item');
-    expect(nav.map((b) => b.text())).toEqual(['New suite', 'History', 'Compare', 'Settings']);
+    expect(nav.map((b) => b.text())).toEqual(['New suite', 'History', 'Compare', 'Real engine', 'Settings']);
     expect(nav[0].attributes('aria-current')).toBe('page');
     expect(w.text()).toContain('v0.1.0 · served');
   });
