@@ -196,6 +196,7 @@ export const ScenarioSummarySchema = z.object({
   trialsTotal: count,
   trialIds: z.array(int),
   excluded: z.array(z.object({ trialId: int, trialIndex: count, status: trialRowStatus, reason: z.string().nullable() })),
+  cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, count, p50Ms: num, p95Ms: num, p99Ms: num })),
 });
@@ -203,7 +204,6 @@ export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
 export const ScenarioReportSchema = z.object({
   method: z.string(),
-  cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   includeIncomplete: z.boolean(),
   scenarios: z.array(ScenarioSummarySchema),
 });
