@@ -8,8 +8,8 @@
 // For each target (a RAM-backed loop device; the machine's own disk) and workload:
 //   read-heavy:  kvbench run --cpu-mem-gb 0 --gpu-mem-gb 0 --generation-mode none (storage only)
 //   write-heavy: the same with --prefill-only --disable-multi-turn (prefill writes only)
-// each repetition runs kvbench, then fio (so the sequence alternates K F K F K F), fio with the mix
-// that kvbench run produced:
+// after one unmeasured warm-up run, each repetition runs kvbench and fio, the first tool alternating
+// (K F, F K, K F, …), fio with the read/write mix of the kvbench run it is paired with:
 //   fio --direct=1 --bs=<chunk> --ioengine=psync --numjobs=<io-depth> --rw=read|write|rw
 //       --rwmixread=<kvbench's measured read share> --size=<kvbench's mean entry size>
 //       --fdatasync=<chunks per entry> (the engine fdatasyncs once per entry) --time_based
@@ -172,23 +172,39 @@ async function benchTarget(target: BenchTarget, summaries: Summary[], raw: unkno
     console.log(`\n--- ${w.label}`);
     console.log(`kvbench run ${kvArgs(target.dir, w).join(' ')}`);
     const rows: Rep[] = [];
+    // Unmeasured: a fresh device (and a fresh file system's allocator) is slower for the first run
+    // after setup; whichever tool ran first would pay for it.
+    const warm = await kvRep(target, w, `${target.kind}-${w.name}-warm-up`).catch((err: Error) => err);
+    console.log(warm instanceof Error ? `warm-up run failed: ${warm.message.split('\n')[0]}` : `warm-up run (not measured): kvbench ${fmt(warm.storageBytesPerSec / 1e9)} GB/s`);
+    let lastMix: KvbenchRun | null = warm instanceof Error ? null : warm;
     for (let rep = 1; rep <= reps; rep++) {
-      // kvbench first, then fio with the mix kvbench just produced: the mix of one storage-only run
-      // depends on its cache's hits and misses, so it is taken from the run being compared.
+      // Pairs alternate which tool goes first (K F, F K, K F, …) so drift hits both alike. fio takes
+      // the read/write mix of the kvbench run it is paired with: measured just before it, or, when
+      // fio goes first, the previous kvbench run of this workload (the mix of a storage-only run
+      // depends on its cache's hits and misses, and stays within a few percent between runs).
+      const fioFirst = rep % 2 === 0 && lastMix !== null;
       let k: KvbenchRun;
+      let f: FioRun;
       try {
-        k = await kvRep(target, w, `${target.kind}-${w.name}-${rep}`);
+        if (fioFirst) {
+          f = await fioRep(target, fioSpecFrom(target.dir, lastMix!));
+          k = await kvRep(target, w, `${target.kind}-${w.name}-${rep}`);
+        } else {
+          k = await kvRep(target, w, `${target.kind}-${w.name}-${rep}`);
+          f = await fioRep(target, fioSpecFrom(target.dir, k));
+        }
       } catch (err) {
         // A failed run is reported and left out; the other alternations still count.
-        console.log(`rep ${rep}: kvbench failed, left out: ${(err as Error).message.split('\n').filter((l) => /error|failed/i.test(l)).slice(0, 2).join(' | ')}`);
+        console.log(`rep ${rep}: failed, left out: ${(err as Error).message.split('\n').filter((l) => /error|failed/i.test(l)).slice(0, 2).join(' | ')}`);
         raw.push({ target: target.kind, workload: w.name, rep, failed: (err as Error).message });
         continue;
       }
-      const f = await fioRep(target, fioSpecFrom(target.dir, k));
+      lastMix = k;
       const wasQuiet = quietLog.slice(-2).every(Boolean);
       if (rep === 1) console.log(f.commandLine.replace(target.dir, '<dir>'));
-      rows.push({ rep, order: 'kvbench, fio', k, f, ratio: k.storageBytesPerSec / f.bytesPerSec, quiet: wasQuiet });
-      raw.push({ target: target.kind, workload: w.name, rep, order: rows.at(-1)!.order, quiet_before_both: wasQuiet, kvbench: summariseK(k), fio: summariseF(f) });
+      const order = fioFirst ? 'fio, kvbench' : 'kvbench, fio';
+      rows.push({ rep, order, k, f, ratio: k.storageBytesPerSec / f.bytesPerSec, quiet: wasQuiet });
+      raw.push({ target: target.kind, workload: w.name, rep, order, quiet_before_both: wasQuiet, kvbench: summariseK(k), fio: summariseF(f) });
     }
     const header = ['rep', 'order', 'kvb R GB/s', 'kvb W GB/s', 'kvb GB/s', 'read %', 'kvb CPU-s/GB', 'dev R cov', 'dev W cov', 'fio GB/s', 'fio read %', 'fio CPU-s/GB', 'kvb aqu', 'fio aqu', 'kvb ÷ fio', 'quiet'];
     if (p) header.push('kvb ÷ probe');
