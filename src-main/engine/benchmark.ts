@@ -10,12 +10,12 @@ import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run
 import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
 import { AlignedSlab } from './io/aligned-slab.ts';
 import { BytePool } from './io/byte-workers.ts';
-import { EntryFileStore } from './io/entry-file-store.ts';
+import { EntryFileStore, IoCancelledError } from './io/entry-file-store.ts';
 import { PayloadPool } from './io/payload.ts';
-import { DeviceStatsSampler } from './metrics/device-stats.ts';
+import { DeviceStatsSampler, type DeviceStatsReport } from './metrics/device-stats.ts';
 import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
-import { buildResults, type RunFacts } from './report/results-builder.ts';
+import { buildResults, type PhaseFacts, type PreparationFacts, type RunFacts, type WindowCloser } from './report/results-builder.ts';
 import { formatConsoleSummary } from './report/console-summary.ts';
 import { CpuTier } from './tiers/cpu-tier.ts';
 import { StorageTier } from './tiers/storage-tier.ts';
@@ -31,7 +31,7 @@ import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workloa
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
 import { RequestQueue, Semaphore } from './workload/request-queue.ts';
 import { Rng } from './workload/rng.ts';
-import type { RagDocument } from './workload/synthetic-workload.ts';
+import { SYSTEM_PROMPT_REFS, type RagDocument } from './workload/synthetic-workload.ts';
 import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
@@ -146,7 +146,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   let gpuTier: GpuTier | null = null;
   let traceLog: IoTraceLog | null = null;
   try {
-    const pool = PayloadPool.create(seed);
+    // One chunk long, so storage writes restamp buffers that hold the pool instead of copying it.
+    const pool = PayloadPool.create(seed, chunkBytes);
     bytes = await BytePool.start({ threads: byteThreads, pool });
     const tiers: CacheTier[] = [];
     let storageIo: { directIo: boolean; reason: string | null };
@@ -207,7 +208,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       ...(traceLog ? { observer: traceLog } : {}),
     });
 
-    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, storageIo, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace });
+    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, storageIo, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace });
     return outcome;
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
@@ -219,6 +220,15 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   }
 }
 
+/** Everything frozen when the measured window closed. */
+interface ClosedWindow {
+  endNs: number;
+  requestsInFlight: number;
+  queued: number;
+  deviceIo: DeviceStatsReport | null;
+  lagNs: { p50: number; p99: number; max: number };
+}
+
 interface MeasureArgs {
   o: RunOptions;
   ctx: EngineContext;
@@ -227,6 +237,8 @@ interface MeasureArgs {
   entrySizeBytes: (tokens: number) => number;
   cache: MultiTierCache;
   bytes: BytePool;
+  /** The storage tier's files (null in trace-only mode): cancelled when the window closes. */
+  store: EntryFileStore | null;
   storageIo: { directIo: boolean; reason: string | null };
   target: StorageTarget;
   gpu: TierAvailability;
@@ -250,14 +262,18 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const qosTargets = Object.fromEntries(a.profile.qos.map((q) => [q.level, q.targetP95Ms])) as Record<QosLevel, number>;
   let recorder = new RunRecorder(qosTargets);
   const stop = new AbortController();
-  const end: { status: TrialStatus; reason: string | null; fatal: unknown } = { status: 'complete', reason: null, fatal: null };
-  const endRun = (s: TrialStatus, reason: string | null): void => {
+  const end: { status: TrialStatus; reason: string | null; fatal: unknown; closedBy: WindowCloser } = { status: 'complete', reason: null, fatal: null, closedBy: 'duration' };
+  // Set once the measured phase starts: freezes every measurement at the moment the run ends.
+  let closeWindow: (() => void) | null = null;
+  const endRun = (s: TrialStatus, reason: string | null, closedBy: WindowCloser): void => {
     if (stop.signal.aborted) return;
     end.status = s;
     end.reason = reason;
+    end.closedBy = closedBy;
+    closeWindow?.();
     stop.abort();
   };
-  const onCancel = (): void => endRun('partial', 'cancelled by the user before the planned end');
+  const onCancel = (): void => endRun('partial', 'cancelled by the user before the planned end', 'cancel');
   ctx.signal.addEventListener('abort', onCancel, { once: true });
 
   const processor = new RequestProcessor({
@@ -311,36 +327,74 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     throw new KvbenchError('VALIDATION', `--enable-autoscaling needs simulated users; the ${workload.kind} workload replays a file`);
   }
 
-  // ---- preparatory phases (their I/O is excluded from the measured statistics) ----
-  let ragIngestedBytes = 0;
+  // ---- preparatory phases (their I/O is excluded from the measured statistics, and reported apart) ----
+  const preparation: PreparationFacts = { ragIngestion: null, decodeOnlyPrepopulation: null, precondition: null };
+  const timed = async (body: () => Promise<{ entries: number; bytes: number }>): Promise<PhaseFacts> => {
+    const start = process.hrtime.bigint();
+    const r = await body();
+    return { ...r, elapsedNs: Number(process.hrtime.bigint() - start) };
+  };
   if (docs) {
     log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
-    for (const doc of docs) for (const c of doc.chunks) ragIngestedBytes += (await processor.allocate(c.key, c.tokens)).bytes;
+    preparation.ragIngestion = await timed(async () => {
+      let entries = 0;
+      let bytes = 0;
+      for (const doc of docs) {
+        for (const c of doc.chunks) {
+          const w = await processor.allocate(c.key, c.tokens);
+          bytes += w.bytes;
+          entries++;
+        }
+      }
+      return { entries, bytes };
+    });
   }
   if (o.decodeOnly) {
     log('info', `pre-populating ${prepopulatedKeys.length} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
-    await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
-      if (!ctx.signal.aborted) await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS);
+    progress('preconditioning');
+    preparation.decodeOnlyPrepopulation = await timed(async () => {
+      let entries = 0;
+      let bytes = 0;
+      await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
+        if (ctx.signal.aborted) return;
+        // Read `bytes` only after the await: `bytes += await …` would add to a stale value.
+        const w = await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS);
+        bytes += w.bytes;
+        entries++;
+      });
+      // The shared system prompts too: a read-only run's prefix lookups hit instead of writing them.
+      if (!o.disablePrefixCaching) {
+        for (const prompt of SYSTEM_PROMPT_REFS) {
+          const w = await processor.allocate(prompt.key, prompt.tokens);
+          bytes += w.bytes;
+          entries++;
+        }
+      }
+      return { entries, bytes };
     });
   }
   if (o.precondition) {
-    const targetBytes = o.preconditionSizeGb > 0 ? o.preconditionSizeGb * GIB : 2 * a.target.capacityBytes;
+    const targetBytes = o.preconditionSizeGb > 0 ? Math.floor(o.preconditionSizeGb * GIB) : 2 * a.target.capacityBytes;
     const threads = o.preconditionThreads > 0 ? o.preconditionThreads : os.availableParallelism();
     log('info', `preconditioning: writing ${(targetBytes / GIB).toFixed(1)} GiB with ${threads} writers`);
     progress('preconditioning');
-    let written = 0;
-    let n = 0;
-    await Promise.all(
-      Array.from({ length: threads }, async () => {
-        while (written < targetBytes && !ctx.signal.aborted) {
-          const w = await processor.allocate(`precond_${n++}`, PREPOPULATED_ENTRY_TOKENS);
-          written += w.bytes;
-        }
-      }),
-    );
+    const phase = await timed(async () => {
+      let bytes = 0;
+      let entries = 0;
+      await Promise.all(
+        Array.from({ length: threads }, async () => {
+          while (bytes < targetBytes && !ctx.signal.aborted) {
+            const w = await processor.allocate(`precond_${entries++}`, PREPOPULATED_ENTRY_TOKENS);
+            bytes += w.bytes;
+          }
+        }),
+      );
+      return { entries, bytes };
+    });
+    preparation.precondition = { ...phase, targetBytes, threads };
   }
-  if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured phase began');
-  cache.resetStats();
+  if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured phase began', 'cancel');
+  cache.openWindow();
   a.gpuTier?.resetCopyStats();
   recorder = new RunRecorder(qosTargets);
   processor.setRecorder(recorder);
@@ -355,18 +409,16 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const elapsedNs = (): number => Number(process.hrtime.bigint() - t0);
   const durationNs = o.duration * 1e9;
   const timeline = new TimelineSampler(cache, recorder, () => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth }));
-
   const pool = new WorkerPool(async (req) => {
-    if (stop.signal.aborted) {
-      recorder.requestsAbandoned++;
-      return;
-    }
+    if (stop.signal.aborted) return;
     try {
       await processor.process(req, process.hrtime.bigint());
-      if (o.maxRequests > 0 && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null);
+      if (o.maxRequests > 0 && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null, 'max-requests');
     } catch (err) {
-      if (err instanceof RequestAbandoned) {
-        recorder.requestsAbandoned++;
+      // Once the window has closed, a request still running is abandoned, whatever stopped it
+      // (the stop itself, or I/O cancelled under it).
+      if (err instanceof RequestAbandoned || stop.signal.aborted) {
+        if (!(err instanceof RequestAbandoned || err instanceof IoCancelledError)) log('debug', `after the measured window: ${(err as Error).message}`);
         return;
       }
       recorder.requestsFailed++;
@@ -382,16 +434,38 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         code === 'ENOSPC'
           ? `disk full (ENOSPC) on ${a.target.baseDir}: stopped after ${recorder.requestsCompleted} completed requests`
           : `storage error: ${(err as Error).message}`,
+        'error',
       );
     }
   }, queue);
   pool.resize(Math.min(o.numUsers, MAX_WORKERS));
 
+  // The measured window, like fio's time_based runtime: it closes at the deadline (or when the run
+  // ends otherwise) and everything is frozen then. Operations in flight are cancelled at their next
+  // chunk and not counted; the chunks they completed inside the window are (in bytes and bandwidth).
+  const window: { closed: ClosedWindow | null } = { closed: null };
+  closeWindow = (): void => {
+    if (window.closed !== null) return;
+    const endNs = elapsedNs();
+    cache.closeWindow();
+    timeline.sample(endNs);
+    window.closed = {
+      endNs,
+      requestsInFlight: pool.busy,
+      queued: queue.depth,
+      deviceIo: device?.stop() ?? null,
+      lagNs: { p50: lagNs(lag.percentile(50)), p99: lagNs(lag.percentile(99)), max: lagNs(lag.max) },
+    };
+    lag.disable();
+    a.store?.cancelInFlight();
+  };
+
+
   const scheduler = (async () => {
     while (!stop.signal.aborted) {
       const now = elapsedNs();
       if (now >= durationNs) {
-        endRun('complete', null);
+        endRun('complete', null, 'duration');
         break;
       }
       // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat.
@@ -403,7 +477,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         queue.push(req);
       }
       if (workload.peekArrivalNs() === Number.POSITIVE_INFINITY && queue.depth === 0 && pool.busy === 0) {
-        endRun('complete', workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`);
+        endRun('complete', workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`, 'workload-end');
         break;
       }
       const nextNs = workload.peekArrivalNs();
@@ -439,7 +513,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         pool.resize(Math.min(decision.users, MAX_WORKERS));
         if (decision.stop) {
           const peak = autoscaler.peak;
-          endRun('complete', `autoscaler (capacity): peak found, ${peak.throughputTokensPerSec.toFixed(1)} tokens/s at ${peak.users} users`);
+          endRun('complete', `autoscaler (capacity): peak found, ${peak.throughputTokensPerSec.toFixed(1)} tokens/s at ${peak.users} users`, 'autoscaler');
         }
       }, o.autoscalerInterval * 1000)
     : null;
@@ -461,18 +535,21 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       eventLoopLagP99Ns: lagNs(lag.percentile(99)),
     });
   }, PROGRESS_INTERVAL_MS);
-  const timelineTimer = setInterval(() => timeline.sample(elapsedNs()), TIMELINE_INTERVAL_MS);
+  const timelineTimer = setInterval(() => {
+    if (window.closed === null) timeline.sample(elapsedNs());
+  }, TIMELINE_INTERVAL_MS);
 
   await scheduler;
-  await pool.drain();
-  const endNs = elapsedNs();
-  const deviceIo = device?.stop() ?? null;
+  closeWindow();
+  const closed = window.closed!;
   if (autoscaleTimer) clearInterval(autoscaleTimer);
-  clearInterval(progressTimer);
   clearInterval(timelineTimer);
-  timeline.sample(endNs);
-  lag.disable();
+  // Requests in flight end at their next chunk; their results are not part of the measurement.
+  await pool.drain();
+  const drainNs = elapsedNs() - closed.endNs;
+  clearInterval(progressTimer);
   ctx.signal.removeEventListener('abort', onCancel);
+  const endNs = closed.endNs;
 
   const { status, reason: statusReason, fatal } = end;
   if (fatal && recorder.requestsCompleted === 0) {
@@ -505,13 +582,21 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       directIoReason: a.storageIo.reason,
       fsyncPolicy: o.fsyncPolicy,
     },
-    deviceIo,
-    eventLoopLagNs: { p50: lagNs(lag.percentile(50)), p99: lagNs(lag.percentile(99)), max: lagNs(lag.max) },
+    deviceIo: closed.deviceIo,
+    eventLoopLagNs: closed.lagNs,
+    window: {
+      plannedNs: durationNs,
+      closedBy: end.closedBy,
+      requestsInFlight: closed.requestsInFlight,
+      requestsQueued: closed.queued,
+      drainNs,
+    },
     byteWorkers: bytes.utilisation(),
     ioDepth: o.ioDepth,
     chunkBytes: a.chunkBytes,
     verify: { enabled: o.verify, errors: processor.verifyErrorCount, failures: processor.verifyFailures },
-    rag: a.o.enableRag && docs ? { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), ingestedBytes: ragIngestedBytes } : null,
+    rag: a.o.enableRag && docs ? { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), ingestedBytes: preparation.ragIngestion?.bytes ?? 0 } : null,
+    preparation,
     queueMaxDepth: queue.maxDepth,
     configKeysNotApplied: a.notApplied,
     autoscaling: autoscaler

@@ -143,6 +143,14 @@ export interface DeviceIoSection {
   flag_reason: string | null;
 }
 
+/** A preparatory phase before the measured one: its writes go through the normal path but are not in the measured statistics. */
+export interface PreparationPhase {
+  entries: number;
+  bytes_written: number;
+  elapsed_ns: number;
+  write_bytes_per_sec: number;
+}
+
 export interface TimelinePoint {
   elapsed_ns: number;
   interval_ns: number;
@@ -177,6 +185,26 @@ export interface KvbenchSection {
   /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
   tier_bytes: Record<TierKey, TierBytes>;
   device_io: DeviceIoSection;
+  /**
+   * The measured window (fio's time_based semantics): it closes at --duration or when the run ends
+   * otherwise, and every number above is frozen then. Requests in flight are abandoned, their
+   * operations cancelled at the next chunk; chunks completed inside the window count in bytes.
+   */
+  measured_window: {
+    planned_ns: number;
+    elapsed_ns: number;
+    closed_by: 'duration' | 'max-requests' | 'workload-end' | 'autoscaler' | 'cancel' | 'error';
+    requests_in_flight_at_close: number;
+    requests_queued_at_close: number;
+    /** Time after the close for in-flight I/O to end (not measured, not in elapsed_ns). */
+    drain_ns: number;
+  };
+  /** What was written before the measured phase began (null: that phase did not run). */
+  preparation: {
+    rag_ingestion: PreparationPhase | null;
+    decode_only_prepopulation: PreparationPhase | null;
+    precondition: (PreparationPhase & { target_bytes: number; threads: number }) | null;
+  };
   /** The metrics the seeds' analysis calls primary. */
   primary: {
     decode_bytes_read: number;

@@ -1,4 +1,4 @@
-import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend, TierName } from '../../src-main/engine/tiers/tier-backend.ts';
+import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend, TierName } from '../../src-main/engine/tiers/tier-backend.ts';
 
 /**
  * A tier that keeps entries in plain memory, chunk by chunk, with real copies. Stands in for the GPU
@@ -16,13 +16,14 @@ export class MemoryTier implements TierBackend {
     this.chunkBytes = chunkBytes;
   }
 
-  async write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {
+  async write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming> {
     const start = process.hrtime.bigint();
     const chunks: Buffer[] = [];
     for (let off = 0, i = 0; off < entry.sizeBytes; off += this.chunkBytes, i++) {
       const buffer = Buffer.from(new SharedArrayBuffer(Math.min(this.chunkBytes, entry.sizeBytes - off)));
       await source({ index: i, entryOffsetBytes: off, buffer });
       chunks.push(buffer);
+      progress?.(buffer.length);
     }
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     this.entries.set(entry.key, chunks);
@@ -31,7 +32,7 @@ export class MemoryTier implements TierBackend {
     return { startNs: start, endNs: end, durationNs: Number(end - start), bytes: entry.sizeBytes };
   }
 
-  async read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
+  async read(entry: EntryRef, sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming> {
     const start = process.hrtime.bigint();
     const chunks = this.entries.get(entry.key);
     if (!chunks) throw new Error(`${this.name}: no entry ${entry.key}`);
@@ -39,6 +40,7 @@ export class MemoryTier implements TierBackend {
     for (let i = 0; i < chunks.length; i++) {
       const copy = Buffer.from(new SharedArrayBuffer(chunks[i].length));
       chunks[i].copy(copy);
+      progress?.(copy.length);
       if (sink) await sink({ index: i, entryOffsetBytes: i * this.chunkBytes, buffer: copy });
     }
     this.log.push(`read ${entry.key}`);

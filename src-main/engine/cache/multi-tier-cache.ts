@@ -1,4 +1,4 @@
-import type { ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
+import type { ChunkProgress, ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
 import { DemotionStats, HitStats, TierStats, type CacheType } from '../metrics/tier-stats.ts';
 
 /** Phases of a logical I/O, as the reference's I/O trace names them. */
@@ -92,6 +92,12 @@ export class MultiTierCache {
   readonly promotions = new Map<string, DemotionStats>();
 
   readonly #observer: IoObserver | null;
+  /**
+   * Whether the measured window is open. Every counter and distribution of the cache stops when it
+   * closes, mid-operation: chunks that complete later, and operations that finish later, are not
+   * part of the measurement.
+   */
+  #recording = true;
 
   constructor(
     tiers: CacheTier[],
@@ -161,7 +167,7 @@ export class MultiTierCache {
    * Writes a new entry. The key is claimed before any await, so a concurrent write of the same key
    * is a no-op rather than a duplicate.
    */
-  async write(entryRef: EntryRef, source: ChunkSource): Promise<WriteOutcome> {
+  async write(entryRef: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<WriteOutcome> {
     if (this.#index.has(entryRef.key)) {
       this.#touch(this.#index.get(entryRef.key)!);
       return { written: false, tier: this.tierOf(entryRef.key), timing: null };
@@ -180,7 +186,7 @@ export class MultiTierCache {
     try {
       const tierIndex = await this.#place(entry, 0);
       if (tierIndex < 0) {
-        this.placementFailures++;
+        if (this.#recording) this.placementFailures++;
         throw new PlacementError(
           `entry ${entry.key} (${entry.sizeBytes} bytes) is larger than every tier can hold`,
         );
@@ -190,7 +196,8 @@ export class MultiTierCache {
       tier.entries.set(entry.key, entry);
       let timing: OpTiming;
       try {
-        timing = await tier.backend.write(entry, source);
+        const count = this.#progress(tier.name, 'write');
+        timing = await tier.backend.write(entry, source, progress ? (b) => (count(b), progress(b)) : count);
       } catch (err) {
         tier.entries.delete(entry.key);
         tier.usedBytes -= entry.sizeBytes;
@@ -200,9 +207,11 @@ export class MultiTierCache {
       entry.state = 'resident';
       this.#arrived(tier);
       this.#observer?.record({ op: 'Write', tier: tier.name, key: entry.key, sizeBytes: entry.sizeBytes, phase: 'Prefill' });
-      const stats = this.tierStats.get(tier.name)!;
-      stats.write.record(timing);
-      stats.placements++;
+      if (this.#recording) {
+        const stats = this.tierStats.get(tier.name)!;
+        stats.write.record(timing);
+        stats.placements++;
+      }
       return { written: true, tier: tier.name, timing };
     } catch (err) {
       this.#index.delete(entry.key);
@@ -218,6 +227,7 @@ export class MultiTierCache {
     cacheType: CacheType,
     sink?: (tier: TierName) => Parameters<TierBackend['read']>[1],
     phase: IoPhase = 'Decode',
+    progress?: ChunkProgress,
   ): Promise<ReadOutcome> {
     let entry = this.#index.get(key);
     // An entry being written or moved is read once it has settled, from wherever it then lives.
@@ -226,16 +236,20 @@ export class MultiTierCache {
       entry = this.#index.get(key);
     }
     if (!entry) {
-      this.hits.record(cacheType, false);
+      if (this.#recording) this.hits.record(cacheType, false);
       return { hit: false, tier: null, timing: null };
     }
-    this.hits.record(cacheType, true);
     this.#touch(entry);
     entry.pins++;
     try {
       const tier = this.#tiers[entry.tierIndex];
-      const timing = await tier.backend.read(entry, sink?.(tier.name));
-      this.tierStats.get(tier.name)!.read.record(timing);
+      const count = this.#progress(tier.name, 'read');
+      const timing = await tier.backend.read(entry, sink?.(tier.name), progress ? (b) => (count(b), progress(b)) : count);
+      // A hit counts with its read, once the read has completed: hits equal completed reads.
+      if (this.#recording) {
+        this.hits.record(cacheType, true);
+        this.tierStats.get(tier.name)!.read.record(timing);
+      }
       this.#observer?.record({ op: 'Read', tier: tier.name, key, sizeBytes: entry.sizeBytes, phase });
       return { hit: true, tier: tier.name, timing };
     } finally {
@@ -258,9 +272,8 @@ export class MultiTierCache {
       if (destIndex < 0) return;
       const dest = this.#tiers[destIndex];
       const startNs = process.hrtime.bigint();
-      let writeTiming: OpTiming;
       try {
-        writeTiming = await dest.backend.write(entry, (chunk) => src.backend.copyChunkOut(entry, chunk));
+        await dest.backend.write(entry, this.#copyOut(src, entry), this.#progress(dest.name, 'write'));
       } catch (err) {
         dest.usedBytes -= entry.sizeBytes;
         this.#arrived(dest);
@@ -275,12 +288,9 @@ export class MultiTierCache {
       entry.tierIndex = destIndex;
       dest.entries.set(entry.key, entry);
       this.#arrived(dest);
-      const srcStats = this.tierStats.get(src.name)!;
-      const destStats = this.tierStats.get(dest.name)!;
-      srcStats.read.bytes += entry.sizeBytes;
-      srcStats.read.ops += 1;
-      destStats.write.bytes += writeTiming.bytes;
-      destStats.write.ops += 1;
+      if (!this.#recording) return;
+      this.tierStats.get(src.name)!.read.ops += 1;
+      this.tierStats.get(dest.name)!.write.ops += 1;
       const p = this.promotions.get(`${src.name}->${dest.name}`)!;
       p.count++;
       p.bytes += entry.sizeBytes;
@@ -303,6 +313,34 @@ export class MultiTierCache {
       t.usedBytes = 0;
     }
     this.#index.clear();
+  }
+
+  /** Opens the measured window: every counter starts from zero (preparatory phases are not measured). */
+  openWindow(): void {
+    this.resetStats();
+    this.#recording = true;
+  }
+
+  /** Closes the measured window: nothing is counted from now on, including operations in flight. */
+  closeWindow(): void {
+    this.#recording = false;
+  }
+
+  /** Counts each chunk's bytes in `tier`'s `direction` as it completes, while the window is open. */
+  #progress(tier: TierName, direction: 'read' | 'write'): ChunkProgress {
+    const stats = this.tierStats.get(tier)![direction];
+    return (bytes) => {
+      if (this.#recording) stats.bytes += bytes;
+    };
+  }
+
+  /** The source side of a move between tiers: each chunk copied out of `src` is a read there. */
+  #copyOut(src: TierState, entry: CacheEntry): ChunkSource {
+    const counted = this.#progress(src.name, 'read');
+    return async (chunk) => {
+      await src.backend.copyChunkOut(entry, chunk);
+      counted(chunk.buffer.length);
+    };
   }
 
   resetStats(): void {
@@ -412,9 +450,11 @@ export class MultiTierCache {
       await tier.backend.remove(victim);
     } finally {
       tier.usedBytes -= victim.sizeBytes;
-      const stats = this.tierStats.get(tier.name)!;
-      stats.evictedEntries++;
-      stats.evictedBytes += victim.sizeBytes;
+      if (this.#recording) {
+        const stats = this.tierStats.get(tier.name)!;
+        stats.evictedEntries++;
+        stats.evictedBytes += victim.sizeBytes;
+      }
     }
   }
 
@@ -432,9 +472,7 @@ export class MultiTierCache {
     let writeTiming: OpTiming;
     try {
       // The destination pulls each chunk from the source tier: one real copy per chunk.
-      writeTiming = await dest.backend.write(victim, async (chunk) => {
-        await src.backend.copyChunkOut(victim, chunk);
-      });
+      writeTiming = await dest.backend.write(victim, this.#copyOut(src, victim), this.#progress(dest.name, 'write'));
     } catch (err) {
       dest.usedBytes -= victim.sizeBytes;
       this.#arrived(dest);
@@ -453,14 +491,13 @@ export class MultiTierCache {
     dest.entries.set(victim.key, victim);
     this.#arrived(dest);
 
+    if (!this.#recording) return;
     const srcStats = this.tierStats.get(src.name)!;
     const destStats = this.tierStats.get(dest.name)!;
-    srcStats.read.bytes += victim.sizeBytes;
     srcStats.read.ops += 1;
     srcStats.demotedOutBytes += victim.sizeBytes;
-    destStats.write.bytes += writeTiming.bytes;
     destStats.write.ops += 1;
-    destStats.demotedInBytes += victim.sizeBytes;
+    destStats.demotedInBytes += writeTiming.bytes;
     const d = this.demotions.get(`${src.name}->${this.#tiers[i + 1].name}`)!;
     d.count++;
     d.bytes += victim.sizeBytes;

@@ -17,7 +17,15 @@ export interface Slot {
   readonly index: number;
   /** A view over shared WebAssembly memory: `buffer.buffer` is a SharedArrayBuffer, `slotBytes` long, page-aligned. */
   readonly buffer: Buffer;
+  /**
+   * The owner's note that the slot holds the payload pool (plus some entry's stamps), so a payload
+   * write can restamp it instead of refilling it. Whoever writes other bytes into the slot clears it.
+   */
+  holdsPayload: boolean;
 }
+
+/** Which free slot an acquirer would rather have: payload writes want one that holds the payload, everything else one that does not. */
+export type SlotPreference = 'payload' | 'other';
 
 export class AlignedSlab {
   readonly slotBytes: number;
@@ -49,7 +57,7 @@ export class AlignedSlab {
       const pages = Math.ceil((n * slotBytes) / WASM_PAGE_BYTES);
       const sab = allocatePageAlignedShared(pages);
       for (let j = 0; j < n; j++) {
-        this.slots.push({ index: first + j, buffer: Buffer.from(sab, j * slotBytes, slotBytes) });
+        this.slots.push({ index: first + j, buffer: Buffer.from(sab, j * slotBytes, slotBytes), holdsPayload: false });
       }
     }
     for (let i = slotCount - 1; i >= 0; i--) this.free.push(i);
@@ -65,18 +73,26 @@ export class AlignedSlab {
     return this.queue.length;
   }
 
-  /** Resolves with a free slot; when none is free, waits first-come first-served. */
-  acquire(): Promise<Slot> {
-    const slot = this.tryAcquire();
+  /**
+   * Resolves with a free slot, the most recently used one that matches `prefer` if any; when none
+   * is free, waits first-come first-served (a waiter takes the next slot released, whatever it holds).
+   */
+  acquire(prefer: SlotPreference = 'other'): Promise<Slot> {
+    const slot = this.tryAcquire(prefer);
     if (slot !== null) return Promise.resolve(slot);
     return new Promise<Slot>((resolve) => this.queue.push(resolve));
   }
 
   /** A free slot, or null without waiting. Never jumps ahead of queued waiters. */
-  tryAcquire(): Slot | null {
-    if (this.queue.length > 0) return null;
-    const index = this.free.pop();
-    if (index === undefined) return null;
+  tryAcquire(prefer: SlotPreference = 'other'): Slot | null {
+    if (this.queue.length > 0 || this.free.length === 0) return null;
+    const wantPayload = prefer === 'payload';
+    let at = this.free.length - 1;
+    // The free list is short (one slot per I/O in flight): a scan costs less than two lists' upkeep.
+    while (at >= 0 && this.slots[this.free[at]].holdsPayload !== wantPayload) at--;
+    if (at < 0) at = this.free.length - 1;
+    const index = this.free[at];
+    this.free.splice(at, 1);
     this.taken[index] = true;
     return this.slots[index];
   }

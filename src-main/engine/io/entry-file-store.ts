@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
+import type { ChunkProgress } from '../tiers/tier-backend.ts';
 import type { AlignedSlab, Slot } from './aligned-slab.ts';
 import type { BytePool } from './byte-workers.ts';
 import { DIRECT_IO_ALIGNMENT_BYTES, probeDirectIo, type DirectIoProbe } from './direct-io.ts';
@@ -37,6 +38,14 @@ export interface ChunkView {
 
 /** Fills `chunk.buffer`. Must not acquire slots from the same slab (it could wait on itself). */
 export type ChunkSource = (chunk: ChunkView) => Promise<void>;
+/** A ChunkSource that produces entry `payloadKeyHash`'s payload (BytePool.payloadSource). */
+export type PayloadChunkSource = ChunkSource & { readonly payloadKeyHash: bigint };
+
+function payloadKeyHashOf(source: ChunkSource): bigint | null {
+  const hash = (source as Partial<PayloadChunkSource>).payloadKeyHash;
+  return typeof hash === 'bigint' ? hash : null;
+}
+
 /** Consumes a chunk that was read; the slot is reused once the returned promise settles. */
 export type ChunkSink = (chunk: ChunkView) => Promise<void>;
 
@@ -59,6 +68,14 @@ export class EntryFileStoreError extends Error {
     super(message);
     this.name = 'EntryFileStoreError';
     this.code = code;
+  }
+}
+
+/** Raised by reads and writes stopped by `cancelInFlight` (the measured window has closed). */
+export class IoCancelledError extends Error {
+  constructor(what: string) {
+    super(`${what}: cancelled, the measured window has closed`);
+    this.name = 'IoCancelledError';
   }
 }
 
@@ -168,6 +185,10 @@ export class EntryFileStore {
   readonly fsync: 'per-entry' | 'none';
   readonly bytes: BytePool;
   private readonly slab: AlignedSlab;
+  /** Set by `cancelInFlight`: no further chunk is submitted. */
+  #cancelled = false;
+  /** Payload chunks written by restamping a slot that held the pool, and by a full fill. */
+  readonly payloadChunks = { restamped: 0, filled: 0 };
   /** Files this store created and has not removed; the only ones it will ever delete. */
   private readonly ownNames = new Set<string>();
 
@@ -223,13 +244,17 @@ export class EntryFileStore {
    * this store wrote before; refuses to overwrite a file it did not create. On failure the partial
    * file is removed and the original error (with its `code`, e.g. ENOSPC) is rethrown.
    */
-  async write(key: string, sizeBytes: number, source: ChunkSource): Promise<IoTiming> {
+  async write(key: string, sizeBytes: number, source: ChunkSource, opts?: { progress?: ChunkProgress }): Promise<IoTiming> {
+    const progress = opts?.progress;
     this.checkSize(sizeBytes);
     const name = entryFileName(key);
     const filePath = path.join(this.dir, name);
     const chunkCount = Math.ceil(sizeBytes / this.chunkBytes);
     const depth = this.perEntryDepth;
     const direct = this.directIo.enabled;
+    // With a pool exactly one chunk long, every whole chunk of every entry is the pool plus stamps:
+    // a slot that holds the pool becomes this chunk by restamping, without copying 16 MiB.
+    const payloadKeyHash = this.bytes.payloadPoolBytes === this.chunkBytes ? payloadKeyHashOf(source) : null;
     const flags =
       fsConstants.O_WRONLY |
       fsConstants.O_CREAT |
@@ -257,11 +282,23 @@ export class EntryFileStore {
     try {
       for (let index = 0; index < chunkCount && failure === null; index++) {
         while (inflight.size >= depth && failure === null) await changed.wait();
+        if (this.#cancelled) failure ??= { error: new IoCancelledError(`write of ${key}`) };
         if (failure !== null) break;
-        fillingSlot = await this.slab.acquire();
+        fillingSlot = await this.slab.acquire(payloadKeyHash !== null ? 'payload' : 'other');
         const entryOffsetBytes = index * this.chunkBytes;
         const lengthBytes = Math.min(this.chunkBytes, sizeBytes - entryOffsetBytes);
-        await source({ index, entryOffsetBytes, buffer: fillingSlot.buffer.subarray(0, lengthBytes) });
+        const buffer = fillingSlot.buffer.subarray(0, lengthBytes);
+        if (payloadKeyHash !== null && fillingSlot.holdsPayload) {
+          this.bytes.restamp(buffer, payloadKeyHash, entryOffsetBytes);
+          this.payloadChunks.restamped++;
+        } else {
+          fillingSlot.holdsPayload = false;
+          await source({ index, entryOffsetBytes, buffer });
+          if (payloadKeyHash !== null) {
+            this.payloadChunks.filled++;
+            if (lengthBytes === this.chunkBytes) fillingSlot.holdsPayload = true;
+          }
+        }
         // An earlier chunk may have failed while this one waited for a slot or its bytes.
         if (failure !== null) break;
         let ioBytes = lengthBytes;
@@ -270,16 +307,20 @@ export class EntryFileStore {
           ioBytes = roundUp(lengthBytes, DIRECT_IO_ALIGNMENT_BYTES);
           fillingSlot.buffer.fill(0, lengthBytes, ioBytes);
         }
+        const paddedBytes = ioBytes - lengthBytes;
         if (fh === undefined) fh = await openFile();
         const slot = fillingSlot;
         fillingSlot = undefined;
         const done: Promise<void> = device
           .time(writeFully(fh, slot.buffer, ioBytes, entryOffsetBytes))
+          .then(() => progress?.(lengthBytes))
           .catch((error: unknown) => {
             failure ??= { error };
           })
           .finally(() => {
-            // Only now is the kernel done with the buffer, so only now may it be reused.
+            // Only now is the kernel done with the buffer, so only now may it be reused, with
+            // the pool's bytes back where the padding zeroed them.
+            if (paddedBytes > 0 && slot.holdsPayload) this.bytes.restorePool(slot.buffer.subarray(lengthBytes, ioBytes), lengthBytes);
             this.slab.release(slot);
             inflight.delete(done);
             changed.notify();
@@ -315,10 +356,11 @@ export class EntryFileStore {
    * go to `sink` in index order. The timing ends when the last chunk's read completes and the file
    * is closed; the returned promise also waits for the sinks.
    */
-  async read(key: string, sizeBytes: number, opts?: { sink?: ChunkSink }): Promise<IoTiming> {
+  async read(key: string, sizeBytes: number, opts?: { sink?: ChunkSink; progress?: ChunkProgress }): Promise<IoTiming> {
     this.checkSize(sizeBytes);
     const filePath = this.pathFor(key);
     const sink = opts?.sink;
+    const progress = opts?.progress;
     const chunkCount = Math.ceil(sizeBytes / this.chunkBytes);
     const depth = this.perEntryDepth;
     const direct = this.directIo.enabled;
@@ -341,8 +383,10 @@ export class EntryFileStore {
     try {
       for (let index = 0; index < chunkCount && failure === null; index++) {
         while ((readsInFlight >= depth || slotsHeld >= depth + 1) && failure === null) await changed.wait();
+        if (this.#cancelled) failure ??= { error: new IoCancelledError(`read of ${key}`) };
         if (failure !== null) break;
-        acquiredSlot = await this.slab.acquire();
+        acquiredSlot = await this.slab.acquire('other');
+        acquiredSlot.holdsPayload = false;
         if (fh === undefined) {
           startNs = now();
           fh = await fsp.open(filePath, flags);
@@ -354,10 +398,13 @@ export class EntryFileStore {
         const entryOffsetBytes = index * this.chunkBytes;
         const lengthBytes = Math.min(this.chunkBytes, sizeBytes - entryOffsetBytes);
         const ioBytes = direct ? roundUp(lengthBytes, DIRECT_IO_ALIGNMENT_BYTES) : lengthBytes;
-        const readDone = device.time(readFully(fh, slot.buffer, ioBytes, lengthBytes, entryOffsetBytes, filePath)).finally(() => {
-          readsInFlight--;
-          changed.notify();
-        });
+        const readDone = device
+          .time(readFully(fh, slot.buffer, ioBytes, lengthBytes, entryOffsetBytes, filePath))
+          .then(() => progress?.(lengthBytes))
+          .finally(() => {
+            readsInFlight--;
+            changed.notify();
+          });
         const settled = readDone.catch((error: unknown) => {
           failure ??= { error };
         });
@@ -412,7 +459,8 @@ export class EntryFileStore {
     }
     const direct = this.directIo.enabled;
     const filePath = this.pathFor(key);
-    const slot = await this.slab.acquire();
+    const slot = await this.slab.acquire('other');
+    slot.holdsPayload = false;
     try {
       const fh = await fsp.open(filePath, fsConstants.O_RDONLY | (direct ? fsConstants.O_DIRECT : 0));
       try {
@@ -425,6 +473,15 @@ export class EntryFileStore {
     } finally {
       this.slab.release(slot);
     }
+  }
+
+  /**
+   * Stops submitting chunks: reads and writes in progress end with IoCancelledError once their
+   * chunks in flight complete (a cancelled write's partial file is removed). Used when the measured
+   * window closes, so the drain takes milliseconds rather than the rest of every entry in flight.
+   */
+  cancelInFlight(): void {
+    this.#cancelled = true;
   }
 
   /** Removes `key`'s file if this store created it; a key it never wrote is left alone. */
@@ -452,9 +509,9 @@ export class EntryFileStore {
     });
   }
 
-  /** A source that fills each chunk with the entry's deterministic payload (through the byte workers). */
-  payloadSource(keyHash: bigint): ChunkSource {
-    return (chunk) => this.bytes.fill(chunk.buffer, keyHash, chunk.entryOffsetBytes);
+  /** A source of the entry's deterministic payload (filled by the byte workers, or restamped in place). */
+  payloadSource(keyHash: bigint): PayloadChunkSource {
+    return this.bytes.payloadSource(keyHash);
   }
 
   /** A sink that checks each chunk against the payload and fails the read with PayloadMismatchError. */

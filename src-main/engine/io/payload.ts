@@ -1,10 +1,18 @@
 // Deterministic, incompressible, dedup-proof payload for KV entries.
 //
 // Generating fresh random bytes at device speed is too slow on one thread (~1.7 GB/s for
-// randomFillSync), so a random pool is generated once per run and every entry is a key-derived
-// window into it. A 16-byte stamp (key hash, block index) at the start of every 4 KiB block makes
-// each block unique across entries, so dedup can't shrink the data, and lets a read be
-// verified without stored checksums.
+// randomFillSync), so a random pool (an AES-CTR keystream of the run's seed) is generated once per
+// run and an entry's bytes at offset o are the pool's bytes at o modulo the pool size. A 16-byte
+// stamp (key hash, block index) at the start of every 4 KiB block makes each block unique across
+// entries, so block dedup finds nothing, and lets a read be verified without stored checksums.
+//
+// The engine sizes the pool to exactly one I/O chunk. Every full chunk of every entry is then the
+// pool plus stamps, so an I/O buffer that already holds the pool needs only its stamps rewritten
+// (16 bytes per 4 KiB) to become the next chunk: writing fresh, unique data costs next to no CPU,
+// which is what keeps kvbench device-bound rather than memcpy-bound (see EntryFileStore.write).
+// Like any pool design, the keystream repeats (every chunk): per-block compression and block or
+// content-defined dedup see unique, random blocks; only a compressor with a window larger than a
+// chunk could find the repetition.
 
 import { createCipheriv, createHash } from 'node:crypto';
 
@@ -35,8 +43,8 @@ export function keyHash64(key: string, seed: number): bigint {
     h ^= BigInt(bytes[i]);
     h = (h * FNV64_PRIME) & U64_MASK;
   }
-  // FNV-1a alone mixes the last bytes poorly; the finaliser spreads them over all 64 bits,
-  // which matters because the pool offset is taken modulo the block count.
+  // FNV-1a alone mixes the last bytes poorly; the finaliser spreads them over all 64 bits, so
+  // keys that differ only at the end still get unrelated stamps.
   h ^= h >> 30n;
   h = (h * 0xbf58476d1ce4e5b9n) & U64_MASK;
   h ^= h >> 27n;
@@ -69,9 +77,7 @@ function readU64Le(bytes: Uint8Array, at: number): bigint {
 export class PayloadPool {
   readonly sab: SharedArrayBuffer;
   readonly sizeBytes: number;
-  readonly poolBlockCount: number;
   private readonly bytes: Uint8Array;
-  private readonly poolBlockCountBig: bigint;
   private scratch: Uint8Array | null = null;
 
   private constructor(sab: SharedArrayBuffer) {
@@ -80,8 +86,6 @@ export class PayloadPool {
     }
     this.sab = sab;
     this.sizeBytes = sab.byteLength;
-    this.poolBlockCount = sab.byteLength / PAYLOAD_BLOCK_BYTES;
-    this.poolBlockCountBig = BigInt(this.poolBlockCount);
     this.bytes = new Uint8Array(sab);
   }
 
@@ -116,24 +120,37 @@ export class PayloadPool {
     checkEntryOffset(entryOffsetBytes);
     const lengthBytes = dest.length;
     if (lengthBytes === 0) return;
+    this.copyPool(dest, entryOffsetBytes);
+    this.stamp(dest, keyHash, entryOffsetBytes);
+  }
 
-    const firstBlock = entryOffsetBytes / PAYLOAD_BLOCK_BYTES;
-    const startPoolBlock = Number(keyHash % this.poolBlockCountBig);
-    let poolAtBytes = ((startPoolBlock + (firstBlock % this.poolBlockCount)) % this.poolBlockCount) * PAYLOAD_BLOCK_BYTES;
+  /** Copies the pool's bytes for entry offsets [entryOffsetBytes, + dest.length) into `dest` (no stamps). */
+  copyPool(dest: Uint8Array, entryOffsetBytes: number): void {
+    let poolAtBytes = entryOffsetBytes % this.sizeBytes;
     // One or a few large copies run at memcpy speed; per-block copies would not.
     let doneBytes = 0;
-    while (doneBytes < lengthBytes) {
-      const n = Math.min(lengthBytes - doneBytes, this.sizeBytes - poolAtBytes);
+    while (doneBytes < dest.length) {
+      const n = Math.min(dest.length - doneBytes, this.sizeBytes - poolAtBytes);
       dest.set(this.bytes.subarray(poolAtBytes, poolAtBytes + n), doneBytes);
       doneBytes += n;
       poolAtBytes = 0;
     }
+  }
 
+  /**
+   * Writes only the stamps of entry `keyHash` into `dest`, which must already hold the pool's bytes
+   * for those offsets (a previous `fill` of the same offsets, for any key): the result is then
+   * exactly what `fill` would write.
+   */
+  stamp(dest: Uint8Array, keyHash: bigint, entryOffsetBytes: number): void {
+    checkKeyHash(keyHash);
+    checkEntryOffset(entryOffsetBytes);
+    const lengthBytes = dest.length;
     const keyLo = Number(keyHash & 0xffffffffn);
     const keyHi = Number(keyHash >> 32n);
     const view = new DataView(dest.buffer, dest.byteOffset, dest.byteLength);
     const fullStampLimit = lengthBytes - PAYLOAD_STAMP_BYTES;
-    let block = firstBlock;
+    let block = entryOffsetBytes / PAYLOAD_BLOCK_BYTES;
     let at = 0;
     for (; at <= fullStampLimit; at += PAYLOAD_BLOCK_BYTES, block++) {
       view.setUint32(at, keyLo, true);

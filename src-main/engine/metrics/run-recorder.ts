@@ -26,7 +26,6 @@ export class RunRecorder {
   requestsCompleted = 0;
   tokensGenerated = 0;
   requestsFailed = 0;
-  requestsAbandoned = 0;
   storageNsTotal = 0;
   generationNsTotal = 0;
 

@@ -5,7 +5,9 @@ const MIB = 1024 * 1024;
 
 /** Byte counters and latency distributions of one direction (read or write) of one tier. */
 export class DirectionStats {
+  /** Bytes moved, counted chunk by chunk as each completes (so a window can close mid-entry). */
   bytes = 0;
+  /** Whole operations completed. */
   ops = 0;
   readonly latency = new LatencyHistogram();
   /** Latency normalised per MiB moved: compares drives fairly across entry sizes. */
@@ -17,8 +19,8 @@ export class DirectionStats {
   /** Latencies since the autoscaler last looked: its decisions use recent behaviour, not the whole run. */
   readonly windowLatency = new LatencyHistogram();
 
+  /** A completed whole-entry operation (its bytes were counted chunk by chunk as they moved). */
   record(timing: OpTiming): void {
-    this.bytes += timing.bytes;
     this.ops += 1;
     this.latency.record(timing.durationNs);
     this.windowLatency.record(timing.durationNs);

@@ -12,6 +12,7 @@
 import type {
   KvbenchSection,
   LatencySummaryNs,
+  PreparationPhase,
   QosLevelMetrics,
   RunResults,
   RunSummary,
@@ -345,6 +346,14 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   p(`  kvbench version: ${kv.version}`);
   p(`  Started at: ${kv.started_at}`);
   p(`  Elapsed (measured phase): ${formatNsAsSeconds(kv.elapsed_ns)} (${formatIntegerGrouped(kv.elapsed_ns)} ns)`);
+  const mw = kv.measured_window;
+  if (mw) {
+    p(
+      `  Measured window: closed by ${mw.closed_by} (planned ${formatNsAsSeconds(mw.planned_ns)}); ` +
+        `${formatIntegerGrouped(mw.requests_in_flight_at_close)} requests in flight then were abandoned, ` +
+        `${formatIntegerGrouped(mw.requests_queued_at_close)} still queued; drain ${formatNsAsSeconds(mw.drain_ns)} (not measured)`,
+    );
+  }
   p(
     `  Requests: ${formatIntegerGrouped(kv.requests_issued)} issued, ${formatIntegerGrouped(requestsCompleted)} completed, ` +
       `${formatIntegerGrouped(kv.requests_failed)} failed`,
@@ -369,6 +378,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   if (st.present) {
     p(`  Direct I/O: ${st.direct_io ? 'on' : 'off'}${st.direct_io_reason ? ` (${st.direct_io_reason})` : ''}`);
     printDeviceIo(kv, p);
+    printPreparation(kv, p);
     if (st.reads_may_hit_page_cache) {
       const why = kv.device_io?.flag_reason ?? 'buffered I/O';
       p(`  WARNING: storage reads may have been served by the OS page cache (${why});`);
@@ -468,6 +478,23 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
       `UV_THREADPOOL_SIZE: ${h.uv_threadpool_size ?? 'default'}, peak RSS: ${formatBytesBinary(h.peak_rss_bytes)}`,
   );
   p(`    Max queue depth: ${kv.queue?.max_depth ?? 'n/a'}, placement failures: ${kv.cache?.placement_failures ?? 'n/a'}`);
+}
+
+/** Writes made before the measured phase: shown so nobody mistakes them for part of it. */
+function printPreparation(kv: KvbenchSection, p: Print): void {
+  const prep = kv.preparation;
+  if (!prep) return;
+  const line = (label: string, ph: PreparationPhase | null, extra = ''): void => {
+    if (ph === null) return;
+    p(
+      `  ${label} (before the measured phase, not in its statistics): ${formatIntegerGrouped(ph.entries)} entries, ` +
+        `${formatBytesBinary(ph.bytes_written)} in ${formatNsAsSeconds(ph.elapsed_ns)} (${formatBytesPerSecAsGBps(ph.write_bytes_per_sec)})${extra}`,
+    );
+  };
+  line('RAG ingestion', prep.rag_ingestion);
+  line('Decode-only pre-population', prep.decode_only_prepopulation);
+  const pc = prep.precondition;
+  if (pc) line('Preconditioning', pc, `, target ${formatBytesBinary(pc.target_bytes)}, ${pc.threads} writers`);
 }
 
 /** What the device behind the cache directory moved, beside the storage tier's own bytes. */

@@ -5,6 +5,7 @@ import {
   GIB,
   type DeviceIoSection,
   type KvbenchSection,
+  type PreparationPhase,
   type LatencySummaryNs,
   type PercentilesMs,
   type QosLevelMetrics,
@@ -36,6 +37,22 @@ const PCTS = [
   ['p9999', 99.99],
 ] as const;
 
+/** One preparatory phase: what it wrote, and how long it took (not part of the measured statistics). */
+export interface PhaseFacts {
+  entries: number;
+  bytes: number;
+  elapsedNs: number;
+}
+
+export interface PreparationFacts {
+  ragIngestion: PhaseFacts | null;
+  decodeOnlyPrepopulation: PhaseFacts | null;
+  precondition: (PhaseFacts & { targetBytes: number; threads: number }) | null;
+}
+
+/** What ended the measured window. */
+export type WindowCloser = 'duration' | 'max-requests' | 'workload-end' | 'autoscaler' | 'cancel' | 'error';
+
 export interface RunFacts {
   options: RunOptions;
   model: ModelSpec;
@@ -55,12 +72,14 @@ export interface RunFacts {
   storage: { capacityBytes: number; dir: string; directIo: boolean; directIoReason: string | null; fsyncPolicy: 'per-entry' | 'none' };
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
+  window: { plannedNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
   eventLoopLagNs: { p50: number; p99: number; max: number };
   byteWorkers: { busyNs: number; wallNs: number; threads: number };
   ioDepth: number;
   chunkBytes: number;
   verify: { enabled: boolean; errors: number; failures: VerifyFailure[] };
   rag: { documents: number; chunks: number; ingestedBytes: number } | null;
+  preparation: PreparationFacts;
   queueMaxDepth: number;
   configKeysNotApplied: string[];
   autoscaling: { events: unknown[]; timeline: { timestamp: number; throughput_tokens_per_sec: number; users: number }[]; summary: Record<string, unknown> } | null;
@@ -329,6 +348,20 @@ function deviceIoSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
   };
 }
 
+function phaseSection(p: PhaseFacts | null): PreparationPhase | null {
+  if (p === null) return null;
+  return { entries: p.entries, bytes_written: p.bytes, elapsed_ns: p.elapsedNs, write_bytes_per_sec: p.elapsedNs > 0 ? p.bytes / (p.elapsedNs / 1e9) : 0 };
+}
+
+function preparationSection(f: RunFacts): KvbenchSection['preparation'] {
+  const pc = f.preparation.precondition;
+  return {
+    rag_ingestion: phaseSection(f.preparation.ragIngestion),
+    decode_only_prepopulation: phaseSection(f.preparation.decodeOnlyPrepopulation),
+    precondition: pc === null ? null : { ...phaseSection(pc)!, target_bytes: pc.targetBytes, threads: pc.threads },
+  };
+}
+
 function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
   const rec = f.recorder;
   const tb = Object.fromEntries(TIERS.map((t) => [t, tierBytes(f, t, elapsedS)])) as Record<TierKey, TierBytes>;
@@ -374,6 +407,15 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     },
     tier_bytes: tb,
     device_io: deviceIo,
+    measured_window: {
+      planned_ns: f.window.plannedNs,
+      elapsed_ns: f.elapsedNs,
+      closed_by: f.window.closedBy,
+      requests_in_flight_at_close: f.window.requestsInFlight,
+      requests_queued_at_close: f.window.requestsQueued,
+      drain_ns: f.window.drainNs,
+    },
+    preparation: preparationSection(f),
     primary: {
       decode_bytes_read: rec.decodeBytesRead,
       prefill_bytes_written: rec.prefillBytesWritten,

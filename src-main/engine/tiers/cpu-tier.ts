@@ -1,6 +1,6 @@
 import type { BytePool } from '../io/byte-workers.ts';
 import type { AlignedSlab } from '../io/aligned-slab.ts';
-import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
+import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
 
 const MIN_SIZE_CLASS_BYTES = 64 * 1024;
 
@@ -37,11 +37,14 @@ export class CpuTier implements TierBackend {
     this.#depth = Math.max(1, opts.depth);
   }
 
-  async write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {
+  async write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming> {
     const startNs = process.hrtime.bigint();
     const segments = this.#allocate(entry.sizeBytes);
     try {
-      await this.#forEachChunk(segments, (view) => source(view));
+      await this.#forEachChunk(segments, async (view) => {
+        await source(view);
+        progress?.(view.buffer.length);
+      });
     } catch (err) {
       this.#release(segments);
       throw err;
@@ -51,7 +54,7 @@ export class CpuTier implements TierBackend {
     return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes };
   }
 
-  async read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
+  async read(entry: EntryRef, sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming> {
     const segments = this.#get(entry);
     const startNs = process.hrtime.bigint();
     await this.#forEachChunk(segments, async (view) => {
@@ -59,6 +62,7 @@ export class CpuTier implements TierBackend {
       try {
         const dest = slot.buffer.subarray(0, view.buffer.length);
         await this.#bytes.copy(view.buffer, dest);
+        progress?.(dest.length);
         if (sink) await sink({ index: view.index, entryOffsetBytes: view.entryOffsetBytes, buffer: dest });
       } finally {
         this.#staging.release(slot);

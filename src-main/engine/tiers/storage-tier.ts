@@ -1,5 +1,5 @@
 import type { EntryFileStore } from '../io/entry-file-store.ts';
-import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
+import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
 
 /** The storage tier: one file per entry in the run-owned directory, direct I/O where the filesystem allows. */
 export class StorageTier implements TierBackend {
@@ -11,12 +11,12 @@ export class StorageTier implements TierBackend {
     this.store = store;
   }
 
-  write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {
-    return this.store.write(entry.key, entry.sizeBytes, source);
+  write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming> {
+    return this.store.write(entry.key, entry.sizeBytes, source, { progress });
   }
 
-  read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
-    return this.store.read(entry.key, entry.sizeBytes, sink ? { sink } : undefined);
+  read(entry: EntryRef, sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming> {
+    return this.store.read(entry.key, entry.sizeBytes, { sink, progress });
   }
 
   /** Copies one chunk out (the source side of a promotion to a faster tier). */

@@ -14,15 +14,21 @@ export interface EntryRef {
 // Chunks are the unit every tier moves; the storage layer defines them and every tier shares them.
 export type { ChunkSink, ChunkSource, ChunkView } from '../io/entry-file-store.ts';
 
+/**
+ * Told the bytes of each chunk as soon as they have moved (the chunk's I/O or copy completed), so
+ * byte counters stop exactly when the measured window closes, mid-entry if need be.
+ */
+export type ChunkProgress = (bytes: number) => void;
+
 /** One whole-entry operation. Storage also says how much of it had I/O in flight (`deviceNs`). */
 export type OpTiming = Omit<IoTiming, 'deviceNs'> & { deviceNs?: number };
 
 export interface TierBackend {
   readonly name: TierName;
   /** Stores a new entry whose bytes come from `source`, chunk by chunk. Timed start to finish. */
-  write(entry: EntryRef, source: ChunkSource): Promise<OpTiming>;
+  write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming>;
   /** Reads a whole entry; `sink` sees every chunk (verification, demotion copies). */
-  read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming>;
+  read(entry: EntryRef, sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming>;
   /** Copies one chunk of a stored entry into `chunk.buffer` (the source side of a move between tiers). */
   copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void>;
   /** Frees the entry's memory or file. */

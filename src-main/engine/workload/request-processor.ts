@@ -4,7 +4,7 @@ import type { BytePool } from '../io/byte-workers.ts';
 import { keyHash64 } from '../io/payload.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
-import type { ChunkSink, ChunkSource, TierName } from '../tiers/tier-backend.ts';
+import type { ChunkProgress, ChunkSink, ChunkSource, TierName } from '../tiers/tier-backend.ts';
 import type { Semaphore } from './request-queue.ts';
 import type { KvRequest } from './synthetic-workload.ts';
 
@@ -56,26 +56,28 @@ export class RequestProcessor {
 
   /** Payload source for a new entry: deterministic bytes for (key, seed), produced by byte workers. */
   payloadSource(key: string): ChunkSource {
-    const hash = keyHash64(key, this.#d.seed);
-    return (chunk) => this.#d.bytes.fill(chunk.buffer, hash, chunk.entryOffsetBytes);
+    return this.#d.bytes.payloadSource(keyHash64(key, this.#d.seed));
   }
 
-  /** Writes a new entry of `tokens` tokens; a no-op when the key exists. Returns ns spent and bytes written. */
-  async allocate(key: string, tokens: number): Promise<{ ns: number; bytes: number }> {
+  /**
+   * Writes a new entry of `tokens` tokens; a no-op when the key exists. Returns ns spent and bytes
+   * written; `progress` hears each chunk's bytes as they reach the tier.
+   */
+  async allocate(key: string, tokens: number, progress?: ChunkProgress): Promise<{ ns: number; bytes: number }> {
     const d = this.#d;
     const sizeBytes = Math.max(1, d.entrySizeBytes(tokens));
     await d.allocations.acquire();
     try {
-      const out = await d.cache.write({ key, keyHash: keyHash64(key, d.seed), sizeBytes }, this.payloadSource(key));
+      const out = await d.cache.write({ key, keyHash: keyHash64(key, d.seed), sizeBytes }, this.payloadSource(key), progress);
       return out.written && out.timing ? { ns: out.timing.durationNs, bytes: out.timing.bytes } : { ns: 0, bytes: 0 };
     } finally {
       d.allocations.release();
     }
   }
 
-  async read(key: string, cacheType: CacheType, phase: IoPhase = 'Decode'): Promise<ReadOutcome> {
+  async read(key: string, cacheType: CacheType, phase: IoPhase = 'Decode', progress?: ChunkProgress): Promise<ReadOutcome> {
     const d = this.#d;
-    if (!d.verify) return d.cache.read(key, cacheType, undefined, phase);
+    if (!d.verify) return d.cache.read(key, cacheType, undefined, phase, progress);
     const hash = keyHash64(key, d.seed);
     const sinkFor = (tier: TierName): ChunkSink => async (chunk) => {
       const v = await d.bytes.verify(chunk.buffer, hash, chunk.entryOffsetBytes);
@@ -84,15 +86,24 @@ export class RequestProcessor {
         if (this.verifyFailures.length < 100) this.verifyFailures.push({ key, tier, offsetBytes: v.offsetBytes });
       }
     };
-    return d.cache.read(key, cacheType, sinkFor, phase);
+    return d.cache.read(key, cacheType, sinkFor, phase, progress);
   }
 
   async process(req: KvRequest, dequeuedNs: bigint): Promise<void> {
     const d = this.#d;
     const rec = d.recorder;
     const stop = d.stopSignal;
+    // Called after every await before anything is recorded: an operation that completes after
+    // the measured window closed (stop) is not part of the measurement, nor is its request.
     const checkStop = (): void => {
       if (stop.aborted) throw new RequestAbandoned();
+    };
+    // Decode and prefill bytes count chunk by chunk, so the window can close mid-entry.
+    const decodeBytes: ChunkProgress = (b) => {
+      if (!stop.aborted) rec.decodeBytesRead += b;
+    };
+    const prefillBytes: ChunkProgress = (b) => {
+      if (!stop.aborted) rec.prefillBytesWritten += b;
     };
     let storageNs = 0;
     let prefillNs = 0;
@@ -104,6 +115,7 @@ export class RequestProcessor {
     if (req.systemPrompt) {
       rec.systemPromptReuse++;
       const r = await this.read(req.systemPrompt.key, 'system', prefixPhase);
+      checkStop();
       if (r.hit) {
         rec.prefixHits++;
         rec.prefixBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
@@ -111,6 +123,7 @@ export class RequestProcessor {
       } else {
         rec.prefixMisses++;
         const w = await this.allocate(req.systemPrompt.key, req.systemPrompt.tokens);
+        checkStop();
         if (w.bytes > 0) rec.systemPromptWrites++;
         storageNs += w.ns;
       }
@@ -121,15 +134,16 @@ export class RequestProcessor {
     if (req.prefixBlocks) {
       for (const block of req.prefixBlocks) {
         const r = await this.read(block.key, 'common', prefixPhase);
+        checkStop();
         if (r.hit) {
           rec.prefixBlockHits++;
           rec.prefixBlockBytesReused += r.timing!.bytes;
           storageNs += r.timing!.durationNs;
         } else {
           rec.prefixBlockMisses++;
-          const w = await this.allocate(block.key, block.tokens);
+          const w = await this.allocate(block.key, block.tokens, prefillBytes);
+          checkStop();
           rec.prefillWrites++;
-          rec.prefillBytesWritten += w.bytes;
           prefillNs += w.ns;
           storageNs += w.ns;
         }
@@ -140,6 +154,7 @@ export class RequestProcessor {
     // 2. Multi-turn reload: every earlier turn of the conversation, in order.
     for (const key of req.previousTurnKeys) {
       const r = await this.read(key, 'multi_turn');
+      checkStop();
       rec.decodeReads++;
       if (r.hit) {
         rec.multiTurnHits++;
@@ -153,12 +168,11 @@ export class RequestProcessor {
     // 3. Prefill: write this turn's entry (a request made of shared blocks wrote them in step 1b).
     const ownEntry = !req.prefixBlocks || req.prefixBlocks.length === 0;
     if (ownEntry && (req.phase === 'prefill' || req.phase === 'prefill_decode')) {
-      const w = await this.allocate(req.cacheKey, req.contextTokens);
+      const w = await this.allocate(req.cacheKey, req.contextTokens, prefillBytes);
+      checkStop();
       rec.prefillWrites++;
-      rec.prefillBytesWritten += w.bytes;
       prefillNs = w.ns;
       storageNs += w.ns;
-      checkStop();
     }
 
     // 4. RAG: read the retrieved chunks.
@@ -166,6 +180,7 @@ export class RequestProcessor {
       rec.ragRetrievals++;
       for (const chunk of req.ragChunks) {
         const r = await this.read(chunk.key, 'user');
+        checkStop();
         rec.ragChunkReads++;
         rec.decodeReads++;
         if (r.hit) storageNs += r.timing!.durationNs;
@@ -180,34 +195,34 @@ export class RequestProcessor {
       for (let pass = 0; pass < passes; pass++) {
         for (const block of req.prefixBlocks) {
           checkStop();
-          const r = await this.read(block.key, 'common');
+          const r = await this.read(block.key, 'common', 'Decode', decodeBytes);
+          checkStop();
           rec.decodeReads++;
           if (!r.hit) continue;
           decodeNs += r.timing!.durationNs;
-          rec.decodeBytesRead += r.timing!.bytes;
         }
       }
       storageNs += decodeNs;
     } else if (req.phase === 'decode' || req.phase === 'prefill_decode') {
-      const first = await this.read(req.decodeKey, req.cacheType);
+      const first = await this.read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
+      checkStop();
       rec.decodeReads++;
       if (first.hit) {
         decodeNs += first.timing!.durationNs;
-        rec.decodeBytesRead += first.timing!.bytes;
         const batches = Math.ceil(req.generationTokens / d.decodeBatchTokens);
         for (let i = 0; i < batches; i++) {
           checkStop();
-          const r = await this.read(req.decodeKey, req.cacheType);
+          const r = await this.read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
+          checkStop();
           rec.decodeReads++;
           if (!r.hit) break;
           decodeNs += r.timing!.durationNs;
-          rec.decodeBytesRead += r.timing!.bytes;
         }
         storageNs += decodeNs;
       } else if (req.phase !== 'decode') {
-        const w = await this.allocate(req.cacheKey, req.contextTokens);
+        const w = await this.allocate(req.cacheKey, req.contextTokens, prefillBytes);
+        checkStop();
         rec.prefillWrites++;
-        rec.prefillBytesWritten += w.bytes;
         storageNs += w.ns;
       }
       checkStop();
@@ -224,6 +239,7 @@ export class RequestProcessor {
     }
 
     // 7. Record.
+    checkStop();
     const completeNs = process.hrtime.bigint();
     rec.complete({
       qos: req.qos,

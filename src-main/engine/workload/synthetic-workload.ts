@@ -92,7 +92,8 @@ export function systemPromptRef(prompt: string): SystemPromptRef {
   return { key, tokens };
 }
 
-const SYSTEM_PROMPT_REFS = SYSTEM_PROMPTS.map(systemPromptRef);
+/** The shared system prompts' cache entries: every workload source looks the same three up. */
+export const SYSTEM_PROMPT_REFS: readonly SystemPromptRef[] = SYSTEM_PROMPTS.map(systemPromptRef);
 
 /**
  * The synthetic multi-user workload: users with personas and QoS classes arrive open-loop (each

@@ -209,3 +209,63 @@ describe('MultiTierCache promotion (opt-in)', () => {
     expect(cache.usage()[0].usedBytes).toBeLessThanOrEqual(800);
   });
 });
+
+describe('MultiTierCache measured window', () => {
+  it('while the window is open, every byte written lives in exactly one tier (demotions counted on both sides)', async () => {
+    const { cache } = twoTier(1000, 100_000);
+    for (let i = 0; i < 30; i++) {
+      await cache.write(ref(`w${i}`, 50 + 17 * i), patternSource(i));
+      if (i % 3 === 0) await cache.read(`w${Math.floor(i / 2)}`, 'user');
+    }
+    const cpu = cache.tierStats.get('cpu')!;
+    const storage = cache.tierStats.get('storage')!;
+    const d = cache.demotions.get('cpu->storage')!;
+    const [cpuUse, storageUse] = cache.usage();
+    expect(d.count).toBeGreaterThan(0);
+    expect(cpuUse.usedBytes).toBe(cpu.write.bytes - cpu.demotedOutBytes - cpu.evictedBytes);
+    expect(storageUse.usedBytes).toBe(storage.write.bytes - storage.evictedBytes);
+    expect(cpuUse.usedBytes + storageUse.usedBytes).toBe(cpu.write.bytes + storage.write.bytes - d.bytes);
+    expect(cache.hits.hits).toBe(cpu.read.ops + storage.read.ops - d.count);
+  });
+
+  it('closing the window freezes every counter, mid-operation: completed chunks count, the rest does not', async () => {
+    const cpu = new MemoryTier('cpu', 100);
+    const storage = new TerminalMemoryTier('storage', 100);
+    const cache = new MultiTierCache([
+      { backend: cpu, budgetBytes: 10_000 },
+      { backend: storage, budgetBytes: 100_000 },
+    ]);
+    await cache.write(ref('before', 300), patternSource(1));
+    // A slow source: the window closes after the first two of five chunks.
+    let chunksDone = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = async (chunk: Parameters<ReturnType<typeof patternSource>>[0]): Promise<void> => {
+      if (chunk.index === 2) await gate;
+      await patternSource(2)(chunk);
+      chunksDone++;
+    };
+    const heard: number[] = [];
+    const writing = cache.write(ref('during', 500), slow, (b) => heard.push(b));
+    while (chunksDone < 2) await new Promise((r) => setImmediate(r));
+    cache.closeWindow();
+    release();
+    await writing;
+    await cache.read('before', 'user');
+    await cache.read('missing', 'user');
+    const stats = cache.tierStats.get('cpu')!;
+    // 300 bytes of 'before', then 200 of the 500 of 'during': the chunks done before the close.
+    expect(stats.write.bytes).toBe(500);
+    expect(stats.write.ops).toBe(1);
+    expect(stats.read.bytes).toBe(0);
+    expect(cache.hits.hits + cache.hits.misses).toBe(0);
+    // The caller's own progress hears every chunk (it applies its own window).
+    expect(heard).toEqual([100, 100, 100, 100, 100]);
+    // Reopening starts every counter from zero.
+    cache.openWindow();
+    await cache.read('during', 'user');
+    expect(stats.read.bytes).toBe(500);
+    expect(stats.write.bytes).toBe(0);
+    expect(cache.hits.hits).toBe(1);
+  });
+});

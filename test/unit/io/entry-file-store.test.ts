@@ -255,3 +255,49 @@ describe('EntryFileStore', () => {
     }
   });
 });
+
+describe('EntryFileStore payload writes with a one-chunk pool (restamping)', () => {
+  // The engine's configuration: the payload pool is exactly one chunk, so a slot that holds the pool
+  // becomes the next chunk by rewriting its stamps. What reaches the file must be byte for byte what
+  // a full fill produces, whatever the slot held before (another entry, a read, a tail's padding).
+  const chunkPayload = PayloadPool.create(SEED, CHUNK_BYTES);
+  let chunkBytesPool: BytePool;
+  const smallSlab = new AlignedSlab(CHUNK_BYTES, 3);
+  beforeAll(async () => {
+    chunkBytesPool = await BytePool.start({ threads: 1, pool: chunkPayload, inlineBelowBytes: 0 });
+  });
+  afterAll(() => chunkBytesPool.close());
+
+  for (const directIo of ['auto', 'off'] as const) {
+    it(`writes exactly the payload, restamping most chunks (direct I/O ${directIo})`, async () => {
+      const store = await EntryFileStore.open({ dir, directIo, chunkBytes: CHUNK_BYTES, perEntryDepth: 2, slab: smallSlab, bytes: chunkBytesPool, fsync: 'none' });
+      // Partial tails (padding under direct I/O), block-unaligned sizes, and reads between writes.
+      const sizes = [5 * CHUNK_BYTES, 2 * CHUNK_BYTES + 4097, 7 * CHUNK_BYTES + 100, 4096, 3 * CHUNK_BYTES, 9 * CHUNK_BYTES + 1];
+      for (const [i, sizeBytes] of sizes.entries()) {
+        const key = `restamp-${directIo}-${i}`;
+        const h = keyHash64(key, SEED);
+        await store.write(key, sizeBytes, chunkBytesPool.payloadSource(h));
+        const onDisk = fs.readFileSync(store.pathFor(key));
+        const expected = Buffer.alloc(sizeBytes);
+        chunkPayload.fill(expected, h, 0);
+        expect(onDisk.subarray(0, sizeBytes).equals(expected), `${key} (${sizeBytes} bytes)`).toBe(true);
+        // Direct I/O pads the tail with zeros; nothing else follows the entry.
+        expect(onDisk.subarray(sizeBytes).every((b) => b === 0)).toBe(true);
+        if (i % 2 === 1) await store.read(`restamp-${directIo}-${i - 1}`, sizes[i - 1], { sink: store.verifyingSink(`restamp-${directIo}-${i - 1}`, keyHash64(`restamp-${directIo}-${i - 1}`, SEED)) });
+      }
+      const total = sizes.reduce((n, s) => n + Math.ceil(s / CHUNK_BYTES), 0);
+      expect(store.payloadChunks.restamped + store.payloadChunks.filled).toBe(total);
+      // Only the slab's first uses of each slot (and slots a read took) need a full fill.
+      expect(store.payloadChunks.restamped).toBeGreaterThan(total / 2);
+      expect(smallSlab.inUse).toBe(0);
+    });
+  }
+
+  it('never restamps for sources that are not payload, nor when the pool is not one chunk', async () => {
+    const store = await open();
+    await store.write('plain', 3 * CHUNK_BYTES, async (c) => void c.buffer.fill(7));
+    await roundTrip(store, 'payload-big-pool', 3 * CHUNK_BYTES);
+    expect(store.payloadChunks.restamped).toBe(0);
+    expect(fs.readFileSync(store.pathFor('plain')).subarray(0, 3 * CHUNK_BYTES).every((b) => b === 7)).toBe(true);
+  });
+});

@@ -246,6 +246,15 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
           reads_may_hit_page_cache: !directIo || deviceFlagged,
         },
       },
+      preparation: { rag_ingestion: null, decode_only_prepopulation: null, precondition: null },
+      measured_window: {
+        planned_ns: 60_000_000_000,
+        elapsed_ns: 60_012_345_678,
+        closed_by: 'duration',
+        requests_in_flight_at_close: 12,
+        requests_queued_at_close: 40,
+        drain_ns: 350_000_000,
+      },
       device_io: {
         available: true,
         reason: null,

@@ -1,4 +1,4 @@
-import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from '../tier-backend.ts';
+import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from '../tier-backend.ts';
 import { formatCudaVersion, type CUcontext, type CudaDriver } from './cuda-driver.ts';
 import { InlineCopyEngine, isSharedView, WorkerCopyEngine, type CopyEngine } from './copy-engine.ts';
 import type { CopyDirection, CopySegment } from './copy-executor.ts';
@@ -298,7 +298,7 @@ export class GpuTier implements TierBackend {
     }
   }
 
-  async write(entry: EntryRef, source: ChunkSource): Promise<OpTiming> {
+  async write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming> {
     this.#assertOpen();
     if (this.#entries.has(entry.key)) throw new Error(`GPU tier already holds ${entry.key}`);
     const startNs = process.hrtime.bigint();
@@ -316,6 +316,7 @@ export class GpuTier implements TierBackend {
           const view = slot.buffer.subarray(0, length);
           await source({ index, entryOffsetBytes: offset, buffer: view });
           await this.#copy('htod', view, segmentsOf(stored, offset, length));
+          progress?.(length);
         } finally {
           this.#p.staging.release(slot);
         }
@@ -329,7 +330,7 @@ export class GpuTier implements TierBackend {
     return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes };
   }
 
-  async read(entry: EntryRef, sink?: ChunkSink): Promise<OpTiming> {
+  async read(entry: EntryRef, sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming> {
     this.#assertOpen();
     const stored = this.#get(entry);
     const startNs = process.hrtime.bigint();
@@ -338,6 +339,7 @@ export class GpuTier implements TierBackend {
       try {
         const view = slot.buffer.subarray(0, length);
         await this.#copy('dtoh', view, segmentsOf(stored, offset, length));
+        progress?.(length);
         if (sink) await sink({ index, entryOffsetBytes: offset, buffer: view });
       } finally {
         this.#p.staging.release(slot);

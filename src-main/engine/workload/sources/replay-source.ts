@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
-import { PREFILL_ONLY_CONTEXT_TOKENS, SYSTEM_PROMPTS, type QosLevel, type RequestPhase } from '../personas.ts';
+import { PREFILL_ONLY_CONTEXT_TOKENS, type QosLevel, type RequestPhase } from '../personas.ts';
 import { Rng } from '../rng.ts';
-import { systemPromptRef, zipfTopK, type KvRequest, type RagChunk, type RagDocument, type SystemPromptRef } from '../synthetic-workload.ts';
+import { SYSTEM_PROMPT_REFS, zipfTopK, type KvRequest, type RagChunk, type RagDocument, type SystemPromptRef } from '../synthetic-workload.ts';
 import type { WorkloadProfile } from '../workload-profile.ts';
 import type { WorkloadSource } from '../workload-source.ts';
 
@@ -92,8 +92,6 @@ function addStat(s: TokenStats, v: number): void {
 export function statsOut(s: { min: number; max: number; sum: number; n: number }): { min: number; mean: number; max: number } | null {
   return s.n === 0 ? null : { min: s.min, mean: s.sum / s.n, max: s.max };
 }
-
-const SYSTEM_PROMPT_REFS: readonly SystemPromptRef[] = SYSTEM_PROMPTS.map(systemPromptRef);
 
 /**
  * A replayed workload (dataset or trace) as a {@link WorkloadSource}. The feed fixes what the file

@@ -1,4 +1,4 @@
-import type { ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend, TierName } from '../../tiers/tier-backend.ts';
+import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend, TierName } from '../../tiers/tier-backend.ts';
 
 /**
  * A tier that moves no bytes (trace-only mode, the reference's NullBackend): every write, read and
@@ -19,15 +19,18 @@ export class NullTier implements TierBackend {
     this.#waitForRoom = opts.waitForRoom ?? null;
   }
 
-  async write(entry: EntryRef, _source: ChunkSource): Promise<OpTiming> {
+  async write(entry: EntryRef, _source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming> {
     if (this.#waitForRoom) await this.#waitForRoom();
     this.writes++;
+    // The bytes the trace says would have moved, counted as if they had (at once).
+    progress?.(entry.sizeBytes);
     return this.#timing(entry);
   }
 
-  async read(entry: EntryRef, _sink?: ChunkSink): Promise<OpTiming> {
+  async read(entry: EntryRef, _sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming> {
     if (this.#waitForRoom) await this.#waitForRoom();
     this.reads++;
+    progress?.(entry.sizeBytes);
     return this.#timing(entry);
   }
 
