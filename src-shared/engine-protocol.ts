@@ -26,7 +26,7 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export const LogLevelSchema = z.enum(LOG_LEVELS);
 export type LogLevel = z.infer<typeof LogLevelSchema>;
 
-export const PROGRESS_PHASES = ['starting', 'preconditioning', 'running', 'draining', 'finishing'] as const;
+export const PROGRESS_PHASES = ['starting', 'preconditioning', 'warming-up', 'running', 'draining', 'finishing'] as const;
 
 const count = z.number().int().nonnegative();
 const rate = z.number().nonnegative(); // z.number() already refuses NaN and ±Infinity

@@ -394,26 +394,42 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     preparation.precondition = { ...phase, targetBytes, threads };
   }
   if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured phase began', 'cancel');
-  cache.openWindow();
-  a.gpuTier?.resetCopyStats();
   recorder = new RunRecorder(qosTargets);
   processor.setRecorder(recorder);
 
-  // ---- measured phase ----
+  // ---- the workload (and, after the warm-up, the measured window) ----
   const queue = new RequestQueue();
-  // The block device behind the cache directory, counted over exactly the measured phase, so the
+  // The block device behind the cache directory, counted over exactly the measured window, so the
   // results can show what the device moved beside what the storage tier says it moved.
   const device = a.traceLog ? null : DeviceStatsSampler.forDirectory(a.target.runDir);
-  device?.start();
   const t0 = process.hrtime.bigint();
-  const elapsedNs = (): number => Number(process.hrtime.bigint() - t0);
+  // The workload's clock (arrivals) runs from its start; the window's from when it opens.
+  const sinceStartNs = (): number => Number(process.hrtime.bigint() - t0);
+  const warmUpNs = o.warmUp * 1e9;
+  let windowStartNs: number | null = null;
+  const elapsedNs = (): number => (windowStartNs === null ? 0 : sinceStartNs() - windowStartNs);
   const durationNs = o.duration * 1e9;
-  const timeline = new TimelineSampler(cache, recorder, () => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth }));
+  const load = (): { activeUsers: number; queueDepth: number } => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth });
+  let timeline = new TimelineSampler(cache, recorder, load);
+  // Opens the measured window: after --warm-up (fio's ramp_time), so requests already in flight at
+  // the open balance those cut off at the close; at once without one (the reference's behaviour).
+  const openWindow = (): void => {
+    if (windowStartNs !== null) return;
+    cache.openWindow();
+    a.gpuTier?.resetCopyStats();
+    recorder.reset();
+    lag.reset();
+    device?.start();
+    windowStartNs = sinceStartNs();
+    timeline = new TimelineSampler(cache, recorder, load);
+  };
+  if (warmUpNs === 0) openWindow();
+  else log('info', `warming up for ${o.warmUp} s before the measured window opens`);
   const pool = new WorkerPool(async (req) => {
     if (stop.signal.aborted) return;
     try {
       await processor.process(req, process.hrtime.bigint());
-      if (o.maxRequests > 0 && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null, 'max-requests');
+      if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null, 'max-requests');
     } catch (err) {
       // Once the window has closed, a request still running is abandoned, whatever stopped it
       // (the stop itself, or I/O cancelled under it).
@@ -446,6 +462,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const window: { closed: ClosedWindow | null } = { closed: null };
   closeWindow = (): void => {
     if (window.closed !== null) return;
+    // A run that ends during its warm-up has an empty window.
+    openWindow();
     const endNs = elapsedNs();
     cache.closeWindow();
     timeline.sample(endNs);
@@ -463,8 +481,9 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
 
   const scheduler = (async () => {
     while (!stop.signal.aborted) {
-      const now = elapsedNs();
-      if (now >= durationNs) {
+      const now = sinceStartNs();
+      if (windowStartNs === null && now >= warmUpNs) openWindow();
+      if (windowStartNs !== null && now - windowStartNs >= durationNs) {
         endRun('complete', null, 'duration');
         break;
       }
@@ -481,7 +500,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         break;
       }
       const nextNs = workload.peekArrivalNs();
-      const waitMs = Math.max(1, Math.min(50, (Math.min(nextNs, durationNs) - elapsedNs()) / 1e6));
+      const deadlineNs = windowStartNs === null ? warmUpNs : windowStartNs + durationNs;
+      const waitMs = Math.max(1, Math.min(50, (Math.min(nextNs, deadlineNs) - sinceStartNs()) / 1e6));
       await sleep(waitMs, undefined, { signal: stop.signal }).catch(() => undefined);
     }
     queue.close();
@@ -508,7 +528,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         autoscaleTokens = recorder.tokensGenerated;
         autoscaleAtNs = now;
         const change = decision.users - workload.activeUsers;
-        if (change > 0) workload.addUsers?.(change, now);
+        if (change > 0) workload.addUsers?.(change, sinceStartNs());
         if (change < 0) workload.removeUsers?.(-change);
         pool.resize(Math.min(decision.users, MAX_WORKERS));
         if (decision.stop) {
@@ -520,8 +540,10 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
 
   const progressTimer = setInterval(() => {
     const t = timeline.current();
-    progress(stop.signal.aborted ? 'draining' : 'running', {
-      elapsedNs: elapsedNs(),
+    const warming = windowStartNs === null;
+    progress(stop.signal.aborted ? 'draining' : warming ? 'warming-up' : 'running', {
+      elapsedNs: warming ? sinceStartNs() : elapsedNs(),
+      durationNs: warming ? warmUpNs : durationNs,
       requestsCompleted: recorder.requestsCompleted,
       activeUsers: workload.activeUsers,
       queueDepth: queue.depth,
@@ -586,6 +608,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     eventLoopLagNs: closed.lagNs,
     window: {
       plannedNs: durationNs,
+      warmUpNs,
       closedBy: end.closedBy,
       requestsInFlight: closed.requestsInFlight,
       requestsQueued: closed.queued,

@@ -192,6 +192,8 @@ export interface KvbenchSection {
    */
   measured_window: {
     planned_ns: number;
+    /** --warm-up: the workload ran this long before the window opened (not measured). */
+    warm_up_ns: number;
     elapsed_ns: number;
     closed_by: 'duration' | 'max-requests' | 'workload-end' | 'autoscaler' | 'cancel' | 'error';
     requests_in_flight_at_close: number;

@@ -258,6 +258,8 @@ const RunOptionsObjectSchema = z.strictObject({
     .min(0.5, { error: (iss) => `--autoscaler-interval must be between 0.5 and 3600, got ${got(iss)}` })
     .max(3600, { error: (iss) => `--autoscaler-interval must be between 0.5 and 3600, got ${got(iss)}` })
     .default(10),
+  /** Seconds the workload runs before the measured window opens (fio's ramp_time); 0 = the reference's behaviour. */
+  warmUp: boundedInt('--warm-up', 0, 3600).default(0),
   /** none = the reference (no promotion on hit); on-hit = move a hit entry to the fastest tier with room. */
   promotion: choice('--promotion', PROMOTION_POLICIES).default('none'),
 
@@ -303,6 +305,7 @@ export function crossFieldErrors(o: RunOptionsShape): { message: string; path: (
     issue(`--tensor-parallel (${o.tensorParallel}) cannot exceed --num-gpus (${o.numGpus})`, ['tensorParallel']);
   }
   if (o.prefillOnly && o.decodeOnly) issue('--prefill-only and --decode-only are mutually exclusive', ['prefillOnly']);
+  if (o.warmUp > 0 && o.enableAutoscaling) issue('--warm-up cannot be combined with --enable-autoscaling: the autoscaler ramps up as part of what it measures', ['warmUp']);
 
   const custom = o.customModels ?? {};
   for (const key of Object.keys(custom)) {

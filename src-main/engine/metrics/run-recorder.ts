@@ -67,6 +67,24 @@ export class RunRecorder {
     }
   }
 
+  /**
+   * Back to zero in place (the measured window opens after a warm-up): requests already in flight
+   * hold this object and record into the window they complete in.
+   */
+  reset(): void {
+    const fresh = new RunRecorder(Object.fromEntries([...this.qos].map(([level, q]) => [level, q.targetP95Ms])) as Record<QosLevel, number>);
+    for (const key of Object.keys(fresh) as (keyof RunRecorder)[]) {
+      const value = fresh[key];
+      if (typeof value === 'number') (this as Record<string, unknown>)[key] = value;
+    }
+    for (const list of [this.endToEndLatenciesS, this.storageLatenciesS, this.generationLatenciesS, this.prefillLatenciesS, this.decodeLatenciesS]) list.length = 0;
+    for (const h of [this.endToEnd, this.queueWait, this.storageIo, this.generation, this.prefill, this.decode]) h.reset();
+    for (const q of this.qos.values()) {
+      q.latency.reset();
+      q.violations = 0;
+    }
+  }
+
   complete(r: CompletedRequest): void {
     this.requestsCompleted++;
     this.tokensGenerated += r.generationTokens;

@@ -72,7 +72,7 @@ export interface RunFacts {
   storage: { capacityBytes: number; dir: string; directIo: boolean; directIoReason: string | null; fsyncPolicy: 'per-entry' | 'none' };
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
-  window: { plannedNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
+  window: { plannedNs: number; warmUpNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
   eventLoopLagNs: { p50: number; p99: number; max: number };
   byteWorkers: { busyNs: number; wallNs: number; threads: number };
   ioDepth: number;
@@ -409,6 +409,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     device_io: deviceIo,
     measured_window: {
       planned_ns: f.window.plannedNs,
+      warm_up_ns: f.window.warmUpNs,
       elapsed_ns: f.elapsedNs,
       closed_by: f.window.closedBy,
       requests_in_flight_at_close: f.window.requestsInFlight,

@@ -88,3 +88,23 @@ describe('kvbench run I/O modes', () => {
     expect(stdout).toMatch(/Data verification: on, 0 corrupt chunks/);
   });
 });
+
+describe('kvbench run --warm-up', () => {
+  it('runs the workload first, then measures a window of exactly --duration', async () => {
+    const { res, stdout } = await run(['--warm-up', '2'], { duration: 3 });
+    const kv = res.kvbench;
+    const w = kv.measured_window;
+    expect(w.warm_up_ns).toBe(2e9);
+    expect(w.planned_ns).toBe(3e9);
+    expect(w.closed_by).toBe('duration');
+    expect(kv.elapsed_ns).toBeGreaterThanOrEqual(3e9);
+    expect(kv.elapsed_ns).toBeLessThan(3.2e9);
+    expect(res.summary!.elapsed_time).toBeCloseTo(kv.elapsed_ns / 1e9, 9);
+    // The timeline belongs to the window: it starts after the warm-up.
+    expect(kv.timeline.at(-1)!.elapsed_ns).toBeLessThanOrEqual(kv.elapsed_ns);
+    // Requests offered during the warm-up are in requests_issued; only the window's completions count.
+    expect(kv.requests_issued).toBeGreaterThanOrEqual(res.requests_completed + w.requests_in_flight_at_close);
+    expect(kv.tier_bytes.storage.read_bytes + kv.tier_bytes.storage.write_bytes).toBeGreaterThan(0);
+    expect(stdout).toMatch(/Measured window: closed by duration/);
+  });
+});

@@ -73,7 +73,8 @@ describe('defaults', () => {
 
   it('has one key per option and nothing else', () => {
     expect(Object.keys(DEFAULT_RUN_OPTIONS).sort()).toEqual([...RUN_OPTION_KEYS].sort());
-    expect(RUN_OPTION_KEYS).toHaveLength(40 + 7 + 2);
+    // 40 of the reference, 8 of kvbench (--io-chunk-mib … --warm-up), 2 from the config file only.
+    expect(RUN_OPTION_KEYS).toHaveLength(40 + 8 + 2);
   });
 
   it('parsing {} gives the defaults; unknown keys are refused', () => {
@@ -128,6 +129,8 @@ describe('validation rules (reference texts)', () => {
     ['bad direct-io', { directIo: 'yes' }, "argument --direct-io: invalid choice: 'yes' (choose from 'auto', 'on', 'off')"],
     ['bad fsync policy', { fsyncPolicy: 'always' }, "argument --fsync-policy: invalid choice: 'always' (choose from 'per-entry', 'none')"],
     ['bad promotion', { promotion: 'lru' }, "argument --promotion: invalid choice: 'lru' (choose from 'none', 'on-hit')"],
+    ['warm-up over an hour', { warmUp: 3601 }, '--warm-up must be between 0 and 3600, got 3601'],
+    ['warm-up with the autoscaler', { warmUp: 5, enableAutoscaling: true }, '--warm-up cannot be combined with --enable-autoscaling: the autoscaler ramps up as part of what it measures'],
     ['empty cache dir', { cacheDir: '' }, '--cache-dir must not be empty'],
     ['unknown model', { model: 'gpt-5' }, "Unknown model 'gpt-5'. Available models: deepseek-v3, gpt-oss-120b, gpt-oss-20b, llama2-7b, llama3.1-70b-instruct, llama3.1-8b, mistral-7b, qwen3-32b, tiny-1b"],
     ['wrong type', { enableRag: 'yes' }, '--enable-rag must be true or false'],

@@ -249,6 +249,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
       preparation: { rag_ingestion: null, decode_only_prepopulation: null, precondition: null },
       measured_window: {
         planned_ns: 60_000_000_000,
+        warm_up_ns: 0,
         elapsed_ns: 60_012_345_678,
         closed_by: 'duration',
         requests_in_flight_at_close: 12,
