@@ -185,6 +185,12 @@ export class EntryFileStore {
   readonly fsync: 'per-entry' | 'none';
   readonly bytes: BytePool;
   private readonly slab: AlignedSlab;
+  /**
+   * Unlinks in progress, by file name. The cache forgets an evicted entry before its file is gone,
+   * so the same key can be written again meanwhile: that write waits, or the unlink would remove
+   * the new file (and a later read of the entry fail with ENOENT).
+   */
+  readonly #deleting = new Map<string, Promise<void>>();
   /** Set by `cancelInFlight`: no further chunk is submitted. */
   #cancelled = false;
   /** Payload chunks written by restamping a slot that held the pool, and by a full fill. */
@@ -249,6 +255,7 @@ export class EntryFileStore {
     this.checkSize(sizeBytes);
     const name = entryFileName(key);
     const filePath = path.join(this.dir, name);
+    await this.#deleting.get(name)?.catch(() => undefined);
     const chunkCount = Math.ceil(sizeBytes / this.chunkBytes);
     const depth = this.perEntryDepth;
     const direct = this.directIo.enabled;
@@ -488,10 +495,15 @@ export class EntryFileStore {
   async delete(key: string): Promise<void> {
     const name = entryFileName(key);
     if (!this.ownNames.has(name)) return;
-    await fsp.unlink(path.join(this.dir, name)).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-    });
-    this.ownNames.delete(name);
+    const unlinked = fsp
+      .unlink(path.join(this.dir, name))
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      })
+      .then(() => void this.ownNames.delete(name))
+      .finally(() => this.#deleting.delete(name));
+    this.#deleting.set(name, unlinked);
+    await unlinked;
   }
 
   /** Removes every file this store created, then `dir` if nothing else is left in it. Call when no I/O is in flight. */

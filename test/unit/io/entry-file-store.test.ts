@@ -187,6 +187,22 @@ describe('EntryFileStore', () => {
     expect(slab.inUse).toBe(0);
   });
 
+  it('a key written again while its old file is being deleted keeps the new file, owned and readable', async () => {
+    // The cache forgets an evicted entry before its unlink completes; a miss may write the same key
+    // at once. Interleaving the two must neither remove the new file (a later read: ENOENT) nor
+    // leave it disowned (never removed: the disk fills beyond the tier's capacity).
+    const store = await open();
+    const key = 'evicted-and-rewritten';
+    const h = keyHash64(key, SEED);
+    for (let round = 0; round < 40; round++) {
+      await store.write(key, 2 * CHUNK_BYTES + 100, store.payloadSource(h));
+      await Promise.all([store.delete(key), store.write(key, CHUNK_BYTES + 7, store.payloadSource(h))]);
+      await store.read(key, CHUNK_BYTES + 7, { sink: store.verifyingSink(key, h) });
+    }
+    await store.removeAll();
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
   it('keeps file names inside dir', async () => {
     const store = await open();
     expect(entryFileName('../../etc/passwd')).toBe('.._.._etc_passwd.kv');
