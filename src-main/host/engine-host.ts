@@ -62,6 +62,7 @@ export interface StartEngineOptions {
 }
 
 export interface EngineHandle {
+  /** The engine process's pid, once known (at once for a child process; after spawn for a utility process). */
   readonly pid: number | undefined;
   /** Rejects with an EngineError (ENGINE_CRASHED, CANCELLED, PROTOCOL, or the engine's own code). */
   readonly result: Promise<RunOutcome>;
@@ -223,7 +224,10 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
   });
 
   return {
-    pid: transport.pid,
+    // Read when asked: an Electron utility process knows its pid only once it has spawned.
+    get pid() {
+      return transport.pid;
+    },
     result,
     cancel(reason = 'cancelled by the host') {
       if (settled || cancelRequested) return;

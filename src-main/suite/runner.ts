@@ -198,12 +198,20 @@ async function runOneTrial(
 ): Promise<{ status: TrialStatus; reason: string | null; cancelled: boolean }> {
   const { store, emit } = deps;
   const t0 = performance.now();
-  let handle: EngineHandle;
+  let handle: EngineHandle | undefined;
+  let pidRecorded = false;
   try {
     handle = deps.startEngine(options, {
       uvThreadpoolSize,
       ...(deps.cancelGraceMs !== undefined ? { cancelGraceMs: deps.cancelGraceMs } : {}),
-      onProgress: (progress) => emit({ type: 'suite.trialProgressed', progress, ...ref }),
+      onProgress: (progress) => {
+        // A utility process's pid is known only after it spawned: record it with its first sign of life.
+        if (!pidRecorded && handle?.pid !== undefined) {
+          pidRecorded = true;
+          store.setTrialEnginePid(ref.trialId, handle.pid);
+        }
+        emit({ type: 'suite.trialProgressed', progress, ...ref });
+      },
       onLog: (level, message) => emit({ type: 'suite.trialLogged', level, message, ...ref }),
     });
   } catch (err) {
@@ -212,6 +220,7 @@ async function runOneTrial(
     emit({ type: 'suite.trialFinished', status: 'failed', reason, wallMs: performance.now() - t0, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref });
     return { status: 'failed', reason, cancelled: false };
   }
+  pidRecorded = handle.pid !== undefined;
   store.setTrialEnginePid(ref.trialId, handle.pid ?? null);
   emit({ type: 'suite.trialStarted', enginePid: handle.pid ?? null, ...ref });
 

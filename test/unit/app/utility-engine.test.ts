@@ -15,9 +15,13 @@ describe('engine in a utility process', () => {
     const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
     const progress: number[] = [];
     const handle = startEngine({ behaviour: 'complete' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE }, uvThreadpoolSize: 20, onProgress: (p) => progress.push(p.requestsCompleted) });
+    // Like Electron's, the fake utility process knows its pid only once it has spawned.
+    expect(handle.pid).toBeUndefined();
     const outcome = await handle.result;
     expect(outcome.status).toBe('complete');
     expect(outcome.results).toMatchObject({ requestsCompleted: 200, uvThreadpoolSize: '20' });
+    // The host reads it when asked, so a crashed engine's run directory can be found by its pid.
+    expect(handle.pid).toBeGreaterThan(0);
     expect(progress.at(-1)).toBe(200);
     expect(fake.forked).toHaveLength(1);
     expect(fake.forked[0].entry).toBe(ENGINE_ENTRY_FILE);
