@@ -455,14 +455,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'history.facets'() {
       const s = requireStore();
-      const all = s.listTrials({});
-      return {
-        systems: s.listSystems(),
-        drives: s.listDrives(),
-        scenarioIds: [...new Set(all.map((t) => t.scenarioId))].sort(),
-        models: [...new Set(all.map((t) => t.options.model).filter((m): m is string => typeof m === 'string'))].sort(),
-        trialCount: all.length,
-      };
+      return { systems: s.listSystems(), drives: s.listDrives(), ...s.trialFacets() };
     },
 
     async 'trials.get'(r) {
@@ -562,6 +555,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
       try {
         const files: string[] = [];
+        const origins = new Map<string, { sourceFile: string; modifiedAt: Date | null }>();
         const used = new Set<string>();
         for (const [i, f] of r.files.entries()) {
           let name = path.basename(f.name).replace(/[^\w.+-]+/g, '_') || `file-${i + 1}.json`;
@@ -570,6 +564,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           const file = path.join(dir, name);
           await fsp.writeFile(file, f.text, { mode: 0o600 });
           files.push(file);
+          origins.set(file, { sourceFile: `uploaded: ${f.name}`, modifiedAt: f.lastModifiedMs === undefined ? null : new Date(f.lastModifiedMs) });
         }
         const res = await importResultsFiles(s, files, {
           systemLabel: r.systemLabel,
@@ -577,6 +572,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           scenarioId,
           options,
           suiteLabel: r.label ?? null,
+          // The temporary copies are gone after this call: record where the files really came from.
+          originOf: (file) => origins.get(file) ?? { sourceFile: `uploaded: ${path.basename(file)}`, modifiedAt: null },
         });
         const base = (f: string): string => path.basename(f);
         if (res.imported.length > 0) emit({ type: 'history.changed', reason: `${res.imported.length} file(s) imported` });

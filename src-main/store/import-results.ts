@@ -23,6 +23,12 @@ export interface ImportOptions {
   /** The run options the files were produced with (validated, e.g. from parseRunArgs). */
   options?: Record<string, unknown> | null;
   suiteLabel?: string | null;
+  /**
+   * Where each file came from, when `files` are copies (an upload through the app, written to a
+   * temporary directory): recorded as the trial's source instead of the copy's path, and its
+   * modification time instead of the copy's. Default: the file itself.
+   */
+  originOf?: (file: string) => { sourceFile: string; modifiedAt: Date | null };
 }
 
 export interface ImportedFile {
@@ -100,7 +106,9 @@ export async function importResultsFiles(store: Store, files: readonly string[],
     const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
     const { status, reason } = statusFromResults(p.results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
     const kv = p.results.kvbench as Record<string, unknown> | undefined;
-    const startedAt = typeof kv?.started_at === 'string' ? kv.started_at : p.mtime.toISOString();
+    const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
+    // The reference's files carry no start time: the file's own modification time is the best clue.
+    const startedAt = typeof kv?.started_at === 'string' ? kv.started_at : (origin.modifiedAt ?? p.mtime).toISOString();
     const trialId = store.insertFinishedTrial({
       runId,
       suiteId,
@@ -121,7 +129,7 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       resultsFormat: format,
       metrics: extractMetrics(p.results),
       histograms: extractHistograms(p.results),
-      sourceFile: path.resolve(p.file),
+      sourceFile: origin.sourceFile,
     });
     imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
   }

@@ -525,7 +525,17 @@ export const CONTRACT = {
   },
   'import.results': {
     request: z.strictObject({
-      files: z.array(z.strictObject({ name: z.string().min(1).max(255), text: z.string().max(MAX_IMPORT_FILE_CHARS) })).min(1).max(MAX_IMPORT_FILES),
+      files: z
+        .array(
+          z.strictObject({
+            name: z.string().min(1).max(255),
+            text: z.string().max(MAX_IMPORT_FILE_CHARS),
+            /** The file's modification time on the user's machine (File.lastModified), ms since the epoch. */
+            lastModifiedMs: z.number().int().nonnegative().optional(),
+          }),
+        )
+        .min(1)
+        .max(MAX_IMPORT_FILES),
       systemLabel: z.string().trim().min(1).max(200),
       driveLabel: z.string().trim().max(200).nullable().optional(),
       scenarioId: z.string().min(1).optional(),

@@ -142,7 +142,8 @@ describe('backend', () => {
     const t = await make();
     ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir)));
     await t.waitFor('suite.finished');
-    const files = [1, 2].map((i) => ({ name: `../../etc/slow_${i}.json`, text: JSON.stringify(referenceResultsNew({ tokPerS: 10 * i, storageTokPerS: 5 * i })) }));
+    const modified = Date.UTC(2026, 0, 9, 12, 0, 0);
+    const files = [1, 2].map((i) => ({ name: `../../etc/slow_${i}.json`, text: JSON.stringify(referenceResultsNew({ tokPerS: 10 * i, storageTokPerS: 5 * i })), lastModifiedMs: modified }));
     const imp = ok(
       await t.backend.invoke('import.results', {
         files: [...files, { name: 'broken.json', text: '{not json' }],
@@ -156,6 +157,11 @@ describe('backend', () => {
       ['slow_2.json', 'complete', true],
     ]);
     expect(imp.errors.map((e) => e.file)).toEqual(['broken.json']);
+    // The trial says where the file came from (its name on the user's machine, and when it was
+    // made there), not the temporary copy the server imported it from, which is gone.
+    const importedTrial = ok(await t.backend.invoke('trials.get', { id: (imp.imported[0] as unknown as { trialId: number }).trialId })) as { trial: { sourceFile: string | null; startedAt: string } };
+    expect(importedTrial.trial.sourceFile).toBe('uploaded: ../../etc/slow_1.json');
+    expect(importedTrial.trial.startedAt).toBe(new Date(modified).toISOString());
     expect(await t.backend.invoke('import.results', { files, systemLabel: 'x', runFlags: '--num-users lots' })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
 
     const facets = ok(await t.backend.invoke('history.facets', {})) as { systems: { id: string; label: string }[]; scenarioIds: string[]; models: string[]; trialCount: number };
