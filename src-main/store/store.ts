@@ -508,6 +508,16 @@ export class Store {
     return tx.immediate();
   }
 
+  /** What the history can be filtered by, straight from SQL: no trial (or its options) is loaded. */
+  trialFacets(): { scenarioIds: string[]; models: string[]; trialCount: number } {
+    const column = (sql: string): string[] => (this.db.prepare(sql).all() as { v: string }[]).map((r) => r.v);
+    return {
+      scenarioIds: column('SELECT DISTINCT scenario_id AS v FROM trials ORDER BY v'),
+      models: column('SELECT DISTINCT model AS v FROM trials WHERE model IS NOT NULL ORDER BY v'),
+      trialCount: (this.db.prepare('SELECT COUNT(*) AS n FROM trials').get() as { n: number }).n,
+    };
+  }
+
   listTrials(filter: TrialFilter = {}): TrialRecord[] {
     const where: string[] = [];
     const params: SqlValue[] = [];
