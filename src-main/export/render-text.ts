@@ -1,12 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
-import type { MetricUnit } from '../../src-shared/domain/store-types.ts';
+import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import {
-  HEADLINE_METRICS,
-  type ScenarioReport,
-  type SystemComparison,
-  type TierComparison,
-} from './report-model.ts';
+import type { ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 

@@ -15,23 +15,6 @@ import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 
 export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
 
-/** The metrics a terminal report shows per scenario unless asked for all. */
-export const HEADLINE_METRICS = [
-  'wall_clock_throughput_tok_per_s',
-  'storage_throughput_tok_per_s',
-  'requests_per_s',
-  'e2e_p95_ms',
-  'storage_io_per_request_p95_ms',
-  'cpu_read_p95_ms',
-  'storage_read_p95_ms',
-  'storage_write_p95_ms',
-  'storage_read_bytes_per_s',
-  'storage_write_bytes_per_s',
-  'decode_bytes_read',
-  'cache_hit_rate',
-  'autoscale_final_users',
-  'autoscale_peak_throughput_tok_per_s',
-] as const;
 
 export interface ExcludedTrial {
   trialId: number;

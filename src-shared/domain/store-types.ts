@@ -95,6 +95,25 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),
 ]);
 
+/** What a report shows per scenario unless all metrics are asked for: `kvbench report` and the app's report alike. */
+export const HEADLINE_METRICS = [
+  'wall_clock_throughput_tok_per_s',
+  'storage_throughput_tok_per_s',
+  'requests_per_s',
+  'e2e_p50_ms',
+  'e2e_p95_ms',
+  'storage_io_per_request_p95_ms',
+  'cpu_read_p95_ms',
+  'storage_read_p95_ms',
+  'storage_write_p95_ms',
+  'storage_read_bytes_per_s',
+  'storage_write_bytes_per_s',
+  'decode_bytes_read',
+  'cache_hit_rate',
+  'autoscale_final_users',
+  'autoscale_peak_throughput_tok_per_s',
+] as const;
+
 export const METRIC_BY_KEY: Readonly<Record<string, MetricDefinition>> = Object.freeze(Object.fromEntries(METRICS.map((d) => [d.key, d])));
 
 export type TrialMetrics = Record<string, number>;
