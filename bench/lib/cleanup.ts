@@ -30,18 +30,32 @@ function install(): void {
   }
 }
 
-/** Registers a cleanup step; returns a function that runs it now (and unregisters it). */
-export function onCleanup(what: string, run: () => void): () => void {
+function register(what: string, run: () => void): () => boolean {
   install();
   const step = { what, run };
   steps.push(step);
   return () => {
     const i = steps.indexOf(step);
-    if (i >= 0) {
-      steps.splice(i, 1);
-      step.run();
-    }
+    if (i >= 0) steps.splice(i, 1);
+    return i >= 0;
   };
+}
+
+/** Registers a cleanup step; returns a function that runs it now (and unregisters it). */
+export function onCleanup(what: string, run: () => void): () => void {
+  const remove = register(what, run);
+  return () => {
+    if (remove()) run();
+  };
+}
+
+/**
+ * Registers a step for the time something runs (a measured child process): it runs only if the
+ * bench is interrupted meanwhile. Returns the function that unregisters it, without running it.
+ */
+export function whileRunning(what: string, run: () => void): () => void {
+  const remove = register(what, run);
+  return () => void remove();
 }
 
 /** Runs every registered step now (also done at exit). */

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeviceStatsSampler, type DeviceStatsReport } from '../../src-main/engine/metrics/device-stats.ts';
+import { whileRunning } from './cleanup.ts';
 import type { ThrottleCgroup } from './targets.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -90,7 +91,10 @@ export async function runMeasured(cmd: string, args: readonly string[], opts: { 
   const m0 = machineCpuJiffies();
   sampler.start();
   const t0 = process.hrtime.bigint();
-  const child = spawn(file as string, argv as string[], { env: opts.env ?? process.env, cwd: opts.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so an interrupted bench can stop it and everything it started (fio's
+  // jobs, kvbench's engine) before unmounting the device they use.
+  const child = spawn(file as string, argv as string[], { env: opts.env ?? process.env, cwd: opts.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const forget = whileRunning(`stop ${cmd} (pid ${child.pid})`, () => stopGroupAndWait(child.pid));
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -99,6 +103,7 @@ export async function runMeasured(cmd: string, args: readonly string[], opts: { 
     child.once('error', reject);
     child.once('close', (c, s) => resolve({ code: c, signal: s }));
   });
+  forget();
   const wallNs = Number(process.hrtime.bigint() - t0);
   const device = sampler.stop();
   const cpu1 = childrenCpuSeconds();
@@ -108,6 +113,28 @@ export async function runMeasured(cmd: string, args: readonly string[], opts: { 
   const machineBusy = (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total);
   const otherCpuS = Math.max(0, (m1.busy - m0.busy) / CLK_TCK - cpuUserS - cpuSystemS);
   return { code, signal, stdout, stderr, wallNs, cpuUserS, cpuSystemS, device, machineBusy, otherCpuS };
+}
+
+/** SIGKILL to a process group, then wait (synchronously: cleanup may run in an exit handler) until its leader is gone. */
+function stopGroupAndWait(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    return;
+  }
+  // A dead child stays a zombie until this process reaps it, which it cannot in an exit handler;
+  // a zombie holds no files, so it counts as gone.
+  const alive = (): boolean => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    } catch {
+      return false;
+    }
+  };
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 100 && alive(); i++) Atomics.wait(pause, 0, 0, 50);
 }
 
 /** The Node 24 that runs kvbench (this one: the benches run on it). */

@@ -32,6 +32,17 @@ export interface KvbenchRun {
   lagP99Ns: number | null;
 }
 
+/**
+ * CPU-seconds of the whole process tree per GB (10⁹ bytes) the device moved while it ran: the same
+ * ruler for both tools, whatever part of their run each one's own statistics cover (kvbench's
+ * --warm-up, fio's ramp_time). Falls back to the tool's own byte count without device counters.
+ */
+function cpuPerGb(cpuSeconds: number, run: ChildRun, toolBytes: number): number {
+  const io = run.device.io;
+  const bytes = io ? io.readBytes + io.writeBytes : toolBytes;
+  return bytes > 0 ? cpuSeconds / (bytes / 1e9) : Number.NaN;
+}
+
 export async function runKvbench(args: readonly string[], opts: { deviceDir: string; cgroup?: ThrottleCgroup | null; tag: string }): Promise<KvbenchRun> {
   const out = path.join(os.tmpdir(), `kvb-bench-${process.pid}-${opts.tag}.json`);
   fs.rmSync(out, { force: true });
@@ -60,11 +71,15 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     readFraction: moved > 0 ? s.read_bytes / moved : 0,
     meanEntryBytes: s.read_ops + s.write_ops > 0 ? moved / (s.read_ops + s.write_ops) : 0,
     cpuSeconds,
-    cpuSecondsPerGb: moved > 0 ? cpuSeconds / (moved / 1e9) : Number.NaN,
+    cpuSecondsPerGb: cpuPerGb(cpuSeconds, run, moved),
     tokensPerSec: results.summary?.avg_throughput_tokens_per_sec ?? 0,
     decodeBytesRead: k.primary.decode_bytes_read,
     directIo: k.tiers.storage.direct_io ?? false,
-    pageCache: assessPageCache({ engineReadBytes: s.read_bytes, engineWriteBytes: s.write_bytes, device: run.device, directIo: k.tiers.storage.direct_io ?? false }),
+    // kvbench's own device counters cover exactly its measured window (after any warm-up); this
+    // bench's sampler covers the whole process, warm-up and drain included.
+    pageCache: k.device_io?.available
+      ? { readCoverage: k.device_io.read_coverage, writeCoverage: k.device_io.write_coverage, flagged: k.device_io.flagged, reason: k.device_io.flag_reason }
+      : assessPageCache({ engineReadBytes: s.read_bytes, engineWriteBytes: s.write_bytes, device: run.device, directIo: k.tiers.storage.direct_io ?? false }),
     lagP99Ns: k.engine_health?.event_loop_lag_ns?.p99 ?? null,
   };
 }
@@ -77,6 +92,8 @@ export interface FioSpec {
   /** Share of I/Os that are reads, 0..100 (100: rw=read; 0: rw=write; else rw=rw). */
   readPercent: number;
   runtimeS: number;
+  /** Seconds run before fio's statistics start (ramp_time), as kvbench's --warm-up. */
+  rampS?: number;
   fileBytes: number;
   /** fdatasync after this many writes (the engine syncs once per entry); 0 = never. */
   fdatasyncEvery: number;
@@ -125,6 +142,7 @@ export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: 
   const out = path.join(os.tmpdir(), `kvb-bench-fio-${process.pid}.json`);
   fs.rmSync(out, { force: true });
   const extra = ['--time_based', `--runtime=${spec.runtimeS}`, '--output-format=json', `--output=${out}`];
+  if (spec.rampS && spec.rampS > 0) extra.push(`--ramp_time=${spec.rampS}`);
   if (spec.fdatasyncEvery > 0 && spec.readPercent < 100) extra.push(`--fdatasync=${spec.fdatasyncEvery}`);
   const args = fioArgs(spec, extra);
   const run = await runMeasured('fio', args, { deviceDir: opts.deviceDir, cgroup: opts.cgroup });
@@ -145,7 +163,7 @@ export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: 
     writeBytesPerSec: job.write.bw_bytes,
     bytesPerSec: job.read.bw_bytes + job.write.bw_bytes,
     cpuSeconds,
-    cpuSecondsPerGb: moved > 0 ? cpuSeconds / (moved / 1e9) : Number.NaN,
+    cpuSecondsPerGb: cpuPerGb(cpuSeconds, run, moved),
     commandLine: `fio ${args.filter((a) => !a.startsWith('--output')).join(' ')}`,
   };
 }
