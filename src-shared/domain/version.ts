@@ -1,1 +1,1 @@
-export const KVBENCH_VERSION = '0.1.0';
+export const KVBENCH_VERSION = '0.2.0';
