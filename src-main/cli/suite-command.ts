@@ -30,6 +30,8 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --scenarios a,b          only these scenario ids (see docs/suite.md)
   --extras                 add the MLPerf options and capacity discovery
   --duration S             seconds per trial instead of the profile's
+  --warm-up S              seconds each trial runs before its measured window opens (default 0,
+                           as the reference; not the autoscaling scenarios)
   --storage-capacity-gb G  storage tier capacity in GiB (0 = 95 % of free space)
   --label TEXT             a name for this suite in the history
   --no-probe               skip the drive probe (kvbench probe, a few seconds) and the memory-copy
@@ -137,6 +139,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       scenarios: { type: 'string', multiple: true },
       extras: { type: 'boolean', default: false },
       duration: { type: 'string' },
+      'warm-up': { type: 'string' },
       'storage-capacity-gb': { type: 'string' },
       label: { type: 'string' },
       'no-probe': { type: 'boolean', default: false },
@@ -160,6 +163,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const resumeId = intFlag('resume', a.resume, 1);
   const trials = intFlag('trials', a.trials, 1);
   const durationS = intFlag('duration', a.duration, 1);
+  const warmUpS = intFlag('warm-up', a['warm-up'], 0);
+  if (warmUpS !== undefined && warmUpS > 3600) errors.push(`--warm-up must be at most 3600 seconds, got ${warmUpS}`);
   let storageCapacityGb: number | undefined;
   if (a['storage-capacity-gb'] !== undefined) {
     storageCapacityGb = Number(a['storage-capacity-gb']);
@@ -233,6 +238,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         ...(splitList(a.scenarios) ? { scenarios: splitList(a.scenarios) } : {}),
         extras: a.extras,
         ...(durationS !== undefined ? { durationS } : {}),
+        ...(warmUpS !== undefined ? { warmUpS } : {}),
         ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
       });
       process.stderr.write(formatPlan(plan));

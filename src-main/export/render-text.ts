@@ -216,7 +216,7 @@ export function formatPlan(plan: SuitePlan): string {
           String(o.numUsers),
           String(o.gpuMemGb),
           String(o.cpuMemGb),
-          `${o.duration} s`,
+          Number(o.warmUp) > 0 ? `${o.warmUp} s warm-up + ${o.duration} s` : `${o.duration} s`,
           String(o.generationMode),
           Number(o.storageCapacityGb) > 0 ? `${o.storageCapacityGb} GiB` : '95% free',
           String(r.trials),

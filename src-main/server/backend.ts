@@ -249,6 +249,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     ...(r.scenarios ? { scenarios: r.scenarios } : {}),
     ...(r.extras !== undefined ? { extras: r.extras } : {}),
     ...(r.durationS !== undefined ? { durationS: r.durationS } : {}),
+    ...(r.warmUpS !== undefined ? { warmUpS: r.warmUpS } : {}),
     ...(r.storageCapacityGb !== undefined ? { storageCapacityGb: r.storageCapacityGb } : {}),
   });
 

@@ -4,7 +4,7 @@
 // the suite are measured by the same rulers (where the reference has the number at all).
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { CONFIG_MATCH_KEYS, type ResultsFormat, type TrialHistogram, type TrialMetrics } from '../../src-shared/domain/store-types.ts';
+import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, type ResultsFormat, type TrialHistogram, type TrialMetrics } from '../../src-shared/domain/store-types.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 
@@ -158,12 +158,14 @@ export function optionsFromResults(results: Obj): Record<string, unknown> | null
 
 /**
  * The key that matches trials of different systems: sha256 over the workload-defining options
- * (CONFIG_MATCH_KEYS, defaults filled in), first 16 hex digits. Where files go, output names,
- * seeds and storage capacity are left out: they differ between machines without changing the test.
+ * (CONFIG_MATCH_KEYS, defaults filled in; CONFIG_MATCH_KEYS_WHEN_SET where not their defaults),
+ * first 16 hex digits. Where files go, output names, seeds and storage capacity are left out: they
+ * differ between machines without changing the test.
  */
 export function configKey(options: Record<string, unknown>): string {
   const defaults = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
-  const canonical = CONFIG_MATCH_KEYS.map((k) => [k, options[k] === undefined ? defaults[k] : options[k]]);
+  const canonical: [string, unknown][] = CONFIG_MATCH_KEYS.map((k) => [k, options[k] === undefined ? defaults[k] : options[k]]);
+  for (const k of CONFIG_MATCH_KEYS_WHEN_SET) if (options[k] !== undefined && options[k] !== defaults[k]) canonical.push([k, options[k]]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
 }
 

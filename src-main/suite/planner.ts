@@ -53,6 +53,11 @@ export interface PlanOptions {
   extras?: boolean;
   /** Override the profile's seconds per trial. */
   durationS?: number;
+  /**
+   * Seconds each trial runs before its measured window opens (`--warm-up`; default 0, the
+   * reference's behaviour). Not applied to the autoscaling scenarios: their ramp is what they measure.
+   */
+  warmUpS?: number;
   /** Override the storage tier's capacity (GiB; 0 = 95 % of the free space, as the reference). */
   storageCapacityGb?: number;
   /** Plan GPU scenarios (default: only when a GPU is detected and the engine has a GPU tier). */
@@ -75,6 +80,7 @@ interface Derived {
   model: string;
   generationMode: 'none' | 'fast' | 'realistic';
   durationS: number;
+  warmUpS: number;
   storageCapacityGb: number;
   autoscalerInterval: number | undefined;
   notes: string[];
@@ -99,6 +105,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
   const vramGiB = gpuUsable && gpus[0]?.memoryBytes ? Math.floor(gpus[0].memoryBytes / GIB) : 0;
   const profile = PROFILES[o.profile];
   const durationS = o.durationS ?? profile.durationS;
+  const warmUpS = o.warmUpS ?? 0;
   const notes: string[] = [];
   if (o.profile === 'smoke') {
     const model = o.model ?? 'tiny-1b';
@@ -117,6 +124,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
       model,
       generationMode: 'fast',
       durationS,
+      warmUpS,
       storageCapacityGb: o.storageCapacityGb ?? cap,
       autoscalerInterval: 1,
       notes,
@@ -139,6 +147,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
     model,
     generationMode: 'realistic',
     durationS,
+    warmUpS,
     storageCapacityGb: o.storageCapacityGb ?? (capGiB === 0 ? 0 : Math.max(capGiB, minCap)),
     // Keep the reference's 10 s unless the run is too short for more than a couple of decisions.
     autoscalerInterval: durationS < 60 ? Math.max(1, Math.floor(durationS / 6)) : undefined,
@@ -159,7 +168,10 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
     generationMode: d.generationMode,
     seed: SUITE_SEED,
     storageCapacityGb: d.storageCapacityGb,
+    warmUp: d.warmUpS,
   };
+  // The autoscaler's ramp is part of what it measures: the engine refuses a warm-up with it.
+  const noWarmUp = d.warmUpS > 0 ? ['no warm-up: the autoscaler ramps up as part of what it measures'] : [];
   const users = (n: number, why: string): string => `${n} users (${why})`;
   const cpu = (gib: number, why: string): string => `CPU tier ${gib} GiB (${why})`;
   const gpu = (gib: number): string => `GPU tier ${gib} GiB (first GPU's memory)`;
@@ -221,6 +233,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
       return {
         options: {
           ...base,
+          warmUp: 0,
           numUsers: d.autoscaleStartUsers,
           gpuMemGb: d.vramGiB,
           cpuMemGb: d.cpuSmallGiB,
@@ -233,6 +246,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
           cpu(d.cpuSmallGiB, 'RAM/8'),
           users(d.autoscaleStartUsers, 'start; the qos autoscaler adds and removes users'),
           ...(d.autoscalerInterval !== undefined ? [`autoscaler decides every ${d.autoscalerInterval} s (short trials; the reference uses 10 s)`] : []),
+          ...noWarmUp,
         ],
       };
     case 'mlperf-storage-stress':
@@ -245,6 +259,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
       return {
         options: {
           ...base,
+          warmUp: 0,
           model: smoke ? d.model : 'llama3.1-70b-instruct',
           numUsers: smoke ? 2 : 10,
           gpuMemGb: 0,
@@ -254,7 +269,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
           autoscalerMode: 'capacity',
           ...(d.autoscalerInterval !== undefined ? { autoscalerInterval: d.autoscalerInterval } : {}),
         },
-        derivation: ['capacity discovery: llama3.1-70b-instruct from 10 users, CPU 4 GiB, generation none (reference)'],
+        derivation: ['capacity discovery: llama3.1-70b-instruct from 10 users, CPU 4 GiB, generation none (reference)', ...noWarmUp],
       };
   }
 }
@@ -270,7 +285,7 @@ function gpuSkipReason(hw: HardwareProfile, engineHasGpuTier: boolean): string |
 }
 
 function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: number; diskEstimate: number; diskRequired: number } {
-  const seconds = options.duration + ENGINE_OVERHEAD_S + (options.generationMode === 'realistic' ? REALISTIC_DRAIN_S : 0);
+  const seconds = options.warmUp + options.duration + ENGINE_OVERHEAD_S + (options.generationMode === 'realistic' ? REALISTIC_DRAIN_S : 0);
   const largest = largestEntryBytes(options.model);
   if (options.storageCapacityGb > 0) {
     // The storage tier never holds more than its capacity: it deletes LRU entries at 100 %.
@@ -290,6 +305,9 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   if (!Number.isInteger(trials) || trials < 1 || trials > 100) throw new KvbenchError('VALIDATION', `--trials must be an integer from 1 to 100, got ${trials}`);
   if (o.durationS !== undefined && (!Number.isInteger(o.durationS) || o.durationS < 1)) {
     throw new KvbenchError('VALIDATION', `--duration must be a positive integer (seconds), got ${o.durationS}`);
+  }
+  if (o.warmUpS !== undefined && (!Number.isInteger(o.warmUpS) || o.warmUpS < 0 || o.warmUpS > 3600)) {
+    throw new KvbenchError('VALIDATION', `--warm-up must be an integer from 0 to 3600 (seconds), got ${o.warmUpS}`);
   }
   let ids: string[] = o.scenarios ? [...o.scenarios] : [...profile.defaultScenarios];
   if (o.extras) for (const x of EXTRA_SCENARIO_IDS) if (!ids.includes(x)) ids.push(x);
@@ -333,7 +351,9 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
       estimatedSecondsPerTrial: est.seconds,
       diskBytesEstimate: est.diskEstimate,
       diskBytesRequired: est.diskRequired,
-      derivation: [`model ${v.options.model}, ${v.options.duration} s, generation ${v.options.generationMode}, seed ${SUITE_SEED}`, ...p.derivation,
+      derivation: [
+        `model ${v.options.model}, ${v.options.warmUp > 0 ? `${v.options.warmUp} s warm-up then ` : ''}${v.options.duration} s measured, generation ${v.options.generationMode}, seed ${SUITE_SEED}`,
+        ...p.derivation,
         v.options.storageCapacityGb > 0 ? `storage tier capped at ${v.options.storageCapacityGb} GiB` : 'storage tier: 95 % of the free space (reference)'],
     });
   }

@@ -37,12 +37,13 @@ export interface RunSuiteDeps {
 
 /**
  * A trial that runs far past its planned duration (an engine stuck on a hung device, say) is
- * stopped so the suite can go on: its duration, plus as long again, plus two minutes for start-up,
- * draining and clean-up.
+ * stopped so the suite can go on: its warm-up and duration, plus as long again, plus two minutes for
+ * start-up, draining and clean-up.
  */
 export function defaultTrialTimeoutMs(options: Record<string, unknown>): number {
   const durationS = typeof options.duration === 'number' ? options.duration : 60;
-  return (2 * durationS + 120) * 1000;
+  const warmUpS = typeof options.warmUp === 'number' ? options.warmUp : 0;
+  return (2 * (warmUpS + durationS) + 120) * 1000;
 }
 
 export interface TrialOutcomeSummary {

@@ -45,6 +45,8 @@ export interface PlanForm {
   trials: number;
   /** null = the profile's seconds per trial. */
   durationS: number | null;
+  /** Seconds each trial runs before its measured window opens; 0 = none (the reference). */
+  warmUpS: number;
   /** '' = the profile's model. */
   model: string;
   /** null = the profile's scenarios. */
@@ -121,6 +123,7 @@ export const useSuiteStore = defineStore('suite', () => {
     profile: 'quick',
     trials: 3,
     durationS: null,
+    warmUpS: 0,
     model: '',
     scenarios: null,
     extras: false,
@@ -168,6 +171,7 @@ export const useSuiteStore = defineStore('suite', () => {
       extras: form.extras,
       probe: form.probe,
       ...(form.durationS !== null ? { durationS: form.durationS } : {}),
+      ...(form.warmUpS > 0 ? { warmUpS: form.warmUpS } : {}),
       ...(form.model ? { model: form.model } : {}),
       ...(form.scenarios !== null ? { scenarios: form.scenarios } : {}),
       ...(form.storageCapacityGb !== null ? { storageCapacityGb: form.storageCapacityGb } : {}),

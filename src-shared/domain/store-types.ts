@@ -161,6 +161,13 @@ export const CONFIG_MATCH_KEYS = [
   'useBurstTrace',
 ] as const;
 
+/**
+ * kvbench's own options that change what is measured (how the storage tier does its I/O, what the
+ * window covers). They join the key only where they differ from their defaults, so trials stored
+ * before they existed keep their keys.
+ */
+export const CONFIG_MATCH_KEYS_WHEN_SET = ['warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion', 'verify'] as const;
+
 // ---------------------------------------------------------------------------------------------
 // Records
 

@@ -102,6 +102,8 @@ export const PlanRequestSchema = z.strictObject({
   extras: z.boolean().optional(),
   model: z.string().min(1).optional(),
   durationS: int.min(1).max(86_400).optional(),
+  /** Seconds each trial runs before its measured window opens (not the autoscaling scenarios). */
+  warmUpS: int.min(0).max(3600).optional(),
   storageCapacityGb: z.number().nonnegative().max(1_000_000).optional(),
   /** Probe the drive (and memory copy) before the trials: efficiency needs it. */
   probe: z.boolean().optional(),

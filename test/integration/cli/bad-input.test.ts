@@ -202,3 +202,26 @@ describe('kvbench help', () => {
     expect(r.stdout).toMatch(/130 interrupted/);
   });
 });
+
+describe('kvbench suite --warm-up', () => {
+  it('refuses a warm-up out of range, with the flag named, and creates no database', async () => {
+    const tmp = makeTempDir();
+    for (const bad of ['-3', '5000', '2.5']) {
+      const r = await runCli(['suite', '--profile', 'smoke', '--cache-dir', path.join(tmp, 'c'), `--warm-up=${bad}`, '--db', path.join(tmp, 'k.db')], { cwd: tmp });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toMatch(/--warm-up must be/);
+      expectNoStack(r.stderr);
+    }
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('plans the warm-up into every trial but the autoscalers and into the time estimate', async () => {
+    const tmp = makeTempDir();
+    const args = ['suite', '--profile', 'smoke', '--cache-dir', path.join(tmp, 'c'), '--no-probe', '--plan', '--db', path.join(tmp, 'k.db')];
+    const r = await runCli([...args, '--warm-up', '7'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stderr).toMatch(/^storage-only .*7 s warm-up \+ 3 s/m);
+    expect(r.stderr).toMatch(/^autoscale .* 3 s /m);
+    expect(r.stderr).not.toMatch(/^autoscale .*warm-up/m);
+  });
+});

@@ -90,8 +90,16 @@ describe('plan step', () => {
     await w.get('[data-scenario=production] input').setValue(false);
     await new Promise((r) => setTimeout(r, 300)); // the form re-plans after a pause
     await flush();
-    const last = fake.callsOf('suite.plan').at(-1) as Record<string, unknown>;
+    let last = fake.callsOf('suite.plan').at(-1) as Record<string, unknown>;
     expect(last).toMatchObject({ cacheDir: '/mnt/nvme/kv', profile: 'smoke', trials: 3, probe: true });
+    expect(last).not.toHaveProperty('warmUpS'); // 0: the reference's behaviour, nothing to send
+
+    await w.get('input[name=warmUpS]').setValue('15');
+    await w.get('input[name=warmUpS]').trigger('change');
+    await new Promise((r) => setTimeout(r, 300));
+    await flush();
+    last = fake.callsOf('suite.plan').at(-1) as Record<string, unknown>;
+    expect(last).toMatchObject({ profile: 'smoke', warmUpS: 15 });
     expect(last.scenarios).not.toContain('production');
     expect(last.scenarios).toContain('cpu-only');
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { importResultsFiles } from '../../../src-main/store/import-results.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
+import { CONFIG_MATCH_KEYS } from '../../../src-shared/domain/store-types.ts';
 import { kvbenchResults, referenceResultsMid, referenceResultsNew, removeTempDirs, tempDir } from './fixtures.ts';
 
 const GIB = 1024 ** 3;
@@ -66,10 +68,23 @@ describe('configuration key', () => {
   it('ignores where files go and the seed, but not the workload', () => {
     const base = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
     const k = configKey(base);
-    expect(configKey({ ...base, cacheDir: '/elsewhere', output: 'x.json', seed: 7, storageCapacityGb: 100, ioDepth: 16 })).toBe(k);
+    expect(configKey({ ...base, cacheDir: '/elsewhere', output: 'x.json', seed: 7, storageCapacityGb: 100 })).toBe(k);
     expect(configKey({ model: DEFAULT_RUN_OPTIONS.model })).toBe(k); // missing keys take their defaults
     expect(configKey({ ...base, numUsers: 200 })).not.toBe(k);
     expect(configKey({ ...base, cpuMemGb: 0 })).not.toBe(k);
+  });
+
+  it("kvbench's I/O and window options separate trials only where set, so older trials keep their keys", () => {
+    const base = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
+    const k = configKey(base);
+    // A key stored by kvbench 0.1 (before these options joined it), recomputed the old way.
+    const legacy = createHash('sha256').update(JSON.stringify(CONFIG_MATCH_KEYS.map((key) => [key, base[key]]))).digest('hex').slice(0, 16);
+    expect(k).toBe(legacy);
+    expect(configKey({ ...base, warmUp: 0, ioDepth: 16, directIo: 'auto', fsyncPolicy: 'per-entry' })).toBe(k);
+    const changed = [{ warmUp: 30 }, { ioDepth: 64 }, { ioChunkMib: 4 }, { directIo: 'off' }, { fsyncPolicy: 'none' }, { promotion: 'on-hit' }, { verify: true }];
+    const keys = changed.map((c) => configKey({ ...base, ...c }));
+    for (const key of keys) expect(key).not.toBe(k);
+    expect(new Set(keys).size).toBe(changed.length);
   });
 });
 

@@ -94,6 +94,23 @@ describe('planSuite', () => {
     expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
   });
 
+  it('a warm-up runs before every measured window except the autoscalers\', and the estimate counts it', () => {
+    const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'quick', cacheDir: '/mnt/kv', warmUpS: 20, extras: true, trials: 1 });
+    for (const r of plan.runs) {
+      const autoscaling = r.options.enableAutoscaling === true;
+      expect(r.options.warmUp, r.scenarioId).toBe(autoscaling ? 0 : 20);
+      expect(validateRunOptions(r.options).ok, r.scenarioId).toBe(true);
+      if (autoscaling) expect(r.derivation.join('\n')).toMatch(/no warm-up: the autoscaler ramps up/);
+      else expect(r.derivation[0]).toMatch(/20 s warm-up then 30 s measured/);
+    }
+    const storageOnly = plan.runs.find((r) => r.scenarioId === 'storage-only')!;
+    const without = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'quick', cacheDir: '/mnt/kv', extras: true, trials: 1 });
+    expect(storageOnly.estimatedSecondsPerTrial - without.runs.find((r) => r.scenarioId === 'storage-only')!.estimatedSecondsPerTrial).toBe(20);
+    expect(without.runs.every((r) => r.options.warmUp === 0)).toBe(true);
+    expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', warmUpS: -1 })).toThrow(/--warm-up must be an integer from 0 to 3600/);
+    expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', warmUpS: 1.5 })).toThrow(/--warm-up/);
+  });
+
   it('rejects unknown scenarios and bad trial counts', () => {
     expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', scenarios: ['nope'] })).toThrow(/unknown scenario\(s\): nope/);
     expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', trials: 0 })).toThrow(/--trials/);
