@@ -6,8 +6,8 @@
 // Token counts: kvbench cannot know the server's tokenizer. The text is a header naming the prompt,
 // then words drawn from a list of common English words that BPE vocabularies (cl100k, Llama 3,
 // Qwen, Mistral …) hold as single tokens with their leading space — so one word ≈ one token (the
-// "words" approximation; ~4–5 characters per token). When the optional `gpt-tokenizer` package is
-// installed, words are chosen by their cl100k_base token counts so that the text's count is exactly
+// "words" approximation; ~4–5 characters per token). With `gpt-tokenizer` (a dependency, looked up at
+// run time so a build without it falls back to the words), words are chosen by their cl100k_base token counts so that the text's count is exactly
 // the request's (still an approximation of the server's own tokenizer). The server's own count comes back in each
 // request's usage.prompt_tokens, and the run reports their ratio.
 import type { PromptTokenizer } from '../../src-shared/domain/endpoint.ts';
@@ -39,7 +39,7 @@ export interface TokenCountFn {
 /** The word approximation: a word (or a header token) per token. */
 export const WORDS_TOKENIZER: TokenCountFn = { name: 'words', count: (t) => t.split(/\s+/).filter(Boolean).length };
 
-/** gpt-tokenizer's cl100k_base when installed (an optional package: looked up at run time), else the word approximation. */
+/** gpt-tokenizer's cl100k_base (looked up at run time), else the word approximation. */
 export async function loadPromptTokenizer(specifier = 'gpt-tokenizer/encoding/cl100k_base'): Promise<TokenCountFn> {
   try {
     const spec: string = specifier; // a variable: neither tsc nor the loader may require the package

@@ -36,6 +36,14 @@ describe('prompt builder', () => {
     for (const n of [64, 1000, 8192]) expect(split.count(b.build('ctx_p9', n))).toBe(n);
   });
 
+  it('builds prompts exact under the shipped cl100k_base tokenizer', async () => {
+    const t = await loadPromptTokenizer();
+    expect(t.name).toBe('gpt-tokenizer cl100k_base');
+    expect(t.count('hello world')).toBe(2);
+    const b = new PromptBuilder({ salt: 'x', tokenizer: t });
+    for (const n of [64, 1000, 8192]) expect(t.count(b.build('ctx_p9', n))).toBe(n);
+  });
+
   it('falls back to the word approximation when gpt-tokenizer is not installed', async () => {
     const t = await loadPromptTokenizer('a-package-that-does-not-exist/encoding');
     expect(t.name).toBe('words');

@@ -136,4 +136,11 @@ describe('token counting', () => {
     expect(none.name).toBe('chars/4');
     expect(none.count('abcdefgh')).toBe(2);
   });
+
+  it('counts with the shipped cl100k_base tokenizer by default', async () => {
+    const c = await loadTokenCounter();
+    expect(c.name).toBe('gpt-tokenizer cl100k_base');
+    expect(c.count('hello world')).toBe(2); // cl100k_base: "hello", " world"
+    expect(c.count('')).toBe(1); // at least one token per turn, as the estimate
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * Token counts for ShareGPT text. The reference uses tiktoken's cl100k_base when it is installed and
- * characters ÷ 4 (at least 1) otherwise. kvbench does the same: a BPE tokenizer package is used through
- * a dynamic import when one is installed, else the estimate; the results record which one counted.
+ * characters ÷ 4 (at least 1) otherwise. kvbench ships `gpt-tokenizer` (cl100k_base, as tiktoken's) and
+ * loads it through a dynamic import, so a build without it (or with js-tiktoken instead) still runs, on
+ * the estimate; the results record which one counted.
  */
 
 export interface TokenCounter {
@@ -30,7 +31,7 @@ export function estimateCounter(charsPerToken = 4): TokenCounter {
   return { name: charsPerToken === 4 ? 'chars/4' : `chars/${charsPerToken}`, count: (t) => charsPerTokenEstimate(t, charsPerToken) };
 }
 
-/** Optional tokenizer packages, tried in order (none is a dependency of kvbench). */
+/** Tokenizer packages, tried in order (gpt-tokenizer is a dependency of kvbench; js-tiktoken is not). */
 const TOKENIZERS: readonly { name: string; specifier: string; make: (mod: Record<string, unknown>) => ((text: string) => number) | null }[] = [
   {
     name: 'gpt-tokenizer cl100k_base',
