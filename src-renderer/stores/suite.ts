@@ -277,11 +277,19 @@ export const useSuiteStore = defineStore('suite', () => {
     step.value = 'run';
   }
 
+  // Each phase's clock starts at its own zero (warm-up → measured window, preconditioning → running):
+  // the chart's axis carries on from where the previous phase ended.
+  const seriesClock = { phase: '', offsetS: 0 };
   function pushPoint(p: ProgressEvent): void {
     const s = series.value;
-    const t = p.elapsedNs / 1e9;
-    // A new phase can restart the clock (preconditioning → running): keep the axis increasing.
-    if (s.t.length > 0 && t < s.t[s.t.length - 1]) return;
+    if (s.t.length === 0) Object.assign(seriesClock, { phase: p.phase, offsetS: 0 });
+    const last = s.t.length > 0 ? s.t[s.t.length - 1] : 0;
+    if (p.phase !== seriesClock.phase) {
+      if (p.elapsedNs / 1e9 + seriesClock.offsetS < last) seriesClock.offsetS = last;
+      seriesClock.phase = p.phase;
+    }
+    const t = p.elapsedNs / 1e9 + seriesClock.offsetS;
+    if (s.t.length > 0 && t < last) return;
     s.t.push(t);
     s.tokPerS.push(p.generatedTokensPerSec);
     s.e2eP95Ms.push(p.e2eLatencyP95Ns === null ? null : p.e2eLatencyP95Ns / 1e6);

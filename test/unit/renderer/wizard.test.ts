@@ -178,6 +178,40 @@ describe('run step', () => {
     expect(suite.step).toBe('report');
   });
 
+  it('charts a trial with a warm-up on one time axis: the measured window carries on where the warm-up ended', () => {
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    const progress = (phase: 'warming-up' | 'running' | 'draining', elapsedS: number, tokPerS: number) =>
+      suite.handleEvent({
+        type: 'suite.trialProgressed',
+        ...ref(0),
+        progress: {
+          phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokensPerSec: tokPerS,
+          storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+        },
+      });
+    progress('warming-up', 1, 10);
+    progress('warming-up', 2, 20);
+    progress('running', 0.5, 30); // the window's own clock starts again at 0
+    progress('running', 1.5, 40);
+    progress('draining', 1.7, 0); // draining goes on with the window's clock
+    expect(suite.series.t).toEqual([1, 2, 2.5, 3.5, 3.7]);
+    expect(suite.series.tokPerS).toEqual([10, 20, 30, 40, 0]);
+    // The next trial starts its chart from zero.
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    suite.handleEvent({
+      type: 'suite.trialProgressed',
+      ...ref(1, 'cpu-only', 'CPU only', 2),
+      progress: {
+        phase: 'running', elapsedNs: 0.5e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokensPerSec: 5,
+        storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+      },
+    });
+    expect(suite.series.t).toEqual([0.5]);
+  });
+
   it('estimates the time left from the plan, corrected by how long finished trials took', () => {
     const rows = rowsFromPlan(plan());
     expect(etaSeconds(rows, null, 0)).toBe(22);
