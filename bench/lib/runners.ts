@@ -100,7 +100,22 @@ export interface FioSpec {
   ioengine: 'psync' | 'libaio';
   /** libaio only: I/Os in flight per job. */
   iodepth?: number;
+  /**
+   * How a read/write mix is laid out over the jobs. mixed: every job does rw=rw with the mix (each
+   * job's reads then wait behind its own fdatasync); split: reader jobs and writer jobs, in the mix's
+   * proportion (at least one of each), fdatasync on the writers only, so no read waits for a flush —
+   * the mix then follows from the device's read and write speeds. Pure reads or writes: the same.
+   */
+  layout?: 'mixed' | 'split';
 }
+
+/** Reader and writer jobs of a split layout: the mix's share of the jobs, at least one of each. */
+export function splitJobs(spec: Pick<FioSpec, 'jobs' | 'readPercent'>): { readers: number; writers: number } {
+  const readers = Math.min(spec.jobs - 1, Math.max(1, Math.round((spec.jobs * spec.readPercent) / 100)));
+  return { readers, writers: spec.jobs - readers };
+}
+
+const isSplit = (spec: FioSpec): boolean => spec.layout === 'split' && spec.readPercent > 0 && spec.readPercent < 100 && spec.jobs >= 2;
 
 export interface FioRun {
   run: ChildRun;
@@ -114,7 +129,16 @@ export interface FioRun {
   commandLine: string;
 }
 
-function fioArgs(spec: FioSpec, extra: string[]): string[] {
+/** fio's arguments: options common to every job (and `global`, which must come before the first --name), then the jobs. */
+function fioArgs(spec: FioSpec, extra: string[], global: string[] = []): string[] {
+  if (isSplit(spec)) {
+    const { readers, writers } = splitJobs(spec);
+    const common = [`--directory=${spec.dir}`, '--direct=1', `--bs=${spec.blockBytes}`, `--ioengine=${spec.ioengine}`, `--size=${spec.fileBytes}`, '--group_reporting'];
+    if (spec.ioengine === 'libaio') common.push(`--iodepth=${spec.iodepth ?? 1}`);
+    // Job names are the file names: the readers read kvb.N.0 (laid out as for the mixed layout), the writers write kvbw.N.0.
+    const sync = spec.fdatasyncEvery > 0 ? [`--fdatasync=${spec.fdatasyncEvery}`] : [];
+    return [...common, ...global, ...extra, '--name=kvb', '--rw=read', `--numjobs=${readers}`, '--name=kvbw', '--rw=write', `--numjobs=${writers}`, ...sync];
+  }
   const rw = spec.readPercent >= 100 ? 'read' : spec.readPercent <= 0 ? 'write' : 'rw';
   const args = [
     '--name=kvb',
@@ -129,22 +153,29 @@ function fioArgs(spec: FioSpec, extra: string[]): string[] {
   ];
   if (rw === 'rw') args.push(`--rwmixread=${Math.round(spec.readPercent)}`);
   if (spec.ioengine === 'libaio') args.push(`--iodepth=${spec.iodepth ?? 1}`);
-  return [...args, ...extra];
+  if (spec.fdatasyncEvery > 0 && spec.readPercent < 100) args.push(`--fdatasync=${spec.fdatasyncEvery}`);
+  return [...args, ...global, ...extra];
 }
 
 /** Writes the job files once, unmeasured, so the measured run neither lays them out nor pays for it. */
 export async function layOutFioFiles(spec: FioSpec, deviceDir: string): Promise<void> {
-  const r = await runMeasured('fio', fioArgs({ ...spec, readPercent: 0 }, ['--output-format=terse']), { deviceDir });
-  if (r.code !== 0) throw new Error(`fio layout failed: ${r.stderr.slice(-2000)}`);
+  const layouts = [{ ...spec, layout: 'mixed' as const, readPercent: 0, fdatasyncEvery: 0 }];
+  if (isSplit(spec)) layouts.push({ ...spec, layout: 'mixed', readPercent: 0, fdatasyncEvery: 0, jobs: splitJobs(spec).writers, dir: spec.dir });
+  for (const [i, l] of layouts.entries()) {
+    const args = fioArgs(l, ['--output-format=terse']);
+    // The writers' files are named after their job (kvbw), the readers' after kvb.
+    if (i === 1) args[args.indexOf('--name=kvb')] = '--name=kvbw';
+    const r = await runMeasured('fio', args, { deviceDir });
+    if (r.code !== 0) throw new Error(`fio layout failed: ${r.stderr.slice(-2000)}`);
+  }
 }
 
 export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: ThrottleCgroup | null }): Promise<FioRun> {
   const out = path.join(os.tmpdir(), `kvb-bench-fio-${process.pid}.json`);
   fs.rmSync(out, { force: true });
-  const extra = ['--time_based', `--runtime=${spec.runtimeS}`, '--output-format=json', `--output=${out}`];
-  if (spec.rampS && spec.rampS > 0) extra.push(`--ramp_time=${spec.rampS}`);
-  if (spec.fdatasyncEvery > 0 && spec.readPercent < 100) extra.push(`--fdatasync=${spec.fdatasyncEvery}`);
-  const args = fioArgs(spec, extra);
+  const global = ['--time_based', `--runtime=${spec.runtimeS}`];
+  if (spec.rampS && spec.rampS > 0) global.push(`--ramp_time=${spec.rampS}`);
+  const args = fioArgs(spec, ['--output-format=json', `--output=${out}`], global);
   const run = await runMeasured('fio', args, { deviceDir: opts.deviceDir, cgroup: opts.cgroup });
   if (run.code !== 0 || !fs.existsSync(out)) throw new Error(`fio ${args.join(' ')} failed (exit ${run.code}):\n${run.stderr.slice(-2000)}`);
   const j = JSON.parse(fs.readFileSync(out, 'utf8')) as {
