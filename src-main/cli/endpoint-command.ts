@@ -62,7 +62,8 @@ Options:
   --no-ignore-eos            do not send ignore_eos (for servers that reject it; outputs may end early)
   --no-stream-usage          do not send stream_options.include_usage (tokens are then counted as chunks)
   --request-timeout-s S      a request taking longer is aborted and recorded as a timeout (default: 600)
-  --idle-timeout-s S         a stream silent this long is aborted (default: 120)
+  --idle-timeout-s S         a stream silent this long after its first token is aborted (default:
+                             120; the wait for the first token is bounded by --request-timeout-s)
   --metrics-url URL          a metrics page to scrape before and after (repeatable; default: <server>/metrics
                              and <server>/prometheus/metrics, whichever answers; "none": no scraping)
   --prompt-salt S            mixed into every prompt (default: random per run, so each run starts with
@@ -102,7 +103,11 @@ function numberFlag(v: string | undefined, flag: string, errors: string[], kind:
 }
 
 /** What a server says about itself before the run: reachable? needs a key? serves the model? */
-async function preflight(baseUrl: string, model: string, headers: Record<string, string>): Promise<{ fatal: string | null; warnings: string[] }> {
+/**
+ * Reachability, the API key, the model's name, and its context limit where the server lists one
+ * (vLLM's and SGLang's `max_model_len`): a request longer than that is refused with HTTP 400.
+ */
+async function preflight(baseUrl: string, model: string, headers: Record<string, string>, longest: { tokens: number; context: number; generated: number }): Promise<{ fatal: string | null; warnings: string[] }> {
   const warnings: string[] = [];
   try {
     const res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(15_000) });
@@ -115,9 +120,17 @@ async function preflight(baseUrl: string, model: string, headers: Record<string,
       warnings.push(`${baseUrl}/models answered HTTP ${res.status}: the model name is not checked`);
       return { fatal: null, warnings };
     }
-    const j = (await res.json().catch(() => null)) as { data?: { id?: unknown }[] } | null;
-    const ids = Array.isArray(j?.data) ? j!.data!.map((m) => m.id).filter((x): x is string => typeof x === 'string') : [];
+    const j = (await res.json().catch(() => null)) as { data?: { id?: unknown; max_model_len?: unknown }[] } | null;
+    const listed = Array.isArray(j?.data) ? j!.data! : [];
+    const ids = listed.map((m) => m.id).filter((x): x is string => typeof x === 'string');
     if (ids.length > 0 && !ids.includes(model)) warnings.push(`the server lists the model(s) ${ids.join(', ')}, not '${model}': requests may fail`);
+    const limit = listed.find((m) => m.id === model)?.max_model_len;
+    if (typeof limit === 'number' && longest.tokens > limit) {
+      warnings.push(
+        `the server's max_model_len for '${model}' is ${limit} tokens, but the workload's longest request is ${longest.tokens} (context ${longest.context} + ${longest.generated} generated, before any chat template): ` +
+          'such requests will be refused (HTTP 400); start the server with a longer context or generate a workload with smaller contexts',
+      );
+    }
     return { fatal: null, warnings };
   } catch (e) {
     const x = e as Error & { cause?: { code?: string; message?: string } };
@@ -231,11 +244,14 @@ async function runSub(argv: string[]): Promise<number> {
   const apiKey = process.env.KVBENCH_API_KEY || process.env.OPENAI_API_KEY || null;
   const headers: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
 
-  if (config.idleTimeoutS > 300) {
-    // undici (Node's fetch) gives up on its own after 300 s without response headers or between body chunks.
-    process.stderr.write('kvbench endpoint run: warning: --idle-timeout-s above 300 has no effect: Node\'s fetch gives up after 300 s without data\n');
+  let longest = { tokens: 0, context: 0, generated: 0 };
+  for (const b of config.maxBatches === null ? workload.batches : workload.batches.slice(0, config.maxBatches)) {
+    for (const r of b.requests) {
+      const generated = config.maxTokens ?? Math.max(1, r.generation_tokens);
+      if (r.context_tokens + generated > longest.tokens) longest = { tokens: r.context_tokens + generated, context: r.context_tokens, generated };
+    }
   }
-  const pre = await preflight(config.baseUrl, config.model, headers);
+  const pre = await preflight(config.baseUrl, config.model, headers, longest);
   for (const w of pre.warnings) process.stderr.write(`kvbench endpoint run: warning: ${w}\n`);
   if (pre.fatal) return err(pre.fatal);
 

@@ -1,8 +1,14 @@
 // One streaming completion against an OpenAI-compatible server, measured: time to first token,
 // inter-token gaps, end-to-end time, tokens (the server's usage when it reports it, else the content
-// chunks counted). Node's built-in fetch (undici) with abort signals for the total and the idle
-// timeout. Never throws for the server's sake: every way a request can go wrong ends as a status
-// with a reason (see REQUEST_STATUSES), and what was received until then is kept.
+// chunks counted). node:http(s), not fetch: Node's fetch gives up on its own after 300 s without
+// response headers or between two body chunks, and a long prompt queued behind a batch of 128K-token
+// prefills can wait longer than that for its first token. The only limits are ours: the request
+// timeout over everything, and the idle timeout between chunks once the first token has come
+// (before it, the server may be queueing or prefilling: that is TTFT, not a stall). Never throws
+// for the server's sake: every way a request can go wrong ends as a status with a reason (see
+// REQUEST_STATUSES), and what was received until then is kept.
+import http from 'node:http';
+import https from 'node:https';
 import type { EndpointApi, RequestStatus } from '../../src-shared/domain/endpoint.ts';
 import { SseParser } from './sse.ts';
 
@@ -18,7 +24,10 @@ export interface CompletionRequest {
   ignoreEos: boolean;
   streamUsage: boolean;
   headers?: Record<string, string>;
+  /** The serialised request body, when built ahead (a batch builds all its bodies before the first send). */
+  body?: string;
   requestTimeoutMs: number;
+  /** Longest silence between chunks once the first token has come. */
   idleTimeoutMs: number;
   /** The run's cancel signal (Ctrl-C). */
   signal?: AbortSignal;
@@ -134,6 +143,35 @@ export function parseChunk(data: string, api: EndpointApi): Chunk {
   return { text, finishReason, usage, error: null };
 }
 
+/** finish_reason values with which a server says it gave up on the request (vLLM: abort; SGLang, TensorRT-LLM: error). */
+const FAILED_FINISH_REASONS = new Set(['abort', 'error', 'cancelled']);
+
+interface StreamResponse {
+  status: number;
+  statusText: string;
+  contentType: string;
+  body: AsyncIterable<Buffer> & { destroy(): void };
+}
+
+/** POSTs the body and resolves with the response once its headers arrive; no timeouts of its own. */
+function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<StreamResponse> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const lib = u.protocol === 'https:' ? https : http;
+    const req = lib.request(u, { method: 'POST', headers: { ...headers, 'Content-Length': Buffer.byteLength(body) }, signal }, (res) => {
+      resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? '', contentType: String(res.headers['content-type'] ?? ''), body: res });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function readAll(body: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const b of body) parts.push(b);
+  return Buffer.concat(parts).toString('utf8');
+}
+
 /** Sends one streaming completion and measures it. */
 export async function streamCompletion(r: CompletionRequest): Promise<CompletionOutcome> {
   const ctrl = new AbortController();
@@ -145,6 +183,7 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
   let idleTimer: NodeJS.Timeout | undefined;
   const armIdle = (): void => {
     clearTimeout(idleTimer);
+    if (firstAt === null) return; // waiting for the first token is TTFT: only the request timeout applies
     idleTimer = setTimeout(() => {
       abortReason = 'timeout-idle';
       ctrl.abort();
@@ -174,7 +213,7 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
 
   const aborted = (): { status: RequestStatus; error: string } | null => {
     if (abortReason === 'timeout-total') return { status: 'timeout', error: `no complete answer within ${r.requestTimeoutMs / 1000} s (--request-timeout-s)` };
-    if (abortReason === 'timeout-idle') return { status: 'timeout', error: `nothing received for ${r.idleTimeoutMs / 1000} s (--idle-timeout-s)` };
+    if (abortReason === 'timeout-idle') return { status: 'timeout', error: `nothing received for ${r.idleTimeoutMs / 1000} s after ${out.outputChunks} chunk(s) (--idle-timeout-s)` };
     if (r.signal?.aborted) return { status: 'cancelled', error: 'interrupted' };
     return null;
   };
@@ -194,38 +233,30 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
     return out;
   };
 
-  armIdle();
-  let res: Response;
+  const body = r.body ?? JSON.stringify(requestBody(r));
+  let res: StreamResponse;
   try {
-    res = await fetch(r.url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...r.headers },
-      body: JSON.stringify(requestBody(r)),
-      signal,
-    });
+    res = await post(r.url, { 'Content-Type': 'application/json', Accept: 'text/event-stream', ...r.headers }, body, signal);
   } catch (err) {
     const a = aborted();
     return a ? finish(a.status, a.error) : finish('connection_error', causeOf(err));
   }
   out.httpStatus = res.status;
-  if (!res.ok) {
+  if (res.status < 200 || res.status > 299) {
     let text = '';
     try {
-      text = await res.text();
+      text = await readAll(res.body);
     } catch {
       // the body broke too: the status says enough
     }
     return finish('http_error', `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${errorMessageOf(text)}`);
   }
-  const type = res.headers.get('content-type') ?? '';
-  if (type.includes('application/json')) {
-    const text = await res.text().catch(() => '');
+  if (res.contentType.includes('application/json')) {
+    const text = await readAll(res.body).catch(() => '');
     return finish('malformed_stream', `the server answered with JSON instead of an event stream (does it support "stream": true?): ${text.slice(0, 200)}`);
   }
-  if (!res.body) return finish('incomplete', 'a response without a body');
 
   const parser = new SseParser();
-  const reader = res.body.getReader();
   let streamError: { status: RequestStatus; error: string } | null = null;
   const handle = (data: string): boolean => {
     if (data.trim() === '[DONE]') {
@@ -251,7 +282,13 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
       out.outputChunks++;
       out.outputChars += c.text.length;
     }
-    if (c.finishReason !== null) out.finishReason = c.finishReason;
+    if (c.finishReason !== null) {
+      out.finishReason = c.finishReason;
+      if (FAILED_FINISH_REASONS.has(c.finishReason)) {
+        streamError = { status: 'server_error', error: `the server ended the request with finish_reason "${c.finishReason}" after ${out.outputChunks} chunk(s)` };
+        return false;
+      }
+    }
     if (c.usage) {
       if (c.usage.completion !== null) {
         out.outputTokens = c.usage.completion;
@@ -262,21 +299,23 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
     }
     return true;
   };
+  /** Handles the events in order until one ends the stream; false then. */
+  const handleAll = (events: readonly { data: string }[]): boolean => events.every((e) => handle(e.data));
   try {
-    read: for (;;) {
-      const { value, done: eof } = await reader.read();
+    let open = true;
+    for await (const value of res.body) {
+      open = handleAll(parser.push(value));
+      if (!open) break;
       armIdle();
-      const events = eof ? parser.end() : parser.push(value);
-      for (const e of events) if (!handle(e.data)) break read;
-      if (eof) break;
     }
+    if (open) handleAll(parser.end());
   } catch (err) {
     const a = aborted();
     if (a) return finish(a.status, a.error);
     // The connection broke mid-stream (server stopped, reset, proxy timeout).
     return finish(done || out.finishReason !== null ? 'ok' : 'incomplete', done || out.finishReason !== null ? null : `the stream broke after ${out.outputChunks} chunk(s): ${causeOf(err)}`);
   }
-  if (streamError !== null || done) await reader.cancel().catch(() => undefined);
+  if (streamError !== null || done) res.body.destroy();
   if (streamError !== null) return finish((streamError as { status: RequestStatus }).status, (streamError as { error: string }).error);
   if (done || out.finishReason !== null) return finish('ok', null);
   return finish('incomplete', `the stream ended without [DONE] or a finish reason after ${out.outputChunks} chunk(s)`);

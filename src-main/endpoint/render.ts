@@ -1,6 +1,7 @@
 // Endpoint runs and comparisons as terminal text.
 import {
   SERVER_METRIC_BY_KEY,
+  cacheHitRateOf,
   DERIVED_SERVER_METRICS,
   type Distribution,
   type EndpointComparison,
@@ -167,8 +168,10 @@ export function formatComparison(c: EndpointComparison): string {
 export function formatRunList(runs: readonly EndpointRunRecord[]): string {
   if (runs.length === 0) return 'no endpoint runs stored (kvbench endpoint run … stores one)';
   return table(
-    ['id', 'label', 'status', 'started', 'model', 'requests', 'ok', 'req/s', 'out tok/s', 'TTFT P50 ms', 'TTFT P95 ms', 'e2e P95 ms'],
-    runs.map((r) => [
+    ['id', 'label', 'status', 'started', 'model', 'requests', 'ok', 'req/s', 'out tok/s', 'TTFT P50 ms', 'TTFT P95 ms', 'e2e P95 ms', 'cache hit %'],
+    runs.map((r) => {
+      const hit = cacheHitRateOf(r.metrics);
+      return [
       String(r.id),
       r.systemLabel,
       r.status,
@@ -181,7 +184,9 @@ export function formatRunList(runs: readonly EndpointRunRecord[]): string {
       fmt(r.metrics.ttft_p50_ms, 'ms'),
       fmt(r.metrics.ttft_p95_ms, 'ms'),
       fmt(r.metrics.latency_p95_ms, 'ms'),
-    ]),
+      hit === null ? '—' : (hit.value * 100).toFixed(1),
+      ];
+    }),
     [1, 2, 3, 4],
   );
 }

@@ -3,7 +3,7 @@
 // C2C run land in one file. Each entry carries the study's `aggregate` keys (seconds) beside kvbench's
 // full record and samples. An existing file of another format is never overwritten.
 import fsp from 'node:fs/promises';
-import type { EndpointRunRecord, EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
+import { cacheHitRateOf, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
@@ -13,6 +13,8 @@ const s = (ms: number | null | undefined): number | null => (typeof ms === 'numb
 export function resultsEntry(r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): Record<string, unknown> {
   const a = r.aggregates;
   const v = (key: string): number | null => r.serverMetrics.values.find((x) => x.key === key)?.delta ?? null;
+  // The same rate, from the same source, as the run listings in the CLI and the app.
+  const hit = cacheHitRateOf(r.metrics);
   return {
     aggregate: {
       throughput_req_per_s: a.requestsPerS,
@@ -26,7 +28,8 @@ export function resultsEntry(r: EndpointRunRecord, samples: readonly EndpointReq
     },
     // What the study read from TensorRT-LLM's logs, here from the server's metrics (null where not served).
     log_metrics: {
-      cache_hit_rate: r.serverMetrics.derived.prefix_cache_hit_rate ?? r.serverMetrics.derived.block_reuse_rate ?? null,
+      cache_hit_rate: hit?.value ?? null,
+      cache_hit_rate_source: hit?.source ?? null,
       reused_blocks: v('reused_blocks'),
       offloaded_bytes: v('offload_bytes'),
       reloaded_bytes: v('reload_bytes'),

@@ -17,7 +17,7 @@ import {
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { aggregateRun } from './aggregate.ts';
-import { streamCompletion } from './openai-client.ts';
+import { requestBody, streamCompletion } from './openai-client.ts';
 import { PromptBuilder, type TokenCountFn } from './prompt-builder.ts';
 import { scrapeAll, serverMetricsDelta, type PageSnapshot } from './server-metrics.ts';
 
@@ -143,7 +143,21 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
   let metricsUrls = [...config.metricsUrls];
   let before: PageSnapshot[] = [];
   if (metricsUrls.length > 0) {
-    before = await scrapeAll(metricsUrls, { timeoutMs: METRICS_SCRAPE_TIMEOUT_MS, headers, ...(input.signal ? { signal: input.signal } : {}) });
+    const scrape = (urls: string[]): Promise<PageSnapshot[]> => scrapeAll(urls, { timeoutMs: METRICS_SCRAPE_TIMEOUT_MS, headers, ...(input.signal ? { signal: input.signal } : {}) });
+    if (input.metricsUrlsAreDefaults) {
+      // trtllm-serve hands each iteration's JSON statistics (/metrics) out once, to whoever GETs them
+      // first, and its own Prometheus collector drains the same queue: where its Prometheus page
+      // answers (with the same counters), kvbench does not touch the JSON page at all.
+      const promUrls = metricsUrls.filter((u) => u.endsWith('/prometheus/metrics'));
+      const prom = await scrape(promUrls);
+      const trtllmProm = prom.some((s) => s.format === 'prometheus' && s.page.samples.some((x) => x.name.startsWith('trtllm_')));
+      const rest = metricsUrls.filter((u) => !promUrls.includes(u));
+      if (trtllmProm) for (const u of rest) input.onNote?.(`metrics page ${u}: not read (TensorRT-LLM's Prometheus page has its counters; reading its JSON statistics would take them from the server's own collector)`);
+      before = [...(trtllmProm ? [] : await scrape(rest)), ...prom];
+      before.sort((a, b) => metricsUrls.indexOf(a.url) - metricsUrls.indexOf(b.url));
+    } else {
+      before = await scrape(metricsUrls);
+    }
     if (input.metricsUrlsAreDefaults) {
       const usable = before.filter((s) => s.format !== 'unavailable');
       if (usable.length > 0) {
@@ -177,23 +191,32 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
       stopReason = 'interrupted';
       continue;
     }
+    // Every prompt and body of the batch is built before the first request goes: building a
+    // 128K-token prompt takes milliseconds, and built between sends it would delay the later
+    // requests of the batch and count in the earlier ones' TTFT.
+    const requests = b.requests.map((r, i) => {
+      const prompt = builder.build(r.prompt_id, r.context_tokens);
+      batchSamples[i].promptChars = prompt.length;
+      const fields = {
+        api: config.api,
+        model: config.model,
+        prompt,
+        maxTokens: batchSamples[i].maxTokens,
+        temperature: config.temperature,
+        topP: config.topP,
+        ignoreEos: config.ignoreEos,
+        streamUsage: config.streamUsage,
+      };
+      return { ...fields, body: JSON.stringify(requestBody(fields)) };
+    });
     const batchStart = performance.now();
     await Promise.all(
-      b.requests.map(async (r, i) => {
+      requests.map(async (req, i) => {
         const s = batchSamples[i];
-        const prompt = builder.build(r.prompt_id, r.context_tokens);
-        s.promptChars = prompt.length;
         const gaps: number[] = [];
         const o = await streamCompletion({
           url: endpoint,
-          api: config.api,
-          model: config.model,
-          prompt,
-          maxTokens: s.maxTokens,
-          temperature: config.temperature,
-          topP: config.topP,
-          ignoreEos: config.ignoreEos,
-          streamUsage: config.streamUsage,
+          ...req,
           headers,
           requestTimeoutMs: config.requestTimeoutS * 1000,
           idleTimeoutMs: config.idleTimeoutS * 1000,

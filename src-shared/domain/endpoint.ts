@@ -504,9 +504,12 @@ export interface CompareRow {
   nB: number;
   /** a ÷ b. */
   ratio: number | null;
-  /** Which system is better on this metric (null: no direction, a tie, or a value missing). */
+  /** Which system is better on this metric (null: no direction, a tie within TIE_BAND, or a value missing). */
   better: 'a' | 'b' | null;
 }
+
+/** Values within 0.5 % of each other are a tie: no side is named better on a 1.00x ratio. */
+export const TIE_BAND = 0.005;
 
 export interface EndpointComparison {
   method: string;
@@ -537,7 +540,8 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
     const a = median(va);
     const b = median(vb);
     let better: CompareRow['better'] = null;
-    if (metric.better && a !== null && b !== null && a !== b) better = (metric.better === 'higher') === a > b ? 'a' : 'b';
+    const tie = a !== null && b !== null && Math.abs(a - b) <= TIE_BAND * Math.max(Math.abs(a), Math.abs(b));
+    if (metric.better && a !== null && b !== null && !tie) better = (metric.better === 'higher') === a > b ? 'a' : 'b';
     rows.push({ metric, a, b, nA: va.length, nB: vb.length, ratio: ratio(a, b), better });
   }
   return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, rows };

@@ -69,6 +69,8 @@ describe('kvbench endpoint (CLI)', () => {
 
     const list = await runCli(['endpoint', 'list', '--db', db], { cwd: dir });
     expect(list.stdout.split('\n').filter((l) => /^\s*\d+\s+(pcie|c2c)\s+complete/.test(l))).toHaveLength(2);
+    expect(list.stdout).toMatch(/cache hit %/);
+    expect(list.stdout).toMatch(/\s\d+\.\d$/m); // the rate, in the listings' one definition
     const show = await runCli(['endpoint', 'show', '1', '--requests', '--db', db], { cwd: dir });
     expect(show.code, explain(show)).toBe(0);
     expect(show.stdout).toMatch(/notes: PCIe Gen5 baseline/);
@@ -109,6 +111,11 @@ describe('kvbench endpoint (CLI)', () => {
     );
     expect(res.runs.c2c[0].log_metrics.reused_blocks).toBe(c2c.counters.reusedBlocks);
     expect(res.runs.pcie[0].log_metrics.reloaded_bytes).toBe(pcie.counters.reloadBytes);
+    // One cache hit rate, the listings' own: cached ÷ prompt tokens from the server's usage, counting
+    // GPU prefix hits and offload reloads alike (the fake server: its GPU and host tier hits).
+    const served = pcie.requests.reduce((x, r) => ({ hit: x.hit + r.gpuHitTokens + r.hostHitTokens, all: x.all + r.promptTokens }), { hit: 0, all: 0 });
+    expect(res.runs.pcie[0].log_metrics.cache_hit_rate).toBeCloseTo(served.hit / served.all, 12);
+    expect(res.runs.pcie[0].log_metrics.cache_hit_rate_source).toBe('cached ÷ prompt tokens (server usage)');
 
     const del = await runCli(['endpoint', 'delete', '2', '--db', db], { cwd: dir });
     expect(del.code, explain(del)).toBe(0);
@@ -139,6 +146,17 @@ describe('kvbench endpoint (CLI)', () => {
     const help = await runCli(['endpoint', 'run', '--help'], { cwd: dir });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--system-label LABEL/);
+  });
+
+  it("warns before sending when the workload's longest request exceeds the server's max_model_len", async () => {
+    const s = await server({ flavor: 'vllm', maxModelLen: 300 });
+    const r = await runCli(runArgs(s, 'short', path.join(dir, 'short.db')), { cwd: dir });
+    expect(r.code, explain(r)).toBe(0); // the fake server does not enforce it; a real one answers HTTP 400
+    expect(r.stderr).toMatch(/warning: the server's max_model_len for 'fake-model' is 300 tokens, but the workload's longest request is 516 \(context 512 \+ 4 generated/);
+    const fits = await server({ flavor: 'vllm', maxModelLen: 516 });
+    const ok = await runCli(runArgs(fits, 'fits', path.join(dir, 'fits.db'), ['--max-batches', '1']), { cwd: dir });
+    expect(ok.code, explain(ok)).toBe(0);
+    expect(ok.stderr).not.toMatch(/max_model_len/);
   });
 
   it('a partial run exits 3 and is stored with what failed', async () => {

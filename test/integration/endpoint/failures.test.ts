@@ -27,7 +27,7 @@ describe('failures, recorded per request', () => {
       2: { kind: 'disconnect', afterTokens: 3 },
       3: { kind: 'error-chunk', afterTokens: 1 },
       4: { kind: 'no-done' },
-      5: { kind: 'stall' },
+      5: { kind: 'stall', afterTokens: 2 },
       6: { kind: 'http', status: 503, message: 'overloaded' },
     };
     const s = await server({ flavor: 'vllm', failure: (i) => modes[i] ?? null });
@@ -43,7 +43,7 @@ describe('failures, recorded per request', () => {
     expect(q[2].error).toMatch(/^the stream broke after 3 chunk\(s\): /);
     expect(q[3]).toMatchObject({ status: 'server_error', error: 'the server reported an error mid-stream: CUDA out of memory (simulated)', outputChunks: 1 });
     expect(q[4]).toMatchObject({ status: 'incomplete', error: 'the stream ended without [DONE] or a finish reason after 6 chunk(s)', outputTokens: 6 });
-    expect(q[5]).toMatchObject({ status: 'timeout', error: 'nothing received for 0.5 s (--idle-timeout-s)', ttftMs: null, httpStatus: 200 });
+    expect(q[5]).toMatchObject({ status: 'timeout', error: 'nothing received for 0.5 s after 2 chunk(s) (--idle-timeout-s)', outputChunks: 2, httpStatus: 200 });
     expect(q[5].e2eMs!).toBeGreaterThanOrEqual(450);
     expect(q[6]).toMatchObject({ status: 'http_error', httpStatus: 503, error: 'HTTP 503 Service Unavailable: overloaded' });
     for (const x of q.slice(7)) expect(x).toMatchObject({ status: 'ok', outputTokens: 6, tokenCountSource: 'usage', error: null });
@@ -58,6 +58,34 @@ describe('failures, recorded per request', () => {
     expect(o.aggregates.outputTokensTotal).toBe(18);
     expect(o.aggregates.itlMs.n).toBe(15);
     expect(o.metrics.requests_failed).toBe(7);
+  });
+
+  it('waiting for the first token is TTFT, not idleness: only the request timeout bounds it', async () => {
+    const w = smallWorkload(50);
+    // The first token comes after 600 ms of "prefill", longer than the 0.2 s idle timeout.
+    const slow = await server({ flavor: 'none', baseMs: 600 });
+    const ok = await runEndpointBenchmark({ config: configFor(slow, w, { maxBatches: 1, requestTimeoutS: 10, idleTimeoutS: 0.2, metricsUrls: [] }), workload: w });
+    expect(ok.samples.map((q) => q.status)).toEqual(['ok', 'ok']);
+    for (const q of ok.samples) expect(q.ttftMs!).toBeGreaterThanOrEqual(590);
+    // A server that never sends a token is stopped by the request timeout.
+    const hung = await server({ flavor: 'none', failure: () => ({ kind: 'stall' }) });
+    const t = await runEndpointBenchmark({ config: configFor(hung, w, { maxBatches: 1, requestTimeoutS: 0.8, idleTimeoutS: 0.2, metricsUrls: [] }), workload: w });
+    expect(t.samples.map((q) => q.status)).toEqual(['timeout', 'timeout']);
+    expect(t.samples[0].error).toMatch(/no complete answer within 0.8 s/);
+    expect(t.samples[0].e2eMs!).toBeGreaterThanOrEqual(750);
+  });
+
+  it('a finish_reason that says the server gave up (abort, error) is a server error, not a short success', async () => {
+    const w = smallWorkload(50);
+    const s = await server({ flavor: 'vllm', failure: (i) => (i === 0 ? { kind: 'finish-abort', afterTokens: 2 } : null) });
+    const o = await runEndpointBenchmark({ config: configFor(s, w, { maxBatches: 1, metricsUrls: [] }), workload: w });
+    // The batch's two requests go at once: the server's first arrival is either of them.
+    const aborted = o.samples.find((q) => q.status !== 'ok')!;
+    const fine = o.samples.find((q) => q !== aborted)!;
+    expect(aborted).toMatchObject({ status: 'server_error', finishReason: 'abort', outputChunks: 2 });
+    expect(aborted.error).toBe('the server ended the request with finish_reason "abort" after 2 chunk(s)');
+    expect(fine.status).toBe('ok');
+    expect(o.aggregates.requestsOk).toBe(1);
   });
 
   it('a request that takes too long in total is a timeout even while tokens keep coming', async () => {

@@ -12,8 +12,10 @@ export type Flavor = 'vllm' | 'sglang' | 'trtllm' | 'none';
 
 export type Failure =
   | { kind: 'http'; status: number; message: string }
-  /** Headers sent, then nothing at all (an idle timeout). */
-  | { kind: 'stall' }
+  /** Headers sent, then nothing more: at once, or after `afterTokens` tokens (a hung engine). */
+  | { kind: 'stall'; afterTokens?: number }
+  /** After `afterTokens` tokens, a last chunk whose finish_reason says the server gave up (vLLM "abort"). */
+  | { kind: 'finish-abort'; afterTokens: number }
   /** After `afterTokens` tokens, a data line that is not JSON. */
   | { kind: 'malformed'; afterTokens: number }
   /** After `afterTokens` tokens, the socket is destroyed. */
@@ -45,6 +47,8 @@ export interface FakeServerOptions {
   failure?: (index: number, body: Record<string, unknown>) => Failure | null;
   /** Require this bearer token. */
   apiKey?: string;
+  /** Listed as the model's `max_model_len` on /v1/models (vLLM does); absent when not set. */
+  maxModelLen?: number;
 }
 
 export interface ServedRequest {
@@ -89,6 +93,8 @@ export interface FakeServer {
   requests: ServedRequest[];
   counters: FakeCounters;
   metricsScrapes: number;
+  /** TensorRT-LLM flavor: iteration records waiting in the JSON statistics queue (a GET /metrics takes them all). */
+  readonly iterationsQueued: number;
   close(): Promise<void>;
 }
 
@@ -170,7 +176,17 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
   /** trtllm-serve's iteration statistics queue: drained by each GET /metrics. */
   let iterQueue: Record<string, unknown>[] = [];
   let iter = 0;
-  const server: FakeServer = { url: '', port: 0, requests, counters, metricsScrapes: 0, close: async () => undefined };
+  const server: FakeServer = {
+    url: '',
+    port: 0,
+    requests,
+    counters,
+    metricsScrapes: 0,
+    get iterationsQueued() {
+      return iterQueue.length;
+    },
+    close: async () => undefined,
+  };
 
   const insertGpu = (k: string): void => {
     for (const ev of gpu.add(k)) {
@@ -371,7 +387,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     const chat = path.endsWith('/chat/completions');
     const wantUsage = o.supportsUsage && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
-    if (failure?.kind === 'stall') {
+    if (failure?.kind === 'stall' && failure.afterTokens === undefined) {
       // Headers, then silence until the client gives up.
       res.flushHeaders();
       req.socket.on('close', () => res.destroy());
@@ -388,8 +404,16 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     let sent = 0;
     while (sent < maxTokens) {
       if (res.destroyed) return;
-      if (failure && 'afterTokens' in failure && sent >= failure.afterTokens) {
-        if (failure.kind === 'malformed') {
+      if (failure && 'afterTokens' in failure && failure.afterTokens !== undefined && sent >= failure.afterTokens) {
+        if (failure.kind === 'stall') {
+          req.socket.on('close', () => res.destroy());
+          return;
+        }
+        if (failure.kind === 'finish-abort') {
+          res.write(chunk('', 'abort'));
+          res.write('data: [DONE]\n\n');
+          res.end();
+        } else if (failure.kind === 'malformed') {
           res.write('data: {"id": "x", "choices": [ this is not json\n\n');
           res.end();
         } else if (failure.kind === 'disconnect') {
@@ -443,7 +467,7 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     }
     if (req.method === 'GET' && url.pathname === '/v1/models') {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data: [{ id: o.model, object: 'model' }] }));
+      res.end(JSON.stringify({ object: 'list', data: [{ id: o.model, object: 'model', ...(opts.maxModelLen ? { max_model_len: opts.maxModelLen } : {}) }] }));
       return;
     }
     if (req.method === 'GET' && url.pathname === '/metrics') {

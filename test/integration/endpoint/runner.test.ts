@@ -1,6 +1,8 @@
 // The endpoint runner against the fake OpenAI server, in process: kvbench's measurements checked
 // against what the server did (its own per-request account, its counters). Loopback only, small.
 import { afterEach, describe, expect, it } from 'vitest';
+import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
+import { PromptBuilder } from '../../../src-main/endpoint/prompt-builder.ts';
 import { runEndpointBenchmark } from '../../../src-main/endpoint/runner.ts';
 import { startFakeServer, type FakeServer, type FakeServerOptions } from './fake-openai-server.ts';
 import { configFor, smallWorkload } from './harness.ts';
@@ -130,16 +132,18 @@ describe('endpoint runner against a vLLM-like server with a host offload tier', 
     expect(noKey.samples[0]).toMatchObject({ status: 'http_error', httpStatus: 401, error: 'HTTP 401 Unauthorized: invalid API key' });
   });
 
-  it('TensorRT-LLM: the JSON iteration statistics and /prometheus/metrics, block reuse as deltas', async () => {
+  it('TensorRT-LLM: /prometheus/metrics preferred, its JSON statistics left to the server; block reuse as deltas', async () => {
     const w = smallWorkload(2);
     const s = await server({ flavor: 'trtllm', blockTokens: 32, gpuBlocks: 20, hostBlocks: 500 });
     // Earlier traffic on the server: the run's deltas must leave it out.
     await runEndpointBenchmark({ config: configFor(s, w, { promptSalt: 'warm-up', maxBatches: 2, metricsUrls: [] }), workload: w });
     const reusedBefore = s.counters.reusedBlocks;
     const missedBefore = s.counters.missedBlocks;
-    const o = await runEndpointBenchmark({ config: configFor(s, w), workload: w, metricsUrlsAreDefaults: true });
-    expect(o.serverMetrics.pages.map((p) => p.format)).toEqual(['trtllm-iteration-json', 'prometheus']);
-    expect(o.serverMetrics.pages[0].notes).toEqual([]); // the warm-up left iterations in the queue: a real baseline
+    const notes: string[] = [];
+    const o = await runEndpointBenchmark({ config: configFor(s, w), workload: w, metricsUrlsAreDefaults: true, onNote: (n) => notes.push(n) });
+    expect(o.serverMetrics.pages.map((p) => p.format)).toEqual(['prometheus']);
+    expect(s.iterationsQueued, 'the JSON statistics queue was not drained by kvbench').toBeGreaterThan(0);
+    expect(notes.join('\n')).toMatch(/\/metrics: not read \(TensorRT-LLM's Prometheus page has its counters/);
     const v = (k: string) => o.serverMetrics.values.find((x) => x.key === k);
     expect(v('reused_blocks')).toMatchObject({ source: 'trtllm_kv_cache_reused_blocks', delta: s.counters.reusedBlocks - reusedBefore });
     expect(v('missed_blocks')?.delta).toBe(s.counters.missedBlocks - missedBefore);
@@ -148,6 +152,36 @@ describe('endpoint runner against a vLLM-like server with a host offload tier', 
       (s.counters.reusedBlocks - reusedBefore) / (s.counters.reusedBlocks - reusedBefore + s.counters.missedBlocks - missedBefore),
       12,
     );
+  });
+
+  it('TensorRT-LLM: the JSON iteration statistics when they are the page asked for, as deltas from the last iteration before the run', async () => {
+    const w = smallWorkload(2);
+    const s = await server({ flavor: 'trtllm', blockTokens: 32, gpuBlocks: 20, hostBlocks: 500 });
+    await runEndpointBenchmark({ config: configFor(s, w, { promptSalt: 'warm-up', maxBatches: 2, metricsUrls: [] }), workload: w });
+    const reusedBefore = s.counters.reusedBlocks;
+    const o = await runEndpointBenchmark({ config: configFor(s, w, { metricsUrls: [`${s.url}/metrics`] }), workload: w });
+    expect(o.serverMetrics.pages.map((p) => p.format)).toEqual(['trtllm-iteration-json']);
+    expect(o.serverMetrics.pages[0].notes).toEqual([]); // the warm-up left iterations in the queue: a real baseline
+    const v = (k: string) => o.serverMetrics.values.find((x) => x.key === k);
+    expect(v('reused_blocks')?.delta).toBe(s.counters.reusedBlocks - reusedBefore);
     expect(v('kv_cache_usage')?.source).toBe('trtllm-json:usage');
+  });
+});
+
+describe('a batch of long prompts', () => {
+  it('goes out at once: prompts are built before the first send, so building them is in no request\'s TTFT', async () => {
+    const w = generateWorkload({ contexts: [65_536], batches_per_context: 1, batch_sizes: [12], prompt_pool_size: 12, reuse_start_batch: 1, reuse_ratio: 0, delay_ms: 0, generation_tokens: 1, seed: 3 });
+    const s = await server({ flavor: 'none' });
+    // What building this batch's prompts costs here, measured beside the run (self-calibrating: no absolute time).
+    const builder = new PromptBuilder({ salt: 'fixed-salt' });
+    const t0 = performance.now();
+    for (const r of w.batches[0].requests) builder.build(`${r.prompt_id}-calibration`, r.context_tokens);
+    const buildMs = performance.now() - t0;
+    const o = await runEndpointBenchmark({ config: configFor(s, w, { metricsUrls: [] }), workload: w });
+    expect(o.samples.every((q) => q.status === 'ok')).toBe(true);
+    const sent = o.samples.map((q) => q.sentOffsetMs!);
+    const spread = Math.max(...sent) - Math.min(...sent);
+    // Built between sends, the last request went about buildMs after the first (and the first's TTFT held it).
+    expect(spread, `send spread ${spread.toFixed(1)} ms, building took ${buildMs.toFixed(1)} ms`).toBeLessThan(buildMs / 2);
   });
 });

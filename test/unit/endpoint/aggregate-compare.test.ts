@@ -113,6 +113,13 @@ describe('comparing two systems', () => {
     expect(c.rows.find((r) => r.metric.key === 'itl_p50_ms')).toBeUndefined();
   });
 
+  it('names no better side when the two are within 0.5 % (a 1.00x ratio is a tie)', () => {
+    const c = compareEndpointRuns('a', [run(1, 'a', { ttft_p50_ms: 100.4, requests_per_s: 10 })], 'b', [run(2, 'b', { ttft_p50_ms: 100, requests_per_s: 10.1 })]);
+    const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
+    expect(row('ttft_p50_ms').better).toBeNull();
+    expect(row('requests_per_s').better).toBe('b'); // 1 % apart
+  });
+
   it('warns about different workloads, models and incomplete runs; a zero denominator has no ratio', () => {
     const c = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 1 }, { status: 'partial' })], 'b', [run(2, 'b', { requests_failed: 0 }, { workloadDigest: 'd2', model: 'n' })]);
     expect(c.warnings.join('\n')).toMatch(/different workloads/);
