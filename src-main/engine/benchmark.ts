@@ -1,3 +1,4 @@
+import { loadProbeLimits, type ProbeLimits } from './report/probe-limits.ts';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomInt } from 'node:crypto';
@@ -111,6 +112,9 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
 
   const traceMode = o.ioTraceLog !== null;
   if (traceMode && o.verify) throw new KvbenchError('VALIDATION', '--verify checks bytes read back, and --io-trace-log (trace-only mode) moves none');
+  if (traceMode && o.probeResult !== null) throw new KvbenchError('VALIDATION', '--probe-result states storage efficiency, and --io-trace-log (trace-only mode) moves no bytes');
+  // Checked before anything is written: a wrong probe file costs nothing.
+  const probeLimits = o.probeResult === null ? null : loadProbeLimits(o.probeResult);
   const cpuBudgetBytes = Math.floor(o.cpuMemGb * GIB);
   const usableMemory = os.totalmem() - CPU_TIER_MEMORY_RESERVE_BYTES;
   if (!traceMode && cpuBudgetBytes > usableMemory) {
@@ -208,7 +212,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       ...(traceLog ? { observer: traceLog } : {}),
     });
 
-    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, storageIo, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace });
+    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, storageIo, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace, probeLimits });
     return outcome;
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
@@ -249,6 +253,7 @@ interface MeasureArgs {
   notApplied: string[];
   traceLog: IoTraceLog | null;
   validationTrace: Awaited<ReturnType<typeof loadValidationTrace>> | null;
+  probeLimits: ProbeLimits | null;
 }
 
 async function measure(a: MeasureArgs): Promise<RunOutcome> {
@@ -605,6 +610,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       fsyncPolicy: o.fsyncPolicy,
     },
     deviceIo: closed.deviceIo,
+    probeLimits: a.probeLimits,
     eventLoopLagNs: closed.lagNs,
     window: {
       plannedNs: durationNs,

@@ -41,6 +41,8 @@ export interface StorageHealthCriterion {
   actual: number | string;
   unit: string;
   passed: boolean;
+  /** kvbench: why the criterion's number may not be the device's (reads served by the page cache). */
+  caveat?: string;
 }
 
 export interface StorageHealth {
@@ -56,6 +58,23 @@ export interface QosLevelMetrics {
   total_requests: number;
   latency_ms: { mean: number; p50: number; p95: number; p99: number; max: number };
   sla: { target_p95_ms: number; actual_p95_ms: number; compliance: number; met: boolean };
+}
+
+/** The storage tier's bandwidth ÷ the limit `kvbench probe` measured (1 = the device's sequential limit). */
+export interface EfficiencySection {
+  probe_file: string;
+  probe_dir: string;
+  probe_device: string | null;
+  probed_at: string;
+  read_limit_bytes_per_sec: number | null;
+  write_limit_bytes_per_sec: number | null;
+  /** null: the run moved no bytes that way, or the probe has no limit for it. */
+  storage_read_efficiency: number | null;
+  storage_write_efficiency: number | null;
+  /** Both directions against the time-weighted limit of the run's own mix. */
+  storage_mixed_efficiency: number | null;
+  /** Why the comparison may be off (another device, another chunk size or depth). */
+  notes: string[];
 }
 
 export interface TierBytes {
@@ -185,6 +204,8 @@ export interface KvbenchSection {
   /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
   tier_bytes: Record<TierKey, TierBytes>;
   device_io: DeviceIoSection;
+  /** `--probe-result`: the storage tier against the device's probed limit; null without a probe. */
+  efficiency: EfficiencySection | null;
   /**
    * The measured window (fio's time_based semantics): it closes at --duration or when the run ends
    * otherwise, and every number above is frozen then. Requests in flight are abandoned, their

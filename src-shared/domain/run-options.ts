@@ -260,6 +260,8 @@ const RunOptionsObjectSchema = z.strictObject({
     .default(10),
   /** Seconds the workload runs before the measured window opens (fio's ramp_time); 0 = the reference's behaviour. */
   warmUp: boundedInt('--warm-up', 0, 3600).default(0),
+  /** A `kvbench probe` JSON result: the run states its storage efficiency against it. */
+  probeResult: path('--probe-result').nullable().default(null),
   /** none = the reference (no promotion on hit); on-hit = move a hit entry to the fastest tier with room. */
   promotion: choice('--promotion', PROMOTION_POLICIES).default('none'),
 

@@ -93,6 +93,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--verify', key: 'verify', kind: 'bool', help: 'check every entry read back against its deterministic contents', origin: 'kvbench' }),
   spec({ flag: '--fsync-policy', key: 'fsyncPolicy', kind: 'choice', choices: FSYNC_POLICIES, metavar: 'POLICY', help: 'fdatasync each entry after writing it (direct I/O too: flushes allocation metadata and the drive cache), or never', origin: 'kvbench' }),
   spec({ flag: '--autoscaler-interval', key: 'autoscalerInterval', kind: 'float', metavar: 'S', unit: 's', help: 'seconds between autoscaler decisions (the reference: 10)', origin: 'kvbench' }),
+  spec({ flag: '--probe-result', key: 'probeResult', kind: 'path', metavar: 'FILE', help: 'a kvbench probe result (kvbench probe --dir DIR --output FILE): the run states its storage bandwidth as a share of the probed limit', defaultNote: 'none', origin: 'kvbench' }),
   spec({ flag: '--warm-up', key: 'warmUp', kind: 'int', metavar: 'S', unit: 's', help: 'run the workload this long before the measured window opens (fio ramp_time), so requests in flight at its start and end balance out; 0 = measure from the first request', origin: 'kvbench' }),
   spec({ flag: '--promotion', key: 'promotion', kind: 'choice', choices: PROMOTION_POLICIES, metavar: 'POLICY', help: 'on-hit: move a hit entry up to the fastest tier with room (the reference never promotes)', origin: 'kvbench' }),
 ]);

@@ -128,7 +128,10 @@ function printReferenceSections(
     heading(`### STORAGE PERFORMANCE ASSESSMENT: ${health.overall_status} ${sym} ###`);
     p('  (kvbench tool criteria, not an MLPerf rule)');
     p(`  Criteria Passed: ${health.passed_count}/${health.total_count}`);
-    for (const c of health.criteria) p(formatCriterion(c));
+    for (const c of health.criteria) {
+      p(formatCriterion(c));
+      if (c.caveat) p(`      (${c.caveat})`);
+    }
   }
 
   heading('### OVERALL PERFORMANCE ###');
@@ -378,6 +381,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   if (st.present) {
     p(`  Direct I/O: ${st.direct_io ? 'on' : 'off'}${st.direct_io_reason ? ` (${st.direct_io_reason})` : ''}`);
     printDeviceIo(kv, p);
+    printEfficiency(kv, p);
     printPreparation(kv, p);
     if (st.reads_may_hit_page_cache) {
       const why = kv.device_io?.flag_reason ?? 'buffered I/O';
@@ -516,6 +520,18 @@ function printDeviceIo(kv: KvbenchSection, p: Print): void {
     `    busy ${d.busy_ratio === null ? 'n/a' : formatRatioAsPercent(d.busy_ratio)}, average queue depth ${d.avg_queue_depth === null ? 'n/a' : formatFixedPy(d.avg_queue_depth, 1)}, ` +
       `${formatIntegerGrouped(d.read_ios ?? 0)} reads, ${formatIntegerGrouped(d.write_ios ?? 0)} writes, ${formatIntegerGrouped(d.flushes ?? 0)} flushes`,
   );
+}
+
+/** `--probe-result`: the storage tier as a share of the probed sequential limit. */
+function printEfficiency(kv: KvbenchSection, p: Print): void {
+  const e = kv.efficiency;
+  if (!e) return;
+  const part = (label: string, eff: number | null, limit: number | null): string | null =>
+    eff === null ? null : `${label} ${formatRatioAsPercent(eff)} of ${formatBytesPerSecAsGBps(limit ?? 0)}`;
+  const parts = [part('read', e.storage_read_efficiency, e.read_limit_bytes_per_sec), part('write', e.storage_write_efficiency, e.write_limit_bytes_per_sec)].filter((x) => x !== null);
+  const mixed = e.storage_mixed_efficiency === null ? '' : `; the run's mix ${formatRatioAsPercent(e.storage_mixed_efficiency)} of the probed limit`;
+  p(`  Efficiency (storage tier ÷ kvbench probe of ${e.probe_device ?? e.probe_dir}, ${e.probed_at}): ${parts.join(', ') || 'no storage bytes'}${mixed}`);
+  for (const n of e.notes) p(`    note: ${n}`);
 }
 
 function printTierBytes(label: string, tb: TierBytes, p: Print): void {

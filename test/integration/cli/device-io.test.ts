@@ -2,6 +2,7 @@
 // phase and its bytes stand beside the storage tier's. With direct I/O the device serves every
 // storage read; with buffered I/O the entries just written sit in the page cache, the device reads
 // next to nothing, and the run must say so rather than report RAM speed as the drive's.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResults } from '../../../src-shared/domain/results.ts';
@@ -49,6 +50,7 @@ describe('device bytes beside engine bytes (kvbench run)', () => {
     expect(d.busy_ratio!).toBeLessThanOrEqual(1);
     expect(stdout).toMatch(new RegExp(`Device I/O \\(${d.device}`));
     expect(stdout).not.toMatch(/WARNING: storage reads may have been served by the OS page cache/);
+    for (const c of res.summary!.cache_stats.storage_health.criteria) expect(c.caveat).toBeUndefined();
   });
 
   it('buffered I/O: reads served by the page cache are flagged, in the JSON and on the console', async () => {
@@ -61,11 +63,50 @@ describe('device bytes beside engine bytes (kvbench run)', () => {
     expect(d.flagged).toBe(true);
     expect(kv.tiers.storage.reads_may_hit_page_cache).toBe(true);
     expect(stdout).toMatch(/WARNING: storage reads may have been served by the OS page cache/);
+    // The assessment's read criterion may still say OK; it says whose number that is.
+    const readCriteria = res.summary!.cache_stats.storage_health.criteria.filter((c) => /Storage (Tier|KV) Read/.test(c.name));
+    expect(readCriteria.length).toBeGreaterThan(0);
+    for (const c of readCriteria) expect(c.caveat).toMatch(/^not the device's number: /);
+    expect(stdout).toMatch(/^\s+\(not the device's number: /m);
     if (onBlockDevice) {
       expect(d.available).toBe(true);
       // Entries written a moment ago through the page cache are read back from it: the device saw almost none.
       expect(d.read_coverage!).toBeLessThan(0.95);
       expect(d.flag_reason).toMatch(/read \d+(\.\d)? % of the \d+ bytes the storage tier reported reading, buffered I\/O/);
     }
+  });
+});
+
+describe('efficiency against the probed limit (kvbench run --probe-result)', () => {
+  it('states the storage tier as a share of the probe, per direction and for the run\'s mix', async () => {
+    const tmp = makeTempDir();
+    const probeFile = path.join(tmp, 'probe.json');
+    const pr = await runCli(['probe', '--dir', tmp, '--duration', '1', '--size-gib', '0.25', '--output', probeFile, '--json'], { cwd: tmp });
+    expect(pr.code, explain(pr)).toBe(0);
+    const probe = JSON.parse(fs.readFileSync(probeFile, 'utf8')) as { phases: { read: { bytes_per_sec: number }; write: { bytes_per_sec: number } } };
+    const { res, stdout } = await storageOnlyRun(['--probe-result', probeFile]);
+    const e = res.kvbench.efficiency!;
+    const st = res.kvbench.tier_bytes.storage;
+    expect(e.read_limit_bytes_per_sec).toBe(probe.phases.read.bytes_per_sec);
+    expect(e.write_limit_bytes_per_sec).toBe(probe.phases.write.bytes_per_sec);
+    expect(e.storage_read_efficiency).toBeCloseTo(st.read_bytes_per_sec / probe.phases.read.bytes_per_sec, 12);
+    expect(e.storage_write_efficiency).toBeCloseTo(st.write_bytes_per_sec / probe.phases.write.bytes_per_sec, 12);
+    // The mix's limit: the time to move each direction's bytes at its own limit.
+    const limitSeconds = st.read_bytes / probe.phases.read.bytes_per_sec + st.write_bytes / probe.phases.write.bytes_per_sec;
+    expect(e.storage_mixed_efficiency).toBeCloseTo((st.read_bytes_per_sec + st.write_bytes_per_sec) / ((st.read_bytes + st.write_bytes) / limitSeconds), 12);
+    expect(e.notes).toEqual([]); // same device, same chunk size and depth
+    expect(stdout).toMatch(/Efficiency \(storage tier ÷ kvbench probe of /);
+  });
+
+  it('refuses a file that is not a probe result before writing anything', async () => {
+    const tmp = makeTempDir();
+    const bogus = path.join(tmp, 'not-a-probe.json');
+    fs.writeFileSync(bogus, JSON.stringify({ hello: 'world' }));
+    for (const [file, why] of [[bogus, /is not a kvbench probe result/], [path.join(tmp, 'missing.json'), /cannot be read \(ENOENT\)/]] as const) {
+      const r = await runCli(['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '1', '--cpu-mem-gb', '0', '--cache-dir', path.join(tmp, 'cache'), '--output', path.join(tmp, 'r.json'), '--probe-result', file], { cwd: tmp });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toMatch(why);
+    }
+    expect(fs.readdirSync(tmp).sort()).toEqual(['not-a-probe.json']);
   });
 });

@@ -2,10 +2,20 @@
 // read-only decode over pre-populated entries, preconditioning with a size and thread count, a
 // storage capacity, the fsync policy, and read verification on a clean run. Each mode must show in
 // the bytes it moved, and what happened before the measured phase must be reported apart from it.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResults } from '../../../src-shared/domain/results.ts';
-import { GIB, TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli } from './cli-harness.ts';
+import { GIB, TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli, sleepMs, startCli, waitFor } from './cli-harness.ts';
+
+/** Every regular file under dir with its size. */
+function filesUnder(dir: string): { file: string; size: number }[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .map((f) => path.join(dir, f))
+    .filter((f) => fs.statSync(f, { throwIfNoEntry: false })?.isFile())
+    .map((file) => ({ file, size: fs.statSync(file).size }));
+}
 
 afterEach(removeTempDirs);
 
@@ -53,6 +63,38 @@ describe('kvbench run I/O modes', () => {
     expect(kv.primary.decode_bytes_read).toBeGreaterThan(0);
     expect(kv.primary.prefill_bytes_written).toBe(0);
     expect(stdout).toMatch(/Decode-only pre-population \(before the measured phase, not in its statistics\): 33 entries/);
+  });
+
+  it('--verify finds a byte flipped in an entry file on the disk, with its key and offset, and counts it', { timeout: 60_000 }, async () => {
+    const tmp = makeTempDir();
+    const cache = path.join(tmp, 'cache');
+    const output = path.join(tmp, 'results.json');
+    const cli = startCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '1', '--duration', '5', '--cpu-mem-gb', '0', '--decode-only', '--verify', '--cache-dir', cache, '--seed', '5', '--output', output],
+      { cwd: tmp },
+    );
+    // Decode-only writes 10 entries of 2,048 tokens (and 3 system prompts) before its window, then only reads them.
+    const entries = () => filesUnder(cache).filter((f) => f.size >= 2048 * 24 * 1024);
+    await waitFor('the pre-populated entries', () => entries().length === 10, 30_000);
+    await sleepMs(300); // the last entry's fdatasync
+    const OFFSET = 5000;
+    for (const { file } of entries()) {
+      const fd = fs.openSync(file, 'r+');
+      const b = Buffer.alloc(1);
+      fs.readSync(fd, b, 0, 1, OFFSET);
+      b[0] ^= 0xff;
+      fs.writeSync(fd, b, 0, 1, OFFSET);
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+    }
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(0);
+    const v = readResults(output).kvbench.verification;
+    expect(v.enabled).toBe(true);
+    expect(v.corrupt_chunks).toBeGreaterThan(0);
+    expect(v.failures.length).toBeGreaterThan(0);
+    for (const f of v.failures) expect(f).toMatchObject({ tier: 'storage', offset_bytes: OFFSET, key: expect.stringMatching(/\S/) });
+    expect(r.stdout + r.stderr).toMatch(/corrupt/i);
   });
 
   it('--precondition with a size and threads fills first, then measures from zero', async () => {

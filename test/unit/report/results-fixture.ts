@@ -256,6 +256,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
         requests_queued_at_close: 40,
         drain_ns: 350_000_000,
       },
+      efficiency: null,
       device_io: {
         available: true,
         reason: null,

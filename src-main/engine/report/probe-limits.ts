@@ -1,0 +1,95 @@
+// A run's efficiency against the device's measured limit: `kvbench run --probe-result FILE` takes the
+// JSON of `kvbench probe` (sequential direct I/O at the engine's chunk size and depth) and states the
+// storage tier's bandwidth as a share of it. The probe is read and checked before the run starts, so
+// a wrong file costs nothing.
+import fs from 'node:fs';
+import type { EfficiencySection, TierBytes } from '../../../src-shared/domain/results.ts';
+import { KvbenchError } from '../../../src-shared/domain/errors.ts';
+
+export interface ProbeLimits {
+  file: string;
+  dir: string;
+  device: string | null;
+  probedAt: string;
+  ioChunkBytes: number;
+  ioDepth: number;
+  readBytesPerSec: number | null;
+  writeBytesPerSec: number | null;
+}
+
+const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+
+/** Reads a `kvbench probe --json` / `--output` file; VALIDATION errors say what is wrong with it. */
+export function loadProbeLimits(file: string): ProbeLimits {
+  const bad = (why: string): KvbenchError => new KvbenchError('VALIDATION', `--probe-result ${file}: ${why}`);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw bad(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let j: Record<string, unknown>;
+  try {
+    j = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw bad('is not JSON (write one with: kvbench probe --dir DIR --output FILE)');
+  }
+  if (j === null || typeof j !== 'object' || j.kind !== 'kvbench-probe') throw bad('is not a kvbench probe result (no "kind": "kvbench-probe")');
+  if (j.status !== 'complete') throw bad(`the probe did not complete (status ${String(j.status)})`);
+  const phases = (j.phases ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  const rate = (op: 'read' | 'write'): number | null => {
+    const p = phases[op];
+    if (!p) return null;
+    if (p.page_cache_suspected === true) throw bad(`its ${op} phase was served by the page cache: not the device's limit`);
+    return positive(p.bytes_per_sec) ? p.bytes_per_sec : null;
+  };
+  const readBytesPerSec = rate('read');
+  const writeBytesPerSec = rate('write');
+  if (readBytesPerSec === null && writeBytesPerSec === null) throw bad('has no read or write bandwidth');
+  const device = (j.device as { name?: unknown } | null)?.name;
+  return {
+    file,
+    dir: String(j.dir ?? ''),
+    device: typeof device === 'string' ? device : null,
+    probedAt: String(j.started_at ?? ''),
+    ioChunkBytes: Number(j.io_chunk_bytes) || 0,
+    ioDepth: Number(j.io_depth) || 0,
+    readBytesPerSec,
+    writeBytesPerSec,
+  };
+}
+
+/**
+ * Storage-tier bandwidth ÷ the probed limit, per direction, and for the run's mix: the limit of a
+ * mix is time-weighted (the time to move the read bytes at the read limit plus the written bytes at
+ * the write limit), so a run that reads and writes at the device's limits scores 1.
+ */
+export function efficiencySection(limits: ProbeLimits, storage: TierBytes, runDevice: string | null, run: { ioChunkBytes: number; ioDepth: number }): EfficiencySection {
+  const share = (bps: number, limit: number | null): number | null => (limit === null ? null : bps / limit);
+  const moved = storage.read_bytes + storage.write_bytes;
+  let mixed: number | null = null;
+  const needRead = storage.read_bytes > 0;
+  const needWrite = storage.write_bytes > 0;
+  if (moved > 0 && (!needRead || limits.readBytesPerSec !== null) && (!needWrite || limits.writeBytesPerSec !== null)) {
+    const limitSeconds = (needRead ? storage.read_bytes / limits.readBytesPerSec! : 0) + (needWrite ? storage.write_bytes / limits.writeBytesPerSec! : 0);
+    const runBps = storage.read_bytes_per_sec + storage.write_bytes_per_sec;
+    mixed = limitSeconds > 0 ? runBps / (moved / limitSeconds) : null;
+  }
+  const notes: string[] = [];
+  if (runDevice !== null && limits.device !== null && runDevice !== limits.device) notes.push(`the probe measured ${limits.device}, this run's cache directory is on ${runDevice}`);
+  if (limits.ioChunkBytes !== run.ioChunkBytes || limits.ioDepth !== run.ioDepth) {
+    notes.push(`the probe ran ${limits.ioDepth} × ${limits.ioChunkBytes} B in flight, this run ${run.ioDepth} × ${run.ioChunkBytes} B`);
+  }
+  return {
+    probe_file: limits.file,
+    probe_dir: limits.dir,
+    probe_device: limits.device,
+    probed_at: limits.probedAt,
+    read_limit_bytes_per_sec: limits.readBytesPerSec,
+    write_limit_bytes_per_sec: limits.writeBytesPerSec,
+    storage_read_efficiency: needRead ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null,
+    storage_write_efficiency: needWrite ? share(storage.write_bytes_per_sec, limits.writeBytesPerSec) : null,
+    storage_mixed_efficiency: mixed,
+    notes,
+  };
+}
