@@ -282,13 +282,6 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
       out.outputChunks++;
       out.outputChars += c.text.length;
     }
-    if (c.finishReason !== null) {
-      out.finishReason = c.finishReason;
-      if (FAILED_FINISH_REASONS.has(c.finishReason)) {
-        streamError = { status: 'server_error', error: `the server ended the request with finish_reason "${c.finishReason}" after ${out.outputChunks} chunk(s)` };
-        return false;
-      }
-    }
     if (c.usage) {
       if (c.usage.completion !== null) {
         out.outputTokens = c.usage.completion;
@@ -296,6 +289,13 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
       }
       if (c.usage.prompt !== null) out.promptTokens = c.usage.prompt;
       if (c.usage.cached !== null) out.cachedPromptTokens = c.usage.cached;
+    }
+    if (c.finishReason !== null) {
+      out.finishReason = c.finishReason;
+      if (FAILED_FINISH_REASONS.has(c.finishReason)) {
+        streamError = { status: 'server_error', error: `the server ended the request with finish_reason "${c.finishReason}" after ${out.outputChunks} chunk(s)` };
+        return false;
+      }
     }
     return true;
   };

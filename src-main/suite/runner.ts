@@ -223,7 +223,7 @@ async function runOneTrial(
   }
   pidRecorded = handle.pid !== undefined;
   store.setTrialEnginePid(ref.trialId, handle.pid ?? null);
-  emit({ type: 'suite.trialStarted', enginePid: handle.pid ?? null, ...ref });
+  emit({ type: 'suite.trialStarted', enginePid: handle.pid ?? null, startedAtMs: Date.now(), ...ref });
 
   let userCancelled = false;
   const onAbort = (): void => {

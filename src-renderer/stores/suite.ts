@@ -350,7 +350,7 @@ export const useSuiteStore = defineStore('suite', () => {
         row.status = 'running';
         row.trialId = e.trialId;
         currentKey.value = row.key;
-        currentStartedMs.value = Date.now();
+        currentStartedMs.value = e.startedAtMs ?? Date.now();
         progress.value = null;
         lastRunning.value = null;
         series.value = emptySeries();

@@ -249,7 +249,12 @@ export interface SuiteTrialRef {
 
 export type SuiteEvent =
   | { type: 'suite.started'; suiteId: number; resumed: boolean; total: number; estimatedSeconds: number }
-  | ({ type: 'suite.trialStarted'; enginePid: number | null } & SuiteTrialRef)
+  | ({
+      type: 'suite.trialStarted';
+      enginePid: number | null;
+      /** Wall-clock time (ms since the epoch) the trial started: a view attaching later keeps its clock. */
+      startedAtMs?: number;
+    } & SuiteTrialRef)
   | ({ type: 'suite.trialProgressed'; progress: ProgressEvent } & SuiteTrialRef)
   | ({ type: 'suite.trialLogged'; level: 'debug' | 'info' | 'warn' | 'error'; message: string } & SuiteTrialRef)
   | ({

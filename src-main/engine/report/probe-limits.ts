@@ -3,7 +3,7 @@
 // storage tier's bandwidth as a share of it. The probe is read and checked before the run starts, so
 // a wrong file costs nothing.
 import fs from 'node:fs';
-import type { EfficiencySection, TierBytes } from '../../../src-shared/domain/results.ts';
+import type { DeviceIoSection, EfficiencySection, TierBytes } from '../../../src-shared/domain/results.ts';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 
 export interface ProbeLimits {
@@ -62,20 +62,24 @@ export function loadProbeLimits(file: string): ProbeLimits {
 /**
  * Storage-tier bandwidth ÷ the probed limit, per direction, and for the run's mix: the limit of a
  * mix is time-weighted (the time to move the read bytes at the read limit plus the written bytes at
- * the write limit), so a run that reads and writes at the device's limits scores 1.
+ * the write limit), so a run that reads and writes at the device's limits scores 1. Reads the page
+ * cache may have served are not the device's: a flagged run has no read or mixed efficiency.
  */
-export function efficiencySection(limits: ProbeLimits, storage: TierBytes, runDevice: string | null, run: { ioChunkBytes: number; ioDepth: number }): EfficiencySection {
+export function efficiencySection(limits: ProbeLimits, storage: TierBytes, deviceIo: Pick<DeviceIoSection, 'device' | 'flagged' | 'flag_reason'>, run: { ioChunkBytes: number; ioDepth: number }): EfficiencySection {
+  const runDevice = deviceIo.device;
+  const cacheServed = deviceIo.flagged && storage.read_bytes > 0;
   const share = (bps: number, limit: number | null): number | null => (limit === null ? null : bps / limit);
   const moved = storage.read_bytes + storage.write_bytes;
   let mixed: number | null = null;
   const needRead = storage.read_bytes > 0;
   const needWrite = storage.write_bytes > 0;
-  if (moved > 0 && (!needRead || limits.readBytesPerSec !== null) && (!needWrite || limits.writeBytesPerSec !== null)) {
+  if (moved > 0 && !cacheServed && (!needRead || limits.readBytesPerSec !== null) && (!needWrite || limits.writeBytesPerSec !== null)) {
     const limitSeconds = (needRead ? storage.read_bytes / limits.readBytesPerSec! : 0) + (needWrite ? storage.write_bytes / limits.writeBytesPerSec! : 0);
     const runBps = storage.read_bytes_per_sec + storage.write_bytes_per_sec;
     mixed = limitSeconds > 0 ? runBps / (moved / limitSeconds) : null;
   }
   const notes: string[] = [];
+  if (cacheServed) notes.push(`no read or mixed efficiency: ${deviceIo.flag_reason ?? 'reads may have been served by the page cache'}`);
   if (runDevice !== null && limits.device !== null && runDevice !== limits.device) notes.push(`the probe measured ${limits.device}, this run's cache directory is on ${runDevice}`);
   if (limits.ioChunkBytes !== run.ioChunkBytes || limits.ioDepth !== run.ioDepth) {
     notes.push(`the probe ran ${limits.ioDepth} × ${limits.ioChunkBytes} B in flight, this run ${run.ioDepth} × ${run.ioChunkBytes} B`);
@@ -87,7 +91,7 @@ export function efficiencySection(limits: ProbeLimits, storage: TierBytes, runDe
     probed_at: limits.probedAt,
     read_limit_bytes_per_sec: limits.readBytesPerSec,
     write_limit_bytes_per_sec: limits.writeBytesPerSec,
-    storage_read_efficiency: needRead ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null,
+    storage_read_efficiency: needRead && !cacheServed ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null,
     storage_write_efficiency: needWrite ? share(storage.write_bytes_per_sec, limits.writeBytesPerSec) : null,
     storage_mixed_efficiency: mixed,
     notes,

@@ -253,8 +253,8 @@ function cacheStats(f: RunFacts, elapsedS: number): Record<string, unknown> & { 
   // A read criterion "passed" by the page cache says nothing about the device: say so beside it.
   const storageBytes = tierBytes(f, 'storage', elapsedS);
   const device = deviceIoSection(f, storageBytes);
-  if (storageBytes.read_bytes > 0 && (!f.storage.directIo || device.flagged)) {
-    const why = device.flag_reason ?? 'buffered I/O: reads may have been served by the page cache';
+  if (f.deviceIo !== null && storageBytes.read_bytes > 0 && device.flagged) {
+    const why = device.flag_reason ?? 'reads may have been served by the page cache';
     for (const c of result.storage_health.criteria) if (/Storage (Tier|KV) Read/.test(c.name)) c.caveat = `not the device's number: ${why}`;
   }
   return result;
@@ -417,7 +417,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     },
     tier_bytes: tb,
     device_io: deviceIo,
-    efficiency: f.probeLimits === null ? null : efficiencySection(f.probeLimits, tb.storage, deviceIo.device, { ioChunkBytes: f.chunkBytes, ioDepth: f.ioDepth }),
+    efficiency: f.probeLimits === null ? null : efficiencySection(f.probeLimits, tb.storage, deviceIo, { ioChunkBytes: f.chunkBytes, ioDepth: f.ioDepth }),
     measured_window: {
       planned_ns: f.window.plannedNs,
       warm_up_ns: f.window.warmUpNs,

@@ -53,6 +53,14 @@ describe('device bytes beside engine bytes (kvbench run)', () => {
     for (const c of res.summary!.cache_stats.storage_health.criteria) expect(c.caveat).toBeUndefined();
   });
 
+  it('trace-only (--io-trace-log): no I/O, so no device section to flag and no page-cache caveat', async () => {
+    const tmp = makeTempDir();
+    const { res } = await storageOnlyRun(['--io-trace-log', path.join(tmp, 'trace.csv')]);
+    expect(res.kvbench.device_io.available).toBe(false);
+    expect(res.kvbench.device_io.flagged).toBe(false);
+    for (const c of res.summary!.cache_stats.storage_health.criteria) expect(c.caveat).toBeUndefined();
+  });
+
   it('buffered I/O: reads served by the page cache are flagged, in the JSON and on the console', async () => {
     const { res, stdout, onBlockDevice } = await storageOnlyRun(['--direct-io', 'off']);
     const kv = res.kvbench;
@@ -96,6 +104,12 @@ describe('efficiency against the probed limit (kvbench run --probe-result)', () 
     expect(e.storage_mixed_efficiency).toBeCloseTo((st.read_bytes_per_sec + st.write_bytes_per_sec) / ((st.read_bytes + st.write_bytes) / limitSeconds), 12);
     expect(e.notes).toEqual([]); // same device, same chunk size and depth
     expect(stdout).toMatch(/Efficiency \(storage tier ÷ kvbench probe of /);
+    // Reads the page cache served are no share of the device's limit.
+    const buffered = (await storageOnlyRun(['--probe-result', probeFile, '--direct-io', 'off'])).res.kvbench;
+    expect(buffered.device_io.flagged).toBe(true);
+    expect(buffered.efficiency!.storage_read_efficiency).toBeNull();
+    expect(buffered.efficiency!.storage_mixed_efficiency).toBeNull();
+    expect(buffered.efficiency!.notes.join(' ')).toMatch(/^no read or mixed efficiency: /);
   });
 
   it('refuses a file that is not a probe result before writing anything', async () => {
