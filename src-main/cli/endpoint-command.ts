@@ -11,7 +11,7 @@ import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPa
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
 import { appendResultsFile } from '../endpoint/results-file.ts';
-import { normalizeBaseUrl, runEndpointBenchmark, workloadDigest, type BatchProgress } from '../endpoint/runner.ts';
+import { batchesToReplay, maxTokensOf, normalizeBaseUrl, runEndpointBenchmark, workloadDigest, type BatchProgress } from '../endpoint/runner.ts';
 import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
@@ -244,10 +244,11 @@ async function runSub(argv: string[]): Promise<number> {
   const apiKey = process.env.KVBENCH_API_KEY || process.env.OPENAI_API_KEY || null;
   const headers: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
 
+  const toReplay = batchesToReplay(config, workload);
   let longest = { tokens: 0, context: 0, generated: 0 };
-  for (const b of config.maxBatches === null ? workload.batches : workload.batches.slice(0, config.maxBatches)) {
+  for (const b of toReplay) {
     for (const r of b.requests) {
-      const generated = config.maxTokens ?? Math.max(1, r.generation_tokens);
+      const generated = maxTokensOf(config, r);
       if (r.context_tokens + generated > longest.tokens) longest = { tokens: r.context_tokens + generated, context: r.context_tokens, generated };
     }
   }
@@ -255,10 +256,9 @@ async function runSub(argv: string[]): Promise<number> {
   for (const w of pre.warnings) process.stderr.write(`kvbench endpoint run: warning: ${w}\n`);
   if (pre.fatal) return err(pre.fatal);
 
-  const batches = config.maxBatches === null ? workload.batches.length : Math.min(workload.batches.length, config.maxBatches);
-  const requests = workload.batches.slice(0, batches).reduce((n, b) => n + b.requests.length, 0);
+  const requests = toReplay.reduce((n, b) => n + b.requests.length, 0);
   process.stderr.write(
-    `kvbench endpoint run: ${config.systemLabel}: ${batches} batch(es), ${requests} request(s) → ${config.baseUrl} (${config.api}, model ${config.model}); prompts: ${tokenizer.name === 'words' ? 'one word ≈ one token' : tokenizer.name}, salt ${config.promptSalt}\n`,
+    `kvbench endpoint run: ${config.systemLabel}: ${toReplay.length} batch(es), ${requests} request(s) → ${config.baseUrl} (${config.api}, model ${config.model}); prompts: ${tokenizer.name === 'words' ? 'one word ≈ one token' : tokenizer.name}, salt ${config.promptSalt}\n`,
   );
 
   const ctrl = new AbortController();

@@ -19,7 +19,7 @@ import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { aggregateRun } from './aggregate.ts';
 import { requestBody, streamCompletion } from './openai-client.ts';
 import { PromptBuilder, type TokenCountFn } from './prompt-builder.ts';
-import { scrapeAll, serverMetricsDelta, type PageSnapshot } from './server-metrics.ts';
+import { enginesOf, scrapeAll, serverMetricsDelta, type PageSnapshot } from './server-metrics.ts';
 
 export const METRICS_SCRAPE_TIMEOUT_MS = 10_000;
 
@@ -101,13 +101,23 @@ function summariseFailures(samples: readonly EndpointRequestSample[]): string | 
   return `${failed.length} of ${samples.length} request(s) did not succeed (${parts.join(', ')})${first ? `; first: ${first.requestId}: ${first.error}` : ''}`;
 }
 
+/** The batches a run replays: all, or the first --max-batches. */
+export function batchesToReplay(config: Pick<EndpointRunConfig, 'maxBatches'>, workload: WorkloadFile): WorkloadFile['batches'] {
+  return config.maxBatches === null ? workload.batches : workload.batches.slice(0, config.maxBatches);
+}
+
+/** Tokens a request asks the server to generate: --max-tokens, else the workload's (at least 1). */
+export function maxTokensOf(config: Pick<EndpointRunConfig, 'maxTokens'>, r: { generation_tokens: number }): number {
+  return config.maxTokens ?? Math.max(1, r.generation_tokens);
+}
+
 export async function runEndpointBenchmark(input: EndpointRunInput): Promise<EndpointRunOutcome> {
   const { config, workload } = input;
   const startedAt = new Date().toISOString();
   const wallStart = performance.now();
   const headers: Record<string, string> = input.apiKey ? { Authorization: `Bearer ${input.apiKey}` } : {};
   const builder = new PromptBuilder({ salt: config.promptSalt, ...(input.tokenizer ? { tokenizer: input.tokenizer } : {}) });
-  const batches = config.maxBatches === null ? workload.batches : workload.batches.slice(0, config.maxBatches);
+  const batches = batchesToReplay(config, workload);
   const endpoint = `${config.baseUrl}/${config.api === 'chat' ? 'chat/completions' : 'completions'}`;
 
   // Samples for every request, all `not_sent` until their batch goes.
@@ -122,7 +132,7 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
         reused: r.reused,
         contextTokens: r.context_tokens,
         promptChars: 0,
-        maxTokens: config.maxTokens ?? Math.max(1, r.generation_tokens),
+        maxTokens: maxTokensOf(config, r),
         status: 'not_sent',
         httpStatus: null,
         error: null,
@@ -150,20 +160,18 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
       // answers (with the same counters), kvbench does not touch the JSON page at all.
       const promUrls = metricsUrls.filter((u) => u.endsWith('/prometheus/metrics'));
       const prom = await scrape(promUrls);
-      const trtllmProm = prom.some((s) => s.format === 'prometheus' && s.page.samples.some((x) => x.name.startsWith('trtllm_')));
+      const trtllmProm = prom.some((s) => s.format === 'prometheus' && enginesOf(s).includes('trtllm'));
       const rest = metricsUrls.filter((u) => !promUrls.includes(u));
       if (trtllmProm) for (const u of rest) input.onNote?.(`metrics page ${u}: not read (TensorRT-LLM's Prometheus page has its counters; reading its JSON statistics would take them from the server's own collector)`);
-      before = [...(trtllmProm ? [] : await scrape(rest)), ...prom];
-      before.sort((a, b) => metricsUrls.indexOf(a.url) - metricsUrls.indexOf(b.url));
-    } else {
-      before = await scrape(metricsUrls);
-    }
-    if (input.metricsUrlsAreDefaults) {
+      before = [...(trtllmProm ? [] : await scrape(rest)), ...prom].sort((a, b) => metricsUrls.indexOf(a.url) - metricsUrls.indexOf(b.url));
+      // Guessed pages that do not answer are dropped quietly.
       const usable = before.filter((s) => s.format !== 'unavailable');
       if (usable.length > 0) {
         metricsUrls = usable.map((s) => s.url);
         before = usable;
       }
+    } else {
+      before = await scrape(metricsUrls);
     }
     for (const s of before) {
       if (s.format === 'unavailable') input.onNote?.(`metrics page ${s.url}: ${s.error}`);

@@ -100,7 +100,8 @@ export async function scrapeMetricsPage(url: string, opts: { timeoutMs: number; 
   }
 }
 
-function enginesOf(s: PageSnapshot): string[] {
+/** The engines whose metric families a page serves (trtllm for TensorRT-LLM's JSON statistics). */
+export function enginesOf(s: PageSnapshot): string[] {
   if (s.format === 'trtllm-iteration-json') return ['trtllm'];
   if (s.format !== 'prometheus') return [];
   const found = new Set<string>();
