@@ -129,42 +129,30 @@ export interface FioRun {
   commandLine: string;
 }
 
-/** fio's arguments: options common to every job (and `global`, which must come before the first --name), then the jobs. */
-function fioArgs(spec: FioSpec, extra: string[], global: string[] = []): string[] {
+/**
+ * fio's arguments: the options every job shares and `global` (both before the first --name, where fio
+ * takes them for all jobs), `extra`, then the jobs. Job names are file names: the mixed layout's jobs
+ * (and the split layout's readers) use kvb.N.0, the split layout's writers kvbw.N.0.
+ */
+function fioArgs(spec: FioSpec, extra: string[], global: string[] = [], jobName = 'kvb'): string[] {
+  const common = [`--directory=${spec.dir}`, '--direct=1', `--bs=${spec.blockBytes}`, `--ioengine=${spec.ioengine}`, `--size=${spec.fileBytes}`, '--group_reporting'];
+  if (spec.ioengine === 'libaio') common.push(`--iodepth=${spec.iodepth ?? 1}`);
+  const sync = spec.fdatasyncEvery > 0 && spec.readPercent < 100 ? [`--fdatasync=${spec.fdatasyncEvery}`] : [];
   if (isSplit(spec)) {
     const { readers, writers } = splitJobs(spec);
-    const common = [`--directory=${spec.dir}`, '--direct=1', `--bs=${spec.blockBytes}`, `--ioengine=${spec.ioengine}`, `--size=${spec.fileBytes}`, '--group_reporting'];
-    if (spec.ioengine === 'libaio') common.push(`--iodepth=${spec.iodepth ?? 1}`);
-    // Job names are the file names: the readers read kvb.N.0 (laid out as for the mixed layout), the writers write kvbw.N.0.
-    const sync = spec.fdatasyncEvery > 0 ? [`--fdatasync=${spec.fdatasyncEvery}`] : [];
     return [...common, ...global, ...extra, '--name=kvb', '--rw=read', `--numjobs=${readers}`, '--name=kvbw', '--rw=write', `--numjobs=${writers}`, ...sync];
   }
   const rw = spec.readPercent >= 100 ? 'read' : spec.readPercent <= 0 ? 'write' : 'rw';
-  const args = [
-    '--name=kvb',
-    `--directory=${spec.dir}`,
-    '--direct=1',
-    `--bs=${spec.blockBytes}`,
-    `--ioengine=${spec.ioengine}`,
-    `--numjobs=${spec.jobs}`,
-    `--rw=${rw}`,
-    `--size=${spec.fileBytes}`,
-    '--group_reporting',
-  ];
-  if (rw === 'rw') args.push(`--rwmixread=${Math.round(spec.readPercent)}`);
-  if (spec.ioengine === 'libaio') args.push(`--iodepth=${spec.iodepth ?? 1}`);
-  if (spec.fdatasyncEvery > 0 && spec.readPercent < 100) args.push(`--fdatasync=${spec.fdatasyncEvery}`);
-  return [...args, ...global, ...extra];
+  const mix = rw === 'rw' ? [`--rwmixread=${Math.round(spec.readPercent)}`] : [];
+  return [...common, ...global, ...extra, `--name=${jobName}`, `--rw=${rw}`, `--numjobs=${spec.jobs}`, ...mix, ...sync];
 }
 
 /** Writes the job files once, unmeasured, so the measured run neither lays them out nor pays for it. */
 export async function layOutFioFiles(spec: FioSpec, deviceDir: string): Promise<void> {
-  const layouts = [{ ...spec, layout: 'mixed' as const, readPercent: 0, fdatasyncEvery: 0 }];
-  if (isSplit(spec)) layouts.push({ ...spec, layout: 'mixed', readPercent: 0, fdatasyncEvery: 0, jobs: splitJobs(spec).writers, dir: spec.dir });
-  for (const [i, l] of layouts.entries()) {
-    const args = fioArgs(l, ['--output-format=terse']);
-    // The writers' files are named after their job (kvbw), the readers' after kvb.
-    if (i === 1) args[args.indexOf('--name=kvb')] = '--name=kvbw';
+  const files: { name: string; jobs: number }[] = [{ name: 'kvb', jobs: spec.jobs }];
+  if (isSplit(spec)) files.push({ name: 'kvbw', jobs: splitJobs(spec).writers });
+  for (const f of files) {
+    const args = fioArgs({ ...spec, layout: 'mixed', readPercent: 0, fdatasyncEvery: 0, jobs: f.jobs }, ['--output-format=terse'], [], f.name);
     const r = await runMeasured('fio', args, { deviceDir });
     if (r.code !== 0) throw new Error(`fio layout failed: ${r.stderr.slice(-2000)}`);
   }
