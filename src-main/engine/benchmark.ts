@@ -1,4 +1,3 @@
-import { loadProbeLimits, type ProbeLimits } from './report/probe-limits.ts';
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { randomInt } from 'node:crypto';
@@ -18,6 +17,7 @@ import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
 import { buildResults, type PhaseFacts, type PreparationFacts, type RunFacts, type WindowCloser } from './report/results-builder.ts';
 import { formatConsoleSummary } from './report/console-summary.ts';
+import { loadProbeLimits, type ProbeLimits } from './report/probe-limits.ts';
 import { CpuTier } from './tiers/cpu-tier.ts';
 import { StorageTier } from './tiers/storage-tier.ts';
 import { prepareStorageTarget, releaseStorageTarget, type StorageTarget } from './tiers/storage-target.ts';
@@ -334,48 +334,33 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
 
   // ---- preparatory phases (their I/O is excluded from the measured statistics, and reported apart) ----
   const preparation: PreparationFacts = { ragIngestion: null, decodeOnlyPrepopulation: null, precondition: null };
-  const timed = async (body: () => Promise<{ entries: number; bytes: number }>): Promise<PhaseFacts> => {
+  // Times a phase and counts what it writes. `wrote` is called with each write's result after its
+  // await (`bytes += await …` would add to a stale value) and returns the phase's bytes so far.
+  const timed = async (body: (wrote: (w: { bytes: number }) => number) => Promise<void>): Promise<PhaseFacts> => {
     const start = process.hrtime.bigint();
-    const r = await body();
-    return { ...r, elapsedNs: Number(process.hrtime.bigint() - start) };
+    let entries = 0;
+    let bytes = 0;
+    await body((w) => {
+      entries++;
+      return (bytes += w.bytes);
+    });
+    return { entries, bytes, elapsedNs: Number(process.hrtime.bigint() - start) };
   };
   if (docs) {
     log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
-    preparation.ragIngestion = await timed(async () => {
-      let entries = 0;
-      let bytes = 0;
-      for (const doc of docs) {
-        for (const c of doc.chunks) {
-          const w = await processor.allocate(c.key, c.tokens);
-          bytes += w.bytes;
-          entries++;
-        }
-      }
-      return { entries, bytes };
+    preparation.ragIngestion = await timed(async (wrote) => {
+      for (const doc of docs) for (const c of doc.chunks) wrote(await processor.allocate(c.key, c.tokens));
     });
   }
   if (o.decodeOnly) {
     log('info', `pre-populating ${prepopulatedKeys.length} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
     progress('preconditioning');
-    preparation.decodeOnlyPrepopulation = await timed(async () => {
-      let entries = 0;
-      let bytes = 0;
+    preparation.decodeOnlyPrepopulation = await timed(async (wrote) => {
       await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
-        if (ctx.signal.aborted) return;
-        // Read `bytes` only after the await: `bytes += await …` would add to a stale value.
-        const w = await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS);
-        bytes += w.bytes;
-        entries++;
+        if (!ctx.signal.aborted) wrote(await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS));
       });
       // The shared system prompts too: a read-only run's prefix lookups hit instead of writing them.
-      if (!o.disablePrefixCaching) {
-        for (const prompt of SYSTEM_PROMPT_REFS) {
-          const w = await processor.allocate(prompt.key, prompt.tokens);
-          bytes += w.bytes;
-          entries++;
-        }
-      }
-      return { entries, bytes };
+      if (!o.disablePrefixCaching) for (const prompt of SYSTEM_PROMPT_REFS) wrote(await processor.allocate(prompt.key, prompt.tokens));
     });
   }
   if (o.precondition) {
@@ -383,18 +368,14 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const threads = o.preconditionThreads > 0 ? o.preconditionThreads : os.availableParallelism();
     log('info', `preconditioning: writing ${(targetBytes / GIB).toFixed(1)} GiB with ${threads} writers`);
     progress('preconditioning');
-    const phase = await timed(async () => {
-      let bytes = 0;
-      let entries = 0;
+    const phase = await timed(async (wrote) => {
+      let written = 0;
+      let n = 0;
       await Promise.all(
         Array.from({ length: threads }, async () => {
-          while (bytes < targetBytes && !ctx.signal.aborted) {
-            const w = await processor.allocate(`precond_${entries++}`, PREPOPULATED_ENTRY_TOKENS);
-            bytes += w.bytes;
-          }
+          while (written < targetBytes && !ctx.signal.aborted) written = wrote(await processor.allocate(`precond_${n++}`, PREPOPULATED_ENTRY_TOKENS));
         }),
       );
-      return { entries, bytes };
     });
     preparation.precondition = { ...phase, targetBytes, threads };
   }
@@ -482,7 +463,6 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     lag.disable();
     a.store?.cancelInFlight();
   };
-
 
   const scheduler = (async () => {
     while (!stop.signal.aborted) {
