@@ -196,8 +196,7 @@ export class MultiTierCache {
       tier.entries.set(entry.key, entry);
       let timing: OpTiming;
       try {
-        const count = this.#progress(tier.name, 'write');
-        timing = await tier.backend.write(entry, source, progress ? (b) => (count(b), progress(b)) : count);
+        timing = await tier.backend.write(entry, source, this.#progress(tier.name, 'write', progress));
       } catch (err) {
         tier.entries.delete(entry.key);
         tier.usedBytes -= entry.sizeBytes;
@@ -243,8 +242,7 @@ export class MultiTierCache {
     entry.pins++;
     try {
       const tier = this.#tiers[entry.tierIndex];
-      const count = this.#progress(tier.name, 'read');
-      const timing = await tier.backend.read(entry, sink?.(tier.name), progress ? (b) => (count(b), progress(b)) : count);
+      const timing = await tier.backend.read(entry, sink?.(tier.name), this.#progress(tier.name, 'read', progress));
       // A hit counts with its read, once the read has completed: hits equal completed reads.
       if (this.#recording) {
         this.hits.record(cacheType, true);
@@ -326,11 +324,15 @@ export class MultiTierCache {
     this.#recording = false;
   }
 
-  /** Counts each chunk's bytes in `tier`'s `direction` as it completes, while the window is open. */
-  #progress(tier: TierName, direction: 'read' | 'write'): ChunkProgress {
+  /**
+   * Counts each chunk's bytes in `tier`'s `direction` as it completes, while the window is open, and
+   * passes them on to the caller's `also` (the request's own per-chunk accounting).
+   */
+  #progress(tier: TierName, direction: 'read' | 'write', also?: ChunkProgress): ChunkProgress {
     const stats = this.tierStats.get(tier)![direction];
     return (bytes) => {
       if (this.#recording) stats.bytes += bytes;
+      also?.(bytes);
     };
   }
 
