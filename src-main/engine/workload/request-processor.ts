@@ -94,9 +94,20 @@ export class RequestProcessor {
     const rec = d.recorder;
     const stop = d.stopSignal;
     // Called after every await before anything is recorded: an operation that completes after
-    // the measured window closed (stop) is not part of the measurement, nor is its request.
+    // the measured window closed (stop) is not part of the measurement, nor is its request. The
+    // request's reads and writes go through `read` and `allocate`, which check on their return.
     const checkStop = (): void => {
       if (stop.aborted) throw new RequestAbandoned();
+    };
+    const read = async (...args: Parameters<RequestProcessor['read']>): Promise<ReadOutcome> => {
+      const r = await this.read(...args);
+      checkStop();
+      return r;
+    };
+    const allocate = async (...args: Parameters<RequestProcessor['allocate']>): Promise<{ ns: number; bytes: number }> => {
+      const w = await this.allocate(...args);
+      checkStop();
+      return w;
     };
     // Decode and prefill bytes count chunk by chunk, so the window can close mid-entry.
     const decodeBytes: ChunkProgress = (b) => {
@@ -114,47 +125,40 @@ export class RequestProcessor {
     // 1. Shared system prompt: read its entry; on a miss, write it so later requests really hit.
     if (req.systemPrompt) {
       rec.systemPromptReuse++;
-      const r = await this.read(req.systemPrompt.key, 'system', prefixPhase);
-      checkStop();
+      const r = await read(req.systemPrompt.key, 'system', prefixPhase);
       if (r.hit) {
         rec.prefixHits++;
         rec.prefixBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
         storageNs += r.timing!.durationNs;
       } else {
         rec.prefixMisses++;
-        const w = await this.allocate(req.systemPrompt.key, req.systemPrompt.tokens);
-        checkStop();
+        const w = await allocate(req.systemPrompt.key, req.systemPrompt.tokens);
         if (w.bytes > 0) rec.systemPromptWrites++;
         storageNs += w.ns;
       }
-      checkStop();
     }
 
     // 1b. Shared prefix blocks (trace hash IDs): requests sharing a block read the same cached entry.
     if (req.prefixBlocks) {
       for (const block of req.prefixBlocks) {
-        const r = await this.read(block.key, 'common', prefixPhase);
-        checkStop();
+        const r = await read(block.key, 'common', prefixPhase);
         if (r.hit) {
           rec.prefixBlockHits++;
           rec.prefixBlockBytesReused += r.timing!.bytes;
           storageNs += r.timing!.durationNs;
         } else {
           rec.prefixBlockMisses++;
-          const w = await this.allocate(block.key, block.tokens, prefillBytes);
-          checkStop();
+          const w = await allocate(block.key, block.tokens, prefillBytes);
           rec.prefillWrites++;
           prefillNs += w.ns;
           storageNs += w.ns;
         }
-        checkStop();
       }
     }
 
     // 2. Multi-turn reload: every earlier turn of the conversation, in order.
     for (const key of req.previousTurnKeys) {
-      const r = await this.read(key, 'multi_turn');
-      checkStop();
+      const r = await read(key, 'multi_turn');
       rec.decodeReads++;
       if (r.hit) {
         rec.multiTurnHits++;
@@ -162,14 +166,12 @@ export class RequestProcessor {
       } else {
         rec.multiTurnMisses++;
       }
-      checkStop();
     }
 
     // 3. Prefill: write this turn's entry (a request made of shared blocks wrote them in step 1b).
     const ownEntry = !req.prefixBlocks || req.prefixBlocks.length === 0;
     if (ownEntry && (req.phase === 'prefill' || req.phase === 'prefill_decode')) {
-      const w = await this.allocate(req.cacheKey, req.contextTokens, prefillBytes);
-      checkStop();
+      const w = await allocate(req.cacheKey, req.contextTokens, prefillBytes);
       rec.prefillWrites++;
       prefillNs = w.ns;
       storageNs += w.ns;
@@ -179,12 +181,10 @@ export class RequestProcessor {
     if (req.ragChunks) {
       rec.ragRetrievals++;
       for (const chunk of req.ragChunks) {
-        const r = await this.read(chunk.key, 'user');
-        checkStop();
+        const r = await read(chunk.key, 'user');
         rec.ragChunkReads++;
         rec.decodeReads++;
         if (r.hit) storageNs += r.timing!.durationNs;
-        checkStop();
       }
     }
 
@@ -194,9 +194,7 @@ export class RequestProcessor {
       const passes = 1 + Math.ceil(req.generationTokens / d.decodeBatchTokens);
       for (let pass = 0; pass < passes; pass++) {
         for (const block of req.prefixBlocks) {
-          checkStop();
-          const r = await this.read(block.key, 'common', 'Decode', decodeBytes);
-          checkStop();
+          const r = await read(block.key, 'common', 'Decode', decodeBytes);
           rec.decodeReads++;
           if (!r.hit) continue;
           decodeNs += r.timing!.durationNs;
@@ -204,28 +202,23 @@ export class RequestProcessor {
       }
       storageNs += decodeNs;
     } else if (req.phase === 'decode' || req.phase === 'prefill_decode') {
-      const first = await this.read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
-      checkStop();
+      const first = await read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
       rec.decodeReads++;
       if (first.hit) {
         decodeNs += first.timing!.durationNs;
         const batches = Math.ceil(req.generationTokens / d.decodeBatchTokens);
         for (let i = 0; i < batches; i++) {
-          checkStop();
-          const r = await this.read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
-          checkStop();
+          const r = await read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
           rec.decodeReads++;
           if (!r.hit) break;
           decodeNs += r.timing!.durationNs;
         }
         storageNs += decodeNs;
       } else if (req.phase !== 'decode') {
-        const w = await this.allocate(req.cacheKey, req.contextTokens, prefillBytes);
-        checkStop();
+        const w = await allocate(req.cacheKey, req.contextTokens, prefillBytes);
         rec.prefillWrites++;
         storageNs += w.ns;
       }
-      checkStop();
     }
 
     // 6. Simulated generation on the GPU.
