@@ -241,7 +241,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         ...(warmUpS !== undefined ? { warmUpS } : {}),
         ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
       });
-      process.stderr.write(formatPlan(plan));
+      // With --plan the plan is the command's output; before a run it is part of the progress narrative.
+      (a.plan ? process.stdout : process.stderr).write(formatPlan(plan));
       if (!plan.estimate.fits) {
         process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
         return 1;

@@ -115,6 +115,9 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('storage_write_bytes_per_s', num(storageBytes.write_bytes_per_sec) ?? gib(cs.tier_storage_write_bandwidth_gbps));
   put('cpu_read_bytes_per_s', num(cpuBytes.read_bytes_per_sec) ?? gib(cs.tier_cpu_read_bandwidth_gbps));
   put('cpu_write_bytes_per_s', num(cpuBytes.write_bytes_per_sec) ?? gib(cs.tier_cpu_write_bandwidth_gbps));
+  const gpu = obj(obj(kv.tiers).gpu);
+  put('gpu_h2d_copy_bytes_per_s', num(gpu.h2d_copy_bandwidth_bytes_per_sec));
+  put('gpu_d2h_copy_bytes_per_s', num(gpu.d2h_copy_bandwidth_bytes_per_sec));
   put('cache_hit_rate', num(cs.cache_hit_rate));
   put('multi_turn_hit_rate', num(obj(summary.multi_turn_stats).hit_rate));
   const auto = obj(summary.autoscaling_summary);

@@ -277,10 +277,16 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
 function gpuSkipReason(hw: HardwareProfile, engineHasGpuTier: boolean): string | null {
   const gpus = computeGpus(hw);
   const usable = usableGpus(hw);
-  const describe = (g: (typeof gpus)[number]): string => `${g.vendor ?? ''} ${g.model ?? 'GPU'}${g.memoryBytes ? `, ${(g.memoryBytes / GIB).toFixed(0)} GiB` : ''}`.replace(/\s+/g, ' ').trim();
+  const describe = (g: (typeof gpus)[number]): string => `${g.vendor ?? ''} ${g.model ?? 'GPU'}${g.memoryBytes ? `, ${Number((g.memoryBytes / GIB).toFixed(1))} GiB` : ''}`.replace(/\s+/g, ' ').trim();
   if (gpus.length === 0 && usable.length === 0) return 'no GPU detected';
   if (!engineHasGpuTier) return `this kvbench engine has no GPU tier (detected ${describe(gpus[0])})`;
   if (usable.length === 0) return `the GPU tier cannot use ${describe(gpus[0])}: ${hw.cuda?.reason ?? 'the NVIDIA driver library was not probed'}`;
+  // The tier is planned in whole GiB of the first GPU's memory (the wrapper's rounding); below 1 GiB
+  // a "GPU" scenario would run without a GPU tier under a GPU label.
+  const memoryBytes = usable[0].memoryBytes ?? 0;
+  if (memoryBytes < GIB) {
+    return `${describe(usable[0])} ${memoryBytes > 0 ? 'has under 1 GiB of memory' : 'reports no memory size'}: the GPU scenarios size their tier in whole GiB of the first GPU's memory`;
+  }
   return null;
 }
 

@@ -82,6 +82,8 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('storage_write_bytes_per_s', 'Storage write bandwidth', 'bytes/s', 'higher', 'bytes', 'Storage-tier bytes written ÷ elapsed.'),
   m('cpu_read_bytes_per_s', 'CPU read bandwidth', 'bytes/s', 'higher', 'bytes', 'CPU-tier bytes read ÷ elapsed.'),
   m('cpu_write_bytes_per_s', 'CPU write bandwidth', 'bytes/s', 'higher', 'bytes', 'CPU-tier bytes written ÷ elapsed.'),
+  m('gpu_h2d_copy_bytes_per_s', 'GPU host→device copy bandwidth', 'bytes/s', 'higher', 'bytes', 'GPU-tier bytes copied host→device ÷ the summed time of those copies: what one copy achieves (kvbench only).'),
+  m('gpu_d2h_copy_bytes_per_s', 'GPU device→host copy bandwidth', 'bytes/s', 'higher', 'bytes', 'GPU-tier bytes copied device→host ÷ the summed time of those copies (kvbench only).'),
   m('cache_hit_rate', 'Cache hit rate', 'ratio', 'higher', 'cache', 'Hits ÷ (hits + misses) over every cache access.'),
   m('multi_turn_hit_rate', 'Multi-turn hit rate', 'ratio', 'higher', 'cache', 'Earlier turns found in the cache.'),
   m('autoscale_final_users', 'Autoscaler final users', 'users', 'higher', 'autoscaling', 'Users at the end of an autoscaling run.'),

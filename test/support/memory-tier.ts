@@ -10,6 +10,8 @@ export class MemoryTier implements TierBackend {
   readonly entries = new Map<string, Buffer[]>();
   readonly log: string[] = [];
   delayMs = 0;
+  /** When set, every write fails with it after its first chunk (a full or failing device). */
+  failWrites: Error | null = null;
 
   constructor(name: TierName, chunkBytes = 1024) {
     this.name = name;
@@ -24,6 +26,7 @@ export class MemoryTier implements TierBackend {
       await source({ index: i, entryOffsetBytes: off, buffer });
       chunks.push(buffer);
       progress?.(buffer.length);
+      if (this.failWrites) throw this.failWrites;
     }
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     this.entries.set(entry.key, chunks);

@@ -231,8 +231,15 @@ export class MultiTierCache {
     let entry = this.#index.get(key);
     // An entry being written or moved is read once it has settled, from wherever it then lives.
     while (entry && entry.state !== 'resident') {
-      await entry.settled;
-      entry = this.#index.get(key);
+      const settled = entry.settled;
+      await settled;
+      const now = this.#index.get(key);
+      // Settled without becoming resident and without a new move: waiting again would spin on a
+      // resolved promise and starve the event loop, so the broken invariant is reported instead.
+      if (now === entry && entry.state !== 'resident' && entry.settled === settled) {
+        throw new Error(`cache entry ${key} settled but is still ${entry.state} (tier ${entry.tierIndex})`);
+      }
+      entry = now;
     }
     if (!entry) {
       if (this.#recording) this.hits.record(cacheType, false);
@@ -281,11 +288,14 @@ export class MultiTierCache {
       this.#observer?.record({ op: 'Read', tier: src.name, key: entry.key, sizeBytes: entry.sizeBytes, phase });
       this.#observer?.record({ op: 'Write', tier: dest.name, key: entry.key, sizeBytes: entry.sizeBytes, phase });
       src.entries.delete(entry.key);
-      await src.backend.remove(entry);
-      src.usedBytes -= entry.sizeBytes;
       entry.tierIndex = destIndex;
       dest.entries.set(entry.key, entry);
       this.#arrived(dest);
+      try {
+        await src.backend.remove(entry);
+      } finally {
+        src.usedBytes -= entry.sizeBytes;
+      }
       if (!this.#recording) return;
       this.tierStats.get(src.name)!.read.ops += 1;
       this.tierStats.get(dest.name)!.write.ops += 1;
@@ -462,7 +472,15 @@ export class MultiTierCache {
 
   async #demote(i: number, victim: CacheEntry): Promise<void> {
     const src = this.#tiers[i];
-    const destIndex = await this.#place(victim, i + 1);
+    let destIndex: number;
+    try {
+      destIndex = await this.#place(victim, i + 1);
+    } catch (err) {
+      // Making room below failed (an eviction there failed, or the window closed on it): the
+      // entry never left this tier, and readers waiting for the move must find it here.
+      victim.state = 'resident';
+      throw err;
+    }
     if (destIndex < 0) {
       // Nothing below can hold it: the entry leaves the cache (counted as an eviction, never silent).
       await this.#delete(i, victim);
@@ -485,13 +503,18 @@ export class MultiTierCache {
     readTiming = { startNs, endNs, durationNs: Number(endNs - startNs), bytes: victim.sizeBytes };
     this.#observer?.record({ op: 'Read', tier: src.name, key: victim.key, sizeBytes: victim.sizeBytes, phase: 'Evict' });
     this.#observer?.record({ op: 'Write', tier: dest.name, key: victim.key, sizeBytes: victim.sizeBytes, phase: 'Evict' });
+    // The bytes are in the destination: the entry belongs there before the source copy is released,
+    // so a failing release cannot leave it in no tier.
     src.entries.delete(victim.key);
-    await src.backend.remove(victim);
-    src.usedBytes -= victim.sizeBytes;
     victim.tierIndex = destIndex;
     victim.state = 'resident';
     dest.entries.set(victim.key, victim);
     this.#arrived(dest);
+    try {
+      await src.backend.remove(victim);
+    } finally {
+      src.usedBytes -= victim.sizeBytes;
+    }
 
     if (!this.#recording) return;
     const srcStats = this.tierStats.get(src.name)!;

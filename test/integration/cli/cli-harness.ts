@@ -43,11 +43,11 @@ function cliEnv(): NodeJS.ProcessEnv {
 }
 
 /** Starts `node bin/kvbench.js <args>` with this Node (24: the tests run under it). */
-export function startCli(args: readonly string[], opts: { cwd: string }): CliProcess {
+export function startCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string> }): CliProcess {
   const startedMs = performance.now();
   const child = spawn(process.execPath, [KVBENCH_BIN, ...args], {
     cwd: opts.cwd,
-    env: cliEnv(),
+    env: { ...cliEnv(), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) throw new Error(`could not start ${process.execPath} ${KVBENCH_BIN}`);
@@ -62,7 +62,7 @@ export function startCli(args: readonly string[], opts: { cwd: string }): CliPro
   return { child, pid: child.pid, done, stderrSoFar: () => stderr };
 }
 
-export function runCli(args: readonly string[], opts: { cwd: string }): Promise<CliResult> {
+export function runCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   return startCli(args, opts).done;
 }
 

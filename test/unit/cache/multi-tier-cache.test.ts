@@ -89,6 +89,32 @@ describe('MultiTierCache placement rules', () => {
     expect(cache.tierStats.get('gpu')!.placements).toBe(12);
   });
 
+  it('a demotion that cannot make room below leaves its entry readable where it was (no reader waits forever)', async () => {
+    const gpu = new MemoryTier('gpu', 64);
+    const cpu = new MemoryTier('cpu', 64);
+    const storage = new TerminalMemoryTier('storage', 64);
+    const cache = new MultiTierCache([
+      { backend: gpu, budgetBytes: 500 },
+      { backend: cpu, budgetBytes: 500 },
+      { backend: storage, budgetBytes: 100_000 },
+    ]);
+    for (let i = 0; i < 8; i++) await cache.write(ref(`k${i}`, 100), patternSource(i));
+    expect(cache.usage().map((u) => u.entries)).toEqual([4, 4, 0]);
+    // k8 needs room on the GPU: k4 moves to the CPU, which needs room: k0 moves to storage, which fails.
+    storage.failWrites = new Error('storage full');
+    await expect(cache.write(ref('k8', 100), patternSource(8))).rejects.toThrow('storage full');
+    expect(cache.tierOf('k0')).toBe('cpu');
+    expect(cache.tierOf('k4')).toBe('gpu');
+    const outcomes = await Promise.all(['k0', 'k4', 'k7'].map((k) => cache.read(k, 'user')));
+    expect(outcomes.map((o) => [o.hit, o.tier])).toEqual([[true, 'cpu'], [true, 'gpu'], [true, 'gpu']]);
+    expect(cache.usage().map((u) => [u.entries, u.usedBytes])).toEqual([[4, 400], [4, 400], [0, 0]]);
+    // Once storage works again the same write goes through; the reads above made k5 and k1 the LRU ones.
+    storage.failWrites = null;
+    await cache.write(ref('k8', 100), patternSource(8));
+    expect(['k1', 'k5', 'k8'].map((k) => cache.tierOf(k))).toEqual(['storage', 'cpu', 'gpu']);
+    expect(cache.usage().map((u) => u.entries)).toEqual([4, 4, 1]);
+  });
+
   it('fills the storage tier to capacity, then deletes its LRU entries: capacity of 3.5 entries holds 3', async () => {
     const storage = new TerminalMemoryTier('storage');
     const cache = new MultiTierCache([{ backend: storage, budgetBytes: 350 }]);

@@ -6,7 +6,6 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import koffi from 'koffi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
@@ -19,6 +18,7 @@ import { GpuTier } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
 import { DEFAULT_CUDA_LIBRARY, loadCudaDriver } from '../../../src-main/engine/tiers/gpu/koffi-cuda-driver.ts';
 import { openGpuTier } from '../../../src-main/engine/tiers/gpu/open-gpu-tier.ts';
 import { probeCudaDriver } from '../../../src-main/hardware/gpu-driver.ts';
+import { buildStubLibcuda, hasCc } from './stub-libcuda.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -54,9 +54,7 @@ describe('koffi CUDA driver: no driver installed', () => {
   });
 });
 
-const cc = spawnSync('cc', ['--version'], { stdio: 'ignore' }).status === 0;
-
-describe.skipIf(!cc)('koffi CUDA driver against a stub libcuda (built with cc)', () => {
+describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc)', () => {
   let dir: string;
   let stubPath: string;
   let stub: {
@@ -69,10 +67,7 @@ describe.skipIf(!cc)('koffi CUDA driver against a stub libcuda (built with cc)',
 
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-stub-cuda-'));
-    stubPath = path.join(dir, 'libcuda.so.1');
-    const src = fileURLToPath(new URL('./fixtures/stub-libcuda.c', import.meta.url));
-    const r = spawnSync('cc', ['-shared', '-fPIC', '-O2', '-Wall', '-o', stubPath, src, '-lpthread'], { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`cc failed: ${r.stderr}`);
+    stubPath = buildStubLibcuda(dir);
     const lib = koffi.load(stubPath);
     const configure = lib.func('void stub_configure(int devices, size_t bytes)');
     const outstanding = lib.func('size_t stub_outstanding_bytes(void)');

@@ -62,6 +62,15 @@ describe('results formats', () => {
     expect(names).toEqual(expect.arrayContaining(['end_to_end', 'queue_wait', 'tier_read.storage', 'tier_read_ns_per_mib.storage']));
     expect(extractHistograms(r).find((h) => h.name === 'tier_read_ns_per_mib.storage')!.unit).toBe('ns/MiB');
   });
+
+  it("keeps the GPU tier's measured copy bandwidth, and leaves it absent when there was no GPU tier", () => {
+    const withGpu = kvbenchResults({ tokPerS: 100 });
+    withGpu.kvbench.tiers.gpu = { ...withGpu.kvbench.tiers.gpu, present: true, h2d_copy_bandwidth_bytes_per_sec: 48.5e9, d2h_copy_bandwidth_bytes_per_sec: 51.2e9 };
+    expect(extractMetrics(withGpu as unknown as Record<string, unknown>)).toMatchObject({ gpu_h2d_copy_bytes_per_s: 48.5e9, gpu_d2h_copy_bytes_per_s: 51.2e9 });
+    const noGpu = extractMetrics(kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>);
+    expect(noGpu.gpu_h2d_copy_bytes_per_s).toBeUndefined();
+    expect(noGpu.gpu_d2h_copy_bytes_per_s).toBeUndefined();
+  });
 });
 
 describe('configuration key', () => {

@@ -54,6 +54,18 @@ describe('planSuite', () => {
     expect(off.skipped[0].reason).toMatch(/has no GPU tier \(detected NVIDIA H100, 80 GiB\)/);
   });
 
+  it('a usable GPU with under 1 GiB of memory gets no GPU scenarios, rather than GPU scenarios without a GPU tier', () => {
+    for (const profile of ['smoke', 'standard'] as const) {
+      const plan = planSuite(fakeHardware({ gpuGiB: 0.5 }), { profile, cacheDir: '/mnt/kv' });
+      expect(plan.skipped.map((s) => s.scenarioId)).toEqual(['gpu-only', 'gpu-cpu', 'gpu-cpu-storage']);
+      expect(plan.skipped[0].reason).toMatch(/^NVIDIA H100, 0.5 GiB has under 1 GiB of memory: /);
+      for (const r of plan.runs) expect(r.options.gpuMemGb, r.scenarioId).toBe(0);
+    }
+    const oneGiB = planSuite(fakeHardware({ gpuGiB: 1 }), { profile: 'smoke', cacheDir: '/mnt/kv' });
+    expect(oneGiB.skipped).toEqual([]);
+    expect(oneGiB.runs.find((r) => r.scenarioId === 'gpu-only')!.options.gpuMemGb).toBe(1);
+  });
+
   it('MLPerf: the three reference options, 300 s × 3 trials, no generation, automatic capacity', () => {
     const plan = planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv' });
     expect(plan.runs.map((r) => [r.scenarioId, r.trials, opts(r.options)])).toEqual([
