@@ -4,7 +4,8 @@
 //
 // Lifecycle: hello → (host) start → progress/log/heartbeat … → result | error → exit.
 // Cancel, SIGINT, SIGTERM or the parent going away abort the run gracefully; a second SIGINT or
-// SIGTERM exits at once (130 / 143).
+// SIGTERM exits at once (130 / 143). An engine whose parent is gone and that does not exit by
+// itself (its event loop wedged) is SIGKILLed by its watchdog thread.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import {
@@ -19,6 +20,7 @@ import {
   type RunOutcome,
 } from '../../src-shared/engine-protocol.ts';
 import { createThrottle } from '../host/throttle.ts';
+import { startOrphanWatchdog } from './orphan-watchdog.ts';
 
 /** What `runBenchmark` receives besides its options. Import these types with `import type` only. */
 export interface EngineRunContext {
@@ -33,6 +35,9 @@ export type RunBenchmark = (options: unknown, ctx: EngineRunContext) => Promise<
 const HEARTBEAT_INTERVAL_MS = 1_000;
 /** After the parent disappears, give the benchmark this long to clean up, then exit regardless. */
 const ORPHAN_EXIT_MS = 5_000;
+/** The watchdog thread's check of the parent, and its grace beyond ORPHAN_EXIT_MS before SIGKILL. */
+const ORPHAN_CHECK_INTERVAL_MS = 500;
+const ORPHAN_KILL_AFTER_MS = ORPHAN_EXIT_MS + 2_000;
 const EXIT_CODE_ON_SECOND_SIGNAL = { SIGINT: 130, SIGTERM: 143 } as const;
 
 interface ParentChannel {
@@ -185,4 +190,5 @@ if (import.meta.main !== false) {
     process.exit(2);
   }
   main(channel);
+  startOrphanWatchdog({ intervalMs: ORPHAN_CHECK_INTERVAL_MS, graceMs: ORPHAN_KILL_AFTER_MS });
 }

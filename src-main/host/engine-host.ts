@@ -132,6 +132,22 @@ function describeExit(exit: EngineExit): string {
   return `engine process ${how} before sending a result${output}`;
 }
 
+/** Engines not yet exited, killed when this process exits before they do. */
+const liveEngines = new Set<EngineTransport>();
+let exitHookInstalled = false;
+
+function trackUntilExit(transport: EngineTransport): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    // process.exit() (a second Ctrl-C, a fatal error) skips every cleanup that awaits: an engine
+    // left behind would go on loading the target under the next benchmark.
+    process.on('exit', () => {
+      for (const t of liveEngines) t.kill();
+    });
+  }
+  liveEngines.add(transport);
+}
+
 export function startEngine(options: unknown, opts: StartEngineOptions = {}): EngineHandle {
   const uvThreadpoolSize = opts.uvThreadpoolSize ?? DEFAULT_UV_THREADPOOL_SIZE;
   if (!Number.isInteger(uvThreadpoolSize) || uvThreadpoolSize < 1 || uvThreadpoolSize > MAX_UV_THREADPOOL_SIZE) {
@@ -143,6 +159,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
   const progress = createThrottle<ProgressEvent>((p) => opts.onProgress?.(p), PROGRESS_INTERVAL_MS);
 
   const transport = (opts.transport ?? forkEngineTransport)({ env: childEnv(opts.env, uvThreadpoolSize) });
+  trackUntilExit(transport);
 
   let resolveResult!: (outcome: RunOutcome) => void;
   let rejectResult!: (error: EngineError) => void;
@@ -218,6 +235,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
   });
 
   transport.onExit((exit) => {
+    liveEngines.delete(transport);
     clearTimeout(lingerTimer);
     // After a cancel, an exit without a result is still the cancel the caller asked for.
     settle(new EngineError(cancelRequested ? 'CANCELLED' : 'ENGINE_CRASHED', describeExit(exit)));
