@@ -65,5 +65,5 @@ cat "$OUT/suite-report.txt"
 
 step "one GPU + CPU + storage run with its whole results file (the GPU tier's model, driver, staging, copies)"
 run_limited 120 "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 16 --cpu-mem-gb 16 \
-  --storage-capacity-gb 32 --cache-dir "$work/cache" --seed 7 --output "$OUT/run-gpu-cpu-storage.json" | tail -60
+  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$OUT/run-gpu-cpu-storage.json" | tail -60
 rm -rf "$work"

@@ -166,10 +166,19 @@ function post(url: string, headers: Record<string, string>, body: string, signal
   });
 }
 
-async function readAll(body: AsyncIterable<Buffer>): Promise<string> {
+/** How much of an error page or an unexpected JSON answer is read: it is only quoted. */
+export const MAX_QUOTED_BODY_BYTES = 64 * 1024;
+
+/** Reads a body up to `limitBytes`, then stops reading (leaving the loop closes the connection). */
+async function readQuotable(body: AsyncIterable<Buffer>, limitBytes = MAX_QUOTED_BODY_BYTES): Promise<string> {
   const parts: Buffer[] = [];
-  for await (const b of body) parts.push(b);
-  return Buffer.concat(parts).toString('utf8');
+  let bytes = 0;
+  for await (const b of body) {
+    parts.push(b);
+    bytes += b.length;
+    if (bytes >= limitBytes) break;
+  }
+  return Buffer.concat(parts).subarray(0, limitBytes).toString('utf8');
 }
 
 /** Sends one streaming completion and measures it. */
@@ -245,14 +254,14 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
   if (res.status < 200 || res.status > 299) {
     let text = '';
     try {
-      text = await readAll(res.body);
+      text = await readQuotable(res.body);
     } catch {
       // the body broke too: the status says enough
     }
     return finish('http_error', `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}: ${errorMessageOf(text)}`);
   }
   if (res.contentType.includes('application/json')) {
-    const text = await readAll(res.body).catch(() => '');
+    const text = await readQuotable(res.body).catch(() => '');
     return finish('malformed_stream', `the server answered with JSON instead of an event stream (does it support "stream": true?): ${text.slice(0, 200)}`);
   }
 

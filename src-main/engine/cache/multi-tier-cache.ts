@@ -236,7 +236,7 @@ export class MultiTierCache {
       const now = this.#index.get(key);
       // Settled without becoming resident and without a new move: waiting again would spin on a
       // resolved promise and starve the event loop, so the broken invariant is reported instead.
-      if (now === entry && entry.state !== 'resident' && entry.settled === settled) {
+      if (now === entry && (entry.state as EntryState) !== 'resident' && entry.settled === settled) {
         throw new Error(`cache entry ${key} settled but is still ${entry.state} (tier ${entry.tierIndex})`);
       }
       entry = now;

@@ -30,7 +30,7 @@ describe.skipIf(!hasCc)('the GPU tier through the CLI, on a stub libcuda', () =>
     const r = await runCli(['hw', '--json', '--cache-dir', tmp], { cwd: tmp, env });
     expect(r.code, explain(r)).toBe(0);
     const hw = JSON.parse(r.stdout) as HardwareProfile;
-    expect(hw.cuda.available).toBe(true);
+    expect(hw.cuda?.available).toBe(true);
     expect(hw.gpus).toHaveLength(1);
     expect(hw.gpus[0]).toMatchObject({ model: 'Stub CUDA Device 0', memoryBytes: 2 * GIB, engineUsable: true });
   });

@@ -1,5 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { errorMessageOf, parseChunk, requestBody } from '../../../src-main/endpoint/openai-client.ts';
+import { errorMessageOf, MAX_QUOTED_BODY_BYTES, parseChunk, requestBody, streamCompletion } from '../../../src-main/endpoint/openai-client.ts';
 import { normalizeBaseUrl } from '../../../src-main/endpoint/runner.ts';
 
 describe('OpenAI stream chunks', () => {
@@ -55,5 +57,45 @@ describe('OpenAI stream chunks', () => {
     expect(normalizeBaseUrl('https://h/proxy/v1/chat/completions?x=1')).toBe('https://h/proxy/v1');
     expect(() => normalizeBaseUrl('ftp://h')).toThrow(/must be http:\/\/ or https:\/\/, got ftp:\/\//);
     expect(() => normalizeBaseUrl('not a url')).toThrow(/not a URL: 'not a url'/);
+  });
+});
+
+describe('error answers', () => {
+  it('reads only the start of an endless error page, then hangs up, and reports the status', async () => {
+    // A proxy in front of the engine can answer 502 with any amount of body; the client quotes it,
+    // it must not buffer it. This server would send 1 GiB, 64 KiB at a time, until the client leaves.
+    let sentBytes = 0;
+    let clientLeft!: () => void;
+    const left = new Promise<void>((r) => (clientLeft = r));
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.writeHead(502, { 'Content-Type': 'text/html' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const pump = (): void => {
+        while (sentBytes < 1024 ** 3 && !res.destroyed) {
+          sentBytes += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      res.on('close', () => clientLeft());
+      pump();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const o = await streamCompletion({
+        url: `http://127.0.0.1:${port}/v1/completions`, api: 'completions', model: 'm', prompt: 'p', maxTokens: 4,
+        temperature: 0, topP: 1, ignoreEos: false, streamUsage: false, requestTimeoutMs: 30_000, idleTimeoutMs: 30_000,
+      });
+      expect(o).toMatchObject({ status: 'http_error', httpStatus: 502 });
+      expect(o.error).toMatch(/^HTTP 502 Bad Gateway: x+/);
+      expect(o.error!.length).toBeLessThanOrEqual(MAX_QUOTED_BODY_BYTES + 100);
+      await left;
+      expect(sentBytes).toBeLessThan(64 * 1024 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
