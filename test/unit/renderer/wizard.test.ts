@@ -55,6 +55,28 @@ describe('hardware step', () => {
     expect(suite.step).toBe('plan');
   });
 
+  it('names the driver and CUDA version of a usable GPU, and the reason when the GPU tier cannot use one', async () => {
+    const h100 = { index: 0, vendor: 'NVIDIA', model: 'H100 80GB HBM3', memoryBytes: 80 * 1024 ** 3, driverVersion: '580.95', busId: '00000000:41:00.0', compute: true, engineUsable: true };
+    const withDriver = { ...hardware(), gpus: [h100], cuda: { available: true, reason: null, driverVersion: '580.95', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100 80GB HBM3', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: '00000000:41:00.0' }] } };
+    installFakeApi({ 'hardware.detect': () => ({ hardware: withDriver, advice: [] }) });
+    useSuiteStore().cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(HardwareStep);
+    await flush();
+    expect(w.text()).toContain('H100 80GB HBM3');
+    expect(w.text()).toContain('00000000:41:00.0');
+    expect(w.get('[data-test=gpu-tier]').text()).toBe('GPU tier: 1 GPU through the NVIDIA driver 580.95, CUDA 13.0.');
+
+    setActivePinia(createPinia());
+    const reason = 'libcuda.so.1 could not be loaded: no NVIDIA driver is installed, or it is not on the library path';
+    const noDriver = { ...hardware(), gpus: [{ ...h100, driverVersion: null, engineUsable: false }], cuda: { available: false, reason, driverVersion: null, cudaVersion: null, devices: [] } };
+    installFakeApi({ 'hardware.detect': () => ({ hardware: noDriver, advice: [] }) });
+    useSuiteStore().cacheDir = '/mnt/nvme/kv';
+    const w2 = mountIt(HardwareStep);
+    await flush();
+    expect(w2.text()).toContain('(not usable by the GPU tier)');
+    expect(w2.get('[data-test=gpu-tier]').text()).toBe(`No GPU tier: ${reason}.`);
+  });
+
   it('will not go on when the cache directory is unusable, and shows detection errors', async () => {
     installFakeApi({ 'hardware.detect': () => ({ hardware: hardware(), advice: [{ level: 'error', code: 'not-writable', message: 'The cache directory /x is not writable.' }] }) });
     useSuiteStore().cacheDir = '/x';
