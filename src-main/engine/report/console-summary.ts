@@ -10,6 +10,7 @@
  */
 
 import type {
+  GpuTierDescription,
   KvbenchSection,
   LatencySummaryNs,
   PreparationPhase,
@@ -372,6 +373,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   // Tiers and how the storage tier did its I/O.
   p();
   p(`  GPU tier: ${describeTier(kv.tiers.gpu)}`);
+  printGpuTier(kv.tiers.gpu, p);
   p(`  CPU tier: ${describeTier(kv.tiers.cpu)}`);
   const st = kv.tiers.storage;
   p(
@@ -548,6 +550,30 @@ function printTierBytes(label: string, tb: TierBytes, p: Print): void {
   p(
     `      Evicted: ${formatIntegerGrouped(tb.evicted_entries)} entries (${formatBytesBinary(tb.evicted_bytes)}); ` +
       `at end: ${formatIntegerGrouped(tb.entries_at_end)} entries, ${formatBytesBinary(tb.used_bytes_at_end)}`,
+  );
+}
+
+/** The GPUs, the driver, the staging and the copies of a GPU tier that was open. */
+function printGpuTier(g: GpuTierDescription, p: Print): void {
+  if (!g.present || !g.devices) return;
+  for (const d of g.devices) {
+    p(
+      `    GPU ${d.index}: ${d.model}, ${formatBytesAsGiB(d.total_memory_bytes)}${d.pci_bus_id ? `, PCI ${d.pci_bus_id}` : ''}, ` +
+        `reserved ${formatBytesAsGiB(d.reserved_bytes)}`,
+    );
+  }
+  p(
+    `    NVIDIA driver ${g.driver_version ?? 'version unknown'}, CUDA ${g.cuda_version ?? '?'} (${g.driver_library ?? 'libcuda.so.1'}); ` +
+      `staging ${formatBytesBinary(g.staging_bytes ?? 0)} ${g.staging_pinned ? 'pinned' : `NOT pinned (${g.staging_reason ?? 'reason unknown'}): copies are slower`}, ` +
+      `${g.copy_threads ?? '?'} copy threads, ${formatBytesBinary(g.chunk_bytes ?? 0)} chunks`,
+  );
+  const direction = (label: string, bytes: number | undefined, copies: number | undefined, bw: number | null | undefined): string =>
+    `${label} ${formatBytesBinary(bytes ?? 0)} in ${formatIntegerGrouped(copies ?? 0)} copies` +
+    (bw ? `, ${formatBytesPerSecAsGBps(bw)} per copy` : '');
+  p(
+    `    Copies (the whole run; GB/s = 10^9 B/s, bytes ÷ copy time): ` +
+      `${direction('host→device', g.h2d_copy_bytes, g.h2d_copies, g.h2d_copy_bandwidth_bytes_per_sec)}; ` +
+      `${direction('device→host', g.d2h_copy_bytes, g.d2h_copies, g.d2h_copy_bandwidth_bytes_per_sec)}`,
   );
 }
 

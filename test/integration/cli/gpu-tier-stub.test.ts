@@ -60,6 +60,10 @@ describe.skipIf(!hasCc)('the GPU tier through the CLI, on a stub libcuda', () =>
     // 4 users of tiny-1b outgrow a 256 MiB tier: entries are demoted to the CPU tier, never dropped.
     expect(res.kvbench.demotions['gpu->cpu']?.count ?? 0).toBeGreaterThan(0);
     expect(res.kvbench.tier_bytes.cpu.write_bytes).toBeGreaterThan(0);
+    // The console summary says the same.
+    expect(r.stdout).toMatch(/^ {4}GPU 0: Stub CUDA Device 0, 2\.00 GiB, PCI 00000000:41:00\.0, reserved 0\.25 GiB$/m);
+    expect(r.stdout).toMatch(/^ {4}NVIDIA driver version unknown, CUDA 12\.4 \(libcuda\.so\.1\); staging .* pinned, 2 copy threads, 16\.0 MiB chunks$/m);
+    expect(r.stdout).toMatch(/^ {4}Copies .*host→device .* in \d+ copies, [\d.]+ GB\/s per copy; device→host .* GB\/s per copy$/m);
   });
 
   it('the suite plans and runs the GPU scenarios, and the store keeps the copy bandwidth of each trial', async () => {
