@@ -77,6 +77,8 @@ export class PlacementError extends Error {
 export class MultiTierCache {
   readonly #tiers: TierState[];
   readonly #index = new Map<string, CacheEntry>();
+  /** Entries whose promotion is looking for room (at most one promotion per entry). */
+  readonly #promoting = new Set<CacheEntry>();
   #clock = 0;
   readonly tierStats: Map<TierName, TierStats>;
   readonly demotions = new Map<string, DemotionStats>();
@@ -267,15 +269,36 @@ export class MultiTierCache {
 
   /** Moves a hit entry up to the fastest tier above it that can take it (opt-in policy). */
   async #promote(entry: CacheEntry, phase: IoPhase): Promise<void> {
-    const fromIndex = entry.tierIndex;
+    if (this.#promoting.has(entry)) return;
+    this.#promoting.add(entry);
+    try {
+      const fromIndex = entry.tierIndex;
+      // Room above is found while the entry stays where it is, resident and evictable: making that
+      // room can wait for demotions into this entry's tier, and those can wait for this tier's moves
+      // to finish, so a promotion must not count as one of them until it has its room.
+      const destIndex = await this.#place(entry, 0, fromIndex);
+      if (destIndex < 0) return;
+      const dest = this.#tiers[destIndex];
+      if (this.#index.get(entry.key) !== entry || entry.state !== 'resident' || entry.tierIndex !== fromIndex || entry.pins > 0) {
+        // Demoted, deleted or being read while room was made: give the room back.
+        dest.usedBytes -= entry.sizeBytes;
+        this.#arrived(dest);
+        return;
+      }
+      await this.#moveUp(entry, fromIndex, destIndex, phase);
+    } finally {
+      this.#promoting.delete(entry);
+    }
+  }
+
+  /** Copies an entry into the room reserved for it in a faster tier, then releases its old copy. */
+  async #moveUp(entry: CacheEntry, fromIndex: number, destIndex: number, phase: IoPhase): Promise<void> {
     const src = this.#tiers[fromIndex];
+    const dest = this.#tiers[destIndex];
     entry.state = 'moving';
     let settle!: () => void;
     entry.settled = new Promise<void>((r) => (settle = r));
     const work = (async () => {
-      const destIndex = await this.#place(entry, 0, fromIndex);
-      if (destIndex < 0) return;
-      const dest = this.#tiers[destIndex];
       const startNs = process.hrtime.bigint();
       try {
         await dest.backend.write(entry, this.#copyOut(src, entry), this.#progress(dest.name, 'write'));
@@ -310,6 +333,18 @@ export class MultiTierCache {
     });
     src.leaving.add(work);
     await work;
+  }
+
+  /**
+   * Resolves once no move or deletion is in flight. A write that fails while making room returns
+   * at once, but the evictions it started finish on their own; the books balance only after them.
+   */
+  async idle(): Promise<void> {
+    for (;;) {
+      const inFlight = this.#tiers.flatMap((t) => [...t.leaving]);
+      if (inFlight.length === 0) return;
+      await Promise.allSettled(inFlight);
+    }
   }
 
   /** Frees everything (end of run). */
