@@ -41,7 +41,7 @@ run_limited 60 "$node" bin/kvbench.js hw --cache-dir "$work/cache" --json >"$OUT
 "$node" -e 'const h = require(process.argv[1]); console.log(JSON.stringify({ gpus: h.gpus, cuda: h.cuda, warnings: h.warnings }, null, 1).slice(0, 3000))' "$OUT/hw.json"
 
 step "host<->device copy bandwidth: kvbench tier vs torch pinned copies"
-run_limited 240 "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 4 --chunk-mib 16,64 --reps 3 --json "$OUT/gpu-bw.json"
+run_limited 240 "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --reps 3 --json "$OUT/gpu-bw.json"
 
 step "smoke suite: the nine scenarios, one trial each"
 run_limited 180 "$node" bin/kvbench.js suite --profile smoke --trials 1 --cache-dir "$work/cache" --label "gpu-check smoke"
