@@ -1,3 +1,4 @@
+import { MultiTierCache } from '../../src-main/engine/cache/multi-tier-cache.ts';
 import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend, TierName } from '../../src-main/engine/tiers/tier-backend.ts';
 
 /**
@@ -75,4 +76,23 @@ export function patternSource(seed: number): ChunkSource {
   return async (chunk) => {
     for (let i = 0; i < chunk.buffer.length; i++) chunk.buffer[i] = (seed + chunk.entryOffsetBytes + i) & 0xff;
   };
+}
+
+/** GPU → CPU → storage over memory doubles with 64-byte chunks, as the three-tier cache tests use them. */
+export function threeTierCache(
+  budgets: { gpu: number; cpu: number; storage: number },
+  rules?: ConstructorParameters<typeof MultiTierCache>[1],
+): { gpu: MemoryTier; cpu: MemoryTier; storage: TerminalMemoryTier; cache: MultiTierCache } {
+  const gpu = new MemoryTier('gpu', 64);
+  const cpu = new MemoryTier('cpu', 64);
+  const storage = new TerminalMemoryTier('storage', 64);
+  const cache = new MultiTierCache(
+    [
+      { backend: gpu, budgetBytes: budgets.gpu },
+      { backend: cpu, budgetBytes: budgets.cpu },
+      { backend: storage, budgetBytes: budgets.storage },
+    ],
+    rules,
+  );
+  return { gpu, cpu, storage, cache };
 }

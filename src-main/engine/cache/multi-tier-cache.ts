@@ -349,7 +349,7 @@ export class MultiTierCache {
 
   /** Frees everything (end of run). */
   async clear(): Promise<void> {
-    for (const t of this.#tiers) await Promise.allSettled([...t.leaving]);
+    await this.idle();
     for (const t of this.#tiers) {
       for (const e of t.entries.values()) await t.backend.remove(e).catch(() => undefined);
       t.entries.clear();

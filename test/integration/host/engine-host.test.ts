@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { EngineError, startEngine, type EngineHandle, type StartEngineOptions } from '../../../src-main/host/engine-host.ts';
 import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import { COMPLETE_PROGRESS_EVENTS, type FakeBehaviour } from '../../fixtures/fake-engine.ts';
+import { isAlive } from '../cli/cli-harness.ts';
 
 const FAKE_ENGINE_PATH = fileURLToPath(new URL('../../fixtures/fake-engine.ts', import.meta.url));
 
@@ -37,15 +38,6 @@ async function engineError(promise: Promise<unknown>): Promise<EngineError> {
   );
   expect(err).toBeInstanceOf(EngineError);
   return err as EngineError;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('startEngine with a forked engine process', () => {

@@ -4,18 +4,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive } from '../cli/cli-harness.ts';
 
 const PARENT = fileURLToPath(new URL('../../fixtures/engine-parent.ts', import.meta.url));
 const started: number[] = [];
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs the parent fixture; resolves with the engine's pid and how long after the parent's end the engine was gone. */
 async function orphan(how: 'exit' | 'sigkill'): Promise<{ enginePid: number; goneAfterMs: number }> {

@@ -6,20 +6,8 @@
 // the suite); and with promotion on, a promotion waiting for room above was itself one of the moves
 // that room waited for (a deadlock).
 import { describe, expect, it } from 'vitest';
-import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
-import { MemoryTier, TerminalMemoryTier, patternSource } from '../../support/memory-tier.ts';
-
-/** A small seeded generator, so that a failing sequence can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Rng } from '../../../src-main/engine/workload/rng.ts';
+import { patternSource, threeTierCache } from '../../support/memory-tier.ts';
 
 const KEYS = Array.from({ length: 60 }, (_, i) => i);
 const sizeOf = (i: number): number => 40 + ((i * 37) % 200);
@@ -41,21 +29,12 @@ const CASES = [
 describe('MultiTierCache under random tier failures', () => {
   for (const [seed, promotion] of CASES) {
     it(`settles every operation and keeps its books (seed ${seed}, promotion ${promotion})`, async () => {
-      const rand = mulberry32(seed);
-      const gpu = new MemoryTier('gpu', 64);
-      const cpu = new MemoryTier('cpu', 64);
-      const storage = new TerminalMemoryTier('storage', 64);
+      const rng = new Rng(seed);
+      const rand = (): number => rng.next();
+      const { gpu, cpu, storage, cache } = threeTierCache({ gpu: 600, cpu: 900, storage: 3000 }, { promotion });
       cpu.delayMs = 1;
       storage.delayMs = 2;
       const backends = [gpu, cpu, storage];
-      const cache = new MultiTierCache(
-        [
-          { backend: gpu, budgetBytes: 600 },
-          { backend: cpu, budgetBytes: 900 },
-          { backend: storage, budgetBytes: 3000 },
-        ],
-        { promotion },
-      );
       let hits = 0;
       let injected = 0;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
-import { MemoryTier, TerminalMemoryTier, patternSource } from '../../support/memory-tier.ts';
+import { MemoryTier, TerminalMemoryTier, patternSource, threeTierCache } from '../../support/memory-tier.ts';
 
 const ref = (key: string, sizeBytes: number) => ({ key, keyHash: BigInt(key.length + 1), sizeBytes });
 
@@ -52,14 +52,7 @@ describe('MultiTierCache placement rules', () => {
   });
 
   it('cascades demotions through three tiers, moving the real bytes, counted in both tiers and timed apart', async () => {
-    const gpu = new MemoryTier('gpu', 64);
-    const cpu = new MemoryTier('cpu', 64);
-    const storage = new TerminalMemoryTier('storage', 64);
-    const cache = new MultiTierCache([
-      { backend: gpu, budgetBytes: 500 },
-      { backend: cpu, budgetBytes: 500 },
-      { backend: storage, budgetBytes: 100_000 },
-    ]);
+    const { gpu, cpu, storage, cache } = threeTierCache({ gpu: 500, cpu: 500, storage: 100_000 });
     for (let i = 0; i < 12; i++) await cache.write(ref(`k${i}`, 100), patternSource(i));
     // GPU holds the 4 newest, CPU the 4 before them, storage the 4 oldest.
     expect(cache.usage().map((u) => u.entries)).toEqual([4, 4, 4]);
@@ -90,14 +83,7 @@ describe('MultiTierCache placement rules', () => {
   });
 
   it('a demotion that cannot make room below leaves its entry readable where it was (no reader waits forever)', async () => {
-    const gpu = new MemoryTier('gpu', 64);
-    const cpu = new MemoryTier('cpu', 64);
-    const storage = new TerminalMemoryTier('storage', 64);
-    const cache = new MultiTierCache([
-      { backend: gpu, budgetBytes: 500 },
-      { backend: cpu, budgetBytes: 500 },
-      { backend: storage, budgetBytes: 100_000 },
-    ]);
+    const { gpu, cpu, storage, cache } = threeTierCache({ gpu: 500, cpu: 500, storage: 100_000 });
     for (let i = 0; i < 8; i++) await cache.write(ref(`k${i}`, 100), patternSource(i));
     expect(cache.usage().map((u) => u.entries)).toEqual([4, 4, 0]);
     // k8 needs room on the GPU: k4 moves to the CPU, which needs room: k0 moves to storage, which fails.
