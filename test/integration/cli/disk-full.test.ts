@@ -3,6 +3,11 @@
 // process on a shared drive would: the run must stop with partial results, say why, and leave no
 // file of its own on the full filesystem.
 //
+// The run must write after the disk is full, into space it has not freed itself: if it evicted an
+// entry first, the next write could land in the freed bytes and succeed. So its entries are small
+// (a one-layer model, at most ~6 MiB each), their number is bounded (--request-rate × --duration),
+// and their total stays well under the storage budget: nothing is ever evicted.
+//
 // Needs root (mount); skipped with a message otherwise.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,10 +15,20 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import { GIB, TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli, startCli, waitFor } from './cli-harness.ts';
 
-/** Room for the largest entry tiny-1b's workload can write (0.57 GiB), and not much more. */
 const TMPFS_SIZE = '640m';
 const STORAGE_CAPACITY_GIB = 0.58;
 const FILLER = 'filler.bin';
+/** 256 bytes per token: a 25 000-token context (the largest a synthetic user has) is 6.1 MiB. */
+const SMALL_MODEL_CONFIG = `model_configs:
+  one-layer:
+    num_layers: 1
+    hidden_dim: 64
+    num_heads: 1
+    kv_heads: 1
+`;
+/** At most 8 × 5 = 40 requests of ≤ 6.1 MiB each: 244 MiB, well under the 594 MiB budget. */
+const REQUEST_RATE = 8;
+const DURATION_S = 5;
 
 let mountPoint: string | null = null;
 
@@ -59,15 +74,22 @@ afterEach(() => {
   removeTempDirs();
 });
 
-/** Writes 1 MiB blocks into `file` until the filesystem is full. Returns the bytes written. */
+/**
+ * Writes 1 MiB blocks into `file` until the filesystem is full, then 4 KiB blocks, so that less
+ * than a page is left and no entry of the run can fit. Returns the bytes written.
+ */
 function fillUntilFull(file: string): number {
   const fd = fs.openSync(file, 'w');
-  const block = Buffer.alloc(1 << 20, 0xa5);
   let written = 0;
   try {
-    for (;;) written += fs.writeSync(fd, block);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+    for (const blockSize of [1 << 20, 4096]) {
+      const block = Buffer.alloc(blockSize, 0xa5);
+      try {
+        for (;;) written += fs.writeSync(fd, block);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      }
+    }
   } finally {
     fs.closeSync(fd);
   }
@@ -94,12 +116,19 @@ describe('kvbench run on a filesystem that fills up', () => {
     const fsDir = tmpfsOrSkip(ctx, TMPFS_SIZE);
     const tmp = makeTempDir();
     const output = path.join(tmp, 'results.json'); // not on the full filesystem
+    const config = path.join(tmp, 'models.yaml');
+    fs.writeFileSync(config, SMALL_MODEL_CONFIG);
     const cli = startCli(
       [
         'run',
-        ...TINY_RUN_FLAGS,
+        '--config', config,
+        '--model', 'one-layer',
+        '--gpu-mem-gb', '0',
+        '--generation-mode', 'none',
+        '--disable-multi-turn',
         '--num-users', '4',
-        '--duration', '5',
+        '--request-rate', String(REQUEST_RATE),
+        '--duration', String(DURATION_S),
         '--cpu-mem-gb', '0',
         '--cache-dir', fsDir,
         '--storage-capacity-gb', String(STORAGE_CAPACITY_GIB),
@@ -137,6 +166,8 @@ describe('kvbench run on a filesystem that fills up', () => {
       expect(res.kvbench.requests_failed).toBeGreaterThan(0);
       expect(res.end_to_end_latencies).toHaveLength(res.requests_completed);
       expect(res.kvbench.tiers.storage.budget_bytes).toBe(STORAGE_CAPACITY_GIB * GIB);
+      expect(res.kvbench.model.bytes_per_token).toBe(256);
+      expect(res.kvbench.tier_bytes.storage.evicted_entries, 'the run freed space itself: the test no longer proves ENOSPC').toBe(0);
     } else {
       // ENOSPC before the first request completed: a clear DISK_FULL error, no results.
       expect(r.stderr).toContain('DISK_FULL');
