@@ -78,7 +78,13 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     // kvbench's own device counters cover exactly its measured window (after any warm-up); this
     // bench's sampler covers the whole process, warm-up and drain included.
     pageCache: k.device_io?.available
-      ? { readCoverage: k.device_io.read_coverage, writeCoverage: k.device_io.write_coverage, flagged: k.device_io.flagged, reason: k.device_io.flag_reason }
+      ? {
+          readCoverage: k.device_io.read_coverage,
+          writeCoverage: k.device_io.write_coverage,
+          processReadCoverage: k.device_io.process_read_coverage,
+          flagged: k.device_io.flagged,
+          reason: k.device_io.flag_reason,
+        }
       : assessPageCache({ engineReadBytes: s.read_bytes, engineWriteBytes: s.write_bytes, device: run.device, directIo: k.tiers.storage.direct_io ?? false }),
     lagP99Ns: k.engine_health?.event_loop_lag_ns?.p99 ?? null,
   };

@@ -92,12 +92,16 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
 }
 
 function cautionsOf(t: TrialRecord): TrialCaution[] {
-  const coverage = t.metrics.device_read_coverage;
+  // The engine's own count first: the device's counters include other processes' reads.
+  const own = t.metrics.process_read_coverage;
+  const device = t.metrics.device_read_coverage;
+  const [coverage, who] =
+    own !== undefined && own < MIN_DEVICE_READ_COVERAGE ? [own, 'the engine made the device read'] : [device, 'the device read'];
   if (coverage === undefined || coverage >= MIN_DEVICE_READ_COVERAGE) return [];
   return [{
     trialId: t.id,
     trialIndex: t.trialIndex,
-    message: `the device read ${(coverage * 100).toFixed(1)} % of the bytes the storage tier read: the page cache served the rest, so its storage read numbers describe RAM`,
+    message: `${who} ${(coverage * 100).toFixed(1)} % of the bytes the storage tier read: the page cache served the rest, so its storage read numbers describe RAM`,
   }];
 }
 

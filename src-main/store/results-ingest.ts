@@ -128,6 +128,7 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('device_read_bytes', num(device.read_bytes));
   put('device_write_bytes', num(device.write_bytes));
   put('device_read_coverage', num(device.read_coverage));
+  put('process_read_coverage', num(device.process_read_coverage));
   put('requests_failed', num(kv.requests_failed));
   const health = obj(kv.engine_health);
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);

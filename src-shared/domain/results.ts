@@ -155,6 +155,13 @@ export interface DeviceIoSection {
   /** Device read bytes ÷ storage-tier read bytes; null when the tier read nothing or no counters. */
   read_coverage: number | null;
   write_coverage: number | null;
+  /**
+   * Bytes this process made the block layer read during the measured phase (/proc/self/io
+   * read_bytes): its own device reads only, page-cache hits excluded; null where unreadable.
+   */
+  process_read_bytes: number | null;
+  /** process_read_bytes ÷ storage-tier read bytes: what clears buffered reads as the device's. */
+  process_read_coverage: number | null;
   /** The minimum read coverage for the storage reads to count as served by the device. */
   min_read_coverage: number;
   /** True when the storage tier's reads were not (all) served by the device: storage read numbers describe a cache. */

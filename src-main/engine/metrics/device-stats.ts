@@ -12,6 +12,11 @@
 // Counters: /proc/diskstats sectors are always 512 bytes, whatever the device's logical block
 // size. They count every process's I/O on the device, so other activity inflates them: a
 // comparison is meaningful when the benchmark is the device's main user.
+//
+// Beside them, /proc/self/io `read_bytes`: what this process (all its threads) made the block
+// layer read, charged when the read is submitted (submit_bio), so page-cache hits never count and
+// other processes' I/O never does. It is what proves a buffered run's reads came from the device;
+// it also counts the process's reads of other files (its own code, a dataset) during the window.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -118,6 +123,15 @@ function readTrimmed(file: string): string | null {
     return fs.readFileSync(file, 'utf8').trim();
   } catch {
     return null;
+  }
+}
+
+/** A kernel file's text, or why it could not be read. */
+function readOrExplain(file: string): string | { why: string } {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    return { why: `cannot read ${file}: ${(err as Error).message}` };
   }
 }
 
@@ -280,6 +294,16 @@ export interface DeviceStatsReport {
   io: DeviceIoDelta | null;
   /** The whole disk under a partition: includes I/O to the disk's other partitions. */
   parentIo: DeviceIoDelta | null;
+  /** Bytes this process made the block layer read (/proc/self/io), any device; null when unreadable. */
+  processReadBytes: number | null;
+  /** Why `processReadBytes` is null. */
+  processReason: string | null;
+}
+
+/** `read_bytes` of a /proc/<pid>/io text; null when the line is missing or not a number. */
+export function parseProcessReadBytes(text: string): number | null {
+  const m = /^read_bytes:\s*(\d+)\s*$/m.exec(text);
+  return m === null ? null : Number(m[1]);
 }
 
 /**
@@ -290,13 +314,17 @@ export interface DeviceStatsReport {
 export class DeviceStatsSampler {
   readonly resolution: DeviceResolution;
   private readonly diskstatsPath: string;
+  private readonly processIoPath: string;
   private startNs: bigint | null = null;
   private startCounters: Map<string, DiskstatsCounters> | null = null;
+  private startProcessReadBytes: number | null = null;
   private failure: string | null = null;
+  private processFailure: string | null = null;
 
   constructor(resolution: DeviceResolution, roots: DeviceStatsRoots = {}) {
     this.resolution = resolution;
     this.diskstatsPath = path.join(roots.proc ?? '/proc', 'diskstats');
+    this.processIoPath = path.join(roots.proc ?? '/proc', 'self', 'io');
   }
 
   /** A sampler for the device behind `dir` (one that reports "unavailable" when there is none). */
@@ -315,11 +343,9 @@ export class DeviceStatsSampler {
   }
 
   private read(): Map<string, DiskstatsCounters> | null {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.diskstatsPath, 'utf8');
-    } catch (err) {
-      this.failure = `cannot read ${this.diskstatsPath}: ${(err as Error).message}`;
+    const text = readOrExplain(this.diskstatsPath);
+    if (typeof text !== 'string') {
+      this.failure = text.why;
       return null;
     }
     const all = parseDiskstats(text);
@@ -335,26 +361,45 @@ export class DeviceStatsSampler {
     return out;
   }
 
+  private readProcessReadBytes(): number | null {
+    const text = readOrExplain(this.processIoPath);
+    if (typeof text !== 'string') {
+      this.processFailure = text.why;
+      return null;
+    }
+    const n = parseProcessReadBytes(text);
+    if (n === null) this.processFailure = `${this.processIoPath} has no read_bytes line`;
+    return n;
+  }
+
   start(): void {
     this.failure = null;
+    this.processFailure = null;
     this.startNs = process.hrtime.bigint();
     this.startCounters = this.resolution.ok ? this.read() : null;
+    this.startProcessReadBytes = this.resolution.ok ? this.readProcessReadBytes() : null;
   }
 
   /** What the device moved since `start()`; the sampler keeps running. */
   current(): DeviceStatsReport {
     const device = this.resolution.ok ? this.resolution.device : null;
-    const unavailable = (reason: string): DeviceStatsReport => ({ available: false, reason, device, io: null, parentIo: null });
+    const unavailable = (reason: string): DeviceStatsReport => ({
+      available: false, reason, device, io: null, parentIo: null, processReadBytes: null, processReason: 'no device counters',
+    });
     if (!this.resolution.ok) return unavailable(this.resolution.reason);
     if (this.startNs === null) return unavailable('the sampler was never started');
     if (this.startCounters === null) return unavailable(this.failure ?? 'no first reading');
     const now = this.read();
+    const nowProcessReadBytes = this.startProcessReadBytes === null ? null : this.readProcessReadBytes();
     const elapsedNs = Number(process.hrtime.bigint() - this.startNs);
     if (now === null) return unavailable(this.failure ?? 'no reading');
     const d = this.resolution.device;
     const io = deltaOf(d.name, this.startCounters.get(d.name)!, now.get(d.name)!, elapsedNs);
     const parentIo = d.parent !== null ? deltaOf(d.parent.name, this.startCounters.get(d.parent.name)!, now.get(d.parent.name)!, elapsedNs) : null;
-    return { available: true, reason: null, device: d, io, parentIo };
+    const processReadBytes =
+      this.startProcessReadBytes === null || nowProcessReadBytes === null ? null : Math.max(0, nowProcessReadBytes - this.startProcessReadBytes);
+    const processReason = processReadBytes === null ? (this.processFailure ?? 'no first reading') : null;
+    return { available: true, reason: null, device: d, io, parentIo, processReadBytes, processReason };
   }
 
   /** The final reading: what the device moved between `start()` and now. */
@@ -373,16 +418,24 @@ export interface PageCacheAssessment {
   readCoverage: number | null;
   /** device write bytes ÷ engine storage write bytes (null when the engine wrote nothing or no counters). */
   writeCoverage: number | null;
-  /** True when the engine's storage reads were (at least partly) not served by the device. */
+  /** this process's block-layer read bytes ÷ engine storage read bytes (null when either is missing). */
+  processReadCoverage: number | null;
+  /** True when the engine's storage reads were (at least partly) not, or not provably, served by the device. */
   flagged: boolean;
   reason: string | null;
 }
 
+const pctOf = (ratio: number): string => (ratio * 100).toFixed(1);
+
 /**
- * Compares device bytes with the engine's storage-tier bytes. The device must have read at least
- * MIN_DEVICE_READ_COVERAGE of what the engine says it read from storage; less means the page cache
- * (or another cache above the device) served reads, and the result is flagged, not trusted.
- * Device counters include other processes' I/O, so coverage above 1 is normal and never flagged.
+ * Decides whether the engine's storage reads can be trusted as the device's. Reads are flagged when
+ * - the device read less than MIN_DEVICE_READ_COVERAGE of what the engine says it read from
+ *   storage: a cache above the device served the rest (with direct I/O too: a cache below the
+ *   filesystem, or the wrong device's counters);
+ * - the I/O was buffered, unless this process's own count shows it made the device read at least
+ *   that share. The device's counters cannot clear a buffered run: they include every process's
+ *   I/O, so another reader on the same drive would hide page-cache hits.
+ * Device coverage above 1 is normal (other processes, metadata, read-ahead) and never flagged.
  */
 export function assessPageCache(opts: {
   engineReadBytes: number;
@@ -391,29 +444,44 @@ export function assessPageCache(opts: {
   directIo: boolean;
 }): PageCacheAssessment {
   const { engineReadBytes, engineWriteBytes, device, directIo } = opts;
+  const bufferedReads = !directIo && engineReadBytes > 0;
   if (!device.available || device.io === null) {
     return {
       readCoverage: null,
       writeCoverage: null,
-      flagged: !directIo && engineReadBytes > 0,
-      reason: !directIo && engineReadBytes > 0
-        ? `buffered I/O and no device counters (${device.reason ?? 'unavailable'}): reads may have been served by the page cache`
-        : null,
+      processReadCoverage: null,
+      flagged: bufferedReads,
+      reason: bufferedReads ? `buffered I/O and no device counters (${device.reason ?? 'unavailable'}): reads may have been served by the page cache` : null,
     };
   }
   const readCoverage = engineReadBytes > 0 ? device.io.readBytes / engineReadBytes : null;
   const writeCoverage = engineWriteBytes > 0 ? device.io.writeBytes / engineWriteBytes : null;
+  const processReadCoverage = engineReadBytes > 0 && device.processReadBytes !== null ? device.processReadBytes / engineReadBytes : null;
+  const base = { readCoverage, writeCoverage, processReadCoverage };
+  const ofTier = `of the ${engineReadBytes} bytes the storage tier reported reading`;
   if (readCoverage !== null && readCoverage < MIN_DEVICE_READ_COVERAGE) {
-    const pct = (readCoverage * 100).toFixed(1);
     const why = directIo
       ? 'although direct I/O was on (a cache below the filesystem, or counters of the wrong device?)'
       : 'buffered I/O: the page cache served the rest';
-    return {
-      readCoverage,
-      writeCoverage,
-      flagged: true,
-      reason: `the device (${device.io.device}) read ${pct} % of the ${engineReadBytes} bytes the storage tier reported reading, ${why}`,
-    };
+    return { ...base, flagged: true, reason: `the device (${device.io.device}) read ${pctOf(readCoverage)} % ${ofTier}, ${why}` };
   }
-  return { readCoverage, writeCoverage, flagged: false, reason: null };
+  if (bufferedReads) {
+    if (processReadCoverage === null) {
+      return {
+        ...base,
+        flagged: true,
+        reason:
+          `buffered I/O: the device (${device.io.device}) read ${pctOf(readCoverage!)} % ${ofTier}, but its counters include every process's I/O ` +
+          `and this process's own count is unavailable (${device.processReason ?? 'unknown'}): reads may have been served by the page cache`,
+      };
+    }
+    if (processReadCoverage < MIN_DEVICE_READ_COVERAGE) {
+      return {
+        ...base,
+        flagged: true,
+        reason: `buffered I/O: this process made the block layer read ${pctOf(processReadCoverage)} % ${ofTier} (/proc/self/io); the page cache served the rest`,
+      };
+    }
+  }
+  return { ...base, flagged: false, reason: null };
 }

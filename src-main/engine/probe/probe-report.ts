@@ -29,7 +29,11 @@ function phaseLines(p: ProbePhaseResult): string[] {
         `busy ${(p.device.utilisation * 100).toFixed(0)} % of the phase`,
     );
   }
-  if (p.page_cache_suspected) lines.push('        FLAGGED: reads were served above the device (page cache); this is not the device\'s rate');
+  // Results written before the per-process count existed have no such field.
+  if (p.process_read_coverage != null) {
+    lines.push(`        this process made the block layer read ${(p.process_read_coverage * 100).toFixed(1)} % of the probe's bytes (/proc/self/io)`);
+  }
+  if (p.page_cache_suspected) lines.push('        FLAGGED: reads may have been served above the device (page cache); this may not be the device\'s rate');
   return lines;
 }
 

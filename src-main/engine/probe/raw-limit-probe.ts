@@ -71,10 +71,14 @@ export interface ProbePhaseResult {
   /** (user + system CPU of this process) ÷ (bytes ÷ 10⁹). */
   cpu_seconds_per_gb: number;
   device: ProbeDeviceIo | null;
-  /** Device bytes in this phase's direction ÷ probe bytes; null without device counters. */
+  /** Device bytes in this phase's direction ÷ probe bytes (every process's I/O); null without device counters. */
   device_coverage: number | null;
-  /** Reads the device did not serve (page cache): this phase's rate is not the device's. */
+  /** Read phase: bytes this process made the block layer read (/proc/self/io) ÷ probe bytes; null otherwise or where unreadable. */
+  process_read_coverage: number | null;
+  /** Reads the device did not (provably) serve: this phase's rate may be the page cache's. */
   page_cache_suspected: boolean;
+  /** Why page_cache_suspected is true. */
+  page_cache_reason: string | null;
   cancelled: boolean;
 }
 
@@ -237,12 +241,12 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
         await runPhase('write', open, { ...o, durationS: Number.POSITIVE_INFINITY }, chunkBytes, fileBytes, null, ctx, 'preparing', true);
       }
       const r = await runPhase(phase, open, o, chunkBytes, fileBytes, sampler, ctx, phase, false);
-      r.page_cache_suspected = phase === 'read' && assessPageCache({
-        engineReadBytes: r.bytes,
-        engineWriteBytes: 0,
-        device: r.deviceReport,
-        directIo: direct.enabled,
-      }).flagged;
+      if (phase === 'read') {
+        const pc = assessPageCache({ engineReadBytes: r.bytes, engineWriteBytes: 0, device: r.deviceReport, directIo: direct.enabled });
+        r.process_read_coverage = pc.processReadCoverage;
+        r.page_cache_suspected = pc.flagged;
+        r.page_cache_reason = pc.reason;
+      }
       const { deviceReport: _unused, ...result } = r;
       phases[phase] = result;
       if (r.cancelled) {
@@ -258,9 +262,7 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
     await fsp.rmdir(workDir).catch(() => undefined);
   }
   for (const [name, p] of Object.entries(phases)) {
-    if (p.page_cache_suspected) {
-      warnings.push(`${name}: the device served ${(100 * (p.device_coverage ?? 0)).toFixed(1)} % of the bytes read; the rest came from a cache above it`);
-    }
+    if (p.page_cache_suspected) warnings.push(`${name}: ${p.page_cache_reason}`);
     if (p.wraps > 0 && !direct.enabled && name === 'read') {
       warnings.push(`${name}: the files were read ${p.wraps} time(s) over with buffered I/O; later passes can be served from the page cache`);
     }
@@ -378,7 +380,7 @@ async function runPhase(
     if (progressTimer) clearInterval(progressTimer);
   }
   const elapsed = elapsedNs();
-  const deviceReport: DeviceStatsReport = sampler?.stop() ?? { available: false, reason: 'not sampled', device: null, io: null, parentIo: null };
+  const deviceReport: DeviceStatsReport = sampler?.stop() ?? { available: false, reason: 'not sampled', device: null, io: null, parentIo: null, processReadBytes: null, processReason: 'not sampled' };
   const cpu = process.cpuUsage(cpu0);
   const device = deviceOf(deviceReport);
   const deviceBytes = device === null ? null : op === 'read' ? device.read_bytes : device.write_bytes;
@@ -397,7 +399,9 @@ async function runPhase(
     cpu_seconds_per_gb: bytes > 0 ? (cpu.user + cpu.system) / 1e6 / (bytes / 1e9) : 0,
     device,
     device_coverage: deviceBytes === null || bytes === 0 ? null : deviceBytes / bytes,
+    process_read_coverage: null,
     page_cache_suspected: false,
+    page_cache_reason: null,
     cancelled,
     deviceReport,
   };

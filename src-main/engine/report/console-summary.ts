@@ -522,6 +522,14 @@ function printDeviceIo(kv: KvbenchSection, p: Print): void {
     `    busy ${d.busy_ratio === null ? 'n/a' : formatRatioAsPercent(d.busy_ratio)}, average queue depth ${d.avg_queue_depth === null ? 'n/a' : formatFixedPy(d.avg_queue_depth, 1)}, ` +
       `${formatIntegerGrouped(d.read_ios ?? 0)} reads, ${formatIntegerGrouped(d.write_ios ?? 0)} writes, ${formatIntegerGrouped(d.flushes ?? 0)} flushes`,
   );
+  // Results written before the per-process count existed have no such field.
+  if (d.process_read_bytes !== undefined) {
+    p(
+      d.process_read_bytes === null
+        ? '    the engine process alone (/proc/self/io): not measured'
+        : `    the engine process alone (/proc/self/io, any device): read ${formatBytesBinary(d.process_read_bytes)}${coverage(d.process_read_coverage)}`,
+    );
+  }
 }
 
 /** `--probe-result`: the storage tier as a share of the probed sequential limit. */

@@ -325,7 +325,7 @@ function deviceIoSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
     return {
       ...base, available: false, reason, device: report?.device?.name ?? null, parent_device: report?.device?.parent?.name ?? null,
       read_bytes: null, write_bytes: null, read_ios: null, write_ios: null, flushes: null, busy_ratio: null, avg_queue_depth: null,
-      read_coverage: null, write_coverage: null,
+      read_coverage: null, write_coverage: null, process_read_bytes: null, process_read_coverage: null,
       // Without counters only buffered I/O is suspect: direct reads bypass the page cache by construction.
       flagged: buffered,
       flag_reason: buffered ? `buffered I/O and no device counters (${reason}): reads may have been served by the page cache` : null,
@@ -348,6 +348,8 @@ function deviceIoSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
     avg_queue_depth: io.elapsedNs > 0 ? (io.weightedIoMs * 1e6) / io.elapsedNs : null,
     read_coverage: pc.readCoverage,
     write_coverage: pc.writeCoverage,
+    process_read_bytes: report.processReadBytes,
+    process_read_coverage: pc.processReadCoverage,
     flagged: pc.flagged,
     flag_reason: pc.reason,
   };

@@ -53,10 +53,14 @@ describe('scenario report', () => {
       // Exactly at the threshold passes; a trial without device counters is not accused.
       trial({ scenario: 'storage-only', index: 2, metrics: { wall_clock_throughput_tok_per_s: 262, device_read_coverage: 0.95 } }),
       trial({ scenario: 'storage-only', index: 3, metrics: { wall_clock_throughput_tok_per_s: 262 } }),
+      // Another process read the drive too: the device's counters look fine, the engine's own do not.
+      trial({ scenario: 'storage-only', index: 4, metrics: { wall_clock_throughput_tok_per_s: 880, device_read_coverage: 1.4, process_read_coverage: 0.02 } }),
+      trial({ scenario: 'storage-only', index: 5, metrics: { wall_clock_throughput_tok_per_s: 264, device_read_coverage: 1.4, process_read_coverage: 1.01 } }),
     ];
     const s = buildScenarioReport(ts).scenarios[0];
-    expect(s.cautions.map((c) => c.trialIndex)).toEqual([1]);
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4]);
     expect(s.cautions[0].message).toContain('31.0 %');
+    expect(s.cautions[1].message).toMatch(/^the engine made the device read 2\.0 % of the bytes the storage tier read/);
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
   });
 

@@ -10,9 +10,11 @@ import {
   mountFor,
   parseDiskstats,
   parseMountInfo,
+  parseProcessReadBytes,
   resolveBlockDevice,
   type DeviceStatsReport,
 } from '../../../src-main/engine/metrics/device-stats.ts';
+import { AlignedSlab } from '../../../src-main/engine/io/aligned-slab.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-devstats-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -26,6 +28,14 @@ const DISKSTATS = [
   '   8       0 sda 1 2 3 4 5 6 7 8 9 10 11',
   'garbage line',
 ].join('\n');
+
+describe('parseProcessReadBytes', () => {
+  it('reads read_bytes (not rchar) from /proc/<pid>/io', () => {
+    expect(parseProcessReadBytes('rchar: 123456\nwchar: 7\nsyscr: 1\nsyscw: 1\nread_bytes: 4096\nwrite_bytes: 8192\ncancelled_write_bytes: 0\n')).toBe(4096);
+    expect(parseProcessReadBytes('rchar: 123456\n')).toBeNull();
+    expect(parseProcessReadBytes('read_bytes: -1\n')).toBeNull();
+  });
+});
 
 describe('parseDiskstats', () => {
   it('reads every format since 2.6, missing newer fields as 0', () => {
@@ -136,16 +146,71 @@ describe('DeviceStatsSampler', () => {
         path.join(proc, 'diskstats'),
         ` 259 0 nvme9n1 10 0 ${diskRead} 0 10 0 0 0 0 100 200\n ${maj} ${min} nvme9n1p1 4 0 ${partRead} 0 8 0 ${partWritten} 0 0 50 70\n`,
       );
+    const writeProcessIo = (readBytes: number): void => {
+      fs.mkdirSync(path.join(proc, 'self'), { recursive: true });
+      fs.writeFileSync(path.join(proc, 'self', 'io'), `rchar: 99999999\nwchar: 5\nsyscr: 3\nsyscw: 1\nread_bytes: ${readBytes}\nwrite_bytes: 0\ncancelled_write_bytes: 0\n`);
+    };
     write(100, 1000, 5000);
+    writeProcessIo(4096);
     const s = DeviceStatsSampler.forDirectory(tmp, { sys, proc });
     expect(s.available).toBe(true);
     s.start();
     write(100 + 2048, 1000 + 4096, 5000 + 2048 + 64);
+    writeProcessIo(4096 + 1000 * DISKSTATS_SECTOR_BYTES);
     const r = s.stop();
     expect(r.available).toBe(true);
+    expect(r.processReadBytes).toBe(1000 * DISKSTATS_SECTOR_BYTES);
+    expect(r.processReason).toBeNull();
     expect(r.io).toMatchObject({ device: 'nvme9n1p1', readBytes: 2048 * DISKSTATS_SECTOR_BYTES, writeBytes: 4096 * DISKSTATS_SECTOR_BYTES });
     expect(r.parentIo).toMatchObject({ device: 'nvme9n1', readBytes: (2048 + 64) * DISKSTATS_SECTOR_BYTES });
     expect(r.io!.elapsedNs).toBeGreaterThan(0);
+  });
+
+  it('says why the per-process count is missing, and still reports the device', (ctx) => {
+    const { major } = decodeDevT(fs.statSync(tmp, { bigint: true }).dev);
+    if (major === 0) ctx.skip('the temp dir is on an anonymous device here');
+    const { sys, majorMinor } = fakeSysFor(tmp, 'nvme8n1');
+    const proc = fs.mkdtempSync(path.join(tmp, 'proc-'));
+    const [maj, min] = majorMinor.split(':');
+    fs.writeFileSync(path.join(proc, 'diskstats'), ` 259 0 nvme8n1 10 0 100 0 10 0 0 0 0 100 200\n ${maj} ${min} nvme8n1p1 4 0 100 0 8 0 100 0 0 50 70\n`);
+    const s = DeviceStatsSampler.forDirectory(tmp, { sys, proc });
+    s.start();
+    const r = s.stop();
+    expect(r.available).toBe(true);
+    expect(r.processReadBytes).toBeNull();
+    expect(r.processReason).toMatch(/^cannot read .*self\/io: /);
+  });
+
+  it('counts this process’s own direct reads on this machine, and not its page-cache hits', async (ctx) => {
+    const s = DeviceStatsSampler.forDirectory(tmp);
+    if (!s.available) ctx.skip('no device counters for the temp dir here');
+    const file = path.join(tmp, 'r.bin');
+    fs.writeFileSync(file, Buffer.alloc(8 * 1024 * 1024, 7));
+    fs.readFileSync(file); // now in the page cache
+    s.start();
+    fs.readFileSync(file);
+    const cached = s.stop();
+    if (cached.processReadBytes === null) ctx.skip(`no /proc/self/io here: ${cached.processReason}`);
+    expect(cached.processReadBytes).toBeLessThan(1024 * 1024);
+    const fd = (() => {
+      try {
+        return fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_DIRECT);
+      } catch {
+        return null;
+      }
+    })();
+    if (fd === null) ctx.skip('the temp dir refuses O_DIRECT');
+    const buf = new AlignedSlab(8 * 1024 * 1024, 1).tryAcquire()!.buffer; // O_DIRECT needs page alignment
+    s.start();
+    try {
+      let at = 0;
+      while (at < buf.length) at += fs.readSync(fd!, buf, at, buf.length - at, at);
+    } finally {
+      fs.closeSync(fd!);
+    }
+    const direct = s.stop();
+    expect(direct.processReadBytes).toBeGreaterThanOrEqual(8 * 1024 * 1024);
+    fs.unlinkSync(file);
   });
 
   it('reports unavailable, with the reason, where there is no block device', () => {
@@ -171,16 +236,31 @@ describe('DeviceStatsSampler', () => {
 });
 
 describe('assessPageCache', () => {
-  const report = (readBytes: number, writeBytes: number): DeviceStatsReport => ({
+  const report = (readBytes: number, writeBytes: number, processReadBytes: number | null = null): DeviceStatsReport => ({
     available: true,
     reason: null,
     device: null,
     io: { device: 'vda', readBytes, writeBytes, readIos: 1, writeIos: 1, ioBusyMs: 1, weightedIoMs: 1, flushes: 0, elapsedNs: 1e9 },
     parentIo: null,
+    processReadBytes,
+    processReason: processReadBytes === null ? 'cannot read /proc/self/io: ENOENT' : null,
   });
-  it('passes when the device read at least 95 % of the engine’s storage reads', () => {
+  it('passes direct reads when the device read at least 95 % of the engine’s storage reads', () => {
     const a = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 500, device: report(960, 600), directIo: true });
-    expect(a).toEqual({ readCoverage: 0.96, writeCoverage: 1.2, flagged: false, reason: null });
+    expect(a).toEqual({ readCoverage: 0.96, writeCoverage: 1.2, processReadCoverage: null, flagged: false, reason: null });
+    // Direct I/O bypasses the page cache by construction: the process count is shown, not required.
+    expect(assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(960, 0, 10), directIo: true }).flagged).toBe(false);
+  });
+  it('passes buffered reads only when this process itself made the device read them', () => {
+    const proven = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(2000, 0, 990), directIo: false });
+    expect(proven).toMatchObject({ processReadCoverage: 0.99, flagged: false, reason: null });
+    // Another reader on the drive lifts the device's counters: only the process count tells.
+    const hidden = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(5000, 0, 100), directIo: false });
+    expect(hidden.flagged).toBe(true);
+    expect(hidden.reason).toBe('buffered I/O: this process made the block layer read 10.0 % of the 1000 bytes the storage tier reported reading (/proc/self/io); the page cache served the rest');
+    const unknown = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(5000, 0, null), directIo: false });
+    expect(unknown.flagged).toBe(true);
+    expect(unknown.reason).toMatch(/^buffered I\/O: the device \(vda\) read 500\.0 % .* every process's I\/O and this process's own count is unavailable \(cannot read \/proc\/self\/io: ENOENT\)/);
   });
   it('flags reads the device did not serve, saying why', () => {
     const buffered = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(100, 0), directIo: false });
@@ -191,7 +271,7 @@ describe('assessPageCache', () => {
     expect(direct.reason).toMatch(/direct I\/O was on/);
   });
   it('without counters, flags buffered reads only', () => {
-    const none: DeviceStatsReport = { available: false, reason: 'tmpfs', device: null, io: null, parentIo: null };
+    const none: DeviceStatsReport = { available: false, reason: 'tmpfs', device: null, io: null, parentIo: null, processReadBytes: null, processReason: 'no device counters' };
     expect(assessPageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: true }).flagged).toBe(false);
     expect(assessPageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: false }).flagged).toBe(true);
     expect(assessPageCache({ engineReadBytes: 0, engineWriteBytes: 5, device: none, directIo: false }).flagged).toBe(false);

@@ -100,7 +100,9 @@ describe('formatProbeReport', () => {
     cpu_seconds_per_gb: 0.05,
     device: { name: 'nvme0n1', read_bytes: flagged ? 1e9 : 10e9, write_bytes: 10e9, read_ios: 1, write_ios: 1, utilisation: 0.99 },
     device_coverage: flagged ? 0.1 : 1,
+    process_read_coverage: op === 'read' ? (flagged ? 0.08 : 1) : null,
     page_cache_suspected: flagged,
+    page_cache_reason: flagged ? 'buffered I/O: this process made the block layer read 8.0 % of …' : null,
     cancelled: false,
   });
   const result: ProbeResult = {
@@ -127,7 +129,8 @@ describe('formatProbeReport', () => {
     expect(text).toMatch(/write\s+5\.00 GB\/s/);
     expect(text).toMatch(/read\s+5\.00 GB\/s/);
     expect(text).toMatch(/device nvme0n1: read 0\.93 GiB \(10\.0 % of the probe's bytes\)/);
-    expect(text).toMatch(/FLAGGED: reads were served above the device/);
+    expect(text).toMatch(/this process made the block layer read 8\.0 % of the probe's bytes \(\/proc\/self\/io\)/);
+    expect(text).toMatch(/FLAGGED: reads may have been served above the device/);
     expect(text).toMatch(/warning: buffered I\/O/);
   });
 });

@@ -163,6 +163,10 @@ describe('formatConsoleSummary', () => {
     expect(kv).toContain('    cpu->storage: 80 entries, 5.00 GiB (5,368,709,120 bytes), P95 160.00 ms');
     expect(kv).toContain('    Event-loop lag: P99 4.56 ms (P50 0.15 ms, max 12.00 ms)');
     expect(kv).toContain('    Byte workers: 4 threads, utilisation 45.6%');
+    // The device's counters (every process), then the engine's own device reads beside them.
+    const device = kv.findIndex((l) => l.startsWith('  Device I/O (nvme0n1p1 on nvme0n1, /proc/diskstats, measured phase, every process): read 40.40 GiB, 1.010 × the storage tier\'s'));
+    expect(device).toBeGreaterThan(0);
+    expect(kv[device + 2]).toBe('    the engine process alone (/proc/self/io, any device): read 40.39 GiB, 1.010 × the storage tier\'s');
   });
 
   it('warns when storage reads may hit the page cache', () => {

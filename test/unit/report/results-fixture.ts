@@ -271,6 +271,8 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
         avg_queue_depth: 14.2,
         read_coverage: readCoverage,
         write_coverage: (25 * GIB + 64 * MIB) / (25 * GIB),
+        process_read_bytes: deviceReadBytes - 8 * MIB,
+        process_read_coverage: (deviceReadBytes - 8 * MIB) / storageReadBytes,
         min_read_coverage: 0.95,
         flagged: deviceFlagged,
         flag_reason: deviceFlagged ? `the device (nvme0n1p1) read ${(readCoverage * 100).toFixed(1)} % of the ${storageReadBytes} bytes the storage tier reported reading, buffered I/O: the page cache served the rest` : null,
