@@ -14,6 +14,19 @@ export const GIB = 1024 ** 3;
 /** The flags every test run shares: the smallest model, no GPU tier, no simulated generation. */
 export const TINY_RUN_FLAGS = ['--model', 'tiny-1b', '--gpu-mem-gb', '0', '--generation-mode', 'none'] as const;
 
+/** 256 bytes per token: the largest synthetic context (25 000 tokens) is a 6.1 MiB entry. */
+export const ONE_LAYER_BYTES_PER_TOKEN = 256;
+
+/**
+ * TINY_RUN_FLAGS with a one-layer model (written to a config file in `dir`), for tests that need
+ * many requests rather than many bytes: tiny-1b's entries reach 0.57 GiB.
+ */
+export function oneLayerRunFlags(dir: string): string[] {
+  const config = path.join(dir, 'one-layer-model.yaml');
+  fs.writeFileSync(config, 'model_configs:\n  one-layer:\n    num_layers: 1\n    hidden_dim: 64\n    num_heads: 1\n    kv_heads: 1\n');
+  return ['--config', config, '--model', 'one-layer', '--gpu-mem-gb', '0', '--generation-mode', 'none'];
+}
+
 export interface CliResult {
   code: number | null;
   signal: NodeJS.Signals | null;

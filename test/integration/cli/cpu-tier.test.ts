@@ -58,10 +58,12 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(storage.write_ops).toBeGreaterThanOrEqual(demotion.count);
     expect(cs.offloads_storage).toBe(storage.write_ops);
 
-    // The CPU tier kept to 80 % of its budget. (Its contents at the end are not reconciled with the
-    // byte counters here: those stop when the measured window closes, mid-operation; the cache's unit
-    // tests check that every byte written lives in exactly one tier.)
-    expect(cpu.used_bytes_at_end).toBeLessThanOrEqual(0.8 * CPU_BUDGET_GIB * GIB);
+    // The CPU tier kept within its budget: 80 % of it, except that a nearly empty tier (under 5 %)
+    // takes one entry of up to 95 % (the reference's rule; tiny-1b's coding users make such entries),
+    // so the bound here is the budget and the 80 % rule is the cache unit tests'. (Its contents at the
+    // end are not reconciled with the byte counters here: those stop when the measured window closes,
+    // mid-operation; the cache's unit tests check that every byte written lives in exactly one tier.)
+    expect(cpu.used_bytes_at_end).toBeLessThanOrEqual(CPU_BUDGET_GIB * GIB);
     expect(cs.cpu_entries).toBe(cpu.entries_at_end);
     expect(Math.abs(cs.cpu_memory_used_gb * GIB - cpu.used_bytes_at_end)).toBeLessThanOrEqual(1);
     // Nothing was deleted from storage (its capacity is the free disk space).

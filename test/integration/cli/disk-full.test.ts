@@ -13,19 +13,23 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
-import { GIB, TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli, startCli, waitFor } from './cli-harness.ts';
+import {
+  GIB,
+  ONE_LAYER_BYTES_PER_TOKEN,
+  TINY_RUN_FLAGS,
+  explain,
+  makeTempDir,
+  oneLayerRunFlags,
+  readResults,
+  removeTempDirs,
+  runCli,
+  startCli,
+  waitFor,
+} from './cli-harness.ts';
 
 const TMPFS_SIZE = '640m';
 const STORAGE_CAPACITY_GIB = 0.58;
 const FILLER = 'filler.bin';
-/** 256 bytes per token: a 25 000-token context (the largest a synthetic user has) is 6.1 MiB. */
-const SMALL_MODEL_CONFIG = `model_configs:
-  one-layer:
-    num_layers: 1
-    hidden_dim: 64
-    num_heads: 1
-    kv_heads: 1
-`;
 /** At most 8 × 5 = 40 requests of ≤ 6.1 MiB each: 244 MiB, well under the 594 MiB budget. */
 const REQUEST_RATE = 8;
 const DURATION_S = 5;
@@ -116,15 +120,10 @@ describe('kvbench run on a filesystem that fills up', () => {
     const fsDir = tmpfsOrSkip(ctx, TMPFS_SIZE);
     const tmp = makeTempDir();
     const output = path.join(tmp, 'results.json'); // not on the full filesystem
-    const config = path.join(tmp, 'models.yaml');
-    fs.writeFileSync(config, SMALL_MODEL_CONFIG);
     const cli = startCli(
       [
         'run',
-        '--config', config,
-        '--model', 'one-layer',
-        '--gpu-mem-gb', '0',
-        '--generation-mode', 'none',
+        ...oneLayerRunFlags(tmp),
         '--disable-multi-turn',
         '--num-users', '4',
         '--request-rate', String(REQUEST_RATE),
@@ -166,7 +165,7 @@ describe('kvbench run on a filesystem that fills up', () => {
       expect(res.kvbench.requests_failed).toBeGreaterThan(0);
       expect(res.end_to_end_latencies).toHaveLength(res.requests_completed);
       expect(res.kvbench.tiers.storage.budget_bytes).toBe(STORAGE_CAPACITY_GIB * GIB);
-      expect(res.kvbench.model.bytes_per_token).toBe(256);
+      expect(res.kvbench.model.bytes_per_token).toBe(ONE_LAYER_BYTES_PER_TOKEN);
       expect(res.kvbench.tier_bytes.storage.evicted_entries, 'the run freed space itself: the test no longer proves ENOSPC').toBe(0);
     } else {
       // ENOSPC before the first request completed: a clear DISK_FULL error, no results.

@@ -246,8 +246,9 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(kv.measured_window.closed_by).toBe('duration');
     expect(kv.measured_window.elapsed_ns).toBe(kv.elapsed_ns);
     expect(kv.elapsed_ns).toBeGreaterThanOrEqual(5e9);
-    // The window closes at the deadline, not after the requests in flight have drained.
-    expect(kv.elapsed_ns).toBeLessThan(5e9 + 0.2e9);
+    // The window closes at the deadline, not after the requests in flight have drained: late by at
+    // most the scheduler's 50 ms tick and whatever stalled the engine's event loop (a loaded machine).
+    expect(kv.elapsed_ns).toBeLessThan(5e9 + 0.2e9 + kv.engine_health.event_loop_lag_ns.max);
     expectClose((cs.prefill_bytes_written_gb as number) * GIB, kv.primary.prefill_bytes_written, 'prefill_bytes_written_gb × 1024³');
     expectClose((cs.decode_bytes_read_gb as number) * GIB, kv.primary.decode_bytes_read, 'decode_bytes_read_gb × 1024³');
     expect(kv.demotions).toEqual({});

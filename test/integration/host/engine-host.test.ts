@@ -126,10 +126,12 @@ describe('startEngine with a forked engine process', () => {
   });
 
   it('a second SIGINT makes the engine exit at once with code 130', async () => {
-    const { handle, running } = start('ignore-cancel');
+    let markAbortSeen!: () => void;
+    const abortSeen = new Promise<void>((resolve) => (markAbortSeen = resolve));
+    const { handle, running } = start('ignore-cancel', { onLog: (_level, m) => m.includes('abort seen') && markAbortSeen() });
     await running;
     process.kill(handle.pid!, 'SIGINT');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await abortSeen; // the first signal was handled: the second cannot merge with it
     process.kill(handle.pid!, 'SIGINT');
     const err = await engineError(handle.result);
     expect(err.code).toBe('ENGINE_CRASHED');

@@ -42,9 +42,10 @@ async function start(fake: FakeElectron) {
   return { desktop, logs };
 }
 
+/** Quits and waits (up to 20 s: closing the store fsyncs, on a disk other tests may be filling) until the app has quit. */
 async function quit(fake: FakeElectron): Promise<void> {
   fake.app.quit();
-  for (let i = 0; i < 100 && !fake.calls.includes('app.quitted'); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 2_000 && !fake.calls.includes('app.quitted'); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
 describe('the desktop app (main process)', () => {

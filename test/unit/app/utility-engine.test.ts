@@ -41,8 +41,10 @@ describe('engine in a utility process', () => {
   it('cancels gracefully: partial results come back', { timeout: 30_000 }, async () => {
     const fake = createFakeElectron();
     const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
-    const handle = startEngine({ behaviour: 'hang-until-cancel' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE } });
-    await new Promise((r) => setTimeout(r, 500));
+    let markRunning!: () => void;
+    const running = new Promise<void>((resolve) => (markRunning = resolve));
+    const handle = startEngine({ behaviour: 'hang-until-cancel' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE }, onProgress: () => markRunning() });
+    await running; // a cancel before the engine runs has its own outcome (tested in the host tests)
     handle.cancel('user pressed cancel');
     const outcome = await handle.result;
     expect(outcome).toMatchObject({ status: 'partial', reason: expect.stringContaining('user pressed cancel') });
