@@ -259,7 +259,14 @@ export interface KvbenchSection {
   };
   demotions: Record<string, { count: number; bytes: number }>;
   /** Opt-in promotion of hit entries to a faster tier (--promotion on-hit); moves keyed `from->to`. */
-  promotion: { policy: 'none' | 'on-hit'; moves: Record<string, { count: number; bytes: number; latency: LatencySummaryNs }> };
+  promotion: {
+    policy: 'none' | 'on-hit';
+    moves: Record<string, { count: number; bytes: number; latency: LatencySummaryNs }>;
+    /** Promotions whose copy up failed: the entry stayed where it was and its read still counted. */
+    failures: number;
+    /** The first such failure's message (null when none). */
+    first_failure: string | null;
+  };
   cache: {
     placement_failures: number;
     system_prompt_writes: number;

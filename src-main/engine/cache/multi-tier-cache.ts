@@ -92,6 +92,12 @@ export class MultiTierCache {
   readonly #promoteOnHit: boolean;
   /** Entries moved up after a hit (opt-in policy; the reference never promotes), keyed `from->to`. */
   readonly promotions = new Map<string, DemotionStats>();
+  /**
+   * Promotions whose copy up failed. The read before it had succeeded and the entry stays where it
+   * was, so the request goes on; the failure is counted and the first one kept, never hidden.
+   */
+  promotionFailures = 0;
+  firstPromotionError: string | null = null;
 
   readonly #observer: IoObserver | null;
   /**
@@ -263,8 +269,15 @@ export class MultiTierCache {
       entry.pins--;
       if (entry.pins === 0 && entry.tierIndex >= 0) this.#wake(this.#tiers[entry.tierIndex]);
       // Promotion is timed apart from the read it follows, so read latencies stay comparable.
-      if (this.#promoteOnHit && entry.pins === 0 && entry.state === 'resident' && entry.tierIndex > 0) await this.#promote(entry, phase);
+      if (this.#promoteOnHit && entry.pins === 0 && entry.state === 'resident' && entry.tierIndex > 0) {
+        await this.#promote(entry, phase).catch((err: unknown) => this.#promotionFailed(entry, err));
+      }
     }
+  }
+
+  #promotionFailed(entry: CacheEntry, err: unknown): void {
+    if (this.#recording) this.promotionFailures++;
+    this.firstPromotionError ??= `promoting ${entry.key}: ${(err as Error).message}`;
   }
 
   /** Moves a hit entry up to the fastest tier above it that can take it (opt-in policy). */
@@ -396,6 +409,8 @@ export class MultiTierCache {
     for (const p of this.promotions.values()) p.reset();
     this.hits.reset();
     this.placementFailures = 0;
+    this.promotionFailures = 0;
+    this.firstPromotionError = null;
   }
 
   /** An inbound reservation of `tier` settled (resident now, or released). */

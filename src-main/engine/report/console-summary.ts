@@ -470,6 +470,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
       p(`    ${key}: ${formatIntegerGrouped(d.count)} entries, ${bytesWithExact(d.bytes)}, P95 ${p95}`);
     }
   }
+  printPromotions(kv, p);
 
   const h = kv.engine_health;
   p();
@@ -484,6 +485,20 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
       `UV_THREADPOOL_SIZE: ${h.uv_threadpool_size ?? 'default'}, peak RSS: ${formatBytesBinary(h.peak_rss_bytes)}`,
   );
   p(`    Max queue depth: ${kv.queue?.max_depth ?? 'n/a'}, placement failures: ${kv.cache?.placement_failures ?? 'n/a'}`);
+}
+
+/** --promotion on-hit: the entries moved up after a hit, and the moves that failed. */
+function printPromotions(kv: KvbenchSection, p: Print): void {
+  const pr = kv.promotion;
+  // Results written before promotion existed have no section; the reference's policy moves nothing up.
+  if (!pr || pr.policy === 'none') return;
+  const keys = Object.keys(pr.moves);
+  p(keys.length === 0 ? '  Promotions (--promotion on-hit): none' : '  Promotions (--promotion on-hit: hit entries moved up a tier, timed apart from their reads):');
+  for (const key of keys) {
+    const m = pr.moves[key];
+    p(`    ${key}: ${formatIntegerGrouped(m.count)} entries, ${bytesWithExact(m.bytes)}, P95 ${m.latency.count > 0 ? formatNsAsMs(m.latency.p95_ns) : 'no samples'}`);
+  }
+  if (pr.failures > 0) p(`    FAILED: ${formatIntegerGrouped(pr.failures)} promotions (entries stayed where they were; first: ${pr.first_failure ?? 'no message'})`);
 }
 
 /** Writes made before the measured phase: shown so nobody mistakes them for part of it. */

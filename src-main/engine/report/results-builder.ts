@@ -446,7 +446,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
       demotion,
     },
     demotions,
-    promotion: { policy: f.options.promotion, moves: promotions },
+    promotion: { policy: f.options.promotion, moves: promotions, failures: f.cache.promotionFailures, first_failure: f.cache.firstPromotionError },
     cache: {
       placement_failures: f.cache.placementFailures,
       system_prompt_writes: rec.systemPromptWrites,

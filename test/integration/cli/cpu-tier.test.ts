@@ -3,7 +3,7 @@
 // counted in both tiers' bytes (a read in the CPU tier, a write in the storage tier).
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
 
 afterEach(removeTempDirs);
 
@@ -68,5 +68,30 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(Math.abs(cs.cpu_memory_used_gb * GIB - cpu.used_bytes_at_end)).toBeLessThanOrEqual(1);
     // Nothing was deleted from storage (its capacity is the free disk space).
     expect(storage.evicted_entries).toBe(0);
+  });
+});
+
+describe('kvbench run --promotion on-hit', () => {
+  it('moves entries hit in storage up to the CPU tier, and reports the moves in the JSON and on the console', async () => {
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    // Small entries (≤ 6.1 MiB) and a 16 MiB CPU tier: later turns find their context in storage.
+    const r = await runCli(
+      ['run', ...oneLayerRunFlags(tmp), '--num-users', '6', '--duration', '4', '--cpu-mem-gb', String(16 / 1024), '--cache-dir', path.join(tmp, 'cache'),
+        '--promotion', 'on-hit', '--seed', '5', '--output', output],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(0);
+    const kv = readResults(output).kvbench;
+    expect(kv.promotion.policy).toBe('on-hit');
+    const up = kv.promotion.moves['storage->cpu'];
+    expect(up, `promotions: ${JSON.stringify(kv.promotion)}`).toBeDefined();
+    expect(up.count).toBeGreaterThan(0);
+    expect(up.bytes).toBeGreaterThan(0);
+    expect(up.latency.count).toBe(up.count);
+    expect(kv.promotion.failures).toBe(0);
+    expect(kv.promotion.first_failure).toBeNull();
+    expect(r.stdout).toContain('  Promotions (--promotion on-hit: hit entries moved up a tier, timed apart from their reads):');
+    expect(r.stdout).toMatch(new RegExp(`^    storage->cpu: ${up.count.toLocaleString('en-US')} entries, `, 'm'));
   });
 });

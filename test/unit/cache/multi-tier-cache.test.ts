@@ -181,6 +181,21 @@ describe('MultiTierCache placement rules', () => {
   });
 });
 
+/** CPU 1000 B over storage, promotion on-hit, nine 100-byte entries written: e0 was demoted to storage. */
+async function promotingCacheWithE0InStorage(): Promise<{ cpu: MemoryTier; cache: MultiTierCache }> {
+  const cpu = new MemoryTier('cpu');
+  const cache = new MultiTierCache(
+    [
+      { backend: cpu, budgetBytes: 1000 },
+      { backend: new TerminalMemoryTier('storage'), budgetBytes: 10_000 },
+    ],
+    { promotion: 'on-hit' },
+  );
+  for (let i = 0; i < 9; i++) await cache.write(ref(`e${i}`, 100), patternSource(i));
+  expect(cache.tierOf('e0')).toBe('storage');
+  return { cpu, cache };
+}
+
 describe('MultiTierCache promotion (opt-in)', () => {
   it('never promotes by default (the reference)', async () => {
     const { cache } = twoTier(1000, 10_000);
@@ -190,17 +205,7 @@ describe('MultiTierCache promotion (opt-in)', () => {
   });
 
   it('with on-hit, moves a hit entry up to the fastest tier with room, bytes intact, timed apart', async () => {
-    const cpu = new MemoryTier('cpu');
-    const storage = new TerminalMemoryTier('storage');
-    const cache = new MultiTierCache(
-      [
-        { backend: cpu, budgetBytes: 1000 },
-        { backend: storage, budgetBytes: 10_000 },
-      ],
-      { promotion: 'on-hit' },
-    );
-    for (let i = 0; i < 9; i++) await cache.write(ref(`e${i}`, 100), patternSource(i));
-    expect(cache.tierOf('e0')).toBe('storage');
+    const { cpu, cache } = await promotingCacheWithE0InStorage();
     const first = await cache.read('e0', 'user');
     expect(first.tier).toBe('storage');
     expect(cache.tierOf('e0')).toBe('cpu');
@@ -219,6 +224,29 @@ describe('MultiTierCache promotion (opt-in)', () => {
     expect(p.bytes).toBe(100);
     expect(p.latency.count).toBe(1);
     expect(cache.usage()[0].usedBytes).toBeLessThanOrEqual(800);
+  });
+
+  it('a promotion that fails leaves the entry where it was and its read a success, counted and kept', async () => {
+    const { cpu, cache } = await promotingCacheWithE0InStorage();
+    cpu.failWrites = new Error('cpu tier out of memory');
+    const seen: Buffer[] = [];
+    const o = await cache.read('e0', 'user', () => async (c) => void seen.push(Buffer.from(c.buffer)));
+    expect(o).toMatchObject({ hit: true, tier: 'storage' });
+    const expected = Buffer.alloc(100);
+    await patternSource(0)({ index: 0, entryOffsetBytes: 0, buffer: expected });
+    expect(Buffer.concat(seen)).toEqual(expected);
+    await cache.idle();
+    expect(cache.tierOf('e0')).toBe('storage');
+    expect(cache.promotionFailures).toBe(1);
+    expect(cache.firstPromotionError).toBe('promoting e0: cpu tier out of memory');
+    expect(cache.promotions.get('storage->cpu')!.count).toBe(0);
+    // The room made for it above was given back: the CPU tier's books hold only what it holds.
+    const [c] = cache.usage();
+    expect(c.usedBytes).toBe([...cpu.entries.keys()].length * 100);
+    cpu.failWrites = null;
+    await cache.read('e0', 'user');
+    expect(cache.tierOf('e0')).toBe('cpu');
+    expect(cache.promotionFailures).toBe(1);
   });
 });
 

@@ -184,6 +184,23 @@ describe('formatConsoleSummary', () => {
     expect(text).toContain('    … and 2 more (see the results JSON)');
   });
 
+  it('lists promotions only under --promotion on-hit, and failed ones loudly', () => {
+    expect(formatConsoleSummary(makeRunResults(), OPTS)).not.toContain('Promotions');
+    const res = makeRunResults();
+    const latency = { ...res.kvbench.latency.end_to_end, count: 3, p95_ns: 12_500_000 };
+    res.kvbench.promotion = {
+      policy: 'on-hit',
+      moves: { 'storage->cpu': { count: 3, bytes: 3 * 1024 ** 2, latency } },
+      failures: 2,
+      first_failure: 'promoting u1-t2: cpu tier out of memory',
+    };
+    const lines = formatConsoleSummary(res, OPTS).split('\n');
+    const at = lines.indexOf('  Promotions (--promotion on-hit: hit entries moved up a tier, timed apart from their reads):');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe('    storage->cpu: 3 entries, 3.0 MiB (3,145,728 bytes), P95 12.50 ms');
+    expect(lines[at + 2]).toBe('    FAILED: 2 promotions (entries stayed where they were; first: promoting u1-t2: cpu tier out of memory)');
+  });
+
   it('marks a partial run loudly', () => {
     const text = formatConsoleSummary(makeRunResults({ status: 'partial', statusReason: 'cancelled by user' }), OPTS);
     const lines = text.split('\n');

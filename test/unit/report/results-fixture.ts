@@ -326,7 +326,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
       },
       config_keys_not_applied: [],
     run_options: {},
-    promotion: { policy: 'none', moves: {} },
+    promotion: { policy: 'none', moves: {}, failures: 0, first_failure: null },
     workload_source: { kind: 'synthetic' },
     autoscaling_timeline: null,
     queue: { max_depth: 37 },
