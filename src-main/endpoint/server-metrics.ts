@@ -76,8 +76,34 @@ export function parseMetricsPage(url: string, body: string): PageSnapshot {
   return { url, format: 'prometheus', page };
 }
 
+/**
+ * Reads a response body as UTF-8 up to `maxBytes`; null (and the rest left unread, the stream
+ * cancelled) when it is longer. A chunked page has no Content-Length to refuse it by up front.
+ */
+async function textUpTo(res: Response, maxBytes: number): Promise<string | null> {
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    parts.push(value);
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
 /** GETs one metrics page (bounded in time and size). Never throws: a failure is an `unavailable` snapshot. */
-export async function scrapeMetricsPage(url: string, opts: { timeoutMs: number; headers?: Record<string, string>; signal?: AbortSignal }): Promise<PageSnapshot> {
+export async function scrapeMetricsPage(
+  url: string,
+  opts: { timeoutMs: number; headers?: Record<string, string>; signal?: AbortSignal; maxBytes?: number },
+): Promise<PageSnapshot> {
+  const maxBytes = opts.maxBytes ?? MAX_PAGE_BYTES;
   const signals = [AbortSignal.timeout(opts.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
   try {
     const res = await fetch(url, { headers: { Accept: 'text/plain, application/openmetrics-text;q=0.5, application/json;q=0.3', ...opts.headers }, signal: AbortSignal.any(signals) });
@@ -86,12 +112,12 @@ export async function scrapeMetricsPage(url: string, opts: { timeoutMs: number; 
       return { url, format: 'unavailable', error: `HTTP ${res.status} ${res.statusText}`.trim() };
     }
     const len = Number(res.headers.get('content-length') ?? '0');
-    if (len > MAX_PAGE_BYTES) {
+    if (len > maxBytes) {
       await res.body?.cancel().catch(() => undefined);
-      return { url, format: 'unavailable', error: `the page is ${len} bytes (more than ${MAX_PAGE_BYTES})` };
+      return { url, format: 'unavailable', error: `the page is ${len} bytes (more than ${maxBytes})` };
     }
-    const body = await res.text();
-    if (body.length > MAX_PAGE_BYTES) return { url, format: 'unavailable', error: `the page is more than ${MAX_PAGE_BYTES} bytes` };
+    const body = await textUpTo(res, maxBytes);
+    if (body === null) return { url, format: 'unavailable', error: `the page is more than ${maxBytes} bytes (read no further)` };
     return parseMetricsPage(url, body);
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
