@@ -19,6 +19,12 @@ export interface ProbeLimits {
 
 const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
 
+/**
+ * An efficiency this far above 1 is more than run-to-run noise: the run beat the device's measured
+ * sequential limit, so that limit does not describe what served the run.
+ */
+export const ABOVE_LIMIT_EFFICIENCY = 1.1;
+
 /** Reads a `kvbench probe --json` / `--output` file; VALIDATION errors say what is wrong with it. */
 export function loadProbeLimits(file: string): ProbeLimits {
   const bad = (why: string): KvbenchError => new KvbenchError('VALIDATION', `--probe-result ${file}: ${why}`);
@@ -84,6 +90,15 @@ export function efficiencySection(limits: ProbeLimits, storage: TierBytes, devic
   if (limits.ioChunkBytes !== run.ioChunkBytes || limits.ioDepth !== run.ioDepth) {
     notes.push(`the probe ran ${limits.ioDepth} × ${limits.ioChunkBytes} B in flight, this run ${run.ioDepth} × ${run.ioChunkBytes} B`);
   }
+  const readEfficiency = needRead && !cacheServed ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null;
+  const writeEfficiency = needWrite ? share(storage.write_bytes_per_sec, limits.writeBytesPerSec) : null;
+  for (const [what, eff] of [['read', readEfficiency], ['write', writeEfficiency]] as const) {
+    if (eff === null || eff <= ABOVE_LIMIT_EFFICIENCY) continue;
+    notes.push(
+      `${what}s ran at ${(eff * 100).toFixed(0)} % of the probed limit: above the device's measured rate, so either the probe ` +
+        'under-measured it (other load at the time) or a cache below the filesystem (a VM host, a RAID controller) served part of this run',
+    );
+  }
   return {
     probe_file: limits.file,
     probe_dir: limits.dir,
@@ -91,8 +106,8 @@ export function efficiencySection(limits: ProbeLimits, storage: TierBytes, devic
     probed_at: limits.probedAt,
     read_limit_bytes_per_sec: limits.readBytesPerSec,
     write_limit_bytes_per_sec: limits.writeBytesPerSec,
-    storage_read_efficiency: needRead && !cacheServed ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null,
-    storage_write_efficiency: needWrite ? share(storage.write_bytes_per_sec, limits.writeBytesPerSec) : null,
+    storage_read_efficiency: readEfficiency,
+    storage_write_efficiency: writeEfficiency,
     storage_mixed_efficiency: mixed,
     notes,
   };
