@@ -93,7 +93,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
 
 export function formatTierComparison(t: TierComparison): string {
   const out: string[] = [];
-  out.push(`Tier comparison (medians across complete trials; speedup against ${t.baseline ?? 'storage-only (missing)'})`);
+  out.push(`Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials; speedup against ${t.baseline ?? 'storage-only (missing)'})`);
   out.push(
     `Limits: drive sequential read ${fmtValue(t.probe.readBytesPerS, 'bytes/s')}, write ${fmtValue(t.probe.writeBytesPerS, 'bytes/s')}; ` +
       `memory copy ${fmtValue(t.probe.memoryCopyBytesPerS, 'bytes/s')} (${t.probe.source})`,

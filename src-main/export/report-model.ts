@@ -12,6 +12,7 @@ import { METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, typ
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
+import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
 
 export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
 
@@ -192,9 +193,18 @@ export interface TierRow {
 
 export interface TierComparison {
   baseline: string | null;
+  /** Partial trials were aggregated too (`--include-incomplete`). */
+  includeIncomplete: boolean;
   probe: { readBytesPerS: number | null; writeBytesPerS: number | null; memoryCopyBytesPerS: number | null; source: string };
   rows: TierRow[];
   notes: string[];
+}
+
+/** What a row and the storage-only row it is compared with must share. */
+const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
+
+function optionOf(s: ScenarioSummary, key: string): unknown {
+  return s.options[key] ?? (DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>)[key];
 }
 
 /**
@@ -204,14 +214,23 @@ export interface TierComparison {
 export function buildTierComparison(report: ScenarioReport, hardware: HardwareProfile | null): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
   const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
-  const baseline = rows.find((s) => s.scenarioId === 'storage-only') ?? null;
+  // One suite's scenarios share model, duration and generation mode; a report over several suites
+  // holds several storage-only rows, and each row's speedup is against the one of its own kind.
+  const baselines = rows.filter((s) => s.scenarioId === 'storage-only');
+  const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
+    baselines.find((b) => SPEEDUP_MATCH_KEYS.every((k) => optionOf(b, k) === optionOf(s, k))) ?? null;
+  const baseline = baselines[0] ?? null;
   const probeRead = hardware?.cacheDir?.bandwidth?.readBytesPerSec ?? null;
   const probeWrite = hardware?.cacheDir?.bandwidth?.writeBytesPerSec ?? null;
   const memCopy = hardware?.memoryCopyBytesPerSec ?? null;
   const notes: string[] = [];
-  if (!baseline) notes.push('no storage-only scenario with complete trials: no speedups');
+  const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
+  if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
+  const orphans = baseline ? rows.filter((s) => baselineOf(s) === null).length : 0;
+  if (orphans > 0) notes.push(`${orphans} row(s) have no storage-only scenario of the same model, duration and generation mode: no speedup`);
   if (probeRead === null) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, or kvbench hw --probe)');
   const out: TierRow[] = rows.map((s) => {
+    const base = baselineOf(s);
     const tok = med(s, 'wall_clock_throughput_tok_per_s');
     const stok = med(s, 'storage_throughput_tok_per_s');
     const rd = med(s, 'storage_read_bytes_per_s');
@@ -226,8 +245,8 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
       n: s.trialIds.length,
       wallClockTokPerS: tok,
       storageTokPerS: stok,
-      speedupWallClock: baseline ? ratio(tok, med(baseline, 'wall_clock_throughput_tok_per_s')) : null,
-      speedupStorageMetric: baseline ? ratio(stok, med(baseline, 'storage_throughput_tok_per_s')) : null,
+      speedupWallClock: base ? ratio(tok, med(base, 'wall_clock_throughput_tok_per_s')) : null,
+      speedupStorageMetric: base ? ratio(stok, med(base, 'storage_throughput_tok_per_s')) : null,
       gpuReadP95Ms: med(s, 'gpu_read_p95_ms'),
       cpuReadP95Ms: med(s, 'cpu_read_p95_ms'),
       storageReadP95Ms: med(s, 'storage_read_p95_ms'),
@@ -249,6 +268,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
   });
   return {
     baseline: baseline?.scenarioId ?? null,
+    includeIncomplete: report.includeIncomplete,
     probe: {
       readBytesPerS: probeRead,
       writeBytesPerS: probeWrite,
@@ -301,7 +321,7 @@ export interface ConfigComparison {
   ratio: number | null;
   cvA: number | null;
   cvB: number | null;
-  /** Which side is better by the metric's direction; 'tie' when equal or the metric has no direction. */
+  /** Which side is better by the metric's direction; 'tie' when equal; null without both values or without a direction. */
   winner: 'a' | 'b' | 'tie' | null;
   /** |ln ratio| smaller than the combined run-to-run spread √(cvA² + cvB²): the difference may be noise. */
   withinNoise: boolean | null;
@@ -315,7 +335,7 @@ export interface MetricComparison {
   meanRatio: number | null;
   geoMeanRatio: number | null;
   medianRatio: number | null;
-  /** Share of compared configurations where A is better. */
+  /** Share of the configurations with a better side where A is better (ties and undirected metrics: no side). */
   winRateA: number | null;
   withinNoise: number;
   /** Median CV of each side across configurations. */
@@ -347,8 +367,8 @@ export interface SystemComparison {
 }
 
 function winner(def: MetricDefinition, a: number | null, b: number | null): ConfigComparison['winner'] {
-  if (a === null || b === null) return null;
-  if (def.better === null || a === b) return 'tie';
+  if (a === null || b === null || def.better === null) return null;
+  if (a === b) return 'tie';
   return (def.better === 'higher') === a > b ? 'a' : 'b';
 }
 
@@ -381,7 +401,8 @@ function compareConfigs(def: MetricDefinition, pairs: readonly { key: string; a:
 
 function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricComparison {
   const valid = configs.filter((c) => c.ratio !== null);
-  const decided = configs.filter((c) => c.winner !== null);
+  // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate.
+  const decided = configs.filter((c) => c.winner === 'a' || c.winner === 'b');
   return {
     metric: def,
     configs,
@@ -405,7 +426,8 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
   let bestScore = -Infinity;
   for (const r of rows) {
     if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || r.winRateA === null || r.meanRatio === null || r.meanRatio <= 0) continue;
-    const side: 'a' | 'b' = r.winRateA >= 0.5 ? 'a' : 'b';
+    if (r.winRateA === 0.5) continue; // neither side is better more often: no differentiator
+    const side: 'a' | 'b' = r.winRateA > 0.5 ? 'a' : 'b';
     const winRate = side === 'a' ? r.winRateA : 1 - r.winRateA;
     const score = winRate * 1000 + Math.abs(Math.log(r.meanRatio));
     if (score > bestScore) {
@@ -418,6 +440,19 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
 }
 
 /**
+ * What `--match scenario` matches: the scenario, and the options a suite does not derive from the
+ * machine (model, duration, generation mode, the profile's kind of run); the machine-derived tier
+ * budgets, user counts and storage capacity may differ. So a smoke suite never pools with a
+ * standard one, nor an imported trial with another configuration.
+ */
+function scenarioMatchKey(t: TrialRecord): string {
+  const o = (k: string): unknown => t.options[k] ?? (DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>)[k];
+  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map(o), t.scenarioId === 'imported' ? t.configKey : null]);
+}
+
+const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutoscaling', 'autoscalerMode', 'warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion'] as const;
+
+/**
  * Compares two sets of trials (two systems, or two drives) over matched configurations: trials
  * with equal workload options (`config`), or, for suites planned on machines with different RAM,
  * the same scenario (`scenario`). Only complete trials count.
@@ -428,7 +463,7 @@ export function buildSystemComparison(
   opts: { match?: 'config' | 'scenario'; metrics?: readonly string[] } = {},
 ): SystemComparison {
   const match = opts.match ?? 'config';
-  const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : t.scenarioId);
+  const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
   const group = (ts: readonly TrialRecord[]): Map<string, TrialRecord[]> => {
     const m = new Map<string, TrialRecord[]>();
     for (const t of ts) {

@@ -169,8 +169,33 @@ export function optionsFromResults(results: Obj): Record<string, unknown> | null
 export function configKey(options: Record<string, unknown>): string {
   const defaults = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
   const canonical: [string, unknown][] = CONFIG_MATCH_KEYS.map((k) => [k, options[k] === undefined ? defaults[k] : options[k]]);
-  for (const k of CONFIG_MATCH_KEYS_WHEN_SET) if (options[k] !== undefined && options[k] !== defaults[k]) canonical.push([k, options[k]]);
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex').slice(0, 16);
+  const value = (k: string): unknown => (options[k] === undefined ? defaults[k] : options[k]);
+  for (const k of CONFIG_MATCH_KEYS_WHEN_SET) {
+    if (!(APPLIES_WHEN[k]?.(value) ?? true)) continue;
+    if (options[k] !== undefined && canonicalJson(options[k]) !== canonicalJson(defaults[k])) canonical.push([k, options[k]]);
+  }
+  // A model redefined in the config file is another geometry under the same name; other added
+  // models do not change this trial.
+  const model = String(options.model ?? defaults.model);
+  const redefined = isObj(options.customModels) ? options.customModels[model] : undefined;
+  if (redefined !== undefined) canonical.push(['customModel', redefined]);
+  // Trace-only mode does no I/O at all: never the same test as a run that does (whatever the log's path).
+  if (options.ioTraceLog !== undefined && options.ioTraceLog !== null) canonical.push(['traceOnly', true]);
+  return createHash('sha256').update(canonicalJson(canonical)).digest('hex').slice(0, 16);
+}
+
+/** Options that change the run only together with another: elsewhere they must not split trials (a suite sets the autoscaler's interval on every scenario). */
+const APPLIES_WHEN: Partial<Record<string, (value: (k: string) => unknown) => boolean>> = {
+  autoscalerInterval: (v) => v('enableAutoscaling') === true,
+  traceSpeedup: (v) => v('useBurstTrace') === true || v('datasetPath') !== null,
+  replayCycles: (v) => v('useBurstTrace') === true || v('datasetPath') !== null,
+  maxConversations: (v) => v('datasetPath') !== null,
+  burstTracePath: (v) => v('useBurstTrace') === true,
+};
+
+/** JSON with object keys sorted at every level, so equal values always give equal text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (isObj(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 }
 
 /** A short description of a configuration for tables: model, users, CPU and GPU GiB, generation. */

@@ -95,10 +95,14 @@ export function ratio(a: number | null | undefined, b: number | null | undefined
   return a / b;
 }
 
-/** Geometric mean of positive values (the fair average of ratios); null when there are none. */
+/**
+ * Geometric mean (the fair average of ratios): 0 when a value is 0 (a side that did nothing there),
+ * null when there are no values or one is negative (no geometric mean exists).
+ */
 export function geometricMean(values: readonly (number | null | undefined)[]): number | null {
-  const xs = finiteValues(values).filter((x) => x > 0);
-  if (xs.length === 0) return null;
+  const xs = finiteValues(values);
+  if (xs.length === 0 || xs.some((x) => x < 0)) return null;
+  if (xs.some((x) => x === 0)) return 0;
   let logSum = 0;
   for (const x of xs) logSum += Math.log(x);
   return Math.exp(logSum / xs.length);

@@ -165,11 +165,27 @@ export const CONFIG_MATCH_KEYS = [
 ] as const;
 
 /**
- * kvbench's own options that change what is measured (how the storage tier does its I/O, what the
- * window covers). They join the key only where they differ from their defaults, so trials stored
- * before they existed keep their keys.
+ * Options that change what is measured but joined the key later: kvbench's own I/O and window
+ * options, and workload options first left out (the config file's tuning sections, replay pace and
+ * length, the autoscaler's interval, the trace file). They join the key only where they differ from
+ * their defaults, so trials stored before keep their keys. (A redefined model and trace-only mode
+ * join it too: see configKey.)
  */
-export const CONFIG_MATCH_KEYS_WHEN_SET = ['warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion', 'verify'] as const;
+export const CONFIG_MATCH_KEYS_WHEN_SET = [
+  'warmUp',
+  'ioChunkMib',
+  'ioDepth',
+  'directIo',
+  'fsyncPolicy',
+  'promotion',
+  'verify',
+  'tuning',
+  'traceSpeedup',
+  'replayCycles',
+  'maxConversations',
+  'autoscalerInterval',
+  'burstTracePath',
+] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Records

@@ -100,6 +100,32 @@ describe('tier comparison', () => {
     expect(noProbe.rows[0].storageReadEfficiency).toBeNull();
     expect(noProbe.notes.join()).toMatch(/no bandwidth probe/);
   });
+
+  it('over several suites, each row is compared with the storage-only row of its own model, duration and generation mode', () => {
+    const smoke = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 1, gpuMemGb: 0, duration: 3, generationMode: 'fast' };
+    const standard = { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 8, gpuMemGb: 0, duration: 180, generationMode: 'realistic' };
+    const seventy = { ...standard, model: 'llama3.1-70b-instruct' };
+    const ts = [
+      trial({ scenario: 'storage-only', configKey: 'smoke-s', options: { ...smoke, cpuMemGb: 0.125 }, metrics: { wall_clock_throughput_tok_per_s: 1000 } }),
+      trial({ scenario: 'cpu-only', configKey: 'smoke-c', options: smoke, metrics: { wall_clock_throughput_tok_per_s: 1500 } }),
+      trial({ scenario: 'storage-only', configKey: 'std-s', options: { ...standard, cpuMemGb: 0.5 }, metrics: { wall_clock_throughput_tok_per_s: 100 } }),
+      trial({ scenario: 'cpu-only', configKey: 'std-c', options: standard, metrics: { wall_clock_throughput_tok_per_s: 500 } }),
+      trial({ scenario: 'cpu-only', configKey: '70b-c', options: seventy, metrics: { wall_clock_throughput_tok_per_s: 50 } }),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), null);
+    const speedups = Object.fromEntries(t.rows.map((r) => [`${r.scenarioId} ${r.configDescription.split(',')[0]}`, r.speedupWallClock]));
+    expect(speedups).toEqual({
+      'storage-only tiny-1b': 1,
+      'storage-only llama3.1-8b': 1,
+      'cpu-only tiny-1b': 1.5,
+      'cpu-only llama3.1-8b': 5,
+      'cpu-only llama3.1-70b-instruct': null,
+    });
+    expect(t.notes).toContain('1 row(s) have no storage-only scenario of the same model, duration and generation mode: no speedup');
+    expect(formatTierComparison(t)).toMatch(/^Tier comparison \(medians across complete trials;/);
+    const withPartial = buildTierComparison(buildScenarioReport(ts, { includeIncomplete: true }), null);
+    expect(formatTierComparison(withPartial)).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
+  });
 });
 
 describe('system comparison (seeds/002, automated)', () => {
@@ -159,6 +185,45 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [105, 55, 140].map((v, i) => trial({ scenario: 's', system: 'b', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
     const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.metrics[0].configs[0]).toMatchObject({ medianA: 100, medianB: 105, withinNoise: true, winner: 'b' });
+  });
+
+  it('a tie favours neither side: configurations equal on both (a tier both lack) stay out of the win rate and name no differentiator', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' });
+    const a: TrialRecord[] = [];
+    const b: TrialRecord[] = [];
+    // Four configurations where A reads storage twice as fast, five without a storage tier (0 on both sides).
+    for (let i = 0; i < 9; i++) {
+      const rd = i < 4 ? [2e9, 1e9] : [0, 0];
+      a.push(trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { storage_read_bytes_per_s: rd[0], decode_bytes_read: 7 } }));
+      b.push(trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { storage_read_bytes_per_s: rd[1], decode_bytes_read: 7 } }));
+    }
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['storage_read_bytes_per_s', 'decode_bytes_read', 'device_read_bytes'] });
+    const rd = c.metrics.find((m) => m.metric.key === 'storage_read_bytes_per_s')!;
+    expect(rd.compared).toBe(4);
+    expect(rd.winRateA).toBe(1);
+    const same = c.metrics.find((m) => m.metric.key === 'decode_bytes_read')!;
+    expect(same.configs.every((x) => x.winner === 'tie')).toBe(true);
+    expect(same.winRateA).toBeNull();
+    // A metric with no better direction has no winner at all.
+    expect(c.metrics.find((m) => m.metric.key === 'device_read_bytes')!.winRateA).toBeNull();
+    const group = c.byModel.find((g) => g.group === 'm')!;
+    expect(group.bestDifferentiator?.key).not.toBe('decode_bytes_read');
+  });
+
+  it('matching by scenario never pools a smoke suite with a standard one on one side', () => {
+    const smoke = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0.125, duration: 3, generationMode: 'fast' };
+    const standard = { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0.5, duration: 180, generationMode: 'realistic' };
+    const a = [
+      trial({ scenario: 'storage-only', system: 'a', configKey: 'a-smoke', options: smoke, metrics: { wall_clock_throughput_tok_per_s: 5000 } }),
+      trial({ scenario: 'storage-only', system: 'a', configKey: 'a-smoke', options: smoke, metrics: { wall_clock_throughput_tok_per_s: 5000 } }),
+      trial({ scenario: 'storage-only', system: 'a', configKey: 'a-std', options: standard, metrics: { wall_clock_throughput_tok_per_s: 100 } }),
+    ];
+    // B's machine has more RAM: other users and CPU budget, the same suite.
+    const b = [trial({ scenario: 'storage-only', system: 'b', configKey: 'b-std', options: { ...standard, numUsers: 80, cpuMemGb: 1 }, metrics: { wall_clock_throughput_tok_per_s: 100 } })];
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { match: 'scenario', metrics: ['wall_clock_throughput_tok_per_s'] });
+    expect(c.matched).toBe(1);
+    expect(c.unmatchedA).toBe(1);
+    expect(c.metrics[0].configs[0]).toMatchObject({ nA: 1, nB: 1, ratio: 1 });
   });
 
   it('matching by scenario compares suites planned on machines with different RAM', () => {

@@ -97,5 +97,8 @@ describe('aggregate, ratio, geometric mean', () => {
     expect(geometricMean(r)).toBeCloseTo(Math.SQRT2, 12);
     expect(geometricMean(r.map((x) => 1 / x))).toBeCloseTo(1 / Math.SQRT2, 12);
     expect(geometricMean([])).toBeNull();
+    // A ratio of 0 (A did nothing where B did) is not dropped: it makes the mean 0.
+    expect(geometricMean([2, 0, 8])).toBe(0);
+    expect(geometricMean([2, -1])).toBeNull();
   });
 });

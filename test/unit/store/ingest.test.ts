@@ -95,6 +95,38 @@ describe('configuration key', () => {
     for (const key of keys) expect(key).not.toBe(k);
     expect(new Set(keys).size).toBe(changed.length);
   });
+
+  it('workload options that joined later separate trials only where set: tuning, replay, the autoscaler interval, a redefined model, trace-only', () => {
+    const base = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
+    const k = configKey(base);
+    expect(configKey({ ...base, tuning: {}, customModels: {}, traceSpeedup: 1, autoscalerInterval: 10 })).toBe(k);
+    const slowTokens = { generation_timing: { realistic: 0.5 } };
+    const burst = { useBurstTrace: true };
+    const dataset = { datasetPath: '/data/sharegpt.json' };
+    // Options that act only with another do not split trials without it (a suite sets the interval everywhere).
+    expect(configKey({ ...base, autoscalerInterval: 1, traceSpeedup: 10, replayCycles: 3, maxConversations: 5, burstTracePath: '/x.csv' })).toBe(k);
+    const changed = [
+      { tuning: slowTokens },
+      { ...burst, traceSpeedup: 10 },
+      { ...dataset, replayCycles: 3 },
+      { ...dataset, maxConversations: 5 },
+      { enableAutoscaling: true, autoscalerInterval: 60 },
+      { ...burst, burstTracePath: '/data/BurstGPT_2.csv' },
+      { customModels: { [DEFAULT_RUN_OPTIONS.model]: { num_layers: 2 } } },
+      { ioTraceLog: '/tmp/trace.csv' },
+    ];
+    const keys = changed.map((c) => configKey({ ...base, ...c }));
+    for (const key of keys) expect(key).not.toBe(k);
+    expect(new Set(keys).size).toBe(changed.length);
+    expect(configKey({ ...base, ...burst, traceSpeedup: 10 })).not.toBe(configKey({ ...base, ...burst }));
+    expect(configKey({ ...base, ...dataset, maxConversations: 5 })).not.toBe(configKey({ ...base, ...dataset }));
+    expect(configKey({ ...base, enableAutoscaling: true, autoscalerInterval: 60 })).not.toBe(configKey({ ...base, enableAutoscaling: true }));
+    // The same tuning written in another key order is the same configuration; so is a model added but unused.
+    const reordered = { tuning: { b: 1, a: { y: 2, x: 1 } } };
+    expect(configKey({ ...base, ...reordered })).toBe(configKey({ ...base, tuning: { a: { x: 1, y: 2 }, b: 1 } }));
+    expect(configKey({ ...base, customModels: { 'my-model': { num_layers: 2 } } })).toBe(k);
+    expect(configKey({ ...base, ioTraceLog: '/a.csv' })).toBe(configKey({ ...base, ioTraceLog: '/b.csv' }));
+  });
 });
 
 describe('import', () => {
