@@ -13,6 +13,7 @@ import { BytePool } from './io/byte-workers.ts';
 import { EntryFileStore, IoCancelledError } from './io/entry-file-store.ts';
 import { PayloadPool } from './io/payload.ts';
 import { DeviceStatsSampler, type DeviceStatsReport } from './metrics/device-stats.ts';
+import { runConcurrently, runLoops } from './run-loops.ts';
 import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
 import { buildResults, type PhaseFacts, type PreparationFacts, type RunFacts, type WindowCloser } from './report/results-builder.ts';
@@ -371,11 +372,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const phase = await timed(async (wrote) => {
       let written = 0;
       let n = 0;
-      await Promise.all(
-        Array.from({ length: threads }, async () => {
-          while (written < targetBytes && !ctx.signal.aborted) written = wrote(await processor.allocate(`precond_${n++}`, PREPOPULATED_ENTRY_TOKENS));
-        }),
-      );
+      await runLoops(threads, async () => {
+        if (written >= targetBytes || ctx.signal.aborted) return false;
+        written = wrote(await processor.allocate(`precond_${n++}`, PREPOPULATED_ENTRY_TOKENS));
+        return true;
+      });
     });
     preparation.precondition = { ...phase, targetBytes, threads };
   }
@@ -672,11 +673,3 @@ function newAutoscaler(o: RunOptions): Autoscaler {
   });
 }
 
-async function runConcurrently<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]);
-    }),
-  );
-}

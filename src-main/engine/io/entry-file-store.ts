@@ -506,14 +506,23 @@ export class EntryFileStore {
     await unlinked;
   }
 
-  /** Removes every file this store created, then `dir` if nothing else is left in it. Call when no I/O is in flight. */
+  /**
+   * Removes every file this store created, then `dir` if nothing else is left in it. Call when no
+   * I/O is in flight. One file that cannot be removed (EIO, a read-only remount) does not keep the
+   * others: every one is tried, and the first error is thrown after.
+   */
   async removeAll(): Promise<void> {
+    let firstError: NodeJS.ErrnoException | null = null;
     for (const name of [...this.ownNames]) {
-      await fsp.unlink(path.join(this.dir, name)).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err;
-      });
-      this.ownNames.delete(name);
+      try {
+        await fsp.unlink(path.join(this.dir, name));
+        this.ownNames.delete(name);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') this.ownNames.delete(name);
+        else firstError ??= err as NodeJS.ErrnoException;
+      }
     }
+    if (firstError !== null) throw firstError;
     // rmdir (never recursive) fails on a non-empty directory, which is the point: foreign files
     // stay. EBUSY: the directory is a mount point, which is not ours to remove.
     await fsp.rmdir(this.dir).catch((err: NodeJS.ErrnoException) => {

@@ -236,6 +236,16 @@ describe('EntryFileStore', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['foreign.txt', 'taken.kv']);
   });
 
+  it('removeAll removes every file it can when one cannot be removed, then reports that one', async () => {
+    const store = await open();
+    for (const k of ['a', 'b', 'c']) await store.write(k, 5000, store.payloadSource(keyHash64(k, SEED)));
+    // Someone replaced entry b with a directory: unlink fails there (EISDIR), even for root.
+    fs.rmSync(store.pathFor('b'));
+    fs.mkdirSync(store.pathFor('b'));
+    await expect(store.removeAll()).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(fs.readdirSync(dir)).toEqual(['b.kv']);
+  });
+
   it('removeAll removes the directory once it is empty', async () => {
     const store = await open();
     await store.write('x', 5000, store.payloadSource(keyHash64('x', SEED)));
