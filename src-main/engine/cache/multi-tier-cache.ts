@@ -276,7 +276,9 @@ export class MultiTierCache {
   }
 
   #promotionFailed(entry: CacheEntry, err: unknown): void {
-    if (this.#recording) this.promotionFailures++;
+    // After the window has closed, moves still in flight are cancelled on purpose: not failures.
+    if (!this.#recording) return;
+    this.promotionFailures++;
     this.firstPromotionError ??= `promoting ${entry.key}: ${(err as Error).message}`;
   }
 

@@ -248,6 +248,15 @@ describe('MultiTierCache promotion (opt-in)', () => {
     expect(cache.tierOf('e0')).toBe('cpu');
     expect(cache.promotionFailures).toBe(1);
   });
+
+  it('a promotion cut off after the measured window closed is no failure', async () => {
+    const { cpu, cache } = await promotingCacheWithE0InStorage();
+    cache.closeWindow();
+    cpu.failWrites = new Error('write of e0: cancelled, the measured window has closed');
+    expect(await cache.read('e0', 'user')).toMatchObject({ hit: true, tier: 'storage' });
+    expect(cache.promotionFailures).toBe(0);
+    expect(cache.firstPromotionError).toBeNull();
+  });
 });
 
 describe('MultiTierCache measured window', () => {
