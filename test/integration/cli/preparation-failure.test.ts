@@ -11,8 +11,8 @@ import { explain, makeTempDir, oneLayerRunFlags, removeTempDirs, startCli, waitF
 
 afterEach(removeTempDirs);
 
-/** Entry indices the foreign files take: far enough ahead that the writers have not reached them yet. */
-const FOREIGN_AT = [600, 900, 1200, 1500];
+/** Entry indices the foreign files take: far enough ahead, and spread out, that the writers meet one however far they got. */
+const FOREIGN_AT = [600, 1000, 1500, 2000, 2500, 3000, 3500, 4000];
 
 describe('kvbench run --precondition when a preparation write fails', () => {
   it('stops every writer, removes all its entry files, keeps the foreign ones, and says why', async () => {
@@ -23,8 +23,8 @@ describe('kvbench run --precondition when a preparation write fails', () => {
     const cli = startCli(
       [
         'run', ...oneLayerRunFlags(tmp), '--num-users', '2', '--duration', '2', '--cpu-mem-gb', '0', '--cache-dir', cacheDir,
-        // 2,048 entries of 512 KiB, written by 8 writers at once.
-        '--precondition', '--precondition-size-gb', '1', '--precondition-threads', '8', '--storage-capacity-gb', '2',
+        // Up to 4,096 entries of 512 KiB, written by 8 writers at once.
+        '--precondition', '--precondition-size-gb', '2', '--precondition-threads', '8', '--storage-capacity-gb', '2.5',
         '--output', output,
       ],
       { cwd: tmp },
