@@ -6,6 +6,9 @@
 //
 // Events are plain data (src-shared/domain/scenarios.ts SuiteEvent): the CLI draws progress bars
 // from them, the app forwards them over IPC.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { SuitePlanSchema, type SuiteEvent, type SuitePlan, type SuiteTrialRef } from '../../src-shared/domain/scenarios.ts';
@@ -16,6 +19,8 @@ import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
 import { currentProcess, processLiveness } from '../store/process-identity.ts';
 import { detectFormat, extractHistograms, extractMetrics } from '../store/results-ingest.ts';
 import type { Store } from '../store/store.ts';
+import { StoreError } from '../store/store-error.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { UV_THREADS_FOR_METADATA } from './planner.ts';
 
 export type StartEngineFn = (options: unknown, opts: StartEngineOptions) => EngineHandle;
@@ -177,7 +182,18 @@ async function execute(suiteId: number, pending: PendingTrial[], plan: SuitePlan
       runner,
       cacheDir: typeof options.cacheDir === 'string' ? options.cacheDir : null,
     });
-    const outcome = await runOneTrial(ref, options, p.uvThreadpoolSize, { ...deps, startEngine: start, emit });
+    let outcome: Awaited<ReturnType<typeof runOneTrial>>;
+    try {
+      outcome = await runOneTrial(ref, options, p.uvThreadpoolSize, { ...deps, startEngine: start, emit });
+    } catch (err) {
+      // The store failed under the suite: leave it resumable if the store still takes this much.
+      try {
+        store.setSuiteStatus(suiteId, 'interrupted');
+      } catch {
+        // Nothing more can be written; the next open's recovery will mark it.
+      }
+      throw err;
+    }
     counts[outcome.status] += 1;
     outcomes.push({ trialId: ref.trialId, scenarioId: ref.scenarioId, trialIndex: ref.trialIndex, status: outcome.status, reason: outcome.reason });
     if (outcome.cancelled) {
@@ -243,8 +259,19 @@ async function runOneTrial(
   let status: TrialStatus;
   let reason: string | null;
   let metricsOut: { tok: number | null; read: number | null } = { tok: null, read: null };
+  // The engine's outcome first, the store's write apart from it: a database that cannot be written
+  // (disk full, a lock held too long) is not an engine failure, and must not cost the results.
+  let outcome: Awaited<EngineHandle['result']> | null = null;
+  let engineError: unknown = null;
   try {
-    const outcome = await handle.result;
+    outcome = await handle.result;
+  } catch (err) {
+    engineError = err;
+  } finally {
+    clearTimeout(watchdog);
+    deps.signal?.removeEventListener('abort', onAbort);
+  }
+  if (outcome !== null) {
     const results = outcome.results;
     const metrics = extractMetrics(results);
     status = userCancelled ? 'aborted' : timedOut && outcome.status === 'complete' ? 'partial' : outcome.status;
@@ -253,18 +280,23 @@ async function runOneTrial(
       : timedOut
         ? `stopped after its ${Math.round(limitMs / 1000)} s wall-clock limit${outcome.reason ? ` (${outcome.reason})` : ''}`
         : outcome.reason;
-    store.finishTrial(ref.trialId, {
-      status,
-      reason,
-      wallMs: performance.now() - t0,
-      results,
-      resultsFormat: detectFormat(results),
-      summaryText: outcome.summaryText,
-      metrics,
-      histograms: extractHistograms(results),
-    });
+    try {
+      store.finishTrial(ref.trialId, {
+        status,
+        reason,
+        wallMs: performance.now() - t0,
+        results,
+        resultsFormat: detectFormat(results),
+        summaryText: outcome.summaryText,
+        metrics,
+        histograms: extractHistograms(results),
+      });
+    } catch (storeErr) {
+      throw await unstoredTrialError(store, ref, status, results, storeErr);
+    }
     metricsOut = { tok: metrics.wall_clock_throughput_tok_per_s ?? null, read: metrics.storage_read_bytes_per_s ?? null };
-  } catch (err) {
+  } else {
+    const err = engineError;
     const e = err as { code?: string; message?: string };
     const code = e.code ?? 'INTERNAL';
     if (code === 'CANCELLED') {
@@ -277,9 +309,6 @@ async function runOneTrial(
     // A killed engine cannot remove its run directory; the host knows it by the owner marker.
     if (handle.pid !== undefined) await removeOrphanRunDirs(typeof options.cacheDir === 'string' ? options.cacheDir : null, handle.pid).catch(() => undefined);
     store.finishTrial(ref.trialId, { status, reason, wallMs: performance.now() - t0 });
-  } finally {
-    clearTimeout(watchdog);
-    deps.signal?.removeEventListener('abort', onAbort);
   }
   emit({
     type: 'suite.trialFinished',
@@ -291,6 +320,37 @@ async function runOneTrial(
     ...ref,
   });
   return { status, reason, cancelled: userCancelled };
+}
+
+/**
+ * A trial the engine finished whose results the store could not take: the results go to a file
+ * (beside the database, else in the temporary directory) that `kvbench import` can load later, the
+ * trial is marked failed with that file's name where the store still allows it, and the error that
+ * ends the suite says all of it.
+ */
+async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: TrialStatus, results: unknown, storeErr: unknown): Promise<StoreError> {
+  const why = (storeErr as Error).message ?? String(storeErr);
+  const name = `kvbench-unstored-suite${ref.suiteId}-trial${ref.trialId}-${ref.scenarioId}-${ref.trialIndex + 1}.json`;
+  const text = `${JSON.stringify(results, null, 2)}\n`;
+  const saved: string[] = [];
+  const failures: string[] = [];
+  for (const dir of [path.join(path.dirname(store.path), 'unstored-results'), os.tmpdir()]) {
+    try {
+      await fsp.mkdir(dir, { recursive: true });
+      await writeFileAtomic(path.join(dir, name), text);
+      saved.push(path.join(dir, name));
+      break;
+    } catch (err) {
+      failures.push(`${dir}: ${(err as Error).message}`);
+    }
+  }
+  const where = saved.length > 0 ? `its results are saved in ${saved[0]} (load them with: kvbench import ${saved[0]} --system LABEL --scenario ${ref.scenarioId})` : `its results could not be saved anywhere either (${failures.join('; ')})`;
+  try {
+    store.finishTrial(ref.trialId, { status: 'failed', reason: clip(`the engine finished (${status}) but the database could not store the results (${why}); ${where}`), wallMs: 0 });
+  } catch {
+    // The store refuses every write: the message below is all that is left.
+  }
+  return new StoreError('DB_WRITE_FAILED', `trial ${ref.ordinal}/${ref.total} (${ref.label} #${ref.trialIndex + 1}) finished ${status}, but the database ${store.path} could not store it: ${why}; ${where}. The suite stops here; resume it with --resume ${ref.suiteId} once the database can be written.`);
 }
 
 /**

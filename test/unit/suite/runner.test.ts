@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineError, type EngineHandle, type StartEngineOptions } from '../../../src-main/host/engine-host.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn } from '../../../src-main/suite/runner.ts';
@@ -94,6 +96,40 @@ describe('runSuite', () => {
     expect(trials[1].metrics.wall_clock_throughput_tok_per_s).toBe(200);
     expect(store.trialHardware(trials[0].id)).toEqual(hw);
     expect(store.getSuite(r.suiteId)!.status).toBe('finished');
+  });
+
+  it('a trial the database cannot store keeps its results in a file, and the suite stops saying where', async () => {
+    const dbFile = path.join(tempDir(), 'kvbench.db');
+    const store = openStore(dbFile, { busyTimeoutMs: 200 });
+    stores.push(store);
+    // Another process holds the write lock from the second trial's start on: every write times out.
+    const other = openDatabase(dbFile);
+    const engine = fakeEngine([]);
+    const onEvent = (e: SuiteEvent): void => {
+      if (e.type === 'suite.trialStarted' && e.ordinal === 2) other.exec('BEGIN IMMEDIATE');
+    };
+    let err: unknown = null;
+    try {
+      await runSuite(plan(), { store, hardware: hw, startEngine: engine.start, onEvent });
+    } catch (e) {
+      err = e;
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
+    expect(err).toMatchObject({ code: 'DB_WRITE_FAILED' });
+    const message = (err as Error).message;
+    expect(message).toMatch(/^trial 2\/4 \(Storage only #2\) finished complete, but the database .*kvbench\.db could not store it: /);
+    const saved = /its results are saved in (\S+) \(load them with: kvbench import \S+ --system LABEL --scenario storage-only\)/.exec(message)?.[1];
+    expect(saved, message).toBeDefined();
+    expect(path.dirname(saved!)).toBe(path.join(path.dirname(dbFile), 'unstored-results'));
+    // The file holds the engine's whole results (the fake engine's second run: 200 tok/s).
+    const results = JSON.parse(fs.readFileSync(saved!, 'utf8')) as { kvbench: unknown; summary: { avg_throughput_tokens_per_sec: number } };
+    expect(results.kvbench).toBeDefined();
+    expect(engine.calls).toHaveLength(2); // the suite stopped: no trial ran into a store that takes nothing
+    // The first trial was stored before the lock; the second is left for the next start's recovery.
+    const trials = store.listTrials({ order: 'asc' });
+    expect(trials.map((t) => t.status)).toEqual(['complete', 'running']);
   });
 
   it('a crashed or refused trial is recorded as failed with its reason, and the suite goes on', async () => {
