@@ -18,15 +18,23 @@ export const WORKLOAD_FILE_SCHEMA_VERSION = 1;
 export const DEFAULT_KV_BLOCK_TOKENS = 512;
 const MAX_SEED = 2 ** 32 - 1;
 
+/**
+ * More tokens than any model's context window (the longest are a few million): a larger count is a
+ * mistake, and would make one entry's bookkeeping alone exhaust memory.
+ */
+export const MAX_CONTEXT_TOKENS = 10_000_000;
+
 const positiveInt = (what: string) =>
   z.number({ error: `${what} must be a number` }).int({ error: `${what} must be an integer` }).positive({ error: `${what} must be positive` });
+const contextTokens = (what: string) =>
+  positiveInt(what).max(MAX_CONTEXT_TOKENS, { error: `${what} must be at most ${MAX_CONTEXT_TOKENS.toLocaleString('en-US')} (longer than any model's context)` });
 const nonNegativeInt = (what: string) =>
   z.number({ error: `${what} must be a number` }).int({ error: `${what} must be an integer` }).nonnegative({ error: `${what} cannot be negative` });
 
 /** The parameters of `kvbench workload generate` (the seed study's `workload_generator.py` flags). */
 export const WorkloadGenerateParamsSchema = z.strictObject({
   /** Target context sizes in tokens; each gets its own prompt pool and batches. */
-  contexts: z.array(positiveInt('--contexts'), { error: '--contexts must be a list of token counts' }).min(1, { error: '--contexts needs at least one value' }),
+  contexts: z.array(contextTokens('--contexts'), { error: '--contexts must be a list of token counts' }).min(1, { error: '--contexts needs at least one value' }),
   batches_per_context: positiveInt('--batches-per-context'),
   /** Each batch's size is drawn from these. */
   batch_sizes: z.array(positiveInt('--batch-sizes')).min(1, { error: '--batch-sizes needs at least one value' }),
@@ -48,7 +56,7 @@ export const WorkloadRequestSchema = z.strictObject({
   id: z.string().min(1),
   /** Requests with equal prompt_id have the same prompt (and the same context size). */
   prompt_id: z.string().min(1),
-  context_tokens: positiveInt('context_tokens'),
+  context_tokens: contextTokens('context_tokens'),
   generation_tokens: nonNegativeInt('generation_tokens'),
   /** True when an earlier request (in this or an earlier batch) had the same prompt_id. */
   reused: z.boolean(),
@@ -59,7 +67,7 @@ export const WorkloadBatchSchema = z.strictObject({
   /** 0-based position of the batch in the file. */
   index: nonNegativeInt('index'),
   /** The context size this batch was generated for. */
-  context_tokens: positiveInt('context_tokens'),
+  context_tokens: contextTokens('context_tokens'),
   /** Milliseconds after the previous batch's arrival (after the start, for batch 0). */
   delay_ms: z.number().min(0, { error: 'delay_ms cannot be negative' }),
   requests: z.array(WorkloadRequestSchema).min(1, { error: 'a batch needs at least one request' }),

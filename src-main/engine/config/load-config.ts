@@ -83,7 +83,13 @@ export function parseConfigText(text: string, file: string): LoadConfigResult {
     return line ? `${file}:${line}` : file;
   };
 
-  const root: unknown = doc.toJS({ maxAliasCount: 100 });
+  let root: unknown;
+  try {
+    root = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    // Aliases that expand past the limit (a "billion laughs" document), or one that points nowhere.
+    return { ok: false, errors: [`${file}: the YAML cannot be expanded: ${firstLine((err as Error).message)}`] };
+  }
   if (root === null || root === undefined) return { ok: true, config: { file, run: {}, customModels: {}, tuning: {} } };
   if (!isPlainObject(root)) {
     return { ok: false, errors: [`${file}: the top level must be a mapping of sections, got ${describe(root)}`] };

@@ -68,6 +68,12 @@ describe('strictness', () => {
     expect(errorsOf('- a\n')).toEqual(['/cfg/kv.yaml: the top level must be a mapping of sections, got a list']);
   });
 
+  it('a document whose aliases expand without bound is refused with the file named, not a crash', () => {
+    const row = (name: string, of: string) => `${name}: &${name} [${Array(9).fill(of).join(', ')}]`;
+    const bomb = [row('a', 'x'), row('b', '*a'), row('c', '*b'), row('d', '*c'), row('e', '*d')].join('\n');
+    expect(errorsOf(bomb)).toEqual([expect.stringMatching(/^\/cfg\/kv\.yaml: the YAML cannot be expanded: Excessive alias count/)]);
+  });
+
   it('malformed YAML and duplicate keys name file and line', () => {
     expect(errorsOf('run:\n  num_users: 5\n  bad: [\n')).toEqual([
       '/cfg/kv.yaml:4:1: malformed YAML: Flow sequence in block collection must be sufficiently indented and end with a ]',

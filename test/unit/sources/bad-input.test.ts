@@ -150,5 +150,19 @@ describe('bad dataset and trace files', () => {
       const { message } = await refusal('w.json', JSON.stringify({ format: 'kvbench-workload', schema_version: 2, batches: [] }));
       expect(message).toMatch(/unsupported schema_version 2 \(this kvbench reads version 1\)/);
     });
+    const oneRequest = (contextTokens: number) => ({
+      format: 'kvbench-workload',
+      schema_version: 1,
+      batches: [{ index: 0, context_tokens: contextTokens, delay_ms: 0, requests: [{ id: 'a', prompt_id: 'p', context_tokens: contextTokens, generation_tokens: 1, reused: false }] }],
+    });
+    it('a context longer than any model\'s (which alone would exhaust memory) is refused, not crashed on', async () => {
+      const { message } = await refusal('w.json', JSON.stringify(oneRequest(9_007_199_254_740_991)));
+      expect(message).toContain('batches[0].requests[0].context_tokens: context_tokens must be at most 10,000,000');
+    });
+    it('a byte-order mark in front is read past', async () => {
+      const file = writeFile(tempDir(), 'bom.json', `\uFEFF${JSON.stringify(oneRequest(1000))}`);
+      const src = await createWorkloadSource(makeCtx({ datasetPath: file }));
+      expect(src.kind).toBe('workload-file');
+    });
   });
 });

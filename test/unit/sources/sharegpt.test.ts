@@ -51,6 +51,10 @@ describe('ShareGPT dataset loading', () => {
     const dup = writeFile(dir, 'dup.json', JSON.stringify([conversation('x', [[10, 10]]), conversation('x', [[10, 10]])]));
     const d = await loadShareGpt(dup, { maxConversations: 100, counter: estimateCounter() });
     expect(new Set(d.conversations.map((c) => c.id)).size).toBe(2);
+    // A renamed id that another conversation already uses is renamed on.
+    const taken = writeFile(dir, 'taken.json', JSON.stringify([conversation('a~2', [[10, 10]]), conversation('a', [[10, 10]]), conversation('a', [[10, 10]])]));
+    const t = await loadShareGpt(taken, { maxConversations: 100, counter: estimateCounter() });
+    expect(t.conversations.map((c) => c.id)).toEqual(['a~2', 'a', 'a~3']);
   });
 });
 

@@ -20,8 +20,15 @@ export const WORKLOAD_GENERATE_STREAM = 0x4b56_0003;
  * run reaches, so the scheduler waits (≤ 50 ms) and asks again; never Infinity, which means "over".
  */
 export const PENDING_ARRIVAL_NS = Number.MAX_SAFE_INTEGER;
-/** Requests read ahead of the scheduler; reading resumes when fewer than half are left. */
+/** Requests read ahead of the scheduler at most; reading resumes when fewer than half a pull are left. */
 const READ_AHEAD = 4096;
+/**
+ * Prefix blocks the read-ahead holds at most (about 100 bytes each): a trace of very long prompts
+ * (thousands of hash IDs per line) is read fewer requests at a time, so memory stays bounded.
+ */
+const READ_AHEAD_BLOCKS = 1_000_000;
+/** The first pull, before the blocks per request are known. */
+const FIRST_PULL = 64;
 /** Distinct prefix-block keys remembered for the ideal hit rate; beyond this it is reported as unknown. */
 const MAX_TRACKED_BLOCK_KEYS = 5_000_000;
 
@@ -111,6 +118,8 @@ export class ReplayWorkload implements WorkloadSource {
   #buf: ReplaySpec[] = [];
   #head = 0;
   #loading: Promise<void> | null = null;
+  /** Requests per pull: READ_AHEAD, or fewer where requests carry many prefix blocks. */
+  #pullSize = FIRST_PULL;
   #ended = false;
   #streamError: string | null = null;
   #streamErrorCause: unknown = null;
@@ -179,7 +188,7 @@ export class ReplayWorkload implements WorkloadSource {
       this.#buf = this.#buf.slice(this.#head);
       this.#head = 0;
     }
-    if (this.#buf.length - this.#head < READ_AHEAD / 2) this.#startRefill();
+    if (this.#buf.length - this.#head < this.#pullSize / 2) this.#startRefill();
     const req = this.#decorate(spec);
     this.#record(req);
     return req;
@@ -228,9 +237,12 @@ export class ReplayWorkload implements WorkloadSource {
 
   async #refill(): Promise<void> {
     try {
-      const got = await this.#feed.pull(READ_AHEAD);
+      const got = await this.#feed.pull(this.#pullSize);
       if (got.length === 0) this.#ended = true;
       else for (const s of got) this.#buf.push(s);
+      const blocks = got.reduce((n, s) => n + (s.prefixBlocks?.length ?? 0), 0);
+      // Half the block budget per pull: a pull arrives while up to half of the previous one is left.
+      this.#pullSize = blocks === 0 ? READ_AHEAD : Math.max(1, Math.min(READ_AHEAD, Math.floor(READ_AHEAD_BLOCKS / 2 / (blocks / got.length))));
     } catch (err) {
       // The file was validated before the run; failing now means it changed underneath. End the
       // replay here (the run ends as "replayed to its end") and say why in the results.

@@ -119,8 +119,10 @@ export async function loadShareGpt(file: string, opts: ShareGptLoadOptions): Pro
       return true;
     }
     // Unique IDs: a repeated id would make two conversations share cache keys.
-    let id = parsed.data.id === undefined ? `conv_${index}` : String(parsed.data.id);
-    if (ids.has(id)) id = `${id}~${index}`;
+    // A renamed id may itself be taken (a file can hold "a~2" besides two "a"s): count on until free.
+    const base = parsed.data.id === undefined ? `conv_${index}` : String(parsed.data.id);
+    let id = base;
+    for (let k = index; ids.has(id); k++) id = `${base}~${k}`;
     ids.add(id);
     conv.id = id;
     ds.conversations.push(conv);

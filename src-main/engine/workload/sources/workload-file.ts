@@ -84,6 +84,7 @@ export async function readWorkloadFile(file: string): Promise<WorkloadFile> {
   } catch (err) {
     throw unreadable(file, err);
   }
+  text = text.replace(/^\uFEFF/, ''); // a byte-order mark, as editors on Windows write
   if (text.trim() === '') throw inputError(file, null, 'the file is empty (expected a kvbench workload JSON object)');
   let value: unknown;
   try {
