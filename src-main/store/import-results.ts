@@ -42,7 +42,8 @@ export interface ImportedFile {
 
 export interface ImportResult {
   suiteId: number;
-  systemId: string;
+  /** Null when no file could be imported: nothing was written then, not even the system. */
+  systemId: string | null;
   imported: ImportedFile[];
   errors: { file: string; message: string }[];
 }
@@ -69,7 +70,11 @@ async function readResultsFile(file: string): Promise<ParsedFile> {
   return { file, results: json as Record<string, unknown>, text, mtime: (await fsp.stat(file)).mtime };
 }
 
-/** Imports every file; a file that cannot be read or parsed is reported and skipped, the others still go in. */
+/**
+ * Imports every file; a file that cannot be read or parsed is reported and skipped, the others
+ * still go in. The database part is one transaction: either every readable file is in, or (a full
+ * disk, a lock held too long) none is, so a retry never duplicates trials.
+ */
 export async function importResultsFiles(store: Store, files: readonly string[], opts: ImportOptions): Promise<ImportResult> {
   const parsed: ParsedFile[] = [];
   const errors: { file: string; message: string }[] = [];
@@ -80,22 +85,23 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       errors.push({ file: f, message: (err as Error).message });
     }
   }
-  const system = store.upsertImportedSystem(opts.systemLabel);
-  const drive = opts.driveLabel ? store.upsertImportedDrive(system.id, opts.driveLabel) : null;
-  const scenarioId = opts.scenarioId ?? 'imported';
   const imported: ImportedFile[] = [];
-  if (parsed.length === 0) return { suiteId: -1, systemId: system.id, imported, errors };
+  if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, errors };
+  return store.atomically(() => {
+    const system = store.upsertImportedSystem(opts.systemLabel);
+    const drive = opts.driveLabel ? store.upsertImportedDrive(system.id, opts.driveLabel) : null;
+    const scenarioId = opts.scenarioId ?? 'imported';
 
-  const suiteId = store.createSuite({
-    systemId: system.id,
-    driveId: drive?.id ?? null,
-    profile: 'import',
-    label: opts.suiteLabel ?? `import of ${parsed.length} file(s)`,
-    source: 'import',
-    plan: null,
-    cacheDir: null,
-    runner: null,
-    status: 'finished',
+    const suiteId = store.createSuite({
+      systemId: system.id,
+      driveId: drive?.id ?? null,
+      profile: 'import',
+      label: opts.suiteLabel ?? `import of ${parsed.length} file(s)`,
+      source: 'import',
+      plan: null,
+      cacheDir: null,
+      runner: null,
+      status: 'finished',
   });
   for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
     const format = detectFormat(p.results);
@@ -134,4 +140,5 @@ export async function importResultsFiles(store: Store, files: readonly string[],
     imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
   }
   return { suiteId, systemId: system.id, imported, errors };
+  });
 }

@@ -440,6 +440,11 @@ export class Store {
     this.db.prepare('UPDATE trials SET engine_pid = ? WHERE id = ?').run(pid, trialId);
   }
 
+  /** Runs `fn` as one IMMEDIATE transaction: every write in it lands, or none does (the calls inside become savepoints). */
+  atomically<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
   /** Records a trial's end: status, results (gzip), metrics and histograms, in one transaction. */
   finishTrial(trialId: number, f: FinishTrialInput): void {
     const gz = f.results ? zlib.gzipSync(Buffer.from(JSON.stringify(f.results))) : null;

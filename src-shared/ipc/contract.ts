@@ -547,7 +547,7 @@ export const CONTRACT = {
     }),
     response: z.object({
       suiteId: int,
-      systemId: z.string(),
+      systemId: z.string().nullable(),
       imported: z.array(z.object({ file: z.string(), trialId: int, format: z.enum(RESULTS_FORMATS), status: z.string(), reason: z.string().nullable(), configKnown: z.boolean() })),
       errors: z.array(z.object({ file: z.string(), message: z.string() })),
     }),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configKey, detectFormat, extractHistograms, extractMetrics, statusFromResults } from '../../../src-main/store/results-ingest.ts';
 import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
@@ -154,14 +155,49 @@ describe('import', () => {
         ['reference-new', 'complete', true],
         ['reference-new', 'complete', true],
       ]);
-      const trials = store.listTrials({ systemIds: [r.systemId], order: 'asc' });
+      const trials = store.listTrials({ systemIds: [r.systemId!], order: 'asc' });
       expect(trials.map((t) => t.trialIndex)).toEqual([0, 1, 2]);
       expect(trials[0]).toMatchObject({ systemLabel: 'slow', scenarioId: 'mlperf-storage-stress', resultsFormat: 'reference-new', sourceFile: files[0] });
       expect(trials[0].options).toMatchObject({ model: 'llama3.1-8b', numUsers: 200, cpuMemGb: 0, maxConcurrentAllocs: 16 });
       expect(trials[0].configKey).toBe(configKey(parsed.options as unknown as Record<string, unknown>));
       expect(store.trialResults(trials[0].id)).toEqual(JSON.parse(fs.readFileSync(files[0], 'utf8')));
-      expect(store.getSystem(r.systemId)!.source).toBe('imported');
+      expect(store.getSystem(r.systemId!)!.source).toBe('imported');
       expect(store.getSuite(r.suiteId)).toMatchObject({ source: 'import', status: 'finished' });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('writes nothing when no file can be imported, and all or nothing when the database fails midway', async () => {
+    const dir = tempDir();
+    const bad = path.join(dir, 'notes.json');
+    fs.writeFileSync(bad, '{"hello": "world"}');
+    const dbFile = path.join(dir, 'kvbench.db');
+    const store = openStore(dbFile, { busyTimeoutMs: 100 });
+    try {
+      const none = await importResultsFiles(store, [bad], { systemLabel: 'nobody' });
+      expect(none).toMatchObject({ suiteId: -1, systemId: null, imported: [] });
+      expect(store.listSystems().map((s) => s.label)).not.toContain('nobody');
+      // The database refuses writes (another process holds the lock): no part of the import lands.
+      const files = [1, 2, 3].map((i) => {
+        const f = path.join(dir, `r${i}.json`);
+        fs.writeFileSync(f, JSON.stringify(referenceResultsNew({ tokPerS: i, storageTokPerS: i })));
+        return f;
+      });
+      const other = openDatabase(dbFile);
+      other.exec('BEGIN IMMEDIATE');
+      try {
+        await expect(importResultsFiles(store, files, { systemLabel: 'locked-out' })).rejects.toThrow(/locked|busy/i);
+      } finally {
+        other.exec('ROLLBACK');
+        other.close();
+      }
+      expect(store.listSystems().map((s) => s.label)).not.toContain('locked-out');
+      expect(store.listTrials({}).length).toBe(0);
+      // Once the database takes writes again, the same import goes in whole, once.
+      const r = await importResultsFiles(store, files, { systemLabel: 'locked-out' });
+      expect(r.imported).toHaveLength(3);
+      expect(store.listTrials({}).length).toBe(3);
     } finally {
       store.close();
     }
