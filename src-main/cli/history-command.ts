@@ -17,8 +17,8 @@ Lists stored trials, newest first.
   --scenario a,b       only these scenarios
   --status s,t         running, complete, partial, failed, aborted
   --model M            only this model
-  --since DATE         started at or after (YYYY-MM-DD or ISO 8601)
-  --until DATE         started at or before
+  --since DATE         started at or after (YYYY-MM-DD or ISO 8601; UTC unless an offset is given)
+  --until DATE         started at or before (a bare date: through the end of that day)
   --limit N            at most N trials (default 50; 0 = all)
   --suites             list suites instead
   --systems            list systems and drives instead

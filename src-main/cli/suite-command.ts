@@ -128,6 +128,9 @@ function exitCode(r: SuiteRunResult): number {
   return r.counts.failed + r.counts.partial + r.counts.aborted > 0 ? 3 : 0;
 }
 
+/** Planning flags: a resumed suite keeps its stored plan, so these have no meaning with --resume. */
+const RESUME_EXCLUDES = ['cache-dir', 'profile', 'trials', 'model', 'scenarios', 'extras', 'duration', 'warm-up', 'storage-capacity-gb', 'label', 'plan'] as const;
+
 export async function suiteCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('suite', SUITE_USAGE, {
     args: argv,
@@ -172,6 +175,11 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   }
   if (!isProfileId(a.profile)) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
   if (resumeId === undefined && !a['cache-dir']) errors.push('--cache-dir is required (the directory the storage tier writes to)');
+  if (resumeId !== undefined) {
+    // A resumed suite runs as it was planned; a planning flag beside --resume would be silently ignored.
+    const given = RESUME_EXCLUDES.filter((f) => argv.some((x) => x === `--${f}` || x.startsWith(`--${f}=`)));
+    if (given.length > 0) errors.push(`--resume runs the suite as it was planned: ${given.map((f) => `--${f}`).join(', ')} cannot be given with it`);
+  }
   if (errors.length > 0) {
     process.stderr.write(`kvbench suite: invalid arguments:\n  ${errors.join('\n  ')}\n`);
     return 1;

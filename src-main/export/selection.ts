@@ -17,9 +17,20 @@ export interface Selection {
   limit?: number;
 }
 
-function isoDate(s: string, flag: string): string {
-  const d = new Date(s);
+const DAY_MS = 86_400_000;
+
+/**
+ * A --since/--until value as the UTC instant the stored start times are compared with. Times are
+ * UTC unless they carry an offset (as the listings show them); a bare date given to --until means
+ * the end of that day, so `--until 2026-11-24` includes the trials of the 24th.
+ */
+export function isoDate(s: string, flag: '--since' | '--until'): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(s);
+  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(s);
+  const text = dateOnly ? `${s}T00:00:00Z` : /^\d{4}-\d{2}-\d{2}[T ]\d/.test(s) && !hasZone ? `${s.replace(' ', 'T')}Z` : s;
+  const d = new Date(text);
   if (Number.isNaN(d.getTime())) throw new StoreError('VALIDATION', `${flag} must be a date (YYYY-MM-DD or ISO 8601), got '${s}'`);
+  if (dateOnly && flag === '--until') return new Date(d.getTime() + DAY_MS - 1).toISOString();
   return d.toISOString();
 }
 

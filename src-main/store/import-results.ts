@@ -102,43 +102,45 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       cacheDir: null,
       runner: null,
       status: 'finished',
-  });
-  for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
-    const format = detectFormat(p.results);
-    const options = opts.options ?? optionsFromResults(p.results) ?? {};
-    const known = Object.keys(options).length > 0;
-    const key = known ? configKey(options) : `unknown-${createHash('sha256').update(p.text).digest('hex').slice(0, 12)}`;
-    const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);
-    const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
-    const { status, reason } = statusFromResults(p.results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
-    const kv = p.results.kvbench as Record<string, unknown> | undefined;
-    const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
-    // The reference's files carry no start time: the file's own modification time is the best clue.
-    const startedAt = typeof kv?.started_at === 'string' ? kv.started_at : (origin.modifiedAt ?? p.mtime).toISOString();
-    const trialId = store.insertFinishedTrial({
-      runId,
-      suiteId,
-      systemId: system.id,
-      driveId: drive?.id ?? null,
-      hardwareSnapshotId: null,
-      scenarioId,
-      trialIndex,
-      options,
-      configKey: key,
-      cacheDir: null,
-      startedAt,
-      finishedAt: startedAt,
-      status,
-      reason,
-      wallMs: null,
-      results: p.results,
-      resultsFormat: format,
-      metrics: extractMetrics(p.results),
-      histograms: extractHistograms(p.results),
-      sourceFile: origin.sourceFile,
     });
-    imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
-  }
-  return { suiteId, systemId: system.id, imported, errors };
+    for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
+      const format = detectFormat(p.results);
+      const options = opts.options ?? optionsFromResults(p.results) ?? {};
+      const known = Object.keys(options).length > 0;
+      const key = known ? configKey(options) : `unknown-${createHash('sha256').update(p.text).digest('hex').slice(0, 12)}`;
+      const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);
+      const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
+      const { status, reason } = statusFromResults(p.results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
+      const kv = p.results.kvbench as Record<string, unknown> | undefined;
+      const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
+      // The reference's files carry no start time: the file's own modification time is the best clue.
+      // Stored as a UTC ISO instant like every other start time, so filters and ordering compare like with like.
+      const stated = typeof kv?.started_at === 'string' ? new Date(kv.started_at) : null;
+      const startedAt = stated !== null && !Number.isNaN(stated.getTime()) ? stated.toISOString() : (origin.modifiedAt ?? p.mtime).toISOString();
+      const trialId = store.insertFinishedTrial({
+        runId,
+        suiteId,
+        systemId: system.id,
+        driveId: drive?.id ?? null,
+        hardwareSnapshotId: null,
+        scenarioId,
+        trialIndex,
+        options,
+        configKey: key,
+        cacheDir: null,
+        startedAt,
+        finishedAt: startedAt,
+        status,
+        reason,
+        wallMs: null,
+        results: p.results,
+        resultsFormat: format,
+        metrics: extractMetrics(p.results),
+        histograms: extractHistograms(p.results),
+        sourceFile: origin.sourceFile,
+      });
+      imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
+    }
+    return { suiteId, systemId: system.id, imported, errors };
   });
 }

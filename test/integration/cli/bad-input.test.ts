@@ -215,6 +215,15 @@ describe('kvbench suite --warm-up', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
+  it('refuses planning flags beside --resume (the stored plan is what runs), and creates no database', async () => {
+    const tmp = makeTempDir();
+    const r = await runCli(['suite', '--resume', '1', '--trials', '5', '--duration=30', '--no-probe', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain('--resume runs the suite as it was planned: --trials, --duration cannot be given with it');
+    expectNoStack(r.stderr);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
   it('plans the warm-up into every trial but the autoscalers and into the time estimate', async () => {
     const tmp = makeTempDir();
     const args = ['suite', '--profile', 'smoke', '--cache-dir', path.join(tmp, 'c'), '--no-probe', '--plan', '--db', path.join(tmp, 'k.db')];

@@ -203,6 +203,28 @@ describe('import', () => {
     }
   });
 
+  it('stores a start time the file states as a UTC instant, and falls back to the file time when it is no time', async () => {
+    const dir = tempDir();
+    const results = (startedAt: string) => {
+      const r = referenceResultsNew({ tokPerS: 1, storageTokPerS: 1 }) as Record<string, unknown>;
+      return { ...r, kvbench: { ...(r.kvbench as object), started_at: startedAt } };
+    };
+    const zoned = path.join(dir, 'zoned.json');
+    fs.writeFileSync(zoned, JSON.stringify(results('2026-11-24T10:00:00+09:00')));
+    const vague = path.join(dir, 'vague.json');
+    fs.writeFileSync(vague, JSON.stringify(results('yesterday')));
+    const when = new Date('2026-11-20T12:00:00Z');
+    fs.utimesSync(vague, when, when);
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [zoned, vague], { systemLabel: 'x' });
+      const byFile = Object.fromEntries(r.imported.map((f) => [path.basename(f.file), store.getTrial(f.trialId)!.startedAt]));
+      expect(byFile).toEqual({ 'zoned.json': '2026-11-24T01:00:00.000Z', 'vague.json': '2026-11-20T12:00:00.000Z' });
+    } finally {
+      store.close();
+    }
+  });
+
   it('without run flags the trial is kept but matches no configuration', async () => {
     const dir = tempDir();
     const f = path.join(dir, 'r.json');
