@@ -1,6 +1,6 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import { resolveDatabasePath } from '../store/data-dir.ts';
+import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
@@ -55,6 +55,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const suiteIds = splitList(a.suite)?.map(Number);
   if (suiteIds?.some((n) => !Number.isInteger(n))) {
     process.stderr.write('kvbench export: --suite takes integers\n');
+    return 1;
+  }
+  const missing = missingExplicitDatabase(a.db);
+  if (missing !== null) {
+    process.stderr.write(`kvbench export: ${missing}\n`);
     return 1;
   }
   let opened;

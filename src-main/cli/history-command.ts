@@ -1,6 +1,6 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import { resolveDatabasePath } from '../store/data-dir.ts';
+import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { resolveSelection, splitList } from '../export/selection.ts';
@@ -53,6 +53,11 @@ export async function historyCommand(argv: string[]): Promise<number> {
   const suiteIds = splitList(a.suite)?.map(Number);
   if (!Number.isInteger(limit) || limit < 0 || suiteIds?.some((n) => !Number.isInteger(n))) {
     process.stderr.write('kvbench history: --limit and --suite take integers\n');
+    return 1;
+  }
+  const missing = missingExplicitDatabase(a.db);
+  if (missing !== null) {
+    process.stderr.write(`kvbench history: ${missing}\n`);
     return 1;
   }
   let opened;

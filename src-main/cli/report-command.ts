@@ -2,7 +2,7 @@
 // by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
-import { resolveDatabasePath } from '../store/data-dir.ts';
+import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import type { Store } from '../store/store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
@@ -70,6 +70,11 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   if (a.compare ? parsed.positionals.length !== 2 : parsed.positionals.length !== 0) {
     process.stderr.write(`kvbench report: ${a.compare ? '--compare needs exactly two systems (or drives): A B' : `unexpected argument(s): ${parsed.positionals.join(' ')}`}\n`);
+    return 1;
+  }
+  const missing = missingExplicitDatabase(a.db);
+  if (missing !== null) {
+    process.stderr.write(`kvbench report: ${missing}\n`);
     return 1;
   }
   let opened;

@@ -215,6 +215,18 @@ describe('kvbench suite --warm-up', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
+  it('history, report and export refuse a --db that names no file instead of creating an empty database there', async () => {
+    const tmp = makeTempDir();
+    const typo = path.join(tmp, 'typo', 'kvbench.db');
+    for (const cmd of ['history', 'report', 'export']) {
+      const r = await runCli([cmd, '--db', typo, ...(cmd === 'export' ? ['--out', path.join(tmp, 'out.json')] : [])], { cwd: tmp });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toContain(`kvbench ${cmd}: no database at ${typo}`);
+      expectNoStack(r.stderr);
+    }
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
   it('refuses planning flags beside --resume (the stored plan is what runs), and creates no database', async () => {
     const tmp = makeTempDir();
     const r = await runCli(['suite', '--resume', '1', '--trials', '5', '--duration=30', '--no-probe', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
