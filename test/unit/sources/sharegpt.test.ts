@@ -32,8 +32,23 @@ describe('ShareGPT dataset loading', () => {
     expect(ds.cappedGenerationTurns).toBe(1);
     expect(ds.withoutTurns).toBe(1);
     expect(ds.otherRoleMessages).toBe(2);
+    expect(ds.unpairedMessages).toBe(1); // no-pairs' lone reply
     expect(ds.turns).toBe(4);
     expect(ds.fileReadFully).toBe(true);
+  });
+
+  it('counts human and gpt messages that form no (human, gpt) pair instead of dropping them silently', async () => {
+    const msg = (from: string, value: string) => ({ from, value });
+    const file = writeFile(
+      tempDir(),
+      'unpaired.json',
+      JSON.stringify([
+        { id: 'x', conversations: [msg('gpt', 'greeting first'), msg('human', 'q1'), msg('human', 'q2'), msg('gpt', 'a2'), msg('human', 'left unanswered')] },
+      ]),
+    );
+    const ds = await loadShareGpt(file, { maxConversations: 500, counter: estimateCounter() });
+    expect(ds.turns).toBe(1);
+    expect(ds.unpairedMessages).toBe(3); // the leading reply, the question answered by nobody, the trailing one
   });
 
   it('stops reading at --max-conversations usable conversations', async () => {

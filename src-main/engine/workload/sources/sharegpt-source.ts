@@ -37,6 +37,8 @@ export interface ShareGptDataset {
   cappedGenerationTurns: number;
   /** Messages from roles other than human and gpt (system, bing...): not part of a turn. */
   otherRoleMessages: number;
+  /** human/gpt messages that form no (human, gpt) pair, so no turn: counted, not replayed. */
+  unpairedMessages: number;
   context: TokenStats;
   generation: TokenStats;
 }
@@ -70,6 +72,7 @@ export async function loadShareGpt(file: string, opts: ShareGptLoadOptions): Pro
     cappedContextTurns: 0,
     cappedGenerationTurns: 0,
     otherRoleMessages: 0,
+    unpairedMessages: 0,
     context: newStats(),
     generation: newStats(),
   };
@@ -94,7 +97,11 @@ export async function loadShareGpt(file: string, opts: ShareGptLoadOptions): Pro
         throw inputError(file, lineNo, `conversation ${index + 1}, message ${i + 1}: "value" must be a string`);
       }
       const reply = msgs[i + 1];
-      if (m.from !== 'human' || !reply || reply.from !== 'gpt') continue;
+      if (m.from !== 'human' || !reply || reply.from !== 'gpt') {
+        // A human message without a reply, or a reply without a question: no turn to replay.
+        ds.unpairedMessages++;
+        continue;
+      }
       if (typeof reply.value !== 'string') {
         throw inputError(file, lineNo, `conversation ${index + 1}, message ${i + 2}: "value" must be a string`);
       }
@@ -216,6 +223,7 @@ export class ShareGptFeed implements ReplayFeed {
       file_read_fully: ds.fileReadFully,
       turns: ds.turns,
       other_role_messages: ds.otherRoleMessages,
+      unpaired_messages: ds.unpairedMessages,
       capped_context_turns: ds.cappedContextTurns,
       capped_generation_turns: ds.cappedGenerationTurns,
       dataset_context_tokens: statsOut(ds.context),
