@@ -55,5 +55,8 @@ describe('validation trace', () => {
     const typed = writeFile(dir, 't.json', JSON.stringify([{ ...rec(0, true), cache_hit: 'yes' }]));
     await expect(loadValidationTrace(typed)).rejects.toThrow(/t\.json, line 1: validation-trace record 1: cache_hit/);
     await expect(loadValidationTrace(writeFile(dir, 'e.json', '[]'))).rejects.toThrow(/has no records/);
+    const { request_id: _gone, ...withoutId } = rec(0, true);
+    const missing = writeFile(dir, 'm.json', JSON.stringify([withoutId]));
+    await expect(loadValidationTrace(missing)).rejects.toThrow(/m\.json, line 1: validation-trace record 1: the required key request_id is missing/);
   });
 });

@@ -11,6 +11,8 @@ import { readJsonArray } from '../sources/json-array-reader.ts';
 export const VALIDATION_TOLERANCE_PCT = 5;
 
 /** The reference's record: exactly these keys (unknown keys are an error there too). */
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 const TraceRecordSchema = z.strictObject({
   timestamp: z.union([z.number(), z.string()]),
   request_id: z.union([z.string(), z.number()]),
@@ -85,7 +87,10 @@ export async function loadValidationTrace(file: string): Promise<{ stats: Valida
     const r = TraceRecordSchema.safeParse(value);
     if (!r.success) {
       const first = r.error.issues[0];
-      const what = first.code === 'unrecognized_keys' ? `unknown key(s) ${first.keys.join(', ')}` : `${first.path.join('.') || 'record'}: ${first.message}`;
+      const field = first.path.join('.') || 'record';
+      const missing = first.path.length === 1 && isPlainObject(value) && !(String(first.path[0]) in value);
+      const what =
+        first.code === 'unrecognized_keys' ? `unknown key(s) ${first.keys.join(', ')}` : missing ? `the required key ${field} is missing` : `${field}: ${first.message}`;
       throw inputError(file, lineNo, `validation-trace record ${index + 1}: ${what}`);
     }
     n++;
