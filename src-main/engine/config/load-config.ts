@@ -65,7 +65,8 @@ export function loadConfigFile(file: string): LoadConfigResult {
 /** Validate config text; `file` names it in messages and anchors its relative paths. Pure apart from path arithmetic. */
 export function parseConfigText(text: string, file: string): LoadConfigResult {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true });
+  // merge: YAML 1.1 merge keys (`<<: *anchor`), which PyYAML, and so the reference's configs, support.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, merge: true });
   if (doc.errors.length > 0) {
     return {
       ok: false,

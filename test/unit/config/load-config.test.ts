@@ -68,6 +68,13 @@ describe('strictness', () => {
     expect(errorsOf('- a\n')).toEqual(['/cfg/kv.yaml: the top level must be a mapping of sections, got a list']);
   });
 
+  it('YAML merge keys (<<: *anchor), as PyYAML reads them, build a model from another', () => {
+    const text = 'model_configs:\n  small: &small\n    num_layers: 2\n    hidden_dim: 128\n    num_heads: 2\n    kv_heads: 1\n  small-wide:\n    <<: *small\n    hidden_dim: 256\n';
+    const r = parseConfigText(text, '/cfg/kv.yaml');
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    if (r.ok) expect(r.config.customModels).toMatchObject({ 'small-wide': { num_layers: 2, hidden_dim: 256, num_heads: 2, kv_heads: 1 } });
+  });
+
   it('a document whose aliases expand without bound is refused with the file named, not a crash', () => {
     const row = (name: string, of: string) => `${name}: &${name} [${Array(9).fill(of).join(', ')}]`;
     const bomb = [row('a', 'x'), row('b', '*a'), row('c', '*b'), row('d', '*c'), row('e', '*d')].join('\n');
