@@ -10,9 +10,8 @@ import { SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-
 import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
-import { describeConfig } from '../store/results-ingest.ts';
+import { describeConfig, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
-import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
 
 export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
 
@@ -203,10 +202,6 @@ export interface TierComparison {
 /** What a row and the storage-only row it is compared with must share. */
 const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
 
-function optionOf(s: ScenarioSummary, key: string): unknown {
-  return s.options[key] ?? (DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>)[key];
-}
-
 /**
  * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
  * bytes moved, speedup against storage-only, and efficiency against the probed limits.
@@ -218,7 +213,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
   // holds several storage-only rows, and each row's speedup is against the one of its own kind.
   const baselines = rows.filter((s) => s.scenarioId === 'storage-only');
   const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
-    baselines.find((b) => SPEEDUP_MATCH_KEYS.every((k) => optionOf(b, k) === optionOf(s, k))) ?? null;
+    baselines.find((b) => SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
   const baseline = baselines[0] ?? null;
   const probeRead = hardware?.cacheDir?.bandwidth?.readBytesPerSec ?? null;
   const probeWrite = hardware?.cacheDir?.bandwidth?.writeBytesPerSec ?? null;
@@ -446,8 +441,7 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
  * standard one, nor an imported trial with another configuration.
  */
 function scenarioMatchKey(t: TrialRecord): string {
-  const o = (k: string): unknown => t.options[k] ?? (DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>)[k];
-  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map(o), t.scenarioId === 'imported' ? t.configKey : null]);
+  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map((k) => optionValue(t.options, k)), t.scenarioId === 'imported' ? t.configKey : null]);
 }
 
 const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutoscaling', 'autoscalerMode', 'warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion'] as const;

@@ -168,15 +168,15 @@ export function optionsFromResults(results: Obj): Record<string, unknown> | null
  */
 export function configKey(options: Record<string, unknown>): string {
   const defaults = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
-  const canonical: [string, unknown][] = CONFIG_MATCH_KEYS.map((k) => [k, options[k] === undefined ? defaults[k] : options[k]]);
-  const value = (k: string): unknown => (options[k] === undefined ? defaults[k] : options[k]);
+  const value = (k: string): unknown => optionValue(options, k);
+  const canonical: [string, unknown][] = CONFIG_MATCH_KEYS.map((k) => [k, value(k)]);
   for (const k of CONFIG_MATCH_KEYS_WHEN_SET) {
     if (!(APPLIES_WHEN[k]?.(value) ?? true)) continue;
     if (options[k] !== undefined && canonicalJson(options[k]) !== canonicalJson(defaults[k])) canonical.push([k, options[k]]);
   }
   // A model redefined in the config file is another geometry under the same name; other added
   // models do not change this trial.
-  const model = String(options.model ?? defaults.model);
+  const model = String(value('model'));
   const redefined = isObj(options.customModels) ? options.customModels[model] : undefined;
   if (redefined !== undefined) canonical.push(['customModel', redefined]);
   // Trace-only mode does no I/O at all: never the same test as a run that does (whatever the log's path).
@@ -198,10 +198,14 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (isObj(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 }
 
+/** A stored trial's run option, or its default where the trial's options leave it out. */
+export function optionValue(options: Record<string, unknown>, key: string): unknown {
+  return options[key] === undefined ? (DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>)[key] : options[key];
+}
+
 /** A short description of a configuration for tables: model, users, CPU and GPU GiB, generation. */
 export function describeConfig(options: Record<string, unknown>): string {
-  const d = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
-  const v = (k: string): unknown => (options[k] === undefined ? d[k] : options[k]);
+  const v = (k: string): unknown => optionValue(options, k);
   const parts = [`${v('model')}`, `${v('numUsers')}u`, `${v('duration')}s`, `cpu ${v('cpuMemGb')}`, `gpu ${v('gpuMemGb')}`, `gen ${v('generationMode')}`];
   if (v('maxConcurrentAllocs') !== 0) parts.push(`mca ${v('maxConcurrentAllocs')}`);
   if (v('enableAutoscaling')) parts.push(`auto ${v('autoscalerMode')}`);

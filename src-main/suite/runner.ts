@@ -332,19 +332,22 @@ async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: Tria
   const why = (storeErr as Error).message ?? String(storeErr);
   const name = `kvbench-unstored-suite${ref.suiteId}-trial${ref.trialId}-${ref.scenarioId}-${ref.trialIndex + 1}.json`;
   const text = `${JSON.stringify(results, null, 2)}\n`;
-  const saved: string[] = [];
+  let saved: string | null = null;
   const failures: string[] = [];
   for (const dir of [path.join(path.dirname(store.path), 'unstored-results'), os.tmpdir()]) {
     try {
       await fsp.mkdir(dir, { recursive: true });
       await writeFileAtomic(path.join(dir, name), text);
-      saved.push(path.join(dir, name));
+      saved = path.join(dir, name);
       break;
     } catch (err) {
       failures.push(`${dir}: ${(err as Error).message}`);
     }
   }
-  const where = saved.length > 0 ? `its results are saved in ${saved[0]} (load them with: kvbench import ${saved[0]} --system LABEL --scenario ${ref.scenarioId})` : `its results could not be saved anywhere either (${failures.join('; ')})`;
+  const where =
+    saved !== null
+      ? `its results are saved in ${saved} (load them with: kvbench import ${saved} --system LABEL --scenario ${ref.scenarioId})`
+      : `its results could not be saved anywhere either (${failures.join('; ')})`;
   try {
     store.finishTrial(ref.trialId, { status: 'failed', reason: clip(`the engine finished (${status}) but the database could not store the results (${why}); ${where}`), wallMs: 0 });
   } catch {

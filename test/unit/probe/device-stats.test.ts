@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, type TestContext } from 'vitest';
 import {
   assessPageCache,
   decodeDevT,
@@ -135,17 +135,26 @@ describe('resolveBlockDevice', () => {
 });
 
 describe('DeviceStatsSampler', () => {
-  it('returns the bytes moved between start and stop, for the device and its parent disk', (ctx) => {
+  /**
+   * A fake sysfs naming the temp dir's device `<disk>p1` on `<disk>`, and a fake /proc with their
+   * diskstats lines, written by `write`; skips where the temp dir is on an anonymous device.
+   */
+  function fakeDevice(ctx: TestContext, disk: string): { sys: string; proc: string; write: (partRead: number, partWritten: number, diskRead: number) => void } {
     const { major } = decodeDevT(fs.statSync(tmp, { bigint: true }).dev);
     if (major === 0) ctx.skip('the temp dir is on an anonymous device here');
-    const { sys, majorMinor } = fakeSysFor(tmp, 'nvme9n1');
+    const { sys, majorMinor } = fakeSysFor(tmp, disk);
     const proc = fs.mkdtempSync(path.join(tmp, 'proc-'));
     const [maj, min] = majorMinor.split(':');
     const write = (partRead: number, partWritten: number, diskRead: number): void =>
       fs.writeFileSync(
         path.join(proc, 'diskstats'),
-        ` 259 0 nvme9n1 10 0 ${diskRead} 0 10 0 0 0 0 100 200\n ${maj} ${min} nvme9n1p1 4 0 ${partRead} 0 8 0 ${partWritten} 0 0 50 70\n`,
+        ` 259 0 ${disk} 10 0 ${diskRead} 0 10 0 0 0 0 100 200\n ${maj} ${min} ${disk}p1 4 0 ${partRead} 0 8 0 ${partWritten} 0 0 50 70\n`,
       );
+    return { sys, proc, write };
+  }
+
+  it('returns the bytes moved between start and stop, for the device and its parent disk', (ctx) => {
+    const { sys, proc, write } = fakeDevice(ctx, 'nvme9n1');
     const writeProcessIo = (readBytes: number): void => {
       fs.mkdirSync(path.join(proc, 'self'), { recursive: true });
       fs.writeFileSync(path.join(proc, 'self', 'io'), `rchar: 99999999\nwchar: 5\nsyscr: 3\nsyscw: 1\nread_bytes: ${readBytes}\nwrite_bytes: 0\ncancelled_write_bytes: 0\n`);
@@ -167,12 +176,8 @@ describe('DeviceStatsSampler', () => {
   });
 
   it('says why the per-process count is missing, and still reports the device', (ctx) => {
-    const { major } = decodeDevT(fs.statSync(tmp, { bigint: true }).dev);
-    if (major === 0) ctx.skip('the temp dir is on an anonymous device here');
-    const { sys, majorMinor } = fakeSysFor(tmp, 'nvme8n1');
-    const proc = fs.mkdtempSync(path.join(tmp, 'proc-'));
-    const [maj, min] = majorMinor.split(':');
-    fs.writeFileSync(path.join(proc, 'diskstats'), ` 259 0 nvme8n1 10 0 100 0 10 0 0 0 0 100 200\n ${maj} ${min} nvme8n1p1 4 0 100 0 8 0 100 0 0 50 70\n`);
+    const { sys, proc, write } = fakeDevice(ctx, 'nvme8n1');
+    write(100, 100, 100);
     const s = DeviceStatsSampler.forDirectory(tmp, { sys, proc });
     s.start();
     const r = s.stop();

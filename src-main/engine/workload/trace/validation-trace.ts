@@ -11,8 +11,6 @@ import { readJsonArray } from '../sources/json-array-reader.ts';
 export const VALIDATION_TOLERANCE_PCT = 5;
 
 /** The reference's record: exactly these keys (unknown keys are an error there too). */
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 const TraceRecordSchema = z.strictObject({
   timestamp: z.union([z.number(), z.string()]),
   request_id: z.union([z.string(), z.number()]),
@@ -88,7 +86,8 @@ export async function loadValidationTrace(file: string): Promise<{ stats: Valida
     if (!r.success) {
       const first = r.error.issues[0];
       const field = first.path.join('.') || 'record';
-      const missing = first.path.length === 1 && isPlainObject(value) && !(String(first.path[0]) in value);
+      // An issue at a key's path means the record was an object: the key is either absent or wrong.
+      const missing = first.path.length === 1 && !(String(first.path[0]) in (value as object));
       const what =
         first.code === 'unrecognized_keys' ? `unknown key(s) ${first.keys.join(', ')}` : missing ? `the required key ${field} is missing` : `${field}: ${first.message}`;
       throw inputError(file, lineNo, `validation-trace record ${index + 1}: ${what}`);
