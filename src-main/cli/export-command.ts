@@ -1,10 +1,9 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
-import { openStoreAndRecover } from '../suite/services.ts';
+import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
-import { resolveSelection, splitList } from '../export/selection.ts';
+import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
@@ -43,11 +42,12 @@ export async function exportCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  if (!a.out) {
+  const out = a.out;
+  if (!out) {
     process.stderr.write(`kvbench export: --out FILE is required\n\n${EXPORT_USAGE}`);
     return 1;
   }
-  const format = (a.format ?? formatFromPath(a.out)) as ExportFormat | null;
+  const format = (a.format ?? formatFromPath(out)) as ExportFormat | null;
   if (format === null || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
     process.stderr.write(`kvbench export: --format must be ${EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)\n`);
     return 1;
@@ -57,42 +57,20 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write('kvbench export: --suite takes integers\n');
     return 1;
   }
-  const missing = missingExplicitDatabase(a.db);
-  if (missing !== null) {
-    process.stderr.write(`kvbench export: ${missing}\n`);
-    return 1;
-  }
-  let opened;
-  try {
-    opened = await openStoreAndRecover(resolveDatabasePath(a.db));
-  } catch (err) {
-    process.stderr.write(`kvbench export: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const { store } = opened;
-  try {
-    const selection = {
-      ...(suiteIds ? { suiteIds } : {}),
-      ...(splitList(a.system) ? { systems: splitList(a.system) } : {}),
-      ...(splitList(a.drive) ? { drives: splitList(a.drive) } : {}),
-      ...(splitList(a.scenario) ? { scenarioIds: splitList(a.scenario) } : {}),
-      ...(splitList(a.status) ? { statuses: splitList(a.status) } : {}),
-      ...(a.model ? { model: a.model } : {}),
-      ...(a.since ? { since: a.since } : {}),
-      ...(a.until ? { until: a.until } : {}),
-    };
-    const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
-    const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
-    const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
-    const newest = [...trials].reverse().find((t) => t.status === 'complete' && hardware.get(t.id));
-    const tiers = buildTierComparison(report, newest ? hardware.get(newest.id)! : null);
-    await writeExport({ trials, hardware, report, tiers, filter: selection }, format, a.out);
-    process.stderr.write(`exported ${trials.length} trial(s) to ${a.out} (${format})\n`);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    store.close();
-  }
+  return withCommandStore('export', a.db, { readOnly: true }, async (store) => {
+    try {
+      const selection = selectionFromFlags(a, suiteIds);
+      const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+      const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
+      const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
+      const newest = [...trials].reverse().find((t) => t.status === 'complete' && hardware.get(t.id));
+      const tiers = buildTierComparison(report, newest ? hardware.get(newest.id)! : null);
+      await writeExport({ trials, hardware, report, tiers, filter: { ...selection } }, format, out);
+      process.stderr.write(`exported ${trials.length} trial(s) to ${out} (${format})\n`);
+      return 0;
+    } catch (err) {
+      process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${(err as Error).message}\n`);
+      return 1;
+    }
+  });
 }

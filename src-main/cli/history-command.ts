@@ -1,9 +1,8 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
-import { openStoreAndRecover } from '../suite/services.ts';
+import { withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
-import { resolveSelection, splitList } from '../export/selection.ts';
+import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const HISTORY_USAGE = `Usage: kvbench history [filters] [--json]
@@ -55,105 +54,85 @@ export async function historyCommand(argv: string[]): Promise<number> {
     process.stderr.write('kvbench history: --limit and --suite take integers\n');
     return 1;
   }
-  const missing = missingExplicitDatabase(a.db);
-  if (missing !== null) {
-    process.stderr.write(`kvbench history: ${missing}\n`);
-    return 1;
-  }
-  let opened;
-  try {
-    opened = await openStoreAndRecover(resolveDatabasePath(a.db));
-  } catch (err) {
-    process.stderr.write(`kvbench history: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const { store } = opened;
-  try {
-    if (a.systems) {
-      const systems = store.listSystems();
-      const drives = store.listDrives();
-      if (a.json) {
-        process.stdout.write(`${JSON.stringify({ systems, drives }, null, 2)}\n`);
+  return withCommandStore('history', a.db, { readOnly: true }, async (store) => {
+    try {
+      if (a.systems) {
+        const systems = store.listSystems();
+        const drives = store.listDrives();
+        if (a.json) {
+          process.stdout.write(`${JSON.stringify({ systems, drives }, null, 2)}\n`);
+          return 0;
+        }
+        process.stdout.write(`${table(['system id', 'label', 'source', 'trials', 'last seen'], systems.map((s) => [s.id, s.label, s.source, String(s.trialCount), s.lastSeenAt]), [0, 1, 2, 4])}\n\n`);
+        process.stdout.write(`${table(['drive id', 'system', 'label', 'identity', 'trials'], drives.map((d) => [d.id, d.systemId, d.label, d.basis, String(d.trialCount)]), [0, 1, 2, 3])}\n`);
         return 0;
       }
-      process.stdout.write(`${table(['system id', 'label', 'source', 'trials', 'last seen'], systems.map((s) => [s.id, s.label, s.source, String(s.trialCount), s.lastSeenAt]), [0, 1, 2, 4])}\n\n`);
-      process.stdout.write(`${table(['drive id', 'system', 'label', 'identity', 'trials'], drives.map((d) => [d.id, d.systemId, d.label, d.basis, String(d.trialCount)]), [0, 1, 2, 3])}\n`);
-      return 0;
-    }
-    if (a.suites) {
-      const systems = splitList(a.system)?.map((r) => store.resolveSystem(r).id);
-      const suites = store.listSuites({ ...(systems ? { systemIds: systems } : {}), limit: limit === 0 ? 1_000_000 : limit });
+      if (a.suites) {
+        const systems = splitList(a.system)?.map((r) => store.resolveSystem(r).id);
+        const suites = store.listSuites({ ...(systems ? { systemIds: systems } : {}), limit: limit === 0 ? 1_000_000 : limit });
+        if (a.json) {
+          process.stdout.write(`${JSON.stringify(suites, null, 2)}\n`);
+          return 0;
+        }
+        process.stdout.write(
+          `${table(
+            ['suite', 'created', 'system', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running'],
+            suites.map((s) => [
+              String(s.id),
+              s.createdAt.replace('T', ' ').slice(0, 19),
+              store.getSystem(s.systemId)?.label ?? s.systemId,
+              s.profile,
+              s.label ?? '',
+              s.status,
+              String(s.trialCounts.complete),
+              String(s.trialCounts.partial),
+              String(s.trialCounts.failed),
+              String(s.trialCounts.aborted),
+              String(s.trialCounts.running),
+            ]),
+            [0, 1, 2, 3, 4, 5],
+          )}\n`,
+        );
+        return 0;
+      }
+      const filter = resolveSelection(store, {
+        ...selectionFromFlags(a, suiteIds),
+        ...(limit > 0 ? { limit } : {}),
+      });
+      const trials = store.listTrials(filter);
       if (a.json) {
-        process.stdout.write(`${JSON.stringify(suites, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify(trials, null, 2)}\n`);
+        return 0;
+      }
+      if (trials.length === 0) {
+        process.stdout.write('no trials match\n');
         return 0;
       }
       process.stdout.write(
         `${table(
-          ['suite', 'created', 'system', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running'],
-          suites.map((s) => [
-            String(s.id),
-            s.createdAt.replace('T', ' ').slice(0, 19),
-            store.getSystem(s.systemId)?.label ?? s.systemId,
-            s.profile,
-            s.label ?? '',
-            s.status,
-            String(s.trialCounts.complete),
-            String(s.trialCounts.partial),
-            String(s.trialCounts.failed),
-            String(s.trialCounts.aborted),
-            String(s.trialCounts.running),
+          ['trial', 'started', 'suite', 'system', 'scenario', '#', 'status', 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
+          trials.map((t) => [
+            String(t.id),
+            t.startedAt.replace('T', ' ').slice(0, 19),
+            String(t.suiteId),
+            t.systemLabel,
+            t.scenarioId,
+            String(t.trialIndex + 1),
+            t.status,
+            fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
+            fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
+            fmtValue(t.metrics.e2e_p95_ms, 'ms'),
+            (t.statusReason ?? '').split('\n')[0].slice(0, 60),
           ]),
-          [0, 1, 2, 3, 4, 5],
+          [1, 3, 4, 6, 10],
         )}\n`,
       );
+      const scenarios = [...new Set(trials.map((t) => t.scenarioId))];
+      if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
       return 0;
+    } catch (err) {
+      process.stderr.write(`kvbench history: ${(err as Error).message}\n`);
+      return 1;
     }
-    const filter = resolveSelection(store, {
-      ...(suiteIds ? { suiteIds } : {}),
-      ...(splitList(a.system) ? { systems: splitList(a.system) } : {}),
-      ...(splitList(a.drive) ? { drives: splitList(a.drive) } : {}),
-      ...(splitList(a.scenario) ? { scenarioIds: splitList(a.scenario) } : {}),
-      ...(splitList(a.status) ? { statuses: splitList(a.status) } : {}),
-      ...(a.model ? { model: a.model } : {}),
-      ...(a.since ? { since: a.since } : {}),
-      ...(a.until ? { until: a.until } : {}),
-      ...(limit > 0 ? { limit } : {}),
-    });
-    const trials = store.listTrials(filter);
-    if (a.json) {
-      process.stdout.write(`${JSON.stringify(trials, null, 2)}\n`);
-      return 0;
-    }
-    if (trials.length === 0) {
-      process.stdout.write('no trials match\n');
-      return 0;
-    }
-    process.stdout.write(
-      `${table(
-        ['trial', 'started', 'suite', 'system', 'scenario', '#', 'status', 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
-        trials.map((t) => [
-          String(t.id),
-          t.startedAt.replace('T', ' ').slice(0, 19),
-          String(t.suiteId),
-          t.systemLabel,
-          t.scenarioId,
-          String(t.trialIndex + 1),
-          t.status,
-          fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
-          fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
-          fmtValue(t.metrics.e2e_p95_ms, 'ms'),
-          (t.statusReason ?? '').split('\n')[0].slice(0, 60),
-        ]),
-        [1, 3, 4, 6, 10],
-      )}\n`,
-    );
-    const scenarios = [...new Set(trials.map((t) => t.scenarioId))];
-    if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`kvbench history: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    store.close();
-  }
+  });
 }

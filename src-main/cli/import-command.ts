@@ -1,9 +1,8 @@
 // `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
-import { resolveDatabasePath } from '../store/data-dir.ts';
 import { importResultsFiles } from '../store/import-results.ts';
-import { openStoreAndRecover } from '../suite/services.ts';
+import { withCommandStore } from './command-store.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const IMPORT_USAGE = `Usage: kvbench import FILE... --system LABEL [--run-flags "FLAGS"] [--scenario ID] [--drive LABEL]
@@ -78,34 +77,26 @@ export async function importCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench import: invalid arguments:\n  ${errors.join('\n  ')}\n`);
     return 1;
   }
-  let opened;
-  try {
-    opened = await openStoreAndRecover(resolveDatabasePath(a.db));
-  } catch (err) {
-    process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const { store } = opened;
-  try {
-    const r = await importResultsFiles(store, parsed.positionals, {
-      systemLabel: a.system!,
-      driveLabel: a.drive ?? null,
-      scenarioId: a.scenario ?? 'imported',
-      options,
-      suiteLabel: a.label ?? null,
-    });
-    for (const f of r.imported) {
-      process.stdout.write(
-        `imported ${f.file}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
-      );
+  return withCommandStore('import', a.db, { readOnly: false }, async (store) => {
+    try {
+      const r = await importResultsFiles(store, parsed.positionals, {
+        systemLabel: a.system!,
+        driveLabel: a.drive ?? null,
+        scenarioId: a.scenario ?? 'imported',
+        options,
+        suiteLabel: a.label ?? null,
+      });
+      for (const f of r.imported) {
+        process.stdout.write(
+          `imported ${f.file}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
+        );
+      }
+      for (const e of r.errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
+      if (r.imported.length > 0) process.stdout.write(`system ${r.systemId} (${a.system}), suite ${r.suiteId}\n`);
+      return r.errors.length > 0 ? (r.imported.length > 0 ? 3 : 1) : 0;
+    } catch (err) {
+      process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
+      return 1;
     }
-    for (const e of r.errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
-    if (r.imported.length > 0) process.stdout.write(`system ${r.systemId} (${a.system}), suite ${r.suiteId}\n`);
-    return r.errors.length > 0 ? (r.imported.length > 0 ? 3 : 1) : 0;
-  } catch (err) {
-    process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    store.close();
-  }
+  });
 }

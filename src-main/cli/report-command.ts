@@ -2,8 +2,7 @@
 // by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
-import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
-import { openStoreAndRecover } from '../suite/services.ts';
+import { withCommandStore } from './command-store.ts';
 import type { Store } from '../store/store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
@@ -64,82 +63,70 @@ export async function reportCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  if (a.match !== 'config' && a.match !== 'scenario') {
-    process.stderr.write(`kvbench report: --match must be config or scenario, got ${a.match}\n`);
+  const match = a.match;
+  if (match !== 'config' && match !== 'scenario') {
+    process.stderr.write(`kvbench report: --match must be config or scenario, got ${match}\n`);
     return 1;
   }
   if (a.compare ? parsed.positionals.length !== 2 : parsed.positionals.length !== 0) {
     process.stderr.write(`kvbench report: ${a.compare ? '--compare needs exactly two systems (or drives): A B' : `unexpected argument(s): ${parsed.positionals.join(' ')}`}\n`);
     return 1;
   }
-  const missing = missingExplicitDatabase(a.db);
-  if (missing !== null) {
-    process.stderr.write(`kvbench report: ${missing}\n`);
-    return 1;
-  }
-  let opened;
-  try {
-    opened = await openStoreAndRecover(resolveDatabasePath(a.db));
-  } catch (err) {
-    process.stderr.write(`kvbench report: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const { store } = opened;
-  try {
-    const scenarioIds = splitList(a.scenario);
-    if (a.compare) {
-      const [refA, refB] = parsed.positionals;
-      const side = (ref: string): { label: string; id: string; trials: TrialRecord[] } => {
-        if (a.drives) {
-          const d = store.resolveDrive(ref);
-          return { label: d.label, id: d.id, trials: store.listTrials(resolveSelection(store, { drives: [d.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
-        }
-        const s = store.resolveSystem(ref);
-        return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
-      };
-      const c = buildSystemComparison(side(refA), side(refB), { match: a.match });
-      process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
-      return 0;
-    }
-    let selection: Selection;
-    let title: string;
-    if (a.suite !== undefined) {
-      const id = Number(a.suite);
-      const suite = Number.isInteger(id) ? store.getSuite(id) : null;
-      if (!suite) throw new Error(`no suite ${a.suite} (see kvbench history --suites)`);
-      selection = { suiteIds: [id] };
-      title = `Suite ${id} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suite.status}, started ${suite.createdAt}`;
-    } else if (a.system?.length) {
-      selection = { systems: a.system };
-      title = `System(s) ${a.system.join(', ')}: every suite`;
-    } else if (a.all) {
-      selection = {};
-      title = 'Every trial in the database';
-    } else {
-      const latest = store.latestSuite(undefined, 'suite') ?? store.latestSuite();
-      if (!latest) {
-        process.stderr.write(`kvbench report: the database ${store.path} holds no trials yet (run kvbench suite or kvbench import)\n`);
-        return 1;
+  return withCommandStore('report', a.db, { readOnly: true }, async (store) => {
+    try {
+      const scenarioIds = splitList(a.scenario);
+      if (a.compare) {
+        const [refA, refB] = parsed.positionals;
+        const side = (ref: string): { label: string; id: string; trials: TrialRecord[] } => {
+          if (a.drives) {
+            const d = store.resolveDrive(ref);
+            return { label: d.label, id: d.id, trials: store.listTrials(resolveSelection(store, { drives: [d.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
+          }
+          const s = store.resolveSystem(ref);
+          return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
+        };
+        const c = buildSystemComparison(side(refA), side(refB), { match });
+        process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
+        return 0;
       }
-      selection = { suiteIds: [latest.id] };
-      title = `Suite ${latest.id} (${latest.profile}${latest.label ? `, ${latest.label}` : ''}), ${latest.status}, started ${latest.createdAt} — the newest`;
-    }
-    if (scenarioIds) selection.scenarioIds = scenarioIds;
-    const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
-    const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
-    const tiers = buildTierComparison(report, newestHardware(store, trials));
-    if (a.json) {
-      process.stdout.write(`${JSON.stringify({ title, scenarios: report, tiers }, null, 2)}\n`);
+      let selection: Selection;
+      let title: string;
+      if (a.suite !== undefined) {
+        const id = Number(a.suite);
+        const suite = Number.isInteger(id) ? store.getSuite(id) : null;
+        if (!suite) throw new Error(`no suite ${a.suite} (see kvbench history --suites)`);
+        selection = { suiteIds: [id] };
+        title = `Suite ${id} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suite.status}, started ${suite.createdAt}`;
+      } else if (a.system?.length) {
+        selection = { systems: a.system };
+        title = `System(s) ${a.system.join(', ')}: every suite`;
+      } else if (a.all) {
+        selection = {};
+        title = 'Every trial in the database';
+      } else {
+        const latest = store.latestSuite(undefined, 'suite') ?? store.latestSuite();
+        if (!latest) {
+          process.stderr.write(`kvbench report: the database ${store.path} holds no trials yet (run kvbench suite or kvbench import)\n`);
+          return 1;
+        }
+        selection = { suiteIds: [latest.id] };
+        title = `Suite ${latest.id} (${latest.profile}${latest.label ? `, ${latest.label}` : ''}), ${latest.status}, started ${latest.createdAt} — the newest`;
+      }
+      if (scenarioIds) selection.scenarioIds = scenarioIds;
+      const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+      const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
+      const tiers = buildTierComparison(report, newestHardware(store, trials));
+      if (a.json) {
+        process.stdout.write(`${JSON.stringify({ title, scenarios: report, tiers }, null, 2)}\n`);
+        return 0;
+      }
+      process.stdout.write(`${title}\n${trials.length} trial(s).\n\n`);
+      process.stdout.write(formatScenarioReport(report, { allMetrics: a['all-metrics'] }));
+      process.stdout.write(`\n${formatTierComparison(tiers)}`);
       return 0;
+    } catch (err) {
+      process.stderr.write(`kvbench report: ${(err as Error).message}\n`);
+      return 1;
     }
-    process.stdout.write(`${title}\n${trials.length} trial(s).\n\n`);
-    process.stdout.write(formatScenarioReport(report, { allMetrics: a['all-metrics'] }));
-    process.stdout.write(`\n${formatTierComparison(tiers)}`);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`kvbench report: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    store.close();
-  }
+  });
 }

@@ -53,6 +53,35 @@ export function resolveSelection(store: Store, s: Selection): TrialFilter {
   return f;
 }
 
+/** The filter flags history and export share (--suite, --system, --drive, --scenario, --status, --model, --since, --until). */
+export interface SelectionFlags {
+  system?: readonly string[] | string;
+  drive?: readonly string[] | string;
+  scenario?: readonly string[] | string;
+  status?: readonly string[] | string;
+  model?: string;
+  since?: string;
+  until?: string;
+}
+
+/** The selection those flags describe; suite ids are parsed (and checked) by the caller. */
+export function selectionFromFlags(a: SelectionFlags, suiteIds: number[] | undefined): Selection {
+  const systems = splitList(a.system);
+  const drives = splitList(a.drive);
+  const scenarioIds = splitList(a.scenario);
+  const statuses = splitList(a.status);
+  return {
+    ...(suiteIds ? { suiteIds } : {}),
+    ...(systems ? { systems } : {}),
+    ...(drives ? { drives } : {}),
+    ...(scenarioIds ? { scenarioIds } : {}),
+    ...(statuses ? { statuses } : {}),
+    ...(a.model ? { model: a.model } : {}),
+    ...(a.since ? { since: a.since } : {}),
+    ...(a.until ? { until: a.until } : {}),
+  };
+}
+
 /** Comma-separated list flags may be repeated: `--scenario a,b --scenario c`. */
 export function splitList(values: readonly string[] | string | undefined): string[] | undefined {
   if (values === undefined) return undefined;
