@@ -6,6 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import HardwareStep from '../../../src-renderer/views/HardwareStep.vue';
 import PlanStep from '../../../src-renderer/views/PlanStep.vue';
 import RunStep from '../../../src-renderer/views/RunStep.vue';
+import LineChart from '../../../src-renderer/components/LineChart.vue';
+import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
 import { etaSeconds, rowsFromPlan, useSuiteStore } from '../../../src-renderer/stores/suite.ts';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import { appInfo, hardware, plan } from './fixtures.ts';
@@ -170,6 +172,22 @@ describe('run step', () => {
     expect(text).toContain('322');
     expect(text).toContain('1.20 GB/s');
     expect(text).toContain('25.0 ms');
+    // The live charts follow every point, not only those there when they were drawn: latency in ms,
+    // storage bandwidth on a GB/s axis.
+    suite.handleEvent({
+      type: 'suite.trialProgressed',
+      ...ref(0),
+      progress: {
+        phase: 'running', elapsedNs: 2e9, durationNs: 3e9, requestsCompleted: 15, maxRequests: null, activeUsers: 4, queueDepth: 1, generatedTokensPerSec: 300,
+        storageReadBytesPerSec: 1.4e9, storageWriteBytesPerSec: 5e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 3e7, storageReadP95Ns: 5e6, eventLoopLagP99Ns: null,
+      },
+    });
+    await flush();
+    const [tputChart, latChart, userChart] = w.findAllComponents(LineChart);
+    expect(latChart.props('series').map((s: LineSeries) => s.data)).toEqual([[25, 30], [4, 5]]);
+    expect(tputChart.props('y2Title')).toBe('GB/s');
+    expect(tputChart.props('series').map((s: LineSeries) => s.data)).toEqual([[321.5, 300], [1.2, 1.4], [0.4, 0.5]]);
+    expect(userChart.props('series').map((s: LineSeries) => s.data)).toEqual([[4, 4], [2, 1]]);
     expect(w.get('[data-test=trials-done]').text()).toBe('0 / 4');
     expect(w.findAll('[data-test=trial-table] tbody tr')).toHaveLength(4);
     expect(w.get('[data-test=eta]').text()).toMatch(/≈ 2\d s/);
