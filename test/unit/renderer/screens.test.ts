@@ -4,6 +4,7 @@ import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../../src-renderer/App.vue';
+import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import CompareView from '../../../src-renderer/views/CompareView.vue';
 import EndpointView from '../../../src-renderer/views/EndpointView.vue';
@@ -119,6 +120,55 @@ describe('history', () => {
     await w.findAll('button').find((b) => b.text() === 'Try again')!.trigger('click');
     await flush();
     expect(w.findAll('[data-test=history-table] tbody tr')).toHaveLength(1);
+  });
+});
+
+describe('import dialog', () => {
+  const choose = async (w: VueWrapper, files: File[]): Promise<void> => {
+    const input = w.get('input[name=files]');
+    Object.defineProperty(input.element, 'files', { value: files, configurable: true });
+    await input.trigger('change');
+  };
+
+  it('imports the chosen files once: after the import they are no longer chosen, also when the dialog is opened again', async () => {
+    const fake = installFakeApi({
+      'import.results': (r) => ({ imported: r.files.map((f, i) => ({ file: f.name, trialId: 20 + i, format: 'reference-new' as const, status: 'complete', reason: null, configKnown: false })), errors: [], systemId: 'imp-1', suiteId: 3 }),
+    });
+    const w = mountIt(ImportDialog, { open: true });
+    await choose(w, [new File(['{}'], 'trial1.json'), new File(['{}'], 'trial2.json')]);
+    await w.get('input[name=systemLabel]').setValue('slow-box');
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeUndefined();
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('import.results')).toHaveLength(1);
+    expect(w.get('[data-test=import-result]').text()).toContain('2 file(s) imported');
+    // The same files cannot be sent again by a second click ...
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('import.results')).toHaveLength(1);
+    // ... nor after closing and opening the dialog again.
+    await w.findAll('button').find((b) => b.text() === 'Done')!.trigger('click');
+    await w.setProps({ open: false });
+    await w.setProps({ open: true });
+    await flush();
+    expect(w.text()).not.toContain('trial1.json');
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
+  });
+
+  it('says so when a chosen file can no longer be read, and can be used again', async () => {
+    const fake = installFakeApi({});
+    const w = mountIt(ImportDialog, { open: true });
+    const gone = new File(['{}'], 'gone.json');
+    Object.defineProperty(gone, 'text', { value: () => Promise.reject(new Error('NotReadableError')) });
+    await choose(w, [gone]);
+    await w.get('input[name=systemLabel]').setValue('slow-box');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('could not read the chosen files: NotReadableError');
+    expect(fake.callsOf('import.results')).toEqual([]);
+    expect(w.get('[data-test=import-submit]').text()).toBe('Import');
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeUndefined();
   });
 });
 
