@@ -8,8 +8,10 @@ export interface CompletedRequest {
   storageNs: number;
   generationNs: number;
   endToEndNs: number;
-  prefillNs: number;
-  decodeNs: number;
+  /** Null when the request wrote no prefill entry. */
+  prefillNs: number | null;
+  /** Null when the request ran no decode step. */
+  decodeNs: number | null;
 }
 
 export interface QosRecorder {
@@ -93,14 +95,18 @@ export class RunRecorder {
     this.endToEndLatenciesS.push(r.endToEndNs / 1e9);
     this.storageLatenciesS.push(r.storageNs / 1e9);
     this.generationLatenciesS.push(r.generationNs / 1e9);
-    this.prefillLatenciesS.push(r.prefillNs / 1e9);
-    this.decodeLatenciesS.push(r.decodeNs / 1e9);
     this.endToEnd.record(r.endToEndNs);
     this.queueWait.record(r.queueWaitNs);
     this.storageIo.record(r.storageNs);
     this.generation.record(r.generationNs);
-    this.prefill.record(r.prefillNs);
-    this.decode.record(r.decodeNs);
+    if (r.prefillNs !== null) {
+      this.prefillLatenciesS.push(r.prefillNs / 1e9);
+      this.prefill.record(r.prefillNs);
+    }
+    if (r.decodeNs !== null) {
+      this.decodeLatenciesS.push(r.decodeNs / 1e9);
+      this.decode.record(r.decodeNs);
+    }
     const q = this.qos.get(r.qos)!;
     q.latency.record(r.endToEndNs);
     if (r.endToEndNs / 1e6 > q.targetP95Ms) q.violations++;

@@ -117,8 +117,10 @@ export class RequestProcessor {
       if (!stop.aborted) rec.prefillBytesWritten += b;
     };
     let storageNs = 0;
-    let prefillNs = 0;
-    let decodeNs = 0;
+    // Null until the request has that phase: the reference lists prefill and decode latencies only for
+    // requests that wrote a prefill or ran a decode, so a prefill-only request adds no decode time of 0.
+    let prefillNs: number | null = null;
+    let decodeNs: number | null = null;
     // Shared-prefix reads carry the request's phase in the I/O trace (the reference's convention).
     const prefixPhase: IoPhase = req.phase === 'prefill_decode' ? 'Both' : req.phase === 'prefill' ? 'Prefill' : 'Decode';
 
@@ -150,7 +152,7 @@ export class RequestProcessor {
           rec.prefixBlockMisses++;
           const w = await allocate(block.key, block.tokens, prefillBytes);
           rec.prefillWrites++;
-          prefillNs += w.ns;
+          prefillNs = (prefillNs ?? 0) + w.ns;
           storageNs += w.ns;
         }
       }
@@ -159,8 +161,8 @@ export class RequestProcessor {
     // 2. Multi-turn reload: every earlier turn of the conversation, in order.
     for (const key of req.previousTurnKeys) {
       const r = await read(key, 'multi_turn');
-      rec.decodeReads++;
       if (r.hit) {
+        rec.decodeReads++;
         rec.multiTurnHits++;
         storageNs += r.timing!.durationNs;
       } else {
@@ -183,34 +185,38 @@ export class RequestProcessor {
       for (const chunk of req.ragChunks) {
         const r = await read(chunk.key, 'user');
         rec.ragChunkReads++;
-        rec.decodeReads++;
-        if (r.hit) storageNs += r.timing!.durationNs;
+        if (r.hit) {
+          rec.decodeReads++;
+          storageNs += r.timing!.durationNs;
+        }
       }
     }
 
-    // 5. Decode: one read, then on a hit ceil(generated / 32) more full reads; on a miss, write it.
+    // 5. Decode: one read, then on a hit max(1, ceil(generated / 32)) more full reads, each counted
+    // (a miss, when the entry was evicted meanwhile, takes no time); on a miss, write it.
+    const batches = Math.max(1, Math.ceil(req.generationTokens / d.decodeBatchTokens));
     if (req.prefixBlocks && req.prefixBlocks.length > 0 && (req.phase === 'decode' || req.phase === 'prefill_decode')) {
       // A request made of shared blocks decodes over its whole chain of blocks.
-      const passes = 1 + Math.ceil(req.generationTokens / d.decodeBatchTokens);
-      for (let pass = 0; pass < passes; pass++) {
+      decodeNs = 0;
+      for (let pass = 0; pass < 1 + batches; pass++) {
         for (const block of req.prefixBlocks) {
           const r = await read(block.key, 'common', 'Decode', decodeBytes);
-          rec.decodeReads++;
           if (!r.hit) continue;
+          rec.decodeReads++;
           decodeNs += r.timing!.durationNs;
         }
       }
       storageNs += decodeNs;
     } else if (req.phase === 'decode' || req.phase === 'prefill_decode') {
+      decodeNs = 0;
       const first = await read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
-      rec.decodeReads++;
       if (first.hit) {
+        rec.decodeReads++;
         decodeNs += first.timing!.durationNs;
-        const batches = Math.ceil(req.generationTokens / d.decodeBatchTokens);
         for (let i = 0; i < batches; i++) {
           const r = await read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
+          if (!r.hit) continue;
           rec.decodeReads++;
-          if (!r.hit) break;
           decodeNs += r.timing!.durationNs;
         }
         storageNs += decodeNs;

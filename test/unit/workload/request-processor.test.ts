@@ -107,6 +107,37 @@ describe('RequestProcessor', () => {
     expect(cpu.log).toEqual(['write conv_a_turn_1']);
   });
 
+  it('lists a prefill latency only for requests that wrote one and a decode latency only for those that decoded', async () => {
+    const { recorder, processor } = setup();
+    await processor.process(request({ phase: 'prefill', cacheKey: 'p', decodeKey: 'p' }), 0n);
+    await processor.process(request({ phase: 'prefill_decode', cacheKey: 'pd', decodeKey: 'pd' }), 0n);
+    await processor.process(request({ phase: 'decode', cacheKey: 'pd', decodeKey: 'pd' }), 0n);
+    expect(recorder.requestsCompleted).toBe(3);
+    expect(recorder.prefillLatenciesS).toHaveLength(2);
+    expect(recorder.decodeLatenciesS).toHaveLength(2);
+    expect(recorder.decodeLatenciesS.every((s) => s > 0)).toBe(true);
+    expect(recorder.decode.count).toBe(2);
+    expect(recorder.prefill.count).toBe(2);
+  });
+
+  it('counts decode reads that hit, not misses; a decode of 0 tokens still reads once after the first', async () => {
+    const { cpu, recorder, processor } = setup();
+    // The turn-1 entry exists; turn 2 reloads it and a never-written turn, then decodes its own entry.
+    await processor.process(request({ phase: 'prefill', generationTokens: 0 }), 0n);
+    cpu.log.length = 0;
+    await processor.process(
+      request({ turn: 2, cacheKey: 'conv_a_turn_2', decodeKey: 'conv_a_turn_2', previousTurnKeys: ['conv_a_turn_1', 'never_written'], generationTokens: 0 }),
+      0n,
+    );
+    expect(cpu.log.filter((l) => l === 'read conv_a_turn_2')).toHaveLength(2);
+    expect(recorder.multiTurnHits).toBe(1);
+    expect(recorder.multiTurnMisses).toBe(1);
+    expect(recorder.decodeReads).toBe(1 + 2);
+    // A decode whose entry is missing counts no decode read.
+    await processor.process(request({ phase: 'decode', cacheKey: 'absent', decodeKey: 'absent' }), 0n);
+    expect(recorder.decodeReads).toBe(3);
+  });
+
   it('verifies read bytes against the payload and reports none corrupt when nothing is', async () => {
     const { processor } = setup({ verify: true });
     await processor.process(request({ generationTokens: 40 }), 0n);
