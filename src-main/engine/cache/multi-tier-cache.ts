@@ -575,7 +575,11 @@ export class MultiTierCache {
     srcStats.demotedOutBytes += victim.sizeBytes;
     destStats.write.ops += 1;
     destStats.demotedInBytes += writeTiming.bytes;
-    const d = this.demotions.get(`${src.name}->${this.#tiers[i + 1].name}`)!;
+    // Keyed by where the entry really went: a victim the next tier declines (too large for it, or
+    // no room) goes further down, and is counted as that move, not as one to the next tier.
+    const key = `${src.name}->${dest.name}`;
+    let d = this.demotions.get(key);
+    if (!d) this.demotions.set(key, (d = new DemotionStats(src.name, dest.name)));
     d.count++;
     d.bytes += victim.sizeBytes;
     d.latency.record(readTiming.durationNs);

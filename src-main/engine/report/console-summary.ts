@@ -462,7 +462,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   if (demotionKeys.length === 0) {
     p('  Demotions: none');
   } else {
-    p('  Demotions (entries moved to the next tier):');
+    p('  Demotions (entries moved down a tier, or further when the next tier declines them):');
     for (const key of demotionKeys) {
       const d = kv.demotions[key];
       const dl = lat.demotion?.[key];

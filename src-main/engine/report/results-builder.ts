@@ -191,6 +191,13 @@ function tierBytes(f: RunFacts, tier: TierKey, elapsedS: number): TierBytes {
   };
 }
 
+/** Entries demoted into `tier` from any tier above it. */
+function demotionsInto(c: RunFacts['cache'], tier: TierKey): number {
+  let n = 0;
+  for (const d of c.demotions.values()) if (d.to === tier) n += d.count;
+  return n;
+}
+
 function cacheStats(f: RunFacts, elapsedS: number, readCaveat: string | null): Record<string, unknown> & { storage_health: StorageHealth } {
   const c = f.cache;
   const rec = f.recorder;
@@ -207,8 +214,8 @@ function cacheStats(f: RunFacts, elapsedS: number, readCaveat: string | null): R
     storage_entries: usage.get('storage')?.entries ?? 0,
     gpu_memory_used_gb: (usage.get('gpu')?.usedBytes ?? 0) / GIB,
     cpu_memory_used_gb: (usage.get('cpu')?.usedBytes ?? 0) / GIB,
-    offloads_cpu: (st('cpu')?.placements ?? 0) + (c.demotions.get('gpu->cpu')?.count ?? 0),
-    offloads_storage: (st('storage')?.placements ?? 0) + (c.demotions.get('cpu->storage')?.count ?? 0),
+    offloads_cpu: (st('cpu')?.placements ?? 0) + demotionsInto(c, 'cpu'),
+    offloads_storage: (st('storage')?.placements ?? 0) + demotionsInto(c, 'storage'),
     storage_health: null,
     prefill_writes: rec.prefillWrites,
     decode_reads: rec.decodeReads,

@@ -82,6 +82,18 @@ describe('MultiTierCache placement rules', () => {
     expect(cache.tierStats.get('gpu')!.placements).toBe(12);
   });
 
+  it('counts a demotion the next tier declines as the move it really was (GPU to storage, not GPU to CPU)', async () => {
+    const { cache } = threeTierCache({ gpu: 1000, cpu: 100, storage: 100_000 });
+    // Entries of 200 B are larger than 95 % of the CPU budget: GPU victims go straight to storage.
+    for (let i = 0; i < 6; i++) await cache.write(ref(`k${i}`, 200), patternSource(i));
+    expect(cache.tierOf('k0')).toBe('storage');
+    expect(cache.tierOf('k1')).toBe('storage');
+    expect(cache.demotions.get('gpu->cpu')!.count).toBe(0);
+    expect(cache.demotions.get('gpu->storage')!.count).toBe(2);
+    expect(cache.demotions.get('gpu->storage')!.bytes).toBe(400);
+    expect(cache.tierStats.get('storage')!.demotedInBytes).toBe(400);
+  });
+
   it('a demotion that cannot make room below leaves its entry readable where it was (no reader waits forever)', async () => {
     const { gpu, cpu, storage, cache } = threeTierCache({ gpu: 500, cpu: 500, storage: 100_000 });
     for (let i = 0; i < 8; i++) await cache.write(ref(`k${i}`, 100), patternSource(i));
