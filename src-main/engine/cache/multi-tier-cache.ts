@@ -173,13 +173,11 @@ export class MultiTierCache {
 
   /**
    * Writes a new entry. The key is claimed before any await, so a concurrent write of the same key
-   * is a no-op rather than a duplicate.
+   * is a no-op rather than a duplicate. A write to an existing key is a no-op in every way: it does
+   * not count as an access, so it leaves the LRU order alone (the reference's rule).
    */
   async write(entryRef: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<WriteOutcome> {
-    if (this.#index.has(entryRef.key)) {
-      this.#touch(this.#index.get(entryRef.key)!);
-      return { written: false, tier: this.tierOf(entryRef.key), timing: null };
-    }
+    if (this.#index.has(entryRef.key)) return { written: false, tier: this.tierOf(entryRef.key), timing: null };
     let settle!: () => void;
     const entry: CacheEntry = {
       ...entryRef,

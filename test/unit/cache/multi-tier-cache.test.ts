@@ -51,6 +51,14 @@ describe('MultiTierCache placement rules', () => {
     expect(cache.tierOf('a')).toBe('cpu');
   });
 
+  it('a write to an existing key changes nothing, not even the LRU order', async () => {
+    const { cache } = twoTier(1000, 10_000);
+    for (const k of ['a', 'b', 'c']) await cache.write(ref(k, 200), patternSource(1));
+    const again = await cache.write(ref('a', 200), patternSource(1));
+    expect(again.written).toBe(false);
+    expect(cache.lruOrder('cpu')).toEqual(['a', 'b', 'c']);
+  });
+
   it('cascades demotions through three tiers, moving the real bytes, counted in both tiers and timed apart', async () => {
     const { gpu, cpu, storage, cache } = threeTierCache({ gpu: 500, cpu: 500, storage: 100_000 });
     for (let i = 0; i < 12; i++) await cache.write(ref(`k${i}`, 100), patternSource(i));
