@@ -1,5 +1,5 @@
 import type { ChunkProgress, ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
-import { DemotionStats, HitStats, TierStats, type CacheType } from '../metrics/tier-stats.ts';
+import { DemotionStats, HitStats, TierStats, type CacheType, type DirectionStats } from '../metrics/tier-stats.ts';
 
 /** Phases of a logical I/O, as the reference's I/O trace names them. */
 export type IoPhase = 'Prefill' | 'Decode' | 'Both' | 'Evict';
@@ -314,7 +314,7 @@ export class MultiTierCache {
     const work = (async () => {
       const startNs = process.hrtime.bigint();
       try {
-        await dest.backend.write(entry, this.#copyOut(src, entry), this.#progress(dest.name, 'write'));
+        await dest.backend.write(entry, this.#copyOut(src, entry), this.#progress(dest.name, 'write', undefined, true));
       } catch (err) {
         dest.usedBytes -= entry.sizeBytes;
         this.#arrived(dest);
@@ -333,8 +333,8 @@ export class MultiTierCache {
         src.usedBytes -= entry.sizeBytes;
       }
       if (!this.#recording) return;
-      this.tierStats.get(src.name)!.read.ops += 1;
-      this.tierStats.get(dest.name)!.write.ops += 1;
+      countMove(this.tierStats.get(src.name)!.read);
+      countMove(this.tierStats.get(dest.name)!.write);
       const p = this.promotions.get(`${src.name}->${dest.name}`)!;
       p.count++;
       p.bytes += entry.sizeBytes;
@@ -386,17 +386,20 @@ export class MultiTierCache {
    * Counts each chunk's bytes in `tier`'s `direction` as it completes, while the window is open, and
    * passes them on to the caller's `also` (the request's own per-chunk accounting).
    */
-  #progress(tier: TierName, direction: 'read' | 'write', also?: ChunkProgress): ChunkProgress {
+  #progress(tier: TierName, direction: 'read' | 'write', also?: ChunkProgress, move = false): ChunkProgress {
     const stats = this.tierStats.get(tier)![direction];
     return (bytes) => {
-      if (this.#recording) stats.bytes += bytes;
+      if (this.#recording) {
+        stats.bytes += bytes;
+        if (move) stats.movedBytes += bytes;
+      }
       also?.(bytes);
     };
   }
 
   /** The source side of a move between tiers: each chunk copied out of `src` is a read there. */
   #copyOut(src: TierState, entry: CacheEntry): ChunkSource {
-    const counted = this.#progress(src.name, 'read');
+    const counted = this.#progress(src.name, 'read', undefined, true);
     return async (chunk) => {
       await src.backend.copyChunkOut(entry, chunk);
       counted(chunk.buffer.length);
@@ -542,7 +545,7 @@ export class MultiTierCache {
     let writeTiming: OpTiming;
     try {
       // The destination pulls each chunk from the source tier: one real copy per chunk.
-      writeTiming = await dest.backend.write(victim, this.#copyOut(src, victim), this.#progress(dest.name, 'write'));
+      writeTiming = await dest.backend.write(victim, this.#copyOut(src, victim), this.#progress(dest.name, 'write', undefined, true));
     } catch (err) {
       dest.usedBytes -= victim.sizeBytes;
       this.#arrived(dest);
@@ -569,9 +572,9 @@ export class MultiTierCache {
     if (!this.#recording) return;
     const srcStats = this.tierStats.get(src.name)!;
     const destStats = this.tierStats.get(dest.name)!;
-    srcStats.read.ops += 1;
+    countMove(srcStats.read);
     srcStats.demotedOutBytes += victim.sizeBytes;
-    destStats.write.ops += 1;
+    countMove(destStats.write);
     destStats.demotedInBytes += writeTiming.bytes;
     // Keyed by where the entry really went: a victim the next tier declines (too large for it, or
     // no room) goes further down, and is counted as that move, not as one to the next tier.
@@ -582,6 +585,12 @@ export class MultiTierCache {
     d.bytes += victim.sizeBytes;
     d.latency.record(readTiming.durationNs);
   }
+}
+
+/** One whole move between tiers: an operation of that tier, and one of its moves. */
+function countMove(d: DirectionStats): void {
+  d.ops += 1;
+  d.movedOps += 1;
 }
 
 function compareLru(a: CacheEntry, b: CacheEntry): number {

@@ -9,6 +9,12 @@ export class DirectionStats {
   bytes = 0;
   /** Whole operations completed. */
   ops = 0;
+  /**
+   * The part of `bytes` and `ops` that moved entries between tiers (demotions, promotions) rather
+   * than serving a request: the reference's request-level totals leave it out.
+   */
+  movedBytes = 0;
+  movedOps = 0;
   readonly latency = new LatencyHistogram();
   /** Latency normalised per MiB moved: compares drives fairly across entry sizes. */
   readonly nsPerMiB = new LatencyHistogram();
@@ -34,6 +40,8 @@ export class DirectionStats {
   reset(): void {
     this.bytes = 0;
     this.ops = 0;
+    this.movedBytes = 0;
+    this.movedOps = 0;
     this.latency.reset();
     this.nsPerMiB.reset();
     this.deviceLatency.reset();

@@ -231,15 +231,22 @@ function cacheStats(f: RunFacts, elapsedS: number, readCaveat: string | null): R
   cs.common_phrase_hits = c.hits.typeHits('common');
   cs.user_cache_hits = c.hits.typeHits('user');
   cs.multi_turn_hits = c.hits.typeHits('multi_turn');
-  const totalRead = TIERS.reduce((n, t) => n + bytesOf(t, 'read'), 0);
-  const totalWrite = TIERS.reduce((n, t) => n + bytesOf(t, 'write'), 0);
+  // The reference's totals are request-level (hits read, entries written): moves between tiers are
+  // in the tier_* keys above and in kvbench.demotions / promotions, not here.
+  const requestLevel = (dir: 'read' | 'write', field: 'bytes' | 'ops'): number =>
+    TIERS.reduce((n, t) => {
+      const d = st(t)?.[dir];
+      return n + (d ? (field === 'bytes' ? d.bytes - d.movedBytes : d.ops - d.movedOps) : 0);
+    }, 0);
+  const totalRead = requestLevel('read', 'bytes');
+  const totalWrite = requestLevel('write', 'bytes');
   cs.total_read_bytes = totalRead;
   cs.total_write_bytes = totalWrite;
   cs.total_read_gb = totalRead / GIB;
   cs.total_write_gb = totalWrite / GIB;
   cs.read_write_ratio = totalRead / Math.max(totalWrite, 1);
-  cs.read_iops = TIERS.reduce((n, t) => n + (st(t)?.read.ops ?? 0), 0);
-  cs.write_iops = TIERS.reduce((n, t) => n + (st(t)?.write.ops ?? 0), 0);
+  cs.read_iops = requestLevel('read', 'ops');
+  cs.write_iops = requestLevel('write', 'ops');
   const bpt = entryBytes(f.model, 1, f.options.tensorParallel);
   cs.storage_tokens_processed = bpt > 0 ? (bytesOf('storage', 'read') + bytesOf('storage', 'write')) / bpt : 0;
   // The older reference's phase keys, which the seeds' analysis calls primary.

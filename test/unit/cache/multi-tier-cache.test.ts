@@ -88,6 +88,14 @@ describe('MultiTierCache placement rules', () => {
     expect(cache.tierStats.get('storage')!.write.bytes).toBe(400);
     // New writes landed only in the GPU tier; demotions are not counted as placements.
     expect(cache.tierStats.get('gpu')!.placements).toBe(12);
+    // The moves are told apart from request I/O: what is left is the request-level traffic (12 entry
+    // writes, 1 hit read of 100 B), the reference's total_* keys.
+    const stats = [...cache.tierStats.values()];
+    expect(stats.reduce((n, t) => n + t.write.ops - t.write.movedOps, 0)).toBe(12);
+    expect(stats.reduce((n, t) => n + t.write.bytes - t.write.movedBytes, 0)).toBe(1200);
+    expect(stats.reduce((n, t) => n + t.read.ops - t.read.movedOps, 0)).toBe(cache.hits.hits);
+    expect(stats.reduce((n, t) => n + t.read.bytes - t.read.movedBytes, 0)).toBe(100);
+    expect(cache.tierStats.get('cpu')!.read.movedBytes).toBe(400);
   });
 
   it('counts a demotion the next tier declines as the move it really was (GPU to storage, not GPU to CPU)', async () => {
