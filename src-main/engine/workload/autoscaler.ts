@@ -2,7 +2,10 @@
  * The reference's two autoscaler modes, made real: they add and remove simulated users (and the
  * workers serving them) while the run goes on.
  *
- * - qos: saturation = recent storage read P95 ÷ the read-latency threshold. Above 1.1 × target for
+ * - qos: saturation = recent storage read P95 ÷ the read-latency threshold (not capped at 1, so a
+ *   target near 1 can still be exceeded by 10 %; an interval in which no read completed is judged by
+ *   its write P95 ÷ the write threshold, so storage too slow to finish a read does not look idle; one
+ *   without any storage I/O counts as 0). Above 1.1 × target for
  *   two intervals in a row → users × 0.8, then three intervals of cooldown; below 0.9 × target →
  *   users × 1.2; otherwise hold. It settles where storage read latency sits just under the target.
  * - capacity: the first interval adds clamp(users × 0.4, 5, 100); while throughput rises by more than
@@ -41,6 +44,8 @@ export interface AutoscalerOptions {
   targetSaturation: number;
   /** Storage read P95 that counts as full saturation (qos mode). */
   readLatencyThresholdMs: number;
+  /** Storage write P95 that counts as full saturation when no read completed in an interval. */
+  writeLatencyThresholdMs?: number;
   minUsers: number;
   maxUsers: number;
   scaleUpFactor: number;
@@ -57,6 +62,8 @@ export interface AutoscalerDecision {
 }
 
 const COOLDOWN_INTERVALS = 3;
+/** The latency profile's storage write criterion (P95 < 500 ms). */
+const DEFAULT_WRITE_THRESHOLD_MS = 500;
 const CAPACITY_FIRST_STEP = 0.4;
 const CAPACITY_STEP = 0.2;
 const CAPACITY_MIN_STEP = 5;
@@ -104,7 +111,8 @@ export class Autoscaler {
     this.timeline.push({ timestamp: s.elapsedNs / 1e9, throughput_tokens_per_sec: s.elapsedNs > 0 ? (this.#totalTokens * 1e9) / s.elapsedNs : 0, users: this.#users });
     const readMs = s.storageReadP95Ns === null ? null : s.storageReadP95Ns / 1e6;
     const writeMs = s.storageWriteP95Ns === null ? null : s.storageWriteP95Ns / 1e6;
-    const saturation = readMs === null ? 0 : Math.min(1, readMs / this.#o.readLatencyThresholdMs);
+    const saturation =
+      readMs !== null ? readMs / this.#o.readLatencyThresholdMs : writeMs !== null ? writeMs / (this.#o.writeLatencyThresholdMs ?? DEFAULT_WRITE_THRESHOLD_MS) : 0;
     const before = this.#users;
     let stop = false;
     if (this.#o.mode === 'qos') this.#qos(saturation);
