@@ -3,8 +3,9 @@
 //
 // Security: it binds to loopback unless told otherwise; every API request and the WebSocket need
 // the random token (Authorization: Bearer, or the WebSocket subprotocol `token.<hex>`, never the
-// URL); the Host header must name this server (DNS rebinding), an Origin must be this server's, and
-// API bodies must be JSON (no cross-site form posts). The static files hold no secrets.
+// URL); the Host header must name a loopback host when bound to loopback (DNS rebinding), an Origin
+// must be the Host the request came to, and API bodies must be JSON (no cross-site form posts). The
+// static files hold no secrets.
 import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -60,6 +61,12 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** The host name of a Host header (`name`, `name:port`, `[v6]:port`), lower-cased; null if malformed. */
+export function hostNameOf(header: string): string | null {
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(header.trim());
+  return m ? m[1].toLowerCase() : null;
+}
+
 function tokenMatches(given: string | undefined | null, token: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
@@ -107,13 +114,16 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
   const maxBody = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const rendererDir = path.resolve(o.rendererDir);
   const loopback = isLoopbackHost(o.host);
-  let port = o.port;
 
-  /** The Host header must name this server when it listens on loopback (defeats DNS rebinding). */
+  /**
+   * On loopback the Host header must name a loopback host (defeats DNS rebinding: a rebound name
+   * arrives as that name). Any port: an SSH tunnel (`ssh -L 9000:127.0.0.1:8642`) or a proxy
+   * forwards from a port of its own, and the token still guards every API request.
+   */
   const hostAllowed = (req: http.IncomingMessage): boolean => {
     if (!loopback) return true;
-    const h = (req.headers.host ?? '').toLowerCase();
-    return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${o.host}:${port}`].includes(h);
+    const name = hostNameOf(req.headers.host ?? '');
+    return name !== null && (isLoopbackHost(name) || name === o.host.toLowerCase());
   };
   const originAllowed = (req: http.IncomingMessage): boolean => {
     const origin = req.headers.origin;
@@ -258,7 +268,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   const hostInUrl = o.host.includes(':') && !o.host.startsWith('[') ? `[${o.host}]` : o.host === '0.0.0.0' ? '127.0.0.1' : o.host;
   const origin = `http://${hostInUrl}:${port}`;
   return {

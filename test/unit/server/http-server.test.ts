@@ -116,6 +116,28 @@ describe('kvbench serve HTTP server', () => {
     expect(backend.calls).toHaveLength(1);
   });
 
+  it('accepts loopback host names on any port (an SSH tunnel\'s own port), with the Origin of that Host', async () => {
+    const { server, backend } = await serve();
+    const http = await import('node:http');
+    const raw = (headers: Record<string, string>, token = TOKEN): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = http.request(`${server.origin}/api/invoke/app.info`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    expect(await raw({ Host: 'localhost:9999' })).toBe(200);
+    expect(await raw({ Host: '127.0.0.1:9000', Origin: 'http://127.0.0.1:9000' })).toBe(200);
+    expect(await raw({ Host: '[::1]:9000' })).toBe(200);
+    expect(await raw({ Host: 'localhost:9999', Origin: `http://localhost:${server.port}` })).toBe(403); // not the Host it came to
+    expect(await raw({ Host: 'localhost:9999' }, 'cd'.repeat(24))).toBe(401);
+    expect(await raw({ Host: `evil.example:${server.port}` })).toBe(403);
+    expect(await raw({ Host: 'localhost.evil.example:9999' })).toBe(403);
+    expect(backend.calls).toHaveLength(3);
+  });
+
   it('serves the renderer with the CSP and security headers, and nothing outside it', async () => {
     const { server } = await serve();
     const index = await fetch(`${server.origin}/`);
