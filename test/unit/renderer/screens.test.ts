@@ -199,6 +199,30 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it('shows the newest request\'s report when answers arrive out of order, and cannot export while one loads', async () => {
+    const pending: { includeIncomplete: boolean; resolve: (v: ResponseOf<'report.build'>) => void }[] = [];
+    installFakeApi({ 'report.build': (r) => new Promise((resolve) => pending.push({ includeIncomplete: r.includeIncomplete ?? false, resolve })) });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    pending.shift()!.resolve(report());
+    await flush();
+    const exportDisabled = (): boolean => w.get('[data-export=csv]').attributes('disabled') !== undefined;
+    expect(exportDisabled()).toBe(false);
+    await w.get('input[name=includeIncomplete]').setValue(true);
+    await flush();
+    expect(exportDisabled()).toBe(true);
+    await w.get('input[name=includeIncomplete]').setValue(false);
+    await flush();
+    const [withPartial, withoutPartial] = pending.splice(0);
+    expect([withPartial.includeIncomplete, withoutPartial.includeIncomplete]).toEqual([true, false]);
+    withoutPartial.resolve({ ...report(), title: 'without partial' });
+    await flush();
+    withPartial.resolve({ ...report(), title: 'with partial' }); // the older answer, late
+    await flush();
+    expect(w.get('h2').text()).toBe('without partial');
+    expect(exportDisabled()).toBe(false);
+  });
+
   it('switches to binary units and microseconds from the settings', async () => {
     installFakeApi({ 'report.build': () => report() });
     useAppStore().settings = { ...SETTINGS, byteUnits: 'binary', latencyUnit: 'us' };
