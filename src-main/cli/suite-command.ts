@@ -2,10 +2,10 @@
 // it) → run every trial in a fresh engine process with progress bars → store → short report.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { PROFILE_IDS, isProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { planSuite } from '../suite/planner.ts';
+import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
@@ -22,7 +22,8 @@ derived from this machine, each trial in a fresh engine process, every trial sto
 GPU scenarios are skipped, with the reason, when there is no usable GPU.
 
   --cache-dir DIR          the storage tier's directory (created if missing; only kvbench's own
-                           run directories are ever written or removed there)
+                           run directories are ever written or removed there; system directories,
+                           also behind a symbolic link, are refused)
   --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
                            three MLPerf options, 300 s × 3); default standard
   --trials N               trials per scenario (default 3)
@@ -163,19 +164,37 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     if (!Number.isInteger(n) || n < min) errors.push(`--${name} must be an integer ≥ ${min}, got ${v}`);
     return n;
   };
+  // Only the conversion here: the planner's own checks (planOptionErrors) judge the ranges.
+  const numberFlag = (name: string, v: string | undefined): number | undefined => {
+    if (v === undefined) return undefined;
+    const n = v.trim() === '' ? NaN : Number(v);
+    if (Number.isNaN(n)) errors.push(`--${name} must be a number, got '${v}'`);
+    return Number.isNaN(n) ? undefined : n;
+  };
   const resumeId = intFlag('resume', a.resume, 1);
-  const trials = intFlag('trials', a.trials, 1);
-  const durationS = intFlag('duration', a.duration, 1);
-  const warmUpS = intFlag('warm-up', a['warm-up'], 0);
-  if (warmUpS !== undefined && warmUpS > 3600) errors.push(`--warm-up must be at most 3600 seconds, got ${warmUpS}`);
-  let storageCapacityGb: number | undefined;
-  if (a['storage-capacity-gb'] !== undefined) {
-    storageCapacityGb = Number(a['storage-capacity-gb']);
-    if (!Number.isFinite(storageCapacityGb) || storageCapacityGb < 0) errors.push(`--storage-capacity-gb cannot be negative, got ${a['storage-capacity-gb']}`);
-  }
-  if (!isProfileId(a.profile)) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
-  if (resumeId === undefined && !a['cache-dir']) errors.push('--cache-dir is required (the directory the storage tier writes to)');
-  if (resumeId !== undefined) {
+  const trials = numberFlag('trials', a.trials);
+  const durationS = numberFlag('duration', a.duration);
+  const warmUpS = numberFlag('warm-up', a['warm-up']);
+  const storageCapacityGb = numberFlag('storage-capacity-gb', a['storage-capacity-gb']);
+  const profileOk = isProfileId(a.profile);
+  if (!profileOk) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
+  const planOptions: PlanOptions = {
+    profile: a.profile as ProfileId,
+    cacheDir: path.resolve(a['cache-dir'] ?? ''),
+    ...(trials !== undefined ? { trials } : {}),
+    ...(a.model !== undefined ? { model: a.model } : {}),
+    ...(splitList(a.scenarios) ? { scenarios: splitList(a.scenarios) } : {}),
+    extras: a.extras,
+    ...(durationS !== undefined ? { durationS } : {}),
+    ...(warmUpS !== undefined ? { warmUpS } : {}),
+    ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
+  };
+  if (resumeId === undefined) {
+    if (a['cache-dir'] === undefined) errors.push('--cache-dir is required (the directory the storage tier writes to)');
+    else if (a['cache-dir'].trim() === '') errors.push('--cache-dir must not be empty');
+    // Before the database is opened, the cache directory created or the hardware detected.
+    else if (profileOk) errors.push(...planOptionErrors(planOptions));
+  } else {
     // A resumed suite runs as it was planned; a planning flag beside --resume would be silently ignored.
     const given = RESUME_EXCLUDES.filter((f) => argv.some((x) => x === `--${f}` || x.startsWith(`--${f}=`)));
     if (given.length > 0) errors.push(`--resume runs the suite as it was planned: ${given.map((f) => `--${f}`).join(', ')} cannot be given with it`);
@@ -227,8 +246,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const hardware = await detectForSuite(plan.cacheDir, { probe: !a['no-probe'], profile: plan.profile });
       result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal });
     } else {
-      const cacheDir = path.resolve(a['cache-dir']!);
-      const profile = a.profile as (typeof PROFILE_IDS)[number];
+      const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;
       try {
         await fsp.mkdir(cacheDir, { recursive: true });
@@ -238,17 +256,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
       const hardware = await detectForSuite(cacheDir, { probe, profile });
-      plan = planSuite(hardware, {
-        profile,
-        cacheDir,
-        ...(trials !== undefined ? { trials } : {}),
-        ...(a.model ? { model: a.model } : {}),
-        ...(splitList(a.scenarios) ? { scenarios: splitList(a.scenarios) } : {}),
-        extras: a.extras,
-        ...(durationS !== undefined ? { durationS } : {}),
-        ...(warmUpS !== undefined ? { warmUpS } : {}),
-        ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
-      });
+      plan = planSuite(hardware, planOptions);
       // With --plan the plan is the command's output; before a run it is part of the progress narrative.
       (a.plan ? process.stdout : process.stderr).write(formatPlan(plan));
       if (!plan.estimate.fits) {

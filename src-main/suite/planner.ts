@@ -28,6 +28,7 @@ import {
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { PERSONAS } from '../engine/workload/personas.ts';
 import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
+import { resolveRealPath, systemDirectoryOf } from '../engine/config/system-directories.ts';
 
 /** Whether the engine has a GPU tier (through the NVIDIA driver library; see src-main/engine/tiers/gpu/). */
 export const ENGINE_HAS_GPU_TIER = true;
@@ -304,23 +305,54 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
 
 const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
 
-/** Turns a hardware profile into a suite plan. Throws VALIDATION for unknown scenarios or models. */
-export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
-  const profile = PROFILES[o.profile];
-  const trials = o.trials ?? profile.defaultTrials;
-  if (!Number.isInteger(trials) || trials < 1 || trials > 100) throw new KvbenchError('VALIDATION', `--trials must be an integer from 1 to 100, got ${trials}`);
+/** The scenario ids a plan runs, as given (before their order and GPU skips are applied). */
+function chosenScenarioIds(o: PlanOptions): string[] {
+  const ids: string[] = o.scenarios ? [...o.scenarios] : [...PROFILES[o.profile].defaultScenarios];
+  if (o.extras) for (const x of EXTRA_SCENARIO_IDS) if (!ids.includes(x)) ids.push(x);
+  return ids;
+}
+
+/**
+ * Everything wrong with the planning options that can be told without the hardware: the front ends
+ * check this before they create the cache directory, detect hardware or open the database, so bad
+ * input costs nothing and leaves nothing behind. Reads the file system (symbolic links of the cache
+ * directory) and never writes to it.
+ */
+export function planOptionErrors(o: PlanOptions): string[] {
+  const errors: string[] = [];
+  if (o.cacheDir.trim() === '') {
+    errors.push('--cache-dir must not be empty');
+  } else {
+    // Where the directory really leads: a symbolic link to /dev/shm is /dev/shm.
+    const real = resolveRealPath(o.cacheDir);
+    if (systemDirectoryOf(real)) errors.push(`--cache-dir cannot be a system directory: ${real}`);
+  }
+  const trials = o.trials ?? PROFILES[o.profile].defaultTrials;
+  if (!Number.isInteger(trials) || trials < 1 || trials > 100) errors.push(`--trials must be an integer from 1 to 100, got ${trials}`);
   if (o.durationS !== undefined && (!Number.isInteger(o.durationS) || o.durationS < 1)) {
-    throw new KvbenchError('VALIDATION', `--duration must be a positive integer (seconds), got ${o.durationS}`);
+    errors.push(`--duration must be a positive integer (seconds), got ${o.durationS}`);
   }
   if (o.warmUpS !== undefined && (!Number.isInteger(o.warmUpS) || o.warmUpS < 0 || o.warmUpS > 3600)) {
-    throw new KvbenchError('VALIDATION', `--warm-up must be an integer from 0 to 3600 (seconds), got ${o.warmUpS}`);
+    errors.push(`--warm-up must be an integer from 0 to 3600 (seconds), got ${o.warmUpS}`);
   }
-  let ids: string[] = o.scenarios ? [...o.scenarios] : [...profile.defaultScenarios];
-  if (o.extras) for (const x of EXTRA_SCENARIO_IDS) if (!ids.includes(x)) ids.push(x);
-  const unknown = ids.filter((id) => !isScenarioId(id));
-  if (unknown.length > 0) {
-    throw new KvbenchError('VALIDATION', `unknown scenario(s): ${unknown.join(', ')}. Known: ${[...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS].join(', ')}`);
+  if (o.storageCapacityGb !== undefined && !(Number.isFinite(o.storageCapacityGb) && o.storageCapacityGb >= 0)) {
+    errors.push(`--storage-capacity-gb must be a number of GiB ≥ 0 (0 = 95 % of the free space), got ${o.storageCapacityGb}`);
   }
+  const unknown = chosenScenarioIds(o).filter((id) => !isScenarioId(id));
+  if (unknown.length > 0) errors.push(`unknown scenario(s): ${unknown.join(', ')}. Known: ${[...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS].join(', ')}`);
+  if (o.model !== undefined) {
+    const r = resolveModel(o.model);
+    if (!r.ok) errors.push(`--model: ${r.error}`);
+  }
+  return errors;
+}
+
+/** Turns a hardware profile into a suite plan. Throws VALIDATION for options {@link planOptionErrors} refuses. */
+export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
+  const errors = planOptionErrors(o);
+  if (errors.length > 0) throw new KvbenchError('VALIDATION', errors.join('\n'));
+  const trials = o.trials ?? PROFILES[o.profile].defaultTrials;
+  let ids = chosenScenarioIds(o);
   ids = [...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS].filter((id) => ids.includes(id)); // suite order
 
   const engineHasGpuTier = o.engineHasGpuTier ?? ENGINE_HAS_GPU_TIER;

@@ -14,12 +14,13 @@
  * Parsing reads the file system (config file, existence of input files, the cache directory's real path
  * and its parent's permissions) and never writes to it.
  */
-import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
 import { DEFAULT_RUN_OPTIONS, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { loadConfigFile } from './load-config.ts';
+import { resolveRealPath, systemDirectoryOf } from './system-directories.ts';
 
 export interface ParseRunArgsEnv {
   /** Directory that relative command-line paths are resolved against. Default: `process.cwd()`. */
@@ -33,9 +34,6 @@ export type ParseRunArgsResult =
   | { ok: false; errors: string[] }
   /** `--help`/`-h` was given: print `text` and exit successfully. */
   | { ok: 'help'; text: string };
-
-/** The reference refuses these and everything below them as `--cache-dir` (`workload.py`). */
-export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze(['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root']);
 
 const HELP_NAMES = new Set(['-h', '--help']);
 
@@ -182,33 +180,6 @@ export function defaultOutputName(at: Date): string {
 
 // ---------------------------------------------------------------------------------------------
 // File-system checks (read-only)
-
-/**
- * `p` with symlinks resolved as far as it exists (like Python's `Path.resolve()`), the rest appended:
- * a cache directory that does not exist yet still resolves through its existing ancestors.
- */
-export function resolveRealPath(p: string): string {
-  let existing = resolve(p);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync.native(existing), ...rest);
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return resolve(p);
-      rest.unshift(basename(existing));
-      existing = parent;
-    }
-  }
-}
-
-/**
- * The system directory `realPath` is, or is inside, if any. Compares whole path components (a fix: the
- * reference's plain string prefix test also refused e.g. `/devices` and `/rootfs`).
- */
-export function systemDirectoryOf(realPath: string): string | undefined {
-  return SYSTEM_DIRECTORIES.find((d) => realPath === d || realPath.startsWith(d + sep));
-}
 
 function fileSystemErrors(o: Record<string, unknown>): string[] {
   const errors: string[] = [];

@@ -4,10 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
+import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
 import { markRunDirOwner, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
-
-/** Directories a benchmark must never write into (the reference's list). */
-export const SYSTEM_DIRECTORIES = ['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root'];
 
 /** Share of the free space the storage tier may use when no capacity is given (the reference's rule). */
 export const AUTO_CAPACITY_SHARE = 0.95;
@@ -23,9 +21,9 @@ export interface StorageTarget {
   freeBytesAtStart: number;
 }
 
+/** Follows symbolic links: a link to /dev/shm is /dev/shm, whatever its own path says. */
 export function isSystemDirectory(dir: string): boolean {
-  const resolved = path.resolve(dir);
-  return SYSTEM_DIRECTORIES.some((s) => resolved === s || resolved.startsWith(`${s}/`));
+  return systemDirectoryOf(resolveRealPath(dir)) !== undefined;
 }
 
 /**

@@ -246,3 +246,41 @@ describe('kvbench suite --warm-up', () => {
     expect(r.stdout).not.toMatch(/^autoscale .*warm-up/m);
   });
 });
+
+describe('kvbench suite with invalid input', () => {
+  it('refuses a symbolic link to a system directory as --cache-dir, even with --plan, before creating anything', async () => {
+    const tmp = makeTempDir();
+    const link = path.join(tmp, 'innocent-looking');
+    fs.symlinkSync('/dev', link);
+    const name = `kvb-suite-${process.pid}-${Date.now()}`;
+    try {
+      for (const plan of [['--plan'], []]) {
+        const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', ...plan, '--cache-dir', path.join(link, name), '--db', path.join(tmp, 'k.db')], { cwd: tmp });
+        expect(r.code, explain(r)).toBe(1);
+        expect(r.stderr).toContain(`--cache-dir cannot be a system directory: /dev/${name}`);
+        expect(r.stderr).not.toMatch(/Detecting hardware/);
+        expectNoStack(r.stderr);
+        expect(fs.existsSync(path.join('/dev', name)), 'nothing created under /dev').toBe(false);
+        expect(fs.readdirSync(tmp), 'no database').toEqual(['innocent-looking']);
+      }
+    } finally {
+      fs.rmSync(path.join('/dev', name), { recursive: true, force: true }); // only if it got through
+    }
+  });
+
+  it('checks --trials, --scenarios and --model before detecting hardware, creating the cache dir or the database', async () => {
+    const tmp = makeTempDir();
+    const r = await runCli(
+      ['suite', '--profile', 'smoke', '--no-probe', '--plan', '--cache-dir', path.join(tmp, 'c'), '--db', path.join(tmp, 'k.db'), '--trials', '101', '--scenarios', 'bogus', '--model', 'nope'],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr.match(/invalid arguments/g), r.stderr).toHaveLength(1);
+    expect(r.stderr).toContain('--trials must be an integer from 1 to 100, got 101');
+    expect(r.stderr).toContain('unknown scenario(s): bogus');
+    expect(r.stderr).toMatch(/--model: Unknown model 'nope'/);
+    expect(r.stderr).not.toMatch(/Detecting hardware/);
+    expectNoStack(r.stderr);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+});

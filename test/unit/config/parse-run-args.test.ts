@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  SYSTEM_DIRECTORIES,
   defaultOutputName,
   parseRunArgs,
   runHelpText,
   type ParseRunArgsResult,
 } from '../../../src-main/engine/config/parse-run-args.ts';
 import { RUN_FLAGS } from '../../../src-main/engine/config/flags.ts';
+import { SYSTEM_DIRECTORIES } from '../../../src-main/engine/config/system-directories.ts';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 
 let cwd: string;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ENGINE_OVERHEAD_S, planSuite } from '../../../src-main/suite/planner.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ENGINE_OVERHEAD_S, planOptionErrors, planSuite } from '../../../src-main/suite/planner.ts';
 import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
 import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
 import { fakeHardware } from '../store/fixtures.ts';
@@ -126,5 +129,29 @@ describe('planSuite', () => {
   it('rejects unknown scenarios and bad trial counts', () => {
     expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', scenarios: ['nope'] })).toThrow(/unknown scenario\(s\): nope/);
     expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', trials: 0 })).toThrow(/--trials/);
+  });
+
+  it('refuses a system directory as the cache directory, also behind a symbolic link, and names where it leads', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-plan-'));
+    try {
+      const link = path.join(tmp, 'innocent-looking');
+      fs.symlinkSync('/dev', link);
+      for (const cacheDir of ['/etc/kv', path.join(link, 'kv')]) {
+        const errors = planOptionErrors({ profile: 'smoke', cacheDir });
+        expect(errors, cacheDir).toEqual([`--cache-dir cannot be a system directory: ${cacheDir === '/etc/kv' ? '/etc/kv' : '/dev/kv'}`]);
+        expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir })).toThrow(/--cache-dir cannot be a system directory/);
+      }
+      expect(planOptionErrors({ profile: 'smoke', cacheDir: path.join(tmp, 'kv') })).toEqual([]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('reports every bad planning option together, without the hardware', () => {
+    expect(planOptionErrors({ profile: 'smoke', cacheDir: '/mnt/kv', trials: 101, model: 'nope', scenarios: ['cpu-only', 'bogus'] })).toEqual([
+      '--trials must be an integer from 1 to 100, got 101',
+      expect.stringMatching(/^unknown scenario\(s\): bogus\. Known: /),
+      expect.stringMatching(/^--model: Unknown model 'nope'\. Available models: .*tiny-1b/),
+    ]);
   });
 });

@@ -1,0 +1,37 @@
+/**
+ * The directories a benchmark must never write into, and the one test every front end (`kvbench run`,
+ * the suite planner, the engine's own storage target) applies to a cache directory. The test follows
+ * symbolic links: a link to /dev/shm names /dev/shm, whatever the link's own path says.
+ */
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+
+/** The reference refuses these and everything below them as `--cache-dir` (`workload.py`). */
+export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze(['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root']);
+
+/**
+ * `p` with symlinks resolved as far as it exists (like Python's `Path.resolve()`), the rest appended:
+ * a cache directory that does not exist yet still resolves through its existing ancestors.
+ */
+export function resolveRealPath(p: string): string {
+  let existing = resolve(p);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync.native(existing), ...rest);
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return resolve(p);
+      rest.unshift(basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+/**
+ * The system directory `realPath` is, or is inside, if any. Compares whole path components (a fix: the
+ * reference's plain string prefix test also refused e.g. `/devices` and `/rootfs`).
+ */
+export function systemDirectoryOf(realPath: string): string | undefined {
+  return SYSTEM_DIRECTORIES.find((d) => realPath === d || realPath.startsWith(d + sep));
+}
