@@ -110,6 +110,7 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
   const validated = validateRunOptions(merged);
   if (!validated.ok) errors.push(...validated.errors);
   errors.push(...fileSystemErrors(merged));
+  errors.push(...sameOutputFileErrors(merged));
   warnings.push(...runWarnings(merged));
 
   if (errors.length > 0 || !validated.ok) return { ok: false, errors: dedupe(errors) };
@@ -208,6 +209,28 @@ function fileSystemErrors(o: Record<string, unknown>): string[] {
   }
 
   if (o.useBurstTrace === true && typeof o.burstTracePath === 'string') errors.push(...burstTraceErrors(o.burstTracePath));
+  return errors;
+}
+
+/** Files a run writes: two of them on one path would leave only the last written (the results lost). */
+const OUTPUT_FILES = [
+  ['output', '--output'],
+  ['xlsxOutput', '--xlsx-output'],
+  ['ioTraceLog', '--io-trace-log'],
+] as const;
+
+function sameOutputFileErrors(o: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+  const seen = new Map<string, string>();
+  for (const [key, flag] of OUTPUT_FILES) {
+    const p = o[key];
+    if (typeof p !== 'string' || p.length === 0) continue;
+    // Real paths: a symbolic link or a `dir/../` spelling is still the same file.
+    const real = resolveRealPath(p);
+    const earlier = seen.get(real);
+    if (earlier) errors.push(`${earlier} and ${flag} name the same file: ${real}`);
+    else seen.set(real, flag);
+  }
   return errors;
 }
 

@@ -237,6 +237,20 @@ describe('validation through the command line', () => {
     }
   });
 
+  it('refuses --output on the same file as --xlsx-output or --io-trace-log (the results would be overwritten)', () => {
+    const out = join(cwd, 'r.json');
+    expect(errs(['--output', 'r.json', '--xlsx-output', out])).toEqual([`--output and --xlsx-output name the same file: ${out}`]);
+    expect(errs(['--output', out, '--io-trace-log', `${cwd}/sub/../r.json`])).toEqual([`--output and --io-trace-log name the same file: ${out}`]);
+    const link = join(cwd, 'link-dir');
+    symlinkSync(cwd, link);
+    try {
+      expect(errs(['--output', out, '--xlsx-output', join(link, 'r.json')])).toEqual([`--output and --xlsx-output name the same file: ${out}`]);
+    } finally {
+      rmSync(link);
+    }
+    expect(ok(['--output', out, '--xlsx-output', join(cwd, 'r.xlsx'), '--io-trace-log', join(cwd, 'trace.csv')]).xlsxOutput).toBe(join(cwd, 'r.xlsx'));
+  });
+
   it('existing input files are accepted', () => {
     const f = join(cwd, 'sharegpt.json');
     writeFileSync(f, '[]');
