@@ -63,6 +63,8 @@ export const useHistoryStore = defineStore('history', () => {
 
   async function load(): Promise<void> {
     const mine = ++seq;
+    // A change reported from here on may be missing from this load's answer: onEvent marks it.
+    stale = false;
     loading.value = true;
     const [r] = await Promise.all([
       api().call('history.list', { selection: selectionOf(filters), sort: { ...sort }, limit: PAGE_SIZE, offset: page.value * PAGE_SIZE }),
@@ -72,7 +74,6 @@ export const useHistoryStore = defineStore('history', () => {
     if (mine !== seq) return;
     loading.value = false;
     loaded.value = true;
-    stale = false;
     if (r.ok) {
       trials.value = r.value.trials;
       total.value = r.value.total;
@@ -83,6 +84,7 @@ export const useHistoryStore = defineStore('history', () => {
     } else {
       error.value = r.error;
     }
+    if (stale) await load();
   }
 
   function setSort(key: string): void {
@@ -126,14 +128,10 @@ export const useHistoryStore = defineStore('history', () => {
   function onEvent(e: AppEvent): void {
     if (e.type !== 'history.changed') return;
     if (!loaded.value) return;
-    // Coalesce bursts (a suite finishes many trials): one reload at a time.
-    if (loading.value) {
-      stale = true;
-      return;
-    }
-    void load().then(() => {
-      if (stale) void load();
-    });
+    // Coalesce bursts (a suite finishes many trials): one reload at a time, and one more after it
+    // for whatever changed while it ran.
+    if (loading.value) stale = true;
+    else void load();
   }
 
   return { filters, sort, page, trials, total, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };

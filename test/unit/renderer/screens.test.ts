@@ -6,13 +6,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../../src-renderer/App.vue';
 import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
+import { useHistoryStore } from '../../../src-renderer/stores/history.ts';
 import CompareView from '../../../src-renderer/views/CompareView.vue';
 import EndpointView from '../../../src-renderer/views/EndpointView.vue';
 import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import SettingsView from '../../../src-renderer/views/SettingsView.vue';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
+import type { ResponseOf, SuiteRecordData } from '../../../src-shared/ipc/contract.ts';
 import { endpointComparison, endpointDetail, endpointList, endpointRow } from './endpoint-fixtures.ts';
 import { SETTINGS, appInfo, report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
@@ -40,6 +41,21 @@ const facets = (n: number): ResponseOf<'history.facets'> => ({
   scenarioIds: ['storage-only'],
   models: ['tiny-1b'],
   trialCount: n,
+});
+
+const suite = (status: SuiteRecordData['status'], id = 7): SuiteRecordData => ({
+  id,
+  systemId: 'sys-1',
+  driveId: null,
+  profile: 'quick',
+  label: null,
+  status,
+  source: 'suite',
+  cacheDir: '/mnt/nvme/kv',
+  createdAt: '2026-11-02T10:00:00.000Z',
+  finishedAt: null,
+  kvbenchVersion: '0.1.0',
+  trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 0 },
 });
 
 describe('history', () => {
@@ -104,6 +120,31 @@ describe('history', () => {
     await flush();
     expect(fake.callsOf('trials.delete')).toEqual([{ ids: [2] }]);
     expect(rows()).toHaveLength(2);
+  });
+
+  it('loads once more when the history changes while a load runs, so the last change is shown', async () => {
+    let status: 'running' | 'finished' = 'running';
+    const answers: (() => void)[] = [];
+    const fake = installFakeApi({
+      'history.list': () => new Promise((resolve) => answers.push(() => resolve({ trials: [trial(1)], total: 1 }))),
+      'history.facets': () => facets(1),
+      'suites.list': () => [suite(status)],
+    });
+    const h = useHistoryStore();
+    const first = h.load();
+    answers.shift()!();
+    await first;
+    h.onEvent({ type: 'history.changed', reason: 'trial 1 finished' });
+    await flush();
+    status = 'finished'; // the suite finishes just after that load read the list ...
+    h.onEvent({ type: 'history.changed', reason: 'suite 7 finished' }); // ... and says so while it runs
+    answers.shift()!();
+    await flush();
+    expect(fake.callsOf('history.list')).toHaveLength(3);
+    answers.shift()!();
+    await flush();
+    expect(h.suites[0].status).toBe('finished');
+    expect(h.loading).toBe(false);
   });
 
   it('shows a load error with a retry', async () => {
