@@ -168,6 +168,8 @@ function convert(spec: FlagSpec, raw: string): Converted {
     if (!Number.isFinite(v)) return { ok: false, error: `argument ${spec.flag}: invalid float value: '${raw}'` };
     return { ok: true, value: v };
   }
+  // An empty path would resolve to the current directory: `--cache-dir ""` would quietly make it the storage tier.
+  if (spec.kind === 'path' && raw === '') return { ok: false, error: `${spec.flag} must not be empty` };
   // Choices are checked by the schema, with argparse's "invalid choice" text.
   return { ok: true, value: raw };
 }

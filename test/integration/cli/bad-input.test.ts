@@ -139,6 +139,16 @@ describe('kvbench run with invalid input', () => {
     expect(fs.readdirSync(output)).toEqual([]);
   });
 
+  it('refuses an empty --cache-dir instead of using the current directory as the storage tier', async () => {
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli(validRunArgs('', output), { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain('--cache-dir must not be empty');
+    expect(r.stdout).toBe('');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
   it('refuses --prefill-only together with --decode-only', async () => {
     const tmp = makeTempDir();
     const cacheDir = path.join(tmp, 'not-yet-created');

@@ -251,6 +251,13 @@ describe('validation through the command line', () => {
     expect(ok(['--output', out, '--xlsx-output', join(cwd, 'r.xlsx'), '--io-trace-log', join(cwd, 'trace.csv')]).xlsxOutput).toBe(join(cwd, 'r.xlsx'));
   });
 
+  it('refuses an empty path instead of resolving it to the current directory', () => {
+    for (const flag of ['--cache-dir', '--output', '--dataset-path', '--io-trace-log', '--xlsx-output', '--config']) {
+      expect(errs([flag, '']), flag).toEqual([`${flag} must not be empty`]);
+      expect(errs([`${flag}=`]), flag).toEqual([`${flag} must not be empty`]);
+    }
+  });
+
   it('existing input files are accepted', () => {
     const f = join(cwd, 'sharegpt.json');
     writeFileSync(f, '[]');
