@@ -75,6 +75,13 @@ export const useHistoryStore = defineStore('history', () => {
     loading.value = false;
     loaded.value = true;
     if (r.ok) {
+      const lastPage = Math.max(0, Math.ceil(r.value.total / PAGE_SIZE) - 1);
+      if (page.value > lastPage) {
+        // Deleting (here or elsewhere) emptied this page: show the last one that has rows.
+        page.value = lastPage;
+        await load();
+        return;
+      }
       trials.value = r.value.trials;
       total.value = r.value.total;
       error.value = null;

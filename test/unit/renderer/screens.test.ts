@@ -147,6 +147,32 @@ describe('history', () => {
     expect(h.loading).toBe(false);
   });
 
+  it('goes back to the last page that has rows when deleting emptied the last one', async () => {
+    let trials = Array.from({ length: 51 }, (_, i) => trial(i + 1));
+    const fake = installFakeApi({
+      'history.list': (r) => ({ trials: trials.slice(r.offset ?? 0, (r.offset ?? 0) + (r.limit ?? 50)), total: trials.length }),
+      'history.facets': () => facets(trials.length),
+      'suites.list': () => [],
+      'trials.delete': (r) => {
+        trials = trials.filter((t) => !r.ids.includes(t.id));
+        return { deleted: r.ids.length };
+      },
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.findAll('.pager button').find((b) => b.text() === 'Next')!.trigger('click');
+    await flush();
+    expect(w.get('.pager').text()).toContain('51–51 of 51');
+    await w.get('[data-test=history-table] tbody tr input[type=checkbox]').setValue(true);
+    await w.get('[data-test=delete-selected]').trigger('click');
+    await flush();
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(fake.callsOf('history.list').at(-1)).toMatchObject({ offset: 0 });
+    expect(w.get('.pager').text()).toContain('1–50 of 50');
+    expect(w.findAll('[data-test=history-table] tbody tr')).toHaveLength(50);
+  });
+
   it('shows a load error with a retry', async () => {
     let fail = true;
     installFakeApi({
