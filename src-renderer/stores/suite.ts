@@ -20,7 +20,8 @@ export interface TrialRow {
   label: string;
   trialIndex: number;
   trialsPerScenario: number;
-  status: 'queued' | TrialRowStatus;
+  /** 'not-run': the suite ended (cancelled) before this trial started; nothing of it is stored. */
+  status: 'queued' | 'not-run' | TrialRowStatus;
   trialId: number | null;
   wallMs: number | null;
   tokPerS: number | null;
@@ -160,7 +161,7 @@ export const useSuiteStore = defineStore('suite', () => {
   const starting = ref(false);
 
   const running = computed(() => phase.value === 'preparing' || phase.value === 'running');
-  const doneCount = computed(() => rows.value.filter((r) => r.status !== 'queued' && r.status !== 'running').length);
+  const doneCount = computed(() => rows.value.filter((r) => r.status !== 'queued' && r.status !== 'running' && r.status !== 'not-run').length);
   const currentRow = computed(() => rows.value.find((r) => r.key === currentKey.value) ?? null);
 
   function planRequest(): PlanRequest {
@@ -392,7 +393,11 @@ export const useSuiteStore = defineStore('suite', () => {
         counts.value = { ...e.counts };
         finishedWallMs.value = e.wallMs;
         currentKey.value = null;
-        for (const r of rows.value) if (r.status === 'queued' || r.status === 'running') r.status = 'aborted';
+        // A trial still shown running was stopped (its finish event was missed); a queued one never ran.
+        for (const r of rows.value) {
+          if (r.status === 'running') r.status = 'aborted';
+          else if (r.status === 'queued') r.status = 'not-run';
+        }
         return;
       case 'suite.failed':
         phase.value = 'failed';

@@ -218,6 +218,34 @@ describe('run step', () => {
     expect(suite.step).toBe('report');
   });
 
+  it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {
+    installFakeApi({});
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    suite.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'cancelled by the user', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 0, aborted: 1 }, wallMs: 9000 });
+    await flush();
+    expect(w.get('[data-test=trials-done]').text()).toBe('2 / 4');
+    expect(w.get('[data-test=overall-bar]').attributes('aria-valuenow')).toBe('50');
+    expect(w.get('[data-test=overall-bar]').classes()).toContain('warn');
+    expect(w.get('[data-test=overall-bar]').classes()).not.toContain('ok');
+    const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
+    expect(rows[1]).toContain('aborted');
+    expect(rows[2]).toContain('not run');
+    expect(rows[3]).toContain('not run');
+    expect(w.text()).toContain('Suite 7 was cancelled: 1 complete, 0 partial, 0 failed, 1 aborted, 2 not run.');
+
+    // A suite that finished cleanly has the green bar.
+    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
+    await flush();
+    expect(w.get('[data-test=overall-bar]').classes()).toContain('ok');
+  });
+
   it('charts a trial with a warm-up on one time axis: the measured window carries on where the warm-up ended', () => {
     const suite = useSuiteStore();
     suite.runPlan = plan();
