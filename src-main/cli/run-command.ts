@@ -8,6 +8,7 @@ import { writeResultsXlsx } from '../engine/report/xlsx-export.ts';
 import { runParameters } from '../engine/report/run-parameters.ts';
 import { startEngine } from '../host/engine-host.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
+import { shownAtLogLevel } from './log-level.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
@@ -45,8 +46,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench run: invalid arguments:\n  ${parsed.errors.join('\n  ')}\n`);
     return EXIT_FAILED;
   }
-  for (const w of parsed.warnings) process.stderr.write(`warning: ${w}\n`);
   const options = parsed.options;
+  if (shownAtLogLevel('warn', options.logLevel)) for (const w of parsed.warnings) process.stderr.write(`warning: ${w}\n`);
   const outputErrors = (await Promise.all([checkOutputWritable(options.output), checkOutputWritable(options.xlsxOutput)])).filter(
     (e): e is string => e !== null,
   );
@@ -76,8 +77,7 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
     uvThreadpoolSize: options.ioDepth + UV_THREADS_FOR_METADATA,
     onProgress: (p: ProgressEvent) => line.update(p),
     onLog: (level, message) => {
-      if (level === 'debug' && options.logLevel !== 'DEBUG') return;
-      line.log(`${level}: ${message}`);
+      if (shownAtLogLevel(level, options.logLevel)) line.log(`${level}: ${message}`);
     },
   });
   const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {

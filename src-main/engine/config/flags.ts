@@ -46,7 +46,7 @@ function spec(s: Omit<FlagSpec, 'aliases' | 'origin'> & Partial<Pick<FlagSpec, '
 }
 
 export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
-  spec({ flag: '--log-level', key: 'logLevel', kind: 'choice', choices: LOG_LEVELS, metavar: 'LEVEL', help: 'logging level' }),
+  spec({ flag: '--log-level', key: 'logLevel', kind: 'choice', choices: LOG_LEVELS, metavar: 'LEVEL', help: 'console messages below this level are not printed (errors and the results always are)' }),
   spec({ flag: '--model', key: 'model', kind: 'string', metavar: 'NAME', help: 'model whose KV-cache geometry sizes every entry (built in, or added by --config)' }),
   spec({ flag: '--num-users', key: 'numUsers', aliases: ['--users'], kind: 'int', metavar: 'N', unit: 'users', help: 'concurrent simulated users (1..100000)' }),
   spec({ flag: '--duration', key: 'duration', kind: 'int', metavar: 'S', unit: 's', help: 'benchmark duration (1..86400)' }),
