@@ -45,6 +45,8 @@ interface FakeContext extends CUcontext {
 interface FakeStream extends CUstream {
   device: number;
   destroyed: boolean;
+  /** Async copies queued on it since its last synchronisation (a real copy may still be running). */
+  queued: number;
 }
 
 const DEVICE_SPACING = 2 ** 36;
@@ -78,6 +80,7 @@ export class FakeCudaDriver implements CudaDriver {
   /** Highest total of allocated bytes seen. */
   peakAllocatedBytes = 0;
   #copies = 0;
+  readonly #streams: FakeStream[] = [];
 
   constructor(opts: { devices: FakeDeviceSpec[]; driverVersion?: number; shareable?: boolean; attach?: SharedState }) {
     if (opts.attach) {
@@ -103,6 +106,11 @@ export class FakeCudaDriver implements CudaDriver {
     let n = 0;
     for (const a of this.allocations.values()) if (device === undefined || a.device === device) n += a.bytes;
     return n;
+  }
+
+  /** Async copies queued on some stream and not yet waited for: DMA a real GPU could still be doing. */
+  unsynchronisedCopies(): number {
+    return this.#streams.reduce((n, s) => n + s.queued, 0);
   }
 
   callCount(fn: string): number {
@@ -269,19 +277,27 @@ export class FakeCudaDriver implements CudaDriver {
   cuMemcpyHtoDAsync(dst: CUdeviceptr, src: Uint8Array, stream: CUstream): void {
     this.#enter('cuMemcpyHtoDAsync');
     this.#copyCheck('cuMemcpyHtoDAsync', dst, src.byteLength, stream).set(src);
+    (stream as FakeStream).queued++;
   }
   cuMemcpyDtoHAsync(dst: Uint8Array, src: CUdeviceptr, stream: CUstream): void {
     this.#enter('cuMemcpyDtoHAsync');
     dst.set(this.#copyCheck('cuMemcpyDtoHAsync', src, dst.byteLength, stream));
+    (stream as FakeStream).queued++;
   }
   cuStreamCreate(flags: number): CUstream {
     this.#enter('cuStreamCreate');
     void flags;
-    return { device: this.#needContext('cuStreamCreate').device, destroyed: false } as FakeStream;
+    const s = { device: this.#needContext('cuStreamCreate').device, destroyed: false, queued: 0 } as FakeStream;
+    this.#streams.push(s);
+    return s;
   }
   cuStreamSynchronize(stream: CUstream): void {
+    const s = stream as FakeStream;
+    // Waited for even when it reports an error (an injected one too): the call returns only once
+    // the stream is idle, whatever the copies' outcome.
+    if (!s.destroyed) s.queued = 0;
     this.#enter('cuStreamSynchronize');
-    if ((stream as FakeStream).destroyed) throw new CudaError('cuStreamSynchronize', CUDA_ERROR_INVALID_HANDLE);
+    if (s.destroyed) throw new CudaError('cuStreamSynchronize', CUDA_ERROR_INVALID_HANDLE);
   }
   cuStreamDestroy(stream: CUstream): void {
     this.#enter('cuStreamDestroy');

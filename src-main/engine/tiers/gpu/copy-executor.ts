@@ -40,27 +40,44 @@ export class CopyExecutor {
     }
   }
 
-  /** Copies every segment, then waits for them all; returns the nanoseconds that took. */
+  /**
+   * Copies every segment, then waits for them all; returns the nanoseconds that took. On an error
+   * it still waits for every stream it queued a copy on before throwing the first error: the
+   * caller frees the host slot and device extents next, and DMA must not still be using them.
+   */
   run(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): number {
     if (this.#closed) throw new Error('copy executor is closed');
-    // Another user of this thread (the tier's arena, inline) may have switched contexts since.
-    this.#current = null;
-    const used = new Set<number>();
-    const startNs = process.hrtime.bigint();
     for (const s of segments) {
       if (s.hostOffset < 0 || s.bytes <= 0 || s.hostOffset + s.bytes > host.byteLength) {
         throw new RangeError(`copy segment [${s.hostOffset}, +${s.bytes}) lies outside the ${host.byteLength}-byte host buffer`);
       }
-      const stream = this.#select(s.device);
-      const view = host.subarray(s.hostOffset, s.hostOffset + s.bytes);
-      if (direction === 'htod') this.#driver.cuMemcpyHtoDAsync(s.dptr, view, stream);
-      else this.#driver.cuMemcpyDtoHAsync(view, s.dptr, stream);
-      used.add(s.device);
     }
-    for (const device of used) {
-      this.#select(device);
-      this.#driver.cuStreamSynchronize(this.#streams.get(device)!);
+    // Another user of this thread (the tier's arena, inline) may have switched contexts since.
+    this.#current = null;
+    const issued = new Set<number>();
+    let failure: { err: unknown } | null = null;
+    const startNs = process.hrtime.bigint();
+    try {
+      for (const s of segments) {
+        const stream = this.#select(s.device);
+        // Before the call: a failed call may still leave earlier copies of this run on the stream.
+        issued.add(s.device);
+        const view = host.subarray(s.hostOffset, s.hostOffset + s.bytes);
+        if (direction === 'htod') this.#driver.cuMemcpyHtoDAsync(s.dptr, view, stream);
+        else this.#driver.cuMemcpyDtoHAsync(view, s.dptr, stream);
+      }
+    } catch (err) {
+      failure = { err };
     }
+    for (const device of issued) {
+      try {
+        this.#select(device);
+        this.#driver.cuStreamSynchronize(this.#streams.get(device)!);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+    if (failure !== null) throw failure.err;
     return Number(process.hrtime.bigint() - startNs);
   }
 
