@@ -1,4 +1,5 @@
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
 import type { RunOptions } from '../../src-shared/domain/run-options.ts';
@@ -37,7 +38,7 @@ async function checkOutputWritable(file: string | null): Promise<string | null> 
 
 /** `kvbench run`: parse and validate, run the engine in its own process, write the results. */
 export async function runCommand(argv: string[]): Promise<number> {
-  const parsed = parseRunArgs(argv);
+  const parsed = parseRunArgs(argv, { runsHere: { totalMemoryBytes: os.totalmem() } });
   if (parsed.ok === 'help') {
     process.stdout.write(parsed.text);
     return EXIT_OK;

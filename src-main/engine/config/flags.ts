@@ -85,7 +85,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--prefill-only', key: 'prefillOnly', kind: 'bool', help: 'disaggregated prefill node: writes only (excludes --decode-only)' }),
   spec({ flag: '--decode-only', key: 'decodeOnly', kind: 'bool', help: 'disaggregated decode node: reads of pre-populated entries (excludes --prefill-only)' }),
   spec({ flag: '--io-trace-log', key: 'ioTraceLog', kind: 'path', metavar: 'FILE', help: 'trace-only mode: no I/O; log every logical I/O to this CSV', defaultNote: 'none' }),
-  spec({ flag: '--enable-latency-tracing', key: 'enableLatencyTracing', kind: 'bool', help: 'bpftrace device-latency tracing (needs root and bpftrace)' }),
+  spec({ flag: '--enable-latency-tracing', key: 'enableLatencyTracing', kind: 'bool', help: "the reference's bpftrace device-latency tracing: not implemented in kvbench, so the flag is refused" }),
   // kvbench additions
   spec({ flag: '--io-chunk-mib', key: 'ioChunkMib', kind: 'int', metavar: 'MIB', unit: 'MiB', help: `size of one storage I/O request (1..${MAX_IO_CHUNK_MIB})`, origin: 'kvbench' }),
   spec({ flag: '--io-depth', key: 'ioDepth', kind: 'int', metavar: 'N', unit: 'I/Os', help: `storage I/O requests in flight (1..${MAX_IO_DEPTH})`, origin: 'kvbench' }),

@@ -27,6 +27,13 @@ export interface ParseRunArgsEnv {
   readonly cwd?: string;
   /** Clock for the default `--output` name. Default: the current time. */
   readonly now?: () => Date;
+  /**
+   * The machine the run is about to execute on (`kvbench run`), for the checks that only hold there:
+   * the CPU tier fits in its RAM, and no feature kvbench lacks is asked for. Absent when the flags
+   * describe a run made elsewhere (`kvbench import --run-flags`): that run happened, whatever this
+   * machine or this build could do.
+   */
+  readonly runsHere?: { readonly totalMemoryBytes: number };
 }
 
 export type ParseRunArgsResult =
@@ -111,6 +118,7 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
   if (!validated.ok) errors.push(...validated.errors);
   errors.push(...fileSystemErrors(merged));
   errors.push(...sameOutputFileErrors(merged));
+  if (env.runsHere) errors.push(...runsHereErrors(merged));
   warnings.push(...runWarnings(merged));
 
   if (errors.length > 0 || !validated.ok) return { ok: false, errors: dedupe(errors) };
@@ -211,6 +219,15 @@ function fileSystemErrors(o: Record<string, unknown>): string[] {
   }
 
   if (o.useBurstTrace === true && typeof o.burstTracePath === 'string') errors.push(...burstTraceErrors(o.burstTracePath));
+  return errors;
+}
+
+/** What this machine and this build cannot run: refused here with the other problems, before anything starts. */
+function runsHereErrors(o: Record<string, unknown>): string[] {
+  const errors: string[] = [];
+  if (o.enableLatencyTracing === true) {
+    errors.push("--enable-latency-tracing (the reference's bpftrace device-latency tracing) is not implemented in kvbench; run without it");
+  }
   return errors;
 }
 

@@ -149,6 +149,17 @@ describe('kvbench run with invalid input', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
+  it('refuses --enable-latency-tracing with the other problems, before the engine starts', async () => {
+    const tmp = makeTempDir();
+    const cacheDir = path.join(tmp, 'not-yet-created');
+    const r = await runCli([...validRunArgs(cacheDir, path.join(tmp, 'results.json')), '--enable-latency-tracing', '--num-users', '0'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr.match(/invalid arguments/g), r.stderr).toHaveLength(1);
+    expect(r.stderr).toContain('--num-users must be positive');
+    expect(r.stderr).toMatch(/--enable-latency-tracing .* is not implemented in kvbench/);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
   it('refuses --prefill-only together with --decode-only', async () => {
     const tmp = makeTempDir();
     const cacheDir = path.join(tmp, 'not-yet-created');

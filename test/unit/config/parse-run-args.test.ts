@@ -258,6 +258,12 @@ describe('validation through the command line', () => {
     }
   });
 
+  it('--enable-latency-tracing is refused for a run here, but still describes a run made elsewhere (import)', () => {
+    const here = parseRunArgs(['--enable-latency-tracing', '--cpu-mem-gb', '0'], { ...env(), runsHere: { totalMemoryBytes: 64 * 1024 ** 3 } });
+    expect(here).toEqual({ ok: false, errors: [expect.stringMatching(/^--enable-latency-tracing .* is not implemented in kvbench/)] });
+    expect(ok(['--enable-latency-tracing']).enableLatencyTracing).toBe(true);
+  });
+
   it('existing input files are accepted', () => {
     const f = join(cwd, 'sharegpt.json');
     writeFileSync(f, '[]');
