@@ -53,7 +53,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--gpu-mem-gb', key: 'gpuMemGb', kind: 'float', metavar: 'GIB', unit: 'GiB per GPU', help: 'GPU tier budget per GPU; the tier is --num-gpus × this; 0 disables it' }),
   spec({ flag: '--num-gpus', key: 'numGpus', kind: 'int', metavar: 'N', unit: 'GPUs', help: 'GPUs in the tensor-parallel group' }),
   spec({ flag: '--tensor-parallel', key: 'tensorParallel', kind: 'int', metavar: 'TP', help: 'tensor-parallel degree: each entry is 1/TP of its bytes (1 <= TP <= --num-gpus)' }),
-  spec({ flag: '--cpu-mem-gb', key: 'cpuMemGb', aliases: ['--cpu-memory-gb'], kind: 'float', metavar: 'GIB', unit: 'GiB', help: 'CPU tier budget; 0 disables the CPU tier' }),
+  spec({ flag: '--cpu-mem-gb', key: 'cpuMemGb', aliases: ['--cpu-memory-gb'], kind: 'float', metavar: 'GIB', unit: 'GiB', help: "CPU tier budget, held as real bytes in RAM: must fit in this machine's memory less 2 GiB, so below about 34 GiB of RAM pass a smaller value; 0 disables the CPU tier" }),
   spec({ flag: '--cache-dir', key: 'cacheDir', kind: 'path', metavar: 'DIR', help: 'storage tier directory (system directories are refused)', defaultNote: 'a new temporary directory' }),
   spec({ flag: '--generation-mode', key: 'generationMode', kind: 'choice', choices: GENERATION_MODES, metavar: 'MODE', help: 'simulated GPU time per generated token: none 0, fast 2 ms, realistic 30 ms' }),
   spec({ flag: '--performance-profile', key: 'performanceProfile', kind: 'choice', choices: PERFORMANCE_PROFILES, metavar: 'PROFILE', help: 'which pass/fail criteria apply (a tool feature, not an MLPerf rule)' }),

@@ -1,9 +1,10 @@
 // What the CLI does with input it must refuse: one message listing every problem, a non-zero exit,
 // and nothing written anywhere (no results file, no cache directory, no run directory).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
 
 afterEach(removeTempDirs);
 
@@ -157,6 +158,18 @@ describe('kvbench run with invalid input', () => {
     expect(r.stderr.match(/invalid arguments/g), r.stderr).toHaveLength(1);
     expect(r.stderr).toContain('--num-users must be positive');
     expect(r.stderr).toMatch(/--enable-latency-tracing .* is not implemented in kvbench/);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
+  it('refuses a --cpu-mem-gb larger than this machine\'s RAM with the other problems, before the engine starts', async () => {
+    const tmp = makeTempDir();
+    const tooMuch = String(Math.ceil(os.totalmem() / GIB) + 1);
+    const args = validRunArgs(path.join(tmp, 'not-yet-created'), path.join(tmp, 'results.json')).map((a, i, all) => (all[i - 1] === '--cpu-mem-gb' ? tooMuch : a));
+    const r = await runCli([...args, '--num-users', '0'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr.match(/invalid arguments/g), r.stderr).toHaveLength(1);
+    expect(r.stderr).toContain('--num-users must be positive');
+    expect(r.stderr).toContain(`--cpu-mem-gb ${tooMuch} is more than this machine can hold: the CPU tier keeps real bytes in RAM`);
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 

@@ -264,6 +264,19 @@ describe('validation through the command line', () => {
     expect(ok(['--enable-latency-tracing']).enableLatencyTracing).toBe(true);
   });
 
+  it('--cpu-mem-gb, the default 32 too, must fit in the RAM of the machine the run executes on (not in trace-only mode)', () => {
+    const GIB = 1024 ** 3;
+    const small = { ...env(), runsHere: { totalMemoryBytes: 16 * GIB } };
+    expect(parseRunArgs([], small)).toEqual({
+      ok: false,
+      errors: ['--cpu-mem-gb 32 is more than this machine can hold: the CPU tier keeps real bytes in RAM, and 16.0 GiB is installed (use at most 14.0)'],
+    });
+    expect(parseRunArgs(['--cpu-mem-gb', '14'], small).ok).toBe(true);
+    expect(parseRunArgs(['--io-trace-log', join(cwd, 'trace.csv')], small).ok).toBe(true);
+    // Describing a run made elsewhere (import --run-flags): this machine's RAM does not matter.
+    expect(ok(['--cpu-mem-gb', '1000']).cpuMemGb).toBe(1000);
+  });
+
   it('existing input files are accepted', () => {
     const f = join(cwd, 'sharegpt.json');
     writeFileSync(f, '[]');
