@@ -90,11 +90,12 @@ export function rowsFromPlan(plan: SuitePlan): TrialRow[] {
 
 /**
  * Seconds left: the estimate of every trial not yet finished (less what the current one has run),
- * scaled by how the finished trials compared with their estimates.
+ * plus `unseenS` for trials the page has no row for yet (a resumed suite's rows appear as its
+ * trials start), scaled by how the finished trials compared with their estimates.
  */
-export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number): number | null {
-  if (rows.length === 0) return null;
-  let remaining = 0;
+export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number, unseenS = 0): number | null {
+  if (rows.length === 0 && unseenS === 0) return null;
+  let remaining = unseenS;
   let estDone = 0;
   let actualDone = 0;
   for (const r of rows) {
@@ -107,6 +108,22 @@ export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null,
   }
   const factor = estDone > 0 ? Math.min(3, Math.max(0.5, actualDone / estDone)) : 1;
   return remaining * factor;
+}
+
+/**
+ * How many of the events that arrived during a status request the snapshot already holds: the
+ * longest start of `arrived` that is also the end of `snapshot` (both are the backend's emission
+ * order, and the snapshot thins only its oldest progress events).
+ */
+export function overlap(snapshot: readonly AppEvent[], arrived: readonly AppEvent[]): number {
+  const s = snapshot.map((e) => JSON.stringify(e));
+  const a = arrived.map((e) => JSON.stringify(e));
+  for (let k = Math.min(s.length, a.length); k > 0; k--) {
+    let same = true;
+    for (let i = 0; i < k && same; i++) same = s[s.length - k + i] === a[i];
+    if (same) return k;
+  }
+  return 0;
 }
 
 export const useSuiteStore = defineStore('suite', () => {
@@ -163,6 +180,8 @@ export const useSuiteStore = defineStore('suite', () => {
   const running = computed(() => phase.value === 'preparing' || phase.value === 'running');
   const doneCount = computed(() => rows.value.filter((r) => r.status !== 'queued' && r.status !== 'running' && r.status !== 'not-run').length);
   const currentRow = computed(() => rows.value.find((r) => r.key === currentKey.value) ?? null);
+  /** The estimate of the trials still without a row: those of a resumed suite that have not started. */
+  const unseenEstimateS = computed(() => (rows.value.length < total.value ? Math.max(0, estimatedSeconds.value - rows.value.reduce((sum, r) => sum + r.estimatedS, 0)) : 0));
 
   function planRequest(): PlanRequest {
     return {
@@ -258,24 +277,47 @@ export const useSuiteStore = defineStore('suite', () => {
     if (!r.ok) runError.value = r.error;
   }
 
-  /** Attaches to a suite the backend is running (after a reload, or from another window). */
-  async function attach(): Promise<void> {
-    const r = await api().call('suite.status', {});
-    if (!r.ok || r.value.state === 'idle') {
-      if (r.ok && running.value) {
-        // It ended while this page was not listening: the report has the outcome.
-        phase.value = 'finished';
+  // attach() rebuilds the run from a snapshot; events arriving meanwhile wait in `buffer` and are
+  // applied after it, less those the snapshot already holds.
+  let buffer: AppEvent[] | null = null;
+  let attaching: Promise<void> | null = null;
+  /** A suite started while this page had no plan for it: attach once more to fetch the plan. */
+  let planWanted = false;
+
+  /** Attaches to a suite the backend is running (after a reload, from another window, after Resume). */
+  function attach(): Promise<void> {
+    attaching ??= attachOnce().finally(() => {
+      attaching = null;
+      if (planWanted && !runPlan.value) {
+        planWanted = false;
+        void attach();
       }
+    });
+    return attaching;
+  }
+
+  async function attachOnce(): Promise<void> {
+    buffer = [];
+    const r = await api().call('suite.status', {});
+    const arrived = buffer;
+    buffer = null;
+    if (!r.ok || r.value.state === 'idle') {
+      // It ended while this page was not listening: the report has the outcome.
+      if (r.ok && running.value) phase.value = 'finished';
+      for (const e of arrived) apply(e);
       return;
     }
     const s = r.value;
+    const snapshot = s.events as unknown as AppEvent[];
     resetRun();
     runPlan.value = s.plan;
     if (s.request) cacheDir.value = s.request.cacheDir;
     phase.value = s.state === 'preparing' ? 'preparing' : 'running';
     suiteId.value = s.suiteId;
-    for (const e of s.events) handleEvent(e as unknown as AppEvent);
-    step.value = 'run';
+    for (const e of snapshot) apply(e);
+    planWanted = false; // the snapshot's own suite.started asks for nothing: its plan is the one there is
+    for (const e of arrived.slice(overlap(snapshot, arrived))) apply(e);
+    if (step.value !== 'report') step.value = 'run';
   }
 
   // Each phase's clock starts at its own zero (warm-up → measured window, preconditioning → running):
@@ -328,6 +370,19 @@ export const useSuiteStore = defineStore('suite', () => {
   }
 
   function handleEvent(e: AppEvent): void {
+    if (!e.type.startsWith('suite.')) return;
+    if (buffer) {
+      buffer.push(e);
+      return;
+    }
+    apply(e);
+    if (planWanted && !attaching) {
+      planWanted = false;
+      void attach();
+    }
+  }
+
+  function apply(e: AppEvent): void {
     switch (e.type) {
       case 'suite.preparationProgressed':
         if (phase.value === 'idle' || phase.value === 'preparing' || phase.value === 'finished' || phase.value === 'cancelled' || phase.value === 'failed') {
@@ -344,6 +399,8 @@ export const useSuiteStore = defineStore('suite', () => {
         startedAtMs.value = Date.now();
         preparation.value = null;
         if (!e.resumed && runPlan.value && rows.value.length === 0) rows.value = rowsFromPlan(runPlan.value);
+        // Started elsewhere (Resume, another tab) or before this page had the plan: suite.status has it.
+        if (!runPlan.value) planWanted = true;
         if (step.value !== 'report') step.value = 'run';
         return;
       case 'suite.trialStarted': {
@@ -443,6 +500,7 @@ export const useSuiteStore = defineStore('suite', () => {
     starting,
     running,
     doneCount,
+    unseenEstimateS,
     planRequest,
     detect,
     replan,

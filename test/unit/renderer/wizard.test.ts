@@ -10,6 +10,8 @@ import LineChart from '../../../src-renderer/components/LineChart.vue';
 import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
 import { etaSeconds, rowsFromPlan, useSuiteStore } from '../../../src-renderer/stores/suite.ts';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
+import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
+import type { AppEvent } from '../../../src-shared/ipc/events.ts';
 import { appInfo, hardware, plan } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
@@ -244,6 +246,47 @@ describe('run step', () => {
     suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
     await flush();
     expect(w.get('[data-test=overall-bar]').classes()).toContain('ok');
+  });
+
+  it('fetches the plan of a suite started elsewhere (another tab), keeping the events that arrive meanwhile', async () => {
+    let answer!: (v: ResponseOf<'suite.status'>) => void;
+    const fake = installFakeApi({ 'suite.status': () => new Promise((resolve) => (answer = resolve)) });
+    const suite = useSuiteStore();
+    const w = mountIt(RunStep);
+    const prep: AppEvent = { type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' };
+    const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 };
+    const t0: AppEvent = { type: 'suite.trialStarted', enginePid: 123, ...ref(0) };
+    const f0: AppEvent = { type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5500, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) };
+    const t1: AppEvent = { type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) };
+    suite.handleEvent(prep);
+    suite.handleEvent(started);
+    expect(fake.callsOf('suite.status')).toHaveLength(1);
+    // While the status request is on its way the suite goes on; the snapshot is taken after f0.
+    for (const e of [t0, f0, t1]) suite.handleEvent(e);
+    answer({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [prep, started, t0, f0] as unknown as Record<string, unknown>[] });
+    await flush();
+    expect(w.get('[data-test=trials-done]').text()).toBe('1 / 4');
+    expect(suite.counts.complete).toBe(1); // f0 applied once, though it came both ways
+    const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
+    expect(rows).toHaveLength(4);
+    expect(rows[1]).toContain('running'); // t1, which only the stream had
+    expect(rows[2]).toContain('≈ 6 s');
+    expect(w.get('[data-test=eta]').text()).toMatch(/≈ 1[67] s/);
+  });
+
+  it('estimates a resumed suite from its plan, also the trials that have not started yet', async () => {
+    const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: true, total: 2, estimatedSeconds: 11 };
+    installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [started] as unknown as Record<string, unknown>[] }) });
+    const suite = useSuiteStore();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' });
+    suite.handleEvent(started);
+    await flush();
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'storage-only', 'Storage only', 3) });
+    await flush();
+    expect(suite.rows.map((r) => r.estimatedS)).toEqual([5.5]);
+    expect(w.get('[data-test=trials-done]').text()).toBe('0 / 2');
+    expect(w.get('[data-test=eta]').text()).toMatch(/≈ 1[01] s/); // the running trial and the one not yet seen
   });
 
   it('charts a trial with a warm-up on one time axis: the measured window carries on where the warm-up ended', () => {
