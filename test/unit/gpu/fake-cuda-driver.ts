@@ -323,3 +323,10 @@ let nextBufferId = 1;
 export function openFakeWorkerDriver(options: unknown): CudaDriver {
   return new FakeCudaDriver({ devices: [], attach: options as SharedState });
 }
+
+/** Worker-thread entry that never finishes opening, as a driver call that hangs would (the timer keeps the thread alive). */
+export function openHangingWorkerDriver(): Promise<CudaDriver> {
+  return new Promise(() => {
+    setInterval(() => undefined, 1000);
+  });
+}

@@ -20,7 +20,7 @@ export interface CopyEngine {
 }
 
 export class GpuCopyError extends Error {
-  readonly code: 'GPU_COPY_FAILED' | 'GPU_COPY_WORKER_DIED' | 'GPU_COPY_ENGINE_CLOSED';
+  readonly code: 'GPU_COPY_FAILED' | 'GPU_COPY_WORKER_DIED' | 'GPU_COPY_WORKER_START_TIMEOUT' | 'GPU_COPY_ENGINE_CLOSED';
   constructor(code: GpuCopyError['code'], message: string) {
     super(message);
     this.name = 'GpuCopyError';
@@ -72,6 +72,11 @@ interface CopyWorker {
 
 /** How long close() waits for a worker to release its contexts before terminating it. */
 const CLOSE_GRACE_MS = 5000;
+/**
+ * How long start() waits for every worker to open the driver and its contexts. A driver call that
+ * hangs (a wedged GPU, a virtualised driver) would otherwise hang the run before it starts.
+ */
+export const DEFAULT_COPY_WORKER_START_TIMEOUT_MS = 60_000;
 
 export class WorkerCopyEngine implements CopyEngine {
   readonly threads: number;
@@ -85,7 +90,7 @@ export class WorkerCopyEngine implements CopyEngine {
     this.threads = workers.length;
   }
 
-  static async start(opts: { driver: WorkerDriverSpec; devices: number[]; threads: number }): Promise<WorkerCopyEngine> {
+  static async start(opts: { driver: WorkerDriverSpec; devices: number[]; threads: number; startTimeoutMs?: number }): Promise<WorkerCopyEngine> {
     if (!Number.isSafeInteger(opts.threads) || opts.threads < 1) throw new RangeError(`threads must be a positive integer (got ${opts.threads})`);
     const init: CopyWorkerInit = { driver: opts.driver, devices: opts.devices };
     const workers: CopyWorker[] = [];
@@ -109,10 +114,28 @@ export class WorkerCopyEngine implements CopyEngine {
         ),
       );
     }
-    await allWorkersReady(
+    const allReady = allWorkersReady(
       workers.map((w) => w.worker),
       ready,
     );
+    const timeoutMs = opts.startTimeoutMs ?? DEFAULT_COPY_WORKER_START_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    });
+    try {
+      if ((await Promise.race([allReady, timedOut])) === 'timeout') {
+        // Terminating them makes allReady reject too; nobody waits for it any more.
+        allReady.catch(() => undefined);
+        await Promise.allSettled(workers.map((w) => w.worker.terminate()));
+        throw new GpuCopyError(
+          'GPU_COPY_WORKER_START_TIMEOUT',
+          `GPU copy workers did not start within ${timeoutMs / 1000} s (opening the driver or a device context hung); they were terminated`,
+        );
+      }
+    } finally {
+      clearTimeout(timer);
+    }
     const engine = new WorkerCopyEngine(workers);
     for (const w of workers) engine.#attach(w);
     return engine;
