@@ -242,6 +242,11 @@ function runsHereErrors(o: Record<string, unknown>, machine: { readonly totalMem
         `${(machine.totalMemoryBytes / GIB).toFixed(1)} GiB is installed (use at most ${(Math.max(0, usableBytes) / GIB).toFixed(1)})`,
     );
   }
+  // The reference wrote a CSV of the summary row for any other name; kvbench writes only workbooks, and
+  // an Excel file under a .csv name would mislead whatever reads it next.
+  if (typeof o.xlsxOutput === 'string' && !/\.xlsx$/i.test(o.xlsxOutput)) {
+    errors.push(`--xlsx-output must name a .xlsx file (kvbench writes only Excel workbooks, not the reference's CSV for other names), got ${o.xlsxOutput}`);
+  }
   if (o.enableLatencyTracing === true) {
     errors.push("--enable-latency-tracing (the reference's bpftrace device-latency tracing) is not implemented in kvbench; run without it");
   }

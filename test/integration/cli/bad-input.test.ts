@@ -173,6 +173,15 @@ describe('kvbench run with invalid input', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
+  it('refuses an --xlsx-output name not ending in .xlsx before the run, instead of writing a workbook under it', async () => {
+    const tmp = makeTempDir();
+    const r = await runCli([...validRunArgs(path.join(tmp, 'not-yet-created'), path.join(tmp, 'results.json')), '--xlsx-output', path.join(tmp, 'summary.csv')], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain(`--xlsx-output must name a .xlsx file`);
+    expect(r.stdout).toBe('');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
   it('refuses --prefill-only together with --decode-only', async () => {
     const tmp = makeTempDir();
     const cacheDir = path.join(tmp, 'not-yet-created');

@@ -277,6 +277,17 @@ describe('validation through the command line', () => {
     expect(ok(['--cpu-mem-gb', '1000']).cpuMemGb).toBe(1000);
   });
 
+  it('--xlsx-output must end in .xlsx for a run here (kvbench does not write the reference\'s CSV for other names)', () => {
+    const here = { ...env(), runsHere: { totalMemoryBytes: 64 * 1024 ** 3 } };
+    expect(parseRunArgs(['--xlsx-output', 'r.csv'], here)).toEqual({
+      ok: false,
+      errors: [`--xlsx-output must name a .xlsx file (kvbench writes only Excel workbooks, not the reference's CSV for other names), got ${join(cwd, 'r.csv')}`],
+    });
+    expect(parseRunArgs(['--xlsx-output', 'r.xlsx'], here).ok).toBe(true);
+    expect(parseRunArgs(['--xlsx-output', 'R.XLSX'], here).ok).toBe(true);
+    expect(ok(['--xlsx-output', 'r.csv']).xlsxOutput).toBe(join(cwd, 'r.csv')); // describing a reference run (import)
+  });
+
   it('existing input files are accepted', () => {
     const f = join(cwd, 'sharegpt.json');
     writeFileSync(f, '[]');
