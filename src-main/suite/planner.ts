@@ -305,6 +305,29 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
 
 const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
 
+/**
+ * A storage tier capped below one of its model's largest entries: the engine refuses every such trial
+ * (INSUFFICIENT_SPACE) after it started, so the plan is refused instead. Only an explicit
+ * --storage-capacity-gb can be that small; the planner's own caps hold two entries.
+ */
+function capacityTooSmallProblems(runs: readonly PlannedRun[]): string[] {
+  const byModel = new Map<string, { capacityGb: number; largestBytes: number; scenarios: string[] }>();
+  for (const r of runs) {
+    const capacityGb = Number(r.options.storageCapacityGb);
+    const model = String(r.options.model);
+    const largestBytes = largestEntryBytes(model);
+    if (capacityGb <= 0 || capacityGb * GIB >= largestBytes) continue;
+    const entry = byModel.get(model) ?? { capacityGb, largestBytes, scenarios: [] };
+    entry.scenarios.push(r.scenarioId);
+    byModel.set(model, entry);
+  }
+  return [...byModel].map(
+    ([model, e]) =>
+      `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${gib(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
+      `pass at least ${Math.ceil((2 * e.largestBytes) / GIB)}, or 0 (95 % of the free space)`,
+  );
+}
+
 /** The scenario ids a plan runs, as given (before their order and GPU skips are applied). */
 function chosenScenarioIds(o: PlanOptions): string[] {
   const ids: string[] = o.scenarios ? [...o.scenarios] : [...PROFILES[o.profile].defaultScenarios];
@@ -401,6 +424,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const required = Math.max(probeBytes, ...runs.map((r) => r.diskBytesRequired), 0);
   const problems: string[] = [];
   if (runs.length === 0) problems.push('nothing to run: every chosen scenario was skipped');
+  problems.push(...capacityTooSmallProblems(runs));
   if (hw.cacheDir && !hw.cacheDir.writable) problems.push(`the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
   if (freeBytes !== null && required > freeBytes) {
     const worst = runs.reduce((a, r) => (r.diskBytesRequired > a.diskBytesRequired ? r : a), runs[0]);

@@ -326,4 +326,14 @@ describe('kvbench suite with invalid input', () => {
     expectNoStack(r.stderr);
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
+
+  it('refuses a plan whose --storage-capacity-gb cannot hold one entry, before any trial runs', async () => {
+    const tmp = makeTempDir();
+    const cache = path.join(tmp, 'c');
+    const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--scenarios', 'storage-only', '--cache-dir', cache, '--db', path.join(tmp, 'k.db'), '--storage-capacity-gb', '0.1'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toMatch(/kvbench suite: refused:\n\s+--storage-capacity-gb 0\.1 cannot hold one KV entry of tiny-1b/);
+    expect(r.stderr).not.toMatch(/Suite \d+: \d+ trial/);
+    expect(fs.readdirSync(cache)).toEqual([]);
+  });
 });

@@ -109,6 +109,15 @@ describe('planSuite', () => {
     expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
   });
 
+  it('refuses an explicit storage capacity too small to hold one entry of the model (every trial would fail)', () => {
+    const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv', storageCapacityGb: 0.1, scenarios: ['cpu-only', 'storage-only'] });
+    expect(plan.estimate.fits).toBe(false);
+    expect(plan.estimate.problems).toEqual([
+      expect.stringMatching(/^--storage-capacity-gb 0\.1 cannot hold one KV entry of tiny-1b \(the largest is 0\.\d\d GiB\), so cpu-only, storage-only would fail: pass at least \d+, or 0/),
+    ]);
+    expect(planSuite(fakeHardware({ gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv', storageCapacityGb: 2 }).estimate.fits).toBe(true);
+  });
+
   it('a warm-up runs before every measured window except the autoscalers\', and the estimate counts it', () => {
     const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'quick', cacheDir: '/mnt/kv', warmUpS: 20, extras: true, trials: 1 });
     for (const r of plan.runs) {
