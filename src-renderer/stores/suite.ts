@@ -152,6 +152,8 @@ export const useSuiteStore = defineStore('suite', () => {
   const plan = shallowRef<SuitePlan | null>(null);
   const planLoading = ref(false);
   const planError = ref<IpcError | null>(null);
+  /** The request the plan on screen was made with: Start sends exactly this. */
+  const plannedRequest = shallowRef<PlanRequest | null>(null);
   let planSeq = 0;
 
   // Run
@@ -182,6 +184,14 @@ export const useSuiteStore = defineStore('suite', () => {
   const currentRow = computed(() => rows.value.find((r) => r.key === currentKey.value) ?? null);
   /** The estimate of the trials still without a row: those of a resumed suite that have not started. */
   const unseenEstimateS = computed(() => (rows.value.length < total.value ? Math.max(0, estimatedSeconds.value - rows.value.reduce((sum, r) => sum + r.estimatedS, 0)) : 0));
+
+  /**
+   * The plan on screen is what the form says now: no change waits to be planned and the last
+   * re-plan did not fail. Only such a plan can be started.
+   */
+  const planCurrent = computed(
+    () => plan.value !== null && plannedRequest.value !== null && planError.value === null && !planLoading.value && JSON.stringify(plannedRequest.value) === JSON.stringify(planRequest()),
+  );
 
   function planRequest(): PlanRequest {
     return {
@@ -218,12 +228,14 @@ export const useSuiteStore = defineStore('suite', () => {
 
   async function replan(): Promise<void> {
     const seq = ++planSeq;
+    const request = planRequest();
     planLoading.value = true;
-    const r = await api().call('suite.plan', planRequest());
+    const r = await api().call('suite.plan', request);
     if (seq !== planSeq) return; // a newer request is on its way
     planLoading.value = false;
     if (r.ok) {
       plan.value = r.value.plan;
+      plannedRequest.value = request;
       planError.value = null;
     } else {
       planError.value = r.error;
@@ -253,14 +265,15 @@ export const useSuiteStore = defineStore('suite', () => {
   }
 
   async function start(): Promise<IpcError | null> {
-    if (!plan.value || starting.value) return null;
+    if (!planCurrent.value || !plan.value || !plannedRequest.value || starting.value) return null;
+    const request = plannedRequest.value;
     resetRun();
     starting.value = true;
     runPlan.value = plan.value;
     phase.value = 'preparing';
     preparation.value = 'Starting …';
     step.value = 'run';
-    const r = await api().call('suite.start', { ...planRequest(), label: form.label.trim() || null });
+    const r = await api().call('suite.start', { ...request, label: form.label.trim() || null });
     starting.value = false;
     if (!r.ok) {
       phase.value = 'failed';
@@ -477,6 +490,7 @@ export const useSuiteStore = defineStore('suite', () => {
     plan,
     planLoading,
     planError,
+    planCurrent,
     phase,
     suiteId,
     runPlan,

@@ -136,6 +136,41 @@ describe('plan step', () => {
     expect(suite.suiteId).toBe(7);
   });
 
+  it('starts only the plan on screen: not while a change waits to be planned, nor after re-planning failed', async () => {
+    let fail = false;
+    const fake = installFakeApi({
+      'suite.plan': () => (fail ? { error: { code: 'VALIDATION', message: 'no such model' } } : { plan: plan(), hardware: hardware(), advice: [] }),
+      'suite.start': () => ({ suiteId: 7 }),
+    });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const startDisabled = (): boolean => w.get('[data-test=start-suite]').attributes('disabled') !== undefined;
+    expect(startDisabled()).toBe(false);
+    await w.get('[data-profile=smoke] input').setValue(true);
+    expect(startDisabled()).toBe(true); // the change waits for its re-plan
+    expect(await suite.start()).toBeNull();
+    fail = true;
+    await new Promise((r) => setTimeout(r, 300));
+    await flush();
+    expect(w.text()).toContain('no such model');
+    expect(startDisabled()).toBe(true); // the quick plan is still on screen, but the form says smoke
+    await suite.start();
+    expect(fake.callsOf('suite.start')).toEqual([]);
+
+    fail = false;
+    await w.get('input[name=warmUpS]').setValue('5');
+    await w.get('input[name=warmUpS]').trigger('change');
+    await new Promise((r) => setTimeout(r, 300));
+    await flush();
+    expect(startDisabled()).toBe(false);
+    await w.get('[data-test=start-suite]').trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.start')).toEqual([{ ...fake.callsOf('suite.plan').at(-1)!, label: null }]);
+    expect(fake.callsOf('suite.start')[0]).toMatchObject({ profile: 'smoke', warmUpS: 5 });
+  });
+
   it('refuses to start a suite that does not fit, and says why', async () => {
     installFakeApi({ 'suite.plan': () => ({ plan: plan({ fits: false }), hardware: hardware(), advice: [] }) });
     useSuiteStore().cacheDir = '/tiny';
