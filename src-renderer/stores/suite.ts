@@ -328,6 +328,10 @@ export const useSuiteStore = defineStore('suite', () => {
     phase.value = s.state === 'preparing' ? 'preparing' : 'running';
     suiteId.value = s.suiteId;
     for (const e of snapshot) apply(e);
+    // The replayed suite.started stamped "now": the elapsed time counts from the suite's own start
+    // (the backend's clock, preparation included).
+    const since = s.startedAt ? Date.parse(s.startedAt) : NaN;
+    if (startedAtMs.value !== null && Number.isFinite(since)) startedAtMs.value = since;
     planWanted = false; // the snapshot's own suite.started asks for nothing: its plan is the one there is
     for (const e of arrived.slice(overlap(snapshot, arrived))) apply(e);
     if (step.value !== 'report') step.value = 'run';

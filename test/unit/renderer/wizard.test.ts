@@ -309,6 +309,18 @@ describe('run step', () => {
     expect(w.get('[data-test=eta]').text()).toMatch(/≈ 1[67] s/);
   });
 
+  it('after a reload, counts the elapsed time from the suite\'s own start', async () => {
+    const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 };
+    const startedAt = new Date(Date.now() - 90_000).toISOString();
+    installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt, events: [started] as unknown as Record<string, unknown>[] }) });
+    const suite = useSuiteStore();
+    const w = mountIt(RunStep);
+    await suite.attach();
+    await flush();
+    expect(suite.startedAtMs).toBe(Date.parse(startedAt));
+    expect(w.text()).toContain('1 min 30 s');
+  });
+
   it('estimates a resumed suite from its plan, also the trials that have not started yet', async () => {
     const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: true, total: 2, estimatedSeconds: 11 };
     installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [started] as unknown as Record<string, unknown>[] }) });
