@@ -12,6 +12,7 @@ import { buildScenarioReport, buildTierComparison } from '../export/report-model
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { EXIT_INTERRUPTED, EXIT_TERMINATED } from './run-command.ts';
 
 export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
        kvbench suite --resume SUITE_ID [--db PATH]
@@ -44,7 +45,7 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
 
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
 resume it with --resume. Exit codes: 0 every trial complete; 3 some trial failed, partial or
-aborted; 130 cancelled; 1 invalid input or refused plan.
+aborted; 130 cancelled by Ctrl-C (SIGINT), 143 by SIGTERM; 1 invalid input or refused plan.
 `;
 
 const BAR = 20;
@@ -124,8 +125,8 @@ class SuiteProgress {
   }
 }
 
-function exitCode(r: SuiteRunResult): number {
-  if (r.status === 'cancelled') return 130;
+function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
+  if (r.status === 'cancelled') return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
   return r.counts.failed + r.counts.partial + r.counts.aborted > 0 ? 3 : 0;
 }
 
@@ -218,15 +219,16 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   for (const d of removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
 
   const controller = new AbortController();
-  let sigints = 0;
-  const onSignal = (): void => {
-    sigints += 1;
-    if (sigints === 1) {
-      ui.line('interrupt: stopping the current trial (partial results are kept); Ctrl-C again to quit at once');
+  // The exit code says which signal ended the suite, as `kvbench run`'s does: 130 for SIGINT, 143 for SIGTERM.
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stoppedBy === null) {
+      stoppedBy = signal;
+      ui.line(`${signal}: stopping the current trial (partial results are kept); send it again to quit at once`);
       controller.abort();
     } else {
       store.close();
-      process.exit(130);
+      process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
     }
   };
   process.on('SIGINT', onSignal);
@@ -273,7 +275,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => store.trialHardware(t.id)).find((h) => h !== null) ?? null;
     process.stderr.write(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
     process.stderr.write(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${a.db}` : ''}\n`);
-    return exitCode(result);
+    return exitCode(result, stoppedBy);
   } catch (err) {
     const e = err as { code?: string; message?: string };
     process.stderr.write(`kvbench suite failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
