@@ -4,6 +4,7 @@ import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../../src-renderer/App.vue';
+import ExportButtons from '../../../src-renderer/components/ExportButtons.vue';
 import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useHistoryStore } from '../../../src-renderer/stores/history.ts';
@@ -298,6 +299,15 @@ describe('report', () => {
     const s = w.get('[data-scenario-report=storage-only]').text();
     expect(s).toContain('4,250 µs');
     expect(s).toContain('2.33 GiB/s');
+  });
+
+  it('states the exported file\'s size in the chosen units', async () => {
+    installFakeApi({ 'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 2 * 1024 * 1024, trialCount: 3 }) });
+    useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };
+    const w = mountIt(ExportButtons, { selection: { suiteIds: [7] } });
+    await w.get('[data-export=csv]').trigger('click');
+    await flush();
+    expect(w.get('[data-test=export-done]').text()).toBe('Saved kvbench-suite-7.csv: 3 trial(s), 2.00 MiB');
   });
 
   it('has an empty state for a selection without trials', async () => {
