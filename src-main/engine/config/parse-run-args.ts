@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { DEFAULT_RUN_OPTIONS, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
-import { FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
+import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { loadConfigFile } from './load-config.ts';
 import { resolveRealPath, systemDirectoryOf } from './system-directories.ts';
 
@@ -300,6 +300,15 @@ function burstTraceErrors(p: string): string[] {
   return [];
 }
 
+/** Flags that take effect only beside another: given without it they would be ignored silently. */
+const ONLY_WITH: readonly { keys: readonly string[]; needs: string; applies: (o: Record<string, unknown>) => boolean }[] = [
+  { keys: ['replayCycles', 'traceSpeedup'], needs: '--use-burst-trace or --dataset-path', applies: (o) => o.useBurstTrace === true || typeof o.datasetPath === 'string' },
+  { keys: ['maxConversations'], needs: '--dataset-path', applies: (o) => typeof o.datasetPath === 'string' },
+  { keys: ['ragNumDocs'], needs: '--enable-rag', applies: (o) => o.enableRag === true },
+  { keys: ['autoscalerMode', 'targetSaturation', 'autoscalerInterval'], needs: '--enable-autoscaling', applies: (o) => o.enableAutoscaling === true },
+  { keys: ['preconditionSizeGb', 'preconditionThreads'], needs: '--precondition', applies: (o) => o.precondition === true },
+];
+
 function runWarnings(o: Record<string, unknown>): string[] {
   const warnings: string[] = [];
   const tp = o.tensorParallel;
@@ -308,6 +317,11 @@ function runWarnings(o: Record<string, unknown>): string[] {
   }
   if (o.useBurstTrace === true && typeof o.datasetPath === 'string') {
     warnings.push('--dataset-path takes precedence over --use-burst-trace: the BurstGPT trace is not replayed');
+  }
+  for (const rule of ONLY_WITH) {
+    if (rule.applies(o)) continue;
+    // `o` holds only what the command line and the config file set: defaults are not warned about.
+    for (const key of rule.keys) if (o[key] !== undefined) warnings.push(`${FLAG_BY_KEY.get(key)!.flag} has no effect without ${rule.needs}`);
   }
   return warnings;
 }

@@ -176,6 +176,32 @@ describe('validation through the command line', () => {
     expect(r.warnings).toEqual(['--tensor-parallel=6 is not a power of 2; uncommon for real deployments but allowed']);
   });
 
+  it('warns about flags given without the flag they need (only when given, not for their defaults)', () => {
+    const warnings = (argv: string[]) => (parseRunArgs(argv, env()) as Extract<ParseRunArgsResult, { ok: true }>).warnings;
+    expect(warnings([])).toEqual([]);
+    expect(
+      warnings(['--replay-cycles', '2', '--trace-speedup', '4', '--max-conversations', '10', '--rag-num-docs', '5', '--autoscaler-mode', 'capacity',
+        '--target-saturation', '0.5', '--precondition-size-gb', '1', '--precondition-threads', '2']),
+    ).toEqual([
+      '--replay-cycles has no effect without --use-burst-trace or --dataset-path',
+      '--trace-speedup has no effect without --use-burst-trace or --dataset-path',
+      '--max-conversations has no effect without --dataset-path',
+      '--rag-num-docs has no effect without --enable-rag',
+      '--autoscaler-mode has no effect without --enable-autoscaling',
+      '--target-saturation has no effect without --enable-autoscaling',
+      '--precondition-size-gb has no effect without --precondition',
+      '--precondition-threads has no effect without --precondition',
+    ]);
+    expect(warnings(['--enable-rag', '--rag-num-docs', '5', '--enable-autoscaling', '--autoscaler-mode', 'capacity', '--precondition', '--precondition-threads', '2'])).toEqual([]);
+    const csv = join(cwd, 'BurstGPT_1.csv');
+    writeFileSync(csv, 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n');
+    try {
+      expect(warnings(['--use-burst-trace', '--burst-trace-path', csv, '--replay-cycles', '2', '--trace-speedup', '4'])).toEqual([]);
+    } finally {
+      rmSync(csv);
+    }
+  });
+
   it.each(SYSTEM_DIRECTORIES)('refuses %s and its subdirectories as --cache-dir', (dir) => {
     // Some of these are symlinks on merged-/usr systems (/bin → /usr/bin): the message shows the resolved path.
     for (const p of [dir, `${dir}/kvbench/cache`]) {
