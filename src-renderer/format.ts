@@ -52,10 +52,18 @@ export function rateAxis(max: number, u: UnitPrefs = DEFAULT_UNITS): { divisor: 
   return { divisor: base ** i, unit: units[i] };
 }
 
-/** A latency given in milliseconds. */
+/**
+ * A latency given in milliseconds. Below 0.1 of the unit shown, fixed decimals would round a real
+ * latency (a page-cache hit takes a few µs) to "0.00 ms": such values get two significant digits.
+ */
 export function fmtLatencyMs(ms: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
   if (!finite(ms)) return DASH;
-  return u.latencyUnit === 'us' ? `${fmtNumber(ms * 1000, ms * 1000 >= 100 ? 0 : 1)} µs` : `${fmtNumber(ms)} ms`;
+  const v = u.latencyUnit === 'us' ? ms * 1000 : ms;
+  const text =
+    v !== 0 && Math.abs(v) < 0.1
+      ? v.toLocaleString('en-US', { minimumSignificantDigits: 2, maximumSignificantDigits: 2 })
+      : fmtNumber(v, u.latencyUnit === 'us' ? (Math.abs(v) >= 100 ? 0 : 1) : undefined);
+  return `${text} ${latencyUnitLabel(u)}`;
 }
 
 export function latencyUnitLabel(u: UnitPrefs = DEFAULT_UNITS): string {

@@ -18,6 +18,11 @@ describe('formatting with units', () => {
   it('shows latencies in ms or µs, durations for people, and a dash for nothing', () => {
     expect(fmtLatencyMs(12.345, dec)).toBe('12.3 ms');
     expect(fmtLatencyMs(1.25, bin)).toBe('1,250 µs');
+    expect(fmtLatencyMs(0.0034, dec)).toBe('0.0034 ms'); // a 3.4 µs page-cache hit, not "0.00 ms"
+    expect(fmtLatencyMs(0.5, dec)).toBe('0.50 ms');
+    expect(fmtLatencyMs(0, dec)).toBe('0.00 ms');
+    expect(fmtLatencyMs(0.0034, bin)).toBe('3.4 µs');
+    expect(fmtLatencyMs(0.00005, bin)).toBe('0.050 µs');
     expect(fmtDuration(45)).toBe('45 s');
     expect(fmtDuration(200)).toBe('3 min 20 s');
     expect(fmtDuration(3900)).toBe('1 h 05 min');
