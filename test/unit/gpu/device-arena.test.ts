@@ -17,7 +17,9 @@ describe('DeviceArena', () => {
     const { driver, contexts } = setup([64]);
     const arena = DeviceArena.reserve({ driver, contexts, plan: [{ device: 0, bytes: 40 * MiB }], slabBytes: 16 * MiB, minSlabBytes: 2 * MiB });
     expect(arena.capacityBytes).toBe(40 * MiB);
-    expect(arena.reservations).toEqual([{ device: 0, requestedBytes: 40 * MiB, reservedBytes: 40 * MiB, slabs: 3, shortfall: null }]);
+    expect(arena.reservations).toEqual([
+      { device: 0, requestedBytes: 40 * MiB, reservedBytes: 40 * MiB, slabs: 3, freeBytesBefore: null, capBytes: null, shortfall: null },
+    ]);
     expect(driver.allocatedBytes()).toBe(40 * MiB);
     expect(arena.releaseAll()).toBeNull();
     expect(driver.allocatedBytes()).toBe(0);
@@ -33,6 +35,37 @@ describe('DeviceArena', () => {
     const r = arena.reservations[0];
     expect(r.reservedBytes).toBe(37 * MiB);
     expect(r.shortfall).toMatch(/CUDA_ERROR_OUT_OF_MEMORY after 38797312 of 62914560 bytes/);
+    arena.releaseAll();
+  });
+
+  it('with a headroom, stops each device at its free memory less the headroom, before any allocation fails', () => {
+    const { driver, contexts } = setup([64, 64]);
+    driver.externalUseBytes[1] = 40 * MiB;
+    const arena = DeviceArena.reserve({
+      driver,
+      contexts,
+      plan: [
+        { device: 0, bytes: 32 * MiB },
+        { device: 1, bytes: 32 * MiB },
+      ],
+      slabBytes: 16 * MiB,
+      minSlabBytes: 1 * MiB,
+      headroom: { minBytes: 8 * MiB, fractionOfTotal: 0.02 },
+    });
+    expect(arena.reservations).toEqual([
+      { device: 0, requestedBytes: 32 * MiB, reservedBytes: 32 * MiB, slabs: 2, freeBytesBefore: 64 * MiB, capBytes: 56 * MiB, shortfall: null },
+      {
+        device: 1,
+        requestedBytes: 32 * MiB,
+        reservedBytes: 16 * MiB,
+        slabs: 1,
+        freeBytesBefore: 24 * MiB,
+        capBytes: 16 * MiB,
+        shortfall: `capped at ${16 * MiB} bytes: ${24 * MiB} free of ${64 * MiB}, less ${8 * MiB} left to the driver and other processes`,
+      },
+    ]);
+    // The cap, not an out-of-memory error, ended it.
+    expect(driver.allocatedBytes(1) + driver.externalUseBytes[1]).toBe(56 * MiB);
     arena.releaseAll();
   });
 

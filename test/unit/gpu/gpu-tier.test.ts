@@ -17,6 +17,7 @@ import { FakeCudaDriver, type FakeDeviceSpec } from './fake-cuda-driver.ts';
 const KiB = 1024;
 const MiB = 1024 * KiB;
 const CHUNK = 64 * KiB;
+const NO_HEADROOM = { minBytes: 0, fractionOfTotal: 0 };
 
 const ref = (key: string, sizeBytes: number): EntryRef => ({ key, keyHash: keyHash64(key, 1), sizeBytes });
 
@@ -58,6 +59,8 @@ async function open(driver: FakeCudaDriver, o: Partial<GpuTierOpenOptions> = {})
     slabBytes: 1 * MiB,
     minSlabBytes: 64 * KiB,
     copyThreads: 0,
+    // The fakes are a few MiB: the default headroom (1 GiB) would leave them nothing.
+    headroom: NO_HEADROOM,
     ...o,
   });
   tiers.push(tier);
@@ -84,7 +87,18 @@ describe('GpuTier on a fake driver', () => {
     expect(driver.registered.size).toBe(1);
     const r = tier.report();
     expect(r).toMatchObject({
-      devices: [{ index: 0, name: 'Fake H100', totalMemoryBytes: 16 * MiB, requestedBytes: 4 * MiB, reservedBytes: 4 * MiB, shortfall: null }],
+      devices: [
+        {
+          index: 0,
+          name: 'Fake H100',
+          totalMemoryBytes: 16 * MiB,
+          requestedBytes: 4 * MiB,
+          reservedBytes: 4 * MiB,
+          freeBytesAtOpen: 16 * MiB,
+          reservationCapBytes: 16 * MiB,
+          shortfall: null,
+        },
+      ],
       driverVersion: '550.54.15',
       cudaVersion: '12.4',
       driverLibrary: 'fake-libcuda',
@@ -218,6 +232,30 @@ describe('GpuTier on a fake driver', () => {
     expect(driver.callCount('cuMemcpyHtoDAsync')).toBeGreaterThanOrEqual(12);
   });
 
+  it('leaves headroom on each GPU: reserves at most its free memory less max(minBytes, fraction of total), and says so', async () => {
+    const driver = fake([{ name: 'Shared GPU', totalMemoryBytes: 16 * MiB }]);
+    driver.externalUseBytes[0] = 2 * MiB;
+    const tier = await open(driver, { perDeviceBudgetBytes: 16 * MiB, headroom: { minBytes: 4 * MiB, fractionOfTotal: 0.02 } });
+    expect(tier.budgetBytes).toBe(10 * MiB);
+    expect(driver.allocatedBytes()).toBe(10 * MiB);
+    const r = tier.report();
+    expect(r.devices[0]).toMatchObject({ freeBytesAtOpen: 14 * MiB, reservationCapBytes: 10 * MiB, reservedBytes: 10 * MiB });
+    expect(r.shortfallReason).toBe(
+      `GPU 0 (Shared GPU): reserved ${10 * MiB} of ${16 * MiB} bytes (capped at ${10 * MiB} bytes: ${14 * MiB} free of ${16 * MiB}, less ${4 * MiB} left to the driver and other processes)`,
+    );
+    // 2 % of the total when that is more than minBytes.
+    const big = fake([{ name: 'Big GPU', totalMemoryBytes: 64 * MiB }]);
+    const t2 = await open(big, { perDeviceBudgetBytes: 64 * MiB, headroom: { minBytes: 0, fractionOfTotal: 0.25 } });
+    expect(t2.budgetBytes).toBe(48 * MiB);
+  });
+
+  it('by default keeps at least 1 GiB free on a GPU: a card smaller than that gets no tier', async () => {
+    const driver = fake();
+    await expect(open(driver, { headroom: undefined })).rejects.toThrow(/no device memory could be reserved: GPU 0: capped at 0 bytes/);
+    tiers.length = 0;
+    expect(driver.allocatedBytes()).toBe(0);
+  });
+
   it('gives back everything it took when opening fails', async () => {
     const driver = fake();
     driver.failNext.set('cuStreamCreate', 999);
@@ -288,6 +326,8 @@ describe('GpuTier under MultiTierCache, with a CPU tier below', () => {
     // during the reservation, which stops at what is there.
     const driver = fake([{ name: 'Busy GPU', totalMemoryBytes: 4 * MiB }]);
     driver.externalUseBytes[0] = 3 * MiB + 512 * KiB;
+    // ... after cuMemGetInfo said the card was free (the other process allocated in between).
+    driver.cuMemGetInfo = () => ({ freeBytes: 4 * MiB, totalBytes: 4 * MiB });
     const gpu = await open(driver, { perDeviceBudgetBytes: 4 * MiB });
     expect(driver.callCount('cuMemAlloc')).toBeGreaterThan(1);
     expect(gpu.budgetBytes).toBe(512 * KiB);

@@ -148,6 +148,7 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
       chunkBytes: 256 * KiB,
       slabBytes: 1 * MiB,
       copyThreads: 2,
+      headroom: { minBytes: 1 * MiB, fractionOfTotal: 0.02 },
     });
     expect(stub.outstandingBytes()).toBe(4 * MiB);
     expect(stub.registered()).toBe(1);
@@ -193,7 +194,7 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
       const registered = lib.func('int stub_registered_count(void)');
       const r = await loadCudaDriver({ libraryPath: process.argv[2] });
       if (!r.ok) throw new Error(r.reason);
-      await GpuTier.open({ driver: r.driver, numGpus: 1, perDeviceBudgetBytes: 2 * 1024 * 1024, chunkBytes: 65536, slabBytes: 1024 * 1024, copyThreads: 1 });
+      await GpuTier.open({ driver: r.driver, numGpus: 1, perDeviceBudgetBytes: 2 * 1024 * 1024, chunkBytes: 65536, slabBytes: 1024 * 1024, copyThreads: 1, headroom: { minBytes: 0, fractionOfTotal: 0 } });
       console.log('held', Number(outstanding()), registered());
       // Registered after the tier's hook, so it runs after it.
       process.on('exit', () => console.log('after exit hook', Number(outstanding()), registered()));

@@ -43,8 +43,18 @@ export interface DeviceReservation {
   requestedBytes: number;
   reservedBytes: number;
   slabs: number;
+  /** Free device memory (cuMemGetInfo) before reserving; null when no headroom was asked for. */
+  freeBytesBefore: number | null;
+  /** The most this device's reservation could take (free − headroom); null when uncapped. */
+  capBytes: number | null;
   /** Why less than requested was reserved; null when all of it was. */
   shortfall: string | null;
+}
+
+/** Device memory left to the driver and other processes: max(minBytes, fractionOfTotal × total). */
+export interface DeviceHeadroom {
+  minBytes: number;
+  fractionOfTotal: number;
 }
 
 export interface ArenaReserveOptions {
@@ -55,6 +65,12 @@ export interface ArenaReserveOptions {
   slabBytes: number;
   /** Smallest slab tried when the driver runs short (halving from `slabBytes`). */
   minSlabBytes: number;
+  /**
+   * Caps each device's reservation at its free memory less this headroom. Without a cap the
+   * reservation takes everything cuMemAlloc gives, which leaves the driver (its own allocations,
+   * other processes on the card, torch in a side-by-side bench) nothing and fails them instead.
+   */
+  headroom?: DeviceHeadroom;
 }
 
 export class DeviceArena {
@@ -73,9 +89,9 @@ export class DeviceArena {
   }
 
   /**
-   * Reserves up to `plan[i].bytes` on each device. Out of memory is not an error: the slab size
-   * halves down to `minSlabBytes`, then the device's reservation stops where it is and says why.
-   * Any other driver error frees what was reserved and throws.
+   * Reserves up to `plan[i].bytes` on each device (up to the headroom cap, if one is given). Out of
+   * memory is not an error: the slab size halves down to `minSlabBytes`, then the device's
+   * reservation stops where it is and says why. Any other driver error frees what was reserved and throws.
    */
   static reserve(o: ArenaReserveOptions): DeviceArena {
     if (!(o.slabBytes > 0) || !(o.minSlabBytes > 0) || o.minSlabBytes > o.slabBytes) {
@@ -88,10 +104,22 @@ export class DeviceArena {
         const ctx = o.contexts.get(device);
         if (ctx === undefined) throw new Error(`no context for device ${device}`);
         o.driver.cuCtxSetCurrent(ctx);
-        let left = bytes;
+        const reasons: string[] = [];
+        let freeBytesBefore: number | null = null;
+        let capBytes: number | null = null;
+        if (o.headroom) {
+          const info = o.driver.cuMemGetInfo();
+          const keep = Math.max(o.headroom.minBytes, Math.ceil(o.headroom.fractionOfTotal * info.totalBytes));
+          freeBytesBefore = info.freeBytes;
+          capBytes = Math.max(0, info.freeBytes - keep);
+          if (capBytes < bytes) {
+            reasons.push(`capped at ${capBytes} bytes: ${info.freeBytes} free of ${info.totalBytes}, less ${keep} left to the driver and other processes`);
+          }
+        }
+        const target = capBytes === null ? bytes : Math.min(bytes, capBytes);
+        let left = target;
         let size = o.slabBytes;
         let count = 0;
-        let shortfall: string | null = null;
         while (left > 0) {
           const want = Math.min(size, left);
           let ptr: CUdeviceptr;
@@ -103,14 +131,22 @@ export class DeviceArena {
               size = Math.max(o.minSlabBytes, Math.floor(want / 2));
               continue;
             }
-            shortfall = `${(err as CudaError).cudaName} after ${bytes - left} of ${bytes} bytes`;
+            reasons.push(`${(err as CudaError).cudaName} after ${target - left} of ${target} bytes`);
             break;
           }
           slabs.push({ device, ptr, bytes: want, free: [[0, want]], freeBytes: want });
           left -= want;
           count++;
         }
-        reservations.push({ device, requestedBytes: bytes, reservedBytes: bytes - left, slabs: count, shortfall });
+        reservations.push({
+          device,
+          requestedBytes: bytes,
+          reservedBytes: target - left,
+          slabs: count,
+          freeBytesBefore,
+          capBytes,
+          shortfall: reasons.length > 0 ? reasons.join('; ') : null,
+        });
       }
     } catch (err) {
       freeSlabs(o.driver, o.contexts, slabs);

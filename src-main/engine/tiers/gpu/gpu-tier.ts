@@ -2,7 +2,7 @@ import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTimi
 import { formatCudaVersion, type CUcontext, type CudaDriver } from './cuda-driver.ts';
 import { InlineCopyEngine, isSharedView, WorkerCopyEngine, type CopyEngine } from './copy-engine.ts';
 import type { CopyDirection, CopySegment } from './copy-executor.ts';
-import { DeviceArena, type DeviceExtent } from './device-arena.ts';
+import { DeviceArena, type DeviceExtent, type DeviceHeadroom } from './device-arena.ts';
 import { PinnedStaging, type StagingSlot } from './pinned-staging.ts';
 import { readNvidiaDriverVersion } from './nvidia-version.ts';
 import { onProcessExit } from './process-exit.ts';
@@ -11,6 +11,8 @@ const MIB = 1024 * 1024;
 export const DEFAULT_GPU_COPY_THREADS = 2;
 export const DEFAULT_GPU_SLAB_BYTES = 256 * MIB;
 export const DEFAULT_GPU_MIN_SLAB_BYTES = 2 * MIB;
+/** Left free on each GPU: the driver, other processes and kernels' workspaces need some. */
+export const DEFAULT_GPU_HEADROOM: DeviceHeadroom = { minBytes: 1024 * MIB, fractionOfTotal: 0.02 };
 
 export interface GpuTierOpenOptions {
   /** A loaded driver (cuInit is called here). */
@@ -30,6 +32,8 @@ export interface GpuTierOpenOptions {
   /** Device allocation size for the reservation; halves down to minSlabBytes when the driver runs short. */
   slabBytes?: number;
   minSlabBytes?: number;
+  /** Device memory never reserved: each GPU's reservation stops at cuMemGetInfo free less this. */
+  headroom?: DeviceHeadroom;
   /** Free device memory from process exit and signal hooks too (default true). */
   exitHook?: boolean;
   /** Where the NVIDIA driver version is read from (tests). */
@@ -43,6 +47,9 @@ export interface GpuDeviceReport {
   pciBusId: string | null;
   requestedBytes: number;
   reservedBytes: number;
+  /** Free memory when the tier opened, and the most the reservation could take (free less the headroom). */
+  freeBytesAtOpen: number | null;
+  reservationCapBytes: number | null;
   /** Why less than requested was reserved (null when all of it was). */
   shortfall: string | null;
 }
@@ -190,6 +197,8 @@ export class GpuTier implements TierBackend {
           pciBusId,
           requestedBytes: perDevice,
           reservedBytes: 0,
+          freeBytesAtOpen: null,
+          reservationCapBytes: null,
           shortfall: null,
         });
         contexts.set(i, driver.cuDevicePrimaryCtxRetain(dev));
@@ -207,10 +216,13 @@ export class GpuTier implements TierBackend {
         plan: ordinals.map((device) => ({ device, bytes: perDevice })),
         slabBytes,
         minSlabBytes,
+        headroom: o.headroom ?? DEFAULT_GPU_HEADROOM,
       });
       for (const r of arena.reservations) {
         const d = devices[r.device];
         d.reservedBytes = r.reservedBytes;
+        d.freeBytesAtOpen = r.freeBytesBefore;
+        d.reservationCapBytes = r.capBytes;
         d.shortfall = r.shortfall;
       }
       if (arena.capacityBytes === 0) {
