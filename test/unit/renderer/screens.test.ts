@@ -87,6 +87,10 @@ describe('history', () => {
     expect(rows()[0].text()).toContain('2.50 GB/s');
     expect(rows()[0].text()).toContain('12.5 ms');
     expect(rows()[1].text()).toContain('ENGINE_CRASHED: gone');
+    // A screen reader's name for the date button includes the date shown (label in name).
+    const openButton = rows()[0].get('td:nth-child(2) button');
+    expect(openButton.attributes('aria-label')).toMatch(/^Open trial 1, /);
+    expect(openButton.attributes('aria-label')).toContain(openButton.text());
 
     await w.get('select[name=system]').setValue('imp-2');
     await flush();
