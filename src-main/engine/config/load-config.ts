@@ -30,6 +30,7 @@ import { LineCounter, parseDocument, isMap, isScalar, type Document, type Node a
 import { z } from 'zod';
 import { ModelConfigEntrySchema, type CustomModels } from '../../../src-shared/domain/models.ts';
 import { RunOptionsFieldSchemas, TuningSchema, TUNING_SECTIONS, type Tuning } from '../../../src-shared/domain/run-options.ts';
+import { DEFAULT_WORKLOAD_PROFILE } from '../workload/workload-profile.ts';
 import { CONFIG_RUN_FLAGS, closest, configKeyOf, type FlagSpec } from './flags.ts';
 
 /** Values a config file sets, before command-line flags are applied. */
@@ -159,12 +160,38 @@ export function parseConfigText(text: string, file: string): LoadConfigResult {
   // --- the reference's tuning sections ---
   const tuning = TuningSchema.safeParse(tuningInput);
   if (!tuning.success) errors.push(...issuesToMessages(tuning.error.issues, [], TuningSchema, at));
+  else errors.push(...ragRangeErrors(tuning.data, at));
 
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, config: { file, run, customModels: customModels as CustomModels, tuning: tuning.success ? tuning.data : {} } };
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * The rag section's document sizes are [min, max] ranges split over two keys, so the schema cannot
+ * check them as it checks `context_range`: min <= max, with the built-in value standing in for a key
+ * that is not given (a min above the built-in max is as broken as one above a given max).
+ */
+function ragRangeErrors(tuning: Tuning, at: (path: readonly (string | number)[]) => string): string[] {
+  const rag = tuning.rag;
+  if (!rag) return [];
+  const builtIn = DEFAULT_WORKLOAD_PROFILE.rag;
+  const ranges = [
+    ['large_model_doc_tokens_min', 'large_model_doc_tokens_max', builtIn.largeModelDocTokens],
+    ['small_model_doc_tokens_min', 'small_model_doc_tokens_max', builtIn.smallModelDocTokens],
+  ] as const;
+  const errors: string[] = [];
+  for (const [minKey, maxKey, [builtInMin, builtInMax]] of ranges) {
+    const min = rag[minKey] ?? builtInMin;
+    const max = rag[maxKey] ?? builtInMax;
+    if (min <= max) continue;
+    const shown = (key: string, v: number, given: boolean) => `rag.${key} (${v}${given ? '' : ', the built-in value'})`;
+    const minGiven = rag[minKey] !== undefined;
+    errors.push(`${at(['rag', minGiven ? minKey : maxKey])}: ${shown(minKey, min, minGiven)} must be <= ${shown(maxKey, max, rag[maxKey] !== undefined)}`);
+  }
+  return errors;
+}
 
 function runKeyHint(key: string): string {
   const keys = [...CONFIG_RUN_FLAGS.keys()];

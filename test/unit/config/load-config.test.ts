@@ -98,6 +98,16 @@ describe('strictness', () => {
     expect(errorsOf('foo: 1\nrun:\n  bar: 2\n  num_users: 0\nrag:\n  top_k_chunks: -1\n')).toHaveLength(4);
   });
 
+  it('refuses rag document sizes with min above max, also against the built-in value of the key not given', () => {
+    expect(errorsOf('rag:\n  large_model_doc_tokens_min: 5000\n  large_model_doc_tokens_max: 2000\n')).toEqual([
+      '/cfg/kv.yaml:2: rag.large_model_doc_tokens_min (5000) must be <= rag.large_model_doc_tokens_max (2000)',
+    ]);
+    expect(errorsOf('rag:\n  small_model_doc_tokens_min: 20000\n')).toEqual([
+      '/cfg/kv.yaml:2: rag.small_model_doc_tokens_min (20000) must be <= rag.small_model_doc_tokens_max (12000, the built-in value)',
+    ]);
+    expect(errorsOf('rag:\n  large_model_doc_tokens_min: 3000\n  large_model_doc_tokens_max: 3000\n')).toEqual([]);
+  });
+
   it('an empty file is an empty config', () => {
     expect(parseConfigText('', '/cfg/kv.yaml')).toEqual({ ok: true, config: { file: '/cfg/kv.yaml', run: {}, customModels: {}, tuning: {} } });
     expect(parseConfigText('# nothing\n', '/cfg/kv.yaml').ok).toBe(true);
