@@ -1,11 +1,12 @@
 // GPUs as the NVIDIA driver library (libcuda.so.1, through koffi) reports them: the same library
 // and calls the GPU tier uses, so what hardware detection lists is what a run can use. No context
 // is created and no device memory is touched. The installed driver's version comes from
-// /proc/driver/nvidia/version (Linux), the CUDA version it supports from cuDriverGetVersion.
+// /proc/driver/nvidia/version (Linux) or else nvidia-smi, the CUDA version it supports from
+// cuDriverGetVersion.
 
 import { formatCudaVersion, type CudaDriver } from '../engine/tiers/gpu/cuda-driver.ts';
 import { loadCudaDriver } from '../engine/tiers/gpu/koffi-cuda-driver.ts';
-import { parseNvidiaProcVersion, PROC_NVIDIA_VERSION, readNvidiaDriverVersion } from '../engine/tiers/gpu/nvidia-version.ts';
+import { parseNvidiaProcVersion, readNvidiaDriverVersion } from '../engine/tiers/gpu/nvidia-version.ts';
 
 export { parseNvidiaProcVersion };
 
@@ -30,11 +31,11 @@ export interface CudaDriverProbe {
 }
 
 export async function probeCudaDriver(
-  opts: { libraryPath?: string; driver?: CudaDriver; procVersionPath?: string } = {},
+  opts: { libraryPath?: string; driver?: CudaDriver; procVersionPath?: string; nvidiaSmi?: string | null } = {},
 ): Promise<CudaDriverProbe> {
   let driver = opts.driver;
   let library = driver?.libraryPath ?? opts.libraryPath ?? 'libcuda.so.1';
-  const driverVersion = await readNvidiaDriverVersion(opts.procVersionPath ?? PROC_NVIDIA_VERSION);
+  const driverVersion = await readNvidiaDriverVersion({ procPath: opts.procVersionPath, nvidiaSmi: opts.nvidiaSmi });
   const none = (reason: string, cudaVersion: string | null = null): CudaDriverProbe => ({
     available: false,
     reason,

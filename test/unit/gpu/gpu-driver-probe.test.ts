@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseNvidiaSmiDriverVersion } from '../../../src-main/engine/tiers/gpu/nvidia-version.ts';
 import { parseNvidiaProcVersion, probeCudaDriver } from '../../../src-main/hardware/gpu-driver.ts';
 import { FakeCudaDriver } from './fake-cuda-driver.ts';
 
@@ -43,7 +44,7 @@ describe('probeCudaDriver', () => {
   it('gives the reason when the library loads but the driver cannot be used', async () => {
     const driver = new FakeCudaDriver({ devices: [{ name: 'x', totalMemoryBytes: GiB }] });
     driver.failNext.set('cuInit', 803);
-    const p = await probeCudaDriver({ driver, procVersionPath: '/nonexistent' });
+    const p = await probeCudaDriver({ driver, procVersionPath: '/nonexistent', nvidiaSmi: null });
     expect(p).toMatchObject({
       available: false,
       reason: 'fake-libcuda loaded, but the driver cannot be used: cuInit failed: CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803)',
@@ -53,8 +54,21 @@ describe('probeCudaDriver', () => {
   });
 
   it('says so when the driver reports no device', async () => {
-    const p = await probeCudaDriver({ driver: new FakeCudaDriver({ devices: [] }), procVersionPath: '/nonexistent' });
+    const p = await probeCudaDriver({ driver: new FakeCudaDriver({ devices: [] }), procVersionPath: '/nonexistent', nvidiaSmi: null });
     expect(p).toMatchObject({ available: false, reason: 'fake-libcuda loaded, but it reports no CUDA device' });
+  });
+
+  it('asks nvidia-smi for the driver version where /proc/driver/nvidia is missing (gVisor)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-smi-'));
+    const smi = path.join(dir, 'nvidia-smi');
+    fs.writeFileSync(smi, '#!/bin/sh\n[ "$1" = --query-gpu=driver_version ] && printf "580.159.03\\n580.159.03\\n"\n');
+    fs.chmodSync(smi, 0o755);
+    const driver = new FakeCudaDriver({ devices: [{ name: 'NVIDIA H200', totalMemoryBytes: GiB }] });
+    expect(await probeCudaDriver({ driver, procVersionPath: path.join(dir, 'absent'), nvidiaSmi: smi })).toMatchObject({ available: true, driverVersion: '580.159.03' });
+    // No nvidia-smi either: unknown, not an error.
+    expect(await probeCudaDriver({ driver, procVersionPath: path.join(dir, 'absent'), nvidiaSmi: path.join(dir, 'none') })).toMatchObject({ available: true, driverVersion: null });
+    expect(parseNvidiaSmiDriverVersion('NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.\n')).toBeNull();
+    fs.rmSync(dir, { recursive: true });
   });
 
   it('parses the NVIDIA kernel module banner', () => {

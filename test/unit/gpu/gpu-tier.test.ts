@@ -56,6 +56,7 @@ async function open(driver: FakeCudaDriver, o: Partial<GpuTierOpenOptions> = {})
     perDeviceBudgetBytes: 4 * MiB,
     chunkBytes: CHUNK,
     procVersionPath: '/nonexistent',
+    nvidiaSmi: null,
     slabBytes: 1 * MiB,
     minSlabBytes: 64 * KiB,
     copyThreads: 0,

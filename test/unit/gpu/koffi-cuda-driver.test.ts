@@ -88,7 +88,7 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
 
   it('probes devices, memory, PCI bus and CUDA version through the bindings', async () => {
     stub.configure(2, 48 * MiB);
-    const p = await probeCudaDriver({ libraryPath: stubPath, procVersionPath: '/nonexistent' });
+    const p = await probeCudaDriver({ libraryPath: stubPath, procVersionPath: '/nonexistent', nvidiaSmi: null });
     expect(p).toEqual({
       available: true,
       reason: null,

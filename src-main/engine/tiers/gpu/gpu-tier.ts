@@ -36,8 +36,9 @@ export interface GpuTierOpenOptions {
   headroom?: DeviceHeadroom;
   /** Free device memory from process exit and signal hooks too (default true). */
   exitHook?: boolean;
-  /** Where the NVIDIA driver version is read from (tests). */
+  /** Where the NVIDIA driver version is read from (tests): the /proc banner, then nvidia-smi (null: not asked). */
   procVersionPath?: string;
+  nvidiaSmi?: string | null;
 }
 
 export interface GpuDeviceReport {
@@ -67,7 +68,7 @@ export interface GpuTierReport {
   devices: GpuDeviceReport[];
   /** GPUs asked for (--num-gpus) and used (those present, up to that many). */
   requestedGpus: number;
-  /** The NVIDIA driver's version (from /proc; null where the system does not say). */
+  /** The NVIDIA driver's version (from /proc or nvidia-smi; null where neither says). */
   driverVersion: string | null;
   /** The CUDA version the driver supports (cuDriverGetVersion). */
   cudaVersion: string;
@@ -171,7 +172,7 @@ export class GpuTier implements TierBackend {
     const minSlabBytes = Math.min(slabBytes, o.minSlabBytes ?? DEFAULT_GPU_MIN_SLAB_BYTES);
     const perDevice = Math.floor(o.perDeviceBudgetBytes);
 
-    const driverVersion = await readNvidiaDriverVersion(o.procVersionPath);
+    const driverVersion = await readNvidiaDriverVersion({ procPath: o.procVersionPath, nvidiaSmi: o.nvidiaSmi });
     driver.cuInit(0);
     const cudaVersion = formatCudaVersion(driver.cuDriverGetVersion());
     const count = driver.cuDeviceGetCount();
