@@ -1,12 +1,23 @@
+import fs from 'node:fs';
 import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 
 /**
+ * A zero-byte file is SQLite's empty database, and opening it read-write would make it kvbench's: a
+ * command that only reads must not turn whatever file it was pointed at into a database.
+ */
+function emptyFile(file: string): string | null {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  return st?.isFile() && st.size === 0 ? `${file} is empty, not a kvbench database (a suite or an import creates one)` : null;
+}
+
+/**
  * Opens the database a command works on (`--db`, else the default), runs `fn` on it and closes it.
  * A database that cannot be opened is answered on stderr with exit code 1. `readOnly` commands
  * (history, report, export) also refuse an explicit `--db` naming no file: that is a typo, and
- * opening it would create an empty database there.
+ * opening it would create an empty database there; and an empty file, which opening would migrate
+ * into one.
  */
 export async function withCommandStore(
   command: string,
@@ -14,14 +25,15 @@ export async function withCommandStore(
   opts: { readOnly: boolean },
   fn: (store: Store) => Promise<number> | number,
 ): Promise<number> {
-  const missing = opts.readOnly ? missingExplicitDatabase(dbFlag) : null;
-  if (missing !== null) {
-    process.stderr.write(`kvbench ${command}: ${missing}\n`);
+  const dbPath = resolveDatabasePath(dbFlag);
+  const refused = opts.readOnly ? (missingExplicitDatabase(dbFlag) ?? emptyFile(dbPath)) : null;
+  if (refused !== null) {
+    process.stderr.write(`kvbench ${command}: ${refused}\n`);
     return 1;
   }
   let store: Store;
   try {
-    ({ store } = await openStoreAndRecover(resolveDatabasePath(dbFlag)));
+    ({ store } = await openStoreAndRecover(dbPath));
   } catch (err) {
     process.stderr.write(`kvbench ${command}: ${(err as Error).message}\n`);
     return 1;

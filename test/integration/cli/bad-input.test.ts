@@ -270,6 +270,20 @@ describe('kvbench suite --warm-up', () => {
     expect(fs.readdirSync(tmp)).toEqual([]);
   });
 
+  it('history, report and export refuse a zero-byte --db instead of turning it into a database', async () => {
+    const tmp = makeTempDir();
+    const empty = path.join(tmp, 'empty.db');
+    fs.writeFileSync(empty, '');
+    for (const cmd of ['history', 'report', 'export']) {
+      const r = await runCli([cmd, '--db', empty, ...(cmd === 'export' ? ['--out', path.join(tmp, 'out.json')] : [])], { cwd: tmp });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toContain(`kvbench ${cmd}: ${empty} is empty, not a kvbench database`);
+      expectNoStack(r.stderr);
+    }
+    expect(fs.readdirSync(tmp)).toEqual(['empty.db']);
+    expect(fs.statSync(empty).size).toBe(0);
+  });
+
   it('refuses planning flags beside --resume (the stored plan is what runs), and creates no database', async () => {
     const tmp = makeTempDir();
     const r = await runCli(['suite', '--resume', '1', '--trials', '5', '--duration=30', '--no-probe', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
