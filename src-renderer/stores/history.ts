@@ -51,14 +51,19 @@ export const useHistoryStore = defineStore('history', () => {
   let seq = 0;
   let stale = false;
 
-  async function loadFacets(): Promise<void> {
+  /** Errors are returned, not dropped: an unreadable database must not look like an empty one. */
+  async function loadFacets(): Promise<IpcError | null> {
     const r = await api().call('history.facets', {});
-    if (r.ok) facets.value = r.value;
+    if (!r.ok) return r.error;
+    facets.value = r.value;
+    return null;
   }
 
-  async function loadSuites(): Promise<void> {
+  async function loadSuites(): Promise<IpcError | null> {
     const r = await api().call('suites.list', {});
-    if (r.ok) suites.value = r.value;
+    if (!r.ok) return r.error;
+    suites.value = r.value;
+    return null;
   }
 
   async function load(): Promise<void> {
@@ -66,7 +71,7 @@ export const useHistoryStore = defineStore('history', () => {
     // A change reported from here on may be missing from this load's answer: onEvent marks it.
     stale = false;
     loading.value = true;
-    const [r] = await Promise.all([
+    const [r, facetsError, suitesError] = await Promise.all([
       api().call('history.list', { selection: selectionOf(filters), sort: { ...sort }, limit: PAGE_SIZE, offset: page.value * PAGE_SIZE }),
       loadFacets(),
       loadSuites(),
@@ -84,7 +89,7 @@ export const useHistoryStore = defineStore('history', () => {
       }
       trials.value = r.value.trials;
       total.value = r.value.total;
-      error.value = null;
+      error.value = facetsError ?? suitesError;
       // Keep only selections still on screen.
       const ids = new Set(r.value.trials.map((t) => t.id));
       selected.value = new Set([...selected.value].filter((id) => ids.has(id)));

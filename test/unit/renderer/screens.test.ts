@@ -195,6 +195,43 @@ describe('history', () => {
   });
 });
 
+describe('database errors are shown, not empty states', () => {
+  const locked = { error: { code: 'DB_BUSY' as const, message: 'the database is locked' } };
+
+  it('history: when the facets or the suites cannot be read', async () => {
+    installFakeApi({ 'history.list': () => ({ trials: [], total: 0 }), 'history.facets': () => locked, 'suites.list': () => locked });
+    const w = mountIt(HistoryView);
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('the database is locked');
+    expect(w.text()).not.toContain('No trials yet');
+    await w.get('[data-test=suites-tab]').trigger('click');
+    expect(w.text()).not.toContain('No suites yet');
+  });
+
+  it('history: when the list cannot be read', async () => {
+    installFakeApi({ 'history.list': () => locked, 'history.facets': () => facets(0), 'suites.list': () => [] });
+    const w = mountIt(HistoryView);
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('the database is locked');
+    expect(w.text()).not.toContain('No trials yet');
+    expect(w.find('[data-test=history-table]').exists()).toBe(false);
+  });
+
+  it('compare: when the systems cannot be read, with a retry', async () => {
+    let fail = true;
+    installFakeApi({ 'history.facets': () => (fail ? locked : facets(4)) });
+    const w = mountIt(CompareView);
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('the database is locked');
+    expect(w.text()).not.toContain('Comparing needs two systems');
+    fail = false;
+    await w.findAll('button').find((b) => b.text() === 'Try again')!.trigger('click');
+    await flush();
+    expect(w.find('[role=alert]').exists()).toBe(false);
+    expect((w.get('select[name=a]').element as HTMLSelectElement).value).toBe('sys-1');
+  });
+});
+
 describe('import dialog', () => {
   const choose = async (w: VueWrapper, files: File[]): Promise<void> => {
     const input = w.get('input[name=files]');
