@@ -284,6 +284,16 @@ describe('kvbench suite --warm-up', () => {
     expect(fs.statSync(empty).size).toBe(0);
   });
 
+  it('takes a negative --storage-capacity-gb or --trials as a value and range-checks it, instead of "argument is ambiguous"', async () => {
+    const tmp = makeTempDir();
+    const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--plan', '--cache-dir', path.join(tmp, 'c'), '--db', path.join(tmp, 'k.db'), '--storage-capacity-gb', '-1', '--trials', '-2'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).not.toMatch(/ambiguous/);
+    expect(r.stderr).toContain('--storage-capacity-gb must be a number of GiB ≥ 0 (0 = 95 % of the free space), got -1');
+    expect(r.stderr).toContain('--trials must be an integer from 1 to 100, got -2');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+
   it('refuses planning flags beside --resume (the stored plan is what runs), and creates no database', async () => {
     const tmp = makeTempDir();
     const r = await runCli(['suite', '--resume', '1', '--trials', '5', '--duration=30', '--no-probe', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
