@@ -39,7 +39,7 @@ import { buildScenarioReport, buildSystemComparison, buildTierComparison } from 
 import { resolveSelection } from '../export/selection.ts';
 import { importResultsFiles } from '../store/import-results.ts';
 import type { Store } from '../store/store.ts';
-import { ENGINE_HAS_GPU_TIER, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
 import { hardwareAdvice } from './advice.ts';
@@ -294,6 +294,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     };
     try {
       const cacheDir = path.resolve(request.cacheDir);
+      // Refused before anything is created: a system directory (also behind a link) or a bad option.
+      if (resumeId === null) {
+        const problems = planOptionErrors(planOptions(request, cacheDir));
+        if (problems.length > 0) fail('VALIDATION', problems.join('\n'));
+      }
       try {
         await fsp.mkdir(cacheDir, { recursive: true });
       } catch (err) {

@@ -138,6 +138,17 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
   });
 
+  it('refuses a system directory behind a symbolic link before creating anything in it', async () => {
+    const t = await make();
+    const link = path.join(path.dirname(t.cacheDir), 'shm-link');
+    fs.symlinkSync('/dev/shm', link);
+    const target = path.join(link, `kvbench-backend-${process.pid}`);
+    const r = await t.backend.invoke('suite.start', smokeRequest(target));
+    expect(r).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('cannot be a system directory: /dev/shm') } });
+    expect(fs.existsSync(`/dev/shm/kvbench-backend-${process.pid}`)).toBe(false);
+    expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
+  });
+
   it('imports reference results as another system, compares, and deletes trials and suites', async () => {
     const t = await make();
     ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir)));
