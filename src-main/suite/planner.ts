@@ -446,7 +446,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
   if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
   if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
-    notes.push('storage-saturation and cpu-storage have the same parameters in the wrapper (small CPU tier, high users); both are kept for comparability');
+    notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both ids are kept so stored history stays comparable");
   }
   return {
     version: SUITE_PLAN_VERSION,
