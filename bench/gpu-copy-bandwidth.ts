@@ -127,12 +127,16 @@ async function measureDirect(d: CudaDriver, chunkBytes: number): Promise<Sample>
     d.cuCtxSetCurrent(ctx);
     let h2dNs = 0;
     let d2hNs = 0;
+    // cuMemcpyHtoD from pageable memory (staging that could not be pinned) returns once the bytes
+    // are in the driver's own buffer, before they reach the device: wait for the device each time.
     for (let e = 0; e < entriesPerRep; e++) {
       let t0 = process.hrtime.bigint();
       for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyHtoD(ptr + off, slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)));
+      d.cuCtxSynchronize();
       h2dNs += Number(process.hrtime.bigint() - t0);
       t0 = process.hrtime.bigint();
       for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyDtoH(slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)), ptr + off);
+      d.cuCtxSynchronize();
       d2hNs += Number(process.hrtime.bigint() - t0);
     }
     const bytes = entriesPerRep * entryBytes;
