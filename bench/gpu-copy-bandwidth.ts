@@ -15,6 +15,8 @@
 //                   same pinned staging: what the FFI alone costs, without the workers
 //   torch           bench/torch_pinned_copy.py: .cuda(non_blocking=True), copy_(…, non_blocking=True)
 //                   on pin_memory=True tensors, each synchronised
+// Every path gets the same 2 untimed entries per direction first (torch's --warmup), and device 0's
+// primary context is held for the whole run, so no path pays for creating it.
 // GB/s are 1e9 bytes per second. A round trip of payload bytes through the tier is verified too.
 
 import { spawnSync } from 'node:child_process';
@@ -30,6 +32,7 @@ import { probeCudaDriver } from '../src-main/hardware/gpu-driver.ts';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
+const WARM_UP_ENTRIES = 2;
 
 const { values } = parseArgs({
   options: {
@@ -71,9 +74,15 @@ console.log(
     `NVIDIA driver ${probe.driverVersion ?? '?'}, CUDA ${probe.cudaVersion}`,
 );
 console.log(
-  `entries of ${entryBytes / MiB} MiB, ${entriesPerRep} per direction per repetition (${((entriesPerRep * entryBytes) / GiB).toFixed(2)} GiB), ` +
-    `${reps} repetitions alternating kvbench and torch; tier budget ${budgetBytes / GiB} GiB, ${copyThreads} copy threads`,
+  `entries of ${entryBytes / MiB} MiB, ${entriesPerRep} per direction per repetition (${((entriesPerRep * entryBytes) / GiB).toFixed(2)} GiB) ` +
+    `after ${WARM_UP_ENTRIES} untimed, ${reps} repetitions alternating kvbench and torch; tier budget ${budgetBytes / GiB} GiB, ${copyThreads} copy threads`,
 );
+
+// Held until the end: each tier and the direct path would otherwise create and destroy device 0's
+// primary context (hundreds of milliseconds, and cold first copies) inside what they time.
+driver.cuInit(0);
+const dev0 = driver.cuDeviceGet(0);
+driver.cuDevicePrimaryCtxRetain(dev0);
 
 type Sample = { h2d: number; d2h: number };
 const samples = new Map<string, Sample[]>();
@@ -87,6 +96,11 @@ const details: Record<string, unknown>[] = [];
 async function measureTier(chunkBytes: number): Promise<Sample & { copyH2d: number | null; copyD2h: number | null; pinned: boolean }> {
   const tier = await GpuTier.open({ driver, numGpus: 1, perDeviceBudgetBytes: budgetBytes, chunkBytes, copyThreads });
   try {
+    const entry = (key: string) => ({ key, keyHash: 1n, sizeBytes: entryBytes });
+    for (let i = 0; i < WARM_UP_ENTRIES; i++) await tier.write(entry(`w${i}`), async () => undefined);
+    for (let i = 0; i < WARM_UP_ENTRIES; i++) await tier.read(entry(`w${i}`));
+    for (let i = 0; i < WARM_UP_ENTRIES; i++) await tier.remove(entry(`w${i}`));
+    tier.resetCopyStats();
     const batch = Math.max(1, Math.min(entriesPerRep, Math.floor((tier.budgetBytes * 0.9) / entryBytes)));
     let h2dNs = 0;
     let d2hNs = 0;
@@ -95,9 +109,9 @@ async function measureTier(chunkBytes: number): Promise<Sample & { copyH2d: numb
     while (moved < entriesPerRep) {
       const keys: string[] = [];
       for (let i = 0; i < batch && moved + i < entriesPerRep; i++) keys.push(`b${n++}`);
-      for (const key of keys) h2dNs += (await tier.write({ key, keyHash: 1n, sizeBytes: entryBytes }, async () => undefined)).durationNs;
-      for (const key of keys) d2hNs += (await tier.read({ key, keyHash: 1n, sizeBytes: entryBytes })).durationNs;
-      for (const key of keys) await tier.remove({ key, keyHash: 1n, sizeBytes: entryBytes });
+      for (const key of keys) h2dNs += (await tier.write(entry(key), async () => undefined)).durationNs;
+      for (const key of keys) d2hNs += (await tier.read(entry(key))).durationNs;
+      for (const key of keys) await tier.remove(entry(key));
       moved += keys.length;
     }
     const r = tier.report();
@@ -116,41 +130,51 @@ async function measureTier(chunkBytes: number): Promise<Sample & { copyH2d: numb
 
 /** The FFI alone: synchronous driver copies on this thread from one pinned staging buffer. */
 async function measureDirect(d: CudaDriver, chunkBytes: number): Promise<Sample> {
-  d.cuInit(0);
-  const dev = d.cuDeviceGet(0);
-  const ctx = d.cuDevicePrimaryCtxRetain(dev);
+  const ctx = d.cuDevicePrimaryCtxRetain(dev0);
   d.cuCtxSetCurrent(ctx);
   const staging = PinnedStaging.create(d, chunkBytes, 1);
-  const ptr = d.cuMemAlloc(entryBytes);
+  let ptr: number | null = null;
   try {
+    ptr = d.cuMemAlloc(entryBytes);
+    const dptr = ptr;
     const slot = await staging.acquire();
     d.cuCtxSetCurrent(ctx);
-    let h2dNs = 0;
-    let d2hNs = 0;
     // cuMemcpyHtoD from pageable memory (staging that could not be pinned) returns once the bytes
     // are in the driver's own buffer, before they reach the device: wait for the device each time.
+    const h2d = (): void => {
+      for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyHtoD(dptr + off, slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)));
+      d.cuCtxSynchronize();
+    };
+    const d2h = (): void => {
+      for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyDtoH(slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)), dptr + off);
+      d.cuCtxSynchronize();
+    };
+    for (let e = 0; e < WARM_UP_ENTRIES; e++) {
+      h2d();
+      d2h();
+    }
+    let h2dNs = 0;
+    let d2hNs = 0;
     for (let e = 0; e < entriesPerRep; e++) {
       let t0 = process.hrtime.bigint();
-      for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyHtoD(ptr + off, slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)));
-      d.cuCtxSynchronize();
+      h2d();
       h2dNs += Number(process.hrtime.bigint() - t0);
       t0 = process.hrtime.bigint();
-      for (let off = 0; off < entryBytes; off += chunkBytes) d.cuMemcpyDtoH(slot.buffer.subarray(0, Math.min(chunkBytes, entryBytes - off)), ptr + off);
-      d.cuCtxSynchronize();
+      d2h();
       d2hNs += Number(process.hrtime.bigint() - t0);
     }
     const bytes = entriesPerRep * entryBytes;
     return { h2d: gbps(bytes, h2dNs), d2h: gbps(bytes, d2hNs) };
   } finally {
     d.cuCtxSetCurrent(ctx);
-    d.cuMemFree(ptr);
+    if (ptr !== null) d.cuMemFree(ptr);
     staging.unregister();
-    d.cuDevicePrimaryCtxRelease(dev);
+    d.cuDevicePrimaryCtxRelease(dev0);
   }
 }
 
 function measureTorch(): { ok: true; h2dAlloc: number; h2dInto: number; d2hInto: number; raw: Record<string, unknown> } | { ok: false; error: string } {
-  const r = spawnSync(values.python!, [torchScript, '--entry-bytes', String(entryBytes), '--total-bytes', String(entriesPerRep * entryBytes)], {
+  const r = spawnSync(values.python!, [torchScript, '--entry-bytes', String(entryBytes), '--total-bytes', String(entriesPerRep * entryBytes), '--warmup', String(WARM_UP_ENTRIES)], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -209,6 +233,7 @@ for (let rep = 1; rep <= reps; rep++) {
   }
   console.log(`repetition ${rep}/${reps} done`);
 }
+driver.cuDevicePrimaryCtxRelease(dev0);
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
