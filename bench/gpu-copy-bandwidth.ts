@@ -3,7 +3,7 @@
 //
 //   node bench/gpu-copy-bandwidth.ts [--entry-mib 256] [--total-gib 4] [--chunk-mib 16,64]
 //        [--copy-threads 2] [--budget-gib 8] [--reps 3] [--python python3] [--no-torch]
-//        [--library libcuda.so.1] [--json out.json]
+//        [--torch-timeout-s 120] [--library libcuda.so.1] [--json out.json]
 //
 // Needs: an NVIDIA GPU and driver, Node 24 with this project's node_modules (koffi), and for the
 // torch side python3 with a CUDA build of torch. Paths measured, each over --total-gib per
@@ -17,6 +17,9 @@
 //                   on pin_memory=True tensors, each synchronised
 // Every path gets the same 2 untimed entries per direction first (torch's --warmup), and device 0's
 // primary context is held for the whole run, so no path pays for creating it.
+//
+// Each path's failure is recorded and the others go on; every sample is printed when taken, and the
+// JSON is rewritten after every repetition, so a run cut short keeps what it measured.
 // GB/s are 1e9 bytes per second. A round trip of payload bytes through the tier is verified too.
 
 import { spawnSync } from 'node:child_process';
@@ -44,6 +47,7 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '3' },
     python: { type: 'string', default: 'python3' },
     'no-torch': { type: 'boolean', default: false },
+    'torch-timeout-s': { type: 'string', default: '120' },
     library: { type: 'string' },
     json: { type: 'string' },
   },
@@ -55,14 +59,43 @@ const chunkSizes = values['chunk-mib']!.split(',').map((s) => Number(s) * MiB);
 const copyThreads = Number(values['copy-threads']);
 const budgetBytes = Math.floor(Number(values['budget-gib']) * GiB);
 const reps = Number(values.reps);
+const torchTimeoutMs = Number(values['torch-timeout-s']) * 1000;
 const entriesPerRep = Math.max(1, Math.floor(totalBytes / entryBytes));
 const torchScript = fileURLToPath(new URL('./torch_pinned_copy.py', import.meta.url));
 
 const gbps = (bytes: number, ns: number): number => bytes / ns;
+const message = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+
+type Sample = { h2d: number; d2h: number };
+type TierSample = Sample & { copyH2d: number | null; copyD2h: number | null; pinned: boolean; budgetBytes: number; shortfall: string | null };
+type DirectSample = Sample & { pinned: boolean };
+
+const samples = new Map<string, Sample[]>();
+const tierSamples = new Map<number, TierSample[]>();
+const details: Record<string, unknown>[] = [];
+const errors: { rep: number | null; path: string; chunkBytes?: number; error: string }[] = [];
+const out: Record<string, unknown> = { entryBytes, entriesPerRep, reps, copyThreads, budgetBytes, chunkSizes, warmUpEntries: WARM_UP_ENTRIES };
+
+/** Rewrites the JSON (through a temporary file, so a kill mid-write leaves the previous one whole). */
+function writeJson(): void {
+  if (!values.json) return;
+  const body = { ...out, samples: Object.fromEntries(samples), details, errors };
+  fs.writeFileSync(`${values.json}.tmp`, JSON.stringify(body, null, 2));
+  fs.renameSync(`${values.json}.tmp`, values.json);
+}
+
+function fail(rep: number | null, path: string, err: unknown, chunkBytes?: number): void {
+  const e = { rep, path, ...(chunkBytes === undefined ? {} : { chunkBytes }), error: message(err) };
+  errors.push(e);
+  console.log(`${rep === null ? '' : `rep ${rep}, `}${path}${chunkBytes === undefined ? '' : `, ${chunkBytes / MiB} MiB chunks`}: FAILED: ${e.error}`);
+}
 
 const probe = await probeCudaDriver({ libraryPath: values.library });
+out.probe = probe;
 if (!probe.available) {
   console.error(`no GPU to measure: ${probe.reason}`);
+  out.error = probe.reason;
+  writeJson();
   process.exit(2);
 }
 const loaded = await loadCudaDriver({ libraryPath: values.library });
@@ -84,16 +117,8 @@ driver.cuInit(0);
 const dev0 = driver.cuDeviceGet(0);
 driver.cuDevicePrimaryCtxRetain(dev0);
 
-type Sample = { h2d: number; d2h: number };
-const samples = new Map<string, Sample[]>();
-const add = (path: string, s: Sample): void => {
-  if (!samples.has(path)) samples.set(path, []);
-  samples.get(path)!.push(s);
-};
-const details: Record<string, unknown>[] = [];
-
 /** kvbench's GPU tier: writes then reads, one entry at a time, a batch that fits the budget at a time. */
-async function measureTier(chunkBytes: number): Promise<Sample & { copyH2d: number | null; copyD2h: number | null; pinned: boolean }> {
+async function measureTier(chunkBytes: number): Promise<TierSample> {
   const tier = await GpuTier.open({ driver, numGpus: 1, perDeviceBudgetBytes: budgetBytes, chunkBytes, copyThreads });
   try {
     const entry = (key: string) => ({ key, keyHash: 1n, sizeBytes: entryBytes });
@@ -122,6 +147,8 @@ async function measureTier(chunkBytes: number): Promise<Sample & { copyH2d: numb
       copyH2d: r.h2d.bandwidthBytesPerSec === null ? null : r.h2d.bandwidthBytesPerSec / 1e9,
       copyD2h: r.d2h.bandwidthBytesPerSec === null ? null : r.d2h.bandwidthBytesPerSec / 1e9,
       pinned: r.stagingPinned,
+      budgetBytes: r.reservedBytes,
+      shortfall: r.shortfallReason,
     };
   } finally {
     await tier.close();
@@ -129,7 +156,7 @@ async function measureTier(chunkBytes: number): Promise<Sample & { copyH2d: numb
 }
 
 /** The FFI alone: synchronous driver copies on this thread from one pinned staging buffer. */
-async function measureDirect(d: CudaDriver, chunkBytes: number): Promise<Sample> {
+async function measureDirect(d: CudaDriver, chunkBytes: number): Promise<DirectSample> {
   const ctx = d.cuDevicePrimaryCtxRetain(dev0);
   d.cuCtxSetCurrent(ctx);
   const staging = PinnedStaging.create(d, chunkBytes, 1);
@@ -164,7 +191,7 @@ async function measureDirect(d: CudaDriver, chunkBytes: number): Promise<Sample>
       d2hNs += Number(process.hrtime.bigint() - t0);
     }
     const bytes = entriesPerRep * entryBytes;
-    return { h2d: gbps(bytes, h2dNs), d2h: gbps(bytes, d2hNs) };
+    return { h2d: gbps(bytes, h2dNs), d2h: gbps(bytes, d2hNs), pinned: staging.pinned };
   } finally {
     d.cuCtxSetCurrent(ctx);
     if (ptr !== null) d.cuMemFree(ptr);
@@ -173,18 +200,24 @@ async function measureDirect(d: CudaDriver, chunkBytes: number): Promise<Sample>
   }
 }
 
-function measureTorch(): { ok: true; h2dAlloc: number; h2dInto: number; d2hInto: number; raw: Record<string, unknown> } | { ok: false; error: string } {
-  const r = spawnSync(values.python!, [torchScript, '--entry-bytes', String(entryBytes), '--total-bytes', String(entriesPerRep * entryBytes), '--warmup', String(WARM_UP_ENTRIES)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (r.error) return { ok: false, error: `${values.python}: ${r.error.message}` };
+type TorchResult = { ok: true; h2dAlloc: number; h2dInto: number; d2hInto: number; raw: Record<string, unknown> } | { ok: false; error: string };
+
+function measureTorch(): TorchResult {
+  const r = spawnSync(
+    values.python!,
+    [torchScript, '--entry-bytes', String(entryBytes), '--total-bytes', String(entriesPerRep * entryBytes), '--warmup', String(WARM_UP_ENTRIES)],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: torchTimeoutMs, killSignal: 'SIGKILL' },
+  );
+  if (r.error) {
+    const timedOut = (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT';
+    return { ok: false, error: timedOut ? `${torchScript} did not finish within ${torchTimeoutMs / 1000} s (killed)` : `${values.python}: ${r.error.message}` };
+  }
   const line = r.stdout.trim().split('\n').at(-1) ?? '';
   let raw: Record<string, unknown>;
   try {
     raw = JSON.parse(line) as Record<string, unknown>;
   } catch {
-    return { ok: false, error: `no JSON from ${torchScript} (exit ${r.status}): ${r.stdout.slice(-500)}` };
+    return { ok: false, error: `no JSON from ${torchScript} (exit ${r.status}, signal ${r.signal}): ${r.stdout.slice(-500)}` };
   }
   if (raw.ok !== true) return { ok: false, error: String(raw.error) };
   return { ok: true, h2dAlloc: raw.h2d_alloc_gbps as number, h2dInto: raw.h2d_into_gbps as number, d2hInto: raw.d2h_into_gbps as number, raw };
@@ -208,32 +241,72 @@ async function verifyRoundTrip(chunkBytes: number): Promise<boolean> {
   }
 }
 
-const verified = await verifyRoundTrip(chunkSizes[0]);
-console.log(`payload round trip through the GPU tier: ${verified ? 'bytes intact' : 'CORRUPTED'}`);
+const fmt = (s: Sample): string => `H2D ${s.h2d.toFixed(2)} GB/s, D2H ${s.d2h.toFixed(2)} GB/s`;
+const add = (path: string, s: Sample): void => {
+  if (!samples.has(path)) samples.set(path, []);
+  samples.get(path)!.push({ h2d: s.h2d, d2h: s.d2h });
+};
+
+let verified: boolean | null = null;
+try {
+  verified = await verifyRoundTrip(chunkSizes[0]);
+  console.log(`payload round trip through the GPU tier: ${verified ? 'bytes intact' : 'CORRUPTED'}`);
+} catch (err) {
+  fail(null, 'payload round trip', err);
+}
+out.verified = verified;
+writeJson();
+
 let torchError: string | null = null;
 let torchInfo: Record<string, unknown> | null = null;
+const torchSamples: { h2dAlloc: number; h2dInto: number; d2hInto: number }[] = [];
 for (let rep = 1; rep <= reps; rep++) {
   for (const chunk of chunkSizes) {
-    const t = await measureTier(chunk);
-    add(`kvbench tier, ${chunk / MiB} MiB chunks`, t);
-    if (t.copyH2d !== null && t.copyD2h !== null) add(`  (per-copy time only)  ${chunk / MiB} MiB`, { h2d: t.copyH2d, d2h: t.copyD2h });
-    details.push({ rep, path: 'tier', chunkBytes: chunk, ...t });
-    const d = await measureDirect(driver, chunk);
-    add(`driver direct, ${chunk / MiB} MiB chunks`, d);
-    details.push({ rep, path: 'direct', chunkBytes: chunk, ...d });
+    try {
+      const t = await measureTier(chunk);
+      add(`kvbench tier, ${chunk / MiB} MiB chunks`, t);
+      if (!tierSamples.has(chunk)) tierSamples.set(chunk, []);
+      tierSamples.get(chunk)!.push(t);
+      if (t.copyH2d !== null && t.copyD2h !== null) add(`  (per-copy time only)  ${chunk / MiB} MiB`, { h2d: t.copyH2d, d2h: t.copyD2h });
+      details.push({ rep, path: 'tier', chunkBytes: chunk, ...t });
+      console.log(`rep ${rep}, kvbench tier, ${chunk / MiB} MiB chunks: ${fmt(t)}; staging ${t.pinned ? 'pinned' : 'NOT pinned'}${t.shortfall ? `; ${t.shortfall}` : ''}`);
+    } catch (err) {
+      fail(rep, 'kvbench tier', err, chunk);
+    }
+    try {
+      const d = await measureDirect(driver, chunk);
+      add(`driver direct, ${chunk / MiB} MiB chunks`, d);
+      details.push({ rep, path: 'direct', chunkBytes: chunk, ...d });
+      console.log(`rep ${rep}, driver direct, ${chunk / MiB} MiB chunks: ${fmt(d)}; staging ${d.pinned ? 'pinned' : 'NOT pinned'}`);
+    } catch (err) {
+      fail(rep, 'driver direct', err, chunk);
+    }
   }
+  // A torch that is missing or broken stays so: no point in paying for it every repetition.
   if (!values['no-torch'] && torchError === null) {
     const t = measureTorch();
     if (t.ok) {
       add('torch .cuda(non_blocking) / copy_ into pinned', { h2d: t.h2dAlloc, d2h: t.d2hInto });
       add('torch copy_ into preallocated', { h2d: t.h2dInto, d2h: t.d2hInto });
+      torchSamples.push({ h2dAlloc: t.h2dAlloc, h2dInto: t.h2dInto, d2hInto: t.d2hInto });
       torchInfo = t.raw;
       details.push({ rep, path: 'torch', ...t.raw });
-    } else torchError = t.error;
+      console.log(`rep ${rep}, torch: H2D .cuda() ${t.h2dAlloc.toFixed(2)} GB/s, H2D copy_ into preallocated ${t.h2dInto.toFixed(2)} GB/s, D2H ${t.d2hInto.toFixed(2)} GB/s`);
+    } else {
+      torchError = t.error;
+      fail(rep, 'torch', t.error);
+    }
   }
+  out.torch = torchInfo;
+  out.torchError = torchError;
+  writeJson();
   console.log(`repetition ${rep}/${reps} done`);
 }
-driver.cuDevicePrimaryCtxRelease(dev0);
+try {
+  driver.cuDevicePrimaryCtxRelease(dev0);
+} catch {
+  // the process ends next; the driver frees the context with it
+}
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -249,26 +322,23 @@ console.log(`${'path'.padEnd(48)} ${'H2D GB/s median [min–max]'.padEnd(28)} D2
 for (const [path, xs] of samples) {
   console.log(`${path.padEnd(48)} ${cell(xs.map((x) => x.h2d)).padEnd(28)} ${cell(xs.map((x) => x.d2h))}`);
 }
+
 const ratios: Record<string, { h2d: number; d2h: number }> = {};
 const torchRef = samples.get('torch .cuda(non_blocking) / copy_ into pinned');
 if (torchRef) {
   console.log('');
   console.log('kvbench tier / torch (medians; H2D against .cuda(non_blocking=True), D2H against copy_ into pinned):');
   for (const chunk of chunkSizes) {
-    const k = samples.get(`kvbench tier, ${chunk / MiB} MiB chunks`)!;
+    const k = samples.get(`kvbench tier, ${chunk / MiB} MiB chunks`);
+    if (!k) continue;
     const r = { h2d: median(k.map((x) => x.h2d)) / median(torchRef.map((x) => x.h2d)), d2h: median(k.map((x) => x.d2h)) / median(torchRef.map((x) => x.d2h)) };
     ratios[`${chunk / MiB} MiB`] = r;
     console.log(`  ${String(chunk / MiB).padStart(4)} MiB chunks: H2D ${r.h2d.toFixed(3)}, D2H ${r.d2h.toFixed(3)}`);
   }
 }
-if (values.json) {
-  fs.writeFileSync(
-    values.json,
-    JSON.stringify(
-      { probe, entryBytes, entriesPerRep, reps, copyThreads, budgetBytes, chunkSizes, verified, torch: torchInfo, torchError, samples: Object.fromEntries(samples), ratios, details },
-      null,
-      2,
-    ),
-  );
-}
-if (!verified) process.exit(1);
+out.ratios = ratios;
+writeJson();
+if (errors.length > 0) console.log(`${errors.length} measurement(s) failed: see "errors" in the JSON`);
+if (verified === false) process.exit(1);
+// Numbers are kept either way; the exit code says that some path could not be measured.
+if (errors.some((e) => e.path !== 'torch')) process.exit(3);

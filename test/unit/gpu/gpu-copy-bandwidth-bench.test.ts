@@ -1,0 +1,52 @@
+// bench/gpu-copy-bandwidth.ts end to end against the stub libcuda, with a stand-in for the torch
+// script: a torch side that hangs. The stub's own bandwidth means nothing.
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildStubLibcuda, hasCc } from './stub-libcuda.ts';
+
+const bench = fileURLToPath(new URL('../../../bench/gpu-copy-bandwidth.ts', import.meta.url));
+
+describe.skipIf(!hasCc)('bench/gpu-copy-bandwidth.ts on the stub libcuda', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-gpu-bw-'));
+    buildStubLibcuda(dir);
+  });
+  afterAll(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A "python" that answers as torch_pinned_copy.py would, with these GB/s, or runs `body` instead. */
+  function fakePython(name: string, gbps: { h2dAlloc: number; h2dInto: number; d2h: number } | null, body = ''): string {
+    const p = path.join(dir, name);
+    const json = gbps && JSON.stringify({ ok: true, torch_version: 'fake', cuda_version: '0', device_name: 'stub', verified: true, h2d_alloc_gbps: gbps.h2dAlloc, h2d_into_gbps: gbps.h2dInto, d2h_into_gbps: gbps.d2h });
+    fs.writeFileSync(p, `#!/bin/sh\n${body}\n${json ? `echo '${json}'` : ''}\n`);
+    fs.chmodSync(p, 0o755);
+    return p;
+  }
+
+  function runBench(python: string, extraEnv: Record<string, string> = {}, extraArgs: string[] = []) {
+    const json = path.join(dir, `out-${path.basename(python)}.json`);
+    const r = spawnSync(
+      process.execPath,
+      [bench, '--entry-mib', '1', '--total-gib', String(4 / 1024), '--chunk-mib', '0.25,0.5', '--budget-gib', String(16 / 1024), '--reps', '2', '--copy-threads', '1', '--python', python, '--json', json, ...extraArgs],
+      { encoding: 'utf8', timeout: 60_000, env: { ...process.env, LD_LIBRARY_PATH: dir, STUB_CUDA_MEMORY_MIB: '2048', ...extraEnv } },
+    );
+    const result = fs.existsSync(json) ? (JSON.parse(fs.readFileSync(json, 'utf8')) as Record<string, any>) : null;
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr, result };
+  }
+
+  it('a torch side that hangs is killed after --torch-timeout-s; the kvbench numbers are kept', () => {
+    const r = runBench(fakePython('hanging-torch', null, 'exec sleep 30'), {}, ['--torch-timeout-s', '1']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.result!.torchError).toMatch(/did not finish within 1 s/);
+    expect(r.result!.samples['kvbench tier, 0.25 MiB chunks']).toHaveLength(2);
+    expect(r.stdout).toMatch(/^rep 1, kvbench tier, 0\.25 MiB chunks: H2D [\d.]+ GB\/s/m);
+  });
+});
