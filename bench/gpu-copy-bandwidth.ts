@@ -18,6 +18,11 @@
 // Every path gets the same 2 untimed entries per direction first (torch's --warmup), and device 0's
 // primary context is held for the whole run, so no path pays for creating it.
 //
+// The criterion (issue #7): the kvbench tier reaches ≥ 90 % of torch per direction and chunk size,
+// medians against medians; for H2D against the better of torch's two variants (copy_ into a
+// preallocated tensor is the comparable one: the tier's memory is reserved up front too). One line
+// beginning "CRITERION gpu-copy:" states it; gpu-check.sh collects it.
+//
 // Each path's failure is recorded and the others go on; every sample is printed when taken, and the
 // JSON is rewritten after every repetition, so a run cut short keeps what it measured.
 // GB/s are 1e9 bytes per second. A round trip of payload bytes through the tier is verified too.
@@ -36,6 +41,7 @@ import { probeCudaDriver } from '../src-main/hardware/gpu-driver.ts';
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 const WARM_UP_ENTRIES = 2;
+const CRITERION_RATIO = 0.9;
 
 const { values } = parseArgs({
   options: {
@@ -323,21 +329,63 @@ for (const [path, xs] of samples) {
   console.log(`${path.padEnd(48)} ${cell(xs.map((x) => x.h2d)).padEnd(28)} ${cell(xs.map((x) => x.d2h))}`);
 }
 
-const ratios: Record<string, { h2d: number; d2h: number }> = {};
-const torchRef = samples.get('torch .cuda(non_blocking) / copy_ into pinned');
-if (torchRef) {
-  console.log('');
-  console.log('kvbench tier / torch (medians; H2D against .cuda(non_blocking=True), D2H against copy_ into pinned):');
+// The criterion, per direction and chunk size.
+type Cell = { kvbenchGbps: number; torchGbps: number; ratio: number; pass: boolean };
+const criterion: {
+  threshold: number;
+  status: 'PASS' | 'FAIL' | 'INVALID' | 'INCOMPLETE' | 'NOT MEASURED';
+  reason: string | null;
+  reference: string;
+  perChunk: Record<string, { h2d: Cell | null; d2h: Cell | null }>;
+} = {
+  threshold: CRITERION_RATIO,
+  status: 'NOT MEASURED',
+  reason: null,
+  reference: 'medians; H2D: max(torch .cuda(non_blocking), torch copy_ into preallocated); D2H: torch copy_ into pinned',
+  perChunk: {},
+};
+const unpinned = [...tierSamples.values()].flat().some((t) => !t.pinned);
+let missing = chunkSizes.filter((c) => !tierSamples.get(c)?.length).length;
+if (torchSamples.length > 0) {
+  const torchH2d = Math.max(median(torchSamples.map((t) => t.h2dAlloc)), median(torchSamples.map((t) => t.h2dInto)));
+  const torchD2h = median(torchSamples.map((t) => t.d2hInto));
+  const judge = (k: number, ref: number): Cell => ({ kvbenchGbps: k, torchGbps: ref, ratio: k / ref, pass: k / ref >= CRITERION_RATIO });
   for (const chunk of chunkSizes) {
-    const k = samples.get(`kvbench tier, ${chunk / MiB} MiB chunks`);
-    if (!k) continue;
-    const r = { h2d: median(k.map((x) => x.h2d)) / median(torchRef.map((x) => x.h2d)), d2h: median(k.map((x) => x.d2h)) / median(torchRef.map((x) => x.d2h)) };
-    ratios[`${chunk / MiB} MiB`] = r;
-    console.log(`  ${String(chunk / MiB).padStart(4)} MiB chunks: H2D ${r.h2d.toFixed(3)}, D2H ${r.d2h.toFixed(3)}`);
+    const k = tierSamples.get(chunk);
+    criterion.perChunk[`${chunk / MiB} MiB`] = k?.length
+      ? { h2d: judge(median(k.map((x) => x.h2d)), torchH2d), d2h: judge(median(k.map((x) => x.d2h)), torchD2h) }
+      : { h2d: null, d2h: null };
   }
-}
-out.ratios = ratios;
+} else missing = chunkSizes.length;
+const cells = Object.values(criterion.perChunk).flatMap((c) => [c.h2d, c.d2h]).filter((c): c is Cell => c !== null);
+if (unpinned) {
+  criterion.status = 'INVALID';
+  criterion.reason = 'staging not pinned (cuMemHostRegister refused it): the tier copied from pageable memory, torch from pinned';
+} else if (torchSamples.length === 0) {
+  criterion.reason = `torch not measured: ${torchError ?? (values['no-torch'] ? '--no-torch' : 'no samples')}`;
+} else if (cells.some((c) => !c.pass)) criterion.status = 'FAIL';
+else if (missing > 0) {
+  criterion.status = cells.length > 0 ? 'INCOMPLETE' : 'NOT MEASURED';
+  criterion.reason = `no kvbench tier samples for ${missing} of ${chunkSizes.length} chunk sizes`;
+} else criterion.status = 'PASS';
+out.criterion = criterion;
+// Kept for readers of earlier files: the same ratios, without the verdicts.
+out.ratios = Object.fromEntries(Object.entries(criterion.perChunk).map(([k, c]) => [k, { h2d: c.h2d?.ratio ?? null, d2h: c.d2h?.ratio ?? null }]));
 writeJson();
+
+console.log('');
+console.log(`kvbench tier / torch (${criterion.reference}):`);
+for (const [size, c] of Object.entries(criterion.perChunk)) {
+  const show = (x: Cell | null): string => (x === null ? 'not measured' : `${x.ratio.toFixed(3)} ${x.pass ? 'pass' : 'FAIL'} (${x.kvbenchGbps.toFixed(2)} vs ${x.torchGbps.toFixed(2)} GB/s)`);
+  console.log(`  ${size.padStart(7)} chunks: H2D ${show(c.h2d)}; D2H ${show(c.d2h)}`);
+}
+const cellsText = Object.entries(criterion.perChunk)
+  .map(([size, c]) => `${size} H2D ${c.h2d ? c.h2d.ratio.toFixed(2) : '—'} D2H ${c.d2h ? c.d2h.ratio.toFixed(2) : '—'}`)
+  .join(', ');
+console.log(
+  `CRITERION gpu-copy: ${criterion.status} (kvbench tier ≥ ${CRITERION_RATIO * 100} % of torch per direction and chunk size)` +
+    `${cellsText ? `: ${cellsText}` : ''}${criterion.reason ? `; ${criterion.reason}` : ''}`,
+);
 if (errors.length > 0) console.log(`${errors.length} measurement(s) failed: see "errors" in the JSON`);
 if (verified === false) process.exit(1);
 // Numbers are kept either way; the exit code says that some path could not be measured.

@@ -1,5 +1,6 @@
 // bench/gpu-copy-bandwidth.ts end to end against the stub libcuda, with a stand-in for the torch
-// script: a torch side that hangs. The stub's own bandwidth means nothing.
+// script (its numbers are the test's choice): the ≥ 90 % verdict per direction and chunk size, the
+// "staging not pinned" refusal, and a torch side that hangs. The stub's own bandwidth means nothing.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,11 +43,42 @@ describe.skipIf(!hasCc)('bench/gpu-copy-bandwidth.ts on the stub libcuda', () =>
     return { status: r.status, stdout: r.stdout, stderr: r.stderr, result };
   }
 
+  it('judges each direction and chunk size against torch (H2D against the better torch variant) and prints one verdict line', () => {
+    // Torch far slower than anything the stub does: every cell passes.
+    const slow = runBench(fakePython('slow-torch', { h2dAlloc: 0.001, h2dInto: 0.002, d2h: 0.001 }));
+    expect(slow.status, slow.stderr).toBe(0);
+    expect(slow.stdout).toMatch(/^CRITERION gpu-copy: PASS \(kvbench tier ≥ 90 % of torch per direction and chunk size\): 0\.25 MiB H2D [\d.]+ D2H [\d.]+, 0\.5 MiB H2D/m);
+    const c = slow.result!.criterion;
+    expect(c.status).toBe('PASS');
+    expect(Object.keys(c.perChunk)).toEqual(['0.25 MiB', '0.5 MiB']);
+    for (const cell of Object.values(c.perChunk) as { h2d: any; d2h: any }[]) {
+      expect(cell.h2d).toMatchObject({ torchGbps: 0.002, pass: true });
+      expect(cell.h2d.ratio).toBeCloseTo(cell.h2d.kvbenchGbps / 0.002, 6);
+      expect(cell.d2h).toMatchObject({ torchGbps: 0.001, pass: true });
+    }
+    // Every sample was printed as it was taken.
+    expect(slow.stdout.match(/^rep \d, kvbench tier, /gm)).toHaveLength(4);
+    expect(slow.stdout.match(/^rep \d, torch: /gm)).toHaveLength(2);
+
+    // Torch far faster: every cell fails.
+    const fast = runBench(fakePython('fast-torch', { h2dAlloc: 1e9, h2dInto: 1, d2h: 1e9 }));
+    expect(fast.stdout).toMatch(/^CRITERION gpu-copy: FAIL /m);
+    expect(fast.result!.criterion.perChunk['0.25 MiB'].h2d).toMatchObject({ torchGbps: 1e9, pass: false });
+  });
+
+  it('calls the comparison invalid when the tier’s staging could not be pinned', () => {
+    const r = runBench(fakePython('torch-for-unpinned', { h2dAlloc: 0.001, h2dInto: 0.001, d2h: 0.001 }), { STUB_CUDA_REFUSE_HOST_REGISTER: '1' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^CRITERION gpu-copy: INVALID .*staging not pinned/m);
+    expect(r.result!.criterion.status).toBe('INVALID');
+    expect(r.result!.details.filter((d: any) => d.path === 'tier').every((d: any) => d.pinned === false)).toBe(true);
+  });
+
   it('a torch side that hangs is killed after --torch-timeout-s; the kvbench numbers are kept', () => {
     const r = runBench(fakePython('hanging-torch', null, 'exec sleep 30'), {}, ['--torch-timeout-s', '1']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.result!.torchError).toMatch(/did not finish within 1 s/);
     expect(r.result!.samples['kvbench tier, 0.25 MiB chunks']).toHaveLength(2);
-    expect(r.stdout).toMatch(/^rep 1, kvbench tier, 0\.25 MiB chunks: H2D [\d.]+ GB\/s/m);
+    expect(r.stdout).toMatch(/^CRITERION gpu-copy: NOT MEASURED .*did not finish within 1 s/m);
   });
 });
