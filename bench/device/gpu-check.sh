@@ -1,60 +1,172 @@
 #!/usr/bin/env bash
 # Issue #7's check on the lent GPU machine, in one device-tool call (its time is scarce: a call that
 # finds no warm machine spends minutes starting one). Runs from the repository root there, with
-# .device-carry/ from bench/device/pack.sh carried, and writes everything under $OUT:
-#   log.txt          every step's output, in order
+# .device-carry/ from bench/device/pack.sh carried, and writes everything under $OUT (the tool
+# brings back at most 8 files; these are 8):
+#   log.txt          every step's output, in order, ending with a summary (each step's exit code
+#                    and time, and the bench's "CRITERION gpu-copy:" line)
+#   nvidia-smi.csv   the GPU's PCIe link, compute and persistence mode, memory in use
 #   hw.json          kvbench hw --json: the GPU as detection sees it
-#   gpu-bw.json      bench/gpu-copy-bandwidth.ts: H2D/D2H of the tier next to torch's pinned copies
-#   suite-report.txt kvbench report of the suites below (median/P95, tier comparison)
-#   trials.json      kvbench export of every trial: options, metrics, hardware snapshots
-#   run-gpu-cpu-storage.json  one kvbench run's whole results file (kvbench.tiers.gpu in full)
-# Steps: the smoke suite's nine scenarios (structure, 1 trial each), then the quick profile's GPU
-# scenarios (gpu-only, gpu-cpu-storage) with this machine's real sizes. Each step has its own time
-# limit so that a hung step still leaves the others' output.
+#   gpu-bw.json      bench/gpu-copy-bandwidth.ts: H2D/D2H of the tier next to torch's pinned copies,
+#                    with the ≥ 90 % verdict per direction and chunk size
+#   run-gpu-only.json, run-gpu-cpu-storage.json
+#                    two kvbench runs' whole results files (kvbench.tiers.gpu in full)
+#   suite-report.txt, trials.json
+#                    the quick profile's gpu-only and gpu-cpu-storage at this machine's sizes:
+#                    kvbench report and kvbench export
+# The steps run most important first, each under its own time limit, and all of them under one
+# deadline (KVBENCH_CHECK_DEADLINE_S, 560 s from the start, inside the call's 590 s): a step's
+# limit is cut to the time left, and a step with less than 20 s left is skipped and says so, so
+# a slow step costs the ones after it, never the output of the ones before.
 set -uo pipefail
+start=$SECONDS
+deadline=${KVBENCH_CHECK_DEADLINE_S:-560}
 cd "$(dirname "$0")/../.."
 : "${OUT:?OUT must name the folder the results go to}"
-carry=.device-carry
-work=${KVBENCH_CHECK_DIR:-/tmp/kvbench-gpu-check}
-rm -rf "$work" && mkdir -p "$work/cache"
-exec > >(tee "$OUT/log.txt") 2>&1
+mkdir -p "$OUT"
+repo=$PWD
+carry=$repo/.device-carry
+# On the machine's disk, in the working copy (its tmp/ is git-ignored, so nothing left there ever
+# travels with a call): /tmp may be memory-backed, and the storage tier's cache directory must be
+# a real disk for its numbers to mean anything.
+work=${KVBENCH_CHECK_DIR:-$repo/tmp/gpu-check}
+rm -rf "$work" && mkdir -p "$work/cache" || { echo "cannot create $work" >&2; exit 1; }
 
-step() { echo; echo "=== $* ($(date +%T))"; }
-run_limited() { local limit=$1; shift; timeout --kill-after=10 "$limit" "$@"; local rc=$?; echo "--- exit $rc" >&2; return $rc; }
+exec > >(tee "$OUT/log.txt") 2>&1
+tee_pid=$!
+summary=()
+failed=0
+finish() {
+  local rc=$?
+  [ "$rc" -eq 0 ] && rc=$failed
+  echo
+  echo "=== summary ($((SECONDS - start)) s of the ${deadline} s deadline)"
+  local line
+  for line in "${summary[@]}"; do echo "  $line"; done
+  [ -f "$work/bw.txt" ] && grep -a '^CRITERION ' "$work/bw.txt" | sed 's/^/  /'
+  echo "  files in \$OUT (the tool brings back 8 at most):"
+  (cd "$OUT" && ls -l | tail -n +2 | sed 's/^/    /')
+  rm -rf "$work"
+  # log.txt is complete only once tee has read everything: close our end and wait for it.
+  exec >&- 2>&-
+  wait "$tee_pid" 2>/dev/null
+  exit "$rc"
+}
+trap finish EXIT
+
+left() { echo $((deadline - (SECONDS - start))); }
+step() { echo; echo "=== $* ($(date +%T), $((SECONDS - start)) s in, $(left) s left)"; }
+
+# run_step [-o FILE] [-t FILE] NAME LIMIT_S RESERVE_S CMD...: runs CMD under min(LIMIT_S, time
+# left − RESERVE_S − 10 s for the kill); -o sends its stdout to FILE, -t copies it to FILE too.
+run_step() {
+  local to='' copy=''
+  while [ "${1:0:1}" = - ]; do
+    case $1 in -o) to=$2 ;; -t) copy=$2 ;; esac
+    shift 2
+  done
+  local name=$1 limit=$2 reserve=$3
+  shift 3
+  local avail=$(($(left) - reserve - 10))
+  step "$name"
+  if [ "$avail" -lt 20 ]; then
+    echo "--- skipped: $(left) s left of the ${deadline} s deadline"
+    summary+=("$name: SKIPPED (deadline)")
+    return 0
+  fi
+  if [ "$limit" -gt "$avail" ]; then
+    echo "(its ${limit} s limit cut to ${avail} s by the deadline)"
+    limit=$avail
+  fi
+  local t0=$SECONDS rc
+  if [ -n "$to" ]; then
+    timeout --kill-after=10 "$limit" "$@" >"$to"
+    rc=$?
+  elif [ -n "$copy" ]; then
+    timeout --kill-after=10 "$limit" "$@" 2>&1 | tee "$copy"
+    rc=${PIPESTATUS[0]}
+  else
+    timeout --kill-after=10 "$limit" "$@"
+    rc=$?
+  fi
+  local note=''
+  [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && note=', TIMED OUT'
+  echo "--- exit $rc after $((SECONDS - t0)) s$note"
+  summary+=("$name: exit $rc in $((SECONDS - t0)) s$note")
+  [ "$rc" -eq 0 ] || failed=1
+  return "$rc"
+}
 
 step "unpack Node 24 and the runtime packages"
 [ -f "$carry/node.xz" ] && [ -f "$carry/node_modules.tar.xz" ] || { echo "no $carry: run bench/device/pack.sh and carry it"; exit 1; }
-xz -dc "$carry/node.xz" >"$work/node" && chmod +x "$work/node"
-if [ ! -d node_modules ]; then xz -dc "$carry/node_modules.tar.xz" | tar -xf -; fi
-node="$work/node"
-kvbench() { "$node" bin/kvbench.js "$@"; }
+# xz is not on every image; Python's lzma reads the same files.
+unxz_to() {
+  if command -v xz >/dev/null 2>&1; then xz -dc "$1" >"$2"; else
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"
+  fi
+}
+untar_xz() {
+  if command -v xz >/dev/null 2>&1; then xz -dc "$1" | tar -xf -; else
+    python3 -c '
+import sys, tarfile
+with tarfile.open(sys.argv[1], "r:xz") as t:
+    t.extractall(".", **({"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}))' "$1"
+  fi
+}
+command -v xz >/dev/null 2>&1 || echo "(no xz here: unpacking with python3's lzma)"
+# The working copy first, /tmp if that cannot run programs (a noexec mount).
+node=''
+for dir in "$work" /tmp/kvbench-gpu-check-node; do
+  mkdir -p "$dir" && unxz_to "$carry/node.xz" "$dir/node" && chmod +x "$dir/node" || continue
+  if "$dir/node" --version >/dev/null 2>&1; then node=$dir/node; break; fi
+  echo "$dir/node does not run here ($("$dir/node" --version 2>&1 | head -1)); trying elsewhere"
+done
+[ -n "$node" ] || { echo "STOP: the carried Node 24 binary runs nowhere here (noexec mounts, or not an x86-64 Linux)"; exit 1; }
+# A marker, not the folder: a run killed while unpacking leaves a folder that is not complete. A
+# node_modules that npm installed (it has .package-lock.json) is used as it is.
+marker=node_modules/.kvbench-carry-unpacked
+if [ ! -f "$marker" ] && [ ! -f node_modules/.package-lock.json ]; then
+  rm -rf node_modules
+  untar_xz "$carry/node_modules.tar.xz" && touch "$marker" || { echo "STOP: node_modules.tar.xz did not unpack"; exit 1; }
+fi
 export KVBENCH_DB="$work/kvbench.sqlite"
-"$node" --version
+echo "node $("$node" --version) at $node; $((SECONDS - start)) s to unpack"
+
+step "machine"
 uname -a
 nvidia-smi -L 2>&1 || echo "nvidia-smi: not available"
-python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available() and torch.cuda.get_device_name(0))' 2>&1
-df -h "$work" | tail -1
+nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,compute_mode,persistence_mode,memory.used,memory.total \
+  --format=csv >"$OUT/nvidia-smi.csv" 2>&1 || echo "nvidia-smi --query-gpu failed (see nvidia-smi.csv)"
+cat "$OUT/nvidia-smi.csv"
+[ -r /proc/driver/nvidia/version ] || echo "no /proc/driver/nvidia/version: the driver version comes from nvidia-smi"
+timeout 60 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available() and torch.cuda.get_device_name(0))' 2>&1 | tail -3
+echo "work and cache directory $work, on:"
+df -T "$work" 2>&1 | tail -1
+echo "filesystem type: $(stat -f -c %T "$work" 2>&1); /tmp is $(stat -f -c %T /tmp 2>&1)"
 [ -r /proc/diskstats ] || echo "no /proc/diskstats: device bytes cannot be counted here (results will say so)"
 
-step "hardware detection"
-run_limited 60 "$node" bin/kvbench.js hw --cache-dir "$work/cache" --json >"$OUT/hw.json"
-"$node" -e 'const h = require(process.argv[1]); console.log(JSON.stringify({ gpus: h.gpus, cuda: h.cuda, warnings: h.warnings }, null, 1).slice(0, 3000))' "$OUT/hw.json"
+run_step -o "$OUT/hw.json" "hardware detection" 60 0 "$node" bin/kvbench.js hw --cache-dir "$work/cache" --json
+[ -s "$OUT/hw.json" ] && "$node" -e 'const h = require(process.argv[1]); console.log(JSON.stringify({ gpus: h.gpus, cuda: h.cuda, warnings: h.warnings }, null, 1).slice(0, 3000))' "$OUT/hw.json"
 
-step "host<->device copy bandwidth: kvbench tier vs torch pinned copies"
-run_limited 240 "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --reps 3 --json "$OUT/gpu-bw.json"
+run_step -t "$work/bw.txt" "host<->device copy bandwidth: kvbench tier vs torch pinned copies" 200 0 \
+  "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --reps 3 --json "$OUT/gpu-bw.json"
 
-step "smoke suite: the nine scenarios, one trial each"
-run_limited 180 "$node" bin/kvbench.js suite --profile smoke --trials 1 --cache-dir "$work/cache" --label "gpu-check smoke"
+run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off)" 90 0 \
+  "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 64 --cpu-mem-gb 0 \
+  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$OUT/run-gpu-only.json"
 
-step "quick suite: GPU only and GPU + CPU + storage at this machine's sizes"
-run_limited 240 "$node" bin/kvbench.js suite --profile quick --trials 1 --warm-up 5 --scenarios gpu-only,gpu-cpu-storage \
+run_step "kvbench run, GPU + CPU + storage (16 GiB each)" 90 0 \
+  "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 16 --cpu-mem-gb 16 \
+  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$OUT/run-gpu-cpu-storage.json"
+
+# Last: the longest step. 40 s stay for the report and export after it.
+run_step "quick suite: gpu-only and gpu-cpu-storage at this machine's sizes, one trial each" 240 40 \
+  "$node" bin/kvbench.js suite --profile quick --trials 1 --warm-up 5 --scenarios gpu-only,gpu-cpu-storage \
   --cache-dir "$work/cache" --label "gpu-check quick"
-
-step "report and export"
-run_limited 60 "$node" bin/kvbench.js report --all >"$OUT/suite-report.txt"
-run_limited 60 "$node" bin/kvbench.js export --out "$OUT/trials.json"
-cat "$OUT/suite-report.txt"
-"$node" -e '
+run_step -o "$OUT/suite-report.txt" "suite report" 30 0 "$node" bin/kvbench.js report --all
+run_step "suite export" 30 0 "$node" bin/kvbench.js export --out "$OUT/trials.json"
+[ -s "$OUT/suite-report.txt" ] && cat "$OUT/suite-report.txt"
+[ -s "$OUT/trials.json" ] && "$node" -e '
   const trials = require(process.argv[1]).trials ?? [];
   const gbs = (x) => (x == null ? "—" : (x / 1e9).toFixed(2) + " GB/s");
   for (const t of trials) {
@@ -62,8 +174,5 @@ cat "$OUT/suite-report.txt"
     console.log(`${t.scenarioId} #${t.trialIndex + 1}: ${t.status}; GPU bytes written ${m.gpu_write_bytes ?? "—"}, read ${m.gpu_read_bytes ?? "—"}; ` +
       `copy H2D ${gbs(m.gpu_h2d_copy_bytes_per_s)}, D2H ${gbs(m.gpu_d2h_copy_bytes_per_s)}`);
   }' "$OUT/trials.json" 2>&1 | head -40
-
-step "one GPU + CPU + storage run with its whole results file (the GPU tier's model, driver, staging, copies)"
-run_limited 120 "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 16 --cpu-mem-gb 16 \
-  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$OUT/run-gpu-cpu-storage.json" | tail -60
-rm -rf "$work"
+# The exit code (from finish): 1 when a step failed or timed out, 0 otherwise (skipped steps say so in the summary).
+exit 0
