@@ -194,6 +194,19 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * After a test: kills every CLI it started that still runs (a failed test must not leave a benchmark
+ * writing into a directory about to be removed; its engine notices the lost parent and stops).
+ */
+export async function killStarted(started: CliProcess[]): Promise<void> {
+  for (const cli of started.splice(0)) {
+    if (isAlive(cli.pid)) {
+      process.kill(cli.pid, 'SIGKILL');
+      await cli.done.catch(() => undefined);
+    }
+  }
+}
+
 /** For failure messages: the CLI's stderr, which holds kvbench's own explanation. */
 export function explain(r: CliResult): string {
   return `exit ${r.code} signal ${r.signal} after ${Math.round(r.wallMs)} ms\n--- stderr ---\n${r.stderr}`;

@@ -8,6 +8,7 @@ import {
   cacheDirWithForeignFile,
   explain,
   isAlive,
+  killStarted,
   makeTempDir,
   readResults,
   removeTempDirs,
@@ -22,13 +23,7 @@ import {
 
 const started: CliProcess[] = [];
 afterEach(async () => {
-  // A failed test must not leave a 30 s benchmark writing into a directory about to be removed.
-  for (const cli of started.splice(0)) {
-    if (isAlive(cli.pid)) {
-      process.kill(cli.pid, 'SIGKILL'); // its engine notices the lost parent and stops by itself
-      await cli.done.catch(() => undefined);
-    }
-  }
+  await killStarted(started);
   removeTempDirs();
 });
 

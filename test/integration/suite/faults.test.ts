@@ -3,16 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { dbPaths, eventsOf, explain, fileBytes, isAlive, makeTempDir, rawTrials, removeTempDirs, runCli, runDirsIn, startCli, waitFor, type CliProcess } from './suite-harness.ts';
+import { dbPaths, eventsOf, explain, fileBytes, isAlive, makeTempDir, rawTrials, removeTempDirs, runCli, runDirsIn, startCli, waitFor, killStarted, type CliProcess } from './suite-harness.ts';
 
 const started: CliProcess[] = [];
 afterEach(async () => {
-  for (const cli of started.splice(0)) {
-    if (isAlive(cli.pid)) {
-      process.kill(cli.pid, 'SIGKILL');
-      await cli.done.catch(() => undefined);
-    }
-  }
+  await killStarted(started);
   removeTempDirs();
 });
 

@@ -1,16 +1,11 @@
 // Stopping a suite by signal: the running trial stops gracefully (kept, marked aborted) and the exit
 // code names the signal, as `kvbench run`'s does: 143 for SIGTERM (130 is Ctrl-C's).
 import { afterEach, describe, expect, it } from 'vitest';
-import { dbPaths, eventsOf, explain, isAlive, makeTempDir, rawTrials, removeTempDirs, runDirsIn, startCli, waitFor, type CliProcess } from './suite-harness.ts';
+import { dbPaths, eventsOf, explain, makeTempDir, rawTrials, removeTempDirs, runDirsIn, startCli, waitFor, killStarted, type CliProcess } from './suite-harness.ts';
 
 const started: CliProcess[] = [];
 afterEach(async () => {
-  for (const cli of started.splice(0)) {
-    if (isAlive(cli.pid)) {
-      process.kill(cli.pid, 'SIGKILL');
-      await cli.done.catch(() => undefined);
-    }
-  }
+  await killStarted(started);
   removeTempDirs();
 });
 
