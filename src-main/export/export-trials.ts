@@ -151,6 +151,10 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
       scenarioRows.push([
         s.scenarioId,
         s.label,
+        s.systemId,
+        s.systemLabel,
+        s.driveId,
+        s.driveLabel,
         s.configKey,
         s.configDescription,
         s.trialsTotal,
@@ -169,18 +173,18 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
   }
   add(
     'Scenarios',
-    ['scenario_id', 'scenario', 'config_key', 'configuration', 'trials', 'excluded', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'],
+    ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'config_key', 'configuration', 'trials', 'excluded', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'],
     scenarioRows,
   );
   add(
     'Tier comparison',
     [
-      'scenario_id', 'scenario', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric',
+      'scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric',
       'gpu_read_p95_ms', 'cpu_read_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms', 'bytes_read', 'bytes_written',
       'storage_read_bytes_per_s', 'storage_write_bytes_per_s', 'storage_read_efficiency', 'storage_write_efficiency', 'cpu_read_efficiency',
     ],
     model.tiers.rows.map((r) => [
-      r.scenarioId, r.label, r.gpuMemGb, r.cpuMemGb, r.n, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric,
+      r.scenarioId, r.label, r.systemId, r.systemLabel, r.driveId, r.driveLabel, r.gpuMemGb, r.cpuMemGb, r.n, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric,
       r.gpuReadP95Ms, r.cpuReadP95Ms, r.storageReadP95Ms, r.storageWriteP95Ms, r.bytesRead, r.bytesWritten,
       r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency,
     ]),

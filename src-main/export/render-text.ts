@@ -1,7 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import type { ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
+import { placeLabel, spansSeveralPlaces, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -57,10 +57,12 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
   const out: string[] = [];
   out.push(`Per-scenario results: ${report.method}.`);
   out.push(report.includeIncomplete ? 'Partial trials are included; failed and aborted ones never are.' : 'Only complete trials are aggregated; incomplete ones are listed and excluded.');
+  // One suite runs on one system and drive; a wider selection is grouped by both, and says which.
+  const named = spansSeveralPlaces(report.scenarios);
   for (const s of report.scenarios) {
     out.push('');
-    out.push(`== ${s.label} [${s.scenarioId}] — ${s.configDescription}`);
-    out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal}${s.systemLabels.length > 1 ? `; systems: ${s.systemLabels.join(', ')}` : ''}`);
+    out.push(`== ${s.label} [${s.scenarioId}] — ${s.configDescription}${named ? ` — on ${placeLabel(s)}` : ''}`);
+    out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal}`);
     for (const x of s.excluded) out.push(`   ! trial #${x.trialIndex + 1} (id ${x.trialId}) ${x.status.toUpperCase()}, excluded: ${(x.reason ?? 'no reason recorded').split('\n')[0]}`);
     for (const c of s.cautions) out.push(`   ! trial #${c.trialIndex + 1} (id ${c.trialId}) FLAGGED: ${c.message}`);
     const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => (HEADLINE_METRICS as readonly string[]).includes(m.metric.key));
@@ -98,10 +100,12 @@ export function formatTierComparison(t: TierComparison): string {
     `Limits: drive sequential read ${fmtValue(t.probe.readBytesPerS, 'bytes/s')}, write ${fmtValue(t.probe.writeBytesPerS, 'bytes/s')}; ` +
       `memory copy ${fmtValue(t.probe.memoryCopyBytesPerS, 'bytes/s')} (${t.probe.source})`,
   );
+  const named = spansSeveralPlaces(t.rows);
   out.push(
     table(
-      ['scenario', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'stor tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
+      [...(named ? ['system'] : []), 'scenario', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'stor tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
       t.rows.map((r) => [
+        ...(named ? [placeLabel(r)] : []),
         r.scenarioId,
         r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
@@ -119,6 +123,7 @@ export function formatTierComparison(t: TierComparison): string {
         fmtValue(r.storageReadEfficiency, 'pct'),
         fmtValue(r.storageWriteEfficiency, 'pct'),
       ]),
+      named ? 2 : 1,
     ),
   );
   out.push('GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');

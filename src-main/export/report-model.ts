@@ -50,6 +50,12 @@ export interface ScenarioSummary {
   configKey: string;
   configDescription: string;
   options: Record<string, unknown>;
+  /** The one system (and drive, where known) whose trials these are: aggregates never mix machines. */
+  systemId: string;
+  systemLabel: string;
+  driveId: string | null;
+  driveLabel: string | null;
+  /** [systemLabel]; kept for readers of older exports. */
   systemLabels: string[];
   trialsTotal: number;
   /** Trials whose metrics are aggregated (complete ones, unless incomplete ones were asked for). */
@@ -107,8 +113,22 @@ function cautionsOf(t: TrialRecord): TrialCaution[] {
 
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
 
+/** What a summary's trials share besides the configuration: the system and the drive (null: unknown). */
+const placeKey = (x: { systemId: string; driveId: string | null }): string => `${x.systemId}\u0000${x.driveId ?? ''}`;
+
+/** More than one system or drive in the report: outputs then name each group's. */
+export function spansSeveralPlaces(items: readonly { systemId: string; driveId: string | null }[]): boolean {
+  return new Set(items.map(placeKey)).size > 1;
+}
+
+/** "lab1" or "lab1 · Samsung 990 PRO" — how a group's system and drive are shown. */
+export function placeLabel(x: { systemLabel: string; driveLabel: string | null }): string {
+  return x.driveLabel ? `${x.systemLabel} · ${x.driveLabel}` : x.systemLabel;
+}
+
 /**
- * Per scenario and configuration: every catalogue metric aggregated over the included trials.
+ * Per scenario, configuration, system and drive: every catalogue metric aggregated over the
+ * included trials. Equal options on two machines are two measurements, never one aggregate.
  * Incomplete trials (partial, failed, aborted, still running) are listed as excluded unless
  * `includeIncomplete` (then partial ones count; failed and aborted never do).
  */
@@ -119,7 +139,7 @@ export function buildScenarioReport(
   const includeIncomplete = opts.includeIncomplete ?? false;
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) {
-    const k = `${t.scenarioId}\u0000${t.configKey}`;
+    const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = []));
     g.push(t);
@@ -140,7 +160,11 @@ export function buildScenarioReport(
       configKey: first.configKey,
       configDescription: Object.keys(first.options).length > 0 ? describeConfig(first.options) : 'configuration unknown',
       options: first.options,
-      systemLabels: [...new Set(group.map((t) => t.systemLabel))],
+      systemId: first.systemId,
+      systemLabel: first.systemLabel,
+      driveId: first.driveId,
+      driveLabel: first.driveLabel,
+      systemLabels: [first.systemLabel],
       trialsTotal: group.length,
       trialIds: included.map((t) => t.id),
       excluded: group
@@ -151,7 +175,13 @@ export function buildScenarioReport(
       pooled,
     });
   }
-  scenarios.sort((a, b) => scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId) || a.configDescription.localeCompare(b.configDescription));
+  scenarios.sort(
+    (a, b) =>
+      scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId) ||
+      a.configDescription.localeCompare(b.configDescription) ||
+      placeLabel(a).localeCompare(placeLabel(b)) ||
+      placeKey(a).localeCompare(placeKey(b)),
+  );
   return { method: REPORT_METHOD, includeIncomplete, scenarios };
 }
 
@@ -166,6 +196,10 @@ export interface TierRow {
   scenarioId: string;
   label: string;
   configDescription: string;
+  systemId: string;
+  systemLabel: string;
+  driveId: string | null;
+  driveLabel: string | null;
   gpuMemGb: number | null;
   cpuMemGb: number | null;
   n: number;
@@ -210,10 +244,11 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
   const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
   // One suite's scenarios share model, duration and generation mode; a report over several suites
-  // holds several storage-only rows, and each row's speedup is against the one of its own kind.
+  // holds several storage-only rows, and each row's speedup is against the one of its own kind,
+  // measured on the same system and drive.
   const baselines = rows.filter((s) => s.scenarioId === 'storage-only');
   const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
-    baselines.find((b) => SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
+    baselines.find((b) => placeKey(b) === placeKey(s) && SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
   const baseline = baselines[0] ?? null;
   const probeRead = hardware?.cacheDir?.bandwidth?.readBytesPerSec ?? null;
   const probeWrite = hardware?.cacheDir?.bandwidth?.writeBytesPerSec ?? null;
@@ -222,7 +257,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null).length : 0;
-  if (orphans > 0) notes.push(`${orphans} row(s) have no storage-only scenario of the same model, duration and generation mode: no speedup`);
+  if (orphans > 0) notes.push(`${orphans} row(s) have no storage-only scenario of the same model, duration and generation mode${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`);
   if (probeRead === null) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, or kvbench hw --probe)');
   const out: TierRow[] = rows.map((s) => {
     const base = baselineOf(s);
@@ -235,6 +270,10 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
       scenarioId: s.scenarioId,
       label: s.label,
       configDescription: s.configDescription,
+      systemId: s.systemId,
+      systemLabel: s.systemLabel,
+      driveId: s.driveId,
+      driveLabel: s.driveLabel,
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
       n: s.trialIds.length,

@@ -10,6 +10,7 @@ import { extractHistograms, extractMetrics } from '../../../src-main/store/resul
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { RUN_OPTION_KEYS } from '../../../src-shared/domain/run-options.ts';
+import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { METRICS } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 
@@ -50,24 +51,30 @@ afterEach(() => {
   removeTempDirs();
 });
 
-/** A store with a three-trial suite (one failed, with a reason full of commas, quotes and a newline). */
+/** A three-trial storage-only suite on `hw` (the third failed, with a reason full of commas, quotes and a newline); returns its id. */
+function addSuite(s: Store, hw: HardwareProfile, tokPerS: number): number {
+  s.upsertDetectedSystem(hw);
+  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 3, scenarios: ['storage-only'] });
+  const suiteId = s.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+  const run = s.listRuns(suiteId)[0];
+  const snapshotId = s.saveHardwareSnapshot(hw);
+  for (let i = 0; i < 3; i++) {
+    const id = s.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: i, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+    if (i === 2) {
+      s.finishTrial(id, { status: 'failed', reason: 'ENGINE_CRASHED: engine process "x" was killed, by SIGKILL\nlast output', wallMs: 10 });
+    } else {
+      const r = kvbenchResults({ tokPerS: tokPerS + i }) as unknown as Record<string, unknown>;
+      s.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
+    }
+  }
+  return suiteId;
+}
+
+/** A store with one three-trial suite. */
 function model(dir: string): ExportModel {
   store = openStore(path.join(dir, 'kvbench.db'));
   const hw = fakeHardware({ probe: true });
-  store.upsertDetectedSystem(hw);
-  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 3, scenarios: ['storage-only'] });
-  const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
-  const run = store.listRuns(suiteId)[0];
-  const snapshotId = store.saveHardwareSnapshot(hw);
-  for (let i = 0; i < 3; i++) {
-    const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: i, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
-    if (i === 2) {
-      store.finishTrial(id, { status: 'failed', reason: 'ENGINE_CRASHED: engine process "x" was killed, by SIGKILL\nlast output', wallMs: 10 });
-    } else {
-      const r = kvbenchResults({ tokPerS: 1000 + i }) as unknown as Record<string, unknown>;
-      store.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
-    }
-  }
+  const suiteId = addSuite(store, hw, 1000);
   const trials = store.listTrials({ order: 'asc' });
   const report = buildScenarioReport(trials, { histogramsOf: (id) => store!.trialHistograms(id) });
   return { trials, hardware: new Map(trials.map((t) => [t.id, store!.trialHardware(t.id)])), report, tiers: buildTierComparison(report, hw), filter: { suiteIds: [suiteId] } };
@@ -123,8 +130,43 @@ describe('exports read back', () => {
     expect(tputRow.getCell(sh.indexOf('median') + 1).value).toBe(1000.5);
     expect(tputRow.getCell(sh.indexOf('excluded') + 1).value).toBe(1);
     const tiers = wb.getWorksheet('Tier comparison')!;
-    expect(tiers.getRow(2).getCell(1).value).toBe('storage-only');
-    expect(tiers.getRow(2).getCell(7).value).toBe(1); // speedup against itself
+    const th = (tiers.getRow(1).values as unknown[]).slice(1);
+    expect(tiers.getRow(2).getCell(th.indexOf('scenario_id') + 1).value).toBe('storage-only');
+    expect(tiers.getRow(2).getCell(th.indexOf('speedup_wall_clock') + 1).value).toBe(1); // speedup against itself
+  });
+
+  it('XLSX and JSON over two systems: one aggregate per system and drive, each row labelled with both', async () => {
+    const dir = tempDir();
+    model(dir);
+    const other = fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab2', probe: true });
+    addSuite(store!, other, 5000);
+    const trials = store!.listTrials({ order: 'asc' });
+    const report = buildScenarioReport(trials);
+    const m: ExportModel = { trials, hardware: new Map(trials.map((t) => [t.id, store!.trialHardware(t.id)])), report, tiers: buildTierComparison(report, null), filter: {} };
+    const file = path.join(dir, 'two.xlsx');
+    await writeExport(m, 'xlsx', file);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const rowsOf = (name: string): Record<string, unknown>[] => {
+      const ws = wb.getWorksheet(name)!;
+      const h = (ws.getRow(1).values as unknown[]).slice(1) as string[];
+      return ws.getRows(2, ws.rowCount - 1)!.map((r) => Object.fromEntries(h.map((k, i) => [k, r.getCell(i + 1).value])));
+    };
+    const tput = rowsOf('Scenarios').filter((r) => r.metric === 'wall_clock_throughput_tok_per_s');
+    expect(tput.map((r) => [r.system_label, r.drive_label, r.n, r.median])).toEqual([
+      ['lab1', 'virtual disk vda (256 GiB)', 2, 1000.5],
+      ['lab2', 'virtual disk vda (256 GiB)', 2, 5000.5],
+    ]);
+    expect(new Set(tput.map((r) => r.drive_id)).size).toBe(2);
+    const tiers = rowsOf('Tier comparison');
+    expect(tiers.map((r) => [r.system_label, r.drive_label, r.wall_clock_tok_per_s])).toEqual([
+      ['lab1', 'virtual disk vda (256 GiB)', 1000.5],
+      ['lab2', 'virtual disk vda (256 GiB)', 5000.5],
+    ]);
+    await writeExport(m, 'json', path.join(dir, 'two.json'));
+    const j = JSON.parse(fs.readFileSync(path.join(dir, 'two.json'), 'utf8'));
+    expect(j.report.scenarios.scenarios.map((s: { systemLabel: string }) => s.systemLabel)).toEqual(['lab1', 'lab2']);
+    expect(j.report.tiers.rows.map((r: { systemLabel: string; driveLabel: string }) => `${r.systemLabel}/${r.driveLabel}`)).toEqual(['lab1/virtual disk vda (256 GiB)', 'lab2/virtual disk vda (256 GiB)']);
   });
 
   it('JSON: every trial with its options, metrics and hardware snapshot, and the report', async () => {

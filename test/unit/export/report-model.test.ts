@@ -6,10 +6,10 @@ import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/sto
 import { fakeHardware } from '../store/fixtures.ts';
 
 let nextId = 1;
-function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; configKey?: string; index?: number }): TrialRecord {
+function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number }): TrialRecord {
   const id = nextId++;
   return {
-    id, runId: 1, suiteId: 1, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: null, driveLabel: null,
+    id, runId: 1, suiteId: 1, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: o.drive ?? null, driveLabel: o.drive ? `${o.drive} label` : null,
     scenarioId: o.scenario, trialIndex: o.index ?? 0, attempt: 1, status: o.status ?? 'complete', statusReason: o.status && o.status !== 'complete' ? 'engine crashed' : null,
     configKey: o.configKey ?? o.scenario, options: o.options ?? { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' },
     seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: null, kvbenchVersion: '0.1.0', metrics: o.metrics,
@@ -44,6 +44,31 @@ describe('scenario report', () => {
     expect(text).toMatch(/trials: 3 aggregated of 5/);
     expect(text).toMatch(/! trial #1 \(id \d+\) PARTIAL, excluded: engine crashed/);
     expect(text).toMatch(/Wall-clock throughput \(tok\/s\)\s+3\s+262\s+266\s+1\.0%/);
+  });
+
+  it('never aggregates trials of different systems or drives together, and names each group when there are several', () => {
+    const ts = [
+      ...[100, 110, 120].map((v) => trial({ scenario: 'storage-only', system: 'lab1', drive: 'nvme', metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[1000, 1100].map((v) => trial({ scenario: 'storage-only', system: 'lab2', drive: 'nvme', metrics: { wall_clock_throughput_tok_per_s: v } })),
+      trial({ scenario: 'storage-only', system: 'lab1', drive: 'sata', metrics: { wall_clock_throughput_tok_per_s: 10 } }),
+    ];
+    const r = buildScenarioReport(ts);
+    expect(r.scenarios.map((s) => [s.systemLabel, s.driveLabel, s.trialIds.length, metricOf(s, 'wall_clock_throughput_tok_per_s')!.median])).toEqual([
+      ['lab1', 'nvme label', 3, 110],
+      ['lab1', 'sata label', 1, 10],
+      ['lab2', 'nvme label', 2, 1050],
+    ]);
+    const text = formatScenarioReport(r);
+    expect(text).toContain('— on lab1 · nvme label');
+    expect(text).toContain('— on lab2 · nvme label');
+    const tiers = buildTierComparison(r, null);
+    expect(tiers.rows.map((x) => [x.systemLabel, x.driveLabel])).toEqual([['lab1', 'nvme label'], ['lab1', 'sata label'], ['lab2', 'nvme label']]);
+    expect(formatTierComparison(tiers)).toMatch(/^system\s+scenario/m);
+    expect(formatTierComparison(tiers)).toMatch(/^lab2 · nvme label\s+storage-only/m);
+    // One system and drive (one suite): the output is as it always was, nothing named.
+    const single = buildScenarioReport(ts.slice(0, 3));
+    expect(formatScenarioReport(single)).not.toContain('— on ');
+    expect(formatTierComparison(buildTierComparison(single, null))).toMatch(/^scenario\s+GPU/m);
   });
 
   it('flags aggregated trials whose storage reads the device did not serve', () => {
@@ -125,6 +150,17 @@ describe('tier comparison', () => {
     expect(formatTierComparison(t)).toMatch(/^Tier comparison \(medians across complete trials;/);
     const withPartial = buildTierComparison(buildScenarioReport(ts, { includeIncomplete: true }), null);
     expect(formatTierComparison(withPartial)).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
+  });
+  it('speedup is against the storage-only row of the same system, never another machine\'s', () => {
+    const ts = [
+      trial({ scenario: 'storage-only', system: 'fast', metrics: { wall_clock_throughput_tok_per_s: 1000 } }),
+      trial({ scenario: 'cpu-only', system: 'fast', metrics: { wall_clock_throughput_tok_per_s: 2000 } }),
+      trial({ scenario: 'storage-only', system: 'slow', metrics: { wall_clock_throughput_tok_per_s: 100 } }),
+      trial({ scenario: 'cpu-only', system: 'slow', metrics: { wall_clock_throughput_tok_per_s: 1000 } }),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), null);
+    const speedup = Object.fromEntries(t.rows.map((r) => [`${r.scenarioId}@${r.systemLabel}`, r.speedupWallClock]));
+    expect(speedup).toEqual({ 'cpu-only@fast': 2, 'cpu-only@slow': 10, 'storage-only@fast': 1, 'storage-only@slow': 1 });
   });
 });
 

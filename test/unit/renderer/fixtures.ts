@@ -141,6 +141,10 @@ export function report(): ResponseOf<'report.build'> {
           configKey: 'k1',
           configDescription: 'llama3.1-8b, 50u, 30s, cpu 0.5, gpu 0, gen realistic',
           options: {},
+          systemId: 'sys-1',
+          systemLabel: 'lab1',
+          driveId: 'drv-1',
+          driveLabel: 'Vendor X',
           systemLabels: ['lab1'],
           trialsTotal: 4,
           trialIds: [1, 2, 3],
@@ -162,7 +166,7 @@ export function report(): ResponseOf<'report.build'> {
       notes: [],
       rows: [
         {
-          scenarioId: 'storage-only', label: 'Storage only', configDescription: 'd', gpuMemGb: 0, cpuMemGb: 0.5, n: 3, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
+          scenarioId: 'storage-only', label: 'Storage only', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', gpuMemGb: 0, cpuMemGb: 0.5, n: 3, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
           speedupStorageMetric: 1, gpuReadP95Ms: null, cpuReadP95Ms: 0.5, storageReadP95Ms: 4.25, storageWriteP95Ms: 6, bytesRead: 5e10, bytesWritten: 2e10, storageReadBytesPerS: 2.5e9,
           storageWriteBytesPerS: 1e9, storageReadEfficiency: 0.357, storageWriteEfficiency: 0.2, cpuReadEfficiency: null,
         },

@@ -308,6 +308,31 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it('a selection over two systems shows one group per system, each named, and a single suite names no drive', async () => {
+    const one = report();
+    const two: ResponseOf<'report.build'> = {
+      ...one,
+      report: { ...one.report, scenarios: [...one.report.scenarios, { ...one.report.scenarios[0], systemId: 'sys-2', systemLabel: 'lab2', driveId: 'drv-2', driveLabel: 'Vendor Y', systemLabels: ['lab2'] }] },
+      tiers: { ...one.tiers, rows: [...one.tiers.rows, { ...one.tiers.rows[0], systemId: 'sys-2', systemLabel: 'lab2', driveId: 'drv-2', driveLabel: 'Vendor Y', wallClockTokPerS: 99 }] },
+    };
+    installFakeApi({ 'report.build': () => two });
+    const w = mountIt(ReportView, { selection: {} });
+    await flush();
+    const groups = w.findAll('[data-scenario-report=storage-only]').map((g) => g.text());
+    expect(groups).toHaveLength(2);
+    expect(groups[0]).toContain('lab1 · Vendor X');
+    expect(groups[1]).toContain('lab2 · Vendor Y');
+    const tier = w.get('[data-test=tier-table]').findAll('tbody tr').map((r) => r.text());
+    expect(tier[0]).toContain('Storage only · lab1 · Vendor X');
+    expect(tier[1]).toContain('Storage only · lab2 · Vendor Y');
+    installFakeApi({ 'report.build': () => one });
+    const single = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(single.get('[data-scenario-report=storage-only]').text()).toContain('lab1');
+    expect(single.get('[data-scenario-report=storage-only]').text()).not.toContain('Vendor X');
+    expect(single.get('[data-test=tier-table]').text()).not.toContain('lab1');
+  });
+
   it('shows the newest request\'s report when answers arrive out of order, and cannot export while one loads', async () => {
     const pending: { includeIncomplete: boolean; resolve: (v: ResponseOf<'report.build'>) => void }[] = [];
     installFakeApi({ 'report.build': (r) => new Promise((resolve) => pending.push({ includeIncomplete: r.includeIncomplete ?? false, resolve })) });
