@@ -11,7 +11,8 @@ import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPa
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
 import { appendResultsFile } from '../endpoint/results-file.ts';
-import { batchesToReplay, maxTokensOf, normalizeBaseUrl, runEndpointBenchmark, workloadDigest, type BatchProgress } from '../endpoint/runner.ts';
+import { batchesToReplay, maxTokensOf, requestsDigest, workloadDigest } from '../endpoint/replay-plan.ts';
+import { normalizeBaseUrl, runEndpointBenchmark, type BatchProgress } from '../endpoint/runner.ts';
 import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
@@ -213,6 +214,7 @@ async function runSub(argv: string[]): Promise<number> {
     notes: a.notes ?? null,
     workloadFile,
     workloadDigest: 'pending',
+    requestsDigest: 'pending',
     temperature,
     topP,
     maxTokens,
@@ -240,7 +242,7 @@ async function runSub(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench endpoint run: invalid arguments:\n  ${[...new Set(errors)].join('\n  ')}\n`);
     return EXIT_FAILED;
   }
-  const config: EndpointRunConfig = { ...parsed.data, workloadDigest: workloadDigest(workload) };
+  const config: EndpointRunConfig = { ...parsed.data, workloadDigest: workloadDigest(workload), requestsDigest: requestsDigest(parsed.data, workload) };
   const apiKey = process.env.KVBENCH_API_KEY || process.env.OPENAI_API_KEY || null;
   const headers: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
 
@@ -347,8 +349,9 @@ async function compareSub(argv: string[]): Promise<number> {
     process.stdout.write(`Usage: kvbench endpoint compare LABEL_A LABEL_B [options]
 
 Both systems side by side, every aggregate and server cache metric, with the ratio A ÷ B and which is
-better. Per label: every complete run that replayed the same workload as A's newest run (the median
-of their values; one run: its value).
+better. Per label: every complete run that sent the same requests (the same batches, max_tokens, API,
+ignore_eos, temperature and top_p: equal requests digests) as A's newest run (the median of their
+values; one run: its value). Warnings name what differs between the runs.
 
   --latest             only the newest run of each label
   --include-partial    partial runs count too

@@ -1,9 +1,9 @@
 // Two system labels side by side: which stored runs each side uses, and the comparison of their
-// metrics. One function for `kvbench endpoint compare` and the app's `endpoint.compare` channel, so
-// the CLI and the view always pick the same runs and say the same thing when one side has none.
-import { compareEndpointRuns, type EndpointComparison, type EndpointRunSummary } from '../../src-shared/domain/endpoint.ts';
+// metrics. One choice of runs for `kvbench endpoint compare`, the app's `endpoint.compare` channel and
+// the XLSX Comparison sheet, so all three pick the same runs and say the same thing.
+import { compareEndpointRuns, endpointRunSummary, type EndpointComparison, type EndpointRunSummary } from '../../src-shared/domain/endpoint.ts';
 import { StoreError } from '../store/store-error.ts';
-import { toSummary, type EndpointStore } from './endpoint-store.ts';
+import type { EndpointStore } from './endpoint-store.ts';
 
 export interface CompareLabelsOptions {
   /** Partial runs count too (their failed requests are not in their latencies). */
@@ -15,24 +15,39 @@ export interface CompareLabelsOptions {
   runIdsB?: readonly number[];
 }
 
+/** One side's runs from its candidates (newest first): those that sent the same requests as the newest, or as `preferDigest` where any did. */
+function pickSide(candidates: readonly EndpointRunSummary[], latestOnly: boolean, preferDigest?: string): EndpointRunSummary[] {
+  const same = preferDigest === undefined ? [] : candidates.filter((r) => r.requestsDigest === preferDigest);
+  const chosen = same.length > 0 ? same : candidates.filter((r) => r.requestsDigest === candidates[0]?.requestsDigest);
+  return latestOnly ? chosen.slice(0, 1) : chosen;
+}
+
 /**
- * Per label, every complete run (partial ones too with `includePartial`) that replayed the same
- * workload as the label's newest; B prefers runs of A's workload, so both sides replayed the same
- * requests where the store has such runs. A side without runs is a StoreError NOT_FOUND that names
- * the labels the store does have.
+ * The runs of each side from each label's candidates (newest first): A's runs that sent the same
+ * requests (equal requests digests) as A's newest; B's runs that sent A's requests where B has such
+ * runs, else those of B's newest (and compare warns that the requests differ).
+ */
+export function pickCompareRuns(
+  candidatesA: readonly EndpointRunSummary[],
+  candidatesB: readonly EndpointRunSummary[],
+  latestOnly = false,
+): { a: EndpointRunSummary[]; b: EndpointRunSummary[] } {
+  const a = pickSide(candidatesA, latestOnly);
+  return { a, b: pickSide(candidatesB, latestOnly, a[0]?.requestsDigest) };
+}
+
+/**
+ * Per label, every complete run (partial ones too with `includePartial`) chosen by pickCompareRuns,
+ * or exactly the runs given. A side without runs is a StoreError NOT_FOUND that names the labels the
+ * store does have.
  */
 export function compareLabels(s: EndpointStore, labelA: string, labelB: string, opts: CompareLabelsOptions = {}): EndpointComparison {
-  const pick = (label: string, ids: readonly number[] | undefined, digest?: string): EndpointRunSummary[] => {
-    if (ids) return ids.map((id) => toSummary(s.requireRun(id)));
-    const o = { includePartial: opts.includePartial ?? false, latestOnly: opts.latestOnly ?? false };
-    if (digest) {
-      const same = s.runsForCompare(label, { ...o, workloadDigest: digest });
-      if (same.length > 0) return same;
-    }
-    return s.runsForCompare(label, o);
-  };
-  const A = pick(labelA, opts.runIdsA);
-  const B = pick(labelB, opts.runIdsB, A[0]?.workloadDigest);
+  const given = (ids: readonly number[]): EndpointRunSummary[] => ids.map((id) => endpointRunSummary(s.requireRun(id)));
+  const candidates = (label: string): EndpointRunSummary[] => s.compareCandidates(label, { includePartial: opts.includePartial ?? false });
+  const latest = opts.latestOnly ?? false;
+  const A = opts.runIdsA ? given(opts.runIdsA) : pickSide(candidates(labelA), latest);
+  // B follows A's requests however A was chosen.
+  const B = opts.runIdsB ? given(opts.runIdsB) : pickSide(candidates(labelB), latest, A[0]?.requestsDigest);
   if (A.length === 0 || B.length === 0) {
     const known = s.labels().map((l) => `${l.systemLabel} (${l.complete}/${l.runs} complete)`);
     const missing = [A.length === 0 ? labelA : null, B.length === 0 ? labelB : null].filter(Boolean).join(' and ');

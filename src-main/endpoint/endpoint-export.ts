@@ -7,6 +7,7 @@ import {
   ENDPOINT_METRICS,
   SERVER_METRIC_BY_KEY,
   compareEndpointRuns,
+  endpointRunSummary,
   type EndpointComparison,
   type EndpointRequestSample,
   type EndpointRunRecord,
@@ -15,7 +16,7 @@ import {
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { toSummary, type EndpointStore } from './endpoint-store.ts';
+import type { EndpointStore } from './endpoint-store.ts';
 
 export const ENDPOINT_EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type EndpointExportFormat = (typeof ENDPOINT_EXPORT_FORMATS)[number];
@@ -50,7 +51,7 @@ export function buildEndpointExportModel(s: EndpointStore, f: EndpointExportFilt
   const distinct = [...new Set(runs.map((r) => r.systemLabel))];
   let comparison = null;
   if (distinct.length === 2) {
-    const pick = (l: string): EndpointRunSummary[] => runs.filter((r) => r.systemLabel === l && r.status === 'complete').map(toSummary);
+    const pick = (l: string): EndpointRunSummary[] => runs.filter((r) => r.systemLabel === l && r.status === 'complete').map(endpointRunSummary);
     comparison = compareEndpointRuns(distinct[0], pick(distinct[0]), distinct[1], pick(distinct[1]));
   }
   const filter = { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) };
@@ -65,6 +66,7 @@ const CONFIG_KEYS = [
   'notes',
   'workloadFile',
   'workloadDigest',
+  'requestsDigest',
   'temperature',
   'topP',
   'maxTokens',

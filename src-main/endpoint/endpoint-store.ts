@@ -3,19 +3,21 @@
 // listing, comparing and exporting without parsing JSON), and one row per request. A run is written
 // once, complete, in one transaction: an interrupted run is stored as `partial` by the command that
 // ran it, so there is no `running` state to recover.
-import type {
-  EndpointAggregates,
-  EndpointRequestSample,
-  EndpointRunConfig,
-  EndpointRunRecord,
-  EndpointRunStatus,
-  EndpointRunSummary,
-  RequestStatus,
-  ServerCacheMetrics,
+import {
+  endpointRunSummary,
+  type EndpointAggregates,
+  type EndpointRequestSample,
+  type EndpointRunConfig,
+  type EndpointRunRecord,
+  type EndpointRunStatus,
+  type EndpointRunSummary,
+  type RequestStatus,
+  type ServerCacheMetrics,
 } from '../../src-shared/domain/endpoint.ts';
 import type { SqlValue } from '../store/sqlite.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
+import { legacyRequestsDigest } from './replay-plan.ts';
 import type { EndpointRunOutcome } from './runner.ts';
 
 interface RunRow {
@@ -180,12 +182,15 @@ export class EndpointStore {
   }
 
   #toRecord(r: RunRow, metrics: Record<string, number>): EndpointRunRecord {
+    const config = JSON.parse(r.config_json) as EndpointRunConfig;
+    // Runs stored before the requests digest existed: derived from what they stored (see replay-plan.ts).
+    config.requestsDigest ??= legacyRequestsDigest(config);
     return {
       id: r.id,
       systemLabel: r.system_label,
       status: r.status,
       statusReason: r.status_reason,
-      config: JSON.parse(r.config_json) as EndpointRunConfig,
+      config,
       startedAt: r.started_at,
       finishedAt: r.finished_at,
       wallMs: r.wall_ms,
@@ -276,19 +281,11 @@ export class EndpointStore {
   }
 
   /**
-   * The runs a comparison uses for one label: by default every complete run (partial ones too with
-   * `includePartial`) that replayed the same workload as the label's newest such run.
+   * A label's runs a comparison may use, newest first: complete ones (partial ones too with
+   * `includePartial`). Which of them it uses is pickCompareRuns' choice (endpoint-compare.ts).
    */
-  runsForCompare(label: string, opts: { includePartial?: boolean; latestOnly?: boolean; workloadDigest?: string } = {}): EndpointRunSummary[] {
+  compareCandidates(label: string, opts: { includePartial?: boolean } = {}): EndpointRunSummary[] {
     const statuses: EndpointRunStatus[] = opts.includePartial ? ['complete', 'partial'] : ['complete'];
-    const all = this.listRuns({ labels: [label], statuses, ...(opts.workloadDigest ? { workloadDigest: opts.workloadDigest } : {}) });
-    if (all.length === 0) return [];
-    const digest = all[0].config.workloadDigest;
-    const chosen = opts.latestOnly ? [all[0]] : all.filter((r) => r.config.workloadDigest === digest);
-    return chosen.map(toSummary);
+    return this.listRuns({ labels: [label], statuses }).map(endpointRunSummary);
   }
-}
-
-export function toSummary(r: EndpointRunRecord): EndpointRunSummary {
-  return { id: r.id, systemLabel: r.systemLabel, status: r.status, startedAt: r.startedAt, workloadDigest: r.config.workloadDigest, model: r.config.model, metrics: r.metrics };
 }

@@ -3,7 +3,6 @@
 // one finished; the server's metrics scraped before and after. Every request ends as a sample with a
 // status; the run ends with what it has — interrupted, or cut short when the server stops answering —
 // and says what failed.
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import type { WorkloadFile } from '../../src-shared/domain/workload-file.ts';
 import {
@@ -19,6 +18,7 @@ import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { aggregateRun } from './aggregate.ts';
 import { requestBody, streamCompletion } from './openai-client.ts';
 import { PromptBuilder, type TokenCountFn } from './prompt-builder.ts';
+import { batchesToReplay, maxTokensOf, requestsDigest } from './replay-plan.ts';
 import { enginesOf, scrapeAll, serverMetricsDelta, type PageSnapshot } from './server-metrics.ts';
 
 export const METRICS_SCRAPE_TIMEOUT_MS = 10_000;
@@ -52,11 +52,6 @@ export interface EndpointRunInput {
 
 /** Everything a run produced, before it has a store id: the stored record plus its per-request samples. */
 export type EndpointRunOutcome = Omit<EndpointRunRecord, 'id'> & { samples: EndpointRequestSample[] };
-
-/** sha256 of the workload's canonical JSON (its batches and block size): equal digests, equal requests. */
-export function workloadDigest(w: WorkloadFile): string {
-  return createHash('sha256').update(JSON.stringify({ kv_block_tokens: w.kv_block_tokens, batches: w.batches })).digest('hex');
-}
 
 /** `--url` as given → the base ending in /v1 (http://h:8000, http://h:8000/, http://h:8000/v1 all give http://h:8000/v1). */
 export function normalizeBaseUrl(url: string): string {
@@ -99,16 +94,6 @@ function summariseFailures(samples: readonly EndpointRequestSample[]): string | 
   const parts = [...counts].map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
   const first = failed.find((s) => s.error);
   return `${failed.length} of ${samples.length} request(s) did not succeed (${parts.join(', ')})${first ? `; first: ${first.requestId}: ${first.error}` : ''}`;
-}
-
-/** The batches a run replays: all, or the first --max-batches. */
-export function batchesToReplay(config: Pick<EndpointRunConfig, 'maxBatches'>, workload: WorkloadFile): WorkloadFile['batches'] {
-  return config.maxBatches === null ? workload.batches : workload.batches.slice(0, config.maxBatches);
-}
-
-/** Tokens a request asks the server to generate: --max-tokens, else the workload's (at least 1). */
-export function maxTokensOf(config: Pick<EndpointRunConfig, 'maxTokens'>, r: { generation_tokens: number }): number {
-  return config.maxTokens ?? Math.max(1, r.generation_tokens);
 }
 
 export async function runEndpointBenchmark(input: EndpointRunInput): Promise<EndpointRunOutcome> {
@@ -291,7 +276,8 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
     systemLabel: config.systemLabel,
     status,
     statusReason: reasons.length > 0 ? reasons.join('; ') : null,
-    config: { ...config, metricsUrls },
+    // The digest of what this replay sent, whatever the caller's config said.
+    config: { ...config, metricsUrls, requestsDigest: requestsDigest(config, workload) },
     startedAt,
     finishedAt: new Date().toISOString(),
     wallMs: performance.now() - wallStart,

@@ -35,8 +35,15 @@ export const EndpointRunConfigSchema = z.strictObject({
   notes: z.string().max(10_000).nullable(),
   /** Absolute path of the workload file as given (null when the workload came from elsewhere, e.g. a test). */
   workloadFile: z.string().nullable(),
-  /** sha256 of the workload's canonical JSON: two runs replayed the same requests when these are equal. */
+  /** sha256 of the workload file's canonical JSON: the same file (not necessarily the same requests: see requestsDigest). */
   workloadDigest: z.string().min(1),
+  /**
+   * sha256 of what the run sent: the replayed batches with each request's max_tokens, the API,
+   * ignore_eos, temperature and top_p (src-main/endpoint/replay-plan.ts). Equal digests: the same
+   * requests. Runs stored before it existed read back with `legacy-…`, derived from the file digest
+   * and their stored flags.
+   */
+  requestsDigest: z.string().min(1),
   temperature: finite('--temperature').min(0, { error: '--temperature must be between 0 and 2' }).max(2, { error: '--temperature must be between 0 and 2' }),
   topP: finite('--top-p').gt(0, { error: '--top-p must be in (0, 1]' }).max(1, { error: '--top-p must be in (0, 1]' }),
   /** Overrides every request's generation_tokens; null = the workload's per-request value. */
@@ -485,14 +492,60 @@ export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { val
 export const COMPARE_METHOD =
   'per system: the median of each metric over its selected runs (one run: that run\'s value); ratio = A ÷ B; percentiles are never averaged across runs';
 
+/** The settings that change what a run sent or how it counted: compare names the ones that differ. */
+export const COMPARED_SETTINGS = ['api', 'maxBatches', 'maxTokens', 'ignoreEos', 'temperature', 'topP', 'streamUsage'] as const;
+export type ComparedSettings = Pick<EndpointRunConfig, (typeof COMPARED_SETTINGS)[number]>;
+
 export interface EndpointRunSummary {
   id: number;
   systemLabel: string;
   status: EndpointRunStatus;
   startedAt: string;
+  /** The workload file's digest. */
   workloadDigest: string;
+  /** What the run sent (see EndpointRunConfig.requestsDigest): runs are matched by this. */
+  requestsDigest: string;
   model: string;
+  settings: ComparedSettings;
   metrics: Record<string, number>;
+}
+
+/** A stored run as a comparison sees it. */
+export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics'>): EndpointRunSummary {
+  const c = r.config;
+  const settings = Object.fromEntries(COMPARED_SETTINGS.map((k) => [k, c[k]])) as ComparedSettings;
+  return { id: r.id, systemLabel: r.systemLabel, status: r.status, startedAt: r.startedAt, workloadDigest: c.workloadDigest, requestsDigest: c.requestsDigest, model: c.model, settings, metrics: r.metrics };
+}
+
+const SETTING_NAMES: Record<(typeof COMPARED_SETTINGS)[number], string> = {
+  api: 'the API (--api)',
+  maxBatches: 'the batches replayed (--max-batches)',
+  maxTokens: 'max_tokens (--max-tokens)',
+  ignoreEos: 'ignore_eos (--no-ignore-eos)',
+  temperature: 'temperature (--temperature)',
+  topP: 'top_p (--top-p)',
+  streamUsage: 'stream usage (--no-stream-usage): output tokens are the server\'s usage on one side and counted chunks on the other',
+};
+
+/** Why runs that should be comparable may not be: what they sent, served and measured. */
+function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
+  const warnings: string[] = [];
+  const distinct = <T>(f: (r: EndpointRunSummary) => T): T[] => [...new Set(runs.map(f))];
+  if (distinct((r) => r.requestsDigest).length > 1) {
+    const files = distinct((r) => r.workloadDigest).length > 1;
+    warnings.push(`the runs did not send the same requests (requests digests differ${files ? '; different workload files' : ''}): the numbers are not directly comparable`);
+    const legacy = runs.filter((r) => r.requestsDigest.startsWith('legacy-')).map((r) => r.id);
+    if (legacy.length > 0 && legacy.length < runs.length) {
+      warnings.push(`run(s) ${legacy.join(', ')} were stored before kvbench recorded what a run sent (only the workload file's digest): they never match newer runs — re-run them to compare`);
+    }
+  }
+  for (const k of COMPARED_SETTINGS) {
+    const values = distinct((r) => JSON.stringify(r.settings[k]));
+    if (values.length > 1) warnings.push(`${SETTING_NAMES[k]} differs between the runs (${values.join(' vs ')})`);
+  }
+  const models = distinct((r) => r.model);
+  if (models.length > 1) warnings.push(`the runs served different models (${models.join(', ')})`);
+  return warnings;
 }
 
 export interface CompareRow {
@@ -527,10 +580,7 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
   const warnings: string[] = [];
   if (runsA.length === 0) warnings.push(`no runs for ${labelA}`);
   if (runsB.length === 0) warnings.push(`no runs for ${labelB}`);
-  const digests = new Set([...runsA, ...runsB].map((r) => r.workloadDigest));
-  if (digests.size > 1) warnings.push('the runs replayed different workloads (workload digests differ): the numbers are not directly comparable');
-  const models = new Set([...runsA, ...runsB].map((r) => r.model));
-  if (models.size > 1) warnings.push(`the runs served different models (${[...models].join(', ')})`);
+  warnings.push(...comparabilityWarnings([...runsA, ...runsB]));
   for (const r of [...runsA, ...runsB]) if (r.status !== 'complete') warnings.push(`run ${r.id} (${r.systemLabel}) is ${r.status}: its failed requests are not in its latencies`);
   const rows: CompareRow[] = [];
   for (const metric of ENDPOINT_METRICS) {

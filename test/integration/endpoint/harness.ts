@@ -2,7 +2,7 @@
 import type { EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
 import type { WorkloadFile } from '../../../src-shared/domain/workload-file.ts';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
-import { workloadDigest } from '../../../src-main/endpoint/runner.ts';
+import { requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
 import { defaultMetricsUrls } from '../../../src-main/endpoint/server-metrics.ts';
 import type { FakeServer } from './fake-openai-server.ts';
 
@@ -22,10 +22,10 @@ export function smallWorkload(generationTokens = 6): WorkloadFile {
 }
 
 export function configFor(s: FakeServer, w: WorkloadFile, over: Partial<EndpointRunConfig> = {}): EndpointRunConfig {
-  return {
+  const c = {
     baseUrl: `${s.url}/v1`,
     model: 'fake-model',
-    api: 'completions',
+    api: 'completions' as const,
     systemLabel: 'test',
     notes: null,
     workloadFile: null,
@@ -39,9 +39,10 @@ export function configFor(s: FakeServer, w: WorkloadFile, over: Partial<Endpoint
     idleTimeoutS: 10,
     metricsUrls: defaultMetricsUrls(`${s.url}/v1`),
     promptSalt: 'fixed-salt',
-    promptTokenizer: 'words',
+    promptTokenizer: 'words' as const,
     maxBatches: null,
     stopAfterDeadBatches: 2,
     ...over,
   };
+  return { ...c, requestsDigest: over.requestsDigest ?? requestsDigest(c, w) };
 }

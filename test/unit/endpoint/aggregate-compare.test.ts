@@ -93,7 +93,9 @@ describe('comparing two systems', () => {
     status: 'complete',
     startedAt: '2026-01-01T00:00:00Z',
     workloadDigest: 'd1',
+    requestsDigest: 'r1',
     model: 'm',
+    settings: { api: 'completions', maxBatches: null, maxTokens: null, ignoreEos: true, temperature: 0, topP: 1, streamUsage: true },
     metrics,
     ...over,
   });
@@ -121,10 +123,28 @@ describe('comparing two systems', () => {
   });
 
   it('warns about different workloads, models and incomplete runs; a zero denominator has no ratio', () => {
-    const c = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 1 }, { status: 'partial' })], 'b', [run(2, 'b', { requests_failed: 0 }, { workloadDigest: 'd2', model: 'n' })]);
-    expect(c.warnings.join('\n')).toMatch(/different workloads/);
+    const c = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 1 }, { status: 'partial' })], 'b', [run(2, 'b', { requests_failed: 0 }, { workloadDigest: 'd2', requestsDigest: 'r2', model: 'n' })]);
+    expect(c.warnings.join('\n')).toMatch(/did not send the same requests \(requests digests differ; different workload files\)/);
     expect(c.warnings.join('\n')).toMatch(/different models \(m, n\)/);
     expect(c.warnings.join('\n')).toMatch(/run 1 \(a\) is partial/);
     expect(c.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ ratio: null, better: 'b' });
+  });
+
+  it('one workload file replayed with different flags is not the same workload: compare names what differs', () => {
+    const base = run(1, 'a', {}).settings;
+    const c = compareEndpointRuns('a', [run(1, 'a', {})], 'b', [
+      run(2, 'b', {}, { requestsDigest: 'r2', settings: { ...base, maxBatches: 2, temperature: 0.7, topP: 0.9, streamUsage: false } }),
+    ]);
+    const w = c.warnings.join('\n');
+    expect(w).toMatch(/did not send the same requests \(requests digests differ\)/);
+    expect(w).not.toMatch(/different workload files/);
+    expect(w).toMatch(/the batches replayed \(--max-batches\) differs between the runs \(null vs 2\)/);
+    expect(w).toMatch(/temperature \(--temperature\) differs between the runs \(0 vs 0.7\)/);
+    expect(w).toMatch(/top_p \(--top-p\) differs between the runs \(1 vs 0.9\)/);
+    expect(w).toMatch(/stream usage \(--no-stream-usage\).* differs between the runs \(true vs false\)/);
+    // Stream usage changes how tokens are counted, not what was sent: a warning of its own.
+    const u = compareEndpointRuns('a', [run(1, 'a', {})], 'b', [run(2, 'b', {}, { settings: { ...base, streamUsage: false } })]);
+    expect(u.warnings).toHaveLength(1);
+    expect(u.warnings[0]).toMatch(/^stream usage/);
   });
 });

@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { flattenEndpointMetrics, type EndpointRequestSample } from '../../../src-shared/domain/endpoint.ts';
+import { flattenEndpointMetrics, type EndpointRequestSample, type EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
 import { aggregateRun } from '../../../src-main/endpoint/aggregate.ts';
+import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
+import { legacyRequestsDigest, requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
+import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
 import { toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
 import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
@@ -63,7 +66,7 @@ function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '202
     systemLabel: label,
     status: 'partial',
     statusReason: '1 of 4 request(s) did not succeed',
-    config: endpointConfig(label, { workloadDigest: digest }),
+    config: endpointConfig(label, { workloadDigest: digest, requestsDigest: `requests-of-${digest}` }),
     startedAt,
     finishedAt: startedAt,
     wallMs: 1234,
@@ -102,7 +105,7 @@ describe('endpoint runs in the trial store', () => {
     expect(s.db.prepare('SELECT COUNT(*) AS n FROM endpoint_run_metrics').get()).toEqual({ n: 0 });
   });
 
-  it('picks the runs a comparison uses: complete ones of the newest workload, or the latest only', () => {
+  it('picks the runs a comparison uses: complete ones that sent the newest run\'s requests, or the latest only', () => {
     const s = freshStore();
     const es = new EndpointStore(s);
     const mk = (label: string, digest: string, at: string, status: 'complete' | 'partial') => es.insertRun({ ...outcome(label, [1, 2, 3, 4], digest, at), status });
@@ -110,11 +113,56 @@ describe('endpoint runs in the trial store', () => {
     const a2 = mk('a', 'new', '2026-01-02T00:00:00.000Z', 'complete');
     const a3 = mk('a', 'new', '2026-01-03T00:00:00.000Z', 'complete');
     const a4 = mk('a', 'new', '2026-01-04T00:00:00.000Z', 'partial');
-    expect(es.runsForCompare('a').map((r) => r.id)).toEqual([a3, a2]);
-    expect(es.runsForCompare('a', { latestOnly: true }).map((r) => r.id)).toEqual([a3]);
-    expect(es.runsForCompare('a', { includePartial: true }).map((r) => r.id)).toEqual([a4, a3, a2]);
-    expect(es.runsForCompare('a', { workloadDigest: 'old' }).map((r) => r.id)).toEqual([a1]);
-    expect(es.runsForCompare('nobody')).toEqual([]);
+    const b1 = mk('b', 'old', '2026-01-01T00:00:00.000Z', 'complete');
+    const b2 = mk('b', 'other', '2026-01-05T00:00:00.000Z', 'complete');
+    expect(compareLabels(es, 'a', 'b')).toMatchObject({ runIdsA: [a3, a2], runIdsB: [b2] });
+    expect(compareLabels(es, 'a', 'b', { latestOnly: true })).toMatchObject({ runIdsA: [a3], runIdsB: [b2] });
+    expect(compareLabels(es, 'a', 'b', { includePartial: true }).runIdsA).toEqual([a4, a3, a2]);
+    // B follows A's requests where it has runs of them.
+    expect(compareLabels(es, 'b', 'a')).toMatchObject({ runIdsA: [b2], runIdsB: [a3, a2] });
+    expect(compareLabels(es, 'a', 'b', { runIdsA: [a1] }).runIdsB).toEqual([b1]);
+    expect(() => compareLabels(es, 'a', 'nobody')).toThrow(/no complete runs for nobody; stored labels: /);
+  });
+
+  it('runs of one workload file with different --max-batches are not medianed together', () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const w = generateWorkload({ contexts: [64], batches_per_context: 3, batch_sizes: [2], prompt_pool_size: 2, reuse_start_batch: 1, reuse_ratio: 0.5, delay_ms: 0, generation_tokens: 4, seed: 1 });
+    const at = (label: string, day: number, over: Partial<EndpointRunConfig>) => {
+      const config = endpointConfig(label, { workloadDigest: workloadDigest(w), maxBatches: null, ...over });
+      return es.insertRun({ ...outcome(label, [1, 2, 3, 4], config.workloadDigest, `2026-01-0${day}T00:00:00.000Z`), status: 'complete', config: { ...config, requestsDigest: requestsDigest(config, w) } });
+    };
+    at('a', 1, {});
+    const short = at('a', 2, { maxBatches: 1 });
+    at('b', 1, {});
+    const bShort = at('b', 2, { maxBatches: 1 });
+    expect(compareLabels(es, 'a', 'b')).toMatchObject({ runIdsA: [short], runIdsB: [bShort], warnings: [] });
+  });
+
+  it('what a run sent: batches, max_tokens, API, ignore_eos and sampling change the requests digest; salt and stream usage do not', () => {
+    const w = generateWorkload({ contexts: [64], batches_per_context: 3, batch_sizes: [2], prompt_pool_size: 2, reuse_start_batch: 1, reuse_ratio: 0.5, delay_ms: 0, generation_tokens: 4, seed: 1 });
+    const c = endpointConfig('a', { maxBatches: null });
+    const d = requestsDigest(c, w);
+    for (const over of [{ maxBatches: 2 }, { maxTokens: 8 }, { api: 'chat' as const }, { ignoreEos: false }, { temperature: 0.5 }, { topP: 0.9 }]) {
+      expect(requestsDigest({ ...c, ...over }, w), JSON.stringify(over)).not.toBe(d);
+    }
+    expect(requestsDigest({ ...c, maxBatches: 3 }, w)).toBe(d); // every batch there is
+    expect(requestsDigest({ ...c, maxTokens: 4 }, w)).toBe(d); // the workload's own generation_tokens
+    expect(requestsDigest({ ...c, promptSalt: 'other', streamUsage: false, model: 'x' } as typeof c, w)).toBe(d);
+  });
+
+  it('a run stored before the requests digest existed reads back with one derived from its file digest and flags', () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const old = es.insertRun({ ...outcome('a', [1, 2, 3, 4]), status: 'complete' });
+    s.db.prepare("UPDATE endpoint_runs SET config_json = json_remove(config_json, '$.requestsDigest') WHERE id = ?").run(old);
+    const r = es.requireRun(old);
+    expect(r.config.requestsDigest).toBe(legacyRequestsDigest(r.config));
+    expect(r.config.requestsDigest).toMatch(/^legacy-[0-9a-f]{64}$/);
+    const fresh = es.insertRun({ ...outcome('b', [1, 2, 3, 4]), status: 'complete' });
+    const c = compareLabels(es, 'a', 'b');
+    expect(c).toMatchObject({ runIdsA: [old], runIdsB: [fresh] });
+    expect(c.warnings.join('\n')).toMatch(new RegExp(`run\\(s\\) ${old} were stored before kvbench recorded what a run sent`));
   });
 
   it('exports CSV (runs or requests), JSON and XLSX that read back', async () => {

@@ -11,6 +11,7 @@ export function endpointConfig(label: string, over: Partial<EndpointRunConfig> =
     notes: 'n, with "quotes"',
     workloadFile: '/tmp/w.json',
     workloadDigest: 'd1',
+    requestsDigest: 'r1',
     temperature: 0,
     topP: 1,
     maxTokens: null,

@@ -1,6 +1,6 @@
 // Endpoint runs for the renderer's tests: what `endpoint.list`, `endpoint.get` and
 // `endpoint.compare` answer, small and pure (the comparison is the shared domain's own).
-import { compareEndpointRuns, type EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
+import { compareEndpointRuns, endpointRunSummary, type EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
 import type { DistributionData, EndpointComparisonData, EndpointRunDetailData, EndpointRunRowData, ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import { endpointConfig } from '../endpoint/fixtures.ts';
 
@@ -105,6 +105,5 @@ export function endpointList(rows: EndpointRunRowData[]): ResponseOf<'endpoint.l
 
 /** The shared domain's comparison of two sets of rows (what the backend answers). */
 export function endpointComparison(labelA: string, a: EndpointRunRowData[], labelB: string, b: EndpointRunRowData[]): EndpointComparisonData {
-  const summary = (r: EndpointRunRowData) => ({ id: r.id, systemLabel: r.systemLabel, status: r.status, startedAt: r.startedAt, workloadDigest: r.config.workloadDigest, model: r.config.model, metrics: r.metrics });
-  return compareEndpointRuns(labelA, a.map(summary), labelB, b.map(summary));
+  return compareEndpointRuns(labelA, a.map(endpointRunSummary), labelB, b.map(endpointRunSummary));
 }
