@@ -25,12 +25,49 @@ const sumOrNull = (xs: readonly (number | null)[]): number | null => {
 };
 
 /**
+ * Whether each request could have found its prompt in the server's cache, from what the run did
+ * (not the workload's `reused` flag, which says only "seen earlier in the file"):
+ * - `reused`: the same prompt finished ok in an earlier batch;
+ * - `fresh`: no earlier batch sent the prompt and no other request of its batch carries it;
+ * - `unclear`: neither — a prompt sent twice or more in one batch (concurrently: the server may or
+ *   may not share the prefill between them, so none of them is counted), or one whose earlier sends
+ *   all failed (the server may have prefilled some of it).
+ * Batches run one after the other, so an earlier batch (lower seq) had finished before this one went.
+ */
+export type PromptReuse = 'reused' | 'fresh' | 'unclear';
+
+export function promptReuse(samples: readonly EndpointRequestSample[]): Map<EndpointRequestSample, PromptReuse> {
+  const out = new Map<EndpointRequestSample, PromptReuse>();
+  const okBefore = new Set<string>();
+  const sentBefore = new Set<string>();
+  const ordered = [...samples].sort((a, b) => a.seq - b.seq);
+  for (let i = 0; i < ordered.length; ) {
+    let j = i;
+    while (j < ordered.length && ordered[j].batchIndex === ordered[i].batchIndex) j++;
+    const batch = ordered.slice(i, j);
+    const inBatch = new Map<string, number>();
+    for (const s of batch) inBatch.set(s.promptId, (inBatch.get(s.promptId) ?? 0) + 1);
+    for (const s of batch) {
+      out.set(s, okBefore.has(s.promptId) ? 'reused' : sentBefore.has(s.promptId) || inBatch.get(s.promptId)! > 1 ? 'unclear' : 'fresh');
+    }
+    for (const s of batch) {
+      if (s.status === 'ok') okBefore.add(s.promptId);
+      if (s.status !== 'not_sent') sentBefore.add(s.promptId);
+    }
+    i = j;
+  }
+  return out;
+}
+
+/**
  * @param samples every request of the run, sent or not
  * @param itl the pooled inter-token gaps (ns) of the run's requests
  * @param spanMs first send → last finish
  */
 export function aggregateRun(samples: readonly EndpointRequestSample[], itl: LatencyHistogram, spanMs: number): EndpointAggregates {
   const ok = samples.filter((s) => s.status === 'ok');
+  const reuse = promptReuse(samples);
+  const ttftOf = (xs: readonly EndpointRequestSample[], kind: PromptReuse): Distribution => distribution(xs.filter((s) => reuse.get(s) === kind).map((s) => s.ttftMs));
   const durationS = spanMs / 1000;
   const per = (x: number): number | null => (durationS > 0 ? x / durationS : null);
   const outputTokensTotal = ok.reduce((a, s) => a + (s.outputTokens ?? 0), 0);
@@ -49,8 +86,8 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
       ok: good.length,
       ttftMs: distribution(good.map((s) => s.ttftMs)),
       e2eMs: distribution(good.map((s) => s.e2eMs)),
-      ttftReusedMs: distribution(good.filter((s) => s.reused).map((s) => s.ttftMs)),
-      ttftFreshMs: distribution(good.filter((s) => !s.reused).map((s) => s.ttftMs)),
+      ttftReusedMs: ttftOf(good, 'reused'),
+      ttftFreshMs: ttftOf(good, 'fresh'),
     };
   });
 
@@ -72,8 +109,8 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
     e2eMs: distribution(ok.map((s) => s.e2eMs)),
     tpotMs: distribution(ok.map((s) => s.tpotMs)),
     itlMs: histogramDistribution(itl),
-    ttftReusedMs: distribution(ok.filter((s) => s.reused).map((s) => s.ttftMs)),
-    ttftFreshMs: distribution(ok.filter((s) => !s.reused).map((s) => s.ttftMs)),
+    ttftReusedMs: ttftOf(ok, 'reused'),
+    ttftFreshMs: ttftOf(ok, 'fresh'),
     byContext,
     failuresByStatus,
     itlHistogram: itl.count > 0 ? { hdr: itl.encode(), count: itl.count, sumNs: itl.sumNs } : null,

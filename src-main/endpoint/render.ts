@@ -80,6 +80,8 @@ export function formatRun(r: EndpointRunRecord): string {
       '  ',
     ),
   );
+  const unsplit = a.ttftMs.n - a.ttftReusedMs.n - a.ttftFreshMs.n;
+  if (unsplit > 0) out.push(`  ${unsplit} request(s) in neither reused nor new: their prompt was sent twice in one batch, or its earlier sends failed`);
   if (a.byContext.length > 0) {
     out.push('');
     out.push(

@@ -102,7 +102,7 @@ export interface EndpointRequestSample {
   requestId: string;
   batchIndex: number;
   promptId: string;
-  /** The workload's flag: an earlier request had the same prompt (so the server's prefix cache can hit). */
+  /** The workload's flag: an earlier request of the file had the same prompt (the TTFT split does not use it: see promptReuse). */
   reused: boolean;
   /** Requested context size in tokens (the workload's). */
   contextTokens: number;
@@ -180,7 +180,11 @@ export interface EndpointAggregates {
   tpotMs: Distribution;
   /** Gaps between consecutive content chunks, pooled over every request (HDR histogram, 3 significant digits). */
   itlMs: Distribution;
-  /** TTFT of requests whose prompt was seen before (server cache or offload reload) vs new prompts (full prefill). */
+  /**
+   * TTFT of requests whose prompt finished ok in an earlier batch (server cache or offload reload) vs
+   * prompts never sent before (full prefill). Neither holds a prompt duplicated within its batch or
+   * one whose earlier sends all failed (src-main/endpoint/aggregate.ts, promptReuse).
+   */
   ttftReusedMs: Distribution;
   ttftFreshMs: Distribution;
   byContext: ContextBreakdown[];

@@ -7,7 +7,7 @@ import {
   type EndpointRunSummary,
   type ServerCacheMetrics,
 } from '../../../src-shared/domain/endpoint.ts';
-import { aggregateRun, distribution } from '../../../src-main/endpoint/aggregate.ts';
+import { aggregateRun, distribution, promptReuse } from '../../../src-main/endpoint/aggregate.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 
 function sample(seq: number, over: Partial<EndpointRequestSample> = {}): EndpointRequestSample {
@@ -51,11 +51,11 @@ describe('aggregates', () => {
   it('counts successful requests only, over the span; failures by status; reused vs new; per context', () => {
     const samples = [
       sample(0, { ttftMs: 50 }),
-      sample(1, { reused: true, ttftMs: 5, cachedPromptTokens: 96 }),
-      sample(2, { reused: true, ttftMs: 7, contextTokens: 200, promptTokens: 220 }),
-      sample(3, { status: 'timeout', ttftMs: null, e2eMs: 9999, outputTokens: 3, error: 'slow' }),
-      sample(4, { status: 'http_error', ttftMs: null, outputTokens: null }),
-      sample(5, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null, sentOffsetMs: null }),
+      sample(1, { batchIndex: 1, promptId: 'p0', reused: true, ttftMs: 5, cachedPromptTokens: 96 }),
+      sample(2, { batchIndex: 1, promptId: 'p0', reused: true, ttftMs: 7, contextTokens: 200, promptTokens: 220 }),
+      sample(3, { batchIndex: 1, status: 'timeout', ttftMs: null, e2eMs: 9999, outputTokens: 3, error: 'slow' }),
+      sample(4, { batchIndex: 1, status: 'http_error', ttftMs: null, outputTokens: null }),
+      sample(5, { batchIndex: 1, status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null, sentOffsetMs: null }),
     ];
     const itl = new LatencyHistogram();
     for (let i = 0; i < 100; i++) itl.record(2e6);
@@ -77,6 +77,28 @@ describe('aggregates', () => {
     const flat = flattenEndpointMetrics(a, noServer);
     expect(flat).toMatchObject({ requests_per_s: 1.5, ttft_p50_ms: 7, ttft_reused_p50_ms: 6, requests_failed: 2, requests_not_sent: 1 });
     for (const k of Object.keys(flat)) expect(ENDPOINT_METRICS.some((m) => m.key === k)).toBe(true);
+  });
+
+  it('reused means "finished ok in an earlier batch": concurrent duplicates and prompts whose earlier send failed are in neither split', () => {
+    // The workload's flags say "seen earlier in the file": the second p2 of batch 0 is flagged, and so is p3 after its timeout.
+    const samples = [
+      sample(0, { batchIndex: 0, promptId: 'p1', reused: false, ttftMs: 100 }),
+      sample(1, { batchIndex: 0, promptId: 'p2', reused: false, ttftMs: 101 }),
+      sample(2, { batchIndex: 0, promptId: 'p2', reused: true, ttftMs: 60 }),
+      sample(3, { batchIndex: 0, promptId: 'p3', reused: false, status: 'timeout', ttftMs: null }),
+      sample(4, { batchIndex: 1, promptId: 'p1', reused: true, ttftMs: 10 }),
+      sample(5, { batchIndex: 1, promptId: 'p3', reused: true, ttftMs: 90 }),
+      sample(6, { batchIndex: 1, promptId: 'p2', reused: true, ttftMs: 12 }),
+      sample(7, { batchIndex: 1, promptId: 'p5', reused: false, ttftMs: 102 }),
+    ];
+    const reuse = promptReuse(samples);
+    expect(samples.map((s) => reuse.get(s))).toEqual(['fresh', 'unclear', 'unclear', 'fresh', 'reused', 'unclear', 'reused', 'fresh']);
+    const a = aggregateRun(samples, new LatencyHistogram(), 1000);
+    expect(a.ttftReusedMs).toMatchObject({ n: 2, p50: 11, max: 12 });
+    expect(a.ttftFreshMs).toMatchObject({ n: 2, p50: 101, max: 102 });
+    expect(a.ttftMs.n).toBe(7); // every ok request is in the overall TTFT
+    expect(a.byContext[0].ttftReusedMs.n).toBe(2);
+    expect(a.byContext[0].ttftFreshMs.n).toBe(2);
   });
 
   it('a run with nothing sent has no rates', () => {
