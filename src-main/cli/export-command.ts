@@ -63,8 +63,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
       const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
       const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
       const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
-      const newest = [...trials].reverse().find((t) => t.status === 'complete' && hardware.get(t.id));
-      const tiers = buildTierComparison(report, newest ? hardware.get(newest.id)! : null);
+      // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
+      const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null);
       await writeExport({ trials, hardware, report, tiers, filter: { ...selection } }, format, out);
       process.stderr.write(`exported ${trials.length} trial(s) to ${out} (${format})\n`);
       return 0;

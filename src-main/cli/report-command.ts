@@ -1,9 +1,7 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
-import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { withCommandStore } from './command-store.ts';
-import type { Store } from '../store/store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
@@ -30,15 +28,6 @@ moved, and efficiency against the drive's probed bandwidth.
   --json                 the report model as JSON
   --db PATH              the database (default: $KVBENCH_DB, else the user data directory)
 `;
-
-function newestHardware(store: Store, trials: readonly TrialRecord[]): HardwareProfile | null {
-  for (const t of [...trials].sort((a, b) => b.startedAt.localeCompare(a.startedAt))) {
-    if (t.status !== 'complete') continue;
-    const hw = store.trialHardware(t.id);
-    if (hw) return hw;
-  }
-  return null;
-}
 
 export async function reportCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('report', REPORT_USAGE, {
@@ -115,7 +104,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
       if (scenarioIds) selection.scenarioIds = scenarioIds;
       const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
       const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
-      const tiers = buildTierComparison(report, newestHardware(store, trials));
+      // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
+      const tiers = buildTierComparison(report, (id) => store.trialHardware(id));
       if (a.json) {
         process.stdout.write(`${JSON.stringify({ title, scenarios: report, tiers }, null, 2)}\n`);
         return 0;

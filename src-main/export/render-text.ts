@@ -1,7 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { placeLabel, spansSeveralPlaces, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
+import { placeLabel, spansSeveralPlaces, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -96,10 +96,16 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
 export function formatTierComparison(t: TierComparison): string {
   const out: string[] = [];
   out.push(`Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials; speedup against ${t.baseline ?? 'storage-only (missing)'})`);
-  out.push(
-    `Limits: drive sequential read ${fmtValue(t.probe.readBytesPerS, 'bytes/s')}, write ${fmtValue(t.probe.writeBytesPerS, 'bytes/s')}; ` +
-      `memory copy ${fmtValue(t.probe.memoryCopyBytesPerS, 'bytes/s')} (${t.probe.source})`,
-  );
+  const limitsText = (l: ProbeLimits): string =>
+    `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
+    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${l.source})`;
+  // Rows of several systems or drives are each measured against their own probe: list each.
+  const perPlace = new Map(t.rows.map((r) => [`${placeLabel(r)}\u0000${JSON.stringify(r.limits)}`, r]));
+  if (new Set(t.rows.map((r) => JSON.stringify(r.limits))).size > 1) {
+    for (const r of perPlace.values()) out.push(`Limits on ${placeLabel(r)}: ${limitsText(r.limits)}`);
+  } else {
+    out.push(`Limits: ${limitsText(t.probe)}`);
+  }
   const named = spansSeveralPlaces(t.rows);
   out.push(
     table(

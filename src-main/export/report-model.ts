@@ -222,25 +222,78 @@ export interface TierRow {
   storageWriteEfficiency: number | null;
   /** CPU-tier read bandwidth ÷ one thread's memory-copy bandwidth. */
   cpuReadEfficiency: number | null;
+  /** The limits this row's efficiencies are against: from its own trials' hardware snapshot. */
+  limits: ProbeLimits;
+}
+
+export interface ProbeLimits {
+  readBytesPerS: number | null;
+  writeBytesPerS: number | null;
+  memoryCopyBytesPerS: number | null;
+  source: string;
 }
 
 export interface TierComparison {
   baseline: string | null;
   /** Partial trials were aggregated too (`--include-incomplete`). */
   includeIncomplete: boolean;
-  probe: { readBytesPerS: number | null; writeBytesPerS: number | null; memoryCopyBytesPerS: number | null; source: string };
+  /** The rows' limits when they share them (one suite); with several, null rates and a source that says so. */
+  probe: ProbeLimits;
   rows: TierRow[];
   notes: string[];
 }
+
+/** One profile for every row, or each trial's own snapshot. */
+export type HardwareSource = HardwareProfile | null | ((trialId: number) => HardwareProfile | null);
+
+const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none' };
+
+/** The drive's and memory's limits a hardware snapshot measured. */
+export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
+  if (!hw) return NO_LIMITS;
+  const bw = hw.cacheDir?.bandwidth ?? null;
+  return {
+    readBytesPerS: bw?.readBytesPerSec ?? null,
+    writeBytesPerS: bw?.writeBytesPerSec ?? null,
+    memoryCopyBytesPerS: hw.memoryCopyBytesPerSec ?? null,
+    source: bw
+      ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}, ${bw.measuredAt}`
+      : hw.memoryCopyBytesPerSec
+        ? 'memory-copy probe only'
+        : 'none',
+  };
+}
+
+const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec);
+
+/**
+ * A group's own limits: from the newest of its aggregated trials' snapshots that probed anything
+ * (else its newest snapshot), never another system's or drive's.
+ */
+function groupLimits(s: ScenarioSummary, hardware: HardwareSource): ProbeLimits {
+  if (typeof hardware !== 'function') return probeLimitsOf(hardware);
+  let newest: HardwareProfile | null = null;
+  for (const id of [...s.trialIds].reverse()) {
+    const hw = hardware(id);
+    if (!hw) continue;
+    if (hasProbe(hw)) return probeLimitsOf(hw);
+    newest ??= hw;
+  }
+  return probeLimitsOf(newest);
+}
+
+const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
+  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source;
 
 /** What a row and the storage-only row it is compared with must share. */
 const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
 
 /**
  * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
- * bytes moved, speedup against storage-only, and efficiency against the probed limits.
+ * bytes moved, speedup against storage-only, and efficiency against the probed limits: of
+ * `hardware` when one profile is given (one suite), else of each row's own trials' snapshots.
  */
-export function buildTierComparison(report: ScenarioReport, hardware: HardwareProfile | null): TierComparison {
+export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
   const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
   // One suite's scenarios share model, duration and generation mode; a report over several suites
@@ -250,15 +303,15 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
   const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
     baselines.find((b) => placeKey(b) === placeKey(s) && SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
   const baseline = baselines[0] ?? null;
-  const probeRead = hardware?.cacheDir?.bandwidth?.readBytesPerSec ?? null;
-  const probeWrite = hardware?.cacheDir?.bandwidth?.writeBytesPerSec ?? null;
-  const memCopy = hardware?.memoryCopyBytesPerSec ?? null;
+  const limitsOf = new Map(rows.map((s) => [s, groupLimits(s, hardware)]));
   const notes: string[] = [];
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null).length : 0;
   if (orphans > 0) notes.push(`${orphans} row(s) have no storage-only scenario of the same model, duration and generation mode${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`);
-  if (probeRead === null) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, or kvbench hw --probe)');
+  const unprobed = rows.filter((s) => limitsOf.get(s)!.readBytesPerS === null).length;
+  if (unprobed > 0 && unprobed === rows.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, or kvbench hw --probe)');
+  else if (unprobed > 0) notes.push(`${unprobed} row(s) have no bandwidth probe of their drive: no storage efficiency there (run the suite with its probe, or kvbench hw --probe)`);
   const out: TierRow[] = rows.map((s) => {
     const base = baselineOf(s);
     const tok = med(s, 'wall_clock_throughput_tok_per_s');
@@ -266,6 +319,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
     const rd = med(s, 'storage_read_bytes_per_s');
     const wr = med(s, 'storage_write_bytes_per_s');
     const cpuRd = med(s, 'cpu_read_bytes_per_s');
+    const limits = limitsOf.get(s)!;
     return {
       scenarioId: s.scenarioId,
       label: s.label,
@@ -289,9 +343,10 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
       bytesWritten: med(s, 'total_write_bytes'),
       storageReadBytesPerS: rd,
       storageWriteBytesPerS: wr,
-      storageReadEfficiency: ratio(rd, probeRead),
-      storageWriteEfficiency: ratio(wr, probeWrite),
-      cpuReadEfficiency: ratio(cpuRd, memCopy),
+      storageReadEfficiency: ratio(rd, limits.readBytesPerS),
+      storageWriteEfficiency: ratio(wr, limits.writeBytesPerS),
+      cpuReadEfficiency: ratio(cpuRd, limits.memoryCopyBytesPerS),
+      limits,
     };
   });
   // Tier configurations first, in the wrapper's order; the rest after.
@@ -303,17 +358,17 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwarePr
   return {
     baseline: baseline?.scenarioId ?? null,
     includeIncomplete: report.includeIncomplete,
-    probe: {
-      readBytesPerS: probeRead,
-      writeBytesPerS: probeWrite,
-      memoryCopyBytesPerS: memCopy,
-      source: hardware?.cacheDir?.bandwidth
-        ? `kvbench probe (${hardware.cacheDir.bandwidth.directIo ? 'O_DIRECT' : 'buffered'}, ${hardware.cacheDir.bandwidth.chunkBytes / 1048576} MiB × ${hardware.cacheDir.bandwidth.depth}) of ${hardware.cacheDir.driveLabel}, ${hardware.cacheDir.bandwidth.measuredAt}`
-        : 'none',
-    },
+    probe: commonLimits(out.map((r) => r.limits), hardware),
     rows: out,
     notes,
   };
+}
+
+/** The one set of limits every row shares, or a placeholder that sends the reader to the rows. */
+function commonLimits(all: readonly ProbeLimits[], hardware: HardwareSource): ProbeLimits {
+  if (all.length === 0) return typeof hardware === 'function' ? NO_LIMITS : probeLimitsOf(hardware);
+  if (all.every((l) => sameLimits(l, all[0]))) return all[0];
+  return { ...NO_LIMITS, source: 'several: each row against the probe stored with its own system and drive' };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -255,15 +255,6 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
   const trialsOf = (s: Store, sel: Selection, order: 'asc' | 'desc' = 'asc'): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order });
 
-  const newestHardware = (s: Store, trials: readonly TrialRecord[]): HardwareProfile | null => {
-    for (const t of [...trials].sort((a, b) => b.startedAt.localeCompare(a.startedAt))) {
-      if (t.status !== 'complete') continue;
-      const hw = s.trialHardware(t.id);
-      if (hw) return hw;
-    }
-    return null;
-  };
-
   /** Runs a suite (new or resumed) in the background; resolves with its id once it exists. */
   const launch = async (request: PlanRequest, label: string | null, resumeId: number | null): Promise<{ suiteId: number }> => {
     if (run) fail('BUSY', run.suiteId !== null ? `suite ${run.suiteId} is running; cancel it or wait for it to finish` : 'a suite is being prepared');
@@ -507,7 +498,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const trials = trialsOf(s, r.selection);
       const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-      const tiers = buildTierComparison(report, newestHardware(s, trials));
+      const tiers = buildTierComparison(report, (id) => s.trialHardware(id));
       const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
       const title = single
         ? `Suite ${single.id} · ${single.profile}${single.label ? ` · ${single.label}` : ''}`
@@ -535,8 +526,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         const trials = trialsOf(s, r.selection);
         const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
         const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-        const newest = [...trials].reverse().find((t) => t.status === 'complete' && hardware.get(t.id));
-        const tiers = buildTierComparison(report, newest ? hardware.get(newest.id)! : null);
+        const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null);
         const model: ExportModel = { trials, hardware, report, tiers, filter: r.selection };
         const data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
         const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';

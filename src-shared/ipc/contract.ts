@@ -214,6 +214,8 @@ export const ScenarioReportSchema = z.object({
   scenarios: z.array(ScenarioSummarySchema),
 });
 
+export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string() });
+
 export const TierRowSchema = z.object({
   scenarioId: z.string(),
   label: z.string(),
@@ -240,12 +242,13 @@ export const TierRowSchema = z.object({
   storageReadEfficiency: nnum,
   storageWriteEfficiency: nnum,
   cpuReadEfficiency: nnum,
+  limits: ProbeLimitsSchema,
 });
 export type TierRowData = z.infer<typeof TierRowSchema>;
 
 export const TierComparisonSchema = z.object({
   baseline: z.string().nullable(),
-  probe: z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string() }),
+  probe: ProbeLimitsSchema,
   rows: z.array(TierRowSchema),
   notes: z.array(z.string()),
 });

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { exportCommand } from '../../../src-main/cli/export-command.ts';
+import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
 import { trialColumns, writeExport, type ExportModel } from '../../../src-main/export/export-trials.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
@@ -167,6 +169,42 @@ describe('exports read back', () => {
     const j = JSON.parse(fs.readFileSync(path.join(dir, 'two.json'), 'utf8'));
     expect(j.report.scenarios.scenarios.map((s: { systemLabel: string }) => s.systemLabel)).toEqual(['lab1', 'lab2']);
     expect(j.report.tiers.rows.map((r: { systemLabel: string; driveLabel: string }) => `${r.systemLabel}/${r.driveLabel}`)).toEqual(['lab1/virtual disk vda (256 GiB)', 'lab2/virtual disk vda (256 GiB)']);
+  });
+
+  it('kvbench export and kvbench report: each system\'s rows against the probe stored with its own trials, not the newest trial\'s', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'kvbench.db');
+    store = openStore(db);
+    const a = fakeHardware({ hostname: 'lab1', probe: true }); // drive 2 GB/s, memory copy 10 GB/s
+    const b = fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab2', probe: true });
+    b.cacheDir!.bandwidth = { ...b.cacheDir!.bandwidth!, readBytesPerSec: 4e9, writeBytesPerSec: 3e9 };
+    b.memoryCopyBytesPerSec = 20e9;
+    addSuite(store, a, 1000);
+    addSuite(store, b, 2000); // the newest trials: their probe must not describe lab1's rows
+    store.close();
+    store = null;
+    const out = path.join(dir, 'x.json');
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    let printed = '';
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((printed += String(chunk)), true));
+    try {
+      expect(await exportCommand(['--db', db, '--out', out])).toBe(0);
+      expect(await reportCommand(['--db', db, '--all', '--json'])).toBe(0);
+    } finally {
+      err.mockRestore();
+      stdout.mockRestore();
+    }
+    type Row = { systemLabel: string; storageReadBytesPerS: number; storageReadEfficiency: number };
+    const probeOf: Record<string, number> = { lab1: 2e9, lab2: 4e9 };
+    const effs = (rows: Row[]) => rows.map((r) => [r.systemLabel, r.storageReadEfficiency]);
+    const expected = (rows: Row[]) => rows.map((r) => [r.systemLabel, r.storageReadBytesPerS / probeOf[r.systemLabel]]);
+    const exported = JSON.parse(fs.readFileSync(out, 'utf8')).report.tiers as { rows: Row[]; probe: { readBytesPerS: number | null; source: string } };
+    expect(exported.rows.map((r) => r.systemLabel)).toEqual(['lab1', 'lab2']);
+    expect(effs(exported.rows)).toEqual(expected(exported.rows));
+    expect(exported.probe).toMatchObject({ readBytesPerS: null, source: expect.stringMatching(/^several/) });
+    const reported = JSON.parse(printed).tiers as { rows: Row[] };
+    expect(reported.rows.map((r) => r.systemLabel)).toEqual(['lab1', 'lab2']);
+    expect(effs(reported.rows)).toEqual(expected(reported.rows));
   });
 
   it('JSON: every trial with its options, metrics and hardware snapshot, and the report', async () => {

@@ -151,6 +151,25 @@ describe('tier comparison', () => {
     const withPartial = buildTierComparison(buildScenarioReport(ts, { includeIncomplete: true }), null);
     expect(formatTierComparison(withPartial)).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
   });
+  it('each row\'s efficiency is against its own trials\' snapshot; the text lists each system\'s limits', () => {
+    const ts = [
+      trial({ scenario: 'storage-only', system: 'lab1', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
+      trial({ scenario: 'storage-only', system: 'lab2', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
+      trial({ scenario: 'storage-only', system: 'lab3', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
+    ];
+    const fast = fakeHardware({ probe: true, hostname: 'lab2' });
+    fast.cacheDir!.bandwidth!.readBytesPerSec = 4e9;
+    const hw = new Map([[ts[0].id, fakeHardware({ probe: true })], [ts[1].id, fast]]);
+    const t = buildTierComparison(buildScenarioReport(ts), (id) => hw.get(id) ?? null);
+    expect(t.rows.map((r) => [r.systemLabel, r.storageReadEfficiency])).toEqual([['lab1', 0.5], ['lab2', 0.25], ['lab3', null]]);
+    expect(t.probe).toMatchObject({ readBytesPerS: null, source: expect.stringMatching(/^several/) });
+    expect(t.notes).toContain('1 row(s) have no bandwidth probe of their drive: no storage efficiency there (run the suite with its probe, or kvbench hw --probe)');
+    const text = formatTierComparison(t);
+    expect(text).toMatch(/^Limits on lab1: drive sequential read 2\.00 GB\/s/m);
+    expect(text).toMatch(/^Limits on lab2: drive sequential read 4\.00 GB\/s/m);
+    expect(text).toMatch(/^Limits on lab3: drive sequential read —/m);
+  });
+
   it('speedup is against the storage-only row of the same system, never another machine\'s', () => {
     const ts = [
       trial({ scenario: 'storage-only', system: 'fast', metrics: { wall_clock_throughput_tok_per_s: 1000 } }),

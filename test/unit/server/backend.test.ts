@@ -149,6 +149,38 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
   });
 
+  it('report and export: one group per system, each against the probe stored with its own trials', async () => {
+    const { fakeHardware } = await import('../store/fixtures.ts');
+    let calls = 0;
+    const t = await make({
+      detect: async (cd) => {
+        // The first suite runs on lab-a (drive 2 GB/s), the second on lab-b (drive 4 GB/s).
+        calls += 1;
+        const hw = calls === 1 ? fakeHardware({ hostname: 'lab-a', probe: true }) : fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab-b', probe: true });
+        if (calls > 1) hw.cacheDir!.bandwidth = { ...hw.cacheDir!.bandwidth!, readBytesPerSec: 4e9 };
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    for (let i = 0; i < 2; i++) {
+      ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] }));
+      await t.waitFor('suite.finished');
+      t.events.splice(0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(calls).toBe(2);
+    type Row = { systemLabel: string; storageReadBytesPerS: number; storageReadEfficiency: number };
+    const own = (rows: Row[]) => rows.map((r) => [r.systemLabel, r.storageReadEfficiency]);
+    const expected = (rows: Row[]) => rows.map((r) => [r.systemLabel, r.storageReadBytesPerS / (r.systemLabel === 'lab-a' ? 2e9 : 4e9)]);
+    const report = ok(await t.backend.invoke('report.build', { selection: {} })) as { tiers: { rows: Row[] }; report: { scenarios: { systemLabel: string; trialIds: number[] }[] } };
+    expect(report.report.scenarios.map((s) => [s.systemLabel, s.trialIds.length])).toEqual([['lab-a', 2], ['lab-b', 2]]);
+    expect(own(report.tiers.rows)).toEqual(expected(report.tiers.rows));
+    const json = ok(await t.backend.invoke('export.create', { selection: {}, format: 'json' })) as { dataBase64: string };
+    const rows = (JSON.parse(Buffer.from(json.dataBase64, 'base64').toString('utf8')) as { report: { tiers: { rows: Row[] } } }).report.tiers.rows;
+    expect(rows.map((r) => r.systemLabel)).toEqual(['lab-a', 'lab-b']);
+    expect(own(rows)).toEqual(expected(rows));
+  });
+
   it('imports reference results as another system, compares, and deletes trials and suites', async () => {
     const t = await make();
     ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir)));
