@@ -16,7 +16,7 @@ import {
   type ServerCacheMetrics,
   type ServerMetricValue,
 } from '../../src-shared/domain/endpoint.ts';
-import { counterValue, gaugeValue, parsePrometheusText, seriesKey, type PromPage } from './prometheus-text.ts';
+import { familySamples, gaugeValue, parsePrometheusText, seriesKey, type PromPage } from './prometheus-text.ts';
 
 /** Families of these prefixes go into `rawCounterDeltas`. */
 const ENGINE_PREFIXES: readonly { prefix: string; engine: string }[] = [
@@ -135,15 +135,60 @@ export function enginesOf(s: PageSnapshot): string[] {
   return [...found].sort();
 }
 
-function readSource(snap: PageSnapshot | undefined, name: string, labels: Record<string, string> | undefined, kind: 'counter' | 'gauge'): number | null {
+/** A gauge, or a field of trtllm-serve's JSON statistics (one cumulative number, counters included). */
+function readSource(snap: PageSnapshot | undefined, name: string, labels: Record<string, string> | undefined): number | null {
   if (!snap) return null;
   if (name.startsWith('trtllm-json:')) {
     if (snap.format !== 'trtllm-iteration-json' || snap.kv === null) return null;
     const v = snap.kv[name.slice('trtllm-json:'.length)];
     return typeof v === 'number' ? v : null;
   }
-  if (snap.format !== 'prometheus') return null;
-  return kind === 'counter' ? counterValue(snap.page, name, labels) : gaugeValue(snap.page, name, labels);
+  return snap.format === 'prometheus' ? gaugeValue(snap.page, name, labels) : null;
+}
+
+/**
+ * The server process restarted between the scrapes when a `process_start_time_seconds` series (the
+ * standard Prometheus client's; one per process) changed. Null when it did not, or is not served.
+ */
+function restartBetween(b: PageSnapshot | undefined, a: PageSnapshot | undefined): { fromS: number; toS: number } | null {
+  if (b?.format !== 'prometheus' || a?.format !== 'prometheus') return null;
+  const before = new Map(familySamples(b.page, 'process_start_time_seconds').map((x) => [seriesKey(x), x.value]));
+  for (const x of familySamples(a.page, 'process_start_time_seconds')) {
+    const was = before.get(seriesKey(x));
+    if (was !== undefined && was !== x.value) return { fromS: was, toS: x.value };
+  }
+  return null;
+}
+
+type CounterReading = Pick<ServerMetricValue, 'before' | 'after' | 'delta' | 'reset'>;
+
+/**
+ * A Prometheus counter family over the run, series by series (one per engine, rank, label set): each
+ * series' after − before, a series that went backwards counting from zero (its after value) and
+ * flagged, then summed — so one restarted rank neither hides the others' work nor is hidden by it.
+ * A series first seen after the run started at 0. After a server restart every series counts from
+ * zero. Null when neither page serves the family.
+ */
+function promCounter(b: PromPage | undefined, a: PromPage | undefined, name: string, labels: Record<string, string> | undefined, restarted: boolean): CounterReading | null {
+  const finite = (p: PromPage | undefined) => (p ? familySamples(p, name, labels).filter((x) => Number.isFinite(x.value)) : []);
+  const sb = finite(b);
+  const sa = finite(a);
+  if (sb.length === 0 && sa.length === 0) return null;
+  const sum = (xs: typeof sa): number | null => (xs.length === 0 ? null : xs.reduce((t, x) => t + x.value, 0));
+  const reading: CounterReading = { before: sum(sb), after: sum(sa), delta: null, reset: restarted };
+  if (b === undefined || sa.length === 0) return reading;
+  const prev = new Map(sb.map((x) => [seriesKey(x), x.value]));
+  let delta = 0;
+  for (const x of sa) {
+    const was = restarted ? 0 : (prev.get(seriesKey(x)) ?? 0);
+    if (x.value >= was) delta += x.value - was;
+    else {
+      delta += x.value;
+      reading.reset = true;
+    }
+  }
+  reading.delta = delta;
+  return reading;
 }
 
 function isCounterSeries(page: PromPage, name: string): boolean {
@@ -161,7 +206,7 @@ function isCounterSeries(page: PromPage, name: string): boolean {
 export function serverMetricsDelta(before: readonly PageSnapshot[], after: readonly PageSnapshot[]): ServerCacheMetrics {
   const urls = [...new Set([...before.map((s) => s.url), ...after.map((s) => s.url)])];
   const pages: MetricsPageResult[] = [];
-  const pairs: { b: PageSnapshot | undefined; a: PageSnapshot | undefined; notes: string[] }[] = [];
+  const pairs: { b: PageSnapshot | undefined; a: PageSnapshot | undefined; restarted: boolean; notes: string[] }[] = [];
   for (const url of urls) {
     const b = before.find((s) => s.url === url);
     const a = after.find((s) => s.url === url);
@@ -175,24 +220,36 @@ export function serverMetricsDelta(before: readonly PageSnapshot[], after: reado
       notes.push('trtllm-serve returned no iteration statistics before the run (none since the last read): block counters are totals since the server started — restart the server before each run for exact deltas');
     }
     if (a?.format === 'trtllm-iteration-json' && a.kv === null) notes.push('trtllm-serve returned no iteration statistics after the run (enable_iter_perf_stats off?)');
+    const restart = restartBetween(b, a);
+    if (restart) {
+      notes.push(
+        `the server restarted during the run (process_start_time_seconds ${restart.fromS} → ${restart.toS}): counters count only since the restart, flagged as resets`,
+      );
+    }
     pages.push({ url, format: fmt, engines: [...new Set([...(b ? enginesOf(b) : []), ...(a ? enginesOf(a) : [])])].sort(), error, notes });
-    if (fmt !== 'unavailable') pairs.push({ b: usable(b) ? b : undefined, a: usable(a) ? a : undefined, notes });
+    if (fmt !== 'unavailable') pairs.push({ b: usable(b) ? b : undefined, a: usable(a) ? a : undefined, restarted: restart !== null, notes });
   }
 
   const values: ServerMetricValue[] = [];
   for (const def of SERVER_METRICS) {
     let chosen: ServerMetricValue | null = null;
     search: for (const src of def.sources) {
-      for (const { b, a } of pairs) {
-        const vb = readSource(b, src.name, src.labels, def.kind);
-        const va = readSource(a, src.name, src.labels, def.kind);
-        if (vb === null && va === null) continue;
+      for (const { b, a, restarted } of pairs) {
         const source = src.labels ? `${src.name}{${Object.entries(src.labels).map(([k, v]) => `${k}="${v}"`).join(',')}}` : src.name;
+        if (def.kind === 'counter' && !src.name.startsWith('trtllm-json:')) {
+          const page = (s: PageSnapshot | undefined): PromPage | undefined => (s?.format === 'prometheus' ? s.page : undefined);
+          const r = promCounter(page(b), page(a), src.name, src.labels, restarted);
+          if (r === null) continue;
+          chosen = { key: def.key, source, ...r };
+          break search;
+        }
+        const vb = readSource(b, src.name, src.labels);
+        const va = readSource(a, src.name, src.labels);
+        if (vb === null && va === null) continue;
         if (def.kind === 'gauge') {
           chosen = { key: def.key, source, before: vb, after: va, delta: null, reset: false };
         } else {
-          // A series first created during the run (labelled counters appear on first use) started at 0;
-          // so did trtllm-serve's block counters when its queue was empty before the run.
+          // trtllm-serve's block counters: an empty queue before the run means they started at 0.
           const base = vb ?? (b !== undefined ? 0 : null);
           let delta: number | null = null;
           let reset = false;
@@ -223,7 +280,7 @@ export function serverMetricsDelta(before: readonly PageSnapshot[], after: reado
 
   const rawCounterDeltas: Record<string, number> = {};
   let rawCount = 0;
-  for (const { b, a } of pairs) {
+  for (const { b, a, restarted } of pairs) {
     if (a?.format !== 'prometheus') continue;
     const beforeMap = new Map<string, number>();
     if (b?.format === 'prometheus') for (const s of b.page.samples) beforeMap.set(seriesKey(s), s.value);
@@ -233,7 +290,7 @@ export function serverMetricsDelta(before: readonly PageSnapshot[], after: reado
       const key = seriesKey(s);
       const prev = b?.format === 'prometheus' ? (beforeMap.get(key) ?? 0) : null;
       if (prev === null) continue;
-      const d = s.value >= prev ? s.value - prev : s.value;
+      const d = !restarted && s.value >= prev ? s.value - prev : s.value;
       if (d === 0 || key in rawCounterDeltas) continue;
       rawCounterDeltas[key] = d;
       rawCount++;

@@ -307,9 +307,9 @@ export interface ServerMetricValue {
   source: string | null;
   before: number | null;
   after: number | null;
-  /** Counters: after − before (after alone when the counter went backwards: the server restarted). */
+  /** Counters: after − before per series, summed (a series that went backwards counts from zero: its after value). */
   delta: number | null;
-  /** A counter that went backwards between the scrapes. */
+  /** A series of the counter went backwards between the scrapes, or the server's process_start_time_seconds changed. */
   reset: boolean;
 }
 

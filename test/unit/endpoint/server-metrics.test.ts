@@ -56,6 +56,29 @@ describe('server metrics', () => {
     expect(value(m, 'prefix_cache_hits')).toMatchObject({ delta: 50, reset: true });
   });
 
+  it('counter resets are found per series: one restarted rank neither hides the others\' work nor goes unflagged', () => {
+    const ranks = (e0: number, e1: number): string =>
+      `# TYPE vllm:prefix_cache_hits counter\nvllm:prefix_cache_hits_total{engine="0"} ${e0}\nvllm:prefix_cache_hits_total{engine="1"} ${e1}`;
+    // Engine 1 restarted (900 → 30): engine 0 did 50, engine 1 30 since its restart.
+    const down = serverMetricsDelta([snap('u', ranks(100, 900))], [snap('u', ranks(150, 30))]);
+    expect(value(down, 'prefix_cache_hits')).toMatchObject({ before: 1000, after: 180, delta: 80, reset: true });
+    // The sum still grew (600 → 1020), yet engine 1 went backwards: 900 + 20, flagged.
+    const up = serverMetricsDelta([snap('u', ranks(100, 500))], [snap('u', ranks(1000, 20))]);
+    expect(value(up, 'prefix_cache_hits')).toMatchObject({ delta: 920, reset: true });
+    expect(up.rawCounterDeltas['vllm:prefix_cache_hits_total{engine="1"}']).toBe(20);
+  });
+
+  it('a changed process_start_time_seconds is a restart: every counter counts from zero, flagged, and the page says so', () => {
+    const page = (start: number, hits: number): string => `process_start_time_seconds ${start}\n${vllmPage(hits, 2 * hits, 0, 0)}`;
+    const m = serverMetricsDelta([snap('u', page(1.7e9, 100))], [snap('u', page(1.7e9 + 60, 150))]);
+    expect(value(m, 'prefix_cache_hits')).toMatchObject({ before: 100, after: 150, delta: 150, reset: true });
+    expect(m.rawCounterDeltas['vllm:prefix_cache_hits_total{engine="0",model_name="m"}']).toBe(150);
+    expect(m.pages[0].notes.join(' ')).toMatch(/the server restarted during the run \(process_start_time_seconds 1700000000 → 1700000060\)/);
+    const same = serverMetricsDelta([snap('u', page(1.7e9, 100))], [snap('u', page(1.7e9, 150))]);
+    expect(value(same, 'prefix_cache_hits')).toMatchObject({ delta: 50, reset: false });
+    expect(same.pages[0].notes).toEqual([]);
+  });
+
   it('a series first seen after the run started at 0; a page unreadable before gives no deltas', () => {
     const before = snap('u', 'vllm:prefix_cache_hits_total 5');
     const after = snap('u', 'vllm:prefix_cache_hits_total 9\nvllm:external_prefix_cache_hits_total{engine="0"} 64');
