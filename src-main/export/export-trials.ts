@@ -49,7 +49,7 @@ const TRIAL_COLUMNS = [
   'kvbench_version',
 ] as const;
 
-const HW_COLUMNS = ['hw.cpu', 'hw.logical_cores', 'hw.memory_bytes', 'hw.gpus', 'hw.cache_filesystem', 'hw.cache_drive', 'hw.direct_io', 'hw.probe_read_bytes_per_s', 'hw.probe_write_bytes_per_s'] as const;
+const HW_COLUMNS = ['hw.cpu', 'hw.logical_cores', 'hw.memory_bytes', 'hw.gpus', 'hw.cache_filesystem', 'hw.cache_drive', 'hw.direct_io', 'hw.probe_read_bytes_per_s', 'hw.probe_write_bytes_per_s', 'hw.probe_page_cache_suspected'] as const;
 
 /** Column names of the trial table: identity, `config.<option>` for every run option, metrics, hardware. */
 export function trialColumns(): string[] {
@@ -97,6 +97,7 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
         hw.cacheDir?.directIo?.supported ?? null,
         hw.cacheDir?.bandwidth?.readBytesPerSec ?? null,
         hw.cacheDir?.bandwidth?.writeBytesPerSec ?? null,
+        hw.cacheDir?.bandwidth?.pageCacheSuspected ?? null,
       ]
     : HW_COLUMNS.map(() => null);
   return [...base, ...config, ...metrics, ...hwCells];

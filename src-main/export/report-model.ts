@@ -253,7 +253,8 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
   if (!hw) return NO_LIMITS;
   const bw = hw.cacheDir?.bandwidth ?? null;
   return {
-    readBytesPerS: bw?.readBytesPerSec ?? null,
+    // Snapshots stored before the probe refused them kept a read rate the page cache may have served.
+    readBytesPerS: bw?.pageCacheSuspected ? null : (bw?.readBytesPerSec ?? null),
     writeBytesPerS: bw?.writeBytesPerSec ?? null,
     memoryCopyBytesPerS: hw.memoryCopyBytesPerSec ?? null,
     source: bw

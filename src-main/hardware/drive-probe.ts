@@ -3,6 +3,7 @@
 // process with libuv's pool sized to match), run briefly and reduced to the two rates reports use.
 import type { BandwidthProbe } from '../../src-shared/domain/hardware.ts';
 import { runProbeProcess } from '../cli/probe-command.ts';
+import type { ProbeResult } from '../engine/probe/raw-limit-probe.ts';
 import { validateProbeOptions } from '../engine/probe/probe-options.ts';
 
 export interface DriveProbeOptions {
@@ -27,18 +28,28 @@ export async function probeDriveLimit(dir: string, opts: DriveProbeOptions = {})
   if (!v.ok) throw new Error(v.errors.join('; '));
   const run = await runProbeProcess(v.options, opts.signal ? { cancelSignal: opts.signal } : {});
   if (!run.ok) throw new Error(`${run.code}: ${run.message}`);
-  const r = run.result;
+  return bandwidthOf(run.result, v.options.durationS);
+}
+
+/**
+ * The probe's result as the two limits reports divide by. A rate is a limit only when its phase
+ * ran to the end of a complete probe and measured the device: a cancelled probe or a phase cut
+ * short gives null, and so does a read phase the page cache may have served (as `kvbench run
+ * --probe-result` refuses such a probe) — efficiency against a RAM rate would read as a slow drive.
+ */
+export function bandwidthOf(r: ProbeResult, phaseSeconds: number): BandwidthProbe {
   const read = r.phases.read;
   const write = r.phases.write;
+  const measured = (p: typeof read): p is NonNullable<typeof read> => r.status === 'complete' && p !== undefined && !p.cancelled && p.bytes_per_sec > 0;
   return {
-    readBytesPerSec: read?.bytes_per_sec ?? 0,
-    writeBytesPerSec: write?.bytes_per_sec ?? 0,
+    readBytesPerSec: measured(read) && !read.page_cache_suspected ? read.bytes_per_sec : null,
+    writeBytesPerSec: measured(write) ? write.bytes_per_sec : null,
     fileBytes: r.lanes * r.file_bytes_per_lane,
     chunkBytes: r.io_chunk_bytes,
     depth: r.io_depth,
     directIo: r.direct_io,
     pageCacheSuspected: Boolean(read?.page_cache_suspected),
-    phaseSeconds: v.options.durationS,
+    phaseSeconds,
     measuredAt: r.started_at,
   };
 }

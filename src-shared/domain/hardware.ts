@@ -123,8 +123,9 @@ export const DirectIoInfoSchema = z.object({
 
 /** The drive's raw sequential limit (`kvbench probe`, at the engine's block size and I/O depth). */
 export const BandwidthProbeSchema = z.object({
-  readBytesPerSec: z.number().nonnegative(),
-  writeBytesPerSec: z.number().nonnegative(),
+  /** The device's limits; null when that phase did not complete or (read) the page cache may have served it. */
+  readBytesPerSec: z.number().nonnegative().nullable(),
+  writeBytesPerSec: z.number().nonnegative().nullable(),
   /** Total size of the probe's files. */
   fileBytes: bytes,
   chunkBytes: bytes,

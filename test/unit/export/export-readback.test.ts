@@ -104,6 +104,7 @@ describe('exports read back', () => {
     expect(Number(body[1][col('wall_clock_throughput_tok_per_s')])).toBe(1001);
     expect(body[2][col('wall_clock_throughput_tok_per_s')]).toBe('');
     expect(Number(body[0][col('hw.probe_read_bytes_per_s')])).toBe(2e9);
+    expect(body[0][col('hw.probe_page_cache_suspected')]).toBe('false');
   });
 
   it('XLSX: Trials, Scenarios, Tier comparison and About sheets, opened with exceljs', async () => {

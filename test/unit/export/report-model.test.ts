@@ -170,6 +170,15 @@ describe('tier comparison', () => {
     expect(text).toMatch(/^Limits on lab3: drive sequential read —/m);
   });
 
+  it('a stored probe whose reads the page cache may have served is no read limit: no read efficiency', () => {
+    const ts = [trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9, storage_write_bytes_per_s: 0.3e9 } })];
+    const hw = fakeHardware({ probe: true });
+    hw.cacheDir!.bandwidth = { ...hw.cacheDir!.bandwidth!, readBytesPerSec: 9e9, pageCacheSuspected: true }; // as snapshots stored before the probe refused it
+    const t = buildTierComparison(buildScenarioReport(ts), hw);
+    expect(t.rows[0]).toMatchObject({ storageReadEfficiency: null, storageWriteEfficiency: 0.2 });
+    expect(t.probe.readBytesPerS).toBeNull();
+  });
+
   it('speedup is against the storage-only row of the same system, never another machine\'s', () => {
     const ts = [
       trial({ scenario: 'storage-only', system: 'fast', metrics: { wall_clock_throughput_tok_per_s: 1000 } }),
