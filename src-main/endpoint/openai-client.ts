@@ -218,7 +218,12 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
   };
   let firstAt: number | null = null;
   let lastAt: number | null = null;
+  /** When the last SSE event (of any kind) arrived. */
+  let lastEventAt: number | null = null;
   let done = false;
+  let streamError: { status: RequestStatus; error: string } | null = null;
+  /** The server said the request is complete ([DONE], or a finish reason that is not a failure): what comes after cannot fail it. */
+  const answered = (): boolean => streamError === null && (done || out.finishReason !== null);
 
   const aborted = (): { status: RequestStatus; error: string } | null => {
     if (abortReason === 'timeout-total') return { status: 'timeout', error: `no complete answer within ${r.requestTimeoutMs / 1000} s (--request-timeout-s)` };
@@ -226,8 +231,9 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
     if (r.signal?.aborted) return { status: 'cancelled', error: 'interrupted' };
     return null;
   };
-  const finish = (status: RequestStatus, error: string | null): CompletionOutcome => {
-    const end = performance.now();
+  /** `endAt`: when the request ended, if not now (a stream that stalled after its answer ends at its last event). */
+  const finish = (status: RequestStatus, error: string | null, endAt: number = performance.now()): CompletionOutcome => {
+    const end = endAt;
     clearTimeout(totalTimer);
     clearTimeout(idleTimer);
     out.status = status;
@@ -266,8 +272,8 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
   }
 
   const parser = new SseParser();
-  let streamError: { status: RequestStatus; error: string } | null = null;
   const handle = (data: string): boolean => {
+    lastEventAt = performance.now();
     if (data.trim() === '[DONE]') {
       done = true;
       return false;
@@ -319,10 +325,13 @@ export async function streamCompletion(r: CompletionRequest): Promise<Completion
     }
     if (open) handleAll(parser.end());
   } catch (err) {
+    // A stream that had its answer and then stalled (timed out, or cancelled while waiting for [DONE])
+    // or broke is a success; it ended with its last event, not when kvbench gave up waiting.
+    if (answered()) return finish('ok', null, lastEventAt ?? undefined);
     const a = aborted();
     if (a) return finish(a.status, a.error);
     // The connection broke mid-stream (server stopped, reset, proxy timeout).
-    return finish(done || out.finishReason !== null ? 'ok' : 'incomplete', done || out.finishReason !== null ? null : `the stream broke after ${out.outputChunks} chunk(s): ${causeOf(err)}`);
+    return finish('incomplete', `the stream broke after ${out.outputChunks} chunk(s): ${causeOf(err)}`);
   }
   if (streamError !== null || done) res.body.destroy();
   if (streamError !== null) return finish((streamError as { status: RequestStatus }).status, (streamError as { error: string }).error);

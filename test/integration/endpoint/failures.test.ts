@@ -88,6 +88,29 @@ describe('failures, recorded per request', () => {
     expect(o.aggregates.requestsOk).toBe(1);
   });
 
+  it('a stream that sent its finish reason and usage, then stalled, is ok and ends at its last event', async () => {
+    const w = smallWorkload(4);
+    const s = await server({ flavor: 'none', failure: () => ({ kind: 'stall-after-finish' }) });
+    const check = (o: Awaited<ReturnType<typeof runEndpointBenchmark>>, limitMs: number): void => {
+      expect(o.samples.map((q) => q.status)).toEqual(['ok', 'ok']);
+      for (const q of o.samples) {
+        expect(q).toMatchObject({ finishReason: 'length', outputTokens: 4, tokenCountSource: 'usage', error: null });
+        // The stall is kvbench's wait for [DONE], not the request's: e2e stops at the usage chunk.
+        expect(q.e2eMs!).toBeLessThan(limitMs);
+      }
+      expect(o.aggregates.e2eMs.max!).toBeLessThan(limitMs);
+    };
+    // The idle timeout ends the wait …
+    check(await runEndpointBenchmark({ config: configFor(s, w, { maxBatches: 1, requestTimeoutS: 30, idleTimeoutS: 1, metricsUrls: [] }), workload: w }), 1000);
+    // … or the request timeout …
+    check(await runEndpointBenchmark({ config: configFor(s, w, { maxBatches: 1, requestTimeoutS: 1, idleTimeoutS: 30, metricsUrls: [] }), workload: w }), 1000);
+    // … or Ctrl-C: the requests had their answer, so they are not cancelled.
+    const ctrl = new AbortController();
+    const cancelled = runEndpointBenchmark({ config: configFor(s, w, { maxBatches: 1, requestTimeoutS: 30, idleTimeoutS: 30, metricsUrls: [] }), workload: w, signal: ctrl.signal });
+    setTimeout(() => ctrl.abort(), 1000);
+    check(await cancelled, 1000);
+  });
+
   it('a request that takes too long in total is a timeout even while tokens keep coming', async () => {
     // 3 s of tokens against a 1 s limit: room for the first tokens even on a loaded machine.
     const w = smallWorkload(100);

@@ -23,7 +23,9 @@ export type Failure =
   /** After `afterTokens` tokens, an `error` chunk (vLLM's mid-stream failure), then [DONE]. */
   | { kind: 'error-chunk'; afterTokens: number }
   /** The stream ends cleanly but without a finish reason or [DONE]. */
-  | { kind: 'no-done' };
+  | { kind: 'no-done' }
+  /** Every token, the finish reason and the usage chunk, then silence: no [DONE], the connection held open. */
+  | { kind: 'stall-after-finish' };
 
 export interface FakeServerOptions {
   flavor?: Flavor;
@@ -453,9 +455,13 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
         })}\n\n`,
       );
     }
+    rec.endAtMs = performance.now();
+    if (failure?.kind === 'stall-after-finish') {
+      req.socket.on('close', () => res.destroy());
+      return;
+    }
     res.write('data: [DONE]\n\n');
     res.end();
-    rec.endAtMs = performance.now();
   };
 
   const http1 = http.createServer((req, res) => {
