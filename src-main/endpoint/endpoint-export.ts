@@ -16,6 +16,7 @@ import {
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { pickCompareRuns } from './endpoint-compare.ts';
 import type { EndpointStore } from './endpoint-store.ts';
 
 export const ENDPOINT_EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
@@ -40,19 +41,29 @@ export interface EndpointExportFilter {
 
 /**
  * The runs of a filter with their requests, oldest first, and — when they come from exactly two
- * labels — the comparison of those labels' complete runs (the XLSX Comparison sheet). Unknown run ids
- * are a StoreError NOT_FOUND.
+ * labels — the comparison of those labels (the XLSX Comparison sheet), made as `kvbench endpoint
+ * compare` makes it: A and B in the order the labels (or run ids) were given; with run ids, exactly
+ * those runs; else each label's complete runs chosen by pickCompareRuns (the same requests as A's
+ * newest). Unknown run ids are a StoreError NOT_FOUND.
  */
 export function buildEndpointExportModel(s: EndpointStore, f: EndpointExportFilter): EndpointExportModel {
   const { labels, runIds, statuses } = f;
   let runs = runIds ? runIds.map((id) => s.requireRun(id)) : s.listRuns({ ...(labels ? { labels } : {}), ...(statuses ? { statuses } : {}), order: 'asc' });
   if (runIds && statuses) runs = runs.filter((r) => statuses.includes(r.status));
   const requests = new Map(runs.map((r) => [r.id, s.requests(r.id)]));
-  const distinct = [...new Set(runs.map((r) => r.systemLabel))];
+  const present = new Set(runs.map((r) => r.systemLabel));
+  // The user's order: labels as given, else the labels of the run ids as given (the app exports A's runs first).
+  const order = [...new Set([...(labels ?? []), ...runs.map((r) => r.systemLabel)])].filter((l) => present.has(l));
   let comparison = null;
-  if (distinct.length === 2) {
-    const pick = (l: string): EndpointRunSummary[] => runs.filter((r) => r.systemLabel === l && r.status === 'complete').map(endpointRunSummary);
-    comparison = compareEndpointRuns(distinct[0], pick(distinct[0]), distinct[1], pick(distinct[1]));
+  if (order.length === 2) {
+    const [labelA, labelB] = order;
+    const newestFirst = (l: string): EndpointRunSummary[] =>
+      runs
+        .filter((r) => r.systemLabel === l && (runIds !== undefined || r.status === 'complete'))
+        .sort((x, y) => y.startedAt.localeCompare(x.startedAt) || y.id - x.id)
+        .map(endpointRunSummary);
+    const picked = runIds ? { a: newestFirst(labelA), b: newestFirst(labelB) } : pickCompareRuns(newestFirst(labelA), newestFirst(labelB));
+    comparison = compareEndpointRuns(labelA, picked.a, labelB, picked.b);
   }
   const filter = { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) };
   return { runs, requests, comparison, filter };

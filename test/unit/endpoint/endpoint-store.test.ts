@@ -8,7 +8,7 @@ import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { legacyRequestsDigest, requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
-import { toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
+import { buildEndpointExportModel, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
 import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { MIGRATIONS } from '../../../src-main/store/migrations.ts';
@@ -163,6 +163,26 @@ describe('endpoint runs in the trial store', () => {
     const c = compareLabels(es, 'a', 'b');
     expect(c).toMatchObject({ runIdsA: [old], runIdsB: [fresh] });
     expect(c.warnings.join('\n')).toMatch(new RegExp(`run\\(s\\) ${old} were stored before kvbench recorded what a run sent`));
+  });
+
+  it('the export\'s Comparison is compare\'s: A and B in the order given, the runs that sent A\'s newest requests', async () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const mk = (label: string, digest: string, day: number, status: 'complete' | 'partial' = 'complete') =>
+      es.insertRun({ ...outcome(label, [1, 2, 3, 4], digest, `2026-01-0${day}T00:00:00.000Z`), status });
+    const c2c = mk('c2c', 'new', 1); // c2c's run is the oldest of all
+    const pcieOld = mk('pcie', 'old', 2);
+    const pcie = mk('pcie', 'new', 3);
+    const pciePartial = mk('pcie', 'new', 4, 'partial');
+    const m = buildEndpointExportModel(es, { labels: ['pcie', 'c2c'] });
+    expect(m.comparison).toMatchObject({ labelA: 'pcie', labelB: 'c2c', runIdsA: [pcie], runIdsB: [c2c] });
+    expect(m.comparison).toEqual(compareLabels(es, 'pcie', 'c2c'));
+    expect(buildEndpointExportModel(es, { labels: ['c2c', 'pcie'] }).comparison).toMatchObject({ labelA: 'c2c', runIdsB: [pcie] });
+    // Run ids (the app's "Export these runs"): exactly those runs, A being the first id's label.
+    expect(buildEndpointExportModel(es, { runIds: [pciePartial, pcieOld, c2c] }).comparison).toMatchObject({ labelA: 'pcie', runIdsA: [pciePartial, pcieOld], runIdsB: [c2c] });
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await toXlsxBuffer(m)) as unknown as ArrayBuffer);
+    expect(wb.getWorksheet('Comparison')!.getRow(1).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'ratio_a_over_b']));
   });
 
   it('exports CSV (runs or requests), JSON and XLSX that read back', async () => {
