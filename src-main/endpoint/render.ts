@@ -123,7 +123,11 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
     rows.push([
       def.label,
       v.source ?? '—',
-      def.kind === 'counter' ? fmt(v.delta, def.unit) + (v.reset ? ' (counter reset)' : '') : `${fmt(v.before, def.unit)} → ${fmt(v.after, def.unit)}`,
+      def.kind === 'counter'
+        ? v.delta === null && v.after !== null
+          ? `— (server total after the run: ${fmt(v.after, def.unit)})`
+          : fmt(v.delta, def.unit) + (v.reset ? ' (counter reset)' : '')
+        : `${fmt(v.before, def.unit)} → ${fmt(v.after, def.unit)}`,
     ]);
   }
   for (const d of DERIVED_SERVER_METRICS) if (d.key in s.derived) rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit)]);

@@ -215,7 +215,11 @@ export function serverMetricsDelta(before: readonly PageSnapshot[], after: reado
     const fmt = usable(a) ? a!.format : usable(b) ? b!.format : 'unavailable';
     const error = !usable(a) && !usable(b) ? ((a ?? b) as { error?: string } | undefined)?.error ?? 'not scraped' : null;
     if (usable(b) && !usable(a)) notes.push(`the page could not be read after the run (${(a as { error?: string } | undefined)?.error ?? 'not scraped'}): no deltas`);
-    if (!usable(b) && usable(a)) notes.push(`the page could not be read before the run (${(b as { error?: string } | undefined)?.error ?? 'not scraped'}): counters are totals since the server started`);
+    if (!usable(b) && usable(a)) {
+      notes.push(
+        `the page could not be read before the run (${(b as { error?: string } | undefined)?.error ?? 'not scraped'}): no deltas, so no counter or rate covers the run; the counters' values after it (the server's totals) are kept as "after"`,
+      );
+    }
     if (b?.format === 'trtllm-iteration-json' && b.kv === null && usable(a)) {
       notes.push('trtllm-serve returned no iteration statistics before the run (none since the last read): block counters are totals since the server started — restart the server before each run for exact deltas');
     }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { formatServerMetrics } from '../../../src-main/endpoint/render.ts';
 import { defaultMetricsUrls, parseMetricsPage, serverMetricsDelta, type PageSnapshot } from '../../../src-main/endpoint/server-metrics.ts';
 
 const vllmPage = (hits: number, queries: number, store: number, load: number, extra = ''): string =>
@@ -86,7 +88,12 @@ describe('server metrics', () => {
     expect(value(m, 'external_prefix_cache_hits')).toMatchObject({ before: null, after: 64, delta: 64 });
     const lost = serverMetricsDelta([{ url: 'u', format: 'unavailable', error: 'ECONNREFUSED' }], [after]);
     expect(value(lost, 'prefix_cache_hits')).toMatchObject({ before: null, after: 9, delta: null });
-    expect(lost.pages[0].notes[0]).toMatch(/could not be read before the run \(ECONNREFUSED\)/);
+    // The note says what the result holds: no deltas (nothing claims to be the run's share), the totals as "after".
+    expect(lost.pages[0].notes[0]).toMatch(/could not be read before the run \(ECONNREFUSED\): no deltas, .*kept as "after"/);
+    expect(lost.derived).toEqual({});
+    expect(lost.rawCounterDeltas).toEqual({});
+    const shown = formatServerMetrics({ serverMetrics: lost } as EndpointRunRecord);
+    expect(shown).toMatch(/Prefix cache hits\s+vllm:prefix_cache_hits\s+— \(server total after the run: 9\)/);
   });
 
   it('SGLang: the cache hit rate gauge and cached tokens over every cache source', () => {
