@@ -11,6 +11,7 @@ import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.t
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { REPORT_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { csvTable } from './csv.ts';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -103,17 +104,9 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
   return [...base, ...config, ...metrics, ...hwCells];
 }
 
-function csvField(v: Cell): string {
-  if (v === null) return '';
-  const s = typeof v === 'number' ? (Number.isFinite(v) ? String(v) : '') : String(v);
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-/** RFC 4180 CSV: one header row, one row per trial, CRLF line ends. */
+/** CSV (see csv.ts: BOM, RFC 4180, formula-like text defused): one header row, one row per trial. */
 export function toCsv(model: ExportModel): string {
-  const lines = [trialColumns().map(csvField).join(',')];
-  for (const t of model.trials) lines.push(trialRow(t, model.hardware.get(t.id) ?? null).map(csvField).join(','));
-  return `${lines.join('\r\n')}\r\n`;
+  return csvTable(trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
 }
 
 export function toJson(model: ExportModel): string {

@@ -152,7 +152,9 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-export=csv]')]);
     const csvPath = path.join(served.dir, download.suggestedFilename());
     await download.saveAs(csvPath);
-    const csv = fs.readFileSync(csvPath, 'utf8').trimEnd().split('\r\n');
+    const csvText = fs.readFileSync(csvPath, 'utf8');
+    expect(csvText.startsWith('\uFEFF')).toBe(true); // the UTF-8 BOM Windows Excel needs
+    const csv = csvText.slice(1).trimEnd().split('\r\n');
     expect(csv[0]).toMatch(/^trial_id,suite_id,/);
     expect(csv).toHaveLength(5);
     expect(download.suggestedFilename()).toMatch(/^kvbench-suite-\d+-\d{8}-\d{6}\.csv$/);

@@ -88,7 +88,9 @@ describe('exports read back', () => {
     const m = model(dir);
     const file = path.join(dir, 'trials.csv');
     await writeExport(m, 'csv', file);
-    const rows = parseCsv(fs.readFileSync(file, 'utf8'));
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true); // UTF-8 for Windows Excel
+    const rows = parseCsv(text.slice(1));
     const [header, ...body] = rows;
     expect(header).toEqual(trialColumns());
     for (const k of RUN_OPTION_KEYS) expect(header).toContain(`config.${k}`);
@@ -105,6 +107,27 @@ describe('exports read back', () => {
     expect(body[2][col('wall_clock_throughput_tok_per_s')]).toBe('');
     expect(Number(body[0][col('hw.probe_read_bytes_per_s')])).toBe(2e9);
     expect(body[0][col('hw.probe_page_cache_suspected')]).toBe('false');
+  });
+
+  it('CSV: text a spreadsheet would run as a formula stays text; numbers and the label\'s … are untouched', async () => {
+    const dir = tempDir();
+    const m = model(dir);
+    // Labels and reasons come from users and imported files.
+    m.trials[0] = { ...m.trials[0], systemLabel: '=HYPERLINK("http://evil","x")', driveLabel: 'Samsung 990 PRO … nvme0n1' };
+    m.trials[1] = { ...m.trials[1], systemLabel: '@SUM(A1)', statusReason: '-1+2' };
+    m.trials[2] = { ...m.trials[2], systemLabel: '+cmd', statusReason: '\tTAB', driveLabel: '\rCR' };
+    const file = path.join(dir, 'inject.csv');
+    await writeExport(m, 'csv', file);
+    const bytes = fs.readFileSync(file);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const [header, ...body] = parseCsv(bytes.toString('utf8').slice(1));
+    const col = (name: string) => header.indexOf(name);
+    expect(body.map((r) => r[col('system_label')])).toEqual([`'=HYPERLINK("http://evil","x")`, "'@SUM(A1)", "'+cmd"]);
+    expect(body[1][col('status_reason')]).toBe("'-1+2");
+    expect(body[2][col('status_reason')]).toBe("'\tTAB");
+    expect(body[2][col('drive_label')]).toBe("'\rCR");
+    expect(body[0][col('drive_label')]).toBe('Samsung 990 PRO … nvme0n1');
+    expect(body.every((r) => /^\d+$/.test(r[col('trial_id')]))).toBe(true);
   });
 
   it('XLSX: Trials, Scenarios, Tier comparison and About sheets, opened with exceljs', async () => {

@@ -1,0 +1,27 @@
+// CSV for every export (trials, endpoint runs): RFC 4180 quoting, CRLF line ends, and two things
+// spreadsheets need. A UTF-8 byte order mark, because Windows Excel reads a CSV without one in the
+// ANSI code page and turns drive labels ("…", "µs") into mojibake. And text that a spreadsheet would
+// run as a formula (a status reason or a label from an imported file starting with = + - @, tab or
+// CR: CSV injection, OWASP) is prefixed with ' so it stays text. Numbers are written as they are.
+
+export type CsvValue = string | number | boolean | null | undefined;
+
+/** Excel's and LibreOffice's cue that the file is UTF-8. */
+export const CSV_BOM = '\uFEFF';
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** One field: empty for null and non-finite numbers, formula-like text defused, quoted where needed. */
+export function csvCell(v: CsvValue): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  let s = String(v);
+  if (typeof v === 'string' && FORMULA_START.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+/** A whole file: the BOM, a header row and one line per row, each ended by CRLF. */
+export function csvTable(columns: readonly string[], rows: readonly (readonly CsvValue[])[]): string {
+  const lines = [columns, ...rows].map((r) => r.map(csvCell).join(','));
+  return `${CSV_BOM}${lines.join('\r\n')}\r\n`;
+}
