@@ -3,7 +3,7 @@
 // compares two systems side by side, exports runs. See docs/endpoint.md.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ENDPOINT_RUN_STATUSES, EndpointRunConfigSchema, type EndpointRunConfig, type EndpointRunStatus } from '../../src-shared/domain/endpoint.ts';
+import { ENDPOINT_RUN_STATUSES, EndpointRunConfigSchema, endpointRunLimitIssues, type EndpointRunConfig, type EndpointRunStatus } from '../../src-shared/domain/endpoint.ts';
 import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
@@ -62,7 +62,8 @@ Options:
   --max-tokens N             tokens to generate per request (default: each request's generation_tokens)
   --no-ignore-eos            do not send ignore_eos (for servers that reject it; outputs may end early)
   --no-stream-usage          do not send stream_options.include_usage (tokens are then counted as chunks)
-  --request-timeout-s S      a request taking longer is aborted and recorded as a timeout (default: 600)
+  --request-timeout-s S      a request taking longer is aborted and recorded as a timeout (default: 600;
+                             at most 2147483, as for --idle-timeout-s)
   --idle-timeout-s S         a stream silent this long after its first token is aborted (default:
                              120; the wait for the first token is bounded by --request-timeout-s)
   --metrics-url URL          a metrics page to scrape before and after (repeatable; default: <server>/metrics
@@ -230,6 +231,7 @@ async function runSub(argv: string[]): Promise<number> {
   };
   const parsed = EndpointRunConfigSchema.safeParse(candidate);
   if (!parsed.success) errors.push(...parsed.error.issues.map((i) => i.message));
+  errors.push(...endpointRunLimitIssues(candidate));
   let workload;
   if (workloadFile) {
     try {

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import type { WorkloadFile } from '../../src-shared/domain/workload-file.ts';
 import {
+  endpointRunLimitIssues,
   flattenEndpointMetrics,
   type EndpointRequestSample,
   type EndpointRunConfig,
@@ -98,6 +99,8 @@ function summariseFailures(samples: readonly EndpointRequestSample[]): string | 
 
 export async function runEndpointBenchmark(input: EndpointRunInput): Promise<EndpointRunOutcome> {
   const { config, workload } = input;
+  const limits = endpointRunLimitIssues(config);
+  if (limits.length > 0) throw new RangeError(limits.join('; '));
   const startedAt = new Date().toISOString();
   const wallStart = performance.now();
   const headers: Record<string, string> = input.apiKey ? { Authorization: `Bearer ${input.apiKey}` } : {};

@@ -68,6 +68,22 @@ export const EndpointRunConfigSchema = z.strictObject({
 });
 export type EndpointRunConfig = z.output<typeof EndpointRunConfigSchema>;
 
+/** Node's timers take at most 2^31 − 1 ms (about 24.8 days): a longer delay fires at once. */
+export const MAX_TIMEOUT_S = 2_147_483;
+
+/**
+ * What makes a configuration unrunnable by this kvbench though it is a valid record: the timeouts
+ * beyond what a timer can hold (each request would time out at once). Not in the schema, so a stored
+ * run that has such a value still reads back.
+ */
+export function endpointRunLimitIssues(c: Pick<EndpointRunConfig, 'requestTimeoutS' | 'idleTimeoutS'>): string[] {
+  const issues: string[] = [];
+  for (const [flag, v] of [['--request-timeout-s', c.requestTimeoutS], ['--idle-timeout-s', c.idleTimeoutS]] as const) {
+    if (v > MAX_TIMEOUT_S) issues.push(`${flag} must be at most ${MAX_TIMEOUT_S} (about 24.8 days, the longest timer Node can set), got ${v}`);
+  }
+  return issues;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-request samples
 

@@ -130,9 +130,21 @@ describe('kvbench endpoint (CLI)', () => {
 
   it('refuses bad input with every problem at once, and an unreachable server before storing anything', async () => {
     const db = path.join(dir, 'bad.db');
-    const r = await runCli(['endpoint', 'run', '--url', 'ftp://x', '--temperature', 'hot', '--top-p', '0', '--max-tokens', '1.5', '--system-label', 'has space', '--workload', path.join(dir, 'missing.json'), '--db', db], { cwd: dir });
+    const r = await runCli(
+      ['endpoint', 'run', '--url', 'ftp://x', '--temperature', 'hot', '--top-p', '0', '--max-tokens', '1.5', '--system-label', 'has space', '--workload', path.join(dir, 'missing.json'), '--request-timeout-s', '3000000', '--db', db],
+      { cwd: dir },
+    );
     expect(r.code).toBe(1);
-    for (const m of [/required: --model/, /--url: must be http:\/\/ or https:\/\/, got ftp:\/\//, /--temperature: invalid number 'hot'/, /--top-p must be in \(0, 1\]/, /--max-tokens: invalid integer '1.5'/, /--system-label may hold/, /missing\.json does not exist/]) {
+    for (const m of [
+      /required: --model/,
+      /--url: must be http:\/\/ or https:\/\/, got ftp:\/\//,
+      /--temperature: invalid number 'hot'/,
+      /--top-p must be in \(0, 1\]/,
+      /--max-tokens: invalid integer '1.5'/,
+      /--system-label may hold/,
+      /missing\.json does not exist/,
+      /--request-timeout-s must be at most 2147483 \(about 24.8 days, the longest timer Node can set\), got 3000000/,
+    ]) {
       expect(r.stderr).toMatch(m);
     }
     const unknown = await runCli(['endpoint', 'run', '--bogus'], { cwd: dir });

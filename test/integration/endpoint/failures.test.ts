@@ -168,6 +168,18 @@ describe('failures, recorded per request', () => {
     expect(o.statusReason).toMatch(/^interrupted by the user; the remaining requests were not sent; /);
   });
 
+  it('a timeout beyond what a timer can hold is refused before anything is sent (it would fire at once)', async () => {
+    const w = smallWorkload(2);
+    const s = await server({ flavor: 'none' });
+    await expect(runEndpointBenchmark({ config: configFor(s, w, { maxBatches: 1, requestTimeoutS: 3_000_000, metricsUrls: [] }), workload: w })).rejects.toThrow(
+      /--request-timeout-s must be at most 2147483 .*got 3000000/,
+    );
+    await expect(runEndpointBenchmark({ config: configFor(s, w, { maxBatches: 1, idleTimeoutS: 2_147_484, metricsUrls: [] }), workload: w })).rejects.toThrow(/--idle-timeout-s must be at most/);
+    expect(s.requests).toHaveLength(0);
+    const ok = await runEndpointBenchmark({ config: configFor(s, w, { maxBatches: 1, requestTimeoutS: 2_147_483, idleTimeoutS: 2_147_483, metricsUrls: [] }), workload: w });
+    expect(ok.samples.map((q) => q.status)).toEqual(['ok', 'ok']);
+  });
+
   it('nothing reachable at all: every request fails, the run is failed, and stops after the dead batches', async () => {
     const w = smallWorkload(2);
     const s = await server({ flavor: 'none' });
