@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BlockDeviceInfo, DiskMedia } from '../../src-shared/domain/hardware.ts';
+import { decodeDevT } from '../engine/metrics/device-stats.ts';
 
 export interface MountEntry {
   majorMinor: string;
@@ -77,6 +78,10 @@ export interface SysReader {
   read(p: string): string | null;
   readlink(p: string): string | null;
   list(p: string): string[];
+  /** `p` with every symlink resolved, as a path inside the root; null when it does not resolve. */
+  realpath(p: string): string | null;
+  /** major:minor of the block device node at `p` (symlinks followed); null for anything else. */
+  blockDeviceNumber(p: string): string | null;
 }
 
 export function sysReader(root = '/'): SysReader {
@@ -102,6 +107,25 @@ export function sysReader(root = '/'): SysReader {
         return fs.readdirSync(abs(p)).sort();
       } catch {
         return [];
+      }
+    },
+    realpath: (p) => {
+      try {
+        const real = fs.realpathSync(abs(p));
+        const rel = path.relative(fs.realpathSync(root), real);
+        return rel.startsWith('..') || path.isAbsolute(rel) ? null : `/${rel}`;
+      } catch {
+        return null;
+      }
+    },
+    blockDeviceNumber: (p) => {
+      try {
+        const st = fs.statSync(abs(p), { bigint: true });
+        if (!st.isBlockDevice()) return null;
+        const { major, minor } = decodeDevT(st.rdev);
+        return `${major}:${minor}`;
+      } catch {
+        return null;
       }
     },
   };
@@ -199,13 +223,27 @@ export function diskFacts(sys: SysReader, name: string): DiskFacts {
   };
 }
 
+/**
+ * The kernel name of the block device a mount's /dev source names. btrfs reports an anonymous
+ * major:minor (0:NN) in mountinfo, so its source is all there is; on LUKS or LVM that source is
+ * /dev/mapper/luks-… or /dev/mapper/vg-lv, whose basename is no sysfs name: the node's device number
+ * (as the engine's device-stats.ts does) or the symlink's target (../dm-0) names the device.
+ */
+function blockNameFromSource(sys: SysReader, source: string): string | null {
+  const rdev = sys.blockDeviceNumber(source);
+  const byNumber = rdev === null ? null : blockNameFromMajorMinor(sys, rdev);
+  if (byNumber !== null) return byNumber;
+  for (const p of [sys.realpath(source), source]) {
+    const candidate = p === null ? null : path.basename(p);
+    if (candidate && sys.read(`/sys/class/block/${candidate}/dev`) !== null) return candidate;
+  }
+  return null;
+}
+
 /** The block device behind a mount (by major:minor, else by its /dev source), or null for tmpfs, NFS, FUSE … */
 export function blockDeviceForMount(sys: SysReader, mount: MountEntry): BlockDeviceInfo | null {
   let name = blockNameFromMajorMinor(sys, mount.majorMinor);
-  if (name === null && mount.source.startsWith('/dev/')) {
-    const candidate = path.basename(mount.source);
-    if (sys.read(`/sys/class/block/${candidate}/dev`) !== null) name = candidate;
-  }
+  if (name === null && mount.source.startsWith('/dev/')) name = blockNameFromSource(sys, mount.source);
   if (name === null) return null;
   const disks = disksBehind(sys, name);
   const first = diskFacts(sys, disks[0]);
