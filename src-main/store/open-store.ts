@@ -8,7 +8,8 @@
 //   2. Read-write: WAL (readers never block the writer), foreign keys on, busy_timeout so a second
 //      process waits for the lock instead of failing.
 //   3. Pending migrations run in one IMMEDIATE transaction together with user_version; an existing
-//      database is copied first (VACUUM INTO) and the copy is kept if the migration fails.
+//      database is copied first (VACUUM INTO) and the copy is kept if the migration fails. A copy
+//      that cannot be written (a full disk) stops the upgrade before it starts, leaving no partial copy.
 //   4. Trials left `running` by a runner that no longer exists (kill -9, crash, power loss) become
 //      `aborted`, and their suites `interrupted`.
 import fs from 'node:fs';
@@ -124,18 +125,44 @@ function inspectExistingFile(file: string, latest: number): number {
   }
 }
 
+const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
+
+/**
+ * A consistent copy of the database (readers are not blocked), kept if the migration fails. When
+ * it cannot be written (a full disk: SQLITE_FULL), the partial copy is removed and the error says
+ * how much room the copy needs beside what is free.
+ */
+function backupBeforeMigration(db: Database, file: string, from: number): string {
+  const backup = `${file}.backup-v${from}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    db.prepare('VACUUM INTO ?').run(backup);
+    return backup;
+  } catch (err) {
+    fs.rmSync(backup, { force: true });
+    const pageBytes = Number(db.pragma('page_size', { simple: true }));
+    const usedPages = Number(db.pragma('page_count', { simple: true })) - Number(db.pragma('freelist_count', { simple: true }));
+    let free = '';
+    try {
+      const st = fs.statfsSync(path.dirname(file));
+      free = `, ${mib(Number(st.bavail) * Number(st.bsize))} free`;
+    } catch {
+      // free space unknown: the need alone still says what to do
+    }
+    throw new Error(
+      `the copy made before upgrading could not be written (${sqliteCode(err) ?? 'error'}: ${(err as Error).message}): ` +
+        `it needs about ${mib(usedPages * pageBytes)} (${usedPages * pageBytes} bytes) in ${path.dirname(file)}${free}; free some space and open it again`,
+    );
+  }
+}
+
 function migrate(db: Database, file: string, from: number, migrations: readonly Migration[]): void {
   const pending = migrations.filter((m) => m.version > from);
   if (pending.length === 0) return;
   let backup: string | null = null;
-  if (from > 0) {
-    // A consistent copy (readers are not blocked), kept if the migration fails.
-    backup = `${file}.backup-v${from}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    db.prepare('VACUUM INTO ?').run(backup);
-  }
   const latest = pending[pending.length - 1].version;
   let current = from;
   try {
+    if (from > 0) backup = backupBeforeMigration(db, file, from);
     db.exec('BEGIN IMMEDIATE');
     try {
       // Another process may have migrated while this one waited for the lock.
