@@ -115,8 +115,10 @@ describe.skipIf(!HAS_CHROMIUM)('the real-engine view in Chromium', () => {
     const server = await page.locator('[data-test=endpoint-compare-table] tbody[data-group=server]').innerText();
     expect(server).toMatch(/Reloaded bytes \(host→GPU\) \(Δ\)[^\n]*\s+[\d.]+ [kMG]B\s/);
     expect(server).toMatch(/Reused KV blocks \(Δ\)[^\n]*\s+[\d,]+ blocks/);
-    // The same workload file and model on both sides: nothing weakens the comparison.
-    expect(await page.locator('[data-test=endpoint-comparison] .notice.warn').count()).toBe(0);
+    // The same workload file and model, but c2c ran --api chat: compare says the requests differ, and why.
+    const warns = page.locator('[data-test=endpoint-comparison] .notice.warn');
+    expect(await warns.count()).toBe(2);
+    expect(await warns.allInnerTexts()).toEqual([expect.stringMatching(/did not send the same requests/), expect.stringMatching(/the API \(--api\) differs between the runs/)]);
     await page.waitForFunction(() => document.querySelectorAll('canvas').length >= 1);
     await screenshot(page, '21-real-engine-compare');
 
