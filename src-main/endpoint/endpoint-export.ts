@@ -15,6 +15,7 @@ import {
   type EndpointRunSummary,
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { csvTable } from '../export/csv.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { pickCompareRuns } from './endpoint-compare.ts';
 import type { EndpointStore } from './endpoint-store.ts';
@@ -176,24 +177,18 @@ export function requestRow(r: EndpointRunRecord, s: EndpointRequestSample): Cell
   ];
 }
 
-function csvField(v: Cell): string {
-  if (v === null) return '';
-  const s = String(v);
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-function csv(columns: readonly string[], rows: readonly Cell[][]): string {
-  return `${[columns.map(csvField).join(','), ...rows.map((r) => r.map(csvField).join(','))].join('\r\n')}\r\n`;
-}
-
-/** RFC 4180 CSV, CRLF: one row per run, or one per request. */
+/**
+ * CSV through the exports' one writer (src-main/export/csv.ts): RFC 4180, CRLF, a UTF-8 BOM, and text
+ * a spreadsheet would run as a formula (a label, notes or a server's error message starting with
+ * = + - @) prefixed with '. One row per run, or one per request.
+ */
 export function toCsv(model: EndpointExportModel, opts: { requests?: boolean } = {}): string {
   if (opts.requests) {
     const rows: Cell[][] = [];
     for (const r of model.runs) for (const s of model.requests.get(r.id) ?? []) rows.push(requestRow(r, s));
-    return csv(REQUEST_COLUMNS, rows);
+    return csvTable(REQUEST_COLUMNS, rows);
   }
-  return csv(runColumns(), model.runs.map(runRow));
+  return csvTable(runColumns(), model.runs.map(runRow));
 }
 
 export function toJson(model: EndpointExportModel): string {

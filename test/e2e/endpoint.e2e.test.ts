@@ -130,7 +130,7 @@ describe.skipIf(!HAS_CHROMIUM)('the real-engine view in Chromium', () => {
     expect(wb.worksheets.map((w) => w.name)).toEqual(['Runs', 'Requests', 'By context', 'Server metrics', 'Comparison', 'About']);
     expect(wb.getWorksheet('Runs')!.rowCount).toBe(1 + 3);
     const csv = await download('[data-test=endpoint-all-export] [data-export=csv]');
-    const lines = csv.bytes.toString('utf8').trimEnd().split('\r\n');
+    const lines = csv.bytes.toString('utf8').replace(/^\uFEFF/, '').trimEnd().split('\r\n');
     expect(lines[0]).toMatch(/^run_id,system_label,status,/);
     expect(lines.slice(1).map((l) => l.split(',')[1]).sort()).toEqual(['c2c', 'flaky', 'pcie', 'pcie']);
 

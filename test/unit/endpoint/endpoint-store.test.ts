@@ -185,6 +185,23 @@ describe('endpoint runs in the trial store', () => {
     expect(wb.getWorksheet('Comparison')!.getRow(1).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'ratio_a_over_b']));
   });
 
+  it('CSV cells a spreadsheet would run as formulas stay text; numbers stay numbers', () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const o = outcome('pcie', [40, 50, 5, 0]);
+    o.config = { ...o.config, notes: '=HYPERLINK("http://x","click")' };
+    o.statusReason = '@SUM(A1)';
+    o.samples[3] = { ...o.samples[3], error: '-1+2 from the server', sentOffsetMs: -3 };
+    const id = es.insertRun(o);
+    const model = { runs: [es.requireRun(id)], requests: new Map([[id, es.requests(id)]]), comparison: null, filter: {} };
+    const runs = toCsv(model);
+    expect(runs).toContain(`"'=HYPERLINK(""http://x"",""click"")"`);
+    expect(runs).toContain(",'@SUM(A1),");
+    const reqs = toCsv(model, { requests: true });
+    expect(reqs).toContain(",'-1+2 from the server,");
+    expect(reqs).toContain(',-3,');
+  });
+
   it('exports CSV (runs or requests), JSON and XLSX that read back', async () => {
     const s = freshStore();
     const es = new EndpointStore(s);
@@ -192,7 +209,8 @@ describe('endpoint runs in the trial store', () => {
     const runs = ids.map((id) => es.requireRun(id));
     const model = { runs, requests: new Map(ids.map((id) => [id, es.requests(id)])), comparison: null, filter: {} };
     const csv = toCsv(model);
-    const lines = csv.trimEnd().split('\r\n');
+    expect(csv.startsWith('\uFEFFrun_id,')).toBe(true); // the BOM: Excel reads the file as UTF-8
+    const lines = csv.slice(1).trimEnd().split('\r\n');
     expect(lines).toHaveLength(3);
     const header = lines[0].split(',');
     expect(header.slice(0, 3)).toEqual(['run_id', 'system_label', 'status']);
@@ -200,7 +218,7 @@ describe('endpoint runs in the trial store', () => {
     expect(header).toContain('ttft_p50_ms');
     expect(header).toContain('server.prefix_cache_hit_rate');
     expect(lines[1]).toContain('"n, with ""quotes"""');
-    const reqCsv = toCsv(model, { requests: true }).trimEnd().split('\r\n');
+    const reqCsv = toCsv(model, { requests: true }).slice(1).trimEnd().split('\r\n');
     expect(reqCsv).toHaveLength(9);
     expect(reqCsv[4]).toContain('timeout');
     const json = JSON.parse(toJson(model)) as { format: string; runs: { requests: unknown[] }[] };

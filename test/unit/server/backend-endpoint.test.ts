@@ -148,14 +148,16 @@ describe('endpoint channels', () => {
     const csv = ok(await invoke('endpoint.export', { labels: ['pcie', 'c2c'], format: 'csv' }));
     expect(csv).toMatchObject({ mimeType: 'text/csv', runCount: 2 });
     expect(csv.fileName).toMatch(/^kvbench-endpoint-pcie-vs-c2c-\d{8}-\d{6}\.csv$/);
-    const lines = Buffer.from(csv.dataBase64, 'base64').toString('utf8').trimEnd().split('\r\n');
+    const text = Buffer.from(csv.dataBase64, 'base64').toString('utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true); // the exports' CSV writer: a BOM for Excel
+    const lines = text.slice(1).trimEnd().split('\r\n');
     expect(lines[0]).toMatch(/^run_id,system_label,status,/);
     expect(lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','))).toEqual([`${ids.pcie},pcie,complete`, `${ids.c2c},c2c,complete`]);
     expect(csv.bytes).toBe(Buffer.from(csv.dataBase64, 'base64').length);
 
     const perRequest = ok(await invoke('endpoint.export', { runIds: [ids.flaky], format: 'csv', requests: true }));
     expect(perRequest.fileName).toMatch(new RegExp(`^kvbench-endpoint-run-${ids.flaky}-`));
-    expect(Buffer.from(perRequest.dataBase64, 'base64').toString('utf8').trimEnd().split('\r\n')).toHaveLength(1 + 26);
+    expect(Buffer.from(perRequest.dataBase64, 'base64').toString('utf8').slice(1).trimEnd().split('\r\n')).toHaveLength(1 + 26);
 
     const xlsx = ok(await invoke('endpoint.export', { runIds: [ids.pcie, ids.c2c], format: 'xlsx' }));
     const wb = new ExcelJS.Workbook();
