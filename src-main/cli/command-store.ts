@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
+import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 
@@ -35,8 +36,16 @@ export async function withCommandStore(
   try {
     ({ store } = await openStoreAndRecover(dbPath));
   } catch (err) {
-    process.stderr.write(`kvbench ${command}: ${(err as Error).message}\n`);
-    return 1;
+    // A database on read-only media (or another user's) can still be read: without the recovery
+    // of dead runners' trials, which would write.
+    const readOnly = opts.readOnly && err instanceof StoreError && err.code === 'DB_READ_ONLY';
+    try {
+      if (!readOnly) throw err;
+      ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));
+    } catch (err2) {
+      process.stderr.write(`kvbench ${command}: ${(err2 as Error).message}\n`);
+      return 1;
+    }
   }
   try {
     return await fn(store);

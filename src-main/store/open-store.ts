@@ -14,7 +14,7 @@
 //      `aborted`, and their suites `interrupted`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase, sqliteCode, type Database } from './sqlite.ts';
+import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.ts';
 import { StoreError } from './store-error.ts';
 import { Store } from './store.ts';
@@ -54,6 +54,71 @@ function removeCreatedCompanions(file: string, existedBefore: Record<string, boo
   }
 }
 
+/** SQLite could not open or write the file, or its -wal/-shm companions (read-only media, permissions). */
+function isReadOnlyError(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code !== null && (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN'));
+}
+
+const why = (err: unknown): string => `${sqliteCode(err) ?? 'error'}: ${(err as Error).message}`;
+
+/**
+ * Opens an existing database only to read it. Even then a WAL-mode database needs its -shm file;
+ * where none exists and the directory cannot be written (read-only media), the file is opened
+ * immutable instead — safe only when no -wal file holds changes the file lacks, so with one that
+ * does, this says what to do rather than show stale data.
+ */
+function openForReading(file: string, timeout?: number): Database {
+  let db: Database | undefined;
+  try {
+    db = openDatabase(file, { readonly: true, fileMustExist: true, ...(timeout !== undefined ? { timeout } : {}) });
+    db.pragma('schema_version'); // SQLite opens the file (and the -shm) lazily: fail here, not later
+    return db;
+  } catch (err) {
+    db?.close();
+    if (!isReadOnlyError(err)) throw err;
+    const wal = fs.statSync(`${file}-wal`, { throwIfNoEntry: false });
+    if (wal && wal.size > 0) {
+      throw new StoreError(
+        'DB_READ_ONLY',
+        `${file} cannot be read here (${why(err)}): its -wal file holds changes not yet in the database, and SQLite cannot create the -shm file it needs ` +
+          'to read them in a directory it may not write. Copy the database together with its -wal file to a writable directory and use --db there.',
+      );
+    }
+    const immutable = openImmutable(file);
+    try {
+      immutable.pragma('schema_version');
+      return immutable;
+    } catch (again) {
+      immutable.close();
+      throw new StoreError('DB_READ_ONLY', `${file} cannot be opened (${why(again)}): check that it exists and that this user may read it.`);
+    }
+  }
+}
+
+/**
+ * SQLite opens a file it may not write read-only without a word, and the first write would fail:
+ * find out now with a write that is rolled back. (Taking the write lock alone is not enough: in WAL
+ * mode it succeeds on a read-only file.)
+ */
+function assertWritable(db: Database): void {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.pragma(`user_version = ${Number(db.pragma('user_version', { simple: true }))}`);
+  } finally {
+    db.exec('ROLLBACK');
+  }
+}
+
+/** A read-write open refused by the file system, as users should read it. */
+function notWritable(file: string, err: unknown): StoreError {
+  return new StoreError(
+    'DB_READ_ONLY',
+    `${file} cannot be written (${why(err)}): it is on read-only media, or this user may not write it or its directory. ` +
+      'kvbench history, report and export still read it; a suite or an import needs a database it can write (--db elsewhere).',
+  );
+}
+
 /** Checks an existing file without writing to it. Returns its schema version. */
 function inspectExisting(file: string, latest: number): number {
   const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
@@ -84,7 +149,7 @@ function inspectExistingFile(file: string, latest: number): number {
   }
   let db: Database | undefined;
   try {
-    db = openDatabase(file, { readonly: true, fileMustExist: true });
+    db = openForReading(file);
     const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
     const problems = check.map((r) => r.quick_check).filter((s) => s !== 'ok');
     if (problems.length > 0) {
@@ -119,6 +184,7 @@ function inspectExistingFile(file: string, latest: number): number {
       throw new StoreError('DB_CORRUPT', `${file} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
     }
     if (code === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${file} is locked by another process: ${(err as Error).message}`);
+    if (isReadOnlyError(err)) throw new StoreError('DB_READ_ONLY', `${file} cannot be read (${why(err)}).`);
     throw err;
   } finally {
     db?.close();
@@ -199,6 +265,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   const migrations = opts.migrations ?? MIGRATIONS;
   const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
   const exists = fs.existsSync(abs);
+  const companionsBefore = { '-wal': fs.existsSync(`${abs}-wal`), '-shm': fs.existsSync(`${abs}-shm`) };
   let version = 0;
   if (exists) {
     if (!fs.statSync(abs).isFile()) throw new StoreError('DB_FOREIGN', `${abs} is not a file`);
@@ -206,11 +273,22 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   } else if (opts.readonly) {
     throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
   } else {
-    fs.mkdirSync(path.dirname(abs), { recursive: true });
+    try {
+      fs.mkdirSync(path.dirname(abs), { recursive: true });
+    } catch (err) {
+      throw new StoreError('DB_READ_ONLY', `cannot create ${abs}: ${(err as Error).message}. Choose a database in a directory this user may write (--db).`);
+    }
   }
 
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  const db = openDatabase(abs, { readonly: Boolean(opts.readonly), timeout: busyTimeoutMs });
+  let db: Database;
+  try {
+    db = opts.readonly ? openForReading(abs, busyTimeoutMs) : openDatabase(abs, { readonly: false, timeout: busyTimeoutMs });
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    if (isReadOnlyError(err)) throw opts.readonly ? new StoreError('DB_READ_ONLY', `${abs} cannot be read (${why(err)}).`) : notWritable(abs, err);
+    throw err;
+  }
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
@@ -218,6 +296,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
       db.pragma('journal_mode = WAL');
       // In WAL mode NORMAL loses no committed transaction on a process crash (only on power loss).
       db.pragma('synchronous = NORMAL');
+      assertWritable(db);
       migrate(db, abs, version, migrations);
     } else if (version < latest) {
       throw new StoreError('DB_MIGRATION_FAILED', `${abs} has schema ${version}, this kvbench needs ${latest}; open it read-write once to upgrade`);
@@ -226,6 +305,11 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     db.close();
     if (err instanceof StoreError) throw err;
     if (sqliteCode(err) === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${abs} stayed locked by another process for ${busyTimeoutMs} ms`);
+    if (isReadOnlyError(err)) {
+      // A refused read-write open leaves nothing behind: SQLite may have made an empty -wal and a -shm.
+      removeCreatedCompanions(abs, companionsBefore);
+      throw opts.readonly ? new StoreError('DB_READ_ONLY', `${abs} cannot be read (${why(err)}).`) : notWritable(abs, err);
+    }
     throw err;
   }
   const store = new Store(db, abs, Boolean(opts.readonly));

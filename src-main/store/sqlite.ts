@@ -1,6 +1,7 @@
 // better-sqlite3, typed here with just what the store uses (the package ships no types, and its
 // API is small and stable). Node-API, prebuilt: no compiler, no rebuild for Electron.
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 export type SqlValue = string | number | bigint | Buffer | null;
 export type SqlParams = SqlValue[] | [Record<string, SqlValue>];
@@ -42,8 +43,21 @@ let ctor: DatabaseConstructor | undefined;
 
 /** Opens a database file (loads the native module on first use). */
 export function openDatabase(file: string, options: DatabaseOptions = {}): Database {
+  // SQLite reads whether it accepts file: URIs once, when the module loads; kvbench needs one (see
+  // openImmutable) and opens every other file by its absolute path, which never starts with "file:".
+  process.env.SQLITE_USE_URI ??= '1';
   ctor ??= require('better-sqlite3') as DatabaseConstructor;
   return new ctor(file, options);
+}
+
+/**
+ * Opens a database on read-only media without locks or a -shm file (SQLite's `immutable=1`): the
+ * only way to read a WAL-mode database whose directory cannot be written. SQLite then assumes
+ * nothing changes the file, so callers use it only where nothing can (and never with a -wal file
+ * holding changes, which it would not read).
+ */
+export function openImmutable(file: string): Database {
+  return openDatabase(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true });
 }
 
 /** SQLite's error code ('SQLITE_BUSY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT' …) of a thrown error, if any. */

@@ -1,0 +1,146 @@
+// A kvbench database on read-only media (a mounted backup, a CD, another user's files): commands that
+// only read it work, anything that would write is refused with DB_READ_ONLY and a message, never a raw
+// SqliteError. As root the media is a tmpfs remounted read-only (root ignores file modes); otherwise
+// the files' and directory's modes are taken away.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi, type TestContext } from 'vitest';
+import { exportCommand } from '../../../src-main/cli/export-command.ts';
+import { reportCommand } from '../../../src-main/cli/report-command.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { StoreError } from '../../../src-main/store/store-error.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from './fixtures.ts';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+  removeTempDirs();
+});
+
+/** A directory that is writable now and read-only after `seal()`; null (test skipped) where that cannot be made. */
+function readOnlyPlace(ctx: TestContext): { dir: string; seal: () => void } | null {
+  const dir = tempDir('kvb-ro-');
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', dir], { stdio: 'pipe' });
+    } catch (err) {
+      console.warn(`skipped: root ignores file modes, and a read-only tmpfs cannot be mounted here (${(err as Error).message.split('\n')[0]})`);
+      ctx.skip();
+      return null;
+    }
+    cleanups.push(() => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }));
+    return { dir, seal: () => execFileSync('mount', ['-o', 'remount,ro', dir], { stdio: 'pipe' }) };
+  }
+  cleanups.push(() => {
+    fs.chmodSync(dir, 0o755);
+    for (const n of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, n), 0o644);
+  });
+  return {
+    dir,
+    seal: () => {
+      for (const n of fs.readdirSync(dir)) fs.chmodSync(path.join(dir, n), 0o444);
+      fs.chmodSync(dir, 0o555);
+    },
+  };
+}
+
+/** A database with one complete storage-only trial, closed (checkpointed: no -wal left). */
+function seed(file: string): Store {
+  const store = openStore(file);
+  const hw = fakeHardware({ probe: true });
+  store.upsertDetectedSystem(hw);
+  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, scenarios: ['storage-only'] });
+  const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+  const run = store.listRuns(suiteId)[0];
+  const snapshotId = store.saveHardwareSnapshot(hw);
+  const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: 0, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+  const r = kvbenchResults({ tokPerS: 1000 }) as unknown as Record<string, unknown>;
+  store.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
+  return store;
+}
+
+function storeError(fn: () => unknown): StoreError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(StoreError);
+    return err as StoreError;
+  }
+  throw new Error('expected a StoreError');
+}
+
+describe('a database on read-only media', () => {
+  it('is read (WAL mode, no -shm possible), refuses a read-write open with DB_READ_ONLY, and kvbench report and export still work', async (ctx) => {
+    const place = readOnlyPlace(ctx);
+    if (!place) return;
+    const file = path.join(place.dir, 'kvbench.db');
+    seed(file).close();
+    expect(fs.readdirSync(place.dir)).toEqual(['kvbench.db']);
+    place.seal();
+
+    const ro = openStore(file, { readonly: true });
+    expect(ro.listTrials({}).map((t) => t.status)).toEqual(['complete']);
+    ro.close();
+
+    const e = storeError(() => openStore(file));
+    expect(e.code).toBe('DB_READ_ONLY');
+    expect(e.message).toMatch(/kvbench\.db cannot be written \(SQLITE_\w+: .*\): it is on read-only media.*history, report and export still read it/);
+
+    const outDir = tempDir();
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await exportCommand(['--db', file, '--out', path.join(outDir, 'x.csv')])).toBe(0);
+      expect(await reportCommand(['--db', file, '--all'])).toBe(0);
+    } finally {
+      err.mockRestore();
+      out.mockRestore();
+    }
+    expect(fs.readFileSync(path.join(outDir, 'x.csv'), 'utf8').trimEnd().split('\r\n')).toHaveLength(2);
+    expect(fs.readdirSync(place.dir)).toEqual(['kvbench.db']);
+  });
+
+  it('a -wal file holding changes that cannot be read without a -shm: DB_READ_ONLY says what to do, no stale data', (ctx) => {
+    const place = readOnlyPlace(ctx);
+    if (!place) return;
+    const file = path.join(place.dir, 'live.db');
+    seed(file).close();
+    // A copy taken while a writer had changes only in its WAL (as a backup of a running app would be).
+    const store = openStore(file);
+    store.db.pragma('wal_autocheckpoint = 0');
+    store.upsertDetectedSystem(fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab2' }));
+    const copy = path.join(place.dir, 'copy.db');
+    fs.copyFileSync(file, copy);
+    fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
+    store.close();
+    expect(fs.statSync(`${copy}-wal`).size).toBeGreaterThan(0);
+    place.seal();
+    const e = storeError(() => openStore(copy, { readonly: true }));
+    expect(e.code).toBe('DB_READ_ONLY');
+    expect(e.message).toMatch(/copy\.db cannot be read here \(SQLITE_\w+: .*\): its -wal file holds changes not yet in the database.*Copy the database together with its -wal file/);
+  });
+
+  it('a read-only file in a writable directory: a read-write open is refused before the first write, and leaves no -wal or -shm (unprivileged users only)', (ctx) => {
+    if (process.getuid?.() === 0) {
+      console.warn('skipped: root may write a mode 444 file; read-only media are covered above');
+      return ctx.skip();
+    }
+    const dir = tempDir();
+    const file = path.join(dir, 'kvbench.db');
+    seed(file).close();
+    fs.chmodSync(file, 0o444);
+    cleanups.push(() => fs.chmodSync(file, 0o644));
+    const e = storeError(() => openStore(file));
+    expect(e.code).toBe('DB_READ_ONLY');
+    expect(e.message).toMatch(/cannot be written \(SQLITE_READONLY/);
+    expect(fs.readdirSync(dir)).toEqual(['kvbench.db']);
+    const ro = openStore(file, { readonly: true });
+    expect(ro.listTrials({})).toHaveLength(1);
+    ro.close();
+  });
+});
