@@ -389,9 +389,28 @@ export class Store {
     tx.immediate();
   }
 
+  /** Deletes a suite with its runs and trials, and the hardware snapshots only they referred to. */
   deleteSuite(id: number): void {
-    const r = this.db.prepare('DELETE FROM suites WHERE id = ?').run(id);
-    if (r.changes === 0) throw new StoreError('NOT_FOUND', `no suite ${id}`);
+    this.atomically(() => {
+      const r = this.db.prepare('DELETE FROM suites WHERE id = ?').run(id);
+      if (r.changes === 0) throw new StoreError('NOT_FOUND', `no suite ${id}`);
+      this.pruneHardwareSnapshots();
+    });
+  }
+
+  /**
+   * Snapshots name hosts and disk serials: one no trial refers to any more goes with the last trial
+   * that did. A system with a running suite keeps its snapshots, since the runner saved its snapshot
+   * before its trials and the next one it starts refers to it.
+   */
+  private pruneHardwareSnapshots(): void {
+    this.db
+      .prepare(
+        `DELETE FROM hardware_snapshots
+          WHERE id NOT IN (SELECT hardware_snapshot_id FROM trials WHERE hardware_snapshot_id IS NOT NULL)
+            AND system_id NOT IN (SELECT system_id FROM suites WHERE status = 'running')`,
+      )
+      .run();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -605,8 +624,16 @@ export class Store {
   }
 
   deleteTrial(id: number): void {
-    const r = this.db.prepare('DELETE FROM trials WHERE id = ?').run(id);
-    if (r.changes === 0) throw new StoreError('NOT_FOUND', `no trial ${id}`);
+    this.deleteTrials([id]);
+  }
+
+  /** Deletes trials, and the hardware snapshots only they referred to, all or (one missing: NOT_FOUND) none. */
+  deleteTrials(ids: readonly number[]): void {
+    this.atomically(() => {
+      const del = this.db.prepare('DELETE FROM trials WHERE id = ?');
+      for (const id of ids) if (del.run(id).changes === 0) throw new StoreError('NOT_FOUND', `no trial ${id}`);
+      this.pruneHardwareSnapshots();
+    });
   }
 
   /** Counts of trials per status for one run and trial index (resume decides from these). */

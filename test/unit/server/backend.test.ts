@@ -181,6 +181,43 @@ describe('backend', () => {
     expect(own(rows)).toEqual(expected(rows));
   });
 
+  it('deleting trials and suites leaves no hardware snapshot behind that no trial refers to', async () => {
+    const { openStore } = await import('../../../src-main/store/open-store.ts');
+    let calls = 0;
+    const t = await make({
+      detect: async (cd) => {
+        const { fakeHardware } = await import('../store/fixtures.ts');
+        calls += 1;
+        const hw = fakeHardware({ hostname: `lab-${calls}` }); // each suite its own snapshot
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    const suites: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      suites.push((ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number }).suiteId);
+      await t.waitFor('suite.finished');
+      t.events.splice(0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const hostnames = (): string[] => {
+      const s = openStore(t.db, { readonly: true });
+      try {
+        return (s.db.prepare('SELECT profile_json FROM hardware_snapshots').all() as { profile_json: string }[]).map((r) => JSON.parse(r.profile_json).system.hostname).sort();
+      } finally {
+        s.close();
+      }
+    };
+    expect(hostnames()).toEqual(['lab-1', 'lab-2']);
+    ok(await t.backend.invoke('suites.delete', { id: suites[0] }));
+    expect(hostnames()).toEqual(['lab-2']);
+    const trials = (ok(await t.backend.invoke('history.list', { selection: { suiteIds: [suites[1]] } })) as { trials: { id: number }[] }).trials.map((x) => x.id);
+    expect(await t.backend.invoke('trials.delete', { ids: [...trials, 99999] })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    expect(hostnames()).toEqual(['lab-2']);
+    expect(ok(await t.backend.invoke('trials.delete', { ids: trials }))).toEqual({ deleted: 2 });
+    expect(hostnames()).toEqual([]);
+  });
+
   it('imports reference results as another system, compares, and deletes trials and suites', async () => {
     const t = await make();
     ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir)));

@@ -247,6 +247,41 @@ describe('repositories', () => {
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM trial_metrics').get()).toEqual({ n: 0 });
   });
 
+  it('deletes leave no hardware snapshot no trial refers to (hostnames, serials), in the same transaction; a running suite keeps its own', () => {
+    const { store, hw, suiteId, runs, snapshotId } = seeded(path.join(tempDir(), 'kvbench.db'));
+    const snapshots = (): number => (store.db.prepare('SELECT COUNT(*) AS n FROM hardware_snapshots').get() as { n: number }).n;
+    const start = (i: number, snap: number | null = snapshotId): number =>
+      store.startTrial({ runId: runs[0].id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: snap, scenarioId: runs[0].scenarioId, trialIndex: i, options: {}, configKey: 'k', runner: currentProcess(), cacheDir: null });
+    const [a, b] = [start(0), start(1)];
+    for (const id of [a, b]) store.finishTrial(id, { status: 'failed', reason: 'x', wallMs: 1 });
+    // While its suite runs, a snapshot without trials stays: the runner's next trial refers to it.
+    store.deleteTrials([a, b]);
+    expect(snapshots()).toBe(1);
+    store.setSuiteStatus(suiteId, 'finished');
+    const c = start(2);
+    store.finishTrial(c, { status: 'complete', reason: null, wallMs: 1 });
+    // One id that does not exist: nothing is deleted.
+    expect(() => store.deleteTrials([c, 9999])).toThrow(/no trial 9999/);
+    expect(store.getTrial(c)).not.toBeNull();
+    expect(snapshots()).toBe(1);
+    store.deleteTrials([c]);
+    expect(snapshots()).toBe(0);
+    // Deleting a suite takes the snapshots only its trials referred to, and keeps another suite's.
+    const other = fakeHardware({ hostname: 'lab9' });
+    const kept = store.saveHardwareSnapshot(other);
+    const s2 = store.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner: currentProcess() });
+    const d = store.startTrial({ runId: store.ensureRun(s2, 'cpu-only', 'CPU only', 'k2', {}), suiteId: s2, systemId: hw.system.id, driveId: null, hardwareSnapshotId: kept, scenarioId: 'cpu-only', trialIndex: 0, options: {}, configKey: 'k2', runner: currentProcess(), cacheDir: null });
+    store.finishTrial(d, { status: 'complete', reason: null, wallMs: 1 });
+    store.setSuiteStatus(s2, 'finished');
+    const e = start(3, store.saveHardwareSnapshot(fakeHardware({ hostname: 'lab8' })));
+    store.finishTrial(e, { status: 'complete', reason: null, wallMs: 1 });
+    expect(snapshots()).toBe(2);
+    store.deleteSuite(suiteId);
+    expect(store.db.prepare('SELECT id FROM hardware_snapshots').all()).toEqual([{ id: kept }]);
+    store.deleteSuite(s2);
+    expect(snapshots()).toBe(0);
+  });
+
   it('uses the indexes for the history queries', () => {
     const { store } = seeded(path.join(tempDir(), 'kvbench.db'));
     const plan = (sql: string): string => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
