@@ -12,6 +12,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { REPORT_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { csvTable } from './csv.ts';
+import { clipForCell } from '../engine/report/xlsx-export.ts';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -135,7 +136,8 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
     const ws = wb.addWorksheet(name);
     ws.addRow([...columns]);
     ws.getRow(1).font = { bold: true };
-    for (const r of rows) ws.addRow(r.map((c) => (c === null ? null : c)));
+    // Long text (a failure's engine output, custom models as JSON) is cut to what a cell holds.
+    for (const r of rows) ws.addRow(r.map((c) => (typeof c === 'string' ? clipForCell(c, 'the CSV and JSON exports have it whole') : c)));
     ws.views = [{ state: 'frozen', ySplit: 1 }];
   };
   add('Trials', trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));

@@ -249,8 +249,9 @@ function toCell(v: unknown): XlsxCell {
 /** Excel holds at most 32,767 characters in a cell; longer text would make the file unreadable. */
 const MAX_CELL_CHARS = 32_000;
 
-function clipForCell(text: string): string {
-  return text.length <= MAX_CELL_CHARS ? text : `${text.slice(0, MAX_CELL_CHARS)}…(truncated; see the results JSON)`;
+/** `text` cut to what a cell holds, saying where the whole of it is. */
+export function clipForCell(text: string, whole = 'see the results JSON'): string {
+  return text.length <= MAX_CELL_CHARS ? text : `${text.slice(0, MAX_CELL_CHARS)}…(truncated; ${whole})`;
 }
 
 function cellWidth(v: XlsxCell | undefined): number {

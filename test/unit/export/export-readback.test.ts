@@ -161,6 +161,24 @@ describe('exports read back', () => {
     expect(tiers.getRow(2).getCell(th.indexOf('speedup_wall_clock') + 1).value).toBe(1); // speedup against itself
   });
 
+  it('XLSX: text longer than a cell holds (32,767 characters) is cut, saying where the whole is; CSV keeps it', async () => {
+    const dir = tempDir();
+    const m = model(dir);
+    const long = `ENGINE_CRASHED: ${'x'.repeat(40_000)}`;
+    m.trials[2] = { ...m.trials[2], statusReason: long };
+    await writeExport(m, 'xlsx', path.join(dir, 'long.xlsx'));
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path.join(dir, 'long.xlsx'));
+    const ws = wb.getWorksheet('Trials')!;
+    const header = (ws.getRow(1).values as unknown[]).slice(1);
+    const cell = String(ws.getRow(4).getCell(header.indexOf('status_reason') + 1).value);
+    expect(cell.length).toBeLessThanOrEqual(32_767);
+    expect(cell.startsWith('ENGINE_CRASHED: xxx')).toBe(true);
+    expect(cell).toMatch(/…\(truncated; the CSV and JSON exports have it whole\)$/);
+    await writeExport(m, 'csv', path.join(dir, 'long.csv'));
+    expect(fs.readFileSync(path.join(dir, 'long.csv'), 'utf8')).toContain(long);
+  });
+
   it('XLSX and JSON over two systems: one aggregate per system and drive, each row labelled with both', async () => {
     const dir = tempDir();
     model(dir);
