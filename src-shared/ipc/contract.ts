@@ -584,7 +584,7 @@ export const CONTRACT = {
       .strictObject({
         labelA: systemLabel,
         labelB: systemLabel,
-        /** Only the newest run of each label (else every complete run of the same workload: the median). */
+        /** Only the newest run of each label (else every complete run that sent the same requests (same requests digest): the median). */
         latest: z.boolean().optional(),
         includePartial: z.boolean().optional(),
         runIdsA: z.array(int.positive()).min(1).max(1000).optional(),
