@@ -49,9 +49,17 @@ function gib(bytes: number | null): string {
 /**
  * A drive's identity. A real drive with both model and serial (or a WWID) is recognised wherever
  * it is: the id depends on those alone. Virtual disks (virtio has no model, and its "serial" is
- * whatever the hypervisor says, often the same on every VM), dm/md devices over several disks and
+ * whatever the hypervisor says, often the same on every VM; emulated SATA/SCSI/NVMe disks), dm/md devices over several disks and
  * filesystems without a block device (tmpfs, NFS, FUSE) get an id local to this system.
  */
+// Disks a hypervisor emulates (QEMU SATA/SCSI/NVMe, VirtualBox, VMware, Hyper-V): their model is the
+// emulator's and their serial or WWID a default the same on every VM, so they are virtual too.
+const EMULATED_DISK_MODEL = /^(QEMU |VBOX |VMware|Virtual disk|Msft Virtual Disk)/i;
+
+function isVirtualDisk(block: BlockDeviceInfo): boolean {
+  return block.media === 'virtual' || (block.model !== null && EMULATED_DISK_MODEL.test(block.model));
+}
+
 export function driveIdentity(args: {
   systemId: string;
   block: BlockDeviceInfo | null;
@@ -60,14 +68,15 @@ export function driveIdentity(args: {
   mountPoint: string | null;
 }): DriveIdentity {
   const { block } = args;
-  if (block && block.media !== 'virtual' && block.model && block.serial) {
+  const real = block !== null && !isVirtualDisk(block);
+  if (block && real && block.model && block.serial) {
     return {
       id: `drv-${sha(`model:${block.model}|serial:${block.serial}`).slice(0, 16)}`,
       basis: 'serial',
       label: `${block.model} (${block.disks.join('+')}, serial …${block.serial.slice(-4)})`,
     };
   }
-  if (block && block.media !== 'virtual' && block.wwid) {
+  if (block && real && block.wwid) {
     return { id: `drv-${sha(`wwid:${block.wwid}`).slice(0, 16)}`, basis: 'wwid', label: `${block.model ?? block.disks.join('+')} (${block.name})` };
   }
   if (block) {

@@ -33,6 +33,17 @@ describe('drive identity', () => {
     expect(a.label).toContain('KIOXIA CM7');
   });
 
+  it('an emulated disk (QEMU, VirtualBox …) with the emulator\'s default serial is local to its system, not one drive on every VM', () => {
+    const qemu: BlockDeviceInfo = { ...nvme, name: 'sda', disks: ['sda'], model: 'QEMU HARDDISK', serial: 'QM00001', wwid: 't10.ATA QEMU HARDDISK QM00001', media: 'ssd' };
+    const a = driveIdentity({ systemId: 'sys-a', block: qemu, mountSource: '/dev/sda1', filesystem: 'ext4', mountPoint: '/' });
+    const b = driveIdentity({ systemId: 'sys-b', block: qemu, mountSource: '/dev/sda1', filesystem: 'ext4', mountPoint: '/' });
+    expect(a.basis).toBe('local-device');
+    expect(a.id).not.toBe(b.id);
+    expect(a.label).toContain('QEMU HARDDISK');
+    const vbox = driveIdentity({ systemId: 'sys-a', block: { ...qemu, model: 'VBOX HARDDISK', serial: 'VB1234', wwid: null }, mountSource: null, filesystem: null, mountPoint: null });
+    expect(vbox.basis).toBe('local-device');
+  });
+
   it('a virtual disk (no model, hypervisor serial) gets an identity local to its system', () => {
     const a = driveIdentity({ systemId: 'sys-a', block: virtio, mountSource: '/dev/vda', filesystem: 'ext4', mountPoint: '/' });
     const b = driveIdentity({ systemId: 'sys-b', block: virtio, mountSource: '/dev/vda', filesystem: 'ext4', mountPoint: '/' });
