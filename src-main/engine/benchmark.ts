@@ -8,6 +8,7 @@ import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domai
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
 import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
+import { cpuTierMemoryError } from './config/cpu-tier-memory.ts';
 import { AlignedSlab } from './io/aligned-slab.ts';
 import { BytePool } from './io/byte-workers.ts';
 import { EntryFileStore, IoCancelledError } from './io/entry-file-store.ts';
@@ -47,8 +48,6 @@ export interface EngineContext {
   signal: AbortSignal;
 }
 
-/** Memory kept free for the engine itself and the OS when sizing the CPU tier. */
-const CPU_TIER_MEMORY_RESERVE_BYTES = 2 * GIB;
 /** Byte-worker threads: CPU work (payload fill, copies, verification) off the event loop. */
 const MAX_BYTE_THREADS = 4;
 const PROGRESS_INTERVAL_MS = 100;
@@ -117,14 +116,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   // Checked before anything is written: a wrong probe file costs nothing.
   const probeLimits = o.probeResult === null ? null : loadProbeLimits(o.probeResult);
   const cpuBudgetBytes = Math.floor(o.cpuMemGb * GIB);
-  const usableMemory = os.totalmem() - CPU_TIER_MEMORY_RESERVE_BYTES;
-  if (!traceMode && cpuBudgetBytes > usableMemory) {
-    throw new KvbenchError(
-      'VALIDATION',
-      `--cpu-mem-gb ${o.cpuMemGb} is more than this machine can hold: the CPU tier keeps real bytes in RAM, and ` +
-        `${(os.totalmem() / GIB).toFixed(1)} GiB is installed (use at most ${(usableMemory / GIB).toFixed(1)})`,
-    );
-  }
+  const memory = traceMode ? null : cpuTierMemoryError(o.cpuMemGb, os.totalmem());
+  if (memory !== null) throw new KvbenchError('VALIDATION', memory);
   const gpu: TierAvailability = {
     name: 'gpu',
     present: false,

@@ -17,9 +17,9 @@
 import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
-import { GIB } from '../../../src-shared/domain/results.ts';
 import { DEFAULT_RUN_OPTIONS, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
+import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
 import { resolveRealPath, systemDirectoryOf } from './system-directories.ts';
 
@@ -224,24 +224,12 @@ function fileSystemErrors(o: Record<string, unknown>): string[] {
   return errors;
 }
 
-/**
- * RAM kept free for the engine and the OS when sizing the CPU tier: the engine's own rule
- * (CPU_TIER_MEMORY_RESERVE_BYTES in benchmark.ts), checked here so it is reported before anything starts.
- */
-const CPU_TIER_MEMORY_RESERVE_BYTES = 2 * GIB;
-
 /** What this machine and this build cannot run: refused here with the other problems, before anything starts. */
 function runsHereErrors(o: Record<string, unknown>, machine: { readonly totalMemoryBytes: number }): string[] {
   const errors: string[] = [];
-  // kvbench's CPU tier holds its entries' real bytes in RAM. Trace-only mode moves no bytes, so any
-  // size is fine there.
-  const usableBytes = machine.totalMemoryBytes - CPU_TIER_MEMORY_RESERVE_BYTES;
-  if (typeof o.cpuMemGb === 'number' && typeof o.ioTraceLog !== 'string' && Math.floor(o.cpuMemGb * GIB) > usableBytes) {
-    errors.push(
-      `--cpu-mem-gb ${o.cpuMemGb} is more than this machine can hold: the CPU tier keeps real bytes in RAM, and ` +
-        `${(machine.totalMemoryBytes / GIB).toFixed(1)} GiB is installed (use at most ${(Math.max(0, usableBytes) / GIB).toFixed(1)})`,
-    );
-  }
+  // Trace-only mode moves no bytes, so any CPU tier size is fine there.
+  const memory = typeof o.cpuMemGb === 'number' && typeof o.ioTraceLog !== 'string' ? cpuTierMemoryError(o.cpuMemGb, machine.totalMemoryBytes) : null;
+  if (memory !== null) errors.push(memory);
   // The reference wrote a CSV of the summary row for any other name; kvbench writes only workbooks, and
   // an Excel file under a .csv name would mislead whatever reads it next.
   if (typeof o.xlsxOutput === 'string' && !/\.xlsx$/i.test(o.xlsxOutput)) {
