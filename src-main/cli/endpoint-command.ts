@@ -11,7 +11,7 @@ import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPa
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
 import { appendResultsFile } from '../endpoint/results-file.ts';
-import { batchesToReplay, maxTokensOf, requestsDigest, workloadDigest } from '../endpoint/replay-plan.ts';
+import { batchesToReplay, maxTokensOf, workloadDigest } from '../endpoint/replay-plan.ts';
 import { normalizeBaseUrl, runEndpointBenchmark, type BatchProgress } from '../endpoint/runner.ts';
 import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
@@ -244,7 +244,8 @@ async function runSub(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench endpoint run: invalid arguments:\n  ${[...new Set(errors)].join('\n  ')}\n`);
     return EXIT_FAILED;
   }
-  const config: EndpointRunConfig = { ...parsed.data, workloadDigest: workloadDigest(workload), requestsDigest: requestsDigest(parsed.data, workload) };
+  // requestsDigest stays 'pending': the runner computes it from what it sends.
+  const config: EndpointRunConfig = { ...parsed.data, workloadDigest: workloadDigest(workload) };
   const apiKey = process.env.KVBENCH_API_KEY || process.env.OPENAI_API_KEY || null;
   const headers: Record<string, string> = apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
 
