@@ -1,16 +1,18 @@
 import fs from 'node:fs';
-import { missingExplicitDatabase, resolveDatabasePath } from '../store/data-dir.ts';
+import { resolveDatabasePath } from '../store/data-dir.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 
 /**
- * A zero-byte file is SQLite's empty database, and opening it read-write would make it kvbench's: a
- * command that only reads must not turn whatever file it was pointed at into a database.
+ * Why a command that only reads what is stored refuses `dbPath`, or null. An explicit `--db` naming no
+ * file is a typo, not a request for a new empty database; a zero-byte file is SQLite's empty database,
+ * and opening it read-write would make whatever file it was pointed at kvbench's.
  */
-function emptyFile(file: string): string | null {
-  const st = fs.statSync(file, { throwIfNoEntry: false });
-  return st?.isFile() && st.size === 0 ? `${file} is empty, not a kvbench database (a suite or an import creates one)` : null;
+function refusedForReading(dbFlag: string | undefined, dbPath: string): string | null {
+  const st = fs.statSync(dbPath, { throwIfNoEntry: false });
+  if (!st) return dbFlag ? `no database at ${dbPath} (a suite or an import creates one; --db must name an existing file here)` : null;
+  return st.isFile() && st.size === 0 ? `${dbPath} is empty, not a kvbench database (a suite or an import creates one)` : null;
 }
 
 /**
@@ -27,7 +29,7 @@ export async function withCommandStore(
   fn: (store: Store) => Promise<number> | number,
 ): Promise<number> {
   const dbPath = resolveDatabasePath(dbFlag);
-  const refused = opts.readOnly ? (missingExplicitDatabase(dbFlag) ?? emptyFile(dbPath)) : null;
+  const refused = opts.readOnly ? refusedForReading(dbFlag, dbPath) : null;
   if (refused !== null) {
     process.stderr.write(`kvbench ${command}: ${refused}\n`);
     return 1;

@@ -1,6 +1,5 @@
 // Where kvbench keeps its database by default: the user's data directory (XDG on Linux).
 // `--db PATH` or KVBENCH_DB overrides it.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -19,14 +18,4 @@ export function resolveDatabasePath(explicit?: string | null, env: NodeJS.Proces
   if (explicit) return path.resolve(explicit);
   if (env.KVBENCH_DB) return path.resolve(env.KVBENCH_DB);
   return path.join(defaultDataDir(env), DATABASE_FILE_NAME);
-}
-
-/**
- * For commands that only read what is stored (history, report, export): an explicit `--db` that
- * names no file is a typo, not a request for a new empty database. The message, or null when fine.
- */
-export function missingExplicitDatabase(explicit: string | undefined | null): string | null {
-  if (!explicit) return null;
-  const file = path.resolve(explicit);
-  return fs.existsSync(file) ? null : `no database at ${file} (a suite or an import creates one; --db must name an existing file here)`;
 }
