@@ -46,12 +46,6 @@ function gib(bytes: number | null): string {
   return bytes === null ? '?' : `${(bytes / 1024 ** 3).toFixed(0)} GiB`;
 }
 
-/**
- * A drive's identity. A real drive with both model and serial (or a WWID) is recognised wherever
- * it is: the id depends on those alone. Virtual disks (virtio has no model, and its "serial" is
- * whatever the hypervisor says, often the same on every VM; emulated SATA/SCSI/NVMe disks), dm/md devices over several disks and
- * filesystems without a block device (tmpfs, NFS, FUSE) get an id local to this system.
- */
 // Disks a hypervisor emulates (QEMU SATA/SCSI/NVMe, VirtualBox, VMware, Hyper-V): their model is the
 // emulator's and their serial or WWID a default the same on every VM, so they are virtual too.
 const EMULATED_DISK_MODEL = /^(QEMU |VBOX |VMware|Virtual disk|Msft Virtual Disk)/i;
@@ -60,6 +54,13 @@ function isVirtualDisk(block: BlockDeviceInfo): boolean {
   return block.media === 'virtual' || (block.model !== null && EMULATED_DISK_MODEL.test(block.model));
 }
 
+/**
+ * A drive's identity. A real drive with both model and serial (or a WWID) is recognised wherever
+ * it is: the id depends on those alone. Virtual disks (virtio has no model, and its "serial" is
+ * whatever the hypervisor says, often the same on every VM; emulated SATA/SCSI/NVMe disks), dm/md
+ * devices over several disks and filesystems without a block device (tmpfs, NFS, FUSE) get an id local
+ * to this system.
+ */
 export function driveIdentity(args: {
   systemId: string;
   block: BlockDeviceInfo | null;
