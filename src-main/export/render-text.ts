@@ -1,7 +1,8 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { placeLabel, spansSeveralPlaces, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
+import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
+import type { ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 

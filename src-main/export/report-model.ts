@@ -12,6 +12,7 @@ import { METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, typ
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
+import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 
 export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
 
@@ -112,19 +113,6 @@ function cautionsOf(t: TrialRecord): TrialCaution[] {
 }
 
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
-
-/** What a summary's trials share besides the configuration: the system and the drive (null: unknown). */
-const placeKey = (x: { systemId: string; driveId: string | null }): string => `${x.systemId}\u0000${x.driveId ?? ''}`;
-
-/** More than one system or drive in the report: outputs then name each group's. */
-export function spansSeveralPlaces(items: readonly { systemId: string; driveId: string | null }[]): boolean {
-  return new Set(items.map(placeKey)).size > 1;
-}
-
-/** "lab1" or "lab1 · Samsung 990 PRO" — how a group's system and drive are shown. */
-export function placeLabel(x: { systemLabel: string; driveLabel: string | null }): string {
-  return x.driveLabel ? `${x.systemLabel} · ${x.driveLabel}` : x.systemLabel;
-}
 
 /**
  * Per scenario, configuration, system and drive: every catalogue metric aggregated over the
