@@ -123,7 +123,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
   const hostAllowed = (req: http.IncomingMessage): boolean => {
     if (!loopback) return true;
     const name = hostNameOf(req.headers.host ?? '');
-    return name !== null && (isLoopbackHost(name) || name === o.host.toLowerCase());
+    return name !== null && isLoopbackHost(name);
   };
   const originAllowed = (req: http.IncomingMessage): boolean => {
     const origin = req.headers.origin;

@@ -623,10 +623,6 @@ export class Store {
     return rows.map((r) => ({ name: r.name, unit: r.unit, count: r.count, sumNs: r.sum_ns, hdr: r.hdr }));
   }
 
-  deleteTrial(id: number): void {
-    this.deleteTrials([id]);
-  }
-
   /** Deletes trials, and the hardware snapshots only they referred to, all or (one missing: NOT_FOUND) none. */
   deleteTrials(ids: readonly number[]): void {
     this.atomically(() => {
