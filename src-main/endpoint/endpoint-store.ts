@@ -70,7 +70,6 @@ interface RequestRow {
 export interface EndpointRunFilter {
   labels?: readonly string[];
   statuses?: readonly EndpointRunStatus[];
-  workloadDigest?: string;
   limit?: number;
   order?: 'asc' | 'desc';
 }
@@ -212,10 +211,6 @@ export class EndpointStore {
     if (filter.statuses?.length) {
       where.push(`status IN (${filter.statuses.map(() => '?').join(', ')})`);
       params.push(...filter.statuses);
-    }
-    if (filter.workloadDigest) {
-      where.push('workload_digest = ?');
-      params.push(filter.workloadDigest);
     }
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
     params.push(filter.limit ?? -1);
