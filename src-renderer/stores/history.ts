@@ -66,27 +66,28 @@ export const useHistoryStore = defineStore('history', () => {
     return null;
   }
 
+  const listPage = () =>
+    api().call('history.list', { selection: selectionOf(filters), sort: { ...sort }, limit: PAGE_SIZE, offset: page.value * PAGE_SIZE });
+  const lastPageOf = (total: number): number => Math.max(0, Math.ceil(total / PAGE_SIZE) - 1);
+
   async function load(): Promise<void> {
     const mine = ++seq;
     // A change reported from here on may be missing from this load's answer: onEvent marks it.
     stale = false;
     loading.value = true;
-    const [r, facetsError, suitesError] = await Promise.all([
-      api().call('history.list', { selection: selectionOf(filters), sort: { ...sort }, limit: PAGE_SIZE, offset: page.value * PAGE_SIZE }),
-      loadFacets(),
-      loadSuites(),
-    ]);
+    const [first, facetsError, suitesError] = await Promise.all([listPage(), loadFacets(), loadSuites()]);
+    let r = first;
     if (mine !== seq) return;
+    // Deleting (here or elsewhere) emptied this page: show the last one that has rows. Only the
+    // list is asked again; the facets and suites just came.
+    while (r.ok && page.value > lastPageOf(r.value.total)) {
+      page.value = lastPageOf(r.value.total);
+      r = await listPage();
+      if (mine !== seq) return;
+    }
     loading.value = false;
     loaded.value = true;
     if (r.ok) {
-      const lastPage = Math.max(0, Math.ceil(r.value.total / PAGE_SIZE) - 1);
-      if (page.value > lastPage) {
-        // Deleting (here or elsewhere) emptied this page: show the last one that has rows.
-        page.value = lastPage;
-        await load();
-        return;
-      }
       trials.value = r.value.trials;
       total.value = r.value.total;
       error.value = facetsError ?? suitesError;
