@@ -16,7 +16,7 @@ import {
   type ServerCacheMetrics,
   type ServerMetricValue,
 } from '../../src-shared/domain/endpoint.ts';
-import { familySamples, gaugeValue, parsePrometheusText, seriesKey, type PromPage } from './prometheus-text.ts';
+import { counterValue, familySamples, gaugeValue, parsePrometheusText, seriesKey, type PromPage } from './prometheus-text.ts';
 
 /** Families of these prefixes go into `rawCounterDeltas`. */
 const ENGINE_PREFIXES: readonly { prefix: string; engine: string }[] = [
@@ -174,8 +174,7 @@ function promCounter(b: PromPage | undefined, a: PromPage | undefined, name: str
   const sb = finite(b);
   const sa = finite(a);
   if (sb.length === 0 && sa.length === 0) return null;
-  const sum = (xs: typeof sa): number | null => (xs.length === 0 ? null : xs.reduce((t, x) => t + x.value, 0));
-  const reading: CounterReading = { before: sum(sb), after: sum(sa), delta: null, reset: restarted };
+  const reading: CounterReading = { before: b ? counterValue(b, name, labels) : null, after: a ? counterValue(a, name, labels) : null, delta: null, reset: restarted };
   if (b === undefined || sa.length === 0) return reading;
   const prev = new Map(sb.map((x) => [seriesKey(x), x.value]));
   let delta = 0;
