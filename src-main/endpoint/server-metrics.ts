@@ -160,6 +160,15 @@ function restartBetween(b: PageSnapshot | undefined, a: PageSnapshot | undefined
   return null;
 }
 
+/**
+ * One counter series over the run: now − prev, or now (counting from zero, flagged as a reset) when
+ * the series went backwards or the server restarted between the scrapes.
+ */
+function seriesDelta(prev: number, now: number, restarted: boolean): { delta: number; reset: boolean } {
+  const was = restarted ? 0 : prev;
+  return now >= was ? { delta: now - was, reset: restarted } : { delta: now, reset: true };
+}
+
 type CounterReading = Pick<ServerMetricValue, 'before' | 'after' | 'delta' | 'reset'>;
 
 /**
@@ -179,12 +188,9 @@ function promCounter(b: PromPage | undefined, a: PromPage | undefined, name: str
   const prev = new Map(sb.map((x) => [seriesKey(x), x.value]));
   let delta = 0;
   for (const x of sa) {
-    const was = restarted ? 0 : (prev.get(seriesKey(x)) ?? 0);
-    if (x.value >= was) delta += x.value - was;
-    else {
-      delta += x.value;
-      reading.reset = true;
-    }
+    const d = seriesDelta(prev.get(seriesKey(x)) ?? 0, x.value, restarted);
+    delta += d.delta;
+    if (d.reset) reading.reset = true;
   }
   reading.delta = delta;
   return reading;
@@ -293,7 +299,7 @@ export function serverMetricsDelta(before: readonly PageSnapshot[], after: reado
       const key = seriesKey(s);
       const prev = b?.format === 'prometheus' ? (beforeMap.get(key) ?? 0) : null;
       if (prev === null) continue;
-      const d = !restarted && s.value >= prev ? s.value - prev : s.value;
+      const d = seriesDelta(prev, s.value, restarted).delta;
       if (d === 0 || key in rawCounterDeltas) continue;
       rawCounterDeltas[key] = d;
       rawCount++;
