@@ -33,12 +33,20 @@ export function waitForWorkerReady<M>(
   });
 }
 
-/** Waits for every worker to be ready; if any fails, terminates them all and throws its error. */
-export async function allWorkersReady(workers: readonly Worker[], ready: readonly Promise<void>[]): Promise<void> {
+/**
+ * Waits for every worker to be ready; if any fails, or `timeout.ms` passes first, terminates them all
+ * and throws (the failure's error, or `timeout.error()`).
+ */
+export async function allWorkersReady(workers: readonly Worker[], ready: readonly Promise<void>[], timeout?: { ms: number; error: () => Error }): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = timeout ? [new Promise<never>((_, reject) => (timer = setTimeout(() => reject(timeout.error()), timeout.ms)))] : [];
   try {
-    await Promise.all(ready);
+    // The race also handles the rejection that terminating the workers after the deadline causes.
+    await Promise.race([Promise.all(ready), ...deadline]);
   } catch (err) {
     await Promise.allSettled(workers.map((w) => w.terminate()));
     throw err;
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -114,28 +114,19 @@ export class WorkerCopyEngine implements CopyEngine {
         ),
       );
     }
-    const allReady = allWorkersReady(
+    const timeoutMs = opts.startTimeoutMs ?? DEFAULT_COPY_WORKER_START_TIMEOUT_MS;
+    await allWorkersReady(
       workers.map((w) => w.worker),
       ready,
+      {
+        ms: timeoutMs,
+        error: () =>
+          new GpuCopyError(
+            'GPU_COPY_WORKER_START_TIMEOUT',
+            `GPU copy workers did not start within ${timeoutMs / 1000} s (opening the driver or a device context hung); they were terminated`,
+          ),
+      },
     );
-    const timeoutMs = opts.startTimeoutMs ?? DEFAULT_COPY_WORKER_START_TIMEOUT_MS;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    });
-    try {
-      if ((await Promise.race([allReady, timedOut])) === 'timeout') {
-        // Terminating them makes allReady reject too; nobody waits for it any more.
-        allReady.catch(() => undefined);
-        await Promise.allSettled(workers.map((w) => w.worker.terminate()));
-        throw new GpuCopyError(
-          'GPU_COPY_WORKER_START_TIMEOUT',
-          `GPU copy workers did not start within ${timeoutMs / 1000} s (opening the driver or a device context hung); they were terminated`,
-        );
-      }
-    } finally {
-      clearTimeout(timer);
-    }
     const engine = new WorkerCopyEngine(workers);
     for (const w of workers) engine.#attach(w);
     return engine;
