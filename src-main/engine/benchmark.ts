@@ -191,12 +191,11 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
         log('warn', `${r.reason}; entries start in the ${cpuBudgetBytes > 0 ? 'CPU' : 'storage'} tier`);
       }
     }
+    let cpuTier: CpuTier | null = null;
     if (store && cpuBudgetBytes > 0) {
       const staging = new AlignedSlab(chunkBytes, byteThreads * 2);
-      tiers.push({
-        backend: new CpuTier({ chunkBytes, bytes, staging, budgetBytes: cpuBudgetBytes, depth: byteThreads * 2 }),
-        budgetBytes: cpuBudgetBytes,
-      });
+      cpuTier = new CpuTier({ chunkBytes, bytes, staging, budgetBytes: cpuBudgetBytes, depth: byteThreads * 2 });
+      tiers.push({ backend: cpuTier, budgetBytes: cpuBudgetBytes });
     }
     if (store) tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
     cache = new MultiTierCache(tiers, {
@@ -206,7 +205,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       ...(traceLog ? { observer: traceLog } : {}),
     });
 
-    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, storageIo, target, gpu, gpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace, probeLimits });
+    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, storageIo, target, gpu, gpuTier, cpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace, probeLimits });
     return outcome;
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
@@ -241,6 +240,7 @@ interface MeasureArgs {
   target: StorageTarget;
   gpu: TierAvailability;
   gpuTier: GpuTier | null;
+  cpuTier: CpuTier | null;
   cpuBudgetBytes: number;
   chunkBytes: number;
   profile: WorkloadProfile;
@@ -576,6 +576,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     gpu: a.gpu,
     gpuReport: a.gpuTier?.report() ?? null,
     cpuBudgetBytes: a.cpuBudgetBytes,
+    cpuPeakHeldBytes: a.cpuTier?.peakHeldBytes ?? null,
     storage: {
       capacityBytes: a.target.capacityBytes,
       dir: a.target.baseDir,

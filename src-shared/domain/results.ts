@@ -120,6 +120,12 @@ export interface GpuTierDescription extends TierDescription {
   d2h_copy_bandwidth_bytes_per_sec?: number | null;
 }
 
+/** The CPU tier; `peak_held_bytes` is null when no CPU memory was allocated (absent, or trace-only mode). */
+export interface CpuTierDescription extends TierDescription {
+  /** The most RAM the tier's segments held at once (entries plus freed segments kept for reuse). */
+  peak_held_bytes: number | null;
+}
+
 export interface StorageTierDescription extends TierDescription {
   dir: string | null;
   direct_io: boolean;
@@ -207,7 +213,7 @@ export interface KvbenchSection {
   started_at: string;
   elapsed_ns: number;
   model: { key: string; bytes_per_token: number; tensor_parallel: number; entry_bytes_per_token: number };
-  tiers: { gpu: GpuTierDescription; cpu: TierDescription; storage: StorageTierDescription };
+  tiers: { gpu: GpuTierDescription; cpu: CpuTierDescription; storage: StorageTierDescription };
   /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
   tier_bytes: Record<TierKey, TierBytes>;
   device_io: DeviceIoSection;

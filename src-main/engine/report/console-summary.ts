@@ -374,7 +374,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   p();
   p(`  GPU tier: ${describeTier(kv.tiers.gpu)}`);
   printGpuTier(kv.tiers.gpu, p);
-  p(`  CPU tier: ${describeTier(kv.tiers.cpu)}`);
+  p(`  CPU tier: ${describeTier(kv.tiers.cpu)}${kv.tiers.cpu.peak_held_bytes != null ? `, peak RAM held ${formatBytesBinary(kv.tiers.cpu.peak_held_bytes)}` : ''}`);
   const st = kv.tiers.storage;
   p(
     `  Storage tier: ${describeTier(st)}` +

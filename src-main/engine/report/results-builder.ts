@@ -70,6 +70,8 @@ export interface RunFacts {
   gpu: TierAvailability;
   gpuReport: GpuTierReport | null;
   cpuBudgetBytes: number;
+  /** The CPU tier's peak held memory; null when it allocated none (absent, or trace-only mode). */
+  cpuPeakHeldBytes: number | null;
   storage: { capacityBytes: number; dir: string; directIo: boolean; directIoReason: string | null; fsyncPolicy: 'per-entry' | 'none' };
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
@@ -415,7 +417,12 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     },
     tiers: {
       gpu: gpuDescription(f),
-      cpu: { present: cpuPresent, budget_bytes: f.cpuBudgetBytes, reason: cpuPresent ? null : '--cpu-mem-gb 0 disables the CPU tier' },
+      cpu: {
+        present: cpuPresent,
+        budget_bytes: f.cpuBudgetBytes,
+        reason: cpuPresent ? null : '--cpu-mem-gb 0 disables the CPU tier',
+        peak_held_bytes: f.cpuPeakHeldBytes,
+      },
       storage: {
         present: true,
         budget_bytes: f.storage.capacityBytes,

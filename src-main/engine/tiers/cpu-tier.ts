@@ -2,7 +2,19 @@ import type { BytePool } from '../io/byte-workers.ts';
 import type { AlignedSlab } from '../io/aligned-slab.ts';
 import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from './tier-backend.ts';
 
-const MIN_SIZE_CLASS_BYTES = 64 * 1024;
+/** Size classes step by 1/8 of a power of two, so a segment is at most 12.5 % above its chunk. */
+const SIZE_CLASS_STEPS_PER_DOUBLING = 8;
+const MIN_SIZE_CLASS_STEP_BYTES = 64;
+
+/**
+ * The segment size a chunk of `len` bytes gets: `len` rounded up to the next of 8 steps between two
+ * powers of two (64-byte steps below 512 B), capped at the chunk size.
+ */
+export function cpuSizeClass(len: number, chunkBytes: number): number {
+  if (len >= chunkBytes) return chunkBytes;
+  const step = Math.max(MIN_SIZE_CLASS_STEP_BYTES, 2 ** Math.floor(Math.log2(len)) / SIZE_CLASS_STEPS_PER_DOUBLING);
+  return Math.min(chunkBytes, Math.ceil(len / step) * step);
+}
 
 /**
  * CPU RAM tier: entries live in memory kvbench owns (shared segments of one chunk each, so byte
@@ -17,14 +29,15 @@ export class CpuTier implements TierBackend {
   readonly #staging: AlignedSlab;
   readonly #segments = new Map<string, Buffer[]>();
   /**
-   * Freed segments kept for reuse, by size class (powers of two from 64 KiB up to the chunk size), so
-   * the tier's memory stays bounded by its budget whatever the entry sizes, without waiting for GC.
+   * Freed segments kept for reuse, by size class (see cpuSizeClass), so the tier's memory stays
+   * bounded by its budget whatever the entry sizes, without waiting for GC.
    */
   readonly #free = new Map<number, SharedArrayBuffer[]>();
   #pooledBytes = 0;
-  /** Bytes of the segments entries hold now (size classes, so a little above the entries' sizes). */
+  /** Bytes of the segments entries hold now (size classes, so up to 12.5 % above the entries' sizes). */
   #liveBytes = 0;
-  /** Live plus pooled memory never exceeds this: the budget (and at least one chunk). */
+  #peakHeldBytes = 0;
+  /** Pooling stops where live plus pooled memory would exceed this: the budget (and at least one chunk). */
   readonly #maxHeldBytes: number;
   /** Chunk copies in flight per entry: enough to keep every byte worker busy. */
   readonly #depth: number;
@@ -88,6 +101,16 @@ export class CpuTier implements TierBackend {
     this.#release(segments);
   }
 
+  /** Memory the tier holds now: entries' segments plus freed segments kept for reuse. */
+  get heldBytes(): number {
+    return this.#liveBytes + this.#pooledBytes;
+  }
+
+  /** The most memory the tier held at any moment of the run (what `--cpu-mem-gb` really cost). */
+  get peakHeldBytes(): number {
+    return this.#peakHeldBytes;
+  }
+
   async close(): Promise<void> {
     this.#segments.clear();
     this.#free.clear();
@@ -101,21 +124,18 @@ export class CpuTier implements TierBackend {
     return segments;
   }
 
-  #sizeClass(len: number): number {
-    if (len >= this.#chunkBytes) return this.#chunkBytes;
-    return Math.min(this.#chunkBytes, Math.max(MIN_SIZE_CLASS_BYTES, 2 ** Math.ceil(Math.log2(len))));
-  }
-
   #allocate(sizeBytes: number): Buffer[] {
     const out: Buffer[] = [];
     for (let offset = 0; offset < sizeBytes; offset += this.#chunkBytes) {
       const len = Math.min(this.#chunkBytes, sizeBytes - offset);
-      const cls = this.#sizeClass(len);
+      const cls = cpuSizeClass(len, this.#chunkBytes);
       const reused = this.#free.get(cls)?.pop();
       if (reused) this.#pooledBytes -= cls;
+      else this.#shrinkPoolToFit(cls);
       this.#liveBytes += cls;
       out.push(Buffer.from(reused ?? new SharedArrayBuffer(cls), 0, len));
     }
+    this.#peakHeldBytes = Math.max(this.#peakHeldBytes, this.heldBytes);
     return out;
   }
 
@@ -129,6 +149,22 @@ export class CpuTier implements TierBackend {
       if (!list) this.#free.set(cls, (list = []));
       list.push(sab);
       this.#pooledBytes += cls;
+    }
+  }
+
+  /**
+   * Lets go of pooled segments of other sizes until a new segment of `cls` bytes fits within the
+   * budget beside what is held, so a shift in entry sizes cannot leave a budget's worth of unusable
+   * segments pooled next to a budget's worth of live ones.
+   */
+  #shrinkPoolToFit(cls: number): void {
+    for (const [size, list] of this.#free) {
+      while (list.length > 0 && this.#liveBytes + this.#pooledBytes + cls > this.#maxHeldBytes) {
+        list.pop();
+        this.#pooledBytes -= size;
+      }
+      if (list.length === 0) this.#free.delete(size);
+      if (this.#liveBytes + this.#pooledBytes + cls <= this.#maxHeldBytes) return;
     }
   }
 

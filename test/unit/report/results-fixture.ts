@@ -234,7 +234,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
       model: { key: 'llama3.1-8b', bytes_per_token: 131072, tensor_parallel: 1, entry_bytes_per_token: 131072 },
       tiers: {
         gpu: { present: false, budget_bytes: 0, reason: 'no CUDA device' },
-        cpu: { present: true, budget_bytes: 32 * GIB, reason: null },
+        cpu: { present: true, budget_bytes: 32 * GIB, reason: null, peak_held_bytes: 30 * GIB },
         storage: {
           present: true,
           budget_bytes: 500 * GIB,
