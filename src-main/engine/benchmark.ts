@@ -552,7 +552,16 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   ctx.signal.removeEventListener('abort', onCancel);
   const endNs = closed.endNs;
 
-  const { status, reason: statusReason, fatal } = end;
+  const { fatal } = end;
+  let { status, reason: statusReason } = end;
+  if (status === 'complete' && recorder.requestsCompleted === 0) {
+    // Nothing was measured: every rate would read 0 and every latency list would be empty, which a
+    // report must not average in as a real trial.
+    status = 'partial';
+    statusReason =
+      `no request completed in the ${(endNs / 1e9).toFixed(1)} s measured window ` +
+      `(${closed.requestsInFlight} in flight, ${closed.queued} queued when it closed): lengthen --duration or lower the load`;
+  }
   if (fatal && recorder.requestsCompleted === 0) {
     const e = toErrorData(fatal);
     throw new KvbenchError((fatal as NodeJS.ErrnoException).code === 'ENOSPC' ? 'DISK_FULL' : e.code, statusReason ?? e.message);
