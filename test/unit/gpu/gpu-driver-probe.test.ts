@@ -71,6 +71,20 @@ describe('probeCudaDriver', () => {
     fs.rmSync(dir, { recursive: true });
   });
 
+  it('asks nvidia-smi once per process, however often the GPU tier is opened', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-smi-'));
+    const smi = path.join(dir, 'nvidia-smi');
+    const calls = path.join(dir, 'calls');
+    fs.writeFileSync(smi, `#!/bin/sh\necho x >> ${calls}\necho 580.159.03\n`);
+    fs.chmodSync(smi, 0o755);
+    const driver = new FakeCudaDriver({ devices: [{ name: 'NVIDIA H200', totalMemoryBytes: GiB }] });
+    const answers = await Promise.all([1, 2, 3].map(() => probeCudaDriver({ driver, procVersionPath: path.join(dir, 'absent'), nvidiaSmi: smi })));
+    expect(answers.map((a) => a.driverVersion)).toEqual(['580.159.03', '580.159.03', '580.159.03']);
+    expect(await probeCudaDriver({ driver, procVersionPath: path.join(dir, 'absent'), nvidiaSmi: smi })).toMatchObject({ driverVersion: '580.159.03' });
+    expect(fs.readFileSync(calls, 'utf8')).toBe('x\n');
+    fs.rmSync(dir, { recursive: true });
+  });
+
   it('parses the NVIDIA kernel module banner', () => {
     expect(parseNvidiaProcVersion('NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024')).toBe('535.183.01');
     expect(parseNvidiaProcVersion('NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  560.35.03  Release Build')).toBe('560.35.03');

@@ -39,6 +39,18 @@ export async function readNvidiaDriverVersion(src: DriverVersionSources = {}): P
   }
   const smi = src.nvidiaSmi === undefined ? 'nvidia-smi' : src.nvidiaSmi;
   if (smi === null) return null;
+  let answer = smiAnswers.get(smi);
+  if (!answer) smiAnswers.set(smi, (answer = askNvidiaSmi(smi)));
+  return answer;
+}
+
+/**
+ * nvidia-smi's answer, per executable, for the life of the process: it can take seconds, and a
+ * bench or run opens the GPU tier several times while the installed driver cannot change.
+ */
+const smiAnswers = new Map<string, Promise<string | null>>();
+
+function askNvidiaSmi(smi: string): Promise<string | null> {
   return new Promise((resolve) => {
     execFile(smi, ['--query-gpu=driver_version', '--format=csv,noheader'], { timeout: NVIDIA_SMI_TIMEOUT_MS, encoding: 'utf8' }, (err, stdout) =>
       resolve(err ? null : parseNvidiaSmiDriverVersion(stdout)),
