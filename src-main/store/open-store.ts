@@ -119,6 +119,11 @@ function notWritable(file: string, err: unknown): StoreError {
   );
 }
 
+/** An open the file system refused: read-only opens cannot read it, read-write ones cannot write it. */
+function refusedOpen(file: string, err: unknown, readonly: boolean): StoreError {
+  return readonly ? new StoreError('DB_READ_ONLY', `${file} cannot be read (${why(err)}).`) : notWritable(file, err);
+}
+
 /** Checks an existing file without writing to it. Returns its schema version. */
 function inspectExisting(file: string, latest: number): number {
   const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
@@ -184,7 +189,7 @@ function inspectExistingFile(file: string, latest: number): number {
       throw new StoreError('DB_CORRUPT', `${file} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
     }
     if (code === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${file} is locked by another process: ${(err as Error).message}`);
-    if (isReadOnlyError(err)) throw new StoreError('DB_READ_ONLY', `${file} cannot be read (${why(err)}).`);
+    if (isReadOnlyError(err)) throw refusedOpen(file, err, true);
     throw err;
   } finally {
     db?.close();
@@ -286,7 +291,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     db = opts.readonly ? openForReading(abs, busyTimeoutMs) : openDatabase(abs, { readonly: false, timeout: busyTimeoutMs });
   } catch (err) {
     if (err instanceof StoreError) throw err;
-    if (isReadOnlyError(err)) throw opts.readonly ? new StoreError('DB_READ_ONLY', `${abs} cannot be read (${why(err)}).`) : notWritable(abs, err);
+    if (isReadOnlyError(err)) throw refusedOpen(abs, err, Boolean(opts.readonly));
     throw err;
   }
   try {
@@ -308,7 +313,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     if (isReadOnlyError(err)) {
       // A refused read-write open leaves nothing behind: SQLite may have made an empty -wal and a -shm.
       removeCreatedCompanions(abs, companionsBefore);
-      throw opts.readonly ? new StoreError('DB_READ_ONLY', `${abs} cannot be read (${why(err)}).`) : notWritable(abs, err);
+      throw refusedOpen(abs, err, Boolean(opts.readonly));
     }
     throw err;
   }
