@@ -38,7 +38,7 @@ async function checkOutputWritable(file: string | null): Promise<string | null> 
 
 /** `kvbench run`: parse and validate, run the engine in its own process, write the results. */
 export async function runCommand(argv: string[]): Promise<number> {
-  const parsed = parseRunArgs(argv, { runsHere: { totalMemoryBytes: os.totalmem() } });
+  const parsed = parseRunArgs(argv, { runsHere: { totalMemoryBytes: os.totalmem() }, launcherEnv: process.env });
   if (parsed.ok === 'help') {
     process.stdout.write(parsed.text);
     return EXIT_OK;
@@ -49,6 +49,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   }
   const options = parsed.options;
   if (shownAtLogLevel('warn', options.logLevel)) for (const w of parsed.warnings) process.stderr.write(`warning: ${w}\n`);
+  if (parsed.rank && shownAtLogLevel('info', options.logLevel)) {
+    const r = parsed.rank;
+    process.stderr.write(
+      `info: rank ${r.rank}${r.worldSize !== null ? ` of ${r.worldSize}` : ''} (from ${r.source}): ` +
+        `cache dir ${options.cacheDir ?? 'a new temporary directory'}, seed ${options.seed ?? 'drawn at start'}, results ${options.output}\n`,
+    );
+  }
   const outputErrors = (await Promise.all([checkOutputWritable(options.output), checkOutputWritable(options.xlsxOutput)])).filter(
     (e): e is string => e !== null,
   );

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
@@ -217,6 +217,26 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   }
 }
 
+/** Wall-clock time in ns since the Unix epoch (to a few hundred ns: a double holds no more at this size). */
+function unixNowNs(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1e6);
+}
+
+/**
+ * Waits for --start-at, so the ranks of a multi-host run start their workloads together however
+ * long each took to prepare. A time already past starts at once, with a warning: the ranks' windows
+ * then overlap less, and kvbench merge measures over the overlap.
+ */
+async function waitUntilStartAt(startAtS: number, signal: AbortSignal, log: EngineContext['onLog']): Promise<void> {
+  const waitMs = startAtS * 1000 - Date.now();
+  if (waitMs < 0) {
+    log('warn', `--start-at ${startAtS} passed ${(-waitMs / 1000).toFixed(1)} s before this run was ready: it starts now, later than the ranks that were ready in time`);
+    return;
+  }
+  log('info', `waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${startAtS} (${new Date(startAtS * 1000).toISOString()})`);
+  await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+}
+
 /** Everything frozen when the measured window closed. */
 interface ClosedWindow {
   endNs: number;
@@ -373,6 +393,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     });
     preparation.precondition = { ...phase, targetBytes, threads };
   }
+  if (o.startAt !== null) await waitUntilStartAt(o.startAt, ctx.signal, log);
   if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured phase began', 'cancel');
   recorder = new RunRecorder(qosTargets);
   processor.setRecorder(recorder);
@@ -387,6 +408,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const sinceStartNs = (): number => Number(process.hrtime.bigint() - t0);
   const warmUpNs = o.warmUp * 1e9;
   let windowStartNs: number | null = null;
+  let windowStartUnixNs = 0;
   const elapsedNs = (): number => (windowStartNs === null ? 0 : sinceStartNs() - windowStartNs);
   const durationNs = o.duration * 1e9;
   const load = (): { activeUsers: number; queueDepth: number } => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth });
@@ -401,6 +423,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     lag.reset();
     device?.start();
     windowStartNs = sinceStartNs();
+    windowStartUnixNs = unixNowNs();
     timeline = new TimelineSampler(cache, recorder, load);
   };
   if (warmUpNs === 0) openWindow();
@@ -599,6 +622,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     window: {
       plannedNs: durationNs,
       warmUpNs,
+      startedUnixNs: windowStartUnixNs,
       closedBy: end.closedBy,
       requestsInFlight: closed.requestsInFlight,
       requestsQueued: closed.queued,

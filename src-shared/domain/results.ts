@@ -212,6 +212,8 @@ export interface KvbenchSection {
   requests_failed: number;
   started_at: string;
   elapsed_ns: number;
+  /** This run's place in a multi-host run (--rank, or the launcher's); null on one host. */
+  rank: { rank: number; world_size: number | null; host: string } | null;
   model: { key: string; bytes_per_token: number; tensor_parallel: number; entry_bytes_per_token: number };
   tiers: { gpu: GpuTierDescription; cpu: CpuTierDescription; storage: StorageTierDescription };
   /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
@@ -228,6 +230,8 @@ export interface KvbenchSection {
     planned_ns: number;
     /** --warm-up: the workload ran this long before the window opened (not measured). */
     warm_up_ns: number;
+    /** Wall-clock time the window opened, ns since the Unix epoch (kvbench merge lines ranks up by it). */
+    started_unix_ns: number;
     elapsed_ns: number;
     closed_by: 'duration' | 'max-requests' | 'workload-end' | 'autoscaler' | 'cancel' | 'error';
     requests_in_flight_at_close: number;

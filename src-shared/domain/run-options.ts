@@ -37,6 +37,8 @@ export const MAX_SEED = 2 ** 32 - 1;
 export const MAX_IO_CHUNK_MIB = 1024;
 /** libuv's thread pool tops out at 1024 threads, which bounds the I/Os Node can keep in flight. */
 export const MAX_IO_DEPTH = 1024;
+/** Ranks of one multi-host run (far beyond any cluster a KV-cache test spans; bounds the rank flags). */
+export const MAX_RANKS = 100_000;
 
 // ---------------------------------------------------------------------------------------------
 // Field builders: each message names the flag, with the reference's wording where it has one.
@@ -264,6 +266,15 @@ const RunOptionsObjectSchema = z.strictObject({
   probeResult: path('--probe-result').nullable().default(null),
   /** none = the reference (no promotion on hit); on-hit = move a hit entry to the fastest tier with room. */
   promotion: choice('--promotion', PROMOTION_POLICIES).default('none'),
+  /** This host's rank in a multi-host run; null = the launcher's (mpirun, Slurm, Kubernetes), or one host. */
+  rank: boundedInt('--rank', 0, MAX_RANKS - 1).nullable().default(null),
+  /** Ranks in a multi-host run; null = the launcher's, or unknown. */
+  worldSize: boundedInt('--world-size', 1, MAX_RANKS).nullable().default(null),
+  /** Unix time (s) at which the workload starts, the same on every rank so their windows line up; null = at once. */
+  startAt: num('--start-at')
+    .min(0, { error: (iss) => `--start-at must be a Unix time in seconds (date +%s), got ${got(iss)}` })
+    .nullable()
+    .default(null),
 
   // --- config file only ---
   /** User-added or overridden models (`model_configs` / `custom_models` in the config file). */
@@ -307,6 +318,9 @@ export function crossFieldErrors(o: RunOptionsShape): { message: string; path: (
     issue(`--tensor-parallel (${o.tensorParallel}) cannot exceed --num-gpus (${o.numGpus})`, ['tensorParallel']);
   }
   if (o.prefillOnly && o.decodeOnly) issue('--prefill-only and --decode-only are mutually exclusive', ['prefillOnly']);
+  if (typeof o.rank === 'number' && typeof o.worldSize === 'number' && o.rank >= o.worldSize) {
+    issue(`rank ${o.rank} must be below the world size ${o.worldSize} (--rank and --world-size, or the launcher's)`, ['rank']);
+  }
   if (o.warmUp > 0 && o.enableAutoscaling) issue('--warm-up cannot be combined with --enable-autoscaling: the autoscaler ramps up as part of what it measures', ['warmUp']);
 
   const custom = o.customModels ?? {};

@@ -95,6 +95,9 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--autoscaler-interval', key: 'autoscalerInterval', kind: 'float', metavar: 'S', unit: 's', help: 'seconds between autoscaler decisions (the reference: 10)', origin: 'kvbench' }),
   spec({ flag: '--probe-result', key: 'probeResult', kind: 'path', metavar: 'FILE', help: 'a kvbench probe result (kvbench probe --dir DIR --output FILE): the run states its storage bandwidth as a share of the probed limit', defaultNote: 'none', origin: 'kvbench' }),
   spec({ flag: '--warm-up', key: 'warmUp', kind: 'int', metavar: 'S', unit: 's', help: 'run the workload this long before the measured window opens (fio ramp_time), so requests in flight at its start and end balance out; 0 = measure from the first request', origin: 'kvbench' }),
+  spec({ flag: '--rank', key: 'rank', kind: 'int', metavar: 'N', help: "this host's rank in a multi-host run: its own cache subdirectory rank-N, seed + N, results file name with .rankN (or {rank} in the name); see kvbench merge", defaultNote: "the launcher's: OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, SLURM_PROCID or JOB_COMPLETION_INDEX; else one host", origin: 'kvbench' }),
+  spec({ flag: '--world-size', key: 'worldSize', kind: 'int', metavar: 'N', unit: 'ranks', help: 'ranks in the multi-host run (kvbench merge checks that all are there)', defaultNote: "the launcher's, else unknown", origin: 'kvbench' }),
+  spec({ flag: '--start-at', key: 'startAt', kind: 'float', metavar: 'T', unit: 'Unix s', help: 'wait until this wall-clock time before starting the workload, so every rank starts together (START=$(( $(date +%s) + 60 )) once in the job script)', defaultNote: 'at once', origin: 'kvbench' }),
   spec({ flag: '--promotion', key: 'promotion', kind: 'choice', choices: PROMOTION_POLICIES, metavar: 'POLICY', help: 'on-hit: move a hit entry up to the fastest tier with room (the reference never promotes)', origin: 'kvbench' }),
 ]);
 

@@ -21,6 +21,7 @@ import { DEFAULT_RUN_OPTIONS, validateRunOptions, type RunOptions } from '../../
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
+import { rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { resolveRealPath, systemDirectoryOf } from './system-directories.ts';
 
 export interface ParseRunArgsEnv {
@@ -35,15 +36,23 @@ export interface ParseRunArgsEnv {
    * machine or this build could do.
    */
   readonly runsHere?: { readonly totalMemoryBytes: number };
+  /**
+   * The process environment, where a launcher (mpirun, Slurm, Kubernetes) may have set this
+   * process's rank. Absent: only --rank and --world-size say.
+   */
+  readonly launcherEnv?: NodeJS.ProcessEnv;
 }
 
 export type ParseRunArgsResult =
-  | { ok: true; options: RunOptions; warnings: string[] }
+  /** `rank`: this process's place in a multi-host run (its options already made its own); null on one host. */
+  | { ok: true; options: RunOptions; warnings: string[]; rank: RankInfo | null }
   | { ok: false; errors: string[] }
   /** `--help`/`-h` was given: print `text` and exit successfully. */
   | { ok: 'help'; text: string };
 
 const HELP_NAMES = new Set(['-h', '--help']);
+/** Further than this, --start-at is a mistake (milliseconds for seconds, a wrong date), not a plan. */
+const MAX_START_AT_WAIT_MS = 24 * 3600 * 1000;
 
 /** Parse and validate `kvbench run` arguments (without the `run` word). Never throws. */
 export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {}): ParseRunArgsResult {
@@ -114,6 +123,12 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
   Object.assign(merged, cli);
   merged.output ??= resolve(cwd, defaultOutputName(now()));
   merged.burstTracePath ??= resolve(cwd, DEFAULT_RUN_OPTIONS.burstTracePath);
+  const rank = resolveRank(
+    { rank: typeof merged.rank === 'number' ? merged.rank : null, worldSize: typeof merged.worldSize === 'number' ? merged.worldSize : null },
+    env.launcherEnv ?? {},
+  );
+  // A rank outside its world is refused with the other options (run-options' cross-field rules).
+  if (rank) Object.assign(merged, rankOwnOptions(merged, rank));
 
   const validated = validateRunOptions(merged);
   if (!validated.ok) errors.push(...validated.errors);
@@ -121,10 +136,16 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
   errors.push(...sameOutputFileErrors(merged));
   // With the defaults: the default --cpu-mem-gb must fit too.
   if (env.runsHere) errors.push(...runsHereErrors({ ...DEFAULT_RUN_OPTIONS, ...merged }, env.runsHere));
+  if (env.runsHere && typeof merged.startAt === 'number' && merged.startAt * 1000 - now().getTime() > MAX_START_AT_WAIT_MS) {
+    errors.push(
+      `--start-at ${merged.startAt} is ${new Date(merged.startAt * 1000).toISOString()}, more than a day away: ` +
+        'give a Unix time in seconds, e.g. START=$(( $(date +%s) + 60 ))',
+    );
+  }
   warnings.push(...runWarnings(merged));
 
   if (errors.length > 0 || !validated.ok) return { ok: false, errors: dedupe(errors) };
-  return { ok: true, options: validated.options, warnings };
+  return { ok: true, options: validated.options, warnings, rank };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -182,6 +203,20 @@ function convert(spec: FlagSpec, raw: string): Converted {
   if (spec.kind === 'path' && raw === '') return { ok: false, error: `${spec.flag} must not be empty` };
   // Choices are checked by the schema, with argparse's "invalid choice" text.
   return { ok: true, value: raw };
+}
+
+/**
+ * What a rank keeps to itself: its own cache subdirectory, seed + rank (the reference's rule), and
+ * its own output files, so ranks on shared storage neither delete nor overwrite each other's.
+ */
+function rankOwnOptions(o: Record<string, unknown>, r: RankInfo): Record<string, unknown> {
+  const own: Record<string, unknown> = { rank: r.rank, worldSize: r.worldSize };
+  if (typeof o.seed === 'number') own.seed = o.seed + r.rank;
+  if (typeof o.cacheDir === 'string' && o.cacheDir.length > 0) own.cacheDir = join(o.cacheDir, rankCacheDirName(r.rank));
+  for (const key of ['output', 'xlsxOutput', 'ioTraceLog'] as const) {
+    if (typeof o[key] === 'string' && o[key].length > 0) own[key] = rankedFileName(o[key], r.rank);
+  }
+  return own;
 }
 
 /** The reference's default output name, `benchmark_results_YYYYmmdd_HHMMSS.json`, in local time. */

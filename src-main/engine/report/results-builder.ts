@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { ModelSpec } from '../../../src-shared/domain/models.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { entryBytes } from '../../../src-shared/domain/models.ts';
@@ -77,7 +78,7 @@ export interface RunFacts {
   deviceIo: DeviceStatsReport | null;
   /** `--probe-result`: the device's probed limits. */
   probeLimits: ProbeLimits | null;
-  window: { plannedNs: number; warmUpNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
+  window: { plannedNs: number; warmUpNs: number; startedUnixNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
   eventLoopLagNs: { p50: number; p99: number; max: number };
   byteWorkers: { busyNs: number; wallNs: number; threads: number };
   ioDepth: number;
@@ -408,6 +409,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     requests_issued: f.requestsIssued,
     requests_failed: rec.requestsFailed,
     started_at: f.startedAt,
+    rank: f.options.rank === null ? null : { rank: f.options.rank, world_size: f.options.worldSize, host: os.hostname() },
     elapsed_ns: f.elapsedNs,
     model: {
       key: f.model.key,
@@ -440,6 +442,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     measured_window: {
       planned_ns: f.window.plannedNs,
       warm_up_ns: f.window.warmUpNs,
+      started_unix_ns: f.window.startedUnixNs,
       elapsed_ns: f.elapsedNs,
       closed_by: f.window.closedBy,
       requests_in_flight_at_close: f.window.requestsInFlight,

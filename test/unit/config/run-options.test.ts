@@ -73,8 +73,8 @@ describe('defaults', () => {
 
   it('has one key per option and nothing else', () => {
     expect(Object.keys(DEFAULT_RUN_OPTIONS).sort()).toEqual([...RUN_OPTION_KEYS].sort());
-    // 40 of the reference, 9 of kvbench (--io-chunk-mib … --warm-up, --probe-result), 2 from the config file only.
-    expect(RUN_OPTION_KEYS).toHaveLength(40 + 9 + 2);
+    // 40 of the reference, 12 of kvbench (--io-chunk-mib … --promotion, --rank, --world-size, --start-at), 2 from the config file only.
+    expect(RUN_OPTION_KEYS).toHaveLength(40 + 12 + 2);
   });
 
   it('parsing {} gives the defaults; unknown keys are refused', () => {

@@ -230,6 +230,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
       requests_issued: 1250,
       requests_failed: 3,
       started_at: '2026-03-01T12:00:00.000Z',
+      rank: null,
       elapsed_ns: 60_012_345_678,
       model: { key: 'llama3.1-8b', bytes_per_token: 131072, tensor_parallel: 1, entry_bytes_per_token: 131072 },
       tiers: {
@@ -250,6 +251,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
       measured_window: {
         planned_ns: 60_000_000_000,
         warm_up_ns: 0,
+        started_unix_ns: Date.parse('2026-03-01T12:00:00.000Z') * 1e6,
         elapsed_ns: 60_012_345_678,
         closed_by: 'duration',
         requests_in_flight_at_close: 12,

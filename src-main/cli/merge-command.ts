@@ -1,0 +1,97 @@
+// `kvbench merge`: the results files of a multi-host run's ranks as one result.
+import fs from 'node:fs';
+import { formatBytesPerSecAsGBps, formatIntegerGrouped, formatNsAsMs, formatNsAsSeconds } from '../engine/report/format.ts';
+import { MergeError, mergeRanks, type MergedRanks } from '../export/merge-ranks.ts';
+import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { parseCommandArgs } from './command-args.ts';
+import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
+
+export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE]
+
+Merges the results files of the ranks of one multi-host run (one kvbench run per host, started by
+mpirun, Slurm or a Kubernetes Indexed Job against shared storage; see docs/multi-host.md).
+Throughput: bytes, tokens and requests summed over the ranks within the window in which all of them
+were measuring. Latency: the ranks' histograms merged (pooled percentiles), and the largest of the
+ranks' own P95s. Refused: a missing or repeated rank, ranks run with different flags, windows that
+never overlap.
+
+  --output FILE   write the merged result as JSON
+  --json          print the merged result as JSON instead of the summary
+
+Exit codes: 0 merged; 1 refused (the reasons are printed); 3 merged, but not every rank completed.
+`;
+
+export async function mergeCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommandArgs('merge', MERGE_USAGE, {
+    args: argv,
+    options: {
+      output: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const files = parsed.positionals;
+  if (files.length === 0) {
+    process.stderr.write(`kvbench merge: give the ranks' results files\n\n${MERGE_USAGE}`);
+    return EXIT_FAILED;
+  }
+  const read: { file: string; results: unknown }[] = [];
+  const problems: string[] = [];
+  for (const file of files) {
+    try {
+      read.push({ file, results: JSON.parse(fs.readFileSync(file, 'utf8')) });
+    } catch (err) {
+      problems.push(`${file} cannot be read as JSON: ${(err as Error).message}`);
+    }
+  }
+  let merged: MergedRanks;
+  try {
+    if (problems.length > 0) throw new MergeError(problems);
+    merged = mergeRanks(read);
+  } catch (err) {
+    if (!(err instanceof MergeError)) throw err;
+    process.stderr.write(`kvbench merge: refused:\n  ${err.problems.join('\n  ')}\n`);
+    return EXIT_FAILED;
+  }
+  const json = `${JSON.stringify({ kvbench_merge: merged }, null, 2)}\n`;
+  if (parsed.values.output) {
+    try {
+      await writeFileAtomic(parsed.values.output, json);
+    } catch (err) {
+      process.stderr.write(`kvbench merge: could not write ${parsed.values.output}: ${(err as Error).message}\n`);
+      return EXIT_FAILED;
+    }
+    process.stderr.write(`Merged result saved to ${parsed.values.output}\n`);
+  }
+  process.stdout.write(parsed.values.json ? json : summaryText(merged));
+  return merged.status === 'complete' ? EXIT_OK : EXIT_PARTIAL;
+}
+
+function summaryText(m: MergedRanks): string {
+  const lines: string[] = [];
+  const w = m.common_window;
+  lines.push(`Multi-host run: ${m.ranks.length} of ${m.world_size} ranks, ${m.status.toUpperCase()} (configuration ${m.config_key})`);
+  lines.push(`Common window: ${formatNsAsSeconds(w.duration_ns)} from ${new Date(w.started_unix_ns / 1e6).toISOString()}`);
+  for (const r of m.ranks) {
+    lines.push(
+      `  rank ${r.rank} on ${r.host}: ${r.status}, window ${formatNsAsSeconds(r.window_elapsed_ns)} (${(r.share_in_common_window * 100).toFixed(1)} % in the common window), seed ${r.seed ?? '?'}`,
+    );
+  }
+  const rate = m.rates_per_sec;
+  lines.push('All ranks together, over the common window (GB/s = 10^9 B/s):');
+  lines.push(`  storage read  ${formatBytesPerSecAsGBps(rate.storage_read_bytes)}   write ${formatBytesPerSecAsGBps(rate.storage_write_bytes)}`);
+  lines.push(`  CPU tier read ${formatBytesPerSecAsGBps(rate.cpu_read_bytes)}   write ${formatBytesPerSecAsGBps(rate.cpu_write_bytes)}`);
+  lines.push(
+    `  ${rate.generated_tokens.toFixed(1)} tokens/s, ${rate.requests_completed.toFixed(2)} requests/s ` +
+      `(${formatIntegerGrouped(Math.round(m.totals.requests_completed))} requests completed in the window)`,
+  );
+  lines.push('Latency (histograms of all ranks merged; "worst rank" = the largest rank P95):');
+  for (const [name, l] of Object.entries(m.latency)) {
+    lines.push(`  ${name.padEnd(24)} P50 ${formatNsAsMs(l.p50_ns)}, P95 ${formatNsAsMs(l.p95_ns)}, P99 ${formatNsAsMs(l.p99_ns)}, worst rank P95 ${formatNsAsMs(l.max_rank_p95_ns)} (n=${formatIntegerGrouped(l.count)})`);
+  }
+  for (const n of m.notes) lines.push(`Note: ${n}`);
+  return `${lines.join('\n')}\n`;
+}

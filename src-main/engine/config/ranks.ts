@@ -1,0 +1,68 @@
+// Runs across several hosts: an existing launcher (mpirun, Slurm, a Kubernetes Indexed Job) starts
+// one `kvbench run` per rank against shared storage. Each rank needs its own cache directory (the
+// ranks must not delete each other's entries), its own seed (the reference's seed + rank, so the
+// users differ), and its own results file (the ranks must not overwrite each other's); `kvbench
+// merge` then aggregates the files.
+
+/** A rank's place in a multi-host run, and where that was learnt. */
+export interface RankInfo {
+  rank: number;
+  /** Ranks in the run; null where the launcher does not say (a Kubernetes Indexed Job). */
+  worldSize: number | null;
+  /** `--rank`, or the launcher's environment variable. */
+  source: string;
+}
+
+/** The launchers' variables, in order: the first that is set names the rank (and maybe the size). */
+const LAUNCHER_VARIABLES: readonly { rank: string; size: string | null; launcher: string }[] = [
+  { rank: 'OMPI_COMM_WORLD_RANK', size: 'OMPI_COMM_WORLD_SIZE', launcher: 'Open MPI' },
+  { rank: 'PMI_RANK', size: 'PMI_SIZE', launcher: 'MPICH / Intel MPI' },
+  { rank: 'PMIX_RANK', size: 'PMIX_SIZE', launcher: 'PMIx' },
+  { rank: 'SLURM_PROCID', size: 'SLURM_NTASKS', launcher: 'Slurm' },
+  { rank: 'JOB_COMPLETION_INDEX', size: null, launcher: 'Kubernetes Indexed Job' },
+];
+
+const RANK_PLACEHOLDER = '{rank}';
+
+function nonNegativeInt(raw: string | undefined): number | null {
+  if (raw === undefined || !/^\d+$/.test(raw.trim())) return null;
+  const n = Number(raw.trim());
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** The rank a launcher gave this process, from its environment; null when none did. */
+export function launcherRank(env: NodeJS.ProcessEnv): RankInfo | null {
+  for (const v of LAUNCHER_VARIABLES) {
+    const rank = nonNegativeInt(env[v.rank]);
+    if (rank === null) continue;
+    const size = v.size === null ? null : nonNegativeInt(env[v.size]);
+    return { rank, worldSize: size !== null && size > 0 ? size : null, source: `${v.rank} (${v.launcher})` };
+  }
+  return null;
+}
+
+/**
+ * `--rank`/`--world-size` where given, else the launcher's; null for a run on one host (no launcher,
+ * or a launcher that started only this one process), which then runs exactly as without ranks.
+ */
+export function resolveRank(flags: { rank: number | null; worldSize: number | null }, env: NodeJS.ProcessEnv): RankInfo | null {
+  const launched = launcherRank(env);
+  if (flags.rank !== null) return { rank: flags.rank, worldSize: flags.worldSize ?? launched?.worldSize ?? null, source: '--rank' };
+  if (!launched) return null;
+  const worldSize = flags.worldSize ?? launched.worldSize;
+  if (launched.rank === 0 && worldSize === 1) return null;
+  return { ...launched, worldSize };
+}
+
+/** `results.json` → `results.rank3.json`, or `{rank}` in the name replaced (`r-{rank}.json` → `r-3.json`). */
+export function rankedFileName(file: string, rank: number): string {
+  if (file.includes(RANK_PLACEHOLDER)) return file.replaceAll(RANK_PLACEHOLDER, String(rank));
+  const slash = file.lastIndexOf('/');
+  const dot = file.lastIndexOf('.');
+  return dot > slash + 1 ? `${file.slice(0, dot)}.rank${rank}${file.slice(dot)}` : `${file}.rank${rank}`;
+}
+
+/** The cache subdirectory of one rank, under the shared `--cache-dir`. */
+export function rankCacheDirName(rank: number): string {
+  return `rank-${rank}`;
+}

@@ -1,0 +1,245 @@
+// One result from the ranks of a multi-host run: what the shared storage sustained for all of them
+// together. Throughput is only meaningful over a window every rank was measuring in, so bytes and
+// tokens are summed over the ranks' common window (from each rank's per-second timeline), and
+// latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { configKey, extractHistograms } from '../store/results-ingest.ts';
+
+type Obj = Record<string, unknown>;
+
+export interface RankResultsFile {
+  file: string;
+  results: unknown;
+}
+
+export class MergeError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(problems.join('; '));
+    this.problems = problems;
+  }
+}
+
+/** Per-second amounts a timeline point gives, and the totals they add up to. */
+const TIMELINE_AMOUNTS = {
+  storage_read_bytes: 'storage_read_bytes_per_sec',
+  storage_write_bytes: 'storage_write_bytes_per_sec',
+  cpu_read_bytes: 'cpu_read_bytes_per_sec',
+  cpu_write_bytes: 'cpu_write_bytes_per_sec',
+  generated_tokens: 'generated_tokens_per_sec',
+  requests_completed: 'requests_per_sec',
+} as const;
+type Amount = keyof typeof TIMELINE_AMOUNTS;
+const AMOUNTS = Object.keys(TIMELINE_AMOUNTS) as Amount[];
+
+/** The latencies a merged result reports: pooled over the ranks, and the reference's worst rank's P95. */
+const MERGED_LATENCIES = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
+
+export interface MergedLatency {
+  count: number;
+  p50_ns: number;
+  p95_ns: number;
+  p99_ns: number;
+  /** The reference's rule across ranks: the largest of the ranks' own P95s. */
+  max_rank_p95_ns: number;
+}
+
+export interface MergedRanks {
+  version: string;
+  status: 'complete' | 'partial';
+  world_size: number;
+  config_key: string;
+  ranks: {
+    rank: number;
+    host: string;
+    file: string;
+    status: string;
+    seed: number | null;
+    window_started_unix_ns: number;
+    window_elapsed_ns: number;
+    /** Share of this rank's window inside the common window. */
+    share_in_common_window: number;
+  }[];
+  /** The span every rank was measuring in: the latest start to the earliest end. */
+  common_window: { started_unix_ns: number; ended_unix_ns: number; duration_ns: number };
+  /** Summed over the ranks within the common window (each rank's 1 s timeline, pro-rated at the edges). */
+  totals: Record<Amount, number>;
+  /** totals ÷ the common window's length. */
+  rates_per_sec: Record<Amount, number>;
+  /** Over each rank's whole window (histograms are not kept per second). */
+  latency: Record<string, MergedLatency>;
+  notes: string[];
+}
+
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+interface RankRun {
+  file: string;
+  results: Obj;
+  rank: number;
+  worldSize: number | null;
+  host: string;
+  status: string;
+  startNs: number;
+  elapsedNs: number;
+  timeline: Obj[];
+}
+
+function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
+  const results = obj(f.results);
+  const kv = obj(results.kvbench);
+  if (typeof kv.version !== 'string') {
+    problems.push(`${f.file} is not a kvbench results file (no kvbench section): only kvbench runs carry the timelines and histograms a merge needs`);
+    return null;
+  }
+  const rank = obj(kv.rank);
+  if (num(rank.rank) === null) {
+    problems.push(`${f.file} is not one rank of a multi-host run (no kvbench.rank): run each host with --rank and --world-size, or under mpirun, Slurm or a Kubernetes Indexed Job`);
+    return null;
+  }
+  const window = obj(kv.measured_window);
+  const startNs = num(window.started_unix_ns);
+  const elapsedNs = num(kv.elapsed_ns);
+  if (startNs === null || elapsedNs === null || !Array.isArray(kv.timeline)) {
+    problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
+    return null;
+  }
+  return {
+    file: f.file,
+    results,
+    rank: num(rank.rank)!,
+    worldSize: num(rank.world_size),
+    host: typeof rank.host === 'string' ? rank.host : '?',
+    status: typeof kv.status === 'string' ? kv.status : '?',
+    startNs,
+    elapsedNs,
+    timeline: kv.timeline.map(obj),
+  };
+}
+
+/** The ranks must form one run: each rank once, all of the world there, the same configuration. */
+function consistencyProblems(runs: RankRun[]): { problems: string[]; worldSize: number; key: string } {
+  const problems: string[] = [];
+  const byRank = new Map<number, RankRun>();
+  for (const r of runs) {
+    const other = byRank.get(r.rank);
+    if (other) problems.push(`rank ${r.rank} appears twice: ${other.file} and ${r.file}`);
+    else byRank.set(r.rank, r);
+  }
+  const sizes = [...new Set(runs.map((r) => r.worldSize).filter((s): s is number => s !== null))];
+  if (sizes.length > 1) problems.push(`the files disagree on the world size: ${sizes.join(', ')}`);
+  const worldSize = sizes[0] ?? Math.max(...runs.map((r) => r.rank)) + 1;
+  const missing = Array.from({ length: worldSize }, (_, i) => i).filter((i) => !byRank.has(i));
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
+    problems.push(`rank(s) ${shown} of ${worldSize} missing: a merge of some ranks would understate what the storage served all of them`);
+  }
+  const keys = new Map<string, string[]>();
+  for (const r of runs) {
+    const options = obj(obj(r.results.kvbench).run_options);
+    const k = configKey(options);
+    keys.set(k, [...(keys.get(k) ?? []), `rank ${r.rank}`]);
+  }
+  if (keys.size > 1) {
+    problems.push(`the ranks ran different configurations (${[...keys.values()].map((ranks) => ranks.join(', ')).join(' vs ')}): give every rank the same flags`);
+  }
+  return { problems, worldSize, key: [...keys.keys()][0] ?? '' };
+}
+
+/** A rank's amounts inside [fromNs, toNs] (Unix ns): each timeline interval pro-rated by its overlap. */
+function amountsWithin(r: RankRun, fromNs: number, toNs: number): Record<Amount, number> {
+  const out = Object.fromEntries(AMOUNTS.map((a) => [a, 0])) as Record<Amount, number>;
+  for (const p of r.timeline) {
+    const endNs = num(p.elapsed_ns);
+    const intervalNs = num(p.interval_ns);
+    if (endNs === null || intervalNs === null || intervalNs <= 0) continue;
+    const a = r.startNs + endNs - intervalNs;
+    const b = r.startNs + endNs;
+    const overlapNs = Math.min(b, toNs) - Math.max(a, fromNs);
+    if (overlapNs <= 0) continue;
+    for (const amount of AMOUNTS) out[amount] += (num(p[TIMELINE_AMOUNTS[amount]]) ?? 0) * (overlapNs / 1e9);
+  }
+  return out;
+}
+
+function mergedLatencies(runs: RankRun[]): Record<string, MergedLatency> {
+  const out: Record<string, MergedLatency> = {};
+  const perRank = runs.map((r) => extractHistograms(r.results));
+  for (const name of MERGED_LATENCIES) {
+    const merged = new LatencyHistogram();
+    let maxRankP95 = 0;
+    for (const hs of perRank) {
+      const h = hs.find((x) => x.name === name);
+      if (!h) continue;
+      const decoded = LatencyHistogram.decode(h.hdr, h.sumNs);
+      merged.merge(decoded);
+      maxRankP95 = Math.max(maxRankP95, decoded.percentileNs(95));
+    }
+    if (merged.count === 0) continue;
+    out[name] = { count: merged.count, p50_ns: merged.percentileNs(50), p95_ns: merged.percentileNs(95), p99_ns: merged.percentileNs(99), max_rank_p95_ns: maxRankP95 };
+  }
+  return out;
+}
+
+/** Merges the results files of one multi-host run. Throws MergeError listing every problem. */
+export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
+  if (files.length === 0) throw new MergeError(['no results files given']);
+  const problems: string[] = [];
+  const runs = files.map((f) => readRank(f, problems)).filter((r): r is RankRun => r !== null);
+  if (problems.length > 0) throw new MergeError(problems);
+  const { problems: inconsistent, worldSize, key } = consistencyProblems(runs);
+  if (inconsistent.length > 0) throw new MergeError(inconsistent);
+
+  const fromNs = Math.max(...runs.map((r) => r.startNs));
+  const toNs = Math.min(...runs.map((r) => r.startNs + r.elapsedNs));
+  if (toNs <= fromNs) {
+    throw new MergeError([
+      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at',
+    ]);
+  }
+  const durationNs = toNs - fromNs;
+  runs.sort((a, b) => a.rank - b.rank);
+
+  const totals = Object.fromEntries(AMOUNTS.map((a) => [a, 0])) as Record<Amount, number>;
+  for (const r of runs) {
+    const own = amountsWithin(r, fromNs, toNs);
+    for (const a of AMOUNTS) totals[a] += own[a];
+  }
+  const rates = Object.fromEntries(AMOUNTS.map((a) => [a, totals[a] / (durationNs / 1e9)])) as Record<Amount, number>;
+
+  const notes: string[] = [];
+  const shortest = Math.min(...runs.map((r) => r.elapsedNs));
+  if (durationNs < 0.9 * shortest) {
+    notes.push(
+      `the ranks' windows overlap for ${(durationNs / 1e9).toFixed(1)} s of the shortest ${(shortest / 1e9).toFixed(1)} s: ` +
+        'start them together with --start-at so the storage is measured under the whole load for longer',
+    );
+  }
+  const incomplete = runs.filter((r) => r.status !== 'complete');
+  if (incomplete.length > 0) notes.push(`not every rank completed: ${incomplete.map((r) => `rank ${r.rank} ${r.status}`).join(', ')}`);
+  notes.push('throughput: summed over the ranks within the common window; latency: the ranks\' histograms merged, over each rank\'s whole window');
+
+  return {
+    version: KVBENCH_VERSION,
+    status: incomplete.length > 0 ? 'partial' : 'complete',
+    world_size: worldSize,
+    config_key: key,
+    ranks: runs.map((r) => ({
+      rank: r.rank,
+      host: r.host,
+      file: r.file,
+      status: r.status,
+      seed: num(obj(r.results.kvbench).effective_seed),
+      window_started_unix_ns: r.startNs,
+      window_elapsed_ns: r.elapsedNs,
+      share_in_common_window: durationNs / r.elapsedNs,
+    })),
+    common_window: { started_unix_ns: fromNs, ended_unix_ns: toNs, duration_ns: durationNs },
+    totals,
+    rates_per_sec: rates,
+    latency: mergedLatencies(runs),
+    notes,
+  };
+}

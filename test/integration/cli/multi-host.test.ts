@@ -1,0 +1,59 @@
+// Two ranks of a multi-host run, as mpirun starts them: the same command line, the rank in the
+// environment, one shared cache directory and one output name. Each rank must keep to its own
+// subdirectory, seed and results file, --start-at must line their windows up, and kvbench merge must
+// add them up over the window they shared.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli } from './cli-harness.ts';
+
+afterEach(removeTempDirs);
+
+describe('kvbench run under Open MPI, then kvbench merge', () => {
+  it('runs each rank apart on shared storage and merges them over their common window', { timeout: 90_000 }, async () => {
+    const tmp = makeTempDir();
+    const shared = path.join(tmp, 'shared');
+    fs.mkdirSync(shared);
+    fs.writeFileSync(path.join(shared, 'keep.txt'), 'not kvbench\n');
+    // Time for both CLIs to start on a loaded 2-core machine before the agreed moment.
+    const startAt = Math.ceil(Date.now() / 1000) + 12;
+    const args = [
+      'run', ...oneLayerRunFlags(tmp), '--num-users', '4', '--duration', '3', '--cpu-mem-gb', '0', '--cache-dir', shared,
+      '--seed', '42', '--start-at', String(startAt), '--output', path.join(tmp, 'r.json'),
+    ];
+    const ranks = await Promise.all(
+      [0, 1].map((rank) => runCli(args, { cwd: tmp, env: { OMPI_COMM_WORLD_RANK: String(rank), OMPI_COMM_WORLD_SIZE: '2' } })),
+    );
+    for (const [rank, r] of ranks.entries()) {
+      expect(r.code, explain(r)).toBe(0);
+      expect(r.stderr).toContain(`info: rank ${rank} of 2 (from OMPI_COMM_WORLD_RANK (Open MPI)): cache dir ${path.join(shared, `rank-${rank}`)}, seed ${42 + rank}`);
+      expect(r.stderr, 'the rank was ready before --start-at').not.toMatch(/--start-at \d+ passed/);
+    }
+    const results = [0, 1].map((rank) => readResults(path.join(tmp, `r.rank${rank}.json`)));
+    expect(results.map((r) => r.kvbench.rank)).toEqual([0, 1].map((rank) => ({ rank, world_size: 2, host: expect.any(String) })));
+    expect(results.map((r) => r.kvbench.effective_seed)).toEqual([42, 43]);
+    expect(results[0].kvbench.request_stream_digest).not.toBe(results[1].kvbench.request_stream_digest);
+    // Both started at --start-at: their windows open within a small fraction of a second of it.
+    for (const r of results) expect(Math.abs(r.kvbench.measured_window.started_unix_ns / 1e9 - startAt)).toBeLessThan(0.5);
+    // The shared directory is as it was: each rank removed its own subdirectory, nothing else.
+    expect(fs.readdirSync(shared)).toEqual(['keep.txt']);
+
+    const merged = path.join(tmp, 'merged.json');
+    const m = await runCli(['merge', path.join(tmp, 'r.rank0.json'), path.join(tmp, 'r.rank1.json'), '--output', merged], { cwd: tmp });
+    expect(m.code, explain(m)).toBe(0);
+    expect(m.stdout).toMatch(/^Multi-host run: 2 of 2 ranks, COMPLETE/);
+    const out = JSON.parse(fs.readFileSync(merged, 'utf8')).kvbench_merge;
+    const perRank = results.map((r) => r.kvbench.tier_bytes.storage.read_bytes + r.kvbench.tier_bytes.storage.write_bytes);
+    const mergedBytes = out.totals.storage_read_bytes + out.totals.storage_write_bytes;
+    // The common window is nearly all of each window, so nearly all bytes; never more than all.
+    expect(mergedBytes).toBeLessThanOrEqual(perRank[0] + perRank[1] + 1);
+    expect(mergedBytes).toBeGreaterThan(0.8 * (perRank[0] + perRank[1]));
+    expect(out.common_window.duration_ns).toBeGreaterThan(0.8 * 3e9);
+    expect(out.latency.end_to_end.count).toBe(results[0].kvbench.latency.end_to_end.count + results[1].kvbench.latency.end_to_end.count);
+
+    // One rank alone is not the run.
+    const one = await runCli(['merge', path.join(tmp, 'r.rank0.json')], { cwd: tmp });
+    expect(one.code).toBe(1);
+    expect(one.stderr).toContain('rank(s) 1 of 2 missing');
+  });
+});

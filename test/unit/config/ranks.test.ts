@@ -1,0 +1,80 @@
+// Ranks of a multi-host run: where the rank comes from, and what each rank keeps to itself.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
+import { launcherRank, rankedFileName, resolveRank } from '../../../src-main/engine/config/ranks.ts';
+
+let cwd: string;
+const NOW = new Date('2026-11-24T10:00:00Z');
+beforeAll(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'kvbench-ranks-'));
+});
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+const BASE = ['--model', 'tiny-1b', '--seed', '42', '--cache-dir', 'shared', '--output', 'r.json', '--xlsx-output', 'r.xlsx'];
+
+describe('launcherRank', () => {
+  it('reads Open MPI, MPICH, PMIx, Slurm and Kubernetes variables, in that order', () => {
+    expect(launcherRank({ OMPI_COMM_WORLD_RANK: '3', OMPI_COMM_WORLD_SIZE: '8', SLURM_PROCID: '1' })).toEqual({ rank: 3, worldSize: 8, source: 'OMPI_COMM_WORLD_RANK (Open MPI)' });
+    expect(launcherRank({ PMI_RANK: '2', PMI_SIZE: '4' })).toMatchObject({ rank: 2, worldSize: 4 });
+    expect(launcherRank({ PMIX_RANK: '5' })).toMatchObject({ rank: 5, worldSize: null });
+    expect(launcherRank({ SLURM_PROCID: '7', SLURM_NTASKS: '16' })).toMatchObject({ rank: 7, worldSize: 16, source: 'SLURM_PROCID (Slurm)' });
+    expect(launcherRank({ JOB_COMPLETION_INDEX: '4' })).toEqual({ rank: 4, worldSize: null, source: 'JOB_COMPLETION_INDEX (Kubernetes Indexed Job)' });
+    expect(launcherRank({ SLURM_PROCID: 'x', JOB_COMPLETION_INDEX: '1' })).toMatchObject({ rank: 1 });
+    expect(launcherRank({})).toBeNull();
+  });
+});
+
+describe('resolveRank', () => {
+  it('lets --rank and --world-size override the launcher, and treats a launcher of one process as one host', () => {
+    expect(resolveRank({ rank: 1, worldSize: 2 }, { SLURM_PROCID: '5', SLURM_NTASKS: '8' })).toEqual({ rank: 1, worldSize: 2, source: '--rank' });
+    expect(resolveRank({ rank: null, worldSize: 4 }, { JOB_COMPLETION_INDEX: '3' })).toMatchObject({ rank: 3, worldSize: 4 });
+    expect(resolveRank({ rank: null, worldSize: null }, { SLURM_PROCID: '0', SLURM_NTASKS: '1' })).toBeNull();
+    expect(resolveRank({ rank: null, worldSize: null }, {})).toBeNull();
+  });
+});
+
+describe('rankedFileName', () => {
+  it('replaces {rank}, else adds .rankN before the extension', () => {
+    expect(rankedFileName('/out/r-{rank}.json', 3)).toBe('/out/r-3.json');
+    expect(rankedFileName('/out/results.json', 3)).toBe('/out/results.rank3.json');
+    expect(rankedFileName('/out.d/results', 0)).toBe('/out.d/results.rank0');
+    expect(rankedFileName('/out/.hidden', 1)).toBe('/out/.hidden.rank1');
+  });
+});
+
+describe('kvbench run under a launcher', () => {
+  it('gives each rank its own cache subdirectory, seed + rank and output files', () => {
+    const r = parseRunArgs(BASE, { cwd, now: () => NOW, launcherEnv: { OMPI_COMM_WORLD_RANK: '2', OMPI_COMM_WORLD_SIZE: '4' } });
+    if (r.ok !== true) throw new Error(JSON.stringify(r));
+    expect(r.rank).toEqual({ rank: 2, worldSize: 4, source: 'OMPI_COMM_WORLD_RANK (Open MPI)' });
+    expect(r.options).toMatchObject({
+      rank: 2,
+      worldSize: 4,
+      seed: 44,
+      cacheDir: join(cwd, 'shared', 'rank-2'),
+      output: join(cwd, 'r.rank2.json'),
+      xlsxOutput: join(cwd, 'r.rank2.xlsx'),
+    });
+  });
+
+  it('runs exactly as on one host without a launcher', () => {
+    const r = parseRunArgs(BASE, { cwd, now: () => NOW, launcherEnv: {} });
+    if (r.ok !== true) throw new Error(JSON.stringify(r));
+    expect(r.rank).toBeNull();
+    expect(r.options).toMatchObject({ rank: null, worldSize: null, seed: 42, cacheDir: join(cwd, 'shared'), output: join(cwd, 'r.json') });
+  });
+
+  it('refuses a rank outside its world, and a --start-at more than a day away', () => {
+    const outside = parseRunArgs([...BASE, '--world-size', '2'], { cwd, now: () => NOW, launcherEnv: { JOB_COMPLETION_INDEX: '2' } });
+    expect(outside).toEqual({ ok: false, errors: ["rank 2 must be below the world size 2 (--rank and --world-size, or the launcher's)"] });
+    const flags = parseRunArgs([...BASE, '--rank', '3', '--world-size', '3'], { cwd, now: () => NOW });
+    expect(flags.ok).toBe(false);
+    const ms = parseRunArgs([...BASE, '--start-at', String(NOW.getTime() + 60_000)], { cwd, now: () => NOW, runsHere: { totalMemoryBytes: 64 * 2 ** 30 } });
+    expect(ms).toEqual({ ok: false, errors: [expect.stringMatching(/^--start-at \d+ is .*, more than a day away: give a Unix time in seconds/)] });
+    const soon = parseRunArgs([...BASE, '--cpu-mem-gb', '1', '--start-at', String(NOW.getTime() / 1000 + 60)], { cwd, now: () => NOW, runsHere: { totalMemoryBytes: 64 * 2 ** 30 } });
+    expect(soon.ok).toBe(true);
+  });
+});

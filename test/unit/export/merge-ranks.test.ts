@@ -1,0 +1,119 @@
+// Merging the ranks of a multi-host run: throughput summed over the window all ranks measured in,
+// latency from the merged histograms, and every way the files can fail to be one run refused.
+import { describe, expect, it } from 'vitest';
+import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import { latencySummaryNs } from '../../../src-main/engine/report/results-builder.ts';
+import { MergeError, mergeRanks, type RankResultsFile } from '../../../src-main/export/merge-ranks.ts';
+
+const S = 1e9;
+const T0 = Date.parse('2026-11-24T10:00:00Z') * 1e6;
+
+interface RankSpec {
+  rank: number;
+  worldSize?: number | null;
+  /** Window start, ns after T0. */
+  offsetNs?: number;
+  seconds?: number;
+  /** Storage bytes read per second, constant. */
+  readBps?: number;
+  readLatenciesMs?: number[];
+  options?: Record<string, unknown>;
+  status?: string;
+}
+
+function histogram(valuesMs: number[]) {
+  const h = new LatencyHistogram();
+  for (const v of valuesMs) h.record(v * 1e6);
+  return latencySummaryNs(h);
+}
+
+function rankFile(r: RankSpec): RankResultsFile {
+  const seconds = r.seconds ?? 10;
+  const readBps = r.readBps ?? 1e9;
+  const timeline = Array.from({ length: seconds }, (_, i) => ({
+    elapsed_ns: (i + 1) * S,
+    interval_ns: S,
+    storage_read_bytes_per_sec: readBps,
+    storage_write_bytes_per_sec: readBps / 4,
+    cpu_read_bytes_per_sec: 0,
+    cpu_write_bytes_per_sec: 0,
+    generated_tokens_per_sec: 100,
+    requests_per_sec: 2,
+  }));
+  return {
+    file: `r.rank${r.rank}.json`,
+    results: {
+      kvbench: {
+        version: '0.2.0',
+        status: r.status ?? 'complete',
+        effective_seed: 42 + r.rank,
+        elapsed_ns: seconds * S,
+        rank: { rank: r.rank, world_size: r.worldSize === undefined ? 2 : r.worldSize, host: `host${r.rank}` },
+        measured_window: { started_unix_ns: T0 + (r.offsetNs ?? 0) },
+        timeline,
+        run_options: { model: 'tiny-1b', numUsers: 8, duration: seconds, seed: 42 + r.rank, cacheDir: `/shared/rank-${r.rank}`, ...r.options },
+        latency: { tier_read: { storage: histogram(r.readLatenciesMs ?? [10, 20, 30]) } },
+      },
+    },
+  };
+}
+
+function refusal(files: RankResultsFile[]): string[] {
+  try {
+    mergeRanks(files);
+  } catch (err) {
+    if (err instanceof MergeError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('mergeRanks', () => {
+  it('sums bytes over the common window only, pro-rating the edge seconds', () => {
+    // Rank 1 opened its window 2.5 s after rank 0: they overlap for 7.5 s.
+    const m = mergeRanks([rankFile({ rank: 0, readBps: 1e9 }), rankFile({ rank: 1, offsetNs: 2.5 * S, readBps: 3e9 })]);
+    expect(m.common_window).toEqual({ started_unix_ns: T0 + 2.5 * S, ended_unix_ns: T0 + 10 * S, duration_ns: 7.5 * S });
+    expect(m.totals.storage_read_bytes).toBeCloseTo(7.5 * 1e9 + 7.5 * 3e9, -3);
+    expect(m.rates_per_sec.storage_read_bytes).toBeCloseTo(4e9, -3);
+    expect(m.rates_per_sec.storage_write_bytes).toBeCloseTo(1e9, -3);
+    expect(m.rates_per_sec.generated_tokens).toBeCloseTo(200, 6);
+    expect(m.rates_per_sec.requests_completed).toBeCloseTo(4, 6);
+    expect(m.ranks.map((r) => [r.rank, r.host, r.seed, r.share_in_common_window])).toEqual([
+      [0, 'host0', 42, 0.75],
+      [1, 'host1', 43, 0.75],
+    ]);
+    expect(m.status).toBe('complete');
+    expect(m.notes.join(' ')).toMatch(/overlap for 7\.5 s of the shortest 10\.0 s: start them together with --start-at/);
+  });
+
+  it('pools latency from the merged histograms and reports the worst rank P95 apart', () => {
+    const fast = Array.from({ length: 95 }, () => 1);
+    const m = mergeRanks([rankFile({ rank: 0, readLatenciesMs: fast }), rankFile({ rank: 1, readLatenciesMs: [100, 100, 100, 100, 100] })]);
+    const l = m.latency['tier_read.storage'];
+    expect(l.count).toBe(100);
+    // Pooled: 95 of 100 samples are 1 ms, so P95 is 1 ms; averaging the two ranks' P95s would say ~50 ms.
+    expect(l.p95_ns / 1e6).toBeCloseTo(1, 1);
+    expect(l.max_rank_p95_ns / 1e6).toBeCloseTo(100, 0);
+  });
+
+  it('refuses files that are not one whole run', () => {
+    expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 0 })])).toEqual(['rank 0 appears twice: r.rank0.json and r.rank0.json', 'rank(s) 1 of 2 missing: a merge of some ranks would understate what the storage served all of them']);
+    expect(refusal([rankFile({ rank: 0, worldSize: 3 }), rankFile({ rank: 1, worldSize: 3 })])).toEqual([
+      'rank(s) 2 of 3 missing: a merge of some ranks would understate what the storage served all of them',
+    ]);
+    expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 1, options: { numUsers: 16 } })])[0]).toMatch(/^the ranks ran different configurations \(rank 0 vs rank 1\)/);
+    expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 1, offsetNs: 11 * S })])).toEqual([
+      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at',
+    ]);
+    const noRank = rankFile({ rank: 0 });
+    (noRank.results as { kvbench: { rank: unknown } }).kvbench.rank = null;
+    expect(refusal([noRank])[0]).toMatch(/is not one rank of a multi-host run \(no kvbench\.rank\)/);
+    expect(refusal([{ file: 'ref.json', results: { summary: {} } }])[0]).toMatch(/^ref\.json is not a kvbench results file/);
+  });
+
+  it('merges ranks that ran with different seeds and cache directories, and says when one did not complete', () => {
+    const m = mergeRanks([rankFile({ rank: 0 }), rankFile({ rank: 1, status: 'partial' })]);
+    expect(m.status).toBe('partial');
+    expect(m.notes).toContain('not every rank completed: rank 1 partial');
+  });
+});
