@@ -523,9 +523,13 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
 async function deleteSub(argv: string[]): Promise<number> {
   let p;
   try {
-    p = parseArgs({ args: argv, allowPositionals: true, options: { db: { type: 'string' } }, strict: true });
+    p = parseArgs({ args: argv, allowPositionals: true, options: { db: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }, strict: true });
   } catch (e) {
     return err(`delete: ${(e as Error).message}`);
+  }
+  if (p.values.help) {
+    process.stdout.write('Usage: kvbench endpoint delete ID [--db PATH]\n\nDeletes one stored endpoint run (see kvbench endpoint list) with its requests.\n');
+    return EXIT_OK;
   }
   const id = Number(p.positionals[0]);
   if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('delete: give one run id');

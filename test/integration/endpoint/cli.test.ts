@@ -121,6 +121,9 @@ describe('kvbench endpoint (CLI)', () => {
     expect(res.runs.pcie[0].log_metrics.cache_hit_rate).toBeCloseTo(served.hit / served.all, 12);
     expect(res.runs.pcie[0].log_metrics.cache_hit_rate_source).toBe('cached ÷ prompt tokens (server usage)');
 
+    const help = await runCli(['endpoint', 'delete', '--help'], { cwd: dir });
+    expect(help.code, explain(help)).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: kvbench endpoint delete ID \[--db PATH\]/);
     const del = await runCli(['endpoint', 'delete', '2', '--db', db], { cwd: dir });
     expect(del.code, explain(del)).toBe(0);
     const none = await runCli(['endpoint', 'compare', 'pcie', 'c2c', '--db', db], { cwd: dir });
