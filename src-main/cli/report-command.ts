@@ -2,7 +2,7 @@
 // by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { withCommandStore } from './command-store.ts';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, type StatedBandwidth } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
@@ -25,6 +25,9 @@ moved, and efficiency against the drive's probed bandwidth.
                          configurations: ratio A ÷ B per metric, win rate, noise (CV)
   --match config|scenario  what "matched" means (default config: equal workload options)
   --per-config           with --compare: one table per metric and configuration
+  --stated-read-gbps X   the drive's read bandwidth as its datasheet states it (GB/s = 10^9 B/s):
+                         storage read efficiency against it instead of the probed limit
+  --stated-write-gbps X  the same for writes
   --json                 the report model as JSON
   --db PATH              the database (default: $KVBENCH_DB, else the user data directory)
 `;
@@ -43,6 +46,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
       drives: { type: 'boolean', default: false },
       match: { type: 'string', default: 'config' },
       'per-config': { type: 'boolean', default: false },
+      'stated-read-gbps': { type: 'string' },
+      'stated-write-gbps': { type: 'string' },
       json: { type: 'boolean', default: false },
       db: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -55,6 +60,11 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const match = a.match;
   if (match !== 'config' && match !== 'scenario') {
     process.stderr.write(`kvbench report: --match must be config or scenario, got ${match}\n`);
+    return 1;
+  }
+  const stated = statedBandwidth(a['stated-read-gbps'], a['stated-write-gbps']);
+  if (typeof stated === 'string') {
+    process.stderr.write(`kvbench report: ${stated}\n`);
     return 1;
   }
   if (a.compare ? parsed.positionals.length !== 2 : parsed.positionals.length !== 0) {
@@ -105,7 +115,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
       const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
       // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
-      const tiers = buildTierComparison(report, (id) => store.trialHardware(id));
+      const tiers = buildTierComparison(report, (id) => store.trialHardware(id), stated);
       if (a.json) {
         process.stdout.write(`${JSON.stringify({ title, scenarios: report, tiers }, null, 2)}\n`);
         return 0;
@@ -119,4 +129,21 @@ export async function reportCommand(argv: string[]): Promise<number> {
       return 1;
     }
   });
+}
+
+/** `--stated-read-gbps` / `--stated-write-gbps` as bytes/s, or the problem with them. */
+function statedBandwidth(read: string | undefined, write: string | undefined): StatedBandwidth | null | string {
+  const problems: string[] = [];
+  const bytesPerS = (flag: string, v: string | undefined): number | null => {
+    if (v === undefined) return null;
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) {
+      problems.push(`${flag} must be a positive number of GB/s (10^9 bytes/s), got ${v}`);
+      return null;
+    }
+    return n * 1e9;
+  };
+  const s = { readBytesPerS: bytesPerS('--stated-read-gbps', read), writeBytesPerS: bytesPerS('--stated-write-gbps', write) };
+  if (problems.length > 0) return problems.join('; ');
+  return s.readBytesPerS === null && s.writeBytesPerS === null ? null : s;
 }

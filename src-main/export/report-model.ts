@@ -234,6 +234,12 @@ export interface TierComparison {
 /** One profile for every row, or each trial's own snapshot. */
 export type HardwareSource = HardwareProfile | null | ((trialId: number) => HardwareProfile | null);
 
+/** A drive's bandwidth as its datasheet states it (bytes/s), given by the user instead of the probe's. */
+export interface StatedBandwidth {
+  readBytesPerS: number | null;
+  writeBytesPerS: number | null;
+}
+
 const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none' };
 
 /** The drive's and memory's limits a hardware snapshot measured. */
@@ -271,6 +277,23 @@ function groupLimits(s: ScenarioSummary, hardware: HardwareSource): ProbeLimits 
   return probeLimitsOf(newest);
 }
 
+/** The stated directions replace the probed ones; the source says which is which. */
+function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits {
+  if (!stated || (stated.readBytesPerS === null && stated.writeBytesPerS === null)) return l;
+  const gbps = (b: number): string => `${(b / 1e9).toFixed(2)} GB/s`;
+  const given = [
+    stated.readBytesPerS !== null ? `read ${gbps(stated.readBytesPerS)}` : null,
+    stated.writeBytesPerS !== null ? `write ${gbps(stated.writeBytesPerS)}` : null,
+  ].filter((x): x is string => x !== null);
+  const both = stated.readBytesPerS !== null && stated.writeBytesPerS !== null;
+  return {
+    ...l,
+    readBytesPerS: stated.readBytesPerS ?? l.readBytesPerS,
+    writeBytesPerS: stated.writeBytesPerS ?? l.writeBytesPerS,
+    source: `stated by the user (${given.join(', ')})${both ? '' : `; the other direction: ${l.source}`}`,
+  };
+}
+
 const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
   a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source;
 
@@ -280,9 +303,10 @@ const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
 /**
  * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
  * bytes moved, speedup against storage-only, and efficiency against the probed limits: of
- * `hardware` when one profile is given (one suite), else of each row's own trials' snapshots.
+ * `hardware` when one profile is given (one suite), else of each row's own trials' snapshots; or
+ * against the drive's stated (datasheet) bandwidth where the user gives it.
  */
-export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource): TierComparison {
+export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource, stated: StatedBandwidth | null = null): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
   const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
   // One suite's scenarios share model, duration and generation mode; a report over several suites
@@ -292,14 +316,14 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
     baselines.find((b) => placeKey(b) === placeKey(s) && SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
   const baseline = baselines[0] ?? null;
-  const limitsOf = new Map(rows.map((s) => [s, groupLimits(s, hardware)]));
+  const limitsOf = new Map(rows.map((s) => [s, withStated(groupLimits(s, hardware), stated)]));
   const notes: string[] = [];
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null).length : 0;
   if (orphans > 0) notes.push(`${orphans} row(s) have no storage-only scenario of the same model, duration and generation mode${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`);
   const unprobed = rows.filter((s) => limitsOf.get(s)!.readBytesPerS === null).length;
-  if (unprobed > 0 && unprobed === rows.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, or kvbench hw --probe)');
+  if (unprobed > 0 && unprobed === rows.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
   else if (unprobed > 0) notes.push(`${unprobed} row(s) have no bandwidth probe of their drive: no storage efficiency there (run the suite with its probe, or kvbench hw --probe)`);
   const out: TierRow[] = rows.map((s) => {
     const base = baselineOf(s);
@@ -347,15 +371,15 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   return {
     baseline: baseline?.scenarioId ?? null,
     includeIncomplete: report.includeIncomplete,
-    probe: commonLimits(out.map((r) => r.limits), hardware),
+    probe: commonLimits(out.map((r) => r.limits), hardware, stated),
     rows: out,
     notes,
   };
 }
 
 /** The one set of limits every row shares, or a placeholder that sends the reader to the rows. */
-function commonLimits(all: readonly ProbeLimits[], hardware: HardwareSource): ProbeLimits {
-  if (all.length === 0) return typeof hardware === 'function' ? NO_LIMITS : probeLimitsOf(hardware);
+function commonLimits(all: readonly ProbeLimits[], hardware: HardwareSource, stated: StatedBandwidth | null): ProbeLimits {
+  if (all.length === 0) return withStated(typeof hardware === 'function' ? NO_LIMITS : probeLimitsOf(hardware), stated);
   if (all.every((l) => sameLimits(l, all[0]))) return all[0];
   return { ...NO_LIMITS, source: 'several: each row against the probe stored with its own system and drive' };
 }

@@ -124,6 +124,18 @@ describe('tier comparison', () => {
     const noProbe = buildTierComparison(buildScenarioReport(ts), null);
     expect(noProbe.rows[0].storageReadEfficiency).toBeNull();
     expect(noProbe.notes.join()).toMatch(/no bandwidth probe/);
+
+    // A datasheet's bandwidth instead of the probe: read 4 GB/s stated, write still the probe's.
+    const stated = buildTierComparison(buildScenarioReport(ts), fakeHardware({ probe: true }), { readBytesPerS: 4e9, writeBytesPerS: null });
+    const st = stated.rows.find((r) => r.scenarioId === 'storage-only')!;
+    expect(st.storageReadEfficiency).toBeCloseTo(0.25, 9);
+    expect(st.storageWriteEfficiency).toBeCloseTo(0.2, 9);
+    expect(stated.probe.source).toMatch(/^stated by the user \(read 4\.00 GB\/s\); the other direction: kvbench probe/);
+    // Stated alone, with no probe at all: efficiency exists, and no "no probe" note.
+    const statedOnly = buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 2e9, writeBytesPerS: 1.5e9 });
+    expect(statedOnly.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeCloseTo(0.5, 9);
+    expect(statedOnly.notes.join()).not.toMatch(/no bandwidth probe/);
+    expect(statedOnly.probe.source).toBe('stated by the user (read 2.00 GB/s, write 1.50 GB/s)');
   });
 
   it('over several suites, each row is compared with the storage-only row of its own model, duration and generation mode', () => {
