@@ -24,11 +24,15 @@ export function utilityProcessTransport(utilityProcess: UtilityProcessApi, entry
     child.on('error', (type, location, report) => {
       fatal = `${type} at ${location}\n${report.slice(0, 4000)}\n`;
     });
+    // Electron clears child.pid before it emits 'exit': the host asks for the pid of a crashed engine
+    // (to remove the run directory it left) only after that, so it is kept from 'spawn' on.
+    let pid: number | undefined;
+    child.once('spawn', () => (pid = child.pid));
     let exited = false;
     return {
       // Known once the process has spawned; the host reads it when it needs it.
       get pid() {
-        return child.pid;
+        return pid ?? child.pid;
       },
       send: (message) => {
         if (!exited) child.postMessage(message);

@@ -179,9 +179,17 @@ export function createFakeElectron(o: { singleInstance?: boolean; userData?: str
         if (child.connected) child.send(m as never);
       };
       up.kill = () => child.kill('SIGKILL');
-      child.on('spawn', () => (up.pid = child.pid));
+      // As Electron does (UtilityProcessWrapper): pid is set just before 'spawn', and cleared just
+      // before 'exit' is emitted, so an 'exit' listener never sees it.
+      child.on('spawn', () => {
+        up.pid = child.pid;
+        up.emit('spawn');
+      });
       child.on('message', (m) => up.emit('message', m));
-      child.on('close', (code, signal) => up.emit('exit', code ?? (signal ? 1 : 0)));
+      child.on('close', (code, signal) => {
+        up.pid = undefined;
+        up.emit('exit', code ?? (signal ? 1 : 0));
+      });
       return up;
     },
   };

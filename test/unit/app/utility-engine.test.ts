@@ -1,13 +1,20 @@
 // The engine in an "Electron utility process": the same host and protocol as the CLI through the
 // utility-process transport (here the fake utilityProcess forks a Node child of the same entry).
+import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { utilityProcessTransport } from '../../../src-main/app/utility-engine.ts';
 import { EngineError, startEngine } from '../../../src-main/host/engine-host.ts';
 import { ENGINE_ENTRY_FILE } from '../../../src-main/server/paths.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { runSuite } from '../../../src-main/suite/runner.ts';
+import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { createFakeElectron } from './fake-electron.ts';
 
 const FAKE_ENGINE = path.resolve(import.meta.dirname, '../../fixtures/fake-engine.ts');
+
+afterEach(() => removeTempDirs());
 
 describe('engine in a utility process', () => {
   it('runs a trial through the host protocol, with the thread pool size in its environment', { timeout: 30_000 }, async () => {
@@ -36,6 +43,29 @@ describe('engine in a utility process', () => {
     expect(err).toBeInstanceOf(EngineError);
     expect(err.code).toBe('ENGINE_CRASHED');
     expect(err.message).toMatch(/exited with code 3[\s\S]*crashing on purpose/);
+  });
+
+  it('a crashed engine keeps its pid, so the runner removes the run directory it left', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const cacheDir = tempDir('kvb-utility-cache-');
+    const store = openStore(path.join(tempDir(), 'kvbench.db'));
+    try {
+      const hw = fakeHardware();
+      const plan = planSuite(hw, { profile: 'smoke', cacheDir, trials: 1, scenarios: ['storage-only'] });
+      const r = await runSuite(plan, {
+        store,
+        hardware: hw,
+        startEngine: (options, opts) =>
+          startEngine({ ...(options as object), behaviour: 'crash-leaving-run-dir' }, { ...opts, transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE } }),
+      });
+      expect(r.counts.failed).toBe(1);
+      expect(r.trials[0].reason).toMatch(/ENGINE_CRASHED/);
+      // Electron has cleared the utility process's pid by its 'exit'; the transport remembered it.
+      expect(fs.readdirSync(cacheDir)).toEqual([]);
+    } finally {
+      store.close();
+    }
   });
 
   it('cancels gracefully: partial results come back', { timeout: 30_000 }, async () => {
