@@ -68,6 +68,45 @@ describe('engine in a utility process', () => {
     }
   });
 
+  it('kill() ends even an engine that cannot run its SIGTERM handler, and settles only once it has exited', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const child = () => fake.forked[0].child;
+    let markRunning!: () => void;
+    const running = new Promise<void>((resolve) => (markRunning = resolve));
+    const handle = startEngine({ behaviour: 'spin' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE }, onProgress: () => markRunning() });
+    try {
+      await running;
+      await new Promise((resolve) => setTimeout(resolve, 400)); // past its last yield: now it spins
+      handle.kill();
+      const err = (await handle.result.catch((e: unknown) => e)) as EngineError;
+      expect(err.code).toBe('CANCELLED');
+      // Electron's kill() is a SIGTERM, which a spinning engine never gets to handle.
+      expect(child().signalCode).toBe('SIGKILL');
+    } finally {
+      child().kill('SIGKILL');
+    }
+  });
+
+  it('an engine that ignores cancel is killed after the grace period, and gone when the trial settles', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const child = () => fake.forked[0].child;
+    let markRunning!: () => void;
+    const running = new Promise<void>((resolve) => (markRunning = resolve));
+    const handle = startEngine({ behaviour: 'ignore-cancel' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE }, cancelGraceMs: 300, onProgress: () => markRunning() });
+    try {
+      await running;
+      handle.cancel('stop');
+      const err = (await handle.result.catch((e: unknown) => e)) as EngineError;
+      expect(err.code).toBe('CANCELLED');
+      expect(err.message).toMatch(/did not stop within 300 ms/);
+      expect(child().signalCode).toBe('SIGKILL');
+    } finally {
+      child().kill('SIGKILL');
+    }
+  });
+
   it('cancels gracefully: partial results come back', { timeout: 30_000 }, async () => {
     const fake = createFakeElectron();
     const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
