@@ -31,6 +31,7 @@ import {
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { resolveRealPath, systemDirectoryOf } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
@@ -104,6 +105,15 @@ export function toIpcError(err: unknown, fallback: IpcError['code'] = 'INTERNAL'
 
 function fail(code: IpcError['code'], message: string): never {
   throw Object.assign(new Error(message), { code });
+}
+
+/**
+ * Detection writes into the cache directory (the O_DIRECT probe file, and the drive probe's files):
+ * a system directory, also one reached through a link, is refused before it runs.
+ */
+function refuseSystemDirectory(cacheDir: string): void {
+  const real = resolveRealPath(cacheDir);
+  if (systemDirectoryOf(real)) fail('VALIDATION', `the cache directory cannot be a system directory: ${real}`);
 }
 
 /** Date-only `until` includes that whole day. */
@@ -289,6 +299,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (resumeId === null) {
         const problems = planOptionErrors(planOptions(request, cacheDir));
         if (problems.length > 0) fail('VALIDATION', problems.join('\n'));
+      } else {
+        refuseSystemDirectory(cacheDir); // a stored plan's directory may be a link that now leads elsewhere
       }
       try {
         await fsp.mkdir(cacheDir, { recursive: true });
@@ -390,6 +402,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'hardware.detect'(r) {
       const cacheDir = path.resolve(r.cacheDir);
+      refuseSystemDirectory(cacheDir);
       const hw = await detect(cacheDir, { probe: r.probe ?? false, profile: 'smoke' });
       detections.set(cacheDir, { at: performance.now(), hw });
       return { hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
@@ -397,6 +410,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'suite.plan'(r) {
       const cacheDir = path.resolve(r.cacheDir);
+      refuseSystemDirectory(cacheDir);
       const hw = await detectCached(cacheDir);
       return { plan: planSuite(hw, planOptions(r, cacheDir)), hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
     },

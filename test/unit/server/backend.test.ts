@@ -149,6 +149,40 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
   });
 
+  it('hardware.detect, suite.plan and suite.resume refuse a system directory before detection writes its probe files there', async () => {
+    const detected: string[] = [];
+    const t = await make({
+      behaviours: ['crash'],
+      detect: async (cd) => {
+        detected.push(cd);
+        const { fakeHardware } = await import('../store/fixtures.ts');
+        const hw = fakeHardware({ hostname: 'lab-a', probe: true });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    const link = path.join(t.dir, 'cache-link');
+    fs.symlinkSync('/dev/shm', link);
+    for (const cacheDir of ['/etc', '/boot/kvbench', link]) {
+      const refused = { ok: false, error: { code: 'VALIDATION', message: expect.stringMatching(/^the cache directory cannot be a system directory: \/(etc|boot|dev)/) } };
+      expect(await t.backend.invoke('hardware.detect', { cacheDir, probe: true }), cacheDir).toMatchObject(refused);
+      expect(await t.backend.invoke('suite.plan', smokeRequest(cacheDir)), cacheDir).toMatchObject(refused);
+    }
+    expect(detected).toEqual([]);
+    expect(fs.existsSync('/boot/kvbench')).toBe(false);
+
+    // A suite whose directory is a link, repointed at a system directory before it is resumed.
+    fs.rmSync(link);
+    fs.symlinkSync(t.cacheDir, link);
+    const { suiteId } = ok(await t.backend.invoke('suite.start', smokeRequest(link))) as { suiteId: number };
+    await t.waitFor('suite.finished');
+    while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    fs.rmSync(link);
+    fs.symlinkSync('/dev/shm', link);
+    expect(await t.backend.invoke('suite.resume', { suiteId })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('cannot be a system directory: /dev/shm') } });
+    expect(detected).toHaveLength(1);
+  });
+
   it('report and export: one group per system, each against the probe stored with its own trials', async () => {
     const { fakeHardware } = await import('../store/fixtures.ts');
     let calls = 0;
