@@ -314,6 +314,46 @@ describe('backend', () => {
     expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
   });
 
+  it('refuses a database in a system directory, or an empty file not named like a database, and keeps the settings', async () => {
+    const t = await make();
+    ok(await t.backend.invoke('settings.update', { byteUnits: 'binary' }));
+    const settingsBefore = fs.readFileSync(t.settingsFile, 'utf8');
+    const link = path.join(t.dir, 'shm-link');
+    fs.symlinkSync('/dev/shm', link);
+    const inShm = `/dev/shm/kvbench-settings-${process.pid}.db`;
+    const victim = path.join(t.dir, 'victim');
+    fs.mkdirSync(victim);
+    const emptyConf = path.join(victim, 'empty.conf');
+    fs.writeFileSync(emptyConf, '');
+    const etcHadIt = fs.existsSync('/etc/kvbench.db'); // these tests may run as root: a regression must not leave files in /etc
+    try {
+      for (const databasePath of [inShm, path.join(link, path.basename(inShm)), '/etc/kvbench.db']) {
+        expect(await t.backend.invoke('settings.update', { databasePath }), databasePath).toMatchObject({
+          ok: false,
+          error: { code: 'VALIDATION', message: expect.stringMatching(/^the database cannot be in a system directory: \/(dev\/shm|etc)\/kvbench.* is in \/(dev|etc)$/) },
+        });
+      }
+      expect(fs.readdirSync('/dev/shm').filter((n) => n.startsWith(`kvbench-settings-${process.pid}`))).toEqual([]);
+      expect(await t.backend.invoke('settings.update', { databasePath: emptyConf })).toMatchObject({
+        ok: false,
+        error: { code: 'VALIDATION', message: expect.stringContaining(`${emptyConf} is an empty file not named like a database`) },
+      });
+      expect(fs.readdirSync(victim)).toEqual(['empty.conf']);
+      expect(fs.statSync(emptyConf).size).toBe(0);
+      expect(fs.readFileSync(t.settingsFile, 'utf8')).toBe(settingsBefore);
+      expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: t.db, databaseError: null });
+
+      // An empty file named like a database is one made for kvbench (`touch kvbench.db`).
+      const touched = path.join(t.dir, 'touched.db');
+      fs.writeFileSync(touched, '');
+      expect(ok(await t.backend.invoke('settings.update', { databasePath: touched }))).toMatchObject({ databasePath: touched });
+      expect(fs.statSync(touched).size).toBeGreaterThan(0);
+    } finally {
+      for (const n of fs.readdirSync('/dev/shm').filter((x) => x.startsWith(`kvbench-settings-${process.pid}`))) fs.rmSync(path.join('/dev/shm', n), { force: true });
+      if (!etcHadIt) for (const ext of ['', '-wal', '-shm']) fs.rmSync(`/etc/kvbench.db${ext}`, { force: true });
+    }
+  });
+
   it('starts without a usable database and says so, instead of failing', async () => {
     const t = await make();
     await t.backend.close();
