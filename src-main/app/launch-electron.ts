@@ -12,7 +12,8 @@ export const APP_USAGE = `Usage: kvbench app [electron flags]
 
 Starts the kvbench desktop app (Electron). It needs Electron's binary (downloaded by npm install
 where GitHub is reachable) and the built front end (npm run build). npm run app does both steps.
-On a machine without a display use kvbench serve instead.
+On a machine without a display, or as root (Chromium's sandbox does not run as root, and kvbench
+does not turn it off), use kvbench serve instead.
 `;
 
 /** The Electron binary's path, or why there is none. */
@@ -27,10 +28,30 @@ export function electronBinary(): { path: string } | { error: string } {
   }
 }
 
-export async function appCommand(argv: string[]): Promise<number> {
+/**
+ * Why the app cannot start for this user, if it cannot. Chromium refuses to run as root unless its
+ * sandbox is turned off, and exits with a message that does not say what to do instead; kvbench does
+ * not turn the sandbox off for anyone (the renderer's isolation rests on it), so root is told first.
+ * A root user who passes --no-sandbox themselves has made that choice.
+ */
+export function rootRefusal(argv: readonly string[], uid: number | undefined): string | null {
+  if (uid !== 0 || argv.includes('--no-sandbox')) return null;
+  return (
+    'kvbench app: Electron (Chromium) does not start as root with its sandbox on, and kvbench does not turn the sandbox off.\n' +
+    '  Run the app as a normal user, or run `kvbench serve` (as any user) and open the printed URL in a browser.\n'
+  );
+}
+
+/** `opts.uid`: the user to judge (tests); this process's by default, none where there are no uids. */
+export async function appCommand(argv: string[], opts: { uid?: number } = {}): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(APP_USAGE);
     return 0;
+  }
+  const refusal = rootRefusal(argv, 'uid' in opts ? opts.uid : process.getuid?.());
+  if (refusal) {
+    process.stderr.write(refusal);
+    return 1;
   }
   const missing = [path.join(RENDERER_DIR, 'index.html'), PRELOAD_FILE].filter((f) => !fs.existsSync(f));
   if (missing.length > 0) {

@@ -1,6 +1,7 @@
 // The engine in an Electron utility process: an EngineTransport for the same host and protocol the
 // CLI uses (src-main/host/engine-host.ts). One trial, one named process ("kvbench engine") with its
-// own heap; stdout and stderr are piped and their tail kept for crash reports; a kill is a kill.
+// own heap; stdout and stderr are piped and their tail kept for crash reports; a kill is a kill
+// (SIGKILL by pid: Electron's own kill() is a SIGTERM, which the engine takes as a graceful abort).
 import type { UtilityProcess } from 'electron';
 import type { EngineExit, EngineTransport, EngineTransportFactory } from '../host/engine-host.ts';
 
@@ -24,11 +25,31 @@ export function utilityProcessTransport(utilityProcess: UtilityProcessApi, entry
     child.on('error', (type, location, report) => {
       fatal = `${type} at ${location}\n${report.slice(0, 4000)}\n`;
     });
+    // Electron clears child.pid before it emits 'exit': the host asks for the pid of a crashed engine
+    // (to remove the run directory it left) only after that, so it is kept from 'spawn' on.
+    let pid: number | undefined;
     let exited = false;
+    let killRequested = false;
+    const killNow = (): void => {
+      if (exited || pid === undefined) return;
+      try {
+        // Chromium notices the death like a crash, reaps the process and emits 'exit'.
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        child.kill(); // not ours to signal (should not happen): Electron's SIGTERM, then its SIGKILL 2 s later
+      }
+    };
+    child.once('spawn', () => {
+      pid = child.pid;
+      // A kill asked for before the process existed (a cancel at once) is done as soon as it does.
+      if (killRequested) killNow();
+    });
+    // Reaped by then: its pid may be another process's now.
+    child.once('exit', () => (exited = true));
     return {
       // Known once the process has spawned; the host reads it when it needs it.
       get pid() {
-        return child.pid;
+        return pid ?? child.pid;
       },
       send: (message) => {
         if (!exited) child.postMessage(message);
@@ -38,14 +59,14 @@ export function utilityProcessTransport(utilityProcess: UtilityProcessApi, entry
       },
       onExit: (listener) => {
         child.once('exit', (code) => {
-          exited = true;
           const exit: EngineExit = { code, signal: null, outputTail: fatal + tail.toString('utf8') };
           // Let messages already queued be delivered first, as Node's 'close' guarantees for children.
           setImmediate(() => listener(exit));
         });
       },
       kill: () => {
-        if (!exited) child.kill();
+        killRequested = true;
+        killNow();
       },
     };
   };

@@ -20,6 +20,7 @@ import {
   type HardwareProfile,
 } from '../../src-shared/domain/hardware.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { systemDirectoryOf } from '../engine/config/system-directories.ts';
 import { probeDirectIo } from '../engine/io/direct-io.ts';
 import { probeMemoryCopy } from './bandwidth-probe.ts';
 import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
@@ -207,8 +208,11 @@ export async function describeCacheDir(
     ctx.warnings.push(`cache dir: statfs failed: ${(err as Error).message}`);
   }
   const writable = await isWritable(resolved);
+  // The probes write files; never into a system directory, whoever asks (and as whichever user).
+  const systemDir = systemDirectoryOf(resolved);
+  if (systemDir && (ctx.probeDirectIo || ctx.probeBandwidth)) ctx.warnings.push(`cache dir: ${resolved} is in the system directory ${systemDir}; nothing probed there`);
   let directIo = null;
-  if (ctx.probeDirectIo) {
+  if (ctx.probeDirectIo && !systemDir) {
     if (!writable) ctx.warnings.push(`cache dir: ${resolved} is not writable; direct I/O not probed`);
     else {
       directIo = await probeDirectIo(resolved).catch((err: Error) => {
@@ -218,7 +222,7 @@ export async function describeCacheDir(
     }
   }
   let bandwidth: BandwidthProbe | null = null;
-  if (ctx.probeBandwidth && writable) {
+  if (ctx.probeBandwidth && writable && !systemDir) {
     bandwidth = await probeDriveLimit(resolved, ctx.probeBandwidth).catch((err: Error) => {
       ctx.warnings.push(`cache dir: bandwidth probe failed: ${err.message}`);
       return null;

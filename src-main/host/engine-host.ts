@@ -23,6 +23,11 @@ const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
 /** After its result the engine exits by itself; one that lingers is killed after this. */
 const EXIT_AFTER_RESULT_GRACE_MS = 5_000;
 const OUTPUT_TAIL_BYTES = 64 * 1024;
+/**
+ * A killed engine settles on its exit, not on the kill; past this the host settles anyway (a
+ * process in uninterruptible I/O on a hung device can outlive its SIGKILL for a long time).
+ */
+const KILL_EXIT_WAIT_MS = 10_000;
 
 export interface EngineExit {
   code: number | null;
@@ -68,7 +73,7 @@ export interface EngineHandle {
   readonly result: Promise<RunOutcome>;
   /** Ask the engine to stop and return partial results; killed if it has not after the grace period. */
   cancel(reason?: string): void;
-  /** Kill the engine now. */
+  /** Kill the engine now; `result` rejects once its process has exited. */
   kill(): void;
 }
 
@@ -169,6 +174,8 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
   });
 
   let settled = false;
+  let killedWith: EngineError | undefined; // killed by the host, settling once the process has gone
+  let killWaitTimer: ReturnType<typeof setTimeout> | undefined;
   let started = false; // hello received, start sent
   let cancelRequested = false;
   let cancelTimer: ReturnType<typeof setTimeout> | undefined;
@@ -188,18 +195,27 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
     settled = true;
     clearInterval(watchdog);
     clearTimeout(cancelTimer);
+    clearTimeout(killWaitTimer);
     progress.cancel();
     if (outcome instanceof EngineError) rejectResult(outcome);
     else resolveResult(outcome);
   };
 
   const killWith = (error: EngineError): void => {
+    if (settled || killedWith) return;
+    killedWith = error;
+    clearInterval(watchdog);
+    clearTimeout(cancelTimer);
+    // What the caller does next (remove the run directory, start the next trial) must not happen
+    // under an engine still doing I/O: the result waits for the exit.
+    killWaitTimer = setTimeout(() => {
+      settle(new EngineError(error.code, `${error.message} (its process ${transport.pid} had not exited ${KILL_EXIT_WAIT_MS / 1000} s after the kill)`));
+    }, KILL_EXIT_WAIT_MS);
     transport.kill();
-    settle(error);
   };
 
   transport.onMessage((raw) => {
-    if (settled) return;
+    if (settled || killedWith) return;
     lastMessageMs = performance.now();
     silenceWarned = false;
     const parsed = EngineToHostMessageSchema.safeParse(raw);
@@ -238,7 +254,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
     liveEngines.delete(transport);
     clearTimeout(lingerTimer);
     // After a cancel, an exit without a result is still the cancel the caller asked for.
-    settle(new EngineError(cancelRequested ? 'CANCELLED' : 'ENGINE_CRASHED', describeExit(exit)));
+    settle(killedWith ?? new EngineError(cancelRequested ? 'CANCELLED' : 'ENGINE_CRASHED', describeExit(exit)));
   });
 
   return {

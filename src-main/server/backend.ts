@@ -5,6 +5,7 @@
 // Transports (Electron IPC in src-main/app, HTTP + WebSocket in server/http-server.ts) call
 // `invoke(channel, rawRequest)`: the request is validated against the contract, the handler runs,
 // the response is validated too, and every failure comes back as `{ ok: false, error }`.
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +32,7 @@ import {
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { resolveRealPath, systemDirectoryOf } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
@@ -104,6 +106,36 @@ export function toIpcError(err: unknown, fallback: IpcError['code'] = 'INTERNAL'
 
 function fail(code: IpcError['code'], message: string): never {
   throw Object.assign(new Error(message), { code });
+}
+
+/**
+ * Detection writes into the cache directory (the O_DIRECT probe file, and the drive probe's files):
+ * a system directory, also one reached through a link, is refused before it runs.
+ */
+function refuseSystemDirectory(cacheDir: string): void {
+  const real = resolveRealPath(cacheDir);
+  if (systemDirectoryOf(real)) fail('VALIDATION', `the cache directory cannot be a system directory: ${real}`);
+}
+
+/** Names under which an empty file is taken to be a database someone created for kvbench (`touch kvbench.db`). */
+const DATABASE_EXTENSIONS = ['.db', '.sqlite', '.sqlite3'];
+
+/**
+ * A database the page asks for: SQLite creates the file and its -wal and -shm companions wherever
+ * it is told, and treats an existing empty file as an empty database. So a path in a system directory
+ * is refused (the user's own home excepted: root's is /root, where its default database lives), and
+ * so is an existing empty file not named like a database (someone's empty configuration file). A
+ * non-empty file that is not kvbench's is refused by the store itself (DB_CORRUPT, DB_FOREIGN).
+ */
+function refuseDatabasePath(file: string): void {
+  const real = resolveRealPath(file);
+  const systemDir = systemDirectoryOf(real);
+  const inRootsHome = systemDir === '/root' && real.startsWith(resolveRealPath(os.homedir()) + path.sep);
+  if (systemDir && !inRootsHome) fail('VALIDATION', `the database cannot be in a system directory: ${real} is in ${systemDir}`);
+  const st = fs.statSync(real, { throwIfNoEntry: false });
+  if (st?.isFile() && st.size === 0 && !DATABASE_EXTENSIONS.includes(path.extname(real).toLowerCase())) {
+    fail('VALIDATION', `${real} is an empty file not named like a database (${DATABASE_EXTENSIONS.join(', ')}); kvbench will not take it over. Choose a new file name, or an existing kvbench database.`);
+  }
 }
 
 /** Date-only `until` includes that whole day. */
@@ -289,6 +321,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (resumeId === null) {
         const problems = planOptionErrors(planOptions(request, cacheDir));
         if (problems.length > 0) fail('VALIDATION', problems.join('\n'));
+      } else {
+        refuseSystemDirectory(cacheDir); // a stored plan's directory may be a link that now leads elsewhere
       }
       try {
         await fsp.mkdir(cacheDir, { recursive: true });
@@ -374,6 +408,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'settings.update'(patch) {
       const next: Settings = { ...settings, ...patch };
       if (patch.databasePath !== undefined) next.databasePath = path.resolve(patch.databasePath);
+      if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
       if (next.databasePath !== settings.databasePath || databaseError !== null) {
         if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
         const opened = await openStoreAndRecover(next.databasePath); // throws (and keeps the old one) when it cannot be used
@@ -390,6 +425,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'hardware.detect'(r) {
       const cacheDir = path.resolve(r.cacheDir);
+      refuseSystemDirectory(cacheDir);
       const hw = await detect(cacheDir, { probe: r.probe ?? false, profile: 'smoke' });
       detections.set(cacheDir, { at: performance.now(), hw });
       return { hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
@@ -397,6 +433,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'suite.plan'(r) {
       const cacheDir = path.resolve(r.cacheDir);
+      refuseSystemDirectory(cacheDir);
       const hw = await detectCached(cacheDir);
       return { plan: planSuite(hw, planOptions(r, cacheDir)), hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
     },

@@ -178,10 +178,27 @@ export function createFakeElectron(o: { singleInstance?: boolean; userData?: str
       up.postMessage = (m: unknown) => {
         if (child.connected) child.send(m as never);
       };
-      up.kill = () => child.kill('SIGKILL');
-      child.on('spawn', () => (up.pid = child.pid));
+      // Electron's kill() (UtilityProcessWrapper::Kill): nothing before spawn or after exit, else
+      // SIGTERM, and base::EnsureProcessTerminated's SIGKILL if the process is still there 2 s later.
+      let ensureTerminated: ReturnType<typeof setTimeout> | undefined;
+      up.kill = () => {
+        if (up.pid === undefined) return false;
+        child.kill('SIGTERM');
+        ensureTerminated ??= setTimeout(() => child.kill('SIGKILL'), 2_000).unref();
+        return true;
+      };
+      // As Electron does (UtilityProcessWrapper): pid is set just before 'spawn', and cleared just
+      // before 'exit' is emitted, so an 'exit' listener never sees it.
+      child.on('spawn', () => {
+        up.pid = child.pid;
+        up.emit('spawn');
+      });
       child.on('message', (m) => up.emit('message', m));
-      child.on('close', (code, signal) => up.emit('exit', code ?? (signal ? 1 : 0)));
+      child.on('close', (code, signal) => {
+        clearTimeout(ensureTerminated);
+        up.pid = undefined;
+        up.emit('exit', code ?? (signal ? 1 : 0));
+      });
       return up;
     },
   };

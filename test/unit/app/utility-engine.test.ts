@@ -1,13 +1,20 @@
 // The engine in an "Electron utility process": the same host and protocol as the CLI through the
 // utility-process transport (here the fake utilityProcess forks a Node child of the same entry).
+import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { utilityProcessTransport } from '../../../src-main/app/utility-engine.ts';
 import { EngineError, startEngine } from '../../../src-main/host/engine-host.ts';
 import { ENGINE_ENTRY_FILE } from '../../../src-main/server/paths.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { runSuite } from '../../../src-main/suite/runner.ts';
+import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { createFakeElectron } from './fake-electron.ts';
 
 const FAKE_ENGINE = path.resolve(import.meta.dirname, '../../fixtures/fake-engine.ts');
+
+afterEach(() => removeTempDirs());
 
 describe('engine in a utility process', () => {
   it('runs a trial through the host protocol, with the thread pool size in its environment', { timeout: 30_000 }, async () => {
@@ -36,6 +43,68 @@ describe('engine in a utility process', () => {
     expect(err).toBeInstanceOf(EngineError);
     expect(err.code).toBe('ENGINE_CRASHED');
     expect(err.message).toMatch(/exited with code 3[\s\S]*crashing on purpose/);
+  });
+
+  it('a crashed engine keeps its pid, so the runner removes the run directory it left', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const cacheDir = tempDir('kvb-utility-cache-');
+    const store = openStore(path.join(tempDir(), 'kvbench.db'));
+    try {
+      const hw = fakeHardware();
+      const plan = planSuite(hw, { profile: 'smoke', cacheDir, trials: 1, scenarios: ['storage-only'] });
+      const r = await runSuite(plan, {
+        store,
+        hardware: hw,
+        startEngine: (options, opts) =>
+          startEngine({ ...(options as object), behaviour: 'crash-leaving-run-dir' }, { ...opts, transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE } }),
+      });
+      expect(r.counts.failed).toBe(1);
+      expect(r.trials[0].reason).toMatch(/ENGINE_CRASHED/);
+      // Electron has cleared the utility process's pid by its 'exit'; the transport remembered it.
+      expect(fs.readdirSync(cacheDir)).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('kill() ends even an engine that cannot run its SIGTERM handler, and settles only once it has exited', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const child = () => fake.forked[0].child;
+    let markRunning!: () => void;
+    const running = new Promise<void>((resolve) => (markRunning = resolve));
+    const handle = startEngine({ behaviour: 'spin' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE }, onProgress: () => markRunning() });
+    try {
+      await running;
+      await new Promise((resolve) => setTimeout(resolve, 400)); // past its last yield: now it spins
+      handle.kill();
+      const err = (await handle.result.catch((e: unknown) => e)) as EngineError;
+      expect(err.code).toBe('CANCELLED');
+      // Electron's kill() is a SIGTERM, which a spinning engine never gets to handle.
+      expect(child().signalCode).toBe('SIGKILL');
+    } finally {
+      child().kill('SIGKILL');
+    }
+  });
+
+  it('an engine that ignores cancel is killed after the grace period, and gone when the trial settles', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const child = () => fake.forked[0].child;
+    let markRunning!: () => void;
+    const running = new Promise<void>((resolve) => (markRunning = resolve));
+    const handle = startEngine({ behaviour: 'ignore-cancel' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE }, cancelGraceMs: 300, onProgress: () => markRunning() });
+    try {
+      await running;
+      handle.cancel('stop');
+      const err = (await handle.result.catch((e: unknown) => e)) as EngineError;
+      expect(err.code).toBe('CANCELLED');
+      expect(err.message).toMatch(/did not stop within 300 ms/);
+      expect(child().signalCode).toBe('SIGKILL');
+    } finally {
+      child().kill('SIGKILL');
+    }
   });
 
   it('cancels gracefully: partial results come back', { timeout: 30_000 }, async () => {

@@ -58,6 +58,26 @@ describe('detectHardware', () => {
     expect(formatHardware(hw)).toMatch(/Cache directory .*not-yet[\s\S]*drive id/);
   });
 
+  it('writes no probe file into a system directory, also one reached through a link', async () => {
+    const cache = tempDir('kvb-hw-');
+    const machineId = path.join(cache, 'machine-id');
+    fs.writeFileSync(machineId, '3d1219c7c4c5404aaa1f6d2a48adfda4\n');
+    const link = path.join(cache, 'shm-link');
+    fs.symlinkSync('/dev/shm', link);
+    const noDriver = async () => ({ available: false, reason: 'none', driverVersion: null, cudaVersion: null, library: 'libcuda.so.1', devices: [] });
+    const written: string[] = [];
+    const watcher = fs.watch('/dev/shm', (_event, name) => name && /kvbench|probe/.test(name) && written.push(name));
+    try {
+      const hw = await detectHardware(path.join(link, 'kv'), { source: vmSource(), sysRoot: fake.root, machineIdPaths: [machineId], cudaProbe: noDriver, probeDirectIo: true, probeBandwidth: { durationS: 1, sizeBytes: 4 << 20 } });
+      expect(hw.cacheDir).toMatchObject({ resolvedPath: '/dev/shm', directIo: null, bandwidth: null });
+      expect(hw.warnings.join('\n')).toMatch(/\/dev\/shm is in the system directory \/dev; nothing probed there/);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // inotify events are delivered asynchronously
+      expect(written).toEqual([]);
+    } finally {
+      watcher.close();
+    }
+  });
+
   it('survives a systeminformation call that throws, and a missing machine-id', async () => {
     const hw = await detectHardware(null, {
       source: vmSource({ graphics: async () => Promise.reject(new Error('no lspci')), cpu: async () => Promise.reject(new Error('boom')) }),

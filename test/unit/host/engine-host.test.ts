@@ -28,8 +28,11 @@ class FakeTransport implements EngineTransport {
   onExit(listener: (exit: EngineExit) => void): void {
     this.exitListener = listener;
   }
+  /** A killed process exits (and says so) unless a test holds it in the kernel. */
+  exitsWhenKilled = true;
   kill(): void {
     this.killed += 1;
+    if (this.exitsWhenKilled) this.exit({ code: null, signal: 'SIGKILL', outputTail: '' });
   }
   emit(message: unknown): void {
     this.messageListener(message);
@@ -209,6 +212,38 @@ describe('startEngine (protocol logic)', () => {
     handle.cancel();
     expect((await rejection(handle.result)).code).toBe('CANCELLED');
     expect(transport.killed).toBe(1);
+  });
+
+  it('a killed engine settles when its process has exited, not before', async () => {
+    const { transport, handle } = start();
+    transport.exitsWhenKilled = false;
+    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    let settled = false;
+    handle.result.catch(() => (settled = true));
+    handle.kill();
+    expect(transport.killed).toBe(1);
+    transport.emit({ type: 'result', outcome }); // too late: it was killed
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(settled).toBe(false);
+    transport.exit({ code: null, signal: 'SIGKILL', outputTail: '' });
+    const err = await rejection(handle.result);
+    expect([err.code, err.message]).toEqual(['CANCELLED', 'engine killed by the host']);
+  });
+
+  it('a killed engine that does not exit settles after a bounded wait, saying so', async () => {
+    const { transport, handle } = start({ cancelGraceMs: 2_000 });
+    transport.exitsWhenKilled = false;
+    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    handle.cancel('stop');
+    let settled = false;
+    handle.result.catch(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(2_000 + 9_999);
+    expect(transport.killed).toBe(1);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const err = await rejection(handle.result);
+    expect(err.code).toBe('CANCELLED');
+    expect(err.message).toMatch(/did not stop within 2000 ms of cancel \(stop\); killed \(its process 4242 had not exited 10 s after the kill\)/);
   });
 
   it('kills an engine that lingers after its result', async () => {

@@ -149,6 +149,40 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
   });
 
+  it('hardware.detect, suite.plan and suite.resume refuse a system directory before detection writes its probe files there', async () => {
+    const detected: string[] = [];
+    const t = await make({
+      behaviours: ['crash'],
+      detect: async (cd) => {
+        detected.push(cd);
+        const { fakeHardware } = await import('../store/fixtures.ts');
+        const hw = fakeHardware({ hostname: 'lab-a', probe: true });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    const link = path.join(t.dir, 'cache-link');
+    fs.symlinkSync('/dev/shm', link);
+    for (const cacheDir of ['/etc', '/boot/kvbench', link]) {
+      const refused = { ok: false, error: { code: 'VALIDATION', message: expect.stringMatching(/^the cache directory cannot be a system directory: \/(etc|boot|dev)/) } };
+      expect(await t.backend.invoke('hardware.detect', { cacheDir, probe: true }), cacheDir).toMatchObject(refused);
+      expect(await t.backend.invoke('suite.plan', smokeRequest(cacheDir)), cacheDir).toMatchObject(refused);
+    }
+    expect(detected).toEqual([]);
+    expect(fs.existsSync('/boot/kvbench')).toBe(false);
+
+    // A suite whose directory is a link, repointed at a system directory before it is resumed.
+    fs.rmSync(link);
+    fs.symlinkSync(t.cacheDir, link);
+    const { suiteId } = ok(await t.backend.invoke('suite.start', smokeRequest(link))) as { suiteId: number };
+    await t.waitFor('suite.finished');
+    while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    fs.rmSync(link);
+    fs.symlinkSync('/dev/shm', link);
+    expect(await t.backend.invoke('suite.resume', { suiteId })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('cannot be a system directory: /dev/shm') } });
+    expect(detected).toHaveLength(1);
+  });
+
   it('report and export: one group per system, each against the probe stored with its own trials', async () => {
     const { fakeHardware } = await import('../store/fixtures.ts');
     let calls = 0;
@@ -278,6 +312,46 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('settings.update', { databasePath: other }))).toMatchObject({ databasePath: other });
     expect(fs.existsSync(other)).toBe(true);
     expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
+  });
+
+  it('refuses a database in a system directory, or an empty file not named like a database, and keeps the settings', async () => {
+    const t = await make();
+    ok(await t.backend.invoke('settings.update', { byteUnits: 'binary' }));
+    const settingsBefore = fs.readFileSync(t.settingsFile, 'utf8');
+    const link = path.join(t.dir, 'shm-link');
+    fs.symlinkSync('/dev/shm', link);
+    const inShm = `/dev/shm/kvbench-settings-${process.pid}.db`;
+    const victim = path.join(t.dir, 'victim');
+    fs.mkdirSync(victim);
+    const emptyConf = path.join(victim, 'empty.conf');
+    fs.writeFileSync(emptyConf, '');
+    const etcHadIt = fs.existsSync('/etc/kvbench.db'); // these tests may run as root: a regression must not leave files in /etc
+    try {
+      for (const databasePath of [inShm, path.join(link, path.basename(inShm)), '/etc/kvbench.db']) {
+        expect(await t.backend.invoke('settings.update', { databasePath }), databasePath).toMatchObject({
+          ok: false,
+          error: { code: 'VALIDATION', message: expect.stringMatching(/^the database cannot be in a system directory: \/(dev\/shm|etc)\/kvbench.* is in \/(dev|etc)$/) },
+        });
+      }
+      expect(fs.readdirSync('/dev/shm').filter((n) => n.startsWith(`kvbench-settings-${process.pid}`))).toEqual([]);
+      expect(await t.backend.invoke('settings.update', { databasePath: emptyConf })).toMatchObject({
+        ok: false,
+        error: { code: 'VALIDATION', message: expect.stringContaining(`${emptyConf} is an empty file not named like a database`) },
+      });
+      expect(fs.readdirSync(victim)).toEqual(['empty.conf']);
+      expect(fs.statSync(emptyConf).size).toBe(0);
+      expect(fs.readFileSync(t.settingsFile, 'utf8')).toBe(settingsBefore);
+      expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: t.db, databaseError: null });
+
+      // An empty file named like a database is one made for kvbench (`touch kvbench.db`).
+      const touched = path.join(t.dir, 'touched.db');
+      fs.writeFileSync(touched, '');
+      expect(ok(await t.backend.invoke('settings.update', { databasePath: touched }))).toMatchObject({ databasePath: touched });
+      expect(fs.statSync(touched).size).toBeGreaterThan(0);
+    } finally {
+      for (const n of fs.readdirSync('/dev/shm').filter((x) => x.startsWith(`kvbench-settings-${process.pid}`))) fs.rmSync(path.join('/dev/shm', n), { force: true });
+      if (!etcHadIt) for (const ext of ['', '-wal', '-shm']) fs.rmSync(`/etc/kvbench.db${ext}`, { force: true });
+    }
   });
 
   it('starts without a usable database and says so, instead of failing', async () => {
