@@ -643,7 +643,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
           summary: {
             initial_users: o.numUsers,
             final_users: autoscaler.users,
-            total_scale_events: autoscaler.events.length,
+            total_scale_events: autoscaler.events.filter((e) => e.action !== 'hold').length,
             ...(o.autoscalerMode === 'capacity'
               ? { peak_user_count: autoscaler.peak.users, peak_throughput_tokens_per_sec: autoscaler.peak.throughputTokensPerSec, peak_found: autoscaler.stopped }
               : {}),

@@ -266,7 +266,7 @@ function printReferenceSections(
     const mode = opts.autoscalerMode ?? 'qos';
     const as = summary.autoscaling_summary;
     heading(`### AUTOSCALING (${mode} mode) ###`);
-    p(`  Scaling Events: ${scaling.length}`);
+    p(`  Scaling Events: ${scaling.filter((e) => field(e, 'action') !== 'hold').length} (of ${scaling.length} steps)`);
     p(`  Final User Count: ${pyStr(field(as, 'final_users'))}`);
     if (mode === 'capacity') {
       const peak = field(as, 'peak_throughput_tokens_per_sec');

@@ -130,7 +130,8 @@ export class Autoscaler {
       elapsed_s: s.elapsedNs / 1e9,
     };
     if (stop) event.peak_throughput_tokens_per_sec = this.#bestThroughput;
-    if (action !== 'hold') this.events.push(event);
+    // Every step, holds too: why the autoscaler did nothing is as much a finding as what it did.
+    this.events.push(event);
     this.#stopped = stop;
     return { users: this.#users, stop };
   }

@@ -124,7 +124,7 @@ describe('formatConsoleSummary', () => {
 
   it('prints autoscaling in capacity mode', () => {
     const results = makeRunResults();
-    results.summary!.autoscaling_stats = [{ action: 'scale_up' }, { action: 'stop' }];
+    results.summary!.autoscaling_stats = [{ action: 'hold' }, { action: 'scale_up' }, { action: 'stop' }];
     results.summary!.autoscaling_summary = {
       initial_users: 10,
       final_users: 24,
@@ -133,7 +133,7 @@ describe('formatConsoleSummary', () => {
       peak_throughput_tokens_per_sec: 4321.5,
     };
     const text = formatConsoleSummary(results, { ...OPTS, autoscalerMode: 'capacity' });
-    expect(text).toContain('\n### AUTOSCALING (capacity mode) ###\n  Scaling Events: 2\n  Final User Count: 24\n');
+    expect(text).toContain('\n### AUTOSCALING (capacity mode) ###\n  Scaling Events: 2 (of 3 steps)\n  Final User Count: 24\n');
     expect(text).toContain('  Peak Capacity Found: 4321.50 tok/s at 20 users');
   });
 
