@@ -132,7 +132,8 @@ export class BytePool {
 
   /**
    * Turns `dest`, which holds the payload of some entry at these offsets, into entry `keyHash`'s by
-   * rewriting its stamps: 16 bytes per 4 KiB, done inline (microseconds for a 16 MiB chunk).
+   * rewriting its stamps: 72 bytes per 4 KiB (one per 512-byte sector), done inline (a few hundred
+   * microseconds for a 16 MiB chunk, a sixth of a full fill: bench/payload-cost.ts).
    */
   restamp(dest: Buffer, keyHash: bigint, entryOffsetBytes: number): void {
     this.inline(() => this.payload.stamp(dest, keyHash, entryOffsetBytes));

@@ -2,22 +2,40 @@
 //
 // Generating fresh random bytes at device speed is too slow on one thread (~1.7 GB/s for
 // randomFillSync), so a random pool (an AES-CTR keystream of the run's seed) is generated once per
-// run and an entry's bytes at offset o are the pool's bytes at o modulo the pool size. A 16-byte
-// stamp (key hash, block index) at the start of every 4 KiB block makes each block unique across
-// entries, so block dedup finds nothing, and lets a read be verified without stored checksums.
+// run and an entry's bytes at offset o are the pool's bytes at o modulo the pool size, overwritten by
+// stamps at the start of every 512-byte sector:
+//   - sector 0 of each 4 KiB block: 16 bytes (key hash, block index), little-endian, which read
+//     verification reports (a block from another entry names that entry's key hash);
+//   - sectors 1..7: 8 bytes, a mix of (key hash, sector index) that looks random, so the stamps
+//     themselves give a compressor nothing to find, and is distinct for every sector of an entry.
+// So every aligned 512-byte sector, and every aligned 1, 2 or 4 KiB unit, of every entry is unique
+// (within an entry by construction, between entries but for a 64-bit stamp coincidence): dedup at
+// 512 B or coarser, aligned or content-defined (any span of 519 bytes holds a whole stamp), finds
+// nothing however many keys and chunks are written. The stamps also let a read be verified without
+// stored checksums.
 //
 // The engine sizes the pool to exactly one I/O chunk. Every full chunk of every entry is then the
 // pool plus stamps, so an I/O buffer that already holds the pool needs only its stamps rewritten
-// (16 bytes per 4 KiB) to become the next chunk: writing fresh, unique data costs next to no CPU,
-// which is what keeps kvbench device-bound rather than memcpy-bound (see EntryFileStore.write).
-// Like any pool design, the keystream repeats (every chunk): per-block compression and block or
-// content-defined dedup see unique, random blocks; only a compressor with a window larger than a
-// chunk could find the repetition.
+// (72 bytes per 4 KiB, one cache line per sector) to become the next chunk: about a sixth of the CPU
+// of copying the pool (bench/payload-cost.ts), which keeps kvbench device-bound rather than
+// memcpy-bound (see EntryFileStore.write). The price: between stamps the keystream repeats every
+// chunk, at the same place in every entry. Per-block and per-record compression, and compressors
+// whose window holds less than a chunk of one stream (gzip, lz4, zstd without --long), see random
+// data; a compressor whose window spans more than one chunk of the stream it is given (zstd --long,
+// xz with a large dictionary, e.g. over a large entry or a tar of the cache directory) finds the runs
+// of up to 504 bytes between stamps again and shrinks every chunk after the first to a few percent.
+// Defeating that would take a pass over every byte of every chunk, the cost the one-chunk pool
+// exists to avoid.
 
 import { createCipheriv, createHash } from 'node:crypto';
 
 export const PAYLOAD_BLOCK_BYTES = 4096;
 export const PAYLOAD_STAMP_BYTES = 16;
+/** Every aligned sector of this size carries a stamp, so it is unique across entries and chunks. */
+export const PAYLOAD_SECTOR_BYTES = 512;
+/** Bytes of the stamp at the start of sectors 1..7 of a block (sector 0 holds the block stamp). */
+export const PAYLOAD_SECTOR_STAMP_BYTES = 8;
+const SECTORS_PER_BLOCK = PAYLOAD_BLOCK_BYTES / PAYLOAD_SECTOR_BYTES;
 export const DEFAULT_PAYLOAD_POOL_BYTES = 64 * 1024 * 1024;
 
 const FNV64_OFFSET = 0xcbf29ce484222325n;
@@ -72,6 +90,28 @@ function readU64Le(bytes: Uint8Array, at: number): bigint {
   let v = 0n;
   for (let i = 7; i >= 0; i--) v = (v << 8n) | BigInt(bytes[at + i]);
   return v;
+}
+
+// murmur3's 32-bit finaliser: a bijection of 32-bit values that spreads every input bit over the word.
+function fmix32(x: number): number {
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+// The two halves of a sector stamp. For one key, the low half is a bijection of the sector index's
+// low 32 bits (an odd multiplier, a xor, fmix32) and the high half brings in its high 32 bits, so
+// no two sectors of an entry share a stamp; stamps of different keys coincide only by 64-bit chance.
+// The output looks random, so neighbouring stamps share no bytes a compressor could match.
+function sectorStampLo(keyLo: number, sectorLo: number): number {
+  return fmix32(keyLo ^ Math.imul(sectorLo, 0x9e3779b1));
+}
+
+function sectorStampHi(keyHi: number, sectorLo: number, sectorHi: number): number {
+  return fmix32(keyHi ^ Math.imul(sectorLo, 0x7feb352d) ^ Math.imul(sectorHi, 0x846ca68b));
 }
 
 export class PayloadPool {
@@ -139,8 +179,8 @@ export class PayloadPool {
 
   /**
    * Writes only the stamps of entry `keyHash` into `dest`, which must already hold the pool's bytes
-   * for those offsets (a previous `fill` of the same offsets, for any key): the result is then
-   * exactly what `fill` would write.
+   * for those offsets except at stamp positions (a previous `fill` of the same offsets, for any key):
+   * the result is then exactly what `fill` would write.
    */
   stamp(dest: Uint8Array, keyHash: bigint, entryOffsetBytes: number): void {
     checkKeyHash(keyHash);
@@ -149,24 +189,42 @@ export class PayloadPool {
     const keyLo = Number(keyHash & 0xffffffffn);
     const keyHi = Number(keyHash >> 32n);
     const view = new DataView(dest.buffer, dest.byteOffset, dest.byteLength);
-    const fullStampLimit = lengthBytes - PAYLOAD_STAMP_BYTES;
     let block = entryOffsetBytes / PAYLOAD_BLOCK_BYTES;
     let at = 0;
-    for (; at <= fullStampLimit; at += PAYLOAD_BLOCK_BYTES, block++) {
+    for (; at + PAYLOAD_BLOCK_BYTES <= lengthBytes; at += PAYLOAD_BLOCK_BYTES, block++) {
+      const blockHi = Math.floor(block / TWO_POW_32);
       view.setUint32(at, keyLo, true);
       view.setUint32(at + 4, keyHi, true);
       view.setUint32(at + 8, block >>> 0, true);
-      view.setUint32(at + 12, Math.floor(block / TWO_POW_32), true);
+      view.setUint32(at + 12, blockHi, true);
+      // The block's 8 sectors share the high half of their index (8 divides 2^32).
+      const sector0Lo = (block * SECTORS_PER_BLOCK) >>> 0;
+      const sectorHi = Math.floor((block * SECTORS_PER_BLOCK) / TWO_POW_32);
+      for (let s = 1; s < SECTORS_PER_BLOCK; s++) {
+        const sectorLo = sector0Lo + s;
+        const sat = at + s * PAYLOAD_SECTOR_BYTES;
+        view.setUint32(sat, sectorStampLo(keyLo, sectorLo), true);
+        view.setUint32(sat + 4, sectorStampHi(keyHi, sectorLo, sectorHi), true);
+      }
     }
     if (at < lengthBytes) {
-      // A tail shorter than the stamp gets the stamp's prefix, as a slice of a whole fill would.
+      // A partial last block gets the stamps that start inside `dest`, each cut where `dest` ends,
+      // as a slice of a whole fill would.
       const stamp = new Uint8Array(PAYLOAD_STAMP_BYTES);
       const sv = new DataView(stamp.buffer);
       sv.setUint32(0, keyLo, true);
       sv.setUint32(4, keyHi, true);
       sv.setUint32(8, block >>> 0, true);
       sv.setUint32(12, Math.floor(block / TWO_POW_32), true);
-      dest.set(stamp.subarray(0, lengthBytes - at), at);
+      dest.set(stamp.subarray(0, Math.min(PAYLOAD_STAMP_BYTES, lengthBytes - at)), at);
+      const sector0Lo = (block * SECTORS_PER_BLOCK) >>> 0;
+      const sectorHi = Math.floor((block * SECTORS_PER_BLOCK) / TWO_POW_32);
+      for (let s = 1; s < SECTORS_PER_BLOCK && at + s * PAYLOAD_SECTOR_BYTES < lengthBytes; s++) {
+        const sat = at + s * PAYLOAD_SECTOR_BYTES;
+        sv.setUint32(0, sectorStampLo(keyLo, sector0Lo + s), true);
+        sv.setUint32(4, sectorStampHi(keyHi, sector0Lo + s, sectorHi), true);
+        dest.set(stamp.subarray(0, Math.min(PAYLOAD_SECTOR_STAMP_BYTES, lengthBytes - sat)), sat);
+      }
     }
   }
 
