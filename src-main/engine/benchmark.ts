@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
 import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
+import { ramBackedMessage } from '../../src-shared/domain/hardware.ts';
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
 import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
@@ -174,6 +175,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       });
       storageIo = { directIo: store.directIo.enabled, reason: store.directIo.reason };
       if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
+      if (target.ramFilesystem !== null) log('warn', `--cache-dir ${target.baseDir} is on a ${ramBackedMessage(target.ramFilesystem)}; storage results will describe RAM`);
     }
     if (!traceMode && o.gpuMemGb > 0) {
       const r = await openGpuTier({ numGpus: o.numGpus, perDeviceBudgetBytes: Math.floor(o.gpuMemGb * GIB), chunkBytes, copyThreads: 2, stagingSlots: 8 });
@@ -592,6 +594,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       directIo: a.storageIo.directIo,
       directIoReason: a.storageIo.reason,
       fsyncPolicy: o.fsyncPolicy,
+      // Trace-only mode keeps no files there, in RAM or anywhere.
+      ramFilesystem: a.traceLog === null ? a.target.ramFilesystem : null,
     },
     deviceIo: closed.deviceIo,
     probeLimits: a.probeLimits,
