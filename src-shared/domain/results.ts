@@ -324,6 +324,10 @@ export interface RunResults {
   end_to_end_latencies: number[];
   storage_latencies: number[];
   generation_latencies: number[];
+  /**
+   * Every monitor interval (the autoscaler's, else 1 s): seconds since the measured phase began and
+   * the tokens generated so far ÷ those seconds.
+   */
   throughput_timeline: { timestamp: number; throughput_tokens_per_sec: number }[];
   prefill_latencies: number[];
   decode_latencies: number[];

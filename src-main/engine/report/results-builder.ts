@@ -549,6 +549,22 @@ function storageCaveats(f: RunFacts, kv: KvbenchSection): StorageCaveats {
   return { read, write };
 }
 
+/**
+ * The reference's throughput_timeline: at every monitor interval (the autoscaler's, else each
+ * second) the seconds since the measured phase began and the tokens generated so far ÷ those
+ * seconds. Autoscaled runs keep the autoscaler's own samples; every other run takes kvbench's
+ * per-second timeline, whose interval rates add back up to the tokens so far.
+ */
+function throughputTimeline(f: RunFacts): RunResults['throughput_timeline'] {
+  if (f.autoscaling) return f.autoscaling.timeline.map((t) => ({ timestamp: t.timestamp, throughput_tokens_per_sec: t.throughput_tokens_per_sec }));
+  let tokens = 0;
+  return f.timeline.map((p) => {
+    tokens += (p.generated_tokens_per_sec * p.interval_ns) / 1e9;
+    const elapsedS = p.elapsed_ns / 1e9;
+    return { timestamp: elapsedS, throughput_tokens_per_sec: elapsedS > 0 ? Math.round(tokens) / elapsedS : 0 };
+  });
+}
+
 /** Assembles the results JSON: the reference's keys and meanings, plus the kvbench section. */
 export function buildResults(f: RunFacts): RunResults {
   const rec = f.recorder;
@@ -561,7 +577,7 @@ export function buildResults(f: RunFacts): RunResults {
     end_to_end_latencies: rec.endToEndLatenciesS,
     storage_latencies: rec.storageLatenciesS,
     generation_latencies: rec.generationLatenciesS,
-    throughput_timeline: f.autoscaling ? f.autoscaling.timeline.map((t) => ({ timestamp: t.timestamp, throughput_tokens_per_sec: t.throughput_tokens_per_sec })) : [],
+    throughput_timeline: throughputTimeline(f),
     prefill_latencies: rec.prefillLatenciesS,
     decode_latencies: rec.decodeLatenciesS,
     multi_turn_cache_hits: rec.multiTurnHits,

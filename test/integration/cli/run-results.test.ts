@@ -147,7 +147,14 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expectOrderedPercentiles(s.end_to_end_latency_ms, 'end_to_end_latency_ms');
     expectOrderedPercentiles(s.storage_io_latency_ms, 'storage_io_latency_ms');
     expectOrderedPercentiles(s.generation_latency_ms, 'generation_latency_ms');
-    expect(Array.isArray(res.throughput_timeline)).toBe(true);
+    // The reference's monitor samples every second without autoscaling: {seconds so far, tokens so far ÷ them}.
+    const tl = res.throughput_timeline;
+    expect(tl.length, 'one point per second of the 5 s run').toBeGreaterThanOrEqual(4);
+    expect(tl.map((p) => Object.keys(p).sort())).toEqual(tl.map(() => ['throughput_tokens_per_sec', 'timestamp']));
+    for (let i = 1; i < tl.length; i++) expect(tl[i].timestamp).toBeGreaterThan(tl[i - 1].timestamp);
+    expect(tl.map((p) => p.timestamp)).toEqual(res.kvbench.timeline.map((p) => p.elapsed_ns / 1e9));
+    // The last point closes the measured phase: all tokens ÷ all of it, the summary's throughput.
+    expectClose(tl.at(-1)!.throughput_tokens_per_sec, s.avg_throughput_tokens_per_sec, 'last throughput_timeline point', 1e-9);
     expect(Array.isArray(s.autoscaling_stats)).toBe(true);
 
     // ---- the run itself ----
