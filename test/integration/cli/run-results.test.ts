@@ -212,6 +212,9 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(res.total_generation_latency).toBe(0);
     expect(res.generation_latencies.every((x) => x === 0)).toBe(true);
     expect(s.generation_latency_ms.mean).toBe(0);
+    // Zeros read back as 0 ms, as the reference's numpy percentiles, not the histogram's 1 ns unit.
+    expect(s.generation_latency_ms).toEqual({ mean: 0, p50: 0, p95: 0, p99: 0, p999: 0, p9999: 0 });
+    expect(kv.latency.generation).toMatchObject({ min_ns: 0, max_ns: 0, p50_ns: 0, p9999_ns: 0 });
     expectClose(s.end_to_end_latency_ms.mean, (kv.latency.end_to_end.sum_ns / n) / 1e6, 'mean end-to-end ms', 1e-6);
 
     // ---- tiers: only storage present, with direct I/O stated ----
