@@ -376,4 +376,11 @@ describe('--help', () => {
     expect(text).toContain('(default: 100)');
     expect(text).toContain('llama3.1-70b-instruct');
   });
+
+  it('--prefill-only does not claim to write only: like the reference it still reloads turns and reads prefixes', () => {
+    const line = runHelpText().split('\n').find((l) => l.trimStart().startsWith('--prefill-only'))!;
+    expect(line).not.toMatch(/writes only/);
+    expect(line).toMatch(/no decode reads, but earlier turns are still reloaded and cached prefixes read/);
+    expect(line).toContain('--disable-multi-turn --disable-prefix-caching');
+  });
 });
