@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
 import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
+import { ramBackedMessage } from '../../src-shared/domain/hardware.ts';
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
 import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
@@ -174,6 +175,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       });
       storageIo = { directIo: store.directIo.enabled, reason: store.directIo.reason };
       if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
+      if (target.ramFilesystem !== null) log('warn', `--cache-dir ${target.baseDir} is on a ${ramBackedMessage(target.ramFilesystem)}; storage results will describe RAM`);
     }
     if (!traceMode && o.gpuMemGb > 0) {
       const r = await openGpuTier({ numGpus: o.numGpus, perDeviceBudgetBytes: Math.floor(o.gpuMemGb * GIB), chunkBytes, copyThreads: 2, stagingSlots: 8 });
@@ -283,13 +285,15 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const stop = new AbortController();
   const end: { status: TrialStatus; reason: string | null; fatal: unknown; closedBy: WindowCloser } = { status: 'complete', reason: null, fatal: null, closedBy: 'duration' };
   // Set once the measured phase starts: freezes every measurement at the moment the run ends.
-  let closeWindow: (() => void) | null = null;
-  const endRun = (s: TrialStatus, reason: string | null, closedBy: WindowCloser): void => {
+  /** `finishedWorkers`: callers whose request just ended (a worker still counted busy until it returns). */
+  let closeWindow: ((finishedWorkers: number) => void) | null = null;
+  /** `fromFinishedRequest`: called by the worker whose request just completed or failed: not in flight. */
+  const endRun = (s: TrialStatus, reason: string | null, closedBy: WindowCloser, fromFinishedRequest = false): void => {
     if (stop.signal.aborted) return;
     end.status = s;
     end.reason = reason;
     end.closedBy = closedBy;
-    closeWindow?.();
+    closeWindow?.(fromFinishedRequest ? 1 : 0);
     stop.abort();
   };
   const onCancel = (): void => endRun('partial', 'cancelled by the user before the planned end', 'cancel');
@@ -432,7 +436,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     if (stop.signal.aborted) return;
     try {
       await processor.process(req, process.hrtime.bigint());
-      if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null, 'max-requests');
+      if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null, 'max-requests', true);
     } catch (err) {
       // Once the window has closed, a request still running is abandoned, whatever stopped it
       // (the stop itself, or I/O cancelled under it).
@@ -454,6 +458,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
           ? `disk full (ENOSPC) on ${a.target.baseDir}: stopped after ${recorder.requestsCompleted} completed requests`
           : `storage error: ${(err as Error).message}`,
         'error',
+        true,
       );
     }
   }, queue);
@@ -463,7 +468,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // ends otherwise) and everything is frozen then. Operations in flight are cancelled at their next
   // chunk and not counted; the chunks they completed inside the window are (in bytes and bandwidth).
   const window: { closed: ClosedWindow | null } = { closed: null };
-  closeWindow = (): void => {
+  closeWindow = (finishedWorkers: number): void => {
     if (window.closed !== null) return;
     // A run that ends during its warm-up has an empty window.
     openWindow();
@@ -472,7 +477,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     timeline.sample(endNs);
     window.closed = {
       endNs,
-      requestsInFlight: pool.busy,
+      requestsInFlight: Math.max(0, pool.busy - finishedWorkers),
       queued: queue.depth,
       deviceIo: device?.stop() ?? null,
       lagNs: { p50: lagNs(lag.percentile(50)), p99: lagNs(lag.percentile(99)), max: lagNs(lag.max) },
@@ -564,7 +569,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   }, TIMELINE_INTERVAL_MS);
 
   await scheduler;
-  closeWindow();
+  closeWindow(0);
   const closed = window.closed!;
   if (autoscaleTimer) clearInterval(autoscaleTimer);
   clearInterval(timelineTimer);
@@ -615,6 +620,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       directIo: a.storageIo.directIo,
       directIoReason: a.storageIo.reason,
       fsyncPolicy: o.fsyncPolicy,
+      // Trace-only mode keeps no files there, in RAM or anywhere.
+      ramFilesystem: a.traceLog === null ? a.target.ramFilesystem : null,
     },
     deviceIo: closed.deviceIo,
     probeLimits: a.probeLimits,

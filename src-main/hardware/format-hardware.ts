@@ -1,5 +1,5 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
-import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 
 const GIB = 1024 ** 3;
 
@@ -60,6 +60,8 @@ export function formatHardware(hw: HardwareProfile): string {
     lines.push(`Cache directory ${c.path}`);
     row('resolved', `${c.resolvedPath}${c.exists ? '' : ' (nearest existing ancestor: the directory does not exist yet)'}`);
     row('mount', `${or(c.mountPoint)} (${or(c.filesystem)} on ${or(c.mountSource)})`);
+    const ram = ramBackingOf(c);
+    if (ram !== null) row('WARNING', `${ramBackedMessage(ram)} (direct I/O or not)`);
     const b = c.blockDevice;
     row(
       'block device',

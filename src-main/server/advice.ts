@@ -1,14 +1,13 @@
 // What a person should know about the detected hardware before planning a suite: the wizard's
 // warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …). Derived from the
 // hardware profile only; the planner's own skips and problems come with the plan.
-import { computeGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { computeGpus, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
 /** Mount points that are the operating system's own disk. */
 const SYSTEM_MOUNTS = new Set(['/', '/usr', '/var', '/home', '/tmp', '/boot']);
-const RAM_FILESYSTEMS = new Set(['tmpfs', 'ramfs']);
 const NETWORK_FILESYSTEMS = /^(nfs\d?|cifs|smb3?|ceph|glusterfs|lustre|beegfs|gpfs|9p|fuse\..*|virtiofs)$/i;
 
 export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): Advice[] {
@@ -33,8 +32,9 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
       });
     }
     const fsType = c.filesystem ?? '';
-    if (RAM_FILESYSTEMS.has(fsType) || c.blockDevice?.media === 'ram') {
-      out.push({ level: 'warn', code: 'ram-backed', message: `The cache directory is RAM-backed (${fsType || 'RAM disk'}): the storage tier measures memory, not a drive.` });
+    const ram = ramBackingOf(c);
+    if (ram !== null) {
+      out.push({ level: 'warn', code: 'ram-backed', message: `The cache directory is on a ${ramBackedMessage(ram)}.` });
     } else if (NETWORK_FILESYSTEMS.test(fsType)) {
       out.push({ level: 'info', code: 'network-fs', message: `The cache directory is on a network or FUSE filesystem (${fsType}): results include the network.` });
     }

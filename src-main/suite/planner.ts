@@ -7,7 +7,7 @@
 // 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
-import { computeGpus, usableGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -444,6 +444,8 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   };
   const notes = [...d.notes];
   if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
+  const ram = hw.cacheDir ? ramBackingOf(hw.cacheDir) : null;
+  if (ram !== null) notes.push(`the cache directory is on a ${ramBackedMessage(ram)}; every storage result describes RAM`);
   if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
   if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
     notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both ids are kept so stored history stays comparable");

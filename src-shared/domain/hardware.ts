@@ -201,3 +201,21 @@ export function computeGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
 export function usableGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
   return hw.gpus.filter((g) => g.engineUsable);
 }
+
+/** Filesystems whose files live in RAM: a storage tier there measures memory, not a drive. */
+export const RAM_FILESYSTEMS: ReadonlySet<string> = new Set(['tmpfs', 'ramfs']);
+
+/**
+ * What makes the cache directory RAM-backed: its filesystem ('tmpfs', 'ramfs'), 'RAM disk' for a
+ * block device that is memory (brd), or null when it is not.
+ */
+export function ramBackingOf(c: Pick<CacheDirInfo, 'filesystem' | 'blockDevice'>): string | null {
+  if (c.filesystem !== null && RAM_FILESYSTEMS.has(c.filesystem)) return c.filesystem;
+  if (c.blockDevice?.media === 'ram') return 'RAM disk';
+  return null;
+}
+
+/** The one wording of it, for the run's results and console, `kvbench hw`, the suite plan and the app's advice. */
+export function ramBackedMessage(backing: string): string {
+  return `RAM-backed filesystem (${backing}): the storage tier measures memory, not a drive`;
+}

@@ -131,7 +131,18 @@ export interface StorageTierDescription extends TierDescription {
   direct_io: boolean;
   direct_io_reason: string | null;
   fsync_policy: 'per-entry' | 'none';
-  /** True when reads may have been served by the page cache: buffered I/O, or the device read less than the tier did (`device_io.flagged`). */
+  /**
+   * True when the storage tier's files were in RAM (--cache-dir on tmpfs or ramfs, from statfs):
+   * its reads and writes measured memory, not a drive, whatever direct I/O says. Absent in results
+   * written by earlier kvbench builds.
+   */
+  ram_backed?: boolean;
+  /** The RAM-backed filesystem ('tmpfs', 'ramfs'), or null. */
+  ram_filesystem?: string | null;
+  /**
+   * True when reads may have been served by the page cache or other RAM: buffered I/O, the device
+   * read less than the tier did (`device_io.flagged`), or a RAM-backed filesystem (`ram_backed`).
+   */
   reads_may_hit_page_cache: boolean;
 }
 
@@ -317,6 +328,10 @@ export interface RunResults {
   end_to_end_latencies: number[];
   storage_latencies: number[];
   generation_latencies: number[];
+  /**
+   * Every monitor interval (the autoscaler's, else 1 s): seconds since the measured phase began and
+   * the tokens generated so far ÷ those seconds.
+   */
   throughput_timeline: { timestamp: number; throughput_tokens_per_sec: number }[];
   prefill_latencies: number[];
   decode_latencies: number[];

@@ -82,7 +82,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--precondition-threads', key: 'preconditionThreads', kind: 'int', metavar: 'N', unit: 'threads', help: 'preconditioning writers; 0 = one per CPU' }),
   spec({ flag: '--trace-speedup', key: 'traceSpeedup', kind: 'float', metavar: 'X', unit: '×', help: 'BurstGPT replay speed factor; 0 = no pacing' }),
   spec({ flag: '--replay-cycles', key: 'replayCycles', kind: 'int', metavar: 'N', unit: 'passes', help: 'passes through the trace or dataset; 0 = loop until --duration' }),
-  spec({ flag: '--prefill-only', key: 'prefillOnly', kind: 'bool', help: 'disaggregated prefill node: writes only (excludes --decode-only)' }),
+  spec({ flag: '--prefill-only', key: 'prefillOnly', kind: 'bool', help: 'disaggregated prefill node: no decode reads, but earlier turns are still reloaded and cached prefixes read, as in the reference; add --disable-multi-turn --disable-prefix-caching for a write-only run of synthetic users (excludes --decode-only)' }),
   spec({ flag: '--decode-only', key: 'decodeOnly', kind: 'bool', help: 'disaggregated decode node: reads of pre-populated entries (excludes --prefill-only)' }),
   spec({ flag: '--io-trace-log', key: 'ioTraceLog', kind: 'path', metavar: 'FILE', help: 'trace-only mode: no I/O; log every logical I/O to this CSV', defaultNote: 'none' }),
   spec({ flag: '--enable-latency-tracing', key: 'enableLatencyTracing', kind: 'bool', help: "the reference's bpftrace device-latency tracing: not implemented in kvbench, so the flag is refused" }),

@@ -283,6 +283,15 @@ const OUTPUT_FILES = [
   ['ioTraceLog', '--io-trace-log'],
 ] as const;
 
+/** Files a run reads: an output on one of them would replace the input with results. */
+const INPUT_FILES = [
+  ['config', '--config'],
+  ['datasetPath', '--dataset-path'],
+  ['validationTrace', '--validation-trace'],
+  ['probeResult', '--probe-result'],
+  ['burstTracePath', '--burst-trace-path'],
+] as const;
+
 function sameOutputFileErrors(o: Record<string, unknown>): string[] {
   const errors: string[] = [];
   const seen = new Map<string, string>();
@@ -294,6 +303,19 @@ function sameOutputFileErrors(o: Record<string, unknown>): string[] {
     const earlier = seen.get(real);
     if (earlier) errors.push(`${earlier} and ${flag} name the same file: ${real}`);
     else seen.set(real, flag);
+  }
+  for (const [key, inputFlag] of INPUT_FILES) {
+    const p = o[key];
+    // The BurstGPT path (a default is always set) is read only with --use-burst-trace.
+    if (typeof p !== 'string' || p.length === 0 || (key === 'burstTracePath' && o.useBurstTrace !== true)) continue;
+    const real = resolveRealPath(p);
+    const input = statOrUndefined(real);
+    for (const [outReal, outputFlag] of seen) {
+      // A hard link is the same file under another name too.
+      const out = input ? statOrUndefined(outReal) : undefined;
+      const same = outReal === real || (input !== undefined && out !== undefined && out.dev === input.dev && out.ino === input.ino);
+      if (same) errors.push(`${outputFlag} names the ${inputFlag} input file, which the run would overwrite: ${real}`);
+    }
   }
   return errors;
 }

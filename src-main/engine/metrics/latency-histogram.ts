@@ -36,8 +36,9 @@ export class LatencyHistogram {
     });
   }
 
+  /** A zero (no simulated generation, a queue never waited on) is recorded as 0 and read back as 0. */
   record(valueNs: number): void {
-    const v = Math.max(1, Math.round(valueNs));
+    const v = Math.max(0, Math.round(valueNs));
     this.#histogram.recordValue(v);
     this.#sumNs += valueNs;
     this.#count += 1;
@@ -82,7 +83,9 @@ export class LatencyHistogram {
       count: this.#count,
       sumNs: this.#sumNs,
       meanNs: this.#sumNs / this.#count,
-      minNs: h.minNonZeroValue,
+      // minNonZeroValue skips recorded zeros (and is MAX_SAFE_INTEGER when there are only zeros);
+      // the 0th percentile is the lowest value recorded, 0 exactly when a zero was.
+      minNs: h.getValueAtPercentile(0) === 0 ? 0 : h.minNonZeroValue,
       maxNs: h.maxValue,
       p50Ns: h.getValueAtPercentile(50),
       p95Ns: h.getValueAtPercentile(95),

@@ -19,8 +19,10 @@ import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
+import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 import { AlignedSlab } from '../io/aligned-slab.ts';
 import { DIRECT_IO_ALIGNMENT_BYTES, freeSpaceBytes, probeDirectIo } from '../io/direct-io.ts';
+import { ramFilesystemAt } from '../io/ram-filesystem.ts';
 import { assessPageCache, DeviceStatsSampler, type BlockDeviceInfo, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import { LatencyHistogram } from '../metrics/latency-histogram.ts';
 import {
@@ -207,6 +209,8 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
     }
   }
   if (!direct.enabled) warnings.push(`buffered I/O (${direct.reason}): read rates may be the page cache's, not the device's`);
+  const ram = await ramFilesystemAt(baseDir);
+  if (ram !== null) warnings.push(`${ramBackedMessage(ram)}: these rates are RAM's, direct I/O or not`);
 
   const sampler = DeviceStatsSampler.forDirectory(baseDir);
   const deviceInfo = sampler.resolution.ok ? sampler.resolution.device : null;
@@ -244,8 +248,9 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
       if (phase === 'read') {
         const pc = assessPageCache({ engineReadBytes: r.bytes, engineWriteBytes: 0, device: r.deviceReport, directIo: direct.enabled });
         r.process_read_coverage = pc.processReadCoverage;
-        r.page_cache_suspected = pc.flagged;
-        r.page_cache_reason = pc.reason;
+        // RAM-backed: no device at all, whatever the counters (none) and the I/O mode say.
+        r.page_cache_suspected = pc.flagged || ram !== null;
+        r.page_cache_reason = ram !== null ? `${ramBackedMessage(ram)}: the reads came from memory` : pc.reason;
       }
       const { deviceReport: _unused, ...result } = r;
       phases[phase] = result;
@@ -262,7 +267,7 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
     await fsp.rmdir(workDir).catch(() => undefined);
   }
   for (const [name, p] of Object.entries(phases)) {
-    if (p.page_cache_suspected) warnings.push(`${name}: ${p.page_cache_reason}`);
+    if (p.page_cache_suspected && ram === null) warnings.push(`${name}: ${p.page_cache_reason}`);
     if (p.wraps > 0 && !direct.enabled && name === 'read') {
       warnings.push(`${name}: the files were read ${p.wraps} time(s) over with buffered I/O; later passes can be served from the page cache`);
     }

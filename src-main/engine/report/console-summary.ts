@@ -385,7 +385,10 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
     printDeviceIo(kv, p);
     printEfficiency(kv, p);
     printPreparation(kv, p);
-    if (st.reads_may_hit_page_cache) {
+    if (st.ram_backed === true) {
+      p(`  WARNING: the cache directory is on a RAM-backed filesystem (${st.ram_filesystem ?? 'RAM'}): the storage tier measured memory,`);
+      p('           not a drive; its latency and bandwidth (reads and writes) describe RAM, whatever direct I/O says.');
+    } else if (st.reads_may_hit_page_cache) {
       const why = kv.device_io?.flag_reason ?? 'buffered I/O';
       p(`  WARNING: storage reads may have been served by the OS page cache (${why});`);
       p('           storage read latency and bandwidth may describe RAM, not the device.');

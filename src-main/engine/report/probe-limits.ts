@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import type { DeviceIoSection, EfficiencySection, TierBytes } from '../../../src-shared/domain/results.ts';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
+import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 
 export interface ProbeLimits {
   file: string;
@@ -69,29 +70,37 @@ export function loadProbeLimits(file: string): ProbeLimits {
  * Storage-tier bandwidth ÷ the probed limit, per direction, and for the run's mix: the limit of a
  * mix is time-weighted (the time to move the read bytes at the read limit plus the written bytes at
  * the write limit), so a run that reads and writes at the device's limits scores 1. Reads the page
- * cache may have served are not the device's: a flagged run has no read or mixed efficiency.
+ * cache may have served are not the device's: a flagged run has no read or mixed efficiency. A
+ * RAM-backed directory (tmpfs) has none at all: neither direction was a device's.
  */
-export function efficiencySection(limits: ProbeLimits, storage: TierBytes, deviceIo: Pick<DeviceIoSection, 'device' | 'flagged' | 'flag_reason'>, run: { ioChunkBytes: number; ioDepth: number }): EfficiencySection {
+export function efficiencySection(
+  limits: ProbeLimits,
+  storage: TierBytes,
+  deviceIo: Pick<DeviceIoSection, 'device' | 'flagged' | 'flag_reason'>,
+  run: { ioChunkBytes: number; ioDepth: number; ramFilesystem?: string | null },
+): EfficiencySection {
   const runDevice = deviceIo.device;
+  const ram = run.ramFilesystem ?? null;
   const cacheServed = deviceIo.flagged && storage.read_bytes > 0;
   const share = (bps: number, limit: number | null): number | null => (limit === null ? null : bps / limit);
   const moved = storage.read_bytes + storage.write_bytes;
   let mixed: number | null = null;
   const needRead = storage.read_bytes > 0;
   const needWrite = storage.write_bytes > 0;
-  if (moved > 0 && !cacheServed && (!needRead || limits.readBytesPerSec !== null) && (!needWrite || limits.writeBytesPerSec !== null)) {
+  if (moved > 0 && !cacheServed && ram === null && (!needRead || limits.readBytesPerSec !== null) && (!needWrite || limits.writeBytesPerSec !== null)) {
     const limitSeconds = (needRead ? storage.read_bytes / limits.readBytesPerSec! : 0) + (needWrite ? storage.write_bytes / limits.writeBytesPerSec! : 0);
     const runBps = storage.read_bytes_per_sec + storage.write_bytes_per_sec;
     mixed = limitSeconds > 0 ? runBps / (moved / limitSeconds) : null;
   }
   const notes: string[] = [];
-  if (cacheServed) notes.push(`no read or mixed efficiency: ${deviceIo.flag_reason ?? 'reads may have been served by the page cache'}`);
+  if (ram !== null) notes.push(`no efficiency: ${ramBackedMessage(ram)}`);
+  else if (cacheServed) notes.push(`no read or mixed efficiency: ${deviceIo.flag_reason ?? 'reads may have been served by the page cache'}`);
   if (runDevice !== null && limits.device !== null && runDevice !== limits.device) notes.push(`the probe measured ${limits.device}, this run's cache directory is on ${runDevice}`);
   if (limits.ioChunkBytes !== run.ioChunkBytes || limits.ioDepth !== run.ioDepth) {
     notes.push(`the probe ran ${limits.ioDepth} × ${limits.ioChunkBytes} B in flight, this run ${run.ioDepth} × ${run.ioChunkBytes} B`);
   }
-  const readEfficiency = needRead && !cacheServed ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null;
-  const writeEfficiency = needWrite ? share(storage.write_bytes_per_sec, limits.writeBytesPerSec) : null;
+  const readEfficiency = needRead && !cacheServed && ram === null ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null;
+  const writeEfficiency = needWrite && ram === null ? share(storage.write_bytes_per_sec, limits.writeBytesPerSec) : null;
   for (const [what, eff] of [['read', readEfficiency], ['write', writeEfficiency]] as const) {
     if (eff === null || eff <= ABOVE_LIMIT_EFFICIENCY) continue;
     notes.push(

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { ModelSpec } from '../../../src-shared/domain/models.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
+import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 import { entryBytes } from '../../../src-shared/domain/models.ts';
 import {
   GIB,
@@ -73,7 +74,15 @@ export interface RunFacts {
   cpuBudgetBytes: number;
   /** The CPU tier's peak held memory; null when it allocated none (absent, or trace-only mode). */
   cpuPeakHeldBytes: number | null;
-  storage: { capacityBytes: number; dir: string; directIo: boolean; directIoReason: string | null; fsyncPolicy: 'per-entry' | 'none' };
+  storage: {
+    capacityBytes: number;
+    dir: string;
+    directIo: boolean;
+    directIoReason: string | null;
+    fsyncPolicy: 'per-entry' | 'none';
+    /** 'tmpfs' or 'ramfs' when the storage tier's files were in RAM; null otherwise and in trace-only mode. */
+    ramFilesystem: string | null;
+  };
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
   /** `--probe-result`: the device's probed limits. */
@@ -122,9 +131,15 @@ function tierPercentileKeys(prefix: string, h: LatencyHistogram, out: Record<str
   for (const [name, p] of PCTS) out[`${prefix}_${name}_ms`] = ms(h.percentileNs(p));
 }
 
-/** `readCaveat`: why the storage read criteria's numbers may not be the device's (null: they are). */
-function storageHealth(f: RunFacts, cs: Record<string, unknown>, elapsedS: number, readCaveat: string | null): StorageHealth {
-  const caveat = readCaveat === null ? {} : { caveat: readCaveat };
+/** Why the storage read (write) criteria's numbers may not be the device's (null: they are). */
+interface StorageCaveats {
+  read: string | null;
+  write: string | null;
+}
+
+function storageHealth(f: RunFacts, cs: Record<string, unknown>, elapsedS: number, caveats: StorageCaveats): StorageHealth {
+  const caveat = caveats.read === null ? {} : { caveat: caveats.read };
+  const writeCaveat = caveats.write === null ? {} : { caveat: caveats.write };
   const criteria: StorageHealthCriterion[] = [];
   const storage = f.cache.tierStats.get('storage');
   if (f.options.performanceProfile === 'latency') {
@@ -133,7 +148,7 @@ function storageHealth(f: RunFacts, cs: Record<string, unknown>, elapsedS: numbe
     const basis = (d: DirectionStats | undefined, h: LatencyHistogram | undefined) => (d && h === d.deviceLatency ? 'Device' : 'Total');
     if (sw && sw.count > 0) {
       const p95 = ms(sw.percentileNs(95));
-      criteria.push({ name: `Storage Tier Write ${basis(storage?.write, sw)} P95 < 500ms`, target: 500, actual: p95, unit: 'ms', passed: p95 < 500 });
+      criteria.push({ name: `Storage Tier Write ${basis(storage?.write, sw)} P95 < 500ms`, target: 500, actual: p95, unit: 'ms', passed: p95 < 500, ...writeCaveat });
     }
     if (sr && sr.count > 0) {
       const p95 = ms(sr.percentileNs(95));
@@ -161,7 +176,7 @@ function storageHealth(f: RunFacts, cs: Record<string, unknown>, elapsedS: numbe
       criteria.push({ name: 'Storage KV Read Bandwidth', target: '>0', actual: readBw.toFixed(2), unit: 'GiB/s', passed: readBw > 0, ...caveat });
     }
     if (writeBytes > 0 || readBytes === 0) {
-      criteria.push({ name: 'Storage KV Write Bandwidth', target: '>0', actual: writeBw.toFixed(2), unit: 'GiB/s', passed: writeBw > 0 });
+      criteria.push({ name: 'Storage KV Write Bandwidth', target: '>0', actual: writeBw.toFixed(2), unit: 'GiB/s', passed: writeBw > 0, ...writeCaveat });
     }
   }
   const passed = criteria.filter((c) => c.passed).length;
@@ -201,7 +216,7 @@ function demotionsInto(c: RunFacts['cache'], tier: TierKey): number {
   return n;
 }
 
-function cacheStats(f: RunFacts, elapsedS: number, readCaveat: string | null): Record<string, unknown> & { storage_health: StorageHealth } {
+function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Record<string, unknown> & { storage_health: StorageHealth } {
   const c = f.cache;
   const rec = f.recorder;
   const usage = new Map(c.usage().map((u) => [u.name, u]));
@@ -269,7 +284,7 @@ function cacheStats(f: RunFacts, elapsedS: number, readCaveat: string | null): R
     tierPercentileKeys('storage_write_host', storage.write.hostLatency, cs);
   }
   const result = cs as Record<string, unknown> & { storage_health: StorageHealth };
-  result.storage_health = storageHealth(f, cs, elapsedS, readCaveat);
+  result.storage_health = storageHealth(f, cs, elapsedS, caveats);
   return result;
 }
 
@@ -334,7 +349,18 @@ function gpuDescription(f: RunFacts): KvbenchSection['tiers']['gpu'] {
   };
 }
 
+/**
+ * A RAM-backed directory (tmpfs, ramfs) has no device at all: its reads are flagged whatever the
+ * I/O mode (tmpfs takes O_DIRECT since Linux 6.6, and it would still be RAM).
+ */
 function deviceIoSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
+  const section = deviceCountersSection(f, storage);
+  const ram = f.storage.ramFilesystem;
+  if (ram === null || f.deviceIo === null || storage.read_bytes === 0) return section;
+  return { ...section, flagged: true, flag_reason: `${ramBackedMessage(ram)}: the storage reads came from memory` };
+}
+
+function deviceCountersSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
   const report = f.deviceIo;
   const base = { min_read_coverage: MIN_DEVICE_READ_COVERAGE };
   if (report === null || !report.available || report.io === null) {
@@ -433,12 +459,14 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
         direct_io: f.storage.directIo,
         direct_io_reason: f.storage.directIoReason,
         fsync_policy: f.storage.fsyncPolicy,
-        reads_may_hit_page_cache: !f.storage.directIo || deviceIo.flagged,
+        ram_backed: f.storage.ramFilesystem !== null,
+        ram_filesystem: f.storage.ramFilesystem,
+        reads_may_hit_page_cache: !f.storage.directIo || deviceIo.flagged || f.storage.ramFilesystem !== null,
       },
     },
     tier_bytes: tb,
     device_io: deviceIo,
-    efficiency: f.probeLimits === null ? null : efficiencySection(f.probeLimits, tb.storage, deviceIo, { ioChunkBytes: f.chunkBytes, ioDepth: f.ioDepth }),
+    efficiency: f.probeLimits === null ? null : efficiencySection(f.probeLimits, tb.storage, deviceIo, { ioChunkBytes: f.chunkBytes, ioDepth: f.ioDepth, ramFilesystem: f.storage.ramFilesystem }),
     measured_window: {
       planned_ns: f.window.plannedNs,
       warm_up_ns: f.window.warmUpNs,
@@ -511,12 +539,33 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
   };
 }
 
-/** A read criterion "passed" by the page cache says nothing about the device: the caveat says so beside it. */
-function storageReadCaveat(kv: KvbenchSection): string | null {
+/**
+ * A read criterion "passed" by the page cache says nothing about the device: the caveat says so
+ * beside it. On a RAM-backed filesystem the writes went to memory too.
+ */
+function storageCaveats(f: RunFacts, kv: KvbenchSection): StorageCaveats {
   const d = kv.device_io;
   // Flagged only where reads were made and the device did not serve them (never in trace-only runs).
-  if (kv.tier_bytes.storage.read_bytes === 0 || !d.flagged) return null;
-  return `not the device's number: ${d.flag_reason ?? 'reads may have been served by the page cache'}`;
+  const read = kv.tier_bytes.storage.read_bytes === 0 || !d.flagged ? null : `not the device's number: ${d.flag_reason ?? 'reads may have been served by the page cache'}`;
+  const ram = f.storage.ramFilesystem;
+  const write = ram === null || kv.tier_bytes.storage.write_bytes === 0 ? null : `not the device's number: ${ramBackedMessage(ram)}`;
+  return { read, write };
+}
+
+/**
+ * The reference's throughput_timeline: at every monitor interval (the autoscaler's, else each
+ * second) the seconds since the measured phase began and the tokens generated so far ÷ those
+ * seconds. Autoscaled runs keep the autoscaler's own samples; every other run takes kvbench's
+ * per-second timeline, whose interval rates add back up to the tokens so far.
+ */
+function throughputTimeline(f: RunFacts): RunResults['throughput_timeline'] {
+  if (f.autoscaling) return f.autoscaling.timeline.map((t) => ({ timestamp: t.timestamp, throughput_tokens_per_sec: t.throughput_tokens_per_sec }));
+  let tokens = 0;
+  return f.timeline.map((p) => {
+    tokens += (p.generated_tokens_per_sec * p.interval_ns) / 1e9;
+    const elapsedS = p.elapsed_ns / 1e9;
+    return { timestamp: elapsedS, throughput_tokens_per_sec: elapsedS > 0 ? Math.round(tokens) / elapsedS : 0 };
+  });
 }
 
 /** Assembles the results JSON: the reference's keys and meanings, plus the kvbench section. */
@@ -531,7 +580,7 @@ export function buildResults(f: RunFacts): RunResults {
     end_to_end_latencies: rec.endToEndLatenciesS,
     storage_latencies: rec.storageLatenciesS,
     generation_latencies: rec.generationLatenciesS,
-    throughput_timeline: f.autoscaling ? f.autoscaling.timeline.map((t) => ({ timestamp: t.timestamp, throughput_tokens_per_sec: t.throughput_tokens_per_sec })) : [],
+    throughput_timeline: throughputTimeline(f),
     prefill_latencies: rec.prefillLatenciesS,
     decode_latencies: rec.decodeLatenciesS,
     multi_turn_cache_hits: rec.multiTurnHits,
@@ -552,7 +601,7 @@ export function buildResults(f: RunFacts): RunResults {
       end_to_end_latency_ms: percentilesMs(rec.endToEnd),
       storage_io_latency_ms: percentilesMs(rec.storageIo),
       generation_latency_ms: percentilesMs(rec.generation),
-      cache_stats: cacheStats(f, elapsedS, storageReadCaveat(results.kvbench)),
+      cache_stats: cacheStats(f, elapsedS, storageCaveats(f, results.kvbench)),
       qos_metrics: qosMetrics(f),
       prefix_cache_stats: f.options.disablePrefixCaching
         ? {}

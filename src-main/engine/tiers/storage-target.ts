@@ -5,6 +5,7 @@ import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
+import { ramFilesystemOf } from '../io/ram-filesystem.ts';
 import { markRunDirOwner, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
 
 /** Share of the free space the storage tier may use when no capacity is given (the reference's rule). */
@@ -19,6 +20,8 @@ export interface StorageTarget {
   createdFrom: string | null;
   capacityBytes: number;
   freeBytesAtStart: number;
+  /** 'tmpfs' or 'ramfs' when baseDir's files live in RAM (statfs f_type), else null. */
+  ramFilesystem: string | null;
 }
 
 /** Follows symbolic links: a link to /dev/shm is /dev/shm, whatever its own path says. */
@@ -62,6 +65,7 @@ export async function prepareStorageTarget(opts: {
   }
   const stat = await fsp.statfs(baseDir);
   const freeBytesAtStart = Number(stat.bavail) * Number(stat.bsize);
+  const ramFilesystem = ramFilesystemOf(Number(stat.type));
   const requested = opts.storageCapacityGb * GIB;
   if (requested > freeBytesAtStart) {
     throw new KvbenchError(
@@ -84,7 +88,7 @@ export async function prepareStorageTarget(opts: {
   } catch (err) {
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
   }
-  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart };
+  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem };
 }
 
 /** Removes the run directory (only if empty: the file store already removed its own files). */

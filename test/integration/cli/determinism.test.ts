@@ -48,6 +48,9 @@ describe('kvbench run --seed', () => {
     for (const res of [a, b, c]) {
       expect(res.kvbench.requests_issued).toBe(MAX_REQUESTS);
       expect(res.requests_completed).toBe(MAX_REQUESTS);
+      // Every request offered completed: none was in flight when the last one closed the window.
+      expect(res.kvbench.measured_window.closed_by).toBe('max-requests');
+      expect(res.kvbench.measured_window.requests_in_flight_at_close).toBe(0);
       expect(res.kvbench.request_stream_digest).toMatch(/^[0-9a-f]{64}$/);
     }
 

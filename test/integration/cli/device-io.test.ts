@@ -2,6 +2,7 @@
 // phase and its bytes stand beside the storage tier's. With direct I/O the device serves every
 // storage read; with buffered I/O the entries just written sit in the page cache, the device reads
 // next to nothing, and the run must say so rather than report RAM speed as the drive's.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,16 +13,40 @@ import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runC
 
 afterEach(removeTempDirs);
 
-async function storageOnlyRun(extra: string[]): Promise<{ res: RunResults; stdout: string; onBlockDevice: boolean }> {
+async function storageOnlyRun(extra: string[], cacheParent?: string): Promise<{ res: RunResults; stdout: string; stderr: string; onBlockDevice: boolean }> {
   const tmp = makeTempDir();
   const output = path.join(tmp, 'results.json');
   const r = await runCli(
-    ['run', ...TINY_RUN_FLAGS, '--num-users', '4', '--duration', '4', '--cpu-mem-gb', '0', '--cache-dir', path.join(tmp, 'cache'), '--seed', '7', '--output', output, ...extra],
+    ['run', ...TINY_RUN_FLAGS, '--num-users', '4', '--duration', '4', '--cpu-mem-gb', '0', '--cache-dir', path.join(cacheParent ?? tmp, 'cache'), '--seed', '7', '--output', output, ...extra],
     { cwd: tmp },
   );
   expect(r.code, explain(r)).toBe(0);
-  return { res: readResults(output), stdout: r.stdout, onBlockDevice: resolveBlockDevice(tmp).ok };
+  return { res: readResults(output), stdout: r.stdout, stderr: r.stderr, onBlockDevice: resolveBlockDevice(cacheParent ?? tmp).ok };
 }
+
+/** A fresh tmpfs (unmounted after the test), or null with the reason where it cannot be mounted (not root, not Linux). */
+function mountTmpfs(size: string): { dir: string } | { skip: string } {
+  if (process.platform !== 'linux') return { skip: 'not Linux' };
+  const dir = makeTempDir();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+  } catch (err) {
+    return { skip: (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message };
+  }
+  mounted.push(dir);
+  return { dir };
+}
+
+const mounted: string[] = [];
+afterEach(() => {
+  for (const dir of mounted.splice(0)) {
+    try {
+      execFileSync('umount', [dir], { stdio: 'pipe' });
+    } catch {
+      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+    }
+  }
+});
 
 describe('device bytes beside engine bytes (kvbench run)', () => {
   it('direct I/O: the device read at least 95 % of what the storage tier read, and the run is not flagged', async () => {
@@ -95,6 +120,38 @@ describe('device bytes beside engine bytes (kvbench run)', () => {
         expect(d.flag_reason).toMatch(/buffered I\/O/);
       }
     }
+  });
+});
+
+describe('a --cache-dir on a RAM-backed filesystem (tmpfs)', () => {
+  it('is said to be RAM in the results, on the console, and by hw and suite --plan, whatever direct I/O says', async (ctx) => {
+    const m = mountTmpfs('1g');
+    if ('skip' in m) {
+      console.warn(`skipped: cannot mount a tmpfs (${m.skip}); this test needs root on Linux`);
+      return ctx.skip();
+    }
+    const { res, stdout, stderr } = await storageOnlyRun([], m.dir);
+    const kv = res.kvbench;
+    const st = kv.tiers.storage;
+    expect(kv.tier_bytes.storage.read_bytes, 'the run read from storage').toBeGreaterThan(0);
+    expect(st.ram_backed).toBe(true);
+    expect(st.ram_filesystem).toBe('tmpfs');
+    // Since Linux 6.6 tmpfs takes O_DIRECT: direct or not, the reads came from RAM.
+    expect(st.reads_may_hit_page_cache).toBe(true);
+    expect(kv.device_io.flagged).toBe(true);
+    expect(kv.device_io.flag_reason).toMatch(/^RAM-backed filesystem \(tmpfs\)/);
+    const criteria = res.summary!.cache_stats.storage_health.criteria.filter((c) => /Storage/.test(c.name));
+    expect(criteria.length).toBeGreaterThan(0);
+    for (const c of criteria) expect(c.caveat, c.name).toMatch(/^not the device's number: RAM-backed filesystem \(tmpfs\)/);
+    expect(stdout).toMatch(/WARNING: the cache directory is on a RAM-backed filesystem \(tmpfs\)/);
+    expect(stderr).toMatch(/warn: --cache-dir \S+ is on a RAM-backed filesystem \(tmpfs\)/);
+
+    const hw = await runCli(['hw', '--cache-dir', path.join(m.dir, 'cache')], { cwd: m.dir });
+    expect(hw.code, explain(hw)).toBe(0);
+    expect(hw.stdout).toMatch(/WARNING +RAM-backed filesystem \(tmpfs\): the storage tier measures memory, not a drive/);
+    const plan = await runCli(['suite', '--plan', '--profile', 'smoke', '--no-probe', '--storage-capacity-gb', '0.6', '--cache-dir', path.join(m.dir, 'cache'), '--db', path.join(m.dir, 'kvbench.db')], { cwd: m.dir });
+    expect(plan.code, explain(plan)).toBe(0);
+    expect(plan.stdout).toMatch(/note: the cache directory is on a RAM-backed filesystem \(tmpfs\)/);
   });
 });
 

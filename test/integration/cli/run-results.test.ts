@@ -147,7 +147,14 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expectOrderedPercentiles(s.end_to_end_latency_ms, 'end_to_end_latency_ms');
     expectOrderedPercentiles(s.storage_io_latency_ms, 'storage_io_latency_ms');
     expectOrderedPercentiles(s.generation_latency_ms, 'generation_latency_ms');
-    expect(Array.isArray(res.throughput_timeline)).toBe(true);
+    // The reference's monitor samples every second without autoscaling: {seconds so far, tokens so far ÷ them}.
+    const tl = res.throughput_timeline;
+    expect(tl.length, 'one point per second of the 5 s run').toBeGreaterThanOrEqual(4);
+    expect(tl.map((p) => Object.keys(p).sort())).toEqual(tl.map(() => ['throughput_tokens_per_sec', 'timestamp']));
+    for (let i = 1; i < tl.length; i++) expect(tl[i].timestamp).toBeGreaterThan(tl[i - 1].timestamp);
+    expect(tl.map((p) => p.timestamp)).toEqual(res.kvbench.timeline.map((p) => p.elapsed_ns / 1e9));
+    // The last point closes the measured phase: all tokens ÷ all of it, the summary's throughput.
+    expectClose(tl.at(-1)!.throughput_tokens_per_sec, s.avg_throughput_tokens_per_sec, 'last throughput_timeline point', 1e-9);
     expect(Array.isArray(s.autoscaling_stats)).toBe(true);
 
     // ---- the run itself ----
@@ -205,6 +212,9 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(res.total_generation_latency).toBe(0);
     expect(res.generation_latencies.every((x) => x === 0)).toBe(true);
     expect(s.generation_latency_ms.mean).toBe(0);
+    // Zeros read back as 0 ms, as the reference's numpy percentiles, not the histogram's 1 ns unit.
+    expect(s.generation_latency_ms).toEqual({ mean: 0, p50: 0, p95: 0, p99: 0, p999: 0, p9999: 0 });
+    expect(kv.latency.generation).toMatchObject({ min_ns: 0, max_ns: 0, p50_ns: 0, p9999_ns: 0 });
     expectClose(s.end_to_end_latency_ms.mean, (kv.latency.end_to_end.sum_ns / n) / 1e6, 'mean end-to-end ms', 1e-6);
 
     // ---- tiers: only storage present, with direct I/O stated ----
@@ -213,7 +223,7 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(kv.tiers.storage.present).toBe(true);
     expect(kv.tiers.storage.dir).toBe(cacheDir);
     expect(typeof kv.tiers.storage.direct_io).toBe('boolean');
-    expect(kv.tiers.storage.reads_may_hit_page_cache).toBe(!kv.tiers.storage.direct_io);
+    expect(kv.tiers.storage.reads_may_hit_page_cache).toBe(!kv.tiers.storage.direct_io || kv.tiers.storage.ram_backed === true);
     if (kv.tiers.storage.direct_io) expect(kv.tiers.storage.direct_io_reason).toBeNull();
     else expect(kv.tiers.storage.direct_io_reason, 'why direct I/O is off').toMatch(/\S/);
     expect(kv.tiers.storage.budget_bytes).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
 // `kvbench probe` end to end: the real CLI, the probe's own process, real files in a temp dir.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,6 +64,27 @@ describe('kvbench probe', () => {
       expect(p.phases.read!.page_cache_reason).toMatch(/buffered I\/O/);
     }
     expect(probeDirsIn(dir)).toEqual([]);
+  });
+
+  it('says a RAM-backed directory (tmpfs) is memory: its reads are flagged, direct I/O or not', async (ctx) => {
+    const dir = makeTempDir();
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256m', 'tmpfs', dir], { stdio: 'pipe' });
+    } catch (err) {
+      console.warn(`skipped: cannot mount a tmpfs (${(err as Error).message.split('\n')[0]}); this test needs root on Linux`);
+      return ctx.skip();
+    }
+    try {
+      const r = await runCli(['probe', '--dir', dir, ...SMALL, '--json'], { cwd: dir });
+      expect(r.code, explain(r)).toBe(0);
+      const p = JSON.parse(r.stdout) as ProbeResult;
+      expect(p.phases.read!.page_cache_suspected).toBe(true);
+      expect(p.phases.read!.page_cache_reason).toMatch(/^RAM-backed filesystem \(tmpfs\)/);
+      expect(p.warnings.join('\n')).toMatch(/RAM-backed filesystem \(tmpfs\): the storage tier measures memory, not a drive/);
+      expect(probeDirsIn(dir)).toEqual([]);
+    } finally {
+      execFileSync('umount', [dir], { stdio: 'pipe' });
+    }
   });
 
   it('refuses bad arguments before touching anything', async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -277,6 +277,39 @@ describe('validation through the command line', () => {
     expect(ok(['--output', out, '--xlsx-output', join(cwd, 'r.xlsx'), '--io-trace-log', join(cwd, 'trace.csv')]).xlsxOutput).toBe(join(cwd, 'r.xlsx'));
   });
 
+  it('refuses an output on an input file (--dataset-path, --config, --probe-result, --validation-trace, a BurstGPT CSV): the results would replace it', () => {
+    const dir = mkdtempSync(join(cwd, 'inputs-'));
+    try {
+      const data = join(dir, 'sharegpt.json');
+      writeFileSync(data, '[]');
+      const config = join(dir, 'run.yaml');
+      writeFileSync(config, 'model: tiny-1b\n');
+      const burst = join(dir, 'burst.csv');
+      writeFileSync(burst, 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n');
+      const probe = join(dir, 'probe.json');
+      writeFileSync(probe, '{}');
+      const msg = (out: string, input: string, file: string) => `${out} names the ${input} input file, which the run would overwrite: ${file}`;
+      expect(errs(['--dataset-path', data, '--output', data])).toEqual([msg('--output', '--dataset-path', data)]);
+      // Another spelling, a symbolic link or a hard link is the same file.
+      expect(errs(['--dataset-path', data, '--output', `${dir}/sub/../sharegpt.json`])).toEqual([msg('--output', '--dataset-path', data)]);
+      const link = join(dir, 'link.json');
+      symlinkSync(data, link);
+      expect(errs(['--dataset-path', link, '--output', data])).toEqual([msg('--output', '--dataset-path', data)]);
+      const hard = join(dir, 'hard.json');
+      linkSync(data, hard);
+      expect(errs(['--dataset-path', data, '--output', hard])).toEqual([msg('--output', '--dataset-path', data)]);
+      expect(errs(['--config', config, '--xlsx-output', config])).toContain(msg('--xlsx-output', '--config', config));
+      expect(errs(['--validation-trace', data, '--io-trace-log', data])).toEqual([msg('--io-trace-log', '--validation-trace', data)]);
+      expect(errs(['--probe-result', probe, '--output', probe])).toContain(msg('--output', '--probe-result', probe));
+      expect(errs(['--use-burst-trace', '--burst-trace-path', burst, '--io-trace-log', burst])).toEqual([msg('--io-trace-log', '--burst-trace-path', burst)]);
+      // The BurstGPT path is only read with --use-burst-trace; other outputs beside the inputs are fine.
+      expect(ok(['--burst-trace-path', burst, '--io-trace-log', burst]).ioTraceLog).toBe(burst);
+      expect(ok(['--dataset-path', data, '--output', join(dir, 'results.json')]).output).toBe(join(dir, 'results.json'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an empty path instead of resolving it to the current directory', () => {
     for (const flag of ['--cache-dir', '--output', '--dataset-path', '--io-trace-log', '--xlsx-output', '--config']) {
       expect(errs([flag, '']), flag).toEqual([`${flag} must not be empty`]);
@@ -342,5 +375,12 @@ describe('--help', () => {
     expect(text).toContain('--num-users N, --users N');
     expect(text).toContain('(default: 100)');
     expect(text).toContain('llama3.1-70b-instruct');
+  });
+
+  it('--prefill-only does not claim to write only: like the reference it still reloads turns and reads prefixes', () => {
+    const line = runHelpText().split('\n').find((l) => l.trimStart().startsWith('--prefill-only'))!;
+    expect(line).not.toMatch(/writes only/);
+    expect(line).toMatch(/no decode reads, but earlier turns are still reloaded and cached prefixes read/);
+    expect(line).toContain('--disable-multi-turn --disable-prefix-caching');
   });
 });

@@ -244,6 +244,8 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
           direct_io: directIo,
           direct_io_reason: directIo ? null : 'O_DIRECT not supported by tmpfs',
           fsync_policy: 'per-entry',
+          ram_backed: false,
+          ram_filesystem: null,
           reads_may_hit_page_cache: !directIo || deviceFlagged,
         },
       },

@@ -107,6 +107,23 @@ describe('ShareGPT replay', () => {
     expect(d.tokenizer).toBe('gpt-tokenizer cl100k_base'); // the shipped tokenizer, not the estimate
   });
 
+  it('counts conversations started among the requests offered, not the ones read ahead', async () => {
+    const file = writeShareGpt(tempDir(), 10);
+    // Conversations 0..9 have 1..4 turns (i % 4 + 1); with 1 user they are replayed one after the other.
+    const src = await createWorkloadSource(makeCtx({ datasetPath: file, numUsers: 1, replayCycles: 0 }));
+    expect(src.describe().conversations_started, 'nothing offered yet, however much was read').toBe(0);
+    const first = await takeAll(src, 5);
+    const starts = first.filter((r) => r.turn === 1).length;
+    expect(starts).toBeGreaterThan(1);
+    expect(src.describe().conversations_started).toBe(starts);
+    // The same with --disable-multi-turn, where every request has turn 1 but only first turns start one.
+    const flat = await createWorkloadSource(makeCtx({ datasetPath: file, numUsers: 1, replayCycles: 1, disableMultiTurn: true }));
+    await takeAll(flat, 3);
+    expect(flat.describe().conversations_started).toBeLessThan(3);
+    await takeAll(flat);
+    expect(flat.describe().conversations_started).toBe(10);
+  });
+
   it('users take turns, so a conversation\'s next turn comes a round after the previous one', async () => {
     const dir = tempDir();
     const file = writeFile(

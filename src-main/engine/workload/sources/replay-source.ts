@@ -64,6 +64,11 @@ export interface ReplayFeed {
   activeUsers(): number;
   /** The file's statistics and the replay's state (cycles, pacing) for the results. */
   describe(): Record<string, unknown>;
+  /**
+   * Called with each request as it is offered to the run. `pull` reads ahead of that, so a feed
+   * counts what the run was offered (conversations started …) here, not in `pull`.
+   */
+  offered?(spec: ReplaySpec): void;
 }
 
 export interface ReplayWorkloadOptions {
@@ -189,6 +194,7 @@ export class ReplayWorkload implements WorkloadSource {
       this.#head = 0;
     }
     if (this.#buf.length - this.#head < this.#pullSize / 2) this.#startRefill();
+    this.#feed.offered?.(spec);
     const req = this.#decorate(spec);
     this.#record(req);
     return req;

@@ -180,7 +180,9 @@ export class ShareGptFeed implements ReplayFeed {
   #cyclesCompleted = 0;
   #seq = 0;
   #usersSeen = 0;
+  /** First turns among the requests offered so far (not merely pulled: the replay reads ahead). */
   #conversationsStarted = 0;
+  readonly #firstTurns = new WeakSet<ReplaySpec>();
   #ended = false;
 
   constructor(ds: ShareGptDataset, opts: ShareGptReplayOptions) {
@@ -209,6 +211,10 @@ export class ShareGptFeed implements ReplayFeed {
 
   activeUsers(): number {
     return this.#usersSeen;
+  }
+
+  offered(spec: ReplaySpec): void {
+    if (this.#firstTurns.has(spec)) this.#conversationsStarted++;
   }
 
   describe(): Record<string, unknown> {
@@ -252,7 +258,6 @@ export class ShareGptFeed implements ReplayFeed {
       this.#laneSeen[lane] = 1;
       this.#usersSeen++;
     }
-    if (t === 0) this.#conversationsStarted++;
     const userId = `dataset_user_${lane}`;
     const prefix = cyclePrefix(this.#cycle);
     const spec: ReplaySpec = {
@@ -269,6 +274,7 @@ export class ShareGptFeed implements ReplayFeed {
       previousTurnKeys: [],
       prefixBlocks: null,
     };
+    if (t === 0) this.#firstTurns.add(spec);
     if (this.#o.multiTurn) {
       const convKey = `${prefix}${conv.id}`;
       spec.conversationId = convKey;

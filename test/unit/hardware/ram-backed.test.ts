@@ -1,0 +1,85 @@
+// A cache directory whose files live in RAM (tmpfs, ramfs) is said to be so wherever kvbench
+// describes it: tmpfs takes O_DIRECT since Linux 6.6, so direct I/O alone would pass it as a drive.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ramFilesystemAt, ramFilesystemOf } from '../../../src-main/engine/io/ram-filesystem.ts';
+import { efficiencySection } from '../../../src-main/engine/report/probe-limits.ts';
+import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
+import { hardwareAdvice } from '../../../src-main/server/advice.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { ramBackingOf, type HardwareProfile } from '../../../src-shared/domain/hardware.ts';
+import type { TierBytes } from '../../../src-shared/domain/results.ts';
+import { fakeHardware } from '../store/fixtures.ts';
+
+function onTmpfs(): HardwareProfile {
+  const hw = fakeHardware();
+  hw.cacheDir = { ...hw.cacheDir!, path: '/mnt/ram/kv', resolvedPath: '/mnt/ram/kv', mountPoint: '/mnt/ram', filesystem: 'tmpfs', mountSource: 'tmpfs' };
+  return hw;
+}
+
+describe('RAM-backed cache directories', () => {
+  it('statfs f_type: tmpfs and ramfs on Linux, nothing elsewhere', () => {
+    expect(ramFilesystemOf(0x01021994, 'linux')).toBe('tmpfs');
+    expect(ramFilesystemOf(0x858458f6, 'linux')).toBe('ramfs');
+    expect(ramFilesystemOf(0x858458f6 | 0, 'linux'), 'a sign-extended f_type').toBe('ramfs');
+    expect(ramFilesystemOf(0xef53, 'linux'), 'ext4').toBeNull();
+    expect(ramFilesystemOf(0x01021994, 'darwin')).toBeNull();
+  });
+
+  it('finds a real tmpfs, and not the disk the temp directory is on', async (ctx) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-ram-'));
+    try {
+      const disk = await ramFilesystemAt(dir);
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
+      } catch (err) {
+        return ctx.skip(`cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]})`);
+      }
+      try {
+        expect(await ramFilesystemAt(dir)).toBe('tmpfs');
+      } finally {
+        execFileSync('umount', [dir], { stdio: 'pipe' });
+      }
+      // Whatever the temp directory is on, it is not the tmpfs just unmounted; on a RAM /tmp it says so.
+      expect(await ramFilesystemAt(dir)).toBe(disk);
+      expect(await ramFilesystemAt(path.join(dir, 'missing'))).toBeNull();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the hardware profile: tmpfs, ramfs and a RAM block device are RAM; ext4 and NFS are not', () => {
+    const hw = onTmpfs();
+    expect(ramBackingOf(hw.cacheDir!)).toBe('tmpfs');
+    expect(ramBackingOf({ filesystem: 'ramfs', blockDevice: null })).toBe('ramfs');
+    expect(ramBackingOf(fakeHardware().cacheDir!)).toBeNull();
+    expect(ramBackingOf({ filesystem: 'nfs4', blockDevice: null })).toBeNull();
+  });
+
+  it('kvbench hw, the suite plan and the app advice say it', () => {
+    const hw = onTmpfs();
+    expect(formatHardware(hw)).toMatch(/^ {2}WARNING +RAM-backed filesystem \(tmpfs\): the storage tier measures memory, not a drive/m);
+    expect(formatHardware(fakeHardware())).not.toMatch(/RAM-backed/);
+    const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/ram/kv' });
+    expect(plan.notes).toContain('the cache directory is on a RAM-backed filesystem (tmpfs): the storage tier measures memory, not a drive; every storage result describes RAM');
+    expect(planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv' }).notes.join('\n')).not.toMatch(/RAM-backed/);
+    expect(hardwareAdvice(hw, false).find((a) => a.code === 'ram-backed')?.message).toBe(
+      'The cache directory is on a RAM-backed filesystem (tmpfs): the storage tier measures memory, not a drive.',
+    );
+  });
+
+  it('a run there claims no efficiency against a probed limit, in either direction', () => {
+    const GB = 1e9;
+    const storage: TierBytes = {
+      read_bytes: 10 * GB, write_bytes: 10 * GB, read_ops: 1, write_ops: 1, read_bytes_per_sec: GB, write_bytes_per_sec: GB,
+      demoted_in_bytes: 0, demoted_out_bytes: 0, evicted_entries: 0, evicted_bytes: 0, entries_at_end: 0, used_bytes_at_end: 0,
+    };
+    const limits = { file: '/tmp/p.json', dir: '/mnt/ram', device: null, probedAt: '', ioChunkBytes: 16 << 20, ioDepth: 16, readBytesPerSec: 4 * GB, writeBytesPerSec: 2 * GB };
+    const e = efficiencySection(limits, storage, { device: null, flagged: true, flag_reason: 'RAM-backed …' }, { ioChunkBytes: 16 << 20, ioDepth: 16, ramFilesystem: 'tmpfs' });
+    expect([e.storage_read_efficiency, e.storage_write_efficiency, e.storage_mixed_efficiency]).toEqual([null, null, null]);
+    expect(e.notes).toEqual(['no efficiency: RAM-backed filesystem (tmpfs): the storage tier measures memory, not a drive']);
+  });
+});

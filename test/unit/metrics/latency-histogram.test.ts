@@ -1,0 +1,44 @@
+// Zero-valued samples are zeros: --generation-mode none gives generation latencies of 0, and their
+// percentiles must read 0 ms as the reference's do, not the histogram's smallest unit (1 ns).
+import { describe, expect, it } from 'vitest';
+import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+
+describe('LatencyHistogram', () => {
+  it('only zeros: every percentile, the min and the max are 0', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 100; i++) h.record(0);
+    expect(h.summary()).toEqual({ count: 100, sumNs: 0, meanNs: 0, minNs: 0, maxNs: 0, p50Ns: 0, p95Ns: 0, p99Ns: 0, p999Ns: 0, p9999Ns: 0 });
+    expect(h.percentileNs(99.99)).toBe(0);
+  });
+
+  it('zeros beside other values: the low percentiles and the min are 0, the rest unchanged', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 90; i++) h.record(0);
+    for (let i = 0; i < 10; i++) h.record(2_000_000);
+    const s = h.summary();
+    expect(s.minNs).toBe(0);
+    expect(s.p50Ns).toBe(0);
+    expect(s.p95Ns).toBeGreaterThanOrEqual(2_000_000);
+    expect(s.p95Ns).toBeLessThan(2_000_000 * 1.001);
+    expect(s.maxNs).toBeGreaterThanOrEqual(2_000_000);
+  });
+
+  it('no zeros: the min is the smallest value recorded, as before', () => {
+    const h = new LatencyHistogram();
+    h.record(5000);
+    h.record(7000);
+    expect(h.summary().minNs).toBe(5000);
+  });
+
+  it('zeros survive encoding, decoding and merging', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 10; i++) h.record(0);
+    const back = LatencyHistogram.decode(h.encode(), h.sumNs);
+    expect(back.count).toBe(10);
+    expect(back.summary().p9999Ns).toBe(0);
+    const merged = new LatencyHistogram();
+    merged.record(1000);
+    merged.merge(back);
+    expect(merged.summary()).toMatchObject({ count: 11, minNs: 0, p50Ns: 0 });
+  });
+});
