@@ -99,6 +99,9 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
 }
 
 function cautionsOf(t: TrialRecord): TrialCaution[] {
+  if (t.metrics.storage_ram_backed === 1) {
+    return [{ trialId: t.id, trialIndex: t.trialIndex, message: 'the cache directory was on a RAM-backed filesystem (tmpfs or ramfs): its storage numbers describe memory, not a drive' }];
+  }
   // The engine's own count first: the device's counters include other processes' reads.
   const own = t.metrics.process_read_coverage;
   const device = t.metrics.device_read_coverage;

@@ -129,6 +129,8 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('device_write_bytes', num(device.write_bytes));
   put('device_read_coverage', num(device.read_coverage));
   put('process_read_coverage', num(device.process_read_coverage));
+  const ramBacked = obj(obj(kv.tiers).storage).ram_backed;
+  if (typeof ramBacked === 'boolean') put('storage_ram_backed', ramBacked ? 1 : 0);
   put('requests_failed', num(kv.requests_failed));
   const health = obj(kv.engine_health);
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResults } from '../../../src-shared/domain/results.ts';
 import { resolveBlockDevice } from '../../../src-main/engine/metrics/device-stats.ts';
 import { ABOVE_LIMIT_EFFICIENCY } from '../../../src-main/engine/report/probe-limits.ts';
+import { extractMetrics } from '../../../src-main/store/results-ingest.ts';
 import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli } from './cli-harness.ts';
 
 afterEach(removeTempDirs);
@@ -145,6 +146,8 @@ describe('a --cache-dir on a RAM-backed filesystem (tmpfs)', () => {
     for (const c of criteria) expect(c.caveat, c.name).toMatch(/^not the device's number: RAM-backed filesystem \(tmpfs\)/);
     expect(stdout).toMatch(/WARNING: the cache directory is on a RAM-backed filesystem \(tmpfs\)/);
     expect(stderr).toMatch(/warn: --cache-dir \S+ is on a RAM-backed filesystem \(tmpfs\)/);
+    // Stored as a trial, it is flagged in reports too: there is no device whose coverage could do it.
+    expect(extractMetrics(res as unknown as Record<string, unknown>).storage_ram_backed).toBe(1);
 
     const hw = await runCli(['hw', '--cache-dir', path.join(m.dir, 'cache')], { cwd: m.dir });
     expect(hw.code, explain(hw)).toBe(0);

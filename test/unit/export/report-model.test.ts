@@ -81,9 +81,13 @@ describe('scenario report', () => {
       // Another process read the drive too: the device's counters look fine, the engine's own do not.
       trial({ scenario: 'storage-only', index: 4, metrics: { wall_clock_throughput_tok_per_s: 880, device_read_coverage: 1.4, process_read_coverage: 0.02 } }),
       trial({ scenario: 'storage-only', index: 5, metrics: { wall_clock_throughput_tok_per_s: 264, device_read_coverage: 1.4, process_read_coverage: 1.01 } }),
+      // On tmpfs there is no block device to count: the trial is flagged by its filesystem.
+      trial({ scenario: 'storage-only', index: 6, metrics: { wall_clock_throughput_tok_per_s: 5000, storage_ram_backed: 1 } }),
+      trial({ scenario: 'storage-only', index: 7, metrics: { wall_clock_throughput_tok_per_s: 263, storage_ram_backed: 0, device_read_coverage: 1 } }),
     ];
     const s = buildScenarioReport(ts).scenarios[0];
-    expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4]);
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4, 6]);
+    expect(s.cautions[2].message).toMatch(/^the cache directory was on a RAM-backed filesystem \(tmpfs or ramfs\)/);
     expect(s.cautions[0].message).toContain('31.0 %');
     expect(s.cautions[1].message).toMatch(/^the engine made the device read 2\.0 % of the bytes the storage tier read/);
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
