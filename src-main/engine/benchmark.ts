@@ -219,6 +219,16 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   }
 }
 
+/** Why a window in which no request completed measured nothing, and what to change. */
+function emptyWindowReason(windowNs: number, closed: ClosedWindow, failed: number, end: { closedBy: WindowCloser; reason: string | null }): string {
+  const what =
+    `no request completed in the ${(windowNs / 1e9).toFixed(1)} s measured window ` +
+    `(${closed.requestsInFlight} in flight, ${closed.queued} queued when it closed${failed > 0 ? `, ${failed} failed` : ''})`;
+  if (end.closedBy === 'workload-end') return `${what}: ${end.reason ?? 'the workload ended'} before any request completed in the window; shorten --warm-up or replay more`;
+  if (failed > 0 && closed.requestsInFlight === 0) return `${what}: every request in it failed`;
+  return `${what}: lengthen --duration or lower the load`;
+}
+
 /** Wall-clock time in ns since the Unix epoch (to a few hundred ns: a double holds no more at this size). */
 function unixNowNs(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1e6);
@@ -296,7 +306,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     closeWindow?.(fromFinishedRequest ? 1 : 0);
     stop.abort();
   };
-  const onCancel = (): void => endRun('partial', 'cancelled by the user before the planned end', 'cancel');
+  // Before the measured phase (preparation, the --start-at wait) nothing was measured: aborted, not partial.
+  const onCancel = (): void =>
+    closeWindow === null
+      ? endRun('aborted', 'cancelled before the measured phase began', 'cancel')
+      : endRun('partial', 'cancelled by the user before the planned end', 'cancel');
   ctx.signal.addEventListener('abort', onCancel, { once: true });
 
   const processor = new RequestProcessor({
@@ -413,6 +427,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const warmUpNs = o.warmUp * 1e9;
   let windowStartNs: number | null = null;
   let windowStartUnixNs = 0;
+  // --max-requests counts the window's requests: those issued during --warm-up do not use it up.
+  let issuedBeforeWindow = 0;
   const elapsedNs = (): number => (windowStartNs === null ? 0 : sinceStartNs() - windowStartNs);
   const durationNs = o.duration * 1e9;
   const load = (): { activeUsers: number; queueDepth: number } => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth });
@@ -428,6 +444,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     device?.start();
     windowStartNs = sinceStartNs();
     windowStartUnixNs = unixNowNs();
+    issuedBeforeWindow = workload.issued;
     timeline = new TimelineSampler(cache, recorder, load);
   };
   if (warmUpNs === 0) openWindow();
@@ -497,7 +514,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat.
       const maxQueued = workload.paced ? Number.POSITIVE_INFINITY : 2 * pool.size;
       while (workload.peekArrivalNs() <= now && queue.depth < maxQueued) {
-        if (o.maxRequests > 0 && workload.issued >= o.maxRequests) break;
+        if (o.maxRequests > 0 && windowStartNs !== null && workload.issued - issuedBeforeWindow >= o.maxRequests) break;
         const req = workload.next();
         req.submitNs = process.hrtime.bigint();
         queue.push(req);
@@ -586,9 +603,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     // Nothing was measured: every rate would read 0 and every latency list would be empty, which a
     // report must not average in as a real trial.
     status = 'partial';
-    statusReason =
-      `no request completed in the ${(endNs / 1e9).toFixed(1)} s measured window ` +
-      `(${closed.requestsInFlight} in flight, ${closed.queued} queued when it closed): lengthen --duration or lower the load`;
+    statusReason = emptyWindowReason(endNs, closed, recorder.requestsFailed, end);
   }
   if (fatal && recorder.requestsCompleted === 0) {
     const e = toErrorData(fatal);

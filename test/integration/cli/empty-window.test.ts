@@ -25,3 +25,21 @@ describe('kvbench run with a window too short for any request', () => {
     expect(r.stderr).toContain('run is PARTIAL: no request completed');
   });
 });
+
+describe('kvbench run --warm-up with --max-requests', () => {
+  it('counts --max-requests from the window open: requests issued during the warm-up do not use it up', async () => {
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli(
+      ['run', ...oneLayerRunFlags(tmp), '--num-users', '2', '--duration', '60', '--warm-up', '2', '--max-requests', '3', '--cpu-mem-gb', '0',
+        '--cache-dir', path.join(tmp, 'cache'), '--seed', '3', '--output', output],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(0);
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('complete');
+    expect(res.kvbench.measured_window.closed_by).toBe('max-requests');
+    expect(res.requests_completed).toBeGreaterThanOrEqual(3);
+    expect(res.kvbench.measured_window.elapsed_ns, 'ended by the requests, long before --duration').toBeLessThan(30e9);
+  });
+});

@@ -73,6 +73,30 @@ describe('kvbench run, interrupted', () => {
     expect(snapshotDir(cacheDir), 'cache dir as before: foreign file intact, no run directory').toEqual(before);
   });
 
+  it('on SIGINT while waiting for --start-at stops at once: ABORTED, nothing measured, cache dir clean', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const before = snapshotDir(cacheDir);
+    const output = path.join(tmp, 'results.json');
+    const startAt = Math.ceil(Date.now() / 1000) + 300;
+    const cli = startCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '5', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--start-at', String(startAt), '--output', output],
+      { cwd: tmp },
+    );
+    started.push(cli);
+    await waitFor('the engine to wait for --start-at', () => cli.stderrSoFar().includes('for --start-at'));
+    const signalledAt = Date.now();
+    process.kill(cli.pid, 'SIGINT');
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(130);
+    expect(Date.now() - signalledAt, 'the wait is cut short').toBeLessThan(10_000);
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('aborted');
+    expect(res.kvbench.status_reason).toBe('cancelled before the measured phase began');
+    expect(res.requests_completed).toBe(0);
+    expect(snapshotDir(cacheDir)).toEqual(before);
+  });
+
   it('reports a killed engine as a crash and removes its run directory', async () => {
     const tmp = makeTempDir();
     const { cacheDir } = cacheDirWithForeignFile(tmp);
