@@ -137,6 +137,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     cacheDir: o.cacheDir,
     storageCapacityGb: o.storageCapacityGb,
     largestEntryBytes: largestEntryBytes(model, o, profile),
+    // Ranks on shared storage each take their share of its free space, or together they would fill it.
+    sharedBy: o.rank !== null ? (o.worldSize ?? 1) : 1,
   });
 
   let bytes: BytePool | null = null;

@@ -210,11 +210,15 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
   const rates = Object.fromEntries(AMOUNTS.map((a) => [a, totals[a] / (durationNs / 1e9)])) as Record<Amount, number>;
 
   const notes: string[] = [];
-  const shortest = Math.min(...runs.map((r) => r.elapsedNs));
-  if (durationNs < 0.9 * shortest) {
+  // Against the longest window: a rank that stopped early (a full disk) shrinks the common window
+  // as much as ranks that started apart do.
+  const longest = Math.max(...runs.map((r) => r.elapsedNs));
+  if (durationNs < 0.9 * longest) {
+    const short = runs.filter((r) => r.elapsedNs < 0.9 * longest).map((r) => `rank ${r.rank}`);
     notes.push(
-      `the ranks' windows overlap for ${(durationNs / 1e9).toFixed(1)} s of the shortest ${(shortest / 1e9).toFixed(1)} s: ` +
-        'start them together with --start-at so the storage is measured under the whole load for longer',
+      `the common window is ${(durationNs / 1e9).toFixed(1)} s of the longest rank window's ${(longest / 1e9).toFixed(1)} s` +
+        (short.length > 0 ? ` (${short.join(', ')} measured for less)` : '') +
+        ': the rates describe only that span; start the ranks together with --start-at, and see why a short rank stopped',
     );
   }
   const incomplete = runs.filter((r) => r.status !== 'complete');

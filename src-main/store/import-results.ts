@@ -67,6 +67,14 @@ async function readResultsFile(file: string): Promise<ParsedFile> {
   if (!r.success) {
     throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
   }
+  // One host's share of a multi-host run stored as a whole trial would understate the storage N times.
+  const rank = (json as { kvbench?: { rank?: { rank?: unknown; world_size?: unknown } | null } }).kvbench?.rank;
+  if (rank && typeof rank.rank === 'number') {
+    throw new Error(
+      `rank ${rank.rank}${typeof rank.world_size === 'number' ? ` of ${rank.world_size}` : ''} of a multi-host run: one host's share, not a trial of the system; ` +
+        'combine the ranks with kvbench merge (docs/multi-host.md)',
+    );
+  }
   return { file, results: json as Record<string, unknown>, text, mtime: (await fsp.stat(file)).mtime };
 }
 

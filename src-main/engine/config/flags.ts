@@ -76,7 +76,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--max-requests', key: 'maxRequests', kind: 'int', metavar: 'N', unit: 'requests', help: 'stop after N completed requests; 0 = use --duration only' }),
   spec({ flag: '--xlsx-output', key: 'xlsxOutput', kind: 'path', metavar: 'FILE', help: 'also write an Excel workbook; the name must end in .xlsx (the reference wrote CSV for other names; kvbench refuses them)', defaultNote: 'none' }),
   spec({ flag: '--config', key: 'config', kind: 'path', metavar: 'FILE', help: 'YAML config (strict keys); explicit flags override its values (must exist)', defaultNote: 'none' }),
-  spec({ flag: '--storage-capacity-gb', key: 'storageCapacityGb', kind: 'float', metavar: 'GIB', unit: 'GiB', help: 'storage tier capacity; 0 = 95 % of the free space at start' }),
+  spec({ flag: '--storage-capacity-gb', key: 'storageCapacityGb', kind: 'float', metavar: 'GIB', unit: 'GiB', help: 'storage tier capacity; 0 = 95 % of the free space at start (÷ --world-size for the ranks of a multi-host run, which share it)' }),
   spec({ flag: '--precondition', key: 'precondition', kind: 'bool', help: 'fill the storage tier first, then reset statistics' }),
   spec({ flag: '--precondition-size-gb', key: 'preconditionSizeGb', kind: 'float', metavar: 'GIB', unit: 'GiB', help: 'bytes written by preconditioning; 0 = 2 × storage capacity' }),
   spec({ flag: '--precondition-threads', key: 'preconditionThreads', kind: 'int', metavar: 'N', unit: 'threads', help: 'preconditioning writers; 0 = one per CPU' }),

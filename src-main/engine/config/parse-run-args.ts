@@ -17,7 +17,7 @@
 import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
-import { DEFAULT_RUN_OPTIONS, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
+import { DEFAULT_RUN_OPTIONS, MAX_SEED, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
@@ -128,7 +128,16 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
     env.launcherEnv ?? {},
   );
   // A rank outside its world is refused with the other options (run-options' cross-field rules).
-  if (rank) Object.assign(merged, rankOwnOptions(merged, rank));
+  if (rank) {
+    Object.assign(merged, rankOwnOptions(merged, rank));
+    const autoCapacity = !(typeof merged.storageCapacityGb === 'number' && merged.storageCapacityGb > 0);
+    if (rank.worldSize === null && autoCapacity && typeof merged.ioTraceLog !== 'string') {
+      errors.push(
+        `rank ${rank.rank} (from ${rank.source}) has no world size: give --world-size, so that the ranks share the free space ` +
+          'of the shared storage instead of each planning on 95 % of it, or give each rank --storage-capacity-gb',
+      );
+    }
+  }
 
   const validated = validateRunOptions(merged);
   if (!validated.ok) errors.push(...validated.errors);
@@ -211,7 +220,8 @@ function convert(spec: FlagSpec, raw: string): Converted {
  */
 function rankOwnOptions(o: Record<string, unknown>, r: RankInfo): Record<string, unknown> {
   const own: Record<string, unknown> = { rank: r.rank, worldSize: r.worldSize };
-  if (typeof o.seed === 'number') own.seed = o.seed + r.rank;
+  // Wrapped into the seed's range, so a seed that works on one host works on every rank.
+  if (typeof o.seed === 'number') own.seed = (o.seed + r.rank) % (MAX_SEED + 1);
   if (typeof o.cacheDir === 'string' && o.cacheDir.length > 0) own.cacheDir = join(o.cacheDir, rankCacheDirName(r.rank));
   for (const key of ['output', 'xlsxOutput', 'ioTraceLog'] as const) {
     if (typeof o[key] === 'string' && o[key].length > 0) own[key] = rankedFileName(o[key], r.rank);

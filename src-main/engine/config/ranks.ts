@@ -14,13 +14,23 @@ export interface RankInfo {
 }
 
 /** The launchers' variables, in order: the first that is set names the rank (and maybe the size). */
-const LAUNCHER_VARIABLES: readonly { rank: string; size: string | null; launcher: string }[] = [
+const LAUNCHER_VARIABLES: readonly { rank: string; size: string | null; launcher: string; applies?: (env: NodeJS.ProcessEnv) => boolean }[] = [
   { rank: 'OMPI_COMM_WORLD_RANK', size: 'OMPI_COMM_WORLD_SIZE', launcher: 'Open MPI' },
   { rank: 'PMI_RANK', size: 'PMI_SIZE', launcher: 'MPICH / Intel MPI' },
   { rank: 'PMIX_RANK', size: 'PMIX_SIZE', launcher: 'PMIx' },
-  { rank: 'SLURM_PROCID', size: 'SLURM_NTASKS', launcher: 'Slurm' },
+  // A batch script itself also sees SLURM_PROCID=0 and the job's SLURM_NTASKS: only a task that
+  // srun started (a job step, with its step id) is a rank.
+  { rank: 'SLURM_PROCID', size: 'SLURM_NTASKS', launcher: 'Slurm', applies: inSlurmJobStep },
   { rank: 'JOB_COMPLETION_INDEX', size: null, launcher: 'Kubernetes Indexed Job' },
 ];
+
+/** Slurm's special step ids (batch, extern, interactive, pending) sit just below 2^32. */
+const SLURM_FIRST_SPECIAL_STEP_ID = 0xfffffff0;
+
+function inSlurmJobStep(env: NodeJS.ProcessEnv): boolean {
+  const step = nonNegativeInt(env.SLURM_STEP_ID ?? env.SLURM_STEPID);
+  return step !== null && step < SLURM_FIRST_SPECIAL_STEP_ID;
+}
 
 const RANK_PLACEHOLDER = '{rank}';
 
@@ -34,7 +44,7 @@ function nonNegativeInt(raw: string | undefined): number | null {
 export function launcherRank(env: NodeJS.ProcessEnv): RankInfo | null {
   for (const v of LAUNCHER_VARIABLES) {
     const rank = nonNegativeInt(env[v.rank]);
-    if (rank === null) continue;
+    if (rank === null || (v.applies && !v.applies(env))) continue;
     const size = v.size === null ? null : nonNegativeInt(env[v.size]);
     return { rank, worldSize: size !== null && size > 0 ? size : null, source: `${v.rank} (${v.launcher})` };
   }

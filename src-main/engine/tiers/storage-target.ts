@@ -38,6 +38,8 @@ export async function prepareStorageTarget(opts: {
   cacheDir: string | null;
   storageCapacityGb: number;
   largestEntryBytes: number;
+  /** Runs sharing this file system's free space (the ranks of a multi-host run): each plans on its share. */
+  sharedBy?: number;
 }): Promise<StorageTarget> {
   const baseDir = path.resolve(opts.cacheDir ?? os.tmpdir());
   if (isSystemDirectory(baseDir)) {
@@ -73,7 +75,7 @@ export async function prepareStorageTarget(opts: {
       `--storage-capacity-gb ${opts.storageCapacityGb} (${fmtGiB(requested)}) exceeds the free space on ${baseDir} (${fmtGiB(freeBytesAtStart)})`,
     );
   }
-  const capacityBytes = requested > 0 ? requested : Math.floor(freeBytesAtStart * AUTO_CAPACITY_SHARE);
+  const capacityBytes = requested > 0 ? requested : Math.floor((freeBytesAtStart * AUTO_CAPACITY_SHARE) / Math.max(1, opts.sharedBy ?? 1));
   if (capacityBytes < opts.largestEntryBytes) {
     throw new KvbenchError(
       'INSUFFICIENT_SPACE',

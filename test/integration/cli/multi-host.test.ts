@@ -15,6 +15,8 @@ describe('kvbench run under Open MPI, then kvbench merge', () => {
     const shared = path.join(tmp, 'shared');
     fs.mkdirSync(shared);
     fs.writeFileSync(path.join(shared, 'keep.txt'), 'not kvbench\n');
+    const st = fs.statfsSync(shared);
+    const freeBytes = Number(st.bavail) * Number(st.bsize);
     // Time for both CLIs to start on a loaded 2-core machine before the agreed moment.
     const startAt = Math.ceil(Date.now() / 1000) + 12;
     const args = [
@@ -33,6 +35,8 @@ describe('kvbench run under Open MPI, then kvbench merge', () => {
     expect(results.map((r) => r.kvbench.rank)).toEqual([0, 1].map((rank) => ({ rank, world_size: 2, host: expect.any(String) })));
     expect(results.map((r) => r.kvbench.effective_seed)).toEqual([42, 43]);
     expect(results[0].kvbench.request_stream_digest).not.toBe(results[1].kvbench.request_stream_digest);
+    // The two ranks share the file system's free space: each plans on half of 95 % of it, not all of it.
+    for (const r of results) expect(r.kvbench.tiers.storage.budget_bytes).toBeLessThanOrEqual((0.95 * freeBytes) / 2 + 64 * 2 ** 20);
     // Both started at --start-at: their windows open within a small fraction of a second of it.
     for (const r of results) expect(Math.abs(r.kvbench.measured_window.started_unix_ns / 1e9 - startAt)).toBeLessThan(0.5);
     // The shared directory is as it was: each rank removed its own subdirectory, nothing else.
@@ -55,5 +59,15 @@ describe('kvbench run under Open MPI, then kvbench merge', () => {
     const one = await runCli(['merge', path.join(tmp, 'r.rank0.json')], { cwd: tmp });
     expect(one.code).toBe(1);
     expect(one.stderr).toContain('rank(s) 1 of 2 missing');
+    // Nor is it a trial of the system: the store refuses a rank file.
+    const imp = await runCli(['import', path.join(tmp, 'r.rank0.json'), '--system', 'shared', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
+    expect(imp.code).not.toBe(0);
+    expect(imp.stderr).toMatch(/rank 0 of 2 of a multi-host run: one host's share, not a trial of the system; combine the ranks with kvbench merge/);
+    // And the merge never writes over one of its inputs.
+    const before = fs.readFileSync(path.join(tmp, 'r.rank1.json'), 'utf8');
+    const over = await runCli(['merge', path.join(tmp, 'r.rank0.json'), path.join(tmp, 'r.rank1.json'), '--output', path.join(tmp, 'r.rank1.json')], { cwd: tmp });
+    expect(over.code).toBe(1);
+    expect(over.stderr).toContain(`--output names the input file ${path.join(tmp, 'r.rank1.json')}, which the merge would overwrite`);
+    expect(fs.readFileSync(path.join(tmp, 'r.rank1.json'), 'utf8')).toBe(before);
   });
 });

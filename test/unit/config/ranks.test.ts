@@ -20,18 +20,21 @@ describe('launcherRank', () => {
     expect(launcherRank({ OMPI_COMM_WORLD_RANK: '3', OMPI_COMM_WORLD_SIZE: '8', SLURM_PROCID: '1' })).toEqual({ rank: 3, worldSize: 8, source: 'OMPI_COMM_WORLD_RANK (Open MPI)' });
     expect(launcherRank({ PMI_RANK: '2', PMI_SIZE: '4' })).toMatchObject({ rank: 2, worldSize: 4 });
     expect(launcherRank({ PMIX_RANK: '5' })).toMatchObject({ rank: 5, worldSize: null });
-    expect(launcherRank({ SLURM_PROCID: '7', SLURM_NTASKS: '16' })).toMatchObject({ rank: 7, worldSize: 16, source: 'SLURM_PROCID (Slurm)' });
+    expect(launcherRank({ SLURM_PROCID: '7', SLURM_NTASKS: '16', SLURM_STEP_ID: '0' })).toMatchObject({ rank: 7, worldSize: 16, source: 'SLURM_PROCID (Slurm)' });
+    // The batch script itself (no job step, or Slurm's batch step id) is not a rank.
+    expect(launcherRank({ SLURM_PROCID: '0', SLURM_NTASKS: '16' })).toBeNull();
+    expect(launcherRank({ SLURM_PROCID: '0', SLURM_NTASKS: '16', SLURM_STEP_ID: '4294967291' })).toBeNull();
     expect(launcherRank({ JOB_COMPLETION_INDEX: '4' })).toEqual({ rank: 4, worldSize: null, source: 'JOB_COMPLETION_INDEX (Kubernetes Indexed Job)' });
-    expect(launcherRank({ SLURM_PROCID: 'x', JOB_COMPLETION_INDEX: '1' })).toMatchObject({ rank: 1 });
+    expect(launcherRank({ SLURM_PROCID: 'x', SLURM_STEP_ID: '0', JOB_COMPLETION_INDEX: '1' })).toMatchObject({ rank: 1 });
     expect(launcherRank({})).toBeNull();
   });
 });
 
 describe('resolveRank', () => {
   it('lets --rank and --world-size override the launcher, and treats a launcher of one process as one host', () => {
-    expect(resolveRank({ rank: 1, worldSize: 2 }, { SLURM_PROCID: '5', SLURM_NTASKS: '8' })).toEqual({ rank: 1, worldSize: 2, source: '--rank' });
+    expect(resolveRank({ rank: 1, worldSize: 2 }, { SLURM_PROCID: '5', SLURM_NTASKS: '8', SLURM_STEP_ID: '0' })).toEqual({ rank: 1, worldSize: 2, source: '--rank' });
     expect(resolveRank({ rank: null, worldSize: 4 }, { JOB_COMPLETION_INDEX: '3' })).toMatchObject({ rank: 3, worldSize: 4 });
-    expect(resolveRank({ rank: null, worldSize: null }, { SLURM_PROCID: '0', SLURM_NTASKS: '1' })).toBeNull();
+    expect(resolveRank({ rank: null, worldSize: null }, { SLURM_PROCID: '0', SLURM_NTASKS: '1', SLURM_STEP_ID: '0' })).toBeNull();
     expect(resolveRank({ rank: null, worldSize: null }, {})).toBeNull();
   });
 });
@@ -65,6 +68,21 @@ describe('kvbench run under a launcher', () => {
     if (r.ok !== true) throw new Error(JSON.stringify(r));
     expect(r.rank).toBeNull();
     expect(r.options).toMatchObject({ rank: null, worldSize: null, seed: 42, cacheDir: join(cwd, 'shared'), output: join(cwd, 'r.json') });
+  });
+
+  it('wraps seed + rank into the seed range, so a seed that works on one host works on every rank', () => {
+    // The last --seed wins, as in argparse.
+    const r = parseRunArgs([...BASE, '--seed', '4294967295'], { cwd, now: () => NOW, launcherEnv: { OMPI_COMM_WORLD_RANK: '1', OMPI_COMM_WORLD_SIZE: '2' } });
+    if (r.ok !== true) throw new Error(JSON.stringify(r));
+    expect(r.options.seed).toBe(0);
+  });
+
+  it('needs the world size to share the free space, unless every rank has its own capacity', () => {
+    const k8s = { JOB_COMPLETION_INDEX: '1' };
+    const none = parseRunArgs(BASE, { cwd, now: () => NOW, launcherEnv: k8s });
+    expect(none).toEqual({ ok: false, errors: [expect.stringMatching(/^rank 1 \(from JOB_COMPLETION_INDEX \(Kubernetes Indexed Job\)\) has no world size: give --world-size/)] });
+    expect(parseRunArgs([...BASE, '--world-size', '4'], { cwd, now: () => NOW, launcherEnv: k8s }).ok).toBe(true);
+    expect(parseRunArgs([...BASE, '--storage-capacity-gb', '10'], { cwd, now: () => NOW, launcherEnv: k8s }).ok).toBe(true);
   });
 
   it('refuses a rank outside its world, and a --start-at more than a day away', () => {

@@ -51,7 +51,7 @@ function rankFile(r: RankSpec): RankResultsFile {
         rank: { rank: r.rank, world_size: r.worldSize === undefined ? 2 : r.worldSize, host: `host${r.rank}` },
         measured_window: { started_unix_ns: T0 + (r.offsetNs ?? 0) },
         timeline,
-        run_options: { model: 'tiny-1b', numUsers: 8, duration: seconds, seed: 42 + r.rank, cacheDir: `/shared/rank-${r.rank}`, ...r.options },
+        run_options: { model: 'tiny-1b', numUsers: 8, duration: 10, seed: 42 + r.rank, cacheDir: `/shared/rank-${r.rank}`, ...r.options },
         latency: { tier_read: { storage: histogram(r.readLatenciesMs ?? [10, 20, 30]) } },
       },
     },
@@ -83,7 +83,13 @@ describe('mergeRanks', () => {
       [1, 'host1', 43, 0.75],
     ]);
     expect(m.status).toBe('complete');
-    expect(m.notes.join(' ')).toMatch(/overlap for 7\.5 s of the shortest 10\.0 s: start them together with --start-at/);
+    expect(m.notes.join(' ')).toMatch(/the common window is 7\.5 s of the longest rank window's 10\.0 s: the rates describe only that span; start the ranks together with --start-at/);
+  });
+
+  it('says so when one rank stopped early: the common window is then that rank\'s', () => {
+    const m = mergeRanks([rankFile({ rank: 0, seconds: 10 }), rankFile({ rank: 1, seconds: 1, status: 'partial' })]);
+    expect(m.common_window.duration_ns).toBe(1 * S);
+    expect(m.notes.join(' ')).toMatch(/the common window is 1\.0 s of the longest rank window's 10\.0 s \(rank 1 measured for less\)/);
   });
 
   it('pools latency from the merged histograms and reports the worst rank P95 apart', () => {
