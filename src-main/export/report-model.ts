@@ -319,8 +319,15 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
     baselines.find((b) => placeKey(b) === placeKey(s) && SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
   const baseline = baselines[0] ?? null;
+  if (stated && spansSeveralPlaces(rows)) {
+    throw new Error('a stated bandwidth describes one drive, and these rows span several systems or drives: report one of them (--suite, --system)');
+  }
   const limitsOf = new Map(rows.map((s) => [s, withStated(groupLimits(s, hardware), stated)]));
   const notes: string[] = [];
+  // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
+  const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
+  const ramRows = rows.filter(onRam).length;
+  if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there`);
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null).length : 0;
@@ -359,8 +366,8 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       bytesWritten: med(s, 'total_write_bytes'),
       storageReadBytesPerS: rd,
       storageWriteBytesPerS: wr,
-      storageReadEfficiency: ratio(rd, limits.readBytesPerS),
-      storageWriteEfficiency: ratio(wr, limits.writeBytesPerS),
+      storageReadEfficiency: onRam(s) ? null : ratio(rd, limits.readBytesPerS),
+      storageWriteEfficiency: onRam(s) ? null : ratio(wr, limits.writeBytesPerS),
       cpuReadEfficiency: ratio(cpuRd, limits.memoryCopyBytesPerS),
       limits,
     };

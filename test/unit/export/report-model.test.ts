@@ -140,6 +140,20 @@ describe('tier comparison', () => {
     expect(statedOnly.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeCloseTo(0.5, 9);
     expect(statedOnly.notes.join()).not.toMatch(/no bandwidth probe/);
     expect(statedOnly.probe.source).toBe('stated by the user (read 2.00 GB/s, write 1.50 GB/s)');
+
+    // Trials on tmpfs get no storage efficiency, probe or not.
+    const onRam = ts.map((t) => (t.scenarioId === 'storage-only' ? { ...t, metrics: { ...t.metrics, storage_ram_backed: 1 } } : t));
+    const ram = buildTierComparison(buildScenarioReport(onRam), fakeHardware({ probe: true }));
+    expect(ram.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeNull();
+    expect(ram.notes.join()).toMatch(/1 row\(s\) ran on a RAM-backed filesystem \(tmpfs or ramfs\): no storage efficiency there/);
+  });
+
+  it('refuses a stated bandwidth for rows of several drives: one datasheet describes one drive', () => {
+    const ts = [
+      trial({ scenario: 'storage-only', drive: 'a', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
+      trial({ scenario: 'storage-only', drive: 'b', metrics: { wall_clock_throughput_tok_per_s: 50, storage_read_bytes_per_s: 5e8 } }),
+    ];
+    expect(() => buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 2e9, writeBytesPerS: null })).toThrow(/a stated bandwidth describes one drive/);
   });
 
   it('over several suites, each row is compared with the storage-only row of its own model, duration and generation mode', () => {
