@@ -243,6 +243,11 @@ export interface StatedBandwidth {
   writeBytesPerS: number | null;
 }
 
+/** A stated bandwidth for rows of several systems or drives (one datasheet describes one drive): a VALIDATION error. */
+export class StatedBandwidthRefused extends Error {
+  readonly code = 'VALIDATION';
+}
+
 const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none' };
 
 /** The drive's and memory's limits a hardware snapshot measured. */
@@ -320,7 +325,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     baselines.find((b) => placeKey(b) === placeKey(s) && SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
   const baseline = baselines[0] ?? null;
   if (stated && spansSeveralPlaces(rows)) {
-    throw new Error('a stated bandwidth describes one drive, and these rows span several systems or drives: report one of them (--suite, --system)');
+    throw new StatedBandwidthRefused('a stated bandwidth describes one drive, and these rows span several systems or drives: report one of them (--suite, --system)');
   }
   const limitsOf = new Map(rows.map((s) => [s, withStated(groupLimits(s, hardware), stated)]));
   const notes: string[] = [];

@@ -28,6 +28,7 @@ import {
   type Result,
   type Selection,
   type Settings,
+  type StatedBandwidthData,
   type SuiteStatus,
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
@@ -37,7 +38,16 @@ import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { toCsv, toJson, toXlsxBuffer, type ExportModel } from '../export/export-trials.ts';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
+import {
+  buildScenarioReport,
+  buildSystemComparison,
+  buildTierComparison,
+  StatedBandwidthRefused,
+  type HardwareSource,
+  type ScenarioReport,
+  type StatedBandwidth,
+  type TierComparison,
+} from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
 import { importResultsFiles } from '../store/import-results.ts';
 import type { Store } from '../store/store.ts';
@@ -106,6 +116,26 @@ export function toIpcError(err: unknown, fallback: IpcError['code'] = 'INTERNAL'
 
 function fail(code: IpcError['code'], message: string): never {
   throw Object.assign(new Error(message), { code });
+}
+
+/**
+ * The tier comparison of a report, against the drive's stated (datasheet) bandwidth where the page
+ * gives one. A stated bandwidth for a selection over several systems or drives is refused as
+ * VALIDATION, in the app's words (the model's names the CLI's flags).
+ */
+function tierComparison(report: ScenarioReport, hardware: HardwareSource, given: StatedBandwidthData | undefined): TierComparison {
+  const read = given?.readBytesPerS ?? null;
+  const write = given?.writeBytesPerS ?? null;
+  // Neither direction given is no statement at all (the model would refuse even an empty one for several drives).
+  const stated: StatedBandwidth | null = read === null && write === null ? null : { readBytesPerS: read, writeBytesPerS: write };
+  try {
+    return buildTierComparison(report, hardware, stated);
+  } catch (err) {
+    if (err instanceof StatedBandwidthRefused) {
+      fail('VALIDATION', 'a stated bandwidth describes one drive, and this selection spans several systems or drives: open the report of one suite to state its drive\'s bandwidth (each drive is otherwise measured against its own probe)');
+    }
+    throw err;
+  }
 }
 
 /**
@@ -538,7 +568,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const trials = trialsOf(s, r.selection);
       const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-      const tiers = buildTierComparison(report, (id) => s.trialHardware(id));
+      const tiers = tierComparison(report, (id) => s.trialHardware(id), r.stated);
       const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
       const title = single
         ? `Suite ${single.id} · ${single.profile}${single.label ? ` · ${single.label}` : ''}`
@@ -566,7 +596,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         const trials = trialsOf(s, r.selection);
         const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
         const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-        const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null);
+        const tiers = tierComparison(report, (id) => hardware.get(id) ?? null, r.stated);
         const model: ExportModel = { trials, hardware, report, tiers, filter: r.selection };
         const data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
         const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';

@@ -94,6 +94,18 @@ export const SelectionSchema = z.strictObject({
 });
 export type Selection = z.infer<typeof SelectionSchema>;
 
+/**
+ * A drive's bandwidth as its datasheet states it, in bytes/s (positive, finite; zod's numbers refuse
+ * Infinity and NaN), given by the user: storage efficiency is then measured against it instead of the
+ * probe's. A direction left out (or null) keeps the probe's. One datasheet describes one drive: for a
+ * selection over several systems or drives the backend refuses it (VALIDATION).
+ */
+export const StatedBandwidthSchema = z.strictObject({
+  readBytesPerS: z.number().positive().nullable().optional(),
+  writeBytesPerS: z.number().positive().nullable().optional(),
+});
+export type StatedBandwidthData = z.infer<typeof StatedBandwidthSchema>;
+
 export const PlanRequestSchema = z.strictObject({
   cacheDir: z.string().min(1),
   profile: z.enum(PROFILE_IDS),
@@ -513,7 +525,7 @@ export const CONTRACT = {
   },
   'suites.delete': { request: z.strictObject({ id: int.positive() }), response: z.object({ deleted: z.boolean() }) },
   'report.build': {
-    request: z.strictObject({ selection: SelectionSchema, includeIncomplete: z.boolean().optional() }),
+    request: z.strictObject({ selection: SelectionSchema, includeIncomplete: z.boolean().optional(), stated: StatedBandwidthSchema.optional() }),
     response: z.object({
       title: z.string(),
       trialCount: count,
@@ -533,7 +545,8 @@ export const CONTRACT = {
     response: SystemComparisonSchema,
   },
   'export.create': {
-    request: z.strictObject({ selection: SelectionSchema, format: z.enum(EXPORT_FORMATS), includeIncomplete: z.boolean().optional() }),
+    // The XLSX and JSON exports carry the tier comparison: with `stated`, as the report on screen shows it.
+    request: z.strictObject({ selection: SelectionSchema, format: z.enum(EXPORT_FORMATS), includeIncomplete: z.boolean().optional(), stated: StatedBandwidthSchema.optional() }),
     response: z.object({ ...exportedFile, trialCount: count }),
   },
   'import.results': {

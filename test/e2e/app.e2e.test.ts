@@ -1,8 +1,8 @@
 // End to end, as a lab engineer on a headless server would use it: `kvbench serve` with a real
 // database and the real engine, the built renderer in Debian's Chromium. Run a smoke suite from
-// the wizard and watch its progress, read the report, import a second system's reference results,
-// compare, export, browse and delete in the history, change the units — and a request without the
-// token is refused. Screenshots of every screen go to out/e2e-screenshots/.
+// the wizard and watch its progress, read the report (and state the drive's datasheet bandwidth),
+// import a second system's reference results, compare, export, browse and delete in the history,
+// change the units — and a request without the token is refused. Screenshots of every screen go to out/e2e-screenshots/.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -147,6 +147,16 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     expect(cpuOnly).toMatch(/Wall-clock throughput\s+tok\/s\s+[\d,.]+ tok\/s\s+[\d,.]+ tok\/s\s+[\d.]+ %\s+2/);
     await page.locator('[data-test=efficiency-table]').waitFor();
     await screenshot(page, '05-report');
+
+    // The drive's datasheet read bandwidth, stated (far below any drive's, so the value must move):
+    // storage efficiency against it, and the limits' source says so.
+    const readEfficiency = async (): Promise<string> => (await page.locator('[data-test=efficiency-table] tbody tr', { hasText: 'Storage only' }).locator('td').nth(2).innerText()).trim();
+    const probedReadEfficiency = await readEfficiency();
+    await page.fill('input[name=statedReadGbps]', '0.1');
+    await page.press('input[name=statedReadGbps]', 'Enter');
+    await page.locator('[data-test=limits-source]', { hasText: 'stated by the user (read 0.10 GB/s)' }).waitFor();
+    expect(await readEfficiency()).toMatch(/%$/);
+    expect(await readEfficiency()).not.toBe(probedReadEfficiency);
 
     // Export from the report: a CSV download with one row per trial.
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-export=csv]')]);

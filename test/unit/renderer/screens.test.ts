@@ -14,7 +14,7 @@ import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import SettingsView from '../../../src-renderer/views/SettingsView.vue';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import type { ResponseOf, SuiteRecordData } from '../../../src-shared/ipc/contract.ts';
+import type { IpcError, RequestOf, ResponseOf, SuiteRecordData } from '../../../src-shared/ipc/contract.ts';
 import { endpointComparison, endpointDetail, endpointList, endpointRow } from './endpoint-fixtures.ts';
 import { SETTINGS, appInfo, report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
@@ -355,6 +355,77 @@ describe('report', () => {
     await flush();
     expect(w.get('h2').text()).toBe('without partial');
     expect(exportDisabled()).toBe(false);
+  });
+
+  it('measures efficiency against the datasheet bandwidth the user states: applied on change, refused inline, exported alike', async () => {
+    // A fake backend that does what report.build does with `stated`: the read limit replaced, the source saying so.
+    const built = (r: RequestOf<'report.build'>): ResponseOf<'report.build'> | { error: IpcError } => {
+      const base = report();
+      const read = r.stated?.readBytesPerS ?? null;
+      if (read === null) return base;
+      if (!r.selection.suiteIds) return { error: { code: 'VALIDATION', message: 'a stated bandwidth describes one drive, and this selection spans several systems or drives' } };
+      const limits = { ...base.tiers.probe, readBytesPerS: read, source: `stated by the user (read ${(read / 1e9).toFixed(2)} GB/s); the other direction: kvbench probe of Vendor X` };
+      const row = { ...base.tiers.rows[0], storageReadEfficiency: base.tiers.rows[0].storageReadBytesPerS! / read, limits };
+      return { ...base, tiers: { ...base.tiers, probe: limits, rows: [row] } };
+    };
+    const fake = installFakeApi({ 'report.build': built, 'export.create': () => ({ fileName: 'kvbench-suite-7.json', mimeType: 'application/json', dataBase64: 'e30=', bytes: 2, trialCount: 3 }) });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const eff = (): string => w.get('[data-test=efficiency-table] tbody tr').text();
+    const source = (): string => w.get('[data-test=limits-source]').text();
+    expect(source()).toBe('kvbench probe of Vendor X');
+    expect(eff()).toContain('35.7 %');
+    expect(w.find('[data-test=stated-error]').exists()).toBe(false);
+
+    await w.get('input[name=statedReadGbps]').setValue('5');
+    await w.get('input[name=statedReadGbps]').trigger('change');
+    await flush();
+    expect(fake.callsOf('report.build').at(-1)).toEqual({ selection: { suiteIds: [7] }, includeIncomplete: false, stated: { readBytesPerS: 5e9, writeBytesPerS: null } });
+    expect(source()).toBe('stated by the user (read 5.00 GB/s); the other direction: kvbench probe of Vendor X');
+    expect(eff()).toContain('50.0 %');
+    expect(eff()).not.toContain('35.7 %');
+    // Enter (the form's submit) after the change that applied it: nothing new to build.
+    await w.get('form[data-test=stated-bandwidth]').trigger('submit');
+    await flush();
+    expect(fake.callsOf('report.build')).toHaveLength(2);
+
+    // Invalid: said next to the fields, nothing sent, the table stays.
+    const sent = fake.callsOf('report.build').length;
+    for (const bad of ['abc', '0', '-2']) {
+      await w.get('input[name=statedWriteGbps]').setValue(bad);
+      await w.get('input[name=statedWriteGbps]').trigger('change');
+      await flush();
+      expect(w.get('[data-test=stated-error]').text()).toContain(`Datasheet write: "${bad}" is not a positive number of GB/s`);
+      expect(w.get('input[name=statedWriteGbps]').attributes('aria-invalid')).toBe('true');
+    }
+    expect(fake.callsOf('report.build')).toHaveLength(sent);
+    expect(eff()).toContain('50.0 %');
+
+    // Export follows the statement on screen.
+    await w.get('[data-export=json]').trigger('click');
+    await flush();
+    expect(fake.callsOf('export.create').at(-1)).toMatchObject({ stated: { readBytesPerS: 5e9, writeBytesPerS: null } });
+
+    // Emptied: the probe again, and the error is gone.
+    await w.get('input[name=statedWriteGbps]').setValue('');
+    await w.get('input[name=statedReadGbps]').setValue(' ');
+    await w.get('input[name=statedReadGbps]').trigger('change');
+    await flush();
+    expect(fake.callsOf('report.build').at(-1)).toEqual({ selection: { suiteIds: [7] }, includeIncomplete: false });
+    expect(source()).toBe('kvbench probe of Vendor X');
+    expect(eff()).toContain('35.7 %');
+    expect(w.find('[data-test=stated-error]').exists()).toBe(false);
+
+    // A selection over several drives: the backend's refusal is shown next to the fields, the report stays.
+    const several = mountIt(ReportView, { selection: {} });
+    await flush();
+    await several.get('input[name=statedReadGbps]').setValue('7');
+    await several.get('input[name=statedReadGbps]').trigger('change');
+    await flush();
+    expect(several.get('[data-test=stated-error]').text()).toContain('Not applied: a stated bandwidth describes one drive, and this selection spans several systems or drives. The table below is unchanged.');
+    expect(several.get('[data-test=limits-source]').text()).toBe('kvbench probe of Vendor X');
+    expect(several.get('[data-test=efficiency-table]').text()).toContain('35.7 %');
+    expect(several.text()).not.toContain('The report could not be built');
   });
 
   it('switches to binary units and microseconds from the settings', async () => {

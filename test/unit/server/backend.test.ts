@@ -215,6 +215,70 @@ describe('backend', () => {
     expect(own(rows)).toEqual(expected(rows));
   });
 
+  it('report and export against a stated (datasheet) bandwidth; refused as data for a selection over several drives', async () => {
+    const { fakeHardware } = await import('../store/fixtures.ts');
+    let calls = 0;
+    const t = await make({
+      detect: async (cd) => {
+        // Two suites on two systems (and drives), each probed at read 2 GB/s, write 1.5 GB/s.
+        calls += 1;
+        const hw = calls === 1 ? fakeHardware({ hostname: 'lab-a', probe: true }) : fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab-b', probe: true });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    const suiteIds: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      suiteIds.push((ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number }).suiteId);
+      await t.waitFor('suite.finished');
+      t.events.splice(0);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    type Row = { storageReadBytesPerS: number; storageWriteBytesPerS: number; storageReadEfficiency: number; storageWriteEfficiency: number; limits: { readBytesPerS: number; source: string } };
+    type Built = { tiers: { rows: Row[]; probe: { readBytesPerS: number; writeBytesPerS: number; source: string } } };
+    const one = { suiteIds: [suiteIds[0]] };
+
+    // Read stated at 8 GB/s: read efficiency against it, write still against the probe's 1.5 GB/s.
+    const probed = ok(await t.backend.invoke('report.build', { selection: one })) as Built;
+    const built = ok(await t.backend.invoke('report.build', { selection: one, stated: { readBytesPerS: 8e9 } })) as Built;
+    const [p, r] = [probed.tiers.rows[0], built.tiers.rows[0]];
+    expect(p.storageReadEfficiency).toBeCloseTo(p.storageReadBytesPerS / 2e9, 12);
+    expect(r.storageReadEfficiency).toBeCloseTo(r.storageReadBytesPerS / 8e9, 12);
+    expect(r.storageReadEfficiency).not.toBeCloseTo(p.storageReadEfficiency, 6);
+    expect(r.storageWriteEfficiency).toBeCloseTo(r.storageWriteBytesPerS / 1.5e9, 12);
+    expect(built.tiers.probe).toMatchObject({ readBytesPerS: 8e9, writeBytesPerS: 1.5e9 });
+    expect(built.tiers.probe.source).toMatch(/^stated by the user \(read 8\.00 GB\/s\); the other direction: kvbench probe/);
+    // Both directions stated.
+    const both = ok(await t.backend.invoke('report.build', { selection: one, stated: { readBytesPerS: 8e9, writeBytesPerS: 4e9 } })) as Built;
+    expect(both.tiers.rows[0].storageWriteEfficiency).toBeCloseTo(both.tiers.rows[0].storageWriteBytesPerS / 4e9, 12);
+    expect(both.tiers.probe.source).toBe('stated by the user (read 8.00 GB/s, write 4.00 GB/s)');
+
+    // The export of the same request follows the same stated values (the JSON carries the tier comparison).
+    const json = ok(await t.backend.invoke('export.create', { selection: one, format: 'json', stated: { readBytesPerS: 8e9 } })) as { dataBase64: string };
+    const exported = (JSON.parse(Buffer.from(json.dataBase64, 'base64').toString('utf8')) as { report: { tiers: Built['tiers'] } }).report.tiers;
+    expect(exported.rows[0].storageReadEfficiency).toBe(r.storageReadEfficiency);
+    expect(exported.probe.source).toBe(built.tiers.probe.source);
+
+    // Several systems and drives: refused as data (VALIDATION), naming what to do; export likewise.
+    expect(await t.backend.invoke('report.build', { selection: {}, stated: { readBytesPerS: 8e9 } })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: expect.stringMatching(/stated bandwidth describes one drive.*several systems or drives: open the report of one suite/) },
+    });
+    expect(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx', stated: { writeBytesPerS: 4e9 } })).toMatchObject({
+      ok: false,
+      error: { code: 'EXPORT_FAILED', message: expect.stringContaining('describes one drive') },
+    });
+    // No direction given is no statement: each drive against its own probe, as without it.
+    const all = ok(await t.backend.invoke('report.build', { selection: {}, stated: { readBytesPerS: null } })) as Built;
+    expect(all.tiers.rows.map((x) => x.limits.readBytesPerS)).toEqual([2e9, 2e9]);
+
+    // Only positive finite bytes/s pass the contract.
+    for (const bad of [0, -1e9, '7', Number.POSITIVE_INFINITY, Number.NaN]) {
+      expect(await t.backend.invoke('report.build', { selection: one, stated: { readBytesPerS: bad } }), String(bad)).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    }
+    expect(await t.backend.invoke('report.build', { selection: one, stated: { readGbps: 7 } })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+  });
+
   it('deleting trials and suites leaves no hardware snapshot behind that no trial refers to', async () => {
     const { openStore } = await import('../../../src-main/store/open-store.ts');
     let calls = 0;
