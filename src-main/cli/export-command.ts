@@ -5,6 +5,7 @@ import { buildScenarioReport, buildTierComparison } from '../export/report-model
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { STATED_BANDWIDTH_OPTIONS, STATED_BANDWIDTH_USAGE, statedBandwidthFromFlags } from './stated-bandwidth-flags.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
 
@@ -17,7 +18,7 @@ Tier comparison, About), or JSON (everything, including each trial's hardware sn
   --suite ID, --system REF, --drive REF, --scenario a,b, --status s,t, --model M, --since, --until
                        the same filters as kvbench history
   --include-incomplete aggregate partial trials in the summary sheets too
-  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
+\${STATED_BANDWIDTH_USAGE}  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
 
 export async function exportCommand(argv: string[]): Promise<number> {
@@ -35,6 +36,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       since: { type: 'string' },
       until: { type: 'string' },
       'include-incomplete': { type: 'boolean', default: false },
+      ...STATED_BANDWIDTH_OPTIONS,
       db: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -52,6 +54,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench export: --format must be ${EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)\n`);
     return 1;
   }
+  const stated = statedBandwidthFromFlags(a['stated-read-gbps'], a['stated-write-gbps']);
+  if (typeof stated === 'string') {
+    process.stderr.write(`kvbench export: ${stated}\n`);
+    return 1;
+  }
   const suiteIds = splitList(a.suite)?.map(Number);
   if (suiteIds?.some((n) => !Number.isInteger(n))) {
     process.stderr.write('kvbench export: --suite takes integers\n');
@@ -64,7 +71,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
       const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
       // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
-      const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null);
+      const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null, stated);
       await writeExport({ trials, hardware, report, tiers, filter: { ...selection } }, format, out);
       process.stderr.write(`exported ${trials.length} trial(s) to ${out} (${format})\n`);
       return 0;

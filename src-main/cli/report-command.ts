@@ -2,10 +2,11 @@
 // by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { withCommandStore } from './command-store.ts';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison, type StatedBandwidth } from '../export/report-model.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { STATED_BANDWIDTH_OPTIONS, STATED_BANDWIDTH_USAGE, statedBandwidthFromFlags } from './stated-bandwidth-flags.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID | --system REF | --all] [options]
        kvbench report --compare A B [--drives] [--match config|scenario] [options]
@@ -25,10 +26,7 @@ moved, and efficiency against the drive's probed bandwidth.
                          configurations: ratio A ÷ B per metric, win rate, noise (CV)
   --match config|scenario  what "matched" means (default config: equal workload options)
   --per-config           with --compare: one table per metric and configuration
-  --stated-read-gbps X   the drive's read bandwidth as its datasheet states it (GB/s = 10^9 B/s):
-                         storage read efficiency against it instead of the probed limit
-  --stated-write-gbps X  the same for writes
-  --json                 the report model as JSON
+\${STATED_BANDWIDTH_USAGE}  --json                 the report model as JSON
   --db PATH              the database (default: $KVBENCH_DB, else the user data directory)
 `;
 
@@ -46,8 +44,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       drives: { type: 'boolean', default: false },
       match: { type: 'string', default: 'config' },
       'per-config': { type: 'boolean', default: false },
-      'stated-read-gbps': { type: 'string' },
-      'stated-write-gbps': { type: 'string' },
+      ...STATED_BANDWIDTH_OPTIONS,
       json: { type: 'boolean', default: false },
       db: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -62,7 +59,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: --match must be config or scenario, got ${match}\n`);
     return 1;
   }
-  const stated = statedBandwidth(a['stated-read-gbps'], a['stated-write-gbps']);
+  const stated = statedBandwidthFromFlags(a['stated-read-gbps'], a['stated-write-gbps']);
   if (typeof stated === 'string') {
     process.stderr.write(`kvbench report: ${stated}\n`);
     return 1;
@@ -131,19 +128,3 @@ export async function reportCommand(argv: string[]): Promise<number> {
   });
 }
 
-/** `--stated-read-gbps` / `--stated-write-gbps` as bytes/s, or the problem with them. */
-function statedBandwidth(read: string | undefined, write: string | undefined): StatedBandwidth | null | string {
-  const problems: string[] = [];
-  const bytesPerS = (flag: string, v: string | undefined): number | null => {
-    if (v === undefined) return null;
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) {
-      problems.push(`${flag} must be a positive number of GB/s (10^9 bytes/s), got ${v}`);
-      return null;
-    }
-    return n * 1e9;
-  };
-  const s = { readBytesPerS: bytesPerS('--stated-read-gbps', read), writeBytesPerS: bytesPerS('--stated-write-gbps', write) };
-  if (problems.length > 0) return problems.join('; ');
-  return s.readBytesPerS === null && s.writeBytesPerS === null ? null : s;
-}

@@ -89,5 +89,14 @@ describe('kvbench suite --profile smoke, then report, import, compare, export', 
     const json = JSON.parse(fs.readFileSync(path.join(tmp, 'all.json'), 'utf8'));
     expect(json.trials).toHaveLength(14);
     expect(json.trials.filter((t: { resultsFormat: string }) => t.resultsFormat === 'reference-new')).toHaveLength(2);
+
+    // A datasheet's bandwidth instead of the probe: for one drive's suite, and refused across two systems.
+    const stated = await runCli(['report', '--db', db, '--json', '--stated-read-gbps', '5'], { cwd: tmp });
+    expect(stated.code, explain(stated)).toBe(0);
+    expect(JSON.parse(stated.stdout).tiers.probe.source).toMatch(/^stated by the user \(read 5\.00 GB\/s\); the other direction: kvbench probe/);
+    const across = await runCli(['export', '--db', db, '--out', path.join(tmp, 'stated.json'), '--stated-read-gbps', '5'], { cwd: tmp });
+    expect(across.code).toBe(1);
+    expect(across.stderr).toMatch(/a stated bandwidth describes one drive/);
+    expect(fs.existsSync(path.join(tmp, 'stated.json'))).toBe(false);
   });
 });

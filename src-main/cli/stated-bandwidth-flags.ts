@@ -1,0 +1,30 @@
+// `--stated-read-gbps` / `--stated-write-gbps`: a drive's datasheet bandwidth, for the commands that
+// build a tier comparison (report, export), so both measure efficiency against the same figure.
+import type { StatedBandwidth } from '../export/report-model.ts';
+
+export const STATED_BANDWIDTH_OPTIONS = {
+  'stated-read-gbps': { type: 'string' },
+  'stated-write-gbps': { type: 'string' },
+} as const;
+
+export const STATED_BANDWIDTH_USAGE = `  --stated-read-gbps X   the drive's read bandwidth as its datasheet states it (GB/s = 10^9 B/s):
+                         storage read efficiency against it instead of the probed limit
+  --stated-write-gbps X  the same for writes
+`;
+
+/** The flags as bytes/s (null when neither is given), or the problem with them. */
+export function statedBandwidthFromFlags(read: string | undefined, write: string | undefined): StatedBandwidth | null | string {
+  const problems: string[] = [];
+  const bytesPerS = (flag: string, v: string | undefined): number | null => {
+    if (v === undefined) return null;
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) {
+      problems.push(`${flag} must be a positive number of GB/s (10^9 bytes/s), got ${v}`);
+      return null;
+    }
+    return n * 1e9;
+  };
+  const s = { readBytesPerS: bytesPerS('--stated-read-gbps', read), writeBytesPerS: bytesPerS('--stated-write-gbps', write) };
+  if (problems.length > 0) return problems.join('; ');
+  return s.readBytesPerS === null && s.writeBytesPerS === null ? null : s;
+}
