@@ -6,8 +6,14 @@
 // alternate before and after, because on a shared machine only numbers from the same minute
 // compare: read the ratios, not the absolute times.
 //
+// Then where a restamp runs: the main thread's CPU per restamp done inline (as before storage writes
+// handed large restamps to the byte workers) and done by a worker (what the main thread still pays:
+// posting the job, taking the reply, waking up for it), for a few sizes, with one restamp in flight
+// (one entry being written) and with --slots in flight (many). This is what sets BytePool's
+// DEFAULT_RESTAMP_INLINE_BELOW_BYTES.
+//
 //   node bench/payload-cost.ts [--chunk-mib 16] [--slots 8] [--chunks-per-rep 512] [--reps 7]
-//        [--dedup-gib 1] [--dedup-keys 32]
+//        [--dedup-gib 1] [--dedup-keys 32] [--workers 2]
 //
 // The pool is one chunk long, as in the engine (benchmark.ts), and restamps rotate over --slots
 // buffers of one chunk each so the destination is not one cache-resident buffer. CPU time is this
@@ -16,6 +22,7 @@
 import { hash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
+import { BytePool, DEFAULT_RESTAMP_INLINE_BELOW_BYTES } from '../src-main/engine/io/byte-workers.ts';
 import { keyHash64, PAYLOAD_BLOCK_BYTES, PayloadPool } from '../src-main/engine/io/payload.ts';
 import { fmt, median, table } from './lib/stats.ts';
 
@@ -31,6 +38,7 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '7' },
     'dedup-gib': { type: 'string', default: '1' },
     'dedup-keys': { type: 'string', default: '32' },
+    workers: { type: 'string', default: '2' },
   },
 });
 
@@ -40,6 +48,7 @@ const chunksPerRep = Number(values['chunks-per-rep']);
 const reps = Number(values.reps);
 const dedupBytes = Number(values['dedup-gib']) * GiB;
 const dedupKeys = Number(values['dedup-keys']);
+const workerThreads = Number(values.workers);
 
 const pool = PayloadPool.create(SEED, chunkBytes);
 
@@ -97,6 +106,46 @@ for (const row of costRows) timeChunks(row.op, Math.min(row.chunks, 32));
 const cost = costRows.map(() => [] as number[]);
 for (let r = 0; r < reps; r++) costRows.forEach((row, i) => cost[i].push(timeChunks(row.op, row.chunks)));
 const costMedian = cost.map((xs) => median(xs));
+
+// ---- Where a restamp runs: the main thread's CPU, inline vs in a worker ---------------------------
+
+const restampSizes = [1 * MiB, 2 * MiB, 4 * MiB, chunkBytes].filter((n, i, all) => n <= chunkBytes && all.indexOf(n) === i);
+const bufferSlots = slots.map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+const inlinePool = await BytePool.start({ threads: workerThreads, pool, restampInlineBelowBytes: Number.POSITIVE_INFINITY });
+const workerPool = await BytePool.start({ threads: workerThreads, pool, restampInlineBelowBytes: 0 });
+
+/** Main-thread CPU-µs per restamp of `sizeBytes`, `inFlight` at a time, over `count` restamps. */
+async function mainCpuPerRestamp(bytePool: BytePool, sizeBytes: number, inFlight: number, count: number): Promise<number> {
+  const t0 = threadCpuNs();
+  let next = 0;
+  const lane = async (slot: Buffer): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      await bytePool.restamp(slot.subarray(0, sizeBytes), keyHashes[i % keyHashes.length], (i >> 3) * chunkBytes);
+    }
+  };
+  await Promise.all(bufferSlots.slice(0, inFlight).map(lane));
+  return (threadCpuNs() - t0) / 1000 / count;
+}
+
+const placements = [
+  { name: 'inline', pool: inlinePool, inFlight: 1 },
+  { name: `worker, 1 in flight`, pool: workerPool, inFlight: 1 },
+  { name: `worker, ${slotCount} in flight`, pool: workerPool, inFlight: slotCount },
+];
+// µs per restamp, [size][placement][rep]; the same number of bytes per cell.
+const mainUs = restampSizes.map(() => placements.map(() => [] as number[]));
+const restampsFor = (sizeBytes: number): number => Math.max(16, Math.round((chunksPerRep * chunkBytes) / sizeBytes / 4));
+for (const sizeBytes of restampSizes) for (const p of placements) await mainCpuPerRestamp(p.pool, sizeBytes, p.inFlight, 16);
+for (let r = 0; r < reps; r++) {
+  for (const [s, sizeBytes] of restampSizes.entries()) {
+    for (const [p, placement] of placements.entries()) {
+      mainUs[s][p].push(await mainCpuPerRestamp(placement.pool, sizeBytes, placement.inFlight, restampsFor(sizeBytes)));
+    }
+  }
+}
+await inlinePool.close();
+await workerPool.close();
 
 // ---- Dedup and compression ----------------------------------------------------------------------
 
@@ -169,6 +218,23 @@ console.log(
     `restamp after ÷ full fill: ${fmt(costMedian[1] / costMedian[2], 3)}`,
 );
 
+console.log(
+  `\nrestamp: main-thread CPU-µs per restamp, median of ${reps} (ratio to inline); ${workerThreads} byte worker(s); ` +
+    `BytePool restamps inline below ${DEFAULT_RESTAMP_INLINE_BELOW_BYTES / MiB} MiB`,
+);
+console.log(
+  table([
+    ['size', ...placements.map((p) => p.name)],
+    ...restampSizes.map((sizeBytes, s) => {
+      const inlineUs = median(mainUs[s][0]);
+      return [
+        `${sizeBytes / MiB} MiB`,
+        ...placements.map((_, p) => (p === 0 ? fmt(inlineUs, 1) : `${fmt(median(mainUs[s][p]), 1)} (${fmt(median(mainUs[s][p]) / inlineUs, 2)})`)),
+      ];
+    }),
+  ]),
+);
+
 console.log(`\nduplicate aligned units over ${fmt(dedupBytes / GiB, 2)} GiB (${dedupKeys} keys × chunks of ${chunkBytes / MiB} MiB):`);
 console.log(
   table([
@@ -184,4 +250,4 @@ console.log(
     ...Object.keys(zipResult.after).map((name) => [name, fmt(zipResult.before[name], 3), fmt(zipResult.after[name], 3)]),
   ]),
 );
-console.log('\nGB = 1e9 bytes. CPU is this thread only; compare ratios from the same run.');
+console.log('\nGB = 1e9 bytes. CPU is this (the main) thread only; compare ratios from the same run.');

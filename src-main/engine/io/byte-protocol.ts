@@ -15,6 +15,7 @@ export interface ByteWorkerInit {
 
 export type ByteJob =
   | { id: number; op: 'fill'; dest: SharedBufferRef; keyHash: bigint; entryOffsetBytes: number }
+  | { id: number; op: 'stamp'; dest: SharedBufferRef; keyHash: bigint; entryOffsetBytes: number }
   | { id: number; op: 'copy'; src: SharedBufferRef; dst: SharedBufferRef }
   | { id: number; op: 'verify'; src: SharedBufferRef; keyHash: bigint; entryOffsetBytes: number };
 

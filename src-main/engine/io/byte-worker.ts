@@ -1,5 +1,5 @@
-// Worker thread for BytePool: payload fills, copies and verification on shared memory, so large
-// synchronous copies never stall the engine's event loop.
+// Worker thread for BytePool: payload fills, restamps, copies and verification on shared memory, so
+// large synchronous passes over a buffer never stall the engine's event loop.
 
 import { parentPort, workerData } from 'node:worker_threads';
 import { PayloadPool } from './payload.ts';
@@ -20,6 +20,9 @@ port.on('message', (job: ByteJob) => {
   try {
     if (job.op === 'fill') {
       pool.fill(view(job.dest), job.keyHash, job.entryOffsetBytes);
+      reply = { type: 'done', id: job.id, busyNs: 0 };
+    } else if (job.op === 'stamp') {
+      pool.stamp(view(job.dest), job.keyHash, job.entryOffsetBytes);
       reply = { type: 'done', id: job.id, busyNs: 0 };
     } else if (job.op === 'copy') {
       view(job.dst).set(view(job.src));

@@ -1,7 +1,7 @@
-// A small pool of worker threads for CPU-heavy byte work (payload fill, copy, verify) on shared
-// memory. A 16 MiB copy takes milliseconds; done on the main thread it would show up as event-loop
-// lag and as latency of every simulated user, so large jobs go to workers and only small ones,
-// where the message round trip costs more than the work, run inline.
+// A small pool of worker threads for CPU-heavy byte work (payload fill, restamp, copy, verify) on
+// shared memory. A 16 MiB copy takes milliseconds; done on the main thread it would show up as
+// event-loop lag and as latency of every simulated user, so large jobs go to workers and only small
+// ones, where the message round trip costs more than the work, run inline.
 
 import { Worker } from 'node:worker_threads';
 import { PayloadPool, type VerifyResult } from './payload.ts';
@@ -10,6 +10,15 @@ import type { ByteJob, ByteWorkerInit, ByteWorkerReply, SharedBufferRef } from '
 import { allWorkersReady, waitForWorkerReady } from '../../util/worker-ready.ts';
 
 export const DEFAULT_INLINE_BELOW_BYTES = 256 * 1024;
+// A restamp touches one cache line per 512 bytes, about a sixth of the CPU of a fill per byte, so it
+// pays for a worker round trip only from a few MiB. Inline it costs the main thread 7-15 µs per MiB;
+// handing it to a worker costs 5-50 µs whatever its size (posting, the reply, waking up for it: the
+// most with one job in flight, the least with many). They break even around 2 MiB with several
+// writes in flight, as there are whenever the write rate is high enough for this to matter; a 16 MiB
+// chunk costs the main thread 2-8× less in a worker (bench/payload-cost.ts, "restamp: main-thread").
+export const DEFAULT_RESTAMP_INLINE_BELOW_BYTES = 2 * 1024 * 1024;
+// What a restamp weighs, per byte, against a fill when spreading jobs over the workers.
+const RESTAMP_COST_DIVISOR = 6;
 
 export interface BytePoolOptions {
   /** Worker threads; 0 runs every job inline on the calling thread. */
@@ -17,6 +26,8 @@ export interface BytePoolOptions {
   pool: PayloadPool;
   /** Jobs smaller than this run inline (default 256 KiB). */
   inlineBelowBytes?: number;
+  /** Restamps smaller than this run inline (default 2 MiB). */
+  restampInlineBelowBytes?: number;
 }
 
 export interface BytePoolUtilisation {
@@ -41,14 +52,15 @@ export class BytePoolError extends Error {
 interface PendingJob {
   resolve: (result: VerifyResult | undefined) => void;
   reject: (err: Error) => void;
-  lengthBytes: number;
+  /** The job's bytes, weighted by what its kind costs per byte (a restamp weighs less than a fill). */
+  costBytes: number;
 }
 
 interface WorkerState {
   index: number;
   worker: Worker;
   pending: Map<number, PendingJob>;
-  pendingBytes: number;
+  pendingCostBytes: number;
   alive: boolean;
   lastError: Error | null;
 }
@@ -71,6 +83,7 @@ export class BytePool {
   readonly threads: number;
   private readonly payload: PayloadPool;
   private readonly inlineBelowBytes: number;
+  private readonly restampInlineBelowBytes: number;
   private readonly workers: WorkerState[];
   private readonly startNs: bigint;
   private closedAtNs: bigint | null = null;
@@ -82,6 +95,7 @@ export class BytePool {
     this.threads = opts.threads;
     this.payload = opts.pool;
     this.inlineBelowBytes = opts.inlineBelowBytes ?? DEFAULT_INLINE_BELOW_BYTES;
+    this.restampInlineBelowBytes = opts.restampInlineBelowBytes ?? DEFAULT_RESTAMP_INLINE_BELOW_BYTES;
     this.workers = workers;
     this.startNs = process.hrtime.bigint();
   }
@@ -95,7 +109,7 @@ export class BytePool {
     const ready: Array<Promise<void>> = [];
     for (let index = 0; index < opts.threads; index++) {
       const worker = new Worker(new URL('./byte-worker.ts', import.meta.url), { workerData: init });
-      const state: WorkerState = { index, worker, pending: new Map(), pendingBytes: 0, alive: true, lastError: null };
+      const state: WorkerState = { index, worker, pending: new Map(), pendingCostBytes: 0, alive: true, lastError: null };
       states.push(state);
       ready.push(
         waitForWorkerReady<ByteWorkerReply>(
@@ -132,11 +146,18 @@ export class BytePool {
 
   /**
    * Turns `dest`, which holds the payload of some entry at these offsets, into entry `keyHash`'s by
-   * rewriting its stamps: 72 bytes per 4 KiB (one per 512-byte sector), done inline (a few hundred
-   * microseconds for a 16 MiB chunk, a sixth of a full fill: bench/payload-cost.ts).
+   * rewriting its stamps: 72 bytes per 4 KiB (one per 512-byte sector). A sixth of a full fill, but
+   * still ~200 µs of memory traffic for a 16 MiB chunk, which at 10+ GB/s of writes would be a large
+   * share of the event loop: large restamps go to a worker, small ones run inline.
    */
-  restamp(dest: Buffer, keyHash: bigint, entryOffsetBytes: number): void {
-    this.inline(() => this.payload.stamp(dest, keyHash, entryOffsetBytes));
+  async restamp(dest: Buffer, keyHash: bigint, entryOffsetBytes: number): Promise<void> {
+    const ref = sharedRef(dest, 'restamp dest');
+    if (dest.byteLength < this.restampInlineBelowBytes) {
+      this.inline(() => this.payload.stamp(dest, keyHash, entryOffsetBytes));
+      return;
+    }
+    const job: ByteJob = { id: 0, op: 'stamp', dest: ref, keyHash, entryOffsetBytes };
+    await this.dispatch(job, Math.ceil(dest.byteLength / RESTAMP_COST_DIVISOR));
   }
 
   /** Puts the pool's bytes (no stamps) back into `dest` at entry offset `entryOffsetBytes`: for small repairs, inline. */
@@ -211,15 +232,15 @@ export class BytePool {
     }
   }
 
-  private dispatch(job: ByteJob, lengthBytes: number): Promise<VerifyResult | undefined> {
+  private dispatch(job: ByteJob, costBytes: number): Promise<VerifyResult | undefined> {
     if (this.closedAtNs !== null) return Promise.reject(new BytePoolError('BYTE_POOL_CLOSED', 'BytePool is closed'));
     let target: WorkerState | undefined;
     for (const state of this.workers) {
       if (!state.alive) continue;
       if (
         target === undefined ||
-        state.pendingBytes < target.pendingBytes ||
-        (state.pendingBytes === target.pendingBytes && state.pending.size < target.pending.size)
+        state.pendingCostBytes < target.pendingCostBytes ||
+        (state.pendingCostBytes === target.pendingCostBytes && state.pending.size < target.pending.size)
       ) {
         target = state;
       }
@@ -238,8 +259,8 @@ export class BytePool {
     const id = this.nextJobId++;
     const state = target;
     return new Promise<VerifyResult | undefined>((resolve, reject) => {
-      state.pending.set(id, { resolve, reject, lengthBytes });
-      state.pendingBytes += lengthBytes;
+      state.pending.set(id, { resolve, reject, costBytes });
+      state.pendingCostBytes += costBytes;
       // Idle workers are unref'd so a pool nobody closed can't keep the process alive; a
       // pending job must, or the process could exit with the job's promise unsettled.
       if (state.pending.size === 1) state.worker.ref();
@@ -250,6 +271,7 @@ export class BytePool {
   private runInline(job: ByteJob): VerifyResult | undefined {
     const view = (r: SharedBufferRef): Uint8Array => new Uint8Array(r.sab, r.byteOffset, r.length);
     if (job.op === 'fill') this.payload.fill(view(job.dest), job.keyHash, job.entryOffsetBytes);
+    else if (job.op === 'stamp') this.payload.stamp(view(job.dest), job.keyHash, job.entryOffsetBytes);
     else if (job.op === 'copy') view(job.dst).set(view(job.src));
     else return this.payload.verify(view(job.src), job.keyHash, job.entryOffsetBytes);
     return undefined;
@@ -263,7 +285,7 @@ export class BytePool {
       const job = state.pending.get(m.id);
       if (job === undefined) return;
       state.pending.delete(m.id);
-      state.pendingBytes -= job.lengthBytes;
+      state.pendingCostBytes -= job.costBytes;
       if (state.pending.size === 0) worker.unref();
       this.workerBusyNs += m.busyNs;
       if (m.type === 'done') job.resolve(m.result);
@@ -286,7 +308,7 @@ export class BytePool {
   private rejectAll(state: WorkerState, err: BytePoolError): void {
     const jobs = [...state.pending.values()];
     state.pending.clear();
-    state.pendingBytes = 0;
+    state.pendingCostBytes = 0;
     for (const job of jobs) job.reject(err);
   }
 }

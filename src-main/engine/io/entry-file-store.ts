@@ -296,7 +296,9 @@ export class EntryFileStore {
         const lengthBytes = Math.min(this.chunkBytes, sizeBytes - entryOffsetBytes);
         const buffer = fillingSlot.buffer.subarray(0, lengthBytes);
         if (payloadKeyHash !== null && fillingSlot.holdsPayload) {
-          this.bytes.restamp(buffer, payloadKeyHash, entryOffsetBytes);
+          // A failed restamp leaves the slot's pool bytes alone (it writes only stamp positions),
+          // so the slot still holds the payload whatever happens here.
+          await this.bytes.restamp(buffer, payloadKeyHash, entryOffsetBytes);
           this.payloadChunks.restamped++;
         } else {
           fillingSlot.holdsPayload = false;
@@ -306,7 +308,9 @@ export class EntryFileStore {
             if (lengthBytes === this.chunkBytes) fillingSlot.holdsPayload = true;
           }
         }
-        // An earlier chunk may have failed while this one waited for a slot or its bytes.
+        // An earlier chunk may have failed, or the window closed, while this one waited for a slot
+        // or for its bytes (a worker's fill or restamp): either way it is not submitted.
+        if (this.#cancelled) failure ??= { error: new IoCancelledError(`write of ${key}`) };
         if (failure !== null) break;
         let ioBytes = lengthBytes;
         if (direct) {

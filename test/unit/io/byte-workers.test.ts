@@ -72,6 +72,50 @@ describe('BytePool', () => {
     }
   });
 
+  it('restamps through workers and inline exactly as a fill does, each where its size sends it', async () => {
+    const a = await slab.acquire();
+    const b = await slab.acquire();
+    const other = keyHash64('another-entry', 5);
+    // Sends every restamp to the workers, so the small sizes go there too.
+    const viaWorkers = await BytePool.start({ threads: 2, pool: payload, restampInlineBelowBytes: 0 });
+    try {
+      for (const [sizeBytes, offsetBytes] of [[2 * MiB, 8192], [512 * KiB + 3, 0], [100, 4096], [1, 0]] as const) {
+        // Both slots hold another entry's payload at these offsets, as a storage slot does.
+        payload.fill(a.buffer.subarray(0, sizeBytes), other, offsetBytes);
+        payload.fill(b.buffer.subarray(0, sizeBytes), other, offsetBytes);
+        await pool.restamp(a.buffer.subarray(0, sizeBytes), key, offsetBytes);
+        await viaWorkers.restamp(b.buffer.subarray(0, sizeBytes), key, offsetBytes);
+        const want = expected(sizeBytes, offsetBytes);
+        expect(a.buffer.subarray(0, sizeBytes).equals(want)).toBe(true);
+        expect(b.buffer.subarray(0, sizeBytes).equals(want)).toBe(true);
+      }
+      expect(viaWorkers.utilisation().busyNs).toBeGreaterThan(0);
+      expect(viaWorkers.utilisation().inlineBusyNs).toBe(0);
+
+      // A restamp of the threshold's size goes to a worker, a smaller one runs inline.
+      const sized = await BytePool.start({ threads: 1, pool: payload, restampInlineBelowBytes: 2 * MiB });
+      try {
+        payload.fill(a.buffer, other, 0);
+        await sized.restamp(a.buffer.subarray(0, 2 * MiB - 4 * KiB), key, 0);
+        expect(sized.utilisation().busyNs).toBe(0);
+        expect(sized.utilisation().inlineBusyNs).toBeGreaterThan(0);
+        const inlineNs = sized.utilisation().inlineBusyNs;
+        await sized.restamp(a.buffer, key, 0);
+        expect(sized.utilisation().busyNs).toBeGreaterThan(0);
+        expect(sized.utilisation().inlineBusyNs).toBe(inlineNs);
+        expect(a.buffer.equals(expected(2 * MiB, 0))).toBe(true);
+      } finally {
+        await sized.close();
+      }
+      await expect(viaWorkers.restamp(Buffer.alloc(1 * MiB), key, 0)).rejects.toThrow(/restamp dest/);
+      await expect(viaWorkers.restamp(a.buffer, key, 123)).rejects.toThrow(/multiple of 4096/);
+    } finally {
+      slab.release(a);
+      slab.release(b);
+      await viaWorkers.close();
+    }
+  });
+
   it('spreads concurrent jobs over the workers', async () => {
     const slots = [await slab.acquire(), await slab.acquire(), await slab.acquire(), await slab.acquire()];
     try {
@@ -143,6 +187,9 @@ describe('BytePool', () => {
     const s = await slab.acquire();
     try {
       await inline.fill(s.buffer, key, 4096);
+      expect(s.buffer.equals(expected(2 * MiB, 4096))).toBe(true);
+      payload.fill(s.buffer, keyHash64('another-entry', 5), 4096);
+      await inline.restamp(s.buffer, key, 4096);
       expect(s.buffer.equals(expected(2 * MiB, 4096))).toBe(true);
       expect(await inline.verify(s.buffer, key, 4096)).toEqual({ ok: true });
     } finally {

@@ -8,6 +8,7 @@ import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
 import {
   EntryFileStore,
   entryFileName,
+  IoCancelledError,
   PayloadMismatchError,
   type ChunkView,
   type EntryFileStoreOptions,
@@ -287,15 +288,21 @@ describe('EntryFileStore payload writes with a one-chunk pool (restamping)', () 
   // becomes the next chunk by rewriting its stamps. What reaches the file must be byte for byte what
   // a full fill produces, whatever the slot held before (another entry, a read, a tail's padding).
   const chunkPayload = PayloadPool.create(SEED, CHUNK_BYTES);
-  let chunkBytesPool: BytePool;
+  // Restamps in the worker (as the engine's 16 MiB chunks are), and inline (as small chunks are).
+  const pools = {} as Record<'worker' | 'inline', BytePool>;
   const smallSlab = new AlignedSlab(CHUNK_BYTES, 3);
   beforeAll(async () => {
-    chunkBytesPool = await BytePool.start({ threads: 1, pool: chunkPayload, inlineBelowBytes: 0 });
+    pools.worker = await BytePool.start({ threads: 1, pool: chunkPayload, inlineBelowBytes: 0, restampInlineBelowBytes: 0 });
+    pools.inline = await BytePool.start({ threads: 1, pool: chunkPayload, inlineBelowBytes: 0, restampInlineBelowBytes: CHUNK_BYTES + 1 });
   });
-  afterAll(() => chunkBytesPool.close());
+  afterAll(async () => {
+    await pools.worker.close();
+    await pools.inline.close();
+  });
 
-  for (const directIo of ['auto', 'off'] as const) {
-    it(`writes exactly the payload, restamping most chunks (direct I/O ${directIo})`, async () => {
+  for (const [directIo, restampIn] of [['auto', 'worker'], ['off', 'worker'], ['auto', 'inline']] as const) {
+    it(`writes exactly the payload, restamping most chunks (direct I/O ${directIo}, restamps ${restampIn})`, async () => {
+      const chunkBytesPool = pools[restampIn];
       const store = await EntryFileStore.open({ dir, directIo, chunkBytes: CHUNK_BYTES, perEntryDepth: 2, slab: smallSlab, bytes: chunkBytesPool, fsync: 'none' });
       // Partial tails (padding under direct I/O), block-unaligned sizes, and reads between writes.
       const sizes = [5 * CHUNK_BYTES, 2 * CHUNK_BYTES + 4097, 7 * CHUNK_BYTES + 100, 4096, 3 * CHUNK_BYTES, 9 * CHUNK_BYTES + 1];
@@ -318,6 +325,35 @@ describe('EntryFileStore payload writes with a one-chunk pool (restamping)', () 
       expect(smallSlab.inUse).toBe(0);
     });
   }
+
+  it('submits no chunk once the window closes during a restamp, and removes the partial file', async () => {
+    const bytePool = pools.worker;
+    const store = await EntryFileStore.open({ dir, directIo: 'auto', chunkBytes: CHUNK_BYTES, perEntryDepth: 2, slab: smallSlab, bytes: bytePool, fsync: 'none' });
+    // Leaves every slot holding the pool, so the next write restamps.
+    await store.write('warm', 4 * CHUNK_BYTES, bytePool.payloadSource(keyHash64('warm', SEED)));
+    const restamp = bytePool.restamp.bind(bytePool);
+    const patched = bytePool as unknown as { restamp: BytePool['restamp'] };
+    // The window closes while chunk 1's restamp is in the worker.
+    patched.restamp = (dest, keyHash, entryOffsetBytes) => {
+      const done = restamp(dest, keyHash, entryOffsetBytes);
+      if (entryOffsetBytes === CHUNK_BYTES) store.cancelInFlight();
+      return done;
+    };
+    const progressBytes: number[] = [];
+    try {
+      const key = 'cancelled';
+      await expect(
+        store.write(key, 6 * CHUNK_BYTES, bytePool.payloadSource(keyHash64(key, SEED)), { progress: (n) => void progressBytes.push(n) }),
+      ).rejects.toBeInstanceOf(IoCancelledError);
+      // Chunk 0 was submitted before the window closed; chunk 1, restamped after, never was.
+      expect(progressBytes).toEqual([CHUNK_BYTES]);
+      expect(store.payloadChunks.restamped).toBeGreaterThanOrEqual(2);
+      expect(fs.existsSync(store.pathFor(key))).toBe(false);
+      expect(smallSlab.inUse).toBe(0);
+    } finally {
+      delete (patched as Partial<typeof patched>).restamp;
+    }
+  });
 
   it('never restamps for sources that are not payload, nor when the pool is not one chunk', async () => {
     const store = await open();
