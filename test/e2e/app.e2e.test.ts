@@ -19,7 +19,7 @@ if (!HAS_CHROMIUM) {
 }
 
 /** The storage-only trials of the smoke suite below, as `kvbench run` flags (for the import to match them). */
-const STORAGE_ONLY_FLAGS = '--model tiny-1b --num-users 4 --duration 2 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42';
+const STORAGE_ONLY_FLAGS = '--model tiny-1b --num-users 4 --duration 3 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42';
 
 describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
   let served: Served;
@@ -103,10 +103,10 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     await page.locator('dd.mono', { hasText: cacheDir }).waitFor();
     await page.click('[data-test=to-plan]');
 
-    // 2. Plan: smoke, 2 trials of 2 s (1 s can end with no request completed on a loaded machine: a PARTIAL trial), CPU only and storage only.
+    // 2. Plan: smoke, 2 trials of 3 s (a first request comes up to 1.8 s in, and a window in which none completed is a PARTIAL trial), CPU only and storage only.
     await page.check('[data-profile=smoke] input');
     await page.fill('input[name=trials]', '2');
-    await page.fill('input[name=durationS]', '2');
+    await page.fill('input[name=durationS]', '3');
     await page.locator('input[name=durationS]').dispatchEvent('change');
     for (const id of ['cpu-storage', 'storage-saturation', 'production', 'autoscale']) await page.uncheck(`[data-scenario=${id}] input`);
     await page.fill('input[name=label]', 'e2e smoke');

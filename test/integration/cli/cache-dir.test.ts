@@ -10,7 +10,7 @@ afterEach(removeTempDirs);
 async function shortRun(cacheDir: string, tmp: string): Promise<void> {
   const output = path.join(tmp, 'results.json');
   const r = await runCli(
-    ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '2', '--max-requests', '3', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--seed', '5', '--output', output],
+    ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '5', '--max-requests', '3', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--seed', '5', '--output', output],
     { cwd: tmp },
   );
   expect(r.code, explain(r)).toBe(0);

@@ -16,7 +16,7 @@ async function runAt(level: string): Promise<{ stderr: string; stdout: string; o
   const r = await runCli(
     [
       'run', '--config', config, '--model', 'one-layer', '--gpu-mem-gb', '0', '--generation-mode', 'none', '--cpu-mem-gb', '0',
-      '--num-users', '2', '--duration', '1', '--io-trace-log', path.join(tmp, 't.csv'), '--num-gpus', '3', '--tensor-parallel', '3',
+      '--num-users', '2', '--duration', '3', '--io-trace-log', path.join(tmp, 't.csv'), '--num-gpus', '3', '--tensor-parallel', '3',
       '--output', output, '--log-level', level,
     ],
     { cwd: tmp },
