@@ -343,8 +343,16 @@ export class EntryFileStore {
       if (failure !== null) throw (failure as { error: unknown }).error;
       const handle = fh as fsp.FileHandle;
       // Durability per entry is what 'per-entry' promises; with O_DIRECT it still flushes the
-      // allocation metadata and any volatile drive cache.
-      if (this.fsync === 'per-entry') await device.time(handle.datasync());
+      // allocation metadata and any volatile drive cache. The flush is an I/O in flight like a
+      // chunk, so it holds one of the slab's --io-depth slots (its bytes untouched) while it runs.
+      if (this.fsync === 'per-entry') {
+        const flushSlot = await this.slab.acquire('other');
+        try {
+          await device.time(handle.datasync());
+        } finally {
+          this.slab.release(flushSlot);
+        }
+      }
       fh = undefined;
       await handle.close();
       const endNs = now();

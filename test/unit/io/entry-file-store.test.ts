@@ -283,6 +283,32 @@ describe('EntryFileStore', () => {
   });
 });
 
+describe('EntryFileStore --io-depth bound', () => {
+  it('counts each entry\'s fdatasync as an I/O in flight: it holds a slab slot while it runs', async () => {
+    // The slab's slots are the process-wide bound on storage I/Os in flight (--io-depth).
+    const depthSlab = new AlignedSlab(CHUNK_BYTES, 2);
+    const store = await open({ slab: depthSlab, perEntryDepth: 2 });
+    const probe = await fs.promises.open(path.join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { datasync: (this: unknown) => Promise<void> };
+    await probe.close();
+    const original = proto.datasync;
+    const heldDuringFlush: number[] = [];
+    proto.datasync = function (this: unknown) {
+      heldDuringFlush.push(depthSlab.inUse);
+      return original.call(this);
+    };
+    try {
+      await Promise.all(['a', 'b', 'c', 'd'].map((k) => store.write(k, 2 * CHUNK_BYTES + 7, store.payloadSource(keyHash64(k, SEED)))));
+    } finally {
+      proto.datasync = original;
+    }
+    expect(heldDuringFlush).toHaveLength(4);
+    for (const held of heldDuringFlush) expect(held).toBeGreaterThanOrEqual(1);
+    expect(depthSlab.inUse, 'every slot released after the writes').toBe(0);
+    await store.removeAll();
+  });
+});
+
 describe('EntryFileStore payload writes with a one-chunk pool (restamping)', () => {
   // The engine's configuration: the payload pool is exactly one chunk, so a slot that holds the pool
   // becomes the next chunk by rewriting its stamps. What reaches the file must be byte for byte what
