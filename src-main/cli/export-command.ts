@@ -5,7 +5,7 @@ import { buildScenarioReport, buildTierComparison } from '../export/report-model
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
-import { STATED_BANDWIDTH_OPTIONS, STATED_BANDWIDTH_USAGE, statedBandwidthFromFlags } from './stated-bandwidth-flags.ts';
+import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
 
@@ -18,7 +18,7 @@ Tier comparison, About), or JSON (everything, including each trial's hardware sn
   --suite ID, --system REF, --drive REF, --scenario a,b, --status s,t, --model M, --since, --until
                        the same filters as kvbench history
   --include-incomplete aggregate partial trials in the summary sheets too
-\${STATED_BANDWIDTH_USAGE}  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
+${statedBandwidthUsage(23)}  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
 
 export async function exportCommand(argv: string[]): Promise<number> {

@@ -6,7 +6,7 @@ import { buildScenarioReport, buildSystemComparison, buildTierComparison } from 
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
-import { STATED_BANDWIDTH_OPTIONS, STATED_BANDWIDTH_USAGE, statedBandwidthFromFlags } from './stated-bandwidth-flags.ts';
+import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID | --system REF | --all] [options]
        kvbench report --compare A B [--drives] [--match config|scenario] [options]
@@ -26,7 +26,7 @@ moved, and efficiency against the drive's probed bandwidth.
                          configurations: ratio A ÷ B per metric, win rate, noise (CV)
   --match config|scenario  what "matched" means (default config: equal workload options)
   --per-config           with --compare: one table per metric and configuration
-\${STATED_BANDWIDTH_USAGE}  --json                 the report model as JSON
+${statedBandwidthUsage(25)}  --json                 the report model as JSON
   --db PATH              the database (default: $KVBENCH_DB, else the user data directory)
 `;
 

@@ -7,10 +7,15 @@ export const STATED_BANDWIDTH_OPTIONS = {
   'stated-write-gbps': { type: 'string' },
 } as const;
 
-export const STATED_BANDWIDTH_USAGE = `  --stated-read-gbps X   the drive's read bandwidth as its datasheet states it (GB/s = 10^9 B/s):
-                         storage read efficiency against it instead of the probed limit
-  --stated-write-gbps X  the same for writes
-`;
+/** The flags' usage lines, their descriptions starting at `column` as in the command's own usage. */
+export function statedBandwidthUsage(column: number): string {
+  const line = (flag: string, text: string): string => `  ${flag.padEnd(column - 3)} ${text}\n`;
+  return (
+    line('--stated-read-gbps X', "the drive's read bandwidth as its datasheet states it (GB/s = 10^9 B/s):") +
+    line('', 'storage read efficiency against it instead of the probed limit') +
+    line('--stated-write-gbps X', 'the same for writes')
+  );
+}
 
 /** The flags as bytes/s (null when neither is given), or the problem with them. */
 export function statedBandwidthFromFlags(read: string | undefined, write: string | undefined): StatedBandwidth | null | string {

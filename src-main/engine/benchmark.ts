@@ -137,8 +137,9 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     cacheDir: o.cacheDir,
     storageCapacityGb: o.storageCapacityGb,
     largestEntryBytes: largestEntryBytes(model, o, profile),
-    // Ranks on shared storage each take their share of its free space, or together they would fill it.
-    sharedBy: o.rank !== null ? (o.worldSize ?? 1) : 1,
+    // Ranks on shared storage each take their share of its free space, or together they would fill it
+    // (trace-only mode writes nothing, so its simulated capacity is not shared).
+    sharedBy: o.rank !== null && o.ioTraceLog === null ? (o.worldSize ?? 1) : 1,
   });
 
   let bytes: BytePool | null = null;
@@ -308,11 +309,13 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     closeWindow?.(fromFinishedRequest ? 1 : 0);
     stop.abort();
   };
-  // Before the measured phase (preparation, the --start-at wait) nothing was measured: aborted, not partial.
+  // Set when the measured window opens: before it (preparation, the --start-at wait, the warm-up)
+  // a cancel leaves nothing measured, so the run is aborted, not partial.
+  let windowOpened = false;
   const onCancel = (): void =>
-    closeWindow === null
-      ? endRun('aborted', 'cancelled before the measured phase began', 'cancel')
-      : endRun('partial', 'cancelled by the user before the planned end', 'cancel');
+    windowOpened
+      ? endRun('partial', 'cancelled by the user before the planned end', 'cancel')
+      : endRun('aborted', 'cancelled before the measured window opened', 'cancel');
   ctx.signal.addEventListener('abort', onCancel, { once: true });
 
   const processor = new RequestProcessor({
@@ -414,7 +417,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     preparation.precondition = { ...phase, targetBytes, threads };
   }
   if (o.startAt !== null) await waitUntilStartAt(o.startAt, ctx.signal, log);
-  if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured phase began', 'cancel');
+  if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured window opened', 'cancel');
   recorder = new RunRecorder(qosTargets);
   processor.setRecorder(recorder);
 
@@ -445,6 +448,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     lag.reset();
     device?.start();
     windowStartNs = sinceStartNs();
+    windowOpened = true;
     windowStartUnixNs = unixNowNs();
     issuedBeforeWindow = workload.issued;
     timeline = new TimelineSampler(cache, recorder, load);

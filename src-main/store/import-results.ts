@@ -69,7 +69,8 @@ async function readResultsFile(file: string): Promise<ParsedFile> {
   }
   // One host's share of a multi-host run stored as a whole trial would understate the storage N times.
   const rank = (json as { kvbench?: { rank?: { rank?: unknown; world_size?: unknown } | null } }).kvbench?.rank;
-  if (rank && typeof rank.rank === 'number') {
+  // A world of one is the whole run (--rank 0 --world-size 1), and imports as any other.
+  if (rank && typeof rank.rank === 'number' && rank.world_size !== 1) {
     throw new Error(
       `rank ${rank.rank}${typeof rank.world_size === 'number' ? ` of ${rank.world_size}` : ''} of a multi-host run: one host's share, not a trial of the system; ` +
         'combine the ranks with kvbench merge (docs/multi-host.md)',

@@ -92,9 +92,26 @@ describe('kvbench run, interrupted', () => {
     expect(Date.now() - signalledAt, 'the wait is cut short').toBeLessThan(10_000);
     const res = readResults(output);
     expect(res.kvbench.status).toBe('aborted');
-    expect(res.kvbench.status_reason).toBe('cancelled before the measured phase began');
+    expect(res.kvbench.status_reason).toBe('cancelled before the measured window opened');
     expect(res.requests_completed).toBe(0);
     expect(snapshotDir(cacheDir)).toEqual(before);
+  });
+
+  it('on SIGINT during --warm-up: ABORTED too (the window never opened), not a PARTIAL trial of nothing', async () => {
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const cli = startCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '5', '--warm-up', '60', '--cpu-mem-gb', '0', '--cache-dir', path.join(tmp, 'cache'), '--output', output],
+      { cwd: tmp },
+    );
+    started.push(cli);
+    await waitFor('the warm-up to start', () => cli.stderrSoFar().includes('warming up for 60 s'));
+    process.kill(cli.pid, 'SIGINT');
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(130);
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('aborted');
+    expect(res.kvbench.status_reason).toBe('cancelled before the measured window opened');
   });
 
   it('reports a killed engine as a crash and removes its run directory', async () => {

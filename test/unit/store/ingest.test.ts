@@ -225,6 +225,25 @@ describe('import', () => {
     }
   });
 
+  it('refuses one rank of a multi-host run, and imports a world of one like any run', async () => {
+    const dir = tempDir();
+    const rankFile = (rank: number, worldSize: number) => {
+      const r = kvbenchResults({ tokPerS: 10 });
+      r.kvbench.rank = { rank, world_size: worldSize, host: 'h' };
+      const f = path.join(dir, `r${rank}of${worldSize}.json`);
+      fs.writeFileSync(f, JSON.stringify(r));
+      return f;
+    };
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [rankFile(1, 4), rankFile(0, 1)], { systemLabel: 'x' });
+      expect(r.imported.map((f) => path.basename(f.file))).toEqual(['r0of1.json']);
+      expect(r.errors).toEqual([{ file: path.join(dir, 'r1of4.json'), message: expect.stringMatching(/^rank 1 of 4 of a multi-host run: one host's share, not a trial of the system; combine the ranks with kvbench merge/) }]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('without run flags the trial is kept but matches no configuration', async () => {
     const dir = tempDir();
     const f = path.join(dir, 'r.json');
