@@ -422,10 +422,39 @@ describe('report', () => {
     await several.get('input[name=statedReadGbps]').setValue('7');
     await several.get('input[name=statedReadGbps]').trigger('change');
     await flush();
-    expect(several.get('[data-test=stated-error]').text()).toContain('Not applied: a stated bandwidth describes one drive, and this selection spans several systems or drives. The table below is unchanged.');
+    expect(several.get('[data-test=stated-error]').text()).toContain("Not applied: a stated bandwidth describes one drive, and this selection spans several systems or drives. The table below uses the probe's limits.");
     expect(several.get('[data-test=limits-source]').text()).toBe('kvbench probe of Vendor X');
     expect(several.get('[data-test=efficiency-table]').text()).toContain('35.7 %');
     expect(several.text()).not.toContain('The report could not be built');
+  });
+
+  it('keeps an applied datasheet figure when the options change before its report arrives', async () => {
+    const pending: { request: RequestOf<'report.build'>; resolve: (v: ResponseOf<'report.build'>) => void }[] = [];
+    const fake = installFakeApi({ 'report.build': (r) => new Promise((resolve) => pending.push({ request: r, resolve })) });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    pending.shift()!.resolve(report());
+    await flush();
+    await w.get('input[name=statedReadGbps]').setValue('5');
+    await w.get('input[name=statedReadGbps]').trigger('change');
+    await flush();
+    // Partial trials ticked before the stated report came back: the newer request still states 5 GB/s.
+    await w.get('input[name=includeIncomplete]').setValue(true);
+    await flush();
+    expect(fake.callsOf('report.build').at(-1)).toEqual({ selection: { suiteIds: [7] }, includeIncomplete: true, stated: { readBytesPerS: 5e9, writeBytesPerS: null } });
+    for (const p of pending.splice(0)) p.resolve(report());
+    await flush();
+  });
+
+  it('says why a RAM-backed selection has no storage efficiency, rather than asking for a probe', async () => {
+    const base = report();
+    const note = '1 row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there';
+    const rows = base.tiers.rows.map((r) => ({ ...r, storageReadEfficiency: null, storageWriteEfficiency: null, cpuReadEfficiency: null }));
+    installFakeApi({ 'report.build': () => ({ ...base, tiers: { ...base.tiers, rows, notes: [note] } }) });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.get('[data-test=no-efficiency-ram]').text()).toContain(`No storage efficiency: ${note}`);
+    expect(w.text()).not.toContain('No probe of this drive was stored');
   });
 
   it('switches to binary units and microseconds from the settings', async () => {
