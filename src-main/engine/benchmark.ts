@@ -637,6 +637,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     cpuPeakHeldBytes: a.cpuTier?.peakHeldBytes ?? null,
     storage: {
       capacityBytes: a.target.capacityBytes,
+      freeBytesAtStart: a.target.freeBytesAtStart,
       dir: a.target.baseDir,
       directIo: a.storageIo.directIo,
       directIoReason: a.storageIo.reason,

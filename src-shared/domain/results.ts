@@ -127,6 +127,8 @@ export interface CpuTierDescription extends TierDescription {
 }
 
 export interface StorageTierDescription extends TierDescription {
+  /** Free space of the cache directory's file system when the run began (budget_bytes is a share of it unless --storage-capacity-gb). */
+  free_bytes_at_start?: number;
   dir: string | null;
   direct_io: boolean;
   direct_io_reason: string | null;

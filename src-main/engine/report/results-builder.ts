@@ -76,6 +76,8 @@ export interface RunFacts {
   cpuPeakHeldBytes: number | null;
   storage: {
     capacityBytes: number;
+    /** Free space of the cache directory's file system when the run began. */
+    freeBytesAtStart: number;
     dir: string;
     directIo: boolean;
     directIoReason: string | null;
@@ -455,6 +457,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
         present: true,
         budget_bytes: f.storage.capacityBytes,
         reason: null,
+        free_bytes_at_start: f.storage.freeBytesAtStart,
         dir: f.storage.dir,
         direct_io: f.storage.directIo,
         direct_io_reason: f.storage.directIoReason,

@@ -15,8 +15,6 @@ describe('kvbench run under Open MPI, then kvbench merge', () => {
     const shared = path.join(tmp, 'shared');
     fs.mkdirSync(shared);
     fs.writeFileSync(path.join(shared, 'keep.txt'), 'not kvbench\n');
-    const st = fs.statfsSync(shared);
-    const freeBytes = Number(st.bavail) * Number(st.bsize);
     // Time for both CLIs to start on a loaded 2-core machine before the agreed moment.
     const startAt = Math.ceil(Date.now() / 1000) + 12;
     const args = [
@@ -36,7 +34,10 @@ describe('kvbench run under Open MPI, then kvbench merge', () => {
     expect(results.map((r) => r.kvbench.effective_seed)).toEqual([42, 43]);
     expect(results[0].kvbench.request_stream_digest).not.toBe(results[1].kvbench.request_stream_digest);
     // The two ranks share the file system's free space: each plans on half of 95 % of it, not all of it.
-    for (const r of results) expect(r.kvbench.tiers.storage.budget_bytes).toBeLessThanOrEqual((0.95 * freeBytes) / 2 + 64 * 2 ** 20);
+    for (const r of results) {
+      const st = r.kvbench.tiers.storage;
+      expect(st.budget_bytes).toBe(Math.floor((st.free_bytes_at_start! * 0.95) / 2));
+    }
     // Both started at --start-at: their windows open within a small fraction of a second of it.
     for (const r of results) expect(Math.abs(r.kvbench.measured_window.started_unix_ns / 1e9 - startAt)).toBeLessThan(0.5);
     // The shared directory is as it was: each rank removed its own subdirectory, nothing else.
