@@ -59,6 +59,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench export: ${stated}\n`);
     return 1;
   }
+  if (stated !== null && format === 'csv') {
+    process.stderr.write('kvbench export: --stated-read-gbps/--stated-write-gbps apply to the tier comparison, which only XLSX and JSON carry (a CSV has one row per trial)\n');
+    return 1;
+  }
   const suiteIds = splitList(a.suite)?.map(Number);
   if (suiteIds?.some((n) => !Number.isInteger(n))) {
     process.stderr.write('kvbench export: --suite takes integers\n');

@@ -98,5 +98,8 @@ describe('kvbench suite --profile smoke, then report, import, compare, export', 
     expect(across.code).toBe(1);
     expect(across.stderr).toMatch(/a stated bandwidth describes one drive/);
     expect(fs.existsSync(path.join(tmp, 'stated.json'))).toBe(false);
+    const csvStated = await runCli(['export', '--db', db, '--out', path.join(tmp, 'stated.csv'), '--stated-read-gbps', '5'], { cwd: tmp });
+    expect(csvStated.code).toBe(1);
+    expect(csvStated.stderr).toContain('only XLSX and JSON carry');
   });
 });
