@@ -1,6 +1,6 @@
 // `kvbench merge`: the results files of a multi-host run's ranks as one result.
 import fs from 'node:fs';
-import path from 'node:path';
+import { isSameFile } from '../engine/config/system-directories.ts';
 import { formatBytesPerSecAsGBps, formatIntegerGrouped, formatNsAsMs, formatNsAsSeconds } from '../engine/report/format.ts';
 import { MergeError, mergeRanks, type MergedRanks } from '../export/merge-ranks.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
@@ -49,7 +49,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     }
   }
   const output = parsed.values.output;
-  const inputOverwritten = output !== undefined ? files.find((f) => sameFile(f, output)) : undefined;
+  const inputOverwritten = output !== undefined ? files.find((f) => isSameFile(f, output)) : undefined;
   if (inputOverwritten !== undefined) problems.push(`--output names the input file ${inputOverwritten}, which the merge would overwrite`);
   let merged: MergedRanks;
   try {
@@ -72,14 +72,6 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write(parsed.values.json ? json : summaryText(merged));
   return merged.status === 'complete' ? EXIT_OK : EXIT_PARTIAL;
-}
-
-/** The same file under either name (a symbolic link, `dir/..`, or a hard link). */
-function sameFile(a: string, b: string): boolean {
-  if (path.resolve(a) === path.resolve(b)) return true;
-  const sa = fs.statSync(a, { throwIfNoEntry: false });
-  const sb = fs.statSync(b, { throwIfNoEntry: false });
-  return sa !== undefined && sb !== undefined && sa.dev === sb.dev && sa.ino === sb.ino;
 }
 
 function summaryText(m: MergedRanks): string {

@@ -22,7 +22,7 @@ import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './
 import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
 import { rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
-import { resolveRealPath, systemDirectoryOf } from './system-directories.ts';
+import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
 
 export interface ParseRunArgsEnv {
   /** Directory that relative command-line paths are resolved against. Default: `process.cwd()`. */
@@ -318,13 +318,8 @@ function sameOutputFileErrors(o: Record<string, unknown>): string[] {
     const p = o[key];
     // The BurstGPT path (a default is always set) is read only with --use-burst-trace.
     if (typeof p !== 'string' || p.length === 0 || (key === 'burstTracePath' && o.useBurstTrace !== true)) continue;
-    const real = resolveRealPath(p);
-    const input = statOrUndefined(real);
     for (const [outReal, outputFlag] of seen) {
-      // A hard link is the same file under another name too.
-      const out = input ? statOrUndefined(outReal) : undefined;
-      const same = outReal === real || (input !== undefined && out !== undefined && out.dev === input.dev && out.ino === input.ino);
-      if (same) errors.push(`${outputFlag} names the ${inputFlag} input file, which the run would overwrite: ${real}`);
+      if (isSameFile(outReal, p)) errors.push(`${outputFlag} names the ${inputFlag} input file, which the run would overwrite: ${resolveRealPath(p)}`);
     }
   }
   return errors;

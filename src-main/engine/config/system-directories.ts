@@ -3,7 +3,7 @@
  * the suite planner, the engine's own storage target) applies to a cache directory. The test follows
  * symbolic links: a link to /dev/shm names /dev/shm, whatever the link's own path says.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 
 /** The reference refuses these and everything below them as `--cache-dir` (`workload.py`). */
@@ -26,6 +26,20 @@ export function resolveRealPath(p: string): string {
       existing = parent;
     }
   }
+}
+
+
+/**
+ * Whether two paths name one file: the same real path (a symbolic link, a `dir/..` spelling), or, for
+ * files that exist, the same inode (a hard link). Guards outputs that would overwrite an input.
+ */
+export function isSameFile(a: string, b: string): boolean {
+  const realA = resolveRealPath(a);
+  const realB = resolveRealPath(b);
+  if (realA === realB) return true;
+  const statA = statSync(realA, { throwIfNoEntry: false });
+  const statB = statA ? statSync(realB, { throwIfNoEntry: false }) : undefined;
+  return statA !== undefined && statB !== undefined && statA.dev === statB.dev && statA.ino === statB.ino;
 }
 
 /**
