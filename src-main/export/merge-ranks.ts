@@ -4,7 +4,7 @@
 // latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
-import { configKey, extractHistograms } from '../store/results-ingest.ts';
+import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -72,8 +72,6 @@ export interface MergedRanks {
   notes: string[];
 }
 
-const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 interface RankRun {
   file: string;
@@ -95,22 +93,23 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
     return null;
   }
   const rank = obj(kv.rank);
-  if (num(rank.rank) === null) {
+  const rankNumber = num(rank.rank);
+  if (rankNumber === undefined) {
     problems.push(`${f.file} is not one rank of a multi-host run (no kvbench.rank): run each host with --rank and --world-size, or under mpirun, Slurm or a Kubernetes Indexed Job`);
     return null;
   }
   const window = obj(kv.measured_window);
   const startNs = num(window.started_unix_ns);
   const elapsedNs = num(kv.elapsed_ns);
-  if (startNs === null || elapsedNs === null || !Array.isArray(kv.timeline)) {
+  if (startNs === undefined || elapsedNs === undefined || !Array.isArray(kv.timeline)) {
     problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
     return null;
   }
   return {
     file: f.file,
     results,
-    rank: num(rank.rank)!,
-    worldSize: num(rank.world_size),
+    rank: rankNumber,
+    worldSize: num(rank.world_size) ?? null,
     host: typeof rank.host === 'string' ? rank.host : '?',
     status: typeof kv.status === 'string' ? kv.status : '?',
     startNs,
@@ -154,7 +153,7 @@ function amountsWithin(r: RankRun, fromNs: number, toNs: number): Record<Amount,
   for (const p of r.timeline) {
     const endNs = num(p.elapsed_ns);
     const intervalNs = num(p.interval_ns);
-    if (endNs === null || intervalNs === null || intervalNs <= 0) continue;
+    if (endNs === undefined || intervalNs === undefined || intervalNs <= 0) continue;
     const a = r.startNs + endNs - intervalNs;
     const b = r.startNs + endNs;
     const overlapNs = Math.min(b, toNs) - Math.max(a, fromNs);
@@ -235,7 +234,7 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
       host: r.host,
       file: r.file,
       status: r.status,
-      seed: num(obj(r.results.kvbench).effective_seed),
+      seed: num(obj(r.results.kvbench).effective_seed) ?? null,
       window_started_unix_ns: r.startNs,
       window_elapsed_ns: r.elapsedNs,
       share_in_common_window: durationNs / r.elapsedNs,

@@ -23,8 +23,10 @@ export const ResultsFileSchema = z
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: unknown): Obj => (isObj(v) ? v : {});
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+/** A results file's object at `v`, or an empty one: reading a missing section gives nothing, not an error. */
+export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
+/** A finite number at `v`, else undefined. */
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 export function detectFormat(results: Obj): ResultsFormat {
   const kv = results.kvbench;
