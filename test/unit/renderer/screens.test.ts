@@ -59,6 +59,20 @@ const suite = (status: SuiteRecordData['status'], id = 7): SuiteRecordData => ({
   trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 0 },
 });
 
+/** A backend for the history screen over `initial`: listed a page at a time as history.list is, deleted on request. */
+function fakeHistoryApi(initial: ReturnType<typeof trial>[]) {
+  let trials = initial;
+  return installFakeApi({
+    'history.list': (r) => ({ trials: trials.slice(r.offset ?? 0, (r.offset ?? 0) + (r.limit ?? 50)), total: trials.length }),
+    'history.facets': () => facets(trials.length),
+    'suites.list': () => [],
+    'trials.delete': (r) => {
+      trials = trials.filter((t) => !r.ids.includes(t.id));
+      return { deleted: r.ids.length };
+    },
+  });
+}
+
 describe('history', () => {
   it('says there is nothing yet, with a way to start', async () => {
     installFakeApi({ 'history.list': () => ({ trials: [], total: 0 }), 'history.facets': () => facets(0), 'suites.list': () => [] });
@@ -69,16 +83,7 @@ describe('history', () => {
   });
 
   it('lists, filters, sorts and deletes with confirmation', async () => {
-    let trials = [trial(1), trial(2, { status: 'failed', statusReason: 'ENGINE_CRASHED: gone', metrics: {} }), trial(3)];
-    const fake = installFakeApi({
-      'history.list': () => ({ trials, total: trials.length }),
-      'history.facets': () => facets(trials.length),
-      'suites.list': () => [],
-      'trials.delete': (r) => {
-        trials = trials.filter((t) => !r.ids.includes(t.id));
-        return { deleted: r.ids.length };
-      },
-    });
+    const fake = fakeHistoryApi([trial(1), trial(2, { status: 'failed', statusReason: 'ENGINE_CRASHED: gone', metrics: {} }), trial(3)]);
     const w = mountIt(HistoryView);
     await flush();
     const rows = () => w.findAll('[data-test=history-table] tbody tr');
@@ -153,16 +158,7 @@ describe('history', () => {
   });
 
   it('goes back to the last page that has rows when deleting emptied the last one', async () => {
-    let trials = Array.from({ length: 51 }, (_, i) => trial(i + 1));
-    const fake = installFakeApi({
-      'history.list': (r) => ({ trials: trials.slice(r.offset ?? 0, (r.offset ?? 0) + (r.limit ?? 50)), total: trials.length }),
-      'history.facets': () => facets(trials.length),
-      'suites.list': () => [],
-      'trials.delete': (r) => {
-        trials = trials.filter((t) => !r.ids.includes(t.id));
-        return { deleted: r.ids.length };
-      },
-    });
+    const fake = fakeHistoryApi(Array.from({ length: 51 }, (_, i) => trial(i + 1)));
     const w = mountIt(HistoryView);
     await flush();
     await w.findAll('.pager button').find((b) => b.text() === 'Next')!.trigger('click');

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
 import { CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
 import { referenceResultsNew, removeTempDirs } from '../store/fixtures.ts';
@@ -19,6 +20,26 @@ async function make(o: Parameters<typeof testBackend>[0] = {}): Promise<TestBack
   const t = await testBackend(o);
   open.push(t);
   return t;
+}
+
+/** A backend whose n-th hardware detection (from 1) is `hardwareFor(n)`, after two storage-only smoke suites ran on it. */
+async function twoStorageOnlySuites(hardwareFor: (n: number) => HardwareProfile): Promise<{ t: TestBackend; suiteIds: number[] }> {
+  let calls = 0;
+  const t = await make({
+    detect: async (cd) => {
+      const hw = hardwareFor(++calls);
+      hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+      return hw;
+    },
+  });
+  const suiteIds: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    suiteIds.push((ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number }).suiteId);
+    await t.waitFor('suite.finished');
+    t.events.splice(0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { t, suiteIds };
 }
 
 function ok<T>(r: Result<T>): T {
@@ -217,23 +238,10 @@ describe('backend', () => {
 
   it('report and export against a stated (datasheet) bandwidth; refused as data for a selection over several drives', async () => {
     const { fakeHardware } = await import('../store/fixtures.ts');
-    let calls = 0;
-    const t = await make({
-      detect: async (cd) => {
-        // Two suites on two systems (and drives), each probed at read 2 GB/s, write 1.5 GB/s.
-        calls += 1;
-        const hw = calls === 1 ? fakeHardware({ hostname: 'lab-a', probe: true }) : fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab-b', probe: true });
-        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
-        return hw;
-      },
-    });
-    const suiteIds: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      suiteIds.push((ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number }).suiteId);
-      await t.waitFor('suite.finished');
-      t.events.splice(0);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Two suites on two systems (and drives), each probed at read 2 GB/s, write 1.5 GB/s.
+    const { t, suiteIds } = await twoStorageOnlySuites((n) =>
+      n === 1 ? fakeHardware({ hostname: 'lab-a', probe: true }) : fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab-b', probe: true }),
+    );
     type Row = { storageReadBytesPerS: number; storageWriteBytesPerS: number; storageReadEfficiency: number; storageWriteEfficiency: number; limits: { readBytesPerS: number; source: string } };
     type Built = { tiers: { rows: Row[]; probe: { readBytesPerS: number; writeBytesPerS: number; source: string } } };
     const one = { suiteIds: [suiteIds[0]] };
@@ -281,23 +289,8 @@ describe('backend', () => {
 
   it('deleting trials and suites leaves no hardware snapshot behind that no trial refers to', async () => {
     const { openStore } = await import('../../../src-main/store/open-store.ts');
-    let calls = 0;
-    const t = await make({
-      detect: async (cd) => {
-        const { fakeHardware } = await import('../store/fixtures.ts');
-        calls += 1;
-        const hw = fakeHardware({ hostname: `lab-${calls}` }); // each suite its own snapshot
-        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
-        return hw;
-      },
-    });
-    const suites: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      suites.push((ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number }).suiteId);
-      await t.waitFor('suite.finished');
-      t.events.splice(0);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const { fakeHardware } = await import('../store/fixtures.ts');
+    const { t, suiteIds: suites } = await twoStorageOnlySuites((n) => fakeHardware({ hostname: `lab-${n}` })); // each suite its own snapshot
     const hostnames = (): string[] => {
       const s = openStore(t.db, { readonly: true });
       try {
