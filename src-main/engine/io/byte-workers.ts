@@ -151,13 +151,8 @@ export class BytePool {
    * share of the event loop: large restamps go to a worker, small ones run inline.
    */
   async restamp(dest: Buffer, keyHash: bigint, entryOffsetBytes: number): Promise<void> {
-    const ref = sharedRef(dest, 'restamp dest');
-    if (dest.byteLength < this.restampInlineBelowBytes) {
-      this.inline(() => this.payload.stamp(dest, keyHash, entryOffsetBytes));
-      return;
-    }
-    const job: ByteJob = { id: 0, op: 'stamp', dest: ref, keyHash, entryOffsetBytes };
-    await this.dispatch(job, Math.ceil(dest.byteLength / RESTAMP_COST_DIVISOR));
+    const job: ByteJob = { id: 0, op: 'stamp', dest: sharedRef(dest, 'restamp dest'), keyHash, entryOffsetBytes };
+    await this.run(job, dest.byteLength, this.restampInlineBelowBytes, Math.ceil(dest.byteLength / RESTAMP_COST_DIVISOR));
   }
 
   /** Puts the pool's bytes (no stamps) back into `dest` at entry offset `entryOffsetBytes`: for small repairs, inline. */
@@ -167,12 +162,7 @@ export class BytePool {
 
   /** Writes bytes [entryOffsetBytes, entryOffsetBytes + dest.length) of entry `keyHash` into `dest`. */
   async fill(dest: Buffer, keyHash: bigint, entryOffsetBytes: number): Promise<void> {
-    const ref = sharedRef(dest, 'fill dest');
-    if (dest.byteLength < this.inlineBelowBytes) {
-      this.inline(() => this.payload.fill(dest, keyHash, entryOffsetBytes));
-      return;
-    }
-    await this.dispatch({ id: 0, op: 'fill', dest: ref, keyHash, entryOffsetBytes }, dest.byteLength);
+    await this.run({ id: 0, op: 'fill', dest: sharedRef(dest, 'fill dest'), keyHash, entryOffsetBytes }, dest.byteLength);
   }
 
   async copy(src: Buffer, dst: Buffer): Promise<void> {
@@ -181,19 +171,11 @@ export class BytePool {
     if (src.byteLength !== dst.byteLength) {
       throw new RangeError(`BytePool.copy: src is ${src.byteLength} bytes but dst is ${dst.byteLength}`);
     }
-    if (src.byteLength < this.inlineBelowBytes) {
-      this.inline(() => dst.set(src));
-      return;
-    }
-    await this.dispatch({ id: 0, op: 'copy', src: srcRef, dst: dstRef }, src.byteLength);
+    await this.run({ id: 0, op: 'copy', src: srcRef, dst: dstRef }, src.byteLength);
   }
 
   async verify(src: Buffer, keyHash: bigint, entryOffsetBytes: number): Promise<VerifyResult> {
-    const ref = sharedRef(src, 'verify src');
-    if (src.byteLength < this.inlineBelowBytes) {
-      return this.inline(() => this.payload.verify(src, keyHash, entryOffsetBytes));
-    }
-    const result = await this.dispatch({ id: 0, op: 'verify', src: ref, keyHash, entryOffsetBytes }, src.byteLength);
+    const result = await this.run({ id: 0, op: 'verify', src: sharedRef(src, 'verify src'), keyHash, entryOffsetBytes }, src.byteLength);
     if (result === undefined) throw new BytePoolError('BYTE_WORKER_FAILED', 'byte worker returned no verify result');
     return result;
   }
@@ -230,6 +212,15 @@ export class BytePool {
     } finally {
       this.inlineBusyNs += Number(process.hrtime.bigint() - t0);
     }
+  }
+
+  /**
+   * Runs `job` inline when its `lengthBytes` are under `inlineBelow` (there a worker round trip costs
+   * more than the work), else on the least-loaded worker, its load weighted by `costBytes`.
+   */
+  private async run(job: ByteJob, lengthBytes: number, inlineBelow = this.inlineBelowBytes, costBytes = lengthBytes): Promise<VerifyResult | undefined> {
+    if (lengthBytes < inlineBelow) return this.inline(() => this.runInline(job));
+    return this.dispatch(job, costBytes);
   }
 
   private dispatch(job: ByteJob, costBytes: number): Promise<VerifyResult | undefined> {
