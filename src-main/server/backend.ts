@@ -33,7 +33,7 @@ import {
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
-import { resolveRealPath, systemDirectoryOf } from '../engine/config/system-directories.ts';
+import { resolveRealPath, systemDirectoryError, systemDirectoryOf } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
@@ -143,8 +143,8 @@ function tierComparison(report: ScenarioReport, hardware: HardwareSource, given:
  * a system directory, also one reached through a link, is refused before it runs.
  */
 function refuseSystemDirectory(cacheDir: string): void {
-  const real = resolveRealPath(cacheDir);
-  if (systemDirectoryOf(real)) fail('VALIDATION', `the cache directory cannot be a system directory: ${real}`);
+  const refused = systemDirectoryError(cacheDir, 'the cache directory');
+  if (refused) fail('VALIDATION', refused);
 }
 
 /** Names under which an empty file is taken to be a database someone created for kvbench (`touch kvbench.db`). */

@@ -28,7 +28,7 @@ import {
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { PERSONAS } from '../engine/workload/personas.ts';
 import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
-import { resolveRealPath, systemDirectoryOf } from '../engine/config/system-directories.ts';
+import { systemDirectoryError } from '../engine/config/system-directories.ts';
 
 /** Whether the engine has a GPU tier (through the NVIDIA driver library; see src-main/engine/tiers/gpu/). */
 export const ENGINE_HAS_GPU_TIER = true;
@@ -347,8 +347,8 @@ export function planOptionErrors(o: PlanOptions): string[] {
     errors.push('--cache-dir must not be empty');
   } else {
     // Where the directory really leads: a symbolic link to /dev/shm is /dev/shm.
-    const real = resolveRealPath(o.cacheDir);
-    if (systemDirectoryOf(real)) errors.push(`--cache-dir cannot be a system directory: ${real}`);
+    const refused = systemDirectoryError(o.cacheDir, '--cache-dir');
+    if (refused) errors.push(refused);
   }
   const trials = o.trials ?? PROFILES[o.profile].defaultTrials;
   if (!Number.isInteger(trials) || trials < 1 || trials > 100) errors.push(`--trials must be an integer from 1 to 100, got ${trials}`);

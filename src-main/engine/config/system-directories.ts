@@ -49,3 +49,9 @@ export function isSameFile(a: string, b: string): boolean {
 export function systemDirectoryOf(realPath: string): string | undefined {
   return SYSTEM_DIRECTORIES.find((d) => realPath === d || realPath.startsWith(d + sep));
 }
+
+/** `${name} cannot be a system directory: <real path>` when `dir` leads into one (links followed), else null. */
+export function systemDirectoryError(dir: string, name: string): string | null {
+  const real = resolveRealPath(dir);
+  return systemDirectoryOf(real) ? `${name} cannot be a system directory: ${real}` : null;
+}
