@@ -20,7 +20,10 @@ export const DEFAULT_UV_THREADPOOL_SIZE = 4; // libuv's own default
 const MAX_UV_THREADPOOL_SIZE = 1024; // libuv's ceiling
 const DEFAULT_CANCEL_GRACE_MS = 30_000;
 const DEFAULT_HEARTBEAT_TIMEOUT_MS = 10_000;
-/** After its result the engine exits by itself; one that lingers is killed after this. */
+/**
+ * After its result the engine exits by itself; one that lingers is killed after this. The result
+ * is handed over only once the process has gone, so the next trial never starts beside it.
+ */
 const EXIT_AFTER_RESULT_GRACE_MS = 5_000;
 const OUTPUT_TAIL_BYTES = 64 * 1024;
 /**
@@ -73,7 +76,7 @@ export interface EngineHandle {
   readonly result: Promise<RunOutcome>;
   /** Ask the engine to stop and return partial results; killed if it has not after the grace period. */
   cancel(reason?: string): void;
-  /** Kill the engine now; `result` rejects once its process has exited. */
+  /** Kill the engine now; `result` rejects once its process has exited (a result it already sent stands). */
   kill(): void;
 }
 
@@ -180,6 +183,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
   let cancelRequested = false;
   let cancelTimer: ReturnType<typeof setTimeout> | undefined;
   let lingerTimer: ReturnType<typeof setTimeout> | undefined;
+  let finalOutcome: RunOutcome | EngineError | undefined; // sent, held until the process exits
   let lastMessageMs = performance.now();
   let silenceWarned = false;
 
@@ -196,6 +200,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
     clearInterval(watchdog);
     clearTimeout(cancelTimer);
     clearTimeout(killWaitTimer);
+    clearTimeout(lingerTimer);
     progress.cancel();
     if (outcome instanceof EngineError) rejectResult(outcome);
     else resolveResult(outcome);
@@ -203,6 +208,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
 
   const killWith = (error: EngineError): void => {
     if (settled || killedWith) return;
+    if (finalOutcome !== undefined) return void transport.kill(); // the result stands; it settles on the exit
     killedWith = error;
     clearInterval(watchdog);
     clearTimeout(cancelTimer);
@@ -215,7 +221,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
   };
 
   transport.onMessage((raw) => {
-    if (settled || killedWith) return;
+    if (settled || killedWith || finalOutcome !== undefined) return;
     lastMessageMs = performance.now();
     silenceWarned = false;
     const parsed = EngineToHostMessageSchema.safeParse(raw);
@@ -244,17 +250,25 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
       case 'result':
       case 'error':
         progress.flush(); // the last progress reaches the caller before the result
-        settle(message.type === 'result' ? message.outcome : new EngineError(message.error.code, message.error.message));
-        lingerTimer = setTimeout(() => transport.kill(), EXIT_AFTER_RESULT_GRACE_MS);
+        finalOutcome = message.type === 'result' ? message.outcome : new EngineError(message.error.code, message.error.message);
+        clearInterval(watchdog);
+        clearTimeout(cancelTimer);
+        lingerTimer = setTimeout(() => {
+          onLog('warn', `engine process ${transport.pid} had not exited ${EXIT_AFTER_RESULT_GRACE_MS / 1000} s after its result; killed`);
+          transport.kill();
+          killWaitTimer = setTimeout(() => {
+            onLog('warn', `engine process ${transport.pid} had not exited ${KILL_EXIT_WAIT_MS / 1000} s after the kill; going on without it`);
+            settle(finalOutcome!);
+          }, KILL_EXIT_WAIT_MS);
+        }, EXIT_AFTER_RESULT_GRACE_MS);
         return;
     }
   });
 
   transport.onExit((exit) => {
     liveEngines.delete(transport);
-    clearTimeout(lingerTimer);
     // After a cancel, an exit without a result is still the cancel the caller asked for.
-    settle(killedWith ?? new EngineError(cancelRequested ? 'CANCELLED' : 'ENGINE_CRASHED', describeExit(exit)));
+    settle(finalOutcome ?? killedWith ?? new EngineError(cancelRequested ? 'CANCELLED' : 'ENGINE_CRASHED', describeExit(exit)));
   });
 
   return {
@@ -264,7 +278,7 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
     },
     result,
     cancel(reason = 'cancelled by the host') {
-      if (settled || cancelRequested) return;
+      if (settled || cancelRequested || finalOutcome !== undefined) return;
       cancelRequested = true;
       if (!started) {
         killWith(new EngineError('CANCELLED', `cancelled before the engine started: ${reason}`));

@@ -98,6 +98,7 @@ describe('startEngine (protocol logic)', () => {
     transport.emit({ type: 'hello', version: 1, pid: 4242 });
     expect(transport.sent).toEqual([{ type: 'start', version: 1, options: { seed: 1 } }]);
     transport.emit({ type: 'result', outcome });
+    transport.exit({ code: 0, signal: null, outputTail: '' });
     await expect(handle.result).resolves.toEqual(outcome);
     expect(handle.pid).toBe(4242);
   });
@@ -124,6 +125,7 @@ describe('startEngine (protocol logic)', () => {
       vi.advanceTimersByTime(5);
     }
     transport.emit({ type: 'result', outcome });
+    transport.exit({ code: 0, signal: null, outputTail: '' });
     await handle.result.then(() => seen.push('result'));
     // Event i arrives at (i - 1) * 5 ms: the leading one, the latest at 100 ms and at 200 ms,
     // then the last one, flushed before the result.
@@ -168,6 +170,7 @@ describe('startEngine (protocol logic)', () => {
   it('turns an error message into an EngineError with its code', async () => {
     const { transport, handle } = start();
     transport.emit({ type: 'error', error: { code: 'DIRECT_IO_UNSUPPORTED', message: 'tmpfs' } });
+    transport.exit({ code: 1, signal: null, outputTail: '' });
     const err = await rejection(handle.result);
     expect([err.code, err.message]).toEqual(['DIRECT_IO_UNSUPPORTED', 'tmpfs']);
   });
@@ -246,12 +249,51 @@ describe('startEngine (protocol logic)', () => {
     expect(err.message).toMatch(/did not stop within 2000 ms of cancel \(stop\); killed \(its process 4242 had not exited 10 s after the kill\)/);
   });
 
-  it('kills an engine that lingers after its result', async () => {
+  it('hands the result over only once the engine process has exited', async () => {
     const { transport, handle } = start();
     transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    let settled = false;
+    void handle.result.then(() => (settled = true));
     transport.emit({ type: 'result', outcome });
-    await handle.result;
-    vi.advanceTimersByTime(5_000);
-    expect(transport.killed).toBe(1);
+    handle.cancel('too late'); // the result stands
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(settled).toBe(false);
+    expect(transport.sent.filter((m) => m.type === 'cancel')).toEqual([]);
+    transport.exit({ code: 0, signal: null, outputTail: '' });
+    await expect(handle.result).resolves.toEqual(outcome);
+    expect(transport.killed).toBe(0);
+  });
+
+  it('kills an engine that lingers after its result and still hands over the result', async () => {
+    const logs: string[] = [];
+    const { transport, handle } = start({ onLog: (level, message) => logs.push(`${level}: ${message}`) });
+    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    let settled = false;
+    void handle.result.then(() => (settled = true));
+    transport.exitsWhenKilled = false;
+    transport.emit({ type: 'result', outcome });
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect([transport.killed, settled]).toEqual([0, false]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect([transport.killed, settled]).toEqual([1, false]);
+    transport.exit({ code: null, signal: 'SIGKILL', outputTail: '' });
+    await expect(handle.result).resolves.toEqual(outcome);
+    expect(logs).toEqual(['warn: engine process 4242 had not exited 5 s after its result; killed']);
+  });
+
+  it('a lingering engine that outlives its kill settles with its result after a bounded wait', async () => {
+    const logs: string[] = [];
+    const { transport, handle } = start({ onLog: (level, message) => logs.push(`${level}: ${message}`) });
+    transport.exitsWhenKilled = false;
+    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'error', error: { code: 'INSUFFICIENT_SPACE', message: 'disk full' } });
+    let settled = false;
+    handle.result.catch(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(5_000 + 9_999);
+    expect([transport.killed, settled]).toEqual([1, false]);
+    await vi.advanceTimersByTimeAsync(1);
+    const err = await rejection(handle.result);
+    expect([err.code, err.message]).toEqual(['INSUFFICIENT_SPACE', 'disk full']);
+    expect(logs[1]).toBe('warn: engine process 4242 had not exited 10 s after the kill; going on without it');
   });
 });
