@@ -10,7 +10,7 @@ import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
-import { appendResultsFile } from '../endpoint/results-file.ts';
+import { appendResultsFile, checkResultsFileTarget } from '../endpoint/results-file.ts';
 import { batchesToReplay, maxTokensOf, workloadDigest } from '../endpoint/replay-plan.ts';
 import { normalizeBaseUrl, runEndpointBenchmark, type BatchProgress } from '../endpoint/runner.ts';
 import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
@@ -238,6 +238,13 @@ async function runSub(argv: string[]): Promise<number> {
       workload = await readWorkloadFile(workloadFile);
     } catch (e) {
       errors.push((e as Error).message);
+    }
+  }
+  if (a.output) {
+    try {
+      await checkResultsFileTarget(path.resolve(a.output));
+    } catch (e) {
+      errors.push(`--output: ${(e as Error).message}`);
     }
   }
   if (errors.length > 0 || !parsed.success || !workload) {

@@ -2,7 +2,9 @@
 // (benchmark_kv_offload.py --output_json): runs grouped under their system label, so the PCIe and the
 // C2C run land in one file. Each entry carries the study's `aggregate` keys (seconds) beside kvbench's
 // full record and samples. An existing file of another format is never overwritten.
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { cacheHitRateOf, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
@@ -41,28 +43,47 @@ export function resultsEntry(r: EndpointRunRecord, samples: readonly EndpointReq
   };
 }
 
-/** Adds the run under `runs[<label>]` of the file (created if missing). */
-export async function appendResultsFile(file: string, r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): Promise<void> {
-  let doc: { format: string; version: number; runs: Record<string, unknown[]> } = { format: RESULTS_FILE_FORMAT, version: 1, runs: {} };
+type ResultsDoc = { format: string; version: number; runs: Record<string, unknown[]> };
+
+/** The file's document, a new one when it is missing or empty; throws for a file of another kind. */
+async function readResultsFile(file: string): Promise<ResultsDoc> {
   let text: string | null = null;
   try {
     text = await fsp.readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  if (text !== null && text.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new Error(`${file} exists and is not JSON: not overwritten (choose another --output)`);
-    }
-    const p = parsed as { format?: unknown; runs?: unknown };
-    if (p.format !== RESULTS_FILE_FORMAT || typeof p.runs !== 'object' || p.runs === null) {
-      throw new Error(`${file} exists and is not a kvbench endpoint results file: not overwritten (choose another --output)`);
-    }
-    doc = parsed as typeof doc;
+  if (text === null || text.trim() === '') return { format: RESULTS_FILE_FORMAT, version: 1, runs: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new Error(`${file} exists and is not JSON: not overwritten (choose another --output)`);
   }
+  const p = parsed as { format?: unknown; runs?: unknown };
+  if (p.format !== RESULTS_FILE_FORMAT || typeof p.runs !== 'object' || p.runs === null || Array.isArray(p.runs)) {
+    throw new Error(`${file} exists and is not a kvbench endpoint results file: not overwritten (choose another --output)`);
+  }
+  return parsed as ResultsDoc;
+}
+
+/**
+ * Checked before a run starts, so that an hour of requests is not lost to an --output that names
+ * the workload or some other file: the file must be missing, empty or a results file, in a
+ * directory this process can write.
+ */
+export async function checkResultsFileTarget(file: string): Promise<void> {
+  await readResultsFile(file);
+  try {
+    await fsp.access(path.dirname(file), fs.constants.W_OK);
+  } catch {
+    throw new Error(`directory ${path.dirname(file)} does not exist or is not writable`);
+  }
+}
+
+/** Adds the run under `runs[<label>]` of the file (created if missing). */
+export async function appendResultsFile(file: string, r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): Promise<void> {
+  const doc = await readResultsFile(file);
   (doc.runs[r.systemLabel] ??= []).push(resultsEntry(r, samples));
   await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
 }

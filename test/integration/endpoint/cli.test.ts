@@ -150,6 +150,19 @@ describe('kvbench endpoint (CLI)', () => {
     ]) {
       expect(r.stderr).toMatch(m);
     }
+    // An --output naming the workload (or any file of another kind) is refused before a request is sent.
+    const workloadBefore = fs.readFileSync(workload, 'utf8');
+    const live = await server({ flavor: 'vllm' });
+    const overInput = await runCli(runArgs(live, 'x', db, ['--output', workload]), { cwd: dir });
+    expect(overInput.code).toBe(1);
+    expect(overInput.stderr).toMatch(/--output: .*workload\.json exists and is not a kvbench endpoint results file: not overwritten/);
+    expect(live.requests.length).toBe(0);
+    expect(fs.readFileSync(workload, 'utf8')).toBe(workloadBefore);
+    const noDir = await runCli(runArgs(live, 'x', db, ['--output', path.join(dir, 'no-such-dir', 'r.json')]), { cwd: dir });
+    expect(noDir.code).toBe(1);
+    expect(noDir.stderr).toMatch(/--output: directory .*no-such-dir does not exist or is not writable/);
+    await live.close();
+    servers.splice(servers.indexOf(live), 1);
     const unknown = await runCli(['endpoint', 'run', '--bogus'], { cwd: dir });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/Unknown option '--bogus'/);
