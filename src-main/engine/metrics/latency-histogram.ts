@@ -53,7 +53,26 @@ export class LatencyHistogram {
   }
 
   percentileNs(percentile: number): number {
-    return this.#count === 0 ? 0 : this.#histogram.getValueAtPercentile(percentile);
+    return this.#count === 0 ? 0 : this.#valueAtPercentile(percentile);
+  }
+
+  /**
+   * The value at `percentile`, kept inside the recorded range. HDR answers with an edge of the value's
+   * bucket (the highest equivalent value, the lowest for the 0th percentile), which can lie above the
+   * largest value recorded or below the smallest: a P95 above the max, which exact percentiles (the
+   * reference's numpy ones) never give.
+   */
+  #valueAtPercentile(percentile: number): number {
+    return Math.min(Math.max(this.#histogram.getValueAtPercentile(percentile), this.#minNs()), this.#histogram.maxValue);
+  }
+
+  /**
+   * The lowest value recorded. minNonZeroValue skips recorded zeros (and is MAX_SAFE_INTEGER when there
+   * are only zeros); the 0th percentile is the lowest value recorded, 0 exactly when a zero was.
+   */
+  #minNs(): number {
+    const h = this.#histogram;
+    return h.getValueAtPercentile(0) === 0 ? 0 : h.minNonZeroValue;
   }
 
   merge(other: LatencyHistogram): void {
@@ -78,20 +97,17 @@ export class LatencyHistogram {
     if (this.#count === 0) {
       return { count: 0, sumNs: 0, meanNs: 0, minNs: 0, maxNs: 0, p50Ns: 0, p95Ns: 0, p99Ns: 0, p999Ns: 0, p9999Ns: 0 };
     }
-    const h = this.#histogram;
     return {
       count: this.#count,
       sumNs: this.#sumNs,
       meanNs: this.#sumNs / this.#count,
-      // minNonZeroValue skips recorded zeros (and is MAX_SAFE_INTEGER when there are only zeros);
-      // the 0th percentile is the lowest value recorded, 0 exactly when a zero was.
-      minNs: h.getValueAtPercentile(0) === 0 ? 0 : h.minNonZeroValue,
-      maxNs: h.maxValue,
-      p50Ns: h.getValueAtPercentile(50),
-      p95Ns: h.getValueAtPercentile(95),
-      p99Ns: h.getValueAtPercentile(99),
-      p999Ns: h.getValueAtPercentile(99.9),
-      p9999Ns: h.getValueAtPercentile(99.99),
+      minNs: this.#minNs(),
+      maxNs: this.#histogram.maxValue,
+      p50Ns: this.#valueAtPercentile(50),
+      p95Ns: this.#valueAtPercentile(95),
+      p99Ns: this.#valueAtPercentile(99),
+      p999Ns: this.#valueAtPercentile(99.9),
+      p9999Ns: this.#valueAtPercentile(99.99),
     };
   }
 

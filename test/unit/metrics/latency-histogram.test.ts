@@ -41,4 +41,25 @@ describe('LatencyHistogram', () => {
     merged.merge(back);
     expect(merged.summary()).toMatchObject({ count: 11, minNs: 0, p50Ns: 0 });
   });
+
+  it('every percentile lies between the recorded min and max (HDR bucket edges lie outside them)', () => {
+    const h = new LatencyHistogram();
+    // The review's run: HDR put P95 at its bucket's top, 3,728,736,255 ns, above the max recorded.
+    for (const v of [1_234_567, 2_245_750_000, 3_700_000_000, 3_727_616_818]) h.record(v);
+    const s = h.summary();
+    expect(s.maxNs).toBe(3_727_616_818);
+    expect(s.minNs).toBe(1_234_567);
+    for (const p of [s.p50Ns, s.p95Ns, s.p99Ns, s.p999Ns, s.p9999Ns]) {
+      expect(p).toBeLessThanOrEqual(s.maxNs);
+      expect(p).toBeGreaterThanOrEqual(s.minNs);
+    }
+    expect(s.p95Ns).toBe(3_727_616_818);
+    // The 0th percentile is the bottom edge of the lowest bucket, below the smallest value recorded.
+    expect(h.percentileNs(0)).toBe(1_234_567);
+    expect(h.percentileNs(100)).toBe(3_727_616_818);
+    // A decoded histogram keeps only buckets: its min and max are bucket edges, and percentiles stay within them.
+    const back = LatencyHistogram.decode(h.encode(), h.sumNs).summary();
+    expect(back.p95Ns).toBeLessThanOrEqual(back.maxNs);
+    expect(back.p50Ns).toBeGreaterThanOrEqual(back.minNs);
+  });
 });
