@@ -696,7 +696,6 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     generationMode: o.generationMode,
     msPerToken: a.profile.generationSecondsPerToken[o.generationMode] * 1000,
     performanceProfile: o.performanceProfile,
-    durationS: o.duration,
     autoscalerMode: o.enableAutoscaling ? o.autoscalerMode : undefined,
     bytesPerToken: entryBytes(a.model, 1, o.tensorParallel),
     blockSizes:

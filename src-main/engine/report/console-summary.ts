@@ -49,8 +49,6 @@ export interface ConsoleSummaryOptions {
   generationMode: string;
   msPerToken: number;
   performanceProfile: 'latency' | 'throughput';
-  /** The configured --duration: the reference divides the operation counts by it, not by elapsed. */
-  durationS: number;
   bytesPerToken: number;
   autoscalerMode?: string;
   /**
@@ -171,9 +169,11 @@ function printReferenceSections(
   else if (rw > 1e9) p('  Read/Write Ratio: ∞ (read-only)');
   else if (rw < 1e-9) p('  Read/Write Ratio: 0 (write-only)');
   else p(`  Read/Write Ratio: ${formatFixedPy(rw, 2)}`);
-  // The reference's read_iops/write_iops are operation COUNTS; it divides by the configured duration.
-  p(`  Storage KV Read Operations/sec: ${fmt(num(cs, 'read_iops'), (v) => formatFixedPy(perSecond(v, opts.durationS), 2))}`);
-  p(`  Storage KV Write Operations/sec: ${fmt(num(cs, 'write_iops'), (v) => formatFixedPy(perSecond(v, opts.durationS), 2))}`);
+  // read_iops/write_iops are operation COUNTS. The reference divides them by the configured
+  // --duration; the window can close earlier (--max-requests, the workload's end, a cancel), so they
+  // are divided by the measured window like every other rate (Requests/sec above).
+  p(`  Storage KV Read Operations/sec: ${fmt(num(cs, 'read_iops'), (v) => formatFixedPy(perSecond(v, summary.elapsed_time), 2))}`);
+  p(`  Storage KV Write Operations/sec: ${fmt(num(cs, 'write_iops'), (v) => formatFixedPy(perSecond(v, summary.elapsed_time), 2))}`);
 
   heading('### CACHE TIER DISTRIBUTION ###');
   p(`  GPU Entries: ${pyStr(cs.gpu_entries)} (${fmt(num(cs, 'gpu_memory_used_gb'), (v) => formatFixedPy(v, 2))} GB)`);

@@ -11,7 +11,6 @@ const OPTS: ConsoleSummaryOptions = {
   generationMode: 'realistic',
   msPerToken: 30,
   performanceProfile: 'latency',
-  durationS: 60,
   bytesPerToken: 131072,
 };
 
@@ -94,6 +93,20 @@ describe('formatConsoleSummary', () => {
     expect(lines).toContain('  Model KV bytes/token: 131,072 bytes (128.0 KB)');
     expect(lines).toContain('  Entries in cache: 920');
     expect(lines).not.toContain('### AUTOSCALING (qos mode) ###');
+  });
+
+  it('divides the operation counts by the measured window, as Requests/sec, not by the planned --duration', () => {
+    // The review's --prefill-only --max-requests 6 --duration 3 run: 6 writes in a 1.2 s window.
+    const results = makeRunResults();
+    const summary = results.summary!;
+    summary.elapsed_time = 1.2;
+    summary.requests_per_second = 5;
+    summary.cache_stats.read_iops = 0;
+    summary.cache_stats.write_iops = 6;
+    const lines = formatConsoleSummary(results, OPTS).split('\n');
+    expect(lines).toContain('Requests/sec: 5.00');
+    expect(lines).toContain('  Storage KV Write Operations/sec: 5.00');
+    expect(lines).toContain('  Storage KV Read Operations/sec: 0.00');
   });
 
   it('marks a failed assessment with [X]', () => {
