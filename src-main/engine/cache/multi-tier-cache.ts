@@ -1,4 +1,4 @@
-import type { ChunkProgress, ChunkSource, EntryRef, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
+import type { ChunkProgress, ChunkSource, EntryRef, MoveSource, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
 import { DemotionStats, HitStats, TierStats, type CacheType, type DirectionStats } from '../metrics/tier-stats.ts';
 
 /** Phases of a logical I/O, as the reference's I/O trace names them. */
@@ -398,12 +398,13 @@ export class MultiTierCache {
   }
 
   /** The source side of a move between tiers: each chunk copied out of `src` is a read there. */
-  #copyOut(src: TierState, entry: CacheEntry): ChunkSource {
+  #copyOut(src: TierState, entry: CacheEntry): MoveSource {
     const counted = this.#progress(src.name, 'read', undefined, true);
-    return async (chunk) => {
+    const copy = async (chunk: Parameters<MoveSource>[0]): Promise<void> => {
       await src.backend.copyChunkOut(entry, chunk);
       counted(chunk.buffer.length);
     };
+    return Object.assign(copy, { countCopiedOut: counted });
   }
 
   resetStats(): void {

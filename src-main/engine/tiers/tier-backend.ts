@@ -20,6 +20,18 @@ export type { ChunkSink, ChunkSource, ChunkView } from '../io/entry-file-store.t
  */
 export type ChunkProgress = (bytes: number) => void;
 
+/**
+ * The source side of a move between tiers: each chunk it copies out is counted as a read of the tier it
+ * leaves. `countCopiedOut` is that counter, for a destination that moves no bytes and so never calls
+ * the source (trace-only mode's NullTier): it reports the bytes itself, as a real copy's chunks would.
+ */
+export type MoveSource = ChunkSource & { readonly countCopiedOut: ChunkProgress };
+
+/** The source-side counter of a move, or null for any other source (a new entry's payload). */
+export function copiedOutCounter(source: ChunkSource): ChunkProgress | null {
+  return (source as Partial<MoveSource>).countCopiedOut ?? null;
+}
+
 /** One whole-entry operation. Storage also says how much of it had I/O in flight (`deviceNs`). */
 export type OpTiming = Omit<IoTiming, 'deviceNs'> & { deviceNs?: number };
 

@@ -94,4 +94,28 @@ describe('NullTier', () => {
     const s = cache.tierStats.get('storage')!;
     expect(s.write.latency.percentileNs(95)).toBeLessThanOrEqual(1);
   });
+
+  it("counts a demotion's bytes on both sides, as real tiers do: a read of the tier left, a write of the one entered", async () => {
+    const cpu = new NullTier('cpu');
+    const storage = new NullTier('storage');
+    const cache = new MultiTierCache([
+      { backend: cpu, budgetBytes: 1000 },
+      { backend: storage, budgetBytes: 100_000 },
+    ]);
+    const source = async () => undefined;
+    for (let i = 0; i < 6; i++) await cache.write({ key: `k${i}`, keyHash: BigInt(i), sizeBytes: 300 }, source);
+    await cache.read('k5', 'user');
+    const demoted = cache.demotions.get('cpu->storage')!;
+    expect(demoted.count).toBe(4);
+    const c = cache.tierStats.get('cpu')!;
+    const st = cache.tierStats.get('storage')!;
+    expect(c.demotedOutBytes).toBe(demoted.bytes);
+    // The review's trace run: read_ops counted the demotions, read_bytes left out their 543,522,816 bytes.
+    expect(c.read.ops).toBe(1 + demoted.count);
+    expect(c.read.movedBytes).toBe(demoted.bytes);
+    expect(c.read.bytes).toBe(300 + demoted.bytes);
+    expect(st.write.movedBytes).toBe(demoted.bytes);
+    expect(st.demotedInBytes).toBe(demoted.bytes);
+  });
 });
+
