@@ -68,7 +68,7 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('storage_write_device_p95_ms', 'Storage write device P95', 'ms', 'lower', 'latency', 'Time with the entry\'s writes in flight.'),
   m('storage_read_p95_ms_per_mib', 'Storage read P95 per MiB', 'ms/MiB', 'lower', 'latency', 'Entry read latency ÷ its size: compares drives across entry sizes (kvbench only).'),
   m('storage_write_p95_ms_per_mib', 'Storage write P95 per MiB', 'ms/MiB', 'lower', 'latency', 'Entry write latency ÷ its size (kvbench only).'),
-  m('decode_bytes_read', 'Decode bytes read', 'bytes', 'higher', 'bytes', 'Bytes read by decode steps: the primary metric at CPU 0 GiB.'),
+  m('decode_bytes_read', 'Decode bytes read', 'bytes', 'higher', 'bytes', 'Bytes read by decode steps (decode passes, multi-turn reloads, RAG chunks): the primary metric at CPU 0 GiB.'),
   m('prefill_bytes_written', 'Prefill bytes written', 'bytes', 'higher', 'bytes', 'Bytes written by prefill steps.'),
   m('total_read_bytes', 'Total bytes read', 'bytes', 'higher', 'bytes', 'KV bytes read from all tiers (reference accounting).'),
   m('total_write_bytes', 'Total bytes written', 'bytes', 'higher', 'bytes', 'KV bytes written to all tiers (reference accounting).'),

@@ -109,7 +109,9 @@ export class RequestProcessor {
       checkStop();
       return w;
     };
-    // Decode and prefill bytes count chunk by chunk, so the window can close mid-entry.
+    // Decode and prefill bytes count chunk by chunk, so the window can close mid-entry. The decode
+    // bytes cover the same reads as decodeReads: the decode passes, the multi-turn reloads and the RAG
+    // chunks (the reference reads all three in its decode phase and counts their bytes alike).
     const decodeBytes: ChunkProgress = (b) => {
       if (!stop.aborted) rec.decodeBytesRead += b;
     };
@@ -160,7 +162,7 @@ export class RequestProcessor {
 
     // 2. Multi-turn reload: every earlier turn of the conversation, in order.
     for (const key of req.previousTurnKeys) {
-      const r = await read(key, 'multi_turn');
+      const r = await read(key, 'multi_turn', 'Decode', decodeBytes);
       if (r.hit) {
         rec.decodeReads++;
         rec.multiTurnHits++;
@@ -183,7 +185,7 @@ export class RequestProcessor {
     if (req.ragChunks) {
       rec.ragRetrievals++;
       for (const chunk of req.ragChunks) {
-        const r = await read(chunk.key, 'user');
+        const r = await read(chunk.key, 'user', 'Decode', decodeBytes);
         rec.ragChunkReads++;
         if (r.hit) {
           rec.decodeReads++;

@@ -138,6 +138,29 @@ describe('RequestProcessor', () => {
     expect(recorder.decodeReads).toBe(3);
   });
 
+  it('counts in decode_bytes_read every read decode_reads counts: multi-turn reloads and RAG chunks too', async () => {
+    const { recorder, processor } = setup();
+    await processor.allocate('rag_doc_0_chunk_0', 10);
+    await processor.process(request({ phase: 'prefill', contextTokens: 100 }), 0n);
+    expect(recorder.decodeBytesRead).toBe(0);
+    await processor.process(
+      request({
+        turn: 2,
+        cacheKey: 'conv_a_turn_2',
+        decodeKey: 'conv_a_turn_2',
+        previousTurnKeys: ['conv_a_turn_1'],
+        ragChunks: [{ key: 'rag_doc_0_chunk_0', tokens: 10 }],
+        contextTokens: 50,
+        generationTokens: 1,
+      }),
+      0n,
+    );
+    // 1 reload of turn 1 (1600 B), 1 RAG chunk (160 B), and the decode's 1 + 1 reads of turn 2 (800 B each).
+    expect(recorder.multiTurnHits).toBe(1);
+    expect(recorder.decodeReads).toBe(4);
+    expect(recorder.decodeBytesRead).toBe(1600 + 160 + 2 * 800);
+  });
+
   it('verifies read bytes against the payload and reports none corrupt when nothing is', async () => {
     const { processor } = setup({ verify: true });
     await processor.process(request({ generationTokens: 40 }), 0n);
