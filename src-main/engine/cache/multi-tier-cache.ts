@@ -63,6 +63,28 @@ export interface ReadOutcome {
   timing: OpTiming | null;
 }
 
+/** The sink a read hands its chunks to, chosen once the tier that serves the read is known. */
+export type ReadSinkFor = (tier: TierName) => Parameters<TierBackend['read']>[1];
+
+/**
+ * Bounds the writes in progress (--max-concurrent-allocs: data production, placement and the write).
+ * A write claims its key before it waits here, so a lookup of the key meanwhile waits for the write and
+ * hits instead of missing and writing it again.
+ */
+export interface WriteAdmission {
+  acquire(): Promise<void>;
+  release(): void;
+}
+
+/** A lookup that writes the entry when it was missing: what the read found, and what the write did. */
+export interface LookupOutcome {
+  read: ReadOutcome;
+  /** Null on a hit. */
+  write: WriteOutcome | null;
+}
+
+const MISS: ReadOutcome = Object.freeze({ hit: false, tier: null, timing: null });
+
 export class PlacementError extends Error {
   readonly code = 'INSUFFICIENT_SPACE';
 }
@@ -172,11 +194,12 @@ export class MultiTierCache {
   }
 
   /**
-   * Writes a new entry. The key is claimed before any await, so a concurrent write of the same key
-   * is a no-op rather than a duplicate. A write to an existing key is a no-op in every way: it does
-   * not count as an access, so it leaves the LRU order alone (the reference's rule).
+   * Writes a new entry. The key is claimed before any await (`admission` included), so a concurrent
+   * write of the same key is a no-op rather than a duplicate, and a read of it waits for this write.
+   * A write to an existing key is a no-op in every way: it does not count as an access, so it leaves
+   * the LRU order alone (the reference's rule).
    */
-  async write(entryRef: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<WriteOutcome> {
+  async write(entryRef: EntryRef, source: ChunkSource, progress?: ChunkProgress, admission?: WriteAdmission): Promise<WriteOutcome> {
     if (this.#index.has(entryRef.key)) return { written: false, tier: this.tierOf(entryRef.key), timing: null };
     let settle!: () => void;
     const entry: CacheEntry = {
@@ -189,7 +212,12 @@ export class MultiTierCache {
       settled: new Promise<void>((r) => (settle = r)),
     };
     this.#index.set(entry.key, entry);
+    let admitted = false;
     try {
+      if (admission) {
+        await admission.acquire();
+        admitted = true;
+      }
       const tierIndex = await this.#place(entry, 0);
       if (tierIndex < 0) {
         if (this.#recording) this.placementFailures++;
@@ -222,15 +250,39 @@ export class MultiTierCache {
       this.#index.delete(entry.key);
       throw err;
     } finally {
+      if (admitted) admission!.release();
       settle();
     }
+  }
+
+  /**
+   * Reads an entry, or writes it when the cache does not have it (a shared prefix: read it if cached,
+   * else prefill it). The lookup and the claim of a missing key happen in one step, so of concurrent
+   * lookups of one new key exactly one misses and writes it; the others wait for that write and hit,
+   * as a lookup of any key being written does.
+   */
+  async readOrWrite(
+    entryRef: EntryRef,
+    cacheType: CacheType,
+    source: ChunkSource,
+    opts: { sink?: ReadSinkFor; phase?: IoPhase; readProgress?: ChunkProgress; writeProgress?: ChunkProgress; admission?: WriteAdmission } = {},
+  ): Promise<LookupOutcome> {
+    if (this.#index.has(entryRef.key)) {
+      const read = await this.read(entryRef.key, cacheType, opts.sink, opts.phase, opts.readProgress);
+      if (read.hit) return { read, write: null };
+      // Gone once its write or move settled (the write failed, or it was evicted): the read counted
+      // the miss; write it again (a no-op if another lookup has claimed it meanwhile).
+    } else {
+      this.#missed(cacheType);
+    }
+    return { read: MISS, write: await this.write(entryRef, source, opts.writeProgress, opts.admission) };
   }
 
   /** Reads a whole entry where it lives. A miss costs nothing; a hit updates LRU state. */
   async read(
     key: string,
     cacheType: CacheType,
-    sink?: (tier: TierName) => Parameters<TierBackend['read']>[1],
+    sink?: ReadSinkFor,
     phase: IoPhase = 'Decode',
     progress?: ChunkProgress,
   ): Promise<ReadOutcome> {
@@ -247,10 +299,7 @@ export class MultiTierCache {
       }
       entry = now;
     }
-    if (!entry) {
-      if (this.#recording) this.hits.record(cacheType, false);
-      return { hit: false, tier: null, timing: null };
-    }
+    if (!entry) return this.#missed(cacheType);
     this.#touch(entry);
     entry.pins++;
     try {
@@ -271,6 +320,12 @@ export class MultiTierCache {
         await this.#promote(entry, phase).catch((err: unknown) => this.#promotionFailed(entry, err));
       }
     }
+  }
+
+  /** A lookup that found nothing: counted as a miss (a miss costs nothing). */
+  #missed(cacheType: CacheType): ReadOutcome {
+    if (this.#recording) this.hits.record(cacheType, false);
+    return MISS;
   }
 
   #promotionFailed(entry: CacheEntry, err: unknown): void {

@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { IoPhase, MultiTierCache, ReadOutcome } from '../cache/multi-tier-cache.ts';
+import type { IoPhase, MultiTierCache, ReadOutcome, ReadSinkFor, WriteOutcome } from '../cache/multi-tier-cache.ts';
 import type { BytePool } from '../io/byte-workers.ts';
 import { keyHash64 } from '../io/payload.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
-import type { ChunkProgress, ChunkSink, ChunkSource, TierName } from '../tiers/tier-backend.ts';
+import type { ChunkProgress, ChunkSink, ChunkSource, EntryRef, TierName } from '../tiers/tier-backend.ts';
 import type { Semaphore } from './request-queue.ts';
 import type { KvRequest } from './synthetic-workload.ts';
 
@@ -35,6 +35,19 @@ export interface ProcessorDeps {
 /** A request abandoned because the run stopped while it was in progress. */
 export class RequestAbandoned extends Error {}
 
+/** What an allocation did: `written` is false when the key existed (a no-op: nothing moved, 0 ns). */
+export interface AllocationOutcome {
+  written: boolean;
+  ns: number;
+  bytes: number;
+}
+
+/** A lookup that writes on a miss: the read, and on a miss the allocation. */
+export interface PrefixLookupOutcome {
+  read: ReadOutcome;
+  write: AllocationOutcome;
+}
+
 /**
  * Serves one request the way the reference's worker does: system-prompt prefix, multi-turn reload,
  * prefill write, RAG retrieval, decode reads (1 + ceil(generated / 32) on a hit), simulated
@@ -60,33 +73,52 @@ export class RequestProcessor {
   }
 
   /**
-   * Writes a new entry of `tokens` tokens; a no-op when the key exists. Returns ns spent and bytes
-   * written; `progress` hears each chunk's bytes as they reach the tier.
+   * Writes a new entry of `tokens` tokens; a no-op when the key exists. Returns whether it wrote, ns
+   * spent and bytes written; `progress` hears each chunk's bytes as they reach the tier. The key is
+   * claimed at once, before the wait for an allocation slot (--max-concurrent-allocs), so a lookup of
+   * it meanwhile waits for this write instead of missing.
    */
-  async allocate(key: string, tokens: number, progress?: ChunkProgress): Promise<{ ns: number; bytes: number }> {
+  async allocate(key: string, tokens: number, progress?: ChunkProgress): Promise<AllocationOutcome> {
     const d = this.#d;
-    const sizeBytes = Math.max(1, d.entrySizeBytes(tokens));
-    await d.allocations.acquire();
-    try {
-      const out = await d.cache.write({ key, keyHash: keyHash64(key, d.seed), sizeBytes }, this.payloadSource(key), progress);
-      return out.written && out.timing ? { ns: out.timing.durationNs, bytes: out.timing.bytes } : { ns: 0, bytes: 0 };
-    } finally {
-      d.allocations.release();
-    }
+    return allocationOf(await d.cache.write(this.#entryRef(key, tokens), this.payloadSource(key), progress, d.allocations));
   }
 
   async read(key: string, cacheType: CacheType, phase: IoPhase = 'Decode', progress?: ChunkProgress): Promise<ReadOutcome> {
+    return this.#d.cache.read(key, cacheType, this.#verifySink(key), phase, progress);
+  }
+
+  /**
+   * Reads a shared entry (system prompt, prefix block), or writes it when missing. Concurrent lookups
+   * of one new key: one misses and writes, the others wait for that write and hit.
+   */
+  async lookup(key: string, tokens: number, cacheType: CacheType, phase: IoPhase, writeProgress?: ChunkProgress): Promise<PrefixLookupOutcome> {
     const d = this.#d;
-    if (!d.verify) return d.cache.read(key, cacheType, undefined, phase, progress);
+    const out = await d.cache.readOrWrite(this.#entryRef(key, tokens), cacheType, this.payloadSource(key), {
+      sink: this.#verifySink(key),
+      phase,
+      writeProgress,
+      admission: d.allocations,
+    });
+    return { read: out.read, write: out.write ? allocationOf(out.write) : NO_ALLOCATION };
+  }
+
+  #entryRef(key: string, tokens: number): EntryRef {
+    const d = this.#d;
+    return { key, keyHash: keyHash64(key, d.seed), sizeBytes: Math.max(1, d.entrySizeBytes(tokens)) };
+  }
+
+  /** With --verify, checks every chunk read of `key` against its payload; otherwise no sink. */
+  #verifySink(key: string): ReadSinkFor | undefined {
+    const d = this.#d;
+    if (!d.verify) return undefined;
     const hash = keyHash64(key, d.seed);
-    const sinkFor = (tier: TierName): ChunkSink => async (chunk) => {
+    return (tier: TierName): ChunkSink => async (chunk) => {
       const v = await d.bytes.verify(chunk.buffer, hash, chunk.entryOffsetBytes);
       if (!v.ok) {
         this.verifyErrorCount++;
         if (this.verifyFailures.length < 100) this.verifyFailures.push({ key, tier, offsetBytes: v.offsetBytes });
       }
     };
-    return d.cache.read(key, cacheType, sinkFor, phase, progress);
   }
 
   async process(req: KvRequest, dequeuedNs: bigint): Promise<void> {
@@ -95,20 +127,18 @@ export class RequestProcessor {
     const stop = d.stopSignal;
     // Called after every await before anything is recorded: an operation that completes after
     // the measured window closed (stop) is not part of the measurement, nor is its request. The
-    // request's reads and writes go through `read` and `allocate`, which check on their return.
+    // request's reads and writes go through `read`, `allocate` and `lookup`, which check on their return.
     const checkStop = (): void => {
       if (stop.aborted) throw new RequestAbandoned();
     };
-    const read = async (...args: Parameters<RequestProcessor['read']>): Promise<ReadOutcome> => {
-      const r = await this.read(...args);
+    const checked = async <T>(op: Promise<T>): Promise<T> => {
+      const out = await op;
       checkStop();
-      return r;
+      return out;
     };
-    const allocate = async (...args: Parameters<RequestProcessor['allocate']>): Promise<{ ns: number; bytes: number }> => {
-      const w = await this.allocate(...args);
-      checkStop();
-      return w;
-    };
+    const read = (...args: Parameters<RequestProcessor['read']>): Promise<ReadOutcome> => checked(this.read(...args));
+    const allocate = (...args: Parameters<RequestProcessor['allocate']>): Promise<AllocationOutcome> => checked(this.allocate(...args));
+    const lookup = (...args: Parameters<RequestProcessor['lookup']>): Promise<PrefixLookupOutcome> => checked(this.lookup(...args));
     // Decode and prefill bytes count chunk by chunk, so the window can close mid-entry. The decode
     // bytes cover the same reads as decodeReads: the decode passes, the multi-turn reloads and the RAG
     // chunks (the reference reads all three in its decode phase and counts their bytes alike).
@@ -129,15 +159,14 @@ export class RequestProcessor {
     // 1. Shared system prompt: read its entry; on a miss, write it so later requests really hit.
     if (req.systemPrompt) {
       rec.systemPromptReuse++;
-      const r = await read(req.systemPrompt.key, 'system', prefixPhase);
+      const { read: r, write: w } = await lookup(req.systemPrompt.key, req.systemPrompt.tokens, 'system', prefixPhase);
       if (r.hit) {
         rec.prefixHits++;
         rec.prefixBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
         storageNs += r.timing!.durationNs;
       } else {
         rec.prefixMisses++;
-        const w = await allocate(req.systemPrompt.key, req.systemPrompt.tokens);
-        if (w.bytes > 0) rec.systemPromptWrites++;
+        if (w.written) rec.systemPromptWrites++;
         storageNs += w.ns;
       }
     }
@@ -145,16 +174,18 @@ export class RequestProcessor {
     // 1b. Shared prefix blocks (trace hash IDs): requests sharing a block read the same cached entry.
     if (req.prefixBlocks) {
       for (const block of req.prefixBlocks) {
-        const r = await read(block.key, 'common', prefixPhase);
+        const { read: r, write: w } = await lookup(block.key, block.tokens, 'common', prefixPhase, prefillBytes);
         if (r.hit) {
           rec.prefixBlockHits++;
           rec.prefixBlockBytesReused += r.timing!.bytes;
           storageNs += r.timing!.durationNs;
         } else {
           rec.prefixBlockMisses++;
-          const w = await allocate(block.key, block.tokens, prefillBytes);
-          rec.prefillWrites++;
-          prefillNs = (prefillNs ?? 0) + w.ns;
+          // Only a write that happened is a prefill write (the reference counts none for an existing key).
+          if (w.written) {
+            rec.prefillWrites++;
+            prefillNs = (prefillNs ?? 0) + w.ns;
+          }
           storageNs += w.ns;
         }
       }
@@ -176,8 +207,10 @@ export class RequestProcessor {
     const ownEntry = !req.prefixBlocks || req.prefixBlocks.length === 0;
     if (ownEntry && (req.phase === 'prefill' || req.phase === 'prefill_decode')) {
       const w = await allocate(req.cacheKey, req.contextTokens, prefillBytes);
-      rec.prefillWrites++;
-      prefillNs = w.ns;
+      if (w.written) {
+        rec.prefillWrites++;
+        prefillNs = w.ns;
+      }
       storageNs += w.ns;
     }
 
@@ -224,7 +257,7 @@ export class RequestProcessor {
         storageNs += decodeNs;
       } else if (req.phase !== 'decode') {
         const w = await allocate(req.cacheKey, req.contextTokens, prefillBytes);
-        rec.prefillWrites++;
+        if (w.written) rec.prefillWrites++;
         storageNs += w.ns;
       }
     }
@@ -253,4 +286,10 @@ export class RequestProcessor {
       decodeNs,
     });
   }
+}
+
+const NO_ALLOCATION: AllocationOutcome = Object.freeze({ written: false, ns: 0, bytes: 0 });
+
+function allocationOf(out: WriteOutcome): AllocationOutcome {
+  return out.written && out.timing ? { written: true, ns: out.timing.durationNs, bytes: out.timing.bytes } : NO_ALLOCATION;
 }

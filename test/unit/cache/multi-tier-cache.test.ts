@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
+import type { ChunkSource } from '../../../src-main/engine/tiers/tier-backend.ts';
+import { Semaphore } from '../../../src-main/engine/workload/request-queue.ts';
 import { MemoryTier, TerminalMemoryTier, patternSource, threeTierCache } from '../../support/memory-tier.ts';
 
 const ref = (key: string, sizeBytes: number) => ({ key, keyHash: BigInt(key.length + 1), sizeBytes });
@@ -167,6 +169,54 @@ describe('MultiTierCache placement rules', () => {
     const read = cache.read('x', 'user');
     await write;
     expect((await read).hit).toBe(true);
+  });
+
+  it('claims the key before waiting for admission: a read meanwhile waits for the write and hits; admission still bounds writes in flight', async () => {
+    const { cache, cpu } = twoTier(1000, 10_000);
+    cpu.delayMs = 5;
+    const admission = new Semaphore(1);
+    await admission.acquire(); // another allocation holds the only slot
+    const write = cache.write(ref('x', 100), patternSource(1), undefined, admission);
+    const read = cache.read('x', 'user');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(cpu.log).toEqual([]); // still waiting for its slot
+    admission.release();
+    expect((await write).written).toBe(true);
+    expect((await read).hit).toBe(true);
+    expect(cache.hits.typeMisses('user')).toBe(0);
+
+    // One slot: writes of different keys run one after the other.
+    let inFlight = 0;
+    let most = 0;
+    const counting: ChunkSource = async (chunk) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      await patternSource(2)(chunk);
+      inFlight--;
+    };
+    await Promise.all(['a', 'b', 'c'].map((k) => cache.write(ref(k, 100), counting, undefined, admission)));
+    expect(most).toBe(1);
+  });
+
+  it('readOrWrite: of concurrent lookups of a new key one misses and writes it, the others wait for it and hit', async () => {
+    const { cache, cpu } = twoTier(1000, 10_000);
+    cpu.delayMs = 10;
+    const out = await Promise.all(Array.from({ length: 4 }, () => cache.readOrWrite(ref('p', 100), 'common', patternSource(1))));
+    expect(out.map((o) => o.read.hit)).toEqual([false, true, true, true]);
+    expect(out[0].write).toMatchObject({ written: true, tier: 'cpu' });
+    expect(out.slice(1).map((o) => o.write)).toEqual([null, null, null]);
+    expect(cpu.log.filter((l) => l === 'write p')).toHaveLength(1);
+    expect([cache.hits.typeHits('common'), cache.hits.typeMisses('common')]).toEqual([3, 1]);
+    // A key whose write failed is missing for those that waited on it: the lookup writes it anew.
+    const failing = cache.write(ref('q', 100), async () => {
+      throw new Error('payload failed');
+    });
+    const waiting = cache.readOrWrite(ref('q', 100), 'common', patternSource(1));
+    await expect(failing).rejects.toThrow('payload failed');
+    const again = await waiting;
+    expect(again.read.hit).toBe(false);
+    expect(again.write).toMatchObject({ written: true });
+    expect(cache.has('q')).toBe(true);
   });
 
   it('never oversubscribes a tier under concurrent writers (atomic reservations)', async () => {

@@ -16,7 +16,7 @@ afterAll(async () => {
   await bytes.close();
 });
 
-function setup(opts: { verify?: boolean } = {}) {
+function setup(opts: { verify?: boolean; maxConcurrentAllocs?: number } = {}) {
   const cpu = new MemoryTier('cpu', 4096);
   const storage = new TerminalMemoryTier('storage', 4096);
   const cache = new MultiTierCache([
@@ -31,7 +31,7 @@ function setup(opts: { verify?: boolean } = {}) {
     seed: 1,
     entrySizeBytes: (tokens) => tokens * 16,
     modelBytesPerToken: 16,
-    allocations: new Semaphore(0),
+    allocations: new Semaphore(opts.maxConcurrentAllocs ?? 0),
     generationSecondsPerToken: 0,
     decodeBatchTokens: 32,
     verify: opts.verify ?? false,
@@ -159,6 +159,58 @@ describe('RequestProcessor', () => {
     expect(recorder.multiTurnHits).toBe(1);
     expect(recorder.decodeReads).toBe(4);
     expect(recorder.decodeBytesRead).toBe(1600 + 160 + 2 * 800);
+  });
+
+  it('counts only real writes: a prefill of an existing key is no write and lists no prefill latency', async () => {
+    const { cpu, recorder, processor } = setup();
+    await processor.process(request({ phase: 'prefill' }), 0n);
+    await processor.process(request({ phase: 'prefill' }), 0n);
+    expect(cpu.log.filter((l) => l === 'write conv_a_turn_1')).toHaveLength(1);
+    expect(recorder.prefillWrites).toBe(1);
+    expect(recorder.prefillLatenciesS).toHaveLength(1);
+    expect(recorder.requestsCompleted).toBe(2);
+  });
+
+  it('concurrent requests for the same new prefix blocks: one writes each block, the others wait for it and hit (with --max-concurrent-allocs)', async () => {
+    // The review's Mooncake repro: 6 requests at one timestamp share 2 new blocks, one allocation at a time.
+    const { cpu, cache, recorder, processor } = setup({ maxConcurrentAllocs: 1 });
+    cpu.delayMs = 5;
+    const prefixBlocks = [
+      { key: 'mc_block_1', tokens: 10 },
+      { key: 'mc_block_2', tokens: 10 },
+    ];
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        processor.process(request({ id: `r${i}`, phase: 'prefill', cacheKey: `mc_req_${i}`, decodeKey: `mc_req_${i}`, cacheType: 'common', prefixBlocks }), 0n),
+      ),
+    );
+    expect(cpu.log.filter((l) => l.startsWith('write '))).toEqual(['write mc_block_1', 'write mc_block_2']);
+    expect(recorder.prefillWrites).toBe(2);
+    expect(recorder.prefixBlockMisses).toBe(2);
+    expect(recorder.prefixBlockHits).toBe(10);
+    expect(recorder.prefillBytesWritten).toBe(2 * 160);
+    // Only the requests that wrote list a prefill latency, and none is a no-op's 0.
+    expect(recorder.prefillLatenciesS.length).toBeGreaterThan(0);
+    expect(recorder.prefillLatenciesS.length).toBeLessThanOrEqual(2);
+    expect(recorder.prefillLatenciesS.every((s) => s > 0)).toBe(true);
+    expect(cache.hits.typeHits('common')).toBe(10);
+    expect(recorder.requestsCompleted).toBe(6);
+  });
+
+  it('concurrent requests with the same new system prompt: one writes it, the others hit', async () => {
+    const { cpu, recorder, processor } = setup({ maxConcurrentAllocs: 1 });
+    cpu.delayMs = 5;
+    const systemPrompt = { key: 'kv_system_x', tokens: 5 };
+    await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        processor.process(request({ id: `r${i}`, systemPrompt, cacheType: 'system', phase: 'prefill', cacheKey: `k${i}`, decodeKey: `k${i}` }), 0n),
+      ),
+    );
+    expect(cpu.log.filter((l) => l === 'write kv_system_x')).toHaveLength(1);
+    expect(recorder.systemPromptWrites).toBe(1);
+    expect(recorder.prefixMisses).toBe(1);
+    expect(recorder.prefixHits).toBe(3);
+    expect(recorder.prefillWrites).toBe(4);
   });
 
   it('verifies read bytes against the payload and reports none corrupt when nothing is', async () => {
