@@ -457,8 +457,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   else log('info', `warming up for ${o.warmUp} s before the measured window opens`);
   const pool = new WorkerPool(async (req) => {
     if (stop.signal.aborted) return;
+    // The conversation's next turn waits in the queue until this request has written its own entry
+    // (the processor says when) or has ended without writing it.
+    const released = (): void => queue.release(req);
     try {
-      await processor.process(req, process.hrtime.bigint());
+      await processor.process(req, process.hrtime.bigint(), released);
       if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted >= o.maxRequests) endRun('complete', null, 'max-requests', true);
     } catch (err) {
       // Once the window has closed, a request still running is abandoned, whatever stopped it
@@ -483,6 +486,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         'error',
         true,
       );
+    } finally {
+      released();
     }
   }, queue);
   pool.resize(Math.min(o.numUsers, MAX_WORKERS));

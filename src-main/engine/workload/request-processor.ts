@@ -121,7 +121,11 @@ export class RequestProcessor {
     };
   }
 
-  async process(req: KvRequest, dequeuedNs: bigint): Promise<void> {
+  /**
+   * `ownEntryWritten` is told when the request's own entry has been written (or found existing): the
+   * queue then serves the conversation's next turn, whose reload reads it.
+   */
+  async process(req: KvRequest, dequeuedNs: bigint, ownEntryWritten?: () => void): Promise<void> {
     const d = this.#d;
     const rec = d.recorder;
     const stop = d.stopSignal;
@@ -207,6 +211,7 @@ export class RequestProcessor {
     const ownEntry = !req.prefixBlocks || req.prefixBlocks.length === 0;
     if (ownEntry && (req.phase === 'prefill' || req.phase === 'prefill_decode')) {
       const w = await allocate(req.cacheKey, req.contextTokens, prefillBytes);
+      ownEntryWritten?.();
       if (w.written) {
         rec.prefillWrites++;
         prefillNs = w.ns;

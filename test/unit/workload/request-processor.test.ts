@@ -4,7 +4,8 @@ import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
 import { PayloadPool } from '../../../src-main/engine/io/payload.ts';
 import { RunRecorder } from '../../../src-main/engine/metrics/run-recorder.ts';
 import { RequestProcessor } from '../../../src-main/engine/workload/request-processor.ts';
-import { Semaphore } from '../../../src-main/engine/workload/request-queue.ts';
+import { RequestQueue, Semaphore } from '../../../src-main/engine/workload/request-queue.ts';
+import { WorkerPool } from '../../../src-main/engine/workload/worker-pool.ts';
 import type { KvRequest } from '../../../src-main/engine/workload/synthetic-workload.ts';
 import { MemoryTier, TerminalMemoryTier } from '../../support/memory-tier.ts';
 
@@ -211,6 +212,44 @@ describe('RequestProcessor', () => {
     expect(recorder.prefixMisses).toBe(1);
     expect(recorder.prefixHits).toBe(3);
     expect(recorder.prefillWrites).toBe(4);
+  });
+
+  it("serves a conversation's turns in order through the queue: every reload hits, though later turns have higher priorities", async () => {
+    // The review's ShareGPT case: QoS is drawn per request in replay, so a later turn can outrank the
+    // turn before it, and a second worker can start it while that turn is still reloading.
+    const { cpu, recorder, processor } = setup();
+    cpu.delayMs = 2;
+    const queue = new RequestQueue();
+    const pool = new WorkerPool(async (req) => {
+      try {
+        await processor.process(req, 0n, () => queue.release(req));
+      } finally {
+        queue.release(req);
+      }
+    }, queue);
+    let seq = 0;
+    for (let turn = 1; turn <= 4; turn++) {
+      for (const conv of ['conv_a', 'conv_b']) {
+        const key = (t: number) => `${conv}_turn_${t}`;
+        const previousTurnKeys = Array.from({ length: turn - 1 }, (_, i) => key(i + 1));
+        queue.push(request({ seq, id: `r${seq}`, arrivalNs: seq++, priority: turn, conversationId: conv, turn, cacheKey: key(turn), decodeKey: key(turn), previousTurnKeys, generationTokens: 1 }));
+      }
+    }
+    pool.resize(2);
+    for (let waitedMs = 0; recorder.requestsCompleted < 8 && waitedMs < 5000; waitedMs += 5) await new Promise((r) => setTimeout(r, 5));
+    queue.close();
+    await pool.drain();
+    expect(recorder.requestsCompleted).toBe(8);
+    expect(recorder.multiTurnMisses).toBe(0);
+    expect(recorder.multiTurnHits).toBe(2 * (1 + 2 + 3));
+  });
+
+  it('says when its own entry is written, before its decode', async () => {
+    const { cpu, processor } = setup();
+    let logAtWritten: string[] | null = null;
+    await processor.process(request({ generationTokens: 1 }), 0n, () => (logAtWritten = [...cpu.log]));
+    expect(logAtWritten).toEqual(['write conv_a_turn_1']);
+    expect(cpu.log).toEqual(['write conv_a_turn_1', 'read conv_a_turn_1', 'read conv_a_turn_1']);
   });
 
   it('verifies read bytes against the payload and reports none corrupt when nothing is', async () => {

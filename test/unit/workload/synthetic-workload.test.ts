@@ -114,7 +114,16 @@ describe('SyntheticWorkload', () => {
 });
 
 describe('RequestQueue', () => {
-  const req = (seq: number, priority: number, arrivalNs: number) => ({ seq, priority, arrivalNs }) as KvRequest;
+  const req = (seq: number, priority: number, arrivalNs: number) => ({ seq, priority, arrivalNs, conversationId: null, previousTurnKeys: [] as string[] }) as KvRequest;
+  /** Turn `turn` of conversation `conv`: its key, and the keys of the turns before it (reloaded first). */
+  const turnReq = (seq: number, priority: number, conv: string, turn: number) =>
+    ({
+      ...req(seq, priority, seq),
+      conversationId: conv,
+      turn,
+      cacheKey: `${conv}_turn_${turn}`,
+      previousTurnKeys: Array.from({ length: turn - 1 }, (_, i) => `${conv}_turn_${i + 1}`),
+    }) as KvRequest;
 
   it('serves higher priority first, then earlier arrival, then lower sequence number', async () => {
     const q = new RequestQueue();
@@ -139,4 +148,45 @@ describe('RequestQueue', () => {
     expect((await w2)!.seq).toBe(10);
     expect(await q.take()).toBeNull();
   });
+
+  it("holds a conversation's turn until the earlier turn has written its entry, whatever their priorities", async () => {
+    const q = new RequestQueue();
+    const t1 = turnReq(0, 1, 'conv_a', 1);
+    const t2 = turnReq(1, 3, 'conv_a', 2);
+    const t3 = turnReq(2, 3, 'conv_a', 3);
+    q.push(t1);
+    q.push(t2);
+    q.push(t3);
+    q.push(req(3, 2, 3));
+    expect(q.depth).toBe(4);
+    // Turn 2 outranks everything but reloads turn 1, which has not been served yet: the others go first.
+    expect((await q.take())!.seq).toBe(3);
+    expect((await q.take())!.seq).toBe(0);
+    expect(q.depth).toBe(2);
+    const next = q.take();
+    let served: KvRequest | null = null;
+    void next.then((r) => (served = r));
+    await Promise.resolve();
+    expect(served).toBeNull(); // turn 1 is being served, its entry not written yet
+    q.release(t1);
+    expect((await next)!.seq).toBe(1);
+    q.release(t1); // idempotent: turn 3 still waits for turn 2
+    expect(q.depth).toBe(1);
+    q.release(t2);
+    expect((await q.take())!.seq).toBe(2);
+    expect(q.depth).toBe(0);
+    expect(q.maxDepth).toBe(4);
+  });
+
+  it('never holds requests without earlier turns, and drops held ones on close', async () => {
+    const q = new RequestQueue();
+    q.push(turnReq(0, 1, 'conv_b', 1));
+    q.push(turnReq(1, 1, 'conv_b', 2));
+    q.push(turnReq(2, 1, 'conv_c', 1));
+    expect((await q.take())!.seq).toBe(0);
+    expect((await q.take())!.seq).toBe(2);
+    expect(q.close().map((r) => r.seq)).toEqual([1]);
+    expect(q.depth).toBe(0);
+  });
 });
+

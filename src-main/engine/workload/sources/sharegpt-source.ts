@@ -161,8 +161,9 @@ export interface ShareGptReplayOptions {
  * Replays ShareGPT conversations turn by turn. The loaded conversations are shuffled (seeded, as the
  * reference shuffles them); conversation i belongs to user `dataset_user_{i % users}`, each user works
  * through its conversations in order, and the users take turns (round robin), so a conversation's next
- * turn comes about one round after the previous one — by then that turn's entry is written and the
- * multi-turn reload (every earlier turn of the conversation, in order) really reads it. With multi-turn
+ * turn comes about one round after the previous one; the request queue serves it only once that turn
+ * has written its entry, so the multi-turn reload (every earlier turn of the conversation, in order)
+ * really reads it. With multi-turn
  * off every request gets its own key and nothing is reloaded. Pacing: one request every 1/rate seconds,
  * or unpaced. Later cycles replay the same order under their own keys (`c{n}_` prefix).
  */
