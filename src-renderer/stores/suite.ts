@@ -91,7 +91,9 @@ export function rowsFromPlan(plan: SuitePlan): TrialRow[] {
 /**
  * Seconds left: the estimate of every trial not yet finished (less what the current one has run),
  * plus `unseenS` for trials the page has no row for yet (a resumed suite's rows appear as its
- * trials start), scaled by how the finished trials compared with their estimates.
+ * trials start), scaled by how the trials that ran to their end compared with their estimates.
+ * A failed, aborted or partial trial stopped early: its short time says nothing about how long a
+ * full trial takes, and would shrink every remaining estimate.
  */
 export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number, unseenS = 0): number | null {
   if (rows.length === 0 && unseenS === 0) return null;
@@ -101,7 +103,7 @@ export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null,
   for (const r of rows) {
     if (r.status === 'queued') remaining += r.estimatedS;
     else if (r.status === 'running') remaining += Math.max(0, r.estimatedS - (r.key === currentKey ? currentElapsedS : 0));
-    else if (r.wallMs !== null && r.estimatedS > 0) {
+    else if (r.status === 'complete' && r.wallMs !== null && r.estimatedS > 0) {
       estDone += r.estimatedS;
       actualDone += r.wallMs / 1000;
     }

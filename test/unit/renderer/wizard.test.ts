@@ -378,4 +378,21 @@ describe('run step', () => {
     rows[1].status = 'running';
     expect(etaSeconds(rows, rows[1].key, 1.5)).toBeCloseTo(2 * (4 + 5.5 + 5.5));
   });
+
+  it('corrects the time left only by trials that ran to their end, not by one that crashed early', () => {
+    const rows = rowsFromPlan(plan());
+    rows[0].status = 'failed';
+    rows[0].wallMs = 1_000; // a crash after 1 s of a 5.5 s trial
+    rows[1].status = 'aborted';
+    rows[1].wallMs = 500;
+    rows[2].status = 'running';
+    expect(etaSeconds(rows, rows[2].key, 1.5)).toBeCloseTo(4 + 5.5); // the plan's own estimate, not halved
+    rows[2].status = 'partial';
+    rows[2].wallMs = 2_000; // stopped at its wall-clock limit: not a full trial either
+    expect(etaSeconds(rows, null, 0)).toBeCloseTo(5.5);
+    rows[3].status = 'complete';
+    rows[3].wallMs = 11_000; // twice its estimate: that one does say something
+    rows.push({ ...rows[3], key: 'extra', status: 'queued', wallMs: null });
+    expect(etaSeconds(rows, null, 0)).toBeCloseTo(2 * 5.5);
+  });
 });
