@@ -12,7 +12,12 @@ import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
 
 export type WizardStep = 'hardware' | 'plan' | 'run' | 'report';
-export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'failed';
+/**
+ * 'not-started': the suite ended before its first trial (cancelled while the hardware was detected
+ * and the drive probed): no suite was created and nothing was stored, so there is nothing to report
+ * or resume. A user's own cancel, not a failure.
+ */
+export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'not-started' | 'failed';
 
 export interface TrialRow {
   key: string;
@@ -278,8 +283,7 @@ export const useSuiteStore = defineStore('suite', () => {
     const r = await api().call('suite.start', { ...request, label: form.label.trim() || null });
     starting.value = false;
     if (!r.ok) {
-      phase.value = 'failed';
-      runError.value = r.error;
+      stopOn(r.error);
       return r.error;
     }
     suiteId.value = r.value.suiteId;
@@ -401,10 +405,25 @@ export const useSuiteStore = defineStore('suite', () => {
     }
   }
 
+  /**
+   * The suite stopped outside any trial. A cancel before a suite existed is the user's choice, not a
+   * failure; anything else (a refused start, a runner error) is.
+   */
+  function stopOn(error: IpcError): void {
+    preparation.value = null;
+    if (error.code === 'CANCELLED' && suiteId.value === null) {
+      phase.value = 'not-started';
+      runError.value = null;
+    } else {
+      phase.value = 'failed';
+      runError.value = error;
+    }
+  }
+
   function apply(e: AppEvent): void {
     switch (e.type) {
       case 'suite.preparationProgressed':
-        if (phase.value === 'idle' || phase.value === 'preparing' || phase.value === 'finished' || phase.value === 'cancelled' || phase.value === 'failed') {
+        if (phase.value !== 'running') {
           if (phase.value !== 'preparing') resetRun();
           phase.value = 'preparing';
         }
@@ -476,9 +495,8 @@ export const useSuiteStore = defineStore('suite', () => {
         }
         return;
       case 'suite.failed':
-        phase.value = 'failed';
-        runError.value = e.error;
-        preparation.value = null;
+        if (e.suiteId !== null) suiteId.value = e.suiteId;
+        stopOn(e.error);
         return;
       default:
         return;

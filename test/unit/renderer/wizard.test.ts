@@ -283,6 +283,55 @@ describe('run step', () => {
     expect(w.get('[data-test=overall-bar]').classes()).toContain('ok');
   });
 
+  it('a cancel while the hardware is detected is the user\'s choice: no failure, nothing to resume, back to the plan', async () => {
+    let answer: ((v: unknown) => void) | undefined;
+    const fake = installFakeApi({
+      'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }),
+      // The first start waits for its answer: the cancel's refusal (the fake passes { error } on as one).
+      'suite.start': () => (answer ? { suiteId: 8 } : (new Promise((resolve) => (answer = resolve)) as never)),
+      'suite.cancel': () => ({ cancelled: true }),
+    });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/mnt/nvme/kv';
+    await suite.replan();
+    const started = suite.start();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Detecting hardware and probing the drive …' });
+    await flush();
+    await w.get('[data-test=cancel-preparation]').trigger('click');
+    await flush();
+    // The dialog says what a cancel does now: nothing was stored, so nothing is kept or resumed.
+    const dialog = document.body.textContent ?? '';
+    expect(dialog).toContain('No trial has run yet');
+    expect(dialog).toContain('nothing is stored');
+    expect(dialog).not.toContain('resume');
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(fake.callsOf('suite.cancel')).toHaveLength(1);
+    // The backend says so twice: the event, and the answer to suite.start.
+    suite.handleEvent({ type: 'suite.failed', suiteId: null, error: { code: 'CANCELLED', message: 'cancelled before the first trial' } });
+    answer!({ error: { code: 'CANCELLED', message: 'cancelled before the first trial' } });
+    await started;
+    await flush();
+    expect(suite.phase).toBe('not-started');
+    expect(w.get('[data-test=not-started]').text()).toContain('Cancelled before anything ran: no suite was created and nothing was stored.');
+    expect(w.find('[role=alert]').exists()).toBe(false);
+    expect(w.find('.badge.failed').exists()).toBe(false);
+    expect(w.find('[data-test=trial-table]').exists()).toBe(false);
+    expect(w.find('[data-test=view-report]').exists()).toBe(false);
+    await w.get('[data-test=not-started] button').trigger('click');
+    expect(suite.step).toBe('plan');
+    expect(suite.planCurrent).toBe(true); // the plan is still there, to start again
+
+    // Started again, the running suite's cancel still says what it keeps.
+    await suite.start();
+    suite.handleEvent({ type: 'suite.started', suiteId: 8, resumed: false, total: 4, estimatedSeconds: 22 });
+    await flush();
+    await w.get('[data-test=cancel-suite]').trigger('click');
+    await flush();
+    expect(document.body.textContent).toContain('partial results are kept');
+  });
+
   it('fetches the plan of a suite started elsewhere (another tab), keeping the events that arrive meanwhile', async () => {
     let answer!: (v: ResponseOf<'suite.status'>) => void;
     const fake = installFakeApi({ 'suite.status': () => new Promise((resolve) => (answer = resolve)) });
