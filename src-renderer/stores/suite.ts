@@ -4,20 +4,24 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import type { ProfileId, SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { scenarioLabel, type ProfileId, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
-import type { Advice, IpcError, PlanRequest } from '../../src-shared/ipc/contract.ts';
+import type { Advice, IpcError, PlanRequest, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
 
 export type WizardStep = 'hardware' | 'plan' | 'run' | 'report';
 /**
  * 'not-started': the suite ended before its first trial (cancelled while the hardware was detected
- * and the drive probed): no suite was created and nothing was stored, so there is nothing to report
- * or resume. A user's own cancel, not a failure.
+ * and the drive probed, or the server went away then): no suite was created and nothing was stored,
+ * so there is nothing to report or resume. A user's own cancel is not a failure.
+ * 'interrupted': the suite's runner ended while it ran (the server was killed or restarted); the
+ * database marks it so, its running trial aborted, and it can be resumed from History.
  */
-export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'not-started' | 'failed';
+export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'interrupted' | 'not-started' | 'failed';
+/** Why a suite is 'not-started': the user's cancel, or the server that stopped answering for it. */
+export type NotStartedReason = 'cancelled' | 'lost';
 
 export interface TrialRow {
   key: string;
@@ -117,6 +121,11 @@ export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null,
   return remaining * factor;
 }
 
+/** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */
+export function endedPhase(status: SuiteRecordData['status']): RunPhase {
+  return status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : 'interrupted';
+}
+
 /**
  * How many of the events that arrived during a status request the snapshot already holds: the
  * longest start of `arrived` that is also the end of `snapshot` (both are the backend's emission
@@ -183,6 +192,7 @@ export const useSuiteStore = defineStore('suite', () => {
   const logs = ref<{ level: string; label: string; message: string }[]>([]);
   const counts = ref<Record<'complete' | 'partial' | 'failed' | 'aborted', number>>({ complete: 0, partial: 0, failed: 0, aborted: 0 });
   const runError = ref<IpcError | null>(null);
+  const notStartedReason = ref<NotStartedReason>('cancelled');
   const cancelRequested = ref(false);
   const starting = ref(false);
 
@@ -268,6 +278,7 @@ export const useSuiteStore = defineStore('suite', () => {
     logs.value = [];
     counts.value = { complete: 0, partial: 0, failed: 0, aborted: 0 };
     runError.value = null;
+    notStartedReason.value = 'cancelled';
     cancelRequested.value = false;
   }
 
@@ -321,9 +332,10 @@ export const useSuiteStore = defineStore('suite', () => {
     const arrived = buffer;
     buffer = null;
     if (!r.ok || r.value.state === 'idle') {
-      // It ended while this page was not listening: the report has the outcome.
-      if (r.ok && running.value) phase.value = 'finished';
       for (const e of arrived) apply(e);
+      // It ended while this page was not listening (a lost connection, a restarted server): only the
+      // database knows how, and an interrupted suite must not read as finished.
+      if (r.ok && running.value) await settleFromStore();
       return;
     }
     const s = r.value;
@@ -341,6 +353,65 @@ export const useSuiteStore = defineStore('suite', () => {
     planWanted = false; // the snapshot's own suite.started asks for nothing: its plan is the one there is
     for (const e of arrived.slice(overlap(snapshot, arrived))) apply(e);
     if (step.value !== 'report') step.value = 'run';
+  }
+
+  /**
+   * The outcome of the suite this page was following, which ended unseen: its status, counts and
+   * trials as stored. Without a suite id no suite existed yet as far as this page knows.
+   */
+  async function settleFromStore(): Promise<void> {
+    const id = suiteId.value;
+    if (id === null) {
+      phase.value = 'not-started';
+      notStartedReason.value = 'lost';
+      preparation.value = null;
+      return;
+    }
+    const systemId = runPlan.value?.systemId;
+    const [suites, trials] = await Promise.all([
+      api().call('suites.list', { ...(systemId ? { systemIds: [systemId] } : {}), limit: 10_000 }),
+      api().call('history.list', { selection: { suiteIds: [id] }, sort: { key: 'id', dir: 'asc' }, limit: 5000 }),
+    ]);
+    if (suiteId.value !== id || !running.value) return; // another suite started meanwhile, or its events came
+    currentKey.value = null;
+    preparation.value = null;
+    const record = suites.ok ? suites.value.find((x) => x.id === id) : undefined;
+    if (!record || !trials.ok) {
+      phase.value = 'interrupted';
+      runError.value = !suites.ok ? suites.error : !trials.ok ? trials.error : { code: 'NOT_FOUND', message: `Suite ${id} is not in the database any more: it was deleted, or another database is open.` };
+      endRows();
+      return;
+    }
+    settleRows(trials.value.trials);
+    const c = record.trialCounts;
+    counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
+    phase.value = endedPhase(record.status);
+    // An interrupted suite's end time is when the next start found it, not when it stopped.
+    const finishedAt = record.finishedAt && phase.value !== 'interrupted' ? Date.parse(record.finishedAt) : NaN;
+    finishedWallMs.value = Number.isFinite(finishedAt) && startedAtMs.value !== null ? Math.max(0, finishedAt - startedAtMs.value) : null;
+  }
+
+  /** A trial still shown running was stopped (its finish was missed); a queued one never ran. */
+  function endRows(): void {
+    for (const r of rows.value) {
+      if (r.status === 'running') r.status = 'aborted';
+      else if (r.status === 'queued') r.status = 'not-run';
+    }
+  }
+
+  /** The rows as stored (a resumed trial's later attempt wins); the rest as a suite's end leaves them. */
+  function settleRows(trials: readonly TrialRecordData[]): void {
+    for (const t of trials) {
+      const planned = runPlan.value?.runs.find((r) => r.scenarioId === t.scenarioId);
+      const row = ensureRow({ scenarioId: t.scenarioId, label: planned?.label ?? scenarioLabel(t.scenarioId), trialIndex: t.trialIndex, trialsPerScenario: planned?.trials ?? t.trialIndex + 1 });
+      row.status = t.status;
+      row.trialId = t.id;
+      row.wallMs = t.wallMs;
+      row.tokPerS = t.metrics.wall_clock_throughput_tok_per_s ?? null;
+      row.readBytesPerS = t.metrics.storage_read_bytes_per_s ?? null;
+      row.reason = t.statusReason;
+    }
+    endRows();
   }
 
   // Each phase's clock starts at its own zero (warm-up → measured window, preconditioning → running):
@@ -488,11 +559,7 @@ export const useSuiteStore = defineStore('suite', () => {
         counts.value = { ...e.counts };
         finishedWallMs.value = e.wallMs;
         currentKey.value = null;
-        // A trial still shown running was stopped (its finish event was missed); a queued one never ran.
-        for (const r of rows.value) {
-          if (r.status === 'running') r.status = 'aborted';
-          else if (r.status === 'queued') r.status = 'not-run';
-        }
+        endRows();
         return;
       case 'suite.failed':
         if (e.suiteId !== null) suiteId.value = e.suiteId;
@@ -534,6 +601,7 @@ export const useSuiteStore = defineStore('suite', () => {
     logs,
     counts,
     runError,
+    notStartedReason,
     cancelRequested,
     starting,
     running,

@@ -14,9 +14,9 @@ import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import SettingsView from '../../../src-renderer/views/SettingsView.vue';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import type { IpcError, RequestOf, ResponseOf, SuiteRecordData } from '../../../src-shared/ipc/contract.ts';
+import type { IpcError, RequestOf, ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import { endpointComparison, endpointDetail, endpointList, endpointRow } from './endpoint-fixtures.ts';
-import { SETTINGS, appInfo, report, trial } from './fixtures.ts';
+import { SETTINGS, appInfo, report, suiteRecord as suite, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 const wrappers: VueWrapper[] = [];
@@ -42,21 +42,6 @@ const facets = (n: number): ResponseOf<'history.facets'> => ({
   scenarioIds: ['storage-only'],
   models: ['tiny-1b'],
   trialCount: n,
-});
-
-const suite = (status: SuiteRecordData['status'], id = 7): SuiteRecordData => ({
-  id,
-  systemId: 'sys-1',
-  driveId: null,
-  profile: 'quick',
-  label: null,
-  status,
-  source: 'suite',
-  cacheDir: '/mnt/nvme/kv',
-  createdAt: '2026-11-02T10:00:00.000Z',
-  finishedAt: null,
-  kvbenchVersion: '0.1.0',
-  trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 0 },
 });
 
 /** A backend for the history screen over `initial`: listed a page at a time as history.list is, deleted on request. */

@@ -12,7 +12,7 @@ import { etaSeconds, rowsFromPlan, useSuiteStore } from '../../../src-renderer/s
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
-import { appInfo, hardware, plan } from './fixtures.ts';
+import { appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 let wrappers: VueWrapper[] = [];
@@ -356,6 +356,72 @@ describe('run step', () => {
     expect(rows[1]).toContain('running'); // t1, which only the stream had
     expect(rows[2]).toContain('≈ 6 s');
     expect(w.get('[data-test=eta]').text()).toMatch(/≈ 1[67] s/);
+  });
+
+  it('after the server restarted mid-run, shows the suite as interrupted, as stored: the aborted trial, the rest not run, a pointer to Resume', async () => {
+    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
+    const reason = 'interrupted: the runner process 4242 on lab1 ended while this trial was running (killed or crashed); found at the next start';
+    const fake = installFakeApi({
+      'suite.status': () => idle,
+      'suites.list': () => [suiteRecord('finished', 6), suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
+      'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: reason, wallMs: 10_200, metrics: {} })], total: 1 }),
+    });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    await flush();
+    // The server is killed and comes back: the page reconnects and finds the backend idle.
+    await suite.attach();
+    await flush();
+    expect(fake.callsOf('history.list')).toEqual([{ selection: { suiteIds: [7] }, sort: { key: 'id', dir: 'asc' }, limit: 5000 }]);
+    expect(suite.phase).toBe('interrupted');
+    expect(w.get('h2 .badge').text()).toBe('interrupted');
+    const outcome = w.get('[data-test=outcome]');
+    expect(outcome.classes()).toContain('warn');
+    expect(outcome.text()).not.toContain('✓');
+    expect(outcome.text()).toContain('Suite 7 was interrupted (the server stopped while it ran): 0 complete, 0 partial, 0 failed, 1 aborted, 3 not run.');
+    expect(outcome.text()).toContain('resume the suite from History → Suites');
+    expect(w.get('[data-test=overall-bar]').classes()).toContain('warn');
+    expect(w.get('[data-test=eta]').text()).toBe('0 s');
+    expect(w.findAll('[data-test=trial-table] tbody .badge').map((b) => b.text())).toEqual(['aborted', 'not run', 'not run', 'not run']);
+    const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
+    expect(rows[0]).toContain('interrupted: the runner process 4242');
+    expect(rows.some((r) => r.includes('≈'))).toBe(false); // no queued trial's estimate left
+    await w.get('[data-test=open-history]').trigger('click');
+    expect(window.location.hash).toBe('#/history');
+  });
+
+  it('after a lost connection, a suite that ended cleanly meanwhile is finished, with its stored trials; one still being prepared is not claimed to have run', async () => {
+    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
+    const done = (i: number, scenarioId: string) => trial(11 + i, { suiteId: 7, scenarioId, trialIndex: i % 2, wallMs: 5500 });
+    installFakeApi({
+      'suite.status': () => idle,
+      'suites.list': () => [suiteRecord('finished', 7, { finishedAt: new Date().toISOString(), trialCounts: { running: 0, complete: 4, partial: 0, failed: 0, aborted: 0 } })],
+      'history.list': () => ({ trials: [done(0, 'cpu-only'), done(1, 'cpu-only'), done(2, 'storage-only'), done(3, 'storage-only')], total: 4 }),
+    });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('finished');
+    expect(w.get('[data-test=outcome]').classes()).toContain('ok');
+    expect(w.get('[data-test=trials-done]').text()).toBe('4 / 4');
+    expect(w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text()).every((r) => r.includes('complete'))).toBe(true);
+
+    setActivePinia(createPinia());
+    installFakeApi({ 'suite.status': () => idle });
+    const prepared = useSuiteStore();
+    const w2 = mountIt(RunStep);
+    prepared.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' });
+    await prepared.attach();
+    await flush();
+    expect(prepared.phase).toBe('not-started');
+    expect(w2.get('[data-test=not-started]').text()).toContain('no longer running');
+    expect(w2.find('[data-test=outcome]').exists()).toBe(false);
   });
 
   it('after a reload, counts the elapsed time from the suite\'s own start', async () => {
