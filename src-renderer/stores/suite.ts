@@ -151,6 +151,16 @@ export const useSuiteStore = defineStore('suite', () => {
   const advice = ref<Advice[]>([]);
   const hardwareLoading = ref(false);
   const hardwareError = ref<IpcError | null>(null);
+  /** The directory (as typed, trimmed) the hardware on screen was detected for. */
+  const detectedDir = ref<string | null>(null);
+  let detectSeq = 0;
+  /** The field no longer names the directory the profile on screen describes. */
+  const hardwareStale = computed(() => hardware.value !== null && cacheDir.value.trim() !== detectedDir.value);
+  /**
+   * Only a detection of the directory in the field, without blocking advice, may lead on to the plan:
+   * a failed detection clears the last one, and an edited field makes it stale.
+   */
+  const hardwareUsable = computed(() => hardware.value !== null && !hardwareStale.value && hardwareError.value === null && !advice.value.some((a) => a.level === 'error'));
 
   // Plan
   const form = reactive<PlanForm>({
@@ -227,20 +237,33 @@ export const useSuiteStore = defineStore('suite', () => {
 
   async function detect(dir?: string): Promise<void> {
     if (dir !== undefined) cacheDir.value = dir;
-    if (!cacheDir.value.trim()) {
-      hardwareError.value = { code: 'VALIDATION', message: 'Enter the directory the storage tier will write to.' };
+    const seq = ++detectSeq;
+    const wanted = cacheDir.value.trim();
+    if (!wanted) {
+      clearHardware({ code: 'VALIDATION', message: 'Enter the directory the storage tier will write to.' });
+      hardwareLoading.value = false;
       return;
     }
     hardwareLoading.value = true;
     hardwareError.value = null;
-    const r = await api().call('hardware.detect', { cacheDir: cacheDir.value.trim() });
+    const r = await api().call('hardware.detect', { cacheDir: wanted });
+    if (seq !== detectSeq) return; // a newer detection is on its way
     hardwareLoading.value = false;
     if (r.ok) {
       hardware.value = r.value.hardware;
       advice.value = r.value.advice;
+      detectedDir.value = wanted;
     } else {
-      hardwareError.value = r.error;
+      clearHardware(r.error);
     }
+  }
+
+  /** What the last detection found describes another directory: it must not stay on screen as this one's. */
+  function clearHardware(error: IpcError): void {
+    hardware.value = null;
+    advice.value = [];
+    detectedDir.value = null;
+    hardwareError.value = error;
   }
 
   async function replan(): Promise<void> {
@@ -577,6 +600,9 @@ export const useSuiteStore = defineStore('suite', () => {
     advice,
     hardwareLoading,
     hardwareError,
+    detectedDir,
+    hardwareStale,
+    hardwareUsable,
     form,
     plan,
     planLoading,

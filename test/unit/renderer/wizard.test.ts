@@ -95,6 +95,57 @@ describe('hardware step', () => {
     await flush();
     expect(w2.get('[role=alert]').text()).toContain('systeminformation exploded');
   });
+
+  it('a failed detection clears the last directory\'s results, and Next waits for a detection of the directory in the field', async () => {
+    const notWritable = { level: 'error' as const, code: 'not-writable', message: 'The cache directory /ro is not writable.' };
+    installFakeApi({
+      'hardware.detect': (r) =>
+        r.cacheDir === '/etc'
+          ? { error: { code: 'VALIDATION', message: 'the cache directory cannot be a system directory: /etc' } }
+          : { hardware: hardware(), advice: r.cacheDir === '/ro' ? [notWritable] : [] },
+    });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/tmp/kvbench-cache';
+    const w = mountIt(HardwareStep);
+    await flush();
+    const next = (): boolean => w.get('[data-test=to-plan]').attributes('disabled') === undefined;
+    expect(next()).toBe(true);
+    expect(w.text()).toContain('Free space');
+
+    // Another directory typed, not yet detected: what is shown is marked as the old one's, and Next waits.
+    await w.get('input[name=cacheDir]').setValue('/etc');
+    expect(w.get('[data-test=hardware-stale]').text()).toContain('/tmp/kvbench-cache');
+    expect(next()).toBe(false);
+
+    // Detected and refused: nothing of /tmp/kvbench-cache stays on screen as if it were /etc's.
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('cannot be a system directory: /etc');
+    expect(w.text()).not.toContain('Free space');
+    expect(w.find('[data-test=hardware-stale]').exists()).toBe(false);
+    expect(next()).toBe(false);
+
+    // A not-writable directory, then a failed detection: its blocking advice goes with it, and Next stays off.
+    await suite.detect('/ro');
+    await flush();
+    expect(w.text()).toContain('is not writable');
+    expect(next()).toBe(false);
+    await suite.detect('/etc');
+    await flush();
+    expect(w.text()).not.toContain('is not writable');
+    expect(next()).toBe(false);
+
+    // An empty field is no directory either.
+    await suite.detect('/tmp/kvbench-cache');
+    await flush();
+    expect(next()).toBe(true);
+    await w.get('input[name=cacheDir]').setValue('');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('Enter the directory');
+    expect(next()).toBe(false);
+    expect(suite.hardwareUsable).toBe(false);
+  });
 });
 
 describe('plan step', () => {
