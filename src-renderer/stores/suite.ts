@@ -68,6 +68,37 @@ export interface PlanForm {
   label: string;
 }
 
+/** The plan form's number fields. */
+export type NumberField = 'trials' | 'durationS' | 'warmUpS' | 'storageCapacityGb';
+
+/**
+ * A number field's text as the form's value, or what is wrong with it, in the field's own words (the
+ * contract's limits: the backend would refuse the same, as raw validator output). Nothing is
+ * clamped or rounded: a value the form shows is the value planned. `badInput`: the browser could not
+ * read the text as a number (it then reports it as empty).
+ */
+export function parseNumberField(field: NumberField, text: string, badInput = false): { value: number | null } | { problem: string } {
+  const t = text.trim();
+  const n = Number(t);
+  const whole = t !== '' && !badInput && Number.isInteger(n);
+  switch (field) {
+    case 'trials':
+      if (t === '' && !badInput) return { problem: 'Enter how many trials to run per scenario: a whole number from 1 to 100.' };
+      return whole && n >= 1 && n <= 100 ? { value: n } : { problem: 'Trials per scenario must be a whole number from 1 to 100.' };
+    case 'durationS':
+      if (t === '' && !badInput) return { value: null };
+      return whole && n >= 1 && n <= 86_400 ? { value: n } : { problem: "Seconds per trial must be a whole number from 1 to 86400, or empty for the profile's." };
+    case 'warmUpS':
+      if (t === '' && !badInput) return { value: 0 };
+      return whole && n >= 0 && n <= 3600 ? { value: n } : { problem: 'Warm-up must be a whole number of seconds from 0 to 3600 (0: none).' };
+    case 'storageCapacityGb':
+      if (t === '' && !badInput) return { value: null };
+      return !badInput && Number.isFinite(n) && n >= 0 && n <= 1_000_000
+        ? { value: n }
+        : { problem: "Storage tier capacity must be a number of GiB, 0 or more (0: 95 % of the free space), or empty for the profile's cap." };
+  }
+}
+
 const MAX_POINTS = 3000;
 const MAX_LOGS = 200;
 
@@ -181,6 +212,10 @@ export const useSuiteStore = defineStore('suite', () => {
   /** The request the plan on screen was made with: Start sends exactly this. */
   const plannedRequest = shallowRef<PlanRequest | null>(null);
   let planSeq = 0;
+  /** Number fields whose text cannot be planned: the text as typed (shown again) and why. The form keeps its last valid value. */
+  const fieldProblems = reactive<Partial<Record<NumberField, { text: string; message: string }>>>({});
+  /** What keeps the form from being planned, said in the form rather than by the backend's validator. */
+  const formProblems = computed(() => [...Object.values(fieldProblems).map((p) => p.message), ...(cacheDir.value.trim() ? [] : ['Enter the cache directory.'])]);
 
   // Run
   const phase = ref<RunPhase>('idle');
@@ -217,8 +252,36 @@ export const useSuiteStore = defineStore('suite', () => {
    * re-plan did not fail. Only such a plan can be started.
    */
   const planCurrent = computed(
-    () => plan.value !== null && plannedRequest.value !== null && planError.value === null && !planLoading.value && JSON.stringify(plannedRequest.value) === JSON.stringify(planRequest()),
+    () =>
+      plan.value !== null &&
+      plannedRequest.value !== null &&
+      planError.value === null &&
+      !planLoading.value &&
+      formProblems.value.length === 0 &&
+      JSON.stringify(plannedRequest.value) === JSON.stringify(planRequest()),
   );
+
+  /**
+   * Sets a number field from its text. Returns the text the field should show (the value as planned:
+   * "" for the warm-up is 0), or null when the text cannot be planned and stays as typed, with its problem.
+   */
+  function setNumberField(field: NumberField, text: string, badInput = false): string | null {
+    const r = parseNumberField(field, text, badInput);
+    if ('problem' in r) {
+      fieldProblems[field] = { text, message: r.problem };
+      return null;
+    }
+    delete fieldProblems[field];
+    if (field === 'trials' || field === 'warmUpS') form[field] = r.value ?? 0;
+    else form[field] = r.value;
+    return numberFieldText(field);
+  }
+
+  /** What a number field shows: the text that cannot be planned, else the form's value. */
+  function numberFieldText(field: NumberField): string {
+    const v = fieldProblems[field]?.text ?? form[field];
+    return v === null ? '' : String(v);
+  }
 
   function planRequest(): PlanRequest {
     return {
@@ -268,6 +331,11 @@ export const useSuiteStore = defineStore('suite', () => {
 
   async function replan(): Promise<void> {
     const seq = ++planSeq;
+    // The form says what is wrong next to its fields; the plan on screen is then not current.
+    if (formProblems.value.length > 0) {
+      planLoading.value = false;
+      return;
+    }
     const request = planRequest();
     planLoading.value = true;
     const r = await api().call('suite.plan', request);
@@ -608,6 +676,10 @@ export const useSuiteStore = defineStore('suite', () => {
     planLoading,
     planError,
     planCurrent,
+    fieldProblems,
+    formProblems,
+    setNumberField,
+    numberFieldText,
     phase,
     suiteId,
     runPlan,

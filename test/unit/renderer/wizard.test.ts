@@ -222,6 +222,74 @@ describe('plan step', () => {
     expect(fake.callsOf('suite.start')[0]).toMatchObject({ profile: 'smoke', warmUpS: 5 });
   });
 
+  it('says under a number field what is wrong with it and blocks Start, never planning a value other than the one shown', async () => {
+    const fake = installFakeApi({ 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const startDisabled = (): boolean => w.get('[data-test=start-suite]').attributes('disabled') !== undefined;
+    const settle = async (): Promise<void> => {
+      await new Promise((r) => setTimeout(r, 300)); // the form re-plans after a pause
+      await flush();
+    };
+    const type = async (name: string, text: string): Promise<void> => {
+      await w.get(`input[name=${name}]`).setValue(text);
+      await w.get(`input[name=${name}]`).trigger('change');
+      await settle();
+    };
+    const fieldOf = (name: string) => w.get(`input[name=${name}]`).element.closest('label')!;
+    const input = (name: string) => w.get(`input[name=${name}]`).element as HTMLInputElement;
+    expect(startDisabled()).toBe(false);
+    const plans = fake.callsOf('suite.plan').length;
+
+    // A stray minus in the capacity is not "0 = 95 % of the free space".
+    await type('storageCapacityGb', '-5');
+    expect(fieldOf('storageCapacityGb').textContent).toContain('Storage tier capacity must be a number of GiB, 0 or more');
+    expect(input('storageCapacityGb').value).toBe('-5');
+    expect(input('storageCapacityGb').getAttribute('aria-invalid')).toBe('true');
+    expect(suite.form.storageCapacityGb).toBeNull();
+    expect(startDisabled()).toBe(true);
+    expect(w.get('[data-test=form-problems]').text()).toContain('Fix the fields marked above');
+    expect(fake.callsOf('suite.plan')).toHaveLength(plans); // nothing planned from it
+    await type('storageCapacityGb', '2');
+    expect(fieldOf('storageCapacityGb').querySelector('.field-problem')).toBeNull();
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ storageCapacityGb: 2 });
+    expect(startDisabled()).toBe(false);
+
+    // A negative warm-up is refused as typed, not planned as 0 behind a field that says -3.
+    await type('warmUpS', '-3');
+    expect(fieldOf('warmUpS').textContent).toContain('Warm-up must be a whole number of seconds from 0 to 3600');
+    expect(startDisabled()).toBe(true);
+    // An empty warm-up is none: the field says 0, the value planned, though the form's value did not change.
+    await type('warmUpS', '');
+    expect(input('warmUpS').value).toBe('0');
+    expect(fieldOf('warmUpS').querySelector('.field-problem')).toBeNull();
+    expect(startDisabled()).toBe(false);
+    await type('warmUpS', '1.5');
+    expect(fieldOf('warmUpS').textContent).toContain('whole number');
+    await type('warmUpS', '007');
+    expect(input('warmUpS').value).toBe('7');
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ warmUpS: 7 });
+
+    // An empty trials field is caught here, in words about the field, not as the validator's output.
+    await type('trials', '');
+    expect(fieldOf('trials').textContent).toContain('Enter how many trials to run per scenario');
+    expect(w.text()).not.toMatch(/Invalid input|expected number|✖/);
+    expect(startDisabled()).toBe(true);
+    await suite.start();
+    expect(fake.callsOf('suite.start')).toEqual([]);
+    await type('trials', '4');
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ trials: 4 });
+
+    // The cache directory emptied on this step is said next to it too.
+    await w.get('input[name=planCacheDir]').setValue('');
+    await settle();
+    expect(fieldOf('planCacheDir').textContent).toContain('Enter the cache directory');
+    expect(fake.callsOf('suite.plan').every((r) => (r as { cacheDir: string }).cacheDir !== '')).toBe(true);
+    expect(startDisabled()).toBe(true);
+  });
+
   it('refuses to start a suite that does not fit, and says why', async () => {
     installFakeApi({ 'suite.plan': () => ({ plan: plan({ fits: false }), hardware: hardware(), advice: [] }) });
     useSuiteStore().cacheDir = '/tiny';
