@@ -168,6 +168,17 @@ function refuseDatabasePath(file: string): void {
   }
 }
 
+/**
+ * The suites a selection names must exist: an unknown id (a deleted suite, another database) is
+ * NOT_FOUND, not an empty selection whose report and export would read as a suite without trials.
+ */
+function requireSuites(s: Store, sel: Selection): void {
+  const missing = (sel.suiteIds ?? []).filter((id) => s.getSuite(id) === null);
+  if (missing.length === 0) return;
+  const what = missing.length === 1 ? `Suite ${missing[0]}` : `Suites ${missing.join(', ')}`;
+  fail('NOT_FOUND', `${what} not found: deleted, or in another database than the one open (see Settings)`);
+}
+
 /** Date-only `until` includes that whole day. */
 function untilOf(s: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T23:59:59.999Z` : s;
@@ -566,6 +577,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'report.build'(r) {
       const s = requireStore();
+      requireSuites(s, r.selection);
       const trials = trialsOf(s, r.selection);
       const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
       const tiers = tierComparison(report, (id) => s.trialHardware(id), r.stated);
@@ -592,6 +604,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'export.create'(r) {
       const s = requireStore();
+      requireSuites(s, r.selection); // before the try: an unknown suite is NOT_FOUND, only making the file is EXPORT_FAILED
       try {
         const trials = trialsOf(s, r.selection);
         const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));

@@ -131,6 +131,26 @@ describe('backend', () => {
     expect(Buffer.from(xlsx.dataBase64, 'base64').subarray(0, 2).toString()).toBe('PK');
   });
 
+  it('answers a report or export of a suite that is not in the database with NOT_FOUND, not an empty selection', async () => {
+    const t = await make();
+    const started = ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number };
+    await t.waitFor('suite.finished');
+    const unknown = started.suiteId + 41;
+    expect(await t.backend.invoke('report.build', { selection: { suiteIds: [unknown] } })).toEqual({
+      ok: false,
+      error: { code: 'NOT_FOUND', message: `Suite ${unknown} not found: deleted, or in another database than the one open (see Settings)` },
+    });
+    expect(await t.backend.invoke('report.build', { selection: { suiteIds: [started.suiteId, unknown] } })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringContaining(`Suite ${unknown} not found`) } });
+    for (const format of ['csv', 'xlsx', 'json'] as const) {
+      expect(await t.backend.invoke('export.create', { selection: { suiteIds: [unknown] }, format }), format).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    }
+    // A suite that exists, and a selection naming none, are reported as before.
+    expect(ok(await t.backend.invoke('report.build', { selection: { suiteIds: [started.suiteId] } }))).toMatchObject({ trialCount: 2 });
+    expect(ok(await t.backend.invoke('report.build', { selection: { statuses: ['failed'] } }))).toMatchObject({ trialCount: 0 });
+    ok(await t.backend.invoke('suites.delete', { id: started.suiteId }));
+    expect(await t.backend.invoke('report.build', { selection: { suiteIds: [started.suiteId] } })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+
   it('cancels a running suite: the trial keeps its partial results as aborted', async () => {
     const t = await make({ behaviours: ['hang'] });
     const { suiteId } = ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir))) as { suiteId: number };
