@@ -49,7 +49,9 @@ import {
   type TierComparison,
 } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
+import { nearestExisting } from '../hardware/linux-storage.ts';
 import { importResultsFiles } from '../store/import-results.ts';
+import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
@@ -140,11 +142,22 @@ function tierComparison(report: ScenarioReport, hardware: HardwareSource, given:
 
 /**
  * Detection writes into the cache directory (the O_DIRECT probe file, and the drive probe's files):
- * a system directory, also one reached through a link, is refused before it runs.
+ * a system directory, also one reached through a link, is refused before it runs. So is a file given
+ * as the directory (or as one of its parents), which detection would only call "not writable".
  */
-function refuseSystemDirectory(cacheDir: string): void {
+function refuseCacheDir(cacheDir: string): void {
   const refused = systemDirectoryError(cacheDir, 'the cache directory');
   if (refused) fail('VALIDATION', refused);
+  const { resolved, exists } = nearestExisting(cacheDir);
+  const st = fs.statSync(resolved, { throwIfNoEntry: false });
+  if (!st || st.isDirectory()) return;
+  const what = st.isFile() ? 'is a file' : 'is not a directory';
+  fail(
+    'VALIDATION',
+    exists
+      ? `${resolved} ${what}: the cache directory must be a directory (one that does not exist yet is created)`
+      : `${resolved} ${what}, so the cache directory ${cacheDir} cannot be created in it`,
+  );
 }
 
 /** Names under which an empty file is taken to be a database someone created for kvbench (`touch kvbench.db`). */
@@ -167,6 +180,20 @@ function refuseDatabasePath(file: string): void {
     fail('VALIDATION', `${real} is an empty file not named like a database (${DATABASE_EXTENSIONS.join(', ')}); kvbench will not take it over. Choose a new file name, or an existing kvbench database.`);
   }
 }
+
+/**
+ * The suites a selection names must exist: an unknown id (a deleted suite, another database) is
+ * NOT_FOUND, not an empty selection whose report and export would read as a suite without trials.
+ */
+function requireSuites(s: Store, sel: Selection): void {
+  const missing = (sel.suiteIds ?? []).filter((id) => s.getSuite(id) === null);
+  if (missing.length === 0) return;
+  const what = missing.length === 1 ? `Suite ${missing[0]}` : `Suites ${missing.join(', ')}`;
+  fail('NOT_FOUND', `${what} not found: deleted, or in another database than the one open (see Settings)`);
+}
+
+/** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
+const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
 
 /** Date-only `until` includes that whole day. */
 function untilOf(s: string): string {
@@ -257,7 +284,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
   try {
-    const opened = await openStoreAndRecover(settings.databasePath);
+    const opened = await openStoreAndRecover(settings.databasePath, APP_STORE_OPTIONS);
     store = opened.store;
     for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
   } catch (err) {
@@ -347,12 +374,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     };
     try {
       const cacheDir = path.resolve(request.cacheDir);
-      // Refused before anything is created: a system directory (also behind a link) or a bad option.
+      // Refused before anything is created: a system directory (also behind a link), a file, or a bad option.
+      refuseCacheDir(cacheDir); // for a resume too: a stored plan's directory may be a link that now leads elsewhere
       if (resumeId === null) {
         const problems = planOptionErrors(planOptions(request, cacheDir));
         if (problems.length > 0) fail('VALIDATION', problems.join('\n'));
-      } else {
-        refuseSystemDirectory(cacheDir); // a stored plan's directory may be a link that now leads elsewhere
       }
       try {
         await fsp.mkdir(cacheDir, { recursive: true });
@@ -441,7 +467,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
       if (next.databasePath !== settings.databasePath || databaseError !== null) {
         if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
-        const opened = await openStoreAndRecover(next.databasePath); // throws (and keeps the old one) when it cannot be used
+        const opened = await openStoreAndRecover(next.databasePath, APP_STORE_OPTIONS); // throws (and keeps the old one) when it cannot be used
         store?.close();
         store = opened.store;
         databaseError = null;
@@ -455,7 +481,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'hardware.detect'(r) {
       const cacheDir = path.resolve(r.cacheDir);
-      refuseSystemDirectory(cacheDir);
+      refuseCacheDir(cacheDir);
       const hw = await detect(cacheDir, { probe: r.probe ?? false, profile: 'smoke' });
       detections.set(cacheDir, { at: performance.now(), hw });
       return { hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
@@ -463,7 +489,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'suite.plan'(r) {
       const cacheDir = path.resolve(r.cacheDir);
-      refuseSystemDirectory(cacheDir);
+      refuseCacheDir(cacheDir);
       const hw = await detectCached(cacheDir);
       return { plan: planSuite(hw, planOptions(r, cacheDir)), hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
     },
@@ -566,6 +592,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'report.build'(r) {
       const s = requireStore();
+      requireSuites(s, r.selection);
       const trials = trialsOf(s, r.selection);
       const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
       const tiers = tierComparison(report, (id) => s.trialHardware(id), r.stated);
@@ -592,6 +619,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'export.create'(r) {
       const s = requireStore();
+      requireSuites(s, r.selection); // before the try: an unknown suite is NOT_FOUND, only making the file is EXPORT_FAILED
       try {
         const trials = trialsOf(s, r.selection);
         const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));

@@ -30,7 +30,14 @@ export interface OpenStoreOptions {
   busyTimeoutMs?: number;
   /** Skip marking dead runners' trials as aborted (default: done on every read-write open). */
   skipRecovery?: boolean;
+  /**
+   * How a person chooses another database, in the messages of a refused open that tell them to:
+   * the CLI's flag by default; the app passes its own words, as its users never type a flag.
+   */
+  chooseDatabase?: string;
 }
+
+const CLI_CHOOSE_DATABASE = 'with --db';
 
 function hex(n: number): string {
   return `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
@@ -68,7 +75,7 @@ const why = (err: unknown): string => `${sqliteCode(err) ?? 'error'}: ${(err as 
  * immutable instead — safe only when no -wal file holds changes the file lacks, so with one that
  * does, this says what to do rather than show stale data.
  */
-function openForReading(file: string, timeout?: number): Database {
+function openForReading(file: string, choose: string, timeout?: number): Database {
   let db: Database | undefined;
   try {
     db = openDatabase(file, { readonly: true, fileMustExist: true, ...(timeout !== undefined ? { timeout } : {}) });
@@ -82,7 +89,7 @@ function openForReading(file: string, timeout?: number): Database {
       throw new StoreError(
         'DB_READ_ONLY',
         `${file} cannot be read here (${why(err)}): its -wal file holds changes not yet in the database, and SQLite cannot create the -shm file it needs ` +
-          'to read them in a directory it may not write. Copy the database together with its -wal file to a writable directory and use --db there.',
+          `to read them in a directory it may not write. Copy the database together with its -wal file to a writable directory and open the copy ${choose}.`,
       );
     }
     const immutable = openImmutable(file);
@@ -111,31 +118,31 @@ function assertWritable(db: Database): void {
 }
 
 /** A read-write open refused by the file system, as users should read it. */
-function notWritable(file: string, err: unknown): StoreError {
+function notWritable(file: string, err: unknown, choose: string): StoreError {
   return new StoreError(
     'DB_READ_ONLY',
     `${file} cannot be written (${why(err)}): it is on read-only media, or this user may not write it or its directory. ` +
-      'kvbench history, report and export still read it; a suite or an import needs a database it can write (--db elsewhere).',
+      `kvbench history, report and export still read it; a suite or an import needs a database it can write: choose one elsewhere ${choose}.`,
   );
 }
 
 /** An open the file system refused: read-only opens cannot read it, read-write ones cannot write it. */
-function refusedOpen(file: string, err: unknown, readonly: boolean): StoreError {
-  return readonly ? new StoreError('DB_READ_ONLY', `${file} cannot be read (${why(err)}).`) : notWritable(file, err);
+function refusedOpen(file: string, err: unknown, readonly: boolean, choose: string): StoreError {
+  return readonly ? new StoreError('DB_READ_ONLY', `${file} cannot be read (${why(err)}).`) : notWritable(file, err, choose);
 }
 
 /** Checks an existing file without writing to it. Returns its schema version. */
-function inspectExisting(file: string, latest: number): number {
+function inspectExisting(file: string, latest: number, choose: string): number {
   const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
   try {
-    return inspectExistingFile(file, latest);
+    return inspectExistingFile(file, latest, choose);
   } catch (err) {
     removeCreatedCompanions(file, existedBefore);
     throw err;
   }
 }
 
-function inspectExistingFile(file: string, latest: number): number {
+function inspectExistingFile(file: string, latest: number, choose: string): number {
   const fd = fs.openSync(file, 'r');
   let header: Buffer;
   try {
@@ -149,12 +156,12 @@ function inspectExistingFile(file: string, latest: number): number {
   if (!header.equals(SQLITE_HEADER)) {
     throw new StoreError(
       'DB_CORRUPT',
-      `${file} is not a SQLite database (its first bytes are not the SQLite header). kvbench will not touch it: move it away or choose another database with --db.`,
+      `${file} is not a SQLite database (its first bytes are not the SQLite header). kvbench will not touch it: move it away or choose another database ${choose}.`,
     );
   }
   let db: Database | undefined;
   try {
-    db = openForReading(file);
+    db = openForReading(file, choose);
     const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
     const problems = check.map((r) => r.quick_check).filter((s) => s !== 'ok');
     if (problems.length > 0) {
@@ -171,14 +178,14 @@ function inspectExistingFile(file: string, latest: number): number {
         throw new StoreError(
           'DB_FOREIGN',
           `${file} is a SQLite database of another application (application_id ${hex(appId)}, tables: ${tables.slice(0, 6).join(', ') || 'none'}). ` +
-            'kvbench will not modify it: choose another database with --db.',
+            `kvbench will not modify it: choose another database ${choose}.`,
         );
       }
     }
     if (version > latest) {
       throw new StoreError(
         'DB_TOO_NEW',
-        `${file} was written by a newer kvbench (schema ${version}; this build knows up to ${latest}). Upgrade kvbench, or use another --db.`,
+        `${file} was written by a newer kvbench (schema ${version}; this build knows up to ${latest}). Upgrade kvbench, or choose another database ${choose}.`,
       );
     }
     return version;
@@ -189,7 +196,7 @@ function inspectExistingFile(file: string, latest: number): number {
       throw new StoreError('DB_CORRUPT', `${file} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
     }
     if (code === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${file} is locked by another process: ${(err as Error).message}`);
-    if (isReadOnlyError(err)) throw refusedOpen(file, err, true);
+    if (isReadOnlyError(err)) throw refusedOpen(file, err, true, choose);
     throw err;
   } finally {
     db?.close();
@@ -269,29 +276,30 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   const abs = path.resolve(file);
   const migrations = opts.migrations ?? MIGRATIONS;
   const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
+  const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
   const exists = fs.existsSync(abs);
   const companionsBefore = { '-wal': fs.existsSync(`${abs}-wal`), '-shm': fs.existsSync(`${abs}-shm`) };
   let version = 0;
   if (exists) {
     if (!fs.statSync(abs).isFile()) throw new StoreError('DB_FOREIGN', `${abs} is not a file`);
-    version = inspectExisting(abs, latest);
+    version = inspectExisting(abs, latest, choose);
   } else if (opts.readonly) {
     throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
   } else {
     try {
       fs.mkdirSync(path.dirname(abs), { recursive: true });
     } catch (err) {
-      throw new StoreError('DB_READ_ONLY', `cannot create ${abs}: ${(err as Error).message}. Choose a database in a directory this user may write (--db).`);
+      throw new StoreError('DB_READ_ONLY', `cannot create ${abs}: ${(err as Error).message}. Choose a database in a directory this user may write (${choose}).`);
     }
   }
 
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   let db: Database;
   try {
-    db = opts.readonly ? openForReading(abs, busyTimeoutMs) : openDatabase(abs, { readonly: false, timeout: busyTimeoutMs });
+    db = opts.readonly ? openForReading(abs, choose, busyTimeoutMs) : openDatabase(abs, { readonly: false, timeout: busyTimeoutMs });
   } catch (err) {
     if (err instanceof StoreError) throw err;
-    if (isReadOnlyError(err)) throw refusedOpen(abs, err, Boolean(opts.readonly));
+    if (isReadOnlyError(err)) throw refusedOpen(abs, err, Boolean(opts.readonly), choose);
     throw err;
   }
   try {
@@ -313,7 +321,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     if (isReadOnlyError(err)) {
       // A refused read-write open leaves nothing behind: SQLite may have made an empty -wal and a -shm.
       removeCreatedCompanions(abs, companionsBefore);
-      throw refusedOpen(abs, err, Boolean(opts.readonly));
+      throw refusedOpen(abs, err, Boolean(opts.readonly), choose);
     }
     throw err;
   }

@@ -4,15 +4,24 @@
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import type { ProfileId, SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { scenarioLabel, type ProfileId, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
-import type { Advice, IpcError, PlanRequest } from '../../src-shared/ipc/contract.ts';
+import type { Advice, IpcError, PlanRequest, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
 
 export type WizardStep = 'hardware' | 'plan' | 'run' | 'report';
-export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'failed';
+/**
+ * 'not-started': the suite ended before its first trial (cancelled while the hardware was detected
+ * and the drive probed, or the server went away then): no suite was created and nothing was stored,
+ * so there is nothing to report or resume. A user's own cancel is not a failure.
+ * 'interrupted': the suite's runner ended while it ran (the server was killed or restarted); the
+ * database marks it so, its running trial aborted, and it can be resumed from History.
+ */
+export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'interrupted' | 'not-started' | 'failed';
+/** Why a suite is 'not-started': the user's cancel, or the server that stopped answering for it. */
+export type NotStartedReason = 'cancelled' | 'lost';
 
 export interface TrialRow {
   key: string;
@@ -59,6 +68,37 @@ export interface PlanForm {
   label: string;
 }
 
+/** The plan form's number fields. */
+export type NumberField = 'trials' | 'durationS' | 'warmUpS' | 'storageCapacityGb';
+
+/**
+ * A number field's text as the form's value, or what is wrong with it, in the field's own words (the
+ * contract's limits: the backend would refuse the same, as raw validator output). Nothing is
+ * clamped or rounded: a value the form shows is the value planned. `badInput`: the browser could not
+ * read the text as a number (it then reports it as empty).
+ */
+export function parseNumberField(field: NumberField, text: string, badInput = false): { value: number | null } | { problem: string } {
+  const t = text.trim();
+  const n = Number(t);
+  const whole = t !== '' && !badInput && Number.isInteger(n);
+  switch (field) {
+    case 'trials':
+      if (t === '' && !badInput) return { problem: 'Enter how many trials to run per scenario: a whole number from 1 to 100.' };
+      return whole && n >= 1 && n <= 100 ? { value: n } : { problem: 'Trials per scenario must be a whole number from 1 to 100.' };
+    case 'durationS':
+      if (t === '' && !badInput) return { value: null };
+      return whole && n >= 1 && n <= 86_400 ? { value: n } : { problem: "Seconds per trial must be a whole number from 1 to 86400, or empty for the profile's." };
+    case 'warmUpS':
+      if (t === '' && !badInput) return { value: 0 };
+      return whole && n >= 0 && n <= 3600 ? { value: n } : { problem: 'Warm-up must be a whole number of seconds from 0 to 3600 (0: none).' };
+    case 'storageCapacityGb':
+      if (t === '' && !badInput) return { value: null };
+      return !badInput && Number.isFinite(n) && n >= 0 && n <= 1_000_000
+        ? { value: n }
+        : { problem: "Storage tier capacity must be a number of GiB, 0 or more (0: 95 % of the free space), or empty for the profile's cap." };
+  }
+}
+
 const MAX_POINTS = 3000;
 const MAX_LOGS = 200;
 
@@ -91,7 +131,9 @@ export function rowsFromPlan(plan: SuitePlan): TrialRow[] {
 /**
  * Seconds left: the estimate of every trial not yet finished (less what the current one has run),
  * plus `unseenS` for trials the page has no row for yet (a resumed suite's rows appear as its
- * trials start), scaled by how the finished trials compared with their estimates.
+ * trials start), scaled by how the trials that ran to their end compared with their estimates.
+ * A failed, aborted or partial trial stopped early: its short time says nothing about how long a
+ * full trial takes, and would shrink every remaining estimate.
  */
 export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number, unseenS = 0): number | null {
   if (rows.length === 0 && unseenS === 0) return null;
@@ -101,13 +143,18 @@ export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null,
   for (const r of rows) {
     if (r.status === 'queued') remaining += r.estimatedS;
     else if (r.status === 'running') remaining += Math.max(0, r.estimatedS - (r.key === currentKey ? currentElapsedS : 0));
-    else if (r.wallMs !== null && r.estimatedS > 0) {
+    else if (r.status === 'complete' && r.wallMs !== null && r.estimatedS > 0) {
       estDone += r.estimatedS;
       actualDone += r.wallMs / 1000;
     }
   }
   const factor = estDone > 0 ? Math.min(3, Math.max(0.5, actualDone / estDone)) : 1;
   return remaining * factor;
+}
+
+/** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */
+export function endedPhase(status: SuiteRecordData['status']): RunPhase {
+  return status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : 'interrupted';
 }
 
 /**
@@ -135,6 +182,16 @@ export const useSuiteStore = defineStore('suite', () => {
   const advice = ref<Advice[]>([]);
   const hardwareLoading = ref(false);
   const hardwareError = ref<IpcError | null>(null);
+  /** The directory (as typed, trimmed) the hardware on screen was detected for. */
+  const detectedDir = ref<string | null>(null);
+  let detectSeq = 0;
+  /** The field no longer names the directory the profile on screen describes. */
+  const hardwareStale = computed(() => hardware.value !== null && cacheDir.value.trim() !== detectedDir.value);
+  /**
+   * Only a detection of the directory in the field, without blocking advice, may lead on to the plan:
+   * a failed detection clears the last one, and an edited field makes it stale.
+   */
+  const hardwareUsable = computed(() => hardware.value !== null && !hardwareStale.value && hardwareError.value === null && !advice.value.some((a) => a.level === 'error'));
 
   // Plan
   const form = reactive<PlanForm>({
@@ -155,6 +212,10 @@ export const useSuiteStore = defineStore('suite', () => {
   /** The request the plan on screen was made with: Start sends exactly this. */
   const plannedRequest = shallowRef<PlanRequest | null>(null);
   let planSeq = 0;
+  /** Number fields whose text cannot be planned: the text as typed (shown again) and why. The form keeps its last valid value. */
+  const fieldProblems = reactive<Partial<Record<NumberField, { text: string; message: string }>>>({});
+  /** What keeps the form from being planned, said in the form rather than by the backend's validator. */
+  const formProblems = computed(() => [...Object.values(fieldProblems).map((p) => p.message), ...(cacheDir.value.trim() ? [] : ['Enter the cache directory.'])]);
 
   // Run
   const phase = ref<RunPhase>('idle');
@@ -176,6 +237,7 @@ export const useSuiteStore = defineStore('suite', () => {
   const logs = ref<{ level: string; label: string; message: string }[]>([]);
   const counts = ref<Record<'complete' | 'partial' | 'failed' | 'aborted', number>>({ complete: 0, partial: 0, failed: 0, aborted: 0 });
   const runError = ref<IpcError | null>(null);
+  const notStartedReason = ref<NotStartedReason>('cancelled');
   const cancelRequested = ref(false);
   const starting = ref(false);
 
@@ -190,8 +252,36 @@ export const useSuiteStore = defineStore('suite', () => {
    * re-plan did not fail. Only such a plan can be started.
    */
   const planCurrent = computed(
-    () => plan.value !== null && plannedRequest.value !== null && planError.value === null && !planLoading.value && JSON.stringify(plannedRequest.value) === JSON.stringify(planRequest()),
+    () =>
+      plan.value !== null &&
+      plannedRequest.value !== null &&
+      planError.value === null &&
+      !planLoading.value &&
+      formProblems.value.length === 0 &&
+      JSON.stringify(plannedRequest.value) === JSON.stringify(planRequest()),
   );
+
+  /**
+   * Sets a number field from its text. Returns the text the field should show (the value as planned:
+   * "" for the warm-up is 0), or null when the text cannot be planned and stays as typed, with its problem.
+   */
+  function setNumberField(field: NumberField, text: string, badInput = false): string | null {
+    const r = parseNumberField(field, text, badInput);
+    if ('problem' in r) {
+      fieldProblems[field] = { text, message: r.problem };
+      return null;
+    }
+    delete fieldProblems[field];
+    if (field === 'trials' || field === 'warmUpS') form[field] = r.value ?? 0;
+    else form[field] = r.value;
+    return numberFieldText(field);
+  }
+
+  /** What a number field shows: the text that cannot be planned, else the form's value. */
+  function numberFieldText(field: NumberField): string {
+    const v = fieldProblems[field]?.text ?? form[field];
+    return v === null ? '' : String(v);
+  }
 
   function planRequest(): PlanRequest {
     return {
@@ -210,24 +300,42 @@ export const useSuiteStore = defineStore('suite', () => {
 
   async function detect(dir?: string): Promise<void> {
     if (dir !== undefined) cacheDir.value = dir;
-    if (!cacheDir.value.trim()) {
-      hardwareError.value = { code: 'VALIDATION', message: 'Enter the directory the storage tier will write to.' };
+    const seq = ++detectSeq;
+    const wanted = cacheDir.value.trim();
+    if (!wanted) {
+      clearHardware({ code: 'VALIDATION', message: 'Enter the directory the storage tier will write to.' });
+      hardwareLoading.value = false;
       return;
     }
     hardwareLoading.value = true;
     hardwareError.value = null;
-    const r = await api().call('hardware.detect', { cacheDir: cacheDir.value.trim() });
+    const r = await api().call('hardware.detect', { cacheDir: wanted });
+    if (seq !== detectSeq) return; // a newer detection is on its way
     hardwareLoading.value = false;
     if (r.ok) {
       hardware.value = r.value.hardware;
       advice.value = r.value.advice;
+      detectedDir.value = wanted;
     } else {
-      hardwareError.value = r.error;
+      clearHardware(r.error);
     }
+  }
+
+  /** What the last detection found describes another directory: it must not stay on screen as this one's. */
+  function clearHardware(error: IpcError): void {
+    hardware.value = null;
+    advice.value = [];
+    detectedDir.value = null;
+    hardwareError.value = error;
   }
 
   async function replan(): Promise<void> {
     const seq = ++planSeq;
+    // The form says what is wrong next to its fields; the plan on screen is then not current.
+    if (formProblems.value.length > 0) {
+      planLoading.value = false;
+      return;
+    }
     const request = planRequest();
     planLoading.value = true;
     const r = await api().call('suite.plan', request);
@@ -261,6 +369,7 @@ export const useSuiteStore = defineStore('suite', () => {
     logs.value = [];
     counts.value = { complete: 0, partial: 0, failed: 0, aborted: 0 };
     runError.value = null;
+    notStartedReason.value = 'cancelled';
     cancelRequested.value = false;
   }
 
@@ -276,8 +385,7 @@ export const useSuiteStore = defineStore('suite', () => {
     const r = await api().call('suite.start', { ...request, label: form.label.trim() || null });
     starting.value = false;
     if (!r.ok) {
-      phase.value = 'failed';
-      runError.value = r.error;
+      stopOn(r.error);
       return r.error;
     }
     suiteId.value = r.value.suiteId;
@@ -315,9 +423,10 @@ export const useSuiteStore = defineStore('suite', () => {
     const arrived = buffer;
     buffer = null;
     if (!r.ok || r.value.state === 'idle') {
-      // It ended while this page was not listening: the report has the outcome.
-      if (r.ok && running.value) phase.value = 'finished';
       for (const e of arrived) apply(e);
+      // It ended while this page was not listening (a lost connection, a restarted server): only the
+      // database knows how, and an interrupted suite must not read as finished.
+      if (r.ok && running.value) await settleFromStore();
       return;
     }
     const s = r.value;
@@ -335,6 +444,65 @@ export const useSuiteStore = defineStore('suite', () => {
     planWanted = false; // the snapshot's own suite.started asks for nothing: its plan is the one there is
     for (const e of arrived.slice(overlap(snapshot, arrived))) apply(e);
     if (step.value !== 'report') step.value = 'run';
+  }
+
+  /**
+   * The outcome of the suite this page was following, which ended unseen: its status, counts and
+   * trials as stored. Without a suite id no suite existed yet as far as this page knows.
+   */
+  async function settleFromStore(): Promise<void> {
+    const id = suiteId.value;
+    if (id === null) {
+      phase.value = 'not-started';
+      notStartedReason.value = 'lost';
+      preparation.value = null;
+      return;
+    }
+    const systemId = runPlan.value?.systemId;
+    const [suites, trials] = await Promise.all([
+      api().call('suites.list', { ...(systemId ? { systemIds: [systemId] } : {}), limit: 10_000 }),
+      api().call('history.list', { selection: { suiteIds: [id] }, sort: { key: 'id', dir: 'asc' }, limit: 5000 }),
+    ]);
+    if (suiteId.value !== id || !running.value) return; // another suite started meanwhile, or its events came
+    currentKey.value = null;
+    preparation.value = null;
+    const record = suites.ok ? suites.value.find((x) => x.id === id) : undefined;
+    if (!record || !trials.ok) {
+      phase.value = 'interrupted';
+      runError.value = !suites.ok ? suites.error : !trials.ok ? trials.error : { code: 'NOT_FOUND', message: `Suite ${id} is not in the database any more: it was deleted, or another database is open.` };
+      endRows();
+      return;
+    }
+    settleRows(trials.value.trials);
+    const c = record.trialCounts;
+    counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
+    phase.value = endedPhase(record.status);
+    // An interrupted suite's end time is when the next start found it, not when it stopped.
+    const finishedAt = record.finishedAt && phase.value !== 'interrupted' ? Date.parse(record.finishedAt) : NaN;
+    finishedWallMs.value = Number.isFinite(finishedAt) && startedAtMs.value !== null ? Math.max(0, finishedAt - startedAtMs.value) : null;
+  }
+
+  /** A trial still shown running was stopped (its finish was missed); a queued one never ran. */
+  function endRows(): void {
+    for (const r of rows.value) {
+      if (r.status === 'running') r.status = 'aborted';
+      else if (r.status === 'queued') r.status = 'not-run';
+    }
+  }
+
+  /** The rows as stored (a resumed trial's later attempt wins); the rest as a suite's end leaves them. */
+  function settleRows(trials: readonly TrialRecordData[]): void {
+    for (const t of trials) {
+      const planned = runPlan.value?.runs.find((r) => r.scenarioId === t.scenarioId);
+      const row = ensureRow({ scenarioId: t.scenarioId, label: planned?.label ?? scenarioLabel(t.scenarioId), trialIndex: t.trialIndex, trialsPerScenario: planned?.trials ?? t.trialIndex + 1 });
+      row.status = t.status;
+      row.trialId = t.id;
+      row.wallMs = t.wallMs;
+      row.tokPerS = t.metrics.wall_clock_throughput_tok_per_s ?? null;
+      row.readBytesPerS = t.metrics.storage_read_bytes_per_s ?? null;
+      row.reason = t.statusReason;
+    }
+    endRows();
   }
 
   // Each phase's clock starts at its own zero (warm-up → measured window, preconditioning → running):
@@ -399,10 +567,25 @@ export const useSuiteStore = defineStore('suite', () => {
     }
   }
 
+  /**
+   * The suite stopped outside any trial. A cancel before a suite existed is the user's choice, not a
+   * failure; anything else (a refused start, a runner error) is.
+   */
+  function stopOn(error: IpcError): void {
+    preparation.value = null;
+    if (error.code === 'CANCELLED' && suiteId.value === null) {
+      phase.value = 'not-started';
+      runError.value = null;
+    } else {
+      phase.value = 'failed';
+      runError.value = error;
+    }
+  }
+
   function apply(e: AppEvent): void {
     switch (e.type) {
       case 'suite.preparationProgressed':
-        if (phase.value === 'idle' || phase.value === 'preparing' || phase.value === 'finished' || phase.value === 'cancelled' || phase.value === 'failed') {
+        if (phase.value !== 'running') {
           if (phase.value !== 'preparing') resetRun();
           phase.value = 'preparing';
         }
@@ -467,16 +650,11 @@ export const useSuiteStore = defineStore('suite', () => {
         counts.value = { ...e.counts };
         finishedWallMs.value = e.wallMs;
         currentKey.value = null;
-        // A trial still shown running was stopped (its finish event was missed); a queued one never ran.
-        for (const r of rows.value) {
-          if (r.status === 'running') r.status = 'aborted';
-          else if (r.status === 'queued') r.status = 'not-run';
-        }
+        endRows();
         return;
       case 'suite.failed':
-        phase.value = 'failed';
-        runError.value = e.error;
-        preparation.value = null;
+        if (e.suiteId !== null) suiteId.value = e.suiteId;
+        stopOn(e.error);
         return;
       default:
         return;
@@ -490,11 +668,18 @@ export const useSuiteStore = defineStore('suite', () => {
     advice,
     hardwareLoading,
     hardwareError,
+    detectedDir,
+    hardwareStale,
+    hardwareUsable,
     form,
     plan,
     planLoading,
     planError,
     planCurrent,
+    fieldProblems,
+    formProblems,
+    setNumberField,
+    numberFieldText,
     phase,
     suiteId,
     runPlan,
@@ -514,6 +699,7 @@ export const useSuiteStore = defineStore('suite', () => {
     logs,
     counts,
     runError,
+    notStartedReason,
     cancelRequested,
     starting,
     running,

@@ -247,6 +247,45 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     lap('history');
   });
 
+  it('lays the history out for 1280×800: a failed trial\'s reason is read in full without scrolling sideways', async () => {
+    // The suite above stored no failure: its newest trial is shown as one that crashed, on a long scenario and drive name.
+    const reason = 'ENGINE_CRASHED: the engine process ended on SIGKILL after 12.3 s (the kernel OOM killer?); its last output: filling the CPU tier';
+    await page.route('**/api/invoke/history.list', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { ok: true; value: { trials: Record<string, unknown>[] } };
+      Object.assign(body.value.trials[0], {
+        status: 'failed',
+        statusReason: `${reason}\nengine stderr: …`,
+        scenarioId: 'mlperf-storage-throughput',
+        driveLabel: 'Samsung SSD 990 PRO 2TB (nvme0n1, serial …1234)',
+        metrics: {},
+      });
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await page.click('[data-nav=compare]');
+      await page.click('[data-nav=history]');
+      await page.locator('[data-test=history-table] .badge.failed').waitFor();
+      const layout = await page.evaluate(() => {
+        const table = document.querySelector('[data-test=history-table]')!;
+        const wrap = table.closest('.table-wrap')!;
+        const note = table.querySelector('.reason')!;
+        const box = wrap.getBoundingClientRect();
+        const text = note.getBoundingClientRect();
+        return {
+          overflowPx: wrap.scrollWidth - wrap.clientWidth,
+          noteInView: text.left >= box.left && text.right <= box.right,
+          noteClipped: note.scrollHeight > note.clientHeight + 1 || note.scrollWidth > note.clientWidth + 1,
+          noteText: note.textContent,
+        };
+      });
+      await screenshot(page, '07b-history-failed-trial');
+      expect(layout).toEqual({ overflowPx: 0, noteInView: true, noteClipped: false, noteText: reason });
+    } finally {
+      await page.unroute('**/api/invoke/history.list');
+    }
+  });
+
   it('changes the display units in Settings and leaves the page clean', async () => {
     await page.click('[data-nav=settings]');
     await page.check('input[name=byteUnits][value=binary]');

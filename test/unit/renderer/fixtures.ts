@@ -2,7 +2,7 @@
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import type { SuitePlan } from '../../../src-shared/domain/scenarios.ts';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import type { ResponseOf, Settings, TrialRecordData } from '../../../src-shared/ipc/contract.ts';
+import type { ResponseOf, Settings, SuiteRecordData, TrialRecordData } from '../../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
 
@@ -121,6 +121,24 @@ export function trial(id: number, over: Partial<TrialRecordData> = {}): TrialRec
     sourceFile: null,
     kvbenchVersion: '0.1.0',
     metrics: { wall_clock_throughput_tok_per_s: 100 * id, storage_read_bytes_per_s: 2.5e9, e2e_p95_ms: 12.5 },
+    ...over,
+  };
+}
+
+export function suiteRecord(status: SuiteRecordData['status'], id = 7, over: Partial<SuiteRecordData> = {}): SuiteRecordData {
+  return {
+    id,
+    systemId: 'sys-1',
+    driveId: null,
+    profile: 'quick',
+    label: null,
+    status,
+    source: 'suite',
+    cacheDir: '/mnt/nvme/kv',
+    createdAt: '2026-11-02T10:00:00.000Z',
+    finishedAt: null,
+    kvbenchVersion: '0.1.0',
+    trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 0 },
     ...over,
   };
 }

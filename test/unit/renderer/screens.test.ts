@@ -14,9 +14,9 @@ import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import SettingsView from '../../../src-renderer/views/SettingsView.vue';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import type { IpcError, RequestOf, ResponseOf, SuiteRecordData } from '../../../src-shared/ipc/contract.ts';
+import type { IpcError, RequestOf, ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import { endpointComparison, endpointDetail, endpointList, endpointRow } from './endpoint-fixtures.ts';
-import { SETTINGS, appInfo, report, trial } from './fixtures.ts';
+import { SETTINGS, appInfo, report, suiteRecord as suite, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 const wrappers: VueWrapper[] = [];
@@ -42,21 +42,6 @@ const facets = (n: number): ResponseOf<'history.facets'> => ({
   scenarioIds: ['storage-only'],
   models: ['tiny-1b'],
   trialCount: n,
-});
-
-const suite = (status: SuiteRecordData['status'], id = 7): SuiteRecordData => ({
-  id,
-  systemId: 'sys-1',
-  driveId: null,
-  profile: 'quick',
-  label: null,
-  status,
-  source: 'suite',
-  cacheDir: '/mnt/nvme/kv',
-  createdAt: '2026-11-02T10:00:00.000Z',
-  finishedAt: null,
-  kvbenchVersion: '0.1.0',
-  trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 0 },
 });
 
 /** A backend for the history screen over `initial`: listed a page at a time as history.list is, deleted on request. */
@@ -472,11 +457,30 @@ describe('report', () => {
     expect(w.get('[data-test=export-done]').text()).toBe('Saved kvbench-suite-7.csv: 3 trial(s), 2.00 MiB');
   });
 
-  it('has an empty state for a selection without trials', async () => {
+  it('has an empty state for a selection without trials, and nothing to export', async () => {
     installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, scenarios: [] } }) });
     const w = mountIt(ReportView, { selection: {} });
     await flush();
     expect(w.text()).toContain('No trials here');
+    expect(w.find('[data-export]').exists()).toBe(false);
+  });
+
+  it('says a suite that is not in the database is not found, with no export, also when its report was on screen', async () => {
+    let gone = false;
+    const message = 'Suite 1 not found: deleted, or in another database than the one open (see Settings)';
+    installFakeApi({ 'report.build': () => (gone ? { error: { code: 'NOT_FOUND', message } } : { ...report(), title: 'Suite 1 · quick' }) });
+    const w = mountIt(ReportView, { selection: { suiteIds: [1] }, back: true });
+    await flush();
+    expect(w.get('[data-test=report-title]').text()).toBe('Suite 1 · quick');
+    expect(w.find('[data-export]').exists()).toBe(true);
+    gone = true;
+    await w.get('input[name=includeIncomplete]').setValue(true); // any reload: the suite was deleted meanwhile
+    await flush();
+    expect(w.get('[data-test=report-title]').text()).toBe('Suite 1 not found');
+    expect(w.text()).toContain(message);
+    expect(w.text()).not.toContain('trial(s) of the selection');
+    expect(w.find('[data-export]').exists()).toBe(false);
+    expect(w.find('[data-test=tier-table]').exists()).toBe(false); // the old report is gone
   });
 });
 

@@ -12,7 +12,7 @@ import { etaSeconds, rowsFromPlan, useSuiteStore } from '../../../src-renderer/s
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
-import { appInfo, hardware, plan } from './fixtures.ts';
+import { appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 let wrappers: VueWrapper[] = [];
@@ -95,6 +95,57 @@ describe('hardware step', () => {
     await flush();
     expect(w2.get('[role=alert]').text()).toContain('systeminformation exploded');
   });
+
+  it('a failed detection clears the last directory\'s results, and Next waits for a detection of the directory in the field', async () => {
+    const notWritable = { level: 'error' as const, code: 'not-writable', message: 'The cache directory /ro is not writable.' };
+    installFakeApi({
+      'hardware.detect': (r) =>
+        r.cacheDir === '/etc'
+          ? { error: { code: 'VALIDATION', message: 'the cache directory cannot be a system directory: /etc' } }
+          : { hardware: hardware(), advice: r.cacheDir === '/ro' ? [notWritable] : [] },
+    });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/tmp/kvbench-cache';
+    const w = mountIt(HardwareStep);
+    await flush();
+    const next = (): boolean => w.get('[data-test=to-plan]').attributes('disabled') === undefined;
+    expect(next()).toBe(true);
+    expect(w.text()).toContain('Free space');
+
+    // Another directory typed, not yet detected: what is shown is marked as the old one's, and Next waits.
+    await w.get('input[name=cacheDir]').setValue('/etc');
+    expect(w.get('[data-test=hardware-stale]').text()).toContain('/tmp/kvbench-cache');
+    expect(next()).toBe(false);
+
+    // Detected and refused: nothing of /tmp/kvbench-cache stays on screen as if it were /etc's.
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('cannot be a system directory: /etc');
+    expect(w.text()).not.toContain('Free space');
+    expect(w.find('[data-test=hardware-stale]').exists()).toBe(false);
+    expect(next()).toBe(false);
+
+    // A not-writable directory, then a failed detection: its blocking advice goes with it, and Next stays off.
+    await suite.detect('/ro');
+    await flush();
+    expect(w.text()).toContain('is not writable');
+    expect(next()).toBe(false);
+    await suite.detect('/etc');
+    await flush();
+    expect(w.text()).not.toContain('is not writable');
+    expect(next()).toBe(false);
+
+    // An empty field is no directory either.
+    await suite.detect('/tmp/kvbench-cache');
+    await flush();
+    expect(next()).toBe(true);
+    await w.get('input[name=cacheDir]').setValue('');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('Enter the directory');
+    expect(next()).toBe(false);
+    expect(suite.hardwareUsable).toBe(false);
+  });
 });
 
 describe('plan step', () => {
@@ -169,6 +220,74 @@ describe('plan step', () => {
     await flush();
     expect(fake.callsOf('suite.start')).toEqual([{ ...fake.callsOf('suite.plan').at(-1)!, label: null }]);
     expect(fake.callsOf('suite.start')[0]).toMatchObject({ profile: 'smoke', warmUpS: 5 });
+  });
+
+  it('says under a number field what is wrong with it and blocks Start, never planning a value other than the one shown', async () => {
+    const fake = installFakeApi({ 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const startDisabled = (): boolean => w.get('[data-test=start-suite]').attributes('disabled') !== undefined;
+    const settle = async (): Promise<void> => {
+      await new Promise((r) => setTimeout(r, 300)); // the form re-plans after a pause
+      await flush();
+    };
+    const type = async (name: string, text: string): Promise<void> => {
+      await w.get(`input[name=${name}]`).setValue(text);
+      await w.get(`input[name=${name}]`).trigger('change');
+      await settle();
+    };
+    const fieldOf = (name: string) => w.get(`input[name=${name}]`).element.closest('label')!;
+    const input = (name: string) => w.get(`input[name=${name}]`).element as HTMLInputElement;
+    expect(startDisabled()).toBe(false);
+    const plans = fake.callsOf('suite.plan').length;
+
+    // A stray minus in the capacity is not "0 = 95 % of the free space".
+    await type('storageCapacityGb', '-5');
+    expect(fieldOf('storageCapacityGb').textContent).toContain('Storage tier capacity must be a number of GiB, 0 or more');
+    expect(input('storageCapacityGb').value).toBe('-5');
+    expect(input('storageCapacityGb').getAttribute('aria-invalid')).toBe('true');
+    expect(suite.form.storageCapacityGb).toBeNull();
+    expect(startDisabled()).toBe(true);
+    expect(w.get('[data-test=form-problems]').text()).toContain('Fix the fields marked above');
+    expect(fake.callsOf('suite.plan')).toHaveLength(plans); // nothing planned from it
+    await type('storageCapacityGb', '2');
+    expect(fieldOf('storageCapacityGb').querySelector('.field-problem')).toBeNull();
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ storageCapacityGb: 2 });
+    expect(startDisabled()).toBe(false);
+
+    // A negative warm-up is refused as typed, not planned as 0 behind a field that says -3.
+    await type('warmUpS', '-3');
+    expect(fieldOf('warmUpS').textContent).toContain('Warm-up must be a whole number of seconds from 0 to 3600');
+    expect(startDisabled()).toBe(true);
+    // An empty warm-up is none: the field says 0, the value planned, though the form's value did not change.
+    await type('warmUpS', '');
+    expect(input('warmUpS').value).toBe('0');
+    expect(fieldOf('warmUpS').querySelector('.field-problem')).toBeNull();
+    expect(startDisabled()).toBe(false);
+    await type('warmUpS', '1.5');
+    expect(fieldOf('warmUpS').textContent).toContain('whole number');
+    await type('warmUpS', '007');
+    expect(input('warmUpS').value).toBe('7');
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ warmUpS: 7 });
+
+    // An empty trials field is caught here, in words about the field, not as the validator's output.
+    await type('trials', '');
+    expect(fieldOf('trials').textContent).toContain('Enter how many trials to run per scenario');
+    expect(w.text()).not.toMatch(/Invalid input|expected number|✖/);
+    expect(startDisabled()).toBe(true);
+    await suite.start();
+    expect(fake.callsOf('suite.start')).toEqual([]);
+    await type('trials', '4');
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ trials: 4 });
+
+    // The cache directory emptied on this step is said next to it too.
+    await w.get('input[name=planCacheDir]').setValue('');
+    await settle();
+    expect(fieldOf('planCacheDir').textContent).toContain('Enter the cache directory');
+    expect(fake.callsOf('suite.plan').every((r) => (r as { cacheDir: string }).cacheDir !== '')).toBe(true);
+    expect(startDisabled()).toBe(true);
   });
 
   it('refuses to start a suite that does not fit, and says why', async () => {
@@ -283,6 +402,55 @@ describe('run step', () => {
     expect(w.get('[data-test=overall-bar]').classes()).toContain('ok');
   });
 
+  it('a cancel while the hardware is detected is the user\'s choice: no failure, nothing to resume, back to the plan', async () => {
+    let answer: ((v: unknown) => void) | undefined;
+    const fake = installFakeApi({
+      'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }),
+      // The first start waits for its answer: the cancel's refusal (the fake passes { error } on as one).
+      'suite.start': () => (answer ? { suiteId: 8 } : (new Promise((resolve) => (answer = resolve)) as never)),
+      'suite.cancel': () => ({ cancelled: true }),
+    });
+    const suite = useSuiteStore();
+    suite.cacheDir = '/mnt/nvme/kv';
+    await suite.replan();
+    const started = suite.start();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Detecting hardware and probing the drive …' });
+    await flush();
+    await w.get('[data-test=cancel-preparation]').trigger('click');
+    await flush();
+    // The dialog says what a cancel does now: nothing was stored, so nothing is kept or resumed.
+    const dialog = document.body.textContent ?? '';
+    expect(dialog).toContain('No trial has run yet');
+    expect(dialog).toContain('nothing is stored');
+    expect(dialog).not.toContain('resume');
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(fake.callsOf('suite.cancel')).toHaveLength(1);
+    // The backend says so twice: the event, and the answer to suite.start.
+    suite.handleEvent({ type: 'suite.failed', suiteId: null, error: { code: 'CANCELLED', message: 'cancelled before the first trial' } });
+    answer!({ error: { code: 'CANCELLED', message: 'cancelled before the first trial' } });
+    await started;
+    await flush();
+    expect(suite.phase).toBe('not-started');
+    expect(w.get('[data-test=not-started]').text()).toContain('Cancelled before anything ran: no suite was created and nothing was stored.');
+    expect(w.find('[role=alert]').exists()).toBe(false);
+    expect(w.find('.badge.failed').exists()).toBe(false);
+    expect(w.find('[data-test=trial-table]').exists()).toBe(false);
+    expect(w.find('[data-test=view-report]').exists()).toBe(false);
+    await w.get('[data-test=not-started] button').trigger('click');
+    expect(suite.step).toBe('plan');
+    expect(suite.planCurrent).toBe(true); // the plan is still there, to start again
+
+    // Started again, the running suite's cancel still says what it keeps.
+    await suite.start();
+    suite.handleEvent({ type: 'suite.started', suiteId: 8, resumed: false, total: 4, estimatedSeconds: 22 });
+    await flush();
+    await w.get('[data-test=cancel-suite]').trigger('click');
+    await flush();
+    expect(document.body.textContent).toContain('partial results are kept');
+  });
+
   it('fetches the plan of a suite started elsewhere (another tab), keeping the events that arrive meanwhile', async () => {
     let answer!: (v: ResponseOf<'suite.status'>) => void;
     const fake = installFakeApi({ 'suite.status': () => new Promise((resolve) => (answer = resolve)) });
@@ -307,6 +475,72 @@ describe('run step', () => {
     expect(rows[1]).toContain('running'); // t1, which only the stream had
     expect(rows[2]).toContain('≈ 6 s');
     expect(w.get('[data-test=eta]').text()).toMatch(/≈ 1[67] s/);
+  });
+
+  it('after the server restarted mid-run, shows the suite as interrupted, as stored: the aborted trial, the rest not run, a pointer to Resume', async () => {
+    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
+    const reason = 'interrupted: the runner process 4242 on lab1 ended while this trial was running (killed or crashed); found at the next start';
+    const fake = installFakeApi({
+      'suite.status': () => idle,
+      'suites.list': () => [suiteRecord('finished', 6), suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
+      'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: reason, wallMs: 10_200, metrics: {} })], total: 1 }),
+    });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    await flush();
+    // The server is killed and comes back: the page reconnects and finds the backend idle.
+    await suite.attach();
+    await flush();
+    expect(fake.callsOf('history.list')).toEqual([{ selection: { suiteIds: [7] }, sort: { key: 'id', dir: 'asc' }, limit: 5000 }]);
+    expect(suite.phase).toBe('interrupted');
+    expect(w.get('h2 .badge').text()).toBe('interrupted');
+    const outcome = w.get('[data-test=outcome]');
+    expect(outcome.classes()).toContain('warn');
+    expect(outcome.text()).not.toContain('✓');
+    expect(outcome.text()).toContain('Suite 7 was interrupted (the server stopped while it ran): 0 complete, 0 partial, 0 failed, 1 aborted, 3 not run.');
+    expect(outcome.text()).toContain('resume the suite from History → Suites');
+    expect(w.get('[data-test=overall-bar]').classes()).toContain('warn');
+    expect(w.get('[data-test=eta]').text()).toBe('0 s');
+    expect(w.findAll('[data-test=trial-table] tbody .badge').map((b) => b.text())).toEqual(['aborted', 'not run', 'not run', 'not run']);
+    const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
+    expect(rows[0]).toContain('interrupted: the runner process 4242');
+    expect(rows.some((r) => r.includes('≈'))).toBe(false); // no queued trial's estimate left
+    await w.get('[data-test=open-history]').trigger('click');
+    expect(window.location.hash).toBe('#/history');
+  });
+
+  it('after a lost connection, a suite that ended cleanly meanwhile is finished, with its stored trials; one still being prepared is not claimed to have run', async () => {
+    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
+    const done = (i: number, scenarioId: string) => trial(11 + i, { suiteId: 7, scenarioId, trialIndex: i % 2, wallMs: 5500 });
+    installFakeApi({
+      'suite.status': () => idle,
+      'suites.list': () => [suiteRecord('finished', 7, { finishedAt: new Date().toISOString(), trialCounts: { running: 0, complete: 4, partial: 0, failed: 0, aborted: 0 } })],
+      'history.list': () => ({ trials: [done(0, 'cpu-only'), done(1, 'cpu-only'), done(2, 'storage-only'), done(3, 'storage-only')], total: 4 }),
+    });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('finished');
+    expect(w.get('[data-test=outcome]').classes()).toContain('ok');
+    expect(w.get('[data-test=trials-done]').text()).toBe('4 / 4');
+    expect(w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text()).every((r) => r.includes('complete'))).toBe(true);
+
+    setActivePinia(createPinia());
+    installFakeApi({ 'suite.status': () => idle });
+    const prepared = useSuiteStore();
+    const w2 = mountIt(RunStep);
+    prepared.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' });
+    await prepared.attach();
+    await flush();
+    expect(prepared.phase).toBe('not-started');
+    expect(w2.get('[data-test=not-started]').text()).toContain('no longer running');
+    expect(w2.find('[data-test=outcome]').exists()).toBe(false);
   });
 
   it('after a reload, counts the elapsed time from the suite\'s own start', async () => {
@@ -377,5 +611,22 @@ describe('run step', () => {
     rows[0].wallMs = 11_000; // twice the estimate
     rows[1].status = 'running';
     expect(etaSeconds(rows, rows[1].key, 1.5)).toBeCloseTo(2 * (4 + 5.5 + 5.5));
+  });
+
+  it('corrects the time left only by trials that ran to their end, not by one that crashed early', () => {
+    const rows = rowsFromPlan(plan());
+    rows[0].status = 'failed';
+    rows[0].wallMs = 1_000; // a crash after 1 s of a 5.5 s trial
+    rows[1].status = 'aborted';
+    rows[1].wallMs = 500;
+    rows[2].status = 'running';
+    expect(etaSeconds(rows, rows[2].key, 1.5)).toBeCloseTo(4 + 5.5); // the plan's own estimate, not halved
+    rows[2].status = 'partial';
+    rows[2].wallMs = 2_000; // stopped at its wall-clock limit: not a full trial either
+    expect(etaSeconds(rows, null, 0)).toBeCloseTo(5.5);
+    rows[3].status = 'complete';
+    rows[3].wallMs = 11_000; // twice its estimate: that one does say something
+    rows.push({ ...rows[3], key: 'extra', status: 'queued', wallMs: null });
+    expect(etaSeconds(rows, null, 0)).toBeCloseTo(2 * 5.5);
   });
 });

@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
 import { CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { referenceResultsNew, removeTempDirs } from '../store/fixtures.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
 
@@ -131,6 +133,26 @@ describe('backend', () => {
     expect(Buffer.from(xlsx.dataBase64, 'base64').subarray(0, 2).toString()).toBe('PK');
   });
 
+  it('answers a report or export of a suite that is not in the database with NOT_FOUND, not an empty selection', async () => {
+    const t = await make();
+    const started = ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number };
+    await t.waitFor('suite.finished');
+    const unknown = started.suiteId + 41;
+    expect(await t.backend.invoke('report.build', { selection: { suiteIds: [unknown] } })).toEqual({
+      ok: false,
+      error: { code: 'NOT_FOUND', message: `Suite ${unknown} not found: deleted, or in another database than the one open (see Settings)` },
+    });
+    expect(await t.backend.invoke('report.build', { selection: { suiteIds: [started.suiteId, unknown] } })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringContaining(`Suite ${unknown} not found`) } });
+    for (const format of ['csv', 'xlsx', 'json'] as const) {
+      expect(await t.backend.invoke('export.create', { selection: { suiteIds: [unknown] }, format }), format).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+    }
+    // A suite that exists, and a selection naming none, are reported as before.
+    expect(ok(await t.backend.invoke('report.build', { selection: { suiteIds: [started.suiteId] } }))).toMatchObject({ trialCount: 2 });
+    expect(ok(await t.backend.invoke('report.build', { selection: { statuses: ['failed'] } }))).toMatchObject({ trialCount: 0 });
+    ok(await t.backend.invoke('suites.delete', { id: started.suiteId }));
+    expect(await t.backend.invoke('report.build', { selection: { suiteIds: [started.suiteId] } })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+
   it('cancels a running suite: the trial keeps its partial results as aborted', async () => {
     const t = await make({ behaviours: ['hang'] });
     const { suiteId } = ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir))) as { suiteId: number };
@@ -202,6 +224,29 @@ describe('backend', () => {
     fs.symlinkSync('/dev/shm', link);
     expect(await t.backend.invoke('suite.resume', { suiteId })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('cannot be a system directory: /dev/shm') } });
     expect(detected).toHaveLength(1);
+  });
+
+  it('says a file given as the cache directory is a file, before detection, planning or a suite starts', async () => {
+    const detected: string[] = [];
+    const { fakeHardware } = await import('../store/fixtures.ts');
+    const t = await make({
+      detect: async (cd) => {
+        detected.push(cd);
+        return fakeHardware({ hostname: 'lab-a' });
+      },
+    });
+    const file = path.join(t.dir, 'afile');
+    fs.writeFileSync(file, 'not a directory\n');
+    const isAFile = { ok: false, error: { code: 'VALIDATION', message: `${file} is a file: the cache directory must be a directory (one that does not exist yet is created)` } };
+    expect(await t.backend.invoke('hardware.detect', { cacheDir: file })).toEqual(isAFile);
+    expect(await t.backend.invoke('suite.plan', smokeRequest(file))).toEqual(isAFile);
+    expect(await t.backend.invoke('suite.start', smokeRequest(file))).toEqual(isAFile);
+    expect(await t.backend.invoke('hardware.detect', { cacheDir: path.join(file, 'cache') })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: `${file} is a file, so the cache directory ${path.join(file, 'cache')} cannot be created in it` },
+    });
+    expect(detected).toEqual([]);
+    expect(fs.readFileSync(file, 'utf8')).toBe('not a directory\n');
   });
 
   it('report and export: one group per system, each against the probe stored with its own trials', async () => {
@@ -409,6 +454,36 @@ describe('backend', () => {
       for (const n of fs.readdirSync('/dev/shm').filter((x) => x.startsWith(`kvbench-settings-${process.pid}`))) fs.rmSync(path.join('/dev/shm', n), { force: true });
       if (!etcHadIt) for (const ext of ['', '-wal', '-shm']) fs.rmSync(`/etc/kvbench.db${ext}`, { force: true });
     }
+  });
+
+  it('tells the app\'s users to choose another database in Settings, not with a CLI flag; the CLI keeps its --db', async () => {
+    const t = await make();
+    const notSqlite = path.join(t.dir, 'notadb.db');
+    fs.writeFileSync(notSqlite, 'hello, I am a text file\n');
+    const refused = await t.backend.invoke('settings.update', { databasePath: notSqlite });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'DB_CORRUPT', message: expect.stringContaining('move it away or choose another database in Settings.') } });
+    expect(JSON.stringify(refused)).not.toContain('--db');
+    const foreign = path.join(t.dir, 'foreign.db');
+    const db = openDatabase(foreign);
+    db.exec('CREATE TABLE notes (body TEXT)');
+    db.close();
+    const other = await t.backend.invoke('settings.update', { databasePath: foreign });
+    expect(other).toMatchObject({ ok: false, error: { code: 'DB_FOREIGN', message: expect.stringContaining('choose another database in Settings.') } });
+    expect(JSON.stringify(other)).not.toContain('--db');
+
+    await t.backend.close();
+    open.splice(0);
+    const { createBackend } = await import('../../../src-main/server/backend.ts');
+    const b = await createBackend({ mode: 'browser', settingsFile: path.join(t.dir, 's2.json'), defaults: { databasePath: notSqlite, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' } });
+    try {
+      const info = ok(await b.invoke('app.info', {})) as { databaseError: { message: string } };
+      expect(info.databaseError.message).toContain('in Settings');
+      expect(info.databaseError.message).not.toContain('--db');
+    } finally {
+      await b.close();
+    }
+    // The same refusal on the command line names the flag.
+    expect(() => openStore(notSqlite)).toThrow('move it away or choose another database with --db.');
   });
 
   it('starts without a usable database and says so, instead of failing', async () => {
