@@ -8,9 +8,9 @@
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
-import { METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
-import { describeConfig, optionValue } from '../store/results-ingest.ts';
+import { configKey, describeConfig, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 
@@ -193,6 +193,7 @@ export interface TierRow {
   driveLabel: string | null;
   gpuMemGb: number | null;
   cpuMemGb: number | null;
+  numUsers: number | null;
   n: number;
   wallClockTokPerS: number | null;
   storageTokPerS: number | null;
@@ -200,6 +201,8 @@ export interface TierRow {
   speedupWallClock: number | null;
   /** Median storage throughput (the reference's metric, as in seeds/003) ÷ storage-only's. */
   speedupStorageMetric: number | null;
+  /** Why this row has no speedup (no storage-only run of its configuration); null when it has one. */
+  baselineNote: string | null;
   gpuReadP95Ms: number | null;
   cpuReadP95Ms: number | null;
   storageReadP95Ms: number | null;
@@ -305,8 +308,26 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
 const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
   a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source;
 
-/** What a row and the storage-only row it is compared with must share. */
-const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
+/** The tier layout: what a row may differ in from the storage-only row it is compared with. */
+const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
+
+/**
+ * A configuration apart from its tier layout: the configuration key of the options without the tier
+ * budgets. A speedup is only a speedup between runs that differ in nothing else (users, duration,
+ * warm-up, I/O chunk and depth …); null for a configuration that is not known (an import without
+ * --run-flags), which matches nothing.
+ */
+function configApartFromTiers(s: ScenarioSummary): string | null {
+  if (Object.keys(s.options).length === 0) return null;
+  return configKey(Object.fromEntries(Object.entries(s.options).filter(([k]) => !TIER_LAYOUT_KEYS.includes(k))));
+}
+
+/** The workload options (other than the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
+function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
+  const keys = [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET].filter((k) => !TIER_LAYOUT_KEYS.includes(k));
+  const show = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+  return keys.filter((k) => show(optionValue(a.options, k)) !== show(optionValue(b.options, k))).map((k) => `${k} ${show(optionValue(a.options, k))} vs ${show(optionValue(b.options, k))}`);
+}
 
 /**
  * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
@@ -317,12 +338,25 @@ const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
 export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource, stated: StatedBandwidth | null = null): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
   const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
-  // One suite's scenarios share model, duration and generation mode; a report over several suites
-  // holds several storage-only rows, and each row's speedup is against the one of its own kind,
-  // measured on the same system and drive.
+  // Each row's speedup is against the storage-only run of its own configuration apart from the tier
+  // budgets, on the same system and drive: a storage-only row with other users, warm-up or I/O
+  // options (another suite, or the suite's high-user scenarios) would make the ratio say how the
+  // load differs, not what the tiers do. A storage-only row is its own baseline.
   const baselines = rows.filter((s) => s.scenarioId === 'storage-only');
-  const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
-    baselines.find((b) => placeKey(b) === placeKey(s) && SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
+  const baselineFor = new Map<ScenarioSummary, { base: ScenarioSummary | null; note: string | null }>(
+    rows.map((s) => {
+      if (s.scenarioId === 'storage-only') return [s, { base: s, note: null }];
+      const own = configApartFromTiers(s);
+      if (own === null) return [s, { base: null, note: 'configuration unknown (imported without --run-flags): no storage-only run to compare with' }];
+      const here = baselines.filter((b) => placeKey(b) === placeKey(s));
+      const same = here.filter((b) => configApartFromTiers(b) === own);
+      if (same.length === 1) return [s, { base: same[0], note: null }];
+      if (same.length > 1) return [s, { base: null, note: `${same.length} storage-only runs of this configuration differ only in their tier budgets: no single baseline` }];
+      const nearest = here.filter((b) => configApartFromTiers(b) !== null).map((b) => differingOptions(s, b)).sort((x, y) => x.length - y.length)[0];
+      return [s, { base: null, note: `no storage-only run of this configuration${nearest ? ` (the nearest differs in ${nearest.join(', ')})` : ''}` }];
+    }),
+  );
+  const baselineOf = (s: ScenarioSummary): ScenarioSummary | null => baselineFor.get(s)!.base;
   const baseline = baselines[0] ?? null;
   if (stated && spansSeveralPlaces(rows)) {
     throw new StatedBandwidthRefused('a stated bandwidth describes one drive, and these rows span several systems or drives: report one of them (--suite, --system)');
@@ -335,8 +369,14 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there`);
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
-  const orphans = baseline ? rows.filter((s) => baselineOf(s) === null).length : 0;
-  if (orphans > 0) notes.push(`${orphans} row(s) have no storage-only scenario of the same model, duration and generation mode${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`);
+  const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
+  if (orphans.length > 0) {
+    notes.push(
+      `${orphans.length} row(s) have no storage-only run of the same configuration apart from the tier budgets (users, duration, warm-up, I/O options …)` +
+        `${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`,
+    );
+    for (const s of orphans) notes.push(`${s.scenarioId}, ${s.configDescription}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${baselineFor.get(s)!.note}`);
+  }
   const unprobed = rows.filter((s) => limitsOf.get(s)!.readBytesPerS === null).length;
   if (unprobed > 0 && unprobed === rows.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
   else if (unprobed > 0) notes.push(`${unprobed} row(s) have no bandwidth probe of their drive: no storage efficiency there (run the suite with its probe, or kvbench hw --probe)`);
@@ -358,11 +398,13 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       driveLabel: s.driveLabel,
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
+      numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
       n: s.trialIds.length,
       wallClockTokPerS: tok,
       storageTokPerS: stok,
       speedupWallClock: base ? ratio(tok, med(base, 'wall_clock_throughput_tok_per_s')) : null,
       speedupStorageMetric: base ? ratio(stok, med(base, 'storage_throughput_tok_per_s')) : null,
+      baselineNote: baselineFor.get(s)!.note,
       gpuReadP95Ms: med(s, 'gpu_read_p95_ms'),
       cpuReadP95Ms: med(s, 'cpu_read_p95_ms'),
       storageReadP95Ms: med(s, 'storage_read_p95_ms'),

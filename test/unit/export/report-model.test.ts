@@ -68,7 +68,7 @@ describe('scenario report', () => {
     // One system and drive (one suite): the output is as it always was, nothing named.
     const single = buildScenarioReport(ts.slice(0, 3));
     expect(formatScenarioReport(single)).not.toContain('— on ');
-    expect(formatTierComparison(buildTierComparison(single, null))).toMatch(/^scenario\s+GPU/m);
+    expect(formatTierComparison(buildTierComparison(single, null))).toMatch(/^scenario\s+users\s+GPU/m);
   });
 
   it('flags aggregated trials whose storage reads the device did not serve', () => {
@@ -176,11 +176,47 @@ describe('tier comparison', () => {
       'cpu-only llama3.1-8b': 5,
       'cpu-only llama3.1-70b-instruct': null,
     });
-    expect(t.notes).toContain('1 row(s) have no storage-only scenario of the same model, duration and generation mode: no speedup');
+    expect(t.notes).toContain('1 row(s) have no storage-only run of the same configuration apart from the tier budgets (users, duration, warm-up, I/O options …): no speedup');
+    expect(t.notes.join('\n')).toMatch(/^cpu-only, llama3\.1-70b-instruct, .*: no storage-only run of this configuration \(the nearest differs in model llama3\.1-70b-instruct vs llama3\.1-8b\)$/m);
     expect(formatTierComparison(t)).toMatch(/^Tier comparison \(medians across complete trials;/);
     const withPartial = buildTierComparison(buildScenarioReport(ts, { includeIncomplete: true }), null);
     expect(formatTierComparison(withPartial)).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
   });
+
+  it('each row is measured against the storage-only run of its own configuration apart from the tier budgets: other users or warm-up are no baseline', () => {
+    // review #1: two suites on one system differing only in users; the 50-user rows were measured against the 4-user storage-only one.
+    const opts = (numUsers: number, cpuMemGb: number, extra: Record<string, unknown> = {}) => ({ model: 'tiny-1b', numUsers, cpuMemGb, gpuMemGb: 0, duration: 3, generationMode: 'fast', ...extra });
+    const ts = [
+      ...[100, 100].map((v) => trial({ scenario: 'storage-only', configKey: 's4', options: opts(4, 0.125), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[200, 200].map((v) => trial({ scenario: 'cpu-only', configKey: 'c4', options: opts(4, 1), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[1000, 1000].map((v) => trial({ scenario: 'storage-only', configKey: 's50', options: opts(50, 0.125), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[1500, 1500].map((v) => trial({ scenario: 'cpu-only', configKey: 'c50', options: opts(50, 1), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      // A suite with a warm-up has no storage-only run of its own here: no speedup, not one against the suites without.
+      trial({ scenario: 'cpu-only', configKey: 'c4w', options: opts(4, 1, { warmUp: 30 }), metrics: { wall_clock_throughput_tok_per_s: 300 } }),
+      // An import without --run-flags: its configuration is unknown, so it matches no baseline.
+      trial({ scenario: 'cpu-only', configKey: 'unknown-abc', options: {}, metrics: { wall_clock_throughput_tok_per_s: 5000 } }),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), null);
+    const speedups = t.rows.map((r) => [r.scenarioId, r.numUsers, r.speedupWallClock]);
+    expect(speedups).toEqual([
+      ['cpu-only', null, null],
+      ['cpu-only', 4, 2],
+      ['cpu-only', 4, null],
+      ['cpu-only', 50, 1.5],
+      ['storage-only', 4, 1],
+      ['storage-only', 50, 1],
+    ]);
+    expect(t.rows[0].baselineNote).toMatch(/^configuration unknown \(imported without --run-flags\)/);
+    expect(t.rows[2].baselineNote).toBe('no storage-only run of this configuration (the nearest differs in warmUp 30 vs 0)');
+    expect(t.rows[1].baselineNote).toBeNull();
+    const text = formatTierComparison(t);
+    // The rows of one scenario are told apart: their users and their configuration are shown.
+    expect(text).toMatch(/^scenario\s+configuration\s+users\s+GPU\s+CPU/m);
+    expect(text).toMatch(/^cpu-only\s+tiny-1b, 50u, .*\s50\s+0\s+1\s+2\s+1,500\s+1\.50x/m);
+    expect(text).toMatch(/^storage-only\s+tiny-1b, 50u, .*\s50\s+0\s+0\.125\s+2\s+1,000\s+1\.00x/m);
+    expect(text).toMatch(/^note: cpu-only, tiny-1b, 4u, .*: no storage-only run of this configuration \(the nearest differs in warmUp 30 vs 0\)$/m);
+  });
+
   it('each row\'s efficiency is against its own trials\' snapshot; the text lists each system\'s limits', () => {
     const ts = [
       trial({ scenario: 'storage-only', system: 'lab1', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
