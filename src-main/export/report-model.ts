@@ -469,6 +469,9 @@ export interface ConfigComparison {
   key: string;
   scenarioId: string;
   description: string;
+  /** The system and drive each side's trials ran on (placeLabel): one each, never a pool of drives. */
+  placeA: string;
+  placeB: string;
   cpuMemGb: number | null;
   model: string | null;
   numUsers: number | null;
@@ -531,8 +534,16 @@ function winner(def: MetricDefinition, a: number | null, b: number | null): Conf
   return (def.better === 'higher') === a > b ? 'a' : 'b';
 }
 
-function compareConfigs(def: MetricDefinition, pairs: readonly { key: string; a: TrialRecord[]; b: TrialRecord[] }[]): ConfigComparison[] {
-  return pairs.map(({ key, a, b }) => {
+interface MatchedPair {
+  key: string;
+  a: TrialRecord[];
+  b: TrialRecord[];
+  /** A side of this configuration spans several drives: the description names each side's. */
+  severalPlaces: boolean;
+}
+
+function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {
+  return pairs.map(({ key, a, b, severalPlaces }) => {
     const first = a[0] ?? b[0];
     const ga = aggregate(a.map((t) => t.metrics[def.key]));
     const gb = aggregate(b.map((t) => t.metrics[def.key]));
@@ -541,7 +552,9 @@ function compareConfigs(def: MetricDefinition, pairs: readonly { key: string; a:
     return {
       key,
       scenarioId: first.scenarioId,
-      description: describeConfig(first.options),
+      description: `${describeConfig(first.options)}${severalPlaces ? ` — A on ${placeLabel(a[0])}, B on ${placeLabel(b[0])}` : ''}`,
+      placeA: placeLabel(a[0]),
+      placeB: placeLabel(b[0]),
       cpuMemGb: typeof first.options.cpuMemGb === 'number' ? first.options.cpuMemGb : null,
       model: typeof first.options.model === 'string' ? first.options.model : null,
       numUsers: typeof first.options.numUsers === 'number' ? first.options.numUsers : null,
@@ -622,19 +635,30 @@ export function buildSystemComparison(
 ): SystemComparison {
   const match = opts.match ?? 'config';
   const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
-  const group = (ts: readonly TrialRecord[]): Map<string, TrialRecord[]> => {
-    const m = new Map<string, TrialRecord[]>();
+  // Per configuration, then per system and drive: a system whose configuration ran on two drives
+  // has two measurements of it, and pooling them would hide the drives' difference (3× can come
+  // out as a tie). Each drive is compared on its own, as the scenario report keeps them apart.
+  const group = (ts: readonly TrialRecord[]): Map<string, Map<string, TrialRecord[]>> => {
+    const m = new Map<string, Map<string, TrialRecord[]>>();
     for (const t of ts) {
       if (t.status !== 'complete') continue;
-      let g = m.get(keyOf(t));
-      if (!g) m.set(keyOf(t), (g = []));
+      let byPlace = m.get(keyOf(t));
+      if (!byPlace) m.set(keyOf(t), (byPlace = new Map()));
+      let g = byPlace.get(placeKey(t));
+      if (!g) byPlace.set(placeKey(t), (g = []));
       g.push(t);
     }
     return m;
   };
   const ga = group(a.trials);
   const gb = group(b.trials);
-  const pairs = [...ga.keys()].filter((k) => gb.has(k)).map((k) => ({ key: k, a: ga.get(k)!, b: gb.get(k)! }));
+  const pairs: MatchedPair[] = [...ga.keys()]
+    .filter((k) => gb.has(k))
+    .flatMap((k) => {
+      const [pa, pb] = [ga.get(k)!, gb.get(k)!];
+      const severalPlaces = pa.size > 1 || pb.size > 1;
+      return [...pa].flatMap(([placeA, ta]) => [...pb].map(([placeB, tb]) => ({ key: severalPlaces ? `${k}\u0000${placeA}\u0000${placeB}` : k, a: ta, b: tb, severalPlaces })));
+    });
   pairs.sort((x, y) => scenarioOrder(x.a[0].scenarioId) - scenarioOrder(y.a[0].scenarioId) || x.key.localeCompare(y.key));
   const metricKeys = opts.metrics ?? COMPARISON_METRICS;
   const metrics = metricKeys
@@ -649,6 +673,15 @@ export function buildSystemComparison(
   if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
+  for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
+    const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));
+    if (spread.length === 0) continue;
+    const drives = [...new Set(spread.flatMap(([, places]) => [...places.values()].map((ts) => placeLabel(ts[0]))))].sort();
+    notes.push(
+      `${name} (${side.label}) ran ${spread.length} matched configuration(s) on several drives (${drives.join('; ')}): each drive is compared on its own row, never pooled, ` +
+        'so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
+    );
+  }
   return {
     a: { label: a.label, id: a.id, trials: a.trials.length },
     b: { label: b.label, id: b.id, trials: b.trials.length },
@@ -656,7 +689,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration: median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = |ln ratio| < √(CV_A² + CV_B²)',
+    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = |ln ratio| < √(CV_A² + CV_B²)',
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

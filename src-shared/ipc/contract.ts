@@ -274,6 +274,8 @@ export const ConfigComparisonSchema = z.object({
   key: z.string(),
   scenarioId: z.string(),
   description: z.string(),
+  placeA: z.string(),
+  placeB: z.string(),
   cpuMemGb: nnum,
   model: z.string().nullable(),
   numUsers: nnum,

@@ -356,6 +356,32 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.metrics[0].configs[0]).toMatchObject({ nA: 1, nB: 1, ratio: 1 });
   });
 
+  it('never pools a system\'s drives: a configuration A ran on two drives is compared once per drive, and a note says so', () => {
+    // review #2: 100 tok/s on one drive and 300 on the other pooled to a median of 200, a "tie" with B's 200.
+    const opts = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'fast' };
+    const a = [
+      ...[100, 100].map((v, i) => trial({ scenario: 'storage-only', system: 'SA', drive: 'slowdisk', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[300, 300].map((v, i) => trial({ scenario: 'storage-only', system: 'SA', drive: 'fastdisk', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } })),
+    ];
+    const b = [200, 200].map((v, i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    const rows = c.metrics[0].configs.map((x) => [x.placeA, x.placeB, x.nA, x.medianA, x.medianB, x.winner]);
+    expect(rows).toEqual([
+      ['SA · fastdisk label', 'SB', 2, 300, 200, 'a'],
+      ['SA · slowdisk label', 'SB', 2, 100, 200, 'b'],
+    ]);
+    expect(new Set(c.metrics[0].configs.map((x) => x.key)).size).toBe(2);
+    expect(c.matched).toBe(2);
+    expect(c.notes.join('\n')).toMatch(/^A \(SA\) ran 1 matched configuration\(s\) on several drives \(SA · fastdisk label; SA · slowdisk label\): each drive is compared on its own row, never pooled/m);
+    const text = formatComparison(c, { perConfig: true });
+    expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · fastdisk label, B on SB\s+2\s+2\s+300\s+200\s+1\.50x\s+A/);
+    expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · slowdisk label, B on SB\s+2\s+2\s+100\s+200\s+0\.50x\s+B/);
+    // One drive per side, as in a drive comparison: one row, described as before.
+    const one = buildSystemComparison({ label: 'SA', id: 'SA', trials: a.slice(0, 2) }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([['k', 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
+    expect(one.notes.join()).not.toMatch(/several drives/);
+  });
+
   it('matching by scenario compares suites planned on machines with different RAM', () => {
     const a = [trial({ scenario: 'cpu-only', system: 'a', configKey: 'ka', metrics: { wall_clock_throughput_tok_per_s: 2 } })];
     const b = [trial({ scenario: 'cpu-only', system: 'b', configKey: 'kb', metrics: { wall_clock_throughput_tok_per_s: 1 } })];

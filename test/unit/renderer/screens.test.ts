@@ -496,7 +496,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', withinNoise: false }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', withinNoise: false }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
