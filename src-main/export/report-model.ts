@@ -10,7 +10,7 @@ import { SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-
 import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
-import { configKey, describeConfig, optionValue } from '../store/results-ingest.ts';
+import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 
@@ -615,10 +615,12 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
  * What `--match scenario` matches: the scenario, and the options a suite does not derive from the
  * machine (model, duration, generation mode, the profile's kind of run); the machine-derived tier
  * budgets, user counts and storage capacity may differ. So a smoke suite never pools with a
- * standard one, nor an imported trial with another configuration.
+ * standard one, nor an imported trial with another configuration. A trial of unknown configuration
+ * (imported without --run-flags) keeps its own key: the defaults are no guess at how it ran.
  */
 function scenarioMatchKey(t: TrialRecord): string {
-  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map((k) => optionValue(t.options, k)), t.scenarioId === 'imported' ? t.configKey : null]);
+  const ownKey = t.scenarioId === 'imported' || isUnknownConfigKey(t.configKey);
+  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map((k) => optionValue(t.options, k)), ownKey ? t.configKey : null]);
 }
 
 const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutoscaling', 'autoscalerMode', 'warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion'] as const;
@@ -673,6 +675,10 @@ export function buildSystemComparison(
   if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
+    if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
+  }
   for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
     const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));
     if (spread.length === 0) continue;

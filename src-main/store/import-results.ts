@@ -3,14 +3,13 @@
 // options, so the configuration comes from the flags the user ran them with (`--run-flags`), or
 // from kvbench's own `kvbench.run_options` when present; without either, the trial is kept but
 // matches no other configuration.
-import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import type { ResultsFormat } from '../../src-shared/domain/store-types.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, statusFromResults } from './results-ingest.ts';
+import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, statusFromResults, unknownConfigKey } from './results-ingest.ts';
 import type { Store } from './store.ts';
 
 export interface ImportOptions {
@@ -116,7 +115,7 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       const format = detectFormat(p.results);
       const options = opts.options ?? optionsFromResults(p.results) ?? {};
       const known = Object.keys(options).length > 0;
-      const key = known ? configKey(options) : `unknown-${createHash('sha256').update(p.text).digest('hex').slice(0, 12)}`;
+      const key = known ? configKey(options) : unknownConfigKey(p.text);
       const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);
       const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
       const { status, reason } = statusFromResults(p.results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);

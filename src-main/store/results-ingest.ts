@@ -202,6 +202,19 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (isObj(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 }
 
+/**
+ * The key of a trial whose run options are unknown (a reference file imported without --run-flags):
+ * a digest of its own content, so it matches no configuration, whatever the defaults would say.
+ */
+export function unknownConfigKey(resultsText: string): string {
+  return `${UNKNOWN_CONFIG_PREFIX}${createHash('sha256').update(resultsText).digest('hex').slice(0, 12)}`;
+}
+
+const UNKNOWN_CONFIG_PREFIX = 'unknown-';
+
+/** Whether a trial's configuration is unknown (see unknownConfigKey). */
+export const isUnknownConfigKey = (key: string): boolean => key.startsWith(UNKNOWN_CONFIG_PREFIX);
+
 /** A stored trial's run option, or its default where the trial's options leave it out. */
 export function optionValue(options: Record<string, unknown>, key: string): unknown {
   return options[key] === undefined ? (DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>)[key] : options[key];

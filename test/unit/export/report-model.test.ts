@@ -4,6 +4,7 @@ import { formatComparison, formatScenarioReport, formatTierComparison } from '..
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware } from '../store/fixtures.ts';
+import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 
 let nextId = 1;
 function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number }): TrialRecord {
@@ -380,6 +381,18 @@ describe('system comparison (seeds/002, automated)', () => {
     const one = buildSystemComparison({ label: 'SA', id: 'SA', trials: a.slice(0, 2) }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([['k', 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
     expect(one.notes.join()).not.toMatch(/several drives/);
+  });
+
+  it('matching by scenario never matches a trial of unknown configuration (imported without --run-flags), not even with a run of the default options', () => {
+    // review #3: the unknown reference run was matched as if it had run with the defaults.
+    const defaults = { model: DEFAULT_RUN_OPTIONS.model, duration: DEFAULT_RUN_OPTIONS.duration, generationMode: DEFAULT_RUN_OPTIONS.generationMode, numUsers: 200, cpuMemGb: 0 };
+    const v = [50, 50].map((x, i) => trial({ scenario: 'storage-only', system: 'V', configKey: 'v', index: i, options: defaults, metrics: { wall_clock_throughput_tok_per_s: x } }));
+    const r = [400, 400].map((x, i) => trial({ scenario: 'storage-only', system: 'R', configKey: `unknown-00000000000${i}`, index: i, options: {}, metrics: { wall_clock_throughput_tok_per_s: x } }));
+    for (const match of ['scenario', 'config'] as const) {
+      const c = buildSystemComparison({ label: 'V', id: 'V', trials: v }, { label: 'R', id: 'R', trials: r }, { match, metrics: ['wall_clock_throughput_tok_per_s'] });
+      expect(c.matched, match).toBe(0);
+      expect(c.notes, match).toContain('B (R) has 2 complete trial(s) of unknown configuration (imported without --run-flags): they match nothing');
+    }
   });
 
   it('matching by scenario compares suites planned on machines with different RAM', () => {
