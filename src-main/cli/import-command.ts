@@ -9,7 +9,8 @@ export const IMPORT_USAGE = `Usage: kvbench import FILE... --system LABEL [--run
 
 Stores results JSON files written by the MLPerf KV-cache reference benchmark (kv-cache.py, any
 version) or by kvbench as trials of the named system, so they appear in history, reports and
-system comparisons.
+system comparisons. A file whose results are already stored (imported before, or stored by the
+suite that ran it) is not imported again, and says which trial holds it.
 
   --system LABEL       the system the files come from (created if new)
   --run-flags "FLAGS"  the kv-cache.py / kvbench run flags the files were produced with, e.g.
@@ -91,9 +92,14 @@ export async function importCommand(argv: string[]): Promise<number> {
           `imported ${f.file}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
         );
       }
+      for (const f of r.skipped) process.stdout.write(`not imported ${f.file}: ${f.message}\n`);
       for (const e of r.errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
       if (r.imported.length > 0) process.stdout.write(`system ${r.systemId} (${a.system}), suite ${r.suiteId}\n`);
-      return r.errors.length > 0 ? (r.imported.length > 0 ? 3 : 1) : 0;
+      else process.stderr.write(`kvbench import: ${r.errors.length === 0 ? 'nothing new was imported: every file is stored already' : 'nothing was imported'}\n`);
+      // Files stored before are no failure when others went in: re-running a command after fixing
+      // one bad file stores just that one. Nothing new at all is (1), as is any unreadable file (3).
+      if (r.imported.length === 0) return 1;
+      return r.errors.length > 0 ? 3 : 0;
     } catch (err) {
       process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
       return 1;

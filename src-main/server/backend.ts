@@ -647,6 +647,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           suiteId: res.suiteId,
           systemId: res.systemId,
           imported: res.imported.map((x) => ({ ...x, file: base(x.file) })),
+          skipped: res.skipped.map((x) => ({ ...x, file: base(x.file) })),
           errors: res.errors.map((x) => ({ ...x, file: base(x.file) })),
         };
       } finally {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import type { ResultsFormat } from '../../src-shared/domain/store-types.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, statusFromResults, unknownConfigKey } from './results-ingest.ts';
+import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, resultsDigest, statusFromResults, unknownConfigKey } from './results-ingest.ts';
 import type { Store } from './store.ts';
 
 export interface ImportOptions {
@@ -39,11 +39,20 @@ export interface ImportedFile {
   configKnown: boolean;
 }
 
+/** A file not imported because its results are stored already (an earlier import, a suite, or another file of this batch). */
+export interface SkippedFile {
+  file: string;
+  /** The stored trial with the same results; null when it is another file of this batch. */
+  trialId: number | null;
+  message: string;
+}
+
 export interface ImportResult {
   suiteId: number;
   /** Null when no file could be imported: nothing was written then, not even the system. */
   systemId: string | null;
   imported: ImportedFile[];
+  skipped: SkippedFile[];
   errors: { file: string; message: string }[];
 }
 
@@ -80,8 +89,10 @@ async function readResultsFile(file: string): Promise<ParsedFile> {
 
 /**
  * Imports every file; a file that cannot be read or parsed is reported and skipped, the others
- * still go in. The database part is one transaction: either every readable file is in, or (a full
- * disk, a lock held too long) none is, so a retry never duplicates trials.
+ * still go in. A file whose results are already stored (by content: an earlier import of it, the
+ * suite that produced it, or an identical file earlier in this batch) is skipped and said so: the
+ * same measurement twice would raise n and shrink the CV. The database part is one transaction:
+ * either every readable new file is in, or (a full disk, a lock held too long) none is.
  */
 export async function importResultsFiles(store: Store, files: readonly string[], opts: ImportOptions): Promise<ImportResult> {
   const parsed: ParsedFile[] = [];
@@ -94,8 +105,25 @@ export async function importResultsFiles(store: Store, files: readonly string[],
     }
   }
   const imported: ImportedFile[] = [];
-  if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, errors };
+  const skipped: SkippedFile[] = [];
+  if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
   return store.atomically(() => {
+    // Checked in the transaction that writes, so two imports of one file at once store it once.
+    const fresh: (ParsedFile & { digest: string })[] = [];
+    for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
+      const digest = resultsDigest(p.results);
+      const twin = fresh.find((f) => f.digest === digest);
+      const stored = twin ? null : store.trialWithResultsDigest(digest);
+      if (twin) skipped.push({ file: p.file, trialId: null, message: `the same results as ${twin.file}, imported now: not stored twice` });
+      else if (stored) {
+        skipped.push({
+          file: p.file,
+          trialId: stored.trialId,
+          message: `already stored as trial ${stored.trialId} (system ${stored.systemLabel}, suite ${stored.suiteId}): not imported again (delete that trial first to file it elsewhere)`,
+        });
+      } else fresh.push({ ...p, digest });
+    }
+    if (fresh.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
     const system = store.upsertImportedSystem(opts.systemLabel);
     const drive = opts.driveLabel ? store.upsertImportedDrive(system.id, opts.driveLabel) : null;
     const scenarioId = opts.scenarioId ?? 'imported';
@@ -104,14 +132,14 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       systemId: system.id,
       driveId: drive?.id ?? null,
       profile: 'import',
-      label: opts.suiteLabel ?? `import of ${parsed.length} file(s)`,
+      label: opts.suiteLabel ?? `import of ${fresh.length} file(s)`,
       source: 'import',
       plan: null,
       cacheDir: null,
       runner: null,
       status: 'finished',
     });
-    for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
+    for (const p of fresh) {
       const format = detectFormat(p.results);
       const options = opts.options ?? optionsFromResults(p.results) ?? {};
       const known = Object.keys(options).length > 0;
@@ -149,6 +177,6 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       });
       imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
     }
-    return { suiteId, systemId: system.id, imported, errors };
+    return { suiteId, systemId: system.id, imported, skipped, errors };
   });
 }

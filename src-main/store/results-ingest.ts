@@ -197,6 +197,14 @@ const APPLIES_WHEN: Partial<Record<string, (value: (k: string) => unknown) => bo
   burstTracePath: (v) => v('useBurstTrace') === true,
 };
 
+/**
+ * What identifies a results file's content: sha256 over its JSON with keys sorted, so a copy, a
+ * re-indented file or the results a suite stored and a file written from them give the same digest.
+ */
+export function resultsDigest(results: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(results)).digest('hex');
+}
+
 /** JSON with object keys sorted at every level, so equal values always give equal text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (isObj(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));

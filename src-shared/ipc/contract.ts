@@ -578,6 +578,8 @@ export const CONTRACT = {
       suiteId: int,
       systemId: z.string().nullable(),
       imported: z.array(z.object({ file: z.string(), trialId: int, format: z.enum(RESULTS_FORMATS), status: z.string(), reason: z.string().nullable(), configKnown: z.boolean() })),
+      /** Files whose results are stored already (trialId: the trial that holds them; null: another file of this import). */
+      skipped: z.array(z.object({ file: z.string(), trialId: int.nullable(), message: z.string() })),
       errors: z.array(z.object({ file: z.string(), message: z.string() })),
     }),
   },

@@ -237,7 +237,7 @@ describe('import dialog', () => {
 
   it('imports the chosen files once: after the import they are no longer chosen, also when the dialog is opened again', async () => {
     const fake = installFakeApi({
-      'import.results': (r) => ({ imported: r.files.map((f, i) => ({ file: f.name, trialId: 20 + i, format: 'reference-new' as const, status: 'complete', reason: null, configKnown: false })), errors: [], systemId: 'imp-1', suiteId: 3 }),
+      'import.results': (r) => ({ imported: r.files.map((f, i) => ({ file: f.name, trialId: 20 + i, format: 'reference-new' as const, status: 'complete', reason: null, configKnown: false })), skipped: [], errors: [], systemId: 'imp-1', suiteId: 3 }),
     });
     const w = mountIt(ImportDialog, { open: true });
     await choose(w, [new File(['{}'], 'trial1.json'), new File(['{}'], 'trial2.json')]);

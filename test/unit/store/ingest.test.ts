@@ -9,7 +9,7 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 import { CONFIG_MATCH_KEYS } from '../../../src-shared/domain/store-types.ts';
-import { kvbenchResults, referenceResultsMid, referenceResultsNew, removeTempDirs, tempDir } from './fixtures.ts';
+import { kvbenchResults, referenceResultsMid, referenceResultsNew, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 
 const GIB = 1024 ** 3;
 afterEach(() => removeTempDirs());
@@ -239,6 +239,66 @@ describe('import', () => {
       const r = await importResultsFiles(store, [rankFile(1, 4), rankFile(0, 1)], { systemLabel: 'x' });
       expect(r.imported.map((f) => path.basename(f.file))).toEqual(['r0of1.json']);
       expect(r.errors).toEqual([{ file: path.join(dir, 'r1of4.json'), message: expect.stringMatching(/^rank 1 of 4 of a multi-host run: one host's share, not a trial of the system; combine the ranks with kvbench merge/) }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('never stores the same results twice: a re-run import, an identical file in the batch, or the results a suite stored', async () => {
+    // review #4: re-running an import after fixing one bad file stored the good ones again (n 5 of 3 results).
+    const dir = tempDir();
+    const write = (name: string, r: unknown): string => writeResults(dir, name, r);
+    const t4 = write('t4.json', kvbenchResults({ tokPerS: 100 }));
+    const t5 = write('t5.json', kvbenchResults({ tokPerS: 110 }));
+    const bad = write('bad.json', '{bad');
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const first = await importResultsFiles(store, [t4, t5, bad], { systemLabel: 'D', scenarioId: 'storage-only' });
+      expect(first.imported).toHaveLength(2);
+      expect(first.errors).toHaveLength(1);
+      // The user fixes the bad file and runs the same command again: only it goes in.
+      write('bad.json', kvbenchResults({ tokPerS: 120 }));
+      const again = await importResultsFiles(store, [t4, t5, bad], { systemLabel: 'D', scenarioId: 'storage-only' });
+      expect(again.imported.map((f) => path.basename(f.file))).toEqual(['bad.json']);
+      expect(again.skipped).toEqual([
+        { file: t4, trialId: first.imported[0].trialId, message: expect.stringMatching(/^already stored as trial \d+ \(system D, suite \d+\): not imported again/) },
+        { file: t5, trialId: first.imported[1].trialId, message: expect.stringMatching(/^already stored as trial/) },
+      ]);
+      expect(store.listTrials({}).length).toBe(3);
+      // Re-indented, it is the same content; all of it stored already: nothing is written, not even a suite.
+      const suites = store.listSuites().length;
+      const copy = write('copy.json', JSON.stringify(JSON.parse(fs.readFileSync(t4, 'utf8')), null, 4));
+      const none = await importResultsFiles(store, [copy], { systemLabel: 'elsewhere' });
+      expect(none).toMatchObject({ suiteId: -1, systemId: null, imported: [], skipped: [{ file: copy, trialId: first.imported[0].trialId }] });
+      expect(store.listSuites().length).toBe(suites);
+      expect(store.listSystems().map((x) => x.label)).not.toContain('elsewhere');
+      // Two identical files in one import: the first goes in, the second is named as its twin.
+      const a = write('a.json', referenceResultsNew({ tokPerS: 7, storageTokPerS: 7 }));
+      const b = write('b.json', referenceResultsNew({ tokPerS: 7, storageTokPerS: 7 }));
+      const twins = await importResultsFiles(store, [b, a], { systemLabel: 'D' });
+      expect(twins.imported.map((f) => f.file)).toEqual([a]);
+      expect(twins.skipped).toEqual([{ file: b, trialId: null, message: `the same results as ${a}, imported now: not stored twice` }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('recognises results a suite stored, also in trials stored before the digest was kept', async () => {
+    const dir = tempDir();
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const results = kvbenchResults({ tokPerS: 321 });
+      const suiteId = store.createSuite({ systemId: store.upsertImportedSystem('lab').id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner: null, status: 'finished' });
+      const runId = store.ensureRun(suiteId, 'storage-only', 'Storage only', 'k', {});
+      const trialId = store.startTrial({ runId, suiteId, systemId: store.upsertImportedSystem('lab').id, driveId: null, hardwareSnapshotId: null, scenarioId: 'storage-only', trialIndex: 0, options: {}, configKey: 'k', runner: { pid: process.pid, host: 'h', startTicks: null }, cacheDir: null });
+      store.finishTrial(trialId, { status: 'complete', reason: null, wallMs: 1, results: results as unknown as Record<string, unknown> });
+      // As a database of schema 2 left it: no digest stored.
+      store.db.prepare('UPDATE trials SET results_digest = NULL').run();
+      const file = path.join(dir, 'dumped.json');
+      fs.writeFileSync(file, JSON.stringify(store.trialResults(trialId), null, 2));
+      const r = await importResultsFiles(store, [file], { systemLabel: 'lab' });
+      expect(r.imported).toEqual([]);
+      expect(r.skipped).toEqual([{ file, trialId, message: expect.stringMatching(/^already stored as trial/) }]);
     } finally {
       store.close();
     }
