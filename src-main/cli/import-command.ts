@@ -1,7 +1,6 @@
 // `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
-import { parseRunArgs } from '../engine/config/parse-run-args.ts';
-import { importResultsFiles } from '../store/import-results.ts';
+import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { withCommandStore } from './command-store.ts';
 import { parseCommandArgs } from './command-args.ts';
 
@@ -16,20 +15,14 @@ suite that ran it) is not imported again, and says which trial holds it.
   --run-flags "FLAGS"  the kv-cache.py / kvbench run flags the files were produced with, e.g.
                        "--model llama3.1-8b --num-users 200 --cpu-mem-gb 0 --duration 300".
                        The reference's files do not record them; without them the trials are kept
-                       but match no configuration in comparisons.
+                       but match no configuration in comparisons. kvbench's own files record
+                       theirs: flags may add what such a file leaves out, and a flag that
+                       contradicts it refuses the file.
   --scenario ID        file them under a scenario (e.g. storage-only); default 'imported'
   --drive LABEL        the drive they ran on, for drive comparisons
   --label TEXT         a name for this import in the history
   --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
-
-/** Splits a flag string on whitespace, honouring simple single or double quotes. */
-function splitFlags(s: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
-}
 
 /** `--run-flags "--model …"`: a value that starts with dashes is fine here (node:util would call it ambiguous). */
 function joinRunFlags(argv: readonly string[]): string[] {
@@ -62,17 +55,11 @@ export async function importCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length === 0) errors.push('name at least one results JSON file');
   if (!a.system) errors.push('--system LABEL is required (which system the results come from)');
   if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${a.scenario}'`);
-  let options: Record<string, unknown> | null = null;
+  let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
   if (a['run-flags'] !== undefined) {
-    // The flags only describe the run: drop where it wrote its files.
-    const r = parseRunArgs(splitFlags(a['run-flags']));
-    if (r.ok === true) {
-      options = { ...(r.options as unknown as Record<string, unknown>), output: null, xlsxOutput: null };
-    } else if (r.ok === false) {
-      errors.push(...r.errors.map((e) => `--run-flags: ${e}`));
-    } else {
-      errors.push('--run-flags: give the flags of the run, not --help');
-    }
+    const r = parseImportRunFlags(a['run-flags']);
+    if (r.ok) runFlags = r;
+    else errors.push(...r.errors.map((e) => `--run-flags: ${e}`));
   }
   if (errors.length > 0) {
     process.stderr.write(`kvbench import: invalid arguments:\n  ${errors.join('\n  ')}\n`);
@@ -84,7 +71,8 @@ export async function importCommand(argv: string[]): Promise<number> {
         systemLabel: a.system!,
         driveLabel: a.drive ?? null,
         scenarioId: a.scenario ?? 'imported',
-        options,
+        options: runFlags?.options ?? null,
+        givenOptionKeys: runFlags?.given ?? [],
         suiteLabel: a.label ?? null,
       });
       for (const f of r.imported) {

@@ -32,7 +32,6 @@ import {
   type SuiteStatus,
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
-import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { resolveRealPath, systemDirectoryError, systemDirectoryOf } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
@@ -49,7 +48,7 @@ import {
   type TierComparison,
 } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
-import { importResultsFiles } from '../store/import-results.ts';
+import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
@@ -216,14 +215,6 @@ function compareValues(a: string | number | null, b: string | number | null): nu
   if (a === null) return 1; // missing values last, whatever the direction
   if (b === null) return -1;
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
-}
-
-/** Splits a flag string on whitespace, honouring simple quotes (as `kvbench import --run-flags`). */
-function splitFlags(s: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
 }
 
 function stamp(d = new Date()): string {
@@ -610,12 +601,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const scenarioId = r.scenarioId ?? 'imported';
       if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${scenarioId}'`);
-      let options: Record<string, unknown> | null = null;
+      let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
       if (r.runFlags && r.runFlags.trim() !== '') {
-        const parsed = parseRunArgs(splitFlags(r.runFlags));
-        if (parsed.ok === true) options = { ...(parsed.options as unknown as Record<string, unknown>), output: null, xlsxOutput: null };
-        else if (parsed.ok === false) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
-        else fail('VALIDATION', 'run flags: give the flags of the run, not --help');
+        const parsed = parseImportRunFlags(r.runFlags);
+        if (!parsed.ok) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
+        runFlags = parsed;
       }
       // The services import files by path: the uploaded texts go to a private temporary directory.
       const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
@@ -636,7 +626,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           systemLabel: r.systemLabel,
           driveLabel: r.driveLabel ?? null,
           scenarioId,
-          options,
+          options: runFlags?.options ?? null,
+          givenOptionKeys: runFlags?.given ?? [],
           suiteLabel: r.label ?? null,
           // The temporary copies are gone after this call: record where the files really came from.
           originOf: (file) => origins.get(file) ?? { sourceFile: `uploaded: ${path.basename(file)}`, modifiedAt: null },

@@ -1,16 +1,18 @@
 // `kvbench import`: results JSON files written by the reference benchmark (any of its versions) or
 // by kvbench, stored as trials of a system named by the user. The reference's files carry no run
-// options, so the configuration comes from the flags the user ran them with (`--run-flags`), or
-// from kvbench's own `kvbench.run_options` when present; without either, the trial is kept but
-// matches no other configuration.
+// options, so the configuration comes from the flags the user ran them with (`--run-flags`);
+// kvbench's own files record theirs (`kvbench.run_options`), which the flags may only complete,
+// never contradict. Without either, the trial is kept but matches no other configuration.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import type { ResultsFormat } from '../../src-shared/domain/store-types.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, resultsDigest, statusFromResults, unknownConfigKey } from './results-ingest.ts';
+import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, resultsDigest, sameJson, statusFromResults, unknownConfigKey } from './results-ingest.ts';
 import type { Store } from './store.ts';
+import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 
 export interface ImportOptions {
   /** The system the results belong to (created if new). */
@@ -19,8 +21,13 @@ export interface ImportOptions {
   driveLabel?: string | null;
   /** Scenario id to file them under; default 'imported'. */
   scenarioId?: string;
-  /** The run options the files were produced with (validated, e.g. from parseRunArgs). */
+  /** The run options the files were produced with (validated: parseImportRunFlags). */
   options?: Record<string, unknown> | null;
+  /**
+   * The keys of `options` the user named (the rest are defaults); default: every key. A kvbench
+   * file's recorded options win over defaults, and a named option that contradicts them refuses the file.
+   */
+  givenOptionKeys?: readonly string[];
   suiteLabel?: string | null;
   /**
    * Where each file came from, when `files` are copies (an upload through the app, written to a
@@ -56,14 +63,61 @@ export interface ImportResult {
   errors: { file: string; message: string }[];
 }
 
+/** Splits a flag string on whitespace, honouring simple single or double quotes. */
+export function splitFlags(s: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+/**
+ * The run flags of an import (`--run-flags "…"`, the app's field), parsed by `kvbench run`'s parser:
+ * the options with where the run wrote its files left out, and which of them the flags named.
+ */
+export function parseImportRunFlags(text: string): { ok: true; options: Record<string, unknown>; given: string[] } | { ok: false; errors: string[] } {
+  const r = parseRunArgs(splitFlags(text));
+  if (r.ok === 'help') return { ok: false, errors: ['give the flags of the run, not --help'] };
+  if (r.ok === false) return r;
+  const options: Record<string, unknown> = { ...(r.options as unknown as Record<string, unknown>), ...Object.fromEntries(WHERE_FILES_WENT.map((k) => [k, null])) };
+  return { ok: true, options, given: r.given.filter((k) => !WHERE_FILES_WENT.includes(k)) };
+}
+
+/** Options that say where a run wrote its results, not what it measured: an import drops them. */
+const WHERE_FILES_WENT = ['output', 'xlsxOutput'];
+
+/**
+ * A file's options: what a kvbench file records, completed by the options the user named that it
+ * does not record; or, for a file that records none (the reference's), the flags' options. Named
+ * options that contradict the recorded ones refuse the file: the flags describe some other run.
+ */
+function optionsFor(results: Record<string, unknown>, opts: ImportOptions): Record<string, unknown> {
+  const recorded = optionsFromResults(results);
+  const flags = opts.options ?? null;
+  if (recorded === null || Object.keys(recorded).length === 0) return flags ?? {};
+  if (flags === null) return recorded;
+  const given = (opts.givenOptionKeys ?? Object.keys(flags)).filter((k) => !WHERE_FILES_WENT.includes(k));
+  const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  const conflicts = given.filter((k) => recorded[k] !== undefined && !sameJson(recorded[k], flags[k]));
+  if (conflicts.length > 0) {
+    throw new Error(
+      `--run-flags contradict the run options this kvbench file records: ${conflicts.map((k) => `${FLAG_BY_KEY.get(k)?.flag ?? k} ${show(flags[k])} (the file: ${show(recorded[k])})`).join(', ')}; ` +
+        'drop those flags: the file\'s own options are used',
+    );
+  }
+  return { ...Object.fromEntries(given.filter((k) => recorded[k] === undefined).map((k) => [k, flags[k]])), ...recorded };
+}
+
 interface ParsedFile {
   file: string;
   results: Record<string, unknown>;
+  /** The run options it is stored with ({} when unknown). */
+  options: Record<string, unknown>;
   text: string;
   mtime: Date;
 }
 
-async function readResultsFile(file: string): Promise<ParsedFile> {
+async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
   const text = await fsp.readFile(file, 'utf8');
   let json: unknown;
   try {
@@ -84,7 +138,7 @@ async function readResultsFile(file: string): Promise<ParsedFile> {
         'combine the ranks with kvbench merge (docs/multi-host.md)',
     );
   }
-  return { file, results: json as Record<string, unknown>, text, mtime: (await fsp.stat(file)).mtime };
+  return { file, results: json as Record<string, unknown>, options: optionsFor(json as Record<string, unknown>, opts), text, mtime: (await fsp.stat(file)).mtime };
 }
 
 /**
@@ -99,7 +153,7 @@ export async function importResultsFiles(store: Store, files: readonly string[],
   const errors: { file: string; message: string }[] = [];
   for (const f of files) {
     try {
-      parsed.push(await readResultsFile(f));
+      parsed.push(await readResultsFile(f, opts));
     } catch (err) {
       errors.push({ file: f, message: (err as Error).message });
     }
@@ -141,7 +195,7 @@ export async function importResultsFiles(store: Store, files: readonly string[],
     });
     for (const p of fresh) {
       const format = detectFormat(p.results);
-      const options = opts.options ?? optionsFromResults(p.results) ?? {};
+      const options = p.options;
       const known = Object.keys(options).length > 0;
       const key = known ? configKey(options) : unknownConfigKey(p.text);
       const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);

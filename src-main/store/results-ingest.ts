@@ -205,6 +205,9 @@ export function resultsDigest(results: Record<string, unknown>): string {
   return createHash('sha256').update(canonicalJson(results)).digest('hex');
 }
 
+/** Equal as JSON values, whatever the order of object keys. */
+export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
 /** JSON with object keys sorted at every level, so equal values always give equal text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (isObj(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));

@@ -29,4 +29,17 @@ describe('kvbench import', () => {
     expect(third.code, explain(third)).toBe(1);
     expect(third.stderr).toMatch(/nothing new was imported/);
   });
+
+  it('--run-flags that contradict a kvbench file\'s recorded options refuse it, naming each option', { timeout: 60_000 }, async () => {
+    const tmp = makeTempDir();
+    const db = path.join(tmp, 'kvbench.db');
+    const r = kvbenchResults({ tokPerS: 100 });
+    r.kvbench.run_options = { model: 'tiny-1b', numUsers: 4, duration: 3, cpuMemGb: 0, gpuMemGb: 0, generationMode: 'fast' };
+    const f = writeResults(tmp, 'trial4.json', r);
+    const imp = await runCli(['import', f, '--system', 'RF', '--scenario', 'storage-only', '--db', db,
+      '--run-flags', '--model llama3.1-70b-instruct --num-users 999 --duration 300 --cpu-mem-gb 0 --gpu-mem-gb 0'], { cwd: tmp });
+    expect(imp.code, explain(imp)).toBe(1);
+    expect(imp.stderr).toContain(`skipped ${f}: --run-flags contradict the run options this kvbench file records: --model llama3.1-70b-instruct (the file: tiny-1b), --num-users 999 (the file: 4), --duration 300 (the file: 3)`);
+    expect(imp.stdout).not.toMatch(/^imported /m);
+  });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configKey, detectFormat, extractHistograms, extractMetrics, statusFromResults } from '../../../src-main/store/results-ingest.ts';
-import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import { importResultsFiles, parseImportRunFlags } from '../../../src-main/store/import-results.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
@@ -299,6 +299,46 @@ describe('import', () => {
       const r = await importResultsFiles(store, [file], { systemLabel: 'lab' });
       expect(r.imported).toEqual([]);
       expect(r.skipped).toEqual([{ file, trialId, message: expect.stringMatching(/^already stored as trial/) }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('run flags never override what a kvbench file records: a contradiction refuses the file and names the options; flags only fill in what it leaves out', async () => {
+    // review #5: "--model llama3.1-70b-instruct --num-users 999" silently replaced the file's tiny-1b, 4 users.
+    const dir = tempDir();
+    const recorded = { model: 'tiny-1b', numUsers: 4, duration: 3, cpuMemGb: 0, gpuMemGb: 0, generationMode: 'fast', output: '/elsewhere/r.json' };
+    const file = (name: string, tokPerS: number): string => {
+      const r = kvbenchResults({ tokPerS });
+      r.kvbench.run_options = { ...recorded };
+      const f = path.join(dir, name);
+      fs.writeFileSync(f, JSON.stringify(r));
+      return f;
+    };
+    const flags = (text: string) => {
+      const r = parseImportRunFlags(text);
+      if (!r.ok) throw new Error(r.errors.join('; '));
+      return { options: r.options, givenOptionKeys: r.given };
+    };
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const wrong = file('wrong.json', 1);
+      const r = await importResultsFiles(store, [wrong], { systemLabel: 'RF', ...flags('--model llama3.1-70b-instruct --num-users 999 --duration 3 --cpu-mem-gb 0 --gpu-mem-gb 0') });
+      expect(r.imported).toEqual([]);
+      expect(r.errors).toEqual([{
+        file: wrong,
+        message: '--run-flags contradict the run options this kvbench file records: --model llama3.1-70b-instruct (the file: tiny-1b), --num-users 999 (the file: 4); drop those flags: the file\'s own options are used',
+      }]);
+      // Flags that agree, and one the file does not record (--io-depth): the file's options, completed.
+      const right = file('right.json', 2);
+      const ok = await importResultsFiles(store, [right], { systemLabel: 'RF', ...flags('--model tiny-1b --num-users 4 --io-depth 8 --output /here/x.json') });
+      expect(ok.errors).toEqual([]);
+      const t = store.getTrial(ok.imported[0].trialId)!;
+      expect(t.options).toEqual({ ...recorded, ioDepth: 8 });
+      expect(t.configKey).toBe(configKey({ ...recorded, ioDepth: 8 }));
+      // Without flags: the file's own options, as always.
+      const plain = await importResultsFiles(store, [file('plain.json', 3)], { systemLabel: 'RF' });
+      expect(store.getTrial(plain.imported[0].trialId)!.options).toEqual(recorded);
     } finally {
       store.close();
     }
