@@ -7,9 +7,22 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import type { ResultsFormat } from '../../src-shared/domain/store-types.ts';
+import type { ResultsFormat, TrialHistogram, TrialMetrics } from '../../src-shared/domain/store-types.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, resultsDigest, sameJson, statusFromResults, unknownConfigKey } from './results-ingest.ts';
+import {
+  configKey,
+  detectFormat,
+  extractHistograms,
+  extractMetrics,
+  optionsFromResults,
+  ResultsFileSchema,
+  ResultsValuesSchema,
+  resultsDigest,
+  sameJson,
+  statusFromResults,
+  unknownConfigKey,
+  usableMetricKeys,
+} from './results-ingest.ts';
 import type { Store } from './store.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
@@ -113,8 +126,20 @@ interface ParsedFile {
   results: Record<string, unknown>;
   /** The run options it is stored with ({} when unknown). */
   options: Record<string, unknown>;
+  format: ResultsFormat;
+  status: TrialStatus;
+  reason: string | null;
+  metrics: TrialMetrics;
+  histograms: TrialHistogram[];
   text: string;
   mtime: Date;
+}
+
+/** "summary.cache_stats.cache_hit_rate: 7.5 (Too big: expected number to be <=1)", for the first few problems. */
+function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): string {
+  const at = (path: readonly PropertyKey[]): unknown => path.reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<PropertyKey, unknown>)[k] : undefined), json);
+  const shown = issues.slice(0, 4).map((i) => `${i.path.join('.')}: ${JSON.stringify(at(i.path)) ?? 'missing'} (${i.message})`);
+  return `${shown.join('; ')}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ''}`;
 }
 
 async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
@@ -129,6 +154,8 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   if (!r.success) {
     throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
   }
+  const values = ResultsValuesSchema.safeParse(json);
+  if (!values.success) throw new Error(`values no run can produce (a wrong type, a negative amount, a hit rate outside 0–1): ${describeIssues(json, values.error.issues)}`);
   // One host's share of a multi-host run stored as a whole trial would understate the storage N times.
   const rank = (json as { kvbench?: { rank?: { rank?: unknown; world_size?: unknown } | null } }).kvbench?.rank;
   // A world of one is the whole run (--rank 0 --world-size 1), and imports as any other.
@@ -138,7 +165,16 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
         'combine the ranks with kvbench merge (docs/multi-host.md)',
     );
   }
-  return { file, results: json as Record<string, unknown>, options: optionsFor(json as Record<string, unknown>, opts), text, mtime: (await fsp.stat(file)).mtime };
+  const results = json as Record<string, unknown>;
+  const options = optionsFor(results, opts);
+  const format = detectFormat(results);
+  const { status, reason } = statusFromResults(results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
+  const metrics = extractMetrics(results);
+  // A failed run is kept as the record of a failure; a "complete" one that measured nothing is no trial.
+  if ((status === 'complete' || status === 'partial') && usableMetricKeys(metrics).length === 0) {
+    throw new Error('no metric kvbench can use (no throughput, latency, bytes moved or cache statistics; only the request and token counters): not stored as a trial');
+  }
+  return { file, results, options, format, status, reason, metrics, histograms: extractHistograms(results), text, mtime: (await fsp.stat(file)).mtime };
 }
 
 /**
@@ -194,13 +230,11 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       status: 'finished',
     });
     for (const p of fresh) {
-      const format = detectFormat(p.results);
-      const options = p.options;
+      const { format, options, status, reason } = p;
       const known = Object.keys(options).length > 0;
       const key = known ? configKey(options) : unknownConfigKey(p.text);
       const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);
       const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
-      const { status, reason } = statusFromResults(p.results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
       const kv = p.results.kvbench as Record<string, unknown> | undefined;
       const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
       // The reference's files carry no start time: the file's own modification time is the best clue.
@@ -225,8 +259,8 @@ export async function importResultsFiles(store: Store, files: readonly string[],
         wallMs: null,
         results: p.results,
         resultsFormat: format,
-        metrics: extractMetrics(p.results),
-        histograms: extractHistograms(p.results),
+        metrics: p.metrics,
+        histograms: p.histograms,
         sourceFile: origin.sourceFile,
       });
       imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });

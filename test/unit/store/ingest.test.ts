@@ -344,6 +344,44 @@ describe('import', () => {
     }
   });
 
+  it('refuses impossible or mistyped values, and a "complete" file with no usable metric; a failed run is still kept', async () => {
+    // review #6: a negative throughput, a 750 % hit rate and a string throughput were stored as complete trials.
+    const dir = tempDir();
+    const write = (name: string, r: unknown): string => writeResults(dir, name, r);
+    const impossible = write('mal1.json', {
+      requests_completed: 10,
+      total_tokens_generated: 500,
+      summary: { avg_throughput_tokens_per_sec: -250, requests_per_second: -3, elapsed_time: -20, cache_stats: { cache_hit_rate: 7.5, storage_read_p95_ms: -12, tier_storage_read_bandwidth_gbps: -1 } },
+    });
+    const mistyped = write('mal3.json', { requests_completed: 10, total_tokens_generated: 500, summary: { avg_throughput_tokens_per_sec: 'fast' } });
+    const nested = kvbenchResults({ tokPerS: 5 });
+    nested.kvbench.latency.tier_read.storage!.p95_ns = -1;
+    const badLatency = write('lat.json', nested);
+    const empty = write('empty.json', { requests_completed: 10, total_tokens_generated: 500, summary: {} });
+    const failed = write('failed.json', { requests_completed: 0, total_tokens_generated: 0 });
+    const good = write('good.json', referenceResultsNew({ tokPerS: 3, storageTokPerS: 3 }));
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [impossible, mistyped, badLatency, empty, failed, good], { systemLabel: 'M' });
+      const errors = Object.fromEntries(r.errors.map((e) => [path.basename(e.file), e.message]));
+      expect(Object.keys(errors).sort()).toEqual(['empty.json', 'lat.json', 'mal1.json', 'mal3.json']);
+      expect(errors['mal1.json']).toMatch(/^values no run can produce \(a wrong type, a negative amount, a hit rate outside 0–1\): summary\.avg_throughput_tokens_per_sec: -250 \(Too small: expected number to be >=0\); summary\.requests_per_second: -3 /);
+      expect(errors['mal1.json']).toMatch(/; and 2 more$/);
+      expect(errors['mal3.json']).toMatch(/summary\.avg_throughput_tokens_per_sec: "fast" \(Invalid input: expected number, received string\)/);
+      expect(errors['lat.json']).toMatch(/kvbench\.latency\.tier_read/);
+      expect(errors['empty.json']).toMatch(/^no metric kvbench can use/);
+      expect(r.imported.map((f) => [path.basename(f.file), f.status])).toEqual([['failed.json', 'failed'], ['good.json', 'complete']]);
+      // A hit rate within 0–1 and device coverage above 1 (other processes read the drive too) are fine.
+      const edge = kvbenchResults({ tokPerS: 6 });
+      edge.summary!.cache_stats.cache_hit_rate = 1;
+      edge.kvbench.device_io.read_coverage = 2.08;
+      const ok = await importResultsFiles(store, [write('edge.json', edge)], { systemLabel: 'M' });
+      expect(ok.errors).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('without run flags the trial is kept but matches no configuration', async () => {
     const dir = tempDir();
     const f = path.join(dir, 'r.json');
