@@ -14,7 +14,11 @@ import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../s
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 
-export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
+/** How each metric is aggregated over a group's trials. */
+export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
+/** How the pooled latencies are made, where trials stored histograms. */
+export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histograms';
+export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 
 
 export interface ExcludedTrial {
@@ -98,7 +102,8 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
   return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
-function cautionsOf(t: TrialRecord): TrialCaution[] {
+/** Why a trial's numbers need a second look (its storage reads were not all the device's), if they do. */
+export function cautionsOf(t: TrialRecord): TrialCaution[] {
   if (t.metrics.storage_ram_backed === 1) {
     return [{ trialId: t.id, trialIndex: t.trialIndex, message: 'the cache directory was on a RAM-backed filesystem (tmpfs or ramfs): its storage numbers describe memory, not a drive' }];
   }
