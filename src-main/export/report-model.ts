@@ -8,7 +8,7 @@
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
-import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
@@ -144,7 +144,9 @@ export function buildScenarioReport(
   for (const group of groups.values()) {
     const first = group[0];
     const included = group.filter((t) => isIncluded(t, includeIncomplete));
-    const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregate(included.map((t) => t.metrics[metric.key])) })).filter((m) => m.aggregate.n > 0);
+    // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
+    const aggregateOf = (key: string): Aggregate => aggregate(included.map((t) => t.metrics[key]), { percentiles: isPercentileMetric(key) });
+    const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregateOf(metric.key) })).filter((m) => m.aggregate.n > 0);
     let pooled: PooledLatency[] = [];
     if (opts.histogramsOf && included.length > 0) {
       const hs = included.flatMap((t) => opts.histogramsOf!(t.id));

@@ -198,7 +198,8 @@ export const MetricDefinitionSchema = z.object({
   description: z.string(),
 });
 
-export const AggregateSchema = z.object({ n: count, median: nnum, p95: nnum, mean: nnum, min: nnum, max: nnum, cv: nnum });
+/** `mean` is absent for per-trial percentiles (never averaged: style.md). */
+export const AggregateSchema = z.object({ n: count, median: nnum, p95: nnum, mean: nnum.optional(), min: nnum, max: nnum, cv: nnum });
 
 export const ScenarioSummarySchema = z.object({
   scenarioId: z.string(),

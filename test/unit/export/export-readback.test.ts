@@ -300,6 +300,17 @@ describe('exports read back', () => {
     const reported = JSON.parse(printed).tiers as { rows: Row[] };
     expect(reported.rows.map((r) => r.systemLabel)).toEqual(['lab1', 'lab2']);
     expect(effs(reported.rows)).toEqual(expected(reported.rows));
+    // review #9: neither JSON averages percentiles: a per-trial P95 has a median, a P95 and a CV, no mean.
+    type Metrics = { metric: { key: string }; aggregate: Record<string, unknown> }[];
+    for (const metrics of [
+      (JSON.parse(fs.readFileSync(out, 'utf8')).report.scenarios.scenarios[0] as { metrics: Metrics }).metrics,
+      (JSON.parse(printed).scenarios.scenarios[0] as { metrics: Metrics }).metrics,
+    ]) {
+      const byKey = Object.fromEntries(metrics.map((x) => [x.metric.key, x.aggregate]));
+      expect(byKey.e2e_p95_ms).toMatchObject({ n: 2, median: expect.any(Number), cv: expect.any(Number) });
+      expect(metrics.filter((x) => /_p\d+/.test(x.metric.key) && 'mean' in x.aggregate).map((x) => x.metric.key)).toEqual([]);
+      expect(byKey.wall_clock_throughput_tok_per_s.mean).toBe(1000.5);
+    }
   });
 
   it('JSON: every trial with its options, metrics and hardware snapshot, and the report', async () => {
