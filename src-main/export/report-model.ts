@@ -492,7 +492,7 @@ export interface ConfigComparison {
   cvB: number | null;
   /** Which side is better by the metric's direction; 'tie' when equal; null without both values or without a direction. */
   winner: 'a' | 'b' | 'tie' | null;
-  /** |ln ratio| smaller than the combined run-to-run spread √(cvA² + cvB²): the difference may be noise. */
+  /** The difference may be run-to-run noise (see withinNoise); null when unknown or without a ratio. */
   withinNoise: boolean | null;
 }
 
@@ -549,13 +549,28 @@ interface MatchedPair {
   severalPlaces: boolean;
 }
 
+/**
+ * Whether the difference between two medians may be run-to-run noise. Equal medians differ by
+ * nothing, so they are a tie within noise whatever the spread or the trial count (CV 0 on both
+ * sides is common for counts that do not vary, and must not make "no difference" beyond noise).
+ * Otherwise |ln ratio| ≤ √(CV_A² + CV_B²): the gap is no larger than the two sides' combined
+ * spread. Unknown (null) without a spread on both sides (one trial, or a zero mean), or without a
+ * ratio (0 on one side).
+ */
+export function withinNoise(medianA: number | null, medianB: number | null, cvA: number | null, cvB: number | null): boolean | null {
+  const r = ratio(medianA, medianB);
+  if (r === null || r <= 0) return null;
+  if (medianA === medianB) return true;
+  if (cvA === null || cvB === null) return null;
+  return Math.abs(Math.log(r)) <= Math.sqrt(cvA ** 2 + cvB ** 2);
+}
+
 function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {
   return pairs.map(({ key, a, b, severalPlaces }) => {
     const first = a[0] ?? b[0];
     const ga = aggregate(a.map((t) => t.metrics[def.key]));
     const gb = aggregate(b.map((t) => t.metrics[def.key]));
     const r = ratio(ga.median, gb.median);
-    const spread = ga.cv !== null && gb.cv !== null ? Math.sqrt(ga.cv ** 2 + gb.cv ** 2) : null;
     return {
       key,
       scenarioId: first.scenarioId,
@@ -573,7 +588,7 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       cvA: ga.cv,
       cvB: gb.cv,
       winner: winner(def, ga.median, gb.median),
-      withinNoise: r !== null && r > 0 && spread !== null ? Math.abs(Math.log(r)) < spread : null,
+      withinNoise: withinNoise(ga.median, gb.median, ga.cv, gb.cv),
     };
   });
 }
@@ -702,7 +717,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = |ln ratio| < √(CV_A² + CV_B²)',
+    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²)',
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency } from '../../../src-main/export/report-model.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency, withinNoise } from '../../../src-main/export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
@@ -316,6 +316,26 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [105, 55, 140].map((v, i) => trial({ scenario: 's', system: 'b', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
     const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.metrics[0].configs[0]).toMatchObject({ medianA: 100, medianB: 105, withinNoise: true, winner: 'b' });
+  });
+
+  it('equal medians are a tie within noise, even with no spread on either side; with no spread any other difference is beyond it', () => {
+    // review #10: ratio 1, CV 0 on both sides came out "TIE, noise? no".
+    const opts = { model: 'm', numUsers: 1, cpuMemGb: 0 };
+    const side = (system: string, values: number[]) => values.map((v, i) => trial({ scenario: 's', system, configKey: 'k', index: i, options: opts, metrics: { decode_bytes_read: v } }));
+    const cmp = (a: number[], b: number[]) => buildSystemComparison({ label: 'a', id: 'a', trials: side('a', a) }, { label: 'b', id: 'b', trials: side('b', b) }, { metrics: ['decode_bytes_read'] }).metrics[0];
+    const tie = cmp([7, 7], [7, 7]);
+    expect(tie.configs[0]).toMatchObject({ ratio: 1, cvA: 0, cvB: 0, winner: 'tie', withinNoise: true });
+    expect(tie.withinNoise).toBe(1);
+    expect(cmp([8, 8], [7, 7]).configs[0]).toMatchObject({ cvA: 0, cvB: 0, winner: 'a', withinNoise: false });
+    // One trial a side: the spread is unknown, but equal medians still differ by nothing.
+    expect(cmp([7], [7]).configs[0].withinNoise).toBe(true);
+    expect(cmp([8], [7]).configs[0].withinNoise).toBeNull();
+    // A gap exactly as large as the combined spread is within it.
+    expect(withinNoise(Math.E * 100, 100, 0.6, 0.8)).toBe(true);
+    expect(withinNoise(Math.E * 100, 100, 0.6, 0.79)).toBe(false);
+    expect(withinNoise(0, 0, null, null)).toBeNull(); // no ratio
+    expect(formatComparison(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [7, 7]) }, { label: 'b', id: 'b', trials: side('b', [7, 7]) }, { metrics: ['decode_bytes_read'] }), { perConfig: true }))
+      .toMatch(/s: m, 1u, .*\s2\s+2\s+0\.0 MiB\s+0\.0 MiB\s+1\.00x\s+TIE\s+yes$/m);
   });
 
   it('a tie favours neither side: configurations equal on both (a tier both lack) stay out of the win rate and name no differentiator', () => {
