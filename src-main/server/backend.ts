@@ -527,15 +527,15 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'trials.delete'(r) {
       const s = requireStore();
       // One transaction: all of them go, or (one missing or running) none does.
-      s.atomically(() => {
+      const emptied = s.atomically(() => {
         for (const id of r.ids) {
           const t = s.getTrial(id);
           if (!t) fail('NOT_FOUND', `no trial ${id}`);
           if (t.status === 'running') fail('BUSY', `trial ${id} is running; cancel its suite first`);
         }
-        s.deleteTrials(r.ids);
+        return s.deleteTrials(r.ids);
       });
-      emit({ type: 'history.changed', reason: `${r.ids.length} trial(s) deleted` });
+      emit({ type: 'history.changed', reason: `${r.ids.length} trial(s) deleted${emptied.length > 0 ? `, and suite(s) ${emptied.join(', ')} with them (no trial left)` : ''}` });
       return { deleted: r.ids.length };
     },
 

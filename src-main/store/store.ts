@@ -639,12 +639,25 @@ export class Store {
     return rows.map((r) => ({ name: r.name, unit: r.unit, count: r.count, sumNs: r.sum_ns, hdr: r.hdr }));
   }
 
-  /** Deletes trials, and the hardware snapshots only they referred to, all or (one missing: NOT_FOUND) none. */
-  deleteTrials(ids: readonly number[]): void {
-    this.atomically(() => {
-      const del = this.db.prepare('DELETE FROM trials WHERE id = ?');
-      for (const id of ids) if (del.run(id).changes === 0) throw new StoreError('NOT_FOUND', `no trial ${id}`);
+  /**
+   * Deletes trials, and the hardware snapshots only they referred to, all or (one missing: NOT_FOUND)
+   * none. A suite whose last trial goes goes too, with its runs and plan (which names the cache
+   * directory): left behind, it would list as a suite with nothing in it and be `report`'s newest.
+   * A running suite stays: its runner adds its next trial there. Returns the suites deleted.
+   */
+  deleteTrials(ids: readonly number[]): number[] {
+    return this.atomically(() => {
+      const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id');
+      const touched = new Set<number>();
+      for (const id of ids) {
+        const r = del.get(id) as { suite_id: number } | undefined;
+        if (!r) throw new StoreError('NOT_FOUND', `no trial ${id}`);
+        touched.add(r.suite_id);
+      }
+      const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status != 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
+      const emptied = [...touched].filter((id) => dropEmpty.run(id, id).changes > 0);
       this.pruneHardwareSnapshots();
+      return emptied;
     });
   }
 
