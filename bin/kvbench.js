@@ -23,5 +23,8 @@ if (major < 24) {
   child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGTERM' ? 143 : 130)));
 } else {
   const { main } = await import('../src-main/cli/main.ts');
+  // `kvbench report | head`: the reader going away ends kvbench quietly, for every command.
+  const { endQuietlyWhenOutputCloses } = await import('../src-main/cli/closed-output.ts');
+  endQuietlyWhenOutputCloses();
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { resolveDatabasePath } from '../store/data-dir.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS } from '../store/open-store.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
@@ -16,11 +17,19 @@ function refusedForReading(dbFlag: string | undefined, dbPath: string): string |
 }
 
 /**
+ * How long a command that only reads waits for the write lock its open wants (to mark dead runners'
+ * trials aborted, or to migrate) before it reads without: in WAL mode a reader never waits for a
+ * writer, so a long import or a suite in another process must not stop `history` or `report`.
+ */
+export const READER_LOCK_WAIT_MS = 250;
+
+/**
  * Opens the database a command works on (`--db`, else the default), runs `fn` on it and closes it.
  * A database that cannot be opened is answered on stderr with exit code 1. `readOnly` commands
  * (history, report, export) also refuse an explicit `--db` naming no file: that is a typo, and
  * opening it would create an empty database there; and an empty file, which opening would migrate
- * into one.
+ * into one. They open read-write only to recover and migrate; where that is refused (read-only
+ * media) or the write lock stays taken (another process is writing), they read read-only.
  */
 export async function withCommandStore(
   command: string,
@@ -36,11 +45,13 @@ export async function withCommandStore(
   }
   let store: Store;
   try {
-    ({ store } = await openStoreAndRecover(dbPath));
+    ({ store } = await openStoreAndRecover(dbPath, opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS } : {}));
+    // Opened: the short wait was for the write lock only; reads wait as long as any open.
+    if (opts.readOnly) store.db.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   } catch (err) {
-    // A database on read-only media (or another user's) can still be read: without the recovery
-    // of dead runners' trials, which would write.
-    const readOnly = opts.readOnly && err instanceof StoreError && err.code === 'DB_READ_ONLY';
+    // A database on read-only media (or another user's), or one another process is writing, can
+    // still be read: without the recovery of dead runners' trials, which would write.
+    const readOnly = opts.readOnly && err instanceof StoreError && (err.code === 'DB_READ_ONLY' || err.code === 'DB_BUSY');
     try {
       if (!readOnly) throw err;
       ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));

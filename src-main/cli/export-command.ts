@@ -10,8 +10,10 @@ import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsag
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
 
 Writes the selected trials (default: every trial) with their full configuration, status, every
-metric and a hardware summary: CSV (one row per trial), XLSX (Trials, Scenarios with median/P95/CV,
-Tier comparison, About), or JSON (everything, including each trial's hardware snapshot).
+metric and a hardware summary: CSV (one row per trial, with the report's caution for a flagged
+trial), XLSX (Trials, Scenarios with median/P95/CV, Pooled latency, Tier comparison, Notes: the
+trials excluded or flagged and the tier notes, About), or JSON (everything, including each trial's
+hardware snapshot).
 
   --out FILE           the file to write (replaced atomically)
   --format F           csv, xlsx or json (default: from the file's extension)

@@ -1,7 +1,6 @@
 // `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
-import { parseRunArgs } from '../engine/config/parse-run-args.ts';
-import { importResultsFiles } from '../store/import-results.ts';
+import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { withCommandStore } from './command-store.ts';
 import { parseCommandArgs } from './command-args.ts';
 
@@ -9,26 +8,21 @@ export const IMPORT_USAGE = `Usage: kvbench import FILE... --system LABEL [--run
 
 Stores results JSON files written by the MLPerf KV-cache reference benchmark (kv-cache.py, any
 version) or by kvbench as trials of the named system, so they appear in history, reports and
-system comparisons.
+system comparisons. A file whose results are already stored (imported before, or stored by the
+suite that ran it) is not imported again, and says which trial holds it.
 
   --system LABEL       the system the files come from (created if new)
   --run-flags "FLAGS"  the kv-cache.py / kvbench run flags the files were produced with, e.g.
                        "--model llama3.1-8b --num-users 200 --cpu-mem-gb 0 --duration 300".
                        The reference's files do not record them; without them the trials are kept
-                       but match no configuration in comparisons.
+                       but match no configuration in comparisons. kvbench's own files record
+                       theirs: flags may add what such a file leaves out, and a flag that
+                       contradicts it refuses the file.
   --scenario ID        file them under a scenario (e.g. storage-only); default 'imported'
   --drive LABEL        the drive they ran on, for drive comparisons
   --label TEXT         a name for this import in the history
   --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
-
-/** Splits a flag string on whitespace, honouring simple single or double quotes. */
-function splitFlags(s: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
-}
 
 /** `--run-flags "--model …"`: a value that starts with dashes is fine here (node:util would call it ambiguous). */
 function joinRunFlags(argv: readonly string[]): string[] {
@@ -61,17 +55,11 @@ export async function importCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length === 0) errors.push('name at least one results JSON file');
   if (!a.system) errors.push('--system LABEL is required (which system the results come from)');
   if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${a.scenario}'`);
-  let options: Record<string, unknown> | null = null;
+  let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
   if (a['run-flags'] !== undefined) {
-    // The flags only describe the run: drop where it wrote its files.
-    const r = parseRunArgs(splitFlags(a['run-flags']));
-    if (r.ok === true) {
-      options = { ...(r.options as unknown as Record<string, unknown>), output: null, xlsxOutput: null };
-    } else if (r.ok === false) {
-      errors.push(...r.errors.map((e) => `--run-flags: ${e}`));
-    } else {
-      errors.push('--run-flags: give the flags of the run, not --help');
-    }
+    const r = parseImportRunFlags(a['run-flags']);
+    if (r.ok) runFlags = r;
+    else errors.push(...r.errors.map((e) => `--run-flags: ${e}`));
   }
   if (errors.length > 0) {
     process.stderr.write(`kvbench import: invalid arguments:\n  ${errors.join('\n  ')}\n`);
@@ -83,7 +71,8 @@ export async function importCommand(argv: string[]): Promise<number> {
         systemLabel: a.system!,
         driveLabel: a.drive ?? null,
         scenarioId: a.scenario ?? 'imported',
-        options,
+        options: runFlags?.options ?? null,
+        givenOptionKeys: runFlags?.given ?? [],
         suiteLabel: a.label ?? null,
       });
       for (const f of r.imported) {
@@ -91,9 +80,14 @@ export async function importCommand(argv: string[]): Promise<number> {
           `imported ${f.file}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
         );
       }
+      for (const f of r.skipped) process.stdout.write(`not imported ${f.file}: ${f.message}\n`);
       for (const e of r.errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
       if (r.imported.length > 0) process.stdout.write(`system ${r.systemId} (${a.system}), suite ${r.suiteId}\n`);
-      return r.errors.length > 0 ? (r.imported.length > 0 ? 3 : 1) : 0;
+      else process.stderr.write(`kvbench import: ${r.errors.length === 0 ? 'nothing new was imported: every file is stored already' : 'nothing was imported'}\n`);
+      // Files stored before are no failure when others went in: re-running a command after fixing
+      // one bad file stores just that one. Nothing new at all is (1), as is any unreadable file (3).
+      if (r.imported.length === 0) return 1;
+      return r.errors.length > 0 ? 3 : 0;
     } catch (err) {
       process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
       return 1;

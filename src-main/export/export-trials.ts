@@ -1,6 +1,7 @@
-// Exports of stored trials: CSV (one row per trial), XLSX (trials, per-scenario aggregates, tier
-// comparison, and a sheet that says what the numbers are) and JSON (everything, including each
-// trial's hardware snapshot). Every format carries the full configuration of every trial.
+// Exports of stored trials: CSV (one row per trial), XLSX (trials, per-scenario aggregates, pooled
+// latencies, tier comparison, the report's notes and flags, and a sheet that says what the numbers
+// are) and JSON (everything, including each trial's hardware snapshot). Every format carries the full
+// configuration of every trial, and every flag the terminal report prints.
 // All are drawn from the same model: the trial records and the report model.
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -9,7 +10,7 @@ import { RUN_OPTION_KEYS } from '../../src-shared/domain/run-options.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
-import { REPORT_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+import { cautionsOf, PER_TRIAL_METHOD, POOLED_METHOD, REPORT_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { csvTable } from './csv.ts';
 import { clipForCell } from '../engine/report/xlsx-export.ts';
@@ -42,6 +43,7 @@ const TRIAL_COLUMNS = [
   'attempt',
   'status',
   'status_reason',
+  'caution',
   'started_at',
   'finished_at',
   'wall_ms',
@@ -78,6 +80,8 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
     t.attempt,
     t.status,
     t.statusReason,
+    // The report's flag (the page cache served storage reads, a RAM-backed cache directory), per trial.
+    cautionsOf(t).map((c) => c.message).join('; ') || null,
     t.startedAt,
     t.finishedAt,
     t.wallMs === null ? null : Math.round(t.wallMs),
@@ -141,20 +145,16 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
     ws.views = [{ state: 'frozen', ySplit: 1 }];
   };
   add('Trials', trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
+  const groupColumns = ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'config_key', 'configuration'];
+  const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenarioId, s.label, s.systemId, s.systemLabel, s.driveId, s.driveLabel, s.configKey, s.configDescription];
   const scenarioRows: Cell[][] = [];
   for (const s of model.report.scenarios) {
     for (const m of s.metrics) {
       scenarioRows.push([
-        s.scenarioId,
-        s.label,
-        s.systemId,
-        s.systemLabel,
-        s.driveId,
-        s.driveLabel,
-        s.configKey,
-        s.configDescription,
+        ...groupCells(s),
         s.trialsTotal,
         s.excluded.length,
+        s.cautions.length,
         m.metric.key,
         m.metric.label,
         m.metric.unit,
@@ -167,11 +167,10 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
       ]);
     }
   }
-  add(
-    'Scenarios',
-    ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'config_key', 'configuration', 'trials', 'excluded', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'],
-    scenarioRows,
-  );
+  add('Scenarios', [...groupColumns, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'], scenarioRows);
+  // The terminal report's pooled table: percentiles of the merged histograms, never averaged.
+  const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.count, p.p50Ms, p.p95Ms, p.p99Ms]));
+  add('Pooled latency', [...groupColumns, 'latency', 'trials', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
   add(
     'Tier comparison',
     [
@@ -187,14 +186,31 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
       r.limits.readBytesPerS, r.limits.writeBytesPerS, r.limits.memoryCopyBytesPerS, r.limits.source,
     ]),
   );
+  // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.
+  const noteRows: Cell[][] = [
+    ...model.report.scenarios.flatMap((s) => [
+      ...s.excluded.map((x): Cell[] => ['scenarios', ...groupCells(s), x.trialId, x.trialIndex + 1, `excluded (${x.status})`, x.reason ?? 'no reason recorded']),
+      ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', c.message]),
+    ]),
+    ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', n]),
+  ];
+  add('Notes', ['section', ...groupColumns, 'trial_id', 'trial_number', 'kind', 'message'], noteRows);
   add(
     'About',
     ['item', 'value'],
     [
       ['kvbench version', KVBENCH_VERSION],
       ['exported at', new Date().toISOString()],
-      ['aggregation', REPORT_METHOD],
-      ['incomplete trials', model.report.includeIncomplete ? 'partial trials included in aggregates' : 'excluded from aggregates (listed in Trials with their status)'],
+      ['aggregation', `Scenarios: ${PER_TRIAL_METHOD}`],
+      [
+        'pooled latency',
+        pooledRows.length > 0
+          ? `Pooled latency: ${POOLED_METHOD} of each group's aggregated trials`
+          : 'none: no aggregated trial of this export stored latency histograms (the reference benchmark\'s files have none)',
+      ],
+      ['notes', noteRows.length > 0 ? `Notes: ${noteRows.length} (trials excluded or flagged, as the terminal report marks them; the tier comparison's notes)` : 'none: no trial excluded or flagged, no tier comparison note'],
+      ['incomplete trials', model.report.includeIncomplete ? 'partial trials included in aggregates' : 'excluded from aggregates (listed in Trials with their status, and in Notes)'],
+      ['caution column', 'Trials: why a trial\'s storage numbers need a second look (the page cache served its reads, a RAM-backed cache directory); the report flags it'],
       ['filter', JSON.stringify(model.filter)],
       ['config.* columns', 'the run options given to the engine; GiB and seconds as the reference'],
       ...METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]: ${m.description}`]),

@@ -108,12 +108,17 @@ export function formatTierComparison(t: TierComparison): string {
     out.push(`Limits: ${limitsText(t.probe)}`);
   }
   const named = spansSeveralPlaces(t.rows);
+  // Two rows of one scenario on one place (several suites) differ in their configuration: name it.
+  const described = new Set(t.rows.map((r) => `${r.scenarioId}\u0000${placeLabel(r)}`)).size < t.rows.length;
+  const leftColumns = (named ? 1 : 0) + 1 + (described ? 1 : 0);
   out.push(
     table(
-      [...(named ? ['system'] : []), 'scenario', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'stor tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
+      [...(named ? ['system'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'stor tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
       t.rows.map((r) => [
         ...(named ? [placeLabel(r)] : []),
         r.scenarioId,
+        ...(described ? [r.configDescription] : []),
+        r.numUsers === null ? '—' : String(r.numUsers),
         r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
         String(r.n),
@@ -130,10 +135,11 @@ export function formatTierComparison(t: TierComparison): string {
         fmtValue(r.storageReadEfficiency, 'pct'),
         fmtValue(r.storageWriteEfficiency, 'pct'),
       ]),
-      named ? 2 : 1,
+      leftColumns,
     ),
   );
-  out.push('GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');
+  out.push('users: simulated users; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');
+  out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes).');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;

@@ -8,13 +8,17 @@
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
-import { METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
-import { describeConfig, optionValue } from '../store/results-ingest.ts';
+import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 
-export const REPORT_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean; pooled latency percentiles from merged HDR histograms`;
+/** How each metric is aggregated over a group's trials. */
+export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
+/** How the pooled latencies are made, where trials stored histograms. */
+export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histograms';
+export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 
 
 export interface ExcludedTrial {
@@ -98,7 +102,8 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
   return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
-function cautionsOf(t: TrialRecord): TrialCaution[] {
+/** Why a trial's numbers need a second look (its storage reads were not all the device's), if they do. */
+export function cautionsOf(t: TrialRecord): TrialCaution[] {
   if (t.metrics.storage_ram_backed === 1) {
     return [{ trialId: t.id, trialIndex: t.trialIndex, message: 'the cache directory was on a RAM-backed filesystem (tmpfs or ramfs): its storage numbers describe memory, not a drive' }];
   }
@@ -139,7 +144,9 @@ export function buildScenarioReport(
   for (const group of groups.values()) {
     const first = group[0];
     const included = group.filter((t) => isIncluded(t, includeIncomplete));
-    const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregate(included.map((t) => t.metrics[metric.key])) })).filter((m) => m.aggregate.n > 0);
+    // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
+    const aggregateOf = (key: string): Aggregate => aggregate(included.map((t) => t.metrics[key]), { percentiles: isPercentileMetric(key) });
+    const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregateOf(metric.key) })).filter((m) => m.aggregate.n > 0);
     let pooled: PooledLatency[] = [];
     if (opts.histogramsOf && included.length > 0) {
       const hs = included.flatMap((t) => opts.histogramsOf!(t.id));
@@ -193,6 +200,7 @@ export interface TierRow {
   driveLabel: string | null;
   gpuMemGb: number | null;
   cpuMemGb: number | null;
+  numUsers: number | null;
   n: number;
   wallClockTokPerS: number | null;
   storageTokPerS: number | null;
@@ -200,6 +208,8 @@ export interface TierRow {
   speedupWallClock: number | null;
   /** Median storage throughput (the reference's metric, as in seeds/003) ÷ storage-only's. */
   speedupStorageMetric: number | null;
+  /** Why this row has no speedup (no storage-only run of its configuration); null when it has one. */
+  baselineNote: string | null;
   gpuReadP95Ms: number | null;
   cpuReadP95Ms: number | null;
   storageReadP95Ms: number | null;
@@ -305,8 +315,26 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
 const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
   a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source;
 
-/** What a row and the storage-only row it is compared with must share. */
-const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
+/** The tier layout: what a row may differ in from the storage-only row it is compared with. */
+const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
+
+/**
+ * A configuration apart from its tier layout: the configuration key of the options without the tier
+ * budgets. A speedup is only a speedup between runs that differ in nothing else (users, duration,
+ * warm-up, I/O chunk and depth …); null for a configuration that is not known (an import without
+ * --run-flags), which matches nothing.
+ */
+function configApartFromTiers(s: ScenarioSummary): string | null {
+  if (Object.keys(s.options).length === 0) return null;
+  return configKey(Object.fromEntries(Object.entries(s.options).filter(([k]) => !TIER_LAYOUT_KEYS.includes(k))));
+}
+
+/** The workload options (other than the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
+function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
+  const keys = [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET].filter((k) => !TIER_LAYOUT_KEYS.includes(k));
+  const show = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+  return keys.filter((k) => show(optionValue(a.options, k)) !== show(optionValue(b.options, k))).map((k) => `${k} ${show(optionValue(a.options, k))} vs ${show(optionValue(b.options, k))}`);
+}
 
 /**
  * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
@@ -317,12 +345,25 @@ const SPEEDUP_MATCH_KEYS = ['model', 'duration', 'generationMode'] as const;
 export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource, stated: StatedBandwidth | null = null): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
   const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
-  // One suite's scenarios share model, duration and generation mode; a report over several suites
-  // holds several storage-only rows, and each row's speedup is against the one of its own kind,
-  // measured on the same system and drive.
+  // Each row's speedup is against the storage-only run of its own configuration apart from the tier
+  // budgets, on the same system and drive: a storage-only row with other users, warm-up or I/O
+  // options (another suite, or the suite's high-user scenarios) would make the ratio say how the
+  // load differs, not what the tiers do. A storage-only row is its own baseline.
   const baselines = rows.filter((s) => s.scenarioId === 'storage-only');
-  const baselineOf = (s: ScenarioSummary): ScenarioSummary | null =>
-    baselines.find((b) => placeKey(b) === placeKey(s) && SPEEDUP_MATCH_KEYS.every((k) => optionValue(b.options, k) === optionValue(s.options, k))) ?? null;
+  const baselineFor = new Map<ScenarioSummary, { base: ScenarioSummary | null; note: string | null }>(
+    rows.map((s) => {
+      if (s.scenarioId === 'storage-only') return [s, { base: s, note: null }];
+      const own = configApartFromTiers(s);
+      if (own === null) return [s, { base: null, note: 'configuration unknown (imported without --run-flags): no storage-only run to compare with' }];
+      const here = baselines.filter((b) => placeKey(b) === placeKey(s));
+      const same = here.filter((b) => configApartFromTiers(b) === own);
+      if (same.length === 1) return [s, { base: same[0], note: null }];
+      if (same.length > 1) return [s, { base: null, note: `${same.length} storage-only runs of this configuration differ only in their tier budgets: no single baseline` }];
+      const nearest = here.filter((b) => configApartFromTiers(b) !== null).map((b) => differingOptions(s, b)).sort((x, y) => x.length - y.length)[0];
+      return [s, { base: null, note: `no storage-only run of this configuration${nearest ? ` (the nearest differs in ${nearest.join(', ')})` : ''}` }];
+    }),
+  );
+  const baselineOf = (s: ScenarioSummary): ScenarioSummary | null => baselineFor.get(s)!.base;
   const baseline = baselines[0] ?? null;
   if (stated && spansSeveralPlaces(rows)) {
     throw new StatedBandwidthRefused('a stated bandwidth describes one drive, and these rows span several systems or drives: report one of them (--suite, --system)');
@@ -335,8 +376,14 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there`);
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
-  const orphans = baseline ? rows.filter((s) => baselineOf(s) === null).length : 0;
-  if (orphans > 0) notes.push(`${orphans} row(s) have no storage-only scenario of the same model, duration and generation mode${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`);
+  const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
+  if (orphans.length > 0) {
+    notes.push(
+      `${orphans.length} row(s) have no storage-only run of the same configuration apart from the tier budgets (users, duration, warm-up, I/O options …)` +
+        `${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`,
+    );
+    for (const s of orphans) notes.push(`${s.scenarioId}, ${s.configDescription}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${baselineFor.get(s)!.note}`);
+  }
   const unprobed = rows.filter((s) => limitsOf.get(s)!.readBytesPerS === null).length;
   if (unprobed > 0 && unprobed === rows.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
   else if (unprobed > 0) notes.push(`${unprobed} row(s) have no bandwidth probe of their drive: no storage efficiency there (run the suite with its probe, or kvbench hw --probe)`);
@@ -358,11 +405,13 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       driveLabel: s.driveLabel,
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
+      numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
       n: s.trialIds.length,
       wallClockTokPerS: tok,
       storageTokPerS: stok,
       speedupWallClock: base ? ratio(tok, med(base, 'wall_clock_throughput_tok_per_s')) : null,
       speedupStorageMetric: base ? ratio(stok, med(base, 'storage_throughput_tok_per_s')) : null,
+      baselineNote: baselineFor.get(s)!.note,
       gpuReadP95Ms: med(s, 'gpu_read_p95_ms'),
       cpuReadP95Ms: med(s, 'cpu_read_p95_ms'),
       storageReadP95Ms: med(s, 'storage_read_p95_ms'),
@@ -427,6 +476,9 @@ export interface ConfigComparison {
   key: string;
   scenarioId: string;
   description: string;
+  /** The system and drive each side's trials ran on (placeLabel): one each, never a pool of drives. */
+  placeA: string;
+  placeB: string;
   cpuMemGb: number | null;
   model: string | null;
   numUsers: number | null;
@@ -440,7 +492,7 @@ export interface ConfigComparison {
   cvB: number | null;
   /** Which side is better by the metric's direction; 'tie' when equal; null without both values or without a direction. */
   winner: 'a' | 'b' | 'tie' | null;
-  /** |ln ratio| smaller than the combined run-to-run spread √(cvA² + cvB²): the difference may be noise. */
+  /** The difference may be run-to-run noise (see withinNoise); null when unknown or without a ratio. */
   withinNoise: boolean | null;
 }
 
@@ -489,17 +541,42 @@ function winner(def: MetricDefinition, a: number | null, b: number | null): Conf
   return (def.better === 'higher') === a > b ? 'a' : 'b';
 }
 
-function compareConfigs(def: MetricDefinition, pairs: readonly { key: string; a: TrialRecord[]; b: TrialRecord[] }[]): ConfigComparison[] {
-  return pairs.map(({ key, a, b }) => {
+interface MatchedPair {
+  key: string;
+  a: TrialRecord[];
+  b: TrialRecord[];
+  /** A side of this configuration spans several drives: the description names each side's. */
+  severalPlaces: boolean;
+}
+
+/**
+ * Whether the difference between two medians may be run-to-run noise. Equal medians differ by
+ * nothing, so they are a tie within noise whatever the spread or the trial count (CV 0 on both
+ * sides is common for counts that do not vary, and must not make "no difference" beyond noise).
+ * Otherwise |ln ratio| ≤ √(CV_A² + CV_B²): the gap is no larger than the two sides' combined
+ * spread. Unknown (null) without a spread on both sides (one trial, or a zero mean), or without a
+ * ratio (0 on one side).
+ */
+export function withinNoise(medianA: number | null, medianB: number | null, cvA: number | null, cvB: number | null): boolean | null {
+  const r = ratio(medianA, medianB);
+  if (r === null || r <= 0) return null;
+  if (medianA === medianB) return true;
+  if (cvA === null || cvB === null) return null;
+  return Math.abs(Math.log(r)) <= Math.sqrt(cvA ** 2 + cvB ** 2);
+}
+
+function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {
+  return pairs.map(({ key, a, b, severalPlaces }) => {
     const first = a[0] ?? b[0];
     const ga = aggregate(a.map((t) => t.metrics[def.key]));
     const gb = aggregate(b.map((t) => t.metrics[def.key]));
     const r = ratio(ga.median, gb.median);
-    const spread = ga.cv !== null && gb.cv !== null ? Math.sqrt(ga.cv ** 2 + gb.cv ** 2) : null;
     return {
       key,
       scenarioId: first.scenarioId,
-      description: describeConfig(first.options),
+      description: `${describeConfig(first.options)}${severalPlaces ? ` — A on ${placeLabel(a[0])}, B on ${placeLabel(b[0])}` : ''}`,
+      placeA: placeLabel(a[0]),
+      placeB: placeLabel(b[0]),
       cpuMemGb: typeof first.options.cpuMemGb === 'number' ? first.options.cpuMemGb : null,
       model: typeof first.options.model === 'string' ? first.options.model : null,
       numUsers: typeof first.options.numUsers === 'number' ? first.options.numUsers : null,
@@ -511,7 +588,7 @@ function compareConfigs(def: MetricDefinition, pairs: readonly { key: string; a:
       cvA: ga.cv,
       cvB: gb.cv,
       winner: winner(def, ga.median, gb.median),
-      withinNoise: r !== null && r > 0 && spread !== null ? Math.abs(Math.log(r)) < spread : null,
+      withinNoise: withinNoise(ga.median, gb.median, ga.cv, gb.cv),
     };
   });
 }
@@ -560,10 +637,12 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
  * What `--match scenario` matches: the scenario, and the options a suite does not derive from the
  * machine (model, duration, generation mode, the profile's kind of run); the machine-derived tier
  * budgets, user counts and storage capacity may differ. So a smoke suite never pools with a
- * standard one, nor an imported trial with another configuration.
+ * standard one, nor an imported trial with another configuration. A trial of unknown configuration
+ * (imported without --run-flags) keeps its own key: the defaults are no guess at how it ran.
  */
 function scenarioMatchKey(t: TrialRecord): string {
-  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map((k) => optionValue(t.options, k)), t.scenarioId === 'imported' ? t.configKey : null]);
+  const ownKey = t.scenarioId === 'imported' || isUnknownConfigKey(t.configKey);
+  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map((k) => optionValue(t.options, k)), ownKey ? t.configKey : null]);
 }
 
 const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutoscaling', 'autoscalerMode', 'warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion'] as const;
@@ -580,19 +659,30 @@ export function buildSystemComparison(
 ): SystemComparison {
   const match = opts.match ?? 'config';
   const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
-  const group = (ts: readonly TrialRecord[]): Map<string, TrialRecord[]> => {
-    const m = new Map<string, TrialRecord[]>();
+  // Per configuration, then per system and drive: a system whose configuration ran on two drives
+  // has two measurements of it, and pooling them would hide the drives' difference (3× can come
+  // out as a tie). Each drive is compared on its own, as the scenario report keeps them apart.
+  const group = (ts: readonly TrialRecord[]): Map<string, Map<string, TrialRecord[]>> => {
+    const m = new Map<string, Map<string, TrialRecord[]>>();
     for (const t of ts) {
       if (t.status !== 'complete') continue;
-      let g = m.get(keyOf(t));
-      if (!g) m.set(keyOf(t), (g = []));
+      let byPlace = m.get(keyOf(t));
+      if (!byPlace) m.set(keyOf(t), (byPlace = new Map()));
+      let g = byPlace.get(placeKey(t));
+      if (!g) byPlace.set(placeKey(t), (g = []));
       g.push(t);
     }
     return m;
   };
   const ga = group(a.trials);
   const gb = group(b.trials);
-  const pairs = [...ga.keys()].filter((k) => gb.has(k)).map((k) => ({ key: k, a: ga.get(k)!, b: gb.get(k)! }));
+  const pairs: MatchedPair[] = [...ga.keys()]
+    .filter((k) => gb.has(k))
+    .flatMap((k) => {
+      const [pa, pb] = [ga.get(k)!, gb.get(k)!];
+      const severalPlaces = pa.size > 1 || pb.size > 1;
+      return [...pa].flatMap(([placeA, ta]) => [...pb].map(([placeB, tb]) => ({ key: severalPlaces ? `${k}\u0000${placeA}\u0000${placeB}` : k, a: ta, b: tb, severalPlaces })));
+    });
   pairs.sort((x, y) => scenarioOrder(x.a[0].scenarioId) - scenarioOrder(y.a[0].scenarioId) || x.key.localeCompare(y.key));
   const metricKeys = opts.metrics ?? COMPARISON_METRICS;
   const metrics = metricKeys
@@ -607,6 +697,19 @@ export function buildSystemComparison(
   if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
+    if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
+  }
+  for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
+    const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));
+    if (spread.length === 0) continue;
+    const drives = [...new Set(spread.flatMap(([, places]) => [...places.values()].map((ts) => placeLabel(ts[0]))))].sort();
+    notes.push(
+      `${name} (${side.label}) ran ${spread.length} matched configuration(s) on several drives (${drives.join('; ')}): each drive is compared on its own row, never pooled, ` +
+        'so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
+    );
+  }
   return {
     a: { label: a.label, id: a.id, trials: a.trials.length },
     b: { label: b.label, id: b.id, trials: b.trials.length },
@@ -614,7 +717,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration: median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = |ln ratio| < √(CV_A² + CV_B²)',
+    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²)',
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

@@ -32,7 +32,6 @@ import {
   type SuiteStatus,
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
-import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { resolveRealPath, systemDirectoryError, systemDirectoryOf } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
@@ -50,7 +49,7 @@ import {
 } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
 import { nearestExisting } from '../hardware/linux-storage.ts';
-import { importResultsFiles } from '../store/import-results.ts';
+import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
@@ -243,14 +242,6 @@ function compareValues(a: string | number | null, b: string | number | null): nu
   if (a === null) return 1; // missing values last, whatever the direction
   if (b === null) return -1;
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
-}
-
-/** Splits a flag string on whitespace, honouring simple quotes (as `kvbench import --run-flags`). */
-function splitFlags(s: string): string[] {
-  const out: string[] = [];
-  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
-  return out;
 }
 
 function stamp(d = new Date()): string {
@@ -562,15 +553,15 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'trials.delete'(r) {
       const s = requireStore();
       // One transaction: all of them go, or (one missing or running) none does.
-      s.atomically(() => {
+      const emptied = s.atomically(() => {
         for (const id of r.ids) {
           const t = s.getTrial(id);
           if (!t) fail('NOT_FOUND', `no trial ${id}`);
           if (t.status === 'running') fail('BUSY', `trial ${id} is running; cancel its suite first`);
         }
-        s.deleteTrials(r.ids);
+        return s.deleteTrials(r.ids);
       });
-      emit({ type: 'history.changed', reason: `${r.ids.length} trial(s) deleted` });
+      emit({ type: 'history.changed', reason: `${r.ids.length} trial(s) deleted${emptied.length > 0 ? `, and suite(s) ${emptied.join(', ')} with them (no trial left)` : ''}` });
       return { deleted: r.ids.length };
     },
 
@@ -638,12 +629,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const scenarioId = r.scenarioId ?? 'imported';
       if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${scenarioId}'`);
-      let options: Record<string, unknown> | null = null;
+      let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
       if (r.runFlags && r.runFlags.trim() !== '') {
-        const parsed = parseRunArgs(splitFlags(r.runFlags));
-        if (parsed.ok === true) options = { ...(parsed.options as unknown as Record<string, unknown>), output: null, xlsxOutput: null };
-        else if (parsed.ok === false) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
-        else fail('VALIDATION', 'run flags: give the flags of the run, not --help');
+        const parsed = parseImportRunFlags(r.runFlags);
+        if (!parsed.ok) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
+        runFlags = parsed;
       }
       // The services import files by path: the uploaded texts go to a private temporary directory.
       const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
@@ -664,7 +654,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           systemLabel: r.systemLabel,
           driveLabel: r.driveLabel ?? null,
           scenarioId,
-          options,
+          options: runFlags?.options ?? null,
+          givenOptionKeys: runFlags?.given ?? [],
           suiteLabel: r.label ?? null,
           // The temporary copies are gone after this call: record where the files really came from.
           originOf: (file) => origins.get(file) ?? { sourceFile: `uploaded: ${path.basename(file)}`, modifiedAt: null },
@@ -675,6 +666,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           suiteId: res.suiteId,
           systemId: res.systemId,
           imported: res.imported.map((x) => ({ ...x, file: base(x.file) })),
+          skipped: res.skipped.map((x) => ({ ...x, file: base(x.file) })),
           errors: res.errors.map((x) => ({ ...x, file: base(x.file) })),
         };
       } finally {

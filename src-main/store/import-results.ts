@@ -1,17 +1,31 @@
 // `kvbench import`: results JSON files written by the reference benchmark (any of its versions) or
 // by kvbench, stored as trials of a system named by the user. The reference's files carry no run
-// options, so the configuration comes from the flags the user ran them with (`--run-flags`), or
-// from kvbench's own `kvbench.run_options` when present; without either, the trial is kept but
-// matches no other configuration.
-import { createHash } from 'node:crypto';
+// options, so the configuration comes from the flags the user ran them with (`--run-flags`);
+// kvbench's own files record theirs (`kvbench.run_options`), which the flags may only complete,
+// never contradict. Without either, the trial is kept but matches no other configuration.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import type { ResultsFormat } from '../../src-shared/domain/store-types.ts';
+import type { ResultsFormat, TrialHistogram, TrialMetrics } from '../../src-shared/domain/store-types.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, detectFormat, extractHistograms, extractMetrics, optionsFromResults, ResultsFileSchema, statusFromResults } from './results-ingest.ts';
+import {
+  configKey,
+  detectFormat,
+  extractHistograms,
+  extractMetrics,
+  optionsFromResults,
+  ResultsFileSchema,
+  ResultsValuesSchema,
+  resultsDigest,
+  sameJson,
+  statusFromResults,
+  unknownConfigKey,
+  usableMetricKeys,
+} from './results-ingest.ts';
 import type { Store } from './store.ts';
+import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 
 export interface ImportOptions {
   /** The system the results belong to (created if new). */
@@ -20,8 +34,13 @@ export interface ImportOptions {
   driveLabel?: string | null;
   /** Scenario id to file them under; default 'imported'. */
   scenarioId?: string;
-  /** The run options the files were produced with (validated, e.g. from parseRunArgs). */
+  /** The run options the files were produced with (validated: parseImportRunFlags). */
   options?: Record<string, unknown> | null;
+  /**
+   * The keys of `options` the user named (the rest are defaults); default: every key. A kvbench
+   * file's recorded options win over defaults, and a named option that contradicts them refuses the file.
+   */
+  givenOptionKeys?: readonly string[];
   suiteLabel?: string | null;
   /**
    * Where each file came from, when `files` are copies (an upload through the app, written to a
@@ -40,22 +59,90 @@ export interface ImportedFile {
   configKnown: boolean;
 }
 
+/** A file not imported because its results are stored already (an earlier import, a suite, or another file of this batch). */
+export interface SkippedFile {
+  file: string;
+  /** The stored trial with the same results; null when it is another file of this batch. */
+  trialId: number | null;
+  message: string;
+}
+
 export interface ImportResult {
   suiteId: number;
   /** Null when no file could be imported: nothing was written then, not even the system. */
   systemId: string | null;
   imported: ImportedFile[];
+  skipped: SkippedFile[];
   errors: { file: string; message: string }[];
+}
+
+/** Splits a flag string on whitespace, honouring simple single or double quotes. */
+export function splitFlags(s: string): string[] {
+  const out: string[] = [];
+  const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+/**
+ * The run flags of an import (`--run-flags "…"`, the app's field), parsed by `kvbench run`'s parser:
+ * the options with where the run wrote its files left out, and which of them the flags named.
+ */
+export function parseImportRunFlags(text: string): { ok: true; options: Record<string, unknown>; given: string[] } | { ok: false; errors: string[] } {
+  const r = parseRunArgs(splitFlags(text));
+  if (r.ok === 'help') return { ok: false, errors: ['give the flags of the run, not --help'] };
+  if (r.ok === false) return r;
+  const options: Record<string, unknown> = { ...(r.options as unknown as Record<string, unknown>), ...Object.fromEntries(WHERE_FILES_WENT.map((k) => [k, null])) };
+  return { ok: true, options, given: r.given.filter((k) => !WHERE_FILES_WENT.includes(k)) };
+}
+
+/** Options that say where a run wrote its results, not what it measured: an import drops them. */
+const WHERE_FILES_WENT = ['output', 'xlsxOutput'];
+
+/**
+ * A file's options: what a kvbench file records, completed by the options the user named that it
+ * does not record; or, for a file that records none (the reference's), the flags' options. Named
+ * options that contradict the recorded ones refuse the file: the flags describe some other run.
+ */
+function optionsFor(results: Record<string, unknown>, opts: ImportOptions): Record<string, unknown> {
+  const recorded = optionsFromResults(results);
+  const flags = opts.options ?? null;
+  if (recorded === null || Object.keys(recorded).length === 0) return flags ?? {};
+  if (flags === null) return recorded;
+  const given = (opts.givenOptionKeys ?? Object.keys(flags)).filter((k) => !WHERE_FILES_WENT.includes(k));
+  const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+  const conflicts = given.filter((k) => recorded[k] !== undefined && !sameJson(recorded[k], flags[k]));
+  if (conflicts.length > 0) {
+    throw new Error(
+      `--run-flags contradict the run options this kvbench file records: ${conflicts.map((k) => `${FLAG_BY_KEY.get(k)?.flag ?? k} ${show(flags[k])} (the file: ${show(recorded[k])})`).join(', ')}; ` +
+        'drop those flags: the file\'s own options are used',
+    );
+  }
+  return { ...Object.fromEntries(given.filter((k) => recorded[k] === undefined).map((k) => [k, flags[k]])), ...recorded };
 }
 
 interface ParsedFile {
   file: string;
   results: Record<string, unknown>;
+  /** The run options it is stored with ({} when unknown). */
+  options: Record<string, unknown>;
+  format: ResultsFormat;
+  status: TrialStatus;
+  reason: string | null;
+  metrics: TrialMetrics;
+  histograms: TrialHistogram[];
   text: string;
   mtime: Date;
 }
 
-async function readResultsFile(file: string): Promise<ParsedFile> {
+/** "summary.cache_stats.cache_hit_rate: 7.5 (Too big: expected number to be <=1)", for the first few problems. */
+function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): string {
+  const at = (path: readonly PropertyKey[]): unknown => path.reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<PropertyKey, unknown>)[k] : undefined), json);
+  const shown = issues.slice(0, 4).map((i) => `${i.path.join('.')}: ${JSON.stringify(at(i.path)) ?? 'missing'} (${i.message})`);
+  return `${shown.join('; ')}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ''}`;
+}
+
+async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
   const text = await fsp.readFile(file, 'utf8');
   let json: unknown;
   try {
@@ -67,6 +154,8 @@ async function readResultsFile(file: string): Promise<ParsedFile> {
   if (!r.success) {
     throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
   }
+  const values = ResultsValuesSchema.safeParse(json);
+  if (!values.success) throw new Error(`values no run can produce (a wrong type, a negative amount, a hit rate outside 0–1): ${describeIssues(json, values.error.issues)}`);
   // One host's share of a multi-host run stored as a whole trial would understate the storage N times.
   const rank = (json as { kvbench?: { rank?: { rank?: unknown; world_size?: unknown } | null } }).kvbench?.rank;
   // A world of one is the whole run (--rank 0 --world-size 1), and imports as any other.
@@ -76,27 +165,55 @@ async function readResultsFile(file: string): Promise<ParsedFile> {
         'combine the ranks with kvbench merge (docs/multi-host.md)',
     );
   }
-  return { file, results: json as Record<string, unknown>, text, mtime: (await fsp.stat(file)).mtime };
+  const results = json as Record<string, unknown>;
+  const options = optionsFor(results, opts);
+  const format = detectFormat(results);
+  const { status, reason } = statusFromResults(results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
+  const metrics = extractMetrics(results);
+  // A failed run is kept as the record of a failure; a "complete" one that measured nothing is no trial.
+  if ((status === 'complete' || status === 'partial') && usableMetricKeys(metrics).length === 0) {
+    throw new Error('no metric kvbench can use (no throughput, latency, bytes moved or cache statistics; only the request and token counters): not stored as a trial');
+  }
+  return { file, results, options, format, status, reason, metrics, histograms: extractHistograms(results), text, mtime: (await fsp.stat(file)).mtime };
 }
 
 /**
  * Imports every file; a file that cannot be read or parsed is reported and skipped, the others
- * still go in. The database part is one transaction: either every readable file is in, or (a full
- * disk, a lock held too long) none is, so a retry never duplicates trials.
+ * still go in. A file whose results are already stored (by content: an earlier import of it, the
+ * suite that produced it, or an identical file earlier in this batch) is skipped and said so: the
+ * same measurement twice would raise n and shrink the CV. The database part is one transaction:
+ * either every readable new file is in, or (a full disk, a lock held too long) none is.
  */
 export async function importResultsFiles(store: Store, files: readonly string[], opts: ImportOptions): Promise<ImportResult> {
   const parsed: ParsedFile[] = [];
   const errors: { file: string; message: string }[] = [];
   for (const f of files) {
     try {
-      parsed.push(await readResultsFile(f));
+      parsed.push(await readResultsFile(f, opts));
     } catch (err) {
       errors.push({ file: f, message: (err as Error).message });
     }
   }
   const imported: ImportedFile[] = [];
-  if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, errors };
+  const skipped: SkippedFile[] = [];
+  if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
   return store.atomically(() => {
+    // Checked in the transaction that writes, so two imports of one file at once store it once.
+    const fresh: (ParsedFile & { digest: string })[] = [];
+    for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
+      const digest = resultsDigest(p.results);
+      const twin = fresh.find((f) => f.digest === digest);
+      const stored = twin ? null : store.trialWithResultsDigest(digest);
+      if (twin) skipped.push({ file: p.file, trialId: null, message: `the same results as ${twin.file}, imported now: not stored twice` });
+      else if (stored) {
+        skipped.push({
+          file: p.file,
+          trialId: stored.trialId,
+          message: `already stored as trial ${stored.trialId} (system ${stored.systemLabel}, suite ${stored.suiteId}): not imported again (delete that trial first to file it elsewhere)`,
+        });
+      } else fresh.push({ ...p, digest });
+    }
+    if (fresh.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
     const system = store.upsertImportedSystem(opts.systemLabel);
     const drive = opts.driveLabel ? store.upsertImportedDrive(system.id, opts.driveLabel) : null;
     const scenarioId = opts.scenarioId ?? 'imported';
@@ -105,21 +222,19 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       systemId: system.id,
       driveId: drive?.id ?? null,
       profile: 'import',
-      label: opts.suiteLabel ?? `import of ${parsed.length} file(s)`,
+      label: opts.suiteLabel ?? `import of ${fresh.length} file(s)`,
       source: 'import',
       plan: null,
       cacheDir: null,
       runner: null,
       status: 'finished',
     });
-    for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
-      const format = detectFormat(p.results);
-      const options = opts.options ?? optionsFromResults(p.results) ?? {};
+    for (const p of fresh) {
+      const { format, options, status, reason } = p;
       const known = Object.keys(options).length > 0;
-      const key = known ? configKey(options) : `unknown-${createHash('sha256').update(p.text).digest('hex').slice(0, 12)}`;
+      const key = known ? configKey(options) : unknownConfigKey(p.text);
       const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);
       const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
-      const { status, reason } = statusFromResults(p.results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
       const kv = p.results.kvbench as Record<string, unknown> | undefined;
       const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
       // The reference's files carry no start time: the file's own modification time is the best clue.
@@ -144,12 +259,12 @@ export async function importResultsFiles(store: Store, files: readonly string[],
         wallMs: null,
         results: p.results,
         resultsFormat: format,
-        metrics: extractMetrics(p.results),
-        histograms: extractHistograms(p.results),
+        metrics: p.metrics,
+        histograms: p.histograms,
         sourceFile: origin.sourceFile,
       });
       imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
     }
-    return { suiteId, systemId: system.id, imported, errors };
+    return { suiteId, systemId: system.id, imported, skipped, errors };
   });
 }

@@ -200,6 +200,16 @@ CREATE TABLE endpoint_requests (
 ) WITHOUT ROWID;
 `,
   },
+  {
+    version: 3,
+    name: 'trials: a digest of the results content, so the same results are never stored twice',
+    // Filled for new trials; those stored before get theirs the first time an import looks
+    // (Store.trialWithResultsDigest), since SQL cannot read the gzipped results.
+    sql: `
+ALTER TABLE trials ADD COLUMN results_digest TEXT;
+CREATE INDEX trials_results_digest ON trials(results_digest);
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -271,6 +271,8 @@ function migrate(db: Database, file: string, from: number, migrations: readonly 
   if (backup) fs.rmSync(backup, { force: true });
 }
 
+const stayedLocked = (file: string, busyTimeoutMs: number): StoreError => new StoreError('DB_BUSY', `${file} stayed locked by another process for ${busyTimeoutMs} ms`);
+
 /** Opens (creating if needed) the trial store at `file`. Throws StoreError for files it must not touch. */
 export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   const abs = path.resolve(file);
@@ -317,7 +319,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   } catch (err) {
     db.close();
     if (err instanceof StoreError) throw err;
-    if (sqliteCode(err) === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${abs} stayed locked by another process for ${busyTimeoutMs} ms`);
+    if (sqliteCode(err) === 'SQLITE_BUSY') throw stayedLocked(abs, busyTimeoutMs);
     if (isReadOnlyError(err)) {
       // A refused read-write open leaves nothing behind: SQLite may have made an empty -wal and a -shm.
       removeCreatedCompanions(abs, companionsBefore);
@@ -326,7 +328,15 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     throw err;
   }
   const store = new Store(db, abs, Boolean(opts.readonly));
-  if (!opts.readonly && !opts.skipRecovery) store.recoverInterrupted();
+  if (!opts.readonly && !opts.skipRecovery) {
+    try {
+      store.recoverInterrupted();
+    } catch (err) {
+      store.close();
+      if (sqliteCode(err)?.startsWith('SQLITE_BUSY')) throw stayedLocked(abs, busyTimeoutMs);
+      throw err;
+    }
+  }
   return store;
 }
 

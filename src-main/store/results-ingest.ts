@@ -21,6 +21,63 @@ export const ResultsFileSchema = z
   })
   .loose();
 
+/** Counts, bytes, rates and latencies: a number, never negative (null, as Python writes None: absent). */
+const amount = z.number().nonnegative().nullish();
+/** Hit rates: the share of accesses that hit, 0 to 1. */
+const fraction = z.number().min(0).max(1).nullish();
+/** A section of the file: an object, or absent (null or missing); keys not named here pass as they are. */
+const section = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape).nullish();
+const amounts = (keys: readonly string[]): Record<string, typeof amount> => Object.fromEntries(keys.map((k) => [k, amount]));
+
+const TIERS = ['gpu', 'cpu', 'storage'] as const;
+const OPS = ['read', 'write'] as const;
+const msPercentiles = section({ p50: amount, p95: amount, p99: amount });
+const nsSummaryShape = { p95_ns: amount, sum_ns: amount, hdr: z.string().nullish() };
+const nsSummary = section({ count: amount, ...nsSummaryShape });
+/** `kvbench.latency`: summaries (with a count), or groups of them by tier or direction (without). */
+const latencyEntry = z.union([z.looseObject({ count: z.number().nonnegative(), ...nsSummaryShape }), z.record(z.string(), nsSummary)]).nullish();
+
+/**
+ * Every field of a results file that extractMetrics and extractHistograms read, with the values a
+ * run can produce: numbers where numbers belong, nothing negative, hit rates within 0–1 (device
+ * coverage may exceed 1: other processes read the drive too). A file that breaks one is refused
+ * rather than stored with impossible numbers (a negative throughput, a 750 % hit rate).
+ */
+export const ResultsValuesSchema = z.looseObject({
+  summary: section({
+    avg_throughput_tokens_per_sec: amount,
+    storage_throughput_tokens_per_sec: amount,
+    requests_per_second: amount,
+    elapsed_time: amount,
+    end_to_end_latency_ms: msPercentiles,
+    storage_io_latency_ms: msPercentiles,
+    cache_stats: section({
+      ...amounts(TIERS.flatMap((t) => OPS.flatMap((op) => [`${t}_${op}_p95_ms`, `tier_${t}_kv_bytes_${op === 'read' ? 'read' : 'written'}_gb`, `tier_${t}_${op}_bandwidth_gbps`]))),
+      ...amounts(OPS.flatMap((op) => [`nvme_${op}_p95_ms`, `storage_${op}_device_p95_ms`, `nvme_${op}_device_p95_ms`])),
+      ...amounts(['decode_bytes_read_gb', 'prefill_bytes_written_gb', 'total_read_bytes', 'total_write_bytes']),
+      cache_hit_rate: fraction,
+    }),
+    multi_turn_stats: section({ hit_rate: fraction }),
+    autoscaling_summary: section({ final_users: amount, peak_user_count: amount, peak_throughput_tokens_per_sec: amount }),
+  }),
+  kvbench: section({
+    elapsed_ns: amount,
+    requests_failed: amount,
+    latency: z.record(z.string(), latencyEntry).nullish(),
+    tier_bytes: section(Object.fromEntries(TIERS.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec']))]))),
+    primary: section({ decode_bytes_read: amount, prefill_bytes_written: amount }),
+    tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish() }) }),
+    device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount }),
+    engine_health: section({ event_loop_lag_ns: section({ p99: amount }), peak_rss_bytes: amount }),
+  }),
+});
+
+/** The two counters every results file has; a trial whose file yields nothing else tells nothing. */
+const FILE_COUNTERS: readonly string[] = ['requests_completed', 'tokens_generated'];
+
+/** The catalogue metrics beyond the counters every file has: none means the file measured nothing usable. */
+export const usableMetricKeys = (metrics: TrialMetrics): string[] => Object.keys(metrics).filter((k) => !FILE_COUNTERS.includes(k));
+
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A results file's object at `v`, or an empty one: reading a missing section gives nothing, not an error. */
@@ -197,10 +254,34 @@ const APPLIES_WHEN: Partial<Record<string, (value: (k: string) => unknown) => bo
   burstTracePath: (v) => v('useBurstTrace') === true,
 };
 
+/**
+ * What identifies a results file's content: sha256 over its JSON with keys sorted, so a copy, a
+ * re-indented file or the results a suite stored and a file written from them give the same digest.
+ */
+export function resultsDigest(results: Record<string, unknown>): string {
+  return createHash('sha256').update(canonicalJson(results)).digest('hex');
+}
+
+/** Equal as JSON values, whatever the order of object keys. */
+export const sameJson = (a: unknown, b: unknown): boolean => canonicalJson(a) === canonicalJson(b);
+
 /** JSON with object keys sorted at every level, so equal values always give equal text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (isObj(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 }
+
+/**
+ * The key of a trial whose run options are unknown (a reference file imported without --run-flags):
+ * a digest of its own content, so it matches no configuration, whatever the defaults would say.
+ */
+export function unknownConfigKey(resultsText: string): string {
+  return `${UNKNOWN_CONFIG_PREFIX}${createHash('sha256').update(resultsText).digest('hex').slice(0, 12)}`;
+}
+
+const UNKNOWN_CONFIG_PREFIX = 'unknown-';
+
+/** Whether a trial's configuration is unknown (see unknownConfigKey). */
+export const isUnknownConfigKey = (key: string): boolean => key.startsWith(UNKNOWN_CONFIG_PREFIX);
 
 /** A stored trial's run option, or its default where the trial's options leave it out. */
 export function optionValue(options: Record<string, unknown>, key: string): unknown {

@@ -20,7 +20,7 @@ import type {
 } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey } from './results-ingest.ts';
+import { configKey, resultsDigest } from './results-ingest.ts';
 import { processLiveness, type ProcessRef } from './process-identity.ts';
 import type { Database, SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
@@ -470,10 +470,10 @@ export class Store {
     const tx = this.db.transaction(() => {
       this.db
         .prepare(
-          `UPDATE trials SET status = ?, status_reason = ?, finished_at = ?, wall_ms = ?, results_format = ?, results_gzip = ?, summary_text = ?
+          `UPDATE trials SET status = ?, status_reason = ?, finished_at = ?, wall_ms = ?, results_format = ?, results_gzip = ?, results_digest = ?, summary_text = ?
            WHERE id = ?`,
         )
-        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, gz, f.summaryText ?? null, trialId);
+        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, gz, f.results ? resultsDigest(f.results) : null, f.summaryText ?? null, trialId);
       this.writeMetrics(trialId, f.metrics ?? {}, f.histograms ?? []);
     });
     tx.immediate();
@@ -497,8 +497,8 @@ export class Store {
         this.db
           .prepare(
             `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key, options_json,
-               model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, summary_text, source_file, kvbench_version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             t.runId,
@@ -521,6 +521,7 @@ export class Store {
             t.cacheDir,
             t.results ? (t.resultsFormat ?? 'kvbench') : null,
             gz,
+            t.results ? resultsDigest(t.results) : null,
             t.summaryText ?? null,
             t.sourceFile,
             KVBENCH_VERSION,
@@ -612,6 +613,21 @@ export class Store {
     return JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>;
   }
 
+  /**
+   * The stored trial whose results have this content digest (resultsDigest), if any. Trials stored
+   * before the digest was kept get theirs here first, once (inside the caller's transaction when
+   * there is one).
+   */
+  trialWithResultsDigest(digest: string): { trialId: number; suiteId: number; systemLabel: string } | null {
+    const missing = this.db.prepare('SELECT id, results_gzip FROM trials WHERE results_digest IS NULL AND results_gzip IS NOT NULL').all() as { id: number; results_gzip: Buffer }[];
+    const fill = this.db.prepare('UPDATE trials SET results_digest = ? WHERE id = ?');
+    for (const r of missing) fill.run(resultsDigest(JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>), r.id);
+    const hit = this.db
+      .prepare('SELECT t.id, t.suite_id, s.label FROM trials t JOIN systems s ON s.id = t.system_id WHERE t.results_digest = ? ORDER BY t.id LIMIT 1')
+      .get(digest) as { id: number; suite_id: number; label: string } | undefined;
+    return hit ? { trialId: hit.id, suiteId: hit.suite_id, systemLabel: hit.label } : null;
+  }
+
   trialHistograms(id: number): TrialHistogram[] {
     const rows = this.db.prepare('SELECT name, unit, count, sum_ns, hdr FROM trial_histograms WHERE trial_id = ? ORDER BY name').all(id) as {
       name: string;
@@ -623,12 +639,25 @@ export class Store {
     return rows.map((r) => ({ name: r.name, unit: r.unit, count: r.count, sumNs: r.sum_ns, hdr: r.hdr }));
   }
 
-  /** Deletes trials, and the hardware snapshots only they referred to, all or (one missing: NOT_FOUND) none. */
-  deleteTrials(ids: readonly number[]): void {
-    this.atomically(() => {
-      const del = this.db.prepare('DELETE FROM trials WHERE id = ?');
-      for (const id of ids) if (del.run(id).changes === 0) throw new StoreError('NOT_FOUND', `no trial ${id}`);
+  /**
+   * Deletes trials, and the hardware snapshots only they referred to, all or (one missing: NOT_FOUND)
+   * none. A suite whose last trial goes goes too, with its runs and plan (which names the cache
+   * directory): left behind, it would list as a suite with nothing in it and be `report`'s newest.
+   * A running suite stays: its runner adds its next trial there. Returns the suites deleted.
+   */
+  deleteTrials(ids: readonly number[]): number[] {
+    return this.atomically(() => {
+      const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id');
+      const touched = new Set<number>();
+      for (const id of ids) {
+        const r = del.get(id) as { suite_id: number } | undefined;
+        if (!r) throw new StoreError('NOT_FOUND', `no trial ${id}`);
+        touched.add(r.suite_id);
+      }
+      const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status != 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
+      const emptied = [...touched].filter((id) => dropEmpty.run(id, id).changes > 0);
       this.pruneHardwareSnapshots();
+      return emptied;
     });
   }
 

@@ -69,20 +69,25 @@ export interface Aggregate {
   n: number;
   median: number | null;
   p95: number | null;
-  mean: number | null;
+  /**
+   * The arithmetic mean of the per-trial values; absent where those values are percentiles (a mean
+   * of P95s is no percentile of anything), though their CV still measures the spread.
+   */
+  mean?: number | null;
   min: number | null;
   max: number | null;
   /** Sample standard deviation ÷ mean (a fraction: 0.05 = 5 %). */
   cv: number | null;
 }
 
-export function aggregate(values: readonly (number | null | undefined)[]): Aggregate {
+/** `percentiles`: the values are per-trial percentiles, so no mean is given. */
+export function aggregate(values: readonly (number | null | undefined)[], opts: { percentiles?: boolean } = {}): Aggregate {
   const xs = finiteValues(values);
   return {
     n: xs.length,
     median: median(xs),
     p95: percentile(xs, 95),
-    mean: mean(xs),
+    ...(opts.percentiles ? {} : { mean: mean(xs) }),
     min: xs.length > 0 ? Math.min(...xs) : null,
     max: xs.length > 0 ? Math.max(...xs) : null,
     cv: coefficientOfVariation(xs),

@@ -118,6 +118,13 @@ export const HEADLINE_METRICS = [
   'autoscale_peak_throughput_tok_per_s',
 ] as const;
 
+/**
+ * Whether a metric is one trial's percentile (`e2e_p95_ms`, `storage_read_p95_ms_per_mib`,
+ * `event_loop_lag_p99_ms` …): across trials such values have a median, a P95 and a spread, but no
+ * meaningful mean (style.md: never average percentiles).
+ */
+export const isPercentileMetric = (key: string): boolean => /(^|_)p\d+(_|$)/.test(key);
+
 export const METRIC_BY_KEY: Readonly<Record<string, MetricDefinition>> = Object.freeze(Object.fromEntries(METRICS.map((d) => [d.key, d])));
 
 export type TrialMetrics = Record<string, number>;

@@ -198,7 +198,8 @@ export const MetricDefinitionSchema = z.object({
   description: z.string(),
 });
 
-export const AggregateSchema = z.object({ n: count, median: nnum, p95: nnum, mean: nnum, min: nnum, max: nnum, cv: nnum });
+/** `mean` is absent for per-trial percentiles (never averaged: style.md). */
+export const AggregateSchema = z.object({ n: count, median: nnum, p95: nnum, mean: nnum.optional(), min: nnum, max: nnum, cv: nnum });
 
 export const ScenarioSummarySchema = z.object({
   scenarioId: z.string(),
@@ -238,11 +239,14 @@ export const TierRowSchema = z.object({
   driveLabel: z.string().nullable(),
   gpuMemGb: nnum,
   cpuMemGb: nnum,
+  numUsers: nnum,
   n: count,
   wallClockTokPerS: nnum,
   storageTokPerS: nnum,
   speedupWallClock: nnum,
   speedupStorageMetric: nnum,
+  /** Why the row has no speedup (no storage-only run of its configuration apart from the tier budgets). */
+  baselineNote: z.string().nullable(),
   gpuReadP95Ms: nnum,
   cpuReadP95Ms: nnum,
   storageReadP95Ms: nnum,
@@ -271,6 +275,8 @@ export const ConfigComparisonSchema = z.object({
   key: z.string(),
   scenarioId: z.string(),
   description: z.string(),
+  placeA: z.string(),
+  placeB: z.string(),
   cpuMemGb: nnum,
   model: z.string().nullable(),
   numUsers: nnum,
@@ -573,6 +579,8 @@ export const CONTRACT = {
       suiteId: int,
       systemId: z.string().nullable(),
       imported: z.array(z.object({ file: z.string(), trialId: int, format: z.enum(RESULTS_FORMATS), status: z.string(), reason: z.string().nullable(), configKnown: z.boolean() })),
+      /** Files whose results are stored already (trialId: the trial that holds them; null: another file of this import). */
+      skipped: z.array(z.object({ file: z.string(), trialId: int.nullable(), message: z.string() })),
       errors: z.array(z.object({ file: z.string(), message: z.string() })),
     }),
   },

@@ -44,8 +44,11 @@ export interface ParseRunArgsEnv {
 }
 
 export type ParseRunArgsResult =
-  /** `rank`: this process's place in a multi-host run (its options already made its own); null on one host. */
-  | { ok: true; options: RunOptions; warnings: string[]; rank: RankInfo | null }
+  /**
+   * `rank`: this process's place in a multi-host run (its options already made its own); null on one host.
+   * `given`: the options the command line or its config file set; the rest of `options` are defaults.
+   */
+  | { ok: true; options: RunOptions; warnings: string[]; rank: RankInfo | null; given: string[] }
   | { ok: false; errors: string[] }
   /** `--help`/`-h` was given: print `text` and exit successfully. */
   | { ok: 'help'; text: string };
@@ -121,6 +124,7 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
     }
   }
   Object.assign(merged, cli);
+  const given = Object.keys(merged);
   merged.output ??= resolve(cwd, defaultOutputName(now()));
   merged.burstTracePath ??= resolve(cwd, DEFAULT_RUN_OPTIONS.burstTracePath);
   const rank = resolveRank(
@@ -154,7 +158,7 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
   warnings.push(...runWarnings(merged));
 
   if (errors.length > 0 || !validated.ok) return { ok: false, errors: dedupe(errors) };
-  return { ok: true, options: validated.options, warnings, rank };
+  return { ok: true, options: validated.options, warnings, rank, given };
 }
 
 // ---------------------------------------------------------------------------------------------

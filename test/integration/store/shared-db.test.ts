@@ -54,4 +54,32 @@ describe('one database, two processes', () => {
     expect(app.listTrials({ systemIds: [app.resolveSystem('cli-side').id] })).toHaveLength(3);
     expect(app.db.prepare('PRAGMA integrity_check').get()).toEqual({ integrity_check: 'ok' });
   });
+
+  it('history, report and export read while another process holds a write transaction, without waiting for it', { timeout: 90_000 }, async () => {
+    // review #7: they opened read-write and waited the whole busy timeout (10 s) for the write lock, then failed.
+    const tmp = makeTempDir();
+    const db = path.join(tmp, 'kvbench.db');
+    const f = path.join(tmp, 'r.json');
+    fs.writeFileSync(f, JSON.stringify(referenceResultsNew({ tokPerS: 5, storageTokPerS: 5 })));
+    const imp = await runCli(['import', f, '--system', 'lab', '--db', db], { cwd: tmp });
+    expect(imp.code, explain(imp)).toBe(0);
+    app = openStore(db);
+    app.db.exec('BEGIN IMMEDIATE'); // "a long import in another process"
+    app.db.prepare('UPDATE systems SET label = label').run();
+    try {
+      const runs = await Promise.all([
+        runCli(['history', '--db', db, '--limit', '2'], { cwd: tmp }),
+        runCli(['report', '--all', '--db', db], { cwd: tmp }),
+        runCli(['export', '--db', db, '--out', path.join(tmp, 'x.csv')], { cwd: tmp }),
+      ]);
+      for (const r of runs) {
+        expect(r.code, explain(r)).toBe(0);
+        expect(r.wallMs).toBeLessThan(8000); // well under the 10 s a writer waits
+      }
+      expect(runs[0].stdout).toMatch(/lab/);
+      expect(fs.readFileSync(path.join(tmp, 'x.csv'), 'utf8').trimEnd().split('\r\n')).toHaveLength(2);
+    } finally {
+      app.db.exec('COMMIT');
+    }
+  });
 });

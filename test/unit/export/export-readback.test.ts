@@ -46,6 +46,13 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
+/** A sheet's rows as objects keyed by its header row. */
+function sheetRows(wb: ExcelJS.Workbook, name: string): Record<string, unknown>[] {
+  const ws = wb.getWorksheet(name)!;
+  const head = (ws.getRow(1).values as unknown[]).slice(1) as string[];
+  return ws.getRows(2, ws.rowCount - 1)?.map((r) => Object.fromEntries(head.map((h, i) => [h, r.getCell(i + 1).value]))) ?? [];
+}
+
 let store: Store | null = null;
 afterEach(() => {
   store?.close();
@@ -137,7 +144,7 @@ describe('exports read back', () => {
     await writeExport(m, 'xlsx', file);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(file);
-    expect(wb.worksheets.map((w) => w.name)).toEqual(['Trials', 'Scenarios', 'Tier comparison', 'About']);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Trials', 'Scenarios', 'Pooled latency', 'Tier comparison', 'Notes', 'About']);
     const trials = wb.getWorksheet('Trials')!;
     const header = (trials.getRow(1).values as unknown[]).slice(1);
     expect(header).toEqual(trialColumns());
@@ -159,6 +166,56 @@ describe('exports read back', () => {
     const th = (tiers.getRow(1).values as unknown[]).slice(1);
     expect(tiers.getRow(2).getCell(th.indexOf('scenario_id') + 1).value).toBe('storage-only');
     expect(tiers.getRow(2).getCell(th.indexOf('speedup_wall_clock') + 1).value).toBe(1); // speedup against itself
+  });
+
+  it('XLSX and CSV carry what the terminal report prints besides its tables: flagged and excluded trials, the pooled latencies, the tier notes', async () => {
+    // review #8: the report said FLAGGED and printed pooled latencies; the XLSX had neither, and its About claimed the pooled method.
+    const dir = tempDir();
+    const m = model(dir);
+    const flagged = m.trials[1];
+    store!.db.prepare("INSERT OR REPLACE INTO trial_metrics (trial_id, key, value) VALUES (?, 'device_read_coverage', 0.4)").run(flagged.id);
+    const trials = store!.listTrials({ order: 'asc' });
+    const report = buildScenarioReport(trials, { histogramsOf: (id) => store!.trialHistograms(id) });
+    const flaggedModel: ExportModel = { ...m, trials, report, tiers: buildTierComparison(report, null) };
+    expect(report.scenarios[0].cautions).toHaveLength(1);
+    const file = path.join(dir, 'flagged.xlsx');
+    await writeExport(flaggedModel, 'xlsx', file);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const rowsOf = (name: string): Record<string, unknown>[] => sheetRows(wb, name);
+    const notes = rowsOf('Notes');
+    expect(notes.map((n) => [n.section, n.trial_number, n.kind])).toEqual([
+      ['scenarios', 3, 'excluded (failed)'],
+      ['scenarios', 2, 'flagged'],
+      ['tier comparison', null, 'note'],
+    ]);
+    expect(notes[1].message).toMatch(/^the device read 40\.0 % of the bytes the storage tier read: the page cache served the rest/);
+    expect(notes[2].message).toMatch(/^no bandwidth probe of the drive/);
+    expect(rowsOf('Scenarios').every((r) => r.flagged === 1)).toBe(true);
+    const pooled = rowsOf('Pooled latency');
+    expect(pooled.map((p) => p.latency)).toEqual(report.scenarios[0].pooled.map((p) => p.name));
+    expect(pooled[0]).toMatchObject({ scenario_id: 'storage-only', trials: 2, p95_ms: report.scenarios[0].pooled[0].p95Ms });
+    const about = Object.fromEntries(rowsOf('About').map((r) => [r.item, r.value]));
+    expect(about['pooled latency']).toMatch(/^Pooled latency: pooled latency percentiles from merged HDR histograms/);
+    expect(about.notes).toMatch(/^Notes: 3 /);
+    const trialRows = rowsOf('Trials');
+    expect(trialRows.map((r) => r.caution)).toEqual([null, notes[1].message, null]);
+    // The CSV: the same caution column.
+    const csvFile = path.join(dir, 'flagged.csv');
+    await writeExport(flaggedModel, 'csv', csvFile);
+    const csv = parseCsv(fs.readFileSync(csvFile, 'utf8').replace(/^\uFEFF/, ''));
+    const ci = csv[0].indexOf('caution');
+    expect(csv.slice(1).map((r) => r[ci])).toEqual(['', notes[1].message, '']);
+
+    // Without histograms (the reference's files), About says there is no pooled latency rather than claim a method.
+    const noHist = buildScenarioReport(trials);
+    const plain = path.join(dir, 'plain.xlsx');
+    await writeExport({ ...flaggedModel, report: noHist, tiers: buildTierComparison(noHist, null) }, 'xlsx', plain);
+    const wb2 = new ExcelJS.Workbook();
+    await wb2.xlsx.readFile(plain);
+    const about2 = Object.fromEntries(sheetRows(wb2, 'About').map((r) => [r.item, r.value]));
+    expect(about2['pooled latency']).toMatch(/^none: no aggregated trial of this export stored latency histograms/);
+    expect(wb2.getWorksheet('Pooled latency')!.rowCount).toBe(1);
   });
 
   it('XLSX: text longer than a cell holds (32,767 characters) is cut, saying where the whole is; CSV keeps it', async () => {
@@ -191,11 +248,7 @@ describe('exports read back', () => {
     await writeExport(m, 'xlsx', file);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(file);
-    const rowsOf = (name: string): Record<string, unknown>[] => {
-      const ws = wb.getWorksheet(name)!;
-      const h = (ws.getRow(1).values as unknown[]).slice(1) as string[];
-      return ws.getRows(2, ws.rowCount - 1)!.map((r) => Object.fromEntries(h.map((k, i) => [k, r.getCell(i + 1).value])));
-    };
+    const rowsOf = (name: string): Record<string, unknown>[] => sheetRows(wb, name);
     const tput = rowsOf('Scenarios').filter((r) => r.metric === 'wall_clock_throughput_tok_per_s');
     expect(tput.map((r) => [r.system_label, r.drive_label, r.n, r.median])).toEqual([
       ['lab1', 'virtual disk vda (256 GiB)', 2, 1000.5],
@@ -247,6 +300,17 @@ describe('exports read back', () => {
     const reported = JSON.parse(printed).tiers as { rows: Row[] };
     expect(reported.rows.map((r) => r.systemLabel)).toEqual(['lab1', 'lab2']);
     expect(effs(reported.rows)).toEqual(expected(reported.rows));
+    // review #9: neither JSON averages percentiles: a per-trial P95 has a median, a P95 and a CV, no mean.
+    type Metrics = { metric: { key: string }; aggregate: Record<string, unknown> }[];
+    for (const metrics of [
+      (JSON.parse(fs.readFileSync(out, 'utf8')).report.scenarios.scenarios[0] as { metrics: Metrics }).metrics,
+      (JSON.parse(printed).scenarios.scenarios[0] as { metrics: Metrics }).metrics,
+    ]) {
+      const byKey = Object.fromEntries(metrics.map((x) => [x.metric.key, x.aggregate]));
+      expect(byKey.e2e_p95_ms).toMatchObject({ n: 2, median: expect.any(Number), cv: expect.any(Number) });
+      expect(metrics.filter((x) => /_p\d+/.test(x.metric.key) && 'mean' in x.aggregate).map((x) => x.metric.key)).toEqual([]);
+      expect(byKey.wall_clock_throughput_tok_per_s.mean).toBe(1000.5);
+    }
   });
 
   it('JSON: every trial with its options, metrics and hardware snapshot, and the report', async () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency } from '../../../src-main/export/report-model.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency, withinNoise } from '../../../src-main/export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware } from '../store/fixtures.ts';
+import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 
 let nextId = 1;
 function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number }): TrialRecord {
@@ -68,7 +69,7 @@ describe('scenario report', () => {
     // One system and drive (one suite): the output is as it always was, nothing named.
     const single = buildScenarioReport(ts.slice(0, 3));
     expect(formatScenarioReport(single)).not.toContain('— on ');
-    expect(formatTierComparison(buildTierComparison(single, null))).toMatch(/^scenario\s+GPU/m);
+    expect(formatTierComparison(buildTierComparison(single, null))).toMatch(/^scenario\s+users\s+GPU/m);
   });
 
   it('flags aggregated trials whose storage reads the device did not serve', () => {
@@ -176,11 +177,47 @@ describe('tier comparison', () => {
       'cpu-only llama3.1-8b': 5,
       'cpu-only llama3.1-70b-instruct': null,
     });
-    expect(t.notes).toContain('1 row(s) have no storage-only scenario of the same model, duration and generation mode: no speedup');
+    expect(t.notes).toContain('1 row(s) have no storage-only run of the same configuration apart from the tier budgets (users, duration, warm-up, I/O options …): no speedup');
+    expect(t.notes.join('\n')).toMatch(/^cpu-only, llama3\.1-70b-instruct, .*: no storage-only run of this configuration \(the nearest differs in model llama3\.1-70b-instruct vs llama3\.1-8b\)$/m);
     expect(formatTierComparison(t)).toMatch(/^Tier comparison \(medians across complete trials;/);
     const withPartial = buildTierComparison(buildScenarioReport(ts, { includeIncomplete: true }), null);
     expect(formatTierComparison(withPartial)).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
   });
+
+  it('each row is measured against the storage-only run of its own configuration apart from the tier budgets: other users or warm-up are no baseline', () => {
+    // review #1: two suites on one system differing only in users; the 50-user rows were measured against the 4-user storage-only one.
+    const opts = (numUsers: number, cpuMemGb: number, extra: Record<string, unknown> = {}) => ({ model: 'tiny-1b', numUsers, cpuMemGb, gpuMemGb: 0, duration: 3, generationMode: 'fast', ...extra });
+    const ts = [
+      ...[100, 100].map((v) => trial({ scenario: 'storage-only', configKey: 's4', options: opts(4, 0.125), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[200, 200].map((v) => trial({ scenario: 'cpu-only', configKey: 'c4', options: opts(4, 1), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[1000, 1000].map((v) => trial({ scenario: 'storage-only', configKey: 's50', options: opts(50, 0.125), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[1500, 1500].map((v) => trial({ scenario: 'cpu-only', configKey: 'c50', options: opts(50, 1), metrics: { wall_clock_throughput_tok_per_s: v } })),
+      // A suite with a warm-up has no storage-only run of its own here: no speedup, not one against the suites without.
+      trial({ scenario: 'cpu-only', configKey: 'c4w', options: opts(4, 1, { warmUp: 30 }), metrics: { wall_clock_throughput_tok_per_s: 300 } }),
+      // An import without --run-flags: its configuration is unknown, so it matches no baseline.
+      trial({ scenario: 'cpu-only', configKey: 'unknown-abc', options: {}, metrics: { wall_clock_throughput_tok_per_s: 5000 } }),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), null);
+    const speedups = t.rows.map((r) => [r.scenarioId, r.numUsers, r.speedupWallClock]);
+    expect(speedups).toEqual([
+      ['cpu-only', null, null],
+      ['cpu-only', 4, 2],
+      ['cpu-only', 4, null],
+      ['cpu-only', 50, 1.5],
+      ['storage-only', 4, 1],
+      ['storage-only', 50, 1],
+    ]);
+    expect(t.rows[0].baselineNote).toMatch(/^configuration unknown \(imported without --run-flags\)/);
+    expect(t.rows[2].baselineNote).toBe('no storage-only run of this configuration (the nearest differs in warmUp 30 vs 0)');
+    expect(t.rows[1].baselineNote).toBeNull();
+    const text = formatTierComparison(t);
+    // The rows of one scenario are told apart: their users and their configuration are shown.
+    expect(text).toMatch(/^scenario\s+configuration\s+users\s+GPU\s+CPU/m);
+    expect(text).toMatch(/^cpu-only\s+tiny-1b, 50u, .*\s50\s+0\s+1\s+2\s+1,500\s+1\.50x/m);
+    expect(text).toMatch(/^storage-only\s+tiny-1b, 50u, .*\s50\s+0\s+0\.125\s+2\s+1,000\s+1\.00x/m);
+    expect(text).toMatch(/^note: cpu-only, tiny-1b, 4u, .*: no storage-only run of this configuration \(the nearest differs in warmUp 30 vs 0\)$/m);
+  });
+
   it('each row\'s efficiency is against its own trials\' snapshot; the text lists each system\'s limits', () => {
     const ts = [
       trial({ scenario: 'storage-only', system: 'lab1', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
@@ -281,6 +318,26 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.metrics[0].configs[0]).toMatchObject({ medianA: 100, medianB: 105, withinNoise: true, winner: 'b' });
   });
 
+  it('equal medians are a tie within noise, even with no spread on either side; with no spread any other difference is beyond it', () => {
+    // review #10: ratio 1, CV 0 on both sides came out "TIE, noise? no".
+    const opts = { model: 'm', numUsers: 1, cpuMemGb: 0 };
+    const side = (system: string, values: number[]) => values.map((v, i) => trial({ scenario: 's', system, configKey: 'k', index: i, options: opts, metrics: { decode_bytes_read: v } }));
+    const cmp = (a: number[], b: number[]) => buildSystemComparison({ label: 'a', id: 'a', trials: side('a', a) }, { label: 'b', id: 'b', trials: side('b', b) }, { metrics: ['decode_bytes_read'] }).metrics[0];
+    const tie = cmp([7, 7], [7, 7]);
+    expect(tie.configs[0]).toMatchObject({ ratio: 1, cvA: 0, cvB: 0, winner: 'tie', withinNoise: true });
+    expect(tie.withinNoise).toBe(1);
+    expect(cmp([8, 8], [7, 7]).configs[0]).toMatchObject({ cvA: 0, cvB: 0, winner: 'a', withinNoise: false });
+    // One trial a side: the spread is unknown, but equal medians still differ by nothing.
+    expect(cmp([7], [7]).configs[0].withinNoise).toBe(true);
+    expect(cmp([8], [7]).configs[0].withinNoise).toBeNull();
+    // A gap exactly as large as the combined spread is within it.
+    expect(withinNoise(Math.E * 100, 100, 0.6, 0.8)).toBe(true);
+    expect(withinNoise(Math.E * 100, 100, 0.6, 0.79)).toBe(false);
+    expect(withinNoise(0, 0, null, null)).toBeNull(); // no ratio
+    expect(formatComparison(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [7, 7]) }, { label: 'b', id: 'b', trials: side('b', [7, 7]) }, { metrics: ['decode_bytes_read'] }), { perConfig: true }))
+      .toMatch(/s: m, 1u, .*\s2\s+2\s+0\.0 MiB\s+0\.0 MiB\s+1\.00x\s+TIE\s+yes$/m);
+  });
+
   it('a tie favours neither side: configurations equal on both (a tier both lack) stay out of the win rate and name no differentiator', () => {
     const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' });
     const a: TrialRecord[] = [];
@@ -318,6 +375,44 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.matched).toBe(1);
     expect(c.unmatchedA).toBe(1);
     expect(c.metrics[0].configs[0]).toMatchObject({ nA: 1, nB: 1, ratio: 1 });
+  });
+
+  it('never pools a system\'s drives: a configuration A ran on two drives is compared once per drive, and a note says so', () => {
+    // review #2: 100 tok/s on one drive and 300 on the other pooled to a median of 200, a "tie" with B's 200.
+    const opts = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'fast' };
+    const a = [
+      ...[100, 100].map((v, i) => trial({ scenario: 'storage-only', system: 'SA', drive: 'slowdisk', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } })),
+      ...[300, 300].map((v, i) => trial({ scenario: 'storage-only', system: 'SA', drive: 'fastdisk', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } })),
+    ];
+    const b = [200, 200].map((v, i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    const rows = c.metrics[0].configs.map((x) => [x.placeA, x.placeB, x.nA, x.medianA, x.medianB, x.winner]);
+    expect(rows).toEqual([
+      ['SA · fastdisk label', 'SB', 2, 300, 200, 'a'],
+      ['SA · slowdisk label', 'SB', 2, 100, 200, 'b'],
+    ]);
+    expect(new Set(c.metrics[0].configs.map((x) => x.key)).size).toBe(2);
+    expect(c.matched).toBe(2);
+    expect(c.notes.join('\n')).toMatch(/^A \(SA\) ran 1 matched configuration\(s\) on several drives \(SA · fastdisk label; SA · slowdisk label\): each drive is compared on its own row, never pooled/m);
+    const text = formatComparison(c, { perConfig: true });
+    expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · fastdisk label, B on SB\s+2\s+2\s+300\s+200\s+1\.50x\s+A/);
+    expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · slowdisk label, B on SB\s+2\s+2\s+100\s+200\s+0\.50x\s+B/);
+    // One drive per side, as in a drive comparison: one row, described as before.
+    const one = buildSystemComparison({ label: 'SA', id: 'SA', trials: a.slice(0, 2) }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([['k', 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
+    expect(one.notes.join()).not.toMatch(/several drives/);
+  });
+
+  it('matching by scenario never matches a trial of unknown configuration (imported without --run-flags), not even with a run of the default options', () => {
+    // review #3: the unknown reference run was matched as if it had run with the defaults.
+    const defaults = { model: DEFAULT_RUN_OPTIONS.model, duration: DEFAULT_RUN_OPTIONS.duration, generationMode: DEFAULT_RUN_OPTIONS.generationMode, numUsers: 200, cpuMemGb: 0 };
+    const v = [50, 50].map((x, i) => trial({ scenario: 'storage-only', system: 'V', configKey: 'v', index: i, options: defaults, metrics: { wall_clock_throughput_tok_per_s: x } }));
+    const r = [400, 400].map((x, i) => trial({ scenario: 'storage-only', system: 'R', configKey: `unknown-00000000000${i}`, index: i, options: {}, metrics: { wall_clock_throughput_tok_per_s: x } }));
+    for (const match of ['scenario', 'config'] as const) {
+      const c = buildSystemComparison({ label: 'V', id: 'V', trials: v }, { label: 'R', id: 'R', trials: r }, { match, metrics: ['wall_clock_throughput_tok_per_s'] });
+      expect(c.matched, match).toBe(0);
+      expect(c.notes, match).toContain('B (R) has 2 complete trial(s) of unknown configuration (imported without --run-flags): they match nothing');
+    }
   });
 
   it('matching by scenario compares suites planned on machines with different RAM', () => {

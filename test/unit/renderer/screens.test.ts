@@ -222,7 +222,7 @@ describe('import dialog', () => {
 
   it('imports the chosen files once: after the import they are no longer chosen, also when the dialog is opened again', async () => {
     const fake = installFakeApi({
-      'import.results': (r) => ({ imported: r.files.map((f, i) => ({ file: f.name, trialId: 20 + i, format: 'reference-new' as const, status: 'complete', reason: null, configKnown: false })), errors: [], systemId: 'imp-1', suiteId: 3 }),
+      'import.results': (r) => ({ imported: r.files.map((f, i) => ({ file: f.name, trialId: 20 + i, format: 'reference-new' as const, status: 'complete', reason: null, configKnown: false })), skipped: [], errors: [], systemId: 'imp-1', suiteId: 3 }),
     });
     const w = mountIt(ImportDialog, { open: true });
     await choose(w, [new File(['{}'], 'trial1.json'), new File(['{}'], 'trial2.json')]);
@@ -500,7 +500,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', withinNoise: false }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', withinNoise: false }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,

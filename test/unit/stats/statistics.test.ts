@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregate, coefficientOfVariation, geometricMean, mean, median, percentile, ratio, sampleStdDev } from '../../../src-shared/domain/statistics.ts';
+import { isPercentileMetric, METRICS } from '../../../src-shared/domain/store-types.ts';
 
 // A seeded generator so the property checks are repeatable.
 function lcg(seed: number): () => number {
@@ -84,6 +85,20 @@ describe('aggregate, ratio, geometric mean', () => {
     expect(a.max).toBe(1879);
     expect(a.cv).toBeGreaterThan(0.1);
     expect(aggregate([]).median).toBeNull();
+    // Per-trial percentiles: their spread still, but no mean (never averaged: style.md).
+    const p95s = aggregate([350, 360, 370], { percentiles: true });
+    expect('mean' in p95s).toBe(false);
+    expect(p95s).toMatchObject({ n: 3, median: 360, min: 350, max: 370 });
+    expect(p95s.cv).toBeCloseTo(10 / 360, 9);
+    expect(aggregate([350, 360, 370]).mean).toBe(360);
+  });
+
+  it('knows which catalogue metrics are per-trial percentiles', () => {
+    expect(METRICS.filter((d) => isPercentileMetric(d.key)).map((d) => d.key)).toEqual([
+      'e2e_p50_ms', 'e2e_p95_ms', 'e2e_p99_ms', 'storage_io_per_request_p95_ms', 'queue_wait_p95_ms',
+      'gpu_read_p95_ms', 'gpu_write_p95_ms', 'cpu_read_p95_ms', 'cpu_write_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms',
+      'storage_read_device_p95_ms', 'storage_write_device_p95_ms', 'storage_read_p95_ms_per_mib', 'storage_write_p95_ms_per_mib', 'event_loop_lag_p99_ms',
+    ]);
   });
 
   it('ratio refuses a zero or missing denominator', () => {

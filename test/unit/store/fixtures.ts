@@ -213,6 +213,13 @@ export function referenceResultsMid(o: { tokens: number; storageS: number; reque
   };
 }
 
+/** Writes a results file into `dir`: JSON of `value`, or `value` itself when it is text (a broken file). */
+export function writeResults(dir: string, name: string, value: unknown): string {
+  const f = path.join(dir, name);
+  fs.writeFileSync(f, typeof value === 'string' ? value : JSON.stringify(value));
+  return f;
+}
+
 const tempDirs: string[] = [];
 export function tempDir(prefix = 'kvb-store-'): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));

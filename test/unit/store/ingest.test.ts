@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configKey, detectFormat, extractHistograms, extractMetrics, statusFromResults } from '../../../src-main/store/results-ingest.ts';
-import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import { importResultsFiles, parseImportRunFlags } from '../../../src-main/store/import-results.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 import { CONFIG_MATCH_KEYS } from '../../../src-shared/domain/store-types.ts';
-import { kvbenchResults, referenceResultsMid, referenceResultsNew, removeTempDirs, tempDir } from './fixtures.ts';
+import { kvbenchResults, referenceResultsMid, referenceResultsNew, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 
 const GIB = 1024 ** 3;
 afterEach(() => removeTempDirs());
@@ -239,6 +239,144 @@ describe('import', () => {
       const r = await importResultsFiles(store, [rankFile(1, 4), rankFile(0, 1)], { systemLabel: 'x' });
       expect(r.imported.map((f) => path.basename(f.file))).toEqual(['r0of1.json']);
       expect(r.errors).toEqual([{ file: path.join(dir, 'r1of4.json'), message: expect.stringMatching(/^rank 1 of 4 of a multi-host run: one host's share, not a trial of the system; combine the ranks with kvbench merge/) }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('never stores the same results twice: a re-run import, an identical file in the batch, or the results a suite stored', async () => {
+    // review #4: re-running an import after fixing one bad file stored the good ones again (n 5 of 3 results).
+    const dir = tempDir();
+    const write = (name: string, r: unknown): string => writeResults(dir, name, r);
+    const t4 = write('t4.json', kvbenchResults({ tokPerS: 100 }));
+    const t5 = write('t5.json', kvbenchResults({ tokPerS: 110 }));
+    const bad = write('bad.json', '{bad');
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const first = await importResultsFiles(store, [t4, t5, bad], { systemLabel: 'D', scenarioId: 'storage-only' });
+      expect(first.imported).toHaveLength(2);
+      expect(first.errors).toHaveLength(1);
+      // The user fixes the bad file and runs the same command again: only it goes in.
+      write('bad.json', kvbenchResults({ tokPerS: 120 }));
+      const again = await importResultsFiles(store, [t4, t5, bad], { systemLabel: 'D', scenarioId: 'storage-only' });
+      expect(again.imported.map((f) => path.basename(f.file))).toEqual(['bad.json']);
+      expect(again.skipped).toEqual([
+        { file: t4, trialId: first.imported[0].trialId, message: expect.stringMatching(/^already stored as trial \d+ \(system D, suite \d+\): not imported again/) },
+        { file: t5, trialId: first.imported[1].trialId, message: expect.stringMatching(/^already stored as trial/) },
+      ]);
+      expect(store.listTrials({}).length).toBe(3);
+      // Re-indented, it is the same content; all of it stored already: nothing is written, not even a suite.
+      const suites = store.listSuites().length;
+      const copy = write('copy.json', JSON.stringify(JSON.parse(fs.readFileSync(t4, 'utf8')), null, 4));
+      const none = await importResultsFiles(store, [copy], { systemLabel: 'elsewhere' });
+      expect(none).toMatchObject({ suiteId: -1, systemId: null, imported: [], skipped: [{ file: copy, trialId: first.imported[0].trialId }] });
+      expect(store.listSuites().length).toBe(suites);
+      expect(store.listSystems().map((x) => x.label)).not.toContain('elsewhere');
+      // Two identical files in one import: the first goes in, the second is named as its twin.
+      const a = write('a.json', referenceResultsNew({ tokPerS: 7, storageTokPerS: 7 }));
+      const b = write('b.json', referenceResultsNew({ tokPerS: 7, storageTokPerS: 7 }));
+      const twins = await importResultsFiles(store, [b, a], { systemLabel: 'D' });
+      expect(twins.imported.map((f) => f.file)).toEqual([a]);
+      expect(twins.skipped).toEqual([{ file: b, trialId: null, message: `the same results as ${a}, imported now: not stored twice` }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('recognises results a suite stored, also in trials stored before the digest was kept', async () => {
+    const dir = tempDir();
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const results = kvbenchResults({ tokPerS: 321 });
+      const suiteId = store.createSuite({ systemId: store.upsertImportedSystem('lab').id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner: null, status: 'finished' });
+      const runId = store.ensureRun(suiteId, 'storage-only', 'Storage only', 'k', {});
+      const trialId = store.startTrial({ runId, suiteId, systemId: store.upsertImportedSystem('lab').id, driveId: null, hardwareSnapshotId: null, scenarioId: 'storage-only', trialIndex: 0, options: {}, configKey: 'k', runner: { pid: process.pid, host: 'h', startTicks: null }, cacheDir: null });
+      store.finishTrial(trialId, { status: 'complete', reason: null, wallMs: 1, results: results as unknown as Record<string, unknown> });
+      // As a database of schema 2 left it: no digest stored.
+      store.db.prepare('UPDATE trials SET results_digest = NULL').run();
+      const file = path.join(dir, 'dumped.json');
+      fs.writeFileSync(file, JSON.stringify(store.trialResults(trialId), null, 2));
+      const r = await importResultsFiles(store, [file], { systemLabel: 'lab' });
+      expect(r.imported).toEqual([]);
+      expect(r.skipped).toEqual([{ file, trialId, message: expect.stringMatching(/^already stored as trial/) }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('run flags never override what a kvbench file records: a contradiction refuses the file and names the options; flags only fill in what it leaves out', async () => {
+    // review #5: "--model llama3.1-70b-instruct --num-users 999" silently replaced the file's tiny-1b, 4 users.
+    const dir = tempDir();
+    const recorded = { model: 'tiny-1b', numUsers: 4, duration: 3, cpuMemGb: 0, gpuMemGb: 0, generationMode: 'fast', output: '/elsewhere/r.json' };
+    const file = (name: string, tokPerS: number): string => {
+      const r = kvbenchResults({ tokPerS });
+      r.kvbench.run_options = { ...recorded };
+      const f = path.join(dir, name);
+      fs.writeFileSync(f, JSON.stringify(r));
+      return f;
+    };
+    const flags = (text: string) => {
+      const r = parseImportRunFlags(text);
+      if (!r.ok) throw new Error(r.errors.join('; '));
+      return { options: r.options, givenOptionKeys: r.given };
+    };
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const wrong = file('wrong.json', 1);
+      const r = await importResultsFiles(store, [wrong], { systemLabel: 'RF', ...flags('--model llama3.1-70b-instruct --num-users 999 --duration 3 --cpu-mem-gb 0 --gpu-mem-gb 0') });
+      expect(r.imported).toEqual([]);
+      expect(r.errors).toEqual([{
+        file: wrong,
+        message: '--run-flags contradict the run options this kvbench file records: --model llama3.1-70b-instruct (the file: tiny-1b), --num-users 999 (the file: 4); drop those flags: the file\'s own options are used',
+      }]);
+      // Flags that agree, and one the file does not record (--io-depth): the file's options, completed.
+      const right = file('right.json', 2);
+      const ok = await importResultsFiles(store, [right], { systemLabel: 'RF', ...flags('--model tiny-1b --num-users 4 --io-depth 8 --output /here/x.json') });
+      expect(ok.errors).toEqual([]);
+      const t = store.getTrial(ok.imported[0].trialId)!;
+      expect(t.options).toEqual({ ...recorded, ioDepth: 8 });
+      expect(t.configKey).toBe(configKey({ ...recorded, ioDepth: 8 }));
+      // Without flags: the file's own options, as always.
+      const plain = await importResultsFiles(store, [file('plain.json', 3)], { systemLabel: 'RF' });
+      expect(store.getTrial(plain.imported[0].trialId)!.options).toEqual(recorded);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('refuses impossible or mistyped values, and a "complete" file with no usable metric; a failed run is still kept', async () => {
+    // review #6: a negative throughput, a 750 % hit rate and a string throughput were stored as complete trials.
+    const dir = tempDir();
+    const write = (name: string, r: unknown): string => writeResults(dir, name, r);
+    const impossible = write('mal1.json', {
+      requests_completed: 10,
+      total_tokens_generated: 500,
+      summary: { avg_throughput_tokens_per_sec: -250, requests_per_second: -3, elapsed_time: -20, cache_stats: { cache_hit_rate: 7.5, storage_read_p95_ms: -12, tier_storage_read_bandwidth_gbps: -1 } },
+    });
+    const mistyped = write('mal3.json', { requests_completed: 10, total_tokens_generated: 500, summary: { avg_throughput_tokens_per_sec: 'fast' } });
+    const nested = kvbenchResults({ tokPerS: 5 });
+    nested.kvbench.latency.tier_read.storage!.p95_ns = -1;
+    const badLatency = write('lat.json', nested);
+    const empty = write('empty.json', { requests_completed: 10, total_tokens_generated: 500, summary: {} });
+    const failed = write('failed.json', { requests_completed: 0, total_tokens_generated: 0 });
+    const good = write('good.json', referenceResultsNew({ tokPerS: 3, storageTokPerS: 3 }));
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [impossible, mistyped, badLatency, empty, failed, good], { systemLabel: 'M' });
+      const errors = Object.fromEntries(r.errors.map((e) => [path.basename(e.file), e.message]));
+      expect(Object.keys(errors).sort()).toEqual(['empty.json', 'lat.json', 'mal1.json', 'mal3.json']);
+      expect(errors['mal1.json']).toMatch(/^values no run can produce \(a wrong type, a negative amount, a hit rate outside 0–1\): summary\.avg_throughput_tokens_per_sec: -250 \(Too small: expected number to be >=0\); summary\.requests_per_second: -3 /);
+      expect(errors['mal1.json']).toMatch(/; and 2 more$/);
+      expect(errors['mal3.json']).toMatch(/summary\.avg_throughput_tokens_per_sec: "fast" \(Invalid input: expected number, received string\)/);
+      expect(errors['lat.json']).toMatch(/kvbench\.latency\.tier_read/);
+      expect(errors['empty.json']).toMatch(/^no metric kvbench can use/);
+      expect(r.imported.map((f) => [path.basename(f.file), f.status])).toEqual([['failed.json', 'failed'], ['good.json', 'complete']]);
+      // A hit rate within 0–1 and device coverage above 1 (other processes read the drive too) are fine.
+      const edge = kvbenchResults({ tokPerS: 6 });
+      edge.summary!.cache_stats.cache_hit_rate = 1;
+      edge.kvbench.device_io.read_coverage = 2.08;
+      const ok = await importResultsFiles(store, [write('edge.json', edge)], { systemLabel: 'M' });
+      expect(ok.errors).toEqual([]);
     } finally {
       store.close();
     }

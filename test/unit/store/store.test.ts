@@ -264,6 +264,8 @@ describe('repositories', () => {
     expect(() => store.deleteTrials([c, 9999])).toThrow(/no trial 9999/);
     expect(store.getTrial(c)).not.toBeNull();
     expect(snapshots()).toBe(1);
+    const keep = start(4, null);
+    store.finishTrial(keep, { status: 'complete', reason: null, wallMs: 1 });
     store.deleteTrials([c]);
     expect(snapshots()).toBe(0);
     // Deleting a suite takes the snapshots only its trials referred to, and keeps another suite's.
@@ -280,6 +282,37 @@ describe('repositories', () => {
     expect(store.db.prepare('SELECT id FROM hardware_snapshots').all()).toEqual([{ id: kept }]);
     store.deleteSuite(s2);
     expect(snapshots()).toBe(0);
+  });
+
+  it('deleting the last trials of a finished suite deletes the suite with its runs and plan, in the same transaction; a running suite stays', () => {
+    // review #11: the empty suite stayed (plan_json with its cache dir), and kvbench report chose it as "the newest".
+    const { store, hw, suiteId, runs } = seeded(path.join(tempDir(), 'kvbench.db'));
+    const trialIn = (suite: number, runId: number, i: number): number => {
+      const id = store.startTrial({ runId, suiteId: suite, systemId: hw.system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'cpu-only', trialIndex: i, options: {}, configKey: 'k', runner: currentProcess(), cacheDir: null });
+      store.finishTrial(id, { status: 'complete', reason: null, wallMs: 1 });
+      return id;
+    };
+    const [a, b] = [trialIn(suiteId, runs[0].id, 0), trialIn(suiteId, runs[1].id, 0)];
+    const older = store.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: 'older', source: 'suite', plan: null, cacheDir: null, runner: null, status: 'finished' });
+    const kept = trialIn(older, store.ensureRun(older, 'cpu-only', 'CPU only', 'k', {}), 0);
+    store.setSuiteStatus(suiteId, 'finished');
+    expect(store.deleteTrials([a])).toEqual([]);
+    expect(store.getSuite(suiteId)).not.toBeNull();
+    // Its last trial: the suite, its runs and its plan go with it; the other suite stays.
+    expect(store.deleteTrials([b])).toEqual([suiteId]);
+    expect(store.getSuite(suiteId)).toBeNull();
+    expect(store.getSuitePlan(suiteId)).toBeNull();
+    expect(store.listRuns(suiteId)).toEqual([]);
+    expect(store.latestSuite()!.id).toBe(older);
+    expect(store.getTrial(kept)).not.toBeNull();
+    // A running suite keeps its plan and runs without trials: its runner starts the next one there.
+    const running = store.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner: currentProcess() });
+    const only = trialIn(running, store.ensureRun(running, 'cpu-only', 'CPU only', 'k', {}), 0);
+    expect(store.deleteTrials([only])).toEqual([]);
+    expect(store.getSuite(running)).not.toBeNull();
+    // A trial that does not exist: nothing at all is deleted, the suite neither.
+    expect(() => store.deleteTrials([kept, 9999])).toThrow(/no trial 9999/);
+    expect(store.getSuite(older)).not.toBeNull();
   });
 
   it('uses the indexes for the history queries', () => {

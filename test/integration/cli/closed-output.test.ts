@@ -1,0 +1,49 @@
+// `kvbench report | head`: the reader goes away after the first lines. Every command ends quietly
+// there (exit 141, as a shell reports a tool a closed pipe ended), never with an EPIPE stack trace.
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { referenceResultsNew } from '../../unit/store/fixtures.ts';
+import { extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { explain, makeTempDir, removeTempDirs, startCli } from './cli-harness.ts';
+
+afterEach(() => removeTempDirs());
+
+/** A database whose history is far more than a pipe holds (64 KiB), so the writer meets the closed end. */
+function bigDatabase(dir: string): string {
+  const db = path.join(dir, 'kvbench.db');
+  const store = openStore(db);
+  try {
+    store.atomically(() => {
+      const system = store.upsertImportedSystem('lab');
+      const suiteId = store.createSuite({ systemId: system.id, driveId: null, profile: 'import', label: null, source: 'import', plan: null, cacheDir: null, runner: null, status: 'finished' });
+      for (let i = 0; i < 400; i++) {
+        // Each its own configuration: the report has a table for each.
+        const runId = store.ensureRun(suiteId, 'storage-only', 'Storage only', `k${i}`, {});
+        const results = referenceResultsNew({ tokPerS: 100 + i, storageTokPerS: 50 + i });
+        store.insertFinishedTrial({
+          runId, suiteId, systemId: system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'storage-only', trialIndex: 0, options: {}, configKey: `k${i}`,
+          cacheDir: null, status: 'complete', reason: null, wallMs: null, results, resultsFormat: 'reference-new', metrics: extractMetrics(results), sourceFile: null,
+        });
+      }
+    });
+  } finally {
+    store.close();
+  }
+  return db;
+}
+
+describe('a reader that goes away', () => {
+  it('history, report: exit 141 without a word on stderr when the pipe closes under them', { timeout: 60_000 }, async () => {
+    const tmp = makeTempDir();
+    const db = bigDatabase(tmp);
+    for (const args of [['history', '--json', '--limit', '0'], ['report', '--all', '--all-metrics']]) {
+      const cli = startCli([...args, '--db', db], { cwd: tmp });
+      // Read the first chunk, then close the read end, as `head -1` does.
+      cli.child.stdout!.once('data', () => cli.child.stdout!.destroy());
+      const r = await cli.done;
+      expect(r.code, `${args[0]}: ${explain(r)}`).toBe(141);
+      expect(r.stderr, args[0]).toBe('');
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
+import { endQuietlyWhenOutputCloses, EXIT_CLOSED_PIPE, onReaderGone } from '../../../src-main/cli/closed-output.ts';
+
+const epipe = (): NodeJS.ErrnoException => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+
+/** A process with stdout, stderr, exit and signal listeners, enough for endQuietlyWhenOutputCloses. */
+function fakeProcess() {
+  const proc = Object.assign(new EventEmitter(), { stdout: new EventEmitter(), stderr: new EventEmitter(), exit: vi.fn() });
+  return proc;
+}
+
+describe('a reader that goes away (kvbench report | head)', () => {
+  it('ends quietly once: EPIPE and the writes after it are no uncaught error', () => {
+    const stream = new EventEmitter();
+    const closed = vi.fn();
+    onReaderGone(stream, closed);
+    stream.emit('error', epipe());
+    stream.emit('error', Object.assign(new Error('write after end'), { code: 'ERR_STREAM_DESTROYED' }));
+    expect(closed).toHaveBeenCalledTimes(1);
+    // Any other failure is still an error.
+    expect(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' }))).toThrow(/disk full/);
+  });
+
+  it('a command with nothing to wind down exits 141 at once; one that winds down on SIGTERM (suite, run, serve) is told to stop', () => {
+    const plain = fakeProcess();
+    endQuietlyWhenOutputCloses(plain as unknown as NodeJS.Process);
+    plain.stdout.emit('error', epipe());
+    expect(plain.exit).toHaveBeenCalledWith(EXIT_CLOSED_PIPE);
+    expect(EXIT_CLOSED_PIPE).toBe(141);
+
+    const suite = fakeProcess();
+    const onSigterm = vi.fn();
+    suite.on('SIGTERM', onSigterm);
+    endQuietlyWhenOutputCloses(suite as unknown as NodeJS.Process);
+    suite.stdout.emit('error', epipe());
+    suite.stdout.emit('error', epipe()); // the events it writes while stopping
+    suite.stderr.emit('error', epipe()); // 2>&1 | head: both went with the reader
+    expect(onSigterm).toHaveBeenCalledTimes(1);
+    expect(suite.exit).not.toHaveBeenCalled();
+  });
+});
