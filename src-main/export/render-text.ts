@@ -123,9 +123,9 @@ export function formatTierComparison(t: TierComparison): string {
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
         String(r.n),
         fmtValue(r.wallClockTokPerS, 'tok/s'),
-        fmtValue(r.speedupWallClock, 'x'),
+        fmtValue(r.speedupWallClock, 'x') + (r.speedupBaselineUsers !== null && r.speedupWallClock !== null ? '†' : ''),
         fmtValue(r.storageTokPerS, 'tok/s'),
-        fmtValue(r.speedupStorageMetric, 'x'),
+        fmtValue(r.speedupStorageMetric, 'x') + (r.speedupBaselineUsers !== null && r.speedupStorageMetric !== null ? '†' : ''),
         fmtValue(r.cpuReadP95Ms, 'ms'),
         fmtValue(r.storageReadP95Ms, 'ms'),
         fmtValue(r.storageWriteP95Ms, 'ms'),
@@ -139,7 +139,7 @@ export function formatTierComparison(t: TierComparison): string {
     ),
   );
   out.push('users: simulated users; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');
-  out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes).');
+  out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;

@@ -208,8 +208,10 @@ export interface TierRow {
   speedupWallClock: number | null;
   /** Median storage throughput (the reference's metric, as in seeds/003) ÷ storage-only's. */
   speedupStorageMetric: number | null;
-  /** Why this row has no speedup (no storage-only run of its configuration); null when it has one. */
+  /** Why this row has no speedup, or how its baseline differs (other users); null for an exact baseline. */
   baselineNote: string | null;
+  /** The users of the storage-only run this row's speedup is against, where they differ from the row's. */
+  speedupBaselineUsers: number | null;
   gpuReadP95Ms: number | null;
   cpuReadP95Ms: number | null;
   storageReadP95Ms: number | null;
@@ -324,9 +326,9 @@ const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
  * warm-up, I/O chunk and depth …); null for a configuration that is not known (an import without
  * --run-flags), which matches nothing.
  */
-function configApartFromTiers(s: ScenarioSummary): string | null {
+function configApartFromTiers(s: ScenarioSummary, alsoIgnore: readonly string[] = []): string | null {
   if (Object.keys(s.options).length === 0) return null;
-  return configKey(Object.fromEntries(Object.entries(s.options).filter(([k]) => !TIER_LAYOUT_KEYS.includes(k))));
+  return configKey(Object.fromEntries(Object.entries(s.options).filter(([k]) => !TIER_LAYOUT_KEYS.includes(k) && !alsoIgnore.includes(k))));
 }
 
 /** The workload options (other than the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
@@ -359,6 +361,15 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       const same = here.filter((b) => configApartFromTiers(b) === own);
       if (same.length === 1) return [s, { base: same[0], note: null }];
       if (same.length > 1) return [s, { base: null, note: `${same.length} storage-only runs of this configuration differ only in their tier budgets: no single baseline` }];
+      // The suite runs its spill-over scenarios (cpu-storage, gpu-cpu-storage) at more users than
+      // storage-only, and the reference's wrapper compares them with it all the same: so does this,
+      // saying so, when exactly one storage-only run differs in the users alone.
+      const byUsers = configApartFromTiers(s, ['numUsers']);
+      const otherUsers = here.filter((b) => configApartFromTiers(b, ['numUsers']) === byUsers);
+      if (otherUsers.length === 1) {
+        const b = otherUsers[0];
+        return [s, { base: b, note: `against storage-only at ${String(b.options.numUsers)} users (this row: ${String(s.options.numUsers)}): the ratio includes the load difference` }];
+      }
       const nearest = here.filter((b) => configApartFromTiers(b) !== null).map((b) => differingOptions(s, b)).sort((x, y) => x.length - y.length)[0];
       return [s, { base: null, note: `no storage-only run of this configuration${nearest ? ` (the nearest differs in ${nearest.join(', ')})` : ''}` }];
     }),
@@ -377,6 +388,8 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
+  const atOtherUsers = rows.filter((s) => s !== baselineOf(s) && baselineOf(s) !== null && baselineOf(s)!.options.numUsers !== s.options.numUsers);
+  for (const s of atOtherUsers) notes.push(`${s.scenarioId}, ${s.configDescription}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: speedup ${baselineFor.get(s)!.note}`);
   if (orphans.length > 0) {
     notes.push(
       `${orphans.length} row(s) have no storage-only run of the same configuration apart from the tier budgets (users, duration, warm-up, I/O options …)` +
@@ -412,6 +425,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       speedupWallClock: base ? ratio(tok, med(base, 'wall_clock_throughput_tok_per_s')) : null,
       speedupStorageMetric: base ? ratio(stok, med(base, 'storage_throughput_tok_per_s')) : null,
       baselineNote: baselineFor.get(s)!.note,
+      speedupBaselineUsers: base && base.options.numUsers !== s.options.numUsers && typeof base.options.numUsers === 'number' ? base.options.numUsers : null,
       gpuReadP95Ms: med(s, 'gpu_read_p95_ms'),
       cpuReadP95Ms: med(s, 'cpu_read_p95_ms'),
       storageReadP95Ms: med(s, 'storage_read_p95_ms'),

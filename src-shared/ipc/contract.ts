@@ -245,8 +245,10 @@ export const TierRowSchema = z.object({
   storageTokPerS: nnum,
   speedupWallClock: nnum,
   speedupStorageMetric: nnum,
-  /** Why the row has no speedup (no storage-only run of its configuration apart from the tier budgets). */
+  /** Why the row has no speedup, or how its baseline differs (other users); null for an exact baseline. */
   baselineNote: z.string().nullable(),
+  /** The users of the storage-only run the speedup is against, where they differ from the row's. */
+  speedupBaselineUsers: nnum,
   gpuReadP95Ms: nnum,
   cpuReadP95Ms: nnum,
   storageReadP95Ms: nnum,

@@ -41,8 +41,9 @@ describe('kvbench suite --profile smoke, then report, import, compare, export', 
     expect(rep.stdout).toMatch(/pooled over the trials \(merged HDR histograms/);
     expect(rep.stdout).toMatch(/Tier comparison \(medians across complete trials; speedup against storage-only\)/);
     expect(rep.stdout).toMatch(/storage-only\s+\d+\s+0\s+0\.125\s+2\s+[\d,.]+\s+1\.00x/); // users, GPU, CPU, n, tok/s, speedup
-    // cpu-only runs storage-only's users: a speedup; the high-user scenarios have none, and a note says why.
+    // cpu-only runs storage-only's users: a speedup; the high-user scenarios' speedups are against it too, marked †.
     expect(rep.stdout).toMatch(/^cpu-only\s+\d+\s+0\s+[\d.]+\s+2\s+[\d,.]+\s+[\d.]+x/m);
+    expect(rep.stdout).toMatch(/^cpu-storage\s+8\s+0\s+[\d.]+\s+2\s+[\d,.]+\s+[\d.]+x†/m);
     expect(rep.stdout).toMatch(/Limits: drive sequential read [\d.]+ [GM]B\/s/); // the probe ran: efficiency has a denominator
 
     const hist = await runCli(['history', '--db', db, '--json', '--limit', '0'], { cwd: tmp });

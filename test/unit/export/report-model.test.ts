@@ -184,6 +184,29 @@ describe('tier comparison', () => {
     expect(formatTierComparison(withPartial)).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
   });
 
+  it("the suite's high-user scenarios are compared with its one storage-only run at other users, and say so", () => {
+    const opts = (numUsers: number, cpuMemGb: number) => ({ model: 'tiny-1b', numUsers, cpuMemGb, gpuMemGb: 0, duration: 3, generationMode: 'fast' });
+    const suite = [
+      trial({ scenario: 'storage-only', configKey: 's4', options: opts(4, 0.125), metrics: { wall_clock_throughput_tok_per_s: 100, storage_throughput_tok_per_s: 50 } }),
+      trial({ scenario: 'cpu-storage', configKey: 'cs8', options: opts(8, 0.5), metrics: { wall_clock_throughput_tok_per_s: 300, storage_throughput_tok_per_s: 75 } }),
+    ];
+    const t = buildTierComparison(buildScenarioReport(suite), null);
+    const row = t.rows.find((r) => r.scenarioId === 'cpu-storage')!;
+    expect([row.speedupWallClock, row.speedupStorageMetric, row.speedupBaselineUsers]).toEqual([3, 1.5, 4]);
+    expect(row.baselineNote).toBe('against storage-only at 4 users (this row: 8): the ratio includes the load difference');
+    expect(t.rows.find((r) => r.scenarioId === 'storage-only')!.speedupBaselineUsers).toBeNull();
+    expect(t.notes.join('\n')).toMatch(/^cpu-storage, .*: speedup against storage-only at 4 users \(this row: 8\)/m);
+    const text = formatTierComparison(t);
+    expect(text).toMatch(/^cpu-storage\s+8\s+0\s+0\.5\s+1\s+[\d,.]+\s+3\.00x†/m);
+    expect(text).toMatch(/† against a storage-only run at other users/);
+    // Two storage-only runs at other users, neither at this row's: no single baseline, no speedup.
+    const two = buildTierComparison(
+      buildScenarioReport([...suite, trial({ scenario: 'storage-only', configKey: 's16', options: opts(16, 0.125), metrics: { wall_clock_throughput_tok_per_s: 400 } })]),
+      null,
+    );
+    expect(two.rows.find((r) => r.scenarioId === 'cpu-storage')!.speedupWallClock).toBeNull();
+  });
+
   it('each row is measured against the storage-only run of its own configuration apart from the tier budgets: other users or warm-up are no baseline', () => {
     // review #1: two suites on one system differing only in users; the 50-user rows were measured against the 4-user storage-only one.
     const opts = (numUsers: number, cpuMemGb: number, extra: Record<string, unknown> = {}) => ({ model: 'tiny-1b', numUsers, cpuMemGb, gpuMemGb: 0, duration: 3, generationMode: 'fast', ...extra });
