@@ -162,7 +162,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
         winText(m.winRateA),
-        `${m.withinNoise}/${m.compared}`,
+        `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
         cvText(m.medianCvB),
       ]),

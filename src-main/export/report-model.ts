@@ -520,7 +520,10 @@ export interface MetricComparison {
   medianRatio: number | null;
   /** Share of the configurations with a better side where A is better (ties and undirected metrics: no side). */
   winRateA: number | null;
+  /** Configurations whose difference may be noise. */
   withinNoise: number;
+  /** Configurations whose noise is unknown (one trial a side): neither within the noise nor beyond it. */
+  noiseUnknown: number;
   /** Median CV of each side across configurations. */
   medianCvA: number | null;
   medianCvB: number | null;
@@ -620,6 +623,7 @@ function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricCo
     medianRatio: median(valid.map((c) => c.ratio)),
     winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
     withinNoise: configs.filter((c) => c.withinNoise === true).length,
+    noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
     medianCvB: median(configs.map((c) => c.cvB)),
   };

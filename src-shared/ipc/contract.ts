@@ -302,6 +302,7 @@ export const MetricComparisonSchema = z.object({
   medianRatio: nnum,
   winRateA: nnum,
   withinNoise: count,
+  noiseUnknown: count,
   medianCvA: nnum,
   medianCvB: nnum,
 });

@@ -353,6 +353,11 @@ describe('system comparison (seeds/002, automated)', () => {
     // One trial a side: the spread is unknown, but equal medians still differ by nothing.
     expect(cmp([7], [7]).configs[0].withinNoise).toBe(true);
     expect(cmp([8], [7]).configs[0].withinNoise).toBeNull();
+    // ...and an unknown noise is counted as unknown, not as a difference beyond the noise (UI review #3).
+    expect(cmp([8], [7])).toMatchObject({ compared: 1, withinNoise: 0, noiseUnknown: 1 });
+    expect(tie.noiseUnknown).toBe(0);
+    expect(formatComparison(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [8]) }, { label: 'b', id: 'b', trials: side('b', [7]) }, { metrics: ['decode_bytes_read'] })))
+      .toMatch(/\s0\/1 \(1 unknown\)\s/);
     // A gap exactly as large as the combined spread is within it.
     expect(withinNoise(Math.E * 100, 100, 0.6, 0.8)).toBe(true);
     expect(withinNoise(Math.E * 100, 100, 0.6, 0.79)).toBe(false);

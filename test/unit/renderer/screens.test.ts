@@ -507,8 +507,23 @@ describe('compare', () => {
             medianRatio: 20,
             winRateA: 1,
             withinNoise: 0,
+            noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.3,
+          },
+          {
+            // One trial on side B: the noise is unknown, which is not a difference beyond it.
+            metric: METRIC_BY_KEY.requests_per_s,
+            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', withinNoise: null }],
+            compared: 1,
+            meanRatio: 1.05,
+            geoMeanRatio: 1.05,
+            medianRatio: 1.05,
+            winRateA: 1,
+            withinNoise: 0,
+            noiseUnknown: 1,
+            medianCvA: 0.2,
+            medianCvB: null,
           },
         ],
         byCpuMem: [],
@@ -526,6 +541,8 @@ describe('compare', () => {
     const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td').map((td) => td.text());
     expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 %', '0 of 1', '5.0 %', '30.0 %']);
     expect(cells[0]).toContain('Wall-clock throughput (higher is better)');
+    const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('td').map((td) => td.text());
+    expect(unknownNoise[5].replace(/\s+/g, ' ')).toBe('0 of 1 (1 unknown)');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real');
   });
