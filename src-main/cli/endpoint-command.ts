@@ -18,6 +18,7 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { databaseOutputError } from './database-output.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -515,6 +516,8 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
     return err(`export: ${(e as Error).message}`);
   }
   const labels = a.label?.flatMap((x) => x.split(','));
+  const overwritesDb = databaseOutputError('--out', a.out, resolveDatabasePath(a.db));
+  if (overwritesDb !== null) return err(`export: ${overwritesDb}`);
   try {
     return await withStore(a.db, async (s) => {
       const model = buildEndpointExportModel(s, { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) });
