@@ -24,6 +24,11 @@ const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 const EXIT_PARTIAL = 3;
 const EXIT_SIGINT = 130;
+const EXIT_SIGTERM = 143;
+
+function interruptedExit(signal: 'SIGINT' | 'SIGTERM'): number {
+  return signal === 'SIGTERM' ? EXIT_SIGTERM : EXIT_SIGINT;
+}
 
 export const ENDPOINT_USAGE = `Usage: kvbench endpoint <command> [options]
 
@@ -78,7 +83,7 @@ Options:
 
 The API key, if the server needs one, is read from $KVBENCH_API_KEY (else $OPENAI_API_KEY) and never
 stored. Exit codes: 0 complete; 3 partial (some requests failed; the run is stored); 1 failed or
-invalid input; 130 interrupted (what finished is stored as partial).
+invalid input; 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM (what finished is stored as partial).
 `;
 
 function err(msg: string): number {
@@ -275,14 +280,22 @@ async function runSub(argv: string[]): Promise<number> {
   );
 
   const ctrl = new AbortController();
-  let interrupted = false;
-  const onSigint = (): void => {
-    if (interrupted) process.exit(EXIT_SIGINT);
-    interrupted = true;
-    process.stderr.write('\nkvbench endpoint run: interrupted: cancelling the requests in flight and storing what finished (Ctrl-C again to quit at once)\n');
-    ctrl.abort();
+  // SIGTERM (a batch system's time limit, a container stop) is handled as Ctrl-C is: what finished is
+  // stored as partial; the exit code names the signal, as kvbench run's does.
+  let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (interrupted) process.exit(interruptedExit(signal));
+    interrupted = signal;
+    const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'send SIGTERM again';
+    process.stderr.write(`\nkvbench endpoint run: interrupted by ${signal}: cancelling the requests in flight and storing what finished (${again} to quit at once)\n`);
+    // The runner puts a string reason into the run's status reason; Ctrl-C keeps its "by the user".
+    if (signal === 'SIGTERM') ctrl.abort('by SIGTERM');
+    else ctrl.abort();
   };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   let outcome;
   try {
     outcome = await runEndpointBenchmark({
@@ -301,6 +314,7 @@ async function runSub(argv: string[]): Promise<number> {
     });
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
   if (interrupted && outcome.status === 'complete') outcome.status = 'partial';
 
@@ -324,7 +338,7 @@ async function runSub(argv: string[]): Promise<number> {
       return err(`cannot write --output: ${(e as Error).message}`);
     }
   }
-  if (interrupted) return EXIT_SIGINT;
+  if (interrupted) return interruptedExit(interrupted);
   return outcome.status === 'complete' ? EXIT_OK : outcome.status === 'partial' ? EXIT_PARTIAL : EXIT_FAILED;
 }
 

@@ -203,23 +203,31 @@ describe('kvbench endpoint (CLI)', () => {
     expect(cmp.stdout).toMatch(/! run 1 \(flaky\) is partial/);
   });
 
-  it('Ctrl-C cancels the requests in flight, stores what finished as partial, and exits 130', async () => {
-    const db = path.join(dir, 'sigint.db');
+  it.each([
+    ['SIGINT', 130, 'by the user'],
+    ['SIGTERM', 143, 'by SIGTERM'],
+  ] as const)('%s cancels the requests in flight, stores what finished as partial, and exits %i', async (signal, code, by) => {
+    const db = path.join(dir, `${signal}.db`);
+    const results = path.join(dir, `${signal}.json`);
     // The first batch is answered; every later request stalls.
     const first = (JSON.parse(fs.readFileSync(workload, 'utf8')) as { batches: { requests: unknown[] }[] }).batches[0].requests.length;
     const s = await server({ flavor: 'vllm', failure: (i) => (i >= first ? { kind: 'stall' } : null) });
-    const p = startCli(runArgs(s, 'stopped', db, ['--idle-timeout-s', '60']), { cwd: dir });
+    const p = startCli(runArgs(s, 'stopped', db, ['--idle-timeout-s', '60', '--output', results]), { cwd: dir });
     await waitFor('the first batch', () => /batch 1\/6/.test(p.stderrSoFar()));
     await waitFor('the stalled requests', () => s.requests.length > first);
-    process.kill(p.pid, 'SIGINT');
+    process.kill(p.pid, signal);
     const r = await p.done;
-    expect(r.code, explain(r)).toBe(130);
-    expect(r.stderr).toMatch(/interrupted: cancelling the requests in flight/);
-    expect(r.stdout).toMatch(/stopped: PARTIAL \(interrupted by the user; the remaining requests were not sent; .*cancelled.*not sent/);
+    expect(r.code, explain(r)).toBe(code);
+    expect(r.signal).toBeNull();
+    expect(r.stderr).toContain(`interrupted by ${signal}: cancelling the requests in flight`);
+    expect(r.stdout).toMatch(new RegExp(`stopped: PARTIAL \\(interrupted ${by}; the remaining requests were not sent; .*cancelled.*not sent`));
     const shown = JSON.parse((await runCli(['endpoint', 'show', '1', '--json', '--requests', '--db', db], { cwd: dir })).stdout) as EndpointRunRecord & { requests: { status: string }[] };
     expect(shown.status).toBe('partial');
     expect(shown.requests.slice(0, first).every((q) => q.status === 'ok')).toBe(true);
     expect(shown.requests.some((q) => q.status === 'cancelled')).toBe(true);
     expect(shown.requests.at(-1)?.status).toBe('not_sent');
+    // --output has the run too.
+    const res = JSON.parse(fs.readFileSync(results, 'utf8')) as { runs: Record<string, unknown[]> };
+    expect(res.runs.stopped).toHaveLength(1);
   });
 });
