@@ -13,6 +13,7 @@ import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine
 import { ProbeToHostSchema, type HostToProbe } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
+import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 const EXIT_OK = 0;
@@ -32,7 +33,8 @@ Measures the raw sequential limit of the device behind DIR: direct writes, then 
 bandwidth with it to state the engine's efficiency. The probe works in its own subdirectory of DIR
 and removes it at the end.
 
-  --dir DIR              directory on the device to measure (required; must exist)
+  --dir DIR              directory on the device to measure (required; must exist; system
+                         directories such as /etc, also behind a link, are refused)
   --io-chunk-mib N       size of one I/O in MiB (default 16, as kvbench run)
   --io-depth N           I/Os in flight (default 16, as kvbench run)
   --duration S           seconds per phase (default 10)
@@ -96,9 +98,13 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
     phases: only === undefined ? undefined : [only],
   };
   for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-  if (errors.length > 0) return { ok: false, errors };
+  // The probe writes gigabytes where it is pointed: never into /etc, /dev … (also behind a link), as
+  // every other storage use of a directory refuses them.
+  const systemDir = raw.dir === '' ? null : systemDirectoryError(raw.dir as string, '--dir');
+  if (systemDir !== null) errors.push(systemDir);
+  // Every problem at once: a flag that failed conversion was left out, so validation sees its default.
   const v = validateProbeOptions(raw);
-  if (!v.ok) return { ok: false, errors: v.errors };
+  if (errors.length > 0 || !v.ok) return { ok: false, errors: [...errors, ...(v.ok ? [] : v.errors)] };
   const output = str('output');
   if (output !== undefined) {
     const outDir = path.dirname(path.resolve(cwd, output));

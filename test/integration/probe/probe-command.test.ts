@@ -97,6 +97,21 @@ describe('kvbench probe', () => {
     expect(missing.stderr).toMatch(/TARGET_NOT_WRITABLE/);
   });
 
+  it('refuses a system directory as --dir, also behind a symbolic link, with the other problems', async () => {
+    const dir = makeTempDir();
+    const link = path.join(dir, 'innocent-looking');
+    fs.symlinkSync('/etc', link);
+    const before = fs.readdirSync('/etc');
+    for (const target of ['/etc', link, '/dev/shm']) {
+      const r = await runCli(['probe', '--dir', target, ...SMALL, '--io-depth', '0'], { cwd: dir });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toMatch(/--dir cannot be a system directory: \/(etc|dev\/shm)\n/);
+      expect(r.stderr).toMatch(/--io-depth must be between 1 and/);
+    }
+    expect(fs.readdirSync('/etc')).toEqual(before);
+    expect(fs.readdirSync(dir)).toEqual(['innocent-looking']);
+  });
+
   it('stops on Ctrl-C and removes its files', async () => {
     const dir = makeTempDir();
     const p = startCli(['probe', '--dir', dir, '--duration', '30', '--size-gib', '0.125', '--io-depth', '4', '--io-chunk-mib', '4'], { cwd: dir });
