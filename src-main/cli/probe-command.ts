@@ -18,7 +18,9 @@ import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
+/** Stopped by SIGINT (Ctrl-C) or SIGTERM: the codes every kvbench command uses. */
 const EXIT_INTERRUPTED = 130;
+const EXIT_TERMINATED = 143;
 /** libuv threads beyond the probe's I/Os, for opens, fdatasyncs and closes. */
 const UV_THREADS_FOR_METADATA = 4;
 /** A cancelled probe gets this long to stop and remove its files before it is killed. */
@@ -44,6 +46,9 @@ and removes it at the end.
   --output FILE          also write the result as JSON to FILE
   --json                 print the JSON result instead of the table
   -h, --help             this text
+
+Exit codes: 0 complete; 1 invalid input or failed; 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM
+(the probe's files are removed either way).
 `;
 
 type Parsed = { ok: true; options: ProbeOptions; output: string | null; json: boolean } | { ok: false; errors: string[] } | { ok: 'help' };
@@ -199,13 +204,14 @@ export async function probeCommand(argv: string[]): Promise<number> {
     return EXIT_FAILED;
   }
   const cancel = new AbortController();
-  let interrupted = false;
-  const onSignal = (): void => {
+  let interrupted: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted) return;
-    interrupted = true;
-    process.stderr.write('\ninterrupt: stopping the probe and removing its files\n');
+    interrupted = signal;
+    process.stderr.write(`\n${signal}: stopping the probe and removing its files\n`);
     cancel.abort();
   };
+  const interruptedExit = (): number => (interrupted === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const tty = Boolean(process.stderr.isTTY);
@@ -224,7 +230,7 @@ export async function probeCommand(argv: string[]): Promise<number> {
     if (tty) process.stderr.write('\r\x1b[2K');
     if (!run.ok) {
       process.stderr.write(`kvbench probe failed (${run.code}): ${run.message}\n`);
-      return interrupted ? EXIT_INTERRUPTED : EXIT_FAILED;
+      return interrupted ? interruptedExit() : EXIT_FAILED;
     }
     const json = `${JSON.stringify(run.result, null, 2)}\n`;
     process.stdout.write(parsed.json ? json : formatProbeReport(run.result));
@@ -237,7 +243,7 @@ export async function probeCommand(argv: string[]): Promise<number> {
         return EXIT_FAILED;
       }
     }
-    return run.result.status === 'complete' ? EXIT_OK : EXIT_INTERRUPTED;
+    return run.result.status === 'complete' ? EXIT_OK : interruptedExit();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

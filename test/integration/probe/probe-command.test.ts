@@ -112,14 +112,18 @@ describe('kvbench probe', () => {
     expect(fs.readdirSync(dir)).toEqual(['innocent-looking']);
   });
 
-  it('stops on Ctrl-C and removes its files', async () => {
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('stops on %s, removes its files and exits %i', async (signal, code) => {
     const dir = makeTempDir();
     const p = startCli(['probe', '--dir', dir, '--duration', '30', '--size-gib', '0.125', '--io-depth', '4', '--io-chunk-mib', '4'], { cwd: dir });
     await waitFor('the probe to create its directory', () => probeDirsIn(dir).length > 0);
     await sleepMs(300);
-    p.child.kill('SIGINT');
+    p.child.kill(signal);
     const r = await p.done;
-    expect(r.code, explain(r)).toBe(130);
+    expect(r.code, explain(r)).toBe(code);
+    expect(r.stderr).toContain(`${signal}: stopping the probe and removing its files`);
     expect(probeDirsIn(dir)).toEqual([]);
   });
 });
