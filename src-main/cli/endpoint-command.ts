@@ -18,6 +18,7 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 
 const EXIT_OK = 0;
@@ -91,6 +92,7 @@ function err(msg: string): number {
   return EXIT_FAILED;
 }
 
+/** The database for `run` and `delete`, which write: created when missing (a first run starts one). */
 async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, store: Store) => Promise<T> | T): Promise<T> {
   const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag));
   try {
@@ -98,6 +100,15 @@ async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, s
   } finally {
     store.close();
   }
+}
+
+/**
+ * The database for the commands that only read it (list, show, compare, export), opened as history,
+ * report and export open theirs: an explicit --db naming no file is refused as the typo it is, instead
+ * of silently creating an empty database there and reporting that nothing is stored.
+ */
+function withReadStore(sub: string, dbFlag: string | undefined, fn: (s: EndpointStore) => Promise<number> | number): Promise<number> {
+  return withCommandStore(`endpoint ${sub}`, dbFlag, { readOnly: true }, (store) => fn(new EndpointStore(store)));
 }
 
 function numberFlag(v: string | undefined, flag: string, errors: string[], kind: 'int' | 'float'): number | undefined {
@@ -397,7 +408,7 @@ values; one run: its value). Warnings name what differs between the runs.
     return err(`compare: ${(e as Error).message}`);
   }
   try {
-    return await withStore(a.db, (s) => {
+    return await withReadStore('compare', a.db, (s) => {
       const c = compareLabels(s, labelA, labelB, { includePartial: a['include-partial'], latestOnly: a.latest, runIdsA: runsA, runIdsB: runsB });
       process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : `${formatComparison(c)}\n`);
       return EXIT_OK;
@@ -431,7 +442,7 @@ async function listSub(argv: string[]): Promise<number> {
   const limit = a.limit === undefined ? 50 : Number(a.limit);
   if (!Number.isInteger(limit) || limit <= 0) return err('list: --limit takes a positive integer');
   try {
-    return await withStore(a.db, (s) => {
+    return await withReadStore('list', a.db, (s) => {
       const runs = s.listRuns({ ...(a.label ? { labels: a.label.flatMap((l) => l.split(',')) } : {}), limit });
       process.stdout.write(a.json ? `${JSON.stringify(runs, null, 2)}\n` : `${formatRunList(runs)}\n`);
       return EXIT_OK;
@@ -460,7 +471,7 @@ async function showSub(argv: string[]): Promise<number> {
   const id = Number(p.positionals[0]);
   if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('show: give one run id (see kvbench endpoint list)');
   try {
-    return await withStore(p.values.db, (s) => {
+    return await withReadStore('show', p.values.db, (s) => {
       const r = s.requireRun(id);
       const reqs = p.values.requests || p.values.json ? s.requests(id) : [];
       if (p.values.json) {
@@ -533,7 +544,7 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
   const overwritesDb = databaseOutputError('--out', a.out, resolveDatabasePath(a.db));
   if (overwritesDb !== null) return err(`export: ${overwritesDb}`);
   try {
-    return await withStore(a.db, async (s) => {
+    return await withReadStore('export', a.db, async (s) => {
       const model = buildEndpointExportModel(s, { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) });
       await writeEndpointExport(model, format, a.out!, { requests: a.requests });
       process.stderr.write(`exported ${model.runs.length} endpoint run(s) to ${a.out} (${format}${format === 'csv' && a.requests ? ', one row per request' : ''})\n`);

@@ -173,8 +173,11 @@ describe('kvbench endpoint (CLI)', () => {
     const gone = await runCli(['endpoint', 'run', '--url', url, '--model', 'fake-model', '--workload', workload, '--system-label', 'x', '--db', db], { cwd: dir });
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED\): is the server running\? Nothing was stored\./);
+    // Nothing was stored: not even the database was created (list refuses a --db naming no file).
     const list = await runCli(['endpoint', 'list', '--db', db], { cwd: dir });
-    expect(list.stdout).toMatch(/no endpoint runs stored/);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toMatch(/no database at .*bad\.db/);
+    expect(fs.existsSync(db)).toBe(false);
     const help = await runCli(['endpoint', 'run', '--help'], { cwd: dir });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--system-label LABEL/);

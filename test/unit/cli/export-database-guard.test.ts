@@ -8,26 +8,12 @@ import { endpointCommand } from '../../../src-main/cli/endpoint-command.ts';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { runInProcess as run } from './in-process.ts';
 
 afterEach(() => {
-  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
   removeTempDirs();
 });
-
-/** Runs one command in-process and returns its exit code and what it wrote to stderr. */
-async function run(fn: () => Promise<number>): Promise<{ code: number; stderr: string }> {
-  let stderr = '';
-  vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => {
-    stderr += String(s);
-    return true;
-  });
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-  try {
-    return { code: await fn(), stderr };
-  } finally {
-    vi.restoreAllMocks();
-  }
-}
 
 describe('an export --out naming the database it reads', () => {
   it('is refused by kvbench export and kvbench endpoint export, and the database is untouched', async () => {
