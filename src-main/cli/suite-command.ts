@@ -1,10 +1,12 @@
 // `kvbench suite`: detect → plan (with the estimate, refused when the cache directory cannot hold
 // it) → run every trial in a fresh engine process with progress bars → store → short report.
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
+import type { Store } from '../store/store.ts';
 import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
@@ -38,7 +40,8 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --label TEXT             a name for this suite in the history
   --no-probe               skip the drive probe (kvbench probe, a few seconds) and the memory-copy
                            probe before the trials; without them there is no efficiency column
-  --plan                   print the plan and estimate, run nothing
+  --plan                   print the plan and estimate, run nothing (and create nothing: neither
+                           the database nor the cache directory)
   --events                 print every suite event as one JSON line on stdout (for tools)
   --resume ID              run the trials suite ID still lacks (after a cancel or a crash)
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
@@ -206,17 +209,27 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   }
 
   const dbPath = resolveDatabasePath(a.db);
-  let opened;
-  try {
-    opened = await openStoreAndRecover(dbPath);
-  } catch (err) {
-    process.stderr.write(`kvbench suite: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const { store, recovered, removedRunDirs } = opened;
   const ui = new SuiteProgress(process.stderr);
-  for (const r of recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
-  for (const d of removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
+  // --plan runs nothing, so it creates nothing: no database, no cache directory.
+  let store: Store | null = null;
+  if (a.plan) {
+    const refused = await databaseRefusedForPlan(dbPath);
+    if (refused !== null) {
+      process.stderr.write(`kvbench suite: ${refused}\n`);
+      return 1;
+    }
+  } else {
+    let opened;
+    try {
+      opened = await openStoreAndRecover(dbPath);
+    } catch (err) {
+      process.stderr.write(`kvbench suite: ${(err as Error).message}\n`);
+      return 1;
+    }
+    store = opened.store;
+    for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+    for (const d of opened.removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
+  }
 
   const controller = new AbortController();
   // The exit code says which signal ended the suite, as `kvbench run`'s does: 130 for SIGINT, 143 for SIGTERM.
@@ -227,7 +240,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       ui.line(`${signal}: stopping the current trial (partial results are kept); send it again to quit at once`);
       controller.abort();
     } else {
-      store.close();
+      store?.close();
       process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
     }
   };
@@ -241,6 +254,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     let result: SuiteRunResult;
     let plan: SuitePlan;
     if (resumeId !== undefined) {
+      if (store === null) throw new Error('no database'); // --plan cannot be given with --resume
       const stored = store.getSuitePlan(resumeId);
       if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
       plan = stored;
@@ -250,11 +264,14 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     } else {
       const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;
-      try {
-        await fsp.mkdir(cacheDir, { recursive: true });
-      } catch (err) {
-        process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
-        return 1;
+      // A cache directory that does not exist yet is detected through its nearest existing ancestor.
+      if (!a.plan) {
+        try {
+          await fsp.mkdir(cacheDir, { recursive: true });
+        } catch (err) {
+          process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
+          return 1;
+        }
       }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
       const hardware = await detectForSuite(cacheDir, { probe, profile });
@@ -265,7 +282,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
         return 1;
       }
-      if (a.plan) return 0;
+      if (a.plan || store === null) return 0;
       ui.line(`Database: ${dbPath}`);
       result = await runSuite(plan, { store, hardware, onEvent, signal: controller.signal, label: a.label ?? null });
     }
@@ -283,6 +300,22 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    store.close();
+    store?.close();
+  }
+}
+
+/**
+ * Why `--plan` cannot plan into the database at `dbPath`, or null. A missing (or empty) file is not
+ * created; an existing one is opened as history opens it, so a --db the suite would refuse (another
+ * application's, damaged, on read-only media, written by a newer kvbench) is said with the plan
+ * rather than when the suite starts.
+ */
+async function databaseRefusedForPlan(dbPath: string): Promise<string | null> {
+  if (!(fs.statSync(dbPath, { throwIfNoEntry: false })?.size ?? 0)) return null;
+  try {
+    (await openStoreAndRecover(dbPath)).store.close();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
   }
 }
