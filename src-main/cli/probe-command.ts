@@ -129,6 +129,9 @@ export function runProbeProcess(
   options: ProbeOptions,
   hooks: { onProgress?: (line: string) => void; cancelSignal?: AbortSignal } = {},
 ): Promise<ProbeRun> {
+  // Cancelled already (a suite stopped during detection): an abort listener would never fire, and the
+  // probe would run its full course.
+  if (hooks.cancelSignal?.aborted) return Promise.resolve({ ok: false, code: 'CANCELLED', message: 'cancelled before the probe started' });
   const child = fork(PROBE_PROCESS, [], {
     env: { ...process.env, UV_THREADPOOL_SIZE: String(options.ioDepth + UV_THREADS_FOR_METADATA) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

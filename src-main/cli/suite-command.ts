@@ -47,7 +47,8 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
 
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
-resume it with --resume. Exit codes: 0 every trial complete; 3 some trial failed, partial or
+resume it with --resume. Before the first trial (hardware detection, the drive probe) it stops at
+once and records nothing. Exit codes: 0 every trial complete; 3 some trial failed, partial or
 aborted; 130 cancelled by Ctrl-C (SIGINT), 143 by SIGTERM; 1 invalid input or refused plan.
 `;
 
@@ -126,6 +127,12 @@ class SuiteProgress {
       }
     }
   }
+}
+
+/** A signal during detection or the probe: the suite never started, and the exit code names the signal. */
+function stoppedBeforeStart(signal: NodeJS.Signals, what: string): number {
+  process.stderr.write(`Stopped by ${signal} before the first trial: ${what}.\n`);
+  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
 }
 
 function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
@@ -234,10 +241,17 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const controller = new AbortController();
   // The exit code says which signal ended the suite, as `kvbench run`'s does: 130 for SIGINT, 143 for SIGTERM.
   let stoppedBy: NodeJS.Signals | null = null;
+  // Until the suite starts (detection, the drive probe, planning) a signal stops it all, and nothing of
+  // this suite is recorded; from then on it stops the current trial, which is kept.
+  let started = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stoppedBy === null) {
       stoppedBy = signal;
-      ui.line(`${signal}: stopping the current trial (partial results are kept); send it again to quit at once`);
+      ui.line(
+        started
+          ? `${signal}: stopping the current trial (partial results are kept); send it again to quit at once`
+          : `${signal}: stopping before the suite starts (the hardware detection and any probe are cut short); send it again to quit at once`,
+      );
       controller.abort();
     } else {
       store?.close();
@@ -259,7 +273,9 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
       plan = stored;
       await fsp.mkdir(plan.cacheDir, { recursive: true });
-      const hardware = await detectForSuite(plan.cacheDir, { probe: !a['no-probe'], profile: plan.profile });
+      const hardware = await detectForSuite(plan.cacheDir, { probe: !a['no-probe'], profile: plan.profile, signal: controller.signal });
+      if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
+      started = true;
       result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal });
     } else {
       const { cacheDir, profile } = planOptions;
@@ -274,7 +290,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         }
       }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
-      const hardware = await detectForSuite(cacheDir, { probe, profile });
+      const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal });
+      if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
       plan = planSuite(hardware, planOptions);
       // With --plan the plan is the command's output; before a run it is part of the progress narrative.
       (a.plan ? process.stdout : process.stderr).write(formatPlan(plan));
@@ -284,6 +301,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       }
       if (a.plan || store === null) return 0;
       ui.line(`Database: ${dbPath}`);
+      started = true;
       result = await runSuite(plan, { store, hardware, onEvent, signal: controller.signal, label: a.label ?? null });
     }
     // A short report of this suite: the tier comparison (kvbench report --suite N has the rest).

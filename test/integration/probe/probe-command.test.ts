@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '../../../src-main/engine/probe/raw-limit-probe.ts';
+import { runProbeProcess } from '../../../src-main/cli/probe-command.ts';
+import { validateProbeOptions } from '../../../src-main/engine/probe/probe-options.ts';
 import { explain, makeTempDir, removeTempDirs, runCli, sleepMs, startCli, waitFor } from '../cli/cli-harness.ts';
 
 afterEach(removeTempDirs);
@@ -110,6 +112,15 @@ describe('kvbench probe', () => {
     }
     expect(fs.readdirSync('/etc')).toEqual(before);
     expect(fs.readdirSync(dir)).toEqual(['innocent-looking']);
+  });
+
+  it('does not start when it is cancelled already (a suite stopped during detection)', async () => {
+    const dir = makeTempDir();
+    const v = validateProbeOptions({ dir, durationS: 30 });
+    if (!v.ok) throw new Error(v.errors.join('; '));
+    const run = await runProbeProcess(v.options, { cancelSignal: AbortSignal.abort() });
+    expect(run).toEqual({ ok: false, code: 'CANCELLED', message: 'cancelled before the probe started' });
+    expect(probeDirsIn(dir)).toEqual([]);
   });
 
   it.each([
