@@ -8,7 +8,7 @@ import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
-import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
+import { pendingTrials, resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
@@ -39,7 +39,9 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --storage-capacity-gb G  storage tier capacity in GiB (0 = 95 % of free space)
   --label TEXT             a name for this suite in the history
   --no-probe               skip the drive probe (kvbench probe, a few seconds) and the memory-copy
-                           probe before the trials; without them there is no efficiency column
+                           probe before the trials; without them there is no efficiency column.
+                           A resumed suite probes only if it was planned with the probe and has
+                           trials left to run
   --plan                   print the plan and estimate, run nothing (and create nothing: neither
                            the database nor the cache directory)
   --events                 print every suite event as one JSON line on stdout (for tools)
@@ -127,6 +129,16 @@ class SuiteProgress {
       }
     }
   }
+}
+
+/**
+ * For a plan stored before plans recorded the probe choice: whether the suite's first trial ran with
+ * the drive's limits measured. A suite without trials gets a new suite's default, the probe.
+ */
+function probedBefore(store: Store, suiteId: number): boolean {
+  const first = store.listTrials({ suiteIds: [suiteId], order: 'asc', limit: 1 })[0];
+  const hardware = first ? store.trialHardware(first.id) : null;
+  return hardware === null || (hardware.cacheDir?.bandwidth ?? null) !== null;
 }
 
 /** A signal during detection or the probe: the suite never started, and the exit code names the signal. */
@@ -272,8 +284,15 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const stored = store.getSuitePlan(resumeId);
       if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
       plan = stored;
+      // The suite resumes as it was planned, without a probe when it was planned without one; and with
+      // nothing left to run there is nothing for a probe's limits to describe.
+      const left = pendingTrials(store, resumeId, plan).length;
+      const plannedProbe = plan.probe ?? probedBefore(store, resumeId);
+      const probe = left > 0 && plannedProbe && !a['no-probe'];
+      const why = left === 0 ? `suite ${resumeId} has no trial left to run` : a['no-probe'] ? '--no-probe' : `suite ${resumeId} was planned ${plannedProbe ? 'with' : 'without'} it`;
+      ui.line(`Detecting hardware${probe ? ' and probing the drive' : ', without the drive probe'} (${why}) …`);
       await fsp.mkdir(plan.cacheDir, { recursive: true });
-      const hardware = await detectForSuite(plan.cacheDir, { probe: !a['no-probe'], profile: plan.profile, signal: controller.signal });
+      const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
       started = true;
       result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal });
@@ -292,7 +311,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
       const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
-      plan = planSuite(hardware, planOptions);
+      plan = planSuite(hardware, { ...planOptions, probe });
       // With --plan the plan is the command's output; before a run it is part of the progress narrative.
       (a.plan ? process.stdout : process.stderr).write(formatPlan(plan));
       if (!plan.estimate.fits) {
