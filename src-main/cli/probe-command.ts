@@ -35,8 +35,8 @@ Measures the raw sequential limit of the device behind DIR: direct writes, then 
 bandwidth with it to state the engine's efficiency. The probe works in its own subdirectory of DIR
 and removes it at the end.
 
-  --dir DIR              directory on the device to measure (required; must exist; system
-                         directories such as /etc, also behind a link, are refused)
+  --dir DIR              directory on the device to measure (required; must exist and be
+                         writable; system directories such as /etc, also behind a link, are refused)
   --io-chunk-mib N       size of one I/O in MiB (default 16, as kvbench run)
   --io-depth N           I/Os in flight (default 16, as kvbench run)
   --duration S           seconds per phase (default 10)
@@ -107,6 +107,10 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   // every other storage use of a directory refuses them.
   const systemDir = raw.dir === '' ? null : systemDirectoryError(raw.dir as string, '--dir');
   if (systemDir !== null) errors.push(systemDir);
+  else if (raw.dir !== '') {
+    const notWritable = directoryNotWritable(raw.dir as string);
+    if (notWritable !== null) errors.push(notWritable);
+  }
   // Every problem at once: a flag that failed conversion was left out, so validation sees its default.
   const v = validateProbeOptions(raw);
   if (errors.length > 0 || !v.ok) return { ok: false, errors: [...errors, ...(v.ok ? [] : v.errors)] };
@@ -120,6 +124,23 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
     }
   }
   return { ok: true, options: v.options, output: output === undefined ? null : path.resolve(cwd, output), json: Boolean(values.json) };
+}
+
+/**
+ * `--dir is not writable: DIR (why)` for an existing directory the probe could not write its files in
+ * (a read-only filesystem, permissions), else null: said like kvbench run's --cache-dir, instead of the
+ * raw EROFS of the probe's first open. A missing DIR is the probe's own TARGET_NOT_WRITABLE.
+ */
+function directoryNotWritable(dir: string): string | null {
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return null;
+  try {
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+    return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EROFS' ? 'a read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (err as Error).message);
+    return `--dir is not writable: ${dir} (${why})`;
+  }
 }
 
 type ProbeRun = { ok: true; result: ProbeResult } | { ok: false; code: string; message: string };

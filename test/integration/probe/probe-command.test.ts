@@ -114,6 +114,30 @@ describe('kvbench probe', () => {
     expect(fs.readdirSync(dir)).toEqual(['innocent-looking']);
   });
 
+  it('calls a directory on a read-only filesystem not writable, before starting, instead of a raw EROFS', async (ctx) => {
+    const dir = makeTempDir();
+    let cleanup: () => void;
+    if (process.getuid?.() === 0) {
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256m,ro', 'tmpfs', dir], { stdio: 'pipe' });
+      } catch (err) {
+        console.warn(`skipped: root ignores file modes, and a read-only tmpfs cannot be mounted here (${(err as Error).message.split('\n')[0]})`);
+        return ctx.skip();
+      }
+      cleanup = () => execFileSync('umount', [dir], { stdio: 'pipe' });
+    } else {
+      fs.chmodSync(dir, 0o555);
+      cleanup = () => fs.chmodSync(dir, 0o755);
+    }
+    try {
+      const r = await runCli(['probe', '--dir', dir, ...SMALL], { cwd: path.dirname(dir) });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toBe(`kvbench probe: invalid arguments:\n  --dir is not writable: ${dir} (${process.getuid?.() === 0 ? 'a read-only file system' : 'permission denied'})\n`);
+    } finally {
+      cleanup();
+    }
+  });
+
   it('does not start when it is cancelled already (a suite stopped during detection)', async () => {
     const dir = makeTempDir();
     const v = validateProbeOptions({ dir, durationS: 30 });
