@@ -134,7 +134,7 @@ describe('kvbench endpoint (CLI)', () => {
   it('refuses bad input with every problem at once, and an unreachable server before storing anything', async () => {
     const db = path.join(dir, 'bad.db');
     const r = await runCli(
-      ['endpoint', 'run', '--url', 'ftp://x', '--temperature', 'hot', '--top-p', '0', '--max-tokens', '1.5', '--system-label', 'has space', '--workload', path.join(dir, 'missing.json'), '--request-timeout-s', '3000000', '--db', db],
+      ['endpoint', 'run', '--url', 'ftp://x', '--temperature', 'hot', '--top-p', '0', '--max-tokens', '1.5', '--system-label', 'has space', '--workload', path.join(dir, 'missing.json'), '--request-timeout-s', '3000000', '--max-batches', '0', '--stop-after-dead-batches', '0', '--db', db],
       { cwd: dir },
     );
     expect(r.code).toBe(1);
@@ -147,9 +147,13 @@ describe('kvbench endpoint (CLI)', () => {
       /--system-label may hold/,
       /missing\.json does not exist/,
       /--request-timeout-s must be at most 2147483 \(about 24.8 days, the longest timer Node can set\), got 3000000/,
+      /--max-batches must be positive/,
+      /--stop-after-dead-batches must be positive/,
     ]) {
       expect(r.stderr).toMatch(m);
     }
+    // Every problem names its flag (the missing workload: its file).
+    for (const line of r.stderr.split('\n').slice(1).filter((l) => l.trim() !== '')) expect(line).toMatch(/--[a-z]|missing\.json/);
     // An --output naming the workload (or any file of another kind) is refused before a request is sent.
     const workloadBefore = fs.readFileSync(workload, 'utf8');
     const live = await server({ flavor: 'vllm' });
