@@ -18,11 +18,18 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { withCommandStore } from './command-store.ts';
+import { databaseOutputError } from './database-output.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 const EXIT_PARTIAL = 3;
 const EXIT_SIGINT = 130;
+const EXIT_SIGTERM = 143;
+
+function interruptedExit(signal: 'SIGINT' | 'SIGTERM'): number {
+  return signal === 'SIGTERM' ? EXIT_SIGTERM : EXIT_SIGINT;
+}
 
 export const ENDPOINT_USAGE = `Usage: kvbench endpoint <command> [options]
 
@@ -77,7 +84,7 @@ Options:
 
 The API key, if the server needs one, is read from $KVBENCH_API_KEY (else $OPENAI_API_KEY) and never
 stored. Exit codes: 0 complete; 3 partial (some requests failed; the run is stored); 1 failed or
-invalid input; 130 interrupted (what finished is stored as partial).
+invalid input; 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM (what finished is stored as partial).
 `;
 
 function err(msg: string): number {
@@ -85,6 +92,7 @@ function err(msg: string): number {
   return EXIT_FAILED;
 }
 
+/** The database for `run` and `delete`, which write: created when missing (a first run starts one). */
 async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, store: Store) => Promise<T> | T): Promise<T> {
   const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag));
   try {
@@ -92,6 +100,15 @@ async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, s
   } finally {
     store.close();
   }
+}
+
+/**
+ * The database for the commands that only read it (list, show, compare, export), opened as history,
+ * report and export open theirs: an explicit --db naming no file is refused as the typo it is, instead
+ * of silently creating an empty database there and reporting that nothing is stored.
+ */
+function withReadStore(sub: string, dbFlag: string | undefined, fn: (s: EndpointStore) => Promise<number> | number): Promise<number> {
+  return withCommandStore(`endpoint ${sub}`, dbFlag, { readOnly: true }, (store) => fn(new EndpointStore(store)));
 }
 
 function numberFlag(v: string | undefined, flag: string, errors: string[], kind: 'int' | 'float'): number | undefined {
@@ -274,14 +291,22 @@ async function runSub(argv: string[]): Promise<number> {
   );
 
   const ctrl = new AbortController();
-  let interrupted = false;
-  const onSigint = (): void => {
-    if (interrupted) process.exit(EXIT_SIGINT);
-    interrupted = true;
-    process.stderr.write('\nkvbench endpoint run: interrupted: cancelling the requests in flight and storing what finished (Ctrl-C again to quit at once)\n');
-    ctrl.abort();
+  // SIGTERM (a batch system's time limit, a container stop) is handled as Ctrl-C is: what finished is
+  // stored as partial; the exit code names the signal, as kvbench run's does.
+  let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    if (interrupted) process.exit(interruptedExit(signal));
+    interrupted = signal;
+    const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'send SIGTERM again';
+    process.stderr.write(`\nkvbench endpoint run: interrupted by ${signal}: cancelling the requests in flight and storing what finished (${again} to quit at once)\n`);
+    // The runner puts a string reason into the run's status reason; Ctrl-C keeps its "by the user".
+    if (signal === 'SIGTERM') ctrl.abort('by SIGTERM');
+    else ctrl.abort();
   };
+  const onSigint = (): void => onSignal('SIGINT');
+  const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   let outcome;
   try {
     outcome = await runEndpointBenchmark({
@@ -300,6 +325,7 @@ async function runSub(argv: string[]): Promise<number> {
     });
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
   if (interrupted && outcome.status === 'complete') outcome.status = 'partial';
 
@@ -323,7 +349,7 @@ async function runSub(argv: string[]): Promise<number> {
       return err(`cannot write --output: ${(e as Error).message}`);
     }
   }
-  if (interrupted) return EXIT_SIGINT;
+  if (interrupted) return interruptedExit(interrupted);
   return outcome.status === 'complete' ? EXIT_OK : outcome.status === 'partial' ? EXIT_PARTIAL : EXIT_FAILED;
 }
 
@@ -382,7 +408,7 @@ values; one run: its value). Warnings name what differs between the runs.
     return err(`compare: ${(e as Error).message}`);
   }
   try {
-    return await withStore(a.db, (s) => {
+    return await withReadStore('compare', a.db, (s) => {
       const c = compareLabels(s, labelA, labelB, { includePartial: a['include-partial'], latestOnly: a.latest, runIdsA: runsA, runIdsB: runsB });
       process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : `${formatComparison(c)}\n`);
       return EXIT_OK;
@@ -416,7 +442,7 @@ async function listSub(argv: string[]): Promise<number> {
   const limit = a.limit === undefined ? 50 : Number(a.limit);
   if (!Number.isInteger(limit) || limit <= 0) return err('list: --limit takes a positive integer');
   try {
-    return await withStore(a.db, (s) => {
+    return await withReadStore('list', a.db, (s) => {
       const runs = s.listRuns({ ...(a.label ? { labels: a.label.flatMap((l) => l.split(',')) } : {}), limit });
       process.stdout.write(a.json ? `${JSON.stringify(runs, null, 2)}\n` : `${formatRunList(runs)}\n`);
       return EXIT_OK;
@@ -445,7 +471,7 @@ async function showSub(argv: string[]): Promise<number> {
   const id = Number(p.positionals[0]);
   if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('show: give one run id (see kvbench endpoint list)');
   try {
-    return await withStore(p.values.db, (s) => {
+    return await withReadStore('show', p.values.db, (s) => {
       const r = s.requireRun(id);
       const reqs = p.values.requests || p.values.json ? s.requests(id) : [];
       if (p.values.json) {
@@ -515,8 +541,10 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
     return err(`export: ${(e as Error).message}`);
   }
   const labels = a.label?.flatMap((x) => x.split(','));
+  const overwritesDb = databaseOutputError('--out', a.out, resolveDatabasePath(a.db));
+  if (overwritesDb !== null) return err(`export: ${overwritesDb}`);
   try {
-    return await withStore(a.db, async (s) => {
+    return await withReadStore('export', a.db, async (s) => {
       const model = buildEndpointExportModel(s, { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) });
       await writeEndpointExport(model, format, a.out!, { requests: a.requests });
       process.stderr.write(`exported ${model.runs.length} endpoint run(s) to ${a.out} (${format}${format === 'csv' && a.requests ? ', one row per request' : ''})\n`);

@@ -1,6 +1,8 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { resolveDatabasePath } from '../store/data-dir.ts';
 import { withCommandStore } from './command-store.ts';
+import { databaseOutputError } from './database-output.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
@@ -15,7 +17,7 @@ trial), XLSX (Trials, Scenarios with median/P95/CV, Pooled latency, Tier compari
 trials excluded or flagged and the tier notes, About), or JSON (everything, including each trial's
 hardware snapshot).
 
-  --out FILE           the file to write (replaced atomically)
+  --out FILE           the file to write (replaced atomically; never the database itself)
   --format F           csv, xlsx or json (default: from the file's extension)
   --suite ID, --system REF, --drive REF, --scenario a,b, --status s,t, --model M, --since, --until
                        the same filters as kvbench history
@@ -68,6 +70,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const suiteIds = splitList(a.suite)?.map(Number);
   if (suiteIds?.some((n) => !Number.isInteger(n))) {
     process.stderr.write('kvbench export: --suite takes integers\n');
+    return 1;
+  }
+  const overwritesDb = databaseOutputError('--out', out, resolveDatabasePath(a.db));
+  if (overwritesDb !== null) {
+    process.stderr.write(`kvbench export: ${overwritesDb}\n`);
     return 1;
   }
   return withCommandStore('export', a.db, { readOnly: true }, async (store) => {

@@ -19,11 +19,29 @@ Lists stored trials, newest first.
   --since DATE         started at or after (YYYY-MM-DD or ISO 8601; UTC unless an offset is given)
   --until DATE         started at or before (a bare date: through the end of that day)
   --limit N            at most N trials (default 50; 0 = all)
-  --suites             list suites instead
-  --systems            list systems and drives instead
+  --suites             list suites instead (of the filters, only --system and --limit apply)
+  --systems            list systems and drives instead (no filters)
   --json               machine-readable
   --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
+
+/** The filters of the trial listing; --suites takes --system (and --limit) only, --systems none. */
+const TRIAL_FILTERS = ['suite', 'drive', 'scenario', 'status', 'model', 'since', 'until'] as const;
+
+/**
+ * Why these flags cannot be listed together, or null: a filter the chosen listing does not apply
+ * would be silently ignored (every suite listed for `--suites --status failed`), and of --suites and
+ * --systems only one listing can be shown.
+ */
+function listingFlagsError(a: Partial<Record<(typeof TRIAL_FILTERS)[number] | 'system', unknown>> & { suites: boolean; systems: boolean }): string | null {
+  const given = (names: readonly string[]): string[] => names.filter((n) => (a as Record<string, unknown>)[n] !== undefined).map((n) => `--${n}`);
+  if (a.suites && a.systems) return '--suites and --systems are two listings: give one';
+  const ignored = a.systems ? given([...TRIAL_FILTERS, 'system']) : a.suites ? given(TRIAL_FILTERS) : [];
+  if (ignored.length === 0) return null;
+  return a.systems
+    ? `--systems lists every system and drive: ${ignored.join(', ')} cannot be given with it`
+    : `--suites lists suites, filtered by --system only: ${ignored.join(', ')} filter trials (list them without --suites, e.g. kvbench history ${ignored[0]} …)`;
+}
 
 export async function historyCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('history', HISTORY_USAGE, {
@@ -48,6 +66,11 @@ export async function historyCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
+  const listingError = listingFlagsError(a);
+  if (listingError !== null) {
+    process.stderr.write(`kvbench history: ${listingError}\n`);
+    return 1;
+  }
   const limit = Number(a.limit);
   const suiteIds = splitList(a.suite)?.map(Number);
   if (!Number.isInteger(limit) || limit < 0 || suiteIds?.some((n) => !Number.isInteger(n))) {

@@ -13,11 +13,14 @@ import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine
 import { ProbeToHostSchema, type HostToProbe } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
+import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
+/** Stopped by SIGINT (Ctrl-C) or SIGTERM: the codes every kvbench command uses. */
 const EXIT_INTERRUPTED = 130;
+const EXIT_TERMINATED = 143;
 /** libuv threads beyond the probe's I/Os, for opens, fdatasyncs and closes. */
 const UV_THREADS_FOR_METADATA = 4;
 /** A cancelled probe gets this long to stop and remove its files before it is killed. */
@@ -32,7 +35,8 @@ Measures the raw sequential limit of the device behind DIR: direct writes, then 
 bandwidth with it to state the engine's efficiency. The probe works in its own subdirectory of DIR
 and removes it at the end.
 
-  --dir DIR              directory on the device to measure (required; must exist)
+  --dir DIR              directory on the device to measure (required; must exist and be
+                         writable; system directories such as /etc, also behind a link, are refused)
   --io-chunk-mib N       size of one I/O in MiB (default 16, as kvbench run)
   --io-depth N           I/Os in flight (default 16, as kvbench run)
   --duration S           seconds per phase (default 10)
@@ -42,6 +46,9 @@ and removes it at the end.
   --output FILE          also write the result as JSON to FILE
   --json                 print the JSON result instead of the table
   -h, --help             this text
+
+Exit codes: 0 complete; 1 invalid input or failed; 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM
+(the probe's files are removed either way).
 `;
 
 type Parsed = { ok: true; options: ProbeOptions; output: string | null; json: boolean } | { ok: false; errors: string[] } | { ok: 'help' };
@@ -96,9 +103,17 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
     phases: only === undefined ? undefined : [only],
   };
   for (const k of Object.keys(raw)) if (raw[k] === undefined) delete raw[k];
-  if (errors.length > 0) return { ok: false, errors };
+  // The probe writes gigabytes where it is pointed: never into /etc, /dev … (also behind a link), as
+  // every other storage use of a directory refuses them.
+  const systemDir = raw.dir === '' ? null : systemDirectoryError(raw.dir as string, '--dir');
+  if (systemDir !== null) errors.push(systemDir);
+  else if (raw.dir !== '') {
+    const notWritable = directoryNotWritable(raw.dir as string);
+    if (notWritable !== null) errors.push(notWritable);
+  }
+  // Every problem at once: a flag that failed conversion was left out, so validation sees its default.
   const v = validateProbeOptions(raw);
-  if (!v.ok) return { ok: false, errors: v.errors };
+  if (errors.length > 0 || !v.ok) return { ok: false, errors: [...errors, ...(v.ok ? [] : v.errors)] };
   const output = str('output');
   if (output !== undefined) {
     const outDir = path.dirname(path.resolve(cwd, output));
@@ -111,6 +126,23 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   return { ok: true, options: v.options, output: output === undefined ? null : path.resolve(cwd, output), json: Boolean(values.json) };
 }
 
+/**
+ * `--dir is not writable: DIR (why)` for an existing directory the probe could not write its files in
+ * (a read-only filesystem, permissions), else null: said like kvbench run's --cache-dir, instead of the
+ * raw EROFS of the probe's first open. A missing DIR is the probe's own TARGET_NOT_WRITABLE.
+ */
+function directoryNotWritable(dir: string): string | null {
+  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return null;
+  try {
+    fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
+    return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EROFS' ? 'a read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (err as Error).message);
+    return `--dir is not writable: ${dir} (${why})`;
+  }
+}
+
 type ProbeRun = { ok: true; result: ProbeResult } | { ok: false; code: string; message: string };
 
 /** Starts the probe process, relays progress to `onProgress`, and resolves with its result. */
@@ -118,6 +150,9 @@ export function runProbeProcess(
   options: ProbeOptions,
   hooks: { onProgress?: (line: string) => void; cancelSignal?: AbortSignal } = {},
 ): Promise<ProbeRun> {
+  // Cancelled already (a suite stopped during detection): an abort listener would never fire, and the
+  // probe would run its full course.
+  if (hooks.cancelSignal?.aborted) return Promise.resolve({ ok: false, code: 'CANCELLED', message: 'cancelled before the probe started' });
   const child = fork(PROBE_PROCESS, [], {
     env: { ...process.env, UV_THREADPOOL_SIZE: String(options.ioDepth + UV_THREADS_FOR_METADATA) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -193,13 +228,14 @@ export async function probeCommand(argv: string[]): Promise<number> {
     return EXIT_FAILED;
   }
   const cancel = new AbortController();
-  let interrupted = false;
-  const onSignal = (): void => {
+  let interrupted: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
     if (interrupted) return;
-    interrupted = true;
-    process.stderr.write('\ninterrupt: stopping the probe and removing its files\n');
+    interrupted = signal;
+    process.stderr.write(`\n${signal}: stopping the probe and removing its files\n`);
     cancel.abort();
   };
+  const interruptedExit = (): number => (interrupted === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   const tty = Boolean(process.stderr.isTTY);
@@ -218,7 +254,7 @@ export async function probeCommand(argv: string[]): Promise<number> {
     if (tty) process.stderr.write('\r\x1b[2K');
     if (!run.ok) {
       process.stderr.write(`kvbench probe failed (${run.code}): ${run.message}\n`);
-      return interrupted ? EXIT_INTERRUPTED : EXIT_FAILED;
+      return interrupted ? interruptedExit() : EXIT_FAILED;
     }
     const json = `${JSON.stringify(run.result, null, 2)}\n`;
     process.stdout.write(parsed.json ? json : formatProbeReport(run.result));
@@ -231,7 +267,7 @@ export async function probeCommand(argv: string[]): Promise<number> {
         return EXIT_FAILED;
       }
     }
-    return run.result.status === 'complete' ? EXIT_OK : EXIT_INTERRUPTED;
+    return run.result.status === 'complete' ? EXIT_OK : interruptedExit();
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

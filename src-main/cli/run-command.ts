@@ -1,10 +1,8 @@
-import fsp from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
 import type { RunOptions } from '../../src-shared/domain/run-options.ts';
 import type { RunResults } from '../../src-shared/domain/results.ts';
-import { parseRunArgs } from '../engine/config/parse-run-args.ts';
+import { parseRunArgsReadingInputs } from '../engine/config/run-input-files.ts';
 import { writeResultsXlsx } from '../engine/report/xlsx-export.ts';
 import { runParameters } from '../engine/report/run-parameters.ts';
 import { startEngine } from '../host/engine-host.ts';
@@ -22,23 +20,11 @@ export const EXIT_TERMINATED = 143;
 /** Libuv threads beyond the storage I/Os in flight, for opens, closes, unlinks and fsyncs. */
 const UV_THREADS_FOR_METADATA = 4;
 
-/** Checks, before minutes of benchmarking, that the results can be written where asked. */
-async function checkOutputWritable(file: string | null): Promise<string | null> {
-  if (!file) return null;
-  const existing = await fsp.stat(file).catch(() => null);
-  if (existing && !existing.isFile()) return `cannot write ${file}: it exists and is not a regular file`;
-  const dir = path.dirname(path.resolve(file));
-  try {
-    await fsp.access(dir, fsp.constants.W_OK);
-    return null;
-  } catch {
-    return `cannot write ${file}: directory ${dir} does not exist or is not writable`;
-  }
-}
-
 /** `kvbench run`: parse and validate, run the engine in its own process, write the results. */
 export async function runCommand(argv: string[]): Promise<number> {
-  const parsed = parseRunArgs(argv, { runsHere: { totalMemoryBytes: os.totalmem() }, launcherEnv: process.env });
+  // Every problem at once, the input files' contents and the output directories included, before
+  // the engine starts.
+  const parsed = await parseRunArgsReadingInputs(argv, { runsHere: { totalMemoryBytes: os.totalmem() }, launcherEnv: process.env });
   if (parsed.ok === 'help') {
     process.stdout.write(parsed.text);
     return EXIT_OK;
@@ -55,13 +41,6 @@ export async function runCommand(argv: string[]): Promise<number> {
       `info: rank ${r.rank}${r.worldSize !== null ? ` of ${r.worldSize}` : ''} (from ${r.source}): ` +
         `cache dir ${options.cacheDir ?? 'a new temporary directory'}, seed ${options.seed ?? 'drawn at start'}, results ${options.output}\n`,
     );
-  }
-  const outputErrors = (await Promise.all([checkOutputWritable(options.output), checkOutputWritable(options.xlsxOutput)])).filter(
-    (e): e is string => e !== null,
-  );
-  if (outputErrors.length > 0) {
-    process.stderr.write(`kvbench run: invalid arguments:\n  ${outputErrors.join('\n  ')}\n`);
-    return EXIT_FAILED;
   }
   const outcome = await runEngineWithProgress(options);
   if (!outcome.ok) {

@@ -56,7 +56,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`--port must be an integer from 0 to 65535, got ${a.port}`);
   if (!isLoopbackHost(a.host) && !a['allow-remote']) errors.push(`--host ${a.host} is not a loopback address: add --allow-remote to listen there (plain HTTP; prefer an SSH tunnel)`);
   const token = a.token ?? process.env.KVBENCH_SERVE_TOKEN ?? randomBytes(24).toString('hex');
-  if (!/^[0-9a-f]{32,}$/i.test(token)) errors.push('--token must be at least 32 hexadecimal digits');
+  // Named where it came from: a token from the environment is no --token the user typed.
+  const tokenSource = a.token !== undefined ? '--token' : 'KVBENCH_SERVE_TOKEN';
+  if (!/^[0-9a-f]{32,}$/i.test(token)) errors.push(`${tokenSource} must be at least 32 hexadecimal digits`);
   const rendererDir = path.resolve(a.renderer ?? RENDERER_DIR);
   if (!fs.existsSync(path.join(rendererDir, 'index.html'))) errors.push(`the renderer is not built (${rendererDir} has no index.html): run npm run build:renderer first`);
   if (errors.length > 0) {

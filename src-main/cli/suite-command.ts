@@ -1,12 +1,14 @@
 // `kvbench suite`: detect → plan (with the estimate, refused when the cache directory cannot hold
 // it) → run every trial in a fresh engine process with progress bars → store → short report.
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
+import type { Store } from '../store/store.ts';
 import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
-import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
+import { pendingTrials, resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
@@ -37,14 +39,18 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --storage-capacity-gb G  storage tier capacity in GiB (0 = 95 % of free space)
   --label TEXT             a name for this suite in the history
   --no-probe               skip the drive probe (kvbench probe, a few seconds) and the memory-copy
-                           probe before the trials; without them there is no efficiency column
-  --plan                   print the plan and estimate, run nothing
+                           probe before the trials; without them there is no efficiency column.
+                           A resumed suite probes only if it was planned with the probe and has
+                           trials left to run
+  --plan                   print the plan and estimate, run nothing (and create nothing: neither
+                           the database nor the cache directory)
   --events                 print every suite event as one JSON line on stdout (for tools)
   --resume ID              run the trials suite ID still lacks (after a cancel or a crash)
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
 
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
-resume it with --resume. Exit codes: 0 every trial complete; 3 some trial failed, partial or
+resume it with --resume. Before the first trial (hardware detection, the drive probe) it stops at
+once and records nothing. Exit codes: 0 every trial complete; 3 some trial failed, partial or
 aborted; 130 cancelled by Ctrl-C (SIGINT), 143 by SIGTERM; 1 invalid input or refused plan.
 `;
 
@@ -123,6 +129,22 @@ class SuiteProgress {
       }
     }
   }
+}
+
+/**
+ * For a plan stored before plans recorded the probe choice: whether the suite's first trial ran with
+ * the drive's limits measured. A suite without trials gets a new suite's default, the probe.
+ */
+function probedBefore(store: Store, suiteId: number): boolean {
+  const first = store.listTrials({ suiteIds: [suiteId], order: 'asc', limit: 1 })[0];
+  const hardware = first ? store.trialHardware(first.id) : null;
+  return hardware === null || (hardware.cacheDir?.bandwidth ?? null) !== null;
+}
+
+/** A signal during detection or the probe: the suite never started, and the exit code names the signal. */
+function stoppedBeforeStart(signal: NodeJS.Signals, what: string): number {
+  process.stderr.write(`Stopped by ${signal} before the first trial: ${what}.\n`);
+  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
 }
 
 function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
@@ -206,28 +228,45 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   }
 
   const dbPath = resolveDatabasePath(a.db);
-  let opened;
-  try {
-    opened = await openStoreAndRecover(dbPath);
-  } catch (err) {
-    process.stderr.write(`kvbench suite: ${(err as Error).message}\n`);
-    return 1;
-  }
-  const { store, recovered, removedRunDirs } = opened;
   const ui = new SuiteProgress(process.stderr);
-  for (const r of recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
-  for (const d of removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
+  // --plan runs nothing, so it creates nothing: no database, no cache directory.
+  let store: Store | null = null;
+  if (a.plan) {
+    const refused = await databaseRefusedForPlan(dbPath);
+    if (refused !== null) {
+      process.stderr.write(`kvbench suite: ${refused}\n`);
+      return 1;
+    }
+  } else {
+    let opened;
+    try {
+      opened = await openStoreAndRecover(dbPath);
+    } catch (err) {
+      process.stderr.write(`kvbench suite: ${(err as Error).message}\n`);
+      return 1;
+    }
+    store = opened.store;
+    for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+    for (const d of opened.removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
+  }
 
   const controller = new AbortController();
   // The exit code says which signal ended the suite, as `kvbench run`'s does: 130 for SIGINT, 143 for SIGTERM.
   let stoppedBy: NodeJS.Signals | null = null;
+  // Until the suite starts (detection, the drive probe, planning) a signal stops it all, and nothing of
+  // this suite is recorded; from then on it stops the current trial, which is kept.
+  let started = false;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stoppedBy === null) {
       stoppedBy = signal;
-      ui.line(`${signal}: stopping the current trial (partial results are kept); send it again to quit at once`);
+      ui.line(
+        started
+          ? `${signal}: stopping the current trial (partial results are kept); send it again to quit at once`
+          : `${signal}: stopping before the suite starts (the hardware detection and any probe are cut short); send it again to quit at once`,
+      );
       controller.abort();
     } else {
-      store.close();
+      store?.close();
       process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
     }
   };
@@ -241,32 +280,47 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     let result: SuiteRunResult;
     let plan: SuitePlan;
     if (resumeId !== undefined) {
+      if (store === null) throw new Error('no database'); // --plan cannot be given with --resume
       const stored = store.getSuitePlan(resumeId);
       if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
       plan = stored;
+      // The suite resumes as it was planned, without a probe when it was planned without one; and with
+      // nothing left to run there is nothing for a probe's limits to describe.
+      const left = pendingTrials(store, resumeId, plan).length;
+      const plannedProbe = plan.probe ?? probedBefore(store, resumeId);
+      const probe = left > 0 && plannedProbe && !a['no-probe'];
+      const why = left === 0 ? `suite ${resumeId} has no trial left to run` : a['no-probe'] ? '--no-probe' : `suite ${resumeId} was planned ${plannedProbe ? 'with' : 'without'} it`;
+      ui.line(`Detecting hardware${probe ? ' and probing the drive' : ', without the drive probe'} (${why}) …`);
       await fsp.mkdir(plan.cacheDir, { recursive: true });
-      const hardware = await detectForSuite(plan.cacheDir, { probe: !a['no-probe'], profile: plan.profile });
+      const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal });
+      if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
+      started = true;
       result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal });
     } else {
       const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;
-      try {
-        await fsp.mkdir(cacheDir, { recursive: true });
-      } catch (err) {
-        process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
-        return 1;
+      // A cache directory that does not exist yet is detected through its nearest existing ancestor.
+      if (!a.plan) {
+        try {
+          await fsp.mkdir(cacheDir, { recursive: true });
+        } catch (err) {
+          process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
+          return 1;
+        }
       }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
-      const hardware = await detectForSuite(cacheDir, { probe, profile });
-      plan = planSuite(hardware, planOptions);
+      const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal });
+      if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
+      plan = planSuite(hardware, { ...planOptions, probe });
       // With --plan the plan is the command's output; before a run it is part of the progress narrative.
       (a.plan ? process.stdout : process.stderr).write(formatPlan(plan));
       if (!plan.estimate.fits) {
         process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
         return 1;
       }
-      if (a.plan) return 0;
+      if (a.plan || store === null) return 0;
       ui.line(`Database: ${dbPath}`);
+      started = true;
       result = await runSuite(plan, { store, hardware, onEvent, signal: controller.signal, label: a.label ?? null });
     }
     // A short report of this suite: the tier comparison (kvbench report --suite N has the rest).
@@ -283,6 +337,22 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    store.close();
+    store?.close();
+  }
+}
+
+/**
+ * Why `--plan` cannot plan into the database at `dbPath`, or null. A missing (or empty) file is not
+ * created; an existing one is opened as history opens it, so a --db the suite would refuse (another
+ * application's, damaged, on read-only media, written by a newer kvbench) is said with the plan
+ * rather than when the suite starts.
+ */
+async function databaseRefusedForPlan(dbPath: string): Promise<string | null> {
+  if (!(fs.statSync(dbPath, { throwIfNoEntry: false })?.size ?? 0)) return null;
+  try {
+    (await openStoreAndRecover(dbPath)).store.close();
+    return null;
+  } catch (err) {
+    return (err as Error).message;
   }
 }

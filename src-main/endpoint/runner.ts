@@ -274,7 +274,9 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
   const failures = summariseFailures(samples);
   let status: EndpointRunStatus = aggregates.requestsOk === 0 ? 'failed' : failures === null ? 'complete' : 'partial';
   if (samples.length === 0) status = 'failed';
-  const reasons = [stopReason === 'interrupted' ? 'interrupted by the user; the remaining requests were not sent' : stopReason, failures].filter((x): x is string => x !== null);
+  // A string abort reason says who stopped the run (the CLI's 'by SIGTERM'); otherwise it was the user.
+  const interruptedBy = typeof input.signal?.reason === 'string' ? input.signal.reason : 'by the user';
+  const reasons = [stopReason === 'interrupted' ? `interrupted ${interruptedBy}; the remaining requests were not sent` : stopReason, failures].filter((x): x is string => x !== null);
   return {
     systemLabel: config.systemLabel,
     status,

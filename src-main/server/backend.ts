@@ -331,6 +331,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     ...(r.durationS !== undefined ? { durationS: r.durationS } : {}),
     ...(r.warmUpS !== undefined ? { warmUpS: r.warmUpS } : {}),
     ...(r.storageCapacityGb !== undefined ? { storageCapacityGb: r.storageCapacityGb } : {}),
+    probe: r.probe ?? true, // as launch() detects: recorded, so a resume (here or by the CLI) chooses the same
   });
 
   const trialsOf = (s: Store, sel: Selection, order: 'asc' | 'desc' = 'asc'): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order });

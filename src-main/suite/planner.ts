@@ -65,6 +65,8 @@ export interface PlanOptions {
   engineHasGpuTier?: boolean;
   /** Bytes the bandwidth probe writes before the trials (0 when not probing). */
   probeBytes?: number;
+  /** Whether the drive and memory are probed before the trials: recorded in the plan, for a resume. */
+  probe?: boolean;
   now?: Date;
 }
 
@@ -463,5 +465,6 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     skipped,
     estimate,
     notes,
+    ...(o.probe !== undefined ? { probe: o.probe } : {}),
   };
 }

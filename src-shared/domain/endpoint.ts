@@ -32,7 +32,7 @@ export const EndpointRunConfigSchema = z.strictObject({
     .min(1, { error: '--system-label must not be empty' })
     .max(100, { error: '--system-label is at most 100 characters' })
     .regex(/^[A-Za-z0-9][A-Za-z0-9._:+-]*$/, { error: '--system-label may hold letters, digits and . _ : + - (starting with a letter or digit)' }),
-  notes: z.string().max(10_000).nullable(),
+  notes: z.string().max(10_000, { error: '--notes is at most 10,000 characters' }).nullable(),
   /** Absolute path of the workload file as given (null when the workload came from elsewhere, e.g. a test). */
   workloadFile: z.string().nullable(),
   /** sha256 of the workload file's canonical JSON: the same file (not necessarily the same requests: see requestsDigest). */
@@ -59,12 +59,12 @@ export const EndpointRunConfigSchema = z.strictObject({
   /** Prometheus (or trtllm-serve JSON) pages scraped before and after the run; empty = none. */
   metricsUrls: z.array(z.string()),
   /** Mixed into every prompt: equal salts give identical prompt texts across runs (and a warm server cache). */
-  promptSalt: z.string().min(1).max(200),
+  promptSalt: z.string().min(1, { error: '--prompt-salt must not be empty' }).max(200, { error: '--prompt-salt is at most 200 characters' }),
   promptTokenizer: z.enum(['gpt-tokenizer cl100k_base', 'words']),
   /** Replay only the first N batches (null = all). */
-  maxBatches: z.number().int().positive().nullable(),
+  maxBatches: z.number().int({ error: '--max-batches must be an integer' }).positive({ error: '--max-batches must be positive' }).nullable(),
   /** Stop after this many consecutive batches in which no request got an answer (a server that is gone). */
-  stopAfterDeadBatches: z.number().int().positive(),
+  stopAfterDeadBatches: z.number().int({ error: '--stop-after-dead-batches must be an integer' }).positive({ error: '--stop-after-dead-batches must be positive' }),
 });
 export type EndpointRunConfig = z.output<typeof EndpointRunConfigSchema>;
 

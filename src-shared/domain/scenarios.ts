@@ -227,6 +227,11 @@ export const SuitePlanSchema = z.object({
   skipped: z.array(SkippedScenarioSchema),
   estimate: SuiteEstimateSchema,
   notes: z.array(z.string()),
+  /**
+   * Whether the drive and memory were probed before the trials (`kvbench suite --no-probe`, the app's
+   * choice): a resumed suite probes again only if so. Absent in plans stored before it was recorded.
+   */
+  probe: z.boolean().optional(),
 });
 export type SuitePlan = z.infer<typeof SuitePlanSchema>;
 

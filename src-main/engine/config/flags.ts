@@ -67,7 +67,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--use-burst-trace', key: 'useBurstTrace', kind: 'bool', help: 'replay a BurstGPT trace instead of synthetic users' }),
   spec({ flag: '--burst-trace-path', key: 'burstTracePath', kind: 'path', metavar: 'PATH', help: 'BurstGPT CSV file, directory of CSV files, or glob (must exist with --use-burst-trace)' }),
   spec({ flag: '--validation-trace', key: 'validationTrace', kind: 'path', metavar: 'FILE', help: 'trace whose hit rate the run is compared with (must exist)', defaultNote: 'none' }),
-  spec({ flag: '--dataset-path', key: 'datasetPath', kind: 'path', metavar: 'FILE', help: 'ShareGPT JSON to replay (must exist)', defaultNote: 'none: synthetic users' }),
+  spec({ flag: '--dataset-path', key: 'datasetPath', kind: 'path', metavar: 'FILE', help: 'a dataset or trace to replay, its format told from its content: ShareGPT JSON, Mooncake JSONL, Azure or BurstGPT CSV, or a kvbench workload file (must exist)', defaultNote: 'none: synthetic users' }),
   spec({ flag: '--max-conversations', key: 'maxConversations', kind: 'int', metavar: 'N', unit: 'conversations', help: 'conversations read from the ShareGPT dataset' }),
   spec({ flag: '--output', key: 'output', kind: 'path', metavar: 'FILE', help: 'results JSON', defaultNote: 'benchmark_results_<YYYYmmdd_HHMMSS>.json' }),
   spec({ flag: '--seed', key: 'seed', kind: 'int', metavar: 'N', help: 'seed: the whole run is deterministic (0..4294967295)', defaultNote: 'none: unseeded' }),

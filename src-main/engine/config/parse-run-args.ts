@@ -59,6 +59,15 @@ const MAX_START_AT_WAIT_MS = 24 * 3600 * 1000;
 
 /** Parse and validate `kvbench run` arguments (without the `run` word). Never throws. */
 export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {}): ParseRunArgsResult {
+  return parseRunArgsInto(argv, env, {});
+}
+
+/**
+ * {@link parseRunArgs}, also filling `merged` with the options the command line and its config file
+ * set (absolute paths, before defaults and validation), whatever the outcome: for the checks that read
+ * the input files' contents (`run-input-files.ts`), so their problems join the others.
+ */
+export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, merged: Record<string, unknown>): ParseRunArgsResult {
   const cwd = resolve(env.cwd ?? process.cwd());
   const now = env.now ?? (() => new Date());
   const errors: string[] = [];
@@ -112,7 +121,6 @@ export function parseRunArgs(argv: readonly string[], env: ParseRunArgsEnv = {})
   }
 
   // --config first, so that flags typed on the command line override it.
-  const merged: Record<string, unknown> = {};
   if (typeof cli.config === 'string') {
     const loaded = loadConfigFile(cli.config);
     if (loaded.ok) {
@@ -287,7 +295,23 @@ function runsHereErrors(o: Record<string, unknown>, machine: { readonly totalMem
   if (o.enableLatencyTracing === true) {
     errors.push("--enable-latency-tracing (the reference's bpftrace device-latency tracing) is not implemented in kvbench; run without it");
   }
+  // Before minutes of benchmarking: what the run writes can be written where asked (a run made
+  // elsewhere has written its files already).
+  for (const [key, flag] of OUTPUT_FILES) {
+    const file = o[key];
+    if (typeof file === 'string' && file.length > 0) {
+      const problem = outputFileError(file);
+      if (problem !== null) errors.push(`${flag}: ${problem}`);
+    }
+  }
   return errors;
+}
+
+function outputFileError(file: string): string | null {
+  const existing = statOrUndefined(file);
+  if (existing && !existing.isFile()) return `cannot write ${file}: it exists and is not a regular file`;
+  const dir = dirname(file);
+  return writable(dir) ? null : `cannot write ${file}: directory ${dir} does not exist or is not writable`;
 }
 
 /** Files a run writes: two of them on one path would leave only the last written (the results lost). */

@@ -70,16 +70,15 @@ export async function prepareStorageTarget(opts: {
   const ramFilesystem = ramFilesystemOf(Number(stat.type));
   const requested = opts.storageCapacityGb * GIB;
   if (requested > freeBytesAtStart) {
-    throw new KvbenchError(
-      'INSUFFICIENT_SPACE',
-      `--storage-capacity-gb ${opts.storageCapacityGb} (${fmtGiB(requested)}) exceeds the free space on ${baseDir} (${fmtGiB(freeBytesAtStart)})`,
-    );
+    const [want, free] = fmtGiBApart(requested, freeBytesAtStart);
+    throw new KvbenchError('INSUFFICIENT_SPACE', `--storage-capacity-gb ${opts.storageCapacityGb} (${want}) exceeds the free space on ${baseDir} (${free})`);
   }
   const capacityBytes = requested > 0 ? requested : Math.floor((freeBytesAtStart * AUTO_CAPACITY_SHARE) / Math.max(1, opts.sharedBy ?? 1));
   if (capacityBytes < opts.largestEntryBytes) {
+    const [holds, largest] = fmtGiBApart(capacityBytes, opts.largestEntryBytes);
     throw new KvbenchError(
       'INSUFFICIENT_SPACE',
-      `the storage tier on ${baseDir} can hold ${fmtGiB(capacityBytes)} but this workload's largest KV entry is ${fmtGiB(opts.largestEntryBytes)}: ` +
+      `the storage tier on ${baseDir} can hold ${holds} but this workload's largest KV entry is ${largest}: ` +
         `free up space, choose another --cache-dir, or a smaller model or --storage-capacity-gb`,
     );
   }
@@ -109,6 +108,12 @@ export async function releaseStorageTarget(target: StorageTarget): Promise<void>
   }
 }
 
-function fmtGiB(bytes: number): string {
-  return `${(bytes / GIB).toFixed(2)} GiB`;
+/**
+ * Two sizes in GiB with as many decimals (2 to 9) as it takes to tell them apart: a refusal must not
+ * read "0.05 GiB exceeds the free space (0.05 GiB)".
+ */
+export function fmtGiBApart(a: number, b: number): [string, string] {
+  let digits = 2;
+  while (digits < 9 && (a / GIB).toFixed(digits) === (b / GIB).toFixed(digits)) digits++;
+  return [`${(a / GIB).toFixed(digits)} GiB`, `${(b / GIB).toFixed(digits)} GiB`];
 }

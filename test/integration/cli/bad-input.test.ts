@@ -52,6 +52,45 @@ describe('kvbench run with invalid input', () => {
     expect(snapshotDir(tmp), 'nothing created or changed (cache dir, cwd)').toEqual(before);
   });
 
+  it('reports flag, --output, --probe-result and --dataset-path problems together, before the engine starts', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const probe = path.join(tmp, 'probe.json');
+    fs.writeFileSync(probe, '{ not json');
+    const dataset = path.join(tmp, 'trace.jsonl');
+    fs.writeFileSync(dataset, '{"timestamp": 0, "input_length": 10, "output_length": 5, "hash_ids": [1]}\n{bad\n');
+    const before = snapshotDir(tmp);
+    const output = path.join(tmp, 'missing', 'results.json');
+    const r = await runCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '0', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--output', output, '--probe-result', probe, '--dataset-path', dataset],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr.match(/invalid arguments/g), r.stderr).toHaveLength(1);
+    expect(r.stderr).toContain('--num-users must be positive');
+    expect(r.stderr).toContain(`--output: cannot write ${output}: directory ${path.join(tmp, 'missing')} does not exist or is not writable`);
+    expect(r.stderr).toContain(`--probe-result ${probe}: is not JSON`);
+    expect(r.stderr).toContain(`--dataset-path ${dataset}, line 2: not valid JSON`);
+    expect(r.stderr).not.toMatch(/starting|run failed/);
+    expectNoStack(r.stderr);
+    expect(snapshotDir(tmp)).toEqual(before);
+
+    // Each alone is refused before the engine starts too: an unrecognised dataset, and a probe result
+    // that is JSON but not a probe.
+    fs.writeFileSync(dataset, 'a,b,c\n1,2,3\n');
+    fs.writeFileSync(probe, '{"kind": "something else"}');
+    const files = await runCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--output', path.join(tmp, 'r.json'), '--probe-result', probe, '--dataset-path', dataset],
+      { cwd: tmp },
+    );
+    expect(files.code, explain(files)).toBe(1);
+    expect(files.stderr).toMatch(/^kvbench run: invalid arguments:\n/);
+    expect(files.stderr).toContain(`--probe-result ${probe}: is not a kvbench probe result`);
+    expect(files.stderr).toMatch(/--dataset-path .*trace\.jsonl, line 1: unrecognised format \(first line "a,b,c"\); supported formats:/);
+    expect(files.stderr).not.toMatch(/starting|run failed/);
+    expect(fs.readdirSync(cacheDir)).toEqual(['keep.npy']);
+  });
+
   it('refuses a system directory as --cache-dir', async () => {
     const tmp = makeTempDir();
     const output = path.join(tmp, 'results.json');

@@ -134,7 +134,7 @@ describe('kvbench endpoint (CLI)', () => {
   it('refuses bad input with every problem at once, and an unreachable server before storing anything', async () => {
     const db = path.join(dir, 'bad.db');
     const r = await runCli(
-      ['endpoint', 'run', '--url', 'ftp://x', '--temperature', 'hot', '--top-p', '0', '--max-tokens', '1.5', '--system-label', 'has space', '--workload', path.join(dir, 'missing.json'), '--request-timeout-s', '3000000', '--db', db],
+      ['endpoint', 'run', '--url', 'ftp://x', '--temperature', 'hot', '--top-p', '0', '--max-tokens', '1.5', '--system-label', 'has space', '--workload', path.join(dir, 'missing.json'), '--request-timeout-s', '3000000', '--max-batches', '0', '--stop-after-dead-batches', '0', '--db', db],
       { cwd: dir },
     );
     expect(r.code).toBe(1);
@@ -147,9 +147,13 @@ describe('kvbench endpoint (CLI)', () => {
       /--system-label may hold/,
       /missing\.json does not exist/,
       /--request-timeout-s must be at most 2147483 \(about 24.8 days, the longest timer Node can set\), got 3000000/,
+      /--max-batches must be positive/,
+      /--stop-after-dead-batches must be positive/,
     ]) {
       expect(r.stderr).toMatch(m);
     }
+    // Every problem names its flag (the missing workload: its file).
+    for (const line of r.stderr.split('\n').slice(1).filter((l) => l.trim() !== '')) expect(line).toMatch(/--[a-z]|missing\.json/);
     // An --output naming the workload (or any file of another kind) is refused before a request is sent.
     const workloadBefore = fs.readFileSync(workload, 'utf8');
     const live = await server({ flavor: 'vllm' });
@@ -173,8 +177,11 @@ describe('kvbench endpoint (CLI)', () => {
     const gone = await runCli(['endpoint', 'run', '--url', url, '--model', 'fake-model', '--workload', workload, '--system-label', 'x', '--db', db], { cwd: dir });
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED\): is the server running\? Nothing was stored\./);
+    // Nothing was stored: not even the database was created (list refuses a --db naming no file).
     const list = await runCli(['endpoint', 'list', '--db', db], { cwd: dir });
-    expect(list.stdout).toMatch(/no endpoint runs stored/);
+    expect(list.code).toBe(1);
+    expect(list.stderr).toMatch(/no database at .*bad\.db/);
+    expect(fs.existsSync(db)).toBe(false);
     const help = await runCli(['endpoint', 'run', '--help'], { cwd: dir });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--system-label LABEL/);
@@ -203,23 +210,31 @@ describe('kvbench endpoint (CLI)', () => {
     expect(cmp.stdout).toMatch(/! run 1 \(flaky\) is partial/);
   });
 
-  it('Ctrl-C cancels the requests in flight, stores what finished as partial, and exits 130', async () => {
-    const db = path.join(dir, 'sigint.db');
+  it.each([
+    ['SIGINT', 130, 'by the user'],
+    ['SIGTERM', 143, 'by SIGTERM'],
+  ] as const)('%s cancels the requests in flight, stores what finished as partial, and exits %i', async (signal, code, by) => {
+    const db = path.join(dir, `${signal}.db`);
+    const results = path.join(dir, `${signal}.json`);
     // The first batch is answered; every later request stalls.
     const first = (JSON.parse(fs.readFileSync(workload, 'utf8')) as { batches: { requests: unknown[] }[] }).batches[0].requests.length;
     const s = await server({ flavor: 'vllm', failure: (i) => (i >= first ? { kind: 'stall' } : null) });
-    const p = startCli(runArgs(s, 'stopped', db, ['--idle-timeout-s', '60']), { cwd: dir });
+    const p = startCli(runArgs(s, 'stopped', db, ['--idle-timeout-s', '60', '--output', results]), { cwd: dir });
     await waitFor('the first batch', () => /batch 1\/6/.test(p.stderrSoFar()));
     await waitFor('the stalled requests', () => s.requests.length > first);
-    process.kill(p.pid, 'SIGINT');
+    process.kill(p.pid, signal);
     const r = await p.done;
-    expect(r.code, explain(r)).toBe(130);
-    expect(r.stderr).toMatch(/interrupted: cancelling the requests in flight/);
-    expect(r.stdout).toMatch(/stopped: PARTIAL \(interrupted by the user; the remaining requests were not sent; .*cancelled.*not sent/);
+    expect(r.code, explain(r)).toBe(code);
+    expect(r.signal).toBeNull();
+    expect(r.stderr).toContain(`interrupted by ${signal}: cancelling the requests in flight`);
+    expect(r.stdout).toMatch(new RegExp(`stopped: PARTIAL \\(interrupted ${by}; the remaining requests were not sent; .*cancelled.*not sent`));
     const shown = JSON.parse((await runCli(['endpoint', 'show', '1', '--json', '--requests', '--db', db], { cwd: dir })).stdout) as EndpointRunRecord & { requests: { status: string }[] };
     expect(shown.status).toBe('partial');
     expect(shown.requests.slice(0, first).every((q) => q.status === 'ok')).toBe(true);
     expect(shown.requests.some((q) => q.status === 'cancelled')).toBe(true);
     expect(shown.requests.at(-1)?.status).toBe('not_sent');
+    // --output has the run too.
+    const res = JSON.parse(fs.readFileSync(results, 'utf8')) as { runs: Record<string, unknown[]> };
+    expect(res.runs.stopped).toHaveLength(1);
   });
 });

@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '../../../src-main/engine/probe/raw-limit-probe.ts';
+import { runProbeProcess } from '../../../src-main/cli/probe-command.ts';
+import { validateProbeOptions } from '../../../src-main/engine/probe/probe-options.ts';
 import { explain, makeTempDir, removeTempDirs, runCli, sleepMs, startCli, waitFor } from '../cli/cli-harness.ts';
 
 afterEach(removeTempDirs);
@@ -97,14 +99,66 @@ describe('kvbench probe', () => {
     expect(missing.stderr).toMatch(/TARGET_NOT_WRITABLE/);
   });
 
-  it('stops on Ctrl-C and removes its files', async () => {
+  it('refuses a system directory as --dir, also behind a symbolic link, with the other problems', async () => {
+    const dir = makeTempDir();
+    const link = path.join(dir, 'innocent-looking');
+    fs.symlinkSync('/etc', link);
+    const before = fs.readdirSync('/etc');
+    for (const target of ['/etc', link, '/dev/shm']) {
+      const r = await runCli(['probe', '--dir', target, ...SMALL, '--io-depth', '0'], { cwd: dir });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toMatch(/--dir cannot be a system directory: \/(etc|dev\/shm)\n/);
+      expect(r.stderr).toMatch(/--io-depth must be between 1 and/);
+    }
+    expect(fs.readdirSync('/etc')).toEqual(before);
+    expect(fs.readdirSync(dir)).toEqual(['innocent-looking']);
+  });
+
+  it('calls a directory on a read-only filesystem not writable, before starting, instead of a raw EROFS', async (ctx) => {
+    const dir = makeTempDir();
+    let cleanup: () => void;
+    if (process.getuid?.() === 0) {
+      try {
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256m,ro', 'tmpfs', dir], { stdio: 'pipe' });
+      } catch (err) {
+        console.warn(`skipped: root ignores file modes, and a read-only tmpfs cannot be mounted here (${(err as Error).message.split('\n')[0]})`);
+        return ctx.skip();
+      }
+      cleanup = () => execFileSync('umount', [dir], { stdio: 'pipe' });
+    } else {
+      fs.chmodSync(dir, 0o555);
+      cleanup = () => fs.chmodSync(dir, 0o755);
+    }
+    try {
+      const r = await runCli(['probe', '--dir', dir, ...SMALL], { cwd: path.dirname(dir) });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toBe(`kvbench probe: invalid arguments:\n  --dir is not writable: ${dir} (${process.getuid?.() === 0 ? 'a read-only file system' : 'permission denied'})\n`);
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('does not start when it is cancelled already (a suite stopped during detection)', async () => {
+    const dir = makeTempDir();
+    const v = validateProbeOptions({ dir, durationS: 30 });
+    if (!v.ok) throw new Error(v.errors.join('; '));
+    const run = await runProbeProcess(v.options, { cancelSignal: AbortSignal.abort() });
+    expect(run).toEqual({ ok: false, code: 'CANCELLED', message: 'cancelled before the probe started' });
+    expect(probeDirsIn(dir)).toEqual([]);
+  });
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('stops on %s, removes its files and exits %i', async (signal, code) => {
     const dir = makeTempDir();
     const p = startCli(['probe', '--dir', dir, '--duration', '30', '--size-gib', '0.125', '--io-depth', '4', '--io-chunk-mib', '4'], { cwd: dir });
     await waitFor('the probe to create its directory', () => probeDirsIn(dir).length > 0);
     await sleepMs(300);
-    p.child.kill('SIGINT');
+    p.child.kill(signal);
     const r = await p.done;
-    expect(r.code, explain(r)).toBe(130);
+    expect(r.code, explain(r)).toBe(code);
+    expect(r.stderr).toContain(`${signal}: stopping the probe and removing its files`);
     expect(probeDirsIn(dir)).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import {
   type ParseRunArgsResult,
 } from '../../../src-main/engine/config/parse-run-args.ts';
 import { RUN_FLAGS } from '../../../src-main/engine/config/flags.ts';
+import { DATASET_FORMATS, detectDatasetFormat } from '../../../src-main/engine/workload/sources/detect-format.ts';
 import { SYSTEM_DIRECTORIES } from '../../../src-main/engine/config/system-directories.ts';
 import { DEFAULT_RUN_OPTIONS, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 
@@ -375,6 +376,19 @@ describe('--help', () => {
     expect(text).toContain('--num-users N, --users N');
     expect(text).toContain('(default: 100)');
     expect(text).toContain('llama3.1-70b-instruct');
+  });
+
+  it('--dataset-path names every format it replays, as its unrecognised-format error does', async () => {
+    const line = runHelpText().split('\n').find((l) => l.trimStart().startsWith('--dataset-path'))!;
+    for (const name of ['ShareGPT', 'Mooncake', 'Azure', 'BurstGPT', 'kvbench workload file']) expect(line).toContain(name);
+    expect(Object.keys(DATASET_FORMATS)).toEqual(['sharegpt', 'mooncake', 'azure', 'burstgpt', 'workload-file']);
+    const unknown = join(cwd, 'unknown.csv');
+    writeFileSync(unknown, 'a,b,c\n1,2,3\n');
+    const message = await detectDatasetFormat(unknown).then(
+      () => '',
+      (err: Error) => err.message,
+    );
+    for (const format of Object.values(DATASET_FORMATS)) expect(message).toContain(format);
   });
 
   it('--prefill-only does not claim to write only: like the reference it still reloads turns and reads prefixes', () => {

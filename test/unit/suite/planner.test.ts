@@ -21,6 +21,16 @@ describe('planSuite', () => {
     ]);
   });
 
+  it('records the probe choice, for a resume to make the same one; a plan without it (older ones) stays valid', () => {
+    for (const probe of [true, false]) {
+      const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv', probe });
+      expect(SuitePlanSchema.parse(JSON.parse(JSON.stringify(plan))).probe).toBe(probe);
+    }
+    const older = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv' });
+    expect('probe' in older).toBe(false);
+    expect(SuitePlanSchema.safeParse(older).success).toBe(true);
+  });
+
   it("derives the wrapper's parameters from RAM and the first GPU", () => {
     const plan = planSuite(fakeHardware({ ramGiB: 256, gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv' });
     const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, opts(r.options)]));

@@ -1,0 +1,121 @@
+// What `kvbench suite` does before its first trial: --plan creates nothing; a signal during the
+// hardware detection or the drive probe stops there and records nothing; --resume probes the drive
+// only as the suite was planned, and not at all with nothing left to run, and says which.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
+import { dbPaths, eventsOf, explain, fileBytes, killStarted, makeTempDir, removeTempDirs, runCli, startCli, waitFor, type CliProcess } from './suite-harness.ts';
+
+const started: CliProcess[] = [];
+afterEach(async () => {
+  await killStarted(started);
+  removeTempDirs();
+});
+
+describe('kvbench suite --plan', () => {
+  it('prints the plan and creates nothing: no database, no cache directory, no missing parent of either', async () => {
+    const tmp = makeTempDir();
+    const db = path.join(tmp, 'no-dir-yet', 'x.db');
+    const cache = path.join(tmp, 'cache', 'kv');
+    const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--plan', '--scenarios', 'storage-only', '--cache-dir', cache, '--db', db], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout).toMatch(/^storage-only /m);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+
+    // An existing database is checked (opened as history opens it): byte for byte the same after, no -wal or -shm left.
+    const existing = path.join(tmp, 'kvbench.db');
+    openStore(existing).close();
+    const before = fileBytes(existing);
+    const again = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--plan', '--scenarios', 'storage-only', '--cache-dir', cache, '--db', existing], { cwd: tmp });
+    expect(again.code, explain(again)).toBe(0);
+    expect(fileBytes(existing)).toBe(before);
+    expect(fs.readdirSync(tmp)).toEqual(['kvbench.db']);
+  });
+});
+
+/** Rows of `table`, read straight from SQLite (read-only). */
+function countRows(db: string, table: 'suites' | 'trials'): number {
+  const d = openDatabase(db, { readonly: true, fileMustExist: true });
+  try {
+    return (d.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } finally {
+    d.close();
+  }
+}
+
+describe('kvbench suite stopped during the drive probe', () => {
+  it('stops the probe, removes its files, plans nothing, records no suite, says so and exits 130', { timeout: 60_000 }, async () => {
+    const tmp = makeTempDir();
+    const { db, cache } = dbPaths(tmp);
+    const cli = startCli(['suite', '--profile', 'smoke', '--scenarios', 'storage-only', '--trials', '1', '--cache-dir', cache, '--db', db], { cwd: tmp });
+    started.push(cli);
+    await waitFor('the drive probe to start', () => fs.readdirSync(cache).some((n) => n.startsWith('kvbench-probe-')), 30_000);
+    process.kill(cli.pid, 'SIGINT');
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(130);
+    expect(r.stderr).toMatch(/SIGINT: stopping before the suite starts/);
+    expect(r.stderr).toMatch(/Stopped by SIGINT before the first trial: no suite was planned or recorded\.\n$/);
+    expect(r.stderr).not.toMatch(/stopping the current trial|Suite \d+|Full tables|storage-only /);
+    expect(countRows(db, 'suites')).toBe(0);
+    expect(countRows(db, 'trials')).toBe(0);
+    expect(fs.readdirSync(cache)).toEqual([]);
+  });
+});
+
+/**
+ * A suite of one storage-only trial, stopped by Ctrl-C once that trial runs: cancelled, its trial
+ * aborted, so a resume has one trial left to run. Returns the suite's id.
+ */
+async function cancelledSuite(args: string[], cwd: string, db: string, cache: string): Promise<number> {
+  const cli = startCli(['suite', '--profile', 'smoke', '--scenarios', 'storage-only', '--trials', '1', '--duration', '5', '--events', ...args, '--cache-dir', cache, '--db', db], { cwd });
+  started.push(cli);
+  let out = '';
+  cli.child.stdout!.on('data', (b: string | Buffer) => (out += String(b)));
+  await waitFor('the trial to be running', () => eventsOf(out).some((e) => e.type === 'suite.trialProgressed' && (e.progress as { phase: string }).phase === 'running'), 60_000);
+  process.kill(cli.pid, 'SIGINT');
+  const r = await cli.done;
+  expect(r.code, explain(r)).toBe(130);
+  return eventsOf(out).find((e) => e.type === 'suite.started')!.suiteId as number;
+}
+
+/** Whether the hardware stored with the suite's newest trial has the drive's probed limits. */
+function newestTrialProbed(db: string): boolean {
+  const store = openStore(db, { readonly: true });
+  try {
+    const newest = store.listTrials({ order: 'desc', limit: 1 })[0];
+    return (store.trialHardware(newest.id)?.cacheDir?.bandwidth ?? null) !== null;
+  } finally {
+    store.close();
+  }
+}
+
+describe('kvbench suite --resume and the drive probe', () => {
+  it('planned with --no-probe: resumes without probing, and says so', { timeout: 120_000 }, async () => {
+    const tmp = makeTempDir();
+    const { db, cache } = dbPaths(tmp);
+    const id = await cancelledSuite(['--no-probe'], tmp, db, cache);
+    const r = await runCli(['suite', '--resume', String(id), '--db', db], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stderr).toContain(`Detecting hardware, without the drive probe (suite ${id} was planned without it) …`);
+    expect(r.stderr).toMatch(/Suite \d+ \(resumed\): 1 trial\(s\) to run/);
+    expect(newestTrialProbed(db)).toBe(false);
+  });
+
+  it('planned with the probe: probes again to resume, and not at all once nothing is left to run', { timeout: 120_000 }, async () => {
+    const tmp = makeTempDir();
+    const { db, cache } = dbPaths(tmp);
+    const id = await cancelledSuite([], tmp, db, cache);
+    const r = await runCli(['suite', '--resume', String(id), '--db', db], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stderr).toContain(`Detecting hardware and probing the drive (suite ${id} was planned with it) …`);
+    expect(newestTrialProbed(db)).toBe(true);
+
+    const done = await runCli(['suite', '--resume', String(id), '--db', db], { cwd: tmp });
+    expect(done.code, explain(done)).toBe(0);
+    expect(done.stderr).toContain(`Detecting hardware, without the drive probe (suite ${id} has no trial left to run) …`);
+    expect(done.stderr).toMatch(/Suite \d+ \(resumed\): 0 trial\(s\) to run/);
+    expect(fs.readdirSync(cache)).toEqual([]);
+  });
+});

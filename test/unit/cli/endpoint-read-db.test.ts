@@ -1,0 +1,41 @@
+// `kvbench endpoint list/show/compare/export` only read the database: an explicit --db naming no file
+// is a typo, refused as history, report and export refuse it, instead of creating an empty database
+// there and answering "no endpoint runs stored" with exit 0.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { endpointCommand } from '../../../src-main/cli/endpoint-command.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { runInProcess } from './in-process.ts';
+
+afterEach(removeTempDirs);
+
+describe('the endpoint commands that only read', () => {
+  it('refuse an explicit --db naming no file and create nothing; read an existing database', async () => {
+    const dir = tempDir();
+    const typo = path.join(dir, 'kvbnech.db');
+    const out = path.join(dir, 'runs.csv');
+    const commands: [string, string[]][] = [
+      ['list', ['list']],
+      ['show', ['show', '1']],
+      ['compare', ['compare', 'a', 'b']],
+      ['export', ['export', '--out', out]],
+    ];
+    for (const [sub, args] of commands) {
+      const r = await runInProcess(() => endpointCommand([...args, '--db', typo]));
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toBe(`kvbench endpoint ${sub}: no database at ${typo} (a suite or an import creates one; --db must name an existing file here)\n`);
+    }
+    expect(fs.readdirSync(dir)).toEqual([]);
+
+    const db = path.join(dir, 'kvbench.db');
+    openStore(db).close();
+    const list = await runInProcess(() => endpointCommand(['list', '--db', db]));
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/no endpoint runs stored/);
+    const show = await runInProcess(() => endpointCommand(['show', '1', '--db', db]));
+    expect(show.code).toBe(1);
+    expect(show.stderr).toMatch(/^kvbench endpoint: show: .*1/);
+  });
+});

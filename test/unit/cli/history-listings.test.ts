@@ -1,0 +1,38 @@
+// `kvbench history --suites` and `--systems` list something other than trials: a trial filter beside
+// them was silently ignored (every suite listed for `--suites --status failed --since 2030-01-01`), and
+// --systems silently won over --suites. Such combinations are refused, naming the flags.
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { historyCommand } from '../../../src-main/cli/history-command.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { runInProcess } from './in-process.ts';
+
+afterEach(removeTempDirs);
+
+describe('kvbench history listings and filters', () => {
+  it('refuses filters a listing would ignore, and two listings at once', async () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    openStore(db).close();
+    const history = (...args: string[]) => runInProcess(() => historyCommand([...args, '--db', db]));
+
+    const suites = await history('--suites', '--status', 'failed', '--since', '2030-01-01', '--model', 'nope');
+    expect(suites.code).toBe(1);
+    expect(suites.stdout).toBe('');
+    expect(suites.stderr).toBe(
+      'kvbench history: --suites lists suites, filtered by --system only: --status, --model, --since filter trials (list them without --suites, e.g. kvbench history --status …)\n',
+    );
+    const both = await history('--suites', '--systems');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe('kvbench history: --suites and --systems are two listings: give one\n');
+    const systems = await history('--systems', '--system', 'lab1', '--scenario', 'cpu-only');
+    expect(systems.code).toBe(1);
+    expect(systems.stderr).toBe('kvbench history: --systems lists every system and drive: --scenario, --system cannot be given with it\n');
+
+    // What each listing does take still works.
+    for (const args of [['--suites'], ['--suites', '--limit', '3'], ['--systems'], ['--status', 'failed', '--since', '2030-01-01']]) {
+      const r = await history(...args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+  });
+});
