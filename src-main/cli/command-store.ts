@@ -34,11 +34,11 @@ export const READER_LOCK_WAIT_MS = 250;
 export async function withCommandStore(
   command: string,
   dbFlag: string | undefined,
-  opts: { readOnly: boolean },
+  opts: { readOnly: boolean; /** A command that writes only what is stored already (a delete): refused as reading ones are. */ mustExist?: boolean },
   fn: (store: Store) => Promise<number> | number,
 ): Promise<number> {
   const dbPath = resolveDatabasePath(dbFlag);
-  const refused = opts.readOnly ? refusedForReading(dbFlag, dbPath) : null;
+  const refused = opts.readOnly || opts.mustExist ? refusedForReading(dbFlag, dbPath) : null;
   if (refused !== null) {
     process.stderr.write(`kvbench ${command}: ${refused}\n`);
     return 1;

@@ -92,7 +92,7 @@ function err(msg: string): number {
   return EXIT_FAILED;
 }
 
-/** The database for `run` and `delete`, which write: created when missing (a first run starts one). */
+/** The database for `run`, which writes: created when missing (a first run starts one). */
 async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, store: Store) => Promise<T> | T): Promise<T> {
   const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag));
   try {
@@ -568,15 +568,16 @@ async function deleteSub(argv: string[]): Promise<number> {
   }
   const id = Number(p.positionals[0]);
   if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('delete: give one run id');
-  try {
-    return await withStore(p.values.db, (s) => {
-      s.deleteRun(id);
-      process.stderr.write(`deleted endpoint run ${id}\n`);
-      return EXIT_OK;
-    });
-  } catch (e) {
-    return err(`delete: ${(e as Error).message}`);
-  }
+  // Deleting from a database that is not there is a typo in --db: never create one for it.
+  return withCommandStore('endpoint delete', p.values.db, { readOnly: false, mustExist: true }, (store) => {
+    try {
+      new EndpointStore(store).deleteRun(id);
+    } catch (e) {
+      return err(`delete: ${(e as Error).message}`);
+    }
+    process.stderr.write(`deleted endpoint run ${id}\n`);
+    return EXIT_OK;
+  });
 }
 
 /** `kvbench endpoint <subcommand>`. Returns the exit code. */

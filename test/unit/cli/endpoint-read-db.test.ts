@@ -1,4 +1,4 @@
-// `kvbench endpoint list/show/compare/export` only read the database: an explicit --db naming no file
+// `kvbench endpoint list/show/compare/export` only read the database (and delete only removes what is there): an explicit --db naming no file
 // is a typo, refused as history, report and export refuse it, instead of creating an empty database
 // there and answering "no endpoint runs stored" with exit 0.
 import fs from 'node:fs';
@@ -21,6 +21,8 @@ describe('the endpoint commands that only read', () => {
       ['show', ['show', '1']],
       ['compare', ['compare', 'a', 'b']],
       ['export', ['export', '--out', out]],
+      // delete writes, but only to what is stored: there is nothing to delete in a database that is not there
+      ['delete', ['delete', '1']],
     ];
     for (const [sub, args] of commands) {
       const r = await runInProcess(() => endpointCommand([...args, '--db', typo]));
@@ -37,5 +39,8 @@ describe('the endpoint commands that only read', () => {
     const show = await runInProcess(() => endpointCommand(['show', '1', '--db', db]));
     expect(show.code).toBe(1);
     expect(show.stderr).toMatch(/^kvbench endpoint: show: .*1/);
+    const del = await runInProcess(() => endpointCommand(['delete', '1', '--db', db]));
+    expect(del.code).toBe(1);
+    expect(del.stderr).toMatch(/^kvbench endpoint: delete: .*1/);
   });
 });
