@@ -8,8 +8,8 @@ import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
-import { pendingTrials, resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
+import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
+import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
@@ -129,16 +129,6 @@ class SuiteProgress {
       }
     }
   }
-}
-
-/**
- * For a plan stored before plans recorded the probe choice: whether the suite's first trial ran with
- * the drive's limits measured. A suite without trials gets a new suite's default, the probe.
- */
-function probedBefore(store: Store, suiteId: number): boolean {
-  const first = store.listTrials({ suiteIds: [suiteId], order: 'asc', limit: 1 })[0];
-  const hardware = first ? store.trialHardware(first.id) : null;
-  return hardware === null || (hardware.cacheDir?.bandwidth ?? null) !== null;
 }
 
 /** A signal during detection or the probe: the suite never started, and the exit code names the signal. */
@@ -286,9 +276,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       plan = stored;
       // The suite resumes as it was planned, without a probe when it was planned without one; and with
       // nothing left to run there is nothing for a probe's limits to describe.
-      const left = pendingTrials(store, resumeId, plan).length;
-      const plannedProbe = plan.probe ?? probedBefore(store, resumeId);
-      const probe = left > 0 && plannedProbe && !a['no-probe'];
+      const { trialsLeft: left, planned: plannedProbe, probe: probeAsPlanned } = resumeProbe(store, resumeId, plan);
+      const probe = probeAsPlanned && !a['no-probe'];
       const why = left === 0 ? `suite ${resumeId} has no trial left to run` : a['no-probe'] ? '--no-probe' : `suite ${resumeId} was planned ${plannedProbe ? 'with' : 'without'} it`;
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ', without the drive probe'} (${why}) …`);
       await fsp.mkdir(plan.cacheDir, { recursive: true });

@@ -54,7 +54,7 @@ import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover } from '../suite/services.ts';
+import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
 import { hardwareAdvice } from './advice.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
@@ -495,7 +495,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const plan = s.getSuitePlan(r.suiteId);
       if (!plan) fail('NOT_FOUND', `suite ${r.suiteId} has no stored plan (imported results cannot be resumed)`);
-      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: true }, null, r.suiteId);
+      // As the CLI's --resume: the drive is probed only if the suite was planned with the probe and has trials left.
+      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: resumeProbe(s, r.suiteId, plan).probe }, null, r.suiteId);
     },
 
     async 'suite.cancel'() {

@@ -6,7 +6,8 @@ import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { detectHardware, type DetectOptions } from '../hardware/detect-hardware.ts';
 import { openStore, type OpenStoreOptions } from '../store/open-store.ts';
 import type { RecoveredTrial, Store } from '../store/store.ts';
-import { cleanUpRecovered } from './runner.ts';
+import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { cleanUpRecovered, pendingTrials } from './runner.ts';
 
 export interface OpenedStore {
   store: Store;
@@ -40,4 +41,21 @@ export async function detectForSuite(
     probeBandwidth: opts.probe ? { ...probeSettingsFor(opts.profile), ...(opts.signal ? { signal: opts.signal } : {}) } : false,
     probeMemory: opts.probe,
   });
+}
+
+/**
+ * Whether resuming a suite probes the drive: as it was planned (plans stored before they recorded
+ * the choice: whether its first trial ran with the drive's limits measured, the probe for a suite
+ * without trials), and never with nothing left to run, where no limit would describe anything.
+ */
+export function resumeProbe(store: Store, suiteId: number, plan: SuitePlan): { probe: boolean; planned: boolean; trialsLeft: number } {
+  const trialsLeft = pendingTrials(store, suiteId, plan).length;
+  const planned = plan.probe ?? probedBefore(store, suiteId);
+  return { probe: trialsLeft > 0 && planned, planned, trialsLeft };
+}
+
+function probedBefore(store: Store, suiteId: number): boolean {
+  const first = store.listTrials({ suiteIds: [suiteId], order: 'asc', limit: 1 })[0];
+  const hardware = first ? store.trialHardware(first.id) : null;
+  return hardware === null || (hardware.cacheDir?.bandwidth ?? null) !== null;
 }

@@ -9,7 +9,7 @@ import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
 import { CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { referenceResultsNew, removeTempDirs } from '../store/fixtures.ts';
+import { fakeHardware, referenceResultsNew, removeTempDirs } from '../store/fixtures.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
 
 const open: TestBackend[] = [];
@@ -164,6 +164,33 @@ describe('backend', () => {
     expect(trials.trials.map((x) => x.status)).toEqual(['aborted']);
     const suites = ok(await t.backend.invoke('suites.list', {})) as { id: number; status: string }[];
     expect(suites.find((s) => s.id === suiteId)!.status).toBe('cancelled');
+  });
+
+  it('resumes a suite probing the drive only as it was planned, and not at all with nothing left to run', async () => {
+    const probes: boolean[] = [];
+    const t = await make({
+      behaviours: ['hang', 'complete'],
+      detect: async (cd, o) => {
+        probes.push(o.probe);
+        const hw = fakeHardware({ hostname: 'lab-a', probe: o.probe });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    const { suiteId } = ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number };
+    await t.waitFor('suite.trialProgressed');
+    const finished = async (): Promise<void> => {
+      await t.waitFor('suite.finished');
+      t.events.splice(0);
+      while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    };
+    ok(await t.backend.invoke('suite.cancel', {}));
+    await finished();
+    ok(await t.backend.invoke('suite.resume', { suiteId }));
+    await finished();
+    ok(await t.backend.invoke('suite.resume', { suiteId })); // nothing left
+    await finished();
+    expect(probes).toEqual([false, false, false]); // planned with probe: false (smokeRequest)
   });
 
   it('reports a plan that does not fit as INSUFFICIENT_SPACE, with a suite.failed event', async () => {
