@@ -25,7 +25,9 @@ export function onReaderGone(stream: NodeJS.EventEmitter, onClosed: () => void):
 /**
  * What kvbench does when its output's reader goes: a command that winds down on SIGTERM (a suite or
  * run stops its trial and keeps what it has, serve closes) is told to, as if terminated; any other
- * (history, report …) has nothing left to do for anyone and exits at once, quietly, with 141.
+ * goes on to its end with its output dropped, so the files it writes after printing (a run's results
+ * and XLSX, an endpoint run's --output) are still written. Returns the exit status to end with:
+ * 141 instead of a success once the reader has gone, as a shell reports a tool a closed pipe ended.
  */
 export function endQuietlyWhenOutputCloses(proc: NodeJS.Process = process): void {
   let ended = false;
@@ -33,8 +35,11 @@ export function endQuietlyWhenOutputCloses(proc: NodeJS.Process = process): void
     if (ended) return; // stdout and stderr often go together (2>&1 | head): one ending
     ended = true;
     if (proc.listenerCount('SIGTERM') > 0) proc.emit('SIGTERM', 'SIGTERM');
-    else proc.exit(EXIT_CLOSED_PIPE);
   };
   onReaderGone(proc.stdout, end);
   onReaderGone(proc.stderr, end);
+  // At the exit, not when the command returns: the failed write's EPIPE arrives after the write.
+  proc.on('exit', (code) => {
+    if (ended && code === 0) proc.exitCode = EXIT_CLOSED_PIPE;
+  });
 }

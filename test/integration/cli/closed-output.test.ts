@@ -1,5 +1,7 @@
 // `kvbench report | head`: the reader goes away after the first lines. Every command ends quietly
-// there (exit 141, as a shell reports a tool a closed pipe ended), never with an EPIPE stack trace.
+// there (exit 141, as a shell reports a tool a closed pipe ended), never with an EPIPE stack trace,
+// and still writes the files it was asked for.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src-main/store/open-store.ts';
@@ -45,5 +47,18 @@ describe('a reader that goes away', () => {
       expect(r.code, `${args[0]}: ${explain(r)}`).toBe(141);
       expect(r.stderr, args[0]).toBe('');
     }
+  });
+
+  it('run | true: the reader gone before the summary, the results file is still written', { timeout: 60_000 }, async () => {
+    const tmp = makeTempDir();
+    const out = path.join(tmp, 'r.json');
+    const cli = startCli(
+      ['run', '--model', 'tiny-1b', '--duration', '2', '--num-users', '2', '--gpu-mem-gb', '0', '--cpu-mem-gb', '0', '--storage-capacity-gb', '1', '--generation-mode', 'none', '--cache-dir', tmp, '--output', out],
+      { cwd: tmp },
+    );
+    cli.child.stdout!.destroy(); // as `| true` does: gone before anything is printed
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(141);
+    expect(JSON.parse(fs.readFileSync(out, 'utf8')).summary.total_requests).toBeGreaterThan(0);
   });
 });

@@ -22,11 +22,17 @@ describe('a reader that goes away (kvbench report | head)', () => {
     expect(() => stream.emit('error', Object.assign(new Error('disk full'), { code: 'ENOSPC' }))).toThrow(/disk full/);
   });
 
-  it('a command with nothing to wind down exits 141 at once; one that winds down on SIGTERM (suite, run, serve) is told to stop', () => {
-    const plain = fakeProcess();
-    endQuietlyWhenOutputCloses(plain as unknown as NodeJS.Process);
-    plain.stdout.emit('error', epipe());
-    expect(plain.exit).toHaveBeenCalledWith(EXIT_CLOSED_PIPE);
+  it('a command with nothing to wind down goes on to its end (files still written) and ends 141 instead of 0; one that winds down on SIGTERM (suite, run, serve) is told to stop', () => {
+    const exitAs = (code: number, closed: boolean): number | undefined => {
+      const proc = fakeProcess() as ReturnType<typeof fakeProcess> & { exitCode?: number };
+      endQuietlyWhenOutputCloses(proc as unknown as NodeJS.Process);
+      if (closed) proc.stdout.emit('error', epipe());
+      expect(proc.exit).not.toHaveBeenCalled();
+      proc.exitCode = code;
+      proc.emit('exit', code);
+      return proc.exitCode;
+    };
+    expect([exitAs(0, false), exitAs(0, true), exitAs(1, true), exitAs(3, true)]).toEqual([0, EXIT_CLOSED_PIPE, 1, 3]);
     expect(EXIT_CLOSED_PIPE).toBe(141);
 
     const suite = fakeProcess();
