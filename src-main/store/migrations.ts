@@ -5,6 +5,18 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /**
+   * A database without this migration can still be read as it is: it adds only what writing uses.
+   * Read-only opens (read-only media, or beside a writer holding the lock) then need no upgrade.
+   */
+  readableWithout?: boolean;
+}
+
+/** The oldest schema a read-only open reads as it is: below it, a migration a read path needs is missing. */
+export function oldestReadableSchema(migrations: readonly Migration[]): number {
+  let oldest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
+  for (let i = migrations.length - 1; i >= 0 && migrations[i].readableWithout; i--) oldest = migrations[i].version - 1;
+  return oldest;
 }
 
 /** 'KVB1': marks a SQLite file as kvbench's (PRAGMA application_id), so a foreign file is never touched. */
@@ -205,6 +217,8 @@ CREATE TABLE endpoint_requests (
     name: 'trials: a digest of the results content, so the same results are never stored twice',
     // Filled for new trials; those stored before get theirs the first time an import looks
     // (Store.trialWithResultsDigest), since SQL cannot read the gzipped results.
+    // Only imports and new trials use the digest: history, report and export read a schema-2 file as it is.
+    readableWithout: true,
     sql: `
 ALTER TABLE trials ADD COLUMN results_digest TEXT;
 CREATE INDEX trials_results_digest ON trials(results_digest);

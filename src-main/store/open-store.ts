@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
-import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, type Migration } from './migrations.ts';
+import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
 import { StoreError } from './store-error.ts';
 import { Store } from './store.ts';
 
@@ -313,7 +313,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
       db.pragma('synchronous = NORMAL');
       assertWritable(db);
       migrate(db, abs, version, migrations);
-    } else if (version < latest) {
+    } else if (version < oldestReadableSchema(migrations)) {
       throw new StoreError('DB_MIGRATION_FAILED', `${abs} has schema ${version}, this kvbench needs ${latest}; open it read-write once to upgrade`);
     }
   } catch (err) {

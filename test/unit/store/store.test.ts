@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS } from '../../../src-main/store/migrations.ts';
+import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema } from '../../../src-main/store/migrations.ts';
 import { currentProcess } from '../../../src-main/store/process-identity.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { StoreError } from '../../../src-main/store/store-error.ts';
@@ -194,6 +194,24 @@ describe('opening', () => {
     } finally {
       execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
     }
+  });
+
+  it('a read-only open reads a schema without the migrations that only writing needs (3, the results digest), and refuses one without a migration reads need', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'kvbench.db');
+    const two = MIGRATIONS.filter((m) => m.version <= 2);
+    openStore(file, { migrations: two }).close();
+    const before = fs.readFileSync(file);
+    const ro = openStore(file, { readonly: true });
+    expect(ro.db.pragma('user_version', { simple: true })).toBe(2);
+    expect(ro.listTrials({})).toEqual([]);
+    ro.close();
+    expect(fs.readFileSync(file).equals(before)).toBe(true); // nothing written, nothing migrated
+    const readsNeedIt = [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'a column reads use', sql: 'ALTER TABLE trials ADD COLUMN x TEXT' }];
+    expectStoreError(() => openStore(file, { readonly: true, migrations: readsNeedIt }), 'DB_MIGRATION_FAILED', new RegExp(`has schema 2, this kvbench needs ${LATEST_SCHEMA_VERSION + 1}; open it read-write once to upgrade`));
+    expect(oldestReadableSchema(MIGRATIONS)).toBe(2);
+    expect(oldestReadableSchema(readsNeedIt)).toBe(LATEST_SCHEMA_VERSION + 1);
+    expect(oldestReadableSchema([])).toBe(0);
   });
 
   it('a successful upgrade keeps no backup', () => {
