@@ -15,6 +15,7 @@ import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { statOrNull } from '../util/stat-or-null.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -132,7 +133,7 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
  * raw EROFS of the probe's first open. A missing DIR is the probe's own TARGET_NOT_WRITABLE.
  */
 function directoryNotWritable(dir: string): string | null {
-  if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return null;
+  if (!statOrNull(dir)?.isDirectory()) return null;
   try {
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
     return null;

@@ -15,6 +15,7 @@ import { formatPlan, formatTierComparison, fmtValue } from '../export/render-tex
 import { splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { EXIT_INTERRUPTED, EXIT_TERMINATED } from './run-command.ts';
+import { statOrNull } from '../util/stat-or-null.ts';
 
 export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
        kvbench suite --resume SUITE_ID [--db PATH]
@@ -337,7 +338,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
  * rather than when the suite starts.
  */
 async function databaseRefusedForPlan(dbPath: string): Promise<string | null> {
-  if (!(fs.statSync(dbPath, { throwIfNoEntry: false })?.size ?? 0)) return null;
+  if (!(statOrNull(dbPath)?.size ?? 0)) return null;
   try {
     (await openStoreAndRecover(dbPath)).store.close();
     return null;

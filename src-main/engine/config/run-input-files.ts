@@ -5,7 +5,6 @@
  * The engine reads them again when it runs (a ShareGPT file only up to --max-conversations, a trace or
  * workload file in one streaming pass, so the second read costs seconds at most).
  */
-import { statSync } from 'node:fs';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 import { loadProbeLimits } from '../report/probe-limits.ts';
 import { AZURE_FORMAT } from '../workload/sources/azure-source.ts';
@@ -17,6 +16,7 @@ import { scanTimedTrace } from '../workload/sources/timed-trace.ts';
 import { estimateCounter } from '../workload/sources/token-counter.ts';
 import { readWorkloadFile } from '../workload/sources/workload-file.ts';
 import { parseRunArgsInto, type ParseRunArgsEnv, type ParseRunArgsResult } from './parse-run-args.ts';
+import { statOrNull } from '../../util/stat-or-null.ts';
 
 /** {@link parseRunArgsInto}, then the input files' contents: every problem in one result. Never throws. */
 export async function parseRunArgsReadingInputs(argv: readonly string[], env: ParseRunArgsEnv = {}): Promise<ParseRunArgsResult> {
@@ -38,7 +38,7 @@ async function inputFileErrors(o: Record<string, unknown>): Promise<string[]> {
     }
   }
   // One that is missing or not a file is said by the parse already.
-  if (typeof o.datasetPath === 'string' && statSync(o.datasetPath, { throwIfNoEntry: false })?.isFile()) {
+  if (typeof o.datasetPath === 'string' && statOrNull(o.datasetPath)?.isFile()) {
     const maxConversations = typeof o.maxConversations === 'number' ? o.maxConversations : DEFAULT_RUN_OPTIONS.maxConversations;
     try {
       await readDataset(o.datasetPath, maxConversations);

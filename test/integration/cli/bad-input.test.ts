@@ -91,6 +91,16 @@ describe('kvbench run with invalid input', () => {
     expect(fs.readdirSync(cacheDir)).toEqual(['keep.npy']);
   });
 
+  it('a --dataset-path that cannot even be looked at (a loop of links) is an argument error, not a crash', async () => {
+    const tmp = makeTempDir();
+    const loop = path.join(tmp, 'loop');
+    fs.symlinkSync(loop, loop);
+    const r = await runCli(['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--cpu-mem-gb', '0', '--cache-dir', tmp, '--dataset-path', loop], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toMatch(/^kvbench run: invalid arguments:\n.*--dataset-path/);
+    expectNoStack(r.stderr);
+  });
+
   it('refuses a system directory as --cache-dir', async () => {
     const tmp = makeTempDir();
     const output = path.join(tmp, 'results.json');
