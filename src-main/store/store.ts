@@ -334,8 +334,9 @@ export class Store {
   }
 
   /** The newest suite of a system, optionally only those that ran (not imports). */
+  /** The newest suite (of a system, of a source) with at least one trial: an empty one has nothing to report. */
   latestSuite(systemId?: string, source?: 'suite' | 'import'): SuiteRecord | null {
-    const where: string[] = [];
+    const where: string[] = ['EXISTS (SELECT 1 FROM trials t WHERE t.suite_id = suites.id)'];
     const params: SqlValue[] = [];
     if (systemId) {
       where.push('system_id = ?');
@@ -641,9 +642,10 @@ export class Store {
 
   /**
    * Deletes trials, and the hardware snapshots only they referred to, all or (one missing: NOT_FOUND)
-   * none. A suite whose last trial goes goes too, with its runs and plan (which names the cache
-   * directory): left behind, it would list as a suite with nothing in it and be `report`'s newest.
-   * A running suite stays: its runner adds its next trial there. Returns the suites deleted.
+   * none. A finished suite whose last trial goes goes too, with its runs and plan (which names the
+   * cache directory): left behind, it would list as a suite with nothing in it. A running suite
+   * stays (its runner adds its next trial there), and so do interrupted and cancelled ones: their
+   * plan is what a resume runs. Returns the suites deleted.
    */
   deleteTrials(ids: readonly number[]): number[] {
     return this.atomically(() => {
@@ -654,7 +656,7 @@ export class Store {
         if (!r) throw new StoreError('NOT_FOUND', `no trial ${id}`);
         touched.add(r.suite_id);
       }
-      const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status != 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
+      const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'finished' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
       const emptied = [...touched].filter((id) => dropEmpty.run(id, id).changes > 0);
       this.pruneHardwareSnapshots();
       return emptied;

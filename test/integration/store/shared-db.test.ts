@@ -74,7 +74,6 @@ describe('one database, two processes', () => {
       ]);
       for (const r of runs) {
         expect(r.code, explain(r)).toBe(0);
-        expect(r.wallMs).toBeLessThan(8000); // well under the 10 s a writer waits
       }
       expect(runs[0].stdout).toMatch(/lab/);
       expect(fs.readFileSync(path.join(tmp, 'x.csv'), 'utf8').trimEnd().split('\r\n')).toHaveLength(2);

@@ -331,6 +331,13 @@ describe('repositories', () => {
     // A trial that does not exist: nothing at all is deleted, the suite neither.
     expect(() => store.deleteTrials([kept, 9999])).toThrow(/no trial 9999/);
     expect(store.getSuite(older)).not.toBeNull();
+    // An interrupted (or cancelled) suite keeps its plan without trials: a resume runs it; the newest
+    // suite with something to report is still the older one.
+    const interrupted = store.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner: null, status: 'interrupted' });
+    const aborted = trialIn(interrupted, store.ensureRun(interrupted, 'cpu-only', 'CPU only', 'k', {}), 0);
+    expect(store.deleteTrials([aborted])).toEqual([]);
+    expect(store.getSuite(interrupted)).not.toBeNull();
+    expect(store.latestSuite()!.id).toBe(older);
   });
 
   it('uses the indexes for the history queries', () => {
