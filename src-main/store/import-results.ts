@@ -197,6 +197,7 @@ export async function importResultsFiles(store: Store, files: readonly string[],
   const imported: ImportedFile[] = [];
   const skipped: SkippedFile[] = [];
   if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
+  store.backfillResultsDigests(); // outside the write transaction below: it may read every older trial
   return store.atomically(() => {
     // Checked in the transaction that writes, so two imports of one file at once store it once.
     const fresh: (ParsedFile & { digest: string })[] = [];

@@ -216,7 +216,7 @@ CREATE TABLE endpoint_requests (
     version: 3,
     name: 'trials: a digest of the results content, so the same results are never stored twice',
     // Filled for new trials; those stored before get theirs the first time an import looks
-    // (Store.trialWithResultsDigest), since SQL cannot read the gzipped results.
+    // (Store.backfillResultsDigests), since SQL cannot read the gzipped results.
     // Only imports and new trials use the digest: history, report and export read a schema-2 file as it is.
     readableWithout: true,
     sql: `

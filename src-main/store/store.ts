@@ -25,6 +25,9 @@ import { processLiveness, type ProcessRef } from './process-identity.ts';
 import type { Database, SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 
+/** The digest of stored results that could not be read: no content hashes to it. */
+const UNREADABLE_RESULTS_DIGEST = 'unreadable';
+
 const nowIso = (): string => new Date().toISOString();
 const sha16 = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
@@ -615,14 +618,30 @@ export class Store {
   }
 
   /**
-   * The stored trial whose results have this content digest (resultsDigest), if any. Trials stored
-   * before the digest was kept get theirs here first, once (inside the caller's transaction when
-   * there is one).
+   * Gives the trials stored before the digest was kept theirs (resultsDigest), once. A few at a time,
+   * each batch its own short transaction, before an import takes its lock: unzipping and hashing
+   * every old trial inside that lock would hold up a suite storing its trial in another process.
+   * Results that cannot be read are marked so (no digest equals it) and never block an import again.
    */
+  backfillResultsDigests(batch = 16): void {
+    const next = this.db.prepare('SELECT id, results_gzip FROM trials WHERE results_digest IS NULL AND results_gzip IS NOT NULL LIMIT ?');
+    const fill = this.db.prepare('UPDATE trials SET results_digest = ? WHERE id = ? AND results_digest IS NULL');
+    for (;;) {
+      const rows = next.all(batch) as { id: number; results_gzip: Buffer }[];
+      if (rows.length === 0) return;
+      const digests = rows.map((r) => {
+        try {
+          return resultsDigest(JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>);
+        } catch {
+          return UNREADABLE_RESULTS_DIGEST;
+        }
+      });
+      this.atomically(() => rows.forEach((r, i) => fill.run(digests[i], r.id)));
+    }
+  }
+
+  /** The stored trial whose results have this content digest (resultsDigest), if any. */
   trialWithResultsDigest(digest: string): { trialId: number; suiteId: number; systemLabel: string } | null {
-    const missing = this.db.prepare('SELECT id, results_gzip FROM trials WHERE results_digest IS NULL AND results_gzip IS NOT NULL').all() as { id: number; results_gzip: Buffer }[];
-    const fill = this.db.prepare('UPDATE trials SET results_digest = ? WHERE id = ?');
-    for (const r of missing) fill.run(resultsDigest(JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>), r.id);
     const hit = this.db
       .prepare('SELECT t.id, t.suite_id, s.label FROM trials t JOIN systems s ON s.id = t.system_id WHERE t.results_digest = ? ORDER BY t.id LIMIT 1')
       .get(digest) as { id: number; suite_id: number; label: string } | undefined;

@@ -299,6 +299,14 @@ describe('import', () => {
       const r = await importResultsFiles(store, [file], { systemLabel: 'lab' });
       expect(r.imported).toEqual([]);
       expect(r.skipped).toEqual([{ file, trialId, message: expect.stringMatching(/^already stored as trial/) }]);
+      // An old trial whose stored results cannot be read does not make every later import fail.
+      store.db.prepare('UPDATE trials SET results_digest = NULL, results_gzip = ? WHERE id = ?').run(Buffer.from('not gzip'), trialId);
+      const other = path.join(dir, 'other.json');
+      fs.writeFileSync(other, JSON.stringify(kvbenchResults({ tokPerS: 654 })));
+      const again = await importResultsFiles(store, [other], { systemLabel: 'lab' });
+      expect(again.errors).toEqual([]);
+      expect(again.imported).toHaveLength(1);
+      expect(store.db.prepare('SELECT count(*) AS n FROM trials WHERE results_digest IS NULL').get()).toEqual({ n: 0 });
     } finally {
       store.close();
     }
