@@ -13,6 +13,7 @@ import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
+import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 
 /** How each metric is aggregated over a group's trials. */
 export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
@@ -718,6 +719,11 @@ export function buildSystemComparison(
   for (const [name, side] of [['A', a], ['B', b]] as const) {
     const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
     if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
+  }
+  // Trials run here carry the version that measured them (an import carries the importer's: left out).
+  const measuredHere = pairs.flatMap((p) => [...p.a, ...p.b]).filter((t) => t.sourceFile === null);
+  for (const c of straddledChanges([...new Set(measuredHere.map((t) => t.kvbenchVersion))], metrics.map((m) => m.metric.key))) {
+    notes.push(`${c.metric} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two`);
   }
   for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
     const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));

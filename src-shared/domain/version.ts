@@ -1,1 +1,1 @@
-export const KVBENCH_VERSION = '0.2.0';
+export const KVBENCH_VERSION = '0.3.0';
