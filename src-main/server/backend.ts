@@ -271,6 +271,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const loaded = loadSettings(opts.settingsFile, opts.defaults);
   if (loaded.problem) log('warn', loaded.problem);
   let settings: Settings = opts.databasePath ? { ...loaded.settings, databasePath: path.resolve(opts.databasePath) } : loaded.settings;
+  let chosenSettings = loaded.chosen; // what the settings file holds, and all a save writes
 
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
@@ -464,7 +465,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         store = opened.store;
         databaseError = null;
       }
-      await saveSettings(opts.settingsFile, next);
+      const chosen = { ...chosenSettings, ...patch, ...(patch.databasePath !== undefined ? { databasePath: next.databasePath } : {}) };
+      await saveSettings(opts.settingsFile, chosen);
+      chosenSettings = chosen;
       settings = next;
       emit({ type: 'settings.changed', settings });
       emit({ type: 'history.changed', reason: 'settings changed' });

@@ -20,6 +20,8 @@ export function defaultSettings(env: NodeJS.ProcessEnv = process.env): Settings 
 
 export interface LoadedSettings {
   settings: Settings;
+  /** What the file itself holds: the settings the user chose, over which the defaults apply. */
+  chosen: Partial<Settings>;
   /** Why the file was not used, when it exists but could not be read. */
   problem: string | null;
 }
@@ -30,18 +32,19 @@ export function loadSettings(file: string, defaults: Settings): LoadedSettings {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: { ...defaults }, problem: null };
-    return { settings: { ...defaults }, problem: `could not read ${file}: ${(err as Error).message}` };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: { ...defaults }, chosen: {}, problem: null };
+    return { settings: { ...defaults }, chosen: {}, problem: `could not read ${file}: ${(err as Error).message}` };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return { settings: { ...defaults }, problem: `${file} is not JSON (${(err as Error).message}); using the defaults` };
+    return { settings: { ...defaults }, chosen: {}, problem: `${file} is not JSON (${(err as Error).message}); using the defaults` };
   }
-  const merged = SettingsSchema.safeParse({ ...defaults, ...pick(json) });
-  if (!merged.success) return { settings: { ...defaults }, problem: `${file} has invalid settings; using the defaults` };
-  return { settings: merged.data, problem: null };
+  const chosen = pick(json);
+  const merged = SettingsSchema.safeParse({ ...defaults, ...chosen });
+  if (!merged.success) return { settings: { ...defaults }, chosen: {}, problem: `${file} has invalid settings; using the defaults` };
+  return { settings: merged.data, chosen, problem: null };
 }
 
 function pick(json: unknown): Partial<Settings> {
@@ -52,8 +55,11 @@ function pick(json: unknown): Partial<Settings> {
   return out as Partial<Settings>;
 }
 
-/** Saves the settings atomically, readable by the user only. */
-export async function saveSettings(file: string, settings: Settings): Promise<void> {
+/**
+ * Saves the settings the user chose (only those: a database path that came from --db or KVBENCH_DB,
+ * or a default, is not pinned in the file by changing the units), atomically, readable by the user only.
+ */
+export async function saveSettings(file: string, settings: Partial<Settings>): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
 }
