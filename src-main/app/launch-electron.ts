@@ -1,7 +1,8 @@
 // `kvbench app`: starts the desktop app, i.e. the Electron binary on this package (package.json
 // "main" is src-main/app/main.ts). Plain Node: it never imports electron's APIs, only asks the
-// electron package where its binary is. The binary is downloaded by `npm install` where GitHub can
-// be reached; with ELECTRON_SKIP_BINARY_DOWNLOAD it is absent and this says what to do.
+// electron package where its binary is. That question downloads the binary from GitHub the first
+// time (the electron package has no install script); where GitHub cannot be reached it stays absent
+// and this says what to do.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,8 +11,9 @@ import { APP_ROOT, PRELOAD_FILE, RENDERER_DIR } from '../server/paths.ts';
 
 export const APP_USAGE = `Usage: kvbench app [electron flags]
 
-Starts the kvbench desktop app (Electron). It needs Electron's binary (downloaded by npm install
-where GitHub is reachable) and the built front end (npm run build). npm run app does both steps.
+Starts the kvbench desktop app (Electron). It needs Electron's binary, which the electron package
+downloads from GitHub the first time the app starts (ahead of time: node node_modules/electron/install.js),
+and the built front end (npm run build). npm run app does both steps.
 On a machine without a display, or as root (Chromium's sandbox does not run as root, and kvbench
 does not turn it off), use kvbench serve instead.
 `;
@@ -62,7 +64,7 @@ export async function appCommand(argv: string[], opts: { uid?: number } = {}): P
   if ('error' in bin) {
     process.stderr.write(
       `kvbench app: Electron's binary is not installed (${bin.error}).\n` +
-        '  With internet access: unset ELECTRON_SKIP_BINARY_DOWNLOAD and run `npm install` (or `node node_modules/electron/install.js`).\n' +
+        '  It is downloaded from GitHub: where GitHub can be reached, `node node_modules/electron/install.js` fetches it (this command tries too).\n' +
         '  Without a display or Electron: run `kvbench serve` and open the printed URL in a browser.\n',
     );
     return 1;
