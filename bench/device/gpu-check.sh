@@ -18,6 +18,8 @@
 # deadline (KVBENCH_CHECK_DEADLINE_S, 560 s from the start, inside the call's 590 s): a step's
 # limit is cut to the time left, and a step with less than 20 s left is skipped and says so, so
 # a slow step costs the ones after it, never the output of the ones before.
+# If the NVIDIA driver cannot be loaded or initialised (the preflight right after unpacking), the
+# check stops at once with the reason in log.txt instead of spending minutes on GPU-less runs.
 set -uo pipefail
 start=$SECONDS
 deadline=${KVBENCH_CHECK_DEADLINE_S:-560}
@@ -97,6 +99,34 @@ run_step() {
   return "$rc"
 }
 
+# Where the driver library is, before anything else (a shell search: no Node needed yet). The
+# preflight after unpacking tries these in order when the loader's own search finds nothing.
+step "find the NVIDIA driver library (libcuda.so.1)"
+echo "KVBENCH_CUDA_LIBRARY=${KVBENCH_CUDA_LIBRARY:-(unset)}"
+echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-(unset)}"
+cuda_candidates=()
+add_candidate() {
+  local c
+  [ -e "$1" ] || return 0
+  for c in "${cuda_candidates[@]}"; do [ "$c" = "$1" ] && return 0; done
+  cuda_candidates+=("$1")
+}
+[ -n "${KVBENCH_CUDA_LIBRARY:-}" ] && add_candidate "$KVBENCH_CUDA_LIBRARY"
+IFS=: read -r -a ld_dirs <<<"${LD_LIBRARY_PATH:-}"
+for d in "${ld_dirs[@]}" /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/cuda/compat; do
+  [ -n "$d" ] && add_candidate "$d/libcuda.so.1"
+done
+ldconfig_cuda=$(timeout 10 ldconfig -p 2>/dev/null | grep -i 'libcuda\.so' || true)
+echo "ldconfig -p: ${ldconfig_cuda:-(no libcuda)}"
+while read -r lib_path; do
+  [ -n "$lib_path" ] && add_candidate "$lib_path"
+done < <(printf '%s\n' "$ldconfig_cuda" | awk '/libcuda\.so\.1 /{print $NF}')
+if [ "${#cuda_candidates[@]}" -gt 0 ]; then
+  echo "found: ${cuda_candidates[*]}"
+else
+  echo "no libcuda.so.1 in \$LD_LIBRARY_PATH, /usr/local/nvidia/lib64, /usr/local/nvidia/lib, /usr/lib/x86_64-linux-gnu, /usr/lib64, /usr/local/cuda/compat or ldconfig's cache"
+fi
+
 step "unpack Node 24 and the runtime packages"
 [ -f "$carry/node.xz" ] && [ -f "$carry/node_modules.tar.xz" ] || { echo "no $carry: run bench/device/pack.sh and carry it"; exit 1; }
 # xz is not on every image; Python's lzma reads the same files.
@@ -131,6 +161,50 @@ if [ ! -f "$marker" ] && [ ! -f node_modules/.package-lock.json ]; then
 fi
 export KVBENCH_DB="$work/kvbench.sqlite"
 echo "node $("$node" --version) at $node; $((SECONDS - start)) s to unpack"
+
+# The driver must load and initialise (probeCudaDriver: dlopen, cuInit, the devices), or nothing
+# after this measures a GPU: stop now, with the reason, and leave the call's time for a retry.
+step "preflight: can kvbench load and initialise the NVIDIA driver?"
+probe() {
+  timeout --kill-after=5 60 "$node" --input-type=module -e '
+    import { probeCudaDriver } from "./src-main/hardware/gpu-driver.ts";
+    const p = await probeCudaDriver();
+    console.log(`${p.library}: ${p.available ? `available, ${p.devices.length} device(s): ${p.devices.map((d) => d.name).join(", ")}; CUDA ${p.cudaVersion}, driver ${p.driverVersion ?? "?"}` : `NOT usable: ${p.reason}`}`);
+    process.exitCode = p.available ? 0 : 3;' 2>&1
+}
+probe_reasons=()
+if out=$(probe); then
+  echo "$out"
+else
+  probe_reasons+=("$out")
+  echo "$out"
+  unset_env=${KVBENCH_CUDA_LIBRARY:-}
+  ok=''
+  for lib_path in "${cuda_candidates[@]}"; do
+    [ "$lib_path" = "$unset_env" ] && continue
+    if out=$(KVBENCH_CUDA_LIBRARY=$lib_path probe); then
+      echo "$out"
+      export KVBENCH_CUDA_LIBRARY=$lib_path
+      export LD_LIBRARY_PATH="$(dirname "$lib_path")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      echo "using KVBENCH_CUDA_LIBRARY=$KVBENCH_CUDA_LIBRARY (and its folder first on LD_LIBRARY_PATH)"
+      ok=1
+      break
+    fi
+    echo "$out"
+    probe_reasons+=("$out")
+  done
+  if [ -z "$ok" ]; then
+    echo
+    echo "STOP: the NVIDIA driver cannot be loaded or initialised, so nothing here would measure a GPU."
+    for r in "${probe_reasons[@]}"; do echo "  - $r"; done
+    for d in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
+      echo "  ls -l $d/libcuda*:"; ls -l "$d"/libcuda* 2>&1 | head -5 | sed 's/^/    /'
+    done
+    ls -l /dev/nvidia* 2>&1 | head -8 | sed 's/^/  /'
+    summary+=("preflight: STOP (no usable NVIDIA driver; see above)")
+    exit 2
+  fi
+fi
 
 step "machine"
 uname -a

@@ -5,7 +5,7 @@
 // cuDriverGetVersion.
 
 import { formatCudaVersion, type CudaDriver } from '../engine/tiers/gpu/cuda-driver.ts';
-import { loadCudaDriver } from '../engine/tiers/gpu/koffi-cuda-driver.ts';
+import { defaultCudaLibrary, loadCudaDriver } from '../engine/tiers/gpu/koffi-cuda-driver.ts';
 import { parseNvidiaProcVersion, readNvidiaDriverVersion } from '../engine/tiers/gpu/nvidia-version.ts';
 
 export { parseNvidiaProcVersion };
@@ -34,7 +34,7 @@ export async function probeCudaDriver(
   opts: { libraryPath?: string; driver?: CudaDriver; procVersionPath?: string; nvidiaSmi?: string | null } = {},
 ): Promise<CudaDriverProbe> {
   let driver = opts.driver;
-  let library = driver?.libraryPath ?? opts.libraryPath ?? 'libcuda.so.1';
+  let library = driver?.libraryPath ?? opts.libraryPath ?? defaultCudaLibrary();
   const driverVersion = await readNvidiaDriverVersion({ procPath: opts.procVersionPath, nvidiaSmi: opts.nvidiaSmi });
   const none = (reason: string, cudaVersion: string | null = null): CudaDriverProbe => ({
     available: false,

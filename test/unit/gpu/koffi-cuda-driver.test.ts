@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import koffi from 'koffi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
 import { AlignedSlab } from '../../../src-main/engine/io/aligned-slab.ts';
 import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
@@ -15,7 +15,7 @@ import { keyHash64, PayloadPool } from '../../../src-main/engine/io/payload.ts';
 import { CpuTier } from '../../../src-main/engine/tiers/cpu-tier.ts';
 import { CudaError } from '../../../src-main/engine/tiers/gpu/cuda-driver.ts';
 import { GpuTier } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
-import { DEFAULT_CUDA_LIBRARY, loadCudaDriver } from '../../../src-main/engine/tiers/gpu/koffi-cuda-driver.ts';
+import { CUDA_LIBRARY_ENV, DEFAULT_CUDA_LIBRARY, defaultCudaLibrary, loadCudaDriver } from '../../../src-main/engine/tiers/gpu/koffi-cuda-driver.ts';
 import { openGpuTier } from '../../../src-main/engine/tiers/gpu/open-gpu-tier.ts';
 import { probeCudaDriver } from '../../../src-main/hardware/gpu-driver.ts';
 import { buildStubLibcuda, hasCc } from './stub-libcuda.ts';
@@ -51,6 +51,29 @@ describe('koffi CUDA driver: no driver installed', () => {
   it('names any library path it could not load', async () => {
     const r = await loadCudaDriver({ libraryPath: '/nonexistent/libcuda.so.1' });
     expect(r.ok === false && r.reason).toMatch(/^\/nonexistent\/libcuda\.so\.1 could not be loaded/);
+  });
+});
+
+describe('KVBENCH_CUDA_LIBRARY names the driver library for every command', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('is the default library when set and not blank, else libcuda.so.1', () => {
+    expect(CUDA_LIBRARY_ENV).toBe('KVBENCH_CUDA_LIBRARY');
+    expect(defaultCudaLibrary({})).toBe(DEFAULT_CUDA_LIBRARY);
+    expect(defaultCudaLibrary({ KVBENCH_CUDA_LIBRARY: '  ' })).toBe(DEFAULT_CUDA_LIBRARY);
+    expect(defaultCudaLibrary({ KVBENCH_CUDA_LIBRARY: ' /usr/local/nvidia/lib64/libcuda.so.1 ' })).toBe('/usr/local/nvidia/lib64/libcuda.so.1');
+  });
+
+  it('loadCudaDriver, probeCudaDriver and openGpuTier all try the library it names, and say so when it fails', async () => {
+    vi.stubEnv('KVBENCH_CUDA_LIBRARY', '/nonexistent/env/libcuda.so.1');
+    const r = await loadCudaDriver();
+    expect(r.ok === false && r.reason).toMatch(/^\/nonexistent\/env\/libcuda\.so\.1 could not be loaded .*KVBENCH_CUDA_LIBRARY names/);
+    const p = await probeCudaDriver({ procVersionPath: '/nonexistent', nvidiaSmi: null });
+    expect(p).toMatchObject({ available: false, library: '/nonexistent/env/libcuda.so.1' });
+    const t = await openGpuTier({ numGpus: 1, perDeviceBudgetBytes: MiB, chunkBytes: 64 * KiB });
+    expect(t.ok === false && t.reason).toMatch(/^no GPU tier: \/nonexistent\/env\/libcuda\.so\.1 could not be loaded/);
   });
 });
 
@@ -100,6 +123,17 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
         { index: 1, name: 'Stub CUDA Device 1', totalMemoryBytes: 48 * MiB, pciBusId: '00000000:42:00.0' },
       ],
     });
+  });
+
+  it('loads the stub through KVBENCH_CUDA_LIBRARY alone (no path passed)', async () => {
+    vi.stubEnv('KVBENCH_CUDA_LIBRARY', stubPath);
+    try {
+      stub.configure(1, 16 * MiB);
+      const p = await probeCudaDriver({ procVersionPath: '/nonexistent', nvidiaSmi: null });
+      expect(p).toMatchObject({ available: true, library: stubPath, devices: [{ name: 'Stub CUDA Device 0' }] });
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('turns CUresults into CudaErrors with the driver’s own error names', async () => {

@@ -29,6 +29,18 @@ export type CudaDriverLoad = { ok: true; driver: CudaDriver } | { ok: false; rea
 /** The soname every Linux NVIDIA driver installs (nvcuda.dll on Windows). */
 export const DEFAULT_CUDA_LIBRARY = process.platform === 'win32' ? 'nvcuda.dll' : 'libcuda.so.1';
 
+/** Names the driver library for every command (hw, run, suite, serve, the bench): a path or a soname. */
+export const CUDA_LIBRARY_ENV = 'KVBENCH_CUDA_LIBRARY';
+
+/**
+ * The library loaded when no path is passed: $KVBENCH_CUDA_LIBRARY when set and not blank (a driver
+ * outside the loader's search path, e.g. /usr/local/nvidia/lib64/libcuda.so.1), else the soname.
+ */
+export function defaultCudaLibrary(env: NodeJS.ProcessEnv = process.env): string {
+  const v = env[CUDA_LIBRARY_ENV]?.trim();
+  return v ? v : DEFAULT_CUDA_LIBRARY;
+}
+
 let koffiModule: Promise<Koffi> | null = null;
 const loaded = new Map<string, Promise<CudaDriverLoad>>();
 
@@ -42,7 +54,7 @@ async function importKoffi(): Promise<Koffi> {
  * cuInit: callers decide when to initialise, and a failure there has its own reason.
  */
 export function loadCudaDriver(opts: { libraryPath?: string } = {}): Promise<CudaDriverLoad> {
-  const libraryPath = opts.libraryPath ?? DEFAULT_CUDA_LIBRARY;
+  const libraryPath = opts.libraryPath ?? defaultCudaLibrary();
   let p = loaded.get(libraryPath);
   if (p === undefined) {
     p = loadUncached(libraryPath);
@@ -66,7 +78,10 @@ async function loadUncached(libraryPath: string): Promise<CudaDriverLoad> {
     // koffi's message does not name the library ("Failed to load shared library: cannot open …").
     return {
       ok: false,
-      reason: `${libraryPath} could not be loaded (${(err as Error).message}): no NVIDIA driver is installed, or it is not on the library path`,
+      reason:
+        process.env[CUDA_LIBRARY_ENV]?.trim() === libraryPath
+          ? `${libraryPath} could not be loaded (${(err as Error).message}): it is what ${CUDA_LIBRARY_ENV} names`
+          : `${libraryPath} could not be loaded (${(err as Error).message}): no NVIDIA driver is installed, or it is not on the library path (${CUDA_LIBRARY_ENV} can name it)`,
     };
   }
   try {
