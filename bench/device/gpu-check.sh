@@ -20,6 +20,9 @@
 # a slow step costs the ones after it, never the output of the ones before.
 # If the NVIDIA driver cannot be loaded or initialised (the preflight right after unpacking), the
 # check stops at once with the reason in log.txt instead of spending minutes on GPU-less runs.
+# Nothing but those 8 files is ever written under $OUT: every program writes into the work
+# directory, and its output is copied to $OUT when its step ends (a step killed mid-write leaves
+# no temporary file there).
 set -uo pipefail
 start=$SECONDS
 deadline=${KVBENCH_CHECK_DEADLINE_S:-560}
@@ -32,7 +35,16 @@ carry=$repo/.device-carry
 # travels with a call): /tmp may be memory-backed, and the storage tier's cache directory must be
 # a real disk for its numbers to mean anything.
 work=${KVBENCH_CHECK_DIR:-$repo/tmp/gpu-check}
-rm -rf "$work" && mkdir -p "$work/cache" || { echo "cannot create $work" >&2; exit 1; }
+rm -rf "$work" && mkdir -p "$work/cache" "$work/out" || { echo "cannot create $work" >&2; exit 1; }
+# Programs write their results into $work/out (their own temporary files stay there); keep copies
+# them to $OUT, complete, once written.
+keep() {
+  local f
+  for f in "$work"/out/*; do
+    [ -f "$f" ] && cp -f "$f" "$OUT/"
+  done
+  return 0
+}
 
 exec > >(tee "$OUT/log.txt") 2>&1
 tee_pid=$!
@@ -46,6 +58,7 @@ finish() {
   local line
   for line in "${summary[@]}"; do echo "  $line"; done
   [ -f "$work/bw.txt" ] && grep -a '^CRITERION ' "$work/bw.txt" | sed 's/^/  /'
+  keep
   echo "  files in \$OUT (the tool brings back 8 at most):"
   (cd "$OUT" && ls -l | tail -n +2 | sed 's/^/    /')
   rm -rf "$work"
@@ -93,6 +106,7 @@ run_step() {
   fi
   local note=''
   [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && note=', TIMED OUT'
+  keep
   echo "--- exit $rc after $((SECONDS - t0)) s$note"
   summary+=("$name: exit $rc in $((SECONDS - t0)) s$note")
   [ "$rc" -eq 0 ] || failed=1
@@ -223,22 +237,22 @@ run_step -o "$OUT/hw.json" "hardware detection" 60 0 "$node" bin/kvbench.js hw -
 [ -s "$OUT/hw.json" ] && "$node" -e 'const h = require(process.argv[1]); console.log(JSON.stringify({ gpus: h.gpus, cuda: h.cuda, warnings: h.warnings }, null, 1).slice(0, 3000))' "$OUT/hw.json"
 
 run_step -t "$work/bw.txt" "host<->device copy bandwidth: kvbench tier vs torch pinned copies" 200 0 \
-  "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --reps 3 --json "$OUT/gpu-bw.json"
+  "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --reps 3 --json "$work/out/gpu-bw.json"
 
 run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off)" 90 0 \
   "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 64 --cpu-mem-gb 0 \
-  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$OUT/run-gpu-only.json"
+  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-only.json"
 
 run_step "kvbench run, GPU + CPU + storage (16 GiB each)" 90 0 \
   "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 16 --cpu-mem-gb 16 \
-  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$OUT/run-gpu-cpu-storage.json"
+  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-cpu-storage.json"
 
 # Last: the longest step. 40 s stay for the report and export after it.
 run_step "quick suite: gpu-only and gpu-cpu-storage at this machine's sizes, one trial each" 240 40 \
   "$node" bin/kvbench.js suite --profile quick --trials 1 --warm-up 5 --scenarios gpu-only,gpu-cpu-storage \
   --cache-dir "$work/cache" --label "gpu-check quick"
 run_step -o "$OUT/suite-report.txt" "suite report" 30 0 "$node" bin/kvbench.js report --all
-run_step "suite export" 30 0 "$node" bin/kvbench.js export --out "$OUT/trials.json"
+run_step "suite export" 30 0 "$node" bin/kvbench.js export --out "$work/out/trials.json"
 [ -s "$OUT/suite-report.txt" ] && cat "$OUT/suite-report.txt"
 [ -s "$OUT/trials.json" ] && "$node" -e '
   const trials = require(process.argv[1]).trials ?? [];
