@@ -5,7 +5,9 @@
 # brings back at most 8 files; these are 8):
 #   log.txt          every step's output, in order, ending with a summary (each step's exit code
 #                    and time, and the bench's "CRITERION gpu-copy:" line)
-#   nvidia-smi.csv   the GPU's PCIe link, compute and persistence mode, memory in use
+#   nvidia-smi.csv   the GPU's PCIe link, compute and persistence mode, memory in use: one row at idle,
+#                    one right after the bench (a link trains down at idle, so the second row is the
+#                    link under load)
 #   hw.json          kvbench hw --json: the GPU as detection sees it
 #   gpu-bw.json      bench/gpu-copy-bandwidth.ts: H2D/D2H of the tier next to torch's pinned copies,
 #                    with the ≥ 90 % verdict per direction and chunk size
@@ -222,9 +224,21 @@ fi
 
 step "machine"
 uname -a
-nvidia-smi -L 2>&1 || echo "nvidia-smi: not available"
-nvidia-smi --query-gpu=name,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,compute_mode,persistence_mode,memory.used,memory.total \
-  --format=csv >"$OUT/nvidia-smi.csv" 2>&1 || echo "nvidia-smi --query-gpu failed (see nvidia-smi.csv)"
+timeout 20 nvidia-smi -L 2>&1 || echo "nvidia-smi -L: not available or timed out"
+# when = idle or after-bench; the link generation trains down at idle.
+smi_query=timestamp,name,pcie.link.gen.current,pcie.link.gen.max,pcie.link.gen.hostmax,pcie.link.width.current,pcie.link.width.max,compute_mode,persistence_mode,memory.used,memory.total
+smi_row() {
+  local rows
+  if rows=$(timeout 20 nvidia-smi --query-gpu="$smi_query" --format=csv"$2" 2>&1); then
+    printf '%s\n' "$rows" | sed "s/^/$1, /" >>"$OUT/nvidia-smi.csv"
+  else
+    echo "nvidia-smi --query-gpu ($1) failed or timed out: $rows" | head -3
+  fi
+}
+# An older nvidia-smi may not know pcie.link.gen.hostmax: then the query goes without it.
+timeout 20 nvidia-smi --query-gpu="$smi_query" --format=csv,noheader >/dev/null 2>&1 || smi_query=${smi_query/,pcie.link.gen.hostmax/}
+echo "when, $smi_query" >"$OUT/nvidia-smi.csv"
+smi_row idle ',noheader'
 cat "$OUT/nvidia-smi.csv"
 [ -r /proc/driver/nvidia/version ] || echo "no /proc/driver/nvidia/version: the driver version comes from nvidia-smi"
 timeout 60 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available() and torch.cuda.get_device_name(0))' 2>&1 | tail -3
@@ -236,8 +250,30 @@ echo "filesystem type: $(stat -f -c %T "$work" 2>&1); /tmp is $(stat -f -c %T /t
 run_step -o "$OUT/hw.json" "hardware detection" 60 0 "$node" bin/kvbench.js hw --cache-dir "$work/cache" --json
 [ -s "$OUT/hw.json" ] && "$node" -e 'const h = require(process.argv[1]); console.log(JSON.stringify({ gpus: h.gpus, cuda: h.cuda, warnings: h.warnings }, null, 1).slice(0, 3000))' "$OUT/hw.json"
 
+# nvidia-smi dmon beside the bench: the PCIe rx/tx MB/s the driver itself counts, appended to log.txt.
+dmon_pid=''
+if command -v nvidia-smi >/dev/null 2>&1; then
+  timeout 220 nvidia-smi dmon -s t -d 1 >"$work/dmon.txt" 2>&1 &
+  dmon_pid=$!
+  # The link under load: a row 30 s into the bench (its first kvbench repetition), besides the one after it.
+  (sleep 30 && smi_row during-bench ',noheader') >/dev/null 2>&1 &
+  smi_during_pid=$!
+fi
 run_step -t "$work/bw.txt" "host<->device copy bandwidth: kvbench tier vs torch pinned copies" 200 0 \
   "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --reps 3 --json "$work/out/gpu-bw.json"
+if [ -n "$dmon_pid" ]; then
+  kill "$smi_during_pid" 2>/dev/null
+  wait "$smi_during_pid" 2>/dev/null
+fi
+smi_row after-bench ',noheader'
+if [ -n "$dmon_pid" ]; then
+  kill "$dmon_pid" 2>/dev/null
+  wait "$dmon_pid" 2>/dev/null
+  echo "nvidia-smi dmon -s t (PCIe rx/tx MB/s per second) during the bench:"
+  head -c 20000 "$work/dmon.txt" | sed 's/^/  /'
+fi
+echo "nvidia-smi.csv (idle, during the bench, after it):"
+cat "$OUT/nvidia-smi.csv"
 
 run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off)" 90 0 \
   "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 64 --cpu-mem-gb 0 \
