@@ -246,6 +246,15 @@ echo "work and cache directory $work, on:"
 df -T "$work" 2>&1 | tail -1
 echo "filesystem type: $(stat -f -c %T "$work" 2>&1); /tmp is $(stat -f -c %T /tmp 2>&1)"
 [ -r /proc/diskstats ] || echo "no /proc/diskstats: device bytes cannot be counted here (results will say so)"
+# The runs' CPU tier and storage capacity from what this machine has (the CPU tier is refused above
+# MemTotal − 2 GiB, the storage tier above the free space): a quarter of the memory and a third of
+# the free disk, at most 16 GiB each, at least 1.
+mem_gib=$(awk '/^MemTotal:/{print int($2 / 1048576)}' /proc/meminfo 2>/dev/null)
+free_gib=$(df -Pk "$work" 2>/dev/null | awk 'NR==2{print int($4 / 1048576)}')
+clamp() { local v=${1:-0}; [ "$v" -gt "$2" ] && v=$2; [ "$v" -lt 1 ] && v=1; echo "$v"; }
+cpu_gb=$(clamp $(( ${mem_gib:-0} / 4 )) 16)
+stor_gb=$(clamp $(( ${free_gib:-0} / 3 )) 16)
+echo "memory ${mem_gib:-?} GiB (MemTotal), ${free_gib:-?} GiB free on the work disk: runs use --cpu-mem-gb $cpu_gb, --storage-capacity-gb $stor_gb"
 
 run_step -o "$OUT/hw.json" "hardware detection" 60 0 "$node" bin/kvbench.js hw --cache-dir "$work/cache" --json
 [ -s "$OUT/hw.json" ] && "$node" -e 'const h = require(process.argv[1]); console.log(JSON.stringify({ gpus: h.gpus, cuda: h.cuda, warnings: h.warnings }, null, 1).slice(0, 3000))' "$OUT/hw.json"
@@ -275,13 +284,25 @@ fi
 echo "nvidia-smi.csv (idle, during the bench, after it):"
 cat "$OUT/nvidia-smi.csv"
 
-run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off)" 90 0 \
+run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off, storage $stor_gb GiB)" 90 0 \
   "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 64 --cpu-mem-gb 0 \
-  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-only.json"
+  --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-only.json"
 
-run_step "kvbench run, GPU + CPU + storage (16 GiB each)" 90 0 \
-  "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 16 --cpu-mem-gb 16 \
-  --storage-capacity-gb 16 --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-cpu-storage.json"
+# A small GPU tier (8 GiB): it crosses its 80 % target within the run, so demotion GPU → CPU runs on the real GPU.
+run_step "kvbench run, GPU 8 GiB + CPU $cpu_gb GiB + storage $stor_gb GiB" 90 0 \
+  "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 8 --cpu-mem-gb "$cpu_gb" \
+  --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-cpu-storage.json"
+for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
+  [ -s "$f" ] && "$node" -e '
+    const r = require(process.argv[1]);
+    const k = r.kvbench ?? {};
+    const g = k.tiers?.gpu ?? {};
+    const gbs = (x) => (x == null ? "—" : (x / 1e9).toFixed(2) + " GB/s");
+    console.log(`${require("path").basename(process.argv[1])}: status ${k.status}; demotions ${JSON.stringify(k.demotions ?? {})}; ` +
+      `GPU H2D link ${gbs(g.h2d_link_busy_bytes_per_sec)} (per copy ${gbs(g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}), ` +
+      `D2H staging link ${gbs(g.d2h_link_busy_bytes_per_sec)} (per copy ${gbs(g.d2h_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}), ` +
+      `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);' "$f" 2>&1 | head -3
+done
 
 # Last: the longest step. 40 s stay for the report and export after it.
 run_step "quick suite: gpu-only and gpu-cpu-storage at this machine's sizes, one trial each" 240 40 \
