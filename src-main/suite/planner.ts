@@ -29,6 +29,7 @@ import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { PERSONAS } from '../engine/workload/personas.ts';
 import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
+import { DEFAULT_GPU_HEADROOM } from '../engine/tiers/gpu/gpu-tier.ts';
 
 /** Whether the engine has a GPU tier (through the NVIDIA driver library; see src-main/engine/tiers/gpu/). */
 export const ENGINE_HAS_GPU_TIER = true;
@@ -102,10 +103,25 @@ function largestEntryBytes(model: string): number {
   return entryBytes(r.model, maxContext);
 }
 
+/** What the driver's own context takes on the card before the tier reserves (about 0.5 GiB on an H100), rounded up. */
+export const GPU_CONTEXT_ALLOWANCE_BYTES = GIB;
+
+/**
+ * The GPU tier a suite plans on a card of `totalBytes`: whole GiB of the memory the tier can
+ * reserve, i.e. the total less the headroom the tier leaves free (max(1 GiB, 2 %)) and the driver's
+ * context, so that no trial reports a tier "smaller than asked" (139 GiB H200: 136 GiB, not 140).
+ * At least 1 GiB on a card of 1 GiB or more (the tier then reports what it could reserve).
+ */
+export function plannedGpuTierGiB(totalBytes: number): number {
+  const headroom = Math.max(DEFAULT_GPU_HEADROOM.minBytes, DEFAULT_GPU_HEADROOM.fractionOfTotal * totalBytes);
+  const planned = Math.floor((totalBytes - headroom - GPU_CONTEXT_ALLOWANCE_BYTES) / GIB);
+  return totalBytes >= GIB ? Math.max(1, planned) : 0;
+}
+
 function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derived {
   const ramGiB = hw.memory.totalBytes / GIB;
   const gpus = usableGpus(hw);
-  const vramGiB = gpuUsable && gpus[0]?.memoryBytes ? Math.floor(gpus[0].memoryBytes / GIB) : 0;
+  const vramGiB = gpuUsable && gpus[0]?.memoryBytes ? plannedGpuTierGiB(gpus[0].memoryBytes) : 0;
   const profile = PROFILES[o.profile];
   const durationS = o.durationS ?? profile.durationS;
   const warmUpS = o.warmUpS ?? 0;
@@ -177,7 +193,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
   const noWarmUp = d.warmUpS > 0 ? ['no warm-up: the autoscaler ramps up as part of what it measures'] : [];
   const users = (n: number, why: string): string => `${n} users (${why})`;
   const cpu = (gib: number, why: string): string => `CPU tier ${gib} GiB (${why})`;
-  const gpu = (gib: number): string => `GPU tier ${gib} GiB (first GPU's memory)`;
+  const gpu = (gib: number): string => `GPU tier ${gib} GiB (first GPU's memory less what the tier leaves to the driver)`;
   const smoke = profile === 'smoke';
   const mlperf = (model: string, numUsers: number, cpuMemGb: number, allocs: number, why: string): ScenarioParams => ({
     options: {

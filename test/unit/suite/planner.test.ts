@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ENGINE_OVERHEAD_S, planOptionErrors, planSuite } from '../../../src-main/suite/planner.ts';
+import { ENGINE_OVERHEAD_S, planOptionErrors, plannedGpuTierGiB, planSuite } from '../../../src-main/suite/planner.ts';
+import { DEFAULT_GPU_HEADROOM } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
+import { GIB } from '../../../src-shared/domain/results.ts';
 import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
 import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
 import { fakeHardware } from '../store/fixtures.ts';
@@ -35,13 +37,13 @@ describe('planSuite', () => {
     const plan = planSuite(fakeHardware({ ramGiB: 256, gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv' });
     const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, opts(r.options)]));
     expect(plan.runs).toHaveLength(9);
-    expect(by['gpu-only']).toMatchObject({ gpuMemGb: 80, cpuMemGb: 4, numUsers: 50 });
+    expect(by['gpu-only']).toMatchObject({ gpuMemGb: 77, cpuMemGb: 4, numUsers: 50 });
     expect(by['cpu-only']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 128, numUsers: 50 });
-    expect(by['gpu-cpu']).toMatchObject({ gpuMemGb: 80, cpuMemGb: 128, numUsers: 50 });
+    expect(by['gpu-cpu']).toMatchObject({ gpuMemGb: 77, cpuMemGb: 128, numUsers: 50 });
     expect(by['cpu-storage']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 32, numUsers: 300 }); // 256 × 10 clamped to 300
-    expect(by['gpu-cpu-storage']).toMatchObject({ gpuMemGb: 80, cpuMemGb: 32, numUsers: 300 });
+    expect(by['gpu-cpu-storage']).toMatchObject({ gpuMemGb: 77, cpuMemGb: 32, numUsers: 300 });
     expect(by['storage-saturation']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 32, numUsers: 300 });
-    expect(by.production).toMatchObject({ gpuMemGb: 80, cpuMemGb: 128, numUsers: 50 });
+    expect(by.production).toMatchObject({ gpuMemGb: 77, cpuMemGb: 128, numUsers: 50 });
     expect(by.autoscale).toMatchObject({ numUsers: 20, cpuMemGb: 32, enableAutoscaling: true, autoscalerMode: 'qos' });
     expect(by['storage-only']).toMatchObject({ gpuMemGb: 0, cpuMemGb: 0.5 });
     for (const r of plan.runs) {
@@ -65,6 +67,24 @@ describe('planSuite', () => {
     expect(plan.runs.find((r) => r.scenarioId === 'production')!.options.gpuMemGb).toBe(0);
     const off = planSuite(fakeHardware({ gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv', engineHasGpuTier: false });
     expect(off.skipped[0].reason).toMatch(/has no GPU tier \(detected NVIDIA H100, 80 GiB\)/);
+  });
+
+  it('plans the GPU tier from the memory the tier can reserve, so no trial is "smaller than asked" (139 GiB H200: 136 GiB)', () => {
+    // H200: cuDeviceTotalMem 143771 MiB; the tier leaves max(1 GiB, 2 %) = 2875 MiB free, and the driver's context takes some.
+    const h200 = 143771 * 1024 * 1024;
+    expect(plannedGpuTierGiB(h200)).toBe(136);
+    const freeAtOpen = h200 - 600 * 1024 * 1024; // after the primary context (about 0.5 GiB)
+    const cap = freeAtOpen - Math.max(DEFAULT_GPU_HEADROOM.minBytes, DEFAULT_GPU_HEADROOM.fractionOfTotal * h200);
+    expect(plannedGpuTierGiB(h200) * GIB).toBeLessThanOrEqual(cap);
+    const quick = planSuite(fakeHardware({ gpuGiB: h200 / GIB }), { profile: 'quick', cacheDir: '/mnt/kv' });
+    for (const id of ['gpu-only', 'gpu-cpu', 'gpu-cpu-storage'] as const) {
+      const run = quick.runs.find((r) => r.scenarioId === id)!;
+      expect(run.options.gpuMemGb, id).toBe(136);
+      expect(run.derivation).toContain("GPU tier 136 GiB (first GPU's memory less what the tier leaves to the driver)");
+    }
+    expect(plannedGpuTierGiB(80 * GIB)).toBe(77); // H100: floor(80 − 1.6 − 1)
+    expect(plannedGpuTierGiB(2 * GIB)).toBe(1); // small cards keep 1 GiB
+    expect(plannedGpuTierGiB(0.5 * GIB)).toBe(0);
   });
 
   it('a usable GPU with under 1 GiB of memory gets no GPU scenarios, rather than GPU scenarios without a GPU tier', () => {
