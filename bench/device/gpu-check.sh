@@ -300,7 +300,7 @@ for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
     const gbs = (x) => (x == null ? "—" : (x / 1e9).toFixed(2) + " GB/s");
     console.log(`${require("path").basename(process.argv[1])}: status ${k.status}; demotions ${JSON.stringify(k.demotions ?? {})}; ` +
       `GPU H2D link ${gbs(g.h2d_link_busy_bytes_per_sec)} (per copy ${gbs(g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}), ` +
-      `D2H staging link ${gbs(g.d2h_link_busy_bytes_per_sec)} (per copy ${gbs(g.d2h_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}), ` +
+      `D2H staging link ${gbs(g.d2h_staging_link_busy_bytes_per_sec)} (per copy ${gbs(g.d2h_staging_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}), ` +
       `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);' "$f" 2>&1 | head -3
 done
 

@@ -111,13 +111,34 @@ export interface GpuTierDescription extends TierDescription {
   staging_bytes?: number;
   copy_threads?: number;
   chunk_bytes?: number;
+  /** Host→device copies from pinned staging. */
   h2d_copy_bytes?: number;
   h2d_copies?: number;
-  /** Bytes ÷ summed copy time: what one copy achieves (copies in flight together may add up to more). */
+  /** = h2d_per_copy_bytes_per_sec (its older name). */
   h2d_copy_bandwidth_bytes_per_sec?: number | null;
+  /** Bytes ÷ summed copy time: what one copy achieves (copies in flight together share the link, each slower). */
+  h2d_per_copy_bytes_per_sec?: number | null;
+  /** Time with at least one host→device copy in flight. */
+  h2d_busy_ns?: number;
+  /** Bytes ÷ h2d_busy_ns: what the link carried while kept busy (compare this with torch's pinned copies). */
+  h2d_link_busy_bytes_per_sec?: number | null;
+  /** Every device→host copy (staging and demotions), demotions included (their older definition); bandwidth per copy. */
   d2h_copy_bytes?: number;
   d2h_copies?: number;
   d2h_copy_bandwidth_bytes_per_sec?: number | null;
+  /** Device→host copies into pinned staging (reads) only. */
+  d2h_staging_copy_bytes?: number;
+  d2h_staging_copies?: number;
+  d2h_staging_per_copy_bytes_per_sec?: number | null;
+  d2h_staging_busy_ns?: number;
+  /** Bytes ÷ d2h_staging_busy_ns (compare this with torch's pinned copies). */
+  d2h_staging_link_busy_bytes_per_sec?: number | null;
+  /** Device→host copies straight into the tier below's (pageable) buffer during demotions. */
+  demotion_d2h_copy_bytes?: number;
+  demotion_d2h_copies?: number;
+  demotion_d2h_per_copy_bytes_per_sec?: number | null;
+  demotion_d2h_busy_ns?: number;
+  demotion_d2h_link_busy_bytes_per_sec?: number | null;
 }
 
 /** The CPU tier; `peak_held_bytes` is null when no CPU memory was allocated (absent, or trace-only mode). */

@@ -593,13 +593,23 @@ function printGpuTier(g: GpuTierDescription, p: Print): void {
       `staging ${formatBytesBinary(g.staging_bytes ?? 0)} ${g.staging_pinned ? 'pinned' : `NOT pinned (${g.staging_reason ?? 'reason unknown'}): copies are slower`}, ` +
       `${g.copy_threads ?? '?'} copy threads, ${formatBytesBinary(g.chunk_bytes ?? 0)} chunks`,
   );
-  const direction = (label: string, bytes: number | undefined, copies: number | undefined, bw: number | null | undefined): string =>
+  const direction = (
+    label: string,
+    bytes: number | undefined,
+    copies: number | undefined,
+    link: number | null | undefined,
+    perCopy: number | null | undefined,
+  ): string =>
     `${label} ${formatBytesBinary(bytes ?? 0)} in ${formatIntegerGrouped(copies ?? 0)} copies` +
-    (bw ? `, ${formatBytesPerSecAsGBps(bw)} per copy` : '');
+    (link ? `, ${formatBytesPerSecAsGBps(link)} link busy` : '') +
+    (perCopy ? `, ${formatBytesPerSecAsGBps(perCopy)} per copy` : '');
   p(
-    `    Copies (the whole run; GB/s = 10^9 B/s, bytes ÷ copy time): ` +
-      `${direction('host→device', g.h2d_copy_bytes, g.h2d_copies, g.h2d_copy_bandwidth_bytes_per_sec)}; ` +
-      `${direction('device→host', g.d2h_copy_bytes, g.d2h_copies, g.d2h_copy_bandwidth_bytes_per_sec)}`,
+    `    Copies (the measured phase; GB/s = 10^9 B/s; link busy = bytes ÷ time with a copy in flight, per copy = bytes ÷ summed copy time): ` +
+      `${direction('host→device', g.h2d_copy_bytes, g.h2d_copies, g.h2d_link_busy_bytes_per_sec, g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}; ` +
+      `${direction('device→host (staging)', g.d2h_staging_copy_bytes ?? g.d2h_copy_bytes, g.d2h_staging_copies ?? g.d2h_copies, g.d2h_staging_link_busy_bytes_per_sec, g.d2h_staging_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}` +
+      (g.demotion_d2h_copies
+        ? `; ${direction('device→host (demotions, pageable)', g.demotion_d2h_copy_bytes, g.demotion_d2h_copies, g.demotion_d2h_link_busy_bytes_per_sec, g.demotion_d2h_per_copy_bytes_per_sec)}`
+        : ''),
   );
 }
 

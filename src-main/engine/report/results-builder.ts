@@ -344,10 +344,25 @@ function gpuDescription(f: RunFacts): KvbenchSection['tiers']['gpu'] {
     chunk_bytes: r.chunkBytes,
     h2d_copy_bytes: r.h2d.bytes,
     h2d_copies: r.h2d.copies,
-    h2d_copy_bandwidth_bytes_per_sec: r.h2d.bandwidthBytesPerSec,
-    d2h_copy_bytes: r.d2h.bytes,
-    d2h_copies: r.d2h.copies,
-    d2h_copy_bandwidth_bytes_per_sec: r.d2h.bandwidthBytesPerSec,
+    h2d_copy_bandwidth_bytes_per_sec: r.h2d.perCopyBytesPerSec,
+    h2d_per_copy_bytes_per_sec: r.h2d.perCopyBytesPerSec,
+    h2d_busy_ns: r.h2d.busyNs,
+    h2d_link_busy_bytes_per_sec: r.h2d.linkBusyBytesPerSec,
+    // The older d2h_* fields keep their definition (every device→host copy, demotions included).
+    d2h_copy_bytes: r.d2h.bytes + r.demotionD2h.bytes,
+    d2h_copies: r.d2h.copies + r.demotionD2h.copies,
+    d2h_copy_bandwidth_bytes_per_sec:
+      r.d2h.copyNs + r.demotionD2h.copyNs > 0 ? ((r.d2h.bytes + r.demotionD2h.bytes) / (r.d2h.copyNs + r.demotionD2h.copyNs)) * 1e9 : null,
+    d2h_staging_copy_bytes: r.d2h.bytes,
+    d2h_staging_copies: r.d2h.copies,
+    d2h_staging_per_copy_bytes_per_sec: r.d2h.perCopyBytesPerSec,
+    d2h_staging_busy_ns: r.d2h.busyNs,
+    d2h_staging_link_busy_bytes_per_sec: r.d2h.linkBusyBytesPerSec,
+    demotion_d2h_copy_bytes: r.demotionD2h.bytes,
+    demotion_d2h_copies: r.demotionD2h.copies,
+    demotion_d2h_per_copy_bytes_per_sec: r.demotionD2h.perCopyBytesPerSec,
+    demotion_d2h_busy_ns: r.demotionD2h.busyNs,
+    demotion_d2h_link_busy_bytes_per_sec: r.demotionD2h.linkBusyBytesPerSec,
   };
 }
 

@@ -8,7 +8,7 @@ import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
 import { keyHash64, PayloadPool } from '../../../src-main/engine/io/payload.ts';
 import { CpuTier } from '../../../src-main/engine/tiers/cpu-tier.ts';
 import { CudaError } from '../../../src-main/engine/tiers/gpu/cuda-driver.ts';
-import { GpuTier, GpuTierFullError, type GpuTierOpenOptions } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
+import { copyEnded, copyStarted, dirStats, GpuTier, GpuTierFullError, newTotals, type GpuTierOpenOptions } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
 import { openGpuTier } from '../../../src-main/engine/tiers/gpu/open-gpu-tier.ts';
 import { pendingExitCleanups } from '../../../src-main/engine/tiers/gpu/process-exit.ts';
 import type { ChunkSource, EntryRef } from '../../../src-main/engine/tiers/tier-backend.ts';
@@ -132,7 +132,52 @@ describe('GpuTier on a fake driver', () => {
     expect(r.h2d.bandwidthBytesPerSec).toBeGreaterThan(0);
     expect(tier.usedBytes).toBe(total);
     tier.resetCopyStats();
-    expect(tier.report().h2d).toEqual({ bytes: 0, copies: 0, copyNs: 0, bandwidthBytesPerSec: null });
+    expect(tier.report().h2d).toEqual({
+      bytes: 0,
+      copies: 0,
+      copyNs: 0,
+      busyNs: 0,
+      perCopyBytesPerSec: null,
+      linkBusyBytesPerSec: null,
+      bandwidthBytesPerSec: null,
+    });
+  });
+
+  it('reports per-copy bandwidth (bytes ÷ summed copy time) and link-busy bandwidth (bytes ÷ time with a copy in flight)', () => {
+    const t = newTotals();
+    const s = (x: number): bigint => BigInt(x * 1e9);
+    // Two 1 GB copies side by side over the same 2 s (the link shared): 0.5 GB/s each, 1 GB/s on the link.
+    copyStarted(t, s(0));
+    copyStarted(t, s(0));
+    copyEnded(t, s(2), 1e9, 2e9);
+    copyEnded(t, s(2), 1e9, 2e9);
+    // Idle 1 s (not counted), then one 1 GB copy of 0.5 s overlapping a failed one that ends later.
+    copyStarted(t, s(3));
+    copyStarted(t, s(3));
+    copyEnded(t, s(3.5), 1e9, 0.5e9);
+    copyEnded(t, s(4), 0, 0);
+    const r = dirStats(t);
+    expect(r).toMatchObject({ bytes: 3e9, copies: 3, copyNs: 4.5e9, busyNs: 3e9 });
+    expect(r.perCopyBytesPerSec).toBeCloseTo(3e9 / 4.5, 0);
+    expect(r.bandwidthBytesPerSec).toBe(r.perCopyBytesPerSec);
+    expect(r.linkBusyBytesPerSec).toBeCloseTo(1e9, 0);
+  });
+
+  it('counts demotion copies (copyChunkOut, straight into the tier below) apart from staging reads, with busy time for each', async () => {
+    const tier = await open(fake());
+    const e = ref('d', 3 * CHUNK);
+    await tier.write(e, patternSource('d'));
+    await readAll(tier, e);
+    await tier.copyChunkOut(e, { index: 0, entryOffsetBytes: 0, buffer: Buffer.from(new SharedArrayBuffer(2 * CHUNK)) });
+    const r = tier.report();
+    expect(r.h2d).toMatchObject({ bytes: 3 * CHUNK, copies: 3 });
+    expect(r.d2h).toMatchObject({ bytes: 3 * CHUNK, copies: 3 });
+    expect(r.demotionD2h).toMatchObject({ bytes: 2 * CHUNK, copies: 1 });
+    for (const d of [r.h2d, r.d2h, r.demotionD2h]) {
+      expect(d.busyNs).toBeGreaterThan(0);
+      expect(d.linkBusyBytesPerSec).toBeGreaterThan(0);
+      expect(d.perCopyBytesPerSec).toBeGreaterThan(0);
+    }
   });
 
   it('copies any byte range out, into shared or plain buffers, whatever the chunking of the tier below', async () => {

@@ -60,7 +60,16 @@ export interface GpuCopyDirectionStats {
   copies: number;
   /** Summed durations of the copies, each from its first cuMemcpy*Async call to stream completion. */
   copyNs: number;
-  /** bytes / copyNs: what one copy achieves (copies in flight together may add up to more). */
+  /**
+   * Time with at least one of these copies in flight (the union of their intervals, as the tier sees
+   * them: from handing a copy to the copy engine to its reply).
+   */
+  busyNs: number;
+  /** bytes / copyNs: what one copy achieves (copies in flight together share the link, each slower). */
+  perCopyBytesPerSec: number | null;
+  /** bytes / busyNs: what the link carried while these copies kept it busy (the figure to compare with torch). */
+  linkBusyBytesPerSec: number | null;
+  /** = perCopyBytesPerSec (its older name). */
   bandwidthBytesPerSec: number | null;
 }
 
@@ -84,8 +93,12 @@ export interface GpuTierReport {
   stagingPinned: boolean;
   stagingReason: string | null;
   copyThreads: number;
+  /** Host→device copies (from pinned staging). */
   h2d: GpuCopyDirectionStats;
+  /** Device→host copies into pinned staging (reads, and demotions to a buffer the copy workers cannot reach). */
   d2h: GpuCopyDirectionStats;
+  /** Device→host copies straight into the tier below's buffer during demotions (copyChunkOut): pageable memory. */
+  demotionD2h: GpuCopyDirectionStats;
 }
 
 /** The tier was asked to hold more than its free device memory: the cache should have demoted first. */
@@ -104,10 +117,35 @@ interface StoredEntry {
   starts: number[];
 }
 
-interface DirTotals {
+export interface DirTotals {
   bytes: number;
   copies: number;
   copyNs: number;
+  busyNs: number;
+  /** Copies in flight now, and since when at least one has been (valid while inFlight > 0). */
+  inFlight: number;
+  busySinceNs: bigint;
+}
+
+type CopyKind = 'h2d' | 'd2h' | 'demotionD2h';
+
+export function newTotals(): DirTotals {
+  return { bytes: 0, copies: 0, copyNs: 0, busyNs: 0, inFlight: 0, busySinceNs: 0n };
+}
+
+/** A copy was handed to the copy engine at `nowNs`: the link is busy from then if nothing else was in flight. */
+export function copyStarted(t: DirTotals, nowNs: bigint): void {
+  if (t.inFlight++ === 0) t.busySinceNs = nowNs;
+}
+
+/** A copy ended at `nowNs` (copyNs: its own duration, 0 and no bytes when it failed): busy time closes when none is left in flight. */
+export function copyEnded(t: DirTotals, nowNs: bigint, bytes: number, copyNs: number): void {
+  if (--t.inFlight === 0) t.busyNs += Number(nowNs - t.busySinceNs);
+  if (bytes > 0) {
+    t.bytes += bytes;
+    t.copies += 1;
+    t.copyNs += copyNs;
+  }
 }
 
 interface GpuTierParts {
@@ -138,8 +176,7 @@ export class GpuTier implements TierBackend {
   readonly name = 'gpu' as const;
   readonly #p: GpuTierParts;
   readonly #entries = new Map<string, StoredEntry>();
-  readonly #h2d: DirTotals = { bytes: 0, copies: 0, copyNs: 0 };
-  readonly #d2h: DirTotals = { bytes: 0, copies: 0, copyNs: 0 };
+  readonly #totals: Record<CopyKind, DirTotals> = { h2d: newTotals(), d2h: newTotals(), demotionD2h: newTotals() };
   readonly #reservedBytes: number;
   #disposeExitHook: (() => void) | null = null;
   #closed = false;
@@ -297,17 +334,22 @@ export class GpuTier implements TierBackend {
       stagingPinned: p.staging.pinned,
       stagingReason: p.staging.pinnedReason,
       copyThreads: p.copies.threads,
-      h2d: dirStats(this.#h2d),
-      d2h: dirStats(this.#d2h),
+      h2d: dirStats(this.#totals.h2d),
+      d2h: dirStats(this.#totals.d2h),
+      demotionD2h: dirStats(this.#totals.demotionD2h),
     };
   }
 
   /** Starts the copy counters afresh (at the start of the measured phase, as the cache's statistics). */
   resetCopyStats(): void {
-    for (const t of [this.#h2d, this.#d2h]) {
+    const now = process.hrtime.bigint();
+    for (const t of Object.values(this.#totals)) {
       t.bytes = 0;
       t.copies = 0;
       t.copyNs = 0;
+      t.busyNs = 0;
+      // Copies in flight across the reset count from now on.
+      t.busySinceNs = now;
     }
   }
 
@@ -328,7 +370,7 @@ export class GpuTier implements TierBackend {
         try {
           const view = slot.buffer.subarray(0, length);
           await source({ index, entryOffsetBytes: offset, buffer: view });
-          await this.#copy('htod', view, segmentsOf(stored, offset, length));
+          await this.#copy('htod', 'h2d', view, segmentsOf(stored, offset, length));
           progress?.(length);
         } finally {
           this.#p.staging.release(slot);
@@ -351,7 +393,7 @@ export class GpuTier implements TierBackend {
       const slot = await this.#p.staging.acquire();
       try {
         const view = slot.buffer.subarray(0, length);
-        await this.#copy('dtoh', view, segmentsOf(stored, offset, length));
+        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset, length));
         progress?.(length);
         if (sink) await sink({ index, entryOffsetBytes: offset, buffer: view });
       } finally {
@@ -375,7 +417,7 @@ export class GpuTier implements TierBackend {
       throw new RangeError(`chunk [${offset}, +${length}) lies outside ${entry.key} (${stored.sizeBytes} bytes)`);
     }
     if (!this.#p.copies.needsSharedHost || isSharedView(chunk.buffer)) {
-      await this.#copy('dtoh', chunk.buffer, segmentsOf(stored, offset, length));
+      await this.#copy('dtoh', 'demotionD2h', chunk.buffer, segmentsOf(stored, offset, length));
       return;
     }
     // A buffer the copy workers cannot reach: through staging, a slot at a time.
@@ -384,7 +426,7 @@ export class GpuTier implements TierBackend {
       for (let done = 0; done < length; ) {
         const n = Math.min(slot.buffer.length, length - done);
         const view = slot.buffer.subarray(0, n);
-        await this.#copy('dtoh', view, segmentsOf(stored, offset + done, n));
+        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset + done, n));
         chunk.buffer.set(view, done);
         done += n;
       }
@@ -433,12 +475,17 @@ export class GpuTier implements TierBackend {
     return stored;
   }
 
-  async #copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<void> {
-    const ns = await this.#p.copies.copy(direction, host, segments);
-    const t = direction === 'htod' ? this.#h2d : this.#d2h;
-    t.bytes += host.byteLength;
-    t.copies += 1;
-    t.copyNs += ns;
+  async #copy(direction: CopyDirection, kind: CopyKind, host: Uint8Array, segments: CopySegment[]): Promise<void> {
+    const t = this.#totals[kind];
+    copyStarted(t, process.hrtime.bigint());
+    let ns = 0;
+    let bytes = 0;
+    try {
+      ns = await this.#p.copies.copy(direction, host, segments);
+      bytes = host.byteLength;
+    } finally {
+      copyEnded(t, process.hrtime.bigint(), bytes, ns);
+    }
   }
 
   /**
@@ -501,8 +548,17 @@ function segmentsOf(stored: StoredEntry, offset: number, length: number): CopySe
   return out;
 }
 
-function dirStats(t: DirTotals): GpuCopyDirectionStats {
-  return { ...t, bandwidthBytesPerSec: t.copyNs > 0 ? (t.bytes / t.copyNs) * 1e9 : null };
+export function dirStats(t: DirTotals): GpuCopyDirectionStats {
+  const perCopy = t.copyNs > 0 ? (t.bytes / t.copyNs) * 1e9 : null;
+  return {
+    bytes: t.bytes,
+    copies: t.copies,
+    copyNs: t.copyNs,
+    busyNs: t.busyNs,
+    perCopyBytesPerSec: perCopy,
+    linkBusyBytesPerSec: t.busyNs > 0 ? (t.bytes / t.busyNs) * 1e9 : null,
+    bandwidthBytesPerSec: perCopy,
+  };
 }
 
 function releaseContexts(driver: CudaDriver, contexts: Map<number, CUcontext>): Error | null {
