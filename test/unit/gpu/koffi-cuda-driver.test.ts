@@ -13,7 +13,7 @@ import { AlignedSlab } from '../../../src-main/engine/io/aligned-slab.ts';
 import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
 import { keyHash64, PayloadPool } from '../../../src-main/engine/io/payload.ts';
 import { CpuTier } from '../../../src-main/engine/tiers/cpu-tier.ts';
-import { CudaError } from '../../../src-main/engine/tiers/gpu/cuda-driver.ts';
+import { CudaError, type CudaDriver } from '../../../src-main/engine/tiers/gpu/cuda-driver.ts';
 import { GpuTier } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
 import { CUDA_LIBRARY_ENV, DEFAULT_CUDA_LIBRARY, defaultCudaLibrary, loadCudaDriver } from '../../../src-main/engine/tiers/gpu/koffi-cuda-driver.ts';
 import { openGpuTier } from '../../../src-main/engine/tiers/gpu/open-gpu-tier.ts';
@@ -77,6 +77,19 @@ describe('KVBENCH_CUDA_LIBRARY names the driver library for every command', () =
   });
 });
 
+/** A 4 MiB tier of 256 KiB chunks with 2 copy worker threads, on the stub. */
+function openStubTier(driver: CudaDriver): Promise<GpuTier> {
+  return GpuTier.open({
+    driver,
+    numGpus: 1,
+    perDeviceBudgetBytes: 4 * MiB,
+    chunkBytes: 256 * KiB,
+    slabBytes: 1 * MiB,
+    copyThreads: 2,
+    headroom: { minBytes: 1 * MiB, fractionOfTotal: 0.02 },
+  });
+}
+
 describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc)', () => {
   let dir: string;
   let stubPath: string;
@@ -86,6 +99,7 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
     registered: () => number;
     retains: () => number;
     copies: () => number;
+    unpinnedCopies: () => number;
   };
 
   beforeAll(() => {
@@ -97,12 +111,14 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
     const registered = lib.func('int stub_registered_count(void)');
     const retains = lib.func('int stub_retain_count(void)');
     const copies = lib.func('long long stub_copy_count(void)');
+    const unpinned = lib.func('long long stub_unpinned_copy_count(void)');
     stub = {
       configure: (d, b) => configure(d, b),
       outstandingBytes: () => Number(outstanding()),
       registered: () => registered() as number,
       retains: () => retains() as number,
       copies: () => Number(copies()),
+      unpinnedCopies: () => Number(unpinned()),
     };
   });
   afterAll(() => {
@@ -175,15 +191,8 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
     const r = await loadCudaDriver({ libraryPath: stubPath });
     if (!r.ok) throw new Error(r.reason);
     const copiesBefore = stub.copies();
-    const gpu = await GpuTier.open({
-      driver: r.driver,
-      numGpus: 1,
-      perDeviceBudgetBytes: 4 * MiB,
-      chunkBytes: 256 * KiB,
-      slabBytes: 1 * MiB,
-      copyThreads: 2,
-      headroom: { minBytes: 1 * MiB, fractionOfTotal: 0.02 },
-    });
+    const unpinnedBefore = stub.unpinnedCopies();
+    const gpu = await openStubTier(r.driver);
     expect(stub.outstandingBytes()).toBe(4 * MiB);
     expect(stub.registered()).toBe(1);
     expect(gpu.report()).toMatchObject({ copyThreads: 2, stagingPinned: true, devices: [{ name: 'Stub CUDA Device 0' }] });
@@ -209,12 +218,39 @@ describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc
     const report = gpu.report();
     expect(report.h2d.bytes).toBeGreaterThanOrEqual(12 * size);
     expect(report.d2h.bytes).toBeGreaterThan(0);
+    // The driver saw every staging copy's host range inside the registered staging memory: koffi passed
+    // the buffer's own address. Only the demotion copies (into the CPU tier's segments) are pageable.
+    expect(report.demotionD2h.copies).toBeGreaterThan(0);
+    expect(stub.unpinnedCopies() - unpinnedBefore).toBe(report.demotionD2h.copies);
     await cache.clear();
     await gpu.close();
     await bytes.close();
     expect(stub.outstandingBytes()).toBe(0);
     expect(stub.registered()).toBe(0);
     expect(stub.retains()).toBe(0);
+  });
+
+  it('every copy the tier makes through its staging comes from registered (pinned) host memory', async () => {
+    stub.configure(1, 32 * MiB);
+    const r = await loadCudaDriver({ libraryPath: stubPath });
+    if (!r.ok) throw new Error(r.reason);
+    const gpu = await openStubTier(r.driver);
+    const copiesBefore = stub.copies();
+    const unpinnedBefore = stub.unpinnedCopies();
+    const e = { key: 'p', keyHash: keyHash64('p', 3), sizeBytes: 900 * KiB };
+    await gpu.write(e, async (chunk) => {
+      chunk.buffer.fill(7);
+    });
+    await gpu.read(e, async () => undefined);
+    // A plain (unshared) buffer goes through staging too.
+    await gpu.copyChunkOut(e, { index: 0, entryOffsetBytes: 0, buffer: Buffer.alloc(300 * KiB) });
+    expect(stub.copies() - copiesBefore).toBe(4 + 4 + 2);
+    expect(stub.unpinnedCopies() - unpinnedBefore).toBe(0);
+    // …and the counter does count a copy from memory that is not registered.
+    const outside = Buffer.from(new SharedArrayBuffer(256 * KiB));
+    await gpu.copyChunkOut(e, { index: 0, entryOffsetBytes: 0, buffer: outside });
+    expect(stub.unpinnedCopies() - unpinnedBefore).toBe(1);
+    await gpu.close();
   });
 
   it('frees device memory and unpins staging from the exit hook when the process ends without close()', () => {
