@@ -63,7 +63,14 @@ describe.skipIf(!hasCc)('the GPU tier through the CLI, on a stub libcuda', () =>
     // The console summary says the same.
     expect(r.stdout).toMatch(/^ {4}GPU 0: Stub CUDA Device 0, 2\.00 GiB, PCI 00000000:41:00\.0, reserved 0\.25 GiB$/m);
     expect(r.stdout).toMatch(/^ {4}NVIDIA driver version unknown, CUDA 12\.4 \(libcuda\.so\.1\); staging .* pinned, 2 copy threads, 16\.0 MiB chunks$/m);
-    expect(r.stdout).toMatch(/^ {4}Copies .*host→device .* in \d+ copies, [\d.]+ GB\/s per copy; device→host .* GB\/s per copy$/m);
+    expect(r.stdout).toMatch(
+      /^ {4}Copies .*host→device .* in \d+ copies, [\d.]+ GB\/s link busy, [\d.]+ GB\/s per copy; device→host \(staging\) .* GB\/s link busy, [\d.]+ GB\/s per copy; device→host \(demotions, pageable\) .* in \d+ copies, [\d.]+ GB\/s link busy, [\d.]+ GB\/s per copy$/m,
+    );
+    // Demotion copies are counted apart; the older d2h_copy_* fields still count every device→host copy.
+    expect(gpu.demotion_d2h_copies!).toBeGreaterThan(0);
+    expect(gpu.d2h_copies).toBe(gpu.d2h_staging_copies! + gpu.demotion_d2h_copies!);
+    expect(gpu.h2d_link_busy_bytes_per_sec!).toBeGreaterThan(0);
+    expect(gpu.d2h_staging_link_busy_bytes_per_sec!).toBeGreaterThan(0);
   });
 
   it('the suite plans and runs the GPU scenarios, and the store keeps the copy bandwidth of each trial', async () => {
