@@ -330,3 +330,26 @@ export function openHangingWorkerDriver(): Promise<CudaDriver> {
     setInterval(() => undefined, 1000);
   });
 }
+
+/**
+ * Worker-thread entry whose copies block in cuStreamSynchronize until the test lets them go, as a
+ * DMA transfer still running: Int32 [0] = a copy entered, [1] = released (set by the test), [2] = a
+ * copy finished. Every other call succeeds and does nothing.
+ */
+export function openGatedWorkerDriver(options: unknown): CudaDriver {
+  const sig = new Int32Array((options as { sig: SharedArrayBuffer }).sig);
+  const noop = (): number => 0;
+  return new Proxy({} as CudaDriver, {
+    get: (_target, name) => {
+      if (name === 'then') return undefined; // not a thenable: the worker awaits this driver
+      if (name === 'cuStreamSynchronize') {
+        return () => {
+          Atomics.store(sig, 0, 1);
+          Atomics.wait(sig, 1, 0, 10_000);
+          Atomics.store(sig, 2, 1);
+        };
+      }
+      return noop;
+    },
+  });
+}

@@ -6,7 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { CudaError, type CudaDriver, type WorkerDriverSpec } from './cuda-driver.ts';
 import { CopyExecutor, type CopyDirection, type CopySegment } from './copy-executor.ts';
-import type { CopyErrorData, CopyJob, CopyWorkerInit, CopyWorkerReply } from './copy-protocol.ts';
+import { GATE_IN_FLIGHT, GATE_STOP, type CopyErrorData, type CopyJob, type CopyWorkerInit, type CopyWorkerReply } from './copy-protocol.ts';
 import { allWorkersReady, waitForWorkerReady } from '../../../util/worker-ready.ts';
 
 export interface CopyEngine {
@@ -17,6 +17,11 @@ export interface CopyEngine {
   /** Copies the segments and waits for them; resolves with the nanoseconds the copy took. */
   copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<number>;
   close(): Promise<void>;
+  /**
+   * For the process-exit path, synchronously: no copy starts from now on, and returns once none is
+   * running (true), or after `maxWaitMs` (false), so memory can be freed under no DMA.
+   */
+  stopForExit(maxWaitMs: number): boolean;
 }
 
 export class GpuCopyError extends Error {
@@ -53,6 +58,10 @@ export class InlineCopyEngine implements CopyEngine {
   async close(): Promise<void> {
     this.#executor.close();
   }
+
+  stopForExit(): boolean {
+    return true; // its copies run on the thread that exits: none can be running
+  }
 }
 
 interface Pending {
@@ -82,17 +91,32 @@ export class WorkerCopyEngine implements CopyEngine {
   readonly threads: number;
   readonly needsSharedHost = true;
   readonly #workers: CopyWorker[];
+  readonly #gate: Int32Array;
   #nextId = 1;
   #closed = false;
 
-  private constructor(workers: CopyWorker[]) {
+  private constructor(workers: CopyWorker[], gate: Int32Array) {
     this.#workers = workers;
+    this.#gate = gate;
     this.threads = workers.length;
+  }
+
+  stopForExit(maxWaitMs: number): boolean {
+    Atomics.store(this.#gate, GATE_STOP, 1);
+    const deadline = performance.now() + maxWaitMs;
+    for (;;) {
+      const inFlight = Atomics.load(this.#gate, GATE_IN_FLIGHT);
+      if (inFlight === 0) return true;
+      const leftMs = deadline - performance.now();
+      if (leftMs <= 0) return false;
+      Atomics.wait(this.#gate, GATE_IN_FLIGHT, inFlight, leftMs);
+    }
   }
 
   static async start(opts: { driver: WorkerDriverSpec; devices: number[]; threads: number; startTimeoutMs?: number }): Promise<WorkerCopyEngine> {
     if (!Number.isSafeInteger(opts.threads) || opts.threads < 1) throw new RangeError(`threads must be a positive integer (got ${opts.threads})`);
-    const init: CopyWorkerInit = { driver: opts.driver, devices: opts.devices };
+    const gate = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+    const init: CopyWorkerInit = { driver: opts.driver, devices: opts.devices, gate: gate.buffer as SharedArrayBuffer };
     const workers: CopyWorker[] = [];
     const ready: Promise<void>[] = [];
     for (let index = 0; index < opts.threads; index++) {
@@ -127,7 +151,7 @@ export class WorkerCopyEngine implements CopyEngine {
           ),
       },
     );
-    const engine = new WorkerCopyEngine(workers);
+    const engine = new WorkerCopyEngine(workers, gate);
     for (const w of workers) engine.#attach(w);
     return engine;
   }

@@ -9,7 +9,15 @@ export interface CopyWorkerInit {
   driver: WorkerDriverSpec;
   /** Device ordinals this worker copies to and from. */
   devices: number[];
+  /**
+   * Shared by every worker and the engine: Int32 [0] = stop (set on the crash path: start no more
+   * copies), [1] = copies inside the driver now. See WorkerCopyEngine.stopForExit.
+   */
+  gate: SharedArrayBuffer;
 }
+
+export const GATE_STOP = 0;
+export const GATE_IN_FLIGHT = 1;
 
 export interface CopyJob {
   type: 'copy';

@@ -6,11 +6,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CudaError } from './cuda-driver.ts';
 import type { CudaDriver } from './cuda-driver.ts';
 import { CopyExecutor } from './copy-executor.ts';
-import type { CopyErrorData, CopyWorkerInit, CopyWorkerReply, CopyWorkerRequest } from './copy-protocol.ts';
+import { GATE_IN_FLIGHT, GATE_STOP, type CopyErrorData, type CopyWorkerInit, type CopyWorkerReply, type CopyWorkerRequest } from './copy-protocol.ts';
 
 if (parentPort === null) throw new Error('copy-worker.ts must run as a worker thread');
 const port = parentPort;
 const init = workerData as CopyWorkerInit;
+const gate = new Int32Array(init.gate);
 
 function errorData(err: unknown): CopyErrorData {
   const e = err instanceof Error ? err : new Error(String(err));
@@ -45,11 +46,21 @@ async function start(): Promise<void> {
       port.close();
       return;
     }
+    // Counted in before the stop flag is read: the exit hook that sets the flag then waits for this
+    // count to reach 0, so no copy can start, or still run, while it frees the memory it copies.
+    Atomics.add(gate, GATE_IN_FLIGHT, 1);
     try {
+      if (Atomics.load(gate, GATE_STOP) !== 0) {
+        send({ type: 'failed', id: m.id, error: { name: 'GpuCopyError', message: 'the process is exiting: no more copies' } });
+        return;
+      }
       const host = new Uint8Array(m.host.sab, m.host.byteOffset, m.host.length);
       send({ type: 'done', id: m.id, copyNs: executor.run(m.direction, host, m.segments) });
     } catch (err) {
       send({ type: 'failed', id: m.id, error: errorData(err) });
+    } finally {
+      Atomics.sub(gate, GATE_IN_FLIGHT, 1);
+      Atomics.notify(gate, GATE_IN_FLIGHT);
     }
   });
   send({ type: 'ready' });

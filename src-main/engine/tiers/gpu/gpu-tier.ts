@@ -7,6 +7,9 @@ import { PinnedStaging, type StagingSlot } from './pinned-staging.ts';
 import { readNvidiaDriverVersion } from './nvidia-version.ts';
 import { onProcessExit } from './process-exit.ts';
 
+/** On the exit path, how long a copy already inside the driver may take to finish before memory is freed anyway. */
+const EXIT_COPY_DRAIN_MS = 2_000;
+
 const MIB = 1024 * 1024;
 export const DEFAULT_GPU_COPY_THREADS = 2;
 export const DEFAULT_GPU_SLAB_BYTES = 256 * MIB;
@@ -185,8 +188,10 @@ export class GpuTier implements TierBackend {
     this.#p = p;
     this.#reservedBytes = p.arena.capacityBytes;
     if (p.exitHook) {
-      // Synchronous: 'exit' listeners cannot wait. Copy workers die with the process.
+      // Synchronous: 'exit' listeners cannot wait for promises. The copy workers outlive this hook
+      // by a moment: first no copy may start or still be running, then the memory goes.
       this.#disposeExitHook = onProcessExit(() => {
+        p.copies.stopForExit(EXIT_COPY_DRAIN_MS);
         p.arena.releaseAll();
         p.staging.unregister();
       });
