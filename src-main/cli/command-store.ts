@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS } from '../store/open-store.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
+import { statOrNull } from '../util/stat-or-null.ts';
 
 /**
  * Why a command that only reads what is stored refuses `dbPath`, or null. An explicit `--db` naming no
@@ -11,7 +11,7 @@ import { openStoreAndRecover } from '../suite/services.ts';
  * and opening it read-write would make whatever file it was pointed at kvbench's.
  */
 function refusedForReading(dbFlag: string | undefined, dbPath: string): string | null {
-  const st = fs.statSync(dbPath, { throwIfNoEntry: false });
+  const st = statOrNull(dbPath);
   if (!st) return dbFlag ? `no database at ${dbPath} (a suite or an import creates one; --db must name an existing file here)` : null;
   return st.isFile() && st.size === 0 ? `${dbPath} is empty, not a kvbench database (a suite or an import creates one)` : null;
 }

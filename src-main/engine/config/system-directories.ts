@@ -3,8 +3,9 @@
  * the suite planner, the engine's own storage target) applies to a cache directory. The test follows
  * symbolic links: a link to /dev/shm names /dev/shm, whatever the link's own path says.
  */
-import { realpathSync, statSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { statOrNull } from '../../util/stat-or-null.ts';
 
 /** The reference refuses these and everything below them as `--cache-dir` (`workload.py`). */
 export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze(['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root']);
@@ -37,9 +38,9 @@ export function isSameFile(a: string, b: string): boolean {
   const realA = resolveRealPath(a);
   const realB = resolveRealPath(b);
   if (realA === realB) return true;
-  const statA = statSync(realA, { throwIfNoEntry: false });
-  const statB = statA ? statSync(realB, { throwIfNoEntry: false }) : undefined;
-  return statA !== undefined && statB !== undefined && statA.dev === statB.dev && statA.ino === statB.ino;
+  const statA = statOrNull(realA);
+  const statB = statA ? statOrNull(realB) : null;
+  return statA !== null && statB !== null && statA.dev === statB.dev && statA.ino === statB.ino;
 }
 
 /**

@@ -30,6 +30,13 @@ describe('the endpoint commands that only read', () => {
       expect(r.stderr).toBe(`kvbench endpoint ${sub}: no database at ${typo} (a suite or an import creates one; --db must name an existing file here)\n`);
     }
     expect(fs.readdirSync(dir)).toEqual([]);
+    // A --db that cannot even be stat'ed (a loop of links) is refused the same way, not a stack trace.
+    const loop = path.join(dir, 'loop.db');
+    fs.symlinkSync(loop, loop);
+    const looped = await runInProcess(() => endpointCommand(['list', '--db', loop]));
+    expect(looped.code, looped.stderr).toBe(1);
+    expect(looped.stderr).toBe(`kvbench endpoint list: no database at ${loop} (a suite or an import creates one; --db must name an existing file here)\n`);
+    fs.rmSync(loop);
 
     const db = path.join(dir, 'kvbench.db');
     openStore(db).close();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveRealPath, systemDirectoryOf } from '../../../src-main/engine/config/system-directories.ts';
+import { isSameFile, resolveRealPath, systemDirectoryOf } from '../../../src-main/engine/config/system-directories.ts';
 import { isSystemDirectory, prepareStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
 
 const tmps: string[] = [];
@@ -18,6 +18,19 @@ function linkToDev(): { tmp: string; cacheDir: string; realTarget: string } {
   const name = `kvb-test-${process.pid}-${Date.now()}`;
   return { tmp, cacheDir: path.join(tmp, 'link', name), realTarget: path.join('/dev', name) };
 }
+
+describe('isSameFile', () => {
+  it('answers for a path that cannot be stat\'ed (a loop of links) instead of throwing ELOOP', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-same-'));
+    tmps.push(tmp);
+    const loop = path.join(tmp, 'loop');
+    fs.symlinkSync(loop, loop);
+    fs.writeFileSync(path.join(tmp, 'r.json'), '{}');
+    expect(isSameFile(loop, path.join(tmp, 'r.json'))).toBe(false);
+    expect(isSameFile(path.join(tmp, 'r.json'), loop)).toBe(false);
+    expect(isSameFile(loop, loop)).toBe(true);
+  });
+});
 
 describe('system directories behind symbolic links', () => {
   it('resolveRealPath follows the link through a path that does not exist yet', () => {
