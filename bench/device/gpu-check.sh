@@ -269,7 +269,7 @@ if command -v nvidia-smi >/dev/null 2>&1; then
   smi_during_pid=$!
 fi
 run_step -t "$work/bw.txt" "host<->device copy bandwidth: kvbench tier vs torch pinned copies" 200 0 \
-  "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --reps 3 --json "$work/out/gpu-bw.json"
+  "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --copy-threads 2,1,4 --reps 3 --json "$work/out/gpu-bw.json"
 if [ -n "$dmon_pid" ]; then
   kill "$smi_during_pid" 2>/dev/null
   wait "$smi_during_pid" 2>/dev/null

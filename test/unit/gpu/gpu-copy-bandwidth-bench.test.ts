@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildStubLibcuda, hasCc } from './stub-libcuda.ts';
 
+const hasPython = spawnSync('python3', ['--version']).status === 0;
 const bench = fileURLToPath(new URL('../../../bench/gpu-copy-bandwidth.ts', import.meta.url));
 
 describe.skipIf(!hasCc)('bench/gpu-copy-bandwidth.ts on the stub libcuda', () => {
@@ -24,9 +25,19 @@ describe.skipIf(!hasCc)('bench/gpu-copy-bandwidth.ts on the stub libcuda', () =>
   });
 
   /** A "python" that answers as torch_pinned_copy.py would, with these GB/s, or runs `body` instead. */
-  function fakePython(name: string, gbps: { h2dAlloc: number; h2dInto: number; d2h: number } | null, body = ''): string {
+  function fakePython(
+    name: string,
+    gbps: { h2dAlloc: number; h2dInto: number; d2h: number; chunked?: { chunk_bytes: number; h2d_gbps: number; d2h_gbps: number }[] } | null,
+    body = '',
+  ): string {
     const p = path.join(dir, name);
-    const json = gbps && JSON.stringify({ ok: true, torch_version: 'fake', cuda_version: '0', device_name: 'stub', verified: true, h2d_alloc_gbps: gbps.h2dAlloc, h2d_into_gbps: gbps.h2dInto, d2h_into_gbps: gbps.d2h });
+    const json =
+      gbps &&
+      JSON.stringify({
+        ok: true, torch_version: 'fake', cuda_version: '0', device_name: 'stub', verified: true,
+        h2d_alloc_gbps: gbps.h2dAlloc, h2d_into_gbps: gbps.h2dInto, d2h_into_gbps: gbps.d2h,
+        ...(gbps.chunked ? { chunked: gbps.chunked } : {}),
+      });
     fs.writeFileSync(p, `#!/bin/sh\n${body}\n${json ? `echo '${json}'` : ''}\n`);
     fs.chmodSync(p, 0o755);
     return p;
@@ -64,6 +75,56 @@ describe.skipIf(!hasCc)('bench/gpu-copy-bandwidth.ts on the stub libcuda', () =>
     const fast = runBench(fakePython('fast-torch', { h2dAlloc: 1e9, h2dInto: 1, d2h: 1e9 }));
     expect(fast.stdout).toMatch(/^CRITERION gpu-copy: FAIL /m);
     expect(fast.result!.criterion.perChunk['0.25 MiB'].h2d).toMatchObject({ torchGbps: 1e9, pass: false });
+  });
+
+  it('shows further copy-thread counts and torch\'s chunked copies as diagnostics, never in the verdict', () => {
+    const MiB = 1024 * 1024;
+    // Torch slower than the stub whole, but its chunked copies are at half its whole-entry speed.
+    const python = fakePython('chunked-torch', {
+      h2dAlloc: 0.001, h2dInto: 0.002, d2h: 0.001,
+      chunked: [{ chunk_bytes: 0.25 * MiB, h2d_gbps: 0.001, d2h_gbps: 0.0005 }, { chunk_bytes: 0.5 * MiB, h2d_gbps: 0.002, d2h_gbps: 0.001 }],
+    });
+    const r = runBench(python, {}, ['--copy-threads', '1,2']);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.result!.copyThreads).toBe(1);
+    expect(r.result!.diagnosticCopyThreads).toEqual([2]);
+    // The diagnostic tier rows were measured every repetition for each chunk size, with their thread count.
+    expect(r.result!.samples['kvbench tier, 0.25 MiB chunks, 2 copy threads (diagnostic)']).toHaveLength(2);
+    expect(r.result!.details.filter((d: any) => d.path === 'tier-diagnostic').map((d: any) => d.copyThreads)).toEqual([2, 2, 2, 2]);
+    expect(r.result!.samples['torch, 0.5 MiB chunks on one stream (diagnostic)']).toEqual([{ h2d: 0.002, d2h: 0.001 }, { h2d: 0.002, d2h: 0.001 }]);
+    // The verdict is the first thread count's against torch's whole-entry copies only.
+    expect(Object.keys(r.result!.criterion.perChunk)).toEqual(['0.25 MiB', '0.5 MiB']);
+    expect(r.result!.criterion.perChunk['0.25 MiB'].d2h.torchGbps).toBe(0.001);
+    // The diagnosis: torch's chunked copies against its whole ones (H2D against the better whole variant).
+    const d = r.result!.diagnosis['0.25 MiB'];
+    expect(d.torchChunkedOverWhole_h2d).toBeCloseTo(0.5, 9);
+    expect(d.torchChunkedOverWhole_d2h).toBeCloseTo(0.5, 9);
+    expect(Object.keys(d.tierByCopyThreads_h2d)).toEqual(['1', '2']);
+    expect([1, 2]).toContain(d.tierBestCopyThreads_d2h);
+    expect(r.stdout).toMatch(/^diagnostics \(not judged\):\n {2}0\.25 MiB: torch in 0\.25 MiB chunks vs its whole-entry copies: H2D 0\.50×, D2H 0\.50×; tier by copy threads: H2D 1: [\d.]+, 2: [\d.]+ GB\/s; D2H 1: /m);
+
+    const bad = runBench(python, {}, ['--copy-threads', '2,0']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/--copy-threads takes positive integers/);
+  });
+
+  it.skipIf(!hasPython)('runs the real torch_pinned_copy.py (against a stand-in torch) and reads every number it prints', () => {
+    const env = { PYTHONPATH: fileURLToPath(new URL('./fixtures/fake-torch', import.meta.url)), PYTHONDONTWRITEBYTECODE: '1' };
+    const r = runBench('python3', env);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.result!.torchError).toBeNull();
+    expect(r.result!.torch).toMatchObject({ ok: true, verified: true, entry_bytes: 1024 * 1024, entries: 4 });
+    expect(r.result!.torch.chunked.map((c: any) => c.chunk_bytes)).toEqual([0.25 * 1024 * 1024, 0.5 * 1024 * 1024]);
+    expect(r.result!.samples['torch, 0.25 MiB chunks on one stream (diagnostic)']).toHaveLength(2);
+    expect(['PASS', 'FAIL']).toContain(r.result!.criterion.status);
+    expect(r.result!.criterion.perChunk['0.5 MiB'].h2d.torchGbps).toBeGreaterThan(0);
+
+    // A failure in the chunked diagnostic keeps the criterion's torch numbers.
+    const broken = runBench('python3', { ...env, FAKE_TORCH_FAIL_SLICES: '1' });
+    expect(broken.status, broken.stderr + broken.stdout).toBe(0);
+    expect(broken.result!.torch.chunked_error).toMatch(/slicing refused/);
+    expect(broken.stdout).toMatch(/^rep 1, torch, chunked copies \(diagnostic\) FAILED: RuntimeError: slicing refused/m);
+    expect(['PASS', 'FAIL']).toContain(broken.result!.criterion.status);
   });
 
   it('calls the comparison invalid when the tier’s staging could not be pinned', () => {
