@@ -11,6 +11,28 @@ export interface MetricDefinitionChange {
 
 export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
   { metric: 'decode_bytes_read', since: '0.3.0', change: 'counts multi-turn reload and RAG chunk reads too, as decode_reads does (before 0.3.0 it left them out)' },
+  // Results keys that are no trial metric are listed by their path in the results JSON: no comparison
+  // shows them, but this stays the one list of what changed.
+  {
+    metric: 'summary.prefix_cache_stats.prefix_hits',
+    since: '0.4.0',
+    change: 'counts the completed requests that detected a system prompt, as the reference does (before 0.4.0: the lookups that found its entry cached, now kvbench.cache.system_prompt_entries.hits)',
+  },
+  {
+    metric: 'summary.prefix_cache_stats.prefix_misses',
+    since: '0.4.0',
+    change: 'counts the completed requests that detected no system prompt, as the reference does (before 0.4.0: the lookups that did not find the entry cached, now kvbench.cache.system_prompt_entries.misses)',
+  },
+  {
+    metric: 'summary.prefix_cache_stats.bytes_saved',
+    since: '0.4.0',
+    change: "counts every detected prompt's KV bytes, as the reference does (before 0.4.0: only those found cached, now kvbench.cache.system_prompt_entries.bytes_saved)",
+  },
+  {
+    metric: 'summary.prefix_cache_stats.system_prompt_reuse',
+    since: '0.4.0',
+    change: 'equals prefix_hits, counted when the request completes (before 0.4.0: when its lookup started)',
+  },
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

@@ -314,6 +314,11 @@ export interface KvbenchSection {
   cache: {
     placement_failures: number;
     system_prompt_writes: number;
+    /**
+     * Lookups of the shared system-prompt entries: found cached (hits) or not (misses, then written),
+     * and the model's KV bytes of the prompts found. Null when no lookup was made.
+     */
+    system_prompt_entries: { hits: number; misses: number; hit_rate: number; bytes_saved: number } | null;
     rag: { documents: number; chunks: number; ingested_bytes: number; retrievals: number; chunk_reads: number } | null;
     /** Shared prefix blocks of a replayed trace (Mooncake hash IDs): reuse shows as hits and bytes. */
     prefix_blocks: { hits: number; misses: number; hit_rate: number; bytes_reused: number } | null;

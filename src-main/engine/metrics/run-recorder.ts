@@ -47,11 +47,18 @@ export class RunRecorder {
 
   multiTurnHits = 0;
   multiTurnMisses = 0;
+  /**
+   * The reference's prefix_cache_stats, per completed request: a system prompt detected (hit) or not
+   * (miss), and the detected prompts' KV bytes ("saved" whether or not the entry was cached).
+   */
   prefixHits = 0;
   prefixMisses = 0;
-  systemPromptReuse = 0;
-  systemPromptWrites = 0;
   prefixBytesSaved = 0;
+  /** Lookups of the shared system-prompt entries: found in a tier, or not (then written), and the bytes the hits spared. */
+  systemPromptEntryHits = 0;
+  systemPromptEntryMisses = 0;
+  systemPromptEntryBytesSaved = 0;
+  systemPromptWrites = 0;
   prefillWrites = 0;
   decodeReads = 0;
   prefillBytesWritten = 0;

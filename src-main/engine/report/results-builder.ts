@@ -430,6 +430,11 @@ function preparationSection(f: RunFacts): KvbenchSection['preparation'] {
   };
 }
 
+/** Lookups of one kind of shared entry: hits, misses, their hit rate and `extra`; null when none was made. */
+function lookupCounts<T extends object>(hits: number, misses: number, extra: T): ({ hits: number; misses: number; hit_rate: number } & T) | null {
+  return hits + misses > 0 ? { hits, misses, hit_rate: hits / (hits + misses), ...extra } : null;
+}
+
 function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
   const rec = f.recorder;
   const tb = Object.fromEntries(TIERS.map((t) => [t, tierBytes(f, t, elapsedS)])) as Record<TierKey, TierBytes>;
@@ -521,18 +526,11 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     cache: {
       placement_failures: f.cache.placementFailures,
       system_prompt_writes: rec.systemPromptWrites,
+      system_prompt_entries: lookupCounts(rec.systemPromptEntryHits, rec.systemPromptEntryMisses, { bytes_saved: rec.systemPromptEntryBytesSaved }),
       rag: f.rag
         ? { documents: f.rag.documents, chunks: f.rag.chunks, ingested_bytes: f.rag.ingestedBytes, retrievals: rec.ragRetrievals, chunk_reads: rec.ragChunkReads }
         : null,
-      prefix_blocks:
-        rec.prefixBlockHits + rec.prefixBlockMisses > 0
-          ? {
-              hits: rec.prefixBlockHits,
-              misses: rec.prefixBlockMisses,
-              hit_rate: rec.prefixBlockHits / (rec.prefixBlockHits + rec.prefixBlockMisses),
-              bytes_reused: rec.prefixBlockBytesReused,
-            }
-          : null,
+      prefix_blocks: lookupCounts(rec.prefixBlockHits, rec.prefixBlockMisses, { bytes_reused: rec.prefixBlockBytesReused }),
     },
     verification: {
       enabled: f.verify.enabled,
@@ -624,9 +622,11 @@ export function buildResults(f: RunFacts): RunResults {
       prefix_cache_stats: f.options.disablePrefixCaching
         ? {}
         : {
+            // The reference's meanings, per completed request: a system prompt detected or not. Whether
+            // its entry was cached is kvbench.cache.system_prompt_entries.
             prefix_hits: rec.prefixHits,
             prefix_misses: rec.prefixMisses,
-            system_prompt_reuse: rec.systemPromptReuse,
+            system_prompt_reuse: rec.prefixHits,
             common_phrase_reuse: 0,
             bytes_saved: rec.prefixBytesSaved,
           },

@@ -162,14 +162,13 @@ export class RequestProcessor {
 
     // 1. Shared system prompt: read its entry; on a miss, write it so later requests really hit.
     if (req.systemPrompt) {
-      rec.systemPromptReuse++;
       const { read: r, write: w } = await lookup(req.systemPrompt.key, req.systemPrompt.tokens, 'system', prefixPhase);
       if (r.hit) {
-        rec.prefixHits++;
-        rec.prefixBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
+        rec.systemPromptEntryHits++;
+        rec.systemPromptEntryBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
         storageNs += r.timing!.durationNs;
       } else {
-        rec.prefixMisses++;
+        rec.systemPromptEntryMisses++;
         if (w.written) rec.systemPromptWrites++;
         storageNs += w.ns;
       }
@@ -290,6 +289,14 @@ export class RequestProcessor {
       prefillNs,
       decodeNs,
     });
+    // The reference's prefix_cache_stats keys mean "a system prompt was detected" (hit) or "none was"
+    // (miss), whatever the cache held: kept so, whether the entry was cached is counted in step 1.
+    if (req.systemPrompt) {
+      rec.prefixHits++;
+      rec.prefixBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
+    } else {
+      rec.prefixMisses++;
+    }
   }
 }
 

@@ -283,6 +283,23 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(s.multi_turn_stats.cache_hits).toBe(res.multi_turn_cache_hits);
     expect(s.multi_turn_stats.cache_misses).toBe(res.multi_turn_cache_misses);
     expect(cs.multi_turn_hits).toBe(res.multi_turn_cache_hits);
+    // The reference's prefix_cache_stats: per completed request, a system prompt detected (hit) or not (miss).
+    const pcs = s.prefix_cache_stats;
+    expect(pcs.prefix_hits + pcs.prefix_misses, 'prefix_hits + prefix_misses = requests completed').toBe(n);
+    expect(pcs.prefix_misses, 'about 80 % of requests detect no system prompt').toBeGreaterThan(0);
+    expect(pcs.system_prompt_reuse).toBe(pcs.prefix_hits);
+    // bytes_saved: each detected prompt's KV bytes (the prompts are 5, 9 and 6 tokens).
+    expect(pcs.bytes_saved % kv.model.bytes_per_token).toBe(0);
+    expect(pcs.bytes_saved).toBeGreaterThanOrEqual(5 * kv.model.bytes_per_token * pcs.prefix_hits);
+    expect(pcs.bytes_saved).toBeLessThanOrEqual(9 * kv.model.bytes_per_token * pcs.prefix_hits);
+    // Whether the prompt's entry was cached is counted per lookup, apart: every detected request made
+    // one, and a request cut off by the close may have made its lookup without completing.
+    const spe = kv.cache.system_prompt_entries ?? { hits: 0, misses: 0, hit_rate: 0, bytes_saved: 0 };
+    expect(spe.hits + spe.misses).toBeGreaterThanOrEqual(pcs.prefix_hits);
+    expect(spe.hits + spe.misses).toBeLessThanOrEqual(pcs.prefix_hits + kv.measured_window.requests_in_flight_at_close + kv.requests_failed);
+    expect(spe.misses, "each prompt's first lookup misses and writes it").toBeGreaterThanOrEqual(kv.cache.system_prompt_writes);
+    if (spe.hits + spe.misses > 0) expectClose(spe.hit_rate, spe.hits / (spe.hits + spe.misses), 'system_prompt_entries.hit_rate');
+    else expect(kv.cache.system_prompt_entries).toBeNull();
     const health = cs.storage_health as { criteria: { passed: boolean }[]; passed_count: number; total_count: number; overall_status: string };
     expect(health.total_count).toBe(health.criteria.length);
     expect(health.passed_count).toBe(health.criteria.filter((c) => c.passed).length);

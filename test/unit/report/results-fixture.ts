@@ -317,7 +317,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
         demotion: { 'cpu->storage': latencyNs(70, 160, 80) },
       },
       demotions: { 'cpu->storage': { count: 80, bytes: 5 * GIB } },
-      cache: { placement_failures: 0, system_prompt_writes: 0, prefix_blocks: null,
+      cache: { placement_failures: 0, system_prompt_writes: 0, system_prompt_entries: null, prefix_blocks: null,
       rag: null },
       verification: {
         enabled: opts.corruptChunks !== undefined,

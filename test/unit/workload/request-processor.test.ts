@@ -95,11 +95,31 @@ describe('RequestProcessor', () => {
     const systemPrompt = { key: 'kv_system_x', tokens: 5 };
     await processor.process(request({ systemPrompt, cacheType: 'system' }), 0n);
     await processor.process(request({ systemPrompt, cacheType: 'system', cacheKey: 'k2', decodeKey: 'k2' }), 0n);
-    expect(recorder.prefixMisses).toBe(1);
-    expect(recorder.prefixHits).toBe(1);
+    expect(recorder.systemPromptEntryMisses).toBe(1);
+    expect(recorder.systemPromptEntryHits).toBe(1);
     expect(recorder.systemPromptWrites).toBe(1);
-    expect(recorder.prefixBytesSaved).toBe(5 * 16);
+    expect(recorder.systemPromptEntryBytesSaved).toBe(5 * 16);
     expect(cache.hits.typeHits('system')).toBeGreaterThan(1);
+  });
+
+  it("counts prefix_hits / prefix_misses as the reference does (a system prompt detected or not, per request), the entry's cache hits apart", async () => {
+    const { recorder, processor } = setup();
+    const systemPrompt = { key: 'kv_system_x', tokens: 5 };
+    // Three requests detect the same prompt (its entry: one miss that writes it, then two hits); two detect none.
+    const detected = [true, false, true, false, true];
+    for (const [i, d] of detected.entries()) {
+      await processor.process(request({ id: `r${i}`, cacheKey: `k${i}`, decodeKey: `k${i}`, systemPrompt: d ? systemPrompt : null, cacheType: d ? 'system' : 'user' }), 0n);
+    }
+    expect(recorder.requestsCompleted).toBe(5);
+    expect(recorder.prefixHits).toBe(3);
+    expect(recorder.prefixMisses).toBe(2);
+    expect(recorder.prefixHits + recorder.prefixMisses).toBe(recorder.requestsCompleted);
+    // The reference's bytes_saved: every detected prompt's KV bytes (5 tokens × 16 bytes/token).
+    expect(recorder.prefixBytesSaved).toBe(3 * 5 * 16);
+    expect(recorder.systemPromptEntryMisses).toBe(1);
+    expect(recorder.systemPromptEntryHits).toBe(2);
+    expect(recorder.systemPromptEntryBytesSaved).toBe(2 * 5 * 16);
+    expect(recorder.systemPromptWrites).toBe(1);
   });
 
   it('does only the prefill for prefill-only requests', async () => {
@@ -209,8 +229,9 @@ describe('RequestProcessor', () => {
     );
     expect(cpu.log.filter((l) => l === 'write kv_system_x')).toHaveLength(1);
     expect(recorder.systemPromptWrites).toBe(1);
-    expect(recorder.prefixMisses).toBe(1);
-    expect(recorder.prefixHits).toBe(3);
+    expect(recorder.systemPromptEntryMisses).toBe(1);
+    expect(recorder.systemPromptEntryHits).toBe(3);
+    expect(recorder.prefixHits).toBe(4);
     expect(recorder.prefillWrites).toBe(4);
   });
 
