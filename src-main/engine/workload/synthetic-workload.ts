@@ -66,6 +66,8 @@ export interface SyntheticWorkloadOptions {
   prepopulatedKeys: string[];
   /** Workload constants (personas, QoS mix, conversation and RAG parameters); the reference's by default. */
   profile?: WorkloadProfile;
+  /** Where a warning about the workload goes (the run's console); it is kept for the results too. */
+  log?: (level: 'warn', message: string) => void;
 }
 
 interface UserState {
@@ -113,6 +115,11 @@ export class SyntheticWorkload implements WorkloadSource {
   readonly #conversations = new Map<string, number>();
   readonly #digest: Hash = createHash('sha256');
   #issued = 0;
+  /** Offered requests that continue a conversation (turn > 1). */
+  #multiTurnRequests = 0;
+  /** Conversations whose user came back to continue them after the tracking cap had dropped them. */
+  #conversationsCutByCap = 0;
+  readonly #warnings: string[] = [];
 
   constructor(opts: SyntheticWorkloadOptions) {
     this.#opts = opts;
@@ -163,6 +170,23 @@ export class SyntheticWorkload implements WorkloadSource {
       this.#users.push(user);
       this.#heap.push(user);
     }
+    this.#warnAboveConversationCap();
+  }
+
+  /**
+   * The reference's cap on tracked conversations is kept, but with more users than it allows a user's
+   * conversation is mostly dropped before the next turn, and the multi-turn traffic fades: said once.
+   */
+  #warnAboveConversationCap(): void {
+    const cap = this.#profile.maxTrackedConversations;
+    const users = this.#heap.size;
+    if (!this.#opts.multiTurn || users <= cap || this.#warnings.length > 0) return;
+    const message =
+      `${users} users are more than the ${cap} conversations tracked at once (the reference's limit; the config's conversation.max_conversations): ` +
+      'a conversation is mostly dropped before its user comes back, so multi-turn requests and their reloads of earlier turns will be rarer ' +
+      'than with fewer users (workload_source.offered.multi_turn_share says how many were offered)';
+    this.#warnings.push(message);
+    this.#opts.log?.('warn', message);
   }
 
   /** Removes the most recently added active users (they stop offering requests). */
@@ -191,7 +215,18 @@ export class SyntheticWorkload implements WorkloadSource {
   describe(): Record<string, unknown> {
     const personas: Record<string, number> = {};
     for (const u of this.#users) personas[u.persona.name] = (personas[u.persona.name] ?? 0) + 1;
-    return { users_created: this.#users.length, personas };
+    return {
+      users_created: this.#users.length,
+      personas,
+      max_tracked_conversations: this.#profile.maxTrackedConversations,
+      offered: {
+        requests: this.#issued,
+        multi_turn_requests: this.#multiTurnRequests,
+        multi_turn_share: this.#issued > 0 ? this.#multiTurnRequests / this.#issued : null,
+        conversations_cut_by_cap: this.#conversationsCutByCap,
+      },
+      warnings: [...this.#warnings],
+    };
   }
 
   /** sha256 of every request offered so far, in order. */
@@ -213,6 +248,7 @@ export class SyntheticWorkload implements WorkloadSource {
       if (user.conversationId !== null) {
         const tracked = this.#conversations.has(user.conversationId);
         const ends = rng.next() < this.#profile.conversationEndProbability || user.conversationTurn >= this.#profile.conversationMaxTurns;
+        if (!tracked && !ends) this.#conversationsCutByCap++;
         if (!tracked || ends) {
           this.#conversations.delete(user.conversationId);
           user.conversationId = null;
@@ -231,6 +267,7 @@ export class SyntheticWorkload implements WorkloadSource {
       user.conversationTurn++;
       conversationId = user.conversationId;
       turn = user.conversationTurn;
+      if (turn > 1) this.#multiTurnRequests++;
     }
     let contextTokens = rng.int(Math.max(1, Math.floor(user.contextTokens / 4)), user.contextTokens);
     const generationTokens = rng.int(Math.max(1, Math.floor(user.generationTokens / 4)), user.generationTokens);

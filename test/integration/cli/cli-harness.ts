@@ -21,9 +21,9 @@ export const ONE_LAYER_BYTES_PER_TOKEN = 256;
  * TINY_RUN_FLAGS with a one-layer model (written to a config file in `dir`), for tests that need
  * many requests rather than many bytes: tiny-1b's entries reach 0.57 GiB.
  */
-export function oneLayerRunFlags(dir: string): string[] {
+export function oneLayerRunFlags(dir: string, moreConfigYaml = ''): string[] {
   const config = path.join(dir, 'one-layer-model.yaml');
-  fs.writeFileSync(config, 'model_configs:\n  one-layer:\n    num_layers: 1\n    hidden_dim: 64\n    num_heads: 1\n    kv_heads: 1\n');
+  fs.writeFileSync(config, `model_configs:\n  one-layer:\n    num_layers: 1\n    hidden_dim: 64\n    num_heads: 1\n    kv_heads: 1\n${moreConfigYaml}`);
   return ['--config', config, '--model', 'one-layer', '--gpu-mem-gb', '0', '--generation-mode', 'none'];
 }
 

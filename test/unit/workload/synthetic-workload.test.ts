@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SyntheticWorkload, type KvRequest } from '../../../src-main/engine/workload/synthetic-workload.ts';
 import { PERSONAS, PREFILL_ONLY_CONTEXT_TOKENS } from '../../../src-main/engine/workload/personas.ts';
 import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts';
+import { DEFAULT_WORKLOAD_PROFILE } from '../../../src-main/engine/workload/workload-profile.ts';
 
 function workload(seed: number, numUsers: number, extra: Partial<ConstructorParameters<typeof SyntheticWorkload>[0]> = {}) {
   return new SyntheticWorkload({
@@ -190,3 +191,50 @@ describe('RequestQueue', () => {
   });
 });
 
+
+describe('SyntheticWorkload above the tracked-conversation cap', () => {
+  it('warns once, on the log and in its description, when the users outnumber the conversations it tracks (initially or by the autoscaler)', () => {
+    const logged: string[] = [];
+    const log = (_level: 'warn', message: string): void => void logged.push(message);
+    // The reference's cap (1000): 1000 users fit, 1001 do not.
+    expect(workload(1, 1000, { log }).describe().warnings).toEqual([]);
+    expect(logged).toEqual([]);
+    const over = workload(1, 1001, { log });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/^1001 users are more than the 1000 conversations tracked at once .*multi-turn requests .* will be rarer/);
+    expect(over.describe().warnings).toEqual(logged);
+    // Without multi-turn nothing is tracked, so nothing fades.
+    workload(1, 1001, { log, multiTurn: false });
+    expect(logged).toHaveLength(1);
+    // The autoscaler adding users past the cap: said then, once.
+    const grown = workload(1, 1000, { log });
+    grown.addUsers(1, 0);
+    grown.addUsers(5, 0);
+    expect(logged).toHaveLength(2);
+    expect(logged[1]).toMatch(/^1001 users are more than the 1000/);
+    expect(grown.describe().warnings).toEqual([logged[1]]);
+  });
+
+  it('reports the share of offered requests that continue a conversation, and the conversations the cap cut short', () => {
+    const profile = { ...DEFAULT_WORKLOAD_PROFILE, maxTrackedConversations: 10 };
+    const describeAfter = (numUsers: number) => {
+      const w = workload(7, numUsers, { profile });
+      const reqs = take(w, 6000);
+      const offered = w.describe().offered as { requests: number; multi_turn_requests: number; multi_turn_share: number; conversations_cut_by_cap: number };
+      expect(offered.requests).toBe(6000);
+      expect(offered.multi_turn_requests).toBe(reqs.filter((r) => r.turn > 1).length);
+      expect(offered.multi_turn_share).toBeCloseTo(offered.multi_turn_requests / 6000, 12);
+      return offered;
+    };
+    const within = describeAfter(10);
+    // Each request continues its user's conversation with probability 0.8 (minus the first turns).
+    expect(within.multi_turn_share).toBeGreaterThan(0.75);
+    expect(within.conversations_cut_by_cap).toBe(0);
+    const above = describeAfter(40);
+    expect(above.multi_turn_share).toBeLessThan(0.4);
+    expect(above.conversations_cut_by_cap).toBeGreaterThan(0);
+    const none = workload(7, 10, { profile, multiTurn: false });
+    take(none, 100);
+    expect(none.describe().offered).toMatchObject({ requests: 100, multi_turn_requests: 0, multi_turn_share: 0, conversations_cut_by_cap: 0 });
+  });
+});

@@ -49,6 +49,7 @@ export async function createWorkloadSource(ctx: SourceContext): Promise<Workload
     ragDocuments: ctx.ragDocuments,
     prepopulatedKeys: ctx.prepopulatedKeys,
     profile: ctx.profile,
+    log: ctx.log,
   });
 }
 
