@@ -104,6 +104,35 @@ describe('BurstGPT replay', () => {
     expect(await digest(5)).not.toBe(await digest(6));
   });
 
+  it('a file truncated after its validation ends the replay with stream_error and stoppedEarly, not as replayed to its end', async () => {
+    const dir = tempDir();
+    // Larger than one 256 KiB read, so the replay still has to read the part that goes away.
+    const many = Array.from({ length: 20_000 }, (_, i): [number, number, number] => [i * 0.001, 100 + (i % 7), 10]);
+    const file = writeBurst(dir, many);
+    const copy = writeBurst(dir, many, 'untouched.csv');
+    const opts = { traceSpeedup: 0, replayCycles: 1 } as const;
+    // Cut at a row boundary, so what is left still parses: only the row count tells.
+    const cutBytes = fs.readFileSync(file, 'utf8').lastIndexOf('\n', 400_000) + 1;
+    const rowsLeft = fs.readFileSync(file, 'utf8').slice(0, cutBytes).split('\n').length - 2; // less the header and the empty end
+    const src = await createWorkloadSource(makeCtx({ datasetPath: file, ...opts })); // validated: 20,000 rows
+    fs.truncateSync(file, cutBytes);
+    const got = await takeAll(src);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.length).toBeLessThanOrEqual(rowsLeft);
+    const d = src.describe();
+    expect(d.trace_requests).toBe(many.length);
+    expect(d.stream_error).toBe(
+      `${file}: the file changed during the replay: this pass read ${got.length} requests (${cutBytes} bytes), ` +
+        `the validation before the run 20000 (${fs.statSync(copy).size} bytes); the replay stopped there`,
+    );
+    expect(src.stoppedEarly).toBe(`the burstgpt replay stopped early: ${String(d.stream_error)}`);
+
+    const whole = await createWorkloadSource(makeCtx({ datasetPath: copy, ...opts, replayCycles: 2 }));
+    expect(await takeAll(whole)).toHaveLength(2 * many.length);
+    expect(whole.describe().stream_error).toBeNull();
+    expect(whole.stoppedEarly).toBeNull();
+  });
+
   it('BurstGPT given as --dataset-path is detected from its header', async () => {
     const file = writeBurst(tempDir(), rows);
     const src = await createWorkloadSource(makeCtx({ datasetPath: file, replayCycles: 1 }));

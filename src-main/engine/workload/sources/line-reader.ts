@@ -40,6 +40,11 @@ export class LineReader {
     return this.#done;
   }
 
+  /** Bytes read from the file so far (all of it once `done`). */
+  get bytesRead(): number {
+    return this.#offset;
+  }
+
   /** The number of the last line returned. */
   get lineNo(): number {
     return this.#lineNo;
