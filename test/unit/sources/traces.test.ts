@@ -144,7 +144,10 @@ describe('Azure LLM trace replay', () => {
   it('parses the trace date-times to the 100 ns', () => {
     expect(parseAzureTimestamp('2023-11-16 18:17:03.9799600')).toBeCloseTo(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000 + 0.97996, 6);
     expect(parseAzureTimestamp('2023-11-16T18:17:03Z')).toBe(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000);
-    for (const bad of ['2023-13-01 00:00:00', '2023-02-30 00:00:00', '2023-11-16 25:00:00', '17:03.9', '', '2023-11-16 18:17:03.97996001234']) {
+    // Another offset names the same instant in UTC: converted, not refused as "not a date-time".
+    expect(parseAzureTimestamp('2023-11-16 19:17:03+01:00')).toBe(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000);
+    expect(parseAzureTimestamp('2023-11-16 13:47:03.5-0430')).toBe(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000 + 0.5);
+    for (const bad of ['2023-13-01 00:00:00', '2023-02-30 00:00:00', '2023-11-16 25:00:00', '17:03.9', '', '2023-11-16 18:17:03.97996001234', '2023-11-16 18:17:03+24:00', '2023-11-16 18:17:03+01:60']) {
       expect(parseAzureTimestamp(bad), bad).toBeNull();
     }
   });
