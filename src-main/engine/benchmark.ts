@@ -531,7 +531,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         queue.push(req);
       }
       if (workload.peekArrivalNs() === Number.POSITIVE_INFINITY && queue.depth === 0 && pool.busy === 0) {
-        endRun('complete', workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`, 'workload-end');
+        const early = workload.stoppedEarly ?? null;
+        endRun(early === null ? 'complete' : 'partial', early ?? (workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`), 'workload-end');
         break;
       }
       const nextNs = workload.peekArrivalNs();

@@ -18,6 +18,11 @@ export interface WorkloadSource {
   /** Scheduled (virtual) time of the next request in ns since the measured phase began; Infinity when none is left. */
   peekArrivalNs(): number;
   next(): KvRequest;
+  /**
+   * Set when a replay ended before the end of its file (the file changed under the run): the run's
+   * status reason, and the run is partial rather than "replayed to its end".
+   */
+  readonly stoppedEarly?: string | null;
   /** sha256 of every request offered so far, in order. */
   digest(): string;
   /** Only sources with simulated users can grow or shrink (the autoscaler). */

@@ -1,8 +1,9 @@
 // Bad input files: each is refused before the run with a VALIDATION error naming the file and line.
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { createWorkloadSource } from '../../../src-main/engine/workload/sources/create-source.ts';
-import { BURST_HEADER, conversation, makeCtx, removeTempDirs, tempDir, writeFile } from './helpers.ts';
+import { BURST_HEADER, conversation, makeCtx, removeTempDirs, takeAll, tempDir, writeFile } from './helpers.ts';
 
 afterEach(removeTempDirs);
 
@@ -28,10 +29,78 @@ describe('bad dataset and trace files', () => {
   it.each([
     ['empty file', 'empty.json', '', /the file is empty/],
     ['whitespace only', 'blank.csv', '\n\n  \n', /the file is empty/],
-    ['binary garbage', 'bin.dat', Buffer.from([0, 1, 2, 3, 255, 10, 4, 5]), /line 1: unrecognised format/],
+    ['binary garbage', 'bin.dat', Buffer.from([0, 1, 2, 3, 255, 10, 4, 5]), /bin\.dat: the file holds NUL bytes: a binary file, not a UTF-8 text trace$/],
     ['unknown CSV header', 'other.csv', 'a,b,c\n1,2,3\n', /line 1: unrecognised format .*supported formats/s],
   ])('%s', async (_what, name, content, re) => {
     expect((await refusal(name, content)).message).toMatch(re);
+  });
+
+  describe('encodings and line endings', () => {
+    const csv = `${BURST_HEADER}\n1,ChatGPT,10,20,30,x\n2,ChatGPT,11,21,32,x\n`;
+    const sharegpt = JSON.stringify([conversation('a', [[8, 8]])]);
+
+    it('a compressed file says so, however it is given', async () => {
+      for (const burst of [false, true]) {
+        expect((await refusal('b.csv.gz', gzipSync(csv), { burst })).message).toMatch(/b\.csv\.gz: the file is gzip-compressed: decompress it first \(gunzip\)$/);
+      }
+      expect((await refusal('s.json.gz', gzipSync(sharegpt))).message).toMatch(/gzip-compressed/);
+    });
+
+    it('UTF-16, with or without a byte-order mark, says so and echoes none of its bytes', async () => {
+      const cases: [string, Buffer][] = [
+        ['le-bom.csv', Buffer.from(`\uFEFF${csv}`, 'utf16le')],
+        ['be-bom.csv', Buffer.from(`\uFEFF${csv}`, 'utf16le').swap16()],
+        ['le.csv', Buffer.from(csv, 'utf16le')],
+        ['s.json', Buffer.from(`\uFEFF${sharegpt}`, 'utf16le')],
+      ];
+      for (const [name, bytes] of cases) {
+        for (const burst of name.endsWith('.csv') ? [false, true] : [false]) {
+          const { message } = await refusal(name, bytes, { burst });
+          expect(message, name).toMatch(/: the file is UTF-16 encoded( \(no byte-order mark\))?: convert it to UTF-8 \(e\.g\. iconv -f UTF-16 -t UTF-8\)$/);
+        }
+      }
+    });
+
+    it('a byte that is not UTF-8 (a Latin-1 file) is refused with its line and column, not read as U+FFFD', async () => {
+      const latin1 = (text: string) => Buffer.from(text, 'latin1');
+      expect((await refusal('b.csv', latin1(`${BURST_HEADER}\n1,ChatGPT,10,20,30,x\n2,Caf\u00e9,11,21,32,x\n`))).message).toMatch(
+        /b\.csv, line 3: not UTF-8 text \(byte 0xE9 at column 6\): kvbench reads UTF-8 only; convert the file \(for Latin-1: iconv -f latin1 -t utf-8\)$/,
+      );
+      const sg = `[\n${JSON.stringify(conversation('a', [[8, 8]]))},\n{"id": "b", "conversations": [\n {"from": "human", "value": "caf\u00e9"},\n {"from": "gpt", "value": "ok"}]}\n]`;
+      expect((await refusal('s.json', latin1(sg))).message).toMatch(/s\.json, line 4: not UTF-8 text \(byte 0xE9 at column 33\)/);
+      expect((await refusal('m.jsonl', latin1(`${mc(0, 600, [1, 2])}\n{"timestamp": 1, "note": "\u00e9"}\n`))).message).toMatch(/m\.jsonl, line 2: not UTF-8 text/);
+    });
+
+    it('blank lines before the header are skipped, as the CSV parser does', async () => {
+      for (const [name, lead] of [['b.csv', '\n'], ['a.csv', '\r\n \r\n']] as const) {
+        const content = name === 'b.csv' ? csv : 'TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-11-16 18:17:03.97,10,2\r\n';
+        const file = writeFile(tempDir(), name, `${lead}${content}`);
+        const src = await createWorkloadSource(makeCtx({ datasetPath: file, traceSpeedup: 0, replayCycles: 1 }));
+        expect(src.kind).toBe(name === 'b.csv' ? 'burstgpt' : 'azure');
+        expect(await takeAll(src)).toHaveLength(name === 'b.csv' ? 2 : 1);
+      }
+    });
+
+    it('lines ending in CR alone are named, not read as a header and no rows', async () => {
+      const cr = csv.replaceAll('\n', '\r');
+      for (const burst of [false, true]) {
+        expect((await refusal('b.csv', cr, { burst })).message).toMatch(/b\.csv, line 1: the lines end in CR alone \(classic Mac line endings\): convert them to LF or CR LF/);
+      }
+      const mcCr = `${mc(0, 600, [1, 2])}\r${mc(5, 600, [1, 3])}\r`;
+      expect((await refusal('m.jsonl', mcCr)).message).toMatch(/m\.jsonl, line 1: the lines end in CR alone/);
+    });
+
+    it('control characters of an unrecognised first line are escaped, never sent to the terminal', async () => {
+      const { message } = await refusal('t.csv', 'time\x1b[2J,bell\x07,\u202eevil\n1,2,3\n');
+      expect(message).toContain('(first line "time\\u{1b}[2J,bell\\u{7},\\u{202e}evil")');
+      expect(message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    });
+
+    it('a first line longer than the 1 MiB detection window says so', async () => {
+      const huge = `{"timestamp": 0, "input_length": 102400000, "output_length": 5, "hash_ids": [${Array.from({ length: 200_000 }, (_, i) => i).join(', ')}]}\n`;
+      expect((await refusal('m.jsonl', huge)).message).toMatch(/m\.jsonl, line 1: the line is longer than 1 MiB/);
+      expect((await refusal('b.csv', `${'x,'.repeat(600_000)}\n`)).message).toMatch(/b\.csv, line 1: the line is longer than 1 MiB/);
+    });
   });
 
   describe('ShareGPT', () => {

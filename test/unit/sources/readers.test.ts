@@ -4,7 +4,7 @@ import { columnIndex, parseDecimal, parseTokenCount, splitCsvLine } from '../../
 import { jsonErrorLine } from '../../../src-main/engine/workload/sources/input-errors.ts';
 import { readJsonArray } from '../../../src-main/engine/workload/sources/json-array-reader.ts';
 import { LineReader } from '../../../src-main/engine/workload/sources/line-reader.ts';
-import { charsPerTokenEstimate, loadTokenCounter } from '../../../src-main/engine/workload/sources/token-counter.ts';
+import { charsPerTokenEstimate, loadTokenCounter, TOKENIZERS } from '../../../src-main/engine/workload/sources/token-counter.ts';
 import { removeTempDirs, tempDir, writeFile } from './helpers.ts';
 
 afterEach(removeTempDirs);
@@ -135,6 +135,20 @@ describe('token counting', () => {
     const none = await loadTokenCounter({ tokenizers: [missing] });
     expect(none.name).toBe('chars/4');
     expect(none.count('abcdefgh')).toBe(2);
+  });
+
+  it('asks js-tiktoken (the fallback) to count special-token strings as plain text', async () => {
+    // A module with js-tiktoken's encode(text, allowedSpecial = [], disallowedSpecial = "all") contract
+    // (not installed here): it throws on "<|endoftext|>" unless nothing is disallowed, and counts it as
+    // one control token only when it is allowed.
+    const jsTiktokenLike = `export function getEncoding() { return { encode(t, allowed = [], disallowed = "all") {
+      if (disallowed === "all" || disallowed.includes("<|endoftext|>")) { if (t.includes("<|endoftext|>")) throw new Error("The text contains a special token that is not allowed: <|endoftext|>"); }
+      const parts = allowed === "all" || allowed.includes("<|endoftext|>") ? t.split("<|endoftext|>").join(" ^ ") : t;
+      return parts.split(/(?=[ <|>])/); } }; }`;
+    const jsTiktoken = TOKENIZERS.find((t) => t.specifier === 'js-tiktoken')!;
+    const c = await loadTokenCounter({ tokenizers: [{ ...jsTiktoken, specifier: `data:text/javascript,${encodeURIComponent(jsTiktokenLike)}` }] });
+    expect(c.name).toBe('js-tiktoken cl100k_base');
+    expect(c.count('a <|endoftext|> b')).toBe(7); // "a", " ", "<", "|endoftext", "|", ">", " b"
   });
 
   it('counts with the shipped cl100k_base tokenizer by default', async () => {

@@ -51,6 +51,37 @@ describe('ShareGPT dataset loading', () => {
     expect(ds.unpairedMessages).toBe(3); // the leading reply, the question answered by nobody, the trailing one
   });
 
+  it('counts special-token strings (<|endoftext|> …) in the text as plain text with the shipped tokenizer', async () => {
+    const specials = ['<|endoftext|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|endofprompt|>'];
+    const file = writeFile(
+      tempDir(),
+      'special.json',
+      JSON.stringify(specials.map((sp, i) => ({ id: `s${i}`, conversations: [{ from: 'human', value: `a ${sp} b` }, { from: 'gpt', value: `ok ${sp}` }] }))),
+    );
+    const ds = await loadShareGpt(file, { maxConversations: 500 });
+    expect(ds.tokenizer).toBe('gpt-tokenizer cl100k_base');
+    expect(ds.turns).toBe(specials.length);
+    // As tiktoken's encode(disallowed_special=()): "a", " <|", "endo", "ft", "ext", "|", ">", " b" — the
+    // string spelled out, where one control token would make "a <|endoftext|> b" 4.
+    expect(ds.conversations[0].contextTokens).toEqual([8]);
+    for (const c of ds.conversations) expect(c.contextTokens[0]).toBeGreaterThan(3);
+  });
+
+  it('a tokenizer that fails on a message is a VALIDATION error naming the file, conversation and message', async () => {
+    const file = writeFile(tempDir(), 'fails.json', `[\n${JSON.stringify(conversation('ok', [[8, 8]]))},\n${JSON.stringify({ id: 'bad', conversations: [{ from: 'human', value: 'fine' }, { from: 'gpt', value: 'BOOM' }] })}\n]`);
+    const counter = {
+      name: 'picky-bpe',
+      count: (t: string) => {
+        if (t.includes('BOOM')) throw new Error('cannot count BOOM');
+        return 1;
+      },
+    };
+    await expect(loadShareGpt(file, { maxConversations: 500, counter })).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: `${file}, line 3: conversation 2, message 2: picky-bpe could not count its text: cannot count BOOM`,
+    });
+  });
+
   it('stops reading at --max-conversations usable conversations', async () => {
     const file = writeShareGpt(tempDir(), 50);
     const ds = await loadShareGpt(file, { maxConversations: 7, counter: estimateCounter() });

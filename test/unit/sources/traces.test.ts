@@ -104,6 +104,35 @@ describe('BurstGPT replay', () => {
     expect(await digest(5)).not.toBe(await digest(6));
   });
 
+  it('a file truncated after its validation ends the replay with stream_error and stoppedEarly, not as replayed to its end', async () => {
+    const dir = tempDir();
+    // Larger than one 256 KiB read, so the replay still has to read the part that goes away.
+    const many = Array.from({ length: 20_000 }, (_, i): [number, number, number] => [i * 0.001, 100 + (i % 7), 10]);
+    const file = writeBurst(dir, many);
+    const copy = writeBurst(dir, many, 'untouched.csv');
+    const opts = { traceSpeedup: 0, replayCycles: 1 } as const;
+    // Cut at a row boundary, so what is left still parses: only the row count tells.
+    const cutBytes = fs.readFileSync(file, 'utf8').lastIndexOf('\n', 400_000) + 1;
+    const rowsLeft = fs.readFileSync(file, 'utf8').slice(0, cutBytes).split('\n').length - 2; // less the header and the empty end
+    const src = await createWorkloadSource(makeCtx({ datasetPath: file, ...opts })); // validated: 20,000 rows
+    fs.truncateSync(file, cutBytes);
+    const got = await takeAll(src);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.length).toBeLessThanOrEqual(rowsLeft);
+    const d = src.describe();
+    expect(d.trace_requests).toBe(many.length);
+    expect(d.stream_error).toBe(
+      `${file}: the file changed during the replay: this pass read ${got.length} requests (${cutBytes} bytes), ` +
+        `the validation before the run 20000 (${fs.statSync(copy).size} bytes); the replay stopped there`,
+    );
+    expect(src.stoppedEarly).toBe(`the burstgpt replay stopped early: ${String(d.stream_error)}`);
+
+    const whole = await createWorkloadSource(makeCtx({ datasetPath: copy, ...opts, replayCycles: 2 }));
+    expect(await takeAll(whole)).toHaveLength(2 * many.length);
+    expect(whole.describe().stream_error).toBeNull();
+    expect(whole.stoppedEarly).toBeNull();
+  });
+
   it('BurstGPT given as --dataset-path is detected from its header', async () => {
     const file = writeBurst(tempDir(), rows);
     const src = await createWorkloadSource(makeCtx({ datasetPath: file, replayCycles: 1 }));
@@ -115,7 +144,10 @@ describe('Azure LLM trace replay', () => {
   it('parses the trace date-times to the 100 ns', () => {
     expect(parseAzureTimestamp('2023-11-16 18:17:03.9799600')).toBeCloseTo(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000 + 0.97996, 6);
     expect(parseAzureTimestamp('2023-11-16T18:17:03Z')).toBe(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000);
-    for (const bad of ['2023-13-01 00:00:00', '2023-02-30 00:00:00', '2023-11-16 25:00:00', '17:03.9', '', '2023-11-16 18:17:03.97996001234']) {
+    // Another offset names the same instant in UTC: converted, not refused as "not a date-time".
+    expect(parseAzureTimestamp('2023-11-16 19:17:03+01:00')).toBe(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000);
+    expect(parseAzureTimestamp('2023-11-16 13:47:03.5-0430')).toBe(Date.UTC(2023, 10, 16, 18, 17, 3) / 1000 + 0.5);
+    for (const bad of ['2023-13-01 00:00:00', '2023-02-30 00:00:00', '2023-11-16 25:00:00', '17:03.9', '', '2023-11-16 18:17:03.97996001234', '2023-11-16 18:17:03+24:00', '2023-11-16 18:17:03+01:60']) {
       expect(parseAzureTimestamp(bad), bad).toBeNull();
     }
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
 import { columnIndex, parseDecimal, parseTokenCount, splitCsvLine } from './csv.ts';
 import { inputError } from './input-errors.ts';
+import { printable } from './text-encoding.ts';
 import type { ReplayWorkload } from './replay-source.ts';
 import type { SourceContext } from './source-context.ts';
 import { replayTimedTrace } from './timed-trace-source.ts';
@@ -36,7 +37,7 @@ export function csvTraceParser(
         throw inputError(
           file,
           line.lineNo,
-          `not a ${label} header: missing column(s) ${cols.missing.map((c) => `"${c}"`).join(', ')}; expected "${expectedHeader}", found "${line.text.slice(0, 200)}"`,
+          `not a ${label} header: missing column(s) ${cols.missing.map((c) => `"${c}"`).join(', ')}; expected "${expectedHeader}", found "${printable(line.text.slice(0, 200))}"`,
         );
       }
       index = cols.index;
@@ -55,7 +56,7 @@ export function csvTraceParser(
 /** A token-count column: a non-negative integer, or an error naming the file, line and column. */
 export function tokenField(file: string, line: TextLine, column: string, text: string): number {
   const v = parseTokenCount(text);
-  if (v === null) throw inputError(file, line.lineNo, `${column} "${text.slice(0, 50)}" is not a non-negative integer`);
+  if (v === null) throw inputError(file, line.lineNo, `${column} "${printable(text.slice(0, 50))}" is not a non-negative integer`);
   return v;
 }
 
@@ -65,7 +66,7 @@ export const BURSTGPT_FORMAT: TimedTraceFormat = {
     csvTraceParser(file, 'BurstGPT CSV', BURSTGPT_HEADER, REQUIRED, (get, line) => {
       const ts = get('Timestamp');
       const t = parseDecimal(ts);
-      if (t === null) throw inputError(file, line.lineNo, `Timestamp "${ts.slice(0, 50)}" is not a number (seconds)`);
+      if (t === null) throw inputError(file, line.lineNo, `Timestamp "${printable(ts.slice(0, 50))}" is not a number (seconds)`);
       return {
         t,
         contextTokens: tokenField(file, line, 'Request tokens', get('Request tokens')),

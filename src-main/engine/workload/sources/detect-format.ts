@@ -5,6 +5,7 @@ import { BURSTGPT_HEADER } from './burstgpt-source.ts';
 import { splitCsvLine } from './csv.ts';
 import { inputError, unreadable } from './input-errors.ts';
 import { MAX_LINE_BYTES } from './line-reader.ts';
+import { crOnlyLineEndings, encodingProblem, printable } from './text-encoding.ts';
 
 export type DatasetFormat = 'sharegpt' | 'mooncake' | 'azure' | 'burstgpt' | 'workload-file';
 
@@ -21,7 +22,8 @@ export const DATASET_FORMATS: Readonly<Record<DatasetFormat, string>> = {
  * Tells a `--dataset-path` file's format from its content (not its name): a JSON array is ShareGPT; a
  * first line holding a JSON object with `hash_ids` is a Mooncake trace; a JSON object with
  * `"format": "kvbench-workload"` is a workload file; a CSV header names an Azure or a BurstGPT trace.
- * Reads at most the first MiB.
+ * Reads at most the first MiB. Blank lines before the first line are skipped, as the parsers do;
+ * compressed, UTF-16 and binary files are named as such.
  */
 export async function detectDatasetFormat(file: string): Promise<DatasetFormat> {
   let head: Buffer;
@@ -37,15 +39,24 @@ export async function detectDatasetFormat(file: string): Promise<DatasetFormat> 
   } catch (err) {
     throw unreadable(file, err);
   }
+  const problem = encodingProblem(head);
+  if (problem) throw inputError(file, null, problem);
   let text = head.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const trimmed = text.trimStart();
   if (trimmed === '') throw inputError(file, null, 'the file is empty');
   const supported = `supported formats:\n  ${Object.values(DATASET_FORMATS).join('\n  ')}`;
+  // JSON allows any whitespace (a lone CR too) around the array's elements: ShareGPT reads it all.
   if (trimmed.startsWith('[')) return 'sharegpt';
+  // The line formats are read as the parsers will: blank lines before the first one are skipped.
+  const firstLineNo = text.slice(0, text.length - trimmed.length).split('\n').length;
+  const firstStart = text.lastIndexOf('\n', text.length - trimmed.length - 1) + 1;
+  const nl = text.indexOf('\n', firstStart);
+  const firstLine = (nl >= 0 ? text.slice(firstStart, nl) : text.slice(firstStart)).replace(/\r$/, '');
+  const crOnly = firstLine.includes('\r');
+  const crOnlyError = () => crOnlyLineEndings(file, firstLineNo);
+  const tooLong = nl < 0 && head.length > MAX_LINE_BYTES;
   if (trimmed.startsWith('{')) {
-    const nl = trimmed.indexOf('\n');
-    const firstLine = (nl >= 0 ? trimmed.slice(0, nl) : trimmed).trim();
     let first: unknown = undefined;
     try {
       first = JSON.parse(firstLine);
@@ -56,18 +67,23 @@ export async function detectDatasetFormat(file: string): Promise<DatasetFormat> 
       const rec = first as Record<string, unknown>;
       if ('hash_ids' in rec) return 'mooncake';
       if (rec.format === WORKLOAD_FILE_FORMAT) return 'workload-file';
-      const lineNo = text.slice(0, text.length - trimmed.length).split('\n').length;
-      throw inputError(file, lineNo, `a JSON object without "hash_ids" (not a Mooncake trace) and without "format": "${WORKLOAD_FILE_FORMAT}"; ${supported}`);
+      throw inputError(file, firstLineNo, `a JSON object without "hash_ids" (not a Mooncake trace) and without "format": "${WORKLOAD_FILE_FORMAT}"; ${supported}`);
     }
     if (new RegExp(`"format"\\s*:\\s*"${WORKLOAD_FILE_FORMAT}"`).test(text)) return 'workload-file';
+    if (crOnly) throw crOnlyError();
+    if (tooLong) throw lineTooLong(file, firstLineNo);
     throw inputError(file, null, `a JSON document that is neither a ShareGPT array, a Mooncake trace nor a kvbench workload file; ${supported}`);
   }
-  const nl = text.indexOf('\n');
-  if (nl < 0 && head.length > MAX_LINE_BYTES) throw inputError(file, 1, `line is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB: not a trace file`);
-  const header = (nl >= 0 ? text.slice(0, nl) : text).replace(/\r$/, '');
-  const split = splitCsvLine(header);
+  if (crOnly) throw crOnlyError();
+  if (tooLong) throw lineTooLong(file, firstLineNo);
+  const split = splitCsvLine(firstLine);
   const cols = split.ok ? split.fields.map((f) => f.trim()) : [];
   if (['TIMESTAMP', 'ContextTokens', 'GeneratedTokens'].every((c) => cols.includes(c))) return 'azure';
   if (['Timestamp', 'Request tokens', 'Response tokens'].every((c) => cols.includes(c))) return 'burstgpt';
-  throw inputError(file, 1, `unrecognised format (first line "${header.slice(0, 120)}"); ${supported}`);
+  throw inputError(file, firstLineNo, `unrecognised format (first line "${printable(firstLine.slice(0, 120))}"); ${supported}`);
+}
+
+/** Detection reads 1 MiB; no trace format needs a longer line (the line reader refuses one too). */
+function lineTooLong(file: string, lineNo: number): Error {
+  return inputError(file, lineNo, `the line is longer than ${MAX_LINE_BYTES / 2 ** 20} MiB: not a trace file kvbench reads`);
 }

@@ -1,5 +1,6 @@
 import fsp from 'node:fs/promises';
 import { inputError, unreadable } from './input-errors.ts';
+import { encodingProblem, printable, utf8Text } from './text-encoding.ts';
 
 /** Largest single array element accepted (one ShareGPT conversation, one validation-trace record). */
 export const MAX_JSON_ELEMENT_BYTES = 64 * 1024 * 1024;
@@ -61,11 +62,12 @@ export async function readJsonArray(
     parts = [];
     partsBytes = 0;
     if (bytes.length > maxElementBytes) throw tooBig();
+    const text = utf8Text(file, bytes, elementLine);
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8'));
+      value = JSON.parse(text);
     } catch (err) {
-      throw inputError(file, elementLine, `element ${count + 1} of the JSON array is not valid JSON: ${(err as Error).message}`);
+      throw inputError(file, elementLine, `element ${count + 1} of the JSON array is not valid JSON: ${printable((err as Error).message)}`);
     }
     const index = count++;
     if (onElement({ value, index, lineNo: elementLine }) === false) stopped = true;
@@ -82,6 +84,10 @@ export async function readJsonArray(
         throw unreadable(file, err);
       }
       if (n === 0) break;
+      if (offset === 0) {
+        const problem = encodingProblem(buf.subarray(0, n));
+        if (problem) throw inputError(file, null, problem);
+      }
       let i = 0;
       if (offset === 0 && n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) i = 3;
       offset += n;

@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
 import { inputError, unreadable } from './input-errors.ts';
+import { crOnlyLineEndings, encodingProblem, utf8Text } from './text-encoding.ts';
 
 /** Lines longer than this are refused: no trace format needs them, and they would cost unbounded memory. */
 export const MAX_LINE_BYTES = 1024 * 1024;
@@ -17,7 +18,8 @@ export interface TextLine {
  * Reads a text file line by line in bounded memory (one chunk plus at most one line), and can stop and
  * resume: each `read` opens the file, continues from where the previous one stopped and closes it
  * again, so a paused replay holds no file handle. `\n` and `\r\n` endings; a UTF-8 byte-order mark is
- * dropped; a last line without a newline still counts.
+ * dropped; a last line without a newline still counts. Text must be UTF-8: a compressed or UTF-16
+ * file, a byte that is not UTF-8, or lines ending in CR alone are refused with the file and line.
  */
 export class LineReader {
   readonly file: string;
@@ -29,6 +31,8 @@ export class LineReader {
   #lineNo = 0;
   #fileEnded = false;
   #done = false;
+  /** A line with more than whitespace has been returned. */
+  #sawText = false;
 
   constructor(file: string, opts: { maxLineBytes?: number } = {}) {
     this.file = file;
@@ -38,6 +42,11 @@ export class LineReader {
   /** True once every line has been returned. */
   get done(): boolean {
     return this.#done;
+  }
+
+  /** Bytes read from the file so far (all of it once `done`). */
+  get bytesRead(): number {
+    return this.#offset;
   }
 
   /** The number of the last line returned. */
@@ -77,6 +86,10 @@ export class LineReader {
           this.#fileEnded = true;
           continue;
         }
+        if (this.#offset === 0) {
+          const problem = encodingProblem(chunk.subarray(0, bytesRead));
+          if (problem) throw inputError(this.file, null, problem);
+        }
         this.#offset += bytesRead;
         // A fresh buffer, so the unread rest never pins an old chunk.
         this.#pending = Buffer.concat([this.#pending, chunk.subarray(0, bytesRead)]);
@@ -105,8 +118,12 @@ export class LineReader {
     this.#lineNo++;
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === 0x0d) end--;
-    let text = bytes.toString('utf8', 0, end);
+    let text = utf8Text(this.file, bytes.subarray(0, end), this.#lineNo);
     if (this.#lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    if (!this.#sawText && text.trim() !== '') {
+      this.#sawText = true;
+      if (text.includes('\r')) throw crOnlyLineEndings(this.file, this.#lineNo);
+    }
     return { text, lineNo: this.#lineNo };
   }
 

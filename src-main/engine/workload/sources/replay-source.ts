@@ -171,6 +171,11 @@ export class ReplayWorkload implements WorkloadSource {
     return this.#issued;
   }
 
+  /** Why the replay ended before the file's end (it changed or broke under the run), or null. */
+  get stoppedEarly(): string | null {
+    return this.#streamError === null ? null : `the ${this.kind} replay stopped early: ${this.#streamError}`;
+  }
+
   peekArrivalNs(): number {
     if (this.#head < this.#buf.length) return this.#buf[this.#head].arrivalNs;
     if (this.#ended) return Number.POSITIVE_INFINITY;
@@ -251,7 +256,7 @@ export class ReplayWorkload implements WorkloadSource {
       this.#pullSize = blocks === 0 ? READ_AHEAD : Math.max(1, Math.min(READ_AHEAD, Math.floor(READ_AHEAD_BLOCKS / 2 / (blocks / got.length))));
     } catch (err) {
       // The file was validated before the run; failing now means it changed underneath. End the
-      // replay here (the run ends as "replayed to its end") and say why in the results.
+      // replay here (the run ends as partial, see stoppedEarly) and say why in the results.
       this.#ended = true;
       this.#streamErrorCause = err;
       this.#streamError = (err as Error).message;

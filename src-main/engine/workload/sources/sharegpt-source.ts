@@ -105,8 +105,8 @@ export async function loadShareGpt(file: string, opts: ShareGptLoadOptions): Pro
       if (typeof reply.value !== 'string') {
         throw inputError(file, lineNo, `conversation ${index + 1}, message ${i + 2}: "value" must be a string`);
       }
-      let ctx = counter.count(m.value);
-      let gen = counter.count(reply.value);
+      let ctx = countTokens(counter, m.value, file, lineNo, `conversation ${index + 1}, message ${i + 1}`);
+      let gen = countTokens(counter, reply.value, file, lineNo, `conversation ${index + 1}, message ${i + 2}`);
       if (ctx > maxCtx) {
         ctx = maxCtx;
         ds.cappedContextTurns++;
@@ -145,6 +145,18 @@ export async function loadShareGpt(file: string, opts: ShareGptLoadOptions): Pro
     );
   }
   return ds;
+}
+
+/**
+ * A message's tokens. A tokenizer that throws on some text is a problem of that text for the user to
+ * find (a VALIDATION error naming the file, conversation and message), not an internal failure.
+ */
+function countTokens(counter: TokenCounter, text: string, file: string, lineNo: number, where: string): number {
+  try {
+    return counter.count(text);
+  } catch (err) {
+    throw inputError(file, lineNo, `${where}: ${counter.name} could not count its text: ${(err as Error).message}`);
+  }
 }
 
 export interface ShareGptReplayOptions {

@@ -25,7 +25,8 @@ export interface TimedTraceFormat {
 
 /** What the up-front validation pass learned about the whole trace. */
 export interface TimedTraceScan {
-  files: { path: string; rows: number }[];
+  /** Each file's requests and length in bytes as validated, to tell when it changes under the replay. */
+  files: { path: string; rows: number; bytes: number }[];
   rows: number;
   /** Sum of the non-negative gaps between consecutive rows, seconds (the trace's length). */
   spanS: number;
@@ -90,7 +91,7 @@ export async function scanTimedTrace(files: readonly string[], format: TimedTrac
         }
       }
     });
-    scan.files.push({ path: file, rows });
+    scan.files.push({ path: file, rows, bytes: reader.bytesRead });
     scan.rows += rows;
   }
   if (scan.rows === 0) {
@@ -132,11 +133,15 @@ export class TimedTraceFeed implements ReplayFeed {
   #cycle = 0;
   #cyclesCompleted = 0;
   #rowInCycle = 0;
+  /** Request rows read from the current file in this pass. */
+  #rowsInFile = 0;
   #seq = 0;
   #prevT: number | null = null;
   #arrivalNs = 0;
   #gapPending = false;
   #ended = false;
+  /** Why the replay stopped early, thrown once the requests read before it are handed out. */
+  #failure: Error | null = null;
 
   constructor(files: readonly string[], format: TimedTraceFormat, scan: TimedTraceScan, opts: TimedTraceReplayOptions) {
     this.#files = files;
@@ -149,18 +154,29 @@ export class TimedTraceFeed implements ReplayFeed {
   }
 
   async pull(max: number): Promise<ReplaySpec[]> {
+    if (this.#failure) throw this.#failure;
     const out: ReplaySpec[] = [];
     while (out.length < max && !this.#ended) {
       if (!this.#reader) {
         this.#reader = new LineReader(this.#files[this.#fileIndex]);
         this.#parse = this.#format.fileParser(this.#files[this.#fileIndex]);
+        this.#rowsInFile = 0;
       }
       const lines = await this.#reader.read(max - out.length);
       for (const line of lines) {
         const row = this.#parse!(line);
-        if (row) out.push(this.#spec(row));
+        if (!row) continue;
+        this.#rowsInFile++;
+        out.push(this.#spec(row));
       }
-      if (this.#reader.done) this.#nextFile();
+      if (!this.#reader.done) continue;
+      this.#failure = this.#changedSinceScan(this.#reader);
+      if (this.#failure) {
+        this.#ended = true;
+        if (out.length === 0) throw this.#failure;
+        break;
+      }
+      this.#nextFile();
     }
     return out;
   }
@@ -197,6 +213,21 @@ export class TimedTraceFeed implements ReplayFeed {
     this.#seq++;
     this.#rowInCycle++;
     return spec;
+  }
+
+  /**
+   * A file that still parses but was truncated, rotated or rewritten since the validation pass ends
+   * at another row than validated: the pass would otherwise count as complete with requests missing.
+   */
+  #changedSinceScan(reader: LineReader): Error | null {
+    const scanned = this.#scan.files[this.#fileIndex];
+    if (this.#rowsInFile === scanned.rows && reader.bytesRead === scanned.bytes) return null;
+    return inputError(
+      reader.file,
+      null,
+      `the file changed during the replay: this pass read ${this.#rowsInFile} requests (${reader.bytesRead} bytes), ` +
+        `the validation before the run ${scanned.rows} (${scanned.bytes} bytes); the replay stopped there`,
+    );
   }
 
   #nextFile(): void {

@@ -31,16 +31,23 @@ export function estimateCounter(charsPerToken = 4): TokenCounter {
   return { name: charsPerToken === 4 ? 'chars/4' : `chars/${charsPerToken}`, count: (t) => charsPerTokenEstimate(t, charsPerToken) };
 }
 
-/** Tokenizer packages, tried in order (gpt-tokenizer is a dependency of kvbench; js-tiktoken is not). */
-const TOKENIZERS: readonly { name: string; specifier: string; make: (mod: Record<string, unknown>) => ((text: string) => number) | null }[] = [
+/**
+ * Tokenizer packages, tried in order (gpt-tokenizer is a dependency of kvbench; js-tiktoken is not).
+ * Both refuse text holding a special-token string (`<|endoftext|>`, `<|fim_prefix|>` …) by default,
+ * tiktoken's "disallowed special" guard for text about to be sent to a model. Here text is only
+ * counted, and chat logs about tokenizers or prompt formats hold such strings, so the guard is turned
+ * off: they count as plain text (as tiktoken's `disallowed_special=()`), never as control tokens.
+ */
+export const TOKENIZERS: readonly { name: string; specifier: string; make: (mod: Record<string, unknown>) => ((text: string) => number) | null }[] = [
   {
     name: 'gpt-tokenizer cl100k_base',
     specifier: 'gpt-tokenizer/encoding/cl100k_base',
     make: (m) => {
       const count = m.countTokens ?? (m.default as Record<string, unknown> | undefined)?.countTokens;
       const encode = m.encode ?? (m.default as Record<string, unknown> | undefined)?.encode;
-      if (typeof count === 'function') return (t) => (count as (s: string) => number)(t);
-      if (typeof encode === 'function') return (t) => (encode as (s: string) => unknown[])(t).length;
+      const plainText = { disallowedSpecial: new Set<string>() };
+      if (typeof count === 'function') return (t) => (count as (s: string, o: typeof plainText) => number)(t, plainText);
+      if (typeof encode === 'function') return (t) => (encode as (s: string, o: typeof plainText) => unknown[])(t, plainText).length;
       return null;
     },
   },
@@ -50,8 +57,9 @@ const TOKENIZERS: readonly { name: string; specifier: string; make: (mod: Record
     make: (m) => {
       const getEncoding = m.getEncoding ?? (m.default as Record<string, unknown> | undefined)?.getEncoding;
       if (typeof getEncoding !== 'function') return null;
-      const enc = (getEncoding as (n: string) => { encode: (s: string) => unknown[] })('cl100k_base');
-      return (t) => enc.encode(t).length;
+      const enc = (getEncoding as (n: string) => { encode: (s: string, allowed: string[], disallowed: string[]) => unknown[] })('cl100k_base');
+      // encode(text, allowedSpecial, disallowedSpecial): none allowed as control tokens, none refused.
+      return (t) => enc.encode(t, [], []).length;
     },
   },
 ];

@@ -11,6 +11,7 @@ import {
 } from '../../../../src-shared/domain/workload-file.ts';
 import { Rng } from '../rng.ts';
 import { inputError, jsonErrorLine, unreadable } from './input-errors.ts';
+import { encodingProblem, printable, utf8Text } from './text-encoding.ts';
 import { blocksOf, cyclePrefix, ReplayWorkload, WORKLOAD_GENERATE_STREAM, type ReplayFeed, type ReplaySpec } from './replay-source.ts';
 import { replayOptions, type SourceContext } from './source-context.ts';
 
@@ -78,20 +79,22 @@ export async function readWorkloadFile(file: string): Promise<WorkloadFile> {
   if (st.size > MAX_WORKLOAD_FILE_BYTES) {
     throw inputError(file, null, `is ${(st.size / 2 ** 20).toFixed(0)} MiB; a kvbench workload file is at most ${MAX_WORKLOAD_FILE_BYTES / 2 ** 20} MiB`);
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await fsp.readFile(file, 'utf8');
+    bytes = await fsp.readFile(file);
   } catch (err) {
     throw unreadable(file, err);
   }
-  text = text.replace(/^\uFEFF/, ''); // a byte-order mark, as editors on Windows write
+  const problem = encodingProblem(bytes);
+  if (problem) throw inputError(file, null, problem);
+  const text = utf8Text(file, bytes, 1).replace(/^\uFEFF/, ''); // a byte-order mark, as editors on Windows write
   if (text.trim() === '') throw inputError(file, null, 'the file is empty (expected a kvbench workload JSON object)');
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     const msg = (err as Error).message;
-    throw inputError(file, jsonErrorLine(text, msg), `not valid JSON (truncated?): ${msg}`);
+    throw inputError(file, jsonErrorLine(text, msg), `not valid JSON (truncated?): ${printable(msg)}`);
   }
   const r = WorkloadFileSchema.safeParse(value);
   if (!r.success) {
