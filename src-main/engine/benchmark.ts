@@ -455,7 +455,17 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   };
   if (warmUpNs === 0) openWindow();
   else log('info', `warming up for ${o.warmUp} s before the measured window opens`);
+  // A replay has ended once its source has nothing left and every request it issued has completed or
+  // failed: the window closes then, after the last request, not when the last one arrived.
+  // `finishing`: callers whose request just ended (a worker is counted busy until it returns).
+  const endIfReplayed = (finishing: number): boolean => {
+    if (workload.peekArrivalNs() !== Number.POSITIVE_INFINITY || queue.depth > 0 || pool.busy > finishing) return false;
+    endRun('complete', workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`, 'workload-end', finishing > 0);
+    return true;
+  };
   const pool = new WorkerPool(async (req) => {
+    // Handed over before the run ended: the pool counted it busy then, so the results count it in
+    // flight at the close.
     if (stop.signal.aborted) return;
     // The conversation's next turn waits in the queue until this request has written its own entry
     // (the processor says when) or has ended without writing it.
@@ -488,6 +498,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       );
     } finally {
       released();
+      endIfReplayed(1);
     }
   }, queue);
   pool.resize(Math.min(o.numUsers, MAX_WORKERS));
@@ -530,10 +541,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         req.submitNs = process.hrtime.bigint();
         queue.push(req);
       }
-      if (workload.peekArrivalNs() === Number.POSITIVE_INFINITY && queue.depth === 0 && pool.busy === 0) {
-        endRun('complete', workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`, 'workload-end');
-        break;
-      }
+      if (endIfReplayed(0)) break;
       const nextNs = workload.peekArrivalNs();
       const deadlineNs = windowStartNs === null ? warmUpNs : windowStartNs + durationNs;
       const waitMs = Math.max(1, Math.min(50, (Math.min(nextNs, deadlineNs) - sinceStartNs()) / 1e6));
