@@ -432,8 +432,6 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const warmUpNs = o.warmUp * 1e9;
   let windowStartNs: number | null = null;
   let windowStartUnixNs = 0;
-  // --max-requests counts the window's requests: those issued during --warm-up do not use it up.
-  let issuedBeforeWindow = 0;
   const elapsedNs = (): number => (windowStartNs === null ? 0 : sinceStartNs() - windowStartNs);
   const durationNs = o.duration * 1e9;
   const load = (): { activeUsers: number; queueDepth: number } => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth });
@@ -450,7 +448,6 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     windowStartNs = sinceStartNs();
     windowOpened = true;
     windowStartUnixNs = unixNowNs();
-    issuedBeforeWindow = workload.issued;
     timeline = new TimelineSampler(cache, recorder, load);
   };
   if (warmUpNs === 0) openWindow();
@@ -536,7 +533,10 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat.
       const maxQueued = workload.paced ? Number.POSITIVE_INFINITY : 2 * pool.size;
       while (workload.peekArrivalNs() <= now && queue.depth < maxQueued) {
-        if (o.maxRequests > 0 && windowStartNs !== null && workload.issued - issuedBeforeWindow >= o.maxRequests) break;
+        // --max-requests: the window ends when that many have completed in it (the reference's meaning),
+        // so no more are issued than could complete it; a request that fails frees its place for
+        // another. Only completions in the window count: the warm-up does not use the limit up.
+        if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted + pool.busy + queue.depth >= o.maxRequests) break;
         const req = workload.next();
         req.submitNs = process.hrtime.bigint();
         queue.push(req);
