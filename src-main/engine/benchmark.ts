@@ -29,6 +29,7 @@ import type { GpuTier } from './tiers/gpu/gpu-tier.ts';
 import { openGpuTier } from './tiers/gpu/open-gpu-tier.ts';
 import { IoTraceLog } from './workload/trace/io-trace-log.ts';
 import { NullTier } from './workload/trace/null-tier.ts';
+import { EVENT_LOOP_SLICE_MS, withEventLoopTurns } from './workload/event-loop-slice.ts';
 import { compareWithTrace, loadValidationTrace } from './workload/trace/validation-trace.ts';
 import { DECODE_ONLY_ENTRIES_PER_USER, MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workload/personas.ts';
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
@@ -156,7 +157,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     if (traceMode) {
       traceLog = await IoTraceLog.open(o.ioTraceLog!);
       log('info', `Trace mode active: I/O operations will be logged to ${traceLog.path} (no real hardware I/O)`);
-      const room = { waitForRoom: () => traceLog!.waitForRoom() };
+      // Operations that complete at once would otherwise hold the event loop for as long as a backlog lasts.
+      const room = { waitForRoom: withEventLoopTurns(() => traceLog!.waitForRoom()) };
       // As in the reference, trace mode always has a GPU tier when a GPU budget is given.
       if (gpu.budgetBytes > 0) {
         tiers.push({ backend: new NullTier('gpu', room), budgetBytes: gpu.budgetBytes });
@@ -532,7 +534,10 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       }
       // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat.
       const maxQueued = workload.paced ? Number.POSITIVE_INFINITY : 2 * pool.size;
-      while (workload.peekArrivalNs() <= now && queue.depth < maxQueued) {
+      // A tick issues for one slice at most: behind an overloaded engine, thousands of arrivals can be
+      // due at once, and generating them all in one go would hold the event loop (the rest next tick).
+      const tickEndMs = performance.now() + EVENT_LOOP_SLICE_MS;
+      while (workload.peekArrivalNs() <= now && queue.depth < maxQueued && performance.now() < tickEndMs) {
         // --max-requests: the window ends when that many have completed in it (the reference's meaning),
         // so no more are issued than could complete it; a request that fails frees its place for
         // another. Only completions in the window count: the warm-up does not use the limit up.
