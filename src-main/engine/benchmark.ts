@@ -29,6 +29,7 @@ import type { GpuTier } from './tiers/gpu/gpu-tier.ts';
 import { openGpuTier } from './tiers/gpu/open-gpu-tier.ts';
 import { IoTraceLog } from './workload/trace/io-trace-log.ts';
 import { NullTier } from './workload/trace/null-tier.ts';
+import { EVENT_LOOP_SLICE_MS, withEventLoopTurns } from './workload/event-loop-slice.ts';
 import { compareWithTrace, loadValidationTrace } from './workload/trace/validation-trace.ts';
 import { DECODE_ONLY_ENTRIES_PER_USER, MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workload/personas.ts';
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
@@ -156,7 +157,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     if (traceMode) {
       traceLog = await IoTraceLog.open(o.ioTraceLog!);
       log('info', `Trace mode active: I/O operations will be logged to ${traceLog.path} (no real hardware I/O)`);
-      const room = { waitForRoom: () => traceLog!.waitForRoom() };
+      // Operations that complete at once would otherwise hold the event loop for as long as a backlog lasts.
+      const room = { waitForRoom: withEventLoopTurns(() => traceLog!.waitForRoom()) };
       // As in the reference, trace mode always has a GPU tier when a GPU budget is given.
       if (gpu.budgetBytes > 0) {
         tiers.push({ backend: new NullTier('gpu', room), budgetBytes: gpu.budgetBytes });
@@ -432,8 +434,6 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const warmUpNs = o.warmUp * 1e9;
   let windowStartNs: number | null = null;
   let windowStartUnixNs = 0;
-  // --max-requests counts the window's requests: those issued during --warm-up do not use it up.
-  let issuedBeforeWindow = 0;
   const elapsedNs = (): number => (windowStartNs === null ? 0 : sinceStartNs() - windowStartNs);
   const durationNs = o.duration * 1e9;
   const load = (): { activeUsers: number; queueDepth: number } => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth });
@@ -450,12 +450,28 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     windowStartNs = sinceStartNs();
     windowOpened = true;
     windowStartUnixNs = unixNowNs();
-    issuedBeforeWindow = workload.issued;
     timeline = new TimelineSampler(cache, recorder, load);
   };
   if (warmUpNs === 0) openWindow();
   else log('info', `warming up for ${o.warmUp} s before the measured window opens`);
+  // A replay has ended once its source has nothing left and every request it issued has completed or
+  // failed: the window closes then, after the last request, not when the last one arrived.
+  // `finishing`: callers whose request just ended (a worker is counted busy until it returns).
+  const endIfReplayed = (finishing: number): boolean => {
+    if (workload.peekArrivalNs() !== Number.POSITIVE_INFINITY || queue.depth > 0 || pool.busy > finishing) return false;
+    // A replay whose stream stopped early (the file changed, a parse error) is not a complete one.
+    const early = workload.stoppedEarly ?? null;
+    endRun(
+      early === null ? 'complete' : 'partial',
+      early ?? (workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`),
+      'workload-end',
+      finishing > 0,
+    );
+    return true;
+  };
   const pool = new WorkerPool(async (req) => {
+    // Handed over before the run ended: the pool counted it busy then, so the results count it in
+    // flight at the close.
     if (stop.signal.aborted) return;
     // The conversation's next turn waits in the queue until this request has written its own entry
     // (the processor says when) or has ended without writing it.
@@ -488,6 +504,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       );
     } finally {
       released();
+      endIfReplayed(1);
     }
   }, queue);
   pool.resize(Math.min(o.numUsers, MAX_WORKERS));
@@ -524,17 +541,19 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       }
       // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat.
       const maxQueued = workload.paced ? Number.POSITIVE_INFINITY : 2 * pool.size;
-      while (workload.peekArrivalNs() <= now && queue.depth < maxQueued) {
-        if (o.maxRequests > 0 && windowStartNs !== null && workload.issued - issuedBeforeWindow >= o.maxRequests) break;
+      // A tick issues for one slice at most: behind an overloaded engine, thousands of arrivals can be
+      // due at once, and generating them all in one go would hold the event loop (the rest next tick).
+      const tickEndMs = performance.now() + EVENT_LOOP_SLICE_MS;
+      while (workload.peekArrivalNs() <= now && queue.depth < maxQueued && performance.now() < tickEndMs) {
+        // --max-requests: the window ends when that many have completed in it (the reference's meaning),
+        // so no more are issued than could complete it; a request that fails frees its place for
+        // another. Only completions in the window count: the warm-up does not use the limit up.
+        if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted + pool.busy + queue.depth >= o.maxRequests) break;
         const req = workload.next();
         req.submitNs = process.hrtime.bigint();
         queue.push(req);
       }
-      if (workload.peekArrivalNs() === Number.POSITIVE_INFINITY && queue.depth === 0 && pool.busy === 0) {
-        const early = workload.stoppedEarly ?? null;
-        endRun(early === null ? 'complete' : 'partial', early ?? (workload.kind === 'synthetic' ? null : `the ${workload.kind} workload was replayed to its end`), 'workload-end');
-        break;
-      }
+      if (endIfReplayed(0)) break;
       const nextNs = workload.peekArrivalNs();
       const deadlineNs = windowStartNs === null ? warmUpNs : windowStartNs + durationNs;
       const waitMs = Math.max(1, Math.min(50, (Math.min(nextNs, deadlineNs) - sinceStartNs()) / 1e6));

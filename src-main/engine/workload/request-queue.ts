@@ -13,7 +13,7 @@ import type { KvRequest } from './synthetic-workload.ts';
  */
 export class RequestQueue {
   readonly #heap = new BinaryHeap<KvRequest>(servedBefore);
-  readonly #waiters: ((r: KvRequest | null) => void)[] = [];
+  readonly #waiters: Waiter[] = [];
   /** Conversation turns queued or being served whose entry is not written yet, by their key. */
   readonly #unwritten = new Map<string, KvRequest>();
   /** Requests held until the entry of this key is written, in arrival order. */
@@ -33,11 +33,19 @@ export class RequestQueue {
     this.#admit(req);
   }
 
-  /** Next request by priority, waiting when empty; null once closed. */
-  take(): Promise<KvRequest | null> {
-    if (this.#heap.size > 0) return Promise.resolve(this.#heap.pop()!);
+  /**
+   * Next request by priority, waiting when empty; null once closed. `claim` is called the moment a
+   * request is handed over, before the promise resumes the taker (a later microtask): whoever counts
+   * requests in service must count this one at once, or for that moment it is neither queued nor in
+   * service, and a check that nothing is left (the end of a replay) would drop it.
+   */
+  take(claim: () => void = () => {}): Promise<KvRequest | null> {
+    if (this.#heap.size > 0) {
+      claim();
+      return Promise.resolve(this.#heap.pop()!);
+    }
     if (this.#closed) return Promise.resolve(null);
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return new Promise((resolve) => this.#waiters.push({ resolve, claim }));
   }
 
   /**
@@ -57,7 +65,7 @@ export class RequestQueue {
   /** Stops serving: waiting workers get null; queued requests (held ones too) are dropped and returned. */
   close(): KvRequest[] {
     this.#closed = true;
-    for (const w of this.#waiters.splice(0)) w(null);
+    for (const w of this.#waiters.splice(0)) w.resolve(null);
     const dropped = [...this.#heap.clear(), ...[...this.#heldOn.values()].flat()];
     this.#heldOn.clear();
     this.#unwritten.clear();
@@ -79,7 +87,8 @@ export class RequestQueue {
     }
     const waiter = this.#waiters.shift();
     if (waiter) {
-      waiter(req);
+      waiter.claim();
+      waiter.resolve(req);
       return;
     }
     this.#heap.push(req);
@@ -89,6 +98,11 @@ export class RequestQueue {
   #noteDepth(): void {
     if (this.depth > this.maxDepth) this.maxDepth = this.depth;
   }
+}
+
+interface Waiter {
+  resolve: (r: KvRequest | null) => void;
+  claim: () => void;
 }
 
 function servedBefore(a: KvRequest, b: KvRequest): boolean {

@@ -22,7 +22,7 @@ export class WorkerPool {
     return this.#target;
   }
 
-  /** Workers serving a request right now. */
+  /** Requests in service: handed over by the queue and not yet finished. */
   get busy(): number {
     return this.#busy;
   }
@@ -42,9 +42,9 @@ export class WorkerPool {
     const run = (async () => {
       try {
         while (this.#alive <= this.#target) {
-          const req = await this.#queue.take();
+          // Busy from the moment the queue hands the request over, not when this worker resumes.
+          const req = await this.#queue.take(() => this.#busy++);
           if (!req) return;
-          this.#busy++;
           try {
             await this.#serve(req);
           } finally {
