@@ -46,7 +46,9 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --plan                   print the plan and estimate, run nothing (and create nothing: neither
                            the database nor the cache directory)
   --events                 print every suite event as one JSON line on stdout (for tools)
-  --resume ID              run the trials suite ID still lacks (after a cancel or a crash)
+  --resume ID              run the trials suite ID still lacks: every one without a complete
+                           attempt (after a cancel, a crash, a full disk: partial, failed and
+                           aborted trials run again; their attempts stay stored)
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
 
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;

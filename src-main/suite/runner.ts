@@ -2,7 +2,7 @@
 // in the store before it starts (`running`, with this process as its owner) and after it ends. A
 // crashed or killed engine makes that trial `failed` with its reason and the suite goes on; a cancel
 // stops the current trial gracefully (its partial results are kept, marked `aborted`) and ends the
-// suite; a suite can be resumed, running exactly the trials that have no complete or partial result.
+// suite; a suite can be resumed, running exactly the trials that have no complete result.
 //
 // Events are plain data (src-shared/domain/scenarios.ts SuiteEvent): the CLI draws progress bars
 // from them, the app forwards them over IPC.
@@ -103,24 +103,17 @@ export async function runSuite(plan: SuitePlan, deps: RunSuiteDeps & { label?: s
   return execute(suiteId, pending, plan, false, deps);
 }
 
-/** The trials of a suite still to run: those without a complete or partial result. */
+/**
+ * The trials of a suite still to run: every planned slot without a complete attempt (partial,
+ * failed and aborted attempts are run again; they stay stored). Reports count a slot by the same
+ * rule (src-shared/domain/trial-slots.ts), so a resumed suite ends with every slot aggregated.
+ */
 export function pendingTrials(store: Store, suiteId: number, plan: SuitePlan): PendingTrial[] {
-  const done = new Set(
-    store
-      .trialStatusesByRun(suiteId)
-      .filter((t) => t.statuses.includes('complete') || t.statuses.includes('partial'))
-      .map((t) => `${t.runId}:${t.trialIndex}`),
-  );
-  const pending: PendingTrial[] = [];
-  for (const run of store.listRuns(suiteId)) {
-    const planned = plan.runs.find((r) => r.position === run.position);
-    for (let i = 0; i < run.trialsPlanned; i++) {
-      if (!done.has(`${run.id}:${i}`)) {
-        pending.push({ run, trialIndex: i, uvThreadpoolSize: planned?.uvThreadpoolSize ?? Number(run.options.ioDepth ?? 16) + UV_THREADS_FOR_METADATA });
-      }
-    }
-  }
-  return pending;
+  return store.trialSlotsLeft(suiteId).map(({ run, trialIndex }) => ({
+    run,
+    trialIndex,
+    uvThreadpoolSize: plan.runs.find((r) => r.position === run.position)?.uvThreadpoolSize ?? Number(run.options.ioDepth ?? 16) + UV_THREADS_FOR_METADATA,
+  }));
 }
 
 /** Resumes a suite: runs the trials it still lacks, with its stored plan. */

@@ -142,6 +142,29 @@ describe('history', () => {
     expect(h.loading).toBe(false);
   });
 
+  it('offers Resume for every suite with trials left to run, also a finished one a full disk left partial, and for none without', async () => {
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [
+        suite('finished', 9, { trialCounts: { running: 0, complete: 3, partial: 1, failed: 0, aborted: 0 }, trialsLeft: 1 }),
+        suite('finished', 8, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 }), // its failed trial was retried
+        suite('cancelled', 7, { trialsLeft: 0 }), // cancelled after its last trial
+        suite('interrupted', 6, { trialsLeft: 2 }),
+        suite('finished', 5, { source: 'import', trialsLeft: 0 }),
+      ],
+      'suite.resume': () => ({ suiteId: 9 }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    const resumable = w.findAll('tr[data-suite]').filter((r) => r.findAll('button').some((b) => b.text() === 'Resume'));
+    expect(resumable.map((r) => r.attributes('data-suite'))).toEqual(['9', '6']);
+    await resumable[0].findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 9 }]);
+  });
+
   it('goes back to the last page that has rows when deleting emptied the last one', async () => {
     const fake = fakeHistoryApi(Array.from({ length: 51 }, (_, i) => trial(i + 1)));
     const w = mountIt(HistoryView);

@@ -193,6 +193,23 @@ describe('backend', () => {
     expect(probes).toEqual([false, false, false]); // planned with probe: false (smokeRequest)
   });
 
+  it('a finished suite with a partial trial (a full disk) lists a trial left, and Resume runs just that one, as the CLI does', async () => {
+    const t = await make({ behaviours: ['disk-full', 'complete'] });
+    const { suiteId } = ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number };
+    expect(await t.waitFor('suite.finished')).toMatchObject({ status: 'finished', counts: { complete: 1, partial: 1 } });
+    t.events.splice(0);
+    while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    const suite = async () => (ok(await t.backend.invoke('suites.list', {})) as { id: number; status: string; trialsLeft: number }[]).find((s) => s.id === suiteId)!;
+    expect(await suite()).toMatchObject({ status: 'finished', trialsLeft: 1 });
+    ok(await t.backend.invoke('suite.resume', { suiteId }));
+    expect(await t.waitFor('suite.started')).toMatchObject({ resumed: true, total: 1 });
+    expect(await t.waitFor('suite.finished')).toMatchObject({ counts: { complete: 1, partial: 0 } });
+    expect(await suite()).toMatchObject({ trialsLeft: 0 });
+    const report = ok(await t.backend.invoke('report.build', { selection: { suiteIds: [suiteId] } })) as { report: { scenarios: { trialIds: number[]; excluded: { supersededBy: unknown }[] }[] } };
+    expect(report.report.scenarios[0].trialIds).toHaveLength(2);
+    expect(report.report.scenarios[0].excluded).toEqual([expect.objectContaining({ status: 'partial', attempt: 1, supersededBy: expect.objectContaining({ attempt: 2, status: 'complete' }) })]);
+  });
+
   it('reports a plan that does not fit as INSUFFICIENT_SPACE, with a suite.failed event', async () => {
     const t = await make({
       detect: async (cd) => {

@@ -7,11 +7,12 @@ import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn } from '../../../src-main/suite/runner.ts';
+import { buildScenarioReport } from '../../../src-main/export/report-model.ts';
 import type { SuiteEvent } from '../../../src-shared/domain/scenarios.ts';
 import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 
-type Behaviour = 'complete' | 'crash' | 'hang' | 'invalid';
+type Behaviour = 'complete' | 'crash' | 'hang' | 'invalid' | 'disk-full';
 
 interface FakeEngine {
   start: StartEngineFn;
@@ -37,6 +38,7 @@ function fakeEngine(behaviours: Behaviour[]): FakeEngine {
       });
       if (behaviour === 'complete') setTimeout(() => resolve({ status: 'complete', reason: null, results, summaryText: 'ok' }), 5);
       else if (behaviour === 'crash') setTimeout(() => reject(new EngineError('ENGINE_CRASHED', 'engine process was killed by signal SIGKILL before sending a result')), 5);
+      else if (behaviour === 'disk-full') setTimeout(() => resolve({ status: 'partial', reason: 'disk full (ENOSPC) under the cache directory: stopped after 19 completed requests', results, summaryText: 'partial' }), 5);
       else if (behaviour === 'invalid') setTimeout(() => reject(new EngineError('VALIDATION', '--cpu-mem-gb 999 is more than this machine can hold')), 5);
       else cancel = (reason) => setTimeout(() => resolve({ status: 'partial', reason: `cancelled: ${reason}`, results, summaryText: 'partial' }), 5);
     });
@@ -183,6 +185,45 @@ describe('runSuite', () => {
     // Nothing left to resume.
     const none = fakeEngine([]);
     expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: none.start })).trials).toEqual([]);
+  });
+
+  it('resume runs again the trials a full disk left partial, as the report counts them, and the report then aggregates every slot once', async () => {
+    const store = newStore();
+    const first = fakeEngine(['complete', 'disk-full', 'disk-full', 'complete']);
+    const r = await runSuite(plan(), { store, hardware: hw, startEngine: first.start });
+    expect(r.status).toBe('finished');
+    expect(r.counts).toMatchObject({ complete: 2, partial: 2 });
+    // Reports leave partial trials out by default: two slots are not aggregated, and resume says so.
+    expect(store.getSuite(r.suiteId)!.trialsLeft).toBe(2);
+    const before = buildScenarioReport(store.listTrials({ suiteIds: [r.suiteId], order: 'asc' }));
+    expect(before.scenarios.map((s) => s.trialIds.length)).toEqual([1, 1]);
+
+    const again = fakeEngine([]);
+    const resumed = await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: again.start });
+    expect(resumed.trials.map((t) => [t.scenarioId, t.trialIndex, t.status])).toEqual([
+      ['storage-only', 1, 'complete'],
+      ['cpu-storage', 0, 'complete'],
+    ]);
+    expect(store.getSuite(r.suiteId)!.trialsLeft).toBe(0);
+    const all = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(all.map((t) => [t.scenarioId, t.trialIndex, t.attempt, t.status])).toEqual([
+      ['storage-only', 0, 1, 'complete'],
+      ['storage-only', 1, 1, 'partial'],
+      ['cpu-storage', 0, 1, 'partial'],
+      ['cpu-storage', 1, 1, 'complete'],
+      ['storage-only', 1, 2, 'complete'],
+      ['cpu-storage', 0, 2, 'complete'],
+    ]);
+    // Every slot aggregated once, with or without the partial attempts; those are superseded by their retry.
+    for (const includeIncomplete of [false, true]) {
+      const report = buildScenarioReport(all, { includeIncomplete });
+      expect(report.scenarios.map((s) => s.trialIds.length)).toEqual([2, 2]);
+      expect(report.scenarios.flatMap((s) => s.excluded.map((x) => [x.trialIndex, x.attempt, x.status, x.supersededBy?.attempt, x.supersededBy?.status]))).toEqual([
+        [1, 1, 'partial', 2, 'complete'],
+        [0, 1, 'partial', 2, 'complete'],
+      ]);
+    }
+    expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: fakeEngine([]).start })).trials).toEqual([]);
   });
 
   it('refuses a plan that does not fit, and a resume on another machine', async () => {
