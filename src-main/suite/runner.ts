@@ -36,7 +36,11 @@ export interface RunSuiteDeps {
   startEngine?: StartEngineFn;
   /** How long a cancelled engine may take to hand back partial results (default: the host's 30 s). */
   cancelGraceMs?: number;
-  /** Wall-clock limit of one trial; default {@link defaultTrialTimeoutMs}. Past it the trial is stopped and kept as partial. */
+  /**
+   * Wall-clock limit of one trial; default {@link defaultTrialTimeoutMs}. Past it the trial times out:
+   * it is stopped and kept as partial, or, when its engine does not stop within the grace, killed
+   * and recorded aborted (no results).
+   */
   trialTimeoutMs?: (options: Record<string, unknown>) => number;
 }
 
@@ -242,11 +246,12 @@ async function runOneTrial(
   if (deps.signal?.aborted) onAbort();
   else deps.signal?.addEventListener('abort', onAbort, { once: true });
   const limitMs = (deps.trialTimeoutMs ?? defaultTrialTimeoutMs)(options);
+  const limitText = `its ${Math.round(limitMs / 1000)} s wall-clock limit`;
   let timedOut = false;
   const watchdog = setTimeout(() => {
     timedOut = true;
-    emit({ type: 'suite.trialLogged', level: 'warn', message: `trial exceeded its ${Math.round(limitMs / 1000)} s limit: stopping it`, ...ref });
-    handle.cancel(`the trial exceeded its ${Math.round(limitMs / 1000)} s wall-clock limit`);
+    emit({ type: 'suite.trialLogged', level: 'warn', message: `trial timed out (past ${limitText}): stopping it`, ...ref });
+    handle.cancel(`the trial timed out after ${limitText}`);
   }, limitMs);
 
   let status: TrialStatus;
@@ -268,10 +273,11 @@ async function runOneTrial(
     const results = outcome.results;
     const metrics = extractMetrics(results);
     status = userCancelled ? 'aborted' : timedOut && outcome.status === 'complete' ? 'partial' : outcome.status;
+    const engineReason = engineReasonBesidesCancel(outcome);
     reason = userCancelled
       ? `cancelled by the user; partial results kept${outcome.reason ? ` (${outcome.reason})` : ''}`
       : timedOut
-        ? `stopped after its ${Math.round(limitMs / 1000)} s wall-clock limit${outcome.reason ? ` (${outcome.reason})` : ''}`
+        ? `timed out: stopped at ${limitText}; ${status === 'partial' ? 'partial results kept' : 'nothing was measured yet'}${engineReason ? ` (${engineReason})` : ''}`
         : outcome.reason;
     try {
       store.finishTrial(ref.trialId, {
@@ -294,7 +300,9 @@ async function runOneTrial(
     const code = e.code ?? 'INTERNAL';
     if (code === 'CANCELLED') {
       status = 'aborted';
-      reason = userCancelled ? `cancelled by the user: ${e.message}` : timedOut ? `exceeded its ${Math.round(limitMs / 1000)} s limit and was killed: ${e.message}` : `engine stopped: ${e.message}`;
+      // A hung engine (a device that never answers) does not stop when asked: the host kills it, and
+      // no results come back to keep.
+      reason = userCancelled ? `cancelled by the user: ${e.message}` : timedOut ? `timed out after ${limitText}, no results kept: ${e.message}` : `engine stopped: ${e.message}`;
     } else {
       status = 'failed';
       reason = clip(`${code}: ${e.message ?? String(err)}`);
@@ -313,6 +321,15 @@ async function runOneTrial(
     ...ref,
   });
   return { status, reason, cancelled: userCancelled };
+}
+
+/**
+ * The engine's reason for its outcome, or null where it says only that the run was cancelled
+ * (its window closed by the cancel): the runner, which cancelled it, says why instead.
+ */
+function engineReasonBesidesCancel(outcome: { reason: string | null; results: unknown }): string | null {
+  const closedBy = (outcome.results as { kvbench?: { measured_window?: { closed_by?: unknown } } } | null)?.kvbench?.measured_window?.closed_by;
+  return closedBy === 'cancel' ? null : outcome.reason;
 }
 
 /**

@@ -12,7 +12,8 @@ import type { SuiteEvent } from '../../../src-shared/domain/scenarios.ts';
 import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 
-type Behaviour = 'complete' | 'crash' | 'hang' | 'invalid' | 'disk-full';
+/** `hang` stops when cancelled (partial results); `stuck` never does, and the host kills it as the real one would after its grace. */
+type Behaviour = 'complete' | 'crash' | 'hang' | 'stuck' | 'invalid' | 'disk-full';
 
 interface FakeEngine {
   start: StartEngineFn;
@@ -40,7 +41,14 @@ function fakeEngine(behaviours: Behaviour[]): FakeEngine {
       else if (behaviour === 'crash') setTimeout(() => reject(new EngineError('ENGINE_CRASHED', 'engine process was killed by signal SIGKILL before sending a result')), 5);
       else if (behaviour === 'disk-full') setTimeout(() => resolve({ status: 'partial', reason: 'disk full (ENOSPC) under the cache directory: stopped after 19 completed requests', results, summaryText: 'partial' }), 5);
       else if (behaviour === 'invalid') setTimeout(() => reject(new EngineError('VALIDATION', '--cpu-mem-gb 999 is more than this machine can hold')), 5);
-      else cancel = (reason) => setTimeout(() => resolve({ status: 'partial', reason: `cancelled: ${reason}`, results, summaryText: 'partial' }), 5);
+      else if (behaviour === 'stuck') cancel = (reason) => setTimeout(() => reject(new EngineError('CANCELLED', `engine did not stop within 20 ms of cancel (${reason}); killed`)), 20);
+      // As the real engine answers a cancel: whoever sent it, its window closed by 'cancel', in these words.
+      else
+        cancel = () =>
+          setTimeout(() => {
+            (results as { kvbench: { measured_window: { closed_by: string } } }).kvbench.measured_window.closed_by = 'cancel';
+            resolve({ status: 'partial', reason: 'cancelled by the user before the planned end', results, summaryText: 'partial' });
+          }, 5);
     });
     const handle: EngineHandle = {
       pid: undefined,
@@ -236,9 +244,28 @@ describe('runSuite', () => {
 });
 
 describe('trial time limit', () => {
-  it('a trial that runs past its limit is stopped and kept as partial; the suite goes on', async () => {
+  it('a trial that runs past its limit times out: stopped and kept as partial; the suite goes on', async () => {
     const store = newStore();
     const engine = fakeEngine(['hang', 'complete']);
+    const events: SuiteEvent[] = [];
+    const r = await runSuite(planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only'] }), {
+      store,
+      hardware: hw,
+      startEngine: engine.start,
+      trialTimeoutMs: () => 50,
+      onEvent: (e) => events.push(e),
+    });
+    expect(r.status).toBe('finished');
+    expect(engine.cancels).toEqual(['the trial timed out after its 0 s wall-clock limit']);
+    expect(events.find((e) => e.type === 'suite.trialLogged')).toMatchObject({ level: 'warn', message: 'trial timed out (past its 0 s wall-clock limit): stopping it' });
+    const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(trials.map((t) => t.status)).toEqual(['partial', 'complete']);
+    expect(trials[0].statusReason).toBe('timed out: stopped at its 0 s wall-clock limit; partial results kept');
+  });
+
+  it('a hung engine that does not stop when the trial times out is killed: aborted, with a reason that says it timed out, not that anyone cancelled', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['stuck', 'complete']);
     const r = await runSuite(planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only'] }), {
       store,
       hardware: hw,
@@ -246,9 +273,10 @@ describe('trial time limit', () => {
       trialTimeoutMs: () => 50,
     });
     expect(r.status).toBe('finished');
-    expect(engine.cancels).toEqual(['the trial exceeded its 0 s wall-clock limit']);
     const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
-    expect(trials.map((t) => t.status)).toEqual(['partial', 'complete']);
-    expect(trials[0].statusReason).toMatch(/^stopped after its 0 s wall-clock limit/);
+    expect(trials.map((t) => t.status)).toEqual(['aborted', 'complete']);
+    expect(trials[0].statusReason).toBe('timed out after its 0 s wall-clock limit, no results kept: engine did not stop within 20 ms of cancel (the trial timed out after its 0 s wall-clock limit); killed');
+    expect(trials[0].statusReason).not.toMatch(/cancelled by the user/);
+    expect(store.getSuite(r.suiteId)!.trialsLeft).toBe(1); // a resume runs it again
   });
 });
