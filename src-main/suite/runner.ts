@@ -6,6 +6,7 @@
 //
 // Events are plain data (src-shared/domain/scenarios.ts SuiteEvent): the CLI draws progress bars
 // from them, the app forwards them over IPC.
+import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -340,15 +341,13 @@ function engineReasonBesidesCancel(outcome: { reason: string | null; results: un
  */
 async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: TrialStatus, results: unknown, storeErr: unknown): Promise<StoreError> {
   const why = (storeErr as Error).message ?? String(storeErr);
-  const name = `kvbench-unstored-suite${ref.suiteId}-trial${ref.trialId}-${ref.scenarioId}-${ref.trialIndex + 1}.json`;
   const text = `${JSON.stringify(results, null, 2)}\n`;
   let saved: string | null = null;
   const failures: string[] = [];
   for (const dir of [path.join(path.dirname(store.path), 'unstored-results'), os.tmpdir()]) {
     try {
       await fsp.mkdir(dir, { recursive: true });
-      await writeFileAtomic(path.join(dir, name), text);
-      saved = path.join(dir, name);
+      saved = await writeUnstoredFile(dir, unstoredFileStem(store.path, ref), text);
       break;
     } catch (err) {
       failures.push(`${dir}: ${(err as Error).message}`);
@@ -364,6 +363,30 @@ async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: Tria
     // The store refuses every write: the message below is all that is left.
   }
   return new StoreError('DB_WRITE_FAILED', `trial ${ref.ordinal}/${ref.total} (${ref.label} #${ref.trialIndex + 1}) finished ${status}, but the database ${store.path} could not store it: ${why}; ${where}. The suite stops here; resume it with --resume ${ref.suiteId} once the database can be written.`);
+}
+
+/**
+ * The rescue file's name without its extension. Suite and trial ids restart at 1 in every database,
+ * and the temporary directory is shared: the database's path (hashed), the time and this process
+ * make the name its own.
+ */
+function unstoredFileStem(dbPath: string, ref: SuiteTrialRef): string {
+  const db = createHash('sha256').update(path.resolve(dbPath)).digest('hex').slice(0, 8);
+  const at = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `kvbench-unstored-db${db}-suite${ref.suiteId}-trial${ref.trialId}-${ref.scenarioId}-${ref.trialIndex + 1}-${at}-pid${process.pid}`;
+}
+
+/** Writes the rescue file under a name no file has yet (never replacing one: it may be another trial's only copy). */
+async function writeUnstoredFile(dir: string, stem: string, text: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const file = path.join(dir, `${stem}${n > 1 ? `-${n}` : ''}.json`);
+    try {
+      await writeFileAtomic(file, text, { exclusive: true });
+      return file;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw err;
+    }
+  }
 }
 
 /**

@@ -108,13 +108,11 @@ describe('runSuite', () => {
     expect(store.getSuite(r.suiteId)!.status).toBe('finished');
   });
 
-  it('a trial the database cannot store keeps its results in a file, and the suite stops saying where', async () => {
-    const dbFile = path.join(tempDir(), 'kvbench.db');
+  /** A suite on `dbFile` whose second trial the store cannot take (another process holds the write lock): its error. */
+  async function suiteTheStoreRefuses(dbFile: string, engine: FakeEngine): Promise<{ err: unknown; store: Store }> {
     const store = openStore(dbFile, { busyTimeoutMs: 200 });
     stores.push(store);
-    // Another process holds the write lock from the second trial's start on: every write times out.
     const other = openDatabase(dbFile);
-    const engine = fakeEngine([]);
     const onEvent = (e: SuiteEvent): void => {
       if (e.type === 'suite.trialStarted' && e.ordinal === 2) other.exec('BEGIN IMMEDIATE');
     };
@@ -127,19 +125,44 @@ describe('runSuite', () => {
       if (other.inTransaction) other.exec('ROLLBACK');
       other.close();
     }
+    return { err, store };
+  }
+  const savedIn = (message: string): string | undefined =>
+    /its results are saved in (\S+) \(load them with: kvbench import \S+ --system LABEL --scenario storage-only\)/.exec(message)?.[1];
+
+  it('a trial the database cannot store keeps its results in a file, and the suite stops saying where', async () => {
+    const dbFile = path.join(tempDir(), 'kvbench.db');
+    const engine = fakeEngine([]);
+    const { err, store } = await suiteTheStoreRefuses(dbFile, engine);
     expect(err).toMatchObject({ code: 'DB_WRITE_FAILED' });
     const message = (err as Error).message;
     expect(message).toMatch(/^trial 2\/4 \(Storage only #2\) finished complete, but the database .*kvbench\.db could not store it: /);
-    const saved = /its results are saved in (\S+) \(load them with: kvbench import \S+ --system LABEL --scenario storage-only\)/.exec(message)?.[1];
+    const saved = savedIn(message);
     expect(saved, message).toBeDefined();
     expect(path.dirname(saved!)).toBe(path.join(path.dirname(dbFile), 'unstored-results'));
     // The file holds the engine's whole results (the fake engine's second run: 200 tok/s).
     const results = JSON.parse(fs.readFileSync(saved!, 'utf8')) as { kvbench: unknown; summary: { avg_throughput_tokens_per_sec: number } };
     expect(results.kvbench).toBeDefined();
+    expect(results.summary.avg_throughput_tokens_per_sec).toBe(200);
     expect(engine.calls).toHaveLength(2); // the suite stopped: no trial ran into a store that takes nothing
     // The first trial was stored before the lock; the second is left for the next start's recovery.
     const trials = store.listTrials({ order: 'asc' });
     expect(trials.map((t) => t.status)).toEqual(['complete', 'running']);
+  });
+
+  it('two databases rescuing the same suite and trial ids never share a file: neither result is overwritten', async () => {
+    // Ids restart at 1 in every database; two of them in one directory (or both falling back to the
+    // temporary directory) rescue suite 1, trial 2 into the same place.
+    const dir = tempDir();
+    const first = await suiteTheStoreRefuses(path.join(dir, 'drive-a.db'), fakeEngine([]));
+    const second = await suiteTheStoreRefuses(path.join(dir, 'drive-b.db'), fakeEngine([]));
+    const [a, b] = [first.err, second.err].map((e) => savedIn((e as Error).message)!);
+    expect(a).toBeDefined();
+    expect(b).toBeDefined();
+    expect(path.dirname(a)).toBe(path.dirname(b));
+    expect(a).not.toBe(b);
+    expect(fs.readdirSync(path.dirname(a)).filter((n) => n.endsWith('.json')).sort()).toEqual([path.basename(a), path.basename(b)].sort());
+    expect(path.basename(a)).toMatch(/^kvbench-unstored-db[0-9a-f]{8}-suite1-trial2-storage-only-2-\d{8}T\d{6}Z-pid\d+\.json$/);
   });
 
   it('a crashed or refused trial is recorded as failed with its reason, and the suite goes on', async () => {
