@@ -265,7 +265,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
           ? `${signal}: stopping the current trial (partial results are kept); send it again to quit at once`
           : `${signal}: stopping before the suite starts (the hardware detection and any probe are cut short); send it again to quit at once`,
       );
-      controller.abort();
+      // The trial's reason names the cause: Ctrl-C is the user's; SIGTERM is whatever sent it (a shutdown, a scheduler).
+      controller.abort(signal === 'SIGTERM' ? 'stopped: kvbench received SIGTERM' : 'cancelled by the user (SIGINT, Ctrl-C)');
     } else {
       store?.close();
       process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);

@@ -31,7 +31,11 @@ export interface RunSuiteDeps {
   /** The snapshot stored with every trial (detected just before the suite starts). */
   hardware: HardwareProfile;
   onEvent?: (event: SuiteEvent) => void;
-  /** Abort = stop the current trial gracefully (partial results kept) and run no more. */
+  /**
+   * Abort = stop the current trial gracefully (partial results kept) and run no more. A string given
+   * to `abort(reason)` is the cause the trial's reason names ('stopped: kvbench received SIGTERM');
+   * without one it is 'cancelled by the user'.
+   */
   signal?: AbortSignal;
   /** Injected in tests; the real engine host otherwise. */
   startEngine?: StartEngineFn;
@@ -239,10 +243,11 @@ async function runOneTrial(
   store.setTrialEnginePid(ref.trialId, handle.pid ?? null);
   emit({ type: 'suite.trialStarted', enginePid: handle.pid ?? null, startedAtMs: Date.now(), ...ref });
 
-  let userCancelled = false;
+  // Who stopped the suite (the user, a signal, a shutdown), as the trial's reason will say it.
+  let stoppedBecause: string | null = null;
   const onAbort = (): void => {
-    userCancelled = true;
-    handle.cancel('cancelled by the user');
+    stoppedBecause = stopCauseOf(deps.signal!);
+    handle.cancel(stoppedBecause);
   };
   if (deps.signal?.aborted) onAbort();
   else deps.signal?.addEventListener('abort', onAbort, { once: true });
@@ -273,13 +278,13 @@ async function runOneTrial(
   if (outcome !== null) {
     const results = outcome.results;
     const metrics = extractMetrics(results);
-    status = userCancelled ? 'aborted' : timedOut && outcome.status === 'complete' ? 'partial' : outcome.status;
+    status = stoppedBecause !== null ? 'aborted' : timedOut && outcome.status === 'complete' ? 'partial' : outcome.status;
+    const stopped = stoppedBecause ?? (timedOut ? `timed out: stopped at ${limitText}` : null);
     const engineReason = engineReasonBesidesCancel(outcome);
-    reason = userCancelled
-      ? `cancelled by the user; partial results kept${outcome.reason ? ` (${outcome.reason})` : ''}`
-      : timedOut
-        ? `timed out: stopped at ${limitText}; ${status === 'partial' ? 'partial results kept' : 'nothing was measured yet'}${engineReason ? ` (${engineReason})` : ''}`
-        : outcome.reason;
+    reason =
+      stopped === null
+        ? outcome.reason
+        : `${stopped}; ${outcome.status === 'aborted' ? 'nothing was measured yet' : 'partial results kept'}${engineReason ? ` (${engineReason})` : ''}`;
     try {
       store.finishTrial(ref.trialId, {
         status,
@@ -303,7 +308,7 @@ async function runOneTrial(
       status = 'aborted';
       // A hung engine (a device that never answers) does not stop when asked: the host kills it, and
       // no results come back to keep.
-      reason = userCancelled ? `cancelled by the user: ${e.message}` : timedOut ? `timed out after ${limitText}, no results kept: ${e.message}` : `engine stopped: ${e.message}`;
+      reason = stoppedBecause !== null ? `${stoppedBecause}: ${e.message}` : timedOut ? `timed out after ${limitText}, no results kept: ${e.message}` : `engine stopped: ${e.message}`;
     } else {
       status = 'failed';
       reason = clip(`${code}: ${e.message ?? String(err)}`);
@@ -321,7 +326,16 @@ async function runOneTrial(
     storageReadBytesPerS: metricsOut.read,
     ...ref,
   });
-  return { status, reason, cancelled: userCancelled };
+  return { status, reason, cancelled: stoppedBecause !== null };
+}
+
+/**
+ * What stopped a suite, in its trials' reasons: the abort's reason where the front end gave one
+ * (`controller.abort('stopped: kvbench received SIGTERM')`), else the user (a plain `abort()`: the
+ * app's Cancel, Ctrl-C).
+ */
+export function stopCauseOf(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' && signal.reason.trim() !== '' ? signal.reason : 'cancelled by the user';
 }
 
 /**

@@ -312,6 +312,20 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it('shows an attempt a resume retried as superseded by its retry, not as a trial left out', async () => {
+    const r = report();
+    const s = r.report.scenarios[0];
+    s.trialsTotal = 4; // trials 1-3 aggregated, one of them a retry of trial 4's slot
+    s.excluded = [{ trialId: 4, trialIndex: 1, attempt: 1, status: 'partial', reason: 'disk full (ENOSPC): stopped after 19 completed requests', supersededBy: { trialId: 2, attempt: 2, status: 'complete' } }];
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const text = w.get('[data-scenario-report=storage-only]').text();
+    expect(text).toContain('3 of 3 trial(s) aggregated (and 1 superseded attempt(s))');
+    expect(text).not.toContain('excluded');
+    expect(w.get('[data-trial-superseded]').text()).toMatch(/^↻\s*Trial 2, attempt 1 \(\s*partial\s*disk full \(ENOSPC\): stopped after 19 completed requests\) superseded: retried, attempt\s+2 complete$/);
+  });
+
   it('a selection over two systems shows one group per system, each named, and a single suite names no drive', async () => {
     const one = report();
     const two: ResponseOf<'report.build'> = {

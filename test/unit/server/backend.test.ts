@@ -164,7 +164,29 @@ describe('backend', () => {
     expect(trials.trials.map((x) => x.status)).toEqual(['aborted']);
     const suites = ok(await t.backend.invoke('suites.list', {})) as { id: number; status: string }[];
     expect(suites.find((s) => s.id === suiteId)!.status).toBe('cancelled');
+    const [trial] = (ok(await t.backend.invoke('history.list', { selection: { suiteIds: [suiteId] } })) as { trials: { statusReason: string | null }[] }).trials;
+    expect(trial.statusReason).toBe('cancelled by the user; partial results kept');
   });
+
+  for (const [mode, cause] of [
+    ['browser', 'stopped: kvbench serve shut down'],
+    ['electron', 'stopped: the kvbench app was closed'],
+  ] as const) {
+    it(`${mode === 'browser' ? 'kvbench serve' : 'the app'} shutting down during a trial records that, not a cancel by the user`, async () => {
+      const t = await testBackend({ behaviours: ['hang'], mode });
+      const { suiteId } = ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir))) as { suiteId: number };
+      await t.waitFor('suite.trialProgressed');
+      await t.backend.close(); // what serve's SIGTERM/SIGINT handler and the app's quit do
+      const store = openStore(t.db, { readonly: true });
+      try {
+        const trials = store.listTrials({ suiteIds: [suiteId] });
+        expect(trials.map((x) => [x.status, x.statusReason])).toEqual([['aborted', `${cause}; partial results kept`]]);
+        expect(store.getSuite(suiteId)!.status).toBe('cancelled');
+      } finally {
+        store.close();
+      }
+    });
+  }
 
   it('resumes a suite probing the drive only as it was planned, and not at all with nothing left to run', async () => {
     const probes: boolean[] = [];

@@ -8,9 +8,10 @@ import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn } from '../../../src-main/suite/runner.ts';
 import { buildScenarioReport } from '../../../src-main/export/report-model.ts';
+import { formatScenarioReport } from '../../../src-main/export/render-text.ts';
 import type { SuiteEvent } from '../../../src-shared/domain/scenarios.ts';
 import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
-import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { cancelledOutcome, fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 
 /** `hang` stops when cancelled (partial results); `stuck` never does, and the host kills it as the real one would after its grace. */
 type Behaviour = 'complete' | 'crash' | 'hang' | 'stuck' | 'invalid' | 'disk-full';
@@ -42,13 +43,7 @@ function fakeEngine(behaviours: Behaviour[]): FakeEngine {
       else if (behaviour === 'disk-full') setTimeout(() => resolve({ status: 'partial', reason: 'disk full (ENOSPC) under the cache directory: stopped after 19 completed requests', results, summaryText: 'partial' }), 5);
       else if (behaviour === 'invalid') setTimeout(() => reject(new EngineError('VALIDATION', '--cpu-mem-gb 999 is more than this machine can hold')), 5);
       else if (behaviour === 'stuck') cancel = (reason) => setTimeout(() => reject(new EngineError('CANCELLED', `engine did not stop within 20 ms of cancel (${reason}); killed`)), 20);
-      // As the real engine answers a cancel: whoever sent it, its window closed by 'cancel', in these words.
-      else
-        cancel = () =>
-          setTimeout(() => {
-            (results as { kvbench: { measured_window: { closed_by: string } } }).kvbench.measured_window.closed_by = 'cancel';
-            resolve({ status: 'partial', reason: 'cancelled by the user before the planned end', results, summaryText: 'partial' });
-          }, 5);
+      else cancel = () => setTimeout(() => resolve(cancelledOutcome(results)), 5);
     });
     const handle: EngineHandle = {
       pid: undefined,
@@ -178,19 +173,24 @@ describe('runSuite', () => {
     expect(trials[1].metrics).toEqual({});
   });
 
-  it('cancel stops the current trial gracefully (kept, marked aborted) and runs no more; resume finishes the suite', async () => {
-    const store = newStore();
-    const engine = fakeEngine(['complete', 'hang']);
+  /** Runs the suite on `engine` and aborts it (with `reason`, if given) once trial `ordinal` has started. */
+  async function stoppedAt(store: Store, engine: FakeEngine, ordinal: number, reason?: string) {
     const controller = new AbortController();
-    const r = await runSuite(plan(), {
+    return runSuite(plan(), {
       store,
       hardware: hw,
       startEngine: engine.start,
       signal: controller.signal,
       onEvent: (e) => {
-        if (e.type === 'suite.trialStarted' && e.ordinal === 2) setTimeout(() => controller.abort(), 10);
+        if (e.type === 'suite.trialStarted' && e.ordinal === ordinal) setTimeout(() => (reason === undefined ? controller.abort() : controller.abort(reason)), 10);
       },
     });
+  }
+
+  it('cancel stops the current trial gracefully (kept, marked aborted) and runs no more; resume finishes the suite', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['complete', 'hang']);
+    const r = await stoppedAt(store, engine, 2);
     expect(r.status).toBe('cancelled');
     expect(engine.cancels).toEqual(['cancelled by the user']);
     expect(engine.calls).toHaveLength(2);
@@ -254,7 +254,23 @@ describe('runSuite', () => {
         [0, 1, 'partial', 2, 'complete'],
       ]);
     }
+    // The report lists the replaced attempts as superseded by their retry, not as missing trials.
+    const text = formatScenarioReport(buildScenarioReport(all));
+    expect(text).toMatch(/trials: 2 aggregated of 2 \(and 1 superseded attempt\)\n {3}~ trial #2 attempt 1 \(id \d+\) partial, superseded — retried: attempt 2 \(id \d+\) complete; it was: disk full \(ENOSPC\)/);
+    expect(text).not.toMatch(/! trial|, excluded:/);
     expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: fakeEngine([]).start })).trials).toEqual([]);
+  });
+
+  it('a stop with a cause (SIGTERM, a shutdown) is recorded as that cause, not as the user\'s cancel', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['hang']);
+    const r = await stoppedAt(store, engine, 1, 'stopped: kvbench received SIGTERM');
+    expect(r.status).toBe('cancelled');
+    expect(engine.cancels).toEqual(['stopped: kvbench received SIGTERM']);
+    const [trial] = store.listTrials({ suiteIds: [r.suiteId] });
+    expect(trial.status).toBe('aborted');
+    // The engine's own words ("cancelled by the user before the planned end") are not the cause here.
+    expect(trial.statusReason).toBe('stopped: kvbench received SIGTERM; partial results kept');
   });
 
   it('refuses a plan that does not fit, and a resume on another machine', async () => {
