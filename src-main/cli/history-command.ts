@@ -25,6 +25,13 @@ Lists stored trials, newest first.
   --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
 
+/** Widest reason the trial table shows: its first line, cut with an ellipsis so a cut one reads as cut. */
+const REASON_CHARS = 60;
+function clipReason(reason: string | null): string {
+  const first = (reason ?? '').split('\n')[0];
+  return first.length > REASON_CHARS ? `${first.slice(0, REASON_CHARS - 1)}…` : first;
+}
+
 /** The filters of the trial listing; --suites takes --system (and --limit) only, --systems none. */
 const TRIAL_FILTERS = ['suite', 'drive', 'scenario', 'status', 'model', 'since', 'until'] as const;
 
@@ -145,7 +152,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
             fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
             fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
             fmtValue(t.metrics.e2e_p95_ms, 'ms'),
-            (t.statusReason ?? '').split('\n')[0].slice(0, 60),
+            clipReason(t.statusReason),
           ]),
           [1, 3, 4, 6, 10],
         )}\n`,

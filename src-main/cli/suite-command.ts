@@ -15,6 +15,7 @@ import { formatPlan, formatTierComparison, fmtValue } from '../export/render-tex
 import { splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { EXIT_INTERRUPTED, EXIT_TERMINATED } from './run-command.ts';
+import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 
 export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
@@ -25,9 +26,10 @@ GPU+CPU+storage, storage saturation, realistic production, autoscaling discovery
 derived from this machine, each trial in a fresh engine process, every trial stored in the database.
 GPU scenarios are skipped, with the reason, when there is no usable GPU.
 
-  --cache-dir DIR          the storage tier's directory (created if missing; only kvbench's own
-                           run directories are ever written or removed there; system directories,
-                           also behind a symbolic link, are refused)
+  --cache-dir DIR          the storage tier's directory (created if missing, and removed again
+                           when the suite is refused or stopped before its first trial; only
+                           kvbench's own run directories are ever written or removed there;
+                           system directories, also behind a symbolic link, are refused)
   --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
                            three MLPerf options, 300 s × 3); default standard
   --trials N               trials per scenario (default 3)
@@ -46,7 +48,9 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --plan                   print the plan and estimate, run nothing (and create nothing: neither
                            the database nor the cache directory)
   --events                 print every suite event as one JSON line on stdout (for tools)
-  --resume ID              run the trials suite ID still lacks (after a cancel or a crash)
+  --resume ID              run the trials suite ID still lacks: every one without a complete
+                           attempt (after a cancel, a crash, a full disk: partial, failed and
+                           aborted trials run again; their attempts stay stored)
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
 
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
@@ -220,25 +224,30 @@ export async function suiteCommand(argv: string[]): Promise<number> {
 
   const dbPath = resolveDatabasePath(a.db);
   const ui = new SuiteProgress(process.stderr);
-  // --plan runs nothing, so it creates nothing: no database, no cache directory.
   let store: Store | null = null;
-  if (a.plan) {
+  const openTheStore = async (): Promise<Store | null> => {
+    try {
+      const opened = await openStoreAndRecover(dbPath);
+      for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+      for (const d of opened.removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
+      return opened.store;
+    } catch (err) {
+      process.stderr.write(`kvbench suite: ${(err as Error).message}\n`);
+      return null;
+    }
+  };
+  // --plan runs nothing, so it creates nothing; a new suite creates its database only once the plan
+  // fits. An existing one is opened first (checked, with --plan): a --db the suite would refuse is
+  // said before the probe, and run directories of interrupted engines are gone before the free
+  // space is measured.
+  if (resumeId !== undefined || (!a.plan && databaseExists(dbPath))) {
+    if ((store = await openTheStore()) === null) return 1;
+  } else {
     const refused = await databaseRefusedForPlan(dbPath);
     if (refused !== null) {
       process.stderr.write(`kvbench suite: ${refused}\n`);
       return 1;
     }
-  } else {
-    let opened;
-    try {
-      opened = await openStoreAndRecover(dbPath);
-    } catch (err) {
-      process.stderr.write(`kvbench suite: ${(err as Error).message}\n`);
-      return 1;
-    }
-    store = opened.store;
-    for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
-    for (const d of opened.removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
   }
 
   const controller = new AbortController();
@@ -247,6 +256,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   // Until the suite starts (detection, the drive probe, planning) a signal stops it all, and nothing of
   // this suite is recorded; from then on it stops the current trial, which is kept.
   let started = false;
+  let createdCacheDir: { dir: string; from: string | null } | null = null;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stoppedBy === null) {
       stoppedBy = signal;
@@ -255,7 +265,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
           ? `${signal}: stopping the current trial (partial results are kept); send it again to quit at once`
           : `${signal}: stopping before the suite starts (the hardware detection and any probe are cut short); send it again to quit at once`,
       );
-      controller.abort();
+      // The trial's reason names the cause: Ctrl-C is the user's; SIGTERM is whatever sent it (a shutdown, a scheduler).
+      controller.abort(signal === 'SIGTERM' ? 'stopped: kvbench received SIGTERM' : 'cancelled by the user (SIGINT, Ctrl-C)');
     } else {
       store?.close();
       process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
@@ -289,10 +300,11 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     } else {
       const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;
-      // A cache directory that does not exist yet is detected through its nearest existing ancestor.
+      // A cache directory that does not exist yet is detected through its nearest existing ancestor;
+      // a run creates it for the probes, and removes what it created unless the suite starts.
       if (!a.plan) {
         try {
-          await fsp.mkdir(cacheDir, { recursive: true });
+          createdCacheDir = { dir: cacheDir, from: (await fsp.mkdir(cacheDir, { recursive: true })) ?? null };
         } catch (err) {
           process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
           return 1;
@@ -308,15 +320,17 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
         return 1;
       }
-      if (a.plan || store === null) return 0;
+      if (a.plan) return 0;
+      if (store === null && (store = await openTheStore()) === null) return 1;
       ui.line(`Database: ${dbPath}`);
       started = true;
       result = await runSuite(plan, { store, hardware, onEvent, signal: controller.signal, label: a.label ?? null });
     }
     // A short report of this suite: the tier comparison (kvbench report --suite N has the rest).
-    const trialsOfSuite = store.listTrials({ suiteIds: [result.suiteId], order: 'asc' });
+    const ran = store;
+    const trialsOfSuite = ran.listTrials({ suiteIds: [result.suiteId], order: 'asc' });
     const report = buildScenarioReport(trialsOfSuite);
-    const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => store.trialHardware(t.id)).find((h) => h !== null) ?? null;
+    const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => ran.trialHardware(t.id)).find((h) => h !== null) ?? null;
     process.stderr.write(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
     process.stderr.write(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${a.db}` : ''}\n`);
     return exitCode(result, stoppedBy);
@@ -328,7 +342,14 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     store?.close();
+    // Refused, stopped or failed before the first trial: nothing of this suite is left behind.
+    if (!started && createdCacheDir !== null) await removeCreatedDirs(createdCacheDir.dir, createdCacheDir.from);
   }
+}
+
+/** A database file with something in it (a missing or empty one is created when first needed). */
+function databaseExists(dbPath: string): boolean {
+  return (statOrNull(dbPath)?.size ?? 0) > 0;
 }
 
 /**
@@ -338,7 +359,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
  * rather than when the suite starts.
  */
 async function databaseRefusedForPlan(dbPath: string): Promise<string | null> {
-  if (!(statOrNull(dbPath)?.size ?? 0)) return null;
+  if (!databaseExists(dbPath)) return null;
   try {
     (await openStoreAndRecover(dbPath)).store.close();
     return null;

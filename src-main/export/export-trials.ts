@@ -189,7 +189,14 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.
   const noteRows: Cell[][] = [
     ...model.report.scenarios.flatMap((s) => [
-      ...s.excluded.map((x): Cell[] => ['scenarios', ...groupCells(s), x.trialId, x.trialIndex + 1, `excluded (${x.status})`, x.reason ?? 'no reason recorded']),
+      ...s.excluded.map((x): Cell[] => [
+        'scenarios',
+        ...groupCells(s),
+        x.trialId,
+        x.trialIndex + 1,
+        x.supersededBy === null ? `excluded (${x.status})` : `superseded (${x.status}; retried: attempt ${x.supersededBy.attempt} ${x.supersededBy.status}, trial id ${x.supersededBy.trialId})`,
+        x.reason ?? 'no reason recorded',
+      ]),
       ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', c.message]),
     ]),
     ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', n]),

@@ -63,8 +63,18 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
   for (const s of report.scenarios) {
     out.push('');
     out.push(`== ${s.label} [${s.scenarioId}] — ${s.configDescription}${named ? ` — on ${placeLabel(s)}` : ''}`);
-    out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal}`);
-    for (const x of s.excluded) out.push(`   ! trial #${x.trialIndex + 1} (id ${x.trialId}) ${x.status.toUpperCase()}, excluded: ${(x.reason ?? 'no reason recorded').split('\n')[0]}`);
+    // A resume's retry stands for its trial: the attempts it replaced are no missing trial.
+    const superseded = s.excluded.filter((x) => x.supersededBy !== null).length;
+    out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal - superseded}${superseded > 0 ? ` (and ${superseded} superseded attempt${superseded > 1 ? 's' : ''})` : ''}`);
+    for (const x of s.excluded) {
+      const why = (x.reason ?? 'no reason recorded').split('\n')[0];
+      const by = x.supersededBy;
+      out.push(
+        by === null
+          ? `   ! trial #${x.trialIndex + 1} (id ${x.trialId}) ${x.status.toUpperCase()}, excluded: ${why}`
+          : `   ~ trial #${x.trialIndex + 1} attempt ${x.attempt} (id ${x.trialId}) ${x.status}, superseded — retried: attempt ${by.attempt} (id ${by.trialId}) ${by.status}; it was: ${why}`,
+      );
+    }
     for (const c of s.cautions) out.push(`   ! trial #${c.trialIndex + 1} (id ${c.trialId}) FLAGGED: ${c.message}`);
     const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => (HEADLINE_METRICS as readonly string[]).includes(m.metric.key));
     if (shown.length === 0) {

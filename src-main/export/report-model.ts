@@ -14,6 +14,7 @@ import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../s
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
+import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 
 /** How each metric is aggregated over a group's trials. */
 export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
@@ -25,8 +26,11 @@ export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 export interface ExcludedTrial {
   trialId: number;
   trialIndex: number;
+  attempt: number;
   status: TrialRowStatus;
   reason: string | null;
+  /** A later attempt of the same trial slot (a resumed suite's retry) counts instead of this one. */
+  supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
 }
 
 /** An aggregated trial whose numbers need a second look (its storage reads were not all the device's). */
@@ -83,8 +87,6 @@ function scenarioOrder(id: string): number {
   return i < 0 ? SCENARIO_IDS.length : i;
 }
 
-const isIncluded = (t: TrialRecord, includeIncomplete: boolean): boolean => t.status === 'complete' || (includeIncomplete && t.status === 'partial');
-
 /** Pooled percentiles of one histogram over several trials: merge, then read. */
 export function pooledLatency(name: string, histograms: readonly TrialHistogram[]): PooledLatency | null {
   const merged = new LatencyHistogram();
@@ -127,13 +129,16 @@ const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.st
  * Per scenario, configuration, system and drive: every catalogue metric aggregated over the
  * included trials. Equal options on two machines are two measurements, never one aggregate.
  * Incomplete trials (partial, failed, aborted, still running) are listed as excluded unless
- * `includeIncomplete` (then partial ones count; failed and aborted never do).
+ * `includeIncomplete` (then partial ones count; failed and aborted never do). One trial slot counts
+ * once: an attempt a resume retried is listed as superseded by the attempt that counts
+ * (src-shared/domain/trial-slots.ts, the rule resume runs by).
  */
 export function buildScenarioReport(
   trials: readonly TrialRecord[],
   opts: { includeIncomplete?: boolean; histogramsOf?: (trialId: number) => TrialHistogram[] } = {},
 ): ScenarioReport {
   const includeIncomplete = opts.includeIncomplete ?? false;
+  const standings = attemptStandings(trials, includeIncomplete);
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) {
     const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}`;
@@ -144,7 +149,7 @@ export function buildScenarioReport(
   const scenarios: ScenarioSummary[] = [];
   for (const group of groups.values()) {
     const first = group[0];
-    const included = group.filter((t) => isIncluded(t, includeIncomplete));
+    const included = group.filter((t) => standings.get(t)!.counted);
     // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
     const aggregateOf = (key: string): Aggregate => aggregate(included.map((t) => t.metrics[key]), { percentiles: isPercentileMetric(key) });
     const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregateOf(metric.key) })).filter((m) => m.aggregate.n > 0);
@@ -167,8 +172,18 @@ export function buildScenarioReport(
       trialsTotal: group.length,
       trialIds: included.map((t) => t.id),
       excluded: group
-        .filter((t) => !isIncluded(t, includeIncomplete))
-        .map((t) => ({ trialId: t.id, trialIndex: t.trialIndex, status: t.status, reason: t.statusReason })),
+        .filter((t) => !standings.get(t)!.counted)
+        .map((t) => {
+          const by = standings.get(t)!.supersededBy;
+          return {
+            trialId: t.id,
+            trialIndex: t.trialIndex,
+            attempt: t.attempt,
+            status: t.status,
+            reason: t.statusReason,
+            supersededBy: by === null ? null : { trialId: by.id, attempt: by.attempt, status: by.status },
+          };
+        }),
       cautions: included.flatMap((t) => cautionsOf(t)),
       metrics,
       pooled,

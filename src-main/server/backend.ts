@@ -745,7 +745,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async close() {
       const active = run;
       if (active) {
-        active.controller.abort();
+        // Not the user's Cancel: the trial's reason says the server (or the app) went away.
+        active.controller.abort(opts.mode === 'browser' ? 'stopped: kvbench serve shut down' : 'stopped: the kvbench app was closed');
         await active.done.catch(() => {});
       }
       listeners.clear();

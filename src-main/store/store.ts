@@ -19,6 +19,7 @@ import type {
   TrialRowStatus,
 } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { configKey, resultsDigest } from './results-ingest.ts';
 import { processLiveness, type ProcessRef } from './process-identity.ts';
@@ -699,6 +700,12 @@ export class Store {
     return [...map.values()];
   }
 
+  /** The planned trial slots without a complete attempt, in plan order: what a resume runs. */
+  trialSlotsLeft(suiteId: number): { run: RunRecord; trialIndex: number }[] {
+    const statuses = new Map(this.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
+    return this.listRuns(suiteId).flatMap((run) => slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? []).map((trialIndex) => ({ run, trialIndex })));
+  }
+
   // -------------------------------------------------------------------------------------------
   // Recovery
 
@@ -767,6 +774,7 @@ export class Store {
       finishedAt: r.finished_at,
       kvbenchVersion: r.kvbench_version,
       trialCounts: counts,
+      trialsLeft: this.trialSlotsLeft(r.id).length,
     };
   }
 }

@@ -2,10 +2,11 @@
 // in the store before it starts (`running`, with this process as its owner) and after it ends. A
 // crashed or killed engine makes that trial `failed` with its reason and the suite goes on; a cancel
 // stops the current trial gracefully (its partial results are kept, marked `aborted`) and ends the
-// suite; a suite can be resumed, running exactly the trials that have no complete or partial result.
+// suite; a suite can be resumed, running exactly the trials that have no complete result.
 //
 // Events are plain data (src-shared/domain/scenarios.ts SuiteEvent): the CLI draws progress bars
 // from them, the app forwards them over IPC.
+import { createHash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,13 +31,21 @@ export interface RunSuiteDeps {
   /** The snapshot stored with every trial (detected just before the suite starts). */
   hardware: HardwareProfile;
   onEvent?: (event: SuiteEvent) => void;
-  /** Abort = stop the current trial gracefully (partial results kept) and run no more. */
+  /**
+   * Abort = stop the current trial gracefully (partial results kept) and run no more. A string given
+   * to `abort(reason)` is the cause the trial's reason names ('stopped: kvbench received SIGTERM');
+   * without one it is 'cancelled by the user'.
+   */
   signal?: AbortSignal;
   /** Injected in tests; the real engine host otherwise. */
   startEngine?: StartEngineFn;
   /** How long a cancelled engine may take to hand back partial results (default: the host's 30 s). */
   cancelGraceMs?: number;
-  /** Wall-clock limit of one trial; default {@link defaultTrialTimeoutMs}. Past it the trial is stopped and kept as partial. */
+  /**
+   * Wall-clock limit of one trial; default {@link defaultTrialTimeoutMs}. Past it the trial times out:
+   * it is stopped and kept as partial, or, when its engine does not stop within the grace, killed
+   * and recorded aborted (no results).
+   */
   trialTimeoutMs?: (options: Record<string, unknown>) => number;
 }
 
@@ -103,24 +112,17 @@ export async function runSuite(plan: SuitePlan, deps: RunSuiteDeps & { label?: s
   return execute(suiteId, pending, plan, false, deps);
 }
 
-/** The trials of a suite still to run: those without a complete or partial result. */
+/**
+ * The trials of a suite still to run: every planned slot without a complete attempt (partial,
+ * failed and aborted attempts are run again; they stay stored). Reports count a slot by the same
+ * rule (src-shared/domain/trial-slots.ts), so a resumed suite ends with every slot aggregated.
+ */
 export function pendingTrials(store: Store, suiteId: number, plan: SuitePlan): PendingTrial[] {
-  const done = new Set(
-    store
-      .trialStatusesByRun(suiteId)
-      .filter((t) => t.statuses.includes('complete') || t.statuses.includes('partial'))
-      .map((t) => `${t.runId}:${t.trialIndex}`),
-  );
-  const pending: PendingTrial[] = [];
-  for (const run of store.listRuns(suiteId)) {
-    const planned = plan.runs.find((r) => r.position === run.position);
-    for (let i = 0; i < run.trialsPlanned; i++) {
-      if (!done.has(`${run.id}:${i}`)) {
-        pending.push({ run, trialIndex: i, uvThreadpoolSize: planned?.uvThreadpoolSize ?? Number(run.options.ioDepth ?? 16) + UV_THREADS_FOR_METADATA });
-      }
-    }
-  }
-  return pending;
+  return store.trialSlotsLeft(suiteId).map(({ run, trialIndex }) => ({
+    run,
+    trialIndex,
+    uvThreadpoolSize: plan.runs.find((r) => r.position === run.position)?.uvThreadpoolSize ?? Number(run.options.ioDepth ?? 16) + UV_THREADS_FOR_METADATA,
+  }));
 }
 
 /** Resumes a suite: runs the trials it still lacks, with its stored plan. */
@@ -241,19 +243,21 @@ async function runOneTrial(
   store.setTrialEnginePid(ref.trialId, handle.pid ?? null);
   emit({ type: 'suite.trialStarted', enginePid: handle.pid ?? null, startedAtMs: Date.now(), ...ref });
 
-  let userCancelled = false;
+  // Who stopped the suite (the user, a signal, a shutdown), as the trial's reason will say it.
+  let stoppedBecause: string | null = null;
   const onAbort = (): void => {
-    userCancelled = true;
-    handle.cancel('cancelled by the user');
+    stoppedBecause = stopCauseOf(deps.signal!);
+    handle.cancel(stoppedBecause);
   };
   if (deps.signal?.aborted) onAbort();
   else deps.signal?.addEventListener('abort', onAbort, { once: true });
   const limitMs = (deps.trialTimeoutMs ?? defaultTrialTimeoutMs)(options);
+  const limitText = `its ${Math.round(limitMs / 1000)} s wall-clock limit`;
   let timedOut = false;
   const watchdog = setTimeout(() => {
     timedOut = true;
-    emit({ type: 'suite.trialLogged', level: 'warn', message: `trial exceeded its ${Math.round(limitMs / 1000)} s limit: stopping it`, ...ref });
-    handle.cancel(`the trial exceeded its ${Math.round(limitMs / 1000)} s wall-clock limit`);
+    emit({ type: 'suite.trialLogged', level: 'warn', message: `trial timed out (past ${limitText}): stopping it`, ...ref });
+    handle.cancel(`the trial timed out after ${limitText}`);
   }, limitMs);
 
   let status: TrialStatus;
@@ -274,12 +278,13 @@ async function runOneTrial(
   if (outcome !== null) {
     const results = outcome.results;
     const metrics = extractMetrics(results);
-    status = userCancelled ? 'aborted' : timedOut && outcome.status === 'complete' ? 'partial' : outcome.status;
-    reason = userCancelled
-      ? `cancelled by the user; partial results kept${outcome.reason ? ` (${outcome.reason})` : ''}`
-      : timedOut
-        ? `stopped after its ${Math.round(limitMs / 1000)} s wall-clock limit${outcome.reason ? ` (${outcome.reason})` : ''}`
-        : outcome.reason;
+    status = stoppedBecause !== null ? 'aborted' : timedOut && outcome.status === 'complete' ? 'partial' : outcome.status;
+    const stopped = stoppedBecause ?? (timedOut ? `timed out: stopped at ${limitText}` : null);
+    const engineReason = engineReasonBesidesCancel(outcome);
+    reason =
+      stopped === null
+        ? outcome.reason
+        : `${stopped}; ${outcome.status === 'aborted' ? 'nothing was measured yet' : 'partial results kept'}${engineReason ? ` (${engineReason})` : ''}`;
     try {
       store.finishTrial(ref.trialId, {
         status,
@@ -301,7 +306,9 @@ async function runOneTrial(
     const code = e.code ?? 'INTERNAL';
     if (code === 'CANCELLED') {
       status = 'aborted';
-      reason = userCancelled ? `cancelled by the user: ${e.message}` : timedOut ? `exceeded its ${Math.round(limitMs / 1000)} s limit and was killed: ${e.message}` : `engine stopped: ${e.message}`;
+      // A hung engine (a device that never answers) does not stop when asked: the host kills it, and
+      // no results come back to keep.
+      reason = stoppedBecause !== null ? `${stoppedBecause}: ${e.message}` : timedOut ? `timed out after ${limitText}, no results kept: ${e.message}` : `engine stopped: ${e.message}`;
     } else {
       status = 'failed';
       reason = clip(`${code}: ${e.message ?? String(err)}`);
@@ -319,7 +326,25 @@ async function runOneTrial(
     storageReadBytesPerS: metricsOut.read,
     ...ref,
   });
-  return { status, reason, cancelled: userCancelled };
+  return { status, reason, cancelled: stoppedBecause !== null };
+}
+
+/**
+ * What stopped a suite, in its trials' reasons: the abort's reason where the front end gave one
+ * (`controller.abort('stopped: kvbench received SIGTERM')`), else the user (a plain `abort()`: the
+ * app's Cancel, Ctrl-C).
+ */
+export function stopCauseOf(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' && signal.reason.trim() !== '' ? signal.reason : 'cancelled by the user';
+}
+
+/**
+ * The engine's reason for its outcome, or null where it says only that the run was cancelled
+ * (its window closed by the cancel): the runner, which cancelled it, says why instead.
+ */
+function engineReasonBesidesCancel(outcome: { reason: string | null; results: unknown }): string | null {
+  const closedBy = (outcome.results as { kvbench?: { measured_window?: { closed_by?: unknown } } } | null)?.kvbench?.measured_window?.closed_by;
+  return closedBy === 'cancel' ? null : outcome.reason;
 }
 
 /**
@@ -330,15 +355,13 @@ async function runOneTrial(
  */
 async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: TrialStatus, results: unknown, storeErr: unknown): Promise<StoreError> {
   const why = (storeErr as Error).message ?? String(storeErr);
-  const name = `kvbench-unstored-suite${ref.suiteId}-trial${ref.trialId}-${ref.scenarioId}-${ref.trialIndex + 1}.json`;
   const text = `${JSON.stringify(results, null, 2)}\n`;
   let saved: string | null = null;
   const failures: string[] = [];
   for (const dir of [path.join(path.dirname(store.path), 'unstored-results'), os.tmpdir()]) {
     try {
       await fsp.mkdir(dir, { recursive: true });
-      await writeFileAtomic(path.join(dir, name), text);
-      saved = path.join(dir, name);
+      saved = await writeUnstoredFile(dir, unstoredFileStem(store.path, ref), text);
       break;
     } catch (err) {
       failures.push(`${dir}: ${(err as Error).message}`);
@@ -354,6 +377,30 @@ async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: Tria
     // The store refuses every write: the message below is all that is left.
   }
   return new StoreError('DB_WRITE_FAILED', `trial ${ref.ordinal}/${ref.total} (${ref.label} #${ref.trialIndex + 1}) finished ${status}, but the database ${store.path} could not store it: ${why}; ${where}. The suite stops here; resume it with --resume ${ref.suiteId} once the database can be written.`);
+}
+
+/**
+ * The rescue file's name without its extension. Suite and trial ids restart at 1 in every database,
+ * and the temporary directory is shared: the database's path (hashed), the time and this process
+ * make the name its own.
+ */
+function unstoredFileStem(dbPath: string, ref: SuiteTrialRef): string {
+  const db = createHash('sha256').update(path.resolve(dbPath)).digest('hex').slice(0, 8);
+  const at = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `kvbench-unstored-db${db}-suite${ref.suiteId}-trial${ref.trialId}-${ref.scenarioId}-${ref.trialIndex + 1}-${at}-pid${process.pid}`;
+}
+
+/** Writes the rescue file under a name no file has yet (never replacing one: it may be another trial's only copy). */
+async function writeUnstoredFile(dir: string, stem: string, text: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const file = path.join(dir, `${stem}${n > 1 ? `-${n}` : ''}.json`);
+    try {
+      await writeFileAtomic(file, text, { exclusive: true });
+      return file;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw err;
+    }
+  }
 }
 
 /**

@@ -228,7 +228,10 @@ export interface SuiteRecord {
   createdAt: string;
   finishedAt: string | null;
   kvbenchVersion: string;
+  /** Attempts per status (a retried trial slot counts each attempt). */
   trialCounts: Record<TrialRowStatus, number>;
+  /** Planned trial slots without a complete attempt: what a resume would run (0 for imports). */
+  trialsLeft: number;
 }
 
 export interface RunRecord {

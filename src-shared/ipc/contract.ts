@@ -166,6 +166,7 @@ export const SuiteRecordSchema = z.object({
   finishedAt: z.string().nullable(),
   kvbenchVersion: z.string(),
   trialCounts,
+  trialsLeft: count,
 });
 export type SuiteRecordData = z.infer<typeof SuiteRecordSchema>;
 
@@ -214,7 +215,16 @@ export const ScenarioSummarySchema = z.object({
   systemLabels: z.array(z.string()),
   trialsTotal: count,
   trialIds: z.array(int),
-  excluded: z.array(z.object({ trialId: int, trialIndex: count, status: trialRowStatus, reason: z.string().nullable() })),
+  excluded: z.array(
+    z.object({
+      trialId: int,
+      trialIndex: count,
+      attempt: int,
+      status: trialRowStatus,
+      reason: z.string().nullable(),
+      supersededBy: z.object({ trialId: int, attempt: int, status: trialRowStatus }).nullable(),
+    }),
+  ),
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, count, p50Ms: num, p95Ms: num, p99Ms: num })),

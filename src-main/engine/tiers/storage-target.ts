@@ -7,6 +7,7 @@ import { GIB } from '../../../src-shared/domain/results.ts';
 import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
 import { ramFilesystemOf } from '../io/ram-filesystem.ts';
 import { markRunDirOwner, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
+import { removeCreatedDirs } from '../../util/created-dirs.ts';
 
 /** Share of the free space the storage tier may use when no capacity is given (the reference's rule). */
 export const AUTO_CAPACITY_SHARE = 0.95;
@@ -96,16 +97,7 @@ export async function prepareStorageTarget(opts: {
 export async function releaseStorageTarget(target: StorageTarget): Promise<void> {
   await unmarkRunDir(target.runDir).catch(() => undefined);
   await fsp.rmdir(target.runDir).catch(() => undefined);
-  if (target.createdFrom === null) return;
-  // Remove, innermost first, every level kvbench created; rmdir stops at anything not empty.
-  for (let dir = target.baseDir; ; dir = path.dirname(dir)) {
-    try {
-      await fsp.rmdir(dir);
-    } catch {
-      return;
-    }
-    if (dir === target.createdFrom || path.dirname(dir) === dir) return;
-  }
+  await removeCreatedDirs(target.baseDir, target.createdFrom);
 }
 
 /**

@@ -74,8 +74,9 @@ describe('kill -9 of the runner mid-trial', () => {
       [2, 1, 'complete'],
     ]);
     const rep = await runCli(['report', '--db', db], { cwd: tmp });
-    expect(rep.stdout).toMatch(/trials: 3 aggregated of 4/);
-    expect(rep.stdout).toMatch(/! trial #2 \(id \d+\) ABORTED, excluded: interrupted/);
+    // Trial #2's interrupted attempt is superseded by its retry: no trial is missing.
+    expect(rep.stdout).toMatch(/trials: 3 aggregated of 3 \(and 1 superseded attempt\)/);
+    expect(rep.stdout).toMatch(/~ trial #2 attempt 1 \(id \d+\) aborted, superseded — retried: attempt 2 \(id \d+\) complete; it was: interrupted/);
   });
 });
 

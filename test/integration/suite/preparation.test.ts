@@ -1,4 +1,4 @@
-// What `kvbench suite` does before its first trial: --plan creates nothing; a signal during the
+// What `kvbench suite` does before its first trial: --plan creates nothing, nor does a refused plan; a signal during the
 // hardware detection or the drive probe stops there and records nothing; --resume probes the drive
 // only as the suite was planned, and not at all with nothing left to run, and says which.
 import fs from 'node:fs';
@@ -35,6 +35,28 @@ describe('kvbench suite --plan', () => {
   });
 });
 
+describe('kvbench suite refused (the plan does not fit)', () => {
+  it('plans before it creates: no database, no cache directory, no missing parent of either is left', async () => {
+    const tmp = makeTempDir();
+    const db = path.join(tmp, 'no-dir-yet', 'x.db');
+    const cache = path.join(tmp, 'newdir', 'a', 'b');
+    const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--scenarios', 'storage-only', '--storage-capacity-gb', '1000000', '--cache-dir', cache, '--db', db], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toMatch(/kvbench suite: refused:\n {2}.*needs 1000000\.00 GiB free/);
+    expect(fs.readdirSync(tmp)).toEqual([]);
+
+    // An existing cache directory and database stay, unchanged in what they hold.
+    fs.mkdirSync(path.join(tmp, 'cache'));
+    const existing = path.join(tmp, 'kvbench.db');
+    openStore(existing).close();
+    const again = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--scenarios', 'storage-only', '--storage-capacity-gb', '1000000', '--cache-dir', path.join(tmp, 'cache'), '--db', existing], { cwd: tmp });
+    expect(again.code, explain(again)).toBe(1);
+    expect(fs.readdirSync(tmp).sort()).toEqual(['cache', 'kvbench.db']);
+    expect(fs.readdirSync(path.join(tmp, 'cache'))).toEqual([]);
+    expect(countRows(existing, 'suites')).toBe(0);
+  });
+});
+
 /** Rows of `table`, read straight from SQLite (read-only). */
 function countRows(db: string, table: 'suites' | 'trials'): number {
   const d = openDatabase(db, { readonly: true, fileMustExist: true });
@@ -58,8 +80,8 @@ describe('kvbench suite stopped during the drive probe', () => {
     expect(r.stderr).toMatch(/SIGINT: stopping before the suite starts/);
     expect(r.stderr).toMatch(/Stopped by SIGINT before the first trial: no suite was planned or recorded\.\n$/);
     expect(r.stderr).not.toMatch(/stopping the current trial|Suite \d+|Full tables|storage-only /);
-    expect(countRows(db, 'suites')).toBe(0);
-    expect(countRows(db, 'trials')).toBe(0);
+    // A new suite creates its database only once its plan fits: there is none.
+    expect(fs.existsSync(db)).toBe(false);
     expect(fs.readdirSync(cache)).toEqual([]);
   });
 });

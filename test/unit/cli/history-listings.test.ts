@@ -5,7 +5,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';
 
 afterEach(removeTempDirs);
@@ -34,5 +36,32 @@ describe('kvbench history listings and filters', () => {
       const r = await history(...args);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
+  });
+
+  it('shows a reason longer than the column cut with an ellipsis, and a short one whole', async () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    const long = 'timed out after its 126 s wall-clock limit, no results kept: engine did not stop within 30000 ms of cancel';
+    const short = 'stopped: kvbench received SIGTERM';
+    const store = openStore(db);
+    try {
+      const hw = fakeHardware();
+      store.upsertDetectedSystem(hw);
+      const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only'] });
+      const suiteId = store.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+      const run = store.listRuns(suiteId)[0];
+      const snapshotId = store.saveHardwareSnapshot(hw);
+      for (const [i, reason] of [long, short].entries()) {
+        const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: i, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+        store.finishTrial(id, { status: 'aborted', reason, wallMs: 10 });
+      }
+    } finally {
+      store.close();
+    }
+    const r = await runInProcess(() => historyCommand(['--db', db]));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(` ${long.slice(0, 59)}…\n`);
+    expect(r.stdout).not.toContain(long.slice(0, 61));
+    expect(r.stdout).toMatch(new RegExp(` ${short}\\s*\\n`));
+    expect(r.stdout).not.toContain(`${short}…`);
   });
 });

@@ -168,6 +168,25 @@ describe('exports read back', () => {
     expect(tiers.getRow(2).getCell(th.indexOf('speedup_wall_clock') + 1).value).toBe(1); // speedup against itself
   });
 
+  it('XLSX Notes: an attempt a resume retried is superseded by its retry, not excluded', async () => {
+    const dir = tempDir();
+    const m = model(dir);
+    const failed = m.trials[2];
+    // The resume's retry of the failed trial's slot: attempt 2, complete.
+    const retry = store!.startTrial({ runId: failed.runId, suiteId: failed.suiteId, systemId: failed.systemId, driveId: failed.driveId, hardwareSnapshotId: null, scenarioId: failed.scenarioId, trialIndex: failed.trialIndex, options: failed.options, configKey: failed.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+    const r = kvbenchResults({ tokPerS: 1002 }) as unknown as Record<string, unknown>;
+    store!.finishTrial(retry, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
+    const trials = store!.listTrials({ order: 'asc' });
+    const report = buildScenarioReport(trials);
+    expect(report.scenarios[0].trialIds).toHaveLength(3);
+    const file = path.join(dir, 'retried.xlsx');
+    await writeExport({ ...m, trials, report, tiers: buildTierComparison(report, null) }, 'xlsx', file);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const notes = sheetRows(wb, 'Notes').filter((n) => n.section === 'scenarios');
+    expect(notes.map((n) => [n.trial_id, n.trial_number, n.kind])).toEqual([[failed.id, 3, `superseded (failed; retried: attempt 2 complete, trial id ${retry})`]]);
+  });
+
   it('XLSX and CSV carry what the terminal report prints besides its tables: flagged and excluded trials, the pooled latencies, the tier notes', async () => {
     // review #8: the report said FLAGGED and printed pooled latencies; the XLSX had neither, and its About claimed the pooled method.
     const dir = tempDir();

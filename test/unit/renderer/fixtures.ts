@@ -139,6 +139,7 @@ export function suiteRecord(status: SuiteRecordData['status'], id = 7, over: Par
     finishedAt: null,
     kvbenchVersion: '0.1.0',
     trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 0 },
+    trialsLeft: 0,
     ...over,
   };
 }
@@ -166,7 +167,7 @@ export function report(): ResponseOf<'report.build'> {
           systemLabels: ['lab1'],
           trialsTotal: 4,
           trialIds: [1, 2, 3],
-          excluded: [{ trialId: 4, trialIndex: 3, status: 'failed', reason: 'ENGINE_CRASHED: killed' }],
+          excluded: [{ trialId: 4, trialIndex: 3, attempt: 1, status: 'failed', reason: 'ENGINE_CRASHED: killed', supersededBy: null }],
           cautions: [{ trialId: 2, trialIndex: 1, message: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest' }],
           metrics: [
             { metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, aggregate: agg(1234.5, 1300, 0.02) },

@@ -142,6 +142,29 @@ describe('history', () => {
     expect(h.loading).toBe(false);
   });
 
+  it('offers Resume for every suite with trials left to run, also a finished one a full disk left partial, and for none without', async () => {
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [
+        suite('finished', 9, { trialCounts: { running: 0, complete: 3, partial: 1, failed: 0, aborted: 0 }, trialsLeft: 1 }),
+        suite('finished', 8, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 }), // its failed trial was retried
+        suite('cancelled', 7, { trialsLeft: 0 }), // cancelled after its last trial
+        suite('interrupted', 6, { trialsLeft: 2 }),
+        suite('finished', 5, { source: 'import', trialsLeft: 0 }),
+      ],
+      'suite.resume': () => ({ suiteId: 9 }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    const resumable = w.findAll('tr[data-suite]').filter((r) => r.findAll('button').some((b) => b.text() === 'Resume'));
+    expect(resumable.map((r) => r.attributes('data-suite'))).toEqual(['9', '6']);
+    await resumable[0].findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 9 }]);
+  });
+
   it('goes back to the last page that has rows when deleting emptied the last one', async () => {
     const fake = fakeHistoryApi(Array.from({ length: 51 }, (_, i) => trial(i + 1)));
     const w = mountIt(HistoryView);
@@ -287,6 +310,20 @@ describe('report', () => {
     await w.get('input[name=includeIncomplete]').setValue(true);
     await flush();
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
+  });
+
+  it('shows an attempt a resume retried as superseded by its retry, not as a trial left out', async () => {
+    const r = report();
+    const s = r.report.scenarios[0];
+    s.trialsTotal = 4; // trials 1-3 aggregated, one of them a retry of trial 4's slot
+    s.excluded = [{ trialId: 4, trialIndex: 1, attempt: 1, status: 'partial', reason: 'disk full (ENOSPC): stopped after 19 completed requests', supersededBy: { trialId: 2, attempt: 2, status: 'complete' } }];
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const text = w.get('[data-scenario-report=storage-only]').text();
+    expect(text).toContain('3 of 3 trial(s) aggregated (and 1 superseded attempt(s))');
+    expect(text).not.toContain('excluded');
+    expect(w.get('[data-trial-superseded]').text()).toMatch(/^↻\s*Trial 2, attempt 1 \(\s*partial\s*disk full \(ENOSPC\): stopped after 19 completed requests\) superseded: retried, attempt\s+2 complete$/);
   });
 
   it('a selection over two systems shows one group per system, each named, and a single suite names no drive', async () => {

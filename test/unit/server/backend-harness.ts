@@ -7,9 +7,9 @@ import { createBackend, type Backend, type DetectFn } from '../../../src-main/se
 import type { StartEngineFn } from '../../../src-main/suite/runner.ts';
 import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
-import { fakeHardware, kvbenchResults, tempDir } from '../store/fixtures.ts';
+import { cancelledOutcome, fakeHardware, kvbenchResults, tempDir } from '../store/fixtures.ts';
 
-export type EngineBehaviour = 'complete' | 'crash' | 'hang';
+export type EngineBehaviour = 'complete' | 'crash' | 'hang' | 'disk-full';
 
 export interface TestBackend {
   backend: Backend;
@@ -39,8 +39,9 @@ export function fakeStartEngine(behaviours: EngineBehaviour[], calls: Record<str
           e2eLatencyP95Ns: 2e7, storageReadP95Ns: 5e6, eventLoopLagP99Ns: null,
         });
         if (behaviour === 'complete') setTimeout(() => resolve({ status: 'complete', reason: null, results, summaryText: 'ok' }), 5);
+        else if (behaviour === 'disk-full') setTimeout(() => resolve({ status: 'partial', reason: 'disk full (ENOSPC): stopped after 3 completed requests', results, summaryText: 'partial' }), 5);
         else if (behaviour === 'crash') setTimeout(() => reject(Object.assign(new Error('engine process was killed by signal SIGKILL'), { code: 'ENGINE_CRASHED' })), 5);
-        else cancel = (reason) => setTimeout(() => resolve({ status: 'partial', reason: `cancelled: ${reason}`, results, summaryText: 'partial' }), 5);
+        else cancel = () => setTimeout(() => resolve(cancelledOutcome(results)), 5);
       }, 5);
     });
     return { pid: undefined, result, cancel: (reason = 'cancelled') => cancel(reason), kill: () => {} };

@@ -164,7 +164,29 @@ describe('backend', () => {
     expect(trials.trials.map((x) => x.status)).toEqual(['aborted']);
     const suites = ok(await t.backend.invoke('suites.list', {})) as { id: number; status: string }[];
     expect(suites.find((s) => s.id === suiteId)!.status).toBe('cancelled');
+    const [trial] = (ok(await t.backend.invoke('history.list', { selection: { suiteIds: [suiteId] } })) as { trials: { statusReason: string | null }[] }).trials;
+    expect(trial.statusReason).toBe('cancelled by the user; partial results kept');
   });
+
+  for (const [mode, cause] of [
+    ['browser', 'stopped: kvbench serve shut down'],
+    ['electron', 'stopped: the kvbench app was closed'],
+  ] as const) {
+    it(`${mode === 'browser' ? 'kvbench serve' : 'the app'} shutting down during a trial records that, not a cancel by the user`, async () => {
+      const t = await testBackend({ behaviours: ['hang'], mode });
+      const { suiteId } = ok(await t.backend.invoke('suite.start', smokeRequest(t.cacheDir))) as { suiteId: number };
+      await t.waitFor('suite.trialProgressed');
+      await t.backend.close(); // what serve's SIGTERM/SIGINT handler and the app's quit do
+      const store = openStore(t.db, { readonly: true });
+      try {
+        const trials = store.listTrials({ suiteIds: [suiteId] });
+        expect(trials.map((x) => [x.status, x.statusReason])).toEqual([['aborted', `${cause}; partial results kept`]]);
+        expect(store.getSuite(suiteId)!.status).toBe('cancelled');
+      } finally {
+        store.close();
+      }
+    });
+  }
 
   it('resumes a suite probing the drive only as it was planned, and not at all with nothing left to run', async () => {
     const probes: boolean[] = [];
@@ -191,6 +213,23 @@ describe('backend', () => {
     ok(await t.backend.invoke('suite.resume', { suiteId })); // nothing left
     await finished();
     expect(probes).toEqual([false, false, false]); // planned with probe: false (smokeRequest)
+  });
+
+  it('a finished suite with a partial trial (a full disk) lists a trial left, and Resume runs just that one, as the CLI does', async () => {
+    const t = await make({ behaviours: ['disk-full', 'complete'] });
+    const { suiteId } = ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number };
+    expect(await t.waitFor('suite.finished')).toMatchObject({ status: 'finished', counts: { complete: 1, partial: 1 } });
+    t.events.splice(0);
+    while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    const suite = async () => (ok(await t.backend.invoke('suites.list', {})) as { id: number; status: string; trialsLeft: number }[]).find((s) => s.id === suiteId)!;
+    expect(await suite()).toMatchObject({ status: 'finished', trialsLeft: 1 });
+    ok(await t.backend.invoke('suite.resume', { suiteId }));
+    expect(await t.waitFor('suite.started')).toMatchObject({ resumed: true, total: 1 });
+    expect(await t.waitFor('suite.finished')).toMatchObject({ counts: { complete: 1, partial: 0 } });
+    expect(await suite()).toMatchObject({ trialsLeft: 0 });
+    const report = ok(await t.backend.invoke('report.build', { selection: { suiteIds: [suiteId] } })) as { report: { scenarios: { trialIds: number[]; excluded: { supersededBy: unknown }[] }[] } };
+    expect(report.report.scenarios[0].trialIds).toHaveLength(2);
+    expect(report.report.scenarios[0].excluded).toEqual([expect.objectContaining({ status: 'partial', attempt: 1, supersededBy: expect.objectContaining({ attempt: 2, status: 'complete' }) })]);
   });
 
   it('reports a plan that does not fit as INSUFFICIENT_SPACE, with a suite.failed event', async () => {

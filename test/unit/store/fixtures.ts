@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import type { RunResults } from '../../../src-shared/domain/results.ts';
+import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
 import { makeRunResults } from '../report/results-fixture.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 
@@ -75,6 +76,15 @@ export function kvbenchResults(o: { tokPerS: number; storageTokPerS?: number; re
   walk(r.kvbench.latency);
   r.kvbench.status_reason = o.status === 'partial' ? 'disk full' : null;
   return r;
+}
+
+/**
+ * What the real engine answers a cancel with once its measured window is open, whoever sent the
+ * cancel: partial, its window closed by 'cancel', in the engine's own words.
+ */
+export function cancelledOutcome(results: Record<string, unknown>): RunOutcome {
+  (results as unknown as RunResults).kvbench.measured_window.closed_by = 'cancel';
+  return { status: 'partial', reason: 'cancelled by the user before the planned end', results, summaryText: 'partial' };
 }
 
 /**

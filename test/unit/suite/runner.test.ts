@@ -7,11 +7,14 @@ import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn } from '../../../src-main/suite/runner.ts';
+import { buildScenarioReport } from '../../../src-main/export/report-model.ts';
+import { formatScenarioReport } from '../../../src-main/export/render-text.ts';
 import type { SuiteEvent } from '../../../src-shared/domain/scenarios.ts';
 import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
-import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { cancelledOutcome, fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 
-type Behaviour = 'complete' | 'crash' | 'hang' | 'invalid';
+/** `hang` stops when cancelled (partial results); `stuck` never does, and the host kills it as the real one would after its grace. */
+type Behaviour = 'complete' | 'crash' | 'hang' | 'stuck' | 'invalid' | 'disk-full';
 
 interface FakeEngine {
   start: StartEngineFn;
@@ -37,8 +40,10 @@ function fakeEngine(behaviours: Behaviour[]): FakeEngine {
       });
       if (behaviour === 'complete') setTimeout(() => resolve({ status: 'complete', reason: null, results, summaryText: 'ok' }), 5);
       else if (behaviour === 'crash') setTimeout(() => reject(new EngineError('ENGINE_CRASHED', 'engine process was killed by signal SIGKILL before sending a result')), 5);
+      else if (behaviour === 'disk-full') setTimeout(() => resolve({ status: 'partial', reason: 'disk full (ENOSPC) under the cache directory: stopped after 19 completed requests', results, summaryText: 'partial' }), 5);
       else if (behaviour === 'invalid') setTimeout(() => reject(new EngineError('VALIDATION', '--cpu-mem-gb 999 is more than this machine can hold')), 5);
-      else cancel = (reason) => setTimeout(() => resolve({ status: 'partial', reason: `cancelled: ${reason}`, results, summaryText: 'partial' }), 5);
+      else if (behaviour === 'stuck') cancel = (reason) => setTimeout(() => reject(new EngineError('CANCELLED', `engine did not stop within 20 ms of cancel (${reason}); killed`)), 20);
+      else cancel = () => setTimeout(() => resolve(cancelledOutcome(results)), 5);
     });
     const handle: EngineHandle = {
       pid: undefined,
@@ -98,13 +103,11 @@ describe('runSuite', () => {
     expect(store.getSuite(r.suiteId)!.status).toBe('finished');
   });
 
-  it('a trial the database cannot store keeps its results in a file, and the suite stops saying where', async () => {
-    const dbFile = path.join(tempDir(), 'kvbench.db');
+  /** A suite on `dbFile` whose second trial the store cannot take (another process holds the write lock): its error. */
+  async function suiteTheStoreRefuses(dbFile: string, engine: FakeEngine): Promise<{ err: unknown; store: Store }> {
     const store = openStore(dbFile, { busyTimeoutMs: 200 });
     stores.push(store);
-    // Another process holds the write lock from the second trial's start on: every write times out.
     const other = openDatabase(dbFile);
-    const engine = fakeEngine([]);
     const onEvent = (e: SuiteEvent): void => {
       if (e.type === 'suite.trialStarted' && e.ordinal === 2) other.exec('BEGIN IMMEDIATE');
     };
@@ -117,19 +120,44 @@ describe('runSuite', () => {
       if (other.inTransaction) other.exec('ROLLBACK');
       other.close();
     }
+    return { err, store };
+  }
+  const savedIn = (message: string): string | undefined =>
+    /its results are saved in (\S+) \(load them with: kvbench import \S+ --system LABEL --scenario storage-only\)/.exec(message)?.[1];
+
+  it('a trial the database cannot store keeps its results in a file, and the suite stops saying where', async () => {
+    const dbFile = path.join(tempDir(), 'kvbench.db');
+    const engine = fakeEngine([]);
+    const { err, store } = await suiteTheStoreRefuses(dbFile, engine);
     expect(err).toMatchObject({ code: 'DB_WRITE_FAILED' });
     const message = (err as Error).message;
     expect(message).toMatch(/^trial 2\/4 \(Storage only #2\) finished complete, but the database .*kvbench\.db could not store it: /);
-    const saved = /its results are saved in (\S+) \(load them with: kvbench import \S+ --system LABEL --scenario storage-only\)/.exec(message)?.[1];
+    const saved = savedIn(message);
     expect(saved, message).toBeDefined();
     expect(path.dirname(saved!)).toBe(path.join(path.dirname(dbFile), 'unstored-results'));
     // The file holds the engine's whole results (the fake engine's second run: 200 tok/s).
     const results = JSON.parse(fs.readFileSync(saved!, 'utf8')) as { kvbench: unknown; summary: { avg_throughput_tokens_per_sec: number } };
     expect(results.kvbench).toBeDefined();
+    expect(results.summary.avg_throughput_tokens_per_sec).toBe(200);
     expect(engine.calls).toHaveLength(2); // the suite stopped: no trial ran into a store that takes nothing
     // The first trial was stored before the lock; the second is left for the next start's recovery.
     const trials = store.listTrials({ order: 'asc' });
     expect(trials.map((t) => t.status)).toEqual(['complete', 'running']);
+  });
+
+  it('two databases rescuing the same suite and trial ids never share a file: neither result is overwritten', async () => {
+    // Ids restart at 1 in every database; two of them in one directory (or both falling back to the
+    // temporary directory) rescue suite 1, trial 2 into the same place.
+    const dir = tempDir();
+    const first = await suiteTheStoreRefuses(path.join(dir, 'drive-a.db'), fakeEngine([]));
+    const second = await suiteTheStoreRefuses(path.join(dir, 'drive-b.db'), fakeEngine([]));
+    const [a, b] = [first.err, second.err].map((e) => savedIn((e as Error).message)!);
+    expect(a).toBeDefined();
+    expect(b).toBeDefined();
+    expect(path.dirname(a)).toBe(path.dirname(b));
+    expect(a).not.toBe(b);
+    expect(fs.readdirSync(path.dirname(a)).filter((n) => n.endsWith('.json')).sort()).toEqual([path.basename(a), path.basename(b)].sort());
+    expect(path.basename(a)).toMatch(/^kvbench-unstored-db[0-9a-f]{8}-suite1-trial2-storage-only-2-\d{8}T\d{6}Z-pid\d+\.json$/);
   });
 
   it('a crashed or refused trial is recorded as failed with its reason, and the suite goes on', async () => {
@@ -145,19 +173,24 @@ describe('runSuite', () => {
     expect(trials[1].metrics).toEqual({});
   });
 
-  it('cancel stops the current trial gracefully (kept, marked aborted) and runs no more; resume finishes the suite', async () => {
-    const store = newStore();
-    const engine = fakeEngine(['complete', 'hang']);
+  /** Runs the suite on `engine` and aborts it (with `reason`, if given) once trial `ordinal` has started. */
+  async function stoppedAt(store: Store, engine: FakeEngine, ordinal: number, reason?: string) {
     const controller = new AbortController();
-    const r = await runSuite(plan(), {
+    return runSuite(plan(), {
       store,
       hardware: hw,
       startEngine: engine.start,
       signal: controller.signal,
       onEvent: (e) => {
-        if (e.type === 'suite.trialStarted' && e.ordinal === 2) setTimeout(() => controller.abort(), 10);
+        if (e.type === 'suite.trialStarted' && e.ordinal === ordinal) setTimeout(() => (reason === undefined ? controller.abort() : controller.abort(reason)), 10);
       },
     });
+  }
+
+  it('cancel stops the current trial gracefully (kept, marked aborted) and runs no more; resume finishes the suite', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['complete', 'hang']);
+    const r = await stoppedAt(store, engine, 2);
     expect(r.status).toBe('cancelled');
     expect(engine.cancels).toEqual(['cancelled by the user']);
     expect(engine.calls).toHaveLength(2);
@@ -185,6 +218,61 @@ describe('runSuite', () => {
     expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: none.start })).trials).toEqual([]);
   });
 
+  it('resume runs again the trials a full disk left partial, as the report counts them, and the report then aggregates every slot once', async () => {
+    const store = newStore();
+    const first = fakeEngine(['complete', 'disk-full', 'disk-full', 'complete']);
+    const r = await runSuite(plan(), { store, hardware: hw, startEngine: first.start });
+    expect(r.status).toBe('finished');
+    expect(r.counts).toMatchObject({ complete: 2, partial: 2 });
+    // Reports leave partial trials out by default: two slots are not aggregated, and resume says so.
+    expect(store.getSuite(r.suiteId)!.trialsLeft).toBe(2);
+    const before = buildScenarioReport(store.listTrials({ suiteIds: [r.suiteId], order: 'asc' }));
+    expect(before.scenarios.map((s) => s.trialIds.length)).toEqual([1, 1]);
+
+    const again = fakeEngine([]);
+    const resumed = await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: again.start });
+    expect(resumed.trials.map((t) => [t.scenarioId, t.trialIndex, t.status])).toEqual([
+      ['storage-only', 1, 'complete'],
+      ['cpu-storage', 0, 'complete'],
+    ]);
+    expect(store.getSuite(r.suiteId)!.trialsLeft).toBe(0);
+    const all = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(all.map((t) => [t.scenarioId, t.trialIndex, t.attempt, t.status])).toEqual([
+      ['storage-only', 0, 1, 'complete'],
+      ['storage-only', 1, 1, 'partial'],
+      ['cpu-storage', 0, 1, 'partial'],
+      ['cpu-storage', 1, 1, 'complete'],
+      ['storage-only', 1, 2, 'complete'],
+      ['cpu-storage', 0, 2, 'complete'],
+    ]);
+    // Every slot aggregated once, with or without the partial attempts; those are superseded by their retry.
+    for (const includeIncomplete of [false, true]) {
+      const report = buildScenarioReport(all, { includeIncomplete });
+      expect(report.scenarios.map((s) => s.trialIds.length)).toEqual([2, 2]);
+      expect(report.scenarios.flatMap((s) => s.excluded.map((x) => [x.trialIndex, x.attempt, x.status, x.supersededBy?.attempt, x.supersededBy?.status]))).toEqual([
+        [1, 1, 'partial', 2, 'complete'],
+        [0, 1, 'partial', 2, 'complete'],
+      ]);
+    }
+    // The report lists the replaced attempts as superseded by their retry, not as missing trials.
+    const text = formatScenarioReport(buildScenarioReport(all));
+    expect(text).toMatch(/trials: 2 aggregated of 2 \(and 1 superseded attempt\)\n {3}~ trial #2 attempt 1 \(id \d+\) partial, superseded — retried: attempt 2 \(id \d+\) complete; it was: disk full \(ENOSPC\)/);
+    expect(text).not.toMatch(/! trial|, excluded:/);
+    expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: fakeEngine([]).start })).trials).toEqual([]);
+  });
+
+  it('a stop with a cause (SIGTERM, a shutdown) is recorded as that cause, not as the user\'s cancel', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['hang']);
+    const r = await stoppedAt(store, engine, 1, 'stopped: kvbench received SIGTERM');
+    expect(r.status).toBe('cancelled');
+    expect(engine.cancels).toEqual(['stopped: kvbench received SIGTERM']);
+    const [trial] = store.listTrials({ suiteIds: [r.suiteId] });
+    expect(trial.status).toBe('aborted');
+    // The engine's own words ("cancelled by the user before the planned end") are not the cause here.
+    expect(trial.statusReason).toBe('stopped: kvbench received SIGTERM; partial results kept');
+  });
+
   it('refuses a plan that does not fit, and a resume on another machine', async () => {
     const store = newStore();
     const tooBig = planSuite(fakeHardware({ freeGiB: 1 }), { profile: 'smoke', cacheDir: '/mnt/kv' });
@@ -195,9 +283,28 @@ describe('runSuite', () => {
 });
 
 describe('trial time limit', () => {
-  it('a trial that runs past its limit is stopped and kept as partial; the suite goes on', async () => {
+  it('a trial that runs past its limit times out: stopped and kept as partial; the suite goes on', async () => {
     const store = newStore();
     const engine = fakeEngine(['hang', 'complete']);
+    const events: SuiteEvent[] = [];
+    const r = await runSuite(planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only'] }), {
+      store,
+      hardware: hw,
+      startEngine: engine.start,
+      trialTimeoutMs: () => 50,
+      onEvent: (e) => events.push(e),
+    });
+    expect(r.status).toBe('finished');
+    expect(engine.cancels).toEqual(['the trial timed out after its 0 s wall-clock limit']);
+    expect(events.find((e) => e.type === 'suite.trialLogged')).toMatchObject({ level: 'warn', message: 'trial timed out (past its 0 s wall-clock limit): stopping it' });
+    const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(trials.map((t) => t.status)).toEqual(['partial', 'complete']);
+    expect(trials[0].statusReason).toBe('timed out: stopped at its 0 s wall-clock limit; partial results kept');
+  });
+
+  it('a hung engine that does not stop when the trial times out is killed: aborted, with a reason that says it timed out, not that anyone cancelled', async () => {
+    const store = newStore();
+    const engine = fakeEngine(['stuck', 'complete']);
     const r = await runSuite(planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 2, scenarios: ['storage-only'] }), {
       store,
       hardware: hw,
@@ -205,9 +312,10 @@ describe('trial time limit', () => {
       trialTimeoutMs: () => 50,
     });
     expect(r.status).toBe('finished');
-    expect(engine.cancels).toEqual(['the trial exceeded its 0 s wall-clock limit']);
     const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
-    expect(trials.map((t) => t.status)).toEqual(['partial', 'complete']);
-    expect(trials[0].statusReason).toMatch(/^stopped after its 0 s wall-clock limit/);
+    expect(trials.map((t) => t.status)).toEqual(['aborted', 'complete']);
+    expect(trials[0].statusReason).toBe('timed out after its 0 s wall-clock limit, no results kept: engine did not stop within 20 ms of cancel (the trial timed out after its 0 s wall-clock limit); killed');
+    expect(trials[0].statusReason).not.toMatch(/cancelled by the user/);
+    expect(store.getSuite(r.suiteId)!.trialsLeft).toBe(1); // a resume runs it again
   });
 });
