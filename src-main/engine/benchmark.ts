@@ -317,6 +317,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       ? endRun('partial', 'cancelled by the user before the planned end', 'cancel')
       : endRun('aborted', 'cancelled before the measured window opened', 'cancel');
   ctx.signal.addEventListener('abort', onCancel, { once: true });
+  // Trace-only mode measures in order to write the trace: once it cannot be written, the run stops.
+  a.traceLog?.onFailure((reason) => endRun('partial', reason, 'error'));
 
   const processor = new RequestProcessor({
     cache,
@@ -622,6 +624,13 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   }
   if (fatal) log('error', statusReason ?? String(fatal));
   progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted });
+  // Closed before the results are built: a trace that could not be written (a full disk) makes the
+  // run partial, its reason saying so, with the results still returned.
+  const trace = a.traceLog ? await a.traceLog.close() : null;
+  if (trace?.incomplete && statusReason !== trace.incomplete) {
+    if (status === 'complete') status = 'partial';
+    statusReason = statusReason === null ? trace.incomplete : `${statusReason}; ${trace.incomplete}`;
+  }
 
   const facts: RunFacts = {
     options: o,
@@ -687,11 +696,10 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     workloadSource: { kind: workload.kind, ...workload.describe() },
   };
   const results = buildResults(facts);
-  if (a.traceLog) {
-    // Closed here so the results can say how many operations the trace holds; a write error fails the run.
-    const trace = await a.traceLog.close();
-    log('info', `IOTracer: closed — ${trace.rows.toLocaleString('en-US')} operations logged to ${trace.path}`);
-    results.kvbench.io_trace = { path: trace.path, rows: trace.rows, compressed: trace.compressed };
+  if (trace) {
+    if (trace.incomplete) log('error', trace.incomplete);
+    else log('info', `IOTracer: closed — ${trace.rows.toLocaleString('en-US')} operations logged to ${trace.path}`);
+    results.kvbench.io_trace = { path: trace.path, rows: trace.rows, compressed: trace.compressed, complete: trace.incomplete === null };
   }
   if (a.validationTrace) {
     results.validation = { ...compareWithTrace(results.summary?.cache_stats.cache_hit_rate as number ?? 0, a.validationTrace.stats, a.validationTrace.source) };

@@ -13,13 +13,24 @@ function tryMountTmpfs(dir: string, size: string): string | null {
   }
 }
 
-/** Mounts a tmpfs of `size` (mount's syntax: `24m`) on the existing `dir`, or skips the test with the reason on the console. */
+/** The mounts made by mountTmpfsOrSkip and not yet undone. */
+const mounted: string[] = [];
+
+/**
+ * Mounts a tmpfs of `size` (mount's syntax: `24m`) on the existing `dir`, or skips the test with the
+ * reason on the console. `unmountTmpfsMounts` (in afterEach) undoes every such mount.
+ */
 export function mountTmpfsOrSkip(ctx: TestContext, dir: string, size: string): void {
   const failure = process.platform !== 'linux' ? 'not Linux' : tryMountTmpfs(dir, size);
   if (failure !== null) {
     console.warn(`skipped: cannot mount a tmpfs (${failure}); this test needs root on Linux`);
     ctx.skip();
   }
+  mounted.push(dir);
+}
+
+export function unmountTmpfsMounts(): void {
+  for (const dir of mounted.splice(0)) unmountTmpfs(dir);
 }
 
 export function unmountTmpfs(dir: string): void {

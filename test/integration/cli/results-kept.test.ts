@@ -7,18 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESULTS_JSON_BEGIN, RESULTS_JSON_END } from '../../../src-main/cli/run-command.ts';
 import { GONE_ENGINE_RESULTS } from '../../fixtures/outputs-gone-engine.ts';
-import { fillUntilFull, mountTmpfsOrSkip, unmountTmpfs } from '../../support/tmpfs.ts';
+import { fillUntilFull, mountTmpfsOrSkip, unmountTmpfsMounts } from '../../support/tmpfs.ts';
 import { explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli, runDirsIn, startCli, waitFor, type CliResult } from './cli-harness.ts';
 
 const GONE_ENGINE = fileURLToPath(new URL('../../fixtures/outputs-gone-engine.ts', import.meta.url));
 
-let mountPoint: string | null = null;
-
 afterEach(() => {
-  if (mountPoint) {
-    unmountTmpfs(mountPoint);
-    mountPoint = null;
-  }
+  unmountTmpfsMounts();
   removeTempDirs();
 });
 
@@ -77,7 +72,6 @@ describe('kvbench run whose output cannot be written at the end', () => {
     const outDir = path.join(tmp, 'out');
     fs.mkdirSync(outDir);
     mountTmpfsOrSkip(ctx, outDir, '8m');
-    mountPoint = outDir;
     const output = path.join(outDir, 'results.json');
     const xlsx = path.join(outDir, 'results.xlsx');
     let fillerBytes = 0;
