@@ -232,6 +232,17 @@ function emptyWindowReason(windowNs: number, closed: ClosedWindow, failed: numbe
   return `${what}: lengthen --duration or lower the load`;
 }
 
+/**
+ * A failed write of a preparatory phase, said as the measured phase says it: a full disk is DISK_FULL
+ * naming the cache directory, any other error keeps its code and says which phase it stopped.
+ */
+function preparationError(phase: string, err: unknown, cacheDir: string, done: { entries: number; bytes: number }): KvbenchError {
+  const e = toErrorData(err);
+  const progress = `after ${done.entries} entries (${(done.bytes / GIB).toFixed(2)} GiB); nothing was measured`;
+  if ((err as NodeJS.ErrnoException).code === 'ENOSPC') return new KvbenchError('DISK_FULL', `disk full (ENOSPC) on ${cacheDir} while ${phase}, ${progress}`);
+  return new KvbenchError(e.code, `${phase} failed ${progress}: ${e.message}`);
+}
+
 /** Wall-clock time in ns since the Unix epoch (to a few hundred ns: a double holds no more at this size). */
 function unixNowNs(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1e6);
@@ -375,26 +386,31 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const preparation: PreparationFacts = { ragIngestion: null, decodeOnlyPrepopulation: null, precondition: null };
   // Times a phase and counts what it writes. `wrote` is called with each write's result after its
   // await (`bytes += await …` would add to a stale value) and returns the phase's bytes so far.
-  const timed = async (body: (wrote: (w: { bytes: number }) => number) => Promise<void>): Promise<PhaseFacts> => {
+  // A write that fails ends the run, as in the measured phase: a full disk is DISK_FULL, named.
+  const timed = async (phase: string, body: (wrote: (w: { bytes: number }) => number) => Promise<void>): Promise<PhaseFacts> => {
     const start = process.hrtime.bigint();
     let entries = 0;
     let bytes = 0;
-    await body((w) => {
-      entries++;
-      return (bytes += w.bytes);
-    });
+    try {
+      await body((w) => {
+        entries++;
+        return (bytes += w.bytes);
+      });
+    } catch (err) {
+      throw preparationError(phase, err, a.target.baseDir, { entries, bytes });
+    }
     return { entries, bytes, elapsedNs: Number(process.hrtime.bigint() - start) };
   };
   if (docs) {
     log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
-    preparation.ragIngestion = await timed(async (wrote) => {
+    preparation.ragIngestion = await timed('ingesting the RAG documents', async (wrote) => {
       for (const doc of docs) for (const c of doc.chunks) wrote(await processor.allocate(c.key, c.tokens));
     });
   }
   if (o.decodeOnly) {
     log('info', `pre-populating ${prepopulatedKeys.length} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
     progress('preconditioning');
-    preparation.decodeOnlyPrepopulation = await timed(async (wrote) => {
+    preparation.decodeOnlyPrepopulation = await timed('pre-populating for the decode-only run', async (wrote) => {
       await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
         if (!ctx.signal.aborted) wrote(await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS));
       });
@@ -407,7 +423,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const threads = o.preconditionThreads > 0 ? o.preconditionThreads : os.availableParallelism();
     log('info', `preconditioning: writing ${(targetBytes / GIB).toFixed(1)} GiB with ${threads} writers`);
     progress('preconditioning');
-    const phase = await timed(async (wrote) => {
+    const phase = await timed('preconditioning', async (wrote) => {
       let written = 0;
       let n = 0;
       await runLoops(threads, async () => {
