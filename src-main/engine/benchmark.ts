@@ -243,6 +243,14 @@ function preparationError(phase: string, err: unknown, cacheDir: string, done: {
   return new KvbenchError(e.code, `${phase} failed ${progress}: ${e.message}`);
 }
 
+/** Why the run was cancelled: the abort's reason (the host's words, or the signal the engine got). */
+function cancelReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  // A bare abort() carries a DOMException that says only "This operation was aborted".
+  if (reason instanceof Error && !(reason instanceof DOMException)) return reason.message;
+  return typeof reason === 'string' && reason !== '' ? reason : 'no reason given';
+}
+
 /** Wall-clock time in ns since the Unix epoch (to a few hundred ns: a double holds no more at this size). */
 function unixNowNs(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1e6);
@@ -323,10 +331,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // Set when the measured window opens: before it (preparation, the --start-at wait, the warm-up)
   // a cancel leaves nothing measured, so the run is aborted, not partial.
   let windowOpened = false;
+  // The reason says who asked: the user through the host, a time limit, the engine's own SIGTERM.
   const onCancel = (): void =>
     windowOpened
-      ? endRun('partial', 'cancelled by the user before the planned end', 'cancel')
-      : endRun('aborted', 'cancelled before the measured window opened', 'cancel');
+      ? endRun('partial', `cancelled before the planned end: ${cancelReason(ctx.signal)}`, 'cancel')
+      : endRun('aborted', `cancelled before the measured window opened: ${cancelReason(ctx.signal)}`, 'cancel');
   ctx.signal.addEventListener('abort', onCancel, { once: true });
   // Trace-only mode measures in order to write the trace: once it cannot be written, the run stops.
   a.traceLog?.onFailure((reason) => endRun('partial', reason, 'error'));
@@ -435,7 +444,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     preparation.precondition = { ...phase, targetBytes, threads };
   }
   if (o.startAt !== null) await waitUntilStartAt(o.startAt, ctx.signal, log);
-  if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured window opened', 'cancel');
+  if (ctx.signal.aborted) endRun('aborted', `cancelled before the measured window opened: ${cancelReason(ctx.signal)}`, 'cancel');
   recorder = new RunRecorder(qosTargets);
   processor.setRecorder(recorder);
 
