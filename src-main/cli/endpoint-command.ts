@@ -7,6 +7,7 @@ import { ENDPOINT_RUN_STATUSES, EndpointRunConfigSchema, endpointRunLimitIssues,
 import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
+import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
@@ -543,6 +544,8 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
   const labels = a.label?.flatMap((x) => x.split(','));
   const overwritesDb = databaseOutputError('--out', a.out, resolveDatabasePath(a.db));
   if (overwritesDb !== null) return err(`export: ${overwritesDb}`);
+  const outProblem = outputFileProblem(a.out);
+  if (outProblem !== null) return err(`export: cannot write --out ${a.out}: ${outProblem}`);
   try {
     return await withReadStore('export', a.db, async (s) => {
       const model = buildEndpointExportModel(s, { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) });
@@ -551,7 +554,7 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
       return EXIT_OK;
     });
   } catch (e) {
-    return err(`export failed (EXPORT_FAILED): ${(e as Error).message}`);
+    return err(`export failed (EXPORT_FAILED): ${e instanceof FileWriteError ? `could not write ${a.out}: ${e.message}` : (e as Error).message}`);
   }
 }
 

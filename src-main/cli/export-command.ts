@@ -7,6 +7,7 @@ import { buildScenarioReport, buildTierComparison } from '../export/report-model
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
@@ -77,6 +78,12 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench export: ${overwritesDb}\n`);
     return 1;
   }
+  // Before the database is read and the report built: a wrong --out costs nothing.
+  const outProblem = outputFileProblem(out);
+  if (outProblem !== null) {
+    process.stderr.write(`kvbench export: cannot write --out ${out}: ${outProblem}\n`);
+    return 1;
+  }
   return withCommandStore('export', a.db, { readOnly: true }, async (store) => {
     try {
       const selection = selectionFromFlags(a, suiteIds);
@@ -89,7 +96,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
       process.stderr.write(`exported ${trials.length} trial(s) to ${out} (${format})\n`);
       return 0;
     } catch (err) {
-      process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${(err as Error).message}\n`);
+      const why = err instanceof FileWriteError ? `could not write ${out}: ${err.message}` : (err as Error).message;
+      process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${why}\n`);
       return 1;
     }
   });

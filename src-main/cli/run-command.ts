@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
 import type { RunOptions } from '../../src-shared/domain/run-options.ts';
 import type { RunResults } from '../../src-shared/domain/results.ts';
@@ -10,6 +11,8 @@ import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
 import { shownAtLogLevel } from './log-level.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { keepInFirstWritable } from '../util/keep-file.ts';
+import { statOrNull } from '../util/stat-or-null.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -96,32 +99,92 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
   }
 }
 
+/** Marks the results JSON printed to stderr when no file could take it, so it can be cut out again. */
+export const RESULTS_JSON_BEGIN = '----- BEGIN kvbench results JSON (no file could be written) -----';
+export const RESULTS_JSON_END = '----- END kvbench results JSON -----';
+
+/**
+ * The summary to stdout, then the results files. A file that cannot be written where asked (its disk
+ * filled up or its directory went away during the run) is saved elsewhere rather than lost: the run's
+ * measurement exists nowhere else. The exit status is then 1, whatever the run's own status.
+ */
 async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupted: Interruption): Promise<number> {
   const results = outcome.results as unknown as RunResults;
   process.stdout.write(outcome.summaryText.endsWith('\n') ? outcome.summaryText : `${outcome.summaryText}\n`);
+  const json = `${JSON.stringify(results, null, 4)}\n`;
+  const writeJson = (file: string): Promise<void> => writeFileAtomic(file, json);
+  const writeXlsx = (file: string): Promise<void> => writeResultsXlsx(results, runParameters(options, results), file);
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const jsonName = `kvbench-results-${stamp}.json`;
   let failed = false;
+  // Set when no file holds a results JSON, the one thing `kvbench import` and `merge` read back.
+  let jsonLost = false;
   if (options.output) {
-    try {
-      await writeFileAtomic(options.output, `${JSON.stringify(results, null, 4)}\n`);
-      process.stderr.write(`Results saved to ${options.output}\n`);
-    } catch (err) {
-      failed = true;
-      process.stderr.write(`could not write ${options.output}: ${(err as Error).message}\n`);
-    }
+    const kept = await writeOrKeep(options, options.output, 'Results', jsonName, writeJson);
+    failed ||= kept !== options.output;
+    jsonLost = kept === null;
   }
   if (options.xlsxOutput) {
-    try {
-      await writeResultsXlsx(results, runParameters(options, results), options.xlsxOutput);
-      process.stderr.write(`XLSX saved to ${options.xlsxOutput}\n`);
-    } catch (err) {
-      failed = true;
-      process.stderr.write(`could not write ${options.xlsxOutput}: ${(err as Error).message}\n`);
+    const kept = await writeOrKeep(options, options.xlsxOutput, 'XLSX', `kvbench-results-${stamp}.xlsx`, writeXlsx);
+    failed ||= kept !== options.xlsxOutput;
+    if (kept === null && !options.output) {
+      // The XLSX was the only copy asked for: the results JSON keeps the run instead.
+      const jsonFile = await keepElsewhere(options, null, jsonName, writeJson);
+      if (jsonFile !== null) process.stderr.write(`Results (JSON) saved instead in ${jsonFile}\n`);
+      jsonLost = jsonFile === null;
     }
   }
-  if (failed) return EXIT_FAILED;
-  if (outcome.status !== 'complete') {
-    process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
-    return interrupted ? interruptedExit(interrupted) : EXIT_PARTIAL;
+  if (jsonLost) {
+    process.stderr.write(`no file could take the results: the results JSON follows on stderr, between these lines\n${RESULTS_JSON_BEGIN}\n${json}${RESULTS_JSON_END}\n`);
   }
+  if (outcome.status !== 'complete') process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
+  if (failed) return EXIT_FAILED;
+  if (outcome.status !== 'complete') return interrupted ? interruptedExit(interrupted) : EXIT_PARTIAL;
   return EXIT_OK;
+}
+
+/**
+ * Writes one output file where asked, else keeps it in the first fallback that takes it. Returns
+ * where it went: `file`, a fallback path, or null (nowhere).
+ */
+async function writeOrKeep(options: RunOptions, file: string, what: string, fallbackName: string, write: (file: string) => Promise<void>): Promise<string | null> {
+  try {
+    await write(file);
+    process.stderr.write(`${what} saved to ${file}\n`);
+    return file;
+  } catch (err) {
+    process.stderr.write(`could not write ${file}: ${(err as Error).message}\n`);
+  }
+  const kept = await keepElsewhere(options, file, fallbackName, write);
+  if (kept !== null) process.stderr.write(`${what} saved instead in ${kept}\n`);
+  return kept;
+}
+
+/**
+ * Keeps a file the run could not write where asked. The places, in order: the asked file's own
+ * directory (under a new name: the asked one may be a directory now, or space may have been freed),
+ * the cache directory if it is still there, its parent, the current directory and the temporary
+ * directory: several filesystems, most likely one with room, and the cache directory's had room for
+ * the run. Those that do not exist are skipped. Prints every place that refused; returns where it
+ * went, or null.
+ */
+async function keepElsewhere(options: RunOptions, file: string | null, name: string, write: (file: string) => Promise<void>): Promise<string | null> {
+  const dirs = [
+    ...(file !== null ? [path.dirname(path.resolve(file))] : []),
+    ...(options.cacheDir !== null ? [path.resolve(options.cacheDir), path.dirname(path.resolve(options.cacheDir))] : []),
+    ...currentDirectory(),
+    os.tmpdir(),
+  ].filter((d) => statOrNull(d)?.isDirectory());
+  const kept = await keepInFirstWritable(dirs, name, write);
+  for (const f of kept.failures) process.stderr.write(`  not saved in ${f}\n`);
+  return kept.path;
+}
+
+/** The current directory, or none when it has been removed (process.cwd() throws ENOENT then). */
+function currentDirectory(): string[] {
+  try {
+    return [process.cwd()];
+  } catch {
+    return [];
+  }
 }

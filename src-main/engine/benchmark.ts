@@ -234,6 +234,25 @@ function emptyWindowReason(windowNs: number, closed: ClosedWindow, failed: numbe
   return `${what}: lengthen --duration or lower the load`;
 }
 
+/**
+ * A failed write of a preparatory phase, said as the measured phase says it: a full disk is DISK_FULL
+ * naming the cache directory, any other error keeps its code and says which phase it stopped.
+ */
+function preparationError(phase: string, err: unknown, cacheDir: string, done: { entries: number; bytes: number }): KvbenchError {
+  const e = toErrorData(err);
+  const progress = `after ${done.entries} entries (${(done.bytes / GIB).toFixed(2)} GiB); nothing was measured`;
+  if ((err as NodeJS.ErrnoException).code === 'ENOSPC') return new KvbenchError('DISK_FULL', `disk full (ENOSPC) on ${cacheDir} while ${phase}, ${progress}`);
+  return new KvbenchError(e.code, `${phase} failed ${progress}: ${e.message}`);
+}
+
+/** Why the run was cancelled: the abort's reason (the host's words, or the signal the engine got). */
+function cancelReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  // A bare abort() carries a DOMException that says only "This operation was aborted".
+  if (reason instanceof Error && !(reason instanceof DOMException)) return reason.message;
+  return typeof reason === 'string' && reason !== '' ? reason : 'no reason given';
+}
+
 /** Wall-clock time in ns since the Unix epoch (to a few hundred ns: a double holds no more at this size). */
 function unixNowNs(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 1e6);
@@ -314,11 +333,14 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // Set when the measured window opens: before it (preparation, the --start-at wait, the warm-up)
   // a cancel leaves nothing measured, so the run is aborted, not partial.
   let windowOpened = false;
+  // The reason says who asked: the user through the host, a time limit, the engine's own SIGTERM.
   const onCancel = (): void =>
     windowOpened
-      ? endRun('partial', 'cancelled by the user before the planned end', 'cancel')
-      : endRun('aborted', 'cancelled before the measured window opened', 'cancel');
+      ? endRun('partial', `cancelled before the planned end: ${cancelReason(ctx.signal)}`, 'cancel')
+      : endRun('aborted', `cancelled before the measured window opened: ${cancelReason(ctx.signal)}`, 'cancel');
   ctx.signal.addEventListener('abort', onCancel, { once: true });
+  // Trace-only mode measures in order to write the trace: once it cannot be written, the run stops.
+  a.traceLog?.onFailure((reason) => endRun('partial', reason, 'error'));
 
   const processor = new RequestProcessor({
     cache,
@@ -375,26 +397,31 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const preparation: PreparationFacts = { ragIngestion: null, decodeOnlyPrepopulation: null, precondition: null };
   // Times a phase and counts what it writes. `wrote` is called with each write's result after its
   // await (`bytes += await …` would add to a stale value) and returns the phase's bytes so far.
-  const timed = async (body: (wrote: (w: { bytes: number }) => number) => Promise<void>): Promise<PhaseFacts> => {
+  // A write that fails ends the run, as in the measured phase: a full disk is DISK_FULL, named.
+  const timed = async (phase: string, body: (wrote: (w: { bytes: number }) => number) => Promise<void>): Promise<PhaseFacts> => {
     const start = process.hrtime.bigint();
     let entries = 0;
     let bytes = 0;
-    await body((w) => {
-      entries++;
-      return (bytes += w.bytes);
-    });
+    try {
+      await body((w) => {
+        entries++;
+        return (bytes += w.bytes);
+      });
+    } catch (err) {
+      throw preparationError(phase, err, a.target.baseDir, { entries, bytes });
+    }
     return { entries, bytes, elapsedNs: Number(process.hrtime.bigint() - start) };
   };
   if (docs) {
     log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
-    preparation.ragIngestion = await timed(async (wrote) => {
+    preparation.ragIngestion = await timed('ingesting the RAG documents', async (wrote) => {
       for (const doc of docs) for (const c of doc.chunks) wrote(await processor.allocate(c.key, c.tokens));
     });
   }
   if (o.decodeOnly) {
     log('info', `pre-populating ${prepopulatedKeys.length} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
     progress('preconditioning');
-    preparation.decodeOnlyPrepopulation = await timed(async (wrote) => {
+    preparation.decodeOnlyPrepopulation = await timed('pre-populating for the decode-only run', async (wrote) => {
       await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
         if (!ctx.signal.aborted) wrote(await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS));
       });
@@ -407,7 +434,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const threads = o.preconditionThreads > 0 ? o.preconditionThreads : os.availableParallelism();
     log('info', `preconditioning: writing ${(targetBytes / GIB).toFixed(1)} GiB with ${threads} writers`);
     progress('preconditioning');
-    const phase = await timed(async (wrote) => {
+    const phase = await timed('preconditioning', async (wrote) => {
       let written = 0;
       let n = 0;
       await runLoops(threads, async () => {
@@ -419,7 +446,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     preparation.precondition = { ...phase, targetBytes, threads };
   }
   if (o.startAt !== null) await waitUntilStartAt(o.startAt, ctx.signal, log);
-  if (ctx.signal.aborted) endRun('aborted', 'cancelled before the measured window opened', 'cancel');
+  if (ctx.signal.aborted) endRun('aborted', `cancelled before the measured window opened: ${cancelReason(ctx.signal)}`, 'cancel');
   recorder = new RunRecorder(qosTargets);
   processor.setRecorder(recorder);
 
@@ -642,6 +669,13 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   }
   if (fatal) log('error', statusReason ?? String(fatal));
   progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted });
+  // Closed before the results are built: a trace that could not be written (a full disk) makes the
+  // run partial, its reason saying so, with the results still returned.
+  const trace = a.traceLog ? await a.traceLog.close() : null;
+  if (trace?.incomplete && statusReason !== trace.incomplete) {
+    if (status === 'complete') status = 'partial';
+    statusReason = statusReason === null ? trace.incomplete : `${statusReason}; ${trace.incomplete}`;
+  }
 
   const facts: RunFacts = {
     options: o,
@@ -707,11 +741,10 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     workloadSource: { kind: workload.kind, ...workload.describe() },
   };
   const results = buildResults(facts);
-  if (a.traceLog) {
-    // Closed here so the results can say how many operations the trace holds; a write error fails the run.
-    const trace = await a.traceLog.close();
-    log('info', `IOTracer: closed — ${trace.rows.toLocaleString('en-US')} operations logged to ${trace.path}`);
-    results.kvbench.io_trace = { path: trace.path, rows: trace.rows, compressed: trace.compressed };
+  if (trace) {
+    if (trace.incomplete) log('error', trace.incomplete);
+    else log('info', `IOTracer: closed — ${trace.rows.toLocaleString('en-US')} operations logged to ${trace.path}`);
+    results.kvbench.io_trace = { path: trace.path, rows: trace.rows, compressed: trace.compressed, complete: trace.incomplete === null };
   }
   if (a.validationTrace) {
     results.validation = { ...compareWithTrace(results.summary?.cache_stats.cache_hit_rate as number ?? 0, a.validationTrace.stats, a.validationTrace.source) };

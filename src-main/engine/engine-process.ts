@@ -172,7 +172,7 @@ function main(channel: ParentChannel): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       signalsReceived += 1;
-      if (signalsReceived === 1) abort(`received ${signal}`);
+      if (signalsReceived === 1) abort(`the engine received ${signal}`);
       else process.exit(EXIT_CODE_ON_SECOND_SIGNAL[signal]);
     });
   }

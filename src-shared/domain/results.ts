@@ -343,8 +343,11 @@ export interface KvbenchSection {
   };
   timeline: TimelinePoint[];
   units: string;
-  /** Trace-only mode (--io-trace-log): the trace file written. */
-  io_trace?: { path: string; rows: number; compressed: boolean };
+  /**
+   * Trace-only mode (--io-trace-log): the trace file written, `rows` operations logged. Not `complete`:
+   * writing it failed (the run is partial), and `path` is NAME.partial, holding fewer rows.
+   */
+  io_trace?: { path: string; rows: number; compressed: boolean; complete: boolean };
 }
 
 /** The results JSON: reference keys plus `kvbench`. Loosely typed where the reference is loose. */

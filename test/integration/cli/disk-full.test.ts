@@ -9,7 +9,6 @@
 // and their total stays well under the storage budget: nothing is ever evicted.
 //
 // Needs root (mount); skipped with a message otherwise.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
@@ -26,6 +25,7 @@ import {
   startCli,
   waitFor,
 } from './cli-harness.ts';
+import { fillUntilFull, mountTmpfsOrSkip, unmountTmpfs } from '../../support/tmpfs.ts';
 
 const TMPFS_SIZE = '640m';
 const STORAGE_CAPACITY_GIB = 0.58;
@@ -36,31 +36,10 @@ const DURATION_S = 5;
 
 let mountPoint: string | null = null;
 
-function tryMountTmpfs(dir: string, size: string): string | null {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return null;
-  } catch (err) {
-    return (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
-  }
-}
-
-function unmount(dir: string): void {
-  try {
-    execFileSync('umount', [dir], { stdio: 'pipe' });
-  } catch {
-    execFileSync('umount', ['-l', dir], { stdio: 'pipe' }); // still busy: detach now, freed when released
-  }
-}
-
 /** Mounts a fresh tmpfs for this test, or skips it (with the reason on the console) where that is impossible. */
 function tmpfsOrSkip(ctx: TestContext, size: string): string {
   const dir = makeTempDir();
-  const failure = process.platform !== 'linux' ? 'not Linux' : tryMountTmpfs(dir, size);
-  if (failure !== null) {
-    console.warn(`skipped: cannot mount a tmpfs (${failure}); the disk-full test needs root on Linux`);
-    ctx.skip();
-  }
+  mountTmpfsOrSkip(ctx, dir, size);
   mountPoint = dir;
   return dir;
 }
@@ -72,33 +51,11 @@ beforeEach(() => {
 afterEach(() => {
   if (mountPoint) {
     fs.rmSync(path.join(mountPoint, FILLER), { force: true });
-    unmount(mountPoint);
+    unmountTmpfs(mountPoint);
     mountPoint = null;
   }
   removeTempDirs();
 });
-
-/**
- * Writes 1 MiB blocks into `file` until the filesystem is full, then 4 KiB blocks, so that less
- * than a page is left and no entry of the run can fit. Returns the bytes written.
- */
-function fillUntilFull(file: string): number {
-  const fd = fs.openSync(file, 'w');
-  let written = 0;
-  try {
-    for (const blockSize of [1 << 20, 4096]) {
-      const block = Buffer.alloc(blockSize, 0xa5);
-      try {
-        for (;;) written += fs.writeSync(fd, block);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return written;
-}
 
 describe('kvbench run on a filesystem that fills up', () => {
   it('refuses up front a --storage-capacity-gb larger than the free space', async (ctx) => {

@@ -92,7 +92,7 @@ describe('kvbench run, interrupted', () => {
     expect(Date.now() - signalledAt, 'the wait is cut short').toBeLessThan(10_000);
     const res = readResults(output);
     expect(res.kvbench.status).toBe('aborted');
-    expect(res.kvbench.status_reason).toBe('cancelled before the measured window opened');
+    expect(res.kvbench.status_reason).toBe('cancelled before the measured window opened: interrupted by SIGINT');
     expect(res.requests_completed).toBe(0);
     expect(snapshotDir(cacheDir)).toEqual(before);
   });
@@ -111,7 +111,25 @@ describe('kvbench run, interrupted', () => {
     expect(r.code, explain(r)).toBe(130);
     const res = readResults(output);
     expect(res.kvbench.status).toBe('aborted');
-    expect(res.kvbench.status_reason).toBe('cancelled before the measured window opened');
+    expect(res.kvbench.status_reason).toBe('cancelled before the measured window opened: interrupted by SIGINT');
+  });
+
+  it('on a SIGTERM to the engine alone (a service manager, an admin), records that reason, not a user cancel', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const output = path.join(tmp, 'results.json');
+    const cli = startThirtySecondRun(cacheDir, output, tmp);
+    const enginePid = await waitForEnginePid(cli.pid);
+    await waitForRunDir(cli, cacheDir);
+    await sleepMs(1500);
+
+    process.kill(enginePid, 'SIGTERM');
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(3);
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('partial');
+    expect(res.kvbench.status_reason).toBe('cancelled before the planned end: the engine received SIGTERM');
+    expect(r.stderr).toContain('run is PARTIAL: cancelled before the planned end: the engine received SIGTERM');
   });
 
   it('reports a killed engine as a crash and removes its run directory', async () => {

@@ -122,7 +122,7 @@ describe('startEngine with a forked engine process', () => {
     process.kill(handle.pid!, 'SIGINT');
     const outcome = await handle.result;
     expect(outcome.status).toBe('partial');
-    expect(outcome.reason).toBe('received SIGINT');
+    expect(outcome.reason).toBe('the engine received SIGINT');
   });
 
   it('a second SIGINT makes the engine exit at once with code 130', async () => {

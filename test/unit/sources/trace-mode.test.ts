@@ -3,7 +3,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
-import { IO_TRACE_HEADER, IoTraceLog, prefixReadPhase } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
+import { IO_TRACE_HEADER, IoTraceLog, partialTracePath, prefixReadPhase } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
 import { NullTier } from '../../../src-main/engine/workload/trace/null-tier.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 
@@ -23,7 +23,7 @@ describe('IoTraceLog', () => {
     log.record({ op: 'Read', tier: 'storage', key: 'kv_system_x', sizeBytes: 5, phase: 'Both' });
     log.record({ op: 'Write', tier: 'storage', key: 'k', sizeBytes: 7, phase: 'Evict' });
     expect(log.rows).toBe(4);
-    expect(await log.close()).toEqual({ path: file, rows: 4, compressed: false });
+    expect(await log.close()).toEqual({ path: file, rows: 4, compressed: false, incomplete: null });
     expect(fs.readFileSync(file, 'utf8').split('\n')).toEqual([
       IO_TRACE_HEADER,
       '1700000000.000001,Write,1024,Tier-0,conv_1_turn_1,Prefill',
@@ -54,6 +54,40 @@ describe('IoTraceLog', () => {
 
   it('maps a request phase to the reference\'s prefix-read phase', () => {
     expect([prefixReadPhase('prefill_decode'), prefixReadPhase('prefill'), prefixReadPhase('decode')]).toEqual(['Both', 'Prefill', 'Decode']);
+  });
+
+  it('writes NAME.partial and renames it once complete: an earlier trace of the name stays until then', async () => {
+    const file = path.join(tempDir(), 'trace.csv');
+    fs.writeFileSync(file, 'an earlier trace\n');
+    const log = await IoTraceLog.open(file, { clock: fixedClock() });
+    log.record({ op: 'Write', tier: 'storage', key: 'k', sizeBytes: 7, phase: 'Prefill' });
+    expect(fs.readFileSync(file, 'utf8'), 'not truncated when the run starts').toBe('an earlier trace\n');
+    expect(fs.existsSync(partialTracePath(file))).toBe(true);
+    expect((await log.close()).incomplete).toBeNull();
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${IO_TRACE_HEADER}\n1700000000.000001,Write,7,Tier-2,k,Prefill\n`);
+    expect(fs.existsSync(partialTracePath(file))).toBe(false);
+  });
+
+  it.each(['trace.csv', 'trace.csv.zst'])('when the disk is full (%s), keeps NAME.partial, leaves NAME alone and says the trace is incomplete', async (name) => {
+    const dir = tempDir();
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, 'an earlier trace\n');
+    // Every write to /dev/full fails with ENOSPC, as on a full disk.
+    fs.symlinkSync('/dev/full', partialTracePath(file));
+    const log = await IoTraceLog.open(file, { clock: fixedClock() });
+    const failure = new Promise<string>((resolve) => log.onFailure(resolve));
+    for (let i = 0; i < 5_000; i++) log.record({ op: 'Read', tier: 'storage', key: `key_${i}`, sizeBytes: 4096, phase: 'Decode' });
+    await log.waitForRoom();
+    const reason = await failure;
+
+    const summary = await log.close();
+    expect(summary).toEqual({ path: partialTracePath(file), rows: 5_000, compressed: name.endsWith('.zst'), incomplete: reason });
+    expect(reason).toMatch(/^the --io-trace-log trace is incomplete: writing it failed \(ENOSPC.*\); what was written is kept in .*\.partial$/);
+    expect(await log.close(), 'a second close says the same').toBe(summary);
+    expect(fs.readFileSync(file, 'utf8')).toBe('an earlier trace\n');
+    let late: string | null = null;
+    log.onFailure((r) => (late = r));
+    expect(late, 'a listener added after the failure hears of it at once').toBe(reason);
   });
 
   it('reports a file it cannot create', async () => {

@@ -1,5 +1,6 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import fs, { type WriteStream } from 'node:fs';
 import fsp from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
@@ -55,9 +56,18 @@ export interface IoTraceLogOptions {
 }
 
 export interface IoTraceLogSummary {
+  /** The trace: the asked path, or NAME.partial where writing failed (what was written before). */
   path: string;
+  /** Operations logged (an incomplete trace holds fewer). */
   rows: number;
   compressed: boolean;
+  /** Null when every row is in `path`; otherwise why not, for the run's status reason. */
+  incomplete: string | null;
+}
+
+/** Where a trace is written until it is complete, and kept when it cannot be. */
+export function partialTracePath(file: string): string {
+  return `${file}.partial`;
 }
 
 /** A CSV field: quoted only when it must be (a comma, quote or line break in a key). */
@@ -71,10 +81,17 @@ function csvField(s: string): string {
  * (level 3; Node's built-in zstd, so no extra package is needed as the reference's `zstandard` was).
  * `record` is synchronous and cheap (rows are batched); memory stays bounded because trace-mode tiers
  * await `waitForRoom()` when the disk falls behind.
+ *
+ * The rows go to NAME.partial, renamed to NAME once all are on disk: a trace of that name from an
+ * earlier run stays until a complete one replaces it, and a trace whose writing failed (a full disk)
+ * is never taken for a whole one; it stays as NAME.partial, and `close` says so.
  */
 export class IoTraceLog {
   readonly path: string;
+  readonly partialPath: string;
   readonly compressed: boolean;
+  /** The file's descriptor, closed by `close` (not the stream): it is synced before the rename. */
+  readonly #fd: number;
   readonly #file: WriteStream;
   /** Where rows are written: the zstd compressor, or the file itself. */
   readonly #sink: Writable;
@@ -84,11 +101,16 @@ export class IoTraceLog {
   #chunkChars = 0;
   #rows = 0;
   #error: Error | null = null;
+  #failureListeners: ((reason: string) => void)[] = [];
   #closed = false;
+  #summary: Promise<IoTraceLogSummary> | null = null;
 
-  private constructor(file: string, stream: WriteStream, opts: IoTraceLogOptions) {
+  private constructor(file: string, fd: number, opts: IoTraceLogOptions) {
     this.path = file;
+    this.partialPath = partialTracePath(file);
     this.compressed = file.endsWith('.zst');
+    this.#fd = fd;
+    const stream = fs.createWriteStream('', { fd, autoClose: false });
     this.#file = stream;
     const origin = performance.timeOrigin;
     this.#clock = opts.clock ?? (() => (origin + performance.now()) / 1000);
@@ -103,26 +125,17 @@ export class IoTraceLog {
         stream.once('error', reject);
       });
     }
-    this.#done.catch((err: Error) => {
-      this.#error ??= err;
-    });
-    this.#sink.on('error', (err: Error) => {
-      this.#error ??= err;
-    });
+    this.#done.catch((err: Error) => this.#fail(err));
+    this.#sink.on('error', (err: Error) => this.#fail(err));
     this.#write(`${IO_TRACE_HEADER}\n`);
   }
 
-  /** Creates the file (and its parent directories) and writes the header. */
+  /** Creates NAME.partial (and the parent directories) and writes the header. */
   static async open(file: string, opts: IoTraceLogOptions = {}): Promise<IoTraceLog> {
     const abs = path.resolve(file);
     try {
       await fsp.mkdir(path.dirname(abs), { recursive: true });
-      const stream = createWriteStream(abs, { flags: 'w' });
-      await new Promise<void>((resolve, reject) => {
-        stream.once('open', () => resolve());
-        stream.once('error', reject);
-      });
-      return new IoTraceLog(abs, stream, opts);
+      return new IoTraceLog(abs, await promisify(fs.open)(partialTracePath(abs), 'w'), opts);
     } catch (err) {
       throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create the --io-trace-log file ${abs}: ${(err as Error).message}`);
     }
@@ -132,9 +145,18 @@ export class IoTraceLog {
     return this.#rows;
   }
 
-  /** The first write error, if any (the run should report it; `close` throws it). */
+  /** The first write error, if any (the run should report it; `close` says the trace is incomplete). */
   get error(): Error | null {
     return this.#error;
+  }
+
+  /**
+   * Calls `listener` once, with the reason `close` will give, when a write fails: at once if one has.
+   * The run can stop then, rather than measure on with a trace that no longer records anything.
+   */
+  onFailure(listener: (reason: string) => void): void {
+    if (this.#error) listener(this.#incompleteReason());
+    else this.#failureListeners.push(listener);
   }
 
   record(r: TraceRecord): void {
@@ -165,20 +187,40 @@ export class IoTraceLog {
     });
   }
 
-  /** Writes what is buffered, ends the stream and waits until every byte is on disk. */
-  async close(): Promise<IoTraceLogSummary> {
-    if (!this.#closed) {
-      this.#flush();
-      this.#closed = true;
-      this.#sink.end();
-    }
+  /**
+   * Writes what is buffered, waits until every byte is on disk and renames NAME.partial to NAME. A
+   * write that failed leaves the trace as NAME.partial, and the summary says why it is incomplete.
+   * Never throws; a second call returns the first one's summary.
+   */
+  close(): Promise<IoTraceLogSummary> {
+    this.#summary ??= this.#finish();
+    return this.#summary;
+  }
+
+  async #finish(): Promise<IoTraceLogSummary> {
+    this.#flush();
+    this.#closed = true;
+    this.#sink.end();
     try {
       await this.#done;
+      if (!this.#error) await promisify(fs.fsync)(this.#fd);
     } catch (err) {
-      this.#error ??= err as Error;
+      this.#fail(err as Error);
     }
-    if (this.#error) throw new KvbenchError('TARGET_NOT_WRITABLE', `writing the --io-trace-log file ${this.path} failed: ${this.#error.message}`);
-    return { path: this.path, rows: this.#rows, compressed: this.compressed };
+    await promisify(fs.close)(this.#fd).catch((err: Error) => this.#fail(err));
+    if (!this.#error) await fsp.rename(this.partialPath, this.path).catch((err: Error) => this.#fail(err));
+    const incomplete = this.#error ? this.#incompleteReason() : null;
+    return { path: incomplete === null ? this.path : this.partialPath, rows: this.#rows, compressed: this.compressed, incomplete };
+  }
+
+  #fail(err: Error): void {
+    if (this.#error) return;
+    this.#error = err;
+    for (const listener of this.#failureListeners.splice(0)) listener(this.#incompleteReason());
+  }
+
+  #incompleteReason(): string {
+    return `the --io-trace-log trace is incomplete: writing it failed (${this.#error!.message}); what was written is kept in ${this.partialPath}`;
   }
 
   #pendingBytes(): number {
