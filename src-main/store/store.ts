@@ -29,6 +29,20 @@ import { StoreError } from './store-error.ts';
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
 
 const nowIso = (): string => new Date().toISOString();
+
+/** A trial's results as stored: gzipped JSON and the content digest that finds them again (resultsDigest). */
+export interface PackedResults {
+  gzip: Buffer;
+  digest: string;
+}
+
+/**
+ * Compresses and digests results. CPU work (milliseconds for a large file): an import does it for
+ * every file before it takes the write lock, so the lock is held for the inserts alone.
+ */
+export function packResults(results: Record<string, unknown>): PackedResults {
+  return { gzip: zlib.gzipSync(Buffer.from(JSON.stringify(results))), digest: resultsDigest(results) };
+}
 const sha16 = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 export interface RecoveredTrial {
@@ -89,6 +103,14 @@ interface TrialRow {
   source_file: string | null;
   kvbench_version: string;
 }
+
+/**
+ * The columns a TrialRecord is made of: never the results blob or the summary text, which a listing
+ * of thousands of trials would otherwise read in full (trialResults reads one trial's).
+ */
+const TRIAL_SELECT = `SELECT t.id, t.run_id, t.suite_id, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
+    t.attempt, t.status, t.status_reason, t.config_key, t.options_json, t.seed, t.started_at, t.finished_at, t.wall_ms, t.results_format, t.source_file, t.kvbench_version
+  FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id`;
 
 interface SuiteRow {
   id: number;
@@ -288,13 +310,14 @@ export class Store {
             args.runner?.startTicks ?? null,
           ).lastInsertRowid,
       );
-      if (args.plan) for (const run of args.plan.runs) this.insertRun(id, run, configKeyOf(run));
+      if (args.plan) for (const run of args.plan.runs) this.addRun(id, run, configKeyOf(run));
       return id;
     });
     return tx();
   }
 
-  private insertRun(suiteId: number, run: PlannedRun, configKey: string): number {
+  /** Adds a run at a position the caller knows is free (an import numbering the runs of the suite it just created). */
+  addRun(suiteId: number, run: Pick<PlannedRun, 'position' | 'scenarioId' | 'label' | 'options' | 'trials'>, configKey: string): number {
     return Number(
       this.db
         .prepare('INSERT INTO runs (suite_id, position, scenario_id, label, config_key, options_json, trials_planned) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -307,11 +330,7 @@ export class Store {
     const existing = this.db.prepare('SELECT id FROM runs WHERE suite_id = ? AND scenario_id = ? AND config_key = ?').get(suiteId, scenarioId, configKey) as { id: number } | undefined;
     if (existing) return existing.id;
     const position = (this.db.prepare('SELECT COALESCE(MAX(position) + 1, 0) AS p FROM runs WHERE suite_id = ?').get(suiteId) as { p: number }).p;
-    return Number(
-      this.db
-        .prepare('INSERT INTO runs (suite_id, position, scenario_id, label, config_key, options_json, trials_planned) VALUES (?, ?, ?, ?, ?, ?, 0)')
-        .run(suiteId, position, scenarioId, label, configKey, JSON.stringify(options)).lastInsertRowid,
-    );
+    return this.addRun(suiteId, { position, scenarioId, label, options, trials: 0 }, configKey);
   }
 
   getSuite(id: number): SuiteRecord | null {
@@ -470,14 +489,14 @@ export class Store {
 
   /** Records a trial's end: status, results (gzip), metrics and histograms, in one transaction. */
   finishTrial(trialId: number, f: FinishTrialInput): void {
-    const gz = f.results ? zlib.gzipSync(Buffer.from(JSON.stringify(f.results))) : null;
+    const packed = f.results ? packResults(f.results) : null;
     const tx = this.db.transaction(() => {
       this.db
         .prepare(
           `UPDATE trials SET status = ?, status_reason = ?, finished_at = ?, wall_ms = ?, results_format = ?, results_gzip = ?, results_digest = ?, summary_text = ?
            WHERE id = ?`,
         )
-        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, gz, f.results ? resultsDigest(f.results) : null, f.summaryText ?? null, trialId);
+        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, packed?.gzip ?? null, packed?.digest ?? null, f.summaryText ?? null, trialId);
       this.writeMetrics(trialId, f.metrics ?? {}, f.histograms ?? []);
     });
     tx.immediate();
@@ -490,9 +509,9 @@ export class Store {
     for (const x of histograms) h.run(trialId, x.name, x.unit, x.count, x.sumNs, x.hdr);
   }
 
-  /** Inserts a finished trial in one go (imports). */
-  insertFinishedTrial(t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; finishedAt?: string }): number {
-    const gz = t.results ? zlib.gzipSync(Buffer.from(JSON.stringify(t.results))) : null;
+  /** Inserts a finished trial in one go (imports); `packed`: its results packed already (packResults), outside the caller's transaction. */
+  insertFinishedTrial(t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; finishedAt?: string; packed?: PackedResults }): number {
+    const packed = t.results ? (t.packed ?? packResults(t.results)) : null;
     const tx = this.db.transaction(() => {
       const attempt = (
         this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
@@ -524,8 +543,8 @@ export class Store {
             t.wallMs,
             t.cacheDir,
             t.results ? (t.resultsFormat ?? 'kvbench') : null,
-            gz,
-            t.results ? resultsDigest(t.results) : null,
+            packed?.gzip ?? null,
+            packed?.digest ?? null,
             t.summaryText ?? null,
             t.sourceFile,
             KVBENCH_VERSION,
@@ -574,8 +593,7 @@ export class Store {
       params.push(filter.until);
     }
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
-    const sql = `SELECT t.*, s.label AS system_label, d.label AS drive_label FROM trials t
-      JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id
+    const sql = `${TRIAL_SELECT}
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY t.started_at ${order}, t.id ${order} LIMIT ? OFFSET ?`;
     params.push(filter.limit ?? -1, filter.offset ?? 0);
@@ -585,9 +603,7 @@ export class Store {
   }
 
   getTrial(id: number): TrialRecord | null {
-    const r = this.db
-      .prepare('SELECT t.*, s.label AS system_label, d.label AS drive_label FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id WHERE t.id = ?')
-      .get(id) as TrialRow | undefined;
+    const r = this.db.prepare(`${TRIAL_SELECT} WHERE t.id = ?`).get(id) as TrialRow | undefined;
     return r ? rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
   }
 
