@@ -720,7 +720,9 @@ export class Store {
 
   /**
    * Trials left `running` by a runner that is gone become `aborted` (their results never came), and
-   * their suites `interrupted`. Runners that are alive, or on another host, are left alone.
+   * their suites `interrupted`; a suite it left without any trial (it stopped before the first could
+   * be stored: a full disk) is deleted, as it holds no result. Runners that are alive, or on another
+   * host, are left alone.
    */
   recoverInterrupted(): RecoveredTrial[] {
     const rows = this.db
@@ -749,9 +751,13 @@ export class Store {
       for (const r of dead) {
         mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host ?? '?'} ended while this trial was running (killed or crashed); found at the next start`, now, now, r.id);
       }
+      const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
+      const dropped = deadSuites.filter((s) => dropEmpty.run(s.id, s.id).changes > 0).length;
       const sm = this.db.prepare("UPDATE suites SET status = 'interrupted', updated_at = ?, finished_at = ? WHERE id = ? AND status = 'running'");
       for (const s of deadSuites) sm.run(now, now, s.id);
       for (const r of dead) if (!deadSuites.some((s) => s.id === r.suite_id)) sm.run(now, now, r.suite_id);
+      // After the marks: a snapshot goes only once no running suite of its system needs it.
+      if (dropped > 0) this.pruneHardwareSnapshots();
     });
     tx.immediate();
     const recovered = dead.map((r) => ({

@@ -9,12 +9,9 @@ import { afterEach, describe, expect, it, vi, type TestContext } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
-import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
 import { StoreError } from '../../../src-main/store/store-error.ts';
-import type { Store } from '../../../src-main/store/store.ts';
-import { planSuite } from '../../../src-main/suite/planner.ts';
-import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from './fixtures.ts';
+import { removeTempDirs, tempDir } from './fixtures.ts';
+import { copyWithPendingWal, seedStore } from './seed-store.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -49,21 +46,6 @@ function readOnlyPlace(ctx: TestContext): { dir: string; seal: () => void } | nu
   };
 }
 
-/** A database with one complete storage-only trial, closed (checkpointed: no -wal left). */
-function seed(file: string): Store {
-  const store = openStore(file);
-  const hw = fakeHardware({ probe: true });
-  store.upsertDetectedSystem(hw);
-  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, scenarios: ['storage-only'] });
-  const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
-  const run = store.listRuns(suiteId)[0];
-  const snapshotId = store.saveHardwareSnapshot(hw);
-  const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: 0, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
-  const r = kvbenchResults({ tokPerS: 1000 }) as unknown as Record<string, unknown>;
-  store.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
-  return store;
-}
-
 function storeError(fn: () => unknown): StoreError {
   try {
     fn();
@@ -79,7 +61,7 @@ describe('a database on read-only media', () => {
     const place = readOnlyPlace(ctx);
     if (!place) return;
     const file = path.join(place.dir, 'kvbench.db');
-    seed(file).close();
+    seedStore(file).close();
     expect(fs.readdirSync(place.dir)).toEqual(['kvbench.db']);
     place.seal();
 
@@ -108,16 +90,8 @@ describe('a database on read-only media', () => {
   it('a -wal file holding changes that cannot be read without a -shm: DB_READ_ONLY says what to do, no stale data', (ctx) => {
     const place = readOnlyPlace(ctx);
     if (!place) return;
-    const file = path.join(place.dir, 'live.db');
-    seed(file).close();
-    // A copy taken while a writer had changes only in its WAL (as a backup of a running app would be).
-    const store = openStore(file);
-    store.db.pragma('wal_autocheckpoint = 0');
-    store.upsertDetectedSystem(fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab2' }));
     const copy = path.join(place.dir, 'copy.db');
-    fs.copyFileSync(file, copy);
-    fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
-    store.close();
+    copyWithPendingWal(path.join(place.dir, 'live.db'), copy);
     expect(fs.statSync(`${copy}-wal`).size).toBeGreaterThan(0);
     place.seal();
     const e = storeError(() => openStore(copy, { readonly: true }));
@@ -132,7 +106,7 @@ describe('a database on read-only media', () => {
     }
     const dir = tempDir();
     const file = path.join(dir, 'kvbench.db');
-    seed(file).close();
+    seedStore(file).close();
     fs.chmodSync(file, 0o444);
     cleanups.push(() => fs.chmodSync(file, 0o644));
     const e = storeError(() => openStore(file));
