@@ -5,6 +5,7 @@ import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
+import { EXIT_PARTIAL } from './run-command.ts';
 
 /**
  * Why a command that only reads what is stored refuses `dbPath`, or null. An explicit `--db` naming no
@@ -29,7 +30,8 @@ const READ_ANYWAY: readonly StoreErrorCode[] = ['DB_READ_ONLY', 'DB_BUSY', 'DB_W
 
 /**
  * Opens the database a command works on (`--db`, else the default), runs `fn` on it and closes it.
- * A database that cannot be opened is answered on stderr with exit code 1. `readOnly` commands
+ * A database that cannot be opened is answered on stderr with exit code 1; rows found damaged while
+ * `fn` read (Store.unreadable) are said on stderr after it, and its 0 becomes 3. `readOnly` commands
  * (history, report, export) also refuse an explicit `--db` naming no file: that is a typo, and
  * opening it would create an empty database there; and an empty file, which opening would migrate
  * into one. They open read-write only to recover and migrate; where that is refused (read-only
@@ -70,7 +72,10 @@ export async function withCommandStore(
     }
   }
   try {
-    return await fn(store);
+    const code = await fn(store);
+    // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3).
+    for (const m of store.unreadable) process.stderr.write(`kvbench ${command}: ${m}\n`);
+    return code === 0 && store.unreadable.length > 0 ? EXIT_PARTIAL : code;
   } finally {
     store.close();
   }

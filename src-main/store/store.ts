@@ -138,6 +138,12 @@ export class Store {
   readonly readonly: boolean;
   /** Trials this open found interrupted and marked aborted. */
   recovered: RecoveredTrial[] = [];
+  /**
+   * Stored rows found damaged while reading (bytes overwritten that SQLite's checks do not see:
+   * JSON that no longer parses), each said once: a trial left out of a listing, a trial shown
+   * without its hardware. The rest is read as usual; the commands say these on stderr.
+   */
+  readonly unreadable: string[] = [];
 
   constructor(db: Database, file: string, readonly: boolean) {
     this.db = db;
@@ -147,6 +153,21 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  /** JSON stored in `what` (e.g. "trial 17's options"), parsed; damage is a DB_CORRUPT that names it and the database. */
+  private parseStored<T>(text: string, what: string): T {
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new StoreError('DB_CORRUPT', `${what} in ${this.path} cannot be read: the stored JSON is damaged (${(err as Error).message})`);
+    }
+  }
+
+  /** Records a damaged row once, for the commands to say. */
+  private noteUnreadable(err: unknown, consequence: string): void {
+    const message = `${(err as Error).message}; ${consequence}`;
+    if (!this.unreadable.includes(message)) this.unreadable.push(message);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -262,13 +283,20 @@ export class Store {
 
   getHardwareSnapshot(id: number): HardwareProfile | null {
     const r = this.db.prepare('SELECT profile_json FROM hardware_snapshots WHERE id = ?').get(id) as { profile_json: string } | undefined;
-    return r ? (JSON.parse(r.profile_json) as HardwareProfile) : null;
+    return r ? this.parseStored<HardwareProfile>(r.profile_json, `hardware snapshot ${id}`) : null;
   }
 
-  /** The snapshot stored with a trial. */
+  /** The snapshot stored with a trial; a damaged one is noted (unreadable) and the trial goes without. */
   trialHardware(trialId: number): HardwareProfile | null {
     const r = this.db.prepare('SELECT hardware_snapshot_id AS id FROM trials WHERE id = ?').get(trialId) as { id: number | null } | undefined;
-    return r?.id ? this.getHardwareSnapshot(r.id) : null;
+    if (!r?.id) return null;
+    try {
+      return this.getHardwareSnapshot(r.id);
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      this.noteUnreadable(err, `trial ${trialId} (and any other trial of that snapshot) is shown without its hardware`);
+      return null;
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -340,7 +368,7 @@ export class Store {
 
   getSuitePlan(id: number): SuitePlan | null {
     const r = this.db.prepare('SELECT plan_json FROM suites WHERE id = ?').get(id) as { plan_json: string | null } | undefined;
-    return r?.plan_json ? (JSON.parse(r.plan_json) as SuitePlan) : null;
+    return r?.plan_json ? this.parseStored<SuitePlan>(r.plan_json, `the plan of suite ${id}`) : null;
   }
 
   listSuites(filter: { systemIds?: string[]; limit?: number } = {}): SuiteRecord[] {
@@ -381,7 +409,7 @@ export class Store {
       scenarioId: String(r.scenario_id),
       label: String(r.label),
       configKey: String(r.config_key),
-      options: JSON.parse(String(r.options_json)) as Record<string, unknown>,
+      options: this.parseStored<Record<string, unknown>>(String(r.options_json), `the options of run ${Number(r.id)} (suite ${suiteId})`),
       trialsPlanned: Number(r.trials_planned),
     }));
   }
@@ -599,12 +627,22 @@ export class Store {
     params.push(filter.limit ?? -1, filter.offset ?? 0);
     const rows = this.db.prepare(sql).all(...params) as TrialRow[];
     const metrics = this.metricsFor(rows.map((r) => r.id));
-    return rows.map((r) => rowToTrial(r, metrics.get(r.id) ?? {}));
+    // One damaged row must not hide every other trial from history, reports and exports.
+    const trials: TrialRecord[] = [];
+    for (const r of rows) {
+      try {
+        trials.push(this.rowToTrial(r, metrics.get(r.id) ?? {}));
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+        this.noteUnreadable(err, `trial ${r.id} is left out (the other trials are not affected)`);
+      }
+    }
+    return trials;
   }
 
   getTrial(id: number): TrialRecord | null {
     const r = this.db.prepare(`${TRIAL_SELECT} WHERE t.id = ?`).get(id) as TrialRow | undefined;
-    return r ? rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
+    return r ? this.rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
   }
 
   private metricsFor(ids: number[]): Map<number, TrialMetrics> {
@@ -630,7 +668,13 @@ export class Store {
   trialResults(id: number): Record<string, unknown> | null {
     const r = this.db.prepare('SELECT results_gzip FROM trials WHERE id = ?').get(id) as { results_gzip: Buffer | null } | undefined;
     if (!r?.results_gzip) return null;
-    return JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>;
+    let text: string;
+    try {
+      text = zlib.gunzipSync(r.results_gzip).toString('utf8');
+    } catch (err) {
+      throw new StoreError('DB_CORRUPT', `the results of trial ${id} in ${this.path} cannot be read: the stored gzip is damaged (${(err as Error).message})`);
+    }
+    return this.parseStored<Record<string, unknown>>(text, `the results of trial ${id}`);
   }
 
   /**
@@ -772,6 +816,10 @@ export class Store {
     return recovered;
   }
 
+  private rowToTrial(r: TrialRow, metrics: TrialMetrics): TrialRecord {
+    return rowToTrial(r, metrics, this.parseStored<Record<string, unknown>>(r.options_json, `trial ${r.id}'s options`));
+  }
+
   private rowToSuite(r: SuiteRow): SuiteRecord {
     const counts = EMPTY_COUNTS();
     const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM trials WHERE suite_id = ? GROUP BY status').all(r.id) as { status: TrialRowStatus; n: number }[];
@@ -812,7 +860,7 @@ function rowToDrive(r: Record<string, string | null>): DriveRecord {
   return { id: r.id!, systemId: r.system_id!, label: r.label!, basis: r.basis!, model: r.model, serial: r.serial };
 }
 
-function rowToTrial(r: TrialRow, metrics: TrialMetrics): TrialRecord {
+function rowToTrial(r: TrialRow, metrics: TrialMetrics, options: Record<string, unknown>): TrialRecord {
   return {
     id: r.id,
     runId: r.run_id,
@@ -827,7 +875,7 @@ function rowToTrial(r: TrialRow, metrics: TrialMetrics): TrialRecord {
     status: r.status,
     statusReason: r.status_reason,
     configKey: r.config_key,
-    options: JSON.parse(r.options_json) as Record<string, unknown>,
+    options,
     seed: r.seed,
     startedAt: r.started_at,
     finishedAt: r.finished_at,
