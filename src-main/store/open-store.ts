@@ -62,6 +62,26 @@ function removeCreatedCompanions(file: string, existedBefore: Record<string, boo
   }
 }
 
+/**
+ * After a read-only connection closed: the -wal and -shm it created (see removeCreatedCompanions)
+ * go, unless another connection, of any process, still uses the database — it holds a lock on the
+ * database or its -shm while open (Linux lists them in /proc/locks; where that cannot be read,
+ * they stay: removing a -shm in use would let two writers disagree).
+ */
+function removeCompanionsNobodyUses(file: string, existedBefore: Record<string, boolean>): void {
+  if (['-wal', '-shm'].every((ext) => existedBefore[ext] || !fs.existsSync(file + ext))) return;
+  let locks: string;
+  try {
+    locks = fs.readFileSync('/proc/locks', 'utf8');
+  } catch {
+    return;
+  }
+  const inodes = new Set([file, `${file}-wal`, `${file}-shm`].map((p) => fs.statSync(p, { throwIfNoEntry: false })?.ino).filter((n) => n !== undefined).map(String));
+  // Each lock names its file as MAJOR:MINOR:INODE; a match on the inode alone errs on the side of keeping them.
+  const held = [...locks.matchAll(/\s[0-9a-f]+:[0-9a-f]+:(\d+)\s/g)].some((m) => inodes.has(m[1]));
+  if (!held) removeCreatedCompanions(file, existedBefore);
+}
+
 /** SQLite could not open or write the file, or its -wal/-shm companions (read-only media, permissions). */
 function isReadOnlyError(err: unknown): boolean {
   const code = sqliteCode(err);
@@ -339,7 +359,9 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     }
     throw err;
   }
-  const store = new Store(db, abs, Boolean(opts.readonly));
+  // A read-write connection removes its -wal and -shm itself when it is the last to close; a
+  // read-only one cannot, so what this open created goes when it closes, if nobody else uses it.
+  const store = new Store(db, abs, Boolean(opts.readonly), opts.readonly ? () => removeCompanionsNobodyUses(abs, companionsBefore) : null);
   if (!opts.readonly && !opts.skipRecovery) {
     try {
       store.recoverInterrupted();

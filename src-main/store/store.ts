@@ -145,14 +145,20 @@ export class Store {
    */
   readonly unreadable: string[] = [];
 
-  constructor(db: Database, file: string, readonly: boolean) {
+  /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
+  private readonly afterClose: (() => void) | null;
+
+  constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
     this.db = db;
     this.path = file;
     this.readonly = readonly;
+    this.afterClose = afterClose;
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.db.close();
+    this.afterClose?.();
   }
 
   /** JSON stored in `what` (e.g. "trial 17's options"), parsed; damage is a DB_CORRUPT that names it and the database. */
