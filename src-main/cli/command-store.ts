@@ -1,9 +1,11 @@
+import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS } from '../store/open-store.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
+import { EXIT_PARTIAL } from './run-command.ts';
 
 /**
  * Why a command that only reads what is stored refuses `dbPath`, or null. An explicit `--db` naming no
@@ -23,13 +25,18 @@ function refusedForReading(dbFlag: string | undefined, dbPath: string): string |
  */
 export const READER_LOCK_WAIT_MS = 250;
 
+/** Why a read-write open failed where a command that only reads still reads read-only. */
+const READ_ANYWAY: readonly StoreErrorCode[] = ['DB_READ_ONLY', 'DB_BUSY', 'DB_WRITE_FAILED', 'DB_MIGRATION_FAILED'];
+
 /**
  * Opens the database a command works on (`--db`, else the default), runs `fn` on it and closes it.
- * A database that cannot be opened is answered on stderr with exit code 1. `readOnly` commands
+ * A database that cannot be opened is answered on stderr with exit code 1; rows found damaged while
+ * `fn` read (Store.unreadable) are said on stderr after it, and its 0 becomes 3. `readOnly` commands
  * (history, report, export) also refuse an explicit `--db` naming no file: that is a typo, and
  * opening it would create an empty database there; and an empty file, which opening would migrate
  * into one. They open read-write only to recover and migrate; where that is refused (read-only
- * media) or the write lock stays taken (another process is writing), they read read-only.
+ * media, a full disk, an upgrade that could not be made) or the write lock stays taken (another
+ * process is writing), they read read-only.
  */
 export async function withCommandStore(
   command: string,
@@ -49,19 +56,26 @@ export async function withCommandStore(
     // Opened: the short wait was for the write lock only; reads wait as long as any open.
     if (opts.readOnly) store.db.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   } catch (err) {
-    // A database on read-only media (or another user's), or one another process is writing, can
-    // still be read: without the recovery of dead runners' trials, which would write.
-    const readOnly = opts.readOnly && err instanceof StoreError && (err.code === 'DB_READ_ONLY' || err.code === 'DB_BUSY');
+    // A database on read-only media (or another user's), one another process is writing, one on a
+    // full disk, or one whose upgrade could not be made (no room for the copy taken first) can still
+    // be read: without the recovery of dead runners' trials, which would write, and as it is where its
+    // schema is readable without the upgrade.
+    const readOnly = opts.readOnly && err instanceof StoreError && READ_ANYWAY.includes(err.code);
     try {
       if (!readOnly) throw err;
       ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));
     } catch (err2) {
-      process.stderr.write(`kvbench ${command}: ${(err2 as Error).message}\n`);
+      // A schema that needs the upgrade to be read: why the upgrade failed is what the user can act on.
+      const shown = err2 instanceof StoreError && err2.code === 'DB_MIGRATION_FAILED' && err instanceof StoreError ? err : err2;
+      process.stderr.write(`kvbench ${command}: ${(shown as Error).message}\n`);
       return 1;
     }
   }
   try {
-    return await fn(store);
+    const code = await fn(store);
+    // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3).
+    for (const m of store.unreadable) process.stderr.write(`kvbench ${command}: ${m}\n`);
+    return code === 0 && store.unreadable.length > 0 ? EXIT_PARTIAL : code;
   } finally {
     store.close();
   }

@@ -1,5 +1,6 @@
 // `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
+import { explainWriteFailure } from '../store/disk-full.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { withCommandStore } from './command-store.ts';
 import { parseCommandArgs } from './command-args.ts';
@@ -89,7 +90,8 @@ export async function importCommand(argv: string[]): Promise<number> {
       if (r.imported.length === 0) return 1;
       return r.errors.length > 0 ? 3 : 0;
     } catch (err) {
-      process.stderr.write(`kvbench import: ${(err as Error).message}\n`);
+      const shown = explainWriteFailure(store.path, err, 'Nothing of this import was stored: free some space there and run it again.');
+      process.stderr.write(`kvbench import: ${(shown as Error).message}\n`);
       return 1;
     }
   });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
+import { explainWriteFailure } from '../store/disk-full.ts';
 import type { Store } from '../store/store.ts';
 import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
@@ -335,7 +336,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     process.stderr.write(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${a.db}` : ''}\n`);
     return exitCode(result, stoppedBy);
   } catch (err) {
-    const e = err as { code?: string; message?: string };
+    const advice = 'Free some space there; a suite that stored trials before this can then be resumed (kvbench history --suites, kvbench suite --resume ID).';
+    const e = explainWriteFailure(store?.path ?? dbPath, err, advice) as { code?: string; message?: string };
     process.stderr.write(`kvbench suite failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
     return 1;
   } finally {

@@ -17,13 +17,12 @@ import {
   optionsFromResults,
   ResultsFileSchema,
   ResultsValuesSchema,
-  resultsDigest,
   sameJson,
   statusFromResults,
   unknownConfigKey,
   usableMetricKeys,
 } from './results-ingest.ts';
-import type { Store } from './store.ts';
+import { packResults, type Store } from './store.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 
@@ -198,21 +197,29 @@ export async function importResultsFiles(store: Store, files: readonly string[],
   const skipped: SkippedFile[] = [];
   if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
   store.backfillResultsDigests(); // outside the write transaction below: it may read every older trial
+  // What costs CPU per file (compressing, hashing) is done before the write lock is taken: while it
+  // is held every other writer (a suite storing its trial) waits, and gives up after busy_timeout.
+  const packedFiles = parsed.sort((a, b) => a.file.localeCompare(b.file)).map((p) => ({ ...p, packed: packResults(p.results) }));
   return store.atomically(() => {
     // Checked in the transaction that writes, so two imports of one file at once store it once.
-    const fresh: (ParsedFile & { digest: string })[] = [];
-    for (const p of parsed.sort((a, b) => a.file.localeCompare(b.file))) {
-      const digest = resultsDigest(p.results);
-      const twin = fresh.find((f) => f.digest === digest);
-      const stored = twin ? null : store.trialWithResultsDigest(digest);
-      if (twin) skipped.push({ file: p.file, trialId: null, message: `the same results as ${twin.file}, imported now: not stored twice` });
+    // Inside it, each file costs a few indexed statements, never a read of what the suite holds
+    // already: the lock is held for a time linear in the files.
+    const fresh: typeof packedFiles = [];
+    const freshByDigest = new Map<string, string>();
+    for (const p of packedFiles) {
+      const twin = freshByDigest.get(p.packed.digest);
+      const stored = twin !== undefined ? null : store.trialWithResultsDigest(p.packed.digest);
+      if (twin !== undefined) skipped.push({ file: p.file, trialId: null, message: `the same results as ${twin}, imported now: not stored twice` });
       else if (stored) {
         skipped.push({
           file: p.file,
           trialId: stored.trialId,
           message: `already stored as trial ${stored.trialId} (system ${stored.systemLabel}, suite ${stored.suiteId}): not imported again (delete that trial first to file it elsewhere)`,
         });
-      } else fresh.push({ ...p, digest });
+      } else {
+        fresh.push(p);
+        freshByDigest.set(p.packed.digest, p.file);
+      }
     }
     if (fresh.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
     const system = store.upsertImportedSystem(opts.systemLabel);
@@ -230,12 +237,19 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       runner: null,
       status: 'finished',
     });
+    // The suite is new, made in this transaction: its runs and their trial counts are known here.
+    const runs = new Map<string, { id: number; trials: number }>();
     for (const p of fresh) {
       const { format, options, status, reason } = p;
       const known = Object.keys(options).length > 0;
       const key = known ? configKey(options) : unknownConfigKey(p.text);
-      const runId = store.ensureRun(suiteId, scenarioId, scenarioLabel(scenarioId), key, options);
-      const trialIndex = store.listTrials({ suiteIds: [suiteId] }).filter((t) => t.runId === runId).length;
+      let run = runs.get(key);
+      if (!run) {
+        run = { id: store.addRun(suiteId, { position: runs.size, scenarioId, label: scenarioLabel(scenarioId), options, trials: 0 }, key), trials: 0 };
+        runs.set(key, run);
+      }
+      const runId = run.id;
+      const trialIndex = run.trials++;
       const kv = p.results.kvbench as Record<string, unknown> | undefined;
       const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
       // The reference's files carry no start time: the file's own modification time is the best clue.
@@ -263,6 +277,7 @@ export async function importResultsFiles(store: Store, files: readonly string[],
         metrics: p.metrics,
         histograms: p.histograms,
         sourceFile: origin.sourceFile,
+        packed: p.packed,
       });
       imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
     }

@@ -14,6 +14,7 @@
 //      `aborted`, and their suites `interrupted`.
 import fs from 'node:fs';
 import path from 'node:path';
+import { freeBytesIn, isNoRoomError, mib, noRoomError } from './disk-full.ts';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
 import { StoreError } from './store-error.ts';
@@ -61,6 +62,26 @@ function removeCreatedCompanions(file: string, existedBefore: Record<string, boo
   }
 }
 
+/**
+ * After a read-only connection closed: the -wal and -shm it created (see removeCreatedCompanions)
+ * go, unless another connection, of any process, still uses the database — it holds a lock on the
+ * database or its -shm while open (Linux lists them in /proc/locks; where that cannot be read,
+ * they stay: removing a -shm in use would let two writers disagree).
+ */
+function removeCompanionsNobodyUses(file: string, existedBefore: Record<string, boolean>): void {
+  if (['-wal', '-shm'].every((ext) => existedBefore[ext] || !fs.existsSync(file + ext))) return;
+  let locks: string;
+  try {
+    locks = fs.readFileSync('/proc/locks', 'utf8');
+  } catch {
+    return;
+  }
+  const inodes = new Set([file, `${file}-wal`, `${file}-shm`].map((p) => fs.statSync(p, { throwIfNoEntry: false })?.ino).filter((n) => n !== undefined).map(String));
+  // Each lock names its file as MAJOR:MINOR:INODE; a match on the inode alone errs on the side of keeping them.
+  const held = [...locks.matchAll(/\s[0-9a-f]+:[0-9a-f]+:(\d+)\s/g)].some((m) => inodes.has(m[1]));
+  if (!held) removeCreatedCompanions(file, existedBefore);
+}
+
 /** SQLite could not open or write the file, or its -wal/-shm companions (read-only media, permissions). */
 function isReadOnlyError(err: unknown): boolean {
   const code = sqliteCode(err);
@@ -71,11 +92,12 @@ const why = (err: unknown): string => `${sqliteCode(err) ?? 'error'}: ${(err as 
 
 /**
  * Opens an existing database only to read it. Even then a WAL-mode database needs its -shm file;
- * where none exists and the directory cannot be written (read-only media), the file is opened
- * immutable instead — safe only when no -wal file holds changes the file lacks, so with one that
- * does, this says what to do rather than show stale data.
+ * where none exists and the directory cannot be written (read-only media), or its filesystem has no
+ * room for it (a full disk), the file is opened immutable instead — safe only when no -wal file
+ * holds changes the file lacks, so with one that does, this says what to do rather than show stale data.
  */
 function openForReading(file: string, choose: string, timeout?: number): Database {
+  const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
   let db: Database | undefined;
   try {
     db = openDatabase(file, { readonly: true, fileMustExist: true, ...(timeout !== undefined ? { timeout } : {}) });
@@ -83,15 +105,26 @@ function openForReading(file: string, choose: string, timeout?: number): Databas
     return db;
   } catch (err) {
     db?.close();
-    if (!isReadOnlyError(err)) throw err;
+    const noRoom = isNoRoomError(file, err);
+    if (!isReadOnlyError(err) && !noRoom) throw err;
     const wal = fs.statSync(`${file}-wal`, { throwIfNoEntry: false });
     if (wal && wal.size > 0) {
+      if (noRoom) {
+        throw noRoomError(
+          file,
+          err,
+          'Its -wal file holds changes not yet in the database, and SQLite needs room for the -shm file to read them: free some space there, ' +
+            `or copy the database together with its -wal file to another filesystem and open the copy ${choose}.`,
+        );
+      }
       throw new StoreError(
         'DB_READ_ONLY',
         `${file} cannot be read here (${why(err)}): its -wal file holds changes not yet in the database, and SQLite cannot create the -shm file it needs ` +
           `to read them in a directory it may not write. Copy the database together with its -wal file to a writable directory and open the copy ${choose}.`,
       );
     }
+    // What the failed attempt created (an empty -wal, a -shm it could not size) goes: the immutable open uses neither.
+    removeCreatedCompanions(file, existedBefore);
     const immutable = openImmutable(file);
     try {
       immutable.pragma('schema_version');
@@ -203,8 +236,6 @@ function inspectExistingFile(file: string, latest: number, choose: string): numb
   }
 }
 
-const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MiB`;
-
 /**
  * A consistent copy of the database (readers are not blocked), kept if the migration fails. When
  * it cannot be written (a full disk: SQLITE_FULL), the partial copy is removed and the error says
@@ -219,13 +250,9 @@ function backupBeforeMigration(db: Database, file: string, from: number): string
     fs.rmSync(backup, { force: true });
     const pageBytes = Number(db.pragma('page_size', { simple: true }));
     const usedPages = Number(db.pragma('page_count', { simple: true })) - Number(db.pragma('freelist_count', { simple: true }));
-    let free = '';
-    try {
-      const st = fs.statfsSync(path.dirname(file));
-      free = `, ${mib(Number(st.bavail) * Number(st.bsize))} free`;
-    } catch {
-      // free space unknown: the need alone still says what to do
-    }
+    // Free space unknown: the need alone still says what to do.
+    const freeBytes = freeBytesIn(path.dirname(file));
+    const free = freeBytes === null ? '' : `, ${mib(freeBytes)} free`;
     throw new Error(
       `the copy made before upgrading could not be written (${sqliteCode(err) ?? 'error'}: ${(err as Error).message}): ` +
         `it needs about ${mib(usedPages * pageBytes)} (${usedPages * pageBytes} bytes) in ${path.dirname(file)}${free}; free some space and open it again`,
@@ -272,6 +299,10 @@ function migrate(db: Database, file: string, from: number, migrations: readonly 
 }
 
 const stayedLocked = (file: string, busyTimeoutMs: number): StoreError => new StoreError('DB_BUSY', `${file} stayed locked by another process for ${busyTimeoutMs} ms`);
+
+/** A read-write open on a full filesystem, as users should read it. */
+const noRoomToOpen = (file: string, err: unknown, choose: string): StoreError =>
+  noRoomError(file, err, `Nothing was changed. kvbench history, report and export can still read it; a suite or an import needs room: free some space there, or choose another database ${choose}.`);
 
 /** Opens (creating if needed) the trial store at `file`. Throws StoreError for files it must not touch. */
 export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
@@ -320,20 +351,24 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     db.close();
     if (err instanceof StoreError) throw err;
     if (sqliteCode(err) === 'SQLITE_BUSY') throw stayedLocked(abs, busyTimeoutMs);
-    if (isReadOnlyError(err)) {
+    const noRoom = !opts.readonly && isNoRoomError(abs, err);
+    if (isReadOnlyError(err) || noRoom) {
       // A refused read-write open leaves nothing behind: SQLite may have made an empty -wal and a -shm.
       removeCreatedCompanions(abs, companionsBefore);
-      throw refusedOpen(abs, err, Boolean(opts.readonly), choose);
+      throw noRoom ? noRoomToOpen(abs, err, choose) : refusedOpen(abs, err, Boolean(opts.readonly), choose);
     }
     throw err;
   }
-  const store = new Store(db, abs, Boolean(opts.readonly));
+  // A read-write connection removes its -wal and -shm itself when it is the last to close; a
+  // read-only one cannot, so what this open created goes when it closes, if nobody else uses it.
+  const store = new Store(db, abs, Boolean(opts.readonly), opts.readonly ? () => removeCompanionsNobodyUses(abs, companionsBefore) : null);
   if (!opts.readonly && !opts.skipRecovery) {
     try {
       store.recoverInterrupted();
     } catch (err) {
       store.close();
       if (sqliteCode(err)?.startsWith('SQLITE_BUSY')) throw stayedLocked(abs, busyTimeoutMs);
+      if (isNoRoomError(abs, err)) throw noRoomToOpen(abs, err, choose);
       throw err;
     }
   }

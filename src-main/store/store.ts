@@ -30,6 +30,20 @@ import { StoreError } from './store-error.ts';
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
 
 const nowIso = (): string => new Date().toISOString();
+
+/** A trial's results as stored: gzipped JSON and the content digest that finds them again (resultsDigest). */
+export interface PackedResults {
+  gzip: Buffer;
+  digest: string;
+}
+
+/**
+ * Compresses and digests results. CPU work (milliseconds for a large file): an import does it for
+ * every file before it takes the write lock, so the lock is held for the inserts alone.
+ */
+export function packResults(results: Record<string, unknown>): PackedResults {
+  return { gzip: zlib.gzipSync(Buffer.from(JSON.stringify(results))), digest: resultsDigest(results) };
+}
 const sha16 = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 export interface RecoveredTrial {
@@ -91,6 +105,14 @@ interface TrialRow {
   kvbench_version: string;
 }
 
+/**
+ * The columns a TrialRecord is made of: never the results blob or the summary text, which a listing
+ * of thousands of trials would otherwise read in full (trialResults reads one trial's).
+ */
+const TRIAL_SELECT = `SELECT t.id, t.run_id, t.suite_id, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
+    t.attempt, t.status, t.status_reason, t.config_key, t.options_json, t.seed, t.started_at, t.finished_at, t.wall_ms, t.results_format, t.source_file, t.kvbench_version
+  FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id`;
+
 interface SuiteRow {
   id: number;
   system_id: string;
@@ -117,15 +139,42 @@ export class Store {
   readonly readonly: boolean;
   /** Trials this open found interrupted and marked aborted. */
   recovered: RecoveredTrial[] = [];
+  /**
+   * Stored rows found damaged while reading (bytes overwritten that SQLite's checks do not see:
+   * JSON that no longer parses), each said once: a trial left out of a listing, a trial shown
+   * without its hardware. The rest is read as usual; the commands say these on stderr.
+   */
+  readonly unreadable: string[] = [];
 
-  constructor(db: Database, file: string, readonly: boolean) {
+  /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
+  private readonly afterClose: (() => void) | null;
+
+  constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
     this.db = db;
     this.path = file;
     this.readonly = readonly;
+    this.afterClose = afterClose;
   }
 
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.db.close();
+    this.afterClose?.();
+  }
+
+  /** JSON stored in `what` (e.g. "trial 17's options"), parsed; damage is a DB_CORRUPT that names it and the database. */
+  private parseStored<T>(text: string, what: string): T {
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new StoreError('DB_CORRUPT', `${what} in ${this.path} cannot be read: the stored JSON is damaged (${(err as Error).message})`);
+    }
+  }
+
+  /** Records a damaged row once, for the commands to say. */
+  private noteUnreadable(err: unknown, consequence: string): void {
+    const message = `${(err as Error).message}; ${consequence}`;
+    if (!this.unreadable.includes(message)) this.unreadable.push(message);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -241,13 +290,20 @@ export class Store {
 
   getHardwareSnapshot(id: number): HardwareProfile | null {
     const r = this.db.prepare('SELECT profile_json FROM hardware_snapshots WHERE id = ?').get(id) as { profile_json: string } | undefined;
-    return r ? (JSON.parse(r.profile_json) as HardwareProfile) : null;
+    return r ? this.parseStored<HardwareProfile>(r.profile_json, `hardware snapshot ${id}`) : null;
   }
 
-  /** The snapshot stored with a trial. */
+  /** The snapshot stored with a trial; a damaged one is noted (unreadable) and the trial goes without. */
   trialHardware(trialId: number): HardwareProfile | null {
     const r = this.db.prepare('SELECT hardware_snapshot_id AS id FROM trials WHERE id = ?').get(trialId) as { id: number | null } | undefined;
-    return r?.id ? this.getHardwareSnapshot(r.id) : null;
+    if (!r?.id) return null;
+    try {
+      return this.getHardwareSnapshot(r.id);
+    } catch (err) {
+      if (!(err instanceof StoreError)) throw err;
+      this.noteUnreadable(err, `trial ${trialId} (and any other trial of that snapshot) is shown without its hardware`);
+      return null;
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -289,13 +345,14 @@ export class Store {
             args.runner?.startTicks ?? null,
           ).lastInsertRowid,
       );
-      if (args.plan) for (const run of args.plan.runs) this.insertRun(id, run, configKeyOf(run));
+      if (args.plan) for (const run of args.plan.runs) this.addRun(id, run, configKeyOf(run));
       return id;
     });
     return tx();
   }
 
-  private insertRun(suiteId: number, run: PlannedRun, configKey: string): number {
+  /** Adds a run at a position the caller knows is free (an import numbering the runs of the suite it just created). */
+  addRun(suiteId: number, run: Pick<PlannedRun, 'position' | 'scenarioId' | 'label' | 'options' | 'trials'>, configKey: string): number {
     return Number(
       this.db
         .prepare('INSERT INTO runs (suite_id, position, scenario_id, label, config_key, options_json, trials_planned) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -308,11 +365,7 @@ export class Store {
     const existing = this.db.prepare('SELECT id FROM runs WHERE suite_id = ? AND scenario_id = ? AND config_key = ?').get(suiteId, scenarioId, configKey) as { id: number } | undefined;
     if (existing) return existing.id;
     const position = (this.db.prepare('SELECT COALESCE(MAX(position) + 1, 0) AS p FROM runs WHERE suite_id = ?').get(suiteId) as { p: number }).p;
-    return Number(
-      this.db
-        .prepare('INSERT INTO runs (suite_id, position, scenario_id, label, config_key, options_json, trials_planned) VALUES (?, ?, ?, ?, ?, ?, 0)')
-        .run(suiteId, position, scenarioId, label, configKey, JSON.stringify(options)).lastInsertRowid,
-    );
+    return this.addRun(suiteId, { position, scenarioId, label, options, trials: 0 }, configKey);
   }
 
   getSuite(id: number): SuiteRecord | null {
@@ -322,7 +375,7 @@ export class Store {
 
   getSuitePlan(id: number): SuitePlan | null {
     const r = this.db.prepare('SELECT plan_json FROM suites WHERE id = ?').get(id) as { plan_json: string | null } | undefined;
-    return r?.plan_json ? (JSON.parse(r.plan_json) as SuitePlan) : null;
+    return r?.plan_json ? this.parseStored<SuitePlan>(r.plan_json, `the plan of suite ${id}`) : null;
   }
 
   listSuites(filter: { systemIds?: string[]; limit?: number } = {}): SuiteRecord[] {
@@ -363,7 +416,7 @@ export class Store {
       scenarioId: String(r.scenario_id),
       label: String(r.label),
       configKey: String(r.config_key),
-      options: JSON.parse(String(r.options_json)) as Record<string, unknown>,
+      options: this.parseStored<Record<string, unknown>>(String(r.options_json), `the options of run ${Number(r.id)} (suite ${suiteId})`),
       trialsPlanned: Number(r.trials_planned),
     }));
   }
@@ -471,14 +524,14 @@ export class Store {
 
   /** Records a trial's end: status, results (gzip), metrics and histograms, in one transaction. */
   finishTrial(trialId: number, f: FinishTrialInput): void {
-    const gz = f.results ? zlib.gzipSync(Buffer.from(JSON.stringify(f.results))) : null;
+    const packed = f.results ? packResults(f.results) : null;
     const tx = this.db.transaction(() => {
       this.db
         .prepare(
           `UPDATE trials SET status = ?, status_reason = ?, finished_at = ?, wall_ms = ?, results_format = ?, results_gzip = ?, results_digest = ?, summary_text = ?
            WHERE id = ?`,
         )
-        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, gz, f.results ? resultsDigest(f.results) : null, f.summaryText ?? null, trialId);
+        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, packed?.gzip ?? null, packed?.digest ?? null, f.summaryText ?? null, trialId);
       this.writeMetrics(trialId, f.metrics ?? {}, f.histograms ?? []);
     });
     tx.immediate();
@@ -491,9 +544,9 @@ export class Store {
     for (const x of histograms) h.run(trialId, x.name, x.unit, x.count, x.sumNs, x.hdr);
   }
 
-  /** Inserts a finished trial in one go (imports). */
-  insertFinishedTrial(t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; finishedAt?: string }): number {
-    const gz = t.results ? zlib.gzipSync(Buffer.from(JSON.stringify(t.results))) : null;
+  /** Inserts a finished trial in one go (imports); `packed`: its results packed already (packResults), outside the caller's transaction. */
+  insertFinishedTrial(t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; finishedAt?: string; packed?: PackedResults }): number {
+    const packed = t.results ? (t.packed ?? packResults(t.results)) : null;
     const tx = this.db.transaction(() => {
       const attempt = (
         this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
@@ -525,8 +578,8 @@ export class Store {
             t.wallMs,
             t.cacheDir,
             t.results ? (t.resultsFormat ?? 'kvbench') : null,
-            gz,
-            t.results ? resultsDigest(t.results) : null,
+            packed?.gzip ?? null,
+            packed?.digest ?? null,
             t.summaryText ?? null,
             t.sourceFile,
             KVBENCH_VERSION,
@@ -575,21 +628,28 @@ export class Store {
       params.push(filter.until);
     }
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
-    const sql = `SELECT t.*, s.label AS system_label, d.label AS drive_label FROM trials t
-      JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id
+    const sql = `${TRIAL_SELECT}
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY t.started_at ${order}, t.id ${order} LIMIT ? OFFSET ?`;
     params.push(filter.limit ?? -1, filter.offset ?? 0);
     const rows = this.db.prepare(sql).all(...params) as TrialRow[];
     const metrics = this.metricsFor(rows.map((r) => r.id));
-    return rows.map((r) => rowToTrial(r, metrics.get(r.id) ?? {}));
+    // One damaged row must not hide every other trial from history, reports and exports.
+    const trials: TrialRecord[] = [];
+    for (const r of rows) {
+      try {
+        trials.push(this.rowToTrial(r, metrics.get(r.id) ?? {}));
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+        this.noteUnreadable(err, `trial ${r.id} is left out (the other trials are not affected)`);
+      }
+    }
+    return trials;
   }
 
   getTrial(id: number): TrialRecord | null {
-    const r = this.db
-      .prepare('SELECT t.*, s.label AS system_label, d.label AS drive_label FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id WHERE t.id = ?')
-      .get(id) as TrialRow | undefined;
-    return r ? rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
+    const r = this.db.prepare(`${TRIAL_SELECT} WHERE t.id = ?`).get(id) as TrialRow | undefined;
+    return r ? this.rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
   }
 
   private metricsFor(ids: number[]): Map<number, TrialMetrics> {
@@ -615,7 +675,13 @@ export class Store {
   trialResults(id: number): Record<string, unknown> | null {
     const r = this.db.prepare('SELECT results_gzip FROM trials WHERE id = ?').get(id) as { results_gzip: Buffer | null } | undefined;
     if (!r?.results_gzip) return null;
-    return JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>;
+    let text: string;
+    try {
+      text = zlib.gunzipSync(r.results_gzip).toString('utf8');
+    } catch (err) {
+      throw new StoreError('DB_CORRUPT', `the results of trial ${id} in ${this.path} cannot be read: the stored gzip is damaged (${(err as Error).message})`);
+    }
+    return this.parseStored<Record<string, unknown>>(text, `the results of trial ${id}`);
   }
 
   /**
@@ -711,7 +777,9 @@ export class Store {
 
   /**
    * Trials left `running` by a runner that is gone become `aborted` (their results never came), and
-   * their suites `interrupted`. Runners that are alive, or on another host, are left alone.
+   * their suites `interrupted`; a suite it left without any trial (it stopped before the first could
+   * be stored: a full disk) is deleted, as it holds no result. Runners that are alive, or on another
+   * host, are left alone.
    */
   recoverInterrupted(): RecoveredTrial[] {
     const rows = this.db
@@ -740,9 +808,13 @@ export class Store {
       for (const r of dead) {
         mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host ?? '?'} ended while this trial was running (killed or crashed); found at the next start`, now, now, r.id);
       }
+      const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
+      const dropped = deadSuites.filter((s) => dropEmpty.run(s.id, s.id).changes > 0).length;
       const sm = this.db.prepare("UPDATE suites SET status = 'interrupted', updated_at = ?, finished_at = ? WHERE id = ? AND status = 'running'");
       for (const s of deadSuites) sm.run(now, now, s.id);
       for (const r of dead) if (!deadSuites.some((s) => s.id === r.suite_id)) sm.run(now, now, r.suite_id);
+      // After the marks: a snapshot goes only once no running suite of its system needs it.
+      if (dropped > 0) this.pruneHardwareSnapshots();
     });
     tx.immediate();
     const recovered = dead.map((r) => ({
@@ -755,6 +827,10 @@ export class Store {
     }));
     this.recovered.push(...recovered);
     return recovered;
+  }
+
+  private rowToTrial(r: TrialRow, metrics: TrialMetrics): TrialRecord {
+    return rowToTrial(r, metrics, this.parseStored<Record<string, unknown>>(r.options_json, `trial ${r.id}'s options`));
   }
 
   private rowToSuite(r: SuiteRow): SuiteRecord {
@@ -798,7 +874,7 @@ function rowToDrive(r: Record<string, string | null>): DriveRecord {
   return { id: r.id!, systemId: r.system_id!, label: r.label!, basis: r.basis!, model: r.model, serial: r.serial };
 }
 
-function rowToTrial(r: TrialRow, metrics: TrialMetrics): TrialRecord {
+function rowToTrial(r: TrialRow, metrics: TrialMetrics, options: Record<string, unknown>): TrialRecord {
   return {
     id: r.id,
     runId: r.run_id,
@@ -813,7 +889,7 @@ function rowToTrial(r: TrialRow, metrics: TrialMetrics): TrialRecord {
     status: r.status,
     statusReason: r.status_reason,
     configKey: r.config_key,
-    options: JSON.parse(r.options_json) as Record<string, unknown>,
+    options,
     seed: r.seed,
     startedAt: r.started_at,
     finishedAt: r.finished_at,

@@ -109,7 +109,20 @@ export async function runSuite(plan: SuitePlan, deps: RunSuiteDeps & { label?: s
     const planned = plan.runs.find((r) => r.position === run.position)!;
     for (let i = 0; i < run.trialsPlanned; i++) pending.push({ run, trialIndex: i, uvThreadpoolSize: planned.uvThreadpoolSize });
   }
-  return execute(suiteId, pending, plan, false, deps);
+  try {
+    return await execute(suiteId, pending, plan, false, deps);
+  } catch (err) {
+    // The store failed before the first trial was recorded (a full disk): nothing to resume, so no
+    // empty `interrupted` suite is left in the history. Best effort: if even this write fails, the
+    // next open marks the suite interrupted as it would.
+    try {
+      const counts = store.getSuite(suiteId)?.trialCounts;
+      if (counts && Object.values(counts).every((n) => n === 0)) store.deleteSuite(suiteId);
+    } catch {
+      // the error that stopped the suite is the one to report
+    }
+    throw err;
+  }
 }
 
 /**

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configKey, detectFormat, extractHistograms, extractMetrics, statusFromResults } from '../../../src-main/store/results-ingest.ts';
 import { importResultsFiles, parseImportRunFlags } from '../../../src-main/store/import-results.ts';
-import { openDatabase } from '../../../src-main/store/sqlite.ts';
+import { openDatabase, type SqlParams } from '../../../src-main/store/sqlite.ts';
+import type { Store } from '../../../src-main/store/store.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
@@ -130,7 +131,92 @@ describe('configuration key', () => {
   });
 });
 
+/**
+ * What the store reads while its write lock is held: every row a statement returned inside a
+ * transaction. Counted rows, not seconds: a test never gates on timing.
+ */
+function readsInsideTransactions(store: Store): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  const prepare = store.db.prepare.bind(store.db);
+  vi.spyOn(store.db, 'prepare').mockImplementation((sql: string) => {
+    const stmt = prepare(sql);
+    const record = (out: unknown): void => {
+      if (!store.db.inTransaction) return;
+      if (Array.isArray(out)) rows.push(...(out as Record<string, unknown>[]));
+      else if (out !== undefined) rows.push(out as Record<string, unknown>);
+    };
+    return {
+      run: (...p: SqlParams) => stmt.run(...p),
+      get: (...p: SqlParams) => {
+        const out = stmt.get(...p);
+        record(out);
+        return out;
+      },
+      all: (...p: SqlParams) => {
+        const out = stmt.all(...p);
+        record(out);
+        return out;
+      },
+    };
+  });
+  return rows;
+}
+
 describe('import', () => {
+  it('holds the write lock for a fixed amount of reading per file, and never reads a stored results blob', async () => {
+    // review (fault) #3: every file listed every trial of the new suite, results blobs and metrics
+    // included, inside the one write transaction: O(n²), 2000 files held the lock for > 57 s and a
+    // suite in another process failed storing its trial.
+    const importOf = async (n: number): Promise<Record<string, unknown>[]> => {
+      const dir = tempDir();
+      // Without run flags each file is its own configuration: a run per file, the most the import adds.
+      const files = Array.from({ length: n }, (_, i) => writeResults(dir, `r${i}.json`, referenceResultsNew({ tokPerS: 100 + i, storageTokPerS: 50 + i })));
+      const store = openStore(path.join(dir, 'kvbench.db'));
+      try {
+        const reads = readsInsideTransactions(store);
+        const r = await importResultsFiles(store, files, { systemLabel: 'lab' });
+        expect(r.imported).toHaveLength(n);
+        expect(store.listTrials({}).map((t) => t.trialIndex)).toEqual(Array(n).fill(0));
+        expect(store.listRuns(r.suiteId).map((x) => x.position)).toEqual([...Array(n).keys()]);
+        return reads;
+      } finally {
+        vi.restoreAllMocks();
+        store.close();
+      }
+    };
+    const few = await importOf(8);
+    const many = await importOf(32);
+    for (const reads of [few, many]) {
+      expect(reads.filter((row) => Object.values(row).some((v) => Buffer.isBuffer(v)))).toEqual([]);
+      expect(reads.filter((row) => 'options_json' in row || 'summary_text' in row)).toEqual([]);
+    }
+    // Linear: the 24 more files read at most what 8 files cost each, set-up included (quadratic reads 4× more per file).
+    expect(many.length - few.length).toBeLessThanOrEqual(((32 - 8) * few.length) / 8);
+  });
+
+  it('numbers the trials of one configuration 0, 1, 2 … in file order, from 0 again in the next import', async () => {
+    const dir = tempDir();
+    const parsed = parseImportRunFlags('--model llama3.1-8b --num-users 10 --duration 60');
+    if (!parsed.ok) throw new Error('flags');
+    const fileOf = (i: number): string => writeResults(dir, `k${i}.json`, referenceResultsNew({ tokPerS: 10 + i, storageTokPerS: 5 + i }));
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const flags = { systemLabel: 'lab', options: parsed.options, givenOptionKeys: parsed.given };
+      const first = await importResultsFiles(store, [2, 0, 1].map(fileOf), flags);
+      const second = await importResultsFiles(store, [3, 4].map(fileOf), flags);
+      for (const [r, expected] of [
+        [first, [['k0.json', 0], ['k1.json', 1], ['k2.json', 2]]],
+        [second, [['k3.json', 0], ['k4.json', 1]]],
+      ] as const) {
+        expect(store.listRuns(r.suiteId).map((x) => x.position)).toEqual([0]);
+        // Listed by start time, which is each file's time here: sorted by name to compare.
+        expect(store.listTrials({ suiteIds: [r.suiteId] }).map((t) => [path.basename(t.sourceFile!), t.trialIndex]).sort()).toEqual(expected);
+      }
+    } finally {
+      store.close();
+    }
+  });
+
   it('stores reference files under a named system with the run flags as their configuration', async () => {
     const dir = tempDir();
     const files = [1, 2, 3].map((i) => {

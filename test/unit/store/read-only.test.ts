@@ -7,14 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi, type TestContext } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
+import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
-import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { StoreError } from '../../../src-main/store/store-error.ts';
-import type { Store } from '../../../src-main/store/store.ts';
-import { planSuite } from '../../../src-main/suite/planner.ts';
-import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from './fixtures.ts';
+import { runInProcess } from '../cli/in-process.ts';
+import { removeTempDirs, tempDir } from './fixtures.ts';
+import { copyWithPendingWal, seedStore } from './seed-store.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -49,21 +49,6 @@ function readOnlyPlace(ctx: TestContext): { dir: string; seal: () => void } | nu
   };
 }
 
-/** A database with one complete storage-only trial, closed (checkpointed: no -wal left). */
-function seed(file: string): Store {
-  const store = openStore(file);
-  const hw = fakeHardware({ probe: true });
-  store.upsertDetectedSystem(hw);
-  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, scenarios: ['storage-only'] });
-  const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
-  const run = store.listRuns(suiteId)[0];
-  const snapshotId = store.saveHardwareSnapshot(hw);
-  const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: 0, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
-  const r = kvbenchResults({ tokPerS: 1000 }) as unknown as Record<string, unknown>;
-  store.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
-  return store;
-}
-
 function storeError(fn: () => unknown): StoreError {
   try {
     fn();
@@ -79,7 +64,7 @@ describe('a database on read-only media', () => {
     const place = readOnlyPlace(ctx);
     if (!place) return;
     const file = path.join(place.dir, 'kvbench.db');
-    seed(file).close();
+    seedStore(file).close();
     expect(fs.readdirSync(place.dir)).toEqual(['kvbench.db']);
     place.seal();
 
@@ -108,16 +93,8 @@ describe('a database on read-only media', () => {
   it('a -wal file holding changes that cannot be read without a -shm: DB_READ_ONLY says what to do, no stale data', (ctx) => {
     const place = readOnlyPlace(ctx);
     if (!place) return;
-    const file = path.join(place.dir, 'live.db');
-    seed(file).close();
-    // A copy taken while a writer had changes only in its WAL (as a backup of a running app would be).
-    const store = openStore(file);
-    store.db.pragma('wal_autocheckpoint = 0');
-    store.upsertDetectedSystem(fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab2' }));
     const copy = path.join(place.dir, 'copy.db');
-    fs.copyFileSync(file, copy);
-    fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
-    store.close();
+    copyWithPendingWal(path.join(place.dir, 'live.db'), copy);
     expect(fs.statSync(`${copy}-wal`).size).toBeGreaterThan(0);
     place.seal();
     const e = storeError(() => openStore(copy, { readonly: true }));
@@ -132,7 +109,7 @@ describe('a database on read-only media', () => {
     }
     const dir = tempDir();
     const file = path.join(dir, 'kvbench.db');
-    seed(file).close();
+    seedStore(file).close();
     fs.chmodSync(file, 0o444);
     cleanups.push(() => fs.chmodSync(file, 0o644));
     const e = storeError(() => openStore(file));
@@ -143,4 +120,43 @@ describe('a database on read-only media', () => {
     expect(ro.listTrials({})).toHaveLength(1);
     ro.close();
   });
+
+  it('a read-only command on a database file it may not write (in a writable directory) leaves no -wal or -shm, unless another connection still uses them', async (ctx) => {
+    // review (fault) #13: the read-only connection cannot remove what it created, and an empty -wal and a 32 KiB -shm stayed.
+    const dir = tempDir();
+    const file = path.join(dir, 'kvbench.db');
+    seedStore(file).close();
+    const unwritable = lockFile(ctx, file);
+    if (!unwritable) return;
+    const history = await runInProcess(() => historyCommand(['--db', file]));
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stdout).toMatch(/storage-only/);
+    expect(fs.readdirSync(dir)).toEqual(['kvbench.db']);
+
+    // Another connection reading beside it: what it uses stays when this one closes.
+    const ro = openStore(file, { readonly: true });
+    const other = openDatabase(file, { readonly: true });
+    other.pragma('schema_version');
+    ro.close();
+    expect(fs.readdirSync(dir).sort()).toEqual(['kvbench.db', 'kvbench.db-shm', 'kvbench.db-wal']);
+    other.close();
+  });
 });
+
+/** Makes `file` unwritable, also to root (chattr +i) and undone after the test; null (the test skipped) where that cannot be done. */
+function lockFile(ctx: TestContext, file: string): true | null {
+  if (process.getuid?.() !== 0) {
+    fs.chmodSync(file, 0o444);
+    cleanups.push(() => fs.chmodSync(file, 0o644));
+    return true;
+  }
+  try {
+    execFileSync('chattr', ['+i', file], { stdio: 'pipe' });
+  } catch (err) {
+    console.warn(`skipped: root may write any file, and chattr +i is not possible here (${(err as Error).message.split('\n')[0]})`);
+    ctx.skip();
+    return null;
+  }
+  cleanups.push(() => execFileSync('chattr', ['-i', file], { stdio: 'pipe' }));
+  return true;
+}

@@ -377,6 +377,33 @@ describe('recovery of interrupted trials', () => {
     expect(again.getSuite(live)!.status).toBe('running');
   });
 
+  it("deletes a dead runner's suite that has no trial (it stopped before its first could be stored: a full disk), with the snapshot only it saved", () => {
+    // review (fault) #5c: a suite whose first trial could not be stored stayed in the history as an empty interrupted suite.
+    const file = path.join(tempDir(), 'kvbench.db');
+    const { store, hw, plan, suiteId: live } = seeded(file);
+    const dead = { pid: deadPid(), host: currentProcess().host, startTicks: null };
+    const lab2 = fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab2' });
+    store.upsertDetectedSystem(lab2);
+    const empty = store.createSuite({ systemId: lab2.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: dead });
+    store.saveHardwareSnapshot(lab2);
+    // A dead runner's suite with a trial is interrupted, and kept for a resume.
+    const started = store.createSuite({ systemId: lab2.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: dead });
+    const run = store.listRuns(started)[0];
+    store.startTrial({ runId: run.id, suiteId: started, systemId: lab2.system.id, driveId: null, hardwareSnapshotId: null, scenarioId: run.scenarioId, trialIndex: 0, options: {}, configKey: run.configKey, runner: dead, cacheDir: null });
+    const emptyToo = store.createSuite({ systemId: lab2.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: dead });
+    store.close();
+
+    const again = open(file);
+    expect(again.getSuite(empty)).toBeNull();
+    expect(again.getSuite(emptyToo)).toBeNull();
+    expect(again.db.prepare('SELECT COUNT(*) AS n FROM runs WHERE suite_id IN (?, ?)').get(empty, emptyToo)).toEqual({ n: 0 });
+    expect(again.db.prepare('SELECT COUNT(*) AS n FROM hardware_snapshots WHERE system_id = ?').get(lab2.system.id)).toEqual({ n: 0 });
+    expect(again.getSuite(started)).toMatchObject({ status: 'interrupted', trialCounts: { aborted: 1 } });
+    // A live runner's suite without a trial yet is its runner's business.
+    expect(again.getSuite(live)!.status).toBe('running');
+    expect(again.db.prepare('SELECT COUNT(*) AS n FROM hardware_snapshots WHERE system_id = ?').get(hw.system.id)).toEqual({ n: 1 });
+  });
+
   it('a pid that was reused by another process does not count as the runner', () => {
     const file = path.join(tempDir(), 'kvbench.db');
     const { store, hw, suiteId, runs } = seeded(file);

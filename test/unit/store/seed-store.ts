@@ -1,0 +1,38 @@
+// A small real database for the store's tests: one system, a smoke suite's plan, a hardware snapshot
+// and one complete storage-only trial with kvbench results.
+import fs from 'node:fs';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { planSuite } from '../../../src-main/suite/planner.ts';
+import { fakeHardware, kvbenchResults } from './fixtures.ts';
+
+/** Creates `file` with one complete trial; returns the open store (close it for a checkpointed file with no -wal). */
+export function seedStore(file: string): Store {
+  const store = openStore(file);
+  const hw = fakeHardware({ probe: true });
+  store.upsertDetectedSystem(hw);
+  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, scenarios: ['storage-only'] });
+  const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+  const run = store.listRuns(suiteId)[0];
+  const snapshotId = store.saveHardwareSnapshot(hw);
+  const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: 0, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+  const r = kvbenchResults({ tokPerS: 1000 }) as unknown as Record<string, unknown>;
+  store.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
+  return store;
+}
+
+/**
+ * A copy of a seeded database taken while a writer had changes only in its WAL (as a backup of a
+ * running app would be): `copy` and a `-wal` beside it that holds them. The original is made at `source`.
+ */
+export function copyWithPendingWal(source: string, copy: string): void {
+  seedStore(source).close();
+  const store = openStore(source);
+  store.db.pragma('wal_autocheckpoint = 0');
+  store.upsertDetectedSystem(fakeHardware({ systemId: 'sys-fedcba9876543210', hostname: 'lab2' }));
+  fs.copyFileSync(source, copy);
+  fs.copyFileSync(`${source}-wal`, `${copy}-wal`);
+  store.close();
+}
