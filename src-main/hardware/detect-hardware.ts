@@ -26,7 +26,7 @@ import { probeMemoryCopy } from './bandwidth-probe.ts';
 import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
 import { probeCudaDriver, type CudaDriverProbe } from './gpu-driver.ts';
 import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
-import { blockDeviceForMount, diskFacts, findMount, nearestExisting, parseMountInfo, sysReader, type SysReader } from './linux-storage.ts';
+import { blockDeviceForMount, diskFacts, findMount, nearestExisting, readMounts, sysReader, type SysReader } from './linux-storage.ts';
 
 /** The parts of systeminformation kvbench uses. */
 export interface HardwareSource {
@@ -184,18 +184,19 @@ export async function describeCacheDir(
   let filesystem: string | null = null;
   let mountSource: string | null = null;
   let block = null;
-  const mountinfo = ctx.sys.read('/proc/self/mountinfo');
-  if (mountinfo === null) {
+  const mounts = readMounts(ctx.sys);
+  if (mounts === null) {
     ctx.warnings.push('cache dir: /proc/self/mountinfo is not readable; mount and block device unknown');
   } else {
-    const mount = findMount(parseMountInfo(mountinfo), resolved);
+    const mount = findMount(mounts, resolved);
     if (mount) {
       mountPoint = mount.mountPoint;
       filesystem = mount.fsType;
       mountSource = mount.source;
-      block = blockDeviceForMount(ctx.sys, mount);
+      block = blockDeviceForMount(ctx.sys, mount, mounts);
       if (block === null) ctx.warnings.push(`cache dir: ${mount.fsType} at ${mount.mountPoint} has no block device (network, memory or FUSE filesystem)`);
-      else if (!block.model) ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);
+      else if (block.backingFile !== null && block.backingFilesystem === null) ctx.warnings.push(`cache dir: no mount holds ${block.name}'s file ${block.backingFile} here (set up in another mount namespace?); the drive behind it is unknown`);
+      else if (!block.model && block.media !== 'ram') ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);
     }
   }
   let totalBytes: number | null = null;

@@ -67,7 +67,7 @@ export function formatHardware(hw: HardwareProfile): string {
       'block device',
       b
         ? `${b.name}${b.disks.length === 1 && b.disks[0] === b.name ? '' : ` on ${b.disks.join('+')}`}, ${b.media}, model ${or(b.model)}, serial ${or(b.serial)}, ` +
-            `logical block ${b.logicalBlockBytes ?? '?'} B, physical ${b.physicalBlockBytes ?? '?'} B${b.backingFile ? `, backed by ${b.backingFile}` : ''}`
+            `logical block ${b.logicalBlockBytes ?? '?'} B, physical ${b.physicalBlockBytes ?? '?'} B${b.backingFile ? `, backed by ${b.backingFile}${b.backingFilesystem ? ` (on ${b.backingFilesystem})` : ''}` : ''}`
         : 'none (not a block-device filesystem)',
     );
     row('space', `${fmtBytes(c.freeBytes)} free of ${fmtBytes(c.totalBytes)}${c.writable ? '' : ' (NOT writable)'}`);

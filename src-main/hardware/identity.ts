@@ -59,7 +59,8 @@ function isVirtualDisk(block: BlockDeviceInfo): boolean {
  * it is: the id depends on those alone. Virtual disks (virtio has no model, and its "serial" is
  * whatever the hypervisor says, often the same on every VM; emulated SATA/SCSI/NVMe disks), dm/md
  * devices over several disks and filesystems without a block device (tmpfs, NFS, FUSE) get an id local
- * to this system.
+ * to this system. A loop device comes with the disk behind its file (linux-storage.ts), so a loop
+ * file on a drive with a serial is that drive.
  */
 export function driveIdentity(args: {
   systemId: string;
@@ -74,7 +75,8 @@ export function driveIdentity(args: {
     return {
       id: `drv-${sha(`model:${block.model}|serial:${block.serial}`).slice(0, 16)}`,
       basis: 'serial',
-      label: `${block.model} (${block.disks.join('+')}, serial …${block.serial.slice(-4)})`,
+      // A loop device's drive is the disk holding its file: the same drive, reached through the loop.
+      label: `${block.model} (${block.backingFile ? `${block.name} on ` : ''}${block.disks.join('+')}, serial …${block.serial.slice(-4)})`,
     };
   }
   if (block && real && block.wwid) {
