@@ -82,6 +82,8 @@ export interface SysReader {
   realpath(p: string): string | null;
   /** major:minor of the block device node at `p` (symlinks followed); null for anything else. */
   blockDeviceNumber(p: string): string | null;
+  /** Bytes of the regular file at `p` that hold no storage yet (a sparse file's holes); null when it cannot be told. */
+  unallocatedBytes(p: string): number | null;
 }
 
 export function sysReader(root = '/'): SysReader {
@@ -124,6 +126,15 @@ export function sysReader(root = '/'): SysReader {
         if (!st.isBlockDevice()) return null;
         const { major, minor } = decodeDevT(st.rdev);
         return `${major}:${minor}`;
+      } catch {
+        return null;
+      }
+    },
+    unallocatedBytes: (p) => {
+      try {
+        const st = fs.statSync(abs(p));
+        // st_blocks is always in 512-byte units (stat(2)), whatever the filesystem's block size.
+        return st.isFile() ? Math.max(0, st.size - st.blocks * 512) : null;
       } catch {
         return null;
       }
@@ -287,6 +298,7 @@ export function blockDeviceForMount(sys: SysReader, mount: MountEntry, mounts?: 
     media: name.startsWith('loop') ? 'virtual' : first.media,
     backingFile: null,
     backingFilesystem: null,
+    backingFileUnallocatedBytes: null,
   };
 }
 
@@ -315,6 +327,7 @@ function loopDevice(
     media: inRam ? 'ram' : (behind?.media ?? 'virtual'),
     backingFile,
     backingFilesystem: holder?.fsType ?? null,
+    backingFileUnallocatedBytes: sys.unallocatedBytes(backingFile),
   };
 }
 

@@ -7,7 +7,7 @@
 // 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
-import { computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -346,6 +346,54 @@ function capacityTooSmallProblems(runs: readonly PlannedRun[]): string[] {
   );
 }
 
+/**
+ * RAM kept free beside the tiers when the cache directory is RAM-backed: the engine process itself
+ * (Node, byte workers, payload pools), the runner, the operating system and whatever else the machine
+ * runs. Without swap, going past it brings the OOM killer in the middle of a suite.
+ */
+export function ramReserveBytes(totalRamBytes: number): number {
+  return Math.max(GIB, 0.1 * totalRamBytes);
+}
+
+/**
+ * What a storage tier of `storageBytes` can add to RAM in a RAM-backed cache directory: all of it on
+ * tmpfs, ramfs or a RAM disk; through a loop device, no more than its file's still unallocated part
+ * (an image written in full already sits in RAM, and the plan's available RAM already counts it).
+ */
+function storageRamBytes(storageBytes: number, cacheDir: CacheDirInfo): number {
+  const unallocated = cacheDir.blockDevice?.backingFileUnallocatedBytes;
+  return typeof unallocated === 'number' ? Math.min(storageBytes, unallocated) : storageBytes;
+}
+
+/** A run whose CPU and storage tiers, both in RAM, do not fit in the RAM available. */
+interface RamOverrun {
+  scenarioId: string;
+  cpuBytes: number;
+  storageRamBytes: number;
+  minCapGb: number;
+}
+
+/**
+ * One PROBLEM line for the runs whose tiers cannot all sit in RAM beside the reserve: each with the
+ * storage it could have, and one --storage-capacity-gb for all of them when there is one that holds
+ * two of every such run's largest entries.
+ */
+function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetBytes: number, reserveBytes: number, availableBytes: number): string {
+  const roomGb = (r: RamOverrun): number => Math.max(0, Math.floor((budgetBytes - r.cpuBytes) / GIB));
+  const each = overruns.map(
+    (r) => `${r.scenarioId} (${r.cpuBytes > 0 ? `CPU tier ${gib(r.cpuBytes)} + ` : ''}storage tier ${gib(r.storageRamBytes)}: room for ${roomGb(r)} GiB of storage)`,
+  );
+  const capGb = Math.min(...overruns.map(roomGb));
+  const fix =
+    capGb >= Math.max(...overruns.map((r) => r.minCapGb))
+      ? `Pass --storage-capacity-gb ${capGb} or less, or choose a --cache-dir on a drive`
+      : `No one --storage-capacity-gb fits them all and holds two of each one's largest KV entries: choose a --cache-dir on a drive, or plan them apart with --scenarios`;
+  return (
+    `the cache directory is RAM-backed (${ram}): the storage tier lives in RAM beside the CPU tier, and ${gib(budgetBytes)} of RAM is there for both ` +
+    `(${gib(availableBytes)} available less a ${gib(reserveBytes)} reserve). Too much for ${each.join(', ')}. ${fix}`
+  );
+}
+
 /** The scenario ids a plan runs, as given (before their order and GPU skips are applied). */
 function chosenScenarioIds(o: PlanOptions): string[] {
   const ids: string[] = o.scenarios ? [...o.scenarios] : [...PROFILES[o.profile].defaultScenarios];
@@ -401,6 +449,12 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const d = derive(hw, o, gpuSkip === null);
   const cacheDir = path.resolve(o.cacheDir);
   const freeBytes = hw.cacheDir?.freeBytes ?? null;
+  // A RAM-backed cache directory puts the storage tier in RAM beside the CPU tier: both must fit.
+  const ram = hw.cacheDir ? ramBackingOf(hw.cacheDir) : null;
+  const reserveBytes = ramReserveBytes(hw.memory.totalBytes);
+  const ramBudgetBytes = hw.memory.availableBytes - reserveBytes;
+  const ramOverruns: RamOverrun[] = [];
+  const ramShrunk: string[] = [];
 
   const runs: PlannedRun[] = [];
   const skipped: SkippedScenario[] = [];
@@ -416,6 +470,24 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     const minCapGb = Math.ceil((2 * largestEntryBytes(runModel)) / GIB);
     if (o.storageCapacityGb === undefined && (p.options.storageCapacityGb ?? 0) > 0 && p.options.storageCapacityGb! < minCapGb) {
       p.options.storageCapacityGb = minCapGb;
+    }
+    if (ram !== null && hw.cacheDir) {
+      const capGb = p.options.storageCapacityGb ?? 0;
+      const cpuBytes = (p.options.cpuMemGb ?? 0) * GIB;
+      const storageBytes = capGb > 0 ? capGb * GIB : (freeBytes ?? 0) * AUTO_CAPACITY_SHARE;
+      const inRam = storageRamBytes(storageBytes, hw.cacheDir);
+      if (cpuBytes + inRam > ramBudgetBytes) {
+        // The profile's cap is the planner's to choose: shrink it to what fits, while it still holds
+        // two of the model's largest entries. A cap the user gave, or the automatic one, is theirs.
+        const fitGb = Math.floor((ramBudgetBytes - cpuBytes) / GIB);
+        if (o.storageCapacityGb === undefined && capGb > 0 && fitGb >= minCapGb) {
+          p.options.storageCapacityGb = fitGb;
+          p.derivation.push(`storage tier shrunk from ${capGb} to ${fitGb} GiB: it lives in RAM (${ram}) beside the CPU tier`);
+          ramShrunk.push(`${id} ${fitGb} GiB`);
+        } else {
+          ramOverruns.push({ scenarioId: id, cpuBytes, storageRamBytes: inRam, minCapGb });
+        }
+      }
     }
     const v = validateRunOptions({ ...p.options, cacheDir });
     if (!v.ok) throw new KvbenchError('VALIDATION', `scenario ${id}: ${v.errors.join('; ')}`);
@@ -443,6 +515,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const problems: string[] = [];
   if (runs.length === 0) problems.push('nothing to run: every chosen scenario was skipped');
   problems.push(...capacityTooSmallProblems(runs));
+  if (ram !== null && ramOverruns.length > 0) problems.push(ramOverrunProblem(ramOverruns, ram, ramBudgetBytes, reserveBytes, hw.memory.availableBytes));
   if (hw.cacheDir && !hw.cacheDir.writable) problems.push(`the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
   if (freeBytes !== null && required > freeBytes) {
     const worst = runs.reduce((a, r) => (r.diskBytesRequired > a.diskBytesRequired ? r : a), runs[0]);
@@ -462,8 +535,12 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   };
   const notes = [...d.notes];
   if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
-  const ram = hw.cacheDir ? ramBackingOf(hw.cacheDir) : null;
   if (ram !== null) notes.push(`the cache directory is on a ${ramBackedMessage(ram)}; every storage result describes RAM`);
+  if (ramShrunk.length > 0) {
+    notes.push(
+      `storage tiers shrunk to fit in RAM beside the CPU tier (${gib(hw.memory.availableBytes)} available, ${gib(reserveBytes)} kept in reserve): ${ramShrunk.join(', ')}`,
+    );
+  }
   if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
   if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
     notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both ids are kept so stored history stays comparable");

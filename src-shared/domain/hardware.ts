@@ -118,6 +118,12 @@ export const BlockDeviceInfoSchema = z.object({
    * snapshots taken before loop devices were followed; null when the file's mount is unknown.
    */
   backingFilesystem: nullableString.optional(),
+  /**
+   * For a loop device: the bytes of its file not allocated yet (a sparse image's holes), i.e. what
+   * writes through the loop can still add to the filesystem holding the file — RAM, on tmpfs. Null
+   * when unknown (absent in older snapshots).
+   */
+  backingFileUnallocatedBytes: bytes.nullable().optional(),
 });
 
 export const DirectIoInfoSchema = z.object({

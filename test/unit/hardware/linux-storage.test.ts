@@ -193,6 +193,19 @@ describe('block devices behind a mount', () => {
     expect(host.blockDeviceNumber('/nonexistent-kvbench')).toBeNull();
   });
 
+  it('unallocatedBytes: the holes of a sparse file (what writes into it can still take), null for anything else', () => {
+    const file = path.join(fake.root, 'sparse.img');
+    fs.writeFileSync(file, Buffer.alloc(4096, 1));
+    fs.truncateSync(file, 8 * 1024 * 1024);
+    const holes = sys.unallocatedBytes('/sparse.img')!;
+    expect(holes).toBeGreaterThan(7 * 1024 * 1024); // 4 KiB written (a filesystem block or a few)
+    expect(holes).toBeLessThanOrEqual(8 * 1024 * 1024 - 4096);
+    fs.writeFileSync(file, Buffer.alloc(8 * 1024 * 1024, 1));
+    expect(sys.unallocatedBytes('/sparse.img')).toBe(0);
+    expect(sys.unallocatedBytes('/proc')).toBeNull();
+    expect(sys.unallocatedBytes('/missing.img')).toBeNull();
+  });
+
   it('a missing sysfs gives nulls, not errors', () => {
     const empty = sysReader('/nonexistent-root-for-kvbench-test');
     expect(empty.read('/proc/self/mountinfo')).toBeNull();

@@ -139,6 +139,67 @@ describe('planSuite', () => {
     expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
   });
 
+  describe('a RAM-backed cache directory: the storage tier lives in RAM beside the CPU tier', () => {
+    /** The review's machine: 24 GiB of RAM, a 22 GiB tmpfs as the cache directory. */
+    const onTmpfs = (availableGiB: number) => {
+      const hw = fakeHardware({ ramGiB: 24, freeGiB: 22 });
+      hw.memory.availableBytes = availableGiB * GIB;
+      hw.cacheDir = { ...hw.cacheDir!, mountPoint: '/mnt/ram', filesystem: 'tmpfs', mountSource: 'tmpfs', blockDevice: null };
+      return hw;
+    };
+    const reserve = 2.4 * GIB; // 10 % of 24 GiB
+    const inRam = (r: { options: Record<string, unknown> }) => (Number(r.options.cpuMemGb) + Number(r.options.storageCapacityGb)) * GIB;
+
+    it("shrinks the profile's storage cap where CPU tier + storage + reserve exceed the RAM available, and says so", () => {
+      const hw = onTmpfs(22);
+      const plan = planSuite(hw, { profile: 'quick', cacheDir: '/mnt/ram/kv' });
+      expect(plan.estimate.fits).toBe(true);
+      const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, r]));
+      // 22 GiB available − 2.4 reserve − 12 GiB CPU tier (RAM/2) leaves 7.6: 7 GiB, two 8B entries.
+      expect(by['cpu-only'].options).toMatchObject({ cpuMemGb: 12, storageCapacityGb: 7 });
+      expect(by.production.options).toMatchObject({ cpuMemGb: 12, storageCapacityGb: 7 });
+      expect(by['cpu-storage'].options).toMatchObject({ cpuMemGb: 3, storageCapacityGb: 16 });
+      for (const r of plan.runs) expect(inRam(r), r.scenarioId).toBeLessThanOrEqual(hw.memory.availableBytes - reserve);
+      expect(by['cpu-only'].derivation).toContain('storage tier shrunk from 16 to 7 GiB: it lives in RAM (tmpfs) beside the CPU tier');
+      expect(plan.notes).toContain('storage tiers shrunk to fit in RAM beside the CPU tier (22.00 GiB available, 2.40 GiB kept in reserve): cpu-only 7 GiB, production 7 GiB');
+      // The same machine with the directory on a drive keeps the profile's cap.
+      const onDisk = planSuite(fakeHardware({ ramGiB: 24, freeGiB: 22 }), { profile: 'quick', cacheDir: '/mnt/kv' });
+      expect(onDisk.runs.find((r) => r.scenarioId === 'cpu-only')!.options.storageCapacityGb).toBe(16);
+    });
+
+    it('refuses a cap the user gave, or one that cannot shrink below two entries, with a PROBLEM saying what fits', () => {
+      const given = planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 16 });
+      expect(given.estimate.fits).toBe(false);
+      expect(given.estimate.problems).toEqual([
+        'the cache directory is RAM-backed (tmpfs): the storage tier lives in RAM beside the CPU tier, and 19.60 GiB of RAM is there for both (22.00 GiB available less a 2.40 GiB reserve). ' +
+          'Too much for cpu-only (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage), production (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage). ' +
+          'Pass --storage-capacity-gb 7 or less, or choose a --cache-dir on a drive',
+      ]);
+      expect(planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 7 }).estimate.fits).toBe(true);
+      // 20 GiB available: 5 GiB beside the 12 GiB CPU tier, less than two 8B entries (7 GiB).
+      const tight = planSuite(onTmpfs(20), { profile: 'quick', cacheDir: '/mnt/ram/kv' });
+      expect(tight.estimate.fits).toBe(false);
+      expect(tight.estimate.problems.join('\n')).toMatch(/cpu-only \(CPU tier 12\.00 GiB \+ storage tier 16\.00 GiB: room for 5 GiB of storage\).*No one --storage-capacity-gb fits them all/);
+    });
+
+    it("the automatic capacity (95 % of the tmpfs's free space) counts too", () => {
+      const plan = planSuite(onTmpfs(22), { profile: 'mlperf', cacheDir: '/mnt/ram/kv' });
+      expect(plan.estimate.fits).toBe(false);
+      expect(plan.estimate.problems.join('\n')).toMatch(/mlperf-storage-stress \(storage tier 20\.90 GiB: room for 19 GiB of storage\)/);
+    });
+
+    it('a loop image on tmpfs adds to RAM only what of its file is not allocated yet', () => {
+      const hw = onTmpfs(22);
+      const loop = { name: 'loop0', disks: ['loop0'], model: null, serial: null, wwid: null, rotational: null, logicalBlockBytes: 512, physicalBlockBytes: 512, sizeBytes: 24 * GIB, media: 'ram' as const, backingFile: '/mnt/ram/disk.img', backingFilesystem: 'tmpfs' };
+      hw.cacheDir = { ...hw.cacheDir!, filesystem: 'ext4', mountSource: '/dev/loop0', blockDevice: { ...loop, backingFileUnallocatedBytes: GIB } };
+      const written = planSuite(hw, { profile: 'quick', cacheDir: '/mnt/kvdev', storageCapacityGb: 16 });
+      expect(written.estimate.fits).toBe(true); // an image written in full is in RAM already: available RAM counts it
+      expect(written.notes.join('\n')).toMatch(/RAM-backed filesystem \(loop0 on tmpfs\)/);
+      hw.cacheDir.blockDevice = { ...loop, backingFileUnallocatedBytes: 24 * GIB };
+      expect(planSuite(hw, { profile: 'quick', cacheDir: '/mnt/kvdev', storageCapacityGb: 16 }).estimate.problems.join('\n')).toMatch(/^the cache directory is RAM-backed \(loop0 on tmpfs\)/);
+    });
+  });
+
   it('refuses an explicit storage capacity too small to hold one entry of the model (every trial would fail)', () => {
     const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv', storageCapacityGb: 0.1, scenarios: ['cpu-only', 'storage-only'] });
     expect(plan.estimate.fits).toBe(false);
