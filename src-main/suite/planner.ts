@@ -317,8 +317,9 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
     const cap = options.storageCapacityGb * GIB;
     return { seconds, diskEstimate: cap, diskRequired: cap };
   }
-  // The reference's automatic capacity: up to 95 % of the free space at start.
-  return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: largest };
+  // The reference's automatic capacity: up to 95 % of the free space at start. That share (the
+  // engine's rule) must hold two of the largest entries, as a capped tier must.
+  return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: (2 * largest) / AUTO_CAPACITY_SHARE };
 }
 
 const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
@@ -519,8 +520,14 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   if (hw.cacheDir && !hw.cacheDir.writable) problems.push(`the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
   if (freeBytes !== null && required > freeBytes) {
     const worst = runs.reduce((a, r) => (r.diskBytesRequired > a.diskBytesRequired ? r : a), runs[0]);
+    const why =
+      worst === undefined || worst.diskBytesRequired < probeBytes
+        ? 'bandwidth probe'
+        : Number(worst.options.storageCapacityGb) > 0
+          ? `${worst.scenarioId}: storage tier ${gib(worst.diskBytesRequired)}`
+          : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${gib(largestEntryBytes(String(worst.options.model)))}`;
     problems.push(
-      `the cache directory cannot hold this suite: it needs ${gib(required)} free (${worst ? `${worst.scenarioId}: storage tier ${gib(worst.diskBytesRequired)}` : 'bandwidth probe'}) ` +
+      `the cache directory cannot hold this suite: it needs ${gib(required)} free (${why}) ` +
         `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or pass a smaller --storage-capacity-gb`,
     );
   }

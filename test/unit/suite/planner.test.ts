@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ENGINE_OVERHEAD_S, planOptionErrors, plannedGpuTierGiB, planSuite } from '../../../src-main/suite/planner.ts';
 import { DEFAULT_GPU_HEADROOM } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
+import { AUTO_CAPACITY_SHARE } from '../../../src-main/engine/tiers/storage-target.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
 import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
@@ -198,6 +199,19 @@ describe('planSuite', () => {
       hw.cacheDir.blockDevice = { ...loop, backingFileUnallocatedBytes: 24 * GIB };
       expect(planSuite(hw, { profile: 'quick', cacheDir: '/mnt/kvdev', storageCapacityGb: 16 }).estimate.problems.join('\n')).toMatch(/^the cache directory is RAM-backed \(loop0 on tmpfs\)/);
     });
+  });
+
+  it("automatic capacity: the engine's 95 % share of the free space must hold two of the largest entries, as a capped tier must", () => {
+    // The review's case: 7.71 GiB free; 95 % of it (7.33 GiB) is below one 70B entry (7.63 GiB), so the engine refuses every trial.
+    const large = (freeGiB: number) => planSuite(fakeHardware({ freeGiB }), { profile: 'mlperf', cacheDir: '/mnt/kv', scenarios: ['mlperf-large-model'], trials: 1 });
+    const refused = large(7.71);
+    expect(refused.estimate.fits).toBe(false);
+    expect(refused.estimate.problems).toEqual([
+      expect.stringMatching(/^the cache directory cannot hold this suite: it needs 16\.06 GiB free \(mlperf-large-model: 95 % of the free space must hold two of llama3\.1-70b-instruct's largest KV entries, 2 × 7\.63 GiB\) but \/mnt\/kv has 7\.71 GiB free/),
+    ]);
+    expect(large(16).estimate.fits).toBe(false); // 95 % of 16 GiB is 15.2 GiB, under two entries (15.26 GiB)
+    expect(large(16.1).estimate.fits).toBe(true);
+    expect(refused.runs[0].diskBytesRequired * AUTO_CAPACITY_SHARE).toBeCloseTo(2 * 7.62939453125 * GIB, 0);
   });
 
   it('refuses an explicit storage capacity too small to hold one entry of the model (every trial would fail)', () => {
