@@ -7,7 +7,8 @@ import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePl
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
-import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { hardwareAdvice } from '../hardware/advice.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
@@ -303,7 +304,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
       plan = planSuite(hardware, { ...planOptions, probe });
       // With --plan the plan is the command's output; before a run it is part of the progress narrative.
-      (a.plan ? process.stdout : process.stderr).write(formatPlan(plan));
+      (a.plan ? process.stdout : process.stderr).write(formatPlan(plan, hardwareAdvice(hardware, ENGINE_HAS_GPU_TIER)));
       if (!plan.estimate.fits) {
         process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
         return 1;

@@ -1,5 +1,6 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
 import { ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
 
@@ -88,5 +89,20 @@ export function formatHardware(hw: HardwareProfile): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+const ADVICE_LEVEL: Record<Advice['level'], string> = { error: 'ERROR', warn: 'WARNING', info: 'note' };
+
+/**
+ * The hardware advice (advice.ts) as lines under a heading, less the codes `omit` names (what the
+ * surrounding output says already); '' when nothing is left.
+ */
+export function formatAdvice(advice: readonly Advice[], omit: ReadonlySet<string> = new Set()): string {
+  const shown = advice.filter((a) => !omit.has(a.code));
+  if (shown.length === 0) return '';
+  return `Advice\n${shown.map((a) => `  ${ADVICE_LEVEL[a.level]}: ${a.message}`).join('\n')}\n`;
+}
+
+/** Advice `kvbench hw`'s table states itself: its GPU list, the RAM-backed WARNING row and the detection notes. */
+export const SAID_BY_HW_TABLE: ReadonlySet<string> = new Set(['no-gpu', 'ram-backed', 'detection']);
 
 export { GIB };

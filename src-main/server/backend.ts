@@ -55,7 +55,7 @@ import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
-import { hardwareAdvice } from './advice.ts';
+import { hardwareAdvice } from '../hardware/advice.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;

@@ -10,7 +10,7 @@ import { efficiencySection } from '../../../src-main/engine/report/probe-limits.
 import { prepareStorageTarget, releaseStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
 import { detectHardware } from '../../../src-main/hardware/detect-hardware.ts';
 import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
-import { hardwareAdvice } from '../../../src-main/server/advice.ts';
+import { hardwareAdvice } from '../../../src-main/hardware/advice.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { ramBackingOf, type HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import type { TierBytes } from '../../../src-shared/domain/results.ts';

@@ -1,5 +1,6 @@
 // What a person should know about the detected hardware before planning a suite: the wizard's
-// warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …). Derived from the
+// warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …), and the same lines in
+// `kvbench hw` and before `kvbench suite`'s plan for whoever runs it over SSH. Derived from the
 // hardware profile only; the planner's own skips and problems come with the plan.
 import { computeGpus, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
