@@ -9,6 +9,7 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
+import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
@@ -295,7 +296,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         try {
           await fsp.mkdir(cacheDir, { recursive: true });
         } catch (err) {
-          process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
+          process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${cacheDirRefusal(cacheDir)?.message ?? (err as Error).message}\n`);
           return 1;
         }
       }

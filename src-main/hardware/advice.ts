@@ -24,7 +24,9 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
   if (!c) {
     out.push({ level: 'error', code: 'no-cache-dir', message: 'No cache directory was examined.' });
   } else {
-    if (!c.writable) out.push({ level: 'error', code: 'not-writable', message: `The cache directory ${c.resolvedPath} is not writable.` });
+    if (!c.writable) {
+      out.push({ level: 'error', code: 'not-writable', message: c.notWritableReason ? `The cache directory cannot be used: ${c.notWritableReason}.` : `The cache directory ${c.resolvedPath} is not writable.` });
+    }
     if (c.mountPoint !== null && SYSTEM_MOUNTS.has(c.mountPoint)) {
       out.push({
         level: 'warn',

@@ -71,7 +71,7 @@ export function formatHardware(hw: HardwareProfile): string {
             `logical block ${b.logicalBlockBytes ?? '?'} B, physical ${b.physicalBlockBytes ?? '?'} B${b.backingFile ? `, backed by ${b.backingFile}${b.backingFilesystem ? ` (on ${b.backingFilesystem})` : ''}` : ''}`
         : 'none (not a block-device filesystem)',
     );
-    row('space', `${fmtBytes(c.freeBytes)} free of ${fmtBytes(c.totalBytes)}${c.writable ? '' : ' (NOT writable)'}`);
+    row('space', `${fmtBytes(c.freeBytes)} free of ${fmtBytes(c.totalBytes)}${c.writable ? '' : ` (NOT writable${c.notWritableReason ? `: ${c.notWritableReason}` : ''})`}`);
     row('direct I/O', c.directIo === null ? 'not probed' : c.directIo.supported ? `yes (logical block ${c.directIo.logicalBlockBytes} B)` : `no: ${c.directIo.reason}`);
     row('drive id', `${c.driveId} (${c.driveIdBasis}): ${c.driveLabel}`);
     if (c.bandwidth) {
@@ -102,7 +102,7 @@ export function formatAdvice(advice: readonly Advice[], omit: ReadonlySet<string
   return `Advice\n${shown.map((a) => `  ${ADVICE_LEVEL[a.level]}: ${a.message}`).join('\n')}\n`;
 }
 
-/** Advice `kvbench hw`'s table states itself: its GPU list, the RAM-backed WARNING row and the detection notes. */
-export const SAID_BY_HW_TABLE: ReadonlySet<string> = new Set(['no-gpu', 'ram-backed', 'detection']);
+/** Advice `kvbench hw`'s table states itself: its GPU list, the RAM-backed WARNING row, NOT writable, the detection notes. */
+export const SAID_BY_HW_TABLE: ReadonlySet<string> = new Set(['no-gpu', 'ram-backed', 'not-writable', 'detection']);
 
 export { GIB };

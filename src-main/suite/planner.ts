@@ -517,7 +517,9 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   if (runs.length === 0) problems.push('nothing to run: every chosen scenario was skipped');
   problems.push(...capacityTooSmallProblems(runs));
   if (ram !== null && ramOverruns.length > 0) problems.push(ramOverrunProblem(ramOverruns, ram, ramBudgetBytes, reserveBytes, hw.memory.availableBytes));
-  if (hw.cacheDir && !hw.cacheDir.writable) problems.push(`the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
+  if (hw.cacheDir && !hw.cacheDir.writable) {
+    problems.push(hw.cacheDir.notWritableReason ? `the cache directory cannot be used: ${hw.cacheDir.notWritableReason}` : `the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
+  }
   if (freeBytes !== null && required > freeBytes) {
     const worst = runs.reduce((a, r) => (r.diskBytesRequired > a.diskBytesRequired ? r : a), runs[0]);
     const why =

@@ -156,6 +156,11 @@ export const CacheDirInfoSchema = z.object({
   resolvedPath: z.string(),
   exists: z.boolean(),
   writable: z.boolean(),
+  /**
+   * Why it is not writable, in words ("… is a file: …", "… is on a read-only file system"); null when
+   * it is writable. Absent in snapshots taken before the reason was kept.
+   */
+  notWritableReason: nullableString.optional(),
   mountPoint: nullableString,
   filesystem: nullableString,
   /** What is mounted there: /dev/nvme0n1p1, tmpfs, server:/export … */
