@@ -93,6 +93,17 @@ interface Derived {
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 
+/** Seconds per trial of the reference's MLPerf options (the mlperf profile's). */
+const REFERENCE_MLPERF_DURATION_S = PROFILES.mlperf.durationS;
+
+/**
+ * The MLPerf options are the reference's only at its 300 s, without a warm-up, with 95 % of the free
+ * space; added to another profile (--extras) they run that profile's duration and storage cap.
+ */
+function runsReferenceMlperf(d: Pick<Derived, 'durationS' | 'warmUpS' | 'storageCapacityGb'>, profile: ProfileId): boolean {
+  return profile !== 'smoke' && d.durationS === REFERENCE_MLPERF_DURATION_S && d.warmUpS === 0 && d.storageCapacityGb === 0;
+}
+
 /** Profile caps on the storage tier (GiB); MLPerf uses the reference's automatic 95 % of free space. */
 const STORAGE_CAP_GIB: Record<ProfileId, number> = { smoke: 1, quick: 16, standard: 64, mlperf: 0 };
 
@@ -195,18 +206,28 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
   const cpu = (gib: number, why: string): string => `CPU tier ${gib} GiB (${why})`;
   const gpu = (gib: number): string => `GPU tier ${gib} GiB (first GPU's memory less what the tier leaves to the driver)`;
   const smoke = profile === 'smoke';
-  const mlperf = (model: string, numUsers: number, cpuMemGb: number, allocs: number, why: string): ScenarioParams => ({
-    options: {
+  const reference = runsReferenceMlperf(d, profile);
+  const notReference = smoke
+    ? 'shrunk for smoke: not the reference option'
+    : `not the reference option: this profile's ${d.durationS} s${d.warmUpS > 0 ? ` after a ${d.warmUpS} s warm-up` : ''} and ${d.storageCapacityGb > 0 ? `${d.storageCapacityGb} GiB storage cap` : '95 % of the free space'}; the reference runs ${REFERENCE_MLPERF_DURATION_S} s with 95 % of the free space (--profile mlperf)`;
+  const mlperf = (option: number, model: string, numUsers: number, cpuMemGb: number, allocs: number): ScenarioParams => {
+    const options = {
       ...base,
       model: smoke ? d.model : model,
       numUsers: smoke ? Math.max(2, Math.round(numUsers / 25)) : numUsers,
       gpuMemGb: 0,
       cpuMemGb: smoke ? Math.min(cpuMemGb, d.cpuSmallGiB) : cpuMemGb,
       maxConcurrentAllocs: allocs,
-      generationMode: 'none',
-    },
-    derivation: [why, 'generation none, GPU 0 (reference MLPerf option)'],
-  });
+      generationMode: 'none' as const,
+    };
+    return {
+      options,
+      derivation: [
+        `MLPerf option ${option}${reference ? '' : "'s workload"}: ${options.model}, ${options.numUsers} users, CPU ${options.cpuMemGb} GiB, max ${allocs} concurrent allocations`,
+        `generation none, GPU 0 (${reference ? 'reference MLPerf option' : notReference})`,
+      ],
+    };
+  };
   switch (id) {
     case 'gpu-only':
       return {
@@ -269,27 +290,32 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
         ],
       };
     case 'mlperf-storage-stress':
-      return mlperf('llama3.1-8b', 200, 0, 16, 'MLPerf option 1: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations');
+      return mlperf(1, 'llama3.1-8b', 200, 0, 16);
     case 'mlperf-storage-throughput':
-      return mlperf('llama3.1-8b', 100, 4, 16, 'MLPerf option 2: llama3.1-8b, 100 users, CPU 4 GiB, max 16 concurrent allocations');
+      return mlperf(2, 'llama3.1-8b', 100, 4, 16);
     case 'mlperf-large-model':
-      return mlperf('llama3.1-70b-instruct', 70, 0, 4, 'MLPerf option 3: llama3.1-70b-instruct, 70 users, CPU 0 GiB, max 4 concurrent allocations');
-    case 'capacity-discovery':
-      return {
-        options: {
-          ...base,
-          warmUp: 0,
-          model: smoke ? d.model : 'llama3.1-70b-instruct',
-          numUsers: smoke ? 2 : 10,
-          gpuMemGb: 0,
-          cpuMemGb: smoke ? d.cpuSmallGiB : 4,
-          generationMode: 'none',
-          enableAutoscaling: true,
-          autoscalerMode: 'capacity',
-          ...(d.autoscalerInterval !== undefined ? { autoscalerInterval: d.autoscalerInterval } : {}),
-        },
-        derivation: ['capacity discovery: llama3.1-70b-instruct from 10 users, CPU 4 GiB, generation none (reference)', ...noWarmUp],
+      return mlperf(3, 'llama3.1-70b-instruct', 70, 0, 4);
+    case 'capacity-discovery': {
+      const options = {
+        ...base,
+        warmUp: 0,
+        model: smoke ? d.model : 'llama3.1-70b-instruct',
+        numUsers: smoke ? 2 : 10,
+        gpuMemGb: 0,
+        cpuMemGb: smoke ? d.cpuSmallGiB : 4,
+        generationMode: 'none' as const,
+        enableAutoscaling: true,
+        autoscalerMode: 'capacity' as const,
+        ...(d.autoscalerInterval !== undefined ? { autoscalerInterval: d.autoscalerInterval } : {}),
       };
+      return {
+        options,
+        derivation: [
+          `capacity discovery: ${options.model} from ${options.numUsers} users, CPU ${options.cpuMemGb} GiB, generation none (${smoke ? 'shrunk for smoke' : "the reference's workload"}), at this profile's duration and storage tier`,
+          ...noWarmUp,
+        ],
+      };
+    }
   }
 }
 
@@ -551,6 +577,13 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     );
   }
   if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
+  const shrunkOptions = runsReferenceMlperf(d, o.profile) ? [] : runs.filter((r) => r.scenarioId.startsWith('mlperf-'));
+  if (shrunkOptions.length > 0 && o.profile !== 'smoke') {
+    notes.push(
+      `${shrunkOptions.map((r) => r.scenarioId).join(', ')} run the MLPerf options' workloads at this profile's duration and storage capacity, not the reference options ` +
+        `(${REFERENCE_MLPERF_DURATION_S} s, 95 % of the free space: --profile mlperf); their configurations differ, so reports and history keep them apart from reference runs`,
+    );
+  }
   if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
     notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both ids are kept so stored history stays comparable");
   }

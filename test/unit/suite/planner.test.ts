@@ -8,6 +8,7 @@ import { AUTO_CAPACITY_SHARE } from '../../../src-main/engine/tiers/storage-targ
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
 import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
+import { describeConfig } from '../../../src-main/store/results-ingest.ts';
 import { fakeHardware } from '../store/fixtures.ts';
 
 const opts = (o: Record<string, unknown>) => o as Record<string, number | string | boolean>;
@@ -115,6 +116,30 @@ describe('planSuite', () => {
     const cap = plan.runs.find((r) => r.scenarioId === 'capacity-discovery')!;
     expect(cap.options).toMatchObject({ model: 'tiny-1b', enableAutoscaling: true, autoscalerMode: 'capacity', generationMode: 'none' });
     expect(plan.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!.options).toMatchObject({ model: 'tiny-1b', numUsers: 8, cpuMemGb: 0 });
+  });
+
+  it('extras on quick/standard are the MLPerf workloads at the profile\'s duration and cap, and the plan and the report say so', () => {
+    const standard = planSuite(fakeHardware(), { profile: 'standard', cacheDir: '/mnt/kv', extras: true, trials: 1 });
+    const stress = standard.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!;
+    expect(stress.options).toMatchObject({ duration: 180, storageCapacityGb: 64, numUsers: 200 });
+    expect(stress.derivation).toContain("MLPerf option 1's workload: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations");
+    expect(stress.derivation).toContain(
+      "generation none, GPU 0 (not the reference option: this profile's 180 s and 64 GiB storage cap; the reference runs 300 s with 95 % of the free space (--profile mlperf))",
+    );
+    expect(standard.runs.flatMap((r) => r.derivation).join('\n')).not.toMatch(/reference MLPerf option/);
+    expect(standard.notes.join('\n')).toMatch(/^mlperf-storage-stress, mlperf-storage-throughput, mlperf-large-model run the MLPerf options' workloads at this profile's duration and storage capacity, not the reference options/m);
+    // The report's row says the cap; a reference run's has none.
+    expect(describeConfig(stress.options)).toBe('llama3.1-8b, 200u, 180s, cpu 0, gpu 0, gen none, storage 64 GiB, mca 16');
+    const mlperf = planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv', trials: 1 });
+    const refStress = mlperf.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!;
+    expect(refStress.derivation).toEqual(expect.arrayContaining(['MLPerf option 1: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations', 'generation none, GPU 0 (reference MLPerf option)']));
+    expect(mlperf.notes.join('\n')).not.toMatch(/not the reference/);
+    expect(describeConfig(refStress.options)).toBe('llama3.1-8b, 200u, 300s, cpu 0, gpu 0, gen none, mca 16');
+    // The mlperf profile shortened is no reference either; smoke says what it really runs.
+    expect(planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv', durationS: 60 }).runs[0].derivation.join('\n')).toMatch(/not the reference option: this profile's 60 s and 95 % of the free space/);
+    const smoke = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', extras: true, trials: 1 });
+    expect(smoke.runs.find((r) => r.scenarioId === 'mlperf-large-model')!.derivation).toContain("MLPerf option 3's workload: tiny-1b, 3 users, CPU 0 GiB, max 4 concurrent allocations");
+    expect(smoke.runs.find((r) => r.scenarioId === 'capacity-discovery')!.derivation[1]).toMatch(/^capacity discovery: tiny-1b from 2 users, CPU 0\.25 GiB, generation none \(shrunk for smoke\)/);
   });
 
   it('smoke: tiny sizes, seconds per trial, a small capped storage tier, and an estimate', () => {
