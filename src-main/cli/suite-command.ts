@@ -11,7 +11,7 @@ import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } fr
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
+import { detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
@@ -303,7 +303,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
       const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
-      plan = planSuite(hardware, { ...planOptions, probe });
+      plan = planSuite(hardware, { ...planOptions, probe, ...(a.plan && !a['no-probe'] ? { probeRun: probeSettingsFor(profile) } : {}) });
       // With --plan the plan is the command's output; before a run it is part of the progress narrative.
       (a.plan ? process.stdout : process.stderr).write(formatPlan(plan, hardwareAdvice(hardware, ENGINE_HAS_GPU_TIER)));
       if (!plan.estimate.fits) {

@@ -233,7 +233,10 @@ export function formatPlan(plan: SuitePlan, advice: readonly Advice[] = []): str
   const out: string[] = [];
   const before = formatAdvice(advice, SAID_BY_PLAN);
   if (before !== '') out.push(before.trimEnd());
-  out.push(`Suite plan: profile ${plan.profile}, ${plan.trials} trial(s) per scenario, model ${plan.model}, cache dir ${plan.cacheDir}`);
+  // The MLPerf profile runs 8B and 70B options: the header names what the runs really use.
+  const models = [...new Set(plan.runs.map((r) => String(r.options.model)))];
+  const model = models.length > 1 ? `models ${models.join(', ')}` : `model ${models[0] ?? plan.model}`;
+  out.push(`Suite plan: profile ${plan.profile}, ${plan.trials} trial(s) per scenario, ${model}, cache dir ${plan.cacheDir}`);
   out.push(
     table(
       ['scenario', 'users', 'GPU GiB', 'CPU GiB', 'duration', 'gen', 'storage cap', 'trials', 'est. time'],

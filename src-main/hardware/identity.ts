@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { BlockDeviceInfo } from '../../src-shared/domain/hardware.ts';
+import { fmtBytes } from './format-hardware.ts';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -42,9 +43,6 @@ export interface DriveIdentity {
   label: string;
 }
 
-function gib(bytes: number | null): string {
-  return bytes === null ? '?' : `${(bytes / 1024 ** 3).toFixed(0)} GiB`;
-}
 
 // Disks a hypervisor emulates (QEMU SATA/SCSI/NVMe, VirtualBox, VMware, Hyper-V): their model is the
 // emulator's and their serial or WWID a default the same on every VM, so they are virtual too.
@@ -87,7 +85,7 @@ export function driveIdentity(args: {
     return {
       id: `drv-${sha(`system:${args.systemId}|dev:${block.name}|disks:${disks}|size:${block.sizeBytes ?? '?'}`).slice(0, 16)}`,
       basis: 'local-device',
-      label: `${block.model ?? `${block.media} disk`} ${disks === block.name ? block.name : `${block.name} on ${disks}`} (${gib(block.sizeBytes)})`,
+      label: `${block.model ?? `${block.media} disk`} ${disks === block.name ? block.name : `${block.name} on ${disks}`} (${block.sizeBytes === null ? '?' : fmtBytes(block.sizeBytes)})`,
     };
   }
   const fsDesc = `${args.filesystem ?? 'unknown fs'} ${args.mountSource ?? '?'} at ${args.mountPoint ?? '?'}`;

@@ -28,6 +28,7 @@ import {
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { PERSONAS } from '../engine/workload/personas.ts';
 import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
+import { defaultProbeBytes } from '../engine/probe/raw-limit-probe.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { DEFAULT_GPU_HEADROOM } from '../engine/tiers/gpu/gpu-tier.ts';
 
@@ -37,6 +38,11 @@ export const ENGINE_HAS_GPU_TIER = true;
 export const UV_THREADS_FOR_METADATA = 4;
 /** Engine start-up (Node, modules, byte workers, payload pool) plus drain and clean-up: 1–2 s measured on 2 cores; rounded up. */
 export const ENGINE_OVERHEAD_S = 2.5;
+/**
+ * The drive probe beyond its two timed phases: its process start, laying out its files, the closing
+ * fdatasync, and the memory-copy probe: 4–6 s measured on 2 cores.
+ */
+export const PROBE_OVERHEAD_S = 4;
 /** Extra drain time with 30 ms/token generation (requests in flight finish their sleep). */
 const REALISTIC_DRAIN_S = 3;
 /** Seed of every trial (the wrapper's): each trial offers the same request stream, so the spread between trials is the hardware's. */
@@ -66,6 +72,11 @@ export interface PlanOptions {
   engineHasGpuTier?: boolean;
   /** Bytes the bandwidth probe writes before the trials (0 when not probing). */
   probeBytes?: number;
+  /**
+   * The drive probe a run of this plan would start with, not run yet (`--plan`): its files count
+   * toward the disk the suite needs (unless probeBytes says otherwise) and its seconds toward the time.
+   */
+  probeRun?: { durationS: number; sizeBytes: number | null };
   /** Whether the drive and memory are probed before the trials: recorded in the plan, for a resume. */
   probe?: boolean;
   now?: Date;
@@ -140,7 +151,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
   if (o.profile === 'smoke') {
     const model = o.model ?? 'tiny-1b';
     const cap = Math.max(STORAGE_CAP_GIB.smoke, Math.ceil((2 * largestEntryBytes(model)) / GIB));
-    notes.push('smoke: the structure of the nine scenarios with tiny sizes (tiny-1b, 2–8 users, ≤ 1 GiB tiers, 2 ms/token): checks the set-up, not the hardware');
+    notes.push(`smoke: the structure of the nine scenarios with tiny sizes (${model}, 2–8 users, CPU tiers ≤ 1 GiB, 2 ms/token): checks the set-up, not the hardware`);
     return {
       ramGiB,
       vramGiB: Math.min(vramGiB, 1),
@@ -536,7 +547,8 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     });
   }
 
-  const probeBytes = o.probeBytes ?? 0;
+  const probeBytes = o.probeBytes ?? (o.probeRun ? (o.probeRun.sizeBytes ?? defaultProbeBytes(freeBytes ?? 0)) : 0);
+  const probeSeconds = o.probeRun ? 2 * o.probeRun.durationS + PROBE_OVERHEAD_S : 0;
   const peakDisk = Math.max(probeBytes, ...runs.map((r) => r.diskBytesEstimate), 0);
   const required = Math.max(probeBytes, ...runs.map((r) => r.diskBytesRequired), 0);
   const problems: string[] = [];
@@ -561,7 +573,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   }
   const estimate: SuiteEstimate = {
     trialCount: runs.reduce((n, r) => n + r.trials, 0),
-    totalSeconds: runs.reduce((s, r) => s + r.trials * r.estimatedSecondsPerTrial, 0),
+    totalSeconds: probeSeconds + runs.reduce((s, r) => s + r.trials * r.estimatedSecondsPerTrial, 0),
     peakDiskBytes: peakDisk,
     requiredDiskBytes: required,
     freeBytes,
@@ -569,6 +581,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     problems,
   };
   const notes = [...d.notes];
+  if (o.probeRun) notes.push(`the estimate includes the drive probe before the trials: about ${probeSeconds} s, with ${gib(probeBytes)} of files in the cache directory, removed after (--no-probe skips it)`);
   if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
   if (ram !== null) notes.push(`the cache directory is on a ${ramBackedMessage(ram)}; every storage result describes RAM`);
   if (ramShrunk.length > 0) {

@@ -38,6 +38,11 @@ describe('the plan as text', () => {
     // Without advice (a plan read back), the plan alone.
     expect(formatPlan(plan)).toMatch(/^Suite plan: /);
   });
+
+  it('the header names every model the runs use (the mlperf profile runs 8B and 70B)', () => {
+    expect(formatPlan(planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv' }))).toMatch(/^Suite plan: profile mlperf, 3 trial\(s\) per scenario, models llama3\.1-8b, llama3\.1-70b-instruct, cache dir \/mnt\/kv$/m);
+    expect(formatPlan(planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv' }))).toMatch(/^Suite plan: profile smoke, 3 trial\(s\) per scenario, model tiny-1b, /m);
+  });
 });
 
 describe('headless commands print the advice', () => {
@@ -56,5 +61,9 @@ describe('headless commands print the advice', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Advice\n {2}WARNING: Cache dir on the system disk \(\/[ )][\s\S]*\nSuite plan: profile smoke/);
     expect(r.stdout).toMatch(/^How each run was derived:\n {2}cpu-only: model tiny-1b, 3 s measured, generation fast, seed 42; CPU tier 1 GiB \(RAM\/2\)/m);
+    expect(r.stdout).not.toMatch(/drive probe/);
+    // Without --no-probe a real run would probe the drive first: --plan counts it.
+    const probing = await runInProcess(() => suiteCommand(['--plan', '--profile', 'smoke', '--trials', '1', '--scenarios', 'cpu-only', '--cache-dir', onRoot, '--db', '/kvbench-advice-test-never-created/k.db']));
+    expect(probing.stdout).toMatch(/^note: the estimate includes the drive probe before the trials: about 6 s, with 0\.25 GiB of files/m);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ENGINE_OVERHEAD_S, planOptionErrors, plannedGpuTierGiB, planSuite } from '../../../src-main/suite/planner.ts';
+import { ENGINE_OVERHEAD_S, PROBE_OVERHEAD_S, planOptionErrors, plannedGpuTierGiB, planSuite } from '../../../src-main/suite/planner.ts';
 import { DEFAULT_GPU_HEADROOM } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
 import { AUTO_CAPACITY_SHARE } from '../../../src-main/engine/tiers/storage-target.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
@@ -153,6 +153,18 @@ describe('planSuite', () => {
     }
     expect(plan.estimate).toMatchObject({ trialCount: 18, fits: true, peakDiskBytes: 2 * 1024 ** 3 });
     expect(plan.estimate.totalSeconds).toBe(18 * (3 + ENGINE_OVERHEAD_S));
+  });
+
+  it('smoke names the model it runs; the drive probe a plan has not run yet counts in its time and disk', () => {
+    expect(planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', model: 'llama3.1-8b' }).notes[0]).toMatch(/^smoke: the structure of the nine scenarios with tiny sizes \(llama3\.1-8b, /);
+    const bare = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
+    const probed = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, probeRun: { durationS: 1, sizeBytes: 256 * 1024 ** 2 } });
+    expect(probed.estimate.totalSeconds - bare.estimate.totalSeconds).toBe(2 * 1 + PROBE_OVERHEAD_S);
+    expect(probed.notes).toContain('the estimate includes the drive probe before the trials: about 6 s, with 0.25 GiB of files in the cache directory, removed after (--no-probe skips it)');
+    // The probe's own size: min(8 GiB, 20 % of the free space), more than smoke's 2 GiB storage tier needs.
+    const sized = planSuite(fakeHardware({ freeGiB: 30 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, probeRun: { durationS: 5, sizeBytes: null } });
+    expect(sized.estimate).toMatchObject({ requiredDiskBytes: 6 * GIB, peakDiskBytes: 6 * GIB });
+    expect(sized.estimate.totalSeconds - bare.estimate.totalSeconds).toBe(10 + PROBE_OVERHEAD_S);
   });
 
   it('refuses, with the numbers, when the cache directory cannot hold the suite', () => {
