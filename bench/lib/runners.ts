@@ -76,8 +76,10 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     decodeBytesRead: k.primary.decode_bytes_read,
     directIo: k.tiers.storage.direct_io ?? false,
     // kvbench's own device counters cover exactly its measured window (after any warm-up); this
-    // bench's sampler covers the whole process, warm-up and drain included.
-    pageCache: k.device_io?.available
+    // bench's sampler covers the whole process, warm-up and drain included. On the RAM-backed loop
+    // target kvbench flags every run as RAM (it is), whatever the loop device read: the bench then
+    // judges the page cache from the counters itself, as it does where kvbench has none.
+    pageCache: k.device_io?.available && k.tiers.storage.ram_backed !== true
       ? {
           readCoverage: k.device_io.read_coverage,
           writeCoverage: k.device_io.write_coverage,

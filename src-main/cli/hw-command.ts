@@ -1,14 +1,17 @@
 // `kvbench hw`: what kvbench detects on this machine, as a table or JSON.
 import os from 'node:os';
 import { detectHardware } from '../hardware/detect-hardware.ts';
-import { formatHardware } from '../hardware/format-hardware.ts';
+import { hardwareAdvice } from '../hardware/advice.ts';
+import { formatAdvice, formatHardware, SAID_BY_HW_TABLE } from '../hardware/format-hardware.ts';
+import { ENGINE_HAS_GPU_TIER } from '../suite/planner.ts';
 import { parseCommandArgs } from './command-args.ts';
 
 export const HW_USAGE = `Usage: kvbench hw [--cache-dir DIR] [--json] [--probe [--probe-seconds S]]
 
 Detects CPUs, RAM, GPUs and their memory, disks, and for the cache directory (default: the temp
 directory) its mount, filesystem, block device and model, free space, whether direct I/O works there,
-and the system and drive identities trials are stored under.
+and the system and drive identities trials are stored under; then what to know before planning a
+suite (the app's advice: a cache dir on the system disk, a virtual machine's noisy disks …).
 
   --cache-dir DIR   the directory the storage tier would use (need not exist yet)
   --json            print the hardware profile as JSON
@@ -44,6 +47,6 @@ export async function hwCommand(argv: string[]): Promise<number> {
     probeBandwidth: a.probe ? { durationS: probeSeconds } : false,
     probeMemory: a.probe,
   });
-  process.stdout.write(a.json ? `${JSON.stringify(hw, null, 2)}\n` : formatHardware(hw));
+  process.stdout.write(a.json ? `${JSON.stringify(hw, null, 2)}\n` : `${formatHardware(hw)}${formatAdvice(hardwareAdvice(hw, ENGINE_HAS_GPU_TIER), SAID_BY_HW_TABLE)}`);
   return 0;
 }

@@ -8,9 +8,11 @@ import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { explainWriteFailure } from '../store/disk-full.ts';
 import type { Store } from '../store/store.ts';
-import { planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { hardwareAdvice } from '../hardware/advice.ts';
+import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
+import { detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
@@ -307,16 +309,16 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         try {
           createdCacheDir = { dir: cacheDir, from: (await fsp.mkdir(cacheDir, { recursive: true })) ?? null };
         } catch (err) {
-          process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${(err as Error).message}\n`);
+          process.stderr.write(`kvbench suite: cannot create --cache-dir ${cacheDir}: ${cacheDirRefusal(cacheDir)?.message ?? (err as Error).message}\n`);
           return 1;
         }
       }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
       const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
-      plan = planSuite(hardware, { ...planOptions, probe });
+      plan = planSuite(hardware, { ...planOptions, probe, ...(a.plan && !a['no-probe'] ? { probeRun: probeSettingsFor(profile) } : {}) });
       // With --plan the plan is the command's output; before a run it is part of the progress narrative.
-      (a.plan ? process.stdout : process.stderr).write(formatPlan(plan));
+      (a.plan ? process.stdout : process.stderr).write(formatPlan(plan, hardwareAdvice(hardware, ENGINE_HAS_GPU_TIER)));
       if (!plan.estimate.fits) {
         process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
         return 1;

@@ -2,6 +2,8 @@
 import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
+import type { Advice } from '../../src-shared/ipc/contract.ts';
+import { formatAdvice } from '../hardware/format-hardware.ts';
 import type { ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
@@ -230,10 +232,21 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   return `${out.join('\n')}\n`;
 }
 
-/** The plan before a suite starts: what runs, what is skipped and why, time and disk. */
-export function formatPlan(plan: SuitePlan): string {
+/** Hardware advice the plan says itself: its skipped lines, its RAM and direct-I/O notes, its PROBLEM lines. */
+const SAID_BY_PLAN: ReadonlySet<string> = new Set(['no-gpu', 'no-gpu-tier', 'ram-backed', 'no-direct-io', 'not-writable', 'no-cache-dir']);
+
+/**
+ * The plan before a suite starts: the hardware advice (the app's, for whoever runs it headless), what
+ * runs and how each run's parameters were derived, what is skipped and why, time and disk.
+ */
+export function formatPlan(plan: SuitePlan, advice: readonly Advice[] = []): string {
   const out: string[] = [];
-  out.push(`Suite plan: profile ${plan.profile}, ${plan.trials} trial(s) per scenario, model ${plan.model}, cache dir ${plan.cacheDir}`);
+  const before = formatAdvice(advice, SAID_BY_PLAN);
+  if (before !== '') out.push(before.trimEnd());
+  // The MLPerf profile runs 8B and 70B options: the header names what the runs really use.
+  const models = [...new Set(plan.runs.map((r) => String(r.options.model)))];
+  const model = models.length > 1 ? `models ${models.join(', ')}` : `model ${models[0] ?? plan.model}`;
+  out.push(`Suite plan: profile ${plan.profile}, ${plan.trials} trial(s) per scenario, ${model}, cache dir ${plan.cacheDir}`);
   out.push(
     table(
       ['scenario', 'users', 'GPU GiB', 'CPU GiB', 'duration', 'gen', 'storage cap', 'trials', 'est. time'],
@@ -253,6 +266,8 @@ export function formatPlan(plan: SuitePlan): string {
       }),
     ),
   );
+  out.push('How each run was derived:');
+  for (const r of plan.runs) out.push(`  ${r.scenarioId}: ${r.derivation.join('; ')}`);
   for (const s of plan.skipped) out.push(`skipped ${s.scenarioId}: ${s.reason}`);
   const e = plan.estimate;
   const mins = Math.floor(e.totalSeconds / 60);

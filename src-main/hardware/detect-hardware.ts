@@ -5,7 +5,6 @@
 // Every source is injectable (tests replace systeminformation by a fake with the empty fields this
 // VM gives), and every missing field degrades to null with a warning, never to a failure.
 import fsp from 'node:fs/promises';
-import fs from 'node:fs';
 import os from 'node:os';
 import type { Systeminformation } from 'systeminformation';
 import * as si from 'systeminformation';
@@ -26,7 +25,8 @@ import { probeMemoryCopy } from './bandwidth-probe.ts';
 import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
 import { probeCudaDriver, type CudaDriverProbe } from './gpu-driver.ts';
 import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
-import { blockDeviceForMount, diskFacts, findMount, nearestExisting, parseMountInfo, sysReader, type SysReader } from './linux-storage.ts';
+import { cacheDirRefusal } from './cache-dir-access.ts';
+import { blockDeviceForMount, diskFacts, findMount, nearestExisting, readMounts, sysReader, type SysReader } from './linux-storage.ts';
 
 /** The parts of systeminformation kvbench uses. */
 export interface HardwareSource {
@@ -165,15 +165,6 @@ export function disksFrom(
   });
 }
 
-async function isWritable(dir: string): Promise<boolean> {
-  try {
-    await fsp.access(dir, fs.constants.W_OK | fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Everything about the storage behind `dir` (which need not exist yet: its nearest existing ancestor is examined). */
 export async function describeCacheDir(
   dir: string,
@@ -184,18 +175,19 @@ export async function describeCacheDir(
   let filesystem: string | null = null;
   let mountSource: string | null = null;
   let block = null;
-  const mountinfo = ctx.sys.read('/proc/self/mountinfo');
-  if (mountinfo === null) {
+  const mounts = readMounts(ctx.sys);
+  if (mounts === null) {
     ctx.warnings.push('cache dir: /proc/self/mountinfo is not readable; mount and block device unknown');
   } else {
-    const mount = findMount(parseMountInfo(mountinfo), resolved);
+    const mount = findMount(mounts, resolved);
     if (mount) {
       mountPoint = mount.mountPoint;
       filesystem = mount.fsType;
       mountSource = mount.source;
-      block = blockDeviceForMount(ctx.sys, mount);
+      block = blockDeviceForMount(ctx.sys, mount, mounts);
       if (block === null) ctx.warnings.push(`cache dir: ${mount.fsType} at ${mount.mountPoint} has no block device (network, memory or FUSE filesystem)`);
-      else if (!block.model) ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);
+      else if (block.backingFile !== null && block.backingFilesystem === null) ctx.warnings.push(`cache dir: no mount holds ${block.name}'s file ${block.backingFile} here (set up in another mount namespace?); the drive behind it is unknown`);
+      else if (!block.model && block.media !== 'ram') ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);
     }
   }
   let totalBytes: number | null = null;
@@ -207,13 +199,14 @@ export async function describeCacheDir(
   } catch (err) {
     ctx.warnings.push(`cache dir: statfs failed: ${(err as Error).message}`);
   }
-  const writable = await isWritable(resolved);
+  const refusal = cacheDirRefusal(dir);
+  const writable = refusal === null;
   // The probes write files; never into a system directory, whoever asks (and as whichever user).
   const systemDir = systemDirectoryOf(resolved);
   if (systemDir && (ctx.probeDirectIo || ctx.probeBandwidth)) ctx.warnings.push(`cache dir: ${resolved} is in the system directory ${systemDir}; nothing probed there`);
   let directIo = null;
   if (ctx.probeDirectIo && !systemDir) {
-    if (!writable) ctx.warnings.push(`cache dir: ${resolved} is not writable; direct I/O not probed`);
+    if (refusal !== null) ctx.warnings.push(`cache dir: ${refusal.message}; direct I/O not probed`);
     else {
       directIo = await probeDirectIo(resolved).catch((err: Error) => {
         ctx.warnings.push(`cache dir: direct I/O probe failed: ${err.message}`);
@@ -234,6 +227,7 @@ export async function describeCacheDir(
     resolvedPath: resolved,
     exists,
     writable,
+    notWritableReason: refusal?.message ?? null,
     mountPoint,
     filesystem,
     mountSource,

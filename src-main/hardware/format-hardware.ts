@@ -1,5 +1,6 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
 import { ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
 
@@ -67,10 +68,10 @@ export function formatHardware(hw: HardwareProfile): string {
       'block device',
       b
         ? `${b.name}${b.disks.length === 1 && b.disks[0] === b.name ? '' : ` on ${b.disks.join('+')}`}, ${b.media}, model ${or(b.model)}, serial ${or(b.serial)}, ` +
-            `logical block ${b.logicalBlockBytes ?? '?'} B, physical ${b.physicalBlockBytes ?? '?'} B${b.backingFile ? `, backed by ${b.backingFile}` : ''}`
+            `logical block ${b.logicalBlockBytes ?? '?'} B, physical ${b.physicalBlockBytes ?? '?'} B${b.backingFile ? `, backed by ${b.backingFile}${b.backingFilesystem ? ` (on ${b.backingFilesystem})` : ''}` : ''}`
         : 'none (not a block-device filesystem)',
     );
-    row('space', `${fmtBytes(c.freeBytes)} free of ${fmtBytes(c.totalBytes)}${c.writable ? '' : ' (NOT writable)'}`);
+    row('space', `${fmtBytes(c.freeBytes)} free of ${fmtBytes(c.totalBytes)}${c.writable ? '' : ` (NOT writable${c.notWritableReason ? `: ${c.notWritableReason}` : ''})`}`);
     row('direct I/O', c.directIo === null ? 'not probed' : c.directIo.supported ? `yes (logical block ${c.directIo.logicalBlockBytes} B)` : `no: ${c.directIo.reason}`);
     row('drive id', `${c.driveId} (${c.driveIdBasis}): ${c.driveLabel}`);
     if (c.bandwidth) {
@@ -88,5 +89,20 @@ export function formatHardware(hw: HardwareProfile): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+const ADVICE_LEVEL: Record<Advice['level'], string> = { error: 'ERROR', warn: 'WARNING', info: 'note' };
+
+/**
+ * The hardware advice (advice.ts) as lines under a heading, less the codes `omit` names (what the
+ * surrounding output says already); '' when nothing is left.
+ */
+export function formatAdvice(advice: readonly Advice[], omit: ReadonlySet<string> = new Set()): string {
+  const shown = advice.filter((a) => !omit.has(a.code));
+  if (shown.length === 0) return '';
+  return `Advice\n${shown.map((a) => `  ${ADVICE_LEVEL[a.level]}: ${a.message}`).join('\n')}\n`;
+}
+
+/** Advice `kvbench hw`'s table states itself: its GPU list, the RAM-backed WARNING row, NOT writable, the detection notes. */
+export const SAID_BY_HW_TABLE: ReadonlySet<string> = new Set(['no-gpu', 'ram-backed', 'not-writable', 'detection']);
 
 export { GIB };

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { BlockDeviceInfo } from '../../src-shared/domain/hardware.ts';
+import { fmtBytes } from './format-hardware.ts';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -42,9 +43,6 @@ export interface DriveIdentity {
   label: string;
 }
 
-function gib(bytes: number | null): string {
-  return bytes === null ? '?' : `${(bytes / 1024 ** 3).toFixed(0)} GiB`;
-}
 
 // Disks a hypervisor emulates (QEMU SATA/SCSI/NVMe, VirtualBox, VMware, Hyper-V): their model is the
 // emulator's and their serial or WWID a default the same on every VM, so they are virtual too.
@@ -59,7 +57,8 @@ function isVirtualDisk(block: BlockDeviceInfo): boolean {
  * it is: the id depends on those alone. Virtual disks (virtio has no model, and its "serial" is
  * whatever the hypervisor says, often the same on every VM; emulated SATA/SCSI/NVMe disks), dm/md
  * devices over several disks and filesystems without a block device (tmpfs, NFS, FUSE) get an id local
- * to this system.
+ * to this system. A loop device comes with the disk behind its file (linux-storage.ts), so a loop
+ * file on a drive with a serial is that drive.
  */
 export function driveIdentity(args: {
   systemId: string;
@@ -74,7 +73,8 @@ export function driveIdentity(args: {
     return {
       id: `drv-${sha(`model:${block.model}|serial:${block.serial}`).slice(0, 16)}`,
       basis: 'serial',
-      label: `${block.model} (${block.disks.join('+')}, serial …${block.serial.slice(-4)})`,
+      // A loop device's drive is the disk holding its file: the same drive, reached through the loop.
+      label: `${block.model} (${block.backingFile ? `${block.name} on ` : ''}${block.disks.join('+')}, serial …${block.serial.slice(-4)})`,
     };
   }
   if (block && real && block.wwid) {
@@ -85,7 +85,7 @@ export function driveIdentity(args: {
     return {
       id: `drv-${sha(`system:${args.systemId}|dev:${block.name}|disks:${disks}|size:${block.sizeBytes ?? '?'}`).slice(0, 16)}`,
       basis: 'local-device',
-      label: `${block.model ?? `${block.media} disk`} ${disks === block.name ? block.name : `${block.name} on ${disks}`} (${gib(block.sizeBytes)})`,
+      label: `${block.model ?? `${block.media} disk`} ${disks === block.name ? block.name : `${block.name} on ${disks}`} (${block.sizeBytes === null ? '?' : fmtBytes(block.sizeBytes)})`,
     };
   }
   const fsDesc = `${args.filesystem ?? 'unknown fs'} ${args.mountSource ?? '?'} at ${args.mountPoint ?? '?'}`;

@@ -6,7 +6,7 @@
 // missing comes back null rather than failing (virtual disks have no model, containers may hide sysfs).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BlockDeviceInfo, DiskMedia } from '../../src-shared/domain/hardware.ts';
+import { RAM_FILESYSTEMS, ramBackingOf, type BlockDeviceInfo, type DiskMedia } from '../../src-shared/domain/hardware.ts';
 import { decodeDevT } from '../engine/metrics/device-stats.ts';
 
 export interface MountEntry {
@@ -82,6 +82,8 @@ export interface SysReader {
   realpath(p: string): string | null;
   /** major:minor of the block device node at `p` (symlinks followed); null for anything else. */
   blockDeviceNumber(p: string): string | null;
+  /** Bytes of the regular file at `p` that hold no storage yet (a sparse file's holes); null when it cannot be told. */
+  unallocatedBytes(p: string): number | null;
 }
 
 export function sysReader(root = '/'): SysReader {
@@ -124,6 +126,15 @@ export function sysReader(root = '/'): SysReader {
         if (!st.isBlockDevice()) return null;
         const { major, minor } = decodeDevT(st.rdev);
         return `${major}:${minor}`;
+      } catch {
+        return null;
+      }
+    },
+    unallocatedBytes: (p) => {
+      try {
+        const st = fs.statSync(abs(p));
+        // st_blocks is always in 512-byte units (stat(2)), whatever the filesystem's block size.
+        return st.isFile() ? Math.max(0, st.size - st.blocks * 512) : null;
       } catch {
         return null;
       }
@@ -240,15 +251,40 @@ function blockNameFromSource(sys: SysReader, source: string): string | null {
   return null;
 }
 
-/** The block device behind a mount (by major:minor, else by its /dev source), or null for tmpfs, NFS, FUSE … */
-export function blockDeviceForMount(sys: SysReader, mount: MountEntry): BlockDeviceInfo | null {
+/** The mounts of this process's namespace, or null when /proc/self/mountinfo cannot be read. */
+export function readMounts(sys: SysReader): MountEntry[] | null {
+  const text = sys.read('/proc/self/mountinfo');
+  return text === null ? null : parseMountInfo(text);
+}
+
+/** Loops of loop devices (a loop on a file in a loop's filesystem …) followed at most this deep. */
+const MAX_LOOP_DEPTH = 4;
+
+/**
+ * The file behind a loop device, as the kernel names it: the path in the namespace that set the loop
+ * up, with " (deleted)" appended once the file is unlinked (its pages still live where they were).
+ */
+function loopBackingFile(sys: SysReader, name: string): string | null {
+  const file = sys.read(`/sys/block/${name}/loop/backing_file`);
+  return file === null ? null : file.replace(/ \(deleted\)$/, '');
+}
+
+/**
+ * The block device behind a mount (by major:minor, else by its /dev source), or null for tmpfs, NFS,
+ * FUSE … A loop device is followed to the filesystem holding its backing file (`mounts`, default
+ * this process's): on tmpfs or ramfs its media is 'ram' (the files live in memory); on a disk it has
+ * that disk's model, serial, media and disks, so the drive is the one the bytes reach.
+ */
+export function blockDeviceForMount(sys: SysReader, mount: MountEntry, mounts?: readonly MountEntry[] | null, depth = 0): BlockDeviceInfo | null {
   let name = blockNameFromMajorMinor(sys, mount.majorMinor);
   if (name === null && mount.source.startsWith('/dev/')) name = blockNameFromSource(sys, mount.source);
   if (name === null) return null;
+  const ownSectors = readPositiveInt(sys, `/sys/class/block/${name}/size`);
+  const own = diskFacts(sys, name);
+  const backingFile = name.startsWith('loop') ? loopBackingFile(sys, name) : null;
+  if (backingFile !== null) return loopDevice(sys, name, own, ownSectors, backingFile, mounts === undefined ? readMounts(sys) : mounts, depth);
   const disks = disksBehind(sys, name);
   const first = diskFacts(sys, disks[0]);
-  const own = diskFacts(sys, name);
-  const backingFile = name.startsWith('loop') ? sys.read(`/sys/block/${name}/loop/backing_file`) : null;
   return {
     name,
     disks,
@@ -258,8 +294,51 @@ export function blockDeviceForMount(sys: SysReader, mount: MountEntry): BlockDev
     rotational: first.rotational,
     logicalBlockBytes: own.logicalBlockBytes ?? first.logicalBlockBytes,
     physicalBlockBytes: own.physicalBlockBytes ?? first.physicalBlockBytes,
-    sizeBytes: readPositiveInt(sys, `/sys/class/block/${name}/size`) === null ? first.sizeBytes : readPositiveInt(sys, `/sys/class/block/${name}/size`)! * 512,
+    sizeBytes: ownSectors === null ? first.sizeBytes : ownSectors * 512,
     media: name.startsWith('loop') ? 'virtual' : first.media,
-    backingFile,
+    backingFile: null,
+    backingFilesystem: null,
+    backingFileUnallocatedBytes: null,
   };
+}
+
+function loopDevice(
+  sys: SysReader,
+  name: string,
+  own: DiskFacts,
+  ownSectors: number | null,
+  backingFile: string,
+  mounts: readonly MountEntry[] | null,
+  depth: number,
+): BlockDeviceInfo {
+  const holder = mounts === null ? null : findMount(mounts, backingFile);
+  const behind = holder === null || depth >= MAX_LOOP_DEPTH ? null : blockDeviceForMount(sys, holder, mounts, depth + 1);
+  const inRam = holder !== null && RAM_FILESYSTEMS.has(holder.fsType);
+  return {
+    name,
+    disks: behind?.disks ?? [name],
+    model: behind?.model ?? null,
+    serial: behind?.serial ?? null,
+    wwid: behind?.wwid ?? null,
+    rotational: behind?.rotational ?? null,
+    logicalBlockBytes: own.logicalBlockBytes,
+    physicalBlockBytes: own.physicalBlockBytes,
+    sizeBytes: ownSectors === null ? own.sizeBytes : ownSectors * 512,
+    media: inRam ? 'ram' : (behind?.media ?? 'virtual'),
+    backingFile,
+    backingFilesystem: holder?.fsType ?? null,
+    backingFileUnallocatedBytes: sys.unallocatedBytes(backingFile),
+  };
+}
+
+/**
+ * What makes `absPath` RAM-backed, from the mount and the devices behind it (see ramBackingOf):
+ * a loop device on a file in tmpfs holds ext4 whose statfs type says nothing of RAM. Null when
+ * nothing says so, or when the mounts cannot be read.
+ */
+export function ramBackingAt(sys: SysReader, absPath: string): string | null {
+  const mounts = readMounts(sys);
+  const mount = mounts === null ? null : findMount(mounts, absPath);
+  if (mount === null) return null;
+  return ramBackingOf({ filesystem: mount.fsType, blockDevice: blockDeviceForMount(sys, mount, mounts) });
 }

@@ -48,14 +48,14 @@ import {
   type TierComparison,
 } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
-import { nearestExisting } from '../hardware/linux-storage.ts';
+import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
-import { hardwareAdvice } from './advice.ts';
+import { hardwareAdvice } from '../hardware/advice.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
@@ -147,16 +147,8 @@ function tierComparison(report: ScenarioReport, hardware: HardwareSource, given:
 function refuseCacheDir(cacheDir: string): void {
   const refused = systemDirectoryError(cacheDir, 'the cache directory');
   if (refused) fail('VALIDATION', refused);
-  const { resolved, exists } = nearestExisting(cacheDir);
-  const st = fs.statSync(resolved, { throwIfNoEntry: false });
-  if (!st || st.isDirectory()) return;
-  const what = st.isFile() ? 'is a file' : 'is not a directory';
-  fail(
-    'VALIDATION',
-    exists
-      ? `${resolved} ${what}: the cache directory must be a directory (one that does not exist yet is created)`
-      : `${resolved} ${what}, so the cache directory ${cacheDir} cannot be created in it`,
-  );
+  const refusal = cacheDirRefusal(cacheDir);
+  if (refusal?.kind === 'not-a-directory') fail('VALIDATION', refusal.message);
 }
 
 /** Names under which an empty file is taken to be a database someone created for kvbench (`touch kvbench.db`). */

@@ -288,10 +288,15 @@ export function optionValue(options: Record<string, unknown>, key: string): unkn
   return options[key] === undefined ? (DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>)[key] : options[key];
 }
 
-/** A short description of a configuration for tables: model, users, CPU and GPU GiB, generation. */
+/**
+ * A short description of a configuration for tables: model, users, seconds, CPU and GPU GiB,
+ * generation, and a storage cap when there is one (an MLPerf option added to a quick or standard suite
+ * runs capped, where the reference's has 95 % of the free space: the row says so).
+ */
 export function describeConfig(options: Record<string, unknown>): string {
   const v = (k: string): unknown => optionValue(options, k);
   const parts = [`${v('model')}`, `${v('numUsers')}u`, `${v('duration')}s`, `cpu ${v('cpuMemGb')}`, `gpu ${v('gpuMemGb')}`, `gen ${v('generationMode')}`];
+  if (Number(v('storageCapacityGb')) > 0) parts.push(`storage ${v('storageCapacityGb')} GiB`);
   if (v('maxConcurrentAllocs') !== 0) parts.push(`mca ${v('maxConcurrentAllocs')}`);
   if (v('enableAutoscaling')) parts.push(`auto ${v('autoscalerMode')}`);
   if (v('maxRequests') !== 0) parts.push(`max ${v('maxRequests')} req`);

@@ -7,7 +7,7 @@
 // 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
-import { computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -28,6 +28,7 @@ import {
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { PERSONAS } from '../engine/workload/personas.ts';
 import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
+import { defaultProbeBytes } from '../engine/probe/raw-limit-probe.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { DEFAULT_GPU_HEADROOM } from '../engine/tiers/gpu/gpu-tier.ts';
 
@@ -37,6 +38,11 @@ export const ENGINE_HAS_GPU_TIER = true;
 export const UV_THREADS_FOR_METADATA = 4;
 /** Engine start-up (Node, modules, byte workers, payload pool) plus drain and clean-up: 1–2 s measured on 2 cores; rounded up. */
 export const ENGINE_OVERHEAD_S = 2.5;
+/**
+ * The drive probe beyond its two timed phases: its process start, laying out its files, the closing
+ * fdatasync, and the memory-copy probe: 4–6 s measured on 2 cores.
+ */
+export const PROBE_OVERHEAD_S = 4;
 /** Extra drain time with 30 ms/token generation (requests in flight finish their sleep). */
 const REALISTIC_DRAIN_S = 3;
 /** Seed of every trial (the wrapper's): each trial offers the same request stream, so the spread between trials is the hardware's. */
@@ -66,6 +72,11 @@ export interface PlanOptions {
   engineHasGpuTier?: boolean;
   /** Bytes the bandwidth probe writes before the trials (0 when not probing). */
   probeBytes?: number;
+  /**
+   * The drive probe a run of this plan would start with, not run yet (`--plan`): its files count
+   * toward the disk the suite needs (unless probeBytes says otherwise) and its seconds toward the time.
+   */
+  probeRun?: { durationS: number; sizeBytes: number | null };
   /** Whether the drive and memory are probed before the trials: recorded in the plan, for a resume. */
   probe?: boolean;
   now?: Date;
@@ -92,6 +103,17 @@ interface Derived {
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
 const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/** Seconds per trial of the reference's MLPerf options (the mlperf profile's). */
+const REFERENCE_MLPERF_DURATION_S = PROFILES.mlperf.durationS;
+
+/**
+ * The MLPerf options are the reference's only at its 300 s, without a warm-up, with 95 % of the free
+ * space; added to another profile (--extras) they run that profile's duration and storage cap.
+ */
+function runsReferenceMlperf(d: Pick<Derived, 'durationS' | 'warmUpS' | 'storageCapacityGb'>, profile: ProfileId): boolean {
+  return profile !== 'smoke' && d.durationS === REFERENCE_MLPERF_DURATION_S && d.warmUpS === 0 && d.storageCapacityGb === 0;
+}
 
 /** Profile caps on the storage tier (GiB); MLPerf uses the reference's automatic 95 % of free space. */
 const STORAGE_CAP_GIB: Record<ProfileId, number> = { smoke: 1, quick: 16, standard: 64, mlperf: 0 };
@@ -129,7 +151,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
   if (o.profile === 'smoke') {
     const model = o.model ?? 'tiny-1b';
     const cap = Math.max(STORAGE_CAP_GIB.smoke, Math.ceil((2 * largestEntryBytes(model)) / GIB));
-    notes.push('smoke: the structure of the nine scenarios with tiny sizes (tiny-1b, 2–8 users, ≤ 1 GiB tiers, 2 ms/token): checks the set-up, not the hardware');
+    notes.push(`smoke: the structure of the nine scenarios with tiny sizes (${model}, 2–8 users, CPU tiers ≤ 1 GiB, 2 ms/token): checks the set-up, not the hardware`);
     return {
       ramGiB,
       vramGiB: Math.min(vramGiB, 1),
@@ -195,18 +217,28 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
   const cpu = (gib: number, why: string): string => `CPU tier ${gib} GiB (${why})`;
   const gpu = (gib: number): string => `GPU tier ${gib} GiB (first GPU's memory less what the tier leaves to the driver)`;
   const smoke = profile === 'smoke';
-  const mlperf = (model: string, numUsers: number, cpuMemGb: number, allocs: number, why: string): ScenarioParams => ({
-    options: {
+  const reference = runsReferenceMlperf(d, profile);
+  const notReference = smoke
+    ? 'shrunk for smoke: not the reference option'
+    : `not the reference option: this profile's ${d.durationS} s${d.warmUpS > 0 ? ` after a ${d.warmUpS} s warm-up` : ''} and ${d.storageCapacityGb > 0 ? `${d.storageCapacityGb} GiB storage cap` : '95 % of the free space'}; the reference runs ${REFERENCE_MLPERF_DURATION_S} s with 95 % of the free space (--profile mlperf)`;
+  const mlperf = (option: number, model: string, numUsers: number, cpuMemGb: number, allocs: number): ScenarioParams => {
+    const options = {
       ...base,
       model: smoke ? d.model : model,
       numUsers: smoke ? Math.max(2, Math.round(numUsers / 25)) : numUsers,
       gpuMemGb: 0,
       cpuMemGb: smoke ? Math.min(cpuMemGb, d.cpuSmallGiB) : cpuMemGb,
       maxConcurrentAllocs: allocs,
-      generationMode: 'none',
-    },
-    derivation: [why, 'generation none, GPU 0 (reference MLPerf option)'],
-  });
+      generationMode: 'none' as const,
+    };
+    return {
+      options,
+      derivation: [
+        `MLPerf option ${option}${reference ? '' : "'s workload"}: ${options.model}, ${options.numUsers} users, CPU ${options.cpuMemGb} GiB, max ${allocs} concurrent allocations`,
+        `generation none, GPU 0 (${reference ? 'reference MLPerf option' : notReference})`,
+      ],
+    };
+  };
   switch (id) {
     case 'gpu-only':
       return {
@@ -269,27 +301,32 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
         ],
       };
     case 'mlperf-storage-stress':
-      return mlperf('llama3.1-8b', 200, 0, 16, 'MLPerf option 1: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations');
+      return mlperf(1, 'llama3.1-8b', 200, 0, 16);
     case 'mlperf-storage-throughput':
-      return mlperf('llama3.1-8b', 100, 4, 16, 'MLPerf option 2: llama3.1-8b, 100 users, CPU 4 GiB, max 16 concurrent allocations');
+      return mlperf(2, 'llama3.1-8b', 100, 4, 16);
     case 'mlperf-large-model':
-      return mlperf('llama3.1-70b-instruct', 70, 0, 4, 'MLPerf option 3: llama3.1-70b-instruct, 70 users, CPU 0 GiB, max 4 concurrent allocations');
-    case 'capacity-discovery':
-      return {
-        options: {
-          ...base,
-          warmUp: 0,
-          model: smoke ? d.model : 'llama3.1-70b-instruct',
-          numUsers: smoke ? 2 : 10,
-          gpuMemGb: 0,
-          cpuMemGb: smoke ? d.cpuSmallGiB : 4,
-          generationMode: 'none',
-          enableAutoscaling: true,
-          autoscalerMode: 'capacity',
-          ...(d.autoscalerInterval !== undefined ? { autoscalerInterval: d.autoscalerInterval } : {}),
-        },
-        derivation: ['capacity discovery: llama3.1-70b-instruct from 10 users, CPU 4 GiB, generation none (reference)', ...noWarmUp],
+      return mlperf(3, 'llama3.1-70b-instruct', 70, 0, 4);
+    case 'capacity-discovery': {
+      const options = {
+        ...base,
+        warmUp: 0,
+        model: smoke ? d.model : 'llama3.1-70b-instruct',
+        numUsers: smoke ? 2 : 10,
+        gpuMemGb: 0,
+        cpuMemGb: smoke ? d.cpuSmallGiB : 4,
+        generationMode: 'none' as const,
+        enableAutoscaling: true,
+        autoscalerMode: 'capacity' as const,
+        ...(d.autoscalerInterval !== undefined ? { autoscalerInterval: d.autoscalerInterval } : {}),
       };
+      return {
+        options,
+        derivation: [
+          `capacity discovery: ${options.model} from ${options.numUsers} users, CPU ${options.cpuMemGb} GiB, generation none (${smoke ? 'shrunk for smoke' : "the reference's workload"}), at this profile's duration and storage tier`,
+          ...noWarmUp,
+        ],
+      };
+    }
   }
 }
 
@@ -317,8 +354,9 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
     const cap = options.storageCapacityGb * GIB;
     return { seconds, diskEstimate: cap, diskRequired: cap };
   }
-  // The reference's automatic capacity: up to 95 % of the free space at start.
-  return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: largest };
+  // The reference's automatic capacity: up to 95 % of the free space at start. That share (the
+  // engine's rule) must hold two of the largest entries, as a capped tier must.
+  return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: (2 * largest) / AUTO_CAPACITY_SHARE };
 }
 
 const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
@@ -343,6 +381,54 @@ function capacityTooSmallProblems(runs: readonly PlannedRun[]): string[] {
     ([model, e]) =>
       `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${gib(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
       `pass at least ${Math.ceil((2 * e.largestBytes) / GIB)}, or 0 (95 % of the free space)`,
+  );
+}
+
+/**
+ * RAM kept free beside the tiers when the cache directory is RAM-backed: the engine process itself
+ * (Node, byte workers, payload pools), the runner, the operating system and whatever else the machine
+ * runs. Without swap, going past it brings the OOM killer in the middle of a suite.
+ */
+export function ramReserveBytes(totalRamBytes: number): number {
+  return Math.max(GIB, 0.1 * totalRamBytes);
+}
+
+/**
+ * What a storage tier of `storageBytes` can add to RAM in a RAM-backed cache directory: all of it on
+ * tmpfs, ramfs or a RAM disk; through a loop device, no more than its file's still unallocated part
+ * (an image written in full already sits in RAM, and the plan's available RAM already counts it).
+ */
+function storageRamBytes(storageBytes: number, cacheDir: CacheDirInfo): number {
+  const unallocated = cacheDir.blockDevice?.backingFileUnallocatedBytes;
+  return typeof unallocated === 'number' ? Math.min(storageBytes, unallocated) : storageBytes;
+}
+
+/** A run whose CPU and storage tiers, both in RAM, do not fit in the RAM available. */
+interface RamOverrun {
+  scenarioId: string;
+  cpuBytes: number;
+  storageRamBytes: number;
+  minCapGb: number;
+}
+
+/**
+ * One PROBLEM line for the runs whose tiers cannot all sit in RAM beside the reserve: each with the
+ * storage it could have, and one --storage-capacity-gb for all of them when there is one that holds
+ * two of every such run's largest entries.
+ */
+function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetBytes: number, reserveBytes: number, availableBytes: number): string {
+  const roomGb = (r: RamOverrun): number => Math.max(0, Math.floor((budgetBytes - r.cpuBytes) / GIB));
+  const each = overruns.map(
+    (r) => `${r.scenarioId} (${r.cpuBytes > 0 ? `CPU tier ${gib(r.cpuBytes)} + ` : ''}storage tier ${gib(r.storageRamBytes)}: room for ${roomGb(r)} GiB of storage)`,
+  );
+  const capGb = Math.min(...overruns.map(roomGb));
+  const fix =
+    capGb >= Math.max(...overruns.map((r) => r.minCapGb))
+      ? `Pass --storage-capacity-gb ${capGb} or less, or choose a --cache-dir on a drive`
+      : `No one --storage-capacity-gb fits them all and holds two of each one's largest KV entries: choose a --cache-dir on a drive, or plan them apart with --scenarios`;
+  return (
+    `the cache directory is RAM-backed (${ram}): the storage tier lives in RAM beside the CPU tier, and ${gib(budgetBytes)} of RAM is there for both ` +
+    `(${gib(availableBytes)} available less a ${gib(reserveBytes)} reserve). Too much for ${each.join(', ')}. ${fix}`
   );
 }
 
@@ -401,6 +487,12 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const d = derive(hw, o, gpuSkip === null);
   const cacheDir = path.resolve(o.cacheDir);
   const freeBytes = hw.cacheDir?.freeBytes ?? null;
+  // A RAM-backed cache directory puts the storage tier in RAM beside the CPU tier: both must fit.
+  const ram = hw.cacheDir ? ramBackingOf(hw.cacheDir) : null;
+  const reserveBytes = ramReserveBytes(hw.memory.totalBytes);
+  const ramBudgetBytes = hw.memory.availableBytes - reserveBytes;
+  const ramOverruns: RamOverrun[] = [];
+  const ramShrunk: string[] = [];
 
   const runs: PlannedRun[] = [];
   const skipped: SkippedScenario[] = [];
@@ -416,6 +508,24 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     const minCapGb = Math.ceil((2 * largestEntryBytes(runModel)) / GIB);
     if (o.storageCapacityGb === undefined && (p.options.storageCapacityGb ?? 0) > 0 && p.options.storageCapacityGb! < minCapGb) {
       p.options.storageCapacityGb = minCapGb;
+    }
+    if (ram !== null && hw.cacheDir) {
+      const capGb = p.options.storageCapacityGb ?? 0;
+      const cpuBytes = (p.options.cpuMemGb ?? 0) * GIB;
+      const storageBytes = capGb > 0 ? capGb * GIB : (freeBytes ?? 0) * AUTO_CAPACITY_SHARE;
+      const inRam = storageRamBytes(storageBytes, hw.cacheDir);
+      if (cpuBytes + inRam > ramBudgetBytes) {
+        // The profile's cap is the planner's to choose: shrink it to what fits, while it still holds
+        // two of the model's largest entries. A cap the user gave, or the automatic one, is theirs.
+        const fitGb = Math.floor((ramBudgetBytes - cpuBytes) / GIB);
+        if (o.storageCapacityGb === undefined && capGb > 0 && fitGb >= minCapGb) {
+          p.options.storageCapacityGb = fitGb;
+          p.derivation.push(`storage tier shrunk from ${capGb} to ${fitGb} GiB: it lives in RAM (${ram}) beside the CPU tier`);
+          ramShrunk.push(`${id} ${fitGb} GiB`);
+        } else {
+          ramOverruns.push({ scenarioId: id, cpuBytes, storageRamBytes: inRam, minCapGb });
+        }
+      }
     }
     const v = validateRunOptions({ ...p.options, cacheDir });
     if (!v.ok) throw new KvbenchError('VALIDATION', `scenario ${id}: ${v.errors.join('; ')}`);
@@ -437,23 +547,33 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     });
   }
 
-  const probeBytes = o.probeBytes ?? 0;
+  const probeBytes = o.probeBytes ?? (o.probeRun ? (o.probeRun.sizeBytes ?? defaultProbeBytes(freeBytes ?? 0)) : 0);
+  const probeSeconds = o.probeRun ? 2 * o.probeRun.durationS + PROBE_OVERHEAD_S : 0;
   const peakDisk = Math.max(probeBytes, ...runs.map((r) => r.diskBytesEstimate), 0);
   const required = Math.max(probeBytes, ...runs.map((r) => r.diskBytesRequired), 0);
   const problems: string[] = [];
   if (runs.length === 0) problems.push('nothing to run: every chosen scenario was skipped');
   problems.push(...capacityTooSmallProblems(runs));
-  if (hw.cacheDir && !hw.cacheDir.writable) problems.push(`the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
+  if (ram !== null && ramOverruns.length > 0) problems.push(ramOverrunProblem(ramOverruns, ram, ramBudgetBytes, reserveBytes, hw.memory.availableBytes));
+  if (hw.cacheDir && !hw.cacheDir.writable) {
+    problems.push(hw.cacheDir.notWritableReason ? `the cache directory cannot be used: ${hw.cacheDir.notWritableReason}` : `the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
+  }
   if (freeBytes !== null && required > freeBytes) {
     const worst = runs.reduce((a, r) => (r.diskBytesRequired > a.diskBytesRequired ? r : a), runs[0]);
+    const why =
+      worst === undefined || worst.diskBytesRequired < probeBytes
+        ? 'bandwidth probe'
+        : Number(worst.options.storageCapacityGb) > 0
+          ? `${worst.scenarioId}: storage tier ${gib(worst.diskBytesRequired)}`
+          : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${gib(largestEntryBytes(String(worst.options.model)))}`;
     problems.push(
-      `the cache directory cannot hold this suite: it needs ${gib(required)} free (${worst ? `${worst.scenarioId}: storage tier ${gib(worst.diskBytesRequired)}` : 'bandwidth probe'}) ` +
+      `the cache directory cannot hold this suite: it needs ${gib(required)} free (${why}) ` +
         `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or pass a smaller --storage-capacity-gb`,
     );
   }
   const estimate: SuiteEstimate = {
     trialCount: runs.reduce((n, r) => n + r.trials, 0),
-    totalSeconds: runs.reduce((s, r) => s + r.trials * r.estimatedSecondsPerTrial, 0),
+    totalSeconds: probeSeconds + runs.reduce((s, r) => s + r.trials * r.estimatedSecondsPerTrial, 0),
     peakDiskBytes: peakDisk,
     requiredDiskBytes: required,
     freeBytes,
@@ -461,10 +581,22 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     problems,
   };
   const notes = [...d.notes];
+  if (o.probeRun) notes.push(`the estimate includes the drive probe before the trials: about ${probeSeconds} s, with ${gib(probeBytes)} of files in the cache directory, removed after (--no-probe skips it)`);
   if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
-  const ram = hw.cacheDir ? ramBackingOf(hw.cacheDir) : null;
   if (ram !== null) notes.push(`the cache directory is on a ${ramBackedMessage(ram)}; every storage result describes RAM`);
+  if (ramShrunk.length > 0) {
+    notes.push(
+      `storage tiers shrunk to fit in RAM beside the CPU tier (${gib(hw.memory.availableBytes)} available, ${gib(reserveBytes)} kept in reserve): ${ramShrunk.join(', ')}`,
+    );
+  }
   if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
+  const shrunkOptions = runsReferenceMlperf(d, o.profile) ? [] : runs.filter((r) => r.scenarioId.startsWith('mlperf-'));
+  if (shrunkOptions.length > 0 && o.profile !== 'smoke') {
+    notes.push(
+      `${shrunkOptions.map((r) => r.scenarioId).join(', ')} run the MLPerf options' workloads at this profile's duration and storage capacity, not the reference options ` +
+        `(${REFERENCE_MLPERF_DURATION_S} s, 95 % of the free space: --profile mlperf); their configurations differ, so reports and history keep them apart from reference runs`,
+    );
+  }
   if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
     notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both ids are kept so stored history stays comparable");
   }

@@ -113,6 +113,17 @@ export const BlockDeviceInfoSchema = z.object({
   media: z.enum(DISK_MEDIA),
   /** For a loop device: the file behind it. */
   backingFile: nullableString,
+  /**
+   * For a loop device: the filesystem holding its file (tmpfs puts the loop's bytes in RAM). Absent in
+   * snapshots taken before loop devices were followed; null when the file's mount is unknown.
+   */
+  backingFilesystem: nullableString.optional(),
+  /**
+   * For a loop device: the bytes of its file not allocated yet (a sparse image's holes), i.e. what
+   * writes through the loop can still add to the filesystem holding the file — RAM, on tmpfs. Null
+   * when unknown (absent in older snapshots).
+   */
+  backingFileUnallocatedBytes: bytes.nullable().optional(),
 });
 
 export const DirectIoInfoSchema = z.object({
@@ -145,6 +156,11 @@ export const CacheDirInfoSchema = z.object({
   resolvedPath: z.string(),
   exists: z.boolean(),
   writable: z.boolean(),
+  /**
+   * Why it is not writable, in words ("… is a file: …", "… is on a read-only file system"); null when
+   * it is writable. Absent in snapshots taken before the reason was kept.
+   */
+  notWritableReason: nullableString.optional(),
   mountPoint: nullableString,
   filesystem: nullableString,
   /** What is mounted there: /dev/nvme0n1p1, tmpfs, server:/export … */
@@ -206,12 +222,16 @@ export function usableGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
 export const RAM_FILESYSTEMS: ReadonlySet<string> = new Set(['tmpfs', 'ramfs']);
 
 /**
- * What makes the cache directory RAM-backed: its filesystem ('tmpfs', 'ramfs'), 'RAM disk' for a
- * block device that is memory (brd), or null when it is not.
+ * What makes the cache directory RAM-backed: its filesystem ('tmpfs', 'ramfs'); a loop device whose
+ * file is on one ('loop0 on tmpfs'); 'RAM disk' for a block device that is memory (brd, zram), also
+ * behind a loop device ('loop0 on RAM disk zram0'); or null when it is not.
  */
 export function ramBackingOf(c: Pick<CacheDirInfo, 'filesystem' | 'blockDevice'>): string | null {
   if (c.filesystem !== null && RAM_FILESYSTEMS.has(c.filesystem)) return c.filesystem;
-  if (c.blockDevice?.media === 'ram') return 'RAM disk';
+  const b = c.blockDevice;
+  if (b === null) return null;
+  if (b.backingFilesystem && RAM_FILESYSTEMS.has(b.backingFilesystem)) return `${b.name} on ${b.backingFilesystem}`;
+  if (b.media === 'ram') return b.backingFile ? `${b.name} on RAM disk ${b.disks.join('+')}` : 'RAM disk';
   return null;
 }
 

@@ -155,12 +155,13 @@ export interface StorageTierDescription extends TierDescription {
   direct_io_reason: string | null;
   fsync_policy: 'per-entry' | 'none';
   /**
-   * True when the storage tier's files were in RAM (--cache-dir on tmpfs or ramfs, from statfs):
+   * True when the storage tier's files were in RAM (--cache-dir on tmpfs or ramfs, from statfs, or on a
+   * loop device whose file is on one or on a RAM disk):
    * its reads and writes measured memory, not a drive, whatever direct I/O says. Absent in results
    * written by earlier kvbench builds.
    */
   ram_backed?: boolean;
-  /** The RAM-backed filesystem ('tmpfs', 'ramfs'), or null. */
+  /** What held it in RAM ('tmpfs', 'ramfs', 'loop0 on tmpfs', 'loop0 on RAM disk zram0'), or null. */
   ram_filesystem?: string | null;
   /**
    * True when reads may have been served by the page cache or other RAM: buffered I/O, the device

@@ -93,7 +93,7 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('device_write_bytes', 'Device bytes written', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory wrote during the measured phase.'),
   m('device_read_coverage', 'Device read coverage', 'ratio', null, 'health', 'Device bytes read (every process) ÷ storage-tier bytes read; below 0.95 the page cache served reads and the trial is flagged.'),
   m('process_read_coverage', 'Engine device-read coverage', 'ratio', null, 'health', 'Bytes the engine process itself made the block layer read (/proc/self/io) ÷ storage-tier bytes read; page-cache hits and other processes never count. Below 0.95 the page cache served reads.'),
-  m('storage_ram_backed', 'Cache dir on a RAM filesystem', 'count', null, 'health', '1 when the cache directory was on tmpfs or ramfs: the storage numbers describe memory, not a drive; 0 otherwise (kvbench only).'),
+  m('storage_ram_backed', 'Cache dir on a RAM filesystem', 'count', null, 'health', '1 when the cache directory was on tmpfs or ramfs (or a loop device whose file is in RAM): the storage numbers describe memory, not a drive; 0 otherwise (kvbench only).'),
   m('requests_failed', 'Requests failed', 'count', 'lower', 'health', 'Requests that failed (storage errors).'),
   m('event_loop_lag_p99_ms', 'Engine event-loop lag P99', 'ms', 'lower', 'health', 'Whether kvbench itself kept up (kvbench only).'),
   m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),

@@ -1,7 +1,9 @@
-// Whether a directory's files live in RAM (tmpfs, ramfs). Direct I/O cannot tell: tmpfs accepts
-// O_DIRECT since Linux 6.6, and no block device counters exist to compare against, so a storage
-// tier or probe there would otherwise report memory speed as a drive's.
+// Whether a directory's files live in RAM (tmpfs, ramfs, or a loop device whose file is on one).
+// Direct I/O cannot tell: tmpfs accepts O_DIRECT since Linux 6.6, and a loop device on tmpfs takes it
+// as any disk does, so a storage tier or probe there would otherwise report memory speed as a drive's.
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { ramBackingAt, sysReader } from '../../hardware/linux-storage.ts';
 
 /** statfs(2) f_type of the Linux filesystems that keep their files in RAM (linux/magic.h). */
 const RAM_FILESYSTEM_MAGIC: ReadonlyMap<number, string> = new Map([
@@ -15,10 +17,22 @@ export function ramFilesystemOf(statfsType: number, platform: NodeJS.Platform = 
   return RAM_FILESYSTEM_MAGIC.get(statfsType >>> 0) ?? null;
 }
 
-/** 'tmpfs' or 'ramfs' when `dir` is on one, else null (also when statfs fails: nothing is claimed). */
-export async function ramFilesystemAt(dir: string): Promise<string | null> {
+/**
+ * 'tmpfs' or 'ramfs' when `dir` is on one; what holds it in RAM when a block device does (a loop
+ * device whose file is on tmpfs: 'loop0 on tmpfs'; a RAM disk), from the mounts and sysfs; else null
+ * (also when statfs fails: nothing is claimed).
+ */
+export async function ramFilesystemAt(dir: string, sysRoot = '/'): Promise<string | null> {
+  let type: number;
   try {
-    return ramFilesystemOf(Number((await fsp.statfs(dir)).type));
+    type = Number((await fsp.statfs(dir)).type);
+  } catch {
+    return null;
+  }
+  const byType = ramFilesystemOf(type);
+  if (byType !== null || process.platform !== 'linux') return byType;
+  try {
+    return ramBackingAt(sysReader(sysRoot), fs.realpathSync(dir));
   } catch {
     return null;
   }

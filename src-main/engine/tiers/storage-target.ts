@@ -5,7 +5,7 @@ import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
-import { ramFilesystemOf } from '../io/ram-filesystem.ts';
+import { ramFilesystemAt } from '../io/ram-filesystem.ts';
 import { markRunDirOwner, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
 import { removeCreatedDirs } from '../../util/created-dirs.ts';
 
@@ -21,7 +21,7 @@ export interface StorageTarget {
   createdFrom: string | null;
   capacityBytes: number;
   freeBytesAtStart: number;
-  /** 'tmpfs' or 'ramfs' when baseDir's files live in RAM (statfs f_type), else null. */
+  /** What keeps baseDir's files in RAM ('tmpfs', 'ramfs', 'loop0 on tmpfs' …; see ramFilesystemAt), else null. */
   ramFilesystem: string | null;
 }
 
@@ -68,7 +68,7 @@ export async function prepareStorageTarget(opts: {
   }
   const stat = await fsp.statfs(baseDir);
   const freeBytesAtStart = Number(stat.bavail) * Number(stat.bsize);
-  const ramFilesystem = ramFilesystemOf(Number(stat.type));
+  const ramFilesystem = await ramFilesystemAt(baseDir);
   const requested = opts.storageCapacityGb * GIB;
   if (requested > freeBytesAtStart) {
     const [want, free] = fmtGiBApart(requested, freeBytesAtStart);

@@ -52,6 +52,14 @@ describe('drive identity', () => {
     expect(a.label).toContain('vda');
   });
 
+  it('a local device is labelled with its size in a sensible unit (600 MiB is not "1 GiB")', () => {
+    const label = (sizeBytes: number | null) => driveIdentity({ systemId: 'sys-a', block: { ...virtio, sizeBytes }, mountSource: '/dev/vda', filesystem: 'ext4', mountPoint: '/' }).label;
+    expect(label(600 * 1024 ** 2)).toBe('virtual disk vda (600 MiB)');
+    expect(label(256 * 1024 ** 3)).toBe('virtual disk vda (256 GiB)');
+    expect(label(2.5 * 1024 ** 4)).toBe('virtual disk vda (2.50 TiB)');
+    expect(label(null)).toBe('virtual disk vda (?)');
+  });
+
   it('a filesystem without a block device is identified by the filesystem', () => {
     const t = driveIdentity({ systemId: 'sys-a', block: null, mountSource: 'tmpfs', filesystem: 'tmpfs', mountPoint: '/dev/shm' });
     expect(t.basis).toBe('filesystem');

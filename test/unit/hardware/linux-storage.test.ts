@@ -1,13 +1,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, sysReader } from '../../../src-main/hardware/linux-storage.ts';
+import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, ramBackingAt, sysReader } from '../../../src-main/hardware/linux-storage.ts';
+import { ramBackingOf } from '../../../src-shared/domain/hardware.ts';
 import { makeFakeSys } from './fake-sys.ts';
 
 const fake = makeFakeSys();
 afterAll(() => fake.cleanup());
 const sys = sysReader(fake.root);
 const mounts = parseMountInfo(sys.read('/proc/self/mountinfo')!);
+
+/** A file (or a symbolic link) added to the fake tree, for the layouts one test needs. */
+function w(p: string, content = ''): void {
+  fs.mkdirSync(path.dirname(path.join(fake.root, p)), { recursive: true });
+  fs.writeFileSync(path.join(fake.root, p), `${content}\n`);
+}
+function link(p: string, target: string): void {
+  fs.mkdirSync(path.dirname(path.join(fake.root, p)), { recursive: true });
+  fs.symlinkSync(target, path.join(fake.root, p));
+}
 
 describe('mountinfo', () => {
   it('parses entries, unescapes octal escapes and skips garbage', () => {
@@ -63,14 +74,6 @@ describe('block devices behind a mount', () => {
 
   it('btrfs on LUKS (and LVM on LUKS): the anonymous 0:NN device is found through the /dev/mapper link', () => {
     // As udev lays it out: /dev/mapper/<name> → ../dm-N; dm-2 (LVM) on dm-1 (LUKS) on nvme1n1p3.
-    const w = (p: string, content = ''): void => {
-      fs.mkdirSync(path.dirname(path.join(fake.root, p)), { recursive: true });
-      fs.writeFileSync(path.join(fake.root, p), `${content}\n`);
-    };
-    const link = (p: string, target: string): void => {
-      fs.mkdirSync(path.dirname(path.join(fake.root, p)), { recursive: true });
-      fs.symlinkSync(target, path.join(fake.root, p));
-    };
     w('/dev/dm-1');
     w('/dev/dm-2');
     link('/dev/mapper/luks-3f2a', '../dm-1');
@@ -97,6 +100,90 @@ describe('block devices behind a mount', () => {
     expect(blockDeviceForMount(sys, { ...luks, source: '/dev/mapper/gone' })).toBeNull();
   });
 
+  describe('loop devices, followed to the filesystem and disk holding their file', () => {
+    // As this kernel lays a loop device out (recorded from a Debian 12 VM: losetup on a tmpfs file, on
+    // an ext4 file on the root disk, on a zram-backed ext4): /sys/dev/block/7:N → devices/virtual/block/loopN,
+    // with loop/backing_file beside size and queue/.
+    const block = (name: string, majorMinor: string, sizeSectors: number): void => {
+      w(`/sys/devices/virtual/block/${name}/dev`, majorMinor);
+      w(`/sys/devices/virtual/block/${name}/size`, String(sizeSectors));
+      link(`/sys/class/block/${name}`, `../../devices/virtual/block/${name}`);
+      link(`/sys/dev/block/${majorMinor}`, `../../devices/virtual/block/${name}`);
+      link(`/sys/block/${name}`, `../devices/virtual/block/${name}`);
+      w(`/sys/devices/virtual/block/${name}/queue/rotational`, '0');
+      w(`/sys/devices/virtual/block/${name}/queue/logical_block_size`, '512');
+      w(`/sys/devices/virtual/block/${name}/queue/physical_block_size`, '512');
+    };
+    block('loop0', '7:0', 3072000);
+    w('/sys/devices/virtual/block/loop0/loop/backing_file', '/tmp/kvram/disk.img');
+    block('loop1', '7:1', 614400);
+    w('/sys/devices/virtual/block/loop1/loop/backing_file', '/data/images/disk.img');
+    block('loop2', '7:2', 614400);
+    w('/sys/devices/virtual/block/loop2/loop/backing_file', '/mnt/zram/disk.img (deleted)');
+    block('loop3', '7:3', 614400);
+    w('/sys/devices/virtual/block/loop3/loop/backing_file', '/dev/shm/inner.img');
+    block('loop4', '7:4', 614400);
+    w('/sys/devices/virtual/block/loop4/loop/backing_file', '/mnt/kvdev/nested.img');
+    block('zram0', '252:0', 8388608);
+    const loops = parseMountInfo(
+      [
+        '42 27 0:39 / /tmp/kvram rw,relatime - tmpfs tmpfs rw,size=3145728k',
+        '43 27 7:0 / /mnt/kvdev rw,relatime - ext4 /dev/loop0 rw',
+        '44 27 7:1 / /mnt/kvdisk rw,relatime - ext4 /dev/loop1 rw',
+        '45 27 252:0 / /mnt/zram rw,relatime - ext4 /dev/zram0 rw',
+        '46 27 7:2 / /mnt/kvzram rw,relatime - ext4 /dev/loop2 rw',
+        '47 27 7:4 / /mnt/kvnested rw,relatime - ext4 /dev/loop4 rw',
+      ].join('\n'),
+    );
+    const all = [...mounts, ...loops];
+    const at = (mountPoint: string) => blockDeviceForMount(sys, all.find((m) => m.mountPoint === mountPoint)!, all);
+
+    it('a loop file on tmpfs is RAM: media ram, its filesystem named, said RAM-backed', () => {
+      const b = at('/mnt/kvdev')!;
+      expect(b).toMatchObject({ name: 'loop0', disks: ['loop0'], media: 'ram', backingFile: '/tmp/kvram/disk.img', backingFilesystem: 'tmpfs', sizeBytes: 3072000 * 512, model: null });
+      expect(ramBackingOf({ filesystem: 'ext4', blockDevice: b })).toBe('loop0 on tmpfs');
+    });
+
+    it('a loop file on a disk is that disk: its disks, model, serial and media', () => {
+      const b = at('/mnt/kvdisk')!;
+      expect(b).toMatchObject({ name: 'loop1', disks: ['nvme0n1'], model: 'Samsung SSD 990 PRO 2TB', serial: 'S6Z2NJ0W123456', media: 'nvme', rotational: false });
+      expect(b).toMatchObject({ backingFile: '/data/images/disk.img', backingFilesystem: 'ext4', sizeBytes: 614400 * 512 });
+      expect(ramBackingOf({ filesystem: 'ext4', blockDevice: b })).toBeNull();
+    });
+
+    it('a loop file on a RAM disk (zram), even one already deleted, is RAM', () => {
+      const b = at('/mnt/kvzram')!;
+      expect(b).toMatchObject({ disks: ['zram0'], media: 'ram', backingFile: '/mnt/zram/disk.img', backingFilesystem: 'ext4' });
+      expect(ramBackingOf({ filesystem: 'ext4', blockDevice: b })).toBe('loop2 on RAM disk zram0');
+    });
+
+    it('a loop in a loop is followed down to the RAM below', () => {
+      const b = at('/mnt/kvnested')!;
+      expect(b).toMatchObject({ name: 'loop4', disks: ['loop0'], media: 'ram', backingFilesystem: 'ext4' });
+      expect(ramBackingOf({ filesystem: 'ext4', blockDevice: b })).toBe('loop4 on RAM disk loop0');
+    });
+
+    it('a loop whose file no mount here holds stays a virtual disk of unknown backing', () => {
+      const b = blockDeviceForMount(sys, all.find((m) => m.mountPoint === '/mnt/kvdev')!, [])!;
+      expect(b).toMatchObject({ name: 'loop0', disks: ['loop0'], media: 'virtual', backingFile: '/tmp/kvram/disk.img', backingFilesystem: null });
+      expect(ramBackingOf({ filesystem: 'ext4', blockDevice: b })).toBeNull();
+    });
+
+    it('ramBackingAt reads the mounts itself: a path inside the loop is RAM-backed, a path on the disk is not', () => {
+      const withLoops = sysReader(fake.root);
+      const text = fs.readFileSync(path.join(fake.root, '/proc/self/mountinfo'), 'utf8');
+      fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), `${text}${loops.map((m, i) => `${50 + i} 27 ${m.majorMinor} / ${m.mountPoint} rw - ${m.fsType} ${m.source} rw`).join('\n')}\n`);
+      try {
+        expect(ramBackingAt(withLoops, '/mnt/kvdev/c')).toBe('loop0 on tmpfs');
+        expect(ramBackingAt(withLoops, '/tmp/kvram/x')).toBe('tmpfs');
+        expect(ramBackingAt(withLoops, '/mnt/kvdisk/c')).toBeNull();
+        expect(ramBackingAt(withLoops, '/data')).toBeNull();
+      } finally {
+        fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), text);
+      }
+    });
+  });
+
   it('a /dev node that is no link is named by its device number (this machine\'s own block devices)', (ctx) => {
     const host = sysReader('/');
     const node = host.list('/dev').find((n) => host.blockDeviceNumber(`/dev/${n}`) !== null && host.read(`/sys/class/block/${n}/dev`) !== null);
@@ -104,6 +191,19 @@ describe('block devices behind a mount', () => {
     expect(host.blockDeviceNumber(`/dev/${node}`)).toBe(host.read(`/sys/class/block/${node}/dev`));
     expect(host.blockDeviceNumber('/dev/null')).toBeNull(); // a character device
     expect(host.blockDeviceNumber('/nonexistent-kvbench')).toBeNull();
+  });
+
+  it('unallocatedBytes: the holes of a sparse file (what writes into it can still take), null for anything else', () => {
+    const file = path.join(fake.root, 'sparse.img');
+    fs.writeFileSync(file, Buffer.alloc(4096, 1));
+    fs.truncateSync(file, 8 * 1024 * 1024);
+    const holes = sys.unallocatedBytes('/sparse.img')!;
+    expect(holes).toBeGreaterThan(7 * 1024 * 1024); // 4 KiB written (a filesystem block or a few)
+    expect(holes).toBeLessThanOrEqual(8 * 1024 * 1024 - 4096);
+    fs.writeFileSync(file, Buffer.alloc(8 * 1024 * 1024, 1));
+    expect(sys.unallocatedBytes('/sparse.img')).toBe(0);
+    expect(sys.unallocatedBytes('/proc')).toBeNull();
+    expect(sys.unallocatedBytes('/missing.img')).toBeNull();
   });
 
   it('a missing sysfs gives nulls, not errors', () => {

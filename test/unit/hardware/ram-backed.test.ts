@@ -7,8 +7,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ramFilesystemAt, ramFilesystemOf } from '../../../src-main/engine/io/ram-filesystem.ts';
 import { efficiencySection } from '../../../src-main/engine/report/probe-limits.ts';
+import { prepareStorageTarget, releaseStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
+import { detectHardware } from '../../../src-main/hardware/detect-hardware.ts';
 import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
-import { hardwareAdvice } from '../../../src-main/server/advice.ts';
+import { hardwareAdvice } from '../../../src-main/hardware/advice.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { ramBackingOf, type HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import type { TierBytes } from '../../../src-shared/domain/results.ts';
@@ -47,6 +49,75 @@ describe('RAM-backed cache directories', () => {
       expect(await ramFilesystemAt(dir)).toBe(disk);
       expect(await ramFilesystemAt(path.join(dir, 'missing'))).toBeNull();
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a real loop device whose file is on tmpfs is RAM wherever it is described; one whose file is on the disk is that disk', async (ctx) => {
+    // environment.md's "stable test device": ext4 on a loop file in tmpfs. Needs root (mount, losetup).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-loop-'));
+    const ram = path.join(dir, 'ram');
+    const onRam = path.join(dir, 'on-ram');
+    const onDisk = path.join(dir, 'on-disk');
+    for (const d of [ram, onRam, onDisk]) fs.mkdirSync(d);
+    const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { stdio: 'pipe', encoding: 'utf8' }).trim();
+    const undo: (() => void)[] = [];
+    try {
+      try {
+        run('mount', ['-t', 'tmpfs', '-o', 'size=80m', 'tmpfs', ram]);
+      } catch (err) {
+        return ctx.skip(`cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]})`);
+      }
+      undo.push(() => run('umount', [ram]));
+      const loopOn = (image: string, at: string): string => {
+        fs.writeFileSync(image, '');
+        fs.truncateSync(image, 64 * 1024 * 1024);
+        const dev = run('losetup', ['--find', '--show', image]);
+        undo.push(() => run('losetup', ['-d', dev]));
+        run('mkfs.ext4', ['-q', dev]);
+        run('mount', [dev, at]);
+        undo.push(() => run('umount', [at]));
+        return path.basename(dev);
+      };
+      let ramLoop: string;
+      let diskLoop: string;
+      try {
+        ramLoop = loopOn(path.join(ram, 'disk.img'), onRam);
+        diskLoop = loopOn(path.join(dir, 'disk.img'), onDisk);
+      } catch (err) {
+        return ctx.skip(`cannot set up a loop device here (${(err as Error).message.split('\n')[0]})`);
+      }
+      const tmpRam = await ramFilesystemAt(dir); // the temp directory's own filesystem: a disk, or RAM on a RAM /tmp
+
+      const hw = await detectHardware(path.join(onRam, 'kv'), { probeDirectIo: false, cudaProbe: false });
+      const c = hw.cacheDir!;
+      expect(c.blockDevice).toMatchObject({ name: ramLoop, media: 'ram', backingFile: path.join(fs.realpathSync(ram), 'disk.img'), backingFilesystem: 'tmpfs' });
+      expect(ramBackingOf(c)).toBe(`${ramLoop} on tmpfs`);
+      // mkfs wrote a few MiB of the sparse 64 MiB image: the rest is RAM the storage tier could still take.
+      expect(c.blockDevice!.backingFileUnallocatedBytes).toBeGreaterThan(0);
+      expect(c.blockDevice!.backingFileUnallocatedBytes).toBeLessThan(64 * 1024 * 1024);
+      expect(formatHardware(hw)).toMatch(new RegExp(`^ {2}WARNING +RAM-backed filesystem \\(${ramLoop} on tmpfs\\)`, 'm'));
+      expect(planSuite(hw, { profile: 'smoke', cacheDir: path.join(onRam, 'kv') }).notes.join('\n')).toMatch(/RAM-backed filesystem \(loop\d+ on tmpfs\)/);
+      expect(hardwareAdvice(hw, false).map((a) => a.code)).toContain('ram-backed');
+      // The engine's own view, which the trial's results (ram_backed) and so the report's caution come from.
+      expect(await ramFilesystemAt(onRam)).toBe(`${ramLoop} on tmpfs`);
+      const target = await prepareStorageTarget({ cacheDir: path.join(onRam, 'kv'), storageCapacityGb: 0.01, largestEntryBytes: 1024 });
+      expect(target.ramFilesystem).toBe(`${ramLoop} on tmpfs`);
+      await releaseStorageTarget(target);
+
+      const disk = (await detectHardware(onDisk, { probeDirectIo: false, cudaProbe: false })).cacheDir!;
+      expect(disk.blockDevice).toMatchObject({ name: diskLoop, backingFilesystem: expect.any(String) });
+      expect(disk.blockDevice!.disks).not.toEqual([diskLoop]); // followed to the disk holding the file …
+      expect(ramBackingOf(disk) === null).toBe(tmpRam === null); // … which is RAM only when the temp dir is
+      expect(await ramFilesystemAt(onDisk) === null).toBe(tmpRam === null);
+    } finally {
+      for (const u of undo.reverse()) {
+        try {
+          u();
+        } catch {
+          // the next step still runs; a busy mount is reported by the next test run's left-overs
+        }
+      }
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ENGINE_OVERHEAD_S, planOptionErrors, plannedGpuTierGiB, planSuite } from '../../../src-main/suite/planner.ts';
+import { ENGINE_OVERHEAD_S, PROBE_OVERHEAD_S, planOptionErrors, plannedGpuTierGiB, planSuite } from '../../../src-main/suite/planner.ts';
 import { DEFAULT_GPU_HEADROOM } from '../../../src-main/engine/tiers/gpu/gpu-tier.ts';
+import { AUTO_CAPACITY_SHARE } from '../../../src-main/engine/tiers/storage-target.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
 import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
+import { describeConfig } from '../../../src-main/store/results-ingest.ts';
 import { fakeHardware } from '../store/fixtures.ts';
 
 const opts = (o: Record<string, unknown>) => o as Record<string, number | string | boolean>;
@@ -116,6 +118,30 @@ describe('planSuite', () => {
     expect(plan.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!.options).toMatchObject({ model: 'tiny-1b', numUsers: 8, cpuMemGb: 0 });
   });
 
+  it('extras on quick/standard are the MLPerf workloads at the profile\'s duration and cap, and the plan and the report say so', () => {
+    const standard = planSuite(fakeHardware(), { profile: 'standard', cacheDir: '/mnt/kv', extras: true, trials: 1 });
+    const stress = standard.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!;
+    expect(stress.options).toMatchObject({ duration: 180, storageCapacityGb: 64, numUsers: 200 });
+    expect(stress.derivation).toContain("MLPerf option 1's workload: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations");
+    expect(stress.derivation).toContain(
+      "generation none, GPU 0 (not the reference option: this profile's 180 s and 64 GiB storage cap; the reference runs 300 s with 95 % of the free space (--profile mlperf))",
+    );
+    expect(standard.runs.flatMap((r) => r.derivation).join('\n')).not.toMatch(/reference MLPerf option/);
+    expect(standard.notes.join('\n')).toMatch(/^mlperf-storage-stress, mlperf-storage-throughput, mlperf-large-model run the MLPerf options' workloads at this profile's duration and storage capacity, not the reference options/m);
+    // The report's row says the cap; a reference run's has none.
+    expect(describeConfig(stress.options)).toBe('llama3.1-8b, 200u, 180s, cpu 0, gpu 0, gen none, storage 64 GiB, mca 16');
+    const mlperf = planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv', trials: 1 });
+    const refStress = mlperf.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!;
+    expect(refStress.derivation).toEqual(expect.arrayContaining(['MLPerf option 1: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations', 'generation none, GPU 0 (reference MLPerf option)']));
+    expect(mlperf.notes.join('\n')).not.toMatch(/not the reference/);
+    expect(describeConfig(refStress.options)).toBe('llama3.1-8b, 200u, 300s, cpu 0, gpu 0, gen none, mca 16');
+    // The mlperf profile shortened is no reference either; smoke says what it really runs.
+    expect(planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv', durationS: 60 }).runs[0].derivation.join('\n')).toMatch(/not the reference option: this profile's 60 s and 95 % of the free space/);
+    const smoke = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', extras: true, trials: 1 });
+    expect(smoke.runs.find((r) => r.scenarioId === 'mlperf-large-model')!.derivation).toContain("MLPerf option 3's workload: tiny-1b, 3 users, CPU 0 GiB, max 4 concurrent allocations");
+    expect(smoke.runs.find((r) => r.scenarioId === 'capacity-discovery')!.derivation[1]).toMatch(/^capacity discovery: tiny-1b from 2 users, CPU 0\.25 GiB, generation none \(shrunk for smoke\)/);
+  });
+
   it('smoke: tiny sizes, seconds per trial, a small capped storage tier, and an estimate', () => {
     const plan = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 3 });
     expect(plan.runs).toHaveLength(6);
@@ -129,6 +155,18 @@ describe('planSuite', () => {
     expect(plan.estimate.totalSeconds).toBe(18 * (3 + ENGINE_OVERHEAD_S));
   });
 
+  it('smoke names the model it runs; the drive probe a plan has not run yet counts in its time and disk', () => {
+    expect(planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', model: 'llama3.1-8b' }).notes[0]).toMatch(/^smoke: the structure of the nine scenarios with tiny sizes \(llama3\.1-8b, /);
+    const bare = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
+    const probed = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, probeRun: { durationS: 1, sizeBytes: 256 * 1024 ** 2 } });
+    expect(probed.estimate.totalSeconds - bare.estimate.totalSeconds).toBe(2 * 1 + PROBE_OVERHEAD_S);
+    expect(probed.notes).toContain('the estimate includes the drive probe before the trials: about 6 s, with 0.25 GiB of files in the cache directory, removed after (--no-probe skips it)');
+    // The probe's own size: min(8 GiB, 20 % of the free space), more than smoke's 2 GiB storage tier needs.
+    const sized = planSuite(fakeHardware({ freeGiB: 30 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, probeRun: { durationS: 5, sizeBytes: null } });
+    expect(sized.estimate).toMatchObject({ requiredDiskBytes: 6 * GIB, peakDiskBytes: 6 * GIB });
+    expect(sized.estimate.totalSeconds - bare.estimate.totalSeconds).toBe(10 + PROBE_OVERHEAD_S);
+  });
+
   it('refuses, with the numbers, when the cache directory cannot hold the suite', () => {
     const plan = planSuite(fakeHardware({ freeGiB: 1 }), { profile: 'smoke', cacheDir: '/mnt/kv' });
     expect(plan.estimate.fits).toBe(false);
@@ -137,6 +175,80 @@ describe('planSuite', () => {
     expect(quick.estimate.problems.join('\n')).toMatch(/storage tier 16\.00 GiB.* 10\.00 GiB free/);
     // With a capacity given by the user, the plan fits again.
     expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
+  });
+
+  describe('a RAM-backed cache directory: the storage tier lives in RAM beside the CPU tier', () => {
+    /** The review's machine: 24 GiB of RAM, a 22 GiB tmpfs as the cache directory. */
+    const onTmpfs = (availableGiB: number) => {
+      const hw = fakeHardware({ ramGiB: 24, freeGiB: 22 });
+      hw.memory.availableBytes = availableGiB * GIB;
+      hw.cacheDir = { ...hw.cacheDir!, mountPoint: '/mnt/ram', filesystem: 'tmpfs', mountSource: 'tmpfs', blockDevice: null };
+      return hw;
+    };
+    const reserve = 2.4 * GIB; // 10 % of 24 GiB
+    const inRam = (r: { options: Record<string, unknown> }) => (Number(r.options.cpuMemGb) + Number(r.options.storageCapacityGb)) * GIB;
+
+    it("shrinks the profile's storage cap where CPU tier + storage + reserve exceed the RAM available, and says so", () => {
+      const hw = onTmpfs(22);
+      const plan = planSuite(hw, { profile: 'quick', cacheDir: '/mnt/ram/kv' });
+      expect(plan.estimate.fits).toBe(true);
+      const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, r]));
+      // 22 GiB available − 2.4 reserve − 12 GiB CPU tier (RAM/2) leaves 7.6: 7 GiB, two 8B entries.
+      expect(by['cpu-only'].options).toMatchObject({ cpuMemGb: 12, storageCapacityGb: 7 });
+      expect(by.production.options).toMatchObject({ cpuMemGb: 12, storageCapacityGb: 7 });
+      expect(by['cpu-storage'].options).toMatchObject({ cpuMemGb: 3, storageCapacityGb: 16 });
+      for (const r of plan.runs) expect(inRam(r), r.scenarioId).toBeLessThanOrEqual(hw.memory.availableBytes - reserve);
+      expect(by['cpu-only'].derivation).toContain('storage tier shrunk from 16 to 7 GiB: it lives in RAM (tmpfs) beside the CPU tier');
+      expect(plan.notes).toContain('storage tiers shrunk to fit in RAM beside the CPU tier (22.00 GiB available, 2.40 GiB kept in reserve): cpu-only 7 GiB, production 7 GiB');
+      // The same machine with the directory on a drive keeps the profile's cap.
+      const onDisk = planSuite(fakeHardware({ ramGiB: 24, freeGiB: 22 }), { profile: 'quick', cacheDir: '/mnt/kv' });
+      expect(onDisk.runs.find((r) => r.scenarioId === 'cpu-only')!.options.storageCapacityGb).toBe(16);
+    });
+
+    it('refuses a cap the user gave, or one that cannot shrink below two entries, with a PROBLEM saying what fits', () => {
+      const given = planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 16 });
+      expect(given.estimate.fits).toBe(false);
+      expect(given.estimate.problems).toEqual([
+        'the cache directory is RAM-backed (tmpfs): the storage tier lives in RAM beside the CPU tier, and 19.60 GiB of RAM is there for both (22.00 GiB available less a 2.40 GiB reserve). ' +
+          'Too much for cpu-only (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage), production (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage). ' +
+          'Pass --storage-capacity-gb 7 or less, or choose a --cache-dir on a drive',
+      ]);
+      expect(planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 7 }).estimate.fits).toBe(true);
+      // 20 GiB available: 5 GiB beside the 12 GiB CPU tier, less than two 8B entries (7 GiB).
+      const tight = planSuite(onTmpfs(20), { profile: 'quick', cacheDir: '/mnt/ram/kv' });
+      expect(tight.estimate.fits).toBe(false);
+      expect(tight.estimate.problems.join('\n')).toMatch(/cpu-only \(CPU tier 12\.00 GiB \+ storage tier 16\.00 GiB: room for 5 GiB of storage\).*No one --storage-capacity-gb fits them all/);
+    });
+
+    it("the automatic capacity (95 % of the tmpfs's free space) counts too", () => {
+      const plan = planSuite(onTmpfs(22), { profile: 'mlperf', cacheDir: '/mnt/ram/kv' });
+      expect(plan.estimate.fits).toBe(false);
+      expect(plan.estimate.problems.join('\n')).toMatch(/mlperf-storage-stress \(storage tier 20\.90 GiB: room for 19 GiB of storage\)/);
+    });
+
+    it('a loop image on tmpfs adds to RAM only what of its file is not allocated yet', () => {
+      const hw = onTmpfs(22);
+      const loop = { name: 'loop0', disks: ['loop0'], model: null, serial: null, wwid: null, rotational: null, logicalBlockBytes: 512, physicalBlockBytes: 512, sizeBytes: 24 * GIB, media: 'ram' as const, backingFile: '/mnt/ram/disk.img', backingFilesystem: 'tmpfs' };
+      hw.cacheDir = { ...hw.cacheDir!, filesystem: 'ext4', mountSource: '/dev/loop0', blockDevice: { ...loop, backingFileUnallocatedBytes: GIB } };
+      const written = planSuite(hw, { profile: 'quick', cacheDir: '/mnt/kvdev', storageCapacityGb: 16 });
+      expect(written.estimate.fits).toBe(true); // an image written in full is in RAM already: available RAM counts it
+      expect(written.notes.join('\n')).toMatch(/RAM-backed filesystem \(loop0 on tmpfs\)/);
+      hw.cacheDir.blockDevice = { ...loop, backingFileUnallocatedBytes: 24 * GIB };
+      expect(planSuite(hw, { profile: 'quick', cacheDir: '/mnt/kvdev', storageCapacityGb: 16 }).estimate.problems.join('\n')).toMatch(/^the cache directory is RAM-backed \(loop0 on tmpfs\)/);
+    });
+  });
+
+  it("automatic capacity: the engine's 95 % share of the free space must hold two of the largest entries, as a capped tier must", () => {
+    // The review's case: 7.71 GiB free; 95 % of it (7.33 GiB) is below one 70B entry (7.63 GiB), so the engine refuses every trial.
+    const large = (freeGiB: number) => planSuite(fakeHardware({ freeGiB }), { profile: 'mlperf', cacheDir: '/mnt/kv', scenarios: ['mlperf-large-model'], trials: 1 });
+    const refused = large(7.71);
+    expect(refused.estimate.fits).toBe(false);
+    expect(refused.estimate.problems).toEqual([
+      expect.stringMatching(/^the cache directory cannot hold this suite: it needs 16\.06 GiB free \(mlperf-large-model: 95 % of the free space must hold two of llama3\.1-70b-instruct's largest KV entries, 2 × 7\.63 GiB\) but \/mnt\/kv has 7\.71 GiB free/),
+    ]);
+    expect(large(16).estimate.fits).toBe(false); // 95 % of 16 GiB is 15.2 GiB, under two entries (15.26 GiB)
+    expect(large(16.1).estimate.fits).toBe(true);
+    expect(refused.runs[0].diskBytesRequired * AUTO_CAPACITY_SHARE).toBeCloseTo(2 * 7.62939453125 * GIB, 0);
   });
 
   it('refuses an explicit storage capacity too small to hold one entry of the model (every trial would fail)', () => {

@@ -1,5 +1,6 @@
 // What a person should know about the detected hardware before planning a suite: the wizard's
-// warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …). Derived from the
+// warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …), and the same lines in
+// `kvbench hw` and before `kvbench suite`'s plan for whoever runs it over SSH. Derived from the
 // hardware profile only; the planner's own skips and problems come with the plan.
 import { computeGpus, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
@@ -23,7 +24,9 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
   if (!c) {
     out.push({ level: 'error', code: 'no-cache-dir', message: 'No cache directory was examined.' });
   } else {
-    if (!c.writable) out.push({ level: 'error', code: 'not-writable', message: `The cache directory ${c.resolvedPath} is not writable.` });
+    if (!c.writable) {
+      out.push({ level: 'error', code: 'not-writable', message: c.notWritableReason ? `The cache directory cannot be used: ${c.notWritableReason}.` : `The cache directory ${c.resolvedPath} is not writable.` });
+    }
     if (c.mountPoint !== null && SYSTEM_MOUNTS.has(c.mountPoint)) {
       out.push({
         level: 'warn',
