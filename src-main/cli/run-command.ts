@@ -5,7 +5,8 @@ import type { RunResults } from '../../src-shared/domain/results.ts';
 import { parseRunArgsReadingInputs } from '../engine/config/run-input-files.ts';
 import { writeResultsXlsx } from '../engine/report/xlsx-export.ts';
 import { runParameters } from '../engine/report/run-parameters.ts';
-import { startEngine } from '../host/engine-host.ts';
+import { startEngine, type EngineHandle } from '../host/engine-host.ts';
+import { defaultTrialTimeoutMs } from '../suite/runner.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
 import { shownAtLogLevel } from './log-level.ts';
 import { ProgressLine } from './progress-line.ts';
@@ -57,12 +58,54 @@ function interruptedExit(signal: Interruption): number {
   return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
 }
 
-async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
+/** Tests shorten these; a real run uses a suite trial's limit and the host's cancel grace. */
+export interface RunLimits {
+  timeLimitMs?: number;
+  cancelGraceMs?: number;
+}
+
+/**
+ * The run's wall-clock limit, a suite trial's (src-main/suite/runner.ts): an engine stuck on a hung
+ * device is cancelled, and killed after the cancel grace, instead of holding `kvbench run` forever.
+ * It counts from the workload's start: preparation (preconditioning, RAG ingestion, --start-at)
+ * has no planned length.
+ */
+function watchTimeLimit(handle: EngineHandle, limitMs: number, log: (message: string) => void) {
+  const what = `its ${Math.round(limitMs / 1000)} s wall-clock limit (2 × (--warm-up + --duration) + 120 s, from the workload's start)`;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  return {
+    onProgress(p: ProgressEvent): void {
+      if (timer !== undefined || p.phase === 'starting' || p.phase === 'preconditioning') return;
+      timer = setTimeout(() => {
+        timedOut = true;
+        log(`warn: the run exceeded ${what}: stopping it`);
+        handle.cancel(`the run exceeded ${what}`);
+      }, limitMs);
+    },
+    stop: (): void => clearTimeout(timer),
+    /** A run stopped by the limit is partial whatever the engine says, and says why. */
+    outcome(outcome: RunOutcome): RunOutcome {
+      if (!timedOut) return outcome;
+      const status = outcome.status === 'complete' ? 'partial' : outcome.status;
+      const reason = outcome.reason?.includes(what) ? outcome.reason : `stopped after ${what}${outcome.reason ? ` (${outcome.reason})` : ''}`;
+      const kv = (outcome.results as { kvbench?: Record<string, unknown> }).kvbench;
+      if (kv) Object.assign(kv, { status, status_reason: reason });
+      return { ...outcome, status, reason };
+    },
+  };
+}
+
+export async function runEngineWithProgress(options: RunOptions, limits: RunLimits = {}): Promise<EngineRun> {
   const line = new ProgressLine(process.stderr);
   let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
   const handle = startEngine(options, {
     uvThreadpoolSize: options.ioDepth + UV_THREADS_FOR_METADATA,
-    onProgress: (p: ProgressEvent) => line.update(p),
+    ...(limits.cancelGraceMs !== undefined ? { cancelGraceMs: limits.cancelGraceMs } : {}),
+    onProgress: (p: ProgressEvent) => {
+      limit.onProgress(p);
+      line.update(p);
+    },
     onLog: (level, message) => {
       if (shownAtLogLevel(level, options.logLevel)) line.log(`${level}: ${message}`);
     },
@@ -76,12 +119,15 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
       handle.kill();
     }
   };
+  const limit = watchTimeLimit(handle, limits.timeLimitMs ?? defaultTrialTimeoutMs(options), (m) => {
+    if (shownAtLogLevel('warn', options.logLevel)) line.log(m);
+  });
   const onSigint = (): void => onSignal('SIGINT');
   const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    const outcome = await handle.result;
+    const outcome = limit.outcome(await handle.result);
     line.done();
     return { ok: true, outcome, interrupted };
   } catch (err) {
@@ -91,6 +137,7 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
     if (handle.pid !== undefined) await removeOrphanRunDirs(options.cacheDir, handle.pid).catch(() => undefined);
     return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
   } finally {
+    limit.stop();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
   }

@@ -6,6 +6,7 @@ import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol
 import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
 import { ramBackedMessage } from '../../src-shared/domain/hardware.ts';
+import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
 import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
@@ -230,6 +231,21 @@ function emptyWindowReason(windowNs: number, closed: ClosedWindow, failed: numbe
   if (end.closedBy === 'workload-end') return `${what}: ${end.reason ?? 'the workload ended'} before any request completed in the window; shorten --warm-up or replay more`;
   if (failed > 0 && closed.requestsInFlight === 0) return `${what}: every request in it failed`;
   return `${what}: lengthen --duration or lower the load`;
+}
+
+/**
+ * A complete window in which the engine stalled becomes partial (excluded from reports by default):
+ * its rates divide the device's work by seconds in which nothing was asked of the device.
+ */
+function unlessStalled(
+  end: { status: TrialStatus; reason: string | null },
+  window: { plannedNs: number; elapsedNs: number; lagMaxNs: number },
+  log: LogFn,
+): { status: TrialStatus; reason: string | null } {
+  const stall = end.status === 'complete' ? engineStallReason(window) : null;
+  if (stall === null) return end;
+  log('warn', stall);
+  return { status: 'partial', reason: stall };
 }
 
 /** Wall-clock time in ns since the Unix epoch (to a few hundred ns: a double holds no more at this size). */
@@ -609,7 +625,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const endNs = closed.endNs;
 
   const { fatal } = end;
-  let { status, reason: statusReason } = end;
+  let { status, reason: statusReason } = unlessStalled(end, { plannedNs: durationNs, elapsedNs: endNs, lagMaxNs: closed.lagNs.max }, log);
   if (status === 'complete' && recorder.requestsCompleted === 0) {
     // Nothing was measured: every rate would read 0 and every latency list would be empty, which a
     // report must not average in as a real trial.
