@@ -142,6 +142,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     // (trace-only mode writes nothing, so its simulated capacity is not shared).
     sharedBy: o.rank !== null && o.ioTraceLog === null ? (o.worldSize ?? 1) : 1,
   });
+  if (target.removedRunDirs.length > 0) log('info', `removed run directories left by ended kvbench processes: ${target.removedRunDirs.join(', ')}`);
 
   let bytes: BytePool | null = null;
   let cache: MultiTierCache | null = null;

@@ -6,7 +6,7 @@ import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
 import { ramFilesystemOf } from '../io/ram-filesystem.ts';
-import { markRunDirOwner, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
+import { markRunDirOwner, removeDeadOwnersRunDirs, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
 
 /** Share of the free space the storage tier may use when no capacity is given (the reference's rule). */
 export const AUTO_CAPACITY_SHARE = 0.95;
@@ -22,6 +22,8 @@ export interface StorageTarget {
   freeBytesAtStart: number;
   /** 'tmpfs' or 'ramfs' when baseDir's files live in RAM (statfs f_type), else null. */
   ramFilesystem: string | null;
+  /** Run directories of ended processes on this host, removed from baseDir before its free space was read. */
+  removedRunDirs: string[];
 }
 
 /** Follows symbolic links: a link to /dev/shm is /dev/shm, whatever its own path says. */
@@ -32,7 +34,8 @@ export function isSystemDirectory(dir: string): boolean {
 /**
  * Checks the cache directory and creates the run's own subdirectory in it. Refuses system
  * directories, unwritable targets and filesystems that cannot hold the largest entry the workload
- * can produce. Never touches files that are already there.
+ * can produce. Never touches files that are already there, except the run directories of ended
+ * kvbench processes of this host.
  */
 export async function prepareStorageTarget(opts: {
   cacheDir: string | null;
@@ -65,6 +68,9 @@ export async function prepareStorageTarget(opts: {
   } catch {
     throw new KvbenchError('TARGET_NOT_WRITABLE', `--cache-dir is not writable: ${baseDir}`);
   }
+  // An engine killed without cleaning up (its host gone too) left its KV files here, and nobody else
+  // knows its pid: their space is this run's, so they go before the free space is read.
+  const removedRunDirs = await removeDeadOwnersRunDirs(baseDir);
   const stat = await fsp.statfs(baseDir);
   const freeBytesAtStart = Number(stat.bavail) * Number(stat.bsize);
   const ramFilesystem = ramFilesystemOf(Number(stat.type));
@@ -89,7 +95,7 @@ export async function prepareStorageTarget(opts: {
   } catch (err) {
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
   }
-  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem };
+  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem, removedRunDirs };
 }
 
 /** Removes the run directory (only if empty: the file store already removed its own files). */
