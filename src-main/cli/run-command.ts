@@ -8,6 +8,7 @@ import { runParameters } from '../engine/report/run-parameters.ts';
 import { startEngine, type EngineHandle } from '../host/engine-host.ts';
 import { defaultTrialTimeoutMs } from '../suite/runner.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
+import { outermostMissingDir, removeCreatedDirs } from '../engine/tiers/storage-target.ts';
 import { shownAtLogLevel } from './log-level.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
@@ -97,6 +98,8 @@ function watchTimeLimit(handle: EngineHandle, limitMs: number, log: (message: st
 }
 
 export async function runEngineWithProgress(options: RunOptions, limits: RunLimits = {}): Promise<EngineRun> {
+  // The engine creates a missing --cache-dir; one killed before removing it cannot, so this host does.
+  const createdFrom = options.cacheDir === null ? null : await outermostMissingDir(options.cacheDir);
   const line = new ProgressLine(process.stderr);
   let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
   const handle = startEngine(options, {
@@ -135,6 +138,7 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
     const e = err as { code?: string; message: string };
     // A killed engine cannot clean up after itself: remove the run directory it marked as its own.
     if (handle.pid !== undefined) await removeOrphanRunDirs(options.cacheDir, handle.pid).catch(() => undefined);
+    if (options.cacheDir !== null && createdFrom !== null) await removeCreatedDirs(options.cacheDir, createdFrom);
     return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
   } finally {
     limit.stop();

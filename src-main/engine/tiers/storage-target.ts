@@ -64,6 +64,20 @@ export async function prepareStorageTarget(opts: {
     }
   }
   try {
+    return await prepareRunDir(baseDir, createdFrom, opts);
+  } catch (err) {
+    // A refused run leaves the file system as it found it: the levels it created go too.
+    if (createdFrom !== null) await removeCreatedDirs(baseDir, createdFrom);
+    throw err;
+  }
+}
+
+async function prepareRunDir(
+  baseDir: string,
+  createdFrom: string | null,
+  opts: { storageCapacityGb: number; largestEntryBytes: number; sharedBy?: number },
+): Promise<StorageTarget> {
+  try {
     await fsp.access(baseDir, fs.constants.W_OK | fs.constants.X_OK);
   } catch {
     throw new KvbenchError('TARGET_NOT_WRITABLE', `--cache-dir is not writable: ${baseDir}`);
@@ -88,11 +102,12 @@ export async function prepareStorageTarget(opts: {
         `free up space, choose another --cache-dir, or a smaller model or --storage-capacity-gb`,
     );
   }
-  let runDir: string;
+  let runDir: string | undefined;
   try {
     runDir = await fsp.mkdtemp(path.join(baseDir, runDirPrefix(process.pid)));
     await markRunDirOwner(runDir);
   } catch (err) {
+    if (runDir !== undefined) await fsp.rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
   }
   return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem, removedRunDirs };
@@ -102,15 +117,36 @@ export async function prepareStorageTarget(opts: {
 export async function releaseStorageTarget(target: StorageTarget): Promise<void> {
   await unmarkRunDir(target.runDir).catch(() => undefined);
   await fsp.rmdir(target.runDir).catch(() => undefined);
-  if (target.createdFrom === null) return;
-  // Remove, innermost first, every level kvbench created; rmdir stops at anything not empty.
-  for (let dir = target.baseDir; ; dir = path.dirname(dir)) {
+  if (target.createdFrom !== null) await removeCreatedDirs(target.baseDir, target.createdFrom);
+}
+
+/**
+ * The outermost directory on the way to `dir` that does not exist yet (what `mkdir -p dir` would
+ * create first), or null when `dir` exists: a host whose engine may create `dir` and be killed
+ * before removing it knows from this what to remove.
+ */
+export async function outermostMissingDir(dir: string): Promise<string | null> {
+  let missing: string | null = null;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const exists = await fsp.stat(d).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
+    );
+    if (exists) return missing;
+    missing = d;
+    if (path.dirname(d) === d) return missing;
+  }
+}
+
+/** Removes, innermost first, every level from `dir` up to `createdFrom` that kvbench created; rmdir stops at anything not empty. */
+export async function removeCreatedDirs(dir: string, createdFrom: string): Promise<void> {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
     try {
-      await fsp.rmdir(dir);
+      await fsp.rmdir(d);
     } catch {
       return;
     }
-    if (dir === target.createdFrom || path.dirname(dir) === dir) return;
+    if (d === createdFrom || path.dirname(d) === d) return;
   }
 }
 
