@@ -6,8 +6,10 @@ import type { RunResults } from '../../src-shared/domain/results.ts';
 import { parseRunArgsReadingInputs } from '../engine/config/run-input-files.ts';
 import { writeResultsXlsx } from '../engine/report/xlsx-export.ts';
 import { runParameters } from '../engine/report/run-parameters.ts';
-import { startEngine } from '../host/engine-host.ts';
+import { startEngine, type EngineHandle } from '../host/engine-host.ts';
+import { defaultTrialTimeoutMs } from '../suite/runner.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
+import { outermostMissingDir, removeCreatedDirs } from '../util/created-dirs.ts';
 import { shownAtLogLevel } from './log-level.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
@@ -60,12 +62,56 @@ function interruptedExit(signal: Interruption): number {
   return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
 }
 
-async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
+/** Tests shorten these; a real run uses a suite trial's limit and the host's cancel grace. */
+export interface RunLimits {
+  timeLimitMs?: number;
+  cancelGraceMs?: number;
+}
+
+/**
+ * The run's wall-clock limit, a suite trial's (src-main/suite/runner.ts): an engine stuck on a hung
+ * device is cancelled, and killed after the cancel grace, instead of holding `kvbench run` forever.
+ * It counts from the workload's start: preparation (preconditioning, RAG ingestion, --start-at)
+ * has no planned length.
+ */
+function watchTimeLimit(handle: EngineHandle, limitMs: number, log: (message: string) => void) {
+  const what = `its ${Math.round(limitMs / 1000)} s wall-clock limit (2 × (--warm-up + --duration) + 120 s, from the workload's start)`;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timedOut = false;
+  return {
+    onProgress(p: ProgressEvent): void {
+      if (timer !== undefined || p.phase === 'starting' || p.phase === 'preconditioning') return;
+      timer = setTimeout(() => {
+        timedOut = true;
+        log(`warn: the run exceeded ${what}: stopping it`);
+        handle.cancel(`the run exceeded ${what}`);
+      }, limitMs);
+    },
+    stop: (): void => clearTimeout(timer),
+    /** A run stopped by the limit is partial whatever the engine says, and says why. */
+    outcome(outcome: RunOutcome): RunOutcome {
+      if (!timedOut) return outcome;
+      const status = outcome.status === 'complete' ? 'partial' : outcome.status;
+      const reason = outcome.reason?.includes(what) ? outcome.reason : `stopped after ${what}${outcome.reason ? ` (${outcome.reason})` : ''}`;
+      const kv = (outcome.results as { kvbench?: Record<string, unknown> }).kvbench;
+      if (kv) Object.assign(kv, { status, status_reason: reason });
+      return { ...outcome, status, reason };
+    },
+  };
+}
+
+export async function runEngineWithProgress(options: RunOptions, limits: RunLimits = {}): Promise<EngineRun> {
+  // The engine creates a missing --cache-dir; one killed before removing it cannot, so this host does.
+  const createdFrom = options.cacheDir === null ? null : await outermostMissingDir(options.cacheDir);
   const line = new ProgressLine(process.stderr);
   let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
   const handle = startEngine(options, {
     uvThreadpoolSize: options.ioDepth + UV_THREADS_FOR_METADATA,
-    onProgress: (p: ProgressEvent) => line.update(p),
+    ...(limits.cancelGraceMs !== undefined ? { cancelGraceMs: limits.cancelGraceMs } : {}),
+    onProgress: (p: ProgressEvent) => {
+      limit.onProgress(p);
+      line.update(p);
+    },
     onLog: (level, message) => {
       if (shownAtLogLevel(level, options.logLevel)) line.log(`${level}: ${message}`);
     },
@@ -79,12 +125,15 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
       handle.kill();
     }
   };
+  const limit = watchTimeLimit(handle, limits.timeLimitMs ?? defaultTrialTimeoutMs(options), (m) => {
+    if (shownAtLogLevel('warn', options.logLevel)) line.log(m);
+  });
   const onSigint = (): void => onSignal('SIGINT');
   const onSigterm = (): void => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    const outcome = await handle.result;
+    const outcome = limit.outcome(await handle.result);
     line.done();
     return { ok: true, outcome, interrupted };
   } catch (err) {
@@ -92,8 +141,10 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
     const e = err as { code?: string; message: string };
     // A killed engine cannot clean up after itself: remove the run directory it marked as its own.
     if (handle.pid !== undefined) await removeOrphanRunDirs(options.cacheDir, handle.pid).catch(() => undefined);
+    if (options.cacheDir !== null && createdFrom !== null) await removeCreatedDirs(options.cacheDir, createdFrom);
     return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
   } finally {
+    limit.stop();
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
   }

@@ -6,6 +6,7 @@ import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol
 import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
 import { ramBackedMessage } from '../../src-shared/domain/hardware.ts';
+import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
 import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
@@ -142,6 +143,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     // (trace-only mode writes nothing, so its simulated capacity is not shared).
     sharedBy: o.rank !== null && o.ioTraceLog === null ? (o.worldSize ?? 1) : 1,
   });
+  if (target.removedRunDirs.length > 0) log('info', `removed run directories left by ended kvbench processes: ${target.removedRunDirs.join(', ')}`);
 
   let bytes: BytePool | null = null;
   let cache: MultiTierCache | null = null;
@@ -251,6 +253,21 @@ function cancelReason(signal: AbortSignal): string {
   // A bare abort() carries a DOMException that says only "This operation was aborted".
   if (reason instanceof Error && !(reason instanceof DOMException)) return reason.message;
   return typeof reason === 'string' && reason !== '' ? reason : 'no reason given';
+}
+
+/**
+ * A complete window in which the engine stalled becomes partial (excluded from reports by default):
+ * its rates divide the device's work by seconds in which nothing was asked of the device.
+ */
+function unlessStalled(
+  end: { status: TrialStatus; reason: string | null },
+  window: { plannedNs: number; elapsedNs: number; lagMaxNs: number },
+  log: LogFn,
+): { status: TrialStatus; reason: string | null } {
+  const stall = end.status === 'complete' ? engineStallReason(window) : null;
+  if (stall === null) return end;
+  log('warn', stall);
+  return { status: 'partial', reason: stall };
 }
 
 /** Wall-clock time in ns since the Unix epoch (to a few hundred ns: a double holds no more at this size). */
@@ -656,7 +673,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const endNs = closed.endNs;
 
   const { fatal } = end;
-  let { status, reason: statusReason } = end;
+  let { status, reason: statusReason } = unlessStalled(end, { plannedNs: durationNs, elapsedNs: endNs, lagMaxNs: closed.lagNs.max }, log);
   if (status === 'complete' && recorder.requestsCompleted === 0) {
     // Nothing was measured: every rate would read 0 and every latency list would be empty, which a
     // report must not average in as a real trial.

@@ -13,8 +13,9 @@ import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
-import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
+import { compareVersions, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
+import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 
 /** How each metric is aggregated over a group's trials. */
 export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
@@ -33,7 +34,7 @@ export interface ExcludedTrial {
   supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
 }
 
-/** An aggregated trial whose numbers need a second look (its storage reads were not all the device's). */
+/** An aggregated trial whose numbers need a second look (its storage reads were not all the device's, or its engine stalled). */
 export interface TrialCaution {
   trialId: number;
   trialIndex: number;
@@ -105,10 +106,28 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
   return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
-/** Why a trial's numbers need a second look (its storage reads were not all the device's), if they do. */
+/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, or its engine stalled. */
 export function cautionsOf(t: TrialRecord): TrialCaution[] {
+  return [...storageReadCaution(t), ...stallCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+}
+
+/**
+ * A window that closed far past its plan. Trials kvbench measures from now on are partial then; this
+ * flags those stored complete before, and partial ones a report was asked to include. Only kvbench's
+ * fixed windows (0.2.0 on) close at the plan: 0.1.0 drained in-flight requests inside the window.
+ */
+function stallCaution(t: TrialRecord): string[] {
+  const durationS = t.options.duration;
+  const elapsedS = t.metrics.elapsed_s;
+  if (t.resultsFormat !== 'kvbench' || compareVersions(t.kvbenchVersion, '0.2.0') < 0) return [];
+  if (typeof durationS !== 'number' || elapsedS === undefined) return [];
+  const stall = engineStallReason({ plannedNs: durationS * 1e9, elapsedNs: elapsedS * 1e9, lagMaxNs: null });
+  return stall === null ? [] : [stall];
+}
+
+function storageReadCaution(t: TrialRecord): string[] {
   if (t.metrics.storage_ram_backed === 1) {
-    return [{ trialId: t.id, trialIndex: t.trialIndex, message: 'the cache directory was on a RAM-backed filesystem (tmpfs or ramfs): its storage numbers describe memory, not a drive' }];
+    return ['the cache directory was on a RAM-backed filesystem (tmpfs or ramfs): its storage numbers describe memory, not a drive'];
   }
   // The engine's own count first: the device's counters include other processes' reads.
   const own = t.metrics.process_read_coverage;
@@ -116,11 +135,7 @@ export function cautionsOf(t: TrialRecord): TrialCaution[] {
   const [coverage, who] =
     own !== undefined && own < MIN_DEVICE_READ_COVERAGE ? [own, 'the engine made the device read'] : [device, 'the device read'];
   if (coverage === undefined || coverage >= MIN_DEVICE_READ_COVERAGE) return [];
-  return [{
-    trialId: t.id,
-    trialIndex: t.trialIndex,
-    message: `${who} ${(coverage * 100).toFixed(1)} % of the bytes the storage tier read: the page cache served the rest, so its storage read numbers describe RAM`,
-  }];
+  return [`${who} ${(coverage * 100).toFixed(1)} % of the bytes the storage tier read: the page cache served the rest, so its storage read numbers describe RAM`];
 }
 
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];

@@ -65,7 +65,10 @@ export interface StartEngineOptions {
   transport?: EngineTransportFactory;
   /** How long a cancelled engine may take to return partial results before it is killed. */
   cancelGraceMs?: number;
-  /** Silence after which a warning is logged (the engine is not killed). */
+  /**
+   * Silence after which a warning is logged, and the gap's length once it ends (the engine is not
+   * killed: it judges its own measured window, and a stall inside it makes the run partial).
+   */
   heartbeatTimeoutMs?: number;
 }
 
@@ -222,8 +225,13 @@ export function startEngine(options: unknown, opts: StartEngineOptions = {}): En
 
   transport.onMessage((raw) => {
     if (settled || killedWith || finalOutcome !== undefined) return;
-    lastMessageMs = performance.now();
+    const nowMs = performance.now();
+    const silentMs = nowMs - lastMessageMs;
+    lastMessageMs = nowMs;
     silenceWarned = false;
+    if (silentMs >= heartbeatTimeoutMs) {
+      onLog('warn', `engine process ${transport.pid} was silent for ${(silentMs / 1000).toFixed(1)} s (stopped, or its event loop blocked)`);
+    }
     const parsed = EngineToHostMessageSchema.safeParse(raw);
     if (!parsed.success) {
       killWith(new EngineError('PROTOCOL', `invalid message from engine: ${z.prettifyError(parsed.error)}`));

@@ -17,3 +17,21 @@ export async function removeCreatedDirs(dir: string, createdFrom: string | null 
     if (d === createdFrom || path.dirname(d) === d) return;
   }
 }
+
+/**
+ * The outermost directory on the way to `dir` that does not exist yet (what `mkdir -p dir` would
+ * create first), or null when `dir` exists: a host whose engine may create `dir` and be killed
+ * before removing it knows from this what to remove.
+ */
+export async function outermostMissingDir(dir: string): Promise<string | null> {
+  let missing: string | null = null;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const exists = await fsp.stat(d).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
+    );
+    if (exists) return missing;
+    missing = d;
+    if (path.dirname(d) === d) return missing;
+  }
+}

@@ -25,6 +25,7 @@ import { DIRECT_IO_ALIGNMENT_BYTES, freeSpaceBytes, probeDirectIo } from '../io/
 import { ramFilesystemAt } from '../io/ram-filesystem.ts';
 import { assessPageCache, DeviceStatsSampler, type BlockDeviceInfo, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import { LatencyHistogram } from '../metrics/latency-histogram.ts';
+import { removeDeadOwnersRunDirs } from '../tiers/run-dir-ownership.ts';
 import {
   DEFAULT_PROBE_FREE_SPACE_SHARE,
   DEFAULT_PROBE_MAX_BYTES,
@@ -179,6 +180,8 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
   }
   const chunkBytes = o.ioChunkMib * MIB;
   const lanes = o.ioDepth;
+  // Run directories that ended kvbench engines left hold space the probe's files are sized by.
+  const removedRunDirs = await removeDeadOwnersRunDirs(baseDir);
   const freeBytes = await freeSpaceBytes(baseDir);
   const wantedBytes = o.sizeBytes ?? defaultProbeBytes(freeBytes);
   const fileBytes = laneFileBytes(wantedBytes, lanes, chunkBytes);
@@ -191,6 +194,7 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
   }
 
   const warnings: string[] = [];
+  if (removedRunDirs.length > 0) warnings.push(`removed run directories left by ended kvbench processes: ${removedRunDirs.join(', ')}`);
   const uvThreads = process.env.UV_THREADPOOL_SIZE ? Number(process.env.UV_THREADPOOL_SIZE) : null;
   if ((uvThreads ?? 4) < lanes) {
     warnings.push(`UV_THREADPOOL_SIZE is ${uvThreads ?? '4 (default)'}, fewer than the ${lanes} I/Os meant to be in flight: at most ${uvThreads ?? 4} were`);

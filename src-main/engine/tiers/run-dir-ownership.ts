@@ -1,6 +1,8 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
+import { currentProcess, processLiveness } from '../../util/process-identity.ts';
 
 /** Name of the marker file that says which process owns a run directory. */
 export const OWNER_MARKER = '.kvbench-owner.json';
@@ -11,8 +13,29 @@ export function runDirPrefix(pid: number): string {
   return `${RUN_DIR_PREFIX}${pid}-`;
 }
 
+/** What a marker says. `startTicks` (the process's start time) tells a reused pid apart; markers before it lack it. */
+const OwnerSchema = z.object({ pid: z.number().int().positive(), host: z.string(), startTicks: z.string().nullable().optional() });
+type Owner = z.infer<typeof OwnerSchema>;
+
 export async function markRunDirOwner(runDir: string): Promise<void> {
-  await fsp.writeFile(path.join(runDir, OWNER_MARKER), JSON.stringify({ pid: process.pid, host: os.hostname() }));
+  const me = currentProcess();
+  await fsp.writeFile(path.join(runDir, OWNER_MARKER), JSON.stringify({ pid: me.pid, host: me.host, startTicks: me.startTicks }));
+}
+
+/** The marker's owner; null without a marker (not written yet, or already removed). */
+async function ownerOf(dir: string): Promise<Owner | null | 'unreadable'> {
+  let text: string;
+  try {
+    text = await fsp.readFile(path.join(dir, OWNER_MARKER), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const parsed = OwnerSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : 'unreadable';
+  } catch {
+    return 'unreadable';
+  }
 }
 
 export async function unmarkRunDir(runDir: string): Promise<void> {
@@ -36,17 +59,37 @@ export async function removeOrphanRunDirs(cacheDir: string | null, pid: number):
   for (const name of names) {
     if (!name.startsWith(runDirPrefix(pid))) continue;
     const dir = path.join(base, name);
-    let owner: { pid?: unknown; host?: unknown } | null = null;
-    try {
-      owner = JSON.parse(await fsp.readFile(path.join(dir, OWNER_MARKER), 'utf8')) as { pid?: unknown; host?: unknown };
-    } catch {
+    const owner = await ownerOf(dir);
+    if (owner === null) {
       // Killed between creating the directory and marking it: it is still empty, and rmdir removes only that.
       if (await fsp.rmdir(dir).then(() => true, () => false)) removed.push(dir);
       continue;
     }
-    if (owner.pid !== pid || owner.host !== os.hostname()) continue;
+    if (owner === 'unreadable' || owner.pid !== pid || owner.host !== os.hostname()) continue;
     await fsp.rm(dir, { recursive: true, force: true });
     removed.push(dir);
+  }
+  return removed;
+}
+
+/**
+ * Removes the run directories in `baseDir` whose marker names a process of this host that has ended
+ * (an engine SIGKILLed by its orphan watchdog, or whose host died too, leaves its directory and KV
+ * files behind, and nobody else knows its pid). Never one of a live process, of another host (a
+ * shared filesystem), or without a readable marker; a pid since reused by another process counts as
+ * ended when the marker's start time differs.
+ */
+export async function removeDeadOwnersRunDirs(baseDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  const names = await fsp.readdir(baseDir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(RUN_DIR_PREFIX)) continue;
+    const dir = path.join(baseDir, name);
+    const owner = await ownerOf(dir);
+    if (owner === null || owner === 'unreadable' || !name.startsWith(runDirPrefix(owner.pid)) || owner.host !== os.hostname()) continue;
+    if (processLiveness({ pid: owner.pid, host: owner.host, startTicks: owner.startTicks ?? null }) !== 'dead') continue;
+    // One that cannot be removed (permissions) stays, as before; the run goes on.
+    if (await fsp.rm(dir, { recursive: true, force: true }).then(() => true, () => false)) removed.push(dir);
   }
   return removed;
 }

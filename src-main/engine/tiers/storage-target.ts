@@ -6,7 +6,7 @@ import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
 import { ramFilesystemAt } from '../io/ram-filesystem.ts';
-import { markRunDirOwner, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
+import { markRunDirOwner, removeDeadOwnersRunDirs, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
 import { removeCreatedDirs } from '../../util/created-dirs.ts';
 
 /** Share of the free space the storage tier may use when no capacity is given (the reference's rule). */
@@ -23,6 +23,8 @@ export interface StorageTarget {
   freeBytesAtStart: number;
   /** What keeps baseDir's files in RAM ('tmpfs', 'ramfs', 'loop0 on tmpfs' …; see ramFilesystemAt), else null. */
   ramFilesystem: string | null;
+  /** Run directories of ended processes on this host, removed from baseDir before its free space was read. */
+  removedRunDirs: string[];
 }
 
 /** Follows symbolic links: a link to /dev/shm is /dev/shm, whatever its own path says. */
@@ -33,7 +35,8 @@ export function isSystemDirectory(dir: string): boolean {
 /**
  * Checks the cache directory and creates the run's own subdirectory in it. Refuses system
  * directories, unwritable targets and filesystems that cannot hold the largest entry the workload
- * can produce. Never touches files that are already there.
+ * can produce. Never touches files that are already there, except the run directories of ended
+ * kvbench processes of this host.
  */
 export async function prepareStorageTarget(opts: {
   cacheDir: string | null;
@@ -62,10 +65,27 @@ export async function prepareStorageTarget(opts: {
     }
   }
   try {
+    return await prepareRunDir(baseDir, createdFrom, opts);
+  } catch (err) {
+    // A refused run leaves the file system as it found it: the levels it created go too.
+    if (createdFrom !== null) await removeCreatedDirs(baseDir, createdFrom);
+    throw err;
+  }
+}
+
+async function prepareRunDir(
+  baseDir: string,
+  createdFrom: string | null,
+  opts: { storageCapacityGb: number; largestEntryBytes: number; sharedBy?: number },
+): Promise<StorageTarget> {
+  try {
     await fsp.access(baseDir, fs.constants.W_OK | fs.constants.X_OK);
   } catch {
     throw new KvbenchError('TARGET_NOT_WRITABLE', `--cache-dir is not writable: ${baseDir}`);
   }
+  // An engine killed without cleaning up (its host gone too) left its KV files here, and nobody else
+  // knows its pid: their space is this run's, so they go before the free space is read.
+  const removedRunDirs = await removeDeadOwnersRunDirs(baseDir);
   const stat = await fsp.statfs(baseDir);
   const freeBytesAtStart = Number(stat.bavail) * Number(stat.bsize);
   const ramFilesystem = await ramFilesystemAt(baseDir);
@@ -83,14 +103,15 @@ export async function prepareStorageTarget(opts: {
         `free up space, choose another --cache-dir, or a smaller model or --storage-capacity-gb`,
     );
   }
-  let runDir: string;
+  let runDir: string | undefined;
   try {
     runDir = await fsp.mkdtemp(path.join(baseDir, runDirPrefix(process.pid)));
     await markRunDirOwner(runDir);
   } catch (err) {
+    if (runDir !== undefined) await fsp.rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
   }
-  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem };
+  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem, removedRunDirs };
 }
 
 /** Removes the run directory (only if empty: the file store already removed its own files). */

@@ -1,9 +1,11 @@
 // A --cache-dir that does not exist yet: kvbench creates it for the run and, having created it,
-// removes it again, so the file system looks as it did before.
+// removes it again, so the file system looks as it did before: also when the run is refused at its
+// start, or its engine is killed.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli } from './cli-harness.ts';
+import { prepareStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
+import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli, sleepMs, startCli, waitFor, waitForEnginePid } from './cli-harness.ts';
 
 afterEach(removeTempDirs);
 
@@ -31,4 +33,33 @@ describe('kvbench run --cache-dir <new directory>', () => {
     await shortRun(path.join(tmp, 'a', 'b', 'c'), tmp);
     expect(fs.readdirSync(tmp), 'a/b/ left behind').toEqual(['results.json']);
   });
+
+  it('removes the levels it created when the run is refused at its start', async () => {
+    const tmp = makeTempDir();
+    const r = await runCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '1', '--cpu-mem-gb', '0', '--cache-dir', path.join(tmp, 'newdir', 'sub'), '--storage-capacity-gb', '100000', '--output', path.join(tmp, 'r.json')],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toMatch(/INSUFFICIENT_SPACE/);
+    expect(fs.readdirSync(tmp), 'newdir/sub/ left behind').toEqual([]);
+    // The workload's largest entry does not fit either; a directory that was there stays.
+    fs.mkdirSync(path.join(tmp, 'there'));
+    await expect(prepareStorageTarget({ cacheDir: path.join(tmp, 'there', 'a', 'b'), storageCapacityGb: 0, largestEntryBytes: Number.MAX_SAFE_INTEGER })).rejects.toMatchObject({ code: 'INSUFFICIENT_SPACE' });
+    expect(fs.readdirSync(tmp)).toEqual(['there']);
+    expect(fs.readdirSync(path.join(tmp, 'there'))).toEqual([]);
+  });
+
+  it('removes the levels it created when its engine is killed', async () => {
+    const tmp = makeTempDir();
+    const cacheDir = path.join(tmp, 'r6', 'sub');
+    const cli = startCli(['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '30', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--output', path.join(tmp, 'r.json')], { cwd: tmp });
+    const enginePid = await waitForEnginePid(cli.pid);
+    await waitFor('the engine to create its run directory', () => fs.existsSync(cacheDir) && fs.readdirSync(cacheDir).length > 0);
+    await sleepMs(500);
+    process.kill(enginePid, 'SIGKILL');
+    const r = await cli.done;
+    expect(r.stderr, explain(r)).toMatch(/ENGINE_CRASHED/);
+    expect(fs.readdirSync(tmp), 'r6/sub/ left behind').toEqual([]);
+  }, 60_000);
 });

@@ -94,6 +94,24 @@ describe('scenario report', () => {
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
   });
 
+  it('flags stored trials whose measured window closed a stall past its plan', () => {
+    // The reviewer's SIGSTOPped trial: 16.9 s for a 4 s plan, stored complete before the engine marked stalls.
+    const options = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 4, generationMode: 'none' };
+    const ts = [
+      trial({ scenario: 'storage-only', index: 0, options, version: '0.3.0', metrics: { wall_clock_throughput_tok_per_s: 16.85, elapsed_s: 16.9 } }),
+      trial({ scenario: 'storage-only', index: 1, options, version: '0.3.0', metrics: { wall_clock_throughput_tok_per_s: 600, elapsed_s: 4.04 } }),
+      // Just under the threshold; and a 0.1.0 window, which drained in-flight requests inside it.
+      trial({ scenario: 'storage-only', index: 2, options, version: '0.3.0', metrics: { wall_clock_throughput_tok_per_s: 590, elapsed_s: 8.9 } }),
+      trial({ scenario: 'storage-only', index: 3, options, version: '0.1.0', metrics: { wall_clock_throughput_tok_per_s: 580, elapsed_s: 12 } }),
+      // Partial (the engine's own verdict), included on request: flagged too.
+      trial({ scenario: 'storage-only', index: 4, options, version: '0.3.0', status: 'partial', metrics: { wall_clock_throughput_tok_per_s: 20, elapsed_s: 14 } }),
+    ];
+    const s = buildScenarioReport(ts, { includeIncomplete: true }).scenarios[0];
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([0, 4]);
+    expect(s.cautions[0].message).toMatch(/^the engine stalled \(the measured window closed 12\.9 s after its planned 4\.0 s\)/);
+    expect(buildScenarioReport(ts).scenarios[0].cautions.map((c) => c.trialIndex)).toEqual([0]);
+  });
+
   it('pools latency by merging HDR histograms', () => {
     const a = new LatencyHistogram();
     const b = new LatencyHistogram();

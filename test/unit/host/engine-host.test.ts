@@ -148,6 +148,11 @@ describe('startEngine (protocol logic)', () => {
     vi.advanceTimersByTime(30_000);
     expect(logs).toHaveLength(2); // one warning per silence
     expect(transport.killed).toBe(0);
+    // The engine speaks again (SIGCONT): how long it was gone is said once, and a normal gap says nothing.
+    transport.emit({ type: 'heartbeat', uptimeNs: 46e9 });
+    vi.advanceTimersByTime(1_000);
+    transport.emit({ type: 'heartbeat', uptimeNs: 47e9 });
+    expect(logs.slice(2)).toEqual(['warn: engine process 4242 was silent for 41.0 s (stopped, or its event loop blocked)']);
   });
 
   it('kills the engine and rejects with PROTOCOL on an invalid message', async () => {
