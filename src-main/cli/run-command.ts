@@ -13,7 +13,7 @@ import { outermostMissingDir, removeCreatedDirs } from '../util/created-dirs.ts'
 import { shownAtLogLevel } from './log-level.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { keepInFirstWritable } from '../util/keep-file.ts';
+import { fileNameTime, keepInFirstWritable, printResultsJson } from '../util/keep-file.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 
 export const EXIT_OK = 0;
@@ -150,10 +150,6 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
   }
 }
 
-/** Marks the results JSON printed to stderr when no file could take it, so it can be cut out again. */
-export const RESULTS_JSON_BEGIN = '----- BEGIN kvbench results JSON (no file could be written) -----';
-export const RESULTS_JSON_END = '----- END kvbench results JSON -----';
-
 /**
  * The summary to stdout, then the results files. A file that cannot be written where asked (its disk
  * filled up or its directory went away during the run) is saved elsewhere rather than lost: the run's
@@ -165,7 +161,7 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
   const json = `${JSON.stringify(results, null, 4)}\n`;
   const writeJson = (file: string): Promise<void> => writeFileAtomic(file, json);
   const writeXlsx = (file: string): Promise<void> => writeResultsXlsx(results, runParameters(options, results), file);
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = fileNameTime();
   const jsonName = `kvbench-results-${stamp}.json`;
   let failed = false;
   // Set when no file holds a results JSON, the one thing `kvbench import` and `merge` read back.
@@ -185,9 +181,7 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
       jsonLost = jsonFile === null;
     }
   }
-  if (jsonLost) {
-    process.stderr.write(`no file could take the results: the results JSON follows on stderr, between these lines\n${RESULTS_JSON_BEGIN}\n${json}${RESULTS_JSON_END}\n`);
-  }
+  if (jsonLost) printResultsJson(json);
   if (outcome.status !== 'complete') process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
   if (failed) return EXIT_FAILED;
   if (outcome.status !== 'complete') return interrupted ? interruptedExit(interrupted) : EXIT_PARTIAL;

@@ -232,6 +232,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     try {
       const opened = await openStoreAndRecover(dbPath);
       for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+      for (const u of opened.unstored) ui.line(`note: trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
       for (const d of opened.removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
       return opened.store;
     } catch (err) {

@@ -56,6 +56,7 @@ import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } fr
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
+import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
@@ -349,6 +350,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     let suiteStarted!: (id: number) => void;
     const started = new Promise<number>((resolve) => (suiteStarted = resolve));
     let launched = false;
+    // The cache directory levels this start created: removed again if it ends before the suite starts.
+    let created: { dir: string; from: string | undefined } | null = null;
     const onEvent = (e: SuiteEvent): void => {
       if (e.type === 'suite.started') {
         active.suiteId = e.suiteId;
@@ -366,7 +369,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         if (problems.length > 0) fail('VALIDATION', problems.join('\n'));
       }
       try {
-        await fsp.mkdir(cacheDir, { recursive: true });
+        created = { dir: cacheDir, from: await fsp.mkdir(cacheDir, { recursive: true }) };
       } catch (err) {
         fail('TARGET_NOT_WRITABLE', `cannot create the cache directory ${cacheDir}: ${(err as Error).message}`);
       }
@@ -413,6 +416,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     } catch (err) {
       // Once the runner has started, its own failure is reported by `done`.
       if (!launched) {
+        // Refused, cancelled or failed before the suite started: as with the CLI, nothing of it is left.
+        if (created !== null) await removeCreatedDirs(created.dir, created.from);
         if (run === active) run = null;
         emit({ type: 'suite.failed', suiteId: active.suiteId, error: toIpcError(err) });
       }

@@ -22,7 +22,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { configKey, resultsDigest } from './results-ingest.ts';
-import { processLiveness, type ProcessRef } from './process-identity.ts';
+import { processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import type { Database, SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 

@@ -17,10 +17,11 @@ import type { RunRecord } from '../../src-shared/domain/store-types.ts';
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { startEngine as realStartEngine, type EngineHandle, type StartEngineOptions } from '../host/engine-host.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
-import { currentProcess, processLiveness } from '../store/process-identity.ts';
+import { currentProcess, processLiveness } from '../util/process-identity.ts';
 import { detectFormat, extractHistograms, extractMetrics } from '../store/results-ingest.ts';
-import type { Store } from '../store/store.ts';
+import type { RecoveredTrial, Store } from '../store/store.ts';
 import { StoreError } from '../store/store-error.ts';
+import { fileNameTime, keepInFirstWritable, printResultsJson, RESULTS_JSON_BEGIN, RESULTS_JSON_END, type KeepPlace } from '../util/keep-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { UV_THREADS_FOR_METADATA } from './planner.ts';
 
@@ -310,7 +311,7 @@ async function runOneTrial(
         histograms: extractHistograms(results),
       });
     } catch (storeErr) {
-      throw await unstoredTrialError(store, ref, status, results, storeErr);
+      throw await unstoredTrialError(store, ref, status, results, storeErr, typeof options.cacheDir === 'string' ? options.cacheDir : null);
     }
     metricsOut = { tok: metrics.wall_clock_throughput_tok_per_s ?? null, read: metrics.storage_read_bytes_per_s ?? null };
   } else {
@@ -361,29 +362,27 @@ function engineReasonBesidesCancel(outcome: { reason: string | null; results: un
 }
 
 /**
- * A trial the engine finished whose results the store could not take: the results go to a file
- * (beside the database, else in the temporary directory) that `kvbench import` can load later, the
- * trial is marked failed with that file's name where the store still allows it, and the error that
- * ends the suite says all of it.
+ * A trial the engine finished whose results the store could not take. The results go to a file that
+ * `kvbench import` can load later, in the first of {@link unstoredPlaces} that takes it; where none
+ * does, to stderr between marker lines: they exist nowhere else. The trial is marked failed with
+ * that place where the store still allows it (a lock held too long; a full disk usually refuses
+ * this too, and the next open finds the file: {@link explainUnstored}), and the error that ends the
+ * suite says all of it.
  */
-async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: TrialStatus, results: unknown, storeErr: unknown): Promise<StoreError> {
+async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: TrialStatus, results: unknown, storeErr: unknown, cacheDir: string | null): Promise<StoreError> {
   const why = (storeErr as Error).message ?? String(storeErr);
-  const text = `${JSON.stringify(results, null, 2)}\n`;
-  let saved: string | null = null;
-  const failures: string[] = [];
-  for (const dir of [path.join(path.dirname(store.path), 'unstored-results'), os.tmpdir()]) {
-    try {
-      await fsp.mkdir(dir, { recursive: true });
-      saved = await writeUnstoredFile(dir, unstoredFileStem(store.path, ref), text);
-      break;
-    } catch (err) {
-      failures.push(`${dir}: ${(err as Error).message}`);
-    }
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  const stem = `${unstoredFilePrefix(store.path, ref)}${ref.trialIndex + 1}-${fileNameTime()}-pid${process.pid}`;
+  const kept = await keepInFirstWritable(unstoredPlaces(store.path, cacheDir), `${stem}.json`, (file) => writeFileAtomic(file, json));
+  let where: string;
+  if (kept.path !== null) {
+    where = `its results are saved in ${kept.path} (${importHint(kept.path, ref.scenarioId)})`;
+  } else {
+    printResultsJson(json);
+    where =
+      `no file could take its results (${kept.failures.join('; ')}): the results JSON is printed on stderr, between the lines ` +
+      `"${RESULTS_JSON_BEGIN}" and "${RESULTS_JSON_END}" (save it to a file, then ${importHint('FILE', ref.scenarioId)})`;
   }
-  const where =
-    saved !== null
-      ? `its results are saved in ${saved} (load them with: kvbench import ${saved} --system LABEL --scenario ${ref.scenarioId})`
-      : `its results could not be saved anywhere either (${failures.join('; ')})`;
   try {
     store.finishTrial(ref.trialId, { status: 'failed', reason: clip(`the engine finished (${status}) but the database could not store the results (${why}); ${where}`), wallMs: 0 });
   } catch {
@@ -392,28 +391,78 @@ async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: Tria
   return new StoreError('DB_WRITE_FAILED', `trial ${ref.ordinal}/${ref.total} (${ref.label} #${ref.trialIndex + 1}) finished ${status}, but the database ${store.path} could not store it: ${why}; ${where}. The suite stops here; resume it with --resume ${ref.suiteId} once the database can be written.`);
 }
 
+const importHint = (file: string, scenarioId: string): string => `load them with: kvbench import ${file} --system LABEL --scenario ${scenarioId}`;
+
 /**
- * The rescue file's name without its extension. Suite and trial ids restart at 1 in every database,
- * and the temporary directory is shared: the database's path (hashed), the time and this process
- * make the name its own.
+ * Where a trial's rescue file is tried, in order: `unstored-results/` beside the database (created,
+ * and removed again when it cannot take the file), the suite's cache directory (the plan checked its
+ * free space, and it is usually another drive), that directory's parent, the temporary directory.
+ * Several filesystems: the database's disk may be the full one, and the temporary directory often
+ * shares it.
  */
-function unstoredFileStem(dbPath: string, ref: SuiteTrialRef): string {
-  const db = createHash('sha256').update(path.resolve(dbPath)).digest('hex').slice(0, 8);
-  const at = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  return `kvbench-unstored-db${db}-suite${ref.suiteId}-trial${ref.trialId}-${ref.scenarioId}-${ref.trialIndex + 1}-${at}-pid${process.pid}`;
+function unstoredPlaces(dbPath: string, cacheDir: string | null): KeepPlace[] {
+  return [
+    { dir: path.join(path.dirname(path.resolve(dbPath)), 'unstored-results'), create: true },
+    ...(cacheDir !== null ? [path.resolve(cacheDir), path.dirname(path.resolve(cacheDir))] : []),
+    os.tmpdir(),
+  ];
 }
 
-/** Writes the rescue file under a name no file has yet (never replacing one: it may be another trial's only copy). */
-async function writeUnstoredFile(dir: string, stem: string, text: string): Promise<string> {
-  for (let n = 1; ; n++) {
-    const file = path.join(dir, `${stem}${n > 1 ? `-${n}` : ''}.json`);
+/**
+ * The start of a rescue file's name; the whole name adds the trial's number, the time and the
+ * runner's pid. Suite and trial ids restart at 1 in every database, and the temporary directory is
+ * shared: the database's path (hashed), the time and the process make the name its own.
+ */
+function unstoredFilePrefix(dbPath: string, t: { suiteId: number; trialId: number; scenarioId: string }): string {
+  const db = createHash('sha256').update(path.resolve(dbPath)).digest('hex').slice(0, 8);
+  return `kvbench-unstored-db${db}-suite${t.suiteId}-trial${t.trialId}-${t.scenarioId}-`;
+}
+
+/** A trial whose runner could not store it, found at a later open, with its rescue file. */
+export interface UnstoredTrial {
+  trialId: number;
+  suiteId: number;
+  scenarioId: string;
+  file: string;
+}
+
+/**
+ * Among the trials an open's recovery just marked interrupted (their runner is gone), those whose
+ * runner did not die mid-trial but could not store the finished trial (a full disk under the
+ * database refuses even the short note saying so): it left a rescue file, named for this database,
+ * the trial and its own pid, in one of the places it tries. Their reason is set to say that, and
+ * where the results are, instead of a crash's; they are `failed`, as the runner would have marked
+ * them. Returns those found (a trial whose results went to stderr only is not among them).
+ */
+export async function explainUnstored(store: Store, recovered: readonly RecoveredTrial[]): Promise<UnstoredTrial[]> {
+  const found: UnstoredTrial[] = [];
+  for (const r of recovered) {
+    const file = await findUnstoredFile(store.path, r);
+    if (file === null) continue;
     try {
-      await writeFileAtomic(file, text, { exclusive: true });
-      return file;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw err;
+      const wallMs = store.getTrial(r.trialId)?.wallMs ?? 0;
+      const reason = `the engine finished but the database could not store the results (found at the next start; the runner did not crash); its results are saved in ${file} (${importHint(file, r.scenarioId)})`;
+      store.finishTrial(r.trialId, { status: 'failed', reason, wallMs });
+      found.push({ trialId: r.trialId, suiteId: r.suiteId, scenarioId: r.scenarioId, file });
+    } catch {
+      // Still not writable: the recovery's own reason stays.
     }
   }
+  return found;
+}
+
+/** The rescue file of `r` in the places its runner tried (this process's temporary directory for its), or null. */
+async function findUnstoredFile(dbPath: string, r: RecoveredTrial): Promise<string | null> {
+  const prefix = unstoredFilePrefix(dbPath, r);
+  const pid = r.runnerPid === null ? '\\d+' : String(r.runnerPid);
+  const rest = new RegExp(`^\\d+-\\d{8}T\\d{6}Z-pid${pid}(-\\d+)?\\.json$`);
+  for (const place of unstoredPlaces(dbPath, r.cacheDir)) {
+    const dir = typeof place === 'string' ? place : place.dir;
+    const names = await fsp.readdir(dir).catch(() => [] as string[]);
+    const name = names.sort().find((n) => n.startsWith(prefix) && rest.test(n.slice(prefix.length)));
+    if (name !== undefined) return path.join(dir, name);
+  }
+  return null;
 }
 
 /**

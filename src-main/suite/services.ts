@@ -7,22 +7,32 @@ import { detectHardware, type DetectOptions } from '../hardware/detect-hardware.
 import { openStore, type OpenStoreOptions } from '../store/open-store.ts';
 import type { RecoveredTrial, Store } from '../store/store.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { cleanUpRecovered, pendingTrials } from './runner.ts';
+import { cleanUpRecovered, explainUnstored, pendingTrials, type UnstoredTrial } from './runner.ts';
 
 export interface OpenedStore {
   store: Store;
   /** Trials found interrupted (runner killed) and marked aborted by this open. */
   recovered: RecoveredTrial[];
+  /**
+   * Trials found left running by a runner that could not store them (a full disk under the
+   * database), not killed: marked failed with the file that holds their results.
+   */
+  unstored: UnstoredTrial[];
   /** Run directories of their engines that were removed. */
   removedRunDirs: string[];
 }
 
-/** Opens the store; trials of dead runners become aborted and their engines' run directories are removed. */
+/**
+ * Opens the store; trials of dead runners become aborted (failed, with their results file, where the
+ * runner left one because it could not store them) and their engines' run directories are removed.
+ */
 export async function openStoreAndRecover(dbPath: string, opts: OpenStoreOptions = {}): Promise<OpenedStore> {
   const store = openStore(dbPath, opts);
-  const recovered = [...store.recovered];
-  const removedRunDirs = recovered.length > 0 ? await cleanUpRecovered(recovered) : [];
-  return { store, recovered, removedRunDirs };
+  const found = [...store.recovered];
+  const unstored = found.length > 0 ? await explainUnstored(store, found) : [];
+  const recovered = found.filter((r) => !unstored.some((u) => u.trialId === r.trialId));
+  const removedRunDirs = found.length > 0 ? await cleanUpRecovered(found) : [];
+  return { store, recovered, unstored, removedRunDirs };
 }
 
 /** The drive probe before a suite: brief for smoke (1 s per phase, 256 MiB), 5 s per phase otherwise. */

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RESULTS_JSON_BEGIN, RESULTS_JSON_END } from '../../../src-main/cli/run-command.ts';
+import { RESULTS_JSON_BEGIN, RESULTS_JSON_END } from '../../../src-main/util/keep-file.ts';
 import { GONE_ENGINE_RESULTS } from '../../fixtures/outputs-gone-engine.ts';
 import { fillUntilFull, mountTmpfsOrSkip, unmountTmpfsMounts } from '../../support/tmpfs.ts';
 import { explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli, runDirsIn, startCli, waitFor, type CliResult } from './cli-harness.ts';

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { fakeHardware, referenceResultsNew } from '../../unit/store/fixtures.ts';
 import { explain, makeTempDir, removeTempDirs, runCli, sleepMs } from '../cli/cli-harness.ts';

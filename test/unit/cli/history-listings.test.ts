@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';

@@ -7,7 +7,7 @@ import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
 import { trialColumns, writeExport, type ExportModel } from '../../../src-main/export/export-trials.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';

@@ -165,6 +165,29 @@ describe('history', () => {
     expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 9 }]);
   });
 
+  it('counts a suite\'s trials not complete by slot, as resume and the report do: a retried attempt once, a planned trial that never ran too', async () => {
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [
+        suite('finished', 9, { trialCounts: { running: 0, complete: 3, partial: 2, failed: 0, aborted: 0 }, trialsLeft: 1 }), // one slot partial twice
+        suite('finished', 8, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 }), // its failed trial was retried
+        suite('cancelled', 7, { trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 1 }, trialsLeft: 3 }), // two never ran
+        suite('finished', 5, { source: 'import', trialCounts: { running: 0, complete: 2, partial: 1, failed: 0, aborted: 0 }, trialsLeft: 0 }),
+      ],
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    const notComplete = w.findAll('tr[data-suite]').map((r) => [r.attributes('data-suite'), r.get('[data-test=not-complete]').text()]);
+    expect(notComplete).toEqual([
+      ['9', '1'],
+      ['8', '0'],
+      ['7', '3'],
+      ['5', '1'],
+    ]);
+  });
+
   it('goes back to the last page that has rows when deleting emptied the last one', async () => {
     const fake = fakeHistoryApi(Array.from({ length: 51 }, (_, i) => trial(i + 1)));
     const w = mountIt(HistoryView);

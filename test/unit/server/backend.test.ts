@@ -247,6 +247,41 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
   });
 
+  it('removes the cache directory levels it created when the plan is refused or the start is cancelled before the suite starts, as the CLI does', async () => {
+    let detected!: () => void;
+    let release: () => void = () => {};
+    const t = await make({
+      detect: async (cd, o) => {
+        detected();
+        // The second start waits here until the test has cancelled it.
+        if (o.profile === 'smoke') await new Promise<void>((r) => (release = r));
+        const hw = fakeHardware({ freeGiB: 0.5 });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    const fresh = path.join(t.dir, 'new', 'cache');
+    let seen = new Promise<void>((r) => (detected = r));
+    const refused = await t.backend.invoke('suite.start', { ...smokeRequest(fresh), profile: 'quick' });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_SPACE' } });
+    await seen;
+    expect(fs.existsSync(path.join(t.dir, 'new')), 'no level of the refused suite\'s cache directory is left').toBe(false);
+
+    seen = new Promise<void>((r) => (detected = r));
+    const cancelled = t.backend.invoke('suite.start', smokeRequest(fresh));
+    await seen;
+    expect(fs.existsSync(fresh), 'created for the detection').toBe(true);
+    ok(await t.backend.invoke('suite.cancel', {}));
+    release();
+    expect(await cancelled).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
+    expect(fs.existsSync(path.join(t.dir, 'new'))).toBe(false);
+
+    // A directory that was there already stays, also when the plan is refused.
+    const refusedInExisting = await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), profile: 'quick' });
+    expect(refusedInExisting).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_SPACE' } });
+    expect(fs.existsSync(t.cacheDir)).toBe(true);
+  });
+
   it('refuses a system directory behind a symbolic link before creating anything in it', async () => {
     const t = await make();
     const link = path.join(path.dirname(t.cacheDir), 'shm-link');

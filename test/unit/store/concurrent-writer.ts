@@ -1,7 +1,7 @@
 // Run as a separate process by store.test.ts: opens the database given in argv[2] and writes
 // argv[3] trials into the suite and run given in argv[4], argv[5], one transaction each.
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 
 const [file, countArg, suiteArg, runArg, systemId] = process.argv.slice(2);
 const store = openStore(file);

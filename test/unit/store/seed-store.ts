@@ -2,7 +2,7 @@
 // and one complete storage-only trial with kvbench results.
 import fs from 'node:fs';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema } from '../../../src-main/store/migrations.ts';
-import { currentProcess } from '../../../src-main/store/process-identity.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { StoreError } from '../../../src-main/store/store-error.ts';
 import type { Store } from '../../../src-main/store/store.ts';

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EngineError, type EngineHandle, type StartEngineOptions } from '../../../src-main/host/engine-host.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn } from '../../../src-main/suite/runner.ts';
+import { openStoreAndRecover } from '../../../src-main/suite/services.ts';
+import { RESULTS_JSON_BEGIN, RESULTS_JSON_END } from '../../../src-main/util/keep-file.ts';
 import { buildScenarioReport } from '../../../src-main/export/report-model.ts';
 import { formatScenarioReport } from '../../../src-main/export/render-text.ts';
 import type { SuiteEvent } from '../../../src-shared/domain/scenarios.ts';
@@ -104,7 +106,7 @@ describe('runSuite', () => {
   });
 
   /** A suite on `dbFile` whose second trial the store cannot take (another process holds the write lock): its error. */
-  async function suiteTheStoreRefuses(dbFile: string, engine: FakeEngine): Promise<{ err: unknown; store: Store }> {
+  async function suiteTheStoreRefuses(dbFile: string, engine: FakeEngine, suitePlan = plan()): Promise<{ err: unknown; store: Store }> {
     const store = openStore(dbFile, { busyTimeoutMs: 200 });
     stores.push(store);
     const other = openDatabase(dbFile);
@@ -113,7 +115,7 @@ describe('runSuite', () => {
     };
     let err: unknown = null;
     try {
-      await runSuite(plan(), { store, hardware: hw, startEngine: engine.start, onEvent });
+      await runSuite(suitePlan, { store, hardware: hw, startEngine: engine.start, onEvent });
     } catch (e) {
       err = e;
     } finally {
@@ -158,6 +160,71 @@ describe('runSuite', () => {
     expect(a).not.toBe(b);
     expect(fs.readdirSync(path.dirname(a)).filter((n) => n.endsWith('.json')).sort()).toEqual([path.basename(a), path.basename(b)].sort());
     expect(path.basename(a)).toMatch(/^kvbench-unstored-db[0-9a-f]{8}-suite1-trial2-storage-only-2-\d{8}T\d{6}Z-pid\d+\.json$/);
+  });
+
+  describe('when neither beside the database nor the temporary directory takes the rescue file', () => {
+    const tmpdirBefore = process.env.TMPDIR;
+    afterEach(() => {
+      if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpdirBefore;
+      vi.restoreAllMocks();
+    });
+
+    /** A database whose `unstored-results` cannot be a folder (a file has its name) and a temporary directory that does not exist. */
+    function nowhereButTheCacheDir(): { dbFile: string; base: string } {
+      const base = tempDir();
+      fs.writeFileSync(path.join(base, 'unstored-results'), 'a file, not a folder');
+      process.env.TMPDIR = path.join(base, 'no-tmp');
+      return { dbFile: path.join(base, 'kvbench.db'), base };
+    }
+    const planOn = (cacheDir: string) => planSuite(hw, { profile: 'smoke', cacheDir, trials: 2, scenarios: ['storage-only', 'cpu-storage'] });
+
+    it('keeps the trial in the suite\'s cache directory; the next open marks it failed with that file, not as a crash', async () => {
+      const { dbFile, base } = nowhereButTheCacheDir();
+      const cacheDir = path.join(base, 'cache');
+      fs.mkdirSync(cacheDir);
+      const { err, store } = await suiteTheStoreRefuses(dbFile, fakeEngine([]), planOn(cacheDir));
+      const message = (err as Error).message;
+      const saved = savedIn(message);
+      expect(saved, message).toBeDefined();
+      expect(path.dirname(saved!)).toBe(cacheDir);
+      expect((JSON.parse(fs.readFileSync(saved!, 'utf8')) as { summary: { avg_throughput_tokens_per_sec: number } }).summary.avg_throughput_tokens_per_sec).toBe(200);
+      const trial = store.listTrials({ order: 'asc' })[1];
+      expect(trial.status, 'the lock refused the note too').toBe('running');
+      store.close();
+
+      // The runner goes away with the trial still `running` (its process identity no longer matches).
+      const db = openDatabase(dbFile);
+      db.prepare('UPDATE trials SET runner_start_ticks = ? WHERE id = ?').run('1', trial.id);
+      db.close();
+      const opened = await openStoreAndRecover(dbFile);
+      stores.push(opened.store);
+      expect(opened.unstored).toEqual([{ trialId: trial.id, suiteId: trial.suiteId, scenarioId: 'storage-only', file: saved }]);
+      expect(opened.recovered, 'not said to be interrupted by a dead runner').toEqual([]);
+      const after = opened.store.getTrial(trial.id)!;
+      expect(after.status).toBe('failed');
+      expect(after.statusReason).toBe(
+        `the engine finished but the database could not store the results (found at the next start; the runner did not crash); its results are saved in ${saved} (load them with: kvbench import ${saved} --system LABEL --scenario storage-only)`,
+      );
+    });
+
+    it('prints the results on stderr between marker lines when no directory takes them, and says so', async () => {
+      const { dbFile, base } = nowhereButTheCacheDir();
+      let stderr = '';
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+      const { err } = await suiteTheStoreRefuses(dbFile, fakeEngine([]), planOn(path.join(base, 'gone', 'cache')));
+      vi.restoreAllMocks();
+      const message = (err as Error).message;
+      expect(message).toContain(`no file could take its results (${path.join(base, 'unstored-results')}: `);
+      expect(message).toContain(`the results JSON is printed on stderr, between the lines "${RESULTS_JSON_BEGIN}" and "${RESULTS_JSON_END}"`);
+      const begin = stderr.indexOf(`${RESULTS_JSON_BEGIN}\n`);
+      const end = stderr.indexOf(`${RESULTS_JSON_END}\n`);
+      expect(begin, stderr).toBeGreaterThanOrEqual(0);
+      expect(end).toBeGreaterThan(begin);
+      const printed = JSON.parse(stderr.slice(begin + RESULTS_JSON_BEGIN.length + 1, end)) as { summary: { avg_throughput_tokens_per_sec: number } };
+      expect(printed.summary.avg_throughput_tokens_per_sec).toBe(200);
+      expect(fs.readdirSync(base).sort(), 'nothing created anywhere').toEqual(['kvbench.db', 'kvbench.db-shm', 'kvbench.db-wal', 'unstored-results']);
+    });
   });
 
   it('a crashed or refused trial is recorded as failed with its reason, and the suite goes on', async () => {

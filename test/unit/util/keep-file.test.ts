@@ -50,6 +50,28 @@ describe('keepInFirstWritable', () => {
     expect(fs.readdirSync(failing), 'the claimed name is removed again').toEqual([]);
   });
 
+  it('creates a place marked create (with its missing parents), and removes what it created when the file cannot be written there', async () => {
+    const base = tempDir();
+    const refused = path.join(base, 'a', 'rescue');
+    const taken = path.join(base, 'b', 'rescue');
+    const kept = await keepInFirstWritable([{ dir: refused, create: true }, { dir: taken, create: true }], 'r.json', async (file) => {
+      if (path.dirname(file) === refused) throw new Error('the disk is full');
+      await writeFileAtomic(file, 'kept');
+    });
+
+    expect(kept).toEqual({ path: path.join(taken, 'r.json'), failures: [`${refused}: the disk is full`] });
+    expect(fs.readdirSync(base).sort(), 'no empty folder left where the write failed').toEqual(['b']);
+    expect(fs.readFileSync(kept.path!, 'utf8')).toBe('kept');
+  });
+
+  it('leaves a place marked create alone when it existed, also when the write fails', async () => {
+    const dir = tempDir();
+    const kept = await keepInFirstWritable([{ dir, create: true }], 'r.json', () => Promise.reject(new Error('the disk is full')));
+    expect(kept.path).toBeNull();
+    expect(fs.existsSync(dir)).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
   it('says so when no directory takes the file', async () => {
     const a = path.join(tempDir(), 'a');
     const kept = await keepInFirstWritable([a, a], 'r.json', writeText('x'));
