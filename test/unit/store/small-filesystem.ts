@@ -4,24 +4,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'vitest';
+import { mountTmpfsOrSkip, unmountTmpfs } from '../../support/tmpfs.ts';
 import { tempDir } from './fixtures.ts';
 
 /** A tmpfs of `sizeBytes` on a new directory, unmounted by the returned cleanup; null (the test skipped) where none can be mounted. */
 export function smallFilesystem(ctx: TestContext, sizeBytes: number): { dir: string; unmount: () => void } | null {
   const dir = tempDir('kvb-full-');
-  if (process.getuid?.() !== 0) {
-    console.warn('skipped: mounting a small tmpfs to fill up needs root');
-    ctx.skip();
-    return null;
-  }
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', dir], { stdio: 'pipe' });
-  } catch (err) {
-    console.warn(`skipped: a tmpfs cannot be mounted here (${(err as Error).message.split('\n')[0]})`);
-    ctx.skip();
-    return null;
-  }
-  return { dir, unmount: () => execFileSync('umount', ['-l', dir], { stdio: 'pipe' }) };
+  mountTmpfsOrSkip(ctx, dir, String(sizeBytes));
+  return { dir, unmount: () => unmountTmpfs(dir) };
 }
 
 /** Takes the free space of the filesystem holding `dir` down to `leaveBytes` (rounded to its blocks); returns the filler's path. */
