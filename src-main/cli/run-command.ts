@@ -8,6 +8,7 @@ import { runParameters } from '../engine/report/run-parameters.ts';
 import { startEngine } from '../host/engine-host.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
 import { shownAtLogLevel } from './log-level.ts';
+import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
@@ -45,21 +46,17 @@ export async function runCommand(argv: string[]): Promise<number> {
   const outcome = await runEngineWithProgress(options);
   if (!outcome.ok) {
     process.stderr.write(`kvbench run failed (${outcome.code}): ${outcome.message}\n`);
-    return outcome.interrupted ? interruptedExit(outcome.interrupted) : EXIT_FAILED;
+    return outcome.interrupted ? signalExitCode(outcome.interrupted) : EXIT_FAILED;
   }
   return writeOutputs(options, outcome.outcome, outcome.interrupted);
 }
 
-type Interruption = 'SIGINT' | 'SIGTERM' | null;
+type Interruption = StopSignal | null;
 type EngineRun = { ok: true; outcome: RunOutcome; interrupted: Interruption } | { ok: false; code: string; message: string; interrupted: Interruption };
-
-function interruptedExit(signal: Interruption): number {
-  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
-}
 
 async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
   const line = new ProgressLine(process.stderr);
-  let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
+  let interrupted: Interruption = null;
   const handle = startEngine(options, {
     uvThreadpoolSize: options.ioDepth + UV_THREADS_FOR_METADATA,
     onProgress: (p: ProgressEvent) => line.update(p),
@@ -67,19 +64,16 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
       if (shownAtLogLevel(level, options.logLevel)) line.log(`${level}: ${message}`);
     },
   });
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+  const onSignal = (signal: StopSignal): void => {
     if (!interrupted) {
       interrupted = signal;
-      line.log(`${signal}: stopping; partial results will be written (send it again to abandon them)`);
+      line.log(`${signal}: stopping; partial results will be written${abandonsStop(signal) ? ' (send it again to abandon them)' : ''}`);
       handle.cancel(`interrupted by ${signal}`);
-    } else {
+    } else if (abandonsStop(signal)) {
       handle.kill();
     }
   };
-  const onSigint = (): void => onSignal('SIGINT');
-  const onSigterm = (): void => onSignal('SIGTERM');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   try {
     const outcome = await handle.result;
     line.done();
@@ -91,8 +85,7 @@ async function runEngineWithProgress(options: RunOptions): Promise<EngineRun> {
     if (handle.pid !== undefined) await removeOrphanRunDirs(options.cacheDir, handle.pid).catch(() => undefined);
     return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }
 
@@ -121,7 +114,7 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
   if (failed) return EXIT_FAILED;
   if (outcome.status !== 'complete') {
     process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
-    return interrupted ? interruptedExit(interrupted) : EXIT_PARTIAL;
+    return interrupted ? signalExitCode(interrupted) : EXIT_PARTIAL;
   }
   return EXIT_OK;
 }

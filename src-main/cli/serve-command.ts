@@ -9,6 +9,7 @@ import { isLoopbackHost, startHttpServer } from '../server/http-server.ts';
 import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
 
 export const DEFAULT_SERVE_PORT = 8642;
 
@@ -31,7 +32,8 @@ forward the port over SSH and open the printed URL on your own machine:
   --settings FILE   the settings file (default: <user data directory>/settings.json)
   --renderer DIR    the built renderer (default: out/renderer; build it with npm run build:renderer)
 
-Ctrl-C stops a running suite gracefully (the current trial's partial results are kept) and exits.
+Ctrl-C, SIGTERM or a hang-up (SIGHUP: the SSH session dropped) stops a running suite gracefully (the
+current trial's partial results are kept) and exits: 130, 143 or 129.
 `;
 
 export async function serveCommand(argv: string[]): Promise<number> {
@@ -91,20 +93,21 @@ export async function serveCommand(argv: string[]): Promise<number> {
   else log('info', `headless? ssh -L ${server.port}:127.0.0.1:${server.port} <this server>, then open the URL above on your machine`);
 
   return await new Promise<number>((resolve) => {
-    let signals = 0;
-    const stop = (signal: NodeJS.Signals): void => {
-      signals += 1;
-      if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
-      if (backend.suiteState !== 'idle') log('info', 'stopping the running suite (partial results are kept) …');
+    let stopping = false;
+    const stop = (signal: StopSignal): void => {
+      if (stopping) {
+        if (abandonsStop(signal)) process.exit(signalExitCode(signal));
+        return;
+      }
+      stopping = true;
+      if (backend.suiteState !== 'idle') log('info', `${signal}: stopping the running suite (partial results are kept) …`);
       void (async () => {
         await server.close();
         await backend.close();
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve(signal === 'SIGINT' ? 130 : 143);
+        for (const s of STOP_SIGNALS) process.off(s, stop);
+        resolve(signalExitCode(signal));
       })();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const s of STOP_SIGNALS) process.on(s, stop);
   });
 }
