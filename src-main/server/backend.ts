@@ -265,6 +265,19 @@ function fileNamePart(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]+/g, '_');
 }
 
+/**
+ * The name an uploaded file gets in the import's private directory: its position first, so every
+ * upload has a name of its own there (two files named alike, or one named like another's prefixed
+ * name, never overwrite each other) and `.` or `..` is a plain file name, never the directory or its
+ * parent; zero-padded, so the names sort in upload order. Then the upload's own name, reduced to
+ * safe characters and short enough for any file system.
+ */
+export function uploadFileName(index: number, count: number, name: string): string {
+  const position = String(index + 1).padStart(String(count).length, '0');
+  const own = path.basename(name).replace(/[^\w.+-]+/g, '_').slice(-200);
+  return `${position}-${own || 'file.json'}`;
+}
+
 export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const log = opts.log ?? (() => {});
   const detect: DetectFn = opts.detect ?? ((cacheDir, o) => detectForSuite(cacheDir, o));
@@ -640,20 +653,24 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         if (!parsed.ok) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
         runFlags = parsed;
       }
-      // The services import files by path: the uploaded texts go to a private temporary directory.
+      // The services import files by path: the uploaded texts go to a private temporary directory,
+      // each under a name of its own there (see uploadFileName). What the page is told names the
+      // uploaded file, never the temporary copy.
       const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
       try {
         const files: string[] = [];
-        const origins = new Map<string, { sourceFile: string; modifiedAt: Date | null }>();
-        const used = new Set<string>();
+        const uploaded = new Map<string, { name: string; sourceFile: string; modifiedAt: Date | null }>();
+        const writeErrors: { file: string; message: string }[] = [];
         for (const [i, f] of r.files.entries()) {
-          let name = path.basename(f.name).replace(/[^\w.+-]+/g, '_') || `file-${i + 1}.json`;
-          if (used.has(name)) name = `${i + 1}-${name}`;
-          used.add(name);
-          const file = path.join(dir, name);
-          await fsp.writeFile(file, f.text, { mode: 0o600 });
+          const file = path.join(dir, uploadFileName(i, r.files.length, f.name));
+          try {
+            await fsp.writeFile(file, f.text, { mode: 0o600, flag: 'wx' });
+          } catch (err) {
+            writeErrors.push({ file: f.name, message: `could not be stored for the import: ${(err as NodeJS.ErrnoException).code ?? 'error'}` });
+            continue;
+          }
           files.push(file);
-          origins.set(file, { sourceFile: `uploaded: ${f.name}`, modifiedAt: f.lastModifiedMs === undefined ? null : new Date(f.lastModifiedMs) });
+          uploaded.set(file, { name: f.name, sourceFile: `uploaded: ${f.name}`, modifiedAt: f.lastModifiedMs === undefined ? null : new Date(f.lastModifiedMs) });
         }
         const res = await importResultsFiles(s, files, {
           systemLabel: r.systemLabel,
@@ -663,16 +680,19 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           givenOptionKeys: runFlags?.given ?? [],
           suiteLabel: r.label ?? null,
           // The temporary copies are gone after this call: record where the files really came from.
-          originOf: (file) => origins.get(file) ?? { sourceFile: `uploaded: ${path.basename(file)}`, modifiedAt: null },
+          originOf: (file) => uploaded.get(file) ?? { sourceFile: 'uploaded', modifiedAt: null },
         });
-        const base = (f: string): string => path.basename(f);
+        // Longest first: no temporary path is then replaced inside a longer one.
+        const copies = [...uploaded].sort(([a], [b]) => b.length - a.length);
+        const own = (text: string): string => copies.reduce((t, [file, u]) => t.replaceAll(file, u.name), text).replaceAll(dir, 'the upload');
+        const named = <T extends { file: string; message?: string }>(x: T): T => ({ ...x, file: uploaded.get(x.file)?.name ?? own(x.file), ...(x.message === undefined ? {} : { message: own(x.message) }) });
         if (res.imported.length > 0) emit({ type: 'history.changed', reason: `${res.imported.length} file(s) imported` });
         return {
           suiteId: res.suiteId,
           systemId: res.systemId,
-          imported: res.imported.map((x) => ({ ...x, file: base(x.file) })),
-          skipped: res.skipped.map((x) => ({ ...x, file: base(x.file) })),
-          errors: res.errors.map((x) => ({ ...x, file: base(x.file) })),
+          imported: res.imported.map(named),
+          skipped: res.skipped.map(named),
+          errors: [...writeErrors, ...res.errors.map(named)],
         };
       } finally {
         await fsp.rm(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // (validation and errors as data), a suite run with its events, history, reports, exports,
 // import and comparison, deletes, and settings — over a real SQLite file.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
@@ -396,8 +397,8 @@ describe('backend', () => {
       }),
     ) as { imported: { file: string; status: string; configKnown: boolean }[]; errors: { file: string }[]; systemId: string };
     expect(imp.imported.map((f) => [f.file, f.status, f.configKnown])).toEqual([
-      ['slow_1.json', 'complete', true],
-      ['slow_2.json', 'complete', true],
+      ['../../etc/slow_1.json', 'complete', true],
+      ['../../etc/slow_2.json', 'complete', true],
     ]);
     expect(imp.errors.map((e) => e.file)).toEqual(['broken.json']);
     // The trial says where the file came from (its name on the user's machine, and when it was
@@ -422,6 +423,35 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('suites.delete', { id: slow.trials[1].suiteId }))).toEqual({ deleted: true });
     expect((ok(await t.backend.invoke('history.list', { selection: {} })) as { total: number }).total).toBe(4);
     expect(t.events.filter((e) => e.type === 'history.changed').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('import: every upload gets a file of its own (no name overwrites another, . and .. stay inside the private directory), and replies name the uploads, never the server\'s temporary copies', async () => {
+    const t = await make();
+    const results = (i: number): string => JSON.stringify(referenceResultsNew({ tokPerS: 10 * i, storageTokPerS: 5 * i }));
+    // "4-a.json" is what the second "a.json" (the 4th file) used to be renamed to: it overwrote the first.
+    const files = [
+      { name: '4-a.json', text: results(1) },
+      { name: 'a.json', text: '{}' },
+      { name: 'x.json', text: '{}' },
+      { name: 'a.json', text: results(2) },
+      { name: '..', text: results(3) },
+      { name: '.', text: '{not json' },
+      { name: 'again.json', text: results(1) },
+    ];
+    const imp = ok(await t.backend.invoke('import.results', { files, systemLabel: 'collide' })) as {
+      imported: { file: string; trialId: number }[];
+      skipped: { file: string; message: string }[];
+      errors: { file: string; message: string }[];
+    };
+    expect(imp.imported.map((f) => f.file)).toEqual(['4-a.json', 'a.json', '..']);
+    expect(imp.errors.map((e) => e.file)).toEqual(['a.json', 'x.json', '.']);
+    expect(imp.skipped).toEqual([{ file: 'again.json', trialId: null, message: 'the same results as 4-a.json, imported now: not stored twice' }]);
+    const said = JSON.stringify(imp);
+    expect(said).not.toContain('kvbench-import-');
+    expect(said).not.toContain(os.tmpdir());
+    // The three imported trials hold three different measurements (none overwritten by another).
+    const stored = await Promise.all(imp.imported.map(async (f) => (ok(await t.backend.invoke('trials.get', { id: f.trialId })) as { trial: { metrics: Record<string, number> } }).trial.metrics.wall_clock_throughput_tok_per_s));
+    expect(new Set(stored).size).toBe(3);
   });
 
   it('keeps settings in a file, and refuses a database it must not touch', async () => {
