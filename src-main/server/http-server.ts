@@ -93,7 +93,7 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   res.end(data);
 }
 
-function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION', message: string): void {
+function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION' | 'INTERNAL', message: string): void {
   const body: Result<never> = { ok: false, error: { code, message } };
   sendJson(res, status, body);
 }
@@ -197,6 +197,13 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
           deny(res, 415, 'VALIDATION', 'the body must be application/json');
           return;
         }
+        let channel: string;
+        try {
+          channel = decodeURIComponent(url.pathname.slice(HTTP_INVOKE_PREFIX.length));
+        } catch {
+          deny(res, 404, 'NOT_FOUND', 'unknown channel');
+          return;
+        }
         let body: unknown;
         try {
           const raw = await readBody(req, maxBody);
@@ -206,7 +213,6 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
           deny(res, status, 'VALIDATION', status === 413 ? (err as Error).message : 'the body is not JSON');
           return;
         }
-        const channel = decodeURIComponent(url.pathname.slice(HTTP_INVOKE_PREFIX.length));
         const result = await o.backend.invoke(channel, body);
         sendJson(res, 200, result);
         return;
@@ -219,7 +225,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
       await serveStatic(req, res, url.pathname);
     })().catch((err) => {
       log('error', `request ${req.method} ${req.url}: ${(err as Error).message}`);
-      if (!res.headersSent) deny(res, 500, 'VALIDATION', 'internal error');
+      if (!res.headersSent) deny(res, 500, 'INTERNAL', 'internal error');
       else res.destroy();
     });
   });

@@ -192,4 +192,26 @@ describe('kvbench serve HTTP server', () => {
     expect(await got).toEqual({ type: 'history.changed', reason: 'test' });
     ws.close();
   });
+
+  it('a channel name that is not valid percent-encoding is an unknown channel (404), and a failure inside the server is INTERNAL, not VALIDATION', async () => {
+    const { server, backend } = await serve();
+    const bad = await post(server, '%E0%A4%A');
+    expect(bad.status).toBe(404);
+    expect(await bad.json()).toEqual({ ok: false, error: { code: 'NOT_FOUND', message: 'unknown channel' } });
+    expect(backend.calls).toEqual([]);
+
+    const broken = stubBackend();
+    broken.invoke = async () => {
+      throw new Error('the backend broke');
+    };
+    const logged: string[] = [];
+    const dir = tempDir('kvb-http-');
+    const s2 = await startHttpServer({ backend: broken, host: '127.0.0.1', port: 0, token: TOKEN, rendererDir: dir, log: (level, m) => logged.push(`${level}: ${m}`) });
+    servers.push(s2);
+    const r = await post(s2, 'app.info');
+    expect(r.status).toBe(500);
+    expect(await r.json()).toEqual({ ok: false, error: { code: 'INTERNAL', message: 'internal error' } });
+    expect(logged).toEqual([expect.stringMatching(/^error: request POST \/api\/invoke\/app\.info: the backend broke$/)]);
+  });
 });
+
