@@ -14,7 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { HTTP_EVENTS_PATH, HTTP_INVOKE_PREFIX, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../src-shared/ipc/channels.ts';
-import type { Result } from '../../src-shared/ipc/contract.ts';
+import { MAX_IMPORT_FILE_CHARS, MAX_IMPORT_FILES, MAX_IMPORT_TOTAL_CHARS, type Result } from '../../src-shared/ipc/contract.ts';
 import type { Backend } from './backend.ts';
 import { SECURITY_HEADERS } from './csp.ts';
 
@@ -26,8 +26,8 @@ export interface HttpServerOptions {
   token: string;
   /** The built renderer (index.html and assets/). */
   rendererDir: string;
-  /** Largest request body (imports carry whole results files). */
-  maxBodyBytes?: number;
+  /** Largest import request body (it carries whole results files); IMPORT_BODY_BYTES unless given (tests). */
+  maxImportBodyBytes?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -40,7 +40,15 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 512 * 1024 * 1024;
+/** Every request but an import is small: ids, a selection, labels, paths. */
+export const SMALL_BODY_BYTES = 1024 * 1024;
+/**
+ * An import's request: the files' texts as JSON strings, where a quote or a line break takes two
+ * bytes. Twice the contract's characters in all, and room for the rest of the request.
+ */
+export const IMPORT_BODY_BYTES = 2 * MAX_IMPORT_TOTAL_CHARS + SMALL_BODY_BYTES;
+/** The channel whose requests may be large; at most one such body is read (and held) at a time. */
+const LARGE_BODY_CHANNEL = 'import.results';
 const PING_INTERVAL_MS = 30_000;
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -93,17 +101,33 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   res.end(data);
 }
 
-function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION' | 'INTERNAL', message: string): void {
+function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION' | 'BUSY' | 'INTERNAL', message: string): void {
   const body: Result<never> = { ok: false, error: { code, message } };
   sendJson(res, status, body);
 }
 
-async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+/** A refusal before the body is read: the connection closes, so the body is never read (Node would otherwise drain it). */
+function denyUnread(res: http.ServerResponse, status: number, code: 'VALIDATION' | 'BUSY', message: string): void {
+  res.setHeader('Connection', 'close');
+  deny(res, status, code, message);
+}
+
+const MIB = 1024 * 1024;
+
+function tooLarge(channel: string, limitBytes: number): string {
+  if (channel !== LARGE_BODY_CHANNEL) return `the request is larger than ${limitBytes / MIB} MiB`;
+  return (
+    `the import is larger than ${Math.round(limitBytes / MIB)} MiB as a request: at most ${MAX_IMPORT_FILES} files, ` +
+    `${MAX_IMPORT_FILE_CHARS / MIB} Mi characters each and ${MAX_IMPORT_TOTAL_CHARS / MIB} Mi in all; import them in smaller groups`
+  );
+}
+
+async function readBody(req: http.IncomingMessage, limitBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw Object.assign(new Error(`request body larger than ${limit} bytes`), { status: 413 });
+    if (size > limitBytes) throw Object.assign(new Error('too large'), { status: 413 });
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -111,7 +135,10 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffe
 
 export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttpServer> {
   const log = o.log ?? (() => {});
-  const maxBody = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxImportBody = o.maxImportBodyBytes ?? IMPORT_BODY_BYTES;
+  // One large body at a time: each is held several times over while read and parsed (buffer, text,
+  // objects), so parallel imports could exhaust the memory of the machine under test.
+  let largeBodyInFlight = false;
   const rendererDir = path.resolve(o.rendererDir);
   const loopback = isLoopbackHost(o.host);
 
@@ -204,17 +231,36 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
           deny(res, 404, 'NOT_FOUND', 'unknown channel');
           return;
         }
-        let body: unknown;
-        try {
-          const raw = await readBody(req, maxBody);
-          body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
-        } catch (err) {
-          const status = (err as { status?: number }).status ?? 400;
-          deny(res, status, 'VALIDATION', status === 413 ? (err as Error).message : 'the body is not JSON');
+        const large = channel === LARGE_BODY_CHANNEL;
+        const limitBytes = large ? maxImportBody : SMALL_BODY_BYTES;
+        // Node has checked the header is a number; a chunked body has none and counts as large.
+        const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+        if (declared !== null && declared > limitBytes) {
+          denyUnread(res, 413, 'VALIDATION', tooLarge(channel, limitBytes));
           return;
         }
-        const result = await o.backend.invoke(channel, body);
-        sendJson(res, 200, result);
+        const holdsSlot = large && (declared === null || declared > SMALL_BODY_BYTES);
+        if (holdsSlot && largeBodyInFlight) {
+          denyUnread(res, 503, 'BUSY', 'another import is being sent to this server: try again when it has finished');
+          return;
+        }
+        if (holdsSlot) largeBodyInFlight = true;
+        try {
+          let body: unknown;
+          try {
+            const raw = await readBody(req, limitBytes);
+            body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+          } catch (err) {
+            const status = (err as { status?: number }).status ?? 400;
+            if (status === 413) denyUnread(res, 413, 'VALIDATION', tooLarge(channel, limitBytes));
+            else deny(res, 400, 'VALIDATION', 'the body is not JSON');
+            return;
+          }
+          const result = await o.backend.invoke(channel, body);
+          sendJson(res, 200, result);
+        } finally {
+          if (holdsSlot) largeBodyInFlight = false;
+        }
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
