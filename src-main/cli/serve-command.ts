@@ -25,8 +25,9 @@ forward the port over SSH and open the printed URL on your own machine:
   --host ADDR       address to listen on (default 127.0.0.1, loopback only)
   --allow-remote    allow a non-loopback --host. Traffic is plain HTTP: anyone on the path sees
                     the token. Prefer an SSH tunnel.
-  --token HEX       use this token instead of a random one (or KVBENCH_SERVE_TOKEN); at least 32
-                    hex digits
+  --token HEX       use this token instead of a random one; at least 32 hex digits. Every user of
+                    this machine can read a command line (ps): prefer KVBENCH_SERVE_TOKEN=HEX in
+                    the environment, which only you can read
   --db PATH         the database (default: the settings' database, else $KVBENCH_DB, else the user
                     data directory)
   --settings FILE   the settings file (default: <user data directory>/settings.json)
@@ -88,6 +89,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(`kvbench serve: open ${server.url}\n`);
+  if (a.token !== undefined) log('warn', '--token is on the command line, which every user of this machine can read (ps, /proc/PID/cmdline), and with it drive this server: give the token in KVBENCH_SERVE_TOKEN instead');
   log('info', `database ${backend.databasePath}`);
   if (!isLoopbackHost(a.host)) log('warn', 'listening beyond loopback over plain HTTP: the token is visible to anyone on the network path');
   else log('info', `headless? ssh -L ${server.port}:127.0.0.1:${server.port} <this server>, then open the URL above on your machine`);

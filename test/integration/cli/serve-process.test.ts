@@ -1,5 +1,5 @@
-// `kvbench serve` on a headless server runs in an SSH session; when the session drops, the server is
-// hung up (SIGHUP). It must stop as on Ctrl-C: the running suite is cancelled gracefully, the current
+// `kvbench serve` as a process. On a headless server it runs in an SSH session; when the session
+// drops, the server is hung up (SIGHUP). It must stop as on Ctrl-C: the running suite is cancelled gracefully, the current
 // trial's partial results are stored, and it exits 129 (128 + SIGHUP). SIGHUP's default action used
 // to end it at once, leaving the trial and suite `running` and the results lost.
 import { spawn } from 'node:child_process';
@@ -55,10 +55,12 @@ async function startSuiteAndWaitForTrial(origin: string, cache: string): Promise
   await waitFor(
     'the trial to measure',
     () => {
-      void invoke(origin, 'suite.status', {}).then((s) => {
-        const events = ((s.value as { events?: { type: string; progress?: { phase: string } }[] } | undefined)?.events ?? []);
-        measuring ||= events.some((e) => e.type === 'suite.trialProgressed' && e.progress?.phase === 'running');
-      });
+      invoke(origin, 'suite.status', {})
+        .then((s) => {
+          const events = (s.value as { events?: { type: string; progress?: { phase: string } }[] } | undefined)?.events ?? [];
+          measuring ||= events.some((e) => e.type === 'suite.trialProgressed' && e.progress?.phase === 'running');
+        })
+        .catch(() => {}); // a poll still in flight when the server stops
       return measuring;
     },
     60_000,
@@ -95,6 +97,7 @@ describe('kvbench serve, hung up', () => {
     cli.child.stdout!.on('data', (s: string | Buffer) => (out += String(s)));
     await waitFor('the URL', () => /open (http:\S+)\/\?token=/.test(out), 30_000);
     const origin = /open (http:\S+)\/\?token=/.exec(out)![1];
+    expect(cli.stderrSoFar(), 'the token came from KVBENCH_SERVE_TOKEN: no warning').not.toMatch(/--token/);
     await startSuiteAndWaitForTrial(origin, dirs.cache);
 
     hangUp(cli);
@@ -128,3 +131,18 @@ describe('kvbench serve, hung up', () => {
     expectStoppedGracefully(dirs);
   });
 });
+
+describe('kvbench serve --token', () => {
+  it('warns that a token on the command line is readable by every user of the machine, and points to KVBENCH_SERVE_TOKEN', { timeout: 60_000 }, async () => {
+    const dirs = serveDirs();
+    const cli = startCli([...dirs.args, '--token', TOKEN], { cwd: dirs.tmp });
+    started.push(cli);
+    await waitFor('the warning', () => /warn: --token/.test(cli.stderrSoFar()), 30_000);
+    expect(cli.stderrSoFar()).toMatch(/kvbench serve: warn: --token is on the command line, which every user of this machine can read \(ps, \/proc\/PID\/cmdline\).*: give the token in KVBENCH_SERVE_TOKEN instead\n/);
+    process.kill(cli.pid, 'SIGTERM');
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(143);
+    expect(r.stdout).toContain(`?token=${TOKEN}`);
+  });
+});
+
