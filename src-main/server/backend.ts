@@ -54,7 +54,8 @@ import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
+import { detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
+import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from './advice.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
@@ -194,6 +195,38 @@ function requireSuites(s: Store, sel: Selection): void {
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
 
+/**
+ * Opens the app's database. A new one is made here, readable by its owner only (as settings.json:
+ * the history tells what the machine ran and how it is labelled), before SQLite opens it: SQLite gives
+ * the -wal and -shm files the database file's permissions. Its folder is created only where kvbench
+ * chose the place (the user data directory); a database named through the API must be in a folder
+ * that exists, so a page (or a token holder) cannot make folders anywhere this user may write. A file
+ * made for an open that then fails is removed again.
+ */
+async function openAppDatabase(file: string, o: { createFolder: boolean }): Promise<OpenedStore> {
+  const companions = ['-wal', '-shm'].filter((ext) => !fs.existsSync(`${file}${ext}`));
+  let created = false;
+  if (statOrNull(file) === null) {
+    const folder = path.dirname(file);
+    const st = statOrNull(folder);
+    if (!o.createFolder && st === null) fail('VALIDATION', `the folder ${folder} does not exist: create it first, or choose a database in an existing folder`);
+    if (st !== null && !st.isDirectory()) fail('VALIDATION', `${folder} is not a folder, so the database ${file} cannot be created in it`);
+    if (st === null) fs.mkdirSync(folder, { recursive: true });
+    try {
+      fs.writeFileSync(file, '', { flag: 'wx', mode: 0o600 });
+      created = true;
+    } catch {
+      // Not writable here (or made meanwhile): the store's open says why, in its own words.
+    }
+  }
+  try {
+    return await openStoreAndRecover(file, APP_STORE_OPTIONS);
+  } catch (err) {
+    if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
+    throw err;
+  }
+}
+
 /** Date-only `until` includes that whole day. */
 function untilOf(s: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T23:59:59.999Z` : s;
@@ -289,7 +322,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
   try {
-    const opened = await openStoreAndRecover(settings.databasePath, APP_STORE_OPTIONS);
+    const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
     store = opened.store;
     for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
   } catch (err) {
@@ -473,7 +506,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
       if (next.databasePath !== settings.databasePath || databaseError !== null) {
         if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
-        const opened = await openStoreAndRecover(next.databasePath, APP_STORE_OPTIONS); // throws (and keeps the old one) when it cannot be used
+        const opened = await openAppDatabase(next.databasePath, { createFolder: false }); // throws (and keeps the old one) when it cannot be used
         store?.close();
         store = opened.store;
         databaseError = null;

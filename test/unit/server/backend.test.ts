@@ -476,6 +476,32 @@ describe('backend', () => {
     expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
   });
 
+  it('makes a new database, and its -wal and -shm, readable by the owner only; the API creates no folders', async () => {
+    const t = await make();
+    const modeOf = (f: string): string => (fs.statSync(f).mode & 0o777).toString(8);
+    // The database the backend made at start (its folder existed) and one chosen in Settings.
+    const chosen = path.join(t.dir, 'chosen.db');
+    ok(await t.backend.invoke('settings.update', { databasePath: chosen }));
+    for (const db of [t.db, chosen]) {
+      for (const f of [db, `${db}-wal`, `${db}-shm`].filter((x) => fs.existsSync(x))) expect(modeOf(f), f).toBe('600');
+    }
+    expect(fs.existsSync(`${chosen}-wal`), 'the open database has its -wal (WAL mode)').toBe(true);
+
+    const missing = path.join(t.dir, 'deep', 'a', 'b');
+    expect(await t.backend.invoke('settings.update', { databasePath: path.join(missing, 'new.db') })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: `the folder ${missing} does not exist: create it first, or choose a database in an existing folder` },
+    });
+    expect(fs.existsSync(path.join(t.dir, 'deep'))).toBe(false);
+    const aFile = path.join(t.dir, 'a-file');
+    fs.writeFileSync(aFile, 'x');
+    expect(await t.backend.invoke('settings.update', { databasePath: path.join(aFile, 'new.db') })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: `${aFile} is not a folder, so the database ${path.join(aFile, 'new.db')} cannot be created in it` },
+    });
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: chosen, databaseError: null });
+  });
+
   it('refuses a database in a system directory, or an empty file not named like a database, and keeps the settings', async () => {
     const t = await make();
     ok(await t.backend.invoke('settings.update', { byteUnits: 'binary' }));
