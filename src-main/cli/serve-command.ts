@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createBackend } from '../server/backend.ts';
-import { isLoopbackHost, startHttpServer } from '../server/http-server.ts';
+import { isLoopbackHost, isWildcardHost, startHttpServer, urlHostOf } from '../server/http-server.ts';
 import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
 import { parseCommandArgs } from './command-args.ts';
@@ -36,6 +36,11 @@ forward the port over SSH and open the printed URL on your own machine:
 Ctrl-C, SIGTERM or a hang-up (SIGHUP: the SSH session dropped) stops a running suite gracefully (the
 current trial's partial results are kept) and exits: 130, 143 or 129.
 `;
+
+/** The SSH tunnel to the address serve listens on (127.0.0.2 and ::1 are loopback too, and 127.0.0.1 is then no tunnel to it). */
+export function sshTunnelHint(host: string, port: number): string {
+  return `ssh -L ${port}:${urlHostOf(host)}:${port}`;
+}
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('serve', SERVE_USAGE, {
@@ -92,7 +97,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (a.token !== undefined) log('warn', '--token is on the command line, which every user of this machine can read (ps, /proc/PID/cmdline), and with it drive this server: give the token in KVBENCH_SERVE_TOKEN instead');
   log('info', `database ${backend.databasePath}`);
   if (!isLoopbackHost(a.host)) log('warn', 'listening beyond loopback over plain HTTP: the token is visible to anyone on the network path');
-  else log('info', `headless? ssh -L ${server.port}:127.0.0.1:${server.port} <this server>, then open the URL above on your machine`);
+  if (isWildcardHost(a.host)) log('info', `listening on every address of this machine: where the name ${urlHostOf(a.host)} does not resolve, open the URL with this server's address in its place`);
+  if (isLoopbackHost(a.host)) log('info', `headless? ${sshTunnelHint(a.host, server.port)} <this server>, then open the URL above on your machine`);
 
   return await new Promise<number>((resolve) => {
     let stopping = false;

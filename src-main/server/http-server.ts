@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { HTTP_EVENTS_PATH, HTTP_INVOKE_PREFIX, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../src-shared/ipc/channels.ts';
@@ -67,6 +68,21 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** An address that listens on every interface (any IPv4, any IPv6). */
+export function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+/**
+ * The host to put in the printed URL. A wildcard address is no place to connect to, and the one who
+ * asked for it (--allow-remote) browses from another machine: this machine's name, which serve says
+ * to replace by its address where the name does not resolve. An IPv6 address goes in brackets.
+ */
+export function urlHostOf(host: string): string {
+  if (isWildcardHost(host)) return os.hostname();
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
 /** The host name of a Host header (`name`, `name:port`, `[v6]:port`), lower-cased; null if malformed. */
@@ -321,8 +337,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const hostInUrl = o.host.includes(':') && !o.host.startsWith('[') ? `[${o.host}]` : o.host === '0.0.0.0' ? '127.0.0.1' : o.host;
-  const origin = `http://${hostInUrl}:${port}`;
+  const origin = `http://${urlHostOf(o.host)}:${port}`;
   return {
     host: o.host,
     port,

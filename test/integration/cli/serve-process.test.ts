@@ -146,3 +146,16 @@ describe('kvbench serve --token', () => {
   });
 });
 
+describe('kvbench serve on another loopback address', () => {
+  it('prints a URL and an SSH hint for that address (not 127.0.0.1, where nothing listens)', { timeout: 60_000 }, async () => {
+    const dirs = serveDirs();
+    const cli = startCli([...dirs.args, '--host', '127.0.0.2'], { cwd: dirs.tmp, env: { KVBENCH_SERVE_TOKEN: TOKEN } });
+    started.push(cli);
+    await waitFor('the hint', () => /headless\?/.test(cli.stderrSoFar()), 30_000);
+    const port = /ssh -L (\d+):/.exec(cli.stderrSoFar())![1];
+    expect(cli.stderrSoFar()).toContain(`headless? ssh -L ${port}:127.0.0.2:${port} <this server>`);
+    process.kill(cli.pid, 'SIGTERM');
+    const r = await cli.done;
+    expect(r.stdout).toBe(`kvbench serve: open http://127.0.0.2:${port}/?token=${TOKEN}\n`);
+  });
+});
