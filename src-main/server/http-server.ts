@@ -8,7 +8,6 @@
 // static files hold no secrets.
 import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
@@ -18,6 +17,7 @@ import { HTTP_EVENTS_PATH, HTTP_INVOKE_PREFIX, WS_PROTOCOL, WS_TOKEN_PREFIX } fr
 import { MAX_IMPORT_FILE_CHARS, MAX_IMPORT_FILES, MAX_IMPORT_TOTAL_CHARS, type Result } from '../../src-shared/ipc/contract.ts';
 import type { Backend } from './backend.ts';
 import { SECURITY_HEADERS } from './csp.ts';
+import { readFileInside } from './renderer-files.ts';
 
 export interface HttpServerOptions {
   backend: Backend;
@@ -187,10 +187,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
       deny(res, 404, 'NOT_FOUND', 'not found');
       return;
     }
-    let data: Buffer;
-    try {
-      data = await fsp.readFile(file);
-    } catch {
+    const data = await readFileInside(rendererDir, file);
+    if (data === null) {
       if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
         res.writeHead(503, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
         res.end(`The kvbench renderer is not built (${rendererDir} has no index.html). Run: npm run build:renderer\n`);

@@ -90,6 +90,13 @@ describe('Electron security', () => {
     expect(index.headers.get('content-type')).toMatch(/^text\/html/);
     expect((await handle({ url: 'app://kvbench/../../../../etc/passwd' })).status).toBe(404);
     expect((await handle({ url: 'app://kvbench/nothing.js' })).status).toBe(404);
+    // A link in the renderer directory that leads out of it is not followed; one within it is.
+    const outside = tempDir('kvb-proto-secret-');
+    fs.writeFileSync(path.join(outside, 's.txt'), 'secret');
+    fs.symlinkSync(path.join(outside, 's.txt'), path.join(dir, 'link.txt'));
+    fs.symlinkSync(path.join(dir, 'assets', 'a.js'), path.join(dir, 'alias.js'));
+    expect((await handle({ url: 'app://kvbench/link.txt' })).status).toBe(404);
+    expect(await (await handle({ url: 'app://kvbench/alias.js' })).text()).toBe('1');
   });
 
   it('uses one CSP everywhere, without unsafe-eval or unsafe-inline', () => {

@@ -158,6 +158,28 @@ describe('kvbench serve HTTP server', () => {
     expect((await fetch(`${server.origin}/`, { method: 'DELETE' })).status).toBe(405);
   });
 
+  it('follows no link out of the renderer directory; links inside it, and a linked renderer directory, still serve', async () => {
+    const outside = tempDir('kvb-http-secret-');
+    fs.writeFileSync(path.join(outside, 's.txt'), 'secret');
+    const real = tempDir('kvb-http-real-');
+    fs.mkdirSync(path.join(real, 'assets'));
+    fs.writeFileSync(path.join(real, 'index.html'), '<!doctype html><title>kvbench</title>');
+    fs.writeFileSync(path.join(real, 'assets', 'app.js'), 'console.log(1)');
+    fs.symlinkSync(path.join(outside, 's.txt'), path.join(real, 'link.txt'));
+    fs.symlinkSync(outside, path.join(real, 'assets', 'out'));
+    fs.symlinkSync(path.join(real, 'assets', 'app.js'), path.join(real, 'alias.js'));
+    const linked = path.join(tempDir('kvb-http-link-'), 'renderer');
+    fs.symlinkSync(real, linked);
+    const { server } = await serve({ rendererDir: linked });
+    for (const p of ['/link.txt', '/assets/out/s.txt']) {
+      const r = await fetch(`${server.origin}${p}`);
+      expect(r.status, p).toBe(404);
+      expect(await r.text()).not.toContain('secret');
+    }
+    expect(await (await fetch(`${server.origin}/alias.js`)).text()).toBe('console.log(1)');
+    expect((await fetch(`${server.origin}/`)).status).toBe(200);
+  });
+
   it('says the renderer is not built rather than serving nothing', async () => {
     const empty = tempDir('kvb-http-empty-');
     const { server } = await serve({ rendererDir: empty });
