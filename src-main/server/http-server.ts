@@ -117,15 +117,15 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   res.end(data);
 }
 
+/**
+ * A refusal, which closes the connection: Node would otherwise read the rest of the request's body
+ * to keep the connection, as long as a client trickles it (up to the request timeout of 5 minutes),
+ * also for a client without the token, or a body refused for its size.
+ */
 function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION' | 'BUSY' | 'INTERNAL', message: string): void {
   const body: Result<never> = { ok: false, error: { code, message } };
-  sendJson(res, status, body);
-}
-
-/** A refusal before the body is read: the connection closes, so the body is never read (Node would otherwise drain it). */
-function denyUnread(res: http.ServerResponse, status: number, code: 'VALIDATION' | 'BUSY', message: string): void {
   res.setHeader('Connection', 'close');
-  deny(res, status, code, message);
+  sendJson(res, status, body);
 }
 
 const MIB = 1024 * 1024;
@@ -250,12 +250,12 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
         // Node has checked the header is a number; a chunked body has none and counts as large.
         const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
         if (declared !== null && declared > limitBytes) {
-          denyUnread(res, 413, 'VALIDATION', tooLarge(channel, limitBytes));
+          deny(res, 413, 'VALIDATION', tooLarge(channel, limitBytes));
           return;
         }
         const holdsSlot = large && (declared === null || declared > SMALL_BODY_BYTES);
         if (holdsSlot && largeBodyInFlight) {
-          denyUnread(res, 503, 'BUSY', 'another import is being sent to this server: try again when it has finished');
+          deny(res, 503, 'BUSY', 'another import is being sent to this server: try again when it has finished');
           return;
         }
         if (holdsSlot) largeBodyInFlight = true;
@@ -266,8 +266,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
             body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
           } catch (err) {
             const status = (err as { status?: number }).status ?? 400;
-            if (status === 413) denyUnread(res, 413, 'VALIDATION', tooLarge(channel, limitBytes));
-            else deny(res, 400, 'VALIDATION', 'the body is not JSON');
+            deny(res, status, 'VALIDATION', status === 413 ? tooLarge(channel, limitBytes) : 'the body is not JSON');
             return;
           }
           const result = await o.backend.invoke(channel, body);

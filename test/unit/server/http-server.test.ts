@@ -97,6 +97,28 @@ describe('kvbench serve HTTP server', () => {
     expect(backend.calls).toEqual([{ channel: 'history.list', request: { selection: {} } }]);
   });
 
+  it('closes the connection after a refusal, so a client without the token cannot keep it by trickling a body', async () => {
+    const { server, backend } = await serve();
+    const net = await import('node:net');
+    // No token (401), and a foreign Host with the token (403, DNS rebinding).
+    for (const headers of ['Host: 127.0.0.1\r\n', `Host: evil.example\r\nAuthorization: Bearer ${TOKEN}\r\n`]) {
+      const socket = net.connect(server.port, '127.0.0.1');
+      socket.on('error', () => {}); // writes after the server's close
+      let received = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (received += d));
+      const endedByServer = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+      socket.write(`POST /api/invoke/app.info HTTP/1.1\r\n${headers}Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"a":"`);
+      // A body that keeps coming, a byte at a time, until the server ends the connection.
+      const trickle = setInterval(() => socket.writable && socket.write('x'), 20);
+      await endedByServer;
+      clearInterval(trickle);
+      socket.destroy();
+      expect(received).toMatch(/^HTTP\/1\.1 40[13] /);
+      expect(received).toMatch(/\r\nConnection: close\r\n/i);
+    }
+    expect(backend.calls).toEqual([]);
+  });
+
   it('refuses other hosts (DNS rebinding), other origins, non-JSON bodies and other methods', async () => {
     const { server, backend } = await serve();
     const http = await import('node:http');
