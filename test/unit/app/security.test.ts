@@ -65,6 +65,9 @@ describe('Electron security', () => {
     expect(cancel('app://kvbench/assets/index.js')).toBe(false);
     expect(cancel('blob:app://kvbench/5b1c…')).toBe(false);
     expect(isAllowedRequest('app://kvbench.evil.example/')).toBe(false);
+    expect(cancel('chrome-extension://abcdefghijklmnop/content.js')).toBe(true);
+    expect(cancel('devtools://elsewhere/x.js')).toBe(true);
+    expect(cancel('devtools://devtools/bundled/devtools_app.html')).toBe(false);
     expect(isAppUrl('app://kvbench/index.html')).toBe(true);
     expect(isAppUrl('app://other/index.html')).toBe(false);
   });
