@@ -523,6 +523,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'hardware.detect'(r) {
       const cacheDir = path.resolve(r.cacheDir);
       refuseCacheDir(cacheDir);
+      // The drive and memory-copy probes saturate the drive and memory for seconds: under a suite (its own
+      // probe, or its trials) they would disturb what it measures. Plain detection (system files, one
+      // small direct-I/O test file) stays allowed, for a second tab or the plan form.
+      if (r.probe && run) fail('BUSY', 'a suite is running: probe the drive after it has finished (detection without the probe is allowed)');
       const hw = await detect(cacheDir, { probe: r.probe ?? false, profile: 'smoke' });
       detections.set(cacheDir, { at: performance.now(), hw });
       return { hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };

@@ -167,6 +167,35 @@ describe('backend', () => {
     expect(suites.find((s) => s.id === suiteId)!.status).toBe('cancelled');
   });
 
+  it('refuses the drive probe (hardware.detect with probe) while a suite runs, which it would disturb; plain detection stays allowed', async () => {
+    const probes: boolean[] = [];
+    const t = await make({
+      behaviours: ['hang'],
+      detect: async (cd, o) => {
+        probes.push(o.probe);
+        const hw = fakeHardware({ hostname: 'lab-a', probe: true });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), probe: false }));
+    await t.waitFor('suite.trialProgressed');
+    const before = probes.length;
+    expect(await t.backend.invoke('hardware.detect', { cacheDir: t.cacheDir, probe: true })).toEqual({
+      ok: false,
+      error: { code: 'BUSY', message: 'a suite is running: probe the drive after it has finished (detection without the probe is allowed)' },
+    });
+    expect(probes.slice(before), 'no probe ran').toEqual([]);
+    ok(await t.backend.invoke('hardware.detect', { cacheDir: t.cacheDir }));
+    expect(probes.slice(before)).toEqual([false]);
+    ok(await t.backend.invoke('suite.cancel', {}));
+    await t.waitFor('suite.finished');
+    // The run is let go just after its last event.
+    while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 10));
+    ok(await t.backend.invoke('hardware.detect', { cacheDir: t.cacheDir, probe: true }));
+    expect(probes.slice(before)).toEqual([false, true]);
+  });
+
   it('resumes a suite probing the drive only as it was planned, and not at all with nothing left to run', async () => {
     const probes: boolean[] = [];
     const t = await make({
