@@ -4,6 +4,7 @@
 // same command with the Node 24 that `npm install` put in node_modules.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,11 +17,14 @@ if (major < 24) {
     process.exit(1);
   }
   // Ctrl-C reaches the child directly (same process group), so SIGINT is only ignored here; signals sent
-  // to this process alone (SIGTERM, SIGHUP) are passed on, so the real kvbench is never orphaned.
+  // to this process alone (SIGTERM, SIGHUP) are passed on, so the real kvbench is never orphaned. A
+  // hang-up (a dropped SSH session) reaches the whole group, so the child gets two SIGHUPs: it takes
+  // them as one (a repeated SIGHUP never abandons its graceful stop).
   const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   process.on('SIGINT', () => {});
   for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal === 'SIGTERM' ? 143 : 130)));
+  // A child ended by a signal: the status a shell reports for it (128 + the signal's number).
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 } else {
   const { main } = await import('../src-main/cli/main.ts');
   // `kvbench report | head`: the reader going away ends kvbench quietly, for every command.

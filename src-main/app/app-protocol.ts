@@ -1,10 +1,10 @@
 // The app:// protocol: the built renderer (out/renderer) served from disk with the CSP and the
 // other security headers as real response headers. A standard, secure scheme, so the page gets a
 // proper origin (fetch, module scripts) without file:// and its broad access.
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Protocol } from 'electron';
 import { SECURITY_HEADERS } from '../server/csp.ts';
+import { readFileInside } from '../server/renderer-files.ts';
 import { APP_HOST, APP_SCHEME } from './security.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -24,7 +24,7 @@ export function registerAppScheme(protocol: Pick<Protocol, 'registerSchemesAsPri
   protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, codeCache: true } }]);
 }
 
-/** The file a request maps to, or null when it is outside the renderer directory or another host. */
+/** The file a request maps to by its name, or null when that is outside the renderer directory or another host (a link out of it is refused when read). */
 export function resolveAppFile(rendererDir: string, url: string): string | null {
   let u: URL;
   try {
@@ -48,15 +48,11 @@ export function resolveAppFile(rendererDir: string, url: string): string | null 
 export function serveAppProtocol(protocol: Pick<Protocol, 'handle'>, rendererDir: string): void {
   protocol.handle(APP_SCHEME, async (request) => {
     const file = resolveAppFile(rendererDir, request.url);
-    if (!file) return new Response('not found', { status: 404, headers: { ...SECURITY_HEADERS } });
-    try {
-      const data = await fsp.readFile(file);
-      return new Response(data, {
-        status: 200,
-        headers: { ...SECURITY_HEADERS, 'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' },
-      });
-    } catch {
-      return new Response('not found', { status: 404, headers: { ...SECURITY_HEADERS } });
-    }
+    const data = file === null ? null : await readFileInside(rendererDir, file);
+    if (file === null || data === null) return new Response('not found', { status: 404, headers: { ...SECURITY_HEADERS } });
+    return new Response(data, {
+      status: 200,
+      headers: { ...SECURITY_HEADERS, 'Content-Type': CONTENT_TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' },
+    });
   });
 }

@@ -68,7 +68,7 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
   serveAppProtocol(e.protocol, rendererDir);
   e.app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, (m) => log('warn', m)));
 
-  const transport = utilityProcessTransport(e.utilityProcess, engineEntryFile);
+  const transport = utilityProcessTransport(e.utilityProcess, engineEntryFile, (m) => log('warn', m));
   const backend = await createBackend({
     mode: 'electron',
     settingsFile: opts.settingsFile ?? defaultSettingsFile(),

@@ -61,8 +61,12 @@ export function hardenWebContents(contents: ContentsLike, log: (message: string)
   });
 }
 
-/** Schemes the page may load from: its own, and blob:/data: it creates itself (downloads, images). */
-const ALLOWED_REQUEST = /^(app:\/\/kvbench\/|blob:app:\/\/kvbench\/|data:|devtools:|chrome-extension:\/\/)/;
+/**
+ * What the session may load: the app's own pages, and the blob:/data: URLs it creates itself
+ * (downloads, images); and DevTools' own pages (devtools://devtools/), which the default menu opens
+ * for the local user and load in this session. No chrome-extension:// URL: the app loads no extension.
+ */
+const ALLOWED_REQUEST = /^(app:\/\/kvbench\/|blob:app:\/\/kvbench\/|data:|devtools:\/\/devtools\/)/;
 
 export function isAllowedRequest(url: string): boolean {
   return ALLOWED_REQUEST.test(url);

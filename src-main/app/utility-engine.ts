@@ -1,18 +1,24 @@
 // The engine in an Electron utility process: an EngineTransport for the same host and protocol the
 // CLI uses (src-main/host/engine-host.ts). One trial, one named process ("kvbench engine") with its
-// own heap; stdout and stderr are piped and their tail kept for crash reports; a kill is a kill
-// (SIGKILL by pid: Electron's own kill() is a SIGTERM, which the engine takes as a graceful abort).
+// own heap; stdout and stderr are piped and their tail kept for crash reports, and stderr's lines go
+// to the app's log (Node's own warnings are written there, never through the protocol; an app has
+// no terminal to show them); a kill is a kill (SIGKILL by pid: Electron's own kill() is a SIGTERM,
+// which the engine takes as a graceful abort).
+import readline from 'node:readline';
 import type { UtilityProcess } from 'electron';
 import type { EngineExit, EngineTransport, EngineTransportFactory } from '../host/engine-host.ts';
 
 const OUTPUT_TAIL_BYTES = 64 * 1024;
+/** Lines of one engine's stderr written to the app's log: a runaway engine must not flood it (the tail is kept anyway). */
+const LOGGED_STDERR_LINES = 200;
+const LOGGED_LINE_CHARS = 2000;
 
 /** The part of Electron's utilityProcess this needs (a fake in tests). */
 export interface UtilityProcessApi {
   fork(modulePath: string, args?: string[], options?: { env?: Record<string, string>; stdio?: 'pipe'; serviceName?: string; execArgv?: string[] }): UtilityProcess;
 }
 
-export function utilityProcessTransport(utilityProcess: UtilityProcessApi, entryFile: string): EngineTransportFactory {
+export function utilityProcessTransport(utilityProcess: UtilityProcessApi, entryFile: string, log: (message: string) => void = () => {}): EngineTransportFactory {
   return ({ env }): EngineTransport => {
     const child = utilityProcess.fork(entryFile, [], { env, stdio: 'pipe', serviceName: 'kvbench engine' });
     let tail = Buffer.alloc(0);
@@ -46,6 +52,15 @@ export function utilityProcessTransport(utilityProcess: UtilityProcessApi, entry
     });
     // Reaped by then: its pid may be another process's now.
     child.once('exit', () => (exited = true));
+    if (child.stderr) {
+      let lines = 0;
+      readline.createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => {
+        lines += 1;
+        const who = `engine process ${pid ?? child.pid ?? '?'}`;
+        if (lines <= LOGGED_STDERR_LINES) log(`${who}: ${line.slice(0, LOGGED_LINE_CHARS)}`);
+        else if (lines === LOGGED_STDERR_LINES + 1) log(`${who}: more on stderr, not logged (its last 64 KiB go with a crash report)`);
+      });
+    }
     return {
       // Known once the process has spawned; the host reads it when it needs it.
       get pid() {

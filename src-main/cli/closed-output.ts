@@ -8,17 +8,22 @@ export const EXIT_CLOSED_PIPE = 141;
 
 const CLOSED_CODES = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
 
+/** How the reader went: a closed pipe, or a terminal that hung up (a dropped SSH session). */
+export type ReaderGone = 'closed' | 'hung-up';
+
 /**
  * Calls `onClosed` once when `stream`'s reader has gone; later write errors of the closed stream are
- * dropped. Any other error is thrown, as it would have been without this listener.
+ * dropped. A terminal that hung up fails writes with EIO. Any other error is thrown, as it would have
+ * been without this listener (an EIO of a file or pipe is a real I/O error).
  */
-export function onReaderGone(stream: NodeJS.EventEmitter, onClosed: () => void): void {
+export function onReaderGone(stream: NodeJS.EventEmitter & { isTTY?: boolean }, onClosed: (how: ReaderGone) => void): void {
   let closed = false;
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (!CLOSED_CODES.has(err.code ?? '')) throw err;
+    const hungUp = err.code === 'EIO' && stream.isTTY === true;
+    if (!hungUp && !CLOSED_CODES.has(err.code ?? '')) throw err;
     if (closed) return;
     closed = true;
-    onClosed();
+    onClosed(hungUp ? 'hung-up' : 'closed');
   });
 }
 
@@ -28,13 +33,16 @@ export function onReaderGone(stream: NodeJS.EventEmitter, onClosed: () => void):
  * goes on to its end with its output dropped, so the files it writes after printing (a run's results
  * and XLSX, an endpoint run's --output) are still written. Returns the exit status to end with:
  * 141 instead of a success once the reader has gone, as a shell reports a tool a closed pipe ended.
+ * A terminal that hung up is told as SIGHUP, the signal the hang-up itself sends: one the command
+ * has been sent already, or soon will be, and a repeat of which never abandons its graceful stop.
  */
 export function endQuietlyWhenOutputCloses(proc: NodeJS.Process = process): void {
   let ended = false;
-  const end = (): void => {
+  const end = (how: ReaderGone): void => {
     if (ended) return; // stdout and stderr often go together (2>&1 | head): one ending
     ended = true;
-    if (proc.listenerCount('SIGTERM') > 0) proc.emit('SIGTERM', 'SIGTERM');
+    const signal = how === 'hung-up' ? 'SIGHUP' : 'SIGTERM';
+    if (proc.listenerCount(signal) > 0) proc.emit(signal, signal);
   };
   onReaderGone(proc.stdout, end);
   onReaderGone(proc.stderr, end);

@@ -20,9 +20,9 @@ Usage:
   kvbench --help             this text
 
 Exit codes: 0 complete; 1 invalid input or failed run; 3 partial results (disk full, storage error);
-130 interrupted by SIGINT, 143 by SIGTERM (partial results are still written); 141 the reader of
-the output went away (kvbench report | head; files asked for are still written; a run, suite or
-server still at work stops as on SIGTERM).
+130 interrupted by SIGINT, 143 by SIGTERM, 129 by SIGHUP (a dropped SSH session; partial results
+are still written); 141 the reader of the output went away (kvbench report | head; files asked for
+are still written; a run, suite or server still at work stops as on SIGTERM).
 `;
 
 /** The kvbench command line. Returns the process exit code. Each command's code loads only when it runs. */

@@ -11,6 +11,7 @@ import { defaultTrialTimeoutMs } from '../suite/runner.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
 import { outermostMissingDir, removeCreatedDirs } from '../util/created-dirs.ts';
 import { shownAtLogLevel } from './log-level.ts';
+import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { fileNameTime, keepInFirstWritable, printResultsJson } from '../util/keep-file.ts';
@@ -50,17 +51,13 @@ export async function runCommand(argv: string[]): Promise<number> {
   const outcome = await runEngineWithProgress(options);
   if (!outcome.ok) {
     process.stderr.write(`kvbench run failed (${outcome.code}): ${outcome.message}\n`);
-    return outcome.interrupted ? interruptedExit(outcome.interrupted) : EXIT_FAILED;
+    return outcome.interrupted ? signalExitCode(outcome.interrupted) : EXIT_FAILED;
   }
   return writeOutputs(options, outcome.outcome, outcome.interrupted);
 }
 
-type Interruption = 'SIGINT' | 'SIGTERM' | null;
+type Interruption = StopSignal | null;
 type EngineRun = { ok: true; outcome: RunOutcome; interrupted: Interruption } | { ok: false; code: string; message: string; interrupted: Interruption };
-
-function interruptedExit(signal: Interruption): number {
-  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
-}
 
 /** Tests shorten these; a real run uses a suite trial's limit and the host's cancel grace. */
 export interface RunLimits {
@@ -104,7 +101,7 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
   // The engine creates a missing --cache-dir; one killed before removing it cannot, so this host does.
   const createdFrom = options.cacheDir === null ? null : await outermostMissingDir(options.cacheDir);
   const line = new ProgressLine(process.stderr);
-  let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
+  let interrupted: Interruption = null;
   const handle = startEngine(options, {
     uvThreadpoolSize: options.ioDepth + UV_THREADS_FOR_METADATA,
     ...(limits.cancelGraceMs !== undefined ? { cancelGraceMs: limits.cancelGraceMs } : {}),
@@ -116,22 +113,19 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
       if (shownAtLogLevel(level, options.logLevel)) line.log(`${level}: ${message}`);
     },
   });
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
+  const onSignal = (signal: StopSignal): void => {
     if (!interrupted) {
       interrupted = signal;
-      line.log(`${signal}: stopping; partial results will be written (send it again to abandon them)`);
+      line.log(`${signal}: stopping; partial results will be written${abandonsStop(signal) ? ' (send it again to abandon them)' : ''}`);
       handle.cancel(`interrupted by ${signal}`);
-    } else {
+    } else if (abandonsStop(signal)) {
       handle.kill();
     }
   };
   const limit = watchTimeLimit(handle, limits.timeLimitMs ?? defaultTrialTimeoutMs(options), (m) => {
     if (shownAtLogLevel('warn', options.logLevel)) line.log(m);
   });
-  const onSigint = (): void => onSignal('SIGINT');
-  const onSigterm = (): void => onSignal('SIGTERM');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   try {
     const outcome = limit.outcome(await handle.result);
     line.done();
@@ -145,8 +139,7 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
     return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
   } finally {
     limit.stop();
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }
 
@@ -184,7 +177,10 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
   if (jsonLost) printResultsJson(json);
   if (outcome.status !== 'complete') process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
   if (failed) return EXIT_FAILED;
-  if (outcome.status !== 'complete') return interrupted ? interruptedExit(interrupted) : EXIT_PARTIAL;
+  if (outcome.status !== 'complete') {
+    process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
+    return interrupted ? signalExitCode(interrupted) : EXIT_PARTIAL;
+  }
   return EXIT_OK;
 }
 

@@ -5,10 +5,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createBackend } from '../server/backend.ts';
-import { isLoopbackHost, startHttpServer } from '../server/http-server.ts';
+import { isLoopbackHost, isWildcardHost, startHttpServer, urlHostOf } from '../server/http-server.ts';
 import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
 
 export const DEFAULT_SERVE_PORT = 8642;
 
@@ -24,15 +25,22 @@ forward the port over SSH and open the printed URL on your own machine:
   --host ADDR       address to listen on (default 127.0.0.1, loopback only)
   --allow-remote    allow a non-loopback --host. Traffic is plain HTTP: anyone on the path sees
                     the token. Prefer an SSH tunnel.
-  --token HEX       use this token instead of a random one (or KVBENCH_SERVE_TOKEN); at least 32
-                    hex digits
+  --token HEX       use this token instead of a random one; at least 32 hex digits. Every user of
+                    this machine can read a command line (ps): prefer KVBENCH_SERVE_TOKEN=HEX in
+                    the environment, which only you can read
   --db PATH         the database (default: the settings' database, else $KVBENCH_DB, else the user
                     data directory)
   --settings FILE   the settings file (default: <user data directory>/settings.json)
   --renderer DIR    the built renderer (default: out/renderer; build it with npm run build:renderer)
 
-Ctrl-C stops a running suite gracefully (the current trial's partial results are kept) and exits.
+Ctrl-C, SIGTERM or a hang-up (SIGHUP: the SSH session dropped) stops a running suite gracefully (the
+current trial's partial results are kept) and exits: 130, 143 or 129.
 `;
+
+/** The SSH tunnel to the address serve listens on (127.0.0.2 and ::1 are loopback too, and 127.0.0.1 is then no tunnel to it). */
+export function sshTunnelHint(host: string, port: number): string {
+  return `ssh -L ${port}:${urlHostOf(host)}:${port}`;
+}
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('serve', SERVE_USAGE, {
@@ -86,25 +94,28 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 1;
   }
   process.stdout.write(`kvbench serve: open ${server.url}\n`);
+  if (a.token !== undefined) log('warn', '--token is on the command line, which every user of this machine can read (ps, /proc/PID/cmdline), and with it drive this server: give the token in KVBENCH_SERVE_TOKEN instead');
   log('info', `database ${backend.databasePath}`);
   if (!isLoopbackHost(a.host)) log('warn', 'listening beyond loopback over plain HTTP: the token is visible to anyone on the network path');
-  else log('info', `headless? ssh -L ${server.port}:127.0.0.1:${server.port} <this server>, then open the URL above on your machine`);
+  if (isWildcardHost(a.host)) log('info', `listening on every address of this machine: where the name ${urlHostOf(a.host)} does not resolve, open the URL with this server's address in its place`);
+  if (isLoopbackHost(a.host)) log('info', `headless? ${sshTunnelHint(a.host, server.port)} <this server>, then open the URL above on your machine`);
 
   return await new Promise<number>((resolve) => {
-    let signals = 0;
-    const stop = (signal: NodeJS.Signals): void => {
-      signals += 1;
-      if (signals > 1) process.exit(signal === 'SIGINT' ? 130 : 143);
-      if (backend.suiteState !== 'idle') log('info', 'stopping the running suite (partial results are kept) …');
+    let stopping = false;
+    const stop = (signal: StopSignal): void => {
+      if (stopping) {
+        if (abandonsStop(signal)) process.exit(signalExitCode(signal));
+        return;
+      }
+      stopping = true;
+      if (backend.suiteState !== 'idle') log('info', `${signal}: stopping the running suite (partial results are kept) …`);
       void (async () => {
         await server.close();
         await backend.close();
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve(signal === 'SIGINT' ? 130 : 143);
+        for (const s of STOP_SIGNALS) process.off(s, stop);
+        resolve(signalExitCode(signal));
       })();
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    for (const s of STOP_SIGNALS) process.on(s, stop);
   });
 }

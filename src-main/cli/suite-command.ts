@@ -17,7 +17,8 @@ import { buildScenarioReport, buildTierComparison } from '../export/report-model
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
-import { EXIT_INTERRUPTED, EXIT_TERMINATED } from './run-command.ts';
+import { EXIT_INTERRUPTED } from './run-command.ts';
+import { abandonsStop, signalExitCode, STOP_SIGNALS } from './stop-signals.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 
@@ -59,7 +60,8 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
 resume it with --resume. Before the first trial (hardware detection, the drive probe) it stops at
 once and records nothing. Exit codes: 0 every trial complete; 3 some trial failed, partial or
-aborted; 130 cancelled by Ctrl-C (SIGINT), 143 by SIGTERM; 1 invalid input or refused plan.
+aborted; 130 cancelled by Ctrl-C (SIGINT), 143 by SIGTERM, 129 by SIGHUP (the terminal or SSH
+session hung up: stopped as on Ctrl-C); 1 invalid input or refused plan.
 `;
 
 const BAR = 20;
@@ -142,11 +144,11 @@ class SuiteProgress {
 /** A signal during detection or the probe: the suite never started, and the exit code names the signal. */
 function stoppedBeforeStart(signal: NodeJS.Signals, what: string): number {
   process.stderr.write(`Stopped by ${signal} before the first trial: ${what}.\n`);
-  return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
+  return signalExitCode(signal);
 }
 
 function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
-  if (r.status === 'cancelled') return signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED;
+  if (r.status === 'cancelled') return signal === null ? EXIT_INTERRUPTED : signalExitCode(signal);
   return r.counts.failed + r.counts.partial + r.counts.aborted > 0 ? 3 : 0;
 }
 
@@ -255,7 +257,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   }
 
   const controller = new AbortController();
-  // The exit code says which signal ended the suite, as `kvbench run`'s does: 130 for SIGINT, 143 for SIGTERM.
+  // The exit code says which signal ended the suite, as `kvbench run`'s does: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
   let stoppedBy: NodeJS.Signals | null = null;
   // Until the suite starts (detection, the drive probe, planning) a signal stops it all, and nothing of
   // this suite is recorded; from then on it stops the current trial, which is kept.
@@ -264,20 +266,21 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stoppedBy === null) {
       stoppedBy = signal;
+      const again = abandonsStop(signal) ? '; send it again to quit at once' : '';
       ui.line(
         started
-          ? `${signal}: stopping the current trial (partial results are kept); send it again to quit at once`
-          : `${signal}: stopping before the suite starts (the hardware detection and any probe are cut short); send it again to quit at once`,
+          ? `${signal}: stopping the current trial (partial results are kept)${again}`
+          : `${signal}: stopping before the suite starts (the hardware detection and any probe are cut short)${again}`,
       );
-      // The trial's reason names the cause: Ctrl-C is the user's; SIGTERM is whatever sent it (a shutdown, a scheduler).
-      controller.abort(signal === 'SIGTERM' ? 'stopped: kvbench received SIGTERM' : 'cancelled by the user (SIGINT, Ctrl-C)');
-    } else {
+      // The trial's reason names the cause: Ctrl-C is the user's; SIGTERM or SIGHUP is whatever sent it
+      // (a shutdown, a scheduler, a dropped SSH session).
+      controller.abort(signal === 'SIGINT' ? 'cancelled by the user (SIGINT, Ctrl-C)' : `stopped: kvbench received ${signal}`);
+    } else if (abandonsStop(signal)) {
       store?.close();
-      process.exit(signal === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
+      process.exit(signalExitCode(signal));
     }
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const onEvent = (e: SuiteEvent): void => {
     if (a.events) process.stdout.write(`${JSON.stringify(e)}\n`);
     ui.event(e);
@@ -344,8 +347,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench suite failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
     store?.close();
     // Refused, stopped or failed before the first trial: nothing of this suite is left behind.
     if (!started && createdCacheDir !== null) await removeCreatedDirs(createdCacheDir.dir, createdCacheDir.from);

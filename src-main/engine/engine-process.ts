@@ -3,8 +3,9 @@
 // `runBenchmark` once. It must never import electron.
 //
 // Lifecycle: hello → (host) start → progress/log/heartbeat … → result | error → exit.
-// Cancel, SIGINT, SIGTERM or the parent going away abort the run gracefully; a second SIGINT or
-// SIGTERM exits at once (130 / 143). An engine whose parent is gone and that does not exit by
+// Cancel, SIGINT, SIGTERM, SIGHUP or the parent going away abort the run gracefully; a second SIGINT
+// or SIGTERM exits at once (130 / 143). A SIGHUP never does: it reaches the engine too when a
+// dropped SSH session hangs up the CLI's whole process group, and the CLI stops the run gracefully. An engine whose parent is gone and that does not exit by
 // itself (its event loop wedged) is SIGKILLed by its watchdog thread.
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
@@ -176,6 +177,10 @@ function main(channel: ParentChannel): void {
       else process.exit(EXIT_CODE_ON_SECOND_SIGNAL[signal]);
     });
   }
+  process.on('SIGHUP', () => {
+    signalsReceived += 1;
+    abort('received SIGHUP');
+  });
 
   // Sent only now that the message listener is attached: the host waits for it before `start`.
   send({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: process.pid });

@@ -54,7 +54,8 @@ import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover, resumeProbe } from '../suite/services.ts';
+import { detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
+import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { loadSettings, saveSettings } from './settings.ts';
@@ -187,6 +188,38 @@ function requireSuites(s: Store, sel: Selection): void {
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
 
+/**
+ * Opens the app's database. A new one is made here, readable by its owner only (as settings.json:
+ * the history tells what the machine ran and how it is labelled), before SQLite opens it: SQLite gives
+ * the -wal and -shm files the database file's permissions. Its folder is created only where kvbench
+ * chose the place (the user data directory); a database named through the API must be in a folder
+ * that exists, so a page (or a token holder) cannot make folders anywhere this user may write. A file
+ * made for an open that then fails is removed again.
+ */
+async function openAppDatabase(file: string, o: { createFolder: boolean }): Promise<OpenedStore> {
+  const companions = ['-wal', '-shm'].filter((ext) => !fs.existsSync(`${file}${ext}`));
+  let created = false;
+  if (statOrNull(file) === null) {
+    const folder = path.dirname(file);
+    const st = statOrNull(folder);
+    if (!o.createFolder && st === null) fail('VALIDATION', `the folder ${folder} does not exist: create it first, or choose a database in an existing folder`);
+    if (st !== null && !st.isDirectory()) fail('VALIDATION', `${folder} is not a folder, so the database ${file} cannot be created in it`);
+    if (st === null) fs.mkdirSync(folder, { recursive: true });
+    try {
+      fs.writeFileSync(file, '', { flag: 'wx', mode: 0o600 });
+      created = true;
+    } catch {
+      // Not writable here (or made meanwhile): the store's open says why, in its own words.
+    }
+  }
+  try {
+    return await openStoreAndRecover(file, APP_STORE_OPTIONS);
+  } catch (err) {
+    if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
+    throw err;
+  }
+}
+
 /** Date-only `until` includes that whole day. */
 function untilOf(s: string): string {
   return /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T23:59:59.999Z` : s;
@@ -258,6 +291,19 @@ function fileNamePart(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]+/g, '_');
 }
 
+/**
+ * The name an uploaded file gets in the import's private directory: its position first, so every
+ * upload has a name of its own there (two files named alike, or one named like another's prefixed
+ * name, never overwrite each other) and `.` or `..` is a plain file name, never the directory or its
+ * parent; zero-padded, so the names sort in upload order. Then the upload's own name, reduced to
+ * safe characters and short enough for any file system.
+ */
+export function uploadFileName(index: number, count: number, name: string): string {
+  const position = String(index + 1).padStart(String(count).length, '0');
+  const own = path.basename(name).replace(/[^\w.+-]+/g, '_').slice(-200);
+  return `${position}-${own || 'file.json'}`;
+}
+
 export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const log = opts.log ?? (() => {});
   const detect: DetectFn = opts.detect ?? ((cacheDir, o) => detectForSuite(cacheDir, o));
@@ -269,7 +315,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
   try {
-    const opened = await openStoreAndRecover(settings.databasePath, APP_STORE_OPTIONS);
+    const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
     store = opened.store;
     for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
   } catch (err) {
@@ -457,7 +503,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
       if (next.databasePath !== settings.databasePath || databaseError !== null) {
         if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
-        const opened = await openStoreAndRecover(next.databasePath, APP_STORE_OPTIONS); // throws (and keeps the old one) when it cannot be used
+        const opened = await openAppDatabase(next.databasePath, { createFolder: false }); // throws (and keeps the old one) when it cannot be used
         store?.close();
         store = opened.store;
         databaseError = null;
@@ -474,6 +520,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'hardware.detect'(r) {
       const cacheDir = path.resolve(r.cacheDir);
       refuseCacheDir(cacheDir);
+      // The drive and memory-copy probes saturate the drive and memory for seconds: under a suite (its own
+      // probe, or its trials) they would disturb what it measures. Plain detection (system files, one
+      // small direct-I/O test file) stays allowed, for a second tab or the plan form.
+      if (r.probe && run) fail('BUSY', 'a suite is running: probe the drive after it has finished (detection without the probe is allowed)');
       const hw = await detect(cacheDir, { probe: r.probe ?? false, profile: 'smoke' });
       detections.set(cacheDir, { at: performance.now(), hw });
       return { hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
@@ -637,20 +687,24 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         if (!parsed.ok) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
         runFlags = parsed;
       }
-      // The services import files by path: the uploaded texts go to a private temporary directory.
+      // The services import files by path: the uploaded texts go to a private temporary directory,
+      // each under a name of its own there (see uploadFileName). What the page is told names the
+      // uploaded file, never the temporary copy.
       const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
       try {
         const files: string[] = [];
-        const origins = new Map<string, { sourceFile: string; modifiedAt: Date | null }>();
-        const used = new Set<string>();
+        const uploaded = new Map<string, { name: string; sourceFile: string; modifiedAt: Date | null }>();
+        const writeErrors: { file: string; message: string }[] = [];
         for (const [i, f] of r.files.entries()) {
-          let name = path.basename(f.name).replace(/[^\w.+-]+/g, '_') || `file-${i + 1}.json`;
-          if (used.has(name)) name = `${i + 1}-${name}`;
-          used.add(name);
-          const file = path.join(dir, name);
-          await fsp.writeFile(file, f.text, { mode: 0o600 });
+          const file = path.join(dir, uploadFileName(i, r.files.length, f.name));
+          try {
+            await fsp.writeFile(file, f.text, { mode: 0o600, flag: 'wx' });
+          } catch (err) {
+            writeErrors.push({ file: f.name, message: `could not be stored for the import: ${(err as NodeJS.ErrnoException).code ?? 'error'}` });
+            continue;
+          }
           files.push(file);
-          origins.set(file, { sourceFile: `uploaded: ${f.name}`, modifiedAt: f.lastModifiedMs === undefined ? null : new Date(f.lastModifiedMs) });
+          uploaded.set(file, { name: f.name, sourceFile: `uploaded: ${f.name}`, modifiedAt: f.lastModifiedMs === undefined ? null : new Date(f.lastModifiedMs) });
         }
         const res = await importResultsFiles(s, files, {
           systemLabel: r.systemLabel,
@@ -660,16 +714,19 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           givenOptionKeys: runFlags?.given ?? [],
           suiteLabel: r.label ?? null,
           // The temporary copies are gone after this call: record where the files really came from.
-          originOf: (file) => origins.get(file) ?? { sourceFile: `uploaded: ${path.basename(file)}`, modifiedAt: null },
+          originOf: (file) => uploaded.get(file) ?? { sourceFile: 'uploaded', modifiedAt: null },
         });
-        const base = (f: string): string => path.basename(f);
+        // Longest first: no temporary path is then replaced inside a longer one.
+        const copies = [...uploaded].sort(([a], [b]) => b.length - a.length);
+        const own = (text: string): string => copies.reduce((t, [file, u]) => t.replaceAll(file, u.name), text).replaceAll(dir, 'the upload');
+        const named = <T extends { file: string; message?: string }>(x: T): T => ({ ...x, file: uploaded.get(x.file)?.name ?? own(x.file), ...(x.message === undefined ? {} : { message: own(x.message) }) });
         if (res.imported.length > 0) emit({ type: 'history.changed', reason: `${res.imported.length} file(s) imported` });
         return {
           suiteId: res.suiteId,
           systemId: res.systemId,
-          imported: res.imported.map((x) => ({ ...x, file: base(x.file) })),
-          skipped: res.skipped.map((x) => ({ ...x, file: base(x.file) })),
-          errors: res.errors.map((x) => ({ ...x, file: base(x.file) })),
+          imported: res.imported.map(named),
+          skipped: res.skipped.map(named),
+          errors: [...writeErrors, ...res.errors.map(named)],
         };
       } finally {
         await fsp.rm(dir, { recursive: true, force: true });

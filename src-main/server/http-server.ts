@@ -8,15 +8,16 @@
 // static files hold no secrets.
 import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { HTTP_EVENTS_PATH, HTTP_INVOKE_PREFIX, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../src-shared/ipc/channels.ts';
-import type { Result } from '../../src-shared/ipc/contract.ts';
+import { MAX_IMPORT_FILE_CHARS, MAX_IMPORT_FILES, MAX_IMPORT_TOTAL_CHARS, type Result } from '../../src-shared/ipc/contract.ts';
 import type { Backend } from './backend.ts';
 import { SECURITY_HEADERS } from './csp.ts';
+import { readFileInside } from './renderer-files.ts';
 
 export interface HttpServerOptions {
   backend: Backend;
@@ -26,8 +27,8 @@ export interface HttpServerOptions {
   token: string;
   /** The built renderer (index.html and assets/). */
   rendererDir: string;
-  /** Largest request body (imports carry whole results files). */
-  maxBodyBytes?: number;
+  /** Largest import request body (it carries whole results files); IMPORT_BODY_BYTES unless given (tests). */
+  maxImportBodyBytes?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -40,7 +41,15 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 512 * 1024 * 1024;
+/** Every request but an import is small: ids, a selection, labels, paths. */
+export const SMALL_BODY_BYTES = 1024 * 1024;
+/**
+ * An import's request: the files' texts as JSON strings, where a quote or a line break takes two
+ * bytes. Twice the contract's characters in all, and room for the rest of the request.
+ */
+export const IMPORT_BODY_BYTES = 2 * MAX_IMPORT_TOTAL_CHARS + SMALL_BODY_BYTES;
+/** The channel whose requests may be large; at most one such body is read (and held) at a time. */
+const LARGE_BODY_CHANNEL = 'import.results';
 const PING_INTERVAL_MS = 30_000;
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -59,6 +68,21 @@ const CONTENT_TYPES: Record<string, string> = {
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** An address that listens on every interface (any IPv4, any IPv6). */
+export function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '[::]';
+}
+
+/**
+ * The host to put in the printed URL. A wildcard address is no place to connect to, and the one who
+ * asked for it (--allow-remote) browses from another machine: this machine's name, which serve says
+ * to replace by its address where the name does not resolve. An IPv6 address goes in brackets.
+ */
+export function urlHostOf(host: string): string {
+  if (isWildcardHost(host)) return os.hostname();
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
 /** The host name of a Host header (`name`, `name:port`, `[v6]:port`), lower-cased; null if malformed. */
@@ -93,17 +117,33 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown): void
   res.end(data);
 }
 
-function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION', message: string): void {
+/**
+ * A refusal, which closes the connection: Node would otherwise read the rest of the request's body
+ * to keep the connection, as long as a client trickles it (up to the request timeout of 5 minutes),
+ * also for a client without the token, or a body refused for its size.
+ */
+function deny(res: http.ServerResponse, status: number, code: 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'VALIDATION' | 'BUSY' | 'INTERNAL', message: string): void {
   const body: Result<never> = { ok: false, error: { code, message } };
+  res.setHeader('Connection', 'close');
   sendJson(res, status, body);
 }
 
-async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+const MIB = 1024 * 1024;
+
+function tooLarge(channel: string, limitBytes: number): string {
+  if (channel !== LARGE_BODY_CHANNEL) return `the request is larger than ${limitBytes / MIB} MiB`;
+  return (
+    `the import is larger than ${Math.round(limitBytes / MIB)} MiB as a request: at most ${MAX_IMPORT_FILES} files, ` +
+    `${MAX_IMPORT_FILE_CHARS / MIB} Mi characters each and ${MAX_IMPORT_TOTAL_CHARS / MIB} Mi in all; import them in smaller groups`
+  );
+}
+
+async function readBody(req: http.IncomingMessage, limitBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw Object.assign(new Error(`request body larger than ${limit} bytes`), { status: 413 });
+    if (size > limitBytes) throw Object.assign(new Error('too large'), { status: 413 });
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -111,7 +151,10 @@ async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffe
 
 export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttpServer> {
   const log = o.log ?? (() => {});
-  const maxBody = o.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxImportBody = o.maxImportBodyBytes ?? IMPORT_BODY_BYTES;
+  // One large body at a time: each is held several times over while read and parsed (buffer, text,
+  // objects), so parallel imports could exhaust the memory of the machine under test.
+  let largeBodyInFlight = false;
   const rendererDir = path.resolve(o.rendererDir);
   const loopback = isLoopbackHost(o.host);
 
@@ -144,10 +187,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
       deny(res, 404, 'NOT_FOUND', 'not found');
       return;
     }
-    let data: Buffer;
-    try {
-      data = await fsp.readFile(file);
-    } catch {
+    const data = await readFileInside(rendererDir, file);
+    if (data === null) {
       if (!fs.existsSync(path.join(rendererDir, 'index.html'))) {
         res.writeHead(503, { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
         res.end(`The kvbench renderer is not built (${rendererDir} has no index.html). Run: npm run build:renderer\n`);
@@ -197,18 +238,42 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
           deny(res, 415, 'VALIDATION', 'the body must be application/json');
           return;
         }
-        let body: unknown;
+        let channel: string;
         try {
-          const raw = await readBody(req, maxBody);
-          body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
-        } catch (err) {
-          const status = (err as { status?: number }).status ?? 400;
-          deny(res, status, 'VALIDATION', status === 413 ? (err as Error).message : 'the body is not JSON');
+          channel = decodeURIComponent(url.pathname.slice(HTTP_INVOKE_PREFIX.length));
+        } catch {
+          deny(res, 404, 'NOT_FOUND', 'unknown channel');
           return;
         }
-        const channel = decodeURIComponent(url.pathname.slice(HTTP_INVOKE_PREFIX.length));
-        const result = await o.backend.invoke(channel, body);
-        sendJson(res, 200, result);
+        const large = channel === LARGE_BODY_CHANNEL;
+        const limitBytes = large ? maxImportBody : SMALL_BODY_BYTES;
+        // Node has checked the header is a number; a chunked body has none and counts as large.
+        const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+        if (declared !== null && declared > limitBytes) {
+          deny(res, 413, 'VALIDATION', tooLarge(channel, limitBytes));
+          return;
+        }
+        const holdsSlot = large && (declared === null || declared > SMALL_BODY_BYTES);
+        if (holdsSlot && largeBodyInFlight) {
+          deny(res, 503, 'BUSY', 'another import is being sent to this server: try again when it has finished');
+          return;
+        }
+        if (holdsSlot) largeBodyInFlight = true;
+        try {
+          let body: unknown;
+          try {
+            const raw = await readBody(req, limitBytes);
+            body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+          } catch (err) {
+            const status = (err as { status?: number }).status ?? 400;
+            deny(res, status, 'VALIDATION', status === 413 ? tooLarge(channel, limitBytes) : 'the body is not JSON');
+            return;
+          }
+          const result = await o.backend.invoke(channel, body);
+          sendJson(res, 200, result);
+        } finally {
+          if (holdsSlot) largeBodyInFlight = false;
+        }
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -219,7 +284,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
       await serveStatic(req, res, url.pathname);
     })().catch((err) => {
       log('error', `request ${req.method} ${req.url}: ${(err as Error).message}`);
-      if (!res.headersSent) deny(res, 500, 'VALIDATION', 'internal error');
+      if (!res.headersSent) deny(res, 500, 'INTERNAL', 'internal error');
       else res.destroy();
     });
   });
@@ -269,8 +334,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const hostInUrl = o.host.includes(':') && !o.host.startsWith('[') ? `[${o.host}]` : o.host === '0.0.0.0' ? '127.0.0.1' : o.host;
-  const origin = `http://${hostInUrl}:${port}`;
+  const origin = `http://${urlHostOf(o.host)}:${port}`;
   return {
     host: o.host,
     port,

@@ -469,6 +469,11 @@ export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export const MAX_IMPORT_FILES = 50;
 /** Per file, as text (results JSON with raw per-request lists can be large). */
 export const MAX_IMPORT_FILE_CHARS = 64 * 1024 * 1024;
+/**
+ * All files of one import together. The served mode holds a whole request in memory several times
+ * over (body, text, parsed), so this bounds its memory, not MAX_IMPORT_FILES × MAX_IMPORT_FILE_CHARS.
+ */
+export const MAX_IMPORT_TOTAL_CHARS = 128 * 1024 * 1024;
 
 /** A file the backend made for the page to save (a download; a save dialog in the desktop app). */
 const exportedFile = { fileName: z.string(), mimeType: z.string(), dataBase64: z.string(), bytes: count };
@@ -580,7 +585,10 @@ export const CONTRACT = {
           }),
         )
         .min(1)
-        .max(MAX_IMPORT_FILES),
+        .max(MAX_IMPORT_FILES)
+        .refine((files) => files.reduce((n, f) => n + f.text.length, 0) <= MAX_IMPORT_TOTAL_CHARS, {
+          message: `the files hold more than ${MAX_IMPORT_TOTAL_CHARS / 1024 / 1024} Mi characters in all: import them in smaller groups`,
+        }),
       systemLabel: z.string().trim().min(1).max(200),
       driveLabel: z.string().trim().max(200).nullable().optional(),
       scenarioId: z.string().min(1).optional(),

@@ -55,15 +55,26 @@ function cliEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Starts `node bin/kvbench.js <args>` with this Node (24: the tests run under it). */
-export function startCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string> }): CliProcess {
+export interface StartCliOptions {
+  cwd: string;
+  env?: Record<string, string>;
+  /** The Node that runs bin/kvbench.js: this one (24: the tests run under it) unless given. */
+  node?: string;
+  /** In a process group of its own, which `hangUp` signals as a shell does its job's when the terminal goes. */
+  ownProcessGroup?: boolean;
+}
+
+/** Starts `node bin/kvbench.js <args>`. */
+export function startCli(args: readonly string[], opts: StartCliOptions): CliProcess {
   const startedMs = performance.now();
-  const child = spawn(process.execPath, [KVBENCH_BIN, ...args], {
+  const node = opts.node ?? process.execPath;
+  const child = spawn(node, [KVBENCH_BIN, ...args], {
     cwd: opts.cwd,
     env: { ...cliEnv(), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.ownProcessGroup ?? false,
   });
-  if (child.pid === undefined) throw new Error(`could not start ${process.execPath} ${KVBENCH_BIN}`);
+  if (child.pid === undefined) throw new Error(`could not start ${node} ${KVBENCH_BIN}`);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -75,7 +86,7 @@ export function startCli(args: readonly string[], opts: { cwd: string; env?: Rec
   return { child, pid: child.pid, done, stderrSoFar: () => stderr };
 }
 
-export function runCli(args: readonly string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+export function runCli(args: readonly string[], opts: StartCliOptions): Promise<CliResult> {
   return startCli(args, opts).done;
 }
 
@@ -205,6 +216,28 @@ export async function killStarted(started: CliProcess[]): Promise<void> {
       await cli.done.catch(() => undefined);
     }
   }
+}
+
+/**
+ * What a dropped SSH session does to a command running in it: the shell sends SIGHUP to the job's
+ * whole process group, the CLI, its engine or probe child, and bin/kvbench.js's wrapper if there is one.
+ * The CLI must have been started with `ownProcessGroup`.
+ */
+export function hangUp(cli: CliProcess): void {
+  process.kill(-cli.pid, 'SIGHUP');
+}
+
+/** A Node older than 24 on this machine (the system's), with which bin/kvbench.js re-runs itself on Node 24; null if none. */
+export function olderNode(): string | null {
+  for (const node of ['/usr/bin/node', '/usr/local/bin/node']) {
+    try {
+      const major = Number(execFileSync(node, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).trim());
+      if (major < 24) return node;
+    } catch {
+      // not there
+    }
+  }
+  return null;
 }
 
 /** For failure messages: the CLI's stderr, which holds kvbench's own explanation. */

@@ -7,6 +7,7 @@ import {
   TINY_RUN_FLAGS,
   cacheDirWithForeignFile,
   explain,
+  hangUp,
   isAlive,
   killStarted,
   makeTempDir,
@@ -71,6 +72,31 @@ describe('kvbench run, interrupted', () => {
     if (res.requests_completed > 0) expect(res.summary?.total_requests).toBe(res.requests_completed);
 
     expect(snapshotDir(cacheDir), 'cache dir as before: foreign file intact, no run directory').toEqual(before);
+  });
+
+  it('on a hang-up (SIGHUP to its process group, engine included: a dropped SSH session) stops, writes partial results and exits 129', async () => {
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const before = snapshotDir(cacheDir);
+    const cli = startCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '4', '--duration', '30', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--seed', '3', '--output', output],
+      { cwd: tmp, ownProcessGroup: true },
+    );
+    started.push(cli);
+    await waitForRunDir(cli, cacheDir);
+    await sleepMs(2000);
+
+    hangUp(cli);
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(129);
+    expect(r.stderr).toMatch(/SIGHUP: stopping; partial results will be written\n/);
+    // Partial, or aborted if the (loaded) machine had not opened the measured window yet: either way
+    // the engine was cancelled and wrote its results, where the hang-up used to end both at once.
+    const res = readResults(output);
+    expect(res.kvbench.status).toMatch(/^(partial|aborted)$/);
+    expect(res.kvbench.status_reason).toMatch(/cancel/i);
+    expect(snapshotDir(cacheDir), 'cache dir as before: no run directory').toEqual(before);
   });
 
   it('on SIGINT while waiting for --start-at stops at once: ABORTED, nothing measured, cache dir clean', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { dbPaths, eventsOf, explain, fileBytes, killStarted, makeTempDir, removeTempDirs, runCli, startCli, waitFor, type CliProcess } from './suite-harness.ts';
+import { dbPaths, eventsOf, explain, fileBytes, hangUp, killStarted, makeTempDir, removeTempDirs, runCli, startCli, waitFor, type CliProcess } from './suite-harness.ts';
 
 const started: CliProcess[] = [];
 afterEach(async () => {
@@ -82,6 +82,20 @@ describe('kvbench suite stopped during the drive probe', () => {
     expect(r.stderr).not.toMatch(/stopping the current trial|Suite \d+|Full tables|storage-only /);
     // A new suite creates its database only once its plan fits: there is none.
     expect(fs.existsSync(db)).toBe(false);
+    expect(fs.readdirSync(cache)).toEqual([]);
+  });
+
+  it('a hang-up (SIGHUP to the process group, the probe process included) stops the probe as cleanly and exits 129', { timeout: 60_000 }, async () => {
+    const tmp = makeTempDir();
+    const { db, cache } = dbPaths(tmp);
+    const cli = startCli(['suite', '--profile', 'smoke', '--scenarios', 'storage-only', '--trials', '1', '--cache-dir', cache, '--db', db], { cwd: tmp, ownProcessGroup: true });
+    started.push(cli);
+    await waitFor('the drive probe to start', () => fs.readdirSync(cache).some((n) => n.startsWith('kvbench-probe-')), 30_000);
+    hangUp(cli);
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(129);
+    expect(r.stderr).toMatch(/Stopped by SIGHUP before the first trial: no suite was planned or recorded\.\n$/);
+    expect(countRows(db, 'suites')).toBe(0);
     expect(fs.readdirSync(cache)).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 
-export { makeTempDir, removeTempDirs, runCli, startCli, explain, isAlive, killStarted, sleepMs, waitFor, waitForEnginePid, runDirsIn, type CliProcess, type CliResult } from '../cli/cli-harness.ts';
+export { makeTempDir, removeTempDirs, runCli, startCli, explain, hangUp, isAlive, killStarted, olderNode, sleepMs, waitFor, waitForEnginePid, runDirsIn, type CliProcess, type CliResult } from '../cli/cli-harness.ts';
 
 /** The suite events printed with --events (JSON lines on stdout). */
 export function eventsOf(stdout: string): { type: string; [k: string]: unknown }[] {

@@ -65,6 +65,9 @@ describe('Electron security', () => {
     expect(cancel('app://kvbench/assets/index.js')).toBe(false);
     expect(cancel('blob:app://kvbench/5b1c…')).toBe(false);
     expect(isAllowedRequest('app://kvbench.evil.example/')).toBe(false);
+    expect(cancel('chrome-extension://abcdefghijklmnop/content.js')).toBe(true);
+    expect(cancel('devtools://elsewhere/x.js')).toBe(true);
+    expect(cancel('devtools://devtools/bundled/devtools_app.html')).toBe(false);
     expect(isAppUrl('app://kvbench/index.html')).toBe(true);
     expect(isAppUrl('app://other/index.html')).toBe(false);
   });
@@ -90,6 +93,13 @@ describe('Electron security', () => {
     expect(index.headers.get('content-type')).toMatch(/^text\/html/);
     expect((await handle({ url: 'app://kvbench/../../../../etc/passwd' })).status).toBe(404);
     expect((await handle({ url: 'app://kvbench/nothing.js' })).status).toBe(404);
+    // A link in the renderer directory that leads out of it is not followed; one within it is.
+    const outside = tempDir('kvb-proto-secret-');
+    fs.writeFileSync(path.join(outside, 's.txt'), 'secret');
+    fs.symlinkSync(path.join(outside, 's.txt'), path.join(dir, 'link.txt'));
+    fs.symlinkSync(path.join(dir, 'assets', 'a.js'), path.join(dir, 'alias.js'));
+    expect((await handle({ url: 'app://kvbench/link.txt' })).status).toBe(404);
+    expect(await (await handle({ url: 'app://kvbench/alias.js' })).text()).toBe('1');
   });
 
   it('uses one CSP everywhere, without unsafe-eval or unsafe-inline', () => {

@@ -35,6 +35,17 @@ describe('engine in a utility process', () => {
     expect(fake.forked[0].options).toMatchObject({ serviceName: 'kvbench engine', stdio: 'pipe' });
   });
 
+  it('writes the engine\'s stderr to the app\'s log, line by line (Node\'s own warnings go nowhere else)', { timeout: 30_000 }, async () => {
+    const fake = createFakeElectron();
+    const logged: string[] = [];
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE, (m) => logged.push(m));
+    const handle = startEngine({ behaviour: 'warn-and-complete' }, { transport, env: { KVBENCH_ENGINE_MODULE: FAKE_ENGINE } });
+    const closed = new Promise((resolve) => fake.forked[0].child.once('close', resolve)); // its stderr read to the end
+    expect((await handle.result).status).toBe('complete');
+    await closed;
+    expect(logged).toContainEqual(expect.stringMatching(new RegExp(`^engine process ${handle.pid}: \\(node:${handle.pid}\\) Warning: fake engine: a warning only stderr carries$`)));
+  });
+
   it('reports a crashed engine as ENGINE_CRASHED with the end of its output', { timeout: 30_000 }, async () => {
     const fake = createFakeElectron();
     const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);

@@ -45,4 +45,24 @@ describe('a reader that goes away (kvbench report | head)', () => {
     expect(onSigterm).toHaveBeenCalledTimes(1);
     expect(suite.exit).not.toHaveBeenCalled();
   });
+
+  it('a terminal that hung up (EIO on a TTY: the SSH session dropped) is told as SIGHUP, once; EIO of a file or pipe is still an error', () => {
+    const eio = (): NodeJS.ErrnoException => Object.assign(new Error('write EIO'), { code: 'EIO' });
+    const serve = fakeProcess();
+    Object.assign(serve.stderr, { isTTY: true });
+    const onSighup = vi.fn();
+    const onSigterm = vi.fn();
+    serve.on('SIGHUP', onSighup);
+    serve.on('SIGTERM', onSigterm);
+    endQuietlyWhenOutputCloses(serve as unknown as NodeJS.Process);
+    serve.stderr.emit('error', eio());
+    serve.stderr.emit('error', eio()); // its log lines while stopping
+    expect(onSighup).toHaveBeenCalledTimes(1);
+    expect(onSighup).toHaveBeenCalledWith('SIGHUP');
+    expect(onSigterm).not.toHaveBeenCalled();
+
+    const toFile = fakeProcess();
+    endQuietlyWhenOutputCloses(toFile as unknown as NodeJS.Process);
+    expect(() => toFile.stdout.emit('error', eio())).toThrow(/EIO/);
+  });
 });

@@ -2,6 +2,7 @@
 // (validation and errors as data), a suite run with its events, history, reports, exports,
 // import and comparison, deletes, and settings — over a real SQLite file.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
@@ -187,6 +188,35 @@ describe('backend', () => {
       }
     });
   }
+
+  it('refuses the drive probe (hardware.detect with probe) while a suite runs, which it would disturb; plain detection stays allowed', async () => {
+    const probes: boolean[] = [];
+    const t = await make({
+      behaviours: ['hang'],
+      detect: async (cd, o) => {
+        probes.push(o.probe);
+        const hw = fakeHardware({ hostname: 'lab-a', probe: true });
+        hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+        return hw;
+      },
+    });
+    ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), probe: false }));
+    await t.waitFor('suite.trialProgressed');
+    const before = probes.length;
+    expect(await t.backend.invoke('hardware.detect', { cacheDir: t.cacheDir, probe: true })).toEqual({
+      ok: false,
+      error: { code: 'BUSY', message: 'a suite is running: probe the drive after it has finished (detection without the probe is allowed)' },
+    });
+    expect(probes.slice(before), 'no probe ran').toEqual([]);
+    ok(await t.backend.invoke('hardware.detect', { cacheDir: t.cacheDir }));
+    expect(probes.slice(before)).toEqual([false]);
+    ok(await t.backend.invoke('suite.cancel', {}));
+    await t.waitFor('suite.finished');
+    // The run is let go just after its last event.
+    while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 10));
+    ok(await t.backend.invoke('hardware.detect', { cacheDir: t.cacheDir, probe: true }));
+    expect(probes.slice(before)).toEqual([false, true]);
+  });
 
   it('resumes a suite probing the drive only as it was planned, and not at all with nothing left to run', async () => {
     const probes: boolean[] = [];
@@ -470,8 +500,8 @@ describe('backend', () => {
       }),
     ) as { imported: { file: string; status: string; configKnown: boolean }[]; errors: { file: string }[]; systemId: string };
     expect(imp.imported.map((f) => [f.file, f.status, f.configKnown])).toEqual([
-      ['slow_1.json', 'complete', true],
-      ['slow_2.json', 'complete', true],
+      ['../../etc/slow_1.json', 'complete', true],
+      ['../../etc/slow_2.json', 'complete', true],
     ]);
     expect(imp.errors.map((e) => e.file)).toEqual(['broken.json']);
     // The trial says where the file came from (its name on the user's machine, and when it was
@@ -498,6 +528,35 @@ describe('backend', () => {
     expect(t.events.filter((e) => e.type === 'history.changed').length).toBeGreaterThanOrEqual(3);
   });
 
+  it('import: every upload gets a file of its own (no name overwrites another, . and .. stay inside the private directory), and replies name the uploads, never the server\'s temporary copies', async () => {
+    const t = await make();
+    const results = (i: number): string => JSON.stringify(referenceResultsNew({ tokPerS: 10 * i, storageTokPerS: 5 * i }));
+    // "4-a.json" is what the second "a.json" (the 4th file) used to be renamed to: it overwrote the first.
+    const files = [
+      { name: '4-a.json', text: results(1) },
+      { name: 'a.json', text: '{}' },
+      { name: 'x.json', text: '{}' },
+      { name: 'a.json', text: results(2) },
+      { name: '..', text: results(3) },
+      { name: '.', text: '{not json' },
+      { name: 'again.json', text: results(1) },
+    ];
+    const imp = ok(await t.backend.invoke('import.results', { files, systemLabel: 'collide' })) as {
+      imported: { file: string; trialId: number }[];
+      skipped: { file: string; message: string }[];
+      errors: { file: string; message: string }[];
+    };
+    expect(imp.imported.map((f) => f.file)).toEqual(['4-a.json', 'a.json', '..']);
+    expect(imp.errors.map((e) => e.file)).toEqual(['a.json', 'x.json', '.']);
+    expect(imp.skipped).toEqual([{ file: 'again.json', trialId: null, message: 'the same results as 4-a.json, imported now: not stored twice' }]);
+    const said = JSON.stringify(imp);
+    expect(said).not.toContain('kvbench-import-');
+    expect(said).not.toContain(os.tmpdir());
+    // The three imported trials hold three different measurements (none overwritten by another).
+    const stored = await Promise.all(imp.imported.map(async (f) => (ok(await t.backend.invoke('trials.get', { id: f.trialId })) as { trial: { metrics: Record<string, number> } }).trial.metrics.wall_clock_throughput_tok_per_s));
+    expect(new Set(stored).size).toBe(3);
+  });
+
   it('keeps settings in a file, and refuses a database it must not touch', async () => {
     const t = await make();
     const s = ok(await t.backend.invoke('settings.update', { byteUnits: 'binary', latencyUnit: 'us', defaultCacheDir: '/mnt/nvme' }));
@@ -518,6 +577,32 @@ describe('backend', () => {
     expect(fs.existsSync(other)).toBe(true);
     expect(JSON.parse(fs.readFileSync(t.settingsFile, 'utf8'))).toMatchObject({ databasePath: other, byteUnits: 'binary' }); // chosen: kept
     expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
+  });
+
+  it('makes a new database, and its -wal and -shm, readable by the owner only; the API creates no folders', async () => {
+    const t = await make();
+    const modeOf = (f: string): string => (fs.statSync(f).mode & 0o777).toString(8);
+    // The database the backend made at start (its folder existed) and one chosen in Settings.
+    const chosen = path.join(t.dir, 'chosen.db');
+    ok(await t.backend.invoke('settings.update', { databasePath: chosen }));
+    for (const db of [t.db, chosen]) {
+      for (const f of [db, `${db}-wal`, `${db}-shm`].filter((x) => fs.existsSync(x))) expect(modeOf(f), f).toBe('600');
+    }
+    expect(fs.existsSync(`${chosen}-wal`), 'the open database has its -wal (WAL mode)').toBe(true);
+
+    const missing = path.join(t.dir, 'deep', 'a', 'b');
+    expect(await t.backend.invoke('settings.update', { databasePath: path.join(missing, 'new.db') })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: `the folder ${missing} does not exist: create it first, or choose a database in an existing folder` },
+    });
+    expect(fs.existsSync(path.join(t.dir, 'deep'))).toBe(false);
+    const aFile = path.join(t.dir, 'a-file');
+    fs.writeFileSync(aFile, 'x');
+    expect(await t.backend.invoke('settings.update', { databasePath: path.join(aFile, 'new.db') })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: `${aFile} is not a folder, so the database ${path.join(aFile, 'new.db')} cannot be created in it` },
+    });
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: chosen, databaseError: null });
   });
 
   it('refuses a database in a system directory, or an empty file not named like a database, and keeps the settings', async () => {
