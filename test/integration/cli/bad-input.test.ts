@@ -407,6 +407,7 @@ describe('kvbench suite with invalid input', () => {
     expect(r.code, explain(r)).toBe(1);
     expect(r.stderr).toMatch(/kvbench suite: refused:\n\s+--storage-capacity-gb 0\.1 cannot hold one KV entry of tiny-1b/);
     expect(r.stderr).not.toMatch(/Suite \d+: \d+ trial/);
-    expect(fs.readdirSync(cache)).toEqual([]);
+    // A refused suite leaves nothing: not the cache directory it would have created, not a database.
+    expect(fs.readdirSync(tmp)).toEqual([]);
   });
 });

@@ -72,7 +72,7 @@ function addSuite(s: Store, hw: HardwareProfile, tokPerS: number): number {
     if (i === 2) {
       s.finishTrial(id, { status: 'failed', reason: 'ENGINE_CRASHED: engine process "x" was killed, by SIGKILL\nlast output', wallMs: 10 });
     } else {
-      const r = kvbenchResults({ tokPerS: tokPerS + i }) as unknown as Record<string, unknown>;
+      const r = kvbenchResults({ tokPerS: tokPerS + i, durationS: Number(run.options.duration) }) as unknown as Record<string, unknown>;
       s.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
     }
   }
@@ -174,7 +174,7 @@ describe('exports read back', () => {
     const failed = m.trials[2];
     // The resume's retry of the failed trial's slot: attempt 2, complete.
     const retry = store!.startTrial({ runId: failed.runId, suiteId: failed.suiteId, systemId: failed.systemId, driveId: failed.driveId, hardwareSnapshotId: null, scenarioId: failed.scenarioId, trialIndex: failed.trialIndex, options: failed.options, configKey: failed.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
-    const r = kvbenchResults({ tokPerS: 1002 }) as unknown as Record<string, unknown>;
+    const r = kvbenchResults({ tokPerS: 1002, durationS: Number(failed.options.duration) }) as unknown as Record<string, unknown>;
     store!.finishTrial(retry, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
     const trials = store!.listTrials({ order: 'asc' });
     const report = buildScenarioReport(trials);

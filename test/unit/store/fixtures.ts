@@ -52,9 +52,27 @@ export function fakeHardware(over: { systemId?: string; hostname?: string; ramGi
   };
 }
 
-/** kvbench results with chosen headline numbers (everything else from the report fixture). */
-export function kvbenchResults(o: { tokPerS: number; storageTokPerS?: number; readBytesPerS?: number; decodeBytes?: number; e2eP95Ms?: number; status?: 'complete' | 'partial' }): RunResults {
+/**
+ * kvbench results with chosen headline numbers (everything else from the report fixture). `durationS`:
+ * the planned window of the run they stand for (a suite's run options say it), which the window then
+ * lasts; without it the fixture's own 60 s. A window far longer than its run's plan is a stall.
+ */
+export function kvbenchResults(o: {
+  tokPerS: number;
+  storageTokPerS?: number;
+  readBytesPerS?: number;
+  decodeBytes?: number;
+  e2eP95Ms?: number;
+  status?: 'complete' | 'partial';
+  durationS?: number;
+}): RunResults {
   const r = makeRunResults();
+  if (o.durationS !== undefined) {
+    const w = r.kvbench.measured_window;
+    w.elapsed_ns = w.elapsed_ns - w.planned_ns + o.durationS * 1e9;
+    w.planned_ns = o.durationS * 1e9;
+    r.summary!.elapsed_time = w.elapsed_ns / 1e9;
+  }
   r.summary!.avg_throughput_tokens_per_sec = o.tokPerS;
   r.summary!.storage_throughput_tokens_per_sec = o.storageTokPerS ?? o.tokPerS / 2;
   r.summary!.end_to_end_latency_ms.p95 = o.e2eP95Ms ?? 1500;

@@ -34,7 +34,7 @@ function fakeEngine(behaviours: Behaviour[]): FakeEngine {
     calls.push({ options: options as Record<string, unknown>, opts });
     let cancel: (reason: string) => void = () => {};
     const result = new Promise<RunOutcome>((resolve, reject) => {
-      const results = kvbenchResults({ tokPerS: 100 * n }) as unknown as Record<string, unknown>;
+      const results = kvbenchResults({ tokPerS: 100 * n, durationS: Number((options as { duration: number }).duration) }) as unknown as Record<string, unknown>;
       opts.onProgress?.({
         phase: 'running', elapsedNs: 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0,
         generatedTokensPerSec: 10, storageReadBytesPerSec: 1, storageWriteBytesPerSec: 1, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0,
