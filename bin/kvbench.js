@@ -19,7 +19,8 @@ if (major < 24) {
   // Ctrl-C reaches the child directly (same process group), so SIGINT is only ignored here; signals sent
   // to this process alone (SIGTERM, SIGHUP) are passed on, so the real kvbench is never orphaned. A
   // hang-up (a dropped SSH session) reaches the whole group, so the child gets two SIGHUPs: it takes
-  // them as one (a repeated SIGHUP never abandons its graceful stop).
+  // them as one (a repeated SIGHUP never abandons its graceful stop, nor does a SIGTERM repeated within
+  // a second: a stop sent to the whole group, as systemd sends it, reaches the child twice too).
   const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   process.on('SIGINT', () => {});
   for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));

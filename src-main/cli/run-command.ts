@@ -113,12 +113,14 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
       if (shownAtLogLevel(level, options.logLevel)) line.log(`${level}: ${message}`);
     },
   });
+  let stopStartedAtMs = 0;
   const onSignal = (signal: StopSignal): void => {
     if (!interrupted) {
       interrupted = signal;
+      stopStartedAtMs = Date.now();
       line.log(`${signal}: stopping; partial results will be written${abandonsStop(signal) ? ' (send it again to abandon them)' : ''}`);
       handle.cancel(`interrupted by ${signal}`);
-    } else if (abandonsStop(signal)) {
+    } else if (abandonsStop(signal, stopStartedAtMs)) {
       handle.kill();
     }
   };

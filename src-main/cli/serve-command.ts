@@ -102,12 +102,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
 
   return await new Promise<number>((resolve) => {
     let stopping = false;
+    let stopStartedAtMs = 0;
     const stop = (signal: StopSignal): void => {
       if (stopping) {
-        if (abandonsStop(signal)) process.exit(signalExitCode(signal));
+        if (abandonsStop(signal, stopStartedAtMs)) process.exit(signalExitCode(signal));
         return;
       }
       stopping = true;
+      stopStartedAtMs = Date.now();
       if (backend.suiteState !== 'idle') log('info', `${signal}: stopping the running suite (partial results are kept) …`);
       void (async () => {
         await server.close();

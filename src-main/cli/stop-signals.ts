@@ -13,11 +13,21 @@ export function signalExitCode(signal: NodeJS.Signals): number {
 }
 
 /**
- * Whether this signal, arriving while a graceful stop is under way, abandons it (quit at once). A
- * second Ctrl-C or SIGTERM does; a SIGHUP never does: a hang-up arrives more than once without anyone
- * asking twice (the shell signals the whole process group, so bin/kvbench.js's re-exec wrapper passes
- * on a copy of its own; a write to the gone terminal reports it again), and nobody is left to ask.
+ * A repeat of a stop signal this soon after the first is the same request delivered twice, not a
+ * second request: a stop sent to the whole process group (systemd's default, `kill -TERM -PGID`, a
+ * dropped SSH session) reaches bin/kvbench.js's re-exec wrapper too, which passes a copy on. A person
+ * pressing Ctrl-C again takes longer than this.
  */
-export function abandonsStop(signal: NodeJS.Signals): boolean {
-  return signal !== 'SIGHUP';
+export const REPEAT_IS_SAME_DELIVERY_MS = 1000;
+
+/**
+ * Whether this signal, arriving while a graceful stop is under way (begun at `stopStartedAtMs`,
+ * Date.now()'s clock), abandons it (quit at once). A second Ctrl-C or SIGTERM does, unless it comes
+ * within {@link REPEAT_IS_SAME_DELIVERY_MS} of the first; a SIGHUP never does: a hang-up arrives more
+ * than once without anyone asking twice (a write to the gone terminal reports it again too), and
+ * nobody is left to ask. Without `stopStartedAtMs`: whether a later repeat would.
+ */
+export function abandonsStop(signal: NodeJS.Signals, stopStartedAtMs?: number, nowMs = Date.now()): boolean {
+  if (signal === 'SIGHUP') return false;
+  return stopStartedAtMs === undefined || nowMs - stopStartedAtMs >= REPEAT_IS_SAME_DELIVERY_MS;
 }

@@ -263,9 +263,11 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   // this suite is recorded; from then on it stops the current trial, which is kept.
   let started = false;
   let createdCacheDir: { dir: string; from: string | null } | null = null;
+  let stopStartedAtMs = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stoppedBy === null) {
       stoppedBy = signal;
+      stopStartedAtMs = Date.now();
       const again = abandonsStop(signal) ? '; send it again to quit at once' : '';
       ui.line(
         started
@@ -275,7 +277,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       // The trial's reason names the cause: Ctrl-C is the user's; SIGTERM or SIGHUP is whatever sent it
       // (a shutdown, a scheduler, a dropped SSH session).
       controller.abort(signal === 'SIGINT' ? 'cancelled by the user (SIGINT, Ctrl-C)' : `stopped: kvbench received ${signal}`);
-    } else if (abandonsStop(signal)) {
+    } else if (abandonsStop(signal, stopStartedAtMs)) {
       store?.close();
       process.exit(signalExitCode(signal));
     }

@@ -99,6 +99,26 @@ describe('kvbench run, interrupted', () => {
     expect(snapshotDir(cacheDir), 'cache dir as before: no run directory').toEqual(before);
   });
 
+  it('takes a SIGTERM repeated at once (a stop sent to the whole process group reaches it twice) as one: stops gracefully, exits 143', async () => {
+    const tmp = makeTempDir();
+    const { cacheDir } = cacheDirWithForeignFile(tmp);
+    const output = path.join(tmp, 'results.json');
+    const cli = startThirtySecondRun(cacheDir, output, tmp);
+    await waitForRunDir(cli, cacheDir);
+    await sleepMs(2000);
+
+    // What systemd's stop does under the Node 20 wrapper: the group's SIGTERM, then the wrapper's copy.
+    process.kill(cli.pid, 'SIGTERM');
+    await sleepMs(50);
+    process.kill(cli.pid, 'SIGTERM');
+    const r = await cli.done;
+    expect(r.code, explain(r)).toBe(143);
+    expect(r.stderr).not.toMatch(/ENGINE_CRASHED|killed/);
+    const res = readResults(output);
+    expect(res.kvbench.status).toMatch(/^(partial|aborted)$/);
+    expect(res.kvbench.status_reason).toMatch(/SIGTERM/);
+  });
+
   it('on SIGINT while waiting for --start-at stops at once: ABORTED, nothing measured, cache dir clean', async () => {
     const tmp = makeTempDir();
     const { cacheDir } = cacheDirWithForeignFile(tmp);
