@@ -21,16 +21,11 @@ import { openStoreAndRecover } from '../suite/services.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
+import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 const EXIT_PARTIAL = 3;
-const EXIT_SIGINT = 130;
-const EXIT_SIGTERM = 143;
-
-function interruptedExit(signal: 'SIGINT' | 'SIGTERM'): number {
-  return signal === 'SIGTERM' ? EXIT_SIGTERM : EXIT_SIGINT;
-}
 
 export const ENDPOINT_USAGE = `Usage: kvbench endpoint <command> [options]
 
@@ -85,7 +80,8 @@ Options:
 
 The API key, if the server needs one, is read from $KVBENCH_API_KEY (else $OPENAI_API_KEY) and never
 stored. Exit codes: 0 complete; 3 partial (some requests failed; the run is stored); 1 failed or
-invalid input; 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM (what finished is stored as partial).
+invalid input; 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM, 129 by SIGHUP (what finished is stored as
+partial).
 `;
 
 function err(msg: string): number {
@@ -292,22 +288,25 @@ async function runSub(argv: string[]): Promise<number> {
   );
 
   const ctrl = new AbortController();
-  // SIGTERM (a batch system's time limit, a container stop) is handled as Ctrl-C is: what finished is
-  // stored as partial; the exit code names the signal, as kvbench run's does.
-  let interrupted: 'SIGINT' | 'SIGTERM' | null = null;
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM'): void => {
-    if (interrupted) process.exit(interruptedExit(signal));
+  // SIGTERM (a batch system's time limit, a container stop) and SIGHUP (the SSH session dropped) are
+  // handled as Ctrl-C is: what finished is stored as partial; the exit code names the signal, as
+  // kvbench run's does.
+  let interrupted: StopSignal | null = null;
+  let stopStartedAtMs = 0;
+  const onSignal = (signal: StopSignal): void => {
+    if (interrupted) {
+      if (abandonsStop(signal, stopStartedAtMs)) process.exit(signalExitCode(signal));
+      return;
+    }
     interrupted = signal;
-    const again = signal === 'SIGINT' ? 'Ctrl-C again' : 'send SIGTERM again';
-    process.stderr.write(`\nkvbench endpoint run: interrupted by ${signal}: cancelling the requests in flight and storing what finished (${again} to quit at once)\n`);
+    stopStartedAtMs = Date.now();
+    const again = !abandonsStop(signal) ? '' : signal === 'SIGINT' ? ' (Ctrl-C again to quit at once)' : ` (send ${signal} again to quit at once)`;
+    process.stderr.write(`\nkvbench endpoint run: interrupted by ${signal}: cancelling the requests in flight and storing what finished${again}\n`);
     // The runner puts a string reason into the run's status reason; Ctrl-C keeps its "by the user".
-    if (signal === 'SIGTERM') ctrl.abort('by SIGTERM');
-    else ctrl.abort();
+    if (signal === 'SIGINT') ctrl.abort();
+    else ctrl.abort(`by ${signal}`);
   };
-  const onSigint = (): void => onSignal('SIGINT');
-  const onSigterm = (): void => onSignal('SIGTERM');
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigterm);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   let outcome;
   try {
     outcome = await runEndpointBenchmark({
@@ -325,8 +324,7 @@ async function runSub(argv: string[]): Promise<number> {
         ),
     });
   } finally {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigterm);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
   if (interrupted && outcome.status === 'complete') outcome.status = 'partial';
 
@@ -350,7 +348,7 @@ async function runSub(argv: string[]): Promise<number> {
       return err(`cannot write --output: ${(e as Error).message}`);
     }
   }
-  if (interrupted) return interruptedExit(interrupted);
+  if (interrupted) return signalExitCode(interrupted);
   return outcome.status === 'complete' ? EXIT_OK : outcome.status === 'partial' ? EXIT_PARTIAL : EXIT_FAILED;
 }
 

@@ -16,12 +16,10 @@ import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-pr
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
+import { signalExitCode, STOP_SIGNALS } from './stop-signals.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
-/** Stopped by SIGINT (Ctrl-C) or SIGTERM: the codes every kvbench command uses. */
-const EXIT_INTERRUPTED = 130;
-const EXIT_TERMINATED = 143;
 /** libuv threads beyond the probe's I/Os, for opens, fdatasyncs and closes. */
 const UV_THREADS_FOR_METADATA = 4;
 /** A cancelled probe gets this long to stop and remove its files before it is killed. */
@@ -48,8 +46,8 @@ and removes it at the end.
   --json                 print the JSON result instead of the table
   -h, --help             this text
 
-Exit codes: 0 complete; 1 invalid input or failed; 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM
-(the probe's files are removed either way).
+Exit codes: 0 complete; 1 invalid input or failed; 130 stopped by Ctrl-C (SIGINT), 143 by SIGTERM,
+129 by SIGHUP (the probe's files are removed either way).
 `;
 
 type Parsed = { ok: true; options: ProbeOptions; output: string | null; json: boolean } | { ok: false; errors: string[] } | { ok: 'help' };
@@ -236,9 +234,8 @@ export async function probeCommand(argv: string[]): Promise<number> {
     process.stderr.write(`\n${signal}: stopping the probe and removing its files\n`);
     cancel.abort();
   };
-  const interruptedExit = (): number => (interrupted === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED);
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interruptedExit = (): number => signalExitCode(interrupted!);
+  for (const s of STOP_SIGNALS) process.on(s, onSignal);
   const tty = Boolean(process.stderr.isTTY);
   let lastPlainMs = 0;
   try {
@@ -270,7 +267,6 @@ export async function probeCommand(argv: string[]): Promise<number> {
     }
     return run.result.status === 'complete' ? EXIT_OK : interruptedExit();
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const s of STOP_SIGNALS) process.off(s, onSignal);
   }
 }

@@ -213,6 +213,8 @@ describe('kvbench endpoint (CLI)', () => {
   it.each([
     ['SIGINT', 130, 'by the user'],
     ['SIGTERM', 143, 'by SIGTERM'],
+    // A dropped SSH session; sent to the CLI alone here (its own process group is the shell's business).
+    ['SIGHUP', 129, 'by SIGHUP'],
   ] as const)('%s cancels the requests in flight, stores what finished as partial, and exits %i', async (signal, code, by) => {
     const db = path.join(dir, `${signal}.db`);
     const results = path.join(dir, `${signal}.json`);

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '../../../src-main/engine/probe/raw-limit-probe.ts';
 import { runProbeProcess } from '../../../src-main/cli/probe-command.ts';
 import { validateProbeOptions } from '../../../src-main/engine/probe/probe-options.ts';
-import { explain, makeTempDir, removeTempDirs, runCli, sleepMs, startCli, waitFor } from '../cli/cli-harness.ts';
+import { explain, hangUp, makeTempDir, removeTempDirs, runCli, sleepMs, startCli, waitFor } from '../cli/cli-harness.ts';
 
 afterEach(removeTempDirs);
 
@@ -159,6 +159,17 @@ describe('kvbench probe', () => {
     const r = await p.done;
     expect(r.code, explain(r)).toBe(code);
     expect(r.stderr).toContain(`${signal}: stopping the probe and removing its files`);
+    expect(probeDirsIn(dir)).toEqual([]);
+  });
+  it('stops on a hang-up of its whole process group (a dropped SSH session), removes its files and exits 129', async () => {
+    const dir = makeTempDir();
+    const p = startCli(['probe', '--dir', dir, '--duration', '30', '--size-gib', '0.125', '--io-depth', '4', '--io-chunk-mib', '4'], { cwd: dir, ownProcessGroup: true });
+    await waitFor('the probe to create its directory', () => probeDirsIn(dir).length > 0);
+    await sleepMs(300);
+    hangUp(p);
+    const r = await p.done;
+    expect(r.code, explain(r)).toBe(129);
+    expect(r.signal).toBeNull();
     expect(probeDirsIn(dir)).toEqual([]);
   });
 });
