@@ -318,10 +318,23 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
     store = opened.store;
     for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+    for (const u of opened.unstored) {
+      log('warn', `trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
+    }
   } catch (err) {
     databaseError = toIpcError(err);
     log('error', `database ${settings.databasePath}: ${databaseError.message}`);
   }
+
+  // Rows a read had to leave out (damaged stored JSON: Store.unreadable), said once each in the log,
+  // as the CLI says them on stderr: the views simply lack those trials.
+  const unreadableLogged = new WeakMap<Store, number>();
+  const logUnreadable = (): void => {
+    if (store === null) return;
+    const said = unreadableLogged.get(store) ?? 0;
+    for (const m of store.unreadable.slice(said)) log('warn', m);
+    unreadableLogged.set(store, store.unreadable.length);
+  };
 
   const listeners = new Set<(event: AppEvent) => void>();
   const emit = (event: AppEvent): void => {
@@ -784,6 +797,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         value = await (handlers[channel] as (r: unknown) => Promise<unknown>)(req.data);
       } catch (err) {
         return { ok: false, error: toIpcError(err) };
+      } finally {
+        logUnreadable();
       }
       const res = c.response.safeParse(value);
       if (!res.success) {

@@ -12,33 +12,12 @@ import { importResultsFiles } from '../../../src-main/store/import-results.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { runInProcess } from '../cli/in-process.ts';
-import { kvbenchResults, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
-import { seedStore } from './seed-store.ts';
+import { damagedDatabase } from './damaged-database.ts';
+import { removeTempDirs, tempDir } from './fixtures.ts';
 
 afterEach(removeTempDirs);
 
 const md5 = (file: string): string => createHash('md5').update(fs.readFileSync(file)).digest('hex');
-
-/**
- * A database of three trials: the suite's (`withHardware`, with a hardware snapshot) and two imported;
- * the first imported one's options and the snapshot are damaged.
- */
-async function damagedDatabase(): Promise<{ db: string; damaged: number; withHardware: number; others: number[] }> {
-  const dir = tempDir();
-  const db = path.join(dir, 'kvbench.db');
-  const store = seedStore(db);
-  const withHardware = store.listTrials({})[0].id;
-  const files = [1, 2].map((i) => writeResults(dir, `r${i}.json`, kvbenchResults({ tokPerS: 100 * i })));
-  const imported = (await importResultsFiles(store, files, { systemLabel: 'lab', scenarioId: 'storage-only' })).imported.map((f) => f.trialId);
-  store.close();
-  expect(imported).toHaveLength(2);
-  // What overwritten bytes leave: text where JSON was, which PRAGMA quick_check does not look into.
-  const raw = openDatabase(db);
-  raw.prepare('UPDATE trials SET options_json = substr(options_json, 1, 20) || ? WHERE id = ?').run('\u00ab\u00ab\u00ab', imported[0]);
-  raw.prepare('UPDATE hardware_snapshots SET profile_json = substr(profile_json, 1, 30) || ?').run('\u00ab\u00ab');
-  raw.close();
-  return { db, damaged: imported[0], withHardware, others: [withHardware, imported[1]].sort((a, b) => a - b) };
-}
 
 describe('a damaged row that passes quick_check', () => {
   it('history, report and export still show the other trials; the damaged one is named with the database, and the exit code is 3', async () => {
