@@ -21,7 +21,6 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_PARTIAL = 3;
 export const EXIT_INTERRUPTED = 130;
-export const EXIT_TERMINATED = 143;
 
 /** Libuv threads beyond the storage I/Os in flight, for opens, closes, unlinks and fsyncs. */
 const UV_THREADS_FOR_METADATA = 4;
@@ -179,10 +178,7 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
   if (jsonLost) printResultsJson(json);
   if (outcome.status !== 'complete') process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
   if (failed) return EXIT_FAILED;
-  if (outcome.status !== 'complete') {
-    process.stderr.write(`run is ${outcome.status.toUpperCase()}: ${outcome.reason ?? 'no reason given'}\n`);
-    return interrupted ? signalExitCode(interrupted) : EXIT_PARTIAL;
-  }
+  if (outcome.status !== 'complete') return interrupted ? signalExitCode(interrupted) : EXIT_PARTIAL;
   return EXIT_OK;
 }
 

@@ -219,7 +219,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
     if (gpuTier) await gpuTier.close().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
-    if (traceLog) await traceLog.close().catch(() => undefined);
+    // Reached first only when the run threw: its trace is not a whole one.
+    if (traceLog) await traceLog.close('failed').catch(() => undefined);
     if (store) await store.removeAll().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
     if (bytes) await bytes.close().catch(() => undefined);
     await releaseStorageTarget(target);
@@ -688,7 +689,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted });
   // Closed before the results are built: a trace that could not be written (a full disk) makes the
   // run partial, its reason saying so, with the results still returned.
-  const trace = a.traceLog ? await a.traceLog.close() : null;
+  const trace = a.traceLog ? await a.traceLog.close(status === 'aborted' ? 'was aborted before it measured anything' : null) : null;
   if (trace?.incomplete && statusReason !== trace.incomplete) {
     if (status === 'complete') status = 'partial';
     statusReason = statusReason === null ? trace.incomplete : `${statusReason}; ${trace.incomplete}`;

@@ -68,6 +68,19 @@ describe('IoTraceLog', () => {
     expect(fs.existsSync(partialTracePath(file))).toBe(false);
   });
 
+  it('keeps the trace of a run that was aborted or failed as NAME.partial: an earlier whole trace of the name stays', async () => {
+    // review (day 2) #3: a run cancelled during its warm-up replaced a 122,364-row trace with 44 lines.
+    const file = path.join(tempDir(), 'trace.csv');
+    fs.writeFileSync(file, 'an earlier trace\n');
+    const log = await IoTraceLog.open(file, { clock: fixedClock() });
+    log.record({ op: 'Write', tier: 'storage', key: 'k', sizeBytes: 7, phase: 'Prefill' });
+    const summary = await log.close('was aborted before it measured anything');
+    expect(summary.path).toBe(partialTracePath(file));
+    expect(summary.incomplete).toBe(`the --io-trace-log trace is incomplete: the run was aborted before it measured anything; what was written is kept in ${partialTracePath(file)}`);
+    expect(fs.readFileSync(file, 'utf8')).toBe('an earlier trace\n');
+    expect(fs.readFileSync(partialTracePath(file), 'utf8')).toBe(`${IO_TRACE_HEADER}\n1700000000.000001,Write,7,Tier-2,k,Prefill\n`);
+  });
+
   it.each(['trace.csv', 'trace.csv.zst'])('when the disk is full (%s), keeps NAME.partial, leaves NAME alone and says the trace is incomplete', async (name) => {
     const dir = tempDir();
     const file = path.join(dir, name);

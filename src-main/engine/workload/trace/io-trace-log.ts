@@ -82,9 +82,10 @@ function csvField(s: string): string {
  * `record` is synchronous and cheap (rows are batched); memory stays bounded because trace-mode tiers
  * await `waitForRoom()` when the disk falls behind.
  *
- * The rows go to NAME.partial, renamed to NAME once all are on disk: a trace of that name from an
- * earlier run stays until a complete one replaces it, and a trace whose writing failed (a full disk)
- * is never taken for a whole one; it stays as NAME.partial, and `close` says so.
+ * The rows go to NAME.partial, renamed to NAME once all are on disk and the run measured something: a
+ * trace of that name from an earlier run stays until such a one replaces it. A trace whose writing
+ * failed (a full disk), or whose run was aborted or failed, is never taken for a whole one; it stays
+ * as NAME.partial, and `close` says so.
  */
 export class IoTraceLog {
   readonly path: string;
@@ -188,16 +189,17 @@ export class IoTraceLog {
   }
 
   /**
-   * Writes what is buffered, waits until every byte is on disk and renames NAME.partial to NAME. A
-   * write that failed leaves the trace as NAME.partial, and the summary says why it is incomplete.
-   * Never throws; a second call returns the first one's summary.
+   * Writes what is buffered, waits until every byte is on disk and renames NAME.partial to NAME.
+   * `runEnded`: why the run that wrote it ended without measuring (aborted, failed), or null; such a
+   * trace, like one whose write failed, stays NAME.partial, and the summary says why it is
+   * incomplete. Never throws; a second call returns the first one's summary.
    */
-  close(): Promise<IoTraceLogSummary> {
-    this.#summary ??= this.#finish();
+  close(runEnded: string | null = null): Promise<IoTraceLogSummary> {
+    this.#summary ??= this.#finish(runEnded);
     return this.#summary;
   }
 
-  async #finish(): Promise<IoTraceLogSummary> {
+  async #finish(runEnded: string | null): Promise<IoTraceLogSummary> {
     this.#flush();
     this.#closed = true;
     this.#sink.end();
@@ -208,8 +210,12 @@ export class IoTraceLog {
       this.#fail(err as Error);
     }
     await promisify(fs.close)(this.#fd).catch((err: Error) => this.#fail(err));
-    if (!this.#error) await fsp.rename(this.partialPath, this.path).catch((err: Error) => this.#fail(err));
-    const incomplete = this.#error ? this.#incompleteReason() : null;
+    if (!this.#error && runEnded === null) await fsp.rename(this.partialPath, this.path).catch((err: Error) => this.#fail(err));
+    const incomplete = this.#error
+      ? this.#incompleteReason()
+      : runEnded !== null
+        ? `the --io-trace-log trace is incomplete: the run ${runEnded}; what was written is kept in ${this.partialPath}`
+        : null;
     return { path: incomplete === null ? this.path : this.partialPath, rows: this.#rows, compressed: this.compressed, incomplete };
   }
 
