@@ -202,15 +202,15 @@ async function writeOrKeep(options: RunOptions, file: string, what: string, fall
 /**
  * Keeps a file the run could not write where asked. The places, in order: the asked file's own
  * directory (under a new name: the asked one may be a directory now, or space may have been freed),
- * the cache directory if it is still there, its parent, the current directory and the temporary
- * directory: several filesystems, most likely one with room, and the cache directory's had room for
+ * the cache directory if it is still there (not its parent, which may be /mnt or another user's
+ * folder), the current directory and the temporary directory: several filesystems, most likely one with room, and the cache directory's had room for
  * the run. Those that do not exist are skipped. Prints every place that refused; returns where it
  * went, or null.
  */
 async function keepElsewhere(options: RunOptions, file: string | null, name: string, write: (file: string) => Promise<void>): Promise<string | null> {
   const dirs = [
     ...(file !== null ? [path.dirname(path.resolve(file))] : []),
-    ...(options.cacheDir !== null ? [path.resolve(options.cacheDir), path.dirname(path.resolve(options.cacheDir))] : []),
+    ...(options.cacheDir !== null ? [path.resolve(options.cacheDir)] : []),
     ...currentDirectory(),
     os.tmpdir(),
   ].filter((d) => statOrNull(d)?.isDirectory());

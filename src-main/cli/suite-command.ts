@@ -32,7 +32,8 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
 
   --cache-dir DIR          the storage tier's directory (created if missing, and removed again
                            when the suite is refused or stopped before its first trial; only
-                           kvbench's own run directories are ever written or removed there;
+                           kvbench's own run directories are ever written or removed there,
+                           and a trial's results file when the database cannot store it;
                            system directories, also behind a symbolic link, are refused)
   --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
                            three MLPerf options, 300 s × 3); default standard

@@ -44,10 +44,12 @@ export interface RunningHttpServer {
 /** Every request but an import is small: ids, a selection, labels, paths. */
 export const SMALL_BODY_BYTES = 1024 * 1024;
 /**
- * An import's request: the files' texts as JSON strings, where a quote or a line break takes two
- * bytes. Twice the contract's characters in all, and room for the rest of the request.
+ * An import's request: the files' texts as JSON strings in UTF-8, where a quote or a line break takes
+ * two bytes and a character beyond ASCII (a label, a prompt's text) up to three, per character the
+ * contract counts (a UTF-16 unit). Three times the contract's characters in all, and room for the
+ * rest of the request.
  */
-export const IMPORT_BODY_BYTES = 2 * MAX_IMPORT_TOTAL_CHARS + SMALL_BODY_BYTES;
+export const IMPORT_BODY_BYTES = 3 * MAX_IMPORT_TOTAL_CHARS + SMALL_BODY_BYTES;
 /** The channel whose requests may be large; at most one such body is read (and held) at a time. */
 const LARGE_BODY_CHANNEL = 'import.results';
 const PING_INTERVAL_MS = 30_000;

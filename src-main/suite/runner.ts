@@ -396,14 +396,15 @@ const importHint = (file: string, scenarioId: string): string => `load them with
 /**
  * Where a trial's rescue file is tried, in order: `unstored-results/` beside the database (created,
  * and removed again when it cannot take the file), the suite's cache directory (the plan checked its
- * free space, and it is usually another drive), that directory's parent, the temporary directory.
+ * free space, and it is usually another drive; not its parent, which may be /mnt), the temporary
+ * directory.
  * Several filesystems: the database's disk may be the full one, and the temporary directory often
  * shares it.
  */
 function unstoredPlaces(dbPath: string, cacheDir: string | null): KeepPlace[] {
   return [
     { dir: path.join(path.dirname(path.resolve(dbPath)), 'unstored-results'), create: true },
-    ...(cacheDir !== null ? [path.resolve(cacheDir), path.dirname(path.resolve(cacheDir))] : []),
+    ...(cacheDir !== null ? [path.resolve(cacheDir)] : []),
     os.tmpdir(),
   ];
 }

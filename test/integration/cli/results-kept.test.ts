@@ -87,6 +87,25 @@ describe('kvbench run whose output cannot be written at the end', () => {
     expect(fs.readdirSync(outDir), 'nothing half-written left on the full disk').toEqual(['filler']);
   });
 
+  it('never saves in the cache directory\'s parent (it may be /mnt, or another user\'s folder)', async () => {
+    const base = makeTempDir();
+    const [work, out, cacheParent] = ['work', 'out', 'cache-parent'].map((d) => path.join(base, d));
+    const cache = path.join(cacheParent, 'cache');
+    for (const d of [work, out, cache]) fs.mkdirSync(d, { recursive: true });
+    const output = path.join(out, 'results.json');
+
+    const r = await runCli(['run', '--model', 'tiny-1b', '--cpu-mem-gb', '0', '--cache-dir', cache, '--output', output], {
+      cwd: work,
+      env: { KVBENCH_ENGINE_MODULE: GONE_ENGINE, KVBENCH_TEST_REMOVE_DIRS: JSON.stringify([out, cache]) },
+    });
+
+    expect(r.code, explain(r)).toBe(1);
+    expect(fs.readdirSync(cacheParent), 'nothing written beside the cache directory').toEqual([]);
+    const saved = fs.readdirSync(work).filter((n) => n.startsWith('kvbench-results-'));
+    expect(saved, explain(r)).toHaveLength(1);
+    expect(JSON.parse(fs.readFileSync(path.join(work, saved[0]), 'utf8'))).toEqual(GONE_ENGINE_RESULTS);
+  });
+
   it('prints the results JSON on stderr, between marker lines, when every place is gone', async () => {
     const base = makeTempDir();
     const dirs = ['work', 'out', 'tmp', 'cache-parent'].map((d) => path.join(base, d));

@@ -305,7 +305,7 @@ describe('kvbench serve HTTP server', () => {
       const tooBig = upload(server, 'import.results', IMPORT_BODY_BYTES + 1);
       const r = await tooBig.answer; // nothing of the body was sent: the answer comes from the header alone
       expect(r.status).toBe(413);
-      expect(r.body.error).toMatchObject({ code: 'VALIDATION', message: expect.stringMatching(/^the import is larger than 257 MiB as a request: at most 50 files, 64 Mi characters each and 128 Mi in all/) });
+      expect(r.body.error).toMatchObject({ code: 'VALIDATION', message: expect.stringMatching(/^the import is larger than 385 MiB as a request: at most 50 files, 64 Mi characters each and 128 Mi in all/) });
       const other = await upload(server, 'history.list', SMALL_BODY_BYTES + 1).answer;
       expect(other.status).toBe(413);
       expect(other.body.error).toEqual({ code: 'VALIDATION', message: 'the request is larger than 1 MiB' });
@@ -350,10 +350,13 @@ describe('kvbench serve HTTP server', () => {
       expect(backend.calls.filter((c) => c.channel === 'import.results')).toHaveLength(4);
     });
 
-    it('the HTTP limit carries what the contract allows: results JSON grows less than 2× as a JSON string, and all files together are bounded', () => {
+    it('the HTTP limit carries what the contract allows: results JSON, even all beyond ASCII, grows at most 3× as UTF-8 JSON string bytes, and all files together are bounded', () => {
       const text = JSON.stringify(referenceResultsNew({ tokPerS: 100, storageTokPerS: 50 }), null, 4);
-      expect(JSON.stringify(text).length / text.length).toBeLessThan(2);
-      expect(IMPORT_BODY_BYTES).toBeGreaterThanOrEqual(2 * MAX_IMPORT_TOTAL_CHARS);
+      expect(Buffer.byteLength(JSON.stringify(text)) / text.length).toBeLessThan(2);
+      // A text of characters three UTF-8 bytes long each (CJK prompt text, say): the worst a results file holds.
+      const wide = '漢字の'.repeat(1000);
+      expect(Buffer.byteLength(JSON.stringify(wide))).toBe(3 * wide.length + 2);
+      expect(IMPORT_BODY_BYTES).toBeGreaterThanOrEqual(3 * MAX_IMPORT_TOTAL_CHARS);
       const big = 'x'.repeat(MAX_IMPORT_FILE_CHARS);
       const request = (n: number): unknown => ({ files: Array.from({ length: n }, (_, i) => ({ name: `${i}.json`, text: big })), systemLabel: 'lab' });
       expect(CONTRACT['import.results'].request.safeParse(request(2)).success).toBe(true);
