@@ -471,6 +471,17 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       limits,
     };
   });
+  // Above the ceiling (beyond noise): the ceiling, not the run, is what is off.
+  const aboveCeiling = out.filter((r) => (r.storageReadEfficiency ?? 0) > EFFICIENCY_ABOVE_CEILING || (r.storageWriteEfficiency ?? 0) > EFFICIENCY_ABOVE_CEILING);
+  if (aboveCeiling.length > 0) {
+    const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(0)} %`);
+    notes.push(
+      `${aboveCeiling.length} row(s) moved more than the drive's bandwidth the efficiency is measured against ` +
+        `(${aboveCeiling.map((r) => `${r.scenarioId}: read ${pct(r.storageReadEfficiency)}, write ${pct(r.storageWriteEfficiency)}`).join('; ')}): ` +
+        'that ceiling is too low — a probe disturbed by other load, one measuring another access pattern, or a stated figure below the drive — ' +
+        'so the efficiencies are overstated; probe again on an idle machine (kvbench hw --probe) or state the drive\'s bandwidth',
+    );
+  }
   // Tier configurations first, in the wrapper's order; the rest after.
   out.sort((a, b) => {
     const ta = isScenarioId(a.scenarioId) && SCENARIOS[a.scenarioId].inTierComparison ? 0 : 1;
@@ -485,6 +496,9 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     notes,
   };
 }
+
+/** An efficiency this far above 100 % is no noise: the ceiling it divides by is wrong. */
+const EFFICIENCY_ABOVE_CEILING = 1.05;
 
 /** The one set of limits every row shares, or a placeholder that sends the reader to the rows. */
 function commonLimits(all: readonly ProbeLimits[], hardware: HardwareSource, stated: StatedBandwidth | null): ProbeLimits {

@@ -160,6 +160,12 @@ describe('tier comparison', () => {
     expect(statedOnly.notes.join()).not.toMatch(/no bandwidth probe/);
     expect(statedOnly.probe.source).toBe('stated by the user (read 2.00 GB/s, write 1.50 GB/s)');
 
+    // A run faster than its ceiling (a probe taken under other load): the note says the ceiling is off.
+    expect(t.notes.join()).not.toMatch(/moved more than the drive's bandwidth/);
+    const low = buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 0.6e9, writeBytesPerS: null });
+    expect(low.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeCloseTo(1e9 / 0.6e9, 9);
+    expect(low.notes.join()).toMatch(/1 row\(s\) moved more than the drive's bandwidth the efficiency is measured against \(storage-only: read 167 %, write —\): that ceiling is too low/);
+
     // Trials on tmpfs get no storage efficiency, probe or not.
     const onRam = ts.map((t) => (t.scenarioId === 'storage-only' ? { ...t, metrics: { ...t.metrics, storage_ram_backed: 1 } } : t));
     const ram = buildTierComparison(buildScenarioReport(onRam), fakeHardware({ probe: true }));
