@@ -46,40 +46,43 @@ function hex(n: number): string {
 
 /**
  * Opening a WAL-mode database, even read-only, makes SQLite create its -wal and -shm companions.
- * When the file turns out to be one kvbench must not touch, the companions this check created
- * (absent before, the -wal still empty) are removed again, so nothing is left behind.
+ * After kvbench's own connection closed, those its open created (absent before) go the only way
+ * that cannot race: SQLite removes them itself when a read-write connection closes as the last one,
+ * under an EXCLUSIVE lock on the database that every connection's open waits on before it opens
+ * either file. kvbench never unlinks them: no lock it could take from Node keeps a writer from
+ * opening the -shm between a check and the unlink (and /proc/locks does not list the locks of a
+ * process in another PID namespace, a container sharing the directory), and two writers on
+ * different -shm files disagree about the WAL, which corrupts the database.
+ * Where SQLite keeps them (another connection uses the database, this user may not write it, no
+ * room to size the -shm) they stay, harmless, but writable by their owner: SQLite gives them the
+ * database's mode (an empty -wal again at every open), and a -shm or -wal of a mode-444 database
+ * would keep it unwritable (SQLITE_READONLY) after the database itself is made writable again.
  */
-function removeCreatedCompanions(file: string, existedBefore: Record<string, boolean>): void {
-  for (const ext of ['-wal', '-shm']) {
-    const p = file + ext;
-    if (existedBefore[ext]) continue;
+function releaseCreatedCompanions(file: string, existedBefore: Record<string, boolean>): void {
+  const created = ['-wal', '-shm'].some((ext) => !existedBefore[ext] && fs.existsSync(file + ext));
+  // Only with an empty -wal: closing then writes nothing to the database (a refused file is never
+  // written); changes another process left in it go at that process's or the next writer's close.
+  if (created && (fs.statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0) === 0) {
     try {
-      if (ext === '-wal' && fs.statSync(p).size !== 0) continue;
-      fs.rmSync(p, { force: true });
+      // No wait for locks: a connection still using the database keeps its files, which is right.
+      const db = openDatabase(file, { fileMustExist: true, timeout: 0 });
+      try {
+        db.pragma('schema_version'); // opens the WAL, so that closing can remove it
+      } finally {
+        db.close();
+      }
     } catch {
-      // absent: nothing to do
+      // SQLite could not open it read-write or read it: the files stay.
     }
   }
-}
-
-/**
- * After a read-only connection closed: the -wal and -shm it created (see removeCreatedCompanions)
- * go, unless another connection, of any process, still uses the database — it holds a lock on the
- * database or its -shm while open (Linux lists them in /proc/locks; where that cannot be read,
- * they stay: removing a -shm in use would let two writers disagree).
- */
-function removeCompanionsNobodyUses(file: string, existedBefore: Record<string, boolean>): void {
-  if (['-wal', '-shm'].every((ext) => existedBefore[ext] || !fs.existsSync(file + ext))) return;
-  let locks: string;
-  try {
-    locks = fs.readFileSync('/proc/locks', 'utf8');
-  } catch {
-    return;
+  for (const ext of ['-wal', '-shm']) {
+    try {
+      const st = fs.statSync(file + ext);
+      if ((st.mode & 0o200) === 0) fs.chmodSync(file + ext, (st.mode & 0o7777) | 0o200);
+    } catch {
+      // gone (SQLite removed it), or not this user's: nothing to do
+    }
   }
-  const inodes = new Set([file, `${file}-wal`, `${file}-shm`].map((p) => fs.statSync(p, { throwIfNoEntry: false })?.ino).filter((n) => n !== undefined).map(String));
-  // Each lock names its file as MAJOR:MINOR:INODE; a match on the inode alone errs on the side of keeping them.
-  const held = [...locks.matchAll(/\s[0-9a-f]+:[0-9a-f]+:(\d+)\s/g)].some((m) => inodes.has(m[1]));
-  if (!held) removeCreatedCompanions(file, existedBefore);
 }
 
 /** SQLite could not open or write the file, or its -wal/-shm companions (read-only media, permissions). */
@@ -97,7 +100,6 @@ const why = (err: unknown): string => `${sqliteCode(err) ?? 'error'}: ${(err as 
  * holds changes the file lacks, so with one that does, this says what to do rather than show stale data.
  */
 function openForReading(file: string, choose: string, timeout?: number): Database {
-  const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
   let db: Database | undefined;
   try {
     db = openDatabase(file, { readonly: true, fileMustExist: true, ...(timeout !== undefined ? { timeout } : {}) });
@@ -123,8 +125,8 @@ function openForReading(file: string, choose: string, timeout?: number): Databas
           `to read them in a directory it may not write. Copy the database together with its -wal file to a writable directory and open the copy ${choose}.`,
       );
     }
-    // What the failed attempt created (an empty -wal, a -shm it could not size) goes: the immutable open uses neither.
-    removeCreatedCompanions(file, existedBefore);
+    // What the failed attempt created (an empty -wal, a -shm it could not size) stays: the immutable
+    // open uses neither, and only SQLite may remove them (see releaseCreatedCompanions; the store's close tries).
     const immutable = openImmutable(file);
     try {
       immutable.pragma('schema_version');
@@ -170,7 +172,7 @@ function inspectExisting(file: string, latest: number, choose: string): number {
   try {
     return inspectExistingFile(file, latest, choose);
   } catch (err) {
-    removeCreatedCompanions(file, existedBefore);
+    releaseCreatedCompanions(file, existedBefore);
     throw err;
   }
 }
@@ -353,15 +355,15 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
     if (sqliteCode(err) === 'SQLITE_BUSY') throw stayedLocked(abs, busyTimeoutMs);
     const noRoom = !opts.readonly && isNoRoomError(abs, err);
     if (isReadOnlyError(err) || noRoom) {
-      // A refused read-write open leaves nothing behind: SQLite may have made an empty -wal and a -shm.
-      removeCreatedCompanions(abs, companionsBefore);
+      // A refused read-write open leaves nothing SQLite can remove: it may have made an empty -wal and a -shm.
+      releaseCreatedCompanions(abs, companionsBefore);
       throw noRoom ? noRoomToOpen(abs, err, choose) : refusedOpen(abs, err, Boolean(opts.readonly), choose);
     }
     throw err;
   }
   // A read-write connection removes its -wal and -shm itself when it is the last to close; a
-  // read-only one cannot, so what this open created goes when it closes, if nobody else uses it.
-  const store = new Store(db, abs, Boolean(opts.readonly), opts.readonly ? () => removeCompanionsNobodyUses(abs, companionsBefore) : null);
+  // read-only one cannot, so what this open created is released when it closes.
+  const store = new Store(db, abs, Boolean(opts.readonly), opts.readonly ? () => releaseCreatedCompanions(abs, companionsBefore) : null);
   if (!opts.readonly && !opts.skipRecovery) {
     try {
       store.recoverInterrupted();
