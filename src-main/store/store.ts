@@ -22,7 +22,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { configKey, resultsDigest } from './results-ingest.ts';
-import { processLiveness, type ProcessRef } from '../util/process-identity.ts';
+import { hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import type { Database, SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 
@@ -438,7 +438,7 @@ export class Store {
       if (r.source !== 'suite') throw new StoreError('VALIDATION', `suite ${id} holds imported results; there is nothing to resume`);
       if (r.status === 'running' && r.runner_pid !== runner.pid) {
         const alive = processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks });
-        if (alive !== 'dead') throw new StoreError('VALIDATION', `suite ${id} is being run by process ${r.runner_pid} on ${r.runner_host}`);
+        if (alive !== 'dead') throw new StoreError('VALIDATION', `suite ${id} is being run by process ${r.runner_pid} on ${r.runner_host === null ? '?' : hostNameOf(r.runner_host)}`);
       }
       this.db
         .prepare("UPDATE suites SET status = 'running', updated_at = ?, finished_at = NULL, runner_pid = ?, runner_host = ?, runner_start_ticks = ? WHERE id = ?")
@@ -806,7 +806,7 @@ export class Store {
         "UPDATE trials SET status = 'aborted', status_reason = ?, finished_at = ?, wall_ms = (julianday(?) - julianday(started_at)) * 86400000 WHERE id = ? AND status = 'running'",
       );
       for (const r of dead) {
-        mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host ?? '?'} ended while this trial was running (killed or crashed); found at the next start`, now, now, r.id);
+        mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host === null ? '?' : hostNameOf(r.runner_host)} ended while this trial was running (killed or crashed); found at the next start`, now, now, r.id);
       }
       const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
       const dropped = deadSuites.filter((s) => dropEmpty.run(s.id, s.id).changes > 0).length;

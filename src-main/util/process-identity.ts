@@ -7,6 +7,7 @@ import os from 'node:os';
 
 export interface ProcessRef {
   pid: number;
+  /** Where the pid means this process: the hostname, then (where known) the boot and PID namespace; see hostIdentity. */
   host: string;
   /** Start time in clock ticks since boot (Linux); null elsewhere. */
   startTicks: string | null;
@@ -24,7 +25,33 @@ function readStat(pid: number): { state: string; startTicks: string } | null {
 }
 
 export function currentProcess(): ProcessRef {
-  return { pid: process.pid, host: os.hostname(), startTicks: readStat(process.pid)?.startTicks ?? null };
+  return { pid: process.pid, host: hostIdentity(), startTicks: readStat(process.pid)?.startTicks ?? null };
+}
+
+/** Between a host identity's hostname and the PID space it adds (a hostname never holds it). */
+const PID_SPACE_SEPARATOR = '|';
+
+/**
+ * This process's host as a stored runner names it: the hostname, and where both can be read the boot
+ * and PID namespace ("lab1|boot=…|pid:[4026531836]"), so that a database shared by containers with
+ * one hostname (or cloned VMs on one export) never takes another's live runner for a dead one here.
+ * Rows written before carry the hostname alone.
+ */
+export function hostIdentity(space: PidSpace = currentPidSpace()): string {
+  const { bootId, pidNamespace } = space;
+  return bootId !== null && pidNamespace !== null ? [os.hostname(), `boot=${bootId}`, pidNamespace].join(PID_SPACE_SEPARATOR) : os.hostname();
+}
+
+/** The hostname a host identity starts with, for messages. */
+export function hostNameOf(identity: string): string {
+  return identity.split(PID_SPACE_SEPARATOR)[0];
+}
+
+/** Whether a stored host identity is this process's host: the hostname, and the PID space where it names one. */
+function isThisHost(identity: string): boolean {
+  if (hostNameOf(identity) !== os.hostname()) return false;
+  // The hostname alone (written before the PID space was kept, or where it could not be read): as before.
+  return !identity.includes(PID_SPACE_SEPARATOR) || identity === hostIdentity();
 }
 
 /**
@@ -76,7 +103,7 @@ export type Liveness = 'alive' | 'dead' | 'unknown';
 /** Whether the process is still running. 'unknown' for another host (a database on a shared filesystem). */
 export function processLiveness(ref: { pid: number | null; host: string | null; startTicks: string | null }): Liveness {
   if (ref.pid === null || ref.pid <= 0) return 'dead';
-  if (ref.host !== null && ref.host !== os.hostname()) return 'unknown';
+  if (ref.host !== null && !isThisHost(ref.host)) return 'unknown';
   try {
     process.kill(ref.pid, 0);
   } catch (err) {

@@ -29,7 +29,7 @@ type Owner = z.infer<typeof OwnerSchema>;
 export async function markRunDirOwner(runDir: string): Promise<void> {
   const me = currentProcess();
   const { bootId, pidNamespace } = currentPidSpace();
-  await fsp.writeFile(path.join(runDir, OWNER_MARKER), JSON.stringify({ pid: me.pid, host: me.host, startTicks: me.startTicks, bootId, pidNamespace }));
+  await fsp.writeFile(path.join(runDir, OWNER_MARKER), JSON.stringify({ pid: me.pid, host: os.hostname(), startTicks: me.startTicks, bootId, pidNamespace }));
 }
 
 /**

@@ -61,19 +61,19 @@ describe('run directories of ended processes', () => {
     const live = fs.mkdtempSync(path.join(cacheDir, runDirPrefix(me.pid)));
     await markRunDirOwner(live);
     // This pid, but a process that started at another time: its owner ended and the pid was reused.
-    const reused = dirWithMarker(cacheDir, me.pid, { pid: me.pid, host: me.host, startTicks: '1', ...space });
+    const reused = dirWithMarker(cacheDir, me.pid, { pid: me.pid, host: os.hostname(), startTicks: '1', ...space });
     // Markers from before boot and PID namespace were recorded (the older without a start time too):
     // whose pid they name is unknown, so even one that is dead here stays.
-    const oldLive = dirWithMarker(cacheDir, me.pid, { pid: me.pid, host: me.host });
-    const oldEnded = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host });
-    const olderEnded = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host, startTicks: null });
+    const oldLive = dirWithMarker(cacheDir, me.pid, { pid: me.pid, host: os.hostname() });
+    const oldEnded = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname() });
+    const olderEnded = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname(), startTicks: null });
     const otherHost = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: `not-${os.hostname()}`, startTicks: null, ...space });
     // Same hostname, but another boot (a cloned VM on a shared filesystem) or PID namespace (a container
     // sharing the hostname): that pid is dead here but names a process that may be running there.
-    const otherBoot = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host, startTicks: null, ...space, bootId: 'another-boot' });
-    const otherNamespace = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host, startTicks: null, ...space, pidNamespace: 'pid:[1]' });
-    const spaceUnread = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host, startTicks: null, bootId: null, pidNamespace: null });
-    const nameDisagrees = dirWithMarker(cacheDir, me.pid, { pid: ended.pid, host: me.host, startTicks: null, ...space });
+    const otherBoot = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname(), startTicks: null, ...space, bootId: 'another-boot' });
+    const otherNamespace = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname(), startTicks: null, ...space, pidNamespace: 'pid:[1]' });
+    const spaceUnread = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname(), startTicks: null, bootId: null, pidNamespace: null });
+    const nameDisagrees = dirWithMarker(cacheDir, me.pid, { pid: ended.pid, host: os.hostname(), startTicks: null, ...space });
     const unmarked = fs.mkdtempSync(path.join(cacheDir, runDirPrefix(ended.pid)));
 
     const removed = await removeDeadOwnersRunDirs(cacheDir);
@@ -130,9 +130,9 @@ describe('run directories of ended processes', () => {
     const ended = await dirOfEndedProcess(cacheDir);
     const me = currentProcess();
     const space = currentPidSpace();
-    const otherBoot = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host, startTicks: null, ...space, bootId: 'another-boot' });
-    const otherNamespace = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host, startTicks: null, ...space, pidNamespace: 'pid:[1]' });
-    const old = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: me.host, startTicks: null });
+    const otherBoot = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname(), startTicks: null, ...space, bootId: 'another-boot' });
+    const otherNamespace = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname(), startTicks: null, ...space, pidNamespace: 'pid:[1]' });
+    const old = dirWithMarker(cacheDir, ended.pid, { pid: ended.pid, host: os.hostname(), startTicks: null });
 
     expect(await removeOrphanRunDirs(cacheDir, ended.pid)).toEqual([ended.dir]);
     for (const dir of [otherBoot, otherNamespace, old]) expect(fs.existsSync(dir), dir).toBe(true);
