@@ -45,10 +45,13 @@ export async function loadPromptTokenizer(specifier = 'gpt-tokenizer/encoding/cl
     const spec: string = specifier; // a variable: neither tsc nor the loader may require the package
     const m = (await import(spec)) as Record<string, unknown>;
     const d = m.default as Record<string, unknown> | undefined;
-    const countTokens = (m.countTokens ?? d?.countTokens) as ((s: string) => number) | undefined;
-    const encode = (m.encode ?? d?.encode) as ((s: string) => unknown[]) | undefined;
-    if (typeof countTokens === 'function') return { name: 'gpt-tokenizer cl100k_base', count: (t) => countTokens(t) };
-    if (typeof encode === 'function') return { name: 'gpt-tokenizer cl100k_base', count: (t) => encode(t).length };
+    // Text is counted as text: a salt or prompt id spelling a special token ("<|endoftext|>") must not
+    // make the tokenizer refuse it, as it does by default.
+    const plainText = { disallowedSpecial: new Set<string>() };
+    const countTokens = (m.countTokens ?? d?.countTokens) as ((s: string, o?: typeof plainText) => number) | undefined;
+    const encode = (m.encode ?? d?.encode) as ((s: string, o?: typeof plainText) => unknown[]) | undefined;
+    if (typeof countTokens === 'function') return { name: 'gpt-tokenizer cl100k_base', count: (t) => countTokens(t, plainText) };
+    if (typeof encode === 'function') return { name: 'gpt-tokenizer cl100k_base', count: (t) => encode(t, plainText).length };
   } catch {
     // not installed: the word approximation
   }

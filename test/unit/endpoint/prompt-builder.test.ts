@@ -44,6 +44,13 @@ describe('prompt builder', () => {
     for (const n of [64, 1000, 8192]) expect(t.count(b.build('ctx_p9', n))).toBe(n);
   });
 
+  it('counts a salt or prompt id that spells a special token as plain text, and still hits the count', async () => {
+    const t = await loadPromptTokenizer();
+    expect(t.count('a <|endoftext|> b')).toBe(8);
+    const b = new PromptBuilder({ salt: '<|endoftext|>', tokenizer: t });
+    for (const n of [64, 1000]) expect(t.count(b.build('<|fim_prefix|>', n))).toBe(n);
+  });
+
   it('falls back to the word approximation when gpt-tokenizer is not installed', async () => {
     const t = await loadPromptTokenizer('a-package-that-does-not-exist/encoding');
     expect(t.name).toBe('words');
