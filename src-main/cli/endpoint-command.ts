@@ -21,7 +21,7 @@ import { openStoreAndRecover } from '../suite/services.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
-import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
+import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -292,21 +292,17 @@ async function runSub(argv: string[]): Promise<number> {
   // handled as Ctrl-C is: what finished is stored as partial; the exit code names the signal, as
   // kvbench run's does.
   let interrupted: StopSignal | null = null;
-  let stopStartedAtMs = 0;
-  const onSignal = (signal: StopSignal): void => {
-    if (interrupted) {
-      if (abandonsStop(signal, stopStartedAtMs)) process.exit(signalExitCode(signal));
-      return;
-    }
-    interrupted = signal;
-    stopStartedAtMs = Date.now();
-    const again = !abandonsStop(signal) ? '' : signal === 'SIGINT' ? ' (Ctrl-C again to quit at once)' : ` (send ${signal} again to quit at once)`;
+  const signals = watchStopSignals({
+    onStop: (signal) => {
+      interrupted = signal;
+      const again = !abandonsStop(signal) ? '' : signal === 'SIGINT' ? ' (Ctrl-C again to quit at once)' : ` (send ${signal} again to quit at once)`;
     process.stderr.write(`\nkvbench endpoint run: interrupted by ${signal}: cancelling the requests in flight and storing what finished${again}\n`);
     // The runner puts a string reason into the run's status reason; Ctrl-C keeps its "by the user".
-    if (signal === 'SIGINT') ctrl.abort();
-    else ctrl.abort(`by ${signal}`);
-  };
-  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+      if (signal === 'SIGINT') ctrl.abort();
+      else ctrl.abort(`by ${signal}`);
+    },
+    onAbandon: (signal) => process.exit(signalExitCode(signal)),
+  });
   let outcome;
   try {
     outcome = await runEndpointBenchmark({
@@ -324,7 +320,7 @@ async function runSub(argv: string[]): Promise<number> {
         ),
     });
   } finally {
-    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+    signals.dispose();
   }
   if (interrupted && outcome.status === 'complete') outcome.status = 'partial';
 

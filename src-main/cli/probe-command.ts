@@ -16,7 +16,7 @@ import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-pr
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
-import { signalExitCode, STOP_SIGNALS } from './stop-signals.ts';
+import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -227,15 +227,14 @@ export async function probeCommand(argv: string[]): Promise<number> {
     return EXIT_FAILED;
   }
   const cancel = new AbortController();
-  let interrupted: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupted) return;
-    interrupted = signal;
-    process.stderr.write(`\n${signal}: stopping the probe and removing its files\n`);
-    cancel.abort();
-  };
-  const interruptedExit = (): number => signalExitCode(interrupted!);
-  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  // A repeated signal changes nothing: the probe's files are removed either way.
+  const signals = watchStopSignals({
+    onStop: (signal) => {
+      process.stderr.write(`\n${signal}: stopping the probe and removing its files\n`);
+      cancel.abort();
+    },
+  });
+  const interruptedExit = (): number => signalExitCode(signals.signal!);
   const tty = Boolean(process.stderr.isTTY);
   let lastPlainMs = 0;
   try {
@@ -252,7 +251,7 @@ export async function probeCommand(argv: string[]): Promise<number> {
     if (tty) process.stderr.write('\r\x1b[2K');
     if (!run.ok) {
       process.stderr.write(`kvbench probe failed (${run.code}): ${run.message}\n`);
-      return interrupted ? interruptedExit() : EXIT_FAILED;
+      return signals.signal ? interruptedExit() : EXIT_FAILED;
     }
     const json = `${JSON.stringify(run.result, null, 2)}\n`;
     process.stdout.write(parsed.json ? json : formatProbeReport(run.result));
@@ -267,6 +266,6 @@ export async function probeCommand(argv: string[]): Promise<number> {
     }
     return run.result.status === 'complete' ? EXIT_OK : interruptedExit();
   } finally {
-    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+    signals.dispose();
   }
 }

@@ -11,7 +11,7 @@ import { defaultTrialTimeoutMs } from '../suite/runner.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
 import { outermostMissingDir, removeCreatedDirs } from '../util/created-dirs.ts';
 import { shownAtLogLevel } from './log-level.ts';
-import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
+import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { fileNameTime, keepInFirstWritable, printResultsJson } from '../util/keep-file.ts';
@@ -112,21 +112,17 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
       if (shownAtLogLevel(level, options.logLevel)) line.log(`${level}: ${message}`);
     },
   });
-  let stopStartedAtMs = 0;
-  const onSignal = (signal: StopSignal): void => {
-    if (!interrupted) {
-      interrupted = signal;
-      stopStartedAtMs = Date.now();
-      line.log(`${signal}: stopping; partial results will be written${abandonsStop(signal) ? ' (send it again to abandon them)' : ''}`);
-      handle.cancel(`interrupted by ${signal}`);
-    } else if (abandonsStop(signal, stopStartedAtMs)) {
-      handle.kill();
-    }
-  };
   const limit = watchTimeLimit(handle, limits.timeLimitMs ?? defaultTrialTimeoutMs(options), (m) => {
     if (shownAtLogLevel('warn', options.logLevel)) line.log(m);
   });
-  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+  const signals = watchStopSignals({
+    onStop: (signal) => {
+      interrupted = signal;
+      line.log(`${signal}: stopping; partial results will be written${abandonsStop(signal) ? ' (send it again to abandon them)' : ''}`);
+      handle.cancel(`interrupted by ${signal}`);
+    },
+    onAbandon: () => handle.kill(),
+  });
   try {
     const outcome = limit.outcome(await handle.result);
     line.done();
@@ -140,7 +136,7 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
     return { ok: false, code: e.code ?? 'INTERNAL', message: e.message, interrupted };
   } finally {
     limit.stop();
-    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+    signals.dispose();
   }
 }
 

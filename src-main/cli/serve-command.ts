@@ -9,7 +9,7 @@ import { isLoopbackHost, isWildcardHost, startHttpServer, urlHostOf } from '../s
 import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
 import { parseCommandArgs } from './command-args.ts';
-import { abandonsStop, signalExitCode, STOP_SIGNALS, type StopSignal } from './stop-signals.ts';
+import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 
 export const DEFAULT_SERVE_PORT = 8642;
 
@@ -101,23 +101,17 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (isLoopbackHost(a.host)) log('info', `headless? ${sshTunnelHint(a.host, server.port)} <this server>, then open the URL above on your machine`);
 
   return await new Promise<number>((resolve) => {
-    let stopping = false;
-    let stopStartedAtMs = 0;
-    const stop = (signal: StopSignal): void => {
-      if (stopping) {
-        if (abandonsStop(signal, stopStartedAtMs)) process.exit(signalExitCode(signal));
-        return;
-      }
-      stopping = true;
-      stopStartedAtMs = Date.now();
-      if (backend.suiteState !== 'idle') log('info', `${signal}: stopping the running suite (partial results are kept) …`);
-      void (async () => {
-        await server.close();
-        await backend.close();
-        for (const s of STOP_SIGNALS) process.off(s, stop);
-        resolve(signalExitCode(signal));
-      })();
-    };
-    for (const s of STOP_SIGNALS) process.on(s, stop);
+    const signals = watchStopSignals({
+      onStop: (signal) => {
+        if (backend.suiteState !== 'idle') log('info', `${signal}: stopping the running suite (partial results are kept) …`);
+        void (async () => {
+          await server.close();
+          await backend.close();
+          signals.dispose();
+          resolve(signalExitCode(signal));
+        })();
+      },
+      onAbandon: (signal) => process.exit(signalExitCode(signal)),
+    });
   });
 }

@@ -31,3 +31,38 @@ export function abandonsStop(signal: NodeJS.Signals, stopStartedAtMs?: number, n
   if (signal === 'SIGHUP') return false;
   return stopStartedAtMs === undefined || nowMs - stopStartedAtMs >= REPEAT_IS_SAME_DELIVERY_MS;
 }
+
+export interface StopSignalWatch {
+  /** The signal that began the stop; null while none has come. */
+  readonly signal: StopSignal | null;
+  /** Stops listening. */
+  dispose(): void;
+}
+
+/**
+ * Listens for the stop signals on behalf of a command: `onStop` for the first, which begins the
+ * graceful stop; `onAbandon` for a repeat that abandons it ({@link abandonsStop}); any other repeat
+ * is the same stop delivered again and is ignored.
+ */
+export function watchStopSignals(h: { onStop(signal: StopSignal): void; onAbandon?(signal: StopSignal): void }): StopSignalWatch {
+  let first: StopSignal | null = null;
+  let startedAtMs = 0;
+  const listener = (signal: StopSignal): void => {
+    if (first === null) {
+      first = signal;
+      startedAtMs = Date.now();
+      h.onStop(signal);
+    } else if (abandonsStop(signal, startedAtMs)) {
+      h.onAbandon?.(signal);
+    }
+  };
+  for (const s of STOP_SIGNALS) process.on(s, listener);
+  return {
+    get signal() {
+      return first;
+    },
+    dispose: () => {
+      for (const s of STOP_SIGNALS) process.off(s, listener);
+    },
+  };
+}

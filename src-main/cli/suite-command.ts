@@ -18,7 +18,7 @@ import { formatPlan, formatTierComparison, fmtValue } from '../export/render-tex
 import { splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { EXIT_INTERRUPTED } from './run-command.ts';
-import { abandonsStop, signalExitCode, STOP_SIGNALS } from './stop-signals.ts';
+import { abandonsStop, signalExitCode, watchStopSignals } from './stop-signals.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 
@@ -264,11 +264,9 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   // this suite is recorded; from then on it stops the current trial, which is kept.
   let started = false;
   let createdCacheDir: { dir: string; from: string | null } | null = null;
-  let stopStartedAtMs = 0;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stoppedBy === null) {
+  const signals = watchStopSignals({
+    onStop: (signal) => {
       stoppedBy = signal;
-      stopStartedAtMs = Date.now();
       const again = abandonsStop(signal) ? '; send it again to quit at once' : '';
       ui.line(
         started
@@ -278,12 +276,12 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       // The trial's reason names the cause: Ctrl-C is the user's; SIGTERM or SIGHUP is whatever sent it
       // (a shutdown, a scheduler, a dropped SSH session).
       controller.abort(signal === 'SIGINT' ? 'cancelled by the user (SIGINT, Ctrl-C)' : `stopped: kvbench received ${signal}`);
-    } else if (abandonsStop(signal, stopStartedAtMs)) {
+    },
+    onAbandon: (signal) => {
       store?.close();
       process.exit(signalExitCode(signal));
-    }
-  };
-  for (const s of STOP_SIGNALS) process.on(s, onSignal);
+    },
+  });
   const onEvent = (e: SuiteEvent): void => {
     if (a.events) process.stdout.write(`${JSON.stringify(e)}\n`);
     ui.event(e);
@@ -350,7 +348,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench suite failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
     return 1;
   } finally {
-    for (const s of STOP_SIGNALS) process.off(s, onSignal);
+    signals.dispose();
     store?.close();
     // Refused, stopped or failed before the first trial: nothing of this suite is left behind.
     if (!started && createdCacheDir !== null) await removeCreatedDirs(createdCacheDir.dir, createdCacheDir.from);
