@@ -62,11 +62,10 @@ export function outputFileProblem(file: string): string | null {
  * Writes `data` to `file` through a temporary file beside it, synced, then renamed over: a reader never
  * sees half a file, and a failed write never replaces a good one. The temporary name is unique per
  * process and call, so concurrent writes of one file cannot trample each other's temporaries.
- * `exclusive`: an existing `file` is never replaced (the temporary is linked into place, which fails
- * with EEXIST), for files that must not cost another its contents.
+ * (A file that must never replace another's claims its name first: util/keep-file.ts.)
  * Failures are FileWriteErrors, which name `file` (or its folder), not the temporary.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number; exclusive?: boolean } = {}): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
   const dir = path.dirname(path.resolve(file));
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
@@ -77,12 +76,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     } finally {
       await fh.close();
     }
-    if (opts.exclusive) {
-      await fsp.link(tmp, file);
-      await fsp.rm(tmp, { force: true });
-    } else {
-      await fsp.rename(tmp, file);
-    }
+    await fsp.rename(tmp, file);
   } catch (err) {
     await fsp.rm(tmp, { force: true });
     throw new FileWriteError(file, err, tmp);

@@ -14,14 +14,4 @@ describe('writeFileAtomic', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('new');
     expect(fs.readdirSync(path.dirname(file))).toEqual(['out.json']);
   });
-
-  it('exclusive: writes a new file, and never replaces an existing one (EEXIST, the old contents kept, no temporary left)', async () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'rescue.json');
-    await writeFileAtomic(file, 'first', { exclusive: true });
-    expect(fs.readFileSync(file, 'utf8')).toBe('first');
-    await expect(writeFileAtomic(file, 'second', { exclusive: true })).rejects.toMatchObject({ code: 'EEXIST' });
-    expect(fs.readFileSync(file, 'utf8')).toBe('first');
-    expect(fs.readdirSync(dir)).toEqual(['rescue.json']);
-  });
 });
