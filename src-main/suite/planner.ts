@@ -99,6 +99,8 @@ interface Derived {
   storageCapacityGb: number;
   autoscalerInterval: number | undefined;
   notes: string[];
+  /** The rule behind each derived size, as the plan prints it: smoke's caps are not the wrapper's rules. */
+  why: Record<'gpu' | 'cpuRealistic' | 'cpuSmall' | 'cpuTiny' | 'cpuFixed' | 'baselineUsers' | 'highUsers', string>;
 }
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v));
@@ -169,6 +171,15 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
       storageCapacityGb: o.storageCapacityGb ?? cap,
       autoscalerInterval: 1,
       notes,
+      why: {
+        gpu: "smoke: at most 1 GiB of the first GPU's memory",
+        cpuRealistic: 'smoke: min(RAM/2, 1 GiB)',
+        cpuSmall: 'smoke: min(RAM/8, 0.25 GiB)',
+        cpuTiny: 'smoke: a tiny CPU tier',
+        cpuFixed: "smoke: the wrapper's fixed 4 GiB shrunk",
+        baselineUsers: 'smoke: baseline',
+        highUsers: 'smoke: high',
+      },
     };
   }
   const model = o.model ?? 'llama3.1-8b';
@@ -193,6 +204,15 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
     // Keep the reference's 10 s unless the run is too short for more than a couple of decisions.
     autoscalerInterval: durationS < 60 ? Math.max(1, Math.floor(durationS / 6)) : undefined,
     notes,
+    why: {
+      gpu: "first GPU's memory less what the tier leaves to the driver",
+      cpuRealistic: 'RAM/2',
+      cpuSmall: 'RAM/8',
+      cpuTiny: "a tiny CPU tier: the wrapper's intent; it passed 4 GiB",
+      cpuFixed: "the wrapper's fixed value",
+      baselineUsers: 'baseline',
+      highUsers: 'high: RAM GiB × 10, 50..300',
+    },
   };
 }
 
@@ -215,7 +235,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
   const noWarmUp = d.warmUpS > 0 ? ['no warm-up: the autoscaler ramps up as part of what it measures'] : [];
   const users = (n: number, why: string): string => `${n} users (${why})`;
   const cpu = (gib: number, why: string): string => `CPU tier ${gib} GiB (${why})`;
-  const gpu = (gib: number): string => `GPU tier ${gib} GiB (first GPU's memory less what the tier leaves to the driver)`;
+  const gpu = (gib: number): string => `GPU tier ${gib} GiB (${d.why.gpu})`;
   const smoke = profile === 'smoke';
   const reference = runsReferenceMlperf(d, profile);
   const notReference = smoke
@@ -243,42 +263,42 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
     case 'gpu-only':
       return {
         options: { ...base, numUsers: d.baselineUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuFixedGiB },
-        derivation: [gpu(d.vramGiB), cpu(d.cpuFixedGiB, "the wrapper's fixed value"), users(d.baselineUsers, 'baseline')],
+        derivation: [gpu(d.vramGiB), cpu(d.cpuFixedGiB, d.why.cpuFixed), users(d.baselineUsers, d.why.baselineUsers)],
       };
     case 'cpu-only':
       return {
         options: { ...base, numUsers: d.baselineUsers, gpuMemGb: 0, cpuMemGb: d.cpuRealisticGiB },
-        derivation: [cpu(d.cpuRealisticGiB, 'RAM/2'), users(d.baselineUsers, 'baseline')],
+        derivation: [cpu(d.cpuRealisticGiB, d.why.cpuRealistic), users(d.baselineUsers, d.why.baselineUsers)],
       };
     case 'storage-only':
       return {
         options: { ...base, numUsers: d.baselineUsers, gpuMemGb: 0, cpuMemGb: d.cpuTinyGiB },
-        derivation: [cpu(d.cpuTinyGiB, "a tiny CPU tier: the wrapper's intent; it passed 4 GiB"), users(d.baselineUsers, 'baseline')],
+        derivation: [cpu(d.cpuTinyGiB, d.why.cpuTiny), users(d.baselineUsers, d.why.baselineUsers)],
       };
     case 'gpu-cpu':
       return {
         options: { ...base, numUsers: d.baselineUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuRealisticGiB },
-        derivation: [gpu(d.vramGiB), cpu(d.cpuRealisticGiB, 'RAM/2'), users(d.baselineUsers, 'baseline')],
+        derivation: [gpu(d.vramGiB), cpu(d.cpuRealisticGiB, d.why.cpuRealistic), users(d.baselineUsers, d.why.baselineUsers)],
       };
     case 'cpu-storage':
       return {
         options: { ...base, numUsers: d.highUsers, gpuMemGb: 0, cpuMemGb: d.cpuSmallGiB },
-        derivation: [cpu(d.cpuSmallGiB, 'RAM/8'), users(d.highUsers, 'high: RAM GiB × 10, 50..300')],
+        derivation: [cpu(d.cpuSmallGiB, d.why.cpuSmall), users(d.highUsers, d.why.highUsers)],
       };
     case 'gpu-cpu-storage':
       return {
         options: { ...base, numUsers: d.highUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuSmallGiB },
-        derivation: [gpu(d.vramGiB), cpu(d.cpuSmallGiB, 'RAM/8'), users(d.highUsers, 'high')],
+        derivation: [gpu(d.vramGiB), cpu(d.cpuSmallGiB, d.why.cpuSmall), users(d.highUsers, d.why.highUsers)],
       };
     case 'storage-saturation':
       return {
         options: { ...base, numUsers: d.highUsers, gpuMemGb: 0, cpuMemGb: d.cpuSmallGiB },
-        derivation: [cpu(d.cpuSmallGiB, 'small: RAM/8'), users(d.highUsers, 'high')],
+        derivation: [cpu(d.cpuSmallGiB, d.why.cpuSmall), users(d.highUsers, d.why.highUsers)],
       };
     case 'production':
       return {
         options: { ...base, numUsers: d.baselineUsers, gpuMemGb: d.vramGiB, cpuMemGb: d.cpuRealisticGiB },
-        derivation: [d.vramGiB > 0 ? gpu(d.vramGiB) : 'GPU tier 0 (no usable GPU)', cpu(d.cpuRealisticGiB, 'RAM/2'), users(d.baselineUsers, 'baseline')],
+        derivation: [d.vramGiB > 0 ? gpu(d.vramGiB) : 'GPU tier 0 (no usable GPU)', cpu(d.cpuRealisticGiB, d.why.cpuRealistic), users(d.baselineUsers, d.why.baselineUsers)],
       };
     case 'autoscale':
       return {
@@ -294,7 +314,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
         },
         derivation: [
           d.vramGiB > 0 ? gpu(d.vramGiB) : 'GPU tier 0 (no usable GPU)',
-          cpu(d.cpuSmallGiB, 'RAM/8'),
+          cpu(d.cpuSmallGiB, d.why.cpuSmall),
           users(d.autoscaleStartUsers, 'start; the qos autoscaler adds and removes users'),
           ...(d.autoscalerInterval !== undefined ? [`autoscaler decides every ${d.autoscalerInterval} s (short trials; the reference uses 10 s)`] : []),
           ...noWarmUp,

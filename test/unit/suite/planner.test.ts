@@ -155,6 +155,19 @@ describe('planSuite', () => {
     expect(plan.estimate.totalSeconds).toBe(18 * (3 + ENGINE_OVERHEAD_S));
   });
 
+  it("smoke's derivations name the caps that gave its sizes, not the wrapper's rules (24 GiB RAM: RAM/2 would be 12 GiB)", () => {
+    const plan = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 80 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
+    const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, r.derivation]));
+    expect(by['cpu-only']).toEqual(expect.arrayContaining(['CPU tier 1 GiB (smoke: min(RAM/2, 1 GiB))', '4 users (smoke: baseline)']));
+    expect(by['cpu-storage']).toEqual(expect.arrayContaining(['CPU tier 0.25 GiB (smoke: min(RAM/8, 0.25 GiB))', '8 users (smoke: high)']));
+    expect(by['gpu-only']).toEqual(
+      expect.arrayContaining(["GPU tier 1 GiB (smoke: at most 1 GiB of the first GPU's memory)", "CPU tier 0.25 GiB (smoke: the wrapper's fixed 4 GiB shrunk)", '4 users (smoke: baseline)']),
+    );
+    const text = plan.runs.flatMap((r) => r.derivation).join('\n');
+    expect(text).not.toMatch(/\((RAM\/2|RAM\/8|high: RAM GiB × 10, 50\.\.300|baseline|high|the wrapper's fixed value)\)/);
+    expect(text).not.toMatch(/less what the tier leaves to the driver/);
+  });
+
   it('smoke names the model it runs; the drive probe a plan has not run yet counts in its time and disk', () => {
     expect(planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', model: 'llama3.1-8b' }).notes[0]).toMatch(/^smoke: the structure of the nine scenarios with tiny sizes \(llama3\.1-8b, /);
     const bare = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
