@@ -1,5 +1,7 @@
 // `--stated-read-gbps` / `--stated-write-gbps`: a drive's datasheet bandwidth, for the commands that
 // build a tier comparison (report, export), so both measure efficiency against the same figure.
+// Decimal GB/s because datasheets state it so, although the results' `*_gbps` keys are GiB/s (the
+// reference's): the usage says so, so that a results value copied in is not 7 % off unnoticed.
 import type { StatedBandwidth } from '../export/report-model.ts';
 
 export const STATED_BANDWIDTH_OPTIONS = {
@@ -11,8 +13,9 @@ export const STATED_BANDWIDTH_OPTIONS = {
 export function statedBandwidthUsage(column: number): string {
   const line = (flag: string, text: string): string => `  ${flag.padEnd(column - 3)} ${text}\n`;
   return (
-    line('--stated-read-gbps X', "the drive's read bandwidth as its datasheet states it (GB/s = 10^9 B/s):") +
-    line('', 'storage read efficiency against it instead of the probed limit') +
+    line('--stated-read-gbps X', "the drive's read bandwidth as its datasheet states it, in GB/s = 10^9 B/s") +
+    line('', "(not GiB/s, the unit of the results' *_gbps keys): storage read efficiency") +
+    line('', 'against it instead of the probed limit') +
     line('--stated-write-gbps X', 'the same for writes')
   );
 }

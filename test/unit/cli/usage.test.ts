@@ -26,6 +26,8 @@ describe('command usage texts', () => {
     const { EXPORT_USAGE } = await import('../../../src-main/cli/export-command.ts');
     for (const usage of [REPORT_USAGE, EXPORT_USAGE]) {
       expect(usage).toMatch(/^ {2}--stated-read-gbps X +the drive's read bandwidth/m);
+      // The results' *_gbps keys are GiB/s: a value copied from them would be 7 % off.
+      expect(usage).toMatch(/GB\/s = 10\^9 B\/s\n +\(not GiB\/s, the unit of the results' \*_gbps keys\)/);
       expect(usage).toMatch(/^ {2}--stated-write-gbps X +the same for writes/m);
     }
   });

@@ -417,6 +417,8 @@ describe('report', () => {
     expect(source()).toBe('kvbench probe of Vendor X');
     expect(eff()).toContain('35.7 %');
     expect(w.find('[data-test=stated-error]').exists()).toBe(false);
+    // Decimal GB/s, unlike the results' *_gbps (GiB/s): said where the figure is typed.
+    expect(w.get('#stated-help').text()).toMatch(/decimal GB\/s \(10⁹ B\/s\), not the GiB\/s of the results' \*_gbps keys/);
 
     await w.get('input[name=statedReadGbps]').setValue('5');
     await w.get('input[name=statedReadGbps]').trigger('change');
