@@ -551,7 +551,10 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
     },
     timeline: f.timeline,
-    units: 'bytes and nanoseconds; bytes_per_sec are per wall-clock second of the measured phase; the reference keys above use GiB ("gb") and ms',
+    units:
+      'bytes and nanoseconds (bytes_per_sec: per wall-clock second of the measured phase; autoscaling_timeline, the reference\'s throughput_timeline, in seconds); ' +
+      'the reference\'s keys above keep the reference\'s units: GiB ("gb"), GiB/s ("gbps"), milliseconds in keys ending _ms, ' +
+      'seconds in the raw lists (*_latencies), throughput_timeline timestamps, elapsed_time, total_storage_io_time and total_*_latency',
   };
 }
 

@@ -156,6 +156,10 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     // The last point closes the measured phase: all tokens ÷ all of it, the summary's throughput.
     expectClose(tl.at(-1)!.throughput_tokens_per_sec, s.avg_throughput_tokens_per_sec, 'last throughput_timeline point', 1e-9);
     expect(Array.isArray(s.autoscaling_stats)).toBe(true);
+    // The file's own statement of its units names the reference keys in seconds checked above.
+    for (const said of ['seconds in the raw lists (*_latencies)', 'throughput_timeline timestamps', 'elapsed_time', 'total_storage_io_time', 'GiB/s ("gbps")', 'milliseconds in keys ending _ms']) {
+      expect(res.kvbench.units).toContain(said);
+    }
 
     // ---- the run itself ----
     const kv = res.kvbench;
