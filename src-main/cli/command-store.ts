@@ -12,10 +12,16 @@ import { EXIT_PARTIAL } from './run-command.ts';
  * file is a typo, not a request for a new empty database; a zero-byte file is SQLite's empty database,
  * and opening it read-write would make whatever file it was pointed at kvbench's.
  */
-function refusedForReading(dbFlag: string | undefined, dbPath: string): string | null {
+function refusedForReading(command: string, dbFlag: string | undefined, dbPath: string): string | null {
   const st = statOrNull(dbPath);
-  if (!st) return dbFlag ? `no database at ${dbPath} (a suite or an import creates one; --db must name an existing file here)` : null;
-  return st.isFile() && st.size === 0 ? `${dbPath} is empty, not a kvbench database (a suite or an import creates one)` : null;
+  const creator = whatCreatesOne(command);
+  if (!st) return dbFlag ? `no database at ${dbPath} (${creator}; --db must name an existing file here)` : null;
+  return st.isFile() && st.size === 0 ? `${dbPath} is empty, not a kvbench database (${creator})` : null;
+}
+
+/** What stores what `command` reads, for its refusal to say: endpoint runs come only from `kvbench endpoint run` (import takes suite results). */
+function whatCreatesOne(command: string): string {
+  return command.startsWith('endpoint ') ? 'kvbench endpoint run creates one' : 'a suite or an import creates one';
 }
 
 /**
@@ -45,7 +51,7 @@ export async function withCommandStore(
   fn: (store: Store) => Promise<number> | number,
 ): Promise<number> {
   const dbPath = resolveDatabasePath(dbFlag);
-  const refused = opts.readOnly || opts.mustExist ? refusedForReading(dbFlag, dbPath) : null;
+  const refused = opts.readOnly || opts.mustExist ? refusedForReading(command, dbFlag, dbPath) : null;
   if (refused !== null) {
     process.stderr.write(`kvbench ${command}: ${refused}\n`);
     return 1;

@@ -313,7 +313,7 @@ describe('kvbench suite --warm-up', () => {
     for (const cmd of ['history', 'report', 'export']) {
       const r = await runCli([cmd, '--db', typo, ...(cmd === 'export' ? ['--out', path.join(tmp, 'out.json')] : [])], { cwd: tmp });
       expect(r.code, explain(r)).toBe(1);
-      expect(r.stderr).toContain(`kvbench ${cmd}: no database at ${typo}`);
+      expect(r.stderr).toContain(`kvbench ${cmd}: no database at ${typo} (a suite or an import creates one;`);
       expectNoStack(r.stderr);
     }
     expect(fs.readdirSync(tmp)).toEqual([]);

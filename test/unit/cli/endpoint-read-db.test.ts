@@ -27,7 +27,7 @@ describe('the endpoint commands that only read', () => {
     for (const [sub, args] of commands) {
       const r = await runInProcess(() => endpointCommand([...args, '--db', typo]));
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toBe(`kvbench endpoint ${sub}: no database at ${typo} (a suite or an import creates one; --db must name an existing file here)\n`);
+      expect(r.stderr).toBe(`kvbench endpoint ${sub}: no database at ${typo} (kvbench endpoint run creates one; --db must name an existing file here)\n`);
     }
     expect(fs.readdirSync(dir)).toEqual([]);
     // A --db that cannot even be stat'ed (a loop of links) is refused the same way, not a stack trace.
@@ -35,7 +35,7 @@ describe('the endpoint commands that only read', () => {
     fs.symlinkSync(loop, loop);
     const looped = await runInProcess(() => endpointCommand(['list', '--db', loop]));
     expect(looped.code, looped.stderr).toBe(1);
-    expect(looped.stderr).toBe(`kvbench endpoint list: no database at ${loop} (a suite or an import creates one; --db must name an existing file here)\n`);
+    expect(looped.stderr).toBe(`kvbench endpoint list: no database at ${loop} (kvbench endpoint run creates one; --db must name an existing file here)\n`);
     fs.rmSync(loop);
 
     const db = path.join(dir, 'kvbench.db');
