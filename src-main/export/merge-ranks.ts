@@ -118,8 +118,14 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
   };
 }
 
+/** What the user says about the run, where the files cannot. */
+export interface MergeOptions {
+  /** `kvbench merge --world-size N`: the ranks in the run, for ranks that did not record it. */
+  worldSize?: number;
+}
+
 /** The ranks must form one run: each rank once, all of the world there, the same configuration. */
-function consistencyProblems(runs: RankRun[]): { problems: string[]; worldSize: number; key: string } {
+function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: string[]; worldSize: number; key: string } {
   const problems: string[] = [];
   const byRank = new Map<number, RankRun>();
   for (const r of runs) {
@@ -129,7 +135,19 @@ function consistencyProblems(runs: RankRun[]): { problems: string[]; worldSize: 
   }
   const sizes = [...new Set(runs.map((r) => r.worldSize).filter((s): s is number => s !== null))];
   if (sizes.length > 1) problems.push(`the files disagree on the world size: ${sizes.join(', ')}`);
-  const worldSize = sizes[0] ?? Math.max(...runs.map((r) => r.rank)) + 1;
+  if (given.worldSize !== undefined && sizes.length > 0 && sizes.some((s) => s !== given.worldSize)) {
+    problems.push(`--world-size ${given.worldSize} disagrees with the world size the files record (${sizes.join(', ')})`);
+  }
+  // Without a recorded size, the highest rank present would make a lost last rank invisible.
+  if (given.worldSize === undefined && sizes.length === 0) {
+    problems.push(
+      'no file records the world size (the ranks ran without --world-size): give kvbench merge --world-size N, ' +
+        'so that a rank missing from the world is noticed instead of merged away',
+    );
+  }
+  const worldSize = given.worldSize ?? sizes[0] ?? Math.max(...runs.map((r) => r.rank)) + 1;
+  const outside = [...byRank.keys()].filter((rank) => rank >= worldSize);
+  if (outside.length > 0) problems.push(`rank(s) ${outside.join(', ')} outside a world of ${worldSize}`);
   const missing = Array.from({ length: worldSize }, (_, i) => i).filter((i) => !byRank.has(i));
   if (missing.length > 0) {
     const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
@@ -183,12 +201,12 @@ function mergedLatencies(runs: RankRun[]): Record<string, MergedLatency> {
 }
 
 /** Merges the results files of one multi-host run. Throws MergeError listing every problem. */
-export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
+export function mergeRanks(files: readonly RankResultsFile[], given: MergeOptions = {}): MergedRanks {
   if (files.length === 0) throw new MergeError(['no results files given']);
   const problems: string[] = [];
   const runs = files.map((f) => readRank(f, problems)).filter((r): r is RankRun => r !== null);
   if (problems.length > 0) throw new MergeError(problems);
-  const { problems: inconsistent, worldSize, key } = consistencyProblems(runs);
+  const { problems: inconsistent, worldSize, key } = consistencyProblems(runs, given);
   if (inconsistent.length > 0) throw new MergeError(inconsistent);
 
   const fromNs = Math.max(...runs.map((r) => r.startNs));

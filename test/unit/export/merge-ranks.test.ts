@@ -117,6 +117,20 @@ describe('mergeRanks', () => {
     expect(refusal([{ file: 'ref.json', results: { summary: {} } }])[0]).toMatch(/^ref\.json is not a kvbench results file/);
   });
 
+  it('refuses ranks that recorded no world size unless --world-size says how many there were', () => {
+    // Pods 0 and 1 of a 3-pod Job, pod 2 lost: the files alone look like a whole world of 2.
+    const pods = [rankFile({ rank: 0, worldSize: null }), rankFile({ rank: 1, worldSize: null })];
+    expect(refusal(pods)).toEqual([
+      'no file records the world size (the ranks ran without --world-size): give kvbench merge --world-size N, so that a rank missing from the world is noticed instead of merged away',
+    ]);
+    expect(() => mergeRanks(pods, { worldSize: 3 })).toThrow(/rank\(s\) 2 of 3 missing/);
+    expect(mergeRanks(pods, { worldSize: 2 })).toMatchObject({ status: 'complete', world_size: 2 });
+    // The flag may not contradict what the files record, nor leave a rank outside the world.
+    const recorded = [rankFile({ rank: 0 }), rankFile({ rank: 1 })];
+    expect(() => mergeRanks(recorded, { worldSize: 3 })).toThrow(/--world-size 3 disagrees with the world size the files record \(2\)/);
+    expect(() => mergeRanks(pods, { worldSize: 1 })).toThrow(/rank\(s\) 1 outside a world of 1/);
+  });
+
   it('merges ranks that ran with different seeds and cache directories, and says when one did not complete', () => {
     const m = mergeRanks([rankFile({ rank: 0 }), rankFile({ rank: 1, status: 'partial' })]);
     expect(m.status).toBe('partial');
