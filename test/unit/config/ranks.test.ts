@@ -16,10 +16,16 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 const BASE = ['--model', 'tiny-1b', '--seed', '42', '--cache-dir', 'shared', '--output', 'r.json', '--xlsx-output', 'r.xlsx'];
 
 describe('launcherRank', () => {
-  it('reads Open MPI, MPICH, PMIx, Slurm and Kubernetes variables, in that order', () => {
+  it('reads Open MPI, MPICH, Slurm, PMIx and Kubernetes variables, in that order', () => {
     expect(launcherRank({ OMPI_COMM_WORLD_RANK: '3', OMPI_COMM_WORLD_SIZE: '8', SLURM_PROCID: '1' })).toEqual({ rank: 3, worldSize: 8, source: 'OMPI_COMM_WORLD_RANK (Open MPI)' });
     expect(launcherRank({ PMI_RANK: '2', PMI_SIZE: '4' })).toMatchObject({ rank: 2, worldSize: 4 });
-    expect(launcherRank({ PMIX_RANK: '5' })).toMatchObject({ rank: 5, worldSize: null });
+    // PMIx exports no size variable (PMIX_SIZE is not one): the world size must come from elsewhere.
+    expect(launcherRank({ PMIX_RANK: '5', PMIX_SIZE: '8' })).toEqual({ rank: 5, worldSize: null, source: 'PMIX_RANK (PMIx)' });
+    // srun --mpi=pmix: every task has PMIX_RANK as well as Slurm's variables, which know the step's size.
+    const pmixStep = { PMIX_RANK: '1', PMIX_NAMESPACE: 'slurm.pmix.123.0', SLURM_PROCID: '1', SLURM_NTASKS: '2', SLURM_STEP_ID: '0' };
+    expect(launcherRank(pmixStep)).toEqual({ rank: 1, worldSize: 2, source: 'SLURM_PROCID (Slurm)' });
+    // The step's own task count, where a step runs fewer tasks than the job has.
+    expect(launcherRank({ SLURM_PROCID: '1', SLURM_STEP_NUM_TASKS: '2', SLURM_NTASKS: '8', SLURM_STEP_ID: '3' })).toMatchObject({ rank: 1, worldSize: 2 });
     expect(launcherRank({ SLURM_PROCID: '7', SLURM_NTASKS: '16', SLURM_STEP_ID: '0' })).toMatchObject({ rank: 7, worldSize: 16, source: 'SLURM_PROCID (Slurm)' });
     // The batch script itself (no job step, or Slurm's batch step id) is not a rank.
     expect(launcherRank({ SLURM_PROCID: '0', SLURM_NTASKS: '16' })).toBeNull();
@@ -35,6 +41,8 @@ describe('resolveRank', () => {
     expect(resolveRank({ rank: 1, worldSize: 2 }, { SLURM_PROCID: '5', SLURM_NTASKS: '8', SLURM_STEP_ID: '0' })).toEqual({ rank: 1, worldSize: 2, source: '--rank' });
     expect(resolveRank({ rank: null, worldSize: 4 }, { JOB_COMPLETION_INDEX: '3' })).toMatchObject({ rank: 3, worldSize: 4 });
     expect(resolveRank({ rank: null, worldSize: null }, { SLURM_PROCID: '0', SLURM_NTASKS: '1', SLURM_STEP_ID: '0' })).toBeNull();
+    // A single-task srun step under PMIx (or a command in `srun --pty bash`) is one host too.
+    expect(resolveRank({ rank: null, worldSize: null }, { PMIX_RANK: '0', PMIX_NAMESPACE: 'x', SLURM_PROCID: '0', SLURM_NTASKS: '1', SLURM_STEP_ID: '0' })).toBeNull();
     expect(resolveRank({ rank: null, worldSize: null }, {})).toBeNull();
   });
 });
@@ -75,6 +83,12 @@ describe('kvbench run under a launcher', () => {
     const r = parseRunArgs([...BASE, '--seed', '4294967295'], { cwd, now: () => NOW, launcherEnv: { OMPI_COMM_WORLD_RANK: '1', OMPI_COMM_WORLD_SIZE: '2' } });
     if (r.ok !== true) throw new Error(JSON.stringify(r));
     expect(r.options.seed).toBe(0);
+  });
+
+  it('runs a task of srun --mpi=pmix as the rank Slurm gives it, with no --world-size', () => {
+    const r = parseRunArgs(BASE, { cwd, now: () => NOW, launcherEnv: { PMIX_RANK: '1', PMIX_NAMESPACE: 'slurm.pmix.123.0', SLURM_PROCID: '1', SLURM_NTASKS: '2', SLURM_STEP_ID: '0' } });
+    if (r.ok !== true) throw new Error(JSON.stringify(r));
+    expect(r.rank).toEqual({ rank: 1, worldSize: 2, source: 'SLURM_PROCID (Slurm)' });
   });
 
   it('needs the world size to share the free space, unless every rank has its own capacity', () => {
