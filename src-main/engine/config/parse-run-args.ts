@@ -139,6 +139,14 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
     { rank: typeof merged.rank === 'number' ? merged.rank : null, worldSize: typeof merged.worldSize === 'number' ? merged.worldSize : null },
     env.launcherEnv ?? {},
   );
+  // Without a rank, every host would plan on all of the free space and write the same results file.
+  // Only where the launcher's environment was read: imported flags (`import --run-flags`) leave it out.
+  if (!rank && env.launcherEnv && typeof merged.worldSize === 'number' && merged.worldSize > 1) {
+    errors.push(
+      `--world-size ${merged.worldSize} but no rank: give each host --rank N, or start the hosts with a launcher that sets ` +
+        'the rank (mpirun, srun, a Kubernetes Indexed Job; see docs/multi-host.md)',
+    );
+  }
   // A rank outside its world is refused with the other options (run-options' cross-field rules).
   if (rank) {
     Object.assign(merged, rankOwnOptions(merged, rank));

@@ -91,6 +91,13 @@ describe('kvbench run under a launcher', () => {
     expect(r.rank).toEqual({ rank: 1, worldSize: 2, source: 'SLURM_PROCID (Slurm)' });
   });
 
+  it('refuses --world-size above 1 with no rank, rather than run each host as the whole run', () => {
+    const noRank = parseRunArgs([...BASE, '--world-size', '4'], { cwd, now: () => NOW, launcherEnv: { MV2_COMM_WORLD_RANK: '1' } });
+    expect(noRank).toEqual({ ok: false, errors: [expect.stringMatching(/^--world-size 4 but no rank: give each host --rank N, or start the hosts with a launcher that sets the rank/)] });
+    expect(parseRunArgs([...BASE, '--world-size', '1'], { cwd, now: () => NOW, launcherEnv: {} }).ok).toBe(true);
+    expect(parseRunArgs([...BASE, '--world-size', '4', '--rank', '1'], { cwd, now: () => NOW, launcherEnv: {} }).ok).toBe(true);
+  });
+
   it('needs the world size to share the free space, unless every rank has its own capacity', () => {
     const k8s = { JOB_COMPLETION_INDEX: '1' };
     const none = parseRunArgs(BASE, { cwd, now: () => NOW, launcherEnv: k8s });
