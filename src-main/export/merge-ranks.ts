@@ -4,6 +4,7 @@
 // latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { formatNsAsSeconds } from '../engine/report/format.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
 
 type Obj = Record<string, unknown>;
@@ -60,6 +61,12 @@ export interface MergedRanks {
     window_elapsed_ns: number;
     /** Share of this rank's window inside the common window. */
     share_in_common_window: number;
+    /** How long after the earliest rank's window this rank's opened (wall clocks, so clock skew too). */
+    late_ns: number;
+    /** How long after `--start-at` (plus any warm-up) the window opened: the rank was not ready; null without --start-at. */
+    start_at_late_ns: number | null;
+    /** How much shorter this rank's window was than the longest: it stopped early. */
+    short_ns: number;
   }[];
   /** The span every rank was measuring in: the latest start to the earliest end. */
   common_window: { started_unix_ns: number; ended_unix_ns: number; duration_ns: number };
@@ -82,6 +89,8 @@ interface RankRun {
   status: string;
   startNs: number;
   elapsedNs: number;
+  /** When `--start-at` (and the warm-up after it) meant the window to open; null without it. */
+  plannedStartNs: number | null;
   timeline: Obj[];
 }
 
@@ -105,6 +114,7 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
     problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
     return null;
   }
+  const startAtS = num(obj(kv.run_options).startAt);
   return {
     file: f.file,
     results,
@@ -114,6 +124,7 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
     status: typeof kv.status === 'string' ? kv.status : '?',
     startNs,
     elapsedNs,
+    plannedStartNs: startAtS === undefined ? null : startAtS * 1e9 + (num(window.warm_up_ns) ?? 0),
     timeline: kv.timeline.map(obj),
   };
 }
@@ -200,6 +211,63 @@ function mergedLatencies(runs: RankRun[]): Record<string, MergedLatency> {
   return out;
 }
 
+interface RankTiming {
+  late_ns: number;
+  start_at_late_ns: number | null;
+  short_ns: number;
+}
+
+function rankTimings(runs: RankRun[]): Map<RankRun, RankTiming> {
+  const earliestNs = Math.min(...runs.map((r) => r.startNs));
+  const longestNs = Math.max(...runs.map((r) => r.elapsedNs));
+  return new Map(
+    runs.map((r) => [
+      r,
+      {
+        late_ns: r.startNs - earliestNs,
+        start_at_late_ns: r.plannedStartNs === null ? null : r.startNs - r.plannedStartNs,
+        short_ns: longestNs - r.elapsedNs,
+      },
+    ]),
+  );
+}
+
+/**
+ * Against the longest window: ranks that started late and ranks that stopped early both shrink the
+ * common window. The span lost is at most the latest start's lateness plus the earliest-ending rank's
+ * shortness, so naming every rank with at least half of it always names a cause.
+ */
+function commonWindowNote(runs: RankRun[], timing: Map<RankRun, RankTiming>, durationNs: number): string | null {
+  const longestNs = Math.max(...runs.map((r) => r.elapsedNs));
+  if (durationNs >= 0.9 * longestNs) return null;
+  const lostNs = longestNs - durationNs;
+  const s = (ns: number) => formatNsAsSeconds(ns, 1);
+  const causes: string[] = [];
+  const advice = new Set<string>();
+  for (const r of runs) {
+    const t = timing.get(r)!;
+    if (t.late_ns >= lostNs / 2) {
+      // Each rank waits for --start-at by its own clock, so a rank late against it was not ready in time.
+      if (t.start_at_late_ns === null) {
+        causes.push(`rank ${r.rank} started ${s(t.late_ns)} after the first`);
+        advice.add('start the ranks together with --start-at');
+      } else {
+        causes.push(`rank ${r.rank} started ${s(t.late_ns)} after the first, ${s(t.start_at_late_ns)} after --start-at`);
+        advice.add('leave the ranks more time to get ready before --start-at');
+      }
+    }
+    if (t.short_ns >= lostNs / 2) {
+      causes.push(`rank ${r.rank} measured ${s(t.short_ns)} less than the longest`);
+      advice.add('see in its log why the short rank stopped early');
+    }
+  }
+  return (
+    `the common window is ${s(durationNs)} of the longest rank window's ${s(longestNs)}` +
+    (causes.length > 0 ? ` (${causes.join('; ')})` : '') +
+    `: the rates describe only that span; ${[...advice].join(', and ')}`
+  );
+}
+
 /** Merges the results files of one multi-host run. Throws MergeError listing every problem. */
 export function mergeRanks(files: readonly RankResultsFile[], given: MergeOptions = {}): MergedRanks {
   if (files.length === 0) throw new MergeError(['no results files given']);
@@ -213,7 +281,8 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
   const toNs = Math.min(...runs.map((r) => r.startNs + r.elapsedNs));
   if (toNs <= fromNs) {
     throw new MergeError([
-      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at',
+      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at, ' +
+        "and check that the hosts' clocks agree (NTP, chrony): the windows are placed by each host's wall clock",
     ]);
   }
   const durationNs = toNs - fromNs;
@@ -227,17 +296,9 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
   const rates = Object.fromEntries(AMOUNTS.map((a) => [a, totals[a] / (durationNs / 1e9)])) as Record<Amount, number>;
 
   const notes: string[] = [];
-  // Against the longest window: a rank that stopped early (a full disk) shrinks the common window
-  // as much as ranks that started apart do.
-  const longest = Math.max(...runs.map((r) => r.elapsedNs));
-  if (durationNs < 0.9 * longest) {
-    const short = runs.filter((r) => r.elapsedNs < 0.9 * longest).map((r) => `rank ${r.rank}`);
-    notes.push(
-      `the common window is ${(durationNs / 1e9).toFixed(1)} s of the longest rank window's ${(longest / 1e9).toFixed(1)} s` +
-        (short.length > 0 ? ` (${short.join(', ')} measured for less)` : '') +
-        ': the rates describe only that span; start the ranks together with --start-at, and see why a short rank stopped',
-    );
-  }
+  const timing = rankTimings(runs);
+  const windowNote = commonWindowNote(runs, timing, durationNs);
+  if (windowNote !== null) notes.push(windowNote);
   const incomplete = runs.filter((r) => r.status !== 'complete');
   if (incomplete.length > 0) notes.push(`not every rank completed: ${incomplete.map((r) => `rank ${r.rank} ${r.status}`).join(', ')}`);
   notes.push('throughput: summed over the ranks within the common window; latency: the ranks\' histograms merged, over each rank\'s whole window');
@@ -256,6 +317,7 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
       window_started_unix_ns: r.startNs,
       window_elapsed_ns: r.elapsedNs,
       share_in_common_window: durationNs / r.elapsedNs,
+      ...timing.get(r)!,
     })),
     common_window: { started_unix_ns: fromNs, ended_unix_ns: toNs, duration_ns: durationNs },
     totals,

@@ -83,13 +83,38 @@ describe('mergeRanks', () => {
       [1, 'host1', 43, 0.75],
     ]);
     expect(m.status).toBe('complete');
-    expect(m.notes.join(' ')).toMatch(/the common window is 7\.5 s of the longest rank window's 10\.0 s: the rates describe only that span; start the ranks together with --start-at/);
+    expect(m.notes).toContain(
+      "the common window is 7.5 s of the longest rank window's 10.0 s (rank 1 started 2.5 s after the first): the rates describe only that span; start the ranks together with --start-at",
+    );
+    expect(m.ranks.map((r) => [r.late_ns, r.start_at_late_ns, r.short_ns])).toEqual([
+      [0, null, 0],
+      [2.5 * S, null, 0],
+    ]);
   });
 
   it('says so when one rank stopped early: the common window is then that rank\'s', () => {
     const m = mergeRanks([rankFile({ rank: 0, seconds: 10 }), rankFile({ rank: 1, seconds: 1, status: 'partial' })]);
     expect(m.common_window.duration_ns).toBe(1 * S);
-    expect(m.notes.join(' ')).toMatch(/the common window is 1\.0 s of the longest rank window's 10\.0 s \(rank 1 measured for less\)/);
+    expect(m.notes).toContain(
+      "the common window is 1.0 s of the longest rank window's 10.0 s (rank 1 measured 9.0 s less than the longest): the rates describe only that span; see in its log why the short rank stopped early",
+    );
+    expect(m.ranks[1].short_ns).toBe(9 * S);
+  });
+
+  it('names the ranks that opened their window late against --start-at, though each ran its full duration', () => {
+    // As in a real run: ranks 0 and 1 were ready 0.6 s after --start-at, rank 2 in time; each measured 5 s.
+    const startAt = T0 / 1e9;
+    const ranks = [0.6, 0.6, 0].map((lateS, rank) => rankFile({ rank, worldSize: 3, seconds: 5, offsetNs: lateS * S, options: { startAt } }));
+    const m = mergeRanks(ranks);
+    expect(m.notes).toContain(
+      "the common window is 4.4 s of the longest rank window's 5.0 s (rank 0 started 0.6 s after the first, 0.6 s after --start-at; " +
+        'rank 1 started 0.6 s after the first, 0.6 s after --start-at): the rates describe only that span; leave the ranks more time to get ready before --start-at',
+    );
+    expect(m.ranks.map((r) => [r.late_ns, r.start_at_late_ns, r.short_ns])).toEqual([
+      [0.6 * S, 0.6 * S, 0],
+      [0.6 * S, 0.6 * S, 0],
+      [0, 0, 0],
+    ]);
   });
 
   it('pools latency from the merged histograms and reports the worst rank P95 apart', () => {
@@ -109,7 +134,7 @@ describe('mergeRanks', () => {
     ]);
     expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 1, options: { numUsers: 16 } })])[0]).toMatch(/^the ranks ran different configurations \(rank 0 vs rank 1\)/);
     expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 1, offsetNs: 11 * S })])).toEqual([
-      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at',
+      "the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at, and check that the hosts' clocks agree (NTP, chrony): the windows are placed by each host's wall clock",
     ]);
     const noRank = rankFile({ rank: 0 });
     (noRank.results as { kvbench: { rank: unknown } }).kvbench.rank = null;
