@@ -13,8 +13,8 @@ Merges the results files of the ranks of one multi-host run (one kvbench run per
 mpirun, Slurm or a Kubernetes Indexed Job against shared storage; see docs/multi-host.md).
 Throughput: bytes, tokens and requests summed over the ranks within the window in which all of them
 were measuring. Latency: the ranks' histograms merged (pooled percentiles), and the largest of the
-ranks' own P95s. Refused: a missing or repeated rank, ranks run with different flags, windows that
-never overlap, ranks that recorded no world size unless --world-size gives it.
+ranks' own P95s. Refused: a missing or repeated rank, ranks run with different flags (also a
+different --start-at, --storage-capacity-gb or --cache-dir), windows that never overlap, ranks that recorded no world size unless --world-size gives it.
 
   --output FILE   write the merged result as JSON
   --world-size N  the ranks in the run, where the ranks did not record it (a Kubernetes Indexed Job

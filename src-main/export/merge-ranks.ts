@@ -2,7 +2,9 @@
 // together. Throughput is only meaningful over a window every rank was measuring in, so bytes and
 // tokens are summed over the ranks' common window (from each rank's per-second timeline), and
 // latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
+import path from 'node:path';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { rankCacheDirName } from '../engine/config/ranks.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { formatNsAsSeconds } from '../engine/report/format.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
@@ -164,16 +166,34 @@ function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: 
     const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
     problems.push(`rank(s) ${shown} of ${worldSize} missing: a merge of some ranks would understate what the storage served all of them`);
   }
-  const keys = new Map<string, string[]>();
-  for (const r of runs) {
-    const options = obj(obj(r.results.kvbench).run_options);
-    const k = configKey(options);
-    keys.set(k, [...(keys.get(k) ?? []), `rank ${r.rank}`]);
+  const options = (r: RankRun) => obj(obj(r.results.kvbench).run_options);
+  const configs = rankGroups(runs, (r) => configKey(options(r)), false);
+  if (configs !== null) problems.push(`the ranks ran different configurations (${configs}): give every rank the same flags`);
+  // The configuration key leaves these out (they differ between systems), but within one run every
+  // rank has the same: ranks that differ belong to different launches or different storage.
+  const startAts = rankGroups(runs, (r) => String(num(options(r).startAt) ?? 'none'), true);
+  if (startAts !== null) problems.push(`the ranks waited for different --start-at times (${startAts}): ranks of different launches are not one run`);
+  const capacities = rankGroups(runs, (r) => String(num(options(r).storageCapacityGb) || 'a share of the free space'), true);
+  if (capacities !== null) problems.push(`the ranks had different --storage-capacity-gb (${capacities}): give every rank the same flags`);
+  const cacheBases = rankGroups(runs, (r) => sharedCacheDir(options(r).cacheDir, r.rank), true);
+  if (cacheBases !== null) {
+    problems.push(`the ranks' cache directories are not rank-N subdirectories of one --cache-dir (${cacheBases}): the ranks of one run share it`);
   }
-  if (keys.size > 1) {
-    problems.push(`the ranks ran different configurations (${[...keys.values()].map((ranks) => ranks.join(', ')).join(' vs ')}): give every rank the same flags`);
-  }
-  return { problems, worldSize, key: [...keys.keys()][0] ?? '' };
+  return { problems, worldSize, key: configKey(options(runs[0])) };
+}
+
+/** `rank 0, rank 1 (a) vs rank 2 (b)` where the ranks differ in one value (shown or not); null where they agree. */
+function rankGroups(runs: RankRun[], valueOf: (r: RankRun) => string, showValue: boolean): string | null {
+  const groups = new Map<string, string[]>();
+  for (const r of runs) groups.set(valueOf(r), [...(groups.get(valueOf(r)) ?? []), `rank ${r.rank}`]);
+  if (groups.size <= 1) return null;
+  return [...groups].map(([value, ranks]) => ranks.join(', ') + (showValue ? ` (${value})` : '')).join(' vs ');
+}
+
+/** The `--cache-dir` every rank was given: a rank's own is its `rank-N` subdirectory. */
+function sharedCacheDir(cacheDir: unknown, rank: number): string {
+  if (typeof cacheDir !== 'string') return 'none';
+  return path.posix.basename(cacheDir) === rankCacheDirName(rank) ? path.posix.dirname(cacheDir) : cacheDir;
 }
 
 /** A rank's amounts inside [fromNs, toNs] (Unix ns): each timeline interval pro-rated by its overlap. */

@@ -142,6 +142,21 @@ describe('mergeRanks', () => {
     expect(refusal([{ file: 'ref.json', results: { summary: {} } }])[0]).toMatch(/^ref\.json is not a kvbench results file/);
   });
 
+  it('refuses ranks of different launches or storage setups, which the configuration key leaves out', () => {
+    const startAt = T0 / 1e9;
+    const job = (rank: number, options: Record<string, unknown> = {}) => rankFile({ rank, worldSize: 3, options: { startAt, ...options } });
+    // Another job's rank 2 against the same storage, overlapping in time.
+    expect(refusal([job(0), job(1), job(2, { startAt: startAt + 3600 })])).toEqual([
+      `the ranks waited for different --start-at times (rank 0, rank 1 (${startAt}) vs rank 2 (${startAt + 3600})): ranks of different launches are not one run`,
+    ]);
+    expect(refusal([job(0), job(1), job(2, { storageCapacityGb: 500, cacheDir: '/local/nvme/rank-2' })])).toEqual([
+      'the ranks had different --storage-capacity-gb (rank 0, rank 1 (a share of the free space) vs rank 2 (500)): give every rank the same flags',
+      "the ranks' cache directories are not rank-N subdirectories of one --cache-dir (rank 0, rank 1 (/shared) vs rank 2 (/local/nvme)): the ranks of one run share it",
+    ]);
+    expect(refusal([job(0), job(1, { cacheDir: '/shared/rank-7' }), job(2)])[0]).toMatch(/\(rank 0, rank 2 \(\/shared\) vs rank 1 \(\/shared\/rank-7\)\)/);
+    expect(mergeRanks([job(0, { storageCapacityGb: 10 }), job(1, { storageCapacityGb: 10 }), job(2, { storageCapacityGb: 10 })]).status).toBe('complete');
+  });
+
   it('refuses ranks that recorded no world size unless --world-size says how many there were', () => {
     // Pods 0 and 1 of a 3-pod Job, pod 2 lost: the files alone look like a whole world of 2.
     const pods = [rankFile({ rank: 0, worldSize: null }), rankFile({ rank: 1, worldSize: null })];
