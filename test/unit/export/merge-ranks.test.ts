@@ -127,6 +127,18 @@ describe('mergeRanks', () => {
     expect(l.max_rank_p95_ns / 1e6).toBeCloseTo(100, 0);
   });
 
+  it('keeps merged percentiles within the values recorded, and takes the worst rank P95 from the ranks\' own', () => {
+    // 3,349,943,456 ns sits inside an HDR bucket whose upper edge is higher: read back from the
+    // encoded histogram, it would give a P99 (and a rank P95) above anything recorded.
+    const slowMs = 3349.943456;
+    const ranks = [rankFile({ rank: 0, readLatenciesMs: [10, 20, 30] }), rankFile({ rank: 1, readLatenciesMs: [slowMs] })];
+    const reportedP95 = (ranks[1].results as { kvbench: { latency: { tier_read: { storage: { p95_ns: number; max_ns: number } } } } }).kvbench.latency.tier_read.storage;
+    expect(reportedP95.max_ns).toBe(3_349_943_456);
+    const l = mergeRanks(ranks).latency['tier_read.storage'];
+    expect(l.p99_ns).toBe(3_349_943_456);
+    expect(l.max_rank_p95_ns).toBe(reportedP95.p95_ns);
+  });
+
   it('refuses files that are not one whole run', () => {
     expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 0 })])).toEqual(['rank 0 appears twice: r.rank0.json and r.rank0.json', 'rank(s) 1 of 2 missing: a merge of some ranks would understate what the storage served all of them']);
     expect(refusal([rankFile({ rank: 0, worldSize: 3 }), rankFile({ rank: 1, worldSize: 3 })])).toEqual([
