@@ -59,13 +59,18 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   const output = parsed.values.output;
   const inputOverwritten = output !== undefined ? files.find((f) => isSameFile(f, output)) : undefined;
   if (inputOverwritten !== undefined) problems.push(`--output names the input file ${inputOverwritten}, which the merge would overwrite`);
-  let merged: MergedRanks;
-  try {
-    if (problems.length > 0) throw new MergeError(problems);
-    merged = mergeRanks(read, worldSize === undefined ? {} : { worldSize });
-  } catch (err) {
-    if (!(err instanceof MergeError)) throw err;
-    process.stderr.write(`kvbench merge: refused:\n  ${err.problems.join('\n  ')}\n`);
+  // The files that were read are checked too, so that one run of the command shows every problem.
+  let merged: MergedRanks | null = null;
+  if (read.length > 0) {
+    try {
+      merged = mergeRanks(read, worldSize === undefined ? {} : { worldSize });
+    } catch (err) {
+      if (!(err instanceof MergeError)) throw err;
+      problems.push(...err.problems);
+    }
+  }
+  if (problems.length > 0 || merged === null) {
+    process.stderr.write(`kvbench merge: refused:\n  ${problems.join('\n  ')}\n`);
     return EXIT_FAILED;
   }
   const json = `${JSON.stringify({ kvbench_merge: merged }, null, 2)}\n`;
