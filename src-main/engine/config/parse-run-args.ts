@@ -21,7 +21,7 @@ import { DEFAULT_RUN_OPTIONS, MAX_SEED, validateRunOptions, type RunOptions } fr
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
-import { rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
+import { launcherVariableWarnings, rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
 
 export interface ParseRunArgsEnv {
@@ -139,6 +139,7 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
     { rank: typeof merged.rank === 'number' ? merged.rank : null, worldSize: typeof merged.worldSize === 'number' ? merged.worldSize : null },
     env.launcherEnv ?? {},
   );
+  if (typeof merged.rank !== 'number' && env.launcherEnv) warnings.push(...launcherVariableWarnings(env.launcherEnv));
   // Without a rank, every host would plan on all of the free space and write the same results file.
   // Only where the launcher's environment was read: imported flags (`import --run-flags`) leave it out.
   if (!rank && env.launcherEnv && typeof merged.worldSize === 'number' && merged.worldSize > 1) {

@@ -57,6 +57,16 @@ export function launcherRank(env: NodeJS.ProcessEnv): RankInfo | null {
 }
 
 /**
+ * A launcher variable set to something that is not a rank (`OMPI_COMM_WORLD_RANK=x`, `PMI_RANK=-1`):
+ * it is passed over, and the process may then run as a single host, so say so.
+ */
+export function launcherVariableWarnings(env: NodeJS.ProcessEnv): string[] {
+  return LAUNCHER_VARIABLES.filter((v) => env[v.rank] !== undefined && nonNegativeInt(env[v.rank]) === null && (!v.applies || v.applies(env))).map(
+    (v) => `${v.rank}=${env[v.rank]} is not a rank (a whole number from 0): ignored; give --rank and --world-size if this host is one rank of a run`,
+  );
+}
+
+/**
  * `--rank`/`--world-size` where given, else the launcher's; null for a run on one host (no launcher,
  * or a launcher that started only this one process), which then runs exactly as without ranks.
  */

@@ -91,6 +91,25 @@ describe('kvbench run under a launcher', () => {
     expect(r.rank).toEqual({ rank: 1, worldSize: 2, source: 'SLURM_PROCID (Slurm)' });
   });
 
+  it('warns about a launcher variable that is not a rank, instead of silently running as one host', () => {
+    const r = parseRunArgs(BASE, { cwd, now: () => NOW, launcherEnv: { OMPI_COMM_WORLD_RANK: 'x', OMPI_COMM_WORLD_SIZE: '2', PMI_RANK: '-1' } });
+    if (r.ok !== true) throw new Error(JSON.stringify(r));
+    expect(r.rank).toBeNull();
+    expect(r.warnings.filter((w) => w.includes('is not a rank'))).toEqual([
+      'OMPI_COMM_WORLD_RANK=x is not a rank (a whole number from 0): ignored; give --rank and --world-size if this host is one rank of a run',
+      'PMI_RANK=-1 is not a rank (a whole number from 0): ignored; give --rank and --world-size if this host is one rank of a run',
+    ]);
+    // --rank says which rank this is, whatever the environment; a batch script's SLURM_PROCID is no rank variable.
+    for (const [args, launcherEnv] of [
+      [['--rank', '1', '--world-size', '2'], { OMPI_COMM_WORLD_RANK: 'x' }],
+      [[], { SLURM_PROCID: 'x' }],
+    ] as const) {
+      const quiet = parseRunArgs([...BASE, ...args], { cwd, now: () => NOW, launcherEnv });
+      if (quiet.ok !== true) throw new Error(JSON.stringify(quiet));
+      expect(quiet.warnings.filter((w) => w.includes('is not a rank'))).toEqual([]);
+    }
+  });
+
   it('refuses --world-size above 1 with no rank, rather than run each host as the whole run', () => {
     const noRank = parseRunArgs([...BASE, '--world-size', '4'], { cwd, now: () => NOW, launcherEnv: { MV2_COMM_WORLD_RANK: '1' } });
     expect(noRank).toEqual({ ok: false, errors: [expect.stringMatching(/^--world-size 4 but no rank: give each host --rank N, or start the hosts with a launcher that sets the rank/)] });
