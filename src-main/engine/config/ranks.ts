@@ -37,7 +37,7 @@ function inSlurmJobStep(env: NodeJS.ProcessEnv): boolean {
   return step !== null && step < SLURM_FIRST_SPECIAL_STEP_ID;
 }
 
-const RANK_PLACEHOLDER = '{rank}';
+export const RANK_PLACEHOLDER = '{rank}';
 
 function nonNegativeInt(raw: string | undefined): number | null {
   if (raw === undefined || !/^\d+$/.test(raw.trim())) return null;

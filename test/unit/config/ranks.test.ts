@@ -110,6 +110,17 @@ describe('kvbench run under a launcher', () => {
     }
   });
 
+  it('refuses {rank} in a file name on a run that is no rank, rather than write a file named r-{rank}.json', () => {
+    const single = parseRunArgs(['--model', 'tiny-1b', '--output', 'r-{rank}.json', '--xlsx-output', 'x.xlsx'], { cwd, now: () => NOW, launcherEnv: {} });
+    expect(single).toEqual({
+      ok: false,
+      errors: [`--output ${join(cwd, 'r-{rank}.json')} has {rank}, but this run is not a rank of a multi-host run (no --rank, and no launcher started several processes): give --rank N --world-size W, or leave it out`],
+    });
+    const ranked = parseRunArgs(['--model', 'tiny-1b', '--output', 'r-{rank}.json'], { cwd, now: () => NOW, launcherEnv: { PMI_RANK: '1', PMI_SIZE: '2' } });
+    if (ranked.ok !== true) throw new Error(JSON.stringify(ranked));
+    expect(ranked.options.output).toBe(join(cwd, 'r-1.json'));
+  });
+
   it('refuses --world-size above 1 with no rank, rather than run each host as the whole run', () => {
     const noRank = parseRunArgs([...BASE, '--world-size', '4'], { cwd, now: () => NOW, launcherEnv: { MV2_COMM_WORLD_RANK: '1' } });
     expect(noRank).toEqual({ ok: false, errors: [expect.stringMatching(/^--world-size 4 but no rank: give each host --rank N, or start the hosts with a launcher that sets the rank/)] });
