@@ -7,16 +7,18 @@ import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
 
-export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE]
+export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE] [--world-size N]
 
 Merges the results files of the ranks of one multi-host run (one kvbench run per host, started by
 mpirun, Slurm or a Kubernetes Indexed Job against shared storage; see docs/multi-host.md).
 Throughput: bytes, tokens and requests summed over the ranks within the window in which all of them
 were measuring. Latency: the ranks' histograms merged (pooled percentiles), and the largest of the
-ranks' own P95s. Refused: a missing or repeated rank, ranks run with different flags, windows that
-never overlap.
+ranks' own P95s. Refused: a missing or repeated rank, ranks run with different flags (also a
+different --start-at, --storage-capacity-gb or --cache-dir), windows that never overlap, ranks that recorded no world size unless --world-size gives it.
 
   --output FILE   write the merged result as JSON
+  --world-size N  the ranks in the run, where the ranks did not record it (a Kubernetes Indexed Job
+                  run with --storage-capacity-gb and no --world-size)
   --json          print the merged result as JSON instead of the summary
 
 Exit codes: 0 merged; 1 refused (the reasons are printed); 3 merged, but not every rank completed.
@@ -27,6 +29,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     args: argv,
     options: {
       output: { type: 'string' },
+      'world-size': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -41,6 +44,11 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   }
   const read: { file: string; results: unknown }[] = [];
   const problems: string[] = [];
+  const worldSizeText = parsed.values['world-size'];
+  const worldSize = worldSizeText === undefined ? undefined : Number(worldSizeText);
+  if (worldSize !== undefined && !(Number.isSafeInteger(worldSize) && worldSize > 0)) {
+    problems.push(`--world-size must be a positive whole number, got ${worldSizeText}`);
+  }
   for (const file of files) {
     try {
       read.push({ file, results: JSON.parse(fs.readFileSync(file, 'utf8')) });
@@ -51,13 +59,18 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   const output = parsed.values.output;
   const inputOverwritten = output !== undefined ? files.find((f) => isSameFile(f, output)) : undefined;
   if (inputOverwritten !== undefined) problems.push(`--output names the input file ${inputOverwritten}, which the merge would overwrite`);
-  let merged: MergedRanks;
-  try {
-    if (problems.length > 0) throw new MergeError(problems);
-    merged = mergeRanks(read);
-  } catch (err) {
-    if (!(err instanceof MergeError)) throw err;
-    process.stderr.write(`kvbench merge: refused:\n  ${err.problems.join('\n  ')}\n`);
+  // The files that were read are checked too, so that one run of the command shows every problem.
+  let merged: MergedRanks | null = null;
+  if (read.length > 0) {
+    try {
+      merged = mergeRanks(read, worldSize === undefined ? {} : { worldSize });
+    } catch (err) {
+      if (!(err instanceof MergeError)) throw err;
+      problems.push(...err.problems);
+    }
+  }
+  if (problems.length > 0 || merged === null) {
+    process.stderr.write(`kvbench merge: refused:\n  ${problems.join('\n  ')}\n`);
     return EXIT_FAILED;
   }
   const json = `${JSON.stringify({ kvbench_merge: merged }, null, 2)}\n`;

@@ -2,8 +2,11 @@
 // together. Throughput is only meaningful over a window every rank was measuring in, so bytes and
 // tokens are summed over the ranks' common window (from each rank's per-second timeline), and
 // latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
+import path from 'node:path';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { rankCacheDirName } from '../engine/config/ranks.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { formatNsAsSeconds } from '../engine/report/format.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
 
 type Obj = Record<string, unknown>;
@@ -60,6 +63,12 @@ export interface MergedRanks {
     window_elapsed_ns: number;
     /** Share of this rank's window inside the common window. */
     share_in_common_window: number;
+    /** How long after the earliest rank's window this rank's opened (wall clocks, so clock skew too). */
+    late_ns: number;
+    /** How long after `--start-at` (plus any warm-up) the window opened: the rank was not ready; null without --start-at. */
+    start_at_late_ns: number | null;
+    /** How much shorter this rank's window was than the longest: it stopped early. */
+    short_ns: number;
   }[];
   /** The span every rank was measuring in: the latest start to the earliest end. */
   common_window: { started_unix_ns: number; ended_unix_ns: number; duration_ns: number };
@@ -82,6 +91,8 @@ interface RankRun {
   status: string;
   startNs: number;
   elapsedNs: number;
+  /** When `--start-at` (and the warm-up after it) meant the window to open; null without it. */
+  plannedStartNs: number | null;
   timeline: Obj[];
 }
 
@@ -105,6 +116,7 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
     problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
     return null;
   }
+  const startAtS = num(obj(kv.run_options).startAt);
   return {
     file: f.file,
     results,
@@ -114,12 +126,19 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
     status: typeof kv.status === 'string' ? kv.status : '?',
     startNs,
     elapsedNs,
+    plannedStartNs: startAtS === undefined ? null : startAtS * 1e9 + (num(window.warm_up_ns) ?? 0),
     timeline: kv.timeline.map(obj),
   };
 }
 
+/** What the user says about the run, where the files cannot. */
+export interface MergeOptions {
+  /** `kvbench merge --world-size N`: the ranks in the run, for ranks that did not record it. */
+  worldSize?: number;
+}
+
 /** The ranks must form one run: each rank once, all of the world there, the same configuration. */
-function consistencyProblems(runs: RankRun[]): { problems: string[]; worldSize: number; key: string } {
+function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: string[]; worldSize: number; key: string } {
   const problems: string[] = [];
   const byRank = new Map<number, RankRun>();
   for (const r of runs) {
@@ -129,22 +148,52 @@ function consistencyProblems(runs: RankRun[]): { problems: string[]; worldSize: 
   }
   const sizes = [...new Set(runs.map((r) => r.worldSize).filter((s): s is number => s !== null))];
   if (sizes.length > 1) problems.push(`the files disagree on the world size: ${sizes.join(', ')}`);
-  const worldSize = sizes[0] ?? Math.max(...runs.map((r) => r.rank)) + 1;
+  if (given.worldSize !== undefined && sizes.length > 0 && sizes.some((s) => s !== given.worldSize)) {
+    problems.push(`--world-size ${given.worldSize} disagrees with the world size the files record (${sizes.join(', ')})`);
+  }
+  // Without a recorded size, the highest rank present would make a lost last rank invisible.
+  if (given.worldSize === undefined && sizes.length === 0) {
+    problems.push(
+      'no file records the world size (the ranks ran without --world-size): give kvbench merge --world-size N, ' +
+        'so that a rank missing from the world is noticed instead of merged away',
+    );
+  }
+  const worldSize = given.worldSize ?? sizes[0] ?? Math.max(...runs.map((r) => r.rank)) + 1;
+  const outside = [...byRank.keys()].filter((rank) => rank >= worldSize);
+  if (outside.length > 0) problems.push(`rank(s) ${outside.join(', ')} outside a world of ${worldSize}`);
   const missing = Array.from({ length: worldSize }, (_, i) => i).filter((i) => !byRank.has(i));
   if (missing.length > 0) {
     const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
     problems.push(`rank(s) ${shown} of ${worldSize} missing: a merge of some ranks would understate what the storage served all of them`);
   }
-  const keys = new Map<string, string[]>();
-  for (const r of runs) {
-    const options = obj(obj(r.results.kvbench).run_options);
-    const k = configKey(options);
-    keys.set(k, [...(keys.get(k) ?? []), `rank ${r.rank}`]);
+  const options = (r: RankRun) => obj(obj(r.results.kvbench).run_options);
+  const configs = rankGroups(runs, (r) => configKey(options(r)), false);
+  if (configs !== null) problems.push(`the ranks ran different configurations (${configs}): give every rank the same flags`);
+  // The configuration key leaves these out (they differ between systems), but within one run every
+  // rank has the same: ranks that differ belong to different launches or different storage.
+  const startAts = rankGroups(runs, (r) => String(num(options(r).startAt) ?? 'none'), true);
+  if (startAts !== null) problems.push(`the ranks waited for different --start-at times (${startAts}): ranks of different launches are not one run`);
+  const capacities = rankGroups(runs, (r) => String(num(options(r).storageCapacityGb) || 'a share of the free space'), true);
+  if (capacities !== null) problems.push(`the ranks had different --storage-capacity-gb (${capacities}): give every rank the same flags`);
+  const cacheBases = rankGroups(runs, (r) => sharedCacheDir(options(r).cacheDir, r.rank), true);
+  if (cacheBases !== null) {
+    problems.push(`the ranks' cache directories are not rank-N subdirectories of one --cache-dir (${cacheBases}): the ranks of one run share it`);
   }
-  if (keys.size > 1) {
-    problems.push(`the ranks ran different configurations (${[...keys.values()].map((ranks) => ranks.join(', ')).join(' vs ')}): give every rank the same flags`);
-  }
-  return { problems, worldSize, key: [...keys.keys()][0] ?? '' };
+  return { problems, worldSize, key: configKey(options(runs[0])) };
+}
+
+/** `rank 0, rank 1 (a) vs rank 2 (b)` where the ranks differ in one value (shown or not); null where they agree. */
+function rankGroups(runs: RankRun[], valueOf: (r: RankRun) => string, showValue: boolean): string | null {
+  const groups = new Map<string, string[]>();
+  for (const r of runs) groups.set(valueOf(r), [...(groups.get(valueOf(r)) ?? []), `rank ${r.rank}`]);
+  if (groups.size <= 1) return null;
+  return [...groups].map(([value, ranks]) => ranks.join(', ') + (showValue ? ` (${value})` : '')).join(' vs ');
+}
+
+/** The `--cache-dir` every rank was given: a rank's own is its `rank-N` subdirectory. */
+function sharedCacheDir(cacheDir: unknown, rank: number): string {
+  if (typeof cacheDir !== 'string') return 'none';
+  return path.posix.basename(cacheDir) === rankCacheDirName(rank) ? path.posix.dirname(cacheDir) : cacheDir;
 }
 
 /** A rank's amounts inside [fromNs, toNs] (Unix ns): each timeline interval pro-rated by its overlap. */
@@ -163,39 +212,112 @@ function amountsWithin(r: RankRun, fromNs: number, toNs: number): Record<Amount,
   return out;
 }
 
+/**
+ * What a rank reported of one latency (`end_to_end`, `tier_read.storage`): exact, where its encoded
+ * histogram keeps only bucket edges, so read back its max (and a P95 at the max) can lie above every
+ * value recorded. Falls back to the decoded histogram for a file without them.
+ */
+function reportedLatency(results: Obj, name: string, decoded: LatencyHistogram): { minNs: number; maxNs: number; p95Ns: number } {
+  const s = obj(name.split('.').reduce((o: unknown, key) => obj(o)[key], obj(results.kvbench).latency));
+  const d = decoded.summary();
+  return { minNs: num(s.min_ns) ?? d.minNs, maxNs: num(s.max_ns) ?? d.maxNs, p95Ns: num(s.p95_ns) ?? d.p95Ns };
+}
+
 function mergedLatencies(runs: RankRun[]): Record<string, MergedLatency> {
   const out: Record<string, MergedLatency> = {};
   const perRank = runs.map((r) => extractHistograms(r.results));
   for (const name of MERGED_LATENCIES) {
     const merged = new LatencyHistogram();
-    let maxRankP95 = 0;
-    for (const hs of perRank) {
+    const reported: ReturnType<typeof reportedLatency>[] = [];
+    perRank.forEach((hs, i) => {
       const h = hs.find((x) => x.name === name);
-      if (!h) continue;
+      if (!h) return;
       const decoded = LatencyHistogram.decode(h.hdr, h.sumNs);
       merged.merge(decoded);
-      maxRankP95 = Math.max(maxRankP95, decoded.percentileNs(95));
-    }
+      reported.push(reportedLatency(runs[i].results, name, decoded));
+    });
     if (merged.count === 0) continue;
-    out[name] = { count: merged.count, p50_ns: merged.percentileNs(50), p95_ns: merged.percentileNs(95), p99_ns: merged.percentileNs(99), max_rank_p95_ns: maxRankP95 };
+    // Within what the ranks recorded, as a single run's percentiles are.
+    const lowNs = Math.min(...reported.map((r) => r.minNs));
+    const highNs = Math.max(...reported.map((r) => r.maxNs));
+    const at = (percentile: number) => Math.min(Math.max(merged.percentileNs(percentile), lowNs), highNs);
+    out[name] = { count: merged.count, p50_ns: at(50), p95_ns: at(95), p99_ns: at(99), max_rank_p95_ns: Math.max(...reported.map((r) => r.p95Ns)) };
   }
   return out;
 }
 
+interface RankTiming {
+  late_ns: number;
+  start_at_late_ns: number | null;
+  short_ns: number;
+}
+
+function rankTimings(runs: RankRun[]): Map<RankRun, RankTiming> {
+  const earliestNs = Math.min(...runs.map((r) => r.startNs));
+  const longestNs = Math.max(...runs.map((r) => r.elapsedNs));
+  return new Map(
+    runs.map((r) => [
+      r,
+      {
+        late_ns: r.startNs - earliestNs,
+        start_at_late_ns: r.plannedStartNs === null ? null : r.startNs - r.plannedStartNs,
+        short_ns: longestNs - r.elapsedNs,
+      },
+    ]),
+  );
+}
+
+/**
+ * Against the longest window: ranks that started late and ranks that stopped early both shrink the
+ * common window. The span lost is at most the latest start's lateness plus the earliest-ending rank's
+ * shortness, so naming every rank with at least half of it always names a cause.
+ */
+function commonWindowNote(runs: RankRun[], timing: Map<RankRun, RankTiming>, durationNs: number): string | null {
+  const longestNs = Math.max(...runs.map((r) => r.elapsedNs));
+  if (durationNs >= 0.9 * longestNs) return null;
+  const lostNs = longestNs - durationNs;
+  const s = (ns: number) => formatNsAsSeconds(ns, 1);
+  const causes: string[] = [];
+  const advice = new Set<string>();
+  for (const r of runs) {
+    const t = timing.get(r)!;
+    if (t.late_ns >= lostNs / 2) {
+      // Each rank waits for --start-at by its own clock, so a rank late against it was not ready in time.
+      if (t.start_at_late_ns === null) {
+        causes.push(`rank ${r.rank} started ${s(t.late_ns)} after the first`);
+        advice.add('start the ranks together with --start-at');
+      } else {
+        causes.push(`rank ${r.rank} started ${s(t.late_ns)} after the first, ${s(t.start_at_late_ns)} after --start-at`);
+        advice.add('leave the ranks more time to get ready before --start-at');
+      }
+    }
+    if (t.short_ns >= lostNs / 2) {
+      causes.push(`rank ${r.rank} measured ${s(t.short_ns)} less than the longest`);
+      advice.add('see in its log why the short rank stopped early');
+    }
+  }
+  return (
+    `the common window is ${s(durationNs)} of the longest rank window's ${s(longestNs)}` +
+    (causes.length > 0 ? ` (${causes.join('; ')})` : '') +
+    `: the rates describe only that span; ${[...advice].join(', and ')}`
+  );
+}
+
 /** Merges the results files of one multi-host run. Throws MergeError listing every problem. */
-export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
+export function mergeRanks(files: readonly RankResultsFile[], given: MergeOptions = {}): MergedRanks {
   if (files.length === 0) throw new MergeError(['no results files given']);
   const problems: string[] = [];
   const runs = files.map((f) => readRank(f, problems)).filter((r): r is RankRun => r !== null);
   if (problems.length > 0) throw new MergeError(problems);
-  const { problems: inconsistent, worldSize, key } = consistencyProblems(runs);
+  const { problems: inconsistent, worldSize, key } = consistencyProblems(runs, given);
   if (inconsistent.length > 0) throw new MergeError(inconsistent);
 
   const fromNs = Math.max(...runs.map((r) => r.startNs));
   const toNs = Math.min(...runs.map((r) => r.startNs + r.elapsedNs));
   if (toNs <= fromNs) {
     throw new MergeError([
-      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at',
+      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at, ' +
+        "and check that the hosts' clocks agree (NTP, chrony): the windows are placed by each host's wall clock",
     ]);
   }
   const durationNs = toNs - fromNs;
@@ -209,17 +331,9 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
   const rates = Object.fromEntries(AMOUNTS.map((a) => [a, totals[a] / (durationNs / 1e9)])) as Record<Amount, number>;
 
   const notes: string[] = [];
-  // Against the longest window: a rank that stopped early (a full disk) shrinks the common window
-  // as much as ranks that started apart do.
-  const longest = Math.max(...runs.map((r) => r.elapsedNs));
-  if (durationNs < 0.9 * longest) {
-    const short = runs.filter((r) => r.elapsedNs < 0.9 * longest).map((r) => `rank ${r.rank}`);
-    notes.push(
-      `the common window is ${(durationNs / 1e9).toFixed(1)} s of the longest rank window's ${(longest / 1e9).toFixed(1)} s` +
-        (short.length > 0 ? ` (${short.join(', ')} measured for less)` : '') +
-        ': the rates describe only that span; start the ranks together with --start-at, and see why a short rank stopped',
-    );
-  }
+  const timing = rankTimings(runs);
+  const windowNote = commonWindowNote(runs, timing, durationNs);
+  if (windowNote !== null) notes.push(windowNote);
   const incomplete = runs.filter((r) => r.status !== 'complete');
   if (incomplete.length > 0) notes.push(`not every rank completed: ${incomplete.map((r) => `rank ${r.rank} ${r.status}`).join(', ')}`);
   notes.push('throughput: summed over the ranks within the common window; latency: the ranks\' histograms merged, over each rank\'s whole window');
@@ -238,6 +352,7 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
       window_started_unix_ns: r.startNs,
       window_elapsed_ns: r.elapsedNs,
       share_in_common_window: durationNs / r.elapsedNs,
+      ...timing.get(r)!,
     })),
     common_window: { started_unix_ns: fromNs, ended_unix_ns: toNs, duration_ns: durationNs },
     totals,

@@ -21,7 +21,7 @@ import { DEFAULT_RUN_OPTIONS, MAX_SEED, validateRunOptions, type RunOptions } fr
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
-import { rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
+import { RANK_PLACEHOLDER, launcherVariableWarnings, rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
 
 export interface ParseRunArgsEnv {
@@ -139,6 +139,27 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
     { rank: typeof merged.rank === 'number' ? merged.rank : null, worldSize: typeof merged.worldSize === 'number' ? merged.worldSize : null },
     env.launcherEnv ?? {},
   );
+  if (typeof merged.rank !== 'number' && env.launcherEnv) warnings.push(...launcherVariableWarnings(env.launcherEnv));
+  // Without a rank, every host would plan on all of the free space and write the same results file.
+  // Only where the launcher's environment was read: imported flags (`import --run-flags`) leave it out.
+  if (!rank && env.launcherEnv && typeof merged.worldSize === 'number' && merged.worldSize > 1) {
+    errors.push(
+      `--world-size ${merged.worldSize} but no rank: give each host --rank N, or start the hosts with a launcher that sets ` +
+        'the rank (mpirun, srun, a Kubernetes Indexed Job; see docs/multi-host.md)',
+    );
+  }
+  // `{rank}` names a file per rank; with no rank, every host would write the one literal name.
+  if (!rank && env.launcherEnv) {
+    for (const key of RANK_OWN_FILES) {
+      const file = merged[key];
+      if (typeof file === 'string' && file.includes(RANK_PLACEHOLDER)) {
+        errors.push(
+          `${FLAG_BY_KEY.get(key)!.flag} ${file} has ${RANK_PLACEHOLDER}, but this run is not a rank of a multi-host run ` +
+            '(no --rank, and no launcher started several processes): give --rank N --world-size W, or leave it out',
+        );
+      }
+    }
+  }
   // A rank outside its world is refused with the other options (run-options' cross-field rules).
   if (rank) {
     Object.assign(merged, rankOwnOptions(merged, rank));
@@ -226,6 +247,9 @@ function convert(spec: FlagSpec, raw: string): Converted {
   return { ok: true, value: raw };
 }
 
+/** The files each rank writes under its own name (`.rankN`, or `{rank}` in the name). */
+const RANK_OWN_FILES = ['output', 'xlsxOutput', 'ioTraceLog'] as const;
+
 /**
  * What a rank keeps to itself: its own cache subdirectory, seed + rank (the reference's rule), and
  * its own output files, so ranks on shared storage neither delete nor overwrite each other's.
@@ -235,7 +259,7 @@ function rankOwnOptions(o: Record<string, unknown>, r: RankInfo): Record<string,
   // Wrapped into the seed's range, so a seed that works on one host works on every rank.
   if (typeof o.seed === 'number') own.seed = (o.seed + r.rank) % (MAX_SEED + 1);
   if (typeof o.cacheDir === 'string' && o.cacheDir.length > 0) own.cacheDir = join(o.cacheDir, rankCacheDirName(r.rank));
-  for (const key of ['output', 'xlsxOutput', 'ioTraceLog'] as const) {
+  for (const key of RANK_OWN_FILES) {
     if (typeof o[key] === 'string' && o[key].length > 0) own[key] = rankedFileName(o[key], r.rank);
   }
   return own;

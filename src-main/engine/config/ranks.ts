@@ -7,21 +7,26 @@
 /** A rank's place in a multi-host run, and where that was learnt. */
 export interface RankInfo {
   rank: number;
-  /** Ranks in the run; null where the launcher does not say (a Kubernetes Indexed Job). */
+  /** Ranks in the run; null where the launcher does not say (a Kubernetes Indexed Job, PMIx). */
   worldSize: number | null;
   /** `--rank`, or the launcher's environment variable. */
   source: string;
 }
 
-/** The launchers' variables, in order: the first that is set names the rank (and maybe the size). */
-const LAUNCHER_VARIABLES: readonly { rank: string; size: string | null; launcher: string; applies?: (env: NodeJS.ProcessEnv) => boolean }[] = [
-  { rank: 'OMPI_COMM_WORLD_RANK', size: 'OMPI_COMM_WORLD_SIZE', launcher: 'Open MPI' },
-  { rank: 'PMI_RANK', size: 'PMI_SIZE', launcher: 'MPICH / Intel MPI' },
-  { rank: 'PMIX_RANK', size: 'PMIX_SIZE', launcher: 'PMIx' },
+/**
+ * The launchers' variables, in order: the first that is set names the rank, and the first of its
+ * size variables that is set the world size.
+ */
+const LAUNCHER_VARIABLES: readonly { rank: string; sizes: readonly string[]; launcher: string; applies?: (env: NodeJS.ProcessEnv) => boolean }[] = [
+  { rank: 'OMPI_COMM_WORLD_RANK', sizes: ['OMPI_COMM_WORLD_SIZE'], launcher: 'Open MPI' },
+  { rank: 'PMI_RANK', sizes: ['PMI_SIZE'], launcher: 'MPICH / Intel MPI' },
   // A batch script itself also sees SLURM_PROCID=0 and the job's SLURM_NTASKS: only a task that
-  // srun started (a job step, with its step id) is a rank.
-  { rank: 'SLURM_PROCID', size: 'SLURM_NTASKS', launcher: 'Slurm', applies: inSlurmJobStep },
-  { rank: 'JOB_COMPLETION_INDEX', size: null, launcher: 'Kubernetes Indexed Job' },
+  // srun started (a job step, with its step id) is a rank, and the step's own task count its world.
+  { rank: 'SLURM_PROCID', sizes: ['SLURM_STEP_NUM_TASKS', 'SLURM_NTASKS'], launcher: 'Slurm', applies: inSlurmJobStep },
+  // After Slurm: `srun --mpi=pmix` (and MpiDefault=pmix) gives every task PMIX_RANK too, and PMIx
+  // exports no size (a PMIx client asks for PMIX_JOB_SIZE), so only Slurm's variables know the world.
+  { rank: 'PMIX_RANK', sizes: [], launcher: 'PMIx' },
+  { rank: 'JOB_COMPLETION_INDEX', sizes: [], launcher: 'Kubernetes Indexed Job' },
 ];
 
 /** Slurm's special step ids (batch, extern, interactive, pending) sit just below 2^32. */
@@ -32,7 +37,7 @@ function inSlurmJobStep(env: NodeJS.ProcessEnv): boolean {
   return step !== null && step < SLURM_FIRST_SPECIAL_STEP_ID;
 }
 
-const RANK_PLACEHOLDER = '{rank}';
+export const RANK_PLACEHOLDER = '{rank}';
 
 function nonNegativeInt(raw: string | undefined): number | null {
   if (raw === undefined || !/^\d+$/.test(raw.trim())) return null;
@@ -45,10 +50,20 @@ export function launcherRank(env: NodeJS.ProcessEnv): RankInfo | null {
   for (const v of LAUNCHER_VARIABLES) {
     const rank = nonNegativeInt(env[v.rank]);
     if (rank === null || (v.applies && !v.applies(env))) continue;
-    const size = v.size === null ? null : nonNegativeInt(env[v.size]);
-    return { rank, worldSize: size !== null && size > 0 ? size : null, source: `${v.rank} (${v.launcher})` };
+    const size = v.sizes.map((name) => nonNegativeInt(env[name])).find((n) => n !== null && n > 0) ?? null;
+    return { rank, worldSize: size, source: `${v.rank} (${v.launcher})` };
   }
   return null;
+}
+
+/**
+ * A launcher variable set to something that is not a rank (`OMPI_COMM_WORLD_RANK=x`, `PMI_RANK=-1`):
+ * it is passed over, and the process may then run as a single host, so say so.
+ */
+export function launcherVariableWarnings(env: NodeJS.ProcessEnv): string[] {
+  return LAUNCHER_VARIABLES.filter((v) => env[v.rank] !== undefined && nonNegativeInt(env[v.rank]) === null && (!v.applies || v.applies(env))).map(
+    (v) => `${v.rank}=${env[v.rank]} is not a rank (a whole number from 0): ignored; give --rank and --world-size if this host is one rank of a run`,
+  );
 }
 
 /**

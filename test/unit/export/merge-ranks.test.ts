@@ -83,13 +83,38 @@ describe('mergeRanks', () => {
       [1, 'host1', 43, 0.75],
     ]);
     expect(m.status).toBe('complete');
-    expect(m.notes.join(' ')).toMatch(/the common window is 7\.5 s of the longest rank window's 10\.0 s: the rates describe only that span; start the ranks together with --start-at/);
+    expect(m.notes).toContain(
+      "the common window is 7.5 s of the longest rank window's 10.0 s (rank 1 started 2.5 s after the first): the rates describe only that span; start the ranks together with --start-at",
+    );
+    expect(m.ranks.map((r) => [r.late_ns, r.start_at_late_ns, r.short_ns])).toEqual([
+      [0, null, 0],
+      [2.5 * S, null, 0],
+    ]);
   });
 
   it('says so when one rank stopped early: the common window is then that rank\'s', () => {
     const m = mergeRanks([rankFile({ rank: 0, seconds: 10 }), rankFile({ rank: 1, seconds: 1, status: 'partial' })]);
     expect(m.common_window.duration_ns).toBe(1 * S);
-    expect(m.notes.join(' ')).toMatch(/the common window is 1\.0 s of the longest rank window's 10\.0 s \(rank 1 measured for less\)/);
+    expect(m.notes).toContain(
+      "the common window is 1.0 s of the longest rank window's 10.0 s (rank 1 measured 9.0 s less than the longest): the rates describe only that span; see in its log why the short rank stopped early",
+    );
+    expect(m.ranks[1].short_ns).toBe(9 * S);
+  });
+
+  it('names the ranks that opened their window late against --start-at, though each ran its full duration', () => {
+    // As in a real run: ranks 0 and 1 were ready 0.6 s after --start-at, rank 2 in time; each measured 5 s.
+    const startAt = T0 / 1e9;
+    const ranks = [0.6, 0.6, 0].map((lateS, rank) => rankFile({ rank, worldSize: 3, seconds: 5, offsetNs: lateS * S, options: { startAt } }));
+    const m = mergeRanks(ranks);
+    expect(m.notes).toContain(
+      "the common window is 4.4 s of the longest rank window's 5.0 s (rank 0 started 0.6 s after the first, 0.6 s after --start-at; " +
+        'rank 1 started 0.6 s after the first, 0.6 s after --start-at): the rates describe only that span; leave the ranks more time to get ready before --start-at',
+    );
+    expect(m.ranks.map((r) => [r.late_ns, r.start_at_late_ns, r.short_ns])).toEqual([
+      [0.6 * S, 0.6 * S, 0],
+      [0.6 * S, 0.6 * S, 0],
+      [0, 0, 0],
+    ]);
   });
 
   it('pools latency from the merged histograms and reports the worst rank P95 apart', () => {
@@ -102,6 +127,18 @@ describe('mergeRanks', () => {
     expect(l.max_rank_p95_ns / 1e6).toBeCloseTo(100, 0);
   });
 
+  it('keeps merged percentiles within the values recorded, and takes the worst rank P95 from the ranks\' own', () => {
+    // 3,349,943,456 ns sits inside an HDR bucket whose upper edge is higher: read back from the
+    // encoded histogram, it would give a P99 (and a rank P95) above anything recorded.
+    const slowMs = 3349.943456;
+    const ranks = [rankFile({ rank: 0, readLatenciesMs: [10, 20, 30] }), rankFile({ rank: 1, readLatenciesMs: [slowMs] })];
+    const reportedP95 = (ranks[1].results as { kvbench: { latency: { tier_read: { storage: { p95_ns: number; max_ns: number } } } } }).kvbench.latency.tier_read.storage;
+    expect(reportedP95.max_ns).toBe(3_349_943_456);
+    const l = mergeRanks(ranks).latency['tier_read.storage'];
+    expect(l.p99_ns).toBe(3_349_943_456);
+    expect(l.max_rank_p95_ns).toBe(reportedP95.p95_ns);
+  });
+
   it('refuses files that are not one whole run', () => {
     expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 0 })])).toEqual(['rank 0 appears twice: r.rank0.json and r.rank0.json', 'rank(s) 1 of 2 missing: a merge of some ranks would understate what the storage served all of them']);
     expect(refusal([rankFile({ rank: 0, worldSize: 3 }), rankFile({ rank: 1, worldSize: 3 })])).toEqual([
@@ -109,12 +146,41 @@ describe('mergeRanks', () => {
     ]);
     expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 1, options: { numUsers: 16 } })])[0]).toMatch(/^the ranks ran different configurations \(rank 0 vs rank 1\)/);
     expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 1, offsetNs: 11 * S })])).toEqual([
-      'the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at',
+      "the ranks measured at different times (no moment when all of them were measuring): start them together with --start-at, and check that the hosts' clocks agree (NTP, chrony): the windows are placed by each host's wall clock",
     ]);
     const noRank = rankFile({ rank: 0 });
     (noRank.results as { kvbench: { rank: unknown } }).kvbench.rank = null;
     expect(refusal([noRank])[0]).toMatch(/is not one rank of a multi-host run \(no kvbench\.rank\)/);
     expect(refusal([{ file: 'ref.json', results: { summary: {} } }])[0]).toMatch(/^ref\.json is not a kvbench results file/);
+  });
+
+  it('refuses ranks of different launches or storage setups, which the configuration key leaves out', () => {
+    const startAt = T0 / 1e9;
+    const job = (rank: number, options: Record<string, unknown> = {}) => rankFile({ rank, worldSize: 3, options: { startAt, ...options } });
+    // Another job's rank 2 against the same storage, overlapping in time.
+    expect(refusal([job(0), job(1), job(2, { startAt: startAt + 3600 })])).toEqual([
+      `the ranks waited for different --start-at times (rank 0, rank 1 (${startAt}) vs rank 2 (${startAt + 3600})): ranks of different launches are not one run`,
+    ]);
+    expect(refusal([job(0), job(1), job(2, { storageCapacityGb: 500, cacheDir: '/local/nvme/rank-2' })])).toEqual([
+      'the ranks had different --storage-capacity-gb (rank 0, rank 1 (a share of the free space) vs rank 2 (500)): give every rank the same flags',
+      "the ranks' cache directories are not rank-N subdirectories of one --cache-dir (rank 0, rank 1 (/shared) vs rank 2 (/local/nvme)): the ranks of one run share it",
+    ]);
+    expect(refusal([job(0), job(1, { cacheDir: '/shared/rank-7' }), job(2)])[0]).toMatch(/\(rank 0, rank 2 \(\/shared\) vs rank 1 \(\/shared\/rank-7\)\)/);
+    expect(mergeRanks([job(0, { storageCapacityGb: 10 }), job(1, { storageCapacityGb: 10 }), job(2, { storageCapacityGb: 10 })]).status).toBe('complete');
+  });
+
+  it('refuses ranks that recorded no world size unless --world-size says how many there were', () => {
+    // Pods 0 and 1 of a 3-pod Job, pod 2 lost: the files alone look like a whole world of 2.
+    const pods = [rankFile({ rank: 0, worldSize: null }), rankFile({ rank: 1, worldSize: null })];
+    expect(refusal(pods)).toEqual([
+      'no file records the world size (the ranks ran without --world-size): give kvbench merge --world-size N, so that a rank missing from the world is noticed instead of merged away',
+    ]);
+    expect(() => mergeRanks(pods, { worldSize: 3 })).toThrow(/rank\(s\) 2 of 3 missing/);
+    expect(mergeRanks(pods, { worldSize: 2 })).toMatchObject({ status: 'complete', world_size: 2 });
+    // The flag may not contradict what the files record, nor leave a rank outside the world.
+    const recorded = [rankFile({ rank: 0 }), rankFile({ rank: 1 })];
+    expect(() => mergeRanks(recorded, { worldSize: 3 })).toThrow(/--world-size 3 disagrees with the world size the files record \(2\)/);
+    expect(() => mergeRanks(pods, { worldSize: 1 })).toThrow(/rank\(s\) 1 outside a world of 1/);
   });
 
   it('merges ranks that ran with different seeds and cache directories, and says when one did not complete', () => {
