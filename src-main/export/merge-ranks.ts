@@ -5,6 +5,7 @@
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
+import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -34,7 +35,11 @@ type Amount = keyof typeof TIMELINE_AMOUNTS;
 const AMOUNTS = Object.keys(TIMELINE_AMOUNTS) as Amount[];
 
 /** The latencies a merged result reports: pooled over the ranks, and the reference's worst rank's P95. */
-const MERGED_LATENCIES = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
+const MERGED_LATENCIES = [
+  'end_to_end', 'queue_wait', 'storage_io_per_request', 'generation', 'prefill', 'decode',
+  ...['storage', 'cpu', 'gpu'].flatMap((t) => [`tier_read.${t}`, `tier_write.${t}`, `tier_read_ns_per_mib.${t}`, `tier_write_ns_per_mib.${t}`]),
+  'demotion.gpu->cpu', 'demotion.gpu->storage', 'demotion.cpu->storage',
+];
 
 export interface MergedLatency {
   count: number;
@@ -67,6 +72,8 @@ export interface MergedRanks {
   totals: Record<Amount, number>;
   /** totals ÷ the common window's length. */
   rates_per_sec: Record<Amount, number>;
+  /** Requests, cache lookups and tier operations summed over each rank's whole window, with the rates of those sums. */
+  counts: MergedCounts;
   /** Over each rank's whole window (histograms are not kept per second). */
   latency: Record<string, MergedLatency>;
   notes: string[];
@@ -222,7 +229,10 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
   }
   const incomplete = runs.filter((r) => r.status !== 'complete');
   if (incomplete.length > 0) notes.push(`not every rank completed: ${incomplete.map((r) => `rank ${r.rank} ${r.status}`).join(', ')}`);
+  const failed = failedRequestsNote(runs);
+  if (failed !== null) notes.push(failed);
   notes.push('throughput: summed over the ranks within the common window; latency: the ranks\' histograms merged, over each rank\'s whole window');
+  notes.push('counts (requests, cache hits and misses, tier operations): summed over each rank\'s whole window; their hit rates are ratios of the sums, not means of the ranks\' rates');
 
   return {
     version: KVBENCH_VERSION,
@@ -242,6 +252,7 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
     common_window: { started_unix_ns: fromNs, ended_unix_ns: toNs, duration_ns: durationNs },
     totals,
     rates_per_sec: rates,
+    counts: mergedCounts(runs.map((r) => r.results)),
     latency: mergedLatencies(runs),
     notes,
   };

@@ -123,3 +123,63 @@ describe('mergeRanks', () => {
     expect(m.notes).toContain('not every rank completed: rank 1 partial');
   });
 });
+
+describe('mergeRanks counters', () => {
+  /** A rank's whole-window counters, as a kvbench results file records them. */
+  function withCounters(f: RankResultsFile, c: { issued: number; completed: number; failed: number; hits: number; misses: number; mtHits: number; mtMisses: number; reads: number; writes: number; queueMs: number[] }): RankResultsFile {
+    const r = f.results as Record<string, unknown> & { kvbench: Record<string, unknown> & { latency: Record<string, unknown> } };
+    Object.assign(r, {
+      requests_completed: c.completed,
+      total_tokens_generated: c.completed * 100,
+      multi_turn_cache_hits: c.mtHits,
+      multi_turn_cache_misses: c.mtMisses,
+      summary: { cache_stats: { cache_hits: c.hits, cache_misses: c.misses, cache_hit_rate: c.hits / (c.hits + c.misses) } },
+    });
+    Object.assign(r.kvbench, {
+      requests_issued: c.issued,
+      requests_failed: c.failed,
+      tier_bytes: { storage: { read_ops: c.reads, write_ops: c.writes, read_bytes: c.reads * 1024, write_bytes: c.writes * 1024 } },
+    });
+    r.kvbench.latency.queue_wait = histogram(c.queueMs);
+    return f;
+  }
+
+  it('sums requests, cache lookups and operations over the ranks, and takes hit rates from the sums, never a mean of rates', () => {
+    // The review's 3-rank run: 29/2, 23/1 and 10/1 hits/misses. Mean of the rates 0.934; of the sums 62/66 = 0.939.
+    const m = mergeRanks([
+      withCounters(rankFile({ rank: 0, worldSize: 3 }), { issued: 14, completed: 4, failed: 0, hits: 29, misses: 2, mtHits: 6, mtMisses: 0, reads: 29, writes: 8, queueMs: [1, 2] }),
+      withCounters(rankFile({ rank: 1, worldSize: 3 }), { issued: 17, completed: 4, failed: 3, hits: 23, misses: 1, mtHits: 5, mtMisses: 1, reads: 23, writes: 6, queueMs: [3] }),
+      withCounters(rankFile({ rank: 2, worldSize: 3 }), { issued: 16, completed: 2, failed: 0, hits: 10, misses: 1, mtHits: 2, mtMisses: 0, reads: 10, writes: 4, queueMs: [500] }),
+    ]);
+    expect(m.counts).toMatchObject({
+      requests_issued: 47,
+      requests_completed: 10,
+      requests_failed: 3,
+      tokens_generated: 1000,
+      cache_hits: 62,
+      cache_misses: 4,
+      multi_turn_hits: 13,
+      multi_turn_misses: 1,
+      tiers: { storage: { read_ops: 62, write_ops: 18, read_bytes: 62 * 1024, write_bytes: 18 * 1024 } },
+    });
+    expect(m.counts.cache_hit_rate).toBeCloseTo(62 / 66, 12);
+    expect(m.counts.multi_turn_hit_rate).toBeCloseTo(13 / 14, 12);
+    // A rank that completed with failed requests keeps its status; the notes name it.
+    expect(m.status).toBe('complete');
+    expect(m.notes).toContain('requests failed on rank 1 (3 of 17 issued): see those ranks\' logs; counts.requests_failed adds them up');
+    expect(m.notes.join(' ')).toMatch(/counts \(requests, cache hits and misses, tier operations\): summed over each rank's whole window/);
+    // Queue wait is pooled from the ranks' histograms like the other latencies.
+    expect(m.latency.queue_wait.count).toBe(4);
+    expect(m.latency.queue_wait.max_rank_p95_ns / 1e6).toBeCloseTo(500, 0);
+  });
+
+  it('gives no sum where a rank lacks the counter: a sum of some ranks would understate the run', () => {
+    const m = mergeRanks([
+      withCounters(rankFile({ rank: 0 }), { issued: 14, completed: 4, failed: 0, hits: 29, misses: 2, mtHits: 6, mtMisses: 0, reads: 29, writes: 8, queueMs: [1] }),
+      rankFile({ rank: 1 }),
+    ]);
+    expect(m.counts.cache_hits).toBeNull();
+    expect(m.counts.cache_hit_rate).toBeNull();
+    expect(m.counts.requests_failed).toBeNull();
+  });
+});
