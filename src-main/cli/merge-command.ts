@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { isSameFile } from '../engine/config/system-directories.ts';
 import { formatBytesPerSecAsGBps, formatIntegerGrouped, formatNsAsMs, formatNsAsSeconds, formatNsPerMiBAsMsPerMiB, formatRatioAsPercent } from '../engine/report/format.ts';
 import { MergeError, mergeRanks, type MergedRanks } from '../export/merge-ranks.ts';
+import { mergedResultsFile } from '../export/merged-results-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
@@ -60,7 +61,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench merge: refused:\n  ${err.problems.join('\n  ')}\n`);
     return EXIT_FAILED;
   }
-  const json = `${JSON.stringify({ kvbench_merge: merged }, null, 2)}\n`;
+  const json = `${JSON.stringify(mergedResultsFile(merged), null, 2)}\n`;
   if (parsed.values.output) {
     try {
       await writeFileAtomic(parsed.values.output, json);

@@ -6,6 +6,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
 import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
+import { histogramsSection, mergedHistograms, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -77,6 +78,16 @@ export interface MergedRanks {
   /** Over each rank's whole window (histograms are not kept per second). */
   latency: Record<string, MergedLatency>;
   notes: string[];
+  /** Why the run is partial: each incomplete rank with its reason; null when complete. */
+  status_reason: string | null;
+  /** The earliest rank's start (ISO 8601). */
+  started_at: string | null;
+  /** The options of the run as one trial: the ranks' shared flags, with the world size. */
+  run_options: Record<string, unknown>;
+  /** Every latency distribution merged, in `kvbench.latency`'s layout with its HDR histograms (whole windows). */
+  histograms: Record<string, unknown>;
+  /** The reference's top-level keys for the whole run, written at the top level of the merged file (merged-results-file.ts). */
+  reference: Record<string, unknown>;
 }
 
 
@@ -234,6 +245,7 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
   notes.push('throughput: summed over the ranks within the common window; latency: the ranks\' histograms merged, over each rank\'s whole window');
   notes.push('counts (requests, cache hits and misses, tier operations): summed over each rank\'s whole window; their hit rates are ratios of the sums, not means of the ranks\' rates');
 
+  const histograms = mergedHistograms(runs.map((r) => r.results));
   return {
     version: KVBENCH_VERSION,
     status: incomplete.length > 0 ? 'partial' : 'complete',
@@ -255,5 +267,10 @@ export function mergeRanks(files: readonly RankResultsFile[]): MergedRanks {
     counts: mergedCounts(runs.map((r) => r.results)),
     latency: mergedLatencies(runs),
     notes,
+    status_reason: mergedStatusReason(runs),
+    started_at: mergedStartedAt(runs.map((r) => r.results)),
+    run_options: mergedRunOptions(runs[0].results, worldSize),
+    histograms: histogramsSection(histograms),
+    reference: mergedReferenceKeys({ ranks: runs, fromNs, toNs, rates, histograms }),
   };
 }
