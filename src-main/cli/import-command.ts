@@ -9,7 +9,8 @@ export const IMPORT_USAGE = `Usage: kvbench import FILE... --system LABEL [--run
 
 Stores results JSON files written by the MLPerf KV-cache reference benchmark (kv-cache.py, any
 version) or by kvbench as trials of the named system, so they appear in history, reports and
-system comparisons. A file whose results are already stored (imported before, or stored by the
+system comparisons. A kvbench merge result (the ranks of a multi-host run) is one trial, filed under
+the scenario multi-host; a single rank's file is refused. A file whose results are already stored (imported before, or stored by the
 suite that ran it) is not imported again, and says which trial holds it.
 
   --system LABEL       the system the files come from (created if new)
@@ -20,6 +21,7 @@ suite that ran it) is not imported again, and says which trial holds it.
                        theirs: flags may add what such a file leaves out, and a flag that
                        contradicts it refuses the file.
   --scenario ID        file them under a scenario (e.g. storage-only); default 'imported'
+                       ('multi-host' for a kvbench merge result)
   --drive LABEL        the drive they ran on, for drive comparisons
   --label TEXT         a name for this import in the history
   --db PATH            the database (default: $KVBENCH_DB, else the user data directory)

@@ -1,8 +1,9 @@
 // `kvbench merge`: the results files of a multi-host run's ranks as one result.
 import fs from 'node:fs';
 import { isSameFile } from '../engine/config/system-directories.ts';
-import { formatBytesPerSecAsGBps, formatIntegerGrouped, formatNsAsMs, formatNsAsSeconds } from '../engine/report/format.ts';
+import { formatBytesPerSecAsGBps, formatIntegerGrouped, formatNsAsMs, formatNsAsSeconds, formatNsPerMiBAsMsPerMiB, formatRatioAsPercent } from '../engine/report/format.ts';
 import { MergeError, mergeRanks, type MergedRanks } from '../export/merge-ranks.ts';
+import { mergedResultsFile } from '../export/merged-results-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
@@ -73,7 +74,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench merge: refused:\n  ${problems.join('\n  ')}\n`);
     return EXIT_FAILED;
   }
-  const json = `${JSON.stringify({ kvbench_merge: merged }, null, 2)}\n`;
+  const json = `${JSON.stringify(mergedResultsFile(merged), null, 2)}\n`;
   if (parsed.values.output) {
     try {
       await writeFileAtomic(parsed.values.output, json);
@@ -105,10 +106,29 @@ function summaryText(m: MergedRanks): string {
     `  ${rate.generated_tokens.toFixed(1)} tokens/s, ${rate.requests_completed.toFixed(2)} requests/s ` +
       `(${formatIntegerGrouped(Math.round(m.totals.requests_completed))} requests completed in the window)`,
   );
+  lines.push(...countsText(m.counts));
   lines.push('Latency (histograms of all ranks merged; "worst rank" = the largest rank P95):');
   for (const [name, l] of Object.entries(m.latency)) {
-    lines.push(`  ${name.padEnd(24)} P50 ${formatNsAsMs(l.p50_ns)}, P95 ${formatNsAsMs(l.p95_ns)}, P99 ${formatNsAsMs(l.p99_ns)}, worst rank P95 ${formatNsAsMs(l.max_rank_p95_ns)} (n=${formatIntegerGrouped(l.count)})`);
+    const f = name.includes('_ns_per_mib') ? formatNsPerMiBAsMsPerMiB : formatNsAsMs;
+    lines.push(`  ${name.padEnd(29)} P50 ${f(l.p50_ns)}, P95 ${f(l.p95_ns)}, P99 ${f(l.p99_ns)}, worst rank P95 ${f(l.max_rank_p95_ns)} (n=${formatIntegerGrouped(l.count)})`);
   }
   for (const n of m.notes) lines.push(`Note: ${n}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The summed counters: over each rank's whole window, unlike the rates above. */
+function countsText(c: MergedRanks['counts']): string[] {
+  const n = (v: number | null): string => (v === null ? '?' : formatIntegerGrouped(v));
+  const rate = (v: number | null): string => (v === null ? 'unknown' : formatRatioAsPercent(v));
+  const lines = [
+    'All ranks together, over each rank\'s whole window (sums; rates of the sums):',
+    `  requests: ${n(c.requests_issued)} issued, ${n(c.requests_completed)} completed, ${n(c.requests_failed)} failed`,
+    `  cache hit rate ${rate(c.cache_hit_rate)} (${n(c.cache_hits)} hits, ${n(c.cache_misses)} misses); ` +
+      `multi-turn ${rate(c.multi_turn_hit_rate)} (${n(c.multi_turn_hits)} hits, ${n(c.multi_turn_misses)} misses)`,
+  ];
+  for (const [tier, t] of Object.entries(c.tiers)) {
+    if (!t.read_ops && !t.write_ops) continue;
+    lines.push(`  ${tier} tier: ${n(t.read_ops)} reads, ${n(t.write_ops)} writes`);
+  }
+  return lines;
 }

@@ -8,6 +8,8 @@ import { rankCacheDirName } from '../engine/config/ranks.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { formatNsAsSeconds } from '../engine/report/format.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
+import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
+import { histogramsSection, mergedHistograms, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -37,7 +39,11 @@ type Amount = keyof typeof TIMELINE_AMOUNTS;
 const AMOUNTS = Object.keys(TIMELINE_AMOUNTS) as Amount[];
 
 /** The latencies a merged result reports: pooled over the ranks, and the reference's worst rank's P95. */
-const MERGED_LATENCIES = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
+const MERGED_LATENCIES = [
+  'end_to_end', 'queue_wait', 'storage_io_per_request', 'generation', 'prefill', 'decode',
+  ...['storage', 'cpu', 'gpu'].flatMap((t) => [`tier_read.${t}`, `tier_write.${t}`, `tier_read_ns_per_mib.${t}`, `tier_write_ns_per_mib.${t}`]),
+  'demotion.gpu->cpu', 'demotion.gpu->storage', 'demotion.cpu->storage',
+];
 
 export interface MergedLatency {
   count: number;
@@ -76,9 +82,21 @@ export interface MergedRanks {
   totals: Record<Amount, number>;
   /** totals ÷ the common window's length. */
   rates_per_sec: Record<Amount, number>;
+  /** Requests, cache lookups and tier operations summed over each rank's whole window, with the rates of those sums. */
+  counts: MergedCounts;
   /** Over each rank's whole window (histograms are not kept per second). */
   latency: Record<string, MergedLatency>;
   notes: string[];
+  /** Why the run is partial: each incomplete rank with its reason; null when complete. */
+  status_reason: string | null;
+  /** The earliest rank's start (ISO 8601). */
+  started_at: string | null;
+  /** The options of the run as one trial: the ranks' shared flags, with the world size. */
+  run_options: Record<string, unknown>;
+  /** Every latency distribution merged, in `kvbench.latency`'s layout with its HDR histograms (whole windows). */
+  histograms: Record<string, unknown>;
+  /** The reference's top-level keys for the whole run, written at the top level of the merged file (merged-results-file.ts). */
+  reference: Record<string, unknown>;
 }
 
 
@@ -336,8 +354,12 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
   if (windowNote !== null) notes.push(windowNote);
   const incomplete = runs.filter((r) => r.status !== 'complete');
   if (incomplete.length > 0) notes.push(`not every rank completed: ${incomplete.map((r) => `rank ${r.rank} ${r.status}`).join(', ')}`);
+  const failed = failedRequestsNote(runs);
+  if (failed !== null) notes.push(failed);
   notes.push('throughput: summed over the ranks within the common window; latency: the ranks\' histograms merged, over each rank\'s whole window');
+  notes.push('counts (requests, cache hits and misses, tier operations): summed over each rank\'s whole window; their hit rates are ratios of the sums, not means of the ranks\' rates');
 
+  const histograms = mergedHistograms(runs.map((r) => r.results));
   return {
     version: KVBENCH_VERSION,
     status: incomplete.length > 0 ? 'partial' : 'complete',
@@ -357,7 +379,13 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
     common_window: { started_unix_ns: fromNs, ended_unix_ns: toNs, duration_ns: durationNs },
     totals,
     rates_per_sec: rates,
+    counts: mergedCounts(runs.map((r) => r.results)),
     latency: mergedLatencies(runs),
     notes,
+    status_reason: mergedStatusReason(runs),
+    started_at: mergedStartedAt(runs.map((r) => r.results)),
+    run_options: mergedRunOptions(runs[0].results, worldSize),
+    histograms: histogramsSection(histograms),
+    reference: mergedReferenceKeys({ ranks: runs, fromNs, toNs, rates, histograms }),
   };
 }

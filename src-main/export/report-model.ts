@@ -6,7 +6,7 @@
 // per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import { SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import { MULTI_HOST_SCENARIO_ID, SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
@@ -377,7 +377,8 @@ function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
  */
 export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource, stated: StatedBandwidth | null = null): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
-  const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
+  // A merged multi-host run is many hosts' load on one storage, not a tier configuration of one host.
+  const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && s.scenarioId !== MULTI_HOST_SCENARIO_ID && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
   // Each row's speedup is against the storage-only run of its own configuration apart from the tier
   // budgets, on the same system and drive: a storage-only row with other users, warm-up or I/O
   // options (another suite, or the suite's high-user scenarios) would make the ratio say how the

@@ -6,7 +6,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import { IMPORTED_SCENARIO_ID, MULTI_HOST_SCENARIO_ID, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import type { ResultsFormat, TrialHistogram, TrialMetrics } from '../../src-shared/domain/store-types.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import {
@@ -14,6 +14,7 @@ import {
   detectFormat,
   extractHistograms,
   extractMetrics,
+  isMergedResults,
   optionsFromResults,
   ResultsFileSchema,
   ResultsValuesSchema,
@@ -31,7 +32,10 @@ export interface ImportOptions {
   systemLabel: string;
   /** A drive of that system, for drive comparisons. */
   driveLabel?: string | null;
-  /** Scenario id to file them under; default 'imported'. */
+  /**
+   * Scenario id to file them under; default 'imported', and 'multi-host' for a `kvbench merge` result
+   * ('imported', the app's "no scenario", leaves a merged result under 'multi-host' too).
+   */
   scenarioId?: string;
   /** The run options the files were produced with (validated: parseImportRunFlags). */
   options?: Record<string, unknown> | null;
@@ -132,7 +136,19 @@ interface ParsedFile {
   histograms: TrialHistogram[];
   text: string;
   mtime: Date;
+  /** A `kvbench merge` result: the ranks of one multi-host run as one trial. */
+  merged: boolean;
 }
+
+/** What an import takes from a merged file's `kvbench_merge`, beside the reference keys every results file has. */
+const MergedSectionSchema = z.looseObject({
+  version: z.string(),
+  status: z.enum(['complete', 'partial']),
+  status_reason: z.string().nullish(),
+  world_size: z.number().int().positive(),
+  started_at: z.string().nullish(),
+  run_options: z.record(z.string(), z.unknown()),
+});
 
 /** "summary.cache_stats.cache_hit_rate: 7.5 (Too big: expected number to be <=1)", for the first few problems. */
 function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): string {
@@ -149,6 +165,10 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   } catch (err) {
     throw new Error(`not JSON: ${(err as Error).message}`);
   }
+  const mergedSection = typeof json === 'object' && json !== null ? (json as { kvbench_merge?: unknown }).kvbench_merge : undefined;
+  if (mergedSection !== undefined && !('requests_completed' in (json as object))) {
+    throw new Error('a kvbench merge result written by an older kvbench (no reference keys, so no trial to store): merge the rank files again with this version');
+  }
   const r = ResultsFileSchema.safeParse(json);
   if (!r.success) {
     throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
@@ -161,10 +181,15 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   if (rank && typeof rank.rank === 'number' && rank.world_size !== 1) {
     throw new Error(
       `rank ${rank.rank}${typeof rank.world_size === 'number' ? ` of ${rank.world_size}` : ''} of a multi-host run: one host's share, not a trial of the system; ` +
-        'combine the ranks with kvbench merge (docs/multi-host.md)',
+        'combine the ranks with kvbench merge, and import its --output file: the whole run as one trial (docs/multi-host.md)',
     );
   }
   const results = json as Record<string, unknown>;
+  const merged = isMergedResults(results);
+  if (merged) {
+    const m = MergedSectionSchema.safeParse(results.kvbench_merge);
+    if (!m.success) throw new Error(`a kvbench merge result without what a trial needs: ${describeIssues(results.kvbench_merge, m.error.issues)} (in kvbench_merge)`);
+  }
   const options = optionsFor(results, opts);
   const format = detectFormat(results);
   const { status, reason } = statusFromResults(results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
@@ -173,7 +198,7 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   if ((status === 'complete' || status === 'partial') && usableMetricKeys(metrics).length === 0) {
     throw new Error('no metric kvbench can use (no throughput, latency, bytes moved or cache statistics; only the request and token counters): not stored as a trial');
   }
-  return { file, results, options, format, status, reason, metrics, histograms: extractHistograms(results), text, mtime: (await fsp.stat(file)).mtime };
+  return { file, results, options, format, status, reason, metrics, histograms: extractHistograms(results), text, mtime: (await fsp.stat(file)).mtime, merged };
 }
 
 /**
@@ -224,7 +249,8 @@ export async function importResultsFiles(store: Store, files: readonly string[],
     if (fresh.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
     const system = store.upsertImportedSystem(opts.systemLabel);
     const drive = opts.driveLabel ? store.upsertImportedDrive(system.id, opts.driveLabel) : null;
-    const scenarioId = opts.scenarioId ?? 'imported';
+    const scenarioOf = (p: ParsedFile): string =>
+      p.merged && (opts.scenarioId === undefined || opts.scenarioId === IMPORTED_SCENARIO_ID) ? MULTI_HOST_SCENARIO_ID : (opts.scenarioId ?? IMPORTED_SCENARIO_ID);
 
     const suiteId = store.createSuite({
       systemId: system.id,
@@ -241,16 +267,18 @@ export async function importResultsFiles(store: Store, files: readonly string[],
     const runs = new Map<string, { id: number; trials: number }>();
     for (const p of fresh) {
       const { format, options, status, reason } = p;
+      const scenarioId = scenarioOf(p);
       const known = Object.keys(options).length > 0;
       const key = known ? configKey(options) : unknownConfigKey(p.text);
-      let run = runs.get(key);
+      const runKey = `${scenarioId}\u0000${key}`;
+      let run = runs.get(runKey);
       if (!run) {
         run = { id: store.addRun(suiteId, { position: runs.size, scenarioId, label: scenarioLabel(scenarioId), options, trials: 0 }, key), trials: 0 };
-        runs.set(key, run);
+        runs.set(runKey, run);
       }
       const runId = run.id;
       const trialIndex = run.trials++;
-      const kv = p.results.kvbench as Record<string, unknown> | undefined;
+      const kv = (p.merged ? p.results.kvbench_merge : p.results.kvbench) as Record<string, unknown> | undefined;
       const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
       // The reference's files carry no start time: the file's own modification time is the best clue.
       // Stored as a UTC ISO instant like every other start time, so filters and ordering compare like with like.

@@ -70,6 +70,10 @@ export const ResultsValuesSchema = z.looseObject({
     device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount }),
     engine_health: section({ event_loop_lag_ns: section({ p99: amount }), peak_rss_bytes: amount }),
   }),
+  kvbench_merge: section({
+    histograms: z.record(z.string(), latencyEntry).nullish(),
+    counts: section({ requests_failed: amount }),
+  }),
 });
 
 /** The two counters every results file has; a trial whose file yields nothing else tells nothing. */
@@ -88,6 +92,7 @@ export const num = (v: unknown): number | undefined => (typeof v === 'number' &&
 export function detectFormat(results: Obj): ResultsFormat {
   const kv = results.kvbench;
   if (isObj(kv) && typeof kv.version === 'string') return 'kvbench';
+  if (isMergedResults(results)) return 'kvbench';
   const summary = obj(results.summary);
   const cs = obj(summary.cache_stats);
   if ('storage_entries' in cs || 'storage_read_p95_ms' in cs || 'tier_storage_kv_bytes_read_gb' in cs || 'storage_throughput_tokens_per_sec' in summary) return 'reference-new';
@@ -98,7 +103,8 @@ export function detectFormat(results: Obj): ResultsFormat {
 /** The trial's status as its results say: the engine's own status, or for the reference "complete" when it has a summary. */
 export function statusFromResults(results: Obj, format: ResultsFormat, maxRequests = 0): { status: TrialStatus; reason: string | null } {
   if (format === 'kvbench') {
-    const kv = obj(results.kvbench);
+    // A merged multi-host file states the run's status where a single run's file does.
+    const kv = isMergedResults(results) ? obj(results.kvbench_merge) : obj(results.kvbench);
     const s = kv.status;
     const status: TrialStatus = s === 'complete' || s === 'partial' || s === 'failed' || s === 'aborted' ? s : 'failed';
     return { status, reason: typeof kv.status_reason === 'string' ? kv.status_reason : null };
@@ -129,7 +135,7 @@ export function extractMetrics(results: Obj): TrialMetrics {
   const summary = obj(results.summary);
   const cs = obj(summary.cache_stats);
   const kv = obj(results.kvbench);
-  const lat = obj(kv.latency);
+  const lat = latencySection(results);
   const tierBytes = obj(kv.tier_bytes);
   const primary = obj(kv.primary);
   const gib = (v: unknown): number | undefined => (num(v) === undefined ? undefined : num(v)! * GIB);
@@ -190,16 +196,29 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('process_read_coverage', num(device.process_read_coverage));
   const ramBacked = obj(obj(kv.tiers).storage).ram_backed;
   if (typeof ramBacked === 'boolean') put('storage_ram_backed', ramBacked ? 1 : 0);
-  put('requests_failed', num(kv.requests_failed));
+  put('requests_failed', num(kv.requests_failed) ?? num(obj(obj(results.kvbench_merge).counts).requests_failed));
   const health = obj(kv.engine_health);
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);
   put('peak_rss_bytes', num(health.peak_rss_bytes));
   return out;
 }
 
+/**
+ * A `kvbench merge` result (docs/multi-host.md): the reference's keys for the whole multi-host run,
+ * and `kvbench_merge` where a single run's file has `kvbench`.
+ */
+export function isMergedResults(results: Obj): boolean {
+  return !isObj(results.kvbench) && isObj(results.kvbench_merge) && typeof results.kvbench_merge.version === 'string';
+}
+
+/** `kvbench.latency`, or a merged file's `kvbench_merge.histograms`: the same layout, pooled over the ranks. */
+function latencySection(results: Obj): Obj {
+  return isMergedResults(results) ? obj(obj(results.kvbench_merge).histograms) : obj(obj(results.kvbench).latency);
+}
+
 /** The compressed HDR histograms of `kvbench.latency` (kvbench results only; the reference keeps raw lists). */
 export function extractHistograms(results: Obj): TrialHistogram[] {
-  const lat = obj(obj(results.kvbench).latency);
+  const lat = latencySection(results);
   const out: TrialHistogram[] = [];
   const take = (name: string, s: unknown, unit: TrialHistogram['unit']): void => {
     const o = obj(s);
@@ -217,7 +236,7 @@ export function extractHistograms(results: Obj): TrialHistogram[] {
 
 /** The run options a kvbench results file carries (`kvbench.run_options`), when the engine wrote them. */
 export function optionsFromResults(results: Obj): Record<string, unknown> | null {
-  const o = obj(results.kvbench).run_options;
+  const o = (isMergedResults(results) ? obj(results.kvbench_merge) : obj(results.kvbench)).run_options;
   return isObj(o) ? o : null;
 }
 
@@ -252,6 +271,8 @@ const APPLIES_WHEN: Partial<Record<string, (value: (k: string) => unknown) => bo
   replayCycles: (v) => v('useBurstTrace') === true || v('datasetPath') !== null,
   maxConversations: (v) => v('datasetPath') !== null,
   burstTracePath: (v) => v('useBurstTrace') === true,
+  // A merged multi-host run: N hosts of these users each. One host (no rank, or a world of one) is not keyed by it.
+  worldSize: (v) => typeof v('worldSize') === 'number' && (v('worldSize') as number) > 1,
 };
 
 /**
@@ -296,6 +317,7 @@ export function optionValue(options: Record<string, unknown>, key: string): unkn
 export function describeConfig(options: Record<string, unknown>): string {
   const v = (k: string): unknown => optionValue(options, k);
   const parts = [`${v('model')}`, `${v('numUsers')}u`, `${v('duration')}s`, `cpu ${v('cpuMemGb')}`, `gpu ${v('gpuMemGb')}`, `gen ${v('generationMode')}`];
+  if (Number(v('worldSize')) > 1) parts.push(`× ${v('worldSize')} hosts`);
   if (Number(v('storageCapacityGb')) > 0) parts.push(`storage ${v('storageCapacityGb')} GiB`);
   if (v('maxConcurrentAllocs') !== 0) parts.push(`mca ${v('maxConcurrentAllocs')}`);
   if (v('enableAutoscaling')) parts.push(`auto ${v('autoscalerMode')}`);

@@ -29,6 +29,8 @@ export const SCENARIO_IDS = [...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS] as con
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 /** Imported results that name no scenario. */
 export const IMPORTED_SCENARIO_ID = 'imported';
+/** A `kvbench merge` result imported without a scenario: the ranks of one multi-host run, as one trial. */
+export const MULTI_HOST_SCENARIO_ID = 'multi-host';
 
 export type TierName = 'gpu' | 'cpu' | 'storage';
 

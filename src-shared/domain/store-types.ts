@@ -175,7 +175,7 @@ export const CONFIG_MATCH_KEYS = [
 /**
  * Options that change what is measured but joined the key later: kvbench's own I/O and window
  * options, and workload options first left out (the config file's tuning sections, replay pace and
- * length, the autoscaler's interval, the trace file). They join the key only where they differ from
+ * length, the autoscaler's interval, the trace file; a merged multi-host run's world size). They join the key only where they differ from
  * their defaults, so trials stored before keep their keys. (A redefined model and trace-only mode
  * join it too: see configKey.)
  */
@@ -193,6 +193,7 @@ export const CONFIG_MATCH_KEYS_WHEN_SET = [
   'maxConversations',
   'autoscalerInterval',
   'burstTracePath',
+  'worldSize',
 ] as const;
 
 // ---------------------------------------------------------------------------------------------

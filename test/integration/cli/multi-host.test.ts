@@ -56,6 +56,15 @@ describe('kvbench run under Open MPI, then kvbench merge', () => {
     expect(out.common_window.duration_ns).toBeGreaterThan(0.8 * 3e9);
     expect(out.latency.end_to_end.count).toBe(results[0].kvbench.latency.end_to_end.count + results[1].kvbench.latency.end_to_end.count);
 
+    // The merged file has the reference's keys for the whole run, and is stored as one trial.
+    const file = JSON.parse(fs.readFileSync(merged, 'utf8'));
+    expect(file.requests_completed).toBe(results[0].requests_completed + results[1].requests_completed);
+    expect(file.kvbench_merge.counts.requests_issued).toBe(results[0].kvbench.requests_issued + results[1].kvbench.requests_issued);
+    const stored = await runCli(['import', merged, '--system', 'shared', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
+    expect(stored.code, explain(stored)).toBe(0);
+    expect(stored.stdout).toMatch(/^imported .*merged\.json: trial 1, kvbench, complete$/m);
+    const history = await runCli(['history', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
+    expect(history.stdout).toMatch(/^\s+1 .* shared +multi-host +1 +complete/m);
     // One rank alone is not the run.
     const one = await runCli(['merge', path.join(tmp, 'r.rank0.json')], { cwd: tmp });
     expect(one.code).toBe(1);

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { latencySummaryNs } from '../../../src-main/engine/report/results-builder.ts';
 import { MergeError, mergeRanks, type RankResultsFile } from '../../../src-main/export/merge-ranks.ts';
+import { mergedResultsFile } from '../../../src-main/export/merged-results-file.ts';
+import { ResultsFileSchema, ResultsValuesSchema } from '../../../src-main/store/results-ingest.ts';
 
 const S = 1e9;
 const T0 = Date.parse('2026-11-24T10:00:00Z') * 1e6;
@@ -187,5 +189,107 @@ describe('mergeRanks', () => {
     const m = mergeRanks([rankFile({ rank: 0 }), rankFile({ rank: 1, status: 'partial' })]);
     expect(m.status).toBe('partial');
     expect(m.notes).toContain('not every rank completed: rank 1 partial');
+  });
+});
+
+describe('mergeRanks counters', () => {
+  /** A rank's whole-window counters, as a kvbench results file records them. */
+  function withCounters(f: RankResultsFile, c: { issued: number; completed: number; failed: number; hits: number; misses: number; mtHits: number; mtMisses: number; reads: number; writes: number; queueMs: number[] }): RankResultsFile {
+    const r = f.results as Record<string, unknown> & { kvbench: Record<string, unknown> & { latency: Record<string, unknown> } };
+    Object.assign(r, {
+      requests_completed: c.completed,
+      total_tokens_generated: c.completed * 100,
+      multi_turn_cache_hits: c.mtHits,
+      multi_turn_cache_misses: c.mtMisses,
+      summary: { cache_stats: { cache_hits: c.hits, cache_misses: c.misses, cache_hit_rate: c.hits / (c.hits + c.misses) } },
+    });
+    Object.assign(r.kvbench, {
+      requests_issued: c.issued,
+      requests_failed: c.failed,
+      tier_bytes: { storage: { read_ops: c.reads, write_ops: c.writes, read_bytes: c.reads * 1024, write_bytes: c.writes * 1024 } },
+    });
+    r.kvbench.latency.queue_wait = histogram(c.queueMs);
+    return f;
+  }
+
+  it('sums requests, cache lookups and operations over the ranks, and takes hit rates from the sums, never a mean of rates', () => {
+    // The review's 3-rank run: 29/2, 23/1 and 10/1 hits/misses. Mean of the rates 0.934; of the sums 62/66 = 0.939.
+    const m = mergeRanks([
+      withCounters(rankFile({ rank: 0, worldSize: 3 }), { issued: 14, completed: 4, failed: 0, hits: 29, misses: 2, mtHits: 6, mtMisses: 0, reads: 29, writes: 8, queueMs: [1, 2] }),
+      withCounters(rankFile({ rank: 1, worldSize: 3 }), { issued: 17, completed: 4, failed: 3, hits: 23, misses: 1, mtHits: 5, mtMisses: 1, reads: 23, writes: 6, queueMs: [3] }),
+      withCounters(rankFile({ rank: 2, worldSize: 3 }), { issued: 16, completed: 2, failed: 0, hits: 10, misses: 1, mtHits: 2, mtMisses: 0, reads: 10, writes: 4, queueMs: [500] }),
+    ]);
+    expect(m.counts).toMatchObject({
+      requests_issued: 47,
+      requests_completed: 10,
+      requests_failed: 3,
+      tokens_generated: 1000,
+      cache_hits: 62,
+      cache_misses: 4,
+      multi_turn_hits: 13,
+      multi_turn_misses: 1,
+      tiers: { storage: { read_ops: 62, write_ops: 18, read_bytes: 62 * 1024, write_bytes: 18 * 1024 } },
+    });
+    expect(m.counts.cache_hit_rate).toBeCloseTo(62 / 66, 12);
+    expect(m.counts.multi_turn_hit_rate).toBeCloseTo(13 / 14, 12);
+    // A rank that completed with failed requests keeps its status; the notes name it.
+    expect(m.status).toBe('complete');
+    expect(m.notes).toContain('requests failed on rank 1 (3 of 17 issued): see those ranks\' logs; counts.requests_failed adds them up');
+    expect(m.notes.join(' ')).toMatch(/counts \(requests, cache hits and misses, tier operations\): summed over each rank's whole window/);
+    // Queue wait is pooled from the ranks' histograms like the other latencies.
+    expect(m.latency.queue_wait.count).toBe(4);
+    expect(m.latency.queue_wait.max_rank_p95_ns / 1e6).toBeCloseTo(500, 0);
+  });
+
+  it('writes the reference\'s top-level keys for the whole run: sums over whole windows, rates over the common window, percentiles of the merged histograms', () => {
+    // Rank 1 opened its window 2 s late: the common window is 8 s of each rank's 10 s.
+    const r0 = withCounters(rankFile({ rank: 0, readLatenciesMs: Array.from({ length: 95 }, () => 1) }), { issued: 14, completed: 4, failed: 0, hits: 29, misses: 2, mtHits: 6, mtMisses: 0, reads: 29, writes: 8, queueMs: [1] });
+    const r1 = withCounters(rankFile({ rank: 1, offsetNs: 2 * S, readLatenciesMs: [100, 100, 100, 100, 120] }), { issued: 17, completed: 6, failed: 3, hits: 23, misses: 1, mtHits: 5, mtMisses: 1, reads: 23, writes: 6, queueMs: [3] });
+    for (const [f, storageS] of [[r0, 2.5], [r1, 4]] as const) {
+      const r = f.results as Record<string, unknown>;
+      r.total_storage_io_latency = storageS;
+      r.end_to_end_latencies = [1, 2];
+      r.seed = (r.kvbench as { effective_seed: number }).effective_seed;
+    }
+    const file = mergedResultsFile(mergeRanks([r0, r1]));
+    // What kvbench import and the reference's readers ask of a results file.
+    expect(ResultsFileSchema.safeParse(file).success).toBe(true);
+    expect(ResultsValuesSchema.safeParse(file).success).toBe(true);
+    expect(file).toMatchObject({ requests_completed: 10, total_tokens_generated: 1000, total_storage_io_latency: 6.5, multi_turn_cache_hits: 11, multi_turn_cache_misses: 1, seed: 42 });
+    expect(file.end_to_end_latencies).toEqual([1, 2, 1, 2]);
+    const summary = file.summary as Record<string, any>;
+    expect(summary.elapsed_time).toBeCloseTo(8, 9);
+    // Each rank generates 100 tokens/s: 200 tokens/s together over the common window.
+    expect(summary.avg_throughput_tokens_per_sec).toBeCloseTo(200, 6);
+    expect(summary.requests_per_second).toBeCloseTo(4, 6);
+    // The reference's definition over all requests: Σ tokens ÷ Σ storage seconds.
+    expect(summary.storage_throughput_tokens_per_sec).toBeCloseTo(1000 / 6.5, 9);
+    expect(summary.cache_stats.cache_hit_rate).toBeCloseTo(52 / 55, 12);
+    expect(summary.cache_stats.tier_storage_read_bandwidth_gbps).toBeCloseTo(2e9 / 1024 ** 3, 9);
+    // Pooled, and never above the largest value a rank recorded (120 ms), which HDR's bucket edge is.
+    expect(summary.cache_stats.storage_read_p95_ms).toBeCloseTo(1, 2);
+    expect(summary.cache_stats.storage_read_p9999_ms).toBeLessThanOrEqual(120);
+    expect(summary.multi_turn_stats).toEqual({ cache_hits: 11, cache_misses: 1, hit_rate: 11 / 12 });
+    // No honest aggregate: left out rather than made up.
+    expect(summary.qos_metrics).toBeUndefined();
+    expect(summary.cache_stats.storage_health).toBeUndefined();
+    const timeline = file.throughput_timeline as { timestamp: number; throughput_tokens_per_sec: number }[];
+    expect(timeline).toHaveLength(8);
+    expect(timeline.at(-1)!.throughput_tokens_per_sec).toBeCloseTo(200, 6);
+    const m = file.kvbench_merge as Record<string, any>;
+    expect(m.reference).toBeUndefined();
+    expect(m.run_options).toMatchObject({ rank: null, worldSize: 2, seed: 42, cacheDir: '/shared', output: null });
+    expect(m.histograms.tier_read.storage.count).toBe(100);
+    expect(typeof m.histograms.tier_read.storage.hdr).toBe('string');
+  });
+
+  it('gives no sum where a rank lacks the counter: a sum of some ranks would understate the run', () => {
+    const m = mergeRanks([
+      withCounters(rankFile({ rank: 0 }), { issued: 14, completed: 4, failed: 0, hits: 29, misses: 2, mtHits: 6, mtMisses: 0, reads: 29, writes: 8, queueMs: [1] }),
+      rankFile({ rank: 1 }),
+    ]);
+    expect(m.counts.cache_hits).toBeNull();
+    expect(m.counts.cache_hit_rate).toBeNull();
+    expect(m.counts.requests_failed).toBeNull();
   });
 });

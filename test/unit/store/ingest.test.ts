@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { configKey, detectFormat, extractHistograms, extractMetrics, statusFromResults } from '../../../src-main/store/results-ingest.ts';
+import { configKey, describeConfig, detectFormat, extractHistograms, extractMetrics, statusFromResults } from '../../../src-main/store/results-ingest.ts';
+import { mergeRanks } from '../../../src-main/export/merge-ranks.ts';
+import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import { mergedResultsFile } from '../../../src-main/export/merged-results-file.ts';
 import { importResultsFiles, parseImportRunFlags } from '../../../src-main/store/import-results.ts';
 import { openDatabase, type SqlParams } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
@@ -325,6 +328,53 @@ describe('import', () => {
       const r = await importResultsFiles(store, [rankFile(1, 4), rankFile(0, 1)], { systemLabel: 'x' });
       expect(r.imported.map((f) => path.basename(f.file))).toEqual(['r0of1.json']);
       expect(r.errors).toEqual([{ file: path.join(dir, 'r1of4.json'), message: expect.stringMatching(/^rank 1 of 4 of a multi-host run: one host's share, not a trial of the system; combine the ranks with kvbench merge/) }]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('stores a kvbench merge result as one trial of its own scenario and configuration, with its status, metrics and merged histograms', async () => {
+    const dir = tempDir();
+    const rank = (n: number, status: 'complete' | 'partial' = 'complete') => {
+      const r = kvbenchResults({ tokPerS: 10, status });
+      r.kvbench.rank = { rank: n, world_size: 2, host: `h${n}` };
+      r.kvbench.run_options = { model: 'tiny-1b', numUsers: 4, duration: 60, cpuMemGb: 0, gpuMemGb: 0, seed: 42 + n, rank: n, worldSize: 2, cacheDir: `/shared/rank-${n}` };
+      return { file: `r.rank${n}.json`, results: r };
+    };
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const complete = writeResults(dir, 'merged.json', mergedResultsFile(mergeRanks([rank(0), rank(1)])));
+      const partial = writeResults(dir, 'merged-partial.json', mergedResultsFile(mergeRanks([rank(0), rank(1, 'partial')])));
+      // The app's "no scenario" is 'imported': a merged result still goes under multi-host.
+      const r = await importResultsFiles(store, [complete, partial], { systemLabel: 'cluster', scenarioId: 'imported' });
+      expect(r.errors).toEqual([]);
+      expect(r.imported.map((f) => [path.basename(f.file), f.format, f.status, f.reason])).toEqual([
+        ['merged-partial.json', 'kvbench', 'partial', 'rank 1 partial: disk full'],
+        ['merged.json', 'kvbench', 'complete', null],
+      ]);
+      const t = store.getTrial(r.imported[1].trialId)!;
+      expect(t.scenarioId).toBe('multi-host');
+      expect(t.options).toMatchObject({ worldSize: 2, rank: null, seed: 42, cacheDir: '/shared' });
+      // Two hosts of 4 users are not one host of 4: the configuration keys differ, and say so.
+      const oneHost = { model: 'tiny-1b', numUsers: 4, duration: 60, cpuMemGb: 0, gpuMemGb: 0 };
+      expect(t.configKey).toBe(configKey({ ...oneHost, worldSize: 2 }));
+      expect(t.configKey).not.toBe(configKey(oneHost));
+      expect(configKey({ ...oneHost, worldSize: 1 })).toBe(configKey(oneHost));
+      expect(describeConfig(t.options)).toContain('× 2 hosts');
+      // The fixture's ranks: 6534 hits each, 3 failed requests each, queue wait recorded.
+      expect(t.metrics.cache_hit_rate).toBeCloseTo(kvbenchResults({ tokPerS: 10 }).summary!.cache_stats.cache_hit_rate as number, 12);
+      expect(t.metrics.requests_failed).toBe(6);
+      expect(t.metrics.requests_completed).toBe(2 * kvbenchResults({ tokPerS: 10 }).requests_completed);
+      expect(t.metrics.queue_wait_p95_ms).toBeGreaterThan(0);
+      const histograms = store.trialHistograms(t.id);
+      const rankEndToEnd = kvbenchResults({ tokPerS: 10 }).kvbench.latency.end_to_end;
+      expect(histograms.find((h) => h.name === 'end_to_end')?.count).toBe(2 * LatencyHistogram.decode(rankEndToEnd.hdr, rankEndToEnd.sum_ns).count);
+      // The merged file itself is kept as the trial's results.
+      expect(store.trialResults(t.id)).toHaveProperty('kvbench_merge.world_size', 2);
+      // A merged file from before the reference keys is refused with what to do.
+      const old = writeResults(dir, 'old-merged.json', { kvbench_merge: (JSON.parse(fs.readFileSync(complete, 'utf8')) as { kvbench_merge: unknown }).kvbench_merge });
+      const again = await importResultsFiles(store, [old], { systemLabel: 'cluster' });
+      expect(again.errors[0].message).toMatch(/^a kvbench merge result written by an older kvbench .*: merge the rank files again with this version$/);
     } finally {
       store.close();
     }
