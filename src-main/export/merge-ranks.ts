@@ -3,13 +3,14 @@
 // tokens are summed over the ranks' common window (from each rank's per-second timeline), and
 // latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
 import path from 'node:path';
+import type { LatencySummaryNs } from '../../src-shared/domain/results.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { rankCacheDirName } from '../engine/config/ranks.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { formatNsAsSeconds } from '../engine/report/format.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
 import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
-import { histogramsSection, mergedHistograms, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
+import { histogramsSection, mergedHistograms, reportedP95Ns, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -231,35 +232,17 @@ function amountsWithin(r: RankRun, fromNs: number, toNs: number): Record<Amount,
 }
 
 /**
- * What a rank reported of one latency (`end_to_end`, `tier_read.storage`): exact, where its encoded
- * histogram keeps only bucket edges, so read back its max (and a P95 at the max) can lie above every
- * value recorded. Falls back to the decoded histogram for a file without them.
+ * The merged distributions (pooled, kept within what the ranks recorded), with the reference's rule
+ * across ranks beside them: the largest P95 a rank reported itself, not one read back from its
+ * bucketed histogram.
  */
-function reportedLatency(results: Obj, name: string, decoded: LatencyHistogram): { minNs: number; maxNs: number; p95Ns: number } {
-  const s = obj(name.split('.').reduce((o: unknown, key) => obj(o)[key], obj(results.kvbench).latency));
-  const d = decoded.summary();
-  return { minNs: num(s.min_ns) ?? d.minNs, maxNs: num(s.max_ns) ?? d.maxNs, p95Ns: num(s.p95_ns) ?? d.p95Ns };
-}
-
-function mergedLatencies(runs: RankRun[]): Record<string, MergedLatency> {
+function mergedLatencies(runs: RankRun[], histograms: Map<string, LatencySummaryNs>): Record<string, MergedLatency> {
   const out: Record<string, MergedLatency> = {};
-  const perRank = runs.map((r) => extractHistograms(r.results));
   for (const name of MERGED_LATENCIES) {
-    const merged = new LatencyHistogram();
-    const reported: ReturnType<typeof reportedLatency>[] = [];
-    perRank.forEach((hs, i) => {
-      const h = hs.find((x) => x.name === name);
-      if (!h) return;
-      const decoded = LatencyHistogram.decode(h.hdr, h.sumNs);
-      merged.merge(decoded);
-      reported.push(reportedLatency(runs[i].results, name, decoded));
-    });
-    if (merged.count === 0) continue;
-    // Within what the ranks recorded, as a single run's percentiles are.
-    const lowNs = Math.min(...reported.map((r) => r.minNs));
-    const highNs = Math.max(...reported.map((r) => r.maxNs));
-    const at = (percentile: number) => Math.min(Math.max(merged.percentileNs(percentile), lowNs), highNs);
-    out[name] = { count: merged.count, p50_ns: at(50), p95_ns: at(95), p99_ns: at(99), max_rank_p95_ns: Math.max(...reported.map((r) => r.p95Ns)) };
+    const h = histograms.get(name);
+    if (!h || h.count === 0) continue;
+    const rankP95s = runs.map((r) => reportedP95Ns(r.results, name)).filter((v): v is number => v !== null);
+    out[name] = { count: h.count, p50_ns: h.p50_ns, p95_ns: h.p95_ns, p99_ns: h.p99_ns, max_rank_p95_ns: rankP95s.length > 0 ? Math.max(...rankP95s) : h.p95_ns };
   }
   return out;
 }
@@ -380,7 +363,7 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
     totals,
     rates_per_sec: rates,
     counts: mergedCounts(runs.map((r) => r.results)),
-    latency: mergedLatencies(runs),
+    latency: mergedLatencies(runs, histograms),
     notes,
     status_reason: mergedStatusReason(runs),
     started_at: mergedStartedAt(runs.map((r) => r.results)),

@@ -59,6 +59,17 @@ export function mergedHistograms(ranks: readonly Obj[]): Map<string, LatencySumm
   return out;
 }
 
+/**
+ * The P95 of `name` that a rank reported itself (exact), or read back from its histogram for a file
+ * without one; null where the rank has no such distribution.
+ */
+export function reportedP95Ns(results: Obj, name: string): number | null {
+  const own = num(summaryAt(results, name).p95_ns);
+  if (own !== undefined && own !== null) return own;
+  const h = extractHistograms(results).find((x) => x.name === name);
+  return h ? LatencyHistogram.decode(h.hdr, h.sumNs).summary().p95Ns : null;
+}
+
 /** A rank's own summary of the distribution `name` ("tier_read.storage" → kvbench.latency.tier_read.storage). */
 function summaryAt(results: Obj, name: string): Obj {
   const dot = name.indexOf('.');
