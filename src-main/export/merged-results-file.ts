@@ -222,6 +222,16 @@ export interface ReferenceInput {
   histograms: Map<string, LatencySummaryNs>;
 }
 
+/** A rank's `storage_throughput_tokens_per_sec`: its own, or by the reference's definition from its totals. */
+function rankStorageThroughput(results: Obj): number | undefined {
+  const own = num(obj(results.summary).storage_throughput_tokens_per_sec);
+  if (own !== undefined) return own;
+  const tokens = num(results.total_tokens_generated);
+  const storageS = num(results.total_storage_io_latency);
+  if (tokens === undefined || storageS === undefined) return undefined;
+  return storageS > 0 ? tokens / storageS : 0;
+}
+
 /** The reference's top-level keys for the merged run (see the file's comment for the windows). */
 export function mergedReferenceKeys(input: ReferenceInput): Record<string, unknown> {
   const ranks = input.ranks.map((r) => r.results);
@@ -252,9 +262,9 @@ export function mergedReferenceKeys(input: ReferenceInput): Record<string, unkno
       elapsed_time: elapsedS,
       avg_throughput_tokens_per_sec: input.rates.generated_tokens,
       total_storage_io_time: storageS,
-      // The reference's definition over every rank's requests (Σ tokens ÷ Σ storage seconds), not
-      // the sum of the ranks' own values.
-      storage_throughput_tokens_per_sec: storageS !== undefined && storageS > 0 ? tokens / storageS : storageS === undefined ? undefined : 0,
+      // The reference's rule across ranks (sum the ranks' throughputs), so the key means what
+      // MLPerf tooling that aggregated rank files itself would show.
+      storage_throughput_tokens_per_sec: sumOverRanks(ranks, rankStorageThroughput) ?? undefined,
       requests_per_second: input.rates.requests_completed,
       end_to_end_latency_ms: percentilesMs(input.histograms.get('end_to_end')),
       storage_io_latency_ms: percentilesMs(input.histograms.get('storage_io_per_request')),

@@ -262,8 +262,8 @@ describe('mergeRanks counters', () => {
     // Each rank generates 100 tokens/s: 200 tokens/s together over the common window.
     expect(summary.avg_throughput_tokens_per_sec).toBeCloseTo(200, 6);
     expect(summary.requests_per_second).toBeCloseTo(4, 6);
-    // The reference's definition over all requests: Σ tokens ÷ Σ storage seconds.
-    expect(summary.storage_throughput_tokens_per_sec).toBeCloseTo(1000 / 6.5, 9);
+    // The reference's rule across ranks: the sum of each rank's tokens ÷ its storage seconds.
+    expect(summary.storage_throughput_tokens_per_sec).toBeCloseTo(400 / 2.5 + 600 / 4, 9);
     expect(summary.cache_stats.cache_hit_rate).toBeCloseTo(52 / 55, 12);
     expect(summary.cache_stats.tier_storage_read_bandwidth_gbps).toBeCloseTo(2e9 / 1024 ** 3, 9);
     // Pooled, and never above the largest value a rank recorded (120 ms), which HDR's bucket edge is.
