@@ -259,7 +259,9 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
     if (batchSamples.every((s) => DEAD_STATUSES.includes(s.status))) {
       deadBatches++;
       if (deadBatches >= config.stopAfterDeadBatches) {
-        stopReason = `the server stopped answering: no request of the last ${deadBatches} batch(es) got an answer (${batchSamples[0].error ?? batchSamples[0].status}); the remaining batches were not sent`;
+        // The last batch may be the one that made it stop: then nothing was left unsent.
+        const unsent = bi < batches.length - 1 ? '; the remaining batches were not sent' : '';
+        stopReason = `the server stopped answering: no request of the last ${deadBatches} batch(es) got an answer (${batchSamples[0].error ?? batchSamples[0].status})${unsent}`;
       }
     } else {
       deadBatches = 0;

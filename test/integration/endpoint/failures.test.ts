@@ -192,4 +192,16 @@ describe('failures, recorded per request', () => {
     expect(o.aggregates.requestsNotSent).toBe(24);
     expect(o.aggregates.requestsPerS).toBe(0);
   });
+
+  it('a server that stops answering in the last batches: the stop reason claims no batches left unsent', async () => {
+    const w = smallWorkload(2);
+    const s = await server({ flavor: 'none' });
+    const cfg = configFor(s, w, { maxBatches: 2, stopAfterDeadBatches: 2, metricsUrls: [] });
+    await s.close();
+    servers.length = 0;
+    const o = await runEndpointBenchmark({ config: cfg, workload: w });
+    expect(o.aggregates.requestsNotSent).toBe(0);
+    expect(o.statusReason).toMatch(/^the server stopped answering: no request of the last 2 batch\(es\) got an answer \([^)]*\); /);
+    expect(o.statusReason).not.toMatch(/remaining batches/);
+  });
 });
