@@ -14,6 +14,7 @@ import { formatComparison, formatRun, formatRunList } from '../endpoint/render.t
 import { appendResultsFile, checkResultsFileTarget } from '../endpoint/results-file.ts';
 import { batchesToReplay, maxTokensOf, workloadDigest } from '../endpoint/replay-plan.ts';
 import { normalizeBaseUrl, runEndpointBenchmark, type BatchProgress } from '../endpoint/runner.ts';
+import { getPage } from '../endpoint/http-get.ts';
 import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
@@ -118,41 +119,48 @@ function numberFlag(v: string | undefined, flag: string, errors: string[], kind:
   return n;
 }
 
-/** What a server says about itself before the run: reachable? needs a key? serves the model? */
+const PREFLIGHT_TIMEOUT_MS = 15_000;
+/** GET /v1/models, as far as the preflight reads it. */
+type ModelList = { data?: { id?: unknown; max_model_len?: unknown }[] };
+/** A model list is a few KiB; a server listing thousands of models still fits. */
+const MODEL_LIST_MAX_BYTES = 16 * 1024 * 1024;
+
 /**
- * Reachability, the API key, the model's name, and its context limit where the server lists one
- * (vLLM's and SGLang's `max_model_len`): a request longer than that is refused with HTTP 400.
+ * What a server says about itself before the run: reachability, the API key, the model's name, and
+ * its context limit where the server lists one (vLLM's and SGLang's `max_model_len`): a request
+ * longer than that is refused with HTTP 400.
  */
 async function preflight(baseUrl: string, model: string, headers: Record<string, string>, longest: { tokens: number; context: number; generated: number }): Promise<{ fatal: string | null; warnings: string[] }> {
   const warnings: string[] = [];
-  try {
-    const res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(15_000) });
-    if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel().catch(() => undefined);
-      return { fatal: `${baseUrl}/models answered HTTP ${res.status}: the server needs an API key ($KVBENCH_API_KEY or $OPENAI_API_KEY)`, warnings };
-    }
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => undefined);
-      warnings.push(`${baseUrl}/models answered HTTP ${res.status}: the model name is not checked`);
-      return { fatal: null, warnings };
-    }
-    const j = (await res.json().catch(() => null)) as { data?: { id?: unknown; max_model_len?: unknown }[] } | null;
-    const listed = Array.isArray(j?.data) ? j!.data! : [];
-    const ids = listed.map((m) => m.id).filter((x): x is string => typeof x === 'string');
-    if (ids.length > 0 && !ids.includes(model)) warnings.push(`the server lists the model(s) ${ids.join(', ')}, not '${model}': requests may fail`);
-    const limit = listed.find((m) => m.id === model)?.max_model_len;
-    if (typeof limit === 'number' && longest.tokens > limit) {
-      warnings.push(
-        `the server's max_model_len for '${model}' is ${limit} tokens, but the workload's longest request is ${longest.tokens} (context ${longest.context} + ${longest.generated} generated, before any chat template): ` +
-          'such requests will be refused (HTTP 400); start the server with a longer context or generate a workload with smaller contexts',
-      );
-    }
-    return { fatal: null, warnings };
-  } catch (e) {
-    const x = e as Error & { cause?: { code?: string; message?: string } };
-    const why = x.name === 'TimeoutError' ? 'no answer within 15 s' : (x.cause?.code ?? x.cause?.message ?? x.message);
+  const got = await getPage(`${baseUrl}/models`, { headers, timeoutMs: PREFLIGHT_TIMEOUT_MS, maxBytes: MODEL_LIST_MAX_BYTES });
+  if (got.kind === 'failed') {
+    const why = got.timedOut ? `no answer within ${PREFLIGHT_TIMEOUT_MS / 1000} s` : got.error;
     return { fatal: `cannot reach ${baseUrl} (${why}): is the server running? Nothing was stored.`, warnings };
   }
+  if (got.kind === 'status' && (got.status === 401 || got.status === 403)) {
+    return { fatal: `${baseUrl}/models answered HTTP ${got.status}: the server needs an API key ($KVBENCH_API_KEY or $OPENAI_API_KEY)`, warnings };
+  }
+  if (got.kind !== 'page') {
+    warnings.push(`${baseUrl}/models answered ${got.kind === 'status' ? `HTTP ${got.status}` : 'with a page too long to read'}: the model name is not checked`);
+    return { fatal: null, warnings };
+  }
+  let j: ModelList | null = null;
+  try {
+    j = JSON.parse(got.body) as ModelList;
+  } catch {
+    // Not JSON: nothing listed, nothing checked (as for an empty list).
+  }
+  const listed = Array.isArray(j?.data) ? j!.data! : [];
+  const ids = listed.map((m) => m.id).filter((x): x is string => typeof x === 'string');
+  if (ids.length > 0 && !ids.includes(model)) warnings.push(`the server lists the model(s) ${ids.join(', ')}, not '${model}': requests may fail`);
+  const limit = listed.find((m) => m.id === model)?.max_model_len;
+  if (typeof limit === 'number' && longest.tokens > limit) {
+    warnings.push(
+      `the server's max_model_len for '${model}' is ${limit} tokens, but the workload's longest request is ${longest.tokens} (context ${longest.context} + ${longest.generated} generated, before any chat template): ` +
+        'such requests will be refused (HTTP 400); start the server with a longer context or generate a workload with smaller contexts',
+    );
+  }
+  return { fatal: null, warnings };
 }
 
 async function runSub(argv: string[]): Promise<number> {

@@ -198,6 +198,21 @@ describe('kvbench endpoint (CLI)', () => {
     expect(ok.stderr).not.toMatch(/max_model_len/);
   });
 
+  it('a server on a port fetch refuses (the WHATWG "bad ports": 10080, 6000 …) is reached by the preflight and the metrics scrapes too', async () => {
+    // Any free one of them: the list is fetch's, the test needs just one that binds here.
+    const badPorts = [10080, 6000, 6665, 6666, 6667, 6668, 6669, 6566, 5060, 5061, 4190, 6697];
+    let s: FakeServer | null = null;
+    for (const port of badPorts) {
+      s = await server({ flavor: 'vllm', port }).catch(() => null);
+      if (s) break;
+    }
+    if (!s) throw new Error(`none of the ports ${badPorts.join(', ')} is free here`);
+    const r = await runCli(runArgs(s, 'badport', path.join(dir, 'badport.db'), ['--max-batches', '1']), { cwd: dir });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stderr).toContain(`metrics page ${s.url}/metrics: prometheus`);
+    expect(s.requests.length).toBeGreaterThan(0);
+  });
+
   it('a partial run exits 3 and is stored with what failed', async () => {
     const db = path.join(dir, 'partial.db');
     const s = await server({ flavor: 'vllm', failure: (i) => (i === 0 ? { kind: 'http', status: 500, message: 'boom' } : null) });
