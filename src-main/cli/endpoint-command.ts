@@ -3,15 +3,25 @@
 // compares two systems side by side, exports runs. See docs/endpoint.md.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ENDPOINT_RUN_STATUSES, EndpointRunConfigSchema, endpointRunLimitIssues, type EndpointRunConfig, type EndpointRunStatus } from '../../src-shared/domain/endpoint.ts';
+import {
+  ENDPOINT_RUN_STATUSES,
+  EndpointRunConfigSchema,
+  UNSTORED_RUN_ID,
+  endpointRunLimitIssues,
+  type EndpointRequestSample,
+  type EndpointRunConfig,
+  type EndpointRunRecord,
+  type EndpointRunStatus,
+} from '../../src-shared/domain/endpoint.ts';
 import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
+import { fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
-import { appendResultsFile, checkResultsFileTarget } from '../endpoint/results-file.ts';
+import { appendResultsFile, checkResultsFileTarget, resultsFileText } from '../endpoint/results-file.ts';
 import { batchesToReplay, maxTokensOf, workloadDigest } from '../endpoint/replay-plan.ts';
 import { normalizeBaseUrl, runEndpointBenchmark, type BatchProgress } from '../endpoint/runner.ts';
 import { getPage } from '../endpoint/http-get.ts';
@@ -289,6 +299,13 @@ async function runSub(argv: string[]): Promise<number> {
   const pre = await preflight(config.baseUrl, config.model, headers, longest);
   for (const w of pre.warnings) process.stderr.write(`kvbench endpoint run: warning: ${w}\n`);
   if (pre.fatal) return err(pre.fatal);
+  // The database is opened (created, upgraded) now, as --output was checked: one it cannot use would
+  // otherwise be found only after the last batch.
+  try {
+    await withStore(a.db, () => undefined);
+  } catch (e) {
+    return err(`cannot use the database: ${(e as Error).message} Nothing was sent.`);
+  }
 
   const requests = toReplay.reduce((n, b) => n + b.requests.length, 0);
   process.stderr.write(
@@ -340,7 +357,14 @@ async function runSub(argv: string[]): Promise<number> {
       return { id: rid, record: s.requireRun(rid) };
     }));
   } catch (e) {
-    return err(`the run finished but could not be stored: ${(e as Error).message}`);
+    // Opened before the run, refused now (the disk filled, the file was replaced …): the run is still
+    // shown, and kept in --output or a file of its own, before the command fails.
+    process.stderr.write(`kvbench endpoint: the run finished but could not be stored: ${(e as Error).message}\n`);
+    const { samples, ...rest } = outcome;
+    const unstored = { ...rest, id: UNSTORED_RUN_ID };
+    process.stdout.write(`${formatRun(unstored)}\n`);
+    await keepUnstoredRun(unstored, samples, a.output);
+    return EXIT_FAILED;
   }
   process.stdout.write(`${formatRun(record)}\n`);
   process.stderr.write(`kvbench endpoint run: stored as endpoint run ${id} under '${config.systemLabel}'\n`);
@@ -354,6 +378,25 @@ async function runSub(argv: string[]): Promise<number> {
   }
   if (interrupted) return signalExitCode(interrupted);
   return outcome.status === 'complete' ? EXIT_OK : outcome.status === 'partial' ? EXIT_PARTIAL : EXIT_FAILED;
+}
+
+/**
+ * A run the database refused: added to --output when given, else (or when that fails too) saved as a
+ * results file of its own in the first directory that takes it, else printed on stderr.
+ */
+async function keepUnstoredRun(record: EndpointRunRecord, samples: readonly EndpointRequestSample[], output: string | undefined): Promise<void> {
+  if (output) {
+    try {
+      await appendResultsFile(path.resolve(output), record, samples);
+      process.stderr.write(`kvbench endpoint run: the run is in ${output} (not in the database)\n`);
+      return;
+    } catch (e) {
+      process.stderr.write(`kvbench endpoint run: cannot write --output: ${(e as Error).message}\n`);
+    }
+  }
+  const kept = await keepInFirstDirectory(output ? [path.dirname(path.resolve(output))] : [], `kvbench-endpoint-run-${fileNameTime()}.json`, (file) => appendResultsFile(file, record, samples));
+  if (kept !== null) process.stderr.write(`kvbench endpoint run: the run is saved in ${kept} (a results file, as --output writes; not in the database)\n`);
+  else printResultsJson(resultsFileText(record, samples));
 }
 
 function idList(values: readonly string[] | undefined, flag: string): number[] | undefined {

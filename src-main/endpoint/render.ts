@@ -3,6 +3,7 @@ import {
   SERVER_METRIC_BY_KEY,
   cacheHitRateOf,
   DERIVED_SERVER_METRICS,
+  UNSTORED_RUN_ID,
   type Distribution,
   type EndpointComparison,
   type EndpointMetricUnit,
@@ -52,7 +53,7 @@ export function formatRun(r: EndpointRunRecord): string {
   const a = r.aggregates;
   const c = r.config;
   const out: string[] = [];
-  out.push(`Endpoint run ${r.id} — ${r.systemLabel}: ${r.status.toUpperCase()}${r.statusReason ? ` (${r.statusReason})` : ''}`);
+  out.push(`Endpoint run ${r.id === UNSTORED_RUN_ID ? '(not stored)' : r.id} — ${r.systemLabel}: ${r.status.toUpperCase()}${r.statusReason ? ` (${r.statusReason})` : ''}`);
   out.push(`  server ${c.baseUrl}  model ${c.model}  api ${c.api}  started ${r.startedAt}`);
   out.push(`  workload ${c.workloadFile ?? '(inline)'}  digest ${c.workloadDigest.slice(0, 12)}  prompts: ${c.promptTokenizer}, salt ${c.promptSalt}`);
   out.push(`  sampling: temperature ${c.temperature}, top_p ${c.topP}, max_tokens ${c.maxTokens ?? 'per request'}${c.ignoreEos ? ', ignore_eos' : ''}`);

@@ -372,6 +372,9 @@ export interface EndpointRunRecord {
   clientHost: string;
 }
 
+/** The id of a finished run the database refused (shown and written to a file all the same): SQLite ids start at 1. */
+export const UNSTORED_RUN_ID = 0;
+
 // ---------------------------------------------------------------------------------------------
 // Metric catalogue (flat keys, one number per run)
 
