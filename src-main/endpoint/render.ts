@@ -60,9 +60,12 @@ export function formatRun(r: EndpointRunRecord): string {
   if (c.notes) out.push(`  notes: ${c.notes}`);
   const failures = Object.entries(a.failuresByStatus).map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
   out.push(`  requests ${a.requestsTotal}: ${a.requestsOk} ok${failures.length ? `, ${failures.join(', ')}` : ''}`);
-  out.push(
-    `  duration ${fmt(a.durationS, 's')} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`,
-  );
+  // Runs stored before 0.5.0 have no span: their duration was the span, pauses included.
+  const window =
+    a.spanS === undefined
+      ? `duration ${fmt(a.durationS, 's')} (first send → last finish, pauses included)`
+      : `busy ${fmt(a.durationS, 's')} (the batches' own times; wall clock ${fmt(a.spanS, 's')} with the pauses)`;
+  out.push(`  ${window} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`);
   if (a.promptTokensPerRequested !== null) out.push(`  server prompt tokens ÷ requested context tokens: ${a.promptTokensPerRequested.toFixed(3)} (the prompt builder's accuracy for this server's tokenizer)`);
   if (a.cachedPromptTokensTotal !== null) out.push(`  cached prompt tokens (server usage): ${fmt(a.cachedPromptTokensTotal, 'tokens')}`);
   out.push('');
