@@ -64,12 +64,13 @@ export function promptReuse(samples: readonly EndpointRequestSample[]): Map<Endp
  * The run's time windows from its sent requests (`sentOffsetMs` + `e2eMs`): `busyMs`, each batch's
  * first send to its last finish, summed (batches run one after the other, so this is the time the
  * server had the run's requests, the workload's `delay_ms` pauses left out); `spanMs`, the first send
- * to the last finish (wall clock, pauses included).
+ * to the last finish (wall clock, pauses included). Requests cancelled by Ctrl-C are left out: they
+ * end when the signal came, and their work counts nowhere, so their time would only dilute the rates.
  */
 export function runWindows(samples: readonly EndpointRequestSample[]): { busyMs: number; spanMs: number } {
   const batches = new Map<number, { fromMs: number; toMs: number }>();
   for (const s of samples) {
-    if (s.sentOffsetMs === null || s.e2eMs === null) continue;
+    if (s.sentOffsetMs === null || s.e2eMs === null || s.status === 'cancelled') continue;
     const b = batches.get(s.batchIndex);
     const end = s.sentOffsetMs + s.e2eMs;
     batches.set(s.batchIndex, b ? { fromMs: Math.min(b.fromMs, s.sentOffsetMs), toMs: Math.max(b.toMs, end) } : { fromMs: s.sentOffsetMs, toMs: end });

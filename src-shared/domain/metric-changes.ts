@@ -38,12 +38,12 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     metric: 'endpoint.duration_s',
     since: '0.5.0',
     change:
-      "is the time the server had the run's batches, each batch's first send to its last finish, summed (before 0.5.0: the span from the first send to the last finish, the workload's delay_ms pauses between batches included)",
+      "is the time the server had the run's batches, each batch's first send to its last finish, summed, requests cancelled by Ctrl-C left out (before 0.5.0: the span from the first send to the last finish, the workload's delay_ms pauses between batches and the cancelled requests included)",
   },
   ...(['requests_per_s', 'output_tokens_per_s', 'context_tokens_per_s'] as const).map((key) => ({
     metric: `endpoint.${key}`,
     since: '0.5.0',
-    change: "is over duration_s, the batches' own time (before 0.5.0: over the span, the pauses between batches included)",
+    change: "is over duration_s, the batches' own time (before 0.5.0: over the span, the pauses between batches and the time of requests cancelled by Ctrl-C included)",
   })),
 ];
 

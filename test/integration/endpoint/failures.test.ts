@@ -166,6 +166,11 @@ describe('failures, recorded per request', () => {
     expect(o.samples.filter((q) => q.batchIndex > 1).every((q) => q.status === 'not_sent')).toBe(true);
     expect(o.status).toBe('partial');
     expect(o.statusReason).toMatch(/^interrupted by the user; the remaining requests were not sent; /);
+    // The window is the first batch's alone: the cancelled batch's time is left out, as its work is.
+    const first = o.samples.filter((q) => q.batchIndex === 0);
+    const firstMs = Math.max(...first.map((q) => q.sentOffsetMs! + q.e2eMs!)) - Math.min(...first.map((q) => q.sentOffsetMs!));
+    expect(o.aggregates.durationS).toBeCloseTo(firstMs / 1000, 9);
+    expect(o.aggregates.spanS).toBeCloseTo(firstMs / 1000, 9);
   });
 
   it('a timeout beyond what a timer can hold is refused before anything is sent (it would fire at once)', async () => {

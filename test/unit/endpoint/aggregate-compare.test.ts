@@ -104,6 +104,18 @@ describe('aggregates', () => {
     expect(a.byContext[0].ttftFreshMs.n).toBe(2);
   });
 
+  it('requests cancelled by Ctrl-C are out of the window: it ends at the last request that finished', () => {
+    const samples = [
+      sample(0, { sentOffsetMs: 0, e2eMs: 100 }),
+      sample(1, { batchIndex: 1, sentOffsetMs: 200, e2eMs: 100 }),
+      // Cut off by the signal at 900 ms: none of its work is counted, so none of its time is either.
+      sample(2, { batchIndex: 1, status: 'cancelled', sentOffsetMs: 200, e2eMs: 700, outputTokens: 3 }),
+      sample(3, { batchIndex: 2, status: 'cancelled', sentOffsetMs: 1000, e2eMs: 50, outputTokens: null }),
+    ];
+    const a = aggregateRun(samples, new LatencyHistogram());
+    expect(a).toMatchObject({ requestsOk: 2, durationS: 0.2, spanS: 0.3, requestsPerS: 10 });
+  });
+
   it('a run with nothing sent has no rates', () => {
     const a = aggregateRun([sample(0, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null, sentOffsetMs: null })], new LatencyHistogram());
     expect(a).toMatchObject({ durationS: 0, spanS: 0 });
