@@ -3,17 +3,28 @@
 // compares two systems side by side, exports runs. See docs/endpoint.md.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { ENDPOINT_RUN_STATUSES, EndpointRunConfigSchema, endpointRunLimitIssues, type EndpointRunConfig, type EndpointRunStatus } from '../../src-shared/domain/endpoint.ts';
+import {
+  ENDPOINT_RUN_STATUSES,
+  EndpointRunConfigSchema,
+  UNSTORED_RUN_ID,
+  endpointRunLimitIssues,
+  type EndpointRequestSample,
+  type EndpointRunConfig,
+  type EndpointRunRecord,
+  type EndpointRunStatus,
+} from '../../src-shared/domain/endpoint.ts';
 import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
+import { fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
 import { formatComparison, formatRun, formatRunList } from '../endpoint/render.ts';
-import { appendResultsFile, checkResultsFileTarget } from '../endpoint/results-file.ts';
+import { appendResultsFile, checkResultsFileTarget, resultsFileText } from '../endpoint/results-file.ts';
 import { batchesToReplay, maxTokensOf, workloadDigest } from '../endpoint/replay-plan.ts';
 import { normalizeBaseUrl, runEndpointBenchmark, type BatchProgress } from '../endpoint/runner.ts';
+import { getPage } from '../endpoint/http-get.ts';
 import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
@@ -118,41 +129,48 @@ function numberFlag(v: string | undefined, flag: string, errors: string[], kind:
   return n;
 }
 
-/** What a server says about itself before the run: reachable? needs a key? serves the model? */
+const PREFLIGHT_TIMEOUT_MS = 15_000;
+/** GET /v1/models, as far as the preflight reads it. */
+type ModelList = { data?: { id?: unknown; max_model_len?: unknown }[] };
+/** A model list is a few KiB; a server listing thousands of models still fits. */
+const MODEL_LIST_MAX_BYTES = 16 * 1024 * 1024;
+
 /**
- * Reachability, the API key, the model's name, and its context limit where the server lists one
- * (vLLM's and SGLang's `max_model_len`): a request longer than that is refused with HTTP 400.
+ * What a server says about itself before the run: reachability, the API key, the model's name, and
+ * its context limit where the server lists one (vLLM's and SGLang's `max_model_len`): a request
+ * longer than that is refused with HTTP 400.
  */
 async function preflight(baseUrl: string, model: string, headers: Record<string, string>, longest: { tokens: number; context: number; generated: number }): Promise<{ fatal: string | null; warnings: string[] }> {
   const warnings: string[] = [];
-  try {
-    const res = await fetch(`${baseUrl}/models`, { headers, signal: AbortSignal.timeout(15_000) });
-    if (res.status === 401 || res.status === 403) {
-      await res.body?.cancel().catch(() => undefined);
-      return { fatal: `${baseUrl}/models answered HTTP ${res.status}: the server needs an API key ($KVBENCH_API_KEY or $OPENAI_API_KEY)`, warnings };
-    }
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => undefined);
-      warnings.push(`${baseUrl}/models answered HTTP ${res.status}: the model name is not checked`);
-      return { fatal: null, warnings };
-    }
-    const j = (await res.json().catch(() => null)) as { data?: { id?: unknown; max_model_len?: unknown }[] } | null;
-    const listed = Array.isArray(j?.data) ? j!.data! : [];
-    const ids = listed.map((m) => m.id).filter((x): x is string => typeof x === 'string');
-    if (ids.length > 0 && !ids.includes(model)) warnings.push(`the server lists the model(s) ${ids.join(', ')}, not '${model}': requests may fail`);
-    const limit = listed.find((m) => m.id === model)?.max_model_len;
-    if (typeof limit === 'number' && longest.tokens > limit) {
-      warnings.push(
-        `the server's max_model_len for '${model}' is ${limit} tokens, but the workload's longest request is ${longest.tokens} (context ${longest.context} + ${longest.generated} generated, before any chat template): ` +
-          'such requests will be refused (HTTP 400); start the server with a longer context or generate a workload with smaller contexts',
-      );
-    }
-    return { fatal: null, warnings };
-  } catch (e) {
-    const x = e as Error & { cause?: { code?: string; message?: string } };
-    const why = x.name === 'TimeoutError' ? 'no answer within 15 s' : (x.cause?.code ?? x.cause?.message ?? x.message);
+  const got = await getPage(`${baseUrl}/models`, { headers, timeoutMs: PREFLIGHT_TIMEOUT_MS, maxBytes: MODEL_LIST_MAX_BYTES });
+  if (got.kind === 'failed') {
+    const why = got.timedOut ? `no answer within ${PREFLIGHT_TIMEOUT_MS / 1000} s` : got.error;
     return { fatal: `cannot reach ${baseUrl} (${why}): is the server running? Nothing was stored.`, warnings };
   }
+  if (got.kind === 'status' && (got.status === 401 || got.status === 403)) {
+    return { fatal: `${baseUrl}/models answered HTTP ${got.status}: the server needs an API key ($KVBENCH_API_KEY or $OPENAI_API_KEY)`, warnings };
+  }
+  if (got.kind !== 'page') {
+    warnings.push(`${baseUrl}/models answered ${got.kind === 'status' ? `HTTP ${got.status}` : 'with a page too long to read'}: the model name is not checked`);
+    return { fatal: null, warnings };
+  }
+  let j: ModelList | null = null;
+  try {
+    j = JSON.parse(got.body) as ModelList;
+  } catch {
+    // Not JSON: nothing listed, nothing checked (as for an empty list).
+  }
+  const listed = Array.isArray(j?.data) ? j!.data! : [];
+  const ids = listed.map((m) => m.id).filter((x): x is string => typeof x === 'string');
+  if (ids.length > 0 && !ids.includes(model)) warnings.push(`the server lists the model(s) ${ids.join(', ')}, not '${model}': requests may fail`);
+  const limit = listed.find((m) => m.id === model)?.max_model_len;
+  if (typeof limit === 'number' && longest.tokens > limit) {
+    warnings.push(
+      `the server's max_model_len for '${model}' is ${limit} tokens, but the workload's longest request is ${longest.tokens} (context ${longest.context} + ${longest.generated} generated, before any chat template): ` +
+        'such requests will be refused (HTTP 400); start the server with a longer context or generate a workload with smaller contexts',
+    );
+  }
+  return { fatal: null, warnings };
 }
 
 async function runSub(argv: string[]): Promise<number> {
@@ -281,6 +299,13 @@ async function runSub(argv: string[]): Promise<number> {
   const pre = await preflight(config.baseUrl, config.model, headers, longest);
   for (const w of pre.warnings) process.stderr.write(`kvbench endpoint run: warning: ${w}\n`);
   if (pre.fatal) return err(pre.fatal);
+  // The database is opened (created, upgraded) now, as --output was checked: one it cannot use would
+  // otherwise be found only after the last batch.
+  try {
+    await withStore(a.db, () => undefined);
+  } catch (e) {
+    return err(`cannot use the database: ${(e as Error).message} Nothing was sent.`);
+  }
 
   const requests = toReplay.reduce((n, b) => n + b.requests.length, 0);
   process.stderr.write(
@@ -332,7 +357,14 @@ async function runSub(argv: string[]): Promise<number> {
       return { id: rid, record: s.requireRun(rid) };
     }));
   } catch (e) {
-    return err(`the run finished but could not be stored: ${(e as Error).message}`);
+    // Opened before the run, refused now (the disk filled, the file was replaced …): the run is still
+    // shown, and kept in --output or a file of its own, before the command fails.
+    process.stderr.write(`kvbench endpoint: the run finished but could not be stored: ${(e as Error).message}\n`);
+    const { samples, ...rest } = outcome;
+    const unstored = { ...rest, id: UNSTORED_RUN_ID };
+    process.stdout.write(`${formatRun(unstored)}\n`);
+    await keepUnstoredRun(unstored, samples, a.output);
+    return EXIT_FAILED;
   }
   process.stdout.write(`${formatRun(record)}\n`);
   process.stderr.write(`kvbench endpoint run: stored as endpoint run ${id} under '${config.systemLabel}'\n`);
@@ -346,6 +378,25 @@ async function runSub(argv: string[]): Promise<number> {
   }
   if (interrupted) return signalExitCode(interrupted);
   return outcome.status === 'complete' ? EXIT_OK : outcome.status === 'partial' ? EXIT_PARTIAL : EXIT_FAILED;
+}
+
+/**
+ * A run the database refused: added to --output when given, else (or when that fails too) saved as a
+ * results file of its own in the first directory that takes it, else printed on stderr.
+ */
+async function keepUnstoredRun(record: EndpointRunRecord, samples: readonly EndpointRequestSample[], output: string | undefined): Promise<void> {
+  if (output) {
+    try {
+      await appendResultsFile(path.resolve(output), record, samples);
+      process.stderr.write(`kvbench endpoint run: the run is in ${output} (not in the database)\n`);
+      return;
+    } catch (e) {
+      process.stderr.write(`kvbench endpoint run: cannot write --output: ${(e as Error).message}\n`);
+    }
+  }
+  const kept = await keepInFirstDirectory(output ? [path.dirname(path.resolve(output))] : [], `kvbench-endpoint-run-${fileNameTime()}.json`, (file) => appendResultsFile(file, record, samples));
+  if (kept !== null) process.stderr.write(`kvbench endpoint run: the run is saved in ${kept} (a results file, as --output writes; not in the database)\n`);
+  else printResultsJson(resultsFileText(record, samples));
 }
 
 function idList(values: readonly string[] | undefined, flag: string): number[] | undefined {

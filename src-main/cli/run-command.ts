@@ -14,8 +14,7 @@ import { shownAtLogLevel } from './log-level.ts';
 import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { fileNameTime, keepInFirstWritable, printResultsJson } from '../util/keep-file.ts';
-import { statOrNull } from '../util/stat-or-null.ts';
+import { fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -204,22 +203,5 @@ async function writeOrKeep(options: RunOptions, file: string, what: string, fall
  * went, or null.
  */
 async function keepElsewhere(options: RunOptions, file: string | null, name: string, write: (file: string) => Promise<void>): Promise<string | null> {
-  const dirs = [
-    ...(file !== null ? [path.dirname(path.resolve(file))] : []),
-    ...(options.cacheDir !== null ? [path.resolve(options.cacheDir)] : []),
-    ...currentDirectory(),
-    os.tmpdir(),
-  ].filter((d) => statOrNull(d)?.isDirectory());
-  const kept = await keepInFirstWritable(dirs, name, write);
-  for (const f of kept.failures) process.stderr.write(`  not saved in ${f}\n`);
-  return kept.path;
-}
-
-/** The current directory, or none when it has been removed (process.cwd() throws ENOENT then). */
-function currentDirectory(): string[] {
-  try {
-    return [process.cwd()];
-  } catch {
-    return [];
-  }
+  return keepInFirstDirectory([...(file !== null ? [path.dirname(path.resolve(file))] : []), ...(options.cacheDir !== null ? [path.resolve(options.cacheDir)] : [])], name, write);
 }

@@ -2,7 +2,8 @@
 // output token) are exact percentiles over the run's requests (linear interpolation between closest
 // ranks, numpy's default: the samples are all kept anyway). Inter-token gaps are pooled over every
 // request into an HDR histogram (3 significant digits), as kvbench does for every latency stream.
-// Throughput counts successful requests only, over the span from the first send to the last finish.
+// Throughput counts successful requests only, over the time the server had the run's batches (each
+// batch's first send to its last finish, summed): never over kvbench's own pauses between batches.
 import type { ContextBreakdown, Distribution, EndpointAggregates, EndpointRequestSample, RequestStatus } from '../../src-shared/domain/endpoint.ts';
 import { finiteValues, mean, percentile } from '../../src-shared/domain/statistics.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
@@ -60,15 +61,37 @@ export function promptReuse(samples: readonly EndpointRequestSample[]): Map<Endp
 }
 
 /**
- * @param samples every request of the run, sent or not
- * @param itl the pooled inter-token gaps (ns) of the run's requests
- * @param spanMs first send → last finish
+ * The run's time windows from its sent requests (`sentOffsetMs` + `e2eMs`): `busyMs`, each batch's
+ * first send to its last finish, summed (batches run one after the other, so this is the time the
+ * server had the run's requests, the workload's `delay_ms` pauses left out); `spanMs`, the first send
+ * to the last finish (wall clock, pauses included). Requests cancelled by Ctrl-C are left out: they
+ * end when the signal came, and their work counts nowhere, so their time would only dilute the rates.
  */
-export function aggregateRun(samples: readonly EndpointRequestSample[], itl: LatencyHistogram, spanMs: number): EndpointAggregates {
+export function runWindows(samples: readonly EndpointRequestSample[]): { busyMs: number; spanMs: number } {
+  const batches = new Map<number, { fromMs: number; toMs: number }>();
+  for (const s of samples) {
+    if (s.sentOffsetMs === null || s.e2eMs === null || s.status === 'cancelled') continue;
+    const b = batches.get(s.batchIndex);
+    const end = s.sentOffsetMs + s.e2eMs;
+    batches.set(s.batchIndex, b ? { fromMs: Math.min(b.fromMs, s.sentOffsetMs), toMs: Math.max(b.toMs, end) } : { fromMs: s.sentOffsetMs, toMs: end });
+  }
+  const windows = [...batches.values()];
+  if (windows.length === 0) return { busyMs: 0, spanMs: 0 };
+  const busyMs = windows.reduce((a, w) => a + Math.max(0, w.toMs - w.fromMs), 0);
+  const spanMs = Math.max(0, Math.max(...windows.map((w) => w.toMs)) - Math.min(...windows.map((w) => w.fromMs)));
+  return { busyMs, spanMs };
+}
+
+/**
+ * @param samples every request of the run, sent or not (the windows come from the sent ones' times)
+ * @param itl the pooled inter-token gaps (ns) of the run's requests
+ */
+export function aggregateRun(samples: readonly EndpointRequestSample[], itl: LatencyHistogram): EndpointAggregates {
   const ok = samples.filter((s) => s.status === 'ok');
   const reuse = promptReuse(samples);
   const ttftOf = (xs: readonly EndpointRequestSample[], kind: PromptReuse): Distribution => distribution(xs.filter((s) => reuse.get(s) === kind).map((s) => s.ttftMs));
-  const durationS = spanMs / 1000;
+  const { busyMs, spanMs } = runWindows(samples);
+  const durationS = busyMs / 1000;
   const per = (x: number): number | null => (durationS > 0 ? x / durationS : null);
   const outputTokensTotal = ok.reduce((a, s) => a + (s.outputTokens ?? 0), 0);
   const contextTotal = ok.reduce((a, s) => a + s.contextTokens, 0);
@@ -97,6 +120,7 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
     requestsFailed: samples.filter((s) => s.status !== 'ok' && s.status !== 'not_sent').length,
     requestsNotSent: samples.filter((s) => s.status === 'not_sent').length,
     durationS,
+    spanS: spanMs / 1000,
     requestsPerS: per(ok.length),
     outputTokensPerS: per(outputTokensTotal),
     contextTokensPerS: per(contextTotal),

@@ -3,6 +3,7 @@ import {
   SERVER_METRIC_BY_KEY,
   cacheHitRateOf,
   DERIVED_SERVER_METRICS,
+  UNSTORED_RUN_ID,
   type Distribution,
   type EndpointComparison,
   type EndpointMetricUnit,
@@ -52,16 +53,19 @@ export function formatRun(r: EndpointRunRecord): string {
   const a = r.aggregates;
   const c = r.config;
   const out: string[] = [];
-  out.push(`Endpoint run ${r.id} — ${r.systemLabel}: ${r.status.toUpperCase()}${r.statusReason ? ` (${r.statusReason})` : ''}`);
+  out.push(`Endpoint run ${r.id === UNSTORED_RUN_ID ? '(not stored)' : r.id} — ${r.systemLabel}: ${r.status.toUpperCase()}${r.statusReason ? ` (${r.statusReason})` : ''}`);
   out.push(`  server ${c.baseUrl}  model ${c.model}  api ${c.api}  started ${r.startedAt}`);
   out.push(`  workload ${c.workloadFile ?? '(inline)'}  digest ${c.workloadDigest.slice(0, 12)}  prompts: ${c.promptTokenizer}, salt ${c.promptSalt}`);
   out.push(`  sampling: temperature ${c.temperature}, top_p ${c.topP}, max_tokens ${c.maxTokens ?? 'per request'}${c.ignoreEos ? ', ignore_eos' : ''}`);
   if (c.notes) out.push(`  notes: ${c.notes}`);
   const failures = Object.entries(a.failuresByStatus).map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
   out.push(`  requests ${a.requestsTotal}: ${a.requestsOk} ok${failures.length ? `, ${failures.join(', ')}` : ''}`);
-  out.push(
-    `  duration ${fmt(a.durationS, 's')} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`,
-  );
+  // Runs stored before 0.5.0 have no span: their duration was the span, pauses included.
+  const window =
+    a.spanS === undefined
+      ? `duration ${fmt(a.durationS, 's')} (first send → last finish, pauses included)`
+      : `busy ${fmt(a.durationS, 's')} (the batches' own times; wall clock ${fmt(a.spanS, 's')} with the pauses)`;
+  out.push(`  ${window} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`);
   if (a.promptTokensPerRequested !== null) out.push(`  server prompt tokens ÷ requested context tokens: ${a.promptTokensPerRequested.toFixed(3)} (the prompt builder's accuracy for this server's tokenizer)`);
   if (a.cachedPromptTokensTotal !== null) out.push(`  cached prompt tokens (server usage): ${fmt(a.cachedPromptTokensTotal, 'tokens')}`);
   out.push('');

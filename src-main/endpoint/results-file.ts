@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { cacheHitRateOf, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
+import { UNSTORED_RUN_ID, cacheHitRateOf, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
@@ -38,12 +38,14 @@ export function resultsEntry(r: EndpointRunRecord, samples: readonly EndpointReq
       observed_offload_bandwidth_bytes_per_s: r.serverMetrics.derived.offload_bandwidth ?? null,
     },
     samples,
-    run_meta: { run_id: r.id, status: r.status, status_reason: r.statusReason, started_at: r.startedAt, finished_at: r.finishedAt, config: r.config },
+    run_meta: { run_id: r.id === UNSTORED_RUN_ID ? null : r.id, status: r.status, status_reason: r.statusReason, started_at: r.startedAt, finished_at: r.finishedAt, config: r.config },
     kvbench: { aggregates: r.aggregates, server_metrics: r.serverMetrics, metrics: r.metrics, kvbench_version: r.kvbenchVersion, client_host: r.clientHost },
   };
 }
 
 type ResultsDoc = { format: string; version: number; runs: Record<string, unknown[]> };
+
+const emptyResultsDoc = (): ResultsDoc => ({ format: RESULTS_FILE_FORMAT, version: 1, runs: {} });
 
 /** The file's document, a new one when it is missing or empty; throws for a file of another kind. */
 async function readResultsFile(file: string): Promise<ResultsDoc> {
@@ -53,7 +55,7 @@ async function readResultsFile(file: string): Promise<ResultsDoc> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  if (text === null || text.trim() === '') return { format: RESULTS_FILE_FORMAT, version: 1, runs: {} };
+  if (text === null || text.trim() === '') return emptyResultsDoc();
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -83,7 +85,15 @@ export async function checkResultsFileTarget(file: string): Promise<void> {
 
 /** Adds the run under `runs[<label>]` of the file (created if missing). */
 export async function appendResultsFile(file: string, r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): Promise<void> {
-  const doc = await readResultsFile(file);
+  await writeFileAtomic(file, withRun(await readResultsFile(file), r, samples));
+}
+
+/** A results file holding this one run, as text. */
+export function resultsFileText(r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): string {
+  return withRun(emptyResultsDoc(), r, samples);
+}
+
+function withRun(doc: ResultsDoc, r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): string {
   (doc.runs[r.systemLabel] ??= []).push(resultsEntry(r, samples));
-  await writeFileAtomic(file, `${JSON.stringify(doc, null, 2)}\n`);
+  return `${JSON.stringify(doc, null, 2)}\n`;
 }

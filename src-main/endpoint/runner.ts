@@ -169,7 +169,6 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
 
   const itl = new LatencyHistogram();
   let firstSentAt: number | null = null;
-  let lastDoneAt: number | null = null;
   let deadBatches = 0;
   let stopReason: string | null = null;
   let seq = 0;
@@ -220,8 +219,6 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
           onGapMs: (g) => gaps.push(g),
         });
         firstSentAt = firstSentAt === null ? o.sentAtMs : Math.min(firstSentAt, o.sentAtMs);
-        const end = o.sentAtMs + (o.e2eMs ?? 0);
-        lastDoneAt = lastDoneAt === null ? end : Math.max(lastDoneAt, end);
         s.status = o.status;
         s.httpStatus = o.httpStatus;
         s.error = o.error;
@@ -259,7 +256,9 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
     if (batchSamples.every((s) => DEAD_STATUSES.includes(s.status))) {
       deadBatches++;
       if (deadBatches >= config.stopAfterDeadBatches) {
-        stopReason = `the server stopped answering: no request of the last ${deadBatches} batch(es) got an answer (${batchSamples[0].error ?? batchSamples[0].status}); the remaining batches were not sent`;
+        // The last batch may be the one that made it stop: then nothing was left unsent.
+        const unsent = bi < batches.length - 1 ? '; the remaining batches were not sent' : '';
+        stopReason = `the server stopped answering: no request of the last ${deadBatches} batch(es) got an answer (${batchSamples[0].error ?? batchSamples[0].status})${unsent}`;
       }
     } else {
       deadBatches = 0;
@@ -269,8 +268,7 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
 
   const after = metricsUrls.length > 0 ? await scrapeAll(metricsUrls, { timeoutMs: METRICS_SCRAPE_TIMEOUT_MS, headers }) : [];
   const serverMetrics = serverMetricsDelta(before, after);
-  const spanMs = firstSentAt !== null && lastDoneAt !== null ? Math.max(0, (lastDoneAt as number) - (firstSentAt as number)) : 0;
-  const aggregates = aggregateRun(samples, itl, spanMs);
+  const aggregates = aggregateRun(samples, itl);
   const failures = summariseFailures(samples);
   let status: EndpointRunStatus = aggregates.requestsOk === 0 ? 'failed' : failures === null ? 'complete' : 'partial';
   if (samples.length === 0) status = 'failed';

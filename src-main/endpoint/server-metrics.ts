@@ -16,6 +16,7 @@ import {
   type ServerCacheMetrics,
   type ServerMetricValue,
 } from '../../src-shared/domain/endpoint.ts';
+import { getPage } from './http-get.ts';
 import { counterValue, familySamples, gaugeValue, parsePrometheusText, seriesKey, type PromPage } from './prometheus-text.ts';
 
 /** Families of these prefixes go into `rawCounterDeltas`. */
@@ -76,53 +77,27 @@ export function parseMetricsPage(url: string, body: string): PageSnapshot {
   return { url, format: 'prometheus', page };
 }
 
-/**
- * Reads a response body as UTF-8 up to `maxBytes`; null (and the rest left unread, the stream
- * cancelled) when it is longer. A chunked page has no Content-Length to refuse it by up front.
- */
-async function textUpTo(res: Response, maxBytes: number): Promise<string | null> {
-  if (res.body === null) return '';
-  const reader = res.body.getReader();
-  const parts: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return null;
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
-
 /** GETs one metrics page (bounded in time and size). Never throws: a failure is an `unavailable` snapshot. */
 export async function scrapeMetricsPage(
   url: string,
   opts: { timeoutMs: number; headers?: Record<string, string>; signal?: AbortSignal; maxBytes?: number },
 ): Promise<PageSnapshot> {
   const maxBytes = opts.maxBytes ?? MAX_PAGE_BYTES;
-  const signals = [AbortSignal.timeout(opts.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
-  try {
-    const res = await fetch(url, { headers: { Accept: 'text/plain, application/openmetrics-text;q=0.5, application/json;q=0.3', ...opts.headers }, signal: AbortSignal.any(signals) });
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => undefined);
-      return { url, format: 'unavailable', error: `HTTP ${res.status} ${res.statusText}`.trim() };
-    }
-    const len = Number(res.headers.get('content-length') ?? '0');
-    if (len > maxBytes) {
-      await res.body?.cancel().catch(() => undefined);
-      return { url, format: 'unavailable', error: `the page is ${len} bytes (more than ${maxBytes})` };
-    }
-    const body = await textUpTo(res, maxBytes);
-    if (body === null) return { url, format: 'unavailable', error: `the page is more than ${maxBytes} bytes (read no further)` };
-    return parseMetricsPage(url, body);
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    const why = e.name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : (e.cause?.code ?? e.cause?.message ?? e.message);
-    return { url, format: 'unavailable', error: why };
+  const got = await getPage(url, {
+    headers: { Accept: 'text/plain, application/openmetrics-text;q=0.5, application/json;q=0.3', ...opts.headers },
+    timeoutMs: opts.timeoutMs,
+    maxBytes,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  switch (got.kind) {
+    case 'page':
+      return parseMetricsPage(url, got.body);
+    case 'status':
+      return { url, format: 'unavailable', error: `HTTP ${got.status} ${got.statusText}`.trim() };
+    case 'too-long':
+      return { url, format: 'unavailable', error: got.declaredBytes !== null ? `the page is ${got.declaredBytes} bytes (more than ${maxBytes})` : `the page is more than ${maxBytes} bytes (read no further)` };
+    case 'failed':
+      return { url, format: 'unavailable', error: got.error };
   }
 }
 

@@ -1,6 +1,8 @@
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { removeCreatedDirs } from './created-dirs.ts';
+import { statOrNull } from './stat-or-null.ts';
 
 /** Where a file that must not be lost went (null: nowhere), and why each place before it refused. */
 export interface KeptFile {
@@ -49,6 +51,28 @@ export async function keepInFirstWritable(places: readonly KeepPlace[], name: st
     }
   }
   return { path: null, failures };
+}
+
+/**
+ * `keepInFirstWritable` over `first` (the places nearest to where the file was asked for), then the
+ * current directory and the temporary directory: several filesystems, most likely one with room.
+ * Those that do not exist are skipped. Prints every place that refused; returns where the file went,
+ * or null.
+ */
+export async function keepInFirstDirectory(first: readonly string[], name: string, write: (file: string) => Promise<void>): Promise<string | null> {
+  const dirs = [...first, ...currentDirectory(), os.tmpdir()].filter((d) => statOrNull(d)?.isDirectory());
+  const kept = await keepInFirstWritable(dirs, name, write);
+  for (const f of kept.failures) process.stderr.write(`  not saved in ${f}\n`);
+  return kept.path;
+}
+
+/** The current directory, or none when it has been removed (process.cwd() throws ENOENT then). */
+function currentDirectory(): string[] {
+  try {
+    return [process.cwd()];
+  } catch {
+    return [];
+  }
 }
 
 /** Marks the results JSON printed to stderr when no file could take it, so it can be cut out again. */

@@ -9,6 +9,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { z } from 'zod';
+import { straddledChanges, type MetricDefinitionChange } from './metric-changes.ts';
 import { median, ratio } from './statistics.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -176,8 +177,13 @@ export interface EndpointAggregates {
   requestsOk: number;
   requestsFailed: number;
   requestsNotSent: number;
-  /** First request sent → last request finished. */
+  /**
+   * The time the server had the run's requests: each batch's first send to its last finish, summed
+   * (the workload's delay_ms pauses between batches left out). From kvbench 0.5.0 on; before, the span.
+   */
   durationS: number;
+  /** First request sent → last one finished, the pauses between batches included (wall clock). Absent in runs stored before 0.5.0. */
+  spanS?: number;
   /** Successful requests ÷ duration. */
   requestsPerS: number | null;
   /** Output tokens of successful requests ÷ duration. */
@@ -372,6 +378,9 @@ export interface EndpointRunRecord {
   clientHost: string;
 }
 
+/** The id of a finished run the database refused (shown and written to a file all the same): SQLite ids start at 1. */
+export const UNSTORED_RUN_ID = 0;
+
 // ---------------------------------------------------------------------------------------------
 // Metric catalogue (flat keys, one number per run)
 
@@ -528,14 +537,30 @@ export interface EndpointRunSummary {
   model: string;
   settings: ComparedSettings;
   metrics: Record<string, number>;
+  /** The kvbench that measured it: metrics whose definition changed between two runs' versions are named. */
+  kvbenchVersion: string;
 }
 
 /** A stored run as a comparison sees it. */
-export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics'>): EndpointRunSummary {
+export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'kvbenchVersion'>): EndpointRunSummary {
   const c = r.config;
   const settings = Object.fromEntries(COMPARED_SETTINGS.map((k) => [k, c[k]])) as ComparedSettings;
-  return { id: r.id, systemLabel: r.systemLabel, status: r.status, startedAt: r.startedAt, workloadDigest: c.workloadDigest, requestsDigest: c.requestsDigest, model: c.model, settings, metrics: r.metrics };
+  return {
+    id: r.id,
+    systemLabel: r.systemLabel,
+    status: r.status,
+    startedAt: r.startedAt,
+    workloadDigest: c.workloadDigest,
+    requestsDigest: c.requestsDigest,
+    model: c.model,
+    settings,
+    metrics: r.metrics,
+    kvbenchVersion: r.kvbenchVersion,
+  };
 }
+
+/** How an endpoint metric is named in METRIC_DEFINITION_CHANGES (apart from the trial metrics, some of which share its key). */
+export const endpointChangeKey = (metricKey: string): string => `endpoint.${metricKey}`;
 
 const SETTING_NAMES: Record<(typeof COMPARED_SETTINGS)[number], string> = {
   api: 'the API (--api)',
@@ -565,6 +590,16 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
   }
   const models = distinct((r) => r.model);
   if (models.length > 1) warnings.push(`the runs served different models (${models.join(', ')})`);
+  const versions = distinct((r) => r.kvbenchVersion);
+  const changed = straddledChanges(versions, ENDPOINT_METRICS.map((m) => endpointChangeKey(m.key)));
+  const name = (c: MetricDefinitionChange): string => c.metric.slice(endpointChangeKey('').length);
+  for (const since of new Set(changed.map((c) => c.since))) {
+    const these = changed.filter((c) => c.since === since);
+    warnings.push(
+      `the runs were measured on both sides of kvbench ${since} (kvbench ${versions.join(', ')}), which changed ${these.map(name).join(', ')}: ` +
+        these.map((c) => `${name(c)} ${c.change}`).join('; '),
+    );
+  }
   return warnings;
 }
 

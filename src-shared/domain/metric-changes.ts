@@ -33,6 +33,18 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     since: '0.4.0',
     change: 'equals prefix_hits, counted when the request completes (before 0.4.0: when its lookup started)',
   },
+  // Endpoint runs' metrics (kvbench endpoint) as endpoint.<key>: some share a key with a trial metric.
+  {
+    metric: 'endpoint.duration_s',
+    since: '0.5.0',
+    change:
+      "is the time the server had the run's batches, each batch's first send to its last finish, summed, requests cancelled by Ctrl-C left out (before 0.5.0: the span from the first send to the last finish, the workload's delay_ms pauses between batches and the cancelled requests included)",
+  },
+  ...(['requests_per_s', 'output_tokens_per_s', 'context_tokens_per_s'] as const).map((key) => ({
+    metric: `endpoint.${key}`,
+    since: '0.5.0',
+    change: "is over duration_s, the batches' own time (before 0.5.0: over the span, the pauses between batches and the time of requests cancelled by Ctrl-C included)",
+  })),
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

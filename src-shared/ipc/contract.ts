@@ -359,6 +359,8 @@ export const EndpointAggregatesSchema = z.object({
   requestsFailed: count,
   requestsNotSent: count,
   durationS: num,
+  /** Runs stored before kvbench 0.5.0 have none (their durationS was the span). */
+  spanS: num.optional(),
   requestsPerS: nnum,
   outputTokensPerS: nnum,
   contextTokensPerS: nnum,

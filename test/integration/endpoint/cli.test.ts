@@ -198,6 +198,61 @@ describe('kvbench endpoint (CLI)', () => {
     expect(ok.stderr).not.toMatch(/max_model_len/);
   });
 
+  it('a server on a port fetch refuses (the WHATWG "bad ports": 10080, 6000 …) is reached by the preflight and the metrics scrapes too', async () => {
+    // Any free one of them: the list is fetch's, the test needs just one that binds here.
+    const badPorts = [10080, 6000, 6665, 6666, 6667, 6668, 6669, 6566, 5060, 5061, 4190, 6697];
+    let s: FakeServer | null = null;
+    for (const port of badPorts) {
+      s = await server({ flavor: 'vllm', port }).catch(() => null);
+      if (s) break;
+    }
+    if (!s) throw new Error(`none of the ports ${badPorts.join(', ')} is free here`);
+    const r = await runCli(runArgs(s, 'badport', path.join(dir, 'badport.db'), ['--max-batches', '1']), { cwd: dir });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stderr).toContain(`metrics page ${s.url}/metrics: prometheus`);
+    expect(s.requests.length).toBeGreaterThan(0);
+  });
+
+  it('a database it cannot use is refused before the first request', async () => {
+    const s = await server({ flavor: 'vllm' });
+    const junk = path.join(dir, 'junk.sqlite');
+    fs.writeFileSync(junk, 'not a db\n');
+    for (const db of [junk, dir]) {
+      const r = await runCli(runArgs(s, 'junkdb', db), { cwd: dir });
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toMatch(/cannot use the database: .*(is not a SQLite database|is not a file).* Nothing was sent\./);
+    }
+    expect(s.requests).toHaveLength(0);
+    expect(fs.readFileSync(junk, 'utf8')).toBe('not a db\n');
+  });
+
+  it('a database that refuses the run at the end: the run is still printed and kept in --output, else in a file of its own', async () => {
+    const first = (JSON.parse(fs.readFileSync(workload, 'utf8')) as { batches: { requests: unknown[] }[] }).batches[0].requests.length;
+    for (const withOutput of [true, false]) {
+      const cwd = makeTempDir();
+      const db = path.join(cwd, 'lost.db');
+      const results = path.join(cwd, 'lost.json');
+      // The first batch is answered; the second stalls until its request timeout, while the test
+      // replaces the database (opened fine before the run) with something that is not one.
+      const s = await server({ flavor: 'vllm', failure: (i) => (i >= first ? { kind: 'stall' } : null) });
+      const p = startCli(runArgs(s, 'lost', db, ['--max-batches', '2', '--request-timeout-s', '3', ...(withOutput ? ['--output', results] : [])]), { cwd });
+      await waitFor('the stalled requests', () => s.requests.length > first);
+      for (const f of [`${db}-wal`, `${db}-shm`]) fs.rmSync(f, { force: true });
+      fs.writeFileSync(db, 'not a db any more\n');
+      const r = await p.done;
+      expect(r.code, explain(r)).toBe(1);
+      expect(r.stderr).toMatch(/the run finished but could not be stored: .*is not a SQLite database/);
+      expect(r.stdout).toMatch(/^Endpoint run \(not stored\) — lost: PARTIAL/);
+      const kept = withOutput ? results : path.join(cwd, fs.readdirSync(cwd).find((f) => /^kvbench-endpoint-run-.*\.json$/.test(f)) ?? 'none');
+      expect(r.stderr).toContain(withOutput ? `the run is in ${results} (not in the database)` : `the run is saved in ${kept}`);
+      const doc = JSON.parse(fs.readFileSync(kept, 'utf8')) as { format: string; runs: Record<string, { run_meta: { run_id: number | null; status: string }; samples: unknown[] }[]> };
+      expect(doc.format).toBe('kvbench-endpoint-results');
+      expect(doc.runs.lost).toHaveLength(1);
+      expect(doc.runs.lost[0].run_meta).toMatchObject({ run_id: null, status: 'partial' });
+      expect(doc.runs.lost[0].samples.length).toBeGreaterThan(first);
+    }
+  }, 60_000);
+
   it('a partial run exits 3 and is stored with what failed', async () => {
     const db = path.join(dir, 'partial.db');
     const s = await server({ flavor: 'vllm', failure: (i) => (i === 0 ? { kind: 'http', status: 500, message: 'boom' } : null) });

@@ -166,6 +166,11 @@ describe('failures, recorded per request', () => {
     expect(o.samples.filter((q) => q.batchIndex > 1).every((q) => q.status === 'not_sent')).toBe(true);
     expect(o.status).toBe('partial');
     expect(o.statusReason).toMatch(/^interrupted by the user; the remaining requests were not sent; /);
+    // The window is the first batch's alone: the cancelled batch's time is left out, as its work is.
+    const first = o.samples.filter((q) => q.batchIndex === 0);
+    const firstMs = Math.max(...first.map((q) => q.sentOffsetMs! + q.e2eMs!)) - Math.min(...first.map((q) => q.sentOffsetMs!));
+    expect(o.aggregates.durationS).toBeCloseTo(firstMs / 1000, 9);
+    expect(o.aggregates.spanS).toBeCloseTo(firstMs / 1000, 9);
   });
 
   it('a timeout beyond what a timer can hold is refused before anything is sent (it would fire at once)', async () => {
@@ -191,5 +196,17 @@ describe('failures, recorded per request', () => {
     expect(o.samples.filter((q) => q.status === 'connection_error')).toHaveLength(2);
     expect(o.aggregates.requestsNotSent).toBe(24);
     expect(o.aggregates.requestsPerS).toBe(0);
+  });
+
+  it('a server that stops answering in the last batches: the stop reason claims no batches left unsent', async () => {
+    const w = smallWorkload(2);
+    const s = await server({ flavor: 'none' });
+    const cfg = configFor(s, w, { maxBatches: 2, stopAfterDeadBatches: 2, metricsUrls: [] });
+    await s.close();
+    servers.length = 0;
+    const o = await runEndpointBenchmark({ config: cfg, workload: w });
+    expect(o.aggregates.requestsNotSent).toBe(0);
+    expect(o.statusReason).toMatch(/^the server stopped answering: no request of the last 2 batch\(es\) got an answer \([^)]*\); /);
+    expect(o.statusReason).not.toMatch(/remaining batches/);
   });
 });

@@ -51,6 +51,8 @@ export interface FakeServerOptions {
   apiKey?: string;
   /** Listed as the model's `max_model_len` on /v1/models (vLLM does); absent when not set. */
   maxModelLen?: number;
+  /** Listen on this port (default: any free one); the start fails when it is taken. */
+  port?: number;
 }
 
 export interface ServedRequest {
@@ -519,7 +521,10 @@ export async function startFakeServer(opts: FakeServerOptions = {}): Promise<Fak
     res.writeHead(404, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ detail: 'Not Found' }));
   });
-  await new Promise<void>((resolve) => http1.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    http1.once('error', reject);
+    http1.listen(opts.port ?? 0, '127.0.0.1', resolve);
+  });
   const port = (http1.address() as AddressInfo).port;
   server.port = port;
   server.url = `http://127.0.0.1:${port}`;

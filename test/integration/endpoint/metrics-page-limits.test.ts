@@ -62,3 +62,22 @@ describe('scrapeMetricsPage size limit', () => {
     expect(s.sent()).toBeLessThan((lines * LINE.length) / 10);
   });
 });
+
+describe('scrapeMetricsPage redirects', () => {
+  it('follows a redirect, as a page mounted under a path (/metrics → /metrics/) answers', async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/metrics') {
+        res.writeHead(307, { Location: '/metrics/' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
+      res.end(LINE);
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+    const snap = await scrapeMetricsPage(url, { timeoutMs: 5_000 });
+    expect(snap.format).toBe('prometheus');
+  });
+});

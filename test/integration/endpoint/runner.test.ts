@@ -109,6 +109,26 @@ describe('endpoint runner against a vLLM-like server with a host offload tier', 
     expect(third.samples.filter((q) => !q.reused).every((q) => q.cachedPromptTokens === 0)).toBe(true);
   });
 
+  it("throughput is over the time the server had the batches: the workload's pauses between them are left out", async () => {
+    const delayMs = 150;
+    const w = { ...smallWorkload(2), batches: smallWorkload(2).batches.slice(0, 4).map((b) => ({ ...b, delay_ms: delayMs })) };
+    const s = await server({ flavor: 'none' });
+    const o = await runEndpointBenchmark({ config: configFor(s, w, { metricsUrls: [] }), workload: w });
+    expect(o.status).toBe('complete');
+    // Each batch's first send to its last finish, from the stored requests, summed.
+    let busyMs = 0;
+    for (const b of w.batches) {
+      const q = o.samples.filter((x) => x.batchIndex === b.index);
+      busyMs += Math.max(...q.map((x) => x.sentOffsetMs! + x.e2eMs!)) - Math.min(...q.map((x) => x.sentOffsetMs!));
+    }
+    expect(o.aggregates.durationS).toBeCloseTo(busyMs / 1000, 9);
+    expect(o.aggregates.requestsPerS).toBeCloseTo(o.aggregates.requestsOk / o.aggregates.durationS, 9);
+    // The three pauses after the first batch are in the wall-clock span only.
+    const last = Math.max(...o.samples.map((x) => x.sentOffsetMs! + x.e2eMs!));
+    expect(o.aggregates.spanS).toBeCloseTo(last / 1000, 9);
+    expect(o.aggregates.spanS! - o.aggregates.durationS).toBeGreaterThan((3 * delayMs * 0.9) / 1000);
+  });
+
   it('counts chunks when the server sends no usage, and uses usage when chunks carry several tokens', async () => {
     const w = smallWorkload(6);
     const noUsage = await server({ flavor: 'none', supportsUsage: false });

@@ -8,6 +8,7 @@ import {
   type ServerCacheMetrics,
 } from '../../../src-shared/domain/endpoint.ts';
 import { aggregateRun, distribution, promptReuse } from '../../../src-main/endpoint/aggregate.ts';
+import { straddledChanges } from '../../../src-shared/domain/metric-changes.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 
 function sample(seq: number, over: Partial<EndpointRequestSample> = {}): EndpointRequestSample {
@@ -48,19 +49,21 @@ describe('aggregates', () => {
     expect(distribution([])).toEqual({ n: 0, mean: null, p50: null, p95: null, p99: null, max: null });
   });
 
-  it('counts successful requests only, over the span; failures by status; reused vs new; per context', () => {
+  it('counts successful requests only, over the batches\' own times; failures by status; reused vs new; per context', () => {
+    // Batch 0 runs 0–200 ms; a 900 ms pause; batch 1 runs 1100–2900 ms (its timeout the last to end).
     const samples = [
-      sample(0, { ttftMs: 50 }),
-      sample(1, { batchIndex: 1, promptId: 'p0', reused: true, ttftMs: 5, cachedPromptTokens: 96 }),
-      sample(2, { batchIndex: 1, promptId: 'p0', reused: true, ttftMs: 7, contextTokens: 200, promptTokens: 220 }),
-      sample(3, { batchIndex: 1, status: 'timeout', ttftMs: null, e2eMs: 9999, outputTokens: 3, error: 'slow' }),
-      sample(4, { batchIndex: 1, status: 'http_error', ttftMs: null, outputTokens: null }),
+      sample(0, { ttftMs: 50, e2eMs: 200 }),
+      sample(1, { batchIndex: 1, promptId: 'p0', reused: true, ttftMs: 5, cachedPromptTokens: 96, sentOffsetMs: 1100 }),
+      sample(2, { batchIndex: 1, promptId: 'p0', reused: true, ttftMs: 7, contextTokens: 200, promptTokens: 220, sentOffsetMs: 1101 }),
+      sample(3, { batchIndex: 1, status: 'timeout', ttftMs: null, e2eMs: 1800, outputTokens: 3, error: 'slow', sentOffsetMs: 1100 }),
+      sample(4, { batchIndex: 1, status: 'http_error', ttftMs: null, outputTokens: null, sentOffsetMs: 1102, e2eMs: 5 }),
       sample(5, { batchIndex: 1, status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null, sentOffsetMs: null }),
     ];
     const itl = new LatencyHistogram();
     for (let i = 0; i < 100; i++) itl.record(2e6);
-    const a = aggregateRun(samples, itl, 2000);
-    expect(a).toMatchObject({ requestsTotal: 6, requestsOk: 3, requestsFailed: 2, requestsNotSent: 1, durationS: 2, requestsPerS: 1.5, outputTokensPerS: 15, contextTokensPerS: 200 });
+    const a = aggregateRun(samples, itl);
+    // 200 + 1800 ms busy; the pause is in the span only.
+    expect(a).toMatchObject({ requestsTotal: 6, requestsOk: 3, requestsFailed: 2, requestsNotSent: 1, durationS: 2, spanS: 2.9, requestsPerS: 1.5, outputTokensPerS: 15, contextTokensPerS: 200 });
     expect(a.failuresByStatus).toEqual({ timeout: 1, http_error: 1, not_sent: 1 });
     expect(a.ttftMs).toMatchObject({ n: 3, p50: 7, max: 50 });
     expect(a.ttftReusedMs).toMatchObject({ n: 2, p50: 6 });
@@ -93,7 +96,7 @@ describe('aggregates', () => {
     ];
     const reuse = promptReuse(samples);
     expect(samples.map((s) => reuse.get(s))).toEqual(['fresh', 'unclear', 'unclear', 'fresh', 'reused', 'unclear', 'reused', 'fresh']);
-    const a = aggregateRun(samples, new LatencyHistogram(), 1000);
+    const a = aggregateRun(samples, new LatencyHistogram());
     expect(a.ttftReusedMs).toMatchObject({ n: 2, p50: 11, max: 12 });
     expect(a.ttftFreshMs).toMatchObject({ n: 2, p50: 101, max: 102 });
     expect(a.ttftMs.n).toBe(7); // every ok request is in the overall TTFT
@@ -101,8 +104,21 @@ describe('aggregates', () => {
     expect(a.byContext[0].ttftFreshMs.n).toBe(2);
   });
 
+  it('requests cancelled by Ctrl-C are out of the window: it ends at the last request that finished', () => {
+    const samples = [
+      sample(0, { sentOffsetMs: 0, e2eMs: 100 }),
+      sample(1, { batchIndex: 1, sentOffsetMs: 200, e2eMs: 100 }),
+      // Cut off by the signal at 900 ms: none of its work is counted, so none of its time is either.
+      sample(2, { batchIndex: 1, status: 'cancelled', sentOffsetMs: 200, e2eMs: 700, outputTokens: 3 }),
+      sample(3, { batchIndex: 2, status: 'cancelled', sentOffsetMs: 1000, e2eMs: 50, outputTokens: null }),
+    ];
+    const a = aggregateRun(samples, new LatencyHistogram());
+    expect(a).toMatchObject({ requestsOk: 2, durationS: 0.2, spanS: 0.3, requestsPerS: 10 });
+  });
+
   it('a run with nothing sent has no rates', () => {
-    const a = aggregateRun([sample(0, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null })], new LatencyHistogram(), 0);
+    const a = aggregateRun([sample(0, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null, sentOffsetMs: null })], new LatencyHistogram());
+    expect(a).toMatchObject({ durationS: 0, spanS: 0 });
     expect(a.requestsPerS).toBeNull();
     expect(a.itlHistogram).toBeNull();
   });
@@ -119,7 +135,17 @@ describe('comparing two systems', () => {
     model: 'm',
     settings: { api: 'completions', maxBatches: null, maxTokens: null, ignoreEos: true, temperature: 0, topP: 1, streamUsage: true },
     metrics,
+    kvbenchVersion: '0.5.0',
     ...over,
+  });
+
+  it('runs measured on both sides of a metric definition change are compared with a warning naming the change', () => {
+    const c = compareEndpointRuns('a', [run(1, 'a', { requests_per_s: 2 }, { kvbenchVersion: '0.4.0' })], 'b', [run(2, 'b', { requests_per_s: 3 })]);
+    expect(c.warnings).toHaveLength(1);
+    expect(c.warnings[0]).toMatch(/^the runs were measured on both sides of kvbench 0\.5\.0 \(kvbench 0\.4\.0, 0\.5\.0\), which changed duration_s, requests_per_s, output_tokens_per_s, context_tokens_per_s: duration_s is the time the server had the run's batches/);
+    // The trial metric of the same name is not affected.
+    expect(straddledChanges(['0.4.0', '0.5.0'], ['requests_per_s'])).toEqual([]);
+    expect(compareEndpointRuns('a', [run(1, 'a', {}, { kvbenchVersion: '0.4.0' })], 'b', [run(2, 'b', {}, { kvbenchVersion: '0.4.0' })]).warnings).toEqual([]);
   });
 
   it('medians per system, ratio A ÷ B, and the better side by direction', () => {

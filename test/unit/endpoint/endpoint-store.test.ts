@@ -55,7 +55,7 @@ function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '202
     cachedPromptTokens: i >= 2 ? 48 : 0,
     finishReason: 'length',
   }));
-  const aggregates = aggregateRun(samples, new LatencyHistogram(), 1000);
+  const aggregates = aggregateRun(samples, new LatencyHistogram());
   const serverMetrics = {
     pages: [{ url: 'http://127.0.0.1:1/metrics', format: 'prometheus' as const, engines: ['vllm'], error: null, notes: [] }],
     values: [{ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 0, after: 96, delta: 96, reset: false }],
