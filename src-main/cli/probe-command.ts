@@ -14,7 +14,7 @@ import { ProbeToHostSchema, type HostToProbe } from '../engine/probe/probe-proto
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
-import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { outputFileProblem, writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 
@@ -115,12 +115,8 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   if (errors.length > 0 || !v.ok) return { ok: false, errors: [...errors, ...(v.ok ? [] : v.errors)] };
   const output = str('output');
   if (output !== undefined) {
-    const outDir = path.dirname(path.resolve(cwd, output));
-    try {
-      fs.accessSync(outDir, fs.constants.W_OK);
-    } catch {
-      return { ok: false, errors: [`cannot write ${output}: directory ${outDir} does not exist or is not writable`] };
-    }
+    const problem = outputFileProblem(path.resolve(cwd, output));
+    if (problem !== null) return { ok: false, errors: [`cannot write ${output}: ${problem}`] };
   }
   return { ok: true, options: v.options, output: output === undefined ? null : path.resolve(cwd, output), json: Boolean(values.json) };
 }

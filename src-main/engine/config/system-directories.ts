@@ -3,32 +3,14 @@
  * the suite planner, the engine's own storage target) applies to a cache directory. The test follows
  * symbolic links: a link to /dev/shm names /dev/shm, whatever the link's own path says.
  */
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { sep } from 'node:path';
+import { resolveRealPath } from '../../util/real-path.ts';
 import { statOrNull } from '../../util/stat-or-null.ts';
+
+export { resolveRealPath };
 
 /** The reference refuses these and everything below them as `--cache-dir` (`workload.py`). */
 export const SYSTEM_DIRECTORIES: readonly string[] = Object.freeze(['/etc', '/bin', '/sbin', '/usr/bin', '/usr/sbin', '/boot', '/sys', '/proc', '/dev', '/root']);
-
-/**
- * `p` with symlinks resolved as far as it exists (like Python's `Path.resolve()`), the rest appended:
- * a cache directory that does not exist yet still resolves through its existing ancestors.
- */
-export function resolveRealPath(p: string): string {
-  let existing = resolve(p);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync.native(existing), ...rest);
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return resolve(p);
-      rest.unshift(basename(existing));
-      existing = parent;
-    }
-  }
-}
-
 
 /**
  * Whether two paths name one file: the same real path (a symbolic link, a `dir/..` spelling), or, for
