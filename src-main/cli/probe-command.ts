@@ -13,7 +13,8 @@ import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine
 import { ProbeToHostSchema, type HostToProbe } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
-import { systemDirectoryError } from '../engine/config/system-directories.ts';
+import { SYSTEM_DIRECTORIES_TEXT, systemDirectoryError } from '../engine/config/system-directories.ts';
+import { wrapText } from './help-text.ts';
 import { outputFileProblem, writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { signalExitCode, watchStopSignals } from './stop-signals.ts';
@@ -35,8 +36,8 @@ bandwidth with it to state the engine's efficiency. The probe works in its own s
 and removes it at the end.
 
   --dir DIR              directory on the device to measure (required; must exist and be
-                         writable; system directories such as /etc, also behind a link, are refused)
-  --io-chunk-mib N       size of one I/O in MiB (default 16, as kvbench run)
+                         writable). Refused, also behind a symbolic link, as run's --cache-dir:
+${wrapText(`${SYSTEM_DIRECTORIES_TEXT}.`, 74, ' '.repeat(25))}  --io-chunk-mib N       size of one I/O in MiB (default 16, as kvbench run)
   --io-depth N           I/Os in flight (default 16, as kvbench run)
   --duration S           seconds per phase (default 10)
   --size-gib G           total size of the probe's files (default: min(8, 20 % of the free space))

@@ -17,6 +17,8 @@ import { buildScenarioReport, buildTierComparison } from '../export/report-model
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { wrapText } from './help-text.ts';
+import { SYSTEM_DIRECTORIES_TEXT } from '../engine/config/system-directories.ts';
 import { EXIT_INTERRUPTED } from './run-command.ts';
 import { abandonsStop, signalExitCode, watchStopSignals } from './stop-signals.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
@@ -33,9 +35,8 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --cache-dir DIR          the storage tier's directory (created if missing, and removed again
                            when the suite is refused or stopped before its first trial; only
                            kvbench's own run directories are ever written or removed there,
-                           and a trial's results file when the database cannot store it;
-                           system directories, also behind a symbolic link, are refused)
-  --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
+                           and a trial's results file when the database cannot store it).
+${wrapText(`Refused, also behind a symbolic link: ${SYSTEM_DIRECTORIES_TEXT}.`, 72, ' '.repeat(27))}  --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
                            three MLPerf options, 300 s × 3); default standard
   --trials N               trials per scenario (default 3)
   --model M                model of the nine scenarios (default llama3.1-8b; tiny-1b for smoke)
