@@ -16,14 +16,13 @@ if (major < 24) {
     process.stderr.write(`kvbench needs Node 24 or later (this is ${process.version}); run \`npm install\` in ${join(here, '..')} first.\n`);
     process.exit(1);
   }
-  // Ctrl-C reaches the child directly (same process group), so SIGINT is only ignored here; signals sent
-  // to this process alone (SIGTERM, SIGHUP) are passed on, so the real kvbench is never orphaned. A
-  // hang-up (a dropped SSH session) reaches the whole group, so the child gets two SIGHUPs: it takes
-  // them as one (a repeated SIGHUP never abandons its graceful stop, nor does a SIGTERM repeated within
-  // a second: a stop sent to the whole group, as systemd sends it, reaches the child twice too).
+  // The stop signals are passed on, so the real kvbench is never orphaned and a signal sent to this
+  // process alone (`kill -INT`, `timeout -s INT`, a scheduler's SIGTERM) stops it. One sent to the whole
+  // process group (a terminal's Ctrl-C, a dropped SSH session's SIGHUP, systemd's stop) reaches the child
+  // twice, directly and passed on: it takes the copy as the same delivery (a repeat within a second
+  // never abandons its graceful stop, a repeated SIGHUP never does; src-main/cli/stop-signals.ts).
   const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.on('SIGINT', () => {});
-  for (const sig of ['SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   // A child ended by a signal: the status a shell reports for it (128 + the signal's number).
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 } else {

@@ -8,12 +8,17 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { APP_ROOT, PRELOAD_FILE, RENDERER_DIR } from '../server/paths.ts';
+import { databaseFlag } from './app-args.ts';
 
-export const APP_USAGE = `Usage: kvbench app [electron flags]
+export const APP_USAGE = `Usage: kvbench app [--db PATH] [electron flags]
 
-Starts the kvbench desktop app (Electron). It needs Electron's binary, which the electron package
-downloads from GitHub the first time the app starts (ahead of time: node node_modules/electron/install.js),
-and the built front end (npm run build). npm run app does both steps.
+Starts the kvbench desktop app (Electron).
+
+  --db PATH   the database (default: the one chosen in Settings, else $KVBENCH_DB, else the user
+              data directory's kvbench.db); not kept in Settings
+
+It needs Electron's binary, which the electron package downloads from GitHub the first time the app
+starts (ahead of time: node node_modules/electron/install.js), and the built front end (npm run build). npm run app does both steps.
 On a machine without a display, or as root (Chromium's sandbox does not run as root, and kvbench
 does not turn it off), use kvbench serve instead.
 `;
@@ -49,6 +54,11 @@ export async function appCommand(argv: string[], opts: { uid?: number } = {}): P
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(APP_USAGE);
     return 0;
+  }
+  const db = databaseFlag(argv);
+  if (!db.ok) {
+    process.stderr.write(`kvbench app: ${db.error}\n\n${APP_USAGE}`);
+    return 1;
   }
   const refusal = rootRefusal(argv, 'uid' in opts ? opts.uid : process.getuid?.());
   if (refusal) {

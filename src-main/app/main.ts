@@ -11,6 +11,7 @@ import { startEngine } from '../host/engine-host.ts';
 import { createBackend, type Backend } from '../server/backend.ts';
 import { ENGINE_ENTRY_FILE, PRELOAD_FILE, RENDERER_DIR, APP_ROOT } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
+import { databaseFlag } from './app-args.ts';
 import { registerAppScheme, serveAppProtocol } from './app-protocol.ts';
 import { forwardEvents, registerIpcHandlers } from './ipc-handlers.ts';
 import { APP_START_URL, hardenSession, hardenWebContents, secureWebPreferences } from './security.ts';
@@ -34,6 +35,8 @@ export interface DesktopOptions {
   preloadFile?: string;
   engineEntryFile?: string;
   settingsFile?: string;
+  /** The app's command line, for its `--db` (default: process.argv). */
+  argv?: readonly string[];
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -49,6 +52,14 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
   const rendererDir = opts.rendererDir ?? RENDERER_DIR;
   const preloadFile = opts.preloadFile ?? PRELOAD_FILE;
   const engineEntryFile = opts.engineEntryFile ?? ENGINE_ENTRY_FILE;
+
+  const db = databaseFlag(opts.argv ?? process.argv);
+  if (!db.ok) {
+    log('error', db.error);
+    e.dialog.showErrorBox('kvbench: cannot start', `${db.error}\n\nUsage: kvbench app [--db PATH] [electron flags]`);
+    e.app.exit(1);
+    return null;
+  }
 
   // One instance: a second launch focuses the first window (one database writer, one suite at a time).
   if (!e.app.requestSingleInstanceLock()) {
@@ -72,8 +83,9 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
   const backend = await createBackend({
     mode: 'electron',
     settingsFile: opts.settingsFile ?? defaultSettingsFile(),
+    // As kvbench serve: --db, then the database chosen in Settings, then KVBENCH_DB (in the defaults).
     defaults: defaultSettings(),
-    databasePath: process.env.KVBENCH_DB ?? null,
+    databasePath: db.databasePath,
     startEngine: (options, o) => startEngine(options, { ...o, transport }),
     log,
   });

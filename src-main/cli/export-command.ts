@@ -18,7 +18,8 @@ trial), XLSX (Trials, Scenarios with median/P95/CV, Pooled latency, Tier compari
 trials excluded or flagged and the tier notes, About), or JSON (everything, including each trial's
 hardware snapshot).
 
-  --out FILE           the file to write (replaced atomically; never the database itself)
+  --out FILE           the file to write (replaced atomically, through a symbolic link; a pipe or
+                       device such as /dev/stdout is written into; never the database itself)
   --format F           csv, xlsx or json (default: from the file's extension)
   --suite ID, --system REF, --drive REF, --scenario a,b, --status s,t, --model M, --since, --until
                        the same filters as kvbench history

@@ -13,8 +13,9 @@ import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine
 import { ProbeToHostSchema, type HostToProbe } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
-import { systemDirectoryError } from '../engine/config/system-directories.ts';
-import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { SYSTEM_DIRECTORIES_TEXT, systemDirectoryError } from '../engine/config/system-directories.ts';
+import { wrapText } from './help-text.ts';
+import { outputFileProblem, writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 
@@ -35,8 +36,8 @@ bandwidth with it to state the engine's efficiency. The probe works in its own s
 and removes it at the end.
 
   --dir DIR              directory on the device to measure (required; must exist and be
-                         writable; system directories such as /etc, also behind a link, are refused)
-  --io-chunk-mib N       size of one I/O in MiB (default 16, as kvbench run)
+                         writable). Refused, also behind a symbolic link, as run's --cache-dir:
+${wrapText(`${SYSTEM_DIRECTORIES_TEXT}.`, 74, ' '.repeat(25))}  --io-chunk-mib N       size of one I/O in MiB (default 16, as kvbench run)
   --io-depth N           I/Os in flight (default 16, as kvbench run)
   --duration S           seconds per phase (default 10)
   --size-gib G           total size of the probe's files (default: min(8, 20 % of the free space))
@@ -115,12 +116,8 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   if (errors.length > 0 || !v.ok) return { ok: false, errors: [...errors, ...(v.ok ? [] : v.errors)] };
   const output = str('output');
   if (output !== undefined) {
-    const outDir = path.dirname(path.resolve(cwd, output));
-    try {
-      fs.accessSync(outDir, fs.constants.W_OK);
-    } catch {
-      return { ok: false, errors: [`cannot write ${output}: directory ${outDir} does not exist or is not writable`] };
-    }
+    const problem = outputFileProblem(path.resolve(cwd, output));
+    if (problem !== null) return { ok: false, errors: [`cannot write ${output}: ${problem}`] };
   }
   return { ok: true, options: v.options, output: output === undefined ? null : path.resolve(cwd, output), json: Boolean(values.json) };
 }

@@ -17,6 +17,8 @@ import { buildScenarioReport, buildTierComparison } from '../export/report-model
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
 import { parseCommandArgs } from './command-args.ts';
+import { wrapText } from './help-text.ts';
+import { SYSTEM_DIRECTORIES_TEXT } from '../engine/config/system-directories.ts';
 import { EXIT_INTERRUPTED } from './run-command.ts';
 import { abandonsStop, signalExitCode, watchStopSignals } from './stop-signals.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
@@ -33,9 +35,8 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
   --cache-dir DIR          the storage tier's directory (created if missing, and removed again
                            when the suite is refused or stopped before its first trial; only
                            kvbench's own run directories are ever written or removed there,
-                           and a trial's results file when the database cannot store it;
-                           system directories, also behind a symbolic link, are refused)
-  --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
+                           and a trial's results file when the database cannot store it).
+${wrapText(`Refused, also behind a symbolic link: ${SYSTEM_DIRECTORIES_TEXT}.`, 72, ' '.repeat(27))}  --profile P              smoke (seconds per trial), quick (30 s), standard (180 s), mlperf (the
                            three MLPerf options, 300 s × 3); default standard
   --trials N               trials per scenario (default 3)
   --model M                model of the nine scenarios (default llama3.1-8b; tiny-1b for smoke)
@@ -52,11 +53,15 @@ GPU scenarios are skipped, with the reason, when there is no usable GPU.
                            trials left to run
   --plan                   print the plan and estimate, run nothing (and create nothing: neither
                            the database nor the cache directory)
-  --events                 print every suite event as one JSON line on stdout (for tools)
+  --events                 print every suite event as one JSON line on stdout (for tools); the
+                           results text then goes to stderr with the progress
   --resume ID              run the trials suite ID still lacks: every one without a complete
                            attempt (after a cancel, a crash, a full disk: partial, failed and
                            aborted trials run again; their attempts stay stored)
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
+
+Output: the plan, each trial's outcome, the suite's end and its tier comparison on stdout (so
+kvbench suite … > suite.log keeps them); progress, warnings and errors on stderr.
 
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
 resume it with --resume. Before the first trial (hardware detection, the drive probe) it stops at
@@ -67,14 +72,22 @@ session hung up: stopped as on Ctrl-C); 1 invalid input or refused plan.
 
 const BAR = 20;
 
+/**
+ * What a suite says as it goes. Progress (detection, each trial's start and progress bar, warnings,
+ * notes, signals) goes to `out`, stderr; the results (the plan that runs, each trial's outcome, the
+ * suite's end and its tier comparison) to `results`: stdout, as `kvbench run` puts its summary there,
+ * so `kvbench suite … > suite.log` keeps them, or stderr too when stdout carries --events.
+ */
 class SuiteProgress {
   readonly #out: NodeJS.WriteStream;
+  readonly #results: NodeJS.WriteStream;
   readonly #tty: boolean;
   #lastPlainMs = 0;
   #shown = false;
 
-  constructor(out: NodeJS.WriteStream) {
+  constructor(out: NodeJS.WriteStream, results: NodeJS.WriteStream) {
     this.#out = out;
+    this.#results = results;
     this.#tty = Boolean(out.isTTY);
   }
 
@@ -91,6 +104,12 @@ class SuiteProgress {
   line(text: string): void {
     this.#clear();
     this.#out.write(`${text}\n`);
+  }
+
+  /** Results text (one line, or a block ending in a newline), after the progress bar is cleared. */
+  result(text: string): void {
+    this.#clear();
+    this.#results.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
   progress(e: Extract<SuiteEvent, { type: 'suite.trialProgressed' }>): void {
@@ -130,12 +149,12 @@ class SuiteProgress {
             ? `${fmtValue(e.wallClockThroughputTokPerS, 'tok/s')} tok/s, storage read ${fmtValue(e.storageReadBytesPerS, 'bytes/s')}`
             : '';
         const reason = e.reason && e.status !== 'complete' ? ` — ${e.reason.split('\n')[0]}` : '';
-        this.line(`${this.#prefix(e)} ${e.status.toUpperCase()} in ${(e.wallMs / 1000).toFixed(1)} s${detail ? `: ${detail}` : ''}${reason}`);
+        this.result(`${this.#prefix(e)} ${e.status.toUpperCase()} in ${(e.wallMs / 1000).toFixed(1)} s${detail ? `: ${detail}` : ''}${reason}`);
         return;
       }
       case 'suite.finished': {
         const c = e.counts;
-        this.line(`Suite ${e.suiteId} ${e.status}: ${c.complete} complete, ${c.partial} partial, ${c.failed} failed, ${c.aborted} aborted, in ${(e.wallMs / 1000).toFixed(0)} s.`);
+        this.result(`Suite ${e.suiteId} ${e.status}: ${c.complete} complete, ${c.partial} partial, ${c.failed} failed, ${c.aborted} aborted, in ${(e.wallMs / 1000).toFixed(0)} s.`);
         return;
       }
     }
@@ -229,7 +248,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   }
 
   const dbPath = resolveDatabasePath(a.db);
-  const ui = new SuiteProgress(process.stderr);
+  const ui = new SuiteProgress(process.stderr, a.events ? process.stderr : process.stdout);
   let store: Store | null = null;
   const openTheStore = async (): Promise<Store | null> => {
     try {
@@ -322,8 +341,10 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
       plan = planSuite(hardware, { ...planOptions, probe, ...(a.plan && !a['no-probe'] ? { probeRun: probeSettingsFor(profile) } : {}) });
-      // With --plan the plan is the command's output; before a run it is part of the progress narrative.
-      (a.plan ? process.stdout : process.stderr).write(formatPlan(plan, hardwareAdvice(hardware, ENGINE_HAS_GPU_TIER)));
+      // The plan is a result: with --plan the command's whole output, before a run the record of what ran.
+      const planText = formatPlan(plan, hardwareAdvice(hardware, ENGINE_HAS_GPU_TIER));
+      if (a.plan) process.stdout.write(planText);
+      else ui.result(planText);
       if (!plan.estimate.fits) {
         process.stderr.write(`kvbench suite: refused:\n  ${plan.estimate.problems.join('\n  ')}\n`);
         return 1;
@@ -339,8 +360,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     const trialsOfSuite = ran.listTrials({ suiteIds: [result.suiteId], order: 'asc' });
     const report = buildScenarioReport(trialsOfSuite);
     const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => ran.trialHardware(t.id)).find((h) => h !== null) ?? null;
-    process.stderr.write(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
-    process.stderr.write(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${a.db}` : ''}\n`);
+    ui.result(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
+    ui.result(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${a.db}` : ''}`);
     return exitCode(result, stoppedBy);
   } catch (err) {
     const advice = 'Free some space there; a suite that stored trials before this can then be resumed (kvbench history --suites, kvbench suite --resume ID).';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { resolveRealPath } from './real-path.ts';
 import { statOrNull } from './stat-or-null.ts';
 
 /** Why a file cannot be written, by errno, in words naming the user's file or its folder. */
@@ -17,17 +18,23 @@ const CAUSES: Readonly<Record<string, (file: string, dir: string) => string>> = 
 };
 
 /**
- * A write of `path` that failed. The message is the cause, with the folder or file it concerns and
- * the errno code, never the temporary file written first; callers say `could not write PATH: …`.
+ * A write of `path` that failed. The message is the cause, with the folder or file it concerns (for a
+ * link, the folder of the file it leads to) and the errno code, never the temporary file written
+ * first; callers say `could not write PATH: …`.
  */
 export class FileWriteError extends Error {
   readonly code: string | undefined;
   readonly path: string;
 
-  constructor(file: string, cause: unknown, tmp: string) {
+  /**
+   * `written`: the path the failed call used (a temporary, a descriptor link), named `file` in the
+   * message. `folder`: the folder the write needed, whose problem the message names; null for a
+   * write straight into a pipe or device, whose folder plays no part.
+   */
+  constructor(file: string, cause: unknown, written: string, folder: string | null = path.dirname(path.resolve(file))) {
     const e = cause as NodeJS.ErrnoException;
-    const describe = e.code === undefined ? undefined : CAUSES[e.code];
-    const message = describe ? `${describe(file, path.dirname(path.resolve(file)))} (${e.code})` : String(e.message ?? cause).replaceAll(tmp, file);
+    const said = e.code === undefined || folder === null ? undefined : CAUSES[e.code]?.(file, folder);
+    const message = said ? `${said} (${e.code})` : String(e.message ?? cause).replaceAll(written, file);
     super(message, { cause });
     this.name = 'FileWriteError';
     this.code = e.code;
@@ -35,17 +42,85 @@ export class FileWriteError extends Error {
   }
 }
 
+/** Symbolic links followed before a path counts as a loop, as the kernel's own limit (ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+/** A process's descriptor table (`/proc/self/fd`, where `/dev/stdout` and `/dev/fd/N` lead). */
+const DESCRIPTOR_DIRECTORY = /^\/proc\/([^/]+)\/(?:task\/[^/]+\/)?fd$/;
+
+/**
+ * Where a write of `file` goes. `replace`: a regular file, or none yet, at `path` (links resolved),
+ * which a write replaces atomically. `direct`: something that is not a file to replace (a terminal, a
+ * pipe, a FIFO, a device such as /dev/null, another descriptor's file), which a write goes into as `>>`
+ * would, never removing or renaming it. `stdout`, `stderr`: this process's own (/dev/stdout,
+ * /proc/self/fd/2), written through its stream, after what it printed there: also a socket, which
+ * cannot be opened by path, and a file the shell opened, whose position the stream shares.
+ */
+export interface OutputTarget {
+  kind: 'replace' | 'direct' | 'stdout' | 'stderr';
+  path: string;
+}
+
+/**
+ * Follows `file`'s symbolic links (those of its folders and its own) to what a write must reach: a
+ * link to a results folder or file is written through, never replaced by a file of its own. A link
+ * that leads nowhere yet gives the file it names, as a shell's `>` creates it. A descriptor link
+ * (/dev/stdout → /proc/self/fd/1) stops the walk: what it points at is open already, not a path.
+ * Throws ELOOP for a chain of links that never ends.
+ */
+export function resolveOutputTarget(file: string): OutputTarget {
+  let next = path.resolve(file);
+  for (let hops = 0; hops <= MAX_LINK_HOPS; hops++) {
+    const dir = resolveRealPath(path.dirname(next));
+    const at = path.join(dir, path.basename(next));
+    const st = lstatOrNull(at);
+    if (st === null || st.isFile() || st.isDirectory()) return { kind: 'replace', path: at };
+    const descriptors = DESCRIPTOR_DIRECTORY.exec(dir);
+    if (descriptors !== null) return { kind: descriptorKind(descriptors[1], path.basename(at)), path: at };
+    if (!st.isSymbolicLink()) return { kind: 'direct', path: at };
+    next = path.resolve(dir, fs.readlinkSync(at));
+  }
+  throw Object.assign(new Error(`too many levels of symbolic links: ${file}`), { code: 'ELOOP' });
+}
+
+/** Descriptor `fd` of process `pid` (`self` resolved already) as a write target. */
+function descriptorKind(pid: string, fd: string): OutputTarget['kind'] {
+  if (pid !== String(process.pid)) return 'direct';
+  return fd === '1' ? 'stdout' : fd === '2' ? 'stderr' : 'direct';
+}
+
+function lstatOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Why `file` cannot be written, checked before long work that ends in writing it (a missing folder,
  * a directory in its place, a read-only or forbidden folder), or null. A full disk shows only when
- * the write fails.
+ * the write fails. Links are followed as the write follows them; a pipe, terminal or device (say
+ * /dev/stdout) must itself be writable, its folder need not be.
  */
 export function outputFileProblem(file: string): string | null {
-  const abs = path.resolve(file);
-  const dir = path.dirname(abs);
-  const existing = statOrNull(abs);
+  let target: OutputTarget;
+  try {
+    target = resolveOutputTarget(file);
+  } catch {
+    return `${file} is a loop of symbolic links (ELOOP)`;
+  }
+  const dir = path.dirname(target.path);
   const cause = (code: string): string => CAUSES[code](file, dir);
-  if (existing?.isDirectory()) return cause('EISDIR');
+  if (target.kind !== 'replace') {
+    try {
+      fs.accessSync(target.path, fs.constants.W_OK);
+      return null;
+    } catch (err) {
+      return `permission denied: ${file} is not writable (${(err as NodeJS.ErrnoException).code ?? 'EACCES'})`;
+    }
+  }
+  if (statOrNull(target.path)?.isDirectory()) return cause('EISDIR');
   const folder = statOrNull(dir);
   if (folder === null) return cause('ENOENT');
   if (!folder.isDirectory()) return cause('ENOTDIR');
@@ -62,12 +137,22 @@ export function outputFileProblem(file: string): string | null {
  * Writes `data` to `file` through a temporary file beside it, synced, then renamed over: a reader never
  * sees half a file, and a failed write never replaces a good one. The temporary name is unique per
  * process and call, so concurrent writes of one file cannot trample each other's temporaries.
+ * A symbolic link is followed: the file it leads to is replaced (the temporary beside that), the link
+ * stays. What is not a regular file (/dev/stdout, a pipe, a FIFO, /dev/null) is written into as it is,
+ * appending, and never replaced: `--out /dev/stdout | gzip` works, and a system link survives.
  * (A file that must never replace another's claims its name first: util/keep-file.ts.)
  * Failures are FileWriteErrors, which name `file` (or its folder), not the temporary.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
-  const dir = path.dirname(path.resolve(file));
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  let target: OutputTarget;
+  try {
+    target = resolveOutputTarget(file);
+  } catch (err) {
+    throw new FileWriteError(file, err, file);
+  }
+  if (target.kind !== 'replace') return writeInto(file, target, data);
+  const dir = path.dirname(target.path);
+  const tmp = path.join(dir, `.${path.basename(target.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fh = await fsp.open(tmp, 'wx', opts.mode ?? 0o644);
     try {
@@ -76,9 +161,32 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     } finally {
       await fh.close();
     }
-    await fsp.rename(tmp, file);
+    await fsp.rename(tmp, target.path);
   } catch (err) {
     await fsp.rm(tmp, { force: true });
-    throw new FileWriteError(file, err, tmp);
+    throw new FileWriteError(file, err, tmp, dir);
+  }
+}
+
+/**
+ * Writes into a pipe, terminal, FIFO or device, or an open descriptor's file, without creating,
+ * truncating or syncing anything (a pipe cannot be synced): appending, so a shell's `>>` behind
+ * /dev/stdout keeps what came before, and output the process printed first stays ahead of `data`.
+ */
+async function writeInto(file: string, target: OutputTarget, data: string | Uint8Array): Promise<void> {
+  try {
+    if (target.kind === 'stdout' || target.kind === 'stderr') {
+      const stream = target.kind === 'stdout' ? process.stdout : process.stderr;
+      await new Promise<void>((resolve, reject) => stream.write(data, (err) => (err ? reject(err) : resolve())));
+      return;
+    }
+    const fh = await fsp.open(target.path, fs.constants.O_WRONLY | fs.constants.O_APPEND);
+    try {
+      await fh.writeFile(data);
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    throw new FileWriteError(file, err, target.path, null);
   }
 }

@@ -18,6 +18,7 @@ import {
   PROMOTION_POLICIES,
   type RunOptionKey,
 } from '../../../src-shared/domain/run-options.ts';
+import { SYSTEM_DIRECTORIES_TEXT } from './system-directories.ts';
 
 export type FlagKind = 'int' | 'float' | 'string' | 'path' | 'bool' | 'choice';
 
@@ -54,7 +55,7 @@ export const RUN_FLAGS: readonly FlagSpec[] = Object.freeze([
   spec({ flag: '--num-gpus', key: 'numGpus', kind: 'int', metavar: 'N', unit: 'GPUs', help: 'GPUs in the tensor-parallel group' }),
   spec({ flag: '--tensor-parallel', key: 'tensorParallel', kind: 'int', metavar: 'TP', help: 'tensor-parallel degree: each entry is 1/TP of its bytes (1 <= TP <= --num-gpus)' }),
   spec({ flag: '--cpu-mem-gb', key: 'cpuMemGb', aliases: ['--cpu-memory-gb'], kind: 'float', metavar: 'GIB', unit: 'GiB', help: "CPU tier budget, held as real bytes in RAM: must fit in this machine's memory less 2 GiB, so below about 34 GiB of RAM pass a smaller value; 0 disables the CPU tier" }),
-  spec({ flag: '--cache-dir', key: 'cacheDir', kind: 'path', metavar: 'DIR', help: 'storage tier directory (system directories are refused)', defaultNote: 'a new temporary directory' }),
+  spec({ flag: '--cache-dir', key: 'cacheDir', kind: 'path', metavar: 'DIR', help: `storage tier directory; refused, also behind a symbolic link: ${SYSTEM_DIRECTORIES_TEXT}`, defaultNote: 'a new temporary directory' }),
   spec({ flag: '--generation-mode', key: 'generationMode', kind: 'choice', choices: GENERATION_MODES, metavar: 'MODE', help: 'simulated GPU time per generated token: none 0, fast 2 ms, realistic 30 ms' }),
   spec({ flag: '--performance-profile', key: 'performanceProfile', kind: 'choice', choices: PERFORMANCE_PROFILES, metavar: 'PROFILE', help: 'which pass/fail criteria apply (a tool feature, not an MLPerf rule)' }),
   spec({ flag: '--disable-multi-turn', key: 'disableMultiTurn', kind: 'bool', help: 'no multi-turn conversations: every request gets a unique key' }),

@@ -23,6 +23,7 @@ import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
 import { RANK_PLACEHOLDER, launcherVariableWarnings, rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
+import { outputFileProblem, resolveOutputTarget } from '../../util/write-file-atomic.ts';
 
 export interface ParseRunArgsEnv {
   /** Directory that relative command-line paths are resolved against. Default: `process.cwd()`. */
@@ -324,18 +325,23 @@ function runsHereErrors(o: Record<string, unknown>, machine: { readonly totalMem
   for (const [key, flag] of OUTPUT_FILES) {
     const file = o[key];
     if (typeof file === 'string' && file.length > 0) {
-      const problem = outputFileError(file);
+      const problem = outputFileError(file, key);
       if (problem !== null) errors.push(`${flag}: ${problem}`);
     }
   }
   return errors;
 }
 
-function outputFileError(file: string): string | null {
-  const existing = statOrUndefined(file);
-  if (existing && !existing.isFile()) return `cannot write ${file}: it exists and is not a regular file`;
-  const dir = dirname(file);
-  return writable(dir) ? null : `cannot write ${file}: directory ${dir} does not exist or is not writable`;
+/**
+ * Why the run could not write `file`, judged as the write will go: through links, and into a pipe or
+ * device (`--output /dev/stdout`) as it is. The I/O trace is the exception: streamed to NAME.partial
+ * beside it and renamed into place, it needs a file name.
+ */
+function outputFileError(file: string, key: (typeof OUTPUT_FILES)[number][0]): string | null {
+  const problem = outputFileProblem(file);
+  if (problem !== null) return `cannot write ${file}: ${problem}`;
+  if (key === 'ioTraceLog' && resolveOutputTarget(file).kind !== 'replace') return `cannot write ${file}: it exists and is not a regular file (the trace is written beside it, then renamed into place)`;
+  return null;
 }
 
 /** Files a run writes: two of them on one path would leave only the last written (the results lost). */

@@ -68,7 +68,7 @@ describe('kvbench run with invalid input', () => {
     expect(r.code, explain(r)).toBe(1);
     expect(r.stderr.match(/invalid arguments/g), r.stderr).toHaveLength(1);
     expect(r.stderr).toContain('--num-users must be positive');
-    expect(r.stderr).toContain(`--output: cannot write ${output}: directory ${path.join(tmp, 'missing')} does not exist or is not writable`);
+    expect(r.stderr).toContain(`--output: cannot write ${output}: its folder ${path.join(tmp, 'missing')} does not exist`);
     expect(r.stderr).toContain(`--probe-result ${probe}: is not JSON`);
     expect(r.stderr).toContain(`--dataset-path ${dataset}, line 2: not valid JSON`);
     expect(r.stderr).not.toMatch(/starting|run failed/);

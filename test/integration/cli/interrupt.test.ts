@@ -11,6 +11,7 @@ import {
   isAlive,
   killStarted,
   makeTempDir,
+  olderNode,
   readResults,
   removeTempDirs,
   runDirsIn,
@@ -118,6 +119,34 @@ describe('kvbench run, interrupted', () => {
     expect(res.kvbench.status).toMatch(/^(partial|aborted)$/);
     expect(res.kvbench.status_reason).toMatch(/SIGTERM/);
   });
+
+  const node20 = olderNode();
+  for (const [to, whom] of [
+    ['the wrapper alone (kill -INT, timeout -s INT)', 'pid'],
+    ['the process group (a terminal\'s Ctrl-C reaches the real kvbench directly and through the wrapper: one stop)', 'group'],
+  ] as const) {
+    it.skipIf(node20 === null)(`through bin/kvbench.js's re-exec on an older Node, a SIGINT to ${to} stops gracefully and exits 130`, async () => {
+      const tmp = makeTempDir();
+      const { cacheDir } = cacheDirWithForeignFile(tmp);
+      const output = path.join(tmp, 'results.json');
+      const cli = startCli(
+        ['run', ...TINY_RUN_FLAGS, '--num-users', '4', '--duration', '30', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--seed', '3', '--output', output],
+        { cwd: tmp, node: node20!, ownProcessGroup: true },
+      );
+      started.push(cli);
+      await waitForRunDir(cli, cacheDir);
+      await sleepMs(2000);
+
+      process.kill(whom === 'pid' ? cli.pid : -cli.pid, 'SIGINT');
+      const r = await cli.done;
+      expect(r.code, explain(r)).toBe(130);
+      expect(r.stderr.match(/SIGINT: stopping; partial results will be written/g), 'one stop').toHaveLength(1);
+      expect(r.stderr).not.toMatch(/ENGINE_CRASHED|killed/);
+      const res = readResults(output);
+      expect(res.kvbench.status).toMatch(/^(partial|aborted)$/);
+      expect(res.kvbench.status_reason).toMatch(/SIGINT/);
+    });
+  }
 
   it('on SIGINT while waiting for --start-at stops at once: ABORTED, nothing measured, cache dir clean', async () => {
     const tmp = makeTempDir();

@@ -29,6 +29,12 @@ describe('kvbench app', () => {
     expect(text).toMatch(/kvbench serve/);
   });
 
+  it('refuses a --db without a value before anything else, with the usage', async () => {
+    const stderr = captureStderr();
+    expect(await appCommand(['--db'], { uid: 1000 })).toBe(1);
+    expect(stderr.join('')).toMatch(/^kvbench app: --db needs a value: the database file\n\nUsage: kvbench app \[--db PATH\]/);
+  });
+
   it('never adds --no-sandbox; a root user who passes it is not stopped here', () => {
     expect(rootRefusal([], 0)).not.toBeNull();
     expect(rootRefusal(['--no-sandbox'], 0)).toBeNull();

@@ -31,9 +31,10 @@ afterEach(() => {
   removeTempDirs();
 });
 
-async function start(fake: FakeElectron) {
+async function start(fake: FakeElectron, argv: readonly string[] = ['/opt/kvbench/kvbench']) {
   const logs: string[] = [];
   const desktop = await runDesktopApp(fake as unknown as ElectronApi, {
+    argv,
     rendererDir,
     preloadFile: '/app/out/preload/preload.cjs',
     settingsFile: path.join(dir, 'settings.json'),
@@ -106,6 +107,36 @@ describe('the desktop app (main process)', () => {
     expect(fake.calls.filter((c) => c === 'app.quit')).toHaveLength(2); // the first was held for the backend to close
     expect(desktop!.backend.suiteState).toBe('idle');
     expect(await desktop!.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false }); // closed
+  });
+
+  it('opens --db over the database chosen in Settings, and that over KVBENCH_DB, as kvbench serve does; --db is not kept', async () => {
+    const settingsFile = path.join(dir, 'settings.json');
+    const chosen = path.join(dir, 'chosen.db');
+    fs.writeFileSync(settingsFile, `${JSON.stringify({ databasePath: chosen })}\n`);
+    const databaseOf = async (argv: readonly string[]): Promise<string> => {
+      const fake = createFakeElectron({ userData: dir });
+      const { desktop } = await start(fake, argv);
+      const opened = desktop!.backend.databasePath;
+      await quit(fake);
+      return opened;
+    };
+    expect(process.env.KVBENCH_DB).not.toBe(chosen);
+    expect(await databaseOf(['/opt/kvbench/kvbench'])).toBe(chosen);
+    const flagged = path.join(dir, 'flagged.db');
+    // As `kvbench app --db …` starts it: Electron, the app's folder, then the arguments.
+    expect(await databaseOf(['/usr/lib/electron', '/app', '--db', flagged])).toBe(flagged);
+    expect(await databaseOf(['/opt/kvbench/kvbench', `--db=${flagged}`, '--no-sandbox'])).toBe(flagged);
+    expect(JSON.parse(fs.readFileSync(settingsFile, 'utf8'))).toEqual({ databasePath: chosen });
+  });
+
+  it('refuses a --db without a database before anything starts', async () => {
+    const fake = createFakeElectron({ userData: dir });
+    const { desktop, logs } = await start(fake, ['/opt/kvbench/kvbench', '--db']);
+    expect(desktop).toBeNull();
+    expect(logs).toEqual(['error: --db needs a value: the database file']);
+    expect(fake.calls).toContain('app.exit 1');
+    expect(fake.calls).not.toContain('app.whenReady');
+    expect(FakeBrowserWindow.instances).toHaveLength(0);
   });
 
   it('offers to reload a crashed window, and records gone utility processes', async () => {

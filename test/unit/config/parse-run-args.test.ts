@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -346,6 +347,25 @@ describe('validation through the command line', () => {
     expect(parseRunArgs(['--xlsx-output', 'r.xlsx'], here).ok).toBe(true);
     expect(parseRunArgs(['--xlsx-output', 'R.XLSX'], here).ok).toBe(true);
     expect(ok(['--xlsx-output', 'r.csv']).xlsxOutput).toBe(join(cwd, 'r.csv')); // describing a reference run (import)
+  });
+
+  it('--output may be a pipe or device (a FIFO here, as /dev/stdout), judged through links; the I/O trace needs a file', () => {
+    const here = { ...env(), runsHere: { totalMemoryBytes: 64 * 1024 ** 3 } };
+    const dir = mkdtempSync(join(tmpdir(), 'kvbench-out-'));
+    try {
+      const fifo = join(dir, 'pipe');
+      execFileSync('mkfifo', [fifo]);
+      expect(parseRunArgs(['--cpu-mem-gb', '0', '--output', fifo], here)).toMatchObject({ ok: true, options: { output: fifo } });
+      expect(parseRunArgs(['--cpu-mem-gb', '0', '--io-trace-log', fifo], here)).toEqual({
+        ok: false,
+        errors: [`--io-trace-log: cannot write ${fifo}: it exists and is not a regular file (the trace is written beside it, then renamed into place)`],
+      });
+      const link = join(dir, 'results.json');
+      symlinkSync(join(dir, 'gone', 'results.json'), link);
+      expect(parseRunArgs(['--cpu-mem-gb', '0', '--output', link], here)).toEqual({ ok: false, errors: [`--output: cannot write ${link}: its folder ${join(dir, 'gone')} does not exist`] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('existing input files are accepted', () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isSameFile, resolveRealPath, systemDirectoryOf } from '../../../src-main/engine/config/system-directories.ts';
+import { isSameFile, resolveRealPath, SYSTEM_DIRECTORIES_TEXT, systemDirectoryError, systemDirectoryOf } from '../../../src-main/engine/config/system-directories.ts';
 import { isSystemDirectory, prepareStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
 
 const tmps: string[] = [];
@@ -29,6 +29,49 @@ describe('isSameFile', () => {
     expect(isSameFile(loop, path.join(tmp, 'r.json'))).toBe(false);
     expect(isSameFile(path.join(tmp, 'r.json'), loop)).toBe(false);
     expect(isSameFile(loop, loop)).toBe(true);
+  });
+});
+
+describe('the refused set', () => {
+  const home = '/home/lab';
+  it('refuses / and /var themselves, and the rest of the system with everything below it', () => {
+    for (const [p, dir] of [
+      ['/', '/'],
+      ['/var', '/var'],
+      ['/usr', '/usr'],
+      ['/usr/local/kv', '/usr'],
+      ['/usr/lib/x', '/usr'],
+      ['/lib', '/lib'],
+      ['/lib64/kv', '/lib64'],
+      ['/run/user/1000/kv', '/run'],
+      ['/var/lib/docker', '/var/lib'],
+      ['/var/log/kv', '/var/log'],
+      ['/usr/bin/kv', '/usr/bin'],
+      ['/dev/shm/kv', '/dev'],
+      ['/etc', '/etc'],
+    ]) {
+      expect(systemDirectoryOf(p, home), p).toBe(dir);
+    }
+  });
+
+  it('accepts the places scratch drives and scratch space are kept', () => {
+    for (const p of ['/mnt', '/mnt/nvme0', '/media/usb', '/data/kv', '/scratch', '/srv/kv', '/opt/kv', '/home/lab/kv', '/tmp/kv', '/var/tmp/kv', '/var/cache/kvbench', '/variable', '/usrdata', '/library']) {
+      expect(systemDirectoryOf(p, home), p).toBeUndefined();
+    }
+  });
+
+  it("inside the user's own home only the reference's directories count: a CI account's /var/lib/jenkins works, root's /root stays refused", () => {
+    expect(systemDirectoryOf('/var/lib/jenkins/workspace/kv', '/var/lib/jenkins')).toBeUndefined();
+    expect(systemDirectoryOf('/var/lib/docker', '/var/lib/jenkins')).toBe('/var/lib');
+    expect(systemDirectoryOf('/root/kv', '/root')).toBe('/root');
+    expect(systemDirectoryOf('/usr/kv', '/')).toBe('/usr'); // a home of / exempts nothing
+  });
+
+  it('says what it refused, and the help text lists the set', () => {
+    expect(systemDirectoryError('/usr/local/kv', '--cache-dir')).toBe('--cache-dir cannot be a system directory: /usr/local/kv');
+    expect(SYSTEM_DIRECTORIES_TEXT).toBe(
+      '/ and /var themselves, and /etc, /bin, /sbin, /boot, /sys, /proc, /dev, /root, /usr, /lib, /lib32, /lib64, /libx32, /run, /var/lib, /var/log with everything below them',
+    );
   });
 });
 

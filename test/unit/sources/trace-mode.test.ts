@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -66,6 +67,23 @@ describe('IoTraceLog', () => {
     expect((await log.close()).incomplete).toBeNull();
     expect(fs.readFileSync(file, 'utf8')).toBe(`${IO_TRACE_HEADER}\n1700000000.000001,Write,7,Tier-2,k,Prefill\n`);
     expect(fs.existsSync(partialTracePath(file))).toBe(false);
+  });
+
+  it('writes through a symbolic link (renamed onto the file it leads to, the link kept) and refuses a FIFO', async () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'traces'));
+    const target = path.join(dir, 'traces', 'trace.csv');
+    const link = path.join(dir, 'trace.csv');
+    fs.symlinkSync(target, link);
+    const log = await IoTraceLog.open(link, { clock: fixedClock() });
+    log.record({ op: 'Write', tier: 'storage', key: 'k', sizeBytes: 7, phase: 'Prefill' });
+    expect((await log.close()).path).toBe(target);
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(target, 'utf8')).toBe(`${IO_TRACE_HEADER}\n1700000000.000001,Write,7,Tier-2,k,Prefill\n`);
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    await expect(IoTraceLog.open(fifo)).rejects.toThrow(`cannot create the --io-trace-log file ${fifo}: it exists and is not a regular file`);
+    expect(fs.statSync(fifo).isFIFO()).toBe(true);
   });
 
   it('keeps the trace of a run that was aborted or failed as NAME.partial: an earlier whole trace of the name stays', async () => {

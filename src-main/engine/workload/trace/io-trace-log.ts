@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import type { Writable } from 'node:stream';
 import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
 import type { TierName } from '../../tiers/tier-backend.ts';
+import { resolveOutputTarget } from '../../../util/write-file-atomic.ts';
 
 /**
  * Trace-only mode (`--io-trace-log PATH`, reference `kv_cache/tracer.py`): no byte moves; every logical
@@ -131,12 +132,18 @@ export class IoTraceLog {
     this.#write(`${IO_TRACE_HEADER}\n`);
   }
 
-  /** Creates NAME.partial (and the parent directories) and writes the header. */
+  /**
+   * Creates NAME.partial (and the parent directories) and writes the header. A symbolic link is
+   * written through: the trace goes beside the file it leads to and is renamed onto that, the link
+   * stays. A pipe or device cannot be renamed onto, and is never replaced: refused.
+   */
   static async open(file: string, opts: IoTraceLogOptions = {}): Promise<IoTraceLog> {
     const abs = path.resolve(file);
     try {
-      await fsp.mkdir(path.dirname(abs), { recursive: true });
-      return new IoTraceLog(abs, await promisify(fs.open)(partialTracePath(abs), 'w'), opts);
+      const target = resolveOutputTarget(abs);
+      if (target.kind !== 'replace') throw new Error('it exists and is not a regular file');
+      await fsp.mkdir(path.dirname(target.path), { recursive: true });
+      return new IoTraceLog(target.path, await promisify(fs.open)(partialTracePath(target.path), 'w'), opts);
     } catch (err) {
       throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create the --io-trace-log file ${abs}: ${(err as Error).message}`);
     }

@@ -1,0 +1,21 @@
+// The desktop app's --db, read from whatever command line started it (kvbench app, npm run app, a
+// packaged app), as kvbench serve's.
+import { describe, expect, it } from 'vitest';
+import { databaseFlag } from '../../../src-main/app/app-args.ts';
+
+describe('databaseFlag', () => {
+  it('finds --db PATH and --db=PATH among Electron\'s own arguments; the last one wins; none is null', () => {
+    expect(databaseFlag(['/usr/lib/electron', '/app'])).toEqual({ ok: true, databasePath: null });
+    expect(databaseFlag(['/usr/lib/electron', '/app', '--no-sandbox', '--db', 'lab.db'])).toEqual({ ok: true, databasePath: 'lab.db' });
+    expect(databaseFlag(['kvbench.AppImage', '--db=/data/lab.db', '--ozone-platform=wayland'])).toEqual({ ok: true, databasePath: '/data/lab.db' });
+    expect(databaseFlag(['x', '--db', 'a.db', '--db=b.db'])).toEqual({ ok: true, databasePath: 'b.db' });
+    // Not the flag: another one that starts alike.
+    expect(databaseFlag(['x', '--dbx', 'a.db'])).toEqual({ ok: true, databasePath: null });
+  });
+
+  it('refuses --db without a value, or an empty one', () => {
+    expect(databaseFlag(['x', '--db'])).toEqual({ ok: false, error: '--db needs a value: the database file' });
+    expect(databaseFlag(['x', '--db='])).toEqual({ ok: false, error: '--db must not be empty' });
+    expect(databaseFlag(['x', '--db', ''])).toEqual({ ok: false, error: '--db must not be empty' });
+  });
+});
