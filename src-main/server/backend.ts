@@ -32,7 +32,7 @@ import {
   type SuiteStatus,
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
-import { resolveRealPath, systemDirectoryError, systemDirectoryOf } from '../engine/config/system-directories.ts';
+import { databaseSystemDirectoryOf, resolveRealPath, systemDirectoryError } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
@@ -159,15 +159,14 @@ const DATABASE_EXTENSIONS = ['.db', '.sqlite', '.sqlite3'];
 /**
  * A database the page asks for: SQLite creates the file and its -wal and -shm companions wherever
  * it is told, and treats an existing empty file as an empty database. So a path in a system directory
- * is refused (the user's own home excepted: root's is /root, where its default database lives), and
+ * is refused (see databaseSystemDirectoryOf: not /var/lib, nor the user's own home), and
  * so is an existing empty file not named like a database (someone's empty configuration file). A
  * non-empty file that is not kvbench's is refused by the store itself (DB_CORRUPT, DB_FOREIGN).
  */
 function refuseDatabasePath(file: string): void {
   const real = resolveRealPath(file);
-  const systemDir = systemDirectoryOf(real);
-  const inRootsHome = systemDir === '/root' && real.startsWith(resolveRealPath(os.homedir()) + path.sep);
-  if (systemDir && !inRootsHome) fail('VALIDATION', `the database cannot be in a system directory: ${real} is in ${systemDir}`);
+  const systemDir = databaseSystemDirectoryOf(real);
+  if (systemDir) fail('VALIDATION', `the database cannot be in a system directory: ${real} is in ${systemDir}`);
   const st = fs.statSync(real, { throwIfNoEntry: false });
   if (st?.isFile() && st.size === 0 && !DATABASE_EXTENSIONS.includes(path.extname(real).toLowerCase())) {
     fail('VALIDATION', `${real} is an empty file not named like a database (${DATABASE_EXTENSIONS.join(', ')}); kvbench will not take it over. Choose a new file name, or an existing kvbench database.`);

@@ -59,6 +59,18 @@ export function systemDirectoryOf(realPath: string, home: string = resolveRealPa
   return (inHome ? REFERENCE_SYSTEM_DIRECTORIES : SYSTEM_DIRECTORIES).find((d) => realPath === d || realPath.startsWith(d + sep));
 }
 
+/**
+ * The system directory a database path is in, if any: as for a cache directory, except /var/lib,
+ * where services keep their state and a server's kvbench database belongs (`kvbench serve` run as a
+ * service), and the user's own home, root's /root included, where the default database lives.
+ */
+export function databaseSystemDirectoryOf(realPath: string, home: string = resolveRealPath(os.homedir())): string | undefined {
+  const dir = systemDirectoryOf(realPath, home);
+  if (dir === '/var/lib') return undefined;
+  if (dir === '/root' && realPath.startsWith(home + sep)) return undefined;
+  return dir;
+}
+
 /** `${name} cannot be a system directory: <real path>` when `dir` leads into one (links followed), else null. */
 export function systemDirectoryError(dir: string, name: string): string | null {
   const real = resolveRealPath(dir);

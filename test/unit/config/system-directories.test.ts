@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isSameFile, resolveRealPath, SYSTEM_DIRECTORIES_TEXT, systemDirectoryError, systemDirectoryOf } from '../../../src-main/engine/config/system-directories.ts';
+import { databaseSystemDirectoryOf, isSameFile, resolveRealPath, SYSTEM_DIRECTORIES_TEXT, systemDirectoryError, systemDirectoryOf } from '../../../src-main/engine/config/system-directories.ts';
 import { isSystemDirectory, prepareStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
 
 const tmps: string[] = [];
@@ -72,6 +72,17 @@ describe('the refused set', () => {
     expect(SYSTEM_DIRECTORIES_TEXT).toBe(
       '/ and /var themselves, and /etc, /bin, /sbin, /boot, /sys, /proc, /dev, /root, /usr, /lib, /lib32, /lib64, /libx32, /run, /var/lib, /var/log with everything below them',
     );
+  });
+});
+
+describe('a database path', () => {
+  it('may be in /var/lib, where a service keeps its state, or in the home, root\'s /root too; not among the system\'s own files', () => {
+    expect(databaseSystemDirectoryOf('/var/lib/kvbench/kvbench.db', '/home/lab')).toBeUndefined();
+    expect(databaseSystemDirectoryOf('/root/.local/share/kvbench/kvbench.db', '/root')).toBeUndefined();
+    expect(databaseSystemDirectoryOf('/root/kv.db', '/home/lab')).toBe('/root');
+    expect(databaseSystemDirectoryOf('/usr/lib/kv.db', '/home/lab')).toBe('/usr');
+    expect(databaseSystemDirectoryOf('/etc/kv.db', '/home/lab')).toBe('/etc');
+    expect(databaseSystemDirectoryOf('/var/log/kv.db', '/home/lab')).toBe('/var/log');
   });
 });
 
