@@ -261,7 +261,12 @@ function rankOwnOptions(o: Record<string, unknown>, r: RankInfo): Record<string,
   if (typeof o.seed === 'number') own.seed = (o.seed + r.rank) % (MAX_SEED + 1);
   if (typeof o.cacheDir === 'string' && o.cacheDir.length > 0) own.cacheDir = join(o.cacheDir, rankCacheDirName(r.rank));
   for (const key of RANK_OWN_FILES) {
-    if (typeof o[key] === 'string' && o[key].length > 0) own[key] = rankedFileName(o[key], r.rank);
+    const file = o[key];
+    if (typeof file !== 'string' || file.length === 0) continue;
+    // A pipe or device (`--output /dev/stdout`) is each host's own already: a ranked name beside
+    // it would be a new file among the devices.
+    if (!file.includes(RANK_PLACEHOLDER) && resolveOutputTarget(file).kind !== 'replace') continue;
+    own[key] = rankedFileName(file, r.rank);
   }
   return own;
 }

@@ -1,4 +1,5 @@
 // Ranks of a multi-host run: where the rank comes from, and what each rank keeps to itself.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,18 @@ describe('kvbench run under a launcher', () => {
       output: join(cwd, 'r.rank2.json'),
       xlsxOutput: join(cwd, 'r.rank2.xlsx'),
     });
+  });
+
+  it('writes a rank\'s results into a pipe given as --output, with no ranked file beside it', () => {
+    const fifo = join(cwd, 'results.fifo');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      const r = parseRunArgs(['--model', 'tiny-1b', '--output', fifo], { cwd, now: () => NOW, launcherEnv: { PMI_RANK: '1', PMI_SIZE: '2' } });
+      if (r.ok !== true) throw new Error(JSON.stringify(r));
+      expect(r.options.output).toBe(fifo);
+    } finally {
+      rmSync(fifo);
+    }
   });
 
   it('runs exactly as on one host without a launcher', () => {
