@@ -9,9 +9,15 @@ import {
   type EndpointRunRecord,
   type ServerMetricUnit,
 } from '../../src-shared/domain/endpoint.ts';
+import { formatBytesBinary } from '../engine/report/format.ts';
 import { table } from '../export/render-text.ts';
 
-const GIB = 1024 ** 3;
+/**
+ * Sizes and rates in one convention, scaled to the value (a 50 KiB offload is not "0.0 MiB" beside
+ * a "1.0 MB/s" rate): binary units for both, said under every table that shows bytes.
+ */
+export const BYTE_UNITS_NOTE = 'bytes in binary units: KiB = 1024 B, MiB = 1024² B, GiB = 1024³ B; rates are the same units per second';
+const BYTE_UNITS: ReadonlySet<string> = new Set(['bytes', 'bytes/s']);
 
 function group3(n: number, digits: number): string {
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -32,9 +38,9 @@ export function fmt(v: number | null | undefined, unit: EndpointMetricUnit | Ser
     case 'ratio':
       return `${(v * 100).toFixed(1)}%`;
     case 'bytes':
-      return Math.abs(v) >= GIB ? `${(v / GIB).toFixed(2)} GiB` : `${(v / 1024 ** 2).toFixed(1)} MiB`;
+      return formatBytesBinary(v);
     case 'bytes/s':
-      return Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(2)} GB/s` : `${(v / 1e6).toFixed(1)} MB/s`;
+      return `${formatBytesBinary(v)}/s`;
     case 'x':
       return `${v.toFixed(3)}x`;
     case 'count':
@@ -130,9 +136,15 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
         : `${fmt(v.before, def.unit)} → ${fmt(v.after, def.unit)}`,
     ]);
   }
-  for (const d of DERIVED_SERVER_METRICS) if (d.key in s.derived) rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit)]);
+  let bytes = s.values.some((v) => BYTE_UNITS.has(SERVER_METRIC_BY_KEY[v.key]?.unit ?? ''));
+  for (const d of DERIVED_SERVER_METRICS) {
+    if (!(d.key in s.derived)) continue;
+    rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit)]);
+    if (BYTE_UNITS.has(d.unit)) bytes = true;
+  }
   if (rows.length === 0) out.push('    none of the supported families was found (see docs/endpoint.md)');
   else out.push(table(['metric', 'source / definition', 'value'], rows, 2, '    '));
+  if (bytes) out.push(`    ${BYTE_UNITS_NOTE}`);
   return out.join('\n');
 }
 
@@ -167,6 +179,7 @@ export function formatComparison(c: EndpointComparison): string {
         '  ',
       ),
     );
+    if (rows.some((r) => BYTE_UNITS.has(r.metric.unit))) out.push(`  ${BYTE_UNITS_NOTE}`);
   }
   return out.join('\n');
 }

@@ -4,11 +4,11 @@ import {
   compareEndpointRuns,
   flattenEndpointMetrics,
   type EndpointRequestSample,
-  type EndpointRunSummary,
   type ServerCacheMetrics,
 } from '../../../src-shared/domain/endpoint.ts';
 import { aggregateRun, distribution, promptReuse } from '../../../src-main/endpoint/aggregate.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import { runSummary } from './fixtures.ts';
 
 function sample(seq: number, over: Partial<EndpointRequestSample> = {}): EndpointRequestSample {
   return {
@@ -109,18 +109,7 @@ describe('aggregates', () => {
 });
 
 describe('comparing two systems', () => {
-  const run = (id: number, label: string, metrics: Record<string, number>, over: Partial<EndpointRunSummary> = {}): EndpointRunSummary => ({
-    id,
-    systemLabel: label,
-    status: 'complete',
-    startedAt: '2026-01-01T00:00:00Z',
-    workloadDigest: 'd1',
-    requestsDigest: 'r1',
-    model: 'm',
-    settings: { api: 'completions', maxBatches: null, maxTokens: null, ignoreEos: true, temperature: 0, topP: 1, streamUsage: true },
-    metrics,
-    ...over,
-  });
+  const run = runSummary;
 
   it('medians per system, ratio A ÷ B, and the better side by direction', () => {
     const c = compareEndpointRuns(
