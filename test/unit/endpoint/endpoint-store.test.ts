@@ -122,6 +122,11 @@ describe('endpoint runs in the trial store', () => {
     expect(compareLabels(es, 'b', 'a')).toMatchObject({ runIdsA: [b2], runIdsB: [a3, a2] });
     expect(compareLabels(es, 'a', 'b', { runIdsA: [a1] }).runIdsB).toEqual([b1]);
     expect(() => compareLabels(es, 'a', 'nobody')).toThrow(/no complete runs for nobody; stored labels: /);
+    // Given runs must be the side's own: a run of b is never shown as a's.
+    expect(() => compareLabels(es, 'a', 'b', { runIdsA: [b1], runIdsB: [a1] })).toThrow(`run ${b1} is a run of b, not a: the runs of side A must be runs of its label (a)`);
+    expect(() => compareLabels(es, 'a', 'b', { runIdsA: [a1], runIdsB: [a2] })).toThrow(expect.objectContaining({ code: 'VALIDATION', message: expect.stringMatching(new RegExp(`^run ${a2} is a run of a, not b`)) }));
+    // One label on both sides, exactly the runs given (the app allows it): runs 1 vs 2 of a.
+    expect(compareLabels(es, 'a', 'a', { runIdsA: [a1], runIdsB: [a2] })).toMatchObject({ runIdsA: [a1], runIdsB: [a2] });
   });
 
   it('runs of one workload file with different --max-batches are not medianed together', () => {
