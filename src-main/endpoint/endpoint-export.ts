@@ -209,15 +209,23 @@ export function toJson(model: EndpointExportModel): string {
   )}\n`;
 }
 
+/** One row per warning of the comparison (`comparison warning`, its text), or one saying there are none. */
+function comparisonWarningRows(c: EndpointComparison): Cell[][] {
+  return c.warnings.length > 0 ? c.warnings.map((w) => ['comparison warning', w]) : [['comparison warnings', 'none']];
+}
+
 export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
   wb.creator = `kvbench ${KVBENCH_VERSION}`;
-  const add = (name: string, columns: readonly string[], rows: readonly Cell[][]): void => {
+  /** A sheet: `above` (rows a reader must see first), then the table under a bold, frozen header. */
+  const add = (name: string, columns: readonly string[], rows: readonly Cell[][], above: readonly Cell[][] = []): void => {
     const ws = wb.addWorksheet(name);
-    ws.addRow([...columns]);
-    ws.getRow(1).font = { bold: true };
+    for (const r of above) ws.addRow(r);
+    if (above.length > 0) ws.addRow([]);
+    const header = ws.addRow([...columns]);
+    header.font = { bold: true };
     for (const r of rows) ws.addRow(r);
-    ws.views = [{ state: 'frozen', ySplit: 1 }];
+    ws.views = [{ state: 'frozen', ySplit: header.number }];
   };
   add('Runs', runColumns(), model.runs.map(runRow));
   const reqRows: Cell[][] = [];
@@ -245,6 +253,8 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
       'Comparison',
       ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'ratio_a_over_b', 'better'],
       c.rows.map((x) => [x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB, x.ratio, x.better === 'a' ? c.labelA : x.better === 'b' ? c.labelB : null]),
+      // compare's warnings qualify every verdict below them: a reader of the sheet sees them first.
+      [...comparisonWarningRows(c), ['method', c.method]],
     );
   }
   add(
@@ -257,7 +267,7 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
       ['percentiles', 'per-request values, linear interpolation between closest ranks; inter-token latency pooled over requests in an HDR histogram'],
       ['throughput', 'successful requests (and their output tokens) ÷ first send → last finish'],
       ['server metrics', 'counters: after − before the run (the run\'s share); gauges: the value after the run'],
-      ...(model.comparison ? [['comparison', model.comparison.method] as Cell[]] : []),
+      ...(model.comparison ? [['comparison', model.comparison.method] as Cell[], ...comparisonWarningRows(model.comparison)] : []),
       ...ENDPOINT_METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]${m.better ? `, ${m.better} is better` : ''}`]),
     ],
   );

@@ -187,7 +187,20 @@ describe('endpoint runs in the trial store', () => {
     expect(buildEndpointExportModel(es, { runIds: [pciePartial, pcieOld, c2c] }).comparison).toMatchObject({ labelA: 'pcie', runIdsA: [pciePartial, pcieOld], runIdsB: [c2c] });
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load((await toXlsxBuffer(m)) as unknown as ArrayBuffer);
-    expect(wb.getWorksheet('Comparison')!.getRow(1).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'ratio_a_over_b']));
+    const cmp = wb.getWorksheet('Comparison')!;
+    expect(cmp.getRow(1).values).toEqual([undefined, 'comparison warnings', 'none']);
+    expect(cmp.getRow(4).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'ratio_a_over_b']));
+    // compare's warnings go with its verdicts: above the table and in About.
+    const mixed = buildEndpointExportModel(es, { runIds: [pciePartial, pcieOld, c2c] });
+    expect(mixed.comparison!.warnings.length).toBeGreaterThanOrEqual(2);
+    const wb2 = new ExcelJS.Workbook();
+    await wb2.xlsx.load((await toXlsxBuffer(mixed)) as unknown as ArrayBuffer);
+    const sheetRows = (name: string): unknown[][] => wb2.getWorksheet(name)!.getSheetValues().filter(Boolean).map((r) => (r as unknown[]).slice(1));
+    const top = sheetRows('Comparison');
+    expect(top.slice(0, mixed.comparison!.warnings.length)).toEqual(mixed.comparison!.warnings.map((w) => ['comparison warning', w]));
+    expect(top.findIndex((r) => r[0] === 'metric')).toBe(mixed.comparison!.warnings.length + 1);
+    expect(wb2.getWorksheet('Comparison')!.views[0]).toMatchObject({ state: 'frozen', ySplit: mixed.comparison!.warnings.length + 3 });
+    expect(sheetRows('About').filter((r) => r[0] === 'comparison warning').map((r) => r[1])).toEqual(mixed.comparison!.warnings);
   });
 
   it('CSV cells a spreadsheet would run as formulas stay text; numbers stay numbers', () => {
