@@ -209,9 +209,9 @@ export function toJson(model: EndpointExportModel): string {
   )}\n`;
 }
 
-/** One row per warning of the comparison (`comparison warning`, its text), or one saying there are none. */
+/** One row per warning of the comparison (`comparison warning`, its text), or one saying there are none; then its notes. */
 function comparisonWarningRows(c: EndpointComparison): Cell[][] {
-  return c.warnings.length > 0 ? c.warnings.map((w) => ['comparison warning', w]) : [['comparison warnings', 'none']];
+  return [...(c.warnings.length > 0 ? c.warnings.map((w) => ['comparison warning', w]) : [['comparison warnings', 'none']]), ...c.notes.map((n) => ['comparison note', n])];
 }
 
 export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> {
@@ -251,8 +251,15 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
     const c = model.comparison;
     add(
       'Comparison',
-      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'ratio_a_over_b', 'better'],
-      c.rows.map((x) => [x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB, x.ratio, x.better === 'a' ? c.labelA : x.better === 'b' ? c.labelB : null]),
+      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'min_a', 'max_a', 'cv_a', 'min_b', 'max_b', 'cv_b', 'ratio_a_over_b', 'noise', 'better_value', 'better'],
+      c.rows.map((x) => {
+        const side = (s: 'a' | 'b' | null): string | null => (s === 'a' ? c.labelA : s === 'b' ? c.labelB : null);
+        return [
+          x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB,
+          x.spreadA?.min ?? null, x.spreadA?.max ?? null, x.spreadA?.cv ?? null, x.spreadB?.min ?? null, x.spreadB?.max ?? null, x.spreadB?.cv ?? null,
+          x.ratio, x.noise, side(x.leader), side(x.better),
+        ];
+      }),
       // compare's warnings qualify every verdict below them: a reader of the sheet sees them first.
       [...comparisonWarningRows(c), ['method', c.method]],
     );
@@ -267,7 +274,13 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
       ['percentiles', 'per-request values, linear interpolation between closest ranks; inter-token latency pooled over requests in an HDR histogram'],
       ['throughput', 'successful requests (and their output tokens) ÷ first send → last finish'],
       ['server metrics', 'counters: after − before the run (the run\'s share); gauges: the value after the run'],
-      ...(model.comparison ? [['comparison', model.comparison.method] as Cell[], ...comparisonWarningRows(model.comparison)] : []),
+      ...(model.comparison
+        ? [
+            ['comparison', model.comparison.method] as Cell[],
+            ['comparison columns', 'min/max/cv: each side\'s spread over its runs; noise: beyond, within, or unknown (one run on a side); better_value: the side with the better value; better: that side where the difference is beyond noise'] as Cell[],
+            ...comparisonWarningRows(model.comparison),
+          ]
+        : []),
       ...ENDPOINT_METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]${m.better ? `, ${m.better} is better` : ''}`]),
     ],
   );

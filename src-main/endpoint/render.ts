@@ -2,8 +2,11 @@
 import {
   SERVER_METRIC_BY_KEY,
   cacheHitRateOf,
+  compareVerdict,
+  COMPARE_VERDICT_LEGEND,
   DERIVED_SERVER_METRICS,
   type Distribution,
+  type CompareSpread,
   type EndpointComparison,
   type EndpointMetricUnit,
   type EndpointRunRecord,
@@ -148,11 +151,20 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
   return out.join('\n');
 }
 
+/** A side's spread over its runs: min–max and CV (nothing for one run). */
+function spreadText(sp: CompareSpread | null, n: number, unit: EndpointMetricUnit): string {
+  if (sp === null || n < 2) return '';
+  return `${fmt(sp.min, unit)}–${fmt(sp.max, unit)}${sp.cv === null ? '' : `, CV ${(sp.cv * 100).toFixed(1)}%`}`;
+}
+
 export function formatComparison(c: EndpointComparison): string {
   const out: string[] = [];
   out.push(`Endpoint comparison: A = ${c.labelA} (${c.runIdsA.length} run(s): ${c.runIdsA.join(', ') || '—'}) vs B = ${c.labelB} (${c.runIdsB.length} run(s): ${c.runIdsB.join(', ') || '—'})`);
   out.push(`  ${c.method}`);
   for (const w of c.warnings) out.push(`  ! ${w}`);
+  for (const n of c.notes) out.push(`  note: ${n}`);
+  // The spread columns only where a side has several runs to spread over.
+  const spreads = c.rows.some((r) => r.nA > 1 || r.nB > 1);
   const groups: { name: string; key: string }[] = [
     { name: 'Throughput', key: 'throughput' },
     { name: 'Latency', key: 'latency' },
@@ -164,23 +176,31 @@ export function formatComparison(c: EndpointComparison): string {
     if (rows.length === 0) continue;
     out.push('');
     out.push(`  ${g.name}`);
+    const header = ['metric', 'unit', c.labelA, c.labelB, 'A/B', 'better'];
+    if (spreads) header.push(`${c.labelA} min–max, CV`, `${c.labelB} min–max, CV`);
     out.push(
       table(
-        ['metric', 'unit', c.labelA, c.labelB, 'A/B', 'better'],
-        rows.map((r) => [
-          r.metric.label,
-          r.metric.unit,
-          fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : ''),
-          fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : ''),
-          fmt(r.ratio, 'x'),
-          r.better === 'a' ? c.labelA : r.better === 'b' ? c.labelB : '',
-        ]),
-        [0, 1, 5],
+        header,
+        rows.map((r) => {
+          const cells = [
+            r.metric.label,
+            r.metric.unit,
+            fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : ''),
+            fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : ''),
+            fmt(r.ratio, 'x'),
+            compareVerdict(r, c.labelA, c.labelB),
+          ];
+          if (spreads) cells.push(spreadText(r.spreadA, r.nA, r.metric.unit), spreadText(r.spreadB, r.nB, r.metric.unit));
+          return cells;
+        }),
+        [0, 1, 5, 6, 7],
         '  ',
       ),
     );
     if (rows.some((r) => BYTE_UNITS.has(r.metric.unit))) out.push(`  ${BYTE_UNITS_NOTE}`);
   }
+  out.push('');
+  out.push(`  ${COMPARE_VERDICT_LEGEND}`);
   return out.join('\n');
 }
 

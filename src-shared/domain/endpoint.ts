@@ -9,7 +9,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { z } from 'zod';
-import { median, ratio } from './statistics.ts';
+import { aggregate, ratio, withinNoise } from './statistics.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -510,7 +510,9 @@ export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { val
 // Comparing two systems
 
 export const COMPARE_METHOD =
-  'per system: the median of each metric over its selected runs (one run: that run\'s value); ratio = A ÷ B; percentiles are never averaged across runs';
+  'per system: the median of each metric over its selected runs (one run: that run\'s value), with its spread over those runs (min–max, CV); ratio = A ÷ B; ' +
+  'percentiles are never averaged across runs; a better side is named only beyond run-to-run noise: |ln(A ÷ B)| > √(CV_A² + CV_B²) (the storage report\'s rule), ' +
+  'or, where a zero leaves no usable ratio or CV, non-overlapping min–max ranges; that needs 2 or more runs a side (else no noise estimate); values within 0.5 % are a tie';
 
 /** The settings that change what a run sent or how it counted: compare names the ones that differ. */
 export const COMPARED_SETTINGS = ['api', 'maxBatches', 'maxTokens', 'ignoreEos', 'temperature', 'topP', 'streamUsage'] as const;
@@ -568,6 +570,20 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
   return warnings;
 }
 
+/** One side's values of a metric over its runs. */
+export interface CompareSpread {
+  min: number;
+  max: number;
+  /** Sample standard deviation ÷ |mean| over the side's runs; null for one run or a zero mean. */
+  cv: number | null;
+}
+
+/**
+ * Whether a difference is larger than run-to-run noise (see COMPARE_METHOD): `beyond`, `within`, or
+ * `unknown` when a side has a single run (or no spread to judge by).
+ */
+export type NoiseVerdict = 'beyond' | 'within' | 'unknown';
+
 export interface CompareRow {
   metric: EndpointMetricDefinition;
   a: number | null;
@@ -575,14 +591,30 @@ export interface CompareRow {
   /** Runs with a value. */
   nA: number;
   nB: number;
+  /** Each side's min, max and CV over its runs (null without a value). */
+  spreadA: CompareSpread | null;
+  spreadB: CompareSpread | null;
   /** a ÷ b. */
   ratio: number | null;
-  /** Which system is better on this metric (null: no direction, a tie within TIE_BAND, or a value missing). */
+  /** The difference against the two sides' spread; null when a value is missing. */
+  noise: NoiseVerdict | null;
+  /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within TIE_BAND, a value missing). */
+  leader: 'a' | 'b' | null;
+  /** The leader, where the difference is beyond noise: the side compare names better. */
   better: 'a' | 'b' | null;
 }
 
 /** Values within 0.5 % of each other are a tie: no side is named better on a 1.00x ratio. */
 export const TIE_BAND = 0.005;
+
+/** The difference against the noise (COMPARE_METHOD): the trial report's rule, then the ranges where a zero defeats it. */
+function noiseVerdict(a: ReturnType<typeof aggregate>, b: ReturnType<typeof aggregate>): NoiseVerdict | null {
+  if (a.median === null || b.median === null) return null;
+  const within = withinNoise(a.median, b.median, a.cv, b.cv);
+  if (within !== null) return within ? 'within' : 'beyond';
+  if (a.n < 2 || b.n < 2) return 'unknown';
+  return a.max! < b.min! || b.max! < a.min! ? 'beyond' : 'within';
+}
 
 export interface EndpointComparison {
   method: string;
@@ -592,10 +624,12 @@ export interface EndpointComparison {
   runIdsB: number[];
   /** Problems that make the comparison weaker (different workloads, models, missing runs). */
   warnings: string[];
+  /** What the numbers cannot tell (as the storage report's system comparison says it): one run on a side gives no noise estimate. */
+  notes: string[];
   rows: CompareRow[];
 }
 
-/** Compares two sets of runs metric by metric: medians per system, A ÷ B, who is better. */
+/** Compares two sets of runs metric by metric: medians and spreads per system, A ÷ B, who is better beyond noise. */
 export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunSummary[], labelB: string, runsB: readonly EndpointRunSummary[]): EndpointComparison {
   const warnings: string[] = [];
   if (runsA.length === 0) warnings.push(`no runs for ${labelA}`);
@@ -603,16 +637,38 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
   warnings.push(...comparabilityWarnings([...runsA, ...runsB]));
   for (const r of [...runsA, ...runsB]) if (r.status !== 'complete') warnings.push(`run ${r.id} (${r.systemLabel}) is ${r.status}: its failed requests are not in its latencies`);
   const rows: CompareRow[] = [];
+  const spread = (g: ReturnType<typeof aggregate>): CompareSpread | null => (g.n === 0 ? null : { min: g.min!, max: g.max!, cv: g.cv });
   for (const metric of ENDPOINT_METRICS) {
-    const va = runsA.map((r) => r.metrics[metric.key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-    const vb = runsB.map((r) => r.metrics[metric.key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-    if (va.length === 0 && vb.length === 0) continue;
-    const a = median(va);
-    const b = median(vb);
-    let better: CompareRow['better'] = null;
+    const ga = aggregate(runsA.map((r) => r.metrics[metric.key]));
+    const gb = aggregate(runsB.map((r) => r.metrics[metric.key]));
+    if (ga.n === 0 && gb.n === 0) continue;
+    const a = ga.median;
+    const b = gb.median;
+    let leader: CompareRow['leader'] = null;
     const tie = a !== null && b !== null && Math.abs(a - b) <= TIE_BAND * Math.max(Math.abs(a), Math.abs(b));
-    if (metric.better && a !== null && b !== null && !tie) better = (metric.better === 'higher') === a > b ? 'a' : 'b';
-    rows.push({ metric, a, b, nA: va.length, nB: vb.length, ratio: ratio(a, b), better });
+    if (metric.better && a !== null && b !== null && !tie) leader = (metric.better === 'higher') === a > b ? 'a' : 'b';
+    const noise = noiseVerdict(ga, gb);
+    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, leader, better: noise === 'beyond' ? leader : null });
   }
-  return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, rows };
+  const notes: string[] = [];
+  const single = [runsA.length === 1 ? labelA : null, runsB.length === 1 ? labelB : null].filter((l): l is string => l !== null);
+  if (single.length > 0) {
+    notes.push(
+      `one run of ${single.join(' and one of ')}: no noise estimate is possible, so no side is named better (the better value is marked "?") — run each system 3 or more times`,
+    );
+  }
+  return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, notes, rows };
+}
+
+/** What compareVerdict's words mean, for under a comparison table. */
+export const COMPARE_VERDICT_LEGEND =
+  'better: the side named is better beyond run-to-run noise; "within noise": the difference is not; "X?": X has the better value, but one run on a side gives no noise estimate';
+
+/** Who is better, as far as the runs can tell: a label beyond noise, "within noise", or "label?" without a noise estimate. */
+export function compareVerdict(r: CompareRow, labelA: string, labelB: string): string {
+  const leader = r.leader === 'a' ? labelA : r.leader === 'b' ? labelB : null;
+  if (r.better !== null) return leader!;
+  if (r.noise === 'within' && (leader !== null || r.metric.better !== null)) return 'within noise';
+  if (r.noise === 'unknown' && leader !== null) return `${leader}?`;
+  return '';
 }

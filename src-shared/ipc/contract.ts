@@ -433,7 +433,22 @@ export const EndpointComparisonSchema = z.object({
   runIdsA: z.array(int),
   runIdsB: z.array(int),
   warnings: z.array(z.string()),
-  rows: z.array(z.object({ metric: EndpointMetricDefinitionSchema, a: nnum, b: nnum, nA: count, nB: count, ratio: nnum, better: z.enum(['a', 'b']).nullable() })),
+  notes: z.array(z.string()),
+  rows: z.array(
+    z.object({
+      metric: EndpointMetricDefinitionSchema,
+      a: nnum,
+      b: nnum,
+      nA: count,
+      nB: count,
+      spreadA: z.object({ min: num, max: num, cv: nnum }).nullable(),
+      spreadB: z.object({ min: num, max: num, cv: nnum }).nullable(),
+      ratio: nnum,
+      noise: z.enum(['beyond', 'within', 'unknown']).nullable(),
+      leader: z.enum(['a', 'b']).nullable(),
+      better: z.enum(['a', 'b']).nullable(),
+    }),
+  ),
 });
 export type EndpointComparisonData = z.infer<typeof EndpointComparisonSchema>;
 

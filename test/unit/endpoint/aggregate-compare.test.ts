@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ENDPOINT_METRICS,
   compareEndpointRuns,
+  compareVerdict,
   flattenEndpointMetrics,
   type EndpointRequestSample,
   type ServerCacheMetrics,
@@ -111,7 +112,7 @@ describe('aggregates', () => {
 describe('comparing two systems', () => {
   const run = runSummary;
 
-  it('medians per system, ratio A ÷ B, and the better side by direction', () => {
+  it('medians per system, ratio A ÷ B, the better value by direction; one run on a side: no noise estimate, no side named better', () => {
     const c = compareEndpointRuns(
       'pcie',
       [run(1, 'pcie', { requests_per_s: 2, ttft_p50_ms: 100, 'server.prefix_cache_hit_rate': 0.5 }), run(2, 'pcie', { requests_per_s: 4, ttft_p50_ms: 300 })],
@@ -119,18 +120,44 @@ describe('comparing two systems', () => {
       [run(3, 'c2c', { requests_per_s: 6, ttft_p50_ms: 100, 'server.prefix_cache_hit_rate': 0.25 })],
     );
     expect(c.warnings).toEqual([]);
+    expect(c.notes).toEqual(['one run of c2c: no noise estimate is possible, so no side is named better (the better value is marked "?") — run each system 3 or more times']);
     const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
-    expect(row('requests_per_s')).toMatchObject({ a: 3, b: 6, nA: 2, nB: 1, ratio: 0.5, better: 'b' });
-    expect(row('ttft_p50_ms')).toMatchObject({ a: 200, b: 100, ratio: 2, better: 'b' });
-    expect(row('server.prefix_cache_hit_rate')).toMatchObject({ a: 0.5, b: 0.25, nA: 1, ratio: 2, better: 'a' });
+    expect(row('requests_per_s')).toMatchObject({ a: 3, b: 6, nA: 2, nB: 1, ratio: 0.5, leader: 'b', noise: 'unknown', better: null });
+    expect(row('requests_per_s').spreadA).toEqual({ min: 2, max: 4, cv: expect.closeTo(Math.SQRT2 / 3, 12) });
+    expect(row('requests_per_s').spreadB).toEqual({ min: 6, max: 6, cv: null });
+    expect(row('ttft_p50_ms')).toMatchObject({ a: 200, b: 100, ratio: 2, leader: 'b', better: null });
+    expect(row('server.prefix_cache_hit_rate')).toMatchObject({ a: 0.5, b: 0.25, nA: 1, ratio: 2, leader: 'a', better: null });
+    expect(compareVerdict(row('ttft_p50_ms'), 'pcie', 'c2c')).toBe('c2c?');
     expect(c.rows.find((r) => r.metric.key === 'itl_p50_ms')).toBeUndefined();
+  });
+
+  it('names a better side only beyond run-to-run noise: |ln ratio| > √(CV_A² + CV_B²), else the min–max ranges where a zero leaves no ratio', () => {
+    // Two identical servers whose runs spread by 25 % (the reviewer's trt vs trt2): within noise.
+    const c = compareEndpointRuns(
+      'trt',
+      [run(1, 'trt', { requests_per_s: 13.59, ttft_p50_ms: 100, requests_failed: 0 }), run(2, 'trt', { requests_per_s: 10.84, ttft_p50_ms: 102, requests_failed: 0 })],
+      'trt2',
+      [run(3, 'trt2', { requests_per_s: 10.24, ttft_p50_ms: 200, requests_failed: 2 }), run(4, 'trt2', { requests_per_s: 11.4, ttft_p50_ms: 204, requests_failed: 3 })],
+    );
+    expect(c.warnings).toEqual([]);
+    expect(c.notes).toEqual([]);
+    const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
+    expect(row('requests_per_s')).toMatchObject({ leader: 'a', noise: 'within', better: null });
+    expect(compareVerdict(row('requests_per_s'), 'trt', 'trt2')).toBe('within noise');
+    // TTFT twice as long, each side within 2 %: beyond noise.
+    expect(row('ttft_p50_ms')).toMatchObject({ leader: 'a', noise: 'beyond', better: 'a' });
+    expect(compareVerdict(row('ttft_p50_ms'), 'trt', 'trt2')).toBe('trt');
+    // 0 vs 2–3 failures: a ratio of 0 and no CV for the zeros, but the ranges do not overlap.
+    expect(row('requests_failed')).toMatchObject({ ratio: 0, noise: 'beyond', better: 'a' });
+    const overlap = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 0 }), run(2, 'a', { requests_failed: 2 })], 'b', [run(3, 'b', { requests_failed: 1 }), run(4, 'b', { requests_failed: 3 })]);
+    expect(overlap.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ noise: 'within', better: null });
   });
 
   it('names no better side when the two are within 0.5 % (a 1.00x ratio is a tie)', () => {
     const c = compareEndpointRuns('a', [run(1, 'a', { ttft_p50_ms: 100.4, requests_per_s: 10 })], 'b', [run(2, 'b', { ttft_p50_ms: 100, requests_per_s: 10.1 })]);
     const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
-    expect(row('ttft_p50_ms').better).toBeNull();
-    expect(row('requests_per_s').better).toBe('b'); // 1 % apart
+    expect(row('ttft_p50_ms').leader).toBeNull();
+    expect(row('requests_per_s').leader).toBe('b'); // 1 % apart
   });
 
   it('warns about different workloads, models and incomplete runs; a zero denominator has no ratio', () => {
@@ -138,7 +165,7 @@ describe('comparing two systems', () => {
     expect(c.warnings.join('\n')).toMatch(/did not send the same requests \(requests digests differ; different workload files\)/);
     expect(c.warnings.join('\n')).toMatch(/different models \(m, n\)/);
     expect(c.warnings.join('\n')).toMatch(/run 1 \(a\) is partial/);
-    expect(c.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ ratio: null, better: 'b' });
+    expect(c.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ ratio: null, leader: 'b', noise: 'unknown', better: null });
   });
 
   it('one workload file replayed with different flags is not the same workload: compare names what differs', () => {

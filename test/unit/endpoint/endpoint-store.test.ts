@@ -189,7 +189,8 @@ describe('endpoint runs in the trial store', () => {
     await wb.xlsx.load((await toXlsxBuffer(m)) as unknown as ArrayBuffer);
     const cmp = wb.getWorksheet('Comparison')!;
     expect(cmp.getRow(1).values).toEqual([undefined, 'comparison warnings', 'none']);
-    expect(cmp.getRow(4).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'ratio_a_over_b']));
+    expect(cmp.getRow(2).values).toEqual([undefined, 'comparison note', m.comparison!.notes[0]]);
+    expect(cmp.getRow(5).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'min_a', 'cv_b', 'ratio_a_over_b', 'noise', 'better_value', 'better']));
     // compare's warnings go with its verdicts: above the table and in About.
     const mixed = buildEndpointExportModel(es, { runIds: [pciePartial, pcieOld, c2c] });
     expect(mixed.comparison!.warnings.length).toBeGreaterThanOrEqual(2);
@@ -198,8 +199,9 @@ describe('endpoint runs in the trial store', () => {
     const sheetRows = (name: string): unknown[][] => wb2.getWorksheet(name)!.getSheetValues().filter(Boolean).map((r) => (r as unknown[]).slice(1));
     const top = sheetRows('Comparison');
     expect(top.slice(0, mixed.comparison!.warnings.length)).toEqual(mixed.comparison!.warnings.map((w) => ['comparison warning', w]));
-    expect(top.findIndex((r) => r[0] === 'metric')).toBe(mixed.comparison!.warnings.length + 1);
-    expect(wb2.getWorksheet('Comparison')!.views[0]).toMatchObject({ state: 'frozen', ySplit: mixed.comparison!.warnings.length + 3 });
+    const above = mixed.comparison!.warnings.length + mixed.comparison!.notes.length + 1; // and the method
+    expect(top.findIndex((r) => r[0] === 'metric')).toBe(above);
+    expect(wb2.getWorksheet('Comparison')!.views[0]).toMatchObject({ state: 'frozen', ySplit: above + 2 });
     expect(sheetRows('About').filter((r) => r[0] === 'comparison warning').map((r) => r[1])).toEqual(mixed.comparison!.warnings);
   });
 
