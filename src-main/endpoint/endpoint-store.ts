@@ -4,6 +4,7 @@
 // once, complete, in one transaction: an interrupted run is stored as `partial` by the command that
 // ran it, so there is no `running` state to recover.
 import {
+  SERVER_METRIC_BY_KEY,
   endpointRunSummary,
   type EndpointAggregates,
   type EndpointRequestSample,
@@ -184,6 +185,12 @@ export class EndpointStore {
     const config = JSON.parse(r.config_json) as EndpointRunConfig;
     // Runs stored before the requests digest existed: derived from what they stored (see replay-plan.ts).
     config.requestsDigest ??= legacyRequestsDigest(config);
+    const serverMetrics = JSON.parse(r.server_metrics_json) as ServerCacheMetrics;
+    // Runs stored before the since-server-start flag: a trtllm-serve JSON counter without a "before"
+    // that still has a Δ is exactly the case serverMetricsDelta now flags.
+    for (const v of serverMetrics.values) {
+      v.sinceServerStart ??= v.source?.startsWith('trtllm-json:') === true && SERVER_METRIC_BY_KEY[v.key]?.kind === 'counter' && v.before === null && v.delta !== null;
+    }
     return {
       id: r.id,
       systemLabel: r.system_label,
@@ -194,7 +201,7 @@ export class EndpointStore {
       finishedAt: r.finished_at,
       wallMs: r.wall_ms,
       aggregates: JSON.parse(r.aggregates_json) as EndpointAggregates,
-      serverMetrics: JSON.parse(r.server_metrics_json) as ServerCacheMetrics,
+      serverMetrics,
       metrics,
       kvbenchVersion: r.kvbench_version,
       clientHost: r.client_host,

@@ -2,6 +2,7 @@
 import {
   SERVER_METRIC_BY_KEY,
   cacheHitRateOf,
+  serverMetricCaveats,
   compareVerdict,
   COMPARE_VERDICT_LEGEND,
   DERIVED_SERVER_METRICS,
@@ -126,6 +127,9 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
     for (const n of p.notes) out.push(`      note: ${n}`);
   }
   const rows: string[][] = [];
+  // A value that may not be the run's share says why beside it (not only in the page's note above).
+  const caveats = serverMetricCaveats(s);
+  const flag = (key: string): string => (caveats[`server.${key}`] ? ` (${caveats[`server.${key}`]})` : '');
   for (const v of s.values) {
     const def = SERVER_METRIC_BY_KEY[v.key];
     if (!def) continue;
@@ -135,14 +139,14 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
       def.kind === 'counter'
         ? v.delta === null && v.after !== null
           ? `— (server total after the run: ${fmt(v.after, def.unit)})`
-          : fmt(v.delta, def.unit) + (v.reset ? ' (counter reset)' : '')
+          : fmt(v.delta, def.unit) + flag(v.key)
         : `${fmt(v.before, def.unit)} → ${fmt(v.after, def.unit)}`,
     ]);
   }
   let bytes = s.values.some((v) => BYTE_UNITS.has(SERVER_METRIC_BY_KEY[v.key]?.unit ?? ''));
   for (const d of DERIVED_SERVER_METRICS) {
     if (!(d.key in s.derived)) continue;
-    rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit)]);
+    rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit) + flag(d.key)]);
     if (BYTE_UNITS.has(d.unit)) bytes = true;
   }
   if (rows.length === 0) out.push('    none of the supported families was found (see docs/endpoint.md)');
@@ -185,8 +189,8 @@ export function formatComparison(c: EndpointComparison): string {
           const cells = [
             r.metric.label,
             r.metric.unit,
-            fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : ''),
-            fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : ''),
+            fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : '') + (r.flaggedA.length > 0 ? ' *' : ''),
+            fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : '') + (r.flaggedB.length > 0 ? ' *' : ''),
             fmt(r.ratio, 'x'),
             compareVerdict(r, c.labelA, c.labelB),
           ];
@@ -206,6 +210,11 @@ export function formatComparison(c: EndpointComparison): string {
 
 export function formatRunList(runs: readonly EndpointRunRecord[]): string {
   if (runs.length === 0) return 'no endpoint runs stored (kvbench endpoint run … stores one)';
+  // A rate from counters that may not be the run's share (serverMetricCaveats) is marked, as compare marks it.
+  const flagged = (r: EndpointRunRecord, key: string | null): boolean => key !== null && key in serverMetricCaveats(r.serverMetrics);
+  const legend = runs.some((r) => flagged(r, cacheHitRateOf(r.metrics)?.key ?? null))
+    ? '\n* the cache hit rate comes from server counters that may not be the run\'s own share (see kvbench endpoint show ID)'
+    : '';
   return table(
     ['id', 'label', 'status', 'started', 'model', 'requests', 'ok', 'req/s', 'out tok/s', 'TTFT P50 ms', 'TTFT P95 ms', 'e2e P95 ms', 'cache hit %'],
     runs.map((r) => {
@@ -223,9 +232,9 @@ export function formatRunList(runs: readonly EndpointRunRecord[]): string {
       fmt(r.metrics.ttft_p50_ms, 'ms'),
       fmt(r.metrics.ttft_p95_ms, 'ms'),
       fmt(r.metrics.latency_p95_ms, 'ms'),
-      hit === null ? '—' : (hit.value * 100).toFixed(1),
+      hit === null ? '—' : `${(hit.value * 100).toFixed(1)}${flagged(r, hit.key) ? ' *' : ''}`,
       ];
     }),
     [1, 2, 3, 4],
-  );
+  ) + legend;
 }

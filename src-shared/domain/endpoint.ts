@@ -327,6 +327,19 @@ export interface ServerMetricValue {
   delta: number | null;
   /** A series of the counter went backwards between the scrapes, or the server's process_start_time_seconds changed. */
   reset: boolean;
+  /**
+   * The counter had no baseline before the run (trtllm-serve's JSON iteration queue was empty, so its
+   * block counters were taken to start at 0): `delta` is the server's total since it started, not
+   * the run's share. Runs stored before the flag existed get it when read (endpoint-store.ts).
+   */
+  sinceServerStart: boolean;
+}
+
+/** Why a server counter's Δ may not be the run's own share (null when it is). */
+export function serverValueCaveat(v: Pick<ServerMetricValue, 'reset' | 'sinceServerStart'>): string | null {
+  if (v.sinceServerStart) return 'totals since the server started (no baseline before the run): the run\'s own share only on a server started just for it';
+  if (v.reset) return 'a counter reset during the run (the server or a rank restarted): counted from the reset, not the run\'s whole share';
+  return null;
 }
 
 export interface MetricsPageResult {
@@ -487,21 +500,44 @@ export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetr
 }
 
 /**
+ * The run's flat server metrics (flattenEndpointMetrics' keys) whose value may not be the run's own
+ * share, each with why: counters flagged by serverValueCaveat, and the rates derived from them.
+ */
+export function serverMetricCaveats(s: ServerCacheMetrics): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of s.values) {
+    const why = v.delta === null || SERVER_METRIC_BY_KEY[v.key]?.kind !== 'counter' ? null : serverValueCaveat(v);
+    if (why) out[`server.${v.key}`] = why;
+  }
+  for (const d of DERIVED_SERVER_METRICS) {
+    if (typeof s.derived[d.key] !== 'number') continue;
+    const from = [...new Set([d.numerator, ...d.denominator])].filter((k) => `server.${k}` in out);
+    if (from.length > 0) out[`server.${d.key}`] = `computed from ${from.map((k) => SERVER_METRIC_BY_KEY[k]?.label ?? k).join(' and ')}: ${out[`server.${from[0]}`]}`;
+  }
+  return out;
+}
+
+/** Each metrics page's notes (why a value is approximate or missing), prefixed with its URL. */
+export function serverMetricNotes(s: ServerCacheMetrics): string[] {
+  return s.pages.flatMap((p) => p.notes.map((n) => `${p.url}: ${n}`));
+}
+
+/**
  * One cache hit rate per run, for listings: engines count hits differently, so this takes the first
  * source the run has. The server's usage counts (cached ÷ prompt tokens) come first because they
  * cover every tier the engine reuses from (GPU prefix cache and offload reloads alike); then the
  * engine's own counters over the run; last its hit-rate gauge, whose window is the engine's own.
  */
-export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { value: number; source: string } | null {
+export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { value: number; source: string; /** The flat metric it is (null: computed from two). */ key: string | null } | null {
   const cached = metrics.cached_prompt_tokens_total;
   const prompt = metrics.server_prompt_tokens_total;
-  if (cached !== undefined && prompt !== undefined && prompt > 0) return { value: cached / prompt, source: 'cached ÷ prompt tokens (server usage)' };
+  if (cached !== undefined && prompt !== undefined && prompt > 0) return { value: cached / prompt, source: 'cached ÷ prompt tokens (server usage)', key: null };
   for (const [key, source] of [
     ['server.prefix_cache_hit_rate', 'GPU prefix cache, Δhits ÷ Δqueries (server metrics)'],
     ['server.block_reuse_rate', 'KV block reuse, Δreused ÷ (Δreused + Δmissed) (server metrics)'],
     ['server.server_cache_hit_rate_after', 'the server\'s hit-rate gauge after the run'],
   ] as const) {
-    if (metrics[key] !== undefined) return { value: metrics[key], source };
+    if (metrics[key] !== undefined) return { value: metrics[key], source, key };
   }
   return null;
 }
@@ -530,13 +566,29 @@ export interface EndpointRunSummary {
   model: string;
   settings: ComparedSettings;
   metrics: Record<string, number>;
+  /** Flat metric keys whose value may not be the run's own share, with why (serverMetricCaveats). */
+  metricCaveats: Record<string, string>;
+  /** The notes of its metrics pages (serverMetricNotes). */
+  serverMetricNotes: string[];
 }
 
 /** A stored run as a comparison sees it. */
-export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics'>): EndpointRunSummary {
+export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'serverMetrics'>): EndpointRunSummary {
   const c = r.config;
   const settings = Object.fromEntries(COMPARED_SETTINGS.map((k) => [k, c[k]])) as ComparedSettings;
-  return { id: r.id, systemLabel: r.systemLabel, status: r.status, startedAt: r.startedAt, workloadDigest: c.workloadDigest, requestsDigest: c.requestsDigest, model: c.model, settings, metrics: r.metrics };
+  return {
+    id: r.id,
+    systemLabel: r.systemLabel,
+    status: r.status,
+    startedAt: r.startedAt,
+    workloadDigest: c.workloadDigest,
+    requestsDigest: c.requestsDigest,
+    model: c.model,
+    settings,
+    metrics: r.metrics,
+    metricCaveats: serverMetricCaveats(r.serverMetrics),
+    serverMetricNotes: serverMetricNotes(r.serverMetrics),
+  };
 }
 
 const SETTING_NAMES: Record<(typeof COMPARED_SETTINGS)[number], string> = {
@@ -567,6 +619,15 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
   }
   const models = distinct((r) => r.model);
   if (models.length > 1) warnings.push(`the runs served different models (${models.join(', ')})`);
+  for (const r of runs) {
+    for (const n of r.serverMetricNotes) warnings.push(`run ${r.id} (${r.systemLabel}), ${n}`);
+    const byReason = new Map<string, string[]>();
+    for (const [key, why] of Object.entries(r.metricCaveats)) byReason.set(why, [...(byReason.get(why) ?? []), ENDPOINT_METRIC_BY_KEY[key]?.label ?? key]);
+    if (byReason.size > 0) {
+      const parts = [...byReason].map(([why, labels]) => `${labels.join(', ')}: ${why}`);
+      warnings.push(`run ${r.id} (${r.systemLabel}): values marked * may not be the run's own share, so no side is named better on them — ${parts.join('; ')}`);
+    }
+  }
   return warnings;
 }
 
@@ -600,8 +661,11 @@ export interface CompareRow {
   noise: NoiseVerdict | null;
   /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within TIE_BAND, a value missing). */
   leader: 'a' | 'b' | null;
-  /** The leader, where the difference is beyond noise: the side compare names better. */
+  /** The leader, where the difference is beyond noise and no value is flagged: the side compare names better. */
   better: 'a' | 'b' | null;
+  /** Runs of each side whose value may not be the run's own share (EndpointRunSummary.metricCaveats): no verdict. */
+  flaggedA: number[];
+  flaggedB: number[];
 }
 
 /** Values within 0.5 % of each other are a tie: no side is named better on a 1.00x ratio. */
@@ -648,7 +712,11 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
     const tie = a !== null && b !== null && Math.abs(a - b) <= TIE_BAND * Math.max(Math.abs(a), Math.abs(b));
     if (metric.better && a !== null && b !== null && !tie) leader = (metric.better === 'higher') === a > b ? 'a' : 'b';
     const noise = noiseVerdict(ga, gb);
-    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, leader, better: noise === 'beyond' ? leader : null });
+    const flagged = (runs: readonly EndpointRunSummary[]): number[] => runs.filter((r) => metric.key in r.metricCaveats && metric.key in r.metrics).map((r) => r.id);
+    const flaggedA = flagged(runsA);
+    const flaggedB = flagged(runsB);
+    const trusted = flaggedA.length === 0 && flaggedB.length === 0;
+    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, leader, better: noise === 'beyond' && trusted ? leader : null, flaggedA, flaggedB });
   }
   const notes: string[] = [];
   const single = [runsA.length === 1 ? labelA : null, runsB.length === 1 ? labelB : null].filter((l): l is string => l !== null);
@@ -662,11 +730,13 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
 
 /** What compareVerdict's words mean, for under a comparison table. */
 export const COMPARE_VERDICT_LEGEND =
-  'better: the side named is better beyond run-to-run noise; "within noise": the difference is not; "X?": X has the better value, but one run on a side gives no noise estimate';
+  'better: the side named is better beyond run-to-run noise; "within noise": the difference is not; "X?": X has the better value, but one run on a side gives no noise estimate; ' +
+  '*: a run\'s value may not be its own share (see the warnings), so no side is named';
 
-/** Who is better, as far as the runs can tell: a label beyond noise, "within noise", or "label?" without a noise estimate. */
+/** Who is better, as far as the runs can tell: a label beyond noise, "within noise", "label?" without a noise estimate, "*" on a flagged value. */
 export function compareVerdict(r: CompareRow, labelA: string, labelB: string): string {
   const leader = r.leader === 'a' ? labelA : r.leader === 'b' ? labelB : null;
+  if (r.flaggedA.length > 0 || r.flaggedB.length > 0) return '*';
   if (r.better !== null) return leader!;
   if (r.noise === 'within' && (leader !== null || r.metric.better !== null)) return 'within noise';
   if (r.noise === 'unknown' && leader !== null) return `${leader}?`;

@@ -383,7 +383,7 @@ export const ServerCacheMetricsSchema = z.object({
   pages: z.array(
     z.object({ url: z.string(), format: z.enum(['prometheus', 'trtllm-iteration-json', 'unavailable']), engines: z.array(z.string()), error: z.string().nullable(), notes: z.array(z.string()) }),
   ),
-  values: z.array(z.object({ key: z.string(), source: z.string().nullable(), before: nnum, after: nnum, delta: nnum, reset: z.boolean() })),
+  values: z.array(z.object({ key: z.string(), source: z.string().nullable(), before: nnum, after: nnum, delta: nnum, reset: z.boolean(), sinceServerStart: z.boolean() })),
   derived: z.record(z.string(), nnum),
   /** JSON has no NaN: a counter that was not a number reads back as null. */
   rawCounterDeltas: z.record(z.string(), nnum),
@@ -447,6 +447,8 @@ export const EndpointComparisonSchema = z.object({
       noise: z.enum(['beyond', 'within', 'unknown']).nullable(),
       leader: z.enum(['a', 'b']).nullable(),
       better: z.enum(['a', 'b']).nullable(),
+      flaggedA: z.array(int),
+      flaggedB: z.array(int),
     }),
   ),
 });

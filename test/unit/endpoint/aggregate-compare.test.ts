@@ -153,6 +153,27 @@ describe('comparing two systems', () => {
     expect(overlap.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ noise: 'within', better: null });
   });
 
+  it('a value that is not the run\'s own share is flagged on its row, names no better side, and compare warns with the page notes', () => {
+    const why = 'totals since the server started (no baseline before the run): the run\'s own share only on a server started just for it';
+    const note = 'http://trt:8000/metrics: trtllm-serve returned no iteration statistics before the run …';
+    const trt = [
+      run(8, 'trt', { 'server.reused_blocks': 403, 'server.block_reuse_rate': 0.5, requests_per_s: 10 }),
+      run(9, 'trt', { 'server.reused_blocks': 1209, 'server.block_reuse_rate': 0.75, requests_per_s: 10.1 }, {
+        metricCaveats: { 'server.reused_blocks': why, 'server.block_reuse_rate': `computed from Reused KV blocks and Missed KV blocks: ${why}` },
+        serverMetricNotes: [note],
+      }),
+    ];
+    const c = compareEndpointRuns('trt', trt, 'trt2', [run(10, 'trt2', { 'server.reused_blocks': 403, 'server.block_reuse_rate': 0.5, requests_per_s: 10 }), run(11, 'trt2', { 'server.reused_blocks': 404, 'server.block_reuse_rate': 0.5, requests_per_s: 10.2 })]);
+    expect(c.warnings).toEqual([
+      `run 9 (trt), ${note}`,
+      `run 9 (trt): values marked * may not be the run's own share, so no side is named better on them — Reused KV blocks (Δ): ${why}; KV block reuse rate (run): computed from Reused KV blocks and Missed KV blocks: ${why}`,
+    ]);
+    const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
+    expect(row('server.block_reuse_rate')).toMatchObject({ flaggedA: [9], flaggedB: [], leader: 'a', better: null });
+    expect(compareVerdict(row('server.block_reuse_rate'), 'trt', 'trt2')).toBe('*');
+    expect(row('requests_per_s')).toMatchObject({ flaggedA: [], flaggedB: [] });
+  });
+
   it('names no better side when the two are within 0.5 % (a 1.00x ratio is a tie)', () => {
     const c = compareEndpointRuns('a', [run(1, 'a', { ttft_p50_ms: 100.4, requests_per_s: 10 })], 'b', [run(2, 'b', { ttft_p50_ms: 100, requests_per_s: 10.1 })]);
     const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;

@@ -9,6 +9,7 @@ import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { legacyRequestsDigest, requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
 import { buildEndpointExportModel, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
+import { resultsEntry } from '../../../src-main/endpoint/results-file.ts';
 import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { MIGRATIONS } from '../../../src-main/store/migrations.ts';
@@ -58,7 +59,7 @@ function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '202
   const aggregates = aggregateRun(samples, new LatencyHistogram(), 1000);
   const serverMetrics = {
     pages: [{ url: 'http://127.0.0.1:1/metrics', format: 'prometheus' as const, engines: ['vllm'], error: null, notes: [] }],
-    values: [{ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 0, after: 96, delta: 96, reset: false }],
+    values: [{ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 0, after: 96, delta: 96, reset: false, sinceServerStart: false }],
     derived: { prefix_cache_hit_rate: 0.375 },
     rawCounterDeltas: { 'vllm:prefix_cache_hits_total': 96 },
   };
@@ -203,6 +204,62 @@ describe('endpoint runs in the trial store', () => {
     expect(top.findIndex((r) => r[0] === 'metric')).toBe(above);
     expect(wb2.getWorksheet('Comparison')!.views[0]).toMatchObject({ state: 'frozen', ySplit: above + 2 });
     expect(sheetRows('About').filter((r) => r[0] === 'comparison warning').map((r) => r[1])).toEqual(mixed.comparison!.warnings);
+  });
+
+  it('server counters that are not the run\'s share carry their flag into compare, CSV, XLSX, JSON and --output — runs stored before the flag too', async () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const o = { ...outcome('trt', [1, 2, 3, 4]), status: 'complete' as const };
+    const note = 'trtllm-serve returned no iteration statistics before the run (none since the last read): block counters are totals since the server started';
+    o.serverMetrics = {
+      pages: [{ url: 'http://trt:8000/metrics', format: 'trtllm-iteration-json', engines: ['trtllm'], error: null, notes: [note] }],
+      values: [
+        { key: 'reused_blocks', source: 'trtllm-json:reusedBlocks', before: null, after: 1209, delta: 1209, reset: false, sinceServerStart: true },
+        { key: 'missed_blocks', source: 'trtllm-json:missedBlocks', before: null, after: 403, delta: 403, reset: false, sinceServerStart: true },
+      ],
+      derived: { block_reuse_rate: 0.75 },
+      rawCounterDeltas: {},
+    };
+    o.metrics = flattenEndpointMetrics(o.aggregates, o.serverMetrics);
+    const id = es.insertRun(o);
+    // As a run stored before the flag existed: the same JSON without it.
+    const legacy = JSON.parse(JSON.stringify(o.serverMetrics)) as { values: Record<string, unknown>[] };
+    for (const v of legacy.values) delete v.sinceServerStart;
+    s.db.prepare('UPDATE endpoint_runs SET server_metrics_json = ? WHERE id = ?').run(JSON.stringify(legacy), id);
+    const r = es.requireRun(id);
+    expect(r.serverMetrics.values.map((v) => v.sinceServerStart)).toEqual([true, true]);
+    const other = es.insertRun({ ...outcome('trt2', [1, 2, 3, 4]), status: 'complete' });
+
+    const model = buildEndpointExportModel(es, { labels: ['trt', 'trt2'] });
+    expect(model.comparison!.warnings).toEqual(expect.arrayContaining([`run ${id} (trt), http://trt:8000/metrics: ${note}`, expect.stringMatching(new RegExp(`^run ${id} \\(trt\\): values marked \\* may not be the run's own share.* — Reused KV blocks \\(Δ\\), Missed KV blocks \\(Δ\\): totals since the server started`))]));
+    expect(model.comparison!.rows.find((x) => x.metric.key === 'server.reused_blocks')).toMatchObject({ flaggedA: [id], flaggedB: [] });
+    expect(other).toBeGreaterThan(id);
+
+    const csv = toCsv(model).slice(1).trimEnd().split('\r\n');
+    const header = csv[0].split(',');
+    const trtRow = csv.find((l) => l.startsWith(`${id},trt,`))!;
+    expect(header).toEqual(expect.arrayContaining(['server_metric_caveats', 'server_metrics_notes']));
+    expect(trtRow).toContain('server.reused_blocks: totals since the server started');
+    expect(trtRow).toContain('server.block_reuse_rate: computed from Reused KV blocks and Missed KV blocks');
+    expect(trtRow).toContain(`http://trt:8000/metrics: ${note}`);
+
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await toXlsxBuffer(model)) as unknown as ArrayBuffer);
+    const sm = wb.getWorksheet('Server metrics')!.getSheetValues().filter(Boolean).map((x) => (x as unknown[]).slice(1));
+    const col = (name: string): number => sm[0].indexOf(name);
+    const reused = sm.find((x) => x[0] === id && x[2] === 'reused_blocks')!;
+    expect(reused[col('since_server_start')]).toBe(true);
+    expect(reused[col('caveat')]).toMatch(/^totals since the server started/);
+    expect(sm.find((x) => x[0] === id && x[2] === 'block_reuse_rate')![col('caveat')]).toMatch(/^computed from/);
+
+    const json = JSON.parse(toJson(model)) as { runs: { id: number; serverMetricCaveats: Record<string, string> }[] };
+    expect(Object.keys(json.runs.find((x) => x.id === id)!.serverMetricCaveats)).toEqual(['server.reused_blocks', 'server.missed_blocks', 'server.block_reuse_rate']);
+
+    const entry = resultsEntry(r, es.requests(id)) as { log_metrics: { reused_blocks: number; caveats: Record<string, string>; server_metrics_notes: string[] } };
+    expect(entry.log_metrics.reused_blocks).toBe(1209);
+    expect(Object.keys(entry.log_metrics.caveats)).toEqual(['reused_blocks']);
+    expect(entry.log_metrics.caveats.reused_blocks).toMatch(/^totals since the server started/);
+    expect(entry.log_metrics.server_metrics_notes).toEqual([`http://trt:8000/metrics: ${note}`]);
   });
 
   it('CSV cells a spreadsheet would run as formulas stay text; numbers stay numbers', () => {

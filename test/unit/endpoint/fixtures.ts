@@ -40,6 +40,8 @@ export function runSummary(id: number, label: string, metrics: Record<string, nu
     model: 'm',
     settings: { api: 'completions', maxBatches: null, maxTokens: null, ignoreEos: true, temperature: 0, topP: 1, streamUsage: true },
     metrics,
+    metricCaveats: {},
+    serverMetricNotes: [],
     ...over,
   };
 }

@@ -23,7 +23,7 @@ describe('endpoint tables: bytes', () => {
     const shown = formatServerMetrics({
       serverMetrics: {
         pages: [{ url: 'u', format: 'prometheus', engines: ['vllm'], error: null, notes: [] }],
-        values: [{ key: 'offload_bytes', source: 'vllm:kv_offload_store_bytes', before: 0, after: 51_200, delta: 51_200, reset: false }],
+        values: [{ key: 'offload_bytes', source: 'vllm:kv_offload_store_bytes', before: 0, after: 51_200, delta: 51_200, reset: false, sinceServerStart: false }],
         derived: { offload_bandwidth: 1_024_000 },
         rawCounterDeltas: {},
       },
