@@ -3,6 +3,7 @@ import {
   SERVER_METRIC_BY_KEY,
   cacheHitRateOf,
   serverMetricCaveats,
+  tokenCountCaveat,
   compareVerdict,
   COMPARE_VERDICT_LEGEND,
   DERIVED_SERVER_METRICS,
@@ -72,6 +73,8 @@ export function formatRun(r: EndpointRunRecord): string {
   out.push(
     `  duration ${fmt(a.durationS, 's')} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`,
   );
+  const tokens = tokenCountCaveat(a.tokenCountSources);
+  if (tokens) out.push(`  ! ${tokens}`);
   if (a.promptTokensPerRequested !== null) out.push(`  server prompt tokens ÷ requested context tokens: ${a.promptTokensPerRequested.toFixed(3)} (the prompt builder's accuracy for this server's tokenizer)`);
   if (a.cachedPromptTokensTotal !== null) out.push(`  cached prompt tokens (server usage): ${fmt(a.cachedPromptTokensTotal, 'tokens')}`);
   out.push('');

@@ -171,6 +171,32 @@ export interface ContextBreakdown {
   ttftFreshMs: Distribution;
 }
 
+/**
+ * How a run's output tokens were counted, over its successful requests. Without the server's usage
+ * the content chunks are counted, which undercounts a server that puts several tokens in one chunk:
+ * output tok/s too low, time per output token too high. `chunksBelowMaxTokens` are chunk-counted
+ * requests that ended at max_tokens (finish_reason "length") with fewer chunks than max_tokens —
+ * proof that they were undercounted.
+ */
+export interface TokenCountSources {
+  usage: number;
+  chunks: number;
+  chunksBelowMaxTokens: number;
+}
+
+/** Why a run's output token counts may be too low (null when the server reported usage for every request). */
+export function tokenCountCaveat(t: TokenCountSources): string | null {
+  if (t.chunks === 0) return null;
+  const proof =
+    t.chunksBelowMaxTokens > 0
+      ? `; ${t.chunksBelowMaxTokens} of them stopped at max_tokens (finish_reason length) with fewer chunks than max_tokens: undercounted`
+      : '';
+  return (
+    `output tokens of ${t.chunks} of ${t.chunks + t.usage} successful request(s) were counted as content chunks (the server sent no usage)${proof}` +
+    ' — where a chunk carries several tokens, output tokens/s is too low and time per output token too high'
+  );
+}
+
 export interface EndpointAggregates {
   requestsTotal: number;
   requestsOk: number;
@@ -206,6 +232,8 @@ export interface EndpointAggregates {
   byContext: ContextBreakdown[];
   /** Failures per status (ok excluded). */
   failuresByStatus: Partial<Record<RequestStatus, number>>;
+  /** Where the successful requests' output token counts came from (tokenCountSources). */
+  tokenCountSources: TokenCountSources;
   /** The pooled inter-token histogram, HdrHistogram V2 compressed base64, for merging runs. */
   itlHistogram: { hdr: string; count: number; sumNs: number } | null;
 }
@@ -444,6 +472,7 @@ export const ENDPOINT_METRICS: readonly EndpointMetricDefinition[] = Object.free
   em('requests_failed', 'Requests failed', 'count', 'lower', 'requests'),
   em('requests_not_sent', 'Requests not sent', 'count', 'lower', 'requests'),
   em('output_tokens_total', 'Output tokens', 'count', null, 'requests'),
+  em('requests_tokens_from_chunks', 'Requests with output tokens counted as chunks', 'count', null, 'requests'),
   em('server_prompt_tokens_total', 'Prompt tokens (server usage)', 'count', null, 'requests'),
   em('cached_prompt_tokens_total', 'Cached prompt tokens (server usage)', 'count', 'higher', 'requests'),
   em('prompt_tokens_per_requested', 'Server prompt tokens ÷ requested', 'ratio', null, 'requests'),
@@ -486,6 +515,7 @@ export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetr
   put('requests_failed', a.requestsFailed);
   put('requests_not_sent', a.requestsNotSent);
   put('output_tokens_total', a.outputTokensTotal);
+  put('requests_tokens_from_chunks', a.tokenCountSources.chunks);
   put('server_prompt_tokens_total', a.serverPromptTokensTotal);
   put('cached_prompt_tokens_total', a.cachedPromptTokensTotal);
   put('prompt_tokens_per_requested', a.promptTokensPerRequested);
@@ -570,10 +600,14 @@ export interface EndpointRunSummary {
   metricCaveats: Record<string, string>;
   /** The notes of its metrics pages (serverMetricNotes). */
   serverMetricNotes: string[];
+  /** Why its output token counts may be too low (tokenCountCaveat), or null. */
+  tokenCountCaveat: string | null;
 }
 
 /** A stored run as a comparison sees it. */
-export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'serverMetrics'>): EndpointRunSummary {
+export function endpointRunSummary(
+  r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'serverMetrics'> & { aggregates: Pick<EndpointAggregates, 'tokenCountSources'> },
+): EndpointRunSummary {
   const c = r.config;
   const settings = Object.fromEntries(COMPARED_SETTINGS.map((k) => [k, c[k]])) as ComparedSettings;
   return {
@@ -588,6 +622,7 @@ export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabe
     metrics: r.metrics,
     metricCaveats: serverMetricCaveats(r.serverMetrics),
     serverMetricNotes: serverMetricNotes(r.serverMetrics),
+    tokenCountCaveat: tokenCountCaveat(r.aggregates.tokenCountSources),
   };
 }
 
@@ -620,6 +655,7 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
   const models = distinct((r) => r.model);
   if (models.length > 1) warnings.push(`the runs served different models (${models.join(', ')})`);
   for (const r of runs) {
+    if (r.tokenCountCaveat) warnings.push(`run ${r.id} (${r.systemLabel}): ${r.tokenCountCaveat}`);
     for (const n of r.serverMetricNotes) warnings.push(`run ${r.id} (${r.systemLabel}), ${n}`);
     const byReason = new Map<string, string[]>();
     for (const [key, why] of Object.entries(r.metricCaveats)) byReason.set(why, [...(byReason.get(why) ?? []), ENDPOINT_METRIC_BY_KEY[key]?.label ?? key]);

@@ -376,6 +376,7 @@ export const EndpointAggregatesSchema = z.object({
     z.object({ contextTokens: num, requests: count, ok: count, ttftMs: DistributionSchema, e2eMs: DistributionSchema, ttftReusedMs: DistributionSchema, ttftFreshMs: DistributionSchema }),
   ),
   failuresByStatus: z.partialRecord(z.enum(REQUEST_STATUSES), count),
+  tokenCountSources: z.object({ usage: count, chunks: count, chunksBelowMaxTokens: count }),
   // The pooled inter-token histogram (for merging runs) stays in the store and the exports.
 });
 

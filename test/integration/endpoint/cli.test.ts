@@ -163,6 +163,23 @@ describe('kvbench endpoint (CLI)', () => {
     expect(res.runs.trt[1].log_metrics.caveats.reused_blocks).toMatch(/^totals since the server started/);
   });
 
+  it('a server that ignores include_usage: output tokens counted as chunks are flagged in the run summary and in compare', async () => {
+    const db = path.join(dir, 'chunks.db');
+    const usage = await server({ flavor: 'vllm', decodeMsPerToken: 0.2 });
+    const chunky = await server({ flavor: 'vllm', decodeMsPerToken: 0.2, supportsUsage: false, tokensPerChunk: 4 });
+    const a = await runCli(runArgs(usage, 'usage', db, ['--max-batches', '2', '--metrics-url', 'none']), { cwd: dir });
+    expect(a.code, explain(a)).toBe(0);
+    expect(a.stdout).not.toMatch(/counted as content chunks/);
+    const b = await runCli(runArgs(chunky, 'chunky', db, ['--max-batches', '2', '--metrics-url', 'none']), { cwd: dir });
+    expect(b.code, explain(b)).toBe(0);
+    // 4 tokens a request (max_tokens 4, ignore_eos) in one chunk of 4: counted as 1, and the run says so.
+    expect(b.stdout).toMatch(/! output tokens of (\d+) of \1 successful request\(s\) were counted as content chunks \(the server sent no usage\); \1 of them stopped at max_tokens .*: undercounted/);
+    const cmp = await runCli(['endpoint', 'compare', 'usage', 'chunky', '--db', db], { cwd: dir });
+    expect(cmp.code, explain(cmp)).toBe(0);
+    expect(cmp.stdout).toMatch(/! run 2 \(chunky\): output tokens of \d+ of \d+ successful request\(s\) were counted as content chunks/);
+    expect(cmp.stdout).toMatch(/Requests with output tokens counted as chunks\s+count\s+0\s+\d+/);
+  });
+
   it('refuses bad input with every problem at once, and an unreachable server before storing anything', async () => {
     const db = path.join(dir, 'bad.db');
     const r = await runCli(

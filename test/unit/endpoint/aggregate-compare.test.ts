@@ -3,6 +3,7 @@ import {
   ENDPOINT_METRICS,
   compareEndpointRuns,
   compareVerdict,
+  tokenCountCaveat,
   flattenEndpointMetrics,
   type EndpointRequestSample,
   type ServerCacheMetrics,
@@ -102,6 +103,23 @@ describe('aggregates', () => {
     expect(a.byContext[0].ttftFreshMs.n).toBe(2);
   });
 
+  it('counts where output tokens came from: the server\'s usage, or content chunks (undercounted when a chunk carries several tokens)', () => {
+    const samples = [
+      sample(0),
+      sample(1, { tokenCountSource: 'chunks', outputTokens: 3, outputChunks: 3, maxTokens: 10, finishReason: 'length' }), // stopped at max_tokens with 3 chunks: undercounted
+      sample(2, { tokenCountSource: 'chunks', outputTokens: 10, outputChunks: 10, maxTokens: 10, finishReason: 'length' }),
+      sample(3, { tokenCountSource: 'chunks', outputTokens: 4, outputChunks: 4, maxTokens: 10, finishReason: 'stop' }),
+      sample(4, { status: 'timeout', tokenCountSource: 'chunks', outputTokens: 2, finishReason: null }), // failed: not counted
+    ];
+    const a = aggregateRun(samples, new LatencyHistogram(), 1000);
+    expect(a.tokenCountSources).toEqual({ usage: 1, chunks: 3, chunksBelowMaxTokens: 1 });
+    expect(flattenEndpointMetrics(a, noServer).requests_tokens_from_chunks).toBe(3);
+    expect(tokenCountCaveat(a.tokenCountSources)).toBe(
+      'output tokens of 3 of 4 successful request(s) were counted as content chunks (the server sent no usage); 1 of them stopped at max_tokens (finish_reason length) with fewer chunks than max_tokens: undercounted — where a chunk carries several tokens, output tokens/s is too low and time per output token too high',
+    );
+    expect(tokenCountCaveat(aggregateRun([sample(0)], new LatencyHistogram(), 1000).tokenCountSources)).toBeNull();
+  });
+
   it('a run with nothing sent has no rates', () => {
     const a = aggregateRun([sample(0, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null })], new LatencyHistogram(), 0);
     expect(a.requestsPerS).toBeNull();
@@ -172,6 +190,11 @@ describe('comparing two systems', () => {
     expect(row('server.block_reuse_rate')).toMatchObject({ flaggedA: [9], flaggedB: [], leader: 'a', better: null });
     expect(compareVerdict(row('server.block_reuse_rate'), 'trt', 'trt2')).toBe('*');
     expect(row('requests_per_s')).toMatchObject({ flaggedA: [], flaggedB: [] });
+  });
+
+  it('warns when a run counted output tokens as chunks (the server ignored include_usage), whatever its flags say', () => {
+    const c = compareEndpointRuns('pcie', [run(1, 'pcie', {})], 'chat', [run(2, 'chat', {}, { tokenCountCaveat: 'output tokens of 8 of 8 successful request(s) were counted as content chunks …' })]);
+    expect(c.warnings).toEqual(['run 2 (chat): output tokens of 8 of 8 successful request(s) were counted as content chunks …']);
   });
 
   it('names no better side when the two are within 0.5 % (a 1.00x ratio is a tie)', () => {

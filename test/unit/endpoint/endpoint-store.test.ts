@@ -99,6 +99,13 @@ describe('endpoint runs in the trial store', () => {
     expect(r.metrics).toEqual(o.metrics);
     expect(r.metrics['server.prefix_cache_hit_rate']).toBe(0.375);
     expect(es.requests(id)).toEqual(o.samples);
+    expect(r.aggregates.tokenCountSources).toEqual({ usage: 3, chunks: 0, chunksBelowMaxTokens: 0 });
+    // A run stored before the aggregates counted token-count sources: counted from its requests.
+    s.db.prepare("UPDATE endpoint_requests SET token_count_source = 'chunks', output_tokens = 2 WHERE run_id = ? AND seq IN (0, 1)").run(id);
+    const legacy = JSON.parse(JSON.stringify(o.aggregates)) as Record<string, unknown>;
+    delete legacy.tokenCountSources;
+    s.db.prepare('UPDATE endpoint_runs SET aggregates_json = ? WHERE id = ?').run(JSON.stringify(legacy), id);
+    expect(es.requireRun(id).aggregates.tokenCountSources).toEqual({ usage: 1, chunks: 2, chunksBelowMaxTokens: 2 });
     expect(es.labels()).toEqual([{ systemLabel: 'pcie', runs: 1, complete: 0, latestStartedAt: o.startedAt }]);
     expect(() => es.requireRun(999)).toThrow(/no endpoint run 999/);
     es.deleteRun(id);

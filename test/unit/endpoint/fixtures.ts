@@ -42,6 +42,7 @@ export function runSummary(id: number, label: string, metrics: Record<string, nu
     metrics,
     metricCaveats: {},
     serverMetricNotes: [],
+    tokenCountCaveat: null,
     ...over,
   };
 }

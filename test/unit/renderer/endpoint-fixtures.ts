@@ -74,6 +74,7 @@ export function endpointDetail(row: EndpointRunRowData, failed = false): Respons
       ttftFreshMs: dist(95, 9),
       byContext: [{ contextTokens: 32768, requests: 26, ok: 26, ttftMs: dist(45.25), e2eMs: dist(210), ttftReusedMs: dist(12, 17), ttftFreshMs: dist(95, 9) }],
       failuresByStatus: failed ? { http_error: 4, incomplete: 1 } : {},
+      tokenCountSources: { usage: failed ? 21 : 26, chunks: 0, chunksBelowMaxTokens: 0 },
     },
     serverMetrics: {
       pages: [{ url: `http://${row.systemLabel}-host:8000/metrics`, format: 'prometheus', engines: ['vllm'], error: null, notes: [] }],
@@ -106,6 +107,7 @@ export function endpointList(rows: EndpointRunRowData[]): ResponseOf<'endpoint.l
 /** The shared domain's comparison of two sets of rows (what the backend answers). */
 export function endpointComparison(labelA: string, a: EndpointRunRowData[], labelB: string, b: EndpointRunRowData[]): EndpointComparisonData {
   // The listed rows carry no server metrics: compare them as runs whose every value is the run's own share.
-  const summary = (r: EndpointRunRowData) => endpointRunSummary({ ...r, serverMetrics: { pages: [], values: [], derived: {}, rawCounterDeltas: {} } });
+  const summary = (r: EndpointRunRowData) =>
+    endpointRunSummary({ ...r, serverMetrics: { pages: [], values: [], derived: {}, rawCounterDeltas: {} }, aggregates: { tokenCountSources: { usage: 26, chunks: 0, chunksBelowMaxTokens: 0 } } });
   return compareEndpointRuns(labelA, a.map(summary), labelB, b.map(summary));
 }
