@@ -594,6 +594,10 @@ export interface EndpointRunSummary {
   /** What the run sent (see EndpointRunConfig.requestsDigest): runs are matched by this. */
   requestsDigest: string;
   model: string;
+  /** The server, the prompt salt and how prompts were sized: equal in two runs, the later one replayed the earlier one's texts. */
+  baseUrl: string;
+  promptSalt: string;
+  promptTokenizer: PromptTokenizer;
   settings: ComparedSettings;
   metrics: Record<string, number>;
   /** Flat metric keys whose value may not be the run's own share, with why (serverMetricCaveats). */
@@ -618,6 +622,9 @@ export function endpointRunSummary(
     workloadDigest: c.workloadDigest,
     requestsDigest: c.requestsDigest,
     model: c.model,
+    baseUrl: c.baseUrl,
+    promptSalt: c.promptSalt,
+    promptTokenizer: c.promptTokenizer,
     settings,
     metrics: r.metrics,
     metricCaveats: serverMetricCaveats(r.serverMetrics),
@@ -654,6 +661,23 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
   }
   const models = distinct((r) => r.model);
   if (models.length > 1) warnings.push(`the runs served different models (${models.join(', ')})`);
+  // The requests digest leaves the salt out on purpose, so repeat runs with one --prompt-salt on one
+  // server are medianed together though every run after the first found the texts already cached.
+  const sameTexts = new Map<string, EndpointRunSummary[]>();
+  for (const r of runs) {
+    const key = JSON.stringify([r.baseUrl, r.model, r.promptSalt, r.promptTokenizer]);
+    sameTexts.set(key, [...(sameTexts.get(key) ?? []), r]);
+  }
+  for (const group of sameTexts.values()) {
+    if (group.length < 2) continue;
+    const [first, ...later] = [...group].sort((x, y) => x.startedAt.localeCompare(y.startedAt) || x.id - y.id);
+    const name = (r: EndpointRunSummary): string => `run ${r.id} (${r.systemLabel})`;
+    warnings.push(
+      `${[first, ...later].map(name).join(', ')} sent the same prompt texts (--prompt-salt ${first.promptSalt}) to one server (${first.baseUrl}, model ${first.model}): ` +
+        `${later.map(name).join(', ')} started with the ${later.length === 1 ? 'earlier run\'s' : 'earlier runs\''} prompts possibly still cached (a warm start, unlike ${name(first)}) — ` +
+        'give each run its own salt (the default) unless a warm cache is what is measured',
+    );
+  }
   for (const r of runs) {
     if (r.tokenCountCaveat) warnings.push(`run ${r.id} (${r.systemLabel}): ${r.tokenCountCaveat}`);
     for (const n of r.serverMetricNotes) warnings.push(`run ${r.id} (${r.systemLabel}), ${n}`);

@@ -152,6 +152,8 @@ describe('kvbench endpoint (CLI)', () => {
     const c = JSON.parse(cmp.stdout) as EndpointComparison;
     expect(c.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^run 2 \(trt\): values marked \* may not be the run's own share.* — Reused KV blocks \(Δ\), Missed KV blocks \(Δ\).*: totals since the server started/)]));
     expect(c.rows.find((r) => r.metric.key === 'server.block_reuse_rate')).toMatchObject({ flaggedA: [2, 1], flaggedB: [3], better: null });
+    // One salt, one server: runs 2 and 3 found run 1's prompts cached.
+    expect(c.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^run 1 \(trt\), run 2 \(trt\), run 3 \(trt2\) sent the same prompt texts \(--prompt-salt fixed\) to one server .*run 2 \(trt\), run 3 \(trt2\) started with the earlier runs' prompts possibly still cached/)]));
     const text = await runCli(['endpoint', 'compare', 'trt', 'trt2', '--db', db], { cwd: dir });
     expect(text.stdout).toMatch(/KV block reuse rate \(run\)\s+ratio\s+[\d.]+% \(n=2\) \*\s+[\d.]+% \*\s+[\d.]+x\s+\*/);
     const e = await runCli(['endpoint', 'export', '--out', csvOut, '--db', db], { cwd: dir });

@@ -197,6 +197,23 @@ describe('comparing two systems', () => {
     expect(c.warnings).toEqual(['run 2 (chat): output tokens of 8 of 8 successful request(s) were counted as content chunks …']);
   });
 
+  it('warns when runs replayed the same prompt texts against one server: the later ones started warm', () => {
+    const same = { baseUrl: 'http://trt:8000/v1', promptSalt: 'fixed' };
+    const c = compareEndpointRuns(
+      'trt',
+      [run(9, 'trt', {}, { ...same, startedAt: '2026-01-02T00:00:00Z' }), run(8, 'trt', {}, { ...same, startedAt: '2026-01-01T00:00:00Z' })],
+      'trt2',
+      // Another server, the same salt: its cache is its own.
+      [run(10, 'trt2', {}, { baseUrl: 'http://trt2:8000/v1', promptSalt: 'fixed' }), run(11, 'trt2', {}, { baseUrl: 'http://trt2:8000/v1', promptSalt: 'other' })],
+    );
+    expect(c.warnings).toEqual([
+      'run 8 (trt), run 9 (trt) sent the same prompt texts (--prompt-salt fixed) to one server (http://trt:8000/v1, model m): run 9 (trt) started with the earlier run\'s prompts possibly still cached (a warm start, unlike run 8 (trt)) — give each run its own salt (the default) unless a warm cache is what is measured',
+    ]);
+    // The same salt on one server, but another model or another prompt sizing: different texts or caches.
+    expect(compareEndpointRuns('a', [run(1, 'a', {}, { ...same })], 'b', [run(2, 'b', {}, { ...same, model: 'n' })]).warnings.some((w) => w.includes('warm start'))).toBe(false);
+    expect(compareEndpointRuns('a', [run(1, 'a', {}, { ...same })], 'b', [run(2, 'b', {}, { ...same, promptTokenizer: 'gpt-tokenizer cl100k_base' })]).warnings).toEqual([]);
+  });
+
   it('names no better side when the two are within 0.5 % (a 1.00x ratio is a tie)', () => {
     const c = compareEndpointRuns('a', [run(1, 'a', { ttft_p50_ms: 100.4, requests_per_s: 10 })], 'b', [run(2, 'b', { ttft_p50_ms: 100, requests_per_s: 10.1 })]);
     const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;

@@ -32,6 +32,7 @@ function freshStore(): Store {
   return s;
 }
 
+let salts = 0;
 function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '2026-01-01T00:00:00.000Z'): EndpointRunOutcome {
   const samples: EndpointRequestSample[] = ttfts.map((t, i) => ({
     seq: i,
@@ -67,7 +68,8 @@ function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '202
     systemLabel: label,
     status: 'partial',
     statusReason: '1 of 4 request(s) did not succeed',
-    config: endpointConfig(label, { workloadDigest: digest, requestsDigest: `requests-of-${digest}` }),
+    // A salt of its own, as `endpoint run` draws by default: every run starts with a cold server cache.
+    config: endpointConfig(label, { workloadDigest: digest, requestsDigest: `requests-of-${digest}`, promptSalt: `salt-${++salts}` }),
     startedAt,
     finishedAt: startedAt,
     wallMs: 1234,
@@ -142,7 +144,7 @@ describe('endpoint runs in the trial store', () => {
     const es = new EndpointStore(s);
     const w = generateWorkload({ contexts: [64], batches_per_context: 3, batch_sizes: [2], prompt_pool_size: 2, reuse_start_batch: 1, reuse_ratio: 0.5, delay_ms: 0, generation_tokens: 4, seed: 1 });
     const at = (label: string, day: number, over: Partial<EndpointRunConfig>) => {
-      const config = endpointConfig(label, { workloadDigest: workloadDigest(w), maxBatches: null, ...over });
+      const config = endpointConfig(label, { workloadDigest: workloadDigest(w), maxBatches: null, promptSalt: `${label}-${day}`, ...over });
       return es.insertRun({ ...outcome(label, [1, 2, 3, 4], config.workloadDigest, `2026-01-0${day}T00:00:00.000Z`), status: 'complete', config: { ...config, requestsDigest: requestsDigest(config, w) } });
     };
     at('a', 1, {});
