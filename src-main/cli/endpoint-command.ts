@@ -437,7 +437,7 @@ values; one run: its value). Warnings name what differs between the runs.
 
   --latest             only the newest run of each label
   --include-partial    partial runs count too
-  --runs-a IDS, --runs-b IDS   exactly these runs (comma-separated ids)
+  --runs-a IDS, --runs-b IDS   exactly these runs (comma-separated ids), runs of LABEL_A and LABEL_B
   --json               the comparison as JSON
   --db PATH            the database
 `);

@@ -1,7 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { WorkloadGenerateParamsSchema, type WorkloadGenerateParams } from '../../src-shared/domain/workload-file.ts';
-import { generateWorkload, WORKLOAD_GENERATE_DEFAULTS } from '../engine/workload/sources/workload-file.ts';
+import { generateWorkload, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS, type WarmupRepeats } from '../engine/workload/sources/workload-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 const EXIT_OK = 0;
@@ -50,8 +50,12 @@ export function workloadGenerateHelp(): string {
     '',
     'Writes the long-context offload workload of the TensorRT-LLM KV-offload study (its',
     'workload_generator.py): per context size, a pool of distinct prompts; batches whose size is drawn',
-    'from --batch-sizes; the first --reuse-start-batch batches walk the pool, later ones reuse pool',
-    'prompts (so their KV cache must be reloaded from wherever it was offloaded) or bring new ones.',
+    'from --batch-sizes; in the first --reuse-start-batch batches request i of batch b takes pool prompt',
+    '(b × max(--batch-sizes) + i) mod --prompt-pool-size, as the reference does — distinct prompts only',
+    'while the pool holds --reuse-start-batch × max(--batch-sizes); with a smaller pool the warm-up',
+    'resends prompts (a batch larger than the pool sends some twice at once), and generate says so.',
+    'Later batches reuse pool prompts (so their KV cache must be reloaded from wherever it was',
+    'offloaded) or bring new ones.',
     'Replay it with `kvbench run --dataset-path FILE`; a reused prompt hits the blocks it first wrote.',
     '',
     'Options:',
@@ -114,6 +118,22 @@ export function parseWorkloadGenerateArgs(argv: readonly string[], cwd = process
   return { ok: true, params: r.data, out: out as string };
 }
 
+/**
+ * The reference's warm-up formula walks distinct prompts only with a large enough pool; with the
+ * study's own parameters (pool 16, batches up to 32) it resends them, which a reader of the file would
+ * not guess: those requests are GPU prefix hits, not the fill-then-offload the phase is meant to be.
+ */
+export function warmupNote(p: WorkloadGenerateParams, w: WarmupRepeats): string | null {
+  if (w.repeated === 0 && w.inBatchDuplicates === 0) return null;
+  const parts = [`${w.repeated} of ${w.warmupRequests} warm-up request(s) resend a prompt an earlier request already sent`];
+  if (w.inBatchDuplicates > 0) parts.push(`${w.inBatchDuplicates} share their prompt with another request of the same batch (sent at the same time)`);
+  return (
+    `note: the warm-up batches (the first ${p.reuse_start_batch} per context) take pool prompt (b × ${Math.max(...p.batch_sizes)} + i) mod ${p.prompt_pool_size}, ` +
+    `as the reference generator does; with --prompt-pool-size ${p.prompt_pool_size}, ${parts.join(', and ')}. ` +
+    `For a warm-up of distinct prompts use --prompt-pool-size ${w.distinctPoolSize} or more.`
+  );
+}
+
 /** `kvbench workload <subcommand>`. Returns the exit code. */
 export async function workloadCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -146,5 +166,7 @@ export async function workloadCommand(argv: string[]): Promise<number> {
   const prompts = new Set(workload.batches.flatMap((b) => b.requests.map((r) => r.prompt_id))).size;
   const reused = workload.batches.reduce((n, b) => n + b.requests.filter((r) => r.reused).length, 0);
   process.stdout.write(`wrote ${workload.batches.length} batches (${requests} requests, ${prompts} distinct prompts, ${reused} reused) to ${parsed.out}\n`);
+  const note = warmupNote(parsed.params, warmupRepeats(workload, parsed.params));
+  if (note) process.stdout.write(`${note}\n`);
   return EXIT_OK;
 }

@@ -97,6 +97,7 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
   const contextTotal = ok.reduce((a, s) => a + s.contextTokens, 0);
   const withUsage = ok.filter((s) => s.promptTokens !== null);
   const failuresByStatus: Partial<Record<RequestStatus, number>> = {};
+  const chunkCounted = ok.filter((s) => s.tokenCountSource === 'chunks');
   for (const s of samples) if (s.status !== 'ok') failuresByStatus[s.status] = (failuresByStatus[s.status] ?? 0) + 1;
 
   const contexts = [...new Set(samples.map((s) => s.contextTokens))].sort((a, b) => a - b);
@@ -137,6 +138,11 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
     ttftFreshMs: ttftOf(ok, 'fresh'),
     byContext,
     failuresByStatus,
+    tokenCountSources: {
+      usage: ok.filter((s) => s.tokenCountSource === 'usage').length,
+      chunks: chunkCounted.length,
+      chunksBelowMaxTokens: chunkCounted.filter((s) => s.finishReason === 'length' && (s.outputTokens ?? 0) < s.maxTokens).length,
+    },
     itlHistogram: itl.count > 0 ? { hdr: itl.encode(), count: itl.count, sumNs: itl.sumNs } : null,
   };
 }

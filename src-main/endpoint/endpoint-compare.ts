@@ -38,16 +38,24 @@ export function pickCompareRuns(
 
 /**
  * Per label, every complete run (partial ones too with `includePartial`) chosen by pickCompareRuns,
- * or exactly the runs given. A side without runs is a StoreError NOT_FOUND that names the labels the
+ * or exactly the runs given, which must be runs of that side's label (else a StoreError VALIDATION).
+ * A side without runs is a StoreError NOT_FOUND that names the labels the
  * store does have.
  */
 export function compareLabels(s: EndpointStore, labelA: string, labelB: string, opts: CompareLabelsOptions = {}): EndpointComparison {
-  const given = (ids: readonly number[]): EndpointRunSummary[] => ids.map((id) => endpointRunSummary(s.requireRun(id)));
+  // A run of another label would be printed under this side's label (the systems swapped or mixed
+  // without a word), so it is refused rather than relabelled.
+  const given = (side: 'A' | 'B', label: string, ids: readonly number[]): EndpointRunSummary[] =>
+    ids.map((id) => {
+      const r = s.requireRun(id);
+      if (r.systemLabel !== label) throw new StoreError('VALIDATION', `run ${id} is a run of ${r.systemLabel}, not ${label}: the runs of side ${side} must be runs of its label (${label})`);
+      return endpointRunSummary(r);
+    });
   const candidates = (label: string): EndpointRunSummary[] => s.compareCandidates(label, { includePartial: opts.includePartial ?? false });
   const latest = opts.latestOnly ?? false;
-  const A = opts.runIdsA ? given(opts.runIdsA) : pickSide(candidates(labelA), latest);
+  const A = opts.runIdsA ? given('A', labelA, opts.runIdsA) : pickSide(candidates(labelA), latest);
   // B follows A's requests however A was chosen.
-  const B = opts.runIdsB ? given(opts.runIdsB) : pickSide(candidates(labelB), latest, A[0]?.requestsDigest);
+  const B = opts.runIdsB ? given('B', labelB, opts.runIdsB) : pickSide(candidates(labelB), latest, A[0]?.requestsDigest);
   if (A.length === 0 || B.length === 0) {
     const known = s.labels().map((l) => `${l.systemLabel} (${l.complete}/${l.runs} complete)`);
     const missing = [A.length === 0 ? labelA : null, B.length === 0 ? labelB : null].filter(Boolean).join(' and ');

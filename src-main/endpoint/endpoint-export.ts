@@ -8,6 +8,8 @@ import {
   SERVER_METRIC_BY_KEY,
   compareEndpointRuns,
   endpointRunSummary,
+  serverMetricCaveats,
+  serverMetricNotes,
   type EndpointComparison,
   type EndpointRequestSample,
   type EndpointRunRecord,
@@ -93,7 +95,20 @@ const CONFIG_KEYS = [
   'stopAfterDeadBatches',
 ] as const;
 
-const RUN_COLUMNS = ['run_id', 'system_label', 'status', 'status_reason', 'started_at', 'finished_at', 'wall_ms', 'client_host', 'kvbench_version'] as const;
+const RUN_COLUMNS = [
+  'run_id',
+  'system_label',
+  'status',
+  'status_reason',
+  'started_at',
+  'finished_at',
+  'wall_ms',
+  'client_host',
+  'kvbench_version',
+  // The metric columns hold Δs; these say which of them may not be the run's own share, and why.
+  'server_metric_caveats',
+  'server_metrics_notes',
+] as const;
 
 export function runColumns(): string[] {
   return [...RUN_COLUMNS, ...CONFIG_KEYS.map((k) => `config.${k}`), ...ENDPOINT_METRICS.map((m) => m.key)];
@@ -118,6 +133,8 @@ export function runRow(r: EndpointRunRecord): Cell[] {
     Math.round(r.wallMs),
     r.clientHost,
     r.kvbenchVersion,
+    Object.entries(serverMetricCaveats(r.serverMetrics)).map(([k, why]) => `${k}: ${why}`).join('; ') || null,
+    serverMetricNotes(r.serverMetrics).join(' | ') || null,
     ...CONFIG_KEYS.map((k) => cell(cfg[k])),
     ...ENDPOINT_METRICS.map((m) => (m.key in r.metrics ? r.metrics[m.key] : null)),
   ];
@@ -199,9 +216,9 @@ export function toJson(model: EndpointExportModel): string {
       kvbenchVersion: KVBENCH_VERSION,
       exportedAt: new Date().toISOString(),
       filter: model.filter,
-      units: 'names carry their unit: _ms milliseconds, _s seconds, _per_s per second; server token/block/byte counters are the run\'s deltas',
+      units: 'names carry their unit: _ms milliseconds, _s seconds, _per_s per second; server token/block/byte counters are the run\'s deltas, except those in a run\'s serverMetricCaveats',
       metrics: ENDPOINT_METRICS,
-      runs: model.runs.map((r) => ({ ...r, requests: model.requests.get(r.id) ?? [] })),
+      runs: model.runs.map((r) => ({ ...r, serverMetricCaveats: serverMetricCaveats(r.serverMetrics), requests: model.requests.get(r.id) ?? [] })),
       comparison: model.comparison,
     },
     null,
@@ -209,15 +226,23 @@ export function toJson(model: EndpointExportModel): string {
   )}\n`;
 }
 
+/** One row per warning of the comparison (`comparison warning`, its text), or one saying there are none; then its notes. */
+function comparisonWarningRows(c: EndpointComparison): Cell[][] {
+  return [...(c.warnings.length > 0 ? c.warnings.map((w) => ['comparison warning', w]) : [['comparison warnings', 'none']]), ...c.notes.map((n) => ['comparison note', n])];
+}
+
 export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
   wb.creator = `kvbench ${KVBENCH_VERSION}`;
-  const add = (name: string, columns: readonly string[], rows: readonly Cell[][]): void => {
+  /** A sheet: `above` (rows a reader must see first), then the table under a bold, frozen header. */
+  const add = (name: string, columns: readonly string[], rows: readonly Cell[][], above: readonly Cell[][] = []): void => {
     const ws = wb.addWorksheet(name);
-    ws.addRow([...columns]);
-    ws.getRow(1).font = { bold: true };
+    for (const r of above) ws.addRow(r);
+    if (above.length > 0) ws.addRow([]);
+    const header = ws.addRow([...columns]);
+    header.font = { bold: true };
     for (const r of rows) ws.addRow(r);
-    ws.views = [{ state: 'frozen', ySplit: 1 }];
+    ws.views = [{ state: 'frozen', ySplit: header.number }];
   };
   add('Runs', runColumns(), model.runs.map(runRow));
   const reqRows: Cell[][] = [];
@@ -232,19 +257,29 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
   add('By context', ['run_id', 'system_label', 'context_tokens', 'requests', 'ok', 'ttft_p50_ms', 'ttft_p95_ms', 'latency_p50_ms', 'latency_p95_ms', 'ttft_reused_p50_ms', 'ttft_fresh_p50_ms'], ctxRows);
   const smRows: Cell[][] = [];
   for (const r of model.runs) {
+    const caveats = serverMetricCaveats(r.serverMetrics);
     for (const v of r.serverMetrics.values) {
       const def = SERVER_METRIC_BY_KEY[v.key];
-      smRows.push([r.id, r.systemLabel, v.key, def?.label ?? v.key, def?.unit ?? null, def?.kind ?? null, v.source, v.before, v.after, v.delta, v.reset]);
+      smRows.push([r.id, r.systemLabel, v.key, def?.label ?? v.key, def?.unit ?? null, def?.kind ?? null, v.source, v.before, v.after, v.delta, v.reset, v.sinceServerStart, caveats[`server.${v.key}`] ?? null]);
     }
-    for (const [k, v] of Object.entries(r.serverMetrics.derived)) smRows.push([r.id, r.systemLabel, k, k, null, 'derived', null, null, null, v, false]);
+    for (const [k, v] of Object.entries(r.serverMetrics.derived)) smRows.push([r.id, r.systemLabel, k, k, null, 'derived', null, null, null, v, false, false, caveats[`server.${k}`] ?? null]);
   }
-  add('Server metrics', ['run_id', 'system_label', 'key', 'label', 'unit', 'kind', 'source', 'before', 'after', 'delta', 'counter_reset'], smRows);
+  add('Server metrics', ['run_id', 'system_label', 'key', 'label', 'unit', 'kind', 'source', 'before', 'after', 'delta', 'counter_reset', 'since_server_start', 'caveat'], smRows);
   if (model.comparison) {
     const c = model.comparison;
     add(
       'Comparison',
-      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'ratio_a_over_b', 'better'],
-      c.rows.map((x) => [x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB, x.ratio, x.better === 'a' ? c.labelA : x.better === 'b' ? c.labelB : null]),
+      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'min_a', 'max_a', 'cv_a', 'min_b', 'max_b', 'cv_b', 'ratio_a_over_b', 'noise', 'better_value', 'better', 'flagged_runs_a', 'flagged_runs_b'],
+      c.rows.map((x) => {
+        const side = (s: 'a' | 'b' | null): string | null => (s === 'a' ? c.labelA : s === 'b' ? c.labelB : null);
+        return [
+          x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB,
+          x.spreadA?.min ?? null, x.spreadA?.max ?? null, x.spreadA?.cv ?? null, x.spreadB?.min ?? null, x.spreadB?.max ?? null, x.spreadB?.cv ?? null,
+          x.ratio, x.noise, side(x.leader), side(x.better), x.flaggedA.join(', ') || null, x.flaggedB.join(', ') || null,
+        ];
+      }),
+      // compare's warnings qualify every verdict below them: a reader of the sheet sees them first.
+      [...comparisonWarningRows(c), ['method', c.method]],
     );
   }
   add(
@@ -256,8 +291,14 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
       ['filter', JSON.stringify(model.filter)],
       ['percentiles', 'per-request values, linear interpolation between closest ranks; inter-token latency pooled over requests in an HDR histogram'],
       ['throughput', 'successful requests (and their output tokens) ÷ first send → last finish'],
-      ['server metrics', 'counters: after − before the run (the run\'s share); gauges: the value after the run'],
-      ...(model.comparison ? [['comparison', model.comparison.method] as Cell[]] : []),
+      ['server metrics', 'counters: after − before the run (the run\'s share), except where server_metric_caveats (Runs) or caveat (Server metrics) says otherwise; gauges: the value after the run'],
+      ...(model.comparison
+        ? [
+            ['comparison', model.comparison.method] as Cell[],
+            ['comparison columns', 'min/max/cv: each side\'s spread over its runs; noise: beyond, within, or unknown (one run on a side); better_value: the side with the better value; better: that side where the difference is beyond noise'] as Cell[],
+            ...comparisonWarningRows(model.comparison),
+          ]
+        : []),
       ...ENDPOINT_METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]${m.better ? `, ${m.better} is better` : ''}`]),
     ],
   );

@@ -4,6 +4,7 @@
 // once, complete, in one transaction: an interrupted run is stored as `partial` by the command that
 // ran it, so there is no `running` state to recover.
 import {
+  SERVER_METRIC_BY_KEY,
   endpointRunSummary,
   type EndpointAggregates,
   type EndpointRequestSample,
@@ -13,6 +14,7 @@ import {
   type EndpointRunSummary,
   type RequestStatus,
   type ServerCacheMetrics,
+  type TokenCountSources,
 } from '../../src-shared/domain/endpoint.ts';
 import type { SqlValue } from '../store/sqlite.ts';
 import { StoreError } from '../store/store-error.ts';
@@ -180,10 +182,30 @@ export class EndpointStore {
     return out;
   }
 
+  #tokenCountSources(runId: number): TokenCountSources {
+    const t = this.store.db
+      .prepare(
+        `SELECT SUM(token_count_source = 'usage') AS usage, SUM(token_count_source = 'chunks') AS chunks,
+           SUM(token_count_source = 'chunks' AND finish_reason = 'length' AND output_tokens < max_tokens) AS below
+         FROM endpoint_requests WHERE run_id = ? AND status = 'ok'`,
+      )
+      .get(runId) as { usage: number | null; chunks: number | null; below: number | null };
+    return { usage: t.usage ?? 0, chunks: t.chunks ?? 0, chunksBelowMaxTokens: t.below ?? 0 };
+  }
+
   #toRecord(r: RunRow, metrics: Record<string, number>): EndpointRunRecord {
     const config = JSON.parse(r.config_json) as EndpointRunConfig;
     // Runs stored before the requests digest existed: derived from what they stored (see replay-plan.ts).
     config.requestsDigest ??= legacyRequestsDigest(config);
+    const serverMetrics = JSON.parse(r.server_metrics_json) as ServerCacheMetrics;
+    // Runs stored before the since-server-start flag: a trtllm-serve JSON counter without a "before"
+    // that still has a Δ is exactly the case serverMetricsDelta now flags.
+    for (const v of serverMetrics.values) {
+      v.sinceServerStart ??= v.source?.startsWith('trtllm-json:') === true && SERVER_METRIC_BY_KEY[v.key]?.kind === 'counter' && v.before === null && v.delta !== null;
+    }
+    const aggregates = JSON.parse(r.aggregates_json) as EndpointAggregates;
+    // Runs stored before the aggregates counted token-count sources: counted from their requests.
+    aggregates.tokenCountSources ??= this.#tokenCountSources(r.id);
     return {
       id: r.id,
       systemLabel: r.system_label,
@@ -193,8 +215,8 @@ export class EndpointStore {
       startedAt: r.started_at,
       finishedAt: r.finished_at,
       wallMs: r.wall_ms,
-      aggregates: JSON.parse(r.aggregates_json) as EndpointAggregates,
-      serverMetrics: JSON.parse(r.server_metrics_json) as ServerCacheMetrics,
+      aggregates,
+      serverMetrics,
       metrics,
       kvbenchVersion: r.kvbench_version,
       clientHost: r.client_host,

@@ -2,17 +2,28 @@
 import {
   SERVER_METRIC_BY_KEY,
   cacheHitRateOf,
+  serverMetricCaveats,
+  tokenCountCaveat,
+  compareVerdict,
+  COMPARE_VERDICT_LEGEND,
   DERIVED_SERVER_METRICS,
   UNSTORED_RUN_ID,
   type Distribution,
+  type CompareSpread,
   type EndpointComparison,
   type EndpointMetricUnit,
   type EndpointRunRecord,
   type ServerMetricUnit,
 } from '../../src-shared/domain/endpoint.ts';
+import { formatBytesBinary } from '../engine/report/format.ts';
 import { table } from '../export/render-text.ts';
 
-const GIB = 1024 ** 3;
+/**
+ * Sizes and rates in one convention, scaled to the value (a 50 KiB offload is not "0.0 MiB" beside
+ * a "1.0 MB/s" rate): binary units for both, said under every table that shows bytes.
+ */
+export const BYTE_UNITS_NOTE = 'bytes in binary units: KiB = 1024 B, MiB = 1024² B, GiB = 1024³ B; rates are the same units per second';
+const BYTE_UNITS: ReadonlySet<string> = new Set(['bytes', 'bytes/s']);
 
 function group3(n: number, digits: number): string {
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -33,9 +44,9 @@ export function fmt(v: number | null | undefined, unit: EndpointMetricUnit | Ser
     case 'ratio':
       return `${(v * 100).toFixed(1)}%`;
     case 'bytes':
-      return Math.abs(v) >= GIB ? `${(v / GIB).toFixed(2)} GiB` : `${(v / 1024 ** 2).toFixed(1)} MiB`;
+      return formatBytesBinary(v);
     case 'bytes/s':
-      return Math.abs(v) >= 1e9 ? `${(v / 1e9).toFixed(2)} GB/s` : `${(v / 1e6).toFixed(1)} MB/s`;
+      return `${formatBytesBinary(v)}/s`;
     case 'x':
       return `${v.toFixed(3)}x`;
     case 'count':
@@ -66,6 +77,8 @@ export function formatRun(r: EndpointRunRecord): string {
       ? `duration ${fmt(a.durationS, 's')} (first send → last finish, pauses included)`
       : `busy ${fmt(a.durationS, 's')} (the batches' own times; wall clock ${fmt(a.spanS, 's')} with the pauses)`;
   out.push(`  ${window} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`);
+  const tokens = tokenCountCaveat(a.tokenCountSources);
+  if (tokens) out.push(`  ! ${tokens}`);
   if (a.promptTokensPerRequested !== null) out.push(`  server prompt tokens ÷ requested context tokens: ${a.promptTokensPerRequested.toFixed(3)} (the prompt builder's accuracy for this server's tokenizer)`);
   if (a.cachedPromptTokensTotal !== null) out.push(`  cached prompt tokens (server usage): ${fmt(a.cachedPromptTokensTotal, 'tokens')}`);
   out.push('');
@@ -121,6 +134,9 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
     for (const n of p.notes) out.push(`      note: ${n}`);
   }
   const rows: string[][] = [];
+  // A value that may not be the run's share says why beside it (not only in the page's note above).
+  const caveats = serverMetricCaveats(s);
+  const flag = (key: string): string => (caveats[`server.${key}`] ? ` (${caveats[`server.${key}`]})` : '');
   for (const v of s.values) {
     const def = SERVER_METRIC_BY_KEY[v.key];
     if (!def) continue;
@@ -130,14 +146,26 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
       def.kind === 'counter'
         ? v.delta === null && v.after !== null
           ? `— (server total after the run: ${fmt(v.after, def.unit)})`
-          : fmt(v.delta, def.unit) + (v.reset ? ' (counter reset)' : '')
+          : fmt(v.delta, def.unit) + flag(v.key)
         : `${fmt(v.before, def.unit)} → ${fmt(v.after, def.unit)}`,
     ]);
   }
-  for (const d of DERIVED_SERVER_METRICS) if (d.key in s.derived) rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit)]);
+  let bytes = s.values.some((v) => BYTE_UNITS.has(SERVER_METRIC_BY_KEY[v.key]?.unit ?? ''));
+  for (const d of DERIVED_SERVER_METRICS) {
+    if (!(d.key in s.derived)) continue;
+    rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit) + flag(d.key)]);
+    if (BYTE_UNITS.has(d.unit)) bytes = true;
+  }
   if (rows.length === 0) out.push('    none of the supported families was found (see docs/endpoint.md)');
   else out.push(table(['metric', 'source / definition', 'value'], rows, 2, '    '));
+  if (bytes) out.push(`    ${BYTE_UNITS_NOTE}`);
   return out.join('\n');
+}
+
+/** A side's spread over its runs: min–max and CV (nothing for one run). */
+function spreadText(sp: CompareSpread | null, n: number, unit: EndpointMetricUnit): string {
+  if (sp === null || n < 2) return '';
+  return `${fmt(sp.min, unit)}–${fmt(sp.max, unit)}${sp.cv === null ? '' : `, CV ${(sp.cv * 100).toFixed(1)}%`}`;
 }
 
 export function formatComparison(c: EndpointComparison): string {
@@ -145,6 +173,9 @@ export function formatComparison(c: EndpointComparison): string {
   out.push(`Endpoint comparison: A = ${c.labelA} (${c.runIdsA.length} run(s): ${c.runIdsA.join(', ') || '—'}) vs B = ${c.labelB} (${c.runIdsB.length} run(s): ${c.runIdsB.join(', ') || '—'})`);
   out.push(`  ${c.method}`);
   for (const w of c.warnings) out.push(`  ! ${w}`);
+  for (const n of c.notes) out.push(`  note: ${n}`);
+  // The spread columns only where a side has several runs to spread over.
+  const spreads = c.rows.some((r) => r.nA > 1 || r.nB > 1);
   const groups: { name: string; key: string }[] = [
     { name: 'Throughput', key: 'throughput' },
     { name: 'Latency', key: 'latency' },
@@ -156,27 +187,41 @@ export function formatComparison(c: EndpointComparison): string {
     if (rows.length === 0) continue;
     out.push('');
     out.push(`  ${g.name}`);
+    const header = ['metric', 'unit', c.labelA, c.labelB, 'A/B', 'better'];
+    if (spreads) header.push(`${c.labelA} min–max, CV`, `${c.labelB} min–max, CV`);
     out.push(
       table(
-        ['metric', 'unit', c.labelA, c.labelB, 'A/B', 'better'],
-        rows.map((r) => [
-          r.metric.label,
-          r.metric.unit,
-          fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : ''),
-          fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : ''),
-          fmt(r.ratio, 'x'),
-          r.better === 'a' ? c.labelA : r.better === 'b' ? c.labelB : '',
-        ]),
-        [0, 1, 5],
+        header,
+        rows.map((r) => {
+          const cells = [
+            r.metric.label,
+            r.metric.unit,
+            fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : '') + (r.flaggedA.length > 0 ? ' *' : ''),
+            fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : '') + (r.flaggedB.length > 0 ? ' *' : ''),
+            fmt(r.ratio, 'x'),
+            compareVerdict(r, c.labelA, c.labelB),
+          ];
+          if (spreads) cells.push(spreadText(r.spreadA, r.nA, r.metric.unit), spreadText(r.spreadB, r.nB, r.metric.unit));
+          return cells;
+        }),
+        [0, 1, 5, 6, 7],
         '  ',
       ),
     );
+    if (rows.some((r) => BYTE_UNITS.has(r.metric.unit))) out.push(`  ${BYTE_UNITS_NOTE}`);
   }
+  out.push('');
+  out.push(`  ${COMPARE_VERDICT_LEGEND}`);
   return out.join('\n');
 }
 
 export function formatRunList(runs: readonly EndpointRunRecord[]): string {
   if (runs.length === 0) return 'no endpoint runs stored (kvbench endpoint run … stores one)';
+  // A rate from counters that may not be the run's share (serverMetricCaveats) is marked, as compare marks it.
+  const flagged = (r: EndpointRunRecord, key: string | null): boolean => key !== null && key in serverMetricCaveats(r.serverMetrics);
+  const legend = runs.some((r) => flagged(r, cacheHitRateOf(r.metrics)?.key ?? null))
+    ? '\n* the cache hit rate comes from server counters that may not be the run\'s own share (see kvbench endpoint show ID)'
+    : '';
   return table(
     ['id', 'label', 'status', 'started', 'model', 'requests', 'ok', 'req/s', 'out tok/s', 'TTFT P50 ms', 'TTFT P95 ms', 'e2e P95 ms', 'cache hit %'],
     runs.map((r) => {
@@ -194,9 +239,9 @@ export function formatRunList(runs: readonly EndpointRunRecord[]): string {
       fmt(r.metrics.ttft_p50_ms, 'ms'),
       fmt(r.metrics.ttft_p95_ms, 'ms'),
       fmt(r.metrics.latency_p95_ms, 'ms'),
-      hit === null ? '—' : (hit.value * 100).toFixed(1),
+      hit === null ? '—' : `${(hit.value * 100).toFixed(1)}${flagged(r, hit.key) ? ' *' : ''}`,
       ];
     }),
     [1, 2, 3, 4],
-  );
+  ) + legend;
 }

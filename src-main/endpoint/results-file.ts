@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { UNSTORED_RUN_ID, cacheHitRateOf, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
+import { UNSTORED_RUN_ID, cacheHitRateOf, serverMetricCaveats, serverMetricNotes, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
@@ -17,6 +17,16 @@ export function resultsEntry(r: EndpointRunRecord, samples: readonly EndpointReq
   const v = (key: string): number | null => r.serverMetrics.values.find((x) => x.key === key)?.delta ?? null;
   // The same rate, from the same source, as the run listings in the CLI and the app.
   const hit = cacheHitRateOf(r.metrics);
+  const flagged = serverMetricCaveats(r.serverMetrics);
+  // log_metrics key → the flat metric it reports: a value that may not be the run's share says so.
+  const from: Record<string, string | null> = {
+    cache_hit_rate: hit?.key ?? null,
+    reused_blocks: 'server.reused_blocks',
+    offloaded_bytes: 'server.offload_bytes',
+    reloaded_bytes: 'server.reload_bytes',
+    observed_offload_bandwidth_bytes_per_s: 'server.offload_bandwidth',
+  };
+  const caveats = Object.fromEntries(Object.entries(from).flatMap(([k, m]) => (m !== null && flagged[m] ? [[k, flagged[m]]] : [])));
   return {
     aggregate: {
       throughput_req_per_s: a.requestsPerS,
@@ -36,6 +46,9 @@ export function resultsEntry(r: EndpointRunRecord, samples: readonly EndpointReq
       offloaded_bytes: v('offload_bytes'),
       reloaded_bytes: v('reload_bytes'),
       observed_offload_bandwidth_bytes_per_s: r.serverMetrics.derived.offload_bandwidth ?? null,
+      // Values above that may not be the run's own share (e.g. trtllm-serve totals since the server started), and the pages' notes.
+      caveats,
+      server_metrics_notes: serverMetricNotes(r.serverMetrics),
     },
     samples,
     run_meta: { run_id: r.id === UNSTORED_RUN_ID ? null : r.id, status: r.status, status_reason: r.statusReason, started_at: r.startedAt, finished_at: r.finishedAt, config: r.config },

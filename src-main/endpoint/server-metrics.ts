@@ -224,17 +224,20 @@ export function serverMetricsDelta(before: readonly PageSnapshot[], after: reado
           const page = (s: PageSnapshot | undefined): PromPage | undefined => (s?.format === 'prometheus' ? s.page : undefined);
           const r = promCounter(page(b), page(a), src.name, src.labels, restarted);
           if (r === null) continue;
-          chosen = { key: def.key, source, ...r };
+          chosen = { key: def.key, source, ...r, sinceServerStart: false };
           break search;
         }
         const vb = readSource(b, src.name, src.labels);
         const va = readSource(a, src.name, src.labels);
         if (vb === null && va === null) continue;
         if (def.kind === 'gauge') {
-          chosen = { key: def.key, source, before: vb, after: va, delta: null, reset: false };
+          chosen = { key: def.key, source, before: vb, after: va, delta: null, reset: false, sinceServerStart: false };
         } else {
-          // trtllm-serve's block counters: an empty queue before the run means they started at 0.
-          const base = vb ?? (b !== undefined ? 0 : null);
+          // trtllm-serve's block counters: an empty queue before the run (a fresh server, or the previous
+          // run's "after" read took every record) leaves no baseline. Counting from 0 gives the server's
+          // total since it started, which is the run's share only on a fresh server: flagged.
+          const sinceServerStart = vb === null && b !== undefined;
+          const base = vb ?? (sinceServerStart ? 0 : null);
           let delta: number | null = null;
           let reset = false;
           if (va !== null && base !== null) {
@@ -244,7 +247,7 @@ export function serverMetricsDelta(before: readonly PageSnapshot[], after: reado
               delta = va;
             }
           }
-          chosen = { key: def.key, source, before: vb, after: va, delta, reset };
+          chosen = { key: def.key, source, before: vb, after: va, delta, reset, sinceServerStart: sinceServerStart && delta !== null };
         }
         break search;
       }

@@ -7,7 +7,7 @@
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import { aggregate, geometricMean, mean, median, ratio, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
+import { aggregate, geometricMean, mean, median, ratio, withinNoise, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
@@ -610,22 +610,6 @@ interface MatchedPair {
   b: TrialRecord[];
   /** A side of this configuration spans several drives: the description names each side's. */
   severalPlaces: boolean;
-}
-
-/**
- * Whether the difference between two medians may be run-to-run noise. Equal medians differ by
- * nothing, so they are a tie within noise whatever the spread or the trial count (CV 0 on both
- * sides is common for counts that do not vary, and must not make "no difference" beyond noise).
- * Otherwise |ln ratio| ≤ √(CV_A² + CV_B²): the gap is no larger than the two sides' combined
- * spread. Unknown (null) without a spread on both sides (one trial, or a zero mean), or without a
- * ratio (0 on one side).
- */
-export function withinNoise(medianA: number | null, medianB: number | null, cvA: number | null, cvB: number | null): boolean | null {
-  const r = ratio(medianA, medianB);
-  if (r === null || r <= 0) return null;
-  if (medianA === medianB) return true;
-  if (cvA === null || cvB === null) return null;
-  return Math.abs(Math.log(r)) <= Math.sqrt(cvA ** 2 + cvB ** 2);
 }
 
 function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {

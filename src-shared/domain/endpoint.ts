@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { straddledChanges, type MetricDefinitionChange } from './metric-changes.ts';
-import { median, ratio } from './statistics.ts';
+import { aggregate, median, ratio, withinNoise } from './statistics.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -172,6 +172,32 @@ export interface ContextBreakdown {
   ttftFreshMs: Distribution;
 }
 
+/**
+ * How a run's output tokens were counted, over its successful requests. Without the server's usage
+ * the content chunks are counted, which undercounts a server that puts several tokens in one chunk:
+ * output tok/s too low, time per output token too high. `chunksBelowMaxTokens` are chunk-counted
+ * requests that ended at max_tokens (finish_reason "length") with fewer chunks than max_tokens —
+ * proof that they were undercounted.
+ */
+export interface TokenCountSources {
+  usage: number;
+  chunks: number;
+  chunksBelowMaxTokens: number;
+}
+
+/** Why a run's output token counts may be too low (null when the server reported usage for every request). */
+export function tokenCountCaveat(t: TokenCountSources): string | null {
+  if (t.chunks === 0) return null;
+  const proof =
+    t.chunksBelowMaxTokens > 0
+      ? `; ${t.chunksBelowMaxTokens} of them stopped at max_tokens (finish_reason length) with fewer chunks than max_tokens: undercounted`
+      : '';
+  return (
+    `output tokens of ${t.chunks} of ${t.chunks + t.usage} successful request(s) were counted as content chunks (the server sent no usage)${proof}` +
+    ' — where a chunk carries several tokens, output tokens/s is too low and time per output token too high'
+  );
+}
+
 export interface EndpointAggregates {
   requestsTotal: number;
   requestsOk: number;
@@ -212,6 +238,8 @@ export interface EndpointAggregates {
   byContext: ContextBreakdown[];
   /** Failures per status (ok excluded). */
   failuresByStatus: Partial<Record<RequestStatus, number>>;
+  /** Where the successful requests' output token counts came from (tokenCountSources). */
+  tokenCountSources: TokenCountSources;
   /** The pooled inter-token histogram, HdrHistogram V2 compressed base64, for merging runs. */
   itlHistogram: { hdr: string; count: number; sumNs: number } | null;
 }
@@ -333,6 +361,19 @@ export interface ServerMetricValue {
   delta: number | null;
   /** A series of the counter went backwards between the scrapes, or the server's process_start_time_seconds changed. */
   reset: boolean;
+  /**
+   * The counter had no baseline before the run (trtllm-serve's JSON iteration queue was empty, so its
+   * block counters were taken to start at 0): `delta` is the server's total since it started, not
+   * the run's share. Runs stored before the flag existed get it when read (endpoint-store.ts).
+   */
+  sinceServerStart: boolean;
+}
+
+/** Why a server counter's Δ may not be the run's own share (null when it is). */
+export function serverValueCaveat(v: Pick<ServerMetricValue, 'reset' | 'sinceServerStart'>): string | null {
+  if (v.sinceServerStart) return 'totals since the server started (no baseline before the run): the run\'s own share only on a server started just for it';
+  if (v.reset) return 'a counter reset during the run (the server or a rank restarted): counted from the reset, not the run\'s whole share';
+  return null;
 }
 
 export interface MetricsPageResult {
@@ -440,6 +481,7 @@ export const ENDPOINT_METRICS: readonly EndpointMetricDefinition[] = Object.free
   em('requests_failed', 'Requests failed', 'count', 'lower', 'requests'),
   em('requests_not_sent', 'Requests not sent', 'count', 'lower', 'requests'),
   em('output_tokens_total', 'Output tokens', 'count', null, 'requests'),
+  em('requests_tokens_from_chunks', 'Requests with output tokens counted as chunks', 'count', null, 'requests'),
   em('server_prompt_tokens_total', 'Prompt tokens (server usage)', 'count', null, 'requests'),
   em('cached_prompt_tokens_total', 'Cached prompt tokens (server usage)', 'count', 'higher', 'requests'),
   em('prompt_tokens_per_requested', 'Server prompt tokens ÷ requested', 'ratio', null, 'requests'),
@@ -482,6 +524,7 @@ export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetr
   put('requests_failed', a.requestsFailed);
   put('requests_not_sent', a.requestsNotSent);
   put('output_tokens_total', a.outputTokensTotal);
+  put('requests_tokens_from_chunks', a.tokenCountSources.chunks);
   put('server_prompt_tokens_total', a.serverPromptTokensTotal);
   put('cached_prompt_tokens_total', a.cachedPromptTokensTotal);
   put('prompt_tokens_per_requested', a.promptTokensPerRequested);
@@ -496,21 +539,44 @@ export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetr
 }
 
 /**
+ * The run's flat server metrics (flattenEndpointMetrics' keys) whose value may not be the run's own
+ * share, each with why: counters flagged by serverValueCaveat, and the rates derived from them.
+ */
+export function serverMetricCaveats(s: ServerCacheMetrics): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of s.values) {
+    const why = v.delta === null || SERVER_METRIC_BY_KEY[v.key]?.kind !== 'counter' ? null : serverValueCaveat(v);
+    if (why) out[`server.${v.key}`] = why;
+  }
+  for (const d of DERIVED_SERVER_METRICS) {
+    if (typeof s.derived[d.key] !== 'number') continue;
+    const from = [...new Set([d.numerator, ...d.denominator])].filter((k) => `server.${k}` in out);
+    if (from.length > 0) out[`server.${d.key}`] = `computed from ${from.map((k) => SERVER_METRIC_BY_KEY[k]?.label ?? k).join(' and ')}: ${out[`server.${from[0]}`]}`;
+  }
+  return out;
+}
+
+/** Each metrics page's notes (why a value is approximate or missing), prefixed with its URL. */
+export function serverMetricNotes(s: ServerCacheMetrics): string[] {
+  return s.pages.flatMap((p) => p.notes.map((n) => `${p.url}: ${n}`));
+}
+
+/**
  * One cache hit rate per run, for listings: engines count hits differently, so this takes the first
  * source the run has. The server's usage counts (cached ÷ prompt tokens) come first because they
  * cover every tier the engine reuses from (GPU prefix cache and offload reloads alike); then the
  * engine's own counters over the run; last its hit-rate gauge, whose window is the engine's own.
  */
-export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { value: number; source: string } | null {
+export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { value: number; source: string; /** The flat metric it is (null: computed from two). */ key: string | null } | null {
   const cached = metrics.cached_prompt_tokens_total;
   const prompt = metrics.server_prompt_tokens_total;
-  if (cached !== undefined && prompt !== undefined && prompt > 0) return { value: cached / prompt, source: 'cached ÷ prompt tokens (server usage)' };
+  if (cached !== undefined && prompt !== undefined && prompt > 0) return { value: cached / prompt, source: 'cached ÷ prompt tokens (server usage)', key: null };
   for (const [key, source] of [
     ['server.prefix_cache_hit_rate', 'GPU prefix cache, Δhits ÷ Δqueries (server metrics)'],
     ['server.block_reuse_rate', 'KV block reuse, Δreused ÷ (Δreused + Δmissed) (server metrics)'],
     ['server.server_cache_hit_rate_after', 'the server\'s hit-rate gauge after the run'],
   ] as const) {
-    if (metrics[key] !== undefined) return { value: metrics[key], source };
+    if (metrics[key] !== undefined) return { value: metrics[key], source, key };
   }
   return null;
 }
@@ -519,7 +585,9 @@ export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { val
 // Comparing two systems
 
 export const COMPARE_METHOD =
-  'per system: the median of each metric over its selected runs (one run: that run\'s value); ratio = A ÷ B; percentiles are never averaged across runs';
+  'per system: the median of each metric over its selected runs (one run: that run\'s value), with its spread over those runs (min–max, CV); ratio = A ÷ B; ' +
+  'percentiles are never averaged across runs; a better side is named only beyond run-to-run noise: |ln(A ÷ B)| > √(CV_A² + CV_B²) (the storage report\'s rule), ' +
+  'or, where a zero leaves no usable ratio or CV, non-overlapping min–max ranges; that needs 2 or more runs a side (else no noise estimate); values within 0.5 % are a tie';
 
 /** The settings that change what a run sent or how it counted: compare names the ones that differ. */
 export const COMPARED_SETTINGS = ['api', 'maxBatches', 'maxTokens', 'ignoreEos', 'temperature', 'topP', 'streamUsage'] as const;
@@ -535,14 +603,26 @@ export interface EndpointRunSummary {
   /** What the run sent (see EndpointRunConfig.requestsDigest): runs are matched by this. */
   requestsDigest: string;
   model: string;
+  /** The server, the prompt salt and how prompts were sized: equal in two runs, the later one replayed the earlier one's texts. */
+  baseUrl: string;
+  promptSalt: string;
+  promptTokenizer: PromptTokenizer;
   settings: ComparedSettings;
   metrics: Record<string, number>;
   /** The kvbench that measured it: metrics whose definition changed between two runs' versions are named. */
   kvbenchVersion: string;
+  /** Flat metric keys whose value may not be the run's own share, with why (serverMetricCaveats). */
+  metricCaveats: Record<string, string>;
+  /** The notes of its metrics pages (serverMetricNotes). */
+  serverMetricNotes: string[];
+  /** Why its output token counts may be too low (tokenCountCaveat), or null. */
+  tokenCountCaveat: string | null;
 }
 
 /** A stored run as a comparison sees it. */
-export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'kvbenchVersion'>): EndpointRunSummary {
+export function endpointRunSummary(
+  r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'serverMetrics' | 'kvbenchVersion'> & { aggregates: Pick<EndpointAggregates, 'tokenCountSources'> },
+): EndpointRunSummary {
   const c = r.config;
   const settings = Object.fromEntries(COMPARED_SETTINGS.map((k) => [k, c[k]])) as ComparedSettings;
   return {
@@ -553,9 +633,15 @@ export function endpointRunSummary(r: Pick<EndpointRunRecord, 'id' | 'systemLabe
     workloadDigest: c.workloadDigest,
     requestsDigest: c.requestsDigest,
     model: c.model,
+    baseUrl: c.baseUrl,
+    promptSalt: c.promptSalt,
+    promptTokenizer: c.promptTokenizer,
     settings,
     metrics: r.metrics,
     kvbenchVersion: r.kvbenchVersion,
+    metricCaveats: serverMetricCaveats(r.serverMetrics),
+    serverMetricNotes: serverMetricNotes(r.serverMetrics),
+    tokenCountCaveat: tokenCountCaveat(r.aggregates.tokenCountSources),
   };
 }
 
@@ -600,8 +686,49 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
         these.map((c) => `${name(c)} ${c.change}`).join('; '),
     );
   }
+  // The requests digest leaves the salt out on purpose, so repeat runs with one --prompt-salt on one
+  // server are medianed together though every run after the first found the texts already cached.
+  const sameTexts = new Map<string, EndpointRunSummary[]>();
+  for (const r of runs) {
+    const key = JSON.stringify([r.baseUrl, r.model, r.promptSalt, r.promptTokenizer]);
+    sameTexts.set(key, [...(sameTexts.get(key) ?? []), r]);
+  }
+  for (const group of sameTexts.values()) {
+    if (group.length < 2) continue;
+    const [first, ...later] = [...group].sort((x, y) => x.startedAt.localeCompare(y.startedAt) || x.id - y.id);
+    const name = (r: EndpointRunSummary): string => `run ${r.id} (${r.systemLabel})`;
+    warnings.push(
+      `${[first, ...later].map(name).join(', ')} sent the same prompt texts (--prompt-salt ${first.promptSalt}) to one server (${first.baseUrl}, model ${first.model}): ` +
+        `${later.map(name).join(', ')} started with the ${later.length === 1 ? 'earlier run\'s' : 'earlier runs\''} prompts possibly still cached (a warm start, unlike ${name(first)}) — ` +
+        'give each run its own salt (the default) unless a warm cache is what is measured',
+    );
+  }
+  for (const r of runs) {
+    if (r.tokenCountCaveat) warnings.push(`run ${r.id} (${r.systemLabel}): ${r.tokenCountCaveat}`);
+    for (const n of r.serverMetricNotes) warnings.push(`run ${r.id} (${r.systemLabel}), ${n}`);
+    const byReason = new Map<string, string[]>();
+    for (const [key, why] of Object.entries(r.metricCaveats)) byReason.set(why, [...(byReason.get(why) ?? []), ENDPOINT_METRIC_BY_KEY[key]?.label ?? key]);
+    if (byReason.size > 0) {
+      const parts = [...byReason].map(([why, labels]) => `${labels.join(', ')}: ${why}`);
+      warnings.push(`run ${r.id} (${r.systemLabel}): values marked * may not be the run's own share, so no side is named better on them — ${parts.join('; ')}`);
+    }
+  }
   return warnings;
 }
+
+/** One side's values of a metric over its runs. */
+export interface CompareSpread {
+  min: number;
+  max: number;
+  /** Sample standard deviation ÷ |mean| over the side's runs; null for one run or a zero mean. */
+  cv: number | null;
+}
+
+/**
+ * Whether a difference is larger than run-to-run noise (see COMPARE_METHOD): `beyond`, `within`, or
+ * `unknown` when a side has a single run (or no spread to judge by).
+ */
+export type NoiseVerdict = 'beyond' | 'within' | 'unknown';
 
 export interface CompareRow {
   metric: EndpointMetricDefinition;
@@ -610,14 +737,33 @@ export interface CompareRow {
   /** Runs with a value. */
   nA: number;
   nB: number;
+  /** Each side's min, max and CV over its runs (null without a value). */
+  spreadA: CompareSpread | null;
+  spreadB: CompareSpread | null;
   /** a ÷ b. */
   ratio: number | null;
-  /** Which system is better on this metric (null: no direction, a tie within TIE_BAND, or a value missing). */
+  /** The difference against the two sides' spread; null when a value is missing. */
+  noise: NoiseVerdict | null;
+  /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within TIE_BAND, a value missing). */
+  leader: 'a' | 'b' | null;
+  /** The leader, where the difference is beyond noise and no value is flagged: the side compare names better. */
   better: 'a' | 'b' | null;
+  /** Runs of each side whose value may not be the run's own share (EndpointRunSummary.metricCaveats): no verdict. */
+  flaggedA: number[];
+  flaggedB: number[];
 }
 
 /** Values within 0.5 % of each other are a tie: no side is named better on a 1.00x ratio. */
 export const TIE_BAND = 0.005;
+
+/** The difference against the noise (COMPARE_METHOD): the trial report's rule, then the ranges where a zero defeats it. */
+function noiseVerdict(a: ReturnType<typeof aggregate>, b: ReturnType<typeof aggregate>): NoiseVerdict | null {
+  if (a.median === null || b.median === null) return null;
+  const within = withinNoise(a.median, b.median, a.cv, b.cv);
+  if (within !== null) return within ? 'within' : 'beyond';
+  if (a.n < 2 || b.n < 2) return 'unknown';
+  return a.max! < b.min! || b.max! < a.min! ? 'beyond' : 'within';
+}
 
 export interface EndpointComparison {
   method: string;
@@ -627,10 +773,12 @@ export interface EndpointComparison {
   runIdsB: number[];
   /** Problems that make the comparison weaker (different workloads, models, missing runs). */
   warnings: string[];
+  /** What the numbers cannot tell (as the storage report's system comparison says it): one run on a side gives no noise estimate. */
+  notes: string[];
   rows: CompareRow[];
 }
 
-/** Compares two sets of runs metric by metric: medians per system, A ÷ B, who is better. */
+/** Compares two sets of runs metric by metric: medians and spreads per system, A ÷ B, who is better beyond noise. */
 export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunSummary[], labelB: string, runsB: readonly EndpointRunSummary[]): EndpointComparison {
   const warnings: string[] = [];
   if (runsA.length === 0) warnings.push(`no runs for ${labelA}`);
@@ -638,16 +786,44 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
   warnings.push(...comparabilityWarnings([...runsA, ...runsB]));
   for (const r of [...runsA, ...runsB]) if (r.status !== 'complete') warnings.push(`run ${r.id} (${r.systemLabel}) is ${r.status}: its failed requests are not in its latencies`);
   const rows: CompareRow[] = [];
+  const spread = (g: ReturnType<typeof aggregate>): CompareSpread | null => (g.n === 0 ? null : { min: g.min!, max: g.max!, cv: g.cv });
   for (const metric of ENDPOINT_METRICS) {
-    const va = runsA.map((r) => r.metrics[metric.key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-    const vb = runsB.map((r) => r.metrics[metric.key]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
-    if (va.length === 0 && vb.length === 0) continue;
-    const a = median(va);
-    const b = median(vb);
-    let better: CompareRow['better'] = null;
+    const ga = aggregate(runsA.map((r) => r.metrics[metric.key]));
+    const gb = aggregate(runsB.map((r) => r.metrics[metric.key]));
+    if (ga.n === 0 && gb.n === 0) continue;
+    const a = ga.median;
+    const b = gb.median;
+    let leader: CompareRow['leader'] = null;
     const tie = a !== null && b !== null && Math.abs(a - b) <= TIE_BAND * Math.max(Math.abs(a), Math.abs(b));
-    if (metric.better && a !== null && b !== null && !tie) better = (metric.better === 'higher') === a > b ? 'a' : 'b';
-    rows.push({ metric, a, b, nA: va.length, nB: vb.length, ratio: ratio(a, b), better });
+    if (metric.better && a !== null && b !== null && !tie) leader = (metric.better === 'higher') === a > b ? 'a' : 'b';
+    const noise = noiseVerdict(ga, gb);
+    const flagged = (runs: readonly EndpointRunSummary[]): number[] => runs.filter((r) => metric.key in r.metricCaveats && metric.key in r.metrics).map((r) => r.id);
+    const flaggedA = flagged(runsA);
+    const flaggedB = flagged(runsB);
+    const trusted = flaggedA.length === 0 && flaggedB.length === 0;
+    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, leader, better: noise === 'beyond' && trusted ? leader : null, flaggedA, flaggedB });
   }
-  return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, rows };
+  const notes: string[] = [];
+  const single = [runsA.length === 1 ? labelA : null, runsB.length === 1 ? labelB : null].filter((l): l is string => l !== null);
+  if (single.length > 0) {
+    notes.push(
+      `one run of ${single.join(' and one of ')}: no noise estimate is possible, so no side is named better (the better value is marked "?") — run each system 3 or more times`,
+    );
+  }
+  return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, notes, rows };
+}
+
+/** What compareVerdict's words mean, for under a comparison table. */
+export const COMPARE_VERDICT_LEGEND =
+  'better: the side named is better beyond run-to-run noise; "within noise": the difference is not; "X?": X has the better value, but one run on a side gives no noise estimate; ' +
+  '*: a run\'s value may not be its own share (see the warnings), so no side is named';
+
+/** Who is better, as far as the runs can tell: a label beyond noise, "within noise", "label?" without a noise estimate, "*" on a flagged value. */
+export function compareVerdict(r: CompareRow, labelA: string, labelB: string): string {
+  const leader = r.leader === 'a' ? labelA : r.leader === 'b' ? labelB : null;
+  if (r.flaggedA.length > 0 || r.flaggedB.length > 0) return '*';
+  if (r.better !== null) return leader!;
+  if (r.noise === 'within' && (leader !== null || r.metric.better !== null)) return 'within noise';
+  if (r.noise === 'unknown' && leader !== null) return `${leader}?`;
+  return '';
 }

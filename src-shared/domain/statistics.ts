@@ -112,3 +112,20 @@ export function geometricMean(values: readonly (number | null | undefined)[]): n
   for (const x of xs) logSum += Math.log(x);
   return Math.exp(logSum / xs.length);
 }
+
+/**
+ * Whether the difference between two medians may be run-to-run noise (the storage report's system
+ * comparison and the endpoint comparison judge it alike). Equal medians differ by
+ * nothing, so they are a tie within noise whatever the spread or the trial count (CV 0 on both
+ * sides is common for counts that do not vary, and must not make "no difference" beyond noise).
+ * Otherwise |ln ratio| ≤ √(CV_A² + CV_B²): the gap is no larger than the two sides' combined
+ * spread. Unknown (null) without a spread on both sides (one trial or run, or a zero mean), or without a
+ * ratio (0 on one side).
+ */
+export function withinNoise(medianA: number | null, medianB: number | null, cvA: number | null, cvB: number | null): boolean | null {
+  const r = ratio(medianA, medianB);
+  if (r === null || r <= 0) return null;
+  if (medianA === medianB) return true;
+  if (cvA === null || cvB === null) return null;
+  return Math.abs(Math.log(r)) <= Math.sqrt(cvA ** 2 + cvB ** 2);
+}

@@ -378,6 +378,7 @@ export const EndpointAggregatesSchema = z.object({
     z.object({ contextTokens: num, requests: count, ok: count, ttftMs: DistributionSchema, e2eMs: DistributionSchema, ttftReusedMs: DistributionSchema, ttftFreshMs: DistributionSchema }),
   ),
   failuresByStatus: z.partialRecord(z.enum(REQUEST_STATUSES), count),
+  tokenCountSources: z.object({ usage: count, chunks: count, chunksBelowMaxTokens: count }),
   // The pooled inter-token histogram (for merging runs) stays in the store and the exports.
 });
 
@@ -385,7 +386,7 @@ export const ServerCacheMetricsSchema = z.object({
   pages: z.array(
     z.object({ url: z.string(), format: z.enum(['prometheus', 'trtllm-iteration-json', 'unavailable']), engines: z.array(z.string()), error: z.string().nullable(), notes: z.array(z.string()) }),
   ),
-  values: z.array(z.object({ key: z.string(), source: z.string().nullable(), before: nnum, after: nnum, delta: nnum, reset: z.boolean() })),
+  values: z.array(z.object({ key: z.string(), source: z.string().nullable(), before: nnum, after: nnum, delta: nnum, reset: z.boolean(), sinceServerStart: z.boolean() })),
   derived: z.record(z.string(), nnum),
   /** JSON has no NaN: a counter that was not a number reads back as null. */
   rawCounterDeltas: z.record(z.string(), nnum),
@@ -435,7 +436,24 @@ export const EndpointComparisonSchema = z.object({
   runIdsA: z.array(int),
   runIdsB: z.array(int),
   warnings: z.array(z.string()),
-  rows: z.array(z.object({ metric: EndpointMetricDefinitionSchema, a: nnum, b: nnum, nA: count, nB: count, ratio: nnum, better: z.enum(['a', 'b']).nullable() })),
+  notes: z.array(z.string()),
+  rows: z.array(
+    z.object({
+      metric: EndpointMetricDefinitionSchema,
+      a: nnum,
+      b: nnum,
+      nA: count,
+      nB: count,
+      spreadA: z.object({ min: num, max: num, cv: nnum }).nullable(),
+      spreadB: z.object({ min: num, max: num, cv: nnum }).nullable(),
+      ratio: nnum,
+      noise: z.enum(['beyond', 'within', 'unknown']).nullable(),
+      leader: z.enum(['a', 'b']).nullable(),
+      better: z.enum(['a', 'b']).nullable(),
+      flaggedA: z.array(int),
+      flaggedB: z.array(int),
+    }),
+  ),
 });
 export type EndpointComparisonData = z.infer<typeof EndpointComparisonSchema>;
 

@@ -131,6 +131,57 @@ describe('kvbench endpoint (CLI)', () => {
     expect(none.stderr).toMatch(/no complete runs for c2c; stored labels: pcie \(1\/1 complete\)/);
   }, 180_000); // about fifteen CLI processes, each a second or so of Node start-up on a loaded machine
 
+  it('trtllm-serve with a drained JSON queue: block counters that are totals since the server started are flagged in show, compare, export and --output', async () => {
+    const db = path.join(dir, 'trt.db');
+    const results = path.join(dir, 'trt-results.json');
+    const csvOut = path.join(dir, 'trt.csv');
+    const trt = await server({ flavor: 'trtllm', gpuBlocks: 400, hostBlocks: 400, prefillMsPerToken: 0.02, decodeMsPerToken: 0.2 });
+    // Only the JSON iteration statistics (no /prometheus/metrics): each "after" read drains the queue, so the next run has no baseline.
+    const args = (label: string): string[] => [
+      'endpoint', 'run', '--url', trt.url, '--model', 'fake-model', '--workload', workload, '--system-label', label, '--db', db,
+      '--prompt-salt', 'fixed', '--metrics-url', `${trt.url}/metrics`, '--output', results, '--max-batches', '2',
+    ];
+    for (const label of ['trt', 'trt', 'trt2']) {
+      const r = await runCli(args(label), { cwd: dir });
+      expect(r.code, explain(r)).toBe(0);
+    }
+    const show = await runCli(['endpoint', 'show', '2', '--db', db], { cwd: dir });
+    expect(show.stdout).toMatch(/Reused KV blocks\s+trtllm-json:reusedBlocks\s+[\d,]+ \(totals since the server started/);
+    const cmp = await runCli(['endpoint', 'compare', 'trt', 'trt2', '--db', db, '--json'], { cwd: dir });
+    expect(cmp.code, explain(cmp)).toBe(0);
+    const c = JSON.parse(cmp.stdout) as EndpointComparison;
+    expect(c.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^run 2 \(trt\): values marked \* may not be the run's own share.* — Reused KV blocks \(Δ\), Missed KV blocks \(Δ\).*: totals since the server started/)]));
+    expect(c.rows.find((r) => r.metric.key === 'server.block_reuse_rate')).toMatchObject({ flaggedA: [2, 1], flaggedB: [3], better: null });
+    // One salt, one server: runs 2 and 3 found run 1's prompts cached.
+    expect(c.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/^run 1 \(trt\), run 2 \(trt\), run 3 \(trt2\) sent the same prompt texts \(--prompt-salt fixed\) to one server .*run 2 \(trt\), run 3 \(trt2\) started with the earlier runs' prompts possibly still cached/)]));
+    const text = await runCli(['endpoint', 'compare', 'trt', 'trt2', '--db', db], { cwd: dir });
+    expect(text.stdout).toMatch(/KV block reuse rate \(run\)\s+ratio\s+[\d.]+% \(n=2\) \*\s+[\d.]+% \*\s+[\d.]+x\s+\*/);
+    const e = await runCli(['endpoint', 'export', '--out', csvOut, '--db', db], { cwd: dir });
+    expect(e.code, explain(e)).toBe(0);
+    const lines = fs.readFileSync(csvOut, 'utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toContain('server_metric_caveats');
+    expect(lines[2]).toMatch(/^2,trt,complete,.*server\.reused_blocks: totals since the server started/);
+    const res = JSON.parse(fs.readFileSync(results, 'utf8')) as { runs: Record<string, { log_metrics: { reused_blocks: number; caveats: Record<string, string> } }[]> };
+    expect(res.runs.trt[1].log_metrics.caveats.reused_blocks).toMatch(/^totals since the server started/);
+  });
+
+  it('a server that ignores include_usage: output tokens counted as chunks are flagged in the run summary and in compare', async () => {
+    const db = path.join(dir, 'chunks.db');
+    const usage = await server({ flavor: 'vllm', decodeMsPerToken: 0.2 });
+    const chunky = await server({ flavor: 'vllm', decodeMsPerToken: 0.2, supportsUsage: false, tokensPerChunk: 4 });
+    const a = await runCli(runArgs(usage, 'usage', db, ['--max-batches', '2', '--metrics-url', 'none']), { cwd: dir });
+    expect(a.code, explain(a)).toBe(0);
+    expect(a.stdout).not.toMatch(/counted as content chunks/);
+    const b = await runCli(runArgs(chunky, 'chunky', db, ['--max-batches', '2', '--metrics-url', 'none']), { cwd: dir });
+    expect(b.code, explain(b)).toBe(0);
+    // 4 tokens a request (max_tokens 4, ignore_eos) in one chunk of 4: counted as 1, and the run says so.
+    expect(b.stdout).toMatch(/! output tokens of (\d+) of \1 successful request\(s\) were counted as content chunks \(the server sent no usage\); \1 of them stopped at max_tokens .*: undercounted/);
+    const cmp = await runCli(['endpoint', 'compare', 'usage', 'chunky', '--db', db], { cwd: dir });
+    expect(cmp.code, explain(cmp)).toBe(0);
+    expect(cmp.stdout).toMatch(/! run 2 \(chunky\): output tokens of \d+ of \d+ successful request\(s\) were counted as content chunks/);
+    expect(cmp.stdout).toMatch(/Requests with output tokens counted as chunks\s+count\s+0\s+\d+/);
+  });
+
   it('refuses bad input with every problem at once, and an unreachable server before storing anything', async () => {
     const db = path.join(dir, 'bad.db');
     const r = await runCli(

@@ -2,14 +2,16 @@ import { describe, expect, it } from 'vitest';
 import {
   ENDPOINT_METRICS,
   compareEndpointRuns,
+  compareVerdict,
+  tokenCountCaveat,
   flattenEndpointMetrics,
   type EndpointRequestSample,
-  type EndpointRunSummary,
   type ServerCacheMetrics,
 } from '../../../src-shared/domain/endpoint.ts';
 import { aggregateRun, distribution, promptReuse } from '../../../src-main/endpoint/aggregate.ts';
 import { straddledChanges } from '../../../src-shared/domain/metric-changes.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import { runSummary } from './fixtures.ts';
 
 function sample(seq: number, over: Partial<EndpointRequestSample> = {}): EndpointRequestSample {
   return {
@@ -116,6 +118,23 @@ describe('aggregates', () => {
     expect(a).toMatchObject({ requestsOk: 2, durationS: 0.2, spanS: 0.3, requestsPerS: 10 });
   });
 
+  it('counts where output tokens came from: the server\'s usage, or content chunks (undercounted when a chunk carries several tokens)', () => {
+    const samples = [
+      sample(0),
+      sample(1, { tokenCountSource: 'chunks', outputTokens: 3, outputChunks: 3, maxTokens: 10, finishReason: 'length' }), // stopped at max_tokens with 3 chunks: undercounted
+      sample(2, { tokenCountSource: 'chunks', outputTokens: 10, outputChunks: 10, maxTokens: 10, finishReason: 'length' }),
+      sample(3, { tokenCountSource: 'chunks', outputTokens: 4, outputChunks: 4, maxTokens: 10, finishReason: 'stop' }),
+      sample(4, { status: 'timeout', tokenCountSource: 'chunks', outputTokens: 2, finishReason: null }), // failed: not counted
+    ];
+    const a = aggregateRun(samples, new LatencyHistogram(), 1000);
+    expect(a.tokenCountSources).toEqual({ usage: 1, chunks: 3, chunksBelowMaxTokens: 1 });
+    expect(flattenEndpointMetrics(a, noServer).requests_tokens_from_chunks).toBe(3);
+    expect(tokenCountCaveat(a.tokenCountSources)).toBe(
+      'output tokens of 3 of 4 successful request(s) were counted as content chunks (the server sent no usage); 1 of them stopped at max_tokens (finish_reason length) with fewer chunks than max_tokens: undercounted — where a chunk carries several tokens, output tokens/s is too low and time per output token too high',
+    );
+    expect(tokenCountCaveat(aggregateRun([sample(0)], new LatencyHistogram(), 1000).tokenCountSources)).toBeNull();
+  });
+
   it('a run with nothing sent has no rates', () => {
     const a = aggregateRun([sample(0, { status: 'not_sent', ttftMs: null, e2eMs: null, outputTokens: null, sentOffsetMs: null })], new LatencyHistogram());
     expect(a).toMatchObject({ durationS: 0, spanS: 0 });
@@ -125,19 +144,7 @@ describe('aggregates', () => {
 });
 
 describe('comparing two systems', () => {
-  const run = (id: number, label: string, metrics: Record<string, number>, over: Partial<EndpointRunSummary> = {}): EndpointRunSummary => ({
-    id,
-    systemLabel: label,
-    status: 'complete',
-    startedAt: '2026-01-01T00:00:00Z',
-    workloadDigest: 'd1',
-    requestsDigest: 'r1',
-    model: 'm',
-    settings: { api: 'completions', maxBatches: null, maxTokens: null, ignoreEos: true, temperature: 0, topP: 1, streamUsage: true },
-    metrics,
-    kvbenchVersion: '0.5.0',
-    ...over,
-  });
+  const run = runSummary;
 
   it('runs measured on both sides of a metric definition change are compared with a warning naming the change', () => {
     const c = compareEndpointRuns('a', [run(1, 'a', { requests_per_s: 2 }, { kvbenchVersion: '0.4.0' })], 'b', [run(2, 'b', { requests_per_s: 3 })]);
@@ -148,7 +155,7 @@ describe('comparing two systems', () => {
     expect(compareEndpointRuns('a', [run(1, 'a', {}, { kvbenchVersion: '0.4.0' })], 'b', [run(2, 'b', {}, { kvbenchVersion: '0.4.0' })]).warnings).toEqual([]);
   });
 
-  it('medians per system, ratio A ÷ B, and the better side by direction', () => {
+  it('medians per system, ratio A ÷ B, the better value by direction; one run on a side: no noise estimate, no side named better', () => {
     const c = compareEndpointRuns(
       'pcie',
       [run(1, 'pcie', { requests_per_s: 2, ttft_p50_ms: 100, 'server.prefix_cache_hit_rate': 0.5 }), run(2, 'pcie', { requests_per_s: 4, ttft_p50_ms: 300 })],
@@ -156,18 +163,87 @@ describe('comparing two systems', () => {
       [run(3, 'c2c', { requests_per_s: 6, ttft_p50_ms: 100, 'server.prefix_cache_hit_rate': 0.25 })],
     );
     expect(c.warnings).toEqual([]);
+    expect(c.notes).toEqual(['one run of c2c: no noise estimate is possible, so no side is named better (the better value is marked "?") — run each system 3 or more times']);
     const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
-    expect(row('requests_per_s')).toMatchObject({ a: 3, b: 6, nA: 2, nB: 1, ratio: 0.5, better: 'b' });
-    expect(row('ttft_p50_ms')).toMatchObject({ a: 200, b: 100, ratio: 2, better: 'b' });
-    expect(row('server.prefix_cache_hit_rate')).toMatchObject({ a: 0.5, b: 0.25, nA: 1, ratio: 2, better: 'a' });
+    expect(row('requests_per_s')).toMatchObject({ a: 3, b: 6, nA: 2, nB: 1, ratio: 0.5, leader: 'b', noise: 'unknown', better: null });
+    expect(row('requests_per_s').spreadA).toEqual({ min: 2, max: 4, cv: expect.closeTo(Math.SQRT2 / 3, 12) });
+    expect(row('requests_per_s').spreadB).toEqual({ min: 6, max: 6, cv: null });
+    expect(row('ttft_p50_ms')).toMatchObject({ a: 200, b: 100, ratio: 2, leader: 'b', better: null });
+    expect(row('server.prefix_cache_hit_rate')).toMatchObject({ a: 0.5, b: 0.25, nA: 1, ratio: 2, leader: 'a', better: null });
+    expect(compareVerdict(row('ttft_p50_ms'), 'pcie', 'c2c')).toBe('c2c?');
     expect(c.rows.find((r) => r.metric.key === 'itl_p50_ms')).toBeUndefined();
+  });
+
+  it('names a better side only beyond run-to-run noise: |ln ratio| > √(CV_A² + CV_B²), else the min–max ranges where a zero leaves no ratio', () => {
+    // Two identical servers whose runs spread by 25 % (the reviewer's trt vs trt2): within noise.
+    const c = compareEndpointRuns(
+      'trt',
+      [run(1, 'trt', { requests_per_s: 13.59, ttft_p50_ms: 100, requests_failed: 0 }), run(2, 'trt', { requests_per_s: 10.84, ttft_p50_ms: 102, requests_failed: 0 })],
+      'trt2',
+      [run(3, 'trt2', { requests_per_s: 10.24, ttft_p50_ms: 200, requests_failed: 2 }), run(4, 'trt2', { requests_per_s: 11.4, ttft_p50_ms: 204, requests_failed: 3 })],
+    );
+    expect(c.warnings).toEqual([]);
+    expect(c.notes).toEqual([]);
+    const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
+    expect(row('requests_per_s')).toMatchObject({ leader: 'a', noise: 'within', better: null });
+    expect(compareVerdict(row('requests_per_s'), 'trt', 'trt2')).toBe('within noise');
+    // TTFT twice as long, each side within 2 %: beyond noise.
+    expect(row('ttft_p50_ms')).toMatchObject({ leader: 'a', noise: 'beyond', better: 'a' });
+    expect(compareVerdict(row('ttft_p50_ms'), 'trt', 'trt2')).toBe('trt');
+    // 0 vs 2–3 failures: a ratio of 0 and no CV for the zeros, but the ranges do not overlap.
+    expect(row('requests_failed')).toMatchObject({ ratio: 0, noise: 'beyond', better: 'a' });
+    const overlap = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 0 }), run(2, 'a', { requests_failed: 2 })], 'b', [run(3, 'b', { requests_failed: 1 }), run(4, 'b', { requests_failed: 3 })]);
+    expect(overlap.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ noise: 'within', better: null });
+  });
+
+  it('a value that is not the run\'s own share is flagged on its row, names no better side, and compare warns with the page notes', () => {
+    const why = 'totals since the server started (no baseline before the run): the run\'s own share only on a server started just for it';
+    const note = 'http://trt:8000/metrics: trtllm-serve returned no iteration statistics before the run …';
+    const trt = [
+      run(8, 'trt', { 'server.reused_blocks': 403, 'server.block_reuse_rate': 0.5, requests_per_s: 10 }),
+      run(9, 'trt', { 'server.reused_blocks': 1209, 'server.block_reuse_rate': 0.75, requests_per_s: 10.1 }, {
+        metricCaveats: { 'server.reused_blocks': why, 'server.block_reuse_rate': `computed from Reused KV blocks and Missed KV blocks: ${why}` },
+        serverMetricNotes: [note],
+      }),
+    ];
+    const c = compareEndpointRuns('trt', trt, 'trt2', [run(10, 'trt2', { 'server.reused_blocks': 403, 'server.block_reuse_rate': 0.5, requests_per_s: 10 }), run(11, 'trt2', { 'server.reused_blocks': 404, 'server.block_reuse_rate': 0.5, requests_per_s: 10.2 })]);
+    expect(c.warnings).toEqual([
+      `run 9 (trt), ${note}`,
+      `run 9 (trt): values marked * may not be the run's own share, so no side is named better on them — Reused KV blocks (Δ): ${why}; KV block reuse rate (run): computed from Reused KV blocks and Missed KV blocks: ${why}`,
+    ]);
+    const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
+    expect(row('server.block_reuse_rate')).toMatchObject({ flaggedA: [9], flaggedB: [], leader: 'a', better: null });
+    expect(compareVerdict(row('server.block_reuse_rate'), 'trt', 'trt2')).toBe('*');
+    expect(row('requests_per_s')).toMatchObject({ flaggedA: [], flaggedB: [] });
+  });
+
+  it('warns when a run counted output tokens as chunks (the server ignored include_usage), whatever its flags say', () => {
+    const c = compareEndpointRuns('pcie', [run(1, 'pcie', {})], 'chat', [run(2, 'chat', {}, { tokenCountCaveat: 'output tokens of 8 of 8 successful request(s) were counted as content chunks …' })]);
+    expect(c.warnings).toEqual(['run 2 (chat): output tokens of 8 of 8 successful request(s) were counted as content chunks …']);
+  });
+
+  it('warns when runs replayed the same prompt texts against one server: the later ones started warm', () => {
+    const same = { baseUrl: 'http://trt:8000/v1', promptSalt: 'fixed' };
+    const c = compareEndpointRuns(
+      'trt',
+      [run(9, 'trt', {}, { ...same, startedAt: '2026-01-02T00:00:00Z' }), run(8, 'trt', {}, { ...same, startedAt: '2026-01-01T00:00:00Z' })],
+      'trt2',
+      // Another server, the same salt: its cache is its own.
+      [run(10, 'trt2', {}, { baseUrl: 'http://trt2:8000/v1', promptSalt: 'fixed' }), run(11, 'trt2', {}, { baseUrl: 'http://trt2:8000/v1', promptSalt: 'other' })],
+    );
+    expect(c.warnings).toEqual([
+      'run 8 (trt), run 9 (trt) sent the same prompt texts (--prompt-salt fixed) to one server (http://trt:8000/v1, model m): run 9 (trt) started with the earlier run\'s prompts possibly still cached (a warm start, unlike run 8 (trt)) — give each run its own salt (the default) unless a warm cache is what is measured',
+    ]);
+    // The same salt on one server, but another model or another prompt sizing: different texts or caches.
+    expect(compareEndpointRuns('a', [run(1, 'a', {}, { ...same })], 'b', [run(2, 'b', {}, { ...same, model: 'n' })]).warnings.some((w) => w.includes('warm start'))).toBe(false);
+    expect(compareEndpointRuns('a', [run(1, 'a', {}, { ...same })], 'b', [run(2, 'b', {}, { ...same, promptTokenizer: 'gpt-tokenizer cl100k_base' })]).warnings).toEqual([]);
   });
 
   it('names no better side when the two are within 0.5 % (a 1.00x ratio is a tie)', () => {
     const c = compareEndpointRuns('a', [run(1, 'a', { ttft_p50_ms: 100.4, requests_per_s: 10 })], 'b', [run(2, 'b', { ttft_p50_ms: 100, requests_per_s: 10.1 })]);
     const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
-    expect(row('ttft_p50_ms').better).toBeNull();
-    expect(row('requests_per_s').better).toBe('b'); // 1 % apart
+    expect(row('ttft_p50_ms').leader).toBeNull();
+    expect(row('requests_per_s').leader).toBe('b'); // 1 % apart
   });
 
   it('warns about different workloads, models and incomplete runs; a zero denominator has no ratio', () => {
@@ -175,7 +251,7 @@ describe('comparing two systems', () => {
     expect(c.warnings.join('\n')).toMatch(/did not send the same requests \(requests digests differ; different workload files\)/);
     expect(c.warnings.join('\n')).toMatch(/different models \(m, n\)/);
     expect(c.warnings.join('\n')).toMatch(/run 1 \(a\) is partial/);
-    expect(c.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ ratio: null, better: 'b' });
+    expect(c.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ ratio: null, leader: 'b', noise: 'unknown', better: null });
   });
 
   it('one workload file replayed with different flags is not the same workload: compare names what differs', () => {

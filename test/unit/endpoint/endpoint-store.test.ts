@@ -9,6 +9,7 @@ import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { legacyRequestsDigest, requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
 import { buildEndpointExportModel, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
+import { resultsEntry } from '../../../src-main/endpoint/results-file.ts';
 import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { MIGRATIONS } from '../../../src-main/store/migrations.ts';
@@ -31,6 +32,7 @@ function freshStore(): Store {
   return s;
 }
 
+let salts = 0;
 function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '2026-01-01T00:00:00.000Z'): EndpointRunOutcome {
   const samples: EndpointRequestSample[] = ttfts.map((t, i) => ({
     seq: i,
@@ -58,7 +60,7 @@ function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '202
   const aggregates = aggregateRun(samples, new LatencyHistogram());
   const serverMetrics = {
     pages: [{ url: 'http://127.0.0.1:1/metrics', format: 'prometheus' as const, engines: ['vllm'], error: null, notes: [] }],
-    values: [{ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 0, after: 96, delta: 96, reset: false }],
+    values: [{ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 0, after: 96, delta: 96, reset: false, sinceServerStart: false }],
     derived: { prefix_cache_hit_rate: 0.375 },
     rawCounterDeltas: { 'vllm:prefix_cache_hits_total': 96 },
   };
@@ -66,7 +68,8 @@ function outcome(label: string, ttfts: number[], digest = 'd1', startedAt = '202
     systemLabel: label,
     status: 'partial',
     statusReason: '1 of 4 request(s) did not succeed',
-    config: endpointConfig(label, { workloadDigest: digest, requestsDigest: `requests-of-${digest}` }),
+    // A salt of its own, as `endpoint run` draws by default: every run starts with a cold server cache.
+    config: endpointConfig(label, { workloadDigest: digest, requestsDigest: `requests-of-${digest}`, promptSalt: `salt-${++salts}` }),
     startedAt,
     finishedAt: startedAt,
     wallMs: 1234,
@@ -98,6 +101,13 @@ describe('endpoint runs in the trial store', () => {
     expect(r.metrics).toEqual(o.metrics);
     expect(r.metrics['server.prefix_cache_hit_rate']).toBe(0.375);
     expect(es.requests(id)).toEqual(o.samples);
+    expect(r.aggregates.tokenCountSources).toEqual({ usage: 3, chunks: 0, chunksBelowMaxTokens: 0 });
+    // A run stored before the aggregates counted token-count sources: counted from its requests.
+    s.db.prepare("UPDATE endpoint_requests SET token_count_source = 'chunks', output_tokens = 2 WHERE run_id = ? AND seq IN (0, 1)").run(id);
+    const legacy = JSON.parse(JSON.stringify(o.aggregates)) as Record<string, unknown>;
+    delete legacy.tokenCountSources;
+    s.db.prepare('UPDATE endpoint_runs SET aggregates_json = ? WHERE id = ?').run(JSON.stringify(legacy), id);
+    expect(es.requireRun(id).aggregates.tokenCountSources).toEqual({ usage: 1, chunks: 2, chunksBelowMaxTokens: 2 });
     expect(es.labels()).toEqual([{ systemLabel: 'pcie', runs: 1, complete: 0, latestStartedAt: o.startedAt }]);
     expect(() => es.requireRun(999)).toThrow(/no endpoint run 999/);
     es.deleteRun(id);
@@ -122,6 +132,11 @@ describe('endpoint runs in the trial store', () => {
     expect(compareLabels(es, 'b', 'a')).toMatchObject({ runIdsA: [b2], runIdsB: [a3, a2] });
     expect(compareLabels(es, 'a', 'b', { runIdsA: [a1] }).runIdsB).toEqual([b1]);
     expect(() => compareLabels(es, 'a', 'nobody')).toThrow(/no complete runs for nobody; stored labels: /);
+    // Given runs must be the side's own: a run of b is never shown as a's.
+    expect(() => compareLabels(es, 'a', 'b', { runIdsA: [b1], runIdsB: [a1] })).toThrow(`run ${b1} is a run of b, not a: the runs of side A must be runs of its label (a)`);
+    expect(() => compareLabels(es, 'a', 'b', { runIdsA: [a1], runIdsB: [a2] })).toThrow(expect.objectContaining({ code: 'VALIDATION', message: expect.stringMatching(new RegExp(`^run ${a2} is a run of a, not b`)) }));
+    // One label on both sides, exactly the runs given (the app allows it): runs 1 vs 2 of a.
+    expect(compareLabels(es, 'a', 'a', { runIdsA: [a1], runIdsB: [a2] })).toMatchObject({ runIdsA: [a1], runIdsB: [a2] });
   });
 
   it('runs of one workload file with different --max-batches are not medianed together', () => {
@@ -129,7 +144,7 @@ describe('endpoint runs in the trial store', () => {
     const es = new EndpointStore(s);
     const w = generateWorkload({ contexts: [64], batches_per_context: 3, batch_sizes: [2], prompt_pool_size: 2, reuse_start_batch: 1, reuse_ratio: 0.5, delay_ms: 0, generation_tokens: 4, seed: 1 });
     const at = (label: string, day: number, over: Partial<EndpointRunConfig>) => {
-      const config = endpointConfig(label, { workloadDigest: workloadDigest(w), maxBatches: null, ...over });
+      const config = endpointConfig(label, { workloadDigest: workloadDigest(w), maxBatches: null, promptSalt: `${label}-${day}`, ...over });
       return es.insertRun({ ...outcome(label, [1, 2, 3, 4], config.workloadDigest, `2026-01-0${day}T00:00:00.000Z`), status: 'complete', config: { ...config, requestsDigest: requestsDigest(config, w) } });
     };
     at('a', 1, {});
@@ -182,7 +197,78 @@ describe('endpoint runs in the trial store', () => {
     expect(buildEndpointExportModel(es, { runIds: [pciePartial, pcieOld, c2c] }).comparison).toMatchObject({ labelA: 'pcie', runIdsA: [pciePartial, pcieOld], runIdsB: [c2c] });
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load((await toXlsxBuffer(m)) as unknown as ArrayBuffer);
-    expect(wb.getWorksheet('Comparison')!.getRow(1).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'ratio_a_over_b']));
+    const cmp = wb.getWorksheet('Comparison')!;
+    expect(cmp.getRow(1).values).toEqual([undefined, 'comparison warnings', 'none']);
+    expect(cmp.getRow(2).values).toEqual([undefined, 'comparison note', m.comparison!.notes[0]]);
+    expect(cmp.getRow(5).values).toEqual(expect.arrayContaining(['pcie (A)', 'c2c (B)', 'min_a', 'cv_b', 'ratio_a_over_b', 'noise', 'better_value', 'better']));
+    // compare's warnings go with its verdicts: above the table and in About.
+    const mixed = buildEndpointExportModel(es, { runIds: [pciePartial, pcieOld, c2c] });
+    expect(mixed.comparison!.warnings.length).toBeGreaterThanOrEqual(2);
+    const wb2 = new ExcelJS.Workbook();
+    await wb2.xlsx.load((await toXlsxBuffer(mixed)) as unknown as ArrayBuffer);
+    const sheetRows = (name: string): unknown[][] => wb2.getWorksheet(name)!.getSheetValues().filter(Boolean).map((r) => (r as unknown[]).slice(1));
+    const top = sheetRows('Comparison');
+    expect(top.slice(0, mixed.comparison!.warnings.length)).toEqual(mixed.comparison!.warnings.map((w) => ['comparison warning', w]));
+    const above = mixed.comparison!.warnings.length + mixed.comparison!.notes.length + 1; // and the method
+    expect(top.findIndex((r) => r[0] === 'metric')).toBe(above);
+    expect(wb2.getWorksheet('Comparison')!.views[0]).toMatchObject({ state: 'frozen', ySplit: above + 2 });
+    expect(sheetRows('About').filter((r) => r[0] === 'comparison warning').map((r) => r[1])).toEqual(mixed.comparison!.warnings);
+  });
+
+  it('server counters that are not the run\'s share carry their flag into compare, CSV, XLSX, JSON and --output — runs stored before the flag too', async () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const o = { ...outcome('trt', [1, 2, 3, 4]), status: 'complete' as const };
+    const note = 'trtllm-serve returned no iteration statistics before the run (none since the last read): block counters are totals since the server started';
+    o.serverMetrics = {
+      pages: [{ url: 'http://trt:8000/metrics', format: 'trtllm-iteration-json', engines: ['trtllm'], error: null, notes: [note] }],
+      values: [
+        { key: 'reused_blocks', source: 'trtllm-json:reusedBlocks', before: null, after: 1209, delta: 1209, reset: false, sinceServerStart: true },
+        { key: 'missed_blocks', source: 'trtllm-json:missedBlocks', before: null, after: 403, delta: 403, reset: false, sinceServerStart: true },
+      ],
+      derived: { block_reuse_rate: 0.75 },
+      rawCounterDeltas: {},
+    };
+    o.metrics = flattenEndpointMetrics(o.aggregates, o.serverMetrics);
+    const id = es.insertRun(o);
+    // As a run stored before the flag existed: the same JSON without it.
+    const legacy = JSON.parse(JSON.stringify(o.serverMetrics)) as { values: Record<string, unknown>[] };
+    for (const v of legacy.values) delete v.sinceServerStart;
+    s.db.prepare('UPDATE endpoint_runs SET server_metrics_json = ? WHERE id = ?').run(JSON.stringify(legacy), id);
+    const r = es.requireRun(id);
+    expect(r.serverMetrics.values.map((v) => v.sinceServerStart)).toEqual([true, true]);
+    const other = es.insertRun({ ...outcome('trt2', [1, 2, 3, 4]), status: 'complete' });
+
+    const model = buildEndpointExportModel(es, { labels: ['trt', 'trt2'] });
+    expect(model.comparison!.warnings).toEqual(expect.arrayContaining([`run ${id} (trt), http://trt:8000/metrics: ${note}`, expect.stringMatching(new RegExp(`^run ${id} \\(trt\\): values marked \\* may not be the run's own share.* — Reused KV blocks \\(Δ\\), Missed KV blocks \\(Δ\\): totals since the server started`))]));
+    expect(model.comparison!.rows.find((x) => x.metric.key === 'server.reused_blocks')).toMatchObject({ flaggedA: [id], flaggedB: [] });
+    expect(other).toBeGreaterThan(id);
+
+    const csv = toCsv(model).slice(1).trimEnd().split('\r\n');
+    const header = csv[0].split(',');
+    const trtRow = csv.find((l) => l.startsWith(`${id},trt,`))!;
+    expect(header).toEqual(expect.arrayContaining(['server_metric_caveats', 'server_metrics_notes']));
+    expect(trtRow).toContain('server.reused_blocks: totals since the server started');
+    expect(trtRow).toContain('server.block_reuse_rate: computed from Reused KV blocks and Missed KV blocks');
+    expect(trtRow).toContain(`http://trt:8000/metrics: ${note}`);
+
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await toXlsxBuffer(model)) as unknown as ArrayBuffer);
+    const sm = wb.getWorksheet('Server metrics')!.getSheetValues().filter(Boolean).map((x) => (x as unknown[]).slice(1));
+    const col = (name: string): number => sm[0].indexOf(name);
+    const reused = sm.find((x) => x[0] === id && x[2] === 'reused_blocks')!;
+    expect(reused[col('since_server_start')]).toBe(true);
+    expect(reused[col('caveat')]).toMatch(/^totals since the server started/);
+    expect(sm.find((x) => x[0] === id && x[2] === 'block_reuse_rate')![col('caveat')]).toMatch(/^computed from/);
+
+    const json = JSON.parse(toJson(model)) as { runs: { id: number; serverMetricCaveats: Record<string, string> }[] };
+    expect(Object.keys(json.runs.find((x) => x.id === id)!.serverMetricCaveats)).toEqual(['server.reused_blocks', 'server.missed_blocks', 'server.block_reuse_rate']);
+
+    const entry = resultsEntry(r, es.requests(id)) as { log_metrics: { reused_blocks: number; caveats: Record<string, string>; server_metrics_notes: string[] } };
+    expect(entry.log_metrics.reused_blocks).toBe(1209);
+    expect(Object.keys(entry.log_metrics.caveats)).toEqual(['reused_blocks']);
+    expect(entry.log_metrics.caveats.reused_blocks).toMatch(/^totals since the server started/);
+    expect(entry.log_metrics.server_metrics_notes).toEqual([`http://trt:8000/metrics: ${note}`]);
   });
 
   it('CSV cells a spreadsheet would run as formulas stay text; numbers stay numbers', () => {

@@ -1,6 +1,6 @@
 // An endpoint run configuration for tests: pure (no Node, no DOM), so the store's tests and the
 // renderer's (type-checked with the DOM library) share it.
-import type { EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
+import type { EndpointRunConfig, EndpointRunSummary } from '../../../src-shared/domain/endpoint.ts';
 
 export function endpointConfig(label: string, over: Partial<EndpointRunConfig> = {}): EndpointRunConfig {
   return {
@@ -24,6 +24,29 @@ export function endpointConfig(label: string, over: Partial<EndpointRunConfig> =
     promptTokenizer: 'words',
     maxBatches: null,
     stopAfterDeadBatches: 2,
+    ...over,
+  };
+}
+
+/** A stored run as a comparison sees it (complete, the same requests and settings unless `over` says otherwise). */
+export function runSummary(id: number, label: string, metrics: Record<string, number>, over: Partial<EndpointRunSummary> = {}): EndpointRunSummary {
+  return {
+    id,
+    systemLabel: label,
+    status: 'complete',
+    startedAt: '2026-01-01T00:00:00Z',
+    workloadDigest: 'd1',
+    requestsDigest: 'r1',
+    model: 'm',
+    baseUrl: `http://${label}:8000/v1`,
+    promptSalt: `salt-${id}`,
+    promptTokenizer: 'words',
+    settings: { api: 'completions', maxBatches: null, maxTokens: null, ignoreEos: true, temperature: 0, topP: 1, streamUsage: true },
+    metrics,
+    kvbenchVersion: '0.5.0',
+    metricCaveats: {},
+    serverMetricNotes: [],
+    tokenCountCaveat: null,
     ...over,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { serverMetricCaveats, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
 import { formatServerMetrics } from '../../../src-main/endpoint/render.ts';
 import { defaultMetricsUrls, parseMetricsPage, serverMetricsDelta, type PageSnapshot } from '../../../src-main/endpoint/server-metrics.ts';
 
@@ -32,7 +32,7 @@ describe('server metrics', () => {
   it('vLLM: counter deltas, gauges before and after, derived rates, the deprecated labelled offload counters', () => {
     const m = serverMetricsDelta([snap('u', vllmPage(100, 1000, 0, 0))], [snap('u', vllmPage(700, 3000, 4096, 1024))]);
     expect(m.pages).toEqual([{ url: 'u', format: 'prometheus', engines: ['vllm'], error: null, notes: [] }]);
-    expect(value(m, 'prefix_cache_hits')).toEqual({ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 100, after: 700, delta: 600, reset: false });
+    expect(value(m, 'prefix_cache_hits')).toEqual({ key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 100, after: 700, delta: 600, reset: false, sinceServerStart: false });
     expect(value(m, 'prefix_cache_queries')?.delta).toBe(2000);
     expect(m.derived.prefix_cache_hit_rate).toBeCloseTo(0.3, 12);
     expect(value(m, 'offload_bytes')).toMatchObject({ source: 'vllm:kv_offload_total_bytes{transfer_type="GPU_to_CPU"}', delta: 4096 });
@@ -117,10 +117,25 @@ describe('server metrics', () => {
     expect(value(m, 'missed_blocks')?.delta).toBe(10);
     expect(m.derived.block_reuse_rate).toBeCloseTo(0.75, 12);
     expect(value(m, 'kv_cache_usage')?.after).toBe(0.5);
-    // An empty queue before the run: counters since start, and the result says so.
+    expect(value(m, 'reused_blocks')?.sinceServerStart).toBe(false);
+    expect(serverMetricCaveats(m)).toEqual({});
+    // An empty queue before the run (the previous run's "after" read drained it): counters since
+    // start, flagged on each value and on the rate derived from them, not only in the page's note.
     const fresh = serverMetricsDelta([snap('j', '[]')], [snap('j', iters(34, 16))]);
-    expect(value(fresh, 'reused_blocks')?.delta).toBe(34);
+    expect(value(fresh, 'reused_blocks')).toMatchObject({ before: null, after: 34, delta: 34, reset: false, sinceServerStart: true });
+    expect(value(fresh, 'kv_cache_usage')?.sinceServerStart).toBe(false); // a gauge has no baseline to miss
     expect(fresh.pages[0].notes.join(' ')).toMatch(/totals since the server started/);
+    expect(serverMetricCaveats(fresh)).toEqual({
+      'server.reused_blocks': expect.stringMatching(/^totals since the server started \(no baseline before the run\): the run's own share only on a server started just for it$/),
+      'server.missed_blocks': expect.stringMatching(/^totals since the server started/),
+      'server.block_reuse_rate': expect.stringMatching(/^computed from Reused KV blocks and Missed KV blocks: totals since the server started/),
+    });
+    const shown = formatServerMetrics({ serverMetrics: fresh } as EndpointRunRecord);
+    expect(shown).toMatch(/Reused KV blocks\s+trtllm-json:reusedBlocks\s+34 \(totals since the server started/);
+    expect(shown).toMatch(/KV block reuse rate \(run\).*68\.0% \(computed from Reused KV blocks and Missed KV blocks/);
+    // A counter reset is a caveat too.
+    const reset = serverMetricsDelta([snap('u', vllmPage(900, 1000, 0, 0))], [snap('u', vllmPage(50, 200, 0, 0))]);
+    expect(serverMetricCaveats(reset)['server.prefix_cache_hit_rate']).toMatch(/^computed from Prefix cache hits and Prefix cache queries: a counter reset/);
   });
 
   it('recognises what is not a metrics page', () => {

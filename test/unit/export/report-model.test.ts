@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency, withinNoise } from '../../../src-main/export/report-model.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency } from '../../../src-main/export/report-model.ts';
+import { withinNoise } from '../../../src-shared/domain/statistics.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/store-types.ts';

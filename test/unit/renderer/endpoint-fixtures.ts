@@ -74,13 +74,14 @@ export function endpointDetail(row: EndpointRunRowData, failed = false): Respons
       ttftFreshMs: dist(95, 9),
       byContext: [{ contextTokens: 32768, requests: 26, ok: 26, ttftMs: dist(45.25), e2eMs: dist(210), ttftReusedMs: dist(12, 17), ttftFreshMs: dist(95, 9) }],
       failuresByStatus: failed ? { http_error: 4, incomplete: 1 } : {},
+      tokenCountSources: { usage: failed ? 21 : 26, chunks: 0, chunksBelowMaxTokens: 0 },
     },
     serverMetrics: {
       pages: [{ url: `http://${row.systemLabel}-host:8000/metrics`, format: 'prometheus', engines: ['vllm'], error: null, notes: [] }],
       values: [
-        { key: 'reload_bytes', source: 'vllm:kv_offload_load_bytes', before: 1e9, after: 1e9 + 2 * 1024 ** 3, delta: 2 * 1024 ** 3, reset: false },
-        { key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 100, after: 3100, delta: 3000, reset: false },
-        { key: 'kv_cache_usage', source: 'vllm:kv_cache_usage_perc', before: 0.1, after: 0.85, delta: null, reset: false },
+        { key: 'reload_bytes', source: 'vllm:kv_offload_load_bytes', before: 1e9, after: 1e9 + 2 * 1024 ** 3, delta: 2 * 1024 ** 3, reset: false, sinceServerStart: false },
+        { key: 'prefix_cache_hits', source: 'vllm:prefix_cache_hits', before: 100, after: 3100, delta: 3000, reset: false, sinceServerStart: false },
+        { key: 'kv_cache_usage', source: 'vllm:kv_cache_usage_perc', before: 0.1, after: 0.85, delta: null, reset: false, sinceServerStart: false },
       ],
       derived: { prefix_cache_hit_rate: 0.375, reload_bandwidth: 2.5e10 },
       rawCounterDeltas: { 'vllm:prefix_cache_hits_total': 3000 },
@@ -105,5 +106,8 @@ export function endpointList(rows: EndpointRunRowData[]): ResponseOf<'endpoint.l
 
 /** The shared domain's comparison of two sets of rows (what the backend answers). */
 export function endpointComparison(labelA: string, a: EndpointRunRowData[], labelB: string, b: EndpointRunRowData[]): EndpointComparisonData {
-  return compareEndpointRuns(labelA, a.map(endpointRunSummary), labelB, b.map(endpointRunSummary));
+  // The listed rows carry no server metrics: compare them as runs whose every value is the run's own share.
+  const summary = (r: EndpointRunRowData) =>
+    endpointRunSummary({ ...r, serverMetrics: { pages: [], values: [], derived: {}, rawCounterDeltas: {} }, aggregates: { tokenCountSources: { usage: 26, chunks: 0, chunksBelowMaxTokens: 0 } } });
+  return compareEndpointRuns(labelA, a.map(summary), labelB, b.map(summary));
 }

@@ -678,11 +678,13 @@ describe('the real-engine view', () => {
     expect(cmp).toContain('run(s) 2');
     expect(cmp).toContain('the runs served different models');
     const cells = (key: string) => w.get(`[data-metric="${key}"]`).findAll('td').map((td) => td.text());
-    expect(cells('ttft_p50_ms')).toEqual(['TTFT P50 (lower is better)', '90.5 ms', '45.3 ms', '2.00×', 'c2c']);
-    expect(cells('requests_per_s')).toEqual(['Requests/s (higher is better)', '6.25 req/s', '12.5 req/s', '0.50×', 'c2c']);
+    // One run a side: c2c has the better values, but no noise estimate says they are beyond noise.
+    expect(cells('ttft_p50_ms')).toEqual(['TTFT P50 (lower is better)', '90.5 ms', '45.3 ms', '2.00×', 'c2c?']);
+    expect(cells('requests_per_s')).toEqual(['Requests/s (higher is better)', '6.25 req/s', '12.5 req/s', '0.50×', 'c2c?']);
     expect(cells('requests_total')).toEqual(['Requests (no direction)', '26', '26', '1.00×', '']);
     expect(cells('server.reload_bytes')[1]).toBe('2.15 GB'); // decimal units by default
-    expect(w.get('[data-metric="ttft_p50_ms"] td:nth-child(4)').classes()).toContain('worse');
+    expect(w.get('[data-metric="ttft_p50_ms"] td:nth-child(4)').classes()).not.toContain('worse');
+    expect(w.get('[data-test=cmp-note]').text()).toMatch(/^one run of pcie and one of c2c: no noise estimate is possible/);
     expect(w.findAll('[data-test=endpoint-compare-table] tbody').map((g) => g.attributes('data-group'))).toEqual(['throughput', 'latency', 'requests', 'server']);
     expect(w.find('canvas[aria-label="pcie divided by c2c per metric"]').exists()).toBe(true);
 
@@ -694,6 +696,26 @@ describe('the real-engine view', () => {
     await flush();
     expect(fake.callsOf('endpoint.export')).toEqual([{ runIds: [2, 3], format: 'xlsx' }]);
     expect(w.get('[data-test=endpoint-comparison] [data-test=export-done]').text()).toContain('2 endpoint run(s)');
+  });
+
+  it('with several runs a side: each side\'s spread, and a better side only beyond noise', async () => {
+    const more = [endpointRow(5, 'c2c', 1.02), c2c, endpointRow(4, 'pcie', 2.04), pcie];
+    installFakeApi({
+      'endpoint.list': () => endpointList(more),
+      'endpoint.compare': (r) => endpointComparison(r.labelA, more.filter((x) => x.systemLabel === r.labelA), r.labelB, more.filter((x) => x.systemLabel === r.labelB)),
+    });
+    const w = mountIt(EndpointView);
+    await flush();
+    await w.get('button[aria-label="Compare pcie as A"]').trigger('click');
+    await w.get('form').trigger('submit');
+    await flush();
+    const cells = (key: string) => w.get(`[data-metric="${key}"]`).findAll('td').map((td) => td.text());
+    // 2 % spread a side, twice as slow: pcie is worse beyond noise.
+    expect(cells('ttft_p50_ms')).toEqual(['TTFT P50 (lower is better)', '91.4 ms (n=2, 90.5 ms–92.3 ms, CV 1.4 %)', '45.7 ms (n=2, 45.3 ms–46.2 ms, CV 1.4 %)', '2.00×', 'c2c']);
+    expect(w.get('[data-metric="ttft_p50_ms"] td:nth-child(4)').classes()).toContain('worse');
+    // Equal counts: within noise.
+    expect(cells('requests_ok')[4]).toBe('within noise');
+    expect(w.find('[data-test=cmp-note]').exists()).toBe(false);
   });
 
   it('shows a comparison without runs as the backend\'s NOT_FOUND message', async () => {

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkloadFileSchema, type WorkloadGenerateParams } from '../../../src-shared/domain/workload-file.ts';
-import { parseWorkloadGenerateArgs } from '../../../src-main/cli/workload-command.ts';
+import { parseWorkloadGenerateArgs, warmupNote } from '../../../src-main/cli/workload-command.ts';
 import { createWorkloadSource } from '../../../src-main/engine/workload/sources/create-source.ts';
-import { generateWorkload, readWorkloadFile, WORKLOAD_GENERATE_DEFAULTS } from '../../../src-main/engine/workload/sources/workload-file.ts';
+import { generateWorkload, readWorkloadFile, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS } from '../../../src-main/engine/workload/sources/workload-file.ts';
 import { makeCtx, removeTempDirs, takeAll, tempDir } from './helpers.ts';
 
 afterEach(removeTempDirs);
@@ -28,7 +28,7 @@ describe('kvbench workload generate', () => {
     expect(WorkloadFileSchema.parse(JSON.parse(JSON.stringify(a)))).toEqual(a);
   });
 
-  it('walks the prompt pool before the reuse start batch, then reuses earlier prompts', () => {
+  it('takes pool prompts (b × max batch + i) mod pool before the reuse start batch, then reuses earlier prompts', () => {
     const w = generateWorkload(SEED_STUDY);
     expect(w.format).toBe('kvbench-workload');
     expect(w.schema_version).toBe(1);
@@ -57,6 +57,26 @@ describe('kvbench workload generate', () => {
     // New prompts in the reuse phase have ids beyond the pool.
     const late = w.batches.filter((b) => b.index % 5 >= 3).flatMap((b) => b.requests);
     expect(late.some((r) => Number(r.prompt_id.split('_p')[1]) >= 16)).toBe(true);
+  });
+
+  it('says when the warm-up resends prompts: a pool no larger than a batch (the reference formula, kept)', () => {
+    const p = (pool: number, size: number): WorkloadGenerateParams => ({ ...SEED_STUDY, contexts: [100], batches_per_context: 3, batch_sizes: [size], prompt_pool_size: pool, reuse_start_batch: 2 });
+    // Batches of 6 from a pool of 4: batch 0 is p0 p1 p2 p3 p0 p1, batch 1 is p2 p3 p0 p1 p2 p3.
+    const small = p(4, 6);
+    const w = generateWorkload(small);
+    expect(w.batches.slice(0, 2).map((b) => b.requests.map((r) => r.prompt_id.split('_')[1]).join(' '))).toEqual(['p0 p1 p2 p3 p0 p1', 'p2 p3 p0 p1 p2 p3']);
+    expect(warmupRepeats(w, small)).toEqual({ warmupRequests: 12, repeated: 8, inBatchDuplicates: 8, distinctPoolSize: 12 });
+    expect(warmupNote(small, warmupRepeats(w, small))).toMatch(
+      /warm-up batches \(the first 2 per context\) take pool prompt \(b × 6 \+ i\) mod 4, .*8 of 12 warm-up request\(s\) resend a prompt .*, and 8 share their prompt with another request of the same batch .*--prompt-pool-size 12 or more/,
+    );
+    // A pool the size of one batch: no duplicates within a batch, but batch 1 resends batch 0.
+    expect(warmupRepeats(generateWorkload(p(6, 6)), p(6, 6))).toMatchObject({ repeated: 6, inBatchDuplicates: 0 });
+    // Large enough: distinct prompts, no note.
+    expect(warmupNote(p(12, 6), warmupRepeats(generateWorkload(p(12, 6)), p(12, 6)))).toBeNull();
+    // The study's own parameters (pool 16, batches up to 32) resend prompts in every context.
+    const study = warmupRepeats(generateWorkload(SEED_STUDY), SEED_STUDY);
+    expect(study.repeated).toBeGreaterThan(0);
+    expect(study.distinctPoolSize).toBe(96);
   });
 
   it('parses its command line like the reference generator', () => {

@@ -33,9 +33,12 @@ export const WORKLOAD_GENERATE_DEFAULTS: Omit<WorkloadGenerateParams, 'contexts'
 /**
  * The long-context offload workload of the seeds' TensorRT-LLM study, from a seed. Per context size:
  * a pool of distinct prompts; batches of a size drawn from `batch_sizes`; before `reuse_start_batch`
- * the batches walk the pool in order (filling the fast tier, which then offloads); from it on, each
- * request reuses a random pool prompt with probability `reuse_ratio` (the reload) or brings a new one
- * (churn). Same parameters → the same file, byte for byte.
+ * request i of batch b takes pool prompt (b × max(batch_sizes) + i) mod pool — the reference
+ * generator's formula, kept so files match its own. That walks distinct prompts only while the pool
+ * holds reuse_start_batch × max(batch_sizes) of them; a smaller pool makes the warm-up resend prompts
+ * (and a batch larger than the pool sends some twice at once): see warmupRepeats. From
+ * `reuse_start_batch` on, each request reuses a random pool prompt with probability `reuse_ratio`
+ * (the reload) or brings a new one (churn). Same parameters → the same file, byte for byte.
  */
 export function generateWorkload(params: WorkloadGenerateParams): WorkloadFile {
   const p = params;
@@ -66,6 +69,35 @@ export function generateWorkload(params: WorkloadGenerateParams): WorkloadFile {
     generator: { tool: 'kvbench workload generate', version: KVBENCH_VERSION, params: p },
     batches,
   });
+}
+
+/** How much of a generated file's warm-up phase (the batches before `reuse_start_batch`) resends prompts. */
+export interface WarmupRepeats {
+  warmupRequests: number;
+  /** Warm-up requests whose prompt an earlier request of the file already sent (the KV is likely still in the GPU cache). */
+  repeated: number;
+  /** Warm-up requests whose prompt another request of the same batch also carries (sent concurrently). */
+  inBatchDuplicates: number;
+  /** The pool size at which the warm-up would send distinct prompts only: reuse_start_batch × max(batch_sizes). */
+  distinctPoolSize: number;
+}
+
+/** Counts, on the file `generateWorkload(p)` wrote, what its warm-up phase really sends. */
+export function warmupRepeats(w: WorkloadFile, p: WorkloadGenerateParams): WarmupRepeats {
+  const warmupBatches = Math.min(p.reuse_start_batch, p.batches_per_context);
+  let warmupRequests = 0;
+  let repeated = 0;
+  let inBatchDuplicates = 0;
+  for (const b of w.batches) {
+    // generateWorkload writes batches_per_context batches per context, in order.
+    if (b.index % p.batches_per_context >= warmupBatches) continue;
+    const perPrompt = new Map<string, number>();
+    for (const r of b.requests) perPrompt.set(r.prompt_id, (perPrompt.get(r.prompt_id) ?? 0) + 1);
+    warmupRequests += b.requests.length;
+    repeated += b.requests.filter((r) => r.reused).length;
+    inBatchDuplicates += b.requests.filter((r) => perPrompt.get(r.prompt_id)! > 1).length;
+  }
+  return { warmupRequests, repeated, inBatchDuplicates, distinctPoolSize: warmupBatches * Math.max(...p.batch_sizes) };
 }
 
 /** Reads and validates a workload file; every problem is reported with the file (and line for JSON syntax). */

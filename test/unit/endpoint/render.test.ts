@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { COMPARE_VERDICT_LEGEND, compareEndpointRuns, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { BYTE_UNITS_NOTE, fmt, formatComparison, formatServerMetrics } from '../../../src-main/endpoint/render.ts';
+import { runSummary as summary } from './fixtures.ts';
+
+describe('endpoint tables: bytes', () => {
+  it('scales sizes and rates to the value in one (binary) convention', () => {
+    expect(fmt(0, 'bytes')).toBe('0 B');
+    expect(fmt(51_200, 'bytes')).toBe('50.0 KiB');
+    expect(fmt(3 * 1024 ** 3, 'bytes')).toBe('3.00 GiB');
+    expect(fmt(1_024_000, 'bytes/s')).toBe('1000.0 KiB/s');
+    expect(fmt(5 * 1024 ** 2, 'bytes/s')).toBe('5.0 MiB/s');
+  });
+
+  it('a small offload is not "0.0 MiB" beside its rate, and the table states the convention', () => {
+    const c = compareEndpointRuns('pcie', [summary(1, 'pcie', { 'server.offload_bytes': 0 })], 'c2c', [
+      summary(2, 'c2c', { 'server.offload_bytes': 51_200, 'server.offload_bandwidth': 1_024_000 }),
+    ]);
+    const text = formatComparison(c);
+    expect(text).toMatch(/Offloaded bytes.*\s0 B\s+50\.0 KiB\s/);
+    expect(text).toMatch(/1000\.0 KiB\/s/);
+    expect(text).toContain(BYTE_UNITS_NOTE);
+    const shown = formatServerMetrics({
+      serverMetrics: {
+        pages: [{ url: 'u', format: 'prometheus', engines: ['vllm'], error: null, notes: [] }],
+        values: [{ key: 'offload_bytes', source: 'vllm:kv_offload_store_bytes', before: 0, after: 51_200, delta: 51_200, reset: false, sinceServerStart: false }],
+        derived: { offload_bandwidth: 1_024_000 },
+        rawCounterDeltas: {},
+      },
+    } as unknown as EndpointRunRecord);
+    expect(shown).toMatch(/50\.0 KiB/);
+    expect(shown).toMatch(/1000\.0 KiB\/s/);
+    expect(shown).toContain(BYTE_UNITS_NOTE);
+    // No bytes, no legend.
+    expect(formatComparison(compareEndpointRuns('a', [summary(1, 'a', { requests_per_s: 1 })], 'b', [summary(2, 'b', { requests_per_s: 2 })]))).not.toContain(BYTE_UNITS_NOTE);
+  });
+});
+
+describe('endpoint compare table: noise', () => {
+  it('shows each side\'s spread, names a side only beyond noise, and says "within noise" or "?" otherwise', () => {
+    const c = compareEndpointRuns(
+      'trt',
+      [summary(1, 'trt', { requests_per_s: 13.59, ttft_p50_ms: 100 }), summary(2, 'trt', { requests_per_s: 10.84, ttft_p50_ms: 102 })],
+      'trt2',
+      [summary(3, 'trt2', { requests_per_s: 10.24, ttft_p50_ms: 200 }), summary(4, 'trt2', { requests_per_s: 11.4, ttft_p50_ms: 204 })],
+    );
+    const text = formatComparison(c);
+    expect(text).toMatch(/Requests\/s\s+req\/s\s+12\.22 \(n=2\)\s+10\.82 \(n=2\)\s+1\.129x\s+within noise\s+10\.84–13\.59, CV 15\.9%\s+10\.24–11\.40, CV 7\.6%/);
+    expect(text).toMatch(/TTFT P50\s+ms\s+101\.0 \(n=2\)\s+202\.0 \(n=2\)\s+0\.500x\s+trt\s+100\.0–102\.0, CV 1\.4%/);
+    expect(text).toContain(COMPARE_VERDICT_LEGEND);
+    expect(text).not.toMatch(/note: one run/);
+    const one = formatComparison(compareEndpointRuns('a', [summary(1, 'a', { ttft_p50_ms: 100 })], 'b', [summary(2, 'b', { ttft_p50_ms: 200 })]));
+    expect(one).toMatch(/TTFT P50\s+ms\s+100\.0\s+200\.0\s+0\.500x\s+a\?$/m);
+    expect(one).toMatch(/note: one run of a and one of b: no noise estimate is possible/);
+    expect(one).not.toMatch(/a min–max, CV/); // no spread columns without a spread
+  });
+});
