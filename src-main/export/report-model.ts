@@ -15,7 +15,7 @@ import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import { compareVersions, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
-import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
+import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 
 /** How each metric is aggregated over a group's trials. */
 export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
@@ -34,7 +34,7 @@ export interface ExcludedTrial {
   supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
 }
 
-/** An aggregated trial whose numbers need a second look (its storage reads were not all the device's, or its engine stalled). */
+/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, or its engine stalled). */
 export interface TrialCaution {
   trialId: number;
   trialIndex: number;
@@ -117,12 +117,24 @@ export function cautionsOf(t: TrialRecord): TrialCaution[] {
  * fixed windows (0.2.0 on) close at the plan: 0.1.0 drained in-flight requests inside the window.
  */
 function stallCaution(t: TrialRecord): string[] {
+  // The engine's own verdict already says it stalled (the status reason, shown with the trial).
+  if (t.status !== 'complete' && (t.statusReason ?? '').startsWith(ENGINE_STALL_REASON_START)) return [];
   const durationS = t.options.duration;
   const elapsedS = t.metrics.elapsed_s;
   if (t.resultsFormat !== 'kvbench' || compareVersions(t.kvbenchVersion, '0.2.0') < 0) return [];
   if (typeof durationS !== 'number' || elapsedS === undefined) return [];
   const stall = engineStallReason({ plannedNs: durationS * 1e9, elapsedNs: elapsedS * 1e9, lagMaxNs: null });
   return stall === null ? [] : [stall];
+}
+
+/**
+ * A trial counted although it is not complete (a partial one a report was asked to include): its
+ * numbers sit in the medians beside complete trials', so its status and reason go with them.
+ */
+function incompleteCaution(t: TrialRecord): TrialCaution[] {
+  if (t.status === 'complete') return [];
+  const why = (t.statusReason ?? 'no reason recorded').split('\n')[0];
+  return [{ trialId: t.id, trialIndex: t.trialIndex, message: `counted although ${t.status}: ${why}` }];
 }
 
 function storageReadCaution(t: TrialRecord): string[] {
@@ -199,7 +211,7 @@ export function buildScenarioReport(
             supersededBy: by === null ? null : { trialId: by.id, attempt: by.attempt, status: by.status },
           };
         }),
-      cautions: included.flatMap((t) => cautionsOf(t)),
+      cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
       metrics,
       pooled,
     });

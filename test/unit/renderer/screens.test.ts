@@ -335,6 +335,29 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it('says the tier comparison counts partial trials when asked to, and flags each counted partial trial with its reason', async () => {
+    const stalled = 'the engine stalled (its event loop was blocked for 6.1 s at once): its process was stopped';
+    installFakeApi({
+      'report.build': (req) => {
+        const r = report();
+        r.report.includeIncomplete = req.includeIncomplete ?? false;
+        // As the report model does: a partial trial it counts carries a caution, two of them for one trial here.
+        if (req.includeIncomplete) r.report.scenarios[0].cautions.push({ trialId: 2, trialIndex: 1, message: `counted although partial: ${stalled}` });
+        return r;
+      },
+    });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.get('[data-test=tier-method]').text()).toMatch(/^medians across complete trials;/);
+    await w.get('input[name=includeIncomplete]').setValue(true);
+    await flush();
+    expect(w.get('[data-test=tier-method]').text()).toMatch(/^medians across complete and partial trials;/);
+    expect(w.findAll('[data-trial-caution]').map((c) => c.text())).toEqual([
+      '!Trial 2 flagged: the device read 12.0 % of the bytes the storage tier read: the page cache served the rest',
+      `!Trial 2 flagged: counted although partial: ${stalled}`,
+    ]);
+  });
+
   it('shows an attempt a resume retried as superseded by its retry, not as a trial left out', async () => {
     const r = report();
     const s = r.report.scenarios[0];
