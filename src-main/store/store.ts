@@ -145,6 +145,8 @@ export class Store {
    * without its hardware. The rest is read as usual; the commands say these on stderr.
    */
   readonly unreadable: string[] = [];
+  /** The damaged rows each read in progress (readDamaged) has met, also those an earlier read noted. */
+  private readonly damageSeen: string[][] = [];
 
   /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
   private readonly afterClose: (() => void) | null;
@@ -175,6 +177,22 @@ export class Store {
   private noteUnreadable(err: unknown, consequence: string): void {
     const message = `${(err as Error).message}; ${consequence}`;
     if (!this.unreadable.includes(message)) this.unreadable.push(message);
+    for (const seen of this.damageSeen) if (!seen.includes(message)) seen.push(message);
+  }
+
+  /**
+   * `read`'s value and the damaged rows it left out or read without (as `unreadable` says them),
+   * every time: `unreadable` says each once for a log, while each answer built from a read must say
+   * what it lacks. Synchronous only: across an await, another read's damage would be counted in.
+   */
+  readDamaged<T>(read: () => T): { value: T; unreadable: string[] } {
+    const seen: string[] = [];
+    this.damageSeen.push(seen);
+    try {
+      return { value: read(), unreadable: seen };
+    } finally {
+      this.damageSeen.splice(this.damageSeen.indexOf(seen), 1);
+    }
   }
 
   // -------------------------------------------------------------------------------------------

@@ -542,6 +542,35 @@ describe('report', () => {
     expect(w.get('[data-test=export-done]').text()).toBe('Saved kvbench-suite-7.csv: 3 trial(s), 2.00 MiB');
   });
 
+  it('says which damaged stored rows the history, the report and an export left out, where the trials are missing', async () => {
+    // review (ui) 6 #4: the suite held 4 trials, the report read 3, and only the server's log said why.
+    const damaged = "trial 2's options in /data/damaged.db cannot be read: the stored JSON is damaged (Expected property name); trial 2 is left out (the other trials are not affected)";
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1), trial(3)], total: 2, unreadable: [damaged] }),
+      'history.facets': () => facets(3),
+      'suites.list': () => [],
+      'report.build': () => ({ ...report(), unreadable: [damaged] }),
+      'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 2, trialCount: 3, unreadable: [damaged] }),
+    });
+    const notice = (w: VueWrapper) => w.get('[data-test=unreadable]').text();
+    const history = mountIt(HistoryView);
+    await flush();
+    expect(notice(history)).toMatch(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\./);
+    expect(notice(history)).toContain(damaged);
+    const r = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(r.findAll('[data-test=unreadable]')).toHaveLength(1); // said once, not again by its export buttons
+    expect(notice(r)).toContain("This report's trial counts leave out the same; History → Suites counts every stored trial.");
+    expect(notice(r)).toContain(damaged);
+    await r.get('[data-export=csv]').trigger('click');
+    await flush();
+    // The export's own notice, beside its buttons, above the report's.
+    expect(r.findAll('[data-test=unreadable]').map((n) => n.text())).toEqual([
+      expect.stringMatching(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\. The exported file leaves out the same\. trial 2's options/),
+      expect.stringContaining("This report's trial counts leave out the same"),
+    ]);
+  });
+
   it('has an empty state for a selection without trials, and nothing to export', async () => {
     installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, scenarios: [] } }) });
     const w = mountIt(ReportView, { selection: {} });
