@@ -110,4 +110,15 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
       expect(problems, problems.join('\n')).toEqual([]);
     });
   }
+
+  it('shows every column of the tier comparison at 1280×800, of one suite and over three systems', async () => {
+    const page = await open(1280, 800);
+    for (const ids of [[suites.partNumber], Object.values(suites)]) {
+      await page.goto(`${served.origin}/#/report?suite=${ids.join(',')}`);
+      await page.waitForFunction((n) => document.querySelectorAll('[data-test=tier-table] tbody tr').length === n, ids.length);
+      await screenshot(page, `layout-1280-tiers-${ids.length}`);
+      expect(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
 });
