@@ -797,7 +797,9 @@ export class Store {
    * Trials left `running` by a runner that is gone become `aborted` (their results never came), and
    * their suites `interrupted`; a suite it left without any trial (it stopped before the first could
    * be stored: a full disk) is deleted, as it holds no result. Runners that are alive, or on another
-   * host, are left alone.
+   * host, are left alone. An aborted trial's time is unknown (NULL, shown as "—"): nothing records
+   * when its runner was last alive, and the time until this open (minutes, or the next morning) is
+   * not how long the trial ran.
    */
   recoverInterrupted(): RecoveredTrial[] {
     const rows = this.db
@@ -821,10 +823,10 @@ export class Store {
     const now = nowIso();
     const tx = this.db.transaction(() => {
       const mark = this.db.prepare(
-        "UPDATE trials SET status = 'aborted', status_reason = ?, finished_at = ?, wall_ms = (julianday(?) - julianday(started_at)) * 86400000 WHERE id = ? AND status = 'running'",
+        "UPDATE trials SET status = 'aborted', status_reason = ?, finished_at = ?, wall_ms = NULL WHERE id = ? AND status = 'running'",
       );
       for (const r of dead) {
-        mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host === null ? '?' : hostNameOf(r.runner_host)} ended while this trial was running (killed or crashed); found at the next start`, now, now, r.id);
+        mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host === null ? '?' : hostNameOf(r.runner_host)} ended while this trial was running (killed or crashed); found at the next start`, now, r.id);
       }
       const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
       const dropped = deadSuites.filter((s) => dropEmpty.run(s.id, s.id).changes > 0).length;
