@@ -576,8 +576,17 @@ export interface MetricComparison {
   meanRatio: number | null;
   geoMeanRatio: number | null;
   medianRatio: number | null;
-  /** Share of the configurations with a better side where A is better (ties and undirected metrics: no side). */
+  /**
+   * Share of the configurations with a better side where A is better. A difference within the
+   * run-to-run noise is a tie, as equal medians are; ties and undirected metrics have no side.
+   */
   winRateA: number | null;
+  /**
+   * The side the metric favours over its configurations, as every reader colours it: 'within-noise'
+   * when each compared configuration's difference is within the noise, else by the geometric-mean
+   * ratio and the metric's direction; null without a direction or a ratio, or at a ratio of 1.
+   */
+  verdict: MetricVerdict;
   /** Configurations whose difference may be noise. */
   withinNoise: number;
   /** Configurations whose noise is unknown (one trial a side): neither within the noise nor beyond it. */
@@ -668,19 +677,33 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
   });
 }
 
+export type MetricVerdict = 'a' | 'b' | 'within-noise' | null;
+
+/** See MetricComparison.verdict. */
+export function metricVerdict(def: MetricDefinition, geoMeanRatio: number | null, compared: number, withinNoiseCount: number): MetricVerdict {
+  if (def.better === null || geoMeanRatio === null || compared === 0) return null;
+  if (withinNoiseCount === compared) return 'within-noise';
+  if (geoMeanRatio === 1) return null;
+  return (def.better === 'higher') === geoMeanRatio > 1 ? 'a' : 'b';
+}
+
 function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricComparison {
   const valid = configs.filter((c) => c.ratio !== null);
-  // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate.
-  const decided = configs.filter((c) => c.winner === 'a' || c.winner === 'b');
+  // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
+  // nor does a difference within the run-to-run noise (an unknown noise is no proof of one: counted).
+  const decided = configs.filter((c) => (c.winner === 'a' || c.winner === 'b') && c.withinNoise !== true);
+  const geoMeanRatio = geometricMean(valid.map((c) => c.ratio));
+  const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
   return {
     metric: def,
     configs,
     compared: valid.length,
     meanRatio: mean(valid.map((c) => c.ratio)),
-    geoMeanRatio: geometricMean(valid.map((c) => c.ratio)),
+    geoMeanRatio,
     medianRatio: median(valid.map((c) => c.ratio)),
     winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
-    withinNoise: configs.filter((c) => c.withinNoise === true).length,
+    verdict: metricVerdict(def, geoMeanRatio, valid.length, withinNoiseCount),
+    withinNoise: withinNoiseCount,
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
     medianCvB: median(configs.map((c) => c.cvB)),
@@ -798,7 +821,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²)',
+    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction) among those whose difference is not within the noise (a difference within it is a tie); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²); better = the side the geometric-mean ratio favours, ≈ when every configuration is within the noise',
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

@@ -311,6 +311,8 @@ export const MetricComparisonSchema = z.object({
   geoMeanRatio: nnum,
   medianRatio: nnum,
   winRateA: nnum,
+  /** The side the metric favours ('within-noise': every configuration's difference is within the noise). */
+  verdict: z.enum(['a', 'b', 'within-noise']).nullable(),
   withinNoise: count,
   noiseUnknown: count,
   medianCvA: nnum,

@@ -398,6 +398,22 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [105, 55, 140].map((v, i) => trial({ scenario: 's', system: 'b', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
     const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.metrics[0].configs[0]).toMatchObject({ medianA: 100, medianB: 105, withinNoise: true, winner: 'b' });
+    // review (ui) 6 #11: "within noise 1 of 1" came with "A wins 100 %" and a green ratio. A difference
+    // within the noise is a tie: no win rate, and no side the metric favours.
+    expect(c.metrics[0]).toMatchObject({ compared: 1, withinNoise: 1, winRateA: null, verdict: 'within-noise' });
+    expect(formatComparison(c)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+0\.95x\s+0\.95x\s+≈ noise\s+—\s+1\/1\s/);
+  });
+
+  it('a configuration within the noise is a tie in the win rate; the others decide it, and the metric\'s side', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0 });
+    const side = (system: string, byConfig: number[][]) =>
+      byConfig.flatMap((values, k) => values.map((v, i) => trial({ scenario: 's', system, configKey: `k${k}`, index: i, options: opts(k), metrics: { wall_clock_throughput_tok_per_s: v } })));
+    // k0: A 1 % ahead, with 10 % spread (within the noise); k1: B 50 % ahead, with 1 % spread (beyond it).
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [[101, 91, 111], [100, 101, 99]]) }, { label: 'b', id: 'b', trials: side('b', [[100, 90, 110], [150, 151.5, 148.5]]) }, {
+      metrics: ['wall_clock_throughput_tok_per_s'],
+    }).metrics[0];
+    expect(c.configs.map((x) => [x.winner, x.withinNoise])).toEqual([['a', true], ['b', false]]);
+    expect(c).toMatchObject({ compared: 2, withinNoise: 1, winRateA: 0, verdict: 'b' });
   });
 
   it('equal medians are a tie within noise, even with no spread on either side; with no spread any other difference is beyond it', () => {

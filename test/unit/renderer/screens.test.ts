@@ -620,10 +620,26 @@ describe('compare', () => {
             geoMeanRatio: 20,
             medianRatio: 20,
             winRateA: 1,
+            verdict: 'a',
             withinNoise: 0,
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.3,
+          },
+          {
+            // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
+            metric: METRIC_BY_KEY.storage_read_bytes_per_s,
+            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: true }],
+            compared: 1,
+            meanRatio: 1.01,
+            geoMeanRatio: 1.01,
+            medianRatio: 1.01,
+            winRateA: null,
+            verdict: 'within-noise',
+            withinNoise: 1,
+            noiseUnknown: 0,
+            medianCvA: 0.05,
+            medianCvB: 0.04,
           },
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it.
@@ -634,6 +650,7 @@ describe('compare', () => {
             geoMeanRatio: 1.05,
             medianRatio: 1.05,
             winRateA: 1,
+            verdict: 'a',
             withinNoise: 0,
             noiseUnknown: 1,
             medianCvA: 0.2,
@@ -655,7 +672,11 @@ describe('compare', () => {
     const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td').map((td) => td.text());
     expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 %', '0 of 1', '5.0 %', '30.0 %']);
     expect(cells[0]).toContain('Wall-clock throughput (higher is better)');
-    const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('td').map((td) => td.text());
+    expect(w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2].classes()).toContain('better');
+    const noise = w.findAll('[data-test=compare-table] > tbody > tr')[1];
+    expect(noise.findAll('td').map((td) => td.text()).slice(2, 6)).toEqual(['≈ 1.01×', '1.01×', '—', '1 of 1']);
+    expect(noise.findAll('td')[2].classes()).not.toContain('better');
+    const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[2].findAll('td').map((td) => td.text());
     expect(unknownNoise[5].replace(/\s+/g, ' ')).toBe('0 of 1 (1 unknown)');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real');
