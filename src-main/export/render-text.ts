@@ -4,7 +4,7 @@ import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
-import type { ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
+import type { MetricVerdict, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -158,6 +158,7 @@ export function formatTierComparison(t: TierComparison): string {
 }
 
 const winText = (w: number | null): string => (w === null ? '—' : `${(w * 100).toFixed(0)}%`);
+const verdictText = (v: MetricVerdict): string => (v === null ? '—' : v === 'within-noise' ? '≈ noise' : v.toUpperCase());
 
 export function formatComparison(c: SystemComparison, opts: { perConfig?: boolean } = {}): string {
   const out: string[] = [];
@@ -167,12 +168,13 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   out.push('');
   out.push(
     table(
-      ['metric', 'configs', 'mean A/B', 'geo-mean', 'A win rate', 'within noise', 'CV A', 'CV B'],
+      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'A win rate', 'within noise', 'CV A', 'CV B'],
       c.metrics.map((m) => [
         `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
         String(m.compared),
         fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
+        verdictText(m.verdict),
         winText(m.winRateA),
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),

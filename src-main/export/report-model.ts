@@ -15,7 +15,7 @@ import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import { compareVersions, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
-import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
+import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 
 /** How each metric is aggregated over a group's trials. */
 export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
@@ -34,7 +34,7 @@ export interface ExcludedTrial {
   supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
 }
 
-/** An aggregated trial whose numbers need a second look (its storage reads were not all the device's, or its engine stalled). */
+/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, or its engine stalled). */
 export interface TrialCaution {
   trialId: number;
   trialIndex: number;
@@ -117,12 +117,24 @@ export function cautionsOf(t: TrialRecord): TrialCaution[] {
  * fixed windows (0.2.0 on) close at the plan: 0.1.0 drained in-flight requests inside the window.
  */
 function stallCaution(t: TrialRecord): string[] {
+  // The engine's own verdict already says it stalled (the status reason, shown with the trial).
+  if (t.status !== 'complete' && (t.statusReason ?? '').startsWith(ENGINE_STALL_REASON_START)) return [];
   const durationS = t.options.duration;
   const elapsedS = t.metrics.elapsed_s;
   if (t.resultsFormat !== 'kvbench' || compareVersions(t.kvbenchVersion, '0.2.0') < 0) return [];
   if (typeof durationS !== 'number' || elapsedS === undefined) return [];
   const stall = engineStallReason({ plannedNs: durationS * 1e9, elapsedNs: elapsedS * 1e9, lagMaxNs: null });
   return stall === null ? [] : [stall];
+}
+
+/**
+ * A trial counted although it is not complete (a partial one a report was asked to include): its
+ * numbers sit in the medians beside complete trials', so its status and reason go with them.
+ */
+function incompleteCaution(t: TrialRecord): TrialCaution[] {
+  if (t.status === 'complete') return [];
+  const why = (t.statusReason ?? 'no reason recorded').split('\n')[0];
+  return [{ trialId: t.id, trialIndex: t.trialIndex, message: `counted although ${t.status}: ${why}` }];
 }
 
 function storageReadCaution(t: TrialRecord): string[] {
@@ -199,7 +211,7 @@ export function buildScenarioReport(
             supersededBy: by === null ? null : { trialId: by.id, attempt: by.attempt, status: by.status },
           };
         }),
-      cautions: included.flatMap((t) => cautionsOf(t)),
+      cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
       metrics,
       pooled,
     });
@@ -564,8 +576,17 @@ export interface MetricComparison {
   meanRatio: number | null;
   geoMeanRatio: number | null;
   medianRatio: number | null;
-  /** Share of the configurations with a better side where A is better (ties and undirected metrics: no side). */
+  /**
+   * Share of the configurations with a better side where A is better. A difference within the
+   * run-to-run noise is a tie, as equal medians are; ties and undirected metrics have no side.
+   */
   winRateA: number | null;
+  /**
+   * The side the metric favours over its configurations, as every reader colours it: 'within-noise'
+   * when each compared configuration's difference is within the noise, else by the geometric-mean
+   * ratio and the metric's direction; null without a direction or a ratio, or at a ratio of 1.
+   */
+  verdict: MetricVerdict;
   /** Configurations whose difference may be noise. */
   withinNoise: number;
   /** Configurations whose noise is unknown (one trial a side): neither within the noise nor beyond it. */
@@ -640,19 +661,33 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
   });
 }
 
+export type MetricVerdict = 'a' | 'b' | 'within-noise' | null;
+
+/** See MetricComparison.verdict. */
+export function metricVerdict(def: MetricDefinition, geoMeanRatio: number | null, compared: number, withinNoiseCount: number): MetricVerdict {
+  if (def.better === null || geoMeanRatio === null || compared === 0) return null;
+  if (withinNoiseCount === compared) return 'within-noise';
+  if (geoMeanRatio === 1) return null;
+  return (def.better === 'higher') === geoMeanRatio > 1 ? 'a' : 'b';
+}
+
 function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricComparison {
   const valid = configs.filter((c) => c.ratio !== null);
-  // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate.
-  const decided = configs.filter((c) => c.winner === 'a' || c.winner === 'b');
+  // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
+  // nor does a difference within the run-to-run noise (an unknown noise is no proof of one: counted).
+  const decided = configs.filter((c) => (c.winner === 'a' || c.winner === 'b') && c.withinNoise !== true);
+  const geoMeanRatio = geometricMean(valid.map((c) => c.ratio));
+  const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
   return {
     metric: def,
     configs,
     compared: valid.length,
     meanRatio: mean(valid.map((c) => c.ratio)),
-    geoMeanRatio: geometricMean(valid.map((c) => c.ratio)),
+    geoMeanRatio,
     medianRatio: median(valid.map((c) => c.ratio)),
     winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
-    withinNoise: configs.filter((c) => c.withinNoise === true).length,
+    verdict: metricVerdict(def, geoMeanRatio, valid.length, withinNoiseCount),
+    withinNoise: withinNoiseCount,
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
     medianCvB: median(configs.map((c) => c.cvB)),
@@ -770,7 +805,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²)',
+    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction) among those whose difference is not within the noise (a difference within it is a tie); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²); better = the side the geometric-mean ratio favours, ≈ when every configuration is within the noise',
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

@@ -326,7 +326,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   }
 
   // Rows a read had to leave out (damaged stored JSON: Store.unreadable), said once each in the log,
-  // as the CLI says them on stderr: the views simply lack those trials.
+  // as the CLI says them on stderr; the answers that lack them say so too (Store.readDamaged).
   const unreadableLogged = new WeakMap<Store, number>();
   const logUnreadable = (): void => {
     if (store === null) return;
@@ -581,7 +581,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'history.list'(r) {
       const s = requireStore();
-      const trials = trialsOf(s, r.selection, 'desc');
+      const { value: trials, unreadable } = s.readDamaged(() => trialsOf(s, r.selection, 'desc'));
       if (r.sort && r.sort.key !== 'startedAt') {
         const dir = r.sort.dir === 'asc' ? 1 : -1;
         const key = r.sort.key;
@@ -595,7 +595,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         trials.reverse();
       }
       const offset = r.offset ?? 0;
-      return { trials: trials.slice(offset, offset + (r.limit ?? 100)), total: trials.length };
+      return { trials: trials.slice(offset, offset + (r.limit ?? 100)), total: trials.length, unreadable };
     },
 
     async 'history.facets'() {
@@ -648,14 +648,17 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'report.build'(r) {
       const s = requireStore();
       requireSuites(s, r.selection);
-      const trials = trialsOf(s, r.selection);
-      const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-      const tiers = tierComparison(report, (id) => s.trialHardware(id), r.stated);
+      const { value: built, unreadable } = s.readDamaged(() => {
+        const trials = trialsOf(s, r.selection);
+        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+        return { trials, report, tiers: tierComparison(report, (id) => s.trialHardware(id), r.stated) };
+      });
+      const { trials, report, tiers } = built;
       const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
       const title = single
         ? `Suite ${single.id} · ${single.profile}${single.label ? ` · ${single.label}` : ''}`
         : `${trials.length} trial(s) of the selection`;
-      return { title, trialCount: trials.length, report, tiers, suite: single };
+      return { title, trialCount: trials.length, report, tiers, suite: single, unreadable };
     },
 
     async 'report.compare'(r) {
@@ -669,21 +672,25 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         const sys = s.resolveSystem(ref);
         return { label: sys.label, id: sys.id, trials: s.listTrials(resolveSelection(s, { systems: [sys.id], ...scen })) };
       };
-      return buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config' });
+      const { value, unreadable } = s.readDamaged(() => buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config' }));
+      return { ...value, unreadable };
     },
 
     async 'export.create'(r) {
       const s = requireStore();
       requireSuites(s, r.selection); // before the try: an unknown suite is NOT_FOUND, only making the file is EXPORT_FAILED
       try {
-        const trials = trialsOf(s, r.selection);
-        const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
-        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-        const tiers = tierComparison(report, (id) => hardware.get(id) ?? null, r.stated);
-        const model: ExportModel = { trials, hardware, report, tiers, filter: r.selection };
+        // Read before the file is made (which awaits): every damaged row met is this export's.
+        const { value: model, unreadable } = s.readDamaged((): ExportModel => {
+          const trials = trialsOf(s, r.selection);
+          const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
+          const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+          const tiers = tierComparison(report, (id) => hardware.get(id) ?? null, r.stated);
+          return { trials, hardware, report, tiers, filter: r.selection };
+        });
         const data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
         const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
-        return { ...exportedFile(what, r.format, data), trialCount: trials.length };
+        return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }

@@ -145,6 +145,8 @@ export class Store {
    * without its hardware. The rest is read as usual; the commands say these on stderr.
    */
   readonly unreadable: string[] = [];
+  /** The damaged rows each read in progress (readDamaged) has met, also those an earlier read noted. */
+  private readonly damageSeen: string[][] = [];
 
   /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
   private readonly afterClose: (() => void) | null;
@@ -175,6 +177,22 @@ export class Store {
   private noteUnreadable(err: unknown, consequence: string): void {
     const message = `${(err as Error).message}; ${consequence}`;
     if (!this.unreadable.includes(message)) this.unreadable.push(message);
+    for (const seen of this.damageSeen) if (!seen.includes(message)) seen.push(message);
+  }
+
+  /**
+   * `read`'s value and the damaged rows it left out or read without (as `unreadable` says them),
+   * every time: `unreadable` says each once for a log, while each answer built from a read must say
+   * what it lacks. Synchronous only: across an await, another read's damage would be counted in.
+   */
+  readDamaged<T>(read: () => T): { value: T; unreadable: string[] } {
+    const seen: string[] = [];
+    this.damageSeen.push(seen);
+    try {
+      return { value: read(), unreadable: seen };
+    } finally {
+      this.damageSeen.splice(this.damageSeen.indexOf(seen), 1);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -779,7 +797,9 @@ export class Store {
    * Trials left `running` by a runner that is gone become `aborted` (their results never came), and
    * their suites `interrupted`; a suite it left without any trial (it stopped before the first could
    * be stored: a full disk) is deleted, as it holds no result. Runners that are alive, or on another
-   * host, are left alone.
+   * host, are left alone. An aborted trial's time is unknown (NULL, shown as "—"): nothing records
+   * when its runner was last alive, and the time until this open (minutes, or the next morning) is
+   * not how long the trial ran.
    */
   recoverInterrupted(): RecoveredTrial[] {
     const rows = this.db
@@ -803,10 +823,10 @@ export class Store {
     const now = nowIso();
     const tx = this.db.transaction(() => {
       const mark = this.db.prepare(
-        "UPDATE trials SET status = 'aborted', status_reason = ?, finished_at = ?, wall_ms = (julianday(?) - julianday(started_at)) * 86400000 WHERE id = ? AND status = 'running'",
+        "UPDATE trials SET status = 'aborted', status_reason = ?, finished_at = ?, wall_ms = NULL WHERE id = ? AND status = 'running'",
       );
       for (const r of dead) {
-        mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host === null ? '?' : hostNameOf(r.runner_host)} ended while this trial was running (killed or crashed); found at the next start`, now, now, r.id);
+        mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host === null ? '?' : hostNameOf(r.runner_host)} ended while this trial was running (killed or crashed); found at the next start`, now, r.id);
       }
       const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
       const dropped = deadSuites.filter((s) => dropEmpty.run(s.id, s.id).changes > 0).length;

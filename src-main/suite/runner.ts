@@ -441,7 +441,8 @@ export async function explainUnstored(store: Store, recovered: readonly Recovere
     const file = await findUnstoredFile(store.path, r);
     if (file === null) continue;
     try {
-      const wallMs = store.getTrial(r.trialId)?.wallMs ?? 0;
+      // Unknown (the recovery's NULL) unless the trial had one: never a made-up 0 s.
+      const wallMs = store.getTrial(r.trialId)?.wallMs ?? null;
       const reason = `the engine finished but the database could not store the results (found at the next start; the runner did not crash); its results are saved in ${file} (${importHint(file, r.scenarioId)})`;
       store.finishTrial(r.trialId, { status: 'failed', reason, wallMs });
       found.push({ trialId: r.trialId, suiteId: r.suiteId, scenarioId: r.scenarioId, file });

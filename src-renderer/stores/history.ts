@@ -42,6 +42,8 @@ export const useHistoryStore = defineStore('history', () => {
   const page = ref(0);
   const trials = shallowRef<TrialRecordData[]>([]);
   const total = ref(0);
+  /** Damaged stored rows the last list left out (its answer's `unreadable`). */
+  const unreadable = shallowRef<string[]>([]);
   const loading = ref(false);
   const error = ref<IpcError | null>(null);
   const loaded = ref(false);
@@ -90,6 +92,7 @@ export const useHistoryStore = defineStore('history', () => {
     if (r.ok) {
       trials.value = r.value.trials;
       total.value = r.value.total;
+      unreadable.value = r.value.unreadable ?? [];
       error.value = facetsError ?? suitesError;
       // Keep only selections still on screen.
       const ids = new Set(r.value.trials.map((t) => t.id));
@@ -147,5 +150,5 @@ export const useHistoryStore = defineStore('history', () => {
     else void load();
   }
 
-  return { filters, sort, page, trials, total, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
+  return { filters, sort, page, trials, total, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
 });

@@ -23,6 +23,9 @@ export function engineStallThresholdNs(plannedNs: number): number {
   return Math.max(ENGINE_STALL_NS, ENGINE_STALL_SHARE * plannedNs);
 }
 
+/** How every stall reason starts: a reader can tell a stored reason said the engine stalled. */
+export const ENGINE_STALL_REASON_START = 'the engine stalled';
+
 function seconds(ns: number): string {
   return `${(ns / 1e9).toFixed(1)} s`;
 }
@@ -40,7 +43,7 @@ export function engineStallReason(w: { plannedNs: number; elapsedNs: number; lag
   if (overrunNs >= thresholdNs) what.push(`the measured window closed ${seconds(overrunNs)} after its planned ${seconds(w.plannedNs)}`);
   if (what.length === 0) return null;
   return (
-    `the engine stalled (${what.join(', and ')}): its process was stopped, swapped out, starved of CPU or ` +
+    `${ENGINE_STALL_REASON_START} (${what.join(', and ')}): its process was stopped, swapped out, starved of CPU or ` +
     `blocked in the kernel, so the window's rates are not the device's`
   );
 }

@@ -311,6 +311,8 @@ export const MetricComparisonSchema = z.object({
   geoMeanRatio: nnum,
   medianRatio: nnum,
   winRateA: nnum,
+  /** The side the metric favours ('within-noise': every configuration's difference is within the noise). */
+  verdict: z.enum(['a', 'b', 'within-noise']).nullable(),
   withinNoise: count,
   noiseUnknown: count,
   medianCvA: nnum,
@@ -498,6 +500,13 @@ export const MAX_IMPORT_TOTAL_CHARS = 128 * 1024 * 1024;
 /** A file the backend made for the page to save (a download; a save dialog in the desktop app). */
 const exportedFile = { fileName: z.string(), mimeType: z.string(), dataBase64: z.string(), bytes: count };
 
+/**
+ * The damaged stored rows an answer had to leave out (or read without their hardware snapshot), in
+ * the store's words (Store.unreadable): the page says them, so a trial is never missing unexplained.
+ * Absent or empty: every row was read.
+ */
+const unreadableRows = z.array(z.string()).optional();
+
 export const CONTRACT = {
   'app.info': {
     request: empty,
@@ -542,7 +551,7 @@ export const CONTRACT = {
       limit: int.min(1).max(5000).optional(),
       offset: count.optional(),
     }),
-    response: z.object({ trials: z.array(TrialRecordSchema), total: count }),
+    response: z.object({ trials: z.array(TrialRecordSchema), total: count, unreadable: unreadableRows }),
   },
   'history.facets': {
     request: empty,
@@ -576,6 +585,7 @@ export const CONTRACT = {
       report: ScenarioReportSchema,
       tiers: TierComparisonSchema,
       suite: SuiteRecordSchema.nullable(),
+      unreadable: unreadableRows,
     }),
   },
   'report.compare': {
@@ -586,12 +596,12 @@ export const CONTRACT = {
       match: z.enum(['config', 'scenario']).optional(),
       scenarioIds: z.array(z.string().min(1)).optional(),
     }),
-    response: SystemComparisonSchema,
+    response: SystemComparisonSchema.extend({ unreadable: unreadableRows }),
   },
   'export.create': {
     // The XLSX and JSON exports carry the tier comparison: with `stated`, as the report on screen shows it.
     request: z.strictObject({ selection: SelectionSchema, format: z.enum(EXPORT_FORMATS), includeIncomplete: z.boolean().optional(), stated: StatedBandwidthSchema.optional() }),
-    response: z.object({ ...exportedFile, trialCount: count }),
+    response: z.object({ ...exportedFile, trialCount: count, unreadable: unreadableRows }),
   },
   'import.results': {
     request: z.strictObject({

@@ -70,7 +70,7 @@ describe('kvbench suite --profile smoke, then report, import, compare, export', 
     expect(cmp.code, explain(cmp)).toBe(0);
     expect(cmp.stdout).toMatch(/A = vm|A = \S+ \(sys-/);
     expect(cmp.stdout).toMatch(/Matched 1 configuration\(s\)/);
-    expect(cmp.stdout).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+[\d.]+x\s+[\d.]+x\s+100%/);
+    expect(cmp.stdout).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+[\d.]+x\s+[\d.]+x\s+A\s+100%/);
     const cmpJson = JSON.parse((await runCli(['report', '--compare', systemA, 'slow-box', '--db', db, '--json'], { cwd: tmp })).stdout);
     expect(cmpJson.metrics.find((m: { metric: { key: string } }) => m.metric.key === 'wall_clock_throughput_tok_per_s').configs[0]).toMatchObject({ nA: 2, nB: 2, medianB: 15, winner: 'a' });
 

@@ -108,9 +108,31 @@ describe('scenario report', () => {
       trial({ scenario: 'storage-only', index: 4, options, version: '0.3.0', status: 'partial', metrics: { wall_clock_throughput_tok_per_s: 20, elapsed_s: 14 } }),
     ];
     const s = buildScenarioReport(ts, { includeIncomplete: true }).scenarios[0];
-    expect(s.cautions.map((c) => c.trialIndex)).toEqual([0, 4]);
+    // Trial 4 once for being partial (its reason: the engine crashed) and once for its late window.
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([0, 4, 4]);
     expect(s.cautions[0].message).toMatch(/^the engine stalled \(the measured window closed 12\.9 s after its planned 4\.0 s\)/);
+    expect(s.cautions[2].message).toMatch(/^the engine stalled \(the measured window closed 10\.0 s after its planned 4\.0 s\)/);
     expect(buildScenarioReport(ts).scenarios[0].cautions.map((c) => c.trialIndex)).toEqual([0]);
+  });
+
+  it('a partial trial counted on request keeps its status and reason beside the medians, and the tier comparison says it counts partial trials', () => {
+    // The reviewer's SIGSTOPped engine: its event loop blocked 6.1 s, its window closed on time.
+    const options = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 12, generationMode: 'none' };
+    const stalled = 'the engine stalled (its event loop was blocked for 6.1 s at once): its process was stopped, swapped out, starved of CPU or blocked in the kernel, so the window\'s rates are not the device\'s';
+    const ts = [
+      { ...trial({ scenario: 'storage-only', index: 0, options, version: '0.3.0', status: 'partial', metrics: { wall_clock_throughput_tok_per_s: 241, elapsed_s: 12.01 } }), statusReason: `${stalled}\nmore detail` },
+      trial({ scenario: 'storage-only', index: 1, options, version: '0.3.0', metrics: { wall_clock_throughput_tok_per_s: 477, elapsed_s: 12.01 } }),
+    ];
+    const counted = buildScenarioReport(ts, { includeIncomplete: true });
+    expect(counted.scenarios[0].trialIds).toHaveLength(2);
+    // One caution: its own reason already says the engine stalled, so the late-window check adds nothing.
+    expect(counted.scenarios[0].cautions).toEqual([{ trialId: ts[0].id, trialIndex: 0, message: `counted although partial: ${stalled}` }]);
+    expect(formatScenarioReport(counted)).toContain(`! trial #1 (id ${ts[0].id}) FLAGGED: counted although partial: the engine stalled (its event loop was blocked for 6.1 s at once)`);
+    expect(formatTierComparison(buildTierComparison(counted, null))).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
+    // Left out by default: listed as excluded, nothing flagged.
+    const byDefault = buildScenarioReport(ts);
+    expect(byDefault.scenarios[0].cautions).toEqual([]);
+    expect(byDefault.scenarios[0].excluded.map((x) => x.trialIndex)).toEqual([0]);
   });
 
   it('pools latency by merging HDR histograms', () => {
@@ -377,6 +399,22 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [105, 55, 140].map((v, i) => trial({ scenario: 's', system: 'b', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
     const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.metrics[0].configs[0]).toMatchObject({ medianA: 100, medianB: 105, withinNoise: true, winner: 'b' });
+    // review (ui) 6 #11: "within noise 1 of 1" came with "A wins 100 %" and a green ratio. A difference
+    // within the noise is a tie: no win rate, and no side the metric favours.
+    expect(c.metrics[0]).toMatchObject({ compared: 1, withinNoise: 1, winRateA: null, verdict: 'within-noise' });
+    expect(formatComparison(c)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+0\.95x\s+0\.95x\s+≈ noise\s+—\s+1\/1\s/);
+  });
+
+  it('a configuration within the noise is a tie in the win rate; the others decide it, and the metric\'s side', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0 });
+    const side = (system: string, byConfig: number[][]) =>
+      byConfig.flatMap((values, k) => values.map((v, i) => trial({ scenario: 's', system, configKey: `k${k}`, index: i, options: opts(k), metrics: { wall_clock_throughput_tok_per_s: v } })));
+    // k0: A 1 % ahead, with 10 % spread (within the noise); k1: B 50 % ahead, with 1 % spread (beyond it).
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [[101, 91, 111], [100, 101, 99]]) }, { label: 'b', id: 'b', trials: side('b', [[100, 90, 110], [150, 151.5, 148.5]]) }, {
+      metrics: ['wall_clock_throughput_tok_per_s'],
+    }).metrics[0];
+    expect(c.configs.map((x) => [x.winner, x.withinNoise])).toEqual([['a', true], ['b', false]]);
+    expect(c).toMatchObject({ compared: 2, withinNoise: 1, winRateA: 0, verdict: 'b' });
   });
 
   it('equal medians are a tie within noise, even with no spread on either side; with no spread any other difference is beyond it', () => {

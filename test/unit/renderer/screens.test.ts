@@ -335,6 +335,29 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it('says the tier comparison counts partial trials when asked to, and flags each counted partial trial with its reason', async () => {
+    const stalled = 'the engine stalled (its event loop was blocked for 6.1 s at once): its process was stopped';
+    installFakeApi({
+      'report.build': (req) => {
+        const r = report();
+        r.report.includeIncomplete = req.includeIncomplete ?? false;
+        // As the report model does: a partial trial it counts carries a caution, two of them for one trial here.
+        if (req.includeIncomplete) r.report.scenarios[0].cautions.push({ trialId: 2, trialIndex: 1, message: `counted although partial: ${stalled}` });
+        return r;
+      },
+    });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.get('[data-test=tier-method]').text()).toMatch(/^medians across complete trials;/);
+    await w.get('input[name=includeIncomplete]').setValue(true);
+    await flush();
+    expect(w.get('[data-test=tier-method]').text()).toMatch(/^medians across complete and partial trials;/);
+    expect(w.findAll('[data-trial-caution]').map((c) => c.text())).toEqual([
+      '!Trial 2 flagged: the device read 12.0 % of the bytes the storage tier read: the page cache served the rest',
+      `!Trial 2 flagged: counted although partial: ${stalled}`,
+    ]);
+  });
+
   it('shows an attempt a resume retried as superseded by its retry, not as a trial left out', async () => {
     const r = report();
     const s = r.report.scenarios[0];
@@ -519,6 +542,35 @@ describe('report', () => {
     expect(w.get('[data-test=export-done]').text()).toBe('Saved kvbench-suite-7.csv: 3 trial(s), 2.00 MiB');
   });
 
+  it('says which damaged stored rows the history, the report and an export left out, where the trials are missing', async () => {
+    // review (ui) 6 #4: the suite held 4 trials, the report read 3, and only the server's log said why.
+    const damaged = "trial 2's options in /data/damaged.db cannot be read: the stored JSON is damaged (Expected property name); trial 2 is left out (the other trials are not affected)";
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1), trial(3)], total: 2, unreadable: [damaged] }),
+      'history.facets': () => facets(3),
+      'suites.list': () => [],
+      'report.build': () => ({ ...report(), unreadable: [damaged] }),
+      'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 2, trialCount: 3, unreadable: [damaged] }),
+    });
+    const notice = (w: VueWrapper) => w.get('[data-test=unreadable]').text();
+    const history = mountIt(HistoryView);
+    await flush();
+    expect(notice(history)).toMatch(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\./);
+    expect(notice(history)).toContain(damaged);
+    const r = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(r.findAll('[data-test=unreadable]')).toHaveLength(1); // said once, not again by its export buttons
+    expect(notice(r)).toContain("This report's trial counts leave out the same; History → Suites counts every stored trial.");
+    expect(notice(r)).toContain(damaged);
+    await r.get('[data-export=csv]').trigger('click');
+    await flush();
+    // The export's own notice, beside its buttons, above the report's.
+    expect(r.findAll('[data-test=unreadable]').map((n) => n.text())).toEqual([
+      expect.stringMatching(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\. The exported file leaves out the same\. trial 2's options/),
+      expect.stringContaining("This report's trial counts leave out the same"),
+    ]);
+  });
+
   it('has an empty state for a selection without trials, and nothing to export', async () => {
     installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, scenarios: [] } }) });
     const w = mountIt(ReportView, { selection: {} });
@@ -568,10 +620,26 @@ describe('compare', () => {
             geoMeanRatio: 20,
             medianRatio: 20,
             winRateA: 1,
+            verdict: 'a',
             withinNoise: 0,
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.3,
+          },
+          {
+            // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
+            metric: METRIC_BY_KEY.storage_read_bytes_per_s,
+            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: true }],
+            compared: 1,
+            meanRatio: 1.01,
+            geoMeanRatio: 1.01,
+            medianRatio: 1.01,
+            winRateA: null,
+            verdict: 'within-noise',
+            withinNoise: 1,
+            noiseUnknown: 0,
+            medianCvA: 0.05,
+            medianCvB: 0.04,
           },
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it.
@@ -582,6 +650,7 @@ describe('compare', () => {
             geoMeanRatio: 1.05,
             medianRatio: 1.05,
             winRateA: 1,
+            verdict: 'a',
             withinNoise: 0,
             noiseUnknown: 1,
             medianCvA: 0.2,
@@ -603,7 +672,11 @@ describe('compare', () => {
     const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td').map((td) => td.text());
     expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 %', '0 of 1', '5.0 %', '30.0 %']);
     expect(cells[0]).toContain('Wall-clock throughput (higher is better)');
-    const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('td').map((td) => td.text());
+    expect(w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2].classes()).toContain('better');
+    const noise = w.findAll('[data-test=compare-table] > tbody > tr')[1];
+    expect(noise.findAll('td').map((td) => td.text()).slice(2, 6)).toEqual(['≈ 1.01×', '1.01×', '—', '1 of 1']);
+    expect(noise.findAll('td')[2].classes()).not.toContain('better');
+    const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[2].findAll('td').map((td) => td.text());
     expect(unknownNoise[5].replace(/\s+/g, ' ')).toBe('0 of 1 (1 unknown)');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real');

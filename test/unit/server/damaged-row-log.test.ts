@@ -33,4 +33,52 @@ describe('the app over a damaged row', () => {
       await backend.close();
     }
   });
+
+  it('every answer that left a row out, or read one without its hardware, says so to the page, each time it is asked', async () => {
+    // review (ui) 6 #4: only the server's log said it; the report read 1 trial where the suite holds 2.
+    const { db, damaged, withHardware } = await damagedDatabase();
+    const backend = await createBackend({
+      mode: 'browser',
+      settingsFile: path.join(tempDir(), 'settings.json'),
+      defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
+    });
+    const value = async (channel: string, request: unknown): Promise<Record<string, unknown> & { unreadable?: string[] }> => {
+      const r = await backend.invoke(channel, request);
+      expect(r.ok, JSON.stringify(r)).toBe(true);
+      return (r as { value: Record<string, unknown> & { unreadable?: string[] } }).value;
+    };
+    const leftOut = new RegExp(`^trial ${damaged}'s options in ${db.replace(/[.]/g, '\\.')} cannot be read: the stored JSON is damaged \\(.*\\); trial ${damaged} is left out`);
+    const noHardware = new RegExp(`^hardware snapshot \\d+ in .* cannot be read: the stored JSON is damaged .*; trial ${withHardware} .* is shown without its hardware`);
+    try {
+      // Not only the first time: the log says it once, every answer that lacks it says it.
+      for (let i = 0; i < 2; i++) {
+        const list = await value('history.list', { selection: {} });
+        expect(list.unreadable).toHaveLength(1);
+        expect(list.unreadable![0]).toMatch(leftOut);
+      }
+      const suites = (await value('suites.list', {})) as unknown as { id: number; trialCounts: { complete: number } }[];
+      // The import's suite: its count includes the damaged trial …
+      const imported = suites.find((x) => x.trialCounts.complete === 2)!;
+      const report = await value('report.build', { selection: { suiteIds: [imported.id] } });
+      expect(report.trialCount).toBe(1); // … the report cannot: it says why
+      expect(report.unreadable).toHaveLength(1);
+      expect(report.unreadable![0]).toMatch(leftOut);
+      // The whole history: the damaged options and the damaged snapshot.
+      const all = await value('report.build', { selection: {} });
+      expect(all.unreadable).toEqual([expect.stringMatching(leftOut), expect.stringMatching(noHardware)]);
+      for (const format of ['csv', 'xlsx', 'json']) {
+        const exported = await value('export.create', { selection: {}, format });
+        expect(exported.trialCount).toBe(2);
+        expect(exported.unreadable).toEqual([expect.stringMatching(leftOut), expect.stringMatching(noHardware)]);
+      }
+      const facets = (await value('history.facets', {})) as unknown as { systems: { id: string }[] };
+      const compared = await value('report.compare', { kind: 'system', a: facets.systems[0].id, b: facets.systems[1].id });
+      expect(compared.unreadable).toEqual([expect.stringMatching(leftOut)]);
+      // The seeded suite's one trial is there, without its hardware: that is said, the other suite's trial is not.
+      const other = suites.find((x) => x.id !== imported.id)!;
+      expect((await value('report.build', { selection: { suiteIds: [other.id] } })).unreadable).toEqual([expect.stringMatching(noHardware)]);
+    } finally {
+      await backend.close();
+    }
+  });
 });

@@ -1,0 +1,124 @@
+// The layout docs/app.md promises ("laid out for 1280×800 and up") with what a lab really stores:
+// labels without spaces (a drive's part number and firmware, a label at the form's 200-character
+// limit) and a report over several systems. Every column and button stays in view, without
+// scrolling sideways. The trials are imported reference results (no engine run needed).
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { referenceResultsNew } from '../unit/store/fixtures.ts';
+import { HAS_CHROMIUM, launchChromium, screenshot, startServe, watchPage, type Served } from './harness.ts';
+
+const PART_NUMBER_LABEL = 'PM9A3_7.68TB_MZQL27T6HBLA-00A07_fw-GDC5902Q_xfs-noatime_nvme0n1_qd32';
+const LONGEST_LABEL = `${'L'.repeat(100)}${'X'.repeat(100)}`;
+const FLAGS = '--model tiny-1b --num-users 4 --duration 3 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42';
+
+/** How far the page and the named table's scrolling frame stick out sideways (0: they fit). */
+interface Overflow {
+  pagePx: number;
+  tablePx: number | null;
+  /** The table's cells, and the page head's title and buttons, whose right edge is out of view. */
+  outOfView: string[];
+}
+
+async function overflowOf(page: Page, table: string | null): Promise<Overflow> {
+  return page.evaluate((name) => {
+    const doc = document.documentElement;
+    const outOfView: string[] = [];
+    let tablePx: number | null = null;
+    const t = name === null ? null : document.querySelector<HTMLElement>(`table[data-test=${name}]`);
+    if (t) {
+      const wrap = t.closest<HTMLElement>('.table-wrap')!;
+      tablePx = wrap.scrollWidth - wrap.clientWidth;
+      const frame = wrap.getBoundingClientRect();
+      for (const cell of t.querySelectorAll<HTMLElement>('th, td')) {
+        if (cell.getBoundingClientRect().right > frame.right + 1) outOfView.push(`${name}: ${cell.textContent!.trim().slice(0, 30)}`);
+      }
+    }
+    for (const e of document.querySelectorAll<HTMLElement>('.page-head button, .page-head h1, .page-head h2')) {
+      if (e.getBoundingClientRect().right > doc.clientWidth) outOfView.push(`page head: ${e.textContent!.trim().slice(0, 30)}`);
+    }
+    return { pagePx: doc.scrollWidth - doc.clientWidth, tablePx, outOfView };
+  }, table);
+}
+
+describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems', () => {
+  let served: Served;
+  let browser: Browser;
+  let problems: string[];
+  const suites: Record<string, number> = {};
+
+  async function importAs(systemLabel: string, driveLabel: string, label: string, tokPerS: number): Promise<number> {
+    const files = [1, 2].map((i) => ({ name: `${systemLabel.slice(0, 20)}_${i}.json`, text: JSON.stringify(referenceResultsNew({ tokPerS: tokPerS * (1 + i / 100), storageTokPerS: tokPerS / 2 })) }));
+    const r = await fetch(`${served.origin}/api/invoke/import.results`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${served.token}` },
+      body: JSON.stringify({ files, systemLabel, driveLabel, scenarioId: 'storage-only', runFlags: FLAGS, label }),
+    });
+    const body = (await r.json()) as { ok: boolean; value: { suiteId: number; imported: unknown[] } };
+    expect(body.value.imported, JSON.stringify(body)).toHaveLength(2);
+    return body.value.suiteId;
+  }
+
+  beforeAll(async () => {
+    served = await startServe();
+    browser = await launchChromium();
+    suites.partNumber = await importAs('lab-nvme-a', 'Samsung PM9A3 7.68TB (nvme0n1)', PART_NUMBER_LABEL, 12345.6);
+    suites.longest = await importAs('lab-nvme-b', 'Micron 7450 PRO 3.84TB (nvme1n1, serial …4411)', LONGEST_LABEL, 2412.3);
+    suites.third = await importAs('gpu-box-with-a-long-hostname.lab.example.org', 'KIOXIA CM7-R 7.68TB (nvme2n1)', 'third', 987.4);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.stop();
+    if (served) fs.rmSync(served.dir, { recursive: true, force: true });
+  });
+
+  /** A page at this size; report.build's rows get the widest values a real suite shows (imports store no tier latencies). */
+  async function open(width: number, height: number): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width, height } })).newPage();
+    problems = watchPage(page);
+    await page.route('**/api/invoke/report.build', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { ok: true; value: { tiers: { rows: Record<string, unknown>[] } } };
+      for (const row of body.value.tiers.rows) Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 });
+      await route.fulfill({ response, json: body });
+    });
+    await page.goto(served.url);
+    return page;
+  }
+
+  for (const [width, height] of [
+    [1280, 800],
+    [1920, 1080],
+  ]) {
+    it(`lays the Suites table and the head of a long-labelled suite's report out for ${width}×${height}: labels wrap, nothing scrolls sideways`, async () => {
+      const page = await open(width, height);
+      await page.click('[data-nav=history]');
+      await page.click('[data-test=suites-tab]');
+      await page.locator('[data-test=suites-table]').waitFor();
+      await screenshot(page, `layout-${width}-suites`);
+      expect(await overflowOf(page, 'suites-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+
+      for (const which of ['partNumber', 'longest'] as const) {
+        await page.goto(`${served.origin}/#/report?suite=${suites[which]}`);
+        await page.locator('[data-test=report-title]', { hasText: `Suite ${suites[which]} ·` }).waitFor();
+        await page.locator('[data-export=csv]').waitFor();
+        expect(await page.locator('[data-test=report-title]').innerText()).toContain(which === 'longest' ? LONGEST_LABEL : PART_NUMBER_LABEL);
+        await screenshot(page, `layout-${width}-report-${which}`);
+        expect(await overflowOf(page, null)).toEqual({ pagePx: 0, tablePx: null, outOfView: [] });
+      }
+      expect(problems, problems.join('\n')).toEqual([]);
+    });
+  }
+
+  it('shows every column of the tier comparison at 1280×800, of one suite and over three systems', async () => {
+    const page = await open(1280, 800);
+    for (const ids of [[suites.partNumber], Object.values(suites)]) {
+      await page.goto(`${served.origin}/#/report?suite=${ids.join(',')}`);
+      await page.waitForFunction((n) => document.querySelectorAll('[data-test=tier-table] tbody tr').length === n, ids.length);
+      await screenshot(page, `layout-1280-tiers-${ids.length}`);
+      expect(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    }
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+});
