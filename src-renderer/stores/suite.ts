@@ -152,6 +152,11 @@ export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null,
   return remaining * factor;
 }
 
+/** The engine's phases whose progress clock starts again at zero (benchmark.ts: the warm-up counts from the request loop's start, the measured window from its own). */
+function restartsClock(phase: ProgressEvent['phase']): boolean {
+  return phase === 'warming-up' || phase === 'running';
+}
+
 /** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */
 export function endedPhase(status: SuiteRecordData['status']): RunPhase {
   return status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : 'interrupted';
@@ -505,15 +510,19 @@ export const useSuiteStore = defineStore('suite', () => {
     endRows();
   }
 
-  // Each phase's clock starts at its own zero (warm-up → measured window, preconditioning → running):
-  // the chart's axis carries on from where the previous phase ended.
+  // The warm-up and the measured window each count from their own zero: the chart's axis carries the
+  // window on from where the warm-up ended. Draining goes on with the window's clock, so it never
+  // starts a new one (an early draining sample is dropped, not moved a whole window on).
   const seriesClock = { phase: '', offsetS: 0 };
   function pushPoint(p: ProgressEvent): void {
+    // 'finishing' carries the window's end time, earlier than the draining samples before it, and
+    // zeros for every rate: not a measurement, so not a point.
+    if (p.phase === 'finishing') return;
     const s = series.value;
     if (s.t.length === 0) Object.assign(seriesClock, { phase: p.phase, offsetS: 0 });
     const last = s.t.length > 0 ? s.t[s.t.length - 1] : 0;
     if (p.phase !== seriesClock.phase) {
-      if (p.elapsedNs / 1e9 + seriesClock.offsetS < last) seriesClock.offsetS = last;
+      if (restartsClock(p.phase) && p.elapsedNs / 1e9 + seriesClock.offsetS < last) seriesClock.offsetS = last;
       seriesClock.phase = p.phase;
     }
     const t = p.elapsedNs / 1e9 + seriesClock.offsetS;

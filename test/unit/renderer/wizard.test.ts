@@ -604,6 +604,31 @@ describe('run step', () => {
     expect(suite.series.t).toEqual([0.5]);
   });
 
+  it('keeps the chart within the trial\'s own time at its end: draining and finishing start no new clock, and finishing adds no point', () => {
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    const progress = (phase: 'running' | 'draining' | 'finishing', elapsedS: number, tokPerS: number, users: number) =>
+      suite.handleEvent({
+        type: 'suite.trialProgressed',
+        ...ref(0),
+        progress: {
+          phase, elapsedNs: elapsedS * 1e9, durationNs: 6e9, requestsCompleted: 1, maxRequests: null, activeUsers: users, queueDepth: 0, generatedTokensPerSec: tokPerS,
+          storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+        },
+      });
+    progress('running', 5.5, 1300, 8);
+    progress('running', 6.0, 1378, 8);
+    progress('draining', 6.045, 1200, 8); // the progress timer goes on while requests in flight end
+    progress('draining', 6.02, 1100, 8); // an early draining sample: dropped, not taken as a new clock
+    progress('finishing', 6.001, 0, 0); // the window's end, with the engine's default zeros
+    expect(suite.series.t).toEqual([5.5, 6, 6.045]);
+    expect(suite.series.tokPerS).toEqual([1300, 1378, 1200]);
+    expect(suite.series.users).toEqual([8, 8, 8]);
+    expect(suite.progress?.phase).toBe('finishing'); // the trial's phase still says so
+  });
+
   it('estimates the time left from the plan, corrected by how long finished trials took', () => {
     const rows = rowsFromPlan(plan());
     expect(etaSeconds(rows, null, 0)).toBe(22);
