@@ -242,6 +242,8 @@ export const useSuiteStore = defineStore('suite', () => {
   const logs = ref<{ level: string; label: string; message: string }[]>([]);
   const counts = ref<Record<'complete' | 'partial' | 'failed' | 'aborted', number>>({ complete: 0, partial: 0, failed: 0, aborted: 0 });
   const runError = ref<IpcError | null>(null);
+  /** The suite ended unseen and its stored outcome could not be read (deleted, another database, the server unreachable): there are no counts to state. */
+  const outcomeUnread = ref(false);
   const notStartedReason = ref<NotStartedReason>('cancelled');
   const cancelRequested = ref(false);
   const starting = ref(false);
@@ -374,6 +376,7 @@ export const useSuiteStore = defineStore('suite', () => {
     logs.value = [];
     counts.value = { complete: 0, partial: 0, failed: 0, aborted: 0 };
     runError.value = null;
+    outcomeUnread.value = false;
     notStartedReason.value = 'cancelled';
     cancelRequested.value = false;
   }
@@ -474,10 +477,15 @@ export const useSuiteStore = defineStore('suite', () => {
     const record = suites.ok ? suites.value.find((x) => x.id === id) : undefined;
     if (!record || !trials.ok) {
       phase.value = 'interrupted';
+      outcomeUnread.value = true;
       runError.value = !suites.ok ? suites.error : !trials.ok ? trials.error : { code: 'NOT_FOUND', message: `Suite ${id} is not in the database any more: it was deleted, or another database is open.` };
       endRows();
       return;
     }
+    // What the database says supersedes a request that failed while the server was away (a cancel).
+    runError.value = null;
+    cancelRequested.value = false;
+    outcomeUnread.value = false;
     settleRows(trials.value.trials);
     const c = record.trialCounts;
     counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
@@ -708,6 +716,7 @@ export const useSuiteStore = defineStore('suite', () => {
     logs,
     counts,
     runError,
+    outcomeUnread,
     notStartedReason,
     cancelRequested,
     starting,

@@ -302,6 +302,16 @@ describe('plan step', () => {
 
 describe('run step', () => {
   const ref = (trialIndex: number, scenarioId = 'cpu-only', label = 'CPU only', ordinal = 1): SuiteTrialRef => ({ suiteId: 7, trialId: 10 + ordinal, scenarioId, label, trialIndex, trialsPerScenario: 2, ordinal, total: 4 });
+  /** The backend with no suite running: the one this page followed ended while it was not listening. */
+  const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
+  /** The run screen following suite 7 of plan(), started from this page. */
+  const followSuite7 = () => {
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    return { suite, w };
+  };
 
   it('follows the suite: current trial, live numbers, trial table, ETA, then the report button', async () => {
     installFakeApi({ 'suite.cancel': () => ({ cancelled: true }) });
@@ -376,10 +386,7 @@ describe('run step', () => {
 
   it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {
     installFakeApi({});
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    const { suite, w } = followSuite7();
     suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
     suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
@@ -478,17 +485,13 @@ describe('run step', () => {
   });
 
   it('after the server restarted mid-run, shows the suite as interrupted, as stored: the aborted trial, the rest not run, a pointer to Resume', async () => {
-    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
     const reason = 'interrupted: the runner process 4242 on lab1 ended while this trial was running (killed or crashed); found at the next start';
     const fake = installFakeApi({
       'suite.status': () => idle,
       'suites.list': () => [suiteRecord('finished', 6), suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
       'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: reason, wallMs: 10_200, metrics: {} })], total: 1 }),
     });
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    const { suite, w } = followSuite7();
     suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     await flush();
     // The server is killed and comes back: the page reconnects and finds the backend idle.
@@ -512,18 +515,52 @@ describe('run step', () => {
     expect(window.location.hash).toBe('#/history');
   });
 
+  it('a cancel that failed while the server was down gives way to the stored outcome once the server is back: no stale error, the interrupted summary and its Resume pointer', async () => {
+    let serverUp = false;
+    const down = { error: { code: 'INTERNAL' as const, message: 'Cannot reach the kvbench server (Failed to fetch). Is kvbench serve still running?' } };
+    installFakeApi({
+      'suite.cancel': () => down,
+      'suite.status': () => (serverUp ? idle : down),
+      'suites.list': () => [suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
+      'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: 'interrupted: the runner process 4242 on lab1 ended', wallMs: 6_000, metrics: {} })], total: 1 }),
+    });
+    const { suite, w } = followSuite7();
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    await flush();
+    await w.get('[data-test=cancel-suite]').trigger('click');
+    await flush();
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('Cannot reach the kvbench server');
+    serverUp = true;
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('interrupted');
+    expect(w.find('[role=alert]').exists()).toBe(false);
+    expect(suite.cancelRequested).toBe(false);
+    expect(w.get('[data-test=outcome]').text()).toContain('Suite 7 was interrupted (the server stopped while it ran): 0 complete, 0 partial, 0 failed, 1 aborted, 3 not run.');
+    expect(w.get('[data-test=outcome]').text()).toContain('resume the suite from History → Suites');
+    expect(w.find('[data-test=open-history]').exists()).toBe(true);
+  });
+
+  it('an interrupted suite no longer in the database states no counts', async () => {
+    installFakeApi({ 'suite.status': () => idle, 'suites.list': () => [], 'history.list': () => ({ trials: [], total: 0 }) });
+    const { suite, w } = followSuite7();
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('interrupted');
+    expect(w.get('[role=alert]').text()).toContain('Suite 7 is not in the database any more');
+    expect(w.find('[data-test=outcome]').exists()).toBe(false);
+  });
+
   it('after a lost connection, a suite that ended cleanly meanwhile is finished, with its stored trials; one still being prepared is not claimed to have run', async () => {
-    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
     const done = (i: number, scenarioId: string) => trial(11 + i, { suiteId: 7, scenarioId, trialIndex: i % 2, wallMs: 5500 });
     installFakeApi({
       'suite.status': () => idle,
       'suites.list': () => [suiteRecord('finished', 7, { finishedAt: new Date().toISOString(), trialCounts: { running: 0, complete: 4, partial: 0, failed: 0, aborted: 0 } })],
       'history.list': () => ({ trials: [done(0, 'cpu-only'), done(1, 'cpu-only'), done(2, 'storage-only'), done(3, 'storage-only')], total: 4 }),
     });
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    const { suite, w } = followSuite7();
     await suite.attach();
     await flush();
     expect(suite.phase).toBe('finished');
