@@ -254,6 +254,36 @@ export const useSuiteStore = defineStore('suite', () => {
   /** The estimate of the trials still without a row: those of a resumed suite that have not started. */
   const unseenEstimateS = computed(() => (rows.value.length < total.value ? Math.max(0, estimatedSeconds.value - rows.value.reduce((sum, r) => sum + r.estimatedS, 0)) : 0));
 
+  // One clock for the times every screen shows of the run (elapsed, time left), so that the sidebar
+  // and the run card state the same figure. It ticks while a component that shows them holds it.
+  const nowMs = ref(Date.now());
+  let clockHolders = 0;
+  let clockTimer: ReturnType<typeof setInterval> | undefined;
+  /** Keeps the run's clock ticking until the returned function is called (a component's mount to unmount). */
+  function holdClock(): () => void {
+    if (clockHolders++ === 0) {
+      nowMs.value = Date.now();
+      clockTimer = setInterval(() => (nowMs.value = Date.now()), 1000);
+    }
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--clockHolders === 0) clearInterval(clockTimer);
+    };
+  }
+  /** Seconds since the suite started (preparation included: the backend's start when attached). */
+  const elapsedS = computed(() => (startedAtMs.value === null ? null : Math.max(0, nowMs.value - startedAtMs.value) / 1000));
+  /**
+   * Seconds left in the suite. The current trial counts from its own start, start-up and warm-up
+   * included as in its estimate (not the engine's window clock, which leaves them out).
+   */
+  const etaS = computed(() =>
+    phase.value === 'running'
+      ? etaSeconds(rows.value, currentKey.value, currentStartedMs.value === null ? 0 : Math.max(0, nowMs.value - currentStartedMs.value) / 1000, unseenEstimateS.value)
+      : null,
+  );
+
   /**
    * The plan on screen is what the form says now: no change waits to be planned and the last
    * re-plan did not fail. Only such a plan can be started.
@@ -723,6 +753,9 @@ export const useSuiteStore = defineStore('suite', () => {
     running,
     doneCount,
     unseenEstimateS,
+    elapsedS,
+    etaS,
+    holdClock,
     planRequest,
     detect,
     replan,
