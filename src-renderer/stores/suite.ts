@@ -10,6 +10,7 @@ import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import type { Advice, IpcError, PlanRequest, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
+import { useAppStore } from './app.ts';
 
 export type WizardStep = 'hardware' | 'plan' | 'run' | 'report';
 /**
@@ -255,15 +256,18 @@ export const useSuiteStore = defineStore('suite', () => {
   const unseenEstimateS = computed(() => (rows.value.length < total.value ? Math.max(0, estimatedSeconds.value - rows.value.reduce((sum, r) => sum + r.estimatedS, 0)) : 0));
 
   // One clock for the times every screen shows of the run (elapsed, time left), so that the sidebar
-  // and the run card state the same figure. It ticks while a component that shows them holds it.
-  const nowMs = ref(Date.now());
+  // and the run card state the same figure. It ticks while a component that shows them holds it,
+  // and stops while the event stream is down: what is on screen is then as of that moment.
+  const app = useAppStore();
+  const tickMs = ref(Date.now());
+  const nowMs = computed(() => app.connectionLostAtMs ?? tickMs.value);
   let clockHolders = 0;
   let clockTimer: ReturnType<typeof setInterval> | undefined;
   /** Keeps the run's clock ticking until the returned function is called (a component's mount to unmount). */
   function holdClock(): () => void {
     if (clockHolders++ === 0) {
-      nowMs.value = Date.now();
-      clockTimer = setInterval(() => (nowMs.value = Date.now()), 1000);
+      tickMs.value = Date.now();
+      clockTimer = setInterval(() => (tickMs.value = Date.now()), 1000);
     }
     let held = true;
     return () => {

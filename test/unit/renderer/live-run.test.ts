@@ -1,8 +1,8 @@
 // The whole page while a suite runs: the sidebar's summary and the run screen read one state (the
-// store's time left), against a fake backend.
+// store's time left), and both say when the event stream is down, against a fake backend.
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import App from '../../../src-renderer/App.vue';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
@@ -18,6 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   for (const w of wrappers.splice(0)) w.unmount();
+  vi.useRealTimers();
 });
 
 const ref0: SuiteTrialRef = { suiteId: 7, trialId: 11, scenarioId: 'cpu-only', label: 'CPU only', trialIndex: 0, trialsPerScenario: 2, ordinal: 1, total: 4 };
@@ -59,5 +60,55 @@ describe('the page while a suite runs', () => {
     const sidebar = w.get('.nav-run').text();
     expect(card).toMatch(/^≈ \d+ s$/);
     expect(sidebar).toContain(`Suite 7: 0/4 trials, ${card.slice(2)} left`);
+  });
+
+  it('says on the run screen when the event stream is down: the numbers frozen as of then, no countdown, no cancel; a refused token is said, not retried', async () => {
+    // The clock's ticks and the time of day are the test's: nothing here waits for real time.
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    const { fake, w } = await mountApp({ 'suite.status': () => runningStatus(4, 1), 'suite.cancel': () => ({ cancelled: true }) });
+    const eta = (): string => w.get('[data-test=eta]').text();
+    const cancel = () => w.get('[data-test=cancel-suite]');
+    expect(w.find('[data-test=connection-lost]').exists()).toBe(false);
+    expect(cancel().attributes('disabled')).toBeUndefined();
+    const before = eta();
+    vi.advanceTimersByTime(3000);
+    await flush();
+    expect(eta()).not.toBe(before); // live: it counts down
+
+    fake.setConnection('disconnected');
+    await flush();
+    const banner = w.get('[data-test=connection-lost]');
+    expect(banner.attributes('role')).toBe('alert');
+    expect(banner.text()).toMatch(/^!Connection to kvbench serve lost at \d\d:\d\d:\d\d: the numbers below are frozen/);
+    expect(cancel().attributes('disabled')).toBeDefined();
+    expect(w.get('.nav-run').text()).toContain('Suite 7: 0/4 trials, connection lost');
+    const frozen = eta();
+    const elapsed = w.findAll('.stat .value')[1].text();
+    vi.advanceTimersByTime(30_000);
+    await flush();
+    expect(eta()).toBe(frozen);
+    expect(w.findAll('.stat .value')[1].text()).toBe(elapsed);
+    await cancel().trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.cancel')).toEqual([]);
+
+    // Back: the state is read again, and the page is live once more.
+    const statusCalls = fake.callsOf('suite.status').length;
+    fake.setConnection('connected');
+    await flush();
+    expect(fake.callsOf('suite.status')).toHaveLength(statusCalls + 1);
+    expect(w.find('[data-test=connection-lost]').exists()).toBe(false);
+    expect(cancel().attributes('disabled')).toBeUndefined();
+    expect(w.get('.nav-run').text()).toMatch(/\d+ s left/);
+
+    // Restarted with a new token: no run screen that reads "running", the token's problem instead.
+    fake.setConnection('disconnected');
+    fake.setConnection('unauthorized');
+    await flush();
+    expect(w.find('[data-test=eta]').exists()).toBe(false);
+    const alert = w.get('main [role=alert]').text();
+    expect(alert).toContain('This page needs its access token');
+    expect(alert).toContain('it was restarted with a new one. Open the URL it printed');
+    expect(w.get('.conn').text()).toBe('Token refused');
   });
 });
