@@ -241,7 +241,16 @@ export const useSuiteStore = defineStore('suite', () => {
   const series = shallowRef<LiveSeries>(emptySeries());
   const seriesVersion = ref(0);
   const logs = ref<{ level: string; label: string; message: string }[]>([]);
+  /** This run's trials by status: for a resumed suite, those of this resume only. */
   const counts = ref<Record<'complete' | 'partial' | 'failed' | 'aborted', number>>({ complete: 0, partial: 0, failed: 0, aborted: 0 });
+  /** The run is a resume of a suite that ran before: `counts` are not the suite's. */
+  const resumed = ref(false);
+  /** False when a resume ended unseen before this page saw any of its trials: which stored trials are this resume's is then unknown. */
+  const countsKnown = ref(true);
+  /** A resumed suite's planned trial slots, and how many of them have a complete attempt (any run's), once it ended. */
+  const suiteTally = ref<{ complete: number; planned: number } | null>(null);
+  /** The first trial of this run: the store numbers trials in order, so every later one is this run's too. */
+  let firstTrialId: number | null = null;
   const runError = ref<IpcError | null>(null);
   /** The suite ended unseen and its stored outcome could not be read (deleted, another database, the server unreachable): there are no counts to state. */
   const outcomeUnread = ref(false);
@@ -411,6 +420,10 @@ export const useSuiteStore = defineStore('suite', () => {
     counts.value = { complete: 0, partial: 0, failed: 0, aborted: 0 };
     runError.value = null;
     outcomeUnread.value = false;
+    resumed.value = false;
+    countsKnown.value = true;
+    suiteTally.value = null;
+    firstTrialId = null;
     notStartedReason.value = 'cancelled';
     cancelRequested.value = false;
   }
@@ -520,13 +533,42 @@ export const useSuiteStore = defineStore('suite', () => {
     runError.value = null;
     cancelRequested.value = false;
     outcomeUnread.value = false;
-    settleRows(trials.value.trials);
-    const c = record.trialCounts;
-    counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
+    if (resumed.value) {
+      // The suite's record counts every attempt of every run; this resume's are its own trials.
+      const first = firstTrialId;
+      const own = first === null ? [] : trials.value.trials.filter((t) => t.id >= first);
+      settleRows(own);
+      const c = { complete: 0, partial: 0, failed: 0, aborted: 0 };
+      for (const t of own) if (t.status !== 'running') c[t.status] += 1;
+      counts.value = c;
+      countsKnown.value = first !== null;
+      suiteTally.value = tallyOf(record);
+    } else {
+      settleRows(trials.value.trials);
+      const c = record.trialCounts;
+      counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
+    }
     phase.value = endedPhase(record.status);
     // An interrupted suite's end time is when the next start found it, not when it stopped.
     const finishedAt = record.finishedAt && phase.value !== 'interrupted' ? Date.parse(record.finishedAt) : NaN;
     finishedWallMs.value = Number.isFinite(finishedAt) && startedAtMs.value !== null ? Math.max(0, finishedAt - startedAtMs.value) : null;
+  }
+
+  /** The suite's planned slots (its whole plan, not this resume's part) and how many have a complete attempt. */
+  function tallyOf(record: SuiteRecordData): { complete: number; planned: number } | null {
+    const plannedRuns = runPlan.value?.runs;
+    if (!plannedRuns) return null;
+    const planned = plannedRuns.reduce((sum, r) => sum + r.trials, 0);
+    return { complete: Math.max(0, planned - record.trialsLeft), planned };
+  }
+
+  /** After a resume's end: where the whole suite stands, which the resume's own counts do not say. */
+  async function readTally(id: number): Promise<void> {
+    const systemId = runPlan.value?.systemId;
+    const r = await api().call('suites.list', { ...(systemId ? { systemIds: [systemId] } : {}), limit: 10_000 });
+    const record = r.ok ? r.value.find((x) => x.id === id) : undefined;
+    if (suiteId.value !== id || !record) return; // another suite started meanwhile, or it cannot be read: the resume's own counts stand alone
+    suiteTally.value = tallyOf(record);
   }
 
   /** A trial still shown running was stopped (its finish was missed); a queued one never ran. */
@@ -581,7 +623,9 @@ export const useSuiteStore = defineStore('suite', () => {
     seriesVersion.value++;
   }
 
-  function ensureRow(e: { scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }): TrialRow {
+  /** The row of an event's trial, made when this page has none yet. */
+  function ensureRow(e: { trialId?: number; scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }): TrialRow {
+    if (e.trialId !== undefined) firstTrialId = Math.min(firstTrialId ?? e.trialId, e.trialId);
     const key = rowKey(e.scenarioId, e.trialIndex);
     let row = rows.value.find((r) => r.key === key);
     if (!row) {
@@ -647,6 +691,7 @@ export const useSuiteStore = defineStore('suite', () => {
         suiteId.value = e.suiteId;
         total.value = e.total;
         estimatedSeconds.value = e.estimatedSeconds;
+        resumed.value = e.resumed;
         startedAtMs.value = Date.now();
         preparation.value = null;
         if (!e.resumed && runPlan.value && rows.value.length === 0) rows.value = rowsFromPlan(runPlan.value);
@@ -702,6 +747,7 @@ export const useSuiteStore = defineStore('suite', () => {
         finishedWallMs.value = e.wallMs;
         currentKey.value = null;
         endRows();
+        if (resumed.value) void readTally(e.suiteId);
         return;
       case 'suite.failed':
         if (e.suiteId !== null) suiteId.value = e.suiteId;
@@ -749,6 +795,9 @@ export const useSuiteStore = defineStore('suite', () => {
     seriesVersion,
     logs,
     counts,
+    resumed,
+    countsKnown,
+    suiteTally,
     runError,
     outcomeUnread,
     notStartedReason,

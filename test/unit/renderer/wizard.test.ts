@@ -580,6 +580,75 @@ describe('run step', () => {
     expect(w2.find('[data-test=outcome]').exists()).toBe(false);
   });
 
+  it('says what a resume ran, as the resume\'s, and where the whole suite stands; a finished suite with trials that did not complete points to Resume', async () => {
+    const fake = installFakeApi({ 'suites.list': () => [suiteRecord('finished', 7, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 })] });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    // Resumed from History: three of the four slots had no complete attempt.
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 3, estimatedSeconds: 16.5 });
+    const slots = [ref(1, 'cpu-only', 'CPU only', 2), ref(0, 'storage-only', 'Storage only', 3), ref(1, 'storage-only', 'Storage only', 4)];
+    for (const r of slots) {
+      suite.handleEvent({ type: 'suite.trialStarted', enginePid: 200, ...r });
+      suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...r });
+    }
+    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 0 }, wallMs: 16_000 });
+    await flush();
+    expect(fake.callsOf('suites.list')).toEqual([{ systemIds: ['sys-1'], limit: 10_000 }]);
+    const outcome = w.get('[data-test=outcome]');
+    expect(outcome.text()).toContain('Suite 7 finished: this resume ran 3 trials (3 complete, 0 partial, 0 failed, 0 aborted); the suite now has 4 of 4 complete.');
+    expect(outcome.text()).not.toContain('resume the suite');
+    expect(outcome.classes()).toContain('ok');
+    expect(w.find('[data-test=open-history]').exists()).toBe(false);
+    expect(w.text()).toContain('Trials this resume');
+    expect(w.text()).toContain('suite: 4 of 4 complete');
+
+    // A suite that finished, but with an aborted trial: Resume would run that slot again.
+    setActivePinia(createPinia());
+    installFakeApi({});
+    const { suite: again, w: w2 } = followSuite7();
+    again.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    again.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'timed out after its 126 s wall-clock limit', wallMs: 126_000, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(0) });
+    again.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 1 }, wallMs: 140_000 });
+    await flush();
+    const outcome2 = w2.get('[data-test=outcome]');
+    expect(outcome2.text()).toContain('Suite 7 finished: 3 complete, 0 partial, 0 failed, 1 aborted.');
+    expect(outcome2.text()).toContain('resume the suite from History → Suites to run each trial that has no complete result yet');
+    expect(outcome2.classes()).toContain('warn');
+    await w2.get('[data-test=open-history]').trigger('click');
+    expect(window.location.hash).toBe('#/history');
+  });
+
+  it('reads an interrupted resume back with its own trials only, not every attempt the suite has stored', async () => {
+    const stored = [
+      trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'complete', wallMs: 5500 }),
+      trial(12, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 1, status: 'aborted', statusReason: 'cancelled by the user', wallMs: 800 }),
+      trial(13, { suiteId: 7, scenarioId: 'storage-only', trialIndex: 0, status: 'complete', wallMs: 5500 }),
+      trial(14, { suiteId: 7, scenarioId: 'storage-only', trialIndex: 1, status: 'complete', wallMs: 5500 }),
+      // This resume's one trial, found running at the next start.
+      trial(20, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 1, status: 'aborted', statusReason: 'interrupted: the runner process 4242 on lab1 ended', wallMs: 2000 }),
+    ];
+    installFakeApi({
+      'suite.status': () => idle,
+      'suites.list': () => [suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 3, partial: 0, failed: 0, aborted: 2 }, trialsLeft: 1 })],
+      'history.list': () => ({ trials: stored, total: stored.length }),
+    });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 1, estimatedSeconds: 5.5 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 300, ...ref(1, 'cpu-only', 'CPU only', 2), trialId: 20 });
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('interrupted');
+    expect(w.get('[data-test=outcome]').text()).toContain(
+      'Suite 7 was interrupted (the server stopped while it ran): this resume ran 1 trial (0 complete, 0 partial, 0 failed, 1 aborted); the suite now has 3 of 4 complete.',
+    );
+    expect(w.get('[data-test=trials-done]').text()).toBe('1 / 1');
+    expect(w.findAll('[data-test=trial-table] tbody tr')).toHaveLength(1);
+    expect(w.find('[data-test=open-history]').exists()).toBe(true);
+  });
+
   it('after a reload, counts the elapsed time from the suite\'s own start', async () => {
     const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 };
     const startedAt = new Date(Date.now() - 90_000).toISOString();
