@@ -100,6 +100,13 @@ export function fmtDate(iso: string | null | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
+/** A moment's local time of day, to the second (HH:MM:SS). */
+export function fmtTimeOfDay(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
 /** A metric value in its catalogue unit (the storage trials', or the endpoint runs' and their server metrics'), with the unit. */
 export function fmtMetric(v: number | null | undefined, unit: MetricUnit | EndpointMetricUnit | ServerMetricUnit, u: UnitPrefs = DEFAULT_UNITS): string {
   if (!finite(v)) return DASH;

@@ -28,6 +28,8 @@ export function browserTransport(token: string | null, base: string = window.loc
   let socket: WebSocket | null = null;
   let retryMs = 500;
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The stream is opened by the first subscriber; after that, only retries open it. */
+  let started = false;
 
   const setState = (s: ConnectionState): void => {
     if (s === state) return;
@@ -35,15 +37,45 @@ export function browserTransport(token: string | null, base: string = window.loc
     for (const l of connectionListeners) l(s);
   };
 
+  const invoke = async (channel: Channel, request: unknown): Promise<Result<unknown>> => {
+    if (!token) return { ok: false, error: { code: 'UNAUTHORIZED', message: 'No access token: open the URL that kvbench serve printed (it ends in ?token=…).' } };
+    let res: Response;
+    try {
+      res = await fetch(`${base}${HTTP_INVOKE_PREFIX}${encodeURIComponent(channel)}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(request ?? {}),
+        cache: 'no-store',
+      });
+    } catch (err) {
+      return { ok: false, error: { code: 'INTERNAL', message: `Cannot reach the kvbench server (${(err as Error).message}). Is kvbench serve still running?` } };
+    }
+    try {
+      const body = (await res.json()) as Result<unknown>;
+      if (typeof body === 'object' && body !== null && 'ok' in body) return body;
+    } catch {
+      // fall through
+    }
+    return { ok: false, error: { code: 'INTERNAL', message: `The server answered ${res.status} ${res.statusText}` } };
+  };
+
+  const retryLater = (): void => {
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, 10_000);
+  };
+
   const connect = (): void => {
     if (!token) {
-      setState('disconnected');
+      setState('unauthorized');
       return;
     }
     const wsUrl = `${base.replace(/^http/, 'ws')}${HTTP_EVENTS_PATH}`;
     const ws = new WebSocket(wsUrl, [WS_PROTOCOL, `${WS_TOKEN_PREFIX}${token}`]);
     socket = ws;
+    let opened = false;
     ws.onopen = () => {
+      opened = true;
       retryMs = 500;
       setState('connected');
     };
@@ -62,37 +94,26 @@ export function browserTransport(token: string | null, base: string = window.loc
       socket = null;
       setState('disconnected');
       clearTimeout(retryTimer);
-      retryTimer = setTimeout(connect, retryMs);
-      retryMs = Math.min(retryMs * 2, 10_000);
+      if (opened) return retryLater();
+      // Refused before it opened. A browser does not say why (a 401 and a server that is down close
+      // alike), so one cheap request asks: a token the server refuses (it was restarted with a new
+      // one) will not become valid by retrying.
+      void invoke('app.info', {}).then((r) => {
+        if (!r.ok && r.error.code === 'UNAUTHORIZED') setState('unauthorized');
+        else retryLater();
+      });
     };
   };
 
   return {
     kind: 'browser',
-    async invoke(channel: Channel, request: unknown): Promise<Result<unknown>> {
-      if (!token) return { ok: false, error: { code: 'UNAUTHORIZED', message: 'No access token: open the URL that kvbench serve printed (it ends in ?token=…).' } };
-      let res: Response;
-      try {
-        res = await fetch(`${base}${HTTP_INVOKE_PREFIX}${encodeURIComponent(channel)}`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-          body: JSON.stringify(request ?? {}),
-          cache: 'no-store',
-        });
-      } catch (err) {
-        return { ok: false, error: { code: 'INTERNAL', message: `Cannot reach the kvbench server (${(err as Error).message}). Is kvbench serve still running?` } };
-      }
-      try {
-        const body = (await res.json()) as Result<unknown>;
-        if (typeof body === 'object' && body !== null && 'ok' in body) return body;
-      } catch {
-        // fall through
-      }
-      return { ok: false, error: { code: 'INTERNAL', message: `The server answered ${res.status} ${res.statusText}` } };
-    },
+    invoke,
     subscribe(listener) {
       listeners.add(listener);
-      if (socket === null && retryTimer === undefined) connect();
+      if (!started) {
+        started = true;
+        connect();
+      }
       return () => listeners.delete(listener);
     },
     onConnection(listener) {

@@ -4,7 +4,11 @@ import type { Channel } from '../../src-shared/ipc/channels.ts';
 import type { Result } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 
-export type ConnectionState = 'connected' | 'connecting' | 'disconnected';
+/**
+ * 'unauthorized': the server refuses this page's token (missing, or the server was restarted with a
+ * new one): no reconnect can help, only the URL the server printed.
+ */
+export type ConnectionState = 'connected' | 'connecting' | 'disconnected' | 'unauthorized';
 
 export interface Transport {
   readonly kind: 'preload' | 'browser';

@@ -35,9 +35,31 @@ export const useAppStore = defineStore('app', () => {
   const loading = ref(false);
   const error = ref<IpcError | null>(null);
   const connection = ref<ConnectionState>('connecting');
+  /** When the event stream went down (null while it is up, or still opening): what the page shows of a run is as of then. */
+  const connectionLostAtMs = ref<number | null>(null);
   const route = ref<Route>(parseHash(typeof window === 'undefined' ? '' : window.location.hash));
 
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
+
+  /**
+   * The server accepted this page's token before (it answered app.info) and now refuses it: it was
+   * restarted, with a new random token. Only the URL it printed at that start can reach it now.
+   */
+  const tokenRefused = computed<IpcError | null>(() =>
+    connection.value === 'unauthorized' && info.value !== null
+      ? {
+          code: 'UNAUTHORIZED',
+          message:
+            "kvbench serve no longer accepts this page's access token: it was restarted with a new one. Open the URL it printed when it started again (it ends in ?token=…); a suite that was running when it stopped is marked interrupted there, and can be resumed from History.",
+        }
+      : null,
+  );
+
+  function setConnection(s: ConnectionState): void {
+    connection.value = s;
+    if (s === 'connected' || s === 'connecting') connectionLostAtMs.value = null;
+    else connectionLostAtMs.value ??= Date.now();
+  }
 
   async function load(): Promise<void> {
     loading.value = true;
@@ -70,5 +92,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, loading, error, connection, route, units, load, navigate, syncFromLocation, updateSettings };
+  return { info, settings, loading, error, connection, connectionLostAtMs, tokenRefused, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
 });

@@ -10,6 +10,7 @@ import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import type { Advice, IpcError, PlanRequest, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
+import { useAppStore } from './app.ts';
 
 export type WizardStep = 'hardware' | 'plan' | 'run' | 'report';
 /**
@@ -152,6 +153,11 @@ export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null,
   return remaining * factor;
 }
 
+/** The engine's phases whose progress clock starts again at zero (benchmark.ts: the warm-up counts from the request loop's start, the measured window from its own). */
+function restartsClock(phase: ProgressEvent['phase']): boolean {
+  return phase === 'warming-up' || phase === 'running';
+}
+
 /** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */
 export function endedPhase(status: SuiteRecordData['status']): RunPhase {
   return status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : 'interrupted';
@@ -235,8 +241,19 @@ export const useSuiteStore = defineStore('suite', () => {
   const series = shallowRef<LiveSeries>(emptySeries());
   const seriesVersion = ref(0);
   const logs = ref<{ level: string; label: string; message: string }[]>([]);
+  /** This run's trials by status: for a resumed suite, those of this resume only. */
   const counts = ref<Record<'complete' | 'partial' | 'failed' | 'aborted', number>>({ complete: 0, partial: 0, failed: 0, aborted: 0 });
+  /** The run is a resume of a suite that ran before: `counts` are not the suite's. */
+  const resumed = ref(false);
+  /** False when a resume ended unseen before this page saw any of its trials: which stored trials are this resume's is then unknown. */
+  const countsKnown = ref(true);
+  /** A resumed suite's planned trial slots, and how many of them have a complete attempt (any run's), once it ended. */
+  const suiteTally = ref<{ complete: number; planned: number } | null>(null);
+  /** The first trial of this run: the store numbers trials in order, so every later one is this run's too. */
+  let firstTrialId: number | null = null;
   const runError = ref<IpcError | null>(null);
+  /** The suite ended unseen and its stored outcome could not be read (deleted, another database, the server unreachable): there are no counts to state. */
+  const outcomeUnread = ref(false);
   const notStartedReason = ref<NotStartedReason>('cancelled');
   const cancelRequested = ref(false);
   const starting = ref(false);
@@ -246,6 +263,39 @@ export const useSuiteStore = defineStore('suite', () => {
   const currentRow = computed(() => rows.value.find((r) => r.key === currentKey.value) ?? null);
   /** The estimate of the trials still without a row: those of a resumed suite that have not started. */
   const unseenEstimateS = computed(() => (rows.value.length < total.value ? Math.max(0, estimatedSeconds.value - rows.value.reduce((sum, r) => sum + r.estimatedS, 0)) : 0));
+
+  // One clock for the times every screen shows of the run (elapsed, time left), so that the sidebar
+  // and the run card state the same figure. It ticks while a component that shows them holds it,
+  // and stops while the event stream is down: what is on screen is then as of that moment.
+  const app = useAppStore();
+  const tickMs = ref(Date.now());
+  const nowMs = computed(() => app.connectionLostAtMs ?? tickMs.value);
+  let clockHolders = 0;
+  let clockTimer: ReturnType<typeof setInterval> | undefined;
+  /** Keeps the run's clock ticking until the returned function is called (a component's mount to unmount). */
+  function holdClock(): () => void {
+    if (clockHolders++ === 0) {
+      tickMs.value = Date.now();
+      clockTimer = setInterval(() => (tickMs.value = Date.now()), 1000);
+    }
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--clockHolders === 0) clearInterval(clockTimer);
+    };
+  }
+  /** Seconds since the suite started (preparation included: the backend's start when attached). */
+  const elapsedS = computed(() => (startedAtMs.value === null ? null : Math.max(0, nowMs.value - startedAtMs.value) / 1000));
+  /**
+   * Seconds left in the suite. The current trial counts from its own start, start-up and warm-up
+   * included as in its estimate (not the engine's window clock, which leaves them out).
+   */
+  const etaS = computed(() =>
+    phase.value === 'running'
+      ? etaSeconds(rows.value, currentKey.value, currentStartedMs.value === null ? 0 : Math.max(0, nowMs.value - currentStartedMs.value) / 1000, unseenEstimateS.value)
+      : null,
+  );
 
   /**
    * The plan on screen is what the form says now: no change waits to be planned and the last
@@ -369,6 +419,11 @@ export const useSuiteStore = defineStore('suite', () => {
     logs.value = [];
     counts.value = { complete: 0, partial: 0, failed: 0, aborted: 0 };
     runError.value = null;
+    outcomeUnread.value = false;
+    resumed.value = false;
+    countsKnown.value = true;
+    suiteTally.value = null;
+    firstTrialId = null;
     notStartedReason.value = 'cancelled';
     cancelRequested.value = false;
   }
@@ -469,17 +524,51 @@ export const useSuiteStore = defineStore('suite', () => {
     const record = suites.ok ? suites.value.find((x) => x.id === id) : undefined;
     if (!record || !trials.ok) {
       phase.value = 'interrupted';
+      outcomeUnread.value = true;
       runError.value = !suites.ok ? suites.error : !trials.ok ? trials.error : { code: 'NOT_FOUND', message: `Suite ${id} is not in the database any more: it was deleted, or another database is open.` };
       endRows();
       return;
     }
-    settleRows(trials.value.trials);
-    const c = record.trialCounts;
-    counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
+    // What the database says supersedes a request that failed while the server was away (a cancel).
+    runError.value = null;
+    cancelRequested.value = false;
+    outcomeUnread.value = false;
+    if (resumed.value) {
+      // The suite's record counts every attempt of every run; this resume's are its own trials.
+      const first = firstTrialId;
+      const own = first === null ? [] : trials.value.trials.filter((t) => t.id >= first);
+      settleRows(own);
+      const c = { complete: 0, partial: 0, failed: 0, aborted: 0 };
+      for (const t of own) if (t.status !== 'running') c[t.status] += 1;
+      counts.value = c;
+      countsKnown.value = first !== null;
+      suiteTally.value = tallyOf(record);
+    } else {
+      settleRows(trials.value.trials);
+      const c = record.trialCounts;
+      counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
+    }
     phase.value = endedPhase(record.status);
     // An interrupted suite's end time is when the next start found it, not when it stopped.
     const finishedAt = record.finishedAt && phase.value !== 'interrupted' ? Date.parse(record.finishedAt) : NaN;
     finishedWallMs.value = Number.isFinite(finishedAt) && startedAtMs.value !== null ? Math.max(0, finishedAt - startedAtMs.value) : null;
+  }
+
+  /** The suite's planned slots (its whole plan, not this resume's part) and how many have a complete attempt. */
+  function tallyOf(record: SuiteRecordData): { complete: number; planned: number } | null {
+    const plannedRuns = runPlan.value?.runs;
+    if (!plannedRuns) return null;
+    const planned = plannedRuns.reduce((sum, r) => sum + r.trials, 0);
+    return { complete: Math.max(0, planned - record.trialsLeft), planned };
+  }
+
+  /** After a resume's end: where the whole suite stands, which the resume's own counts do not say. */
+  async function readTally(id: number): Promise<void> {
+    const systemId = runPlan.value?.systemId;
+    const r = await api().call('suites.list', { ...(systemId ? { systemIds: [systemId] } : {}), limit: 10_000 });
+    const record = r.ok ? r.value.find((x) => x.id === id) : undefined;
+    if (suiteId.value !== id || !record) return; // another suite started meanwhile, or it cannot be read: the resume's own counts stand alone
+    suiteTally.value = tallyOf(record);
   }
 
   /** A trial still shown running was stopped (its finish was missed); a queued one never ran. */
@@ -505,15 +594,19 @@ export const useSuiteStore = defineStore('suite', () => {
     endRows();
   }
 
-  // Each phase's clock starts at its own zero (warm-up → measured window, preconditioning → running):
-  // the chart's axis carries on from where the previous phase ended.
+  // The warm-up and the measured window each count from their own zero: the chart's axis carries the
+  // window on from where the warm-up ended. Draining goes on with the window's clock, so it never
+  // starts a new one (an early draining sample is dropped, not moved a whole window on).
   const seriesClock = { phase: '', offsetS: 0 };
   function pushPoint(p: ProgressEvent): void {
+    // 'finishing' carries the window's end time, earlier than the draining samples before it, and
+    // zeros for every rate: not a measurement, so not a point.
+    if (p.phase === 'finishing') return;
     const s = series.value;
     if (s.t.length === 0) Object.assign(seriesClock, { phase: p.phase, offsetS: 0 });
     const last = s.t.length > 0 ? s.t[s.t.length - 1] : 0;
     if (p.phase !== seriesClock.phase) {
-      if (p.elapsedNs / 1e9 + seriesClock.offsetS < last) seriesClock.offsetS = last;
+      if (restartsClock(p.phase) && p.elapsedNs / 1e9 + seriesClock.offsetS < last) seriesClock.offsetS = last;
       seriesClock.phase = p.phase;
     }
     const t = p.elapsedNs / 1e9 + seriesClock.offsetS;
@@ -530,7 +623,9 @@ export const useSuiteStore = defineStore('suite', () => {
     seriesVersion.value++;
   }
 
-  function ensureRow(e: { scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }): TrialRow {
+  /** The row of an event's trial, made when this page has none yet. */
+  function ensureRow(e: { trialId?: number; scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }): TrialRow {
+    if (e.trialId !== undefined) firstTrialId = Math.min(firstTrialId ?? e.trialId, e.trialId);
     const key = rowKey(e.scenarioId, e.trialIndex);
     let row = rows.value.find((r) => r.key === key);
     if (!row) {
@@ -596,6 +691,7 @@ export const useSuiteStore = defineStore('suite', () => {
         suiteId.value = e.suiteId;
         total.value = e.total;
         estimatedSeconds.value = e.estimatedSeconds;
+        resumed.value = e.resumed;
         startedAtMs.value = Date.now();
         preparation.value = null;
         if (!e.resumed && runPlan.value && rows.value.length === 0) rows.value = rowsFromPlan(runPlan.value);
@@ -651,6 +747,7 @@ export const useSuiteStore = defineStore('suite', () => {
         finishedWallMs.value = e.wallMs;
         currentKey.value = null;
         endRows();
+        if (resumed.value) void readTally(e.suiteId);
         return;
       case 'suite.failed':
         if (e.suiteId !== null) suiteId.value = e.suiteId;
@@ -698,13 +795,20 @@ export const useSuiteStore = defineStore('suite', () => {
     seriesVersion,
     logs,
     counts,
+    resumed,
+    countsKnown,
+    suiteTally,
     runError,
+    outcomeUnread,
     notStartedReason,
     cancelRequested,
     starting,
     running,
     doneCount,
     unseenEstimateS,
+    elapsedS,
+    etaS,
+    holdClock,
     planRequest,
     detect,
     replan,

@@ -27,19 +27,33 @@ export interface Served {
   db: string;
   output(): string;
   stop(): Promise<number | null>;
+  /** SIGKILL to the server's process group (its engines too), as a crash or an OOM kill ends it: only with `killable`. */
+  kill(): Promise<void>;
 }
 
-export async function startServe(): Promise<Served> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-e2e-'));
+export interface ServeOptions {
+  /** Another start on the same data (database, settings): a restarted server. */
+  dir?: string;
+  port?: number;
+  /** Hex; else serve makes a random one, as it does by default. */
+  token?: string;
+  /** In its own process group, so that kill() ends the engines with it. */
+  killable?: boolean;
+}
+
+export async function startServe(opts: ServeOptions = {}): Promise<Served> {
+  const dir = opts.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-e2e-'));
   const db = path.join(dir, 'kvbench.db');
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   delete env.KVBENCH_ENGINE_MODULE;
   delete env.KVBENCH_SERVE_TOKEN;
-  const child = spawn(nodeBinary(), [path.join(REPO_ROOT, 'bin', 'kvbench.js'), 'serve', '--port', '0', '--db', db, '--settings', path.join(dir, 'settings.json')], {
+  if (opts.token) env.KVBENCH_SERVE_TOKEN = opts.token;
+  const child = spawn(nodeBinary(), [path.join(REPO_ROOT, 'bin', 'kvbench.js'), 'serve', '--port', String(opts.port ?? 0), '--db', db, '--settings', path.join(dir, 'settings.json')], {
     cwd: dir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.killable === true,
   });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
@@ -69,13 +83,20 @@ export async function startServe(): Promise<Served> {
     db,
     output: () => out,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode; // ended already (a kill() ends it by a signal)
       const done = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       const code = await done;
       clearTimeout(timer);
       return code;
+    },
+    async kill() {
+      if (!opts.killable) throw new Error('kill() needs startServe({ killable: true })');
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      process.kill(-child.pid!, 'SIGKILL');
+      await done;
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Channel } from '../../../src-shared/ipc/channels.ts';
 import type { IpcError, RequestOf, ResponseOf, Result } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
 import { KvbenchApi, setApi } from '../../../src-renderer/api/api.ts';
-import type { Transport } from '../../../src-renderer/api/transport.ts';
+import type { ConnectionState, Transport } from '../../../src-renderer/api/transport.ts';
 
 export type FakeHandlers = { [C in Channel]?: (request: RequestOf<C>) => ResponseOf<C> | Promise<ResponseOf<C>> | { error: IpcError } };
 
@@ -12,12 +12,16 @@ export interface FakeApi {
   api: KvbenchApi;
   calls: { channel: Channel; request: unknown }[];
   emit(event: AppEvent): void;
+  /** The event stream's state as the transport reports it (it starts connected). */
+  setConnection(state: ConnectionState): void;
   callsOf(channel: Channel): unknown[];
 }
 
 export function installFakeApi(handlers: FakeHandlers): FakeApi {
   const calls: { channel: Channel; request: unknown }[] = [];
   const listeners = new Set<(e: AppEvent) => void>();
+  const connectionListeners = new Set<(s: ConnectionState) => void>();
+  let connection: ConnectionState = 'connected';
   const transport: Transport = {
     kind: 'browser',
     async invoke(channel, request): Promise<Result<unknown>> {
@@ -33,8 +37,9 @@ export function installFakeApi(handlers: FakeHandlers): FakeApi {
       return () => listeners.delete(l);
     },
     onConnection(l) {
-      l('connected');
-      return () => {};
+      connectionListeners.add(l);
+      l(connection);
+      return () => connectionListeners.delete(l);
     },
   };
   const api = new KvbenchApi(transport);
@@ -43,6 +48,10 @@ export function installFakeApi(handlers: FakeHandlers): FakeApi {
     api,
     calls,
     emit: (e) => listeners.forEach((l) => l(e)),
+    setConnection: (s) => {
+      connection = s;
+      connectionListeners.forEach((l) => l(s));
+    },
     callsOf: (c) => calls.filter((x) => x.channel === c).map((x) => x.request),
   };
 }

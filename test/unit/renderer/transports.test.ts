@@ -7,6 +7,7 @@ import { preloadTransport } from '../../../src-renderer/api/preload-transport.ts
 import type { PreloadApi } from '../../../src-shared/ipc/api.ts';
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.unstubAllGlobals();
   window.sessionStorage.clear();
 });
@@ -42,6 +43,60 @@ describe('API transports', () => {
     const none = browserTransport(null, 'http://127.0.0.1:9');
     expect(await none.invoke('app.info', {})).toMatchObject({ ok: false, error: { code: 'UNAUTHORIZED' } });
     expect(fetchMock).toHaveBeenCalledTimes(3);
+  });
+
+  it('reconnects the event stream while the server is away, but stops and says so when it refuses the token (restarted with a new one)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // The browser's WebSocket as the transport sees it: opened, or closed with no reason given.
+    class FakeSocket {
+      static made: FakeSocket[] = [];
+      onopen: (() => void) | null = null;
+      onclose: (() => void) | null = null;
+      onmessage: ((m: { data: unknown }) => void) | null = null;
+      constructor(
+        readonly url: string,
+        readonly protocols: string[],
+      ) {
+        FakeSocket.made.push(this);
+      }
+    }
+    vi.stubGlobal('WebSocket', FakeSocket);
+    let server: 'down' | 'new-token' = 'down';
+    const fetchMock = vi.fn(async () => {
+      if (server === 'down') throw new TypeError('Failed to fetch');
+      return new Response(JSON.stringify({ ok: false, error: { code: 'UNAUTHORIZED', message: 'this kvbench server needs its token' } }), { status: 401 });
+    });
+    vi.stubGlobal('fetch', fetchMock);
+    const t = browserTransport('tok', 'http://127.0.0.1:9');
+    const states: string[] = [];
+    t.onConnection((s) => states.push(s));
+    t.subscribe(() => {});
+    t.subscribe(() => {}); // a second listener opens no second stream
+    expect(FakeSocket.made).toHaveLength(1);
+    expect(FakeSocket.made[0].url).toBe('ws://127.0.0.1:9/api/events');
+    FakeSocket.made[0].onopen!();
+    FakeSocket.made[0].onclose!(); // the server went away
+    expect(states).toEqual(['connecting', 'connected', 'disconnected']);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(FakeSocket.made).toHaveLength(2);
+    FakeSocket.made[1].onclose!(); // refused: still down, so it asks, and tries again later
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(fetchMock).toHaveBeenCalledTimes(1);
+    expect(FakeSocket.made).toHaveLength(3);
+    server = 'new-token';
+    FakeSocket.made[2].onclose!(); // refused: now the token is, which no retry mends
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(fetchMock).toHaveBeenCalledTimes(2);
+    expect(FakeSocket.made).toHaveLength(3);
+    expect(states).toEqual(['connecting', 'connected', 'disconnected', 'unauthorized']);
+
+    // Without a token there is nothing to try.
+    const none = browserTransport(null, 'http://127.0.0.1:9');
+    const noneStates: string[] = [];
+    none.onConnection((s) => noneStates.push(s));
+    none.subscribe(() => {});
+    expect(noneStates).toEqual(['connecting', 'unauthorized']);
+    expect(FakeSocket.made).toHaveLength(3);
   });
 
   it('uses the preload when the page has one', async () => {

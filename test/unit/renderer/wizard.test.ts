@@ -302,6 +302,16 @@ describe('plan step', () => {
 
 describe('run step', () => {
   const ref = (trialIndex: number, scenarioId = 'cpu-only', label = 'CPU only', ordinal = 1): SuiteTrialRef => ({ suiteId: 7, trialId: 10 + ordinal, scenarioId, label, trialIndex, trialsPerScenario: 2, ordinal, total: 4 });
+  /** The backend with no suite running: the one this page followed ended while it was not listening. */
+  const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
+  /** The run screen following suite 7 of plan(), started from this page. */
+  const followSuite7 = () => {
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    return { suite, w };
+  };
 
   it('follows the suite: current trial, live numbers, trial table, ETA, then the report button', async () => {
     installFakeApi({ 'suite.cancel': () => ({ cancelled: true }) });
@@ -376,10 +386,7 @@ describe('run step', () => {
 
   it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {
     installFakeApi({});
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    const { suite, w } = followSuite7();
     suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
     suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
@@ -478,17 +485,13 @@ describe('run step', () => {
   });
 
   it('after the server restarted mid-run, shows the suite as interrupted, as stored: the aborted trial, the rest not run, a pointer to Resume', async () => {
-    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
     const reason = 'interrupted: the runner process 4242 on lab1 ended while this trial was running (killed or crashed); found at the next start';
     const fake = installFakeApi({
       'suite.status': () => idle,
       'suites.list': () => [suiteRecord('finished', 6), suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
       'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: reason, wallMs: 10_200, metrics: {} })], total: 1 }),
     });
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    const { suite, w } = followSuite7();
     suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     await flush();
     // The server is killed and comes back: the page reconnects and finds the backend idle.
@@ -512,18 +515,52 @@ describe('run step', () => {
     expect(window.location.hash).toBe('#/history');
   });
 
+  it('a cancel that failed while the server was down gives way to the stored outcome once the server is back: no stale error, the interrupted summary and its Resume pointer', async () => {
+    let serverUp = false;
+    const down = { error: { code: 'INTERNAL' as const, message: 'Cannot reach the kvbench server (Failed to fetch). Is kvbench serve still running?' } };
+    installFakeApi({
+      'suite.cancel': () => down,
+      'suite.status': () => (serverUp ? idle : down),
+      'suites.list': () => [suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
+      'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: 'interrupted: the runner process 4242 on lab1 ended', wallMs: 6_000, metrics: {} })], total: 1 }),
+    });
+    const { suite, w } = followSuite7();
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    await flush();
+    await w.get('[data-test=cancel-suite]').trigger('click');
+    await flush();
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('Cannot reach the kvbench server');
+    serverUp = true;
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('interrupted');
+    expect(w.find('[role=alert]').exists()).toBe(false);
+    expect(suite.cancelRequested).toBe(false);
+    expect(w.get('[data-test=outcome]').text()).toContain('Suite 7 was interrupted (the server stopped while it ran): 0 complete, 0 partial, 0 failed, 1 aborted, 3 not run.');
+    expect(w.get('[data-test=outcome]').text()).toContain('resume the suite from History → Suites');
+    expect(w.find('[data-test=open-history]').exists()).toBe(true);
+  });
+
+  it('an interrupted suite no longer in the database states no counts', async () => {
+    installFakeApi({ 'suite.status': () => idle, 'suites.list': () => [], 'history.list': () => ({ trials: [], total: 0 }) });
+    const { suite, w } = followSuite7();
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('interrupted');
+    expect(w.get('[role=alert]').text()).toContain('Suite 7 is not in the database any more');
+    expect(w.find('[data-test=outcome]').exists()).toBe(false);
+  });
+
   it('after a lost connection, a suite that ended cleanly meanwhile is finished, with its stored trials; one still being prepared is not claimed to have run', async () => {
-    const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
     const done = (i: number, scenarioId: string) => trial(11 + i, { suiteId: 7, scenarioId, trialIndex: i % 2, wallMs: 5500 });
     installFakeApi({
       'suite.status': () => idle,
       'suites.list': () => [suiteRecord('finished', 7, { finishedAt: new Date().toISOString(), trialCounts: { running: 0, complete: 4, partial: 0, failed: 0, aborted: 0 } })],
       'history.list': () => ({ trials: [done(0, 'cpu-only'), done(1, 'cpu-only'), done(2, 'storage-only'), done(3, 'storage-only')], total: 4 }),
     });
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    const { suite, w } = followSuite7();
     await suite.attach();
     await flush();
     expect(suite.phase).toBe('finished');
@@ -541,6 +578,75 @@ describe('run step', () => {
     expect(prepared.phase).toBe('not-started');
     expect(w2.get('[data-test=not-started]').text()).toContain('no longer running');
     expect(w2.find('[data-test=outcome]').exists()).toBe(false);
+  });
+
+  it('says what a resume ran, as the resume\'s, and where the whole suite stands; a finished suite with trials that did not complete points to Resume', async () => {
+    const fake = installFakeApi({ 'suites.list': () => [suiteRecord('finished', 7, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 })] });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    // Resumed from History: three of the four slots had no complete attempt.
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 3, estimatedSeconds: 16.5 });
+    const slots = [ref(1, 'cpu-only', 'CPU only', 2), ref(0, 'storage-only', 'Storage only', 3), ref(1, 'storage-only', 'Storage only', 4)];
+    for (const r of slots) {
+      suite.handleEvent({ type: 'suite.trialStarted', enginePid: 200, ...r });
+      suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...r });
+    }
+    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 0 }, wallMs: 16_000 });
+    await flush();
+    expect(fake.callsOf('suites.list')).toEqual([{ systemIds: ['sys-1'], limit: 10_000 }]);
+    const outcome = w.get('[data-test=outcome]');
+    expect(outcome.text()).toContain('Suite 7 finished: this resume ran 3 trials (3 complete, 0 partial, 0 failed, 0 aborted); the suite now has 4 of 4 complete.');
+    expect(outcome.text()).not.toContain('resume the suite');
+    expect(outcome.classes()).toContain('ok');
+    expect(w.find('[data-test=open-history]').exists()).toBe(false);
+    expect(w.text()).toContain('Trials this resume');
+    expect(w.text()).toContain('suite: 4 of 4 complete');
+
+    // A suite that finished, but with an aborted trial: Resume would run that slot again.
+    setActivePinia(createPinia());
+    installFakeApi({});
+    const { suite: again, w: w2 } = followSuite7();
+    again.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    again.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'timed out after its 126 s wall-clock limit', wallMs: 126_000, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(0) });
+    again.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 1 }, wallMs: 140_000 });
+    await flush();
+    const outcome2 = w2.get('[data-test=outcome]');
+    expect(outcome2.text()).toContain('Suite 7 finished: 3 complete, 0 partial, 0 failed, 1 aborted.');
+    expect(outcome2.text()).toContain('resume the suite from History → Suites to run each trial that has no complete result yet');
+    expect(outcome2.classes()).toContain('warn');
+    await w2.get('[data-test=open-history]').trigger('click');
+    expect(window.location.hash).toBe('#/history');
+  });
+
+  it('reads an interrupted resume back with its own trials only, not every attempt the suite has stored', async () => {
+    const stored = [
+      trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'complete', wallMs: 5500 }),
+      trial(12, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 1, status: 'aborted', statusReason: 'cancelled by the user', wallMs: 800 }),
+      trial(13, { suiteId: 7, scenarioId: 'storage-only', trialIndex: 0, status: 'complete', wallMs: 5500 }),
+      trial(14, { suiteId: 7, scenarioId: 'storage-only', trialIndex: 1, status: 'complete', wallMs: 5500 }),
+      // This resume's one trial, found running at the next start.
+      trial(20, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 1, status: 'aborted', statusReason: 'interrupted: the runner process 4242 on lab1 ended', wallMs: 2000 }),
+    ];
+    installFakeApi({
+      'suite.status': () => idle,
+      'suites.list': () => [suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 3, partial: 0, failed: 0, aborted: 2 }, trialsLeft: 1 })],
+      'history.list': () => ({ trials: stored, total: stored.length }),
+    });
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    const w = mountIt(RunStep);
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 1, estimatedSeconds: 5.5 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 300, ...ref(1, 'cpu-only', 'CPU only', 2), trialId: 20 });
+    await suite.attach();
+    await flush();
+    expect(suite.phase).toBe('interrupted');
+    expect(w.get('[data-test=outcome]').text()).toContain(
+      'Suite 7 was interrupted (the server stopped while it ran): this resume ran 1 trial (0 complete, 0 partial, 0 failed, 1 aborted); the suite now has 3 of 4 complete.',
+    );
+    expect(w.get('[data-test=trials-done]').text()).toBe('1 / 1');
+    expect(w.findAll('[data-test=trial-table] tbody tr')).toHaveLength(1);
+    expect(w.find('[data-test=open-history]').exists()).toBe(true);
   });
 
   it('after a reload, counts the elapsed time from the suite\'s own start', async () => {
@@ -602,6 +708,31 @@ describe('run step', () => {
       },
     });
     expect(suite.series.t).toEqual([0.5]);
+  });
+
+  it('keeps the chart within the trial\'s own time at its end: draining and finishing start no new clock, and finishing adds no point', () => {
+    const suite = useSuiteStore();
+    suite.runPlan = plan();
+    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    const progress = (phase: 'running' | 'draining' | 'finishing', elapsedS: number, tokPerS: number, users: number) =>
+      suite.handleEvent({
+        type: 'suite.trialProgressed',
+        ...ref(0),
+        progress: {
+          phase, elapsedNs: elapsedS * 1e9, durationNs: 6e9, requestsCompleted: 1, maxRequests: null, activeUsers: users, queueDepth: 0, generatedTokensPerSec: tokPerS,
+          storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+        },
+      });
+    progress('running', 5.5, 1300, 8);
+    progress('running', 6.0, 1378, 8);
+    progress('draining', 6.045, 1200, 8); // the progress timer goes on while requests in flight end
+    progress('draining', 6.02, 1100, 8); // an early draining sample: dropped, not taken as a new clock
+    progress('finishing', 6.001, 0, 0); // the window's end, with the engine's default zeros
+    expect(suite.series.t).toEqual([5.5, 6, 6.045]);
+    expect(suite.series.tokPerS).toEqual([1300, 1378, 1200]);
+    expect(suite.series.users).toEqual([8, 8, 8]);
+    expect(suite.progress?.phase).toBe('finishing'); // the trial's phase still says so
   });
 
   it('estimates the time left from the plan, corrected by how long finished trials took', () => {
