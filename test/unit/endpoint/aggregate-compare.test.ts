@@ -126,13 +126,13 @@ describe('aggregates', () => {
       sample(3, { tokenCountSource: 'chunks', outputTokens: 4, outputChunks: 4, maxTokens: 10, finishReason: 'stop' }),
       sample(4, { status: 'timeout', tokenCountSource: 'chunks', outputTokens: 2, finishReason: null }), // failed: not counted
     ];
-    const a = aggregateRun(samples, new LatencyHistogram(), 1000);
+    const a = aggregateRun(samples, new LatencyHistogram());
     expect(a.tokenCountSources).toEqual({ usage: 1, chunks: 3, chunksBelowMaxTokens: 1 });
     expect(flattenEndpointMetrics(a, noServer).requests_tokens_from_chunks).toBe(3);
     expect(tokenCountCaveat(a.tokenCountSources)).toBe(
       'output tokens of 3 of 4 successful request(s) were counted as content chunks (the server sent no usage); 1 of them stopped at max_tokens (finish_reason length) with fewer chunks than max_tokens: undercounted — where a chunk carries several tokens, output tokens/s is too low and time per output token too high',
     );
-    expect(tokenCountCaveat(aggregateRun([sample(0)], new LatencyHistogram(), 1000).tokenCountSources)).toBeNull();
+    expect(tokenCountCaveat(aggregateRun([sample(0)], new LatencyHistogram()).tokenCountSources)).toBeNull();
   });
 
   it('a run with nothing sent has no rates', () => {
