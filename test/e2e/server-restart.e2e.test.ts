@@ -67,6 +67,8 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve killed while a page follows a suit
     expect(await reason.innerText()).toMatch(/^interrupted: .{40,}/);
     const fits = await reason.evaluate((el) => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight);
     expect(fits).toBe(true);
+    // Nothing recorded how long it ran before its runner died: unknown, not time until the restart.
+    expect(await page.locator('[data-test=trial-table] tbody tr').first().locator('td:nth-child(5)').innerText()).toBe('—');
     await screenshot(page, 'restart-2-interrupted');
 
     // Killed again and started with a new random token: no reconnecting forever.
