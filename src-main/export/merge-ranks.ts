@@ -369,6 +369,6 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
     started_at: mergedStartedAt(runs.map((r) => r.results)),
     run_options: mergedRunOptions(runs[0].results, worldSize),
     histograms: histogramsSection(histograms),
-    reference: mergedReferenceKeys({ ranks: runs, fromNs, toNs, rates, histograms }),
+    reference: mergedReferenceKeys({ ranks: runs, fromNs, toNs, totals, rates, histograms }),
   };
 }

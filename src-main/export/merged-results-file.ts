@@ -1,8 +1,11 @@
 // The merged result of a multi-host run as a results file: the reference's top-level keys, filled
 // with the ranks' aggregate under the reference's meanings and units (so MLPerf KV-cache tooling
-// reads it, and `kvbench import` stores it as one trial), beside `kvbench_merge`. Rates are over the
-// common window (every rank loading the storage at once); counts, byte totals and latencies cover
-// each rank's whole window, as `kvbench_merge.counts` and `histograms` do. A key with no honest
+// reads it, and `kvbench import` stores it as one trial), beside `kvbench_merge`. `summary`'s rates
+// and the totals they divide are over the common window (every rank loading the storage at once), so
+// the reference's identities hold there (avg throughput = total_tokens ÷ elapsed_time); the top-level
+// counters, the raw per-request lists, cache counts, byte totals and latencies cover each rank's
+// whole window, as `kvbench_merge.counts` and `histograms` do, so they agree with one another (a
+// list's length is requests_completed; the top-level counts stay whole numbers). A key with no honest
 // aggregate is left out: per-class QoS percentiles (a rank keeps no histogram of them), the storage
 // device/host split (likewise), the pass/fail criteria, an autoscaler's steps.
 import path from 'node:path';
@@ -22,8 +25,8 @@ export interface RankForReference {
   timeline: Obj[];
 }
 
-/** Per second of the common window, summed over the ranks (`kvbench_merge.rates_per_sec`). */
-export interface CommonWindowRates {
+/** Amounts of the common window, or per second of it, summed over the ranks (`kvbench_merge.totals`, `rates_per_sec`). */
+export interface CommonWindowAmounts {
   storage_read_bytes: number;
   storage_write_bytes: number;
   cpu_read_bytes: number;
@@ -166,7 +169,7 @@ const SUMMED_CACHE_STATS = [
 
 const PERCENTILE_KEYS = [['p50', 'p50_ns'], ['p95', 'p95_ns'], ['p99', 'p99_ns'], ['p999', 'p999_ns'], ['p9999', 'p9999_ns']] as const;
 
-function cacheStats(ranks: readonly Obj[], rates: CommonWindowRates, histograms: Map<string, LatencySummaryNs>): Record<string, unknown> {
+function cacheStats(ranks: readonly Obj[], rates: CommonWindowAmounts, histograms: Map<string, LatencySummaryNs>): Record<string, unknown> {
   const cs = (r: Obj): Obj => obj(obj(r.summary).cache_stats);
   const out: Record<string, unknown> = {};
   for (const key of SUMMED_CACHE_STATS) {
@@ -218,7 +221,10 @@ export interface ReferenceInput {
   /** The common window, Unix ns. */
   fromNs: number;
   toNs: number;
-  rates: CommonWindowRates;
+  /** Summed over the ranks within the common window (pro-rated from their timelines, so not whole numbers). */
+  totals: CommonWindowAmounts;
+  /** totals ÷ the common window's length. */
+  rates: CommonWindowAmounts;
   histograms: Map<string, LatencySummaryNs>;
 }
 
@@ -253,12 +259,12 @@ export function mergedReferenceKeys(input: ReferenceInput): Record<string, unkno
   const completed = counts.requests_completed ?? 0;
   if (completed > 0) {
     const elapsedS = (input.toNs - input.fromNs) / 1e9;
-    const tokens = counts.tokens_generated ?? 0;
     const storageS = num(out.total_storage_io_latency);
     const autoscaled = ranks.some((r) => (obj(r.summary).autoscaling_summary ?? null) !== null);
     out.summary = {
-      total_requests: completed,
-      total_tokens: tokens,
+      // The common window's, like the rates beside them: the reference defines the rates as these ÷ elapsed_time.
+      total_requests: input.totals.requests_completed,
+      total_tokens: input.totals.generated_tokens,
       elapsed_time: elapsedS,
       avg_throughput_tokens_per_sec: input.rates.generated_tokens,
       total_storage_io_time: storageS,

@@ -241,7 +241,7 @@ describe('mergeRanks counters', () => {
     expect(m.latency.queue_wait.max_rank_p95_ns / 1e6).toBeCloseTo(500, 0);
   });
 
-  it('writes the reference\'s top-level keys for the whole run: sums over whole windows, rates over the common window, percentiles of the merged histograms', () => {
+  it('writes the reference\'s top-level keys for the whole run: top-level counters over whole windows, summary totals and rates over the common window, percentiles of the merged histograms', () => {
     // Rank 1 opened its window 2 s late: the common window is 8 s of each rank's 10 s.
     const r0 = withCounters(rankFile({ rank: 0, readLatenciesMs: Array.from({ length: 95 }, () => 1) }), { issued: 14, completed: 4, failed: 0, hits: 29, misses: 2, mtHits: 6, mtMisses: 0, reads: 29, writes: 8, queueMs: [1] });
     const r1 = withCounters(rankFile({ rank: 1, offsetNs: 2 * S, readLatenciesMs: [100, 100, 100, 100, 120] }), { issued: 17, completed: 6, failed: 3, hits: 23, misses: 1, mtHits: 5, mtMisses: 1, reads: 23, writes: 6, queueMs: [3] });
@@ -262,6 +262,12 @@ describe('mergeRanks counters', () => {
     // Each rank generates 100 tokens/s: 200 tokens/s together over the common window.
     expect(summary.avg_throughput_tokens_per_sec).toBeCloseTo(200, 6);
     expect(summary.requests_per_second).toBeCloseTo(4, 6);
+    // The summary's totals cover the same common window as its rates, so the reference's identities
+    // hold (review rev6 #7: whole-window totals beside common-window rates broke them).
+    expect(summary.total_tokens).toBeCloseTo(1600, 6);
+    expect(summary.total_requests).toBeCloseTo(32, 6);
+    expect(summary.avg_throughput_tokens_per_sec).toBeCloseTo(summary.total_tokens / summary.elapsed_time, 9);
+    expect(summary.requests_per_second).toBeCloseTo(summary.total_requests / summary.elapsed_time, 9);
     // The reference's rule across ranks: the sum of each rank's tokens ÷ its storage seconds.
     expect(summary.storage_throughput_tokens_per_sec).toBeCloseTo(400 / 2.5 + 600 / 4, 9);
     expect(summary.cache_stats.cache_hit_rate).toBeCloseTo(52 / 55, 12);
@@ -278,6 +284,9 @@ describe('mergeRanks counters', () => {
     expect(timeline.at(-1)!.throughput_tokens_per_sec).toBeCloseTo(200, 6);
     const m = file.kvbench_merge as Record<string, any>;
     expect(m.reference).toBeUndefined();
+    // The whole windows' counts stay beside them, as the top-level counters have them.
+    expect(m.counts).toMatchObject({ requests_completed: 10, tokens_generated: 1000 });
+    expect(m.totals).toMatchObject({ requests_completed: summary.total_requests, generated_tokens: summary.total_tokens });
     expect(m.run_options).toMatchObject({ rank: null, worldSize: 2, seed: 42, cacheDir: '/shared', output: null });
     expect(m.histograms.tier_read.storage.count).toBe(100);
     expect(typeof m.histograms.tier_read.storage.hdr).toBe('string');
