@@ -59,6 +59,7 @@ export interface MergedRanks {
   version: string;
   status: 'complete' | 'partial';
   world_size: number;
+  /** The configuration key of the run as one trial (with the world size): the one `kvbench import` stores it under. */
   config_key: string;
   ranks: {
     rank: number;
@@ -157,7 +158,7 @@ export interface MergeOptions {
 }
 
 /** The ranks must form one run: each rank once, all of the world there, the same configuration. */
-function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: string[]; worldSize: number; key: string } {
+function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: string[]; worldSize: number } {
   const problems: string[] = [];
   const byRank = new Map<number, RankRun>();
   for (const r of runs) {
@@ -198,7 +199,7 @@ function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: 
   if (cacheBases !== null) {
     problems.push(`the ranks' cache directories are not rank-N subdirectories of one --cache-dir (${cacheBases}): the ranks of one run share it`);
   }
-  return { problems, worldSize, key: configKey(options(runs[0])) };
+  return { problems, worldSize };
 }
 
 /** `rank 0, rank 1 (a) vs rank 2 (b)` where the ranks differ in one value (shown or not); null where they agree. */
@@ -310,7 +311,7 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
   const problems: string[] = [];
   const runs = files.map((f) => readRank(f, problems)).filter((r): r is RankRun => r !== null);
   if (problems.length > 0) throw new MergeError(problems);
-  const { problems: inconsistent, worldSize, key } = consistencyProblems(runs, given);
+  const { problems: inconsistent, worldSize } = consistencyProblems(runs, given);
   if (inconsistent.length > 0) throw new MergeError(inconsistent);
 
   const fromNs = Math.max(...runs.map((r) => r.startNs));
@@ -343,11 +344,13 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
   notes.push('counts (requests, cache hits and misses, tier operations): summed over each rank\'s whole window; their hit rates are ratios of the sums, not means of the ranks\' rates');
 
   const histograms = mergedHistograms(runs.map((r) => r.results));
+  const runOptions = mergedRunOptions(runs[0].results, worldSize);
   return {
     version: KVBENCH_VERSION,
     status: incomplete.length > 0 ? 'partial' : 'complete',
     world_size: worldSize,
-    config_key: key,
+    // The key the imported trial is stored and matched under: with the world size, also when only --world-size gave it.
+    config_key: configKey(runOptions),
     ranks: runs.map((r) => ({
       rank: r.rank,
       host: r.host,
@@ -367,7 +370,7 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
     notes,
     status_reason: mergedStatusReason(runs),
     started_at: mergedStartedAt(runs.map((r) => r.results)),
-    run_options: mergedRunOptions(runs[0].results, worldSize),
+    run_options: runOptions,
     histograms: histogramsSection(histograms),
     reference: mergedReferenceKeys({ ranks: runs, fromNs, toNs, totals, rates, histograms }),
   };

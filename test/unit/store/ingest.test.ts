@@ -380,6 +380,29 @@ describe('import', () => {
     }
   });
 
+  it('stores a merged trial under the configuration key kvbench merge reports, also when --world-size supplied the size', async () => {
+    // review rev6 #8: ranks that recorded no world size, merged with --world-size 3, reported rank 0's
+    // one-host key while the trial was stored under the key with the world size.
+    const dir = tempDir();
+    const rank = (n: number) => {
+      const r = kvbenchResults({ tokPerS: 10 });
+      r.kvbench.rank = { rank: n, world_size: null, host: `h${n}` };
+      r.kvbench.run_options = { model: 'tiny-1b', numUsers: 4, duration: 60, seed: 42 + n, rank: n, worldSize: null, cacheDir: `/shared/rank-${n}` };
+      return { file: `r.rank${n}.json`, results: r };
+    };
+    const merged = mergeRanks([rank(0), rank(1), rank(2)], { worldSize: 3 });
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [writeResults(dir, 'merged.json', mergedResultsFile(merged))], { systemLabel: 'cluster' });
+      expect(r.errors).toEqual([]);
+      const t = store.getTrial(r.imported[0].trialId)!;
+      expect(t.configKey).toBe(merged.config_key);
+      expect(merged.config_key).toBe(configKey({ model: 'tiny-1b', numUsers: 4, duration: 60, worldSize: 3 }));
+    } finally {
+      store.close();
+    }
+  });
+
   it('never stores the same results twice: a re-run import, an identical file in the batch, or the results a suite stored', async () => {
     // review #4: re-running an import after fixing one bad file stored the good ones again (n 5 of 3 results).
     const dir = tempDir();
