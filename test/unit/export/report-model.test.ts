@@ -417,6 +417,35 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c).toMatchObject({ compared: 2, withinNoise: 1, winRateA: 0, verdict: 'b' });
   });
 
+  it('configurations within the noise do not outvote one beyond it: the verdict and the win rate come from the same configurations', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0 });
+    const side = (system: string, byConfig: number[][]) =>
+      byConfig.flatMap((values, k) => values.map((v, i) => trial({ scenario: 's', system, configKey: `k${k}`, index: i, options: opts(k), metrics: { wall_clock_throughput_tok_per_s: v } })));
+    // review rev6 #2: k0, k1 A 4 % ahead with 5 % spread (within the noise); k2 B 5 % ahead with
+    // 0.5 % spread (beyond it). The geometric mean over all three (1.009) favours A; the only real
+    // difference favours B.
+    const c = buildSystemComparison(
+      { label: 'a', id: 'a', trials: side('a', [[104, 99, 109], [104, 99, 109], [95, 95.5, 94.5]]) },
+      { label: 'b', id: 'b', trials: side('b', [[100, 95, 105], [100, 95, 105], [100, 100.5, 99.5]]) },
+      { metrics: ['wall_clock_throughput_tok_per_s'] },
+    );
+    const m = c.metrics[0];
+    expect(m.configs.map((x) => [x.winner, x.withinNoise])).toEqual([['a', true], ['a', true], ['b', false]]);
+    expect(m.geoMeanRatio).toBeGreaterThan(1);
+    expect(m).toMatchObject({ compared: 3, withinNoise: 2, winRateA: 0, verdict: 'b' });
+    expect(formatComparison(c)).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+1\.01x\s+1\.01x\s+B\s+0%\s+2\/3\s/);
+    // Beyond the noise, most configurations decide, not the geometric mean: two at +2 % for A
+    // outvote one at −50 %, as the win rate counts them.
+    const majority = buildSystemComparison(
+      { label: 'a', id: 'a', trials: side('a', [[102, 102.1, 101.9], [102, 102.1, 101.9], [50, 50.1, 49.9]]) },
+      { label: 'b', id: 'b', trials: side('b', [[100, 100.1, 99.9], [100, 100.1, 99.9], [100, 100.1, 99.9]]) },
+      { metrics: ['wall_clock_throughput_tok_per_s'] },
+    ).metrics[0];
+    expect(majority.geoMeanRatio).toBeLessThan(1);
+    expect(majority).toMatchObject({ withinNoise: 0, verdict: 'a' });
+    expect(majority.winRateA).toBeCloseTo(2 / 3, 9);
+  });
+
   it('equal medians are a tie within noise, even with no spread on either side; with no spread any other difference is beyond it', () => {
     // review #10: ratio 1, CV 0 on both sides came out "TIE, noise? no".
     const opts = { model: 'm', numUsers: 1, cpuMemGb: 0 };
