@@ -586,9 +586,13 @@ export interface MetricComparison {
    * The side the metric favours, as every reader colours it: 'within-noise' when each compared
    * configuration's difference is within the noise, else the side most deciding configurations
    * (as winRateA counts them) favour, on an even split their geometric-mean ratio's; null without
-   * a direction or a ratio, or with no side.
+   * a direction or a ratio, or with no side; 'unknown' when no configuration is beyond the noise
+   * and some have an unknown noise (one trial a side): a single trial shows no spread, so no side
+   * is named on it.
    */
   verdict: MetricVerdict;
+  /** The side the deciding configurations favour (the verdict's side, or the one an 'unknown' leans to). */
+  leader: 'a' | 'b' | null;
   /** Configurations whose difference may be noise. */
   withinNoise: number;
   /** Configurations whose noise is unknown (one trial a side): neither within the noise nor beyond it. */
@@ -663,7 +667,12 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
   });
 }
 
-export type MetricVerdict = 'a' | 'b' | 'within-noise' | null;
+/**
+ * 'unknown': no configuration's difference is beyond the noise, and some have one trial a side, so
+ * no side is named (as the endpoint compare names none without 2 runs a side); `leader` says which
+ * side they lean to.
+ */
+export type MetricVerdict = 'a' | 'b' | 'within-noise' | 'unknown' | null;
 
 /**
  * The configurations a metric's verdict and win rate are taken from: those whose difference is
@@ -693,6 +702,7 @@ export function metricVerdict(def: MetricDefinition, configs: readonly ConfigCom
   const valid = configs.filter((c) => c.ratio !== null);
   if (def.better === null || valid.length === 0) return null;
   if (valid.every((c) => c.withinNoise === true)) return 'within-noise';
+  if (!configs.some((c) => c.withinNoise === false)) return 'unknown';
   return leadingSide(def, deciding(configs));
 }
 
@@ -712,6 +722,7 @@ function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricCo
     medianRatio: median(valid.map((c) => c.ratio)),
     winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
     verdict: metricVerdict(def, configs),
+    leader: leadingSide(def, decided),
     withinNoise: withinNoiseCount,
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
@@ -830,7 +841,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction) among those whose difference is beyond the noise, or where none is, those whose noise is unknown (a difference within it is a tie); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²); better = the side most of the configurations the win rate counts favour (on an even split, their geometric-mean ratio\'s), ≈ when every configuration is within the noise',
+    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction) among those whose difference is beyond the noise, or where none is, those whose noise is unknown (a difference within it is a tie); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²); better = the side most of the configurations the win rate counts favour (on an even split, their geometric-mean ratio\'s), ≈ when every configuration is within the noise, A? or B? (no side named) when none is beyond it and some have one trial a side',
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

@@ -446,6 +446,25 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(majority.winRateA).toBeCloseTo(2 / 3, 9);
   });
 
+  it('with no configuration beyond the noise and some of unknown noise (one trial a side), no side is named: A? or B?, as the endpoint compare says', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0 });
+    const side = (system: string, byConfig: number[][]) =>
+      byConfig.flatMap((values, k) => values.map((v, i) => trial({ scenario: 's', system, configKey: `k${k}`, index: i, options: opts(k), metrics: { wall_clock_throughput_tok_per_s: v } })));
+    const cmp = (a: number[][], b: number[][]) => buildSystemComparison({ label: 'a', id: 'a', trials: side('a', a) }, { label: 'b', id: 'b', trials: side('b', b) }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    // review rev6 #3: 101 vs 100 tok/s, one trial a side, was green "better A", "A wins 100 %".
+    const single = cmp([[101]], [[100]]);
+    expect(single.metrics[0]).toMatchObject({ noiseUnknown: 1, withinNoise: 0, verdict: 'unknown', leader: 'a', winRateA: 1 });
+    expect(formatComparison(single)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.01x\s+1\.01x\s+A\?\s+100%\s+0\/1 \(1 unknown\)\s/);
+    expect(formatComparison(single)).toMatch(/A\? \/ B\?: the side the configurations lean to, not named/);
+    expect(cmp([[100]], [[101]]).metrics[0]).toMatchObject({ verdict: 'unknown', leader: 'b' });
+    // One within the noise, one unknown: still unknown, not "within noise".
+    expect(cmp([[101, 91, 111], [101]], [[100, 90, 110], [100]]).metrics[0]).toMatchObject({ withinNoise: 1, noiseUnknown: 1, verdict: 'unknown', leader: 'a' });
+    // One beyond the noise decides over any of unknown noise, and the win rate counts it alone.
+    const beyond = cmp([[100, 100.1, 99.9], [200], [200]], [[150, 150.1, 149.9], [100], [100]]).metrics[0];
+    expect(beyond).toMatchObject({ noiseUnknown: 2, verdict: 'b', leader: 'b', winRateA: 0 });
+    expect(formatComparison(cmp([[101, 91, 111]], [[100, 90, 110]]))).not.toMatch(/A\? \/ B\?/);
+  });
+
   it('equal medians are a tie within noise, even with no spread on either side; with no spread any other difference is beyond it', () => {
     // review #10: ratio 1, CV 0 on both sides came out "TIE, noise? no".
     const opts = { model: 'm', numUsers: 1, cpuMemGb: 0 };
