@@ -381,6 +381,12 @@ function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
   return keys.filter((k) => show(optionValue(a.options, k)) !== show(optionValue(b.options, k))).map((k) => `${k} ${show(optionValue(a.options, k))} vs ${show(optionValue(b.options, k))}`);
 }
 
+/** Run by several hosts at once (a merged multi-host result, or one rank's share of one): world size above 1. */
+function isMultiHost(s: ScenarioSummary): boolean {
+  const worldSize = optionValue(s.options, 'worldSize');
+  return s.scenarioId === MULTI_HOST_SCENARIO_ID || (typeof worldSize === 'number' && worldSize > 1);
+}
+
 /**
  * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
  * bytes moved, speedup against storage-only, and efficiency against the probed limits: of
@@ -389,8 +395,11 @@ function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
  */
 export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource, stated: StatedBandwidth | null = null): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
-  // A merged multi-host run is many hosts' load on one storage, not a tier configuration of one host.
-  const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && s.scenarioId !== MULTI_HOST_SCENARIO_ID && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
+  // A multi-host run is many hosts' load on one storage, not a tier configuration of one host: known
+  // by its world size, not its scenario, since an import may file a merged run under any scenario.
+  const measured = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
+  const multiHost = measured.filter(isMultiHost);
+  const rows = measured.filter((s) => !isMultiHost(s));
   // Each row's speedup is against the storage-only run of its own configuration apart from the tier
   // budgets, on the same system and drive: a storage-only row with other users, warm-up or I/O
   // options (another suite, or the suite's high-user scenarios) would make the ratio say how the
@@ -425,6 +434,12 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   }
   const limitsOf = new Map(rows.map((s) => [s, withStated(groupLimits(s, hardware), stated)]));
   const notes: string[] = [];
+  if (multiHost.length > 0) {
+    notes.push(
+      `${multiHost.length} multi-host row(s) left out (${multiHost.map((s) => `${s.scenarioId}, ${s.configDescription}`).join('; ')}): ` +
+        'several hosts on one storage, while this table compares one host\'s tier layouts',
+    );
+  }
   // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
   const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
   const ramRows = rows.filter(onRam).length;

@@ -288,6 +288,29 @@ describe('tier comparison', () => {
     expect(text).toMatch(/^note: cpu-only, tiny-1b, 4u, .*: no storage-only run of this configuration \(the nearest differs in warmUp 30 vs 0\)$/m);
   });
 
+  it('a multi-host result stays out of the tier comparison whatever scenario it was filed under, and a note says so', () => {
+    // review rev6 #4: a merged result imported with --scenario storage-only came in as a one-host row.
+    const opts = (extra: Record<string, unknown> = {}) => ({ model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'fast', ...extra });
+    const ts = [
+      trial({ scenario: 'storage-only', configKey: 's1', options: opts(), metrics: { wall_clock_throughput_tok_per_s: 100 } }),
+      trial({ scenario: 'storage-only', configKey: 's3', options: opts({ worldSize: 3 }), metrics: { wall_clock_throughput_tok_per_s: 257 } }),
+      trial({ scenario: 'multi-host', configKey: 'm3', options: opts({ worldSize: 3, numUsers: 4 }), metrics: { wall_clock_throughput_tok_per_s: 400 } }),
+      // A world of one is one host.
+      trial({ scenario: 'cpu-only', configKey: 'c1', options: opts({ worldSize: 1, cpuMemGb: 1 }), metrics: { wall_clock_throughput_tok_per_s: 200 } }),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), null);
+    expect(t.rows.map((r) => [r.scenarioId, r.wallClockTokPerS])).toEqual([
+      ['cpu-only', 200],
+      ['storage-only', 100],
+    ]);
+    const note = t.notes.find((n) => n.startsWith('2 multi-host row(s) left out'));
+    expect(note).toMatch(/storage-only, tiny-1b, 2u, .*× 3 hosts/);
+    expect(note).toMatch(/one host's tier layouts$/);
+    expect(formatTierComparison(t)).toMatch(/^note: 2 multi-host row\(s\) left out/m);
+    // Nothing left out: nothing said.
+    expect(buildTierComparison(buildScenarioReport([ts[0]]), null).notes.join('\n')).not.toMatch(/multi-host/);
+  });
+
   it('each row\'s efficiency is against its own trials\' snapshot; the text lists each system\'s limits', () => {
     const ts = [
       trial({ scenario: 'storage-only', system: 'lab1', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
