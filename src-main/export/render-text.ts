@@ -158,7 +158,8 @@ export function formatTierComparison(t: TierComparison): string {
 }
 
 const winText = (w: number | null): string => (w === null ? '—' : `${(w * 100).toFixed(0)}%`);
-const verdictText = (v: MetricVerdict): string => (v === null ? '—' : v === 'within-noise' ? '≈ noise' : v.toUpperCase());
+const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
+  v === null ? '—' : v === 'within-noise' ? '≈ noise' : v === 'unknown' ? `${leader?.toUpperCase() ?? ''}?` : v.toUpperCase();
 
 export function formatComparison(c: SystemComparison, opts: { perConfig?: boolean } = {}): string {
   const out: string[] = [];
@@ -174,7 +175,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         String(m.compared),
         fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
-        verdictText(m.verdict),
+        verdictText(m.verdict, m.leader),
         winText(m.winRateA),
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
@@ -182,6 +183,9 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       ]),
     ),
   );
+  if (c.metrics.some((m) => m.verdict === 'unknown')) {
+    out.push('better A? / B?: the side the configurations lean to, not named: none of their differences is beyond the noise, and some have one trial a side (no spread to judge by; run 2 or more).');
+  }
   for (const [title, groups] of [['By CPU tier size', c.byCpuMem], ['By model', c.byModel]] as const) {
     if (groups.length === 0) continue;
     out.push('');

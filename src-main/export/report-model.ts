@@ -381,6 +381,12 @@ function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
   return keys.filter((k) => show(optionValue(a.options, k)) !== show(optionValue(b.options, k))).map((k) => `${k} ${show(optionValue(a.options, k))} vs ${show(optionValue(b.options, k))}`);
 }
 
+/** Run by several hosts at once (a merged multi-host result, or one rank's share of one): world size above 1. */
+function isMultiHost(s: ScenarioSummary): boolean {
+  const worldSize = optionValue(s.options, 'worldSize');
+  return s.scenarioId === MULTI_HOST_SCENARIO_ID || (typeof worldSize === 'number' && worldSize > 1);
+}
+
 /**
  * Each tier configuration's throughput, per-tier P95 (medians across trials of per-trial P95s),
  * bytes moved, speedup against storage-only, and efficiency against the probed limits: of
@@ -389,8 +395,11 @@ function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
  */
 export function buildTierComparison(report: ScenarioReport, hardware: HardwareSource, stated: StatedBandwidth | null = null): TierComparison {
   const med = (s: ScenarioSummary, key: string): number | null => metricOf(s, key)?.median ?? null;
-  // A merged multi-host run is many hosts' load on one storage, not a tier configuration of one host.
-  const rows = report.scenarios.filter((s) => s.scenarioId !== 'imported' && s.scenarioId !== MULTI_HOST_SCENARIO_ID && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
+  // A multi-host run is many hosts' load on one storage, not a tier configuration of one host: known
+  // by its world size, not its scenario, since an import may file a merged run under any scenario.
+  const measured = report.scenarios.filter((s) => s.scenarioId !== 'imported' && metricOf(s, 'wall_clock_throughput_tok_per_s') !== null);
+  const multiHost = measured.filter(isMultiHost);
+  const rows = measured.filter((s) => !isMultiHost(s));
   // Each row's speedup is against the storage-only run of its own configuration apart from the tier
   // budgets, on the same system and drive: a storage-only row with other users, warm-up or I/O
   // options (another suite, or the suite's high-user scenarios) would make the ratio say how the
@@ -425,6 +434,12 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   }
   const limitsOf = new Map(rows.map((s) => [s, withStated(groupLimits(s, hardware), stated)]));
   const notes: string[] = [];
+  if (multiHost.length > 0) {
+    notes.push(
+      `${multiHost.length} multi-host row(s) left out (${multiHost.map((s) => `${s.scenarioId}, ${s.configDescription}`).join('; ')}): ` +
+        'several hosts on one storage, while this table compares one host\'s tier layouts',
+    );
+  }
   // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
   const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
   const ramRows = rows.filter(onRam).length;
@@ -577,16 +592,22 @@ export interface MetricComparison {
   geoMeanRatio: number | null;
   medianRatio: number | null;
   /**
-   * Share of the configurations with a better side where A is better. A difference within the
-   * run-to-run noise is a tie, as equal medians are; ties and undirected metrics have no side.
+   * Share of the deciding configurations where A is better: those whose difference is beyond the
+   * run-to-run noise, or where none is, those whose noise is unknown. A difference within the noise
+   * is a tie, as equal medians are; ties and undirected metrics have no side.
    */
   winRateA: number | null;
   /**
-   * The side the metric favours over its configurations, as every reader colours it: 'within-noise'
-   * when each compared configuration's difference is within the noise, else by the geometric-mean
-   * ratio and the metric's direction; null without a direction or a ratio, or at a ratio of 1.
+   * The side the metric favours, as every reader colours it: 'within-noise' when each compared
+   * configuration's difference is within the noise, else the side most deciding configurations
+   * (as winRateA counts them) favour, on an even split their geometric-mean ratio's; null without
+   * a direction or a ratio, or with no side; 'unknown' when no configuration is beyond the noise
+   * and some have an unknown noise (one trial a side): a single trial shows no spread, so no side
+   * is named on it.
    */
   verdict: MetricVerdict;
+  /** The side the deciding configurations favour (the verdict's side, or the one an 'unknown' leans to). */
+  leader: 'a' | 'b' | null;
   /** Configurations whose difference may be noise. */
   withinNoise: number;
   /** Configurations whose noise is unknown (one trial a side): neither within the noise nor beyond it. */
@@ -661,32 +682,62 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
   });
 }
 
-export type MetricVerdict = 'a' | 'b' | 'within-noise' | null;
+/**
+ * 'unknown': no configuration's difference is beyond the noise, and some have one trial a side, so
+ * no side is named (as the endpoint compare names none without 2 runs a side); `leader` says which
+ * side they lean to.
+ */
+export type MetricVerdict = 'a' | 'b' | 'within-noise' | 'unknown' | null;
+
+/**
+ * The configurations a metric's verdict and win rate are taken from: those whose difference is
+ * beyond the run-to-run noise; where none is, those whose noise is unknown. A difference within
+ * the noise, or a tie, never decides: two configurations at +4 % within the noise must not outvote
+ * one at −5 % beyond it (review rev6 #2: "better A" beside "A win rate 0 %").
+ */
+function deciding(configs: readonly ConfigComparison[]): ConfigComparison[] {
+  const sided = configs.filter((c) => c.winner === 'a' || c.winner === 'b');
+  const beyond = sided.filter((c) => c.withinNoise === false);
+  return beyond.length > 0 ? beyond : sided.filter((c) => c.withinNoise === null);
+}
+
+/** The side most deciding configurations favour; on an even split, their geometric-mean ratio's. */
+function leadingSide(def: MetricDefinition, decidingConfigs: readonly ConfigComparison[]): 'a' | 'b' | null {
+  if (def.better === null || decidingConfigs.length === 0) return null;
+  const forA = decidingConfigs.filter((c) => c.winner === 'a').length;
+  const forB = decidingConfigs.length - forA;
+  if (forA !== forB) return forA > forB ? 'a' : 'b';
+  const geo = geometricMean(decidingConfigs.map((c) => c.ratio));
+  if (geo === null || geo === 1) return null;
+  return (def.better === 'higher') === geo > 1 ? 'a' : 'b';
+}
 
 /** See MetricComparison.verdict. */
-export function metricVerdict(def: MetricDefinition, geoMeanRatio: number | null, compared: number, withinNoiseCount: number): MetricVerdict {
-  if (def.better === null || geoMeanRatio === null || compared === 0) return null;
-  if (withinNoiseCount === compared) return 'within-noise';
-  if (geoMeanRatio === 1) return null;
-  return (def.better === 'higher') === geoMeanRatio > 1 ? 'a' : 'b';
+export function metricVerdict(def: MetricDefinition, configs: readonly ConfigComparison[]): MetricVerdict {
+  const valid = configs.filter((c) => c.ratio !== null);
+  if (def.better === null || valid.length === 0) return null;
+  if (valid.every((c) => c.withinNoise === true)) return 'within-noise';
+  if (!configs.some((c) => c.withinNoise === false)) return 'unknown';
+  return leadingSide(def, deciding(configs));
 }
 
 function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricComparison {
   const valid = configs.filter((c) => c.ratio !== null);
   // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
-  // nor does a difference within the run-to-run noise (an unknown noise is no proof of one: counted).
-  const decided = configs.filter((c) => (c.winner === 'a' || c.winner === 'b') && c.withinNoise !== true);
-  const geoMeanRatio = geometricMean(valid.map((c) => c.ratio));
+  // nor does a difference within the run-to-run noise. The rate counts the configurations the
+  // verdict is taken from, so the two never disagree.
+  const decided = deciding(configs);
   const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
   return {
     metric: def,
     configs,
     compared: valid.length,
     meanRatio: mean(valid.map((c) => c.ratio)),
-    geoMeanRatio,
+    geoMeanRatio: geometricMean(valid.map((c) => c.ratio)),
     medianRatio: median(valid.map((c) => c.ratio)),
     winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
-    verdict: metricVerdict(def, geoMeanRatio, valid.length, withinNoiseCount),
+    verdict: metricVerdict(def, configs),
+    leader: leadingSide(def, decided),
     withinNoise: withinNoiseCount,
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
@@ -805,7 +856,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction) among those whose difference is not within the noise (a difference within it is a tie); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²); better = the side the geometric-mean ratio favours, ≈ when every configuration is within the noise',
+    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction) among those whose difference is beyond the noise, or where none is, those whose noise is unknown (a difference within it is a tie); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²); better = the side most of the configurations the win rate counts favour (on an even split, their geometric-mean ratio\'s), ≈ when every configuration is within the noise, A? or B? (no side named) when none is beyond it and some have one trial a side',
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

@@ -311,8 +311,13 @@ export const MetricComparisonSchema = z.object({
   geoMeanRatio: nnum,
   medianRatio: nnum,
   winRateA: nnum,
-  /** The side the metric favours ('within-noise': every configuration's difference is within the noise). */
-  verdict: z.enum(['a', 'b', 'within-noise']).nullable(),
+  /**
+   * The side the metric favours ('within-noise': every configuration's difference is within the
+   * noise; 'unknown': none is beyond it and some have one trial a side, so no side is named).
+   */
+  verdict: z.enum(['a', 'b', 'within-noise', 'unknown']).nullable(),
+  /** The side the deciding configurations favour: the verdict's, or the one an 'unknown' leans to. */
+  leader: z.enum(['a', 'b']).nullable(),
   withinNoise: count,
   noiseUnknown: count,
   medianCvA: nnum,

@@ -288,6 +288,29 @@ describe('tier comparison', () => {
     expect(text).toMatch(/^note: cpu-only, tiny-1b, 4u, .*: no storage-only run of this configuration \(the nearest differs in warmUp 30 vs 0\)$/m);
   });
 
+  it('a multi-host result stays out of the tier comparison whatever scenario it was filed under, and a note says so', () => {
+    // review rev6 #4: a merged result imported with --scenario storage-only came in as a one-host row.
+    const opts = (extra: Record<string, unknown> = {}) => ({ model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'fast', ...extra });
+    const ts = [
+      trial({ scenario: 'storage-only', configKey: 's1', options: opts(), metrics: { wall_clock_throughput_tok_per_s: 100 } }),
+      trial({ scenario: 'storage-only', configKey: 's3', options: opts({ worldSize: 3 }), metrics: { wall_clock_throughput_tok_per_s: 257 } }),
+      trial({ scenario: 'multi-host', configKey: 'm3', options: opts({ worldSize: 3, numUsers: 4 }), metrics: { wall_clock_throughput_tok_per_s: 400 } }),
+      // A world of one is one host.
+      trial({ scenario: 'cpu-only', configKey: 'c1', options: opts({ worldSize: 1, cpuMemGb: 1 }), metrics: { wall_clock_throughput_tok_per_s: 200 } }),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), null);
+    expect(t.rows.map((r) => [r.scenarioId, r.wallClockTokPerS])).toEqual([
+      ['cpu-only', 200],
+      ['storage-only', 100],
+    ]);
+    const note = t.notes.find((n) => n.startsWith('2 multi-host row(s) left out'));
+    expect(note).toMatch(/storage-only, tiny-1b, 2u, .*× 3 hosts/);
+    expect(note).toMatch(/one host's tier layouts$/);
+    expect(formatTierComparison(t)).toMatch(/^note: 2 multi-host row\(s\) left out/m);
+    // Nothing left out: nothing said.
+    expect(buildTierComparison(buildScenarioReport([ts[0]]), null).notes.join('\n')).not.toMatch(/multi-host/);
+  });
+
   it('each row\'s efficiency is against its own trials\' snapshot; the text lists each system\'s limits', () => {
     const ts = [
       trial({ scenario: 'storage-only', system: 'lab1', metrics: { wall_clock_throughput_tok_per_s: 100, storage_read_bytes_per_s: 1e9 } }),
@@ -415,6 +438,54 @@ describe('system comparison (seeds/002, automated)', () => {
     }).metrics[0];
     expect(c.configs.map((x) => [x.winner, x.withinNoise])).toEqual([['a', true], ['b', false]]);
     expect(c).toMatchObject({ compared: 2, withinNoise: 1, winRateA: 0, verdict: 'b' });
+  });
+
+  it('configurations within the noise do not outvote one beyond it: the verdict and the win rate come from the same configurations', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0 });
+    const side = (system: string, byConfig: number[][]) =>
+      byConfig.flatMap((values, k) => values.map((v, i) => trial({ scenario: 's', system, configKey: `k${k}`, index: i, options: opts(k), metrics: { wall_clock_throughput_tok_per_s: v } })));
+    // review rev6 #2: k0, k1 A 4 % ahead with 5 % spread (within the noise); k2 B 5 % ahead with
+    // 0.5 % spread (beyond it). The geometric mean over all three (1.009) favours A; the only real
+    // difference favours B.
+    const c = buildSystemComparison(
+      { label: 'a', id: 'a', trials: side('a', [[104, 99, 109], [104, 99, 109], [95, 95.5, 94.5]]) },
+      { label: 'b', id: 'b', trials: side('b', [[100, 95, 105], [100, 95, 105], [100, 100.5, 99.5]]) },
+      { metrics: ['wall_clock_throughput_tok_per_s'] },
+    );
+    const m = c.metrics[0];
+    expect(m.configs.map((x) => [x.winner, x.withinNoise])).toEqual([['a', true], ['a', true], ['b', false]]);
+    expect(m.geoMeanRatio).toBeGreaterThan(1);
+    expect(m).toMatchObject({ compared: 3, withinNoise: 2, winRateA: 0, verdict: 'b' });
+    expect(formatComparison(c)).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+1\.01x\s+1\.01x\s+B\s+0%\s+2\/3\s/);
+    // Beyond the noise, most configurations decide, not the geometric mean: two at +2 % for A
+    // outvote one at −50 %, as the win rate counts them.
+    const majority = buildSystemComparison(
+      { label: 'a', id: 'a', trials: side('a', [[102, 102.1, 101.9], [102, 102.1, 101.9], [50, 50.1, 49.9]]) },
+      { label: 'b', id: 'b', trials: side('b', [[100, 100.1, 99.9], [100, 100.1, 99.9], [100, 100.1, 99.9]]) },
+      { metrics: ['wall_clock_throughput_tok_per_s'] },
+    ).metrics[0];
+    expect(majority.geoMeanRatio).toBeLessThan(1);
+    expect(majority).toMatchObject({ withinNoise: 0, verdict: 'a' });
+    expect(majority.winRateA).toBeCloseTo(2 / 3, 9);
+  });
+
+  it('with no configuration beyond the noise and some of unknown noise (one trial a side), no side is named: A? or B?, as the endpoint compare says', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0 });
+    const side = (system: string, byConfig: number[][]) =>
+      byConfig.flatMap((values, k) => values.map((v, i) => trial({ scenario: 's', system, configKey: `k${k}`, index: i, options: opts(k), metrics: { wall_clock_throughput_tok_per_s: v } })));
+    const cmp = (a: number[][], b: number[][]) => buildSystemComparison({ label: 'a', id: 'a', trials: side('a', a) }, { label: 'b', id: 'b', trials: side('b', b) }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    // review rev6 #3: 101 vs 100 tok/s, one trial a side, was green "better A", "A wins 100 %".
+    const single = cmp([[101]], [[100]]);
+    expect(single.metrics[0]).toMatchObject({ noiseUnknown: 1, withinNoise: 0, verdict: 'unknown', leader: 'a', winRateA: 1 });
+    expect(formatComparison(single)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.01x\s+1\.01x\s+A\?\s+100%\s+0\/1 \(1 unknown\)\s/);
+    expect(formatComparison(single)).toMatch(/A\? \/ B\?: the side the configurations lean to, not named/);
+    expect(cmp([[100]], [[101]]).metrics[0]).toMatchObject({ verdict: 'unknown', leader: 'b' });
+    // One within the noise, one unknown: still unknown, not "within noise".
+    expect(cmp([[101, 91, 111], [101]], [[100, 90, 110], [100]]).metrics[0]).toMatchObject({ withinNoise: 1, noiseUnknown: 1, verdict: 'unknown', leader: 'a' });
+    // One beyond the noise decides over any of unknown noise, and the win rate counts it alone.
+    const beyond = cmp([[100, 100.1, 99.9], [200], [200]], [[150, 150.1, 149.9], [100], [100]]).metrics[0];
+    expect(beyond).toMatchObject({ noiseUnknown: 2, verdict: 'b', leader: 'b', winRateA: 0 });
+    expect(formatComparison(cmp([[101, 91, 111]], [[100, 90, 110]]))).not.toMatch(/A\? \/ B\?/);
   });
 
   it('equal medians are a tie within noise, even with no spread on either side; with no spread any other difference is beyond it', () => {

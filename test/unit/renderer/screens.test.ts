@@ -621,6 +621,7 @@ describe('compare', () => {
             medianRatio: 20,
             winRateA: 1,
             verdict: 'a',
+            leader: 'a',
             withinNoise: 0,
             noiseUnknown: 0,
             medianCvA: 0.05,
@@ -636,13 +637,14 @@ describe('compare', () => {
             medianRatio: 1.01,
             winRateA: null,
             verdict: 'within-noise',
+            leader: null,
             withinNoise: 1,
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.04,
           },
           {
-            // One trial on side B: the noise is unknown, which is not a difference beyond it.
+            // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
             configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', withinNoise: null }],
             compared: 1,
@@ -650,7 +652,8 @@ describe('compare', () => {
             geoMeanRatio: 1.05,
             medianRatio: 1.05,
             winRateA: 1,
-            verdict: 'a',
+            verdict: 'unknown',
+            leader: 'a',
             withinNoise: 0,
             noiseUnknown: 1,
             medianCvA: 0.2,
@@ -676,8 +679,12 @@ describe('compare', () => {
     const noise = w.findAll('[data-test=compare-table] > tbody > tr')[1];
     expect(noise.findAll('td').map((td) => td.text()).slice(2, 6)).toEqual(['≈ 1.01×', '1.01×', '—', '1 of 1']);
     expect(noise.findAll('td')[2].classes()).not.toContain('better');
-    const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[2].findAll('td').map((td) => td.text());
-    expect(unknownNoise[5].replace(/\s+/g, ' ')).toBe('0 of 1 (1 unknown)');
+    const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[2].findAll('td');
+    expect(unknownNoise[5].text().replace(/\s+/g, ' ')).toBe('0 of 1 (1 unknown)');
+    // review rev6 #3: one trial a side named A better (green); the endpoint compare names no side there.
+    expect(unknownNoise[2].text()).toBe('A? 1.05×');
+    expect(unknownNoise[2].classes()).not.toContain('better');
+    expect(unknownNoise[2].attributes('title')).toContain('one trial a side');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real');
   });
