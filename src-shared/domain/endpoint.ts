@@ -584,6 +584,12 @@ export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { val
 // ---------------------------------------------------------------------------------------------
 // Comparing two systems
 
+/** How a run's rates are taken (the exports' About, the app's footnotes): from 0.5.0, over the batches' own times. */
+export const THROUGHPUT_METHOD =
+  'successful requests (and their output tokens) ÷ duration_s, the time the server had the batches: each batch\'s first send to its last finish, summed ' +
+  '(the pauses between batches and cancelled requests left out); span_s is the wall clock, first send → last finish with the pauses; ' +
+  'runs stored before kvbench 0.5.0 took duration_s (and their rates) over that span';
+
 export const COMPARE_METHOD =
   'per system: the median of each metric over its selected runs (one run: that run\'s value), with its spread over those runs (min–max, CV); ratio = A ÷ B; ' +
   'percentiles are never averaged across runs; a better side is named only beyond run-to-run noise: |ln(A ÷ B)| > √(CV_A² + CV_B²) (the storage report\'s rule), ' +

@@ -9,7 +9,7 @@ import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { legacyRequestsDigest, requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
-import { buildEndpointExportModel, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
+import { buildEndpointExportModel, runColumns, runRow, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
 import { checkResultsFileTarget, resultsEntry } from '../../../src-main/endpoint/results-file.ts';
 import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
@@ -315,6 +315,17 @@ describe('endpoint runs in the trial store', () => {
     await wb.xlsx.load((await toXlsxBuffer(model)) as unknown as ArrayBuffer);
     expect(wb.worksheets.map((w) => w.name)).toEqual(['Runs', 'Requests', 'By context', 'Server metrics', 'About']);
     expect(wb.getWorksheet('Requests')!.rowCount).toBe(9);
+    // The rates are over duration_s (the batches' own times); the wall clock is beside it, and About says so.
+    const about = wb.getWorksheet('About')!.getSheetValues().filter(Boolean).map((x) => (x as unknown[]).slice(1));
+    expect(about.find((r) => r[0] === 'throughput')?.[1]).toMatch(/^successful requests \(and their output tokens\) ÷ duration_s, the time the server had the batches/);
+    const runsSheet = wb.getWorksheet('Runs')!.getSheetValues().filter(Boolean).map((x) => (x as unknown[]).slice(1));
+    const spanCol = runsSheet[0].indexOf('span_s');
+    expect(runsSheet[0][spanCol + 1]).toBe('client_host');
+    expect(runsSheet[1][spanCol]).toBe(runs[0].aggregates.spanS);
+    expect(header[header.indexOf('span_s') - 1]).toBe('wall_ms');
+    // A run stored before 0.5.0 has no spanS: its duration_s was the span.
+    const old = { ...runs[0], aggregates: { ...runs[0].aggregates, durationS: 7.5, spanS: undefined } };
+    expect(runRow(old)[runColumns().indexOf('span_s')]).toBe(7.5);
   });
 });
 

@@ -720,6 +720,8 @@ describe('the real-engine view', () => {
     expect(w.get('[data-run="3"] td[title]').attributes('title')).toContain('cached ÷ prompt tokens');
     expect(w.get('[data-run="1"]').text()).toContain('3 failed');
     expect(w.get('[data-run="1"]').text()).toContain('partial');
+    // The rates' window since 0.5.0: the batches' own times, not first send → last finish.
+    expect(w.get('[data-test=endpoint-list-notes]').text()).toContain('Throughput: successful requests (and their output tokens) ÷ duration_s, the time the server had the batches');
 
     useAppStore().settings = { ...SETTINGS, latencyUnit: 'us' };
     await flush();
