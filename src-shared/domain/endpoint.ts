@@ -542,7 +542,7 @@ export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetr
  * The run's flat server metrics (flattenEndpointMetrics' keys) whose value may not be the run's own
  * share, each with why: counters flagged by serverValueCaveat, and the rates derived from them.
  */
-export function serverMetricCaveats(s: ServerCacheMetrics): Record<string, string> {
+export function serverMetricCaveats(s: Pick<ServerCacheMetrics, 'values' | 'derived'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of s.values) {
     const why = v.delta === null || SERVER_METRIC_BY_KEY[v.key]?.kind !== 'counter' ? null : serverValueCaveat(v);
