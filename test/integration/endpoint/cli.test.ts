@@ -146,7 +146,8 @@ describe('kvbench endpoint (CLI)', () => {
       expect(r.code, explain(r)).toBe(0);
     }
     const show = await runCli(['endpoint', 'show', '2', '--db', db], { cwd: dir });
-    expect(show.stdout).toMatch(/Reused KV blocks\s+trtllm-json:reusedBlocks\s+[\d,]+ \(totals since the server started/);
+    expect(show.stdout).toMatch(/Reused KV blocks\s+trtllm-json:reusedBlocks\s+[\d,]+ \*\n/);
+    expect(show.stdout).toMatch(/^    \* Reused KV blocks, Missed KV blocks, Newly allocated KV blocks: totals since the server started/m);
     const cmp = await runCli(['endpoint', 'compare', 'trt', 'trt2', '--db', db, '--json'], { cwd: dir });
     expect(cmp.code, explain(cmp)).toBe(0);
     const c = JSON.parse(cmp.stdout) as EndpointComparison;
