@@ -100,6 +100,12 @@ function err(msg: string): number {
   return EXIT_FAILED;
 }
 
+/** A failure of `endpoint run`, prefixed as the run's other lines are. */
+function runErr(msg: string): number {
+  process.stderr.write(`kvbench endpoint run: ${msg}\n`);
+  return EXIT_FAILED;
+}
+
 /** The database for `run`, which writes: created when missing (a first run starts one). */
 async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, store: Store) => Promise<T> | T): Promise<T> {
   const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag));
@@ -298,13 +304,14 @@ async function runSub(argv: string[]): Promise<number> {
   }
   const pre = await preflight(config.baseUrl, config.model, headers, longest);
   for (const w of pre.warnings) process.stderr.write(`kvbench endpoint run: warning: ${w}\n`);
-  if (pre.fatal) return err(pre.fatal);
+  if (pre.fatal) return runErr(pre.fatal);
   // The database is opened (created, upgraded) now, as --output was checked: one it cannot use would
   // otherwise be found only after the last batch.
   try {
     await withStore(a.db, () => undefined);
   } catch (e) {
-    return err(`cannot use the database: ${(e as Error).message} Nothing was sent.`);
+    // The store's messages may or may not end a sentence: one full stop before the next.
+    return runErr(`cannot use the database: ${(e as Error).message.replace(/\.?$/, '.')} Nothing was sent.`);
   }
 
   const requests = toReplay.reduce((n, b) => n + b.requests.length, 0);
@@ -359,7 +366,7 @@ async function runSub(argv: string[]): Promise<number> {
   } catch (e) {
     // Opened before the run, refused now (the disk filled, the file was replaced …): the run is still
     // shown, and kept in --output or a file of its own, before the command fails.
-    process.stderr.write(`kvbench endpoint: the run finished but could not be stored: ${(e as Error).message}\n`);
+    process.stderr.write(`kvbench endpoint run: the run finished but could not be stored: ${(e as Error).message}\n`);
     const { samples, ...rest } = outcome;
     const unstored = { ...rest, id: UNSTORED_RUN_ID };
     process.stdout.write(`${formatRun(unstored)}\n`);
@@ -373,7 +380,7 @@ async function runSub(argv: string[]): Promise<number> {
       await appendResultsFile(path.resolve(a.output), record, outcome.samples);
       process.stderr.write(`kvbench endpoint run: added to ${a.output}\n`);
     } catch (e) {
-      return err(`cannot write --output: ${(e as Error).message}`);
+      return runErr(`cannot write --output: ${(e as Error).message}`);
     }
   }
   if (interrupted) return signalExitCode(interrupted);

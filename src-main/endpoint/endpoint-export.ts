@@ -6,6 +6,7 @@ import ExcelJS from 'exceljs';
 import {
   ENDPOINT_METRICS,
   SERVER_METRIC_BY_KEY,
+  THROUGHPUT_METHOD,
   compareEndpointRuns,
   endpointRunSummary,
   serverMetricCaveats,
@@ -103,6 +104,8 @@ const RUN_COLUMNS = [
   'started_at',
   'finished_at',
   'wall_ms',
+  // The wall clock the rates are not over (they are over duration_s, the batches' own times).
+  'span_s',
   'client_host',
   'kvbench_version',
   // The metric columns hold Δs; these say which of them may not be the run's own share, and why.
@@ -131,6 +134,8 @@ export function runRow(r: EndpointRunRecord): Cell[] {
     r.startedAt,
     r.finishedAt,
     Math.round(r.wallMs),
+    // Runs before 0.5.0 have no spanS: their duration_s was the span.
+    r.aggregates.spanS ?? r.aggregates.durationS,
     r.clientHost,
     r.kvbenchVersion,
     Object.entries(serverMetricCaveats(r.serverMetrics)).map(([k, why]) => `${k}: ${why}`).join('; ') || null,
@@ -290,7 +295,7 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
       ['exported at', new Date().toISOString()],
       ['filter', JSON.stringify(model.filter)],
       ['percentiles', 'per-request values, linear interpolation between closest ranks; inter-token latency pooled over requests in an HDR histogram'],
-      ['throughput', 'successful requests (and their output tokens) ÷ first send → last finish'],
+      ['throughput', THROUGHPUT_METHOD],
       ['server metrics', 'counters: after − before the run (the run\'s share), except where server_metric_caveats (Runs) or caveat (Server metrics) says otherwise; gauges: the value after the run'],
       ...(model.comparison
         ? [

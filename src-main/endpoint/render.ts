@@ -134,9 +134,17 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
     for (const n of p.notes) out.push(`      note: ${n}`);
   }
   const rows: string[][] = [];
-  // A value that may not be the run's share says why beside it (not only in the page's note above).
+  // A value that may not be the run's share is marked *, and why is said under the table (not only
+  // in the page's note above), by reason, as compare marks its values: the reasons are sentences,
+  // which inside the value column would stretch the table past any terminal.
   const caveats = serverMetricCaveats(s);
-  const flag = (key: string): string => (caveats[`server.${key}`] ? ` (${caveats[`server.${key}`]})` : '');
+  const flaggedBy = new Map<string, string[]>();
+  const flag = (key: string, label: string): string => {
+    const why = caveats[`server.${key}`];
+    if (!why) return '';
+    flaggedBy.set(why, [...(flaggedBy.get(why) ?? []), label]);
+    return ' *';
+  };
   for (const v of s.values) {
     const def = SERVER_METRIC_BY_KEY[v.key];
     if (!def) continue;
@@ -146,18 +154,19 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
       def.kind === 'counter'
         ? v.delta === null && v.after !== null
           ? `— (server total after the run: ${fmt(v.after, def.unit)})`
-          : fmt(v.delta, def.unit) + flag(v.key)
+          : fmt(v.delta, def.unit) + flag(v.key, def.label)
         : `${fmt(v.before, def.unit)} → ${fmt(v.after, def.unit)}`,
     ]);
   }
   let bytes = s.values.some((v) => BYTE_UNITS.has(SERVER_METRIC_BY_KEY[v.key]?.unit ?? ''));
   for (const d of DERIVED_SERVER_METRICS) {
     if (!(d.key in s.derived)) continue;
-    rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit) + flag(d.key)]);
+    rows.push([d.label, d.description, fmt(s.derived[d.key], d.unit) + flag(d.key, d.label)]);
     if (BYTE_UNITS.has(d.unit)) bytes = true;
   }
   if (rows.length === 0) out.push('    none of the supported families was found (see docs/endpoint.md)');
   else out.push(table(['metric', 'source / definition', 'value'], rows, 2, '    '));
+  for (const [why, labels] of flaggedBy) out.push(`    * ${labels.join(', ')}: ${why}`);
   if (bytes) out.push(`    ${BYTE_UNITS_NOTE}`);
   return out.join('\n');
 }

@@ -2,11 +2,9 @@
 // (benchmark_kv_offload.py --output_json): runs grouped under their system label, so the PCIe and the
 // C2C run land in one file. Each entry carries the study's `aggregate` keys (seconds) beside kvbench's
 // full record and samples. An existing file of another format is never overwritten.
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { UNSTORED_RUN_ID, cacheHitRateOf, serverMetricCaveats, serverMetricNotes, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
-import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { outputFileProblem, resolveOutputTarget, writeFileAtomic } from '../util/write-file-atomic.ts';
 
 export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
 
@@ -60,11 +58,18 @@ type ResultsDoc = { format: string; version: number; runs: Record<string, unknow
 
 const emptyResultsDoc = (): ResultsDoc => ({ format: RESULTS_FILE_FORMAT, version: 1, runs: {} });
 
-/** The file's document, a new one when it is missing or empty; throws for a file of another kind. */
+/**
+ * The file's document, a new one when it is missing or empty; throws for a file of another kind.
+ * A pipe, FIFO, terminal or device (`--output /dev/stdout | jq`) is never read: opening one to read
+ * would wait for a writer's end that never comes (for /dev/stdout of a pipe, the read end of our own
+ * output), and there is no earlier document in it to add to, so this run's document goes into it alone.
+ */
 async function readResultsFile(file: string): Promise<ResultsDoc> {
+  const target = resolveOutputTarget(file);
+  if (target.kind !== 'replace') return emptyResultsDoc();
   let text: string | null = null;
   try {
-    text = await fsp.readFile(file, 'utf8');
+    text = await fsp.readFile(target.path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
@@ -85,15 +90,12 @@ async function readResultsFile(file: string): Promise<ResultsDoc> {
 /**
  * Checked before a run starts, so that an hour of requests is not lost to an --output that names
  * the workload or some other file: the file must be missing, empty or a results file, in a
- * directory this process can write.
+ * directory this process can write, or a writable pipe, FIFO, terminal or device.
  */
 export async function checkResultsFileTarget(file: string): Promise<void> {
+  const problem = outputFileProblem(file);
+  if (problem !== null) throw new Error(problem);
   await readResultsFile(file);
-  try {
-    await fsp.access(path.dirname(file), fs.constants.W_OK);
-  } catch {
-    throw new Error(`directory ${path.dirname(file)} does not exist or is not writable`);
-  }
 }
 
 /** Adds the run under `runs[<label>]` of the file (created if missing). */

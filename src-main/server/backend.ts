@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { serverMetricCaveats, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
@@ -267,6 +268,11 @@ function compareValues(a: string | number | null, b: string | number | null): nu
   if (a === null) return 1; // missing values last, whatever the direction
   if (b === null) return -1;
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
+}
+
+/** A stored endpoint run with the values that may not be its own share named, as `endpoint list` and `show` mark them. */
+function withCaveats(r: EndpointRunRecord): EndpointRunRecord & { metricCaveats: Record<string, string> } {
+  return { ...r, metricCaveats: serverMetricCaveats(r.serverMetrics) };
 }
 
 function stamp(d = new Date()): string {
@@ -754,12 +760,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'endpoint.list'(r) {
       const es = endpointStore();
-      return { labels: es.labels(), runs: es.listRuns({ ...(r.labels?.length ? { labels: r.labels } : {}), limit: r.limit ?? 1000 }) };
+      const runs = es.listRuns({ ...(r.labels?.length ? { labels: r.labels } : {}), limit: r.limit ?? 1000 });
+      return { labels: es.labels(), runs: runs.map(withCaveats) };
     },
 
     async 'endpoint.get'(r) {
       const es = endpointStore();
-      const run = es.requireRun(r.id);
+      const run = withCaveats(es.requireRun(r.id));
       return { run, failedRequests: es.requests(r.id).filter((q) => q.status !== 'ok').slice(0, MAX_FAILED_REQUESTS) };
     },
 

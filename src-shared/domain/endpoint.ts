@@ -542,7 +542,7 @@ export function flattenEndpointMetrics(a: EndpointAggregates, s: ServerCacheMetr
  * The run's flat server metrics (flattenEndpointMetrics' keys) whose value may not be the run's own
  * share, each with why: counters flagged by serverValueCaveat, and the rates derived from them.
  */
-export function serverMetricCaveats(s: ServerCacheMetrics): Record<string, string> {
+export function serverMetricCaveats(s: Pick<ServerCacheMetrics, 'values' | 'derived'>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of s.values) {
     const why = v.delta === null || SERVER_METRIC_BY_KEY[v.key]?.kind !== 'counter' ? null : serverValueCaveat(v);
@@ -583,6 +583,12 @@ export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { val
 
 // ---------------------------------------------------------------------------------------------
 // Comparing two systems
+
+/** How a run's rates are taken (the exports' About, the app's footnotes): from 0.5.0, over the batches' own times. */
+export const THROUGHPUT_METHOD =
+  'successful requests (and their output tokens) ÷ duration_s, the time the server had the batches: each batch\'s first send to its last finish, summed ' +
+  '(the pauses between batches and cancelled requests left out); span_s is the wall clock, first send → last finish with the pauses; ' +
+  'runs stored before kvbench 0.5.0 took duration_s (and their rates) over that span';
 
 export const COMPARE_METHOD =
   'per system: the median of each metric over its selected runs (one run: that run\'s value), with its spread over those runs (min–max, CV); ratio = A ÷ B; ' +

@@ -410,6 +410,8 @@ export const EndpointRunRowSchema = z.object({
   finishedAt: z.string(),
   wallMs: num,
   metrics: z.record(z.string(), num),
+  /** Flat metric key → why it may not be the run's own share (serverMetricCaveats): a listing marks those values. */
+  metricCaveats: z.record(z.string(), z.string()),
   kvbenchVersion: z.string(),
   clientHost: z.string(),
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,8 +9,8 @@ import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { legacyRequestsDigest, requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
-import { buildEndpointExportModel, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
-import { resultsEntry } from '../../../src-main/endpoint/results-file.ts';
+import { buildEndpointExportModel, runColumns, runRow, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
+import { checkResultsFileTarget, resultsEntry } from '../../../src-main/endpoint/results-file.ts';
 import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { MIGRATIONS } from '../../../src-main/store/migrations.ts';
@@ -314,5 +315,72 @@ describe('endpoint runs in the trial store', () => {
     await wb.xlsx.load((await toXlsxBuffer(model)) as unknown as ArrayBuffer);
     expect(wb.worksheets.map((w) => w.name)).toEqual(['Runs', 'Requests', 'By context', 'Server metrics', 'About']);
     expect(wb.getWorksheet('Requests')!.rowCount).toBe(9);
+    // The rates are over duration_s (the batches' own times); the wall clock is beside it, and About says so.
+    const about = wb.getWorksheet('About')!.getSheetValues().filter(Boolean).map((x) => (x as unknown[]).slice(1));
+    expect(about.find((r) => r[0] === 'throughput')?.[1]).toMatch(/^successful requests \(and their output tokens\) ÷ duration_s, the time the server had the batches/);
+    const runsSheet = wb.getWorksheet('Runs')!.getSheetValues().filter(Boolean).map((x) => (x as unknown[]).slice(1));
+    const spanCol = runsSheet[0].indexOf('span_s');
+    expect(runsSheet[0][spanCol + 1]).toBe('client_host');
+    expect(runsSheet[1][spanCol]).toBe(runs[0].aggregates.spanS);
+    expect(header[header.indexOf('span_s') - 1]).toBe('wall_ms');
+    // A run stored before 0.5.0 has no spanS: its duration_s was the span.
+    const old = { ...runs[0], aggregates: { ...runs[0].aggregates, durationS: 7.5, spanS: undefined } };
+    expect(runRow(old)[runColumns().indexOf('span_s')]).toBe(7.5);
+  });
+});
+
+describe('the results file (endpoint run --output)', () => {
+  /**
+   * A child `node` that checks `target` (as before a run), prints a line, then adds a stored run to
+   * it: what `endpoint run --output target` does. A watchdog kills it if it hangs (it waited
+   * on a read of a pipe or FIFO), so the test fails rather than the child staying behind.
+   */
+  function writerScript(): { script: string; dir: string } {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const id = es.insertRun(outcome('pcie', [40, 50, 5, 0]));
+    const dir = dirs.at(-1)!;
+    const run = path.join(dir, 'run.json');
+    fs.writeFileSync(run, JSON.stringify({ record: es.requireRun(id), samples: es.requests(id) }));
+    const module = new URL('../../../src-main/endpoint/results-file.ts', import.meta.url).href;
+    const script = path.join(dir, 'write.mjs');
+    fs.writeFileSync(
+      script,
+      `setTimeout(() => process.kill(process.pid, 'SIGKILL'), 20000).unref();\n` +
+        `const { appendResultsFile, checkResultsFileTarget } = await import(${JSON.stringify(module)});\n` +
+        `const { record, samples } = JSON.parse(await (await import('node:fs/promises')).readFile(${JSON.stringify(run)}, 'utf8'));\n` +
+        `const target = process.argv[2];\nawait checkResultsFileTarget(target);\nprocess.stdout.write('summary\\n');\nawait appendResultsFile(target, record, samples);\n`,
+    );
+    return { script, dir };
+  }
+  const runsOf = (json: string): Record<string, unknown[]> => (JSON.parse(json) as { runs: Record<string, unknown[]> }).runs;
+
+  it('writes into /dev/stdout when it is a pipe, after what was printed, never reading it', () => {
+    const { script } = writerScript();
+    const out = execFileSync('sh', ['-c', '"$0" "$1" /dev/stdout | cat', process.execPath, script], { encoding: 'utf8' });
+    expect(out.startsWith('summary\n')).toBe(true);
+    expect(Object.keys(runsOf(out.slice('summary\n'.length)))).toEqual(['pcie']);
+  });
+
+  it('writes into a FIFO without reading or replacing it', () => {
+    const { script, dir } = writerScript();
+    const fifo = path.join(dir, 'results.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // `cat` reads the FIFO; if the writer fails, cat is ended so that nothing stays waiting.
+    const out = execFileSync('sh', ['-c', 'cat "$2" & "$0" "$1" "$2" >/dev/null; rc=$?; [ $rc = 0 ] || kill $!; wait; exit $rc', process.execPath, script, fifo], { encoding: 'utf8' });
+    expect(runsOf(out).pcie).toHaveLength(1);
+    expect(fs.statSync(fifo).isFIFO()).toBe(true);
+  });
+
+  it('still adds to a results file that is there, and refuses a file of another kind', async () => {
+    const { script, dir } = writerScript();
+    const file = path.join(dir, 'results.json');
+    execFileSync(process.execPath, [script, file]);
+    execFileSync(process.execPath, [script, file]);
+    expect(runsOf(fs.readFileSync(file, 'utf8')).pcie).toHaveLength(2);
+    const other = path.join(dir, 'other.json');
+    fs.writeFileSync(other, '{"x":1}');
+    await expect(checkResultsFileTarget(other)).rejects.toThrow(/is not a kvbench endpoint results file: not overwritten/);
+    await expect(checkResultsFileTarget(path.join(dir, 'gone', 'r.json'))).rejects.toThrow(/its folder .*gone does not exist/);
   });
 });

@@ -55,3 +55,34 @@ describe('endpoint compare table: noise', () => {
     expect(one).not.toMatch(/a min–max, CV/); // no spread columns without a spread
   });
 });
+
+describe('endpoint show: server metrics that may not be the run\'s share', () => {
+  it('marks the values * and says why once per reason under the table, keeping the table narrow', () => {
+    const shown = formatServerMetrics({
+      serverMetrics: {
+        pages: [{ url: 'http://trt:8000/metrics', format: 'trtllm-iteration-json', engines: ['trtllm'], error: null, notes: [] }],
+        values: [
+          { key: 'reused_blocks', source: 'trtllm-json:reusedBlocks', before: null, after: 75, delta: 75, reset: false, sinceServerStart: true },
+          { key: 'missed_blocks', source: 'trtllm-json:missedBlocks', before: null, after: 25, delta: 25, reset: false, sinceServerStart: true },
+          { key: 'offload_bytes', source: 'vllm:kv_offload_store_bytes', before: 0, after: 51_200, delta: 51_200, reset: false, sinceServerStart: false },
+        ],
+        derived: { block_reuse_rate: 0.75 },
+        rawCounterDeltas: {},
+      },
+    } as unknown as EndpointRunRecord);
+    const lines = shown.split('\n');
+    const row = (label: string): string => lines.find((l) => l.trimStart().startsWith(label))!;
+    expect(row('Reused KV blocks')).toMatch(/\s75 \*$/);
+    expect(row('Missed KV blocks')).toMatch(/\s25 \*$/);
+    expect(row('Offloaded bytes')).toMatch(/\s50\.0 KiB$/);
+    expect(row('KV block reuse rate (run)')).toMatch(/\s75\.0% \*$/);
+    const since = "totals since the server started (no baseline before the run): the run's own share only on a server started just for it";
+    expect(lines.filter((l) => l.startsWith('    * '))).toEqual([
+      `    * Reused KV blocks, Missed KV blocks: ${since}`,
+      `    * KV block reuse rate (run): computed from Reused KV blocks and Missed KV blocks: ${since}`,
+    ]);
+    // The reasons are not in the table: its rows stay as wide as their values.
+    const tableRows = lines.filter((l) => !l.startsWith('    * ') && /blocks|rate|bytes/.test(l) && !l.includes(BYTE_UNITS_NOTE));
+    for (const l of tableRows) expect(l, l).not.toContain('since the server started');
+  });
+});

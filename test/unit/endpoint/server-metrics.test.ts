@@ -131,8 +131,9 @@ describe('server metrics', () => {
       'server.block_reuse_rate': expect.stringMatching(/^computed from Reused KV blocks and Missed KV blocks: totals since the server started/),
     });
     const shown = formatServerMetrics({ serverMetrics: fresh } as EndpointRunRecord);
-    expect(shown).toMatch(/Reused KV blocks\s+trtllm-json:reusedBlocks\s+34 \(totals since the server started/);
-    expect(shown).toMatch(/KV block reuse rate \(run\).*68\.0% \(computed from Reused KV blocks and Missed KV blocks/);
+    expect(shown).toMatch(/Reused KV blocks\s+trtllm-json:reusedBlocks\s+34 \*$/m);
+    expect(shown).toMatch(/KV block reuse rate \(run\).*68\.0% \*$/m);
+    expect(shown).toMatch(/^    \* KV block reuse rate \(run\): computed from Reused KV blocks and Missed KV blocks: totals since the server started/m);
     // A counter reset is a caveat too.
     const reset = serverMetricsDelta([snap('u', vllmPage(900, 1000, 0, 0))], [snap('u', vllmPage(50, 200, 0, 0))]);
     expect(serverMetricCaveats(reset)['server.prefix_cache_hit_rate']).toMatch(/^computed from Prefix cache hits and Prefix cache queries: a counter reset/);

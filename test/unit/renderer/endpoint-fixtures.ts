@@ -40,6 +40,7 @@ export function endpointRow(id: number, label: string, scale = 1, over: Partial<
       server_prompt_tokens_total: 8000,
       'server.reload_bytes': 2 * 1024 ** 3,
     },
+    metricCaveats: {},
     kvbenchVersion: '0.1.0',
     clientHost: 'client-1',
     ...over,

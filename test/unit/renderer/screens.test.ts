@@ -727,6 +727,8 @@ describe('the real-engine view', () => {
     expect(w.get('[data-run="3"] td[title]').attributes('title')).toContain('cached ÷ prompt tokens');
     expect(w.get('[data-run="1"]').text()).toContain('3 failed');
     expect(w.get('[data-run="1"]').text()).toContain('partial');
+    // The rates' window since 0.5.0: the batches' own times, not first send → last finish.
+    expect(w.get('[data-test=endpoint-list-notes]').text()).toContain('Throughput: successful requests (and their output tokens) ÷ duration_s, the time the server had the batches');
 
     useAppStore().settings = { ...SETTINGS, latencyUnit: 'us' };
     await flush();
@@ -848,6 +850,46 @@ describe('the real-engine view', () => {
     (dialog.querySelector('[data-export=csv]') as HTMLButtonElement).click();
     await flush();
     expect(fake.callsOf('endpoint.export')).toEqual([{ runIds: [1], format: 'csv' }]);
+    // Nothing in this run is flagged: no marks, no notices.
+    expect(dialog.querySelector('[data-test=endpoint-token-caveat]')).toBeNull();
+    expect(dialog.querySelector('[data-test=endpoint-hit-rate]')!.textContent).not.toContain('*');
+    expect(w.find('[data-test=endpoint-list-flagged]').exists()).toBe(false);
+  });
+
+  it('flags, in the list and the run, values from counters that may not be the run\'s share, and tokens counted as chunks', async () => {
+    const since = "totals since the server started (no baseline before the run): the run's own share only on a server started just for it";
+    // A trtllm-serve run: no usage counts, so its hit rate is the server's own counters', which had no baseline.
+    const { cached_prompt_tokens_total: _c, server_prompt_tokens_total: _p, ...serverOnly } = endpointRow(4, 'trt').metrics;
+    const trt = endpointRow(4, 'trt', 1, {
+      metrics: { ...serverOnly, 'server.prefix_cache_hit_rate': 0.375 },
+      metricCaveats: { 'server.prefix_cache_hits': since, 'server.prefix_cache_hit_rate': `computed from Prefix cache hits: ${since}` },
+    });
+    const detail = endpointDetail(trt);
+    detail.run.serverMetrics.values = detail.run.serverMetrics.values.map((v) => (v.key === 'prefix_cache_hits' ? { ...v, sinceServerStart: true } : v));
+    detail.run.aggregates.tokenCountSources = { usage: 20, chunks: 6, chunksBelowMaxTokens: 2 };
+    installFakeApi({ 'endpoint.list': () => endpointList([trt, c2c]), 'endpoint.get': () => detail });
+    const w = mountIt(EndpointView);
+    await flush();
+    const cell = w.get('[data-run="4"] td[data-flagged]');
+    expect(cell.text()).toBe('37.5 % *');
+    expect(cell.attributes('title')).toBe(`GPU prefix cache, Δhits ÷ Δqueries (server metrics) — may not be the run's own share: computed from Prefix cache hits: ${since}`);
+    expect(w.find('[data-run="3"] td[data-flagged]').exists()).toBe(false);
+    expect(w.get('[data-test=endpoint-list-flagged]').text()).toContain("* A cache hit rate from server counters that may not be the run's own share");
+
+    await w.get('button[aria-label="Open endpoint run 4"]').trigger('click');
+    await flush();
+    const dialog = document.querySelector('dialog.modal') as HTMLElement;
+    const tile = dialog.querySelector('[data-test=endpoint-hit-rate]')!.textContent!.replace(/\s+/g, ' ');
+    expect(tile).toContain('37.5 % *');
+    expect(tile).toContain("may not be the run's own share: computed from Prefix cache hits: totals since the server started");
+    // The rate derived from the flagged counter says so, as the counter's own row does.
+    const derived = dialog.querySelector('[data-server-metric="prefix_cache_hit_rate"]')!.textContent!;
+    expect(derived).toContain('37.5 %');
+    expect(derived).toContain(`(computed from Prefix cache hits: ${since})`);
+    expect(dialog.querySelector('[data-server-metric="reload_bandwidth"]')!.textContent).not.toContain('computed from');
+    expect(dialog.querySelector('[data-test=endpoint-token-caveat]')!.textContent).toContain(
+      '* Output tokens: output tokens of 6 of 26 successful request(s) were counted as content chunks (the server sent no usage); 2 of them stopped at max_tokens',
+    );
   });
 });
 

@@ -6,9 +6,9 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
-import { runEndpointBenchmark } from '../../../src-main/endpoint/runner.ts';
+import { runEndpointBenchmark, type EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import type { EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { serverMetricCaveats, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
 import type { ResponseOf, Result } from '../../../src-shared/ipc/contract.ts';
 import { startFakeServer, type FakeServerOptions } from '../../integration/endpoint/fake-openai-server.ts';
 import { configFor, smallWorkload } from '../../integration/endpoint/harness.ts';
@@ -18,12 +18,16 @@ import { testBackend, type TestBackend } from './backend-harness.ts';
 let t: TestBackend;
 const ids: Record<string, number> = {};
 
-/** One run of the small workload against a fresh fake server, stored under `label` as the CLI stores it. */
-async function record(label: string, server: FakeServerOptions): Promise<number> {
+/**
+ * One run of the small workload against a fresh fake server, stored under `label` as the CLI stores it
+ * (`edit` changes the outcome first: what a server the fake cannot play would have reported).
+ */
+async function record(label: string, server: FakeServerOptions, edit: (o: EndpointRunOutcome) => void = () => {}): Promise<number> {
   const s = await startFakeServer(server);
   try {
     const w = smallWorkload();
     const outcome = await runEndpointBenchmark({ config: configFor(s, w, { systemLabel: label, notes: `${label} notes` }), workload: w, metricsUrlsAreDefaults: true });
+    edit(outcome);
     const store = openStore(t.db);
     try {
       return new EndpointStore(store).insertRun(outcome);
@@ -84,6 +88,8 @@ describe('endpoint channels', () => {
     // A listing carries no per-run aggregates or server pages: endpoint.get has those.
     expect(pcie).not.toHaveProperty('aggregates');
     expect(pcie).not.toHaveProperty('serverMetrics');
+    // Nothing of these runs may be other than the run's own share.
+    expect(l.runs.map((r) => r.metricCaveats)).toEqual([{}, {}, {}]);
     const only = ok(await invoke('endpoint.list', { labels: ['c2c'], limit: 5 }));
     expect(only.runs.map((r) => r.systemLabel)).toEqual(['c2c']);
     expect(await invoke('endpoint.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
@@ -176,5 +182,19 @@ describe('endpoint channels', () => {
     expect(await invoke('endpoint.export', { runIds: [9999], format: 'csv' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND', message: expect.stringContaining('no endpoint run 9999') } });
     expect(await invoke('endpoint.export', { labels: ['nowhere'], format: 'json' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     expect(await invoke('endpoint.export', { format: 'pdf' })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+  });
+
+  it("names, per listed and shown run, the values that may not be the run's own share (counters without a baseline)", async () => {
+    // trtllm-serve with an empty statistics queue before the run: its block counters are totals since it started.
+    const id = await record('trt-fresh', { flavor: 'trtllm' }, (o) => {
+      o.serverMetrics.values = o.serverMetrics.values.map((v) => (v.key === 'reused_blocks' || v.key === 'missed_blocks' ? { ...v, before: null, sinceServerStart: true } : v));
+    });
+    const { run } = ok(await invoke('endpoint.get', { id }));
+    const expected = serverMetricCaveats(run.serverMetrics);
+    expect(Object.keys(expected).sort()).toEqual(['server.block_reuse_rate', 'server.missed_blocks', 'server.reused_blocks']);
+    expect(run.metricCaveats).toEqual(expected);
+    const row = ok(await invoke('endpoint.list', { labels: ['trt-fresh'] })).runs[0];
+    expect(row.metricCaveats).toEqual(expected);
+    expect(row.metricCaveats['server.block_reuse_rate']).toMatch(/^computed from .*totals since the server started/);
   });
 });
