@@ -6,9 +6,8 @@ import path from 'node:path';
 import type { LatencySummaryNs } from '../../src-shared/domain/results.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { rankCacheDirName } from '../engine/config/ranks.ts';
-import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { formatNsAsSeconds } from '../engine/report/format.ts';
-import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
+import { configKey, num, obj } from '../store/results-ingest.ts';
 import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
 import { histogramsSection, mergedHistograms, reportedP95Ns, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
