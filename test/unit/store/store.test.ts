@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,11 +12,13 @@ import { StoreError } from '../../../src-main/store/store-error.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { mountTmpfsOrSkip, unmountTmpfsMounts } from '../../support/tmpfs.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from './fixtures.ts';
 
 const opened: Store[] = [];
 afterEach(() => {
   for (const s of opened.splice(0)) s.close();
+  unmountTmpfsMounts();
   removeTempDirs();
 });
 function open(file: string, o: Parameters<typeof openStore>[1] = {}): Store {
@@ -52,16 +54,6 @@ function seeded(file: string) {
   const runs = store.listRuns(suiteId);
   const snapshotId = store.saveHardwareSnapshot(hw);
   return { store, hw, plan, suiteId, runs, snapshotId };
-}
-
-/** Mounts a tmpfs of `size` on `dir`; null when it worked, else why not (not root, no mount). */
-function tryMount(dir: string, size: string): string | null {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return null;
-  } catch (err) {
-    return (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
-  }
 }
 
 function deadPid(): number {
@@ -165,36 +157,28 @@ describe('opening', () => {
   it('a disk too full for the copy before an upgrade: DB_MIGRATION_FAILED saying how much room it needs, no partial copy, nothing changed', (ctx) => {
     // A small tmpfs, filled from outside, as a full drive would be. Needs root (mount).
     const dir = tempDir();
-    const failure = process.platform !== 'linux' ? 'not Linux' : tryMount(dir, '4m');
-    if (failure !== null) {
-      console.warn(`skipped: cannot mount a small tmpfs for the full disk (${failure})`);
-      return ctx.skip();
-    }
-    try {
-      const file = path.join(dir, 'kvbench.db');
-      const { store } = seeded(file);
-      store.db.exec('CREATE TABLE pad (x); INSERT INTO pad VALUES (randomblob(1500000))');
-      store.close();
-      const before = fs.readFileSync(file);
-      const st = fs.statfsSync(dir);
-      fs.writeFileSync(path.join(dir, 'filler'), Buffer.alloc(Number(st.bavail) * Number(st.bsize) - 512 * 1024));
-      const v = LATEST_SCHEMA_VERSION;
-      const next = [...MIGRATIONS, { version: v + 1, name: 'add', sql: 'CREATE TABLE notes (x)' }];
-      expectStoreError(
-        () => openStore(file, { migrations: next }),
-        'DB_MIGRATION_FAILED',
-        new RegExp(`from schema ${v} to ${v + 1}: the copy made before upgrading could not be written \\(SQLITE_FULL.*needs about 1\\.\\d MiB \\(\\d+ bytes\\) in ${dir}, 0\\.\\d MiB free.*Nothing was changed\\.$`),
-      );
-      expect(fs.readdirSync(dir).filter((n) => n.includes('backup'))).toEqual([]);
-      expect(fs.readFileSync(file).equals(before)).toBe(true);
-      fs.rmSync(path.join(dir, 'filler'));
-      const s = open(file, { migrations: next });
-      expect(s.db.pragma('user_version', { simple: true })).toBe(v + 1);
-      s.close();
-      opened.splice(opened.indexOf(s), 1);
-    } finally {
-      execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-    }
+    mountTmpfsOrSkip(ctx, dir, '4m');
+    const file = path.join(dir, 'kvbench.db');
+    const { store } = seeded(file);
+    store.db.exec('CREATE TABLE pad (x); INSERT INTO pad VALUES (randomblob(1500000))');
+    store.close();
+    const before = fs.readFileSync(file);
+    const st = fs.statfsSync(dir);
+    fs.writeFileSync(path.join(dir, 'filler'), Buffer.alloc(Number(st.bavail) * Number(st.bsize) - 512 * 1024));
+    const v = LATEST_SCHEMA_VERSION;
+    const next = [...MIGRATIONS, { version: v + 1, name: 'add', sql: 'CREATE TABLE notes (x)' }];
+    expectStoreError(
+      () => openStore(file, { migrations: next }),
+      'DB_MIGRATION_FAILED',
+      new RegExp(`from schema ${v} to ${v + 1}: the copy made before upgrading could not be written \\(SQLITE_FULL.*needs about 1\\.\\d MiB \\(\\d+ bytes\\) in ${dir}, 0\\.\\d MiB free.*Nothing was changed\\.$`),
+    );
+    expect(fs.readdirSync(dir).filter((n) => n.includes('backup'))).toEqual([]);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    fs.rmSync(path.join(dir, 'filler'));
+    const s = open(file, { migrations: next });
+    expect(s.db.pragma('user_version', { simple: true })).toBe(v + 1);
+    s.close();
+    opened.splice(opened.indexOf(s), 1);
   });
 
   it('a read-only open reads a schema without the migrations that only writing needs (3, the results digest), and refuses one without a migration reads need', () => {
