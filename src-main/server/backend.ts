@@ -12,7 +12,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { serverMetricCaveats, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
 import { isScenarioId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
