@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunResults } from '../../src-shared/domain/results.ts';
-import { assessPageCache, type PageCacheAssessment } from '../../src-main/engine/metrics/device-stats.ts';
+import { assessPageCache, type DeviceStatsReport, type PageCacheAssessment } from '../../src-main/engine/metrics/device-stats.ts';
 import { KVBENCH_BIN, nodeBin, runMeasured, type ChildRun } from './measure.ts';
 import type { ThrottleCgroup } from './targets.ts';
 
@@ -80,9 +80,12 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     // and drain included (read against the window's bytes, a 15 s warm-up made a 20 s window's
     // coverage 1.68). On the RAM-backed loop target kvbench flags every run as RAM (it is), whatever
     // the loop device read: the bench judges the page cache from the window's counters alone.
-    pageCache: k.device_io?.available
-      ? windowPageCache(k.device_io, k.tiers.storage.ram_backed === true, k.tiers.storage.direct_io ?? false)
-      : assessPageCache({ engineReadBytes: s.read_bytes, engineWriteBytes: s.write_bytes, device: run.device, directIo: k.tiers.storage.direct_io ?? false }),
+    pageCache: assessPageCache({
+      engineReadBytes: s.read_bytes,
+      engineWriteBytes: s.write_bytes,
+      device: k.device_io?.available ? windowDeviceReport(k.device_io) : run.device,
+      directIo: k.tiers.storage.direct_io ?? false,
+    }),
     lagP99Ns: k.engine_health?.event_loop_lag_ns?.p99 ?? null,
   };
 }
@@ -90,20 +93,13 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
 type DeviceIoResults = NonNullable<RunResults['kvbench']['device_io']>;
 
 /**
- * kvbench's window assessment; on a RAM-backed device (flagged as RAM whatever it read) the flag is
- * decided again by the coverage rule alone, as assessPageCache decides it.
+ * kvbench's device counters of its window, as the sampler's report that assessPageCache judges: the
+ * same rule kvbench applies, without the RAM-backed flag it adds on top (the bench's RAM target is
+ * RAM on purpose). Only the fields the assessment reads are filled.
  */
-function windowPageCache(d: DeviceIoResults, ramBacked: boolean, directIo: boolean): PageCacheAssessment {
-  const coverage = { readCoverage: d.read_coverage, writeCoverage: d.write_coverage, processReadCoverage: d.process_read_coverage };
-  if (!ramBacked) return { ...coverage, flagged: d.flagged, reason: d.flag_reason };
-  const lowDevice = d.read_coverage !== null && d.read_coverage < d.min_read_coverage;
-  const unprovenBuffered = !directIo && d.read_coverage !== null && (d.process_read_coverage === null || d.process_read_coverage < d.min_read_coverage);
-  const reason = lowDevice
-    ? `the device read ${(d.read_coverage! * 100).toFixed(1)} % of the storage tier's reads in the window`
-    : unprovenBuffered
-      ? 'buffered I/O that this process did not provably make the device read'
-      : null;
-  return { ...coverage, flagged: reason !== null, reason };
+function windowDeviceReport(d: DeviceIoResults): DeviceStatsReport {
+  const io = { device: d.device ?? 'unknown', readBytes: d.read_bytes ?? 0, writeBytes: d.write_bytes ?? 0, readIos: d.read_ios ?? 0, writeIos: d.write_ios ?? 0, ioBusyMs: 0, weightedIoMs: 0, flushes: d.flushes ?? 0, elapsedNs: 0 };
+  return { available: true, reason: null, device: null, io, parentIo: null, processReadBytes: d.process_read_bytes, processReason: null };
 }
 
 export interface FioSpec {
