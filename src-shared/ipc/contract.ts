@@ -318,6 +318,10 @@ export const MetricComparisonSchema = z.object({
   verdict: z.enum(['a', 'b', 'within-noise', 'unknown']).nullable(),
   /** The side the deciding configurations favour: the verdict's, or the one an 'unknown' leans to. */
   leader: z.enum(['a', 'b']).nullable(),
+  /** The side the geometric mean over all compared configurations (the bar) favours; null at 1. */
+  geoMeanSide: z.enum(['a', 'b']).nullable(),
+  /** Why the means over all configurations lean to the other side than the verdict; null when they agree. */
+  meanCaveat: z.string().nullable(),
   withinNoise: count,
   noiseUnknown: count,
   medianCvA: nnum,
