@@ -612,10 +612,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const trial = s.getTrial(r.id);
       if (!trial) fail('NOT_FOUND', `no trial ${r.id}`);
+      // A damaged snapshot leaves the trial without its hardware: the dialog says so, as the lists do.
+      const { value: hardware, unreadable } = s.readDamaged(() => s.trialHardware(r.id));
       return {
         trial,
-        hardware: s.trialHardware(r.id),
+        hardware,
         histograms: s.trialHistograms(r.id).map((h) => ({ name: h.name, unit: h.unit, count: h.count })),
+        unreadable,
       };
     },
 

@@ -580,6 +580,8 @@ export const CONTRACT = {
       trial: TrialRecordSchema,
       hardware: HardwareProfileSchema.nullable(),
       histograms: z.array(z.object({ name: z.string(), unit: z.string(), count })),
+      /** A damaged hardware snapshot the trial is shown without, in the store's words. */
+      unreadable: unreadableRows,
     }),
   },
   'trials.delete': { request: z.strictObject({ ids: z.array(int.positive()).min(1).max(10_000) }), response: z.object({ deleted: count }) },

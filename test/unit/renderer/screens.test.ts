@@ -9,6 +9,7 @@ import BarChart from '../../../src-renderer/components/BarChart.vue';
 import type { BarSeries } from '../../../src-renderer/components/chart-types.ts';
 import ExportButtons from '../../../src-renderer/components/ExportButtons.vue';
 import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
+import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useHistoryStore } from '../../../src-renderer/stores/history.ts';
 import CompareView from '../../../src-renderer/views/CompareView.vue';
@@ -572,6 +573,20 @@ describe('report', () => {
       expect.stringMatching(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\. The exported file leaves out the same\. trial 2's options/),
       expect.stringContaining("This report's trial counts leave out the same"),
     ]);
+  });
+
+  it('says when a trial\'s stored hardware snapshot is damaged, instead of showing the trial without its hardware unexplained', async () => {
+    const noHardware = 'hardware snapshot 1 in /data/damaged.db cannot be read: the stored JSON is damaged (Unexpected token); trial 4 (and any other trial of that snapshot) is shown without its hardware';
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: null, histograms: [], unreadable: r.id === 4 ? [noHardware] : [] }) });
+    const w = mountIt(TrialDialog, { trialId: 4 });
+    await flush();
+    expect(w.get('[data-test=unreadable]').text()).toContain(noHardware);
+    expect(w.get('[data-test=hardware-unreadable]').text()).toContain('its stored snapshot is damaged');
+    // A trial stored without a snapshot (an import) has nothing to say.
+    await w.setProps({ trialId: 3 });
+    await flush();
+    expect(w.find('[data-test=unreadable]').exists()).toBe(false);
+    expect(w.find('[data-test=hardware-unreadable]').exists()).toBe(false);
   });
 
   it('has an empty state for a selection without trials, and nothing to export', async () => {
