@@ -175,7 +175,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         String(m.compared),
         fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
-        verdictText(m.verdict, m.leader),
+        verdictText(m.verdict, m.leader) + (m.meanCaveat ? '*' : ''),
         winText(m.winRateA),
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
@@ -186,6 +186,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the configurations lean to, not named: none of their differences is beyond the noise, and some have one trial a side (no spread to judge by; run 2 or more).');
   }
+  for (const m of c.metrics) if (m.meanCaveat) out.push(`* ${m.metric.label}: ${m.meanCaveat}.`);
   for (const [title, groups] of [['By CPU tier size', c.byCpuMem], ['By model', c.byModel]] as const) {
     if (groups.length === 0) continue;
     out.push('');

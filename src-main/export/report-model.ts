@@ -608,6 +608,17 @@ export interface MetricComparison {
   verdict: MetricVerdict;
   /** The side the deciding configurations favour (the verdict's side, or the one an 'unknown' leans to). */
   leader: 'a' | 'b' | null;
+  /**
+   * The side the geometric mean over all compared configurations favours (the bar the app draws);
+   * null at 1, without a direction or without a ratio. It may differ from the verdict's: see meanCaveat.
+   */
+  geoMeanSide: 'a' | 'b' | null;
+  /**
+   * Why the mean or the geometric mean over all configurations leans to the other side than the
+   * verdict (or an 'unknown''s leader); null when they agree. Every reader shows it beside the
+   * verdict, so a ratio never points one way under the other side's colour unexplained.
+   */
+  meanCaveat: string | null;
   /** Configurations whose difference may be noise. */
   withinNoise: number;
   /** Configurations whose noise is unknown (one trial a side): neither within the noise nor beyond it. */
@@ -701,15 +712,56 @@ function deciding(configs: readonly ConfigComparison[]): ConfigComparison[] {
   return beyond.length > 0 ? beyond : sided.filter((c) => c.withinNoise === null);
 }
 
+/** The side a ratio A ÷ B favours by the metric's direction; null at 1, without one or without a direction. */
+function ratioSide(def: MetricDefinition, r: number | null): 'a' | 'b' | null {
+  if (r === null || r === 1 || def.better === null) return null;
+  return (def.better === 'higher') === r > 1 ? 'a' : 'b';
+}
+
 /** The side most deciding configurations favour; on an even split, their geometric-mean ratio's. */
 function leadingSide(def: MetricDefinition, decidingConfigs: readonly ConfigComparison[]): 'a' | 'b' | null {
   if (def.better === null || decidingConfigs.length === 0) return null;
   const forA = decidingConfigs.filter((c) => c.winner === 'a').length;
   const forB = decidingConfigs.length - forA;
   if (forA !== forB) return forA > forB ? 'a' : 'b';
-  const geo = geometricMean(decidingConfigs.map((c) => c.ratio));
-  if (geo === null || geo === 1) return null;
-  return (def.better === 'higher') === geo > 1 ? 'a' : 'b';
+  return ratioSide(def, geometricMean(decidingConfigs.map((c) => c.ratio)));
+}
+
+/**
+ * See MetricComparison.meanCaveat. The verdict counts the configurations beyond the noise; the
+ * means weigh every configuration's difference by its size, those within the noise too, so many
+ * small differences within the noise, or one large one, can pull them the other way.
+ */
+function meanCaveat(
+  def: MetricDefinition,
+  verdict: MetricVerdict,
+  leader: 'a' | 'b' | null,
+  decided: readonly ConfigComparison[],
+  valid: readonly ConfigComparison[],
+  means: { meanRatio: number | null; geoMeanRatio: number | null },
+): string | null {
+  const side = verdict === 'a' || verdict === 'b' ? verdict : verdict === 'unknown' ? leader : null;
+  if (side === null) return null;
+  const leaning = (
+    [
+      ['mean', means.meanRatio],
+      ['geometric mean', means.geoMeanRatio],
+    ] as const
+  )
+    .filter(([, r]) => ratioSide(def, r) !== null && ratioSide(def, r) !== side)
+    .map(([name]) => name);
+  if (leaning.length === 0) return null;
+  const own = side.toUpperCase();
+  const other = side === 'a' ? 'B' : 'A';
+  const forSide = decided.filter((c) => c.winner === side).length;
+  const split = forSide * 2 === decided.length ? ' (an even split, decided by their geometric mean)' : '';
+  const basis =
+    verdict === 'unknown'
+      ? `${own}? (no side named): ${forSide} of the ${decided.length} configuration(s) of unknown noise favour ${own}${split}`
+      : `verdict ${own}: ${forSide} of the ${decided.length} configuration(s) beyond the run-to-run noise favour ${own}${split}`;
+  const within = valid.filter((c) => c.withinNoise === true).length;
+  const why = within > 0 ? `they also count the ${within} within the noise, which the verdict leaves out, and weigh each difference by its size` : 'they weigh each difference by its size; the verdict counts configurations';
+  return `${basis}; the ${leaning.join(' and the ')} over all ${valid.length} configurations lean${leaning.length === 1 ? 's' : ''} ${other} (${why})`;
 }
 
 /** See MetricComparison.verdict. */
@@ -728,16 +780,20 @@ function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricCo
   // verdict is taken from, so the two never disagree.
   const decided = deciding(configs);
   const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
+  const means = { meanRatio: mean(valid.map((c) => c.ratio)), geoMeanRatio: geometricMean(valid.map((c) => c.ratio)) };
+  const verdict = metricVerdict(def, configs);
+  const leader = leadingSide(def, decided);
   return {
     metric: def,
     configs,
     compared: valid.length,
-    meanRatio: mean(valid.map((c) => c.ratio)),
-    geoMeanRatio: geometricMean(valid.map((c) => c.ratio)),
+    ...means,
     medianRatio: median(valid.map((c) => c.ratio)),
     winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
-    verdict: metricVerdict(def, configs),
-    leader: leadingSide(def, decided),
+    verdict,
+    leader,
+    geoMeanSide: ratioSide(def, means.geoMeanRatio),
+    meanCaveat: meanCaveat(def, verdict, leader, decided, valid, means),
     withinNoise: withinNoiseCount,
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),

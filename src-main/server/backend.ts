@@ -50,6 +50,7 @@ import {
 import { resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
+import { createDatabaseFile } from '../store/database-file.ts';
 import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
@@ -188,12 +189,11 @@ function requireSuites(s: Store, sel: Selection): void {
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
 
 /**
- * Opens the app's database. A new one is made here, readable by its owner only (as settings.json:
- * the history tells what the machine ran and how it is labelled), before SQLite opens it: SQLite gives
- * the -wal and -shm files the database file's permissions. Its folder is created only where kvbench
- * chose the place (the user data directory); a database named through the API must be in a folder
- * that exists, so a page (or a token holder) cannot make folders anywhere this user may write. A file
- * made for an open that then fails is removed again.
+ * Opens the app's database. A new one is made here (createDatabaseFile: readable by its owner only,
+ * as openStore makes one for every other entry point), so that a file made for an open that then
+ * fails is known and removed again. Its folder is created only where kvbench chose the place (the
+ * user data directory); a database named through the API must be in a folder that exists, so a page
+ * (or a token holder) cannot make folders anywhere this user may write.
  */
 async function openAppDatabase(file: string, o: { createFolder: boolean }): Promise<OpenedStore> {
   const companions = ['-wal', '-shm'].filter((ext) => !fs.existsSync(`${file}${ext}`));
@@ -205,8 +205,7 @@ async function openAppDatabase(file: string, o: { createFolder: boolean }): Prom
     if (st !== null && !st.isDirectory()) fail('VALIDATION', `${folder} is not a folder, so the database ${file} cannot be created in it`);
     if (st === null) fs.mkdirSync(folder, { recursive: true });
     try {
-      fs.writeFileSync(file, '', { flag: 'wx', mode: 0o600 });
-      created = true;
+      created = createDatabaseFile(file);
     } catch {
       // Not writable here (or made meanwhile): the store's open says why, in its own words.
     }
@@ -612,10 +611,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const trial = s.getTrial(r.id);
       if (!trial) fail('NOT_FOUND', `no trial ${r.id}`);
+      // A damaged snapshot leaves the trial without its hardware: the dialog says so, as the lists do.
+      const { value: hardware, unreadable } = s.readDamaged(() => s.trialHardware(r.id));
       return {
         trial,
-        hardware: s.trialHardware(r.id),
+        hardware,
         histograms: s.trialHistograms(r.id).map((h) => ({ name: h.name, unit: h.unit, count: h.count })),
+        unreadable,
       };
     },
 

@@ -14,6 +14,7 @@
 //      `aborted`, and their suites `interrupted`.
 import fs from 'node:fs';
 import path from 'node:path';
+import { createDatabaseFile } from './database-file.ts';
 import { freeBytesIn, isNoRoomError, mib, noRoomError } from './disk-full.ts';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
@@ -246,6 +247,8 @@ function inspectExistingFile(file: string, latest: number, choose: string): numb
 function backupBeforeMigration(db: Database, file: string, from: number): string {
   const backup = `${file}.backup-v${from}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   try {
+    // The copy holds what the database holds: made with its mode, not the umask's (VACUUM INTO fills an empty file).
+    createDatabaseFile(backup, fs.statSync(file).mode & 0o777);
     db.prepare('VACUUM INTO ?').run(backup);
     return backup;
   } catch (err) {
@@ -325,6 +328,12 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
       fs.mkdirSync(path.dirname(abs), { recursive: true });
     } catch (err) {
       throw new StoreError('DB_READ_ONLY', `cannot create ${abs}: ${(err as Error).message}. Choose a database in a directory this user may write (${choose}).`);
+    }
+    try {
+      // Before SQLite makes it with the umask's mode (often world-readable).
+      createDatabaseFile(abs);
+    } catch {
+      // Not writable here: SQLite's open below fails the same way and says why, in the store's words.
     }
   }
 

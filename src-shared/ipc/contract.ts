@@ -318,6 +318,10 @@ export const MetricComparisonSchema = z.object({
   verdict: z.enum(['a', 'b', 'within-noise', 'unknown']).nullable(),
   /** The side the deciding configurations favour: the verdict's, or the one an 'unknown' leans to. */
   leader: z.enum(['a', 'b']).nullable(),
+  /** The side the geometric mean over all compared configurations (the bar) favours; null at 1. */
+  geoMeanSide: z.enum(['a', 'b']).nullable(),
+  /** Why the means over all configurations lean to the other side than the verdict; null when they agree. */
+  meanCaveat: z.string().nullable(),
   withinNoise: count,
   noiseUnknown: count,
   medianCvA: nnum,
@@ -576,6 +580,8 @@ export const CONTRACT = {
       trial: TrialRecordSchema,
       hardware: HardwareProfileSchema.nullable(),
       histograms: z.array(z.object({ name: z.string(), unit: z.string(), count })),
+      /** A damaged hardware snapshot the trial is shown without, in the store's words. */
+      unreadable: unreadableRows,
     }),
   },
   'trials.delete': { request: z.strictObject({ ids: z.array(int.positive()).min(1).max(10_000) }), response: z.object({ deleted: count }) },

@@ -456,7 +456,8 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(m.configs.map((x) => [x.winner, x.withinNoise])).toEqual([['a', true], ['a', true], ['b', false]]);
     expect(m.geoMeanRatio).toBeGreaterThan(1);
     expect(m).toMatchObject({ compared: 3, withinNoise: 2, winRateA: 0, verdict: 'b' });
-    expect(formatComparison(c)).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+1\.01x\s+1\.01x\s+B\s+0%\s+2\/3\s/);
+    // The means lean A: the B is marked, and a footnote says why (see the next test).
+    expect(formatComparison(c)).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+1\.01x\s+1\.01x\s+B\*\s+0%\s+2\/3\s/);
     // Beyond the noise, most configurations decide, not the geometric mean: two at +2 % for A
     // outvote one at −50 %, as the win rate counts them.
     const majority = buildSystemComparison(
@@ -467,6 +468,37 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(majority.geoMeanRatio).toBeLessThan(1);
     expect(majority).toMatchObject({ withinNoise: 0, verdict: 'a' });
     expect(majority.winRateA).toBeCloseTo(2 / 3, 9);
+  });
+
+  it('where the means over all configurations lean to the other side than the verdict, the model and the terminal say why, beside the verdict', () => {
+    const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0 });
+    const side = (system: string, byConfig: number[][]) =>
+      byConfig.flatMap((values, k) => values.map((v, i) => trial({ scenario: 's', system, configKey: `k${k}`, index: i, options: opts(k), metrics: { wall_clock_throughput_tok_per_s: v } })));
+    const cmp = (a: number[][], b: number[][]) => buildSystemComparison({ label: 'a', id: 'a', trials: side('a', a) }, { label: 'b', id: 'b', trials: side('b', b) }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    // Two configurations within the noise at +4 % for A, one beyond it at −5 %: verdict B, both means lean A.
+    const withinPulls = cmp([[104, 99, 109], [104, 99, 109], [95, 95.5, 94.5]], [[100, 95, 105], [100, 95, 105], [100, 100.5, 99.5]]);
+    expect(withinPulls.metrics[0]).toMatchObject({ verdict: 'b', geoMeanSide: 'a' });
+    expect(withinPulls.metrics[0].meanCaveat).toBe(
+      'verdict B: 1 of the 1 configuration(s) beyond the run-to-run noise favour B; the mean and the geometric mean over all 3 configurations lean A (they also count the 2 within the noise, which the verdict leaves out, and weigh each difference by its size)',
+    );
+    const text = formatComparison(withinPulls);
+    expect(text).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+1\.01x\s+1\.01x\s+B\*\s+0%\s+2\/3\s/);
+    expect(text).toContain('* Wall-clock throughput: verdict B: 1 of the 1 configuration(s) beyond the run-to-run noise favour B; the mean and the geometric mean over all 3 configurations lean A');
+    // All beyond the noise: two at +2 % for A outvote one at −50 %, whose size pulls both means to B.
+    const sizePulls = cmp([[102, 102.1, 101.9], [102, 102.1, 101.9], [50, 50.1, 49.9]], [[100, 100.1, 99.9], [100, 100.1, 99.9], [100, 100.1, 99.9]]).metrics[0];
+    expect(sizePulls).toMatchObject({ verdict: 'a', geoMeanSide: 'b' });
+    expect(sizePulls.meanCaveat).toBe(
+      'verdict A: 2 of the 3 configuration(s) beyond the run-to-run noise favour A; the mean and the geometric mean over all 3 configurations lean B (they weigh each difference by its size; the verdict counts configurations)',
+    );
+    // One trial a side leaning A, one within the noise leaning B further: A? is explained too.
+    const unknownLeader = cmp([[101], [90, 81, 99]], [[100], [100, 90, 110]]).metrics[0];
+    expect(unknownLeader).toMatchObject({ verdict: 'unknown', leader: 'a', geoMeanSide: 'b' });
+    expect(unknownLeader.meanCaveat).toMatch(/^A\? \(no side named\): 1 of the 1 configuration\(s\) of unknown noise favour A; the mean and the geometric mean over all 2 configurations lean B/);
+    // Where they agree, nothing to explain, and no mark.
+    const agree = cmp([[110, 110.1, 109.9]], [[100, 100.1, 99.9]]);
+    expect(agree.metrics[0]).toMatchObject({ verdict: 'a', geoMeanSide: 'a', meanCaveat: null });
+    expect(formatComparison(agree)).not.toMatch(/\*/);
+    expect(cmp([[101, 91, 111]], [[100, 90, 110]]).metrics[0]).toMatchObject({ verdict: 'within-noise', meanCaveat: null });
   });
 
   it('with no configuration beyond the noise and some of unknown noise (one trial a side), no side is named: A? or B?, as the endpoint compare says', () => {

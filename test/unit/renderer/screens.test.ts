@@ -4,8 +4,12 @@ import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../../src-renderer/App.vue';
+import { COLORS, MIXED_COLOR } from '../../../src-renderer/charts.ts';
+import BarChart from '../../../src-renderer/components/BarChart.vue';
+import type { BarSeries } from '../../../src-renderer/components/chart-types.ts';
 import ExportButtons from '../../../src-renderer/components/ExportButtons.vue';
 import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
+import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useHistoryStore } from '../../../src-renderer/stores/history.ts';
 import CompareView from '../../../src-renderer/views/CompareView.vue';
@@ -571,6 +575,20 @@ describe('report', () => {
     ]);
   });
 
+  it('says when a trial\'s stored hardware snapshot is damaged, instead of showing the trial without its hardware unexplained', async () => {
+    const noHardware = 'hardware snapshot 1 in /data/damaged.db cannot be read: the stored JSON is damaged (Unexpected token); trial 4 (and any other trial of that snapshot) is shown without its hardware';
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: null, histograms: [], unreadable: r.id === 4 ? [noHardware] : [] }) });
+    const w = mountIt(TrialDialog, { trialId: 4 });
+    await flush();
+    expect(w.get('[data-test=unreadable]').text()).toContain(noHardware);
+    expect(w.get('[data-test=hardware-unreadable]').text()).toContain('its stored snapshot is damaged');
+    // A trial stored without a snapshot (an import) has nothing to say.
+    await w.setProps({ trialId: 3 });
+    await flush();
+    expect(w.find('[data-test=unreadable]').exists()).toBe(false);
+    expect(w.find('[data-test=hardware-unreadable]').exists()).toBe(false);
+  });
+
   it('has an empty state for a selection without trials, and nothing to export', async () => {
     installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, scenarios: [] } }) });
     const w = mountIt(ReportView, { selection: {} });
@@ -599,18 +617,36 @@ describe('report', () => {
 });
 
 describe('compare', () => {
+  /** lab1 (A) against slow-box (B), matched by configuration; the test gives the metrics. */
+  const systemComparison = (n: { trialsA: number; trialsB: number; matched: number; unmatchedA: number }): Omit<ResponseOf<'report.compare'>, 'metrics'> => ({
+    a: { label: 'lab1', id: 'sys-1', trials: n.trialsA },
+    b: { label: 'slow-box', id: 'imp-2', trials: n.trialsB },
+    match: 'config',
+    matched: n.matched,
+    unmatchedA: n.unmatchedA,
+    unmatchedB: 0,
+    method: 'per configuration …',
+    byCpuMem: [],
+    byModel: [],
+    variance: [],
+    notes: [],
+    unreadable: [],
+  });
+  /** The Compare view after comparing its first two systems. */
+  async function comparedView(): Promise<VueWrapper> {
+    const w = mountIt(CompareView);
+    await flush();
+    await w.get('form').trigger('submit');
+    await flush();
+    return w;
+  }
+
   it('compares two systems: matched configurations, ratios, win rate and noise', async () => {
     const metric = METRIC_BY_KEY.wall_clock_throughput_tok_per_s;
     const fake = installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({
-        a: { label: 'lab1', id: 'sys-1', trials: 4 },
-        b: { label: 'slow-box', id: 'imp-2', trials: 2 },
-        match: 'config',
-        matched: 1,
-        unmatchedA: 1,
-        unmatchedB: 0,
-        method: 'per configuration …',
+        ...systemComparison({ trialsA: 4, trialsB: 2, matched: 1, unmatchedA: 1 }),
         metrics: [
           {
             metric,
@@ -622,6 +658,8 @@ describe('compare', () => {
             winRateA: 1,
             verdict: 'a',
             leader: 'a',
+            geoMeanSide: 'a',
+            meanCaveat: null,
             withinNoise: 0,
             noiseUnknown: 0,
             medianCvA: 0.05,
@@ -638,6 +676,8 @@ describe('compare', () => {
             winRateA: null,
             verdict: 'within-noise',
             leader: null,
+            geoMeanSide: 'a',
+            meanCaveat: null,
             withinNoise: 1,
             noiseUnknown: 0,
             medianCvA: 0.05,
@@ -654,23 +694,19 @@ describe('compare', () => {
             winRateA: 1,
             verdict: 'unknown',
             leader: 'a',
+            geoMeanSide: 'a',
+            meanCaveat: null,
             withinNoise: 0,
             noiseUnknown: 1,
             medianCvA: 0.2,
             medianCvB: null,
           },
         ],
-        byCpuMem: [],
-        byModel: [],
-        variance: [],
-        notes: [],
       }),
     });
-    const w = mountIt(CompareView);
-    await flush();
-    await w.get('form').trigger('submit');
-    await flush();
+    const w = await comparedView();
     expect(fake.callsOf('report.compare').at(-1)).toEqual({ kind: 'system', a: 'sys-1', b: 'imp-2', match: 'config' });
+    expect(w.find('[data-test=mean-caveats]').exists()).toBe(false);
     expect(w.get('[data-test=matched]').text()).toBe('1');
     const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td').map((td) => td.text());
     expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 %', '0 of 1', '5.0 %', '30.0 %']);
@@ -687,6 +723,37 @@ describe('compare', () => {
     expect(unknownNoise[2].attributes('title')).toContain('one trial a side');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real');
+  });
+
+  it('a bar that leans against the verdict is amber, never the verdict\'s colour, and the model\'s reason is beside it', async () => {
+    const caveat = 'verdict B: 1 of the 1 configuration(s) beyond the run-to-run noise favour B; the mean and the geometric mean over all 3 configurations lean A (they also count the 2 within the noise, which the verdict leaves out, and weigh each difference by its size)';
+    const config = (k: string, medianA: number, medianB: number, withinNoise: boolean) => ({
+      key: k, scenarioId: 's', description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.05, cvB: 0.05, winner: medianA > medianB ? ('a' as const) : ('b' as const), withinNoise,
+    });
+    const base = { medianRatio: 1.04, withinNoise: 2, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.05 };
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 9, trialsB: 9, matched: 3, unmatchedA: 0 }),
+        metrics: [
+          { ...base, metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, configs: [config('k0', 104, 100, true), config('k1', 104, 100, true), config('k2', 95, 100, false)], compared: 3, meanRatio: 1.01, geoMeanRatio: 1.009, winRateA: 0, verdict: 'b', leader: 'b', geoMeanSide: 'a', meanCaveat: caveat },
+          { ...base, metric: METRIC_BY_KEY.decode_bytes_read, configs: [config('k0', 200, 100, false)], compared: 1, meanRatio: 2, geoMeanRatio: 2, winRateA: 1, verdict: 'a', leader: 'a', geoMeanSide: 'a', meanCaveat: null, withinNoise: 0 },
+        ],
+      }),
+    });
+    const w = await comparedView();
+    const bars = w.findComponent(BarChart).props('series') as BarSeries[];
+    expect(bars[0].data).toEqual([1.009, 2]);
+    // The bar points to A (above 1 on a higher-is-better metric): not red for B, not green; the agreeing one stays green.
+    expect(bars[0].colors).toEqual([MIXED_COLOR, COLORS[2]]);
+    expect(bars[0].notes).toEqual([caveat, null]);
+    const cell = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2];
+    expect(cell.text()).toBe('B* 1.01×');
+    expect(cell.classes()).toContain('mixed');
+    expect(cell.classes()).not.toContain('worse');
+    expect(cell.attributes('title')).toBe(caveat);
+    expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('td')[2].classes()).toContain('better');
+    expect(w.get('[data-test=mean-caveats]').text()).toBe(`* Wall-clock throughput: ${caveat}.`);
   });
 });
 

@@ -77,6 +77,14 @@ describe('the app over a damaged row', () => {
       // The seeded suite's one trial is there, without its hardware: that is said, the other suite's trial is not.
       const other = suites.find((x) => x.id !== imported.id)!;
       expect((await value('report.build', { selection: { suiteIds: [other.id] } })).unreadable).toEqual([expect.stringMatching(noHardware)]);
+      // The trial's own dialog too, each time it is opened; a trial stored without a snapshot has nothing to say.
+      for (let i = 0; i < 2; i++) {
+        const detail = await value('trials.get', { id: withHardware });
+        expect(detail.hardware).toBeNull();
+        expect(detail.unreadable).toEqual([expect.stringMatching(noHardware)]);
+      }
+      const importedTrial = (await value('history.list', { selection: {} })) as unknown as { trials: { id: number; sourceFile: string | null }[] };
+      expect((await value('trials.get', { id: importedTrial.trials.find((t) => t.sourceFile !== null)!.id })).unreadable).toEqual([]);
     } finally {
       await backend.close();
     }
