@@ -837,6 +837,11 @@ function scenarioMatchKey(t: TrialRecord): string {
 
 const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutoscaling', 'autoscalerMode', 'warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion'] as const;
 
+/** A comparison of a system or drive with itself: a VALIDATION error (its ratios would only show the noise of one set of trials split in two). */
+export class ComparisonRefused extends Error {
+  readonly code = 'VALIDATION';
+}
+
 /**
  * Compares two sets of trials (two systems, or two drives) over matched configurations: trials
  * with equal workload options (`config`), or, for suites planned on machines with different RAM,
@@ -845,8 +850,12 @@ const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutos
 export function buildSystemComparison(
   a: { label: string; id: string; trials: readonly TrialRecord[] },
   b: { label: string; id: string; trials: readonly TrialRecord[] },
-  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[] } = {},
+  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: 'system' | 'drive' } = {},
 ): SystemComparison {
+  if (a.id === b.id) {
+    const kind = opts.kind ?? 'system';
+    throw new ComparisonRefused(`A and B are the same ${kind} (${a.label}, ${a.id}): compare two different ${kind}s`);
+  }
   const match = opts.match ?? 'config';
   const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
   // Per configuration, then per system and drive: a system whose configuration ran on two drives
