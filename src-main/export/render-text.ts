@@ -167,9 +167,11 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   out.push(`Matched ${c.matched} ${c.match === 'config' ? 'configuration(s)' : 'scenario(s)'} with complete trials on both sides (unmatched: ${c.unmatchedA} only in A, ${c.unmatchedB} only in B).`);
   out.push(`Method: ${c.method}.`);
   out.push('');
+  // Only where a side has flagged trials: a clean comparison prints as it always did.
+  const flagged = c.cautions.a.flaggedTrials + c.cautions.b.flaggedTrials > 0;
   out.push(
     table(
-      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'A win rate', 'within noise', 'CV A', 'CV B'],
+      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'A win rate', 'within noise', 'CV A', 'CV B', ...(flagged ? ['flagged'] : [])],
       c.metrics.map((m) => [
         `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
         String(m.compared),
@@ -180,9 +182,11 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
         cvText(m.medianCvB),
+        ...(flagged ? [`${m.flaggedConfigs}/${m.compared}`] : []),
       ]),
     ),
   );
+  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (RAM-backed cache directory, page-cache reads, a stall; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the configurations lean to, not named: none of their differences is beyond the noise, and some have one trial a side (no spread to judge by; run 2 or more).');
   }
@@ -220,7 +224,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       out.push(`${m.metric.label} per configuration (${m.metric.unit}):`);
       out.push(
         table(
-          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?'],
+          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', ...(flagged ? ['flagged A/B'] : [])],
           m.configs.map((x) => [
             `${x.scenarioId}: ${x.description}`,
             String(x.nA),
@@ -230,6 +234,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
             fmtValue(x.ratio, 'x'),
             x.winner === null ? '—' : x.winner.toUpperCase(),
             x.withinNoise === null ? '?' : x.withinNoise ? 'yes' : 'no',
+            ...(flagged ? [`${x.flaggedA}/${x.flaggedB}`] : []),
           ]),
         ),
       );

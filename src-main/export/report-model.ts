@@ -581,6 +581,9 @@ export interface ConfigComparison {
   winner: 'a' | 'b' | 'tie' | null;
   /** The difference may be run-to-run noise (see withinNoise); null when unknown or without a ratio. */
   withinNoise: boolean | null;
+  /** Trials of each side's median that the report flags (cautionsOf: RAM-backed, page-cache reads, a stall): counted in it all the same. */
+  flaggedA: number;
+  flaggedB: number;
 }
 
 export interface MetricComparison {
@@ -626,6 +629,25 @@ export interface MetricComparison {
   /** Median CV of each side across configurations. */
   medianCvA: number | null;
   medianCvB: number | null;
+  /** Compared configurations with a flagged trial on either side (see ConfigComparison.flaggedA): their ratios count, and are marked. */
+  flaggedConfigs: number;
+}
+
+/**
+ * A side's matched trials (complete trials of the configurations both sides ran) that the report
+ * flags, by why: a trial may be counted under several reasons, and once in `flaggedTrials`.
+ */
+export interface SideCautions {
+  matchedTrials: number;
+  flaggedTrials: number;
+  /** The cache directory was RAM-backed: the storage numbers describe memory, not a drive. */
+  ramBacked: number;
+  /** The page cache served storage reads (device or engine read coverage below the threshold). */
+  pageCache: number;
+  /** The engine's window closed far past its plan. */
+  stalled: number;
+  /** Flagged for a reason other than those three. */
+  other: number;
 }
 
 export interface GroupComparison {
@@ -648,6 +670,8 @@ export interface SystemComparison {
   byCpuMem: GroupComparison[];
   byModel: GroupComparison[];
   variance: { users: number; configs: number; medianCvA: number | null; medianCvB: number | null }[];
+  /** Each side's matched trials the report flags: the ratios and verdicts count them, so the notes say so. */
+  cautions: { a: SideCautions; b: SideCautions };
   notes: string[];
 }
 
@@ -689,6 +713,8 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       cvB: gb.cv,
       winner: winner(def, ga.median, gb.median),
       withinNoise: withinNoise(ga.median, gb.median, ga.cv, gb.cv),
+      flaggedA: a.filter(isFlagged).length,
+      flaggedB: b.filter(isFlagged).length,
     };
   });
 }
@@ -773,7 +799,7 @@ export function metricVerdict(def: MetricDefinition, configs: readonly ConfigCom
   return leadingSide(def, deciding(configs));
 }
 
-function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricComparison {
+function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<MetricComparison, 'flaggedConfigs'> {
   const valid = configs.filter((c) => c.ratio !== null);
   // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
   // nor does a difference within the run-to-run noise. The rate counts the configurations the
@@ -821,6 +847,36 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
   }
   const configs = metrics[0] ? metrics[0].configs.filter(keep).length : 0;
   return { group, configs, metrics: rows, bestDifferentiator: best };
+}
+
+const isFlagged = (t: TrialRecord): boolean => cautionsOf(t).length > 0;
+
+/** See SideCautions. */
+function sideCautions(trials: readonly TrialRecord[]): SideCautions {
+  const ramBacked = (t: TrialRecord): boolean => t.metrics.storage_ram_backed === 1;
+  // A RAM-backed directory's reads are memory's anyway: counted there, not as page-cache reads.
+  const pageCache = (t: TrialRecord): boolean => !ramBacked(t) && storageReadCaution(t).length > 0;
+  const stalled = (t: TrialRecord): boolean => stallCaution(t).length > 0;
+  const flagged = trials.filter(isFlagged);
+  return {
+    matchedTrials: trials.length,
+    flaggedTrials: flagged.length,
+    ramBacked: trials.filter(ramBacked).length,
+    pageCache: trials.filter(pageCache).length,
+    stalled: trials.filter(stalled).length,
+    other: flagged.filter((t) => !ramBacked(t) && !pageCache(t) && !stalled(t)).length,
+  };
+}
+
+/** The notes that say what a side's flagged trials are: the comparison counts them like any other. */
+function cautionNotes(name: string, label: string, c: SideCautions): string[] {
+  const of = (n: number): string => `${n} of its ${c.matchedTrials} matched trial(s)`;
+  return [
+    c.ramBacked > 0 ? `${name} (${label}): ${of(c.ramBacked)} ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive` : null,
+    c.pageCache > 0 ? `${name} (${label}): in ${of(c.pageCache)} the page cache served storage reads: their storage read numbers describe RAM, not the drive` : null,
+    c.stalled > 0 ? `${name} (${label}): in ${of(c.stalled)} the engine stalled (the window closed far past its plan): kvbench, not the drive, may have set their pace` : null,
+    c.other > 0 ? `${name} (${label}): ${of(c.other)} carry another caution (kvbench report lists it per trial)` : null,
+  ].filter((n): n is string => n !== null);
 }
 
 /**
@@ -887,7 +943,8 @@ export function buildSystemComparison(
   const metrics = metricKeys
     .map((k) => METRIC_BY_KEY[k])
     .filter((d): d is MetricDefinition => d !== undefined)
-    .map((def) => summarise(def, compareConfigs(def, pairs)));
+    .map((def) => summarise(def, compareConfigs(def, pairs)))
+    .map((m) => ({ ...m, flaggedConfigs: m.configs.filter((c) => c.ratio !== null && c.flaggedA + c.flaggedB > 0).length }));
   const cpuValues = [...new Set(pairs.map((p) => p.a[0].options.cpuMemGb).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
   const models = [...new Set(pairs.map((p) => p.a[0].options.model).filter((v): v is string => typeof v === 'string'))].sort();
   const users = [...new Set(pairs.map((p) => p.a[0].options.numUsers).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
@@ -904,6 +961,18 @@ export function buildSystemComparison(
   const measuredHere = pairs.flatMap((p) => [...p.a, ...p.b]).filter((t) => t.sourceFile === null);
   for (const c of straddledChanges([...new Set(measuredHere.map((t) => t.kvbenchVersion))], metrics.map((m) => m.metric.key))) {
     notes.push(`${c.metric} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two`);
+  }
+  // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a
+  // ceiling is a fair question), and the caution concerns every throughput of the trial, not one
+  // storage metric that could be left out. So they count, and the reader is told which and why.
+  const cautions = { a: sideCautions(pairs.flatMap((p) => p.a)), b: sideCautions(pairs.flatMap((p) => p.b)) };
+  const cautioned = [...cautionNotes('A', a.label, cautions.a), ...cautionNotes('B', b.label, cautions.b)];
+  if (cautioned.length > 0) {
+    notes.push(
+      ...cautioned,
+      'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive ' +
+        '(the flagged column counts the configurations they are in; --per-config shows them per configuration)',
+    );
   }
   for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
     const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));
@@ -929,6 +998,7 @@ export function buildSystemComparison(
       const cs = tput ? tput.configs.filter((c) => c.numUsers === u) : [];
       return { users: u, configs: cs.length, medianCvA: median(cs.map((c) => c.cvA)), medianCvB: median(cs.map((c) => c.cvB)) };
     }),
+    cautions,
     notes,
   };
 }

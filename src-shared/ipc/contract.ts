@@ -301,6 +301,9 @@ export const ConfigComparisonSchema = z.object({
   cvB: nnum,
   winner: winnerSchema,
   withinNoise: z.boolean().nullable(),
+  /** Trials of each side's median that the report flags (RAM-backed, page-cache reads, a stall). */
+  flaggedA: count,
+  flaggedB: count,
 });
 
 export const MetricComparisonSchema = z.object({
@@ -326,6 +329,8 @@ export const MetricComparisonSchema = z.object({
   noiseUnknown: count,
   medianCvA: nnum,
   medianCvB: nnum,
+  /** Compared configurations with a flagged trial on either side. */
+  flaggedConfigs: count,
 });
 export type MetricComparisonData = z.infer<typeof MetricComparisonSchema>;
 
@@ -337,6 +342,9 @@ export const GroupComparisonSchema = z.object({
     .object({ key: z.string(), label: z.string(), meanRatio: nnum, winRate: nnum, side: z.enum(['a', 'b']) })
     .nullable(),
 });
+
+const SideCautionsSchema = z.object({ matchedTrials: count, flaggedTrials: count, ramBacked: count, pageCache: count, stalled: count, other: count });
+export type SideCautionsData = z.infer<typeof SideCautionsSchema>;
 
 export const SystemComparisonSchema = z.object({
   a: z.object({ label: z.string(), id: z.string(), trials: count }),
@@ -350,6 +358,8 @@ export const SystemComparisonSchema = z.object({
   byCpuMem: z.array(GroupComparisonSchema),
   byModel: z.array(GroupComparisonSchema),
   variance: z.array(z.object({ users: num, configs: count, medianCvA: nnum, medianCvB: nnum })),
+  /** Each side's matched trials the report flags, by why (the notes say it in words). */
+  cautions: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }),
   notes: z.array(z.string()),
 });
 export type SystemComparisonData = z.infer<typeof SystemComparisonSchema>;

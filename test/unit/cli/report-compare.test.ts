@@ -6,6 +6,7 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
 import { runInProcess } from './in-process.ts';
+import type { SystemComparison } from '../../../src-main/export/report-model.ts';
 
 afterEach(removeTempDirs);
 
@@ -31,5 +32,57 @@ describe('kvbench report --compare', () => {
     const unknown = await report('--compare', 'nosuch', 'A-first', '--drives');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe("kvbench report: no drive matches 'nosuch' (see kvbench history --systems)\n");
+  });
+
+  it('says which side\'s matched trials are flagged and why, in the notes, per metric and per configuration, and counts them in --json', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      // A on a RAM disk (3× faster, every trial flagged); B on a disk, one of its trials read through the page cache.
+      await importDrive(store, dir, 'A-ram', [300, 310, 305].map((tokPerS) => ({ tokPerS, ramBacked: true, readBytesPerS: 3e9 + tokPerS })));
+      await importDrive(store, dir, 'B-disk', [
+        { tokPerS: 100, readBytesPerS: 1e9 },
+        { tokPerS: 104, readBytesPerS: 1.02e9 },
+        { tokPerS: 102, readBytesPerS: 1.01e9, readCoverage: 0.3 },
+      ]);
+      // Trials the comparison does not match (other users) are not counted among the matched ones.
+      await importDrive(store, dir, 'A-ram', [{ tokPerS: 50, ramBacked: true, options: { numUsers: 8 } }]);
+    } finally {
+      store.close();
+    }
+    const report = (...args: string[]) => runInProcess(() => reportCommand([...args, '--db', dbIn(dir)]));
+    const json = await report('--compare', 'A-ram', 'B-disk', '--drives', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const c = JSON.parse(json.stdout) as SystemComparison;
+    expect(c.cautions).toEqual({
+      a: { matchedTrials: 3, flaggedTrials: 3, ramBacked: 3, pageCache: 0, stalled: 0, other: 0 },
+      b: { matchedTrials: 3, flaggedTrials: 1, ramBacked: 0, pageCache: 1, stalled: 0, other: 0 },
+    });
+    expect(c.notes).toEqual([
+      'A (A-ram): 3 of its 3 matched trial(s) ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive',
+      'B (B-disk): in 1 of its 3 matched trial(s) the page cache served storage reads: their storage read numbers describe RAM, not the drive',
+      expect.stringMatching(/^the ratios, win rates and verdicts count those trials like any other/),
+    ]);
+    const bw = c.metrics.find((m) => m.metric.key === 'storage_read_bytes_per_s')!;
+    expect(bw.flaggedConfigs).toBe(1);
+    expect(bw.configs.map((x) => [x.flaggedA, x.flaggedB])).toEqual([[3, 1]]);
+    const text = await report('--compare', 'A-ram', 'B-disk', '--drives', '--per-config');
+    expect(text.stdout).toMatch(/^Storage read bandwidth \(higher is better\) .* 1\/1$/m);
+    expect(text.stdout).toMatch(/^storage-only: tiny-1b.*\s3\/1$/m);
+    expect(text.stdout).toContain('note: A (A-ram): 3 of its 3 matched trial(s) ran on a RAM-backed cache directory');
+  });
+
+  it('prints a comparison without flagged trials as before: no flagged column, no caution note', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      await importDrive(store, dir, 'A', [{ tokPerS: 100 }, { tokPerS: 101 }]);
+      await importDrive(store, dir, 'B', [{ tokPerS: 90 }, { tokPerS: 91 }]);
+    } finally {
+      store.close();
+    }
+    const text = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--per-config', '--db', dbIn(dir)]));
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).not.toMatch(/flagged/);
   });
 });
