@@ -73,6 +73,12 @@ export interface ScenarioSummary {
   trialIds: number[];
   excluded: ExcludedTrial[];
   cautions: TrialCaution[];
+  /**
+   * Aggregated trials whose storage reads were not all the device's (the page cache served them, or
+   * the cache directory was RAM-backed): cautionsOf's test. Their read numbers describe RAM, so the
+   * tier comparison gives the group no read efficiency.
+   */
+  storageReadFlagged: number;
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
 }
@@ -212,6 +218,7 @@ export function buildScenarioReport(
           };
         }),
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
+      storageReadFlagged: included.filter((t) => storageReadCaution(t).length > 0).length,
       metrics,
       pooled,
     });
@@ -444,6 +451,16 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
   const ramRows = rows.filter(onRam).length;
   if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there`);
+  // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
+  // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
+  const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;
+  const cachedRows = rows.filter(readsFromCache);
+  if (cachedRows.length > 0) {
+    notes.push(
+      `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => `${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${s.storageReadFlagged} of ${s.trialIds.length} trial(s)`).join('; ')}): ` +
+        'their read numbers describe RAM, not the drive, so no read efficiency there',
+    );
+  }
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
@@ -493,7 +510,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       bytesWritten: med(s, 'total_write_bytes'),
       storageReadBytesPerS: rd,
       storageWriteBytesPerS: wr,
-      storageReadEfficiency: onRam(s) ? null : ratio(rd, limits.readBytesPerS),
+      storageReadEfficiency: onRam(s) || readsFromCache(s) ? null : ratio(rd, limits.readBytesPerS),
       storageWriteEfficiency: onRam(s) ? null : ratio(wr, limits.writeBytesPerS),
       cpuReadEfficiency: ratio(cpuRd, limits.memoryCopyBytesPerS),
       limits,

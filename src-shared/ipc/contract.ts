@@ -226,6 +226,8 @@ export const ScenarioSummarySchema = z.object({
     }),
   ),
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
+  /** Aggregated trials whose storage reads were not all the device's (page cache, RAM-backed). */
+  storageReadFlagged: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, count, p50Ms: num, p95Ms: num, p99Ms: num })),
 });

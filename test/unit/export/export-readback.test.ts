@@ -207,16 +207,18 @@ describe('exports read back', () => {
       ['scenarios', 3, 'excluded (failed)'],
       ['scenarios', 2, 'flagged'],
       ['tier comparison', null, 'note'],
+      ['tier comparison', null, 'note'],
     ]);
     expect(notes[1].message).toMatch(/^the device read 40\.0 % of the bytes the storage tier read: the page cache served the rest/);
-    expect(notes[2].message).toMatch(/^no bandwidth probe of the drive/);
+    expect(notes[2].message).toBe('1 row(s): the page cache served storage reads (storage-only: 1 of 2 trial(s)): their read numbers describe RAM, not the drive, so no read efficiency there');
+    expect(notes[3].message).toMatch(/^no bandwidth probe of the drive/);
     expect(rowsOf('Scenarios').every((r) => r.flagged === 1)).toBe(true);
     const pooled = rowsOf('Pooled latency');
     expect(pooled.map((p) => p.latency)).toEqual(report.scenarios[0].pooled.map((p) => p.name));
     expect(pooled[0]).toMatchObject({ scenario_id: 'storage-only', trials: 2, p95_ms: report.scenarios[0].pooled[0].p95Ms });
     const about = Object.fromEntries(rowsOf('About').map((r) => [r.item, r.value]));
     expect(about['pooled latency']).toMatch(/^Pooled latency: pooled latency percentiles from merged HDR histograms/);
-    expect(about.notes).toMatch(/^Notes: 3 /);
+    expect(about.notes).toMatch(/^Notes: 4 /);
     const trialRows = rowsOf('Trials');
     expect(trialRows.map((r) => r.caution)).toEqual([null, notes[1].message, null]);
     // The CSV: the same caution column.
