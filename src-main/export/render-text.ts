@@ -110,7 +110,7 @@ export function formatTierComparison(t: TierComparison): string {
   const out: string[] = [];
   out.push(`Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials; speedup against ${t.baseline ?? 'storage-only (missing)'})`);
   const limitsText = (l: ProbeLimits): string =>
-    `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
+    `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
     `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${l.source})`;
   // Rows of several systems or drives are each measured against their own probe: list each.
   const perPlace = new Map(t.rows.map((r) => [`${placeLabel(r)}\u0000${JSON.stringify(r.limits)}`, r]));

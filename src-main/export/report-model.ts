@@ -5,7 +5,7 @@
 // Aggregation rules (src-shared/domain/statistics.ts): per metric, the median and the P95 of the
 // per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
-import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { aggregate, geometricMean, mean, median, ratio, withinNoise, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
@@ -284,6 +284,8 @@ export interface ProbeLimits {
   writeBytesPerS: number | null;
   memoryCopyBytesPerS: number | null;
   source: string;
+  /** Why a probe that ran gave no read limit (its reads came from memory, or its read phase did not complete); null otherwise. */
+  readNote: string | null;
 }
 
 export interface TierComparison {
@@ -310,13 +312,25 @@ export class StatedBandwidthRefused extends Error {
   readonly code = 'VALIDATION';
 }
 
-const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none' };
+const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', readNote: null };
+
+/** Why the probe stored in `hw` has no read limit although it ran; null where it has one, or did not run. */
+function probeReadNote(hw: HardwareProfile): string | null {
+  const bw = hw.cacheDir?.bandwidth ?? null;
+  if (!bw) return null;
+  if (bw.pageCacheSuspected) {
+    const ram = ramBackingOf(hw.cacheDir!);
+    return ram !== null ? `the probe's reads came from memory (${ram} is RAM-backed)` : 'the page cache may have served the probe\'s reads';
+  }
+  return bw.readBytesPerSec === null ? 'the probe\'s read phase did not complete' : null;
+}
 
 /** The drive's and memory's limits a hardware snapshot measured. */
 export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
   if (!hw) return NO_LIMITS;
   const bw = hw.cacheDir?.bandwidth ?? null;
   return {
+    readNote: probeReadNote(hw),
     // Snapshots stored before the probe refused them kept a read rate the page cache may have served.
     readBytesPerS: bw?.pageCacheSuspected ? null : (bw?.readBytesPerSec ?? null),
     writeBytesPerS: bw?.writeBytesPerSec ?? null,
@@ -360,12 +374,13 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
     ...l,
     readBytesPerS: stated.readBytesPerS ?? l.readBytesPerS,
     writeBytesPerS: stated.writeBytesPerS ?? l.writeBytesPerS,
+    readNote: stated.readBytesPerS !== null ? null : l.readNote,
     source: `stated by the user (${given.join(', ')})${both ? '' : `; the other direction: ${l.source}`}`,
   };
 }
 
 const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
-  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source;
+  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source && a.readNote === b.readNote;
 
 /** The tier layout: what a row may differ in from the storage-only row it is compared with. */
 const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
@@ -473,9 +488,17 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     );
     for (const s of orphans) notes.push(`${s.scenarioId}, ${s.configDescription}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${baselineFor.get(s)!.note}`);
   }
-  const unprobed = rows.filter((s) => limitsOf.get(s)!.readBytesPerS === null).length;
-  if (unprobed > 0 && unprobed === rows.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
+  // Rows on RAM have no storage efficiency whatever the probe did, and rows whose reads the page
+  // cache served no read efficiency (their notes say so): what the probe lacks matters for the rest.
+  const wantsLimit = rows.filter((s) => !onRam(s) && !(readsFromCache(s) && limitsOf.get(s)!.writeBytesPerS !== null));
+  const unprobed = wantsLimit.filter((s) => limitsOf.get(s)!.readBytesPerS === null && limitsOf.get(s)!.readNote === null).length;
+  const wantReadLimit = wantsLimit.filter((s) => !readsFromCache(s) && limitsOf.get(s)!.readBytesPerS === null);
+  if (unprobed > 0 && unprobed === wantsLimit.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
   else if (unprobed > 0) notes.push(`${unprobed} row(s) have no bandwidth probe of their drive: no storage efficiency there (run the suite with its probe, or kvbench hw --probe)`);
+  for (const why of new Set(wantReadLimit.map((s) => limitsOf.get(s)!.readNote).filter((n): n is string => n !== null))) {
+    const n = wantReadLimit.filter((s) => limitsOf.get(s)!.readNote === why).length;
+    notes.push(`${n} row(s): the drive was probed, but ${why}: no read limit, so no read efficiency there (state the drive's read bandwidth: kvbench report --stated-read-gbps)`);
+  }
   const out: TierRow[] = rows.map((s) => {
     const base = baselineOf(s);
     const tok = med(s, 'wall_clock_throughput_tok_per_s');

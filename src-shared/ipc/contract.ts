@@ -239,7 +239,8 @@ export const ScenarioReportSchema = z.object({
   scenarios: z.array(ScenarioSummarySchema),
 });
 
-export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string() });
+/** readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
+export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), readNote: z.string().nullable() });
 
 export const TierRowSchema = z.object({
   scenarioId: z.string(),

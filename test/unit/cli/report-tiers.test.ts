@@ -4,7 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { TierComparison } from '../../../src-main/export/report-model.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { addSuiteTrials } from '../store/seed-store.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
 import { runInProcess } from './in-process.ts';
 
@@ -37,5 +40,47 @@ describe('kvbench report: tier comparison', () => {
     expect(tiers.notes).toContain('1 row(s): the page cache served storage reads (storage-only: 3 of 3 trial(s)): their read numbers describe RAM, not the drive, so no read efficiency there');
     expect(tiers.notes.join('\n')).not.toMatch(/ceiling is too low/);
     expect(text).toMatch(/^storage-only .* 1\.14 GB\/s\s+—\s+\S+%$/m);
+  });
+
+  /** A suite of three storage-only trials on `hw` (its probe stored with them); `ramBacked`: their cache directory was. */
+  const suiteOn = (store: Store, hw: HardwareProfile, ramBacked: boolean): number =>
+    addSuiteTrials(store, hw, 3, (i, options) => {
+      const r = kvbenchResults({ tokPerS: 1000 + i, durationS: Number(options.duration) });
+      r.kvbench.tiers.storage.ram_backed = ramBacked;
+      return { results: r as unknown as Record<string, unknown> };
+    });
+
+  it('says why a probe that ran has no read limit, instead of "no bandwidth probe"', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    let onDisk: number;
+    let onRam: number;
+    try {
+      // A disk whose probe's reads the page cache may have served: its write limit stands.
+      const disk = fakeHardware({ probe: true });
+      disk.cacheDir!.bandwidth = { ...disk.cacheDir!.bandwidth!, readBytesPerSec: null, pageCacheSuspected: true };
+      onDisk = suiteOn(store, disk, false);
+      // A loop device on tmpfs (rev7's drive A): the probe ran, its read phase was refused as memory.
+      const ram = fakeHardware({ probe: true, systemId: 'sys-fedcba9876543210', hostname: 'lab2' });
+      ram.cacheDir!.bandwidth = { ...ram.cacheDir!.bandwidth!, readBytesPerSec: null, pageCacheSuspected: true };
+      ram.cacheDir!.blockDevice = { name: 'loop0', disks: ['loop0'], model: null, serial: null, wwid: null, rotational: null, logicalBlockBytes: 512, physicalBlockBytes: 512, sizeBytes: 3 * 1024 ** 3, media: 'ram', backingFile: '/dev/shm/a.img', backingFilesystem: 'tmpfs' };
+      onRam = suiteOn(store, ram, true);
+    } finally {
+      store.close();
+    }
+    const disk = await reportOf(dir, '--suite', String(onDisk));
+    expect(disk.tiers.notes).toContain(
+      "1 row(s): the drive was probed, but the page cache may have served the probe's reads: no read limit, so no read efficiency there (state the drive's read bandwidth: kvbench report --stated-read-gbps)",
+    );
+    expect(disk.tiers.notes.join('\n')).not.toMatch(/no bandwidth probe/);
+    expect(disk.tiers.rows[0].storageWriteEfficiency).not.toBeNull();
+    expect(disk.text).toMatch(/^Limits: drive sequential read — \(the page cache may have served the probe's reads\), write 1\.50 GB\/s/m);
+
+    const ram = await reportOf(dir, '--suite', String(onRam));
+    // Its rows are RAM-backed: that note says why they have no efficiency, and nothing says the drive was not probed.
+    expect(ram.tiers.notes.join('\n')).not.toMatch(/no bandwidth probe|no read limit/);
+    expect(ram.tiers.notes.some((n) => n.includes('RAM-backed'))).toBe(true);
+    expect(ram.tiers.probe.readNote).toBe("the probe's reads came from memory (loop0 on tmpfs is RAM-backed)");
+    expect(ram.text).toContain("Limits: drive sequential read — (the probe's reads came from memory (loop0 on tmpfs is RAM-backed)), write 1.50 GB/s");
   });
 });
