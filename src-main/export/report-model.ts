@@ -396,11 +396,11 @@ function configApartFromTiers(s: ScenarioSummary, alsoIgnore: readonly string[] 
   return configKey(Object.fromEntries(Object.entries(s.options).filter(([k]) => !TIER_LAYOUT_KEYS.includes(k) && !alsoIgnore.includes(k))));
 }
 
-/** The workload options (other than the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
-function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
-  const keys = [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET].filter((k) => !TIER_LAYOUT_KEYS.includes(k));
+/** The workload options (other than `ignore`, by default the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
+function differingOptions(a: Record<string, unknown>, b: Record<string, unknown>, ignore: readonly string[] = TIER_LAYOUT_KEYS): string[] {
+  const keys = [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET].filter((k) => !ignore.includes(k));
   const show = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
-  return keys.filter((k) => show(optionValue(a.options, k)) !== show(optionValue(b.options, k))).map((k) => `${k} ${show(optionValue(a.options, k))} vs ${show(optionValue(b.options, k))}`);
+  return keys.filter((k) => show(optionValue(a, k)) !== show(optionValue(b, k))).map((k) => `${k} ${show(optionValue(a, k))} vs ${show(optionValue(b, k))}`);
 }
 
 /** Run by several hosts at once (a merged multi-host result, or one rank's share of one): world size above 1. */
@@ -445,7 +445,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
         const b = otherUsers[0];
         return [s, { base: b, note: `against storage-only at ${String(b.options.numUsers)} users (this row: ${String(s.options.numUsers)}): the ratio includes the load difference` }];
       }
-      const nearest = here.filter((b) => configApartFromTiers(b) !== null).map((b) => differingOptions(s, b)).sort((x, y) => x.length - y.length)[0];
+      const nearest = here.filter((b) => configApartFromTiers(b) !== null).map((b) => differingOptions(s.options, b.options)).sort((x, y) => x.length - y.length)[0];
       return [s, { base: null, note: `no storage-only run of this configuration${nearest ? ` (the nearest differs in ${nearest.join(', ')})` : ''}` }];
     }),
   );
@@ -919,19 +919,52 @@ function cautionNotes(name: string, label: string, c: SideCautions): string[] {
   ].filter((n): n is string => n !== null);
 }
 
+/** What the planner derives from each machine (its RAM and GPU memory): the only options `--match scenario` lets differ (storage capacity is no part of a configuration). */
+const MACHINE_DERIVED_KEYS: readonly string[] = ['numUsers', 'gpuMemGb', 'cpuMemGb'];
+
 /**
- * What `--match scenario` matches: the scenario, and the options a suite does not derive from the
- * machine (model, duration, generation mode, the profile's kind of run); the machine-derived tier
- * budgets, user counts and storage capacity may differ. So a smoke suite never pools with a
- * standard one, nor an imported trial with another configuration. A trial of unknown configuration
- * (imported without --run-flags) keeps its own key: the defaults are no guess at how it ran.
+ * What `--match scenario` matches: the scenario, and every option of the configuration key but the
+ * user count and tier budgets the planner derives from each machine. So a smoke suite never pools
+ * with a standard one, nor a run with a concurrency cap, multi-turn off or another seed's dataset
+ * with one without. A trial of unknown configuration (imported without --run-flags) keeps its own
+ * key: the defaults are no guess at how it ran.
  */
 function scenarioMatchKey(t: TrialRecord): string {
   const ownKey = t.scenarioId === 'imported' || isUnknownConfigKey(t.configKey);
-  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map((k) => optionValue(t.options, k)), ownKey ? t.configKey : null]);
+  const workload = Object.fromEntries(Object.entries(t.options).filter(([k]) => !MACHINE_DERIVED_KEYS.includes(k)));
+  return JSON.stringify([t.scenarioId, ownKey ? t.configKey : configKey(workload)]);
 }
 
-const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutoscaling', 'autoscalerMode', 'warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion'] as const;
+/** "numUsers 4 vs 8" for each machine-derived option whose values differ between the sides (several on a side: "4/8"). */
+function derivedDifferences(a: readonly TrialRecord[], b: readonly TrialRecord[]): string[] {
+  const values = (ts: readonly TrialRecord[], k: string): string => [...new Set(ts.map((t) => String(optionValue(t.options, k))))].sort().join('/');
+  return MACHINE_DERIVED_KEYS.filter((k) => values(a, k) !== values(b, k)).map((k) => `${k} ${values(a, k)} vs ${values(b, k)}`);
+}
+
+/**
+ * With `--match scenario`, what a reader cannot see in the rows: per matched scenario, the users and
+ * tier budgets that differ between the sides; per scenario both sides ran but that matched nothing,
+ * the options in which the other side's nearest configuration differs.
+ */
+function scenarioMatchNotes(ga: Map<string, Map<string, TrialRecord[]>>, gb: Map<string, Map<string, TrialRecord[]>>): string[] {
+  const trialsOf = (g: Map<string, TrialRecord[]>): TrialRecord[] => [...g.values()].flat();
+  const notes: string[] = [];
+  for (const [k, pa] of ga) {
+    const ta = trialsOf(pa);
+    const first = ta[0];
+    const pb = gb.get(k);
+    if (pb) {
+      const differ = derivedDifferences(ta, trialsOf(pb));
+      if (differ.length > 0) notes.push(`${first.scenarioId} (${describeConfig(first.options)}): matched by scenario, A and B differ in ${differ.join(', ')}`);
+      continue;
+    }
+    if (isUnknownConfigKey(first.configKey)) continue;
+    const others = [...gb.entries()].filter(([kb, g]) => !ga.has(kb) && trialsOf(g)[0].scenarioId === first.scenarioId && !isUnknownConfigKey(trialsOf(g)[0].configKey));
+    const nearest = others.map(([, g]) => differingOptions(first.options, trialsOf(g)[0].options, MACHINE_DERIVED_KEYS)).sort((x, y) => x.length - y.length)[0];
+    if (nearest) notes.push(`${first.scenarioId} (${describeConfig(first.options)}): not matched, B's nearest run of this scenario differs in ${nearest.join(', ')} (--match scenario lets only the users and tier budgets differ)`);
+  }
+  return notes;
+}
 
 /** A comparison of a system or drive with itself: a VALIDATION error (its ratios would only show the noise of one set of trials split in two). */
 export class ComparisonRefused extends Error {
@@ -993,6 +1026,7 @@ export function buildSystemComparison(
   if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
+  if (match === 'scenario') notes.push(...scenarioMatchNotes(ga, gb));
   for (const [name, side] of [['A', a], ['B', b]] as const) {
     const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
     if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);

@@ -85,4 +85,31 @@ describe('kvbench report --compare', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).not.toMatch(/flagged/);
   });
+
+  it('--match scenario matches no runs whose workloads differ beyond users and tier budgets, and says in what they differ', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      await importDrive(store, dir, 'A-first', [{ tokPerS: 100 }, { tokPerS: 101 }, { tokPerS: 102 }]);
+      // rev7's B-other: a concurrency cap and multi-turn off, which --match scenario used to pool with A's runs unsaid.
+      await importDrive(store, dir, 'B-other', [{ tokPerS: 30, options: { maxConcurrentAllocs: 2, disableMultiTurn: true } }, { tokPerS: 31, options: { maxConcurrentAllocs: 2, disableMultiTurn: true } }]);
+      // A machine with more RAM: the planner gave it more users and a CPU tier, the same workload otherwise.
+      await importDrive(store, dir, 'B-big', [{ tokPerS: 200, options: { numUsers: 8, cpuMemGb: 2 } }, { tokPerS: 201, options: { numUsers: 8, cpuMemGb: 2 } }]);
+    } finally {
+      store.close();
+    }
+    const compare = async (b: string): Promise<SystemComparison> => {
+      const r = await runInProcess(() => reportCommand(['--compare', 'A-first', b, '--drives', '--match', 'scenario', '--json', '--db', dbIn(dir)]));
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as SystemComparison;
+    };
+    const other = await compare('B-other');
+    expect(other.matched).toBe(0);
+    expect(other.notes).toContain(
+      "storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB): not matched, B's nearest run of this scenario differs in disableMultiTurn false vs true, maxConcurrentAllocs 0 vs 2 (--match scenario lets only the users and tier budgets differ)",
+    );
+    const big = await compare('B-big');
+    expect(big.matched).toBe(1);
+    expect(big.notes).toContain('storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB): matched by scenario, A and B differ in numUsers 4 vs 8, cpuMemGb 0 vs 2');
+  });
 });
