@@ -83,4 +83,25 @@ describe('kvbench report: tier comparison', () => {
     expect(ram.tiers.probe.readNote).toBe("the probe's reads came from memory (loop0 on tmpfs is RAM-backed)");
     expect(ram.text).toContain("Limits: drive sequential read — (the probe's reads came from memory (loop0 on tmpfs is RAM-backed)), write 1.50 GB/s");
   });
+
+  it('describes every configuration by the options that set it apart, so rows kept apart never read alike', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      await importDrive(store, dir, 'A-first', [{ tokPerS: 100 }, { tokPerS: 101 }]);
+      await importDrive(store, dir, 'B-buffered', [{ tokPerS: 90, options: { directIo: 'off' } }]);
+      await importDrive(store, dir, 'B-other', [{ tokPerS: 30, options: { maxConcurrentAllocs: 2, disableMultiTurn: true, ioDepth: 4, fsyncPolicy: 'none' } }]);
+      // An autoscaler interval acts only with autoscaling: elsewhere it neither keys nor labels the run.
+      await importDrive(store, dir, 'B-quiet', [{ tokPerS: 95, options: { autoscalerInterval: 1, datasetPath: '/data/sets/sharegpt.json' } }]);
+    } finally {
+      store.close();
+    }
+    const { tiers } = await reportOf(dir, '--system', 'rig');
+    expect(tiers.rows.map((r) => `${r.driveLabel}: ${r.configDescription}`).sort()).toEqual([
+      'A-first: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1',
+      'B-buffered: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1, direct-io off',
+      'B-other: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, mca 2, disable-multi-turn, warm-up 1, io-depth 4, fsync-policy none',
+      'B-quiet: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, dataset-path sharegpt.json, warm-up 1',
+    ]);
+  });
 });
