@@ -226,7 +226,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         table(
           ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', ...(flagged ? ['flagged A/B'] : [])],
           m.configs.map((x) => [
-            `${x.scenarioId}: ${x.description}`,
+            `${x.scenarioIds.join(' + ')}: ${x.description}`,
             String(x.nA),
             String(x.nB),
             fmtValue(x.medianA, m.metric.unit),

@@ -601,7 +601,13 @@ export interface Side {
 
 export interface ConfigComparison {
   key: string;
+  /** The first of scenarioIds. */
   scenarioId: string;
+  /**
+   * Every scenario whose trials this row counts, in suite order: scenarios that ran the same
+   * configuration (a smoke suite's cpu-only and production) are one configuration, matched as one.
+   */
+  scenarioIds: string[];
   description: string;
   /** The system and drive each side's trials ran on (placeLabel): one each, never a pool of drives. */
   placeA: string;
@@ -738,6 +744,7 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
     return {
       key,
       scenarioId: first.scenarioId,
+      scenarioIds: scenariosOf([...a, ...b]),
       description: `${describeConfig(first.options)}${severalPlaces ? ` — A on ${placeLabel(a[0])}, B on ${placeLabel(b[0])}` : ''}`,
       placeA: placeLabel(a[0]),
       placeB: placeLabel(b[0]),
@@ -891,6 +898,9 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
 
 const isFlagged = (t: TrialRecord): boolean => cautionsOf(t).length > 0;
 
+/** The scenarios of these trials, once each, in suite order. */
+const scenariosOf = (ts: readonly TrialRecord[]): string[] => [...new Set(ts.map((t) => t.scenarioId))].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y));
+
 /** See SideCautions. */
 function sideCautions(trials: readonly TrialRecord[]): SideCautions {
   const ramBacked = (t: TrialRecord): boolean => t.metrics.storage_ram_backed === 1;
@@ -1011,7 +1021,7 @@ export function buildSystemComparison(
       const severalPlaces = pa.size > 1 || pb.size > 1;
       return [...pa].flatMap(([placeA, ta]) => [...pb].map(([placeB, tb]) => ({ key: severalPlaces ? `${k}\u0000${placeA}\u0000${placeB}` : k, a: ta, b: tb, severalPlaces })));
     });
-  pairs.sort((x, y) => scenarioOrder(x.a[0].scenarioId) - scenarioOrder(y.a[0].scenarioId) || x.key.localeCompare(y.key));
+  pairs.sort((x, y) => scenarioOrder(scenariosOf([...x.a, ...x.b])[0]) - scenarioOrder(scenariosOf([...y.a, ...y.b])[0]) || x.key.localeCompare(y.key));
   const metricKeys = opts.metrics ?? COMPARISON_METRICS;
   const metrics = metricKeys
     .map((k) => METRIC_BY_KEY[k])
@@ -1027,6 +1037,19 @@ export function buildSystemComparison(
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
   if (match === 'scenario') notes.push(...scenarioMatchNotes(ga, gb));
+  // Scenarios that ran one configuration are one measurement of it: matched as one row, under every name.
+  const pooled = pairs.filter((p) => scenariosOf([...p.a, ...p.b]).length > 1);
+  if (pooled.length > 0) {
+    const named = (p: MatchedPair): string => {
+      const [all, sa, sb] = [scenariosOf([...p.a, ...p.b]), scenariosOf(p.a), scenariosOf(p.b)].map((ids) => ids.join(' + '));
+      return sa === sb ? all : `${all} (A ${sa}, B ${sb})`;
+    };
+    const scenarios = new Set(pairs.flatMap((p) => scenariosOf([...p.a, ...p.b]))).size;
+    notes.push(
+      `${pooled.length} matched configuration(s) were run by several scenarios, whose trials count together in one row: ${pooled.map(named).join('; ')} ` +
+        `(${scenarios} scenarios, ${pairs.length} configurations)`,
+    );
+  }
   for (const [name, side] of [['A', a], ['B', b]] as const) {
     const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
     if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);

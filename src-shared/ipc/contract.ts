@@ -289,6 +289,8 @@ const winnerSchema = z.enum(['a', 'b', 'tie']).nullable();
 export const ConfigComparisonSchema = z.object({
   key: z.string(),
   scenarioId: z.string(),
+  /** Every scenario whose trials the row counts (scenarios that ran the same configuration are one). */
+  scenarioIds: z.array(z.string()),
   description: z.string(),
   placeA: z.string(),
   placeB: z.string(),

@@ -112,4 +112,29 @@ describe('kvbench report --compare', () => {
     expect(big.matched).toBe(1);
     expect(big.notes).toContain('storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): matched by scenario, A and B differ in numUsers 4 vs 8, cpuMemGb 0 vs 2');
   });
+
+  it('names every scenario whose trials a matched configuration pools, and says so in a note', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      // In a smoke suite cpu-only and production run one configuration: their trials are one measurement of it.
+      const cpu = { cpuMemGb: 1 };
+      await importDrive(store, dir, 'A', [{ tokPerS: 100, options: cpu }, { tokPerS: 101, options: cpu }], 'cpu-only');
+      await importDrive(store, dir, 'A', [{ tokPerS: 102, options: cpu }, { tokPerS: 103, options: cpu }], 'production');
+      await importDrive(store, dir, 'B', [{ tokPerS: 90, options: cpu }, { tokPerS: 91, options: cpu }], 'cpu-only');
+      await importDrive(store, dir, 'A', [{ tokPerS: 50 }, { tokPerS: 51 }]);
+      await importDrive(store, dir, 'B', [{ tokPerS: 40 }, { tokPerS: 41 }]);
+    } finally {
+      store.close();
+    }
+    const json = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--json', '--db', dbIn(dir)]));
+    const c = JSON.parse(json.stdout) as SystemComparison;
+    expect(c.metrics[0].configs.map((x) => [x.scenarioIds, x.nA, x.nB])).toEqual([
+      [['cpu-only', 'production'], 4, 2],
+      [['storage-only'], 2, 2],
+    ]);
+    expect(c.notes).toContain('1 matched configuration(s) were run by several scenarios, whose trials count together in one row: cpu-only + production (A cpu-only + production, B cpu-only) (3 scenarios, 2 configurations)');
+    const text = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--per-config', '--db', dbIn(dir)]));
+    expect(text.stdout).toMatch(/^cpu-only \+ production: tiny-1b, 4u, 4s, cpu 1, /m);
+  });
 });

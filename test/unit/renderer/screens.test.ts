@@ -652,7 +652,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', withinNoise: false, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', withinNoise: false, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
@@ -671,7 +671,7 @@ describe('compare', () => {
           {
             // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: true, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: true, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 1.01,
             geoMeanRatio: 1.01,
@@ -690,7 +690,7 @@ describe('compare', () => {
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', withinNoise: null, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', withinNoise: null, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
@@ -741,7 +741,7 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: false, flaggedA: 2, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: false, flaggedA: 2, flaggedB: 0 }],
             compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, verdict: 'a', leader: 'a', geoMeanSide: 'a', meanCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
           },
         ],
@@ -759,7 +759,7 @@ describe('compare', () => {
   it('a bar that leans against the verdict is amber, never the verdict\'s colour, and the model\'s reason is beside it', async () => {
     const caveat = 'verdict B: 1 of the 1 configuration(s) beyond the run-to-run noise favour B; the mean and the geometric mean over all 3 configurations lean A (they also count the 2 within the noise, which the verdict leaves out, and weigh each difference by its size)';
     const config = (k: string, medianA: number, medianB: number, withinNoise: boolean) => ({
-      key: k, scenarioId: 's', description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.05, cvB: 0.05, winner: medianA > medianB ? ('a' as const) : ('b' as const), withinNoise, flaggedA: 0, flaggedB: 0,
+      key: k, scenarioId: 's', scenarioIds: ['s'], description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.05, cvB: 0.05, winner: medianA > medianB ? ('a' as const) : ('b' as const), withinNoise, flaggedA: 0, flaggedB: 0,
     });
     const base = { medianRatio: 1.04, withinNoise: 2, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.05, flaggedConfigs: 0 };
     installFakeApi({
