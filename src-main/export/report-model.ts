@@ -243,6 +243,7 @@ export function metricOf(s: ScenarioSummary, key: string): Aggregate | null {
 export interface TierRow {
   scenarioId: string;
   label: string;
+  configKey: string;
   configDescription: string;
   systemId: string;
   systemLabel: string;
@@ -510,6 +511,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     return {
       scenarioId: s.scenarioId,
       label: s.label,
+      configKey: s.configKey,
       configDescription: s.configDescription,
       systemId: s.systemId,
       systemLabel: s.systemLabel,

@@ -245,6 +245,7 @@ export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS:
 export const TierRowSchema = z.object({
   scenarioId: z.string(),
   label: z.string(),
+  configKey: z.string(),
   configDescription: z.string(),
   systemId: z.string(),
   systemLabel: z.string(),

@@ -1,6 +1,9 @@
 // `kvbench report`'s tier comparison on a real database of imported runs: which rows get an
 // efficiency, and what the notes say about those that do not.
+import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { TierComparison } from '../../../src-main/export/report-model.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
@@ -103,5 +106,30 @@ describe('kvbench report: tier comparison', () => {
       'B-other: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, mca 2, disable-multi-turn, warm-up 1, io-depth 4, fsync-policy none',
       'B-quiet: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, dataset-path sharegpt.json, warm-up 1',
     ]);
+  });
+
+  it('the XLSX tier comparison carries each row\'s users and configuration, as the terminal table does', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      // rev7: two autoscale rows on one drive (a qos run of llama3.1-8b, a capacity run of tiny-1b) read alike in the sheet.
+      const auto = { enableAutoscaling: true, autoscalerInterval: 1, warmUp: 0, numUsers: 2 };
+      await importDrive(store, dir, 'B-disk', [{ tokPerS: 300, options: { ...auto, model: 'llama3.1-8b', duration: 10, autoscalerMode: 'qos' } }], 'autoscale');
+      await importDrive(store, dir, 'B-disk', [{ tokPerS: 600, options: { ...auto, duration: 12, autoscalerMode: 'capacity' } }], 'autoscale');
+    } finally {
+      store.close();
+    }
+    const out = path.join(dir, 'rig.xlsx');
+    const r = await runInProcess(() => exportCommand(['--system', 'rig', '--out', out, '--db', dbIn(dir)]));
+    expect(r.code, r.stderr).toBe(0);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(out);
+    const ws = wb.getWorksheet('Tier comparison')!;
+    const head = (ws.getRow(1).values as unknown[]).slice(1) as string[];
+    const rows = [2, 3].map((i) => Object.fromEntries(head.map((h, c) => [h, ws.getRow(i).getCell(c + 1).value])));
+    const { tiers } = await reportOf(dir, '--system', 'rig');
+    expect(rows.map((x) => [x.users, x.config_key, x.configuration])).toEqual(tiers.rows.map((t) => [2, t.configKey, t.configDescription]));
+    expect(new Set(rows.map((x) => x.configuration)).size).toBe(2);
+    expect(rows.map((x) => x.configuration)).toContain('llama3.1-8b, 2u, 10s, cpu 0, gpu 0, gen none, storage 1 GiB, auto qos, autoscaler-interval 1');
   });
 });
