@@ -143,9 +143,16 @@ function incompleteCaution(t: TrialRecord): TrialCaution[] {
   return [{ trialId: t.id, trialIndex: t.trialIndex, message: `counted although ${t.status}: ${why}` }];
 }
 
+/**
+ * What a RAM-backed cache directory may be on. A trial stores only that it was (the results' kind of
+ * backing is no metric), so the words cover every kind kvbench tells, not only a filesystem: a loop
+ * device whose file is on tmpfs is the common one on a test machine.
+ */
+const RAM_BACKED_KINDS = 'tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory';
+
 function storageReadCaution(t: TrialRecord): string[] {
   if (t.metrics.storage_ram_backed === 1) {
-    return ['the cache directory was on a RAM-backed filesystem (tmpfs or ramfs): its storage numbers describe memory, not a drive'];
+    return [`the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive`];
   }
   // The engine's own count first: the device's counters include other processes' reads.
   const own = t.metrics.process_read_coverage;
@@ -466,7 +473,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
   const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
   const ramRows = rows.filter(onRam).length;
-  if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there`);
+  if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed cache directory (${RAM_BACKED_KINDS}): no storage efficiency there`);
   // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
   // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
   const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;

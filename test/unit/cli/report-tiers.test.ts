@@ -1,5 +1,6 @@
 // `kvbench report`'s tier comparison on a real database of imported runs: which rows get an
 // efficiency, and what the notes say about those that do not.
+import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -131,5 +132,23 @@ describe('kvbench report: tier comparison', () => {
     expect(rows.map((x) => [x.users, x.config_key, x.configuration])).toEqual(tiers.rows.map((t) => [2, t.configKey, t.configDescription]));
     expect(new Set(rows.map((x) => x.configuration)).size).toBe(2);
     expect(rows.map((x) => x.configuration)).toContain('llama3.1-8b, 2u, 10s, cpu 0, gpu 0, gen none, storage 1 GiB, auto qos, autoscaler-interval 1');
+  });
+
+  it('flags a RAM-backed trial by what kvbench can tell of it, never as tmpfs or ramfs alone (a loop device on tmpfs is neither)', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      await importDrive(store, dir, 'A-first', [{ tokPerS: 300, ramBacked: true }]);
+    } finally {
+      store.close();
+    }
+    const caution = 'the cache directory was RAM-backed (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): its storage numbers describe memory, not a drive';
+    const { text, tiers } = await reportOf(dir, '--system', 'rig');
+    expect(text).toContain(`FLAGGED: ${caution}`);
+    expect(text).not.toContain('tmpfs or ramfs');
+    expect(tiers.notes).toContain('1 row(s) ran on a RAM-backed cache directory (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): no storage efficiency there');
+    const out = path.join(dir, 'rig.csv');
+    expect((await runInProcess(() => exportCommand(['--system', 'rig', '--out', out, '--db', dbIn(dir)]))).code).toBe(0);
+    expect(fs.readFileSync(out, 'utf8')).toContain(caution);
   });
 });

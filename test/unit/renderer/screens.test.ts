@@ -518,7 +518,7 @@ describe('report', () => {
 
   it('says why a RAM-backed selection has no storage efficiency, rather than asking for a probe', async () => {
     const base = report();
-    const note = '1 row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there';
+    const note = '1 row(s) ran on a RAM-backed cache directory (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): no storage efficiency there';
     const rows = base.tiers.rows.map((r) => ({ ...r, storageReadEfficiency: null, storageWriteEfficiency: null, cpuReadEfficiency: null }));
     installFakeApi({ 'report.build': () => ({ ...base, tiers: { ...base.tiers, rows, notes: [note] } }) });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
