@@ -907,6 +907,25 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
 
 const isFlagged = (t: TrialRecord): boolean => cautionsOf(t).length > 0;
 
+/**
+ * A side's trials of matched configurations that the comparison leaves out, not being complete
+ * (partial, failed, aborted, running); an attempt a resume retried to completion is no trial missing.
+ */
+function leftOutOfMatched(trials: readonly TrialRecord[], matched: (key: string) => boolean, keyOf: (t: TrialRecord) => string): TrialRecord[] {
+  const standings = attemptStandings(trials, false);
+  return trials.filter((t) => t.status !== 'complete' && standings.get(t)!.supersededBy === null && matched(keyOf(t)));
+}
+
+/** "mlperf-large-model 1 partial; storage-only 2 failed": left-out trials counted per scenario and status. */
+function describeLeftOut(trials: readonly TrialRecord[]): string {
+  const counts = new Map<string, { scenarioId: string; status: string; n: number }>();
+  for (const t of trials) {
+    const k = `${t.scenarioId}\u0000${t.status}`;
+    counts.set(k, { scenarioId: t.scenarioId, status: t.status, n: (counts.get(k)?.n ?? 0) + 1 });
+  }
+  return [...counts.values()].map((c) => `${c.scenarioId} ${c.n} ${c.status}`).join('; ');
+}
+
 /** The scenarios of these trials, once each, in suite order. */
 const scenariosOf = (ts: readonly TrialRecord[]): string[] => [...new Set(ts.map((t) => t.scenarioId))].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y));
 
@@ -1046,6 +1065,10 @@ export function buildSystemComparison(
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
   if (match === 'scenario') notes.push(...scenarioMatchNotes(ga, gb));
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    const left = leftOutOfMatched(side.trials, (k) => ga.has(k) && gb.has(k), keyOf);
+    if (left.length > 0) notes.push(`${name} (${side.label}): ${left.length} trial(s) of matched configurations left out, not complete (${describeLeftOut(left)}): only complete trials count`);
+  }
   // Scenarios that ran one configuration are one measurement of it: matched as one row, under every name.
   const pooled = pairs.filter((p) => scenariosOf([...p.a, ...p.b]).length > 1);
   if (pooled.length > 0) {

@@ -137,4 +137,23 @@ describe('kvbench report --compare', () => {
     const text = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--per-config', '--db', dbIn(dir)]));
     expect(text.stdout).toMatch(/^cpu-only \+ production: tiny-1b, 4u, 4s, cpu 1, /m);
   });
+
+  it('says which of a side\'s trials of matched configurations were left out as not complete', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      await importDrive(store, dir, 'A', [{ tokPerS: 100 }, { tokPerS: 101 }, { tokPerS: 102 }]);
+      // rev7: B's partial trial left nB = 2 as the only trace.
+      await importDrive(store, dir, 'B', [{ tokPerS: 90 }, { tokPerS: 91 }, { tokPerS: 20, status: 'partial' }]);
+      // A partial trial of a configuration A never ran is no part of the comparison: not counted.
+      await importDrive(store, dir, 'B', [{ tokPerS: 20, status: 'partial', options: { numUsers: 16 } }]);
+    } finally {
+      store.close();
+    }
+    const r = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--json', '--db', dbIn(dir)]));
+    const c = JSON.parse(r.stdout) as SystemComparison;
+    expect(c.metrics[0].configs.map((x) => [x.nA, x.nB])).toEqual([[3, 2]]);
+    expect(c.notes).toContain('B (B): 1 trial(s) of matched configurations left out, not complete (storage-only 1 partial): only complete trials count');
+    expect(c.notes.filter((n) => n.includes('left out'))).toHaveLength(1);
+  });
 });
