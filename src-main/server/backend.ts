@@ -311,22 +311,32 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const log = opts.log ?? (() => {});
   const detect: DetectFn = opts.detect ?? ((cacheDir, o) => detectForSuite(cacheDir, o));
   const loaded = loadSettings(opts.settingsFile, opts.defaults);
-  if (loaded.problem) log('warn', loaded.problem);
+  for (const p of loaded.problems) log('warn', p.message);
   let settings: Settings = opts.databasePath ? { ...loaded.settings, databasePath: path.resolve(opts.databasePath) } : loaded.settings;
-  let chosenSettings = loaded.chosen; // what the settings file holds, and all a save writes
+  let chosenSettings = loaded.chosen; // the file's valid settings: with unusedSettings, all a save writes
+  let unusedSettings = loaded.unused; // the file's invalid or unknown keys, written back until replaced in Settings
+  let settingsProblems = loaded.problems;
+  // The file may name a database kvbench could not read: the default one is not opened in its place
+  // (its history would pass for the user's), until --db or Settings names one.
+  const databasePathProblem = opts.databasePath ? undefined : loaded.problems.find((p) => p.key === 'databasePath' || p.key === null);
+  let databasePathUnknown = databasePathProblem !== undefined;
 
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
-  try {
-    const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
-    store = opened.store;
-    for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
-    for (const u of opened.unstored) {
-      log('warn', `trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
+  if (databasePathProblem) {
+    databaseError = { code: 'VALIDATION', message: databasePathProblem.message };
+  } else {
+    try {
+      const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
+      store = opened.store;
+      for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+      for (const u of opened.unstored) {
+        log('warn', `trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
+      }
+    } catch (err) {
+      databaseError = toIpcError(err);
+      log('error', `database ${settings.databasePath}: ${databaseError.message}`);
     }
-  } catch (err) {
-    databaseError = toIpcError(err);
-    log('error', `database ${settings.databasePath}: ${databaseError.message}`);
   }
 
   // Rows a read had to leave out (damaged stored JSON: Store.unreadable), said once each in the log,
@@ -502,6 +512,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         databaseError,
         settingsFile: opts.settingsFile,
         settings,
+        settingsProblems: settingsProblems.map((p) => p.message),
         suggestedCacheDir: settings.defaultCacheDir || path.join(os.tmpdir(), 'kvbench-cache'),
         models: availableModelNames(),
         defaultModel: DEFAULT_MODEL_KEY,
@@ -514,19 +525,27 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'settings.update'(patch) {
+      if (loaded.saveRefused !== null) fail('VALIDATION', loaded.saveRefused);
       const next: Settings = { ...settings, ...patch };
       if (patch.databasePath !== undefined) next.databasePath = path.resolve(patch.databasePath);
       if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
-      if (next.databasePath !== settings.databasePath || databaseError !== null) {
+      // A failed database is retried on any save, but one the settings file names unreadably only when a
+      // database is given: a change of units must not open the default one in its place.
+      if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
         if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
         const opened = await openAppDatabase(next.databasePath, { createFolder: false }); // throws (and keeps the old one) when it cannot be used
         store?.close();
         store = opened.store;
         databaseError = null;
+        databasePathUnknown = false;
       }
       const chosen = { ...chosenSettings, ...patch, ...(patch.databasePath !== undefined ? { databasePath: next.databasePath } : {}) };
-      await saveSettings(opts.settingsFile, chosen);
+      const replaced = (key: string | null): boolean => key !== null && Object.hasOwn(patch, key);
+      const unused = Object.fromEntries(Object.entries(unusedSettings).filter(([key]) => !replaced(key)));
+      await saveSettings(opts.settingsFile, chosen, unused);
       chosenSettings = chosen;
+      unusedSettings = unused;
+      settingsProblems = settingsProblems.filter((p) => !replaced(p.key));
       settings = next;
       emit({ type: 'settings.changed', settings });
       emit({ type: 'history.changed', reason: 'settings changed' });
