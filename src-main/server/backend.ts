@@ -704,22 +704,25 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'export.create'(r) {
       const s = requireStore();
-      requireSuites(s, r.selection); // before the try: an unknown suite is NOT_FOUND, only making the file is EXPORT_FAILED
+      requireSuites(s, r.selection);
+      // Read before the file is made (which awaits): every damaged row met is this export's. Outside the
+      // try: what reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
+      // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
+      const { value: model, unreadable } = s.readDamaged((): ExportModel => {
+        const trials = trialsOf(s, r.selection);
+        const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
+        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+        const tiers = tierComparison(report, (id) => hardware.get(id) ?? null, r.stated);
+        return { trials, hardware, report, tiers, filter: r.selection };
+      });
+      let data: Buffer;
       try {
-        // Read before the file is made (which awaits): every damaged row met is this export's.
-        const { value: model, unreadable } = s.readDamaged((): ExportModel => {
-          const trials = trialsOf(s, r.selection);
-          const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
-          const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-          const tiers = tierComparison(report, (id) => hardware.get(id) ?? null, r.stated);
-          return { trials, hardware, report, tiers, filter: r.selection };
-        });
-        const data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
-        const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
-        return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
+        data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }
+      const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
+      return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
     },
 
     async 'import.results'(r) {

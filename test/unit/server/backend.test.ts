@@ -448,10 +448,12 @@ describe('backend', () => {
       ok: false,
       error: { code: 'VALIDATION', message: expect.stringMatching(/stated bandwidth describes one drive.*several systems or drives: open the report of one suite/) },
     });
-    expect(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx', stated: { writeBytesPerS: 4e9 } })).toMatchObject({
+    // The same refusal, not an EXPORT_FAILED: nothing went wrong making a file, the request was refused.
+    expect(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx', stated: { writeBytesPerS: 4e9 } })).toEqual({
       ok: false,
-      error: { code: 'EXPORT_FAILED', message: expect.stringContaining('describes one drive') },
+      error: { code: 'VALIDATION', message: expect.stringMatching(/^a stated bandwidth describes one drive.*several systems or drives: open the report of one suite/) },
     });
+    expect(await t.backend.invoke('export.create', { selection: { systemIds: ['no-such-system'] }, format: 'csv' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     // No direction given is no statement: each drive against its own probe, as without it.
     const all = ok(await t.backend.invoke('report.build', { selection: {}, stated: { readBytesPerS: null } })) as Built;
     expect(all.tiers.rows.map((x) => x.limits.readBytesPerS)).toEqual([2e9, 2e9]);
