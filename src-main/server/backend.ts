@@ -36,17 +36,9 @@ import { databaseSystemDirectoryOf, resolveRealPath, systemDirectoryError } from
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
-import { toCsv, toJson, toXlsxBuffer, type ExportModel } from '../export/export-trials.ts';
-import {
-  buildScenarioReport,
-  buildSystemComparison,
-  buildTierComparison,
-  StatedBandwidthRefused,
-  type HardwareSource,
-  type ScenarioReport,
-  type StatedBandwidth,
-  type TierComparison,
-} from '../export/report-model.ts';
+import { buildExportModel, requireSuites } from '../export/export-model.ts';
+import { toCsv, toJson, toXlsxBuffer } from '../export/export-trials.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
@@ -122,18 +114,22 @@ function fail(code: IpcError['code'], message: string): never {
   throw Object.assign(new Error(message), { code });
 }
 
-/**
- * The tier comparison of a report, against the drive's stated (datasheet) bandwidth where the page
- * gives one. A stated bandwidth for a selection over several systems or drives is refused as
- * VALIDATION, in the app's words (the model's names the CLI's flags).
- */
-function tierComparison(report: ScenarioReport, hardware: HardwareSource, given: StatedBandwidthData | undefined): TierComparison {
+/** The drive's stated (datasheet) bandwidth the page gives, as the model takes it. */
+function statedOf(given: StatedBandwidthData | undefined): StatedBandwidth | null {
   const read = given?.readBytesPerS ?? null;
   const write = given?.writeBytesPerS ?? null;
   // Neither direction given is no statement at all (the model would refuse even an empty one for several drives).
-  const stated: StatedBandwidth | null = read === null && write === null ? null : { readBytesPerS: read, writeBytesPerS: write };
+  return read === null && write === null ? null : { readBytesPerS: read, writeBytesPerS: write };
+}
+
+/**
+ * Builds what carries a tier comparison (the comparison itself, an export's model). A stated bandwidth
+ * for a selection over several systems or drives is refused as VALIDATION, in the app's words (the
+ * model's names the CLI's flags).
+ */
+function withStatedRefusedInAppWords<T>(build: () => T): T {
   try {
-    return buildTierComparison(report, hardware, stated);
+    return build();
   } catch (err) {
     if (err instanceof StatedBandwidthRefused) {
       fail('VALIDATION', 'a stated bandwidth describes one drive, and this selection spans several systems or drives: open the report of one suite to state its drive\'s bandwidth (each drive is otherwise measured against its own probe)');
@@ -174,16 +170,8 @@ function refuseDatabasePath(file: string): void {
   }
 }
 
-/**
- * The suites a selection names must exist: an unknown id (a deleted suite, another database) is
- * NOT_FOUND, not an empty selection whose report and export would read as a suite without trials.
- */
-function requireSuites(s: Store, sel: Selection): void {
-  const missing = (sel.suiteIds ?? []).filter((id) => s.getSuite(id) === null);
-  if (missing.length === 0) return;
-  const what = missing.length === 1 ? `Suite ${missing[0]}` : `Suites ${missing.join(', ')}`;
-  fail('NOT_FOUND', `${what} not found: deleted, or in another database than the one open (see Settings)`);
-}
+/** Where the app's user finds which database a suite is in (requireSuites). */
+const SUITES_WHERE_TO_LOOK = 'see Settings';
 
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
@@ -673,11 +661,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'report.build'(r) {
       const s = requireStore();
-      requireSuites(s, r.selection);
+      requireSuites(s, r.selection.suiteIds, SUITES_WHERE_TO_LOOK);
       const { value: built, unreadable } = s.readDamaged(() => {
         const trials = trialsOf(s, r.selection);
         const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-        return { trials, report, tiers: tierComparison(report, (id) => s.trialHardware(id), r.stated) };
+        return { trials, report, tiers: withStatedRefusedInAppWords(() => buildTierComparison(report, (id) => s.trialHardware(id), statedOf(r.stated))) };
       });
       const { trials, report, tiers } = built;
       const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
@@ -704,17 +692,14 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'export.create'(r) {
       const s = requireStore();
-      requireSuites(s, r.selection);
       // Read before the file is made (which awaits): every damaged row met is this export's. Outside the
       // try: what reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
       // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
-      const { value: model, unreadable } = s.readDamaged((): ExportModel => {
-        const trials = trialsOf(s, r.selection);
-        const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
-        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-        const tiers = tierComparison(report, (id) => hardware.get(id) ?? null, r.stated);
-        return { trials, hardware, report, tiers, filter: r.selection };
-      });
+      const { value: model, unreadable } = s.readDamaged(() =>
+        withStatedRefusedInAppWords(() =>
+          buildExportModel(s, selectionOf(r.selection), { includeIncomplete: r.includeIncomplete ?? false, stated: statedOf(r.stated), whereToLook: SUITES_WHERE_TO_LOOK, filter: r.selection }),
+        ),
+      );
       let data: Buffer;
       try {
         data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
