@@ -18,6 +18,7 @@ export function appInfo(over: Partial<ResponseOf<'app.info'>> = {}): ResponseOf<
     databaseError: null,
     settingsFile: '/data/settings.json',
     settings: SETTINGS,
+    settingsProblems: [],
     suggestedCacheDir: '/mnt/nvme/kv',
     models: ['llama3.1-8b', 'tiny-1b'],
     defaultModel: 'llama3.1-8b',

@@ -973,12 +973,36 @@ describe('settings and the shell', () => {
     await w.get('input[name=byteUnits][value=binary]').setValue(true);
     await w.get('form').trigger('submit');
     await flush();
-    expect(fake.callsOf('settings.update').at(-1)).toMatchObject({ byteUnits: 'binary', databasePath: '/data/kvbench.db' });
+    // Only what changed: a database shown but not changed (from --db, say) is not written to the file.
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ byteUnits: 'binary' });
     expect(w.text()).toContain('Saved.');
     await w.get('input[name=databasePath]').setValue('/etc/passwd');
     await w.get('form').trigger('submit');
     await flush();
     expect(w.get('[role=alert]').text()).toContain('/etc/passwd is not a SQLite database');
+  });
+
+  it('lists the settings the file holds wrongly, and with no database open a save names the one to open', async () => {
+    const wrongUnits = 'the settings file /data/settings.json has an invalid byteUnits, "Binary" (…): the default ("decimal") applies';
+    const wrongDb = 'the settings file /data/settings.json has an invalid databasePath, 42 (…): kvbench opens no database in its place';
+    const fake = installFakeApi({
+      'app.info': () => appInfo({ settingsProblems: [wrongDb, wrongUnits], databaseError: { code: 'VALIDATION', message: wrongDb } }),
+      'suite.status': () => ({ state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] }),
+      'hardware.detect': () => ({ error: { code: 'INTERNAL', message: 'no' } }),
+      'settings.update': (r) => ({ ...SETTINGS, ...r }),
+    });
+    const w = mountIt(App);
+    await flush(10);
+    // Away from Settings: the database's notice, and one line for the other setting (not the database's twice).
+    expect(w.get('[data-test=settings-problems-hint]').text()).toContain('The settings file has a setting kvbench could not use.');
+    expect(w.text()).toContain(wrongDb);
+    const s = mountIt(SettingsView);
+    await flush();
+    expect(s.findAll('[data-test=settings-problems] li').map((li) => li.text())).toEqual([wrongDb, wrongUnits]);
+    await s.get('input[name=latencyUnit][value=us]').setValue(true);
+    await s.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ latencyUnit: 'us', databasePath: '/data/kvbench.db' });
   });
 
   it('tells a browser without the token what to do', async () => {
