@@ -4,8 +4,10 @@
  * a handler sees it and every response before it leaves; failures and thrown errors come back as
  * data, `{ ok: false, error: { code, message } }`, never as exceptions or stacks.
  *
- * The response schemas describe the report model and store records that src-main produces; the
- * backend's handlers are typed against them, so a drift between the two fails the type check.
+ * The response schemas describe the report model and store records that src-main produces, and the
+ * backend's handlers are typed against them. That catches a field a schema requires and a handler
+ * lacks, not the reverse: TypeScript accepts extra properties and zod strips them from the response,
+ * so a field added to a src-main or src-shared/domain type must be added to its schema here too.
  *
  * Pure TypeScript: no Node, no DOM, no electron.
  */
@@ -352,7 +354,6 @@ export const SystemComparisonSchema = z.object({
   variance: z.array(z.object({ users: num, configs: count, medianCvA: nnum, medianCvB: nnum })),
   notes: z.array(z.string()),
 });
-export type SystemComparisonData = z.infer<typeof SystemComparisonSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Endpoint runs (mirrors src-shared/domain/endpoint.ts and src-main/endpoint/endpoint-store.ts)
