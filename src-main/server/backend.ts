@@ -586,7 +586,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         request: run.request,
         plan: run.plan,
         startedAt: run.startedAt,
-        events: run.events as unknown as Record<string, unknown>[],
+        events: run.events,
       };
     },
 

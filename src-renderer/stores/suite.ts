@@ -485,7 +485,7 @@ export const useSuiteStore = defineStore('suite', () => {
       return;
     }
     const s = r.value;
-    const snapshot = s.events as unknown as AppEvent[];
+    const snapshot = s.events;
     resetRun();
     runPlan.value = s.plan;
     if (s.request) cacheDir.value = s.request.cacheDir;

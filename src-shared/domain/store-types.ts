@@ -1,6 +1,6 @@
 /**
- * The trial store's records as the rest of kvbench sees them (CLI, reports, exports, and later the
- * app over IPC), and the catalogue of per-trial metrics every report and export draws from.
+ * The trial store's records as the rest of kvbench sees them (CLI, reports, exports, the app over
+ * IPC), and the catalogue of per-trial metrics every report and export draws from.
  *
  * Pure TypeScript: no Node, no DOM.
  */

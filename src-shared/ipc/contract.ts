@@ -4,8 +4,10 @@
  * a handler sees it and every response before it leaves; failures and thrown errors come back as
  * data, `{ ok: false, error: { code, message } }`, never as exceptions or stacks.
  *
- * The response schemas describe the report model and store records that src-main produces; the
- * backend's handlers are typed against them, so a drift between the two fails the type check.
+ * The response schemas describe the report model and store records that src-main produces, and the
+ * backend's handlers are typed against them. That catches a field a schema requires and a handler
+ * lacks, not the reverse: TypeScript accepts extra properties and zod strips them from the response,
+ * so a field added to a src-main or src-shared/domain type must be added to its schema here too.
  *
  * Pure TypeScript: no Node, no DOM, no electron.
  */
@@ -19,7 +21,7 @@ import {
 } from '../domain/endpoint.ts';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
-import { PROFILE_IDS, SuitePlanSchema } from '../domain/scenarios.ts';
+import { PROFILE_IDS, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { STORE_ERROR_CODES, SUITE_STATUSES, TRIAL_ROW_STATUSES, RESULTS_FORMATS } from '../domain/store-types.ts';
 import type { Channel } from './channels.ts';
 
@@ -352,7 +354,6 @@ export const SystemComparisonSchema = z.object({
   variance: z.array(z.object({ users: num, configs: count, medianCvA: nnum, medianCvB: nnum })),
   notes: z.array(z.string()),
 });
-export type SystemComparisonData = z.infer<typeof SystemComparisonSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Endpoint runs (mirrors src-shared/domain/endpoint.ts and src-main/endpoint/endpoint-store.ts)
@@ -479,6 +480,25 @@ export const EndpointExportFilterSchema = z.strictObject({
 export type EndpointExportFilter = z.infer<typeof EndpointExportFilterSchema>;
 
 // ---------------------------------------------------------------------------------------------
+// Events from the backend to the page (events.ts: how they travel and are checked). Here rather than
+// in events.ts because two of them carry this file's IpcError and Settings, and the suite status
+// below carries them all.
+
+export const PREPARATION_STEPS = ['detecting', 'probing', 'planning'] as const;
+
+export const AppEventSchema = z.discriminatedUnion('type', [
+  // The suite runner's own events, unchanged.
+  SuiteEventSchema,
+  /** Between suite.start and suite.started: hardware detection and the drive probe take seconds. */
+  z.object({ type: z.literal('suite.preparationProgressed'), step: z.enum(PREPARATION_STEPS), message: z.string() }),
+  /** The suite could not start or stopped on an error outside any trial (trial failures are trial events). */
+  z.object({ type: z.literal('suite.failed'), suiteId: int.positive().nullable(), error: IpcErrorSchema }),
+  /** Trials, suites or systems were added or removed (import, delete, a finished trial). */
+  z.object({ type: z.literal('history.changed'), reason: z.string() }),
+  z.object({ type: z.literal('settings.changed'), settings: SettingsSchema }),
+]);
+
+// ---------------------------------------------------------------------------------------------
 // Suite state (for a page that attaches while a suite runs, e.g. after a reload)
 
 export const SUITE_STATES = ['idle', 'preparing', 'running'] as const;
@@ -491,7 +511,7 @@ export const SuiteStatusSchema = z.object({
   plan: SuitePlanSchema.nullable(),
   startedAt: z.string().nullable(),
   /** This run's events so far (trial events all; progress thinned to the last few hundred). */
-  events: z.array(z.record(z.string(), z.unknown())),
+  events: z.array(AppEventSchema),
 });
 export type SuiteStatus = z.infer<typeof SuiteStatusSchema>;
 

@@ -1,8 +1,5 @@
 import * as hdr from 'hdr-histogram-js';
 
-/** Percentiles the reference reports for every latency distribution. */
-export const REPORTED_PERCENTILES = [50, 95, 99, 99.9, 99.99] as const;
-
 export interface LatencySummary {
   count: number;
   sumNs: number;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
-import { CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
+import { AppEventSchema, CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { fakeHardware, referenceResultsNew, removeTempDirs, tempDir } from '../store/fixtures.ts';
@@ -98,6 +98,8 @@ describe('backend', () => {
     expect(types[0]).toBe('suite.preparationProgressed');
     for (const ty of ['suite.started', 'suite.trialStarted', 'suite.trialProgressed', 'suite.trialFinished', 'history.changed']) expect(types).toContain(ty);
     expect(t.events.filter((e) => e.type === 'suite.trialFinished')).toHaveLength(4);
+    // Every event the backend really sent is described whole by the schema the page checks it with.
+    for (const e of t.events) expect(AppEventSchema.parse(JSON.parse(JSON.stringify(e))), e.type).toEqual(e);
     await new Promise((r) => setTimeout(r, 20));
     expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
     expect(t.engineCalls.map((o) => o.model)).toEqual(['tiny-1b', 'tiny-1b', 'tiny-1b', 'tiny-1b']);
