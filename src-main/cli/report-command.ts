@@ -23,7 +23,7 @@ moved, and efficiency against the drive's probed bandwidth.
   --include-incomplete   aggregate partial trials too
   --all-metrics          every metric, not only the headline ones
   --compare A B          compare two systems (or with --drives two drives) over matched
-                         configurations: ratio A ÷ B per metric, win rate, noise (CV)
+                         configurations: ratio A ÷ B per metric, win rate, noise (Welch's t-test)
   --match config|scenario  what "matched" means (default config: equal workload options)
   --per-config           with --compare: one table per metric and configuration
 ${statedBandwidthUsage(25)}  --json                 the report model as JSON

@@ -4,6 +4,7 @@ import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
+import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import type { MetricVerdict, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
@@ -169,13 +170,14 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   out.push('');
   out.push(
     table(
-      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'A win rate', 'within noise', 'CV A', 'CV B'],
+      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B'],
       c.metrics.map((m) => [
         `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
         String(m.compared),
         fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
-        verdictText(m.verdict, m.leader) + (m.meanCaveat ? '*' : ''),
+        verdictText(m.verdict, m.leader) + (m.verdictCaveat ? '*' : ''),
+        formatP(m.pValue),
         winText(m.winRateA),
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
@@ -183,10 +185,11 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       ]),
     ),
   );
+  out.push(`beyond noise: ${NOISE_RULE} (p: the metric's test of its geo-mean over the configurations with 2 or more trials a side).`);
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
-    out.push('better A? / B?: the side the configurations lean to, not named: none of their differences is beyond the noise, and some have one trial a side (no spread to judge by; run 2 or more).');
+    out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
   }
-  for (const m of c.metrics) if (m.meanCaveat) out.push(`* ${m.metric.label}: ${m.meanCaveat}.`);
+  for (const m of c.metrics) if (m.verdictCaveat) out.push(`* ${m.metric.label}: ${m.verdictCaveat}.`);
   for (const [title, groups] of [['By CPU tier size', c.byCpuMem], ['By model', c.byModel]] as const) {
     if (groups.length === 0) continue;
     out.push('');
@@ -220,7 +223,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       out.push(`${m.metric.label} per configuration (${m.metric.unit}):`);
       out.push(
         table(
-          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?'],
+          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', 'p'],
           m.configs.map((x) => [
             `${x.scenarioId}: ${x.description}`,
             String(x.nA),
@@ -230,6 +233,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
             fmtValue(x.ratio, 'x'),
             x.winner === null ? '—' : x.winner.toUpperCase(),
             x.withinNoise === null ? '?' : x.withinNoise ? 'yes' : 'no',
+            formatP(x.pValue),
           ]),
         ),
       );

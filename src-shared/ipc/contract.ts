@@ -302,6 +302,11 @@ export const ConfigComparisonSchema = z.object({
   cvA: nnum,
   cvB: nnum,
   winner: winnerSchema,
+  /** The noise test (NOISE_RULE): mean ln A − mean ln B, its standard error, degrees of freedom, two-sided p-value. */
+  logRatio: nnum,
+  standardError: nnum,
+  df: nnum,
+  pValue: nnum,
   withinNoise: z.boolean().nullable(),
 });
 
@@ -314,16 +319,20 @@ export const MetricComparisonSchema = z.object({
   medianRatio: nnum,
   winRateA: nnum,
   /**
-   * The side the metric favours ('within-noise': every configuration's difference is within the
-   * noise; 'unknown': none is beyond it and some have one trial a side, so no side is named).
+   * The side the metric favours: one Welch test of the mean log ratio over the configurations with 2
+   * or more trials a side ('within-noise': p ≥ 0.05; 'unknown': no configuration has 2 trials a side,
+   * so no side is named).
    */
   verdict: z.enum(['a', 'b', 'within-noise', 'unknown']).nullable(),
-  /** The side the deciding configurations favour: the verdict's, or the one an 'unknown' leans to. */
+  /** The side the geometric mean (the bar, the quantity the verdict tests) favours; null at 1. */
   leader: z.enum(['a', 'b']).nullable(),
-  /** The side the geometric mean over all compared configurations (the bar) favours; null at 1. */
-  geoMeanSide: z.enum(['a', 'b']).nullable(),
-  /** Why the means over all configurations lean to the other side than the verdict; null when they agree. */
-  meanCaveat: z.string().nullable(),
+  /** Configurations in the metric's test, and its standard error, degrees of freedom and p-value. */
+  tested: count,
+  standardError: nnum,
+  df: nnum,
+  pValue: nnum,
+  /** Why the arithmetic mean ratio or the win rate favour the other side than the verdict; null when they agree. */
+  verdictCaveat: z.string().nullable(),
   withinNoise: count,
   noiseUnknown: count,
   medianCvA: nnum,
@@ -462,6 +471,7 @@ export const EndpointComparisonSchema = z.object({
       spreadB: z.object({ min: num, max: num, cv: nnum }).nullable(),
       ratio: nnum,
       noise: z.enum(['beyond', 'within', 'unknown']).nullable(),
+      pValue: nnum,
       leader: z.enum(['a', 'b']).nullable(),
       better: z.enum(['a', 'b']).nullable(),
       flaggedA: z.array(int),
