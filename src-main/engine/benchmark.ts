@@ -41,7 +41,7 @@ import { SYSTEM_PROMPT_REFS, type RagDocument } from './workload/synthetic-workl
 import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
-import { Autoscaler } from './workload/autoscaler.ts';
+import { Autoscaler, noPeakFoundReason } from './workload/autoscaler.ts';
 
 export type LogFn = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
@@ -680,6 +680,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     // report must not average in as a real trial.
     status = 'partial';
     statusReason = emptyWindowReason(endNs, closed, recorder.requestsFailed, end);
+  }
+  if (status === 'complete' && statusReason === null && autoscaler && o.autoscalerMode === 'capacity' && !autoscaler.stopped) {
+    // The duration closed the window before the autoscaler saw a peak: the trial is complete, but
+    // its "peak" is only the highest throughput seen, which its reason must say.
+    statusReason = `autoscaler (capacity): ${noPeakFoundReason(endNs / 1e9, autoscaler.peak)}`;
   }
   if (fatal && recorder.requestsCompleted === 0) {
     const e = toErrorData(fatal);

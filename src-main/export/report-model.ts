@@ -34,7 +34,7 @@ export interface ExcludedTrial {
   supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
 }
 
-/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, or its engine stalled). */
+/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, its engine stalled, or its capacity autoscaler found no peak). */
 export interface TrialCaution {
   trialId: number;
   trialIndex: number;
@@ -106,9 +106,15 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
   return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
-/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, or its engine stalled. */
+/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, its engine stalled, or its capacity autoscaler found no peak. */
 export function cautionsOf(t: TrialRecord): TrialCaution[] {
-  return [...storageReadCaution(t), ...stallCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+  return [...storageReadCaution(t), ...stallCaution(t), ...noPeakCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+}
+
+/** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
+function noPeakCaution(t: TrialRecord): string[] {
+  if (t.metrics.autoscale_peak_found !== 0) return [];
+  return ['the capacity autoscaler found no peak (the window closed while throughput was still rising): its peak throughput and users are only the highest seen so far'];
 }
 
 /**

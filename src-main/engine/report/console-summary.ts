@@ -36,6 +36,7 @@ import {
   formatNsPerMiBAsMsPerMiB,
   formatRatioAsPercent,
 } from './format.ts';
+import { noPeakFoundReason } from '../workload/autoscaler.ts';
 
 export interface BlockSizeSummaryBytes {
   entries: number;
@@ -270,9 +271,17 @@ function printReferenceSections(
     p(`  Final User Count: ${pyStr(field(as, 'final_users'))}`);
     if (mode === 'capacity') {
       const peak = field(as, 'peak_throughput_tokens_per_sec');
-      p(
-        `  Peak Capacity Found: ${typeof peak === 'number' ? formatFixedPy(peak, 2) : 'n/a'} tok/s at ${pyStr(field(as, 'peak_user_count'))} users`,
-      );
+      const peakUsers = field(as, 'peak_user_count');
+      // Files without peak_found (the reference's, older kvbench's) found their peak if a step stopped the run.
+      const stated = field(as, 'peak_found');
+      const found = typeof stated === 'boolean' ? stated : scaling.some((e) => field(e, 'action') === 'stop');
+      if (found) {
+        p(`  Peak Capacity Found: ${typeof peak === 'number' ? formatFixedPy(peak, 2) : 'n/a'} tok/s at ${pyStr(peakUsers)} users`);
+      } else if (typeof peak === 'number' && typeof peakUsers === 'number') {
+        p(`  Peak Capacity: not found — ${noPeakFoundReason(summary.elapsed_time, { throughputTokensPerSec: peak, users: peakUsers })}`);
+      } else {
+        p('  Peak Capacity: not found');
+      }
     }
   }
 

@@ -61,6 +61,18 @@ export interface AutoscalerDecision {
   stop: boolean;
 }
 
+/**
+ * Why a capacity run has no peak: the window closed before throughput stopped rising, so the peak it
+ * reports is only the highest throughput seen so far (a lower bound of the storage's capacity). One
+ * sentence for the trial's status reason and the console summary alike.
+ */
+export function noPeakFoundReason(windowClosedS: number, peak: { throughputTokensPerSec: number; users: number }): string {
+  return (
+    `no peak found: the window closed at ${windowClosedS.toFixed(1)} s before throughput stopped rising; ` +
+    `highest so far ${peak.throughputTokensPerSec.toFixed(1)} tokens/s at ${peak.users} users (a longer --duration may find more)`
+  );
+}
+
 const COOLDOWN_INTERVALS = 3;
 /** The latency profile's storage write criterion (P95 < 500 ms). */
 const DEFAULT_WRITE_THRESHOLD_MS = 500;

@@ -95,6 +95,21 @@ describe('scenario report', () => {
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
   });
 
+  it('flags capacity trials whose window closed before the autoscaler found a peak', () => {
+    const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
+    const ts = [
+      trial({ scenario: 'capacity-discovery', index: 0, options, metrics: { wall_clock_throughput_tok_per_s: 370, autoscale_peak_throughput_tok_per_s: 568, autoscale_peak_found: 0 } }),
+      trial({ scenario: 'capacity-discovery', index: 1, options, metrics: { wall_clock_throughput_tok_per_s: 240, autoscale_peak_throughput_tok_per_s: 672, autoscale_peak_found: 1 } }),
+      // Stored before the metric existed: nothing to say.
+      trial({ scenario: 'capacity-discovery', index: 2, options, metrics: { wall_clock_throughput_tok_per_s: 250, autoscale_peak_throughput_tok_per_s: 600 } }),
+    ];
+    const s = buildScenarioReport(ts).scenarios[0];
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([0]);
+    expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(
+      /! trial #1 \(id \d+\) FLAGGED: the capacity autoscaler found no peak \(the window closed while throughput was still rising\): its peak throughput and users are only the highest seen so far/,
+    );
+  });
+
   it('flags stored trials whose measured window closed a stall past its plan', () => {
     // The reviewer's SIGSTOPped trial: 16.9 s for a 4 s plan, stored complete before the engine marked stalls.
     const options = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 4, generationMode: 'none' };

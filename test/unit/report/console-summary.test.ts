@@ -150,6 +150,25 @@ describe('formatConsoleSummary', () => {
     expect(text).toContain('  Peak Capacity Found: 4321.50 tok/s at 20 users');
   });
 
+  it('says a capacity run found no peak when its window closed first, and gives the highest throughput so far', () => {
+    const results = makeRunResults();
+    results.summary!.elapsed_time = 3.0002;
+    results.summary!.autoscaling_stats = [{ action: 'scale_up' }, { action: 'scale_up' }, { action: 'scale_up' }];
+    results.summary!.autoscaling_summary = {
+      initial_users: 2,
+      final_users: 17,
+      total_scale_events: 3,
+      peak_user_count: 12,
+      peak_throughput_tokens_per_sec: 568.066,
+      peak_found: false,
+    };
+    const text = formatConsoleSummary(results, { ...OPTS, autoscalerMode: 'capacity' });
+    expect(text).not.toContain('Peak Capacity Found');
+    expect(text).toContain(
+      '  Peak Capacity: not found — no peak found: the window closed at 3.0 s before throughput stopped rising; highest so far 568.1 tokens/s at 12 users (a longer --duration may find more)\n',
+    );
+  });
+
   it('reports the kvbench measurements with units', () => {
     const lines = formatConsoleSummary(makeRunResults(), OPTS).split('\n');
     const start = lines.indexOf(KVBENCH_SECTION_HEADING);
