@@ -1,5 +1,5 @@
 // The report model as terminal tables (kvbench report, kvbench history).
-import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
+import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
@@ -78,7 +78,8 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       );
     }
     for (const c of s.cautions) out.push(`   ! trial #${c.trialIndex + 1} (id ${c.trialId}) FLAGGED: ${c.message}`);
-    const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => (HEADLINE_METRICS as readonly string[]).includes(m.metric.key));
+    const headline = headlineMetricKeys(s.metrics.map((m) => m.metric.key));
+    const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => headline.includes(m.metric.key));
     if (shown.length === 0) {
       out.push('   no complete trial: nothing to aggregate');
       continue;
@@ -91,6 +92,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       cvText(m.aggregate.cv),
     ]);
     out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
+    if (peakMediansApart(shown)) out.push(`   (${PEAK_MEDIANS_NOTE})`);
     if (s.pooled.length > 0) {
       out.push('   pooled over the trials (merged HDR histograms, not averaged):');
       out.push(

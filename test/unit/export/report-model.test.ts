@@ -110,6 +110,27 @@ describe('scenario report', () => {
     );
   });
 
+  it("a capacity run's headline is its peak throughput beside the users at that peak, not the overshoot step's final users", () => {
+    const capacity = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 12, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
+    const qos = { ...capacity, autoscalerMode: 'qos' };
+    const ts = [
+      ...[[894, 7, 12], [671, 22, 27], [700, 12, 17]].map(([peak, peakUsers, finalUsers], index) =>
+        trial({ scenario: 'capacity-discovery', index, options: capacity, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_peak_throughput_tok_per_s: peak, autoscale_peak_users: peakUsers, autoscale_final_users: finalUsers } }),
+      ),
+      trial({ scenario: 'autoscale', options: qos, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_final_users: 4 } }),
+    ];
+    const text = formatScenarioReport(buildScenarioReport(ts));
+    const [qosPart, capacityPart] = text.split('== Capacity');
+    expect(capacityPart).toMatch(/Autoscaler peak users \(users\)\s+3\s+12\s/);
+    expect(capacityPart).toMatch(/Autoscaler peak throughput \(tok\/s\)\s+3\s+700\s/);
+    expect(capacityPart).not.toContain('Autoscaler final users');
+    expect(capacityPart).toContain('(peak throughput and peak users are medians taken apart: the users need not be the median peak\'s own)');
+    // A qos run's answer is its final users; with every metric asked for, the capacity run's final users are there too.
+    expect(qosPart).toMatch(/Autoscaler final users \(users\)\s+1\s+4\s/);
+    expect(qosPart).not.toContain('medians taken apart');
+    expect(formatScenarioReport(buildScenarioReport(ts), { allMetrics: true }).split('== Capacity')[1]).toMatch(/Autoscaler final users \(users\)\s+3\s+17\s/);
+  });
+
   it('flags stored trials whose measured window closed a stall past its plan', () => {
     // The reviewer's SIGSTOPped trial: 16.9 s for a 4 s plan, stored complete before the engine marked stalls.
     const options = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 4, generationMode: 'none' };
