@@ -58,7 +58,7 @@ export const ResultsValuesSchema = z.looseObject({
       cache_hit_rate: fraction,
     }),
     multi_turn_stats: section({ hit_rate: fraction }),
-    autoscaling_summary: section({ final_users: amount, peak_user_count: amount, peak_throughput_tokens_per_sec: amount, peak_found: z.boolean().nullish() }),
+    autoscaling_summary: section({ final_users: amount, peak_user_count: amount, peak_throughput_tokens_per_sec: amount, peak_found: z.boolean().nullish(), target_met: z.boolean().nullish() }),
   }),
   kvbench: section({
     elapsed_ns: amount,
@@ -190,6 +190,7 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('autoscale_peak_users', num(auto.peak_user_count));
   put('autoscale_peak_throughput_tok_per_s', num(auto.peak_throughput_tokens_per_sec));
   put('autoscale_peak_found', peakFound(auto, summary.autoscaling_stats));
+  if (typeof auto.target_met === 'boolean') put('autoscale_target_met', auto.target_met ? 1 : 0);
   const device = obj(kv.device_io);
   put('device_read_bytes', num(device.read_bytes));
   put('device_write_bytes', num(device.write_bytes));

@@ -1,5 +1,5 @@
 // The autoscaler through `kvbench run`, on a temp dir with a one-layer model: what a short capacity
-// run says about its peak.
+// run says about its peak, and a qos run about its latency target.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli } from './cli-harness.ts';
@@ -29,5 +29,20 @@ describe('kvbench run --enable-autoscaling', () => {
     expect(stdout).not.toContain('Peak Capacity Found');
     expect(stdout).toContain(`  Peak Capacity: not found — no peak found: the window closed at 2.0 s`);
     expect(stdout).toContain(`at ${summary.peak_user_count} users`);
+  }, 60_000);
+
+  it('qos: says whether the latency target held in the last interval that measured storage latency, in the results and the console', async () => {
+    const tmp = makeTempDir();
+    const { stdout, results } = await run(tmp, ['--autoscaler-mode', 'qos', '--num-users', '4', '--duration', '3']);
+    const summary = results.summary!.autoscaling_summary as { target_met: boolean | null; read_latency_p95_threshold_ms: number; target_judged_interval: Record<string, number | null> | null };
+    const steps = results.summary!.autoscaling_stats as { elapsed_s: number; saturation_level: number; read_in_flight_oldest_ms: number | null; write_in_flight_oldest_ms: number | null }[];
+    expect(summary.read_latency_p95_threshold_ms).toBe(200);
+    // Every request's entries live on storage (CPU tier 0): each interval measures some I/O.
+    expect(typeof summary.target_met).toBe('boolean');
+    const judged = summary.target_judged_interval!;
+    expect(steps.at(-1)).toMatchObject({ elapsed_s: judged.elapsed_s, saturation_level: judged.saturation_level });
+    expect(summary.target_met).toBe(judged.saturation_level! <= 1);
+    for (const e of steps) expect(e).toHaveProperty('read_in_flight_oldest_ms');
+    expect(stdout).toContain(`  P95 Target (storage read P95 ≤ 200 ms): ${summary.target_met ? 'met' : 'NOT met'} (last measured interval, at ${judged.elapsed_s!.toFixed(1)} s: `);
   }, 60_000);
 });

@@ -110,6 +110,22 @@ describe('scenario report', () => {
     );
   });
 
+  it('flags qos trials that missed their latency target at the end, or never measured it', () => {
+    const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 10, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'qos' };
+    const ts = [
+      trial({ scenario: 'autoscale', index: 0, options, version: '0.6.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 2, autoscale_target_met: 0 } }),
+      trial({ scenario: 'autoscale', index: 1, options, version: '0.6.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 4, autoscale_target_met: 1 } }),
+      // From 0.6.0 a qos run without the metric measured no latency in any interval; before, it could not say.
+      trial({ scenario: 'autoscale', index: 2, options, version: '0.6.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 4 } }),
+      trial({ scenario: 'autoscale', index: 3, options, version: '0.5.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 4 } }),
+    ];
+    const s = buildScenarioReport(ts).scenarios[0];
+    expect(s.cautions.map((c) => [c.trialIndex, c.message])).toEqual([
+      [0, "the qos autoscaler's latency target was not met at the end (the storage P95 was over its threshold in the last interval that measured it): its final users do not fit under the target"],
+      [2, 'the qos autoscaler never measured storage latency (in no interval did a storage operation complete or stay in flight past the threshold): its final users rest on no latency sample'],
+    ]);
+  });
+
   it("a capacity run's headline is its peak throughput beside the users at that peak, not the overshoot step's final users", () => {
     const capacity = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 12, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
     const qos = { ...capacity, autoscalerMode: 'qos' };

@@ -169,6 +169,29 @@ describe('formatConsoleSummary', () => {
     );
   });
 
+  it('says whether the qos autoscaler met its latency target at the end, or never measured it', () => {
+    const qos = (target: Record<string, unknown>): string => {
+      const results = makeRunResults();
+      results.summary!.autoscaling_stats = [{ action: 'scale_up' }, { action: 'scale_down' }];
+      results.summary!.autoscaling_summary = { initial_users: 2, final_users: 2, total_scale_events: 2, target_saturation: 0.8, read_latency_p95_threshold_ms: 200, write_latency_p95_threshold_ms: 500, ...target };
+      return formatConsoleSummary(results, { ...OPTS, autoscalerMode: 'qos' });
+    };
+    const interval = { elapsed_s: 9.0009, saturation_level: 4.994, read_latency_p95_ms: 998.9, write_latency_p95_ms: 751.04, read_in_flight_oldest_ms: 12, write_in_flight_oldest_ms: null };
+    expect(qos({ target_met: false, target_judged_interval: interval })).toContain(
+      '  Final User Count: 2\n  P95 Target (storage read P95 ≤ 200 ms): NOT met (last measured interval, at 9.0 s: read P95 998.90 ms, write P95 751.04 ms, saturation 4.99): the final user count does not fit under the target\n',
+    );
+    const inFlight = { ...interval, saturation_level: 3.5, read_latency_p95_ms: null, write_latency_p95_ms: null, read_in_flight_oldest_ms: 700 };
+    expect(qos({ target_met: false, target_judged_interval: inFlight })).toContain('NOT met (last measured interval, at 9.0 s: oldest read in flight 700.00 ms, saturation 3.50)');
+    expect(qos({ target_met: true, target_judged_interval: { ...interval, saturation_level: 0.6, read_latency_p95_ms: 120, write_latency_p95_ms: null } })).toContain(
+      '  P95 Target (storage read P95 ≤ 200 ms): met (last measured interval, at 9.0 s: read P95 120.00 ms, saturation 0.60)\n',
+    );
+    expect(qos({ target_met: null, target_judged_interval: null })).toContain(
+      '  P95 Target (storage read P95 ≤ 200 ms): never measured — in no interval did a storage operation complete or stay in flight past the threshold, so the final user count rests on no latency sample\n',
+    );
+    // A file from before 0.6.0 (or the reference's) does not say: nothing is claimed.
+    expect(qos({})).not.toContain('P95 Target');
+  });
+
   it('reports the kvbench measurements with units', () => {
     const lines = formatConsoleSummary(makeRunResults(), OPTS).split('\n');
     const start = lines.indexOf(KVBENCH_SECTION_HEADING);

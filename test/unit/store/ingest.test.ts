@@ -94,6 +94,17 @@ describe('autoscaler metrics', () => {
     // A qos run has no peak to find.
     expect(extractMetrics(withSummary({ initial_users: 20, final_users: 24, total_scale_events: 1 }))).not.toHaveProperty('autoscale_peak_found');
   });
+
+  it('keeps whether a qos run met its latency target at the end; nothing when no interval measured it', () => {
+    const withSummary = (autoscaling_summary: unknown): Record<string, unknown> => {
+      const r = kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>;
+      return { ...r, summary: { ...(r.summary as object), autoscaling_summary } };
+    };
+    const qos = { initial_users: 2, final_users: 2, total_scale_events: 4 };
+    expect(extractMetrics(withSummary({ ...qos, target_met: false })).autoscale_target_met).toBe(0);
+    expect(extractMetrics(withSummary({ ...qos, target_met: true })).autoscale_target_met).toBe(1);
+    expect(extractMetrics(withSummary({ ...qos, target_met: null }))).not.toHaveProperty('autoscale_target_met');
+  });
 });
 
 describe('configuration key', () => {
