@@ -132,7 +132,7 @@ export function formatTierComparison(t: TierComparison): string {
         ...(named ? [placeLabel(r)] : []),
         r.scenarioId,
         ...(described ? [r.configDescription] : []),
-        r.numUsers === null ? '—' : String(r.numUsers),
+        r.numUsers === null ? '—' : r.finalUsers === null ? String(r.numUsers) : `${r.numUsers}→${fmtValue(r.finalUsers, 'users')}`,
         r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
         String(r.n),
@@ -152,7 +152,8 @@ export function formatTierComparison(t: TierComparison): string {
       leftColumns,
     ),
   );
-  out.push('users: simulated users; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');
+  const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
+  out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference's storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);

@@ -260,7 +260,10 @@ export interface TierRow {
   driveLabel: string | null;
   gpuMemGb: number | null;
   cpuMemGb: number | null;
+  /** The users it started with (an autoscaled row's, not what it ended at: finalUsers). */
   numUsers: number | null;
+  /** An autoscaled row's users at the end, the median over its trials; null for a fixed user count. */
+  finalUsers: number | null;
   n: number;
   wallClockTokPerS: number | null;
   storageTokPerS: number | null;
@@ -495,6 +498,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
       numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
+      finalUsers: s.options.enableAutoscaling === true ? med(s, 'autoscale_final_users') : null,
       n: s.trialIds.length,
       wallClockTokPerS: tok,
       storageTokPerS: stok,

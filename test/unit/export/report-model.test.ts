@@ -147,6 +147,22 @@ describe('scenario report', () => {
     expect(formatScenarioReport(buildScenarioReport(ts), { allMetrics: true }).split('== Capacity')[1]).toMatch(/Autoscaler final users \(users\)\s+3\s+17\s/);
   });
 
+  it("the tier table gives an autoscaled row's users as at the start → at the end, not the starting count alone", () => {
+    const fixed = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 4, generationMode: 'none' };
+    const qos = { ...fixed, numUsers: 2, enableAutoscaling: true, autoscalerMode: 'qos' };
+    const ts = [
+      trial({ scenario: 'storage-only', options: fixed, metrics: { wall_clock_throughput_tok_per_s: 600 } }),
+      ...[4, 3, 4].map((finalUsers, index) => trial({ scenario: 'autoscale', index, options: qos, metrics: { wall_clock_throughput_tok_per_s: 500, autoscale_final_users: finalUsers } })),
+    ];
+    const tiers = buildTierComparison(buildScenarioReport(ts), null);
+    expect(tiers.rows.map((r) => [r.scenarioId, r.numUsers, r.finalUsers])).toEqual([['storage-only', 4, null], ['autoscale', 2, 4]]);
+    const text = formatTierComparison(tiers);
+    expect(text).toMatch(/^storage-only\s+4\s/m);
+    expect(text).toMatch(/^autoscale\s+2→4\s/m);
+    expect(text).toContain("users: simulated users (an autoscaled row: at the start → at the end, the median of its trials' final users);");
+    expect(formatTierComparison(buildTierComparison(buildScenarioReport(ts.slice(0, 1)), null))).toContain('users: simulated users; GPU/CPU');
+  });
+
   it('flags stored trials whose measured window closed a stall past its plan', () => {
     // The reviewer's SIGSTOPped trial: 16.9 s for a 4 s plan, stored complete before the engine marked stalls.
     const options = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 4, generationMode: 'none' };
