@@ -18,7 +18,7 @@ async function run(tmp: string, extra: string[]) {
 }
 
 describe('kvbench run --enable-autoscaling', () => {
-  it('capacity: a window that closes before the autoscaler could see a peak says so, in the results, the status reason and the console', async () => {
+  it('capacity: a window that closes before the autoscaler could see a peak says so (results, status reason, console); steps and timeline say which throughput they give', async () => {
     const tmp = makeTempDir();
     // Stopping takes a first step and two without a rise (three intervals): 2 s leaves at most two.
     const { stdout, results } = await run(tmp, ['--autoscaler-mode', 'capacity', '--num-users', '2', '--duration', '2']);
@@ -29,6 +29,17 @@ describe('kvbench run --enable-autoscaling', () => {
     expect(stdout).not.toContain('Peak Capacity Found');
     expect(stdout).toContain(`  Peak Capacity: not found — no peak found: the window closed at 2.0 s`);
     expect(stdout).toContain(`at ${summary.peak_user_count} users`);
+    // The timeline's throughput is cumulative, a step's the interval's own, and the file says which.
+    const timeline = results.kvbench.autoscaling_timeline!;
+    const steps = results.summary!.autoscaling_stats as { elapsed_s: number; throughput_tokens_per_sec: number }[];
+    expect(timeline.map((t) => t.timestamp)).toEqual(steps.map((e) => e.elapsed_s));
+    const tokensBy = (i: number): number => (i < 0 ? 0 : timeline[i].throughput_tokens_per_sec * timeline[i].timestamp);
+    steps.forEach((e, i) => {
+      const intervalS = e.elapsed_s - (i === 0 ? 0 : steps[i - 1].elapsed_s);
+      expect(e.throughput_tokens_per_sec).toBeCloseTo((tokensBy(i) - tokensBy(i - 1)) / intervalS, 6);
+    });
+    expect(results.kvbench.units).toContain('throughput_tokens_per_sec is cumulative in throughput_timeline and autoscaling_timeline');
+    expect(results.kvbench.units).toContain("but the interval's own in summary.autoscaling_stats");
   }, 60_000);
 
   it('qos: says whether the latency target held in the last interval that measured storage latency, in the results and the console', async () => {
