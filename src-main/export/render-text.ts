@@ -1,5 +1,5 @@
 // The report model as terminal tables (kvbench report, kvbench history).
-import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
+import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
@@ -79,7 +79,8 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       );
     }
     for (const c of s.cautions) out.push(`   ! trial #${c.trialIndex + 1} (id ${c.trialId}) FLAGGED: ${c.message}`);
-    const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => (HEADLINE_METRICS as readonly string[]).includes(m.metric.key));
+    const headline = headlineMetricKeys(s.metrics.map((m) => m.metric.key));
+    const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => headline.includes(m.metric.key));
     if (shown.length === 0) {
       out.push('   no complete trial: nothing to aggregate');
       continue;
@@ -92,6 +93,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       cvText(m.aggregate.cv),
     ]);
     out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
+    if (peakMediansApart(shown)) out.push(`   (${PEAK_MEDIANS_NOTE})`);
     if (s.pooled.length > 0) {
       out.push('   pooled over the trials (merged HDR histograms, not averaged):');
       out.push(
@@ -131,7 +133,7 @@ export function formatTierComparison(t: TierComparison): string {
         ...(named ? [placeLabel(r)] : []),
         r.scenarioId,
         ...(described ? [r.configDescription] : []),
-        r.numUsers === null ? '—' : String(r.numUsers),
+        r.numUsers === null ? '—' : r.finalUsers === null ? String(r.numUsers) : `${r.numUsers}→${fmtValue(r.finalUsers, 'users')}`,
         r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
         String(r.n),
@@ -151,7 +153,8 @@ export function formatTierComparison(t: TierComparison): string {
       leftColumns,
     ),
   );
-  out.push('users: simulated users; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');
+  const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
+  out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference's storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);

@@ -34,7 +34,7 @@ export interface ExcludedTrial {
   supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
 }
 
-/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, or its engine stalled). */
+/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, its engine stalled, or its autoscaler found no peak or missed its latency target). */
 export interface TrialCaution {
   trialId: number;
   trialIndex: number;
@@ -106,9 +106,26 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
   return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
-/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, or its engine stalled. */
+/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, its engine stalled, its capacity autoscaler found no peak, or its qos autoscaler's target was not met. */
 export function cautionsOf(t: TrialRecord): TrialCaution[] {
-  return [...storageReadCaution(t), ...stallCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+  return [...storageReadCaution(t), ...stallCaution(t), ...noPeakCaution(t), ...qosTargetCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+}
+
+/** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
+function noPeakCaution(t: TrialRecord): string[] {
+  if (t.metrics.autoscale_peak_found !== 0) return [];
+  return ['the capacity autoscaler found no peak (the window closed while throughput was still rising): its peak throughput and users are only the highest seen so far'];
+}
+
+/** A qos run whose final users do not fit under its latency target, or rest on no latency sample. */
+function qosTargetCaution(t: TrialRecord): string[] {
+  if (t.metrics.autoscale_target_met === 0) {
+    return ["the qos autoscaler's latency target was not met at the end (the storage P95 was over its threshold in the last interval that measured it): its final users do not fit under the target"];
+  }
+  // From 0.6.0 on a qos run states whether it met the target; without that, no interval measured it.
+  const qos = t.options.enableAutoscaling === true && t.options.autoscalerMode === 'qos';
+  if (!qos || t.metrics.autoscale_target_met !== undefined || t.resultsFormat !== 'kvbench' || compareVersions(t.kvbenchVersion, '0.6.0') < 0) return [];
+  return ['the qos autoscaler never measured storage latency (in no interval did a storage operation complete or stay in flight past the threshold): its final users rest on no latency sample'];
 }
 
 /**
@@ -243,7 +260,10 @@ export interface TierRow {
   driveLabel: string | null;
   gpuMemGb: number | null;
   cpuMemGb: number | null;
+  /** The users it started with (an autoscaled row's, not what it ended at: finalUsers). */
   numUsers: number | null;
+  /** An autoscaled row's users at the end, the median over its trials; null for a fixed user count. */
+  finalUsers: number | null;
   n: number;
   wallClockTokPerS: number | null;
   storageTokPerS: number | null;
@@ -478,6 +498,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
       numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
+      finalUsers: s.options.enableAutoscaling === true ? med(s, 'autoscale_final_users') : null,
       n: s.trialIds.length,
       wallClockTokPerS: tok,
       storageTokPerS: stok,

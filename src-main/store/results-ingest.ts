@@ -58,7 +58,7 @@ export const ResultsValuesSchema = z.looseObject({
       cache_hit_rate: fraction,
     }),
     multi_turn_stats: section({ hit_rate: fraction }),
-    autoscaling_summary: section({ final_users: amount, peak_user_count: amount, peak_throughput_tokens_per_sec: amount }),
+    autoscaling_summary: section({ final_users: amount, peak_user_count: amount, peak_throughput_tokens_per_sec: amount, peak_found: z.boolean().nullish(), target_met: z.boolean().nullish() }),
   }),
   kvbench: section({
     elapsed_ns: amount,
@@ -189,6 +189,8 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('autoscale_final_users', num(auto.final_users));
   put('autoscale_peak_users', num(auto.peak_user_count));
   put('autoscale_peak_throughput_tok_per_s', num(auto.peak_throughput_tokens_per_sec));
+  put('autoscale_peak_found', peakFound(auto, summary.autoscaling_stats));
+  if (typeof auto.target_met === 'boolean') put('autoscale_target_met', auto.target_met ? 1 : 0);
   const device = obj(kv.device_io);
   put('device_read_bytes', num(device.read_bytes));
   put('device_write_bytes', num(device.write_bytes));
@@ -201,6 +203,16 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);
   put('peak_rss_bytes', num(health.peak_rss_bytes));
   return out;
+}
+
+/**
+ * Whether a capacity run found its peak (1) or its window closed first (0); undefined for other runs.
+ * kvbench says so (`peak_found`); the reference's capacity runs found it when a step stopped the run.
+ */
+function peakFound(auto: Obj, steps: unknown): number | undefined {
+  if (typeof auto.peak_found === 'boolean') return auto.peak_found ? 1 : 0;
+  if (num(auto.peak_user_count) === undefined || !Array.isArray(steps)) return undefined;
+  return steps.some((e) => obj(e).action === 'stop') ? 1 : 0;
 }
 
 /**

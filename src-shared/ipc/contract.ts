@@ -251,7 +251,9 @@ export const TierRowSchema = z.object({
   driveLabel: z.string().nullable(),
   gpuMemGb: nnum,
   cpuMemGb: nnum,
+  /** The users it started with; an autoscaled row's users at the end are finalUsers. */
   numUsers: nnum,
+  finalUsers: nnum,
   n: count,
   wallClockTokPerS: nnum,
   storageTokPerS: nnum,

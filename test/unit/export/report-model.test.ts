@@ -95,6 +95,74 @@ describe('scenario report', () => {
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
   });
 
+  it('flags capacity trials whose window closed before the autoscaler found a peak', () => {
+    const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
+    const ts = [
+      trial({ scenario: 'capacity-discovery', index: 0, options, metrics: { wall_clock_throughput_tok_per_s: 370, autoscale_peak_throughput_tok_per_s: 568, autoscale_peak_found: 0 } }),
+      trial({ scenario: 'capacity-discovery', index: 1, options, metrics: { wall_clock_throughput_tok_per_s: 240, autoscale_peak_throughput_tok_per_s: 672, autoscale_peak_found: 1 } }),
+      // Stored before the metric existed: nothing to say.
+      trial({ scenario: 'capacity-discovery', index: 2, options, metrics: { wall_clock_throughput_tok_per_s: 250, autoscale_peak_throughput_tok_per_s: 600 } }),
+    ];
+    const s = buildScenarioReport(ts).scenarios[0];
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([0]);
+    expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(
+      /! trial #1 \(id \d+\) FLAGGED: the capacity autoscaler found no peak \(the window closed while throughput was still rising\): its peak throughput and users are only the highest seen so far/,
+    );
+  });
+
+  it('flags qos trials that missed their latency target at the end, or never measured it', () => {
+    const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 10, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'qos' };
+    const ts = [
+      trial({ scenario: 'autoscale', index: 0, options, version: '0.6.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 2, autoscale_target_met: 0 } }),
+      trial({ scenario: 'autoscale', index: 1, options, version: '0.6.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 4, autoscale_target_met: 1 } }),
+      // From 0.6.0 a qos run without the metric measured no latency in any interval; before, it could not say.
+      trial({ scenario: 'autoscale', index: 2, options, version: '0.6.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 4 } }),
+      trial({ scenario: 'autoscale', index: 3, options, version: '0.5.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: 4 } }),
+    ];
+    const s = buildScenarioReport(ts).scenarios[0];
+    expect(s.cautions.map((c) => [c.trialIndex, c.message])).toEqual([
+      [0, "the qos autoscaler's latency target was not met at the end (the storage P95 was over its threshold in the last interval that measured it): its final users do not fit under the target"],
+      [2, 'the qos autoscaler never measured storage latency (in no interval did a storage operation complete or stay in flight past the threshold): its final users rest on no latency sample'],
+    ]);
+  });
+
+  it("a capacity run's headline is its peak throughput beside the users at that peak, not the overshoot step's final users", () => {
+    const capacity = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 12, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
+    const qos = { ...capacity, autoscalerMode: 'qos' };
+    const ts = [
+      ...[[894, 7, 12], [671, 22, 27], [700, 12, 17]].map(([peak, peakUsers, finalUsers], index) =>
+        trial({ scenario: 'capacity-discovery', index, options: capacity, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_peak_throughput_tok_per_s: peak, autoscale_peak_users: peakUsers, autoscale_final_users: finalUsers } }),
+      ),
+      trial({ scenario: 'autoscale', options: qos, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_final_users: 4 } }),
+    ];
+    const text = formatScenarioReport(buildScenarioReport(ts));
+    const [qosPart, capacityPart] = text.split('== Capacity');
+    expect(capacityPart).toMatch(/Autoscaler peak users \(users\)\s+3\s+12\s/);
+    expect(capacityPart).toMatch(/Autoscaler peak throughput \(tok\/s\)\s+3\s+700\s/);
+    expect(capacityPart).not.toContain('Autoscaler final users');
+    expect(capacityPart).toContain('(peak throughput and peak users are medians taken apart: the users need not be the median peak\'s own)');
+    // A qos run's answer is its final users; with every metric asked for, the capacity run's final users are there too.
+    expect(qosPart).toMatch(/Autoscaler final users \(users\)\s+1\s+4\s/);
+    expect(qosPart).not.toContain('medians taken apart');
+    expect(formatScenarioReport(buildScenarioReport(ts), { allMetrics: true }).split('== Capacity')[1]).toMatch(/Autoscaler final users \(users\)\s+3\s+17\s/);
+  });
+
+  it("the tier table gives an autoscaled row's users as at the start → at the end, not the starting count alone", () => {
+    const fixed = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 4, generationMode: 'none' };
+    const qos = { ...fixed, numUsers: 2, enableAutoscaling: true, autoscalerMode: 'qos' };
+    const ts = [
+      trial({ scenario: 'storage-only', options: fixed, metrics: { wall_clock_throughput_tok_per_s: 600 } }),
+      ...[4, 3, 4].map((finalUsers, index) => trial({ scenario: 'autoscale', index, options: qos, metrics: { wall_clock_throughput_tok_per_s: 500, autoscale_final_users: finalUsers } })),
+    ];
+    const tiers = buildTierComparison(buildScenarioReport(ts), null);
+    expect(tiers.rows.map((r) => [r.scenarioId, r.numUsers, r.finalUsers])).toEqual([['storage-only', 4, null], ['autoscale', 2, 4]]);
+    const text = formatTierComparison(tiers);
+    expect(text).toMatch(/^storage-only\s+4\s/m);
+    expect(text).toMatch(/^autoscale\s+2→4\s/m);
+    expect(text).toContain("users: simulated users (an autoscaled row: at the start → at the end, the median of its trials' final users);");
+    expect(formatTierComparison(buildTierComparison(buildScenarioReport(ts.slice(0, 1)), null))).toContain('users: simulated users; GPU/CPU');
+  });
+
   it('flags stored trials whose measured window closed a stall past its plan', () => {
     // The reviewer's SIGSTOPped trial: 16.9 s for a 4 s plan, stored complete before the engine marked stalls.
     const options = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 4, generationMode: 'none' };

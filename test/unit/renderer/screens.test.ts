@@ -339,6 +339,25 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it("shows a capacity run's peak users beside its peak throughput, its final users only with every metric", async () => {
+    const r = report();
+    const agg = (median: number) => ({ n: 3, median, p95: median, mean: median, min: median, max: median, cv: 0.1 });
+    r.report.scenarios[0].metrics.push(
+      { metric: METRIC_BY_KEY.autoscale_final_users, aggregate: agg(27) },
+      { metric: METRIC_BY_KEY.autoscale_peak_users, aggregate: agg(22) },
+      { metric: METRIC_BY_KEY.autoscale_peak_throughput_tok_per_s, aggregate: agg(671.7) },
+    );
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const s = w.get('[data-scenario-report=storage-only]');
+    expect(s.text()).toMatch(/Autoscaler peak users\s*users\s*22/);
+    expect(s.text()).not.toContain('Autoscaler final users');
+    expect(s.get('[data-peak-medians]').text()).toBe("Peak throughput and peak users are medians taken apart: the users need not be the median peak's own.");
+    await w.get('input[name=allMetrics]').setValue(true);
+    expect(w.get('[data-scenario-report=storage-only]').text()).toContain('Autoscaler final users');
+  });
+
   it('says the tier comparison counts partial trials when asked to, and flags each counted partial trial with its reason', async () => {
     const stalled = 'the engine stalled (its event loop was blocked for 6.1 s at once): its process was stopped';
     installFakeApi({

@@ -78,6 +78,35 @@ describe('results formats', () => {
   });
 });
 
+describe('autoscaler metrics', () => {
+  it('keeps whether a capacity run found its peak: kvbench says so, the reference found it when a step stopped the run', () => {
+    const withSummary = (autoscaling_summary: unknown, autoscaling_stats: unknown[] = []): Record<string, unknown> => {
+      const r = kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>;
+      return { ...r, summary: { ...(r.summary as object), autoscaling_summary, autoscaling_stats } };
+    };
+    const capacity = { initial_users: 2, final_users: 17, total_scale_events: 3, peak_user_count: 12, peak_throughput_tokens_per_sec: 568.1 };
+    expect(extractMetrics(withSummary({ ...capacity, peak_found: false }))).toMatchObject({ autoscale_peak_found: 0, autoscale_peak_users: 12 });
+    expect(extractMetrics(withSummary({ ...capacity, peak_found: true }))).toMatchObject({ autoscale_peak_found: 1 });
+    const ref = referenceResultsNew({ tokPerS: 490, storageTokPerS: 263, readGiB: 90 });
+    const refCapacity = (steps: unknown[]): Record<string, unknown> => ({ ...ref, summary: { ...(ref.summary as object), autoscaling_summary: capacity, autoscaling_stats: steps } });
+    expect(extractMetrics(refCapacity([{ action: 'scale_up' }, { action: 'stop' }])).autoscale_peak_found).toBe(1);
+    expect(extractMetrics(refCapacity([{ action: 'scale_up' }])).autoscale_peak_found).toBe(0);
+    // A qos run has no peak to find.
+    expect(extractMetrics(withSummary({ initial_users: 20, final_users: 24, total_scale_events: 1 }))).not.toHaveProperty('autoscale_peak_found');
+  });
+
+  it('keeps whether a qos run met its latency target at the end; nothing when no interval measured it', () => {
+    const withSummary = (autoscaling_summary: unknown): Record<string, unknown> => {
+      const r = kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>;
+      return { ...r, summary: { ...(r.summary as object), autoscaling_summary } };
+    };
+    const qos = { initial_users: 2, final_users: 2, total_scale_events: 4 };
+    expect(extractMetrics(withSummary({ ...qos, target_met: false })).autoscale_target_met).toBe(0);
+    expect(extractMetrics(withSummary({ ...qos, target_met: true })).autoscale_target_met).toBe(1);
+    expect(extractMetrics(withSummary({ ...qos, target_met: null }))).not.toHaveProperty('autoscale_target_met');
+  });
+});
+
 describe('configuration key', () => {
   it('ignores where files go and the seed, but not the workload', () => {
     const base = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
