@@ -227,7 +227,7 @@ export const ScenarioSummarySchema = z.object({
   ),
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
-  pooled: z.array(z.object({ name: z.string(), trials: count, count, p50Ms: num, p95Ms: num, p99Ms: num })),
+  pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
