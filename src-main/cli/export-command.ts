@@ -5,8 +5,8 @@ import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
-import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { resolveSelection, selectionFromFlags } from '../export/selection.ts';
+import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
@@ -69,9 +69,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write('kvbench export: --stated-read-gbps/--stated-write-gbps apply to the tier comparison, which only XLSX and JSON carry (a CSV has one row per trial)\n');
     return 1;
   }
-  const suiteIds = splitList(a.suite)?.map(Number);
-  if (suiteIds?.some((n) => !Number.isInteger(n))) {
-    process.stderr.write('kvbench export: --suite takes integers\n');
+  const suiteErrors: string[] = [];
+  const suiteIds = intListFlag('--suite', a.suite, suiteErrors, { min: 1 });
+  if (suiteErrors.length > 0) {
+    process.stderr.write(`kvbench export: ${suiteErrors.join('; ')}\n`);
     return 1;
   }
   const overwritesDb = databaseOutputError('--out', out, resolveDatabasePath(a.db));

@@ -15,6 +15,7 @@ import { ProbeToHostSchema, type HostToProbe, type ProbeResult } from '../engine
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX } from '../engine/probe/raw-limit-probe.ts';
 import { SYSTEM_DIRECTORIES_TEXT, systemDirectoryError } from '../engine/config/system-directories.ts';
+import { numberFlag } from './command-args.ts';
 import { wrapText } from './help-text.ts';
 import { outputFileProblem, writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
@@ -53,16 +54,6 @@ Exit codes: 0 complete; 1 invalid input or failed; 130 stopped by Ctrl-C (SIGINT
 `;
 
 type Parsed = { ok: true; options: ProbeOptions; output: string | null; json: boolean } | { ok: false; errors: string[] } | { ok: 'help' };
-
-function numberFlag(name: string, value: string | undefined, errors: string[]): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) {
-    errors.push(`${name} must be a number (got '${value}')`);
-    return undefined;
-  }
-  return n;
-}
 
 /** Flags → validated probe options. Never throws. */
 export function parseProbeArgs(argv: readonly string[], cwd: string = process.cwd()): Parsed {

@@ -20,7 +20,7 @@ describe('kvbench merge', () => {
     const lines = r.stderr.split('\n');
     expect(lines[0]).toBe('kvbench merge: refused:');
     expect(lines.slice(1).map((l) => l.trim()).filter((l) => l.length > 0)).toEqual([
-      '--world-size must be a positive whole number, got 0',
+      "--world-size takes a whole number ≥ 1, got '0'",
       expect.stringMatching(new RegExp(`^${gone} cannot be read as JSON: ENOENT`)),
       expect.stringMatching(new RegExp(`^${notRank} is not one rank of a multi-host run`)),
     ]);

@@ -46,7 +46,7 @@ describe('parseProbeArgs', () => {
     const r = parseProbeArgs(['--io-depth', '0', '--io-chunk-mib', 'x', '--only', 'both', '--direct-io', 'maybe']);
     expect(r.ok).toBe(false);
     if (r.ok !== false) return;
-    expect(r.errors.join('\n')).toMatch(/--io-chunk-mib must be a number/);
+    expect(r.errors.join('\n')).toMatch(/--io-chunk-mib takes a number, got /);
     expect(r.errors.join('\n')).toMatch(/--only must be write or read/);
   });
 
