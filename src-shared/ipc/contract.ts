@@ -116,7 +116,11 @@ export const PlanRequestSchema = z.strictObject({
   durationS: int.min(1).max(86_400).optional(),
   /** Seconds each trial runs before its measured window opens (not the autoscaling scenarios). */
   warmUpS: int.min(0).max(3600).optional(),
-  storageCapacityGb: z.number().nonnegative().max(1_000_000).optional(),
+  /**
+   * The storage tier's cap in GiB (1024³ bytes; 0: 95 % of the free space). The value the suite's
+   * --storage-capacity-gb flag takes: that flag keeps the reference's name, this API says the unit.
+   */
+  storageCapacityGib: z.number().nonnegative().max(1_000_000).optional(),
   /** Probe the drive (and memory copy) before the trials: efficiency needs it. */
   probe: z.boolean().optional(),
 });
