@@ -4,8 +4,8 @@ import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { buildExportModel } from '../export/export-model.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
-import { selectionFromFlags, splitList } from '../export/selection.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { selectionFromFlags } from '../export/selection.ts';
+import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
@@ -68,9 +68,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write('kvbench export: --stated-read-gbps/--stated-write-gbps apply to the tier comparison, which only XLSX and JSON carry (a CSV has one row per trial)\n');
     return 1;
   }
-  const suiteIds = splitList(a.suite)?.map(Number);
-  if (suiteIds?.some((n) => !Number.isInteger(n))) {
-    process.stderr.write('kvbench export: --suite takes integers\n');
+  const suiteErrors: string[] = [];
+  const suiteIds = intListFlag('--suite', a.suite, suiteErrors, { min: 1 });
+  if (suiteErrors.length > 0) {
+    process.stderr.write(`kvbench export: ${suiteErrors.join('; ')}\n`);
     return 1;
   }
   const overwritesDb = databaseOutputError('--out', out, resolveDatabasePath(a.db));

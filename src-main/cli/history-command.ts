@@ -3,7 +3,7 @@ import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
 export const HISTORY_USAGE = `Usage: kvbench history [filters] [--json]
        kvbench history --suites | --systems
@@ -78,10 +78,11 @@ export async function historyCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench history: ${listingError}\n`);
     return 1;
   }
-  const limit = Number(a.limit);
-  const suiteIds = splitList(a.suite)?.map(Number);
-  if (!Number.isInteger(limit) || limit < 0 || suiteIds?.some((n) => !Number.isInteger(n))) {
-    process.stderr.write('kvbench history: --limit and --suite take integers\n');
+  const errors: string[] = [];
+  const limit = intFlag('--limit', a.limit, errors, { min: 0 }) ?? 0;
+  const suiteIds = intListFlag('--suite', a.suite, errors, { min: 1 });
+  if (errors.length > 0) {
+    process.stderr.write(`kvbench history: ${errors.join('; ')}\n`);
     return 1;
   }
   return withCommandStore('history', a.db, { readOnly: true }, async (store) => {

@@ -5,7 +5,7 @@ import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.t
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
-import type { MetricVerdict, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
+import type { MetricVerdict, PooledLatency, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -104,9 +104,16 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
           '     ',
         ),
       );
+      for (const p of s.pooled) if (p.damagedTrials > 0) out.push(`     ${pooledDamageNote(p)}`);
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+/** Why a pooled latency counts fewer trials than the group aggregates. */
+function pooledDamageNote(p: PooledLatency): string {
+  const n = p.damagedTrials;
+  return `${p.name}: ${n === 1 ? "1 trial's histogram does" : `${n} trials' histograms do`} not decode (damaged in the database): left out of these percentiles`;
 }
 
 export function formatTierComparison(t: TierComparison): string {

@@ -49,10 +49,16 @@ export interface MetricAggregate {
 export interface PooledLatency {
   name: string;
   trials: number;
+  /**
+   * Trials whose histogram of this name does not decode (stored before imports refused such files):
+   * left out of the percentiles, and every reader says so.
+   */
+  damagedTrials: number;
   count: number;
-  p50Ms: number;
-  p95Ms: number;
-  p99Ms: number;
+  /** Null where no trial's histogram could be read. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
 }
 
 export interface ScenarioSummary {
@@ -92,18 +98,20 @@ function scenarioOrder(id: string): number {
 export function pooledLatency(name: string, histograms: readonly TrialHistogram[]): PooledLatency | null {
   const merged = new LatencyHistogram();
   let trials = 0;
+  let damagedTrials = 0;
   for (const h of histograms) {
     if (h.name !== name || h.count <= 0) continue;
-    try {
-      merged.merge(LatencyHistogram.decode(h.hdr, h.sumNs));
-      trials += 1;
-    } catch {
-      // An undecodable histogram (damaged import) is left out rather than failing the report.
+    if (LatencyHistogram.decodeProblem(h.hdr) !== null) {
+      // Left out rather than failing the report, but counted: a latency must never vanish unsaid.
+      damagedTrials += 1;
+      continue;
     }
+    merged.merge(LatencyHistogram.decode(h.hdr, h.sumNs));
+    trials += 1;
   }
-  if (trials === 0 || merged.count === 0) return null;
+  if (merged.count === 0) return damagedTrials === 0 ? null : { name, trials, damagedTrials, count: 0, p50Ms: null, p95Ms: null, p99Ms: null };
   const s = merged.summary();
-  return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
+  return { name, trials, damagedTrials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
 /** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, its engine stalled, its capacity autoscaler found no peak, or its qos autoscaler's target was not met. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, type ResultsFormat, type TrialHistogram, type TrialMetrics } from '../../src-shared/domain/store-types.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 
 const GIB = 1024 ** 3;
 
@@ -32,7 +33,12 @@ const amounts = (keys: readonly string[]): Record<string, typeof amount> => Obje
 const TIERS = ['gpu', 'cpu', 'storage'] as const;
 const OPS = ['read', 'write'] as const;
 const msPercentiles = section({ p50: amount, p95: amount, p99: amount });
-const nsSummaryShape = { p95_ns: amount, sum_ns: amount, hdr: z.string().nullish() };
+/** An HDR histogram that decodes: a damaged one stored would drop out of every pooled latency unseen. */
+const hdrText = z.string().superRefine((encoded, ctx) => {
+  const problem = LatencyHistogram.decodeProblem(encoded);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: `not a decodable HDR histogram: ${problem}` });
+});
+const nsSummaryShape = { p95_ns: amount, sum_ns: amount, hdr: hdrText.nullish() };
 const nsSummary = section({ count: amount, ...nsSummaryShape });
 /** `kvbench.latency`: summaries (with a count), or groups of them by tier or direction (without). */
 const latencyEntry = z.union([z.looseObject({ count: z.number().nonnegative(), ...nsSummaryShape }), z.record(z.string(), nsSummary)]).nullish();

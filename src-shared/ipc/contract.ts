@@ -118,7 +118,11 @@ export const PlanRequestSchema = z.strictObject({
   durationS: int.min(1).max(86_400).optional(),
   /** Seconds each trial runs before its measured window opens (not the autoscaling scenarios). */
   warmUpS: int.min(0).max(3600).optional(),
-  storageCapacityGb: z.number().nonnegative().max(1_000_000).optional(),
+  /**
+   * The storage tier's cap in GiB (1024³ bytes; 0: 95 % of the free space). The value the suite's
+   * --storage-capacity-gb flag takes: that flag keeps the reference's name, this API says the unit.
+   */
+  storageCapacityGib: z.number().nonnegative().max(1_000_000).optional(),
   /** Probe the drive (and memory copy) before the trials: efficiency needs it. */
   probe: z.boolean().optional(),
 });
@@ -229,7 +233,7 @@ export const ScenarioSummarySchema = z.object({
   ),
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
-  pooled: z.array(z.object({ name: z.string(), trials: count, count, p50Ms: num, p95Ms: num, p99Ms: num })),
+  pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 

@@ -113,6 +113,19 @@ export class LatencyHistogram {
     return hdr.encodeIntoCompressedBase64(this.#histogram);
   }
 
+  /**
+   * Why `encoded` is no histogram, or null when it decodes: files are checked with this where they
+   * come in, so a damaged one is refused there instead of vanishing from a pooled latency later.
+   */
+  static decodeProblem(encoded: string): string | null {
+    try {
+      hdr.decodeFromCompressedBase64(encoded, 64, false);
+      return null;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+
   static decode(encoded: string, sumNs: number): LatencyHistogram {
     const out = new LatencyHistogram();
     const decoded = hdr.decodeFromCompressedBase64(encoded, 64, false);

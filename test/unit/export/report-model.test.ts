@@ -216,6 +216,24 @@ describe('scenario report', () => {
     expect(p.p50Ms).toBeCloseTo(100, 0); // the median of the merged distribution, not the mean of 50 and 1000
     expect(p.p95Ms).toBeCloseTo(1000, -1);
   });
+
+  it('says when a stored histogram does not decode, instead of dropping that latency unsaid', () => {
+    // review rev7 #6: a damaged import's histogram vanished from "pooled" with no word.
+    const good = new LatencyHistogram();
+    for (let i = 1; i <= 100; i++) good.record(i * 1e6);
+    const ok = { name: 'end_to_end', unit: 'ns' as const, count: 100, sumNs: good.sumNs, hdr: good.encode() };
+    const damaged = { ...ok, hdr: 'abc' };
+    const ts = [trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: 1 } }), trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: 2 } }), trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 3 } })];
+    const stored = new Map([[ts[0].id, [ok]], [ts[1].id, [damaged]], [ts[2].id, [damaged]]]);
+    const r = buildScenarioReport(ts, { histogramsOf: (id) => stored.get(id) ?? [] });
+    expect(r.scenarios.map((x) => x.pooled)).toEqual([
+      [{ name: 'end_to_end', trials: 1, damagedTrials: 1, count: 100, p50Ms: expect.closeTo(50, 0), p95Ms: expect.closeTo(95, 0), p99Ms: expect.closeTo(99, 0) }],
+      [{ name: 'end_to_end', trials: 0, damagedTrials: 1, count: 0, p50Ms: null, p95Ms: null, p99Ms: null }],
+    ]);
+    const text = formatScenarioReport(r);
+    expect(text.match(/end_to_end: 1 trial's histogram does not decode \(damaged in the database\): left out of these percentiles/g)).toHaveLength(2);
+    expect(text).toMatch(/end_to_end +0 +— +— +—/);
+  });
 });
 
 describe('tier comparison', () => {

@@ -358,6 +358,26 @@ describe('report', () => {
     expect(w.get('[data-scenario-report=storage-only]').text()).toContain('Autoscaler final users');
   });
 
+  it('says when a pooled latency leaves out a trial whose stored histogram does not decode', async () => {
+    // review rev7 #6: the pooled table dropped such a trial, or the whole latency, without a word.
+    installFakeApi({
+      'report.build': () => {
+        const r = report();
+        r.report.scenarios[0].pooled = [
+          { name: 'end_to_end', trials: 2, damagedTrials: 1, count: 600, p50Ms: 10, p95Ms: 20, p99Ms: 30 },
+          { name: 'queue_wait', trials: 0, damagedTrials: 3, count: 0, p50Ms: null, p95Ms: null, p99Ms: null },
+        ];
+        return r;
+      },
+    });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.findAll('[data-pooled-damaged]').map((p) => p.text())).toEqual([
+      "end_to_end: 1 trial's histogram does not decode (damaged in the database): left out of these percentiles.",
+      "queue_wait: 3 trials' histograms do not decode (damaged in the database): left out of these percentiles.",
+    ]);
+  });
+
   it('says the tier comparison counts partial trials when asked to, and flags each counted partial trial with its reason', async () => {
     const stalled = 'the engine stalled (its event loop was blocked for 6.1 s at once): its process was stopped';
     installFakeApi({

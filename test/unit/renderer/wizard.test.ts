@@ -244,17 +244,17 @@ describe('plan step', () => {
     const plans = fake.callsOf('suite.plan').length;
 
     // A stray minus in the capacity is not "0 = 95 % of the free space".
-    await type('storageCapacityGb', '-5');
-    expect(fieldOf('storageCapacityGb').textContent).toContain('Storage tier capacity must be a number of GiB, 0 or more');
-    expect(input('storageCapacityGb').value).toBe('-5');
-    expect(input('storageCapacityGb').getAttribute('aria-invalid')).toBe('true');
-    expect(suite.form.storageCapacityGb).toBeNull();
+    await type('storageCapacityGib', '-5');
+    expect(fieldOf('storageCapacityGib').textContent).toContain('Storage tier capacity must be a number of GiB, 0 or more');
+    expect(input('storageCapacityGib').value).toBe('-5');
+    expect(input('storageCapacityGib').getAttribute('aria-invalid')).toBe('true');
+    expect(suite.form.storageCapacityGib).toBeNull();
     expect(startDisabled()).toBe(true);
     expect(w.get('[data-test=form-problems]').text()).toContain('Fix the fields marked above');
     expect(fake.callsOf('suite.plan')).toHaveLength(plans); // nothing planned from it
-    await type('storageCapacityGb', '2');
-    expect(fieldOf('storageCapacityGb').querySelector('.field-problem')).toBeNull();
-    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ storageCapacityGb: 2 });
+    await type('storageCapacityGib', '2');
+    expect(fieldOf('storageCapacityGib').querySelector('.field-problem')).toBeNull();
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ storageCapacityGib: 2 });
     expect(startDisabled()).toBe(false);
 
     // A negative warm-up is refused as typed, not planned as 0 behind a field that says -3.

@@ -83,6 +83,11 @@ describe('backend', () => {
     expect(plan.plan.runs).toHaveLength(2);
     expect(plan.plan.estimate).toMatchObject({ trialCount: 4, fits: true });
     expect(await t.backend.invoke('suite.plan', { ...smokeRequest(t.cacheDir), scenarios: ['warp-drive'] })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('warp-drive') } });
+    // The storage cap is GiB, and the request says so (review rev7 #12: it was storageCapacityGb);
+    // the runs carry it under the reference's --storage-capacity-gb name.
+    const capped = ok(await t.backend.invoke('suite.plan', { ...smokeRequest(t.cacheDir), storageCapacityGib: 0.5 })) as { plan: { runs: { options: Record<string, unknown> }[] } };
+    expect(capped.plan.runs.map((r) => r.options.storageCapacityGb)).toEqual([0.5, 0.5]);
+    expect(await t.backend.invoke('suite.plan', { ...smokeRequest(t.cacheDir), storageCapacityGb: 0.5 })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('storageCapacityGb') } });
   });
 
   it('runs a suite in the background with its events, one at a time, and stores every trial', async () => {

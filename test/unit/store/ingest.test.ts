@@ -553,15 +553,26 @@ describe('import', () => {
     const nested = kvbenchResults({ tokPerS: 5 });
     nested.kvbench.latency.tier_read.storage!.p95_ns = -1;
     const badLatency = write('lat.json', nested);
+    // review rev7 #6: a histogram that does not decode was stored, and the report then dropped that latency unsaid.
+    const damaged = kvbenchResults({ tokPerS: 5 });
+    damaged.kvbench.latency.end_to_end.hdr = 'abc';
+    const truncated = kvbenchResults({ tokPerS: 5 });
+    const storageRead = truncated.kvbench.latency.tier_read.storage!;
+    storageRead.hdr = storageRead.hdr.slice(0, -8);
+    const badHistograms = write('hdr.json', damaged);
+    const cutHistogram = write('hdr-cut.json', truncated);
     const empty = write('empty.json', { requests_completed: 10, total_tokens_generated: 500, summary: {} });
     const failed = write('failed.json', { requests_completed: 0, total_tokens_generated: 0 });
     const good = write('good.json', referenceResultsNew({ tokPerS: 3, storageTokPerS: 3 }));
     const store = openStore(path.join(dir, 'kvbench.db'));
     try {
-      const r = await importResultsFiles(store, [impossible, mistyped, badLatency, empty, failed, good], { systemLabel: 'M' });
+      const r = await importResultsFiles(store, [impossible, mistyped, badLatency, badHistograms, cutHistogram, empty, failed, good], { systemLabel: 'M' });
       const errors = Object.fromEntries(r.errors.map((e) => [path.basename(e.file), e.message]));
-      expect(Object.keys(errors).sort()).toEqual(['empty.json', 'lat.json', 'mal1.json', 'mal3.json']);
-      expect(errors['mal1.json']).toMatch(/^values no run can produce \(a wrong type, a negative amount, a hit rate outside 0–1\): summary\.avg_throughput_tokens_per_sec: -250 \(Too small: expected number to be >=0\); summary\.requests_per_second: -3 /);
+      expect(Object.keys(errors).sort()).toEqual(['empty.json', 'hdr-cut.json', 'hdr.json', 'lat.json', 'mal1.json', 'mal3.json']);
+      expect(errors['hdr.json']).toMatch(/: kvbench\.latency\.end_to_end\.hdr: "abc" \(not a decodable HDR histogram: Invalid string\. Length must be a multiple of 4\)$/);
+      // The base64 of a long histogram is cut in the message; the path and the reason are what matter.
+      expect(errors['hdr-cut.json']).toMatch(/: kvbench\.latency\.tier_read\.storage\.hdr: "[^"]{56}… \(not a decodable HDR histogram: unexpected end of file\)$/);
+      expect(errors['mal1.json']).toMatch(/^values no run can produce \(a wrong type, a negative amount, a hit rate outside 0–1, a damaged histogram\): summary\.avg_throughput_tokens_per_sec: -250 \(Too small: expected number to be >=0\); summary\.requests_per_second: -3 /);
       expect(errors['mal1.json']).toMatch(/; and 2 more$/);
       expect(errors['mal3.json']).toMatch(/summary\.avg_throughput_tokens_per_sec: "fast" \(Invalid input: expected number, received string\)/);
       expect(errors['lat.json']).toMatch(/kvbench\.latency\.tier_read/);
