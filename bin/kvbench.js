@@ -26,9 +26,20 @@ if (major < 24) {
   // A child ended by a signal: the status a shell reports for it (128 + the signal's number).
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 } else {
-  const { main } = await import('../src-main/cli/main.ts');
-  // `kvbench report | head`: the reader going away ends kvbench quietly, for every command.
-  const { endQuietlyWhenOutputCloses } = await import('../src-main/cli/closed-output.ts');
-  endQuietlyWhenOutputCloses();
-  process.exitCode = await main(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  try {
+    const { main } = await import('../src-main/cli/main.ts');
+    // `kvbench report | head`: the reader going away ends kvbench quietly, for every command.
+    const { endQuietlyWhenOutputCloses } = await import('../src-main/cli/closed-output.ts');
+    endQuietlyWhenOutputCloses();
+    process.exitCode = await main(argv);
+  } catch (err) {
+    // Every command answers bad input with a message of its own; what reaches here is a kvbench bug.
+    // The user gets one line, not a stack of kvbench's internals, unless they asked for the detail
+    // (kvbench run's --log-level DEBUG).
+    const debug = argv.some((a, i) => a === '--log-level=DEBUG' || (a === '--log-level' && argv[i + 1] === 'DEBUG'));
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`kvbench: internal error: ${message}\n${debug && err instanceof Error && err.stack ? `${err.stack}\n` : ''}`);
+    process.exitCode = 1;
+  }
 }

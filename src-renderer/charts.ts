@@ -24,8 +24,6 @@ Chart.defaults.maintainAspectRatio = false;
 Chart.defaults.responsive = true;
 
 export const COLORS = ['#2155c4', '#d9730d', '#1b7a3d', '#9b3fb5', '#b3261e', '#0f8a96', '#6b7280'];
-/** A bar whose side and direction differ (the stylesheet's --warn): neither green nor red. */
-export const MIXED_COLOR = '#8f5a00';
 
 export { Chart };
 

@@ -2,7 +2,7 @@
 // Every message crosses a process boundary, so both sides validate with these schemas.
 // Plain JSON-compatible values only: numbers, never bigint.
 import { z } from 'zod';
-import { ERROR_CODES, isErrorCode, toErrorData, type ErrorCode } from './domain/errors.ts';
+import { ERROR_CODES, toErrorData, type ErrorCode } from './domain/errors.ts';
 
 /** Bump when a message changes shape; host and engine refuse a different version. */
 export const ENGINE_PROTOCOL_VERSION = 1;
@@ -14,7 +14,6 @@ export const PROGRESS_INTERVAL_MS = 100;
 export const ENGINE_ERROR_CODES = ERROR_CODES;
 export const EngineErrorCodeSchema = z.enum(ENGINE_ERROR_CODES);
 export type EngineErrorCode = ErrorCode;
-export const isEngineErrorCode = isErrorCode;
 
 export const EngineErrorDataSchema = z.object({
   code: EngineErrorCodeSchema,

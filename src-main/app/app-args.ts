@@ -1,4 +1,4 @@
-// The desktop app's own command-line option, read where it starts: from `kvbench app --db PATH` (which
+// The desktop app's own command-line options (--db, --log-level), read where it starts: from `kvbench app --db PATH` (which
 // hands its arguments to Electron), `npm run app -- --db PATH` and a packaged app's command line alike.
 // Plain TypeScript without electron, so that it is tested without one.
 
@@ -27,4 +27,27 @@ export function databaseFlag(argv: readonly string[]): DatabaseFlag {
     databasePath = value;
   }
   return { ok: true, databasePath };
+}
+
+/**
+ * Whether the app's command line asks for debugging detail: `--log-level DEBUG` (or `=DEBUG`), the
+ * flag and level `kvbench run` takes; the last one given wins.
+ */
+export function debugRequested(argv: readonly string[]): boolean {
+  let level: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--log-level') level = argv[++i];
+    else if (argv[i].startsWith('--log-level=')) level = argv[i].slice('--log-level='.length);
+  }
+  return level === 'DEBUG';
+}
+
+/**
+ * What the terminal shows when the app could not start. A user is shown what went wrong, not a stack
+ * of kvbench's internals; `--log-level DEBUG` adds where (for a bug report), and the line says so.
+ */
+export function startFailureText(err: unknown, argv: readonly string[]): string {
+  const e = err instanceof Error ? err : new Error(String(err));
+  const detail = debugRequested(argv) && e.stack ? e.stack : `${e.message} (start it with --log-level DEBUG to see where)`;
+  return `kvbench app: could not start: ${detail}\n`;
 }

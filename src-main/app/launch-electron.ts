@@ -10,12 +10,13 @@ import path from 'node:path';
 import { APP_ROOT, PRELOAD_FILE, RENDERER_DIR } from '../server/paths.ts';
 import { databaseFlag } from './app-args.ts';
 
-export const APP_USAGE = `Usage: kvbench app [--db PATH] [electron flags]
+export const APP_USAGE = `Usage: kvbench app [--db PATH] [--log-level DEBUG] [electron flags]
 
 Starts the kvbench desktop app (Electron).
 
-  --db PATH   the database (default: the one chosen in Settings, else $KVBENCH_DB, else the user
-              data directory's kvbench.db); not kept in Settings
+  --db PATH          the database (default: the one chosen in Settings, else $KVBENCH_DB, else the
+                     user data directory's kvbench.db); not kept in Settings
+  --log-level DEBUG  a failed start prints where it failed (the stack), not only why
 
 It needs Electron's binary, which the electron package downloads from GitHub the first time the app
 starts (ahead of time: node node_modules/electron/install.js), and the built front end (npm run build). npm run app does both steps.

@@ -11,7 +11,7 @@ import { startEngine } from '../host/engine-host.ts';
 import { createBackend, type Backend } from '../server/backend.ts';
 import { ENGINE_ENTRY_FILE, PRELOAD_FILE, RENDERER_DIR, APP_ROOT } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
-import { databaseFlag } from './app-args.ts';
+import { databaseFlag, startFailureText } from './app-args.ts';
 import { registerAppScheme, serveAppProtocol } from './app-protocol.ts';
 import { forwardEvents, registerIpcHandlers } from './ipc-handlers.ts';
 import { APP_START_URL, hardenSession, hardenWebContents, secureWebPreferences } from './security.ts';
@@ -181,8 +181,8 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
 if (process.versions.electron && process.type === 'browser') {
   const electron = (await import('electron')) as unknown as ElectronApi & { default?: ElectronApi };
   const api = (electron.app ? electron : electron.default) as ElectronApi;
-  runDesktopApp(api).catch((err: Error) => {
-    process.stderr.write(`kvbench app: could not start: ${err.stack ?? err.message}\n`);
+  runDesktopApp(api).catch((err: unknown) => {
+    process.stderr.write(startFailureText(err, process.argv));
     api.app.exit(1);
   });
 }

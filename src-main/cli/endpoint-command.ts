@@ -29,7 +29,7 @@ import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { intFlag, numberFlag, parseCommandArgs } from './command-args.ts';
 import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
@@ -125,16 +125,6 @@ function withReadStore(sub: string, dbFlag: string | undefined, fn: (s: Endpoint
   return withCommandStore(`endpoint ${sub}`, dbFlag, { readOnly: true }, (store) => fn(new EndpointStore(store)));
 }
 
-function numberFlag(v: string | undefined, flag: string, errors: string[], kind: 'int' | 'float'): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || (kind === 'int' && !Number.isInteger(n))) {
-    errors.push(`${flag}: invalid ${kind === 'int' ? 'integer' : 'number'} '${v}'`);
-    return undefined;
-  }
-  return n;
-}
-
 const PREFLIGHT_TIMEOUT_MS = 15_000;
 /** GET /v1/models, as far as the preflight reads it. */
 type ModelList = { data?: { id?: unknown; max_model_len?: unknown }[] };
@@ -219,13 +209,13 @@ async function runSub(argv: string[]): Promise<number> {
       errors.push(`--url: ${(e as Error).message}`);
     }
   }
-  const temperature = numberFlag(a.temperature, '--temperature', errors, 'float') ?? 0;
-  const topP = numberFlag(a['top-p'], '--top-p', errors, 'float') ?? 1;
-  const maxTokens = numberFlag(a['max-tokens'], '--max-tokens', errors, 'int') ?? null;
-  const requestTimeoutS = numberFlag(a['request-timeout-s'], '--request-timeout-s', errors, 'float') ?? 600;
-  const idleTimeoutS = numberFlag(a['idle-timeout-s'], '--idle-timeout-s', errors, 'float') ?? 120;
-  const maxBatches = numberFlag(a['max-batches'], '--max-batches', errors, 'int') ?? null;
-  const stopAfterDeadBatches = numberFlag(a['stop-after-dead-batches'], '--stop-after-dead-batches', errors, 'int') ?? 2;
+  const temperature = numberFlag('--temperature', a.temperature, errors) ?? 0;
+  const topP = numberFlag('--top-p', a['top-p'], errors) ?? 1;
+  const maxTokens = intFlag('--max-tokens', a['max-tokens'], errors) ?? null;
+  const requestTimeoutS = numberFlag('--request-timeout-s', a['request-timeout-s'], errors) ?? 600;
+  const idleTimeoutS = numberFlag('--idle-timeout-s', a['idle-timeout-s'], errors) ?? 120;
+  const maxBatches = intFlag('--max-batches', a['max-batches'], errors) ?? null;
+  const stopAfterDeadBatches = intFlag('--stop-after-dead-batches', a['stop-after-dead-batches'], errors) ?? 2;
   const metricsFlag = a['metrics-url'] ?? [];
   const metricsDefaults = metricsFlag.length === 0;
   let metricsUrls: string[] = [];
@@ -492,8 +482,9 @@ async function listSub(argv: string[]): Promise<number> {
     process.stdout.write('Usage: kvbench endpoint list [--label L ...] [--limit N] [--json] [--db PATH]\n');
     return EXIT_OK;
   }
-  const limit = a.limit === undefined ? 50 : Number(a.limit);
-  if (!Number.isInteger(limit) || limit <= 0) return err('list: --limit takes a positive integer');
+  const errors: string[] = [];
+  const limit = intFlag('--limit', a.limit, errors, { min: 1 }) ?? 50;
+  if (errors.length > 0) return err(`list: ${errors.join('; ')}`);
   try {
     return await withReadStore('list', a.db, (s) => {
       const runs = s.listRuns({ ...(a.label ? { labels: a.label.flatMap((l) => l.split(',')) } : {}), limit });
@@ -521,8 +512,8 @@ async function showSub(argv: string[]): Promise<number> {
     process.stdout.write('Usage: kvbench endpoint show ID [--requests] [--json] [--db PATH]\n');
     return EXIT_OK;
   }
-  const id = Number(p.positionals[0]);
-  if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('show: give one run id (see kvbench endpoint list)');
+  const id = p.positionals.length === 1 ? intFlag('the run id', p.positionals[0], [], { min: 1 }) : undefined;
+  if (id === undefined) return err('show: give one run id (see kvbench endpoint list)');
   try {
     return await withReadStore('show', p.values.db, (s) => {
       const r = s.requireRun(id);
@@ -621,8 +612,8 @@ async function deleteSub(argv: string[]): Promise<number> {
     process.stdout.write('Usage: kvbench endpoint delete ID [--db PATH]\n\nDeletes one stored endpoint run (see kvbench endpoint list) with its requests.\n');
     return EXIT_OK;
   }
-  const id = Number(p.positionals[0]);
-  if (p.positionals.length !== 1 || !Number.isInteger(id) || id <= 0) return err('delete: give one run id');
+  const id = p.positionals.length === 1 ? intFlag('the run id', p.positionals[0], [], { min: 1 }) : undefined;
+  if (id === undefined) return err('delete: give one run id');
   // Deleting from a database that is not there is a typo in --db: never create one for it.
   return withCommandStore('endpoint delete', p.values.db, { readOnly: false, mustExist: true }, (store) => {
     try {

@@ -1,12 +1,11 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
-import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
-import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
-import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat } from '../export/export-trials.ts';
-import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { buildExportModel } from '../export/export-model.ts';
+import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
+import { selectionFromFlags } from '../export/selection.ts';
+import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
@@ -69,9 +68,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write('kvbench export: --stated-read-gbps/--stated-write-gbps apply to the tier comparison, which only XLSX and JSON carry (a CSV has one row per trial)\n');
     return 1;
   }
-  const suiteIds = splitList(a.suite)?.map(Number);
-  if (suiteIds?.some((n) => !Number.isInteger(n))) {
-    process.stderr.write('kvbench export: --suite takes integers\n');
+  const suiteErrors: string[] = [];
+  const suiteIds = intListFlag('--suite', a.suite, suiteErrors, { min: 1 });
+  if (suiteErrors.length > 0) {
+    process.stderr.write(`kvbench export: ${suiteErrors.join('; ')}\n`);
     return 1;
   }
   const overwritesDb = databaseOutputError('--out', out, resolveDatabasePath(a.db));
@@ -86,15 +86,18 @@ export async function exportCommand(argv: string[]): Promise<number> {
     return 1;
   }
   return withCommandStore('export', a.db, { readOnly: true }, async (store) => {
+    // Reading first, as the app does: what it refuses (a missing suite, an unknown system, a stated
+    // bandwidth over several drives, a damaged database) is said as such, and no file is written.
+    let model: ExportModel;
     try {
-      const selection = selectionFromFlags(a, suiteIds);
-      const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
-      const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
-      const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
-      // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
-      const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null, stated);
-      await writeExport({ trials, hardware, report, tiers, filter: { ...selection } }, format, out);
-      process.stderr.write(`exported ${trials.length} trial(s) to ${out} (${format})\n`);
+      model = buildExportModel(store, selectionFromFlags(a, suiteIds), { includeIncomplete: a['include-incomplete'], stated, whereToLook: 'see kvbench history --suites' });
+    } catch (err) {
+      process.stderr.write(`kvbench export: ${(err as Error).message}\n`);
+      return 1;
+    }
+    try {
+      await writeExport(model, format, out);
+      process.stderr.write(`exported ${model.trials.length} trial(s) to ${out} (${format})\n`);
       return 0;
     } catch (err) {
       const why = err instanceof FileWriteError ? `could not write ${out}: ${err.message}` : (err as Error).message;

@@ -4,7 +4,7 @@ import { withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { cautionsOf } from '../export/report-model.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
 export const HISTORY_USAGE = `Usage: kvbench history [filters] [--json]
        kvbench history --suites | --systems
@@ -38,7 +38,7 @@ function clip(text: string | null, chars: number): string {
 /** The mark of a trial the report flags (RAM-backed cache directory, page-cache reads, a stall), and its legend. */
 const FLAG_MARK = '!';
 const flagLegend = (what: string): string =>
-  `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine): kvbench report --suite N says why\n`;
+  `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, an autoscaler short of its peak or target): kvbench report --suite N says why\n`;
 
 /** The filters of the trial listing; --suites takes --system (and --limit) only, --systems none. */
 const TRIAL_FILTERS = ['suite', 'drive', 'scenario', 'status', 'model', 'since', 'until'] as const;
@@ -86,10 +86,11 @@ export async function historyCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench history: ${listingError}\n`);
     return 1;
   }
-  const limit = Number(a.limit);
-  const suiteIds = splitList(a.suite)?.map(Number);
-  if (!Number.isInteger(limit) || limit < 0 || suiteIds?.some((n) => !Number.isInteger(n))) {
-    process.stderr.write('kvbench history: --limit and --suite take integers\n');
+  const errors: string[] = [];
+  const limit = intFlag('--limit', a.limit, errors, { min: 0 }) ?? 0;
+  const suiteIds = intListFlag('--suite', a.suite, errors, { min: 1 });
+  if (errors.length > 0) {
+    process.stderr.write(`kvbench history: ${errors.join('; ')}\n`);
     return 1;
   }
   return withCommandStore('history', a.db, { readOnly: true }, async (store) => {

@@ -4,7 +4,7 @@ import { detectHardware } from '../hardware/detect-hardware.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { formatAdvice, formatHardware, SAID_BY_HW_TABLE } from '../hardware/format-hardware.ts';
 import { ENGINE_HAS_GPU_TIER } from '../suite/planner.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { numberFlag, parseCommandArgs } from './command-args.ts';
 
 export const HW_USAGE = `Usage: kvbench hw [--cache-dir DIR] [--json] [--probe [--probe-seconds S]]
 
@@ -37,9 +37,10 @@ export async function hwCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  const probeSeconds = a['probe-seconds'] === undefined ? 3 : Number(a['probe-seconds']);
-  if (!Number.isFinite(probeSeconds) || probeSeconds <= 0 || probeSeconds > 600) {
-    process.stderr.write(`kvbench hw: --probe-seconds must be between 0 and 600, got ${a['probe-seconds']}\n`);
+  const errors: string[] = [];
+  const probeSeconds = numberFlag('--probe-seconds', a['probe-seconds'], errors, { above: 0, max: 600 }) ?? 3;
+  if (errors.length > 0) {
+    process.stderr.write(`kvbench hw: ${errors.join('; ')}\n`);
     return 1;
   }
   const hw = await detectHardware(a['cache-dir'] ?? os.tmpdir(), {

@@ -5,7 +5,7 @@ import { formatBytesPerSecAsGBps, formatIntegerGrouped, formatNsAsMs, formatNsAs
 import { MergeError, mergeRanks, type MergedRanks } from '../export/merge-ranks.ts';
 import { mergedResultsFile } from '../export/merged-results-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { intFlag, parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
 
 export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE] [--world-size N]
@@ -45,11 +45,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   }
   const read: { file: string; results: unknown }[] = [];
   const problems: string[] = [];
-  const worldSizeText = parsed.values['world-size'];
-  const worldSize = worldSizeText === undefined ? undefined : Number(worldSizeText);
-  if (worldSize !== undefined && !(Number.isSafeInteger(worldSize) && worldSize > 0)) {
-    problems.push(`--world-size must be a positive whole number, got ${worldSizeText}`);
-  }
+  const worldSize = intFlag('--world-size', parsed.values['world-size'], problems, { min: 1 });
   for (const file of files) {
     try {
       read.push({ file, results: JSON.parse(fs.readFileSync(file, 'utf8')) });

@@ -10,10 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine/probe/probe-options.ts';
-import { ProbeToHostSchema, type HostToProbe } from '../engine/probe/probe-protocol.ts';
+import type { EngineErrorData } from '../../src-shared/engine-protocol.ts';
+import { ProbeToHostSchema, type HostToProbe, type ProbeResult } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
-import { PROBE_DIR_PREFIX, type ProbeResult } from '../engine/probe/raw-limit-probe.ts';
+import { PROBE_DIR_PREFIX } from '../engine/probe/raw-limit-probe.ts';
 import { SYSTEM_DIRECTORIES_TEXT, systemDirectoryError } from '../engine/config/system-directories.ts';
+import { numberFlag } from './command-args.ts';
 import { wrapText } from './help-text.ts';
 import { outputFileProblem, writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
@@ -52,16 +54,6 @@ Exit codes: 0 complete; 1 invalid input or failed; 130 stopped by Ctrl-C (SIGINT
 `;
 
 type Parsed = { ok: true; options: ProbeOptions; output: string | null; json: boolean } | { ok: false; errors: string[] } | { ok: 'help' };
-
-function numberFlag(name: string, value: string | undefined, errors: string[]): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) {
-    errors.push(`${name} must be a number (got '${value}')`);
-    return undefined;
-  }
-  return n;
-}
 
 /** Flags → validated probe options. Never throws. */
 export function parseProbeArgs(argv: readonly string[], cwd: string = process.cwd()): Parsed {
@@ -139,7 +131,7 @@ function directoryNotWritable(dir: string): string | null {
   }
 }
 
-type ProbeRun = { ok: true; result: ProbeResult } | { ok: false; code: string; message: string };
+type ProbeRun = { ok: true; result: ProbeResult } | ({ ok: false } & EngineErrorData);
 
 /** Starts the probe process, relays progress to `onProgress`, and resolves with its result. */
 export function runProbeProcess(
@@ -165,7 +157,8 @@ export function runProbeProcess(
     child.on('message', (raw: unknown) => {
       const parsed = ProbeToHostSchema.safeParse(raw);
       if (!parsed.success) {
-        settled ??= { ok: false, code: 'PROTOCOL', message: 'malformed message from the probe process' };
+        const issue = parsed.error.issues[0];
+        settled ??= { ok: false, code: 'PROTOCOL', message: `malformed message from the probe process (${issue.path.join('.') || 'the message'}: ${issue.message})` };
         child.kill('SIGKILL');
         return;
       }
@@ -176,7 +169,7 @@ export function runProbeProcess(
           `${p.phase.padEnd(9)} ${(p.elapsedNs / 1e9).toFixed(0).padStart(3)}s  ${((p.bytes / 1024 ** 3)).toFixed(2)} GiB  ${(p.bytesPerSec / 1e9).toFixed(2)} GB/s`,
         );
       } else if (msg.type === 'result') {
-        settled ??= { ok: true, result: msg.result as unknown as ProbeResult };
+        settled ??= { ok: true, result: msg.result };
       } else {
         settled ??= { ok: false, code: msg.error.code, message: msg.error.message };
       }

@@ -5,7 +5,7 @@ import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { intFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID | --system REF | --all] [options]
@@ -23,7 +23,7 @@ moved, and efficiency against the drive's probed bandwidth.
   --include-incomplete   aggregate partial trials too
   --all-metrics          every metric, not only the headline ones
   --compare A B          compare two systems (or with --drives two drives) over matched
-                         configurations: ratio A ÷ B per metric, win rate, noise (CV)
+                         configurations: ratio A ÷ B per metric, win rate, noise (Welch's t-test)
   --match config|scenario  what "matched" means (default config: equal workload options)
   --per-config           with --compare: one table per metric and configuration
 ${statedBandwidthUsage(25)}  --json                 the report model as JSON
@@ -64,6 +64,12 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${stated}\n`);
     return 1;
   }
+  const suiteErrors: string[] = [];
+  const suiteId = intFlag('--suite', a.suite, suiteErrors, { min: 1 });
+  if (suiteErrors.length > 0) {
+    process.stderr.write(`kvbench report: ${suiteErrors.join('; ')}\n`);
+    return 1;
+  }
   if (a.compare ? parsed.positionals.length !== 2 : parsed.positionals.length !== 0) {
     process.stderr.write(`kvbench report: ${a.compare ? '--compare needs exactly two systems (or drives): A B' : `unexpected argument(s): ${parsed.positionals.join(' ')}`}\n`);
     return 1;
@@ -87,12 +93,11 @@ export async function reportCommand(argv: string[]): Promise<number> {
       }
       let selection: Selection;
       let title: string;
-      if (a.suite !== undefined) {
-        const id = Number(a.suite);
-        const suite = Number.isInteger(id) ? store.getSuite(id) : null;
-        if (!suite) throw new Error(`no suite ${a.suite} (see kvbench history --suites)`);
-        selection = { suiteIds: [id] };
-        title = `Suite ${id} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suite.status}, started ${suite.createdAt}`;
+      if (suiteId !== undefined) {
+        const suite = store.getSuite(suiteId);
+        if (!suite) throw new Error(`no suite ${suiteId} (see kvbench history --suites)`);
+        selection = { suiteIds: [suiteId] };
+        title = `Suite ${suiteId} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suite.status}, started ${suite.createdAt}`;
       } else if (a.system?.length) {
         selection = { systems: a.system };
         title = `System(s) ${a.system.join(', ')}: every suite`;

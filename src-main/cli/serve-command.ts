@@ -8,7 +8,7 @@ import { createBackend } from '../server/backend.ts';
 import { isLoopbackHost, isWildcardHost, startHttpServer, urlHostOf } from '../server/http-server.ts';
 import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { intFlag, parseCommandArgs } from './command-args.ts';
 import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 
 export const DEFAULT_SERVE_PORT = 8642;
@@ -60,8 +60,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
   const errors: string[] = [];
-  const port = Number(a.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`--port must be an integer from 0 to 65535, got ${a.port}`);
+  const port = intFlag('--port', a.port, errors, { min: 0, max: 65535 }) ?? 0;
   if (!isLoopbackHost(a.host) && !a['allow-remote']) errors.push(`--host ${a.host} is not a loopback address: add --allow-remote to listen there (plain HTTP; prefer an SSH tunnel)`);
   const token = a.token ?? process.env.KVBENCH_SERVE_TOKEN ?? randomBytes(24).toString('hex');
   // Named where it came from: a token from the environment is no --token the user typed.

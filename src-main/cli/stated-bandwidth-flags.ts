@@ -3,6 +3,7 @@
 // Decimal GB/s because datasheets state it so, although the results' `*_gbps` keys are GiB/s (the
 // reference's): the usage says so, so that a results value copied in is not 7 % off unnoticed.
 import type { StatedBandwidth } from '../export/report-model.ts';
+import { numberFlag } from './command-args.ts';
 
 export const STATED_BANDWIDTH_OPTIONS = {
   'stated-read-gbps': { type: 'string' },
@@ -24,13 +25,8 @@ export function statedBandwidthUsage(column: number): string {
 export function statedBandwidthFromFlags(read: string | undefined, write: string | undefined): StatedBandwidth | null | string {
   const problems: string[] = [];
   const bytesPerS = (flag: string, v: string | undefined): number | null => {
-    if (v === undefined) return null;
-    const n = Number(v);
-    if (v.trim() === '' || !Number.isFinite(n) || n <= 0) {
-      problems.push(`${flag} must be a positive number of GB/s (10^9 bytes/s), got ${v}`);
-      return null;
-    }
-    return n * 1e9;
+    const n = numberFlag(flag, v, problems, { above: 0, what: 'a positive number of GB/s (10^9 bytes/s)' });
+    return n === undefined ? null : n * 1e9;
   };
   const s = { readBytesPerS: bytesPerS('--stated-read-gbps', read), writeBytesPerS: bytesPerS('--stated-write-gbps', write) };
   if (problems.length > 0) return problems.join('; ');

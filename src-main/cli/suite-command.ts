@@ -16,7 +16,7 @@ import { detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } fr
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { intFlag, numberFlag, parseCommandArgs } from './command-args.ts';
 import { wrapText } from './help-text.ts';
 import { SYSTEM_DIRECTORIES_TEXT } from '../engine/config/system-directories.ts';
 import { EXIT_INTERRUPTED } from './run-command.ts';
@@ -201,24 +201,12 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
   const errors: string[] = [];
-  const intFlag = (name: string, v: string | undefined, min: number): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) errors.push(`--${name} must be an integer ≥ ${min}, got ${v}`);
-    return n;
-  };
+  const resumeId = intFlag('--resume', a.resume, errors, { min: 1 });
   // Only the conversion here: the planner's own checks (planOptionErrors) judge the ranges.
-  const numberFlag = (name: string, v: string | undefined): number | undefined => {
-    if (v === undefined) return undefined;
-    const n = v.trim() === '' ? NaN : Number(v);
-    if (Number.isNaN(n)) errors.push(`--${name} must be a number, got '${v}'`);
-    return Number.isNaN(n) ? undefined : n;
-  };
-  const resumeId = intFlag('resume', a.resume, 1);
-  const trials = numberFlag('trials', a.trials);
-  const durationS = numberFlag('duration', a.duration);
-  const warmUpS = numberFlag('warm-up', a['warm-up']);
-  const storageCapacityGb = numberFlag('storage-capacity-gb', a['storage-capacity-gb']);
+  const trials = numberFlag('--trials', a.trials, errors);
+  const durationS = numberFlag('--duration', a.duration, errors);
+  const warmUpS = numberFlag('--warm-up', a['warm-up'], errors);
+  const storageCapacityGb = numberFlag('--storage-capacity-gb', a['storage-capacity-gb'], errors);
   const profileOk = isProfileId(a.profile);
   if (!profileOk) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
   const planOptions: PlanOptions = {
@@ -232,7 +220,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     ...(warmUpS !== undefined ? { warmUpS } : {}),
     ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
   };
-  if (resumeId === undefined) {
+  // Given but refused, --resume still means a resume: the planning flags' checks do not apply.
+  if (a.resume === undefined) {
     if (a['cache-dir'] === undefined) errors.push('--cache-dir is required (the directory the storage tier writes to)');
     else if (a['cache-dir'].trim() === '') errors.push('--cache-dir must not be empty');
     // Before the database is opened, the cache directory created or the hardware detected.

@@ -18,6 +18,7 @@ import {
   type EndpointRunSummary,
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import { NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { csvTable } from '../export/csv.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { pickCompareRuns } from './endpoint-compare.ts';
@@ -274,13 +275,13 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
     const c = model.comparison;
     add(
       'Comparison',
-      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'min_a', 'max_a', 'cv_a', 'min_b', 'max_b', 'cv_b', 'ratio_a_over_b', 'noise', 'better_value', 'better', 'flagged_runs_a', 'flagged_runs_b'],
+      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'min_a', 'max_a', 'cv_a', 'min_b', 'max_b', 'cv_b', 'ratio_a_over_b', 'noise', 'p_value', 'better_value', 'better', 'flagged_runs_a', 'flagged_runs_b'],
       c.rows.map((x) => {
         const side = (s: 'a' | 'b' | null): string | null => (s === 'a' ? c.labelA : s === 'b' ? c.labelB : null);
         return [
           x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB,
           x.spreadA?.min ?? null, x.spreadA?.max ?? null, x.spreadA?.cv ?? null, x.spreadB?.min ?? null, x.spreadB?.max ?? null, x.spreadB?.cv ?? null,
-          x.ratio, x.noise, side(x.leader), side(x.better), x.flaggedA.join(', ') || null, x.flaggedB.join(', ') || null,
+          x.ratio, x.noise, x.pValue, side(x.leader), side(x.better), x.flaggedA.join(', ') || null, x.flaggedB.join(', ') || null,
         ];
       }),
       // compare's warnings qualify every verdict below them: a reader of the sheet sees them first.
@@ -300,7 +301,7 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
       ...(model.comparison
         ? [
             ['comparison', model.comparison.method] as Cell[],
-            ['comparison columns', 'min/max/cv: each side\'s spread over its runs; noise: beyond, within, or unknown (one run on a side); better_value: the side with the better value; better: that side where the difference is beyond noise'] as Cell[],
+            ['comparison columns', `min/max/cv: each side's spread over its runs; noise: beyond, within, or unknown (one run on a side, or a 0: no logarithm), by ${NOISE_RULE}; p_value: that test's; better_value: the side with the better value; better: that side where the difference is beyond noise`] as Cell[],
             ...comparisonWarningRows(model.comparison),
           ]
         : []),

@@ -15,6 +15,7 @@ import {
   type EndpointRunRecord,
   type ServerMetricUnit,
 } from '../../src-shared/domain/endpoint.ts';
+import { formatP } from '../../src-shared/domain/statistics.ts';
 import { formatBytesBinary } from '../engine/report/format.ts';
 import { table } from '../export/render-text.ts';
 
@@ -196,7 +197,7 @@ export function formatComparison(c: EndpointComparison): string {
     if (rows.length === 0) continue;
     out.push('');
     out.push(`  ${g.name}`);
-    const header = ['metric', 'unit', c.labelA, c.labelB, 'A/B', 'better'];
+    const header = ['metric', 'unit', c.labelA, c.labelB, 'A/B', 'better', 'p'];
     if (spreads) header.push(`${c.labelA} min–max, CV`, `${c.labelB} min–max, CV`);
     out.push(
       table(
@@ -209,11 +210,12 @@ export function formatComparison(c: EndpointComparison): string {
             fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : '') + (r.flaggedB.length > 0 ? ' *' : ''),
             fmt(r.ratio, 'x'),
             compareVerdict(r, c.labelA, c.labelB),
+            r.pValue === null ? '' : formatP(r.pValue),
           ];
           if (spreads) cells.push(spreadText(r.spreadA, r.nA, r.metric.unit), spreadText(r.spreadB, r.nB, r.metric.unit));
           return cells;
         }),
-        [0, 1, 5, 6, 7],
+        [0, 1, 5, 7, 8],
         '  ',
       ),
     );

@@ -14,6 +14,7 @@ import {
   type EndpointRunStatus,
   type RequestStatus,
 } from '../../src-shared/domain/endpoint.ts';
+import { percentile } from '../../src-shared/domain/statistics.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { aggregateRun } from './aggregate.ts';
@@ -236,7 +237,6 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
       }),
     );
     const ok = batchSamples.filter((s) => s.status === 'ok');
-    const ttfts = ok.map((s) => s.ttftMs).filter((x): x is number => x !== null).sort((x, y) => x - y);
     input.onBatch?.({
       batchIndex: b.index,
       batches: batches.length,
@@ -244,7 +244,8 @@ export async function runEndpointBenchmark(input: EndpointRunInput): Promise<End
       requests: batchSamples.length,
       ok: ok.length,
       failed: batchSamples.length - ok.length,
-      ttftP50Ms: ttfts.length > 0 ? ttfts[Math.floor((ttfts.length - 1) / 2)] : null,
+      // The same percentile as the stored aggregates (interpolated), so the progress line agrees with them.
+      ttftP50Ms: percentile(ok.map((s) => s.ttftMs), 50),
       wallMs: performance.now() - batchStart,
       firstError: batchSamples.find((s) => s.status !== 'ok')?.error ?? null,
     });

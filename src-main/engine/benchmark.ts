@@ -19,6 +19,7 @@ import { DeviceStatsSampler, type DeviceStatsReport } from './metrics/device-sta
 import { runConcurrently, runLoops } from './run-loops.ts';
 import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
+import type { DirectionStats } from './metrics/tier-stats.ts';
 import { buildResults, type PhaseFacts, type PreparationFacts, type RunFacts, type WindowCloser } from './report/results-builder.ts';
 import { formatConsoleSummary } from './report/console-summary.ts';
 import { loadProbeLimits, type ProbeLimits } from './report/probe-limits.ts';
@@ -41,7 +42,7 @@ import { SYSTEM_PROMPT_REFS, type RagDocument } from './workload/synthetic-workl
 import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
-import { Autoscaler } from './workload/autoscaler.ts';
+import { AUTOSCALER_WRITE_P95_THRESHOLD_MS, Autoscaler, noPeakFoundReason } from './workload/autoscaler.ts';
 
 export type LogFn = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
@@ -618,12 +619,19 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         const writeP95 = storage && storage.write.windowLatency.count > 0 ? storage.write.windowLatency.percentileNs(95) : null;
         storage?.read.windowLatency.reset();
         storage?.write.windowLatency.reset();
+        const nowHrNs = process.hrtime.bigint();
+        const inFlightNs = (d: DirectionStats | undefined): number | null => {
+          const startNs = d?.oldestInFlightStartNs() ?? null;
+          return startNs === null ? null : Number(nowHrNs - startNs);
+        };
         const decision = autoscaler.step({
           elapsedNs: now,
           intervalNs: now - autoscaleAtNs,
           generatedTokens: recorder.tokensGenerated - autoscaleTokens,
           storageReadP95Ns: readP95,
           storageWriteP95Ns: writeP95,
+          storageReadInFlightNs: inFlightNs(storage?.read),
+          storageWriteInFlightNs: inFlightNs(storage?.write),
         });
         autoscaleTokens = recorder.tokensGenerated;
         autoscaleAtNs = now;
@@ -680,6 +688,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     // report must not average in as a real trial.
     status = 'partial';
     statusReason = emptyWindowReason(endNs, closed, recorder.requestsFailed, end);
+  }
+  if (status === 'complete' && statusReason === null && autoscaler && o.autoscalerMode === 'capacity' && !autoscaler.stopped) {
+    // The duration closed the window before the autoscaler saw a peak: the trial is complete, but
+    // its "peak" is only the highest throughput seen, which its reason must say.
+    statusReason = `autoscaler (capacity): ${noPeakFoundReason(endNs / 1e9, autoscaler.peak)}`;
   }
   if (fatal && recorder.requestsCompleted === 0) {
     const e = toErrorData(fatal);
@@ -752,7 +765,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
             total_scale_events: autoscaler.events.filter((e) => e.action !== 'hold').length,
             ...(o.autoscalerMode === 'capacity'
               ? { peak_user_count: autoscaler.peak.users, peak_throughput_tokens_per_sec: autoscaler.peak.throughputTokensPerSec, peak_found: autoscaler.stopped }
-              : {}),
+              : qosTargetSummary(autoscaler, o)),
           },
         }
       : null,
@@ -788,14 +801,40 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   return { status, reason: statusReason, results: results as unknown as Record<string, unknown>, summaryText };
 }
 
+/**
+ * Whether the qos autoscaler's latency target held at the end: the storage P95 within its threshold
+ * (saturation ≤ 1) in the last interval that measured it; target_met null when none did.
+ */
+function qosTargetSummary(autoscaler: Autoscaler, o: RunOptions): Record<string, unknown> {
+  const judged = autoscaler.targetJudgement;
+  const e = judged?.event;
+  return {
+    target_saturation: o.targetSaturation,
+    read_latency_p95_threshold_ms: readThresholdMs(o),
+    write_latency_p95_threshold_ms: AUTOSCALER_WRITE_P95_THRESHOLD_MS,
+    target_met: judged ? judged.met : null,
+    target_judged_interval: e
+      ? {
+          elapsed_s: e.elapsed_s,
+          saturation_level: e.saturation_level,
+          read_latency_p95_ms: e.read_latency_p95_ms,
+          write_latency_p95_ms: e.write_latency_p95_ms,
+          read_in_flight_oldest_ms: e.read_in_flight_oldest_ms,
+          write_in_flight_oldest_ms: e.write_in_flight_oldest_ms,
+        }
+      : null,
+  };
+}
+
+const readThresholdMs = (o: RunOptions): number => o.tuning.saturation_detection?.read_latency_p95_threshold_ms ?? AUTOSCALER_READ_P95_THRESHOLD_MS;
+
 function newAutoscaler(o: RunOptions): Autoscaler {
   const t = o.tuning.autoscaler ?? {};
-  const sat = o.tuning.saturation_detection ?? {};
   return new Autoscaler({
     mode: o.autoscalerMode,
     initialUsers: o.numUsers,
     targetSaturation: o.targetSaturation,
-    readLatencyThresholdMs: sat.read_latency_p95_threshold_ms ?? AUTOSCALER_READ_P95_THRESHOLD_MS,
+    readLatencyThresholdMs: readThresholdMs(o),
     minUsers: t.min_users ?? 1,
     maxUsers: t.max_users ?? MAX_WORKERS,
     scaleUpFactor: t.scale_up_factor ?? 1.2,

@@ -169,8 +169,8 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
   }
   add('Scenarios', [...groupColumns, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'], scenarioRows);
   // The terminal report's pooled table: percentiles of the merged histograms, never averaged.
-  const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.count, p.p50Ms, p.p95Ms, p.p99Ms]));
-  add('Pooled latency', [...groupColumns, 'latency', 'trials', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
+  const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.damagedTrials, p.count, p.p50Ms, p.p95Ms, p.p99Ms]));
+  add('Pooled latency', [...groupColumns, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
   add(
     'Tier comparison',
     [

@@ -7,7 +7,8 @@ import type { LatencySummaryNs } from '../../src-shared/domain/results.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { rankCacheDirName } from '../engine/config/ranks.ts';
 import { formatNsAsSeconds } from '../engine/report/format.ts';
-import { configKey, num, obj } from '../store/results-ingest.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
 import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
 import { histogramsSection, mergedHistograms, reportedP95Ns, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
@@ -134,6 +135,11 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
   if (startNs === undefined || elapsedNs === undefined || !Array.isArray(kv.timeline)) {
     problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
     return null;
+  }
+  // A damaged histogram is found here, with the file's name, rather than failing the merge halfway.
+  for (const h of extractHistograms(results)) {
+    const problem = LatencyHistogram.decodeProblem(h.hdr);
+    if (problem !== null) problems.push(`${f.file}: the ${h.name} latency histogram (kvbench.latency.${h.name}.hdr) cannot be decoded (${problem}): the file is damaged; copy it from the rank's host again, or run the rank again`);
   }
   const startAtS = num(obj(kv.run_options).startAt);
   return {

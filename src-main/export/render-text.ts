@@ -1,10 +1,11 @@
 // The report model as terminal tables (kvbench report, kvbench history).
-import { HEADLINE_METRICS, type MetricUnit } from '../../src-shared/domain/store-types.ts';
+import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
-import type { MetricVerdict, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
+import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
+import type { MetricVerdict, PooledLatency, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -78,7 +79,8 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       );
     }
     for (const c of s.cautions) out.push(`   ! trial #${c.trialIndex + 1} (id ${c.trialId}) FLAGGED: ${c.message}`);
-    const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => (HEADLINE_METRICS as readonly string[]).includes(m.metric.key));
+    const headline = headlineMetricKeys(s.metrics.map((m) => m.metric.key));
+    const shown = opts.allMetrics ? s.metrics : s.metrics.filter((m) => headline.includes(m.metric.key));
     if (shown.length === 0) {
       out.push('   no complete trial: nothing to aggregate');
       continue;
@@ -91,6 +93,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       cvText(m.aggregate.cv),
     ]);
     out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
+    if (peakMediansApart(shown)) out.push(`   (${PEAK_MEDIANS_NOTE})`);
     if (s.pooled.length > 0) {
       out.push('   pooled over the trials (merged HDR histograms, not averaged):');
       out.push(
@@ -101,9 +104,16 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
           '     ',
         ),
       );
+      for (const p of s.pooled) if (p.damagedTrials > 0) out.push(`     ${pooledDamageNote(p)}`);
     }
   }
   return `${out.join('\n')}\n`;
+}
+
+/** Why a pooled latency counts fewer trials than the group aggregates. */
+function pooledDamageNote(p: PooledLatency): string {
+  const n = p.damagedTrials;
+  return `${p.name}: ${n === 1 ? "1 trial's histogram does" : `${n} trials' histograms do`} not decode (damaged in the database): left out of these percentiles`;
 }
 
 export function formatTierComparison(t: TierComparison): string {
@@ -130,7 +140,7 @@ export function formatTierComparison(t: TierComparison): string {
         ...(named ? [placeLabel(r)] : []),
         r.scenarioId,
         ...(described ? [r.configDescription] : []),
-        r.numUsers === null ? '—' : String(r.numUsers),
+        r.numUsers === null ? '—' : r.finalUsers === null ? String(r.numUsers) : `${r.numUsers}→${fmtValue(r.finalUsers, 'users')}`,
         r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
         String(r.n),
@@ -150,7 +160,8 @@ export function formatTierComparison(t: TierComparison): string {
       leftColumns,
     ),
   );
-  out.push('users: simulated users; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference\'s storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.');
+  const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
+  out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference's storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);
@@ -171,13 +182,14 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   const flagged = c.cautions.a.flaggedTrials + c.cautions.b.flaggedTrials > 0;
   out.push(
     table(
-      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'A win rate', 'within noise', 'CV A', 'CV B', ...(flagged ? ['flagged'] : [])],
+      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B', ...(flagged ? ['flagged'] : [])],
       c.metrics.map((m) => [
         `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
         String(m.compared),
         fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
-        verdictText(m.verdict, m.leader) + (m.meanCaveat ? '*' : ''),
+        verdictText(m.verdict, m.leader) + (m.verdictCaveat ? '*' : ''),
+        formatP(m.pValue),
         winText(m.winRateA),
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
@@ -186,11 +198,12 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       ]),
     ),
   );
-  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (RAM-backed cache directory, page-cache reads, a stall; see the notes): counted in the ratios all the same.');
+  out.push(`beyond noise: ${NOISE_RULE} (p: the metric's test of its geo-mean over the configurations with 2 or more trials a side).`);
+  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (a RAM-backed cache directory, page-cache reads, a stall, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
-    out.push('better A? / B?: the side the configurations lean to, not named: none of their differences is beyond the noise, and some have one trial a side (no spread to judge by; run 2 or more).');
+    out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
   }
-  for (const m of c.metrics) if (m.meanCaveat) out.push(`* ${m.metric.label}: ${m.meanCaveat}.`);
+  for (const m of c.metrics) if (m.verdictCaveat) out.push(`* ${m.metric.label}: ${m.verdictCaveat}.`);
   for (const [title, groups] of [['By CPU tier size', c.byCpuMem], ['By model', c.byModel]] as const) {
     if (groups.length === 0) continue;
     out.push('');
@@ -224,7 +237,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       out.push(`${m.metric.label} per configuration (${m.metric.unit}):`);
       out.push(
         table(
-          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', ...(flagged ? ['flagged A/B'] : [])],
+          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', 'p', ...(flagged ? ['flagged A/B'] : [])],
           m.configs.map((x) => [
             `${x.scenarioIds.join(' + ')}: ${x.description}`,
             String(x.nA),
@@ -234,6 +247,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
             fmtValue(x.ratio, 'x'),
             x.winner === null ? '—' : x.winner.toUpperCase(),
             x.withinNoise === null ? '?' : x.withinNoise ? 'yes' : 'no',
+            formatP(x.pValue),
             ...(flagged ? [`${x.flaggedA}/${x.flaggedB}`] : []),
           ]),
         ),

@@ -7,7 +7,7 @@
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
 import { ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import { aggregate, geometricMean, mean, median, ratio, withinNoise, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
+import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean, median, NOISE_RULE, ratio, welchLogTest, type Aggregate, type NoiseTest, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
@@ -34,7 +34,7 @@ export interface ExcludedTrial {
   supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
 }
 
-/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, or its engine stalled). */
+/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, its engine stalled, or its autoscaler found no peak or missed its latency target). */
 export interface TrialCaution {
   trialId: number;
   trialIndex: number;
@@ -49,10 +49,16 @@ export interface MetricAggregate {
 export interface PooledLatency {
   name: string;
   trials: number;
+  /**
+   * Trials whose histogram of this name does not decode (stored before imports refused such files):
+   * left out of the percentiles, and every reader says so.
+   */
+  damagedTrials: number;
   count: number;
-  p50Ms: number;
-  p95Ms: number;
-  p99Ms: number;
+  /** Null where no trial's histogram could be read. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
 }
 
 export interface ScenarioSummary {
@@ -98,23 +104,42 @@ function scenarioOrder(id: string): number {
 export function pooledLatency(name: string, histograms: readonly TrialHistogram[]): PooledLatency | null {
   const merged = new LatencyHistogram();
   let trials = 0;
+  let damagedTrials = 0;
   for (const h of histograms) {
     if (h.name !== name || h.count <= 0) continue;
-    try {
-      merged.merge(LatencyHistogram.decode(h.hdr, h.sumNs));
-      trials += 1;
-    } catch {
-      // An undecodable histogram (damaged import) is left out rather than failing the report.
+    if (LatencyHistogram.decodeProblem(h.hdr) !== null) {
+      // Left out rather than failing the report, but counted: a latency must never vanish unsaid.
+      damagedTrials += 1;
+      continue;
     }
+    merged.merge(LatencyHistogram.decode(h.hdr, h.sumNs));
+    trials += 1;
   }
-  if (trials === 0 || merged.count === 0) return null;
+  if (merged.count === 0) return damagedTrials === 0 ? null : { name, trials, damagedTrials, count: 0, p50Ms: null, p95Ms: null, p99Ms: null };
   const s = merged.summary();
-  return { name, trials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
+  return { name, trials, damagedTrials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
-/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, or its engine stalled. */
+/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, its engine stalled, its capacity autoscaler found no peak, or its qos autoscaler's target was not met. */
 export function cautionsOf(t: TrialRecord): TrialCaution[] {
-  return [...storageReadCaution(t), ...stallCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+  return [...storageReadCaution(t), ...stallCaution(t), ...noPeakCaution(t), ...qosTargetCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+}
+
+/** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
+function noPeakCaution(t: TrialRecord): string[] {
+  if (t.metrics.autoscale_peak_found !== 0) return [];
+  return ['the capacity autoscaler found no peak (the window closed while throughput was still rising): its peak throughput and users are only the highest seen so far'];
+}
+
+/** A qos run whose final users do not fit under its latency target, or rest on no latency sample. */
+function qosTargetCaution(t: TrialRecord): string[] {
+  if (t.metrics.autoscale_target_met === 0) {
+    return ["the qos autoscaler's latency target was not met at the end (the storage P95 was over its threshold in the last interval that measured it): its final users do not fit under the target"];
+  }
+  // From 0.6.0 on a qos run states whether it met the target; without that, no interval measured it.
+  const qos = t.options.enableAutoscaling === true && t.options.autoscalerMode === 'qos';
+  if (!qos || t.metrics.autoscale_target_met !== undefined || t.resultsFormat !== 'kvbench' || compareVersions(t.kvbenchVersion, '0.6.0') < 0) return [];
+  return ['the qos autoscaler never measured storage latency (in no interval did a storage operation complete or stay in flight past the threshold): its final users rest on no latency sample'];
 }
 
 /**
@@ -258,7 +283,10 @@ export interface TierRow {
   driveLabel: string | null;
   gpuMemGb: number | null;
   cpuMemGb: number | null;
+  /** The users it started with (an autoscaled row's, not what it ended at: finalUsers). */
   numUsers: number | null;
+  /** An autoscaled row's users at the end, the median over its trials; null for a fixed user count. */
+  finalUsers: number | null;
   n: number;
   wallClockTokPerS: number | null;
   storageTokPerS: number | null;
@@ -527,6 +555,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
       numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
+      finalUsers: s.options.enableAutoscaling === true ? med(s, 'autoscale_final_users') : null,
       n: s.trialIds.length,
       wallClockTokPerS: tok,
       storageTokPerS: stok,
@@ -628,13 +657,25 @@ export interface ConfigComparison {
   nB: number;
   medianA: number | null;
   medianB: number | null;
-  /** medianA ÷ medianB. */
+  /**
+   * A ÷ B: the ratio of the sides' geometric means over their trials (exp of logRatio, the quantity
+   * the noise test tests); where a value is 0 (no logarithm), medianA ÷ medianB.
+   */
   ratio: number | null;
   cvA: number | null;
   cvB: number | null;
-  /** Which side is better by the metric's direction; 'tie' when equal; null without both values or without a direction. */
+  /** Which side is better by the metric's direction (by the ratio); 'tie' at 1; null without both values or without a direction. */
   winner: 'a' | 'b' | 'tie' | null;
-  /** The difference may be run-to-run noise (see withinNoise); null when unknown or without a ratio. */
+  /** mean(ln A) − mean(ln B) over the trials; null where a value is ≤ 0. */
+  logRatio: number | null;
+  /** The noise test's standard error of logRatio, degrees of freedom and two-sided p-value (NOISE_RULE); null where untestable. */
+  standardError: number | null;
+  df: number | null;
+  pValue: number | null;
+  /**
+   * The difference may be run-to-run noise: p ≥ 0.05 (identical values always are); null when the
+   * test cannot judge it (fewer than 2 trials on a side, or a value ≤ 0).
+   */
   withinNoise: boolean | null;
   /** Trials of each side's median that the report flags (cautionsOf: RAM-backed, page-cache reads, a stall): counted in it all the same. */
   flaggedA: number;
@@ -647,39 +688,43 @@ export interface MetricComparison {
   compared: number;
   /** Arithmetic mean of per-configuration ratios (seeds/002's "mean ratio"), and the geometric mean. */
   meanRatio: number | null;
+  /**
+   * The geometric mean of the per-configuration ratios over the configurations the noise test
+   * covers (2 or more trials a side; where none has, over every one with a ratio): exp(D), with D the
+   * mean of their log ratios, the very quantity the verdict tests, so the bar the app draws and the
+   * verdict never point different ways.
+   */
   geoMeanRatio: number | null;
   medianRatio: number | null;
   /**
-   * Share of the deciding configurations where A is better: those whose difference is beyond the
-   * run-to-run noise, or where none is, those whose noise is unknown. A difference within the noise
-   * is a tie, as equal medians are; ties and undirected metrics have no side.
+   * Share of the configurations beyond the run-to-run noise (each by its own test) where A is
+   * better; where none is, of those whose noise is unknown. A difference within the noise is a tie,
+   * as equal values are; ties and undirected metrics have no side.
    */
   winRateA: number | null;
   /**
-   * The side the metric favours, as every reader colours it: 'within-noise' when each compared
-   * configuration's difference is within the noise, else the side most deciding configurations
-   * (as winRateA counts them) favour, on an even split their geometric-mean ratio's; null without
-   * a direction or a ratio, or with no side; 'unknown' when no configuration is beyond the noise
-   * and some have an unknown noise (one trial a side): a single trial shows no spread, so no side
-   * is named on it.
+   * The side the metric favours, as every reader colours it: one Welch test of D (see geoMeanRatio)
+   * over the configurations with 2 or more trials a side, Var(D) = Σ SE_i² ÷ k²: the side D
+   * favours where p < 0.05, else 'within-noise'; 'unknown' when no configuration has 2 trials a
+   * side (or a logarithm), unless every one is a tie; null without a direction or a ratio.
    */
   verdict: MetricVerdict;
-  /** The side the deciding configurations favour (the verdict's side, or the one an 'unknown' leans to). */
+  /** The side the geometric mean favours (the verdict's side, or the one an 'unknown' or a within-noise one leans to); null at 1. */
   leader: 'a' | 'b' | null;
+  /** Configurations in the metric's test (2 or more trials a side, positive values), and its standard error, degrees of freedom and p-value. */
+  tested: number;
+  standardError: number | null;
+  df: number | null;
+  pValue: number | null;
   /**
-   * The side the geometric mean over all compared configurations favours (the bar the app draws);
-   * null at 1, without a direction or without a ratio. It may differ from the verdict's: see meanCaveat.
+   * Why the arithmetic mean ratio, or most configurations beyond the noise, favour the other side
+   * than the verdict (or an 'unknown''s leader); null when they agree. The bar cannot disagree: it is
+   * the geometric mean the verdict tests. Every reader shows it beside the verdict.
    */
-  geoMeanSide: 'a' | 'b' | null;
-  /**
-   * Why the mean or the geometric mean over all configurations leans to the other side than the
-   * verdict (or an 'unknown''s leader); null when they agree. Every reader shows it beside the
-   * verdict, so a ratio never points one way under the other side's colour unexplained.
-   */
-  meanCaveat: string | null;
+  verdictCaveat: string | null;
   /** Configurations whose difference may be noise. */
   withinNoise: number;
-  /** Configurations whose noise is unknown (one trial a side): neither within the noise nor beyond it. */
+  /** Configurations whose noise is unknown (one trial a side, or a value ≤ 0): neither within the noise nor beyond it. */
   noiseUnknown: number;
   /** Median CV of each side across configurations. */
   medianCvA: number | null;
@@ -730,8 +775,15 @@ export interface SystemComparison {
   notes: string[];
 }
 
-function winner(def: MetricDefinition, a: number | null, b: number | null): ConfigComparison['winner'] {
+/** The side a ratio A ÷ B favours by the metric's direction; null at 1, without one or without a direction. */
+function ratioSide(def: MetricDefinition, r: number | null): 'a' | 'b' | null {
+  if (r === null || r === 1 || def.better === null) return null;
+  return (def.better === 'higher') === r > 1 ? 'a' : 'b';
+}
+
+function winner(def: MetricDefinition, r: number | null, a: number | null, b: number | null): ConfigComparison['winner'] {
   if (a === null || b === null || def.better === null) return null;
+  if (r !== null) return r === 1 ? 'tie' : ratioSide(def, r);
   if (a === b) return 'tie';
   return (def.better === 'higher') === a > b ? 'a' : 'b';
 }
@@ -747,9 +799,13 @@ interface MatchedPair {
 function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {
   return pairs.map(({ key, a, b, severalPlaces }) => {
     const first = a[0] ?? b[0];
-    const ga = aggregate(a.map((t) => t.metrics[def.key]));
-    const gb = aggregate(b.map((t) => t.metrics[def.key]));
-    const r = ratio(ga.median, gb.median);
+    const valuesA = a.map((t) => t.metrics[def.key]);
+    const valuesB = b.map((t) => t.metrics[def.key]);
+    const ga = aggregate(valuesA);
+    const gb = aggregate(valuesB);
+    const logRatio = meanLogRatio(valuesA, valuesB);
+    const r = logRatio !== null ? Math.exp(logRatio) : ratio(ga.median, gb.median);
+    const test = welchLogTest(valuesA, valuesB);
     return {
       key,
       scenarioId: first.scenarioId,
@@ -767,8 +823,12 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       ratio: r,
       cvA: ga.cv,
       cvB: gb.cv,
-      winner: winner(def, ga.median, gb.median),
-      withinNoise: withinNoise(ga.median, gb.median, ga.cv, gb.cv),
+      winner: winner(def, r, ga.median, gb.median),
+      logRatio,
+      standardError: test?.standardError ?? null,
+      df: test?.df ?? null,
+      pValue: test?.pValue ?? null,
+      withinNoise: test === null ? null : !test.beyondNoise,
       flaggedA: a.filter(isFlagged).length,
       flaggedB: b.filter(isFlagged).length,
     };
@@ -776,17 +836,15 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
 }
 
 /**
- * 'unknown': no configuration's difference is beyond the noise, and some have one trial a side, so
- * no side is named (as the endpoint compare names none without 2 runs a side); `leader` says which
- * side they lean to.
+ * 'unknown': no configuration has 2 or more trials a side (or a logarithm: a value ≤ 0), so the
+ * noise cannot be judged and no side is named (as the endpoint compare names none without 2 runs a
+ * side); `leader` says which side the geometric mean leans to.
  */
 export type MetricVerdict = 'a' | 'b' | 'within-noise' | 'unknown' | null;
 
 /**
- * The configurations a metric's verdict and win rate are taken from: those whose difference is
- * beyond the run-to-run noise; where none is, those whose noise is unknown. A difference within
- * the noise, or a tie, never decides: two configurations at +4 % within the noise must not outvote
- * one at −5 % beyond it (review rev6 #2: "better A" beside "A win rate 0 %").
+ * The configurations the win rate counts: those whose difference is beyond the run-to-run noise;
+ * where none is, those whose noise is unknown. A difference within the noise, or a tie, never counts.
  */
 function deciding(configs: readonly ConfigComparison[]): ConfigComparison[] {
   const sided = configs.filter((c) => c.winner === 'a' || c.winner === 'b');
@@ -794,88 +852,91 @@ function deciding(configs: readonly ConfigComparison[]): ConfigComparison[] {
   return beyond.length > 0 ? beyond : sided.filter((c) => c.withinNoise === null);
 }
 
-/** The side a ratio A ÷ B favours by the metric's direction; null at 1, without one or without a direction. */
-function ratioSide(def: MetricDefinition, r: number | null): 'a' | 'b' | null {
-  if (r === null || r === 1 || def.better === null) return null;
-  return (def.better === 'higher') === r > 1 ? 'a' : 'b';
+/** A configuration's test as the metric's test combines it; null where it cannot take part (fewer than 2 trials a side). */
+function configTest(c: ConfigComparison): NoiseTest | null {
+  if (c.nA < 2 || c.nB < 2 || c.logRatio === null || c.standardError === null || c.pValue === null) return null;
+  return { logRatio: c.logRatio, standardError: c.standardError, df: c.df, pValue: c.pValue, beyondNoise: c.withinNoise === false };
 }
 
-/** The side most deciding configurations favour; on an even split, their geometric-mean ratio's. */
-function leadingSide(def: MetricDefinition, decidingConfigs: readonly ConfigComparison[]): 'a' | 'b' | null {
-  if (def.better === null || decidingConfigs.length === 0) return null;
-  const forA = decidingConfigs.filter((c) => c.winner === 'a').length;
-  const forB = decidingConfigs.length - forA;
-  if (forA !== forB) return forA > forB ? 'a' : 'b';
-  return ratioSide(def, geometricMean(decidingConfigs.map((c) => c.ratio)));
-}
-
-/**
- * See MetricComparison.meanCaveat. The verdict counts the configurations beyond the noise; the
- * means weigh every configuration's difference by its size, those within the noise too, so many
- * small differences within the noise, or one large one, can pull them the other way.
- */
-function meanCaveat(
-  def: MetricDefinition,
-  verdict: MetricVerdict,
-  leader: 'a' | 'b' | null,
-  decided: readonly ConfigComparison[],
-  valid: readonly ConfigComparison[],
-  means: { meanRatio: number | null; geoMeanRatio: number | null },
-): string | null {
-  const side = verdict === 'a' || verdict === 'b' ? verdict : verdict === 'unknown' ? leader : null;
-  if (side === null) return null;
-  const leaning = (
-    [
-      ['mean', means.meanRatio],
-      ['geometric mean', means.geoMeanRatio],
-    ] as const
-  )
-    .filter(([, r]) => ratioSide(def, r) !== null && ratioSide(def, r) !== side)
-    .map(([name]) => name);
-  if (leaning.length === 0) return null;
-  const own = side.toUpperCase();
-  const other = side === 'a' ? 'B' : 'A';
-  const forSide = decided.filter((c) => c.winner === side).length;
-  const split = forSide * 2 === decided.length ? ' (an even split, decided by their geometric mean)' : '';
-  const basis =
-    verdict === 'unknown'
-      ? `${own}? (no side named): ${forSide} of the ${decided.length} configuration(s) of unknown noise favour ${own}${split}`
-      : `verdict ${own}: ${forSide} of the ${decided.length} configuration(s) beyond the run-to-run noise favour ${own}${split}`;
-  const within = valid.filter((c) => c.withinNoise === true).length;
-  const why = within > 0 ? `they also count the ${within} within the noise, which the verdict leaves out, and weigh each difference by its size` : 'they weigh each difference by its size; the verdict counts configurations';
-  return `${basis}; the ${leaning.join(' and the ')} over all ${valid.length} configurations lean${leaning.length === 1 ? 's' : ''} ${other} (${why})`;
+/** The metric's test over its configurations and the geometric mean it tests (see MetricComparison). */
+function metricTest(configs: readonly ConfigComparison[]): { test: NoiseTest | null; tested: number; geoMeanRatio: number | null } {
+  const tests = configs.map(configTest).filter((t): t is NoiseTest => t !== null);
+  const test = combinedLogTest(tests);
+  if (test !== null) return { test, tested: tests.length, geoMeanRatio: Math.exp(test.logRatio) };
+  const logs = configs.map((c) => c.logRatio).filter((l): l is number => l !== null);
+  // Untested: the bar is still the geometric mean of the ratios, with a zero where a side had none.
+  const geo = logs.length > 0 ? Math.exp(mean(logs)!) : geometricMean(configs.map((c) => c.ratio));
+  return { test: null, tested: 0, geoMeanRatio: geo };
 }
 
 /** See MetricComparison.verdict. */
 export function metricVerdict(def: MetricDefinition, configs: readonly ConfigComparison[]): MetricVerdict {
   const valid = configs.filter((c) => c.ratio !== null);
   if (def.better === null || valid.length === 0) return null;
-  if (valid.every((c) => c.withinNoise === true)) return 'within-noise';
-  if (!configs.some((c) => c.withinNoise === false)) return 'unknown';
-  return leadingSide(def, deciding(configs));
+  const { test, geoMeanRatio } = metricTest(valid);
+  if (test === null) return valid.every((c) => c.withinNoise === true) ? 'within-noise' : 'unknown';
+  return test.beyondNoise ? ratioSide(def, geoMeanRatio) : 'within-noise';
+}
+
+const fmtX = (r: number | null): string => (r === null ? '—' : `${r.toFixed(2)}x`);
+
+/**
+ * See MetricComparison.verdictCaveat. The verdict weighs each configuration's difference by its
+ * size on a log scale; the arithmetic mean weighs a ratio above 1 more than its inverse, and the
+ * win rate counts configurations whatever the size of their differences.
+ */
+function verdictCaveat(
+  def: MetricDefinition,
+  verdict: MetricVerdict,
+  leader: 'a' | 'b' | null,
+  decided: readonly ConfigComparison[],
+  figures: { meanRatio: number | null; geoMeanRatio: number | null; tested: number; pValue: number | null },
+): string | null {
+  const side = verdict === 'a' || verdict === 'b' ? verdict : verdict === 'unknown' ? leader : null;
+  if (side === null) return null;
+  const other = side === 'a' ? 'b' : 'a';
+  const reasons: string[] = [];
+  if (ratioSide(def, figures.meanRatio) === other) {
+    reasons.push(`the arithmetic mean of the ratios, ${fmtX(figures.meanRatio)}, leans ${other.toUpperCase()}: it weighs a ratio above 1 more than its inverse (2x and 0.5x average 1.25x)`);
+  }
+  const forOther = decided.filter((c) => c.winner === other).length;
+  if (forOther * 2 > decided.length) {
+    const which = decided.some((c) => c.withinNoise === false) ? 'beyond the run-to-run noise' : 'of unknown noise';
+    reasons.push(`${forOther} of the ${decided.length} configuration(s) ${which} favour ${other.toUpperCase()}: the win rate counts configurations, the verdict weighs each difference by its size`);
+  }
+  if (reasons.length === 0) return null;
+  const basis =
+    verdict === 'unknown'
+      ? `${side.toUpperCase()}? (no side named): the geometric mean, ${fmtX(figures.geoMeanRatio)}, leans ${side.toUpperCase()}, untested (no configuration has 2 trials a side)`
+      : `verdict ${side.toUpperCase()}: the geometric mean over the ${figures.tested} configuration(s) tested, ${fmtX(figures.geoMeanRatio)}, is beyond the noise (p = ${formatP(figures.pValue)})`;
+  return `${basis}; ${reasons.join('; ')}`;
 }
 
 function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<MetricComparison, 'flaggedConfigs'> {
   const valid = configs.filter((c) => c.ratio !== null);
   // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
-  // nor does a difference within the run-to-run noise. The rate counts the configurations the
-  // verdict is taken from, so the two never disagree.
+  // nor does a difference within the run-to-run noise.
   const decided = deciding(configs);
   const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
-  const means = { meanRatio: mean(valid.map((c) => c.ratio)), geoMeanRatio: geometricMean(valid.map((c) => c.ratio)) };
+  const { test, tested, geoMeanRatio } = metricTest(valid);
+  const meanRatio = mean(valid.map((c) => c.ratio));
   const verdict = metricVerdict(def, configs);
-  const leader = leadingSide(def, decided);
+  const leader = ratioSide(def, geoMeanRatio);
   return {
     metric: def,
     configs,
     compared: valid.length,
-    ...means,
+    meanRatio,
+    geoMeanRatio,
     medianRatio: median(valid.map((c) => c.ratio)),
     winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
     verdict,
     leader,
-    geoMeanSide: ratioSide(def, means.geoMeanRatio),
-    meanCaveat: meanCaveat(def, verdict, leader, decided, valid, means),
+    tested,
+    standardError: test?.standardError ?? null,
+    df: test?.df ?? null,
+    pValue: test?.pValue ?? null,
+    verdictCaveat: verdictCaveat(def, verdict, leader, decided, { meanRatio, geoMeanRatio, tested, pValue: test?.pValue ?? null }),
     withinNoise: withinNoiseCount,
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
@@ -1009,6 +1070,15 @@ export class ComparisonRefused extends Error {
   readonly code = 'VALIDATION';
 }
 
+/** How a system comparison is made, as every reader prints it beneath its table. */
+export const COMPARISON_METHOD =
+  'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool), over each side\'s complete trials: ' +
+  'ratio = A ÷ B of the geometric means of the trials (medians shown beside it); ' +
+  `beyond noise: ${NOISE_RULE}, per configuration (2 or more trials a side, values above 0; else its noise is unknown); ` +
+  'better = the side the geometric mean of the ratios over the configurations so tested favours, where one such test of it (its variance the sum of theirs) gives p < 0.05, ' +
+  '≈ noise where p ≥ 0.05, A? or B? (no side named) where no configuration has 2 trials a side; ' +
+  'win rate = share of the configurations beyond the noise where A is better by the metric\'s direction (where none is, of those whose noise is unknown)';
+
 /**
  * Compares two sets of trials (two systems, or two drives) over matched configurations: trials
  * with equal workload options (`config`), or, for suites planned on machines with different RAM,
@@ -1063,7 +1133,12 @@ export function buildSystemComparison(
   const notes: string[] = [];
   if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
-  if (oneTrial > 0) notes.push(`${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown (run 3–5 trials)`);
+  if (oneTrial > 0) {
+    notes.push(
+      `${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown, so they stay out of each metric's geometric mean and verdict ` +
+        'where other configurations have 2 or more, and where none has, no side is named (run 3–5 trials)',
+    );
+  }
   if (match === 'scenario') notes.push(...scenarioMatchNotes(ga, gb));
   for (const [name, side] of [['A', a], ['B', b]] as const) {
     const left = leftOutOfMatched(side.trials, (k) => ga.has(k) && gb.has(k), keyOf);
@@ -1119,7 +1194,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: 'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool): median of each side\'s complete trials, ratio = A ÷ B; win rate = share of configurations where A is better (by the metric\'s direction) among those whose difference is beyond the noise, or where none is, those whose noise is unknown (a difference within it is a tie); within noise = equal medians, or |ln ratio| ≤ √(CV_A² + CV_B²); better = the side most of the configurations the win rate counts favour (on an even split, their geometric-mean ratio\'s), ≈ when every configuration is within the noise, A? or B? (no side named) when none is beyond it and some have one trial a side',
+    method: COMPARISON_METHOD,
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),

@@ -3,7 +3,7 @@
 // process with libuv's pool sized to match), run briefly and reduced to the two rates reports use.
 import type { BandwidthProbe } from '../../src-shared/domain/hardware.ts';
 import { runProbeProcess } from '../cli/probe-command.ts';
-import type { ProbeResult } from '../engine/probe/raw-limit-probe.ts';
+import type { ProbeResult } from '../engine/probe/probe-protocol.ts';
 import { validateProbeOptions } from '../engine/probe/probe-options.ts';
 
 export interface DriveProbeOptions {

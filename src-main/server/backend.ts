@@ -36,17 +36,9 @@ import { databaseSystemDirectoryOf, resolveRealPath, systemDirectoryError } from
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
-import { toCsv, toJson, toXlsxBuffer, type ExportModel } from '../export/export-trials.ts';
-import {
-  buildScenarioReport,
-  buildSystemComparison,
-  buildTierComparison,
-  StatedBandwidthRefused,
-  type HardwareSource,
-  type ScenarioReport,
-  type StatedBandwidth,
-  type TierComparison,
-} from '../export/report-model.ts';
+import { buildExportModel, requireSuites } from '../export/export-model.ts';
+import { toCsv, toJson, toXlsxBuffer } from '../export/export-trials.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
@@ -122,18 +114,22 @@ function fail(code: IpcError['code'], message: string): never {
   throw Object.assign(new Error(message), { code });
 }
 
-/**
- * The tier comparison of a report, against the drive's stated (datasheet) bandwidth where the page
- * gives one. A stated bandwidth for a selection over several systems or drives is refused as
- * VALIDATION, in the app's words (the model's names the CLI's flags).
- */
-function tierComparison(report: ScenarioReport, hardware: HardwareSource, given: StatedBandwidthData | undefined): TierComparison {
+/** The drive's stated (datasheet) bandwidth the page gives, as the model takes it. */
+function statedOf(given: StatedBandwidthData | undefined): StatedBandwidth | null {
   const read = given?.readBytesPerS ?? null;
   const write = given?.writeBytesPerS ?? null;
   // Neither direction given is no statement at all (the model would refuse even an empty one for several drives).
-  const stated: StatedBandwidth | null = read === null && write === null ? null : { readBytesPerS: read, writeBytesPerS: write };
+  return read === null && write === null ? null : { readBytesPerS: read, writeBytesPerS: write };
+}
+
+/**
+ * Builds what carries a tier comparison (the comparison itself, an export's model). A stated bandwidth
+ * for a selection over several systems or drives is refused as VALIDATION, in the app's words (the
+ * model's names the CLI's flags).
+ */
+function withStatedRefusedInAppWords<T>(build: () => T): T {
   try {
-    return buildTierComparison(report, hardware, stated);
+    return build();
   } catch (err) {
     if (err instanceof StatedBandwidthRefused) {
       fail('VALIDATION', 'a stated bandwidth describes one drive, and this selection spans several systems or drives: open the report of one suite to state its drive\'s bandwidth (each drive is otherwise measured against its own probe)');
@@ -174,16 +170,8 @@ function refuseDatabasePath(file: string): void {
   }
 }
 
-/**
- * The suites a selection names must exist: an unknown id (a deleted suite, another database) is
- * NOT_FOUND, not an empty selection whose report and export would read as a suite without trials.
- */
-function requireSuites(s: Store, sel: Selection): void {
-  const missing = (sel.suiteIds ?? []).filter((id) => s.getSuite(id) === null);
-  if (missing.length === 0) return;
-  const what = missing.length === 1 ? `Suite ${missing[0]}` : `Suites ${missing.join(', ')}`;
-  fail('NOT_FOUND', `${what} not found: deleted, or in another database than the one open (see Settings)`);
-}
+/** Where the app's user finds which database a suite is in (requireSuites). */
+const SUITES_WHERE_TO_LOOK = 'see Settings';
 
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
@@ -311,22 +299,32 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const log = opts.log ?? (() => {});
   const detect: DetectFn = opts.detect ?? ((cacheDir, o) => detectForSuite(cacheDir, o));
   const loaded = loadSettings(opts.settingsFile, opts.defaults);
-  if (loaded.problem) log('warn', loaded.problem);
+  for (const p of loaded.problems) log('warn', p.message);
   let settings: Settings = opts.databasePath ? { ...loaded.settings, databasePath: path.resolve(opts.databasePath) } : loaded.settings;
-  let chosenSettings = loaded.chosen; // what the settings file holds, and all a save writes
+  let chosenSettings = loaded.chosen; // the file's valid settings: with unusedSettings, all a save writes
+  let unusedSettings = loaded.unused; // the file's invalid or unknown keys, written back until replaced in Settings
+  let settingsProblems = loaded.problems;
+  // The file may name a database kvbench could not read: the default one is not opened in its place
+  // (its history would pass for the user's), until --db or Settings names one.
+  const databasePathProblem = opts.databasePath ? undefined : loaded.problems.find((p) => p.key === 'databasePath' || p.key === null);
+  let databasePathUnknown = databasePathProblem !== undefined;
 
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
-  try {
-    const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
-    store = opened.store;
-    for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
-    for (const u of opened.unstored) {
-      log('warn', `trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
+  if (databasePathProblem) {
+    databaseError = { code: 'VALIDATION', message: databasePathProblem.message };
+  } else {
+    try {
+      const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
+      store = opened.store;
+      for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
+      for (const u of opened.unstored) {
+        log('warn', `trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
+      }
+    } catch (err) {
+      databaseError = toIpcError(err);
+      log('error', `database ${settings.databasePath}: ${databaseError.message}`);
     }
-  } catch (err) {
-    databaseError = toIpcError(err);
-    log('error', `database ${settings.databasePath}: ${databaseError.message}`);
   }
 
   // Rows a read had to leave out (damaged stored JSON: Store.unreadable), said once each in the log,
@@ -386,7 +384,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     ...(r.extras !== undefined ? { extras: r.extras } : {}),
     ...(r.durationS !== undefined ? { durationS: r.durationS } : {}),
     ...(r.warmUpS !== undefined ? { warmUpS: r.warmUpS } : {}),
-    ...(r.storageCapacityGb !== undefined ? { storageCapacityGb: r.storageCapacityGb } : {}),
+    ...(r.storageCapacityGib !== undefined ? { storageCapacityGb: r.storageCapacityGib } : {}),
     probe: r.probe ?? true, // as launch() detects: recorded, so a resume (here or by the CLI) chooses the same
   });
 
@@ -502,6 +500,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         databaseError,
         settingsFile: opts.settingsFile,
         settings,
+        settingsProblems: settingsProblems.map((p) => p.message),
         suggestedCacheDir: settings.defaultCacheDir || path.join(os.tmpdir(), 'kvbench-cache'),
         models: availableModelNames(),
         defaultModel: DEFAULT_MODEL_KEY,
@@ -514,19 +513,27 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'settings.update'(patch) {
+      if (loaded.saveRefused !== null) fail('VALIDATION', loaded.saveRefused);
       const next: Settings = { ...settings, ...patch };
       if (patch.databasePath !== undefined) next.databasePath = path.resolve(patch.databasePath);
       if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
-      if (next.databasePath !== settings.databasePath || databaseError !== null) {
+      // A failed database is retried on any save, but one the settings file names unreadably only when a
+      // database is given: a change of units must not open the default one in its place.
+      if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
         if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
         const opened = await openAppDatabase(next.databasePath, { createFolder: false }); // throws (and keeps the old one) when it cannot be used
         store?.close();
         store = opened.store;
         databaseError = null;
+        databasePathUnknown = false;
       }
       const chosen = { ...chosenSettings, ...patch, ...(patch.databasePath !== undefined ? { databasePath: next.databasePath } : {}) };
-      await saveSettings(opts.settingsFile, chosen);
+      const replaced = (key: string | null): boolean => key !== null && Object.hasOwn(patch, key);
+      const unused = Object.fromEntries(Object.entries(unusedSettings).filter(([key]) => !replaced(key)));
+      await saveSettings(opts.settingsFile, chosen, unused);
       chosenSettings = chosen;
+      unusedSettings = unused;
+      settingsProblems = settingsProblems.filter((p) => !replaced(p.key));
       settings = next;
       emit({ type: 'settings.changed', settings });
       emit({ type: 'history.changed', reason: 'settings changed' });
@@ -579,7 +586,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         request: run.request,
         plan: run.plan,
         startedAt: run.startedAt,
-        events: run.events as unknown as Record<string, unknown>[],
+        events: run.events,
       };
     },
 
@@ -654,11 +661,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'report.build'(r) {
       const s = requireStore();
-      requireSuites(s, r.selection);
+      requireSuites(s, r.selection.suiteIds, SUITES_WHERE_TO_LOOK);
       const { value: built, unreadable } = s.readDamaged(() => {
         const trials = trialsOf(s, r.selection);
         const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-        return { trials, report, tiers: tierComparison(report, (id) => s.trialHardware(id), r.stated) };
+        return { trials, report, tiers: withStatedRefusedInAppWords(() => buildTierComparison(report, (id) => s.trialHardware(id), statedOf(r.stated))) };
       });
       const { trials, report, tiers } = built;
       const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
@@ -685,22 +692,22 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'export.create'(r) {
       const s = requireStore();
-      requireSuites(s, r.selection); // before the try: an unknown suite is NOT_FOUND, only making the file is EXPORT_FAILED
+      // Read before the file is made (which awaits): every damaged row met is this export's. Outside the
+      // try: what reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
+      // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
+      const { value: model, unreadable } = s.readDamaged(() =>
+        withStatedRefusedInAppWords(() =>
+          buildExportModel(s, selectionOf(r.selection), { includeIncomplete: r.includeIncomplete ?? false, stated: statedOf(r.stated), whereToLook: SUITES_WHERE_TO_LOOK, filter: r.selection }),
+        ),
+      );
+      let data: Buffer;
       try {
-        // Read before the file is made (which awaits): every damaged row met is this export's.
-        const { value: model, unreadable } = s.readDamaged((): ExportModel => {
-          const trials = trialsOf(s, r.selection);
-          const hardware = new Map(trials.map((t) => [t.id, s.trialHardware(t.id)] as const));
-          const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-          const tiers = tierComparison(report, (id) => hardware.get(id) ?? null, r.stated);
-          return { trials, hardware, report, tiers, filter: r.selection };
-        });
-        const data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
-        const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
-        return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
+        data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }
+      const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
+      return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
     },
 
     async 'import.results'(r) {

@@ -1,6 +1,6 @@
 // The app's settings (database location, default cache directory, display units): one JSON file,
-// validated on read (a damaged or foreign file falls back to the defaults and says so) and
-// replaced atomically on write. Shared by the Electron app and `kvbench serve`.
+// validated key by key on read (what cannot be used is named, and kept in the file) and replaced
+// atomically on write. Shared by the Electron app and `kvbench serve`.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -18,48 +18,89 @@ export function defaultSettings(env: NodeJS.ProcessEnv = process.env): Settings 
   return { databasePath: resolveDatabasePath(null, env), defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' };
 }
 
-export interface LoadedSettings {
-  settings: Settings;
-  /** What the file itself holds: the settings the user chose, over which the defaults apply. */
-  chosen: Partial<Settings>;
-  /** Why the file was not used, when it exists but could not be read. */
-  problem: string | null;
+export interface SettingsProblem {
+  /** The setting the problem is about; null: the whole file. */
+  key: string | null;
+  message: string;
 }
 
-/** Reads the settings file; missing keys take their defaults, unknown keys are dropped. */
+export interface LoadedSettings {
+  settings: Settings;
+  /** The valid settings the file holds: the ones the user chose, over which the defaults apply. */
+  chosen: Partial<Settings>;
+  /**
+   * What the file holds that could not be used (an invalid value, a key this version does not know),
+   * exactly as written: a save writes it back, so a typo is fixed by the user, never erased by kvbench.
+   */
+  unused: Record<string, unknown>;
+  /** Each part of the file that was not used, by key, and why; empty: all of it was. */
+  problems: SettingsProblem[];
+  /** Why a save must not replace the file (it could not be read as settings, so it would be lost); null: it may. */
+  saveRefused: string | null;
+}
+
+/**
+ * Reads the settings file key by key: a valid key is used, an invalid or unknown one is named (with
+ * why) and left out, and missing keys take their defaults. One bad value never costs the others — least
+ * of all the database the user chose, whose loss would show another database's history unexplained.
+ */
 export function loadSettings(file: string, defaults: Settings): LoadedSettings {
+  const unusable = (why: string): LoadedSettings => {
+    const message = `${why}: the default settings apply, no database is opened from them, and Settings cannot be saved over the file until it is fixed or removed (then restart kvbench)`;
+    return { settings: { ...defaults }, chosen: {}, unused: {}, problems: [{ key: null, message }], saveRefused: message };
+  };
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: { ...defaults }, chosen: {}, problem: null };
-    return { settings: { ...defaults }, chosen: {}, problem: `could not read ${file}: ${(err as Error).message}` };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: { ...defaults }, chosen: {}, unused: {}, problems: [], saveRefused: null };
+    return unusable(`could not read the settings file ${file} (${(err as Error).message})`);
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    return { settings: { ...defaults }, chosen: {}, problem: `${file} is not JSON (${(err as Error).message}); using the defaults` };
+    return unusable(`the settings file ${file} is not JSON (${(err as Error).message})`);
   }
-  const chosen = pick(json);
-  const merged = SettingsSchema.safeParse({ ...defaults, ...chosen });
-  if (!merged.success) return { settings: { ...defaults }, chosen: {}, problem: `${file} has invalid settings; using the defaults` };
-  return { settings: merged.data, chosen, problem: null };
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return unusable(`the settings file ${file} holds ${Array.isArray(json) ? 'an array' : String(json === null ? 'null' : typeof json)}, not an object of settings`);
+
+  const shape = SettingsSchema.shape;
+  const chosen: Record<string, unknown> = {};
+  const unused: Record<string, unknown> = Object.create(null); // a "__proto__" key stays a key, as written
+  const problems: SettingsProblem[] = [];
+  for (const [key, raw] of Object.entries(json)) {
+    if (!Object.hasOwn(shape, key)) {
+      unused[key] = raw;
+      problems.push({ key, message: `the settings file ${file} has an unknown setting "${key}" (this kvbench knows ${Object.keys(shape).join(', ')}): ignored, and kept in the file` });
+      continue;
+    }
+    const parsed = shape[key as keyof Settings].safeParse(raw);
+    if (parsed.success) {
+      chosen[key] = parsed.data;
+      continue;
+    }
+    unused[key] = raw;
+    const instead =
+      key === 'databasePath'
+        ? 'kvbench opens no database in its place, and keeps the value in the file until one is chosen in Settings or the file is fixed'
+        : `the default (${JSON.stringify(defaults[key as keyof Settings])}) applies, and the value stays in the file until it is chosen in Settings or fixed there`;
+    problems.push({ key, message: `the settings file ${file} has an invalid ${key}, ${shortJson(raw)} (${parsed.error.issues.map((i) => i.message).join('; ')}): ${instead}` });
+  }
+  return { settings: { ...defaults, ...chosen }, chosen: chosen as Partial<Settings>, unused, problems, saveRefused: null };
 }
 
-function pick(json: unknown): Partial<Settings> {
-  if (typeof json !== 'object' || json === null) return {};
-  const keys = Object.keys(SettingsSchema.shape) as (keyof Settings)[];
-  const out: Record<string, unknown> = {};
-  for (const k of keys) if (k in json) out[k] = (json as Record<string, unknown>)[k];
-  return out as Partial<Settings>;
+/** A value as the file has it, cut short: a pasted blob must not flood the log or the page. */
+function shortJson(value: unknown): string {
+  const s = JSON.stringify(value) ?? String(value);
+  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
 }
 
 /**
  * Saves the settings the user chose (only those: a database path that came from --db or KVBENCH_DB,
- * or a default, is not pinned in the file by changing the units), atomically, readable by the user only.
+ * or a default, is not pinned in the file by changing the units), with what the file held that could
+ * not be used (LoadedSettings.unused) written back as it was, atomically, readable by the user only.
  */
-export async function saveSettings(file: string, settings: Partial<Settings>): Promise<void> {
+export async function saveSettings(file: string, chosen: Partial<Settings>, unused: Record<string, unknown> = {}): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+  await writeFileAtomic(file, `${JSON.stringify({ ...unused, ...chosen }, null, 2)}\n`, { mode: 0o600 });
 }

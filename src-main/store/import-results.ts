@@ -153,7 +153,12 @@ const MergedSectionSchema = z.looseObject({
 /** "summary.cache_stats.cache_hit_rate: 7.5 (Too big: expected number to be <=1)", for the first few problems. */
 function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): string {
   const at = (path: readonly PropertyKey[]): unknown => path.reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<PropertyKey, unknown>)[k] : undefined), json);
-  const shown = issues.slice(0, 4).map((i) => `${i.path.join('.')}: ${JSON.stringify(at(i.path)) ?? 'missing'} (${i.message})`);
+  // A long value (a histogram's base64) is cut: the path and the reason say what is wrong.
+  const value = (v: unknown): string => {
+    const text = JSON.stringify(v) ?? 'missing';
+    return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  };
+  const shown = issues.slice(0, 4).map((i) => `${i.path.join('.')}: ${value(at(i.path))} (${i.message})`);
   return `${shown.join('; ')}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ''}`;
 }
 
@@ -174,7 +179,7 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
     throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
   }
   const values = ResultsValuesSchema.safeParse(json);
-  if (!values.success) throw new Error(`values no run can produce (a wrong type, a negative amount, a hit rate outside 0–1): ${describeIssues(json, values.error.issues)}`);
+  if (!values.success) throw new Error(`values no run can produce (a wrong type, a negative amount, a hit rate outside 0–1, a damaged histogram): ${describeIssues(json, values.error.issues)}`);
   // One host's share of a multi-host run stored as a whole trial would understate the storage N times.
   const rank = (json as { kvbench?: { rank?: { rank?: unknown; world_size?: unknown } | null } }).kvbench?.rank;
   // A world of one is the whole run (--rank 0 --world-size 1), and imports as any other.

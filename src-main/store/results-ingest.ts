@@ -9,6 +9,7 @@ import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, type ResultsFormat, type
 import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 
 const GIB = 1024 ** 3;
 
@@ -34,7 +35,12 @@ const amounts = (keys: readonly string[]): Record<string, typeof amount> => Obje
 const TIERS = ['gpu', 'cpu', 'storage'] as const;
 const OPS = ['read', 'write'] as const;
 const msPercentiles = section({ p50: amount, p95: amount, p99: amount });
-const nsSummaryShape = { p95_ns: amount, sum_ns: amount, hdr: z.string().nullish() };
+/** An HDR histogram that decodes: a damaged one stored would drop out of every pooled latency unseen. */
+const hdrText = z.string().superRefine((encoded, ctx) => {
+  const problem = LatencyHistogram.decodeProblem(encoded);
+  if (problem !== null) ctx.addIssue({ code: 'custom', message: `not a decodable HDR histogram: ${problem}` });
+});
+const nsSummaryShape = { p95_ns: amount, sum_ns: amount, hdr: hdrText.nullish() };
 const nsSummary = section({ count: amount, ...nsSummaryShape });
 /** `kvbench.latency`: summaries (with a count), or groups of them by tier or direction (without). */
 const latencyEntry = z.union([z.looseObject({ count: z.number().nonnegative(), ...nsSummaryShape }), z.record(z.string(), nsSummary)]).nullish();
@@ -60,7 +66,7 @@ export const ResultsValuesSchema = z.looseObject({
       cache_hit_rate: fraction,
     }),
     multi_turn_stats: section({ hit_rate: fraction }),
-    autoscaling_summary: section({ final_users: amount, peak_user_count: amount, peak_throughput_tokens_per_sec: amount }),
+    autoscaling_summary: section({ final_users: amount, peak_user_count: amount, peak_throughput_tokens_per_sec: amount, peak_found: z.boolean().nullish(), target_met: z.boolean().nullish() }),
   }),
   kvbench: section({
     elapsed_ns: amount,
@@ -191,6 +197,8 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('autoscale_final_users', num(auto.final_users));
   put('autoscale_peak_users', num(auto.peak_user_count));
   put('autoscale_peak_throughput_tok_per_s', num(auto.peak_throughput_tokens_per_sec));
+  put('autoscale_peak_found', peakFound(auto, summary.autoscaling_stats));
+  if (typeof auto.target_met === 'boolean') put('autoscale_target_met', auto.target_met ? 1 : 0);
   const device = obj(kv.device_io);
   put('device_read_bytes', num(device.read_bytes));
   put('device_write_bytes', num(device.write_bytes));
@@ -203,6 +211,16 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);
   put('peak_rss_bytes', num(health.peak_rss_bytes));
   return out;
+}
+
+/**
+ * Whether a capacity run found its peak (1) or its window closed first (0); undefined for other runs.
+ * kvbench says so (`peak_found`); the reference's capacity runs found it when a step stopped the run.
+ */
+function peakFound(auto: Obj, steps: unknown): number | undefined {
+  if (typeof auto.peak_found === 'boolean') return auto.peak_found ? 1 : 0;
+  if (num(auto.peak_user_count) === undefined || !Array.isArray(steps)) return undefined;
+  return steps.some((e) => obj(e).action === 'stop') ? 1 : 0;
 }
 
 /**

@@ -65,12 +65,12 @@ export interface PlanForm {
   extras: boolean;
   probe: boolean;
   /** null = the profile's cap. */
-  storageCapacityGb: number | null;
+  storageCapacityGib: number | null;
   label: string;
 }
 
 /** The plan form's number fields. */
-export type NumberField = 'trials' | 'durationS' | 'warmUpS' | 'storageCapacityGb';
+export type NumberField = 'trials' | 'durationS' | 'warmUpS' | 'storageCapacityGib';
 
 /**
  * A number field's text as the form's value, or what is wrong with it, in the field's own words (the
@@ -92,7 +92,7 @@ export function parseNumberField(field: NumberField, text: string, badInput = fa
     case 'warmUpS':
       if (t === '' && !badInput) return { value: 0 };
       return whole && n >= 0 && n <= 3600 ? { value: n } : { problem: 'Warm-up must be a whole number of seconds from 0 to 3600 (0: none).' };
-    case 'storageCapacityGb':
+    case 'storageCapacityGib':
       if (t === '' && !badInput) return { value: null };
       return !badInput && Number.isFinite(n) && n >= 0 && n <= 1_000_000
         ? { value: n }
@@ -209,7 +209,7 @@ export const useSuiteStore = defineStore('suite', () => {
     scenarios: null,
     extras: false,
     probe: true,
-    storageCapacityGb: null,
+    storageCapacityGib: null,
     label: '',
   });
   const plan = shallowRef<SuitePlan | null>(null);
@@ -344,7 +344,7 @@ export const useSuiteStore = defineStore('suite', () => {
       ...(form.warmUpS > 0 ? { warmUpS: form.warmUpS } : {}),
       ...(form.model ? { model: form.model } : {}),
       ...(form.scenarios !== null ? { scenarios: form.scenarios } : {}),
-      ...(form.storageCapacityGb !== null ? { storageCapacityGb: form.storageCapacityGb } : {}),
+      ...(form.storageCapacityGib !== null ? { storageCapacityGib: form.storageCapacityGib } : {}),
     };
   }
 
@@ -485,7 +485,7 @@ export const useSuiteStore = defineStore('suite', () => {
       return;
     }
     const s = r.value;
-    const snapshot = s.events as unknown as AppEvent[];
+    const snapshot = s.events;
     resetRun();
     runPlan.value = s.plan;
     if (s.request) cacheDir.value = s.request.cacheDir;

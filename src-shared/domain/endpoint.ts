@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { straddledChanges, type MetricDefinitionChange } from './metric-changes.ts';
-import { aggregate, median, ratio, withinNoise } from './statistics.ts';
+import { aggregate, median, NOISE_RULE, ratio, welchLogTest, type NoiseTest } from './statistics.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -592,8 +592,8 @@ export const THROUGHPUT_METHOD =
 
 export const COMPARE_METHOD =
   'per system: the median of each metric over its selected runs (one run: that run\'s value), with its spread over those runs (min–max, CV); ratio = A ÷ B; ' +
-  'percentiles are never averaged across runs; a better side is named only beyond run-to-run noise: |ln(A ÷ B)| > √(CV_A² + CV_B²) (the storage report\'s rule), ' +
-  'or, where a zero leaves no usable ratio or CV, non-overlapping min–max ranges; that needs 2 or more runs a side (else no noise estimate); values within 0.5 % are a tie';
+  `percentiles are never averaged across runs; a better side is named only beyond run-to-run noise: ${NOISE_RULE}, over the per-run values (the storage report's rule); ` +
+  'that needs 2 or more runs a side and values above 0 (a logarithm), else the noise is unknown; values within 0.5 % are a tie';
 
 /** The settings that change what a run sent or how it counted: compare names the ones that differ. */
 export const COMPARED_SETTINGS = ['api', 'maxBatches', 'maxTokens', 'ignoreEos', 'temperature', 'topP', 'streamUsage'] as const;
@@ -732,7 +732,7 @@ export interface CompareSpread {
 
 /**
  * Whether a difference is larger than run-to-run noise (see COMPARE_METHOD): `beyond`, `within`, or
- * `unknown` when a side has a single run (or no spread to judge by).
+ * `unknown` when a side has a single run, or a value ≤ 0 (no logarithm to test).
  */
 export type NoiseVerdict = 'beyond' | 'within' | 'unknown';
 
@@ -748,8 +748,10 @@ export interface CompareRow {
   spreadB: CompareSpread | null;
   /** a ÷ b. */
   ratio: number | null;
-  /** The difference against the two sides' spread; null when a value is missing. */
+  /** The difference against the run-to-run noise (NOISE_RULE); null when a value is missing. */
   noise: NoiseVerdict | null;
+  /** The noise test's two-sided p-value; null where it cannot be taken (noise null or unknown). */
+  pValue: number | null;
   /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within TIE_BAND, a value missing). */
   leader: 'a' | 'b' | null;
   /** The leader, where the difference is beyond noise and no value is flagged: the side compare names better. */
@@ -762,13 +764,11 @@ export interface CompareRow {
 /** Values within 0.5 % of each other are a tie: no side is named better on a 1.00x ratio. */
 export const TIE_BAND = 0.005;
 
-/** The difference against the noise (COMPARE_METHOD): the trial report's rule, then the ranges where a zero defeats it. */
-function noiseVerdict(a: ReturnType<typeof aggregate>, b: ReturnType<typeof aggregate>): NoiseVerdict | null {
-  if (a.median === null || b.median === null) return null;
-  const within = withinNoise(a.median, b.median, a.cv, b.cv);
-  if (within !== null) return within ? 'within' : 'beyond';
-  if (a.n < 2 || b.n < 2) return 'unknown';
-  return a.max! < b.min! || b.max! < a.min! ? 'beyond' : 'within';
+/** The difference against the noise (COMPARE_METHOD), by the test every comparison uses. */
+function noiseVerdict(a: readonly (number | undefined)[], b: readonly (number | undefined)[], test: NoiseTest | null): NoiseVerdict | null {
+  if (!a.some((v) => v !== undefined) || !b.some((v) => v !== undefined)) return null;
+  if (test === null) return 'unknown';
+  return test.beyondNoise ? 'beyond' : 'within';
 }
 
 export interface EndpointComparison {
@@ -802,12 +802,18 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
     let leader: CompareRow['leader'] = null;
     const tie = a !== null && b !== null && Math.abs(a - b) <= TIE_BAND * Math.max(Math.abs(a), Math.abs(b));
     if (metric.better && a !== null && b !== null && !tie) leader = (metric.better === 'higher') === a > b ? 'a' : 'b';
-    const noise = noiseVerdict(ga, gb);
+    const valuesA = runsA.map((r) => r.metrics[metric.key]);
+    const valuesB = runsB.map((r) => r.metrics[metric.key]);
+    const test = welchLogTest(valuesA, valuesB);
+    const noise = noiseVerdict(valuesA, valuesB, test);
+    // The test's side (its geometric means) and the medians' agree but for odd spreads; where they
+    // do not, no side is named better.
+    const testSide = test === null || test.logRatio === 0 || !metric.better ? null : (metric.better === 'higher') === test.logRatio > 0 ? 'a' : 'b';
     const flagged = (runs: readonly EndpointRunSummary[]): number[] => runs.filter((r) => metric.key in r.metricCaveats && metric.key in r.metrics).map((r) => r.id);
     const flaggedA = flagged(runsA);
     const flaggedB = flagged(runsB);
     const trusted = flaggedA.length === 0 && flaggedB.length === 0;
-    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, leader, better: noise === 'beyond' && trusted ? leader : null, flaggedA, flaggedB });
+    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, pValue: test?.pValue ?? null, leader, better: noise === 'beyond' && trusted && leader === testSide ? leader : null, flaggedA, flaggedB });
   }
   const notes: string[] = [];
   const single = [runsA.length === 1 ? labelA : null, runsB.length === 1 ? labelB : null].filter((l): l is string => l !== null);
@@ -821,7 +827,7 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
 
 /** What compareVerdict's words mean, for under a comparison table. */
 export const COMPARE_VERDICT_LEGEND =
-  'better: the side named is better beyond run-to-run noise; "within noise": the difference is not; "X?": X has the better value, but one run on a side gives no noise estimate; ' +
+  `better: the side named is better beyond run-to-run noise (${NOISE_RULE}); "within noise": the difference is not; "X?": X has the better value, but the noise cannot be judged (one run on a side, or a 0, which has no logarithm); ` +
   '*: a run\'s value may not be its own share (see the warnings), so no side is named';
 
 /** Who is better, as far as the runs can tell: a label beyond noise, "within noise", "label?" without a noise estimate, "*" on a flagged value. */

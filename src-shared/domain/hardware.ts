@@ -195,14 +195,9 @@ export const HardwareProfileSchema = z.object({
   warnings: z.array(z.string()),
 });
 
-export type SystemInfo = z.infer<typeof SystemInfoSchema>;
-export type OsInfo = z.infer<typeof OsInfoSchema>;
-export type CpuInfo = z.infer<typeof CpuInfoSchema>;
-export type MemoryInfo = z.infer<typeof MemoryInfoSchema>;
 export type GpuInfo = z.infer<typeof GpuInfoSchema>;
 export type DiskInfo = z.infer<typeof DiskInfoSchema>;
 export type BlockDeviceInfo = z.infer<typeof BlockDeviceInfoSchema>;
-export type DirectIoInfo = z.infer<typeof DirectIoInfoSchema>;
 export type CacheDirInfo = z.infer<typeof CacheDirInfoSchema>;
 export type HardwareProfile = z.infer<typeof HardwareProfileSchema>;
 

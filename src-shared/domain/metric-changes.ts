@@ -45,6 +45,13 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     since: '0.5.0',
     change: "is over duration_s, the batches' own time (before 0.5.0: over the span, the pauses between batches and the time of requests cancelled by Ctrl-C included)",
   })),
+  // The qos autoscaler's decisions, which its final users and every logged step's saturation follow.
+  ...(['autoscale_final_users', 'summary.autoscaling_stats.saturation_level'] as const).map((metric) => ({
+    metric,
+    since: '0.6.0',
+    change:
+      'follows a qos autoscaler that judges an interval in which no storage read completed by the age of the oldest storage operation still in flight, a lower bound of its latency, as well as the writes\' P95 (before 0.6.0 such an interval with no write completed either counted as idle, saturation 0, and added users: storage too slow to finish an operation within an interval drew more users)',
+  })),
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

@@ -8,8 +8,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { z } from 'zod';
-import type { ProgressEvent } from '../engine-protocol.ts';
-import type { TrialStatus } from './results.ts';
+import { LogLevelSchema, ProgressEventSchema, RUN_STATUSES } from '../engine-protocol.ts';
 
 export const NINE_SCENARIO_IDS = [
   'gpu-only',
@@ -241,35 +240,48 @@ export type SuitePlan = z.infer<typeof SuitePlanSchema>;
 // Events of a running suite: plain data, so the CLI, the app (IPC) and the served mode (WebSocket)
 // can all consume them. Past tense, `area.verb`.
 
-export interface SuiteTrialRef {
-  suiteId: number;
-  trialId: number;
-  scenarioId: string;
-  label: string;
-  /** 0-based trial number within its scenario. */
-  trialIndex: number;
-  trialsPerScenario: number;
-  /** 1-based position of this trial among the trials this invocation runs. */
-  ordinal: number;
-  total: number;
-}
+const id = z.number().int().positive();
+const count = z.number().int().nonnegative();
+const durationMs = z.number().nonnegative();
 
-export type SuiteEvent =
-  | { type: 'suite.started'; suiteId: number; resumed: boolean; total: number; estimatedSeconds: number }
-  | ({
-      type: 'suite.trialStarted';
-      enginePid: number | null;
-      /** Wall-clock time (ms since the epoch) the trial started: a view attaching later keeps its clock. */
-      startedAtMs?: number;
-    } & SuiteTrialRef)
-  | ({ type: 'suite.trialProgressed'; progress: ProgressEvent } & SuiteTrialRef)
-  | ({ type: 'suite.trialLogged'; level: 'debug' | 'info' | 'warn' | 'error'; message: string } & SuiteTrialRef)
-  | ({
-      type: 'suite.trialFinished';
-      status: TrialStatus;
-      reason: string | null;
-      wallMs: number;
-      wallClockThroughputTokPerS: number | null;
-      storageReadBytesPerS: number | null;
-    } & SuiteTrialRef)
-  | { type: 'suite.finished'; suiteId: number; status: 'finished' | 'cancelled'; counts: Record<TrialStatus, number>; wallMs: number };
+export const SuiteTrialRefSchema = z.object({
+  suiteId: id,
+  trialId: id,
+  scenarioId: z.string(),
+  label: z.string(),
+  /** 0-based trial number within its scenario. */
+  trialIndex: count,
+  trialsPerScenario: count,
+  /** 1-based position of this trial among the trials this invocation runs. */
+  ordinal: count,
+  total: count,
+});
+export type SuiteTrialRef = z.infer<typeof SuiteTrialRefSchema>;
+
+export const SuiteEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('suite.started'), suiteId: id, resumed: z.boolean(), total: count, estimatedSeconds: z.number().nonnegative() }),
+  SuiteTrialRefSchema.extend({
+    type: z.literal('suite.trialStarted'),
+    enginePid: z.number().int().nullable(),
+    /** Wall-clock time (ms since the epoch) the trial started: a view attaching later keeps its clock. */
+    startedAtMs: z.number().optional(),
+  }),
+  SuiteTrialRefSchema.extend({ type: z.literal('suite.trialProgressed'), progress: ProgressEventSchema }),
+  SuiteTrialRefSchema.extend({ type: z.literal('suite.trialLogged'), level: LogLevelSchema, message: z.string() }),
+  SuiteTrialRefSchema.extend({
+    type: z.literal('suite.trialFinished'),
+    status: z.enum(RUN_STATUSES),
+    reason: z.string().nullable(),
+    wallMs: durationMs,
+    wallClockThroughputTokPerS: z.number().nullable(),
+    storageReadBytesPerS: z.number().nullable(),
+  }),
+  z.object({
+    type: z.literal('suite.finished'),
+    suiteId: id,
+    status: z.enum(['finished', 'cancelled']),
+    counts: z.record(z.enum(RUN_STATUSES), count),
+    wallMs: durationMs,
+  }),
+]);
+export type SuiteEvent = z.infer<typeof SuiteEventSchema>;

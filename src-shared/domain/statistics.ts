@@ -9,6 +9,9 @@
  *   for fewer than 2 values or a zero mean.
  * - Across trials, latency percentiles are never averaged: a report gives the median and the P95 of
  *   the per-trial values (or reads percentiles from merged HDR histograms), and says which.
+ * - Whether A and B differ beyond the run-to-run noise is one rule everywhere (NOISE_RULE): Welch's
+ *   t-test on the logs of the per-trial values, two-sided, α = 0.05, so two labels on one drive are
+ *   called different in 5 % of the comparisons, whatever the trial count or the spread.
  *
  * Pure TypeScript: no Node, no DOM.
  */
@@ -113,19 +116,185 @@ export function geometricMean(values: readonly (number | null | undefined)[]): n
   return Math.exp(logSum / xs.length);
 }
 
+/** The false-positive rate the noise test allows: two identical drives are called different this often. */
+export const NOISE_ALPHA = 0.05;
+
+/** The noise rule in words, for beside every verdict it decides. */
+export const NOISE_RULE = "Welch's t-test on log values, two-sided, α = 0.05";
+
+/** A p-value as the reports print it: two significant digits, "<0.001" below that; "—" for none. */
+export function formatP(p: number | null): string {
+  if (p === null) return '—';
+  return p < 0.001 ? '<0.001' : p.toPrecision(2);
+}
+
 /**
- * Whether the difference between two medians may be run-to-run noise (the storage report's system
- * comparison and the endpoint comparison judge it alike). Equal medians differ by
- * nothing, so they are a tie within noise whatever the spread or the trial count (CV 0 on both
- * sides is common for counts that do not vary, and must not make "no difference" beyond noise).
- * Otherwise |ln ratio| ≤ √(CV_A² + CV_B²): the gap is no larger than the two sides' combined
- * spread. Unknown (null) without a spread on both sides (one trial or run, or a zero mean), or without a
- * ratio (0 on one side).
+ * Whether a difference is bigger than the run-to-run noise: Welch's t-test on the logarithms of the
+ * per-trial values. Logs because the question is a ratio (A is 1.3× B), and the metrics are rates,
+ * sizes and latencies, positive and multiplicative; Welch because the two sides' spreads differ.
  */
-export function withinNoise(medianA: number | null, medianB: number | null, cvA: number | null, cvB: number | null): boolean | null {
-  const r = ratio(medianA, medianB);
-  if (r === null || r <= 0) return null;
-  if (medianA === medianB) return true;
-  if (cvA === null || cvB === null) return null;
-  return Math.abs(Math.log(r)) <= Math.sqrt(cvA ** 2 + cvB ** 2);
+export interface NoiseTest {
+  /** mean(ln A) − mean(ln B): the log of the ratio of the sides' geometric means. */
+  logRatio: number;
+  /** Standard error of logRatio: √(s²_A/n_A + s²_B/n_B) over the log values. */
+  standardError: number;
+  /** Welch–Satterthwaite degrees of freedom; null when the standard error is 0 (nothing varies). */
+  df: number | null;
+  /**
+   * Two-sided p-value: how often identical sides would differ at least this much. With no spread
+   * at all (standard error 0) it is 1 for no difference and 0 for any (counts that never vary).
+   */
+  pValue: number;
+  /** pValue < NOISE_ALPHA. */
+  beyondNoise: boolean;
+}
+
+/** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9: about 15 significant digits). */
+function logGamma(x: number): number {
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+    9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
+  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+  const z = x - 1;
+  let sum = c[0];
+  for (let i = 1; i < 9; i++) sum += c[i] / (z + i);
+  const t = z + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+
+/** The continued fraction of I_x(a, b), by the modified Lentz method (Numerical Recipes' betacf). */
+function betaContinuedFraction(x: number, a: number, b: number): number {
+  const tiny = 1e-300;
+  const qab = a + b;
+  const qap = a + 1;
+  const qam = a - 1;
+  let c = 1;
+  let d = 1 - (qab * x) / qap;
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 300; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = (-(a + m) * (qab + m) * x) / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+/** The regularized incomplete beta function I_x(a, b), 0 ≤ x ≤ 1, a, b > 0. */
+export function regularizedIncompleteBeta(x: number, a: number, b: number): number {
+  if (!(x >= 0 && x <= 1) || !(a > 0) || !(b > 0)) throw new RangeError(`incomplete beta needs 0 ≤ x ≤ 1 and a, b > 0, got x ${x}, a ${a}, b ${b}`);
+  if (x === 0 || x === 1) return x;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x));
+  // The fraction converges quickly only below the mean a/(a+b); above it, use I_x(a,b) = 1 − I_(1−x)(b,a).
+  return x < (a + 1) / (a + b + 2) ? (front * betaContinuedFraction(x, a, b)) / a : 1 - (front * betaContinuedFraction(1 - x, b, a)) / b;
+}
+
+/** Two-sided p-value of Student's t with `df` (> 0, not necessarily whole) degrees of freedom: P(|T| ≥ |t|). */
+export function studentTTwoSidedP(t: number, df: number): number {
+  if (!(df > 0)) throw new RangeError(`degrees of freedom must be positive, got ${df}`);
+  if (Number.isNaN(t)) throw new RangeError('t is NaN');
+  if (!Number.isFinite(t)) return 0;
+  return regularizedIncompleteBeta(df / (df + t * t), df / 2, 0.5);
+}
+
+/** One side's share of a difference's variance (s²/n of the log values) and its degrees of freedom (n − 1). */
+interface VarianceComponent {
+  variance: number;
+  dof: number;
+}
+
+/**
+ * Welch's test of `difference` against the summed variance components: the Welch–Satterthwaite
+ * degrees of freedom are (Σ v)² ÷ Σ (v² ÷ dof).
+ */
+function welch(difference: number, components: readonly VarianceComponent[]): NoiseTest {
+  let variance = 0;
+  let dfDenominator = 0;
+  for (const c of components) {
+    variance += c.variance;
+    if (c.variance > 0) dfDenominator += (c.variance * c.variance) / c.dof;
+  }
+  const standardError = Math.sqrt(variance);
+  if (standardError === 0) {
+    // Nothing varied on either side: equal values are no difference, unequal ones are no noise.
+    const pValue = difference === 0 ? 1 : 0;
+    return { logRatio: difference, standardError: 0, df: null, pValue, beyondNoise: pValue < NOISE_ALPHA };
+  }
+  const df = (variance * variance) / dfDenominator;
+  const pValue = studentTTwoSidedP(difference / standardError, df);
+  return { logRatio: difference, standardError, df, pValue, beyondNoise: pValue < NOISE_ALPHA };
+}
+
+/** Mean and sample variance (n − 1) of the logs of positive values; null when there are none or one is ≤ 0. */
+function logMoments(values: readonly number[]): { n: number; mean: number; variance: number } | null {
+  if (values.length === 0 || values.some((v) => !(v > 0))) return null;
+  const logs = values.map(Math.log);
+  const m = mean(logs)!;
+  const sd = sampleStdDev(logs);
+  return { n: logs.length, mean: m, variance: sd === null ? 0 : sd * sd };
+}
+
+/**
+ * mean(ln A) − mean(ln B) over the finite values: the log of the ratio of the sides' geometric means;
+ * null without a value on a side, or with a value ≤ 0 (no logarithm).
+ */
+export function meanLogRatio(a: readonly (number | null | undefined)[], b: readonly (number | null | undefined)[]): number | null {
+  const la = logMoments(finiteValues(a));
+  const lb = logMoments(finiteValues(b));
+  return la === null || lb === null ? null : la.mean - lb.mean;
+}
+
+/**
+ * Welch's t-test on ln A against ln B (see NoiseTest), over the per-trial (or per-run) values.
+ * Null (unknown: the noise cannot be judged) with fewer than 2 values on a side, or a value ≤ 0
+ * (no logarithm) — except when every value on both sides is the same: no difference is never
+ * beyond the noise, whatever the trial count (a count that never varies, 0 where neither side has
+ * the tier). Non-finite values are dropped first.
+ */
+export function welchLogTest(a: readonly (number | null | undefined)[], b: readonly (number | null | undefined)[]): NoiseTest | null {
+  const xs = finiteValues(a);
+  const ys = finiteValues(b);
+  if (xs.length === 0 || ys.length === 0) return null;
+  if ([...xs, ...ys].every((v) => v === xs[0])) return { logRatio: 0, standardError: 0, df: null, pValue: 1, beyondNoise: false };
+  const la = logMoments(xs);
+  const lb = logMoments(ys);
+  if (la === null || lb === null || la.n < 2 || lb.n < 2) return null;
+  return welch(la.mean - lb.mean, [
+    { variance: la.variance / la.n, dof: la.n - 1 },
+    { variance: lb.variance / lb.n, dof: lb.n - 1 },
+  ]);
+}
+
+/**
+ * One test over several configurations: D = the mean of their log ratios (the log of the geometric
+ * mean of their ratios), Var(D) = Σ SE_i² ÷ k², degrees of freedom by Welch–Satterthwaite over all
+ * the sides' variance components. Each configuration's (SE_i, df_i) carries those exactly:
+ * SE_i⁴ ÷ df_i = Σ v²/(n − 1) over its two sides. Null without a test.
+ */
+export function combinedLogTest(tests: readonly NoiseTest[]): NoiseTest | null {
+  if (tests.length === 0) return null;
+  const k = tests.length;
+  const components = tests.map((t) => {
+    const variance = (t.standardError * t.standardError) / (k * k);
+    // One component with the configuration's own Satterthwaite df gives the same v²/dof sum; a
+    // configuration with no spread (df null) adds no variance, so its dof is never read.
+    return { variance, dof: t.df ?? 1 };
+  });
+  return welch(mean(tests.map((t) => t.logRatio))!, components);
 }

@@ -1,6 +1,6 @@
 /**
- * The trial store's records as the rest of kvbench sees them (CLI, reports, exports, and later the
- * app over IPC), and the catalogue of per-trial metrics every report and export draws from.
+ * The trial store's records as the rest of kvbench sees them (CLI, reports, exports, the app over
+ * IPC), and the catalogue of per-trial metrics every report and export draws from.
  *
  * Pure TypeScript: no Node, no DOM.
  */
@@ -86,9 +86,25 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('gpu_d2h_copy_bytes_per_s', 'GPU device→host copy bandwidth', 'bytes/s', 'higher', 'bytes', 'GPU-tier bytes copied device→host ÷ the summed time of those copies (kvbench only).'),
   m('cache_hit_rate', 'Cache hit rate', 'ratio', 'higher', 'cache', 'Hits ÷ (hits + misses) over every cache access.'),
   m('multi_turn_hit_rate', 'Multi-turn hit rate', 'ratio', 'higher', 'cache', 'Earlier turns found in the cache.'),
-  m('autoscale_final_users', 'Autoscaler final users', 'users', 'higher', 'autoscaling', 'Users at the end of an autoscaling run.'),
+  m('autoscale_final_users', 'Autoscaler final users', 'users', 'higher', 'autoscaling', 'Users at the end of an autoscaling run (capacity mode: the step after the peak, added at the last interval; the peak\'s own users are autoscale_peak_users).'),
   m('autoscale_peak_users', 'Autoscaler peak users', 'users', 'higher', 'autoscaling', 'Users at the capacity peak (capacity mode).'),
   m('autoscale_peak_throughput_tok_per_s', 'Autoscaler peak throughput', 'tok/s', 'higher', 'autoscaling', 'Throughput at the capacity peak (capacity mode).'),
+  m(
+    'autoscale_peak_found',
+    'Autoscaler peak found',
+    'count',
+    null,
+    'autoscaling',
+    '1 when the capacity autoscaler saw throughput stop rising and ended the run at its peak; 0 when the window closed first, so the peak figures are only the highest seen so far (capacity mode).',
+  ),
+  m(
+    'autoscale_target_met',
+    'Autoscaler latency target met',
+    'count',
+    null,
+    'autoscaling',
+    '1 when the storage P95 was within its threshold (read P95 200 ms by default) in the last interval of a qos autoscaling run that measured it; 0 when it was over, so the final users do not fit under the target; absent when no interval measured it (qos mode, kvbench 0.6.0 on).',
+  ),
   m('device_read_bytes', 'Device bytes read', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory read during the measured phase (/proc/diskstats, every process).'),
   m('device_write_bytes', 'Device bytes written', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory wrote during the measured phase.'),
   m('device_read_coverage', 'Device read coverage', 'ratio', null, 'health', 'Device bytes read (every process) ÷ storage-tier bytes read; below 0.95 the page cache served reads and the trial is flagged.'),
@@ -115,8 +131,29 @@ export const HEADLINE_METRICS = [
   'decode_bytes_read',
   'cache_hit_rate',
   'autoscale_final_users',
+  'autoscale_peak_users',
   'autoscale_peak_throughput_tok_per_s',
 ] as const;
+
+/**
+ * The headline metrics a group shows, in headline order, given the metrics its trials have. A
+ * capacity run's answer is its peak and the users that produced it: its final users are the step
+ * after the peak (the overshoot, added at the last interval), so they stay behind --all-metrics there.
+ */
+export function headlineMetricKeys(present: readonly string[]): string[] {
+  const capacity = present.includes('autoscale_peak_users') || present.includes('autoscale_peak_throughput_tok_per_s');
+  return HEADLINE_METRICS.filter((k) => present.includes(k) && !(capacity && k === 'autoscale_final_users'));
+}
+
+/**
+ * Said beside a capacity group's peak medians over several trials: each median is taken on its own,
+ * so the peak users need not be the users of the median peak throughput's trial.
+ */
+export const PEAK_MEDIANS_NOTE = "peak throughput and peak users are medians taken apart: the users need not be the median peak's own";
+
+/** Whether a group's peak medians need PEAK_MEDIANS_NOTE: both are shown, over more than one trial. */
+export const peakMediansApart = (metrics: readonly { metric: { key: string }; aggregate: { n: number } }[]): boolean =>
+  ['autoscale_peak_users', 'autoscale_peak_throughput_tok_per_s'].every((k) => metrics.some((m) => m.metric.key === k && m.aggregate.n > 1));
 
 /**
  * Whether a metric is one trial's percentile (`e2e_p95_ms`, `storage_read_p95_ms_per_mib`,

@@ -61,7 +61,6 @@ export const WorkloadRequestSchema = z.strictObject({
   /** True when an earlier request (in this or an earlier batch) had the same prompt_id. */
   reused: z.boolean(),
 });
-export type WorkloadRequest = z.output<typeof WorkloadRequestSchema>;
 
 export const WorkloadBatchSchema = z.strictObject({
   /** 0-based position of the batch in the file. */
@@ -114,7 +113,6 @@ export const WorkloadFileSchema = z
     });
   });
 export type WorkloadFile = z.output<typeof WorkloadFileSchema>;
-export type WorkloadFileInput = z.input<typeof WorkloadFileSchema>;
 
 /** Every problem of a candidate workload file, as `path: message` lines; empty when valid. */
 export function workloadFileIssues(error: z.ZodError): string[] {

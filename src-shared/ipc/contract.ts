@@ -4,8 +4,10 @@
  * a handler sees it and every response before it leaves; failures and thrown errors come back as
  * data, `{ ok: false, error: { code, message } }`, never as exceptions or stacks.
  *
- * The response schemas describe the report model and store records that src-main produces; the
- * backend's handlers are typed against them, so a drift between the two fails the type check.
+ * The response schemas describe the report model and store records that src-main produces, and the
+ * backend's handlers are typed against them. That catches a field a schema requires and a handler
+ * lacks, not the reverse: TypeScript accepts extra properties and zod strips them from the response,
+ * so a field added to a src-main or src-shared/domain type must be added to its schema here too.
  *
  * Pure TypeScript: no Node, no DOM, no electron.
  */
@@ -19,7 +21,7 @@ import {
 } from '../domain/endpoint.ts';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
-import { PROFILE_IDS, SuitePlanSchema } from '../domain/scenarios.ts';
+import { PROFILE_IDS, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { STORE_ERROR_CODES, SUITE_STATUSES, TRIAL_ROW_STATUSES, RESULTS_FORMATS } from '../domain/store-types.ts';
 import type { Channel } from './channels.ts';
 
@@ -116,7 +118,11 @@ export const PlanRequestSchema = z.strictObject({
   durationS: int.min(1).max(86_400).optional(),
   /** Seconds each trial runs before its measured window opens (not the autoscaling scenarios). */
   warmUpS: int.min(0).max(3600).optional(),
-  storageCapacityGb: z.number().nonnegative().max(1_000_000).optional(),
+  /**
+   * The storage tier's cap in GiB (1024³ bytes; 0: 95 % of the free space). The value the suite's
+   * --storage-capacity-gb flag takes: that flag keeps the reference's name, this API says the unit.
+   */
+  storageCapacityGib: z.number().nonnegative().max(1_000_000).optional(),
   /** Probe the drive (and memory copy) before the trials: efficiency needs it. */
   probe: z.boolean().optional(),
 });
@@ -229,7 +235,7 @@ export const ScenarioSummarySchema = z.object({
   /** Aggregated trials whose storage reads were not all the device's (page cache, RAM-backed). */
   storageReadFlagged: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
-  pooled: z.array(z.object({ name: z.string(), trials: count, count, p50Ms: num, p95Ms: num, p99Ms: num })),
+  pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
@@ -253,7 +259,9 @@ export const TierRowSchema = z.object({
   driveLabel: z.string().nullable(),
   gpuMemGb: nnum,
   cpuMemGb: nnum,
+  /** The users it started with; an autoscaled row's users at the end are finalUsers. */
   numUsers: nnum,
+  finalUsers: nnum,
   n: count,
   wallClockTokPerS: nnum,
   storageTokPerS: nnum,
@@ -306,6 +314,11 @@ export const ConfigComparisonSchema = z.object({
   cvA: nnum,
   cvB: nnum,
   winner: winnerSchema,
+  /** The noise test (NOISE_RULE): mean ln A − mean ln B, its standard error, degrees of freedom, two-sided p-value. */
+  logRatio: nnum,
+  standardError: nnum,
+  df: nnum,
+  pValue: nnum,
   withinNoise: z.boolean().nullable(),
   /** Trials of each side's median that the report flags (RAM-backed, page-cache reads, a stall). */
   flaggedA: count,
@@ -321,16 +334,20 @@ export const MetricComparisonSchema = z.object({
   medianRatio: nnum,
   winRateA: nnum,
   /**
-   * The side the metric favours ('within-noise': every configuration's difference is within the
-   * noise; 'unknown': none is beyond it and some have one trial a side, so no side is named).
+   * The side the metric favours: one Welch test of the mean log ratio over the configurations with 2
+   * or more trials a side ('within-noise': p ≥ 0.05; 'unknown': no configuration has 2 trials a side,
+   * so no side is named).
    */
   verdict: z.enum(['a', 'b', 'within-noise', 'unknown']).nullable(),
-  /** The side the deciding configurations favour: the verdict's, or the one an 'unknown' leans to. */
+  /** The side the geometric mean (the bar, the quantity the verdict tests) favours; null at 1. */
   leader: z.enum(['a', 'b']).nullable(),
-  /** The side the geometric mean over all compared configurations (the bar) favours; null at 1. */
-  geoMeanSide: z.enum(['a', 'b']).nullable(),
-  /** Why the means over all configurations lean to the other side than the verdict; null when they agree. */
-  meanCaveat: z.string().nullable(),
+  /** Configurations in the metric's test, and its standard error, degrees of freedom and p-value. */
+  tested: count,
+  standardError: nnum,
+  df: nnum,
+  pValue: nnum,
+  /** Why the arithmetic mean ratio or the win rate favour the other side than the verdict; null when they agree. */
+  verdictCaveat: z.string().nullable(),
   withinNoise: count,
   noiseUnknown: count,
   medianCvA: nnum,
@@ -368,7 +385,6 @@ export const SystemComparisonSchema = z.object({
   cautions: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }),
   notes: z.array(z.string()),
 });
-export type SystemComparisonData = z.infer<typeof SystemComparisonSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Endpoint runs (mirrors src-shared/domain/endpoint.ts and src-main/endpoint/endpoint-store.ts)
@@ -477,6 +493,7 @@ export const EndpointComparisonSchema = z.object({
       spreadB: z.object({ min: num, max: num, cv: nnum }).nullable(),
       ratio: nnum,
       noise: z.enum(['beyond', 'within', 'unknown']).nullable(),
+      pValue: nnum,
       leader: z.enum(['a', 'b']).nullable(),
       better: z.enum(['a', 'b']).nullable(),
       flaggedA: z.array(int),
@@ -495,6 +512,25 @@ export const EndpointExportFilterSchema = z.strictObject({
 export type EndpointExportFilter = z.infer<typeof EndpointExportFilterSchema>;
 
 // ---------------------------------------------------------------------------------------------
+// Events from the backend to the page (events.ts: how they travel and are checked). Here rather than
+// in events.ts because two of them carry this file's IpcError and Settings, and the suite status
+// below carries them all.
+
+export const PREPARATION_STEPS = ['detecting', 'probing', 'planning'] as const;
+
+export const AppEventSchema = z.discriminatedUnion('type', [
+  // The suite runner's own events, unchanged.
+  SuiteEventSchema,
+  /** Between suite.start and suite.started: hardware detection and the drive probe take seconds. */
+  z.object({ type: z.literal('suite.preparationProgressed'), step: z.enum(PREPARATION_STEPS), message: z.string() }),
+  /** The suite could not start or stopped on an error outside any trial (trial failures are trial events). */
+  z.object({ type: z.literal('suite.failed'), suiteId: int.positive().nullable(), error: IpcErrorSchema }),
+  /** Trials, suites or systems were added or removed (import, delete, a finished trial). */
+  z.object({ type: z.literal('history.changed'), reason: z.string() }),
+  z.object({ type: z.literal('settings.changed'), settings: SettingsSchema }),
+]);
+
+// ---------------------------------------------------------------------------------------------
 // Suite state (for a page that attaches while a suite runs, e.g. after a reload)
 
 export const SUITE_STATES = ['idle', 'preparing', 'running'] as const;
@@ -507,7 +543,7 @@ export const SuiteStatusSchema = z.object({
   plan: SuitePlanSchema.nullable(),
   startedAt: z.string().nullable(),
   /** This run's events so far (trial events all; progress thinned to the last few hundred). */
-  events: z.array(z.record(z.string(), z.unknown())),
+  events: z.array(AppEventSchema),
 });
 export type SuiteStatus = z.infer<typeof SuiteStatusSchema>;
 
@@ -547,6 +583,8 @@ export const CONTRACT = {
       databaseError: IpcErrorSchema.nullable(),
       settingsFile: z.string(),
       settings: SettingsSchema,
+      /** Each part of the settings file that could not be used (an invalid value, an unknown key), by key and why; empty: all of it was. */
+      settingsProblems: z.array(z.string()),
       /** The wizard's first cache directory: the default from Settings, else one under the temp directory. */
       suggestedCacheDir: z.string(),
       models: z.array(z.string()),

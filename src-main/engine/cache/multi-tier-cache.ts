@@ -229,6 +229,8 @@ export class MultiTierCache {
       entry.tierIndex = tierIndex;
       tier.entries.set(entry.key, entry);
       let timing: OpTiming;
+      const writes = this.tierStats.get(tier.name)!.write;
+      const op = writes.begin();
       try {
         timing = await tier.backend.write(entry, source, this.#progress(tier.name, 'write', progress));
       } catch (err) {
@@ -236,6 +238,8 @@ export class MultiTierCache {
         tier.usedBytes -= entry.sizeBytes;
         this.#arrived(tier);
         throw err;
+      } finally {
+        writes.end(op);
       }
       entry.state = 'resident';
       this.#arrived(tier);
@@ -304,7 +308,14 @@ export class MultiTierCache {
     entry.pins++;
     try {
       const tier = this.#tiers[entry.tierIndex];
-      const timing = await tier.backend.read(entry, sink?.(tier.name), this.#progress(tier.name, 'read', progress));
+      const reads = this.tierStats.get(tier.name)!.read;
+      const op = reads.begin();
+      let timing: OpTiming;
+      try {
+        timing = await tier.backend.read(entry, sink?.(tier.name), this.#progress(tier.name, 'read', progress));
+      } finally {
+        reads.end(op);
+      }
       // A hit counts with its read, once the read has completed: hits equal completed reads.
       if (this.#recording) {
         this.hits.record(cacheType, true);

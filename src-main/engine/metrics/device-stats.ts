@@ -20,6 +20,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
 import { MIN_DEVICE_READ_COVERAGE } from '../../../src-shared/domain/results.ts';
 
 export const DISKSTATS_SECTOR_BYTES = 512;
@@ -93,20 +94,22 @@ export function decodeDevT(dev: bigint): { major: number; minor: number } {
   return { major, minor };
 }
 
-export interface BlockDeviceInfo {
+/** The device behind a directory, as /proc and /sys name it (a probe result carries it across processes). */
+export const BlockDeviceInfoSchema = z.object({
   /** The name /proc/diskstats uses: `nvme0n1p2`, `vda`, `loop0`, `dm-0`. */
-  name: string;
-  majorMinor: string;
-  isPartition: boolean;
+  name: z.string(),
+  majorMinor: z.string(),
+  isPartition: z.boolean(),
   /** The whole disk holding a partition; null for a whole device. */
-  parent: { name: string; majorMinor: string } | null;
+  parent: z.object({ name: z.string(), majorMinor: z.string() }).nullable(),
   /** Devices under a device-mapper or md device (`slaves/`); empty otherwise. */
-  underlying: string[];
-  logicalBlockBytes: number | null;
-  rotational: boolean | null;
+  underlying: z.array(z.string()),
+  logicalBlockBytes: z.number().int().nonnegative().nullable(),
+  rotational: z.boolean().nullable(),
   /** How it was found: from stat's device number, or from the mount source in mountinfo. */
-  resolvedVia: 'stat' | 'mountinfo';
-}
+  resolvedVia: z.enum(['stat', 'mountinfo']),
+});
+export type BlockDeviceInfo = z.infer<typeof BlockDeviceInfoSchema>;
 
 export type DeviceResolution = { ok: true; device: BlockDeviceInfo } | { ok: false; reason: string };
 

@@ -1,8 +1,5 @@
 import * as hdr from 'hdr-histogram-js';
 
-/** Percentiles the reference reports for every latency distribution. */
-export const REPORTED_PERCENTILES = [50, 95, 99, 99.9, 99.99] as const;
-
 export interface LatencySummary {
   count: number;
   sumNs: number;
@@ -114,6 +111,19 @@ export class LatencyHistogram {
   /** Compressed HDR encoding (HdrHistogram V2 base64), so stores can merge trials later. */
   encode(): string {
     return hdr.encodeIntoCompressedBase64(this.#histogram);
+  }
+
+  /**
+   * Why `encoded` is no histogram, or null when it decodes: files are checked with this where they
+   * come in, so a damaged one is refused there instead of vanishing from a pooled latency later.
+   */
+  static decodeProblem(encoded: string): string | null {
+    try {
+      hdr.decodeFromCompressedBase64(encoded, 64, false);
+      return null;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
   }
 
   static decode(encoded: string, sumNs: number): LatencyHistogram {

@@ -24,6 +24,30 @@ export class DirectionStats {
   readonly hostLatency = new LatencyHistogram();
   /** Latencies since the autoscaler last looked: its decisions use recent behaviour, not the whole run. */
   readonly windowLatency = new LatencyHistogram();
+  /**
+   * When each whole-entry operation still in flight began, by id. A Map iterates in insertion order
+   * and operations begin in time order, so the first is the oldest: how long it has taken so far is a
+   * lower bound of its latency, which the autoscaler needs when nothing completed in its interval.
+   */
+  readonly #inFlightStartNs = new Map<number, bigint>();
+  #nextOpId = 0;
+
+  /** A whole-entry operation begins; `end` with the id it returns when it has completed or failed. */
+  begin(startNs: bigint = process.hrtime.bigint()): number {
+    const id = this.#nextOpId++;
+    this.#inFlightStartNs.set(id, startNs);
+    return id;
+  }
+
+  end(id: number): void {
+    this.#inFlightStartNs.delete(id);
+  }
+
+  /** When the oldest operation still in flight began, or null when none is. */
+  oldestInFlightStartNs(): bigint | null {
+    for (const startNs of this.#inFlightStartNs.values()) return startNs;
+    return null;
+  }
 
   /** A completed whole-entry operation (its bytes were counted chunk by chunk as they moved). */
   record(timing: OpTiming): void {
@@ -37,6 +61,7 @@ export class DirectionStats {
     }
   }
 
+  /** Zeroes the counters; operations in flight stay in flight (they end later, in the new window). */
   reset(): void {
     this.bytes = 0;
     this.ops = 0;

@@ -47,7 +47,6 @@ export const ProbeOptionsSchema = z
   .strict();
 
 export type ProbeOptions = z.output<typeof ProbeOptionsSchema>;
-export type ProbeOptionsInput = z.input<typeof ProbeOptionsSchema>;
 
 export function validateProbeOptions(raw: unknown): { ok: true; options: ProbeOptions } | { ok: false; errors: string[] } {
   const r = ProbeOptionsSchema.safeParse(raw);

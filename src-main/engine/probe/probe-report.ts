@@ -1,7 +1,7 @@
 // The probe's result as text for a terminal. Decimal GB/s (10⁹ bytes/s), as fio and the KVBENCH
 // section of `kvbench run` print them.
 
-import type { ProbePhaseResult, ProbeResult } from './raw-limit-probe.ts';
+import type { ProbePhaseResult, ProbeResult } from './probe-protocol.ts';
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;

@@ -23,7 +23,7 @@ import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 import { AlignedSlab } from '../io/aligned-slab.ts';
 import { DIRECT_IO_ALIGNMENT_BYTES, freeSpaceBytes, probeDirectIo } from '../io/direct-io.ts';
 import { ramFilesystemAt } from '../io/ram-filesystem.ts';
-import { assessPageCache, DeviceStatsSampler, type BlockDeviceInfo, type DeviceStatsReport } from '../metrics/device-stats.ts';
+import { assessPageCache, DeviceStatsSampler, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import { LatencyHistogram } from '../metrics/latency-histogram.ts';
 import { removeDeadOwnersRunDirs } from '../tiers/run-dir-ownership.ts';
 import {
@@ -33,85 +33,11 @@ import {
   type ProbeOptions,
   type ProbePhaseName,
 } from './probe-options.ts';
+import type { ProbeDeviceIo, ProbeLatencyNs, ProbePhaseResult, ProbeProgress, ProbeResult } from './probe-protocol.ts';
 
 const MIB = 1024 * 1024;
 /** Prefix of the probe's own working directory; the pid lets a host remove it after a crash. */
 export const PROBE_DIR_PREFIX = 'kvbench-probe-';
-
-export interface ProbeLatencyNs {
-  count: number;
-  mean_ns: number;
-  p50_ns: number;
-  p95_ns: number;
-  p99_ns: number;
-  max_ns: number;
-}
-
-export interface ProbeDeviceIo {
-  name: string;
-  read_bytes: number;
-  write_bytes: number;
-  read_ios: number;
-  write_ios: number;
-  /** Share of the phase with at least one I/O in flight on the device (0..1). */
-  utilisation: number;
-}
-
-export interface ProbePhaseResult {
-  op: ProbePhaseName;
-  bytes: number;
-  ios: number;
-  elapsed_ns: number;
-  bytes_per_sec: number;
-  /** Times the lanes wrapped around their files (0: every byte read or written once). */
-  wraps: number;
-  /** One chunk's I/O, submission to completion. */
-  io_latency: ProbeLatencyNs;
-  /** Only in the write phase: the closing fdatasync of every file (inside elapsed_ns). */
-  fdatasync_ns: number | null;
-  cpu_user_ns: number;
-  cpu_system_ns: number;
-  /** (user + system CPU of this process) ÷ (bytes ÷ 10⁹). */
-  cpu_seconds_per_gb: number;
-  device: ProbeDeviceIo | null;
-  /** Device bytes in this phase's direction ÷ probe bytes (every process's I/O); null without device counters. */
-  device_coverage: number | null;
-  /** Read phase: bytes this process made the block layer read (/proc/self/io) ÷ probe bytes; null otherwise or where unreadable. */
-  process_read_coverage: number | null;
-  /** Reads the device did not (provably) serve: this phase's rate may be the page cache's. */
-  page_cache_suspected: boolean;
-  /** Why page_cache_suspected is true. */
-  page_cache_reason: string | null;
-  cancelled: boolean;
-}
-
-export interface ProbeResult {
-  kind: 'kvbench-probe';
-  version: string;
-  status: 'complete' | 'cancelled';
-  started_at: string;
-  dir: string;
-  device: BlockDeviceInfo | null;
-  device_reason: string | null;
-  direct_io: boolean;
-  direct_io_reason: string | null;
-  io_chunk_bytes: number;
-  io_depth: number;
-  lanes: number;
-  file_bytes_per_lane: number;
-  uv_threadpool_size: number | null;
-  phases: Partial<Record<ProbePhaseName, ProbePhaseResult>>;
-  warnings: string[];
-  units: string;
-}
-
-export interface ProbeProgress {
-  phase: ProbePhaseName | 'preparing';
-  elapsedNs: number;
-  durationNs: number;
-  bytes: number;
-  bytesPerSec: number;
-}
 
 export interface ProbeContext {
   signal?: AbortSignal;

@@ -36,6 +36,7 @@ import {
   formatNsPerMiBAsMsPerMiB,
   formatRatioAsPercent,
 } from './format.ts';
+import { noPeakFoundReason } from '../workload/autoscaler.ts';
 
 export interface BlockSizeSummaryBytes {
   entries: number;
@@ -270,9 +271,19 @@ function printReferenceSections(
     p(`  Final User Count: ${pyStr(field(as, 'final_users'))}`);
     if (mode === 'capacity') {
       const peak = field(as, 'peak_throughput_tokens_per_sec');
-      p(
-        `  Peak Capacity Found: ${typeof peak === 'number' ? formatFixedPy(peak, 2) : 'n/a'} tok/s at ${pyStr(field(as, 'peak_user_count'))} users`,
-      );
+      const peakUsers = field(as, 'peak_user_count');
+      // Files without peak_found (the reference's, older kvbench's) found their peak if a step stopped the run.
+      const stated = field(as, 'peak_found');
+      const found = typeof stated === 'boolean' ? stated : scaling.some((e) => field(e, 'action') === 'stop');
+      if (found) {
+        p(`  Peak Capacity Found: ${typeof peak === 'number' ? formatFixedPy(peak, 2) : 'n/a'} tok/s at ${pyStr(peakUsers)} users`);
+      } else if (typeof peak === 'number' && typeof peakUsers === 'number') {
+        p(`  Peak Capacity: not found — ${noPeakFoundReason(summary.elapsed_time, { throughputTokensPerSec: peak, users: peakUsers })}`);
+      } else {
+        p('  Peak Capacity: not found');
+      }
+    } else if (isRecord(as) && 'target_met' in as) {
+      p(qosTargetLine(as));
     }
   }
 
@@ -284,6 +295,28 @@ function printReferenceSections(
   p('  - "GB" and "MB" above are binary units as in the reference (GiB = 1024^3, MiB = 1024^2 bytes);');
   p('    the KVBENCH section below writes GiB for binary and GB for decimal (10^9 bytes).');
   p(RULE_EQ);
+}
+
+/** Whether the qos autoscaler's latency target held at the end, and on which interval's numbers. */
+function qosTargetLine(as: Record<string, unknown>): string {
+  const met = as.target_met;
+  const target = `storage read P95 ≤ ${pyStr(as.read_latency_p95_threshold_ms)} ms`;
+  const e = isRecord(as.target_judged_interval) ? as.target_judged_interval : null;
+  if (typeof met !== 'boolean' || e === null) {
+    return `  P95 Target (${target}): never measured — in no interval did a storage operation complete or stay in flight past the threshold, so the final user count rests on no latency sample`;
+  }
+  const ms = (label: string, v: unknown): string[] => (typeof v === 'number' ? [`${label} ${formatFixedPy(v, 2)} ms`] : []);
+  const basis = [
+    ...ms('read P95', e.read_latency_p95_ms),
+    ...ms('write P95', e.write_latency_p95_ms),
+    ...(e.read_latency_p95_ms === null ? ms('oldest read in flight', e.read_in_flight_oldest_ms) : []),
+    ...(e.write_latency_p95_ms === null ? ms('oldest write in flight', e.write_in_flight_oldest_ms) : []),
+    `saturation ${typeof e.saturation_level === 'number' ? formatFixedPy(e.saturation_level, 2) : 'n/a'}`,
+  ].join(', ');
+  const at = `last measured interval, at ${typeof e.elapsed_s === 'number' ? formatFixedPy(e.elapsed_s, 1) : '?'} s: ${basis}`;
+  return met
+    ? `  P95 Target (${target}): met (${at})`
+    : `  P95 Target (${target}): NOT met (${at}): the final user count does not fit under the target`;
 }
 
 function printBlockSizes(
@@ -637,6 +670,10 @@ function hasQosData(m: QosLevelMetrics | { no_data: true } | undefined): m is Qo
 function num(rec: Record<string, unknown> | undefined, key: string): number | undefined {
   const v = rec?.[key];
   return typeof v === 'number' ? v : undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 function field(obj: unknown, key: string): unknown {

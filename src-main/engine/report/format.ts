@@ -46,11 +46,6 @@ export function bytesToGiB(bytes: number): number {
   return bytes / BYTES_PER_GIB;
 }
 
-/** Bytes → MiB (1024^2 bytes) as a number. */
-export function bytesToMiB(bytes: number): number {
-  return bytes / BYTES_PER_MIB;
-}
-
 /** Nanoseconds → milliseconds as a number. */
 export function nsToMs(ns: number): number {
   return ns / NS_PER_MS;

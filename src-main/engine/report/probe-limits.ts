@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import type { DeviceIoSection, EfficiencySection, TierBytes } from '../../../src-shared/domain/results.ts';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
+import { ProbeLimitsFileSchema } from '../probe/probe-protocol.ts';
 
 export interface ProbeLimits {
   file: string;
@@ -17,8 +18,6 @@ export interface ProbeLimits {
   readBytesPerSec: number | null;
   writeBytesPerSec: number | null;
 }
-
-const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
 
 /**
  * An efficiency this far above 1 is more than run-to-run noise: the run beat the device's measured
@@ -35,32 +34,36 @@ export function loadProbeLimits(file: string): ProbeLimits {
   } catch (err) {
     throw bad(`cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  let j: Record<string, unknown>;
+  let j: unknown;
   try {
-    j = JSON.parse(text) as Record<string, unknown>;
+    j = JSON.parse(text);
   } catch {
     throw bad('is not JSON (write one with: kvbench probe --dir DIR --output FILE)');
   }
-  if (j === null || typeof j !== 'object' || j.kind !== 'kvbench-probe') throw bad('is not a kvbench probe result (no "kind": "kvbench-probe")');
-  if (j.status !== 'complete') throw bad(`the probe did not complete (status ${String(j.status)})`);
-  const phases = (j.phases ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  const head = typeof j === 'object' && j !== null ? (j as { kind?: unknown; status?: unknown }) : {};
+  if (head.kind !== 'kvbench-probe') throw bad('is not a kvbench probe result (no "kind": "kvbench-probe")');
+  if (head.status !== 'complete') throw bad(`the probe did not complete (status ${String(head.status)})`);
+  const parsed = ProbeLimitsFileSchema.safeParse(j);
+  if (!parsed.success) {
+    throw bad(`is not a probe result kvbench can read: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'the file'}: ${i.message}`).join('; ')}`);
+  }
+  const p = parsed.data;
   const rate = (op: 'read' | 'write'): number | null => {
-    const p = phases[op];
-    if (!p) return null;
-    if (p.page_cache_suspected === true) throw bad(`its ${op} phase was served by the page cache: not the device's limit`);
-    return positive(p.bytes_per_sec) ? p.bytes_per_sec : null;
+    const phase = p.phases[op];
+    if (!phase) return null;
+    if (phase.page_cache_suspected) throw bad(`its ${op} phase was served by the page cache: not the device's limit`);
+    return phase.bytes_per_sec > 0 ? phase.bytes_per_sec : null;
   };
   const readBytesPerSec = rate('read');
   const writeBytesPerSec = rate('write');
   if (readBytesPerSec === null && writeBytesPerSec === null) throw bad('has no read or write bandwidth');
-  const device = (j.device as { name?: unknown } | null)?.name;
   return {
     file,
-    dir: String(j.dir ?? ''),
-    device: typeof device === 'string' ? device : null,
-    probedAt: String(j.started_at ?? ''),
-    ioChunkBytes: Number(j.io_chunk_bytes) || 0,
-    ioDepth: Number(j.io_depth) || 0,
+    dir: p.dir,
+    device: p.device?.name ?? null,
+    probedAt: p.started_at,
+    ioChunkBytes: p.io_chunk_bytes,
+    ioDepth: p.io_depth,
     readBytesPerSec,
     writeBytesPerSec,
   };

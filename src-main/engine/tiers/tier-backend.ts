@@ -3,8 +3,6 @@ import type { ChunkSink, ChunkSource, ChunkView, IoTiming } from '../io/entry-fi
 
 export type TierName = 'gpu' | 'cpu' | 'storage';
 
-export const TIER_ORDER: readonly TierName[] = ['gpu', 'cpu', 'storage'];
-
 export interface EntryRef {
   key: string;
   keyHash: bigint;

@@ -32,10 +32,6 @@ export const QOS_CLASSES: readonly QosClass[] = [
   { level: 'batch', share: 0.5, targetP95Ms: 1000, priority: 1 },
 ];
 
-export function qosClass(level: QosLevel): QosClass {
-  return QOS_CLASSES.find((q) => q.level === level)!;
-}
-
 /** Seconds of simulated GPU time per generated token. */
 export const GENERATION_SECONDS_PER_TOKEN: Record<GenerationMode, number> = {
   none: 0,

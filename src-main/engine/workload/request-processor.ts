@@ -6,6 +6,7 @@ import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
 import type { ChunkProgress, ChunkSink, ChunkSource, EntryRef, TierName } from '../tiers/tier-backend.ts';
 import type { Semaphore } from './request-queue.ts';
+import { prefixReadPhase } from './trace/io-trace-log.ts';
 import type { KvRequest } from './synthetic-workload.ts';
 
 export interface VerifyFailure {
@@ -158,7 +159,7 @@ export class RequestProcessor {
     let prefillNs: number | null = null;
     let decodeNs: number | null = null;
     // Shared-prefix reads carry the request's phase in the I/O trace (the reference's convention).
-    const prefixPhase: IoPhase = req.phase === 'prefill_decode' ? 'Both' : req.phase === 'prefill' ? 'Prefill' : 'Decode';
+    const prefixPhase: IoPhase = prefixReadPhase(req.phase);
 
     // 1. Shared system prompt: read its entry; on a miss, write it so later requests really hit.
     if (req.systemPrompt) {

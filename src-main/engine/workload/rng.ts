@@ -78,8 +78,3 @@ export class Rng {
     return weights.length - 1;
   }
 }
-
-/** Derive an independent child seed (e.g. per rank) from a run seed. */
-export function deriveSeed(seed: number, salt: number): number {
-  return splitmix32((seed >>> 0) ^ Math.imul(salt + 0x632be5ab, 0x9e3779b1))();
-}

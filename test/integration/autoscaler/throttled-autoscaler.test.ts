@@ -68,4 +68,33 @@ describe('autoscaler on a throttled device', () => {
     for (const e of downs) expect(e.saturation_level).toBeGreaterThan(0.2 * 1.1);
     expect(results.summary.autoscaling_summary.final_users).toBeLessThan(40);
   }, 120_000);
+
+  it('qos mode takes an interval in which storage I/O was in flight but none completed for saturated, not idle', async (ctx) => {
+    if (typeof device === 'string') return ctx.skip();
+    // 12 KiB per token: entries of tens to hundreds of MB, so at 60 MB/s shared by two users an
+    // interval can pass with none moved (the first does), while smaller ones let requests complete.
+    const d = device as ThrottledDevice;
+    const work = fs.mkdtempSync(path.join(d.mountDir, 'qos-slow-'));
+    const config = path.join(work, 'models.yaml');
+    fs.writeFileSync(config, 'model_configs:\n  mid-kv:\n    num_layers: 6\n    hidden_dim: 1024\n    num_heads: 8\n    kv_heads: 4\n');
+    const out = path.join(work, 'r.json');
+    const r = await runInCgroup(
+      d.cgroupDir,
+      [process.execPath, path.join(repo, 'bin/kvbench.js'), 'run', '--config', config, '--model', 'mid-kv', '--gpu-mem-gb', '0', '--cpu-mem-gb', '0', '--generation-mode', 'none',
+        '--cache-dir', path.join(work, 'cache'), '--storage-capacity-gb', '0.6', '--seed', '7', '--num-users', '2', '--duration', '12',
+        '--enable-autoscaling', '--autoscaler-mode', 'qos', '--autoscaler-interval', '1', '--output', out],
+      repo,
+    );
+    const results = JSON.parse(fs.readFileSync(out, 'utf8'));
+    expect(r.code, `${results.kvbench.status_reason}\n${r.stderr}`).toBe(0);
+    type Step = { action: string; saturation_level: number; read_latency_p95_ms: number | null; write_latency_p95_ms: number | null; read_in_flight_oldest_ms: number | null; write_in_flight_oldest_ms: number | null };
+    const steps = results.summary.autoscaling_stats as Step[];
+    const nothingCompleted = steps.filter((e) => e.read_latency_p95_ms === null && e.write_latency_p95_ms === null && (e.read_in_flight_oldest_ms ?? e.write_in_flight_oldest_ms) !== null);
+    // The run did have such intervals (the case under test), and none of them counted as idle.
+    expect(nothingCompleted.length, JSON.stringify(steps)).toBeGreaterThan(0);
+    for (const e of nothingCompleted) {
+      expect(e.saturation_level).toBeGreaterThan(0);
+      expect(e.action).not.toBe('scale_up');
+    }
+  }, 120_000);
 });

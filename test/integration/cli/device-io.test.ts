@@ -194,11 +194,19 @@ describe('efficiency against the probed limit (kvbench run --probe-result)', () 
     const tmp = makeTempDir();
     const bogus = path.join(tmp, 'not-a-probe.json');
     fs.writeFileSync(bogus, JSON.stringify({ hello: 'world' }));
-    for (const [file, why] of [[bogus, /is not a kvbench probe result/], [path.join(tmp, 'missing.json'), /cannot be read \(ENOENT\)/]] as const) {
+    // A probe result with a field of the wrong type: refused naming the field (review rev7 #9: read as "no limit").
+    const malformed = path.join(tmp, 'malformed-probe.json');
+    fs.writeFileSync(malformed, JSON.stringify({ kind: 'kvbench-probe', status: 'complete', started_at: 'x', dir: tmp, device: null, io_chunk_bytes: 16 << 20, io_depth: 16, phases: { read: { bytes_per_sec: '4e9', page_cache_suspected: false }, write: { bytes_per_sec: 1e9, page_cache_suspected: false } } }));
+    const cases = [
+      [bogus, /is not a kvbench probe result/],
+      [path.join(tmp, 'missing.json'), /cannot be read \(ENOENT\)/],
+      [malformed, /--probe-result \S+malformed-probe\.json: is not a probe result kvbench can read: phases\.read\.bytes_per_sec: Invalid input: expected number, received string/],
+    ] as const;
+    for (const [file, why] of cases) {
       const r = await runCli(['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '1', '--cpu-mem-gb', '0', '--cache-dir', path.join(tmp, 'cache'), '--output', path.join(tmp, 'r.json'), '--probe-result', file], { cwd: tmp });
       expect(r.code, explain(r)).toBe(1);
       expect(r.stderr).toMatch(why);
     }
-    expect(fs.readdirSync(tmp).sort()).toEqual(['not-a-probe.json']);
+    expect(fs.readdirSync(tmp).sort()).toEqual(['malformed-probe.json', 'not-a-probe.json']);
   });
 });

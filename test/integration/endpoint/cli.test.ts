@@ -193,9 +193,9 @@ describe('kvbench endpoint (CLI)', () => {
     for (const m of [
       /required: --model/,
       /--url: must be http:\/\/ or https:\/\/, got ftp:\/\//,
-      /--temperature: invalid number 'hot'/,
+      /--temperature takes a number, got 'hot'/,
       /--top-p must be in \(0, 1\]/,
-      /--max-tokens: invalid integer '1.5'/,
+      /--max-tokens takes a whole number, got '1.5'/,
       /--system-label may hold/,
       /missing\.json does not exist/,
       /--request-timeout-s must be at most 2147483 \(about 24.8 days, the longest timer Node can set\), got 3000000/,

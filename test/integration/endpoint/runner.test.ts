@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
 import { promptReuse } from '../../../src-main/endpoint/aggregate.ts';
 import { PromptBuilder } from '../../../src-main/endpoint/prompt-builder.ts';
-import { runEndpointBenchmark } from '../../../src-main/endpoint/runner.ts';
+import { runEndpointBenchmark, type BatchProgress } from '../../../src-main/endpoint/runner.ts';
+import { percentile } from '../../../src-shared/domain/statistics.ts';
 import { startFakeServer, type FakeServer, type FakeServerOptions } from './fake-openai-server.ts';
 import { configFor, smallWorkload } from './harness.ts';
 
@@ -24,10 +25,19 @@ describe('endpoint runner against a vLLM-like server with a host offload tier', 
     const w = smallWorkload();
     // Small GPU tier (48 blocks of 16 tokens) so pool prompts are offloaded and reloaded; prefill is slow.
     const s = await server({ flavor: 'vllm', blockTokens: 16, gpuBlocks: 48, hostBlocks: 1000, bytesPerBlock: 4096, baseMs: 1, prefillMsPerToken: 0.25, decodeMsPerToken: 2 });
-    const o = await runEndpointBenchmark({ config: configFor(s, w), workload: w, metricsUrlsAreDefaults: true });
+    const progress: BatchProgress[] = [];
+    const o = await runEndpointBenchmark({ config: configFor(s, w), workload: w, metricsUrlsAreDefaults: true, onBatch: (p) => progress.push(p) });
     expect(o.status).toBe('complete');
     expect(o.statusReason).toBeNull();
     expect(o.samples).toHaveLength(26);
+    // Each batch's progress line reads its TTFT P50 as the stored aggregates do (interpolated; the
+    // batches hold 2 or 4 requests, where a lower median would differ).
+    expect(progress.map((p) => p.batchIndex)).toEqual(w.batches.map((b) => b.index));
+    for (const p of progress) {
+      const batch = o.samples.filter((q) => q.batchIndex === p.batchIndex);
+      expect(batch.length % 2, `batch ${p.batchIndex}`).toBe(0);
+      expect(p.ttftP50Ms, `batch ${p.batchIndex}`).toBe(percentile(batch.map((q) => q.ttftMs), 50));
+    }
     expect(s.requests).toHaveLength(26);
 
     // The server saw each request once; match them by prompt text and order within the prompt.

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProbeResult } from '../../../src-main/engine/probe/raw-limit-probe.ts';
+import type { ProbeResult } from '../../../src-main/engine/probe/probe-protocol.ts';
 import { runProbeProcess } from '../../../src-main/cli/probe-command.ts';
 import { validateProbeOptions } from '../../../src-main/engine/probe/probe-options.ts';
 import { explain, hangUp, makeTempDir, removeTempDirs, runCli, sleepMs, startCli, waitFor } from '../cli/cli-harness.ts';

@@ -85,6 +85,26 @@ describe('kvbench run with each workload source', () => {
     expect(results.kvbench.cache.prefix_blocks!.hits).toBeGreaterThan(0);
   });
 
+  it('--validation-trace: the results compare the run\'s cache hit rate with the trace\'s', async () => {
+    const tmp = makeTempDir();
+    const file = path.join(tmp, 'validation.json');
+    const rec = (i: number, hit: boolean) => ({
+      timestamp: i, request_id: `r${i}`, user_id: 'u', context_tokens: 1000, generation_tokens: 100, phase: 'decode', cache_hit: hit,
+      cache_tier: hit ? 'cpu' : null, read_bytes: hit ? 3000 : 0, write_bytes: 1000, read_latency_ms: 1, write_latency_ms: 2, model_name: 'tiny-1b',
+    });
+    fs.writeFileSync(file, JSON.stringify([rec(0, true), rec(1, false), rec(2, true), rec(3, true)]));
+    const { results } = await run(tmp, ['--validation-trace', file]);
+    const hitRate = results.summary!.cache_stats.cache_hit_rate as number;
+    const errorPct = (Math.abs(hitRate - 0.75) / 0.75) * 100;
+    expect(results.validation).toEqual({
+      passed: errorPct <= 5,
+      avg_error_pct: errorPct,
+      comparison: { cache_hit_rate: { benchmark: hitRate, trace: 0.75, error_pct: errorPct, within_5pct: errorPct <= 5 } },
+      trace_stats: { total_requests: 4, cache_hit_rate: 0.75, read_write_ratio: 9000 / 4000, context_tokens_mean: 1000, generation_tokens_mean: 100 },
+      trace_source: 'file',
+    });
+  });
+
   it('a malformed trace is refused before the run, naming the file and line', async () => {
     const tmp = makeTempDir();
     const file = path.join(tmp, 'bad.jsonl');

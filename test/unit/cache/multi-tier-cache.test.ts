@@ -355,6 +355,36 @@ describe('MultiTierCache measured window', () => {
     expect(cache.hits.hits).toBe(cpu.read.ops + storage.read.ops - d.count);
   });
 
+  it('knows when the oldest read and write still in flight began, and forgets them once they end, failed ones too', async () => {
+    const { cache } = twoTier(0, 100_000);
+    const storage = cache.tierStats.get('storage')!;
+    await cache.write(ref('a', 300), patternSource(1));
+    expect([storage.read.oldestInFlightStartNs(), storage.write.oldestInFlightStartNs()]).toEqual([null, null]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const beforeNs = process.hrtime.bigint();
+    const writing = cache.write(ref('b', 300), async (chunk) => {
+      await gate;
+      await patternSource(2)(chunk);
+    });
+    const reading = cache.read('a', 'user', () => async () => gate);
+    await new Promise((r) => setImmediate(r));
+    for (const d of [storage.read, storage.write]) expect(d.oldestInFlightStartNs()).toBeGreaterThanOrEqual(beforeNs);
+    // A second read begins later: the oldest is still the first.
+    const firstReadNs = storage.read.oldestInFlightStartNs();
+    const second = cache.read('a', 'user', () => async () => gate);
+    await new Promise((r) => setImmediate(r));
+    expect(storage.read.oldestInFlightStartNs()).toBe(firstReadNs);
+    release();
+    await Promise.all([writing, reading, second]);
+    expect([storage.read.oldestInFlightStartNs(), storage.write.oldestInFlightStartNs()]).toEqual([null, null]);
+    const failing = cache.write(ref('c', 300), async () => {
+      throw new Error('EIO');
+    });
+    await expect(failing).rejects.toThrow('EIO');
+    expect(storage.write.oldestInFlightStartNs()).toBeNull();
+  });
+
   it('closing the window freezes every counter, mid-operation: completed chunks count, the rest does not', async () => {
     const cpu = new MemoryTier('cpu', 100);
     const storage = new TerminalMemoryTier('storage', 100);

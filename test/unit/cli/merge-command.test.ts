@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mergeCommand } from '../../../src-main/cli/merge-command.ts';
-import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
 
 afterEach(removeTempDirs);
@@ -20,9 +20,30 @@ describe('kvbench merge', () => {
     const lines = r.stderr.split('\n');
     expect(lines[0]).toBe('kvbench merge: refused:');
     expect(lines.slice(1).map((l) => l.trim()).filter((l) => l.length > 0)).toEqual([
-      '--world-size must be a positive whole number, got 0',
+      "--world-size takes a whole number ≥ 1, got '0'",
       expect.stringMatching(new RegExp(`^${gone} cannot be read as JSON: ENOENT`)),
       expect.stringMatching(new RegExp(`^${notRank} is not one rank of a multi-host run`)),
     ]);
+  });
+
+  it('refuses a rank whose histogram is damaged, naming the file, instead of crashing', async () => {
+    // review rev7 #6: "Error: Invalid string. Length must be a multiple of 4" and a stack trace.
+    const dir = tempDir('kvb-merge-');
+    const rank = (n: number, hdr?: string): string => {
+      const r = kvbenchResults({ tokPerS: 10 });
+      r.kvbench.rank = { rank: n, world_size: 2, host: `h${n}` };
+      r.kvbench.run_options = { model: 'tiny-1b', numUsers: 4, duration: 60, cpuMemGb: 0, gpuMemGb: 0, seed: 42 + n, rank: n, worldSize: 2, cacheDir: `/shared/rank-${n}` };
+      if (hdr !== undefined) r.kvbench.latency.end_to_end.hdr = hdr;
+      const file = path.join(dir, `rank${n}.json`);
+      fs.writeFileSync(file, JSON.stringify(r));
+      return file;
+    };
+    const r = await run(() => mergeCommand([rank(0), rank(1, 'abc')]));
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `kvbench merge: refused:\n  ${path.join(dir, 'rank1.json')}: the end_to_end latency histogram (kvbench.latency.end_to_end.hdr) cannot be decoded ` +
+        "(Invalid string. Length must be a multiple of 4): the file is damaged; copy it from the rank's host again, or run the rank again\n",
+    );
   });
 });

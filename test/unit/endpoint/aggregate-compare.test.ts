@@ -174,7 +174,7 @@ describe('comparing two systems', () => {
     expect(c.rows.find((r) => r.metric.key === 'itl_p50_ms')).toBeUndefined();
   });
 
-  it('names a better side only beyond run-to-run noise: |ln ratio| > √(CV_A² + CV_B²), else the min–max ranges where a zero leaves no ratio', () => {
+  it('names a better side only beyond run-to-run noise: Welch\'s t-test on the runs\' log values, p < 0.05; a 0 has no logarithm, so its noise is unknown', () => {
     // Two identical servers whose runs spread by 25 % (the reviewer's trt vs trt2): within noise.
     const c = compareEndpointRuns(
       'trt',
@@ -184,16 +184,22 @@ describe('comparing two systems', () => {
     );
     expect(c.warnings).toEqual([]);
     expect(c.notes).toEqual([]);
+    expect(c.method).toContain("Welch's t-test on log values, two-sided, α = 0.05");
     const row = (k: string) => c.rows.find((r) => r.metric.key === k)!;
     expect(row('requests_per_s')).toMatchObject({ leader: 'a', noise: 'within', better: null });
+    // scipy.stats.ttest_ind(log a, log b, equal_var=False).pvalue
+    expect(row('requests_per_s').pValue).toBeCloseTo(0.48234875813127226, 9);
     expect(compareVerdict(row('requests_per_s'), 'trt', 'trt2')).toBe('within noise');
     // TTFT twice as long, each side within 2 %: beyond noise.
     expect(row('ttft_p50_ms')).toMatchObject({ leader: 'a', noise: 'beyond', better: 'a' });
+    expect(row('ttft_p50_ms').pValue).toBeCloseTo(0.00040784858216949527, 9);
     expect(compareVerdict(row('ttft_p50_ms'), 'trt', 'trt2')).toBe('trt');
-    // 0 vs 2–3 failures: a ratio of 0 and no CV for the zeros, but the ranges do not overlap.
-    expect(row('requests_failed')).toMatchObject({ ratio: 0, noise: 'beyond', better: 'a' });
-    const overlap = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 0 }), run(2, 'a', { requests_failed: 2 })], 'b', [run(3, 'b', { requests_failed: 1 }), run(4, 'b', { requests_failed: 3 })]);
-    expect(overlap.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ noise: 'within', better: null });
+    // 0 vs 2–3 failures: no logarithm of 0, so the test cannot judge it: the better value is marked, no side named.
+    expect(row('requests_failed')).toMatchObject({ ratio: 0, leader: 'a', noise: 'unknown', pValue: null, better: null });
+    expect(compareVerdict(row('requests_failed'), 'trt', 'trt2')).toBe('trt?');
+    // 0 on every run of both: no difference at all, within noise.
+    const none = compareEndpointRuns('a', [run(1, 'a', { requests_failed: 0 }), run(2, 'a', { requests_failed: 0 })], 'b', [run(3, 'b', { requests_failed: 0 }), run(4, 'b', { requests_failed: 0 })]);
+    expect(none.rows.find((r) => r.metric.key === 'requests_failed')).toMatchObject({ noise: 'within', pValue: 1, better: null });
   });
 
   it('a value that is not the run\'s own share is flagged on its row, names no better side, and compare warns with the page notes', () => {

@@ -45,8 +45,10 @@ describe('endpoint compare table: noise', () => {
       [summary(3, 'trt2', { requests_per_s: 10.24, ttft_p50_ms: 200 }), summary(4, 'trt2', { requests_per_s: 11.4, ttft_p50_ms: 204 })],
     );
     const text = formatComparison(c);
-    expect(text).toMatch(/Requests\/s\s+req\/s\s+12\.22 \(n=2\)\s+10\.82 \(n=2\)\s+1\.129x\s+within noise\s+10\.84–13\.59, CV 15\.9%\s+10\.24–11\.40, CV 7\.6%/);
-    expect(text).toMatch(/TTFT P50\s+ms\s+101\.0 \(n=2\)\s+202\.0 \(n=2\)\s+0\.500x\s+trt\s+100\.0–102\.0, CV 1\.4%/);
+    // The p column: Welch's t-test on the runs' log values.
+    expect(text).toMatch(/Requests\/s\s+req\/s\s+12\.22 \(n=2\)\s+10\.82 \(n=2\)\s+1\.129x\s+within noise\s+0\.48\s+10\.84–13\.59, CV 15\.9%\s+10\.24–11\.40, CV 7\.6%/);
+    expect(text).toMatch(/TTFT P50\s+ms\s+101\.0 \(n=2\)\s+202\.0 \(n=2\)\s+0\.500x\s+trt\s+<0\.001\s+100\.0–102\.0, CV 1\.4%/);
+    expect(text).toContain("Welch's t-test on log values, two-sided, α = 0.05");
     expect(text).toContain(COMPARE_VERDICT_LEGEND);
     expect(text).not.toMatch(/note: one run/);
     const one = formatComparison(compareEndpointRuns('a', [summary(1, 'a', { ttft_p50_ms: 100 })], 'b', [summary(2, 'b', { ttft_p50_ms: 200 })]));

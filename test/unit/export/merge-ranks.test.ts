@@ -156,6 +156,15 @@ describe('mergeRanks', () => {
     expect(refusal([{ file: 'ref.json', results: { summary: {} } }])[0]).toMatch(/^ref\.json is not a kvbench results file/);
   });
 
+  it('refuses a rank whose histogram does not decode, naming the file and the histogram', () => {
+    // review rev7 #6: the decoder's exception escaped merge as a stack trace.
+    const damaged = rankFile({ rank: 1 });
+    (damaged.results as { kvbench: { latency: { tier_read: { storage: { hdr: string } } } } }).kvbench.latency.tier_read.storage.hdr = 'abc';
+    expect(refusal([rankFile({ rank: 0 }), damaged])).toEqual([
+      "r.rank1.json: the tier_read.storage latency histogram (kvbench.latency.tier_read.storage.hdr) cannot be decoded (Invalid string. Length must be a multiple of 4): the file is damaged; copy it from the rank's host again, or run the rank again",
+    ]);
+  });
+
   it('refuses ranks of different launches or storage setups, which the configuration key leaves out', () => {
     const startAt = T0 / 1e9;
     const job = (rank: number, options: Record<string, unknown> = {}) => rankFile({ rank, worldSize: 3, options: { startAt, ...options } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bandwidthOf } from '../../../src-main/hardware/drive-probe.ts';
 import type { ProbePhaseName } from '../../../src-main/engine/probe/probe-options.ts';
-import type { ProbePhaseResult, ProbeResult } from '../../../src-main/engine/probe/raw-limit-probe.ts';
+import type { ProbePhaseResult, ProbeResult } from '../../../src-main/engine/probe/probe-protocol.ts';
 
 function phase(op: ProbePhaseName, bytesPerSec: number, over: Partial<ProbePhaseResult> = {}): ProbePhaseResult {
   const lat = { count: 10, mean_ns: 1, p50_ns: 1, p95_ns: 1, p99_ns: 1, max_ns: 1 };

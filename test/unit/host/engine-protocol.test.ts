@@ -6,11 +6,11 @@ import {
   HostToEngineMessageSchema,
   ProgressEventSchema,
   RunOutcomeSchema,
-  isEngineErrorCode,
   toEngineErrorData,
   type ProgressEvent,
   type RunOutcome,
 } from '../../../src-shared/engine-protocol.ts';
+import { isErrorCode } from '../../../src-shared/domain/errors.ts';
 
 const progress: ProgressEvent = {
   phase: 'running',
@@ -119,9 +119,9 @@ describe('toEngineErrorData', () => {
     expect(toEngineErrorData(undefined)).toEqual({ code: 'INTERNAL', message: 'undefined' });
   });
 
-  it('isEngineErrorCode recognises exactly the closed set', () => {
-    expect(ENGINE_ERROR_CODES.every(isEngineErrorCode)).toBe(true);
-    expect(isEngineErrorCode('DB_MIGRATION_FAILED')).toBe(false);
-    expect(isEngineErrorCode(3)).toBe(false);
+  it('isErrorCode recognises exactly the closed set the protocol carries', () => {
+    expect(ENGINE_ERROR_CODES.every(isErrorCode)).toBe(true);
+    expect(isErrorCode('DB_MIGRATION_FAILED')).toBe(false);
+    expect(isErrorCode(3)).toBe(false);
   });
 });

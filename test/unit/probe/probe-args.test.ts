@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 import { parseProbeArgs } from '../../../src-main/cli/probe-command.ts';
 import { formatProbeReport } from '../../../src-main/engine/probe/probe-report.ts';
-import { defaultProbeBytes, laneFileBytes, type ProbeResult } from '../../../src-main/engine/probe/raw-limit-probe.ts';
+import { defaultProbeBytes, laneFileBytes } from '../../../src-main/engine/probe/raw-limit-probe.ts';
+import { ProbeToHostSchema, type ProbeResult } from '../../../src-main/engine/probe/probe-protocol.ts';
 import { validateProbeOptions } from '../../../src-main/engine/probe/probe-options.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-probe-args-'));
@@ -45,7 +46,7 @@ describe('parseProbeArgs', () => {
     const r = parseProbeArgs(['--io-depth', '0', '--io-chunk-mib', 'x', '--only', 'both', '--direct-io', 'maybe']);
     expect(r.ok).toBe(false);
     if (r.ok !== false) return;
-    expect(r.errors.join('\n')).toMatch(/--io-chunk-mib must be a number/);
+    expect(r.errors.join('\n')).toMatch(/--io-chunk-mib takes a number, got /);
     expect(r.errors.join('\n')).toMatch(/--only must be write or read/);
   });
 
@@ -132,5 +133,16 @@ describe('formatProbeReport', () => {
     expect(text).toMatch(/this process made the block layer read 8\.0 % of the probe's bytes \(\/proc\/self\/io\)/);
     expect(text).toMatch(/FLAGGED: reads may have been served above the device/);
     expect(text).toMatch(/warning: buffered I\/O/);
+  });
+
+  it('is what the host takes from the probe process, and nothing looser', () => {
+    // review rev7 #9: the host checked kind, status and that phases was an object, then cast.
+    expect(ProbeToHostSchema.safeParse({ type: 'result', result }).success).toBe(true);
+    const broken = ProbeToHostSchema.safeParse({ type: 'result', result: { ...result, phases: { read: { op: 'read', bytes_per_sec: 'fast' } } } });
+    expect(broken.success).toBe(false);
+    expect(broken.error!.issues.map((i) => i.path.join('.'))).toContain('result.phases.read.bytes_per_sec');
+    // Error codes come from the one closed set.
+    expect(ProbeToHostSchema.safeParse({ type: 'error', error: { code: 'DISK_FULL', message: 'no space' } }).success).toBe(true);
+    expect(ProbeToHostSchema.safeParse({ type: 'error', error: { code: 'EIO', message: 'i/o error' } }).success).toBe(false);
   });
 });

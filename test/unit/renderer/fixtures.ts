@@ -18,6 +18,7 @@ export function appInfo(over: Partial<ResponseOf<'app.info'>> = {}): ResponseOf<
     databaseError: null,
     settingsFile: '/data/settings.json',
     settings: SETTINGS,
+    settingsProblems: [],
     suggestedCacheDir: '/mnt/nvme/kv',
     models: ['llama3.1-8b', 'tiny-1b'],
     defaultModel: 'llama3.1-8b',
@@ -176,7 +177,7 @@ export function report(): ResponseOf<'report.build'> {
             { metric: METRIC_BY_KEY.storage_read_bytes_per_s, aggregate: agg(2.5e9, 2.7e9, 0.05) },
             { metric: METRIC_BY_KEY.peak_rss_bytes, aggregate: agg(1e9, 1.1e9, 0.01) },
           ],
-          pooled: [{ name: 'end_to_end', trials: 3, count: 900, p50Ms: 10, p95Ms: 20, p99Ms: 30 }],
+          pooled: [{ name: 'end_to_end', trials: 3, damagedTrials: 0, count: 900, p50Ms: 10, p95Ms: 20, p99Ms: 30 }],
         },
       ],
     },
@@ -186,7 +187,7 @@ export function report(): ResponseOf<'report.build'> {
       notes: [],
       rows: [
         {
-          scenarioId: 'storage-only', label: 'Storage only', configKey: 'k1', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', gpuMemGb: 0, cpuMemGb: 0.5, numUsers: 50, n: 3, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
+          scenarioId: 'storage-only', label: 'Storage only', configKey: 'k1', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', gpuMemGb: 0, cpuMemGb: 0.5, numUsers: 50, finalUsers: null, n: 3, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
           speedupStorageMetric: 1, baselineNote: null, speedupBaselineUsers: null, gpuReadP95Ms: null, cpuReadP95Ms: 0.5, storageReadP95Ms: 4.25, storageWriteP95Ms: 6, bytesRead: 5e10, bytesWritten: 2e10, storageReadBytesPerS: 2.5e9,
           storageWriteBytesPerS: 1e9, storageReadEfficiency: 0.357, storageWriteEfficiency: 0.2, cpuReadEfficiency: null,
           limits: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', readNote: null },

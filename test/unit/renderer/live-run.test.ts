@@ -41,7 +41,7 @@ function runningStatus(trialRanS: number, windowS: number): ResponseOf<'suite.st
       },
     },
   ];
-  return { state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date(now - 60_000).toISOString(), events: events as unknown as Record<string, unknown>[] };
+  return { state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date(now - 60_000).toISOString(), events };
 }
 
 async function mountApp(handlers: FakeHandlers) {

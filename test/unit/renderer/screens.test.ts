@@ -4,7 +4,7 @@ import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import App from '../../../src-renderer/App.vue';
-import { COLORS, MIXED_COLOR } from '../../../src-renderer/charts.ts';
+import { COLORS } from '../../../src-renderer/charts.ts';
 import BarChart from '../../../src-renderer/components/BarChart.vue';
 import type { BarSeries } from '../../../src-renderer/components/chart-types.ts';
 import ExportButtons from '../../../src-renderer/components/ExportButtons.vue';
@@ -339,6 +339,45 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it("shows a capacity run's peak users beside its peak throughput, its final users only with every metric", async () => {
+    const r = report();
+    const agg = (median: number) => ({ n: 3, median, p95: median, mean: median, min: median, max: median, cv: 0.1 });
+    r.report.scenarios[0].metrics.push(
+      { metric: METRIC_BY_KEY.autoscale_final_users, aggregate: agg(27) },
+      { metric: METRIC_BY_KEY.autoscale_peak_users, aggregate: agg(22) },
+      { metric: METRIC_BY_KEY.autoscale_peak_throughput_tok_per_s, aggregate: agg(671.7) },
+    );
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const s = w.get('[data-scenario-report=storage-only]');
+    expect(s.text()).toMatch(/Autoscaler peak users\s*users\s*22/);
+    expect(s.text()).not.toContain('Autoscaler final users');
+    expect(s.get('[data-peak-medians]').text()).toBe("Peak throughput and peak users are medians taken apart: the users need not be the median peak's own.");
+    await w.get('input[name=allMetrics]').setValue(true);
+    expect(w.get('[data-scenario-report=storage-only]').text()).toContain('Autoscaler final users');
+  });
+
+  it('says when a pooled latency leaves out a trial whose stored histogram does not decode', async () => {
+    // review rev7 #6: the pooled table dropped such a trial, or the whole latency, without a word.
+    installFakeApi({
+      'report.build': () => {
+        const r = report();
+        r.report.scenarios[0].pooled = [
+          { name: 'end_to_end', trials: 2, damagedTrials: 1, count: 600, p50Ms: 10, p95Ms: 20, p99Ms: 30 },
+          { name: 'queue_wait', trials: 0, damagedTrials: 3, count: 0, p50Ms: null, p95Ms: null, p99Ms: null },
+        ];
+        return r;
+      },
+    });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.findAll('[data-pooled-damaged]').map((p) => p.text())).toEqual([
+      "end_to_end: 1 trial's histogram does not decode (damaged in the database): left out of these percentiles.",
+      "queue_wait: 3 trials' histograms do not decode (damaged in the database): left out of these percentiles.",
+    ]);
+  });
+
   it('says the tier comparison counts partial trials when asked to, and flags each counted partial trial with its reason', async () => {
     const stalled = 'the engine stalled (its event loop was blocked for 6.1 s at once): its process was stopped';
     installFakeApi({
@@ -652,7 +691,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', withinNoise: false, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
@@ -660,8 +699,11 @@ describe('compare', () => {
             winRateA: 1,
             verdict: 'a',
             leader: 'a',
-            geoMeanSide: 'a',
-            meanCaveat: null,
+            tested: 1,
+            standardError: 0.2,
+            df: 1.1,
+            pValue: 0.01,
+            verdictCaveat: null,
             withinNoise: 0,
             noiseUnknown: 0,
             medianCvA: 0.05,
@@ -671,16 +713,19 @@ describe('compare', () => {
           {
             // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: true, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 1.01,
             geoMeanRatio: 1.01,
             medianRatio: 1.01,
             winRateA: null,
             verdict: 'within-noise',
-            leader: null,
-            geoMeanSide: 'a',
-            meanCaveat: null,
+            leader: 'a',
+            tested: 1,
+            standardError: 0.05,
+            df: 1.8,
+            pValue: 0.86,
+            verdictCaveat: null,
             withinNoise: 1,
             noiseUnknown: 0,
             medianCvA: 0.05,
@@ -690,7 +735,7 @@ describe('compare', () => {
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', withinNoise: null, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
@@ -698,8 +743,11 @@ describe('compare', () => {
             winRateA: 1,
             verdict: 'unknown',
             leader: 'a',
-            geoMeanSide: 'a',
-            meanCaveat: null,
+            tested: 0,
+            standardError: null,
+            df: null,
+            pValue: null,
+            verdictCaveat: null,
             withinNoise: 0,
             noiseUnknown: 1,
             medianCvA: 0.2,
@@ -711,7 +759,12 @@ describe('compare', () => {
     });
     const w = await comparedView();
     expect(fake.callsOf('report.compare').at(-1)).toEqual({ kind: 'system', a: 'sys-1', b: 'imp-2', match: 'config' });
-    expect(w.find('[data-test=mean-caveats]').exists()).toBe(false);
+    expect(w.find('[data-test=verdict-caveats]').exists()).toBe(false);
+    // The rule is said where the verdict is read: the chart's legend and the verdict's tooltip.
+    expect(w.get('[data-test=ratio-legend]').text()).toContain("Welch's t-test on log values, two-sided, α = 0.05");
+    expect(w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2].attributes('title')).toBe(
+      "A better beyond the run-to-run noise: p = 0.010 over 1 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05)",
+    );
     expect(w.get('[data-test=matched]').text()).toBe('1');
     const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td').map((td) => td.text());
     expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 %', '0 of 1', '5.0 %', '30.0 %']);
@@ -725,9 +778,9 @@ describe('compare', () => {
     // review rev6 #3: one trial a side named A better (green); the endpoint compare names no side there.
     expect(unknownNoise[2].text()).toBe('A? 1.05×');
     expect(unknownNoise[2].classes()).not.toContain('better');
-    expect(unknownNoise[2].attributes('title')).toContain('one trial a side');
+    expect(unknownNoise[2].attributes('title')).toContain('no configuration has 2 or more trials a side');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
-    expect(w.text()).toContain('real');
+    expect(w.text()).toContain('real (p 0.010)');
   });
 
   it('a side with flagged trials says how many beside its trials, per configuration, and why in the notes', async () => {
@@ -741,8 +794,8 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', withinNoise: false, flaggedA: 2, flaggedB: 0 }],
-            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, verdict: 'a', leader: 'a', geoMeanSide: 'a', meanCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0 }],
+            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
           },
         ],
       }),
@@ -756,35 +809,34 @@ describe('compare', () => {
     expect(cells.at(-1)).toBe('2 / 0');
   });
 
-  it('a bar that leans against the verdict is amber, never the verdict\'s colour, and the model\'s reason is beside it', async () => {
-    const caveat = 'verdict B: 1 of the 1 configuration(s) beyond the run-to-run noise favour B; the mean and the geometric mean over all 3 configurations lean A (they also count the 2 within the noise, which the verdict leaves out, and weigh each difference by its size)';
-    const config = (k: string, medianA: number, medianB: number, withinNoise: boolean) => ({
-      key: k, scenarioId: 's', scenarioIds: ['s'], description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.05, cvB: 0.05, winner: medianA > medianB ? ('a' as const) : ('b' as const), withinNoise, flaggedA: 0, flaggedB: 0,
+  it('the bar is the geometric mean the verdict tests, so it is drawn in the verdict\'s colour; where the mean or the win rate lean the other way, the table\'s mean is amber with the model\'s reason', async () => {
+    const caveat = 'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size';
+    const config = (k: string, medianA: number, medianB: number) => ({
+      key: k, scenarioId: 's', scenarioIds: ['s'], description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.001, cvB: 0.001, winner: medianA > medianB ? ('a' as const) : ('b' as const),
+      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0,
     });
-    const base = { medianRatio: 1.04, withinNoise: 2, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.05, flaggedConfigs: 0 };
+    const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001, flaggedConfigs: 0 };
     installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({
         ...systemComparison({ trialsA: 9, trialsB: 9, matched: 3, unmatchedA: 0 }),
         metrics: [
-          { ...base, metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, configs: [config('k0', 104, 100, true), config('k1', 104, 100, true), config('k2', 95, 100, false)], compared: 3, meanRatio: 1.01, geoMeanRatio: 1.009, winRateA: 0, verdict: 'b', leader: 'b', geoMeanSide: 'a', meanCaveat: caveat },
-          { ...base, metric: METRIC_BY_KEY.decode_bytes_read, configs: [config('k0', 200, 100, false)], compared: 1, meanRatio: 2, geoMeanRatio: 2, winRateA: 1, verdict: 'a', leader: 'a', geoMeanSide: 'a', meanCaveat: null, withinNoise: 0 },
+          { ...base, metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, configs: [config('k0', 102, 100), config('k1', 102, 100), config('k2', 50, 100)], compared: 3, meanRatio: 0.85, geoMeanRatio: 0.8, winRateA: 2 / 3, verdict: 'b', leader: 'b', verdictCaveat: caveat },
+          { ...base, metric: METRIC_BY_KEY.decode_bytes_read, configs: [config('k0', 200, 100)], compared: 1, tested: 1, meanRatio: 2, geoMeanRatio: 2, winRateA: 1, verdict: 'a', leader: 'a', verdictCaveat: null },
         ],
       }),
     });
     const w = await comparedView();
     const bars = w.findComponent(BarChart).props('series') as BarSeries[];
-    expect(bars[0].data).toEqual([1.009, 2]);
-    // The bar points to A (above 1 on a higher-is-better metric): not red for B, not green; the agreeing one stays green.
-    expect(bars[0].colors).toEqual([MIXED_COLOR, COLORS[2]]);
-    expect(bars[0].notes).toEqual([caveat, null]);
+    expect(bars[0].data).toEqual([0.8, 2]);
+    expect(bars[0].colors).toEqual([COLORS[4], COLORS[2]]);
     const cell = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2];
-    expect(cell.text()).toBe('B* 1.01×');
+    expect(cell.text()).toBe('B* 0.85×');
     expect(cell.classes()).toContain('mixed');
     expect(cell.classes()).not.toContain('worse');
-    expect(cell.attributes('title')).toBe(caveat);
+    expect(cell.attributes('title')).toBe(`B better beyond the run-to-run noise: p = <0.001 over 3 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05); ${caveat}`);
     expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('td')[2].classes()).toContain('better');
-    expect(w.get('[data-test=mean-caveats]').text()).toBe(`* Wall-clock throughput: ${caveat}.`);
+    expect(w.get('[data-test=verdict-caveats]').text()).toBe(`* Wall-clock throughput: ${caveat}.`);
   });
 });
 
@@ -1004,12 +1056,36 @@ describe('settings and the shell', () => {
     await w.get('input[name=byteUnits][value=binary]').setValue(true);
     await w.get('form').trigger('submit');
     await flush();
-    expect(fake.callsOf('settings.update').at(-1)).toMatchObject({ byteUnits: 'binary', databasePath: '/data/kvbench.db' });
+    // Only what changed: a database shown but not changed (from --db, say) is not written to the file.
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ byteUnits: 'binary' });
     expect(w.text()).toContain('Saved.');
     await w.get('input[name=databasePath]').setValue('/etc/passwd');
     await w.get('form').trigger('submit');
     await flush();
     expect(w.get('[role=alert]').text()).toContain('/etc/passwd is not a SQLite database');
+  });
+
+  it('lists the settings the file holds wrongly, and with no database open a save names the one to open', async () => {
+    const wrongUnits = 'the settings file /data/settings.json has an invalid byteUnits, "Binary" (…): the default ("decimal") applies';
+    const wrongDb = 'the settings file /data/settings.json has an invalid databasePath, 42 (…): kvbench opens no database in its place';
+    const fake = installFakeApi({
+      'app.info': () => appInfo({ settingsProblems: [wrongDb, wrongUnits], databaseError: { code: 'VALIDATION', message: wrongDb } }),
+      'suite.status': () => ({ state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] }),
+      'hardware.detect': () => ({ error: { code: 'INTERNAL', message: 'no' } }),
+      'settings.update': (r) => ({ ...SETTINGS, ...r }),
+    });
+    const w = mountIt(App);
+    await flush(10);
+    // Away from Settings: the database's notice, and one line for the other setting (not the database's twice).
+    expect(w.get('[data-test=settings-problems-hint]').text()).toContain('The settings file has a setting kvbench could not use.');
+    expect(w.text()).toContain(wrongDb);
+    const s = mountIt(SettingsView);
+    await flush();
+    expect(s.findAll('[data-test=settings-problems] li').map((li) => li.text())).toEqual([wrongDb, wrongUnits]);
+    await s.get('input[name=latencyUnit][value=us]').setValue(true);
+    await s.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ latencyUnit: 'us', databasePath: '/data/kvbench.db' });
   });
 
   it('tells a browser without the token what to do', async () => {

@@ -244,17 +244,17 @@ describe('plan step', () => {
     const plans = fake.callsOf('suite.plan').length;
 
     // A stray minus in the capacity is not "0 = 95 % of the free space".
-    await type('storageCapacityGb', '-5');
-    expect(fieldOf('storageCapacityGb').textContent).toContain('Storage tier capacity must be a number of GiB, 0 or more');
-    expect(input('storageCapacityGb').value).toBe('-5');
-    expect(input('storageCapacityGb').getAttribute('aria-invalid')).toBe('true');
-    expect(suite.form.storageCapacityGb).toBeNull();
+    await type('storageCapacityGib', '-5');
+    expect(fieldOf('storageCapacityGib').textContent).toContain('Storage tier capacity must be a number of GiB, 0 or more');
+    expect(input('storageCapacityGib').value).toBe('-5');
+    expect(input('storageCapacityGib').getAttribute('aria-invalid')).toBe('true');
+    expect(suite.form.storageCapacityGib).toBeNull();
     expect(startDisabled()).toBe(true);
     expect(w.get('[data-test=form-problems]').text()).toContain('Fix the fields marked above');
     expect(fake.callsOf('suite.plan')).toHaveLength(plans); // nothing planned from it
-    await type('storageCapacityGb', '2');
-    expect(fieldOf('storageCapacityGb').querySelector('.field-problem')).toBeNull();
-    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ storageCapacityGb: 2 });
+    await type('storageCapacityGib', '2');
+    expect(fieldOf('storageCapacityGib').querySelector('.field-problem')).toBeNull();
+    expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ storageCapacityGib: 2 });
     expect(startDisabled()).toBe(false);
 
     // A negative warm-up is refused as typed, not planned as 0 behind a field that says -3.
@@ -473,7 +473,7 @@ describe('run step', () => {
     expect(fake.callsOf('suite.status')).toHaveLength(1);
     // While the status request is on its way the suite goes on; the snapshot is taken after f0.
     for (const e of [t0, f0, t1]) suite.handleEvent(e);
-    answer({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [prep, started, t0, f0] as unknown as Record<string, unknown>[] });
+    answer({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [prep, started, t0, f0] });
     await flush();
     expect(w.get('[data-test=trials-done]').text()).toBe('1 / 4');
     expect(suite.counts.complete).toBe(1); // f0 applied once, though it came both ways
@@ -652,7 +652,7 @@ describe('run step', () => {
   it('after a reload, counts the elapsed time from the suite\'s own start', async () => {
     const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 };
     const startedAt = new Date(Date.now() - 90_000).toISOString();
-    installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt, events: [started] as unknown as Record<string, unknown>[] }) });
+    installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt, events: [started] }) });
     const suite = useSuiteStore();
     const w = mountIt(RunStep);
     await suite.attach();
@@ -663,7 +663,7 @@ describe('run step', () => {
 
   it('estimates a resumed suite from its plan, also the trials that have not started yet', async () => {
     const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: true, total: 2, estimatedSeconds: 11 };
-    installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [started] as unknown as Record<string, unknown>[] }) });
+    installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [started] }) });
     const suite = useSuiteStore();
     const w = mountIt(RunStep);
     suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' });

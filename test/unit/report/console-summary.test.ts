@@ -150,6 +150,48 @@ describe('formatConsoleSummary', () => {
     expect(text).toContain('  Peak Capacity Found: 4321.50 tok/s at 20 users');
   });
 
+  it('says a capacity run found no peak when its window closed first, and gives the highest throughput so far', () => {
+    const results = makeRunResults();
+    results.summary!.elapsed_time = 3.0002;
+    results.summary!.autoscaling_stats = [{ action: 'scale_up' }, { action: 'scale_up' }, { action: 'scale_up' }];
+    results.summary!.autoscaling_summary = {
+      initial_users: 2,
+      final_users: 17,
+      total_scale_events: 3,
+      peak_user_count: 12,
+      peak_throughput_tokens_per_sec: 568.066,
+      peak_found: false,
+    };
+    const text = formatConsoleSummary(results, { ...OPTS, autoscalerMode: 'capacity' });
+    expect(text).not.toContain('Peak Capacity Found');
+    expect(text).toContain(
+      '  Peak Capacity: not found — no peak found: the window closed at 3.0 s before throughput stopped rising; highest so far 568.1 tokens/s at 12 users (a longer --duration may find more)\n',
+    );
+  });
+
+  it('says whether the qos autoscaler met its latency target at the end, or never measured it', () => {
+    const qos = (target: Record<string, unknown>): string => {
+      const results = makeRunResults();
+      results.summary!.autoscaling_stats = [{ action: 'scale_up' }, { action: 'scale_down' }];
+      results.summary!.autoscaling_summary = { initial_users: 2, final_users: 2, total_scale_events: 2, target_saturation: 0.8, read_latency_p95_threshold_ms: 200, write_latency_p95_threshold_ms: 500, ...target };
+      return formatConsoleSummary(results, { ...OPTS, autoscalerMode: 'qos' });
+    };
+    const interval = { elapsed_s: 9.0009, saturation_level: 4.994, read_latency_p95_ms: 998.9, write_latency_p95_ms: 751.04, read_in_flight_oldest_ms: 12, write_in_flight_oldest_ms: null };
+    expect(qos({ target_met: false, target_judged_interval: interval })).toContain(
+      '  Final User Count: 2\n  P95 Target (storage read P95 ≤ 200 ms): NOT met (last measured interval, at 9.0 s: read P95 998.90 ms, write P95 751.04 ms, saturation 4.99): the final user count does not fit under the target\n',
+    );
+    const inFlight = { ...interval, saturation_level: 3.5, read_latency_p95_ms: null, write_latency_p95_ms: null, read_in_flight_oldest_ms: 700 };
+    expect(qos({ target_met: false, target_judged_interval: inFlight })).toContain('NOT met (last measured interval, at 9.0 s: oldest read in flight 700.00 ms, saturation 3.50)');
+    expect(qos({ target_met: true, target_judged_interval: { ...interval, saturation_level: 0.6, read_latency_p95_ms: 120, write_latency_p95_ms: null } })).toContain(
+      '  P95 Target (storage read P95 ≤ 200 ms): met (last measured interval, at 9.0 s: read P95 120.00 ms, saturation 0.60)\n',
+    );
+    expect(qos({ target_met: null, target_judged_interval: null })).toContain(
+      '  P95 Target (storage read P95 ≤ 200 ms): never measured — in no interval did a storage operation complete or stay in flight past the threshold, so the final user count rests on no latency sample\n',
+    );
+    // A file from before 0.6.0 (or the reference's) does not say: nothing is claimed.
+    expect(qos({})).not.toContain('P95 Target');
+  });
+
   it('reports the kvbench measurements with units', () => {
     const lines = formatConsoleSummary(makeRunResults(), OPTS).split('\n');
     const start = lines.indexOf(KVBENCH_SECTION_HEADING);

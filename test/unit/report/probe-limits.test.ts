@@ -1,6 +1,10 @@
-// The storage tier's bandwidth as a share of a probed limit: what is computed, and every caveat said.
-import { describe, expect, it } from 'vitest';
-import { efficiencySection, type ProbeLimits } from '../../../src-main/engine/report/probe-limits.ts';
+// The storage tier's bandwidth as a share of a probed limit: what is computed, and every caveat said;
+// and the probe file it is computed against, read from a real file and refused naming what is wrong.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { efficiencySection, loadProbeLimits, type ProbeLimits } from '../../../src-main/engine/report/probe-limits.ts';
+import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import type { TierBytes } from '../../../src-shared/domain/results.ts';
 
 const GB = 1e9;
@@ -60,5 +64,60 @@ describe('efficiencySection', () => {
       'the probe measured nvme0n1, this run\'s cache directory is on sda',
       `the probe ran 16 × ${16 * 1024 * 1024} B in flight, this run 32 × ${4 * 1024 * 1024} B`,
     ]);
+  });
+});
+
+describe('loadProbeLimits (kvbench run --probe-result FILE)', () => {
+  afterEach(removeTempDirs);
+  /** The fields a probe file's reader uses, as `kvbench probe --output` writes them (others left out, as an older kvbench's file may). */
+  const probeFile = (change: (p: Record<string, any>) => void = () => {}): string => {
+    const p: Record<string, any> = {
+      kind: 'kvbench-probe',
+      version: '0.1.0',
+      status: 'complete',
+      started_at: '2026-11-24T00:00:00.000Z',
+      dir: '/mnt/nvme',
+      device: { name: 'nvme0n1', majorMinor: '259:0' },
+      io_chunk_bytes: 16 * 1024 * 1024,
+      io_depth: 16,
+      phases: { write: { op: 'write', bytes_per_sec: 2 * GB, page_cache_suspected: false }, read: { op: 'read', bytes_per_sec: 4 * GB, page_cache_suspected: false } },
+    };
+    change(p);
+    const file = path.join(tempDir('kvb-probe-limits-'), 'probe.json');
+    fs.writeFileSync(file, JSON.stringify(p));
+    return file;
+  };
+  const refusal = (file: string): string => {
+    try {
+      loadProbeLimits(file);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('reads the limits, the device and the I/O shape', () => {
+    const file = probeFile();
+    expect(loadProbeLimits(file)).toEqual({ ...limits, file, probedAt: '2026-11-24T00:00:00.000Z' });
+    expect(loadProbeLimits(probeFile((p) => { p.device = null; delete p.phases.write; })).writeBytesPerSec).toBeNull();
+  });
+
+  it('refuses a malformed file naming each field, instead of reading it as zeros or text', () => {
+    // review rev7 #9: parsed by hand, a string rate was "no limit", a missing io_depth 0, a numeric dir "42".
+    const bad = probeFile((p) => {
+      p.phases.read.bytes_per_sec = '4e9';
+      delete p.io_depth;
+      p.dir = 42;
+    });
+    expect(refusal(bad)).toBe(
+      `--probe-result ${bad}: is not a probe result kvbench can read: dir: Invalid input: expected string, received number; ` +
+        'io_depth: Invalid input: expected number, received undefined; phases.read.bytes_per_sec: Invalid input: expected number, received string',
+    );
+    const negative = probeFile((p) => { p.phases.write.bytes_per_sec = -1; });
+    expect(refusal(negative)).toMatch(/: phases\.write\.bytes_per_sec: Too small: expected number to be >=0$/);
+    const cached = probeFile((p) => { p.phases.read.page_cache_suspected = true; });
+    expect(refusal(cached)).toBe(`--probe-result ${cached}: its read phase was served by the page cache: not the device's limit`);
+    const notAProbe = probeFile((p) => { p.kind = 'other'; });
+    expect(refusal(notAProbe)).toMatch(/is not a kvbench probe result \(no "kind": "kvbench-probe"\)$/);
   });
 });

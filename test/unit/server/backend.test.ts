@@ -7,10 +7,10 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
-import { CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
+import { AppEventSchema, CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { fakeHardware, referenceResultsNew, removeTempDirs } from '../store/fixtures.ts';
+import { fakeHardware, referenceResultsNew, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
 
 const open: TestBackend[] = [];
@@ -83,6 +83,11 @@ describe('backend', () => {
     expect(plan.plan.runs).toHaveLength(2);
     expect(plan.plan.estimate).toMatchObject({ trialCount: 4, fits: true });
     expect(await t.backend.invoke('suite.plan', { ...smokeRequest(t.cacheDir), scenarios: ['warp-drive'] })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('warp-drive') } });
+    // The storage cap is GiB, and the request says so (review rev7 #12: it was storageCapacityGb);
+    // the runs carry it under the reference's --storage-capacity-gb name.
+    const capped = ok(await t.backend.invoke('suite.plan', { ...smokeRequest(t.cacheDir), storageCapacityGib: 0.5 })) as { plan: { runs: { options: Record<string, unknown> }[] } };
+    expect(capped.plan.runs.map((r) => r.options.storageCapacityGb)).toEqual([0.5, 0.5]);
+    expect(await t.backend.invoke('suite.plan', { ...smokeRequest(t.cacheDir), storageCapacityGb: 0.5 })).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining('storageCapacityGb') } });
   });
 
   it('runs a suite in the background with its events, one at a time, and stores every trial', async () => {
@@ -98,6 +103,8 @@ describe('backend', () => {
     expect(types[0]).toBe('suite.preparationProgressed');
     for (const ty of ['suite.started', 'suite.trialStarted', 'suite.trialProgressed', 'suite.trialFinished', 'history.changed']) expect(types).toContain(ty);
     expect(t.events.filter((e) => e.type === 'suite.trialFinished')).toHaveLength(4);
+    // Every event the backend really sent is described whole by the schema the page checks it with.
+    for (const e of t.events) expect(AppEventSchema.parse(JSON.parse(JSON.stringify(e))), e.type).toEqual(e);
     await new Promise((r) => setTimeout(r, 20));
     expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
     expect(t.engineCalls.map((o) => o.model)).toEqual(['tiny-1b', 'tiny-1b', 'tiny-1b', 'tiny-1b']);
@@ -448,10 +455,12 @@ describe('backend', () => {
       ok: false,
       error: { code: 'VALIDATION', message: expect.stringMatching(/stated bandwidth describes one drive.*several systems or drives: open the report of one suite/) },
     });
-    expect(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx', stated: { writeBytesPerS: 4e9 } })).toMatchObject({
+    // The same refusal, not an EXPORT_FAILED: nothing went wrong making a file, the request was refused.
+    expect(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx', stated: { writeBytesPerS: 4e9 } })).toEqual({
       ok: false,
-      error: { code: 'EXPORT_FAILED', message: expect.stringContaining('describes one drive') },
+      error: { code: 'VALIDATION', message: expect.stringMatching(/^a stated bandwidth describes one drive.*several systems or drives: open the report of one suite/) },
     });
+    expect(await t.backend.invoke('export.create', { selection: { systemIds: ['no-such-system'] }, format: 'csv' })).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
     // No direction given is no statement: each drive against its own probe, as without it.
     const all = ok(await t.backend.invoke('report.build', { selection: {}, stated: { readBytesPerS: null } })) as Built;
     expect(all.tiers.rows.map((x) => x.limits.readBytesPerS)).toEqual([2e9, 2e9]);
@@ -678,6 +687,88 @@ describe('backend', () => {
     }
     // The same refusal on the command line names the flag.
     expect(() => openStore(notSqlite)).toThrow('move it away or choose another database with --db.');
+  });
+
+  describe('a settings file that is partly wrong', () => {
+    /** A backend over a real settings file holding `content`, the default database in the same temp directory. */
+    async function fromSettingsFile(content: string, databasePath?: string) {
+      const dir = tempDir('kvb-settings-');
+      const settingsFile = path.join(dir, 'settings.json');
+      fs.writeFileSync(settingsFile, content);
+      const defaultDb = path.join(dir, 'default.db');
+      const logs: string[] = [];
+      const { createBackend } = await import('../../../src-main/server/backend.ts');
+      const backend = await createBackend({
+        mode: 'browser',
+        settingsFile,
+        databasePath,
+        defaults: { databasePath: defaultDb, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
+        log: (level, m) => logs.push(`${level}: ${m}`),
+      });
+      closing.push(backend);
+      const fileNow = (): unknown => JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+      return { dir, settingsFile, defaultDb, logs, backend, fileNow };
+    }
+    const closing: { close(): Promise<void> }[] = [];
+    afterEach(async () => {
+      for (const b of closing.splice(0)) await b.close();
+    });
+
+    it('uses every valid key, names each invalid or unknown one with why, and a save keeps them as written', async () => {
+      const chosenDb = path.join(tempDir('kvb-chosen-'), 'chosen.db');
+      const s = await fromSettingsFile(JSON.stringify({ databasePath: chosenDb, byteUnits: 'Binary', latencyUnit: 'us', colour: 'blue' }));
+      expect(s.backend.databasePath).toBe(chosenDb);
+      expect(fs.existsSync(s.defaultDb)).toBe(false);
+      expect(ok(await s.backend.invoke('settings.get', {}))).toEqual({ databasePath: chosenDb, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'us' });
+      const info = ok(await s.backend.invoke('app.info', {})) as { databaseError: unknown; settingsProblems: string[] };
+      expect(info.databaseError).toBeNull();
+      expect(info.settingsProblems).toEqual([
+        `the settings file ${s.settingsFile} has an invalid byteUnits, "Binary" (Invalid option: expected one of "decimal"|"binary"): the default ("decimal") applies, and the value stays in the file until it is chosen in Settings or fixed there`,
+        `the settings file ${s.settingsFile} has an unknown setting "colour" (this kvbench knows databasePath, defaultCacheDir, byteUnits, latencyUnit): ignored, and kept in the file`,
+      ]);
+      expect(s.logs).toEqual(info.settingsProblems.map((m) => `warn: ${m}`));
+
+      // A change of units rewrites the file with nothing the user wrote lost, the invalid value included.
+      ok(await s.backend.invoke('settings.update', { latencyUnit: 'ms' }));
+      expect(s.fileNow()).toEqual({ databasePath: chosenDb, byteUnits: 'Binary', latencyUnit: 'ms', colour: 'blue' });
+      // Choosing the invalid key in Settings replaces it, and the problem goes.
+      ok(await s.backend.invoke('settings.update', { byteUnits: 'binary' }));
+      expect(s.fileNow()).toEqual({ databasePath: chosenDb, byteUnits: 'binary', latencyUnit: 'ms', colour: 'blue' });
+      expect((ok(await s.backend.invoke('app.info', {})) as { settingsProblems: string[] }).settingsProblems).toEqual([info.settingsProblems[1]]);
+    });
+
+    it('opens no default database in place of an invalid databasePath, until one is chosen', async () => {
+      const s = await fromSettingsFile(JSON.stringify({ databasePath: 42, latencyUnit: 'us' }));
+      const problem = `the settings file ${s.settingsFile} has an invalid databasePath, 42 (Invalid input: expected string, received number): kvbench opens no database in its place, and keeps the value in the file until one is chosen in Settings or the file is fixed`;
+      expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ databaseError: { code: 'VALIDATION', message: problem }, settingsProblems: [problem] });
+      expect(await s.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+      ok(await s.backend.invoke('settings.update', { latencyUnit: 'ms' }));
+      expect(fs.existsSync(s.defaultDb)).toBe(false);
+      expect(s.fileNow()).toEqual({ databasePath: 42, latencyUnit: 'ms' });
+
+      const other = path.join(s.dir, 'other.db');
+      expect(ok(await s.backend.invoke('settings.update', { databasePath: other }))).toMatchObject({ databasePath: other });
+      expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ databasePath: other, databaseError: null, settingsProblems: [] });
+      expect(s.fileNow()).toEqual({ databasePath: other, latencyUnit: 'ms' });
+      expect(fs.existsSync(s.defaultDb)).toBe(false);
+    });
+
+    it('opens --db over an invalid databasePath, and still names the problem', async () => {
+      const flagged = path.join(tempDir('kvb-flag-'), 'flagged.db');
+      const s = await fromSettingsFile(JSON.stringify({ databasePath: '' }), flagged);
+      expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ databasePath: flagged, databaseError: null, settingsProblems: [expect.stringContaining('invalid databasePath, ""')] });
+    });
+
+    it('refuses to save over a file it could not read as settings, and opens no database from it', async () => {
+      const text = '{"databasePath": "/data/lab.db",\n';
+      const s = await fromSettingsFile(text);
+      const info = ok(await s.backend.invoke('app.info', {})) as { databaseError: { code: string; message: string }; settingsProblems: string[] };
+      expect(info.settingsProblems).toEqual([expect.stringMatching(new RegExp(`^the settings file ${s.settingsFile} is not JSON \\(.+\\): the default settings apply, no database is opened from them, and Settings cannot be saved over the file until it is fixed or removed \\(then restart kvbench\\)$`))]);
+      expect(info.databaseError).toEqual({ code: 'VALIDATION', message: info.settingsProblems[0] });
+      expect(await s.backend.invoke('settings.update', { latencyUnit: 'us' })).toEqual({ ok: false, error: { code: 'VALIDATION', message: info.settingsProblems[0] } });
+      expect(fs.readFileSync(s.settingsFile, 'utf8')).toBe(text);
+      expect(fs.existsSync(s.defaultDb)).toBe(false);
+    });
   });
 
   it('starts without a usable database and says so, instead of failing', async () => {

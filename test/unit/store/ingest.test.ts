@@ -78,6 +78,35 @@ describe('results formats', () => {
   });
 });
 
+describe('autoscaler metrics', () => {
+  it('keeps whether a capacity run found its peak: kvbench says so, the reference found it when a step stopped the run', () => {
+    const withSummary = (autoscaling_summary: unknown, autoscaling_stats: unknown[] = []): Record<string, unknown> => {
+      const r = kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>;
+      return { ...r, summary: { ...(r.summary as object), autoscaling_summary, autoscaling_stats } };
+    };
+    const capacity = { initial_users: 2, final_users: 17, total_scale_events: 3, peak_user_count: 12, peak_throughput_tokens_per_sec: 568.1 };
+    expect(extractMetrics(withSummary({ ...capacity, peak_found: false }))).toMatchObject({ autoscale_peak_found: 0, autoscale_peak_users: 12 });
+    expect(extractMetrics(withSummary({ ...capacity, peak_found: true }))).toMatchObject({ autoscale_peak_found: 1 });
+    const ref = referenceResultsNew({ tokPerS: 490, storageTokPerS: 263, readGiB: 90 });
+    const refCapacity = (steps: unknown[]): Record<string, unknown> => ({ ...ref, summary: { ...(ref.summary as object), autoscaling_summary: capacity, autoscaling_stats: steps } });
+    expect(extractMetrics(refCapacity([{ action: 'scale_up' }, { action: 'stop' }])).autoscale_peak_found).toBe(1);
+    expect(extractMetrics(refCapacity([{ action: 'scale_up' }])).autoscale_peak_found).toBe(0);
+    // A qos run has no peak to find.
+    expect(extractMetrics(withSummary({ initial_users: 20, final_users: 24, total_scale_events: 1 }))).not.toHaveProperty('autoscale_peak_found');
+  });
+
+  it('keeps whether a qos run met its latency target at the end; nothing when no interval measured it', () => {
+    const withSummary = (autoscaling_summary: unknown): Record<string, unknown> => {
+      const r = kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>;
+      return { ...r, summary: { ...(r.summary as object), autoscaling_summary } };
+    };
+    const qos = { initial_users: 2, final_users: 2, total_scale_events: 4 };
+    expect(extractMetrics(withSummary({ ...qos, target_met: false })).autoscale_target_met).toBe(0);
+    expect(extractMetrics(withSummary({ ...qos, target_met: true })).autoscale_target_met).toBe(1);
+    expect(extractMetrics(withSummary({ ...qos, target_met: null }))).not.toHaveProperty('autoscale_target_met');
+  });
+});
+
 describe('configuration key', () => {
   it('ignores where files go and the seed, but not the workload', () => {
     const base = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
@@ -524,15 +553,26 @@ describe('import', () => {
     const nested = kvbenchResults({ tokPerS: 5 });
     nested.kvbench.latency.tier_read.storage!.p95_ns = -1;
     const badLatency = write('lat.json', nested);
+    // review rev7 #6: a histogram that does not decode was stored, and the report then dropped that latency unsaid.
+    const damaged = kvbenchResults({ tokPerS: 5 });
+    damaged.kvbench.latency.end_to_end.hdr = 'abc';
+    const truncated = kvbenchResults({ tokPerS: 5 });
+    const storageRead = truncated.kvbench.latency.tier_read.storage!;
+    storageRead.hdr = storageRead.hdr.slice(0, -8);
+    const badHistograms = write('hdr.json', damaged);
+    const cutHistogram = write('hdr-cut.json', truncated);
     const empty = write('empty.json', { requests_completed: 10, total_tokens_generated: 500, summary: {} });
     const failed = write('failed.json', { requests_completed: 0, total_tokens_generated: 0 });
     const good = write('good.json', referenceResultsNew({ tokPerS: 3, storageTokPerS: 3 }));
     const store = openStore(path.join(dir, 'kvbench.db'));
     try {
-      const r = await importResultsFiles(store, [impossible, mistyped, badLatency, empty, failed, good], { systemLabel: 'M' });
+      const r = await importResultsFiles(store, [impossible, mistyped, badLatency, badHistograms, cutHistogram, empty, failed, good], { systemLabel: 'M' });
       const errors = Object.fromEntries(r.errors.map((e) => [path.basename(e.file), e.message]));
-      expect(Object.keys(errors).sort()).toEqual(['empty.json', 'lat.json', 'mal1.json', 'mal3.json']);
-      expect(errors['mal1.json']).toMatch(/^values no run can produce \(a wrong type, a negative amount, a hit rate outside 0–1\): summary\.avg_throughput_tokens_per_sec: -250 \(Too small: expected number to be >=0\); summary\.requests_per_second: -3 /);
+      expect(Object.keys(errors).sort()).toEqual(['empty.json', 'hdr-cut.json', 'hdr.json', 'lat.json', 'mal1.json', 'mal3.json']);
+      expect(errors['hdr.json']).toMatch(/: kvbench\.latency\.end_to_end\.hdr: "abc" \(not a decodable HDR histogram: Invalid string\. Length must be a multiple of 4\)$/);
+      // The base64 of a long histogram is cut in the message; the path and the reason are what matter.
+      expect(errors['hdr-cut.json']).toMatch(/: kvbench\.latency\.tier_read\.storage\.hdr: "[^"]{56}… \(not a decodable HDR histogram: unexpected end of file\)$/);
+      expect(errors['mal1.json']).toMatch(/^values no run can produce \(a wrong type, a negative amount, a hit rate outside 0–1, a damaged histogram\): summary\.avg_throughput_tokens_per_sec: -250 \(Too small: expected number to be >=0\); summary\.requests_per_second: -3 /);
       expect(errors['mal1.json']).toMatch(/; and 2 more$/);
       expect(errors['mal3.json']).toMatch(/summary\.avg_throughput_tokens_per_sec: "fast" \(Invalid input: expected number, received string\)/);
       expect(errors['lat.json']).toMatch(/kvbench\.latency\.tier_read/);

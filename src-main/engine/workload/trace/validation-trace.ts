@@ -117,7 +117,7 @@ export async function loadValidationTrace(file: string): Promise<{ stats: Valida
  * × 100. Fix: a trace hit rate of 0 (the reference divides by zero) gives 0 % when the run's is 0 too,
  * and null (failed) otherwise.
  */
-export function compareWithTrace(benchmarkHitRate: number, stats: ValidationTraceStats, source: ValidationBlock['trace_source'] = 'file'): ValidationBlock {
+export function compareWithTrace(benchmarkHitRate: number, stats: ValidationTraceStats, source: ValidationBlock['trace_source']): ValidationBlock {
   const t = stats.cache_hit_rate;
   const b = benchmarkHitRate;
   const errorPct = t !== 0 ? (Math.abs(b - t) / t) * 100 : b === 0 ? 0 : null;
@@ -130,10 +130,4 @@ export function compareWithTrace(benchmarkHitRate: number, stats: ValidationTrac
     trace_stats: stats,
     trace_source: source,
   };
-}
-
-/** Loads the trace and compares: `results.summary.cache_stats.cache_hit_rate` (0 when the run completed nothing). */
-export async function computeValidation(file: string, results: { summary?: { cache_stats?: { cache_hit_rate?: number } } }): Promise<ValidationBlock> {
-  const { stats, source } = await loadValidationTrace(file);
-  return compareWithTrace(results.summary?.cache_stats?.cache_hit_rate ?? 0, stats, source);
 }

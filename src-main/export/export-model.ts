@@ -1,0 +1,47 @@
+// The model every trial export is drawn from, built in one place for `kvbench export` and the app's
+// export.create, so the two cannot disagree on what a selection covers or when it is refused.
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { StoreError } from '../store/store-error.ts';
+import type { Store } from '../store/store.ts';
+import type { ExportModel } from './export-trials.ts';
+import { buildScenarioReport, buildTierComparison, type StatedBandwidth } from './report-model.ts';
+import { resolveSelection, type Selection } from './selection.ts';
+
+/**
+ * The suites a selection names must exist: an unknown id (a deleted suite, another database) is
+ * NOT_FOUND, not an empty selection whose report and export would read as a suite without trials.
+ * `whereToLook` says where the ids are (the CLI names a command, the app its Settings).
+ */
+export function requireSuites(store: Store, suiteIds: readonly number[] | undefined, whereToLook: string): void {
+  const missing = (suiteIds ?? []).filter((id) => store.getSuite(id) === null);
+  if (missing.length === 0) return;
+  const what = missing.length === 1 ? `Suite ${missing[0]}` : `Suites ${missing.join(', ')}`;
+  throw new StoreError('NOT_FOUND', `${what} not found: deleted, or in another database than the one open (${whereToLook})`);
+}
+
+export interface ExportModelOptions {
+  /** Aggregate partial trials in the summary too. */
+  includeIncomplete: boolean;
+  /** The drive's stated (datasheet) bandwidth; refused (StatedBandwidthRefused) for rows over several drives. */
+  stated: StatedBandwidth | null;
+  /** For a missing suite's message: see requireSuites. */
+  whereToLook: string;
+  /** What was selected, as the caller's request put it, for the record (default: the selection). */
+  filter?: Record<string, unknown>;
+}
+
+/**
+ * The selected trials, their hardware, the scenario report and the tier comparison. Everything here
+ * only reads, so what it throws (an unknown suite or system, a bad filter, damaged rows, a stated
+ * bandwidth over several drives) is the request's problem, never an export failure: callers build
+ * the model first and call only the writing of the file EXPORT_FAILED.
+ */
+export function buildExportModel(store: Store, selection: Selection, o: ExportModelOptions): ExportModel {
+  requireSuites(store, selection.suiteIds, o.whereToLook);
+  const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+  const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
+  const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, histogramsOf: (id) => store.trialHistograms(id) });
+  // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
+  const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null, o.stated);
+  return { trials, hardware, report, tiers, filter: o.filter ?? { ...selection } };
+}
