@@ -2,6 +2,7 @@
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
+import { cautionsOf } from '../export/report-model.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
@@ -27,10 +28,17 @@ Lists stored trials, newest first.
 
 /** Widest reason the trial table shows: its first line, cut with an ellipsis so a cut one reads as cut. */
 const REASON_CHARS = 60;
-function clipReason(reason: string | null): string {
-  const first = (reason ?? '').split('\n')[0];
-  return first.length > REASON_CHARS ? `${first.slice(0, REASON_CHARS - 1)}…` : first;
+/** Widest drive label the tables show (a drive's label is its model and size; the id names it whole). */
+const DRIVE_CHARS = 28;
+function clip(text: string | null, chars: number): string {
+  const first = (text ?? '').split('\n')[0];
+  return first.length > chars ? `${first.slice(0, chars - 1)}…` : first;
 }
+
+/** The mark of a trial the report flags (RAM-backed cache directory, page-cache reads, a stall), and its legend. */
+const FLAG_MARK = '!';
+const flagLegend = (what: string): string =>
+  `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, an autoscaler short of its peak or target): kvbench report --suite N says why\n`;
 
 /** The filters of the trial listing; --suites takes --system (and --limit) only, --systems none. */
 const TRIAL_FILTERS = ['suite', 'drive', 'scenario', 'status', 'model', 'since', 'until'] as const;
@@ -105,13 +113,15 @@ export async function historyCommand(argv: string[]): Promise<number> {
           process.stdout.write(`${JSON.stringify(suites, null, 2)}\n`);
           return 0;
         }
+        const flagged = new Map(suites.map((s) => [s.id, store.listTrials({ suiteIds: [s.id] }).filter((t) => cautionsOf(t).length > 0).length]));
         process.stdout.write(
           `${table(
-            ['suite', 'created', 'system', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running'],
+            ['suite', 'created', 'system', 'drive', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running', FLAG_MARK],
             suites.map((s) => [
               String(s.id),
               s.createdAt.replace('T', ' ').slice(0, 19),
               store.getSystem(s.systemId)?.label ?? s.systemId,
+              s.driveId === null ? '—' : clip(store.getDrive(s.driveId)?.label ?? s.driveId, DRIVE_CHARS),
               s.profile,
               s.label ?? '',
               s.status,
@@ -120,10 +130,12 @@ export async function historyCommand(argv: string[]): Promise<number> {
               String(s.trialCounts.failed),
               String(s.trialCounts.aborted),
               String(s.trialCounts.running),
+              flagged.get(s.id)! > 0 ? String(flagged.get(s.id)) : '',
             ]),
-            [0, 1, 2, 3, 4, 5],
+            [0, 1, 2, 3, 4, 5, 6],
           )}\n`,
         );
+        if ([...flagged.values()].some((n) => n > 0)) process.stdout.write(flagLegend('how many of its trials'));
         return 0;
       }
       const filter = resolveSelection(store, {
@@ -132,7 +144,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
       });
       const trials = store.listTrials(filter);
       if (a.json) {
-        process.stdout.write(`${JSON.stringify(trials, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify(trials.map((t) => ({ ...t, cautions: cautionsOf(t).map((c) => c.message) })), null, 2)}\n`);
         return 0;
       }
       if (trials.length === 0) {
@@ -141,23 +153,26 @@ export async function historyCommand(argv: string[]): Promise<number> {
       }
       process.stdout.write(
         `${table(
-          ['trial', 'started', 'suite', 'system', 'scenario', '#', 'status', 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
+          ['trial', 'started', 'suite', 'system', 'drive', 'scenario', '#', 'status', FLAG_MARK, 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
           trials.map((t) => [
             String(t.id),
             t.startedAt.replace('T', ' ').slice(0, 19),
             String(t.suiteId),
             t.systemLabel,
+            t.driveLabel === null ? '—' : clip(t.driveLabel, DRIVE_CHARS),
             t.scenarioId,
             String(t.trialIndex + 1),
             t.status,
+            cautionsOf(t).length > 0 ? FLAG_MARK : '',
             fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
             fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
             fmtValue(t.metrics.e2e_p95_ms, 'ms'),
-            clipReason(t.statusReason),
+            clip(t.statusReason, REASON_CHARS),
           ]),
-          [1, 3, 4, 6, 10],
+          [1, 3, 4, 5, 7, 8, 12],
         )}\n`,
       );
+      if (trials.some((t) => cautionsOf(t).length > 0)) process.stdout.write(flagLegend('a trial'));
       const scenarios = [...new Set(trials.map((t) => t.scenarioId))];
       if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
       return 0;

@@ -87,7 +87,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
           const s = store.resolveSystem(ref);
           return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
         };
-        const c = buildSystemComparison(side(refA), side(refB), { match });
+        const c = buildSystemComparison(side(refA), side(refB), { match, kind: a.drives ? 'drive' : 'system' });
         process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
         return 0;
       }

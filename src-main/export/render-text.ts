@@ -120,7 +120,7 @@ export function formatTierComparison(t: TierComparison): string {
   const out: string[] = [];
   out.push(`Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials; speedup against ${t.baseline ?? 'storage-only (missing)'})`);
   const limitsText = (l: ProbeLimits): string =>
-    `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
+    `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
     `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${l.source})`;
   // Rows of several systems or drives are each measured against their own probe: list each.
   const perPlace = new Map(t.rows.map((r) => [`${placeLabel(r)}\u0000${JSON.stringify(r.limits)}`, r]));
@@ -178,9 +178,11 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   out.push(`Matched ${c.matched} ${c.match === 'config' ? 'configuration(s)' : 'scenario(s)'} with complete trials on both sides (unmatched: ${c.unmatchedA} only in A, ${c.unmatchedB} only in B).`);
   out.push(`Method: ${c.method}.`);
   out.push('');
+  // Only where a side has flagged trials: a clean comparison prints as it always did.
+  const flagged = c.cautions.a.flaggedTrials + c.cautions.b.flaggedTrials > 0;
   out.push(
     table(
-      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B'],
+      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B', ...(flagged ? ['flagged'] : [])],
       c.metrics.map((m) => [
         `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
         String(m.compared),
@@ -192,10 +194,12 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
         cvText(m.medianCvB),
+        ...(flagged ? [`${m.flaggedConfigs}/${m.compared}`] : []),
       ]),
     ),
   );
   out.push(`beyond noise: ${NOISE_RULE} (p: the metric's test of its geo-mean over the configurations with 2 or more trials a side).`);
+  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (a RAM-backed cache directory, page-cache reads, a stall, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
   }
@@ -233,9 +237,9 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       out.push(`${m.metric.label} per configuration (${m.metric.unit}):`);
       out.push(
         table(
-          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', 'p'],
+          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', 'p', ...(flagged ? ['flagged A/B'] : [])],
           m.configs.map((x) => [
-            `${x.scenarioId}: ${x.description}`,
+            `${x.scenarioIds.join(' + ')}: ${x.description}`,
             String(x.nA),
             String(x.nB),
             fmtValue(x.medianA, m.metric.unit),
@@ -244,6 +248,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
             x.winner === null ? '—' : x.winner.toUpperCase(),
             x.withinNoise === null ? '?' : x.withinNoise ? 'yes' : 'no',
             formatP(x.pValue),
+            ...(flagged ? [`${x.flaggedA}/${x.flaggedB}`] : []),
           ]),
         ),
       );

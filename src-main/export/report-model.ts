@@ -5,7 +5,7 @@
 // Aggregation rules (src-shared/domain/statistics.ts): per metric, the median and the P95 of the
 // per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
-import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, SCENARIO_IDS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean, median, NOISE_RULE, ratio, welchLogTest, type Aggregate, type NoiseTest, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
@@ -79,6 +79,12 @@ export interface ScenarioSummary {
   trialIds: number[];
   excluded: ExcludedTrial[];
   cautions: TrialCaution[];
+  /**
+   * Aggregated trials whose storage reads were not all the device's (the page cache served them, or
+   * the cache directory was RAM-backed): cautionsOf's test. Their read numbers describe RAM, so the
+   * tier comparison gives the group no read efficiency.
+   */
+  storageReadFlagged: number;
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
 }
@@ -162,9 +168,16 @@ function incompleteCaution(t: TrialRecord): TrialCaution[] {
   return [{ trialId: t.id, trialIndex: t.trialIndex, message: `counted although ${t.status}: ${why}` }];
 }
 
+/**
+ * What a RAM-backed cache directory may be on. A trial stores only that it was (the results' kind of
+ * backing is no metric), so the words cover every kind kvbench tells, not only a filesystem: a loop
+ * device whose file is on tmpfs is the common one on a test machine.
+ */
+const RAM_BACKED_KINDS = 'tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory';
+
 function storageReadCaution(t: TrialRecord): string[] {
   if (t.metrics.storage_ram_backed === 1) {
-    return ['the cache directory was on a RAM-backed filesystem (tmpfs or ramfs): its storage numbers describe memory, not a drive'];
+    return [`the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive`];
   }
   // The engine's own count first: the device's counters include other processes' reads.
   const own = t.metrics.process_read_coverage;
@@ -237,6 +250,7 @@ export function buildScenarioReport(
           };
         }),
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
+      storageReadFlagged: included.filter((t) => storageReadCaution(t).length > 0).length,
       metrics,
       pooled,
     });
@@ -261,6 +275,7 @@ export function metricOf(s: ScenarioSummary, key: string): Aggregate | null {
 export interface TierRow {
   scenarioId: string;
   label: string;
+  configKey: string;
   configDescription: string;
   systemId: string;
   systemLabel: string;
@@ -305,6 +320,8 @@ export interface ProbeLimits {
   writeBytesPerS: number | null;
   memoryCopyBytesPerS: number | null;
   source: string;
+  /** Why a probe that ran gave no read limit (its reads came from memory, or its read phase did not complete); null otherwise. */
+  readNote: string | null;
 }
 
 export interface TierComparison {
@@ -331,13 +348,25 @@ export class StatedBandwidthRefused extends Error {
   readonly code = 'VALIDATION';
 }
 
-const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none' };
+const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', readNote: null };
+
+/** Why the probe stored in `hw` has no read limit although it ran; null where it has one, or did not run. */
+function probeReadNote(hw: HardwareProfile): string | null {
+  const bw = hw.cacheDir?.bandwidth ?? null;
+  if (!bw) return null;
+  if (bw.pageCacheSuspected) {
+    const ram = ramBackingOf(hw.cacheDir!);
+    return ram !== null ? `the probe's reads came from memory (${ram} is RAM-backed)` : 'the page cache may have served the probe\'s reads';
+  }
+  return bw.readBytesPerSec === null ? 'the probe\'s read phase did not complete' : null;
+}
 
 /** The drive's and memory's limits a hardware snapshot measured. */
 export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
   if (!hw) return NO_LIMITS;
   const bw = hw.cacheDir?.bandwidth ?? null;
   return {
+    readNote: probeReadNote(hw),
     // Snapshots stored before the probe refused them kept a read rate the page cache may have served.
     readBytesPerS: bw?.pageCacheSuspected ? null : (bw?.readBytesPerSec ?? null),
     writeBytesPerS: bw?.writeBytesPerSec ?? null,
@@ -381,12 +410,13 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
     ...l,
     readBytesPerS: stated.readBytesPerS ?? l.readBytesPerS,
     writeBytesPerS: stated.writeBytesPerS ?? l.writeBytesPerS,
+    readNote: stated.readBytesPerS !== null ? null : l.readNote,
     source: `stated by the user (${given.join(', ')})${both ? '' : `; the other direction: ${l.source}`}`,
   };
 }
 
 const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
-  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source;
+  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source && a.readNote === b.readNote;
 
 /** The tier layout: what a row may differ in from the storage-only row it is compared with. */
 const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
@@ -402,11 +432,11 @@ function configApartFromTiers(s: ScenarioSummary, alsoIgnore: readonly string[] 
   return configKey(Object.fromEntries(Object.entries(s.options).filter(([k]) => !TIER_LAYOUT_KEYS.includes(k) && !alsoIgnore.includes(k))));
 }
 
-/** The workload options (other than the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
-function differingOptions(a: ScenarioSummary, b: ScenarioSummary): string[] {
-  const keys = [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET].filter((k) => !TIER_LAYOUT_KEYS.includes(k));
+/** The workload options (other than `ignore`, by default the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
+function differingOptions(a: Record<string, unknown>, b: Record<string, unknown>, ignore: readonly string[] = TIER_LAYOUT_KEYS): string[] {
+  const keys = [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET].filter((k) => !ignore.includes(k));
   const show = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
-  return keys.filter((k) => show(optionValue(a.options, k)) !== show(optionValue(b.options, k))).map((k) => `${k} ${show(optionValue(a.options, k))} vs ${show(optionValue(b.options, k))}`);
+  return keys.filter((k) => show(optionValue(a, k)) !== show(optionValue(b, k))).map((k) => `${k} ${show(optionValue(a, k))} vs ${show(optionValue(b, k))}`);
 }
 
 /** Run by several hosts at once (a merged multi-host result, or one rank's share of one): world size above 1. */
@@ -451,7 +481,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
         const b = otherUsers[0];
         return [s, { base: b, note: `against storage-only at ${String(b.options.numUsers)} users (this row: ${String(s.options.numUsers)}): the ratio includes the load difference` }];
       }
-      const nearest = here.filter((b) => configApartFromTiers(b) !== null).map((b) => differingOptions(s, b)).sort((x, y) => x.length - y.length)[0];
+      const nearest = here.filter((b) => configApartFromTiers(b) !== null).map((b) => differingOptions(s.options, b.options)).sort((x, y) => x.length - y.length)[0];
       return [s, { base: null, note: `no storage-only run of this configuration${nearest ? ` (the nearest differs in ${nearest.join(', ')})` : ''}` }];
     }),
   );
@@ -471,7 +501,17 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
   const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
   const ramRows = rows.filter(onRam).length;
-  if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there`);
+  if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed cache directory (${RAM_BACKED_KINDS}): no storage efficiency there`);
+  // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
+  // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
+  const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;
+  const cachedRows = rows.filter(readsFromCache);
+  if (cachedRows.length > 0) {
+    notes.push(
+      `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => `${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${s.storageReadFlagged} of ${s.trialIds.length} trial(s)`).join('; ')}): ` +
+        'their read numbers describe RAM, not the drive, so no read efficiency there',
+    );
+  }
   const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
@@ -484,9 +524,17 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     );
     for (const s of orphans) notes.push(`${s.scenarioId}, ${s.configDescription}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${baselineFor.get(s)!.note}`);
   }
-  const unprobed = rows.filter((s) => limitsOf.get(s)!.readBytesPerS === null).length;
-  if (unprobed > 0 && unprobed === rows.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
+  // Rows on RAM have no storage efficiency whatever the probe did, and rows whose reads the page
+  // cache served no read efficiency (their notes say so): what the probe lacks matters for the rest.
+  const wantsLimit = rows.filter((s) => !onRam(s) && !(readsFromCache(s) && limitsOf.get(s)!.writeBytesPerS !== null));
+  const unprobed = wantsLimit.filter((s) => limitsOf.get(s)!.readBytesPerS === null && limitsOf.get(s)!.readNote === null).length;
+  const wantReadLimit = wantsLimit.filter((s) => !readsFromCache(s) && limitsOf.get(s)!.readBytesPerS === null);
+  if (unprobed > 0 && unprobed === wantsLimit.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
   else if (unprobed > 0) notes.push(`${unprobed} row(s) have no bandwidth probe of their drive: no storage efficiency there (run the suite with its probe, or kvbench hw --probe)`);
+  for (const why of new Set(wantReadLimit.map((s) => limitsOf.get(s)!.readNote).filter((n): n is string => n !== null))) {
+    const n = wantReadLimit.filter((s) => limitsOf.get(s)!.readNote === why).length;
+    notes.push(`${n} row(s): the drive was probed, but ${why}: no read limit, so no read efficiency there (state the drive's read bandwidth: kvbench report --stated-read-gbps)`);
+  }
   const out: TierRow[] = rows.map((s) => {
     const base = baselineOf(s);
     const tok = med(s, 'wall_clock_throughput_tok_per_s');
@@ -498,6 +546,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     return {
       scenarioId: s.scenarioId,
       label: s.label,
+      configKey: s.configKey,
       configDescription: s.configDescription,
       systemId: s.systemId,
       systemLabel: s.systemLabel,
@@ -522,7 +571,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       bytesWritten: med(s, 'total_write_bytes'),
       storageReadBytesPerS: rd,
       storageWriteBytesPerS: wr,
-      storageReadEfficiency: onRam(s) ? null : ratio(rd, limits.readBytesPerS),
+      storageReadEfficiency: onRam(s) || readsFromCache(s) ? null : ratio(rd, limits.readBytesPerS),
       storageWriteEfficiency: onRam(s) ? null : ratio(wr, limits.writeBytesPerS),
       cpuReadEfficiency: ratio(cpuRd, limits.memoryCopyBytesPerS),
       limits,
@@ -590,7 +639,13 @@ export interface Side {
 
 export interface ConfigComparison {
   key: string;
+  /** The first of scenarioIds. */
   scenarioId: string;
+  /**
+   * Every scenario whose trials this row counts, in suite order: scenarios that ran the same
+   * configuration (a smoke suite's cpu-only and production) are one configuration, matched as one.
+   */
+  scenarioIds: string[];
   description: string;
   /** The system and drive each side's trials ran on (placeLabel): one each, never a pool of drives. */
   placeA: string;
@@ -622,6 +677,9 @@ export interface ConfigComparison {
    * test cannot judge it (fewer than 2 trials on a side, or a value ≤ 0).
    */
   withinNoise: boolean | null;
+  /** Trials of each side's median that the report flags (cautionsOf: RAM-backed, page-cache reads, a stall): counted in it all the same. */
+  flaggedA: number;
+  flaggedB: number;
 }
 
 export interface MetricComparison {
@@ -671,6 +729,25 @@ export interface MetricComparison {
   /** Median CV of each side across configurations. */
   medianCvA: number | null;
   medianCvB: number | null;
+  /** Compared configurations with a flagged trial on either side (see ConfigComparison.flaggedA): their ratios count, and are marked. */
+  flaggedConfigs: number;
+}
+
+/**
+ * A side's matched trials (complete trials of the configurations both sides ran) that the report
+ * flags, by why: a trial may be counted under several reasons, and once in `flaggedTrials`.
+ */
+export interface SideCautions {
+  matchedTrials: number;
+  flaggedTrials: number;
+  /** The cache directory was RAM-backed: the storage numbers describe memory, not a drive. */
+  ramBacked: number;
+  /** The page cache served storage reads (device or engine read coverage below the threshold). */
+  pageCache: number;
+  /** The engine's window closed far past its plan. */
+  stalled: number;
+  /** Flagged for a reason other than those three. */
+  other: number;
 }
 
 export interface GroupComparison {
@@ -693,6 +770,8 @@ export interface SystemComparison {
   byCpuMem: GroupComparison[];
   byModel: GroupComparison[];
   variance: { users: number; configs: number; medianCvA: number | null; medianCvB: number | null }[];
+  /** Each side's matched trials the report flags: the ratios and verdicts count them, so the notes say so. */
+  cautions: { a: SideCautions; b: SideCautions };
   notes: string[];
 }
 
@@ -730,6 +809,7 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
     return {
       key,
       scenarioId: first.scenarioId,
+      scenarioIds: scenariosOf([...a, ...b]),
       description: `${describeConfig(first.options)}${severalPlaces ? ` — A on ${placeLabel(a[0])}, B on ${placeLabel(b[0])}` : ''}`,
       placeA: placeLabel(a[0]),
       placeB: placeLabel(b[0]),
@@ -749,6 +829,8 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       df: test?.df ?? null,
       pValue: test?.pValue ?? null,
       withinNoise: test === null ? null : !test.beyondNoise,
+      flaggedA: a.filter(isFlagged).length,
+      flaggedB: b.filter(isFlagged).length,
     };
   });
 }
@@ -830,7 +912,7 @@ function verdictCaveat(
   return `${basis}; ${reasons.join('; ')}`;
 }
 
-function summarise(def: MetricDefinition, configs: ConfigComparison[]): MetricComparison {
+function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<MetricComparison, 'flaggedConfigs'> {
   const valid = configs.filter((c) => c.ratio !== null);
   // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
   // nor does a difference within the run-to-run noise.
@@ -884,19 +966,109 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
   return { group, configs, metrics: rows, bestDifferentiator: best };
 }
 
+const isFlagged = (t: TrialRecord): boolean => cautionsOf(t).length > 0;
+
 /**
- * What `--match scenario` matches: the scenario, and the options a suite does not derive from the
- * machine (model, duration, generation mode, the profile's kind of run); the machine-derived tier
- * budgets, user counts and storage capacity may differ. So a smoke suite never pools with a
- * standard one, nor an imported trial with another configuration. A trial of unknown configuration
- * (imported without --run-flags) keeps its own key: the defaults are no guess at how it ran.
+ * A side's trials of matched configurations that the comparison leaves out, not being complete
+ * (partial, failed, aborted, running); an attempt a resume retried to completion is no trial missing.
+ */
+function leftOutOfMatched(trials: readonly TrialRecord[], matched: (key: string) => boolean, keyOf: (t: TrialRecord) => string): TrialRecord[] {
+  const standings = attemptStandings(trials, false);
+  return trials.filter((t) => t.status !== 'complete' && standings.get(t)!.supersededBy === null && matched(keyOf(t)));
+}
+
+/** "mlperf-large-model 1 partial; storage-only 2 failed": left-out trials counted per scenario and status. */
+function describeLeftOut(trials: readonly TrialRecord[]): string {
+  const counts = new Map<string, { scenarioId: string; status: string; n: number }>();
+  for (const t of trials) {
+    const k = `${t.scenarioId}\u0000${t.status}`;
+    counts.set(k, { scenarioId: t.scenarioId, status: t.status, n: (counts.get(k)?.n ?? 0) + 1 });
+  }
+  return [...counts.values()].map((c) => `${c.scenarioId} ${c.n} ${c.status}`).join('; ');
+}
+
+/** The scenarios of these trials, once each, in suite order. */
+const scenariosOf = (ts: readonly TrialRecord[]): string[] => [...new Set(ts.map((t) => t.scenarioId))].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y));
+
+/** See SideCautions. */
+function sideCautions(trials: readonly TrialRecord[]): SideCautions {
+  const ramBacked = (t: TrialRecord): boolean => t.metrics.storage_ram_backed === 1;
+  // A RAM-backed directory's reads are memory's anyway: counted there, not as page-cache reads.
+  const pageCache = (t: TrialRecord): boolean => !ramBacked(t) && storageReadCaution(t).length > 0;
+  const stalled = (t: TrialRecord): boolean => stallCaution(t).length > 0;
+  const flagged = trials.filter(isFlagged);
+  return {
+    matchedTrials: trials.length,
+    flaggedTrials: flagged.length,
+    ramBacked: trials.filter(ramBacked).length,
+    pageCache: trials.filter(pageCache).length,
+    stalled: trials.filter(stalled).length,
+    other: flagged.filter((t) => !ramBacked(t) && !pageCache(t) && !stalled(t)).length,
+  };
+}
+
+/** The notes that say what a side's flagged trials are: the comparison counts them like any other. */
+function cautionNotes(name: string, label: string, c: SideCautions): string[] {
+  const of = (n: number): string => `${n} of its ${c.matchedTrials} matched trial(s)`;
+  return [
+    c.ramBacked > 0 ? `${name} (${label}): ${of(c.ramBacked)} ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive` : null,
+    c.pageCache > 0 ? `${name} (${label}): in ${of(c.pageCache)} the page cache served storage reads: their storage read numbers describe RAM, not the drive` : null,
+    c.stalled > 0 ? `${name} (${label}): in ${of(c.stalled)} the engine stalled (the window closed far past its plan): kvbench, not the drive, may have set their pace` : null,
+    c.other > 0 ? `${name} (${label}): ${of(c.other)} carry another caution (kvbench report lists it per trial)` : null,
+  ].filter((n): n is string => n !== null);
+}
+
+/** What the planner derives from each machine (its RAM and GPU memory): the only options `--match scenario` lets differ (storage capacity is no part of a configuration). */
+const MACHINE_DERIVED_KEYS: readonly string[] = ['numUsers', 'gpuMemGb', 'cpuMemGb'];
+
+/**
+ * What `--match scenario` matches: the scenario, and every option of the configuration key but the
+ * user count and tier budgets the planner derives from each machine. So a smoke suite never pools
+ * with a standard one, nor a run with a concurrency cap, multi-turn off or another seed's dataset
+ * with one without. A trial of unknown configuration (imported without --run-flags) keeps its own
+ * key: the defaults are no guess at how it ran.
  */
 function scenarioMatchKey(t: TrialRecord): string {
   const ownKey = t.scenarioId === 'imported' || isUnknownConfigKey(t.configKey);
-  return JSON.stringify([t.scenarioId, ...SCENARIO_MATCH_KEYS.map((k) => optionValue(t.options, k)), ownKey ? t.configKey : null]);
+  const workload = Object.fromEntries(Object.entries(t.options).filter(([k]) => !MACHINE_DERIVED_KEYS.includes(k)));
+  return JSON.stringify([t.scenarioId, ownKey ? t.configKey : configKey(workload)]);
 }
 
-const SCENARIO_MATCH_KEYS = ['model', 'duration', 'generationMode', 'enableAutoscaling', 'autoscalerMode', 'warmUp', 'ioChunkMib', 'ioDepth', 'directIo', 'fsyncPolicy', 'promotion'] as const;
+/** "numUsers 4 vs 8" for each machine-derived option whose values differ between the sides (several on a side: "4/8"). */
+function derivedDifferences(a: readonly TrialRecord[], b: readonly TrialRecord[]): string[] {
+  const values = (ts: readonly TrialRecord[], k: string): string => [...new Set(ts.map((t) => String(optionValue(t.options, k))))].sort().join('/');
+  return MACHINE_DERIVED_KEYS.filter((k) => values(a, k) !== values(b, k)).map((k) => `${k} ${values(a, k)} vs ${values(b, k)}`);
+}
+
+/**
+ * With `--match scenario`, what a reader cannot see in the rows: per matched scenario, the users and
+ * tier budgets that differ between the sides; per scenario both sides ran but that matched nothing,
+ * the options in which the other side's nearest configuration differs.
+ */
+function scenarioMatchNotes(ga: Map<string, Map<string, TrialRecord[]>>, gb: Map<string, Map<string, TrialRecord[]>>): string[] {
+  const trialsOf = (g: Map<string, TrialRecord[]>): TrialRecord[] => [...g.values()].flat();
+  const notes: string[] = [];
+  for (const [k, pa] of ga) {
+    const ta = trialsOf(pa);
+    const first = ta[0];
+    const pb = gb.get(k);
+    if (pb) {
+      const differ = derivedDifferences(ta, trialsOf(pb));
+      if (differ.length > 0) notes.push(`${first.scenarioId} (${describeConfig(first.options)}): matched by scenario, A and B differ in ${differ.join(', ')}`);
+      continue;
+    }
+    if (isUnknownConfigKey(first.configKey)) continue;
+    const others = [...gb.entries()].filter(([kb, g]) => !ga.has(kb) && trialsOf(g)[0].scenarioId === first.scenarioId && !isUnknownConfigKey(trialsOf(g)[0].configKey));
+    const nearest = others.map(([, g]) => differingOptions(first.options, trialsOf(g)[0].options, MACHINE_DERIVED_KEYS)).sort((x, y) => x.length - y.length)[0];
+    if (nearest) notes.push(`${first.scenarioId} (${describeConfig(first.options)}): not matched, B's nearest run of this scenario differs in ${nearest.join(', ')} (--match scenario lets only the users and tier budgets differ)`);
+  }
+  return notes;
+}
+
+/** A comparison of a system or drive with itself: a VALIDATION error (its ratios would only show the noise of one set of trials split in two). */
+export class ComparisonRefused extends Error {
+  readonly code = 'VALIDATION';
+}
 
 /** How a system comparison is made, as every reader prints it beneath its table. */
 export const COMPARISON_METHOD =
@@ -915,8 +1087,12 @@ export const COMPARISON_METHOD =
 export function buildSystemComparison(
   a: { label: string; id: string; trials: readonly TrialRecord[] },
   b: { label: string; id: string; trials: readonly TrialRecord[] },
-  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[] } = {},
+  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: 'system' | 'drive' } = {},
 ): SystemComparison {
+  if (a.id === b.id) {
+    const kind = opts.kind ?? 'system';
+    throw new ComparisonRefused(`A and B are the same ${kind} (${a.label}, ${a.id}): compare two different ${kind}s`);
+  }
   const match = opts.match ?? 'config';
   const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
   // Per configuration, then per system and drive: a system whose configuration ran on two drives
@@ -943,12 +1119,13 @@ export function buildSystemComparison(
       const severalPlaces = pa.size > 1 || pb.size > 1;
       return [...pa].flatMap(([placeA, ta]) => [...pb].map(([placeB, tb]) => ({ key: severalPlaces ? `${k}\u0000${placeA}\u0000${placeB}` : k, a: ta, b: tb, severalPlaces })));
     });
-  pairs.sort((x, y) => scenarioOrder(x.a[0].scenarioId) - scenarioOrder(y.a[0].scenarioId) || x.key.localeCompare(y.key));
+  pairs.sort((x, y) => scenarioOrder(scenariosOf([...x.a, ...x.b])[0]) - scenarioOrder(scenariosOf([...y.a, ...y.b])[0]) || x.key.localeCompare(y.key));
   const metricKeys = opts.metrics ?? COMPARISON_METRICS;
   const metrics = metricKeys
     .map((k) => METRIC_BY_KEY[k])
     .filter((d): d is MetricDefinition => d !== undefined)
-    .map((def) => summarise(def, compareConfigs(def, pairs)));
+    .map((def) => summarise(def, compareConfigs(def, pairs)))
+    .map((m) => ({ ...m, flaggedConfigs: m.configs.filter((c) => c.ratio !== null && c.flaggedA + c.flaggedB > 0).length }));
   const cpuValues = [...new Set(pairs.map((p) => p.a[0].options.cpuMemGb).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
   const models = [...new Set(pairs.map((p) => p.a[0].options.model).filter((v): v is string => typeof v === 'string'))].sort();
   const users = [...new Set(pairs.map((p) => p.a[0].options.numUsers).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
@@ -962,6 +1139,24 @@ export function buildSystemComparison(
         'where other configurations have 2 or more, and where none has, no side is named (run 3–5 trials)',
     );
   }
+  if (match === 'scenario') notes.push(...scenarioMatchNotes(ga, gb));
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    const left = leftOutOfMatched(side.trials, (k) => ga.has(k) && gb.has(k), keyOf);
+    if (left.length > 0) notes.push(`${name} (${side.label}): ${left.length} trial(s) of matched configurations left out, not complete (${describeLeftOut(left)}): only complete trials count`);
+  }
+  // Scenarios that ran one configuration are one measurement of it: matched as one row, under every name.
+  const pooled = pairs.filter((p) => scenariosOf([...p.a, ...p.b]).length > 1);
+  if (pooled.length > 0) {
+    const named = (p: MatchedPair): string => {
+      const [all, sa, sb] = [scenariosOf([...p.a, ...p.b]), scenariosOf(p.a), scenariosOf(p.b)].map((ids) => ids.join(' + '));
+      return sa === sb ? all : `${all} (A ${sa}, B ${sb})`;
+    };
+    const scenarios = new Set(pairs.flatMap((p) => scenariosOf([...p.a, ...p.b]))).size;
+    notes.push(
+      `${pooled.length} matched configuration(s) were run by several scenarios, whose trials count together in one row: ${pooled.map(named).join('; ')} ` +
+        `(${scenarios} scenarios, ${pairs.length} configurations)`,
+    );
+  }
   for (const [name, side] of [['A', a], ['B', b]] as const) {
     const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
     if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
@@ -970,6 +1165,18 @@ export function buildSystemComparison(
   const measuredHere = pairs.flatMap((p) => [...p.a, ...p.b]).filter((t) => t.sourceFile === null);
   for (const c of straddledChanges([...new Set(measuredHere.map((t) => t.kvbenchVersion))], metrics.map((m) => m.metric.key))) {
     notes.push(`${c.metric} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two`);
+  }
+  // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a
+  // ceiling is a fair question), and the caution concerns every throughput of the trial, not one
+  // storage metric that could be left out. So they count, and the reader is told which and why.
+  const cautions = { a: sideCautions(pairs.flatMap((p) => p.a)), b: sideCautions(pairs.flatMap((p) => p.b)) };
+  const cautioned = [...cautionNotes('A', a.label, cautions.a), ...cautionNotes('B', b.label, cautions.b)];
+  if (cautioned.length > 0) {
+    notes.push(
+      ...cautioned,
+      'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive ' +
+        '(the flagged column counts the configurations they are in; --per-config shows them per configuration)',
+    );
   }
   for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
     const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));
@@ -995,6 +1202,7 @@ export function buildSystemComparison(
       const cs = tput ? tput.configs.filter((c) => c.numUsers === u) : [];
       return { users: u, configs: cs.length, medianCvA: median(cs.map((c) => c.cvA)), medianCvB: median(cs.map((c) => c.cvB)) };
     }),
+    cautions,
     notes,
   };
 }

@@ -686,7 +686,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         const sys = s.resolveSystem(ref);
         return { label: sys.label, id: sys.id, trials: s.listTrials(resolveSelection(s, { systems: [sys.id], ...scen })) };
       };
-      const { value, unreadable } = s.readDamaged(() => buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config' }));
+      const { value, unreadable } = s.readDamaged(() => buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config', kind: r.kind }));
       return { ...value, unreadable };
     },
 

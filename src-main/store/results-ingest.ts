@@ -3,10 +3,12 @@
 // histograms. One extractor for both formats, so a trial imported from the reference and one run by
 // the suite are measured by the same rulers (where the reference has the number at all).
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { z } from 'zod';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, type ResultsFormat, type TrialHistogram, type TrialMetrics } from '../../src-shared/domain/store-types.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
+import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 
 const GIB = 1024 ** 3;
@@ -269,18 +271,29 @@ export function configKey(options: Record<string, unknown>): string {
   const value = (k: string): unknown => optionValue(options, k);
   const canonical: [string, unknown][] = CONFIG_MATCH_KEYS.map((k) => [k, value(k)]);
   for (const k of CONFIG_MATCH_KEYS_WHEN_SET) {
-    if (!(APPLIES_WHEN[k]?.(value) ?? true)) continue;
+    if (!appliesInKey(k, value)) continue;
     if (options[k] !== undefined && canonicalJson(options[k]) !== canonicalJson(defaults[k])) canonical.push([k, options[k]]);
   }
-  // A model redefined in the config file is another geometry under the same name; other added
-  // models do not change this trial.
-  const model = String(value('model'));
-  const redefined = isObj(options.customModels) ? options.customModels[model] : undefined;
+  const redefined = redefinedModel(options);
   if (redefined !== undefined) canonical.push(['customModel', redefined]);
-  // Trace-only mode does no I/O at all: never the same test as a run that does (whatever the log's path).
-  if (options.ioTraceLog !== undefined && options.ioTraceLog !== null) canonical.push(['traceOnly', true]);
+  if (isTraceOnly(options)) canonical.push(['traceOnly', true]);
   return createHash('sha256').update(canonicalJson(canonical)).digest('hex').slice(0, 16);
 }
+
+/**
+ * A model redefined in the config file is another geometry under the same name (other added models
+ * do not change this trial): the redefinition, or undefined.
+ */
+function redefinedModel(options: Record<string, unknown>): unknown {
+  const model = String(optionValue(options, 'model'));
+  return isObj(options.customModels) ? options.customModels[model] : undefined;
+}
+
+/** Trace-only mode does no I/O at all: never the same test as a run that does (whatever the log's path). */
+const isTraceOnly = (options: Record<string, unknown>): boolean => options.ioTraceLog !== undefined && options.ioTraceLog !== null;
+
+/** Whether a CONFIG_MATCH_KEYS_WHEN_SET option acts in a run of these options (see APPLIES_WHEN). */
+const appliesInKey = (k: string, value: (k: string) => unknown): boolean => APPLIES_WHEN[k]?.(value) ?? true;
 
 /** Options that change the run only together with another: elsewhere they must not split trials (a suite sets the autoscaler's interval on every scenario). */
 const APPLIES_WHEN: Partial<Record<string, (value: (k: string) => unknown) => boolean>> = {
@@ -330,7 +343,10 @@ export function optionValue(options: Record<string, unknown>, key: string): unkn
 /**
  * A short description of a configuration for tables: model, users, seconds, CPU and GPU GiB,
  * generation, and a storage cap when there is one (an MLPerf option added to a quick or standard suite
- * runs capped, where the reference's has 95 % of the free space: the row says so).
+ * runs capped, where the reference's has 95 % of the free space: the row says so); then every other
+ * option of the configuration key that is not its default, by its flag ("warm-up 1", "direct-io off",
+ * "disable-multi-turn"), so two rows kept apart never read alike. Made when a report is read, never
+ * stored: trials of any age are described by the same rule.
  */
 export function describeConfig(options: Record<string, unknown>): string {
   const v = (k: string): unknown => optionValue(options, k);
@@ -340,5 +356,25 @@ export function describeConfig(options: Record<string, unknown>): string {
   if (v('maxConcurrentAllocs') !== 0) parts.push(`mca ${v('maxConcurrentAllocs')}`);
   if (v('enableAutoscaling')) parts.push(`auto ${v('autoscalerMode')}`);
   if (v('maxRequests') !== 0) parts.push(`max ${v('maxRequests')} req`);
+  const described = [...DESCRIBED_KEYS, ...(v('enableAutoscaling') ? ['autoscalerMode'] : [])];
+  const defaults = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
+  for (const k of [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET]) {
+    if (described.includes(k) || !appliesInKey(k, v) || canonicalJson(v(k)) === canonicalJson(defaults[k])) continue;
+    parts.push(optionText(k, v(k)));
+  }
+  if (redefinedModel(options) !== undefined) parts.push('model redefined');
+  if (isTraceOnly(options)) parts.push('trace only');
   return parts.join(', ');
+}
+
+/** The options describeConfig words itself. */
+const DESCRIBED_KEYS: readonly string[] = ['model', 'numUsers', 'duration', 'cpuMemGb', 'gpuMemGb', 'generationMode', 'worldSize', 'maxConcurrentAllocs', 'enableAutoscaling', 'maxRequests'];
+
+/** One option as its flag says it: "warm-up 1", "disable-multi-turn" (a flag that is on), a file by its name. */
+function optionText(key: string, value: unknown): string {
+  const name = FLAG_BY_KEY.get(key)?.flag.replace(/^--/, '') ?? key;
+  if (value === true) return name;
+  if (typeof value === 'object' && value !== null) return `${name} set`; // the config file's tuning sections: too long for a label
+  if (typeof value === 'string' && (key === 'datasetPath' || key === 'burstTracePath')) return `${name} ${path.basename(value)}`;
+  return `${name} ${String(value)}`;
 }

@@ -290,7 +290,7 @@ export class Store {
     if (exact) return exact;
     const rows = this.db.prepare('SELECT * FROM drives WHERE label = ? OR id LIKE ?').all(ref, `${ref}%`) as Record<string, string | null>[];
     if (rows.length === 1) return rowToDrive(rows[0]);
-    if (rows.length === 0) throw new StoreError('NOT_FOUND', `no drive matches '${ref}' (see kvbench history --drives)`);
+    if (rows.length === 0) throw new StoreError('NOT_FOUND', `no drive matches '${ref}' (see kvbench history --systems)`);
     throw new StoreError('VALIDATION', `'${ref}' matches ${rows.length} drives: ${rows.map((r) => `${r.id} (${r.label})`).join(', ')}; use the id`);
   }
 

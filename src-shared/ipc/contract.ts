@@ -232,6 +232,8 @@ export const ScenarioSummarySchema = z.object({
     }),
   ),
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
+  /** Aggregated trials whose storage reads were not all the device's (page cache, RAM-backed). */
+  storageReadFlagged: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
@@ -243,11 +245,13 @@ export const ScenarioReportSchema = z.object({
   scenarios: z.array(ScenarioSummarySchema),
 });
 
-export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string() });
+/** readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
+export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), readNote: z.string().nullable() });
 
 export const TierRowSchema = z.object({
   scenarioId: z.string(),
   label: z.string(),
+  configKey: z.string(),
   configDescription: z.string(),
   systemId: z.string(),
   systemLabel: z.string(),
@@ -294,6 +298,8 @@ const winnerSchema = z.enum(['a', 'b', 'tie']).nullable();
 export const ConfigComparisonSchema = z.object({
   key: z.string(),
   scenarioId: z.string(),
+  /** Every scenario whose trials the row counts (scenarios that ran the same configuration are one). */
+  scenarioIds: z.array(z.string()),
   description: z.string(),
   placeA: z.string(),
   placeB: z.string(),
@@ -314,6 +320,9 @@ export const ConfigComparisonSchema = z.object({
   df: nnum,
   pValue: nnum,
   withinNoise: z.boolean().nullable(),
+  /** Trials of each side's median that the report flags (RAM-backed, page-cache reads, a stall). */
+  flaggedA: count,
+  flaggedB: count,
 });
 
 export const MetricComparisonSchema = z.object({
@@ -343,6 +352,8 @@ export const MetricComparisonSchema = z.object({
   noiseUnknown: count,
   medianCvA: nnum,
   medianCvB: nnum,
+  /** Compared configurations with a flagged trial on either side. */
+  flaggedConfigs: count,
 });
 export type MetricComparisonData = z.infer<typeof MetricComparisonSchema>;
 
@@ -354,6 +365,9 @@ export const GroupComparisonSchema = z.object({
     .object({ key: z.string(), label: z.string(), meanRatio: nnum, winRate: nnum, side: z.enum(['a', 'b']) })
     .nullable(),
 });
+
+const SideCautionsSchema = z.object({ matchedTrials: count, flaggedTrials: count, ramBacked: count, pageCache: count, stalled: count, other: count });
+export type SideCautionsData = z.infer<typeof SideCautionsSchema>;
 
 export const SystemComparisonSchema = z.object({
   a: z.object({ label: z.string(), id: z.string(), trials: count }),
@@ -367,6 +381,8 @@ export const SystemComparisonSchema = z.object({
   byCpuMem: z.array(GroupComparisonSchema),
   byModel: z.array(GroupComparisonSchema),
   variance: z.array(z.object({ users: num, configs: count, medianCvA: nnum, medianCvB: nnum })),
+  /** Each side's matched trials the report flags, by why (the notes say it in words). */
+  cautions: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }),
   notes: z.array(z.string()),
 });
 

@@ -64,7 +64,7 @@ describe('kvbench run under Open MPI, then kvbench merge', () => {
     expect(stored.code, explain(stored)).toBe(0);
     expect(stored.stdout).toMatch(/^imported .*merged\.json: trial 1, kvbench, complete$/m);
     const history = await runCli(['history', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
-    expect(history.stdout).toMatch(/^\s+1 .* shared +multi-host +1 +complete/m);
+    expect(history.stdout).toMatch(/^\s+1 .* shared +— +multi-host +1 +complete/m); // no --drive: the drive column says —
     // One rank alone is not the run.
     const one = await runCli(['merge', path.join(tmp, 'r.rank0.json')], { cwd: tmp });
     expect(one.code).toBe(1);

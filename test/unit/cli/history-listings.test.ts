@@ -9,6 +9,7 @@ import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';
+import { dbIn, importDrive } from '../export/drive-imports.ts';
 
 afterEach(removeTempDirs);
 
@@ -63,5 +64,37 @@ describe('kvbench history listings and filters', () => {
     expect(r.stdout).not.toContain(long.slice(0, 61));
     expect(r.stdout).toMatch(new RegExp(` ${short}\\s*\\n`));
     expect(r.stdout).not.toContain(`${short}…`);
+  });
+
+  it('names each trial\'s and suite\'s drive, and marks the trials the report flags', async () => {
+    // rev7 #11: a RAM loop device's trials and a disk's read alike ("vm", "stor rd 2.12 GB/s", unmarked).
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      await importDrive(store, dir, 'ram disk loop0 on tmpfs of a long name', [{ tokPerS: 300, ramBacked: true }]);
+      await importDrive(store, dir, 'B-disk', [{ tokPerS: 100 }]);
+    } finally {
+      store.close();
+    }
+    const history = (...args: string[]) => runInProcess(() => historyCommand([...args, '--db', dbIn(dir)]));
+    const trials = await history();
+    expect(trials.code, trials.stderr).toBe(0);
+    const lines = trials.stdout.split('\n');
+    expect(lines[0]).toMatch(/^trial\s+started\s+suite\s+system\s+drive\s+scenario\s+#\s+status\s+!\s+tok\/s/);
+    expect(lines.find((l) => l.includes('B-disk'))).toMatch(/ B-disk\s+storage-only\s+1\s+complete\s+100 /);
+    expect(lines.find((l) => l.includes('ram disk'))).toMatch(/ ram disk loop0 on tmpfs of …\s+storage-only\s+1\s+complete\s+!\s+300 /);
+    expect(trials.stdout).toContain('!: a trial the report flags (a RAM-backed cache directory');
+    const json = JSON.parse((await history('--json')).stdout) as { driveLabel: string; cautions: string[] }[];
+    expect(json.map((t) => [t.driveLabel, t.cautions.length])).toEqual([
+      ['B-disk', 0],
+      ['ram disk loop0 on tmpfs of a long name', 1],
+    ]);
+    const suites = await history('--suites');
+    const suiteLines = suites.stdout.split('\n');
+    expect(suiteLines[0]).toMatch(/^suite\s+created\s+system\s+drive\s+profile/);
+    expect(suiteLines[0]).toMatch(/running\s+!$/);
+    expect(suiteLines.find((l) => l.includes('B-disk'))).toMatch(/ 0$/);
+    expect(suiteLines.find((l) => l.includes('ram disk'))).toMatch(/ 1$/);
+    expect(suites.stdout).toContain('!: how many of its trials the report flags');
   });
 });

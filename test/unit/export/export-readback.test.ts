@@ -10,11 +10,11 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
 import type { Store } from '../../../src-main/store/store.ts';
-import { planSuite } from '../../../src-main/suite/planner.ts';
 import { RUN_OPTION_KEYS } from '../../../src-shared/domain/run-options.ts';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { METRICS } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { addSuiteTrials } from '../store/seed-store.ts';
 
 /** RFC 4180 parser (quoted fields, doubled quotes, CRLF), independent of the writer. */
 function parseCsv(text: string): string[][] {
@@ -62,21 +62,11 @@ afterEach(() => {
 
 /** A three-trial storage-only suite on `hw` (the third failed, with a reason full of commas, quotes and a newline); returns its id. */
 function addSuite(s: Store, hw: HardwareProfile, tokPerS: number): number {
-  s.upsertDetectedSystem(hw);
-  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 3, scenarios: ['storage-only'] });
-  const suiteId = s.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
-  const run = s.listRuns(suiteId)[0];
-  const snapshotId = s.saveHardwareSnapshot(hw);
-  for (let i = 0; i < 3; i++) {
-    const id = s.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: i, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
-    if (i === 2) {
-      s.finishTrial(id, { status: 'failed', reason: 'ENGINE_CRASHED: engine process "x" was killed, by SIGKILL\nlast output', wallMs: 10 });
-    } else {
-      const r = kvbenchResults({ tokPerS: tokPerS + i, durationS: Number(run.options.duration) }) as unknown as Record<string, unknown>;
-      s.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: r, metrics: extractMetrics(r), histograms: extractHistograms(r) });
-    }
-  }
-  return suiteId;
+  return addSuiteTrials(s, hw, 3, (i, options) =>
+    i === 2
+      ? { failed: 'ENGINE_CRASHED: engine process "x" was killed, by SIGKILL\nlast output' }
+      : { results: kvbenchResults({ tokPerS: tokPerS + i, durationS: Number(options.duration) }) as unknown as Record<string, unknown> },
+  );
 }
 
 /** A store with one three-trial suite. */
@@ -207,16 +197,18 @@ describe('exports read back', () => {
       ['scenarios', 3, 'excluded (failed)'],
       ['scenarios', 2, 'flagged'],
       ['tier comparison', null, 'note'],
+      ['tier comparison', null, 'note'],
     ]);
     expect(notes[1].message).toMatch(/^the device read 40\.0 % of the bytes the storage tier read: the page cache served the rest/);
-    expect(notes[2].message).toMatch(/^no bandwidth probe of the drive/);
+    expect(notes[2].message).toBe('1 row(s): the page cache served storage reads (storage-only: 1 of 2 trial(s)): their read numbers describe RAM, not the drive, so no read efficiency there');
+    expect(notes[3].message).toMatch(/^no bandwidth probe of the drive/);
     expect(rowsOf('Scenarios').every((r) => r.flagged === 1)).toBe(true);
     const pooled = rowsOf('Pooled latency');
     expect(pooled.map((p) => p.latency)).toEqual(report.scenarios[0].pooled.map((p) => p.name));
     expect(pooled[0]).toMatchObject({ scenario_id: 'storage-only', trials: 2, p95_ms: report.scenarios[0].pooled[0].p95Ms });
     const about = Object.fromEntries(rowsOf('About').map((r) => [r.item, r.value]));
     expect(about['pooled latency']).toMatch(/^Pooled latency: pooled latency percentiles from merged HDR histograms/);
-    expect(about.notes).toMatch(/^Notes: 3 /);
+    expect(about.notes).toMatch(/^Notes: 4 /);
     const trialRows = rowsOf('Trials');
     expect(trialRows.map((r) => r.caution)).toEqual([null, notes[1].message, null]);
     // The CSV: the same caution column.

@@ -89,7 +89,7 @@ describe('scenario report', () => {
     ];
     const s = buildScenarioReport(ts).scenarios[0];
     expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4, 6]);
-    expect(s.cautions[2].message).toMatch(/^the cache directory was on a RAM-backed filesystem \(tmpfs or ramfs\)/);
+    expect(s.cautions[2].message).toBe('the cache directory was RAM-backed (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): its storage numbers describe memory, not a drive');
     expect(s.cautions[0].message).toContain('31.0 %');
     expect(s.cautions[1].message).toMatch(/^the engine made the device read 2\.0 % of the bytes the storage tier read/);
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
@@ -279,7 +279,7 @@ describe('tier comparison', () => {
     const onRam = ts.map((t) => (t.scenarioId === 'storage-only' ? { ...t, metrics: { ...t.metrics, storage_ram_backed: 1 } } : t));
     const ram = buildTierComparison(buildScenarioReport(onRam), fakeHardware({ probe: true }));
     expect(ram.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeNull();
-    expect(ram.notes.join()).toMatch(/1 row\(s\) ran on a RAM-backed filesystem \(tmpfs or ramfs\): no storage efficiency there/);
+    expect(ram.notes).toContain('1 row(s) ran on a RAM-backed cache directory (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): no storage efficiency there');
   });
 
   it('refuses a stated bandwidth for rows of several drives: one datasheet describes one drive', () => {

@@ -557,7 +557,7 @@ describe('report', () => {
 
   it('says why a RAM-backed selection has no storage efficiency, rather than asking for a probe', async () => {
     const base = report();
-    const note = '1 row(s) ran on a RAM-backed filesystem (tmpfs or ramfs): no storage efficiency there';
+    const note = '1 row(s) ran on a RAM-backed cache directory (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): no storage efficiency there';
     const rows = base.tiers.rows.map((r) => ({ ...r, storageReadEfficiency: null, storageWriteEfficiency: null, cpuReadEfficiency: null }));
     installFakeApi({ 'report.build': () => ({ ...base, tiers: { ...base.tiers, rows, notes: [note] } }) });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
@@ -656,6 +656,7 @@ describe('report', () => {
 });
 
 describe('compare', () => {
+  const clean = { matchedTrials: 2, flaggedTrials: 0, ramBacked: 0, pageCache: 0, stalled: 0, other: 0 };
   /** lab1 (A) against slow-box (B), matched by configuration; the test gives the metrics. */
   const systemComparison = (n: { trialsA: number; trialsB: number; matched: number; unmatchedA: number }): Omit<ResponseOf<'report.compare'>, 'metrics'> => ({
     a: { label: 'lab1', id: 'sys-1', trials: n.trialsA },
@@ -668,6 +669,7 @@ describe('compare', () => {
     byCpuMem: [],
     byModel: [],
     variance: [],
+    cautions: { a: clean, b: clean },
     notes: [],
     unreadable: [],
   });
@@ -689,7 +691,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
@@ -706,11 +708,12 @@ describe('compare', () => {
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.3,
+            flaggedConfigs: 0,
           },
           {
             // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 1.01,
             geoMeanRatio: 1.01,
@@ -727,11 +730,12 @@ describe('compare', () => {
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.04,
+            flaggedConfigs: 0,
           },
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0 }],
             compared: 1,
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
@@ -748,6 +752,7 @@ describe('compare', () => {
             noiseUnknown: 1,
             medianCvA: 0.2,
             medianCvB: null,
+            flaggedConfigs: 0,
           },
         ],
       }),
@@ -778,13 +783,39 @@ describe('compare', () => {
     expect(w.text()).toContain('real (p 0.010)');
   });
 
+  it('a side with flagged trials says how many beside its trials, per configuration, and why in the notes', async () => {
+    const note = 'A (lab1): 2 of its 2 matched trial(s) ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive';
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 2, trialsB: 2, matched: 1, unmatchedA: 0 }),
+        cautions: { a: { ...clean, flaggedTrials: 2, ramBacked: 2 }, b: clean },
+        notes: [note],
+        metrics: [
+          {
+            metric: METRIC_BY_KEY.storage_read_bytes_per_s,
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0 }],
+            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
+          },
+        ],
+      }),
+    });
+    const w = await comparedView();
+    expect(w.get('[data-test=flagged-a]').text()).toBe('· 2 of 2 matched flagged');
+    expect(w.find('[data-test=flagged-b]').exists()).toBe(false);
+    expect(w.text()).toContain(note);
+    await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
+    const cells = w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('tbody td').map((td) => td.text());
+    expect(cells.at(-1)).toBe('2 / 0');
+  });
+
   it('the bar is the geometric mean the verdict tests, so it is drawn in the verdict\'s colour; where the mean or the win rate lean the other way, the table\'s mean is amber with the model\'s reason', async () => {
     const caveat = 'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size';
     const config = (k: string, medianA: number, medianB: number) => ({
-      key: k, scenarioId: 's', description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.001, cvB: 0.001, winner: medianA > medianB ? ('a' as const) : ('b' as const),
-      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false,
+      key: k, scenarioId: 's', scenarioIds: ['s'], description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.001, cvB: 0.001, winner: medianA > medianB ? ('a' as const) : ('b' as const),
+      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0,
     });
-    const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001 };
+    const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001, flaggedConfigs: 0 };
     installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({

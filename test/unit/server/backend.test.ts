@@ -528,6 +528,11 @@ describe('backend', () => {
     const cmp = ok(await t.backend.invoke('report.compare', { kind: 'system', a: here, b: 'slow-box' })) as { matched: number; metrics: { metric: { key: string }; winRateA: number | null }[] };
     expect(cmp.matched).toBe(1);
     expect(cmp.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.winRateA).toBe(1);
+    // A system against itself is no comparison: refused, not "≈ noise" on every metric.
+    expect(await t.backend.invoke('report.compare', { kind: 'system', a: here, b: 'lab-a' })).toMatchObject({
+      ok: false,
+      error: { code: 'VALIDATION', message: `A and B are the same system (lab-a, ${here}): compare two different systems` },
+    });
 
     const slow = ok(await t.backend.invoke('history.list', { selection: { systemIds: [imp.systemId] } })) as { trials: { id: number; suiteId: number }[] };
     expect(ok(await t.backend.invoke('trials.delete', { ids: [slow.trials[0].id] }))).toEqual({ deleted: 1 });

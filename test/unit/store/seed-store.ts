@@ -6,6 +6,7 @@ import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
+import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { fakeHardware, kvbenchResults } from './fixtures.ts';
 
 /** Creates `file` with one complete trial; returns the open store (close it for a checkpointed file with no -wal). */
@@ -35,4 +36,26 @@ export function copyWithPendingWal(source: string, copy: string): void {
   fs.copyFileSync(source, copy);
   fs.copyFileSync(`${source}-wal`, `${copy}-wal`);
   store.close();
+}
+
+/** How a trial of addSuiteTrials ends: with these results (complete), or failed for this reason. */
+export type TrialOutcome = { results: Record<string, unknown> } | { failed: string };
+
+/**
+ * A smoke suite's storage-only run of `n` trials on `hw`, its hardware snapshot stored with them,
+ * each trial finished as `outcome` says (given its index and the run's options); returns the suite id.
+ */
+export function addSuiteTrials(s: Store, hw: HardwareProfile, n: number, outcome: (i: number, options: Record<string, unknown>) => TrialOutcome): number {
+  s.upsertDetectedSystem(hw);
+  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: n, scenarios: ['storage-only'] });
+  const suiteId = s.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+  const run = s.listRuns(suiteId)[0];
+  const snapshotId = s.saveHardwareSnapshot(hw);
+  for (let i = 0; i < n; i++) {
+    const id = s.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: i, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+    const o = outcome(i, run.options);
+    if ('failed' in o) s.finishTrial(id, { status: 'failed', reason: o.failed, wallMs: 10 });
+    else s.finishTrial(id, { status: 'complete', reason: null, wallMs: 4000, results: o.results, metrics: extractMetrics(o.results), histograms: extractHistograms(o.results) });
+  }
+  return suiteId;
 }

@@ -1,0 +1,56 @@
+// Drives compared as a reviewer compares them: kvbench results files imported into a real database
+// under one system with a --drive label each (the import path `kvbench import` takes), then read back
+// through the store for `kvbench report --compare … --drives`.
+import path from 'node:path';
+import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { kvbenchResults, writeResults } from '../store/fixtures.ts';
+
+/** The reviewer's runs: tiny-1b, 4 users, 4 s, no CPU or GPU tier, no generation, 1 s warm-up, a 1 GiB storage cap. */
+export const DRIVE_RUN_OPTIONS: Readonly<Record<string, unknown>> = Object.freeze({
+  model: 'tiny-1b',
+  numUsers: 4,
+  duration: 4,
+  cpuMemGb: 0,
+  gpuMemGb: 0,
+  generationMode: 'none',
+  warmUp: 1,
+  storageCapacityGb: 1,
+  seed: 42,
+});
+
+export interface DriveRun {
+  tokPerS: number;
+  /** Added to (or replacing) DRIVE_RUN_OPTIONS. */
+  options?: Record<string, unknown>;
+  /** The cache directory was RAM-backed (tmpfs, or a loop device on it). */
+  ramBacked?: boolean;
+  /** The device's and the engine's read coverage (below 0.95: the page cache served reads). */
+  readCoverage?: number;
+  status?: 'complete' | 'partial';
+  readBytesPerS?: number;
+}
+
+let files = 0;
+
+/** Imports `runs` as trials of system `rig` on drive `drive`, filed under `scenarioId`; returns their trial ids. */
+export async function importDrive(store: Store, dir: string, drive: string, runs: readonly DriveRun[], scenarioId = 'storage-only'): Promise<number[]> {
+  const written = runs.map((run) => {
+    const r = kvbenchResults({ tokPerS: run.tokPerS, status: run.status, readBytesPerS: run.readBytesPerS, durationS: 4 });
+    r.kvbench.run_options = { ...DRIVE_RUN_OPTIONS, ...run.options };
+    if (run.ramBacked) {
+      r.kvbench.tiers.storage.ram_backed = true;
+      r.kvbench.tiers.storage.ram_filesystem = 'loop0 on tmpfs';
+    }
+    if (run.readCoverage !== undefined) {
+      r.kvbench.device_io.read_coverage = run.readCoverage;
+      r.kvbench.device_io.process_read_coverage = run.readCoverage;
+    }
+    return writeResults(dir, `run-${++files}.json`, r);
+  });
+  const result = await importResultsFiles(store, written, { systemLabel: 'rig', driveLabel: drive, scenarioId });
+  if (result.errors.length > 0 || result.skipped.length > 0) throw new Error(`import failed: ${JSON.stringify([...result.errors, ...result.skipped])}`);
+  return result.imported.map((f) => f.trialId);
+}
+
+export const dbIn = (dir: string): string => path.join(dir, 'kvbench.db');
