@@ -105,7 +105,7 @@ export interface RunFacts {
 
 const ms = (ns: number): number => ns / 1e6;
 
-function percentilesMs(h: LatencyHistogram): PercentilesMs {
+export function percentilesMs(h: LatencyHistogram): PercentilesMs {
   const s = h.summary();
   return { mean: ms(s.meanNs), p50: ms(s.p50Ns), p95: ms(s.p95Ns), p99: ms(s.p99Ns), p999: ms(s.p999Ns), p9999: ms(s.p9999Ns) };
 }

@@ -104,6 +104,26 @@ function expectLatencySummaryMatchesList(s: LatencySummaryNs, listS: number[], w
   }
 }
 
+/** The rank an HDR histogram reads percentile `pct` at: the ⌈pct·n/100⌉-th smallest of n values (1-based). */
+const hdrRank = (pct: number, n: number): number => Math.max(Math.ceil((pct * n) / 100 - 1e-9), 1);
+
+/**
+ * Percentiles (ms) against the raw list they summarise (s). HDR reads the value at hdrRank, to its 3
+ * significant digits (0.1 %): one of the two closest ranks between which numpy's default (type 7)
+ * interpolates, so it is compared with that rank, and checked to lie within type 7's bracket.
+ */
+function expectPercentilesOfList(p: Omit<PercentilesMs, 'mean'>, listS: number[], what: string): void {
+  const sorted = listS.map((x) => x * 1e3).sort((a, b) => a - b);
+  const n = sorted.length;
+  for (const [key, pct] of [['p50', 50], ['p95', 95], ['p99', 99], ['p999', 99.9], ['p9999', 99.99]] as const) {
+    const atRankMs = sorted[hdrRank(pct, n) - 1];
+    expect(Math.abs(p[key] - atRankMs), `${what}.${key}: ${p[key]} vs ${atRankMs} (of ${n} values)`).toBeLessThanOrEqual(atRankMs / 1000 + 1e-6);
+    const h = ((n - 1) * pct) / 100;
+    expect(p[key], `${what}.${key} within type 7's bracket`).toBeGreaterThanOrEqual(sorted[Math.floor(h)] - 1e-6);
+    expect(p[key], `${what}.${key} within type 7's bracket`).toBeLessThanOrEqual(sorted[Math.min(Math.floor(h) + 1, n - 1)] * 1.001 + 1e-6);
+  }
+}
+
 describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
   it('exits 0, writes every reference key with consistent values, and leaves the cache dir as it found it', async () => {
     const tmp = makeTempDir();
@@ -193,6 +213,11 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expectLatencySummaryMatchesList(kv.latency.prefill, res.prefill_latencies, 'prefill');
     expectLatencySummaryMatchesList(kv.latency.decode, res.decode_latencies, 'decode');
     expect(kv.latency.queue_wait.count).toBe(n);
+    // The percentiles are those of the samples the raw lists hold, in the summary and in the kvbench section.
+    expectPercentilesOfList(s.end_to_end_latency_ms, res.end_to_end_latencies, 'end_to_end_latency_ms');
+    expectPercentilesOfList(s.storage_io_latency_ms, res.storage_latencies, 'storage_io_latency_ms');
+    const e2eMs = kv.latency.end_to_end;
+    expectPercentilesOfList({ p50: e2eMs.p50_ns / 1e6, p95: e2eMs.p95_ns / 1e6, p99: e2eMs.p99_ns / 1e6, p999: e2eMs.p999_ns / 1e6, p9999: e2eMs.p9999_ns / 1e6 }, res.end_to_end_latencies, 'kvbench.latency.end_to_end');
     // Every request's end-to-end time contains its storage time.
     for (let i = 0; i < n; i++) expect(res.end_to_end_latencies[i]).toBeGreaterThanOrEqual(res.storage_latencies[i]);
     const qosTotal = sum(

@@ -6,6 +6,7 @@ import { latencySummaryNs } from '../../../src-main/engine/report/results-builde
 import { MergeError, mergeRanks, type RankResultsFile } from '../../../src-main/export/merge-ranks.ts';
 import { mergedResultsFile } from '../../../src-main/export/merged-results-file.ts';
 import { ResultsFileSchema, ResultsValuesSchema } from '../../../src-main/store/results-ingest.ts';
+import { expectPercentilesOf, exponentialNs } from '../../support/known-distribution.ts';
 
 const S = 1e9;
 const T0 = Date.parse('2026-11-24T10:00:00Z') * 1e6;
@@ -139,6 +140,18 @@ describe('mergeRanks', () => {
     const l = mergeRanks(ranks).latency['tier_read.storage'];
     expect(l.p99_ns).toBe(3_349_943_456);
     expect(l.max_rank_p95_ns).toBe(reportedP95.p95_ns);
+  });
+
+  it('gives the pooled values\' own P50, P95 and P99 (to HDR precision), not one rank\'s', () => {
+    const valuesNs = exponentialNs(20_000);
+    const ms = valuesNs.map((v) => v / 1e6);
+    // Each rank holds every other quantile: the pool is the whole distribution, neither rank alone is.
+    const l = mergeRanks([
+      rankFile({ rank: 0, readLatenciesMs: ms.filter((_, i) => i % 2 === 0) }),
+      rankFile({ rank: 1, readLatenciesMs: ms.filter((_, i) => i % 2 === 1) }),
+    ]).latency['tier_read.storage'];
+    expect(l.count).toBe(valuesNs.length);
+    expectPercentilesOf(valuesNs, { 50: l.p50_ns, 95: l.p95_ns, 99: l.p99_ns });
   });
 
   it('refuses files that are not one whole run', () => {
