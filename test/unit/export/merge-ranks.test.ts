@@ -154,6 +154,25 @@ describe('mergeRanks', () => {
     expectPercentilesOf(valuesNs, { 50: l.p50_ns, 95: l.p95_ns, 99: l.p99_ns });
   });
 
+  it('keeps each rank\'s sum: the merged mean is Σsum ÷ Σcount, in kvbench_merge and in the reference keys', () => {
+    const r0 = rankFile({ rank: 0, readLatenciesMs: [1, 2, 3] });
+    const r1 = rankFile({ rank: 1, readLatenciesMs: [10, 20] });
+    for (const [f, e2eMs] of [[r0, [100, 200, 300]], [r1, [1000]]] as const) {
+      const r = f.results as { requests_completed: number; kvbench: { latency: Record<string, unknown> } };
+      r.requests_completed = e2eMs.length;
+      r.kvbench.latency.end_to_end = histogram([...e2eMs]);
+    }
+    const m = mergeRanks([r0, r1]);
+    const read = (m.histograms.tier_read as Record<string, { count: number; sum_ns: number; mean_ns: number }>).storage;
+    expect(read.count).toBe(5);
+    expect(read.sum_ns).toBeCloseTo(36e6, 0);
+    expect(read.mean_ns).toBeCloseTo(36e6 / 5, 0);
+    const e2e = m.histograms.end_to_end as { sum_ns: number; mean_ns: number };
+    expect(e2e.mean_ns).toBeCloseTo(1600e6 / 4, 0);
+    const summary = mergedResultsFile(m).summary as { end_to_end_latency_ms: { mean: number } };
+    expect(summary.end_to_end_latency_ms.mean).toBeCloseTo(400, 9);
+  });
+
   it('refuses files that are not one whole run', () => {
     expect(refusal([rankFile({ rank: 0 }), rankFile({ rank: 0 })])).toEqual(['rank 0 appears twice: r.rank0.json and r.rank0.json', 'rank(s) 1 of 2 missing: a merge of some ranks would understate what the storage served all of them']);
     expect(refusal([rankFile({ rank: 0, worldSize: 3 }), rankFile({ rank: 1, worldSize: 3 })])).toEqual([

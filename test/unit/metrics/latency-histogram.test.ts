@@ -73,4 +73,23 @@ describe('LatencyHistogram', () => {
     expectPercentilesOf(values, reported(h.summary()));
     expect(h.percentileNs(99)).toBe(h.summary().p99Ns);
   });
+
+  it('merging and decoding keep the sum, so the mean of merged trials or ranks is Σsum ÷ Σcount', () => {
+    const values = exponentialNs();
+    // Two halves recorded apart (the odd and even quantiles), as two ranks would, then encoded as stored.
+    const halves = [values.filter((_, i) => i % 2 === 0), values.filter((_, i) => i % 2 === 1)].map((vs) => {
+      const h = new LatencyHistogram();
+      for (const v of vs) h.record(v);
+      return LatencyHistogram.decode(h.encode(), h.sumNs);
+    });
+    const total = values.reduce((a, v) => a + v, 0);
+    expect(halves[0].sumNs + halves[1].sumNs).toBe(total);
+    const merged = new LatencyHistogram();
+    for (const h of halves) merged.merge(h);
+    expect(merged.count).toBe(values.length);
+    expect(merged.sumNs).toBe(total);
+    expect(merged.summary().meanNs).toBe(total / values.length);
+    expect(merged.copy().summary().meanNs).toBe(total / values.length);
+    expectPercentilesOf(values, reported(merged.summary()));
+  });
 });
