@@ -290,10 +290,10 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
   return result;
 }
 
-function qosMetrics(f: RunFacts): RunSummary['qos_metrics'] {
+export function qosMetrics(recorder: RunRecorder): RunSummary['qos_metrics'] {
   const out = {} as RunSummary['qos_metrics'];
   for (const level of ['interactive', 'responsive', 'batch'] as const) {
-    const q = f.recorder.qos.get(level);
+    const q = recorder.qos.get(level);
     if (!q || q.latency.count === 0) {
       out[level] = { no_data: true };
       continue;
@@ -621,7 +621,7 @@ export function buildResults(f: RunFacts): RunResults {
       storage_io_latency_ms: percentilesMs(rec.storageIo),
       generation_latency_ms: percentilesMs(rec.generation),
       cache_stats: cacheStats(f, elapsedS, storageCaveats(f, results.kvbench)),
-      qos_metrics: qosMetrics(f),
+      qos_metrics: qosMetrics(f.recorder),
       prefix_cache_stats: f.options.disablePrefixCaching
         ? {}
         : {

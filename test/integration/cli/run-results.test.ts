@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LatencySummaryNs, PercentilesMs, RunResults, TierBytes } from '../../../src-shared/domain/results.ts';
+import type { LatencySummaryNs, PercentilesMs, QosLevelMetrics, RunResults, TierBytes } from '../../../src-shared/domain/results.ts';
 import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
 
 afterEach(removeTempDirs);
@@ -124,6 +124,26 @@ function expectPercentilesOfList(p: Omit<PercentilesMs, 'mean'>, listS: number[]
   }
 }
 
+/**
+ * A QoS class's compliance (the share of its requests within the target) against the class's stored
+ * percentiles: a percentile at or under the target puts at least its rank's share within it, one over
+ * it (by more than HDR's 0.1 %) puts every request from its rank up over it.
+ */
+function expectComplianceOfClass(q: QosLevelMetrics, what: string): void {
+  const n = q.total_requests;
+  const target = q.sla.target_p95_ms;
+  const violations = Math.round((1 - q.sla.compliance) * n);
+  expectClose((1 - q.sla.compliance) * n, violations, `${what}: violations are whole requests`, 1e-9);
+  expect(q.sla.met, `${what}.met`).toBe(q.sla.compliance >= 0.95);
+  expect(q.sla.actual_p95_ms, `${what}.actual_p95_ms`).toBe(q.latency_ms.p95);
+  for (const [key, pct] of [['p50', 50], ['p95', 95], ['p99', 99], ['max', 100]] as const) {
+    const v = q.latency_ms[key];
+    const r = hdrRank(pct, n);
+    if (v <= target) expect(violations, `${what}: ${key} ${v} ms is within ${target} ms`).toBeLessThanOrEqual(n - r);
+    if (v > target * 1.001) expect(violations, `${what}: ${key} ${v} ms is over ${target} ms`).toBeGreaterThanOrEqual(n - r + 1);
+  }
+}
+
 describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
   it('exits 0, writes every reference key with consistent values, and leaves the cache dir as it found it', async () => {
     const tmp = makeTempDir();
@@ -227,6 +247,10 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
       }),
     );
     expect(qosTotal, 'requests over the QoS classes').toBe(n);
+    for (const level of ['interactive', 'responsive', 'batch'] as const) {
+      const q = s.qos_metrics[level];
+      if (!('no_data' in q)) expectComplianceOfClass(q, `qos_metrics.${level}`);
+    }
 
     // ---- totals and the rates derived from them ----
     expect(s.total_tokens).toBe(res.total_tokens_generated);

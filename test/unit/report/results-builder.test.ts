@@ -1,7 +1,8 @@
 // The results file's summaries read from the engine's histograms, checked on known inputs.
 import { describe, expect, it } from 'vitest';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
-import { percentilesMs } from '../../../src-main/engine/report/results-builder.ts';
+import { RunRecorder } from '../../../src-main/engine/metrics/run-recorder.ts';
+import { percentilesMs, qosMetrics } from '../../../src-main/engine/report/results-builder.ts';
 import { expectPercentilesOf, exponentialNs } from '../../support/known-distribution.ts';
 
 describe('percentilesMs (the summary\'s *_latency_ms keys)', () => {
@@ -12,5 +13,33 @@ describe('percentilesMs (the summary\'s *_latency_ms keys)', () => {
     const p = percentilesMs(h);
     expectPercentilesOf(values.map((v) => v / 1e6), { 50: p.p50, 95: p.p95, 99: p.p99, 99.9: p.p999, 99.99: p.p9999 });
     expect(p.mean).toBeCloseTo(values.reduce((a, v) => a + v, 0) / values.length / 1e6, 12);
+  });
+});
+
+describe('qosMetrics (the recorder counts requests over their class target; the results say what share met it)', () => {
+  const request = (qos: 'interactive' | 'responsive' | 'batch', endToEndMs: number) =>
+    ({ qos, generationTokens: 1, queueWaitNs: 0, storageNs: 0, generationNs: 0, endToEndNs: endToEndMs * 1e6, prefillNs: null, decodeNs: null }) as const;
+
+  it('3 of 10 interactive requests over 50 ms: compliance 0.7, not met; 1 of 20 responsive over 100 ms: 0.95, met', () => {
+    const rec = new RunRecorder({ interactive: 50, responsive: 100, batch: 1000 });
+    for (const v of [10, 15, 20, 25, 30, 35, 40, 60, 70, 80]) rec.complete(request('interactive', v));
+    for (let i = 1; i <= 19; i++) rec.complete(request('responsive', 50 + i));
+    rec.complete(request('responsive', 150));
+    expect(rec.qos.get('interactive')!.violations).toBe(3);
+    expect(rec.qos.get('responsive')!.violations).toBe(1);
+    const q = qosMetrics(rec);
+    expect(q.batch).toEqual({ no_data: true });
+    const interactive = q.interactive as Exclude<typeof q.interactive, { no_data: true }>;
+    expect(interactive.total_requests).toBe(10);
+    expect(interactive.sla).toMatchObject({ target_p95_ms: 50, compliance: 0.7, met: false });
+    // Its P95 is the 10th value (80 ms), to HDR's 0.1 %; the SLA states the same one.
+    expect(interactive.latency_ms.p95).toBeCloseTo(80, 1);
+    expect(interactive.latency_ms.max).toBeCloseTo(80, 1);
+    expect(interactive.latency_ms.mean).toBeCloseTo(38.5, 9);
+    expect(interactive.sla.actual_p95_ms).toBe(interactive.latency_ms.p95);
+    const responsive = q.responsive as Exclude<typeof q.responsive, { no_data: true }>;
+    // Exactly 95 % within target meets it.
+    expect(responsive.sla).toMatchObject({ target_p95_ms: 100, compliance: 0.95, met: true });
+    expect(responsive.total_requests).toBe(20);
   });
 });
