@@ -139,7 +139,12 @@ interface StorageCaveats {
   write: string | null;
 }
 
-function storageHealth(f: RunFacts, cs: Record<string, unknown>, elapsedS: number, caveats: StorageCaveats): StorageHealth {
+export function storageHealth(
+  f: { options: Pick<RunOptions, 'performanceProfile'>; cache: Pick<MultiTierCache, 'tierStats' | 'hits'> },
+  cs: Record<string, unknown>,
+  elapsedS: number,
+  caveats: StorageCaveats,
+): StorageHealth {
   const caveat = caveats.read === null ? {} : { caveat: caveats.read };
   const writeCaveat = caveats.write === null ? {} : { caveat: caveats.write };
   const criteria: StorageHealthCriterion[] = [];

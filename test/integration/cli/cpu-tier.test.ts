@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+import { expectLatencyProfileHealth } from './storage-health-expectations.ts';
 
 afterEach(removeTempDirs);
 
@@ -60,6 +61,13 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(cpu.read_bytes, 'CPU reads include the demoted bytes').toBeGreaterThanOrEqual(demotion.bytes);
     expect(storage.write_ops).toBeGreaterThanOrEqual(demotion.count);
     expect(cs.offloads_storage).toBe(storage.write_ops);
+    // Every write in the CPU tier placed an entry there: nothing sits above it to demote into it, and
+    // nothing is promoted without --promotion.
+    expect(kv.promotion.moves).toEqual({});
+    expect(cs.offloads_cpu).toBeGreaterThan(0);
+    expect(cs.offloads_cpu).toBe(cpu.write_ops);
+    // The storage-health criteria, with the CPU tier's among them.
+    expectLatencyProfileHealth(res);
 
     // The CPU tier kept within its budget: 80 % of it, except that a nearly empty tier (under 5 %)
     // takes one entry of up to 95 % (the reference's rule; tiny-1b's coding users make such entries),

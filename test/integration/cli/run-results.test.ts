@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LatencySummaryNs, PercentilesMs, QosLevelMetrics, RunResults, TierBytes } from '../../../src-shared/domain/results.ts';
 import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+import { expectLatencyProfileHealth } from './storage-health-expectations.ts';
 
 afterEach(removeTempDirs);
 
@@ -357,6 +358,7 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(health.total_count).toBe(health.criteria.length);
     expect(health.passed_count).toBe(health.criteria.filter((c) => c.passed).length);
     expect(health.overall_status).toBe(health.passed_count === health.total_count ? 'PASS' : 'FAIL');
+    expectLatencyProfileHealth(res);
 
     // ---- timeline ----
     expect(kv.timeline.length, 'about one point per second of a 5 s run').toBeGreaterThanOrEqual(3);

@@ -1,9 +1,11 @@
 // The results file's summaries read from the engine's histograms, checked on known inputs.
 import { describe, expect, it } from 'vitest';
+import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { RunRecorder } from '../../../src-main/engine/metrics/run-recorder.ts';
-import { percentilesMs, qosMetrics } from '../../../src-main/engine/report/results-builder.ts';
+import { percentilesMs, qosMetrics, storageHealth } from '../../../src-main/engine/report/results-builder.ts';
 import { expectPercentilesOf, exponentialNs } from '../../support/known-distribution.ts';
+import { MemoryTier, TerminalMemoryTier, patternSource } from '../../support/memory-tier.ts';
 
 describe('percentilesMs (the summary\'s *_latency_ms keys)', () => {
   it('gives each key the percentile it names, in ms, and the exact mean', () => {
@@ -41,5 +43,46 @@ describe('qosMetrics (the recorder counts requests over their class target; the 
     // Exactly 95 % within target meets it.
     expect(responsive.sla).toMatchObject({ target_p95_ms: 100, compliance: 0.95, met: true });
     expect(responsive.total_requests).toBe(20);
+  });
+});
+
+describe('storageHealth (the latency profile\'s criteria)', () => {
+  const ref = (key: string, sizeBytes: number) => ({ key, keyHash: BigInt(key.length + 1), sizeBytes });
+
+  it('states each tier\'s P95 and the hit rate as measured, and passes each only when it beats its target', async () => {
+    const cache = new MultiTierCache([
+      { backend: new MemoryTier('cpu'), budgetBytes: 1000 },
+      { backend: new TerminalMemoryTier('storage'), budgetBytes: 100_000 },
+    ]);
+    // Above 95 % of the CPU budget: placed in storage. The small one stays in the CPU tier.
+    expect((await cache.write(ref('big', 960), patternSource(1))).tier).toBe('storage');
+    expect((await cache.write(ref('small', 100), patternSource(2))).tier).toBe('cpu');
+    // 1 hit in 5 lookups: a 20 % hit rate, under the 30 % target.
+    expect((await cache.read('big', 'user')).hit).toBe(true);
+    for (const k of ['m1', 'm2', 'm3', 'm4']) expect((await cache.read(k, 'user')).hit).toBe(false);
+    const rate = cache.hits.hits / (cache.hits.hits + cache.hits.misses);
+    expect(rate).toBe(0.2);
+
+    const health = storageHealth({ options: { performanceProfile: 'latency' }, cache }, { cache_hit_rate: rate }, 1, { read: null, write: null });
+    const st = (t: 'cpu' | 'storage') => cache.tierStats.get(t)!;
+    const p95Ms = (h: LatencyHistogram) => h.percentileNs(95) / 1e6;
+    expect(health.criteria.map((c) => [c.name, c.target, c.actual])).toEqual([
+      ['Storage Tier Write Total P95 < 500ms', 500, p95Ms(st('storage').write.latency)],
+      ['Storage Tier Read Total P95 < 200ms', 200, p95Ms(st('storage').read.latency)],
+      ['CPU RAM P95 < 150ms', 150, p95Ms(st('cpu').write.latency)],
+      ['Cache Hit Rate > 30%', 0.3, 0.2],
+    ]);
+    for (const c of health.criteria) {
+      expect(c.passed, c.name).toBe(c.name.includes(' < ') ? (c.actual as number) < (c.target as number) : (c.actual as number) > (c.target as number));
+    }
+    expect(health.criteria.at(-1)!.passed).toBe(false);
+    expect(health).toMatchObject({ overall_status: 'FAIL', passed_count: health.criteria.filter((c) => c.passed).length, total_count: 4 });
+
+    // Two more hits: 3 in 7 lookups, 43 %, over the target.
+    await cache.read('big', 'user');
+    await cache.read('small', 'user');
+    const rate2 = cache.hits.hits / (cache.hits.hits + cache.hits.misses);
+    const again = storageHealth({ options: { performanceProfile: 'latency' }, cache }, { cache_hit_rate: rate2 }, 1, { read: null, write: null });
+    expect(again.criteria.at(-1)).toMatchObject({ name: 'Cache Hit Rate > 30%', actual: 3 / 7, passed: true });
   });
 });
