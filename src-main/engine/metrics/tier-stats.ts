@@ -82,7 +82,10 @@ export class TierStats {
   demotedOutBytes = 0;
   /** Bytes that arrived by demotion (also counted in `write`). */
   demotedInBytes = 0;
-  /** Entries deleted to make room (storage tier only: the only deletion the rules allow). */
+  /**
+   * Entries deleted to make room: the terminal (storage) tier's LRU entries, and an entry demoted from
+   * a tier above that no tier below can hold (it leaves the cache from that tier).
+   */
   evictedEntries = 0;
   evictedBytes = 0;
   /** Requests for which this tier was the home of a new entry. */

@@ -105,7 +105,7 @@ export interface RunFacts {
 
 const ms = (ns: number): number => ns / 1e6;
 
-function percentilesMs(h: LatencyHistogram): PercentilesMs {
+export function percentilesMs(h: LatencyHistogram): PercentilesMs {
   const s = h.summary();
   return { mean: ms(s.meanNs), p50: ms(s.p50Ns), p95: ms(s.p95Ns), p99: ms(s.p99Ns), p999: ms(s.p999Ns), p9999: ms(s.p9999Ns) };
 }
@@ -139,7 +139,12 @@ interface StorageCaveats {
   write: string | null;
 }
 
-function storageHealth(f: RunFacts, cs: Record<string, unknown>, elapsedS: number, caveats: StorageCaveats): StorageHealth {
+export function storageHealth(
+  f: { options: Pick<RunOptions, 'performanceProfile'>; cache: Pick<MultiTierCache, 'tierStats' | 'hits'> },
+  cs: Record<string, unknown>,
+  elapsedS: number,
+  caveats: StorageCaveats,
+): StorageHealth {
   const caveat = caveats.read === null ? {} : { caveat: caveats.read };
   const writeCaveat = caveats.write === null ? {} : { caveat: caveats.write };
   const criteria: StorageHealthCriterion[] = [];
@@ -290,10 +295,10 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
   return result;
 }
 
-function qosMetrics(f: RunFacts): RunSummary['qos_metrics'] {
+export function qosMetrics(recorder: RunRecorder): RunSummary['qos_metrics'] {
   const out = {} as RunSummary['qos_metrics'];
   for (const level of ['interactive', 'responsive', 'batch'] as const) {
-    const q = f.recorder.qos.get(level);
+    const q = recorder.qos.get(level);
     if (!q || q.latency.count === 0) {
       out[level] = { no_data: true };
       continue;
@@ -623,7 +628,7 @@ export function buildResults(f: RunFacts): RunResults {
       storage_io_latency_ms: percentilesMs(rec.storageIo),
       generation_latency_ms: percentilesMs(rec.generation),
       cache_stats: cacheStats(f, elapsedS, storageCaveats(f, results.kvbench)),
-      qos_metrics: qosMetrics(f),
+      qos_metrics: qosMetrics(f.recorder),
       prefix_cache_stats: f.options.disablePrefixCaching
         ? {}
         : {

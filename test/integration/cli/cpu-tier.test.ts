@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+import { expectLatencyProfileHealth } from './storage-health-expectations.ts';
 
 afterEach(removeTempDirs);
 
@@ -60,6 +61,26 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(cpu.read_bytes, 'CPU reads include the demoted bytes').toBeGreaterThanOrEqual(demotion.bytes);
     expect(storage.write_ops).toBeGreaterThanOrEqual(demotion.count);
     expect(cs.offloads_storage).toBe(storage.write_ops);
+    // Every write in the CPU tier placed an entry there: nothing sits above it to demote into it, and
+    // nothing is promoted without --promotion.
+    expect(kv.promotion.moves).toEqual({});
+    expect(cs.offloads_cpu).toBeGreaterThan(0);
+    expect(cs.offloads_cpu).toBe(cpu.write_ops);
+    // The storage-health criteria, with the CPU tier's among them.
+    expectLatencyProfileHealth(res);
+    // The reference's totals are request-level: the tiers' counters less the demotions between them
+    // (whole operations, counted when they complete, as the demotion record is).
+    expect(cs.read_iops).toBe(cpu.read_ops + storage.read_ops - demotion.count);
+    expect(cs.write_iops).toBe(cpu.write_ops + storage.write_ops - demotion.count);
+    expect(cs.read_iops, 'every hit is one request-level read').toBe(cs.cache_hits);
+    // Bytes count chunk by chunk: a demotion still in flight when the window closed moved some bytes
+    // but is not in the record. Its victim was still in the CPU tier, so such bytes are under its budget.
+    for (const [dir, total] of [['read', cs.total_read_bytes], ['write', cs.total_write_bytes]] as const) {
+      const cutOffBytes = cpu[`${dir}_bytes`] + storage[`${dir}_bytes`] - demotion.bytes - total;
+      expect(cutOffBytes, `total_${dir}_bytes leaves out the demoted bytes`).toBeGreaterThanOrEqual(0);
+      expect(cutOffBytes).toBeLessThan(CPU_BUDGET_GIB * GIB);
+    }
+    expect(cs.read_write_ratio).toBeCloseTo(cs.total_read_bytes / cs.total_write_bytes, 12);
 
     // The CPU tier kept within its budget: 80 % of it, except that a nearly empty tier (under 5 %)
     // takes one entry of up to 95 % (the reference's rule; tiny-1b's coding users make such entries),

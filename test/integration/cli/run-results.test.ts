@@ -4,8 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LatencySummaryNs, PercentilesMs, RunResults, TierBytes } from '../../../src-shared/domain/results.ts';
+import type { LatencySummaryNs, PercentilesMs, QosLevelMetrics, RunResults, TierBytes } from '../../../src-shared/domain/results.ts';
 import { GIB, TINY_RUN_FLAGS, cacheDirWithForeignFile, explain, makeTempDir, readResults, removeTempDirs, runCli, snapshotDir } from './cli-harness.ts';
+import { expectLatencyProfileHealth } from './storage-health-expectations.ts';
 
 afterEach(removeTempDirs);
 
@@ -104,6 +105,46 @@ function expectLatencySummaryMatchesList(s: LatencySummaryNs, listS: number[], w
   }
 }
 
+/** The rank an HDR histogram reads percentile `pct` at: the ⌈pct·n/100⌉-th smallest of n values (1-based). */
+const hdrRank = (pct: number, n: number): number => Math.max(Math.ceil((pct * n) / 100 - 1e-9), 1);
+
+/**
+ * Percentiles (ms) against the raw list they summarise (s). HDR reads the value at hdrRank, to its 3
+ * significant digits (0.1 %): one of the two closest ranks between which numpy's default (type 7)
+ * interpolates, so it is compared with that rank, and checked to lie within type 7's bracket.
+ */
+function expectPercentilesOfList(p: Omit<PercentilesMs, 'mean'>, listS: number[], what: string): void {
+  const sorted = listS.map((x) => x * 1e3).sort((a, b) => a - b);
+  const n = sorted.length;
+  for (const [key, pct] of [['p50', 50], ['p95', 95], ['p99', 99], ['p999', 99.9], ['p9999', 99.99]] as const) {
+    const atRankMs = sorted[hdrRank(pct, n) - 1];
+    expect(Math.abs(p[key] - atRankMs), `${what}.${key}: ${p[key]} vs ${atRankMs} (of ${n} values)`).toBeLessThanOrEqual(atRankMs / 1000 + 1e-6);
+    const h = ((n - 1) * pct) / 100;
+    expect(p[key], `${what}.${key} within type 7's bracket`).toBeGreaterThanOrEqual(sorted[Math.floor(h)] - 1e-6);
+    expect(p[key], `${what}.${key} within type 7's bracket`).toBeLessThanOrEqual(sorted[Math.min(Math.floor(h) + 1, n - 1)] * 1.001 + 1e-6);
+  }
+}
+
+/**
+ * A QoS class's compliance (the share of its requests within the target) against the class's stored
+ * percentiles: a percentile at or under the target puts at least its rank's share within it, one over
+ * it (by more than HDR's 0.1 %) puts every request from its rank up over it.
+ */
+function expectComplianceOfClass(q: QosLevelMetrics, what: string): void {
+  const n = q.total_requests;
+  const target = q.sla.target_p95_ms;
+  const violations = Math.round((1 - q.sla.compliance) * n);
+  expectClose((1 - q.sla.compliance) * n, violations, `${what}: violations are whole requests`, 1e-9);
+  expect(q.sla.met, `${what}.met`).toBe(q.sla.compliance >= 0.95);
+  expect(q.sla.actual_p95_ms, `${what}.actual_p95_ms`).toBe(q.latency_ms.p95);
+  for (const [key, pct] of [['p50', 50], ['p95', 95], ['p99', 99], ['max', 100]] as const) {
+    const v = q.latency_ms[key];
+    const r = hdrRank(pct, n);
+    if (v <= target) expect(violations, `${what}: ${key} ${v} ms is within ${target} ms`).toBeLessThanOrEqual(n - r);
+    if (v > target * 1.001) expect(violations, `${what}: ${key} ${v} ms is over ${target} ms`).toBeGreaterThanOrEqual(n - r + 1);
+  }
+}
+
 describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
   it('exits 0, writes every reference key with consistent values, and leaves the cache dir as it found it', async () => {
     const tmp = makeTempDir();
@@ -193,6 +234,11 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expectLatencySummaryMatchesList(kv.latency.prefill, res.prefill_latencies, 'prefill');
     expectLatencySummaryMatchesList(kv.latency.decode, res.decode_latencies, 'decode');
     expect(kv.latency.queue_wait.count).toBe(n);
+    // The percentiles are those of the samples the raw lists hold, in the summary and in the kvbench section.
+    expectPercentilesOfList(s.end_to_end_latency_ms, res.end_to_end_latencies, 'end_to_end_latency_ms');
+    expectPercentilesOfList(s.storage_io_latency_ms, res.storage_latencies, 'storage_io_latency_ms');
+    const e2eMs = kv.latency.end_to_end;
+    expectPercentilesOfList({ p50: e2eMs.p50_ns / 1e6, p95: e2eMs.p95_ns / 1e6, p99: e2eMs.p99_ns / 1e6, p999: e2eMs.p999_ns / 1e6, p9999: e2eMs.p9999_ns / 1e6 }, res.end_to_end_latencies, 'kvbench.latency.end_to_end');
     // Every request's end-to-end time contains its storage time.
     for (let i = 0; i < n; i++) expect(res.end_to_end_latencies[i]).toBeGreaterThanOrEqual(res.storage_latencies[i]);
     const qosTotal = sum(
@@ -202,6 +248,10 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
       }),
     );
     expect(qosTotal, 'requests over the QoS classes').toBe(n);
+    for (const level of ['interactive', 'responsive', 'batch'] as const) {
+      const q = s.qos_metrics[level];
+      if (!('no_data' in q)) expectComplianceOfClass(q, `qos_metrics.${level}`);
+    }
 
     // ---- totals and the rates derived from them ----
     expect(s.total_tokens).toBe(res.total_tokens_generated);
@@ -308,6 +358,7 @@ describe('kvbench run (storage only, tiny-1b, 5 s)', () => {
     expect(health.total_count).toBe(health.criteria.length);
     expect(health.passed_count).toBe(health.criteria.filter((c) => c.passed).length);
     expect(health.overall_status).toBe(health.passed_count === health.total_count ? 'PASS' : 'FAIL');
+    expectLatencyProfileHealth(res);
 
     // ---- timeline ----
     expect(kv.timeline.length, 'about one point per second of a 5 s run').toBeGreaterThanOrEqual(3);

@@ -146,6 +146,22 @@ describe('MultiTierCache placement rules', () => {
     expect((await cache.read('a', 'user')).hit).toBe(true);
   });
 
+  it('deletes a demotion victim that no tier below can hold, counted as an eviction of its tier, and makes the room', async () => {
+    // 'a' fits the CPU tier (600 of 1000) but not the 500-byte storage tier below it.
+    const { cache, cpu, storage } = twoTier(1000, 500);
+    expect((await cache.write(ref('a', 600), patternSource(1))).tier).toBe('cpu');
+    // 'b' takes the CPU tier past 80 %: 'a', the LRU entry, must leave, and has nowhere to go.
+    expect((await cache.write(ref('b', 300), patternSource(2))).tier).toBe('cpu');
+    expect(cache.has('a')).toBe(false);
+    expect(cpu.entries.has('a')).toBe(false);
+    expect(storage.entries.size).toBe(0);
+    expect(cache.usage().map((u) => [u.name, u.entries, u.usedBytes])).toEqual([['cpu', 1, 300], ['storage', 0, 0]]);
+    expect(cache.tierStats.get('cpu')).toMatchObject({ evictedEntries: 1, evictedBytes: 600, demotedOutBytes: 0 });
+    expect(cache.tierStats.get('storage')!.evictedEntries).toBe(0);
+    expect(cache.demotions.get('cpu->storage')!.count).toBe(0);
+    expect((await cache.read('a', 'user')).hit).toBe(false);
+  });
+
   it('refuses an entry larger than every tier with an INSUFFICIENT_SPACE error', async () => {
     const { cache } = twoTier(100, 500);
     await expect(cache.write(ref('huge', 600), patternSource(1))).rejects.toMatchObject({ code: 'INSUFFICIENT_SPACE' });

@@ -6,6 +6,7 @@ import { latencySummaryNs } from '../../../src-main/engine/report/results-builde
 import { MergeError, mergeRanks, type RankResultsFile } from '../../../src-main/export/merge-ranks.ts';
 import { mergedResultsFile } from '../../../src-main/export/merged-results-file.ts';
 import { ResultsFileSchema, ResultsValuesSchema } from '../../../src-main/store/results-ingest.ts';
+import { expectPercentilesOf, exponentialNs } from '../../support/known-distribution.ts';
 
 const S = 1e9;
 const T0 = Date.parse('2026-11-24T10:00:00Z') * 1e6;
@@ -139,6 +140,37 @@ describe('mergeRanks', () => {
     const l = mergeRanks(ranks).latency['tier_read.storage'];
     expect(l.p99_ns).toBe(3_349_943_456);
     expect(l.max_rank_p95_ns).toBe(reportedP95.p95_ns);
+  });
+
+  it('gives the pooled values\' own P50, P95 and P99 (to HDR precision), not one rank\'s', () => {
+    const valuesNs = exponentialNs(20_000);
+    const ms = valuesNs.map((v) => v / 1e6);
+    // Each rank holds every other quantile: the pool is the whole distribution, neither rank alone is.
+    const l = mergeRanks([
+      rankFile({ rank: 0, readLatenciesMs: ms.filter((_, i) => i % 2 === 0) }),
+      rankFile({ rank: 1, readLatenciesMs: ms.filter((_, i) => i % 2 === 1) }),
+    ]).latency['tier_read.storage'];
+    expect(l.count).toBe(valuesNs.length);
+    expectPercentilesOf(valuesNs, { 50: l.p50_ns, 95: l.p95_ns, 99: l.p99_ns });
+  });
+
+  it('keeps each rank\'s sum: the merged mean is Σsum ÷ Σcount, in kvbench_merge and in the reference keys', () => {
+    const r0 = rankFile({ rank: 0, readLatenciesMs: [1, 2, 3] });
+    const r1 = rankFile({ rank: 1, readLatenciesMs: [10, 20] });
+    for (const [f, e2eMs] of [[r0, [100, 200, 300]], [r1, [1000]]] as const) {
+      const r = f.results as { requests_completed: number; kvbench: { latency: Record<string, unknown> } };
+      r.requests_completed = e2eMs.length;
+      r.kvbench.latency.end_to_end = histogram([...e2eMs]);
+    }
+    const m = mergeRanks([r0, r1]);
+    const read = (m.histograms.tier_read as Record<string, { count: number; sum_ns: number; mean_ns: number }>).storage;
+    expect(read.count).toBe(5);
+    expect(read.sum_ns).toBeCloseTo(36e6, 0);
+    expect(read.mean_ns).toBeCloseTo(36e6 / 5, 0);
+    const e2e = m.histograms.end_to_end as { sum_ns: number; mean_ns: number };
+    expect(e2e.mean_ns).toBeCloseTo(1600e6 / 4, 0);
+    const summary = mergedResultsFile(m).summary as { end_to_end_latency_ms: { mean: number } };
+    expect(summary.end_to_end_latency_ms.mean).toBeCloseTo(400, 9);
   });
 
   it('refuses files that are not one whole run', () => {

@@ -1,7 +1,10 @@
 // Zero-valued samples are zeros: --generation-mode none gives generation latencies of 0, and their
 // percentiles must read 0 ms as the reference's do, not the histogram's smallest unit (1 ns).
 import { describe, expect, it } from 'vitest';
-import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import { LatencyHistogram, type LatencySummary } from '../../../src-main/engine/metrics/latency-histogram.ts';
+import { expectPercentilesOf, exponentialNs } from '../../support/known-distribution.ts';
+
+const reported = (s: LatencySummary) => ({ 50: s.p50Ns, 95: s.p95Ns, 99: s.p99Ns, 99.9: s.p999Ns, 99.99: s.p9999Ns });
 
 describe('LatencyHistogram', () => {
   it('only zeros: every percentile, the min and the max are 0', () => {
@@ -61,5 +64,32 @@ describe('LatencyHistogram', () => {
     const back = LatencyHistogram.decode(h.encode(), h.sumNs).summary();
     expect(back.p95Ns).toBeLessThanOrEqual(back.maxNs);
     expect(back.p50Ns).toBeGreaterThanOrEqual(back.minNs);
+  });
+
+  it('a known distribution: P50, P95, P99, P99.9 and P99.99 are the exact percentiles to HDR precision', () => {
+    const values = exponentialNs();
+    const h = new LatencyHistogram();
+    for (const v of values) h.record(v);
+    expectPercentilesOf(values, reported(h.summary()));
+    expect(h.percentileNs(99)).toBe(h.summary().p99Ns);
+  });
+
+  it('merging and decoding keep the sum, so the mean of merged trials or ranks is Σsum ÷ Σcount', () => {
+    const values = exponentialNs();
+    // Two halves recorded apart (the odd and even quantiles), as two ranks would, then encoded as stored.
+    const halves = [values.filter((_, i) => i % 2 === 0), values.filter((_, i) => i % 2 === 1)].map((vs) => {
+      const h = new LatencyHistogram();
+      for (const v of vs) h.record(v);
+      return LatencyHistogram.decode(h.encode(), h.sumNs);
+    });
+    const total = values.reduce((a, v) => a + v, 0);
+    expect(halves[0].sumNs + halves[1].sumNs).toBe(total);
+    const merged = new LatencyHistogram();
+    for (const h of halves) merged.merge(h);
+    expect(merged.count).toBe(values.length);
+    expect(merged.sumNs).toBe(total);
+    expect(merged.summary().meanNs).toBe(total / values.length);
+    expect(merged.copy().summary().meanNs).toBe(total / values.length);
+    expectPercentilesOf(values, reported(merged.summary()));
   });
 });
