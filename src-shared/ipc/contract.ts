@@ -7,7 +7,9 @@
  * The response schemas describe the report model and store records that src-main produces, and the
  * backend's handlers are typed against them. That catches a field a schema requires and a handler
  * lacks, not the reverse: TypeScript accepts extra properties and zod strips them from the response,
- * so a field added to a src-main or src-shared/domain type must be added to its schema here too.
+ * so a field added to a src-main or src-shared/domain type must be added to its schema here too. The
+ * backend names every field a response parse drops in its log, and the backend tests fail on one
+ * (src-main/server/dropped-fields.ts); a handler that narrows an answer on purpose does so itself.
  *
  * Pure TypeScript: no Node, no DOM, no electron.
  */
@@ -288,6 +290,8 @@ export type TierRowData = z.infer<typeof TierRowSchema>;
 
 export const TierComparisonSchema = z.object({
   baseline: z.string().nullable(),
+  /** Partial trials were aggregated too. */
+  includeIncomplete: z.boolean(),
   probe: ProbeLimitsSchema,
   rows: z.array(TierRowSchema),
   notes: z.array(z.string()),
