@@ -152,25 +152,23 @@ export interface EndpointRequestSample {
 // ---------------------------------------------------------------------------------------------
 // Aggregates
 
-/** Percentiles of one per-request quantity (linear interpolation between closest ranks, numpy's default). */
-export interface Distribution {
-  n: number;
-  mean: number | null;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-}
+const count = z.number().int().nonnegative();
+const nnum = z.number().nullable();
 
-export interface ContextBreakdown {
-  contextTokens: number;
-  requests: number;
-  ok: number;
-  ttftMs: Distribution;
-  e2eMs: Distribution;
-  ttftReusedMs: Distribution;
-  ttftFreshMs: Distribution;
-}
+/** Percentiles of one per-request quantity (linear interpolation between closest ranks, numpy's default). */
+export const DistributionSchema = z.object({ n: count, mean: nnum, p50: nnum, p95: nnum, p99: nnum, max: nnum });
+export type Distribution = z.infer<typeof DistributionSchema>;
+
+export const ContextBreakdownSchema = z.object({
+  contextTokens: z.number(),
+  requests: count,
+  ok: count,
+  ttftMs: DistributionSchema,
+  e2eMs: DistributionSchema,
+  ttftReusedMs: DistributionSchema,
+  ttftFreshMs: DistributionSchema,
+});
+export type ContextBreakdown = z.infer<typeof ContextBreakdownSchema>;
 
 /**
  * How a run's output tokens were counted, over its successful requests. Without the server's usage
@@ -179,11 +177,8 @@ export interface ContextBreakdown {
  * requests that ended at max_tokens (finish_reason "length") with fewer chunks than max_tokens —
  * proof that they were undercounted.
  */
-export interface TokenCountSources {
-  usage: number;
-  chunks: number;
-  chunksBelowMaxTokens: number;
-}
+export const TokenCountSourcesSchema = z.object({ usage: count, chunks: count, chunksBelowMaxTokens: count });
+export type TokenCountSources = z.infer<typeof TokenCountSourcesSchema>;
 
 /** Why a run's output token counts may be too low (null when the server reported usage for every request). */
 export function tokenCountCaveat(t: TokenCountSources): string | null {
@@ -198,51 +193,52 @@ export function tokenCountCaveat(t: TokenCountSources): string | null {
   );
 }
 
-export interface EndpointAggregates {
-  requestsTotal: number;
-  requestsOk: number;
-  requestsFailed: number;
-  requestsNotSent: number;
+export const EndpointAggregatesSchema = z.object({
+  requestsTotal: count,
+  requestsOk: count,
+  requestsFailed: count,
+  requestsNotSent: count,
   /**
    * The time the server had the run's requests: each batch's first send to its last finish, summed
    * (the workload's delay_ms pauses between batches left out). From kvbench 0.5.0 on; before, the span.
    */
-  durationS: number;
+  durationS: z.number(),
   /** First request sent → last one finished, the pauses between batches included (wall clock). Absent in runs stored before 0.5.0. */
-  spanS?: number;
+  spanS: z.number().optional(),
   /** Successful requests ÷ duration. */
-  requestsPerS: number | null;
+  requestsPerS: nnum,
   /** Output tokens of successful requests ÷ duration. */
-  outputTokensPerS: number | null;
+  outputTokensPerS: nnum,
   /** Requested context tokens of successful requests ÷ duration. */
-  contextTokensPerS: number | null;
-  outputTokensTotal: number;
+  contextTokensPerS: nnum,
+  outputTokensTotal: z.number(),
   /** Sum of the server-reported prompt tokens (null when the server never reported usage). */
-  serverPromptTokensTotal: number | null;
+  serverPromptTokensTotal: nnum,
   /** Sum of the server-reported cached prompt tokens (null when never reported). */
-  cachedPromptTokensTotal: number | null;
+  cachedPromptTokensTotal: nnum,
   /** Server prompt tokens ÷ requested context tokens over requests with usage: how well the prompt builder hit the size. */
-  promptTokensPerRequested: number | null;
-  ttftMs: Distribution;
-  e2eMs: Distribution;
-  tpotMs: Distribution;
+  promptTokensPerRequested: nnum,
+  ttftMs: DistributionSchema,
+  e2eMs: DistributionSchema,
+  tpotMs: DistributionSchema,
   /** Gaps between consecutive content chunks, pooled over every request (HDR histogram, 3 significant digits). */
-  itlMs: Distribution;
+  itlMs: DistributionSchema,
   /**
    * TTFT of requests whose prompt finished ok in an earlier batch (server cache or offload reload) vs
    * prompts never sent before (full prefill). Neither holds a prompt duplicated within its batch or
    * one whose earlier sends all failed (src-main/endpoint/aggregate.ts, promptReuse).
    */
-  ttftReusedMs: Distribution;
-  ttftFreshMs: Distribution;
-  byContext: ContextBreakdown[];
+  ttftReusedMs: DistributionSchema,
+  ttftFreshMs: DistributionSchema,
+  byContext: z.array(ContextBreakdownSchema),
   /** Failures per status (ok excluded). */
-  failuresByStatus: Partial<Record<RequestStatus, number>>;
+  failuresByStatus: z.partialRecord(z.enum(REQUEST_STATUSES), count),
   /** Where the successful requests' output token counts came from (tokenCountSources). */
-  tokenCountSources: TokenCountSources;
+  tokenCountSources: TokenCountSourcesSchema,
   /** The pooled inter-token histogram, HdrHistogram V2 compressed base64, for merging runs. */
-  itlHistogram: { hdr: string; count: number; sumNs: number } | null;
-}
+  itlHistogram: z.object({ hdr: z.string(), count, sumNs: z.number() }).nullable(),
+});
+export type EndpointAggregates = z.infer<typeof EndpointAggregatesSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Server cache metrics (scraped from the server before and after the run)
@@ -351,23 +347,24 @@ export const DERIVED_SERVER_METRICS: readonly { key: string; label: string; unit
   { key: 'reload_bandwidth', label: 'Reload copy bandwidth', unit: 'bytes/s', numerator: 'reload_bytes', denominator: ['reload_time'], description: 'Δreloaded bytes ÷ Δtransfer time.' },
 ]);
 
-export interface ServerMetricValue {
-  key: string;
+export const ServerMetricValueSchema = z.object({
+  key: z.string(),
   /** The family the value came from (null when none of the sources was served). */
-  source: string | null;
-  before: number | null;
-  after: number | null;
+  source: z.string().nullable(),
+  before: nnum,
+  after: nnum,
   /** Counters: after − before per series, summed (a series that went backwards counts from zero: its after value). */
-  delta: number | null;
+  delta: nnum,
   /** A series of the counter went backwards between the scrapes, or the server's process_start_time_seconds changed. */
-  reset: boolean;
+  reset: z.boolean(),
   /**
    * The counter had no baseline before the run (trtllm-serve's JSON iteration queue was empty, so its
    * block counters were taken to start at 0): `delta` is the server's total since it started, not
    * the run's share. Runs stored before the flag existed get it when read (endpoint-store.ts).
    */
-  sinceServerStart: boolean;
-}
+  sinceServerStart: z.boolean(),
+});
+export type ServerMetricValue = z.infer<typeof ServerMetricValueSchema>;
 
 /** Why a server counter's Δ may not be the run's own share (null when it is). */
 export function serverValueCaveat(v: Pick<ServerMetricValue, 'reset' | 'sinceServerStart'>): string | null {
@@ -376,24 +373,29 @@ export function serverValueCaveat(v: Pick<ServerMetricValue, 'reset' | 'sinceSer
   return null;
 }
 
-export interface MetricsPageResult {
-  url: string;
-  format: 'prometheus' | 'trtllm-iteration-json' | 'unavailable';
+export const MetricsPageResultSchema = z.object({
+  url: z.string(),
+  format: z.enum(['prometheus', 'trtllm-iteration-json', 'unavailable']),
   /** Engines whose families were seen on the page. */
-  engines: string[];
-  error: string | null;
+  engines: z.array(z.string()),
+  error: z.string().nullable(),
   /** Why a value is only approximate (e.g. trtllm-serve's JSON queue was empty before the run). */
-  notes: string[];
-}
+  notes: z.array(z.string()),
+});
+export type MetricsPageResult = z.infer<typeof MetricsPageResultSchema>;
 
-export interface ServerCacheMetrics {
-  pages: MetricsPageResult[];
-  values: ServerMetricValue[];
+export const ServerCacheMetricsSchema = z.object({
+  pages: z.array(MetricsPageResultSchema),
+  values: z.array(ServerMetricValueSchema),
   /** Derived rates (null when a part is missing or the denominator is 0). */
-  derived: Record<string, number | null>;
-  /** Every counter (and histogram _sum/_count) of the vllm:, sglang:, trtllm_, lmcache families: `name{labels}` → after − before. */
-  rawCounterDeltas: Record<string, number>;
-}
+  derived: z.record(z.string(), nnum),
+  /**
+   * Every counter (and histogram _sum/_count) of the vllm:, sglang:, trtllm_, lmcache families:
+   * `name{labels}` → after − before. JSON has no NaN: a counter that was not a number reads back as null.
+   */
+  rawCounterDeltas: z.record(z.string(), nnum),
+});
+export type ServerCacheMetrics = z.infer<typeof ServerCacheMetricsSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // The stored run
@@ -401,23 +403,24 @@ export interface ServerCacheMetrics {
 export const ENDPOINT_RUN_STATUSES = ['complete', 'partial', 'failed'] as const;
 export type EndpointRunStatus = (typeof ENDPOINT_RUN_STATUSES)[number];
 
-export interface EndpointRunRecord {
-  id: number;
-  systemLabel: string;
-  status: EndpointRunStatus;
-  statusReason: string | null;
-  config: EndpointRunConfig;
-  startedAt: string;
-  finishedAt: string;
-  wallMs: number;
-  aggregates: EndpointAggregates;
-  serverMetrics: ServerCacheMetrics;
+export const EndpointRunRecordSchema = z.object({
+  id: z.number().int(),
+  systemLabel: z.string(),
+  status: z.enum(ENDPOINT_RUN_STATUSES),
+  statusReason: z.string().nullable(),
+  config: EndpointRunConfigSchema,
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  wallMs: z.number(),
+  aggregates: EndpointAggregatesSchema,
+  serverMetrics: ServerCacheMetricsSchema,
   /** Flat numeric metrics (the catalogue's keys): what compare, list and export read. */
-  metrics: Record<string, number>;
-  kvbenchVersion: string;
+  metrics: z.record(z.string(), z.number()),
+  kvbenchVersion: z.string(),
   /** The machine kvbench ran on (the client, not the server). */
-  clientHost: string;
-}
+  clientHost: z.string(),
+});
+export type EndpointRunRecord = z.infer<typeof EndpointRunRecordSchema>;
 
 /** The id of a finished run the database refused (shown and written to a file all the same): SQLite ids start at 1. */
 export const UNSTORED_RUN_ID = 0;
@@ -429,13 +432,14 @@ export const ENDPOINT_METRIC_UNITS = ['req/s', 'tok/s', 'ms', 'count', 'ratio', 
 export type EndpointMetricUnit = (typeof ENDPOINT_METRIC_UNITS)[number];
 export const ENDPOINT_METRIC_GROUPS = ['throughput', 'latency', 'requests', 'server'] as const;
 
-export interface EndpointMetricDefinition {
-  key: string;
-  label: string;
-  unit: EndpointMetricUnit;
-  better: 'higher' | 'lower' | null;
-  group: (typeof ENDPOINT_METRIC_GROUPS)[number];
-}
+export const EndpointMetricDefinitionSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  unit: z.enum(ENDPOINT_METRIC_UNITS),
+  better: z.enum(['higher', 'lower']).nullable(),
+  group: z.enum(ENDPOINT_METRIC_GROUPS),
+});
+export type EndpointMetricDefinition = z.infer<typeof EndpointMetricDefinitionSchema>;
 
 const em = (key: string, label: string, unit: EndpointMetricUnit, better: EndpointMetricDefinition['better'], group: EndpointMetricDefinition['group']): EndpointMetricDefinition =>
   Object.freeze({ key, label, unit, better, group });
@@ -723,43 +727,48 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
 }
 
 /** One side's values of a metric over its runs. */
-export interface CompareSpread {
-  min: number;
-  max: number;
+export const CompareSpreadSchema = z.object({
+  min: z.number(),
+  max: z.number(),
   /** Sample standard deviation ÷ |mean| over the side's runs; null for one run or a zero mean. */
-  cv: number | null;
-}
+  cv: nnum,
+});
+export type CompareSpread = z.infer<typeof CompareSpreadSchema>;
 
 /**
  * Whether a difference is larger than run-to-run noise (see COMPARE_METHOD): `beyond`, `within`, or
  * `unknown` when a side has a single run, or a value ≤ 0 (no logarithm to test).
  */
-export type NoiseVerdict = 'beyond' | 'within' | 'unknown';
+export const NoiseVerdictSchema = z.enum(['beyond', 'within', 'unknown']);
+export type NoiseVerdict = z.infer<typeof NoiseVerdictSchema>;
 
-export interface CompareRow {
-  metric: EndpointMetricDefinition;
-  a: number | null;
-  b: number | null;
+const side = z.enum(['a', 'b']).nullable();
+
+export const CompareRowSchema = z.object({
+  metric: EndpointMetricDefinitionSchema,
+  a: nnum,
+  b: nnum,
   /** Runs with a value. */
-  nA: number;
-  nB: number;
+  nA: count,
+  nB: count,
   /** Each side's min, max and CV over its runs (null without a value). */
-  spreadA: CompareSpread | null;
-  spreadB: CompareSpread | null;
+  spreadA: CompareSpreadSchema.nullable(),
+  spreadB: CompareSpreadSchema.nullable(),
   /** a ÷ b. */
-  ratio: number | null;
+  ratio: nnum,
   /** The difference against the run-to-run noise (NOISE_RULE); null when a value is missing. */
-  noise: NoiseVerdict | null;
+  noise: NoiseVerdictSchema.nullable(),
   /** The noise test's two-sided p-value; null where it cannot be taken (noise null or unknown). */
-  pValue: number | null;
+  pValue: nnum,
   /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within TIE_BAND, a value missing). */
-  leader: 'a' | 'b' | null;
+  leader: side,
   /** The leader, where the difference is beyond noise and no value is flagged: the side compare names better. */
-  better: 'a' | 'b' | null;
+  better: side,
   /** Runs of each side whose value may not be the run's own share (EndpointRunSummary.metricCaveats): no verdict. */
-  flaggedA: number[];
-  flaggedB: number[];
-}
+  flaggedA: z.array(z.number().int()),
+  flaggedB: z.array(z.number().int()),
+});
+export type CompareRow = z.infer<typeof CompareRowSchema>;
 
 /** Values within 0.5 % of each other are a tie: no side is named better on a 1.00x ratio. */
 export const TIE_BAND = 0.005;
@@ -771,18 +780,19 @@ function noiseVerdict(a: readonly (number | undefined)[], b: readonly (number | 
   return test.beyondNoise ? 'beyond' : 'within';
 }
 
-export interface EndpointComparison {
-  method: string;
-  labelA: string;
-  labelB: string;
-  runIdsA: number[];
-  runIdsB: number[];
+export const EndpointComparisonSchema = z.object({
+  method: z.string(),
+  labelA: z.string(),
+  labelB: z.string(),
+  runIdsA: z.array(z.number().int()),
+  runIdsB: z.array(z.number().int()),
   /** Problems that make the comparison weaker (different workloads, models, missing runs). */
-  warnings: string[];
+  warnings: z.array(z.string()),
   /** What the numbers cannot tell (as the storage report's system comparison says it): one run on a side gives no noise estimate. */
-  notes: string[];
-  rows: CompareRow[];
-}
+  notes: z.array(z.string()),
+  rows: z.array(CompareRowSchema),
+});
+export type EndpointComparison = z.infer<typeof EndpointComparisonSchema>;
 
 /** Compares two sets of runs metric by metric: medians and spreads per system, A ÷ B, who is better beyond noise. */
 export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunSummary[], labelB: string, runsB: readonly EndpointRunSummary[]): EndpointComparison {
