@@ -27,9 +27,9 @@ export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 // ---------------------------------------------------------------------------------------------
 // Metrics
 
-export const METRIC_UNITS = ['tok/s', 'req/s', 'ms', 'ms/MiB', 'bytes', 'bytes/s', 'ratio', 'count', 's', 'users'] as const;
+const METRIC_UNITS = ['tok/s', 'req/s', 'ms', 'ms/MiB', 'bytes', 'bytes/s', 'ratio', 'count', 's', 'users'] as const;
 export type MetricUnit = (typeof METRIC_UNITS)[number];
-export const METRIC_GROUPS = ['throughput', 'latency', 'bytes', 'cache', 'autoscaling', 'health'] as const;
+const METRIC_GROUPS = ['throughput', 'latency', 'bytes', 'cache', 'autoscaling', 'health'] as const;
 export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
 export const MetricDefinitionSchema = z.object({
