@@ -10,8 +10,6 @@ import type { TrialStatus } from './results.ts';
 /** A trial row is `running` while its engine runs; then one of the results' statuses. */
 export type TrialRowStatus = TrialStatus | 'running';
 export const TRIAL_ROW_STATUSES = ['running', 'complete', 'partial', 'failed', 'aborted'] as const;
-/** Statuses whose metrics count in reports by default. */
-export const COMPLETE_STATUSES: readonly TrialRowStatus[] = ['complete'];
 
 export const SUITE_STATUSES = ['running', 'finished', 'cancelled', 'interrupted'] as const;
 export type SuiteStatus = (typeof SUITE_STATUSES)[number];
