@@ -7,21 +7,18 @@ import {
   ENDPOINT_METRICS,
   SERVER_METRIC_BY_KEY,
   THROUGHPUT_METHOD,
-  compareEndpointRuns,
-  endpointRunSummary,
   serverMetricCaveats,
   serverMetricNotes,
   type EndpointComparison,
   type EndpointRequestSample,
   type EndpointRunRecord,
   type EndpointRunStatus,
-  type EndpointRunSummary,
 } from '../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { csvTable } from '../export/csv.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { pickCompareRuns } from './endpoint-compare.ts';
+import { compareEndpointRuns, endpointRunSummary, pickCompareRuns, type EndpointRunSummary } from './endpoint-compare.ts';
 import type { EndpointStore } from './endpoint-store.ts';
 
 export const ENDPOINT_EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;

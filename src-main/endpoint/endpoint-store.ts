@@ -5,13 +5,11 @@
 // ran it, so there is no `running` state to recover.
 import {
   SERVER_METRIC_BY_KEY,
-  endpointRunSummary,
   type EndpointAggregates,
   type EndpointRequestSample,
   type EndpointRunConfig,
   type EndpointRunRecord,
   type EndpointRunStatus,
-  type EndpointRunSummary,
   type RequestStatus,
   type ServerCacheMetrics,
   type TokenCountSources,
@@ -19,6 +17,7 @@ import {
 import type { SqlValue } from '../store/sqlite.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
+import { endpointRunSummary, type EndpointRunSummary } from './endpoint-compare.ts';
 import { legacyRequestsDigest } from './replay-plan.ts';
 import type { EndpointRunOutcome } from './runner.ts';
 

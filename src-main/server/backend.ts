@@ -10,7 +10,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { serverMetricCaveats, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
+import { serverMetricCaveats, type EndpointRequestSample, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
 import { isScenarioId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
@@ -51,6 +51,7 @@ import { detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } fr
 import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
+import { droppedFields } from './dropped-fields.ts';
 import { loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
@@ -84,6 +85,9 @@ export interface Backend {
   /** Cancels a running suite (partial results kept), waits for it, closes the database. */
   close(): Promise<void>;
 }
+
+/** How the log names an answer's fields that its response schema lacks (droppedFields): drift between a handler and the contract. */
+export const CONTRACT_DROPPED = 'the answer has fields its contract schema lacks, left out of the response';
 
 /** How many progress events a status snapshot keeps (about a minute at 10 per second). */
 const PROGRESS_KEPT = 600;
@@ -256,10 +260,31 @@ function compareValues(a: string | number | null, b: string | number | null): nu
   return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
 }
 
-/** A stored endpoint run with the values that may not be its own share named, as `endpoint list` and `show` mark them. */
-function withCaveats(r: EndpointRunRecord): EndpointRunRecord & { metricCaveats: Record<string, string> } {
-  return { ...r, metricCaveats: serverMetricCaveats(r.serverMetrics) };
+/**
+ * A stored endpoint run as listed: without its aggregates and server metrics (a list of a thousand
+ * runs would carry them all), with the values that may not be its own share named, as `endpoint
+ * list` marks them.
+ */
+function endpointRow({ aggregates: _a, serverMetrics, ...r }: EndpointRunRecord): ResponseOf<'endpoint.list'>['runs'][number] {
+  return { ...r, metricCaveats: serverMetricCaveats(serverMetrics) };
 }
+
+/** One stored run in full as `endpoint show` has it, but the pooled inter-token histogram, which only merging and the exports read. */
+function endpointDetail(r: EndpointRunRecord): ResponseOf<'endpoint.get'>['run'] {
+  const { itlHistogram: _h, ...aggregates } = r.aggregates;
+  return { ...endpointRow(r), aggregates, serverMetrics: r.serverMetrics };
+}
+
+/** What the page lists of a failed request: which one, and why it failed. */
+const failedRequest = ({ seq, requestId, batchIndex, contextTokens, status, httpStatus, error }: EndpointRequestSample): ResponseOf<'endpoint.get'>['failedRequests'][number] => ({
+  seq,
+  requestId,
+  batchIndex,
+  contextTokens,
+  status,
+  httpStatus,
+  error,
+});
 
 function stamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');
@@ -769,13 +794,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'endpoint.list'(r) {
       const es = endpointStore();
       const runs = es.listRuns({ ...(r.labels?.length ? { labels: r.labels } : {}), limit: r.limit ?? 1000 });
-      return { labels: es.labels(), runs: runs.map(withCaveats) };
+      return { labels: es.labels(), runs: runs.map(endpointRow) };
     },
 
     async 'endpoint.get'(r) {
       const es = endpointStore();
-      const run = withCaveats(es.requireRun(r.id));
-      return { run, failedRequests: es.requests(r.id).filter((q) => q.status !== 'ok').slice(0, MAX_FAILED_REQUESTS) };
+      const run = endpointDetail(es.requireRun(r.id));
+      return { run, failedRequests: es.requests(r.id).filter((q) => q.status !== 'ok').slice(0, MAX_FAILED_REQUESTS).map(failedRequest) };
     },
 
     async 'endpoint.compare'(r) {
@@ -826,6 +851,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         log('error', `${channel}: response does not match the contract: ${z.prettifyError(res.error)}`);
         return { ok: false, error: { code: 'INTERNAL', message: `${channel}: the backend produced a response outside the contract` } };
       }
+      // The parse drops what the schema lacks, silently: said here, so a field added to a handler's
+      // answer and not to the contract shows up in the log (and fails the backend tests).
+      const dropped = droppedFields(value, res.data);
+      if (dropped.length > 0) log('error', `${channel}: ${CONTRACT_DROPPED}: ${dropped.join(', ')}`);
       return { ok: true, value: res.data };
     },
     subscribe(listener) {

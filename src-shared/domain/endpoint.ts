@@ -2,20 +2,21 @@
  * The real-engine benchmark: a kvbench workload file replayed against an OpenAI-compatible serving
  * endpoint (vLLM, TensorRT-LLM's trtllm-serve, SGLang …), one run per "system label", two systems
  * compared side by side. This module holds what the CLI, the store, the exports and the app share:
- * the run configuration (zod), the per-request sample, the aggregates, the server cache metrics, the
- * metric catalogue, and the comparison of two systems.
+ * the run configuration, the per-request sample, the aggregates, the server cache metrics and the
+ * stored run (each a zod schema with its type inferred from it), the metric catalogue, and the shape
+ * and words of a comparison of two systems. The comparison itself is src-main's
+ * (src-main/endpoint/endpoint-compare.ts).
  *
  * Units are in every name: `…Ms` milliseconds, `…S` seconds, `…PerS` per second, `…Bytes` bytes.
  * Pure TypeScript: no Node, no DOM.
  */
 import { z } from 'zod';
-import { straddledChanges, type MetricDefinitionChange } from './metric-changes.ts';
-import { aggregate, median, NOISE_RULE, ratio, welchLogTest, type NoiseTest } from './statistics.ts';
+import { NOISE_RULE } from './statistics.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
 
-export const ENDPOINT_APIS = ['completions', 'chat'] as const;
+const ENDPOINT_APIS = ['completions', 'chat'] as const;
 export type EndpointApi = (typeof ENDPOINT_APIS)[number];
 
 /** Where the prompt token counts come from (see src-main/endpoint/prompt-builder.ts). */
@@ -70,7 +71,7 @@ export const EndpointRunConfigSchema = z.strictObject({
 export type EndpointRunConfig = z.output<typeof EndpointRunConfigSchema>;
 
 /** Node's timers take at most 2^31 − 1 ms (about 24.8 days): a longer delay fires at once. */
-export const MAX_TIMEOUT_S = 2_147_483;
+const MAX_TIMEOUT_S = 2_147_483;
 
 /**
  * What makes a configuration unrunnable by this kvbench though it is a valid record: the timeouts
@@ -152,25 +153,23 @@ export interface EndpointRequestSample {
 // ---------------------------------------------------------------------------------------------
 // Aggregates
 
-/** Percentiles of one per-request quantity (linear interpolation between closest ranks, numpy's default). */
-export interface Distribution {
-  n: number;
-  mean: number | null;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-}
+const count = z.number().int().nonnegative();
+const nnum = z.number().nullable();
 
-export interface ContextBreakdown {
-  contextTokens: number;
-  requests: number;
-  ok: number;
-  ttftMs: Distribution;
-  e2eMs: Distribution;
-  ttftReusedMs: Distribution;
-  ttftFreshMs: Distribution;
-}
+/** Percentiles of one per-request quantity (linear interpolation between closest ranks, numpy's default). */
+const DistributionSchema = z.object({ n: count, mean: nnum, p50: nnum, p95: nnum, p99: nnum, max: nnum });
+export type Distribution = z.infer<typeof DistributionSchema>;
+
+const ContextBreakdownSchema = z.object({
+  contextTokens: z.number(),
+  requests: count,
+  ok: count,
+  ttftMs: DistributionSchema,
+  e2eMs: DistributionSchema,
+  ttftReusedMs: DistributionSchema,
+  ttftFreshMs: DistributionSchema,
+});
+export type ContextBreakdown = z.infer<typeof ContextBreakdownSchema>;
 
 /**
  * How a run's output tokens were counted, over its successful requests. Without the server's usage
@@ -179,11 +178,8 @@ export interface ContextBreakdown {
  * requests that ended at max_tokens (finish_reason "length") with fewer chunks than max_tokens —
  * proof that they were undercounted.
  */
-export interface TokenCountSources {
-  usage: number;
-  chunks: number;
-  chunksBelowMaxTokens: number;
-}
+const TokenCountSourcesSchema = z.object({ usage: count, chunks: count, chunksBelowMaxTokens: count });
+export type TokenCountSources = z.infer<typeof TokenCountSourcesSchema>;
 
 /** Why a run's output token counts may be too low (null when the server reported usage for every request). */
 export function tokenCountCaveat(t: TokenCountSources): string | null {
@@ -198,51 +194,52 @@ export function tokenCountCaveat(t: TokenCountSources): string | null {
   );
 }
 
-export interface EndpointAggregates {
-  requestsTotal: number;
-  requestsOk: number;
-  requestsFailed: number;
-  requestsNotSent: number;
+export const EndpointAggregatesSchema = z.object({
+  requestsTotal: count,
+  requestsOk: count,
+  requestsFailed: count,
+  requestsNotSent: count,
   /**
    * The time the server had the run's requests: each batch's first send to its last finish, summed
    * (the workload's delay_ms pauses between batches left out). From kvbench 0.5.0 on; before, the span.
    */
-  durationS: number;
+  durationS: z.number(),
   /** First request sent → last one finished, the pauses between batches included (wall clock). Absent in runs stored before 0.5.0. */
-  spanS?: number;
+  spanS: z.number().optional(),
   /** Successful requests ÷ duration. */
-  requestsPerS: number | null;
+  requestsPerS: nnum,
   /** Output tokens of successful requests ÷ duration. */
-  outputTokensPerS: number | null;
+  outputTokensPerS: nnum,
   /** Requested context tokens of successful requests ÷ duration. */
-  contextTokensPerS: number | null;
-  outputTokensTotal: number;
+  contextTokensPerS: nnum,
+  outputTokensTotal: z.number(),
   /** Sum of the server-reported prompt tokens (null when the server never reported usage). */
-  serverPromptTokensTotal: number | null;
+  serverPromptTokensTotal: nnum,
   /** Sum of the server-reported cached prompt tokens (null when never reported). */
-  cachedPromptTokensTotal: number | null;
+  cachedPromptTokensTotal: nnum,
   /** Server prompt tokens ÷ requested context tokens over requests with usage: how well the prompt builder hit the size. */
-  promptTokensPerRequested: number | null;
-  ttftMs: Distribution;
-  e2eMs: Distribution;
-  tpotMs: Distribution;
+  promptTokensPerRequested: nnum,
+  ttftMs: DistributionSchema,
+  e2eMs: DistributionSchema,
+  tpotMs: DistributionSchema,
   /** Gaps between consecutive content chunks, pooled over every request (HDR histogram, 3 significant digits). */
-  itlMs: Distribution;
+  itlMs: DistributionSchema,
   /**
    * TTFT of requests whose prompt finished ok in an earlier batch (server cache or offload reload) vs
    * prompts never sent before (full prefill). Neither holds a prompt duplicated within its batch or
    * one whose earlier sends all failed (src-main/endpoint/aggregate.ts, promptReuse).
    */
-  ttftReusedMs: Distribution;
-  ttftFreshMs: Distribution;
-  byContext: ContextBreakdown[];
+  ttftReusedMs: DistributionSchema,
+  ttftFreshMs: DistributionSchema,
+  byContext: z.array(ContextBreakdownSchema),
   /** Failures per status (ok excluded). */
-  failuresByStatus: Partial<Record<RequestStatus, number>>;
+  failuresByStatus: z.partialRecord(z.enum(REQUEST_STATUSES), count),
   /** Where the successful requests' output token counts came from (tokenCountSources). */
-  tokenCountSources: TokenCountSources;
+  tokenCountSources: TokenCountSourcesSchema,
   /** The pooled inter-token histogram, HdrHistogram V2 compressed base64, for merging runs. */
-  itlHistogram: { hdr: string; count: number; sumNs: number } | null;
-}
+  itlHistogram: z.object({ hdr: z.string(), count, sumNs: z.number() }).nullable(),
+});
+export type EndpointAggregates = z.infer<typeof EndpointAggregatesSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Server cache metrics (scraped from the server before and after the run)
@@ -351,49 +348,55 @@ export const DERIVED_SERVER_METRICS: readonly { key: string; label: string; unit
   { key: 'reload_bandwidth', label: 'Reload copy bandwidth', unit: 'bytes/s', numerator: 'reload_bytes', denominator: ['reload_time'], description: 'Δreloaded bytes ÷ Δtransfer time.' },
 ]);
 
-export interface ServerMetricValue {
-  key: string;
+const ServerMetricValueSchema = z.object({
+  key: z.string(),
   /** The family the value came from (null when none of the sources was served). */
-  source: string | null;
-  before: number | null;
-  after: number | null;
+  source: z.string().nullable(),
+  before: nnum,
+  after: nnum,
   /** Counters: after − before per series, summed (a series that went backwards counts from zero: its after value). */
-  delta: number | null;
+  delta: nnum,
   /** A series of the counter went backwards between the scrapes, or the server's process_start_time_seconds changed. */
-  reset: boolean;
+  reset: z.boolean(),
   /**
    * The counter had no baseline before the run (trtllm-serve's JSON iteration queue was empty, so its
    * block counters were taken to start at 0): `delta` is the server's total since it started, not
    * the run's share. Runs stored before the flag existed get it when read (endpoint-store.ts).
    */
-  sinceServerStart: boolean;
-}
+  sinceServerStart: z.boolean(),
+});
+export type ServerMetricValue = z.infer<typeof ServerMetricValueSchema>;
 
 /** Why a server counter's Δ may not be the run's own share (null when it is). */
-export function serverValueCaveat(v: Pick<ServerMetricValue, 'reset' | 'sinceServerStart'>): string | null {
+function serverValueCaveat(v: Pick<ServerMetricValue, 'reset' | 'sinceServerStart'>): string | null {
   if (v.sinceServerStart) return 'totals since the server started (no baseline before the run): the run\'s own share only on a server started just for it';
   if (v.reset) return 'a counter reset during the run (the server or a rank restarted): counted from the reset, not the run\'s whole share';
   return null;
 }
 
-export interface MetricsPageResult {
-  url: string;
-  format: 'prometheus' | 'trtllm-iteration-json' | 'unavailable';
+const MetricsPageResultSchema = z.object({
+  url: z.string(),
+  format: z.enum(['prometheus', 'trtllm-iteration-json', 'unavailable']),
   /** Engines whose families were seen on the page. */
-  engines: string[];
-  error: string | null;
+  engines: z.array(z.string()),
+  error: z.string().nullable(),
   /** Why a value is only approximate (e.g. trtllm-serve's JSON queue was empty before the run). */
-  notes: string[];
-}
+  notes: z.array(z.string()),
+});
+export type MetricsPageResult = z.infer<typeof MetricsPageResultSchema>;
 
-export interface ServerCacheMetrics {
-  pages: MetricsPageResult[];
-  values: ServerMetricValue[];
+export const ServerCacheMetricsSchema = z.object({
+  pages: z.array(MetricsPageResultSchema),
+  values: z.array(ServerMetricValueSchema),
   /** Derived rates (null when a part is missing or the denominator is 0). */
-  derived: Record<string, number | null>;
-  /** Every counter (and histogram _sum/_count) of the vllm:, sglang:, trtllm_, lmcache families: `name{labels}` → after − before. */
-  rawCounterDeltas: Record<string, number>;
-}
+  derived: z.record(z.string(), nnum),
+  /**
+   * Every counter (and histogram _sum/_count) of the vllm:, sglang:, trtllm_, lmcache families:
+   * `name{labels}` → after − before. JSON has no NaN: a counter that was not a number reads back as null.
+   */
+  rawCounterDeltas: z.record(z.string(), nnum),
+});
+export type ServerCacheMetrics = z.infer<typeof ServerCacheMetricsSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // The stored run
@@ -401,23 +404,24 @@ export interface ServerCacheMetrics {
 export const ENDPOINT_RUN_STATUSES = ['complete', 'partial', 'failed'] as const;
 export type EndpointRunStatus = (typeof ENDPOINT_RUN_STATUSES)[number];
 
-export interface EndpointRunRecord {
-  id: number;
-  systemLabel: string;
-  status: EndpointRunStatus;
-  statusReason: string | null;
-  config: EndpointRunConfig;
-  startedAt: string;
-  finishedAt: string;
-  wallMs: number;
-  aggregates: EndpointAggregates;
-  serverMetrics: ServerCacheMetrics;
+export const EndpointRunRecordSchema = z.object({
+  id: z.number().int(),
+  systemLabel: z.string(),
+  status: z.enum(ENDPOINT_RUN_STATUSES),
+  statusReason: z.string().nullable(),
+  config: EndpointRunConfigSchema,
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  wallMs: z.number(),
+  aggregates: EndpointAggregatesSchema,
+  serverMetrics: ServerCacheMetricsSchema,
   /** Flat numeric metrics (the catalogue's keys): what compare, list and export read. */
-  metrics: Record<string, number>;
-  kvbenchVersion: string;
+  metrics: z.record(z.string(), z.number()),
+  kvbenchVersion: z.string(),
   /** The machine kvbench ran on (the client, not the server). */
-  clientHost: string;
-}
+  clientHost: z.string(),
+});
+export type EndpointRunRecord = z.infer<typeof EndpointRunRecordSchema>;
 
 /** The id of a finished run the database refused (shown and written to a file all the same): SQLite ids start at 1. */
 export const UNSTORED_RUN_ID = 0;
@@ -425,17 +429,18 @@ export const UNSTORED_RUN_ID = 0;
 // ---------------------------------------------------------------------------------------------
 // Metric catalogue (flat keys, one number per run)
 
-export const ENDPOINT_METRIC_UNITS = ['req/s', 'tok/s', 'ms', 'count', 'ratio', 'tokens', 'blocks', 'bytes', 'bytes/s', 's'] as const;
+const ENDPOINT_METRIC_UNITS = ['req/s', 'tok/s', 'ms', 'count', 'ratio', 'tokens', 'blocks', 'bytes', 'bytes/s', 's'] as const;
 export type EndpointMetricUnit = (typeof ENDPOINT_METRIC_UNITS)[number];
 export const ENDPOINT_METRIC_GROUPS = ['throughput', 'latency', 'requests', 'server'] as const;
 
-export interface EndpointMetricDefinition {
-  key: string;
-  label: string;
-  unit: EndpointMetricUnit;
-  better: 'higher' | 'lower' | null;
-  group: (typeof ENDPOINT_METRIC_GROUPS)[number];
-}
+const EndpointMetricDefinitionSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  unit: z.enum(ENDPOINT_METRIC_UNITS),
+  better: z.enum(['higher', 'lower']).nullable(),
+  group: z.enum(ENDPOINT_METRIC_GROUPS),
+});
+export type EndpointMetricDefinition = z.infer<typeof EndpointMetricDefinitionSchema>;
 
 const em = (key: string, label: string, unit: EndpointMetricUnit, better: EndpointMetricDefinition['better'], group: EndpointMetricDefinition['group']): EndpointMetricDefinition =>
   Object.freeze({ key, label, unit, better, group });
@@ -582,7 +587,8 @@ export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { val
 }
 
 // ---------------------------------------------------------------------------------------------
-// Comparing two systems
+// Comparing two systems: the comparison's shape, and its words for the page. How runs are compared
+// is src-main/endpoint/endpoint-compare.ts (compareEndpointRuns).
 
 /** How a run's rates are taken (the exports' About, the app's footnotes): from 0.5.0, over the batches' own times. */
 export const THROUGHPUT_METHOD =
@@ -590,240 +596,63 @@ export const THROUGHPUT_METHOD =
   '(the pauses between batches and cancelled requests left out); span_s is the wall clock, first send → last finish with the pauses; ' +
   'runs stored before kvbench 0.5.0 took duration_s (and their rates) over that span';
 
-export const COMPARE_METHOD =
-  'per system: the median of each metric over its selected runs (one run: that run\'s value), with its spread over those runs (min–max, CV); ratio = A ÷ B; ' +
-  `percentiles are never averaged across runs; a better side is named only beyond run-to-run noise: ${NOISE_RULE}, over the per-run values (the storage report's rule); ` +
-  'that needs 2 or more runs a side and values above 0 (a logarithm), else the noise is unknown; values within 0.5 % are a tie';
-
-/** The settings that change what a run sent or how it counted: compare names the ones that differ. */
-export const COMPARED_SETTINGS = ['api', 'maxBatches', 'maxTokens', 'ignoreEos', 'temperature', 'topP', 'streamUsage'] as const;
-export type ComparedSettings = Pick<EndpointRunConfig, (typeof COMPARED_SETTINGS)[number]>;
-
-export interface EndpointRunSummary {
-  id: number;
-  systemLabel: string;
-  status: EndpointRunStatus;
-  startedAt: string;
-  /** The workload file's digest. */
-  workloadDigest: string;
-  /** What the run sent (see EndpointRunConfig.requestsDigest): runs are matched by this. */
-  requestsDigest: string;
-  model: string;
-  /** The server, the prompt salt and how prompts were sized: equal in two runs, the later one replayed the earlier one's texts. */
-  baseUrl: string;
-  promptSalt: string;
-  promptTokenizer: PromptTokenizer;
-  settings: ComparedSettings;
-  metrics: Record<string, number>;
-  /** The kvbench that measured it: metrics whose definition changed between two runs' versions are named. */
-  kvbenchVersion: string;
-  /** Flat metric keys whose value may not be the run's own share, with why (serverMetricCaveats). */
-  metricCaveats: Record<string, string>;
-  /** The notes of its metrics pages (serverMetricNotes). */
-  serverMetricNotes: string[];
-  /** Why its output token counts may be too low (tokenCountCaveat), or null. */
-  tokenCountCaveat: string | null;
-}
-
-/** A stored run as a comparison sees it. */
-export function endpointRunSummary(
-  r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'serverMetrics' | 'kvbenchVersion'> & { aggregates: Pick<EndpointAggregates, 'tokenCountSources'> },
-): EndpointRunSummary {
-  const c = r.config;
-  const settings = Object.fromEntries(COMPARED_SETTINGS.map((k) => [k, c[k]])) as ComparedSettings;
-  return {
-    id: r.id,
-    systemLabel: r.systemLabel,
-    status: r.status,
-    startedAt: r.startedAt,
-    workloadDigest: c.workloadDigest,
-    requestsDigest: c.requestsDigest,
-    model: c.model,
-    baseUrl: c.baseUrl,
-    promptSalt: c.promptSalt,
-    promptTokenizer: c.promptTokenizer,
-    settings,
-    metrics: r.metrics,
-    kvbenchVersion: r.kvbenchVersion,
-    metricCaveats: serverMetricCaveats(r.serverMetrics),
-    serverMetricNotes: serverMetricNotes(r.serverMetrics),
-    tokenCountCaveat: tokenCountCaveat(r.aggregates.tokenCountSources),
-  };
-}
-
-/** How an endpoint metric is named in METRIC_DEFINITION_CHANGES (apart from the trial metrics, some of which share its key). */
-export const endpointChangeKey = (metricKey: string): string => `endpoint.${metricKey}`;
-
-const SETTING_NAMES: Record<(typeof COMPARED_SETTINGS)[number], string> = {
-  api: 'the API (--api)',
-  maxBatches: 'the batches replayed (--max-batches)',
-  maxTokens: 'max_tokens (--max-tokens)',
-  ignoreEos: 'ignore_eos (--no-ignore-eos)',
-  temperature: 'temperature (--temperature)',
-  topP: 'top_p (--top-p)',
-  streamUsage: 'stream usage (--no-stream-usage): output tokens are the server\'s usage on one side and counted chunks on the other',
-};
-
-/** Why runs that should be comparable may not be: what they sent, served and measured. */
-function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
-  const warnings: string[] = [];
-  const distinct = <T>(f: (r: EndpointRunSummary) => T): T[] => [...new Set(runs.map(f))];
-  if (distinct((r) => r.requestsDigest).length > 1) {
-    const files = distinct((r) => r.workloadDigest).length > 1;
-    warnings.push(`the runs did not send the same requests (requests digests differ${files ? '; different workload files' : ''}): the numbers are not directly comparable`);
-    const legacy = runs.filter((r) => r.requestsDigest.startsWith('legacy-')).map((r) => r.id);
-    if (legacy.length > 0 && legacy.length < runs.length) {
-      warnings.push(`run(s) ${legacy.join(', ')} were stored before kvbench recorded what a run sent (only the workload file's digest): they never match newer runs — re-run them to compare`);
-    }
-  }
-  for (const k of COMPARED_SETTINGS) {
-    const values = distinct((r) => JSON.stringify(r.settings[k]));
-    if (values.length > 1) warnings.push(`${SETTING_NAMES[k]} differs between the runs (${values.join(' vs ')})`);
-  }
-  const models = distinct((r) => r.model);
-  if (models.length > 1) warnings.push(`the runs served different models (${models.join(', ')})`);
-  const versions = distinct((r) => r.kvbenchVersion);
-  const changed = straddledChanges(versions, ENDPOINT_METRICS.map((m) => endpointChangeKey(m.key)));
-  const name = (c: MetricDefinitionChange): string => c.metric.slice(endpointChangeKey('').length);
-  for (const since of new Set(changed.map((c) => c.since))) {
-    const these = changed.filter((c) => c.since === since);
-    warnings.push(
-      `the runs were measured on both sides of kvbench ${since} (kvbench ${versions.join(', ')}), which changed ${these.map(name).join(', ')}: ` +
-        these.map((c) => `${name(c)} ${c.change}`).join('; '),
-    );
-  }
-  // The requests digest leaves the salt out on purpose, so repeat runs with one --prompt-salt on one
-  // server are medianed together though every run after the first found the texts already cached.
-  const sameTexts = new Map<string, EndpointRunSummary[]>();
-  for (const r of runs) {
-    const key = JSON.stringify([r.baseUrl, r.model, r.promptSalt, r.promptTokenizer]);
-    sameTexts.set(key, [...(sameTexts.get(key) ?? []), r]);
-  }
-  for (const group of sameTexts.values()) {
-    if (group.length < 2) continue;
-    const [first, ...later] = [...group].sort((x, y) => x.startedAt.localeCompare(y.startedAt) || x.id - y.id);
-    const name = (r: EndpointRunSummary): string => `run ${r.id} (${r.systemLabel})`;
-    warnings.push(
-      `${[first, ...later].map(name).join(', ')} sent the same prompt texts (--prompt-salt ${first.promptSalt}) to one server (${first.baseUrl}, model ${first.model}): ` +
-        `${later.map(name).join(', ')} started with the ${later.length === 1 ? 'earlier run\'s' : 'earlier runs\''} prompts possibly still cached (a warm start, unlike ${name(first)}) — ` +
-        'give each run its own salt (the default) unless a warm cache is what is measured',
-    );
-  }
-  for (const r of runs) {
-    if (r.tokenCountCaveat) warnings.push(`run ${r.id} (${r.systemLabel}): ${r.tokenCountCaveat}`);
-    for (const n of r.serverMetricNotes) warnings.push(`run ${r.id} (${r.systemLabel}), ${n}`);
-    const byReason = new Map<string, string[]>();
-    for (const [key, why] of Object.entries(r.metricCaveats)) byReason.set(why, [...(byReason.get(why) ?? []), ENDPOINT_METRIC_BY_KEY[key]?.label ?? key]);
-    if (byReason.size > 0) {
-      const parts = [...byReason].map(([why, labels]) => `${labels.join(', ')}: ${why}`);
-      warnings.push(`run ${r.id} (${r.systemLabel}): values marked * may not be the run's own share, so no side is named better on them — ${parts.join('; ')}`);
-    }
-  }
-  return warnings;
-}
-
 /** One side's values of a metric over its runs. */
-export interface CompareSpread {
-  min: number;
-  max: number;
+const CompareSpreadSchema = z.object({
+  min: z.number(),
+  max: z.number(),
   /** Sample standard deviation ÷ |mean| over the side's runs; null for one run or a zero mean. */
-  cv: number | null;
-}
+  cv: nnum,
+});
+export type CompareSpread = z.infer<typeof CompareSpreadSchema>;
 
 /**
- * Whether a difference is larger than run-to-run noise (see COMPARE_METHOD): `beyond`, `within`, or
+ * Whether a difference is larger than run-to-run noise (NOISE_RULE): `beyond`, `within`, or
  * `unknown` when a side has a single run, or a value ≤ 0 (no logarithm to test).
  */
-export type NoiseVerdict = 'beyond' | 'within' | 'unknown';
+const NoiseVerdictSchema = z.enum(['beyond', 'within', 'unknown']);
+export type NoiseVerdict = z.infer<typeof NoiseVerdictSchema>;
 
-export interface CompareRow {
-  metric: EndpointMetricDefinition;
-  a: number | null;
-  b: number | null;
+const side = z.enum(['a', 'b']).nullable();
+
+const CompareRowSchema = z.object({
+  metric: EndpointMetricDefinitionSchema,
+  a: nnum,
+  b: nnum,
   /** Runs with a value. */
-  nA: number;
-  nB: number;
+  nA: count,
+  nB: count,
   /** Each side's min, max and CV over its runs (null without a value). */
-  spreadA: CompareSpread | null;
-  spreadB: CompareSpread | null;
+  spreadA: CompareSpreadSchema.nullable(),
+  spreadB: CompareSpreadSchema.nullable(),
   /** a ÷ b. */
-  ratio: number | null;
+  ratio: nnum,
   /** The difference against the run-to-run noise (NOISE_RULE); null when a value is missing. */
-  noise: NoiseVerdict | null;
+  noise: NoiseVerdictSchema.nullable(),
   /** The noise test's two-sided p-value; null where it cannot be taken (noise null or unknown). */
-  pValue: number | null;
-  /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within TIE_BAND, a value missing). */
-  leader: 'a' | 'b' | null;
+  pValue: nnum,
+  /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within compare's tie band, a value missing). */
+  leader: side,
   /** The leader, where the difference is beyond noise and no value is flagged: the side compare names better. */
-  better: 'a' | 'b' | null;
-  /** Runs of each side whose value may not be the run's own share (EndpointRunSummary.metricCaveats): no verdict. */
-  flaggedA: number[];
-  flaggedB: number[];
-}
+  better: side,
+  /** Runs of each side whose value may not be the run's own share (serverMetricCaveats): no verdict. */
+  flaggedA: z.array(z.number().int()),
+  flaggedB: z.array(z.number().int()),
+});
+export type CompareRow = z.infer<typeof CompareRowSchema>;
 
-/** Values within 0.5 % of each other are a tie: no side is named better on a 1.00x ratio. */
-export const TIE_BAND = 0.005;
-
-/** The difference against the noise (COMPARE_METHOD), by the test every comparison uses. */
-function noiseVerdict(a: readonly (number | undefined)[], b: readonly (number | undefined)[], test: NoiseTest | null): NoiseVerdict | null {
-  if (!a.some((v) => v !== undefined) || !b.some((v) => v !== undefined)) return null;
-  if (test === null) return 'unknown';
-  return test.beyondNoise ? 'beyond' : 'within';
-}
-
-export interface EndpointComparison {
-  method: string;
-  labelA: string;
-  labelB: string;
-  runIdsA: number[];
-  runIdsB: number[];
+export const EndpointComparisonSchema = z.object({
+  method: z.string(),
+  labelA: z.string(),
+  labelB: z.string(),
+  runIdsA: z.array(z.number().int()),
+  runIdsB: z.array(z.number().int()),
   /** Problems that make the comparison weaker (different workloads, models, missing runs). */
-  warnings: string[];
+  warnings: z.array(z.string()),
   /** What the numbers cannot tell (as the storage report's system comparison says it): one run on a side gives no noise estimate. */
-  notes: string[];
-  rows: CompareRow[];
-}
-
-/** Compares two sets of runs metric by metric: medians and spreads per system, A ÷ B, who is better beyond noise. */
-export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunSummary[], labelB: string, runsB: readonly EndpointRunSummary[]): EndpointComparison {
-  const warnings: string[] = [];
-  if (runsA.length === 0) warnings.push(`no runs for ${labelA}`);
-  if (runsB.length === 0) warnings.push(`no runs for ${labelB}`);
-  warnings.push(...comparabilityWarnings([...runsA, ...runsB]));
-  for (const r of [...runsA, ...runsB]) if (r.status !== 'complete') warnings.push(`run ${r.id} (${r.systemLabel}) is ${r.status}: its failed requests are not in its latencies`);
-  const rows: CompareRow[] = [];
-  const spread = (g: ReturnType<typeof aggregate>): CompareSpread | null => (g.n === 0 ? null : { min: g.min!, max: g.max!, cv: g.cv });
-  for (const metric of ENDPOINT_METRICS) {
-    const ga = aggregate(runsA.map((r) => r.metrics[metric.key]));
-    const gb = aggregate(runsB.map((r) => r.metrics[metric.key]));
-    if (ga.n === 0 && gb.n === 0) continue;
-    const a = ga.median;
-    const b = gb.median;
-    let leader: CompareRow['leader'] = null;
-    const tie = a !== null && b !== null && Math.abs(a - b) <= TIE_BAND * Math.max(Math.abs(a), Math.abs(b));
-    if (metric.better && a !== null && b !== null && !tie) leader = (metric.better === 'higher') === a > b ? 'a' : 'b';
-    const valuesA = runsA.map((r) => r.metrics[metric.key]);
-    const valuesB = runsB.map((r) => r.metrics[metric.key]);
-    const test = welchLogTest(valuesA, valuesB);
-    const noise = noiseVerdict(valuesA, valuesB, test);
-    // The test's side (its geometric means) and the medians' agree but for odd spreads; where they
-    // do not, no side is named better.
-    const testSide = test === null || test.logRatio === 0 || !metric.better ? null : (metric.better === 'higher') === test.logRatio > 0 ? 'a' : 'b';
-    const flagged = (runs: readonly EndpointRunSummary[]): number[] => runs.filter((r) => metric.key in r.metricCaveats && metric.key in r.metrics).map((r) => r.id);
-    const flaggedA = flagged(runsA);
-    const flaggedB = flagged(runsB);
-    const trusted = flaggedA.length === 0 && flaggedB.length === 0;
-    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, pValue: test?.pValue ?? null, leader, better: noise === 'beyond' && trusted && leader === testSide ? leader : null, flaggedA, flaggedB });
-  }
-  const notes: string[] = [];
-  const single = [runsA.length === 1 ? labelA : null, runsB.length === 1 ? labelB : null].filter((l): l is string => l !== null);
-  if (single.length > 0) {
-    notes.push(
-      `one run of ${single.join(' and one of ')}: no noise estimate is possible, so no side is named better (the better value is marked "?") — run each system 3 or more times`,
-    );
-  }
-  return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, notes, rows };
-}
+  notes: z.array(z.string()),
+  rows: z.array(CompareRowSchema),
+});
+export type EndpointComparison = z.infer<typeof EndpointComparisonSchema>;
 
 /** What compareVerdict's words mean, for under a comparison table. */
 export const COMPARE_VERDICT_LEGEND =

@@ -15,6 +15,7 @@
  *
  * Pure TypeScript: no Node, no DOM.
  */
+import { z } from 'zod';
 
 export const PERCENTILE_METHOD =
   'linear interpolation between closest ranks (numpy default, type 7) over per-trial values';
@@ -66,22 +67,25 @@ export function coefficientOfVariation(values: readonly (number | null | undefin
   return sd / Math.abs(m);
 }
 
+const nnum = z.number().nullable();
+
 /** What a report says about one metric over a set of trials. */
-export interface Aggregate {
+export const AggregateSchema = z.object({
   /** Trials with a value. */
-  n: number;
-  median: number | null;
-  p95: number | null;
+  n: z.number().int().nonnegative(),
+  median: nnum,
+  p95: nnum,
   /**
    * The arithmetic mean of the per-trial values; absent where those values are percentiles (a mean
-   * of P95s is no percentile of anything), though their CV still measures the spread.
+   * of P95s is no percentile of anything, style.md), though their CV still measures the spread.
    */
-  mean?: number | null;
-  min: number | null;
-  max: number | null;
+  mean: nnum.optional(),
+  min: nnum,
+  max: nnum,
   /** Sample standard deviation ÷ mean (a fraction: 0.05 = 5 %). */
-  cv: number | null;
-}
+  cv: nnum,
+});
+export type Aggregate = z.infer<typeof AggregateSchema>;
 
 /** `percentiles`: the values are per-trial percentiles, so no mean is given. */
 export function aggregate(values: readonly (number | null | undefined)[], opts: { percentiles?: boolean } = {}): Aggregate {

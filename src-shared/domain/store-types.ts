@@ -4,13 +4,12 @@
  *
  * Pure TypeScript: no Node, no DOM.
  */
+import { z } from 'zod';
 import type { TrialStatus } from './results.ts';
 
 /** A trial row is `running` while its engine runs; then one of the results' statuses. */
 export type TrialRowStatus = TrialStatus | 'running';
 export const TRIAL_ROW_STATUSES = ['running', 'complete', 'partial', 'failed', 'aborted'] as const;
-/** Statuses whose metrics count in reports by default. */
-export const COMPLETE_STATUSES: readonly TrialRowStatus[] = ['complete'];
 
 export const SUITE_STATUSES = ['running', 'finished', 'cancelled', 'interrupted'] as const;
 export type SuiteStatus = (typeof SUITE_STATUSES)[number];
@@ -26,18 +25,21 @@ export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 // ---------------------------------------------------------------------------------------------
 // Metrics
 
-export type MetricUnit = 'tok/s' | 'req/s' | 'ms' | 'ms/MiB' | 'bytes' | 'bytes/s' | 'ratio' | 'count' | 's' | 'users';
-export type MetricGroup = 'throughput' | 'latency' | 'bytes' | 'cache' | 'autoscaling' | 'health';
+const METRIC_UNITS = ['tok/s', 'req/s', 'ms', 'ms/MiB', 'bytes', 'bytes/s', 'ratio', 'count', 's', 'users'] as const;
+export type MetricUnit = (typeof METRIC_UNITS)[number];
+const METRIC_GROUPS = ['throughput', 'latency', 'bytes', 'cache', 'autoscaling', 'health'] as const;
+export type MetricGroup = (typeof METRIC_GROUPS)[number];
 
-export interface MetricDefinition {
-  key: string;
-  label: string;
-  unit: MetricUnit;
+export const MetricDefinitionSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  unit: z.enum(METRIC_UNITS),
   /** Which direction is better, for win rates; null when neither is. */
-  better: 'higher' | 'lower' | null;
-  group: MetricGroup;
-  description: string;
-}
+  better: z.enum(['higher', 'lower']).nullable(),
+  group: z.enum(METRIC_GROUPS),
+  description: z.string(),
+});
+export type MetricDefinition = z.infer<typeof MetricDefinitionSchema>;
 
 const m = (key: string, label: string, unit: MetricUnit, better: MetricDefinition['better'], group: MetricGroup, description: string): MetricDefinition =>
   Object.freeze({ key, label, unit, better, group, description });
@@ -236,41 +238,48 @@ export const CONFIG_MATCH_KEYS_WHEN_SET = [
 // ---------------------------------------------------------------------------------------------
 // Records
 
-export interface SystemRecord {
-  id: string;
-  label: string;
-  hostname: string;
-  source: 'detected' | 'imported';
-  firstSeenAt: string;
-  lastSeenAt: string;
-}
+const int = z.number().int();
+const count = z.number().int().nonnegative();
+const trialRowStatus = z.enum(TRIAL_ROW_STATUSES);
 
-export interface DriveRecord {
-  id: string;
-  systemId: string;
-  label: string;
-  basis: string;
-  model: string | null;
-  serial: string | null;
-}
+export const SystemRecordSchema = z.object({
+  id: z.string(),
+  label: z.string(),
+  hostname: z.string(),
+  source: z.enum(['detected', 'imported']),
+  firstSeenAt: z.string(),
+  lastSeenAt: z.string(),
+});
+export type SystemRecord = z.infer<typeof SystemRecordSchema>;
 
-export interface SuiteRecord {
-  id: number;
-  systemId: string;
-  driveId: string | null;
-  profile: string;
-  label: string | null;
-  status: SuiteStatus;
-  source: 'suite' | 'import';
-  cacheDir: string | null;
-  createdAt: string;
-  finishedAt: string | null;
-  kvbenchVersion: string;
+export const DriveRecordSchema = z.object({
+  id: z.string(),
+  systemId: z.string(),
+  label: z.string(),
+  basis: z.string(),
+  model: z.string().nullable(),
+  serial: z.string().nullable(),
+});
+export type DriveRecord = z.infer<typeof DriveRecordSchema>;
+
+export const SuiteRecordSchema = z.object({
+  id: int,
+  systemId: z.string(),
+  driveId: z.string().nullable(),
+  profile: z.string(),
+  label: z.string().nullable(),
+  status: z.enum(SUITE_STATUSES),
+  source: z.enum(['suite', 'import']),
+  cacheDir: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  kvbenchVersion: z.string(),
   /** Attempts per status (a retried trial slot counts each attempt). */
-  trialCounts: Record<TrialRowStatus, number>;
+  trialCounts: z.record(trialRowStatus, count),
   /** Planned trial slots without a complete attempt: what a resume would run (0 for imports). */
-  trialsLeft: number;
-}
+  trialsLeft: count,
+});
+export type SuiteRecord = z.infer<typeof SuiteRecordSchema>;
 
 export interface RunRecord {
   id: number;
@@ -283,30 +292,31 @@ export interface RunRecord {
   trialsPlanned: number;
 }
 
-export interface TrialRecord {
-  id: number;
-  runId: number;
-  suiteId: number;
-  systemId: string;
-  systemLabel: string;
-  driveId: string | null;
-  driveLabel: string | null;
-  scenarioId: string;
-  trialIndex: number;
-  attempt: number;
-  status: TrialRowStatus;
-  statusReason: string | null;
-  configKey: string;
-  options: Record<string, unknown>;
-  seed: number | null;
-  startedAt: string;
-  finishedAt: string | null;
-  wallMs: number | null;
-  resultsFormat: ResultsFormat | null;
-  sourceFile: string | null;
-  kvbenchVersion: string;
-  metrics: TrialMetrics;
-}
+export const TrialRecordSchema = z.object({
+  id: int,
+  runId: int,
+  suiteId: int,
+  systemId: z.string(),
+  systemLabel: z.string(),
+  driveId: z.string().nullable(),
+  driveLabel: z.string().nullable(),
+  scenarioId: z.string(),
+  trialIndex: count,
+  attempt: int,
+  status: trialRowStatus,
+  statusReason: z.string().nullable(),
+  configKey: z.string(),
+  options: z.record(z.string(), z.unknown()),
+  seed: z.number().nullable(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  wallMs: z.number().nullable(),
+  resultsFormat: z.enum(RESULTS_FORMATS).nullable(),
+  sourceFile: z.string().nullable(),
+  kvbenchVersion: z.string(),
+  metrics: z.record(z.string(), z.number()),
+});
+export type TrialRecord = z.infer<typeof TrialRecordSchema>;
 
 export interface TrialFilter {
   systemIds?: string[];

@@ -5,24 +5,43 @@
  * data, `{ ok: false, error: { code, message } }`, never as exceptions or stacks.
  *
  * The response schemas describe the report model and store records that src-main produces, and the
- * backend's handlers are typed against them. That catches a field a schema requires and a handler
- * lacks, not the reverse: TypeScript accepts extra properties and zod strips them from the response,
- * so a field added to a src-main or src-shared/domain type must be added to its schema here too.
+ * backend's handlers are typed against them. The domain's records (src-shared/domain: the store's,
+ * the endpoint runs', their comparison) have their schema beside them and their type inferred from
+ * it, so a field added there reaches the answer. The report model's types (src-main/export) are
+ * still written beside these schemas: the type check catches a field a schema requires and a handler
+ * lacks, not the reverse (TypeScript accepts extra properties and zod strips them from the response).
+ * The backend names every field a response parse drops in its log, and the backend tests fail on one
+ * (src-main/server/dropped-fields.ts); a handler that narrows an answer on purpose does so itself.
  *
  * Pure TypeScript: no Node, no DOM, no electron.
  */
 import { z } from 'zod';
 import {
-  ENDPOINT_METRIC_GROUPS,
-  ENDPOINT_METRIC_UNITS,
   ENDPOINT_RUN_STATUSES,
-  EndpointRunConfigSchema,
+  EndpointAggregatesSchema,
+  EndpointComparisonSchema,
+  EndpointRunRecordSchema,
   REQUEST_STATUSES,
+  ServerCacheMetricsSchema,
+  type Distribution,
+  type EndpointComparison,
 } from '../domain/endpoint.ts';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
 import { PROFILE_IDS, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
-import { STORE_ERROR_CODES, SUITE_STATUSES, TRIAL_ROW_STATUSES, RESULTS_FORMATS } from '../domain/store-types.ts';
+import { AggregateSchema } from '../domain/statistics.ts';
+import {
+  DriveRecordSchema,
+  MetricDefinitionSchema,
+  RESULTS_FORMATS,
+  STORE_ERROR_CODES,
+  SuiteRecordSchema,
+  SystemRecordSchema,
+  TRIAL_ROW_STATUSES,
+  TrialRecordSchema,
+  type SuiteRecord,
+  type TrialRecord,
+} from '../domain/store-types.ts';
 import type { Channel } from './channels.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -129,84 +148,10 @@ export const PlanRequestSchema = z.strictObject({
 export type PlanRequest = z.infer<typeof PlanRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// Store records and the report model (mirrors src-main/store and src-main/export/report-model.ts)
+// Store records (src-shared/domain/store-types.ts) and the report model (mirrors src-main/export/report-model.ts)
 
-export const TrialRecordSchema = z.object({
-  id: int,
-  runId: int,
-  suiteId: int,
-  systemId: z.string(),
-  systemLabel: z.string(),
-  driveId: z.string().nullable(),
-  driveLabel: z.string().nullable(),
-  scenarioId: z.string(),
-  trialIndex: count,
-  attempt: int,
-  status: trialRowStatus,
-  statusReason: z.string().nullable(),
-  configKey: z.string(),
-  options,
-  seed: nnum,
-  startedAt: z.string(),
-  finishedAt: z.string().nullable(),
-  wallMs: nnum,
-  resultsFormat: z.enum(RESULTS_FORMATS).nullable(),
-  sourceFile: z.string().nullable(),
-  kvbenchVersion: z.string(),
-  metrics: z.record(z.string(), num),
-});
-export type TrialRecordData = z.infer<typeof TrialRecordSchema>;
-
-const trialCounts = z.object({ running: count, complete: count, partial: count, failed: count, aborted: count });
-
-export const SuiteRecordSchema = z.object({
-  id: int,
-  systemId: z.string(),
-  driveId: z.string().nullable(),
-  profile: z.string(),
-  label: z.string().nullable(),
-  status: z.enum(SUITE_STATUSES),
-  source: z.enum(['suite', 'import']),
-  cacheDir: z.string().nullable(),
-  createdAt: z.string(),
-  finishedAt: z.string().nullable(),
-  kvbenchVersion: z.string(),
-  trialCounts,
-  trialsLeft: count,
-});
-export type SuiteRecordData = z.infer<typeof SuiteRecordSchema>;
-
-export const SystemRecordSchema = z.object({
-  id: z.string(),
-  label: z.string(),
-  hostname: z.string(),
-  source: z.enum(['detected', 'imported']),
-  firstSeenAt: z.string(),
-  lastSeenAt: z.string(),
-  trialCount: count,
-});
-export const DriveRecordSchema = z.object({
-  id: z.string(),
-  systemId: z.string(),
-  label: z.string(),
-  basis: z.string(),
-  model: z.string().nullable(),
-  serial: z.string().nullable(),
-  trialCount: count,
-});
-
-export const METRIC_UNITS = ['tok/s', 'req/s', 'ms', 'ms/MiB', 'bytes', 'bytes/s', 'ratio', 'count', 's', 'users'] as const;
-export const MetricDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  unit: z.enum(METRIC_UNITS),
-  better: z.enum(['higher', 'lower']).nullable(),
-  group: z.enum(['throughput', 'latency', 'bytes', 'cache', 'autoscaling', 'health']),
-  description: z.string(),
-});
-
-/** `mean` is absent for per-trial percentiles (never averaged: style.md). */
-export const AggregateSchema = z.object({ n: count, median: nnum, p95: nnum, mean: nnum.optional(), min: nnum, max: nnum, cv: nnum });
+export type TrialRecordData = TrialRecord;
+export type SuiteRecordData = SuiteRecord;
 
 export const ScenarioSummarySchema = z.object({
   scenarioId: z.string(),
@@ -288,6 +233,8 @@ export type TierRowData = z.infer<typeof TierRowSchema>;
 
 export const TierComparisonSchema = z.object({
   baseline: z.string().nullable(),
+  /** Partial trials were aggregated too. */
+  includeIncomplete: z.boolean(),
   probe: ProbeLimitsSchema,
   rows: z.array(TierRowSchema),
   notes: z.array(z.string()),
@@ -387,73 +334,26 @@ export const SystemComparisonSchema = z.object({
 });
 
 // ---------------------------------------------------------------------------------------------
-// Endpoint runs (mirrors src-shared/domain/endpoint.ts and src-main/endpoint/endpoint-store.ts)
+// Endpoint runs (the records of src-shared/domain/endpoint.ts, as src-main/endpoint/endpoint-store.ts reads them)
 
 const endpointRunStatus = z.enum(ENDPOINT_RUN_STATUSES);
 /** A system label to look up (the CLI's --system-label rules apply when a run is recorded). */
 const systemLabel = z.string().min(1).max(100);
 
-export const DistributionSchema = z.object({ n: count, mean: nnum, p50: nnum, p95: nnum, p99: nnum, max: nnum });
-export type DistributionData = z.infer<typeof DistributionSchema>;
+export type DistributionData = Distribution;
 
-export const EndpointAggregatesSchema = z.object({
-  requestsTotal: count,
-  requestsOk: count,
-  requestsFailed: count,
-  requestsNotSent: count,
-  durationS: num,
-  /** Runs stored before kvbench 0.5.0 have none (their durationS was the span). */
-  spanS: num.optional(),
-  requestsPerS: nnum,
-  outputTokensPerS: nnum,
-  contextTokensPerS: nnum,
-  outputTokensTotal: num,
-  serverPromptTokensTotal: nnum,
-  cachedPromptTokensTotal: nnum,
-  promptTokensPerRequested: nnum,
-  ttftMs: DistributionSchema,
-  e2eMs: DistributionSchema,
-  tpotMs: DistributionSchema,
-  itlMs: DistributionSchema,
-  ttftReusedMs: DistributionSchema,
-  ttftFreshMs: DistributionSchema,
-  byContext: z.array(
-    z.object({ contextTokens: num, requests: count, ok: count, ttftMs: DistributionSchema, e2eMs: DistributionSchema, ttftReusedMs: DistributionSchema, ttftFreshMs: DistributionSchema }),
-  ),
-  failuresByStatus: z.partialRecord(z.enum(REQUEST_STATUSES), count),
-  tokenCountSources: z.object({ usage: count, chunks: count, chunksBelowMaxTokens: count }),
-  // The pooled inter-token histogram (for merging runs) stays in the store and the exports.
-});
-
-export const ServerCacheMetricsSchema = z.object({
-  pages: z.array(
-    z.object({ url: z.string(), format: z.enum(['prometheus', 'trtllm-iteration-json', 'unavailable']), engines: z.array(z.string()), error: z.string().nullable(), notes: z.array(z.string()) }),
-  ),
-  values: z.array(z.object({ key: z.string(), source: z.string().nullable(), before: nnum, after: nnum, delta: nnum, reset: z.boolean(), sinceServerStart: z.boolean() })),
-  derived: z.record(z.string(), nnum),
-  /** JSON has no NaN: a counter that was not a number reads back as null. */
-  rawCounterDeltas: z.record(z.string(), nnum),
-});
-
-/** A stored run as listed: identity, configuration and flat metrics (the catalogue's keys). */
-export const EndpointRunRowSchema = z.object({
-  id: int,
-  systemLabel: z.string(),
-  status: endpointRunStatus,
-  statusReason: z.string().nullable(),
-  config: EndpointRunConfigSchema,
-  startedAt: z.string(),
-  finishedAt: z.string(),
-  wallMs: num,
-  metrics: z.record(z.string(), num),
+/** A stored run as listed: identity, configuration and flat metrics (the catalogue's keys), without its aggregates and server metrics. */
+export const EndpointRunRowSchema = EndpointRunRecordSchema.omit({ aggregates: true, serverMetrics: true }).extend({
   /** Flat metric key → why it may not be the run's own share (serverMetricCaveats): a listing marks those values. */
   metricCaveats: z.record(z.string(), z.string()),
-  kvbenchVersion: z.string(),
-  clientHost: z.string(),
 });
 export type EndpointRunRowData = z.infer<typeof EndpointRunRowSchema>;
 
-export const EndpointRunDetailSchema = EndpointRunRowSchema.extend({ aggregates: EndpointAggregatesSchema, serverMetrics: ServerCacheMetricsSchema });
+export const EndpointRunDetailSchema = EndpointRunRowSchema.extend({
+  // The pooled inter-token histogram (for merging runs) stays in the store and the exports.
+  aggregates: EndpointAggregatesSchema.omit({ itlHistogram: true }),
+  serverMetrics: ServerCacheMetricsSchema,
+});
 export type EndpointRunDetailData = z.infer<typeof EndpointRunDetailSchema>;
 
 export const EndpointFailedRequestSchema = z.object({
@@ -466,42 +366,7 @@ export const EndpointFailedRequestSchema = z.object({
   error: z.string().nullable(),
 });
 
-export const EndpointMetricDefinitionSchema = z.object({
-  key: z.string(),
-  label: z.string(),
-  unit: z.enum(ENDPOINT_METRIC_UNITS),
-  better: z.enum(['higher', 'lower']).nullable(),
-  group: z.enum(ENDPOINT_METRIC_GROUPS),
-});
-
-export const EndpointComparisonSchema = z.object({
-  method: z.string(),
-  labelA: z.string(),
-  labelB: z.string(),
-  runIdsA: z.array(int),
-  runIdsB: z.array(int),
-  warnings: z.array(z.string()),
-  notes: z.array(z.string()),
-  rows: z.array(
-    z.object({
-      metric: EndpointMetricDefinitionSchema,
-      a: nnum,
-      b: nnum,
-      nA: count,
-      nB: count,
-      spreadA: z.object({ min: num, max: num, cv: nnum }).nullable(),
-      spreadB: z.object({ min: num, max: num, cv: nnum }).nullable(),
-      ratio: nnum,
-      noise: z.enum(['beyond', 'within', 'unknown']).nullable(),
-      pValue: nnum,
-      leader: z.enum(['a', 'b']).nullable(),
-      better: z.enum(['a', 'b']).nullable(),
-      flaggedA: z.array(int),
-      flaggedB: z.array(int),
-    }),
-  ),
-});
-export type EndpointComparisonData = z.infer<typeof EndpointComparisonSchema>;
+export type EndpointComparisonData = EndpointComparison;
 
 /** Which endpoint runs an export holds (none given: every run). */
 export const EndpointExportFilterSchema = z.strictObject({
@@ -621,8 +486,8 @@ export const CONTRACT = {
   'history.facets': {
     request: empty,
     response: z.object({
-      systems: z.array(SystemRecordSchema),
-      drives: z.array(DriveRecordSchema),
+      systems: z.array(SystemRecordSchema.extend({ trialCount: count })),
+      drives: z.array(DriveRecordSchema.extend({ trialCount: count })),
       scenarioIds: z.array(z.string()),
       models: z.array(z.string()),
       trialCount: count,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   ENDPOINT_METRICS,
-  compareEndpointRuns,
   compareVerdict,
   tokenCountCaveat,
   flattenEndpointMetrics,
@@ -9,6 +8,7 @@ import {
   type ServerCacheMetrics,
 } from '../../../src-shared/domain/endpoint.ts';
 import { aggregateRun, distribution, promptReuse } from '../../../src-main/endpoint/aggregate.ts';
+import { compareEndpointRuns } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { straddledChanges } from '../../../src-shared/domain/metric-changes.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { runSummary } from './fixtures.ts';

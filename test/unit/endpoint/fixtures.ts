@@ -1,6 +1,7 @@
 // An endpoint run configuration for tests: pure (no Node, no DOM), so the store's tests and the
 // renderer's (type-checked with the DOM library) share it.
-import type { EndpointRunConfig, EndpointRunSummary } from '../../../src-shared/domain/endpoint.ts';
+import type { EndpointRunSummary } from '../../../src-main/endpoint/endpoint-compare.ts';
+import type { EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
 
 export function endpointConfig(label: string, over: Partial<EndpointRunConfig> = {}): EndpointRunConfig {
   return {

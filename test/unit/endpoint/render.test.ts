@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COMPARE_VERDICT_LEGEND, compareEndpointRuns, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { COMPARE_VERDICT_LEGEND, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { compareEndpointRuns } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { BYTE_UNITS_NOTE, fmt, formatComparison, formatServerMetrics } from '../../../src-main/endpoint/render.ts';
 import { runSummary as summary } from './fixtures.ts';
 

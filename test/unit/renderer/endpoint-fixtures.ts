@@ -1,6 +1,7 @@
 // Endpoint runs for the renderer's tests: what `endpoint.list`, `endpoint.get` and
-// `endpoint.compare` answer, small and pure (the comparison is the shared domain's own).
-import { compareEndpointRuns, endpointRunSummary, type EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
+// `endpoint.compare` answer, small and pure (the comparison is src-main's own, which is Node-free).
+import { compareEndpointRuns, endpointRunSummary } from '../../../src-main/endpoint/endpoint-compare.ts';
+import type { EndpointRunConfig } from '../../../src-shared/domain/endpoint.ts';
 import type { DistributionData, EndpointComparisonData, EndpointRunDetailData, EndpointRunRowData, ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import { endpointConfig } from '../endpoint/fixtures.ts';
 

@@ -193,6 +193,7 @@ export function report(): ResponseOf<'report.build'> {
           limits: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', readNote: null },
         },
       ],
+      includeIncomplete: false,
     },
   };
 }

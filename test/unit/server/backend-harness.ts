@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineHandle } from '../../../src-main/host/engine-host.ts';
-import { createBackend, type Backend, type DetectFn } from '../../../src-main/server/backend.ts';
+import { CONTRACT_DROPPED, createBackend, type Backend, type DetectFn } from '../../../src-main/server/backend.ts';
 import type { StartEngineFn } from '../../../src-main/suite/runner.ts';
 import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
@@ -62,6 +62,7 @@ export async function testBackend(o: { behaviours?: EngineBehaviour[]; detect?: 
       hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
       return hw;
     });
+  const dropped: string[] = [];
   const backend = await createBackend({
     mode: o.mode ?? 'browser',
     settingsFile,
@@ -69,7 +70,19 @@ export async function testBackend(o: { behaviours?: EngineBehaviour[]; detect?: 
     startEngine: fakeStartEngine(o.behaviours ?? ['complete'], engineCalls),
     detect,
     cancelGraceMs: 1000,
+    log: (_level, message) => {
+      if (message.includes(CONTRACT_DROPPED)) dropped.push(message);
+    },
   });
+  // Every answer of every test is checked whole: a field a handler fills and the contract lacks
+  // (dropped on the way to the page) fails the call that returned it.
+  const invoke = backend.invoke.bind(backend);
+  backend.invoke = async (channel, request) => {
+    const result = await invoke(channel, request);
+    const drift = dropped.splice(0);
+    if (drift.length > 0) throw new Error(`the backend dropped fields the contract lacks: ${drift.join('; ')}`);
+    return result;
+  };
   const events: AppEvent[] = [];
   const waiters: { type: AppEvent['type']; resolve: (e: AppEvent) => void }[] = [];
   backend.subscribe((e) => {
