@@ -15,13 +15,13 @@ import { AlignedSlab } from './io/aligned-slab.ts';
 import { BytePool } from './io/byte-workers.ts';
 import { EntryFileStore, IoCancelledError } from './io/entry-file-store.ts';
 import { PayloadPool } from './io/payload.ts';
-import { DeviceStatsSampler, type DeviceStatsReport } from './metrics/device-stats.ts';
-import { runConcurrently, runLoops } from './run-loops.ts';
+import { DeviceStatsSampler } from './metrics/device-stats.ts';
+import { prepopulatedKeysOf, ragDocuments, runPreparation } from './preparation.ts';
+import { assembleRunFacts, runOutcome, type ClosedWindow } from './run-facts.ts';
 import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
 import type { DirectionStats } from './metrics/tier-stats.ts';
-import { buildResults, type PhaseFacts, type PreparationFacts, type RunFacts, type WindowCloser } from './report/results-builder.ts';
-import { formatConsoleSummary } from './report/console-summary.ts';
+import type { RunFacts, WindowCloser } from './report/results-builder.ts';
 import { loadProbeLimits, type ProbeLimits } from './report/probe-limits.ts';
 import { CpuTier } from './tiers/cpu-tier.ts';
 import { StorageTier } from './tiers/storage-tier.ts';
@@ -32,13 +32,11 @@ import { openGpuTier } from './tiers/gpu/open-gpu-tier.ts';
 import { IoTraceLog } from './workload/trace/io-trace-log.ts';
 import { NullTier } from './workload/trace/null-tier.ts';
 import { EVENT_LOOP_SLICE_MS, withEventLoopTurns } from './workload/event-loop-slice.ts';
-import { compareWithTrace, loadValidationTrace } from './workload/trace/validation-trace.ts';
-import { DECODE_ONLY_ENTRIES_PER_USER, MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workload/personas.ts';
+import { loadValidationTrace } from './workload/trace/validation-trace.ts';
+import { MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workload/personas.ts';
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
 import { RequestQueue, Semaphore } from './workload/request-queue.ts';
-import { Rng } from './workload/rng.ts';
-import { SYSTEM_PROMPT_REFS, type RagDocument } from './workload/synthetic-workload.ts';
 import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
@@ -72,28 +70,6 @@ function unsupportedFeatures(o: RunOptions): string[] {
 function largestEntryBytes(model: ModelSpec, o: RunOptions, profile: WorkloadProfile): number {
   const maxContext = Math.max(...profile.personas.map((p) => p.contextTokens[1]), PREPOPULATED_ENTRY_TOKENS);
   return entryBytes(model, maxContext, o.tensorParallel);
-}
-
-function ragDocuments(model: ModelSpec, o: RunOptions, seed: number, profile: WorkloadProfile): RagDocument[] | null {
-  if (!o.enableRag || o.ragNumDocs <= 0) return null;
-  // A stream of its own (index 0; users use 1..n), so documents do not depend on the user count.
-  const rng = new Rng(seed, 0);
-  const large = model.hiddenSize >= 8192 || model.layers >= 64;
-  const perToken = entryBytes(model, 1, o.tensorParallel);
-  const rag = profile.rag;
-  const chunkTokens = Math.max(1, Math.min(rag.chunkTokens, Math.floor(rag.maxChunkBytes / Math.max(1, perToken))));
-  const docs: RagDocument[] = [];
-  for (let i = 0; i < o.ragNumDocs; i++) {
-    const range = large ? rag.largeModelDocTokens : rag.smallModelDocTokens;
-    const tokens = rng.int(range[0], range[1]);
-    const id = `doc_${String(i).padStart(4, '0')}`;
-    const chunks = [];
-    for (let c = 0, left = tokens; left > 0; c++, left -= chunkTokens) {
-      chunks.push({ key: `rag_${id}_chunk_${c}`, tokens: Math.min(chunkTokens, left) });
-    }
-    docs.push({ id, tokens, chunks });
-  }
-  return docs;
 }
 
 /**
@@ -238,17 +214,6 @@ function emptyWindowReason(windowNs: number, closed: ClosedWindow, failed: numbe
   return `${what}: lengthen --duration or lower the load`;
 }
 
-/**
- * A failed write of a preparatory phase, said as the measured phase says it: a full disk is DISK_FULL
- * naming the cache directory, any other error keeps its code and says which phase it stopped.
- */
-function preparationError(phase: string, err: unknown, cacheDir: string, done: { entries: number; bytes: number }): KvbenchError {
-  const e = toErrorData(err);
-  const progress = `after ${done.entries} entries (${(done.bytes / GIB).toFixed(2)} GiB); nothing was measured`;
-  if ((err as NodeJS.ErrnoException).code === 'ENOSPC') return new KvbenchError('DISK_FULL', `disk full (ENOSPC) on ${cacheDir} while ${phase}, ${progress}`);
-  return new KvbenchError(e.code, `${phase} failed ${progress}: ${e.message}`);
-}
-
 /** Why the run was cancelled: the abort's reason (the host's words, or the signal the engine got). */
 function cancelReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
@@ -290,15 +255,6 @@ async function waitUntilStartAt(startAtS: number, signal: AbortSignal, log: Engi
   }
   log('info', `waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${startAtS} (${new Date(startAtS * 1000).toISOString()})`);
   await sleep(waitMs, undefined, { signal }).catch(() => undefined);
-}
-
-/** Everything frozen when the measured window closed. */
-interface ClosedWindow {
-  endNs: number;
-  requestsInFlight: number;
-  queued: number;
-  deviceIo: DeviceStatsReport | null;
-  lagNs: { p50: number; p99: number; max: number };
 }
 
 interface MeasureArgs {
@@ -399,7 +355,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // ---- the request source first: a malformed dataset fails before any preparatory I/O ----
   progress('starting');
   const docs = ragDocuments(a.model, o, a.seed, a.profile);
-  const prepopulatedKeys = o.decodeOnly ? Array.from({ length: o.numUsers * DECODE_ONLY_ENTRIES_PER_USER }, (_, i) => `prepop_${i}`) : [];
+  const prepopulatedKeys = prepopulatedKeysOf(o);
   const workload: WorkloadSource = await createWorkloadSource({
     options: o,
     seed: a.seed,
@@ -413,57 +369,17 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   }
 
   // ---- preparatory phases (their I/O is excluded from the measured statistics, and reported apart) ----
-  const preparation: PreparationFacts = { ragIngestion: null, decodeOnlyPrepopulation: null, precondition: null };
-  // Times a phase and counts what it writes. `wrote` is called with each write's result after its
-  // await (`bytes += await …` would add to a stale value) and returns the phase's bytes so far.
-  // A write that fails ends the run, as in the measured phase: a full disk is DISK_FULL, named.
-  const timed = async (phase: string, body: (wrote: (w: { bytes: number }) => number) => Promise<void>): Promise<PhaseFacts> => {
-    const start = process.hrtime.bigint();
-    let entries = 0;
-    let bytes = 0;
-    try {
-      await body((w) => {
-        entries++;
-        return (bytes += w.bytes);
-      });
-    } catch (err) {
-      throw preparationError(phase, err, a.target.baseDir, { entries, bytes });
-    }
-    return { entries, bytes, elapsedNs: Number(process.hrtime.bigint() - start) };
-  };
-  if (docs) {
-    log('info', `ingesting ${docs.length} RAG documents through the normal write path`);
-    preparation.ragIngestion = await timed('ingesting the RAG documents', async (wrote) => {
-      for (const doc of docs) for (const c of doc.chunks) wrote(await processor.allocate(c.key, c.tokens));
-    });
-  }
-  if (o.decodeOnly) {
-    log('info', `pre-populating ${prepopulatedKeys.length} entries of ${PREPOPULATED_ENTRY_TOKENS} tokens for the decode-only run`);
-    progress('preconditioning');
-    preparation.decodeOnlyPrepopulation = await timed('pre-populating for the decode-only run', async (wrote) => {
-      await runConcurrently(prepopulatedKeys, Math.max(2, os.availableParallelism()), async (key) => {
-        if (!ctx.signal.aborted) wrote(await processor.allocate(key, PREPOPULATED_ENTRY_TOKENS));
-      });
-      // The shared system prompts too: a read-only run's prefix lookups hit instead of writing them.
-      if (!o.disablePrefixCaching) for (const prompt of SYSTEM_PROMPT_REFS) wrote(await processor.allocate(prompt.key, prompt.tokens));
-    });
-  }
-  if (o.precondition) {
-    const targetBytes = o.preconditionSizeGb > 0 ? Math.floor(o.preconditionSizeGb * GIB) : 2 * a.target.capacityBytes;
-    const threads = o.preconditionThreads > 0 ? o.preconditionThreads : os.availableParallelism();
-    log('info', `preconditioning: writing ${(targetBytes / GIB).toFixed(1)} GiB with ${threads} writers`);
-    progress('preconditioning');
-    const phase = await timed('preconditioning', async (wrote) => {
-      let written = 0;
-      let n = 0;
-      await runLoops(threads, async () => {
-        if (written >= targetBytes || ctx.signal.aborted) return false;
-        written = wrote(await processor.allocate(`precond_${n++}`, PREPOPULATED_ENTRY_TOKENS));
-        return true;
-      });
-    });
-    preparation.precondition = { ...phase, targetBytes, threads };
-  }
+  const preparation = await runPreparation({
+    o,
+    processor,
+    docs,
+    prepopulatedKeys,
+    cacheDir: a.target.baseDir,
+    storageCapacityBytes: a.target.capacityBytes,
+    signal: ctx.signal,
+    log,
+    onPreconditioning: () => progress('preconditioning'),
+  });
   if (o.startAt !== null) await waitUntilStartAt(o.startAt, ctx.signal, log);
   if (ctx.signal.aborted) endRun('aborted', `cancelled before the measured window opened: ${cancelReason(ctx.signal)}`, 'cancel');
   recorder = new RunRecorder(qosTargets);
@@ -708,97 +624,38 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     statusReason = statusReason === null ? trace.incomplete : `${statusReason}; ${trace.incomplete}`;
   }
 
-  const facts: RunFacts = {
-    options: o,
-    model: a.model,
-    seed: a.seed,
+  const facts = assembleRunFacts(a, {
     startedAt,
-    elapsedNs: endNs,
     status,
     statusReason,
-    digest: workload.digest(),
-    requestsIssued: workload.issued,
-    cache,
+    workload,
     recorder,
-    timeline: timeline.points(),
-    gpu: a.gpu,
-    gpuReport: a.gpuTier?.report() ?? null,
-    cpuBudgetBytes: a.cpuBudgetBytes,
-    cpuPeakHeldBytes: a.cpuTier?.peakHeldBytes ?? null,
-    storage: {
-      capacityBytes: a.target.capacityBytes,
-      freeBytesAtStart: a.target.freeBytesAtStart,
-      dir: a.target.baseDir,
-      directIo: a.storageIo.directIo,
-      directIoReason: a.storageIo.reason,
-      fsyncPolicy: o.fsyncPolicy,
-      // Trace-only mode keeps no files there, in RAM or anywhere.
-      ramFilesystem: a.traceLog === null ? a.target.ramFilesystem : null,
-    },
-    deviceIo: closed.deviceIo,
-    probeLimits: a.probeLimits,
-    eventLoopLagNs: closed.lagNs,
-    window: {
-      plannedNs: durationNs,
-      warmUpNs,
-      startedUnixNs: windowStartUnixNs,
-      closedBy: end.closedBy,
-      requestsInFlight: closed.requestsInFlight,
-      requestsQueued: closed.queued,
-      drainNs,
-    },
-    byteWorkers: bytes.utilisation(),
-    ioDepth: o.ioDepth,
-    chunkBytes: a.chunkBytes,
-    verify: { enabled: o.verify, errors: processor.verifyErrorCount, failures: processor.verifyFailures },
-    rag: a.o.enableRag && docs ? { documents: docs.length, chunks: docs.reduce((n, d) => n + d.chunks.length, 0), ingestedBytes: preparation.ragIngestion?.bytes ?? 0 } : null,
+    timeline,
+    closed,
+    window: { plannedNs: durationNs, warmUpNs, startedUnixNs: windowStartUnixNs, closedBy: end.closedBy, drainNs },
+    processor,
+    docs,
     preparation,
-    queueMaxDepth: queue.maxDepth,
-    configKeysNotApplied: a.notApplied,
-    autoscaling: autoscaler
-      ? {
-          events: autoscaler.events,
-          timeline: autoscaler.timeline,
-          summary: {
-            initial_users: o.numUsers,
-            final_users: autoscaler.users,
-            total_scale_events: autoscaler.events.filter((e) => e.action !== 'hold').length,
-            ...(o.autoscalerMode === 'capacity'
-              ? { peak_user_count: autoscaler.peak.users, peak_throughput_tokens_per_sec: autoscaler.peak.throughputTokensPerSec, peak_found: autoscaler.stopped }
-              : qosTargetSummary(autoscaler, o)),
-          },
-        }
-      : null,
-    workloadSource: { kind: workload.kind, ...workload.describe() },
-  };
-  const results = buildResults(facts);
-  if (trace) {
-    if (trace.incomplete) log('error', trace.incomplete);
-    else log('info', `IOTracer: closed — ${trace.rows.toLocaleString('en-US')} operations logged to ${trace.path}`);
-    results.kvbench.io_trace = { path: trace.path, rows: trace.rows, compressed: trace.compressed, complete: trace.incomplete === null };
-  }
-  if (a.validationTrace) {
-    results.validation = { ...compareWithTrace(results.summary?.cache_stats.cache_hit_rate as number ?? 0, a.validationTrace.stats, a.validationTrace.source) };
-  }
-  const sizes = cache.entrySizes().sort((x, y) => x - y);
-  const summaryText = formatConsoleSummary(results, {
-    generationMode: o.generationMode,
-    msPerToken: a.profile.generationSecondsPerToken[o.generationMode] * 1000,
-    performanceProfile: o.performanceProfile,
-    autoscalerMode: o.enableAutoscaling ? o.autoscalerMode : undefined,
-    bytesPerToken: entryBytes(a.model, 1, o.tensorParallel),
-    blockSizes:
-      sizes.length > 0
-        ? {
-            entries: sizes.length,
-            minBytes: sizes[0],
-            meanBytes: sizes.reduce((n, x) => n + x, 0) / sizes.length,
-            p95Bytes: sizes[Math.min(sizes.length - 1, Math.ceil(0.95 * sizes.length) - 1)],
-            maxBytes: sizes[sizes.length - 1],
-          }
-        : undefined,
+    queue,
+    autoscaling: autoscaler ? autoscalingFacts(autoscaler, o) : null,
   });
-  return { status, reason: statusReason, results: results as unknown as Record<string, unknown>, summaryText };
+  return runOutcome(facts, { profile: a.profile, trace, validationTrace: a.validationTrace, log });
+}
+
+/** The autoscaling block of the results: its events and timeline, and how the scaling ended. */
+function autoscalingFacts(autoscaler: Autoscaler, o: RunOptions): NonNullable<RunFacts['autoscaling']> {
+  return {
+    events: autoscaler.events,
+    timeline: autoscaler.timeline,
+    summary: {
+      initial_users: o.numUsers,
+      final_users: autoscaler.users,
+      total_scale_events: autoscaler.events.filter((e) => e.action !== 'hold').length,
+      ...(o.autoscalerMode === 'capacity'
+        ? { peak_user_count: autoscaler.peak.users, peak_throughput_tokens_per_sec: autoscaler.peak.throughputTokensPerSec, peak_found: autoscaler.stopped }
+        : qosTargetSummary(autoscaler, o)),
+    },
+  };
 }
 
 /**

@@ -8,7 +8,8 @@ import PlanStep from '../../../src-renderer/views/PlanStep.vue';
 import RunStep from '../../../src-renderer/views/RunStep.vue';
 import LineChart from '../../../src-renderer/components/LineChart.vue';
 import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
-import { etaSeconds, rowsFromPlan, useSuiteStore } from '../../../src-renderer/stores/suite.ts';
+import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
+import { useWizardStore } from '../../../src-renderer/stores/wizard.ts';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
@@ -42,8 +43,8 @@ describe('hardware step', () => {
       }),
       'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }),
     });
-    const suite = useSuiteStore();
-    suite.cacheDir = '/mnt/nvme/kv';
+    const wizard = useWizardStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
     const w = mountIt(HardwareStep);
     await flush();
     expect(fake.callsOf('hardware.detect')).toEqual([{ cacheDir: '/mnt/nvme/kv' }]);
@@ -56,14 +57,14 @@ describe('hardware step', () => {
     expect(text).toContain('550 GB'); // 512 GiB RAM in decimal units
     expect(text).toContain('(will be created in /mnt/nvme)');
     await w.get('[data-test=to-plan]').trigger('click');
-    expect(suite.step).toBe('plan');
+    expect(wizard.step).toBe('plan');
   });
 
   it('names the driver and CUDA version of a usable GPU, and the reason when the GPU tier cannot use one', async () => {
     const h100 = { index: 0, vendor: 'NVIDIA', model: 'H100 80GB HBM3', memoryBytes: 80 * 1024 ** 3, driverVersion: '580.95', busId: '00000000:41:00.0', compute: true, engineUsable: true };
     const withDriver = { ...hardware(), gpus: [h100], cuda: { available: true, reason: null, driverVersion: '580.95', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100 80GB HBM3', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: '00000000:41:00.0' }] } };
     installFakeApi({ 'hardware.detect': () => ({ hardware: withDriver, advice: [] }) });
-    useSuiteStore().cacheDir = '/mnt/nvme/kv';
+    useWizardStore().cacheDir = '/mnt/nvme/kv';
     const w = mountIt(HardwareStep);
     await flush();
     expect(w.text()).toContain('H100 80GB HBM3');
@@ -74,7 +75,7 @@ describe('hardware step', () => {
     const reason = 'libcuda.so.1 could not be loaded: no NVIDIA driver is installed, or it is not on the library path';
     const noDriver = { ...hardware(), gpus: [{ ...h100, driverVersion: null, engineUsable: false }], cuda: { available: false, reason, driverVersion: null, cudaVersion: null, devices: [] } };
     installFakeApi({ 'hardware.detect': () => ({ hardware: noDriver, advice: [] }) });
-    useSuiteStore().cacheDir = '/mnt/nvme/kv';
+    useWizardStore().cacheDir = '/mnt/nvme/kv';
     const w2 = mountIt(HardwareStep);
     await flush();
     expect(w2.text()).toContain('(not usable by the GPU tier)');
@@ -83,14 +84,14 @@ describe('hardware step', () => {
 
   it('will not go on when the cache directory is unusable, and shows detection errors', async () => {
     installFakeApi({ 'hardware.detect': () => ({ hardware: hardware(), advice: [{ level: 'error', code: 'not-writable', message: 'The cache directory /x is not writable.' }] }) });
-    useSuiteStore().cacheDir = '/x';
+    useWizardStore().cacheDir = '/x';
     const w = mountIt(HardwareStep);
     await flush();
     expect(w.get('[data-test=to-plan]').attributes('disabled')).toBeDefined();
 
     setActivePinia(createPinia());
     installFakeApi({ 'hardware.detect': () => ({ error: { code: 'INTERNAL', message: 'systeminformation exploded' } }) });
-    useSuiteStore().cacheDir = '/y';
+    useWizardStore().cacheDir = '/y';
     const w2 = mountIt(HardwareStep);
     await flush();
     expect(w2.get('[role=alert]').text()).toContain('systeminformation exploded');
@@ -104,8 +105,8 @@ describe('hardware step', () => {
           ? { error: { code: 'VALIDATION', message: 'the cache directory cannot be a system directory: /etc' } }
           : { hardware: hardware(), advice: r.cacheDir === '/ro' ? [notWritable] : [] },
     });
-    const suite = useSuiteStore();
-    suite.cacheDir = '/tmp/kvbench-cache';
+    const wizard = useWizardStore();
+    wizard.cacheDir = '/tmp/kvbench-cache';
     const w = mountIt(HardwareStep);
     await flush();
     const next = (): boolean => w.get('[data-test=to-plan]').attributes('disabled') === undefined;
@@ -126,17 +127,17 @@ describe('hardware step', () => {
     expect(next()).toBe(false);
 
     // A not-writable directory, then a failed detection: its blocking advice goes with it, and Next stays off.
-    await suite.detect('/ro');
+    await wizard.detect('/ro');
     await flush();
     expect(w.text()).toContain('is not writable');
     expect(next()).toBe(false);
-    await suite.detect('/etc');
+    await wizard.detect('/etc');
     await flush();
     expect(w.text()).not.toContain('is not writable');
     expect(next()).toBe(false);
 
     // An empty field is no directory either.
-    await suite.detect('/tmp/kvbench-cache');
+    await wizard.detect('/tmp/kvbench-cache');
     await flush();
     expect(next()).toBe(true);
     await w.get('input[name=cacheDir]').setValue('');
@@ -144,15 +145,16 @@ describe('hardware step', () => {
     await flush();
     expect(w.get('[role=alert]').text()).toContain('Enter the directory');
     expect(next()).toBe(false);
-    expect(suite.hardwareUsable).toBe(false);
+    expect(wizard.hardwareUsable).toBe(false);
   });
 });
 
 describe('plan step', () => {
   it('plans with the chosen parameters, shows the estimate, and starts the suite', async () => {
     const fake = installFakeApi({ 'app.info': () => appInfo(), 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
-    const suite = useSuiteStore();
-    suite.cacheDir = '/mnt/nvme/kv';
+    const wizard = useWizardStore();
+    const run = useLiveRunStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
     const w = mountIt(PlanStep);
     await flush();
     expect(w.get('[data-test=trial-count]').text()).toBe('4');
@@ -183,8 +185,8 @@ describe('plan step', () => {
     await w.get('[data-test=start-suite]').trigger('click');
     await flush();
     expect(fake.callsOf('suite.start')).toHaveLength(1);
-    expect(suite.step).toBe('run');
-    expect(suite.suiteId).toBe(7);
+    expect(wizard.step).toBe('run');
+    expect(run.suiteId).toBe(7);
   });
 
   it('starts only the plan on screen: not while a change waits to be planned, nor after re-planning failed', async () => {
@@ -193,21 +195,22 @@ describe('plan step', () => {
       'suite.plan': () => (fail ? { error: { code: 'VALIDATION', message: 'no such model' } } : { plan: plan(), hardware: hardware(), advice: [] }),
       'suite.start': () => ({ suiteId: 7 }),
     });
-    const suite = useSuiteStore();
-    suite.cacheDir = '/mnt/nvme/kv';
+    const wizard = useWizardStore();
+    const run = useLiveRunStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
     const w = mountIt(PlanStep);
     await flush();
     const startDisabled = (): boolean => w.get('[data-test=start-suite]').attributes('disabled') !== undefined;
     expect(startDisabled()).toBe(false);
     await w.get('[data-profile=smoke] input').setValue(true);
     expect(startDisabled()).toBe(true); // the change waits for its re-plan
-    expect(await suite.start()).toBeNull();
+    expect(await run.start()).toBeNull();
     fail = true;
     await new Promise((r) => setTimeout(r, 300));
     await flush();
     expect(w.text()).toContain('no such model');
     expect(startDisabled()).toBe(true); // the quick plan is still on screen, but the form says smoke
-    await suite.start();
+    await run.start();
     expect(fake.callsOf('suite.start')).toEqual([]);
 
     fail = false;
@@ -224,8 +227,9 @@ describe('plan step', () => {
 
   it('says under a number field what is wrong with it and blocks Start, never planning a value other than the one shown', async () => {
     const fake = installFakeApi({ 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
-    const suite = useSuiteStore();
-    suite.cacheDir = '/mnt/nvme/kv';
+    const wizard = useWizardStore();
+    const run = useLiveRunStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
     const w = mountIt(PlanStep);
     await flush();
     const startDisabled = (): boolean => w.get('[data-test=start-suite]').attributes('disabled') !== undefined;
@@ -248,7 +252,7 @@ describe('plan step', () => {
     expect(fieldOf('storageCapacityGib').textContent).toContain('Storage tier capacity must be a number of GiB, 0 or more');
     expect(input('storageCapacityGib').value).toBe('-5');
     expect(input('storageCapacityGib').getAttribute('aria-invalid')).toBe('true');
-    expect(suite.form.storageCapacityGib).toBeNull();
+    expect(wizard.form.storageCapacityGib).toBeNull();
     expect(startDisabled()).toBe(true);
     expect(w.get('[data-test=form-problems]').text()).toContain('Fix the fields marked above');
     expect(fake.callsOf('suite.plan')).toHaveLength(plans); // nothing planned from it
@@ -277,7 +281,7 @@ describe('plan step', () => {
     expect(fieldOf('trials').textContent).toContain('Enter how many trials to run per scenario');
     expect(w.text()).not.toMatch(/Invalid input|expected number|✖/);
     expect(startDisabled()).toBe(true);
-    await suite.start();
+    await run.start();
     expect(fake.callsOf('suite.start')).toEqual([]);
     await type('trials', '4');
     expect(fake.callsOf('suite.plan').at(-1)).toMatchObject({ trials: 4 });
@@ -292,7 +296,7 @@ describe('plan step', () => {
 
   it('refuses to start a suite that does not fit, and says why', async () => {
     installFakeApi({ 'suite.plan': () => ({ plan: plan({ fits: false }), hardware: hardware(), advice: [] }) });
-    useSuiteStore().cacheDir = '/tiny';
+    useWizardStore().cacheDir = '/tiny';
     const w = mountIt(PlanStep);
     await flush();
     expect(w.text()).toContain('the cache directory cannot hold this suite');
@@ -306,25 +310,26 @@ describe('run step', () => {
   const idle: ResponseOf<'suite.status'> = { state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] };
   /** The run screen following suite 7 of plan(), started from this page. */
   const followSuite7 = () => {
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
+    const run = useLiveRunStore();
+    run.runPlan = plan();
     const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
-    return { suite, w };
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    return { run, w };
   };
 
   it('follows the suite: current trial, live numbers, trial table, ETA, then the report button', async () => {
     installFakeApi({ 'suite.cancel': () => ({ cancelled: true }) });
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    suite.phase = 'preparing';
+    const wizard = useWizardStore();
+    const run = useLiveRunStore();
+    run.runPlan = plan();
+    run.phase = 'preparing';
     const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Detecting hardware and probing the drive …' });
+    run.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Detecting hardware and probing the drive …' });
     await flush();
     expect(w.text()).toContain('probing the drive');
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
-    suite.handleEvent({
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    run.handleEvent({
       type: 'suite.trialProgressed',
       ...ref(0),
       progress: {
@@ -340,7 +345,7 @@ describe('run step', () => {
     expect(text).toContain('25.0 ms');
     // The live charts follow every point, not only those there when they were drawn: latency in ms,
     // storage bandwidth on a GB/s axis.
-    suite.handleEvent({
+    run.handleEvent({
       type: 'suite.trialProgressed',
       ...ref(0),
       progress: {
@@ -358,9 +363,9 @@ describe('run step', () => {
     expect(w.findAll('[data-test=trial-table] tbody tr')).toHaveLength(4);
     expect(w.get('[data-test=eta]').text()).toMatch(/≈ 2\d s/);
 
-    suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
-    suite.handleEvent({ type: 'suite.trialFinished', status: 'failed', reason: 'ENGINE_CRASHED: killed by SIGKILL', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    run.handleEvent({ type: 'suite.trialFinished', status: 'failed', reason: 'ENGINE_CRASHED: killed by SIGKILL', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(1, 'cpu-only', 'CPU only', 2) });
     await flush();
     expect(w.get('[data-test=trials-done]').text()).toBe('2 / 4');
     const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
@@ -375,23 +380,23 @@ describe('run step', () => {
     expect(document.body.textContent).toContain('Cancel the suite?');
     (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
     await flush();
-    expect(suite.cancelRequested).toBe(true);
+    expect(run.cancelRequested).toBe(true);
 
-    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 1, aborted: 2 }, wallMs: 9000 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 1, aborted: 2 }, wallMs: 9000 });
     await flush();
     expect(w.text()).toContain('Suite 7 was cancelled: 1 complete, 0 partial, 1 failed, 2 aborted');
     await w.get('[data-test=view-report]').trigger('click');
-    expect(suite.step).toBe('report');
+    expect(wizard.step).toBe('report');
   });
 
   it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {
     installFakeApi({});
-    const { suite, w } = followSuite7();
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
-    suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
-    suite.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'cancelled by the user', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(1, 'cpu-only', 'CPU only', 2) });
-    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 0, aborted: 1 }, wallMs: 9000 });
+    const { run, w } = followSuite7();
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    run.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'cancelled by the user', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 0, aborted: 1 }, wallMs: 9000 });
     await flush();
     expect(w.get('[data-test=trials-done]').text()).toBe('2 / 4');
     expect(w.get('[data-test=overall-bar]').attributes('aria-valuenow')).toBe('50');
@@ -404,7 +409,7 @@ describe('run step', () => {
     expect(w.text()).toContain('Suite 7 was cancelled: 1 complete, 0 partial, 0 failed, 1 aborted, 2 not run.');
 
     // A suite that finished cleanly has the green bar.
-    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
     await flush();
     expect(w.get('[data-test=overall-bar]').classes()).toContain('ok');
   });
@@ -417,12 +422,13 @@ describe('run step', () => {
       'suite.start': () => (answer ? { suiteId: 8 } : (new Promise((resolve) => (answer = resolve)) as never)),
       'suite.cancel': () => ({ cancelled: true }),
     });
-    const suite = useSuiteStore();
-    suite.cacheDir = '/mnt/nvme/kv';
-    await suite.replan();
-    const started = suite.start();
+    const wizard = useWizardStore();
+    const run = useLiveRunStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
+    await wizard.replan();
+    const started = run.start();
     const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Detecting hardware and probing the drive …' });
+    run.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Detecting hardware and probing the drive …' });
     await flush();
     await w.get('[data-test=cancel-preparation]').trigger('click');
     await flush();
@@ -434,24 +440,24 @@ describe('run step', () => {
     (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
     await flush();
     expect(fake.callsOf('suite.cancel')).toHaveLength(1);
-    // The backend says so twice: the event, and the answer to suite.start.
-    suite.handleEvent({ type: 'suite.failed', suiteId: null, error: { code: 'CANCELLED', message: 'cancelled before the first trial' } });
+    // The backend says so twice: the event, and the answer to run.start.
+    run.handleEvent({ type: 'suite.failed', suiteId: null, error: { code: 'CANCELLED', message: 'cancelled before the first trial' } });
     answer!({ error: { code: 'CANCELLED', message: 'cancelled before the first trial' } });
     await started;
     await flush();
-    expect(suite.phase).toBe('not-started');
+    expect(run.phase).toBe('not-started');
     expect(w.get('[data-test=not-started]').text()).toContain('Cancelled before anything ran: no suite was created and nothing was stored.');
     expect(w.find('[role=alert]').exists()).toBe(false);
     expect(w.find('.badge.failed').exists()).toBe(false);
     expect(w.find('[data-test=trial-table]').exists()).toBe(false);
     expect(w.find('[data-test=view-report]').exists()).toBe(false);
     await w.get('[data-test=not-started] button').trigger('click');
-    expect(suite.step).toBe('plan');
-    expect(suite.planCurrent).toBe(true); // the plan is still there, to start again
+    expect(wizard.step).toBe('plan');
+    expect(wizard.planCurrent).toBe(true); // the plan is still there, to start again
 
     // Started again, the running suite's cancel still says what it keeps.
-    await suite.start();
-    suite.handleEvent({ type: 'suite.started', suiteId: 8, resumed: false, total: 4, estimatedSeconds: 22 });
+    await run.start();
+    run.handleEvent({ type: 'suite.started', suiteId: 8, resumed: false, total: 4, estimatedSeconds: 22 });
     await flush();
     await w.get('[data-test=cancel-suite]').trigger('click');
     await flush();
@@ -461,22 +467,22 @@ describe('run step', () => {
   it('fetches the plan of a suite started elsewhere (another tab), keeping the events that arrive meanwhile', async () => {
     let answer!: (v: ResponseOf<'suite.status'>) => void;
     const fake = installFakeApi({ 'suite.status': () => new Promise((resolve) => (answer = resolve)) });
-    const suite = useSuiteStore();
+    const run = useLiveRunStore();
     const w = mountIt(RunStep);
     const prep: AppEvent = { type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' };
     const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 };
     const t0: AppEvent = { type: 'suite.trialStarted', enginePid: 123, ...ref(0) };
     const f0: AppEvent = { type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5500, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) };
     const t1: AppEvent = { type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) };
-    suite.handleEvent(prep);
-    suite.handleEvent(started);
+    run.handleEvent(prep);
+    run.handleEvent(started);
     expect(fake.callsOf('suite.status')).toHaveLength(1);
     // While the status request is on its way the suite goes on; the snapshot is taken after f0.
-    for (const e of [t0, f0, t1]) suite.handleEvent(e);
+    for (const e of [t0, f0, t1]) run.handleEvent(e);
     answer({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [prep, started, t0, f0] });
     await flush();
     expect(w.get('[data-test=trials-done]').text()).toBe('1 / 4');
-    expect(suite.counts.complete).toBe(1); // f0 applied once, though it came both ways
+    expect(run.counts.complete).toBe(1); // f0 applied once, though it came both ways
     const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
     expect(rows).toHaveLength(4);
     expect(rows[1]).toContain('running'); // t1, which only the stream had
@@ -491,14 +497,14 @@ describe('run step', () => {
       'suites.list': () => [suiteRecord('finished', 6), suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
       'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: reason, wallMs: 10_200, metrics: {} })], total: 1 }),
     });
-    const { suite, w } = followSuite7();
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    const { run, w } = followSuite7();
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     await flush();
     // The server is killed and comes back: the page reconnects and finds the backend idle.
-    await suite.attach();
+    await run.attach();
     await flush();
     expect(fake.callsOf('history.list')).toEqual([{ selection: { suiteIds: [7] }, sort: { key: 'id', dir: 'asc' }, limit: 5000 }]);
-    expect(suite.phase).toBe('interrupted');
+    expect(run.phase).toBe('interrupted');
     expect(w.get('h2 .badge').text()).toBe('interrupted');
     const outcome = w.get('[data-test=outcome]');
     expect(outcome.classes()).toContain('warn');
@@ -524,8 +530,8 @@ describe('run step', () => {
       'suites.list': () => [suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 } })],
       'history.list': () => ({ trials: [trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'aborted', statusReason: 'interrupted: the runner process 4242 on lab1 ended', wallMs: 6_000, metrics: {} })], total: 1 }),
     });
-    const { suite, w } = followSuite7();
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    const { run, w } = followSuite7();
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     await flush();
     await w.get('[data-test=cancel-suite]').trigger('click');
     await flush();
@@ -533,11 +539,11 @@ describe('run step', () => {
     await flush();
     expect(w.get('[role=alert]').text()).toContain('Cannot reach the kvbench server');
     serverUp = true;
-    await suite.attach();
+    await run.attach();
     await flush();
-    expect(suite.phase).toBe('interrupted');
+    expect(run.phase).toBe('interrupted');
     expect(w.find('[role=alert]').exists()).toBe(false);
-    expect(suite.cancelRequested).toBe(false);
+    expect(run.cancelRequested).toBe(false);
     expect(w.get('[data-test=outcome]').text()).toContain('Suite 7 was interrupted (the server stopped while it ran): 0 complete, 0 partial, 0 failed, 1 aborted, 3 not run.');
     expect(w.get('[data-test=outcome]').text()).toContain('resume the suite from History → Suites');
     expect(w.find('[data-test=open-history]').exists()).toBe(true);
@@ -545,10 +551,10 @@ describe('run step', () => {
 
   it('an interrupted suite no longer in the database states no counts', async () => {
     installFakeApi({ 'suite.status': () => idle, 'suites.list': () => [], 'history.list': () => ({ trials: [], total: 0 }) });
-    const { suite, w } = followSuite7();
-    await suite.attach();
+    const { run, w } = followSuite7();
+    await run.attach();
     await flush();
-    expect(suite.phase).toBe('interrupted');
+    expect(run.phase).toBe('interrupted');
     expect(w.get('[role=alert]').text()).toContain('Suite 7 is not in the database any more');
     expect(w.find('[data-test=outcome]').exists()).toBe(false);
   });
@@ -560,17 +566,17 @@ describe('run step', () => {
       'suites.list': () => [suiteRecord('finished', 7, { finishedAt: new Date().toISOString(), trialCounts: { running: 0, complete: 4, partial: 0, failed: 0, aborted: 0 } })],
       'history.list': () => ({ trials: [done(0, 'cpu-only'), done(1, 'cpu-only'), done(2, 'storage-only'), done(3, 'storage-only')], total: 4 }),
     });
-    const { suite, w } = followSuite7();
-    await suite.attach();
+    const { run, w } = followSuite7();
+    await run.attach();
     await flush();
-    expect(suite.phase).toBe('finished');
+    expect(run.phase).toBe('finished');
     expect(w.get('[data-test=outcome]').classes()).toContain('ok');
     expect(w.get('[data-test=trials-done]').text()).toBe('4 / 4');
     expect(w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text()).every((r) => r.includes('complete'))).toBe(true);
 
     setActivePinia(createPinia());
     installFakeApi({ 'suite.status': () => idle });
-    const prepared = useSuiteStore();
+    const prepared = useLiveRunStore();
     const w2 = mountIt(RunStep);
     prepared.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' });
     await prepared.attach();
@@ -582,17 +588,17 @@ describe('run step', () => {
 
   it('says what a resume ran, as the resume\'s, and where the whole suite stands; a finished suite with trials that did not complete points to Resume', async () => {
     const fake = installFakeApi({ 'suites.list': () => [suiteRecord('finished', 7, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 })] });
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
+    const run = useLiveRunStore();
+    run.runPlan = plan();
     const w = mountIt(RunStep);
     // Resumed from History: three of the four slots had no complete attempt.
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 3, estimatedSeconds: 16.5 });
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 3, estimatedSeconds: 16.5 });
     const slots = [ref(1, 'cpu-only', 'CPU only', 2), ref(0, 'storage-only', 'Storage only', 3), ref(1, 'storage-only', 'Storage only', 4)];
     for (const r of slots) {
-      suite.handleEvent({ type: 'suite.trialStarted', enginePid: 200, ...r });
-      suite.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...r });
+      run.handleEvent({ type: 'suite.trialStarted', enginePid: 200, ...r });
+      run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...r });
     }
-    suite.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 0 }, wallMs: 16_000 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 0 }, wallMs: 16_000 });
     await flush();
     expect(fake.callsOf('suites.list')).toEqual([{ systemIds: ['sys-1'], limit: 10_000 }]);
     const outcome = w.get('[data-test=outcome]');
@@ -606,7 +612,7 @@ describe('run step', () => {
     // A suite that finished, but with an aborted trial: Resume would run that slot again.
     setActivePinia(createPinia());
     installFakeApi({});
-    const { suite: again, w: w2 } = followSuite7();
+    const { run: again, w: w2 } = followSuite7();
     again.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     again.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'timed out after its 126 s wall-clock limit', wallMs: 126_000, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(0) });
     again.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 1 }, wallMs: 140_000 });
@@ -633,14 +639,14 @@ describe('run step', () => {
       'suites.list': () => [suiteRecord('interrupted', 7, { trialCounts: { running: 0, complete: 3, partial: 0, failed: 0, aborted: 2 }, trialsLeft: 1 })],
       'history.list': () => ({ trials: stored, total: stored.length }),
     });
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
+    const run = useLiveRunStore();
+    run.runPlan = plan();
     const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 1, estimatedSeconds: 5.5 });
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 300, ...ref(1, 'cpu-only', 'CPU only', 2), trialId: 20 });
-    await suite.attach();
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 1, estimatedSeconds: 5.5 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 300, ...ref(1, 'cpu-only', 'CPU only', 2), trialId: 20 });
+    await run.attach();
     await flush();
-    expect(suite.phase).toBe('interrupted');
+    expect(run.phase).toBe('interrupted');
     expect(w.get('[data-test=outcome]').text()).toContain(
       'Suite 7 was interrupted (the server stopped while it ran): this resume ran 1 trial (0 complete, 0 partial, 0 failed, 1 aborted); the suite now has 3 of 4 complete.',
     );
@@ -653,36 +659,36 @@ describe('run step', () => {
     const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 };
     const startedAt = new Date(Date.now() - 90_000).toISOString();
     installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt, events: [started] }) });
-    const suite = useSuiteStore();
+    const run = useLiveRunStore();
     const w = mountIt(RunStep);
-    await suite.attach();
+    await run.attach();
     await flush();
-    expect(suite.startedAtMs).toBe(Date.parse(startedAt));
+    expect(run.startedAtMs).toBe(Date.parse(startedAt));
     expect(w.text()).toContain('1 min 30 s');
   });
 
   it('estimates a resumed suite from its plan, also the trials that have not started yet', async () => {
     const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: true, total: 2, estimatedSeconds: 11 };
     installFakeApi({ 'suite.status': () => ({ state: 'running', suiteId: 7, request: null, plan: plan(), startedAt: new Date().toISOString(), events: [started] }) });
-    const suite = useSuiteStore();
+    const run = useLiveRunStore();
     const w = mountIt(RunStep);
-    suite.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' });
-    suite.handleEvent(started);
+    run.handleEvent({ type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' });
+    run.handleEvent(started);
     await flush();
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'storage-only', 'Storage only', 3) });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'storage-only', 'Storage only', 3) });
     await flush();
-    expect(suite.rows.map((r) => r.estimatedS)).toEqual([5.5]);
+    expect(run.rows.map((r) => r.estimatedS)).toEqual([5.5]);
     expect(w.get('[data-test=trials-done]').text()).toBe('0 / 2');
     expect(w.get('[data-test=eta]').text()).toMatch(/≈ 1[01] s/); // the running trial and the one not yet seen
   });
 
   it('charts a trial with a warm-up on one time axis: the measured window carries on where the warm-up ended', () => {
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    const run = useLiveRunStore();
+    run.runPlan = plan();
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     const progress = (phase: 'warming-up' | 'running' | 'draining', elapsedS: number, tokPerS: number) =>
-      suite.handleEvent({
+      run.handleEvent({
         type: 'suite.trialProgressed',
         ...ref(0),
         progress: {
@@ -695,11 +701,11 @@ describe('run step', () => {
     progress('running', 0.5, 30); // the window's own clock starts again at 0
     progress('running', 1.5, 40);
     progress('draining', 1.7, 0); // draining goes on with the window's clock
-    expect(suite.series.t).toEqual([1, 2, 2.5, 3.5, 3.7]);
-    expect(suite.series.tokPerS).toEqual([10, 20, 30, 40, 0]);
+    expect(run.series.t).toEqual([1, 2, 2.5, 3.5, 3.7]);
+    expect(run.series.tokPerS).toEqual([10, 20, 30, 40, 0]);
     // The next trial starts its chart from zero.
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
-    suite.handleEvent({
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
+    run.handleEvent({
       type: 'suite.trialProgressed',
       ...ref(1, 'cpu-only', 'CPU only', 2),
       progress: {
@@ -707,16 +713,16 @@ describe('run step', () => {
         storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
       },
     });
-    expect(suite.series.t).toEqual([0.5]);
+    expect(run.series.t).toEqual([0.5]);
   });
 
   it('keeps the chart within the trial\'s own time at its end: draining and finishing start no new clock, and finishing adds no point', () => {
-    const suite = useSuiteStore();
-    suite.runPlan = plan();
-    suite.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
-    suite.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
+    const run = useLiveRunStore();
+    run.runPlan = plan();
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     const progress = (phase: 'running' | 'draining' | 'finishing', elapsedS: number, tokPerS: number, users: number) =>
-      suite.handleEvent({
+      run.handleEvent({
         type: 'suite.trialProgressed',
         ...ref(0),
         progress: {
@@ -729,35 +735,9 @@ describe('run step', () => {
     progress('draining', 6.045, 1200, 8); // the progress timer goes on while requests in flight end
     progress('draining', 6.02, 1100, 8); // an early draining sample: dropped, not taken as a new clock
     progress('finishing', 6.001, 0, 0); // the window's end, with the engine's default zeros
-    expect(suite.series.t).toEqual([5.5, 6, 6.045]);
-    expect(suite.series.tokPerS).toEqual([1300, 1378, 1200]);
-    expect(suite.series.users).toEqual([8, 8, 8]);
-    expect(suite.progress?.phase).toBe('finishing'); // the trial's phase still says so
-  });
-
-  it('estimates the time left from the plan, corrected by how long finished trials took', () => {
-    const rows = rowsFromPlan(plan());
-    expect(etaSeconds(rows, null, 0)).toBe(22);
-    rows[0].status = 'complete';
-    rows[0].wallMs = 11_000; // twice the estimate
-    rows[1].status = 'running';
-    expect(etaSeconds(rows, rows[1].key, 1.5)).toBeCloseTo(2 * (4 + 5.5 + 5.5));
-  });
-
-  it('corrects the time left only by trials that ran to their end, not by one that crashed early', () => {
-    const rows = rowsFromPlan(plan());
-    rows[0].status = 'failed';
-    rows[0].wallMs = 1_000; // a crash after 1 s of a 5.5 s trial
-    rows[1].status = 'aborted';
-    rows[1].wallMs = 500;
-    rows[2].status = 'running';
-    expect(etaSeconds(rows, rows[2].key, 1.5)).toBeCloseTo(4 + 5.5); // the plan's own estimate, not halved
-    rows[2].status = 'partial';
-    rows[2].wallMs = 2_000; // stopped at its wall-clock limit: not a full trial either
-    expect(etaSeconds(rows, null, 0)).toBeCloseTo(5.5);
-    rows[3].status = 'complete';
-    rows[3].wallMs = 11_000; // twice its estimate: that one does say something
-    rows.push({ ...rows[3], key: 'extra', status: 'queued', wallMs: null });
-    expect(etaSeconds(rows, null, 0)).toBeCloseTo(2 * 5.5);
+    expect(run.series.t).toEqual([5.5, 6, 6.045]);
+    expect(run.series.tokPerS).toEqual([1300, 1378, 1200]);
+    expect(run.series.users).toEqual([8, 8, 8]);
+    expect(run.progress?.phase).toBe('finishing'); // the trial's phase still says so
   });
 });

@@ -1,229 +1,25 @@
-// The guided suite: hardware → plan → run (live progress from the backend's events) → report.
-// The run state is rebuilt from `suite.status` when a page attaches to a suite already running
-// (a reload, a second browser tab), so nothing here depends on having seen every event.
+// The live run of a guided suite: its phase, trial rows, the current trial's chart, counts and clock,
+// driven by the backend's events. The state is rebuilt from `suite.status` when a page attaches to
+// a suite already running (a reload, a second browser tab), so nothing here depends on having seen
+// every event. The rules over this state are pure, in live-run-model.ts.
 import { defineStore } from 'pinia';
-import { computed, reactive, ref, shallowRef } from 'vue';
-import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import { scenarioLabel, type ProfileId, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import type { TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { computed, ref, shallowRef } from 'vue';
+import { scenarioLabel, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
-import type { Advice, IpcError, PlanRequest, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
+import type { IpcError, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
+import { appendPoint, emptySeries, endedPhase, etaSeconds, overlap, queuedRow, rowKey, rowsFromPlan, type LiveSeries, type NotStartedReason, type RunPhase, type SeriesClock, type TrialRow } from '../live-run-model.ts';
 import { useAppStore } from './app.ts';
+import { useWizardStore } from './wizard.ts';
 
-export type WizardStep = 'hardware' | 'plan' | 'run' | 'report';
-/**
- * 'not-started': the suite ended before its first trial (cancelled while the hardware was detected
- * and the drive probed, or the server went away then): no suite was created and nothing was stored,
- * so there is nothing to report or resume. A user's own cancel is not a failure.
- * 'interrupted': the suite's runner ended while it ran (the server was killed or restarted); the
- * database marks it so, its running trial aborted, and it can be resumed from History.
- */
-export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'interrupted' | 'not-started' | 'failed';
-/** Why a suite is 'not-started': the user's cancel, or the server that stopped answering for it. */
-export type NotStartedReason = 'cancelled' | 'lost';
-
-export interface TrialRow {
-  key: string;
-  scenarioId: string;
-  label: string;
-  trialIndex: number;
-  trialsPerScenario: number;
-  /** 'not-run': the suite ended (cancelled) before this trial started; nothing of it is stored. */
-  status: 'queued' | 'not-run' | TrialRowStatus;
-  trialId: number | null;
-  wallMs: number | null;
-  tokPerS: number | null;
-  readBytesPerS: number | null;
-  reason: string | null;
-  estimatedS: number;
-}
-
-export interface LiveSeries {
-  t: number[];
-  tokPerS: number[];
-  e2eP95Ms: (number | null)[];
-  storageReadP95Ms: (number | null)[];
-  users: number[];
-  queue: number[];
-  readBytesPerS: number[];
-  writeBytesPerS: number[];
-}
-
-export interface PlanForm {
-  profile: ProfileId;
-  trials: number;
-  /** null = the profile's seconds per trial. */
-  durationS: number | null;
-  /** Seconds each trial runs before its measured window opens; 0 = none (the reference). */
-  warmUpS: number;
-  /** '' = the profile's model. */
-  model: string;
-  /** null = the profile's scenarios. */
-  scenarios: string[] | null;
-  extras: boolean;
-  probe: boolean;
-  /** null = the profile's cap. */
-  storageCapacityGib: number | null;
-  label: string;
-}
-
-/** The plan form's number fields. */
-export type NumberField = 'trials' | 'durationS' | 'warmUpS' | 'storageCapacityGib';
-
-/**
- * A number field's text as the form's value, or what is wrong with it, in the field's own words (the
- * contract's limits: the backend would refuse the same, as raw validator output). Nothing is
- * clamped or rounded: a value the form shows is the value planned. `badInput`: the browser could not
- * read the text as a number (it then reports it as empty).
- */
-export function parseNumberField(field: NumberField, text: string, badInput = false): { value: number | null } | { problem: string } {
-  const t = text.trim();
-  const n = Number(t);
-  const whole = t !== '' && !badInput && Number.isInteger(n);
-  switch (field) {
-    case 'trials':
-      if (t === '' && !badInput) return { problem: 'Enter how many trials to run per scenario: a whole number from 1 to 100.' };
-      return whole && n >= 1 && n <= 100 ? { value: n } : { problem: 'Trials per scenario must be a whole number from 1 to 100.' };
-    case 'durationS':
-      if (t === '' && !badInput) return { value: null };
-      return whole && n >= 1 && n <= 86_400 ? { value: n } : { problem: "Seconds per trial must be a whole number from 1 to 86400, or empty for the profile's." };
-    case 'warmUpS':
-      if (t === '' && !badInput) return { value: 0 };
-      return whole && n >= 0 && n <= 3600 ? { value: n } : { problem: 'Warm-up must be a whole number of seconds from 0 to 3600 (0: none).' };
-    case 'storageCapacityGib':
-      if (t === '' && !badInput) return { value: null };
-      return !badInput && Number.isFinite(n) && n >= 0 && n <= 1_000_000
-        ? { value: n }
-        : { problem: "Storage tier capacity must be a number of GiB, 0 or more (0: 95 % of the free space), or empty for the profile's cap." };
-  }
-}
-
-const MAX_POINTS = 3000;
 const MAX_LOGS = 200;
 
-const emptySeries = (): LiveSeries => ({ t: [], tokPerS: [], e2eP95Ms: [], storageReadP95Ms: [], users: [], queue: [], readBytesPerS: [], writeBytesPerS: [] });
-const rowKey = (scenarioId: string, trialIndex: number): string => `${scenarioId}#${trialIndex}`;
+export const useLiveRunStore = defineStore('liveRun', () => {
+  // The wizard's step follows the run (Start and a suite started elsewhere show the run screen), and
+  // Start sends the plan on screen.
+  const wizard = useWizardStore();
 
-export function rowsFromPlan(plan: SuitePlan): TrialRow[] {
-  const rows: TrialRow[] = [];
-  for (const r of plan.runs) {
-    for (let i = 0; i < r.trials; i++) {
-      rows.push({
-        key: rowKey(r.scenarioId, i),
-        scenarioId: r.scenarioId,
-        label: r.label,
-        trialIndex: i,
-        trialsPerScenario: r.trials,
-        status: 'queued',
-        trialId: null,
-        wallMs: null,
-        tokPerS: null,
-        readBytesPerS: null,
-        reason: null,
-        estimatedS: r.estimatedSecondsPerTrial,
-      });
-    }
-  }
-  return rows;
-}
-
-/**
- * Seconds left: the estimate of every trial not yet finished (less what the current one has run),
- * plus `unseenS` for trials the page has no row for yet (a resumed suite's rows appear as its
- * trials start), scaled by how the trials that ran to their end compared with their estimates.
- * A failed, aborted or partial trial stopped early: its short time says nothing about how long a
- * full trial takes, and would shrink every remaining estimate.
- */
-export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number, unseenS = 0): number | null {
-  if (rows.length === 0 && unseenS === 0) return null;
-  let remaining = unseenS;
-  let estDone = 0;
-  let actualDone = 0;
-  for (const r of rows) {
-    if (r.status === 'queued') remaining += r.estimatedS;
-    else if (r.status === 'running') remaining += Math.max(0, r.estimatedS - (r.key === currentKey ? currentElapsedS : 0));
-    else if (r.status === 'complete' && r.wallMs !== null && r.estimatedS > 0) {
-      estDone += r.estimatedS;
-      actualDone += r.wallMs / 1000;
-    }
-  }
-  const factor = estDone > 0 ? Math.min(3, Math.max(0.5, actualDone / estDone)) : 1;
-  return remaining * factor;
-}
-
-/** The engine's phases whose progress clock starts again at zero (benchmark.ts: the warm-up counts from the request loop's start, the measured window from its own). */
-function restartsClock(phase: ProgressEvent['phase']): boolean {
-  return phase === 'warming-up' || phase === 'running';
-}
-
-/** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */
-export function endedPhase(status: SuiteRecordData['status']): RunPhase {
-  return status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : 'interrupted';
-}
-
-/**
- * How many of the events that arrived during a status request the snapshot already holds: the
- * longest start of `arrived` that is also the end of `snapshot` (both are the backend's emission
- * order, and the snapshot thins only its oldest progress events).
- */
-export function overlap(snapshot: readonly AppEvent[], arrived: readonly AppEvent[]): number {
-  const s = snapshot.map((e) => JSON.stringify(e));
-  const a = arrived.map((e) => JSON.stringify(e));
-  for (let k = Math.min(s.length, a.length); k > 0; k--) {
-    let same = true;
-    for (let i = 0; i < k && same; i++) same = s[s.length - k + i] === a[i];
-    if (same) return k;
-  }
-  return 0;
-}
-
-export const useSuiteStore = defineStore('suite', () => {
-  const step = ref<WizardStep>('hardware');
-
-  // Hardware
-  const cacheDir = ref('');
-  const hardware = shallowRef<HardwareProfile | null>(null);
-  const advice = ref<Advice[]>([]);
-  const hardwareLoading = ref(false);
-  const hardwareError = ref<IpcError | null>(null);
-  /** The directory (as typed, trimmed) the hardware on screen was detected for. */
-  const detectedDir = ref<string | null>(null);
-  let detectSeq = 0;
-  /** The field no longer names the directory the profile on screen describes. */
-  const hardwareStale = computed(() => hardware.value !== null && cacheDir.value.trim() !== detectedDir.value);
-  /**
-   * Only a detection of the directory in the field, without blocking advice, may lead on to the plan:
-   * a failed detection clears the last one, and an edited field makes it stale.
-   */
-  const hardwareUsable = computed(() => hardware.value !== null && !hardwareStale.value && hardwareError.value === null && !advice.value.some((a) => a.level === 'error'));
-
-  // Plan
-  const form = reactive<PlanForm>({
-    profile: 'quick',
-    trials: 3,
-    durationS: null,
-    warmUpS: 0,
-    model: '',
-    scenarios: null,
-    extras: false,
-    probe: true,
-    storageCapacityGib: null,
-    label: '',
-  });
-  const plan = shallowRef<SuitePlan | null>(null);
-  const planLoading = ref(false);
-  const planError = ref<IpcError | null>(null);
-  /** The request the plan on screen was made with: Start sends exactly this. */
-  const plannedRequest = shallowRef<PlanRequest | null>(null);
-  let planSeq = 0;
-  /** Number fields whose text cannot be planned: the text as typed (shown again) and why. The form keeps its last valid value. */
-  const fieldProblems = reactive<Partial<Record<NumberField, { text: string; message: string }>>>({});
-  /** What keeps the form from being planned, said in the form rather than by the backend's validator. */
-  const formProblems = computed(() => [...Object.values(fieldProblems).map((p) => p.message), ...(cacheDir.value.trim() ? [] : ['Enter the cache directory.'])]);
-
-  // Run
   const phase = ref<RunPhase>('idle');
   const suiteId = ref<number | null>(null);
   const runPlan = shallowRef<SuitePlan | null>(null);
@@ -297,109 +93,6 @@ export const useSuiteStore = defineStore('suite', () => {
       : null,
   );
 
-  /**
-   * The plan on screen is what the form says now: no change waits to be planned and the last
-   * re-plan did not fail. Only such a plan can be started.
-   */
-  const planCurrent = computed(
-    () =>
-      plan.value !== null &&
-      plannedRequest.value !== null &&
-      planError.value === null &&
-      !planLoading.value &&
-      formProblems.value.length === 0 &&
-      JSON.stringify(plannedRequest.value) === JSON.stringify(planRequest()),
-  );
-
-  /**
-   * Sets a number field from its text. Returns the text the field should show (the value as planned:
-   * "" for the warm-up is 0), or null when the text cannot be planned and stays as typed, with its problem.
-   */
-  function setNumberField(field: NumberField, text: string, badInput = false): string | null {
-    const r = parseNumberField(field, text, badInput);
-    if ('problem' in r) {
-      fieldProblems[field] = { text, message: r.problem };
-      return null;
-    }
-    delete fieldProblems[field];
-    if (field === 'trials' || field === 'warmUpS') form[field] = r.value ?? 0;
-    else form[field] = r.value;
-    return numberFieldText(field);
-  }
-
-  /** What a number field shows: the text that cannot be planned, else the form's value. */
-  function numberFieldText(field: NumberField): string {
-    const v = fieldProblems[field]?.text ?? form[field];
-    return v === null ? '' : String(v);
-  }
-
-  function planRequest(): PlanRequest {
-    return {
-      cacheDir: cacheDir.value,
-      profile: form.profile,
-      trials: form.trials,
-      extras: form.extras,
-      probe: form.probe,
-      ...(form.durationS !== null ? { durationS: form.durationS } : {}),
-      ...(form.warmUpS > 0 ? { warmUpS: form.warmUpS } : {}),
-      ...(form.model ? { model: form.model } : {}),
-      ...(form.scenarios !== null ? { scenarios: form.scenarios } : {}),
-      ...(form.storageCapacityGib !== null ? { storageCapacityGib: form.storageCapacityGib } : {}),
-    };
-  }
-
-  async function detect(dir?: string): Promise<void> {
-    if (dir !== undefined) cacheDir.value = dir;
-    const seq = ++detectSeq;
-    const wanted = cacheDir.value.trim();
-    if (!wanted) {
-      clearHardware({ code: 'VALIDATION', message: 'Enter the directory the storage tier will write to.' });
-      hardwareLoading.value = false;
-      return;
-    }
-    hardwareLoading.value = true;
-    hardwareError.value = null;
-    const r = await api().call('hardware.detect', { cacheDir: wanted });
-    if (seq !== detectSeq) return; // a newer detection is on its way
-    hardwareLoading.value = false;
-    if (r.ok) {
-      hardware.value = r.value.hardware;
-      advice.value = r.value.advice;
-      detectedDir.value = wanted;
-    } else {
-      clearHardware(r.error);
-    }
-  }
-
-  /** What the last detection found describes another directory: it must not stay on screen as this one's. */
-  function clearHardware(error: IpcError): void {
-    hardware.value = null;
-    advice.value = [];
-    detectedDir.value = null;
-    hardwareError.value = error;
-  }
-
-  async function replan(): Promise<void> {
-    const seq = ++planSeq;
-    // The form says what is wrong next to its fields; the plan on screen is then not current.
-    if (formProblems.value.length > 0) {
-      planLoading.value = false;
-      return;
-    }
-    const request = planRequest();
-    planLoading.value = true;
-    const r = await api().call('suite.plan', request);
-    if (seq !== planSeq) return; // a newer request is on its way
-    planLoading.value = false;
-    if (r.ok) {
-      plan.value = r.value.plan;
-      plannedRequest.value = request;
-      planError.value = null;
-    } else {
-      planError.value = r.error;
-    }
-  }
-
   function resetRun(): void {
     phase.value = 'idle';
     suiteId.value = null;
@@ -429,15 +122,15 @@ export const useSuiteStore = defineStore('suite', () => {
   }
 
   async function start(): Promise<IpcError | null> {
-    if (!planCurrent.value || !plan.value || !plannedRequest.value || starting.value) return null;
-    const request = plannedRequest.value;
+    if (!wizard.planCurrent || !wizard.plan || !wizard.plannedRequest || starting.value) return null;
+    const request = wizard.plannedRequest;
     resetRun();
     starting.value = true;
-    runPlan.value = plan.value;
+    runPlan.value = wizard.plan;
     phase.value = 'preparing';
     preparation.value = 'Starting …';
-    step.value = 'run';
-    const r = await api().call('suite.start', { ...request, label: form.label.trim() || null });
+    wizard.step = 'run';
+    const r = await api().call('suite.start', { ...request, label: wizard.form.label.trim() || null });
     starting.value = false;
     if (!r.ok) {
       stopOn(r.error);
@@ -488,7 +181,7 @@ export const useSuiteStore = defineStore('suite', () => {
     const snapshot = s.events;
     resetRun();
     runPlan.value = s.plan;
-    if (s.request) cacheDir.value = s.request.cacheDir;
+    if (s.request) wizard.cacheDir = s.request.cacheDir;
     phase.value = s.state === 'preparing' ? 'preparing' : 'running';
     suiteId.value = s.suiteId;
     for (const e of snapshot) apply(e);
@@ -498,7 +191,7 @@ export const useSuiteStore = defineStore('suite', () => {
     if (startedAtMs.value !== null && Number.isFinite(since)) startedAtMs.value = since;
     planWanted = false; // the snapshot's own suite.started asks for nothing: its plan is the one there is
     for (const e of arrived.slice(overlap(snapshot, arrived))) apply(e);
-    if (step.value !== 'report') step.value = 'run';
+    if (wizard.step !== 'report') wizard.step = 'run';
   }
 
   /**
@@ -594,33 +287,9 @@ export const useSuiteStore = defineStore('suite', () => {
     endRows();
   }
 
-  // The warm-up and the measured window each count from their own zero: the chart's axis carries the
-  // window on from where the warm-up ended. Draining goes on with the window's clock, so it never
-  // starts a new one (an early draining sample is dropped, not moved a whole window on).
-  const seriesClock = { phase: '', offsetS: 0 };
+  const seriesClock: SeriesClock = { phase: '', offsetS: 0 };
   function pushPoint(p: ProgressEvent): void {
-    // 'finishing' carries the window's end time, earlier than the draining samples before it, and
-    // zeros for every rate: not a measurement, so not a point.
-    if (p.phase === 'finishing') return;
-    const s = series.value;
-    if (s.t.length === 0) Object.assign(seriesClock, { phase: p.phase, offsetS: 0 });
-    const last = s.t.length > 0 ? s.t[s.t.length - 1] : 0;
-    if (p.phase !== seriesClock.phase) {
-      if (restartsClock(p.phase) && p.elapsedNs / 1e9 + seriesClock.offsetS < last) seriesClock.offsetS = last;
-      seriesClock.phase = p.phase;
-    }
-    const t = p.elapsedNs / 1e9 + seriesClock.offsetS;
-    if (s.t.length > 0 && t < last) return;
-    s.t.push(t);
-    s.tokPerS.push(p.generatedTokensPerSec);
-    s.e2eP95Ms.push(p.e2eLatencyP95Ns === null ? null : p.e2eLatencyP95Ns / 1e6);
-    s.storageReadP95Ms.push(p.storageReadP95Ns === null ? null : p.storageReadP95Ns / 1e6);
-    s.users.push(p.activeUsers);
-    s.queue.push(p.queueDepth);
-    s.readBytesPerS.push(p.storageReadBytesPerSec);
-    s.writeBytesPerS.push(p.storageWriteBytesPerSec);
-    if (s.t.length > MAX_POINTS) for (const k of Object.keys(s) as (keyof LiveSeries)[]) s[k].splice(0, s[k].length - MAX_POINTS);
-    seriesVersion.value++;
+    if (appendPoint(series.value, seriesClock, p)) seriesVersion.value++;
   }
 
   /** The row of an event's trial, made when this page has none yet. */
@@ -630,20 +299,7 @@ export const useSuiteStore = defineStore('suite', () => {
     let row = rows.value.find((r) => r.key === key);
     if (!row) {
       const est = runPlan.value?.runs.find((r) => r.scenarioId === e.scenarioId)?.estimatedSecondsPerTrial ?? 0;
-      rows.value.push({
-        key,
-        scenarioId: e.scenarioId,
-        label: e.label,
-        trialIndex: e.trialIndex,
-        trialsPerScenario: e.trialsPerScenario,
-        status: 'queued',
-        trialId: null,
-        wallMs: null,
-        tokPerS: null,
-        readBytesPerS: null,
-        reason: null,
-        estimatedS: est,
-      });
+      rows.value.push(queuedRow(e, est));
       row = rows.value[rows.value.length - 1];
     }
     return row;
@@ -697,7 +353,7 @@ export const useSuiteStore = defineStore('suite', () => {
         if (!e.resumed && runPlan.value && rows.value.length === 0) rows.value = rowsFromPlan(runPlan.value);
         // Started elsewhere (Resume, another tab) or before this page had the plan: suite.status has it.
         if (!runPlan.value) planWanted = true;
-        if (step.value !== 'report') step.value = 'run';
+        if (wizard.step !== 'report') wizard.step = 'run';
         return;
       case 'suite.trialStarted': {
         const row = ensureRow(e);
@@ -759,24 +415,6 @@ export const useSuiteStore = defineStore('suite', () => {
   }
 
   return {
-    step,
-    cacheDir,
-    hardware,
-    advice,
-    hardwareLoading,
-    hardwareError,
-    detectedDir,
-    hardwareStale,
-    hardwareUsable,
-    form,
-    plan,
-    planLoading,
-    planError,
-    planCurrent,
-    fieldProblems,
-    formProblems,
-    setNumberField,
-    numberFieldText,
     phase,
     suiteId,
     runPlan,
@@ -809,9 +447,6 @@ export const useSuiteStore = defineStore('suite', () => {
     elapsedS,
     etaS,
     holdClock,
-    planRequest,
-    detect,
-    replan,
     start,
     cancel,
     attach,

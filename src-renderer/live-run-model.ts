@@ -1,0 +1,167 @@
+// The live run's data and the pure rules over it: the trial rows of a plan, the time left, the
+// chart's series and its clock, the phase of a suite that ended unseen, and how a status snapshot
+// and the events that arrived while it was fetched overlap. The live-run store holds the state;
+// these say what to do with it, and are tested without Pinia.
+import type { SuitePlan } from '../src-shared/domain/scenarios.ts';
+import type { TrialRowStatus } from '../src-shared/domain/store-types.ts';
+import type { ProgressEvent } from '../src-shared/engine-protocol.ts';
+import type { SuiteRecordData } from '../src-shared/ipc/contract.ts';
+import type { AppEvent } from '../src-shared/ipc/events.ts';
+
+/**
+ * 'not-started': the suite ended before its first trial (cancelled while the hardware was detected
+ * and the drive probed, or the server went away then): no suite was created and nothing was stored,
+ * so there is nothing to report or resume. A user's own cancel is not a failure.
+ * 'interrupted': the suite's runner ended while it ran (the server was killed or restarted); the
+ * database marks it so, its running trial aborted, and it can be resumed from History.
+ */
+export type RunPhase = 'idle' | 'preparing' | 'running' | 'finished' | 'cancelled' | 'interrupted' | 'not-started' | 'failed';
+/** Why a suite is 'not-started': the user's cancel, or the server that stopped answering for it. */
+export type NotStartedReason = 'cancelled' | 'lost';
+
+export interface TrialRow {
+  key: string;
+  scenarioId: string;
+  label: string;
+  trialIndex: number;
+  trialsPerScenario: number;
+  /** 'not-run': the suite ended (cancelled) before this trial started; nothing of it is stored. */
+  status: 'queued' | 'not-run' | TrialRowStatus;
+  trialId: number | null;
+  wallMs: number | null;
+  tokPerS: number | null;
+  readBytesPerS: number | null;
+  reason: string | null;
+  estimatedS: number;
+}
+
+export interface LiveSeries {
+  t: number[];
+  tokPerS: number[];
+  e2eP95Ms: (number | null)[];
+  storageReadP95Ms: (number | null)[];
+  users: number[];
+  queue: number[];
+  readBytesPerS: number[];
+  writeBytesPerS: number[];
+}
+
+/** The points a live chart keeps: the newest, so a long trial's chart stays cheap to draw. */
+export const MAX_POINTS = 3000;
+
+export const emptySeries = (): LiveSeries => ({ t: [], tokPerS: [], e2eP95Ms: [], storageReadP95Ms: [], users: [], queue: [], readBytesPerS: [], writeBytesPerS: [] });
+export const rowKey = (scenarioId: string, trialIndex: number): string => `${scenarioId}#${trialIndex}`;
+
+/** A trial slot that has not started: the row before any event of it arrived. */
+export function queuedRow(slot: { scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }, estimatedS: number): TrialRow {
+  return {
+    key: rowKey(slot.scenarioId, slot.trialIndex),
+    scenarioId: slot.scenarioId,
+    label: slot.label,
+    trialIndex: slot.trialIndex,
+    trialsPerScenario: slot.trialsPerScenario,
+    status: 'queued',
+    trialId: null,
+    wallMs: null,
+    tokPerS: null,
+    readBytesPerS: null,
+    reason: null,
+    estimatedS,
+  };
+}
+
+export function rowsFromPlan(plan: SuitePlan): TrialRow[] {
+  const rows: TrialRow[] = [];
+  for (const r of plan.runs) {
+    for (let i = 0; i < r.trials; i++) {
+      rows.push(queuedRow({ scenarioId: r.scenarioId, label: r.label, trialIndex: i, trialsPerScenario: r.trials }, r.estimatedSecondsPerTrial));
+    }
+  }
+  return rows;
+}
+
+/**
+ * Seconds left: the estimate of every trial not yet finished (less what the current one has run),
+ * plus `unseenS` for trials the page has no row for yet (a resumed suite's rows appear as its
+ * trials start), scaled by how the trials that ran to their end compared with their estimates.
+ * A failed, aborted or partial trial stopped early: its short time says nothing about how long a
+ * full trial takes, and would shrink every remaining estimate.
+ */
+export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number, unseenS = 0): number | null {
+  if (rows.length === 0 && unseenS === 0) return null;
+  let remaining = unseenS;
+  let estDone = 0;
+  let actualDone = 0;
+  for (const r of rows) {
+    if (r.status === 'queued') remaining += r.estimatedS;
+    else if (r.status === 'running') remaining += Math.max(0, r.estimatedS - (r.key === currentKey ? currentElapsedS : 0));
+    else if (r.status === 'complete' && r.wallMs !== null && r.estimatedS > 0) {
+      estDone += r.estimatedS;
+      actualDone += r.wallMs / 1000;
+    }
+  }
+  const factor = estDone > 0 ? Math.min(3, Math.max(0.5, actualDone / estDone)) : 1;
+  return remaining * factor;
+}
+
+/** The engine's phases whose progress clock starts again at zero (benchmark.ts: the warm-up counts from the request loop's start, the measured window from its own). */
+function restartsClock(phase: ProgressEvent['phase']): boolean {
+  return phase === 'warming-up' || phase === 'running';
+}
+
+/** Where a trial's chart stands on its time axis: the phase of its last point, and the seconds that phase's clock is shifted by. */
+export interface SeriesClock {
+  phase: string;
+  offsetS: number;
+}
+
+/**
+ * Adds a progress sample to the current trial's chart; says whether a point was added.
+ * The warm-up and the measured window each count from their own zero: the chart's axis carries the
+ * window on from where the warm-up ended. Draining goes on with the window's clock, so it never
+ * starts a new one (an early draining sample is dropped, not moved a whole window on).
+ */
+export function appendPoint(s: LiveSeries, clock: SeriesClock, p: ProgressEvent): boolean {
+  // 'finishing' carries the window's end time, earlier than the draining samples before it, and
+  // zeros for every rate: not a measurement, so not a point.
+  if (p.phase === 'finishing') return false;
+  if (s.t.length === 0) Object.assign(clock, { phase: p.phase, offsetS: 0 });
+  const last = s.t.length > 0 ? s.t[s.t.length - 1] : 0;
+  if (p.phase !== clock.phase) {
+    if (restartsClock(p.phase) && p.elapsedNs / 1e9 + clock.offsetS < last) clock.offsetS = last;
+    clock.phase = p.phase;
+  }
+  const t = p.elapsedNs / 1e9 + clock.offsetS;
+  if (s.t.length > 0 && t < last) return false;
+  s.t.push(t);
+  s.tokPerS.push(p.generatedTokensPerSec);
+  s.e2eP95Ms.push(p.e2eLatencyP95Ns === null ? null : p.e2eLatencyP95Ns / 1e6);
+  s.storageReadP95Ms.push(p.storageReadP95Ns === null ? null : p.storageReadP95Ns / 1e6);
+  s.users.push(p.activeUsers);
+  s.queue.push(p.queueDepth);
+  s.readBytesPerS.push(p.storageReadBytesPerSec);
+  s.writeBytesPerS.push(p.storageWriteBytesPerSec);
+  if (s.t.length > MAX_POINTS) for (const k of Object.keys(s) as (keyof LiveSeries)[]) s[k].splice(0, s[k].length - MAX_POINTS);
+  return true;
+}
+
+/** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */
+export function endedPhase(status: SuiteRecordData['status']): RunPhase {
+  return status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : 'interrupted';
+}
+
+/**
+ * How many of the events that arrived during a status request the snapshot already holds: the
+ * longest start of `arrived` that is also the end of `snapshot` (both are the backend's emission
+ * order, and the snapshot thins only its oldest progress events).
+ */
+export function overlap(snapshot: readonly AppEvent[], arrived: readonly AppEvent[]): number {
+  const s = snapshot.map((e) => JSON.stringify(e));
+  const a = arrived.map((e) => JSON.stringify(e));
+  for (let k = Math.min(s.length, a.length); k > 0; k--) {
+    let same = true;
+    for (let i = 0; i < k && same; i++) same = s[s.length - k + i] === a[i];
+    if (same) return k;
+  }
+  return 0;
+}

@@ -1,0 +1,140 @@
+// The live run's pure rules, without Pinia or a page: the rows of a plan, the time left, the chart's
+// one time axis across phases, the phase of a suite that ended unseen, and how a status snapshot
+// and the events that arrived meanwhile overlap.
+import { describe, expect, it } from 'vitest';
+import { appendPoint, emptySeries, endedPhase, etaSeconds, MAX_POINTS, overlap, rowsFromPlan, type SeriesClock } from '../../../src-renderer/live-run-model.ts';
+import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
+import type { AppEvent } from '../../../src-shared/ipc/events.ts';
+import { plan } from './fixtures.ts';
+
+const progress = (phase: ProgressEvent['phase'], elapsedS: number, tokPerS = 1): ProgressEvent => ({
+  phase,
+  elapsedNs: elapsedS * 1e9,
+  durationNs: 6e9,
+  requestsCompleted: 1,
+  maxRequests: null,
+  activeUsers: 4,
+  queueDepth: 2,
+  generatedTokensPerSec: tokPerS,
+  storageReadBytesPerSec: 1e9,
+  storageWriteBytesPerSec: 2e8,
+  cpuReadBytesPerSec: 0,
+  cpuWriteBytesPerSec: 0,
+  e2eLatencyP95Ns: 2.5e7,
+  storageReadP95Ns: null,
+  eventLoopLagP99Ns: null,
+});
+
+describe('rows of a plan', () => {
+  it('makes one queued row per planned trial, in plan order, with the plan\'s estimate', () => {
+    const rows = rowsFromPlan(plan());
+    expect(rows.map((r) => r.key)).toEqual(['cpu-only#0', 'cpu-only#1', 'storage-only#0', 'storage-only#1']);
+    expect(rows[3]).toEqual({
+      key: 'storage-only#1', scenarioId: 'storage-only', label: 'Storage only', trialIndex: 1, trialsPerScenario: 2,
+      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5,
+    });
+  });
+});
+
+describe('time left', () => {
+  it('has no figure without rows or unseen trials, and counts the unseen ones\' estimate', () => {
+    expect(etaSeconds([], null, 0)).toBeNull();
+    expect(etaSeconds([], null, 0, 11)).toBe(11);
+  });
+
+  it('estimates the time left from the plan, corrected by how long finished trials took', () => {
+    const rows = rowsFromPlan(plan());
+    expect(etaSeconds(rows, null, 0)).toBe(22);
+    rows[0].status = 'complete';
+    rows[0].wallMs = 11_000; // twice the estimate
+    rows[1].status = 'running';
+    expect(etaSeconds(rows, rows[1].key, 1.5)).toBeCloseTo(2 * (4 + 5.5 + 5.5));
+  });
+
+  it('corrects the time left only by trials that ran to their end, not by one that crashed early', () => {
+    const rows = rowsFromPlan(plan());
+    rows[0].status = 'failed';
+    rows[0].wallMs = 1_000; // a crash after 1 s of a 5.5 s trial
+    rows[1].status = 'aborted';
+    rows[1].wallMs = 500;
+    rows[2].status = 'running';
+    expect(etaSeconds(rows, rows[2].key, 1.5)).toBeCloseTo(4 + 5.5); // the plan's own estimate, not halved
+    rows[2].status = 'partial';
+    rows[2].wallMs = 2_000; // stopped at its wall-clock limit: not a full trial either
+    expect(etaSeconds(rows, null, 0)).toBeCloseTo(5.5);
+    rows[3].status = 'complete';
+    rows[3].wallMs = 11_000; // twice its estimate: that one does say something
+    rows.push({ ...rows[3], key: 'extra', status: 'queued', wallMs: null });
+    expect(etaSeconds(rows, null, 0)).toBeCloseTo(2 * 5.5);
+  });
+});
+
+describe('the live chart\'s time axis', () => {
+  it('carries the measured window on from where the warm-up ended; draining keeps the window\'s clock', () => {
+    const s = emptySeries();
+    const clock: SeriesClock = { phase: '', offsetS: 0 };
+    const added = [
+      appendPoint(s, clock, progress('warming-up', 1)),
+      appendPoint(s, clock, progress('warming-up', 2)),
+      appendPoint(s, clock, progress('running', 0.5)),
+      appendPoint(s, clock, progress('running', 1.5)),
+      appendPoint(s, clock, progress('draining', 1.7)),
+      appendPoint(s, clock, progress('draining', 1.6)), // early: dropped, not a new clock
+      appendPoint(s, clock, progress('finishing', 1.65)), // not a measurement
+    ];
+    expect(added).toEqual([true, true, true, true, true, false, false]);
+    expect(s.t).toEqual([1, 2, 2.5, 3.5, 3.7]);
+    expect(clock).toEqual({ phase: 'draining', offsetS: 2 });
+  });
+
+  it('records every series of a point, latency in ms, a missing percentile as null', () => {
+    const s = emptySeries();
+    appendPoint(s, { phase: '', offsetS: 0 }, progress('running', 1, 300));
+    expect(s).toEqual({ t: [1], tokPerS: [300], e2eP95Ms: [25], storageReadP95Ms: [null], users: [4], queue: [2], readBytesPerS: [1e9], writeBytesPerS: [2e8] });
+  });
+
+  it('starts a fresh series on its own clock, whatever the last one was', () => {
+    const clock: SeriesClock = { phase: 'running', offsetS: 40 };
+    const s = emptySeries();
+    appendPoint(s, clock, progress('running', 0.5));
+    expect(s.t).toEqual([0.5]);
+  });
+
+  it('keeps only the newest points, the same in every series', () => {
+    const s = emptySeries();
+    const clock: SeriesClock = { phase: '', offsetS: 0 };
+    for (let i = 1; i <= MAX_POINTS + 5; i++) appendPoint(s, clock, progress('running', i, i));
+    for (const k of Object.keys(s) as (keyof typeof s)[]) expect(s[k]).toHaveLength(MAX_POINTS);
+    expect(s.t[0]).toBe(6);
+    expect(s.tokPerS[0]).toBe(6);
+    expect(s.t.at(-1)).toBe(MAX_POINTS + 5);
+  });
+});
+
+describe('a suite that ended unseen', () => {
+  it('is finished only when stored as finished; a cancel stays a cancel, anything else was interrupted', () => {
+    expect(endedPhase('finished')).toBe('finished');
+    expect(endedPhase('cancelled')).toBe('cancelled');
+    expect(endedPhase('interrupted')).toBe('interrupted');
+    expect(endedPhase('running')).toBe('interrupted');
+  });
+});
+
+describe('a status snapshot and the events that arrived while it was fetched', () => {
+  const started: AppEvent = { type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 };
+  const prep: AppEvent = { type: 'suite.preparationProgressed', step: 'probing', message: 'Probing …' };
+  const failed = (message: string): AppEvent => ({ type: 'suite.failed', suiteId: 7, error: { code: 'INTERNAL', message } });
+
+  it('overlap by the longest start of the arrivals that ends the snapshot', () => {
+    expect(overlap([prep, started, failed('a')], [started, failed('a'), failed('b')])).toBe(2);
+    expect(overlap([prep, started], [prep, started])).toBe(2);
+  });
+
+  it('do not overlap when the arrivals came after the snapshot, or either is empty', () => {
+    expect(overlap([prep, started], [failed('a')])).toBe(0);
+    expect(overlap([], [started])).toBe(0);
+    expect(overlap([started], [])).toBe(0);
+    // The arrivals' start matches inside the snapshot, not at its end: nothing of them is held.
+    expect(overlap([prep, started, failed('a')], [prep, started])).toBe(0);
+  });
+});

@@ -1,0 +1,165 @@
+// How a run's end becomes its facts and its outcome, over real parts (a cache on memory tiers, a
+// recorder, a synthetic workload source), without running the engine.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveModel } from '../../../src-shared/domain/models.ts';
+import { validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
+import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
+import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
+import { PayloadPool } from '../../../src-main/engine/io/payload.ts';
+import { RunRecorder } from '../../../src-main/engine/metrics/run-recorder.ts';
+import { TimelineSampler } from '../../../src-main/engine/metrics/timeline.ts';
+import type { PreparationFacts } from '../../../src-main/engine/report/results-builder.ts';
+import { assembleRunFacts, blockSizeStats, ragFacts, runOutcome, type RunEnd, type RunSetup } from '../../../src-main/engine/run-facts.ts';
+import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts';
+import { createWorkloadSource } from '../../../src-main/engine/workload/sources/create-source.ts';
+import type { RagDocument } from '../../../src-main/engine/workload/synthetic-workload.ts';
+import { IoTraceLog } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
+import { resolveWorkloadProfile } from '../../../src-main/engine/workload/workload-profile.ts';
+import { MemoryTier, TerminalMemoryTier } from '../../support/memory-tier.ts';
+
+const { profile } = resolveWorkloadProfile({});
+const NO_PREPARATION: PreparationFacts = { ragIngestion: null, decodeOnlyPrepopulation: null, precondition: null };
+
+function options(raw: Record<string, unknown> = {}): RunOptions {
+  const v = validateRunOptions({ model: 'tiny-1b', cacheDir: '/mnt/kv', numUsers: 2, duration: 5, seed: 3, ...raw });
+  if (!v.ok) throw new Error(v.errors.join('; '));
+  return v.options;
+}
+
+let bytes: BytePool;
+beforeAll(async () => {
+  bytes = await BytePool.start({ threads: 0, pool: PayloadPool.create(1, 1024 * 1024) });
+});
+afterAll(async () => {
+  await bytes.close();
+});
+
+async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ setup: RunSetup; end: RunEnd }> {
+  const model = resolveModel('tiny-1b');
+  if (!model.ok) throw new Error(model.error);
+  const cache = new MultiTierCache([
+    { backend: new MemoryTier('cpu', 4096), budgetBytes: 1 << 20 },
+    { backend: new TerminalMemoryTier('storage', 4096), budgetBytes: 1 << 24 },
+  ]);
+  const recorder = new RunRecorder({ interactive: 50, responsive: 100, batch: 1000 });
+  const workload = await createWorkloadSource({ options: o, seed: 3, profile, ragDocuments: null, prepopulatedKeys: [], log: () => undefined });
+  const setup: RunSetup = {
+    o,
+    model: model.model,
+    seed: 3,
+    cache,
+    bytes,
+    storageIo: { directIo: false, reason: 'O_DIRECT is not supported by tmpfs' },
+    target: { capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, baseDir: '/mnt/kv', ramFilesystem: 'tmpfs' },
+    gpu: { name: 'gpu', present: false, budgetBytes: 0, reason: '--gpu-mem-gb 0 disables the GPU tier' },
+    gpuTier: null,
+    cpuTier: { peakHeldBytes: 4096 },
+    cpuBudgetBytes: 1 << 20,
+    chunkBytes: 4096,
+    notApplied: ['cache.unknown_key'],
+    traceLog: null,
+    probeLimits: null,
+  };
+  const end: RunEnd = {
+    startedAt: '2026-11-01T00:00:00.000Z',
+    status: 'partial',
+    statusReason: 'cancelled before the planned end: test',
+    workload,
+    recorder,
+    timeline: new TimelineSampler(cache, recorder, () => ({ activeUsers: 2, queueDepth: 0 })),
+    closed: { endNs: 2.5e9, requestsInFlight: 3, queued: 4, deviceIo: null, lagNs: { p50: 1, p99: 2, max: 3 } },
+    window: { plannedNs: 5e9, warmUpNs: 0, startedUnixNs: 1_700_000_000e9, closedBy: 'cancel', drainNs: 1e6 },
+    processor: { verifyErrorCount: 0, verifyFailures: [] },
+    docs: null,
+    preparation: NO_PREPARATION,
+    queue: new RequestQueue(),
+    autoscaling: null,
+    ...over,
+  };
+  return { setup, end };
+}
+
+describe('the facts of a run', () => {
+  it('state the window as it closed, with what was in flight and queued then', async () => {
+    const { setup, end } = await runEnded(options());
+    const f = assembleRunFacts(setup, end);
+    expect(f.elapsedNs).toBe(2.5e9);
+    expect(f.window).toEqual({ plannedNs: 5e9, warmUpNs: 0, startedUnixNs: 1_700_000_000e9, closedBy: 'cancel', requestsInFlight: 3, requestsQueued: 4, drainNs: 1e6 });
+    expect(f.eventLoopLagNs).toEqual({ p50: 1, p99: 2, max: 3 });
+    expect(f).toMatchObject({ status: 'partial', statusReason: 'cancelled before the planned end: test', cpuPeakHeldBytes: 4096, gpuReport: null, configKeysNotApplied: ['cache.unknown_key'] });
+    expect(f.workloadSource.kind).toBe('synthetic');
+    expect(f.digest).toBe(end.workload.digest());
+  });
+
+  it('say the storage tier was in RAM, except in trace-only mode, which keeps no files', async () => {
+    const { setup, end } = await runEnded(options());
+    expect(assembleRunFacts(setup, end).storage).toEqual({
+      capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, dir: '/mnt/kv', directIo: false, directIoReason: 'O_DIRECT is not supported by tmpfs', fsyncPolicy: 'per-entry', ramFilesystem: 'tmpfs',
+    });
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-run-facts-'));
+    const traceLog = await IoTraceLog.open(path.join(dir, 'trace.csv'));
+    try {
+      expect(assembleRunFacts({ ...setup, traceLog }, end).storage.ramFilesystem).toBeNull();
+    } finally {
+      await traceLog.close();
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the RAG block', () => {
+  const docs: RagDocument[] = [
+    { id: 'doc_0000', tokens: 30, chunks: [{ key: 'a', tokens: 20 }, { key: 'b', tokens: 10 }] },
+    { id: 'doc_0001', tokens: 5, chunks: [{ key: 'c', tokens: 5 }] },
+  ];
+  it('counts the documents and chunks, and what ingesting them wrote', () => {
+    const ingested = { ...NO_PREPARATION, ragIngestion: { entries: 3, bytes: 560, elapsedNs: 1 } };
+    expect(ragFacts(true, docs, ingested)).toEqual({ documents: 2, chunks: 3, ingestedBytes: 560 });
+    expect(ragFacts(true, docs, NO_PREPARATION)).toEqual({ documents: 2, chunks: 3, ingestedBytes: 0 });
+  });
+  it('is absent without RAG', () => {
+    expect(ragFacts(false, docs, NO_PREPARATION)).toBeNull();
+    expect(ragFacts(true, null, NO_PREPARATION)).toBeNull();
+  });
+});
+
+describe('the block sizes of the console summary', () => {
+  it('are absent when no entry is live', () => {
+    expect(blockSizeStats([])).toBeUndefined();
+  });
+  it('are the least, mean, 95th percentile (nearest rank) and largest, whatever the order', () => {
+    const sizes = Array.from({ length: 20 }, (_, i) => (20 - i) * 100); // 2000 … 100
+    expect(blockSizeStats(sizes)).toEqual({ entries: 20, minBytes: 100, meanBytes: 1050, p95Bytes: 1900, maxBytes: 2000 });
+    expect(blockSizeStats([7])).toEqual({ entries: 1, minBytes: 7, meanBytes: 7, p95Bytes: 7, maxBytes: 7 });
+    expect(sizes[0]).toBe(2000); // the caller's list is left as it was
+  });
+});
+
+describe('the outcome of a run', () => {
+  it('carries the status and reason, the results and the summary', async () => {
+    const { setup, end } = await runEnded(options());
+    const logged: string[] = [];
+    const out = runOutcome(assembleRunFacts(setup, end), { profile, trace: null, validationTrace: null, log: (_l, m) => logged.push(m) });
+    expect(out.status).toBe('partial');
+    expect(out.reason).toBe('cancelled before the planned end: test');
+    expect(out.summaryText).toContain('BENCHMARK RESULTS');
+    expect((out.results as { kvbench: Record<string, unknown> }).kvbench.io_trace).toBeUndefined();
+    expect(out.results).not.toHaveProperty('validation');
+    expect(logged).toEqual([]);
+  });
+
+  it('names a complete trace, and says why one is not', async () => {
+    const { setup, end } = await runEnded(options());
+    const facts = assembleRunFacts(setup, end);
+    const logged: string[] = [];
+    const log = (level: string, m: string): void => void logged.push(`${level}: ${m}`);
+    const whole = runOutcome(facts, { profile, trace: { path: '/tmp/t.csv', rows: 1234, compressed: false, incomplete: null }, validationTrace: null, log });
+    expect((whole.results as { kvbench: Record<string, unknown> }).kvbench.io_trace).toEqual({ path: '/tmp/t.csv', rows: 1234, compressed: false, complete: true });
+    const cut = runOutcome(facts, { profile, trace: { path: '/tmp/t.csv.partial', rows: 10, compressed: false, incomplete: 'the trace could not be written: disk full' }, validationTrace: null, log });
+    expect((cut.results as { kvbench: Record<string, unknown> }).kvbench.io_trace).toMatchObject({ complete: false });
+    expect(logged).toEqual(['info: IOTracer: closed — 1,234 operations logged to /tmp/t.csv', 'error: the trace could not be written: disk full']);
+  });
+});
