@@ -11,7 +11,7 @@ import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean,
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METRIC_BY_KEY, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
-import { MIN_DEVICE_READ_COVERAGE } from '../../src-shared/domain/results.ts';
+import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import { compareVersions, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
@@ -179,13 +179,29 @@ function storageReadCaution(t: TrialRecord): string[] {
   if (t.metrics.storage_ram_backed === 1) {
     return [`the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive`];
   }
-  // The engine's own count first: the device's counters include other processes' reads.
-  const own = t.metrics.process_read_coverage;
-  const device = t.metrics.device_read_coverage;
-  const [coverage, who] =
-    own !== undefined && own < MIN_DEVICE_READ_COVERAGE ? [own, 'the engine made the device read'] : [device, 'the device read'];
-  if (coverage === undefined || coverage >= MIN_DEVICE_READ_COVERAGE) return [];
-  return [`${who} ${(coverage * 100).toFixed(1)} % of the bytes the storage tier read: the page cache served the rest, so its storage read numbers describe RAM`];
+  const verdict = pageCacheVerdict(t);
+  return verdict.flagged ? [`${verdict.reason ?? 'the engine flagged its storage reads'}, so its storage read numbers may describe RAM`] : [];
+}
+
+/**
+ * The engine's own verdict where its file carried one (page_cache_flagged), else the same rule
+ * (src-shared/domain/page-cache.ts) over the coverages stored with the trial: a trial stored before
+ * the verdict was kept. A file with neither (the reference's) had no device counters to judge by.
+ * The stored facts rebuild the engine's reason, less the device's name and byte counts.
+ */
+function pageCacheVerdict(t: TrialRecord): PageCacheVerdict {
+  const m = t.metrics;
+  const engine = m.page_cache_flagged;
+  const hasCoverage = m.device_read_coverage !== undefined || m.process_read_coverage !== undefined;
+  if (engine === undefined && !hasCoverage) return { flagged: false, reason: null };
+  const verdict = assessPageCache({
+    directIo: m.storage_direct_io === undefined ? null : m.storage_direct_io === 1,
+    storageReadBytes: null,
+    counters: hasCoverage ? { device: null, readCoverage: m.device_read_coverage ?? null, processReadCoverage: m.process_read_coverage ?? null, processReason: null } : null,
+    unavailableReason: null,
+  });
+  if (engine === undefined) return verdict;
+  return { flagged: engine === 1, reason: engine === 1 ? verdict.reason : null };
 }
 
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];

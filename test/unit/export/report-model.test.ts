@@ -91,7 +91,7 @@ describe('scenario report', () => {
     expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4, 6]);
     expect(s.cautions[2].message).toBe('the cache directory was RAM-backed (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): its storage numbers describe memory, not a drive');
     expect(s.cautions[0].message).toContain('31.0 %');
-    expect(s.cautions[1].message).toMatch(/^the engine made the device read 2\.0 % of the bytes the storage tier read/);
+    expect(s.cautions[1].message).toMatch(/^this process made the block layer read 2\.0 % of the bytes the storage tier reported reading/);
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
   });
 
