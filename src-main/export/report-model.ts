@@ -138,9 +138,17 @@ function qosTargetCaution(t: TrialRecord): string[] {
   }
   // From 0.6.0 on a qos run states whether it met the target; without that, no interval measured it.
   const qos = t.options.enableAutoscaling === true && t.options.autoscalerMode === 'qos';
-  if (!qos || t.metrics.autoscale_target_met !== undefined || t.resultsFormat !== 'kvbench' || compareVersions(t.kvbenchVersion, '0.6.0') < 0) return [];
+  if (!qos || t.metrics.autoscale_target_met !== undefined || t.resultsFormat !== 'kvbench' || !measuredSince(t, '0.6.0')) return [];
   return ['the qos autoscaler never measured storage latency (in no interval did a storage operation complete or stay in flight past the threshold): its final users rest on no latency sample'];
 }
+
+/**
+ * Whether kvbench `version` or later measured the trial. A trial whose measuring version is not known
+ * (the reference's, or one imported before it was kept) gets no version-gated caution: its rules
+ * cannot be told.
+ */
+const measuredSince = (t: TrialRecord, version: string): boolean =>
+  t.resultsFormat === 'kvbench' && t.measuredByVersion !== null && compareVersions(t.measuredByVersion, version) >= 0;
 
 /**
  * A window that closed far past its plan. Trials kvbench measures from now on are partial then; this
@@ -152,7 +160,7 @@ function stallCaution(t: TrialRecord): string[] {
   if (t.status !== 'complete' && (t.statusReason ?? '').startsWith(ENGINE_STALL_REASON_START)) return [];
   const durationS = t.options.duration;
   const elapsedS = t.metrics.elapsed_s;
-  if (t.resultsFormat !== 'kvbench' || compareVersions(t.kvbenchVersion, '0.2.0') < 0) return [];
+  if (!measuredSince(t, '0.2.0')) return [];
   if (typeof durationS !== 'number' || elapsedS === undefined) return [];
   const stall = engineStallReason({ plannedNs: durationS * 1e9, elapsedNs: elapsedS * 1e9, lagMaxNs: null });
   return stall === null ? [] : [stall];
@@ -1177,9 +1185,9 @@ export function buildSystemComparison(
     const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
     if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
   }
-  // Trials run here carry the version that measured them (an import carries the importer's: left out).
-  const measuredHere = pairs.flatMap((p) => [...p.a, ...p.b]).filter((t) => t.sourceFile === null);
-  for (const c of straddledChanges([...new Set(measuredHere.map((t) => t.kvbenchVersion))], metrics.map((m) => m.metric.key))) {
+  // The versions that measured the trials (the reference's, and imports from before it was kept, are unknown: left out).
+  const measuredBy = pairs.flatMap((p) => [...p.a, ...p.b]).flatMap((t) => (t.measuredByVersion === null ? [] : [t.measuredByVersion]));
+  for (const c of straddledChanges([...new Set(measuredBy)], metrics.map((m) => m.metric.key))) {
     notes.push(`${c.metric} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two`);
   }
   // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a

@@ -306,7 +306,10 @@ export interface TrialRecord {
   wallMs: number | null;
   resultsFormat: ResultsFormat | null;
   sourceFile: string | null;
+  /** The kvbench that stored the trial (for an import, the importer). */
   kvbenchVersion: string;
+  /** The kvbench that measured it: the results file's own version; null for the reference's files and for trials imported before it was kept. */
+  measuredByVersion: string | null;
   metrics: TrialMetrics;
 }
 

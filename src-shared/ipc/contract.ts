@@ -153,6 +153,7 @@ export const TrialRecordSchema = z.object({
   resultsFormat: z.enum(RESULTS_FORMATS).nullable(),
   sourceFile: z.string().nullable(),
   kvbenchVersion: z.string(),
+  measuredByVersion: z.string().nullable(),
   metrics: z.record(z.string(), num),
 });
 export type TrialRecordData = z.infer<typeof TrialRecordSchema>;

@@ -8,13 +8,13 @@ import { fakeHardware } from '../store/fixtures.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 
 let nextId = 1;
-function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string }): TrialRecord {
+function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string; measuredBy?: string | null }): TrialRecord {
   const id = nextId++;
   return {
     id, runId: 1, suiteId: 1, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: o.drive ?? null, driveLabel: o.drive ? `${o.drive} label` : null,
     scenarioId: o.scenario, trialIndex: o.index ?? 0, attempt: 1, status: o.status ?? 'complete', statusReason: o.status && o.status !== 'complete' ? 'engine crashed' : null,
     configKey: o.configKey ?? o.scenario, options: o.options ?? { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' },
-    seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: o.sourceFile ?? null, kvbenchVersion: o.version ?? '0.1.0', metrics: o.metrics,
+    seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: o.sourceFile ?? null, kvbenchVersion: o.version ?? '0.1.0', measuredByVersion: o.measuredBy !== undefined ? o.measuredBy : (o.version ?? '0.1.0'), metrics: o.metrics,
   };
 }
 
@@ -490,14 +490,16 @@ describe('system comparison (seeds/002, automated)', () => {
   });
 
   it('says when a compared metric changed definition between the kvbench versions that measured the trials', () => {
-    const side = (system: string, version: string, sourceFile?: string) =>
-      [0, 1].map((i) => trial({ scenario: 's', system, configKey: 'k', index: i, version, sourceFile, metrics: { decode_bytes_read: 100 + i, wall_clock_throughput_tok_per_s: 10 } }));
+    const side = (system: string, version: string, sourceFile?: string, measuredBy?: string | null) =>
+      [0, 1].map((i) => trial({ scenario: 's', system, configKey: 'k', index: i, version, sourceFile, measuredBy, metrics: { decode_bytes_read: 100 + i, wall_clock_throughput_tok_per_s: 10 } }));
     const cmp = (a: TrialRecord[], b: TrialRecord[]) => buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['decode_bytes_read', 'wall_clock_throughput_tok_per_s'] });
     const mixed = cmp(side('a', '0.2.0'), side('b', '0.3.0'));
     expect(mixed.notes.filter((n) => n.startsWith('decode_bytes_read changed definition in kvbench 0.3.0'))).toHaveLength(1);
     expect(cmp(side('a', '0.3.0'), side('b', '0.3.1')).notes.join('\n')).not.toMatch(/changed definition/);
-    // An import carries the importer's version, not the measuring one's: it says nothing either way.
-    expect(cmp(side('a', '0.3.0', '/x/old.json'), side('b', '0.3.0')).notes.join('\n')).not.toMatch(/changed definition/);
+    // An import is judged by the version that measured it, not the importer's (review rev7-code #3)…
+    expect(cmp(side('a', '0.3.0', '/x/old.json', '0.2.0'), side('b', '0.3.0')).notes.filter((n) => n.startsWith('decode_bytes_read changed definition in kvbench 0.3.0'))).toHaveLength(1);
+    // …and one whose measuring version is unknown (imported before it was kept) says nothing either way.
+    expect(cmp(side('a', '0.3.0', '/x/old.json', null), side('b', '0.2.0', '/x/older.json', null)).notes.join('\n')).not.toMatch(/changed definition/);
     // Not compared on that metric: nothing to say.
     expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.2.0') }, { label: 'b', id: 'b', trials: side('b', '0.3.0') }, { metrics: ['wall_clock_throughput_tok_per_s'] }).notes.join('\n')).not.toMatch(/changed definition/);
   });
