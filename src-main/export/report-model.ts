@@ -12,6 +12,7 @@ import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, isPercentileMetric, METR
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
+import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
 import { compareVersions, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
@@ -602,7 +603,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     };
   });
   // Above the ceiling (beyond noise): the ceiling, not the run, is what is off.
-  const aboveCeiling = out.filter((r) => (r.storageReadEfficiency ?? 0) > EFFICIENCY_ABOVE_CEILING || (r.storageWriteEfficiency ?? 0) > EFFICIENCY_ABOVE_CEILING);
+  const aboveCeiling = out.filter((r) => (r.storageReadEfficiency ?? 0) > EFFICIENCY_NOISE_CEILING || (r.storageWriteEfficiency ?? 0) > EFFICIENCY_NOISE_CEILING);
   if (aboveCeiling.length > 0) {
     const pct = (x: number | null): string => (x === null ? '—' : `${(x * 100).toFixed(0)} %`);
     notes.push(
@@ -627,8 +628,6 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   };
 }
 
-/** An efficiency this far above 100 % is no noise: the ceiling it divides by is wrong. */
-const EFFICIENCY_ABOVE_CEILING = 1.05;
 
 /** The one set of limits every row shares, or a placeholder that sends the reader to the rows. */
 function commonLimits(all: readonly ProbeLimits[], hardware: HardwareSource, stated: StatedBandwidth | null): ProbeLimits {

@@ -29,7 +29,7 @@ import type { DirectionStats } from '../metrics/tier-stats.ts';
 import type { TierAvailability } from '../tiers/tier-backend.ts';
 import type { GpuTierReport } from '../tiers/gpu/gpu-tier.ts';
 import type { VerifyFailure } from '../workload/request-processor.ts';
-import { efficiencySection, type ProbeLimits } from './probe-limits.ts';
+import { efficiencySection, type ProbeFileLimits } from './probe-limits.ts';
 
 const TIERS: TierKey[] = ['gpu', 'cpu', 'storage'];
 const PCTS = [
@@ -88,7 +88,7 @@ export interface RunFacts {
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
   /** `--probe-result`: the device's probed limits. */
-  probeLimits: ProbeLimits | null;
+  probeLimits: ProbeFileLimits | null;
   window: { plannedNs: number; warmUpNs: number; startedUnixNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
   eventLoopLagNs: { p50: number; p99: number; max: number };
   byteWorkers: { busyNs: number; wallNs: number; threads: number };

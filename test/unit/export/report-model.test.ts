@@ -6,6 +6,7 @@ import { Rng } from '../../../src-main/engine/workload/rng.ts';
 import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware } from '../store/fixtures.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
+import { EFFICIENCY_NOISE_CEILING } from '../../../src-shared/domain/results.ts';
 
 let nextId = 1;
 function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string; measuredBy?: string | null }): TrialRecord {
@@ -274,6 +275,10 @@ describe('tier comparison', () => {
     const low = buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 0.6e9, writeBytesPerS: null });
     expect(low.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeCloseTo(1e9 / 0.6e9, 9);
     expect(low.notes.join()).toMatch(/1 row\(s\) moved more than the drive's bandwidth the efficiency is measured against \(storage-only: read 167 %, write —\): that ceiling is too low/);
+    // The same noise ceiling as the engine's own note (review rev7-code #7): 107 % is noise in both, 111 % in neither.
+    const noteAt = (efficiency: number): boolean =>
+      buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 1e9 / efficiency, writeBytesPerS: null }).notes.some((n) => n.includes('ceiling is too low'));
+    expect([noteAt(1.07), noteAt(EFFICIENCY_NOISE_CEILING), noteAt(1.11)]).toEqual([false, false, true]);
 
     // Trials on tmpfs get no storage efficiency, probe or not.
     const onRam = ts.map((t) => (t.scenarioId === 'storage-only' ? { ...t, metrics: { ...t.metrics, storage_ram_backed: 1 } } : t));
