@@ -693,6 +693,39 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(group.bestDifferentiator?.key).not.toBe('decode_bytes_read');
   });
 
+  // review rev7-tests M2: three mutants of the leader, the differentiator and the CV column survived.
+  it('an even split on a lower-is-better metric leans to the side with the lower geometric mean', () => {
+    const opts = (i: number) => ({ model: 'm', numUsers: i + 1, cpuMemGb: 0 });
+    // One trial a side: untested. A is better by 2x in one configuration, worse by 1.5x in the other.
+    const a = [100, 300].map((v, i) => trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { e2e_p95_ms: v } }));
+    const b = [200, 200].map((v, i) => trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { e2e_p95_ms: v } }));
+    const m = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['e2e_p95_ms'] }).metrics[0];
+    expect(m.winRateA).toBe(0.5);
+    expect(m.geoMeanRatio).toBeCloseTo(Math.sqrt(0.5 * 1.5), 12);
+    // Lower is better: a geometric mean ratio below 1 is A's lead, not B's.
+    expect([m.verdict, m.leader]).toEqual(['unknown', 'a']);
+  });
+
+  it('names no best differentiator where the only candidate splits its configurations evenly', () => {
+    const opts = (i: number) => ({ model: 'm', numUsers: i + 1, cpuMemGb: 0 });
+    const a = [200, 100].map((v, i) => trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const b = [100, 300].map((v, i) => trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    const group = c.byModel.find((g) => g.group === 'm')!;
+    expect(group.metrics[0].winRateA).toBe(0.5);
+    expect(group.bestDifferentiator).toBeNull();
+  });
+
+  it('reports each side\'s own CV in the metric row (the "CV A" and "CV B" columns)', () => {
+    const options = { model: 'm', numUsers: 1, cpuMemGb: 0 };
+    // A steady (CV 0), B spread (mean 100, sample SD 50: CV 0.5).
+    const a = [100, 100, 100].map((v, i) => trial({ scenario: 's', system: 'a', configKey: 'k', index: i, options, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const b = [100, 150, 50].map((v, i) => trial({ scenario: 's', system: 'b', configKey: 'k', index: i, options, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const m = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] }).metrics[0];
+    expect(m.medianCvA).toBe(0);
+    expect(m.medianCvB).toBeCloseTo(0.5, 12);
+  });
+
   it('matching by scenario never pools a smoke suite with a standard one on one side', () => {
     const smoke = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0.125, duration: 3, generationMode: 'fast' };
     const standard = { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0.5, duration: 180, generationMode: 'realistic' };
