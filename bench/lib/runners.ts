@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunResults } from '../../src-shared/domain/results.ts';
-import { assessPageCache, type DeviceStatsReport, type PageCacheAssessment } from '../../src-main/engine/metrics/device-stats.ts';
+import { assessDevicePageCache, type DeviceStatsReport, type PageCacheAssessment } from '../../src-main/engine/metrics/device-stats.ts';
 import { KVBENCH_BIN, nodeBin, runMeasured, type ChildRun } from './measure.ts';
 import type { ThrottleCgroup } from './targets.ts';
 
@@ -80,7 +80,7 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     // and drain included (read against the window's bytes, a 15 s warm-up made a 20 s window's
     // coverage 1.68). On the RAM-backed loop target kvbench flags every run as RAM (it is), whatever
     // the loop device read: the bench judges the page cache from the window's counters alone.
-    pageCache: assessPageCache({
+    pageCache: assessDevicePageCache({
       engineReadBytes: s.read_bytes,
       engineWriteBytes: s.write_bytes,
       device: k.device_io?.available ? windowDeviceReport(k.device_io) : run.device,
@@ -93,7 +93,7 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
 type DeviceIoResults = NonNullable<RunResults['kvbench']['device_io']>;
 
 /**
- * kvbench's device counters of its window, as the sampler's report that assessPageCache judges: the
+ * kvbench's device counters of its window, as the sampler's report that assessDevicePageCache judges: the
  * same rule kvbench applies, without the RAM-backed flag it adds on top (the bench's RAM target is
  * RAM on purpose). Only the fields the assessment reads are filled.
  */

@@ -22,7 +22,7 @@ import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
 import type { DirectionStats } from './metrics/tier-stats.ts';
 import type { RunFacts, WindowCloser } from './report/results-builder.ts';
-import { loadProbeLimits, type ProbeLimits } from './report/probe-limits.ts';
+import { loadProbeLimits, type ProbeFileLimits } from './report/probe-limits.ts';
 import { CpuTier } from './tiers/cpu-tier.ts';
 import { StorageTier } from './tiers/storage-tier.ts';
 import { prepareStorageTarget, releaseStorageTarget, type StorageTarget } from './tiers/storage-target.ts';
@@ -278,7 +278,7 @@ interface MeasureArgs {
   notApplied: string[];
   traceLog: IoTraceLog | null;
   validationTrace: Awaited<ReturnType<typeof loadValidationTrace>> | null;
-  probeLimits: ProbeLimits | null;
+  probeLimits: ProbeFileLimits | null;
 }
 
 async function measure(a: MeasureArgs): Promise<RunOutcome> {

@@ -13,7 +13,7 @@ import type { DeviceStatsReport } from './metrics/device-stats.ts';
 import type { RunRecorder } from './metrics/run-recorder.ts';
 import type { TimelineSampler } from './metrics/timeline.ts';
 import { formatConsoleSummary, type BlockSizeSummaryBytes } from './report/console-summary.ts';
-import type { ProbeLimits } from './report/probe-limits.ts';
+import type { ProbeFileLimits } from './report/probe-limits.ts';
 import { buildResults, type PreparationFacts, type RunFacts } from './report/results-builder.ts';
 import type { CpuTier } from './tiers/cpu-tier.ts';
 import type { GpuTier } from './tiers/gpu/gpu-tier.ts';
@@ -52,7 +52,7 @@ export interface RunSetup {
   chunkBytes: number;
   notApplied: string[];
   traceLog: IoTraceLog | null;
-  probeLimits: ProbeLimits | null;
+  probeLimits: ProbeFileLimits | null;
 }
 
 /** What the run ended with. */

@@ -310,6 +310,8 @@ export async function importResultsFiles(store: Store, files: readonly string[],
         metrics: p.metrics,
         histograms: p.histograms,
         sourceFile: origin.sourceFile,
+        // Who measured it, not who imports it: version-gated rules judge the file by its own version.
+        measuredByVersion: typeof kv?.version === 'string' ? kv.version : null,
         packed: p.packed,
       });
       imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });

@@ -74,8 +74,8 @@ export const ResultsValuesSchema = z.looseObject({
     latency: z.record(z.string(), latencyEntry).nullish(),
     tier_bytes: section(Object.fromEntries(TIERS.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec']))]))),
     primary: section({ decode_bytes_read: amount, prefill_bytes_written: amount }),
-    tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish() }) }),
-    device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount }),
+    tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish(), direct_io: z.boolean().nullish() }) }),
+    device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount, flagged: z.boolean().nullish() }),
     engine_health: section({ event_loop_lag_ns: section({ p99: amount }), peak_rss_bytes: amount }),
   }),
   kvbench_merge: section({
@@ -204,8 +204,11 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('device_write_bytes', num(device.write_bytes));
   put('device_read_coverage', num(device.read_coverage));
   put('process_read_coverage', num(device.process_read_coverage));
-  const ramBacked = obj(obj(kv.tiers).storage).ram_backed;
-  if (typeof ramBacked === 'boolean') put('storage_ram_backed', ramBacked ? 1 : 0);
+  // The engine's own page-cache verdict, so a report never judges the trial by a second rule.
+  if (typeof device.flagged === 'boolean') put('page_cache_flagged', device.flagged ? 1 : 0);
+  const storageTier = obj(obj(kv.tiers).storage);
+  if (typeof storageTier.direct_io === 'boolean') put('storage_direct_io', storageTier.direct_io ? 1 : 0);
+  if (typeof storageTier.ram_backed === 'boolean') put('storage_ram_backed', storageTier.ram_backed ? 1 : 0);
   put('requests_failed', num(kv.requests_failed) ?? num(obj(obj(results.kvbench_merge).counts).requests_failed));
   const health = obj(kv.engine_health);
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);

@@ -103,14 +103,16 @@ interface TrialRow {
   results_format: ResultsFormat | null;
   source_file: string | null;
   kvbench_version: string;
+  measured_by_version: string | null;
 }
 
 /**
  * The columns a TrialRecord is made of: never the results blob or the summary text, which a listing
  * of thousands of trials would otherwise read in full (trialResults reads one trial's).
  */
-const TRIAL_SELECT = `SELECT t.id, t.run_id, t.suite_id, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
-    t.attempt, t.status, t.status_reason, t.config_key, t.options_json, t.seed, t.started_at, t.finished_at, t.wall_ms, t.results_format, t.source_file, t.kvbench_version
+const trialSelect = (measuredBy: string): string => `SELECT t.id, t.run_id, t.suite_id, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
+    t.attempt, t.status, t.status_reason, t.config_key, t.options_json, t.seed, t.started_at, t.finished_at, t.wall_ms, t.results_format, t.source_file, t.kvbench_version,
+    ${measuredBy} AS measured_by_version
   FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id`;
 
 interface SuiteRow {
@@ -151,11 +153,17 @@ export class Store {
   /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
   private readonly afterClose: (() => void) | null;
 
+  /** The trial columns a TrialRecord is read from (trialSelect). */
+  private readonly trialSelect: string;
+
   constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
     this.db = db;
     this.path = file;
     this.readonly = readonly;
     this.afterClose = afterClose;
+    // A read-only open reads a schema-3 file as it is (migration 4 is readableWithout): its trials' measuring version is unknown.
+    const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];
+    this.trialSelect = trialSelect(columns.some((c) => c.name === 'measured_by_version') ? 't.measured_by_version' : 'NULL');
   }
 
   close(): void {
@@ -503,8 +511,8 @@ export class Store {
         this.db
           .prepare(
             `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, config_key, options_json, model, seed,
-               started_at, runner_pid, runner_host, runner_start_ticks, cache_dir, kvbench_version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               started_at, runner_pid, runner_host, runner_start_ticks, cache_dir, kvbench_version, measured_by_version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             t.runId,
@@ -524,6 +532,8 @@ export class Store {
             t.runner.host,
             t.runner.startTicks,
             t.cacheDir,
+            KVBENCH_VERSION,
+            // Run here: the kvbench that stores it measures it.
             KVBENCH_VERSION,
           ).lastInsertRowid,
       );
@@ -563,7 +573,9 @@ export class Store {
   }
 
   /** Inserts a finished trial in one go (imports); `packed`: its results packed already (packResults), outside the caller's transaction. */
-  insertFinishedTrial(t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; finishedAt?: string; packed?: PackedResults }): number {
+  insertFinishedTrial(
+    t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; measuredByVersion: string | null; finishedAt?: string; packed?: PackedResults },
+  ): number {
     const packed = t.results ? (t.packed ?? packResults(t.results)) : null;
     const tx = this.db.transaction(() => {
       const attempt = (
@@ -573,8 +585,9 @@ export class Store {
         this.db
           .prepare(
             `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key, options_json,
-               model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version,
+               measured_by_version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             t.runId,
@@ -601,6 +614,7 @@ export class Store {
             t.summaryText ?? null,
             t.sourceFile,
             KVBENCH_VERSION,
+            t.measuredByVersion,
           ).lastInsertRowid,
       );
       this.writeMetrics(id, t.metrics ?? {}, t.histograms ?? []);
@@ -646,7 +660,7 @@ export class Store {
       params.push(filter.until);
     }
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
-    const sql = `${TRIAL_SELECT}
+    const sql = `${this.trialSelect}
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY t.started_at ${order}, t.id ${order} LIMIT ? OFFSET ?`;
     params.push(filter.limit ?? -1, filter.offset ?? 0);
@@ -666,7 +680,7 @@ export class Store {
   }
 
   getTrial(id: number): TrialRecord | null {
-    const r = this.db.prepare(`${TRIAL_SELECT} WHERE t.id = ?`).get(id) as TrialRow | undefined;
+    const r = this.db.prepare(`${this.trialSelect} WHERE t.id = ?`).get(id) as TrialRow | undefined;
     return r ? this.rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
   }
 
@@ -917,6 +931,7 @@ function rowToTrial(r: TrialRow, metrics: TrialMetrics, options: Record<string, 
     resultsFormat: r.results_format,
     sourceFile: r.source_file,
     kvbenchVersion: r.kvbench_version,
+    measuredByVersion: r.measured_by_version,
     metrics,
   };
 }

@@ -398,5 +398,14 @@ export interface RunSummary {
 /** Share of the storage tier's read bytes the device must have read for the reads to count as the device's (below it, the run is flagged). */
 export const MIN_DEVICE_READ_COVERAGE = 0.95;
 
+/**
+ * An efficiency (storage bandwidth ÷ the device's probed or stated limit) this far above 1 is more
+ * than run-to-run noise: the limit does not describe what served the run (a probe under other load,
+ * a stated figure below the drive, a cache below the filesystem). Not lower: runs that write new
+ * files beat a sequential probe's write limit by a few per cent on ordinary drives (docs/benchmarks.md).
+ * The engine's notes (`kvbench run --probe-result`) and the report's tier comparison both use it.
+ */
+export const EFFICIENCY_NOISE_CEILING = 1.1;
+
 export const GIB = 1024 ** 3;
 export const MIB = 1024 ** 2;

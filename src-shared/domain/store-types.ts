@@ -111,6 +111,8 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('device_write_bytes', 'Device bytes written', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory wrote during the measured phase.'),
   m('device_read_coverage', 'Device read coverage', 'ratio', null, 'health', 'Device bytes read (every process) ÷ storage-tier bytes read; below 0.95 the page cache served reads and the trial is flagged.'),
   m('process_read_coverage', 'Engine device-read coverage', 'ratio', null, 'health', 'Bytes the engine process itself made the block layer read (/proc/self/io) ÷ storage-tier bytes read; page-cache hits and other processes never count. Below 0.95 the page cache served reads.'),
+  m('page_cache_flagged', 'Storage reads flagged (page cache)', 'count', null, 'health', "1 when the engine judged that the page cache may have served the storage tier's reads (device or engine read coverage below 0.95, buffered I/O it could not prove reached the device, or a RAM-backed directory); 0 when it judged them the device's (kvbench only; results' kvbench.device_io.flagged)."),
+  m('storage_direct_io', 'Storage tier used direct I/O', 'count', null, 'health', '1 when the storage tier read and wrote with O_DIRECT, 0 when through the page cache (kvbench only).'),
   m('storage_ram_backed', 'Cache dir on a RAM filesystem', 'count', null, 'health', '1 when the cache directory was on tmpfs or ramfs (or a loop device whose file is in RAM): the storage numbers describe memory, not a drive; 0 otherwise (kvbench only).'),
   m('requests_failed', 'Requests failed', 'count', 'lower', 'health', 'Requests that failed (storage errors).'),
   m('event_loop_lag_p99_ms', 'Engine event-loop lag P99', 'ms', 'lower', 'health', 'Whether kvbench itself kept up (kvbench only).'),
@@ -313,7 +315,10 @@ export const TrialRecordSchema = z.object({
   wallMs: z.number().nullable(),
   resultsFormat: z.enum(RESULTS_FORMATS).nullable(),
   sourceFile: z.string().nullable(),
+  /** The kvbench that stored the trial (for an import, the importer). */
   kvbenchVersion: z.string(),
+  /** The kvbench that measured it: the results file's own version; null for the reference's files and for trials imported before it was kept. */
+  measuredByVersion: z.string().nullable(),
   metrics: z.record(z.string(), z.number()),
 });
 export type TrialRecord = z.infer<typeof TrialRecordSchema>;

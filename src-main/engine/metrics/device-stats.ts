@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { MIN_DEVICE_READ_COVERAGE } from '../../../src-shared/domain/results.ts';
+import { assessPageCache, type PageCacheVerdict } from '../../../src-shared/domain/page-cache.ts';
 
 export const DISKSTATS_SECTOR_BYTES = 512;
 
@@ -416,75 +417,30 @@ export class DeviceStatsSampler {
 
 export { MIN_DEVICE_READ_COVERAGE };
 
-export interface PageCacheAssessment {
+export interface PageCacheAssessment extends PageCacheVerdict {
   /** device read bytes ÷ engine storage read bytes (null when the engine read nothing or no counters). */
   readCoverage: number | null;
   /** device write bytes ÷ engine storage write bytes (null when the engine wrote nothing or no counters). */
   writeCoverage: number | null;
   /** this process's block-layer read bytes ÷ engine storage read bytes (null when either is missing). */
   processReadCoverage: number | null;
-  /** True when the engine's storage reads were (at least partly) not, or not provably, served by the device. */
-  flagged: boolean;
-  reason: string | null;
 }
 
-const pctOf = (ratio: number): string => (ratio * 100).toFixed(1);
-
-/**
- * Decides whether the engine's storage reads can be trusted as the device's. Reads are flagged when
- * - the device read less than MIN_DEVICE_READ_COVERAGE of what the engine says it read from
- *   storage: a cache above the device served the rest (with direct I/O too: a cache below the
- *   filesystem, or the wrong device's counters);
- * - the I/O was buffered, unless this process's own count shows it made the device read at least
- *   that share. The device's counters cannot clear a buffered run: they include every process's
- *   I/O, so another reader on the same drive would hide page-cache hits.
- * Device coverage above 1 is normal (other processes, metadata, read-ahead) and never flagged.
- */
-export function assessPageCache(opts: {
+/** The coverages of a sampler's report, judged by the one page-cache rule (src-shared/domain/page-cache.ts). */
+export function assessDevicePageCache(opts: {
   engineReadBytes: number;
   engineWriteBytes: number;
   device: DeviceStatsReport;
   directIo: boolean;
 }): PageCacheAssessment {
   const { engineReadBytes, engineWriteBytes, device, directIo } = opts;
-  const bufferedReads = !directIo && engineReadBytes > 0;
+  const facts = { directIo, storageReadBytes: engineReadBytes, unavailableReason: device.reason ?? 'no device counters' };
   if (!device.available || device.io === null) {
-    return {
-      readCoverage: null,
-      writeCoverage: null,
-      processReadCoverage: null,
-      flagged: bufferedReads,
-      reason: bufferedReads ? `buffered I/O and no device counters (${device.reason ?? 'unavailable'}): reads may have been served by the page cache` : null,
-    };
+    return { readCoverage: null, writeCoverage: null, processReadCoverage: null, ...assessPageCache({ ...facts, counters: null }) };
   }
   const readCoverage = engineReadBytes > 0 ? device.io.readBytes / engineReadBytes : null;
   const writeCoverage = engineWriteBytes > 0 ? device.io.writeBytes / engineWriteBytes : null;
   const processReadCoverage = engineReadBytes > 0 && device.processReadBytes !== null ? device.processReadBytes / engineReadBytes : null;
-  const base = { readCoverage, writeCoverage, processReadCoverage };
-  const ofTier = `of the ${engineReadBytes} bytes the storage tier reported reading`;
-  if (readCoverage !== null && readCoverage < MIN_DEVICE_READ_COVERAGE) {
-    const why = directIo
-      ? 'although direct I/O was on (a cache below the filesystem, or counters of the wrong device?)'
-      : 'buffered I/O: the page cache served the rest';
-    return { ...base, flagged: true, reason: `the device (${device.io.device}) read ${pctOf(readCoverage)} % ${ofTier}, ${why}` };
-  }
-  if (bufferedReads) {
-    if (processReadCoverage === null) {
-      return {
-        ...base,
-        flagged: true,
-        reason:
-          `buffered I/O: the device (${device.io.device}) read ${pctOf(readCoverage!)} % ${ofTier}, but its counters include every process's I/O ` +
-          `and this process's own count is unavailable (${device.processReason ?? 'unknown'}): reads may have been served by the page cache`,
-      };
-    }
-    if (processReadCoverage < MIN_DEVICE_READ_COVERAGE) {
-      return {
-        ...base,
-        flagged: true,
-        reason: `buffered I/O: this process made the block layer read ${pctOf(processReadCoverage)} % ${ofTier} (/proc/self/io); the page cache served the rest`,
-      };
-    }
-  }
-  return { ...base, flagged: false, reason: null };
+  const counters = { device: device.io.device, readCoverage, processReadCoverage, processReason: device.processReason };
+  return { readCoverage, writeCoverage, processReadCoverage, ...assessPageCache({ ...facts, counters }) };
 }

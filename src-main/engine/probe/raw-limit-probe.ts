@@ -23,7 +23,7 @@ import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 import { AlignedSlab } from '../io/aligned-slab.ts';
 import { DIRECT_IO_ALIGNMENT_BYTES, freeSpaceBytes, probeDirectIo } from '../io/direct-io.ts';
 import { ramFilesystemAt } from '../io/ram-filesystem.ts';
-import { assessPageCache, DeviceStatsSampler, type DeviceStatsReport } from '../metrics/device-stats.ts';
+import { assessDevicePageCache, DeviceStatsSampler, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import { LatencyHistogram } from '../metrics/latency-histogram.ts';
 import { removeDeadOwnersRunDirs } from '../tiers/run-dir-ownership.ts';
 import {
@@ -176,7 +176,7 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
       }
       const r = await runPhase(phase, open, o, chunkBytes, fileBytes, sampler, ctx, phase, false);
       if (phase === 'read') {
-        const pc = assessPageCache({ engineReadBytes: r.bytes, engineWriteBytes: 0, device: r.deviceReport, directIo: direct.enabled });
+        const pc = assessDevicePageCache({ engineReadBytes: r.bytes, engineWriteBytes: 0, device: r.deviceReport, directIo: direct.enabled });
         r.process_read_coverage = pc.processReadCoverage;
         // RAM-backed: no device at all, whatever the counters (none) and the I/O mode say.
         r.page_cache_suspected = pc.flagged || ram !== null;

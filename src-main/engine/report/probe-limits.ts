@@ -3,12 +3,13 @@
 // storage tier's bandwidth as a share of it. The probe is read and checked before the run starts, so
 // a wrong file costs nothing.
 import fs from 'node:fs';
-import type { DeviceIoSection, EfficiencySection, TierBytes } from '../../../src-shared/domain/results.ts';
+import { EFFICIENCY_NOISE_CEILING, type DeviceIoSection, type EfficiencySection, type TierBytes } from '../../../src-shared/domain/results.ts';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 import { ProbeLimitsFileSchema } from '../probe/probe-protocol.ts';
 
-export interface ProbeLimits {
+/** The limits a `--probe-result` file states (the report's per-row limits are report-model's ProbeLimits). */
+export interface ProbeFileLimits {
   file: string;
   dir: string;
   device: string | null;
@@ -19,14 +20,8 @@ export interface ProbeLimits {
   writeBytesPerSec: number | null;
 }
 
-/**
- * An efficiency this far above 1 is more than run-to-run noise: the run beat the device's measured
- * sequential limit, so that limit does not describe what served the run.
- */
-export const ABOVE_LIMIT_EFFICIENCY = 1.1;
-
 /** Reads a `kvbench probe --json` / `--output` file; VALIDATION errors say what is wrong with it. */
-export function loadProbeLimits(file: string): ProbeLimits {
+export function loadProbeLimits(file: string): ProbeFileLimits {
   const bad = (why: string): KvbenchError => new KvbenchError('VALIDATION', `--probe-result ${file}: ${why}`);
   let text: string;
   try {
@@ -77,7 +72,7 @@ export function loadProbeLimits(file: string): ProbeLimits {
  * RAM-backed directory (tmpfs) has none at all: neither direction was a device's.
  */
 export function efficiencySection(
-  limits: ProbeLimits,
+  limits: ProbeFileLimits,
   storage: TierBytes,
   deviceIo: Pick<DeviceIoSection, 'device' | 'flagged' | 'flag_reason'>,
   run: { ioChunkBytes: number; ioDepth: number; ramFilesystem?: string | null },
@@ -105,7 +100,7 @@ export function efficiencySection(
   const readEfficiency = needRead && !cacheServed && ram === null ? share(storage.read_bytes_per_sec, limits.readBytesPerSec) : null;
   const writeEfficiency = needWrite && ram === null ? share(storage.write_bytes_per_sec, limits.writeBytesPerSec) : null;
   for (const [what, eff] of [['read', readEfficiency], ['write', writeEfficiency]] as const) {
-    if (eff === null || eff <= ABOVE_LIMIT_EFFICIENCY) continue;
+    if (eff === null || eff <= EFFICIENCY_NOISE_CEILING) continue;
     notes.push(
       `${what}s ran at ${(eff * 100).toFixed(0)} % of the probed limit: above the device's measured rate, so either the probe ` +
         'under-measured it (other load at the time) or a cache below the filesystem (a VM host, a RAID controller) served part of this run',

@@ -22,14 +22,14 @@ import {
 } from '../../../src-shared/domain/results.ts';
 import type { RunOptions } from '../../../src-shared/domain/run-options.ts';
 import type { MultiTierCache } from '../cache/multi-tier-cache.ts';
-import { assessPageCache, MIN_DEVICE_READ_COVERAGE, type DeviceStatsReport } from '../metrics/device-stats.ts';
+import { assessDevicePageCache, MIN_DEVICE_READ_COVERAGE, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import type { LatencyHistogram } from '../metrics/latency-histogram.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { DirectionStats } from '../metrics/tier-stats.ts';
 import type { TierAvailability } from '../tiers/tier-backend.ts';
 import type { GpuTierReport } from '../tiers/gpu/gpu-tier.ts';
 import type { VerifyFailure } from '../workload/request-processor.ts';
-import { efficiencySection, type ProbeLimits } from './probe-limits.ts';
+import { efficiencySection, type ProbeFileLimits } from './probe-limits.ts';
 
 const TIERS: TierKey[] = ['gpu', 'cpu', 'storage'];
 const PCTS = [
@@ -88,7 +88,7 @@ export interface RunFacts {
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
   /** `--probe-result`: the device's probed limits. */
-  probeLimits: ProbeLimits | null;
+  probeLimits: ProbeFileLimits | null;
   window: { plannedNs: number; warmUpNs: number; startedUnixNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
   eventLoopLagNs: { p50: number; p99: number; max: number };
   byteWorkers: { busyNs: number; wallNs: number; threads: number };
@@ -387,18 +387,18 @@ function deviceCountersSection(f: RunFacts, storage: TierBytes): DeviceIoSection
   const base = { min_read_coverage: MIN_DEVICE_READ_COVERAGE };
   if (report === null || !report.available || report.io === null) {
     const reason = report === null ? 'trace-only mode: no storage I/O' : (report.reason ?? 'no device counters');
-    const buffered = f.deviceIo !== null && !f.storage.directIo && storage.read_bytes > 0;
+    // Trace-only mode reads no storage: nothing to judge.
+    const pc = report === null ? { flagged: false, reason: null } : assessDevicePageCache({ engineReadBytes: storage.read_bytes, engineWriteBytes: storage.write_bytes, device: report, directIo: f.storage.directIo });
     return {
       ...base, available: false, reason, device: report?.device?.name ?? null, parent_device: report?.device?.parent?.name ?? null,
       read_bytes: null, write_bytes: null, read_ios: null, write_ios: null, flushes: null, busy_ratio: null, avg_queue_depth: null,
       read_coverage: null, write_coverage: null, process_read_bytes: null, process_read_coverage: null,
-      // Without counters only buffered I/O is suspect: direct reads bypass the page cache by construction.
-      flagged: buffered,
-      flag_reason: buffered ? `buffered I/O and no device counters (${reason}): reads may have been served by the page cache` : null,
+      flagged: pc.flagged,
+      flag_reason: pc.reason,
     };
   }
   const io = report.io;
-  const pc = assessPageCache({ engineReadBytes: storage.read_bytes, engineWriteBytes: storage.write_bytes, device: report, directIo: f.storage.directIo });
+  const pc = assessDevicePageCache({ engineReadBytes: storage.read_bytes, engineWriteBytes: storage.write_bytes, device: report, directIo: f.storage.directIo });
   return {
     ...base,
     available: true,

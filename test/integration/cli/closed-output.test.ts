@@ -25,7 +25,7 @@ function bigDatabase(dir: string): string {
         const results = referenceResultsNew({ tokPerS: 100 + i, storageTokPerS: 50 + i });
         store.insertFinishedTrial({
           runId, suiteId, systemId: system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'storage-only', trialIndex: 0, options: {}, configKey: `k${i}`,
-          cacheDir: null, status: 'complete', reason: null, wallMs: null, results, resultsFormat: 'reference-new', metrics: extractMetrics(results), sourceFile: null,
+          cacheDir: null, status: 'complete', reason: null, wallMs: null, results, resultsFormat: 'reference-new', metrics: extractMetrics(results), sourceFile: null, measuredByVersion: null,
         });
       }
     });

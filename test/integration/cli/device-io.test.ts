@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunResults } from '../../../src-shared/domain/results.ts';
 import { resolveBlockDevice } from '../../../src-main/engine/metrics/device-stats.ts';
-import { ABOVE_LIMIT_EFFICIENCY } from '../../../src-main/engine/report/probe-limits.ts';
+import { EFFICIENCY_NOISE_CEILING } from '../../../src-shared/domain/results.ts';
 import { extractMetrics } from '../../../src-main/store/results-ingest.ts';
 import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli } from './cli-harness.ts';
 
@@ -177,7 +177,7 @@ describe('efficiency against the probed limit (kvbench run --probe-result)', () 
     expect(e.storage_mixed_efficiency).toBeCloseTo((st.read_bytes_per_sec + st.write_bytes_per_sec) / ((st.read_bytes + st.write_bytes) / limitSeconds), 12);
     // Same device, same chunk size and depth: no caveat, unless the run beat the probed limit (a VM's
     // host cache can do that), which must then be said.
-    const above = (eff: number | null): boolean => eff !== null && eff > ABOVE_LIMIT_EFFICIENCY;
+    const above = (eff: number | null): boolean => eff !== null && eff > EFFICIENCY_NOISE_CEILING;
     expect(e.notes.filter((n) => !/ran at \d+ % of the probed limit: above the device's measured rate/.test(n))).toEqual([]);
     expect(e.notes.filter((n) => /^reads ran at /.test(n))).toHaveLength(above(e.storage_read_efficiency) ? 1 : 0);
     expect(e.notes.filter((n) => /^writes ran at /.test(n))).toHaveLength(above(e.storage_write_efficiency) ? 1 : 0);

@@ -45,6 +45,9 @@ export async function importDrive(store: Store, dir: string, drive: string, runs
     if (run.readCoverage !== undefined) {
       r.kvbench.device_io.read_coverage = run.readCoverage;
       r.kvbench.device_io.process_read_coverage = run.readCoverage;
+      // The engine's verdict goes with its coverages: a report reads the verdict, not the ratios.
+      r.kvbench.device_io.flagged = run.readCoverage < 0.95;
+      r.kvbench.device_io.flag_reason = run.readCoverage < 0.95 ? `the device read ${(run.readCoverage * 100).toFixed(1)} %: the page cache served the rest` : null;
     }
     return writeResults(dir, `run-${++files}.json`, r);
   });

@@ -182,7 +182,9 @@ describe('exports read back', () => {
     const dir = tempDir();
     const m = model(dir);
     const flagged = m.trials[1];
+    // As the engine would have stored it: the coverage and its own verdict on it.
     store!.db.prepare("INSERT OR REPLACE INTO trial_metrics (trial_id, key, value) VALUES (?, 'device_read_coverage', 0.4)").run(flagged.id);
+    store!.db.prepare("INSERT OR REPLACE INTO trial_metrics (trial_id, key, value) VALUES (?, 'page_cache_flagged', 1)").run(flagged.id);
     const trials = store!.listTrials({ order: 'asc' });
     const report = buildScenarioReport(trials, { histogramsOf: (id) => store!.trialHistograms(id) });
     const flaggedModel: ExportModel = { ...m, trials, report, tiers: buildTierComparison(report, null) };
@@ -199,7 +201,7 @@ describe('exports read back', () => {
       ['tier comparison', null, 'note'],
       ['tier comparison', null, 'note'],
     ]);
-    expect(notes[1].message).toMatch(/^the device read 40\.0 % of the bytes the storage tier read: the page cache served the rest/);
+    expect(notes[1].message).toMatch(/^the device read 40\.0 % of the bytes the storage tier reported reading, /);
     expect(notes[2].message).toBe('1 row(s): the page cache served storage reads (storage-only: 1 of 2 trial(s)): their read numbers describe RAM, not the drive, so no read efficiency there');
     expect(notes[3].message).toMatch(/^no bandwidth probe of the drive/);
     expect(rowsOf('Scenarios').every((r) => r.flagged === 1)).toBe(true);

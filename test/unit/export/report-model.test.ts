@@ -6,15 +6,16 @@ import { Rng } from '../../../src-main/engine/workload/rng.ts';
 import type { TrialRecord, TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware } from '../store/fixtures.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
+import { EFFICIENCY_NOISE_CEILING } from '../../../src-shared/domain/results.ts';
 
 let nextId = 1;
-function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string }): TrialRecord {
+function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string; measuredBy?: string | null }): TrialRecord {
   const id = nextId++;
   return {
     id, runId: 1, suiteId: 1, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: o.drive ?? null, driveLabel: o.drive ? `${o.drive} label` : null,
     scenarioId: o.scenario, trialIndex: o.index ?? 0, attempt: 1, status: o.status ?? 'complete', statusReason: o.status && o.status !== 'complete' ? 'engine crashed' : null,
     configKey: o.configKey ?? o.scenario, options: o.options ?? { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' },
-    seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: o.sourceFile ?? null, kvbenchVersion: o.version ?? '0.1.0', metrics: o.metrics,
+    seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: o.sourceFile ?? null, kvbenchVersion: o.version ?? '0.1.0', measuredByVersion: o.measuredBy !== undefined ? o.measuredBy : (o.version ?? '0.1.0'), metrics: o.metrics,
   };
 }
 
@@ -91,7 +92,7 @@ describe('scenario report', () => {
     expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4, 6]);
     expect(s.cautions[2].message).toBe('the cache directory was RAM-backed (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): its storage numbers describe memory, not a drive');
     expect(s.cautions[0].message).toContain('31.0 %');
-    expect(s.cautions[1].message).toMatch(/^the engine made the device read 2\.0 % of the bytes the storage tier read/);
+    expect(s.cautions[1].message).toMatch(/^this process made the block layer read 2\.0 % of the bytes the storage tier reported reading/);
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
   });
 
@@ -274,6 +275,10 @@ describe('tier comparison', () => {
     const low = buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 0.6e9, writeBytesPerS: null });
     expect(low.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeCloseTo(1e9 / 0.6e9, 9);
     expect(low.notes.join()).toMatch(/1 row\(s\) moved more than the drive's bandwidth the efficiency is measured against \(storage-only: read 167 %, write —\): that ceiling is too low/);
+    // The same noise ceiling as the engine's own note (review rev7-code #7): 107 % is noise in both, 111 % in neither.
+    const noteAt = (efficiency: number): boolean =>
+      buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 1e9 / efficiency, writeBytesPerS: null }).notes.some((n) => n.includes('ceiling is too low'));
+    expect([noteAt(1.07), noteAt(EFFICIENCY_NOISE_CEILING), noteAt(1.11)]).toEqual([false, false, true]);
 
     // Trials on tmpfs get no storage efficiency, probe or not.
     const onRam = ts.map((t) => (t.scenarioId === 'storage-only' ? { ...t, metrics: { ...t.metrics, storage_ram_backed: 1 } } : t));
@@ -490,14 +495,16 @@ describe('system comparison (seeds/002, automated)', () => {
   });
 
   it('says when a compared metric changed definition between the kvbench versions that measured the trials', () => {
-    const side = (system: string, version: string, sourceFile?: string) =>
-      [0, 1].map((i) => trial({ scenario: 's', system, configKey: 'k', index: i, version, sourceFile, metrics: { decode_bytes_read: 100 + i, wall_clock_throughput_tok_per_s: 10 } }));
+    const side = (system: string, version: string, sourceFile?: string, measuredBy?: string | null) =>
+      [0, 1].map((i) => trial({ scenario: 's', system, configKey: 'k', index: i, version, sourceFile, measuredBy, metrics: { decode_bytes_read: 100 + i, wall_clock_throughput_tok_per_s: 10 } }));
     const cmp = (a: TrialRecord[], b: TrialRecord[]) => buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['decode_bytes_read', 'wall_clock_throughput_tok_per_s'] });
     const mixed = cmp(side('a', '0.2.0'), side('b', '0.3.0'));
     expect(mixed.notes.filter((n) => n.startsWith('decode_bytes_read changed definition in kvbench 0.3.0'))).toHaveLength(1);
     expect(cmp(side('a', '0.3.0'), side('b', '0.3.1')).notes.join('\n')).not.toMatch(/changed definition/);
-    // An import carries the importer's version, not the measuring one's: it says nothing either way.
-    expect(cmp(side('a', '0.3.0', '/x/old.json'), side('b', '0.3.0')).notes.join('\n')).not.toMatch(/changed definition/);
+    // An import is judged by the version that measured it, not the importer's (review rev7-code #3)…
+    expect(cmp(side('a', '0.3.0', '/x/old.json', '0.2.0'), side('b', '0.3.0')).notes.filter((n) => n.startsWith('decode_bytes_read changed definition in kvbench 0.3.0'))).toHaveLength(1);
+    // …and one whose measuring version is unknown (imported before it was kept) says nothing either way.
+    expect(cmp(side('a', '0.3.0', '/x/old.json', null), side('b', '0.2.0', '/x/older.json', null)).notes.join('\n')).not.toMatch(/changed definition/);
     // Not compared on that metric: nothing to say.
     expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.2.0') }, { label: 'b', id: 'b', trials: side('b', '0.3.0') }, { metrics: ['wall_clock_throughput_tok_per_s'] }).notes.join('\n')).not.toMatch(/changed definition/);
   });
@@ -684,6 +691,39 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.metrics.find((m) => m.metric.key === 'device_read_bytes')!.winRateA).toBeNull();
     const group = c.byModel.find((g) => g.group === 'm')!;
     expect(group.bestDifferentiator?.key).not.toBe('decode_bytes_read');
+  });
+
+  // review rev7-tests M2: three mutants of the leader, the differentiator and the CV column survived.
+  it('an even split on a lower-is-better metric leans to the side with the lower geometric mean', () => {
+    const opts = (i: number) => ({ model: 'm', numUsers: i + 1, cpuMemGb: 0 });
+    // One trial a side: untested. A is better by 2x in one configuration, worse by 1.5x in the other.
+    const a = [100, 300].map((v, i) => trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { e2e_p95_ms: v } }));
+    const b = [200, 200].map((v, i) => trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { e2e_p95_ms: v } }));
+    const m = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['e2e_p95_ms'] }).metrics[0];
+    expect(m.winRateA).toBe(0.5);
+    expect(m.geoMeanRatio).toBeCloseTo(Math.sqrt(0.5 * 1.5), 12);
+    // Lower is better: a geometric mean ratio below 1 is A's lead, not B's.
+    expect([m.verdict, m.leader]).toEqual(['unknown', 'a']);
+  });
+
+  it('names no best differentiator where the only candidate splits its configurations evenly', () => {
+    const opts = (i: number) => ({ model: 'm', numUsers: i + 1, cpuMemGb: 0 });
+    const a = [200, 100].map((v, i) => trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const b = [100, 300].map((v, i) => trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    const group = c.byModel.find((g) => g.group === 'm')!;
+    expect(group.metrics[0].winRateA).toBe(0.5);
+    expect(group.bestDifferentiator).toBeNull();
+  });
+
+  it('reports each side\'s own CV in the metric row (the "CV A" and "CV B" columns)', () => {
+    const options = { model: 'm', numUsers: 1, cpuMemGb: 0 };
+    // A steady (CV 0), B spread (mean 100, sample SD 50: CV 0.5).
+    const a = [100, 100, 100].map((v, i) => trial({ scenario: 's', system: 'a', configKey: 'k', index: i, options, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const b = [100, 150, 50].map((v, i) => trial({ scenario: 's', system: 'b', configKey: 'k', index: i, options, metrics: { wall_clock_throughput_tok_per_s: v } }));
+    const m = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] }).metrics[0];
+    expect(m.medianCvA).toBe(0);
+    expect(m.medianCvB).toBeCloseTo(0.5, 12);
   });
 
   it('matching by scenario never pools a smoke suite with a standard one on one side', () => {

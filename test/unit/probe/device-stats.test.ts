@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, type TestContext } from 'vitest';
 import {
-  assessPageCache,
+  assessDevicePageCache,
   decodeDevT,
   DeviceStatsSampler,
   DISKSTATS_SECTOR_BYTES,
@@ -240,7 +240,7 @@ describe('DeviceStatsSampler', () => {
   });
 });
 
-describe('assessPageCache', () => {
+describe('assessDevicePageCache', () => {
   const report = (readBytes: number, writeBytes: number, processReadBytes: number | null = null): DeviceStatsReport => ({
     available: true,
     reason: null,
@@ -251,34 +251,34 @@ describe('assessPageCache', () => {
     processReason: processReadBytes === null ? 'cannot read /proc/self/io: ENOENT' : null,
   });
   it('passes direct reads when the device read at least 95 % of the engine’s storage reads', () => {
-    const a = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 500, device: report(960, 600), directIo: true });
+    const a = assessDevicePageCache({ engineReadBytes: 1000, engineWriteBytes: 500, device: report(960, 600), directIo: true });
     expect(a).toEqual({ readCoverage: 0.96, writeCoverage: 1.2, processReadCoverage: null, flagged: false, reason: null });
     // Direct I/O bypasses the page cache by construction: the process count is shown, not required.
-    expect(assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(960, 0, 10), directIo: true }).flagged).toBe(false);
+    expect(assessDevicePageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(960, 0, 10), directIo: true }).flagged).toBe(false);
   });
   it('passes buffered reads only when this process itself made the device read them', () => {
-    const proven = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(2000, 0, 990), directIo: false });
+    const proven = assessDevicePageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(2000, 0, 990), directIo: false });
     expect(proven).toMatchObject({ processReadCoverage: 0.99, flagged: false, reason: null });
     // Another reader on the drive lifts the device's counters: only the process count tells.
-    const hidden = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(5000, 0, 100), directIo: false });
+    const hidden = assessDevicePageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(5000, 0, 100), directIo: false });
     expect(hidden.flagged).toBe(true);
     expect(hidden.reason).toBe('buffered I/O: this process made the block layer read 10.0 % of the 1000 bytes the storage tier reported reading (/proc/self/io); the page cache served the rest');
-    const unknown = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(5000, 0, null), directIo: false });
+    const unknown = assessDevicePageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(5000, 0, null), directIo: false });
     expect(unknown.flagged).toBe(true);
     expect(unknown.reason).toMatch(/^buffered I\/O: the device \(vda\) read 500\.0 % .* every process's I\/O and this process's own count is unavailable \(cannot read \/proc\/self\/io: ENOENT\)/);
   });
   it('flags reads the device did not serve, saying why', () => {
-    const buffered = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(100, 0), directIo: false });
+    const buffered = assessDevicePageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(100, 0), directIo: false });
     expect(buffered.flagged).toBe(true);
     expect(buffered.reason).toMatch(/10\.0 %.*page cache/);
-    const direct = assessPageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(900, 0), directIo: true });
+    const direct = assessDevicePageCache({ engineReadBytes: 1000, engineWriteBytes: 0, device: report(900, 0), directIo: true });
     expect(direct.flagged).toBe(true);
     expect(direct.reason).toMatch(/direct I\/O was on/);
   });
   it('without counters, flags buffered reads only', () => {
     const none: DeviceStatsReport = { available: false, reason: 'tmpfs', device: null, io: null, parentIo: null, processReadBytes: null, processReason: 'no device counters' };
-    expect(assessPageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: true }).flagged).toBe(false);
-    expect(assessPageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: false }).flagged).toBe(true);
-    expect(assessPageCache({ engineReadBytes: 0, engineWriteBytes: 5, device: none, directIo: false }).flagged).toBe(false);
+    expect(assessDevicePageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: true }).flagged).toBe(false);
+    expect(assessDevicePageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: false }).flagged).toBe(true);
+    expect(assessDevicePageCache({ engineReadBytes: 0, engineWriteBytes: 5, device: none, directIo: false }).flagged).toBe(false);
   });
 });

@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { efficiencySection, loadProbeLimits, type ProbeLimits } from '../../../src-main/engine/report/probe-limits.ts';
+import { efficiencySection, loadProbeLimits, type ProbeFileLimits } from '../../../src-main/engine/report/probe-limits.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import type { TierBytes } from '../../../src-shared/domain/results.ts';
 
 const GB = 1e9;
-const limits: ProbeLimits = {
+const limits: ProbeFileLimits = {
   file: '/tmp/probe.json',
   dir: '/mnt/nvme',
   device: 'nvme0n1',

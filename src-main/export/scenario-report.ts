@@ -1,0 +1,292 @@
+// The scenario report: per scenario, configuration, system and drive, every catalogue metric
+// aggregated over the included trials, with the trials that need a second look (cautions).
+//
+// Aggregation rules (src-shared/domain/statistics.ts): per metric, the median and the P95 of the
+// per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
+// never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
+import { SCENARIO_IDS, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
+import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { describeConfig } from '../store/results-ingest.ts';
+import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
+import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
+import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
+import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
+import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
+
+/** How each metric is aggregated over a group's trials. */
+export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
+/** How the pooled latencies are made, where trials stored histograms. */
+export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histograms';
+export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
+
+
+export interface ExcludedTrial {
+  trialId: number;
+  trialIndex: number;
+  attempt: number;
+  status: TrialRowStatus;
+  reason: string | null;
+  /** A later attempt of the same trial slot (a resumed suite's retry) counts instead of this one. */
+  supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
+}
+
+/** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, its engine stalled, or its autoscaler found no peak or missed its latency target). */
+export interface TrialCaution {
+  trialId: number;
+  trialIndex: number;
+  message: string;
+}
+
+export interface MetricAggregate {
+  metric: MetricDefinition;
+  aggregate: Aggregate;
+}
+
+export interface PooledLatency {
+  name: string;
+  trials: number;
+  /**
+   * Trials whose histogram of this name does not decode (stored before imports refused such files):
+   * left out of the percentiles, and every reader says so.
+   */
+  damagedTrials: number;
+  count: number;
+  /** Null where no trial's histogram could be read. */
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+}
+
+export interface ScenarioSummary {
+  scenarioId: string;
+  label: string;
+  configKey: string;
+  configDescription: string;
+  options: Record<string, unknown>;
+  /** The one system (and drive, where known) whose trials these are: aggregates never mix machines. */
+  systemId: string;
+  systemLabel: string;
+  driveId: string | null;
+  driveLabel: string | null;
+  /** [systemLabel]; kept for readers of older exports. */
+  systemLabels: string[];
+  trialsTotal: number;
+  /** Trials whose metrics are aggregated (complete ones, unless incomplete ones were asked for). */
+  trialIds: number[];
+  excluded: ExcludedTrial[];
+  cautions: TrialCaution[];
+  /**
+   * Aggregated trials whose storage reads were not all the device's (the page cache served them, or
+   * the cache directory was RAM-backed): cautionsOf's test. Their read numbers describe RAM, so the
+   * tier comparison gives the group no read efficiency.
+   */
+  storageReadFlagged: number;
+  metrics: MetricAggregate[];
+  pooled: PooledLatency[];
+}
+
+export interface ScenarioReport {
+  method: string;
+  includeIncomplete: boolean;
+  scenarios: ScenarioSummary[];
+}
+
+export function scenarioOrder(id: string): number {
+  const i = (SCENARIO_IDS as readonly string[]).indexOf(id);
+  return i < 0 ? SCENARIO_IDS.length : i;
+}
+
+/** Pooled percentiles of one histogram over several trials: merge, then read. */
+export function pooledLatency(name: string, histograms: readonly TrialHistogram[]): PooledLatency | null {
+  const merged = new LatencyHistogram();
+  let trials = 0;
+  let damagedTrials = 0;
+  for (const h of histograms) {
+    if (h.name !== name || h.count <= 0) continue;
+    if (LatencyHistogram.decodeProblem(h.hdr) !== null) {
+      // Left out rather than failing the report, but counted: a latency must never vanish unsaid.
+      damagedTrials += 1;
+      continue;
+    }
+    merged.merge(LatencyHistogram.decode(h.hdr, h.sumNs));
+    trials += 1;
+  }
+  if (merged.count === 0) return damagedTrials === 0 ? null : { name, trials, damagedTrials, count: 0, p50Ms: null, p95Ms: null, p99Ms: null };
+  const s = merged.summary();
+  return { name, trials, damagedTrials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
+}
+
+/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, its engine stalled, its capacity autoscaler found no peak, or its qos autoscaler's target was not met. */
+export function cautionsOf(t: TrialRecord): TrialCaution[] {
+  return [...storageReadCaution(t), ...stallCaution(t), ...noPeakCaution(t), ...qosTargetCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+}
+
+/** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
+function noPeakCaution(t: TrialRecord): string[] {
+  if (t.metrics.autoscale_peak_found !== 0) return [];
+  return ['the capacity autoscaler found no peak (the window closed while throughput was still rising): its peak throughput and users are only the highest seen so far'];
+}
+
+/** A qos run whose final users do not fit under its latency target, or rest on no latency sample. */
+function qosTargetCaution(t: TrialRecord): string[] {
+  if (t.metrics.autoscale_target_met === 0) {
+    return ["the qos autoscaler's latency target was not met at the end (the storage P95 was over its threshold in the last interval that measured it): its final users do not fit under the target"];
+  }
+  // From 0.6.0 on a qos run states whether it met the target; without that, no interval measured it.
+  const qos = t.options.enableAutoscaling === true && t.options.autoscalerMode === 'qos';
+  if (!qos || t.metrics.autoscale_target_met !== undefined || t.resultsFormat !== 'kvbench' || !measuredSince(t, '0.6.0')) return [];
+  return ['the qos autoscaler never measured storage latency (in no interval did a storage operation complete or stay in flight past the threshold): its final users rest on no latency sample'];
+}
+
+/**
+ * Whether kvbench `version` or later measured the trial. A trial whose measuring version is not known
+ * (the reference's, or one imported before it was kept) gets no version-gated caution: its rules
+ * cannot be told.
+ */
+const measuredSince = (t: TrialRecord, version: string): boolean =>
+  t.resultsFormat === 'kvbench' && t.measuredByVersion !== null && compareVersions(t.measuredByVersion, version) >= 0;
+
+/**
+ * A window that closed far past its plan. Trials kvbench measures from now on are partial then; this
+ * flags those stored complete before, and partial ones a report was asked to include. Only kvbench's
+ * fixed windows (0.2.0 on) close at the plan: 0.1.0 drained in-flight requests inside the window.
+ */
+export function stallCaution(t: TrialRecord): string[] {
+  // The engine's own verdict already says it stalled (the status reason, shown with the trial).
+  if (t.status !== 'complete' && (t.statusReason ?? '').startsWith(ENGINE_STALL_REASON_START)) return [];
+  const durationS = t.options.duration;
+  const elapsedS = t.metrics.elapsed_s;
+  if (!measuredSince(t, '0.2.0')) return [];
+  if (typeof durationS !== 'number' || elapsedS === undefined) return [];
+  const stall = engineStallReason({ plannedNs: durationS * 1e9, elapsedNs: elapsedS * 1e9, lagMaxNs: null });
+  return stall === null ? [] : [stall];
+}
+
+/**
+ * A trial counted although it is not complete (a partial one a report was asked to include): its
+ * numbers sit in the medians beside complete trials', so its status and reason go with them.
+ */
+function incompleteCaution(t: TrialRecord): TrialCaution[] {
+  if (t.status === 'complete') return [];
+  const why = (t.statusReason ?? 'no reason recorded').split('\n')[0];
+  return [{ trialId: t.id, trialIndex: t.trialIndex, message: `counted although ${t.status}: ${why}` }];
+}
+
+/**
+ * What a RAM-backed cache directory may be on. A trial stores only that it was (the results' kind of
+ * backing is no metric), so the words cover every kind kvbench tells, not only a filesystem: a loop
+ * device whose file is on tmpfs is the common one on a test machine.
+ */
+export const RAM_BACKED_KINDS = 'tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory';
+
+export function storageReadCaution(t: TrialRecord): string[] {
+  if (t.metrics.storage_ram_backed === 1) {
+    return [`the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive`];
+  }
+  const verdict = pageCacheVerdict(t);
+  return verdict.flagged ? [`${verdict.reason ?? 'the engine flagged its storage reads'}, so its storage read numbers may describe RAM`] : [];
+}
+
+/**
+ * The engine's own verdict where its file carried one (page_cache_flagged), else the same rule
+ * (src-shared/domain/page-cache.ts) over the coverages stored with the trial: a trial stored before
+ * the verdict was kept. A file with neither (the reference's) had no device counters to judge by.
+ * The stored facts rebuild the engine's reason, less the device's name and byte counts.
+ */
+function pageCacheVerdict(t: TrialRecord): PageCacheVerdict {
+  const m = t.metrics;
+  const engine = m.page_cache_flagged;
+  const hasCoverage = m.device_read_coverage !== undefined || m.process_read_coverage !== undefined;
+  if (engine === undefined && !hasCoverage) return { flagged: false, reason: null };
+  const verdict = assessPageCache({
+    directIo: m.storage_direct_io === undefined ? null : m.storage_direct_io === 1,
+    storageReadBytes: null,
+    counters: hasCoverage ? { device: null, readCoverage: m.device_read_coverage ?? null, processReadCoverage: m.process_read_coverage ?? null, processReason: null } : null,
+    unavailableReason: null,
+  });
+  if (engine === undefined) return verdict;
+  return { flagged: engine === 1, reason: engine === 1 ? verdict.reason : null };
+}
+
+const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
+
+/**
+ * Per scenario, configuration, system and drive: every catalogue metric aggregated over the
+ * included trials. Equal options on two machines are two measurements, never one aggregate.
+ * Incomplete trials (partial, failed, aborted, still running) are listed as excluded unless
+ * `includeIncomplete` (then partial ones count; failed and aborted never do). One trial slot counts
+ * once: an attempt a resume retried is listed as superseded by the attempt that counts
+ * (src-shared/domain/trial-slots.ts, the rule resume runs by).
+ */
+export function buildScenarioReport(
+  trials: readonly TrialRecord[],
+  opts: { includeIncomplete?: boolean; histogramsOf?: (trialId: number) => TrialHistogram[] } = {},
+): ScenarioReport {
+  const includeIncomplete = opts.includeIncomplete ?? false;
+  const standings = attemptStandings(trials, includeIncomplete);
+  const groups = new Map<string, TrialRecord[]>();
+  for (const t of trials) {
+    const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}`;
+    let g = groups.get(k);
+    if (!g) groups.set(k, (g = []));
+    g.push(t);
+  }
+  const scenarios: ScenarioSummary[] = [];
+  for (const group of groups.values()) {
+    const first = group[0];
+    const included = group.filter((t) => standings.get(t)!.counted);
+    // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
+    const aggregateOf = (key: string): Aggregate => aggregate(included.map((t) => t.metrics[key]), { percentiles: isPercentileMetric(key) });
+    const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregateOf(metric.key) })).filter((m) => m.aggregate.n > 0);
+    let pooled: PooledLatency[] = [];
+    if (opts.histogramsOf && included.length > 0) {
+      const hs = included.flatMap((t) => opts.histogramsOf!(t.id));
+      pooled = POOLED_HISTOGRAMS.map((n) => pooledLatency(n, hs)).filter((p): p is PooledLatency => p !== null);
+    }
+    scenarios.push({
+      scenarioId: first.scenarioId,
+      label: scenarioLabel(first.scenarioId),
+      configKey: first.configKey,
+      configDescription: Object.keys(first.options).length > 0 ? describeConfig(first.options) : 'configuration unknown',
+      options: first.options,
+      systemId: first.systemId,
+      systemLabel: first.systemLabel,
+      driveId: first.driveId,
+      driveLabel: first.driveLabel,
+      systemLabels: [first.systemLabel],
+      trialsTotal: group.length,
+      trialIds: included.map((t) => t.id),
+      excluded: group
+        .filter((t) => !standings.get(t)!.counted)
+        .map((t) => {
+          const by = standings.get(t)!.supersededBy;
+          return {
+            trialId: t.id,
+            trialIndex: t.trialIndex,
+            attempt: t.attempt,
+            status: t.status,
+            reason: t.statusReason,
+            supersededBy: by === null ? null : { trialId: by.id, attempt: by.attempt, status: by.status },
+          };
+        }),
+      cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
+      storageReadFlagged: included.filter((t) => storageReadCaution(t).length > 0).length,
+      metrics,
+      pooled,
+    });
+  }
+  scenarios.sort(
+    (a, b) =>
+      scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId) ||
+      a.configDescription.localeCompare(b.configDescription) ||
+      placeLabel(a).localeCompare(placeLabel(b)) ||
+      placeKey(a).localeCompare(placeKey(b)),
+  );
+  return { method: REPORT_METHOD, includeIncomplete, scenarios };
+}
+
+export function metricOf(s: ScenarioSummary, key: string): Aggregate | null {
+  return s.metrics.find((m) => m.metric.key === key)?.aggregate ?? null;
+}

@@ -1,0 +1,601 @@
+// The comparison of two systems or drives over matched configurations (the analysis of seeds/002,
+// automated): ratios, Welch tests on the trials' log values, win rates, and the cautions per side.
+import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean, median, NOISE_RULE, ratio, welchLogTest, type NoiseTest } from '../../src-shared/domain/statistics.ts';
+import { METRIC_BY_KEY, type MetricDefinition, type TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
+import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
+import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
+import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
+import { cautionsOf, scenarioOrder, stallCaution, storageReadCaution } from './scenario-report.ts';
+import { differingOptions } from './tier-comparison.ts';
+
+export const COMPARISON_METRICS = [
+  'decode_bytes_read',
+  'wall_clock_throughput_tok_per_s',
+  'storage_throughput_tok_per_s',
+  'storage_read_bytes_per_s',
+  'storage_write_bytes_per_s',
+  'requests_per_s',
+  'e2e_p95_ms',
+  'storage_read_p95_ms',
+  'storage_write_p95_ms',
+] as const;
+
+/** The metrics whose ability to tell A and B apart is ranked per CPU-tier size (seeds/002). */
+const DIFFERENTIATOR_CANDIDATES = ['decode_bytes_read', 'wall_clock_throughput_tok_per_s', 'storage_throughput_tok_per_s', 'storage_read_bytes_per_s'];
+
+export interface Side {
+  label: string;
+  id: string;
+  trials: number;
+}
+
+export interface ConfigComparison {
+  key: string;
+  /** The first of scenarioIds. */
+  scenarioId: string;
+  /**
+   * Every scenario whose trials this row counts, in suite order: scenarios that ran the same
+   * configuration (a smoke suite's cpu-only and production) are one configuration, matched as one.
+   */
+  scenarioIds: string[];
+  description: string;
+  /** The system and drive each side's trials ran on (placeLabel): one each, never a pool of drives. */
+  placeA: string;
+  placeB: string;
+  cpuMemGb: number | null;
+  model: string | null;
+  numUsers: number | null;
+  nA: number;
+  nB: number;
+  medianA: number | null;
+  medianB: number | null;
+  /**
+   * A ÷ B: the ratio of the sides' geometric means over their trials (exp of logRatio, the quantity
+   * the noise test tests); where a value is 0 (no logarithm), medianA ÷ medianB.
+   */
+  ratio: number | null;
+  cvA: number | null;
+  cvB: number | null;
+  /** Which side is better by the metric's direction (by the ratio); 'tie' at 1; null without both values or without a direction. */
+  winner: 'a' | 'b' | 'tie' | null;
+  /** mean(ln A) − mean(ln B) over the trials; null where a value is ≤ 0. */
+  logRatio: number | null;
+  /** The noise test's standard error of logRatio, degrees of freedom and two-sided p-value (NOISE_RULE); null where untestable. */
+  standardError: number | null;
+  df: number | null;
+  pValue: number | null;
+  /**
+   * The difference may be run-to-run noise: p ≥ 0.05 (identical values always are); null when the
+   * test cannot judge it (fewer than 2 trials on a side, or a value ≤ 0).
+   */
+  withinNoise: boolean | null;
+  /** Trials of each side's median that the report flags (cautionsOf: RAM-backed, page-cache reads, a stall): counted in it all the same. */
+  flaggedA: number;
+  flaggedB: number;
+}
+
+export interface MetricComparison {
+  metric: MetricDefinition;
+  configs: ConfigComparison[];
+  compared: number;
+  /** Arithmetic mean of per-configuration ratios (seeds/002's "mean ratio"), and the geometric mean. */
+  meanRatio: number | null;
+  /**
+   * The geometric mean of the per-configuration ratios over the configurations the noise test
+   * covers (2 or more trials a side; where none has, over every one with a ratio): exp(D), with D the
+   * mean of their log ratios, the very quantity the verdict tests, so the bar the app draws and the
+   * verdict never point different ways.
+   */
+  geoMeanRatio: number | null;
+  medianRatio: number | null;
+  /**
+   * Share of the configurations beyond the run-to-run noise (each by its own test) where A is
+   * better; where none is, of those whose noise is unknown. A difference within the noise is a tie,
+   * as equal values are; ties and undirected metrics have no side.
+   */
+  winRateA: number | null;
+  /**
+   * The side the metric favours, as every reader colours it: one Welch test of D (see geoMeanRatio)
+   * over the configurations with 2 or more trials a side, Var(D) = Σ SE_i² ÷ k²: the side D
+   * favours where p < 0.05, else 'within-noise'; 'unknown' when no configuration has 2 trials a
+   * side (or a logarithm), unless every one is a tie; null without a direction or a ratio.
+   */
+  verdict: MetricVerdict;
+  /** The side the geometric mean favours (the verdict's side, or the one an 'unknown' or a within-noise one leans to); null at 1. */
+  leader: 'a' | 'b' | null;
+  /** Configurations in the metric's test (2 or more trials a side, positive values), and its standard error, degrees of freedom and p-value. */
+  tested: number;
+  standardError: number | null;
+  df: number | null;
+  pValue: number | null;
+  /**
+   * Why the arithmetic mean ratio, or most configurations beyond the noise, favour the other side
+   * than the verdict (or an 'unknown''s leader); null when they agree. The bar cannot disagree: it is
+   * the geometric mean the verdict tests. Every reader shows it beside the verdict.
+   */
+  verdictCaveat: string | null;
+  /** Configurations whose difference may be noise. */
+  withinNoise: number;
+  /** Configurations whose noise is unknown (one trial a side, or a value ≤ 0): neither within the noise nor beyond it. */
+  noiseUnknown: number;
+  /** Median CV of each side across configurations. */
+  medianCvA: number | null;
+  medianCvB: number | null;
+  /** Compared configurations with a flagged trial on either side (see ConfigComparison.flaggedA): their ratios count, and are marked. */
+  flaggedConfigs: number;
+}
+
+/**
+ * A side's matched trials (complete trials of the configurations both sides ran) that the report
+ * flags, by why: a trial may be counted under several reasons, and once in `flaggedTrials`.
+ */
+export interface SideCautions {
+  matchedTrials: number;
+  flaggedTrials: number;
+  /** The cache directory was RAM-backed: the storage numbers describe memory, not a drive. */
+  ramBacked: number;
+  /** The page cache served storage reads (device or engine read coverage below the threshold). */
+  pageCache: number;
+  /** The engine's window closed far past its plan. */
+  stalled: number;
+  /** Flagged for a reason other than those three. */
+  other: number;
+}
+
+export interface GroupComparison {
+  group: string;
+  configs: number;
+  metrics: { key: string; label: string; meanRatio: number | null; winRateA: number | null; compared: number }[];
+  /** The candidate that separates A and B best here: highest win rate for the winning side, then largest |ln ratio|. */
+  bestDifferentiator: { key: string; label: string; meanRatio: number | null; winRate: number | null; side: 'a' | 'b' } | null;
+}
+
+export interface SystemComparison {
+  a: Side;
+  b: Side;
+  match: 'config' | 'scenario';
+  matched: number;
+  unmatchedA: number;
+  unmatchedB: number;
+  method: string;
+  metrics: MetricComparison[];
+  byCpuMem: GroupComparison[];
+  byModel: GroupComparison[];
+  variance: { users: number; configs: number; medianCvA: number | null; medianCvB: number | null }[];
+  /** Each side's matched trials the report flags: the ratios and verdicts count them, so the notes say so. */
+  cautions: { a: SideCautions; b: SideCautions };
+  notes: string[];
+}
+
+/** The side a ratio A ÷ B favours by the metric's direction; null at 1, without one or without a direction. */
+function ratioSide(def: MetricDefinition, r: number | null): 'a' | 'b' | null {
+  if (r === null || r === 1 || def.better === null) return null;
+  return (def.better === 'higher') === r > 1 ? 'a' : 'b';
+}
+
+function winner(def: MetricDefinition, r: number | null, a: number | null, b: number | null): ConfigComparison['winner'] {
+  if (a === null || b === null || def.better === null) return null;
+  if (r !== null) return r === 1 ? 'tie' : ratioSide(def, r);
+  if (a === b) return 'tie';
+  return (def.better === 'higher') === a > b ? 'a' : 'b';
+}
+
+interface MatchedPair {
+  key: string;
+  a: TrialRecord[];
+  b: TrialRecord[];
+  /** A side of this configuration spans several drives: the description names each side's. */
+  severalPlaces: boolean;
+}
+
+function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {
+  return pairs.map(({ key, a, b, severalPlaces }) => {
+    const first = a[0] ?? b[0];
+    const valuesA = a.map((t) => t.metrics[def.key]);
+    const valuesB = b.map((t) => t.metrics[def.key]);
+    const ga = aggregate(valuesA);
+    const gb = aggregate(valuesB);
+    const logRatio = meanLogRatio(valuesA, valuesB);
+    const r = logRatio !== null ? Math.exp(logRatio) : ratio(ga.median, gb.median);
+    const test = welchLogTest(valuesA, valuesB);
+    return {
+      key,
+      scenarioId: first.scenarioId,
+      scenarioIds: scenariosOf([...a, ...b]),
+      description: `${describeConfig(first.options)}${severalPlaces ? ` — A on ${placeLabel(a[0])}, B on ${placeLabel(b[0])}` : ''}`,
+      placeA: placeLabel(a[0]),
+      placeB: placeLabel(b[0]),
+      cpuMemGb: typeof first.options.cpuMemGb === 'number' ? first.options.cpuMemGb : null,
+      model: typeof first.options.model === 'string' ? first.options.model : null,
+      numUsers: typeof first.options.numUsers === 'number' ? first.options.numUsers : null,
+      nA: ga.n,
+      nB: gb.n,
+      medianA: ga.median,
+      medianB: gb.median,
+      ratio: r,
+      cvA: ga.cv,
+      cvB: gb.cv,
+      winner: winner(def, r, ga.median, gb.median),
+      logRatio,
+      standardError: test?.standardError ?? null,
+      df: test?.df ?? null,
+      pValue: test?.pValue ?? null,
+      withinNoise: test === null ? null : !test.beyondNoise,
+      flaggedA: a.filter(isFlagged).length,
+      flaggedB: b.filter(isFlagged).length,
+    };
+  });
+}
+
+/**
+ * 'unknown': no configuration has 2 or more trials a side (or a logarithm: a value ≤ 0), so the
+ * noise cannot be judged and no side is named (as the endpoint compare names none without 2 runs a
+ * side); `leader` says which side the geometric mean leans to.
+ */
+export type MetricVerdict = 'a' | 'b' | 'within-noise' | 'unknown' | null;
+
+/**
+ * The configurations the win rate counts: those whose difference is beyond the run-to-run noise;
+ * where none is, those whose noise is unknown. A difference within the noise, or a tie, never counts.
+ */
+function deciding(configs: readonly ConfigComparison[]): ConfigComparison[] {
+  const sided = configs.filter((c) => c.winner === 'a' || c.winner === 'b');
+  const beyond = sided.filter((c) => c.withinNoise === false);
+  return beyond.length > 0 ? beyond : sided.filter((c) => c.withinNoise === null);
+}
+
+/** A configuration's test as the metric's test combines it; null where it cannot take part (fewer than 2 trials a side). */
+function configTest(c: ConfigComparison): NoiseTest | null {
+  if (c.nA < 2 || c.nB < 2 || c.logRatio === null || c.standardError === null || c.pValue === null) return null;
+  return { logRatio: c.logRatio, standardError: c.standardError, df: c.df, pValue: c.pValue, beyondNoise: c.withinNoise === false };
+}
+
+/** The metric's test over its configurations and the geometric mean it tests (see MetricComparison). */
+function metricTest(configs: readonly ConfigComparison[]): { test: NoiseTest | null; tested: number; geoMeanRatio: number | null } {
+  const tests = configs.map(configTest).filter((t): t is NoiseTest => t !== null);
+  const test = combinedLogTest(tests);
+  if (test !== null) return { test, tested: tests.length, geoMeanRatio: Math.exp(test.logRatio) };
+  const logs = configs.map((c) => c.logRatio).filter((l): l is number => l !== null);
+  // Untested: the bar is still the geometric mean of the ratios, with a zero where a side had none.
+  const geo = logs.length > 0 ? Math.exp(mean(logs)!) : geometricMean(configs.map((c) => c.ratio));
+  return { test: null, tested: 0, geoMeanRatio: geo };
+}
+
+/** See MetricComparison.verdict. */
+export function metricVerdict(def: MetricDefinition, configs: readonly ConfigComparison[]): MetricVerdict {
+  const valid = configs.filter((c) => c.ratio !== null);
+  if (def.better === null || valid.length === 0) return null;
+  const { test, geoMeanRatio } = metricTest(valid);
+  if (test === null) return valid.every((c) => c.withinNoise === true) ? 'within-noise' : 'unknown';
+  return test.beyondNoise ? ratioSide(def, geoMeanRatio) : 'within-noise';
+}
+
+const fmtX = (r: number | null): string => (r === null ? '—' : `${r.toFixed(2)}x`);
+
+/**
+ * See MetricComparison.verdictCaveat. The verdict weighs each configuration's difference by its
+ * size on a log scale; the arithmetic mean weighs a ratio above 1 more than its inverse, and the
+ * win rate counts configurations whatever the size of their differences.
+ */
+function verdictCaveat(
+  def: MetricDefinition,
+  verdict: MetricVerdict,
+  leader: 'a' | 'b' | null,
+  decided: readonly ConfigComparison[],
+  figures: { meanRatio: number | null; geoMeanRatio: number | null; tested: number; pValue: number | null },
+): string | null {
+  const side = verdict === 'a' || verdict === 'b' ? verdict : verdict === 'unknown' ? leader : null;
+  if (side === null) return null;
+  const other = side === 'a' ? 'b' : 'a';
+  const reasons: string[] = [];
+  if (ratioSide(def, figures.meanRatio) === other) {
+    reasons.push(`the arithmetic mean of the ratios, ${fmtX(figures.meanRatio)}, leans ${other.toUpperCase()}: it weighs a ratio above 1 more than its inverse (2x and 0.5x average 1.25x)`);
+  }
+  const forOther = decided.filter((c) => c.winner === other).length;
+  if (forOther * 2 > decided.length) {
+    const which = decided.some((c) => c.withinNoise === false) ? 'beyond the run-to-run noise' : 'of unknown noise';
+    reasons.push(`${forOther} of the ${decided.length} configuration(s) ${which} favour ${other.toUpperCase()}: the win rate counts configurations, the verdict weighs each difference by its size`);
+  }
+  if (reasons.length === 0) return null;
+  const basis =
+    verdict === 'unknown'
+      ? `${side.toUpperCase()}? (no side named): the geometric mean, ${fmtX(figures.geoMeanRatio)}, leans ${side.toUpperCase()}, untested (no configuration has 2 trials a side)`
+      : `verdict ${side.toUpperCase()}: the geometric mean over the ${figures.tested} configuration(s) tested, ${fmtX(figures.geoMeanRatio)}, is beyond the noise (p = ${formatP(figures.pValue)})`;
+  return `${basis}; ${reasons.join('; ')}`;
+}
+
+function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<MetricComparison, 'flaggedConfigs'> {
+  const valid = configs.filter((c) => c.ratio !== null);
+  // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
+  // nor does a difference within the run-to-run noise.
+  const decided = deciding(configs);
+  const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
+  const { test, tested, geoMeanRatio } = metricTest(valid);
+  const meanRatio = mean(valid.map((c) => c.ratio));
+  const verdict = metricVerdict(def, configs);
+  const leader = ratioSide(def, geoMeanRatio);
+  return {
+    metric: def,
+    configs,
+    compared: valid.length,
+    meanRatio,
+    geoMeanRatio,
+    medianRatio: median(valid.map((c) => c.ratio)),
+    winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
+    verdict,
+    leader,
+    tested,
+    standardError: test?.standardError ?? null,
+    df: test?.df ?? null,
+    pValue: test?.pValue ?? null,
+    verdictCaveat: verdictCaveat(def, verdict, leader, decided, { meanRatio, geoMeanRatio, tested, pValue: test?.pValue ?? null }),
+    withinNoise: withinNoiseCount,
+    noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
+    medianCvA: median(configs.map((c) => c.cvA)),
+    medianCvB: median(configs.map((c) => c.cvB)),
+  };
+}
+
+function groupComparison(group: string, metrics: MetricComparison[], keep: (c: ConfigComparison) => boolean): GroupComparison {
+  const rows = metrics.map((m) => {
+    const s = summarise(m.metric, m.configs.filter(keep));
+    return { key: m.metric.key, label: m.metric.label, meanRatio: s.meanRatio, winRateA: s.winRateA, compared: s.compared };
+  });
+  let best: GroupComparison['bestDifferentiator'] = null;
+  let bestScore = -Infinity;
+  for (const r of rows) {
+    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || r.winRateA === null || r.meanRatio === null || r.meanRatio <= 0) continue;
+    if (r.winRateA === 0.5) continue; // neither side is better more often: no differentiator
+    const side: 'a' | 'b' = r.winRateA > 0.5 ? 'a' : 'b';
+    const winRate = side === 'a' ? r.winRateA : 1 - r.winRateA;
+    const score = winRate * 1000 + Math.abs(Math.log(r.meanRatio));
+    if (score > bestScore) {
+      bestScore = score;
+      best = { key: r.key, label: r.label, meanRatio: r.meanRatio, winRate, side };
+    }
+  }
+  const configs = metrics[0] ? metrics[0].configs.filter(keep).length : 0;
+  return { group, configs, metrics: rows, bestDifferentiator: best };
+}
+
+const isFlagged = (t: TrialRecord): boolean => cautionsOf(t).length > 0;
+
+/**
+ * A side's trials of matched configurations that the comparison leaves out, not being complete
+ * (partial, failed, aborted, running); an attempt a resume retried to completion is no trial missing.
+ */
+function leftOutOfMatched(trials: readonly TrialRecord[], matched: (key: string) => boolean, keyOf: (t: TrialRecord) => string): TrialRecord[] {
+  const standings = attemptStandings(trials, false);
+  return trials.filter((t) => t.status !== 'complete' && standings.get(t)!.supersededBy === null && matched(keyOf(t)));
+}
+
+/** "mlperf-large-model 1 partial; storage-only 2 failed": left-out trials counted per scenario and status. */
+function describeLeftOut(trials: readonly TrialRecord[]): string {
+  const counts = new Map<string, { scenarioId: string; status: string; n: number }>();
+  for (const t of trials) {
+    const k = `${t.scenarioId}\u0000${t.status}`;
+    counts.set(k, { scenarioId: t.scenarioId, status: t.status, n: (counts.get(k)?.n ?? 0) + 1 });
+  }
+  return [...counts.values()].map((c) => `${c.scenarioId} ${c.n} ${c.status}`).join('; ');
+}
+
+/** The scenarios of these trials, once each, in suite order. */
+const scenariosOf = (ts: readonly TrialRecord[]): string[] => [...new Set(ts.map((t) => t.scenarioId))].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y));
+
+/** See SideCautions. */
+function sideCautions(trials: readonly TrialRecord[]): SideCautions {
+  const ramBacked = (t: TrialRecord): boolean => t.metrics.storage_ram_backed === 1;
+  // A RAM-backed directory's reads are memory's anyway: counted there, not as page-cache reads.
+  const pageCache = (t: TrialRecord): boolean => !ramBacked(t) && storageReadCaution(t).length > 0;
+  const stalled = (t: TrialRecord): boolean => stallCaution(t).length > 0;
+  const flagged = trials.filter(isFlagged);
+  return {
+    matchedTrials: trials.length,
+    flaggedTrials: flagged.length,
+    ramBacked: trials.filter(ramBacked).length,
+    pageCache: trials.filter(pageCache).length,
+    stalled: trials.filter(stalled).length,
+    other: flagged.filter((t) => !ramBacked(t) && !pageCache(t) && !stalled(t)).length,
+  };
+}
+
+/** The notes that say what a side's flagged trials are: the comparison counts them like any other. */
+function cautionNotes(name: string, label: string, c: SideCautions): string[] {
+  const of = (n: number): string => `${n} of its ${c.matchedTrials} matched trial(s)`;
+  return [
+    c.ramBacked > 0 ? `${name} (${label}): ${of(c.ramBacked)} ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive` : null,
+    c.pageCache > 0 ? `${name} (${label}): in ${of(c.pageCache)} the page cache served storage reads: their storage read numbers describe RAM, not the drive` : null,
+    c.stalled > 0 ? `${name} (${label}): in ${of(c.stalled)} the engine stalled (the window closed far past its plan): kvbench, not the drive, may have set their pace` : null,
+    c.other > 0 ? `${name} (${label}): ${of(c.other)} carry another caution (kvbench report lists it per trial)` : null,
+  ].filter((n): n is string => n !== null);
+}
+
+/** What the planner derives from each machine (its RAM and GPU memory): the only options `--match scenario` lets differ (storage capacity is no part of a configuration). */
+const MACHINE_DERIVED_KEYS: readonly string[] = ['numUsers', 'gpuMemGb', 'cpuMemGb'];
+
+/**
+ * What `--match scenario` matches: the scenario, and every option of the configuration key but the
+ * user count and tier budgets the planner derives from each machine. So a smoke suite never pools
+ * with a standard one, nor a run with a concurrency cap, multi-turn off or another seed's dataset
+ * with one without. A trial of unknown configuration (imported without --run-flags) keeps its own
+ * key: the defaults are no guess at how it ran.
+ */
+function scenarioMatchKey(t: TrialRecord): string {
+  const ownKey = t.scenarioId === 'imported' || isUnknownConfigKey(t.configKey);
+  const workload = Object.fromEntries(Object.entries(t.options).filter(([k]) => !MACHINE_DERIVED_KEYS.includes(k)));
+  return JSON.stringify([t.scenarioId, ownKey ? t.configKey : configKey(workload)]);
+}
+
+/** "numUsers 4 vs 8" for each machine-derived option whose values differ between the sides (several on a side: "4/8"). */
+function derivedDifferences(a: readonly TrialRecord[], b: readonly TrialRecord[]): string[] {
+  const values = (ts: readonly TrialRecord[], k: string): string => [...new Set(ts.map((t) => String(optionValue(t.options, k))))].sort().join('/');
+  return MACHINE_DERIVED_KEYS.filter((k) => values(a, k) !== values(b, k)).map((k) => `${k} ${values(a, k)} vs ${values(b, k)}`);
+}
+
+/**
+ * With `--match scenario`, what a reader cannot see in the rows: per matched scenario, the users and
+ * tier budgets that differ between the sides; per scenario both sides ran but that matched nothing,
+ * the options in which the other side's nearest configuration differs.
+ */
+function scenarioMatchNotes(ga: Map<string, Map<string, TrialRecord[]>>, gb: Map<string, Map<string, TrialRecord[]>>): string[] {
+  const trialsOf = (g: Map<string, TrialRecord[]>): TrialRecord[] => [...g.values()].flat();
+  const notes: string[] = [];
+  for (const [k, pa] of ga) {
+    const ta = trialsOf(pa);
+    const first = ta[0];
+    const pb = gb.get(k);
+    if (pb) {
+      const differ = derivedDifferences(ta, trialsOf(pb));
+      if (differ.length > 0) notes.push(`${first.scenarioId} (${describeConfig(first.options)}): matched by scenario, A and B differ in ${differ.join(', ')}`);
+      continue;
+    }
+    if (isUnknownConfigKey(first.configKey)) continue;
+    const others = [...gb.entries()].filter(([kb, g]) => !ga.has(kb) && trialsOf(g)[0].scenarioId === first.scenarioId && !isUnknownConfigKey(trialsOf(g)[0].configKey));
+    const nearest = others.map(([, g]) => differingOptions(first.options, trialsOf(g)[0].options, MACHINE_DERIVED_KEYS)).sort((x, y) => x.length - y.length)[0];
+    if (nearest) notes.push(`${first.scenarioId} (${describeConfig(first.options)}): not matched, B's nearest run of this scenario differs in ${nearest.join(', ')} (--match scenario lets only the users and tier budgets differ)`);
+  }
+  return notes;
+}
+
+/** A comparison of a system or drive with itself: a VALIDATION error (its ratios would only show the noise of one set of trials split in two). */
+export class ComparisonRefused extends Error {
+  readonly code = 'VALIDATION';
+}
+
+/** How a system comparison is made, as every reader prints it beneath its table. */
+export const COMPARISON_METHOD =
+  'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool), over each side\'s complete trials: ' +
+  'ratio = A ÷ B of the geometric means of the trials (medians shown beside it); ' +
+  `beyond noise: ${NOISE_RULE}, per configuration (2 or more trials a side, values above 0; else its noise is unknown); ` +
+  'better = the side the geometric mean of the ratios over the configurations so tested favours, where one such test of it (its variance the sum of theirs) gives p < 0.05, ' +
+  '≈ noise where p ≥ 0.05, A? or B? (no side named) where no configuration has 2 trials a side; ' +
+  'win rate = share of the configurations beyond the noise where A is better by the metric\'s direction (where none is, of those whose noise is unknown)';
+
+/**
+ * Compares two sets of trials (two systems, or two drives) over matched configurations: trials
+ * with equal workload options (`config`), or, for suites planned on machines with different RAM,
+ * the same scenario (`scenario`). Only complete trials count.
+ */
+export function buildSystemComparison(
+  a: { label: string; id: string; trials: readonly TrialRecord[] },
+  b: { label: string; id: string; trials: readonly TrialRecord[] },
+  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: 'system' | 'drive' } = {},
+): SystemComparison {
+  if (a.id === b.id) {
+    const kind = opts.kind ?? 'system';
+    throw new ComparisonRefused(`A and B are the same ${kind} (${a.label}, ${a.id}): compare two different ${kind}s`);
+  }
+  const match = opts.match ?? 'config';
+  const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
+  // Per configuration, then per system and drive: a system whose configuration ran on two drives
+  // has two measurements of it, and pooling them would hide the drives' difference (3× can come
+  // out as a tie). Each drive is compared on its own, as the scenario report keeps them apart.
+  const group = (ts: readonly TrialRecord[]): Map<string, Map<string, TrialRecord[]>> => {
+    const m = new Map<string, Map<string, TrialRecord[]>>();
+    for (const t of ts) {
+      if (t.status !== 'complete') continue;
+      let byPlace = m.get(keyOf(t));
+      if (!byPlace) m.set(keyOf(t), (byPlace = new Map()));
+      let g = byPlace.get(placeKey(t));
+      if (!g) byPlace.set(placeKey(t), (g = []));
+      g.push(t);
+    }
+    return m;
+  };
+  const ga = group(a.trials);
+  const gb = group(b.trials);
+  const pairs: MatchedPair[] = [...ga.keys()]
+    .filter((k) => gb.has(k))
+    .flatMap((k) => {
+      const [pa, pb] = [ga.get(k)!, gb.get(k)!];
+      const severalPlaces = pa.size > 1 || pb.size > 1;
+      return [...pa].flatMap(([placeA, ta]) => [...pb].map(([placeB, tb]) => ({ key: severalPlaces ? `${k}\u0000${placeA}\u0000${placeB}` : k, a: ta, b: tb, severalPlaces })));
+    });
+  pairs.sort((x, y) => scenarioOrder(scenariosOf([...x.a, ...x.b])[0]) - scenarioOrder(scenariosOf([...y.a, ...y.b])[0]) || x.key.localeCompare(y.key));
+  const metricKeys = opts.metrics ?? COMPARISON_METRICS;
+  const metrics = metricKeys
+    .map((k) => METRIC_BY_KEY[k])
+    .filter((d): d is MetricDefinition => d !== undefined)
+    .map((def) => summarise(def, compareConfigs(def, pairs)))
+    .map((m) => ({ ...m, flaggedConfigs: m.configs.filter((c) => c.ratio !== null && c.flaggedA + c.flaggedB > 0).length }));
+  const cpuValues = [...new Set(pairs.map((p) => p.a[0].options.cpuMemGb).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
+  const models = [...new Set(pairs.map((p) => p.a[0].options.model).filter((v): v is string => typeof v === 'string'))].sort();
+  const users = [...new Set(pairs.map((p) => p.a[0].options.numUsers).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
+  const tput = metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s');
+  const notes: string[] = [];
+  if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
+  const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
+  if (oneTrial > 0) {
+    notes.push(
+      `${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown, so they stay out of each metric's geometric mean and verdict ` +
+        'where other configurations have 2 or more, and where none has, no side is named (run 3–5 trials)',
+    );
+  }
+  if (match === 'scenario') notes.push(...scenarioMatchNotes(ga, gb));
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    const left = leftOutOfMatched(side.trials, (k) => ga.has(k) && gb.has(k), keyOf);
+    if (left.length > 0) notes.push(`${name} (${side.label}): ${left.length} trial(s) of matched configurations left out, not complete (${describeLeftOut(left)}): only complete trials count`);
+  }
+  // Scenarios that ran one configuration are one measurement of it: matched as one row, under every name.
+  const pooled = pairs.filter((p) => scenariosOf([...p.a, ...p.b]).length > 1);
+  if (pooled.length > 0) {
+    const named = (p: MatchedPair): string => {
+      const [all, sa, sb] = [scenariosOf([...p.a, ...p.b]), scenariosOf(p.a), scenariosOf(p.b)].map((ids) => ids.join(' + '));
+      return sa === sb ? all : `${all} (A ${sa}, B ${sb})`;
+    };
+    const scenarios = new Set(pairs.flatMap((p) => scenariosOf([...p.a, ...p.b]))).size;
+    notes.push(
+      `${pooled.length} matched configuration(s) were run by several scenarios, whose trials count together in one row: ${pooled.map(named).join('; ')} ` +
+        `(${scenarios} scenarios, ${pairs.length} configurations)`,
+    );
+  }
+  for (const [name, side] of [['A', a], ['B', b]] as const) {
+    const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
+    if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
+  }
+  // The versions that measured the trials (the reference's, and imports from before it was kept, are unknown: left out).
+  const measuredBy = pairs.flatMap((p) => [...p.a, ...p.b]).flatMap((t) => (t.measuredByVersion === null ? [] : [t.measuredByVersion]));
+  for (const c of straddledChanges([...new Set(measuredBy)], metrics.map((m) => m.metric.key))) {
+    notes.push(`${c.metric} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two`);
+  }
+  // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a
+  // ceiling is a fair question), and the caution concerns every throughput of the trial, not one
+  // storage metric that could be left out. So they count, and the reader is told which and why.
+  const cautions = { a: sideCautions(pairs.flatMap((p) => p.a)), b: sideCautions(pairs.flatMap((p) => p.b)) };
+  const cautioned = [...cautionNotes('A', a.label, cautions.a), ...cautionNotes('B', b.label, cautions.b)];
+  if (cautioned.length > 0) {
+    notes.push(
+      ...cautioned,
+      'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive ' +
+        '(the flagged column counts the configurations they are in; --per-config shows them per configuration)',
+    );
+  }
+  for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
+    const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));
+    if (spread.length === 0) continue;
+    const drives = [...new Set(spread.flatMap(([, places]) => [...places.values()].map((ts) => placeLabel(ts[0]))))].sort();
+    notes.push(
+      `${name} (${side.label}) ran ${spread.length} matched configuration(s) on several drives (${drives.join('; ')}): each drive is compared on its own row, never pooled, ` +
+        'so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
+    );
+  }
+  return {
+    a: { label: a.label, id: a.id, trials: a.trials.length },
+    b: { label: b.label, id: b.id, trials: b.trials.length },
+    match,
+    matched: pairs.length,
+    unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
+    unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
+    method: COMPARISON_METHOD,
+    metrics,
+    byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
+    byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),
+    variance: users.map((u) => {
+      const cs = tput ? tput.configs.filter((c) => c.numUsers === u) : [];
+      return { users: u, configs: cs.length, medianCvA: median(cs.map((c) => c.cvA)), medianCvB: median(cs.map((c) => c.cvB)) };
+    }),
+    cautions,
+    notes,
+  };
+}
