@@ -62,6 +62,8 @@ export interface StartCliOptions {
   node?: string;
   /** In a process group of its own, which `hangUp` signals as a shell does its job's when the terminal goes. */
   ownProcessGroup?: boolean;
+  /** Another user to run as (test/support/unprivileged.ts): root passes every permission check. */
+  runAs?: { uid: number; gid: number } | null;
 }
 
 /** Starts `node bin/kvbench.js <args>`. */
@@ -73,6 +75,7 @@ export function startCli(args: readonly string[], opts: StartCliOptions): CliPro
     env: { ...cliEnv(), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: opts.ownProcessGroup ?? false,
+    ...(opts.runAs ?? {}),
   });
   if (child.pid === undefined) throw new Error(`could not start ${node} ${KVBENCH_BIN}`);
   let stdout = '';

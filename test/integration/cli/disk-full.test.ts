@@ -5,13 +5,18 @@
 //
 // The run must write after the disk is full, into space it has not freed itself: if it evicted an
 // entry first, the next write could land in the freed bytes and succeed. So its entries are small
-// (a one-layer model, at most ~6 MiB each), their number is bounded (--request-rate × --duration),
-// and their total stays well under the storage budget: nothing is ever evicted.
+// (a one-layer model, at most ~6 MiB each), the disk is filled after a handful of them (the
+// completions below, plus at most the 4 users' requests in flight), and the first write after that
+// ends the run: their total stays far under the storage budget, nothing is ever evicted (checked).
+//
+// Which path the run takes is decided by the test, not by the machine's speed: the disk is filled
+// once COMPLETED_BEFORE_FULL requests have completed in the measured window (partial results), or
+// during a long --warm-up, before the window can hold any (no results).
 //
 // Needs root (mount); skipped with a message otherwise.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, type TestContext } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type TestContext } from 'vitest';
 import {
   GIB,
   ONE_LAYER_BYTES_PER_TOKEN,
@@ -25,14 +30,28 @@ import {
   startCli,
   waitFor,
 } from './cli-harness.ts';
+import { ProgressLine } from '../../../src-main/cli/progress-line.ts';
+import { runCommand } from '../../../src-main/cli/run-command.ts';
 import { fillUntilFull, mountTmpfsOrSkip, unmountTmpfs } from '../../support/tmpfs.ts';
+import { runInProcess } from '../../unit/cli/in-process.ts';
 
 const TMPFS_SIZE = '640m';
 const STORAGE_CAPACITY_GIB = 0.58;
 const FILLER = 'filler.bin';
-/** At most 8 × 5 = 40 requests of ≤ 6.1 MiB each: 244 MiB, well under the 594 MiB budget. */
+/** Requests of ≤ 6.1 MiB each, at most 8 a second: a few dozen MiB before the disk fills, under the 594 MiB budget. */
 const REQUEST_RATE = 8;
-const DURATION_S = 5;
+/** Long enough for the completions below on a loaded machine; the run ends at the ENOSPC, soon after them. */
+const DURATION_S = 30;
+/** The disk is filled once this many requests have completed in the measured window. */
+const COMPLETED_BEFORE_FULL = 3;
+
+/** Entry files in the engine's run directories on `fsDir`. */
+function entryFiles(fsDir: string): number {
+  return fs
+    .readdirSync(fsDir)
+    .filter((n) => n.startsWith('kvbench-run-'))
+    .reduce((count, runDir) => count + fs.readdirSync(path.join(fsDir, runDir)).filter((n) => !n.startsWith('.')).length, 0);
+}
 
 let mountPoint: string | null = null;
 
@@ -73,13 +92,17 @@ describe('kvbench run on a filesystem that fills up', () => {
     expect(fs.readdirSync(fsDir)).toEqual([]);
   });
 
-  it('stops at ENOSPC mid-run with partial results (exit 3) and removes its files', async (ctx) => {
+  it('stops at ENOSPC after requests completed: partial results (exit 3), and removes its files', async (ctx) => {
     const fsDir = tmpfsOrSkip(ctx, TMPFS_SIZE);
     const tmp = makeTempDir();
     const output = path.join(tmp, 'results.json'); // not on the full filesystem
-    const cli = startCli(
-      [
-        'run',
+    // The CLI's front runs here, so its progress line can be watched (a pass-through spy: every event
+    // still reaches it); a pipe would show a progress line every 10 s only. The engine is the real
+    // child process, as from bin/kvbench.js.
+    const progress = vi.spyOn(ProgressLine.prototype, 'update');
+    let exited = false;
+    const run = runInProcess(() =>
+      runCommand([
         ...oneLayerRunFlags(tmp),
         '--disable-multi-turn',
         '--num-users', '4',
@@ -90,47 +113,62 @@ describe('kvbench run on a filesystem that fills up', () => {
         '--storage-capacity-gb', String(STORAGE_CAPACITY_GIB),
         '--seed', '1',
         '--output', output,
+      ]),
+    ).finally(() => (exited = true));
+    let fillerBytes = 0;
+    try {
+      // Once COMPLETED_BEFORE_FULL requests have completed in the window, another writer takes every free byte.
+      const completed = (): number => Math.max(0, ...progress.mock.calls.map(([p]) => (p.phase === 'running' ? p.requestsCompleted : 0)));
+      await waitFor(`${COMPLETED_BEFORE_FULL} requests to complete`, () => exited || completed() >= COMPLETED_BEFORE_FULL, 60_000);
+      if (!exited) fillerBytes = fillUntilFull(path.join(fsDir, FILLER));
+    } finally {
+      progress.mockRestore();
+    }
+
+    const r = await run;
+    const said = `exit ${r.code}\n--- stderr ---\n${r.stderr.slice(-3000)}`;
+    expect(fillerBytes, `the filesystem was filled while the run was still going\n${said}`).toBeGreaterThan(0);
+    expect(r.code, said).toBe(3);
+    expect(r.stderr).toContain('run is PARTIAL: disk full (ENOSPC)');
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('partial');
+    expect(res.kvbench.status_reason).toMatch(/disk full \(ENOSPC\)/);
+    expect(res.kvbench.status_reason).toContain(fsDir);
+    expect(res.requests_completed).toBeGreaterThanOrEqual(COMPLETED_BEFORE_FULL);
+    expect(res.kvbench.requests_failed).toBeGreaterThan(0);
+    expect(res.end_to_end_latencies).toHaveLength(res.requests_completed);
+    expect(res.kvbench.tiers.storage.budget_bytes).toBe(STORAGE_CAPACITY_GIB * GIB);
+    expect(res.kvbench.model.bytes_per_token).toBe(ONE_LAYER_BYTES_PER_TOKEN);
+    expect(res.kvbench.tier_bytes.storage.evicted_entries, 'the run freed space itself: the test no longer proves ENOSPC').toBe(0);
+
+    // Nothing of kvbench's left on the full filesystem: only the filler remains.
+    expect(fs.readdirSync(fsDir)).toEqual([FILLER]);
+  });
+
+  it('stops at ENOSPC before any request of the window completed (during --warm-up): DISK_FULL (exit 1), no results, and removes its files', async (ctx) => {
+    const fsDir = tmpfsOrSkip(ctx, TMPFS_SIZE);
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    // The window opens after a 60 s warm-up: the disk fills long before, so no measured request can
+    // have completed, whatever the machine's load.
+    const cli = startCli(
+      [
+        'run', ...oneLayerRunFlags(tmp), '--disable-multi-turn', '--num-users', '4', '--request-rate', String(REQUEST_RATE), '--duration', String(DURATION_S),
+        '--warm-up', '60', '--cpu-mem-gb', '0', '--cache-dir', fsDir, '--storage-capacity-gb', String(STORAGE_CAPACITY_GIB), '--seed', '1', '--output', output,
       ],
       { cwd: tmp },
     );
-
-    // Once the engine has written its first entries, another writer takes every free byte.
-    const entryFiles = (): number =>
-      fs
-        .readdirSync(fsDir)
-        .filter((n) => n.startsWith('kvbench-run-'))
-        .reduce((count, runDir) => count + fs.readdirSync(path.join(fsDir, runDir)).filter((n) => !n.startsWith('.')).length, 0);
     let exited = false;
     void cli.done.then(() => (exited = true));
-    await waitFor('the engine to write its first entry', () => exited || entryFiles() > 0);
-    await new Promise((r) => setTimeout(r, 1000)); // let a few requests complete first
+    await waitFor('the engine to write its first entry', () => exited || entryFiles(fsDir) > 0, 30_000);
     const fillerBytes = exited ? 0 : fillUntilFull(path.join(fsDir, FILLER));
 
     const r = await cli.done;
     expect(fillerBytes, `the filesystem was filled while the run was still going\n${explain(r)}`).toBeGreaterThan(0);
-    expect([1, 3], explain(r)).toContain(r.code);
-    expect(r.stderr).toMatch(/disk full|ENOSPC/i);
-
-    if (r.code === 3) {
-      // Some requests completed: partial results, saved.
-      expect(r.stderr).toContain('run is PARTIAL: disk full (ENOSPC)');
-      const res = readResults(output);
-      expect(res.kvbench.status).toBe('partial');
-      expect(res.kvbench.status_reason).toMatch(/disk full \(ENOSPC\)/);
-      expect(res.kvbench.status_reason).toContain(fsDir);
-      expect(res.requests_completed).toBeGreaterThan(0);
-      expect(res.kvbench.requests_failed).toBeGreaterThan(0);
-      expect(res.end_to_end_latencies).toHaveLength(res.requests_completed);
-      expect(res.kvbench.tiers.storage.budget_bytes).toBe(STORAGE_CAPACITY_GIB * GIB);
-      expect(res.kvbench.model.bytes_per_token).toBe(ONE_LAYER_BYTES_PER_TOKEN);
-      expect(res.kvbench.tier_bytes.storage.evicted_entries, 'the run freed space itself: the test no longer proves ENOSPC').toBe(0);
-    } else {
-      // ENOSPC before the first request completed: a clear DISK_FULL error, no results.
-      expect(r.stderr).toContain('DISK_FULL');
-      expect(fs.existsSync(output)).toBe(false);
-    }
-
-    // Nothing of kvbench's left on the full filesystem: only the filler remains.
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain('DISK_FULL');
+    expect(r.stderr).toMatch(/disk full \(ENOSPC\)/);
+    expect(fs.existsSync(output)).toBe(false);
     expect(fs.readdirSync(fsDir)).toEqual([FILLER]);
   });
 });

@@ -9,12 +9,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { buildStubLibcuda, hasCc } from '../../unit/gpu/stub-libcuda.ts';
+import { skippedBecause } from '../../support/skip.ts';
 import { explain, makeTempDir, readResults, removeTempDirs, runCli, runDirsIn } from './cli-harness.ts';
 
 const MiB = 1024 * 1024;
 const GIB = 1024 ** 3;
 
-describe.skipIf(!hasCc)('the GPU tier through the CLI, on a stub libcuda', () => {
+describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub libcuda: the GPU tier's CLI tests do not run"))('the GPU tier through the CLI, on a stub libcuda', () => {
   let env: Record<string, string>;
   let tmp: string;
 

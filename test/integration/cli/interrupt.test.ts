@@ -62,10 +62,11 @@ describe('kvbench run, interrupted', () => {
     expect(r.signal).toBeNull();
     expect(r.stderr).toMatch(/SIGINT: stopping; partial results will be written/);
     expect(r.stderr.match(/run is PARTIAL: .+/g), 'said once').toHaveLength(1);
-    expect(r.wallMs, 'stopped well before the planned 30 s').toBeLessThan(25_000);
 
     const res = readResults(output);
     expect(res.kvbench.status).toBe('partial');
+    // The signal closed the window, not the planned 30 s (said by the engine, not by a stopwatch).
+    expect(res.kvbench.measured_window.closed_by).toBe('cancel');
     expect(res.kvbench.status_reason).toEqual(expect.stringMatching(/\S/));
     expect(res.kvbench.status_reason).toMatch(/cancel|interrupt|SIGINT/i);
     expect(res.kvbench.elapsed_ns).toBeLessThan(30e9);
@@ -160,11 +161,10 @@ describe('kvbench run, interrupted', () => {
     );
     started.push(cli);
     await waitFor('the engine to wait for --start-at', () => cli.stderrSoFar().includes('for --start-at'));
-    const signalledAt = Date.now();
+    // The wait is cut short: otherwise it would outlast the test's timeout (--start-at is 300 s away).
     process.kill(cli.pid, 'SIGINT');
     const r = await cli.done;
     expect(r.code, explain(r)).toBe(130);
-    expect(Date.now() - signalledAt, 'the wait is cut short').toBeLessThan(10_000);
     const res = readResults(output);
     expect(res.kvbench.status).toBe('aborted');
     expect(res.kvbench.status_reason).toBe('cancelled before the measured window opened: interrupted by SIGINT');
@@ -223,7 +223,6 @@ describe('kvbench run, interrupted', () => {
     expect(r.code).not.toBeNull();
     expect(r.stderr).toContain('ENGINE_CRASHED');
     expect(r.stderr).toMatch(/engine process was killed by signal SIGKILL/);
-    expect(r.wallMs).toBeLessThan(25_000);
     expect(fs.existsSync(output), 'no results from a crashed run').toBe(false);
     expect(isAlive(enginePid)).toBe(false);
 

@@ -7,6 +7,7 @@ import type { ProbeResult } from '../../../src-main/engine/probe/probe-protocol.
 import { runProbeProcess } from '../../../src-main/cli/probe-command.ts';
 import { validateProbeOptions } from '../../../src-main/engine/probe/probe-options.ts';
 import { explain, hangUp, makeTempDir, removeTempDirs, runCli, sleepMs, startCli, waitFor } from '../cli/cli-harness.ts';
+import { skipBecause } from '../../support/skip.ts';
 
 afterEach(removeTempDirs);
 
@@ -17,7 +18,7 @@ function probeDirsIn(dir: string): string[] {
 }
 
 describe('kvbench probe', () => {
-  it('measures sequential direct writes then reads, writes JSON, and leaves the directory as it was', async () => {
+  it('measures sequential direct writes then reads, writes JSON, and leaves the directory as it was', async (ctx) => {
     const dir = makeTempDir();
     const target = path.join(dir, 'target');
     fs.mkdirSync(target);
@@ -40,17 +41,18 @@ describe('kvbench probe', () => {
       expect(phase.cpu_seconds_per_gb).toBeGreaterThanOrEqual(0);
     }
     expect(p.phases.write!.fdatasync_ns).toBeGreaterThanOrEqual(0);
-    if (p.direct_io && p.device !== null) {
-      // Direct reads all reach the device (other processes can only add to its counters).
-      expect(p.phases.read!.device_coverage!).toBeGreaterThanOrEqual(0.95);
-      if (p.phases.read!.process_read_coverage !== null) expect(p.phases.read!.process_read_coverage).toBeGreaterThanOrEqual(0.95);
-      expect(p.phases.read!.page_cache_suspected).toBe(false);
-    }
     if (p.device === null) expect(p.device_reason).toBeTruthy();
     expect(fs.readdirSync(target)).toEqual(['keep.txt']);
+    if (!p.direct_io || p.device === null) {
+      skipBecause(ctx, `the temp dir ${!p.direct_io ? 'refuses direct I/O' : `has no device counters (${p.device_reason})`}: the device's coverage of the probe's direct reads cannot be checked here`);
+    }
+    // Direct reads all reach the device (other processes can only add to its counters).
+    expect(p.phases.read!.device_coverage!).toBeGreaterThanOrEqual(0.95);
+    if (p.phases.read!.process_read_coverage !== null) expect(p.phases.read!.process_read_coverage).toBeGreaterThanOrEqual(0.95);
+    expect(p.phases.read!.page_cache_suspected).toBe(false);
   });
 
-  it('flags buffered reads the page cache served', async () => {
+  it('flags buffered reads the page cache served', async (ctx) => {
     const dir = makeTempDir();
     const r = await runCli(['probe', '--dir', dir, ...SMALL, '--direct-io', 'off', '--only', 'read', '--json'], { cwd: dir });
     expect(r.code, explain(r)).toBe(0);
@@ -58,14 +60,13 @@ describe('kvbench probe', () => {
     expect(p.direct_io).toBe(false);
     expect(p.phases.write).toBeUndefined();
     expect(p.warnings.join('\n')).toMatch(/page cache/);
+    expect(probeDirsIn(dir)).toEqual([]);
+    if (p.device === null) skipBecause(ctx, `the temp dir has no device counters (${p.device_reason}): the probe's page-cache flag cannot be checked here`);
     // The files were just written through the page cache: the probe made the device read (almost)
     // none of them. The device's own counters may show more: they include every process's reads.
-    if (p.device !== null) {
-      expect(p.phases.read!.page_cache_suspected).toBe(true);
-      if (p.phases.read!.process_read_coverage !== null) expect(p.phases.read!.process_read_coverage).toBeLessThan(0.95);
-      expect(p.phases.read!.page_cache_reason).toMatch(/buffered I\/O/);
-    }
-    expect(probeDirsIn(dir)).toEqual([]);
+    expect(p.phases.read!.page_cache_suspected).toBe(true);
+    if (p.phases.read!.process_read_coverage !== null) expect(p.phases.read!.process_read_coverage).toBeLessThan(0.95);
+    expect(p.phases.read!.page_cache_reason).toMatch(/buffered I\/O/);
   });
 
   it('says a RAM-backed directory (tmpfs) is memory: its reads are flagged, direct I/O or not', async (ctx) => {

@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli } from '../cli/cli-harness.ts';
-import { AZURE_CONV, HAVE_TRACES, MOONCAKE_CONVERSATION, conversation, writeBurst } from '../../unit/sources/helpers.ts';
+import { AZURE_CONV, HAVE_TRACES, MOONCAKE_CONVERSATION, NO_TRACES_WHY, conversation, writeBurst } from '../../unit/sources/helpers.ts';
+import { skippedBecause } from '../../support/skip.ts';
+
+const noTraces = skippedBecause(!HAVE_TRACES, `${NO_TRACES_WHY}: kvbench run on the real Mooncake and Azure traces does not run`);
 
 afterEach(removeTempDirs);
 
@@ -55,7 +58,7 @@ describe('kvbench run with each workload source', () => {
     expect(source).toMatchObject({ kind: 'burstgpt', format: 'burstgpt-csv', trace_requests: 20, pacing: { mode: 'unpaced' } });
   });
 
-  it.skipIf(!HAVE_TRACES)('Mooncake JSONL (detected): shared prefix blocks hit', async () => {
+  it.skipIf(noTraces)('Mooncake JSONL (detected): shared prefix blocks hit', async () => {
     const { results, source } = await run(makeTempDir(), ['--dataset-path', MOONCAKE_CONVERSATION, '--trace-speedup', '0', '--prefill-only'], 5);
     expect(source).toMatchObject({ kind: 'mooncake', format: 'mooncake-jsonl', trace_requests: 12_031 });
     const pb = results.kvbench.cache.prefix_blocks!;
@@ -63,7 +66,7 @@ describe('kvbench run with each workload source', () => {
     expect(pb.hits).toBeGreaterThan(0);
   });
 
-  it.skipIf(!HAVE_TRACES)('Azure LLM CSV (detected)', async () => {
+  it.skipIf(noTraces)('Azure LLM CSV (detected)', async () => {
     const { source } = await run(makeTempDir(), ['--dataset-path', AZURE_CONV, '--trace-speedup', '0']);
     expect(source).toMatchObject({ kind: 'azure', format: 'azure-llm-csv', trace_requests: 19_366 });
   });

@@ -79,6 +79,65 @@ describe('engine in a utility process', () => {
     }
   });
 
+  it('the real engine killed with SIGKILL mid-trial: that trial is recorded failed with the reason, its run directory removed, the next trial runs', { timeout: 120_000 }, async () => {
+    // No KVBENCH_ENGINE_MODULE: engine-process.ts runs the real benchmark, as in the app.
+    const fake = createFakeElectron();
+    const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);
+    const cacheDir = tempDir('kvb-utility-kill-');
+    const db = path.join(tempDir(), 'kvbench.db');
+    const store = openStore(db);
+    let killedPid: number | null = null;
+    let leftAfterFirst: string[] | null = null;
+    try {
+      const hw = fakeHardware();
+      const plan = planSuite(hw, { profile: 'smoke', cacheDir, trials: 2, scenarios: ['storage-only'], durationS: 3 });
+      const r = await runSuite(plan, {
+        store,
+        hardware: hw,
+        // Looked at before the next trial's engine starts (it would remove a dead engine's directory too).
+        onEvent: (e) => {
+          if (e.type === 'suite.trialFinished' && leftAfterFirst === null) leftAfterFirst = fs.readdirSync(cacheDir);
+        },
+        // The app's composition (main.ts): the host's startEngine over the utility-process transport.
+        startEngine: (options, opts) => {
+          const handle = startEngine(options, {
+            ...opts,
+            transport,
+            onProgress: (p) => {
+              opts.onProgress?.(p);
+              // Once the measured phase runs and the run directory carries its owner marker, as faults.test.ts does from outside.
+              if (killedPid === null && p.phase === 'running' && fs.readdirSync(cacheDir).some((n) => n.startsWith('kvbench-run-'))) {
+                killedPid = handle.pid!;
+                process.kill(killedPid, 'SIGKILL');
+              }
+            },
+          });
+          return handle;
+        },
+      });
+      expect(killedPid, 'the first trial was killed while it ran').not.toBeNull();
+      expect(fake.forked).toHaveLength(2);
+      expect(fake.forked[0].child.signalCode).toBe('SIGKILL');
+      expect(r.counts).toEqual({ complete: 1, partial: 0, failed: 1, aborted: 0 });
+      expect(r.trials.map((t) => t.status)).toEqual(['failed', 'complete']);
+      // Electron (and the fake) report an exit code, not the signal: the reason says the engine died
+      // before sending its result.
+      expect(r.trials[0].reason).toMatch(/^ENGINE_CRASHED: engine process exited with code \d+ before sending a result/);
+      const stored = store.listTrials({ order: 'asc' });
+      expect(stored.map((t) => [t.trialIndex, t.status])).toEqual([
+        [0, 'failed'],
+        [1, 'complete'],
+      ]);
+      expect(stored[0].statusReason).toBe(r.trials[0].reason);
+      // Nothing else lost: the second trial's results are stored in full.
+      expect(stored[1].metrics.requests_completed).toBeGreaterThan(0);
+      expect(leftAfterFirst, "the killed engine's run directory, removed by its pid when its trial ended").toEqual([]);
+      expect(fs.readdirSync(cacheDir)).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('kill() ends even an engine that cannot run its SIGTERM handler, and settles only once it has exited', { timeout: 30_000 }, async () => {
     const fake = createFakeElectron();
     const transport = utilityProcessTransport(fake.utilityProcess as never, ENGINE_ENTRY_FILE);

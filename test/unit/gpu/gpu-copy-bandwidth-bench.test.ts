@@ -9,11 +9,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildStubLibcuda, hasCc } from './stub-libcuda.ts';
+import { skippedBecause } from '../../support/skip.ts';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
 const bench = fileURLToPath(new URL('../../../bench/gpu-copy-bandwidth.ts', import.meta.url));
 
-describe.skipIf(!hasCc)('bench/gpu-copy-bandwidth.ts on the stub libcuda', () => {
+describe.skipIf(skippedBecause(!hasCc, 'no C compiler (cc) to build the stub libcuda: bench/gpu-copy-bandwidth.ts is not tested'))('bench/gpu-copy-bandwidth.ts on the stub libcuda', () => {
   let dir: string;
 
   beforeAll(() => {
@@ -108,7 +109,7 @@ describe.skipIf(!hasCc)('bench/gpu-copy-bandwidth.ts on the stub libcuda', () =>
     expect(bad.stderr).toMatch(/--copy-threads takes positive integers/);
   });
 
-  it.skipIf(!hasPython)('runs the real torch_pinned_copy.py (against a stand-in torch) and reads every number it prints', () => {
+  it.skipIf(skippedBecause(!hasPython, 'no python3: bench/torch_pinned_copy.py is not run'))('runs the real torch_pinned_copy.py (against a stand-in torch) and reads every number it prints', () => {
     const env = { PYTHONPATH: fileURLToPath(new URL('./fixtures/fake-torch', import.meta.url)), PYTHONDONTWRITEBYTECODE: '1' };
     const r = runBench('python3', env);
     expect(r.status, r.stderr + r.stdout).toBe(0);

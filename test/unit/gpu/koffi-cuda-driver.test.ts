@@ -19,6 +19,7 @@ import { CUDA_LIBRARY_ENV, DEFAULT_CUDA_LIBRARY, defaultCudaLibrary, loadCudaDri
 import { openGpuTier } from '../../../src-main/engine/tiers/gpu/open-gpu-tier.ts';
 import { probeCudaDriver } from '../../../src-main/hardware/gpu-driver.ts';
 import { buildStubLibcuda, hasCc } from './stub-libcuda.ts';
+import { skippedBecause } from '../../support/skip.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -90,7 +91,7 @@ function openStubTier(driver: CudaDriver): Promise<GpuTier> {
   });
 }
 
-describe.skipIf(!hasCc)('koffi CUDA driver against a stub libcuda (built with cc)', () => {
+describe.skipIf(skippedBecause(!hasCc, 'no C compiler (cc) to build the stub libcuda: the koffi CUDA driver is not tested against it'))('koffi CUDA driver against a stub libcuda (built with cc)', () => {
   let dir: string;
   let stubPath: string;
   let stub: {

@@ -13,6 +13,7 @@ import { detectHardware } from '../../../src-main/hardware/detect-hardware.ts';
 import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { runInProcess } from '../cli/in-process.ts';
+import { giveTo, runModuleAs, sourceUrl, unprivilegedOrSkip } from '../../support/unprivileged.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-cache-access-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -30,11 +31,14 @@ describe('cacheDirRefusal', () => {
     expect(cacheDirRefusal(path.join(file, 'sub'))).toEqual({ kind: 'not-a-directory', message: `${file} is a file, so the cache directory ${path.join(file, 'sub')} cannot be created in it` });
   });
 
-  it('a directory this user may not write (not root: root writes anywhere)', (ctx) => {
-    if (process.getuid?.() === 0) return ctx.skip('root passes every permission check');
+  it('a directory this user may not write (as nobody when the tests run as root: root writes anywhere)', (ctx) => {
+    const user = unprivilegedOrSkip(ctx);
     const locked = path.join(tmp, 'locked');
     fs.mkdirSync(locked, { mode: 0o555 });
-    expect(cacheDirRefusal(path.join(locked, 'kv'))).toEqual({ kind: 'denied', message: `${locked} is not writable by this user, so the cache directory ${path.join(locked, 'kv')} cannot be created in it` });
+    fs.chmodSync(tmp, 0o755); // mkdtemp's 0700 would refuse nobody the way in, not the write
+    giveTo(user, locked); // its own directory, and still not writable: mode 555
+    const refusal = runModuleAs(user, `import { cacheDirRefusal } from '${sourceUrl('src-main/hardware/cache-dir-access.ts')}'; console.log(JSON.stringify(cacheDirRefusal(process.argv[1])));`, [path.join(locked, 'kv')]);
+    expect(refusal).toEqual({ kind: 'denied', message: `${locked} is not writable by this user, so the cache directory ${path.join(locked, 'kv')} cannot be created in it` });
   });
 
   it('a file given as --cache-dir: hw, the advice and the plan say it is a file', async () => {

@@ -162,11 +162,35 @@ describe('bad dataset and trace files', () => {
   });
 
   describe('Azure', () => {
-    it('bad date-time and wrong columns', async () => {
-      expect((await refusal('a.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.97,10,2\n2023-11-16 18:17,10,2\n')).message).toMatch(
-        /, line 3: TIMESTAMP "2023-11-16 18:17" is not a date-time/,
-      );
-      expect((await refusal('a.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.97,10,x\n')).message).toMatch(/line 2: GeneratedTokens "x"/);
+    const AZ = 'TIMESTAMP,ContextTokens,GeneratedTokens';
+    const row1 = '2023-11-16 18:17:03.97,10,2';
+    it('bad date-time and wrong values', async () => {
+      expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:17,10,2\n`)).message).toMatch(/, line 3: TIMESTAMP "2023-11-16 18:17" is not a date-time/);
+      expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:17:04.97,,2\n`)).message).toMatch(/, line 3: ContextTokens "" is not a non-negative integer/);
+      expect((await refusal('a.csv', `${AZ}\n2023-11-16 18:17:03.97,10,x\n`)).message).toMatch(/line 2: GeneratedTokens "x"/);
+    });
+    it('a header missing a column is no Azure trace: refused, naming the header it would need', async () => {
+      const { message } = await refusal('a.csv', 'TIMESTAMP,ContextTokens\n2023-11-16 18:17:03.97,10\n');
+      expect(message).toMatch(/, line 1: unrecognised format \(first line "TIMESTAMP,ContextTokens"\)/);
+      expect(message).toContain(`Azure LLM inference trace CSV: header ${AZ}`);
+    });
+    it('a row with a field too many or too few', async () => {
+      expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:17:04.97,10,2,7\n`)).message).toMatch(/, line 3: expected 3 fields as in the header, found 4/);
+      expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:17:04.97,10\n`)).message).toMatch(/, line 3: expected 3 fields as in the header, found 2/);
+    });
+    it('truncated last row', async () => {
+      expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:1`)).message).toMatch(/, line 3: expected 3 fields as in the header, found 1 \(truncated or malformed row\?\)/);
+      expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:17:04.97,1`)).message).toMatch(/, line 3: expected 3 fields as in the header, found 2/);
+    });
+    it('an extra column in the header is read past: the columns are found by name, in any order', async () => {
+      const file = writeFile(tempDir(), 'a.csv', `GeneratedTokens,Note,ContextTokens,TIMESTAMP\n2,x,10,2023-11-16 18:17:03.97\n5,y,20,2023-11-16 18:17:04.97\n`);
+      const src = await createWorkloadSource(makeCtx({ datasetPath: file, replayCycles: 1 }));
+      expect(src.kind).toBe('azure');
+      const reqs = await takeAll(src);
+      expect(reqs.map((r) => [r.contextTokens, r.generationTokens])).toEqual([
+        [10, 2],
+        [20, 5],
+      ]);
     });
   });
 

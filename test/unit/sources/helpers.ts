@@ -17,6 +17,8 @@ export const MOONCAKE_SYNTHETIC = path.join(TRACES_DIR, 'mooncake_synthetic_trac
 export const AZURE_CONV = path.join(TRACES_DIR, 'azure_llm_2023_conv.csv');
 export const AZURE_CODE = path.join(TRACES_DIR, 'azure_llm_2023_code.csv');
 export const HAVE_TRACES = fs.existsSync(MOONCAKE_CONVERSATION) && fs.existsSync(AZURE_CONV);
+/** Why the real-trace tests are skipped when HAVE_TRACES is false (the traces are not part of the repository). */
+export const NO_TRACES_WHY = `the public traces are not at ${TRACES_DIR} (beside the checkout, not in it)`;
 
 export interface Logged {
   level: string;

@@ -12,6 +12,7 @@ import {
   HAVE_TRACES,
   MOONCAKE_CONVERSATION,
   MOONCAKE_SYNTHETIC,
+  NO_TRACES_WHY,
   makeCtx,
   removeTempDirs,
   takeAll,
@@ -19,8 +20,11 @@ import {
   writeBurst,
   writeFile,
 } from './helpers.ts';
+import { skippedBecause } from '../../support/skip.ts';
 
 afterEach(removeTempDirs);
+
+const noTraces = skippedBecause(!HAVE_TRACES, `${NO_TRACES_WHY}: the Azure and Mooncake replays of the real traces do not run`);
 
 describe('BurstGPT replay', () => {
   const rows: [number, number, number][] = [
@@ -152,7 +156,7 @@ describe('Azure LLM trace replay', () => {
     }
   });
 
-  it.skipIf(!HAVE_TRACES)('replays the real conversation trace: arrivals are offsets from the first request ÷ speedup', async () => {
+  it.skipIf(noTraces)('replays the real conversation trace: arrivals are offsets from the first request ÷ speedup', async () => {
     const src = await createWorkloadSource(makeCtx({ datasetPath: AZURE_CONV, traceSpeedup: 10, replayCycles: 1, disablePrefixCaching: true }));
     expect(src.kind).toBe('azure');
     const reqs = await takeAll(src);
@@ -171,13 +175,13 @@ describe('Azure LLM trace replay', () => {
     expect(reqs[reqs.length - 1].arrivalNs / 1e9).toBeCloseTo((d.trace_span_s as number) / 10, 3);
   });
 
-  it.skipIf(!HAVE_TRACES)('reads the code trace too', async () => {
+  it.skipIf(noTraces)('reads the code trace too', async () => {
     const src = await createWorkloadSource(makeCtx({ datasetPath: AZURE_CODE, traceSpeedup: 0, replayCycles: 1 }));
     expect((await takeAll(src)).length).toBe(8819);
   });
 });
 
-describe.skipIf(!HAVE_TRACES)('Mooncake trace replay', () => {
+describe.skipIf(noTraces)('Mooncake trace replay', () => {
   const firstRecords = (file: string, n: number) =>
     fs
       .readFileSync(file, 'utf8')

@@ -12,6 +12,7 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { StoreError } from '../../../src-main/store/store-error.ts';
 import { removeTempDirs, tempDir } from './fixtures.ts';
 import { copyWithPendingWal, seedStore } from './seed-store.ts';
+import { giveTo, runModuleAs, sourceUrl, unprivilegedOrSkip } from '../../support/unprivileged.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -99,19 +100,24 @@ describe('a database on read-only media', () => {
     expect(e.message).toMatch(/copy\.db cannot be read here \(SQLITE_\w+: .*\): its -wal file holds changes not yet in the database.*Copy the database together with its -wal file/);
   });
 
-  it('a read-only file in a writable directory: a read-write open is refused before the first write (unprivileged users only)', (ctx) => {
-    if (process.getuid?.() === 0) {
-      console.warn('skipped: root may write a mode 444 file; read-only media are covered above');
-      return ctx.skip();
-    }
+  it('a read-only file in a writable directory: a read-write open is refused before the first write (as nobody when the tests run as root)', (ctx) => {
+    // Root may write a mode 444 file: as root the open runs in a child as nobody, whose file it is.
+    const user = unprivilegedOrSkip(ctx);
     const dir = tempDir();
     const file = path.join(dir, 'kvbench.db');
     seedStore(file).close();
     fs.chmodSync(file, 0o444);
+    giveTo(user, dir, file);
     cleanups.push(() => fs.chmodSync(file, 0o644));
-    const e = storeError(() => openStore(file));
-    expect(e.code).toBe('DB_READ_ONLY');
-    expect(e.message).toMatch(/cannot be written \(SQLITE_READONLY/);
+    const e = runModuleAs(
+      user,
+      `import { openStore } from '${sourceUrl('src-main/store/open-store.ts')}';
+      try { openStore(process.argv[1]).close(); console.log(JSON.stringify({ opened: true })); }
+      catch (err) { console.log(JSON.stringify({ name: err.name, code: err.code, message: err.message })); }`,
+      [file],
+    );
+    expect(e).toMatchObject({ name: 'StoreError', code: 'DB_READ_ONLY' });
+    expect((e as StoreError).message).toMatch(/cannot be written \(SQLITE_READONLY/);
     // What SQLite made for the checks stays: only SQLite may remove it (read-only-companions.test.ts).
     expect(fs.readdirSync(dir).sort()).toEqual(['kvbench.db', 'kvbench.db-shm', 'kvbench.db-wal']);
     const ro = openStore(file, { readonly: true });

@@ -3,7 +3,7 @@
 // heartbeat) still run while such a backlog is served. Nothing here asserts a duration: each request
 // spins at least 1 ms only so that a slice is sure to run out before the backlog does.
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
 import { EventLoopSlice, withEventLoopTurns } from '../../../src-main/engine/workload/event-loop-slice.ts';
 import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts';
@@ -57,13 +57,27 @@ describe('trace-only tiers under a backlog', () => {
   });
 
   it('shares one pause among everyone who asks while it is pending, and none while the slice lasts', async () => {
-    const slice = new EventLoopSlice(20);
-    expect(slice.pauseIfDue()).toBeNull();
-    spinMs(25);
-    const pause = slice.pauseIfDue();
-    expect(pause).not.toBeNull();
-    expect(slice.pauseIfDue()).toBe(pause);
-    await pause;
-    expect(slice.pauseIfDue()).toBeNull(); // a new slice began when the pause ended
+    // The slice's clock is set by hand: on a loaded machine 20 ms can pass between any two lines, so
+    // the real clock would decide this test, not the slice's rule.
+    let nowMs = 1000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => nowMs);
+    try {
+      const slice = new EventLoopSlice(20);
+      nowMs += 19.9;
+      expect(slice.pauseIfDue()).toBeNull();
+      nowMs += 0.1;
+      const pause = slice.pauseIfDue();
+      expect(pause).not.toBeNull();
+      nowMs += 100;
+      expect(slice.pauseIfDue()).toBe(pause);
+      await pause;
+      expect(slice.pauseIfDue()).toBeNull(); // a new slice began when the pause ended
+      nowMs += 19.9;
+      expect(slice.pauseIfDue()).toBeNull();
+      nowMs += 0.1;
+      expect(slice.pauseIfDue()).not.toBeNull();
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
