@@ -82,7 +82,11 @@ export interface ChildRun {
  * `cgroup` when given: a shell writes its own pid into the cgroup, then execs the command, so the
  * command and everything it starts are throttled from their first I/O.
  */
-export async function runMeasured(cmd: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; cgroup?: ThrottleCgroup | null; deviceDir: string; cwd?: string }): Promise<ChildRun> {
+export async function runMeasured(
+  cmd: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; cgroup?: ThrottleCgroup | null; deviceDir: string; cwd?: string; watch?: (pid: number) => () => void },
+): Promise<ChildRun> {
   const sampler = DeviceStatsSampler.forDirectory(opts.deviceDir);
   const [file, argv] = opts.cgroup
     ? ['bash', ['-c', 'echo $BASHPID > "$0" && exec "$@"', opts.cgroup.procsFile, cmd, ...args]]
@@ -95,6 +99,8 @@ export async function runMeasured(cmd: string, args: readonly string[], opts: { 
   // jobs, kvbench's engine) before unmounting the device they use.
   const child = spawn(file as string, argv as string[], { env: opts.env ?? process.env, cwd: opts.cwd ?? REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const forget = whileRunning(`stop ${cmd} (pid ${child.pid})`, () => stopGroupAndWait(child.pid));
+  // Whatever else samples the run (bench/lib/device-window.ts) starts with the child and ends with it.
+  const unwatch = opts.watch && child.pid !== undefined ? opts.watch(child.pid) : () => {};
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -102,7 +108,7 @@ export async function runMeasured(cmd: string, args: readonly string[], opts: { 
   const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (c, s) => resolve({ code: c, signal: s }));
-  });
+  }).finally(unwatch);
   forget();
   const wallNs = Number(process.hrtime.bigint() - t0);
   const device = sampler.stop();

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { RunResults } from '../../src-shared/domain/results.ts';
-import { assessDevicePageCache, type DeviceStatsReport, type PageCacheAssessment } from '../../src-main/engine/metrics/device-stats.ts';
+import { DeviceTimeline, type WindowSample } from './device-window.ts';
 import { KVBENCH_BIN, nodeBin, runMeasured, type ChildRun } from './measure.ts';
 import type { ThrottleCgroup } from './targets.ts';
 
@@ -28,8 +28,23 @@ export interface KvbenchRun {
   tokensPerSec: number;
   decodeBytesRead: number;
   directIo: boolean;
-  pageCache: PageCacheAssessment;
+  /** The bench's own sample of the device over kvbench's measured window, with the coverages it gives. */
+  window: BenchWindow;
   lagP99Ns: number | null;
+}
+
+/**
+ * Device and engine-process bytes over kvbench's measured window, as this bench sampled them
+ * (bench/lib/device-window.ts), set against the storage tier's bytes. kvbench's own view of the same
+ * window (results.kvbench.device_io, judged by its assessDevicePageCache) is a separate, cross-checking column.
+ */
+export interface BenchWindow {
+  sample: WindowSample;
+  /** Device read bytes ÷ storage-tier read bytes (null: nothing read, or no device sample). */
+  readCoverage: number | null;
+  writeCoverage: number | null;
+  /** The engine process's own block-layer reads ÷ storage-tier read bytes: what other processes on the drive cannot inflate. */
+  engineReadCoverage: number | null;
 }
 
 /**
@@ -48,7 +63,16 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
   fs.rmSync(out, { force: true });
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
-  const run = await runMeasured(nodeBin(), [KVBENCH_BIN, 'run', ...args, '--output', out], { env, cgroup: opts.cgroup, deviceDir: opts.deviceDir });
+  const timeline = new DeviceTimeline(opts.deviceDir);
+  const run = await runMeasured(nodeBin(), [KVBENCH_BIN, 'run', ...args, '--output', out], {
+    env,
+    cgroup: opts.cgroup,
+    deviceDir: opts.deviceDir,
+    watch: (pid) => {
+      timeline.start(pid);
+      return () => timeline.stop();
+    },
+  });
   if (run.code !== 0 || !fs.existsSync(out)) {
     throw new Error(`kvbench run ${args.join(' ')} failed (exit ${run.code}, signal ${run.signal}):\n${run.stderr.slice(-3000)}`);
   }
@@ -59,6 +83,9 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
   const elapsedS = k.elapsed_ns / 1e9;
   const moved = s.read_bytes + s.write_bytes;
   const cpuSeconds = run.cpuUserS + run.cpuSystemS;
+  const w = k.measured_window;
+  const sample = timeline.window(w.started_unix_ns, w.started_unix_ns + w.elapsed_ns);
+  const per = (bytes: number | null, of: number): number | null => (bytes === null || of <= 0 ? null : bytes / of);
   return {
     run,
     results,
@@ -75,31 +102,16 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     tokensPerSec: results.summary?.avg_throughput_tokens_per_sec ?? 0,
     decodeBytesRead: k.primary.decode_bytes_read,
     directIo: k.tiers.storage.direct_io ?? false,
-    // kvbench's own device counters cover exactly its measured window (after any warm-up), so they
-    // give the coverage wherever it has them; this bench's sampler covers the whole process, warm-up
-    // and drain included (read against the window's bytes, a 15 s warm-up made a 20 s window's
-    // coverage 1.68). On the RAM-backed loop target kvbench flags every run as RAM (it is), whatever
-    // the loop device read: the bench judges the page cache from the window's counters alone.
-    pageCache: assessDevicePageCache({
-      engineReadBytes: s.read_bytes,
-      engineWriteBytes: s.write_bytes,
-      device: k.device_io?.available ? windowDeviceReport(k.device_io) : run.device,
-      directIo: k.tiers.storage.direct_io ?? false,
-    }),
+    // Over the window only: the whole run's bytes (warm-up and drain included) against the window's
+    // storage bytes made a 15 s warm-up's 20 s window read coverage 1.68.
+    window: {
+      sample,
+      readCoverage: per(sample.readBytes, s.read_bytes),
+      writeCoverage: per(sample.writeBytes, s.write_bytes),
+      engineReadCoverage: per(sample.engineReadBytes, s.read_bytes),
+    },
     lagP99Ns: k.engine_health?.event_loop_lag_ns?.p99 ?? null,
   };
-}
-
-type DeviceIoResults = NonNullable<RunResults['kvbench']['device_io']>;
-
-/**
- * kvbench's device counters of its window, as the sampler's report that assessDevicePageCache judges: the
- * same rule kvbench applies, without the RAM-backed flag it adds on top (the bench's RAM target is
- * RAM on purpose). Only the fields the assessment reads are filled.
- */
-function windowDeviceReport(d: DeviceIoResults): DeviceStatsReport {
-  const io = { device: d.device ?? 'unknown', readBytes: d.read_bytes ?? 0, writeBytes: d.write_bytes ?? 0, readIos: d.read_ios ?? 0, writeIos: d.write_ios ?? 0, ioBusyMs: 0, weightedIoMs: 0, flushes: d.flushes ?? 0, elapsedNs: 0 };
-  return { available: true, reason: null, device: null, io, parentIo: null, processReadBytes: d.process_read_bytes, processReason: null };
 }
 
 export interface FioSpec {

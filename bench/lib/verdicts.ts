@@ -58,3 +58,55 @@ export function lockHoldVerdict(rows: readonly LockHold[], busyTimeoutMs: number
     ],
   };
 }
+
+export type PageCacheMode = 'direct' | 'buffered' | 'buffered+reader';
+
+/** One kvbench run of page-cache-honesty: the bench's own coverages over kvbench's window, and kvbench's own flag. */
+export interface PageCacheRun {
+  mode: PageCacheMode;
+  /** The bench's device read bytes over the window ÷ storage-tier read bytes (null: not measured). */
+  readCoverage: number | null;
+  /** The engine process's block-layer reads, read by the bench from /proc/<pid>/io, ÷ storage-tier read bytes. */
+  engineReadCoverage: number | null;
+  kvbenchFlagged: boolean;
+  /** kvbench found the files in RAM (a loop device on tmpfs): it then flags every run, whatever the page cache did. */
+  ramBacked: boolean;
+}
+
+/** Direct I/O: the device the bench sampled read at least `min` of what the storage tier read, in every run. */
+export function directReadVerdict(runs: readonly PageCacheRun[], min: number): Verdict {
+  const direct = runs.filter((r) => r.mode === 'direct');
+  if (direct.length === 0) return { pass: false, line: 'MISS (no direct run measured)' };
+  const measured = direct.map((r) => r.readCoverage).filter((x): x is number => x !== null && Number.isFinite(x));
+  if (measured.length < direct.length) return { pass: false, line: `MISS (${direct.length - measured.length} of ${direct.length} direct runs without a device sample of the bench's own)` };
+  const low = Math.min(...measured);
+  return { pass: low >= min, line: `min ${f(low, 3)} over ${measured.length} runs → ${low >= min ? 'PASS' : 'MISS'} (target ≥ ${min})` };
+}
+
+/**
+ * Buffered I/O: every run the page cache served must be flagged by kvbench. Served, by the bench's
+ * own counts: the engine process read less than `min` of the storage tier's bytes from the block
+ * layer, or (without that count) the device did. A device count at or above `min` proves nothing (a
+ * reader beside it lifts it), so such a run without the engine's count cannot be judged: a MISS.
+ */
+export function bufferedFlagVerdict(runs: readonly PageCacheRun[], mode: Exclude<PageCacheMode, 'direct'>, min: number): Verdict {
+  // On a RAM-backed target kvbench's flag says "RAM" for every run: whether it would have caught the
+  // page cache cannot be seen there, so those runs are left out (and said so), never counted as caught.
+  const ram = runs.filter((r) => r.mode === mode && r.ramBacked).length;
+  const ramNote = ram > 0 ? ` (${ram} RAM-backed run${ram === 1 ? '' : 's'} left out: kvbench flags every run there as RAM)` : '';
+  const buffered = runs.filter((r) => r.mode === mode && !r.ramBacked);
+  if (buffered.length === 0) return { pass: false, line: `${mode}: MISS (no run measured where kvbench's page-cache flag can be seen)${ramNote}` };
+  const served = (r: PageCacheRun): boolean | null =>
+    r.engineReadCoverage !== null ? r.engineReadCoverage < min : r.readCoverage !== null && r.readCoverage < min ? true : null;
+  const unjudged = buffered.filter((r) => served(r) === null).length;
+  const missed = buffered.filter((r) => served(r) === true && !r.kvbenchFlagged).length;
+  const flagged = buffered.filter((r) => r.kvbenchFlagged).length;
+  const servedCount = buffered.filter((r) => served(r) === true).length;
+  const pass = missed === 0 && unjudged === 0;
+  return {
+    pass,
+    line:
+      `${mode}: served by the page cache (the bench's counts) in ${servedCount} of ${buffered.length} runs, flagged by kvbench in ${flagged}; ` +
+      `served but not flagged: ${missed}${unjudged > 0 ? `; not judged (no engine count, device count ≥ ${min}): ${unjudged}` : ''} → ${pass ? 'PASS' : 'MISS'}${ramNote}`,
+  };
+}

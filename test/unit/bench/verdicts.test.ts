@@ -1,7 +1,7 @@
 // The benches' verdicts against their fixed targets: a miss must read MISS (and make the bench exit
 // non-zero), never PASS because a median or a table looked fine.
 import { describe, expect, it } from 'vitest';
-import { lagP99Verdict, lockHoldVerdict } from '../../../bench/lib/verdicts.ts';
+import { bufferedFlagVerdict, directReadVerdict, lagP99Verdict, lockHoldVerdict, type PageCacheRun } from '../../../bench/lib/verdicts.ts';
 
 describe('many-users-lag: event-loop lag P99 against 20 ms', () => {
   it('passes only when every run is under the target', () => {
@@ -43,5 +43,50 @@ describe('import-lock-hold: the write lock grows linearly and stays under busy_t
 
   it('one file count cannot show growth: MISS', () => {
     expect(lockHoldVerdict([{ files: 400, longestHoldMs: 100 }], 10_000)).toEqual({ pass: false, lines: ['MISS (fewer than two file counts measured: no growth to judge)'] });
+  });
+});
+
+describe('page-cache-honesty: judged by the bench\'s own device and engine counts, never by kvbench\'s', () => {
+  const run = (over: Partial<PageCacheRun>): PageCacheRun => ({ mode: 'direct', readCoverage: 1.001, engineReadCoverage: 1.0, kvbenchFlagged: false, ramBacked: false, ...over });
+
+  it('direct I/O passes when the device the bench sampled read what the storage tier read', () => {
+    expect(directReadVerdict([run({}), run({ readCoverage: 0.97 })], 0.95)).toEqual({ pass: true, line: 'min 0.970 over 2 runs → PASS (target ≥ 0.95)' });
+  });
+
+  it("direct I/O misses when the bench's device read less, whatever kvbench says about itself (a wrong device, a wrong window)", () => {
+    expect(directReadVerdict([run({ readCoverage: 0.4, kvbenchFlagged: false })], 0.95)).toMatchObject({ pass: false, line: expect.stringMatching(/→ MISS/) });
+    expect(directReadVerdict([run({ readCoverage: null })], 0.95).line).toBe("MISS (1 of 1 direct runs without a device sample of the bench's own)");
+    expect(directReadVerdict([run({ mode: 'buffered' })], 0.95).line).toBe('MISS (no direct run measured)');
+  });
+
+  it('a buffered run the page cache served (by the engine count the bench read) must be flagged by kvbench', () => {
+    const servedFlagged = run({ mode: 'buffered', readCoverage: 0.01, engineReadCoverage: 0.0, kvbenchFlagged: true });
+    expect(bufferedFlagVerdict([servedFlagged], 'buffered', 0.95).pass).toBe(true);
+    const servedUnflagged = run({ mode: 'buffered', readCoverage: 0.01, engineReadCoverage: 0.0, kvbenchFlagged: false });
+    expect(bufferedFlagVerdict([servedFlagged, servedUnflagged], 'buffered', 0.95)).toEqual({
+      pass: false,
+      line: 'buffered: served by the page cache (the bench\'s counts) in 2 of 2 runs, flagged by kvbench in 1; served but not flagged: 1 → MISS',
+    });
+  });
+
+  it('beside another reader the device count proves nothing: the engine count decides, and without it the run is not judged', () => {
+    // The reader lifted the device to 3.4 × the tier's reads; the engine itself read nothing from the device.
+    const hidden = run({ mode: 'buffered+reader', readCoverage: 3.4, engineReadCoverage: 0.0, kvbenchFlagged: false });
+    expect(bufferedFlagVerdict([hidden], 'buffered+reader', 0.95).pass).toBe(false);
+    const unknown = run({ mode: 'buffered+reader', readCoverage: 3.4, engineReadCoverage: null, kvbenchFlagged: true });
+    expect(bufferedFlagVerdict([unknown], 'buffered+reader', 0.95).line).toMatch(/not judged \(no engine count, device count ≥ 0\.95\): 1 → MISS$/);
+    // Reads that really reached the device need no flag.
+    expect(bufferedFlagVerdict([run({ mode: 'buffered', readCoverage: 1.02, engineReadCoverage: 1.0 })], 'buffered', 0.95).pass).toBe(true);
+    expect(bufferedFlagVerdict([], 'buffered', 0.95).line).toBe("buffered: MISS (no run measured where kvbench's page-cache flag can be seen)");
+  });
+
+  it('on a RAM-backed target kvbench flags every run as RAM: such a flag is no proof it saw the page cache', () => {
+    const ram = run({ mode: 'buffered', readCoverage: 0.0, engineReadCoverage: 0.0, kvbenchFlagged: true, ramBacked: true });
+    expect(bufferedFlagVerdict([ram], 'buffered', 0.95)).toEqual({
+      pass: false,
+      line: "buffered: MISS (no run measured where kvbench's page-cache flag can be seen) (1 RAM-backed run left out: kvbench flags every run there as RAM)",
+    });
+    const disk = run({ mode: 'buffered', readCoverage: 0.0, engineReadCoverage: 0.0, kvbenchFlagged: true });
+    expect(bufferedFlagVerdict([ram, disk], 'buffered', 0.95)).toMatchObject({ pass: true, line: expect.stringMatching(/in 1 of 1 runs.*→ PASS \(1 RAM-backed run left out/) });
   });
 });
