@@ -137,7 +137,25 @@ export interface FioSpec {
    * the mix then follows from the device's read and write speeds. Pure reads or writes: the same.
    */
   layout?: 'mixed' | 'split';
+  /**
+   * Which files pure writes go to. laid-out (the default): the jobs' files, written once by
+   * layOutFioFiles before the measured run, which then overwrites blocks that are allocated and
+   * written. per-entry: what kvbench's storage tier does, a new file per entry: each job creates
+   * `fileBytes` files one after another (--create_on_open, --openfiles=1,
+   * --file_service_type=sequential, --fallocate=none), each opened O_CREAT, written chunk by chunk,
+   * fdatasynced after its last chunk (--fdatasync=<chunks per file>) and closed, so fio pays the same
+   * block allocation and new-file metadata writes per entry. Each job has `filesPerJob` names; once
+   * it has written them all it removes them and starts over (--loops, --unlink_each_loop), as
+   * kvbench evicts once its tier is full, and fio opens each loop with one extra fdatasync of the
+   * empty first file. Reads and mixes always use laid-out files (a read needs an existing file).
+   */
+  files?: 'laid-out' | 'per-entry';
+  /** per-entry only: file names per job (each fileBytes long), i.e. files written before fio removes and rewrites them. */
+  filesPerJob?: number;
 }
+
+/** Pure writes into a new file per entry (FioSpec.files). */
+export const isPerEntry = (spec: FioSpec): boolean => spec.files === 'per-entry' && spec.readPercent <= 0;
 
 /** Reader and writer jobs of a split layout: the mix's share of the jobs, at least one of each. */
 export function splitJobs(spec: Pick<FioSpec, 'jobs' | 'readPercent'>): { readers: number; writers: number } {
@@ -157,6 +175,8 @@ export interface FioRun {
   cpuSeconds: number;
   cpuSecondsPerGb: number;
   commandLine: string;
+  /** Milliseconds fio measured (ramp excluded): short of the runtime asked means it stopped early. */
+  runtimeMs: number;
 }
 
 /**
@@ -165,7 +185,13 @@ export interface FioRun {
  * (and the split layout's readers) use kvb.N.0, the split layout's writers kvbw.N.0.
  */
 function fioArgs(spec: FioSpec, extra: string[], global: string[] = [], jobName = 'kvb'): string[] {
-  const common = [`--directory=${spec.dir}`, '--direct=1', `--bs=${spec.blockBytes}`, `--ioengine=${spec.ioengine}`, `--size=${spec.fileBytes}`, '--group_reporting'];
+  const files = isPerEntry(spec)
+    ? [
+        `--filesize=${spec.fileBytes}`, `--nrfiles=${Math.max(1, spec.filesPerJob ?? 1)}`, '--openfiles=1', '--file_service_type=sequential',
+        '--create_on_open=1', '--fallocate=none', '--unlink=1', '--unlink_each_loop=1', '--loops=1000000',
+      ]
+    : [`--size=${spec.fileBytes}`];
+  const common = [`--directory=${spec.dir}`, '--direct=1', `--bs=${spec.blockBytes}`, `--ioengine=${spec.ioengine}`, ...files, '--group_reporting'];
   if (spec.ioengine === 'libaio') common.push(`--iodepth=${spec.iodepth ?? 1}`);
   const sync = spec.fdatasyncEvery > 0 && spec.readPercent < 100 ? [`--fdatasync=${spec.fdatasyncEvery}`] : [];
   if (isSplit(spec)) {
@@ -179,6 +205,8 @@ function fioArgs(spec: FioSpec, extra: string[], global: string[] = [], jobName 
 
 /** Writes the job files once, unmeasured, so the measured run neither lays them out nor pays for it. */
 export async function layOutFioFiles(spec: FioSpec, deviceDir: string): Promise<void> {
+  // A new file per entry: nothing exists before the run, as for kvbench.
+  if (isPerEntry(spec)) return;
   const files: { name: string; jobs: number }[] = [{ name: 'kvb', jobs: spec.jobs }];
   if (isSplit(spec)) files.push({ name: 'kvbw', jobs: splitJobs(spec).writers });
   for (const f of files) {
@@ -191,13 +219,15 @@ export async function layOutFioFiles(spec: FioSpec, deviceDir: string): Promise<
 export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: ThrottleCgroup | null }): Promise<FioRun> {
   const out = path.join(os.tmpdir(), `kvb-bench-fio-${process.pid}.json`);
   fs.rmSync(out, { force: true });
-  const global = ['--time_based', `--runtime=${spec.runtimeS}`];
+  // time_based would wrap around and overwrite the first file; per-entry jobs loop over new files
+  // instead (--loops), and --runtime stops them.
+  const global = isPerEntry(spec) ? [`--runtime=${spec.runtimeS}`] : ['--time_based', `--runtime=${spec.runtimeS}`];
   if (spec.rampS && spec.rampS > 0) global.push(`--ramp_time=${spec.rampS}`);
   const args = fioArgs(spec, ['--output-format=json', `--output=${out}`], global);
   const run = await runMeasured('fio', args, { deviceDir: opts.deviceDir, cgroup: opts.cgroup });
   if (run.code !== 0 || !fs.existsSync(out)) throw new Error(`fio ${args.join(' ')} failed (exit ${run.code}):\n${run.stderr.slice(-2000)}`);
   const j = JSON.parse(fs.readFileSync(out, 'utf8')) as {
-    jobs: Array<{ error: number; read: { io_bytes: number; bw_bytes: number }; write: { io_bytes: number; bw_bytes: number } }>;
+    jobs: Array<{ error: number; read: { io_bytes: number; bw_bytes: number; runtime: number }; write: { io_bytes: number; bw_bytes: number; runtime: number } }>;
   };
   fs.rmSync(out, { force: true });
   const job = j.jobs[0];
@@ -214,5 +244,6 @@ export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: 
     cpuSeconds,
     cpuSecondsPerGb: cpuPerGb(cpuSeconds, run, moved),
     commandLine: `fio ${args.filter((a) => !a.startsWith('--output')).join(' ')}`,
+    runtimeMs: Math.max(job.read.runtime ?? 0, job.write.runtime ?? 0),
   };
 }
