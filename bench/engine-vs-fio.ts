@@ -428,7 +428,7 @@ async function main(): Promise<void> {
       ]),
     ]),
   );
-  console.log('GB = 10^9 bytes. CPU-s/GB = user + system seconds of the whole process tree ÷ GB the device moved while it ran (both tools alike). dev read cov = device read bytes ÷ kvbench storage read bytes over kvbench\'s measured window, from this bench's own /proc/diskstats sample (never kvbench's counters).');
+  console.log('GB = 10^9 bytes. CPU-s/GB = user + system seconds of the whole process tree ÷ GB the device moved while it ran (both tools alike). dev read cov = device read bytes ÷ kvbench storage read bytes over kvbench\'s measured window, from this bench\'s own /proc/diskstats sample (never kvbench\'s counters).');
   if (values.json) fs.writeFileSync(values.json, `${JSON.stringify({ machine: machineLine(), summaries, raw }, null, 2)}\n`);
 }
 
