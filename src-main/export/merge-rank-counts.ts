@@ -2,12 +2,11 @@
 // The ranks keep these only as whole-window totals (their per-second timeline has bytes, tokens and
 // requests, nothing else), so the sums cover each rank's whole window, not the common one; the rates
 // derived here are ratios of those sums, never means of the ranks' own rates.
+import { TIER_NAMES, type TierName } from '../../src-shared/domain/tiers.ts';
 import { num, obj } from '../store/results-ingest.ts';
 
 type Obj = Record<string, unknown>;
 
-const TIERS = ['gpu', 'cpu', 'storage'] as const;
-type Tier = (typeof TIERS)[number];
 
 export interface MergedTierOps {
   read_ops: number | null;
@@ -30,7 +29,7 @@ export interface MergedCounts {
   multi_turn_misses: number | null;
   multi_turn_hit_rate: number | null;
   /** Each tier's operations and bytes (`kvbench.tier_bytes`: demotions count in both tiers, as in a rank's). */
-  tiers: Record<Tier, MergedTierOps>;
+  tiers: Record<TierName, MergedTierOps>;
 }
 
 /** The sum of `pick` over the ranks, or null when any rank lacks it: a sum of some ranks would understate the run. */
@@ -56,7 +55,7 @@ export function mergedCounts(ranks: readonly Obj[]): MergedCounts {
   const cacheMisses = sumOverRanks(ranks, (r) => cacheStats(r).cache_misses);
   const multiTurnHits = sumOverRanks(ranks, (r) => r.multi_turn_cache_hits);
   const multiTurnMisses = sumOverRanks(ranks, (r) => r.multi_turn_cache_misses);
-  const tierOps = (tier: Tier): MergedTierOps => {
+  const tierOps = (tier: TierName): MergedTierOps => {
     const field = (name: keyof MergedTierOps) => sumOverRanks(ranks, (r) => obj(obj(kv(r).tier_bytes)[tier])[name]);
     return { read_ops: field('read_ops'), write_ops: field('write_ops'), read_bytes: field('read_bytes'), write_bytes: field('write_bytes') };
   };
@@ -71,7 +70,7 @@ export function mergedCounts(ranks: readonly Obj[]): MergedCounts {
     multi_turn_hits: multiTurnHits,
     multi_turn_misses: multiTurnMisses,
     multi_turn_hit_rate: ratio(multiTurnHits, multiTurnMisses),
-    tiers: Object.fromEntries(TIERS.map((t) => [t, tierOps(t)])) as Record<Tier, MergedTierOps>,
+    tiers: Object.fromEntries(TIER_NAMES.map((t) => [t, tierOps(t)])) as Record<TierName, MergedTierOps>,
   };
 }
 

@@ -8,6 +8,7 @@
 // list's length is requests_completed; the top-level counts stay whole numbers). A key with no honest
 // aggregate is left out: per-class QoS percentiles (a rank keeps no histogram of them), the storage
 // device/host split (likewise), the pass/fail criteria, an autoscaler's steps.
+import { TIER_NAMES } from '../../src-shared/domain/tiers.ts';
 import path from 'node:path';
 import { GIB, type LatencySummaryNs } from '../../src-shared/domain/results.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
@@ -161,7 +162,7 @@ function percentilesMs(s: LatencySummaryNs | undefined): Record<string, number> 
 const SUMMED_CACHE_STATS = [
   'cache_hits', 'cache_misses', 'gpu_entries', 'cpu_entries', 'storage_entries', 'gpu_memory_used_gb', 'cpu_memory_used_gb',
   'offloads_cpu', 'offloads_storage', 'prefill_writes', 'decode_reads',
-  ...['gpu', 'cpu', 'storage'].flatMap((t) => [`tier_${t}_kv_bytes_written_gb`, `tier_${t}_kv_bytes_read_gb`]),
+  ...TIER_NAMES.flatMap((t) => [`tier_${t}_kv_bytes_written_gb`, `tier_${t}_kv_bytes_read_gb`]),
   'system_prompt_hits', 'common_phrase_hits', 'user_cache_hits', 'multi_turn_hits',
   'total_read_bytes', 'total_write_bytes', 'total_read_gb', 'total_write_gb', 'read_iops', 'write_iops',
   'storage_tokens_processed', 'prefill_bytes_written_gb', 'decode_bytes_read_gb',
@@ -188,7 +189,7 @@ function cacheStats(ranks: readonly Obj[], rates: CommonWindowAmounts, histogram
   out.tier_cpu_write_bandwidth_gbps = rates.cpu_write_bytes / GIB;
   out.tier_storage_read_bandwidth_gbps = rates.storage_read_bytes / GIB;
   out.tier_storage_write_bandwidth_gbps = rates.storage_write_bytes / GIB;
-  for (const tier of ['gpu', 'cpu', 'storage']) {
+  for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write']) {
       const s = histograms.get(`tier_${op}.${tier}`);
       if (s === undefined || s.count === 0) continue;

@@ -2,6 +2,7 @@
 // reference benchmark's versions), its status, the metrics of the catalogue, and the latency
 // histograms. One extractor for both formats, so a trial imported from the reference and one run by
 // the suite are measured by the same rulers (where the reference has the number at all).
+import { TIER_NAMES } from '../../src-shared/domain/tiers.ts';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
@@ -32,7 +33,6 @@ const fraction = z.number().min(0).max(1).nullish();
 const section = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape).nullish();
 const amounts = (keys: readonly string[]): Record<string, typeof amount> => Object.fromEntries(keys.map((k) => [k, amount]));
 
-const TIERS = ['gpu', 'cpu', 'storage'] as const;
 const OPS = ['read', 'write'] as const;
 const msPercentiles = section({ p50: amount, p95: amount, p99: amount });
 /** An HDR histogram that decodes: a damaged one stored would drop out of every pooled latency unseen. */
@@ -60,7 +60,7 @@ export const ResultsValuesSchema = z.looseObject({
     end_to_end_latency_ms: msPercentiles,
     storage_io_latency_ms: msPercentiles,
     cache_stats: section({
-      ...amounts(TIERS.flatMap((t) => OPS.flatMap((op) => [`${t}_${op}_p95_ms`, `tier_${t}_kv_bytes_${op === 'read' ? 'read' : 'written'}_gb`, `tier_${t}_${op}_bandwidth_gbps`]))),
+      ...amounts(TIER_NAMES.flatMap((t) => OPS.flatMap((op) => [`${t}_${op}_p95_ms`, `tier_${t}_kv_bytes_${op === 'read' ? 'read' : 'written'}_gb`, `tier_${t}_${op}_bandwidth_gbps`]))),
       ...amounts(OPS.flatMap((op) => [`nvme_${op}_p95_ms`, `storage_${op}_device_p95_ms`, `nvme_${op}_device_p95_ms`])),
       ...amounts(['decode_bytes_read_gb', 'prefill_bytes_written_gb', 'total_read_bytes', 'total_write_bytes']),
       cache_hit_rate: fraction,
@@ -72,7 +72,7 @@ export const ResultsValuesSchema = z.looseObject({
     elapsed_ns: amount,
     requests_failed: amount,
     latency: z.record(z.string(), latencyEntry).nullish(),
-    tier_bytes: section(Object.fromEntries(TIERS.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec']))]))),
+    tier_bytes: section(Object.fromEntries(TIER_NAMES.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec']))]))),
     primary: section({ decode_bytes_read: amount, prefill_bytes_written: amount }),
     tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish(), direct_io: z.boolean().nullish() }) }),
     device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount, flagged: z.boolean().nullish() }),
@@ -166,7 +166,7 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('e2e_p99_ms', num(e2e.p99));
   put('storage_io_per_request_p95_ms', num(obj(summary.storage_io_latency_ms).p95));
   put('queue_wait_p95_ms', latencyMs(lat.queue_wait));
-  for (const tier of ['gpu', 'cpu', 'storage'] as const) {
+  for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {
       // NEW names first, then the MID/OLD `nvme_*` names for the storage tier.
       put(`${tier}_${op}_p95_ms`, num(cs[`${tier}_${op}_p95_ms`]) ?? (tier === 'storage' ? num(cs[`nvme_${op}_p95_ms`]) : undefined) ?? latencyMs(obj(lat[`tier_${op}`])[tier]));

@@ -7,8 +7,9 @@
  * plain bytes and nanoseconds, with names that say exactly what they measure.
  */
 
+import type { TierName } from './tiers.ts';
+
 export type TrialStatus = 'complete' | 'partial' | 'failed' | 'aborted';
-export type TierKey = 'gpu' | 'cpu' | 'storage';
 
 export interface PercentilesMs {
   mean: number;
@@ -252,7 +253,7 @@ export interface KvbenchSection {
   model: { key: string; bytes_per_token: number; tensor_parallel: number; entry_bytes_per_token: number };
   tiers: { gpu: GpuTierDescription; cpu: CpuTierDescription; storage: StorageTierDescription };
   /** Per tier and direction, demotions included (a demotion is a read in one tier and a write in the next). */
-  tier_bytes: Record<TierKey, TierBytes>;
+  tier_bytes: Record<TierName, TierBytes>;
   device_io: DeviceIoSection;
   /** `--probe-result`: the storage tier against the device's probed limit; null without a probe. */
   efficiency: EfficiencySection | null;
@@ -295,11 +296,11 @@ export interface KvbenchSection {
     generation: LatencySummaryNs;
     prefill: LatencySummaryNs;
     decode: LatencySummaryNs;
-    tier_read: Partial<Record<TierKey, LatencySummaryNs>>;
-    tier_write: Partial<Record<TierKey, LatencySummaryNs>>;
+    tier_read: Partial<Record<TierName, LatencySummaryNs>>;
+    tier_write: Partial<Record<TierName, LatencySummaryNs>>;
     /** Per-operation latency divided by MiB moved (ns per MiB): compares drives across entry sizes. */
-    tier_read_ns_per_mib: Partial<Record<TierKey, LatencySummaryNs>>;
-    tier_write_ns_per_mib: Partial<Record<TierKey, LatencySummaryNs>>;
+    tier_read_ns_per_mib: Partial<Record<TierName, LatencySummaryNs>>;
+    tier_write_ns_per_mib: Partial<Record<TierName, LatencySummaryNs>>;
     demotion: Record<string, LatencySummaryNs>;
   };
   demotions: Record<string, { count: number; bytes: number }>;
@@ -324,7 +325,7 @@ export interface KvbenchSection {
     /** Shared prefix blocks of a replayed trace (Mooncake hash IDs): reuse shows as hits and bytes. */
     prefix_blocks: { hits: number; misses: number; hit_rate: number; bytes_reused: number } | null;
   };
-  verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierKey; offset_bytes: number }[] };
+  verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierName; offset_bytes: number }[] };
   queue: { max_depth: number };
   /** Keys of the --config tuning sections this build accepted but does not act on. */
   config_keys_not_applied: string[];

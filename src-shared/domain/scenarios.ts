@@ -8,6 +8,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { z } from 'zod';
+import type { TierName } from './tiers.ts';
 import { LogLevelSchema, ProgressEventSchema, RUN_STATUSES } from '../engine-protocol.ts';
 
 export const NINE_SCENARIO_IDS = [
@@ -31,7 +32,6 @@ export const IMPORTED_SCENARIO_ID = 'imported';
 /** A `kvbench merge` result imported without a scenario: the ranks of one multi-host run, as one trial. */
 export const MULTI_HOST_SCENARIO_ID = 'multi-host';
 
-export type TierName = 'gpu' | 'cpu' | 'storage';
 
 export interface ScenarioDefinition {
   id: ScenarioId;

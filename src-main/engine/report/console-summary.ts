@@ -9,6 +9,7 @@
  * in bytes and nanoseconds, with units named on every line.
  */
 
+import { TIER_NAMES, type TierName } from '../../../src-shared/domain/tiers.ts';
 import type {
   GpuTierDescription,
   KvbenchSection,
@@ -20,7 +21,6 @@ import type {
   StorageHealthCriterion,
   TierBytes,
   TierDescription,
-  TierKey,
 } from '../../../src-shared/domain/results.ts';
 import {
   BYTES_PER_MIB,
@@ -63,8 +63,7 @@ const RULE_EQ = '='.repeat(80);
 const PASS_SYMBOL = '[OK]';
 const FAIL_SYMBOL = '[X]';
 const MAX_VERIFICATION_FAILURES_SHOWN = 5;
-const TIER_KEYS: readonly TierKey[] = ['gpu', 'cpu', 'storage'];
-const TIER_LABELS: Record<TierKey, string> = { gpu: 'GPU', cpu: 'CPU', storage: 'Storage' };
+const TIER_LABELS: Record<TierName, string> = { gpu: 'GPU', cpu: 'CPU', storage: 'Storage' };
 
 export const KVBENCH_SECTION_HEADING = '### KVBENCH MEASUREMENTS (bytes and ns; GiB = 1024^3, GB = 10^9) ###';
 export const NO_REQUESTS_MESSAGE = 'No requests completed during benchmark!';
@@ -182,7 +181,7 @@ function printReferenceSections(
   p(`  Storage Entries: ${pyStr(cs.storage_entries)}`);
 
   heading('### TIER-SPECIFIC KV BYTES ###');
-  for (const tier of TIER_KEYS) {
+  for (const tier of TIER_NAMES) {
     for (const [dir, label] of [
       ['written', 'Written'],
       ['read', 'Read'],
@@ -193,7 +192,7 @@ function printReferenceSections(
   }
 
   heading('### STORAGE KV BANDWIDTH ###');
-  for (const tier of TIER_KEYS) {
+  for (const tier of TIER_NAMES) {
     const readBw = num(cs, `tier_${tier}_read_bandwidth_gbps`) ?? 0;
     const writeBw = num(cs, `tier_${tier}_write_bandwidth_gbps`) ?? 0;
     if (readBw > 0) p(`  ${TIER_LABELS[tier]} KV Read Bandwidth: ${formatFixedPy(readBw, 2)} GB/s`);
@@ -201,7 +200,7 @@ function printReferenceSections(
   }
 
   heading('### TIER-SPECIFIC LATENCIES (Total = Host + Device) ###');
-  for (const tier of TIER_KEYS) {
+  for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {
       const v = num(cs, `${tier}_${op}_p95_ms`);
       if (v !== undefined) p(`  ${TIER_LABELS[tier]} ${titleCase(op)} P95 (Total): ${formatMs(v)}`);
@@ -336,7 +335,7 @@ function printBlockSizes(
   }
   let entries = 0;
   let usedBytes = 0;
-  for (const tier of TIER_KEYS) {
+  for (const tier of TIER_NAMES) {
     const tb = kv.tier_bytes?.[tier];
     if (!tb) continue;
     entries += tb.entries_at_end;
@@ -430,7 +429,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
 
   p();
   p('  Tier bytes (reads and writes include demotions; rates = bytes / measured wall-clock, GB/s = 10^9 B/s):');
-  for (const tier of TIER_KEYS) {
+  for (const tier of TIER_NAMES) {
     const desc = kv.tiers[tier];
     const tb = kv.tier_bytes?.[tier];
     if (!desc.present && (!tb || (tb.read_bytes === 0 && tb.write_bytes === 0))) {
@@ -479,7 +478,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   p(`    End-to-end:              ${p50p95(lat.end_to_end)}`);
   p(`    Queue wait:              ${p50p95(lat.queue_wait)}`);
   p(`    Storage I/O per request: ${p50p95(lat.storage_io_per_request)}`);
-  for (const tier of TIER_KEYS) {
+  for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {
       const perOp = op === 'read' ? lat.tier_read?.[tier] : lat.tier_write?.[tier];
       const perMiB = op === 'read' ? lat.tier_read_ns_per_mib?.[tier] : lat.tier_write_ns_per_mib?.[tier];

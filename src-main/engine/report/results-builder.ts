@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { ModelSpec } from '../../../src-shared/domain/models.ts';
+import { TIER_NAMES, type TierName } from '../../../src-shared/domain/tiers.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 import { entryBytes } from '../../../src-shared/domain/models.ts';
@@ -16,7 +17,6 @@ import {
   type StorageHealth,
   type StorageHealthCriterion,
   type TierBytes,
-  type TierKey,
   type TimelinePoint,
   type TrialStatus,
 } from '../../../src-shared/domain/results.ts';
@@ -31,7 +31,6 @@ import type { GpuTierReport } from '../tiers/gpu/gpu-tier.ts';
 import type { VerifyFailure } from '../workload/request-processor.ts';
 import { efficiencySection, type ProbeFileLimits } from './probe-limits.ts';
 
-const TIERS: TierKey[] = ['gpu', 'cpu', 'storage'];
 const PCTS = [
   ['p50', 50],
   ['p95', 95],
@@ -196,7 +195,7 @@ export function storageHealth(
   };
 }
 
-function tierBytes(f: RunFacts, tier: TierKey, elapsedS: number): TierBytes {
+function tierBytes(f: RunFacts, tier: TierName, elapsedS: number): TierBytes {
   const st = f.cache.tierStats.get(tier);
   const usage = f.cache.usage().find((u) => u.name === tier);
   const perSec = (b: number): number => (elapsedS > 0 ? b / elapsedS : 0);
@@ -217,7 +216,7 @@ function tierBytes(f: RunFacts, tier: TierKey, elapsedS: number): TierBytes {
 }
 
 /** Entries demoted into `tier` from any tier above it. */
-function demotionsInto(c: RunFacts['cache'], tier: TierKey): number {
+function demotionsInto(c: RunFacts['cache'], tier: TierName): number {
   let n = 0;
   for (const d of c.demotions.values()) if (d.to === tier) n += d.count;
   return n;
@@ -227,8 +226,8 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
   const c = f.cache;
   const rec = f.recorder;
   const usage = new Map(c.usage().map((u) => [u.name, u]));
-  const st = (t: TierKey) => c.tierStats.get(t);
-  const bytesOf = (t: TierKey, dir: 'read' | 'write'): number => st(t)?.[dir].bytes ?? 0;
+  const st = (t: TierName) => c.tierStats.get(t);
+  const bytesOf = (t: TierName, dir: 'read' | 'write'): number => st(t)?.[dir].bytes ?? 0;
   const accesses = c.hits.hits + c.hits.misses;
   const cs: Record<string, unknown> = {
     cache_hit_rate: accesses > 0 ? c.hits.hits / accesses : 0,
@@ -246,9 +245,9 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
     decode_reads: rec.decodeReads,
   };
   // kvbench counts demotions in both tiers' bytes (the reference leaves them out): documented fix.
-  for (const t of TIERS) cs[`tier_${t}_kv_bytes_written_gb`] = bytesOf(t, 'write') / GIB;
-  for (const t of TIERS) cs[`tier_${t}_kv_bytes_read_gb`] = bytesOf(t, 'read') / GIB;
-  for (const t of TIERS) {
+  for (const t of TIER_NAMES) cs[`tier_${t}_kv_bytes_written_gb`] = bytesOf(t, 'write') / GIB;
+  for (const t of TIER_NAMES) cs[`tier_${t}_kv_bytes_read_gb`] = bytesOf(t, 'read') / GIB;
+  for (const t of TIER_NAMES) {
     cs[`tier_${t}_read_bandwidth_gbps`] = elapsedS > 0 ? bytesOf(t, 'read') / GIB / elapsedS : 0;
     cs[`tier_${t}_write_bandwidth_gbps`] = elapsedS > 0 ? bytesOf(t, 'write') / GIB / elapsedS : 0;
   }
@@ -259,7 +258,7 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
   // The reference's totals are request-level (hits read, entries written): moves between tiers are
   // in the tier_* keys above and in kvbench.demotions / promotions, not here.
   const requestLevel = (dir: 'read' | 'write', field: 'bytes' | 'ops'): number =>
-    TIERS.reduce((n, t) => {
+    TIER_NAMES.reduce((n, t) => {
       const d = st(t)?.[dir];
       return n + (d ? (field === 'bytes' ? d.bytes - d.movedBytes : d.ops - d.movedOps) : 0);
     }, 0);
@@ -277,7 +276,7 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
   // The older reference's phase keys, which the seeds' analysis calls primary.
   cs.prefill_bytes_written_gb = rec.prefillBytesWritten / GIB;
   cs.decode_bytes_read_gb = rec.decodeBytesRead / GIB;
-  for (const t of TIERS) {
+  for (const t of TIER_NAMES) {
     const s = st(t);
     if (!s) continue;
     tierPercentileKeys(`${t}_read`, s.read.latency, cs);
@@ -315,9 +314,9 @@ export function qosMetrics(recorder: RunRecorder): RunSummary['qos_metrics'] {
   return out;
 }
 
-function tierLatencies(f: RunFacts, pick: (d: { read: DirectionStats; write: DirectionStats }) => LatencyHistogram): Partial<Record<TierKey, LatencySummaryNs>> {
-  const out: Partial<Record<TierKey, LatencySummaryNs>> = {};
-  for (const t of TIERS) {
+function tierLatencies(f: RunFacts, pick: (d: { read: DirectionStats; write: DirectionStats }) => LatencyHistogram): Partial<Record<TierName, LatencySummaryNs>> {
+  const out: Partial<Record<TierName, LatencySummaryNs>> = {};
+  for (const t of TIER_NAMES) {
     const s = f.cache.tierStats.get(t);
     if (s && pick(s).count > 0) out[t] = latencySummaryNs(pick(s));
   }
@@ -442,7 +441,7 @@ function lookupCounts<T extends object>(hits: number, misses: number, extra: T):
 
 function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
   const rec = f.recorder;
-  const tb = Object.fromEntries(TIERS.map((t) => [t, tierBytes(f, t, elapsedS)])) as Record<TierKey, TierBytes>;
+  const tb = Object.fromEntries(TIER_NAMES.map((t) => [t, tierBytes(f, t, elapsedS)])) as Record<TierName, TierBytes>;
   const deviceIo = deviceIoSection(f, tb.storage);
   const demotion: Record<string, LatencySummaryNs> = {};
   const demotions: Record<string, { count: number; bytes: number }> = {};

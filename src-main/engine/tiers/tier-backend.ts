@@ -1,7 +1,8 @@
 /** The contract every KV-cache tier (GPU, CPU RAM, storage) implements for the multi-tier cache. */
 import type { ChunkSink, ChunkSource, ChunkView, IoTiming } from '../io/entry-file-store.ts';
+import type { TierName } from '../../../src-shared/domain/tiers.ts';
 
-export type TierName = 'gpu' | 'cpu' | 'storage';
+export type { TierName };
 
 export interface EntryRef {
   key: string;
