@@ -2,6 +2,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { WorkloadGenerateParamsSchema, type WorkloadGenerateParams } from '../../src-shared/domain/workload-file.ts';
 import { generateWorkload, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS, type WarmupRepeats } from '../engine/workload/sources/workload-file.ts';
+import { argparseInvalidValue } from '../util/number-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { intFlag, numberFlag, type NumericFlagOptions } from './command-args.ts';
 
@@ -104,7 +105,7 @@ export function parseWorkloadGenerateArgs(argv: readonly string[], cwd = process
     // The reference's argparse `type=int` / `type=float`: Python's spelling and argparse's refusal
     // (finite numbers only, see number-text.ts), one line per bad value. Ranges are the schema's below.
     const type = def.kind === 'float' ? 'float' : 'int';
-    const options: NumericFlagOptions = { syntax: 'python', refusal: (text) => `argument ${def.flag}: invalid ${type} value: '${text}'` };
+    const options: NumericFlagOptions = { syntax: 'python', refusal: (text) => argparseInvalidValue(def.flag, type, text) };
     const read = def.kind === 'float' ? numberFlag : intFlag;
     const nums = values.map((v) => read(def.flag, v, errors, options));
     if (nums.some((n) => n === undefined)) continue;

@@ -39,3 +39,8 @@ export function numberText(kind: NumberKind, syntax: NumberSyntax = 'plain', val
     .transform((s) => Number(s.replaceAll('_', '')))
     .pipe(value);
 }
+
+/** argparse's refusal of a `type=int` / `type=float` value, for the commands that mirror a reference script. */
+export function argparseInvalidValue(flag: string, type: 'int' | 'float', text: string): string {
+  return `argument ${flag}: invalid ${type} value: '${text}'`;
+}
