@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { splitList } from '../export/selection.ts';
+import { numberText, type NumberKind, type NumberSyntax } from '../util/number-text.ts';
 
 /**
  * Parses a command's flags the way every kvbench command does: an invalid flag prints the message and
@@ -52,10 +53,13 @@ export interface FlagRange {
   what?: string;
 }
 
-// The number as typed, before Number() reads it: Number() alone takes '' and ' ' as 0, '0x10' as 16
-// and '1e3' as a whole number, so `--limit ''` meant "no limit" and `--suite 0x1` suite 1.
-const INTEGER_TEXT = /^[+-]?\d+$/;
-const DECIMAL_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** A numeric flag's range, and how it is spelled and refused where a command mirrors another tool. */
+export interface NumericFlagOptions extends FlagRange {
+  /** 'python' also takes what Python's int()/float() take (see number-text.ts); default 'plain'. */
+  syntax?: NumberSyntax;
+  /** The whole refusal, for the text as typed (e.g. argparse's "argument --seed: invalid int value: 'x'"). */
+  refusal?: (text: string) => string;
+}
 
 function rangeText(range: FlagRange): string {
   const low = range.above !== undefined ? `> ${range.above}` : range.min !== undefined ? `≥ ${range.min}` : null;
@@ -65,47 +69,42 @@ function rangeText(range: FlagRange): string {
   return range.max !== undefined ? ` ≤ ${range.max}` : '';
 }
 
-function numericFlag(kind: 'integer' | 'decimal', flag: string, text: string | undefined, errors: string[], range: FlagRange): number | undefined {
+function numericFlag(kind: NumberKind, flag: string, text: string | undefined, errors: string[], options: NumericFlagOptions): number | undefined {
   if (text === undefined) return undefined;
   let value = kind === 'integer' ? z.number().int() : z.number();
-  if (range.min !== undefined) value = value.min(range.min);
-  if (range.above !== undefined) value = value.gt(range.above);
-  if (range.max !== undefined) value = value.max(range.max);
-  const parsed = z
-    .string()
-    .regex(kind === 'integer' ? INTEGER_TEXT : DECIMAL_TEXT)
-    .transform(Number)
-    .pipe(value)
-    .safeParse(text);
+  if (options.min !== undefined) value = value.min(options.min);
+  if (options.above !== undefined) value = value.gt(options.above);
+  if (options.max !== undefined) value = value.max(options.max);
+  const parsed = numberText(kind, options.syntax, value).safeParse(text);
   if (parsed.success) return parsed.data;
-  errors.push(`${flag} takes ${range.what ?? `${kind === 'integer' ? 'a whole number' : 'a number'}${rangeText(range)}`}, got '${text}'`);
+  errors.push(options.refusal?.(text) ?? `${flag} takes ${options.what ?? `${kind === 'integer' ? 'a whole number' : 'a number'}${rangeText(options)}`}, got '${text}'`);
   return undefined;
 }
 
 /**
- * A whole-number flag (or positional) in decimal digits, within `range`: its value, or undefined when
- * not given or refused (the refusal, naming the flag, is pushed to `errors`).
+ * A whole-number flag (or positional) in decimal digits, within the options' range: its value, or
+ * undefined when not given or refused (the refusal, naming the flag, is pushed to `errors`).
  */
-export function intFlag(flag: string, text: string | undefined, errors: string[], range: FlagRange = {}): number | undefined {
-  return numericFlag('integer', flag, text, errors, range);
+export function intFlag(flag: string, text: string | undefined, errors: string[], options: NumericFlagOptions = {}): number | undefined {
+  return numericFlag('integer', flag, text, errors, options);
 }
 
-/** A decimal number flag (2, 0.5, .5, 1e3; no hex, blanks or Infinity), as intFlag. */
-export function numberFlag(flag: string, text: string | undefined, errors: string[], range: FlagRange = {}): number | undefined {
-  return numericFlag('decimal', flag, text, errors, range);
+/** A decimal number flag (2, 0.5, .5, 1e3; no hex or Infinity, no blanks unless `syntax: 'python'`), as intFlag. */
+export function numberFlag(flag: string, text: string | undefined, errors: string[], options: NumericFlagOptions = {}): number | undefined {
+  return numericFlag('decimal', flag, text, errors, options);
 }
 
 /**
  * A list of whole numbers (`--suite 3,4` or `--suite 3 --suite 4`): undefined when not given. Given
  * but empty is refused, not read as "no filter" (`--suite ''` listed every suite's trials).
  */
-export function intListFlag(flag: string, values: readonly string[] | string | undefined, errors: string[], range: FlagRange = {}): number[] | undefined {
+export function intListFlag(flag: string, values: readonly string[] | string | undefined, errors: string[], options: NumericFlagOptions = {}): number[] | undefined {
   if (values === undefined) return undefined;
   const items = splitList(values);
   if (items === undefined) {
     errors.push(`${flag} takes whole numbers (comma-separated), got '${[values].flat().join(',')}'`);
     return undefined;
   }
-  const out = items.map((item) => intFlag(flag, item, errors, range));
+  const out = items.map((item) => intFlag(flag, item, errors, options));
   return out.every((n) => n !== undefined) ? out : undefined;
 }

@@ -2,7 +2,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { WorkloadGenerateParamsSchema, type WorkloadGenerateParams } from '../../src-shared/domain/workload-file.ts';
 import { generateWorkload, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS, type WarmupRepeats } from '../engine/workload/sources/workload-file.ts';
+import { argparseInvalidValue } from '../util/number-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { intFlag, numberFlag, type NumericFlagOptions } from './command-args.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -100,12 +102,13 @@ export function parseWorkloadGenerateArgs(argv: readonly string[], cwd = process
       raw[def.key] = path.resolve(cwd, values[0]);
       continue;
     }
-    const nums = values.map(Number);
-    const bad = values.filter((v, k) => v.trim() === '' || !Number.isFinite(nums[k]) || (def.kind !== 'float' && !Number.isInteger(nums[k])));
-    if (bad.length > 0) {
-      errors.push(`argument ${def.flag}: invalid ${def.kind === 'float' ? 'number' : 'int'} value: '${bad[0]}'`);
-      continue;
-    }
+    // The reference's argparse `type=int` / `type=float`: Python's spelling and argparse's refusal
+    // (finite numbers only, see number-text.ts), one line per bad value. Ranges are the schema's below.
+    const type = def.kind === 'float' ? 'float' : 'int';
+    const options: NumericFlagOptions = { syntax: 'python', refusal: (text) => argparseInvalidValue(def.flag, type, text) };
+    const read = def.kind === 'float' ? numberFlag : intFlag;
+    const nums = values.map((v) => read(def.flag, v, errors, options));
+    if (nums.some((n) => n === undefined)) continue;
     raw[def.key] = def.kind === 'ints' ? nums : nums[0];
   }
   if (!given.has('contexts')) errors.push('the following argument is required: --contexts');

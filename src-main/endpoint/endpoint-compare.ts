@@ -27,7 +27,15 @@ import { StoreError } from '../store/store-error.ts';
 const COMPARE_METHOD =
   'per system: the median of each metric over its selected runs (one run: that run\'s value), with its spread over those runs (min–max, CV); ratio = A ÷ B; ' +
   `percentiles are never averaged across runs; a better side is named only beyond run-to-run noise: ${NOISE_RULE}, over the per-run values (the storage report's rule); ` +
-  'that needs 2 or more runs a side and values above 0 (a logarithm), else the noise is unknown; values within 0.5 % are a tie';
+  'that needs 2 or more runs a side and values above 0 (a logarithm), else the noise is unknown; values within 0.5 % are a tie; ' +
+  // The storage report's system comparison also gives a win rate: the share of its matched
+  // configurations (each tested on its own trials) that A wins beyond the noise. Here both sides
+  // replayed one request set, so there is one configuration, and its "win rate" would be 100 %, 0 %
+  // or none: the verdict again, not more evidence. Counting run pairs instead would be another
+  // statistic, and would count as wins the very run-to-run differences the test weighs as noise.
+  "the unit is the run: a side's runs are repeats of one configuration (they sent the same requests; compare warns where they did not), " +
+  "and each metric's verdict is one test of A's runs against B's (n a side in the table) — so there is no win rate, which counts " +
+  'configurations (kvbench report --compare): over one configuration it would only restate the verdict';
 
 /** The settings that change what a run sent or how it counted: compare names the ones that differ. */
 const COMPARED_SETTINGS = ['api', 'maxBatches', 'maxTokens', 'ignoreEos', 'temperature', 'topP', 'streamUsage'] as const;

@@ -23,6 +23,7 @@ import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
 import { RANK_PLACEHOLDER, launcherVariableWarnings, rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
+import { argparseInvalidValue, numberText } from '../../util/number-text.ts';
 import { outputFileProblem, resolveOutputTarget } from '../../util/write-file-atomic.ts';
 
 export interface ParseRunArgsEnv {
@@ -226,21 +227,12 @@ function hint(name: string): string {
 
 type Converted = { ok: true; value: unknown } | { ok: false; error: string };
 
-const INT_RE = /^[+-]?\d+(?:_\d+)*$/;
-const FLOAT_RE = /^[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+)?$/;
-
 /** Python's int()/float() on a flag value, as argparse's `type=`; finite values only. */
 function convert(spec: FlagSpec, raw: string): Converted {
-  const s = raw.trim();
-  if (spec.kind === 'int') {
-    const v = INT_RE.test(s) ? Number(s.replaceAll('_', '')) : NaN;
-    if (!Number.isSafeInteger(v)) return { ok: false, error: `argument ${spec.flag}: invalid int value: '${raw}'` };
-    return { ok: true, value: v };
-  }
-  if (spec.kind === 'float') {
-    const v = FLOAT_RE.test(s) ? Number(s.replaceAll('_', '')) : NaN;
-    if (!Number.isFinite(v)) return { ok: false, error: `argument ${spec.flag}: invalid float value: '${raw}'` };
-    return { ok: true, value: v };
+  if (spec.kind === 'int' || spec.kind === 'float') {
+    const v = numberText(spec.kind === 'int' ? 'integer' : 'decimal', 'python').safeParse(raw);
+    if (!v.success) return { ok: false, error: argparseInvalidValue(spec.flag, spec.kind, raw) };
+    return { ok: true, value: v.data };
   }
   // An empty path would resolve to the current directory: `--cache-dir ""` would quietly make it the storage tier.
   if (spec.kind === 'path' && raw === '') return { ok: false, error: `${spec.flag} must not be empty` };

@@ -1,9 +1,9 @@
 // The one reader of the CLI's numeric flags: numbers as people type them, nothing Number() would
 // also take ('' and ' ' as 0, '0x1', 'Infinity'), ranges said in the refusal.
 import { describe, expect, it } from 'vitest';
-import { intFlag, intListFlag, numberFlag } from '../../../src-main/cli/command-args.ts';
+import { intFlag, intListFlag, numberFlag, type NumericFlagOptions } from '../../../src-main/cli/command-args.ts';
 
-const read = (fn: typeof intFlag, text: string | undefined, range = {}): number | undefined | string => {
+const read = (fn: typeof intFlag, text: string | undefined, range: NumericFlagOptions = {}): number | undefined | string => {
   const errors: string[] = [];
   const v = fn('--n', text, errors, range);
   return errors.length > 0 ? errors.join('; ') : v;
@@ -26,6 +26,15 @@ describe('intFlag and numberFlag', () => {
     expect(read(numberFlag, '0', { above: 0, max: 600 })).toBe("--n takes a number > 0 and ≤ 600, got '0'");
     expect(read(numberFlag, '0', { above: 0, what: 'a positive number of GB/s' })).toBe("--n takes a positive number of GB/s, got '0'");
     expect(read(numberFlag, '600', { above: 0, max: 600 })).toBe(600);
+  });
+
+  it("syntax 'python' also reads what Python's int() and float() read, still finite; refusal words the message", () => {
+    const python = { syntax: 'python' as const };
+    for (const [text, value] of [[' 5 ', 5], ['+5', 5], ['1_000', 1000], ['-0_7', -7]] as const) expect(read(intFlag, text, python)).toBe(value);
+    for (const [text, value] of [[' 1e3', 1000], ['1_0.2_5', 10.25], ['5.', 5], ['+.5', 0.5]] as const) expect(read(numberFlag, text, python)).toBe(value);
+    for (const text of ['', ' ', '1__0', '_1', '1_', '0x10', '1e3', '1.0', '١']) expect(read(intFlag, text, python)).toBe(`--n takes a whole number, got '${text}'`);
+    for (const text of ['inf', 'nan', '-Infinity', '0x1p3', '1e400']) expect(read(numberFlag, text, python)).toBe(`--n takes a number, got '${text}'`);
+    expect(read(intFlag, '0', { ...python, min: 1, refusal: (text) => `bad: '${text}'` })).toBe("bad: '0'");
   });
 
   it('intListFlag: comma-separated or repeated, an empty value refused rather than read as no list', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMPARE_VERDICT_LEGEND, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { COMPARE_VERDICT_LEGEND, EndpointComparisonSchema, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
 import { compareEndpointRuns } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { BYTE_UNITS_NOTE, fmt, formatComparison, formatServerMetrics } from '../../../src-main/endpoint/render.ts';
 import { runSummary as summary } from './fixtures.ts';
@@ -56,6 +56,30 @@ describe('endpoint compare table: noise', () => {
     expect(one).toMatch(/TTFT P50\s+ms\s+100\.0\s+200\.0\s+0\.500x\s+a\?$/m);
     expect(one).toMatch(/note: one run of a and one of b: no noise estimate is possible/);
     expect(one).not.toMatch(/a min–max, CV/); // no spread columns without a spread
+  });
+});
+
+describe('endpoint compare: what a verdict rests on', () => {
+  it('says the unit is the run, a side one configuration, and why there is no win rate (text and --json alike)', () => {
+    const c = compareEndpointRuns(
+      'pcie',
+      [summary(1, 'pcie', { ttft_p50_ms: 100 }), summary(2, 'pcie', { ttft_p50_ms: 104 }), summary(3, 'pcie', { ttft_p50_ms: 98 })],
+      'c2c',
+      [summary(4, 'c2c', { ttft_p50_ms: 60 }), summary(5, 'c2c', { ttft_p50_ms: 61 })],
+    );
+    const row = c.rows.find((r) => r.metric.key === 'ttft_p50_ms')!;
+    expect(row).toMatchObject({ nA: 3, nB: 2, noise: 'beyond', better: 'b' });
+    const basis =
+      'the unit is the run: a side\'s runs are repeats of one configuration (they sent the same requests; compare warns where they did not), ' +
+      'and each metric\'s verdict is one test of A\'s runs against B\'s (n a side in the table) — so there is no win rate, which counts ' +
+      'configurations (kvbench report --compare): over one configuration it would only restate the verdict';
+    const text = formatComparison(c);
+    expect(text).toMatch(/^Endpoint comparison: A = pcie \(3 run\(s\): 1, 2, 3\) vs B = c2c \(2 run\(s\): 4, 5\)$/m);
+    expect(text).toContain(basis);
+    expect(text).toMatch(/TTFT P50\s+ms\s+100\.0 \(n=3\)\s+60\.50 \(n=2\)\s+1\.653x\s+c2c\s+<0\.001/);
+    const json = EndpointComparisonSchema.parse(JSON.parse(JSON.stringify(c)));
+    expect(json.method).toContain(basis);
+    expect(json).not.toHaveProperty('winRateA');
   });
 });
 
