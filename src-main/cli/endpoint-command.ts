@@ -29,7 +29,7 @@ import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
-import { intFlag, numberFlag, parseCommandArgs } from './command-args.ts';
+import { intFlag, intListFlag, numberFlag, parseCommandArgs } from './command-args.ts';
 import { withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
@@ -396,10 +396,12 @@ async function keepUnstoredRun(record: EndpointRunRecord, samples: readonly Endp
   else printResultsJson(resultsFileText(record, samples));
 }
 
+/** Run ids from `--runs-a 3,4 --runs-b 7`: whole positive numbers through the shared flag parser (`0x5` and `1e1` are refused). */
 function idList(values: readonly string[] | undefined, flag: string): number[] | undefined {
   if (!values || values.length === 0) return undefined;
-  const ids = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean).map(Number);
-  if (ids.some((n) => !Number.isInteger(n) || n <= 0)) throw new Error(`${flag} takes run ids (positive integers)`);
+  const errors: string[] = [];
+  const ids = intListFlag(flag, values, errors, { min: 1 });
+  if (ids === undefined) throw new Error(errors.join('; ') || `${flag} takes run ids (positive integers)`);
   return ids;
 }
 
