@@ -142,8 +142,8 @@ function qosTargetCaution(t: TrialRecord): string[] {
 
 /**
  * Whether kvbench `version` or later measured the trial. A trial whose measuring version is not known
- * (the reference's, or one imported before it was kept) gets no version-gated caution: its rules
- * cannot be told.
+ * (the reference's, or one whose stored results could not be read for it) gets no version-gated
+ * caution: its rules cannot be told.
  */
 const measuredSince = (t: TrialRecord, version: string): boolean =>
   t.resultsFormat === 'kvbench' && t.measuredByVersion !== null && compareVersions(t.measuredByVersion, version) >= 0;

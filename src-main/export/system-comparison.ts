@@ -554,7 +554,7 @@ export function buildSystemComparison(
     const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;
     if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
   }
-  // The versions that measured the trials (the reference's, and imports from before it was kept, are unknown: left out).
+  // The versions that measured the trials (the reference's, and those whose stored results could not be read for it, are unknown: left out).
   const measuredBy = pairs.flatMap((p) => [...p.a, ...p.b]).flatMap((t) => (t.measuredByVersion === null ? [] : [t.measuredByVersion]));
   for (const c of straddledChanges([...new Set(measuredBy)], metrics.map((m) => m.metric.key))) {
     notes.push(`${c.metric} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two`);

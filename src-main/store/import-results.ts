@@ -15,6 +15,7 @@ import {
   extractHistograms,
   extractMetrics,
   isMergedResults,
+  measuringVersion,
   optionsFromResults,
   ResultsFileSchema,
   ResultsValuesSchema,
@@ -311,7 +312,7 @@ export async function importResultsFiles(store: Store, files: readonly string[],
         histograms: p.histograms,
         sourceFile: origin.sourceFile,
         // Who measured it, not who imports it: version-gated rules judge the file by its own version.
-        measuredByVersion: typeof kv?.version === 'string' ? kv.version : null,
+        measuredByVersion: measuringVersion(p.results),
         packed: p.packed,
       });
       imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });

@@ -230,9 +230,10 @@ CREATE INDEX trials_results_digest ON trials(results_digest);
     // kvbench_version is the kvbench that stored the row: for an import, the importer. Version-gated
     // rules (a stall judged by 0.1.0's draining window, a metric whose definition changed) need the
     // one that measured: a file's kvbench.version, null for the reference's files. A trial run here
-    // was measured by the version that stored it; one imported before this migration is unknown
-    // (null), since SQL cannot read its gzipped results. A read-only open of an older file reads
-    // every measuring version as unknown (Store's trialSelect).
+    // was measured by the version that stored it; one imported before this migration gets its own
+    // after it, at the next read-write open (Store.backfillMeasuringVersions), since SQL cannot read
+    // its gzipped results. A read-only open of an older file reads every measuring version as
+    // unknown (Store's trialSelect).
     readableWithout: true,
     sql: `
 ALTER TABLE trials ADD COLUMN measured_by_version TEXT;

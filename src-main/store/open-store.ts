@@ -12,6 +12,8 @@
 //      that cannot be written (a full disk) stops the upgrade before it starts, leaving no partial copy.
 //   4. Trials left `running` by a runner that no longer exists (kill -9, crash, power loss) become
 //      `aborted`, and their suites `interrupted`.
+//   5. Trials imported before schema 4 get the kvbench version that measured them, read from their
+//      stored results (Store.backfillMeasuringVersions): once, in short batches.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createDatabaseFile } from './database-file.ts';
@@ -381,6 +383,18 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
       if (sqliteCode(err)?.startsWith('SQLITE_BUSY')) throw stayedLocked(abs, busyTimeoutMs);
       if (isNoRoomError(abs, err)) throw noRoomToOpen(abs, err, choose);
       throw err;
+    }
+  }
+  if (!opts.readonly) {
+    try {
+      store.backfillMeasuringVersions();
+    } catch (err) {
+      // Nothing needs it to open: a writer holding the lock past the busy timeout, or a full disk,
+      // leaves the rest to a later open rather than refuse this one (the versions read as unknown).
+      if (!sqliteCode(err)?.startsWith('SQLITE_BUSY') && !isNoRoomError(abs, err)) {
+        store.close();
+        throw err;
+      }
     }
   }
   return store;

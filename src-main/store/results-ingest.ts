@@ -234,6 +234,16 @@ export function isMergedResults(results: Obj): boolean {
   return !isObj(results.kvbench) && isObj(results.kvbench_merge) && typeof results.kvbench_merge.version === 'string';
 }
 
+/**
+ * The kvbench version that measured these results: `kvbench.version`, or a merged file's
+ * `kvbench_merge.version`; null for the reference's files, which carry none. What version-gated
+ * rules judge a trial by (a stall in 0.1.0's draining window, a metric whose definition changed).
+ */
+export function measuringVersion(results: Obj): string | null {
+  const version = (isMergedResults(results) ? obj(results.kvbench_merge) : obj(results.kvbench)).version;
+  return typeof version === 'string' ? version : null;
+}
+
 /** `kvbench.latency`, or a merged file's `kvbench_merge.histograms`: the same layout, pooled over the ranks. */
 function latencySection(results: Obj): Obj {
   return isMergedResults(results) ? obj(obj(results.kvbench_merge).histograms) : obj(obj(results.kvbench).latency);

@@ -21,13 +21,23 @@ import type {
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, resultsDigest } from './results-ingest.ts';
+import { configKey, measuringVersion, resultsDigest } from './results-ingest.ts';
 import { hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import type { Database, SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
+
+/** A trial's stored results, unzipped and parsed; null when the bytes are damaged (no gzip, no JSON object). */
+function readStoredResults(gzip: Buffer): Record<string, unknown> | null {
+  try {
+    const results: unknown = JSON.parse(zlib.gunzipSync(gzip).toString('utf8'));
+    return typeof results === 'object' && results !== null && !Array.isArray(results) ? (results as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
 
 const nowIso = (): string => new Date().toISOString();
 
@@ -155,6 +165,8 @@ export class Store {
 
   /** The trial columns a TrialRecord is read from (trialSelect). */
   private readonly trialSelect: string;
+  /** Whether the trials keep their measuring version (schema 4): an older schema read as it is does not. */
+  private readonly keepsMeasuringVersion: boolean;
 
   constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
     this.db = db;
@@ -163,7 +175,8 @@ export class Store {
     this.afterClose = afterClose;
     // A read-only open reads a schema-3 file as it is (migration 4 is readableWithout): its trials' measuring version is unknown.
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];
-    this.trialSelect = trialSelect(columns.some((c) => c.name === 'measured_by_version') ? 't.measured_by_version' : 'NULL');
+    this.keepsMeasuringVersion = columns.some((c) => c.name === 'measured_by_version');
+    this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : 'NULL');
   }
 
   close(): void {
@@ -729,13 +742,42 @@ export class Store {
       const rows = next.all(batch) as { id: number; results_gzip: Buffer }[];
       if (rows.length === 0) return;
       const digests = rows.map((r) => {
-        try {
-          return resultsDigest(JSON.parse(zlib.gunzipSync(r.results_gzip).toString('utf8')) as Record<string, unknown>);
-        } catch {
-          return UNREADABLE_RESULTS_DIGEST;
-        }
+        const results = readStoredResults(r.results_gzip);
+        return results === null ? UNREADABLE_RESULTS_DIGEST : resultsDigest(results);
       });
       this.atomically(() => rows.forEach((r, i) => fill.run(digests[i], r.id)));
+    }
+  }
+
+  /**
+   * Gives the trials imported before schema 4 kept the version that measured them theirs, read from
+   * their stored results as an import reads a file's (measuringVersion): migration 4 could not, as
+   * SQL cannot read the gzip. Only kvbench's results carry a version; the reference's stay null, as
+   * an import stores them, and trials run here had theirs from migration 4. As backfillResultsDigests:
+   * a few at a time, the unzipping outside the write lock and each batch's writes one short
+   * transaction, so a suite storing its trial in another process waits for one batch at most.
+   * Results that cannot be read (a damaged blob) leave their trial unknown and are passed over; the
+   * next call tries them again. Returns how many trials it filled.
+   */
+  backfillMeasuringVersions(batch = 16): number {
+    if (!this.keepsMeasuringVersion) return 0;
+    const next = this.db.prepare(
+      `SELECT id, results_gzip FROM trials
+        WHERE measured_by_version IS NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL AND id > ?
+        ORDER BY id LIMIT ?`,
+    );
+    const fill = this.db.prepare('UPDATE trials SET measured_by_version = ? WHERE id = ? AND measured_by_version IS NULL');
+    let filled = 0;
+    for (let after = 0; ; ) {
+      const rows = next.all(after, batch) as { id: number; results_gzip: Buffer }[];
+      if (rows.length === 0) return filled;
+      after = rows[rows.length - 1].id;
+      const found = rows.flatMap((r) => {
+        const results = readStoredResults(r.results_gzip);
+        const version = results === null ? null : measuringVersion(results);
+        return version === null ? [] : [{ id: r.id, version }];
+      });
+      if (found.length > 0) filled += this.atomically(() => found.reduce((n, f) => n + fill.run(f.version, f.id).changes, 0));
     }
   }
 

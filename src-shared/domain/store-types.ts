@@ -317,7 +317,11 @@ export const TrialRecordSchema = z.object({
   sourceFile: z.string().nullable(),
   /** The kvbench that stored the trial (for an import, the importer). */
   kvbenchVersion: z.string(),
-  /** The kvbench that measured it: the results file's own version; null for the reference's files and for trials imported before it was kept. */
+  /**
+   * The kvbench that measured it: the results file's own version; null for the reference's files. A kvbench
+   * file imported before it was kept has it once a read-write open has read it from its stored results
+   * (Store.backfillMeasuringVersions); null until then, and for good where those results are damaged.
+   */
   measuredByVersion: z.string().nullable(),
   metrics: z.record(z.string(), z.number()),
 });

@@ -7,7 +7,7 @@ import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { ScenarioReport } from '../../../src-main/export/report-model.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
-import { kvbenchResults, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
+import { removeTempDirs, stalledResults, tempDir, writeResults } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
 
 afterEach(() => removeTempDirs());
@@ -16,13 +16,7 @@ afterEach(() => removeTempDirs());
 async function importSlow(version: string): Promise<{ cautions: string[]; measuredBy: string | null; storedBy: string }> {
   const dir = tempDir();
   const db = path.join(dir, 'kvbench.db');
-  const r = kvbenchResults({ tokPerS: 100, durationS: 3 });
-  r.kvbench.version = version;
-  r.kvbench.run_options = { ...r.kvbench.run_options, duration: 3 };
-  r.kvbench.measured_window.elapsed_ns = 9e9;
-  r.kvbench.elapsed_ns = 9e9;
-  r.summary!.elapsed_time = 9;
-  const imported = await run(() => importCommand([writeResults(dir, 'slow.json', r), '--system', 's', '--db', db]));
+  const imported = await run(() => importCommand([writeResults(dir, 'slow.json', stalledResults(version)), '--system', 's', '--db', db]));
   expect(imported.code, imported.stderr).toBe(0);
   const json = await run(() => reportCommand(['--db', db, '--json']));
   expect(json.code, json.stderr).toBe(0);

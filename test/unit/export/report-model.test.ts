@@ -503,7 +503,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(cmp(side('a', '0.3.0'), side('b', '0.3.1')).notes.join('\n')).not.toMatch(/changed definition/);
     // An import is judged by the version that measured it, not the importer's (review rev7-code #3)…
     expect(cmp(side('a', '0.3.0', '/x/old.json', '0.2.0'), side('b', '0.3.0')).notes.filter((n) => n.startsWith('decode_bytes_read changed definition in kvbench 0.3.0'))).toHaveLength(1);
-    // …and one whose measuring version is unknown (imported before it was kept) says nothing either way.
+    // …and one whose measuring version is unknown (the reference's, or stored results that could not be read) says nothing either way.
     expect(cmp(side('a', '0.3.0', '/x/old.json', null), side('b', '0.2.0', '/x/older.json', null)).notes.join('\n')).not.toMatch(/changed definition/);
     // Not compared on that metric: nothing to say.
     expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.2.0') }, { label: 'b', id: 'b', trials: side('b', '0.3.0') }, { metrics: ['wall_clock_throughput_tok_per_s'] }).notes.join('\n')).not.toMatch(/changed definition/);

@@ -97,6 +97,21 @@ export function kvbenchResults(o: {
 }
 
 /**
+ * Results of a 3 s run (`run_options.duration`) whose window closed after 9 s, measured by kvbench
+ * `version`: a stall from 0.2.0 on, whose fixed windows close at the plan; 0.1.0 drained in-flight
+ * requests inside the window, so there it is none.
+ */
+export function stalledResults(version: string, tokPerS = 100): RunResults {
+  const r = kvbenchResults({ tokPerS, durationS: 3 });
+  r.kvbench.version = version;
+  r.kvbench.run_options = { ...r.kvbench.run_options, duration: 3 };
+  r.kvbench.measured_window.elapsed_ns = 9e9;
+  r.kvbench.elapsed_ns = 9e9;
+  r.summary!.elapsed_time = 9;
+  return r;
+}
+
+/**
  * What the real engine answers a cancel with once its measured window is open, whoever sent the
  * cancel: partial, its window closed by 'cancel', in the engine's own words.
  */
