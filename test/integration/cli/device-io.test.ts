@@ -143,6 +143,7 @@ describe('a --cache-dir on a RAM-backed filesystem (tmpfs)', () => {
     expect(kv.tier_bytes.storage.read_bytes, 'the run read from storage').toBeGreaterThan(0);
     expect(st.ram_backed).toBe(true);
     expect(st.ram_filesystem).toBe('tmpfs');
+    expect(st.ram_backing_chain).toBe('tmpfs');
     // Since Linux 6.6 tmpfs takes O_DIRECT: direct or not, the reads came from RAM.
     expect(st.reads_may_hit_page_cache).toBe(true);
     expect(kv.device_io.flagged).toBe(true);
