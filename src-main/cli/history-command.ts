@@ -2,7 +2,8 @@
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
-import { cautionsOf } from '../export/report-model.ts';
+import { cautionsOf, ramBackingText } from '../export/report-model.ts';
+import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
@@ -39,6 +40,22 @@ function clip(text: string | null, chars: number): string {
 const FLAG_MARK = '!';
 const flagLegend = (what: string): string =>
   `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, an autoscaler short of its peak or target): kvbench report --suite N says why\n`;
+
+/**
+ * Under the trial table, one line per RAM-backed cache directory its flagged trials ran on: what held
+ * it in memory, as each trial's results said, so the mark says what was measured ("" when none).
+ */
+function ramBackingLines(trials: readonly TrialRecord[]): string {
+  const byBacking = new Map<string, number[]>();
+  for (const t of trials) {
+    const backing = ramBackingText(t);
+    if (backing === null) continue;
+    let ids = byBacking.get(backing);
+    if (!ids) byBacking.set(backing, (ids = []));
+    ids.push(t.id);
+  }
+  return [...byBacking].map(([backing, ids]) => `   RAM-backed cache directory: ${backing} (trial${ids.length > 1 ? 's' : ''} ${ids.join(', ')})\n`).join('');
+}
 
 /** The filters of the trial listing; --suites takes --system (and --limit) only, --systems none. */
 const TRIAL_FILTERS = ['suite', 'drive', 'scenario', 'status', 'model', 'since', 'until'] as const;
@@ -172,7 +189,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
           [1, 3, 4, 5, 7, 8, 12],
         )}\n`,
       );
-      if (trials.some((t) => cautionsOf(t).length > 0)) process.stdout.write(flagLegend('a trial'));
+      if (trials.some((t) => cautionsOf(t).length > 0)) process.stdout.write(`${flagLegend('a trial')}${ramBackingLines(trials)}`);
       const scenarios = [...new Set(trials.map((t) => t.scenarioId))];
       if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
       return 0;

@@ -159,7 +159,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       });
       storageIo = { directIo: store.directIo.enabled, reason: store.directIo.reason };
       if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
-      if (target.ramFilesystem !== null) log('warn', `--cache-dir ${target.baseDir} is on a ${ramBackedMessage(target.ramFilesystem)}; storage results will describe RAM`);
+      if (target.ramBackingChain !== null) log('warn', `--cache-dir ${target.baseDir} is on a ${ramBackedMessage(target.ramBackingChain)}; storage results will describe RAM`);
     }
     if (!traceMode && o.gpuMemGb > 0) {
       const r = await openGpuTier({ numGpus: o.numGpus, perDeviceBudgetBytes: Math.floor(o.gpuMemGb * GIB), chunkBytes, copyThreads: 2, stagingSlots: 8 });

@@ -44,7 +44,7 @@ export interface RunSetup {
   cache: MultiTierCache;
   bytes: Pick<BytePool, 'utilisation'>;
   storageIo: { directIo: boolean; reason: string | null };
-  target: Pick<StorageTarget, 'capacityBytes' | 'freeBytesAtStart' | 'baseDir' | 'ramFilesystem'>;
+  target: Pick<StorageTarget, 'capacityBytes' | 'freeBytesAtStart' | 'baseDir' | 'ramFilesystem' | 'ramBackingChain'>;
   gpu: TierAvailability;
   gpuTier: Pick<GpuTier, 'report'> | null;
   cpuTier: Pick<CpuTier, 'peakHeldBytes'> | null;
@@ -105,6 +105,7 @@ export function assembleRunFacts(a: RunSetup, e: RunEnd): RunFacts {
       fsyncPolicy: o.fsyncPolicy,
       // Trace-only mode keeps no files there, in RAM or anywhere.
       ramFilesystem: a.traceLog === null ? a.target.ramFilesystem : null,
+      ramBackingChain: a.traceLog === null ? a.target.ramBackingChain : null,
     },
     deviceIo: e.closed.deviceIo,
     probeLimits: a.probeLimits,

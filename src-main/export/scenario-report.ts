@@ -175,16 +175,27 @@ function incompleteCaution(t: TrialRecord): TrialCaution[] {
 }
 
 /**
- * What a RAM-backed cache directory may be on. A trial stores only that it was (the results' kind of
- * backing is no metric), so the words cover every kind kvbench tells, not only a filesystem: a loop
- * device whose file is on tmpfs is the common one on a test machine.
+ * What a RAM-backed cache directory may be on, for words about rows of several trials: every kind
+ * kvbench tells, not only a filesystem (a loop device whose file is on tmpfs is the common one on a
+ * test machine). A trial's own caution names its backing (ramBackingText).
  */
 export const RAM_BACKED_KINDS = 'tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory';
 
+/** Said of a RAM-backed trial stored before kvbench kept what held it: the flag is all there is. */
+export const RAM_BACKING_NOT_RECORDED = 'backing not recorded by the kvbench that stored it';
+
+/**
+ * What held a RAM-backed trial's cache directory in memory, as its results said ('loop0 →
+ * /dev/shm/d.img on tmpfs'), or that it was not recorded; null when the trial was not RAM-backed.
+ */
+export function ramBackingText(t: TrialRecord): string | null {
+  if (t.metrics.storage_ram_backed !== 1) return null;
+  return t.storageRamBacking ?? RAM_BACKING_NOT_RECORDED;
+}
+
 export function storageReadCaution(t: TrialRecord): string[] {
-  if (t.metrics.storage_ram_backed === 1) {
-    return [`the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive`];
-  }
+  const backing = ramBackingText(t);
+  if (backing !== null) return [`the cache directory was RAM-backed (${backing}): its storage numbers describe memory, not a drive`];
   const verdict = pageCacheVerdict(t);
   return verdict.flagged ? [`${verdict.reason ?? 'the engine flagged its storage reads'}, so its storage read numbers may describe RAM`] : [];
 }

@@ -6,7 +6,7 @@ import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../s
 import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
-import { cautionsOf, scenarioOrder, stallCaution, storageReadCaution } from './scenario-report.ts';
+import { cautionsOf, RAM_BACKING_NOT_RECORDED, scenarioOrder, stallCaution, storageReadCaution } from './scenario-report.ts';
 import { differingOptions } from './tier-comparison.ts';
 
 export const COMPARISON_METRICS = [
@@ -135,6 +135,8 @@ export interface SideCautions {
   flaggedTrials: number;
   /** The cache directory was RAM-backed: the storage numbers describe memory, not a drive. */
   ramBacked: number;
+  /** Those trials by what held the directory in memory (TrialRecord.storageRamBacking; null: not recorded), most trials first. */
+  ramBackings: { backing: string | null; trials: number }[];
   /** The page cache served storage reads (device or engine read coverage below the threshold). */
   pageCache: number;
   /** The engine's window closed far past its plan. */
@@ -394,17 +396,35 @@ function sideCautions(trials: readonly TrialRecord[]): SideCautions {
     matchedTrials: trials.length,
     flaggedTrials: flagged.length,
     ramBacked: trials.filter(ramBacked).length,
+    ramBackings: countBackings(trials.filter(ramBacked)),
     pageCache: trials.filter(pageCache).length,
     stalled: trials.filter(stalled).length,
     other: flagged.filter((t) => !ramBacked(t) && !pageCache(t) && !stalled(t)).length,
   };
 }
 
+/** RAM-backed trials counted by their recorded backing, most first (then by name, unrecorded last). */
+function countBackings(trials: readonly TrialRecord[]): SideCautions['ramBackings'] {
+  const counts = new Map<string | null, number>();
+  for (const t of trials) counts.set(t.storageRamBacking, (counts.get(t.storageRamBacking) ?? 0) + 1);
+  return [...counts]
+    .map(([backing, n]) => ({ backing, trials: n }))
+    .sort((x, y) => y.trials - x.trials || (x.backing === null ? 1 : y.backing === null ? -1 : x.backing.localeCompare(y.backing)));
+}
+
+/** "loop0 → /dev/shm/d.img on tmpfs", or with several: "loop0 → /dev/shm/d.img on tmpfs: 2; tmpfs: 1". */
+function backingsText(backings: SideCautions['ramBackings']): string {
+  const words = (b: string | null): string => b ?? RAM_BACKING_NOT_RECORDED;
+  return backings.length === 1 ? words(backings[0].backing) : backings.map((b) => `${words(b.backing)}: ${b.trials}`).join('; ');
+}
+
 /** The notes that say what a side's flagged trials are: the comparison counts them like any other. */
 function cautionNotes(name: string, label: string, c: SideCautions): string[] {
   const of = (n: number): string => `${n} of its ${c.matchedTrials} matched trial(s)`;
   return [
-    c.ramBacked > 0 ? `${name} (${label}): ${of(c.ramBacked)} ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive` : null,
+    c.ramBacked > 0
+      ? `${name} (${label}): ${of(c.ramBacked)} ran on a RAM-backed cache directory (${backingsText(c.ramBackings)}): their storage numbers describe memory, not a drive`
+      : null,
     c.pageCache > 0 ? `${name} (${label}): in ${of(c.pageCache)} the page cache served storage reads: their storage read numbers describe RAM, not the drive` : null,
     c.stalled > 0 ? `${name} (${label}): in ${of(c.stalled)} the engine stalled (the window closed far past its plan): kvbench, not the drive, may have set their pace` : null,
     c.other > 0 ? `${name} (${label}): ${of(c.other)} carry another caution (kvbench report lists it per trial)` : null,

@@ -265,8 +265,18 @@ const MAX_LOOP_DEPTH = 4;
  * up, with " (deleted)" appended once the file is unlinked (its pages still live where they were).
  */
 function loopBackingFile(sys: SysReader, name: string): string | null {
-  const file = sys.read(`/sys/block/${name}/loop/backing_file`);
+  const file = loopBackingFileAsNamed(sys, name);
   return file === null ? null : file.replace(/ \(deleted\)$/, '');
+}
+
+/** loop/backing_file as the kernel writes it, " (deleted)" kept: what a description of the loop says. */
+const loopBackingFileAsNamed = (sys: SysReader, name: string): string | null => sys.read(`/sys/block/${name}/loop/backing_file`);
+
+/** The kernel name of a mount's block device: by major:minor, else by its /dev source; null for tmpfs, NFS, FUSE … */
+function blockNameOfMount(sys: SysReader, mount: MountEntry): string | null {
+  const name = blockNameFromMajorMinor(sys, mount.majorMinor);
+  if (name === null && mount.source.startsWith('/dev/')) return blockNameFromSource(sys, mount.source);
+  return name;
 }
 
 /**
@@ -276,8 +286,7 @@ function loopBackingFile(sys: SysReader, name: string): string | null {
  * that disk's model, serial, media and disks, so the drive is the one the bytes reach.
  */
 export function blockDeviceForMount(sys: SysReader, mount: MountEntry, mounts?: readonly MountEntry[] | null, depth = 0): BlockDeviceInfo | null {
-  let name = blockNameFromMajorMinor(sys, mount.majorMinor);
-  if (name === null && mount.source.startsWith('/dev/')) name = blockNameFromSource(sys, mount.source);
+  const name = blockNameOfMount(sys, mount);
   if (name === null) return null;
   const ownSectors = readPositiveInt(sys, `/sys/class/block/${name}/size`);
   const own = diskFacts(sys, name);
@@ -332,13 +341,52 @@ function loopDevice(
 }
 
 /**
+ * What makes a directory RAM-backed, in two wordings. `backing` is ramBackingOf's short one ('tmpfs',
+ * 'loop0 on tmpfs', 'RAM disk'), which the hardware profile gives too; `chain` is every device and
+ * file between the directory's mount and the memory holding its bytes, for a trial's record: 'tmpfs',
+ * 'zram0', 'loop0 → /dev/shm/d.img on tmpfs', 'loop2 → /mnt/z/d.img on ext4 → zram0'.
+ */
+export interface RamBacking {
+  backing: string;
+  chain: string;
+}
+
+/**
  * What makes `absPath` RAM-backed, from the mount and the devices behind it (see ramBackingOf):
  * a loop device on a file in tmpfs holds ext4 whose statfs type says nothing of RAM. Null when
  * nothing says so, or when the mounts cannot be read.
  */
-export function ramBackingAt(sys: SysReader, absPath: string): string | null {
+export function ramBackingAt(sys: SysReader, absPath: string): RamBacking | null {
   const mounts = readMounts(sys);
   const mount = mounts === null ? null : findMount(mounts, absPath);
-  if (mount === null) return null;
-  return ramBackingOf({ filesystem: mount.fsType, blockDevice: blockDeviceForMount(sys, mount, mounts) });
+  if (mounts === null || mount === null) return null;
+  const backing = ramBackingOf({ filesystem: mount.fsType, blockDevice: blockDeviceForMount(sys, mount, mounts) });
+  // The chain follows the same mounts and sysfs by the same rules; were it ever to find no RAM where
+  // ramBackingOf did, the short wording still says what was found rather than nothing.
+  return backing === null ? null : { backing, chain: ramChainOf(sys, mount, mounts) ?? backing };
+}
+
+/**
+ * The devices and files from `mount` down to the memory that holds its bytes, joined by "→": the
+ * RAM filesystem itself ('tmpfs'); a RAM disk, under whatever sits on it ('zram0', 'dm-3 → zram0');
+ * a loop device, its backing file as the kernel names it (" (deleted)" once unlinked) and the
+ * filesystem holding that file, then what holds that filesystem. Null where the bytes reach no RAM:
+ * a disk, a network filesystem, a loop file no mount here holds, loops nested past MAX_LOOP_DEPTH.
+ */
+export function ramChainOf(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[], depth = 0): string | null {
+  if (RAM_FILESYSTEMS.has(mount.fsType)) return mount.fsType;
+  const name = blockNameOfMount(sys, mount);
+  if (name === null) return null;
+  const file = name.startsWith('loop') ? loopBackingFile(sys, name) : null;
+  if (file !== null) {
+    const holder = findMount(mounts, file);
+    if (holder === null || depth >= MAX_LOOP_DEPTH) return null;
+    const below = ramChainOf(sys, holder, mounts, depth + 1);
+    if (below === null) return null;
+    const named = loopBackingFileAsNamed(sys, name) ?? file;
+    return `${name} → ${named} on ${RAM_FILESYSTEMS.has(holder.fsType) ? holder.fsType : `${holder.fsType} → ${below}`}`;
+  }
+  const disks = disksBehind(sys, name);
+  if (diskFacts(sys, disks[0]).media !== 'ram') return null;
+  return disks.length === 1 && disks[0] === name ? name : `${name} → ${disks.join('+')}`;
 }

@@ -38,7 +38,7 @@ import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endp
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { buildExportModel, requireSuites } from '../export/export-model.ts';
 import { toCsv, toJson, toXlsxBuffer } from '../export/export-trials.ts';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
@@ -649,6 +649,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         trial,
         hardware,
         histograms: s.trialHistograms(r.id).map((h) => ({ name: h.name, unit: h.unit, count: h.count })),
+        cautions: cautionsOf(trial).map((c) => c.message),
         unreadable,
       };
     },

@@ -240,6 +240,18 @@ ALTER TABLE trials ADD COLUMN measured_by_version TEXT;
 UPDATE trials SET measured_by_version = kvbench_version WHERE source_file IS NULL;
 `,
   },
+  {
+    version: 5,
+    name: 'trials: what held a RAM-backed cache directory in memory, beside the storage_ram_backed flag',
+    // The results' kvbench.tiers.storage.ram_backing_chain ('loop0 → /dev/shm/d.img on tmpfs'), or
+    // an older file's ram_filesystem, for trials whose storage_ram_backed metric is 1; null otherwise.
+    // Trials stored before stay null: their caution says the backing was not recorded, rather than
+    // one guessed. A read-only open of an older file reads every backing as unrecorded (Store's trialSelect).
+    readableWithout: true,
+    sql: `
+ALTER TABLE trials ADD COLUMN storage_ram_backing TEXT;
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -74,7 +74,7 @@ export const ResultsValuesSchema = z.looseObject({
     latency: z.record(z.string(), latencyEntry).nullish(),
     tier_bytes: section(Object.fromEntries(TIER_NAMES.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec']))]))),
     primary: section({ decode_bytes_read: amount, prefill_bytes_written: amount }),
-    tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish(), direct_io: z.boolean().nullish() }) }),
+    tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish(), ram_filesystem: z.string().nullish(), ram_backing_chain: z.string().nullish(), direct_io: z.boolean().nullish() }) }),
     device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount, flagged: z.boolean().nullish() }),
     engine_health: section({ event_loop_lag_ns: section({ p99: amount }), peak_rss_bytes: amount }),
   }),
@@ -214,6 +214,19 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);
   put('peak_rss_bytes', num(health.peak_rss_bytes));
   return out;
+}
+
+/**
+ * What held a RAM-backed cache directory in memory, as the results say it: the chain of devices
+ * (`ram_backing_chain`, 'loop0 → /dev/shm/d.img on tmpfs'), else the shorter words of a file written
+ * before it was kept (`ram_filesystem`, 'loop0 on tmpfs'). Null when the storage tier was not
+ * RAM-backed (`ram_backed`, which storage_ram_backed stores) or the file says nothing of what held it.
+ */
+export function extractRamBacking(results: Obj): string | null {
+  const storageTier = obj(obj(obj(results.kvbench).tiers).storage);
+  if (storageTier.ram_backed !== true) return null;
+  const said = [storageTier.ram_backing_chain, storageTier.ram_filesystem].find((v) => typeof v === 'string' && v.trim() !== '');
+  return typeof said === 'string' ? said : null;
 }
 
 /**

@@ -21,7 +21,7 @@ import type {
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, measuringVersion, resultsDigest } from './results-ingest.ts';
+import { configKey, extractRamBacking, measuringVersion, resultsDigest } from './results-ingest.ts';
 import { hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import type { Database, SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
@@ -114,15 +114,16 @@ interface TrialRow {
   source_file: string | null;
   kvbench_version: string;
   measured_by_version: string | null;
+  storage_ram_backing: string | null;
 }
 
 /**
  * The columns a TrialRecord is made of: never the results blob or the summary text, which a listing
  * of thousands of trials would otherwise read in full (trialResults reads one trial's).
  */
-const trialSelect = (measuredBy: string): string => `SELECT t.id, t.run_id, t.suite_id, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
+const trialSelect = (measuredBy: string, ramBacking: string): string => `SELECT t.id, t.run_id, t.suite_id, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
     t.attempt, t.status, t.status_reason, t.config_key, t.options_json, t.seed, t.started_at, t.finished_at, t.wall_ms, t.results_format, t.source_file, t.kvbench_version,
-    ${measuredBy} AS measured_by_version
+    ${measuredBy} AS measured_by_version, ${ramBacking} AS storage_ram_backing
   FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id`;
 
 interface SuiteRow {
@@ -173,10 +174,12 @@ export class Store {
     this.path = file;
     this.readonly = readonly;
     this.afterClose = afterClose;
-    // A read-only open reads a schema-3 file as it is (migration 4 is readableWithout): its trials' measuring version is unknown.
+    // A read-only open reads an older file as it is (migrations 4 and 5 are readableWithout): its
+    // trials' measuring version and RAM backing are unknown.
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];
-    this.keepsMeasuringVersion = columns.some((c) => c.name === 'measured_by_version');
-    this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : 'NULL');
+    const has = (name: string): boolean => columns.some((c) => c.name === name);
+    this.keepsMeasuringVersion = has('measured_by_version');
+    this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : 'NULL', has('storage_ram_backing') ? 't.storage_ram_backing' : 'NULL');
   }
 
   close(): void {
@@ -569,10 +572,22 @@ export class Store {
     const tx = this.db.transaction(() => {
       this.db
         .prepare(
-          `UPDATE trials SET status = ?, status_reason = ?, finished_at = ?, wall_ms = ?, results_format = ?, results_gzip = ?, results_digest = ?, summary_text = ?
+          `UPDATE trials SET status = ?, status_reason = ?, finished_at = ?, wall_ms = ?, results_format = ?, results_gzip = ?, results_digest = ?, summary_text = ?,
+             storage_ram_backing = ?
            WHERE id = ?`,
         )
-        .run(f.status, f.reason, nowIso(), f.wallMs, f.results ? (f.resultsFormat ?? 'kvbench') : null, packed?.gzip ?? null, packed?.digest ?? null, f.summaryText ?? null, trialId);
+        .run(
+          f.status,
+          f.reason,
+          nowIso(),
+          f.wallMs,
+          f.results ? (f.resultsFormat ?? 'kvbench') : null,
+          packed?.gzip ?? null,
+          packed?.digest ?? null,
+          f.summaryText ?? null,
+          f.results ? extractRamBacking(f.results) : null,
+          trialId,
+        );
       this.writeMetrics(trialId, f.metrics ?? {}, f.histograms ?? []);
     });
     tx.immediate();
@@ -599,8 +614,8 @@ export class Store {
           .prepare(
             `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key, options_json,
                model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version,
-               measured_by_version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               measured_by_version, storage_ram_backing)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             t.runId,
@@ -628,6 +643,7 @@ export class Store {
             t.sourceFile,
             KVBENCH_VERSION,
             t.measuredByVersion,
+            t.results ? extractRamBacking(t.results) : null,
           ).lastInsertRowid,
       );
       this.writeMetrics(id, t.metrics ?? {}, t.histograms ?? []);
@@ -974,6 +990,7 @@ function rowToTrial(r: TrialRow, metrics: TrialMetrics, options: Record<string, 
     sourceFile: r.source_file,
     kvbenchVersion: r.kvbench_version,
     measuredByVersion: r.measured_by_version,
+    storageRamBacking: r.storage_ram_backing,
     metrics,
   };
 }

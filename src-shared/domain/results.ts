@@ -165,6 +165,13 @@ export interface StorageTierDescription extends TierDescription {
   /** What held it in RAM ('tmpfs', 'ramfs', 'loop0 on tmpfs', 'loop0 on RAM disk zram0'), or null. */
   ram_filesystem?: string | null;
   /**
+   * The same, as every device and file between the cache directory and that RAM, so a reader of the
+   * trial knows exactly what was measured: 'tmpfs', 'zram0', 'loop0 → /dev/shm/d.img on tmpfs',
+   * 'loop2 → /mnt/z/d.img on ext4 → zram0'. Null when not RAM-backed; absent in results written
+   * before kvbench kept it.
+   */
+  ram_backing_chain?: string | null;
+  /**
    * True when reads may have been served by the page cache or other RAM: buffered I/O, the device
    * read less than the tier did (`device_io.flagged`), or a RAM-backed filesystem (`ram_backed`).
    */

@@ -113,7 +113,7 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('process_read_coverage', 'Engine device-read coverage', 'ratio', null, 'health', 'Bytes the engine process itself made the block layer read (/proc/self/io) ÷ storage-tier bytes read; page-cache hits and other processes never count. Below 0.95 the page cache served reads.'),
   m('page_cache_flagged', 'Storage reads flagged (page cache)', 'count', null, 'health', "1 when the engine judged that the page cache may have served the storage tier's reads (device or engine read coverage below 0.95, buffered I/O it could not prove reached the device, or a RAM-backed directory); 0 when it judged them the device's (kvbench only; results' kvbench.device_io.flagged)."),
   m('storage_direct_io', 'Storage tier used direct I/O', 'count', null, 'health', '1 when the storage tier read and wrote with O_DIRECT, 0 when through the page cache (kvbench only).'),
-  m('storage_ram_backed', 'Cache dir on a RAM filesystem', 'count', null, 'health', '1 when the cache directory was on tmpfs or ramfs (or a loop device whose file is in RAM): the storage numbers describe memory, not a drive; 0 otherwise (kvbench only).'),
+  m('storage_ram_backed', 'Cache dir on a RAM filesystem', 'count', null, 'health', '1 when the cache directory was on tmpfs or ramfs (or a loop device whose file is in RAM, or a RAM disk): the storage numbers describe memory, not a drive; 0 otherwise (kvbench only). What held it in memory is kept beside it (the trial\'s storageRamBacking, from the results\' ram_backing_chain).'),
   m('requests_failed', 'Requests failed', 'count', 'lower', 'health', 'Requests that failed (storage errors).'),
   m('event_loop_lag_p99_ms', 'Engine event-loop lag P99', 'ms', 'lower', 'health', 'Whether kvbench itself kept up (kvbench only).'),
   m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),
@@ -323,6 +323,12 @@ export const TrialRecordSchema = z.object({
    * (Store.backfillMeasuringVersions); null until then, and for good where those results are damaged.
    */
   measuredByVersion: z.string().nullable(),
+  /**
+   * What held a RAM-backed cache directory in memory (storage_ram_backed 1), as its results said it:
+   * 'loop0 → /dev/shm/d.img on tmpfs', 'zram0', 'tmpfs'. Null when it was not RAM-backed, and for
+   * trials stored before kvbench kept it (the flag without its backing: unknown, never guessed).
+   */
+  storageRamBacking: z.string().nullable(),
   metrics: z.record(z.string(), z.number()),
 });
 export type TrialRecord = z.infer<typeof TrialRecordSchema>;

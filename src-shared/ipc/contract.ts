@@ -313,7 +313,16 @@ export const GroupComparisonSchema = z.object({
     .nullable(),
 });
 
-const SideCautionsSchema = z.object({ matchedTrials: count, flaggedTrials: count, ramBacked: count, pageCache: count, stalled: count, other: count });
+const SideCautionsSchema = z.object({
+  matchedTrials: count,
+  flaggedTrials: count,
+  ramBacked: count,
+  /** The RAM-backed trials by what held the directory in memory ('loop0 → /dev/shm/d.img on tmpfs'; null: not recorded). */
+  ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
+  pageCache: count,
+  stalled: count,
+  other: count,
+});
 export type SideCautionsData = z.infer<typeof SideCautionsSchema>;
 
 export const SystemComparisonSchema = z.object({
@@ -499,6 +508,8 @@ export const CONTRACT = {
       trial: TrialRecordSchema,
       hardware: HardwareProfileSchema.nullable(),
       histograms: z.array(z.object({ name: z.string(), unit: z.string(), count })),
+      /** Why its numbers need a second look, as the report says it (a RAM-backed cache directory and what held it, page-cache reads, a stall …). */
+      cautions: z.array(z.string()),
       /** A damaged hardware snapshot the trial is shown without, in the store's words. */
       unreadable: unreadableRows,
     }),

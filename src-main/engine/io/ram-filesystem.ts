@@ -3,7 +3,7 @@
 // as any disk does, so a storage tier or probe there would otherwise report memory speed as a drive's.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { ramBackingAt, sysReader } from '../../hardware/linux-storage.ts';
+import { ramBackingAt, sysReader, type RamBacking } from '../../hardware/linux-storage.ts';
 
 /** statfs(2) f_type of the Linux filesystems that keep their files in RAM (linux/magic.h). */
 const RAM_FILESYSTEM_MAGIC: ReadonlyMap<number, string> = new Map([
@@ -23,6 +23,14 @@ export function ramFilesystemOf(statfsType: number, platform: NodeJS.Platform = 
  * (also when statfs fails: nothing is claimed).
  */
 export async function ramFilesystemAt(dir: string, sysRoot = '/'): Promise<string | null> {
+  return (await ramBackingOfDir(dir, sysRoot))?.backing ?? null;
+}
+
+/**
+ * What holds `dir`'s files in RAM, in ramFilesystemAt's words and as the chain of devices down to
+ * that RAM ('loop0 → /dev/shm/d.img on tmpfs', see ramChainOf); null when nothing does, or statfs fails.
+ */
+export async function ramBackingOfDir(dir: string, sysRoot = '/'): Promise<RamBacking | null> {
   let type: number;
   try {
     type = Number((await fsp.statfs(dir)).type);
@@ -30,7 +38,8 @@ export async function ramFilesystemAt(dir: string, sysRoot = '/'): Promise<strin
     return null;
   }
   const byType = ramFilesystemOf(type);
-  if (byType !== null || process.platform !== 'linux') return byType;
+  if (byType !== null) return { backing: byType, chain: byType };
+  if (process.platform !== 'linux') return null;
   try {
     return ramBackingAt(sysReader(sysRoot), fs.realpathSync(dir));
   } catch {

@@ -418,7 +418,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
     printEfficiency(kv, p);
     printPreparation(kv, p);
     if (st.ram_backed === true) {
-      p(`  WARNING: the cache directory is on a RAM-backed filesystem (${st.ram_filesystem ?? 'RAM'}): the storage tier measured memory,`);
+      p(`  WARNING: the cache directory is on a RAM-backed filesystem (${st.ram_backing_chain ?? st.ram_filesystem ?? 'RAM'}): the storage tier measured memory,`);
       p('           not a drive; its latency and bandwidth (reads and writes) describe RAM, whatever direct I/O says.');
     } else if (st.reads_may_hit_page_cache) {
       const why = kv.device_io?.flag_reason ?? 'buffered I/O';

@@ -81,8 +81,10 @@ export interface RunFacts {
     directIo: boolean;
     directIoReason: string | null;
     fsyncPolicy: 'per-entry' | 'none';
-    /** 'tmpfs' or 'ramfs' when the storage tier's files were in RAM; null otherwise and in trace-only mode. */
+    /** What held the storage tier's files in RAM ('tmpfs', 'loop0 on tmpfs' …); null otherwise and in trace-only mode. */
     ramFilesystem: string | null;
+    /** The same as a chain of devices ('loop0 → /dev/shm/d.img on tmpfs'); null exactly when ramFilesystem is. */
+    ramBackingChain: string | null;
   };
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
@@ -488,6 +490,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
         fsync_policy: f.storage.fsyncPolicy,
         ram_backed: f.storage.ramFilesystem !== null,
         ram_filesystem: f.storage.ramFilesystem,
+        ram_backing_chain: f.storage.ramBackingChain,
         reads_may_hit_page_cache: !f.storage.directIo || deviceIo.flagged || f.storage.ramFilesystem !== null,
       },
     },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
-import { ramFilesystemAt } from '../io/ram-filesystem.ts';
+import { ramBackingOfDir } from '../io/ram-filesystem.ts';
 import { markRunDirOwner, removeDeadOwnersRunDirs, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
 import { removeCreatedDirs } from '../../util/created-dirs.ts';
 
@@ -23,6 +23,8 @@ export interface StorageTarget {
   freeBytesAtStart: number;
   /** What keeps baseDir's files in RAM ('tmpfs', 'ramfs', 'loop0 on tmpfs' …; see ramFilesystemAt), else null. */
   ramFilesystem: string | null;
+  /** The same as the chain of devices down to that RAM ('loop0 → /dev/shm/d.img on tmpfs'; see ramChainOf); null exactly when ramFilesystem is. */
+  ramBackingChain: string | null;
   /** Run directories of ended processes on this host, removed from baseDir before its free space was read. */
   removedRunDirs: string[];
 }
@@ -88,7 +90,7 @@ async function prepareRunDir(
   const removedRunDirs = await removeDeadOwnersRunDirs(baseDir);
   const stat = await fsp.statfs(baseDir);
   const freeBytesAtStart = Number(stat.bavail) * Number(stat.bsize);
-  const ramFilesystem = await ramFilesystemAt(baseDir);
+  const ram = await ramBackingOfDir(baseDir);
   const requested = opts.storageCapacityGb * GIB;
   if (requested > freeBytesAtStart) {
     const [want, free] = fmtGiBApart(requested, freeBytesAtStart);
@@ -111,7 +113,7 @@ async function prepareRunDir(
     if (runDir !== undefined) await fsp.rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
   }
-  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem, removedRunDirs };
+  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem: ram?.backing ?? null, ramBackingChain: ram?.chain ?? null, removedRunDirs };
 }
 
 /** Removes the run directory (only if empty: the file store already removed its own files). */

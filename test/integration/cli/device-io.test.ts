@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RunResults } from '../../../src-shared/domain/results.ts';
 import { resolveBlockDevice } from '../../../src-main/engine/metrics/device-stats.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../../src-shared/domain/results.ts';
-import { extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { extractMetrics, extractRamBacking } from '../../../src-main/store/results-ingest.ts';
 import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runCli } from './cli-harness.ts';
 import { skipBecause } from '../../support/skip.ts';
 
@@ -143,6 +143,7 @@ describe('a --cache-dir on a RAM-backed filesystem (tmpfs)', () => {
     expect(kv.tier_bytes.storage.read_bytes, 'the run read from storage').toBeGreaterThan(0);
     expect(st.ram_backed).toBe(true);
     expect(st.ram_filesystem).toBe('tmpfs');
+    expect(st.ram_backing_chain).toBe('tmpfs');
     // Since Linux 6.6 tmpfs takes O_DIRECT: direct or not, the reads came from RAM.
     expect(st.reads_may_hit_page_cache).toBe(true);
     expect(kv.device_io.flagged).toBe(true);
@@ -154,6 +155,7 @@ describe('a --cache-dir on a RAM-backed filesystem (tmpfs)', () => {
     expect(stderr).toMatch(/warn: --cache-dir \S+ is on a RAM-backed filesystem \(tmpfs\)/);
     // Stored as a trial, it is flagged in reports too: there is no device whose coverage could do it.
     expect(extractMetrics(res as unknown as Record<string, unknown>).storage_ram_backed).toBe(1);
+    expect(extractRamBacking(res as unknown as Record<string, unknown>)).toBe('tmpfs');
 
     const hw = await runCli(['hw', '--cache-dir', path.join(m.dir, 'cache')], { cwd: m.dir });
     expect(hw.code, explain(hw)).toBe(0);

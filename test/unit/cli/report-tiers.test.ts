@@ -134,15 +134,15 @@ describe('kvbench report: tier comparison', () => {
     expect(rows.map((x) => x.configuration)).toContain('llama3.1-8b, 2u, 10s, cpu 0, gpu 0, gen none, storage 1 GiB, auto qos, autoscaler-interval 1');
   });
 
-  it('flags a RAM-backed trial by what kvbench can tell of it, never as tmpfs or ramfs alone (a loop device on tmpfs is neither)', async () => {
+  it('flags a RAM-backed trial by what held it in memory, never as tmpfs or ramfs alone (a loop device on tmpfs is neither)', async () => {
     const dir = tempDir();
     const store = openStore(dbIn(dir));
     try {
-      await importDrive(store, dir, 'A-first', [{ tokPerS: 300, ramBacked: true }]);
+      await importDrive(store, dir, 'A-first', [{ tokPerS: 300, ramBacked: true, ramBacking: 'loop0 → /dev/shm/d.img on tmpfs' }]);
     } finally {
       store.close();
     }
-    const caution = 'the cache directory was RAM-backed (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): its storage numbers describe memory, not a drive';
+    const caution = 'the cache directory was RAM-backed (loop0 → /dev/shm/d.img on tmpfs): its storage numbers describe memory, not a drive';
     const { text, tiers } = await reportOf(dir, '--system', 'rig');
     expect(text).toContain(`FLAGGED: ${caution}`);
     expect(text).not.toContain('tmpfs or ramfs');

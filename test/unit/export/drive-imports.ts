@@ -25,6 +25,8 @@ export interface DriveRun {
   options?: Record<string, unknown>;
   /** The cache directory was RAM-backed (tmpfs, or a loop device on it). */
   ramBacked?: boolean;
+  /** What held it in RAM, as a results file of this kvbench says it (`ram_backing_chain`); without it, the file is one written before that was kept. */
+  ramBacking?: string;
   /** The device's and the engine's read coverage (below 0.95: the page cache served reads). */
   readCoverage?: number;
   status?: 'complete' | 'partial';
@@ -41,6 +43,7 @@ export async function importDrive(store: Store, dir: string, drive: string, runs
     if (run.ramBacked) {
       r.kvbench.tiers.storage.ram_backed = true;
       r.kvbench.tiers.storage.ram_filesystem = 'loop0 on tmpfs';
+      if (run.ramBacking !== undefined) r.kvbench.tiers.storage.ram_backing_chain = run.ramBacking;
     }
     if (run.readCoverage !== undefined) {
       r.kvbench.device_io.read_coverage = run.readCoverage;

@@ -9,13 +9,13 @@ import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../../src-shared/domain/results.ts';
 
 let nextId = 1;
-function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string; measuredBy?: string | null }): TrialRecord {
+function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string; measuredBy?: string | null; ramBacking?: string | null }): TrialRecord {
   const id = nextId++;
   return {
     id, runId: 1, suiteId: 1, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: o.drive ?? null, driveLabel: o.drive ? `${o.drive} label` : null,
     scenarioId: o.scenario, trialIndex: o.index ?? 0, attempt: 1, status: o.status ?? 'complete', statusReason: o.status && o.status !== 'complete' ? 'engine crashed' : null,
     configKey: o.configKey ?? o.scenario, options: o.options ?? { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' },
-    seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: o.sourceFile ?? null, kvbenchVersion: o.version ?? '0.1.0', measuredByVersion: o.measuredBy !== undefined ? o.measuredBy : (o.version ?? '0.1.0'), metrics: o.metrics,
+    seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: o.sourceFile ?? null, kvbenchVersion: o.version ?? '0.1.0', measuredByVersion: o.measuredBy !== undefined ? o.measuredBy : (o.version ?? '0.1.0'), storageRamBacking: o.ramBacking ?? null, metrics: o.metrics,
   };
 }
 
@@ -84,13 +84,16 @@ describe('scenario report', () => {
       // Another process read the drive too: the device's counters look fine, the engine's own do not.
       trial({ scenario: 'storage-only', index: 4, metrics: { wall_clock_throughput_tok_per_s: 880, device_read_coverage: 1.4, process_read_coverage: 0.02 } }),
       trial({ scenario: 'storage-only', index: 5, metrics: { wall_clock_throughput_tok_per_s: 264, device_read_coverage: 1.4, process_read_coverage: 1.01 } }),
-      // On tmpfs there is no block device to count: the trial is flagged by its filesystem.
-      trial({ scenario: 'storage-only', index: 6, metrics: { wall_clock_throughput_tok_per_s: 5000, storage_ram_backed: 1 } }),
+      // On tmpfs there is no block device to count: the trial is flagged by its filesystem, and says
+      // what held it in memory; one stored before that was kept says it is not known.
+      trial({ scenario: 'storage-only', index: 6, metrics: { wall_clock_throughput_tok_per_s: 5000, storage_ram_backed: 1 }, ramBacking: 'loop0 → /dev/shm/d.img on tmpfs' }),
       trial({ scenario: 'storage-only', index: 7, metrics: { wall_clock_throughput_tok_per_s: 263, storage_ram_backed: 0, device_read_coverage: 1 } }),
+      trial({ scenario: 'storage-only', index: 8, metrics: { wall_clock_throughput_tok_per_s: 5000, storage_ram_backed: 1 } }),
     ];
     const s = buildScenarioReport(ts).scenarios[0];
-    expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4, 6]);
-    expect(s.cautions[2].message).toBe('the cache directory was RAM-backed (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): its storage numbers describe memory, not a drive');
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([1, 4, 6, 8]);
+    expect(s.cautions[2].message).toBe('the cache directory was RAM-backed (loop0 → /dev/shm/d.img on tmpfs): its storage numbers describe memory, not a drive');
+    expect(s.cautions[3].message).toBe('the cache directory was RAM-backed (backing not recorded by the kvbench that stored it): its storage numbers describe memory, not a drive');
     expect(s.cautions[0].message).toContain('31.0 %');
     expect(s.cautions[1].message).toMatch(/^this process made the block layer read 2\.0 % of the bytes the storage tier reported reading/);
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);

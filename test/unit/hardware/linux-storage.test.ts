@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, ramBackingAt, sysReader } from '../../../src-main/hardware/linux-storage.ts';
+import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, ramBackingAt, ramChainOf, sysReader } from '../../../src-main/hardware/linux-storage.ts';
 import { ramBackingOf } from '../../../src-shared/domain/hardware.ts';
 import { makeFakeSys } from './fake-sys.ts';
 
@@ -169,13 +169,33 @@ describe('block devices behind a mount', () => {
       expect(ramBackingOf({ filesystem: 'ext4', blockDevice: b })).toBeNull();
     });
 
+    const chainAt = (dir: string): string | null => ramChainOf(sys, findMount(all, dir)!, all);
+
+    it('the chain down to the RAM names every device and file on the way: the loop, its file, the filesystem holding it', () => {
+      expect(chainAt('/mnt/kvdev')).toBe('loop0 → /tmp/kvram/disk.img on tmpfs');
+      expect(chainAt('/tmp/kvram')).toBe('tmpfs');
+      expect(chainAt('/dev/shm')).toBe('tmpfs');
+      // A RAM disk mounted itself is named; a loop on a file in a filesystem on one goes on down to it.
+      expect(chainAt('/mnt/zram')).toBe('zram0');
+      // The kernel's " (deleted)" stays: the file is gone from its directory, its pages are still in RAM.
+      expect(chainAt('/mnt/kvzram')).toBe('loop2 → /mnt/zram/disk.img (deleted) on ext4 → zram0');
+      expect(chainAt('/mnt/kvnested')).toBe('loop4 → /mnt/kvdev/nested.img on ext4 → loop0 → /tmp/kvram/disk.img on tmpfs');
+      // No RAM below: a disk, NFS, a loop file on the disk, a loop file no mount here holds.
+      expect(chainAt('/data')).toBeNull();
+      expect(chainAt('/mnt/nfs share')).toBeNull();
+      expect(chainAt('/mnt/kvdisk')).toBeNull();
+      expect(ramChainOf(sys, all.find((m) => m.mountPoint === '/mnt/kvdev')!, [])).toBeNull();
+    });
+
     it('ramBackingAt reads the mounts itself: a path inside the loop is RAM-backed, a path on the disk is not', () => {
       const withLoops = sysReader(fake.root);
       const text = fs.readFileSync(path.join(fake.root, '/proc/self/mountinfo'), 'utf8');
       fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), `${text}${loops.map((m, i) => `${50 + i} 27 ${m.majorMinor} / ${m.mountPoint} rw - ${m.fsType} ${m.source} rw`).join('\n')}\n`);
       try {
-        expect(ramBackingAt(withLoops, '/mnt/kvdev/c')).toBe('loop0 on tmpfs');
-        expect(ramBackingAt(withLoops, '/tmp/kvram/x')).toBe('tmpfs');
+        expect(ramBackingAt(withLoops, '/mnt/kvdev/c')).toEqual({ backing: 'loop0 on tmpfs', chain: 'loop0 → /tmp/kvram/disk.img on tmpfs' });
+        expect(ramBackingAt(withLoops, '/tmp/kvram/x')).toEqual({ backing: 'tmpfs', chain: 'tmpfs' });
+        expect(ramBackingAt(withLoops, '/mnt/zram/x')).toEqual({ backing: 'RAM disk', chain: 'zram0' });
+        expect(ramBackingAt(withLoops, '/mnt/kvnested/x')).toEqual({ backing: 'loop4 on RAM disk loop0', chain: 'loop4 → /mnt/kvdev/nested.img on ext4 → loop0 → /tmp/kvram/disk.img on tmpfs' });
         expect(ramBackingAt(withLoops, '/mnt/kvdisk/c')).toBeNull();
         expect(ramBackingAt(withLoops, '/data')).toBeNull();
       } finally {

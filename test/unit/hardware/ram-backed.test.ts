@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ramFilesystemAt, ramFilesystemOf } from '../../../src-main/engine/io/ram-filesystem.ts';
+import { ramBackingOfDir, ramFilesystemAt, ramFilesystemOf } from '../../../src-main/engine/io/ram-filesystem.ts';
 import { efficiencySection } from '../../../src-main/engine/report/probe-limits.ts';
 import { prepareStorageTarget, releaseStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
 import { detectHardware } from '../../../src-main/hardware/detect-hardware.ts';
@@ -20,6 +20,18 @@ function onTmpfs(): HardwareProfile {
   const hw = fakeHardware();
   hw.cacheDir = { ...hw.cacheDir!, path: '/mnt/ram/kv', resolvedPath: '/mnt/ram/kv', mountPoint: '/mnt/ram', filesystem: 'tmpfs', mountSource: 'tmpfs' };
   return hw;
+}
+
+/** Undoes the set-up steps last first (unmount, detach, remove), then removes `dir`. */
+function undoAll(undo: (() => void)[], dir: string): void {
+  for (const u of undo.reverse()) {
+    try {
+      u();
+    } catch {
+      // the next step still runs; a busy mount is reported by the next test run's left-overs
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 describe('RAM-backed cache directories', () => {
@@ -42,6 +54,7 @@ describe('RAM-backed cache directories', () => {
       }
       try {
         expect(await ramFilesystemAt(dir)).toBe('tmpfs');
+        expect(await ramBackingOfDir(dir)).toEqual({ backing: 'tmpfs', chain: 'tmpfs' });
       } finally {
         execFileSync('umount', [dir], { stdio: 'pipe' });
       }
@@ -99,10 +112,12 @@ describe('RAM-backed cache directories', () => {
       expect(formatHardware(hw)).toMatch(new RegExp(`^ {2}WARNING +RAM-backed filesystem \\(${ramLoop} on tmpfs\\)`, 'm'));
       expect(planSuite(hw, { profile: 'smoke', cacheDir: path.join(onRam, 'kv') }).notes.join('\n')).toMatch(/RAM-backed filesystem \(loop\d+ on tmpfs\)/);
       expect(hardwareAdvice(hw, false).map((a) => a.code)).toContain('ram-backed');
-      // The engine's own view, which the trial's results (ram_backed) and so the report's caution come from.
+      // The engine's own view, which the trial's results (ram_backed, ram_backing_chain) and so the report's caution come from.
       expect(await ramFilesystemAt(onRam)).toBe(`${ramLoop} on tmpfs`);
       const target = await prepareStorageTarget({ cacheDir: path.join(onRam, 'kv'), storageCapacityGb: 0.01, largestEntryBytes: 1024 });
       expect(target.ramFilesystem).toBe(`${ramLoop} on tmpfs`);
+      // The loop, the file behind it as the kernel names it, and the filesystem holding that file.
+      expect(target.ramBackingChain).toBe(`${ramLoop} → ${path.join(fs.realpathSync(ram), 'disk.img')} on tmpfs`);
       await releaseStorageTarget(target);
 
       const disk = (await detectHardware(onDisk, { probeDirectIo: false, cudaProbe: false })).cacheDir!;
@@ -111,14 +126,46 @@ describe('RAM-backed cache directories', () => {
       expect(ramBackingOf(disk) === null).toBe(tmpRam === null); // … which is RAM only when the temp dir is
       expect(await ramFilesystemAt(onDisk) === null).toBe(tmpRam === null);
     } finally {
-      for (const u of undo.reverse()) {
-        try {
-          u();
-        } catch {
-          // the next step still runs; a busy mount is reported by the next test run's left-overs
-        }
+      undoAll(undo, dir);
+    }
+  });
+
+  it('a real RAM disk (a zram device of its own) is named, mounted itself or under a loop device\'s file', async (ctx) => {
+    // Needs root and zram: a device hot-added for the test (never zram0, which may be this machine's swap), removed after.
+    const run = (cmd: string, args: string[]): string => execFileSync(cmd, args, { stdio: 'pipe', encoding: 'utf8' }).trim();
+    const undo: (() => void)[] = [];
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-zram-'));
+    const onZram = path.join(dir, 'zram');
+    const onLoop = path.join(dir, 'loop');
+    for (const d of [onZram, onLoop]) fs.mkdirSync(d);
+    try {
+      let zram: string;
+      try {
+        const n = fs.readFileSync('/sys/class/zram-control/hot_add', 'utf8').trim();
+        zram = `zram${n}`;
+        undo.push(() => fs.writeFileSync('/sys/class/zram-control/hot_remove', n));
+        fs.writeFileSync(`/sys/block/${zram}/disksize`, String(64 * 1024 * 1024));
+        run('mkfs.ext4', ['-q', `/dev/${zram}`]);
+        run('mount', [`/dev/${zram}`, onZram]);
+        undo.push(() => run('umount', [onZram]));
+      } catch (err) {
+        return ctx.skip(`cannot set up a zram device here (${(err as Error).message.split('\n')[0]})`);
       }
-      fs.rmSync(dir, { recursive: true, force: true });
+      expect(await ramBackingOfDir(onZram)).toEqual({ backing: 'RAM disk', chain: zram });
+      const image = path.join(fs.realpathSync(onZram), 'disk.img');
+      fs.writeFileSync(image, '');
+      fs.truncateSync(image, 16 * 1024 * 1024);
+      const loop = path.basename(run('losetup', ['--find', '--show', image]));
+      undo.push(() => run('losetup', ['-d', `/dev/${loop}`]));
+      run('mkfs.ext4', ['-q', `/dev/${loop}`]);
+      run('mount', [`/dev/${loop}`, onLoop]);
+      undo.push(() => run('umount', [onLoop]));
+      const target = await prepareStorageTarget({ cacheDir: path.join(onLoop, 'kv'), storageCapacityGb: 0.001, largestEntryBytes: 1024 });
+      expect(target.ramFilesystem).toBe(`${loop} on RAM disk ${zram}`);
+      expect(target.ramBackingChain).toBe(`${loop} → ${image} on ext4 → ${zram}`);
+      await releaseStorageTarget(target);
+    } finally {
+      undoAll(undo, dir);
     }
   });
 

@@ -122,6 +122,7 @@ export function trial(id: number, over: Partial<TrialRecordData> = {}): TrialRec
     sourceFile: null,
     kvbenchVersion: '0.1.0',
     measuredByVersion: '0.1.0',
+    storageRamBacking: null,
     metrics: { wall_clock_throughput_tok_per_s: 100 * id, storage_read_bytes_per_s: 2.5e9, e2e_p95_ms: 12.5 },
     ...over,
   };

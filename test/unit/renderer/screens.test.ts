@@ -616,7 +616,7 @@ describe('report', () => {
 
   it('says when a trial\'s stored hardware snapshot is damaged, instead of showing the trial without its hardware unexplained', async () => {
     const noHardware = 'hardware snapshot 1 in /data/damaged.db cannot be read: the stored JSON is damaged (Unexpected token); trial 4 (and any other trial of that snapshot) is shown without its hardware';
-    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: null, histograms: [], unreadable: r.id === 4 ? [noHardware] : [] }) });
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: null, histograms: [], cautions: [], unreadable: r.id === 4 ? [noHardware] : [] }) });
     const w = mountIt(TrialDialog, { trialId: 4 });
     await flush();
     expect(w.get('[data-test=unreadable]').text()).toContain(noHardware);
@@ -626,6 +626,15 @@ describe('report', () => {
     await flush();
     expect(w.find('[data-test=unreadable]').exists()).toBe(false);
     expect(w.find('[data-test=hardware-unreadable]').exists()).toBe(false);
+    expect(w.find('[data-test=trial-caution]').exists()).toBe(false);
+  });
+
+  it('a flagged trial says why, with what held its RAM-backed cache directory in memory', async () => {
+    const caution = 'the cache directory was RAM-backed (loop0 → /dev/shm/d.img on tmpfs): its storage numbers describe memory, not a drive';
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { storageRamBacking: 'loop0 → /dev/shm/d.img on tmpfs' }), hardware: null, histograms: [], cautions: [caution], unreadable: [] }) });
+    const w = mountIt(TrialDialog, { trialId: 2 });
+    await flush();
+    expect(w.findAll('[data-test=trial-caution]').map((c) => c.text())).toEqual([caution]);
   });
 
   it('has an empty state for a selection without trials, and nothing to export', async () => {
@@ -656,7 +665,7 @@ describe('report', () => {
 });
 
 describe('compare', () => {
-  const clean = { matchedTrials: 2, flaggedTrials: 0, ramBacked: 0, pageCache: 0, stalled: 0, other: 0 };
+  const clean = { matchedTrials: 2, flaggedTrials: 0, ramBacked: 0, ramBackings: [], pageCache: 0, stalled: 0, other: 0 };
   /** lab1 (A) against slow-box (B), matched by configuration; the test gives the metrics. */
   const systemComparison = (n: { trialsA: number; trialsB: number; matched: number; unmatchedA: number }): Omit<ResponseOf<'report.compare'>, 'metrics'> => ({
     a: { label: 'lab1', id: 'sys-1', trials: n.trialsA },
@@ -784,12 +793,12 @@ describe('compare', () => {
   });
 
   it('a side with flagged trials says how many beside its trials, per configuration, and why in the notes', async () => {
-    const note = 'A (lab1): 2 of its 2 matched trial(s) ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive';
+    const note = 'A (lab1): 2 of its 2 matched trial(s) ran on a RAM-backed cache directory (loop0 → /dev/shm/d.img on tmpfs): their storage numbers describe memory, not a drive';
     installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({
         ...systemComparison({ trialsA: 2, trialsB: 2, matched: 1, unmatchedA: 0 }),
-        cautions: { a: { ...clean, flaggedTrials: 2, ramBacked: 2 }, b: clean },
+        cautions: { a: { ...clean, flaggedTrials: 2, ramBacked: 2, ramBackings: [{ backing: 'loop0 → /dev/shm/d.img on tmpfs', trials: 2 }] }, b: clean },
         notes: [note],
         metrics: [
           {

@@ -246,6 +246,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
           fsync_policy: 'per-entry',
           ram_backed: false,
           ram_filesystem: null,
+          ram_backing_chain: null,
           reads_may_hit_page_cache: !directIo || deviceFlagged,
         },
       },

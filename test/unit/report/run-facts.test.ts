@@ -53,7 +53,7 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     cache,
     bytes,
     storageIo: { directIo: false, reason: 'O_DIRECT is not supported by tmpfs' },
-    target: { capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, baseDir: '/mnt/kv', ramFilesystem: 'tmpfs' },
+    target: { capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, baseDir: '/mnt/kv', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs' },
     gpu: { name: 'gpu', present: false, budgetBytes: 0, reason: '--gpu-mem-gb 0 disables the GPU tier' },
     gpuTier: null,
     cpuTier: { peakHeldBytes: 4096 },
@@ -97,12 +97,12 @@ describe('the facts of a run', () => {
   it('say the storage tier was in RAM, except in trace-only mode, which keeps no files', async () => {
     const { setup, end } = await runEnded(options());
     expect(assembleRunFacts(setup, end).storage).toEqual({
-      capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, dir: '/mnt/kv', directIo: false, directIoReason: 'O_DIRECT is not supported by tmpfs', fsyncPolicy: 'per-entry', ramFilesystem: 'tmpfs',
+      capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, dir: '/mnt/kv', directIo: false, directIoReason: 'O_DIRECT is not supported by tmpfs', fsyncPolicy: 'per-entry', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs',
     });
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-run-facts-'));
     const traceLog = await IoTraceLog.open(path.join(dir, 'trace.csv'));
     try {
-      expect(assembleRunFacts({ ...setup, traceLog }, end).storage.ramFilesystem).toBeNull();
+      expect(assembleRunFacts({ ...setup, traceLog }, end).storage).toMatchObject({ ramFilesystem: null, ramBackingChain: null });
     } finally {
       await traceLog.close();
       await fsp.rm(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 // a value no other field has, and the whole metrics object is compared, so a metric read from a
 // neighbouring field (the P95 for the P50, the read rate for the write rate) or in the wrong unit fails.
 import { describe, expect, it } from 'vitest';
-import { ResultsFileSchema, ResultsValuesSchema, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { ResultsFileSchema, ResultsValuesSchema, extractMetrics, extractRamBacking } from '../../../src-main/store/results-ingest.ts';
 
 const GIB = 1024 ** 3;
 
@@ -229,5 +229,24 @@ describe('extractMetrics: every stored metric from its own field', () => {
       storage_read_p95_ms_per_mib: 311,
       storage_write_p95_ms_per_mib: 312,
     });
+  });
+});
+
+describe('extractRamBacking: what held a RAM-backed cache directory in memory, as the file says it', () => {
+  const withStorage = (storage: Record<string, unknown>) => ({ requests_completed: 1, total_tokens_generated: 1, kvbench: { version: '0.6.0', tiers: { storage } } });
+
+  it("the chain of devices; a file written before it was kept, its shorter words; nothing when it was not RAM-backed", () => {
+    expect(extractRamBacking(accepted(withStorage({ ram_backed: true, ram_filesystem: 'loop0 on tmpfs', ram_backing_chain: 'loop0 → /dev/shm/d.img on tmpfs' })))).toBe('loop0 → /dev/shm/d.img on tmpfs');
+    expect(extractRamBacking(accepted(withStorage({ ram_backed: true, ram_filesystem: 'loop0 on tmpfs' })))).toBe('loop0 on tmpfs');
+    expect(extractRamBacking(accepted(withStorage({ ram_backed: true, ram_filesystem: null, ram_backing_chain: null })))).toBeNull();
+    expect(extractRamBacking(accepted(withStorage({ ram_backed: false, ram_filesystem: null, ram_backing_chain: null })))).toBeNull();
+    // A backing beside no flag is not stored: the caution goes by the flag, which says there was none.
+    expect(extractRamBacking(accepted(withStorage({ ram_filesystem: 'tmpfs', ram_backing_chain: 'tmpfs' })))).toBeNull();
+    expect(extractRamBacking({ requests_completed: 1, total_tokens_generated: 1 })).toBeNull();
+  });
+
+  it('a file whose backing is no text is refused, not stored with a number for a description', () => {
+    expect(ResultsValuesSchema.safeParse(withStorage({ ram_backed: true, ram_backing_chain: 42 })).success).toBe(false);
+    expect(ResultsValuesSchema.safeParse(withStorage({ ram_backed: true, ram_filesystem: ['tmpfs'] })).success).toBe(false);
   });
 });

@@ -250,6 +250,30 @@ describe('repositories', () => {
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM trial_metrics').get()).toEqual({ n: 0 });
   });
 
+  it("keeps a suite trial's RAM backing as its results say it, beside the flag; a trial on a disk, or without results, has none", () => {
+    const { store, hw, suiteId, runs, snapshotId } = seeded(path.join(tempDir(), 'kvbench.db'));
+    const start = (trialIndex: number): number =>
+      store.startTrial({
+        runId: runs[1].id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: snapshotId,
+        scenarioId: 'storage-only', trialIndex, options: runs[1].options, configKey: runs[1].configKey, runner: currentProcess(), cacheDir: '/mnt/kv',
+      });
+    const finish = (id: number, results: Record<string, unknown> | null): void =>
+      store.finishTrial(id, { status: results ? 'complete' : 'failed', reason: null, wallMs: 1, results, metrics: results ? extractMetrics(results) : {} });
+    const onRam = kvbenchResults({ tokPerS: 5000 });
+    onRam.kvbench.tiers.storage.ram_backed = true;
+    onRam.kvbench.tiers.storage.ram_filesystem = 'loop0 on tmpfs';
+    onRam.kvbench.tiers.storage.ram_backing_chain = 'loop0 → /dev/shm/d.img on tmpfs';
+    const [ram, disk, failed] = [start(0), start(1), start(2)];
+    finish(ram, onRam as unknown as Record<string, unknown>);
+    finish(disk, kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>);
+    finish(failed, null);
+    expect([ram, disk, failed].map((id) => [store.getTrial(id)!.metrics.storage_ram_backed, store.getTrial(id)!.storageRamBacking])).toEqual([
+      [1, 'loop0 → /dev/shm/d.img on tmpfs'],
+      [0, null],
+      [undefined, null],
+    ]);
+  });
+
   it('deletes leave no hardware snapshot no trial refers to (hostnames, serials), in the same transaction; a running suite keeps its own', () => {
     const { store, hw, suiteId, runs, snapshotId } = seeded(path.join(tempDir(), 'kvbench.db'));
     const snapshots = (): number => (store.db.prepare('SELECT COUNT(*) AS n FROM hardware_snapshots').get() as { n: number }).n;
