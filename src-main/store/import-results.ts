@@ -25,6 +25,7 @@ import {
   usableMetricKeys,
 } from './results-ingest.ts';
 import { packResults, type Store } from './store.ts';
+import { currentProcess } from '../util/process-identity.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 
@@ -207,14 +208,57 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   return { file, results, options, format, status, reason, metrics, histograms: extractHistograms(results), text, mtime: (await fsp.stat(file)).mtime, merged };
 }
 
+/** The most files one write transaction of an import stores. */
+export const IMPORT_BATCH_FILES = 200;
+/**
+ * A batch also ends once its transaction has run this long (one file more at most): on a loaded
+ * machine a file costs ten times what it does on a quiet one, and the lock must stay short on both.
+ */
+const IMPORT_BATCH_BUDGET_MS = 250;
+/**
+ * The pause between two batches, lock released. A writer in another process waiting for the lock
+ * (a suite storing its trial; busy_timeout) retries every 100 ms once it has waited a while
+ * (SQLite's busy handler): a longer pause lets every waiter in before the next batch, where a pause
+ * of 0 would leave it to chance and a waiter could miss every gap until its busy_timeout ran out.
+ */
+const PAUSE_BETWEEN_BATCHES_MS = 150;
+
+/** After each batch of an import has committed, before the next takes the lock. */
+export interface ImportBatch {
+  /** Files this batch looked at (stored, or skipped as stored already). */
+  files: number;
+  /** Files looked at so far, this batch included, of `total`. */
+  done: number;
+  total: number;
+}
+
+/** How an import is written; the defaults are what users get. */
+export interface ImportWriting {
+  /** The most files one transaction stores (IMPORT_BATCH_FILES). */
+  batchFiles?: number;
+  /** Called after each batch has committed, lock released (progress; tests take the lock here). */
+  afterBatch?: (batch: ImportBatch) => void | Promise<void>;
+}
+
 /**
  * Imports every file; a file that cannot be read or parsed is reported and skipped, the others
  * still go in. A file whose results are already stored (by content: an earlier import of it, the
- * suite that produced it, or an identical file earlier in this batch) is skipped and said so: the
- * same measurement twice would raise n and shrink the CV. The database part is one transaction:
- * either every readable new file is in, or (a full disk, a lock held too long) none is.
+ * suite that ran it, or an identical file earlier in this import) is skipped and said so: the same
+ * measurement twice would raise n and shrink the CV.
+ *
+ * All or nothing, with a short write lock: reading, checking, compressing and hashing happen first,
+ * without it; then the files are stored in batches (at most `batchFiles` files, or what 250 ms
+ * allows), each its own short transaction, with a pause between them in which any other writer
+ * gets the lock. The suite is 'running' meanwhile, owned by this process, and readers do not see it
+ * (Store's unfinishedImport); the last transaction makes it 'finished', which is when its trials
+ * appear, all at once. If a batch fails (a full disk, a lock held too long by another process), what
+ * the earlier ones stored is removed before the error is thrown; if this process dies (killed, a
+ * crash), the next open of the database removes it (Store.removeAbandonedImports).
+ * Duplicates are checked in each batch against the finished suites and settled again in the last
+ * transaction: two imports of one file at once both store it, and the one that finishes second
+ * drops its copy, so it is stored once even if either import fails.
  */
-export async function importResultsFiles(store: Store, files: readonly string[], opts: ImportOptions): Promise<ImportResult> {
+export async function importResultsFiles(store: Store, files: readonly string[], opts: ImportOptions & ImportWriting): Promise<ImportResult> {
   const parsed: ParsedFile[] = [];
   const errors: { file: string; message: string }[] = [];
   for (const f of files) {
@@ -227,51 +271,47 @@ export async function importResultsFiles(store: Store, files: readonly string[],
   const imported: ImportedFile[] = [];
   const skipped: SkippedFile[] = [];
   if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
-  store.backfillResultsDigests(); // outside the write transaction below: it may read every older trial
+  store.removeAbandonedImports(); // what an import that failed earlier in this process could not remove then
+  store.backfillResultsDigests(); // before the batches: it may read every older trial
   // What costs CPU per file (compressing, hashing) is done before the write lock is taken: while it
   // is held every other writer (a suite storing its trial) waits, and gives up after busy_timeout.
   const packedFiles = parsed.sort((a, b) => a.file.localeCompare(b.file)).map((p) => ({ ...p, packed: packResults(p.results) }));
-  return store.atomically(() => {
-    // Checked in the transaction that writes, so two imports of one file at once store it once.
-    // Inside it, each file costs a few indexed statements, never a read of what the suite holds
-    // already: the lock is held for a time linear in the files.
-    const fresh: typeof packedFiles = [];
-    const freshByDigest = new Map<string, string>();
-    for (const p of packedFiles) {
-      const twin = freshByDigest.get(p.packed.digest);
-      const stored = twin !== undefined ? null : store.trialWithResultsDigest(p.packed.digest);
-      if (twin !== undefined) skipped.push({ file: p.file, trialId: null, message: `the same results as ${twin}, imported now: not stored twice` });
-      else if (stored) {
-        skipped.push({
-          file: p.file,
-          trialId: stored.trialId,
-          message: `already stored as trial ${stored.trialId} (system ${stored.systemLabel}, suite ${stored.suiteId}): not imported again (delete that trial first to file it elsewhere)`,
-        });
-      } else {
-        fresh.push(p);
-        freshByDigest.set(p.packed.digest, p.file);
-      }
-    }
-    if (fresh.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
-    const system = store.upsertImportedSystem(opts.systemLabel);
-    const drive = opts.driveLabel ? store.upsertImportedDrive(system.id, opts.driveLabel) : null;
-    const scenarioOf = (p: ParsedFile): string =>
-      p.merged && (opts.scenarioId === undefined || opts.scenarioId === IMPORTED_SCENARIO_ID) ? MULTI_HOST_SCENARIO_ID : (opts.scenarioId ?? IMPORTED_SCENARIO_ID);
+  const batchFiles = Math.max(1, opts.batchFiles ?? IMPORT_BATCH_FILES);
+  const runner = currentProcess();
+  const scenarioOf = (p: ParsedFile): string =>
+    p.merged && (opts.scenarioId === undefined || opts.scenarioId === IMPORTED_SCENARIO_ID) ? MULTI_HOST_SCENARIO_ID : (opts.scenarioId ?? IMPORTED_SCENARIO_ID);
+  // Across batches: the files of this import by content, and the suite's runs with their trial counts.
+  const freshByDigest = new Map<string, string>();
+  const runs = new Map<string, { id: number; trials: number }>();
+  // Copies of a file of this import, skipped as such: said again if that file turns out stored elsewhere.
+  const twinsOf = new Map<string, SkippedFile[]>();
+  // The suite once the batch that began it committed, and as begun (in a batch that may yet roll back).
+  // Set in storeBatch; `as`: TypeScript does not see assignments in a callback.
+  let suite = null as { suiteId: number; systemId: string; driveId: string | null } | null;
+  let begun = null as typeof suite;
 
-    const suiteId = store.createSuite({
-      systemId: system.id,
-      driveId: drive?.id ?? null,
-      profile: 'import',
-      label: opts.suiteLabel ?? `import of ${fresh.length} file(s)`,
-      source: 'import',
-      plan: null,
-      cacheDir: null,
-      runner: null,
-      status: 'finished',
-    });
-    // The suite is new, made in this transaction: its runs and their trial counts are known here.
-    const runs = new Map<string, { id: number; trials: number }>();
-    for (const p of fresh) {
+  /** Stores packedFiles[from…] until the batch is full; returns where the next batch starts. */
+  const storeBatch = (from: number): number => {
+    const startedMs = performance.now();
+    let i = from;
+    for (; i < packedFiles.length && i - from < batchFiles && (i === from || performance.now() - startedMs < IMPORT_BATCH_BUDGET_MS); i++) {
+      const p = packedFiles[i];
+      const twin = freshByDigest.get(p.packed.digest);
+      // Finished suites only: an unfinished import's copy is settled when the later of the two finishes.
+      const stored = twin !== undefined ? null : store.trialWithResultsDigest(p.packed.digest);
+      if (twin !== undefined) {
+        const copy = { file: p.file, trialId: null, message: `the same results as ${twin}, imported now: not stored twice` };
+        skipped.push(copy);
+        twinsOf.set(twin, [...(twinsOf.get(twin) ?? []), copy]);
+        continue;
+      }
+      if (stored) {
+        skipped.push({ file: p.file, trialId: stored.trialId, message: alreadyStored(stored) });
+        continue;
+      }
+      freshByDigest.set(p.packed.digest, p.file);
+      begun ??= store.beginImport({ systemLabel: opts.systemLabel, driveLabel: opts.driveLabel ?? null, label: opts.suiteLabel ?? null, runner });
+      const open = begun;
       const { format, options, status, reason } = p;
       const scenarioId = scenarioOf(p);
       const known = Object.keys(options).length > 0;
@@ -279,10 +319,9 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       const runKey = `${scenarioId}\u0000${key}`;
       let run = runs.get(runKey);
       if (!run) {
-        run = { id: store.addRun(suiteId, { position: runs.size, scenarioId, label: scenarioLabel(scenarioId), options, trials: 0 }, key), trials: 0 };
+        run = { id: store.addRun(open.suiteId, { position: runs.size, scenarioId, label: scenarioLabel(scenarioId), options, trials: 0 }, key), trials: 0 };
         runs.set(runKey, run);
       }
-      const runId = run.id;
       const trialIndex = run.trials++;
       const kv = (p.merged ? p.results.kvbench_merge : p.results.kvbench) as Record<string, unknown> | undefined;
       const origin = opts.originOf?.(p.file) ?? { sourceFile: path.resolve(p.file), modifiedAt: p.mtime };
@@ -291,10 +330,10 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       const stated = typeof kv?.started_at === 'string' ? new Date(kv.started_at) : null;
       const startedAt = stated !== null && !Number.isNaN(stated.getTime()) ? stated.toISOString() : (origin.modifiedAt ?? p.mtime).toISOString();
       const trialId = store.insertFinishedTrial({
-        runId,
-        suiteId,
-        systemId: system.id,
-        driveId: drive?.id ?? null,
+        runId: run.id,
+        suiteId: open.suiteId,
+        systemId: open.systemId,
+        driveId: open.driveId,
         hardwareSnapshotId: null,
         scenarioId,
         trialIndex,
@@ -317,6 +356,35 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       });
       imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
     }
-    return { suiteId, systemId: system.id, imported, skipped, errors };
-  });
+    return i;
+  };
+
+  try {
+    for (let next = 0; next < packedFiles.length; ) {
+      if (next > 0) await new Promise((resolve) => setTimeout(resolve, PAUSE_BETWEEN_BATCHES_MS));
+      const from = next;
+      // A batch that fails is rolled back whole; `suite` is set only once the batch that made it committed.
+      next = store.atomically(() => storeBatch(from));
+      suite = begun;
+      await opts.afterBatch?.({ files: next - from, done: next, total: packedFiles.length });
+    }
+    if (suite === null) return { suiteId: -1, systemId: null, imported, skipped, errors };
+    const { suiteId, systemId } = suite;
+    const finished = store.finishImport(suiteId, (n) => opts.suiteLabel ?? `import of ${n} file(s)`);
+    for (const d of finished.duplicates) {
+      // Another import of the same results finished while this one was writing: that one holds them.
+      const i = imported.findIndex((f) => f.trialId === d.trialId);
+      const [dropped] = imported.splice(i, 1);
+      skipped.push({ file: dropped.file, trialId: d.heldBy.trialId, message: alreadyStored(d.heldBy) });
+      for (const copy of twinsOf.get(dropped.file) ?? []) Object.assign(copy, { trialId: d.heldBy.trialId, message: alreadyStored(d.heldBy) });
+    }
+    return finished.trials === 0 ? { suiteId: -1, systemId: null, imported, skipped, errors } : { suiteId, systemId, imported, skipped, errors };
+  } catch (err) {
+    if (suite !== null) store.giveUpImport(suite.suiteId);
+    else if (begun !== null) store.forgetImport(begun.suiteId); // rolled back with the batch that began it
+    throw err;
+  }
 }
+
+const alreadyStored = (stored: { trialId: number; suiteId: number; systemLabel: string }): string =>
+  `already stored as trial ${stored.trialId} (system ${stored.systemLabel}, suite ${stored.suiteId}): not imported again (delete that trial first to file it elsewhere)`;

@@ -22,8 +22,8 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { configKey, extractRamBacking, measuringVersion, resultsDigest } from './results-ingest.ts';
-import { hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
-import type { Database, SqlValue } from './sqlite.ts';
+import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
+import { sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
@@ -40,6 +40,24 @@ function readStoredResults(gzip: Buffer): Record<string, unknown> | null {
 }
 
 const nowIso = (): string => new Date().toISOString();
+
+/**
+ * A suite an import has not finished: one it is still writing, batch by batch ('running', owned by
+ * its process), or one a failed or killed import left ('running' with its process gone, or
+ * 'interrupted'). Readers never see it or its trials, a duplicate check does not count its results,
+ * and it is removed once its process is gone (removeAbandonedImports). An import that ran to the end
+ * is 'finished'; no other import is ever in another state.
+ */
+const unfinishedImport = (suite = 'suites'): string => `${suite}.source = 'import' AND ${suite}.status <> 'finished'`;
+
+/** How many rows one transaction of a removal deletes: the write lock is held briefly, however big the import. */
+const REMOVAL_BATCH_ROWS = 200;
+
+/**
+ * The imports this process is writing now, as `database path#suite id`: an unfinished import of this
+ * process that is not among them was given up (its removal failed), and goes as a dead process's does.
+ */
+const importsWritingHere = new Set<string>();
 
 /** A trial's results as stored: gzipped JSON and the content digest that finds them again (resultsDigest). */
 export interface PackedResults {
@@ -235,12 +253,11 @@ export class Store {
     return this.getSystem(hw.system.id)!;
   }
 
-  /** A system known only through imported results, identified by its label. */
-  upsertImportedSystem(label: string): SystemRecord {
+  /** A system known only through imported results, identified by its label; `now`: when it is first seen, if new. */
+  upsertImportedSystem(label: string, now = nowIso()): SystemRecord {
     const existing = this.db.prepare('SELECT id FROM systems WHERE label = ? ORDER BY source = \'imported\' DESC LIMIT 1').get(label) as { id: string } | undefined;
     if (existing) return this.getSystem(existing.id)!;
     const id = `imp-${sha16(`imported-system:${label}`)}`;
-    const now = nowIso();
     this.db
       .prepare(`INSERT INTO systems (id, label, hostname, source, first_seen_at, last_seen_at) VALUES (?, ?, ?, 'imported', ?, ?) ON CONFLICT(id) DO NOTHING`)
       .run(id, label, label, now, now);
@@ -258,10 +275,9 @@ export class Store {
     return this.getDrive(c.driveId)!;
   }
 
-  /** A drive named in an import (`--drive LABEL`). */
-  upsertImportedDrive(systemId: string, label: string): DriveRecord {
+  /** A drive named in an import (`--drive LABEL`); `now`: when it is first seen, if new. */
+  upsertImportedDrive(systemId: string, label: string, now = nowIso()): DriveRecord {
     const id = `imp-drv-${sha16(`${systemId}|${label}`)}`;
-    const now = nowIso();
     this.db
       .prepare(`INSERT INTO drives (id, system_id, label, basis, model, serial, first_seen_at, last_seen_at) VALUES (?, ?, ?, 'imported', NULL, NULL, ?, ?) ON CONFLICT(id) DO NOTHING`)
       .run(id, systemId, label, now, now);
@@ -279,9 +295,12 @@ export class Store {
   }
 
   listSystems(): (SystemRecord & { trialCount: number })[] {
-    const rows = this.db
-      .prepare('SELECT s.*, (SELECT COUNT(*) FROM trials t WHERE t.system_id = s.id) AS trial_count FROM systems s ORDER BY s.last_seen_at DESC')
-      .all() as (Record<string, string> & { trial_count: number })[];
+    const rows = this.readVisible(
+      (hide) =>
+        this.db
+          .prepare(`SELECT s.*, (SELECT COUNT(*) FROM trials t WHERE t.system_id = s.id ${hide.and}) AS trial_count FROM systems s ORDER BY s.last_seen_at DESC`)
+          .all() as (Record<string, string> & { trial_count: number })[],
+    );
     return rows.map((r) => ({ ...rowToSystem(r), trialCount: r.trial_count }));
   }
 
@@ -291,9 +310,12 @@ export class Store {
   }
 
   listDrives(): (DriveRecord & { trialCount: number })[] {
-    const rows = this.db
-      .prepare('SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id) AS trial_count FROM drives d ORDER BY d.last_seen_at DESC')
-      .all() as (Record<string, string | null> & { trial_count: number })[];
+    const rows = this.readVisible(
+      (hide) =>
+        this.db
+          .prepare(`SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id ${hide.and}) AS trial_count FROM drives d ORDER BY d.last_seen_at DESC`)
+          .all() as (Record<string, string | null> & { trial_count: number })[],
+    );
     return rows.map((r) => ({ ...rowToDrive(r), trialCount: r.trial_count }));
   }
 
@@ -361,8 +383,10 @@ export class Store {
     cacheDir: string | null;
     runner: ProcessRef | null;
     status?: SuiteStatus;
+    /** Default: now. */
+    createdAt?: string;
   }): number {
-    const now = nowIso();
+    const now = args.createdAt ?? nowIso();
     const tx = this.db.transaction(() => {
       const id = Number(
         this.db
@@ -410,8 +434,9 @@ export class Store {
     return this.addRun(suiteId, { position, scenarioId, label, options, trials: 0 }, configKey);
   }
 
+  /** A suite by id; an import's is found once it finished (unfinishedImport). */
   getSuite(id: number): SuiteRecord | null {
-    const r = this.db.prepare('SELECT * FROM suites WHERE id = ?').get(id) as SuiteRow | undefined;
+    const r = this.db.prepare(`SELECT * FROM suites WHERE id = ? AND NOT (${unfinishedImport()})`).get(id) as SuiteRow | undefined;
     return r ? this.rowToSuite(r) : null;
   }
 
@@ -421,7 +446,7 @@ export class Store {
   }
 
   listSuites(filter: { systemIds?: string[]; limit?: number } = {}): SuiteRecord[] {
-    const where: string[] = [];
+    const where: string[] = [`NOT (${unfinishedImport()})`];
     const params: SqlValue[] = [];
     if (filter.systemIds?.length) {
       where.push(`system_id IN (${filter.systemIds.map(() => '?').join(', ')})`);
@@ -435,7 +460,7 @@ export class Store {
   /** The newest suite of a system, optionally only those that ran (not imports). */
   /** The newest suite (of a system, of a source) with at least one trial: an empty one has nothing to report. */
   latestSuite(systemId?: string, source?: 'suite' | 'import'): SuiteRecord | null {
-    const where: string[] = ['EXISTS (SELECT 1 FROM trials t WHERE t.suite_id = suites.id)'];
+    const where: string[] = ['EXISTS (SELECT 1 FROM trials t WHERE t.suite_id = suites.id)', `NOT (${unfinishedImport()})`];
     const params: SqlValue[] = [];
     if (systemId) {
       where.push('system_id = ?');
@@ -561,6 +586,19 @@ export class Store {
     this.db.prepare('UPDATE trials SET engine_pid = ? WHERE id = ?').run(pid, trialId);
   }
 
+  /**
+   * `read` in one read transaction (one snapshot), given the condition that leaves the trials of
+   * unfinished imports out (`t.suite_id NOT IN (…)`, also as `and` and `where`): null, and empty
+   * strings, when there is none, so that every other time the usual plans and covering indexes serve.
+   */
+  private readVisible<T>(read: (hide: { visible: string | null; and: string; where: string }) => T): T {
+    return this.db.transaction(() => {
+      const ids = (this.db.prepare(`SELECT id FROM suites WHERE ${unfinishedImport()}`).all() as { id: number }[]).map((r) => r.id);
+      const visible = ids.length === 0 ? null : `t.suite_id NOT IN (${ids.join(', ')})`;
+      return read({ visible, and: visible === null ? '' : `AND ${visible}`, where: visible === null ? '' : `WHERE ${visible}` });
+    })();
+  }
+
   /** Runs `fn` as one IMMEDIATE transaction: every write in it lands, or none does (the calls inside become savepoints). */
   atomically<T>(fn: () => T): T {
     return this.db.transaction(fn).immediate();
@@ -655,11 +693,11 @@ export class Store {
   /** What the history can be filtered by, straight from SQL: no trial (or its options) is loaded. */
   trialFacets(): { scenarioIds: string[]; models: string[]; trialCount: number } {
     const column = (sql: string): string[] => (this.db.prepare(sql).all() as { v: string }[]).map((r) => r.v);
-    return {
-      scenarioIds: column('SELECT DISTINCT scenario_id AS v FROM trials ORDER BY v'),
-      models: column('SELECT DISTINCT model AS v FROM trials WHERE model IS NOT NULL ORDER BY v'),
-      trialCount: (this.db.prepare('SELECT COUNT(*) AS n FROM trials').get() as { n: number }).n,
-    };
+    return this.readVisible((hide) => ({
+      scenarioIds: column(`SELECT DISTINCT scenario_id AS v FROM trials t ${hide.where} ORDER BY v`),
+      models: column(`SELECT DISTINCT model AS v FROM trials t WHERE model IS NOT NULL ${hide.and} ORDER BY v`),
+      trialCount: (this.db.prepare(`SELECT COUNT(*) AS n FROM trials t ${hide.where}`).get() as { n: number }).n,
+    }));
   }
 
   listTrials(filter: TrialFilter = {}): TrialRecord[] {
@@ -689,11 +727,14 @@ export class Store {
       params.push(filter.until);
     }
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
-    const sql = `${this.trialSelect}
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY t.started_at ${order}, t.id ${order} LIMIT ? OFFSET ?`;
     params.push(filter.limit ?? -1, filter.offset ?? 0);
-    const rows = this.db.prepare(sql).all(...params) as TrialRow[];
+    const rows = this.readVisible((hide) => {
+      const all = hide.visible === null ? where : [...where, hide.visible];
+      const sql = `${this.trialSelect}
+        ${all.length ? `WHERE ${all.join(' AND ')}` : ''}
+        ORDER BY t.started_at ${order}, t.id ${order} LIMIT ? OFFSET ?`;
+      return this.db.prepare(sql).all(...params) as TrialRow[];
+    });
     const metrics = this.metricsFor(rows.map((r) => r.id));
     // One damaged row must not hide every other trial from history, reports and exports.
     const trials: TrialRecord[] = [];
@@ -708,8 +749,9 @@ export class Store {
     return trials;
   }
 
+  /** A trial by id; one of an import is found once the import finished (unfinishedImport). */
   getTrial(id: number): TrialRecord | null {
-    const r = this.db.prepare(`${this.trialSelect} WHERE t.id = ?`).get(id) as TrialRow | undefined;
+    const r = this.db.prepare(`${this.trialSelect} WHERE t.id = ? AND NOT EXISTS (SELECT 1 FROM suites su WHERE su.id = t.suite_id AND ${unfinishedImport('su')})`).get(id) as TrialRow | undefined;
     return r ? this.rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
   }
 
@@ -797,10 +839,16 @@ export class Store {
     }
   }
 
-  /** The stored trial whose results have this content digest (resultsDigest), if any. */
+  /**
+   * The stored trial whose results have this content digest (resultsDigest), if any: never one of an
+   * unfinished import, which may yet be removed (its own finishImport settles a tie with it).
+   */
   trialWithResultsDigest(digest: string): { trialId: number; suiteId: number; systemLabel: string } | null {
     const hit = this.db
-      .prepare('SELECT t.id, t.suite_id, s.label FROM trials t JOIN systems s ON s.id = t.system_id WHERE t.results_digest = ? ORDER BY t.id LIMIT 1')
+      .prepare(
+        `SELECT t.id, t.suite_id, s.label FROM trials t JOIN systems s ON s.id = t.system_id JOIN suites su ON su.id = t.suite_id
+          WHERE t.results_digest = ? AND NOT (${unfinishedImport('su')}) ORDER BY t.id LIMIT 1`,
+      )
       .get(digest) as { id: number; suite_id: number; label: string } | undefined;
     return hit ? { trialId: hit.id, suiteId: hit.suite_id, systemLabel: hit.label } : null;
   }
@@ -863,6 +911,156 @@ export class Store {
   }
 
   // -------------------------------------------------------------------------------------------
+  // Imports, written in batches (importResultsFiles)
+
+  /**
+   * Starts an import, inside the caller's transaction (its first batch): the system and drive, made
+   * if new, and the suite, 'running' and owned by `runner` until finishImport. Until then readers
+   * do not see it (unfinishedImport), and if the import fails or its process dies, what it wrote is
+   * removed (removeImport, removeAbandonedImports). System, drive and suite share one timestamp, so
+   * that a removal knows a system or drive first seen then for the import's own.
+   */
+  beginImport(args: { systemLabel: string; driveLabel: string | null; label: string | null; runner: ProcessRef }): { suiteId: number; systemId: string; driveId: string | null } {
+    const now = nowIso();
+    const system = this.upsertImportedSystem(args.systemLabel, now);
+    const drive = args.driveLabel ? this.upsertImportedDrive(system.id, args.driveLabel, now) : null;
+    const suiteId = this.createSuite({
+      systemId: system.id,
+      driveId: drive?.id ?? null,
+      profile: 'import',
+      label: args.label,
+      source: 'import',
+      plan: null,
+      cacheDir: null,
+      runner: args.runner,
+      status: 'running',
+      createdAt: now,
+    });
+    importsWritingHere.add(`${this.path}#${suiteId}`);
+    return { suiteId, systemId: system.id, driveId: drive?.id ?? null };
+  }
+
+  /**
+   * Ends an import begun with beginImport, in one transaction: the moment readers see it. Its trials
+   * whose results a finished suite now holds (an import of the same files that finished first, while
+   * this one was writing) go, as duplicates. The suite, if any trial is left, becomes 'finished' and
+   * is named `label(trials left)`; else it goes, with the system and drive the import made.
+   * One indexed look-up per trial, no write but the duplicates'.
+   */
+  finishImport(suiteId: number, label: (trials: number) => string): { trials: number; duplicates: { trialId: number; heldBy: { trialId: number; suiteId: number; systemLabel: string } }[] } {
+    const finished = this.atomically(() => {
+      const twins = this.db
+        .prepare(
+          `SELECT t.id, t.results_digest AS digest FROM trials t WHERE t.suite_id = ? AND t.results_digest IS NOT NULL AND EXISTS (
+             SELECT 1 FROM trials o JOIN suites su ON su.id = o.suite_id WHERE o.results_digest = t.results_digest AND o.suite_id <> t.suite_id AND NOT (${unfinishedImport('su')}))`,
+        )
+        .all(suiteId) as { id: number; digest: string }[];
+      const duplicates = twins.map((t) => ({ trialId: t.id, heldBy: this.trialWithResultsDigest(t.digest)! }));
+      if (duplicates.length > 0) {
+        const del = this.db.prepare('DELETE FROM trials WHERE id = ?');
+        for (const d of duplicates) del.run(d.trialId);
+        this.db.prepare('DELETE FROM runs WHERE suite_id = ? AND NOT EXISTS (SELECT 1 FROM trials t WHERE t.suite_id = runs.suite_id AND t.run_id = runs.id)').run(suiteId);
+      }
+      const trials = (this.db.prepare('SELECT COUNT(*) AS n FROM trials WHERE suite_id = ?').get(suiteId) as { n: number }).n;
+      if (trials === 0) this.dropImportSuite(suiteId);
+      else {
+        const now = nowIso();
+        this.db.prepare("UPDATE suites SET status = 'finished', label = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(label(trials), now, now, suiteId);
+      }
+      return { trials, duplicates };
+    });
+    importsWritingHere.delete(`${this.path}#${suiteId}`);
+    return finished;
+  }
+
+  /**
+   * Removes an unfinished import (a finished one is left alone): its trials a batch at a time, each
+   * batch its own short transaction, then its runs, then the suite with the system and drive it made.
+   * Readers never see any of it meanwhile: the suite stays unfinished until its last step.
+   */
+  removeImport(suiteId: number): void {
+    importsWritingHere.delete(`${this.path}#${suiteId}`);
+    const trials = this.db.prepare(
+      `DELETE FROM trials WHERE id IN (SELECT t.id FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.suite_id = ? AND ${unfinishedImport('su')} LIMIT ?)`,
+    );
+    while (this.atomically(() => trials.run(suiteId, REMOVAL_BATCH_ROWS).changes) > 0);
+    const runs = this.db.prepare(`DELETE FROM runs WHERE id IN (SELECT r.id FROM runs r JOIN suites su ON su.id = r.suite_id WHERE r.suite_id = ? AND ${unfinishedImport('su')} LIMIT ?)`);
+    while (this.atomically(() => runs.run(suiteId, REMOVAL_BATCH_ROWS).changes) > 0);
+    this.atomically(() => this.dropImportSuite(suiteId));
+  }
+
+  /**
+   * An import that failed: what it stored is removed. Where that fails too (the disk is still full,
+   * another process holds the lock), the suite is marked given up ('interrupted'), or failing that
+   * left as it is: unfinished either way, so no reader sees it, and removed by the next
+   * removeAbandonedImports (the next import in this process, or the next open once it has ended).
+   */
+  giveUpImport(suiteId: number): void {
+    importsWritingHere.delete(`${this.path}#${suiteId}`);
+    try {
+      this.removeImport(suiteId);
+    } catch {
+      try {
+        this.db.prepare(`UPDATE suites SET status = 'interrupted', updated_at = ? WHERE id = ? AND ${unfinishedImport()}`).run(nowIso(), suiteId);
+      } catch {
+        // Left unfinished, and no longer among the imports written here.
+      }
+    }
+  }
+
+  /** Forgets an import begun in a transaction that was rolled back: no suite of it exists to remove. */
+  forgetImport(suiteId: number): void {
+    importsWritingHere.delete(`${this.path}#${suiteId}`);
+  }
+
+  /**
+   * Removes what imports that never finished left: a suite whose import process is gone (killed,
+   * crashed, power lost) or that gave up (giveUpImport; marked 'interrupted', here or by an older
+   * kvbench's recovery). One a live process is still writing, or one on another host, stays.
+   * Returns the suites removed.
+   */
+  removeAbandonedImports(): number[] {
+    const rows = this.db.prepare(`SELECT id, status, runner_pid, runner_host, runner_start_ticks FROM suites WHERE ${unfinishedImport()}`).all() as {
+      id: number;
+      status: SuiteStatus;
+      runner_pid: number | null;
+      runner_host: string | null;
+      runner_start_ticks: string | null;
+    }[];
+    const me = currentProcess();
+    const gone = rows.filter((r) => {
+      if (r.status !== 'running') return true;
+      const mine = r.runner_pid === me.pid && r.runner_host === me.host && r.runner_start_ticks === me.startTicks;
+      if (mine) return !importsWritingHere.has(`${this.path}#${r.id}`);
+      return processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks }) === 'dead';
+    });
+    for (const r of gone) this.removeImport(r.id);
+    return gone.map((r) => r.id);
+  }
+
+  /** Deletes an unfinished import's suite (its trials and runs with it), and the system and drive first seen with it that nothing else refers to now. */
+  private dropImportSuite(suiteId: number): void {
+    const suite = this.db.prepare(`DELETE FROM suites WHERE id = ? AND ${unfinishedImport()} RETURNING system_id, drive_id, created_at`).get(suiteId) as
+      | { system_id: string; drive_id: string | null; created_at: string }
+      | undefined;
+    if (!suite) return;
+    if (suite.drive_id !== null) {
+      this.db
+        .prepare(
+          `DELETE FROM drives WHERE id = ? AND basis = 'imported' AND first_seen_at >= ?
+             AND NOT EXISTS (SELECT 1 FROM suites WHERE drive_id = drives.id) AND NOT EXISTS (SELECT 1 FROM trials WHERE drive_id = drives.id)`,
+        )
+        .run(suite.drive_id, suite.created_at);
+    }
+    this.db
+      .prepare(
+        `DELETE FROM systems WHERE id = ? AND source = 'imported' AND first_seen_at >= ?
+           AND NOT EXISTS (SELECT 1 FROM suites WHERE system_id = systems.id) AND NOT EXISTS (SELECT 1 FROM trials WHERE system_id = systems.id)`,
+      )
+      .run(suite.system_id, suite.created_at);
+  }
+
+  // -------------------------------------------------------------------------------------------
   // Recovery
 
   /**
@@ -874,6 +1072,12 @@ export class Store {
    * not how long the trial ran.
    */
   recoverInterrupted(): RecoveredTrial[] {
+    try {
+      this.removeAbandonedImports();
+    } catch (err) {
+      // Not now (the lock taken, the disk full): hidden from every reader meanwhile, removed at a later open.
+      if (sqliteCode(err) === null) throw err;
+    }
     const rows = this.db
       .prepare("SELECT id, suite_id, scenario_id, runner_pid, runner_host, runner_start_ticks, engine_pid, cache_dir FROM trials WHERE status = 'running'")
       .all() as {
@@ -888,7 +1092,7 @@ export class Store {
     }[];
     const dead = rows.filter((r) => processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks }) === 'dead');
     const suites = this.db
-      .prepare("SELECT id, runner_pid, runner_host, runner_start_ticks FROM suites WHERE status = 'running'")
+      .prepare("SELECT id, runner_pid, runner_host, runner_start_ticks FROM suites WHERE status = 'running' AND source = 'suite'")
       .all() as { id: number; runner_pid: number | null; runner_host: string | null; runner_start_ticks: string | null }[];
     const deadSuites = suites.filter((s) => processLiveness({ pid: s.runner_pid, host: s.runner_host, startTicks: s.runner_start_ticks }) === 'dead');
     if (dead.length === 0 && deadSuites.length === 0) return [];

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
+import { importResultsFiles } from '../../../src-main/store/import-results.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
@@ -133,5 +134,45 @@ describe('a database on a full filesystem', () => {
     const check = openStore(db, { readonly: true });
     expect(check.listTrials({})).toHaveLength(1);
     check.close();
+  });
+
+  it('an import whose disk fills up after its first batch: no reader sees the part stored, and it is gone once there is room', async (ctx) => {
+    const place = seededOnSmallFilesystem(ctx);
+    if (!place) return;
+    const { dir, db } = place;
+    const filesDir = tempDir();
+    const files = Array.from({ length: 12 }, (_, i) => writeResults(filesDir, `r${String(i).padStart(2, '0')}.json`, kvbenchResults({ tokPerS: 100 + i })));
+    const store = openStore(db);
+    cleanups.push(() => store.close());
+    let filler: string | null = null;
+    const imported = importResultsFiles(store, files, {
+      systemLabel: 'lab',
+      batchFiles: 4,
+      afterBatch: (b) => {
+        if (b.done === 4) filler = fillUp(dir);
+      },
+    });
+    await expect(imported).rejects.toMatchObject({ code: expect.stringMatching(/^SQLITE_(FULL|IOERR)/) });
+    const raw = (sql: string): number => {
+      const d = openDatabase(db, { readonly: true });
+      try {
+        return (d.prepare(sql).get() as { n: number }).n;
+      } finally {
+        d.close();
+      }
+    };
+    // The first batch may still be in the file (removing it needs room too), never in what is read.
+    const reader = openStore(db, { readonly: true });
+    expect(reader.listTrials({}).map((t) => t.systemLabel)).toEqual(['lab1']);
+    expect(reader.listSuites().map((s) => s.source)).toEqual(['suite']);
+    reader.close();
+    fs.rmSync(filler!);
+    openStore(db).close(); // the next open, with room again
+    expect(raw("SELECT COUNT(*) AS n FROM suites WHERE source = 'import'")).toBe(0);
+    expect(raw('SELECT COUNT(*) AS n FROM trials')).toBe(1);
+    // And the import, run again, stores every file once.
+    const again = await importResultsFiles(store, files, { systemLabel: 'lab', batchFiles: 4 });
+    expect(again.imported).toHaveLength(12);
+    expect(raw('SELECT COUNT(DISTINCT results_digest) AS n FROM trials')).toBe(13);
   });
 });
