@@ -74,8 +74,8 @@ function damageOnDisk(file: string, blob: Buffer): void {
 
 /**
  * A database as a kvbench of schema 3 left it: imported trials with their results gzipped and no
- * measuring version. Made by this kvbench, then taken back to schema 3 (the column dropped, as
- * migration 4 found it), with one trial's stored gzip damaged on disk.
+ * measuring version. Made by this kvbench, then taken back to schema 3 (the columns of
+ * migrations 4 and 5 dropped, as migration 4 found it), with one trial's stored gzip damaged on disk.
  */
 async function schema3Database(): Promise<Schema3Database> {
   const dir = tempDir();
@@ -103,7 +103,7 @@ async function schema3Database(): Promise<Schema3Database> {
   for (const { name } of raw.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'trials' AND sql LIKE '%measured_by_version%'").all() as { name: string }[]) {
     raw.exec(`DROP INDEX ${name}`);
   }
-  raw.exec('ALTER TABLE trials DROP COLUMN measured_by_version; PRAGMA user_version = 3;');
+  raw.exec('ALTER TABLE trials DROP COLUMN storage_ram_backing; ALTER TABLE trials DROP COLUMN measured_by_version; PRAGMA user_version = 3;');
   raw.close(); // the last connection: checkpointed, no -wal left
   damageOnDisk(db, blob);
   return ids;
