@@ -392,6 +392,9 @@ function describeLeftOut(trials: readonly TrialRecord[]): string {
 /** The scenarios of these trials, once each, in suite order. */
 const scenariosOf = (ts: readonly TrialRecord[]): string[] => [...new Set(ts.map((t) => t.scenarioId))].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y));
 
+/** A side's trials of these rows once each, though a drive of it pairs with several of the other side's (one row each). */
+const sideTrials = (rows: readonly { a: readonly TrialRecord[]; b: readonly TrialRecord[] }[], side: 'a' | 'b'): TrialRecord[] => [...new Set(rows.flatMap((r) => r[side]))];
+
 /** See SideCautions. A RAM-backed directory's reads are memory's anyway: counted there, never also as page-cache reads (trialFlags). */
 function sideCautions(trials: readonly TrialRecord[]): SideCautions {
   return { matchedTrials: trials.length, flaggedTrials: trials.filter(isFlagged).length, ...flagKindCountsOf(trials) };
@@ -604,9 +607,7 @@ export function buildSystemComparison(
   let excludedFlagged: SystemComparison['excludedFlagged'] = null;
   if (excludeFlagged) {
     const before = matchedRows(allA, allB);
-    // A side's trials once each, though a drive of it pairs with several of the other side's.
-    const trialsOf = (side: 'a' | 'b'): TrialRecord[] => [...new Set(before.flatMap((r) => r[side]))];
-    excludedFlagged = { a: sideCautions(trialsOf('a')), b: sideCautions(trialsOf('b')) };
+    excludedFlagged = { a: sideCautions(sideTrials(before, 'a')), b: sideCautions(sideTrials(before, 'b')) };
     const sides = [['A', a.label, excludedFlagged.a], ['B', b.label, excludedFlagged.b]] as const;
     notes.push(...exclusionNotes(sides, before, pairs, new Set(rows.map(rowId))));
   }
@@ -647,7 +648,7 @@ export function buildSystemComparison(
   // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a
   // ceiling is a fair question), and the caution concerns every throughput of the trial, not one
   // storage metric that could be left out. So they count, and the reader is told which and why.
-  const cautions = { a: sideCautions(pairs.flatMap((p) => p.a)), b: sideCautions(pairs.flatMap((p) => p.b)) };
+  const cautions = { a: sideCautions(sideTrials(pairs, 'a')), b: sideCautions(sideTrials(pairs, 'b')) };
   const cautioned = [...cautionNotes('A', a.label, cautions.a), ...cautionNotes('B', b.label, cautions.b)];
   if (cautioned.length > 0) {
     notes.push(

@@ -768,6 +768,18 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(one.notes.join()).not.toMatch(/several drives/);
   });
 
+  it('counts a side\'s matched trials once each, though its drive pairs with several of the other side\'s drives', () => {
+    const opts = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'fast' };
+    const a = ['slowdisk', 'fastdisk'].flatMap((drive) => [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SA', drive, configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 100 } })));
+    // B's two trials, one on a RAM disk: each of its rows (one per drive of A) holds both.
+    const b = [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 200, storage_ram_backed: i } }));
+    const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    expect(c.matched).toBe(2);
+    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, ramBacked: 1, pageCache: 0, stalled: 0, other: 0 });
+    expect(c.cautions.a.matchedTrials).toBe(4);
+    expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive');
+  });
+
   it('matching by scenario never matches a trial of unknown configuration (imported without --run-flags), not even with a run of the default options', () => {
     // review #3: the unknown reference run was matched as if it had run with the defaults.
     const defaults = { model: DEFAULT_RUN_OPTIONS.model, duration: DEFAULT_RUN_OPTIONS.duration, generationMode: DEFAULT_RUN_OPTIONS.generationMode, numUsers: 200, cpuMemGb: 0 };
