@@ -205,9 +205,13 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
     const valuesB = b.map((t) => t.metrics[def.key]);
     const ga = aggregate(valuesA);
     const gb = aggregate(valuesB);
-    const logRatio = meanLogRatio(valuesA, valuesB);
-    const r = logRatio !== null ? Math.exp(logRatio) : ratio(ga.median, gb.median);
     const test = welchLogTest(valuesA, valuesB);
+    const meanLog = meanLogRatio(valuesA, valuesB);
+    // Where every value on both sides is the same, the test's log ratio is exactly 0: the means of
+    // the logs of 3 and of 2 equal values can differ in the last bit, which with no spread on either
+    // side the metric's test read as a difference beyond the noise (a 1.00x "B better").
+    const logRatio = meanLog !== null && test !== null ? test.logRatio : meanLog;
+    const r = logRatio !== null ? Math.exp(logRatio) : ratio(ga.median, gb.median);
     return {
       key,
       scenarioId: first.scenarioId,

@@ -660,6 +660,11 @@ describe('system comparison (seeds/002, automated)', () => {
     // ...and an unknown noise is counted as unknown, not as a difference beyond the noise (UI review #3).
     expect(cmp([8], [7])).toMatchObject({ compared: 1, withinNoise: 0, noiseUnknown: 1 });
     expect(tie.noiseUnknown).toBe(0);
+    // 3 trials against 2 of one value: the means of their logs differ in the last bit (−3.6e-15), which
+    // with no spread on either side read as a difference beyond the noise, "B better, p < 0.001", at 1.00x.
+    const unevenTie = cmp([53687091200, 53687091200, 53687091200], [53687091200, 53687091200]);
+    expect(unevenTie.configs[0]).toMatchObject({ ratio: 1, logRatio: 0, winner: 'tie', withinNoise: true, pValue: 1 });
+    expect(unevenTie).toMatchObject({ tested: 1, geoMeanRatio: 1, pValue: 1, verdict: 'within-noise', leader: null });
     expect(formatComparison(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [8]) }, { label: 'b', id: 'b', trials: side('b', [7]) }, { metrics: ['decode_bytes_read'] })))
       .toMatch(/\s0\/1 \(1 unknown\)\s/);
     // A side that read nothing: the ratio of medians (0), no logarithm, so no test and no geometric-mean share.
