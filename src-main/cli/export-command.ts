@@ -23,6 +23,8 @@ hardware snapshot).
   --suite ID, --system REF, --drive REF, --scenario a,b, --status s,t, --model M, --since, --until
                        the same filters as kvbench history
   --include-incomplete aggregate partial trials in the summary sheets too
+  --exclude-flagged    leave the trials the report flags out of the summary sheets (XLSX, JSON; the
+                       file records it, and lists each trial left out with why)
 ${statedBandwidthUsage(23)}  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
 
@@ -41,6 +43,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       since: { type: 'string' },
       until: { type: 'string' },
       'include-incomplete': { type: 'boolean', default: false },
+      'exclude-flagged': { type: 'boolean', default: false },
       ...STATED_BANDWIDTH_OPTIONS,
       db: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -68,6 +71,10 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write('kvbench export: --stated-read-gbps/--stated-write-gbps apply to the tier comparison, which only XLSX and JSON carry (a CSV has one row per trial)\n');
     return 1;
   }
+  if (a['exclude-flagged'] && format === 'csv') {
+    process.stderr.write('kvbench export: --exclude-flagged applies to the aggregates, which only XLSX and JSON carry (a CSV has one row per trial, each flagged one with its caution)\n');
+    return 1;
+  }
   const suiteErrors: string[] = [];
   const suiteIds = intListFlag('--suite', a.suite, suiteErrors, { min: 1 });
   if (suiteErrors.length > 0) {
@@ -90,7 +97,12 @@ export async function exportCommand(argv: string[]): Promise<number> {
     // bandwidth over several drives, a damaged database) is said as such, and no file is written.
     let model: ExportModel;
     try {
-      model = buildExportModel(store, selectionFromFlags(a, suiteIds), { includeIncomplete: a['include-incomplete'], stated, whereToLook: 'see kvbench history --suites' });
+      model = buildExportModel(store, selectionFromFlags(a, suiteIds), {
+        includeIncomplete: a['include-incomplete'],
+        excludeFlagged: a['exclude-flagged'],
+        stated,
+        whereToLook: 'see kvbench history --suites',
+      });
     } catch (err) {
       process.stderr.write(`kvbench export: ${(err as Error).message}\n`);
       return 1;

@@ -21,6 +21,10 @@ moved, and efficiency against the drive's probed bandwidth.
   --all                  every trial in the database
   --scenario a,b         only these scenarios
   --include-incomplete   aggregate partial trials too
+  --exclude-flagged      leave the trials the report flags (a RAM-backed cache directory,
+                         page-cache reads, a stalled engine, an autoscaler short of its peak or
+                         target) out of the medians, the tier comparison and --compare; each left
+                         out is listed with why (default: counted, and marked)
   --all-metrics          every metric, not only the headline ones
   --compare A B          compare two systems (or with --drives two drives) over matched
                          configurations: ratio A ÷ B per metric, win rate, noise (Welch's t-test)
@@ -39,6 +43,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       all: { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
       'include-incomplete': { type: 'boolean', default: false },
+      'exclude-flagged': { type: 'boolean', default: false },
       'all-metrics': { type: 'boolean', default: false },
       compare: { type: 'boolean', default: false },
       drives: { type: 'boolean', default: false },
@@ -87,7 +92,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
           const s = store.resolveSystem(ref);
           return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
         };
-        const c = buildSystemComparison(side(refA), side(refB), { match, kind: a.drives ? 'drive' : 'system' });
+        const c = buildSystemComparison(side(refA), side(refB), { match, kind: a.drives ? 'drive' : 'system', excludeFlagged: a['exclude-flagged'] });
         process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
         return 0;
       }
@@ -115,7 +120,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       }
       if (scenarioIds) selection.scenarioIds = scenarioIds;
       const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
-      const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], histogramsOf: (id) => store.trialHistograms(id) });
+      const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], excludeFlagged: a['exclude-flagged'], histogramsOf: (id) => store.trialHistograms(id) });
       // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
       const tiers = buildTierComparison(report, (id) => store.trialHardware(id), stated);
       if (a.json) {

@@ -22,6 +22,8 @@ export function requireSuites(store: Store, suiteIds: readonly number[] | undefi
 export interface ExportModelOptions {
   /** Aggregate partial trials in the summary too. */
   includeIncomplete: boolean;
+  /** Leave flagged trials out of the summary (the file says so); absent: counted and marked, as always. */
+  excludeFlagged?: boolean;
   /** The drive's stated (datasheet) bandwidth; refused (StatedBandwidthRefused) for rows over several drives. */
   stated: StatedBandwidth | null;
   /** For a missing suite's message: see requireSuites. */
@@ -40,7 +42,7 @@ export function buildExportModel(store: Store, selection: Selection, o: ExportMo
   requireSuites(store, selection.suiteIds, o.whereToLook);
   const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
   const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
-  const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, histogramsOf: (id) => store.trialHistograms(id) });
+  const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, excludeFlagged: o.excludeFlagged ?? false, histogramsOf: (id) => store.trialHistograms(id) });
   // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
   const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null, o.stated);
   return { trials, hardware, report, tiers, filter: o.filter ?? { ...selection } };

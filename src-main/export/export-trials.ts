@@ -10,7 +10,8 @@ import { RUN_OPTION_KEYS } from '../../src-shared/domain/run-options.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
-import { cautionsOf, PER_TRIAL_METHOD, POOLED_METHOD, REPORT_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
+import { cautionsOf, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { csvTable } from './csv.ts';
 import { clipForCell } from '../engine/report/xlsx-export.ts';
@@ -121,8 +122,10 @@ export function toJson(model: ExportModel): string {
       version: 1,
       kvbenchVersion: KVBENCH_VERSION,
       exportedAt: new Date().toISOString(),
-      method: REPORT_METHOD,
+      method: model.report.method,
       filter: model.filter,
+      // Whether the report's aggregates left flagged trials out (report.scenarios.excludedFlagged counts them); the trials are all here.
+      excludeFlagged: model.report.excludeFlagged,
       units: 'metric units are in each metric definition (bytes, bytes/s, ms, tok/s); trial options use the reference units (GiB, seconds)',
       metrics: METRICS,
       trials: model.trials.map((t) => ({ ...t, hardware: model.hardware.get(t.id) ?? null })),
@@ -194,7 +197,7 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
         ...groupCells(s),
         x.trialId,
         x.trialIndex + 1,
-        x.supersededBy === null ? `excluded (${x.status})` : `superseded (${x.status}; retried: attempt ${x.supersededBy.attempt} ${x.supersededBy.status}, trial id ${x.supersededBy.trialId})`,
+        x.flags.length > 0 ? `excluded (flagged: ${x.flags.join(', ')})` : x.supersededBy === null ? `excluded (${x.status})` : `superseded (${x.status}; retried: attempt ${x.supersededBy.attempt} ${x.supersededBy.status}, trial id ${x.supersededBy.trialId})`,
         x.reason ?? 'no reason recorded',
       ]),
       ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', c.message]),
@@ -217,6 +220,7 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
       ],
       ['notes', noteRows.length > 0 ? `Notes: ${noteRows.length} (trials excluded or flagged, as the terminal report marks them; the tier comparison's notes)` : 'none: no trial excluded or flagged, no tier comparison note'],
       ['incomplete trials', model.report.includeIncomplete ? 'partial trials included in aggregates' : 'excluded from aggregates (listed in Trials with their status, and in Notes)'],
+      ['flagged trials', flaggedTrialsText(model.report)],
       ['caution column', 'Trials: why a trial\'s storage numbers need a second look (the page cache served its reads, a RAM-backed cache directory); the report flags it'],
       ['filter', JSON.stringify(model.filter)],
       ['config.* columns', 'the run options given to the engine; GiB and seconds as the reference'],
@@ -224,6 +228,14 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
     ],
   );
   return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+/** What the About sheet says of the flagged trials: counted and marked (the default), or left out of the aggregates, how many and why. */
+function flaggedTrialsText(report: ScenarioReport): string {
+  const x = report.excludedFlagged;
+  if (x === null) return 'included in aggregates and marked (the caution column in Trials, "flagged" in Scenarios and Notes)';
+  const which = x.trials > 0 ? `${x.trials} trial(s) left out (${flagKindsText(x)}), each in Notes as "excluded (flagged: …)" with why` : 'none of the exported trials is flagged, so none was left out';
+  return `EXCLUDED from aggregates (exclude flagged trials was on): ${which}; Trials still lists every trial, with its caution`;
 }
 
 export async function writeExport(model: ExportModel, format: ExportFormat, file: string): Promise<void> {

@@ -5,6 +5,7 @@ import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.t
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
+import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import type { MetricVerdict, PooledLatency, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
@@ -61,6 +62,14 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
   const out: string[] = [];
   out.push(`Per-scenario results: ${report.method}.`);
   out.push(report.includeIncomplete ? 'Partial trials are included; failed and aborted ones never are.' : 'Only complete trials are aggregated; incomplete ones are listed and excluded.');
+  const leftOut = report.excludedFlagged;
+  if (leftOut !== null) {
+    out.push(
+      leftOut.trials > 0
+        ? `Flagged trials are excluded (--exclude-flagged): ${leftOut.trials} trial(s) left out (${flagKindsText(leftOut)}), each listed with why.`
+        : 'Flagged trials are excluded (--exclude-flagged): none of these trials is flagged.',
+    );
+  }
   // One suite runs on one system and drive; a wider selection is grouped by both, and says which.
   const named = spansSeveralPlaces(report.scenarios);
   for (const s of report.scenarios) {
@@ -73,7 +82,9 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       const why = (x.reason ?? 'no reason recorded').split('\n')[0];
       const by = x.supersededBy;
       out.push(
-        by === null
+        x.flags.length > 0
+          ? `   ! trial #${x.trialIndex + 1} (id ${x.trialId}) FLAGGED, excluded: ${why}`
+          : by === null
           ? `   ! trial #${x.trialIndex + 1} (id ${x.trialId}) ${x.status.toUpperCase()}, excluded: ${why}`
           : `   ~ trial #${x.trialIndex + 1} attempt ${x.attempt} (id ${x.trialId}) ${x.status}, superseded — retried: attempt ${by.attempt} (id ${by.trialId}) ${by.status}; it was: ${why}`,
       );
@@ -118,7 +129,10 @@ function pooledDamageNote(p: PooledLatency): string {
 
 export function formatTierComparison(t: TierComparison): string {
   const out: string[] = [];
-  out.push(`Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials; speedup against ${t.baseline ?? 'storage-only (missing)'})`);
+  out.push(
+    `Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials${t.excludeFlagged ? ', flagged ones excluded' : ''}; ` +
+      `speedup against ${t.baseline ?? 'storage-only (missing)'})`,
+  );
   const limitsText = (l: ProbeLimits): string =>
     `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
     `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${l.source})`;
@@ -177,9 +191,15 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   out.push(`System comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`);
   out.push(`Matched ${c.matched} ${c.match === 'config' ? 'configuration(s)' : 'scenario(s)'} with complete trials on both sides (unmatched: ${c.unmatchedA} only in A, ${c.unmatchedB} only in B).`);
   out.push(`Method: ${c.method}.`);
+  const ex = c.excludedFlagged;
+  if (ex !== null) {
+    const side = (name: string, x: typeof ex.a): string => `${name} ${x.flaggedTrials} of ${x.matchedTrials} matched trial(s) left out${x.flaggedTrials > 0 ? ` (${flagKindsText(x)})` : ''}`;
+    out.push(`Flagged trials excluded (--exclude-flagged): ${side('A', ex.a)}; ${side('B', ex.b)}.`);
+  }
   out.push('');
   // Only where a side has flagged trials: a clean comparison prints as it always did.
   const flagged = c.cautions.a.flaggedTrials + c.cautions.b.flaggedTrials > 0;
+  const leftOut = ex !== null && ex.a.flaggedTrials + ex.b.flaggedTrials > 0;
   out.push(
     table(
       ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B', ...(flagged ? ['flagged'] : [])],
@@ -232,12 +252,13 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
     out.push(table(['users', 'configs', 'CV A', 'CV B'], c.variance.map((v) => [String(v.users), String(v.configs), cvText(v.medianCvA), cvText(v.medianCvB)])));
   }
   if (opts.perConfig) {
+    if (leftOut) out.push('', 'left out A/B: each side\'s flagged trials of the configuration, left out of it (nA and nB count the trials without them).');
     for (const m of c.metrics) {
       out.push('');
       out.push(`${m.metric.label} per configuration (${m.metric.unit}):`);
       out.push(
         table(
-          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', 'p', ...(flagged ? ['flagged A/B'] : [])],
+          ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', 'p', ...(flagged ? ['flagged A/B'] : []), ...(leftOut ? ['left out A/B'] : [])],
           m.configs.map((x) => [
             `${x.scenarioIds.join(' + ')}: ${x.description}`,
             String(x.nA),
@@ -249,6 +270,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
             x.withinNoise === null ? '?' : x.withinNoise ? 'yes' : 'no',
             formatP(x.pValue),
             ...(flagged ? [`${x.flaggedA}/${x.flaggedB}`] : []),
+            ...(leftOut ? [`${x.excludedA}/${x.excludedB}`] : []),
           ]),
         ),
       );

@@ -14,12 +14,15 @@ import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
 import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
+import { countFlagKinds, type FlagKindCounts, type TrialFlagKind } from '../../src-shared/domain/trial-flags.ts';
 
 /** How each metric is aggregated over a group's trials. */
 export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
 /** How the pooled latencies are made, where trials stored histograms. */
 export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histograms';
 export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
+/** What a report or comparison asked to exclude flagged trials adds to its method. */
+export const FLAGGED_EXCLUDED_METHOD = 'flagged trials excluded (a RAM-backed cache directory, page-cache reads, a stalled engine, an autoscaler short of its peak or target): each is listed with why';
 
 
 export interface ExcludedTrial {
@@ -30,6 +33,11 @@ export interface ExcludedTrial {
   reason: string | null;
   /** A later attempt of the same trial slot (a resumed suite's retry) counts instead of this one. */
   supersededBy: { trialId: number; attempt: number; status: TrialRowStatus } | null;
+  /**
+   * Why a trial that would count was left out as flagged (the report was asked to exclude flagged
+   * trials; `reason` then gives the flags' words); empty for a trial excluded for its status.
+   */
+  flags: TrialFlagKind[];
 }
 
 /** An aggregated trial whose numbers need a second look (it is partial, its storage reads were not all the device's, its engine stalled, or its autoscaler found no peak or missed its latency target). */
@@ -90,6 +98,10 @@ export interface ScenarioSummary {
 export interface ScenarioReport {
   method: string;
   includeIncomplete: boolean;
+  /** Flagged trials (trialFlags) were left out of the aggregates, each listed in its group's `excluded`. */
+  excludeFlagged: boolean;
+  /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
+  excludedFlagged: ({ trials: number } & FlagKindCounts) | null;
   scenarios: ScenarioSummary[];
 }
 
@@ -118,9 +130,32 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
   return { name, trials, damagedTrials, count: s.count, p50Ms: s.p50Ns / 1e6, p95Ms: s.p95Ns / 1e6, p99Ms: s.p99Ns / 1e6 };
 }
 
-/** Why a trial's numbers need a second look, if they do: its storage reads were not all the device's, its engine stalled, its capacity autoscaler found no peak, or its qos autoscaler's target was not met. */
+/** One reason a report flags a trial, by kind (src-shared/domain/trial-flags.ts) and in words. */
+export interface TrialFlag {
+  kind: TrialFlagKind;
+  message: string;
+}
+
+/**
+ * Why a trial's numbers need a second look, if they do: its storage reads were not all the device's
+ * (a RAM-backed cache directory, or the page cache), its engine stalled, its capacity autoscaler
+ * found no peak, or its qos autoscaler's target was not met. The one rule of what "flagged" means:
+ * the report's cautions, the comparison's counts and the exclusion of flagged trials all read it.
+ */
+export function trialFlags(t: TrialRecord): TrialFlag[] {
+  const as = (kind: TrialFlagKind) => (message: string): TrialFlag => ({ kind, message });
+  return [...storageReadFlags(t), ...stallCaution(t).map(as('stalled')), ...noPeakCaution(t).map(as('no-peak')), ...qosTargetCaution(t).map(as('qos-target'))];
+}
+
+/** Whether the report flags the trial (trialFlags). */
+export const isFlagged = (t: TrialRecord): boolean => trialFlags(t).length > 0;
+
+/** The trials by the kind of flag they carry (see FlagKindCounts). */
+export const flagKindCountsOf = (trials: readonly TrialRecord[]): FlagKindCounts => countFlagKinds(trials.map((t) => trialFlags(t).map((f) => f.kind)));
+
+/** The report's cautions of a trial: its flags (trialFlags) in words. */
 export function cautionsOf(t: TrialRecord): TrialCaution[] {
-  return [...storageReadCaution(t), ...stallCaution(t), ...noPeakCaution(t), ...qosTargetCaution(t)].map((message) => ({ trialId: t.id, trialIndex: t.trialIndex, message }));
+  return trialFlags(t).map((f) => ({ trialId: t.id, trialIndex: t.trialIndex, message: f.message }));
 }
 
 /** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
@@ -193,11 +228,18 @@ export function ramBackingText(t: TrialRecord): string | null {
   return t.storageRamBacking ?? RAM_BACKING_NOT_RECORDED;
 }
 
-export function storageReadCaution(t: TrialRecord): string[] {
+/** Storage reads that were not all the device's: a RAM-backed cache directory (then never also page-cache), or the page cache. */
+function storageReadFlags(t: TrialRecord): TrialFlag[] {
   const backing = ramBackingText(t);
-  if (backing !== null) return [`the cache directory was RAM-backed (${backing}): its storage numbers describe memory, not a drive`];
+  if (backing !== null) {
+    return [{ kind: 'ram-backed', message: `the cache directory was RAM-backed (${backing}): its storage numbers describe memory, not a drive` }];
+  }
   const verdict = pageCacheVerdict(t);
-  return verdict.flagged ? [`${verdict.reason ?? 'the engine flagged its storage reads'}, so its storage read numbers may describe RAM`] : [];
+  return verdict.flagged ? [{ kind: 'page-cache', message: `${verdict.reason ?? 'the engine flagged its storage reads'}, so its storage read numbers may describe RAM` }] : [];
+}
+
+export function storageReadCaution(t: TrialRecord): string[] {
+  return storageReadFlags(t).map((f) => f.message);
 }
 
 /**
@@ -233,10 +275,14 @@ const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.st
  */
 export function buildScenarioReport(
   trials: readonly TrialRecord[],
-  opts: { includeIncomplete?: boolean; histogramsOf?: (trialId: number) => TrialHistogram[] } = {},
+  opts: { includeIncomplete?: boolean; excludeFlagged?: boolean; histogramsOf?: (trialId: number) => TrialHistogram[] } = {},
 ): ScenarioReport {
   const includeIncomplete = opts.includeIncomplete ?? false;
+  const excludeFlagged = opts.excludeFlagged ?? false;
   const standings = attemptStandings(trials, includeIncomplete);
+  // With excludeFlagged, a trial that would count but is flagged is left out, its flags said as why.
+  const flagsLeftOut = (t: TrialRecord): TrialFlag[] => (excludeFlagged && standings.get(t)!.counted ? trialFlags(t) : []);
+  const counts = (t: TrialRecord): boolean => standings.get(t)!.counted && flagsLeftOut(t).length === 0;
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) {
     const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}`;
@@ -247,7 +293,7 @@ export function buildScenarioReport(
   const scenarios: ScenarioSummary[] = [];
   for (const group of groups.values()) {
     const first = group[0];
-    const included = group.filter((t) => standings.get(t)!.counted);
+    const included = group.filter(counts);
     // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
     const aggregateOf = (key: string): Aggregate => aggregate(included.map((t) => t.metrics[key]), { percentiles: isPercentileMetric(key) });
     const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregateOf(metric.key) })).filter((m) => m.aggregate.n > 0);
@@ -270,16 +316,18 @@ export function buildScenarioReport(
       trialsTotal: group.length,
       trialIds: included.map((t) => t.id),
       excluded: group
-        .filter((t) => !standings.get(t)!.counted)
+        .filter((t) => !counts(t))
         .map((t) => {
           const by = standings.get(t)!.supersededBy;
+          const flags = flagsLeftOut(t);
           return {
             trialId: t.id,
             trialIndex: t.trialIndex,
             attempt: t.attempt,
             status: t.status,
-            reason: t.statusReason,
+            reason: flags.length > 0 ? flags.map((f) => f.message).join('; ') : t.statusReason,
             supersededBy: by === null ? null : { trialId: by.id, attempt: by.attempt, status: by.status },
+            flags: flags.map((f) => f.kind),
           };
         }),
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
@@ -295,7 +343,14 @@ export function buildScenarioReport(
       placeLabel(a).localeCompare(placeLabel(b)) ||
       placeKey(a).localeCompare(placeKey(b)),
   );
-  return { method: REPORT_METHOD, includeIncomplete, scenarios };
+  const leftOut = scenarios.flatMap((s) => s.excluded.filter((x) => x.flags.length > 0));
+  return {
+    method: excludeFlagged ? `${REPORT_METHOD}; ${FLAGGED_EXCLUDED_METHOD}` : REPORT_METHOD,
+    includeIncomplete,
+    excludeFlagged,
+    excludedFlagged: excludeFlagged ? { trials: leftOut.length, ...countFlagKinds(leftOut.map((x) => x.flags)) } : null,
+    scenarios,
+  };
 }
 
 export function metricOf(s: ScenarioSummary, key: string): Aggregate | null {

@@ -6,7 +6,8 @@ import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../s
 import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
-import { cautionsOf, RAM_BACKING_NOT_RECORDED, scenarioOrder, stallCaution, storageReadCaution } from './scenario-report.ts';
+import { FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, isFlagged, RAM_BACKING_NOT_RECORDED, scenarioOrder } from './scenario-report.ts';
+import { flagKindsText, type FlagKindCounts } from '../../src-shared/domain/trial-flags.ts';
 import { differingOptions } from './tier-comparison.ts';
 
 export const COMPARISON_METRICS = [
@@ -70,9 +71,12 @@ export interface ConfigComparison {
    * test cannot judge it (fewer than 2 trials on a side, or a value ≤ 0).
    */
   withinNoise: boolean | null;
-  /** Trials of each side's median that the report flags (cautionsOf: RAM-backed, page-cache reads, a stall): counted in it all the same. */
+  /** Trials of each side's median that the report flags (trialFlags: RAM-backed, page-cache reads, a stall): counted in it all the same. */
   flaggedA: number;
   flaggedB: number;
+  /** With excludeFlagged, each side's flagged trials of this row left out (its n and test are without them); 0 without it. */
+  excludedA: number;
+  excludedB: number;
 }
 
 export interface MetricComparison {
@@ -128,21 +132,15 @@ export interface MetricComparison {
 
 /**
  * A side's matched trials (complete trials of the configurations both sides ran) that the report
- * flags, by why: a trial may be counted under several reasons, and once in `flaggedTrials`.
+ * flags, by why (FlagKindCounts: a RAM-backed cache directory, page-cache reads, a stall, an
+ * autoscaler short of its peak or target): a trial may be counted under several reasons, and once
+ * in `flaggedTrials`.
  */
-export interface SideCautions {
+export interface SideCautions extends FlagKindCounts {
   matchedTrials: number;
   flaggedTrials: number;
-  /** The cache directory was RAM-backed: the storage numbers describe memory, not a drive. */
-  ramBacked: number;
-  /** Those trials by what held the directory in memory (TrialRecord.storageRamBacking; null: not recorded), most trials first. */
+  /** The RAM-backed trials (ramBacked) by what held the directory in memory (TrialRecord.storageRamBacking; null: not recorded), most trials first. */
   ramBackings: { backing: string | null; trials: number }[];
-  /** The page cache served storage reads (device or engine read coverage below the threshold). */
-  pageCache: number;
-  /** The engine's window closed far past its plan. */
-  stalled: number;
-  /** Flagged for a reason other than those three. */
-  other: number;
 }
 
 export interface GroupComparison {
@@ -165,8 +163,16 @@ export interface SystemComparison {
   byCpuMem: GroupComparison[];
   byModel: GroupComparison[];
   variance: { users: number; configs: number; medianCvA: number | null; medianCvB: number | null }[];
-  /** Each side's matched trials the report flags: the ratios and verdicts count them, so the notes say so. */
+  /** Each side's matched trials the report flags: the ratios and verdicts count them, so the notes say so (with excludeFlagged, none are left). */
   cautions: { a: SideCautions; b: SideCautions };
+  /** Flagged trials were left out of every row, ratio and verdict (`--exclude-flagged`; off by default). */
+  excludeFlagged: boolean;
+  /**
+   * With excludeFlagged, each side's trials so left out, by why: matchedTrials are the complete
+   * trials of the configurations both sides ran before the exclusion, flaggedTrials those left out.
+   * Null without it.
+   */
+  excludedFlagged: { a: SideCautions; b: SideCautions } | null;
   notes: string[];
 }
 
@@ -189,18 +195,25 @@ interface MatchedPair {
   b: TrialRecord[];
   /** A side of this configuration spans several drives: the description names each side's. */
   severalPlaces: boolean;
+  /** With excludeFlagged, each side's flagged trials of this configuration and drive, left out of a and b. */
+  leftOutA: TrialRecord[];
+  leftOutB: TrialRecord[];
 }
 
 function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {
-  return pairs.map(({ key, a, b, severalPlaces }) => {
+  return pairs.map(({ key, a, b, severalPlaces, leftOutA, leftOutB }) => {
     const first = a[0] ?? b[0];
     const valuesA = a.map((t) => t.metrics[def.key]);
     const valuesB = b.map((t) => t.metrics[def.key]);
     const ga = aggregate(valuesA);
     const gb = aggregate(valuesB);
-    const logRatio = meanLogRatio(valuesA, valuesB);
-    const r = logRatio !== null ? Math.exp(logRatio) : ratio(ga.median, gb.median);
     const test = welchLogTest(valuesA, valuesB);
+    const meanLog = meanLogRatio(valuesA, valuesB);
+    // Where every value on both sides is the same, the test's log ratio is exactly 0: the means of
+    // the logs of 3 and of 2 equal values can differ in the last bit, which with no spread on either
+    // side the metric's test read as a difference beyond the noise (a 1.00x "B better").
+    const logRatio = meanLog !== null && test !== null ? test.logRatio : meanLog;
+    const r = logRatio !== null ? Math.exp(logRatio) : ratio(ga.median, gb.median);
     return {
       key,
       scenarioId: first.scenarioId,
@@ -226,6 +239,8 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       withinNoise: test === null ? null : !test.beyondNoise,
       flaggedA: a.filter(isFlagged).length,
       flaggedB: b.filter(isFlagged).length,
+      excludedA: leftOutA.length,
+      excludedB: leftOutB.length,
     };
   });
 }
@@ -361,8 +376,6 @@ function groupComparison(group: string, metrics: MetricComparison[], keep: (c: C
   return { group, configs, metrics: rows, bestDifferentiator: best };
 }
 
-const isFlagged = (t: TrialRecord): boolean => cautionsOf(t).length > 0;
-
 /**
  * A side's trials of matched configurations that the comparison leaves out, not being complete
  * (partial, failed, aborted, running); an attempt a resume retried to completion is no trial missing.
@@ -385,22 +398,13 @@ function describeLeftOut(trials: readonly TrialRecord[]): string {
 /** The scenarios of these trials, once each, in suite order. */
 const scenariosOf = (ts: readonly TrialRecord[]): string[] => [...new Set(ts.map((t) => t.scenarioId))].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y));
 
-/** See SideCautions. */
+/** A side's trials of these rows once each, though a drive of it pairs with several of the other side's (one row each). */
+const sideTrials = (rows: readonly { a: readonly TrialRecord[]; b: readonly TrialRecord[] }[], side: 'a' | 'b'): TrialRecord[] => [...new Set(rows.flatMap((r) => r[side]))];
+
+/** See SideCautions. A RAM-backed directory's reads are memory's anyway: counted there, never also as page-cache reads (trialFlags). */
 function sideCautions(trials: readonly TrialRecord[]): SideCautions {
-  const ramBacked = (t: TrialRecord): boolean => t.metrics.storage_ram_backed === 1;
-  // A RAM-backed directory's reads are memory's anyway: counted there, not as page-cache reads.
-  const pageCache = (t: TrialRecord): boolean => !ramBacked(t) && storageReadCaution(t).length > 0;
-  const stalled = (t: TrialRecord): boolean => stallCaution(t).length > 0;
-  const flagged = trials.filter(isFlagged);
-  return {
-    matchedTrials: trials.length,
-    flaggedTrials: flagged.length,
-    ramBacked: trials.filter(ramBacked).length,
-    ramBackings: countBackings(trials.filter(ramBacked)),
-    pageCache: trials.filter(pageCache).length,
-    stalled: trials.filter(stalled).length,
-    other: flagged.filter((t) => !ramBacked(t) && !pageCache(t) && !stalled(t)).length,
-  };
+  const ramBacked = trials.filter((t) => t.metrics.storage_ram_backed === 1);
+  return { matchedTrials: trials.length, flaggedTrials: trials.filter(isFlagged).length, ...flagKindCountsOf(trials), ramBackings: countBackings(ramBacked) };
 }
 
 /** RAM-backed trials counted by their recorded backing, most first (then by name, unrecorded last). */
@@ -492,15 +496,86 @@ export const COMPARISON_METHOD =
   '≈ noise where p ≥ 0.05, A? or B? (no side named) where no configuration has 2 trials a side; ' +
   'win rate = share of the configurations beyond the noise where A is better by the metric\'s direction (where none is, of those whose noise is unknown)';
 
+/** One matched configuration and drive pair, with each side's trials (see buildSystemComparison's grouping). */
+interface MatchedRow {
+  key: string;
+  placeA: string;
+  placeB: string;
+  a: TrialRecord[];
+  b: TrialRecord[];
+  severalPlaces: boolean;
+}
+
+type Grouped = Map<string, Map<string, TrialRecord[]>>;
+
+/** The configurations both sides ran, once per pair of their drives. */
+function matchedRows(ga: Grouped, gb: Grouped): MatchedRow[] {
+  return [...ga.keys()]
+    .filter((k) => gb.has(k))
+    .flatMap((key) => {
+      const [pa, pb] = [ga.get(key)!, gb.get(key)!];
+      const severalPlaces = pa.size > 1 || pb.size > 1;
+      return [...pa].flatMap(([placeA, a]) => [...pb].map(([placeB, b]) => ({ key, placeA, placeB, a, b, severalPlaces })));
+    });
+}
+
+const rowId = (r: MatchedRow): string => `${r.key}\u0000${r.placeA}\u0000${r.placeB}`;
+
+/** "storage-only: tiny-1b, 4u … (A 1 of 3 trials unflagged, B 3 of 3)": a configuration the exclusion of flagged trials changed. */
+function describeExclusion(first: TrialRecord, all: { a: number; b: number }, kept: { a: number; b: number }, places: string | null): string {
+  return `${first.scenarioId}: ${describeConfig(first.options)}${places ?? ''} (A ${kept.a} of ${all.a} trial(s) unflagged, B ${kept.b} of ${all.b})`;
+}
+
+/**
+ * What leaving the flagged trials out did, in notes: per side, how many of its matched trials were
+ * left out and why; the configurations that had only flagged trials on a side (no longer compared);
+ * those that fell below 2 trials on a side (no longer tested).
+ */
+function exclusionNotes(
+  sides: readonly (readonly [string, string, SideCautions])[],
+  before: readonly MatchedRow[],
+  after: readonly MatchedPair[],
+  afterIds: ReadonlySet<string>,
+): string[] {
+  const notes: string[] = [];
+  for (const [name, label, c] of sides) {
+    if (c.flaggedTrials > 0) notes.push(`${name} (${label}): ${c.flaggedTrials} of its ${c.matchedTrials} matched trial(s) left out as flagged (${flagKindsText(c)})`);
+  }
+  if (sides.every(([, , c]) => c.flaggedTrials === 0)) notes.push('flagged trials excluded: no matched trial is flagged, so none was left out');
+  const placesOf = (r: { severalPlaces: boolean; a: readonly TrialRecord[]; b: readonly TrialRecord[] }): string | null =>
+    r.severalPlaces ? ` — A on ${placeLabel(r.a[0])}, B on ${placeLabel(r.b[0])}` : null;
+  const clean = (ts: readonly TrialRecord[]): number => ts.filter((t) => !isFlagged(t)).length;
+  const gone = before.filter((r) => !afterIds.has(rowId(r)));
+  if (gone.length > 0) {
+    notes.push(
+      `${gone.length} matched configuration(s) had only flagged trials on a side, so with those left out they are not compared: ` +
+        gone.map((r) => describeExclusion(r.a[0], { a: r.a.length, b: r.b.length }, { a: clean(r.a), b: clean(r.b) }, placesOf(r))).join('; '),
+    );
+  }
+  const belowTwo = (n: number, leftOut: number): boolean => n < 2 && n + leftOut >= 2;
+  const untested = after.filter((p) => belowTwo(p.a.length, p.leftOutA.length) || belowTwo(p.b.length, p.leftOutB.length));
+  if (untested.length > 0) {
+    notes.push(
+      `${untested.length} matched configuration(s) fell below 2 trials on a side with the flagged trials left out, so they lose their noise test ` +
+        `(their noise is unknown; a verdict counts them only where no configuration has 2 trials a side): ` +
+        untested
+          .map((p) => describeExclusion(p.a[0], { a: p.a.length + p.leftOutA.length, b: p.b.length + p.leftOutB.length }, { a: p.a.length, b: p.b.length }, placesOf(p)))
+          .join('; '),
+    );
+  }
+  return notes;
+}
+
 /**
  * Compares two sets of trials (two systems, or two drives) over matched configurations: trials
  * with equal workload options (`config`), or, for suites planned on machines with different RAM,
- * the same scenario (`scenario`). Only complete trials count.
+ * the same scenario (`scenario`). Only complete trials count; with `excludeFlagged`, only those the
+ * report does not flag (trialFlags), and the notes say what that left out.
  */
 export function buildSystemComparison(
   a: { label: string; id: string; trials: readonly TrialRecord[] },
   b: { label: string; id: string; trials: readonly TrialRecord[] },
-  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: 'system' | 'drive' } = {},
+  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: 'system' | 'drive'; excludeFlagged?: boolean } = {},
 ): SystemComparison {
   if (a.id === b.id) {
     const kind = opts.kind ?? 'system';
@@ -511,10 +586,10 @@ export function buildSystemComparison(
   // Per configuration, then per system and drive: a system whose configuration ran on two drives
   // has two measurements of it, and pooling them would hide the drives' difference (3× can come
   // out as a tie). Each drive is compared on its own, as the scenario report keeps them apart.
-  const group = (ts: readonly TrialRecord[]): Map<string, Map<string, TrialRecord[]>> => {
-    const m = new Map<string, Map<string, TrialRecord[]>>();
+  const group = (ts: readonly TrialRecord[], counts: (t: TrialRecord) => boolean): Grouped => {
+    const m: Grouped = new Map();
     for (const t of ts) {
-      if (t.status !== 'complete') continue;
+      if (!counts(t)) continue;
       let byPlace = m.get(keyOf(t));
       if (!byPlace) m.set(keyOf(t), (byPlace = new Map()));
       let g = byPlace.get(placeKey(t));
@@ -523,15 +598,22 @@ export function buildSystemComparison(
     }
     return m;
   };
-  const ga = group(a.trials);
-  const gb = group(b.trials);
-  const pairs: MatchedPair[] = [...ga.keys()]
-    .filter((k) => gb.has(k))
-    .flatMap((k) => {
-      const [pa, pb] = [ga.get(k)!, gb.get(k)!];
-      const severalPlaces = pa.size > 1 || pb.size > 1;
-      return [...pa].flatMap(([placeA, ta]) => [...pb].map(([placeB, tb]) => ({ key: severalPlaces ? `${k}\u0000${placeA}\u0000${placeB}` : k, a: ta, b: tb, severalPlaces })));
-    });
+  const excludeFlagged = opts.excludeFlagged ?? false;
+  const complete = (t: TrialRecord): boolean => t.status === 'complete';
+  // Every complete trial, and the ones that count: without the exclusion, the same.
+  const [allA, allB] = [group(a.trials, complete), group(b.trials, complete)];
+  const counted = (t: TrialRecord): boolean => complete(t) && !isFlagged(t);
+  const [ga, gb] = excludeFlagged ? [group(a.trials, counted), group(b.trials, counted)] : [allA, allB];
+  const leftOut = (all: Grouped, key: string, place: string): TrialRecord[] => (excludeFlagged ? (all.get(key)?.get(place) ?? []).filter(isFlagged) : []);
+  const rows = matchedRows(ga, gb);
+  const pairs: MatchedPair[] = rows.map((r) => ({
+    key: r.severalPlaces ? rowId(r) : r.key,
+    a: r.a,
+    b: r.b,
+    severalPlaces: r.severalPlaces,
+    leftOutA: leftOut(allA, r.key, r.placeA),
+    leftOutB: leftOut(allB, r.key, r.placeB),
+  }));
   pairs.sort((x, y) => scenarioOrder(scenariosOf([...x.a, ...x.b])[0]) - scenarioOrder(scenariosOf([...y.a, ...y.b])[0]) || x.key.localeCompare(y.key));
   const metricKeys = opts.metrics ?? COMPARISON_METRICS;
   const metrics = metricKeys
@@ -544,7 +626,15 @@ export function buildSystemComparison(
   const users = [...new Set(pairs.map((p) => p.a[0].options.numUsers).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
   const tput = metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s');
   const notes: string[] = [];
-  if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
+  if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete${excludeFlagged ? ' unflagged' : ''} trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
+  // Said before the other notes: what the exclusion left out explains the rows and counts below.
+  let excludedFlagged: SystemComparison['excludedFlagged'] = null;
+  if (excludeFlagged) {
+    const before = matchedRows(allA, allB);
+    excludedFlagged = { a: sideCautions(sideTrials(before, 'a')), b: sideCautions(sideTrials(before, 'b')) };
+    const sides = [['A', a.label, excludedFlagged.a], ['B', b.label, excludedFlagged.b]] as const;
+    notes.push(...exclusionNotes(sides, before, pairs, new Set(rows.map(rowId))));
+  }
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) {
     notes.push(
@@ -582,7 +672,7 @@ export function buildSystemComparison(
   // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a
   // ceiling is a fair question), and the caution concerns every throughput of the trial, not one
   // storage metric that could be left out. So they count, and the reader is told which and why.
-  const cautions = { a: sideCautions(pairs.flatMap((p) => p.a)), b: sideCautions(pairs.flatMap((p) => p.b)) };
+  const cautions = { a: sideCautions(sideTrials(pairs, 'a')), b: sideCautions(sideTrials(pairs, 'b')) };
   const cautioned = [...cautionNotes('A', a.label, cautions.a), ...cautionNotes('B', b.label, cautions.b)];
   if (cautioned.length > 0) {
     notes.push(
@@ -607,7 +697,7 @@ export function buildSystemComparison(
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,
     unmatchedB: [...gb.keys()].filter((k) => !ga.has(k)).length,
-    method: COMPARISON_METHOD,
+    method: excludeFlagged ? `${COMPARISON_METHOD}; ${FLAGGED_EXCLUDED_METHOD}` : COMPARISON_METHOD,
     metrics,
     byCpuMem: cpuValues.map((v) => groupComparison(`CPU ${v} GiB`, metrics, (c) => c.cpuMemGb === v)),
     byModel: models.map((v) => groupComparison(v, metrics, (c) => c.model === v)),
@@ -616,6 +706,8 @@ export function buildSystemComparison(
       return { users: u, configs: cs.length, medianCvA: median(cs.map((c) => c.cvA)), medianCvB: median(cs.map((c) => c.cvB)) };
     }),
     cautions,
+    excludeFlagged,
+    excludedFlagged,
     notes,
   };
 }

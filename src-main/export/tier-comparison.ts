@@ -65,6 +65,8 @@ export interface TierComparison {
   baseline: string | null;
   /** Partial trials were aggregated too (`--include-incomplete`). */
   includeIncomplete: boolean;
+  /** Flagged trials were left out of the medians (`--exclude-flagged`; the scenario report lists them). */
+  excludeFlagged: boolean;
   /** The rows' limits when they share them (one suite); with several, null rates and a source that says so. */
   probe: ProbeLimits;
   rows: TierRow[];
@@ -249,7 +251,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
         'their read numbers describe RAM, not the drive, so no read efficiency there',
     );
   }
-  const trialsWord = report.includeIncomplete ? 'complete or partial' : 'complete';
+  const trialsWord = `${report.includeIncomplete ? 'complete or partial' : 'complete'}${report.excludeFlagged ? ' unflagged' : ''}`;
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
   const atOtherUsers = rows.filter((s) => s !== baselineOf(s) && baselineOf(s) !== null && baselineOf(s)!.options.numUsers !== s.options.numUsers);
@@ -334,6 +336,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   return {
     baseline: baseline?.scenarioId ?? null,
     includeIncomplete: report.includeIncomplete,
+    excludeFlagged: report.excludeFlagged,
     probe: commonLimits(out.map((r) => r.limits), hardware, stated),
     rows: out,
     notes,

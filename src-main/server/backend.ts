@@ -690,7 +690,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       requireSuites(s, r.selection.suiteIds, SUITES_WHERE_TO_LOOK);
       const { value: built, unreadable } = s.readDamaged(() => {
         const trials = trialsOf(s, r.selection);
-        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, excludeFlagged: r.excludeFlagged ?? false, histogramsOf: (id) => s.trialHistograms(id) });
         return { trials, report, tiers: withStatedRefusedInAppWords(() => buildTierComparison(report, (id) => s.trialHardware(id), statedOf(r.stated))) };
       });
       const { trials, report, tiers } = built;
@@ -712,7 +712,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         const sys = s.resolveSystem(ref);
         return { label: sys.label, id: sys.id, trials: s.listTrials(resolveSelection(s, { systems: [sys.id], ...scen })) };
       };
-      const { value, unreadable } = s.readDamaged(() => buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config', kind: r.kind }));
+      const { value, unreadable } = s.readDamaged(() => buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config', kind: r.kind, excludeFlagged: r.excludeFlagged ?? false }));
       return { ...value, unreadable };
     },
 
@@ -723,7 +723,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
       const { value: model, unreadable } = s.readDamaged(() =>
         withStatedRefusedInAppWords(() =>
-          buildExportModel(s, selectionOf(r.selection), { includeIncomplete: r.includeIncomplete ?? false, stated: statedOf(r.stated), whereToLook: SUITES_WHERE_TO_LOOK, filter: r.selection }),
+          buildExportModel(s, selectionOf(r.selection), {
+            includeIncomplete: r.includeIncomplete ?? false,
+            excludeFlagged: r.excludeFlagged ?? false,
+            stated: statedOf(r.stated),
+            whereToLook: SUITES_WHERE_TO_LOOK,
+            filter: r.selection,
+          }),
         ),
       );
       let data: Buffer;

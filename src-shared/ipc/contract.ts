@@ -30,6 +30,7 @@ import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
 import { PROFILE_IDS, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { AggregateSchema } from '../domain/statistics.ts';
+import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
 import {
   DriveRecordSchema,
   MetricDefinitionSchema,
@@ -174,6 +175,8 @@ export const ScenarioSummarySchema = z.object({
       status: trialRowStatus,
       reason: z.string().nullable(),
       supersededBy: z.object({ trialId: int, attempt: int, status: trialRowStatus }).nullable(),
+      /** Why a trial that would count was left out as flagged (excludeFlagged); empty for one excluded for its status. */
+      flags: z.array(z.enum(TRIAL_FLAG_KINDS)),
     }),
   ),
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
@@ -184,9 +187,16 @@ export const ScenarioSummarySchema = z.object({
 });
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
+/** Trials by the kind of flag they carry (src-shared/domain/trial-flags.ts FlagKindCounts). */
+const flagKindCounts = { ramBacked: count, pageCache: count, stalled: count, other: count };
+
 export const ScenarioReportSchema = z.object({
   method: z.string(),
   includeIncomplete: z.boolean(),
+  /** Flagged trials were left out of the aggregates (each in its group's `excluded`, with its flags). */
+  excludeFlagged: z.boolean(),
+  /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
+  excludedFlagged: z.object({ trials: count, ...flagKindCounts }).nullable(),
   scenarios: z.array(ScenarioSummarySchema),
 });
 
@@ -235,6 +245,8 @@ export const TierComparisonSchema = z.object({
   baseline: z.string().nullable(),
   /** Partial trials were aggregated too. */
   includeIncomplete: z.boolean(),
+  /** Flagged trials were left out of the medians. */
+  excludeFlagged: z.boolean(),
   probe: ProbeLimitsSchema,
   rows: z.array(TierRowSchema),
   notes: z.array(z.string()),
@@ -270,6 +282,9 @@ export const ConfigComparisonSchema = z.object({
   /** Trials of each side's median that the report flags (RAM-backed, page-cache reads, a stall). */
   flaggedA: count,
   flaggedB: count,
+  /** With excludeFlagged, each side's flagged trials of this row left out of it; 0 without. */
+  excludedA: count,
+  excludedB: count,
 });
 
 export const MetricComparisonSchema = z.object({
@@ -316,12 +331,9 @@ export const GroupComparisonSchema = z.object({
 const SideCautionsSchema = z.object({
   matchedTrials: count,
   flaggedTrials: count,
-  ramBacked: count,
+  ...flagKindCounts,
   /** The RAM-backed trials by what held the directory in memory ('loop0 → /dev/shm/d.img on tmpfs'; null: not recorded). */
   ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
-  pageCache: count,
-  stalled: count,
-  other: count,
 });
 export type SideCautionsData = z.infer<typeof SideCautionsSchema>;
 
@@ -339,6 +351,10 @@ export const SystemComparisonSchema = z.object({
   variance: z.array(z.object({ users: num, configs: count, medianCvA: nnum, medianCvB: nnum })),
   /** Each side's matched trials the report flags, by why (the notes say it in words). */
   cautions: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }),
+  /** Flagged trials were left out of every row, ratio and verdict (asked for; off by default). */
+  excludeFlagged: z.boolean(),
+  /** With excludeFlagged, each side's matched trials before it and those it left out, by why; null without. */
+  excludedFlagged: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }).nullable(),
   notes: z.array(z.string()),
 });
 
@@ -521,7 +537,7 @@ export const CONTRACT = {
   },
   'suites.delete': { request: z.strictObject({ id: int.positive() }), response: z.object({ deleted: z.boolean() }) },
   'report.build': {
-    request: z.strictObject({ selection: SelectionSchema, includeIncomplete: z.boolean().optional(), stated: StatedBandwidthSchema.optional() }),
+    request: z.strictObject({ selection: SelectionSchema, includeIncomplete: z.boolean().optional(), excludeFlagged: z.boolean().optional(), stated: StatedBandwidthSchema.optional() }),
     response: z.object({
       title: z.string(),
       trialCount: count,
@@ -538,12 +554,21 @@ export const CONTRACT = {
       b: z.string().min(1),
       match: z.enum(['config', 'scenario']).optional(),
       scenarioIds: z.array(z.string().min(1)).optional(),
+      /** Leave the trials the report flags out of the comparison (default: counted, and marked). */
+      excludeFlagged: z.boolean().optional(),
     }),
     response: SystemComparisonSchema.extend({ unreadable: unreadableRows }),
   },
   'export.create': {
     // The XLSX and JSON exports carry the tier comparison: with `stated`, as the report on screen shows it.
-    request: z.strictObject({ selection: SelectionSchema, format: z.enum(EXPORT_FORMATS), includeIncomplete: z.boolean().optional(), stated: StatedBandwidthSchema.optional() }),
+    request: z.strictObject({
+      selection: SelectionSchema,
+      format: z.enum(EXPORT_FORMATS),
+      includeIncomplete: z.boolean().optional(),
+      /** Leave flagged trials out of the aggregates (the file says so); a CSV, one row per trial, lists them all with their cautions. */
+      excludeFlagged: z.boolean().optional(),
+      stated: StatedBandwidthSchema.optional(),
+    }),
     response: z.object({ ...exportedFile, trialCount: count, unreadable: unreadableRows }),
   },
   'import.results': {

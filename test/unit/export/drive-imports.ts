@@ -31,6 +31,8 @@ export interface DriveRun {
   readCoverage?: number;
   status?: 'complete' | 'partial';
   readBytesPerS?: number;
+  /** The measured window closed this many seconds past its plan (a stall, stored complete as before the engine marked them). */
+  stalledS?: number;
 }
 
 let files = 0;
@@ -44,6 +46,12 @@ export async function importDrive(store: Store, dir: string, drive: string, runs
       r.kvbench.tiers.storage.ram_backed = true;
       r.kvbench.tiers.storage.ram_filesystem = 'loop0 on tmpfs';
       if (run.ramBacking !== undefined) r.kvbench.tiers.storage.ram_backing_chain = run.ramBacking;
+    }
+    if (run.stalledS !== undefined) {
+      r.kvbench.measured_window.elapsed_ns += run.stalledS * 1e9;
+      r.summary!.elapsed_time = r.kvbench.measured_window.elapsed_ns / 1e9;
+      // Only kvbench 0.2.0 on closes its window at the plan: an older file's late window is no stall.
+      r.kvbench.version = '0.5.0';
     }
     if (run.readCoverage !== undefined) {
       r.kvbench.device_io.read_coverage = run.readCoverage;

@@ -663,6 +663,11 @@ describe('system comparison (seeds/002, automated)', () => {
     // ...and an unknown noise is counted as unknown, not as a difference beyond the noise (UI review #3).
     expect(cmp([8], [7])).toMatchObject({ compared: 1, withinNoise: 0, noiseUnknown: 1 });
     expect(tie.noiseUnknown).toBe(0);
+    // 3 trials against 2 of one value: the means of their logs differ in the last bit (−3.6e-15), which
+    // with no spread on either side read as a difference beyond the noise, "B better, p < 0.001", at 1.00x.
+    const unevenTie = cmp([53687091200, 53687091200, 53687091200], [53687091200, 53687091200]);
+    expect(unevenTie.configs[0]).toMatchObject({ ratio: 1, logRatio: 0, winner: 'tie', withinNoise: true, pValue: 1 });
+    expect(unevenTie).toMatchObject({ tested: 1, geoMeanRatio: 1, pValue: 1, verdict: 'within-noise', leader: null });
     expect(formatComparison(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [8]) }, { label: 'b', id: 'b', trials: side('b', [7]) }, { metrics: ['decode_bytes_read'] })))
       .toMatch(/\s0\/1 \(1 unknown\)\s/);
     // A side that read nothing: the ratio of medians (0), no logarithm, so no test and no geometric-mean share.
@@ -769,6 +774,18 @@ describe('system comparison (seeds/002, automated)', () => {
     const one = buildSystemComparison({ label: 'SA', id: 'SA', trials: a.slice(0, 2) }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([['k', 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
     expect(one.notes.join()).not.toMatch(/several drives/);
+  });
+
+  it('counts a side\'s matched trials once each, though its drive pairs with several of the other side\'s drives', () => {
+    const opts = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'fast' };
+    const a = ['slowdisk', 'fastdisk'].flatMap((drive) => [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SA', drive, configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 100 } })));
+    // B's two trials, one on a RAM disk: each of its rows (one per drive of A) holds both.
+    const b = [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 200, storage_ram_backed: i } }));
+    const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
+    expect(c.matched).toBe(2);
+    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, ramBacked: 1, pageCache: 0, stalled: 0, other: 0 });
+    expect(c.cautions.a.matchedTrials).toBe(4);
+    expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive');
   });
 
   it('matching by scenario never matches a trial of unknown configuration (imported without --run-flags), not even with a run of the default options', () => {

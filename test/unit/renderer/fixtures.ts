@@ -156,6 +156,8 @@ export function report(): ResponseOf<'report.build'> {
     report: {
       method: 'median and P95 across trials',
       includeIncomplete: false,
+      excludeFlagged: false,
+      excludedFlagged: null,
       scenarios: [
         {
           scenarioId: 'storage-only',
@@ -170,7 +172,7 @@ export function report(): ResponseOf<'report.build'> {
           systemLabels: ['lab1'],
           trialsTotal: 4,
           trialIds: [1, 2, 3],
-          excluded: [{ trialId: 4, trialIndex: 3, attempt: 1, status: 'failed', reason: 'ENGINE_CRASHED: killed', supersededBy: null }],
+          excluded: [{ trialId: 4, trialIndex: 3, attempt: 1, status: 'failed', reason: 'ENGINE_CRASHED: killed', supersededBy: null, flags: [] }],
           cautions: [{ trialId: 2, trialIndex: 1, message: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest' }],
           storageReadFlagged: 1,
           metrics: [
@@ -196,6 +198,7 @@ export function report(): ResponseOf<'report.build'> {
         },
       ],
       includeIncomplete: false,
+      excludeFlagged: false,
     },
   };
 }

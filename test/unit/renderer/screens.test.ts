@@ -405,7 +405,7 @@ describe('report', () => {
     const r = report();
     const s = r.report.scenarios[0];
     s.trialsTotal = 4; // trials 1-3 aggregated, one of them a retry of trial 4's slot
-    s.excluded = [{ trialId: 4, trialIndex: 1, attempt: 1, status: 'partial', reason: 'disk full (ENOSPC): stopped after 19 completed requests', supersededBy: { trialId: 2, attempt: 2, status: 'complete' } }];
+    s.excluded = [{ trialId: 4, trialIndex: 1, attempt: 1, status: 'partial', reason: 'disk full (ENOSPC): stopped after 19 completed requests', supersededBy: { trialId: 2, attempt: 2, status: 'complete' }, flags: [] }];
     installFakeApi({ 'report.build': () => r });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
     await flush();
@@ -537,6 +537,33 @@ describe('report', () => {
     expect(several.text()).not.toContain('The report could not be built');
   });
 
+  it('"Leave flagged trials out" rebuilds the report without them, lists each with why, and the export asks for the same', async () => {
+    const flagged = (): ResponseOf<'report.build'> => {
+      const r = report();
+      const s = r.report.scenarios[0];
+      s.trialIds = [1, 3];
+      s.cautions = [];
+      s.storageReadFlagged = 0;
+      s.excluded = [...s.excluded, { trialId: 2, trialIndex: 1, attempt: 1, status: 'complete', reason: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest', supersededBy: null, flags: ['page-cache'] }];
+      return { ...r, report: { ...r.report, excludeFlagged: true, excludedFlagged: { trials: 1, ramBacked: 0, pageCache: 1, stalled: 0, other: 0 } }, tiers: { ...r.tiers, excludeFlagged: true } };
+    };
+    const fake = installFakeApi({ 'report.build': (r) => (r.excludeFlagged ? flagged() : report()), 'export.create': () => ({ error: { code: 'EXPORT_FAILED', message: 'not here' } }) });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(fake.callsOf('report.build').at(-1)).toEqual({ selection: { suiteIds: [7] }, includeIncomplete: false });
+    expect(w.find('[data-trial-flagged-excluded]').exists()).toBe(false);
+    await w.get('input[name=excludeFlagged]').setValue(true);
+    await flush();
+    expect(fake.callsOf('report.build').at(-1)).toEqual({ selection: { suiteIds: [7] }, includeIncomplete: false, excludeFlagged: true });
+    expect(w.get('[data-test=flagged-excluded]').text()).toBe('1 left out (1 with storage reads the page cache served)');
+    expect(w.get('[data-trial-flagged-excluded]').text()).toBe('Trial 2 excluded, flagged: the device read 12.0 % of the bytes the storage tier read: the page cache served the rest');
+    expect(w.find('[data-trial-caution]').exists()).toBe(false);
+    expect(w.get('[data-test=tier-method]').text()).toContain('complete trials, flagged ones excluded;');
+    await w.get('[data-export=xlsx]').trigger('click');
+    await flush();
+    expect(fake.callsOf('export.create').at(-1)).toEqual({ selection: { suiteIds: [7] }, format: 'xlsx', includeIncomplete: false, excludeFlagged: true });
+  });
+
   it('keeps an applied datasheet figure when the options change before its report arrives', async () => {
     const pending: { request: RequestOf<'report.build'>; resolve: (v: ResponseOf<'report.build'>) => void }[] = [];
     const fake = installFakeApi({ 'report.build': (r) => new Promise((resolve) => pending.push({ request: r, resolve })) });
@@ -638,7 +665,7 @@ describe('report', () => {
   });
 
   it('has an empty state for a selection without trials, and nothing to export', async () => {
-    installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, scenarios: [] } }) });
+    installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, excludeFlagged: false, excludedFlagged: null, scenarios: [] } }) });
     const w = mountIt(ReportView, { selection: {} });
     await flush();
     expect(w.text()).toContain('No trials here');
@@ -679,6 +706,8 @@ describe('compare', () => {
     byModel: [],
     variance: [],
     cautions: { a: clean, b: clean },
+    excludeFlagged: false,
+    excludedFlagged: null,
     notes: [],
     unreadable: [],
   });
@@ -700,7 +729,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
@@ -722,7 +751,7 @@ describe('compare', () => {
           {
             // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1,
             meanRatio: 1.01,
             geoMeanRatio: 1.01,
@@ -744,7 +773,7 @@ describe('compare', () => {
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1,
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
@@ -803,7 +832,7 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
           },
         ],
@@ -818,11 +847,50 @@ describe('compare', () => {
     expect(cells.at(-1)).toBe('2 / 0');
   });
 
+  it('"Leave flagged trials out" asks for the exclusion, and the result says per side and per configuration what it left out', async () => {
+    const note = 'A (lab1): 2 of its 5 matched trial(s) left out as flagged (2 on a RAM-backed cache directory)';
+    const fake = installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': (r) => ({
+        ...systemComparison({ trialsA: 5, trialsB: 3, matched: 1, unmatchedA: 0 }),
+        cautions: { a: { ...clean, matchedTrials: 3 }, b: { ...clean, matchedTrials: 3 } },
+        excludeFlagged: r.excludeFlagged === true,
+        excludedFlagged: r.excludeFlagged ? { a: { ...clean, matchedTrials: 5, flaggedTrials: 2, ramBacked: 2 }, b: { ...clean, matchedTrials: 3 } } : null,
+        notes: r.excludeFlagged ? [note] : [],
+        metrics: [
+          {
+            metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s,
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0 }],
+            compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0,
+          },
+        ],
+      }),
+    });
+    const w = mountIt(CompareView);
+    await flush();
+    await w.get('input[name=excludeFlagged]').setValue(true);
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('report.compare').at(-1)).toEqual({ kind: 'system', a: 'sys-1', b: 'imp-2', match: 'config', excludeFlagged: true });
+    expect(w.get('[data-test=left-out-a]').text()).toBe('· 2 of 5 matched left out (flagged)');
+    expect(w.get('[data-test=left-out-b]').text()).toBe('· 0 of 3 matched left out (flagged)');
+    expect(w.find('[data-test=flagged-a]').exists()).toBe(false);
+    expect(w.text()).toContain(note);
+    await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
+    expect(w.get('[data-test=left-out]').text()).toBe('2 / 0');
+    // Unticked: the request is as it always was, and nothing is said to be left out.
+    await w.get('input[name=excludeFlagged]').setValue(false);
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('report.compare').at(-1)).toEqual({ kind: 'system', a: 'sys-1', b: 'imp-2', match: 'config' });
+    expect(w.find('[data-test=left-out-a]').exists()).toBe(false);
+  });
+
   it('the bar is the geometric mean the verdict tests, so it is drawn in the verdict\'s colour; where the mean or the win rate lean the other way, the table\'s mean is amber with the model\'s reason', async () => {
     const caveat = 'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size';
     const config = (k: string, medianA: number, medianB: number) => ({
       key: k, scenarioId: 's', scenarioIds: ['s'], description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.001, cvB: 0.001, winner: medianA > medianB ? ('a' as const) : ('b' as const),
-      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0,
+      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0,
     });
     const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001, flaggedConfigs: 0 };
     installFakeApi({

@@ -10,7 +10,8 @@ import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
 import { AppEventSchema, CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { fakeHardware, referenceResultsNew, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { fakeHardware, kvbenchResults, referenceResultsNew, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { DRIVE_RUN_OPTIONS } from '../export/drive-imports.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
 
 const open: TestBackend[] = [];
@@ -540,6 +541,43 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('suites.delete', { id: slow.trials[1].suiteId }))).toEqual({ deleted: true });
     expect((ok(await t.backend.invoke('history.list', { selection: {} })) as { total: number }).total).toBe(4);
     expect(t.events.filter((e) => e.type === 'history.changed').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('compares, reports and exports with flagged trials left out on request, each answer within the contract; by default they count', async () => {
+    const t = await make();
+    const results = (tokPerS: number, ramBacked = false): string => {
+      const r = kvbenchResults({ tokPerS, durationS: 4 });
+      r.kvbench.run_options = { ...DRIVE_RUN_OPTIONS };
+      if (ramBacked) r.kvbench.tiers.storage.ram_backed = true;
+      return JSON.stringify(r);
+    };
+    const importDrive = async (drive: string, runs: [number, boolean][]) => {
+      const files = runs.map(([tokPerS, ram], i) => ({ name: `${drive}-${i}.json`, text: results(tokPerS, ram) }));
+      ok(await t.backend.invoke('import.results', { files, systemLabel: 'rig', driveLabel: drive, scenarioId: 'storage-only' }));
+    };
+    await importDrive('A-disk', [[100, false], [102, false], [101, false], [300, true]]);
+    await importDrive('B-disk', [[90, false], [91, false]]);
+    type Compared = { excludeFlagged: boolean; excludedFlagged: { a: { flaggedTrials: number; ramBacked: number } } | null; metrics: { metric: { key: string }; configs: { nA: number; excludedA: number }[] }[] };
+    const compare = async (excludeFlagged?: boolean) =>
+      ok(await t.backend.invoke('report.compare', { kind: 'drive', a: 'A-disk', b: 'B-disk', ...(excludeFlagged === undefined ? {} : { excludeFlagged }) })) as Compared;
+    const tputOf = (c: Compared) => c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.configs[0];
+    const on = await compare(true);
+    expect(on.excludeFlagged).toBe(true);
+    expect(on.excludedFlagged!.a).toMatchObject({ flaggedTrials: 1, ramBacked: 1 });
+    expect(tputOf(on)).toMatchObject({ nA: 3, excludedA: 1 });
+    const off = await compare();
+    expect([off.excludeFlagged, off.excludedFlagged]).toEqual([false, null]);
+    expect(tputOf(off)).toMatchObject({ nA: 4, excludedA: 0 });
+
+    const built = ok(await t.backend.invoke('report.build', { selection: {}, excludeFlagged: true })) as {
+      report: { excludedFlagged: { trials: number } | null; scenarios: { excluded: { flags: string[] }[] }[] };
+      tiers: { excludeFlagged: boolean };
+    };
+    expect(built.report.excludedFlagged).toMatchObject({ trials: 1 });
+    expect(built.report.scenarios.flatMap((x) => x.excluded.map((e) => e.flags))).toEqual([['ram-backed']]);
+    expect(built.tiers.excludeFlagged).toBe(true);
+    const file = ok(await t.backend.invoke('export.create', { selection: {}, format: 'json', excludeFlagged: true })) as { dataBase64: string };
+    expect((JSON.parse(Buffer.from(file.dataBase64, 'base64').toString('utf8')) as { excludeFlagged: boolean }).excludeFlagged).toBe(true);
   });
 
   it('import: every upload gets a file of its own (no name overwrites another, . and .. stay inside the private directory), and replies name the uploads, never the server\'s temporary copies', async () => {

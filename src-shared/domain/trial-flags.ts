@@ -1,0 +1,51 @@
+// The kinds of flag a report puts on a trial whose numbers need a second look. Which trial carries
+// which is decided in one place, src-main/export/scenario-report.ts (trialFlags); every reader (the
+// scenario report, the tier comparison, the comparison of two systems or drives, the exports, the
+// app) takes the kinds from there, and "exclude flagged trials" leaves out exactly those trials.
+
+export const TRIAL_FLAG_KINDS = [
+  /** The cache directory was RAM-backed: the storage numbers describe memory, not a drive. */
+  'ram-backed',
+  /** The page cache served storage reads (or may have: buffered I/O the device's counters cannot clear). */
+  'page-cache',
+  /** The engine's window closed far past its plan. */
+  'stalled',
+  /** A capacity autoscaler's window closed before throughput stopped rising. */
+  'no-peak',
+  /** A qos autoscaler's final users missed its latency target, or rest on no latency sample. */
+  'qos-target',
+] as const;
+export type TrialFlagKind = (typeof TRIAL_FLAG_KINDS)[number];
+
+/** Trials by the kind of flag they carry: a trial may count under several kinds. */
+export interface FlagKindCounts {
+  ramBacked: number;
+  pageCache: number;
+  stalled: number;
+  /** Flagged for none of those three: an autoscaler short of its peak or target (no-peak, qos-target). */
+  other: number;
+}
+
+/** Counts trials, each given as its flag kinds, by kind. */
+export function countFlagKinds(trials: readonly (readonly TrialFlagKind[])[]): FlagKindCounts {
+  const has = (kinds: readonly TrialFlagKind[], k: TrialFlagKind): boolean => kinds.includes(k);
+  const named = (kinds: readonly TrialFlagKind[]): boolean => has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled');
+  return {
+    ramBacked: trials.filter((k) => has(k, 'ram-backed')).length,
+    pageCache: trials.filter((k) => has(k, 'page-cache')).length,
+    stalled: trials.filter((k) => has(k, 'stalled')).length,
+    other: trials.filter((k) => k.length > 0 && !named(k)).length,
+  };
+}
+
+/** "2 on a RAM-backed cache directory, 1 with page-cache reads": the kinds a count holds, for a note; '' where none. */
+export function flagKindsText(c: FlagKindCounts): string {
+  return [
+    c.ramBacked > 0 ? `${c.ramBacked} on a RAM-backed cache directory` : null,
+    c.pageCache > 0 ? `${c.pageCache} with storage reads the page cache served` : null,
+    c.stalled > 0 ? `${c.stalled} where the engine stalled` : null,
+    c.other > 0 ? `${c.other} with an autoscaler short of its peak or target` : null,
+  ]
+    .filter((s): s is string => s !== null)
+    .join(', ');
+}
