@@ -168,7 +168,8 @@ export function formatTierComparison(t: TierComparison): string {
   return `${out.join('\n')}\n`;
 }
 
-const winText = (w: number | null): string => (w === null ? '—' : `${(w * 100).toFixed(0)}%`);
+/** A's win rate and what it is a share of: the configurations tested (see MetricComparison.winRateA). */
+const winText = (w: number | null, tested: number): string => (w === null ? '—' : `${(w * 100).toFixed(0)}% of ${tested}`);
 const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
   v === null ? '—' : v === 'within-noise' ? '≈ noise' : v === 'unknown' ? `${leader?.toUpperCase() ?? ''}?` : v.toUpperCase();
 
@@ -190,7 +191,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         fmtValue(m.geoMeanRatio, 'x'),
         verdictText(m.verdict, m.leader) + (m.verdictCaveat ? '*' : ''),
         formatP(m.pValue),
-        winText(m.winRateA),
+        winText(m.winRateA, m.tested),
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
         cvText(m.medianCvB),
@@ -199,6 +200,10 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
     ),
   );
   out.push(`beyond noise: ${NOISE_RULE} (p: the metric's test of its geo-mean over the configurations with 2 or more trials a side).`);
+  out.push(
+    "A win rate: A's share of the configurations tested (2 or more trials a side, values above 0: those of p) that are beyond the noise by their own test with A better; " +
+      '— where none is. unknown: a side with fewer than 2 trials, or a value of 0 (no logarithm): such a configuration stays out of the geo-mean, the verdict and the win rate.',
+  );
   if (flagged) out.push('flagged: configurations with a trial the report flags on either side (a RAM-backed cache directory, page-cache reads, a stall, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
@@ -217,10 +222,10 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
           String(g.configs),
           ...keys.map((k) => {
             const r = g.metrics.find((x) => x.key === k)!;
-            return `${fmtValue(r.meanRatio, 'x')} ${winText(r.winRateA)}`;
+            return `${fmtValue(r.meanRatio, 'x')} ${winText(r.winRateA, r.tested)}`;
           }),
           g.bestDifferentiator
-            ? `${g.bestDifferentiator.label}: ${g.bestDifferentiator.side.toUpperCase()} wins ${winText(g.bestDifferentiator.winRate)}, ${fmtValue(g.bestDifferentiator.meanRatio, 'x')}`
+            ? `${g.bestDifferentiator.label}: ${g.bestDifferentiator.side.toUpperCase()} wins ${winText(g.bestDifferentiator.winRate, g.metrics.find((r) => r.key === g.bestDifferentiator!.key)!.tested)}, ${fmtValue(g.bestDifferentiator.meanRatio, 'x')}`
             : '—',
         ]),
       ),

@@ -279,7 +279,13 @@ export const MetricComparisonSchema = z.object({
   meanRatio: nnum,
   geoMeanRatio: nnum,
   medianRatio: nnum,
+  /**
+   * A's share of the `tested` configurations beyond the noise by their own test with A better
+   * (winsA ÷ tested); null where none tested is beyond the noise. Untested ones never count.
+   */
   winRateA: nnum,
+  winsA: count,
+  winsB: count,
   /**
    * The side the metric favours: one Welch test of the mean log ratio over the configurations with 2
    * or more trials a side ('within-noise': p ≥ 0.05; 'unknown': no configuration has 2 trials a side,
@@ -307,7 +313,7 @@ export type MetricComparisonData = z.infer<typeof MetricComparisonSchema>;
 export const GroupComparisonSchema = z.object({
   group: z.string(),
   configs: count,
-  metrics: z.array(z.object({ key: z.string(), label: z.string(), meanRatio: nnum, winRateA: nnum, compared: count })),
+  metrics: z.array(z.object({ key: z.string(), label: z.string(), meanRatio: nnum, winRateA: nnum, winsA: count, winsB: count, tested: count, compared: count })),
   bestDifferentiator: z
     .object({ key: z.string(), label: z.string(), meanRatio: nnum, winRate: nnum, side: z.enum(['a', 'b']) })
     .nullable(),

@@ -697,6 +697,8 @@ describe('compare', () => {
             geoMeanRatio: 20,
             medianRatio: 20,
             winRateA: 1,
+            winsA: 1,
+            winsB: 0,
             verdict: 'a',
             leader: 'a',
             tested: 1,
@@ -719,6 +721,8 @@ describe('compare', () => {
             geoMeanRatio: 1.01,
             medianRatio: 1.01,
             winRateA: null,
+            winsA: 0,
+            winsB: 0,
             verdict: 'within-noise',
             leader: 'a',
             tested: 1,
@@ -740,7 +744,10 @@ describe('compare', () => {
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
             medianRatio: 1.05,
-            winRateA: 1,
+            // rev8-gui #1: an untested configuration is no win ("A wins 100 %" was shown here).
+            winRateA: null,
+            winsA: 0,
+            winsB: 0,
             verdict: 'unknown',
             leader: 'a',
             tested: 0,
@@ -767,14 +774,19 @@ describe('compare', () => {
     );
     expect(w.get('[data-test=matched]').text()).toBe('1');
     const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td').map((td) => td.text());
-    expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 %', '0 of 1', '5.0 %', '30.0 %']);
+    expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 % of 1', '0 of 1', '5.0 %', '30.0 %']);
+    // The win rate says what it is a share of, and each side's count beyond the noise.
+    expect(w.findAll('[data-test=win-rate]')[0].attributes('title')).toBe('beyond the run-to-run noise: A better in 1, B better in 0 of the 1 configuration(s) tested; the others within it');
     expect(cells[0]).toContain('Wall-clock throughput (higher is better)');
     expect(w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2].classes()).toContain('better');
     const noise = w.findAll('[data-test=compare-table] > tbody > tr')[1];
     expect(noise.findAll('td').map((td) => td.text()).slice(2, 6)).toEqual(['≈ 1.01×', '1.01×', '—', '1 of 1']);
+    expect(noise.findAll('td')[4].attributes('title')).toBe('beyond the run-to-run noise: A better in 0, B better in 0 of the 1 configuration(s) tested; the others within it');
     expect(noise.findAll('td')[2].classes()).not.toContain('better');
     const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[2].findAll('td');
     expect(unknownNoise[5].text().replace(/\s+/g, ' ')).toBe('0 of 1 (1 unknown)');
+    expect(unknownNoise[4].text()).toBe('—');
+    expect(unknownNoise[4].attributes('title')).toBe('no configuration has 2 or more trials a side and values above 0: none is tested, so there is no win rate');
     // review rev6 #3: one trial a side named A better (green); the endpoint compare names no side there.
     expect(unknownNoise[2].text()).toBe('A? 1.05×');
     expect(unknownNoise[2].classes()).not.toContain('better');
@@ -795,7 +807,7 @@ describe('compare', () => {
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
             configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0 }],
-            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
+            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
           },
         ],
       }),
@@ -821,8 +833,8 @@ describe('compare', () => {
       'report.compare': () => ({
         ...systemComparison({ trialsA: 9, trialsB: 9, matched: 3, unmatchedA: 0 }),
         metrics: [
-          { ...base, metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, configs: [config('k0', 102, 100), config('k1', 102, 100), config('k2', 50, 100)], compared: 3, meanRatio: 0.85, geoMeanRatio: 0.8, winRateA: 2 / 3, verdict: 'b', leader: 'b', verdictCaveat: caveat },
-          { ...base, metric: METRIC_BY_KEY.decode_bytes_read, configs: [config('k0', 200, 100)], compared: 1, tested: 1, meanRatio: 2, geoMeanRatio: 2, winRateA: 1, verdict: 'a', leader: 'a', verdictCaveat: null },
+          { ...base, metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, configs: [config('k0', 102, 100), config('k1', 102, 100), config('k2', 50, 100)], compared: 3, meanRatio: 0.85, geoMeanRatio: 0.8, winRateA: 2 / 3, winsA: 2, winsB: 1, verdict: 'b', leader: 'b', verdictCaveat: caveat },
+          { ...base, metric: METRIC_BY_KEY.decode_bytes_read, configs: [config('k0', 200, 100)], compared: 1, tested: 1, meanRatio: 2, geoMeanRatio: 2, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', verdictCaveat: null },
         ],
       }),
     });
