@@ -168,8 +168,9 @@ export function formatTierComparison(t: TierComparison): string {
   return `${out.join('\n')}\n`;
 }
 
+const pctText = (w: number): string => `${(w * 100).toFixed(0)}%`;
 /** A's win rate and what it is a share of: the configurations tested (see MetricComparison.winRateA). */
-const winText = (w: number | null, tested: number): string => (w === null ? '—' : `${(w * 100).toFixed(0)}% of ${tested}`);
+const winText = (w: number | null, tested: number): string => (w === null ? '—' : `${pctText(w)} of ${tested}`);
 const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
   v === null ? '—' : v === 'within-noise' ? '≈ noise' : v === 'unknown' ? `${leader?.toUpperCase() ?? ''}?` : v.toUpperCase();
 
@@ -212,7 +213,8 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   for (const [title, groups] of [['By CPU tier size', c.byCpuMem], ['By model', c.byModel]] as const) {
     if (groups.length === 0) continue;
     out.push('');
-    out.push(`${title} (mean A/B ratio, A win rate):`);
+    // The per-metric table's rules over each group's configurations: the better side, the geo-mean it tests, A's win rate among those tested.
+    out.push(`${title} (better, geo-mean A/B, configurations tested of those compared, A win rate; as above, over each group's configurations):`);
     const keys = c.metrics.map((m) => m.metric.key).slice(0, 4);
     out.push(
       table(
@@ -222,14 +224,18 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
           String(g.configs),
           ...keys.map((k) => {
             const r = g.metrics.find((x) => x.key === k)!;
-            return `${fmtValue(r.meanRatio, 'x')} ${winText(r.winRateA, r.tested)}`;
+            if (r.compared === 0) return '—';
+            const better = r.verdict === null ? '' : `${verdictText(r.verdict, r.leader).replace(' noise', '')} `;
+            return `${better}${fmtValue(r.geoMeanRatio, 'x')} (${r.tested} of ${r.compared} tested${r.winRateA === null ? '' : `, A wins ${pctText(r.winRateA)}`})`;
           }),
           g.bestDifferentiator
-            ? `${g.bestDifferentiator.label}: ${g.bestDifferentiator.side.toUpperCase()} wins ${winText(g.bestDifferentiator.winRate, g.metrics.find((r) => r.key === g.bestDifferentiator!.key)!.tested)}, ${fmtValue(g.bestDifferentiator.meanRatio, 'x')}`
+            ? `${g.bestDifferentiator.label}: ${g.bestDifferentiator.side.toUpperCase()} better (p ${formatP(g.bestDifferentiator.pValue)}), ${fmtValue(g.bestDifferentiator.geoMeanRatio, 'x')}` +
+              (g.bestDifferentiator.winRate === null ? '' : `, ${g.bestDifferentiator.side.toUpperCase()} wins ${winText(g.bestDifferentiator.winRate, g.bestDifferentiator.tested)} tested`)
             : '—',
         ]),
       ),
     );
+    out.push('best differentiator: of decode bytes read, wall-clock and storage throughput and storage read bandwidth, one whose verdict over the group is beyond the noise, the most configurations won; — where none is.');
   }
   if (c.variance.length > 0) {
     out.push('');

@@ -148,12 +148,28 @@ export interface SideCautions {
   other: number;
 }
 
+/**
+ * A metric over one group's configurations, by the very rules of its row in the per-metric table
+ * (summarise): the geometric mean the verdict tests over the configurations with 2 or more trials a
+ * side (a 0 has no logarithm: such a configuration is untested, in noiseUnknown), and A's win rate
+ * among those tested. No arithmetic mean: it would average in the 0x of a side that read nothing.
+ */
+export type GroupMetric = { key: string; label: string } & Pick<
+  MetricComparison,
+  'compared' | 'tested' | 'noiseUnknown' | 'geoMeanRatio' | 'verdict' | 'leader' | 'pValue' | 'winRateA' | 'winsA' | 'winsB'
+>;
+
 export interface GroupComparison {
   group: string;
   configs: number;
-  metrics: { key: string; label: string; meanRatio: number | null; winRateA: number | null; winsA: number; winsB: number; tested: number; compared: number }[];
-  /** The candidate that separates A and B best here: highest win rate for the winning side, then largest |ln ratio|. */
-  bestDifferentiator: { key: string; label: string; meanRatio: number | null; winRate: number | null; side: 'a' | 'b' } | null;
+  metrics: GroupMetric[];
+  /**
+   * Of the candidates whose verdict over the group names a side (its test beyond the noise), the
+   * one whose side wins the largest share of the configurations tested, then the largest
+   * |ln geo-mean|; null where none is beyond the noise. winRate: that side's share (null where no
+   * configuration tested is beyond the noise on its own, though their combined test is).
+   */
+  bestDifferentiator: { key: string; label: string; geoMeanRatio: number; pValue: number | null; tested: number; winRate: number | null; side: 'a' | 'b' } | null;
 }
 
 export interface SystemComparison {
@@ -349,21 +365,21 @@ function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<Met
 }
 
 function groupComparison(group: string, metrics: MetricComparison[], keep: (c: ConfigComparison) => boolean): GroupComparison {
-  const rows = metrics.map((m) => {
-    const s = summarise(m.metric, m.configs.filter(keep));
-    return { key: m.metric.key, label: m.metric.label, meanRatio: s.meanRatio, winRateA: s.winRateA, winsA: s.winsA, winsB: s.winsB, tested: s.tested, compared: s.compared };
+  const rows = metrics.map((m): GroupMetric => {
+    const { compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB } = summarise(m.metric, m.configs.filter(keep));
+    return { key: m.metric.key, label: m.metric.label, compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB };
   });
   let best: GroupComparison['bestDifferentiator'] = null;
   let bestScore = -Infinity;
   for (const r of rows) {
-    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || r.winRateA === null || r.meanRatio === null || r.meanRatio <= 0) continue;
-    if (r.winsA === r.winsB) continue; // neither side is better beyond the noise more often: no differentiator
-    const side: 'a' | 'b' = r.winsA > r.winsB ? 'a' : 'b';
-    const winRate = (side === 'a' ? r.winsA : r.winsB) / r.tested;
-    const score = winRate * 1000 + Math.abs(Math.log(r.meanRatio));
+    // No side is named without a test beyond the noise: an untested lean or a within-noise one is no differentiator.
+    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || (r.verdict !== 'a' && r.verdict !== 'b') || r.geoMeanRatio === null) continue;
+    const side = r.verdict;
+    const winRate = r.winRateA === null ? null : (side === 'a' ? r.winsA : r.winsB) / r.tested;
+    const score = (winRate ?? 0) * 1000 + Math.abs(Math.log(r.geoMeanRatio));
     if (score > bestScore) {
       bestScore = score;
-      best = { key: r.key, label: r.label, meanRatio: r.meanRatio, winRate, side };
+      best = { key: r.key, label: r.label, geoMeanRatio: r.geoMeanRatio, pValue: r.pValue, tested: r.tested, winRate, side };
     }
   }
   const configs = metrics[0] ? metrics[0].configs.filter(keep).length : 0;
@@ -482,7 +498,7 @@ export const COMPARISON_METHOD =
   'better = the side the geometric mean of the ratios over the configurations so tested favours, where one such test of it (its variance the sum of theirs) gives p < 0.05, ' +
   '≈ noise where p ≥ 0.05, A? or B? (no side named) where no configuration has 2 trials a side; ' +
   'A win rate = A\'s share of the configurations so tested that are beyond the noise by their own test with A better by the metric\'s direction ' +
-  '(— where none is; a configuration whose noise is unknown never counts)';
+  '(— where none is; a configuration whose noise is unknown never counts); by CPU-tier size and by model: the same, over each group\'s configurations';
 
 /**
  * Compares two sets of trials (two systems, or two drives) over matched configurations: trials

@@ -491,7 +491,7 @@ describe('system comparison (seeds/002, automated)', () => {
     const text = formatComparison(c, { perConfig: true });
     expect(text).toMatch(/A = fast \(sys-a\), B = slow \(sys-b\)/);
     expect(text).toMatch(/Decode bytes read \(higher is better\)\s+3\s+2\.39x/);
-    expect(text).toMatch(/CPU 0 GiB .* Decode bytes read: A wins 100%/);
+    expect(text).toMatch(/CPU 0 GiB .* Decode bytes read: A better \(p <0\.001\), 2\.55x, A wins 100% of 2 tested$/m);
   });
 
   it('says when a compared metric changed definition between the kvbench versions that measured the trials', () => {

@@ -821,6 +821,35 @@ describe('compare', () => {
     expect(cells.at(-1)).toBe('2 / 0');
   });
 
+  it('by CPU-tier size: names a differentiator only beyond the noise, with the geometric mean and what its win rate is a share of (rev8-gui #2)', async () => {
+    const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0 };
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 6, trialsB: 6, matched: 3, unmatchedA: 0 }),
+        metrics: [],
+        byCpuMem: [
+          { group: 'CPU 0.25 GiB', configs: 2, metrics: [row], bestDifferentiator: null },
+          {
+            group: 'CPU 0.5 GiB',
+            configs: 1,
+            metrics: [{ ...row, compared: 1, noiseUnknown: 0, geoMeanRatio: 2, verdict: 'a', leader: 'a', pValue: 0.0004, winRateA: 1, winsA: 1 }],
+            bestDifferentiator: { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', geoMeanRatio: 2, pValue: 0.0004, tested: 1, winRate: 1, side: 'a' },
+          },
+        ],
+      }),
+    });
+    const w = await comparedView();
+    const rows = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td').map((td) => td.text().replace(/\s+/g, ' ')));
+    expect(rows).toEqual([
+      ['CPU 0.25 GiB', '2', '—', '—', '—'],
+      ['CPU 0.5 GiB', '1', 'Storage read bandwidth (A better)', '2.00×', '100 % of 1'],
+    ]);
+    const best = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td')[2].attributes('title'));
+    expect(best[0]).toMatch(/^no candidate metric differs beyond the run-to-run noise/);
+    expect(best[1]).toBe("p = <0.001 over 1 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05)");
+  });
+
   it('the bar is the geometric mean the verdict tests, so it is drawn in the verdict\'s colour; where the mean or the win rate lean the other way, the table\'s mean is amber with the model\'s reason', async () => {
     const caveat = 'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size';
     const config = (k: string, medianA: number, medianB: number) => ({
