@@ -182,7 +182,9 @@ export function formatTierComparison(t: TierComparison): string {
   return `${out.join('\n')}\n`;
 }
 
-const winText = (w: number | null): string => (w === null ? '—' : `${(w * 100).toFixed(0)}%`);
+const pctText = (w: number): string => `${(w * 100).toFixed(0)}%`;
+/** A's win rate and what it is a share of: the configurations tested (see MetricComparison.winRateA). */
+const winText = (w: number | null, tested: number): string => (w === null ? '—' : `${pctText(w)} of ${tested}`);
 const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
   v === null ? '—' : v === 'within-noise' ? '≈ noise' : v === 'unknown' ? `${leader?.toUpperCase() ?? ''}?` : v.toUpperCase();
 
@@ -210,7 +212,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         fmtValue(m.geoMeanRatio, 'x'),
         verdictText(m.verdict, m.leader) + (m.verdictCaveat ? '*' : ''),
         formatP(m.pValue),
-        winText(m.winRateA),
+        winText(m.winRateA, m.tested),
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
         cvText(m.medianCvB),
@@ -219,6 +221,10 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
     ),
   );
   out.push(`beyond noise: ${NOISE_RULE} (p: the metric's test of its geo-mean over the configurations with 2 or more trials a side).`);
+  out.push(
+    "A win rate: A's share of the configurations tested (2 or more trials a side, values above 0: those of p) that are beyond the noise by their own test with A better; " +
+      '— where none is. unknown: a side with fewer than 2 trials, or a value of 0 (no logarithm): such a configuration stays out of the geo-mean, the verdict and the win rate.',
+  );
   if (flagged) out.push('flagged: configurations with a trial the report flags on either side (a RAM-backed cache directory, page-cache reads, a stall, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
@@ -227,7 +233,8 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   for (const [title, groups] of [['By CPU tier size', c.byCpuMem], ['By model', c.byModel]] as const) {
     if (groups.length === 0) continue;
     out.push('');
-    out.push(`${title} (mean A/B ratio, A win rate):`);
+    // The per-metric table's rules over each group's configurations: the better side, the geo-mean it tests, A's win rate among those tested.
+    out.push(`${title} (better, geo-mean A/B, configurations tested of those compared, A win rate; as above, over each group's configurations):`);
     const keys = c.metrics.map((m) => m.metric.key).slice(0, 4);
     out.push(
       table(
@@ -237,14 +244,18 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
           String(g.configs),
           ...keys.map((k) => {
             const r = g.metrics.find((x) => x.key === k)!;
-            return `${fmtValue(r.meanRatio, 'x')} ${winText(r.winRateA)}`;
+            if (r.compared === 0) return '—';
+            const better = r.verdict === null ? '' : `${verdictText(r.verdict, r.leader).replace(' noise', '')} `;
+            return `${better}${fmtValue(r.geoMeanRatio, 'x')} (${r.tested} of ${r.compared} tested${r.winRateA === null ? '' : `, A wins ${pctText(r.winRateA)}`})`;
           }),
           g.bestDifferentiator
-            ? `${g.bestDifferentiator.label}: ${g.bestDifferentiator.side.toUpperCase()} wins ${winText(g.bestDifferentiator.winRate)}, ${fmtValue(g.bestDifferentiator.meanRatio, 'x')}`
+            ? `${g.bestDifferentiator.label}: ${g.bestDifferentiator.side.toUpperCase()} better (p ${formatP(g.bestDifferentiator.pValue)}), ${fmtValue(g.bestDifferentiator.geoMeanRatio, 'x')}` +
+              (g.bestDifferentiator.winRate === null ? '' : `, ${g.bestDifferentiator.side.toUpperCase()} wins ${winText(g.bestDifferentiator.winRate, g.bestDifferentiator.tested)} tested`)
             : '—',
         ]),
       ),
     );
+    out.push('best differentiator: of decode bytes read, wall-clock and storage throughput and storage read bandwidth, one whose verdict over the group is beyond the noise, the most configurations won; — where none is.');
   }
   if (c.variance.length > 0) {
     out.push('');

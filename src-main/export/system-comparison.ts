@@ -94,11 +94,16 @@ export interface MetricComparison {
   geoMeanRatio: number | null;
   medianRatio: number | null;
   /**
-   * Share of the configurations beyond the run-to-run noise (each by its own test) where A is
-   * better; where none is, of those whose noise is unknown. A difference within the noise is a tie,
-   * as equal values are; ties and undirected metrics have no side.
+   * A's share of the configurations tested (`tested`: those in the metric's test, 2 or more trials a
+   * side and values above 0) that are beyond the run-to-run noise by their own test with A better:
+   * winsA ÷ tested. Null where none tested is beyond the noise (or none is tested): a configuration
+   * whose noise is unknown never counts, neither as a win nor in the share. One within the noise,
+   * or a tie, is in the share as no side's win; undirected metrics have none.
    */
   winRateA: number | null;
+  /** The tested configurations beyond the noise by their own test where A, and where B, is better. */
+  winsA: number;
+  winsB: number;
   /**
    * The side the metric favours, as every reader colours it: one Welch test of D (see geoMeanRatio)
    * over the configurations with 2 or more trials a side, Var(D) = Σ SE_i² ÷ k²: the side D
@@ -143,12 +148,28 @@ export interface SideCautions extends FlagKindCounts {
   ramBackings: { backing: string | null; trials: number }[];
 }
 
+/**
+ * A metric over one group's configurations, by the very rules of its row in the per-metric table
+ * (summarise): the geometric mean the verdict tests over the configurations with 2 or more trials a
+ * side (a 0 has no logarithm: such a configuration is untested, in noiseUnknown), and A's win rate
+ * among those tested. No arithmetic mean: it would average in the 0x of a side that read nothing.
+ */
+export type GroupMetric = { key: string; label: string } & Pick<
+  MetricComparison,
+  'compared' | 'tested' | 'noiseUnknown' | 'geoMeanRatio' | 'verdict' | 'leader' | 'pValue' | 'winRateA' | 'winsA' | 'winsB'
+>;
+
 export interface GroupComparison {
   group: string;
   configs: number;
-  metrics: { key: string; label: string; meanRatio: number | null; winRateA: number | null; compared: number }[];
-  /** The candidate that separates A and B best here: highest win rate for the winning side, then largest |ln ratio|. */
-  bestDifferentiator: { key: string; label: string; meanRatio: number | null; winRate: number | null; side: 'a' | 'b' } | null;
+  metrics: GroupMetric[];
+  /**
+   * Of the candidates whose verdict over the group names a side (its test beyond the noise), the
+   * one whose side wins the largest share of the configurations tested, then the largest
+   * |ln geo-mean|; null where none is beyond the noise. winRate: that side's share (null where no
+   * configuration tested is beyond the noise on its own, though their combined test is).
+   */
+  bestDifferentiator: { key: string; label: string; geoMeanRatio: number; pValue: number | null; tested: number; winRate: number | null; side: 'a' | 'b' } | null;
 }
 
 export interface SystemComparison {
@@ -252,20 +273,20 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
  */
 export type MetricVerdict = 'a' | 'b' | 'within-noise' | 'unknown' | null;
 
-/**
- * The configurations the win rate counts: those whose difference is beyond the run-to-run noise;
- * where none is, those whose noise is unknown. A difference within the noise, or a tie, never counts.
- */
-function deciding(configs: readonly ConfigComparison[]): ConfigComparison[] {
-  const sided = configs.filter((c) => c.winner === 'a' || c.winner === 'b');
-  const beyond = sided.filter((c) => c.withinNoise === false);
-  return beyond.length > 0 ? beyond : sided.filter((c) => c.withinNoise === null);
-}
-
 /** A configuration's test as the metric's test combines it; null where it cannot take part (fewer than 2 trials a side). */
 function configTest(c: ConfigComparison): NoiseTest | null {
   if (c.nA < 2 || c.nB < 2 || c.logRatio === null || c.standardError === null || c.pValue === null) return null;
   return { logRatio: c.logRatio, standardError: c.standardError, df: c.df, pValue: c.pValue, beyondNoise: c.withinNoise === false };
+}
+
+/**
+ * The win rate's counts (see MetricComparison.winRateA) over the configurations of the metric's
+ * test: a difference nobody could test (one trial on a side, a value of 0) is no win for either.
+ */
+function winCounts(configs: readonly ConfigComparison[]): { tested: number; winsA: number; winsB: number } {
+  const tested = configs.filter((c) => configTest(c) !== null);
+  const beyond = tested.filter((c) => c.withinNoise === false);
+  return { tested: tested.length, winsA: beyond.filter((c) => c.winner === 'a').length, winsB: beyond.filter((c) => c.winner === 'b').length };
 }
 
 /** The metric's test over its configurations and the geometric mean it tests (see MetricComparison). */
@@ -293,40 +314,44 @@ const fmtX = (r: number | null): string => (r === null ? '—' : `${r.toFixed(2)
 /**
  * See MetricComparison.verdictCaveat. The verdict weighs each configuration's difference by its
  * size on a log scale; the arithmetic mean weighs a ratio above 1 more than its inverse, and the
- * win rate counts configurations whatever the size of their differences.
+ * win rate counts configurations whatever the size of their differences. Within the noise, the
+ * verdict names no side, but the win rate still counts configurations beyond it: where they favour
+ * the other side than the geometric mean leans to, that is said too.
  */
 function verdictCaveat(
   def: MetricDefinition,
   verdict: MetricVerdict,
   leader: 'a' | 'b' | null,
-  decided: readonly ConfigComparison[],
+  wins: { winsA: number; winsB: number },
   figures: { meanRatio: number | null; geoMeanRatio: number | null; tested: number; pValue: number | null },
 ): string | null {
-  const side = verdict === 'a' || verdict === 'b' ? verdict : verdict === 'unknown' ? leader : null;
+  const side = verdict === 'a' || verdict === 'b' ? verdict : verdict === 'unknown' || verdict === 'within-noise' ? leader : null;
   if (side === null) return null;
   const other = side === 'a' ? 'b' : 'a';
   const reasons: string[] = [];
-  if (ratioSide(def, figures.meanRatio) === other) {
+  if (verdict !== 'within-noise' && ratioSide(def, figures.meanRatio) === other) {
     reasons.push(`the arithmetic mean of the ratios, ${fmtX(figures.meanRatio)}, leans ${other.toUpperCase()}: it weighs a ratio above 1 more than its inverse (2x and 0.5x average 1.25x)`);
   }
-  const forOther = decided.filter((c) => c.winner === other).length;
-  if (forOther * 2 > decided.length) {
-    const which = decided.some((c) => c.withinNoise === false) ? 'beyond the run-to-run noise' : 'of unknown noise';
-    reasons.push(`${forOther} of the ${decided.length} configuration(s) ${which} favour ${other.toUpperCase()}: the win rate counts configurations, the verdict weighs each difference by its size`);
+  const [forSide, forOther] = side === 'a' ? [wins.winsA, wins.winsB] : [wins.winsB, wins.winsA];
+  if (forOther > forSide) {
+    reasons.push(
+      `${forOther} of the ${forSide + forOther} configuration(s) beyond the run-to-run noise favour ${other.toUpperCase()}: ` +
+        `the win rate counts configurations, the ${verdict === 'within-noise' ? 'test' : 'verdict'} weighs each difference by its size`,
+    );
   }
   if (reasons.length === 0) return null;
   const basis =
     verdict === 'unknown'
       ? `${side.toUpperCase()}? (no side named): the geometric mean, ${fmtX(figures.geoMeanRatio)}, leans ${side.toUpperCase()}, untested (no configuration has 2 trials a side)`
-      : `verdict ${side.toUpperCase()}: the geometric mean over the ${figures.tested} configuration(s) tested, ${fmtX(figures.geoMeanRatio)}, is beyond the noise (p = ${formatP(figures.pValue)})`;
+      : verdict === 'within-noise'
+        ? `≈ noise: the geometric mean over the ${figures.tested} configuration(s) tested, ${fmtX(figures.geoMeanRatio)}, leans ${side.toUpperCase()}, within the noise (p = ${formatP(figures.pValue)})`
+        : `verdict ${side.toUpperCase()}: the geometric mean over the ${figures.tested} configuration(s) tested, ${fmtX(figures.geoMeanRatio)}, is beyond the noise (p = ${formatP(figures.pValue)})`;
   return `${basis}; ${reasons.join('; ')}`;
 }
 
 function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<MetricComparison, 'flaggedConfigs'> {
   const valid = configs.filter((c) => c.ratio !== null);
-  // A tie (both 0 where a tier is absent, or equal) favours neither side, so it is not in the rate;
-  // nor does a difference within the run-to-run noise.
-  const decided = deciding(configs);
+  const wins = winCounts(valid);
   const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
   const { test, tested, geoMeanRatio } = metricTest(valid);
   const meanRatio = mean(valid.map((c) => c.ratio));
@@ -339,14 +364,16 @@ function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<Met
     meanRatio,
     geoMeanRatio,
     medianRatio: median(valid.map((c) => c.ratio)),
-    winRateA: decided.length > 0 ? decided.filter((c) => c.winner === 'a').length / decided.length : null,
+    winRateA: wins.winsA + wins.winsB > 0 ? wins.winsA / wins.tested : null,
+    winsA: wins.winsA,
+    winsB: wins.winsB,
     verdict,
     leader,
     tested,
     standardError: test?.standardError ?? null,
     df: test?.df ?? null,
     pValue: test?.pValue ?? null,
-    verdictCaveat: verdictCaveat(def, verdict, leader, decided, { meanRatio, geoMeanRatio, tested, pValue: test?.pValue ?? null }),
+    verdictCaveat: verdictCaveat(def, verdict, leader, wins, { meanRatio, geoMeanRatio, tested, pValue: test?.pValue ?? null }),
     withinNoise: withinNoiseCount,
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
@@ -355,21 +382,21 @@ function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<Met
 }
 
 function groupComparison(group: string, metrics: MetricComparison[], keep: (c: ConfigComparison) => boolean): GroupComparison {
-  const rows = metrics.map((m) => {
-    const s = summarise(m.metric, m.configs.filter(keep));
-    return { key: m.metric.key, label: m.metric.label, meanRatio: s.meanRatio, winRateA: s.winRateA, compared: s.compared };
+  const rows = metrics.map((m): GroupMetric => {
+    const { compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB } = summarise(m.metric, m.configs.filter(keep));
+    return { key: m.metric.key, label: m.metric.label, compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB };
   });
   let best: GroupComparison['bestDifferentiator'] = null;
   let bestScore = -Infinity;
   for (const r of rows) {
-    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || r.winRateA === null || r.meanRatio === null || r.meanRatio <= 0) continue;
-    if (r.winRateA === 0.5) continue; // neither side is better more often: no differentiator
-    const side: 'a' | 'b' = r.winRateA > 0.5 ? 'a' : 'b';
-    const winRate = side === 'a' ? r.winRateA : 1 - r.winRateA;
-    const score = winRate * 1000 + Math.abs(Math.log(r.meanRatio));
+    // No side is named without a test beyond the noise: an untested lean or a within-noise one is no differentiator.
+    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || (r.verdict !== 'a' && r.verdict !== 'b') || r.geoMeanRatio === null) continue;
+    const side = r.verdict;
+    const winRate = r.winRateA === null ? null : (side === 'a' ? r.winsA : r.winsB) / r.tested;
+    const score = (winRate ?? 0) * 1000 + Math.abs(Math.log(r.geoMeanRatio));
     if (score > bestScore) {
       bestScore = score;
-      best = { key: r.key, label: r.label, meanRatio: r.meanRatio, winRate, side };
+      best = { key: r.key, label: r.label, geoMeanRatio: r.geoMeanRatio, pValue: r.pValue, tested: r.tested, winRate, side };
     }
   }
   const configs = metrics[0] ? metrics[0].configs.filter(keep).length : 0;
@@ -494,7 +521,8 @@ export const COMPARISON_METHOD =
   `beyond noise: ${NOISE_RULE}, per configuration (2 or more trials a side, values above 0; else its noise is unknown); ` +
   'better = the side the geometric mean of the ratios over the configurations so tested favours, where one such test of it (its variance the sum of theirs) gives p < 0.05, ' +
   '≈ noise where p ≥ 0.05, A? or B? (no side named) where no configuration has 2 trials a side; ' +
-  'win rate = share of the configurations beyond the noise where A is better by the metric\'s direction (where none is, of those whose noise is unknown)';
+  'A win rate = A\'s share of the configurations so tested that are beyond the noise by their own test with A better by the metric\'s direction ' +
+  '(— where none is; a configuration whose noise is unknown never counts); by CPU-tier size and by model: the same, over each group\'s configurations';
 
 /** One matched configuration and drive pair, with each side's trials (see buildSystemComparison's grouping). */
 interface MatchedRow {
@@ -639,7 +667,7 @@ export function buildSystemComparison(
   if (oneTrial > 0) {
     notes.push(
       `${oneTrial} matched configuration(s) have fewer than 2 trials on a side: their noise is unknown, so they stay out of each metric's geometric mean and verdict ` +
-        'where other configurations have 2 or more, and where none has, no side is named (run 3–5 trials)',
+        'where other configurations have 2 or more, and where none has, no side is named; they never count in a win rate (run 3–5 trials)',
     );
   }
   if (match === 'scenario') notes.push(...scenarioMatchNotes(ga, gb));

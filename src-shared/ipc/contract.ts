@@ -294,7 +294,13 @@ export const MetricComparisonSchema = z.object({
   meanRatio: nnum,
   geoMeanRatio: nnum,
   medianRatio: nnum,
+  /**
+   * A's share of the `tested` configurations beyond the noise by their own test with A better
+   * (winsA ÷ tested); null where none tested is beyond the noise. Untested ones never count.
+   */
   winRateA: nnum,
+  winsA: count,
+  winsB: count,
   /**
    * The side the metric favours: one Welch test of the mean log ratio over the configurations with 2
    * or more trials a side ('within-noise': p ≥ 0.05; 'unknown': no configuration has 2 trials a side,
@@ -322,9 +328,16 @@ export type MetricComparisonData = z.infer<typeof MetricComparisonSchema>;
 export const GroupComparisonSchema = z.object({
   group: z.string(),
   configs: count,
-  metrics: z.array(z.object({ key: z.string(), label: z.string(), meanRatio: nnum, winRateA: nnum, compared: count })),
+  /** Each metric over the group's configurations by the per-metric table's rules (no arithmetic mean: it would average in a 0x). */
+  metrics: z.array(
+    MetricComparisonSchema.pick({ compared: true, tested: true, noiseUnknown: true, geoMeanRatio: true, verdict: true, leader: true, pValue: true, winRateA: true, winsA: true, winsB: true }).extend({
+      key: z.string(),
+      label: z.string(),
+    }),
+  ),
+  /** A candidate whose verdict over the group is beyond the noise, or null; winRate its side's share of the configurations tested. */
   bestDifferentiator: z
-    .object({ key: z.string(), label: z.string(), meanRatio: nnum, winRate: nnum, side: z.enum(['a', 'b']) })
+    .object({ key: z.string(), label: z.string(), geoMeanRatio: num, pValue: nnum, tested: count, winRate: nnum, side: z.enum(['a', 'b']) })
     .nullable(),
 });
 

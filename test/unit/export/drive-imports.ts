@@ -33,6 +33,7 @@ export interface DriveRun {
   readBytesPerS?: number;
   /** The measured window closed this many seconds past its plan (a stall, stored complete as before the engine marked them). */
   stalledS?: number;
+  e2eP95Ms?: number;
 }
 
 let files = 0;
@@ -40,7 +41,7 @@ let files = 0;
 /** Imports `runs` as trials of system `rig` on drive `drive`, filed under `scenarioId`; returns their trial ids. */
 export async function importDrive(store: Store, dir: string, drive: string, runs: readonly DriveRun[], scenarioId = 'storage-only'): Promise<number[]> {
   const written = runs.map((run) => {
-    const r = kvbenchResults({ tokPerS: run.tokPerS, status: run.status, readBytesPerS: run.readBytesPerS, durationS: 4 });
+    const r = kvbenchResults({ tokPerS: run.tokPerS, status: run.status, readBytesPerS: run.readBytesPerS, e2eP95Ms: run.e2eP95Ms, durationS: 4 });
     r.kvbench.run_options = { ...DRIVE_RUN_OPTIONS, ...run.options };
     if (run.ramBacked) {
       r.kvbench.tiers.storage.ram_backed = true;

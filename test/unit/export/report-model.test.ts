@@ -494,7 +494,7 @@ describe('system comparison (seeds/002, automated)', () => {
     const text = formatComparison(c, { perConfig: true });
     expect(text).toMatch(/A = fast \(sys-a\), B = slow \(sys-b\)/);
     expect(text).toMatch(/Decode bytes read \(higher is better\)\s+3\s+2\.39x/);
-    expect(text).toMatch(/CPU 0 GiB .* Decode bytes read: A wins 100%/);
+    expect(text).toMatch(/CPU 0 GiB .* Decode bytes read: A better \(p <0\.001\), 2\.55x, A wins 100% of 2 tested$/m);
   });
 
   it('says when a compared metric changed definition between the kvbench versions that measured the trials', () => {
@@ -559,8 +559,10 @@ describe('system comparison (seeds/002, automated)', () => {
     // is no bigger than the noise.
     const withinPulls = cmpConfigs([[104, 99, 109], [104, 99, 109], [95, 95.5, 94.5]], [[100, 95, 105], [100, 95, 105], [100, 100.5, 99.5]]).metrics[0];
     expect(withinPulls.configs.map((x) => [x.winner, x.withinNoise])).toEqual([['a', true], ['a', true], ['b', false]]);
-    expect(withinPulls).toMatchObject({ compared: 3, tested: 3, withinNoise: 2, winRateA: 0, verdict: 'within-noise', verdictCaveat: null });
+    expect(withinPulls).toMatchObject({ compared: 3, tested: 3, withinNoise: 2, winsA: 0, winsB: 1, winRateA: 0, verdict: 'within-noise', leader: 'a' });
     expect(withinPulls.pValue).toBeGreaterThan(0.05);
+    // The geometric mean leans A (within the noise) while the one configuration beyond it is B's: said.
+    expect(withinPulls.verdictCaveat).toMatch(/^≈ noise: the geometric mean over the 3 configuration\(s\) tested, 1\.01x, leans A, within the noise \(p = 0\.\d+\); 1 of the 1 configuration\(s\) beyond the run-to-run noise favour B/);
     // Every configuration beyond the noise: two at +2 % for A, one at −50 %. The geometric mean is
     // 0.80x, B; the win rate counts two of three for A, and a footnote says why they differ.
     const c = cmpConfigs([[102, 102.1, 101.9], [102, 102.1, 101.9], [50, 50.1, 49.9]], [[100, 100.1, 99.9], [100, 100.1, 99.9], [100, 100.1, 99.9]]);
@@ -572,7 +574,7 @@ describe('system comparison (seeds/002, automated)', () => {
       'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size',
     );
     const text = formatComparison(c);
-    expect(text).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+0\.85x\s+0\.80x\s+B\*\s+<0\.001\s+67%\s+0\/3\s/);
+    expect(text).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+0\.85x\s+0\.80x\s+B\*\s+<0\.001\s+67% of 3\s+0\/3\s/);
     expect(text).toContain('* Wall-clock throughput: verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise');
     // The arithmetic mean of the ratios can lean the other way (3x and 0.2x average 1.6x, their geometric mean is 0.77x).
     const meanPulls = cmpConfigs([[300, 300.3, 299.7], [20, 20.02, 19.98]], [[100, 100.1, 99.9], [100, 100.1, 99.9]]).metrics[0];
@@ -629,8 +631,9 @@ describe('system comparison (seeds/002, automated)', () => {
   it('with no configuration of 2 trials a side, no side is named: A? or B?, as the endpoint compare says', () => {
     // review rev6 #3: 101 vs 100 tok/s, one trial a side, was green "better A", "A wins 100 %".
     const single = cmpConfigs([[101]], [[100]]);
-    expect(single.metrics[0]).toMatchObject({ noiseUnknown: 1, withinNoise: 0, tested: 0, pValue: null, verdict: 'unknown', leader: 'a', winRateA: 1 });
-    expect(formatComparison(single)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.01x\s+1\.01x\s+A\?\s+—\s+100%\s+0\/1 \(1 unknown\)\s/);
+    // rev8-gui #1: it still said "A wins 100 %": an untested configuration is no win.
+    expect(single.metrics[0]).toMatchObject({ noiseUnknown: 1, withinNoise: 0, tested: 0, pValue: null, verdict: 'unknown', leader: 'a', winRateA: null, winsA: 0 });
+    expect(formatComparison(single)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.01x\s+1\.01x\s+A\?\s+—\s+—\s+0\/1 \(1 unknown\)\s/);
     expect(formatComparison(single)).toMatch(/A\? \/ B\?: the side the geo-mean leans to, not named/);
     expect(cmpConfigs([[100]], [[101]]).metrics[0]).toMatchObject({ verdict: 'unknown', leader: 'b' });
     // One testable configuration decides; the one of unknown noise stays out of the test and the bar.
@@ -638,7 +641,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(mixed.metrics[0]).toMatchObject({ withinNoise: 1, noiseUnknown: 1, tested: 1, verdict: 'within-noise' });
     expect(mixed.metrics[0].geoMeanRatio).toBeCloseTo(mixed.metrics[0].configs[0].ratio!, 12);
     expect(mixed.notes.join('\n')).toMatch(/1 matched configuration\(s\) have fewer than 2 trials on a side: their noise is unknown, so they stay out of each metric's geometric mean and verdict/);
-    // One beyond the noise decides over any of unknown noise, and the win rate counts it alone; the
+    // One beyond the noise decides over any of unknown noise, and the win rate counts it alone (0 of 1); the
     // bar is its ratio (0.67x), not one pulled above 1 by the two untested 2x.
     const beyond = cmpConfigs([[100, 100.1, 99.9], [200], [200]], [[150, 150.1, 149.9], [100], [100]]).metrics[0];
     expect(beyond).toMatchObject({ noiseUnknown: 2, tested: 1, verdict: 'b', leader: 'b', winRateA: 0 });
@@ -682,16 +685,17 @@ describe('system comparison (seeds/002, automated)', () => {
     const opts = (users: number) => ({ model: 'm', numUsers: users, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' });
     const a: TrialRecord[] = [];
     const b: TrialRecord[] = [];
-    // Four configurations where A reads storage twice as fast, five without a storage tier (0 on both sides).
+    // Four configurations where A reads storage twice as fast, five without a storage tier (0 on both sides); 2 trials each.
     for (let i = 0; i < 9; i++) {
-      const rd = i < 4 ? [2e9, 1e9] : [0, 0];
-      a.push(trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { storage_read_bytes_per_s: rd[0], decode_bytes_read: 7 } }));
-      b.push(trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { storage_read_bytes_per_s: rd[1], decode_bytes_read: 7 } }));
+      for (const jitter of [1, 1.01]) {
+        const rd = i < 4 ? [2e9 * jitter, 1e9 * jitter] : [0, 0];
+        a.push(trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { storage_read_bytes_per_s: rd[0], decode_bytes_read: 7 } }));
+        b.push(trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { storage_read_bytes_per_s: rd[1], decode_bytes_read: 7 } }));
+      }
     }
     const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['storage_read_bytes_per_s', 'decode_bytes_read', 'device_read_bytes'] });
     const rd = c.metrics.find((m) => m.metric.key === 'storage_read_bytes_per_s')!;
-    expect(rd.compared).toBe(4);
-    expect(rd.winRateA).toBe(1);
+    expect(rd).toMatchObject({ compared: 4, tested: 4, winsA: 4, winRateA: 1 });
     const same = c.metrics.find((m) => m.metric.key === 'decode_bytes_read')!;
     expect(same.configs.every((x) => x.winner === 'tie')).toBe(true);
     expect(same.winRateA).toBeNull();
@@ -708,7 +712,8 @@ describe('system comparison (seeds/002, automated)', () => {
     const a = [100, 300].map((v, i) => trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { e2e_p95_ms: v } }));
     const b = [200, 200].map((v, i) => trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { e2e_p95_ms: v } }));
     const m = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['e2e_p95_ms'] }).metrics[0];
-    expect(m.winRateA).toBe(0.5);
+    // Untested configurations are no one's wins: no win rate.
+    expect(m.winRateA).toBeNull();
     expect(m.geoMeanRatio).toBeCloseTo(Math.sqrt(0.5 * 1.5), 12);
     // Lower is better: a geometric mean ratio below 1 is A's lead, not B's.
     expect([m.verdict, m.leader]).toEqual(['unknown', 'a']);
@@ -716,8 +721,10 @@ describe('system comparison (seeds/002, automated)', () => {
 
   it('names no best differentiator where the only candidate splits its configurations evenly', () => {
     const opts = (i: number) => ({ model: 'm', numUsers: i + 1, cpuMemGb: 0 });
-    const a = [200, 100].map((v, i) => trial({ scenario: 's', system: 'a', configKey: `k${i}`, options: opts(i), metrics: { wall_clock_throughput_tok_per_s: v } }));
-    const b = [100, 300].map((v, i) => trial({ scenario: 's', system: 'b', configKey: `k${i}`, options: opts(i), metrics: { wall_clock_throughput_tok_per_s: v } }));
+    // A twice as fast in k0, half as fast in k1, each beyond the noise: the geometric mean is 1.
+    const side = (system: string, byConfig: number[]) =>
+      byConfig.flatMap((v, i) => [v, v * 1.005].map((x) => trial({ scenario: 's', system, configKey: `k${i}`, options: opts(i), metrics: { wall_clock_throughput_tok_per_s: x } })));
+    const [a, b] = [side('a', [200, 100]), side('b', [100, 200])];
     const c = buildSystemComparison({ label: 'a', id: 'a', trials: a }, { label: 'b', id: 'b', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     const group = c.byModel.find((g) => g.group === 'm')!;
     expect(group.metrics[0].winRateA).toBe(0.5);
@@ -785,7 +792,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.matched).toBe(2);
     expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, ramBacked: 1, pageCache: 0, stalled: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
     expect(c.cautions.a.matchedTrials).toBe(4);
-    expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory: their storage numbers describe memory, not a drive');
+    expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory (backing not recorded by the kvbench that stored it): their storage numbers describe memory, not a drive');
   });
 
   it('matching by scenario never matches a trial of unknown configuration (imported without --run-flags), not even with a run of the default options', () => {

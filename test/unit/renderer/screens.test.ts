@@ -735,6 +735,8 @@ describe('compare', () => {
             geoMeanRatio: 20,
             medianRatio: 20,
             winRateA: 1,
+            winsA: 1,
+            winsB: 0,
             verdict: 'a',
             leader: 'a',
             tested: 1,
@@ -757,6 +759,8 @@ describe('compare', () => {
             geoMeanRatio: 1.01,
             medianRatio: 1.01,
             winRateA: null,
+            winsA: 0,
+            winsB: 0,
             verdict: 'within-noise',
             leader: 'a',
             tested: 1,
@@ -778,7 +782,10 @@ describe('compare', () => {
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
             medianRatio: 1.05,
-            winRateA: 1,
+            // rev8-gui #1: an untested configuration is no win ("A wins 100 %" was shown here).
+            winRateA: null,
+            winsA: 0,
+            winsB: 0,
             verdict: 'unknown',
             leader: 'a',
             tested: 0,
@@ -805,14 +812,19 @@ describe('compare', () => {
     );
     expect(w.get('[data-test=matched]').text()).toBe('1');
     const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td').map((td) => td.text());
-    expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 %', '0 of 1', '5.0 %', '30.0 %']);
+    expect(cells.slice(1, 8)).toEqual(['1', '20.00×', '20.00×', '100 % of 1', '0 of 1', '5.0 %', '30.0 %']);
+    // The win rate says what it is a share of, and each side's count beyond the noise.
+    expect(w.findAll('[data-test=win-rate]')[0].attributes('title')).toBe('beyond the run-to-run noise: A better in 1, B better in 0 of the 1 configuration(s) tested; the others within it');
     expect(cells[0]).toContain('Wall-clock throughput (higher is better)');
     expect(w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2].classes()).toContain('better');
     const noise = w.findAll('[data-test=compare-table] > tbody > tr')[1];
     expect(noise.findAll('td').map((td) => td.text()).slice(2, 6)).toEqual(['≈ 1.01×', '1.01×', '—', '1 of 1']);
+    expect(noise.findAll('td')[4].attributes('title')).toBe('beyond the run-to-run noise: A better in 0, B better in 0 of the 1 configuration(s) tested; the others within it');
     expect(noise.findAll('td')[2].classes()).not.toContain('better');
     const unknownNoise = w.findAll('[data-test=compare-table] > tbody > tr')[2].findAll('td');
     expect(unknownNoise[5].text().replace(/\s+/g, ' ')).toBe('0 of 1 (1 unknown)');
+    expect(unknownNoise[4].text()).toBe('—');
+    expect(unknownNoise[4].attributes('title')).toBe('no configuration has 2 or more trials a side and values above 0: none is tested, so there is no win rate');
     // review rev6 #3: one trial a side named A better (green); the endpoint compare names no side there.
     expect(unknownNoise[2].text()).toBe('A? 1.05×');
     expect(unknownNoise[2].classes()).not.toContain('better');
@@ -833,7 +845,7 @@ describe('compare', () => {
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
             configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0 }],
-            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
+            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
           },
         ],
       }),
@@ -861,7 +873,7 @@ describe('compare', () => {
           {
             metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s,
             configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0 }],
-            compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0,
+            compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0,
           },
         ],
       }),
@@ -886,6 +898,35 @@ describe('compare', () => {
     expect(w.find('[data-test=left-out-a]').exists()).toBe(false);
   });
 
+  it('by CPU-tier size: names a differentiator only beyond the noise, with the geometric mean and what its win rate is a share of (rev8-gui #2)', async () => {
+    const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0 };
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 6, trialsB: 6, matched: 3, unmatchedA: 0 }),
+        metrics: [],
+        byCpuMem: [
+          { group: 'CPU 0.25 GiB', configs: 2, metrics: [row], bestDifferentiator: null },
+          {
+            group: 'CPU 0.5 GiB',
+            configs: 1,
+            metrics: [{ ...row, compared: 1, noiseUnknown: 0, geoMeanRatio: 2, verdict: 'a', leader: 'a', pValue: 0.0004, winRateA: 1, winsA: 1 }],
+            bestDifferentiator: { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', geoMeanRatio: 2, pValue: 0.0004, tested: 1, winRate: 1, side: 'a' },
+          },
+        ],
+      }),
+    });
+    const w = await comparedView();
+    const rows = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td').map((td) => td.text().replace(/\s+/g, ' ')));
+    expect(rows).toEqual([
+      ['CPU 0.25 GiB', '2', '—', '—', '—'],
+      ['CPU 0.5 GiB', '1', 'Storage read bandwidth (A better)', '2.00×', '100 % of 1'],
+    ]);
+    const best = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td')[2].attributes('title'));
+    expect(best[0]).toMatch(/^no candidate metric differs beyond the run-to-run noise/);
+    expect(best[1]).toBe("p = <0.001 over 1 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05)");
+  });
+
   it('the bar is the geometric mean the verdict tests, so it is drawn in the verdict\'s colour; where the mean or the win rate lean the other way, the table\'s mean is amber with the model\'s reason', async () => {
     const caveat = 'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size';
     const config = (k: string, medianA: number, medianB: number) => ({
@@ -898,8 +939,8 @@ describe('compare', () => {
       'report.compare': () => ({
         ...systemComparison({ trialsA: 9, trialsB: 9, matched: 3, unmatchedA: 0 }),
         metrics: [
-          { ...base, metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, configs: [config('k0', 102, 100), config('k1', 102, 100), config('k2', 50, 100)], compared: 3, meanRatio: 0.85, geoMeanRatio: 0.8, winRateA: 2 / 3, verdict: 'b', leader: 'b', verdictCaveat: caveat },
-          { ...base, metric: METRIC_BY_KEY.decode_bytes_read, configs: [config('k0', 200, 100)], compared: 1, tested: 1, meanRatio: 2, geoMeanRatio: 2, winRateA: 1, verdict: 'a', leader: 'a', verdictCaveat: null },
+          { ...base, metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, configs: [config('k0', 102, 100), config('k1', 102, 100), config('k2', 50, 100)], compared: 3, meanRatio: 0.85, geoMeanRatio: 0.8, winRateA: 2 / 3, winsA: 2, winsB: 1, verdict: 'b', leader: 'b', verdictCaveat: caveat },
+          { ...base, metric: METRIC_BY_KEY.decode_bytes_read, configs: [config('k0', 200, 100)], compared: 1, tested: 1, meanRatio: 2, geoMeanRatio: 2, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', verdictCaveat: null },
         ],
       }),
     });
