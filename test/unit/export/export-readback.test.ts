@@ -15,36 +15,7 @@ import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { METRICS } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { addSuiteTrials } from '../store/seed-store.ts';
-
-/** RFC 4180 parser (quoted fields, doubled quotes, CRLF), independent of the writer. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      i++;
-    } else field += c;
-  }
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows;
-}
+import { parseCsv } from '../../support/csv.ts';
 
 /** A sheet's rows as objects keyed by its header row. */
 function sheetRows(wb: ExcelJS.Workbook, name: string): Record<string, unknown>[] {
