@@ -19,7 +19,7 @@ if (!HAS_CHROMIUM) {
 }
 
 /** The storage-only trials of the smoke suite below, as `kvbench run` flags (for the import to match them). */
-const STORAGE_ONLY_FLAGS = '--model tiny-1b --num-users 4 --duration 3 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42';
+const STORAGE_ONLY_FLAGS = '--model tiny-1b --num-users 4 --duration 5 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42';
 
 describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
   let served: Served;
