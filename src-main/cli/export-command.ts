@@ -20,7 +20,7 @@ hardware snapshot).
   --out FILE           the file to write (replaced atomically, through a symbolic link; a pipe or
                        device such as /dev/stdout is written into; never the database itself)
   --format F           csv, xlsx or json (default: from the file's extension)
-  --suite ID, --system REF, --drive REF, --scenario a,b, --status s,t, --model M, --since, --until
+  --suite ID, --system REF, --drive REF, --label TEXT, --scenario a,b, --status s,t, --model M, --since, --until
                        the same filters as kvbench history
   --include-incomplete aggregate partial trials in the summary sheets too
   --exclude-flagged    leave the trials the report flags out of the summary sheets (XLSX, JSON; the
@@ -37,6 +37,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
       suite: { type: 'string', multiple: true },
       system: { type: 'string', multiple: true },
       drive: { type: 'string', multiple: true },
+      label: { type: 'string', multiple: true },
       scenario: { type: 'string', multiple: true },
       status: { type: 'string', multiple: true },
       model: { type: 'string' },

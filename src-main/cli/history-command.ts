@@ -4,7 +4,7 @@ import { withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { cautionsOf, ramBackingText } from '../export/report-model.ts';
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
-import { resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
+import { resolveSelection, selectionFromFlags } from '../export/selection.ts';
 import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
 export const HISTORY_USAGE = `Usage: kvbench history [filters] [--json]
@@ -15,13 +15,15 @@ Lists stored trials, newest first.
   --suite ID           trials of one suite (repeatable)
   --system REF         trials of a system (id, id prefix, hostname or label; repeatable)
   --drive REF          trials on a drive (id, id prefix or label; repeatable)
+  --label TEXT         trials of the suites with this label, of any date (kvbench suite --label,
+                       kvbench import --label; the whole label, commas and all; repeatable)
   --scenario a,b       only these scenarios
   --status s,t         running, complete, partial, failed, aborted
   --model M            only this model
   --since DATE         started at or after (YYYY-MM-DD or ISO 8601; UTC unless an offset is given)
   --until DATE         started at or before (a bare date: through the end of that day)
   --limit N            at most N trials (default 50; 0 = all)
-  --suites             list suites instead (of the filters, only --system and --limit apply)
+  --suites             list suites instead (of the filters, only --system, --label and --limit apply)
   --systems            list systems and drives instead (no filters)
   --json               machine-readable
   --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
@@ -31,6 +33,8 @@ Lists stored trials, newest first.
 const REASON_CHARS = 60;
 /** Widest drive label the tables show (a drive's label is its model and size; the id names it whole). */
 const DRIVE_CHARS = 28;
+/** Widest suite label the trial table shows (--suites and --json show it whole). */
+const LABEL_CHARS = 24;
 function clip(text: string | null, chars: number): string {
   const first = (text ?? '').split('\n')[0];
   return first.length > chars ? `${first.slice(0, chars - 1)}…` : first;
@@ -57,7 +61,7 @@ function ramBackingLines(trials: readonly TrialRecord[]): string {
   return [...byBacking].map(([backing, ids]) => `   RAM-backed cache directory: ${backing} (trial${ids.length > 1 ? 's' : ''} ${ids.join(', ')})\n`).join('');
 }
 
-/** The filters of the trial listing; --suites takes --system (and --limit) only, --systems none. */
+/** The filters of the trial listing; --suites takes --system and --label (and --limit) only, --systems none. */
 const TRIAL_FILTERS = ['suite', 'drive', 'scenario', 'status', 'model', 'since', 'until'] as const;
 
 /**
@@ -65,14 +69,14 @@ const TRIAL_FILTERS = ['suite', 'drive', 'scenario', 'status', 'model', 'since',
  * would be silently ignored (every suite listed for `--suites --status failed`), and of --suites and
  * --systems only one listing can be shown.
  */
-function listingFlagsError(a: Partial<Record<(typeof TRIAL_FILTERS)[number] | 'system', unknown>> & { suites: boolean; systems: boolean }): string | null {
+function listingFlagsError(a: Partial<Record<(typeof TRIAL_FILTERS)[number] | 'system' | 'label', unknown>> & { suites: boolean; systems: boolean }): string | null {
   const given = (names: readonly string[]): string[] => names.filter((n) => (a as Record<string, unknown>)[n] !== undefined).map((n) => `--${n}`);
   if (a.suites && a.systems) return '--suites and --systems are two listings: give one';
-  const ignored = a.systems ? given([...TRIAL_FILTERS, 'system']) : a.suites ? given(TRIAL_FILTERS) : [];
+  const ignored = a.systems ? given([...TRIAL_FILTERS, 'system', 'label']) : a.suites ? given(TRIAL_FILTERS) : [];
   if (ignored.length === 0) return null;
   return a.systems
     ? `--systems lists every system and drive: ${ignored.join(', ')} cannot be given with it`
-    : `--suites lists suites, filtered by --system only: ${ignored.join(', ')} filter trials (list them without --suites, e.g. kvbench history ${ignored[0]} …)`;
+    : `--suites lists suites, filtered by --system and --label only: ${ignored.join(', ')} filter trials (list them without --suites, e.g. kvbench history ${ignored[0]} …)`;
 }
 
 export async function historyCommand(argv: string[]): Promise<number> {
@@ -82,6 +86,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
       suite: { type: 'string', multiple: true },
       system: { type: 'string', multiple: true },
       drive: { type: 'string', multiple: true },
+      label: { type: 'string', multiple: true },
       scenario: { type: 'string', multiple: true },
       status: { type: 'string', multiple: true },
       model: { type: 'string' },
@@ -124,8 +129,8 @@ export async function historyCommand(argv: string[]): Promise<number> {
         return 0;
       }
       if (a.suites) {
-        const systems = splitList(a.system)?.map((r) => store.resolveSystem(r).id);
-        const suites = store.listSuites({ ...(systems ? { systemIds: systems } : {}), limit: limit === 0 ? 1_000_000 : limit });
+        const { systemIds, suiteLabels } = resolveSelection(store, selectionFromFlags({ system: a.system, label: a.label }, undefined));
+        const suites = store.listSuites({ ...(systemIds ? { systemIds } : {}), ...(suiteLabels ? { labels: suiteLabels } : {}), limit: limit === 0 ? 1_000_000 : limit });
         if (a.json) {
           process.stdout.write(`${JSON.stringify(suites, null, 2)}\n`);
           return 0;
@@ -170,11 +175,12 @@ export async function historyCommand(argv: string[]): Promise<number> {
       }
       process.stdout.write(
         `${table(
-          ['trial', 'started', 'suite', 'system', 'drive', 'scenario', '#', 'status', FLAG_MARK, 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
+          ['trial', 'started', 'suite', 'label', 'system', 'drive', 'scenario', '#', 'status', FLAG_MARK, 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
           trials.map((t) => [
             String(t.id),
             t.startedAt.replace('T', ' ').slice(0, 19),
             String(t.suiteId),
+            clip(t.suiteLabel, LABEL_CHARS),
             t.systemLabel,
             t.driveLabel === null ? '—' : clip(t.driveLabel, DRIVE_CHARS),
             t.scenarioId,
@@ -186,7 +192,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
             fmtValue(t.metrics.e2e_p95_ms, 'ms'),
             clip(t.statusReason, REASON_CHARS),
           ]),
-          [1, 3, 4, 5, 7, 8, 12],
+          [1, 3, 4, 5, 6, 8, 9, 13],
         )}\n`,
       );
       if (trials.some((t) => cautionsOf(t).length > 0)) process.stdout.write(`${flagLegend('a trial')}${ramBackingLines(trials)}`);

@@ -23,7 +23,9 @@ suite that ran it) is not imported again, and says which trial holds it.
   --scenario ID        file them under a scenario (e.g. storage-only); default 'imported'
                        ('multi-host' for a kvbench merge result)
   --drive LABEL        the drive they ran on, for drive comparisons
-  --label TEXT         a name for this import in the history
+  --label TEXT         what these trials measured (e.g. "fw 2.1"): history and export filter by it
+                       (--label), report --compare A B --labels compares two; suites with one
+                       label pool
   --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
 

@@ -1,15 +1,14 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
-// by default) or any selection; `--compare A B`: two systems (or drives) over matched configurations.
-import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
+// by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
-import { resolveSelection, splitList, type Selection } from '../export/selection.ts';
+import { comparisonSide, resolveSelection, splitList, type Selection } from '../export/selection.ts';
 import { intFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID | --system REF | --all] [options]
-       kvbench report --compare A B [--drives] [--match config|scenario] [options]
+       kvbench report --compare A B [--drives | --labels] [--match config|scenario] [options]
 
 Per scenario: the median and P95 of each metric across complete trials, with the trial count and
 the spread (CV); incomplete trials are listed and excluded (--include-incomplete counts partial
@@ -26,8 +25,11 @@ moved, and efficiency against the drive's probed bandwidth.
                          target) out of the medians, the tier comparison and --compare; each left
                          out is listed with why (default: counted, and marked)
   --all-metrics          every metric, not only the headline ones
-  --compare A B          compare two systems (or with --drives two drives) over matched
-                         configurations: ratio A ÷ B per metric, win rate, noise (Welch's t-test)
+  --compare A B          compare two systems (or with --drives two drives, with --labels two
+                         suite labels) over matched configurations: ratio A ÷ B per metric,
+                         win rate, noise (Welch's t-test)
+  --labels               with --compare: A and B are suite labels (kvbench suite --label,
+                         kvbench import --label); every suite of a label counts, of any date
   --match config|scenario  what "matched" means (default config: equal workload options)
   --per-config           with --compare: one table per metric and configuration
 ${statedBandwidthUsage(25)}  --json                 the report model as JSON
@@ -47,6 +49,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       'all-metrics': { type: 'boolean', default: false },
       compare: { type: 'boolean', default: false },
       drives: { type: 'boolean', default: false },
+      labels: { type: 'boolean', default: false },
       match: { type: 'string', default: 'config' },
       'per-config': { type: 'boolean', default: false },
       ...STATED_BANDWIDTH_OPTIONS,
@@ -75,8 +78,17 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${suiteErrors.join('; ')}\n`);
     return 1;
   }
+  if (a.drives && a.labels) {
+    process.stderr.write('kvbench report: --drives and --labels say what A and B are: give one\n');
+    return 1;
+  }
+  if ((a.drives || a.labels) && !a.compare) {
+    process.stderr.write(`kvbench report: ${a.drives ? '--drives' : '--labels'} only says what --compare's A and B are: give --compare A B\n`);
+    return 1;
+  }
+  const kind = a.labels ? 'label' : a.drives ? 'drive' : 'system';
   if (a.compare ? parsed.positionals.length !== 2 : parsed.positionals.length !== 0) {
-    process.stderr.write(`kvbench report: ${a.compare ? '--compare needs exactly two systems (or drives): A B' : `unexpected argument(s): ${parsed.positionals.join(' ')}`}\n`);
+    process.stderr.write(`kvbench report: ${a.compare ? `--compare needs exactly two ${kind === 'label' ? 'suite labels' : kind === 'drive' ? 'drives' : 'systems (or drives, or suite labels)'}: A B` : `unexpected argument(s): ${parsed.positionals.join(' ')}`}\n`);
     return 1;
   }
   return withCommandStore('report', a.db, { readOnly: true }, async (store) => {
@@ -84,15 +96,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       const scenarioIds = splitList(a.scenario);
       if (a.compare) {
         const [refA, refB] = parsed.positionals;
-        const side = (ref: string): { label: string; id: string; trials: TrialRecord[] } => {
-          if (a.drives) {
-            const d = store.resolveDrive(ref);
-            return { label: d.label, id: d.id, trials: store.listTrials(resolveSelection(store, { drives: [d.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
-          }
-          const s = store.resolveSystem(ref);
-          return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...(scenarioIds ? { scenarioIds } : {}) })) };
-        };
-        const c = buildSystemComparison(side(refA), side(refB), { match, kind: a.drives ? 'drive' : 'system', excludeFlagged: a['exclude-flagged'] });
+        const c = buildSystemComparison(comparisonSide(store, kind, refA, scenarioIds), comparisonSide(store, kind, refB, scenarioIds), { match, kind, excludeFlagged: a['exclude-flagged'] });
         process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
         return 0;
       }

@@ -46,7 +46,9 @@ ${wrapText(`Refused, also behind a symbolic link: ${SYSTEM_DIRECTORIES_TEXT}.`, 
   --warm-up S              seconds each trial runs before its measured window opens (default 0,
                            as the reference; not the autoscaling scenarios)
   --storage-capacity-gb G  storage tier capacity in GiB (0 = 95 % of free space)
-  --label TEXT             a name for this suite in the history
+  --label TEXT             what this suite measured (e.g. "fw 2.1"): history and export filter by it
+                           (--label), report --compare A B --labels compares two; suites with one
+                           label pool
   --no-probe               skip the drive probe (kvbench probe, a few seconds) and the memory-copy
                            probe before the trials; without them there is no efficiency column.
                            A resumed suite probes only if it was planned with the probe and has

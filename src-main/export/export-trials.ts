@@ -34,6 +34,7 @@ export interface ExportModel {
 const TRIAL_COLUMNS = [
   'trial_id',
   'suite_id',
+  'suite_label',
   'system_id',
   'system_label',
   'drive_id',
@@ -71,6 +72,7 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
   const base: Cell[] = [
     t.id,
     t.suiteId,
+    t.suiteLabel,
     t.systemId,
     t.systemLabel,
     t.driveId,
@@ -108,6 +110,14 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
       ]
     : HW_COLUMNS.map(() => null);
   return [...base, ...config, ...metrics, ...hwCells];
+}
+
+/** "fw 2.1 (suites 3, 5); fw 2.2 (suite 7)": the labels of the trials' suites, or why there is none. */
+function suiteLabelsOf(trials: readonly TrialRecord[]): string {
+  const suites = new Map<string, Set<number>>();
+  for (const t of trials) if (t.suiteLabel !== null) suites.set(t.suiteLabel, (suites.get(t.suiteLabel) ?? new Set()).add(t.suiteId));
+  if (suites.size === 0) return 'none: no suite of these trials has a label';
+  return [...suites].map(([label, ids]) => `${label} (${ids.size === 1 ? 'suite' : 'suites'} ${[...ids].sort((x, y) => x - y).join(', ')})`).join('; ');
 }
 
 /** CSV (see csv.ts: BOM, RFC 4180, formula-like text defused): one header row, one row per trial. */
@@ -223,6 +233,7 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
       ['flagged trials', flaggedTrialsText(model.report)],
       ['caution column', 'Trials: why a trial\'s storage numbers need a second look (the page cache served its reads, a RAM-backed cache directory); the report flags it'],
       ['filter', JSON.stringify(model.filter)],
+      ['suite labels', suiteLabelsOf(model.trials)],
       ['config.* columns', 'the run options given to the engine; GiB and seconds as the reference'],
       ...METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]: ${m.description}`]),
     ],

@@ -188,9 +188,18 @@ const winText = (w: number | null, tested: number): string => (w === null ? '—
 const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
   v === null ? '—' : v === 'within-noise' ? '≈ noise' : v === 'unknown' ? `${leader?.toUpperCase() ?? ''}?` : v.toUpperCase();
 
+/** "System comparison: A = lab1 (id), B = …"; suite labels name the suites each pools instead of an id. */
+function comparisonHeading(c: SystemComparison): string {
+  if (c.kind === 'label') {
+    const side = (x: SystemComparison['a']): string => `"${x.label}" (${x.suiteIds.length === 1 ? 'suite' : 'suites'} ${x.suiteIds.join(', ') || 'none'})`;
+    return `Suite label comparison: A = ${side(c.a)}, B = ${side(c.b)}`;
+  }
+  return `${c.kind === 'drive' ? 'Drive' : 'System'} comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`;
+}
+
 export function formatComparison(c: SystemComparison, opts: { perConfig?: boolean } = {}): string {
   const out: string[] = [];
-  out.push(`System comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`);
+  out.push(comparisonHeading(c));
   out.push(`Matched ${c.matched} ${c.match === 'config' ? 'configuration(s)' : 'scenario(s)'} with complete trials on both sides (unmatched: ${c.unmatchedA} only in A, ${c.unmatchedB} only in B).`);
   out.push(`Method: ${c.method}.`);
   const ex = c.excludedFlagged;

@@ -1,6 +1,6 @@
 // Which trials a report, history listing or export covers: one selection model shared by the CLI
 // and (next) the app, resolved against the store.
-import { TRIAL_ROW_STATUSES, type TrialFilter, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { TRIAL_ROW_STATUSES, type ComparisonKind, type TrialFilter, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 
@@ -9,6 +9,8 @@ export interface Selection {
   /** Ids, id prefixes or labels. */
   systems?: string[];
   drives?: string[];
+  /** Suite labels, each matched whole (suiteLabelOf): every suite that carries one, of any date. */
+  suiteLabels?: string[];
   scenarioIds?: string[];
   statuses?: string[];
   model?: string;
@@ -40,6 +42,7 @@ export function resolveSelection(store: Store, s: Selection): TrialFilter {
   if (s.suiteIds?.length) f.suiteIds = s.suiteIds;
   if (s.systems?.length) f.systemIds = s.systems.map((r) => store.resolveSystem(r).id);
   if (s.drives?.length) f.driveIds = s.drives.map((r) => store.resolveDrive(r).id);
+  if (s.suiteLabels?.length) f.suiteLabels = s.suiteLabels.map((l) => store.resolveSuiteLabel(l));
   if (s.scenarioIds?.length) f.scenarioIds = s.scenarioIds;
   if (s.statuses?.length) {
     const bad = s.statuses.filter((x) => !(TRIAL_ROW_STATUSES as readonly string[]).includes(x));
@@ -53,10 +56,12 @@ export function resolveSelection(store: Store, s: Selection): TrialFilter {
   return f;
 }
 
-/** The filter flags history and export share (--suite, --system, --drive, --scenario, --status, --model, --since, --until). */
+/** The filter flags history and export share (--suite, --system, --drive, --label, --scenario, --status, --model, --since, --until). */
 export interface SelectionFlags {
   system?: readonly string[] | string;
   drive?: readonly string[] | string;
+  /** Suite labels, repeatable and never split at commas: a label may hold one ("drive A, firmware 2.1"). */
+  label?: readonly string[] | string;
   scenario?: readonly string[] | string;
   status?: readonly string[] | string;
   model?: string;
@@ -68,12 +73,14 @@ export interface SelectionFlags {
 export function selectionFromFlags(a: SelectionFlags, suiteIds: number[] | undefined): Selection {
   const systems = splitList(a.system);
   const drives = splitList(a.drive);
+  const suiteLabels = a.label === undefined ? undefined : (Array.isArray(a.label) ? a.label : [a.label]);
   const scenarioIds = splitList(a.scenario);
   const statuses = splitList(a.status);
   return {
     ...(suiteIds ? { suiteIds } : {}),
     ...(systems ? { systems } : {}),
     ...(drives ? { drives } : {}),
+    ...(suiteLabels?.length ? { suiteLabels } : {}),
     ...(scenarioIds ? { scenarioIds } : {}),
     ...(statuses ? { statuses } : {}),
     ...(a.model ? { model: a.model } : {}),
@@ -88,4 +95,23 @@ export function splitList(values: readonly string[] | string | undefined): strin
   const arr = Array.isArray(values) ? values : [values];
   const out = arr.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
   return out.length > 0 ? out : undefined;
+}
+
+/**
+ * One side of a comparison: the trials of a system, of a drive, or of every suite that carries a
+ * label (suites of one label pool, as a system's suites do; the comparison keeps each drive apart).
+ * `ref` is an id, id prefix or label for a system or drive, the label itself for a suite label.
+ */
+export function comparisonSide(store: Store, kind: ComparisonKind, ref: string, scenarioIds?: readonly string[]): { label: string; id: string; trials: TrialRecord[] } {
+  const scenarios = scenarioIds?.length ? { scenarioIds: [...scenarioIds] } : {};
+  if (kind === 'label') {
+    const label = store.resolveSuiteLabel(ref);
+    return { label, id: label, trials: store.listTrials(resolveSelection(store, { suiteLabels: [label], ...scenarios })) };
+  }
+  if (kind === 'drive') {
+    const d = store.resolveDrive(ref);
+    return { label: d.label, id: d.id, trials: store.listTrials(resolveSelection(store, { drives: [d.id], ...scenarios })) };
+  }
+  const s = store.resolveSystem(ref);
+  return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...scenarios })) };
 }

@@ -1,7 +1,7 @@
 // The comparison of two systems or drives over matched configurations (the analysis of seeds/002,
 // automated): ratios, Welch tests on the trials' log values, win rates, and the cautions per side.
 import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean, median, NOISE_RULE, ratio, welchLogTest, type NoiseTest } from '../../src-shared/domain/statistics.ts';
-import { METRIC_BY_KEY, type MetricDefinition, type TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { METRIC_BY_KEY, type ComparisonKind, type MetricDefinition, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
@@ -27,8 +27,11 @@ const DIFFERENTIATOR_CANDIDATES = ['decode_bytes_read', 'wall_clock_throughput_t
 
 export interface Side {
   label: string;
+  /** The system's or drive's id; a suite label's is the label itself. */
   id: string;
   trials: number;
+  /** The suites its trials belong to, ascending: those a suite label pools, whatever their dates. */
+  suiteIds: number[];
 }
 
 export interface ConfigComparison {
@@ -173,6 +176,8 @@ export interface GroupComparison {
 }
 
 export interface SystemComparison {
+  /** What the sides are: two systems, two drives, or two suite labels. */
+  kind: ComparisonKind;
   a: Side;
   b: Side;
   match: 'config' | 'scenario';
@@ -509,7 +514,7 @@ function scenarioMatchNotes(ga: Map<string, Map<string, TrialRecord[]>>, gb: Map
   return notes;
 }
 
-/** A comparison of a system or drive with itself: a VALIDATION error (its ratios would only show the noise of one set of trials split in two). */
+/** A comparison of a system, drive or suite label with itself: a VALIDATION error (its ratios would only show the noise of one set of trials split in two). */
 export class ComparisonRefused extends Error {
   readonly code = 'VALIDATION';
 }
@@ -603,11 +608,15 @@ function exclusionNotes(
 export function buildSystemComparison(
   a: { label: string; id: string; trials: readonly TrialRecord[] },
   b: { label: string; id: string; trials: readonly TrialRecord[] },
-  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: 'system' | 'drive'; excludeFlagged?: boolean } = {},
+  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: ComparisonKind; excludeFlagged?: boolean } = {},
 ): SystemComparison {
+  const kind = opts.kind ?? 'system';
   if (a.id === b.id) {
-    const kind = opts.kind ?? 'system';
-    throw new ComparisonRefused(`A and B are the same ${kind} (${a.label}, ${a.id}): compare two different ${kind}s`);
+    throw new ComparisonRefused(
+      kind === 'label'
+        ? `A and B are the same suite label (${a.label}): compare two different labels`
+        : `A and B are the same ${kind} (${a.label}, ${a.id}): compare two different ${kind}s`,
+    );
   }
   const match = opts.match ?? 'config';
   const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
@@ -718,9 +727,11 @@ export function buildSystemComparison(
         'so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
     );
   }
+  const sideOf = (x: typeof a): Side => ({ label: x.label, id: x.id, trials: x.trials.length, suiteIds: [...new Set(x.trials.map((t) => t.suiteId))].sort((p, q) => p - q) });
   return {
-    a: { label: a.label, id: a.id, trials: a.trials.length },
-    b: { label: b.label, id: b.id, trials: b.trials.length },
+    kind,
+    a: sideOf(a),
+    b: sideOf(b),
     match,
     matched: pairs.length,
     unmatchedA: [...ga.keys()].filter((k) => !gb.has(k)).length,

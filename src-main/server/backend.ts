@@ -39,7 +39,7 @@ import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { buildExportModel, requireSuites } from '../export/export-model.ts';
 import { toCsv, toJson, toXlsxBuffer } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
-import { resolveSelection } from '../export/selection.ts';
+import { comparisonSide, resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
@@ -220,6 +220,7 @@ function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
     ...(sel.suiteIds?.length ? { suiteIds: sel.suiteIds } : {}),
     ...(sel.systemIds?.length ? { systems: sel.systemIds } : {}),
     ...(sel.driveIds?.length ? { drives: sel.driveIds } : {}),
+    ...(sel.suiteLabels?.length ? { suiteLabels: sel.suiteLabels } : {}),
     ...(sel.scenarioIds?.length ? { scenarioIds: sel.scenarioIds } : {}),
     ...(sel.statuses?.length ? { statuses: sel.statuses } : {}),
     ...(sel.model ? { model: sel.model } : {}),
@@ -236,6 +237,8 @@ function sortValue(t: TrialRecord, key: string): string | number | null {
       return t.id;
     case 'suiteId':
       return t.suiteId;
+    case 'suiteLabel':
+      return t.suiteLabel;
     case 'system':
       return t.systemLabel;
     case 'drive':
@@ -703,15 +706,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'report.compare'(r) {
       const s = requireStore();
-      const side = (ref: string): { label: string; id: string; trials: TrialRecord[] } => {
-        const scen = r.scenarioIds?.length ? { scenarioIds: r.scenarioIds } : {};
-        if (r.kind === 'drive') {
-          const d = s.resolveDrive(ref);
-          return { label: d.label, id: d.id, trials: s.listTrials(resolveSelection(s, { drives: [d.id], ...scen })) };
-        }
-        const sys = s.resolveSystem(ref);
-        return { label: sys.label, id: sys.id, trials: s.listTrials(resolveSelection(s, { systems: [sys.id], ...scen })) };
-      };
+      const side = (ref: string) => comparisonSide(s, r.kind, ref, r.scenarioIds);
       const { value, unreadable } = s.readDamaged(() => buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config', kind: r.kind, excludeFlagged: r.excludeFlagged ?? false }));
       return { ...value, unreadable };
     },

@@ -46,6 +46,7 @@ export interface ImportOptions {
    * file's recorded options win over defaults, and a named option that contradicts them refuses the file.
    */
   givenOptionKeys?: readonly string[];
+  /** The label of the suite the import makes (`--label`): its trials then filter and compare by it with suites that ran. */
   suiteLabel?: string | null;
   /**
    * Where each file came from, when `files` are copies (an upload through the app, written to a
@@ -370,7 +371,9 @@ export async function importResultsFiles(store: Store, files: readonly string[],
     }
     if (suite === null) return { suiteId: -1, systemId: null, imported, skipped, errors };
     const { suiteId, systemId } = suite;
-    const finished = store.finishImport(suiteId, (n) => opts.suiteLabel ?? `import of ${n} file(s)`);
+    // No label made up ("import of 3 file(s)"): suites that carry one label are one series in
+    // filters and comparisons, so every unlabelled import would join the others of its size.
+    const finished = store.finishImport(suiteId);
     for (const d of finished.duplicates) {
       // Another import of the same results finished while this one was writing: that one holds them.
       const i = imported.findIndex((f) => f.trialId === d.trialId);

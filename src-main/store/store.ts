@@ -10,6 +10,7 @@ import type {
   ResultsFormat,
   RunRecord,
   SuiteRecord,
+  SuiteLabelFacet,
   SuiteStatus,
   SystemRecord,
   TrialFilter,
@@ -18,6 +19,7 @@ import type {
   TrialRecord,
   TrialRowStatus,
 } from '../../src-shared/domain/store-types.ts';
+import { suiteLabelOf } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
@@ -113,6 +115,7 @@ interface TrialRow {
   id: number;
   run_id: number;
   suite_id: number;
+  suite_label: string | null;
   system_id: string;
   system_label: string;
   drive_id: string | null;
@@ -139,10 +142,10 @@ interface TrialRow {
  * The columns a TrialRecord is made of: never the results blob or the summary text, which a listing
  * of thousands of trials would otherwise read in full (trialResults reads one trial's).
  */
-const trialSelect = (measuredBy: string, ramBacking: string): string => `SELECT t.id, t.run_id, t.suite_id, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
+const trialSelect = (measuredBy: string, ramBacking: string): string => `SELECT t.id, t.run_id, t.suite_id, NULLIF(trim(su.label), '') AS suite_label, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
     t.attempt, t.status, t.status_reason, t.config_key, t.options_json, t.seed, t.started_at, t.finished_at, t.wall_ms, t.results_format, t.source_file, t.kvbench_version,
     ${measuredBy} AS measured_by_version, ${ramBacking} AS storage_ram_backing
-  FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id`;
+  FROM trials t JOIN suites su ON su.id = t.suite_id JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id`;
 
 interface SuiteRow {
   id: number;
@@ -330,6 +333,21 @@ export class Store {
     throw new StoreError('VALIDATION', `'${ref}' matches ${unique.length} systems: ${unique.map((r) => `${r.id} (${r.label})`).join(', ')}; use the id`);
   }
 
+  /**
+   * A suite label some suite carries (suiteLabelOf: trimmed, then exactly): the label itself. Labels
+   * are names the user typed, so no prefix stands for one; a label that differs only in case is
+   * named in the refusal.
+   */
+  resolveSuiteLabel(ref: string): string {
+    const label = suiteLabelOf(ref);
+    if (label === null) throw new StoreError('VALIDATION', 'a suite label cannot be empty');
+    if (this.db.prepare(`SELECT 1 FROM suites WHERE trim(label) = ? AND NOT (${unfinishedImport()}) LIMIT 1`).get(label)) return label;
+    const near = (
+      this.db.prepare(`SELECT DISTINCT trim(label) AS v FROM suites WHERE lower(trim(label)) = lower(?) AND NOT (${unfinishedImport()}) ORDER BY v`).all(label) as { v: string }[]
+    ).map((r) => `'${r.v}'`);
+    throw new StoreError('NOT_FOUND', `no suite is labelled '${label}'${near.length > 0 ? ` (labels differ in case: ${near.join(', ')})` : ''} (see kvbench history --suites)`);
+  }
+
   /** A drive by id, unique id prefix or label. */
   resolveDrive(ref: string): DriveRecord {
     const exact = this.getDrive(ref);
@@ -398,7 +416,7 @@ export class Store {
             args.systemId,
             args.driveId,
             args.profile,
-            args.label,
+            suiteLabelOf(args.label),
             args.source,
             args.status ?? 'running',
             args.plan ? JSON.stringify(args.plan) : null,
@@ -445,12 +463,16 @@ export class Store {
     return r?.plan_json ? this.parseStored<SuitePlan>(r.plan_json, `the plan of suite ${id}`) : null;
   }
 
-  listSuites(filter: { systemIds?: string[]; limit?: number } = {}): SuiteRecord[] {
+  listSuites(filter: { systemIds?: string[]; labels?: string[]; limit?: number } = {}): SuiteRecord[] {
     const where: string[] = [`NOT (${unfinishedImport()})`];
     const params: SqlValue[] = [];
     if (filter.systemIds?.length) {
       where.push(`system_id IN (${filter.systemIds.map(() => '?').join(', ')})`);
       params.push(...filter.systemIds);
+    }
+    if (filter.labels?.length) {
+      where.push(`trim(label) IN (${filter.labels.map(() => '?').join(', ')})`);
+      params.push(...filter.labels);
     }
     const sql = `SELECT * FROM suites ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT ?`;
     params.push(filter.limit ?? 100);
@@ -691,13 +713,27 @@ export class Store {
   }
 
   /** What the history can be filtered by, straight from SQL: no trial (or its options) is loaded. */
-  trialFacets(): { scenarioIds: string[]; models: string[]; trialCount: number } {
+  trialFacets(): { scenarioIds: string[]; models: string[]; suiteLabels: SuiteLabelFacet[]; trialCount: number } {
     const column = (sql: string): string[] => (this.db.prepare(sql).all() as { v: string }[]).map((r) => r.v);
     return this.readVisible((hide) => ({
       scenarioIds: column(`SELECT DISTINCT scenario_id AS v FROM trials t ${hide.where} ORDER BY v`),
       models: column(`SELECT DISTINCT model AS v FROM trials t WHERE model IS NOT NULL ${hide.and} ORDER BY v`),
+      suiteLabels: this.suiteLabels(),
       trialCount: (this.db.prepare(`SELECT COUNT(*) AS n FROM trials t ${hide.where}`).get() as { n: number }).n,
     }));
+  }
+
+  /** The labels of suites with trials, the most recently used first, each with its suites and their trials. */
+  suiteLabels(): SuiteLabelFacet[] {
+    return this.db
+      .prepare(
+        `SELECT trim(su.label) AS label, COUNT(DISTINCT su.id) AS suites, COUNT(t.id) AS trialCount
+           FROM suites su JOIN trials t ON t.suite_id = su.id
+          WHERE trim(su.label) <> '' AND NOT (${unfinishedImport('su')})
+          GROUP BY trim(su.label)
+          ORDER BY MAX(su.created_at) DESC, label`,
+      )
+      .all() as SuiteLabelFacet[];
   }
 
   listTrials(filter: TrialFilter = {}): TrialRecord[] {
@@ -713,6 +749,8 @@ export class Store {
     inList('t.scenario_id', filter.scenarioIds);
     inList('t.status', filter.statuses);
     inList('t.suite_id', filter.suiteIds);
+    // Labels stored before they were trimmed (suiteLabelOf) match as they are shown.
+    inList('trim(su.label)', filter.suiteLabels);
     inList('t.config_key', filter.configKeys);
     if (filter.model) {
       where.push('t.model = ?');
@@ -751,7 +789,7 @@ export class Store {
 
   /** A trial by id; one of an import is found once the import finished (unfinishedImport). */
   getTrial(id: number): TrialRecord | null {
-    const r = this.db.prepare(`${this.trialSelect} WHERE t.id = ? AND NOT EXISTS (SELECT 1 FROM suites su WHERE su.id = t.suite_id AND ${unfinishedImport('su')})`).get(id) as TrialRow | undefined;
+    const r = this.db.prepare(`${this.trialSelect} WHERE t.id = ? AND NOT (${unfinishedImport('su')})`).get(id) as TrialRow | undefined;
     return r ? this.rowToTrial(r, this.metricsFor([id]).get(id) ?? {}) : null;
   }
 
@@ -943,11 +981,11 @@ export class Store {
   /**
    * Ends an import begun with beginImport, in one transaction: the moment readers see it. Its trials
    * whose results a finished suite now holds (an import of the same files that finished first, while
-   * this one was writing) go, as duplicates. The suite, if any trial is left, becomes 'finished' and
-   * is named `label(trials left)`; else it goes, with the system and drive the import made.
+   * this one was writing) go, as duplicates. The suite, if any trial is left, becomes 'finished'
+   * (keeping the label beginImport gave it); else it goes, with the system and drive the import made.
    * One indexed look-up per trial, no write but the duplicates'.
    */
-  finishImport(suiteId: number, label: (trials: number) => string): { trials: number; duplicates: { trialId: number; heldBy: { trialId: number; suiteId: number; systemLabel: string } }[] } {
+  finishImport(suiteId: number): { trials: number; duplicates: { trialId: number; heldBy: { trialId: number; suiteId: number; systemLabel: string } }[] } {
     const finished = this.atomically(() => {
       const twins = this.db
         .prepare(
@@ -965,7 +1003,7 @@ export class Store {
       if (trials === 0) this.dropImportSuite(suiteId);
       else {
         const now = nowIso();
-        this.db.prepare("UPDATE suites SET status = 'finished', label = ?, updated_at = ?, finished_at = ? WHERE id = ?").run(label(trials), now, now, suiteId);
+        this.db.prepare("UPDATE suites SET status = 'finished', updated_at = ?, finished_at = ? WHERE id = ?").run(now, now, suiteId);
       }
       return { trials, duplicates };
     });
@@ -1175,6 +1213,7 @@ function rowToTrial(r: TrialRow, metrics: TrialMetrics, options: Record<string, 
     id: r.id,
     runId: r.run_id,
     suiteId: r.suite_id,
+    suiteLabel: r.suite_label,
     systemId: r.system_id,
     systemLabel: r.system_label,
     driveId: r.drive_id,

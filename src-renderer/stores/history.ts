@@ -1,5 +1,5 @@
 // The history browser: filters, sort and page over the stored trials, the suites, and the facets
-// (systems, drives, scenarios, models) the filters offer. Reloads when the backend says the
+// (systems, drives, suite labels, scenarios, models) the filters offer. Reloads when the backend says the
 // history changed (a finished trial, an import, a delete).
 import { defineStore } from 'pinia';
 import { reactive, ref, shallowRef } from 'vue';
@@ -11,6 +11,8 @@ import { api } from '../api/api.ts';
 export interface HistoryFilters {
   systemId: string;
   driveId: string;
+  /** A suite label (every suite that carries it), or ''. */
+  suiteLabel: string;
   model: string;
   scenarioId: string;
   status: '' | TrialRowStatus;
@@ -28,6 +30,7 @@ export function selectionOf(f: HistoryFilters): Selection {
   return {
     ...(f.systemId ? { systemIds: [f.systemId] } : {}),
     ...(f.driveId ? { driveIds: [f.driveId] } : {}),
+    ...(f.suiteLabel ? { suiteLabels: [f.suiteLabel] } : {}),
     ...(f.model ? { model: f.model } : {}),
     ...(f.scenarioId ? { scenarioIds: [f.scenarioId] } : {}),
     ...(f.status ? { statuses: [f.status] } : {}),
@@ -37,7 +40,7 @@ export function selectionOf(f: HistoryFilters): Selection {
 }
 
 export const useHistoryStore = defineStore('history', () => {
-  const filters = reactive<HistoryFilters>({ systemId: '', driveId: '', model: '', scenarioId: '', status: '', since: '', until: '' });
+  const filters = reactive<HistoryFilters>({ systemId: '', driveId: '', suiteLabel: '', model: '', scenarioId: '', status: '', since: '', until: '' });
   const sort = reactive<{ key: string; dir: 'asc' | 'desc' }>({ key: 'startedAt', dir: 'desc' });
   const page = ref(0);
   const trials = shallowRef<TrialRecordData[]>([]);
@@ -114,7 +117,7 @@ export const useHistoryStore = defineStore('history', () => {
   }
 
   function clearFilters(): void {
-    Object.assign(filters, { systemId: '', driveId: '', model: '', scenarioId: '', status: '', since: '', until: '' });
+    Object.assign(filters, { systemId: '', driveId: '', suiteLabel: '', model: '', scenarioId: '', status: '', since: '', until: '' });
     page.value = 0;
     void load();
   }

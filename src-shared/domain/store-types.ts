@@ -264,6 +264,24 @@ export const DriveRecordSchema = z.object({
 });
 export type DriveRecord = z.infer<typeof DriveRecordSchema>;
 
+/**
+ * A suite's label as it is stored and matched: trimmed, and an empty one is none. The label names
+ * what a suite measured ("drive A, firmware 2.1"); suites that carry the same label are one series,
+ * filtered and compared together (`--label`, `report --compare --labels`) whatever their dates.
+ */
+export function suiteLabelOf(label: string | null | undefined): string | null {
+  const trimmed = label?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
+}
+
+/** What a comparison puts side by side: two systems, two drives or two suite labels. */
+export const COMPARISON_KINDS = ['system', 'drive', 'label'] as const;
+export type ComparisonKind = (typeof COMPARISON_KINDS)[number];
+
+/** A suite label with the suites that carry it and their trials: what History and Compare offer to choose from. */
+export const SuiteLabelFacetSchema = z.object({ label: z.string(), suites: count, trialCount: count });
+export type SuiteLabelFacet = z.infer<typeof SuiteLabelFacetSchema>;
+
 export const SuiteRecordSchema = z.object({
   id: int,
   systemId: z.string(),
@@ -298,6 +316,8 @@ export const TrialRecordSchema = z.object({
   id: int,
   runId: int,
   suiteId: int,
+  /** The label of the trial's suite (suiteLabelOf); null when it has none. */
+  suiteLabel: z.string().nullable(),
   systemId: z.string(),
   systemLabel: z.string(),
   driveId: z.string().nullable(),
@@ -339,6 +359,8 @@ export interface TrialFilter {
   scenarioIds?: string[];
   statuses?: TrialRowStatus[];
   suiteIds?: number[];
+  /** Trials of the suites that carry one of these labels (suiteLabelOf), of any date. */
+  suiteLabels?: string[];
   configKeys?: string[];
   model?: string;
   /** ISO timestamps (inclusive) on started_at. */

@@ -32,10 +32,12 @@ import { PROFILE_IDS, SuiteEventSchema, SuitePlanSchema } from '../domain/scenar
 import { AggregateSchema } from '../domain/statistics.ts';
 import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
 import {
+  COMPARISON_KINDS,
   DriveRecordSchema,
   MetricDefinitionSchema,
   RESULTS_FORMATS,
   STORE_ERROR_CODES,
+  SuiteLabelFacetSchema,
   SuiteRecordSchema,
   SystemRecordSchema,
   TRIAL_ROW_STATUSES,
@@ -102,11 +104,15 @@ export const AdviceSchema = z.object({
 });
 export type Advice = z.infer<typeof AdviceSchema>;
 
-/** Which trials a report, a listing or an export covers. Ids, never labels. */
+/**
+ * Which trials a report, a listing or an export covers. Systems and drives by id, never by label;
+ * suites by id, or by the label the user gave them (every suite that carries it, of any date).
+ */
 export const SelectionSchema = z.strictObject({
   suiteIds: z.array(int.positive()).max(1000).optional(),
   systemIds: z.array(z.string().min(1)).max(100).optional(),
   driveIds: z.array(z.string().min(1)).max(100).optional(),
+  suiteLabels: z.array(z.string().trim().min(1).max(200)).max(100).optional(),
   scenarioIds: z.array(z.string().min(1)).max(100).optional(),
   statuses: z.array(trialRowStatus).max(10).optional(),
   model: z.string().min(1).optional(),
@@ -350,9 +356,19 @@ const SideCautionsSchema = z.object({
 });
 export type SideCautionsData = z.infer<typeof SideCautionsSchema>;
 
+const ComparisonSideSchema = z.object({
+  label: z.string(),
+  /** The system's or drive's id; a suite label's is the label itself. */
+  id: z.string(),
+  trials: count,
+  /** The suites its trials belong to: those a suite label pools. */
+  suiteIds: z.array(int),
+});
+
 export const SystemComparisonSchema = z.object({
-  a: z.object({ label: z.string(), id: z.string(), trials: count }),
-  b: z.object({ label: z.string(), id: z.string(), trials: count }),
+  kind: z.enum(COMPARISON_KINDS),
+  a: ComparisonSideSchema,
+  b: ComparisonSideSchema,
   match: z.enum(['config', 'scenario']),
   matched: count,
   unmatchedA: count,
@@ -528,6 +544,8 @@ export const CONTRACT = {
       drives: z.array(DriveRecordSchema.extend({ trialCount: count })),
       scenarioIds: z.array(z.string()),
       models: z.array(z.string()),
+      /** Labels of suites with trials, the most recently used first. */
+      suiteLabels: z.array(SuiteLabelFacetSchema),
       trialCount: count,
     }),
   },
@@ -562,7 +580,8 @@ export const CONTRACT = {
   },
   'report.compare': {
     request: z.strictObject({
-      kind: z.enum(['system', 'drive']),
+      /** A and B are system or drive ids (or labels), or suite labels. */
+      kind: z.enum(COMPARISON_KINDS),
       a: z.string().min(1),
       b: z.string().min(1),
       match: z.enum(['config', 'scenario']).optional(),

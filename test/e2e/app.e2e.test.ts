@@ -165,8 +165,10 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     const csvText = fs.readFileSync(csvPath, 'utf8');
     expect(csvText.startsWith('\uFEFF')).toBe(true); // the UTF-8 BOM Windows Excel needs
     const csv = csvText.slice(1).trimEnd().split('\r\n');
-    expect(csv[0]).toMatch(/^trial_id,suite_id,/);
+    expect(csv[0]).toMatch(/^trial_id,suite_id,suite_label,/);
     expect(csv).toHaveLength(5);
+    // The suite's label is in every row (rev8-gui #3: it was in none of the exports).
+    expect(csv.slice(1).every((row) => /^\d+,\d+,e2e smoke,/.test(row))).toBe(true);
     expect(download.suggestedFilename()).toMatch(/^kvbench-suite-\d+-\d{8}-\d{6}\.csv$/);
     lap('report');
   });
@@ -185,6 +187,7 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     await page.fill('input[name=systemLabel]', 'slow-box');
     await page.selectOption('select[name=scenarioId]', 'storage-only');
     await page.fill('[name=runFlags]', STORAGE_ONLY_FLAGS);
+    await page.fill('input[name=suiteLabel]', 'slow build');
     await screenshot(page, '06-import');
     await page.click('[data-test=import-submit]');
     await page.locator('[data-test=import-result]').waitFor();
@@ -196,6 +199,12 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     await page.selectOption('select[name=system]', { label: 'slow-box (2)' });
     await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 2);
     await page.selectOption('select[name=system]', '');
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 6);
+    // By the suite's label: the wizard's suite, its label under its number.
+    await page.selectOption('select[name=suiteLabel]', { label: 'e2e smoke (4)' });
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 4);
+    expect(await page.locator('[data-test=history-table] [data-test=suite-label]').allTextContents()).toEqual(Array(4).fill('e2e smoke'));
+    await page.selectOption('select[name=suiteLabel]', '');
     await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 6);
     await page.click('th button:has-text("Throughput")');
     await page.waitForFunction(() => document.querySelector('th[aria-sort=descending]')?.textContent?.includes('Throughput'));
@@ -223,6 +232,16 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     expect(await page.locator('[data-test=compare-table]').innerText()).toMatch(/Wall-clock throughput[^\n]*\n?[^\n]*\s1\s+(?:(?:≈|[AB]\??\*?) )?[\d.]+×/);
     await screenshot(page, '09-compare');
 
+    // The same two sets of trials by their suites' labels.
+    await page.click('[data-test=compare-labels]');
+    await page.waitForFunction(() => document.querySelectorAll('select[name=a] option').length === 3);
+    await page.selectOption('select[name=a]', { label: 'e2e smoke (1 suite, 4 trials)' });
+    await page.selectOption('select[name=b]', { label: 'slow build (1 suite, 2 trials)' });
+    await page.click('[data-test=compare]');
+    await page.locator('[data-test=suites-b]').waitFor();
+    expect((await page.locator('[data-test=matched]').textContent())?.trim()).toBe('1');
+    await screenshot(page, '09b-compare-labels');
+
     // Export everything as XLSX and JSON from the history.
     await page.click('[data-nav=history]');
     await page.locator('[data-test=history-table]').waitFor();
@@ -232,7 +251,11 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
       await d.saveAs(p);
       const bytes = fs.readFileSync(p);
       if (f === 'xlsx') expect(bytes.subarray(0, 2).toString()).toBe('PK');
-      else expect(JSON.parse(bytes.toString('utf8')).trials).toHaveLength(6);
+      else {
+        const trials = JSON.parse(bytes.toString('utf8')).trials as { suiteLabel: string | null }[];
+        expect(trials).toHaveLength(6);
+        expect(trials.map((t) => t.suiteLabel).sort()).toEqual([...Array(4).fill('e2e smoke'), 'slow build', 'slow build']);
+      }
     }
 
     // Delete one trial, with confirmation.
@@ -259,6 +282,7 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
         statusReason: `${reason}\nengine stderr: …`,
         scenarioId: 'mlperf-storage-throughput',
         driveLabel: 'Samsung SSD 990 PRO 2TB (nvme0n1, serial …1234)',
+        suiteLabel: 'drive A, firmware 2.1 (rebuilt after the power cut)',
         metrics: {},
       });
       await route.fulfill({ response, json: body });

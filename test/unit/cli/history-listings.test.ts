@@ -23,7 +23,7 @@ describe('kvbench history listings and filters', () => {
     expect(suites.code).toBe(1);
     expect(suites.stdout).toBe('');
     expect(suites.stderr).toBe(
-      'kvbench history: --suites lists suites, filtered by --system only: --status, --model, --since filter trials (list them without --suites, e.g. kvbench history --status …)\n',
+      'kvbench history: --suites lists suites, filtered by --system and --label only: --status, --model, --since filter trials (list them without --suites, e.g. kvbench history --status …)\n',
     );
     const both = await history('--suites', '--systems');
     expect(both.code).toBe(1);
@@ -80,7 +80,7 @@ describe('kvbench history listings and filters', () => {
     const trials = await history();
     expect(trials.code, trials.stderr).toBe(0);
     const lines = trials.stdout.split('\n');
-    expect(lines[0]).toMatch(/^trial\s+started\s+suite\s+system\s+drive\s+scenario\s+#\s+status\s+!\s+tok\/s/);
+    expect(lines[0]).toMatch(/^trial\s+started\s+suite\s+label\s+system\s+drive\s+scenario\s+#\s+status\s+!\s+tok\/s/);
     expect(lines.find((l) => l.includes('B-disk'))).toMatch(/ B-disk\s+storage-only\s+1\s+complete\s+100 /);
     expect(lines.find((l) => l.includes('ram disk'))).toMatch(/ ram disk loop0 on tmpfs of …\s+storage-only\s+1\s+complete\s+!\s+300 /);
     expect(trials.stdout).toContain('!: a trial the report flags (a RAM-backed cache directory');

@@ -38,8 +38,8 @@ export interface DriveRun {
 
 let files = 0;
 
-/** Imports `runs` as trials of system `rig` on drive `drive`, filed under `scenarioId`; returns their trial ids. */
-export async function importDrive(store: Store, dir: string, drive: string, runs: readonly DriveRun[], scenarioId = 'storage-only'): Promise<number[]> {
+/** Imports `runs` as trials of system `rig` on drive `drive`, filed under `scenarioId` in a suite labelled `suiteLabel`; returns their trial ids. */
+export async function importDrive(store: Store, dir: string, drive: string, runs: readonly DriveRun[], scenarioId = 'storage-only', suiteLabel: string | null = null): Promise<number[]> {
   const written = runs.map((run) => {
     const r = kvbenchResults({ tokPerS: run.tokPerS, status: run.status, readBytesPerS: run.readBytesPerS, e2eP95Ms: run.e2eP95Ms, durationS: 4 });
     r.kvbench.run_options = { ...DRIVE_RUN_OPTIONS, ...run.options };
@@ -63,7 +63,7 @@ export async function importDrive(store: Store, dir: string, drive: string, runs
     }
     return writeResults(dir, `run-${++files}.json`, r);
   });
-  const result = await importResultsFiles(store, written, { systemLabel: 'rig', driveLabel: drive, scenarioId });
+  const result = await importResultsFiles(store, written, { systemLabel: 'rig', driveLabel: drive, scenarioId, suiteLabel });
   if (result.errors.length > 0 || result.skipped.length > 0) throw new Error(`import failed: ${JSON.stringify([...result.errors, ...result.skipped])}`);
   return result.imported.map((f) => f.trialId);
 }

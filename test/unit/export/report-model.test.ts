@@ -12,7 +12,7 @@ let nextId = 1;
 function trial(o: { scenario: string; status?: TrialRowStatus; metrics: Record<string, number>; options?: Record<string, unknown>; system?: string; drive?: string; configKey?: string; index?: number; version?: string; sourceFile?: string; measuredBy?: string | null; ramBacking?: string | null }): TrialRecord {
   const id = nextId++;
   return {
-    id, runId: 1, suiteId: 1, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: o.drive ?? null, driveLabel: o.drive ? `${o.drive} label` : null,
+    id, runId: 1, suiteId: 1, suiteLabel: null, systemId: o.system ?? 'sys-a', systemLabel: o.system ?? 'sys-a', driveId: o.drive ?? null, driveLabel: o.drive ? `${o.drive} label` : null,
     scenarioId: o.scenario, trialIndex: o.index ?? 0, attempt: 1, status: o.status ?? 'complete', statusReason: o.status && o.status !== 'complete' ? 'engine crashed' : null,
     configKey: o.configKey ?? o.scenario, options: o.options ?? { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 0, gpuMemGb: 0, duration: 60, generationMode: 'none' },
     seed: 42, startedAt: `2026-11-01T00:00:0${id % 10}.000Z`, finishedAt: null, wallMs: 1000, resultsFormat: 'kvbench', sourceFile: o.sourceFile ?? null, kvbenchVersion: o.version ?? '0.1.0', measuredByVersion: o.measuredBy !== undefined ? o.measuredBy : (o.version ?? '0.1.0'), storageRamBacking: o.ramBacking ?? null, metrics: o.metrics,

@@ -103,6 +103,7 @@ export function trial(id: number, over: Partial<TrialRecordData> = {}): TrialRec
     id,
     runId: 1,
     suiteId: 1,
+    suiteLabel: null,
     systemId: 'sys-1',
     systemLabel: 'lab1',
     driveId: 'drv-1',

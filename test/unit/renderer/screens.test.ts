@@ -45,6 +45,10 @@ const facets = (n: number): ResponseOf<'history.facets'> => ({
   drives: [],
   scenarioIds: ['storage-only'],
   models: ['tiny-1b'],
+  suiteLabels: [
+    { label: 'fw 2.2', suites: 1, trialCount: 2 },
+    { label: 'drive A, firmware 2.1', suites: 2, trialCount: 4 },
+  ],
   trialCount: n,
 });
 
@@ -119,6 +123,41 @@ describe('history', () => {
     await flush();
     expect(fake.callsOf('trials.delete')).toEqual([{ ids: [2] }]);
     expect(rows()).toHaveLength(2);
+  });
+
+  it('shows each trial\'s suite label, in its dialog too, filters by label and exports what the filter shows', async () => {
+    const label = 'drive A, firmware 2.1';
+    const labelled = trial(1, { suiteId: 2, suiteLabel: label });
+    const fake = installFakeApi({
+      'history.list': (r) => (r.selection.suiteLabels ? { trials: [labelled], total: 1 } : { trials: [labelled, trial(2)], total: 2 }),
+      'history.facets': () => facets(2),
+      'suites.list': () => [],
+      'trials.get': (r) => ({ trial: r.id === 1 ? labelled : trial(r.id), hardware: null, histograms: [], cautions: [], unreadable: [] }),
+      'export.create': () => ({ fileName: 'kvbench-trials.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 1, trialCount: 1 }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    const rows = () => w.findAll('[data-test=history-table] tbody tr');
+    expect(w.get('[data-test=history-table] thead th[title^="The suite\'s number"]').text()).toBe('Suite');
+    expect(rows()[0].get('[data-test=suite-label]').text()).toBe(label);
+    expect(rows()[1].find('[data-test=suite-label]').exists()).toBe(false);
+
+    // The labels to filter by: each once, with its trials.
+    expect(w.findAll('select[name=suiteLabel] option').map((o) => o.text())).toEqual(['All', 'fw 2.2 (2)', `${label} (4)`]);
+    await w.get('select[name=suiteLabel]').setValue(label);
+    await flush();
+    expect(fake.callsOf('history.list').at(-1)).toMatchObject({ selection: { suiteLabels: [label] } });
+    expect(rows()).toHaveLength(1);
+    await w.get('[data-export=csv]').trigger('click');
+    await flush();
+    expect(fake.callsOf('export.create').at(-1)).toMatchObject({ selection: { suiteLabels: [label] }, format: 'csv' });
+
+    const dialog = mountIt(TrialDialog, { trialId: 1 });
+    await flush();
+    expect(dialog.get('[data-test=trial-suite-label]').text()).toBe(label);
+    await dialog.setProps({ trialId: 2 });
+    await flush();
+    expect(dialog.get('[data-test=trial-suite-label]').text()).toBe('— (its suite has none)');
   });
 
   it('loads once more when the history changes while a load runs, so the last change is shown', async () => {
@@ -695,8 +734,9 @@ describe('compare', () => {
   const clean = { matchedTrials: 2, flaggedTrials: 0, ramBacked: 0, ramBackings: [], pageCache: 0, stalled: 0, other: 0 };
   /** lab1 (A) against slow-box (B), matched by configuration; the test gives the metrics. */
   const systemComparison = (n: { trialsA: number; trialsB: number; matched: number; unmatchedA: number }): Omit<ResponseOf<'report.compare'>, 'metrics'> => ({
-    a: { label: 'lab1', id: 'sys-1', trials: n.trialsA },
-    b: { label: 'slow-box', id: 'imp-2', trials: n.trialsB },
+    kind: 'system',
+    a: { label: 'lab1', id: 'sys-1', trials: n.trialsA, suiteIds: [1] },
+    b: { label: 'slow-box', id: 'imp-2', trials: n.trialsB, suiteIds: [2] },
     match: 'config',
     matched: n.matched,
     unmatchedA: n.unmatchedA,
@@ -719,6 +759,35 @@ describe('compare', () => {
     await flush();
     return w;
   }
+
+  it('compares two suite labels: the labels to choose from, the request, and the suites each side pools', async () => {
+    const fake = installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': (r) => ({
+        ...systemComparison({ trialsA: 4, trialsB: 2, matched: 1, unmatchedA: 0 }),
+        kind: 'label',
+        a: { label: r.a, id: r.a, trials: 4, suiteIds: [3, 5] },
+        b: { label: r.b, id: r.b, trials: 2, suiteIds: [6] },
+        metrics: [],
+      }),
+    });
+    const w = mountIt(CompareView);
+    await flush();
+    await w.get('[data-test=compare-labels]').trigger('click');
+    expect(w.get('[data-test=compare-labels]').attributes('aria-selected')).toBe('true');
+    expect(w.findAll('select[name=a] option').map((o) => o.text())).toEqual(['choose…', 'fw 2.2 (1 suite, 2 trials)', 'drive A, firmware 2.1 (2 suites, 4 trials)']);
+    expect(w.text()).toContain('Every suite with the label counts, whatever its date');
+    await w.get('select[name=a]').setValue('drive A, firmware 2.1');
+    await w.get('select[name=b]').setValue('drive A, firmware 2.1');
+    // A label against itself is no comparison: as for systems, Compare stays off.
+    expect(w.get('[data-test=compare]').attributes('disabled')).toBeDefined();
+    await w.get('select[name=b]').setValue('fw 2.2');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('report.compare')).toEqual([{ kind: 'label', a: 'drive A, firmware 2.1', b: 'fw 2.2', match: 'config' }]);
+    expect(w.get('[data-test=suites-a]').text()).toBe('· suites 3, 5');
+    expect(w.get('[data-test=suites-b]').text()).toBe('· suite 6');
+  });
 
   it('compares two systems: matched configurations, ratios, win rate and noise', async () => {
     const metric = METRIC_BY_KEY.wall_clock_throughput_tok_per_s;

@@ -28,12 +28,13 @@ function resultsFiles(dir: string, n: number, from = 0): string[] {
 }
 
 /** What another process would see of the database: its trials, suites, systems and facets, through the store's readers. */
-function seenBy(reader: Store): { trials: number; suites: string[]; systems: Record<string, number>; facetTrials: number; latestImport: number | null } {
+function seenBy(reader: Store): { trials: number; suites: string[]; systems: Record<string, number>; facetTrials: number; labels: string[]; latestImport: number | null } {
   return {
     trials: reader.listTrials({}).length,
     suites: reader.listSuites().map((s) => `${s.source} ${s.status}`),
     systems: Object.fromEntries(reader.listSystems().map((s) => [s.label, s.trialCount])),
     facetTrials: reader.trialFacets().trialCount,
+    labels: reader.trialFacets().suiteLabels.map((l) => `${l.label}: ${l.trialCount}`),
     latestImport: reader.latestSuite(undefined, 'import')?.id ?? null,
   };
 }
@@ -60,6 +61,7 @@ describe('import in batches', () => {
     const r = await importResultsFiles(store, files, {
       systemLabel: 'lab',
       driveLabel: 'nvme0',
+      suiteLabel: 'fw 2.1',
       batchFiles: 10,
       afterBatch: (b) => {
         batches.push(b);
@@ -89,10 +91,10 @@ describe('import in batches', () => {
       { files: 10, done: 20, total: 25 },
       { files: 5, done: 25, total: 25 },
     ]);
-    for (const seen of seenBetween) expect(seen).toEqual({ trials: 0, suites: [], systems: { lab: 0 }, facetTrials: 0, latestImport: null });
+    for (const seen of seenBetween) expect(seen).toEqual({ trials: 0, suites: [], systems: { lab: 0 }, facetTrials: 0, labels: [], latestImport: null });
     expect(r.imported).toHaveLength(25);
-    expect(seenBy(store)).toEqual({ trials: 25, suites: ['import finished'], systems: { lab: 25 }, facetTrials: 25, latestImport: r.suiteId });
-    expect(store.getSuite(r.suiteId)).toMatchObject({ label: 'import of 25 file(s)', status: 'finished', source: 'import' });
+    expect(seenBy(store)).toEqual({ trials: 25, suites: ['import finished'], systems: { lab: 25 }, facetTrials: 25, labels: ['fw 2.1: 25'], latestImport: r.suiteId });
+    expect(store.getSuite(r.suiteId)).toMatchObject({ label: 'fw 2.1', status: 'finished', source: 'import' });
     // One run per file (no run flags: each its own configuration), numbered across the batches.
     expect(store.listRuns(r.suiteId).map((x) => x.position)).toEqual([...Array(25).keys()]);
   });
@@ -125,6 +127,7 @@ describe('import in batches', () => {
     let blocker: ReturnType<typeof openDatabase> | null = null;
     const r = importResultsFiles(store, files, {
       systemLabel: 'lab',
+      suiteLabel: 'fw 2.1',
       batchFiles: 5,
       afterBatch: (b) => {
         if (b.done !== 10) return;
@@ -139,7 +142,7 @@ describe('import in batches', () => {
     blocker!.close();
     // Hidden meanwhile: a reader in another process sees no suite, no trial, no count.
     const reader = open(dbFile, { readonly: true });
-    expect(seenBy(reader)).toEqual({ trials: 0, suites: [], systems: { lab: 0 }, facetTrials: 0, latestImport: null });
+    expect(seenBy(reader)).toEqual({ trials: 0, suites: [], systems: { lab: 0 }, facetTrials: 0, labels: [], latestImport: null });
     // The next import in this process removes the part left, system included (it came with the import), then stores every file once.
     const again = await importResultsFiles(store, files, { systemLabel: 'lab', batchFiles: 5 });
     expect(again.imported).toHaveLength(12);

@@ -236,7 +236,7 @@ describe('repositories', () => {
     const again = store.startTrial({ runId: runs[0].id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'cpu-only', trialIndex: 0, options: {}, configKey: 'k', runner: currentProcess(), cacheDir: null });
     expect(store.getTrial(again)!.attempt).toBe(2);
     // The history's filter lists come from SQL (DISTINCT), not from loading every trial.
-    expect(store.trialFacets()).toEqual({ scenarioIds: ['cpu-only'], models: [String(runs[0].options.model)], trialCount: 2 });
+    expect(store.trialFacets()).toEqual({ scenarioIds: ['cpu-only'], models: [String(runs[0].options.model)], suiteLabels: [], trialCount: 2 });
     // Filters.
     expect(store.listTrials({ statuses: ['complete'] }).map((x) => x.id)).toEqual([id]);
     expect(store.listTrials({ scenarioIds: ['storage-only'] })).toEqual([]);
