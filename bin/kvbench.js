@@ -21,7 +21,10 @@ if (major < 24) {
   // process group (a terminal's Ctrl-C, a dropped SSH session's SIGHUP, systemd's stop) reaches the child
   // twice, directly and passed on: it takes the copy as the same delivery (a repeat within a second
   // never abandons its graceful stop, a repeated SIGHUP never does; src-main/cli/stop-signals.ts).
-  const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  // The child is told it runs under this wrapper: started by npm, it watches the wrapper's parent too
+  // (src-main/cli/starter-gone.ts), as this wrapper outlives a parent that is gone.
+  const env = { ...process.env, KVBENCH_REEXEC_WRAPPER: '1' };
+  const child = spawn(local, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit', env });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   // A child ended by a signal: the status a shell reports for it (128 + the signal's number).
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
@@ -32,6 +35,9 @@ if (major < 24) {
     // `kvbench report | head`: the reader going away ends kvbench quietly, for every command.
     const { endQuietlyWhenOutputCloses } = await import('../src-main/cli/closed-output.ts');
     endQuietlyWhenOutputCloses();
+    // `npx kvbench serve` killed by its pid: npm goes, and kvbench with it, as on SIGTERM.
+    const { stopWhenStarterGoes } = await import('../src-main/cli/starter-gone.ts');
+    stopWhenStarterGoes();
     process.exitCode = await main(argv);
   } catch (err) {
     // Every command answers bad input with a message of its own; what reaches here is a kvbench bug.

@@ -35,8 +35,8 @@ function describe(dir: string, what: string): { device: BlockDeviceInfo | null; 
 }
 
 /**
- * A RAM-backed block device with ext4 (the recipe in shared/spec/environment.md), under names of
- * this bench's own, so concurrent sessions' devices are never touched.
+ * A RAM-backed block device with ext4 (tmpfs → a fully written image → losetup → mkfs.ext4 → mount;
+ * docs/benchmarks.md), under names of this bench's own, so concurrent sessions' devices are never touched.
  */
 export function setupRamTarget(opts: { imageGiB: number; tag: string }): BenchTarget {
   if (process.getuid?.() !== 0) throw new Error('the RAM-backed loop device needs root');

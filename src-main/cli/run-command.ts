@@ -96,8 +96,11 @@ function watchTimeLimit(handle: EngineHandle, limitMs: number, log: (message: st
 }
 
 export async function runEngineWithProgress(options: RunOptions, limits: RunLimits = {}): Promise<EngineRun> {
-  // The engine creates a missing --cache-dir; one killed before removing it cannot, so this host does.
-  const createdFrom = options.cacheDir === null ? null : await outermostMissingDir(options.cacheDir);
+  // The engine creates a missing --cache-dir; one killed before removing it cannot, so this host does
+  // (of a rank's, its own rank-N only, as the engine: prepareStorageTarget's rankSubdir).
+  const { cacheDir } = options;
+  const missingFrom = cacheDir === null ? null : await outermostMissingDir(cacheDir);
+  const createdFrom = cacheDir !== null && missingFrom !== null && options.rank !== null ? path.resolve(cacheDir) : missingFrom;
   const line = new ProgressLine(process.stderr);
   let interrupted: Interruption = null;
   const handle = startEngine(options, {

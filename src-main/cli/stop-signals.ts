@@ -32,6 +32,14 @@ export function abandonsStop(signal: NodeJS.Signals, stopStartedAtMs?: number, n
   return stopStartedAtMs === undefined || nowMs - stopStartedAtMs >= REPEAT_IS_SAME_DELIVERY_MS;
 }
 
+/** Set once any watch has had its first stop signal: this process is stopping. */
+let stopBegun = false;
+
+/** Whether a stop signal has begun a graceful stop in this process (a later one may abandon it; see {@link abandonsStop}). */
+export function stopSignalReceived(): boolean {
+  return stopBegun;
+}
+
 export interface StopSignalWatch {
   /** The signal that began the stop; null while none has come. */
   readonly signal: StopSignal | null;
@@ -51,6 +59,7 @@ export function watchStopSignals(h: { onStop(signal: StopSignal): void; onAbando
     if (first === null) {
       first = signal;
       startedAtMs = Date.now();
+      stopBegun = true;
       h.onStop(signal);
     } else if (abandonsStop(signal, startedAtMs)) {
       h.onAbandon?.(signal);

@@ -119,6 +119,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     // Ranks on shared storage each take their share of its free space, or together they would fill it
     // (trace-only mode writes nothing, so its simulated capacity is not shared).
     sharedBy: o.rank !== null && o.ioTraceLog === null ? (o.worldSize ?? 1) : 1,
+    rankSubdir: o.rank !== null,
   });
   if (target.removedRunDirs.length > 0) log('info', `removed run directories left by ended kvbench processes: ${target.removedRunDirs.join(', ')}`);
 

@@ -32,7 +32,7 @@ import {
   type SuiteStatus,
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
-import { databaseSystemDirectoryOf, resolveRealPath, systemDirectoryError } from '../engine/config/system-directories.ts';
+import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
@@ -52,7 +52,7 @@ import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { droppedFields } from './dropped-fields.ts';
-import { loadSettings, saveSettings } from './settings.ts';
+import { databasePathRefusal, loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
 
@@ -154,24 +154,10 @@ function refuseCacheDir(cacheDir: string): void {
   if (refusal?.kind === 'not-a-directory') fail('VALIDATION', refusal.message);
 }
 
-/** Names under which an empty file is taken to be a database someone created for kvbench (`touch kvbench.db`). */
-const DATABASE_EXTENSIONS = ['.db', '.sqlite', '.sqlite3'];
-
-/**
- * A database the page asks for: SQLite creates the file and its -wal and -shm companions wherever
- * it is told, and treats an existing empty file as an empty database. So a path in a system directory
- * is refused (see databaseSystemDirectoryOf: not /var/lib, nor the user's own home), and
- * so is an existing empty file not named like a database (someone's empty configuration file). A
- * non-empty file that is not kvbench's is refused by the store itself (DB_CORRUPT, DB_FOREIGN).
- */
+/** A database the page asks for: refused where it cannot be the app's database (databasePathRefusal). */
 function refuseDatabasePath(file: string): void {
-  const real = resolveRealPath(file);
-  const systemDir = databaseSystemDirectoryOf(real);
-  if (systemDir) fail('VALIDATION', `the database cannot be in a system directory: ${real} is in ${systemDir}`);
-  const st = fs.statSync(real, { throwIfNoEntry: false });
-  if (st?.isFile() && st.size === 0 && !DATABASE_EXTENSIONS.includes(path.extname(real).toLowerCase())) {
-    fail('VALIDATION', `${real} is an empty file not named like a database (${DATABASE_EXTENSIONS.join(', ')}); kvbench will not take it over. Choose a new file name, or an existing kvbench database.`);
-  }
+  const refused = databasePathRefusal(file);
+  if (refused) fail('VALIDATION', refused);
 }
 
 /** Where the app's user finds which database a suite is in (requireSuites). */

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { SettingsSchema, type Settings } from '../../src-shared/ipc/contract.ts';
+import { databaseSystemDirectoryOf, resolveRealPath } from '../engine/config/system-directories.ts';
 import { defaultDataDir, resolveDatabasePath } from '../store/data-dir.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 
@@ -16,6 +17,50 @@ export function defaultSettingsFile(env: NodeJS.ProcessEnv = process.env): strin
 
 export function defaultSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   return { databasePath: resolveDatabasePath(null, env), defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' };
+}
+
+/** Names under which an empty file is taken to be a database someone created for kvbench (`touch kvbench.db`). */
+export const DATABASE_EXTENSIONS = ['.db', '.sqlite', '.sqlite3'];
+
+/**
+ * Why `file` cannot be the app's database wherever it is chosen (Settings, or the settings file), or
+ * null. SQLite creates the file and its -wal and -shm companions wherever it is told, and treats an
+ * existing empty file as an empty database. So a path in a system directory is refused (see
+ * databaseSystemDirectoryOf: not /var/lib, nor the user's own home), and so is an existing empty file
+ * not named like a database (someone's empty configuration file). A non-empty file that is not
+ * kvbench's is refused by the store itself (DB_CORRUPT, DB_FOREIGN).
+ */
+export function databasePathRefusal(file: string): string | null {
+  const real = resolveRealPath(file);
+  const systemDir = databaseSystemDirectoryOf(real);
+  if (systemDir) return `the database cannot be in a system directory: ${real} is in ${systemDir}`;
+  const st = fs.statSync(real, { throwIfNoEntry: false });
+  if (st?.isFile() && st.size === 0 && !DATABASE_EXTENSIONS.includes(path.extname(real).toLowerCase())) {
+    return `${real} is an empty file not named like a database (${DATABASE_EXTENSIONS.join(', ')}); kvbench will not take it over. Choose a new file name, or an existing kvbench database.`;
+  }
+  return null;
+}
+
+/**
+ * Why the database a settings file names is not opened, or null. Settings saves a database it has
+ * opened (so it exists), by its absolute path: one that does not exist now was moved or deleted, is
+ * misspelt (the file was edited by hand) or lies on a file system not mounted. Opening it would create
+ * a new, empty database there (and its folders), whose empty history would pass for the user's; so
+ * kvbench creates none from the file. A relative path would name a different database from every
+ * folder kvbench is started in.
+ */
+function settingsDatabaseRefusal(file: string): string | null {
+  if (!path.isAbsolute(file)) return 'is not an absolute path (it would name a different file from each folder kvbench is started in)';
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(file, { throwIfNoEntry: false });
+  } catch (err) {
+    // A file on the way instead of a folder: nothing there. Any other error (EACCES …) the open reports.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOTDIR') return null;
+  }
+  if (st === undefined) return 'does not exist (moved, deleted, misspelt, or on a file system that is not mounted?); kvbench creates no database from the settings file';
+  if (!st.isFile()) return 'is not a file';
+  return databasePathRefusal(file);
 }
 
 export interface SettingsProblem {
@@ -75,7 +120,8 @@ export function loadSettings(file: string, defaults: Settings): LoadedSettings {
       continue;
     }
     const parsed = shape[key as keyof Settings].safeParse(raw);
-    if (parsed.success) {
+    const refused = parsed.success && key === 'databasePath' ? settingsDatabaseRefusal(parsed.data as string) : null;
+    if (parsed.success && refused === null) {
       chosen[key] = parsed.data;
       continue;
     }
@@ -84,7 +130,8 @@ export function loadSettings(file: string, defaults: Settings): LoadedSettings {
       key === 'databasePath'
         ? 'kvbench opens no database in its place, and keeps the value in the file until one is chosen in Settings or the file is fixed'
         : `the default (${JSON.stringify(defaults[key as keyof Settings])}) applies, and the value stays in the file until it is chosen in Settings or fixed there`;
-    problems.push({ key, message: `the settings file ${file} has an invalid ${key}, ${shortJson(raw)} (${parsed.error.issues.map((i) => i.message).join('; ')}): ${instead}` });
+    const why = parsed.success ? `names the database ${shortJson(raw)}, which ${refused}` : `has an invalid ${key}, ${shortJson(raw)} (${parsed.error.issues.map((i) => i.message).join('; ')})`;
+    problems.push({ key, message: `the settings file ${file} ${why}: ${instead}` });
   }
   return { settings: { ...defaults, ...chosen }, chosen: chosen as Partial<Settings>, unused, problems, saveRefused: null };
 }

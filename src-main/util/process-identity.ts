@@ -13,12 +13,13 @@ export interface ProcessRef {
   startTicks: string | null;
 }
 
-function readStat(pid: number): { state: string; startTicks: string } | null {
+/** A process's line of /proc/<pid>/stat (Linux); null where it cannot be read (gone, or no /proc). */
+export function readStat(pid: number): { state: string; parentPid: number; sessionId: number; startTicks: string } | null {
   try {
     const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
+    // "pid (comm) state ppid pgrp session …": comm may hold spaces and parentheses, so split after the last ')'.
     const rest = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return { state: rest[0], startTicks: rest[19] };
+    return { state: rest[0], parentPid: Number(rest[1]), sessionId: Number(rest[3]), startTicks: rest[19] };
   } catch {
     return null;
   }

@@ -46,6 +46,13 @@ export async function prepareStorageTarget(opts: {
   largestEntryBytes: number;
   /** Runs sharing this file system's free space (the ranks of a multi-host run): each plans on its share. */
   sharedBy?: number;
+  /**
+   * `cacheDir` is a rank's own subdirectory (`DIR/rank-N`) of the `--cache-dir` the ranks share: of the
+   * levels created for it only that subdirectory is this run's to remove. DIR, and any level above it
+   * created on the way, stay (empty once every rank is done): the ranks race to create DIR, and which
+   * finished last would otherwise decide whether it is left.
+   */
+  rankSubdir?: boolean;
 }): Promise<StorageTarget> {
   const baseDir = path.resolve(opts.cacheDir ?? os.tmpdir());
   if (isSystemDirectory(baseDir)) {
@@ -62,6 +69,7 @@ export async function prepareStorageTarget(opts: {
     }
     try {
       createdFrom = (await fsp.mkdir(baseDir, { recursive: true })) ?? null;
+      if (opts.rankSubdir && createdFrom !== null) createdFrom = baseDir;
     } catch (mkErr) {
       throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create --cache-dir ${baseDir}: ${(mkErr as Error).message}`);
     }

@@ -34,6 +34,35 @@ describe('kvbench run --cache-dir <new directory>', () => {
     expect(fs.readdirSync(tmp), 'a/b/ left behind').toEqual(['results.json']);
   });
 
+  // The ranks of a multi-host run race to create a shared --cache-dir DIR: each removes its own
+  // DIR/rank-N only, and DIR (with any level made on the way) stays, whichever rank finishes last.
+  it('of a rank (DIR/rank-N): removes rank-N only, and leaves the shared DIR it created, empty', async () => {
+    const tmp = makeTempDir();
+    const shared = path.join(tmp, 'new', 'shared');
+    const output = path.join(tmp, 'r.json');
+    const r = await runCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '5', '--max-requests', '3', '--cpu-mem-gb', '0', '--cache-dir', shared, '--rank', '1', '--world-size', '2', '--output', output],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(0);
+    expect(readResults(path.join(tmp, 'r.rank1.json')).kvbench.tiers.storage.dir).toBe(path.join(shared, 'rank-1'));
+    expect(fs.readdirSync(shared), 'rank-1/ removed, the shared directory kept').toEqual([]);
+  });
+
+  it('of a rank whose engine is killed: removes rank-N only, as the engine would have', async () => {
+    const tmp = makeTempDir();
+    const shared = path.join(tmp, 'new', 'shared');
+    const cli = startCli(['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '30', '--cpu-mem-gb', '0', '--cache-dir', shared, '--rank', '0', '--world-size', '2', '--output', path.join(tmp, 'r.json')], { cwd: tmp });
+    const enginePid = await waitForEnginePid(cli.pid);
+    const own = path.join(shared, 'rank-0');
+    await waitFor('the engine to create its run directory', () => fs.existsSync(own) && fs.readdirSync(own).length > 0);
+    await sleepMs(500);
+    process.kill(enginePid, 'SIGKILL');
+    const r = await cli.done;
+    expect(r.stderr, explain(r)).toMatch(/ENGINE_CRASHED/);
+    expect(fs.readdirSync(shared), 'rank-0/ removed, the shared directory kept').toEqual([]);
+  }, 60_000);
+
   it('removes the levels it created when the run is refused at its start', async () => {
     const tmp = makeTempDir();
     const r = await runCli(

@@ -48,7 +48,7 @@ export interface CliProcess {
  * The environment of the child: this one without anything that could redirect Node or the engine
  * (a test-runner loader in NODE_OPTIONS, a fake engine module).
  */
-function cliEnv(): NodeJS.ProcessEnv {
+export function cliEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.NODE_OPTIONS;
   delete env.KVBENCH_ENGINE_MODULE;

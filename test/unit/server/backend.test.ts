@@ -754,6 +754,7 @@ describe('backend', () => {
 
     it('uses every valid key, names each invalid or unknown one with why, and a save keeps them as written', async () => {
       const chosenDb = path.join(tempDir('kvb-chosen-'), 'chosen.db');
+      fs.writeFileSync(chosenDb, ''); // Settings saves a database it has opened: the file names one that exists
       const s = await fromSettingsFile(JSON.stringify({ databasePath: chosenDb, byteUnits: 'Binary', latencyUnit: 'us', colour: 'blue' }));
       expect(s.backend.databasePath).toBe(chosenDb);
       expect(fs.existsSync(s.defaultDb)).toBe(false);
@@ -789,6 +790,58 @@ describe('backend', () => {
       expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ databasePath: other, databaseError: null, settingsProblems: [] });
       expect(s.fileNow()).toEqual({ databasePath: other, latencyUnit: 'ms' });
       expect(fs.existsSync(s.defaultDb)).toBe(false);
+    });
+
+    // A hand-edited typo, a database moved or deleted, a file system not mounted: opening the path would
+    // create a new, empty database (and its folders), whose empty history would pass for the user's.
+    it('opens no database, and creates none, where the file names one that does not exist or a relative path', async () => {
+      const elsewhere = tempDir('kvb-typo-');
+      const cases = [
+        [path.join(elsewhere, 'kvbnech.db'), 'does not exist (moved, deleted, misspelt, or on a file system that is not mounted?); kvbench creates no database from the settings file'],
+        [path.join(elsewhere, 'no', 'such', 'folder', 'kvbench.db'), 'does not exist (moved, deleted, misspelt, or on a file system that is not mounted?); kvbench creates no database from the settings file'],
+        // Relative to this process's folder, but into the temp directory: where the old code created it.
+        [path.relative(process.cwd(), path.join(elsewhere, 'rel', 'kvbench.db')), 'is not an absolute path (it would name a different file from each folder kvbench is started in)'],
+      ] as const;
+      for (const [databasePath, why] of cases) {
+        const s = await fromSettingsFile(JSON.stringify({ databasePath, latencyUnit: 'us' }));
+        const problem = `the settings file ${s.settingsFile} names the database ${JSON.stringify(databasePath)}, which ${why}: kvbench opens no database in its place, and keeps the value in the file until one is chosen in Settings or the file is fixed`;
+        expect(ok(await s.backend.invoke('app.info', {})), databasePath).toMatchObject({ databaseError: { code: 'VALIDATION', message: problem }, settingsProblems: [problem] });
+        expect(s.logs).toEqual([`warn: ${problem}`]);
+        expect(await s.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+        expect(fs.readdirSync(elsewhere), `${databasePath}: nothing created`).toEqual([]);
+        expect(fs.existsSync(s.defaultDb), 'nor the default one in its place').toBe(false);
+        // The value stays in the file until a database is chosen in Settings.
+        ok(await s.backend.invoke('settings.update', { latencyUnit: 'ms' }));
+        expect(s.fileNow()).toEqual({ databasePath, latencyUnit: 'ms' });
+      }
+      // The database the file names, once there, is opened.
+      const there = path.join(elsewhere, 'kvbench.db');
+      fs.writeFileSync(there, '');
+      const s = await fromSettingsFile(JSON.stringify({ databasePath: there }));
+      expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ databasePath: there, databaseError: null, settingsProblems: [] });
+    });
+
+    it('refuses from the file what Settings refuses: a system directory, an empty file not named like a database', async () => {
+      const victim = tempDir('kvb-victim-');
+      const emptyConf = path.join(victim, 'empty.conf');
+      fs.writeFileSync(emptyConf, '');
+      const inShm = `/dev/shm/kvbench-settings-${process.pid}-file.db`; // tmpfs: a system directory for a database
+      fs.writeFileSync(inShm, '');
+      try {
+        for (const [databasePath, why] of [
+          [inShm, `the database cannot be in a system directory: ${inShm} is in /dev`],
+          [emptyConf, `${emptyConf} is an empty file not named like a database`],
+        ] as const) {
+          const s = await fromSettingsFile(JSON.stringify({ databasePath }));
+          const info = ok(await s.backend.invoke('app.info', {})) as { databaseError: { code: string; message: string } | null; settingsProblems: string[] };
+          expect(info.settingsProblems, databasePath).toEqual([expect.stringContaining(`names the database ${JSON.stringify(databasePath)}, which ${why}`)]);
+          expect(info.databaseError).toEqual({ code: 'VALIDATION', message: info.settingsProblems[0] });
+        }
+        expect(fs.statSync(emptyConf).size).toBe(0);
+        expect(fs.statSync(inShm).size).toBe(0);
+      } finally {
+        for (const ext of ['', '-wal', '-shm']) fs.rmSync(`${inShm}${ext}`, { force: true });
+      }
     });
 
     it('opens --db over an invalid databasePath, and still names the problem', async () => {
