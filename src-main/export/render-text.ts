@@ -149,7 +149,7 @@ export function formatTierComparison(t: TierComparison): string {
   const leftColumns = (named ? 1 : 0) + 1 + (described ? 1 : 0);
   out.push(
     table(
-      [...(named ? ['system'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'stor tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
+      [...(named ? ['system'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'cache I/O tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
       t.rows.map((r) => [
         ...(named ? [placeLabel(r)] : []),
         r.scenarioId,
@@ -175,7 +175,7 @@ export function formatTierComparison(t: TierComparison): string {
     ),
   );
   const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
-  out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference's storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.`);
+  out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; cache I/O tok/s: the reference's storage throughput (storage_throughput_tokens_per_sec): generated tokens ÷ the summed cache I/O time of every tier (GPU, CPU and storage), not the storage tier's alone. P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);
@@ -255,7 +255,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         ]),
       ),
     );
-    out.push('best differentiator: of decode bytes read, wall-clock and storage throughput and storage read bandwidth, one whose verdict over the group is beyond the noise, the most configurations won; — where none is.');
+    out.push('best differentiator: of decode bytes read, wall-clock and cache I/O throughput and storage read bandwidth, one whose verdict over the group is beyond the noise, the most configurations won; — where none is.');
   }
   if (c.variance.length > 0) {
     out.push('');

@@ -29,7 +29,7 @@ export interface TierRow {
   storageTokPerS: number | null;
   /** Median wall-clock throughput ÷ storage-only's. */
   speedupWallClock: number | null;
-  /** Median storage throughput (the reference's metric, as in seeds/003) ÷ storage-only's. */
+  /** Median cache I/O throughput (the reference's storage_throughput_tokens_per_sec, as in seeds/003) ÷ storage-only's. */
   speedupStorageMetric: number | null;
   /** Why this row has no speedup, or how its baseline differs (other users); null for an exact baseline. */
   baselineNote: string | null;
