@@ -4,9 +4,15 @@
 import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import LineChart from '../../../src-renderer/components/LineChart.vue';
+import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
+import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
+import RunStep from '../../../src-renderer/views/RunStep.vue';
+import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
+import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import { report } from './fixtures.ts';
+import { plan, report } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 const wrappers: VueWrapper[] = [];
@@ -43,5 +49,55 @@ describe('report: the reference\'s "storage" metrics are named after what they c
     expect(s).toContain("Cache I/O throughput (the reference's storage_throughput)");
     expect(s).toContain('Cache I/O per request P95');
     expect(s).not.toMatch(/Storage throughput|Storage I\/O per request/);
+  });
+});
+
+describe('run step: the live throughput means what the stored one means (rev8-gui #5)', () => {
+  const ref: SuiteTrialRef = { suiteId: 7, trialId: 11, scenarioId: 'cpu-only', label: 'CPU only', trialIndex: 1, trialsPerScenario: 2, ordinal: 2, total: 4 };
+  const progress = (over: Partial<ProgressEvent>): ProgressEvent => ({
+    phase: 'running', elapsedNs: 0, durationNs: 3e9, requestsCompleted: 0, generatedTokens: 0, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokensPerSec: 0,
+    storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null, ...over,
+  });
+
+  it('shows generated tokens ÷ the window so far, with the last interval\'s rate beside it and named', async () => {
+    installFakeApi({});
+    const run = useLiveRunStore();
+    run.runPlan = plan();
+    const w = mountIt(RunStep);
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref });
+    // The review's moment: 8 requests, 837 tokens in 3.0 s (279 tok/s, what the trial stores), while the
+    // last second's rate was 556 tok/s; a second in which no request finished reads 0 there.
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 3e9, requestsCompleted: 8, generatedTokens: 837, generatedTokensPerSec: 556 }) });
+    await flush();
+    expect(w.get('[data-test=live-tput]').text()).toBe('279');
+    expect(w.get('[data-test=live-tput-sub]').text()).toBe('tokens/s over the measured window · 8 requests · last 1 s: 556');
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 3.1e9, requestsCompleted: 8, generatedTokens: 837, generatedTokensPerSec: 0 }) });
+    await flush();
+    expect(w.get('[data-test=live-tput]').text()).toBe('270');
+    expect(w.get('[data-test=live-tput-sub]').text()).toMatch(/last 1 s:\s+0\.00$/);
+    // In a warm-up the average is the warm-up's, and says so.
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref, trialIndex: 0, trialId: 12, ordinal: 3 });
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, trialIndex: 0, trialId: 12, ordinal: 3, progress: progress({ phase: 'warming-up', elapsedNs: 2e9, requestsCompleted: 2, generatedTokens: 100, generatedTokensPerSec: 40 }) });
+    await flush();
+    expect(w.get('[data-test=live-tput]').text()).toBe('50.0');
+    expect(w.get('[data-test=live-tput-sub]').text()).toBe('tokens/s over the warm-up · 2 requests · last 1 s: 40.0');
+  });
+
+  it('labels the live charts\' series as per-interval rates and P95s so far', async () => {
+    installFakeApi({});
+    const run = useLiveRunStore();
+    run.runPlan = plan();
+    const w = mountIt(RunStep);
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref });
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 1e9, requestsCompleted: 2, generatedTokens: 200, generatedTokensPerSec: 200, storageReadBytesPerSec: 1e9, e2eLatencyP95Ns: 2e7 }) });
+    await flush();
+    const [tput, lat] = w.findAllComponents(LineChart);
+    expect(tput.props('title')).toBe("Throughput of the current trial, each interval's own");
+    expect(w.get('[data-test=tput-chart-title]').text()).toBe('Throughput, each 1 s');
+    expect(w.get('[data-test=latency-chart-title]').text()).toBe('Latency, P95 so far');
+    expect(tput.props('series').map((x: LineSeries) => x.label)).toEqual(['Generated tokens/s, each 1 s', 'Storage read (GB/s), each 1 s', 'Storage write (GB/s), each 1 s']);
+    expect(lat.props('series').map((x: LineSeries) => x.label)).toEqual(['End-to-end P95 so far (ms)', 'Storage read P95 so far (ms)']);
   });
 });
