@@ -48,6 +48,13 @@ export interface TierRow {
   storageWriteEfficiency: number | null;
   /** CPU-tier read bandwidth ÷ one thread's memory-copy bandwidth. */
   cpuReadEfficiency: number | null;
+  /**
+   * Why an efficiency is null (the tier moved no bytes that way, the directory was RAM-backed, the
+   * page cache served the reads, no limit was measured …); null where there is an efficiency.
+   */
+  storageReadEfficiencyNote: string | null;
+  storageWriteEfficiencyNote: string | null;
+  cpuReadEfficiencyNote: string | null;
   /** The limits this row's efficiencies are against: from its own trials' hardware snapshot. */
   limits: ProbeLimits;
 }
@@ -116,6 +123,22 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
         ? 'memory-copy probe only'
         : 'none',
   };
+}
+
+/**
+ * Bandwidth ÷ limit, or why there is none. A tier that moved no bytes that way gets none: 0 ÷ the
+ * limit would read as a measured 0 %, of a device the run never asked for anything.
+ */
+function efficiencyOf(
+  bytesPerS: number | null,
+  limitBytesPerS: number | null,
+  o: { tier: 'storage' | 'CPU'; verb: 'read' | 'wrote'; device: string; blocked: string | null; noLimit: string },
+): { value: number | null; note: string | null } {
+  if (o.blocked !== null) return { value: null, note: o.blocked };
+  if (bytesPerS === null) return { value: null, note: `no ${o.tier} ${o.verb === 'read' ? 'read' : 'write'} bandwidth recorded` };
+  if (bytesPerS === 0) return { value: null, note: `the ${o.tier} tier ${o.verb} no bytes (0 B/s): nothing of the ${o.device} to measure` };
+  const value = ratio(bytesPerS, limitBytesPerS);
+  return value === null ? { value: null, note: o.noLimit } : { value, note: null };
 }
 
 const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec);
@@ -244,12 +267,17 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
   // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
   const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;
+  // A row whose storage tier moved no bytes (CPU only, say) has no storage efficiency to want a limit for.
+  const noStorageBytes = (s: ScenarioSummary): boolean => med(s, 'storage_read_bytes_per_s') === 0 && med(s, 'storage_write_bytes_per_s') === 0;
   const cachedRows = rows.filter(readsFromCache);
   if (cachedRows.length > 0) {
     notes.push(
       `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => `${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${s.storageReadFlagged} of ${s.trialIds.length} trial(s)`).join('; ')}): ` +
         'their read numbers describe RAM, not the drive, so no read efficiency there',
     );
+  }
+  for (const s of rows.filter((x) => !onRam(x) && noStorageBytes(x))) {
+    notes.push(`${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %`);
   }
   const trialsWord = `${report.includeIncomplete ? 'complete or partial' : 'complete'}${report.excludeFlagged ? ' unflagged' : ''}`;
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
@@ -265,7 +293,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   }
   // Rows on RAM have no storage efficiency whatever the probe did, and rows whose reads the page
   // cache served no read efficiency (their notes say so): what the probe lacks matters for the rest.
-  const wantsLimit = rows.filter((s) => !onRam(s) && !(readsFromCache(s) && limitsOf.get(s)!.writeBytesPerS !== null));
+  const wantsLimit = rows.filter((s) => !onRam(s) && !noStorageBytes(s) && !(readsFromCache(s) && limitsOf.get(s)!.writeBytesPerS !== null));
   const unprobed = wantsLimit.filter((s) => limitsOf.get(s)!.readBytesPerS === null && limitsOf.get(s)!.readNote === null).length;
   const wantReadLimit = wantsLimit.filter((s) => !readsFromCache(s) && limitsOf.get(s)!.readBytesPerS === null);
   if (unprobed > 0 && unprobed === wantsLimit.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
@@ -282,6 +310,16 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     const wr = med(s, 'storage_write_bytes_per_s');
     const cpuRd = med(s, 'cpu_read_bytes_per_s');
     const limits = limitsOf.get(s)!;
+    const ram = onRam(s) ? `the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive` : null;
+    const readEff = efficiencyOf(rd, limits.readBytesPerS, {
+      tier: 'storage',
+      verb: 'read',
+      device: 'drive',
+      blocked: ram ?? (readsFromCache(s) ? 'the page cache served storage reads: they describe RAM, not the drive' : null),
+      noLimit: limits.readNote !== null ? `no read limit: ${limits.readNote}` : 'no bandwidth probe of the drive',
+    });
+    const writeEff = efficiencyOf(wr, limits.writeBytesPerS, { tier: 'storage', verb: 'wrote', device: 'drive', blocked: ram, noLimit: 'no bandwidth probe of the drive' });
+    const cpuEff = efficiencyOf(cpuRd, limits.memoryCopyBytesPerS, { tier: 'CPU', verb: 'read', device: 'memory', blocked: null, noLimit: 'no memory-copy probe' });
     return {
       scenarioId: s.scenarioId,
       label: s.label,
@@ -310,9 +348,12 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       bytesWritten: med(s, 'total_write_bytes'),
       storageReadBytesPerS: rd,
       storageWriteBytesPerS: wr,
-      storageReadEfficiency: onRam(s) || readsFromCache(s) ? null : ratio(rd, limits.readBytesPerS),
-      storageWriteEfficiency: onRam(s) ? null : ratio(wr, limits.writeBytesPerS),
-      cpuReadEfficiency: ratio(cpuRd, limits.memoryCopyBytesPerS),
+      storageReadEfficiency: readEff.value,
+      storageWriteEfficiency: writeEff.value,
+      cpuReadEfficiency: cpuEff.value,
+      storageReadEfficiencyNote: readEff.note,
+      storageWriteEfficiencyNote: writeEff.note,
+      cpuReadEfficiencyNote: cpuEff.note,
       limits,
     };
   });

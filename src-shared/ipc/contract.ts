@@ -237,6 +237,10 @@ export const TierRowSchema = z.object({
   storageReadEfficiency: nnum,
   storageWriteEfficiency: nnum,
   cpuReadEfficiency: nnum,
+  /** Why an efficiency is null (the tier moved no bytes that way, a RAM-backed directory, no limit …); null where there is one. */
+  storageReadEfficiencyNote: z.string().nullable(),
+  storageWriteEfficiencyNote: z.string().nullable(),
+  cpuReadEfficiencyNote: z.string().nullable(),
   limits: ProbeLimitsSchema,
 });
 export type TierRowData = z.infer<typeof TierRowSchema>;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
 import { formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { METRIC_BY_KEY, type TrialRecord, type TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
+import { fakeHardware } from '../store/fixtures.ts';
 
 let nextId = 1;
 function trial(o: { scenario: string; status?: TrialRowStatus; reason?: string; metrics: Record<string, number>; cpuMemGb?: number; index?: number }): TrialRecord {
@@ -45,5 +46,37 @@ describe('the reference\'s "storage" throughput and per-request I/O are named af
     expect(tiers).toMatch(/^scenario\s.*\scache I\/O tok\/s\s/m);
     expect(tiers).not.toContain('stor tok/s');
     expect(tiers).toContain("cache I/O tok/s: the reference's storage throughput (storage_throughput_tokens_per_sec): generated tokens ÷ the summed cache I/O time of every tier");
+  });
+});
+
+describe('efficiency where a tier moved no bytes (rev8-gui #13a)', () => {
+  it('is none, with the reason, rather than a measured-looking 0 %; in the text report too', () => {
+    // A CPU-only scenario: the storage tier read and wrote 0 B/s, so 0 ÷ the drive's limit is no measurement of the drive.
+    const ts = [
+      ...[363, 279].map((v, i) => trial({ scenario: 'cpu-only', cpuMemGb: 1, index: i, metrics: { wall_clock_throughput_tok_per_s: v, storage_read_bytes_per_s: 0, storage_write_bytes_per_s: 0, cpu_read_bytes_per_s: 5e9 } })),
+      ...[404, 319].map((v, i) => trial({ scenario: 'storage-only', index: i, metrics: { wall_clock_throughput_tok_per_s: v, storage_read_bytes_per_s: 1e9, storage_write_bytes_per_s: 0.3e9, cpu_read_bytes_per_s: 0 } })),
+    ];
+    const t = buildTierComparison(buildScenarioReport(ts), fakeHardware({ probe: true }));
+    const cpu = t.rows.find((r) => r.scenarioId === 'cpu-only')!;
+    const sto = t.rows.find((r) => r.scenarioId === 'storage-only')!;
+    expect(cpu.storageReadEfficiency).toBeNull();
+    expect(cpu.storageWriteEfficiency).toBeNull();
+    expect(cpu.storageReadEfficiencyNote).toBe('the storage tier read no bytes (0 B/s): nothing of the drive to measure');
+    expect(cpu.storageWriteEfficiencyNote).toBe('the storage tier wrote no bytes (0 B/s): nothing of the drive to measure');
+    expect(cpu.cpuReadEfficiency).toBeCloseTo(0.5, 9);
+    expect(cpu.cpuReadEfficiencyNote).toBeNull();
+    // A tier that moved bytes keeps its efficiency; one that read none from memory has none either.
+    expect(sto.storageReadEfficiency).toBeCloseTo(0.5, 9);
+    expect(sto.storageReadEfficiencyNote).toBeNull();
+    expect(sto.cpuReadEfficiency).toBeNull();
+    expect(sto.cpuReadEfficiencyNote).toBe('the CPU tier read no bytes (0 B/s): nothing of the memory to measure');
+    const text = formatTierComparison(t);
+    const cpuLine = text.split('\n').find((l) => l.startsWith('cpu-only'))!;
+    expect(cpuLine).toMatch(/0\.0 MB\/s\s+—\s+—$/);
+    expect(text).not.toMatch(/\s0\.0%/);
+    expect(text).toContain('note: cpu-only: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %');
+    const noProbe = buildTierComparison(buildScenarioReport(ts), null);
+    expect(noProbe.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiencyNote).toBe('no bandwidth probe of the drive');
+    expect(noProbe.rows.find((r) => r.scenarioId === 'cpu-only')!.storageReadEfficiencyNote).toBe('the storage tier read no bytes (0 B/s): nothing of the drive to measure');
   });
 });

@@ -101,3 +101,25 @@ describe('run step: the live throughput means what the stored one means (rev8-gu
     expect(lat.props('series').map((x: LineSeries) => x.label)).toEqual(['End-to-end P95 so far (ms)', 'Storage read P95 so far (ms)']);
   });
 });
+
+describe('report: efficiency where a tier moved nothing (rev8-gui #13a)', () => {
+  it('reads "—" with the model\'s reason as its tooltip, not 0.0 %', async () => {
+    const r = report();
+    const base = r.tiers!.rows[0];
+    r.tiers!.rows.unshift({
+      ...base, scenarioId: 'cpu-only', label: 'CPU only', storageReadBytesPerS: 0, storageWriteBytesPerS: 0, storageReadEfficiency: null, storageWriteEfficiency: null, cpuReadEfficiency: 0.5,
+      storageReadEfficiencyNote: 'the storage tier read no bytes (0 B/s): nothing of the drive to measure',
+      storageWriteEfficiencyNote: 'the storage tier wrote no bytes (0 B/s): nothing of the drive to measure',
+      cpuReadEfficiencyNote: null,
+    });
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const row = w.findAll('[data-test=efficiency-table] tbody tr').find((x) => x.text().startsWith('CPU only'))!;
+    expect(row.get('[data-test=read-eff]').text()).toBe('—');
+    expect(row.get('[data-test=read-eff]').attributes('title')).toBe('the storage tier read no bytes (0 B/s): nothing of the drive to measure');
+    expect(row.get('[data-test=write-eff]').attributes('title')).toBe('the storage tier wrote no bytes (0 B/s): nothing of the drive to measure');
+    expect(row.get('[data-test=cpu-read-eff]').text()).toBe('50.0 %');
+    expect(row.get('[data-test=cpu-read-eff]').attributes('title')).toBeUndefined();
+  });
+});
