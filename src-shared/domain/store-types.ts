@@ -133,6 +133,13 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),
 ]);
 
+/**
+ * Metrics that store a yes/no fact as 1 or 0 (their descriptions say which is which): one trial's
+ * value reads yes or no, not 1 or 0 (a median over several trials stays a number: the share).
+ */
+export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze(['autoscale_peak_found', 'autoscale_target_met', 'page_cache_flagged', 'storage_direct_io', 'storage_ram_backed']);
+export const isFlagMetric = (key: string): boolean => FLAG_METRIC_KEYS.includes(key);
+
 /** What a report shows per scenario unless all metrics are asked for: `kvbench report` and the app's report alike. */
 export const HEADLINE_METRICS = [
   'wall_clock_throughput_tok_per_s',

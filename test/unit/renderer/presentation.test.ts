@@ -5,6 +5,7 @@ import { mount, type VueWrapper } from '@vue/test-utils';
 import { createPinia, setActivePinia } from 'pinia';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import LineChart from '../../../src-renderer/components/LineChart.vue';
+import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
 import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
 import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
@@ -12,7 +13,7 @@ import RunStep from '../../../src-renderer/views/RunStep.vue';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import { plan, report } from './fixtures.ts';
+import { plan, report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 const wrappers: VueWrapper[] = [];
@@ -121,5 +122,23 @@ describe('report: efficiency where a tier moved nothing (rev8-gui #13a)', () => 
     expect(row.get('[data-test=write-eff]').attributes('title')).toBe('the storage tier wrote no bytes (0 B/s): nothing of the drive to measure');
     expect(row.get('[data-test=cpu-read-eff]').text()).toBe('50.0 %');
     expect(row.get('[data-test=cpu-read-eff]').attributes('title')).toBeUndefined();
+  });
+});
+
+describe('trial dialog: yes/no facts (rev8-gui #13b)', () => {
+  it('shows the flags stored as 1 or 0 as yes or no, and counts as numbers', async () => {
+    const metrics = { wall_clock_throughput_tok_per_s: 279, requests_completed: 8, storage_direct_io: 1, storage_ram_backed: 0, page_cache_flagged: 0, autoscale_peak_found: 1, autoscale_target_met: 0 };
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { metrics }), hardware: null, histograms: [], cautions: [], unreadable: [] }) });
+    const w = mountIt(TrialDialog, { trialId: 2 });
+    await flush();
+    const value = (key: string): string => w.get(`[data-metric=${key}]`).text();
+    expect(value('storage_direct_io')).toBe('yes');
+    expect(value('storage_ram_backed')).toBe('no');
+    expect(value('page_cache_flagged')).toBe('no');
+    expect(value('autoscale_peak_found')).toBe('yes');
+    expect(value('autoscale_target_met')).toBe('no');
+    expect(value('requests_completed')).toBe('8');
+    expect(w.text()).toMatch(/Storage tier used direct I\/O\s*yes/);
+    expect(w.text()).toMatch(/Cache dir on a RAM filesystem\s*no/);
   });
 });
