@@ -127,6 +127,9 @@ function pooledDamageNote(p: PooledLatency): string {
   return `${p.name}: ${n === 1 ? "1 trial's histogram does" : `${n} trials' histograms do`} not decode (damaged in the database): left out of these percentiles`;
 }
 
+/** A tier row's trial count: a range where some of its medians are over fewer trials (its note says which). */
+export const trialsText = (r: { n: number; fewestTrials: number }): string => (r.fewestTrials < r.n ? `${r.fewestTrials}–${r.n}` : String(r.n));
+
 export function formatTierComparison(t: TierComparison): string {
   const out: string[] = [];
   out.push(
@@ -157,7 +160,7 @@ export function formatTierComparison(t: TierComparison): string {
         r.numUsers === null ? '—' : r.finalUsers === null ? String(r.numUsers) : `${r.numUsers}→${fmtValue(r.finalUsers, 'users')}`,
         r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
-        String(r.n),
+        trialsText(r),
         fmtValue(r.wallClockTokPerS, 'tok/s'),
         fmtValue(r.speedupWallClock, 'x') + (r.speedupBaselineUsers !== null && r.speedupWallClock !== null ? '†' : ''),
         fmtValue(r.storageTokPerS, 'tok/s'),

@@ -3,7 +3,7 @@
 import { ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { ratio } from '../../src-shared/domain/statistics.ts';
-import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET } from '../../src-shared/domain/store-types.ts';
+import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '../../src-shared/domain/store-types.ts';
 import { configKey, optionValue } from '../store/results-ingest.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
@@ -24,7 +24,16 @@ export interface TierRow {
   numUsers: number | null;
   /** An autoscaled row's users at the end, the median over its trials; null for a fixed user count. */
   finalUsers: number | null;
+  /** Trials aggregated. */
   n: number;
+  /**
+   * The fewest trials one of the row's medians is over: below n where some trials recorded no value
+   * for a column (a partial trial counted in which no request completed has bytes and tier latencies,
+   * but no throughput or request latency). The scenario report's per-metric n says the same.
+   */
+  fewestTrials: number;
+  /** Which of the row's values are medians of fewer than n trials, and of how many; null where none is. */
+  trialsNote: string | null;
   wallClockTokPerS: number | null;
   storageTokPerS: number | null;
   /** Median wall-clock throughput ÷ storage-only's. */
@@ -139,6 +148,44 @@ function efficiencyOf(
   if (bytesPerS === 0) return { value: null, note: `the ${o.tier} tier ${o.verb} no bytes (0 B/s): nothing of the ${o.device} to measure` };
   const value = ratio(bytesPerS, limitBytesPerS);
   return value === null ? { value: null, note: o.noLimit } : { value, note: null };
+}
+
+/** The metrics a tier row's values are medians of, in its columns' order. */
+const ROW_METRICS = [
+  'wall_clock_throughput_tok_per_s',
+  'storage_throughput_tok_per_s',
+  'gpu_read_p95_ms',
+  'cpu_read_p95_ms',
+  'storage_read_p95_ms',
+  'storage_write_p95_ms',
+  'total_read_bytes',
+  'total_write_bytes',
+  'storage_read_bytes_per_s',
+  'storage_write_bytes_per_s',
+  'cpu_read_bytes_per_s',
+  'autoscale_final_users',
+] as const;
+
+const andList = (xs: readonly string[]): string => (xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
+
+/**
+ * Over how many trials the row's medians are: each metric's own count, which is below the trials
+ * aggregated where some recorded no value for it. Said per count, so the row's n never claims more
+ * trials than a median beside it has.
+ */
+function trialCounts(s: ScenarioSummary): { fewestTrials: number; trialsNote: string | null } {
+  const n = s.trialIds.length;
+  const fewer = new Map<number, string[]>();
+  for (const key of ROW_METRICS) {
+    const k = metricOf(s, key)?.n ?? 0;
+    if (k === 0 || k >= n) continue;
+    fewer.set(k, [...(fewer.get(k) ?? []), METRIC_BY_KEY[key].label]);
+  }
+  if (fewer.size === 0) return { fewestTrials: n, trialsNote: null };
+  const parts = [...fewer.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([k, labels]) => `${andList(labels)}: median${labels.length > 1 ? 's' : ''} of ${k} of the ${n} trials (the other${n - k > 1 ? ` ${n - k}` : ''} recorded none)`);
+  return { fewestTrials: Math.min(...fewer.keys()), trialsNote: parts.join('; ') };
 }
 
 const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec);
@@ -279,6 +326,10 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   for (const s of rows.filter((x) => !onRam(x) && noStorageBytes(x))) {
     notes.push(`${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %`);
   }
+  for (const s of rows) {
+    const { fewestTrials, trialsNote } = trialCounts(s);
+    if (trialsNote !== null) notes.push(`${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: n ${fewestTrials}–${s.trialIds.length}: ${trialsNote}`);
+  }
   const trialsWord = `${report.includeIncomplete ? 'complete or partial' : 'complete'}${report.excludeFlagged ? ' unflagged' : ''}`;
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
@@ -334,6 +385,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
       finalUsers: s.options.enableAutoscaling === true ? med(s, 'autoscale_final_users') : null,
       n: s.trialIds.length,
+      ...trialCounts(s),
       wallClockTokPerS: tok,
       storageTokPerS: stok,
       speedupWallClock: base ? ratio(tok, med(base, 'wall_clock_throughput_tok_per_s')) : null,

@@ -217,7 +217,10 @@ export const TierRowSchema = z.object({
   /** The users it started with; an autoscaled row's users at the end are finalUsers. */
   numUsers: nnum,
   finalUsers: nnum,
+  /** Trials aggregated; fewestTrials: the fewest one of the row's medians is over, with trialsNote saying which (null where all are over n). */
   n: count,
+  fewestTrials: count,
+  trialsNote: z.string().nullable(),
   wallClockTokPerS: nnum,
   storageTokPerS: nnum,
   speedupWallClock: nnum,

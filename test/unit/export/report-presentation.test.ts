@@ -80,3 +80,35 @@ describe('efficiency where a tier moved no bytes (rev8-gui #13a)', () => {
     expect(noProbe.rows.find((r) => r.scenarioId === 'cpu-only')!.storageReadEfficiencyNote).toBe('the storage tier read no bytes (0 B/s): nothing of the drive to measure');
   });
 });
+
+describe('the tier comparison\'s trial count agrees with the medians beside it (rev8-gui #13c)', () => {
+  // Suite 2 of the review, "Count partial trials too": CPU + storage trial 1 was partial with no
+  // request completed, so it has bytes, bandwidths and tier latencies but no throughput or request
+  // latency. The scenario table said n = 1 for the throughput; the tier comparison said n = 2.
+  const complete = trial({ scenario: 'cpu-storage', cpuMemGb: 0.25, index: 1, metrics: {
+    wall_clock_throughput_tok_per_s: 147, storage_throughput_tok_per_s: 48.54, cpu_read_p95_ms: 640, storage_read_p95_ms: 1114.9, storage_write_p95_ms: 624,
+    total_read_bytes: 968e6, total_write_bytes: 472e6, storage_read_bytes_per_s: 46.1e6, storage_write_bytes_per_s: 122e6, cpu_read_bytes_per_s: 200e6,
+  } });
+  const partial = trial({ scenario: 'cpu-storage', cpuMemGb: 0.25, index: 0, status: 'partial', reason: 'no request completed in the 3.0 s measured window', metrics: {
+    cpu_read_p95_ms: 2091.6, storage_write_p95_ms: 2056.3, storage_read_bytes_per_s: 0, storage_write_bytes_per_s: 48.1e6, cpu_read_bytes_per_s: 129.7e6,
+  } });
+
+  it('a row whose medians are over fewer trials than it aggregates says which, over how many, in the row and the text report', () => {
+    const r = buildScenarioReport([partial, complete], { includeIncomplete: true });
+    const s = r.scenarios[0];
+    expect(s.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.aggregate.n).toBe(1);
+    const t = buildTierComparison(r, null);
+    const row = t.rows[0];
+    expect(row.n).toBe(2);
+    expect(row.fewestTrials).toBe(1);
+    expect(row.trialsNote).toBe(
+      "Wall-clock throughput, Cache I/O throughput (the reference's storage_throughput), Storage read P95, Total bytes read and Total bytes written: medians of 1 of the 2 trials (the other recorded none)",
+    );
+    const text = formatTierComparison(t);
+    expect(text).toMatch(/^cpu-storage\s+4\s+0\s+0\.25\s+1–2\s+147\s/m);
+    expect(text).toContain(`note: cpu-storage: n 1–2: ${row.trialsNote}`);
+    // Without the partial trial every median is over the row's one trial: nothing to say.
+    const only = buildTierComparison(buildScenarioReport([partial, complete]), null).rows[0];
+    expect([only.n, only.fewestTrials, only.trialsNote]).toEqual([1, 1, null]);
+  });
+});

@@ -142,3 +142,17 @@ describe('trial dialog: yes/no facts (rev8-gui #13b)', () => {
     expect(w.text()).toMatch(/Cache dir on a RAM filesystem\s*no/);
   });
 });
+
+describe('report: the tier comparison\'s n agrees with its medians (rev8-gui #13c)', () => {
+  it('shows the range of trials the row\'s medians are over, with which as its tooltip', async () => {
+    const r = report();
+    const note = 'Wall-clock throughput and Storage read P95: medians of 1 of the 2 trials (the other recorded none)';
+    Object.assign(r.tiers!.rows[0], { n: 2, fewestTrials: 1, trialsNote: note });
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const n = w.get('[data-test=tier-n]');
+    expect(n.text()).toBe('1–2');
+    expect(n.attributes('title')).toBe(note);
+  });
+});
