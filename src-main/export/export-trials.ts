@@ -11,7 +11,7 @@ import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
-import { cautionsOf, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+import { cautionsOf, limitsSourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { csvTable } from './csv.ts';
 import { clipForCell } from '../engine/report/xlsx-export.ts';
@@ -186,7 +186,7 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
       r.scenarioId, r.label, r.systemId, r.systemLabel, r.driveId, r.driveLabel, r.configKey, r.configDescription, r.numUsers, r.gpuMemGb, r.cpuMemGb, r.n, r.fewestTrials, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric, r.speedupBaselineUsers,
       r.gpuReadP95Ms, r.cpuReadP95Ms, r.storageReadP95Ms, r.storageWriteP95Ms, r.bytesRead, r.bytesWritten,
       r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency,
-      r.limits.readBytesPerS, r.limits.writeBytesPerS, r.limits.memoryCopyBytesPerS, r.limits.source,
+      r.limits.readBytesPerS, r.limits.writeBytesPerS, r.limits.memoryCopyBytesPerS, limitsSourceText(r.limits),
     ]),
   );
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.

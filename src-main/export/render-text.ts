@@ -6,7 +6,7 @@ import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
-import type { MetricVerdict, PooledLatency, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
+import { limitsSourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -138,7 +138,7 @@ export function formatTierComparison(t: TierComparison): string {
   );
   const limitsText = (l: ProbeLimits): string =>
     `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
-    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${l.source})`;
+    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${limitsSourceText(l)})`;
   // Rows of several systems or drives are each measured against their own probe: list each.
   const perPlace = new Map(t.rows.map((r) => [`${placeLabel(r)}\u0000${JSON.stringify(r.limits)}`, r]));
   if (new Set(t.rows.map((r) => JSON.stringify(r.limits))).size > 1) {

@@ -72,7 +72,10 @@ export interface ProbeLimits {
   readBytesPerS: number | null;
   writeBytesPerS: number | null;
   memoryCopyBytesPerS: number | null;
+  /** Where the limits come from (the probe's settings and drive, or the stated figures), without the probe's time. */
   source: string;
+  /** When the probe behind them ran (ISO 8601): each reader shows it in its own time format; null where no probe's figure is used. */
+  measuredAt: string | null;
   /** Why a probe that ran gave no read limit (its reads came from memory, or its read phase did not complete); null otherwise. */
   readNote: string | null;
 }
@@ -103,7 +106,10 @@ export class StatedBandwidthRefused extends Error {
   readonly code = 'VALIDATION';
 }
 
-const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', readNote: null };
+const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', measuredAt: null, readNote: null };
+
+/** The limits' source with the probe's time, as the text report and the exports give it. */
+export const limitsSourceText = (l: ProbeLimits): string => (l.measuredAt === null ? l.source : `${l.source}, ${l.measuredAt}`);
 
 /** Why the probe stored in `hw` has no read limit although it ran; null where it has one, or did not run. */
 function probeReadNote(hw: HardwareProfile): string | null {
@@ -127,10 +133,11 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
     writeBytesPerS: bw?.writeBytesPerSec ?? null,
     memoryCopyBytesPerS: hw.memoryCopyBytesPerSec ?? null,
     source: bw
-      ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}, ${bw.measuredAt}`
+      ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}`
       : hw.memoryCopyBytesPerSec
         ? 'memory-copy probe only'
         : 'none',
+    measuredAt: bw?.measuredAt ?? null,
   };
 }
 
@@ -221,11 +228,13 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
     writeBytesPerS: stated.writeBytesPerS ?? l.writeBytesPerS,
     readNote: stated.readBytesPerS !== null ? null : l.readNote,
     source: `stated by the user (${given.join(', ')})${both ? '' : `; the other direction: ${l.source}`}`,
+    // The probe's time goes with the direction still its own, after its source.
+    measuredAt: both ? null : l.measuredAt,
   };
 }
 
 const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
-  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source && a.readNote === b.readNote;
+  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source && a.measuredAt === b.measuredAt && a.readNote === b.readNote;
 
 /** The tier layout: what a row may differ in from the storage-only row it is compared with. */
 const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];

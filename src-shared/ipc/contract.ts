@@ -200,8 +200,8 @@ export const ScenarioReportSchema = z.object({
   scenarios: z.array(ScenarioSummarySchema),
 });
 
-/** readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
-export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), readNote: z.string().nullable() });
+/** measuredAt: when the probe behind the limits ran (ISO 8601), apart from source; readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
+export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), measuredAt: z.string().nullable(), readNote: z.string().nullable() });
 
 export const TierRowSchema = z.object({
   scenarioId: z.string(),

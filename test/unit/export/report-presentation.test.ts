@@ -2,7 +2,7 @@
 // names that say what a metric counts, no efficiency where a tier moved nothing, a trial count that
 // agrees with the medians beside it, and the probe's time apart from its source.
 import { describe, expect, it } from 'vitest';
-import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
+import { buildScenarioReport, buildTierComparison, limitsSourceText } from '../../../src-main/export/report-model.ts';
 import { formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { METRIC_BY_KEY, type TrialRecord, type TrialRowStatus } from '../../../src-shared/domain/store-types.ts';
 import { fakeHardware } from '../store/fixtures.ts';
@@ -110,5 +110,21 @@ describe('the tier comparison\'s trial count agrees with the medians beside it (
     // Without the partial trial every median is over the row's one trial: nothing to say.
     const only = buildTierComparison(buildScenarioReport([partial, complete]), null).rows[0];
     expect([only.n, only.fewestTrials, only.trialsNote]).toEqual([1, 1, null]);
+  });
+});
+
+describe('the probe\'s time beside the limits (rev8-gui #13d)', () => {
+  it('is apart from the source, for each reader to show in its own format; the text report and exports still give it', () => {
+    const ts = [trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 300, storage_read_bytes_per_s: 1e9, storage_write_bytes_per_s: 0.3e9 } })];
+    const t = buildTierComparison(buildScenarioReport(ts), fakeHardware({ probe: true }));
+    expect(t.probe.source).toBe('kvbench probe (O_DIRECT, 16 MiB × 16) of virtual disk vda (256 GiB)');
+    expect(t.probe.measuredAt).toBe('2026-11-01T00:00:00.000Z');
+    expect(limitsSourceText(t.probe)).toBe('kvbench probe (O_DIRECT, 16 MiB × 16) of virtual disk vda (256 GiB), 2026-11-01T00:00:00.000Z');
+    expect(formatTierComparison(t)).toContain('(kvbench probe (O_DIRECT, 16 MiB × 16) of virtual disk vda (256 GiB), 2026-11-01T00:00:00.000Z)');
+    // A stated write keeps the probe's read, and its time; both stated use no probe, so no time.
+    const oneStated = buildTierComparison(buildScenarioReport(ts), fakeHardware({ probe: true }), { readBytesPerS: null, writeBytesPerS: 2e9 });
+    expect(oneStated.probe.source).toBe('stated by the user (write 2.00 GB/s); the other direction: kvbench probe (O_DIRECT, 16 MiB × 16) of virtual disk vda (256 GiB)');
+    expect(oneStated.probe.measuredAt).toBe('2026-11-01T00:00:00.000Z');
+    expect(buildTierComparison(buildScenarioReport(ts), fakeHardware({ probe: true }), { readBytesPerS: 7e9, writeBytesPerS: 2e9 }).probe.measuredAt).toBeNull();
   });
 });

@@ -156,3 +156,19 @@ describe('report: the tier comparison\'s n agrees with its medians (rev8-gui #13
     expect(n.attributes('title')).toBe(note);
   });
 });
+
+describe('report: the limits\' time in the page\'s local format (rev8-gui #13d)', () => {
+  it('shows when the probe ran as the page shows other times, not as a raw ISO timestamp', async () => {
+    const r = report();
+    r.tiers!.probe = { ...r.tiers!.probe, source: 'kvbench probe (O_DIRECT, 16 MiB × 16) of virtual disk vda (256 GiB)', measuredAt: '2026-11-24T21:13:39.472Z' };
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const d = new Date('2026-11-24T21:13:39.472Z');
+    const p = (n: number): string => String(n).padStart(2, '0');
+    const local = `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+    const text = w.get('[data-test=limits-source]').text();
+    expect(text).toBe(`kvbench probe (O_DIRECT, 16 MiB × 16) of virtual disk vda (256 GiB), ${local}`);
+    expect(text).not.toContain('T21:13:39');
+  });
+});
