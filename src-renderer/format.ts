@@ -19,6 +19,11 @@ export function fmtNumber(v: number | null | undefined, digits?: number): string
   return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 }
 
+/** A yes/no fact stored as 1 or 0; any other value as the number it is. */
+export function fmtFlag(v: number | null | undefined): string {
+  return v === 1 ? 'yes' : v === 0 ? 'no' : fmtNumber(v);
+}
+
 export function fmtInt(v: number | null | undefined): string {
   return finite(v) ? Math.round(v).toLocaleString('en-US') : DASH;
 }

@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
+import { averageTokensPerSec, RATE_INTERVAL_MS, type ProgressEvent } from '../../src-shared/engine-protocol.ts';
 
 const BAR_WIDTH = 24;
 /** Without a terminal (CI logs, pipes) a plain line at most this often. */
@@ -6,6 +6,15 @@ const PLAIN_INTERVAL_NS = 10e9;
 
 function gbPerSec(bytesPerSec: number): string {
   return `${(bytesPerSec / 1e9).toFixed(2)} GB/s`;
+}
+
+/**
+ * Tokens/s as the results define it (generated tokens ÷ the window so far), then the last interval's
+ * rate, which the storage rates beside it are too.
+ */
+export function tokensPerSecText(p: ProgressEvent): string {
+  const avg = averageTokensPerSec(p);
+  return `tok/s ${avg === null ? '-' : avg.toFixed(0)} (last ${RATE_INTERVAL_MS / 1000} s ${p.generatedTokensPerSec.toFixed(0)})`;
 }
 
 /** A one-line progress bar on a terminal; periodic plain lines otherwise. */
@@ -32,7 +41,7 @@ export class ProgressLine {
     const text =
       `${p.phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${(f * 100).toFixed(0).padStart(3)}% ` +
       `${(p.elapsedNs / 1e9).toFixed(0)}s  req ${p.requestsCompleted}  q ${p.queueDepth}  ` +
-      `tok/s ${p.generatedTokensPerSec.toFixed(0)}  storage R ${gbPerSec(p.storageReadBytesPerSec)} W ${gbPerSec(p.storageWriteBytesPerSec)}`;
+      `${tokensPerSecText(p)}  storage R ${gbPerSec(p.storageReadBytesPerSec)} W ${gbPerSec(p.storageWriteBytesPerSec)}`;
     if (this.#tty) {
       this.#out.write(`\r\x1b[2K${text}`);
       this.#shown = true;

@@ -2,7 +2,7 @@ import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ProgressEvent, RunOutcome } from '../../src-shared/engine-protocol.ts';
+import { RATE_INTERVAL_MS, type ProgressEvent, type RunOutcome } from '../../src-shared/engine-protocol.ts';
 import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
 import { ramBackedMessage } from '../../src-shared/domain/hardware.ts';
@@ -53,7 +53,7 @@ export interface EngineContext {
 /** Byte-worker threads: CPU work (payload fill, copies, verification) off the event loop. */
 const MAX_BYTE_THREADS = 4;
 const PROGRESS_INTERVAL_MS = 100;
-const TIMELINE_INTERVAL_MS = 1000;
+const TIMELINE_INTERVAL_MS = RATE_INTERVAL_MS;
 const LAG_RESOLUTION_MS = 5;
 /** Storage read P95 that the qos autoscaler treats as full saturation (the latency profile's read criterion). */
 const AUTOSCALER_READ_P95_THRESHOLD_MS = 200;
@@ -338,6 +338,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       elapsedNs: 0,
       durationNs: o.duration * 1e9,
       requestsCompleted: 0,
+      generatedTokens: 0,
       maxRequests: o.maxRequests > 0 ? o.maxRequests : null,
       activeUsers: 0,
       queueDepth: 0,
@@ -570,6 +571,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       elapsedNs: warming ? sinceStartNs() : elapsedNs(),
       durationNs: warming ? warmUpNs : durationNs,
       requestsCompleted: recorder.requestsCompleted,
+      generatedTokens: recorder.tokensGenerated,
       activeUsers: workload.activeUsers,
       queueDepth: queue.depth,
       generatedTokensPerSec: t.generatedTokensPerSec,
@@ -616,7 +618,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     throw new KvbenchError((fatal as NodeJS.ErrnoException).code === 'ENOSPC' ? 'DISK_FULL' : e.code, statusReason ?? e.message);
   }
   if (fatal) log('error', statusReason ?? String(fatal));
-  progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted });
+  progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted, generatedTokens: recorder.tokensGenerated });
   // Closed before the results are built: a trace that could not be written (a full disk) makes the
   // run partial, its reason saying so, with the results still returned.
   const trace = a.traceLog ? await a.traceLog.close(status === 'aborted' ? 'was aborted before it measured anything' : null) : null;

@@ -6,7 +6,7 @@ import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
-import type { MetricVerdict, PooledLatency, ProbeLimits, ScenarioReport, SystemComparison, TierComparison } from './report-model.ts';
+import { limitsSourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -127,6 +127,9 @@ function pooledDamageNote(p: PooledLatency): string {
   return `${p.name}: ${n === 1 ? "1 trial's histogram does" : `${n} trials' histograms do`} not decode (damaged in the database): left out of these percentiles`;
 }
 
+/** A tier row's trial count: a range where some of its medians are over fewer trials (its note says which). */
+export const trialsText = (r: { n: number; fewestTrials: number }): string => (r.fewestTrials < r.n ? `${r.fewestTrials}–${r.n}` : String(r.n));
+
 export function formatTierComparison(t: TierComparison): string {
   const out: string[] = [];
   out.push(
@@ -135,7 +138,7 @@ export function formatTierComparison(t: TierComparison): string {
   );
   const limitsText = (l: ProbeLimits): string =>
     `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
-    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${l.source})`;
+    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${limitsSourceText(l)})`;
   // Rows of several systems or drives are each measured against their own probe: list each.
   const perPlace = new Map(t.rows.map((r) => [`${placeLabel(r)}\u0000${JSON.stringify(r.limits)}`, r]));
   if (new Set(t.rows.map((r) => JSON.stringify(r.limits))).size > 1) {
@@ -149,7 +152,7 @@ export function formatTierComparison(t: TierComparison): string {
   const leftColumns = (named ? 1 : 0) + 1 + (described ? 1 : 0);
   out.push(
     table(
-      [...(named ? ['system'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'stor tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
+      [...(named ? ['system'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'cache I/O tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
       t.rows.map((r) => [
         ...(named ? [placeLabel(r)] : []),
         r.scenarioId,
@@ -157,7 +160,7 @@ export function formatTierComparison(t: TierComparison): string {
         r.numUsers === null ? '—' : r.finalUsers === null ? String(r.numUsers) : `${r.numUsers}→${fmtValue(r.finalUsers, 'users')}`,
         r.gpuMemGb === null ? '—' : String(r.gpuMemGb),
         r.cpuMemGb === null ? '—' : String(r.cpuMemGb),
-        String(r.n),
+        trialsText(r),
         fmtValue(r.wallClockTokPerS, 'tok/s'),
         fmtValue(r.speedupWallClock, 'x') + (r.speedupBaselineUsers !== null && r.speedupWallClock !== null ? '†' : ''),
         fmtValue(r.storageTokPerS, 'tok/s'),
@@ -175,7 +178,7 @@ export function formatTierComparison(t: TierComparison): string {
     ),
   );
   const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
-  out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; stor tok/s: the reference's storage throughput (tokens ÷ summed storage time). P95s in ms are medians of per-trial P95s.`);
+  out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; cache I/O tok/s: the reference's storage throughput (storage_throughput_tokens_per_sec): generated tokens ÷ the summed cache I/O time of every tier (GPU, CPU and storage), not the storage tier's alone. P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);
@@ -264,7 +267,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         ]),
       ),
     );
-    out.push('best differentiator: of decode bytes read, wall-clock and storage throughput and storage read bandwidth, one whose verdict over the group is beyond the noise, the most configurations won; — where none is.');
+    out.push('best differentiator: of decode bytes read, wall-clock and cache I/O throughput and storage read bandwidth, one whose verdict over the group is beyond the noise, the most configurations won; — where none is.');
   }
   if (c.variance.length > 0) {
     out.push('');

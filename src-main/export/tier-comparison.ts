@@ -3,7 +3,7 @@
 import { ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { ratio } from '../../src-shared/domain/statistics.ts';
-import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET } from '../../src-shared/domain/store-types.ts';
+import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '../../src-shared/domain/store-types.ts';
 import { configKey, optionValue } from '../store/results-ingest.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
@@ -24,12 +24,21 @@ export interface TierRow {
   numUsers: number | null;
   /** An autoscaled row's users at the end, the median over its trials; null for a fixed user count. */
   finalUsers: number | null;
+  /** Trials aggregated. */
   n: number;
+  /**
+   * The fewest trials one of the row's medians is over: below n where some trials recorded no value
+   * for a column (a partial trial counted in which no request completed has bytes and tier latencies,
+   * but no throughput or request latency). The scenario report's per-metric n says the same.
+   */
+  fewestTrials: number;
+  /** Which of the row's values are medians of fewer than n trials, and of how many; null where none is. */
+  trialsNote: string | null;
   wallClockTokPerS: number | null;
   storageTokPerS: number | null;
   /** Median wall-clock throughput ÷ storage-only's. */
   speedupWallClock: number | null;
-  /** Median storage throughput (the reference's metric, as in seeds/003) ÷ storage-only's. */
+  /** Median cache I/O throughput (the reference's storage_throughput_tokens_per_sec, as in seeds/003) ÷ storage-only's. */
   speedupStorageMetric: number | null;
   /** Why this row has no speedup, or how its baseline differs (other users); null for an exact baseline. */
   baselineNote: string | null;
@@ -48,6 +57,13 @@ export interface TierRow {
   storageWriteEfficiency: number | null;
   /** CPU-tier read bandwidth ÷ one thread's memory-copy bandwidth. */
   cpuReadEfficiency: number | null;
+  /**
+   * Why an efficiency is null (the tier moved no bytes that way, the directory was RAM-backed, the
+   * page cache served the reads, no limit was measured …); null where there is an efficiency.
+   */
+  storageReadEfficiencyNote: string | null;
+  storageWriteEfficiencyNote: string | null;
+  cpuReadEfficiencyNote: string | null;
   /** The limits this row's efficiencies are against: from its own trials' hardware snapshot. */
   limits: ProbeLimits;
 }
@@ -56,7 +72,10 @@ export interface ProbeLimits {
   readBytesPerS: number | null;
   writeBytesPerS: number | null;
   memoryCopyBytesPerS: number | null;
+  /** Where the limits come from (the probe's settings and drive, or the stated figures), without the probe's time. */
   source: string;
+  /** When the probe behind them ran (ISO 8601): each reader shows it in its own time format; null where no probe's figure is used. */
+  measuredAt: string | null;
   /** Why a probe that ran gave no read limit (its reads came from memory, or its read phase did not complete); null otherwise. */
   readNote: string | null;
 }
@@ -87,7 +106,10 @@ export class StatedBandwidthRefused extends Error {
   readonly code = 'VALIDATION';
 }
 
-const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', readNote: null };
+const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', measuredAt: null, readNote: null };
+
+/** The limits' source with the probe's time, as the text report and the exports give it. */
+export const limitsSourceText = (l: ProbeLimits): string => (l.measuredAt === null ? l.source : `${l.source}, ${l.measuredAt}`);
 
 /** Why the probe stored in `hw` has no read limit although it ran; null where it has one, or did not run. */
 function probeReadNote(hw: HardwareProfile): string | null {
@@ -111,11 +133,66 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
     writeBytesPerS: bw?.writeBytesPerSec ?? null,
     memoryCopyBytesPerS: hw.memoryCopyBytesPerSec ?? null,
     source: bw
-      ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}, ${bw.measuredAt}`
+      ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}`
       : hw.memoryCopyBytesPerSec
         ? 'memory-copy probe only'
         : 'none',
+    measuredAt: bw?.measuredAt ?? null,
   };
+}
+
+/**
+ * Bandwidth ÷ limit, or why there is none. A tier that moved no bytes that way gets none: 0 ÷ the
+ * limit would read as a measured 0 %, of a device the run never asked for anything.
+ */
+function efficiencyOf(
+  bytesPerS: number | null,
+  limitBytesPerS: number | null,
+  o: { tier: 'storage' | 'CPU'; verb: 'read' | 'wrote'; device: string; blocked: string | null; noLimit: string },
+): { value: number | null; note: string | null } {
+  if (o.blocked !== null) return { value: null, note: o.blocked };
+  if (bytesPerS === null) return { value: null, note: `no ${o.tier} ${o.verb === 'read' ? 'read' : 'write'} bandwidth recorded` };
+  if (bytesPerS === 0) return { value: null, note: `the ${o.tier} tier ${o.verb} no bytes (0 B/s): nothing of the ${o.device} to measure` };
+  const value = ratio(bytesPerS, limitBytesPerS);
+  return value === null ? { value: null, note: o.noLimit } : { value, note: null };
+}
+
+/** The metrics a tier row's values are medians of, in its columns' order. */
+const ROW_METRICS = [
+  'wall_clock_throughput_tok_per_s',
+  'storage_throughput_tok_per_s',
+  'gpu_read_p95_ms',
+  'cpu_read_p95_ms',
+  'storage_read_p95_ms',
+  'storage_write_p95_ms',
+  'total_read_bytes',
+  'total_write_bytes',
+  'storage_read_bytes_per_s',
+  'storage_write_bytes_per_s',
+  'cpu_read_bytes_per_s',
+  'autoscale_final_users',
+] as const;
+
+const andList = (xs: readonly string[]): string => (xs.length <= 1 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
+
+/**
+ * Over how many trials the row's medians are: each metric's own count, which is below the trials
+ * aggregated where some recorded no value for it. Said per count, so the row's n never claims more
+ * trials than a median beside it has.
+ */
+function trialCounts(s: ScenarioSummary): { fewestTrials: number; trialsNote: string | null } {
+  const n = s.trialIds.length;
+  const fewer = new Map<number, string[]>();
+  for (const key of ROW_METRICS) {
+    const k = metricOf(s, key)?.n ?? 0;
+    if (k === 0 || k >= n) continue;
+    fewer.set(k, [...(fewer.get(k) ?? []), METRIC_BY_KEY[key].label]);
+  }
+  if (fewer.size === 0) return { fewestTrials: n, trialsNote: null };
+  const parts = [...fewer.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([k, labels]) => `${andList(labels)}: median${labels.length > 1 ? 's' : ''} of ${k} of the ${n} trials (the other${n - k > 1 ? ` ${n - k}` : ''} recorded none)`);
+  return { fewestTrials: Math.min(...fewer.keys()), trialsNote: parts.join('; ') };
 }
 
 const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec);
@@ -151,11 +228,13 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
     writeBytesPerS: stated.writeBytesPerS ?? l.writeBytesPerS,
     readNote: stated.readBytesPerS !== null ? null : l.readNote,
     source: `stated by the user (${given.join(', ')})${both ? '' : `; the other direction: ${l.source}`}`,
+    // The probe's time goes with the direction still its own, after its source.
+    measuredAt: both ? null : l.measuredAt,
   };
 }
 
 const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
-  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source && a.readNote === b.readNote;
+  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source && a.measuredAt === b.measuredAt && a.readNote === b.readNote;
 
 /** The tier layout: what a row may differ in from the storage-only row it is compared with. */
 const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
@@ -244,12 +323,21 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
   // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
   const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;
+  // A row whose storage tier moved no bytes (CPU only, say) has no storage efficiency to want a limit for.
+  const noStorageBytes = (s: ScenarioSummary): boolean => med(s, 'storage_read_bytes_per_s') === 0 && med(s, 'storage_write_bytes_per_s') === 0;
   const cachedRows = rows.filter(readsFromCache);
   if (cachedRows.length > 0) {
     notes.push(
       `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => `${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${s.storageReadFlagged} of ${s.trialIds.length} trial(s)`).join('; ')}): ` +
         'their read numbers describe RAM, not the drive, so no read efficiency there',
     );
+  }
+  for (const s of rows.filter((x) => !onRam(x) && noStorageBytes(x))) {
+    notes.push(`${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %`);
+  }
+  for (const s of rows) {
+    const { fewestTrials, trialsNote } = trialCounts(s);
+    if (trialsNote !== null) notes.push(`${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: n ${fewestTrials}–${s.trialIds.length}: ${trialsNote}`);
   }
   const trialsWord = `${report.includeIncomplete ? 'complete or partial' : 'complete'}${report.excludeFlagged ? ' unflagged' : ''}`;
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
@@ -265,7 +353,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   }
   // Rows on RAM have no storage efficiency whatever the probe did, and rows whose reads the page
   // cache served no read efficiency (their notes say so): what the probe lacks matters for the rest.
-  const wantsLimit = rows.filter((s) => !onRam(s) && !(readsFromCache(s) && limitsOf.get(s)!.writeBytesPerS !== null));
+  const wantsLimit = rows.filter((s) => !onRam(s) && !noStorageBytes(s) && !(readsFromCache(s) && limitsOf.get(s)!.writeBytesPerS !== null));
   const unprobed = wantsLimit.filter((s) => limitsOf.get(s)!.readBytesPerS === null && limitsOf.get(s)!.readNote === null).length;
   const wantReadLimit = wantsLimit.filter((s) => !readsFromCache(s) && limitsOf.get(s)!.readBytesPerS === null);
   if (unprobed > 0 && unprobed === wantsLimit.length) notes.push('no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, kvbench hw --probe, or state the drive\'s bandwidth: kvbench report --stated-read-gbps)');
@@ -282,6 +370,16 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     const wr = med(s, 'storage_write_bytes_per_s');
     const cpuRd = med(s, 'cpu_read_bytes_per_s');
     const limits = limitsOf.get(s)!;
+    const ram = onRam(s) ? `the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive` : null;
+    const readEff = efficiencyOf(rd, limits.readBytesPerS, {
+      tier: 'storage',
+      verb: 'read',
+      device: 'drive',
+      blocked: ram ?? (readsFromCache(s) ? 'the page cache served storage reads: they describe RAM, not the drive' : null),
+      noLimit: limits.readNote !== null ? `no read limit: ${limits.readNote}` : 'no bandwidth probe of the drive',
+    });
+    const writeEff = efficiencyOf(wr, limits.writeBytesPerS, { tier: 'storage', verb: 'wrote', device: 'drive', blocked: ram, noLimit: 'no bandwidth probe of the drive' });
+    const cpuEff = efficiencyOf(cpuRd, limits.memoryCopyBytesPerS, { tier: 'CPU', verb: 'read', device: 'memory', blocked: null, noLimit: 'no memory-copy probe' });
     return {
       scenarioId: s.scenarioId,
       label: s.label,
@@ -296,6 +394,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
       finalUsers: s.options.enableAutoscaling === true ? med(s, 'autoscale_final_users') : null,
       n: s.trialIds.length,
+      ...trialCounts(s),
       wallClockTokPerS: tok,
       storageTokPerS: stok,
       speedupWallClock: base ? ratio(tok, med(base, 'wall_clock_throughput_tok_per_s')) : null,
@@ -310,9 +409,12 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       bytesWritten: med(s, 'total_write_bytes'),
       storageReadBytesPerS: rd,
       storageWriteBytesPerS: wr,
-      storageReadEfficiency: onRam(s) || readsFromCache(s) ? null : ratio(rd, limits.readBytesPerS),
-      storageWriteEfficiency: onRam(s) ? null : ratio(wr, limits.writeBytesPerS),
-      cpuReadEfficiency: ratio(cpuRd, limits.memoryCopyBytesPerS),
+      storageReadEfficiency: readEff.value,
+      storageWriteEfficiency: writeEff.value,
+      cpuReadEfficiency: cpuEff.value,
+      storageReadEfficiencyNote: readEff.note,
+      storageWriteEfficiencyNote: writeEff.note,
+      cpuReadEfficiencyNote: cpuEff.note,
       limits,
     };
   });

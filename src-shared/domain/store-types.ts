@@ -50,15 +50,29 @@ const m = (key: string, label: string, unit: MetricUnit, better: MetricDefinitio
  */
 export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('wall_clock_throughput_tok_per_s', 'Wall-clock throughput', 'tok/s', 'higher', 'throughput', 'Generated tokens ÷ elapsed time: what the whole system sustained.'),
-  m('storage_throughput_tok_per_s', 'Storage throughput', 'tok/s', 'higher', 'throughput', 'Generated tokens ÷ the sum of per-request storage times (the reference metric; not a bandwidth).'),
+  m(
+    'storage_throughput_tok_per_s',
+    "Cache I/O throughput (the reference's storage_throughput)",
+    'tok/s',
+    'higher',
+    'throughput',
+    "Generated tokens ÷ the sum of the requests' cache I/O times: every read and write of a request on whichever tier served it (GPU, CPU or storage), so a run whose storage tier moved nothing has one too. The reference's storage_throughput_tokens_per_sec, under its key; not a bandwidth.",
+  ),
   m('requests_per_s', 'Requests/s', 'req/s', 'higher', 'throughput', 'Completed requests ÷ elapsed time.'),
   m('requests_completed', 'Requests completed', 'count', 'higher', 'throughput', 'Requests that finished in the measured phase.'),
   m('tokens_generated', 'Tokens generated', 'count', 'higher', 'throughput', 'Generated tokens of completed requests.'),
   m('elapsed_s', 'Elapsed', 's', null, 'throughput', 'Wall-clock length of the measured phase.'),
-  m('e2e_p50_ms', 'End-to-end P50', 'ms', 'lower', 'latency', 'Submit → complete (queue wait + storage I/O + generation), median request.'),
+  m('e2e_p50_ms', 'End-to-end P50', 'ms', 'lower', 'latency', 'Submit → complete (queue wait + cache I/O + generation), median request.'),
   m('e2e_p95_ms', 'End-to-end P95', 'ms', 'lower', 'latency', 'Submit → complete, 95th percentile request.'),
   m('e2e_p99_ms', 'End-to-end P99', 'ms', 'lower', 'latency', 'Submit → complete, 99th percentile request.'),
-  m('storage_io_per_request_p95_ms', 'Storage I/O per request P95', 'ms', 'lower', 'latency', 'All cache I/O of one request, 95th percentile.'),
+  m(
+    'storage_io_per_request_p95_ms',
+    'Cache I/O per request P95',
+    'ms',
+    'lower',
+    'latency',
+    "The summed time of one request's cache reads and writes on every tier (GPU, CPU and storage; demotions apart), 95th percentile: the reference's storage_io_latency_ms, under its key.",
+  ),
   m('queue_wait_p95_ms', 'Queue wait P95', 'ms', 'lower', 'latency', 'Dequeue − submit, 95th percentile (kvbench results only).'),
   m('gpu_read_p95_ms', 'GPU read P95', 'ms', 'lower', 'latency', 'One whole-entry read from the GPU tier.'),
   m('gpu_write_p95_ms', 'GPU write P95', 'ms', 'lower', 'latency', 'One whole-entry write to the GPU tier.'),
@@ -118,6 +132,13 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('event_loop_lag_p99_ms', 'Engine event-loop lag P99', 'ms', 'lower', 'health', 'Whether kvbench itself kept up (kvbench only).'),
   m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),
 ]);
+
+/**
+ * Metrics that store a yes/no fact as 1 or 0 (their descriptions say which is which): one trial's
+ * value reads yes or no, not 1 or 0 (a median over several trials stays a number: the share).
+ */
+export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze(['autoscale_peak_found', 'autoscale_target_met', 'page_cache_flagged', 'storage_direct_io', 'storage_ram_backed']);
+export const isFlagMetric = (key: string): boolean => FLAG_METRIC_KEYS.includes(key);
 
 /** What a report shows per scenario unless all metrics are asked for: `kvbench report` and the app's report alike. */
 export const HEADLINE_METRICS = [

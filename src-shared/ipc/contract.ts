@@ -206,8 +206,8 @@ export const ScenarioReportSchema = z.object({
   scenarios: z.array(ScenarioSummarySchema),
 });
 
-/** readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
-export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), readNote: z.string().nullable() });
+/** measuredAt: when the probe behind the limits ran (ISO 8601), apart from source; readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
+export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), measuredAt: z.string().nullable(), readNote: z.string().nullable() });
 
 export const TierRowSchema = z.object({
   scenarioId: z.string(),
@@ -223,7 +223,10 @@ export const TierRowSchema = z.object({
   /** The users it started with; an autoscaled row's users at the end are finalUsers. */
   numUsers: nnum,
   finalUsers: nnum,
+  /** Trials aggregated; fewestTrials: the fewest one of the row's medians is over, with trialsNote saying which (null where all are over n). */
   n: count,
+  fewestTrials: count,
+  trialsNote: z.string().nullable(),
   wallClockTokPerS: nnum,
   storageTokPerS: nnum,
   speedupWallClock: nnum,
@@ -243,6 +246,10 @@ export const TierRowSchema = z.object({
   storageReadEfficiency: nnum,
   storageWriteEfficiency: nnum,
   cpuReadEfficiency: nnum,
+  /** Why an efficiency is null (the tier moved no bytes that way, a RAM-backed directory, no limit …); null where there is one. */
+  storageReadEfficiencyNote: z.string().nullable(),
+  storageWriteEfficiencyNote: z.string().nullable(),
+  cpuReadEfficiencyNote: z.string().nullable(),
   limits: ProbeLimitsSchema,
 });
 export type TierRowData = z.infer<typeof TierRowSchema>;

@@ -477,7 +477,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   p('  Latency (percentiles read from HDR histograms; n = samples):');
   p(`    End-to-end:              ${p50p95(lat.end_to_end)}`);
   p(`    Queue wait:              ${p50p95(lat.queue_wait)}`);
-  p(`    Storage I/O per request: ${p50p95(lat.storage_io_per_request)}`);
+  p(`    Cache I/O per request:   ${p50p95(lat.storage_io_per_request)}`);
   for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {
       const perOp = op === 'read' ? lat.tier_read?.[tier] : lat.tier_write?.[tier];

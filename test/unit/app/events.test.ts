@@ -13,6 +13,7 @@ const progress = {
   maxRequests: null,
   activeUsers: 8,
   queueDepth: 2,
+  generatedTokens: 0,
   generatedTokensPerSec: 1234.5,
   storageReadBytesPerSec: 1e9,
   storageWriteBytesPerSec: 1e8,

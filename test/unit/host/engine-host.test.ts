@@ -9,7 +9,7 @@ import {
   type EngineTransport,
   type StartEngineOptions,
 } from '../../../src-main/host/engine-host.ts';
-import type { HostToEngineMessage, ProgressEvent, RunOutcome } from '../../../src-shared/engine-protocol.ts';
+import { ENGINE_PROTOCOL_VERSION, type HostToEngineMessage, type ProgressEvent, type RunOutcome } from '../../../src-shared/engine-protocol.ts';
 
 class FakeTransport implements EngineTransport {
   readonly pid = 4242;
@@ -50,6 +50,7 @@ const progress = (requestsCompleted: number): ProgressEvent => ({
   maxRequests: null,
   activeUsers: 1,
   queueDepth: 0,
+  generatedTokens: 0,
   generatedTokensPerSec: 0,
   storageReadBytesPerSec: 0,
   storageWriteBytesPerSec: 0,
@@ -95,8 +96,8 @@ describe('startEngine (protocol logic)', () => {
   it('sends start only after the engine says hello', async () => {
     const { transport, handle } = start();
     expect(transport.sent).toEqual([]);
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
-    expect(transport.sent).toEqual([{ type: 'start', version: 1, options: { seed: 1 } }]);
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
+    expect(transport.sent).toEqual([{ type: 'start', version: ENGINE_PROTOCOL_VERSION, options: { seed: 1 } }]);
     transport.emit({ type: 'result', outcome });
     transport.exit({ code: 0, signal: null, outputTail: '' });
     await expect(handle.result).resolves.toEqual(outcome);
@@ -119,7 +120,7 @@ describe('startEngine (protocol logic)', () => {
   it('throttles progress and delivers the pending one before the result', async () => {
     const seen: string[] = [];
     const { transport, handle } = start({ onProgress: (p) => seen.push(`progress ${p.requestsCompleted}`) });
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     for (let i = 1; i <= 50; i += 1) {
       transport.emit({ type: 'progress', progress: progress(i) });
       vi.advanceTimersByTime(5);
@@ -135,7 +136,7 @@ describe('startEngine (protocol logic)', () => {
   it('forwards engine logs and warns (without killing) after 10 s without a heartbeat', () => {
     const logs: string[] = [];
     const { transport } = start({ onLog: (level, message) => logs.push(`${level}: ${message}`) });
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     transport.emit({ type: 'log', level: 'info', message: 'preconditioning' });
     for (let s = 0; s < 5; s += 1) {
       vi.advanceTimersByTime(1_000);
@@ -166,7 +167,7 @@ describe('startEngine (protocol logic)', () => {
 
   it('kills an engine of another protocol version', async () => {
     const { transport, handle } = start();
-    transport.emit({ type: 'hello', version: 2, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION + 1, pid: 4242 });
     expect((await rejection(handle.result)).code).toBe('PROTOCOL');
     expect(transport.sent).toEqual([]);
     expect(transport.killed).toBe(1);
@@ -182,7 +183,7 @@ describe('startEngine (protocol logic)', () => {
 
   it('reports an exit without a result as ENGINE_CRASHED, with the output tail', async () => {
     const { transport, handle } = start();
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     transport.exit({ code: null, signal: 'SIGSEGV', outputTail: 'segfault in worker\n' });
     const err = await rejection(handle.result);
     expect(err.code).toBe('ENGINE_CRASHED');
@@ -192,7 +193,7 @@ describe('startEngine (protocol logic)', () => {
 
   it('cancel sends cancel, and kills with CANCELLED when the grace period runs out', async () => {
     const { transport, handle } = start({ cancelGraceMs: 2_000 });
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     handle.cancel('stop');
     handle.cancel('stop again'); // once is enough
     expect(transport.sent.slice(1)).toEqual([{ type: 'cancel', reason: 'stop' }]);
@@ -205,7 +206,7 @@ describe('startEngine (protocol logic)', () => {
 
   it('a result within the grace period wins over the kill', async () => {
     const { transport, handle } = start({ cancelGraceMs: 2_000 });
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     handle.cancel();
     const partial: RunOutcome = { ...outcome, status: 'partial', reason: 'cancelled' };
     transport.emit({ type: 'result', outcome: partial });
@@ -225,7 +226,7 @@ describe('startEngine (protocol logic)', () => {
   it('a killed engine settles when its process has exited, not before', async () => {
     const { transport, handle } = start();
     transport.exitsWhenKilled = false;
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     let settled = false;
     handle.result.catch(() => (settled = true));
     handle.kill();
@@ -241,7 +242,7 @@ describe('startEngine (protocol logic)', () => {
   it('a killed engine that does not exit settles after a bounded wait, saying so', async () => {
     const { transport, handle } = start({ cancelGraceMs: 2_000 });
     transport.exitsWhenKilled = false;
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     handle.cancel('stop');
     let settled = false;
     handle.result.catch(() => (settled = true));
@@ -256,7 +257,7 @@ describe('startEngine (protocol logic)', () => {
 
   it('hands the result over only once the engine process has exited', async () => {
     const { transport, handle } = start();
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     let settled = false;
     void handle.result.then(() => (settled = true));
     transport.emit({ type: 'result', outcome });
@@ -272,7 +273,7 @@ describe('startEngine (protocol logic)', () => {
   it('kills an engine that lingers after its result and still hands over the result', async () => {
     const logs: string[] = [];
     const { transport, handle } = start({ onLog: (level, message) => logs.push(`${level}: ${message}`) });
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     let settled = false;
     void handle.result.then(() => (settled = true));
     transport.exitsWhenKilled = false;
@@ -290,7 +291,7 @@ describe('startEngine (protocol logic)', () => {
     const logs: string[] = [];
     const { transport, handle } = start({ onLog: (level, message) => logs.push(`${level}: ${message}`) });
     transport.exitsWhenKilled = false;
-    transport.emit({ type: 'hello', version: 1, pid: 4242 });
+    transport.emit({ type: 'hello', version: ENGINE_PROTOCOL_VERSION, pid: 4242 });
     transport.emit({ type: 'error', error: { code: 'INSUFFICIENT_SPACE', message: 'disk full' } });
     let settled = false;
     handle.result.catch(() => (settled = true));

@@ -20,6 +20,7 @@ const progress: ProgressEvent = {
   maxRequests: null,
   activeUsers: 8,
   queueDepth: 3,
+  generatedTokens: 0,
   generatedTokensPerSec: 1234.5,
   storageReadBytesPerSec: 2.5e9,
   storageWriteBytesPerSec: 1e9,
@@ -38,8 +39,8 @@ const outcome: RunOutcome = {
 };
 
 describe('engine protocol schemas', () => {
-  it('is version 1 with the closed set of error codes', () => {
-    expect(ENGINE_PROTOCOL_VERSION).toBe(1);
+  it('is version 2 with the closed set of error codes', () => {
+    expect(ENGINE_PROTOCOL_VERSION).toBe(2);
     expect(ENGINE_ERROR_CODES).toEqual([
       'VALIDATION',
       'NOT_FOUND',

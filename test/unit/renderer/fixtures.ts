@@ -188,14 +188,15 @@ export function report(): ResponseOf<'report.build'> {
     },
     tiers: {
       baseline: 'storage-only',
-      probe: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', readNote: null },
+      probe: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', measuredAt: null, readNote: null },
       notes: [],
       rows: [
         {
-          scenarioId: 'storage-only', label: 'Storage only', configKey: 'k1', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', gpuMemGb: 0, cpuMemGb: 0.5, numUsers: 50, finalUsers: null, n: 3, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
+          scenarioId: 'storage-only', label: 'Storage only', configKey: 'k1', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', gpuMemGb: 0, cpuMemGb: 0.5, numUsers: 50, finalUsers: null, n: 3, fewestTrials: 3, trialsNote: null, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
           speedupStorageMetric: 1, baselineNote: null, speedupBaselineUsers: null, gpuReadP95Ms: null, cpuReadP95Ms: 0.5, storageReadP95Ms: 4.25, storageWriteP95Ms: 6, bytesRead: 5e10, bytesWritten: 2e10, storageReadBytesPerS: 2.5e9,
           storageWriteBytesPerS: 1e9, storageReadEfficiency: 0.357, storageWriteEfficiency: 0.2, cpuReadEfficiency: null,
-          limits: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', readNote: null },
+          storageReadEfficiencyNote: null, storageWriteEfficiencyNote: null, cpuReadEfficiencyNote: 'no memory-copy probe',
+          limits: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', measuredAt: null, readNote: null },
         },
       ],
       includeIncomplete: false,

@@ -15,6 +15,7 @@ const progress = (phase: ProgressEvent['phase'], elapsedS: number, tokPerS = 1):
   maxRequests: null,
   activeUsers: 4,
   queueDepth: 2,
+  generatedTokens: 0,
   generatedTokensPerSec: tokPerS,
   storageReadBytesPerSec: 1e9,
   storageWriteBytesPerSec: 2e8,

@@ -333,7 +333,7 @@ describe('run step', () => {
       type: 'suite.trialProgressed',
       ...ref(0),
       progress: {
-        phase: 'running', elapsedNs: 1.5e9, durationNs: 3e9, requestsCompleted: 12, maxRequests: null, activeUsers: 4, queueDepth: 2, generatedTokensPerSec: 321.5,
+        phase: 'running', elapsedNs: 1.5e9, durationNs: 3e9, requestsCompleted: 12, maxRequests: null, activeUsers: 4, queueDepth: 2, generatedTokens: 0, generatedTokensPerSec: 321.5,
         storageReadBytesPerSec: 1.2e9, storageWriteBytesPerSec: 4e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2.5e7, storageReadP95Ns: 4e6, eventLoopLagP99Ns: null,
       },
     });
@@ -349,7 +349,7 @@ describe('run step', () => {
       type: 'suite.trialProgressed',
       ...ref(0),
       progress: {
-        phase: 'running', elapsedNs: 2e9, durationNs: 3e9, requestsCompleted: 15, maxRequests: null, activeUsers: 4, queueDepth: 1, generatedTokensPerSec: 300,
+        phase: 'running', elapsedNs: 2e9, durationNs: 3e9, requestsCompleted: 15, maxRequests: null, activeUsers: 4, queueDepth: 1, generatedTokens: 0, generatedTokensPerSec: 300,
         storageReadBytesPerSec: 1.4e9, storageWriteBytesPerSec: 5e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 3e7, storageReadP95Ns: 5e6, eventLoopLagP99Ns: null,
       },
     });
@@ -692,7 +692,7 @@ describe('run step', () => {
         type: 'suite.trialProgressed',
         ...ref(0),
         progress: {
-          phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokensPerSec: tokPerS,
+          phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, generatedTokensPerSec: tokPerS,
           storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
         },
       });
@@ -709,7 +709,7 @@ describe('run step', () => {
       type: 'suite.trialProgressed',
       ...ref(1, 'cpu-only', 'CPU only', 2),
       progress: {
-        phase: 'running', elapsedNs: 0.5e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokensPerSec: 5,
+        phase: 'running', elapsedNs: 0.5e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, generatedTokensPerSec: 5,
         storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
       },
     });
@@ -726,7 +726,7 @@ describe('run step', () => {
         type: 'suite.trialProgressed',
         ...ref(0),
         progress: {
-          phase, elapsedNs: elapsedS * 1e9, durationNs: 6e9, requestsCompleted: 1, maxRequests: null, activeUsers: users, queueDepth: 0, generatedTokensPerSec: tokPerS,
+          phase, elapsedNs: elapsedS * 1e9, durationNs: 6e9, requestsCompleted: 1, maxRequests: null, activeUsers: users, queueDepth: 0, generatedTokens: 0, generatedTokensPerSec: tokPerS,
           storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
         },
       });
