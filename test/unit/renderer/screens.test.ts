@@ -79,12 +79,14 @@ describe('history', () => {
     const fake = fakeHistoryApi([trial(1), trial(2, { status: 'failed', statusReason: 'ENGINE_CRASHED: gone', metrics: {} }), trial(3)]);
     const w = mountIt(HistoryView);
     await flush();
-    const rows = () => w.findAll('[data-test=history-table] tbody tr');
+    const rows = () => w.findAll('[data-test=history-table] tbody tr[data-trial]');
     expect(rows()).toHaveLength(3);
     expect(rows()[0].text()).toContain('100 tok/s');
     expect(rows()[0].text()).toContain('2.50 GB/s');
     expect(rows()[0].text()).toContain('12.5 ms');
-    expect(rows()[1].text()).toContain('ENGINE_CRASHED: gone');
+    // The note is a line of its own under its trial (the only one with a note).
+    expect(w.findAll('[data-test=history-table] tbody tr.note-row').map((r) => [r.attributes('data-note-of'), r.text()])).toEqual([['2', 'Note on trial 2: ENGINE_CRASHED: gone']]);
+    expect(rows()[1].element.nextElementSibling).toBe(w.get('[data-note-of="2"]').element);
     // A screen reader's name for the date button includes the date shown (label in name).
     const openButton = rows()[0].get('td:nth-child(2) button');
     expect(openButton.attributes('aria-label')).toMatch(/^Open trial 1, /);
