@@ -697,6 +697,24 @@ describe('report', () => {
     expect(w.find('[data-test=trial-caution]').exists()).toBe(false);
   });
 
+  it('names the configuration of a trial as the app does, with the unit of each option (GiB for the tier sizes, as the reference)', async () => {
+    const options = { model: 'tiny-1b', numUsers: 4, duration: 30, cpuMemGb: 0.125, gpuMemGb: 0, storageCapacityGb: 2, generationMode: 'fast', notAnOption: 'x' };
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { options }), hardware: null, histograms: [], cautions: [], unreadable: [] }) });
+    const w = mountIt(TrialDialog, { trialId: 2 });
+    await flush();
+    const rows = w.findAll('[data-test=trial-options] tr').map((r) => r.findAll('td').map((c) => c.text()));
+    expect(rows).toEqual([
+      ['Model', 'tiny-1b'],
+      ['Users', '4'],
+      ['Seconds per trial', '30'],
+      ['CPU tier (GiB)', '0.125'],
+      ['GPU tier per GPU (GiB)', '0'],
+      ['Storage tier capacity (GiB)', '2'],
+      ['Generation mode', 'fast'],
+      ['notAnOption', 'x'], // a key this version does not know keeps its stored name
+    ]);
+  });
+
   it('a flagged trial says why, with what held its RAM-backed cache directory in memory', async () => {
     const caution = 'the cache directory was RAM-backed (loop0 → /dev/shm/d.img on tmpfs): its storage numbers describe memory, not a drive';
     installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { storageRamBacking: 'loop0 → /dev/shm/d.img on tmpfs' }), hardware: null, histograms: [], cautions: [caution], unreadable: [] }) });

@@ -186,6 +186,8 @@ describe('planSuite', () => {
     expect(plan.estimate.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 1\.00 GiB free/);
     const quick = planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv' });
     expect(quick.estimate.problems.join('\n')).toMatch(/storage tier 16\.00 GiB.* 10\.00 GiB free/);
+    // A directory with almost nothing free says how much, in a unit that shows it (not "0.02 GiB").
+    expect(planSuite(fakeHardware({ freeGiB: 20 / 1024 }), { profile: 'smoke', cacheDir: '/mnt/kv' }).estimate.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 20\.0 MiB free/);
     // With a capacity given by the user, the plan fits again.
     expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
   });
