@@ -445,7 +445,7 @@ function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetB
   const capGb = Math.min(...overruns.map(roomGb));
   const fix =
     capGb >= Math.max(...overruns.map((r) => r.minCapGb))
-      ? `Pass --storage-capacity-gb ${capGb} or less, or choose a --cache-dir on a drive`
+      ? `Set --storage-capacity-gb to ${capGb} or less, or choose a --cache-dir on a drive`
       : `No one --storage-capacity-gb fits them all and holds two of each one's largest KV entries: choose a --cache-dir on a drive, or plan them apart with --scenarios`;
   return (
     `the cache directory is RAM-backed (${ram}): the storage tier lives in RAM beside the CPU tier, and ${gib(budgetBytes)} of RAM is there for both ` +
@@ -589,7 +589,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
           : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${gib(largestEntryBytes(String(worst.options.model)))}`;
     problems.push(
       `the cache directory cannot hold this suite: it needs ${gib(required)} free (${why}) ` +
-        `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or pass a smaller --storage-capacity-gb`,
+        `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb`,
     );
   }
   const estimate: SuiteEstimate = {

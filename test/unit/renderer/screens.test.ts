@@ -715,6 +715,20 @@ describe('report', () => {
     ]);
   });
 
+  it("reads a trial's stored note, written in the CLI's words, with the app's names for the fields to change", async () => {
+    const stored = 'INSUFFICIENT_SPACE: --storage-capacity-gb 2 (2.00 GiB) exceeds the free space on /mnt/x/kv (20.0 MiB)';
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { status: 'failed', statusReason: stored }), hardware: null, histograms: [], cautions: [], unreadable: [] }) });
+    const w = mountIt(TrialDialog, { trialId: 2 });
+    await flush();
+    expect(w.text()).toContain('INSUFFICIENT_SPACE: “Storage tier capacity (GiB)” 2 (2.00 GiB) exceeds the free space on /mnt/x/kv (20.0 MiB)');
+    expect(w.text()).not.toContain('--storage-capacity-gb');
+
+    fakeHistoryApi([trial(1, { status: 'partial', statusReason: 'no request completed in the 3.0 s measured window (8 in flight, 56 queued when it closed): lengthen --duration or lower the load' })]);
+    const h = mountIt(HistoryView);
+    await flush();
+    expect(h.get('[data-note-of="1"] .reason').text()).toBe('no request completed in the 3.0 s measured window (8 in flight, 56 queued when it closed): lengthen “Seconds per trial” or lower the load');
+  });
+
   it('a flagged trial says why, with what held its RAM-backed cache directory in memory', async () => {
     const caution = 'the cache directory was RAM-backed (loop0 → /dev/shm/d.img on tmpfs): its storage numbers describe memory, not a drive';
     installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { storageRamBacking: 'loop0 → /dev/shm/d.img on tmpfs' }), hardware: null, histograms: [], cautions: [caution], unreadable: [] }) });
@@ -807,6 +821,28 @@ describe('compare', () => {
     expect(fake.callsOf('report.compare')).toEqual([{ kind: 'label', a: 'drive A, firmware 2.1', b: 'fw 2.2', match: 'config' }]);
     expect(w.get('[data-test=suites-a]').text()).toBe('· suites 3, 5');
     expect(w.get('[data-test=suites-b]').text()).toBe('· suite 6');
+  });
+
+  it("says its notes with its own controls' names: the per config buttons, the Drives tab", async () => {
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 4, trialsB: 2, matched: 1, unmatchedA: 1 }),
+        notes: [
+          'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see --per-config)',
+          'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
+          'B (slow-box): 1 of its 2 matched trial(s) carry another caution (kvbench report lists it per trial)',
+        ],
+        metrics: [],
+      }),
+    });
+    const w = await comparedView();
+    expect(w.findAll('[data-test=compare-note]').map((n) => n.text().replace(/^!/, ''))).toEqual([
+      'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see the “per config” buttons)',
+      'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see the “per config” buttons; compare drives directly with the Drives tab)',
+      'B (slow-box): 1 of its 2 matched trial(s) carry another caution (the report lists it per trial)',
+    ]);
+    expect(w.findAll('[role=tab]').map((t) => t.text())).toEqual(['Systems', 'Drives', 'Suite labels']);
   });
 
   it('compares two systems: matched configurations, ratios, win rate and noise', async () => {

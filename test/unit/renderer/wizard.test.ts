@@ -332,6 +332,24 @@ describe('plan step', () => {
     }
   });
 
+  it("says the planner's refusal with the form's own field names, not the CLI's flags", async () => {
+    const refused = plan({ fits: false });
+    refused.estimate.problems = ['the cache directory cannot hold this suite: it needs 2.00 GiB free (cpu-only: storage tier 2.00 GiB) but /mnt/x/kv has 20.0 MiB free. Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb'];
+    refused.notes = ['the estimate includes the drive probe before the trials: about 6 s, with 0.25 GiB of files in the cache directory, removed after (--no-probe skips it)'];
+    installFakeApi({ 'suite.plan': () => ({ plan: refused, hardware: hardware(), advice: [] }) });
+    useWizardStore().cacheDir = '/mnt/x/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const problem = w.get('.notice.error').text();
+    expect(problem).toMatch(/Free space, choose another “Cache directory”, or set a smaller “Storage tier capacity \(GiB\)”$/);
+    expect(w.get('.notes').text()).toContain('(unticking “Probe the drive and memory copy first” skips it)');
+    // The names are those of the fields on the form.
+    const labelOf = (name: string): string => w.get(`[name=${name}]`).element.closest('label')!.firstChild!.textContent!.trim();
+    expect(labelOf('storageCapacityGib')).toBe('Storage tier capacity (GiB)');
+    expect(labelOf('planCacheDir')).toBe('Cache directory');
+    expect(w.get('[name=probe]').element.closest('label')!.textContent).toMatch(/^Probe the drive and memory copy first \(/);
+  });
+
   it('refuses to start a suite that does not fit, and says why', async () => {
     installFakeApi({ 'suite.plan': () => ({ plan: plan({ fits: false }), hardware: hardware(), advice: [] }) });
     useWizardStore().cacheDir = '/tiny';
