@@ -1,6 +1,7 @@
 // Numbers for people, in the units chosen in Settings: bandwidth and sizes in decimal (GB/s, as
 // drive makers state) or binary (GiB/s) units, latencies in ms or µs. Every value shows its unit.
 import type { EndpointMetricUnit, ServerMetricUnit } from '../src-shared/domain/endpoint.ts';
+import { driveLabelSizeSuffix, type CacheDirInfo } from '../src-shared/domain/hardware.ts';
 import type { MetricUnit } from '../src-shared/domain/store-types.ts';
 
 export interface UnitPrefs {
@@ -41,6 +42,22 @@ function scaled(v: number, base: number, units: readonly string[]): string {
 export function fmtBytes(v: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
   if (!finite(v)) return DASH;
   return u.byteUnits === 'binary' ? scaled(v, 1024, ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']) : scaled(v, 1000, ['B', 'kB', 'MB', 'GB', 'TB', 'PB']);
+}
+
+/** A tier size given in GiB, as the run options give it (the reference's `*_gb`), in the chosen units; 0 disables the tier: "none". */
+export function fmtGib(gib: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
+  if (!finite(gib)) return DASH;
+  return gib === 0 ? 'none' : fmtBytes(gib * 1024 ** 3, u);
+}
+
+/**
+ * A drive's name, with the size its label states (a drive known by its local device, "virtual
+ * disk vda (256 GiB)") in the chosen units, as the disks beside it are: the stored name keeps its text.
+ */
+export function fmtDriveLabel(c: Pick<CacheDirInfo, 'driveLabel' | 'blockDevice'>, u: UnitPrefs = DEFAULT_UNITS): string {
+  const size = c.blockDevice?.sizeBytes ?? null;
+  const suffix = driveLabelSizeSuffix(size);
+  return size !== null && c.driveLabel.endsWith(suffix) ? `${c.driveLabel.slice(0, -suffix.length)} (${fmtBytes(size, u)})` : c.driveLabel;
 }
 
 export function fmtRate(v: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {

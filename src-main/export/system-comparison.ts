@@ -715,7 +715,7 @@ export function buildSystemComparison(
     notes.push(
       ...cautioned,
       'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive ' +
-        '(the flagged column counts the configurations they are in; --per-config shows them per configuration)',
+        '(the flagged column counts the configurations they are in; per configuration, see --per-config)',
     );
   }
   for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {

@@ -2,7 +2,7 @@
 // warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …), and the same lines in
 // `kvbench hw` and before `kvbench suite`'s plan for whoever runs it over SSH. Derived from the
 // hardware profile only; the planner's own skips and problems come with the plan.
-import { computeGpus, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, computeGpus, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
@@ -45,7 +45,7 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
       out.push({ level: 'warn', code: 'no-direct-io', message: `Direct I/O is not available there (${c.directIo.reason ?? 'unknown reason'}): storage reads may come from the page cache.` });
     }
     if (c.freeBytes !== null && c.freeBytes < 4 * GIB) {
-      out.push({ level: 'warn', code: 'low-space', message: `Only ${(c.freeBytes / GIB).toFixed(1)} GiB free in the cache directory: only the smoke profile or a small storage capacity will fit.` });
+      out.push({ level: 'warn', code: 'low-space', message: `Only ${binaryBytesText(c.freeBytes)} free in the cache directory: only the smoke profile or a small storage capacity will fit.` });
     }
     if (c.blockDevice?.media === 'hdd' && !hw.system.virtual) {
       out.push({ level: 'info', code: 'rotational', message: 'The drive reports itself as rotational (HDD).' });

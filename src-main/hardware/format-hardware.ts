@@ -1,20 +1,11 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
-import { ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
 
-export function fmtBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '—';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let v = bytes;
-  let i = 0;
-  while (Math.abs(v) >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v.toFixed(i === 0 ? 0 : v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[i]}`;
-}
+/** Bytes in binary units (the CLI's sizes). */
+export const fmtBytes = binaryBytesText;
 
 /** Bytes per second as GB/s (10^9), the unit drive makers state. */
 export function fmtRate(bytesPerSec: number | null | undefined): string {

@@ -3,8 +3,7 @@
 // a drive moves to another machine — when it has a model and serial to recognise it by).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import type { BlockDeviceInfo } from '../../src-shared/domain/hardware.ts';
-import { fmtBytes } from './format-hardware.ts';
+import { driveLabelSizeSuffix, type BlockDeviceInfo } from '../../src-shared/domain/hardware.ts';
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
 
@@ -85,7 +84,7 @@ export function driveIdentity(args: {
     return {
       id: `drv-${sha(`system:${args.systemId}|dev:${block.name}|disks:${disks}|size:${block.sizeBytes ?? '?'}`).slice(0, 16)}`,
       basis: 'local-device',
-      label: `${block.model ?? `${block.media} disk`} ${disks === block.name ? block.name : `${block.name} on ${disks}`} (${block.sizeBytes === null ? '?' : fmtBytes(block.sizeBytes)})`,
+      label: `${block.model ?? `${block.media} disk`} ${disks === block.name ? block.name : `${block.name} on ${disks}`}${driveLabelSizeSuffix(block.sizeBytes)}`,
     };
   }
   const fsDesc = `${args.filesystem ?? 'unknown fs'} ${args.mountSource ?? '?'} at ${args.mountPoint ?? '?'}`;

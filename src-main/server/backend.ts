@@ -503,6 +503,15 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   // same database); the app lists, shows, compares and exports them through the CLI's own services.
   const endpointStore = (): EndpointStore => new EndpointStore(requireStore());
 
+  /** This machine's last suite's cache directory; null without one, or without a readable database (the page then offers the temp directory). */
+  const lastCacheDir = (): string | null => {
+    try {
+      return store?.lastSuiteCacheDir(os.hostname()) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
   const handlers: Handlers = {
     async 'app.info'() {
       return {
@@ -515,7 +524,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         settingsFile: opts.settingsFile,
         settings,
         settingsProblems: settingsProblems.map((p) => p.message),
-        suggestedCacheDir: settings.defaultCacheDir || path.join(os.tmpdir(), 'kvbench-cache'),
+        suggestedCacheDir: settings.defaultCacheDir || lastCacheDir() || path.join(os.tmpdir(), 'kvbench-cache'),
         models: availableModelNames(),
         defaultModel: DEFAULT_MODEL_KEY,
         engineHasGpuTier: ENGINE_HAS_GPU_TIER,

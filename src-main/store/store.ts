@@ -479,6 +479,20 @@ export class Store {
     return (this.db.prepare(sql).all(...params) as SuiteRow[]).map((r) => this.rowToSuite(r));
   }
 
+  /**
+   * The cache directory of the newest suite run on this host (by its detected hostname): what the
+   * wizard offers again, so that a reload does not fall back to a directory on the system disk.
+   */
+  lastSuiteCacheDir(hostname: string): string | null {
+    const r = this.db
+      .prepare(
+        `SELECT s.cache_dir FROM suites s JOIN systems y ON y.id = s.system_id
+         WHERE s.source = 'suite' AND s.cache_dir IS NOT NULL AND y.hostname = ? ORDER BY s.created_at DESC, s.id DESC LIMIT 1`,
+      )
+      .get(hostname) as { cache_dir: string } | undefined;
+    return r?.cache_dir ?? null;
+  }
+
   /** The newest suite of a system, optionally only those that ran (not imports). */
   /** The newest suite (of a system, of a source) with at least one trial: an empty one has nothing to report. */
   latestSuite(systemId?: string, source?: 'suite' | 'import'): SuiteRecord | null {

@@ -7,7 +7,7 @@
 // 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
-import { computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -379,7 +379,8 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
   return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: (2 * largest) / AUTO_CAPACITY_SHARE };
 }
 
-const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
+/** A size in the plan's messages: GiB to two decimals, below 0.1 GiB in MiB or KiB (20 MiB free is not "0.02 GiB"). */
+const gib = (b: number): string => (b === 0 || Math.abs(b) >= 0.1 * GIB ? `${(b / GIB).toFixed(2)} GiB` : binaryBytesText(b));
 
 /**
  * A storage tier capped below one of its model's largest entries: the engine refuses every such trial
@@ -444,7 +445,7 @@ function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetB
   const capGb = Math.min(...overruns.map(roomGb));
   const fix =
     capGb >= Math.max(...overruns.map((r) => r.minCapGb))
-      ? `Pass --storage-capacity-gb ${capGb} or less, or choose a --cache-dir on a drive`
+      ? `Set --storage-capacity-gb to ${capGb} or less, or choose a --cache-dir on a drive`
       : `No one --storage-capacity-gb fits them all and holds two of each one's largest KV entries: choose a --cache-dir on a drive, or plan them apart with --scenarios`;
   return (
     `the cache directory is RAM-backed (${ram}): the storage tier lives in RAM beside the CPU tier, and ${gib(budgetBytes)} of RAM is there for both ` +
@@ -588,7 +589,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
           : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${gib(largestEntryBytes(String(worst.options.model)))}`;
     problems.push(
       `the cache directory cannot hold this suite: it needs ${gib(required)} free (${why}) ` +
-        `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or pass a smaller --storage-capacity-gb`,
+        `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb`,
     );
   }
   const estimate: SuiteEstimate = {

@@ -234,3 +234,25 @@ export function ramBackingOf(c: Pick<CacheDirInfo, 'filesystem' | 'blockDevice'>
 export function ramBackedMessage(backing: string): string {
   return `RAM-backed filesystem (${backing}): the storage tier measures memory, not a drive`;
 }
+
+/** Bytes in binary units to about three significant digits ("600 MiB", "20.0 MiB", "256 GiB", "2.50 TiB"): a size never rounds to "0.0 GiB". */
+export function binaryBytesText(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = bytes;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v.toFixed(i === 0 ? 0 : v >= 100 ? 0 : v >= 10 ? 1 : 2)} ${units[i]}`;
+}
+
+/**
+ * How the label of a drive identified by its local device ends: its size in binary units,
+ * "virtual disk vda (256 GiB)". The label is stored as the drive's name; where the size is at hand
+ * (a hardware profile), the app states it in the units chosen in Settings instead.
+ */
+export function driveLabelSizeSuffix(sizeBytes: number | null): string {
+  return ` (${sizeBytes === null ? '?' : binaryBytesText(sizeBytes)})`;
+}

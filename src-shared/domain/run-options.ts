@@ -350,6 +350,68 @@ export type RunOptionKey = keyof RunOptions;
 
 export const RUN_OPTION_KEYS: readonly RunOptionKey[] = Object.freeze(Object.keys(RunOptionsObjectSchema.shape) as RunOptionKey[]);
 
+/**
+ * Each option's name for people, with its unit (the tier sizes are GiB, as the reference's `*_gb`
+ * flags): what the app calls the option in a trial's configuration, and where the app has a field
+ * for it, that field's label, so a message naming the option's flag is read in the app's words.
+ */
+export const RUN_OPTION_LABELS: Readonly<Record<RunOptionKey, string>> = Object.freeze({
+  logLevel: 'Log level',
+  model: 'Model',
+  numUsers: 'Users',
+  duration: 'Seconds per trial',
+  gpuMemGb: 'GPU tier per GPU (GiB)',
+  numGpus: 'GPUs',
+  tensorParallel: 'Tensor parallel',
+  cpuMemGb: 'CPU tier (GiB)',
+  cacheDir: 'Cache directory',
+  generationMode: 'Generation mode',
+  performanceProfile: 'Performance profile',
+  disableMultiTurn: 'Multi-turn off',
+  disablePrefixCaching: 'Prefix caching off',
+  enableRag: 'RAG',
+  ragNumDocs: 'RAG documents',
+  enableAutoscaling: 'Autoscaling',
+  autoscalerMode: 'Autoscaler mode',
+  targetSaturation: 'Autoscaler target saturation',
+  useBurstTrace: 'BurstGPT trace',
+  burstTracePath: 'BurstGPT trace path',
+  validationTrace: 'Validation trace',
+  datasetPath: 'Dataset',
+  maxConversations: 'Conversations at most',
+  output: 'Results file',
+  seed: 'Seed',
+  maxConcurrentAllocs: 'Concurrent allocations at most',
+  requestRate: 'Request rate (req/s)',
+  maxRequests: 'Requests at most',
+  xlsxOutput: 'XLSX file',
+  config: 'Config file',
+  storageCapacityGb: 'Storage tier capacity (GiB)',
+  precondition: 'Precondition',
+  preconditionSizeGb: 'Precondition size (GiB)',
+  preconditionThreads: 'Precondition threads',
+  traceSpeedup: 'Trace speed-up',
+  replayCycles: 'Replay cycles',
+  prefillOnly: 'Prefill only',
+  decodeOnly: 'Decode only',
+  ioTraceLog: 'I/O trace log',
+  enableLatencyTracing: 'Latency tracing (bpftrace)',
+  ioChunkMib: 'I/O chunk (MiB)',
+  ioDepth: 'I/O depth',
+  directIo: 'Direct I/O',
+  verify: 'Verify bytes read',
+  fsyncPolicy: 'fsync policy',
+  autoscalerInterval: 'Autoscaler interval (s)',
+  warmUp: 'Warm-up seconds',
+  probeResult: 'Probe result file',
+  promotion: 'Promotion',
+  rank: 'Rank',
+  worldSize: 'World size',
+  startAt: 'Start at (Unix time, s)',
+  customModels: 'Custom models',
+  tuning: 'Tuning sections',
+});
+
 /** Every option at the reference's default (kvbench additions at theirs). */
 export const DEFAULT_RUN_OPTIONS: Readonly<RunOptions> = Object.freeze(RunOptionsSchema.parse({}));
 

@@ -511,7 +511,7 @@ export const CONTRACT = {
       settings: SettingsSchema,
       /** Each part of the settings file that could not be used (an invalid value, an unknown key), by key and why; empty: all of it was. */
       settingsProblems: z.array(z.string()),
-      /** The wizard's first cache directory: the default from Settings, else one under the temp directory. */
+      /** The wizard's first cache directory: the default from Settings, else the one this machine's last suite used, else one under the temp directory. */
       suggestedCacheDir: z.string(),
       models: z.array(z.string()),
       defaultModel: z.string(),

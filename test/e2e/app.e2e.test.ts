@@ -181,7 +181,7 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     });
     await page.click('[data-nav=history]');
     await page.locator('[data-test=history-table]').waitFor();
-    expect(await page.locator('[data-test=history-table] tbody tr').count()).toBe(4);
+    expect(await page.locator('[data-test=history-table] tbody tr[data-trial]').count()).toBe(4);
     await page.click('[data-test=open-import]');
     await page.setInputFiles('input[name=files]', files);
     await page.fill('input[name=systemLabel]', 'slow-box');
@@ -193,25 +193,25 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     await page.locator('[data-test=import-result]').waitFor();
     expect(await page.locator('[data-test=import-result]').innerText()).toMatch(/2 file\(s\) imported[\s\S]*reference-new, complete/);
     await page.click('button:has-text("Done")');
-    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 6);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr[data-trial]').length === 6);
 
     // Filter by system and status, sort by throughput.
     await page.selectOption('select[name=system]', { label: 'slow-box (2)' });
-    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 2);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr[data-trial]').length === 2);
     await page.selectOption('select[name=system]', '');
-    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 6);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr[data-trial]').length === 6);
     // By the suite's label: the wizard's suite, its label under its number.
     await page.selectOption('select[name=suiteLabel]', { label: 'e2e smoke (4)' });
-    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 4);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr[data-trial]').length === 4);
     expect(await page.locator('[data-test=history-table] [data-test=suite-label]').allTextContents()).toEqual(Array(4).fill('e2e smoke'));
     await page.selectOption('select[name=suiteLabel]', '');
-    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 6);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr[data-trial]').length === 6);
     await page.click('th button:has-text("Throughput")');
     await page.waitForFunction(() => document.querySelector('th[aria-sort=descending]')?.textContent?.includes('Throughput'));
     await screenshot(page, '07-history');
 
     // A trial's details.
-    await page.locator('[data-test=history-table] tbody tr').first().locator('button[aria-label^="Open trial"]').click();
+    await page.locator('[data-test=history-table] tbody tr[data-trial]').first().locator('button[aria-label^="Open trial"]').click();
     await page.getByText('Configuration').waitFor();
     await screenshot(page, '08-trial');
     await page.keyboard.press('Escape');
@@ -259,12 +259,12 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     }
 
     // Delete one trial, with confirmation.
-    await page.locator('[data-test=history-table] tbody tr').first().locator('input[type=checkbox]').check();
+    await page.locator('[data-test=history-table] tbody tr[data-trial]').first().locator('input[type=checkbox]').check();
     await page.click('[data-test=delete-selected]');
     await page.getByText('Delete 1 trial(s)').waitFor();
     await screenshot(page, '10-delete-confirm');
     await page.click('[data-test=confirm]');
-    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr').length === 5);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tbody tr[data-trial]').length === 5);
     await page.click('[data-test=suites-tab]');
     await page.locator('[data-test=suites-table]').waitFor();
     await screenshot(page, '11-suites');

@@ -1,7 +1,8 @@
-// The layout docs/app.md promises ("laid out for 1280×800 and up") with what a lab really stores:
-// labels without spaces (a drive's part number and firmware, a label at the form's 200-character
-// limit) and a report over several systems. Every column and button stays in view, without
-// scrolling sideways. The trials are imported reference results (no engine run needed).
+// The layout docs/app.md promises ("laid out for 1280×800 and up", usable down to the window's
+// minimum, 1024×680) with what a lab really stores: labels without spaces (a drive's part number and
+// firmware, a label at the form's 200-character limit) and a report over several systems. Every
+// column and button stays in view, without scrolling sideways. The trials are imported reference
+// results (no engine run needed).
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,58 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
       expect(problems, problems.join('\n')).toEqual([]);
     });
   }
+
+  for (const [width, height] of [
+    [1024, 680],
+    [1280, 800],
+  ]) it(`at ${width}×${height}${width === 1024 ? ' (the window\'s minimum)' : ''}, History shows its filters whole and every column of the trials with the note; Compare every column and button`, async () => {
+    const page = await open(width, height);
+    // A trial with a reason to read, as a failed one has (imports store none), on a long drive name.
+    const reason = 'INSUFFICIENT_SPACE: the storage tier capacity (2.00 GiB) exceeds the free space on /mnt/x/kv (20.0 MiB)';
+    await page.route('**/api/invoke/history.list', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as { ok: true; value: { trials: Record<string, unknown>[] } };
+      Object.assign(body.value.trials[0], { status: 'failed', statusReason: reason, metrics: {} });
+      await route.fulfill({ response, json: body });
+    });
+    await page.click('[data-nav=history]');
+    await page.locator('[data-test=history-table] .badge.failed').waitFor();
+    await screenshot(page, `layout-${width}-history`);
+    expect.soft(await overflowOf(page, 'history-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    expect(await page.locator('[data-test=history-table] .reason').first().innerText()).toBe(reason);
+    const drive = await page.locator('select[name=drive] option', { hasText: 'Samsung PM9A3' }).getAttribute('value');
+    await page.selectOption('select[name=drive]', drive!);
+    await page.fill('input[name=since]', '2026-11-24');
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tr[data-trial]').length === 2);
+    await screenshot(page, `layout-${width}-history-filtered`);
+    // Each filter at least as wide as what it shows: a date's day, month and year, a drive's whole name.
+    const clipped = await page.evaluate(() => {
+      const out: string[] = [];
+      for (const el of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('form.filters select, form.filters input')) {
+        const probe = el.cloneNode(false) as HTMLInputElement | HTMLSelectElement;
+        if (el instanceof HTMLSelectElement) probe.append(new Option(el.selectedOptions[0]?.text ?? ''));
+        else (probe as HTMLInputElement).value = el.value;
+        Object.assign(probe.style, { width: 'auto', position: 'absolute', visibility: 'hidden' });
+        el.parentElement!.append(probe);
+        const needs = probe.getBoundingClientRect().width;
+        probe.remove();
+        const has = el.getBoundingClientRect().width;
+        if (has + 0.5 < needs) out.push(`${el.name}: ${Math.round(has)} px of ${Math.round(needs)} px`);
+      }
+      return out;
+    });
+    expect.soft(clipped).toEqual([]);
+
+    await page.click('[data-nav=compare]');
+    await page.click('[data-test=compare]');
+    await page.locator('[data-test=compare-table]').waitFor();
+    await screenshot(page, `layout-${width}-compare`);
+    expect(await overflowOf(page, 'compare-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    const buttons = await page.locator('[data-test=compare-table] button', { hasText: 'per config' }).evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right <= document.documentElement.clientWidth));
+    expect(buttons.length).toBeGreaterThan(0);
+    expect(buttons.every(Boolean)).toBe(true);
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
 
   it('shows every column of the tier comparison at 1280×800, of one suite and over three systems', async () => {
     const page = await open(1280, 800);

@@ -90,7 +90,7 @@ export interface AutoscalerDecision {
 export function noPeakFoundReason(windowClosedS: number, peak: { throughputTokensPerSec: number; users: number }): string {
   return (
     `no peak found: the window closed at ${windowClosedS.toFixed(1)} s before throughput stopped rising; ` +
-    `highest so far ${peak.throughputTokensPerSec.toFixed(1)} tokens/s at ${peak.users} users (a longer --duration may find more)`
+    `highest so far ${peak.throughputTokensPerSec.toFixed(1)} tokens/s at ${peak.users} users (a longer run, --duration, may find more)`
   );
 }
 

@@ -11,7 +11,7 @@ let nextId = 1;
 function trial(o: { scenario: string; status?: TrialRowStatus; reason?: string; metrics: Record<string, number>; cpuMemGb?: number; index?: number }): TrialRecord {
   const id = nextId++;
   return {
-    id, runId: 1, suiteId: 1, systemId: 'sys-a', systemLabel: 'sys-a', driveId: null, driveLabel: null,
+    id, runId: 1, suiteId: 1, suiteLabel: null, systemId: 'sys-a', systemLabel: 'sys-a', driveId: null, driveLabel: null,
     scenarioId: o.scenario, trialIndex: o.index ?? 0, attempt: 1, status: o.status ?? 'complete', statusReason: o.reason ?? null,
     configKey: `${o.scenario}-${o.cpuMemGb ?? 0}`, options: { model: 'tiny-1b', numUsers: 4, cpuMemGb: o.cpuMemGb ?? 0, gpuMemGb: 0, duration: 3, generationMode: 'fast' },
     seed: 42, startedAt: '2026-11-24T21:13:42.000Z', finishedAt: null, wallMs: 5000, resultsFormat: 'kvbench', sourceFile: null, kvbenchVersion: '0.6.0', measuredByVersion: '0.6.0', storageRamBacking: null, metrics: o.metrics,

@@ -79,12 +79,14 @@ describe('history', () => {
     const fake = fakeHistoryApi([trial(1), trial(2, { status: 'failed', statusReason: 'ENGINE_CRASHED: gone', metrics: {} }), trial(3)]);
     const w = mountIt(HistoryView);
     await flush();
-    const rows = () => w.findAll('[data-test=history-table] tbody tr');
+    const rows = () => w.findAll('[data-test=history-table] tbody tr[data-trial]');
     expect(rows()).toHaveLength(3);
     expect(rows()[0].text()).toContain('100 tok/s');
     expect(rows()[0].text()).toContain('2.50 GB/s');
     expect(rows()[0].text()).toContain('12.5 ms');
-    expect(rows()[1].text()).toContain('ENGINE_CRASHED: gone');
+    // The note is a line of its own under its trial (the only one with a note).
+    expect(w.findAll('[data-test=history-table] tbody tr.note-row').map((r) => [r.attributes('data-note-of'), r.text()])).toEqual([['2', 'Note on trial 2: ENGINE_CRASHED: gone']]);
+    expect(rows()[1].element.nextElementSibling).toBe(w.get('[data-note-of="2"]').element);
     // A screen reader's name for the date button includes the date shown (label in name).
     const openButton = rows()[0].get('td:nth-child(2) button');
     expect(openButton.attributes('aria-label')).toMatch(/^Open trial 1, /);
@@ -695,6 +697,38 @@ describe('report', () => {
     expect(w.find('[data-test=trial-caution]').exists()).toBe(false);
   });
 
+  it('names the configuration of a trial as the app does, with the unit of each option (GiB for the tier sizes, as the reference)', async () => {
+    const options = { model: 'tiny-1b', numUsers: 4, duration: 30, cpuMemGb: 0.125, gpuMemGb: 0, storageCapacityGb: 2, generationMode: 'fast', notAnOption: 'x' };
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { options }), hardware: null, histograms: [], cautions: [], unreadable: [] }) });
+    const w = mountIt(TrialDialog, { trialId: 2 });
+    await flush();
+    const rows = w.findAll('[data-test=trial-options] tr').map((r) => r.findAll('td').map((c) => c.text()));
+    expect(rows).toEqual([
+      ['Model', 'tiny-1b'],
+      ['Users', '4'],
+      ['Seconds per trial', '30'],
+      ['CPU tier (GiB)', '0.125'],
+      ['GPU tier per GPU (GiB)', '0'],
+      ['Storage tier capacity (GiB)', '2'],
+      ['Generation mode', 'fast'],
+      ['notAnOption', 'x'], // a key this version does not know keeps its stored name
+    ]);
+  });
+
+  it("reads a trial's stored note, written in the CLI's words, with the app's names for the fields to change", async () => {
+    const stored = 'INSUFFICIENT_SPACE: --storage-capacity-gb 2 (2.00 GiB) exceeds the free space on /mnt/x/kv (20.0 MiB)';
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { status: 'failed', statusReason: stored }), hardware: null, histograms: [], cautions: [], unreadable: [] }) });
+    const w = mountIt(TrialDialog, { trialId: 2 });
+    await flush();
+    expect(w.text()).toContain('INSUFFICIENT_SPACE: “Storage tier capacity (GiB)” 2 (2.00 GiB) exceeds the free space on /mnt/x/kv (20.0 MiB)');
+    expect(w.text()).not.toContain('--storage-capacity-gb');
+
+    fakeHistoryApi([trial(1, { status: 'partial', statusReason: 'no request completed in the 3.0 s measured window (8 in flight, 56 queued when it closed): lengthen --duration or lower the load' })]);
+    const h = mountIt(HistoryView);
+    await flush();
+    expect(h.get('[data-note-of="1"] .reason').text()).toBe('no request completed in the 3.0 s measured window (8 in flight, 56 queued when it closed): lengthen “Seconds per trial” or lower the load');
+  });
+
   it('a flagged trial says why, with what held its RAM-backed cache directory in memory', async () => {
     const caution = 'the cache directory was RAM-backed (loop0 → /dev/shm/d.img on tmpfs): its storage numbers describe memory, not a drive';
     installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, { storageRamBacking: 'loop0 → /dev/shm/d.img on tmpfs' }), hardware: null, histograms: [], cautions: [caution], unreadable: [] }) });
@@ -787,6 +821,28 @@ describe('compare', () => {
     expect(fake.callsOf('report.compare')).toEqual([{ kind: 'label', a: 'drive A, firmware 2.1', b: 'fw 2.2', match: 'config' }]);
     expect(w.get('[data-test=suites-a]').text()).toBe('· suites 3, 5');
     expect(w.get('[data-test=suites-b]').text()).toBe('· suite 6');
+  });
+
+  it("says its notes with its own controls' names: the per config buttons, the Drives tab", async () => {
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 4, trialsB: 2, matched: 1, unmatchedA: 1 }),
+        notes: [
+          'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see --per-config)',
+          'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
+          'B (slow-box): 1 of its 2 matched trial(s) carry another caution (kvbench report lists it per trial)',
+        ],
+        metrics: [],
+      }),
+    });
+    const w = await comparedView();
+    expect(w.findAll('[data-test=compare-note]').map((n) => n.text().replace(/^!/, ''))).toEqual([
+      'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see the “per config” buttons)',
+      'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see the “per config” buttons; compare drives directly with the Drives tab)',
+      'B (slow-box): 1 of its 2 matched trial(s) carry another caution (the report lists it per trial)',
+    ]);
+    expect(w.findAll('[role=tab]').map((t) => t.text())).toEqual(['Systems', 'Drives', 'Suite labels']);
   });
 
   it('compares two systems: matched configurations, ratios, win rate and noise', async () => {

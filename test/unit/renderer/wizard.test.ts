@@ -8,12 +8,13 @@ import PlanStep from '../../../src-renderer/views/PlanStep.vue';
 import RunStep from '../../../src-renderer/views/RunStep.vue';
 import LineChart from '../../../src-renderer/components/LineChart.vue';
 import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
+import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
 import { useWizardStore } from '../../../src-renderer/stores/wizard.ts';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
-import { appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
+import { SETTINGS, appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 let wrappers: VueWrapper[] = [];
@@ -58,6 +59,24 @@ describe('hardware step', () => {
     expect(text).toContain('(will be created in /mnt/nvme)');
     await w.get('[data-test=to-plan]').trigger('click');
     expect(wizard.step).toBe('plan');
+  });
+
+  it("states the drive's size in its name in the units chosen in Settings, as the Disks table does", async () => {
+    const vda = { name: 'vda', disks: ['vda'], model: null, serial: null, wwid: null, media: 'virtual', sizeBytes: 256 * 1024 ** 3, backingFile: null };
+    for (const [byteUnits, shown] of [
+      ['decimal', 'virtual disk vda (275 GB)'],
+      ['binary', 'virtual disk vda (256 GiB)'],
+    ] as const) {
+      setActivePinia(createPinia());
+      const hw = hardware();
+      hw.cacheDir = { ...hw.cacheDir!, blockDevice: vda as never, driveIdBasis: 'local-device', driveLabel: 'virtual disk vda (256 GiB)' };
+      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'hardware.detect': () => ({ hardware: hw, advice: [] }) });
+      await useAppStore().load();
+      useWizardStore().cacheDir = '/mnt/nvme/kv';
+      const w = mountIt(HardwareStep);
+      await flush();
+      expect(w.get('[data-test=drive-label]').text()).toBe(shown);
+    }
   });
 
   it('names the driver and CUDA version of a usable GPU, and the reason when the GPU tier cannot use one', async () => {
@@ -292,6 +311,43 @@ describe('plan step', () => {
     expect(fieldOf('planCacheDir').textContent).toContain('Enter the cache directory');
     expect(fake.callsOf('suite.plan').every((r) => (r as { cacheDir: string }).cacheDir !== '')).toBe(true);
     expect(startDisabled()).toBe(true);
+  });
+
+  it("states the plan's tier sizes in the units chosen in Settings, as the disk estimate beside them", async () => {
+    for (const [byteUnits, gpu, cpu, cap, disk] of [
+      ['decimal', 'none', '1.07 GB', '2.15 GB', '2.15 GB'],
+      ['binary', 'none', '1.00 GiB', '2.00 GiB', '2.00 GiB'],
+    ] as const) {
+      setActivePinia(createPinia());
+      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }) });
+      await useAppStore().load();
+      useWizardStore().cacheDir = '/mnt/nvme/kv';
+      const w = mountIt(PlanStep);
+      await flush();
+      const head = w.findAll('[data-run=cpu-only]').length ? w.get('[data-run=cpu-only]').element.closest('table')!.querySelector('thead')!.textContent! : '';
+      expect(head).not.toMatch(/GiB|GB/);
+      const cells = w.get('[data-run=cpu-only]').findAll('td').map((c) => c.text());
+      expect(cells.slice(3, 6)).toEqual([gpu, cpu, cap]);
+      expect(w.text()).toContain(`${disk} at once`);
+    }
+  });
+
+  it("says the planner's refusal with the form's own field names, not the CLI's flags", async () => {
+    const refused = plan({ fits: false });
+    refused.estimate.problems = ['the cache directory cannot hold this suite: it needs 2.00 GiB free (cpu-only: storage tier 2.00 GiB) but /mnt/x/kv has 20.0 MiB free. Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb'];
+    refused.notes = ['the estimate includes the drive probe before the trials: about 6 s, with 0.25 GiB of files in the cache directory, removed after (--no-probe skips it)'];
+    installFakeApi({ 'suite.plan': () => ({ plan: refused, hardware: hardware(), advice: [] }) });
+    useWizardStore().cacheDir = '/mnt/x/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const problem = w.get('.notice.error').text();
+    expect(problem).toMatch(/Free space, choose another “Cache directory”, or set a smaller “Storage tier capacity \(GiB\)”$/);
+    expect(w.get('.notes').text()).toContain('(unticking “Probe the drive and memory copy first” skips it)');
+    // The names are those of the fields on the form.
+    const labelOf = (name: string): string => w.get(`[name=${name}]`).element.closest('label')!.firstChild!.textContent!.trim();
+    expect(labelOf('storageCapacityGib')).toBe('Storage tier capacity (GiB)');
+    expect(labelOf('planCacheDir')).toBe('Cache directory');
+    expect(w.get('[name=probe]').element.closest('label')!.textContent).toMatch(/^Probe the drive and memory copy first \(/);
   });
 
   it('refuses to start a suite that does not fit, and says why', async () => {

@@ -165,7 +165,7 @@ describe('formatConsoleSummary', () => {
     const text = formatConsoleSummary(results, { ...OPTS, autoscalerMode: 'capacity' });
     expect(text).not.toContain('Peak Capacity Found');
     expect(text).toContain(
-      '  Peak Capacity: not found — no peak found: the window closed at 3.0 s before throughput stopped rising; highest so far 568.1 tokens/s at 12 users (a longer --duration may find more)\n',
+      '  Peak Capacity: not found — no peak found: the window closed at 3.0 s before throughput stopped rising; highest so far 568.1 tokens/s at 12 users (a longer run, --duration, may find more)\n',
     );
   });
 

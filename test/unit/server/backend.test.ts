@@ -609,6 +609,32 @@ describe('backend', () => {
     expect(new Set(stored).size).toBe(3);
   });
 
+  it("offers the cache directory of this machine's last suite when Settings name no default, so a reload does not fall back to the system disk", async () => {
+    const onThisHost = async (cd: string): Promise<HardwareProfile> => {
+      const hw = fakeHardware({ hostname: os.hostname() });
+      hw.cacheDir = { ...hw.cacheDir!, path: cd, resolvedPath: cd };
+      return hw;
+    };
+    const t = await make({ detect: onThisHost });
+    const fallback = path.join(os.tmpdir(), 'kvbench-cache');
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ suggestedCacheDir: fallback });
+    const used = path.join(t.cacheDir, 'drive-b');
+    ok(await t.backend.invoke('suite.start', { ...smokeRequest(used), scenarios: ['storage-only'], trials: 1 }));
+    await t.waitFor('suite.finished');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ suggestedCacheDir: used });
+    // A default chosen in Settings comes first.
+    ok(await t.backend.invoke('settings.update', { defaultCacheDir: '/mnt/nvme' }));
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ suggestedCacheDir: '/mnt/nvme' });
+
+    // Another machine's suite (a database copied from it) names a directory of that machine: not offered here.
+    const other = await make();
+    ok(await other.backend.invoke('suite.start', { ...smokeRequest(other.cacheDir), scenarios: ['storage-only'], trials: 1 }));
+    await other.waitFor('suite.finished');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ok(await other.backend.invoke('app.info', {}))).toMatchObject({ suggestedCacheDir: fallback });
+  });
+
   it('keeps settings in a file, and refuses a database it must not touch', async () => {
     const t = await make();
     const s = ok(await t.backend.invoke('settings.update', { byteUnits: 'binary', latencyUnit: 'us', defaultCacheDir: '/mnt/nvme' }));

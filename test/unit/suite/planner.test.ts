@@ -186,6 +186,8 @@ describe('planSuite', () => {
     expect(plan.estimate.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 1\.00 GiB free/);
     const quick = planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv' });
     expect(quick.estimate.problems.join('\n')).toMatch(/storage tier 16\.00 GiB.* 10\.00 GiB free/);
+    // A directory with almost nothing free says how much, in a unit that shows it (not "0.02 GiB").
+    expect(planSuite(fakeHardware({ freeGiB: 20 / 1024 }), { profile: 'smoke', cacheDir: '/mnt/kv' }).estimate.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 20\.0 MiB free/);
     // With a capacity given by the user, the plan fits again.
     expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
   });
@@ -224,7 +226,7 @@ describe('planSuite', () => {
       expect(given.estimate.problems).toEqual([
         'the cache directory is RAM-backed (tmpfs): the storage tier lives in RAM beside the CPU tier, and 19.60 GiB of RAM is there for both (22.00 GiB available less a 2.40 GiB reserve). ' +
           'Too much for cpu-only (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage), production (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage). ' +
-          'Pass --storage-capacity-gb 7 or less, or choose a --cache-dir on a drive',
+          'Set --storage-capacity-gb to 7 or less, or choose a --cache-dir on a drive',
       ]);
       expect(planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 7 }).estimate.fits).toBe(true);
       // 20 GiB available: 5 GiB beside the 12 GiB CPU tier, less than two 8B entries (7 GiB).

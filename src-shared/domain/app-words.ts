@@ -1,0 +1,73 @@
+/**
+ * The app's words for what kvbench's messages name by the CLI's flags.
+ *
+ * The backend's messages (the planner's problems, a trial's stored status reason, a comparison's
+ * notes) are written once, for both surfaces, in the CLI's words: `--storage-capacity-gb`,
+ * `--per-config`, `kvbench report`. That text is what the CLI prints, what the database stores and
+ * what the exports carry. The app shows it through `inAppWords`, which names the app's own control
+ * instead: an option by the label of its field ("Storage tier capacity (GiB)", from
+ * RUN_OPTION_LABELS, which the plan form's fields use too), a CLI-only flag by the control that does
+ * the same (the "per config" buttons, the Drives tab). A stored note is read in the words of the
+ * surface that shows it, however old; a flag the app has no control for stays as the CLI's flag.
+ *
+ * Pure TypeScript: no Node, no DOM.
+ */
+import { RUN_OPTION_LABELS, type RunOptionKey } from './run-options.ts';
+
+/** The labels of the app's controls that do what a CLI flag (not a run option) does; the controls use them too. */
+export const APP_CONTROL_LABELS = Object.freeze({
+  trials: 'Trials per scenario',
+  probe: 'Probe the drive and memory copy first',
+  scenarios: 'Scenarios',
+  perConfig: 'per config',
+  drives: 'Drives',
+  suiteLabels: 'Suite labels',
+  match: 'Match trials by',
+  matchScenario: 'same scenario (different RAM)',
+  includeIncomplete: 'Count partial trials too',
+  excludeFlagged: 'Leave flagged trials out',
+  runFlags: 'Run flags',
+  statedRead: 'Drive datasheet read, GB/s',
+  statedWrite: 'Drive datasheet write, GB/s',
+});
+
+const q = (label: string): string => `“${label}”`;
+const L = APP_CONTROL_LABELS;
+
+/** Not inside a word or a path ("/mnt/a--b"), and the whole flag ("--drives" is not "--drives-x"). */
+const FLAG = (flag: string, then = ''): RegExp => new RegExp(`(?<![\\w/.-])${flag}${then}(?![\\w-])`, 'g');
+
+/** Phrases first (a command with its flag, a flag with its value), then flags alone. */
+const RULES: readonly (readonly [RegExp, string])[] = [
+  [FLAG('kvbench hw --probe'), `the drive probe (${q(L.probe)} in New suite)`],
+  [FLAG('kvbench report --stated-read-gbps'), q(L.statedRead)],
+  [FLAG('kvbench report --stated-write-gbps'), q(L.statedWrite)],
+  [FLAG('kvbench report'), 'the report'],
+  [FLAG('--profile', ' mlperf'), 'the MLPerf profile'],
+  [FLAG('--match', ' scenario'), `${q(L.match)}: ${L.matchScenario}`],
+  [FLAG('--resume', ' \\d+'), 'Resume (History → Suites)'],
+  [FLAG('--no-probe'), `unticking ${q(L.probe)}`],
+  [FLAG('--trials'), q(L.trials)],
+  [FLAG('--scenarios'), `the ${L.scenarios} ticks`],
+  [FLAG('--per-config'), `the ${q(L.perConfig)} buttons`],
+  [FLAG('--drives'), `the ${L.drives} tab`],
+  [FLAG('--labels'), `the ${L.suiteLabels} tab`],
+  [FLAG('--run-flags'), q(L.runFlags)],
+  [FLAG('--include-incomplete'), q(L.includeIncomplete)],
+  [FLAG('--exclude-flagged'), q(L.excludeFlagged)],
+  [FLAG('--stated-read-gbps'), q(L.statedRead)],
+  [FLAG('--stated-write-gbps'), q(L.statedWrite)],
+];
+
+/** `--storage-capacity-gb` → `storageCapacityGb`: run options are keyed by their flag's camelCase. */
+const optionKeyOf = (flag: string): string => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** `text`, a message of the backend in the CLI's words, in the app's words. */
+export function inAppWords(text: string): string {
+  let out = text;
+  for (const [re, words] of RULES) out = out.replace(re, words);
+  return out.replace(/(?<![\w/.-])--([a-z][a-z0-9-]*)(?![\w-])/g, (flag, name: string) => {
+    const key = optionKeyOf(name);
+    return Object.hasOwn(RUN_OPTION_LABELS, key) ? q(RUN_OPTION_LABELS[key as RunOptionKey]) : flag;
+  });
+}
