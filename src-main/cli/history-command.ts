@@ -3,7 +3,7 @@ import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { cautionsOf, ramBackingText } from '../export/report-model.ts';
-import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { suiteOutcome, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { resolveSelection, selectionFromFlags } from '../export/selection.ts';
 import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
@@ -132,7 +132,8 @@ export async function historyCommand(argv: string[]): Promise<number> {
         const { systemIds, suiteLabels } = resolveSelection(store, selectionFromFlags({ system: a.system, label: a.label }, undefined));
         const suites = store.listSuites({ ...(systemIds ? { systemIds } : {}), ...(suiteLabels ? { labels: suiteLabels } : {}), limit: limit === 0 ? 1_000_000 : limit });
         if (a.json) {
-          process.stdout.write(`${JSON.stringify(suites, null, 2)}\n`);
+          // `status` as stored; `outcome` as the listing shows it (a finished suite without a complete trial: failed).
+          process.stdout.write(`${JSON.stringify(suites.map((s) => ({ ...s, outcome: suiteOutcome(s.status, s.trialCounts.complete) })), null, 2)}\n`);
           return 0;
         }
         const flagged = new Map(suites.map((s) => [s.id, store.listTrials({ suiteIds: [s.id] }).filter((t) => cautionsOf(t).length > 0).length]));
@@ -146,7 +147,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
               s.driveId === null ? '—' : clip(store.getDrive(s.driveId)?.label ?? s.driveId, DRIVE_CHARS),
               s.profile,
               s.label ?? '',
-              s.status,
+              suiteOutcome(s.status, s.trialCounts.complete),
               String(s.trialCounts.complete),
               String(s.trialCounts.partial),
               String(s.trialCounts.failed),

@@ -1,5 +1,6 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
+import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
@@ -106,7 +107,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
         const suite = store.getSuite(suiteId);
         if (!suite) throw new Error(`no suite ${suiteId} (see kvbench history --suites)`);
         selection = { suiteIds: [suiteId] };
-        title = `Suite ${suiteId} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suite.status}, started ${suite.createdAt}`;
+        title = `Suite ${suiteId} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suiteOutcome(suite.status, suite.trialCounts.complete)}, started ${suite.createdAt}`;
       } else if (a.system?.length) {
         selection = { systems: a.system };
         title = `System(s) ${a.system.join(', ')}: every suite`;

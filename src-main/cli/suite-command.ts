@@ -157,7 +157,9 @@ class SuiteProgress {
       }
       case 'suite.finished': {
         const c = e.counts;
-        this.result(`Suite ${e.suiteId} ${e.status}: ${c.complete} complete, ${c.partial} partial, ${c.failed} failed, ${c.aborted} aborted, in ${(e.wallMs / 1000).toFixed(0)} s.`);
+        // A resume's counts are its own; the outcome is the whole suite's (a finished suite without one complete trial: failed).
+        const head = e.outcome === 'failed' ? 'failed (none of its trials completed: nothing to report)' : e.outcome;
+        this.result(`Suite ${e.suiteId} ${head}: ${c.complete} complete, ${c.partial} partial, ${c.failed} failed, ${c.aborted} aborted, in ${(e.wallMs / 1000).toFixed(0)} s.`);
         return;
       }
     }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { SuitePlanSchema, type SuiteEvent, type SuitePlan, type SuiteTrialRef } from '../../src-shared/domain/scenarios.ts';
-import type { RunRecord } from '../../src-shared/domain/store-types.ts';
+import { suiteOutcome, type RunRecord } from '../../src-shared/domain/store-types.ts';
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { startEngine as realStartEngine, type EngineHandle, type StartEngineOptions } from '../host/engine-host.ts';
 import { removeOrphanRunDirs } from '../engine/tiers/run-dir-ownership.ts';
@@ -72,6 +72,8 @@ export interface TrialOutcomeSummary {
 export interface SuiteRunResult {
   suiteId: number;
   status: 'finished' | 'cancelled';
+  /** The whole suite as listings show it: 'failed' when none of its trials (of any run) completed. */
+  outcome: 'finished' | 'failed' | 'cancelled';
   counts: Record<TrialStatus, number>;
   trials: TrialOutcomeSummary[];
 }
@@ -219,8 +221,10 @@ async function execute(suiteId: number, pending: PendingTrial[], plan: SuitePlan
   }
   const status = cancelled ? 'cancelled' : 'finished';
   store.setSuiteStatus(suiteId, status);
-  emit({ type: 'suite.finished', suiteId, status, counts, wallMs: performance.now() - t0 });
-  return { suiteId, status, counts, trials: outcomes };
+  // The whole suite's, not this run's: a resume that completes nothing leaves a suite with earlier complete trials finished.
+  const endedAs = suiteOutcome(status, store.getSuite(suiteId)?.trialCounts.complete ?? counts.complete);
+  emit({ type: 'suite.finished', suiteId, status, outcome: endedAs, counts, wallMs: performance.now() - t0 });
+  return { suiteId, status, outcome: endedAs, counts, trials: outcomes };
 }
 
 async function runOneTrial(

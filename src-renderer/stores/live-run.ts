@@ -5,6 +5,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import { scenarioLabel, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import type { IpcError, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
@@ -48,6 +49,11 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   /** The first trial of this run: the store numbers trials in order, so every later one is this run's too. */
   let firstTrialId: number | null = null;
   const runError = ref<IpcError | null>(null);
+  /**
+   * The suite finished without one complete trial of any run (suiteOutcome's 'failed'): nothing of
+   * it can be reported, which a 'finished' badge would hide.
+   */
+  const noCompleteTrial = ref(false);
   /** The suite ended unseen and its stored outcome could not be read (deleted, another database, the server unreachable): there are no counts to state. */
   const outcomeUnread = ref(false);
   const notStartedReason = ref<NotStartedReason>('cancelled');
@@ -113,6 +119,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     counts.value = { complete: 0, partial: 0, failed: 0, aborted: 0 };
     runError.value = null;
     outcomeUnread.value = false;
+    noCompleteTrial.value = false;
     resumed.value = false;
     countsKnown.value = true;
     suiteTally.value = null;
@@ -242,6 +249,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
       counts.value = { complete: c.complete, partial: c.partial, failed: c.failed, aborted: c.aborted };
     }
     phase.value = endedPhase(record.status);
+    noCompleteTrial.value = suiteOutcome(record.status, record.trialCounts.complete) === 'failed';
     // An interrupted suite's end time is when the next start found it, not when it stopped.
     const finishedAt = record.finishedAt && phase.value !== 'interrupted' ? Date.parse(record.finishedAt) : NaN;
     finishedWallMs.value = Number.isFinite(finishedAt) && startedAtMs.value !== null ? Math.max(0, finishedAt - startedAtMs.value) : null;
@@ -398,6 +406,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
       }
       case 'suite.finished':
         phase.value = e.status === 'cancelled' ? 'cancelled' : 'finished';
+        noCompleteTrial.value = e.outcome === 'failed';
         suiteId.value = e.suiteId;
         counts.value = { ...e.counts };
         finishedWallMs.value = e.wallMs;
@@ -438,6 +447,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     suiteTally,
     runError,
     outcomeUnread,
+    noCompleteTrial,
     notStartedReason,
     cancelRequested,
     starting,

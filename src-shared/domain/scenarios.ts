@@ -280,6 +280,9 @@ export const SuiteEventSchema = z.discriminatedUnion('type', [
     type: z.literal('suite.finished'),
     suiteId: id,
     status: z.enum(['finished', 'cancelled']),
+    /** The whole suite's outcome as listings show it (suiteOutcome): 'failed' when none of its trials, of any run, completed. */
+    outcome: z.enum(['finished', 'failed', 'cancelled']),
+    /** This run's trials (a resume's own, not the suite's earlier ones). */
     counts: z.record(z.enum(RUN_STATUSES), count),
     wallMs: durationMs,
   }),

@@ -14,6 +14,20 @@ export const TRIAL_ROW_STATUSES = ['running', 'complete', 'partial', 'failed', '
 export const SUITE_STATUSES = ['running', 'finished', 'cancelled', 'interrupted'] as const;
 export type SuiteStatus = (typeof SUITE_STATUSES)[number];
 
+/**
+ * How a suite reads wherever it is listed (the run screen, History's Suites, a report's title,
+ * `kvbench suite`'s last line, `kvbench history --suites`): its stored status, except that a suite
+ * that finished without one complete trial reads 'failed': it has nothing to report. Derived from
+ * the trial counts, never stored, so a resume that completes a trial makes the suite 'finished'
+ * again and the stored statuses mean what they always meant. A cancelled or interrupted suite keeps
+ * its status: that says why it ended.
+ */
+export type SuiteOutcome = SuiteStatus | 'failed';
+
+export function suiteOutcome<S extends SuiteStatus>(status: S, completeTrials: number): S | 'failed' {
+  return status === 'finished' && completeTrials === 0 ? 'failed' : status;
+}
+
 /** Where a trial's results came from. */
 export const RESULTS_FORMATS = ['kvbench', 'reference-new', 'reference-mid', 'reference-old'] as const;
 export type ResultsFormat = (typeof RESULTS_FORMATS)[number];

@@ -1,10 +1,12 @@
 // Faults: kill -9 of the runner or of the engine mid-trial, and database files kvbench must not touch.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { dbPaths, eventsOf, explain, fileBytes, isAlive, makeTempDir, rawTrials, removeTempDirs, runCli, runDirsIn, startCli, waitFor, killStarted, type CliProcess } from './suite-harness.ts';
 
+const FAKE_ENGINE = fileURLToPath(new URL('../../fixtures/fake-engine.ts', import.meta.url));
 const started: CliProcess[] = [];
 afterEach(async () => {
   await killStarted(started);
@@ -104,6 +106,20 @@ describe('kill -9 of the engine mid-trial', () => {
     ]);
     expect(rawTrials(db)[0].status_reason).toMatch(/^ENGINE_CRASHED: engine process was killed by signal SIGKILL before sending a result/);
     expect(runDirsIn(cache)).toEqual([]); // the host removed the killed engine's run directory
+  });
+});
+
+describe('a suite in which no trial completes', () => {
+  it('ends "failed", not "finished", and history lists it so', { timeout: 120_000 }, async () => {
+    const tmp = makeTempDir();
+    const { db, cache } = dbPaths(tmp);
+    // The fake engine refuses options without a behaviour, as an engine that cannot run would: every trial fails.
+    const env = { KVBENCH_ENGINE_MODULE: FAKE_ENGINE };
+    const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--trials', '1', '--scenarios', 'storage-only,cpu-only', '--cache-dir', cache, '--db', db], { cwd: tmp, env });
+    expect(r.code, explain(r)).toBe(3);
+    expect(r.stdout).toMatch(/^Suite 1 failed \(none of its trials completed: nothing to report\): 0 complete, 0 partial, 2 failed, 0 aborted, in \d+ s\.$/m);
+    const suites = await runCli(['history', '--suites', '--db', db], { cwd: tmp });
+    expect(suites.stdout).toMatch(/^\s*1 .* smoke\s+failed\s+0\s+0\s+2\s/m);
   });
 });
 

@@ -32,7 +32,7 @@ const VALID: AppEvent[] = [
   { type: 'suite.trialProgressed', progress, ...ref },
   { type: 'suite.trialLogged', level: 'warn', message: 'trial timed out', ...ref },
   { type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5500.25, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref },
-  { type: 'suite.finished', suiteId: 3, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 0, aborted: 1 }, wallMs: 9000 },
+  { type: 'suite.finished', suiteId: 3, status: 'cancelled', outcome: 'cancelled', counts: { complete: 1, partial: 0, failed: 0, aborted: 1 }, wallMs: 9000 },
   { type: 'suite.preparationProgressed', step: 'probing', message: 'Probing the drive …' },
   { type: 'suite.failed', suiteId: null, error: { code: 'TARGET_NOT_WRITABLE', message: 'cannot write /x' } },
   { type: 'history.changed', reason: '2 file(s) imported' },
@@ -50,7 +50,7 @@ const INVALID: [string, unknown][] = [
   ['an error code outside the closed set', { type: 'suite.failed', suiteId: 3, error: { code: 'ENOENT', message: 'x' } }],
   ['a negative count in the progress', { type: 'suite.trialProgressed', progress: { ...progress, requestsCompleted: -1 }, ...ref }],
   ['a NaN that JSON made null', { type: 'suite.started', suiteId: 3, resumed: false, total: 9, estimatedSeconds: null }],
-  ['a count missing a status', { type: 'suite.finished', suiteId: 3, status: 'finished', counts: { complete: 1 }, wallMs: 1 }],
+  ['a count missing a status', { type: 'suite.finished', suiteId: 3, status: 'finished', outcome: 'finished', counts: { complete: 1 }, wallMs: 1 }],
   ['settings with a key the contract does not have', { type: 'settings.changed', settings: { ...settings, theme: 'dark' } }],
 ];
 

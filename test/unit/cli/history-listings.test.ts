@@ -4,10 +4,11 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
+import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
-import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
 
@@ -64,6 +65,44 @@ describe('kvbench history listings and filters', () => {
     expect(r.stdout).not.toContain(long.slice(0, 61));
     expect(r.stdout).toMatch(new RegExp(` ${short}\\s*\\n`));
     expect(r.stdout).not.toContain(`${short}…`);
+  });
+
+  it('lists a finished suite in which no trial completed as failed, and its report says so; the JSON keeps the stored status beside the outcome', async () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    const store = openStore(db);
+    let failedId = 0;
+    let okId = 0;
+    try {
+      const hw = fakeHardware();
+      store.upsertDetectedSystem(hw);
+      const snapshotId = store.saveHardwareSnapshot(hw);
+      const suiteOf = (status: 'failed' | 'complete'): number => {
+        const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, scenarios: ['storage-only'] });
+        const suiteId = store.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+        const run = store.listRuns(suiteId)[0];
+        const id = store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: null, hardwareSnapshotId: snapshotId, scenarioId: run.scenarioId, trialIndex: 0, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+        if (status === 'failed') store.finishTrial(id, { status: 'failed', reason: 'ENGINE_CRASHED: the engine could not be started: spawn ELOOP', wallMs: 10 });
+        else store.finishTrial(id, { status: 'complete', reason: null, wallMs: 10, results: kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown> });
+        store.setSuiteStatus(suiteId, 'finished');
+        return suiteId;
+      };
+      failedId = suiteOf('failed');
+      okId = suiteOf('complete');
+    } finally {
+      store.close();
+    }
+    const suites = await runInProcess(() => historyCommand(['--suites', '--db', db]));
+    expect(suites.code, suites.stderr).toBe(0);
+    const row = (id: number) => suites.stdout.split('\n').find((l) => new RegExp(`^\\s*${id}\\s`).test(l));
+    expect(row(failedId)).toMatch(/ smoke\s+failed\s+0\s+0\s+1\s+0\s+0/);
+    expect(row(okId)).toMatch(/ smoke\s+finished\s+1\s+0\s+0\s+0\s+0/);
+    const json = JSON.parse((await runInProcess(() => historyCommand(['--suites', '--json', '--db', db]))).stdout) as { id: number; status: string; outcome: string }[];
+    expect(json.map((s) => [s.id, s.status, s.outcome]).sort()).toEqual([
+      [failedId, 'finished', 'failed'],
+      [okId, 'finished', 'finished'],
+    ]);
+    const rep = await runInProcess(() => reportCommand(['--suite', String(failedId), '--db', db]));
+    expect(rep.stdout).toMatch(new RegExp(`^Suite ${failedId} \\(smoke\\), failed, started `, 'm'));
   });
 
   it('names each trial\'s and suite\'s drive, and marks the trials the report flags', async () => {

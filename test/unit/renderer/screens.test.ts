@@ -210,6 +210,29 @@ describe('history', () => {
     expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 9 }]);
   });
 
+  it('lists a finished suite without one complete trial as failed; cancelled and interrupted ones keep their status', async () => {
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [
+        suite('finished', 9, { trialCounts: { running: 0, complete: 0, partial: 1, failed: 11, aborted: 0 }, trialsLeft: 12 }),
+        suite('finished', 8, { trialCounts: { running: 0, complete: 1, partial: 0, failed: 11, aborted: 0 }, trialsLeft: 11 }),
+        suite('cancelled', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 }, trialsLeft: 3 }),
+        suite('interrupted', 6, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 0, aborted: 1 }, trialsLeft: 3 }),
+      ],
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    const badges = w.findAll('tr[data-suite]').map((r) => [r.attributes('data-suite'), r.get('.badge').text(), r.get('.badge').classes().includes('failed')]);
+    expect(badges).toEqual([
+      ['9', 'failed', true],
+      ['8', 'finished', false],
+      ['7', 'cancelled', false],
+      ['6', 'interrupted', false],
+    ]);
+  });
+
   it('counts a suite\'s trials not complete by slot, as resume and the report do: a retried attempt once, a planned trial that never ran too', async () => {
     installFakeApi({
       'history.list': () => ({ trials: [trial(1)], total: 1 }),
@@ -378,6 +401,14 @@ describe('report', () => {
     await w.get('input[name=includeIncomplete]').setValue(true);
     await flush();
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
+  });
+
+  it('titles a finished suite without one complete trial as failed', async () => {
+    const r = { ...report(), suite: suite('finished', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 4, aborted: 0 }, trialsLeft: 4 }) };
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.get('.page-head .badge').text()).toBe('failed');
   });
 
   it("shows a capacity run's peak users beside its peak throughput, its final users only with every metric", async () => {

@@ -438,7 +438,7 @@ describe('run step', () => {
     await flush();
     expect(run.cancelRequested).toBe(true);
 
-    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 1, aborted: 2 }, wallMs: 9000 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', outcome: 'cancelled', counts: { complete: 1, partial: 0, failed: 1, aborted: 2 }, wallMs: 9000 });
     await flush();
     expect(w.text()).toContain('Suite 7 was cancelled: 1 complete, 0 partial, 1 failed, 2 aborted');
     await w.get('[data-test=view-report]').trigger('click');
@@ -452,7 +452,7 @@ describe('run step', () => {
     run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(0) });
     run.handleEvent({ type: 'suite.trialStarted', enginePid: 124, ...ref(1, 'cpu-only', 'CPU only', 2) });
     run.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'cancelled by the user', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(1, 'cpu-only', 'CPU only', 2) });
-    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', counts: { complete: 1, partial: 0, failed: 0, aborted: 1 }, wallMs: 9000 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', outcome: 'cancelled', counts: { complete: 1, partial: 0, failed: 0, aborted: 1 }, wallMs: 9000 });
     await flush();
     expect(w.get('[data-test=trials-done]').text()).toBe('2 / 4');
     expect(w.get('[data-test=overall-bar]').attributes('aria-valuenow')).toBe('50');
@@ -465,9 +465,50 @@ describe('run step', () => {
     expect(w.text()).toContain('Suite 7 was cancelled: 1 complete, 0 partial, 0 failed, 1 aborted, 2 not run.');
 
     // A suite that finished cleanly has the green bar.
-    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
     await flush();
     expect(w.get('[data-test=overall-bar]').classes()).toContain('ok');
+  });
+
+  it('a suite that finished without one complete trial reads failed, in red: not a green "finished"', async () => {
+    installFakeApi({});
+    const { run, w } = followSuite7();
+    for (const [i, r] of [ref(0), ref(1, 'cpu-only', 'CPU only', 2)].entries()) {
+      run.handleEvent({ type: 'suite.trialStarted', enginePid: 123 + i, ...r });
+      run.handleEvent({ type: 'suite.trialFinished', status: 'failed', reason: 'the engine could not be started: spawn ELOOP', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...r });
+    }
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'failed', counts: { complete: 0, partial: 2, failed: 2, aborted: 0 }, wallMs: 9000 });
+    await flush();
+    expect(w.get('h2 .badge').text()).toBe('failed');
+    expect(w.get('h2 .badge').classes()).toContain('failed');
+    const outcome = w.get('[data-test=outcome]');
+    expect(outcome.classes()).toContain('err');
+    expect(outcome.text()).not.toContain('✓');
+    expect(outcome.text()).toContain('Suite 7 failed (none of its trials completed: nothing to report): 0 complete, 2 partial, 2 failed, 0 aborted.');
+    expect(w.get('[data-test=overall-bar]').classes()).toContain('err');
+  });
+
+  it('a resume that completes a trial makes a failed suite finished; one that completes none of a suite with earlier complete trials leaves it finished', async () => {
+    installFakeApi({});
+    const { run, w } = followSuite7();
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 0, partial: 0, failed: 4, aborted: 0 }, wallMs: 9000 });
+    await flush();
+    expect(w.get('h2 .badge').text()).toBe('finished');
+    expect(w.get('[data-test=overall-bar]').classes()).not.toContain('err');
+  });
+
+  it('a failed suite that ended unseen reads failed from its stored counts', async () => {
+    installFakeApi({
+      'suite.status': () => idle,
+      'suites.list': () => [suiteRecord('finished', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 4, aborted: 0 }, trialsLeft: 4 })],
+      'history.list': () => ({ trials: [0, 1].map((i) => trial(11 + i, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: i, status: 'failed', statusReason: 'ENGINE_CRASHED', metrics: {} })), total: 2 }),
+    });
+    const { run, w } = followSuite7();
+    await run.attach();
+    await flush();
+    expect(run.phase).toBe('finished');
+    expect(w.get('h2 .badge').text()).toBe('failed');
+    expect(w.get('[data-test=outcome]').classes()).toContain('err');
   });
 
   it('a cancel while the hardware is detected is the user\'s choice: no failure, nothing to resume, back to the plan', async () => {
@@ -654,7 +695,7 @@ describe('run step', () => {
       run.handleEvent({ type: 'suite.trialStarted', enginePid: 200, ...r });
       run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...r });
     }
-    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 0 }, wallMs: 16_000 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 0 }, wallMs: 16_000 });
     await flush();
     expect(fake.callsOf('suites.list')).toEqual([{ systemIds: ['sys-1'], limit: 10_000 }]);
     const outcome = w.get('[data-test=outcome]');
@@ -671,7 +712,7 @@ describe('run step', () => {
     const { run: again, w: w2 } = followSuite7();
     again.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(0) });
     again.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'timed out after its 126 s wall-clock limit', wallMs: 126_000, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(0) });
-    again.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 1 }, wallMs: 140_000 });
+    again.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 3, partial: 0, failed: 0, aborted: 1 }, wallMs: 140_000 });
     await flush();
     const outcome2 = w2.get('[data-test=outcome]');
     expect(outcome2.text()).toContain('Suite 7 finished: 3 complete, 0 partial, 0 failed, 1 aborted.');

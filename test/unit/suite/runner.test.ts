@@ -241,6 +241,25 @@ describe('runSuite', () => {
     expect(trials[1].metrics).toEqual({});
   });
 
+  it('a suite in which no trial completed ends as failed, though stored as finished; a resume that completes one makes it finished', async () => {
+    const store = newStore();
+    const events: SuiteEvent[] = [];
+    const r = await runSuite(plan(), { store, hardware: hw, startEngine: fakeEngine(['crash', 'invalid', 'disk-full', 'crash']).start, onEvent: (e) => events.push(e) });
+    expect(r).toMatchObject({ status: 'finished', outcome: 'failed', counts: { complete: 0, partial: 1, failed: 3, aborted: 0 } });
+    expect(events.at(-1)).toMatchObject({ type: 'suite.finished', status: 'finished', outcome: 'failed' });
+    expect(store.getSuite(r.suiteId)!.status).toBe('finished'); // the stored status keeps its meaning; the outcome is derived
+
+    // A resume whose trials fail again leaves it failed; one that completes a trial, finished.
+    const failedAgain = await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: fakeEngine(['crash', 'crash', 'crash', 'crash']).start });
+    expect(failedAgain.outcome).toBe('failed');
+    const resumed: SuiteEvent[] = [];
+    const fixed = await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: fakeEngine(['complete', 'crash', 'crash', 'crash']).start, onEvent: (e) => resumed.push(e) });
+    expect(fixed).toMatchObject({ status: 'finished', outcome: 'finished', counts: { complete: 1, failed: 3 } });
+    expect(resumed.at(-1)).toMatchObject({ type: 'suite.finished', outcome: 'finished' });
+    // A later resume that completes nothing still leaves the suite with its complete trial: finished.
+    expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: fakeEngine(['crash', 'crash', 'crash']).start })).outcome).toBe('finished');
+  });
+
   /** Runs the suite on `engine` and aborts it (with `reason`, if given) once trial `ordinal` has started. */
   async function stoppedAt(store: Store, engine: FakeEngine, ordinal: number, reason?: string) {
     const controller = new AbortController();
