@@ -313,7 +313,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const probe = probeAsPlanned && !a['no-probe'];
       const why = left === 0 ? `suite ${resumeId} has no trial left to run` : a['no-probe'] ? '--no-probe' : `suite ${resumeId} was planned ${plannedProbe ? 'with' : 'without'} it`;
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ', without the drive probe'} (${why}) …`);
-      await fsp.mkdir(plan.cacheDir, { recursive: true });
+      createdCacheDir = { dir: plan.cacheDir, from: (await fsp.mkdir(plan.cacheDir, { recursive: true })) ?? null };
       const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
       started = true;
@@ -322,7 +322,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;
       // A cache directory that does not exist yet is detected through its nearest existing ancestor;
-      // a run creates it for the probes, and removes what it created unless the suite starts.
+      // a run creates it for the probes and the trials, and removes what it created at the end.
       if (!a.plan) {
         try {
           createdCacheDir = { dir: cacheDir, from: (await fsp.mkdir(cacheDir, { recursive: true })) ?? null };
@@ -365,8 +365,9 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   } finally {
     signals.dispose();
     store?.close();
-    // Refused, stopped or failed before the first trial: nothing of this suite is left behind.
-    if (!started && createdCacheDir !== null) await removeCreatedDirs(createdCacheDir.dir, createdCacheDir.from);
+    // However the suite ended (refused, stopped or failed before the first trial too), the cache
+    // directory levels it created go where nothing is left in them; a resume creates them again.
+    if (createdCacheDir !== null) await removeCreatedDirs(createdCacheDir.dir, createdCacheDir.from);
   }
 }
 

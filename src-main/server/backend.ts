@@ -424,7 +424,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     let suiteStarted!: (id: number) => void;
     const started = new Promise<number>((resolve) => (suiteStarted = resolve));
     let launched = false;
-    // The cache directory levels this start created: removed again if it ends before the suite starts.
+    // The cache directory levels this start created: removed again, where empty, when the suite ends
+    // (however it ends, as when it ends before it started); a resume creates them again.
     let created: { dir: string; from: string | undefined } | null = null;
     const onEvent = (e: SuiteEvent): void => {
       if (e.type === 'suite.started') {
@@ -472,15 +473,18 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         active.state = 'running';
         result = runSuite(plan, { ...deps, label });
       }
-      active.done = result.then(
-        (r) => {
-          emit({ type: 'history.changed', reason: `suite ${r.suiteId} ${r.status}` });
-        },
-        (err) => {
-          emit({ type: 'suite.failed', suiteId: active.suiteId, error: toIpcError(err) });
-          emit({ type: 'history.changed', reason: 'suite failed' });
-        },
-      );
+      active.done = result
+        .then(
+          (r) => {
+            emit({ type: 'history.changed', reason: `suite ${r.suiteId} ${r.status}` });
+          },
+          (err) => {
+            emit({ type: 'suite.failed', suiteId: active.suiteId, error: toIpcError(err) });
+            emit({ type: 'history.changed', reason: 'suite failed' });
+          },
+        )
+        // Before the backend takes another start, which may name the same directory.
+        .finally(() => (created !== null ? removeCreatedDirs(created.dir, created.from) : undefined));
       launched = true;
       void active.done.finally(() => {
         if (run === active) run = null;

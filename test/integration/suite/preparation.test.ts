@@ -1,8 +1,10 @@
 // What `kvbench suite` does before its first trial: --plan creates nothing, nor does a refused plan; a signal during the
 // hardware detection or the drive probe stops there and records nothing; --resume probes the drive
-// only as the suite was planned, and not at all with nothing left to run, and says which.
+// only as the suite was planned, and not at all with nothing left to run, and says which. And at the
+// end of a suite that ran, the cache directory levels it created are gone again.
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
@@ -153,5 +155,22 @@ describe('kvbench suite --resume and the drive probe', () => {
     expect(done.stderr).toContain(`Detecting hardware, without the drive probe (suite ${id} has no trial left to run) …`);
     expect(done.stderr).toMatch(/Suite \d+ \(resumed\): 0 trial\(s\) to run/);
     expect(fs.readdirSync(cache)).toEqual([]);
+  });
+});
+
+describe('kvbench suite that ran', () => {
+  it('removes the cache directory levels it created when it ends; a resume creates and removes them again', { timeout: 120_000 }, async () => {
+    const tmp = makeTempDir();
+    const db = path.join(tmp, 'kvbench.db');
+    const cache = path.join(tmp, 'made', 'by', 'suite');
+    // The fake engine refuses options without a behaviour: every trial fails fast, and the suite can be resumed.
+    const env = { KVBENCH_ENGINE_MODULE: fileURLToPath(new URL('../../fixtures/fake-engine.ts', import.meta.url)) };
+    const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--trials', '1', '--scenarios', 'storage-only', '--cache-dir', cache, '--db', db], { cwd: tmp, env });
+    expect(r.code, explain(r)).toBe(3);
+    expect(fs.readdirSync(tmp).sort(), 'no level of the cache directory is left').toEqual(['kvbench.db']);
+    const resumed = await runCli(['suite', '--resume', '1', '--db', db], { cwd: tmp, env });
+    expect(resumed.code, explain(resumed)).toBe(3);
+    expect(resumed.stderr).toMatch(/Suite 1 \(resumed\): 1 trial\(s\) to run/);
+    expect(fs.readdirSync(tmp).sort()).toEqual(['kvbench.db']);
   });
 });

@@ -56,7 +56,7 @@ describe('hardware step', () => {
     expect(text).toContain('EPYC 9454');
     expect(text).toContain('96 logical, 48 physical');
     expect(text).toContain('550 GB'); // 512 GiB RAM in decimal units
-    expect(text).toContain('(will be created in /mnt/nvme)');
+    expect(text).toContain('(will be created in /mnt/nvme for the suite, and removed when it ends if nothing else is in it)');
     await w.get('[data-test=to-plan]').trigger('click');
     expect(wizard.step).toBe('plan');
   });

@@ -320,6 +320,36 @@ describe('backend', () => {
     expect(fs.existsSync(t.cacheDir)).toBe(true);
   });
 
+  it('removes the cache directory levels a suite created when it ends, where empty; a resume creates and removes them again', async () => {
+    const t = await make({ behaviours: ['complete', 'disk-full', 'hang', 'complete'] });
+    const idle = async (): Promise<void> => {
+      await t.waitFor('suite.finished');
+      t.events.splice(0);
+      while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    };
+    const fresh = path.join(t.dir, 'new', 'sub');
+    const { suiteId } = ok(await t.backend.invoke('suite.start', { ...smokeRequest(fresh), scenarios: ['storage-only'] })) as { suiteId: number };
+    await idle();
+    expect(fs.existsSync(path.join(t.dir, 'new')), 'no level the finished suite created is left').toBe(false);
+    // Its partial trial is resumed: the directory is made again for it, and goes again, also when the resume is cancelled.
+    ok(await t.backend.invoke('suite.resume', { suiteId }));
+    await t.waitFor('suite.trialProgressed');
+    expect(fs.existsSync(fresh)).toBe(true);
+    ok(await t.backend.invoke('suite.cancel', {}));
+    await idle();
+    expect(fs.existsSync(path.join(t.dir, 'new'))).toBe(false);
+    // Only the levels it created: the existing folder they were made in stays, with what is in it.
+    fs.mkdirSync(path.join(t.dir, 'kept'));
+    fs.writeFileSync(path.join(t.dir, 'kept', 'notes.txt'), 'mine\n');
+    ok(await t.backend.invoke('suite.start', { ...smokeRequest(path.join(t.dir, 'kept', 'sub', 'deeper')), scenarios: ['storage-only'] }));
+    await idle();
+    expect(fs.readdirSync(path.join(t.dir, 'kept'))).toEqual(['notes.txt']);
+    // A directory that was there before the suite stays, empty or not.
+    ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] }));
+    await idle();
+    expect(fs.existsSync(t.cacheDir)).toBe(true);
+  });
+
   it('refuses a system directory behind a symbolic link before creating anything in it', async () => {
     const t = await make();
     const link = path.join(path.dirname(t.cacheDir), 'shm-link');
