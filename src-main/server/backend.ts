@@ -378,7 +378,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
   const requireStore = (): Store => {
     if (store) return store;
-    fail(databaseError?.code ?? 'NOT_FOUND', `no database is open${databaseError ? `: ${databaseError.message}` : ''}. Choose a database in Settings.`);
+    if (!databaseError) fail('NOT_FOUND', 'no database is open. Choose a database in Settings.');
+    // The open's own message is whole sentences, most of them already saying where to choose another.
+    const why = databaseError.message.trim();
+    const choose = /in Settings\.?$/.test(why) ? '' : ' Choose a database in Settings.';
+    fail(databaseError.code, `no database is open: ${why.replace(/\.$/, '')}.${choose}`);
   };
 
   const detectCached = async (cacheDir: string): Promise<HardwareProfile> => {

@@ -208,6 +208,27 @@ describe('plan step', () => {
     expect(run.suiteId).toBe(7);
   });
 
+  it('does not start a suite while no database is open, and says why', async () => {
+    const fake = installFakeApi({ 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
+    const app = useAppStore();
+    app.info = appInfo({ databaseError: { code: 'DB_CORRUPT', message: '/data/kvbench.db is damaged or not a database (SQLITE_CORRUPT: database disk image is malformed). kvbench will not write to it.' } });
+    const wizard = useWizardStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    expect(w.get('[data-test=trial-count]').text()).toBe('4'); // planning needs no database
+    expect(w.get('[data-test=start-suite]').attributes('disabled')).toBeDefined();
+    expect(w.get('[data-test=no-database]').text()).toContain('No database is open');
+    await w.get('[data-test=no-database] button').trigger('click');
+    expect(window.location.hash).toBe('#/settings');
+    expect(fake.callsOf('suite.start')).toEqual([]);
+    // Once a database is open, the suite can start.
+    app.info = appInfo();
+    await flush();
+    expect(w.find('[data-test=no-database]').exists()).toBe(false);
+    expect(w.get('[data-test=start-suite]').attributes('disabled')).toBeUndefined();
+  });
+
   it('starts only the plan on screen: not while a change waits to be planned, nor after re-planning failed', async () => {
     let fail = false;
     const fake = installFakeApi({

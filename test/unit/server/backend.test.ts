@@ -929,8 +929,27 @@ describe('backend', () => {
     try {
       expect(ok(await b.invoke('app.info', {}))).toMatchObject({ databaseError: { code: 'DB_CORRUPT' } });
       expect(await b.invoke('history.list', { selection: {} })).toMatchObject({ ok: false, error: { code: 'DB_CORRUPT', message: expect.stringContaining('Settings') } });
+      // Its message already says where to choose another: said once.
+      const start = await b.invoke('suite.start', smokeRequest(path.join(t.dir, 'cache')));
+      expect(start).toMatchObject({ ok: false, error: { code: 'DB_CORRUPT', message: expect.stringMatching(/^no database is open: .*garbage\.db is not a SQLite database .*choose another database in Settings\.$/) } });
     } finally {
       await b.close();
+    }
+    // A truncated copy of a database: its message ends with its own full stop, then one sentence more, never "..".
+    const whole = path.join(t.dir, 'whole.db');
+    openStore(whole).close();
+    const truncated = path.join(t.dir, 'truncated.db');
+    fs.copyFileSync(whole, truncated);
+    fs.truncateSync(truncated, 8192);
+    const c = await createBackend({ mode: 'browser', settingsFile: path.join(t.dir, 's3.json'), defaults: { databasePath: truncated, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' } });
+    try {
+      const start = await c.invoke('suite.start', smokeRequest(path.join(t.dir, 'cache')));
+      expect(start).toMatchObject({
+        ok: false,
+        error: { code: 'DB_CORRUPT', message: expect.stringMatching(/^no database is open: .*truncated\.db is damaged or not a database \(SQLITE_CORRUPT: .*\)\. kvbench will not write to it\. Choose a database in Settings\.$/) },
+      });
+    } finally {
+      await c.close();
     }
   });
 });
