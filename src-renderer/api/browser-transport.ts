@@ -48,7 +48,7 @@ export function browserTransport(token: string | null, base: string = window.loc
         cache: 'no-store',
       });
     } catch (err) {
-      return { ok: false, error: { code: 'INTERNAL', message: `Cannot reach the kvbench server (${(err as Error).message}). Is kvbench serve still running?` } };
+      return { ok: false, error: { code: 'UNREACHABLE', message: `Cannot reach the kvbench server (${(err as Error).message}). Is kvbench serve still running?` } };
     }
     try {
       const body = (await res.json()) as Result<unknown>;

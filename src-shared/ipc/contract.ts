@@ -58,6 +58,8 @@ export const IPC_ERROR_CODES = [
   'BUSY',
   /** The served mode: no or a wrong token. */
   'UNAUTHORIZED',
+  /** The served mode: the page could not reach the server (stopped, restarted, the network): a connection problem, not the server's error. */
+  'UNREACHABLE',
   /** Electron: a request from a frame that is not the app's own page. */
   'FORBIDDEN',
 ] as const;

@@ -675,6 +675,32 @@ describe('report', () => {
     expect(s).toContain('2.33 GiB/s');
   });
 
+  it('drops an export\'s "cannot reach the server" notice once the page has reconnected; a failure of the server itself stays', async () => {
+    let answer: { error: IpcError } = { error: { code: 'UNREACHABLE', message: 'Cannot reach the kvbench server (Failed to fetch). Is kvbench serve still running?' } };
+    const fake = installFakeApi({ 'export.create': () => answer });
+    const w = mountIt(ExportButtons, { selection: { suiteIds: [7] } });
+    await flush();
+    fake.setConnection('disconnected');
+    await w.get('[data-export=csv]').trigger('click');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('(UNREACHABLE)');
+    expect(w.get('[role=alert]').text()).toContain('Is kvbench serve still running?');
+    fake.setConnection('connecting');
+    await flush();
+    expect(w.find('[role=alert]').exists()).toBe(true);
+    fake.setConnection('connected');
+    await flush();
+    expect(w.find('[role=alert]').exists()).toBe(false);
+
+    answer = { error: { code: 'EXPORT_FAILED', message: 'the XLSX writer failed' } };
+    await w.get('[data-export=csv]').trigger('click');
+    await flush();
+    fake.setConnection('disconnected');
+    fake.setConnection('connected');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('the XLSX writer failed');
+  });
+
   it('states the exported file\'s size in the chosen units', async () => {
     installFakeApi({ 'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 2 * 1024 * 1024, trialCount: 3 }) });
     useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };

@@ -36,7 +36,8 @@ describe('API transports', () => {
     fetchMock.mockImplementationOnce(async () => {
       throw new TypeError('Failed to fetch');
     });
-    expect(await t.invoke('app.info', {})).toMatchObject({ ok: false, error: { code: 'INTERNAL', message: expect.stringContaining('kvbench serve') } });
+    // A lost connection is a connection problem, not the server's internal error.
+    expect(await t.invoke('app.info', {})).toMatchObject({ ok: false, error: { code: 'UNREACHABLE', message: expect.stringContaining('kvbench serve') } });
     fetchMock.mockImplementationOnce(async () => new Response('<html>bad gateway</html>', { status: 502, statusText: 'Bad Gateway' }));
     expect(await t.invoke('app.info', {})).toMatchObject({ ok: false, error: { message: 'The server answered 502 Bad Gateway' } });
 

@@ -641,7 +641,7 @@ describe('run step', () => {
 
   it('a cancel that failed while the server was down gives way to the stored outcome once the server is back: no stale error, the interrupted summary and its Resume pointer', async () => {
     let serverUp = false;
-    const down = { error: { code: 'INTERNAL' as const, message: 'Cannot reach the kvbench server (Failed to fetch). Is kvbench serve still running?' } };
+    const down = { error: { code: 'UNREACHABLE' as const, message: 'Cannot reach the kvbench server (Failed to fetch). Is kvbench serve still running?' } };
     installFakeApi({
       'suite.cancel': () => down,
       'suite.status': () => (serverUp ? idle : down),
