@@ -11,24 +11,50 @@ import { dbPaths, eventsOf, explain, makeTempDir, removeTempDirs, runCli, runDir
 
 afterAll(() => removeTempDirs());
 
+/** Why a trial is partial on a machine too loaded for its window: nothing completed in it, or the engine was starved (engine-stall.ts). */
+const LOAD_PARTIAL = /^(no request completed in the [\d.]+ s measured window|the engine stalled)/;
+
 describe('kvbench suite --profile smoke, then report, import, compare, export', () => {
-  it('runs every non-GPU scenario, stores every trial, and reports them', { timeout: 180_000 }, async () => {
+  it('runs every non-GPU scenario, stores every trial, and reports them', { timeout: 300_000 }, async () => {
     const tmp = makeTempDir();
     const { db, cache } = dbPaths(tmp);
     const foreign = path.join(cache, 'keep.npy');
     fs.writeFileSync(foreign, 'not kvbench\n');
 
-    const r = await runCli(['suite', '--profile', 'smoke', '--trials', '2', '--duration', '2', '--cache-dir', cache, '--db', db, '--events'], { cwd: tmp });
-    expect(r.code, explain(r)).toBe(0);
+    // The profile's own 5 s per trial: what the smoke profile is for is that it completes as it is.
+    const r = await runCli(['suite', '--profile', 'smoke', '--trials', '2', '--cache-dir', cache, '--db', db, '--events'], { cwd: tmp });
     expect(r.stderr).toMatch(/skipped gpu-only: no GPU detected/);
-    expect(r.stderr).toMatch(/Estimate: 12 trials, about \d+ s; disk: at most 2\.00 GiB/);
+    expect(r.stderr).toMatch(/Estimate: 12 trials, about (\d+ min )?\d+ s; disk: at most 2\.00 GiB/);
     const events = eventsOf(r.stdout);
     const finished = events.filter((e) => e.type === 'suite.trialFinished');
     expect(finished.map((e) => e.scenarioId)).toEqual(['cpu-only', 'cpu-only', 'storage-only', 'storage-only', 'cpu-storage', 'cpu-storage', 'storage-saturation', 'storage-saturation', 'production', 'production', 'autoscale', 'autoscale']);
-    expect(finished.every((e) => e.status === 'complete'), JSON.stringify(finished.map((e) => [e.scenarioId, e.status, e.reason]))).toBe(true);
+    // Every trial runs and is stored, never failed or aborted. Whether one completes a request in its
+    // window is up to the machine's load, not kvbench: such a trial is partial, with that reason, and
+    // the exit code says so (3). Running its slot again is what --resume is for, and it is done here
+    // so that what follows measures two complete trials per scenario however loaded the machine was.
+    const byLoad = (e: { [k: string]: unknown }): boolean => e.status === 'partial' && LOAD_PARTIAL.test(String(e.reason));
+    const notComplete = finished.filter((e) => e.status !== 'complete');
+    expect(notComplete.filter((e) => !byLoad(e)), 'a trial left incomplete by anything but load').toEqual([]);
+    expect(r.code, explain(r)).toBe(notComplete.length === 0 ? 0 : 3);
     expect(events.some((e) => e.type === 'suite.trialProgressed')).toBe(true);
-    expect(events.at(-1)).toMatchObject({ type: 'suite.finished', status: 'finished', counts: { complete: 12, partial: 0, failed: 0, aborted: 0 } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'suite.finished',
+      status: 'finished',
+      outcome: 'finished',
+      counts: { complete: 12 - notComplete.length, partial: notComplete.length, failed: 0, aborted: 0 },
+    });
     expect(r.stderr).toMatch(/Tier comparison/);
+    const suiteId = events.find((e) => e.type === 'suite.started')!.suiteId as number;
+    let attempts = finished.length;
+    for (let left = notComplete.length, round = 1; left > 0; round++) {
+      expect(round, `still ${left} trial(s) without a request completed after ${round - 1} resumes: this machine is too loaded for 5 s trials`).toBeLessThanOrEqual(3);
+      const again = await runCli(['suite', '--resume', String(suiteId), '--db', db, '--events'], { cwd: tmp });
+      const ran = eventsOf(again.stdout).filter((e) => e.type === 'suite.trialFinished');
+      expect(ran).toHaveLength(left);
+      expect(ran.filter((e) => e.status !== 'complete' && !byLoad(e)), explain(again)).toEqual([]);
+      attempts += ran.length;
+      left = ran.filter((e) => e.status !== 'complete').length;
+    }
     // The cache directory: the foreign file intact, no run directory or probe files left.
     expect(fs.readFileSync(foreign, 'utf8')).toBe('not kvbench\n');
     expect(runDirsIn(cache)).toEqual([]);
@@ -49,8 +75,10 @@ describe('kvbench suite --profile smoke, then report, import, compare, export', 
 
     const hist = await runCli(['history', '--db', db, '--json', '--limit', '0'], { cwd: tmp });
     const trials = JSON.parse(hist.stdout) as { status: string; options: Record<string, unknown>; metrics: Record<string, number>; systemId: string }[];
-    expect(trials).toHaveLength(12);
-    expect(trials.every((t) => t.status === 'complete' && t.metrics.wall_clock_throughput_tok_per_s > 0)).toBe(true);
+    expect(trials).toHaveLength(attempts);
+    const complete = trials.filter((t) => t.status === 'complete');
+    expect(complete).toHaveLength(12);
+    expect(complete.every((t) => t.metrics.wall_clock_throughput_tok_per_s > 0)).toBe(true);
     const systemA = trials[0].systemId;
 
     // A second system, from results files in the reference's format, run with storage-only's flags.
@@ -63,7 +91,7 @@ describe('kvbench suite --profile smoke, then report, import, compare, export', 
     });
     const imp = await runCli(
       ['import', ...files, '--system', 'slow-box', '--scenario', 'storage-only', '--db', db,
-        '--run-flags', '--model tiny-1b --num-users 4 --duration 2 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42'],
+        '--run-flags', '--model tiny-1b --num-users 4 --duration 5 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42'],
       { cwd: tmp },
     );
     expect(imp.code, explain(imp)).toBe(0);
@@ -90,16 +118,16 @@ describe('kvbench suite --profile smoke, then report, import, compare, export', 
       expect(e.code, explain(e)).toBe(0);
     }
     const csv = fs.readFileSync(path.join(tmp, 'all.csv'), 'utf8').trimEnd().split('\r\n');
-    expect(csv).toHaveLength(1 + 14);
+    expect(csv).toHaveLength(1 + attempts + 2);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(path.join(tmp, 'all.xlsx'));
     const sheet = wb.getWorksheet('Trials')!;
-    expect(sheet.rowCount).toBe(15);
+    expect(sheet.rowCount).toBe(1 + attempts + 2);
     const header = (sheet.getRow(1).values as unknown[]).slice(1);
-    const models = sheet.getRows(2, 14)!.map((row) => row.getCell(header.indexOf('config.model') + 1).value);
+    const models = sheet.getRows(2, attempts + 2)!.map((row) => row.getCell(header.indexOf('config.model') + 1).value);
     expect(new Set(models)).toEqual(new Set(['tiny-1b']));
     const json = JSON.parse(fs.readFileSync(path.join(tmp, 'all.json'), 'utf8'));
-    expect(json.trials).toHaveLength(14);
+    expect(json.trials).toHaveLength(attempts + 2);
     expect(json.trials.filter((t: { resultsFormat: string }) => t.resultsFormat === 'reference-new')).toHaveLength(2);
 
     // A datasheet's bandwidth instead of the probe: for one drive's suite, and refused across two systems.

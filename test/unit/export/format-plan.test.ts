@@ -60,7 +60,7 @@ describe('headless commands print the advice', () => {
     const r = await runInProcess(() => suiteCommand(['--plan', '--profile', 'smoke', '--no-probe', '--trials', '1', '--scenarios', 'cpu-only', '--cache-dir', onRoot, '--db', '/kvbench-advice-test-never-created/k.db']));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Advice\n {2}WARNING: Cache dir on the system disk \(\/[ )][\s\S]*\nSuite plan: profile smoke/);
-    expect(r.stdout).toMatch(/^How each run was derived:\n {2}cpu-only: model tiny-1b, 3 s measured, generation fast, seed 42; CPU tier 1 GiB \(smoke: min\(RAM\/2, 1 GiB\)\)/m);
+    expect(r.stdout).toMatch(/^How each run was derived:\n {2}cpu-only: model tiny-1b, 5 s measured, generation fast, seed 42; CPU tier 1 GiB \(smoke: min\(RAM\/2, 1 GiB\)\)/m);
     expect(r.stdout).not.toMatch(/drive probe/);
     // Without --no-probe a real run would probe the drive first: --plan counts it.
     const probing = await runInProcess(() => suiteCommand(['--plan', '--profile', 'smoke', '--trials', '1', '--scenarios', 'cpu-only', '--cache-dir', onRoot, '--db', '/kvbench-advice-test-never-created/k.db']));

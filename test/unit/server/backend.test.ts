@@ -536,7 +536,7 @@ describe('backend', () => {
         files: [...files, { name: 'broken.json', text: '{not json' }],
         systemLabel: 'slow-box',
         scenarioId: 'storage-only',
-        runFlags: '--model tiny-1b --num-users 4 --duration 3 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42',
+        runFlags: '--model tiny-1b --num-users 4 --duration 5 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42',
       }),
     ) as { imported: { file: string; status: string; configKnown: boolean }[]; errors: { file: string }[]; systemId: string };
     expect(imp.imported.map((f) => [f.file, f.status, f.configKnown])).toEqual([
