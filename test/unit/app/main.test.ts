@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDesktopApp, type ElectronApi } from '../../../src-main/app/main.ts';
 import { APP_START_URL } from '../../../src-main/app/security.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
 import { CHANNELS, EVENT_CHANNEL } from '../../../src-shared/ipc/channels.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { createFakeElectron, FakeBrowserWindow, FakeWebContents, type FakeElectron } from './fake-electron.ts';
@@ -112,6 +113,7 @@ describe('the desktop app (main process)', () => {
   it('opens --db over the database chosen in Settings, and that over KVBENCH_DB, as kvbench serve does; --db is not kept', async () => {
     const settingsFile = path.join(dir, 'settings.json');
     const chosen = path.join(dir, 'chosen.db');
+    openStore(chosen).close(); // the settings file names only a database that exists (it creates none)
     fs.writeFileSync(settingsFile, `${JSON.stringify({ databasePath: chosen })}\n`);
     const databaseOf = async (argv: readonly string[]): Promise<string> => {
       const fake = createFakeElectron({ userData: dir });
