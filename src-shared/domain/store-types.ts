@@ -66,7 +66,7 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('wall_clock_throughput_tok_per_s', 'Wall-clock throughput', 'tok/s', 'higher', 'throughput', 'Generated tokens ÷ elapsed time: what the whole system sustained.'),
   m(
     'storage_throughput_tok_per_s',
-    "Cache I/O throughput (the reference's storage_throughput)",
+    'Cache I/O throughput',
     'tok/s',
     'higher',
     'throughput',

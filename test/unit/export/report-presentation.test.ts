@@ -27,7 +27,7 @@ describe('the reference\'s "storage" throughput and per-request I/O are named af
 
   it('the catalogue names them cache I/O and says which tiers they count; the results-file keys stay', () => {
     const tput = METRIC_BY_KEY.storage_throughput_tok_per_s;
-    expect(tput.label).toBe("Cache I/O throughput (the reference's storage_throughput)");
+    expect(tput.label).toBe("Cache I/O throughput");
     expect(tput.description).toMatch(/every read and write of a request on whichever tier served it \(GPU, CPU or storage\)/);
     expect(tput.description).toContain('storage_throughput_tokens_per_sec');
     const io = METRIC_BY_KEY.storage_io_per_request_p95_ms;
@@ -39,7 +39,7 @@ describe('the reference\'s "storage" throughput and per-request I/O are named af
   it('kvbench report uses those names in the scenario table and the tier comparison', () => {
     const r = buildScenarioReport(cpuOnly);
     const text = formatScenarioReport(r);
-    expect(text).toContain("Cache I/O throughput (the reference's storage_throughput) (tok/s)");
+    expect(text).toContain("Cache I/O throughput (tok/s)");
     expect(text).toContain('Cache I/O per request P95 (ms)');
     expect(text).not.toMatch(/Storage throughput|Storage I\/O per request/);
     const tiers = formatTierComparison(buildTierComparison(r, null));
@@ -102,7 +102,7 @@ describe('the tier comparison\'s trial count agrees with the medians beside it (
     expect(row.n).toBe(2);
     expect(row.fewestTrials).toBe(1);
     expect(row.trialsNote).toBe(
-      "Wall-clock throughput, Cache I/O throughput (the reference's storage_throughput), Storage read P95, Total bytes read and Total bytes written: medians of 1 of the 2 trials (the other recorded none)",
+      "Wall-clock throughput, Cache I/O throughput, Storage read P95, Total bytes read and Total bytes written: medians of 1 of the 2 trials (the other recorded none)",
     );
     const text = formatTierComparison(t);
     expect(text).toMatch(/^cpu-storage\s+4\s+0\s+0\.25\s+1–2\s+147\s/m);

@@ -47,7 +47,7 @@ describe('report: the reference\'s "storage" metrics are named after what they c
     expect(head.text()).toBe('Cache I/O throughput');
     expect(head.attributes('title')).toMatch(/cache I\/O times: every read and write of a request on whichever tier served it \(GPU, CPU or storage\)/);
     const s = w.get('[data-scenario-report=storage-only]').text();
-    expect(s).toContain("Cache I/O throughput (the reference's storage_throughput)");
+    expect(s).toContain("Cache I/O throughput");
     expect(s).toContain('Cache I/O per request P95');
     expect(s).not.toMatch(/Storage throughput|Storage I\/O per request/);
   });
