@@ -357,8 +357,8 @@ describe('kvbench suite --warm-up', () => {
     const args = ['suite', '--profile', 'smoke', '--cache-dir', path.join(tmp, 'c'), '--no-probe', '--plan', '--db', path.join(tmp, 'k.db')];
     const r = await runCli([...args, '--warm-up', '7'], { cwd: tmp });
     expect(r.code, explain(r)).toBe(0);
-    expect(r.stdout).toMatch(/^storage-only .*7 s warm-up \+ 3 s/m);
-    expect(r.stdout).toMatch(/^autoscale .* 3 s /m);
+    expect(r.stdout).toMatch(/^storage-only .*7 s warm-up \+ 5 s/m);
+    expect(r.stdout).toMatch(/^autoscale .* 5 s /m);
     expect(r.stdout).not.toMatch(/^autoscale .*warm-up/m);
   });
 });
