@@ -4,6 +4,7 @@
 // same command with the Node 24 that `npm install` put in node_modules.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,15 @@ if (major < 24) {
   // A child ended by a signal: the status a shell reports for it (128 + the signal's number).
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 } else {
+  // Node's on-disk compile cache (type-stripped TypeScript and V8 code, keyed by each file's
+  // contents): without it every kvbench process strips and compiles its modules again at start,
+  // about 0.75 CPU-s for the CLI of `kvbench run` and as much again for its engine process and the
+  // engine's worker threads, which the write-heavy benchmark counted against kvbench's CPU per GB
+  // (docs/benchmarks.md). Set in the environment too, so the engine process, its workers and any
+  // other process kvbench starts use it. The first run after a change pays the compiling (and writes
+  // the cache); NODE_DISABLE_COMPILE_CACHE=1 turns it off, NODE_COMPILE_CACHE=DIR moves it.
+  const cache = enableCompileCache();
+  if (cache.directory !== undefined && process.env.NODE_COMPILE_CACHE === undefined) process.env.NODE_COMPILE_CACHE = cache.directory;
   const argv = process.argv.slice(2);
   try {
     const { main } = await import('../src-main/cli/main.ts');

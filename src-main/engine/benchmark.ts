@@ -14,6 +14,7 @@ import { cpuTierMemoryError } from './config/cpu-tier-memory.ts';
 import { AlignedSlab } from './io/aligned-slab.ts';
 import { BytePool } from './io/byte-workers.ts';
 import { EntryFileStore, IoCancelledError } from './io/entry-file-store.ts';
+import type { HugePageAdvice } from './io/huge-pages.ts';
 import { PayloadPool } from './io/payload.ts';
 import { DeviceStatsSampler } from './metrics/device-stats.ts';
 import { prepopulatedKeysOf, ragDocuments, runPreparation } from './preparation.ts';
@@ -133,7 +134,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     const pool = PayloadPool.create(seed, chunkBytes);
     bytes = await BytePool.start({ threads: byteThreads, pool });
     const tiers: CacheTier[] = [];
-    let storageIo: { directIo: boolean; reason: string | null };
+    let storageIo: { directIo: boolean; reason: string | null; hugePages: HugePageAdvice | null };
     if (traceMode) {
       traceLog = await IoTraceLog.open(o.ioTraceLog!);
       log('info', `Trace mode active: I/O operations will be logged to ${traceLog.path} (no real hardware I/O)`);
@@ -147,19 +148,21 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       }
       if (cpuBudgetBytes > 0) tiers.push({ backend: new NullTier('cpu', room), budgetBytes: cpuBudgetBytes });
       tiers.push({ backend: new NullTier('storage', room), budgetBytes: target.capacityBytes });
-      storageIo = { directIo: false, reason: 'trace-only mode (--io-trace-log): no storage I/O at all' };
+      storageIo = { directIo: false, reason: 'trace-only mode (--io-trace-log): no storage I/O at all', hugePages: null };
     } else {
+      const slab = new AlignedSlab(chunkBytes, o.ioDepth);
       store = await EntryFileStore.open({
         dir: target.runDir,
         directIo: o.directIo,
         chunkBytes,
         perEntryDepth: Math.min(o.ioDepth, 4),
-        slab: new AlignedSlab(chunkBytes, o.ioDepth),
+        slab,
         bytes,
         fsync: o.fsyncPolicy,
       });
-      storageIo = { directIo: store.directIo.enabled, reason: store.directIo.reason };
+      storageIo = { directIo: store.directIo.enabled, reason: store.directIo.reason, hugePages: slab.hugePages };
       if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
+      if (!slab.hugePages.advised) log('info', `storage I/O buffers in small pages (more kernel CPU per direct I/O): ${slab.hugePages.reason}`);
       if (target.ramBackingChain !== null) log('warn', `--cache-dir ${target.baseDir} is on a ${ramBackedMessage(target.ramBackingChain)}; storage results will describe RAM`);
     }
     if (!traceMode && o.gpuMemGb > 0) {
@@ -268,7 +271,7 @@ interface MeasureArgs {
   bytes: BytePool;
   /** The storage tier's files (null in trace-only mode): cancelled when the window closes. */
   store: EntryFileStore | null;
-  storageIo: { directIo: boolean; reason: string | null };
+  storageIo: { directIo: boolean; reason: string | null; hugePages: HugePageAdvice | null };
   target: StorageTarget;
   gpu: TierAvailability;
   gpuTier: GpuTier | null;

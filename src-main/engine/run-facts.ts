@@ -9,6 +9,7 @@ import type { RunOptions } from '../../src-shared/domain/run-options.ts';
 import type { RunOutcome } from '../../src-shared/engine-protocol.ts';
 import type { MultiTierCache } from './cache/multi-tier-cache.ts';
 import type { BytePool } from './io/byte-workers.ts';
+import type { HugePageAdvice } from './io/huge-pages.ts';
 import type { DeviceStatsReport } from './metrics/device-stats.ts';
 import type { RunRecorder } from './metrics/run-recorder.ts';
 import type { TimelineSampler } from './metrics/timeline.ts';
@@ -43,7 +44,7 @@ export interface RunSetup {
   seed: number;
   cache: MultiTierCache;
   bytes: Pick<BytePool, 'utilisation'>;
-  storageIo: { directIo: boolean; reason: string | null };
+  storageIo: { directIo: boolean; reason: string | null; hugePages: HugePageAdvice | null };
   target: Pick<StorageTarget, 'capacityBytes' | 'freeBytesAtStart' | 'baseDir' | 'ramFilesystem' | 'ramBackingChain'>;
   gpu: TierAvailability;
   gpuTier: Pick<GpuTier, 'report'> | null;
@@ -112,6 +113,7 @@ export function assembleRunFacts(a: RunSetup, e: RunEnd): RunFacts {
     eventLoopLagNs: e.closed.lagNs,
     window: { ...e.window, requestsInFlight: e.closed.requestsInFlight, requestsQueued: e.closed.queued },
     byteWorkers: a.bytes.utilisation(),
+    ioBufferHugePages: a.storageIo.hugePages,
     ioDepth: o.ioDepth,
     chunkBytes: a.chunkBytes,
     verify: { enabled: o.verify, errors: e.processor.verifyErrorCount, failures: e.processor.verifyFailures },

@@ -349,6 +349,12 @@ export interface KvbenchSection {
     io_chunk_bytes: number;
     uv_threadpool_size: number | null;
     peak_rss_bytes: number;
+    /**
+     * Whether the storage tier's I/O buffers were advised into transparent huge pages (less kernel
+     * CPU per direct I/O), or why not; null without storage I/O (trace-only mode). Absent from older
+     * kvbench results.
+     */
+    io_buffer_huge_pages?: { advised: boolean; reason: string | null } | null;
   };
   timeline: TimelinePoint[];
   units: string;

@@ -4,8 +4,10 @@
 // reads and writes from them fail with EINVAL. A WebAssembly.Memory is mapped page-aligned, and
 // a shared one exposes a SharedArrayBuffer that worker threads can fill and verify in place.
 // The slot count doubles as the process-wide bound on I/Os in flight, which is what keeps the
-// engine's memory independent of entry size and user count.
+// engine's memory independent of entry size and user count. The memories are advised into
+// transparent huge pages before first use (huge-pages.ts: less kernel CPU per direct I/O).
 
+import { adviseHugePages, type HugePageAdvice } from './huge-pages.ts';
 import { allocatePageAlignedShared, WASM_MAX_PAGES, WASM_PAGE_BYTES } from './shared-memory.ts';
 
 export const SLAB_ALIGNMENT_BYTES = 4096;
@@ -30,6 +32,8 @@ export type SlotPreference = 'payload' | 'other';
 export class AlignedSlab {
   readonly slotBytes: number;
   readonly slotCount: number;
+  /** Whether every memory behind the slots was advised into huge pages, or why not (the first refusal). */
+  readonly hugePages: HugePageAdvice;
   private readonly slots: Slot[] = [];
   private readonly taken: boolean[];
   // Stack, so the most recently used (cache-warm) buffer is reused first.
@@ -52,14 +56,19 @@ export class AlignedSlab {
     this.taken = new Array<boolean>(slotCount).fill(false);
 
     const slotsPerMemory = Math.max(1, Math.floor(PREFERRED_MEMORY_BYTES / slotBytes));
+    let hugePages: HugePageAdvice = { advised: true, reason: null };
     for (let first = 0; first < slotCount; first += slotsPerMemory) {
       const n = Math.min(slotsPerMemory, slotCount - first);
       const pages = Math.ceil((n * slotBytes) / WASM_PAGE_BYTES);
       const sab = allocatePageAlignedShared(pages);
+      // Before anything touches the memory, so its pages are faulted in huge.
+      const advice = adviseHugePages(new Uint8Array(sab));
+      if (hugePages.advised && !advice.advised) hugePages = advice;
       for (let j = 0; j < n; j++) {
         this.slots.push({ index: first + j, buffer: Buffer.from(sab, j * slotBytes, slotBytes), holdsPayload: false });
       }
     }
+    this.hugePages = hugePages;
     for (let i = slotCount - 1; i >= 0; i--) this.free.push(i);
   }
 

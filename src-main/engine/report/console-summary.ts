@@ -519,6 +519,8 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
     `    I/O depth: ${h.io_depth}, I/O chunk: ${formatBytesBinary(h.io_chunk_bytes)}, ` +
       `UV_THREADPOOL_SIZE: ${h.uv_threadpool_size ?? 'default'}, peak RSS: ${formatBytesBinary(h.peak_rss_bytes)}`,
   );
+  const huge = h.io_buffer_huge_pages;
+  if (huge) p(`    I/O buffers: ${huge.advised ? 'transparent huge pages' : `small pages (${huge.reason})`}`);
   p(`    Max queue depth: ${kv.queue?.max_depth ?? 'n/a'}, placement failures: ${kv.cache?.placement_failures ?? 'n/a'}`);
 }
 

@@ -93,6 +93,8 @@ export interface RunFacts {
   window: { plannedNs: number; warmUpNs: number; startedUnixNs: number; closedBy: WindowCloser; requestsInFlight: number; requestsQueued: number; drainNs: number };
   eventLoopLagNs: { p50: number; p99: number; max: number };
   byteWorkers: { busyNs: number; wallNs: number; threads: number };
+  /** The storage tier's I/O buffers in transparent huge pages, or why not; null without storage I/O. */
+  ioBufferHugePages: { advised: boolean; reason: string | null } | null;
   ioDepth: number;
   chunkBytes: number;
   verify: { enabled: boolean; errors: number; failures: VerifyFailure[] };
@@ -556,6 +558,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
       io_chunk_bytes: f.chunkBytes,
       uv_threadpool_size: process.env.UV_THREADPOOL_SIZE ? Number(process.env.UV_THREADPOOL_SIZE) : null,
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+      io_buffer_huge_pages: f.ioBufferHugePages,
     },
     timeline: f.timeline,
     units:

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveModel } from '../../../src-shared/domain/models.ts';
+import type { RunResults } from '../../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.ts';
 import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
@@ -52,7 +53,7 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     seed: 3,
     cache,
     bytes,
-    storageIo: { directIo: false, reason: 'O_DIRECT is not supported by tmpfs' },
+    storageIo: { directIo: false, reason: 'O_DIRECT is not supported by tmpfs', hugePages: { advised: false, reason: 'the buffer (4096 bytes) is smaller than a huge page' } },
     target: { capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, baseDir: '/mnt/kv', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs' },
     gpu: { name: 'gpu', present: false, budgetBytes: 0, reason: '--gpu-mem-gb 0 disables the GPU tier' },
     gpuTier: null,
@@ -146,6 +147,8 @@ describe('the outcome of a run', () => {
     expect(out.status).toBe('partial');
     expect(out.reason).toBe('cancelled before the planned end: test');
     expect(out.summaryText).toContain('BENCHMARK RESULTS');
+    expect(out.summaryText).toContain('I/O buffers: small pages (the buffer (4096 bytes) is smaller than a huge page)');
+    expect((out.results as unknown as RunResults).kvbench.engine_health.io_buffer_huge_pages).toEqual({ advised: false, reason: 'the buffer (4096 bytes) is smaller than a huge page' });
     expect((out.results as { kvbench: Record<string, unknown> }).kvbench.io_trace).toBeUndefined();
     expect(out.results).not.toHaveProperty('validation');
     expect(logged).toEqual([]);
