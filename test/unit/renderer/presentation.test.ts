@@ -1,9 +1,8 @@
 // How the app presents what was measured (review rev8-gui #5, #6, #13), against a fake backend:
 // the live throughput means what the stored one means, metrics are named after what they count,
 // an efficiency of nothing is no 0 %, flags read yes/no, and times are local.
-import { mount, type VueWrapper } from '@vue/test-utils';
-import { createPinia, setActivePinia } from 'pinia';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { VueWrapper } from '@vue/test-utils';
+import { describe, expect, it } from 'vitest';
 import LineChart from '../../../src-renderer/components/LineChart.vue';
 import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
 import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
@@ -15,20 +14,9 @@ import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
 import { plan, report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
+import { mountPerTest } from './mount-per-test.ts';
 
-const wrappers: VueWrapper[] = [];
-beforeEach(() => {
-  setActivePinia(createPinia());
-  document.body.innerHTML = '';
-});
-afterEach(() => {
-  for (const w of wrappers.splice(0)) w.unmount();
-});
-function mountIt(c: unknown, props: Record<string, unknown> = {}): VueWrapper {
-  const w = mount(c as never, { attachTo: document.body, props } as never);
-  wrappers.push(w);
-  return w;
-}
+const mountIt = mountPerTest();
 
 describe('report: the reference\'s "storage" metrics are named after what they count (rev8-gui #6)', () => {
   it('the tier comparison\'s column and the scenario table say cache I/O, and the column header says what it counts', async () => {

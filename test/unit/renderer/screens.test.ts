@@ -1,8 +1,7 @@
 // History, report, compare, the real-engine view, settings and the shell against a fake backend:
 // empty, loading and error states, sorting, deleting with confirmation, units, and the no-token error.
-import { mount, type VueWrapper } from '@vue/test-utils';
-import { createPinia, setActivePinia } from 'pinia';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { VueWrapper } from '@vue/test-utils';
+import { describe, expect, it } from 'vitest';
 import App from '../../../src-renderer/App.vue';
 import { COLORS } from '../../../src-renderer/charts.ts';
 import BarChart from '../../../src-renderer/components/BarChart.vue';
@@ -22,20 +21,9 @@ import type { IpcError, RequestOf, ResponseOf } from '../../../src-shared/ipc/co
 import { endpointComparison, endpointDetail, endpointList, endpointRow } from './endpoint-fixtures.ts';
 import { SETTINGS, appInfo, report, suiteRecord as suite, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
+import { mountPerTest } from './mount-per-test.ts';
 
-const wrappers: VueWrapper[] = [];
-beforeEach(() => {
-  setActivePinia(createPinia());
-  document.body.innerHTML = '';
-});
-afterEach(() => {
-  for (const w of wrappers.splice(0)) w.unmount();
-});
-function mountIt(c: unknown, props: Record<string, unknown> = {}): VueWrapper {
-  const w = mount(c as never, { attachTo: document.body, props } as never);
-  wrappers.push(w);
-  return w;
-}
+const mountIt = mountPerTest();
 
 const facets = (n: number): ResponseOf<'history.facets'> => ({
   systems: [
