@@ -252,6 +252,21 @@ UPDATE trials SET measured_by_version = kvbench_version WHERE source_file IS NUL
 ALTER TABLE trials ADD COLUMN storage_ram_backing TEXT;
 `,
   },
+  {
+    version: 6,
+    name: 'suites: imports stored without a label lose the one kvbench made up for them',
+    // Before 0.6.0's suite labels, an import without --label was labelled "import of N file(s)".
+    // Labels are now what the user named a series by (History's filter, compare by label), and those
+    // made-up ones would pool unrelated imports that merely had as many files. Imports have stored no
+    // made-up label since; this clears the old ones. A read-only open of an older file shows them as
+    // they are.
+    readableWithout: true,
+    sql: `
+UPDATE suites SET label = NULL
+ WHERE source = 'import' AND label GLOB 'import of [1-9]* file(s)'
+   AND substr(label, 11, length(label) - 18) NOT GLOB '*[^0-9]*';
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
