@@ -9,6 +9,7 @@ import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { SystemComparison } from '../../../src-main/export/report-model.ts';
+import { LATEST_SCHEMA_VERSION } from '../../../src-main/store/migrations.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Result } from '../../../src-shared/ipc/contract.ts';
 import { testBackend } from '../server/backend-harness.ts';
@@ -103,7 +104,7 @@ describe('the backing of a RAM-backed cache directory', () => {
     }
     const upgraded = openStore(dbIn(dir));
     try {
-      expect(upgraded.db.pragma('user_version', { simple: true })).toBe(5);
+      expect(upgraded.db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION);
       const t = upgraded.getTrial(id)!;
       expect([t.metrics.storage_ram_backed, t.storageRamBacking]).toEqual([1, null]);
     } finally {
