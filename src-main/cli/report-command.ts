@@ -79,6 +79,12 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${suiteErrors.join('; ')}\n`);
     return 1;
   }
+  // Each of these chooses the trials; given together, all but one were silently ignored.
+  const choosers = [a.suite !== undefined ? '--suite' : null, a.system?.length ? '--system' : null, a.all ? '--all' : null, a.compare ? '--compare' : null].filter((f) => f !== null);
+  if (choosers.length > 1) {
+    process.stderr.write(`kvbench report: ${choosers.join(' and ')} each choose the trials to report: give one\n`);
+    return 1;
+  }
   if (a.drives && a.labels) {
     process.stderr.write('kvbench report: --drives and --labels say what A and B are: give one\n');
     return 1;
@@ -121,7 +127,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
           return 1;
         }
         selection = { suiteIds: [latest.id] };
-        title = `Suite ${latest.id} (${latest.profile}${latest.label ? `, ${latest.label}` : ''}), ${latest.status}, started ${latest.createdAt} — the newest`;
+        title = `Suite ${latest.id} (${latest.profile}${latest.label ? `, ${latest.label}` : ''}), ${suiteOutcome(latest.status, latest.trialCounts.complete)}, started ${latest.createdAt} — the newest`;
       }
       if (scenarioIds) selection.scenarioIds = scenarioIds;
       const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });

@@ -1,0 +1,36 @@
+// `kvbench report` chooses its trials by one of --suite, --system, --all or --compare: given together,
+// all but one used to be ignored without a word (`report --all --suite 1` reported suite 1).
+// And the newest suite's title says its outcome as `--suite ID`'s does: "failed" for a finished
+// suite with no complete trial, not its stored "finished".
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { reportCommand } from '../../../src-main/cli/report-command.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { addSuiteTrials } from '../store/seed-store.ts';
+import { runInProcess } from './in-process.ts';
+
+afterEach(removeTempDirs);
+
+describe('kvbench report: what it reports', () => {
+  it.each([
+    [['--all', '--suite', '1'], '--suite and --all'],
+    [['--suite', '1', '--system', 'lab'], '--suite and --system'],
+    [['--system', 'lab', '--all'], '--system and --all'],
+    [['--compare', 'a', 'b', '--suite', '2'], '--suite and --compare'],
+  ])('refuses %j before opening any database', async (args, named) => {
+    const r = await runInProcess(() => reportCommand([...args, '--db', '/nonexistent/kvbench.db']));
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toBe(`kvbench report: ${named} each choose the trials to report: give one\n`);
+  });
+
+  it("titles the newest suite with its outcome: 'failed' where no trial completed", async () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    const s = openStore(db);
+    const suiteId = addSuiteTrials(s, fakeHardware({ probe: true }), 2, () => ({ failed: 'the engine could not be started' }));
+    s.setSuiteStatus(suiteId, 'finished');
+    s.close();
+    const r = await runInProcess(() => reportCommand(['--db', db]));
+    expect(r.stdout + r.stderr).toMatch(/Suite 1 \(smoke\), failed, started .* — the newest/);
+  });
+});
