@@ -31,6 +31,15 @@ describe('kvbench and Node’s compile cache', () => {
     expect(r.workerCompileCacheDir).toBe(r.engineCompileCacheDir);
   }, 60_000);
 
+  it('keeps it in the user\'s cache directory ($XDG_CACHE_HOME/kvbench), never in $TMPDIR (a run\'s temp dir gets nothing it did not ask for)', async (ctx) => {
+    if (process.env.NODE_COMPILE_CACHE !== undefined) ctx.skip('NODE_COMPILE_CACHE is set for the tests themselves: it would reach the engine without kvbench');
+    const xdg = makeTempDir();
+    const tmpDir = makeTempDir();
+    const r = await reported({ XDG_CACHE_HOME: xdg, TMPDIR: tmpDir });
+    expect(r.engineCompileCacheDir).toEqual(expect.stringContaining(path.join(xdg, 'kvbench', 'node-compile-cache')));
+    expect(fs.readdirSync(tmpDir)).toEqual([]);
+  }, 60_000);
+
   it('leaves it off when NODE_DISABLE_COMPILE_CACHE says so', async () => {
     const r = await reported({ NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(r).toEqual({ engineCompileCacheDir: null, workerCompileCacheDir: null });
