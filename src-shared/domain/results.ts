@@ -11,6 +11,16 @@ import type { TierName } from './tiers.ts';
 
 export type TrialStatus = 'complete' | 'partial' | 'failed' | 'aborted';
 
+/**
+ * An amount (tokens, bytes, requests) per second of `elapsedNs`: the one rule of the results'
+ * run-average rates (wall-clock throughput, a tier's read/write bandwidth: the amount ÷ the measured
+ * window's seconds), which the live views apply to a progress event's cumulative counts so they show
+ * what the trial will store. Null before any time has passed (the results write 0 there).
+ */
+export function perSecondOver(amount: number, elapsedNs: number): number | null {
+  return elapsedNs > 0 ? amount / (elapsedNs / 1e9) : null;
+}
+
 export interface PercentilesMs {
   mean: number;
   p50: number;
@@ -83,7 +93,7 @@ export interface TierBytes {
   write_bytes: number;
   read_ops: number;
   write_ops: number;
-  /** Bytes ÷ elapsed wall-clock seconds of the measured phase. */
+  /** Bytes ÷ elapsed wall-clock seconds of the measured phase (perSecondOver). */
   read_bytes_per_sec: number;
   write_bytes_per_sec: number;
   demoted_in_bytes: number;

@@ -19,6 +19,7 @@ import {
   type TierBytes,
   type TimelinePoint,
   type TrialStatus,
+  perSecondOver,
 } from '../../../src-shared/domain/results.ts';
 import type { RunOptions } from '../../../src-shared/domain/run-options.ts';
 import type { MultiTierCache } from '../cache/multi-tier-cache.ts';
@@ -199,10 +200,10 @@ export function storageHealth(
   };
 }
 
-function tierBytes(f: RunFacts, tier: TierName, elapsedS: number): TierBytes {
+function tierBytes(f: RunFacts, tier: TierName): TierBytes {
   const st = f.cache.tierStats.get(tier);
   const usage = f.cache.usage().find((u) => u.name === tier);
-  const perSec = (b: number): number => (elapsedS > 0 ? b / elapsedS : 0);
+  const perSec = (b: number): number => perSecondOver(b, f.elapsedNs) ?? 0;
   return {
     read_bytes: st?.read.bytes ?? 0,
     write_bytes: st?.write.bytes ?? 0,
@@ -445,7 +446,7 @@ function lookupCounts<T extends object>(hits: number, misses: number, extra: T):
 
 function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
   const rec = f.recorder;
-  const tb = Object.fromEntries(TIER_NAMES.map((t) => [t, tierBytes(f, t, elapsedS)])) as Record<TierName, TierBytes>;
+  const tb = Object.fromEntries(TIER_NAMES.map((t) => [t, tierBytes(f, t)])) as Record<TierName, TierBytes>;
   const deviceIo = deviceIoSection(f, tb.storage);
   const demotion: Record<string, LatencySummaryNs> = {};
   const demotions: Record<string, { count: number; bytes: number }> = {};
@@ -513,7 +514,7 @@ function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
     primary: {
       decode_bytes_read: rec.decodeBytesRead,
       prefill_bytes_written: rec.prefillBytesWritten,
-      wall_clock_throughput_tokens_per_sec: elapsedS > 0 ? rec.tokensGenerated / elapsedS : 0,
+      wall_clock_throughput_tokens_per_sec: perSecondOver(rec.tokensGenerated, f.elapsedNs) ?? 0,
       storage_read_bytes_per_sec: tb.storage.read_bytes_per_sec,
       storage_write_bytes_per_sec: tb.storage.write_bytes_per_sec,
     },
@@ -625,7 +626,7 @@ export function buildResults(f: RunFacts): RunResults {
       total_requests: rec.requestsCompleted,
       total_tokens: rec.tokensGenerated,
       elapsed_time: elapsedS,
-      avg_throughput_tokens_per_sec: elapsedS > 0 ? rec.tokensGenerated / elapsedS : 0,
+      avg_throughput_tokens_per_sec: perSecondOver(rec.tokensGenerated, f.elapsedNs) ?? 0,
       total_storage_io_time: storageS,
       storage_throughput_tokens_per_sec: storageS > 0 ? rec.tokensGenerated / storageS : 0,
       requests_per_second: elapsedS > 0 ? rec.requestsCompleted / elapsedS : 0,
