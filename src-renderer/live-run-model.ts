@@ -1,10 +1,10 @@
 // The live run's data and the pure rules over it: the trial rows of a plan, the time left, the
-// chart's series and its clock, the phase of a suite that ended unseen, and how a status snapshot
-// and the events that arrived while it was fetched overlap. The live-run store holds the state;
-// these say what to do with it, and are tested without Pinia.
+// tiles' run-averages, the chart's series and its clock, the phase of a suite that ended unseen, and
+// how a status snapshot and the events that arrived while it was fetched overlap. The live-run store
+// holds the state; these say what to do with it, and are tested without Pinia.
 import type { SuitePlan } from '../src-shared/domain/scenarios.ts';
 import type { TrialRowStatus } from '../src-shared/domain/store-types.ts';
-import type { ProgressEvent } from '../src-shared/engine-protocol.ts';
+import { averageStorageBytesPerSec, averageTokensPerSec, type ProgressEvent } from '../src-shared/engine-protocol.ts';
 import type { SuiteRecordData } from '../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../src-shared/ipc/events.ts';
 
@@ -143,6 +143,27 @@ export function appendPoint(s: LiveSeries, clock: SeriesClock, p: ProgressEvent)
   s.writeBytesPerS.push(p.storageWriteBytesPerSec);
   if (s.t.length > MAX_POINTS) for (const k of Object.keys(s) as (keyof LiveSeries)[]) s[k].splice(0, s[k].length - MAX_POINTS);
   return true;
+}
+
+/** The live tiles' numbers as the trial will store them: run-averages over the event's clock so far. */
+export interface LiveAverages {
+  tokensPerSec: number | null;
+  storageReadBytesPerSec: number | null;
+  storageWriteBytesPerSec: number | null;
+}
+
+/**
+ * The throughput and storage tiles' run-averages: the event's cumulative tokens and storage bytes ÷
+ * its clock (the measured window so far; in a warm-up, the warm-up's), by the results' own rule
+ * (perSecondOver), not the last interval's rates the event also carries. Null before any time has passed.
+ */
+export function liveAverages(p: ProgressEvent | null): LiveAverages {
+  const storage = p ? averageStorageBytesPerSec(p) : null;
+  return {
+    tokensPerSec: p ? averageTokensPerSec(p) : null,
+    storageReadBytesPerSec: storage?.readBytesPerSec ?? null,
+    storageWriteBytesPerSec: storage?.writeBytesPerSec ?? null,
+  };
 }
 
 /** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */

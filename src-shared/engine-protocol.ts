@@ -3,9 +3,13 @@
 // Plain JSON-compatible values only: numbers, never bigint.
 import { z } from 'zod';
 import { ERROR_CODES, toErrorData, type ErrorCode } from './domain/errors.ts';
+import { perSecondOver } from './domain/results.ts';
 
-/** Bump when a message changes shape; host and engine refuse a different version. */
-export const ENGINE_PROTOCOL_VERSION = 2;
+/**
+ * Bump when a message changes shape; host and engine refuse a different version. 2: progress carries
+ * `generatedTokens`; 3: and `storageReadBytes` / `storageWriteBytes`.
+ */
+export const ENGINE_PROTOCOL_VERSION = 3;
 
 /** At most one progress message per this interval, at the engine and again at the host (≤ 10/s). */
 export const PROGRESS_INTERVAL_MS = 100;
@@ -44,6 +48,13 @@ export const ProgressEventSchema = z.object({
    * (averageTokensPerSec): the wall-clock throughput a trial stores, as it stands now.
    */
   generatedTokens: count,
+  /**
+   * Bytes the storage tier read and wrote on the same clock so far (in the measured window, as the
+   * results' tier_bytes.storage count them, moves between tiers included; in a warm-up, since the
+   * workload started), for the run-average storage bandwidth (averageStorageBytesPerSec).
+   */
+  storageReadBytes: count,
+  storageWriteBytes: count,
   maxRequests: count.nullable(),
   activeUsers: count,
   queueDepth: count,
@@ -65,7 +76,20 @@ export type ProgressEvent = z.infer<typeof ProgressEventSchema>;
  * any time has passed.
  */
 export function averageTokensPerSec(p: Pick<ProgressEvent, 'generatedTokens' | 'elapsedNs'>): number | null {
-  return p.elapsedNs > 0 ? p.generatedTokens / (p.elapsedNs / 1e9) : null;
+  return perSecondOver(p.generatedTokens, p.elapsedNs);
+}
+
+/**
+ * Storage bytes read and written ÷ the seconds on the event's clock: the storage read and write
+ * bandwidth a trial stores (storage_read_bytes_per_s, storage_write_bytes_per_s: the tier's bytes ÷
+ * the measured window), as it stands now, not the last interval's; null before any time has passed.
+ */
+export function averageStorageBytesPerSec(
+  p: Pick<ProgressEvent, 'storageReadBytes' | 'storageWriteBytes' | 'elapsedNs'>,
+): { readBytesPerSec: number; writeBytesPerSec: number } | null {
+  const readBytesPerSec = perSecondOver(p.storageReadBytes, p.elapsedNs);
+  const writeBytesPerSec = perSecondOver(p.storageWriteBytes, p.elapsedNs);
+  return readBytesPerSec === null || writeBytesPerSec === null ? null : { readBytesPerSec, writeBytesPerSec };
 }
 
 export const RUN_STATUSES = ['complete', 'partial', 'failed', 'aborted'] as const;

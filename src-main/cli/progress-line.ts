@@ -1,4 +1,4 @@
-import { averageTokensPerSec, RATE_INTERVAL_MS, type ProgressEvent } from '../../src-shared/engine-protocol.ts';
+import { averageStorageBytesPerSec, averageTokensPerSec, RATE_INTERVAL_MS, type ProgressEvent } from '../../src-shared/engine-protocol.ts';
 
 const BAR_WIDTH = 24;
 /** Without a terminal (CI logs, pipes) a plain line at most this often. */
@@ -15,6 +15,16 @@ function gbPerSec(bytesPerSec: number): string {
 export function tokensPerSecText(p: ProgressEvent): string {
   const avg = averageTokensPerSec(p);
   return `tok/s ${avg === null ? '-' : avg.toFixed(0)} (last ${RATE_INTERVAL_MS / 1000} s ${p.generatedTokensPerSec.toFixed(0)})`;
+}
+
+/**
+ * Storage read and write as the results define their bandwidths (the storage tier's bytes ÷ the window
+ * so far), then the last interval's rates; `rate` formats bytes/s.
+ */
+export function storageText(p: ProgressEvent, rate: (bytesPerSec: number) => string = gbPerSec): string {
+  const avg = averageStorageBytesPerSec(p);
+  const last = `last ${RATE_INTERVAL_MS / 1000} s R ${rate(p.storageReadBytesPerSec)} W ${rate(p.storageWriteBytesPerSec)}`;
+  return `storage R ${avg === null ? '-' : rate(avg.readBytesPerSec)} W ${avg === null ? '-' : rate(avg.writeBytesPerSec)} (${last})`;
 }
 
 /** A one-line progress bar on a terminal; periodic plain lines otherwise. */
@@ -41,7 +51,7 @@ export class ProgressLine {
     const text =
       `${p.phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${(f * 100).toFixed(0).padStart(3)}% ` +
       `${(p.elapsedNs / 1e9).toFixed(0)}s  req ${p.requestsCompleted}  q ${p.queueDepth}  ` +
-      `${tokensPerSecText(p)}  storage R ${gbPerSec(p.storageReadBytesPerSec)} W ${gbPerSec(p.storageWriteBytesPerSec)}`;
+      `${tokensPerSecText(p)}  ${storageText(p)}`;
     if (this.#tty) {
       this.#out.write(`\r\x1b[2K${text}`);
       this.#shown = true;

@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
-import { tokensPerSecText } from './progress-line.ts';
+import { storageText, tokensPerSecText } from './progress-line.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { explainWriteFailure } from '../store/disk-full.ts';
 import type { Store } from '../store/store.ts';
@@ -121,8 +121,7 @@ class SuiteProgress {
     const filled = Math.round(f * BAR);
     const text =
       `${this.#prefix(e)} ${p.phase.padEnd(9)} [${'#'.repeat(filled)}${'.'.repeat(BAR - filled)}] ${(f * 100).toFixed(0).padStart(3)}% ` +
-      `req ${p.requestsCompleted} users ${p.activeUsers} ${tokensPerSecText(p)} ` +
-      `stor R ${fmtValue(p.storageReadBytesPerSec, 'bytes/s')} W ${fmtValue(p.storageWriteBytesPerSec, 'bytes/s')}`;
+      `req ${p.requestsCompleted} users ${p.activeUsers} ${tokensPerSecText(p)} ${storageText(p, (v) => fmtValue(v, 'bytes/s'))}`;
     if (this.#tty) {
       this.#out.write(`\r\x1b[2K${text.slice(0, (this.#out.columns ?? 200) - 1)}`);
       this.#shown = true;

@@ -342,6 +342,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       durationNs: o.duration * 1e9,
       requestsCompleted: 0,
       generatedTokens: 0,
+      storageReadBytes: 0,
+      storageWriteBytes: 0,
       maxRequests: o.maxRequests > 0 ? o.maxRequests : null,
       activeUsers: 0,
       queueDepth: 0,
@@ -404,6 +406,19 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const elapsedNs = (): number => (windowStartNs === null ? 0 : sinceStartNs() - windowStartNs);
   const durationNs = o.duration * 1e9;
   const load = (): { activeUsers: number; queueDepth: number } => ({ activeUsers: workload.activeUsers, queueDepth: queue.depth });
+  // The storage tier's bytes on the progress clock, as generatedTokens counts tokens: in the measured
+  // window its counters (zeroed when it opens, frozen when it closes: the results' tier_bytes); in a
+  // warm-up, those since the workload started, the preparatory phases' I/O apart.
+  const storageBytesNow = (): { storageReadBytes: number; storageWriteBytes: number } => {
+    const st = cache.tierStats.get('storage');
+    return { storageReadBytes: st?.read.bytes ?? 0, storageWriteBytes: st?.write.bytes ?? 0 };
+  };
+  const beforeWorkload = storageBytesNow();
+  const storageBytesOnClock = (): { storageReadBytes: number; storageWriteBytes: number } => {
+    const now = storageBytesNow();
+    if (windowStartNs !== null) return now;
+    return { storageReadBytes: now.storageReadBytes - beforeWorkload.storageReadBytes, storageWriteBytes: now.storageWriteBytes - beforeWorkload.storageWriteBytes };
+  };
   let timeline = new TimelineSampler(cache, recorder, load);
   // Opens the measured window: after --warm-up (fio's ramp_time), so requests already in flight at
   // the open balance those cut off at the close; at once without one (the reference's behaviour).
@@ -575,6 +590,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       durationNs: warming ? warmUpNs : durationNs,
       requestsCompleted: recorder.requestsCompleted,
       generatedTokens: recorder.tokensGenerated,
+      ...storageBytesOnClock(),
       activeUsers: workload.activeUsers,
       queueDepth: queue.depth,
       generatedTokensPerSec: t.generatedTokensPerSec,
@@ -621,7 +637,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     throw new KvbenchError((fatal as NodeJS.ErrnoException).code === 'ENOSPC' ? 'DISK_FULL' : e.code, statusReason ?? e.message);
   }
   if (fatal) log('error', statusReason ?? String(fatal));
-  progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted, generatedTokens: recorder.tokensGenerated });
+  progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted, generatedTokens: recorder.tokensGenerated, ...storageBytesOnClock() });
   // Closed before the results are built: a trace that could not be written (a full disk) makes the
   // run partial, its reason saying so, with the results still returned.
   const trace = a.traceLog ? await a.traceLog.close(status === 'aborted' ? 'was aborted before it measured anything' : null) : null;

@@ -14,6 +14,8 @@ const progress = {
   activeUsers: 8,
   queueDepth: 2,
   generatedTokens: 0,
+  storageReadBytes: 0,
+  storageWriteBytes: 0,
   generatedTokensPerSec: 1234.5,
   storageReadBytesPerSec: 1e9,
   storageWriteBytesPerSec: 1e8,

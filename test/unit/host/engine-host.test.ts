@@ -51,6 +51,8 @@ const progress = (requestsCompleted: number): ProgressEvent => ({
   activeUsers: 1,
   queueDepth: 0,
   generatedTokens: 0,
+  storageReadBytes: 0,
+  storageWriteBytes: 0,
   generatedTokensPerSec: 0,
   storageReadBytesPerSec: 0,
   storageWriteBytesPerSec: 0,

@@ -21,6 +21,8 @@ const progress: ProgressEvent = {
   activeUsers: 8,
   queueDepth: 3,
   generatedTokens: 0,
+  storageReadBytes: 0,
+  storageWriteBytes: 0,
   generatedTokensPerSec: 1234.5,
   storageReadBytesPerSec: 2.5e9,
   storageWriteBytesPerSec: 1e9,
@@ -39,8 +41,8 @@ const outcome: RunOutcome = {
 };
 
 describe('engine protocol schemas', () => {
-  it('is version 2 with the closed set of error codes', () => {
-    expect(ENGINE_PROTOCOL_VERSION).toBe(2);
+  it('is version 3 with the closed set of error codes', () => {
+    expect(ENGINE_PROTOCOL_VERSION).toBe(3);
     expect(ENGINE_ERROR_CODES).toEqual([
       'VALIDATION',
       'NOT_FOUND',

@@ -2,7 +2,7 @@
 // one time axis across phases, the phase of a suite that ended unseen, and how a status snapshot
 // and the events that arrived meanwhile overlap.
 import { describe, expect, it } from 'vitest';
-import { appendPoint, emptySeries, endedPhase, etaSeconds, MAX_POINTS, overlap, rowsFromPlan, type SeriesClock } from '../../../src-renderer/live-run-model.ts';
+import { appendPoint, emptySeries, endedPhase, etaSeconds, liveAverages, MAX_POINTS, overlap, rowsFromPlan, type SeriesClock } from '../../../src-renderer/live-run-model.ts';
 import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
 import { plan } from './fixtures.ts';
@@ -16,6 +16,8 @@ const progress = (phase: ProgressEvent['phase'], elapsedS: number, tokPerS = 1):
   activeUsers: 4,
   queueDepth: 2,
   generatedTokens: 0,
+  storageReadBytes: 0,
+  storageWriteBytes: 0,
   generatedTokensPerSec: tokPerS,
   storageReadBytesPerSec: 1e9,
   storageWriteBytesPerSec: 2e8,
@@ -137,5 +139,21 @@ describe('a status snapshot and the events that arrived while it was fetched', (
     expect(overlap([started], [])).toBe(0);
     // The arrivals' start matches inside the snapshot, not at its end: nothing of them is held.
     expect(overlap([prep, started, failed('a')], [prep, started])).toBe(0);
+  });
+});
+
+describe('the live tiles\' run-averages', () => {
+  it('storage read and write are the cumulative bytes ÷ the clock so far, as the trial stores them, not the last second\'s rate', () => {
+    // 6 GB read and 1 GB written in the first 4 s of the window, while the last second read 1 GB/s and wrote 0.2 GB/s.
+    const p = { ...progress('running', 4), generatedTokens: 1000, storageReadBytes: 6e9, storageWriteBytes: 1e9 };
+    expect(liveAverages(p)).toEqual({ tokensPerSec: 250, storageReadBytesPerSec: 1.5e9, storageWriteBytesPerSec: 2.5e8 });
+    // In a warm-up the counts and the clock are the warm-up's: the same rule.
+    expect(liveAverages({ ...progress('warming-up', 2), storageReadBytes: 3e8, storageWriteBytes: 0 })).toEqual({ tokensPerSec: 0, storageReadBytesPerSec: 1.5e8, storageWriteBytesPerSec: 0 });
+  });
+
+  it('has no average before any time has passed, nor without an event', () => {
+    const none = { tokensPerSec: null, storageReadBytesPerSec: null, storageWriteBytesPerSec: null };
+    expect(liveAverages({ ...progress('running', 0), storageReadBytes: 5 })).toEqual(none);
+    expect(liveAverages(null)).toEqual(none);
   });
 });

@@ -36,7 +36,7 @@ function runningStatus(trialRanS: number, windowS: number): ResponseOf<'suite.st
       type: 'suite.trialProgressed',
       ...ref0,
       progress: {
-        phase: 'running', elapsedNs: windowS * 1e9, durationNs: 3e9, requestsCompleted: 3, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, generatedTokensPerSec: 300,
+        phase: 'running', elapsedNs: windowS * 1e9, durationNs: 3e9, requestsCompleted: 3, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, storageReadBytes: 0, storageWriteBytes: 0, generatedTokensPerSec: 300,
         storageReadBytesPerSec: 1e9, storageWriteBytesPerSec: 1e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2e7, storageReadP95Ns: 4e6, eventLoopLagP99Ns: null,
       },
     },

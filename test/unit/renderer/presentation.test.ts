@@ -6,13 +6,14 @@ import { describe, expect, it } from 'vitest';
 import LineChart from '../../../src-renderer/components/LineChart.vue';
 import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
 import type { LineSeries } from '../../../src-renderer/components/chart-types.ts';
+import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import RunStep from '../../../src-renderer/views/RunStep.vue';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
-import { plan, report, trial } from './fixtures.ts';
+import { SETTINGS, plan, report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 import { mountPerTest } from './mount-per-test.ts';
 
@@ -44,17 +45,22 @@ describe('report: the reference\'s "storage" metrics are named after what they c
 describe('run step: the live throughput means what the stored one means (rev8-gui #5)', () => {
   const ref: SuiteTrialRef = { suiteId: 7, trialId: 11, scenarioId: 'cpu-only', label: 'CPU only', trialIndex: 1, trialsPerScenario: 2, ordinal: 2, total: 4 };
   const progress = (over: Partial<ProgressEvent>): ProgressEvent => ({
-    phase: 'running', elapsedNs: 0, durationNs: 3e9, requestsCompleted: 0, generatedTokens: 0, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokensPerSec: 0,
+    phase: 'running', elapsedNs: 0, durationNs: 3e9, requestsCompleted: 0, generatedTokens: 0, storageReadBytes: 0, storageWriteBytes: 0, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokensPerSec: 0,
     storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null, ...over,
   });
-
-  it('shows generated tokens ÷ the window so far, with the last interval\'s rate beside it and named', async () => {
+  /** The Run step, its suite started and the trial `ref` running. */
+  const runStepWithTrial = () => {
     installFakeApi({});
     const run = useLiveRunStore();
     run.runPlan = plan();
     const w = mountIt(RunStep);
     run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
     run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref });
+    return { run, w };
+  };
+
+  it('shows generated tokens ÷ the window so far, with the last interval\'s rate beside it and named', async () => {
+    const { run, w } = runStepWithTrial();
     // The review's moment: 8 requests, 837 tokens in 3.0 s (279 tok/s, what the trial stores), while the
     // last second's rate was 556 tok/s; a second in which no request finished reads 0 there.
     run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 3e9, requestsCompleted: 8, generatedTokens: 837, generatedTokensPerSec: 556 }) });
@@ -73,13 +79,23 @@ describe('run step: the live throughput means what the stored one means (rev8-gu
     expect(w.get('[data-test=live-tput-sub]').text()).toBe('tokens/s over the warm-up · 2 requests · last 1 s: 40.0');
   });
 
+  it('shows storage read and write as the stored bandwidths: the bytes so far ÷ the window, the last interval\'s rates named beside them, in the chosen units', async () => {
+    const { run, w } = runStepWithTrial();
+    // 6 GB read and 1 GB written in 4 s of the window (what the trial would store: 1.5 and 0.25 GB/s),
+    // while the last second read 1 GB/s and wrote 0.2 GB/s.
+    const at4s = progress({ elapsedNs: 4e9, requestsCompleted: 8, generatedTokens: 800, storageReadBytes: 6e9, storageWriteBytes: 1e9, storageReadBytesPerSec: 1e9, storageWriteBytesPerSec: 2e8 });
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: at4s });
+    await flush();
+    expect(w.get('[data-test=live-storage]').text()).toBe('1.50 GB/s');
+    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('read · write 250 MB/s over the measured window · last 1 s: read 1.00 GB/s · write 200 MB/s');
+    useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };
+    await flush();
+    expect(w.get('[data-test=live-storage]').text()).toBe('1.40 GiB/s');
+    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('read · write 238 MiB/s over the measured window · last 1 s: read 954 MiB/s · write 191 MiB/s');
+  });
+
   it('labels the live charts\' series as per-interval rates and P95s so far', async () => {
-    installFakeApi({});
-    const run = useLiveRunStore();
-    run.runPlan = plan();
-    const w = mountIt(RunStep);
-    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: false, total: 4, estimatedSeconds: 22 });
-    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref });
+    const { run, w } = runStepWithTrial();
     run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 1e9, requestsCompleted: 2, generatedTokens: 200, generatedTokensPerSec: 200, storageReadBytesPerSec: 1e9, e2eLatencyP95Ns: 2e7 }) });
     await flush();
     const [tput, lat] = w.findAllComponents(LineChart);

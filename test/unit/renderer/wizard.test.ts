@@ -410,7 +410,7 @@ describe('run step', () => {
       type: 'suite.trialProgressed',
       ...ref(0),
       progress: {
-        phase: 'running', elapsedNs: 1.5e9, durationNs: 3e9, requestsCompleted: 12, maxRequests: null, activeUsers: 4, queueDepth: 2, generatedTokens: 0, generatedTokensPerSec: 321.5,
+        phase: 'running', elapsedNs: 1.5e9, durationNs: 3e9, requestsCompleted: 12, maxRequests: null, activeUsers: 4, queueDepth: 2, generatedTokens: 0, storageReadBytes: 0, storageWriteBytes: 0, generatedTokensPerSec: 321.5,
         storageReadBytesPerSec: 1.2e9, storageWriteBytesPerSec: 4e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2.5e7, storageReadP95Ns: 4e6, eventLoopLagP99Ns: null,
       },
     });
@@ -426,7 +426,7 @@ describe('run step', () => {
       type: 'suite.trialProgressed',
       ...ref(0),
       progress: {
-        phase: 'running', elapsedNs: 2e9, durationNs: 3e9, requestsCompleted: 15, maxRequests: null, activeUsers: 4, queueDepth: 1, generatedTokens: 0, generatedTokensPerSec: 300,
+        phase: 'running', elapsedNs: 2e9, durationNs: 3e9, requestsCompleted: 15, maxRequests: null, activeUsers: 4, queueDepth: 1, generatedTokens: 0, storageReadBytes: 0, storageWriteBytes: 0, generatedTokensPerSec: 300,
         storageReadBytesPerSec: 1.4e9, storageWriteBytesPerSec: 5e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 3e7, storageReadP95Ns: 5e6, eventLoopLagP99Ns: null,
       },
     });
@@ -810,7 +810,7 @@ describe('run step', () => {
         type: 'suite.trialProgressed',
         ...ref(0),
         progress: {
-          phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, generatedTokensPerSec: tokPerS,
+          phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, storageReadBytes: 0, storageWriteBytes: 0, generatedTokensPerSec: tokPerS,
           storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
         },
       });
@@ -827,7 +827,7 @@ describe('run step', () => {
       type: 'suite.trialProgressed',
       ...ref(1, 'cpu-only', 'CPU only', 2),
       progress: {
-        phase: 'running', elapsedNs: 0.5e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, generatedTokensPerSec: 5,
+        phase: 'running', elapsedNs: 0.5e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 0, storageReadBytes: 0, storageWriteBytes: 0, generatedTokensPerSec: 5,
         storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
       },
     });
@@ -844,7 +844,7 @@ describe('run step', () => {
         type: 'suite.trialProgressed',
         ...ref(0),
         progress: {
-          phase, elapsedNs: elapsedS * 1e9, durationNs: 6e9, requestsCompleted: 1, maxRequests: null, activeUsers: users, queueDepth: 0, generatedTokens: 0, generatedTokensPerSec: tokPerS,
+          phase, elapsedNs: elapsedS * 1e9, durationNs: 6e9, requestsCompleted: 1, maxRequests: null, activeUsers: users, queueDepth: 0, generatedTokens: 0, storageReadBytes: 0, storageWriteBytes: 0, generatedTokensPerSec: tokPerS,
           storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
         },
       });

@@ -36,6 +36,8 @@ export function fakeStartEngine(behaviours: EngineBehaviour[], calls: Record<str
         opts.onProgress?.({
           phase: 'running', elapsedNs: 5e8, durationNs: 1e9, requestsCompleted: 3, maxRequests: null, activeUsers: 4, queueDepth: 1,
           generatedTokens: 0,
+          storageReadBytes: 0,
+          storageWriteBytes: 0,
           generatedTokensPerSec: 120, storageReadBytesPerSec: 2e8, storageWriteBytesPerSec: 1e8, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0,
           e2eLatencyP95Ns: 2e7, storageReadP95Ns: 5e6, eventLoopLagP99Ns: null,
         });

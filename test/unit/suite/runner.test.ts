@@ -38,6 +38,8 @@ function fakeEngine(behaviours: Behaviour[]): FakeEngine {
       opts.onProgress?.({
         phase: 'running', elapsedNs: 1e9, durationNs: 3e9, requestsCompleted: 1, maxRequests: null, activeUsers: 4, queueDepth: 0,
         generatedTokens: 0,
+        storageReadBytes: 0,
+        storageWriteBytes: 0,
         generatedTokensPerSec: 10, storageReadBytesPerSec: 1, storageWriteBytesPerSec: 1, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0,
         e2eLatencyP95Ns: null, storageReadP95Ns: null, eventLoopLagP99Ns: null,
       });
