@@ -4,8 +4,7 @@
 // same command with the Node 24 that `npm install` put in node_modules.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import * as nodeModule from 'node:module';
-import { constants, homedir } from 'node:os';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,19 +29,10 @@ if (major < 24) {
   // A child ended by a signal: the status a shell reports for it (128 + the signal's number).
   child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 } else {
-  // Node's on-disk compile cache (type-stripped TypeScript and V8 code, keyed by each file's
-  // contents): without it every kvbench process strips and compiles its modules again at start,
-  // about 0.75 CPU-s for the CLI of `kvbench run` and as much again for its engine process and the
-  // engine's worker threads, which the write-heavy benchmark counted against kvbench's CPU per GB
-  // (docs/benchmarks.md). Set in the environment too, so the engine process, its workers and any
-  // other process kvbench starts use it. The first run after a change pays the compiling (and writes
-  // the cache); NODE_DISABLE_COMPILE_CACHE=1 turns it off, NODE_COMPILE_CACHE=DIR moves it. Kept in
-  // the user's cache directory, not Node's default under $TMPDIR: a cache is the XDG cache's, and a
-  // run's temp directory (possibly the drive under test, or a full one) gets nothing it did not ask for.
-  // Imported as a namespace: this file also runs on the older Node above, which lacks the function.
-  const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const cache = nodeModule.enableCompileCache(process.env.NODE_COMPILE_CACHE ?? join(cacheHome, 'kvbench', 'node-compile-cache'));
-  if (cache.directory !== undefined && process.env.NODE_COMPILE_CACHE === undefined) process.env.NODE_COMPILE_CACHE = cache.directory;
+  // Node's compile cache, for this process and the ones it starts (src-main/util/compile-cache.ts):
+  // imported only here, as this file also runs on the older Node above.
+  const { enableCompileCache } = await import('../src-main/util/compile-cache.ts');
+  enableCompileCache();
   const argv = process.argv.slice(2);
   try {
     const { main } = await import('../src-main/cli/main.ts');

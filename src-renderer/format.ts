@@ -1,7 +1,8 @@
 // Numbers for people, in the units chosen in Settings: bandwidth and sizes in decimal (GB/s, as
 // drive makers state) or binary (GiB/s) units, latencies in ms or µs. Every value shows its unit.
 import type { EndpointMetricUnit, ServerMetricUnit } from '../src-shared/domain/endpoint.ts';
-import { driveLabelSizeSuffix, type CacheDirInfo } from '../src-shared/domain/hardware.ts';
+import { binaryBytesText, driveLabelSizeSuffix, type CacheDirInfo } from '../src-shared/domain/hardware.ts';
+import type { Advice } from '../src-shared/ipc/contract.ts';
 import type { MetricUnit } from '../src-shared/domain/store-types.ts';
 
 export interface UnitPrefs {
@@ -58,6 +59,11 @@ export function fmtDriveLabel(c: Pick<CacheDirInfo, 'driveLabel' | 'blockDevice'
   const size = c.blockDevice?.sizeBytes ?? null;
   const suffix = driveLabelSizeSuffix(size);
   return size !== null && c.driveLabel.endsWith(suffix) ? `${c.driveLabel.slice(0, -suffix.length)} (${fmtBytes(size, u)})` : c.driveLabel;
+}
+
+/** Advice's text with the size it states (in binary units, as the CLI prints it) in the chosen units, as fmtDriveLabel does a drive's. */
+export function fmtAdviceMessage(a: Advice, u: UnitPrefs = DEFAULT_UNITS): string {
+  return a.sizeBytes === undefined ? a.message : a.message.replace(binaryBytesText(a.sizeBytes), fmtBytes(a.sizeBytes, u));
 }
 
 export function fmtRate(v: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {

@@ -3,7 +3,7 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS } from '../store/open-store.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
-import { openStoreAndRecover } from '../suite/services.ts';
+import { backfillNotice, openStoreAndRecover } from '../suite/services.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
 
@@ -34,6 +34,11 @@ export const READER_LOCK_WAIT_MS = 250;
 /** Why a read-write open failed where a command that only reads still reads read-only. */
 const READ_ANYWAY: readonly StoreErrorCode[] = ['DB_READ_ONLY', 'DB_BUSY', 'DB_WRITE_FAILED', 'DB_MIGRATION_FAILED'];
 
+/** The once-only upgrade of many imported trials (openStore's onBackfill), said on stderr as `kvbench COMMAND: …`. */
+export function backfillOnStderr(command: string): ReturnType<typeof backfillNotice> {
+  return backfillNotice((line) => process.stderr.write(`kvbench ${command}: ${line}\n`));
+}
+
 /**
  * Opens the database a command works on (`--db`, else the default), runs `fn` on it and closes it.
  * A database that cannot be opened is answered on stderr with exit code 1; rows found damaged while
@@ -58,7 +63,7 @@ export async function withCommandStore(
   }
   let store: Store;
   try {
-    ({ store } = await openStoreAndRecover(dbPath, opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS } : {}));
+    ({ store } = await openStoreAndRecover(dbPath, { ...(opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS } : {}), onBackfill: backfillOnStderr(command) }));
     // Opened: the short wait was for the write lock only; reads wait as long as any open.
     if (opts.readOnly) store.db.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   } catch (err) {

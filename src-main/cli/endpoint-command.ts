@@ -30,7 +30,7 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
 import { intFlag, intListFlag, numberFlag, parseCommandArgs } from './command-args.ts';
-import { withCommandStore } from './command-store.ts';
+import { backfillOnStderr, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
 
@@ -108,7 +108,7 @@ function runErr(msg: string): number {
 
 /** The database for `run`, which writes: created when missing (a first run starts one). */
 async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, store: Store) => Promise<T> | T): Promise<T> {
-  const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag));
+  const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag), { onBackfill: backfillOnStderr('endpoint run') });
   try {
     return await fn(new EndpointStore(store), store);
   } finally {

@@ -13,11 +13,12 @@ import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } fr
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } from '../suite/services.ts';
+import { backfillNotice, detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } from '../suite/services.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
 import { intFlag, numberFlag, parseCommandArgs } from './command-args.ts';
+import { backfillOnStderr } from './command-store.ts';
 import { wrapText } from './help-text.ts';
 import { SYSTEM_DIRECTORIES_TEXT } from '../engine/config/system-directories.ts';
 import { EXIT_INTERRUPTED } from './run-command.ts';
@@ -245,7 +246,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   let store: Store | null = null;
   const openTheStore = async (): Promise<Store | null> => {
     try {
-      const opened = await openStoreAndRecover(dbPath);
+      const opened = await openStoreAndRecover(dbPath, { onBackfill: backfillNotice((line) => ui.line(`note: ${line}`)) });
       for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
       for (const u of opened.unstored) ui.line(`note: trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
       for (const d of opened.removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
@@ -384,7 +385,7 @@ function databaseExists(dbPath: string): boolean {
 async function databaseRefusedForPlan(dbPath: string): Promise<string | null> {
   if (!databaseExists(dbPath)) return null;
   try {
-    (await openStoreAndRecover(dbPath)).store.close();
+    (await openStoreAndRecover(dbPath, { onBackfill: backfillOnStderr('suite') })).store.close();
     return null;
   } catch (err) {
     return (err as Error).message;

@@ -21,6 +21,7 @@ import {
   type RunOutcome,
 } from '../../src-shared/engine-protocol.ts';
 import { createThrottle } from '../host/throttle.ts';
+import { enableCompileCache } from '../util/compile-cache.ts';
 import { startOrphanWatchdog } from './orphan-watchdog.ts';
 
 /** What `runBenchmark` receives besides its options. Import these types with `import type` only. */
@@ -189,6 +190,10 @@ function main(channel: ParentChannel): void {
 // `import.meta.main` is false when this file is merely imported (never start an engine then);
 // runtimes that predate it leave it undefined.
 if (import.meta.main !== false) {
+  // Before the benchmark's modules are loaded (loadRunBenchmark) and its worker threads start: the
+  // desktop app starts this file as a utility process, never through bin/kvbench.js, which turns
+  // the cache on for the CLI's engines (where this finds it on already).
+  enableCompileCache();
   const channel = nodeIpcChannel() ?? electronParentPortChannel();
   if (channel === undefined) {
     process.stderr.write('engine-process: start me through the engine host (no IPC channel)\n');

@@ -45,7 +45,12 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
       out.push({ level: 'warn', code: 'no-direct-io', message: `Direct I/O is not available there (${c.directIo.reason ?? 'unknown reason'}): storage reads may come from the page cache.` });
     }
     if (c.freeBytes !== null && c.freeBytes < 4 * GIB) {
-      out.push({ level: 'warn', code: 'low-space', message: `Only ${binaryBytesText(c.freeBytes)} free in the cache directory: only the smoke profile or a small storage capacity will fit.` });
+      out.push({
+        level: 'warn',
+        code: 'low-space',
+        message: `Only ${binaryBytesText(c.freeBytes)} free in the cache directory: only the smoke profile or a small storage capacity will fit.`,
+        sizeBytes: c.freeBytes,
+      });
     }
     if (c.blockDevice?.media === 'hdd' && !hw.system.virtual) {
       out.push({ level: 'info', code: 'rotational', message: 'The drive reports itself as rotational (HDD).' });

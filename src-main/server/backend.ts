@@ -47,7 +47,7 @@ import type { OpenStoreOptions } from '../store/open-store.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
-import { detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
+import { backfillNotice, detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
@@ -166,6 +166,8 @@ const SUITES_WHERE_TO_LOOK = 'see Settings';
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
 
+type Log = NonNullable<BackendOptions['log']>;
+
 /**
  * Opens the app's database. A new one is made here (createDatabaseFile: readable by its owner only,
  * as openStore makes one for every other entry point), so that a file made for an open that then
@@ -173,7 +175,7 @@ const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
  * user data directory); a database named through the API must be in a folder that exists, so a page
  * (or a token holder) cannot make folders anywhere this user may write.
  */
-async function openAppDatabase(file: string, o: { createFolder: boolean }): Promise<OpenedStore> {
+async function openAppDatabase(file: string, o: { createFolder: boolean; log: Log }): Promise<OpenedStore> {
   const companions = ['-wal', '-shm'].filter((ext) => !fs.existsSync(`${file}${ext}`));
   let created = false;
   if (statOrNull(file) === null) {
@@ -189,7 +191,8 @@ async function openAppDatabase(file: string, o: { createFolder: boolean }): Prom
     }
   }
   try {
-    return await openStoreAndRecover(file, APP_STORE_OPTIONS);
+    // The once-only upgrade of many imported trials is said in the log, as the start-up's other findings are.
+    return await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice((line) => o.log('info', `database ${file}: ${line}`)) });
   } catch (err) {
     if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
     throw err;
@@ -329,7 +332,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     databaseError = { code: 'VALIDATION', message: databasePathProblem.message };
   } else {
     try {
-      const opened = await openAppDatabase(settings.databasePath, { createFolder: true });
+      const opened = await openAppDatabase(settings.databasePath, { createFolder: true, log });
       store = opened.store;
       for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
       for (const u of opened.unstored) {
@@ -552,7 +555,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // database is given: a change of units must not open the default one in its place.
       if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
         if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
-        const opened = await openAppDatabase(next.databasePath, { createFolder: false }); // throws (and keeps the old one) when it cannot be used
+        const opened = await openAppDatabase(next.databasePath, { createFolder: false, log }); // throws (and keeps the old one) when it cannot be used
         store?.close();
         store = opened.store;
         databaseError = null;

@@ -21,7 +21,7 @@ import { freeBytesIn, isNoRoomError, mib, noRoomError } from './disk-full.ts';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
 import { StoreError } from './store-error.ts';
-import { Store } from './store.ts';
+import { Store, type BackfillProgress } from './store.ts';
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
@@ -39,6 +39,11 @@ export interface OpenStoreOptions {
    * the CLI's flag by default; the app passes its own words, as its users never type a flag.
    */
   chooseDatabase?: string;
+  /**
+   * Hears the once-only fill of imported trials' measuring versions (step 5) where there is any:
+   * thousands of trials take seconds, which the front end says rather than seem to hang (backfillNotice).
+   */
+  onBackfill?: (p: BackfillProgress) => void;
 }
 
 const CLI_CHOOSE_DATABASE = 'with --db';
@@ -387,7 +392,7 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   }
   if (!opts.readonly) {
     try {
-      store.backfillMeasuringVersions();
+      store.backfillMeasuringVersions(opts.onBackfill);
     } catch (err) {
       // Nothing needs it to open: a writer holding the lock past the busy timeout, or a full disk,
       // leaves the rest to a later open rather than refuse this one (the versions read as unknown).

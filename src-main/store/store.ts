@@ -85,6 +85,12 @@ export interface RecoveredTrial {
   cacheDir: string | null;
 }
 
+/** How far the once-only fill of imported trials' measuring versions is (Store.backfillMeasuringVersions). */
+export interface BackfillProgress {
+  trialsDone: number;
+  trialsTotal: number;
+}
+
 export interface StartTrialInput {
   runId: number;
   suiteId: number;
@@ -868,16 +874,18 @@ export class Store {
    * transaction, so a suite storing its trial in another process waits for one batch at most.
    * Results that cannot be read (a damaged blob) leave their trial unknown and are passed over; the
    * next call tries them again. Returns how many trials it filled.
+   * Thousands of them take seconds: `onProgress` hears how many there are to read before the first
+   * batch (only when there are any), and how many were read after each.
    */
-  backfillMeasuringVersions(batch = 16): number {
+  backfillMeasuringVersions(onProgress?: (p: BackfillProgress) => void, batch = 16): number {
     if (!this.keepsMeasuringVersion) return 0;
-    const next = this.db.prepare(
-      `SELECT id, results_gzip FROM trials
-        WHERE measured_by_version IS NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL AND id > ?
-        ORDER BY id LIMIT ?`,
-    );
+    const pending = `measured_by_version IS NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL`;
+    const next = this.db.prepare(`SELECT id, results_gzip FROM trials WHERE ${pending} AND id > ? ORDER BY id LIMIT ?`);
     const fill = this.db.prepare('UPDATE trials SET measured_by_version = ? WHERE id = ? AND measured_by_version IS NULL');
+    const trialsTotal = onProgress ? (this.db.prepare(`SELECT count(*) AS n FROM trials WHERE ${pending}`).get() as { n: number }).n : 0;
+    if (onProgress && trialsTotal > 0) onProgress({ trialsDone: 0, trialsTotal });
     let filled = 0;
+    let trialsDone = 0;
     for (let after = 0; ; ) {
       const rows = next.all(after, batch) as { id: number; results_gzip: Buffer }[];
       if (rows.length === 0) return filled;
@@ -888,6 +896,9 @@ export class Store {
         return version === null ? [] : [{ id: r.id, version }];
       });
       if (found.length > 0) filled += this.atomically(() => found.reduce((n, f) => n + fill.run(f.version, f.id).changes, 0));
+      trialsDone += rows.length;
+      // A trial imported meanwhile (by another process) may take the count past the total it was told.
+      onProgress?.({ trialsDone: Math.min(trialsDone, trialsTotal), trialsTotal });
     }
   }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { detectHardware, type DetectOptions } from '../hardware/detect-hardware.ts';
 import { openStore, type OpenStoreOptions } from '../store/open-store.ts';
-import type { RecoveredTrial, Store } from '../store/store.ts';
+import type { BackfillProgress, RecoveredTrial, Store } from '../store/store.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { cleanUpRecovered, explainUnstored, pendingTrials, type UnstoredTrial } from './runner.ts';
 
@@ -33,6 +33,34 @@ export async function openStoreAndRecover(dbPath: string, opts: OpenStoreOptions
   const recovered = found.filter((r) => !unstored.some((u) => u.trialId === r.trialId));
   const removedRunDirs = found.length > 0 ? await cleanUpRecovered(found) : [];
   return { store, recovered, unstored, removedRunDirs };
+}
+
+/** Fewer trials than this fill in well under a second: nothing is said of them. */
+export const BACKFILL_NOTICE_MIN_TRIALS = 256;
+const BACKFILL_PROGRESS_INTERVAL_MS = 2000;
+
+/**
+ * What a front end passes as openStore's onBackfill: the once-only fill of thousands of imported
+ * trials' measuring versions takes seconds, in which the open would otherwise seem to hang. Says
+ * once what it does and for how many, then how far at most every 2 s, and when it is done; a few
+ * trials (and the damaged ones each open passes over again) go unsaid.
+ */
+export function backfillNotice(say: (line: string) => void, minTrials = BACKFILL_NOTICE_MIN_TRIALS): (p: BackfillProgress) => void {
+  let saidAtMs = 0;
+  return ({ trialsDone, trialsTotal }) => {
+    if (trialsTotal < minTrials) return;
+    const nowMs = performance.now();
+    if (trialsDone === 0) {
+      say(`upgrading ${trialsTotal} imported trials' records (once; this database was made by an older kvbench) …`);
+    } else if (trialsDone >= trialsTotal) {
+      say(`upgraded ${trialsTotal} imported trials' records`);
+    } else if (nowMs - saidAtMs >= BACKFILL_PROGRESS_INTERVAL_MS) {
+      say(`upgrading imported trials' records: ${trialsDone} of ${trialsTotal} …`);
+    } else {
+      return;
+    }
+    saidAtMs = nowMs;
+  };
 }
 
 /** The drive probe before a suite: brief for smoke (1 s per phase, 256 MiB), 5 s per phase otherwise. */

@@ -102,7 +102,10 @@ export type Settings = z.infer<typeof SettingsSchema>;
 export const AdviceSchema = z.object({
   level: z.enum(['info', 'warn', 'error']),
   code: z.string(),
+  /** Written once for the CLI and the app: a size in it is in binary units (binaryBytesText of sizeBytes). */
   message: z.string(),
+  /** The size the message states, which the app shows in the units chosen in Settings instead (fmtAdviceMessage). */
+  sizeBytes: z.number().nonnegative().optional(),
 });
 export type Advice = z.infer<typeof AdviceSchema>;
 

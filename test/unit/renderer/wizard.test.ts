@@ -14,6 +14,7 @@ import { useWizardStore } from '../../../src-renderer/stores/wizard.ts';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
+import { hardwareAdvice } from '../../../src-main/hardware/advice.ts';
 import { SETTINGS, appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
@@ -76,6 +77,28 @@ describe('hardware step', () => {
       const w = mountIt(HardwareStep);
       await flush();
       expect(w.get('[data-test=drive-label]').text()).toBe(shown);
+    }
+  });
+
+  it('states the low-space warning\'s free space in the units chosen in Settings, as the Free space beside it', async () => {
+    const hw = hardware();
+    hw.cacheDir = { ...hw.cacheDir!, freeBytes: 21_000_000 }; // 20.0 MiB
+    // The backend's own advice for it, as hardware.detect answers.
+    const lowSpace = hardwareAdvice(hw, false).filter((a) => a.code === 'low-space');
+    expect(lowSpace).toHaveLength(1);
+    for (const [byteUnits, shown, other] of [
+      ['decimal', 'Only 21.0 MB free in the cache directory', 'MiB'],
+      ['binary', 'Only 20.0 MiB free in the cache directory', ' MB'],
+    ] as const) {
+      setActivePinia(createPinia());
+      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
+      await useAppStore().load();
+      useWizardStore().cacheDir = '/mnt/nvme/kv';
+      const w = mountIt(HardwareStep);
+      await flush();
+      const notice = w.get('[data-code=low-space]').text();
+      expect(notice).toContain(shown);
+      expect(notice).not.toContain(other);
     }
   });
 

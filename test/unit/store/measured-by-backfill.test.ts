@@ -187,6 +187,60 @@ describe('the measuring version of trials imported before schema 4', () => {
     }
   });
 
+  it('many of them: the open reports how far it is, and the CLI and the app say once what they do and for how many', async () => {
+    // 300 trials imported before schema 4: the once-only fill takes seconds per thousand under load.
+    const made = path.join(tempDir(), 'many.db');
+    const store = seedStore(made);
+    const r = await importResultsFiles(store, [writeResults(tempDir(), 'stalled.json', stalledResults('0.5.0'))], { systemLabel: 'B', scenarioId: 'storage-only' });
+    const imported = r.imported[0].trialId;
+    const columns = (store.db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id' && c !== 'trial_index');
+    const copy = store.db.prepare(`INSERT INTO trials (trial_index, ${columns.join(', ')}) SELECT ?, ${columns.join(', ')} FROM trials WHERE id = ?`);
+    store.atomically(() => {
+      for (let i = 1; i < 300; i++) copy.run(i, imported);
+    });
+    store.db.prepare('UPDATE trials SET measured_by_version = NULL WHERE id <> ?').run(store.listTrials({ order: 'asc', limit: 1 })[0].id);
+    store.close();
+    const fresh = (): string => {
+      const db = path.join(tempDir(), 'kvbench.db');
+      fs.copyFileSync(made, db);
+      return db;
+    };
+
+    const seen: { trialsDone: number; trialsTotal: number }[] = [];
+    const opened = openStore(fresh(), { onBackfill: (p) => seen.push(p) });
+    try {
+      expect(seen[0]).toEqual({ trialsDone: 0, trialsTotal: 300 });
+      expect(seen.at(-1)).toEqual({ trialsDone: 300, trialsTotal: 300 });
+      expect(seen).toHaveLength(1 + Math.ceil(300 / 16)); // before the first batch, then after each
+      expect(opened.listTrials({}).filter((t) => t.measuredByVersion === '0.5.0')).toHaveLength(300);
+    } finally {
+      opened.close();
+    }
+    // Nothing left to fill: the next open says nothing.
+    const quiet: unknown[] = [];
+    const db = fresh();
+    openStore(db).close();
+    openStore(db, { onBackfill: (p) => quiet.push(p) }).close();
+    expect(quiet).toEqual([]);
+
+    const history = await runInProcess(() => historyCommand(['--db', fresh(), '--json', '--limit', '0']));
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stderr).toMatch(/^kvbench history: upgrading 300 imported trials' records \(once; this database was made by an older kvbench\) …\n/);
+    expect(history.stderr).toMatch(/kvbench history: upgraded 300 imported trials' records\n$/);
+
+    const logged: string[] = [];
+    const appDb = fresh();
+    const backend = await createBackend({
+      mode: 'browser',
+      settingsFile: path.join(tempDir(), 'settings.json'),
+      defaults: { databasePath: appDb, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
+      log: (level, message) => logged.push(`${level}: ${message}`),
+    });
+    await backend.close();
+    expect(logged[0]).toBe(`info: database ${appDb}: upgrading 300 imported trials' records (once; this database was made by an older kvbench) …`);
+    expect(logged.at(-1)).toBe(`info: database ${appDb}: upgraded 300 imported trials' records`);
+  });
+
   it('a full disk stops the filling, not the open: history reads the database, and an open once there is room fills it', async (ctx) => {
     const fsys = smallFilesystem(ctx, 4 * 1024 * 1024);
     if (!fsys) return;
