@@ -586,7 +586,9 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const t = timeline.current();
     const warming = windowStartNs === null;
     progress(stop.signal.aborted ? 'draining' : warming ? 'warming-up' : 'running', {
-      elapsedNs: warming ? sinceStartNs() : elapsedNs(),
+      // Past the window's close the counts are final: its clock stops with them, or the averages
+      // shown while the last requests drain would fall below what the trial stores.
+      elapsedNs: warming ? sinceStartNs() : (window.closed?.endNs ?? elapsedNs()),
       durationNs: warming ? warmUpNs : durationNs,
       requestsCompleted: recorder.requestsCompleted,
       generatedTokens: recorder.tokensGenerated,
