@@ -14,7 +14,8 @@ export const REPORT_USAGE = `Usage: kvbench report [--suite ID[,ID…] | --syste
 Per scenario: the median and P95 of each metric across complete trials, with the trial count and
 the spread (CV); incomplete trials are listed and excluded (--include-incomplete counts partial
 ones). Then the tier comparison: throughput, per-tier P95, speedup against storage-only, bytes
-moved, and efficiency against the drive's probed bandwidth.
+moved, and efficiency against the drive's probed bandwidth. Trials of suites with different suite
+labels (kvbench suite --label) are aggregated apart, as those of different systems and drives are.
 
   --suite ID[,ID…]       one suite, or several (comma-separated or repeated) (default: the newest
                          suite that ran on any system)

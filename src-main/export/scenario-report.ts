@@ -10,7 +10,7 @@ import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
-import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
+import { placeKey, placeLabel, suiteLabelKey } from '../../src-shared/domain/places.ts';
 import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
@@ -80,6 +80,11 @@ export interface ScenarioSummary {
   driveLabel: string | null;
   /** [systemLabel]; kept for readers of older exports. */
   systemLabels: string[];
+  /**
+   * The suite label the group's trials share (null: their suites carry none). Trials of suites with
+   * different labels (two firmware builds of one drive) are never one aggregate; suites of one label pool.
+   */
+  suiteLabel: string | null;
   trialsTotal: number;
   /** Trials whose metrics are aggregated (complete ones, unless incomplete ones were asked for). */
   trialIds: number[];
@@ -102,7 +107,28 @@ export interface ScenarioReport {
   excludeFlagged: boolean;
   /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
   excludedFlagged: ({ trials: number } & FlagKindCounts) | null;
+  /**
+   * The suite labels of the report's trials, each with its suites (labelled ones by name, then the
+   * unlabelled). More than one: the groups are split by label (ScenarioSummary.suiteLabel), and
+   * every reader says so.
+   */
+  suiteLabels: SuiteLabelGroup[];
   scenarios: ScenarioSummary[];
+}
+
+/** One suite label of a report (null: suites without one) and its suites, ascending. */
+export interface SuiteLabelGroup {
+  label: string | null;
+  suiteIds: number[];
+}
+
+/** The suite labels of these trials with their suites: labelled ones by name, the unlabelled last. */
+export function suiteLabelGroups(trials: readonly TrialRecord[]): SuiteLabelGroup[] {
+  const suites = new Map<string | null, Set<number>>();
+  for (const t of trials) suites.set(t.suiteLabel, (suites.get(t.suiteLabel) ?? new Set()).add(t.suiteId));
+  return [...suites]
+    .map(([label, ids]) => ({ label, suiteIds: [...ids].sort((a, b) => a - b) }))
+    .sort((a, b) => (a.label === null ? 1 : b.label === null ? -1 : a.label.localeCompare(b.label)));
 }
 
 export function scenarioOrder(id: string): number {
@@ -266,8 +292,9 @@ function pageCacheVerdict(t: TrialRecord): PageCacheVerdict {
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
 
 /**
- * Per scenario, configuration, system and drive: every catalogue metric aggregated over the
- * included trials. Equal options on two machines are two measurements, never one aggregate.
+ * Per scenario, configuration, system, drive and suite label: every catalogue metric aggregated over
+ * the included trials. Equal options on two machines, or under two suite labels (two firmware builds
+ * of one drive), are two measurements, never one aggregate; suites of one label (or all unlabelled) pool.
  * Incomplete trials (partial, failed, aborted, still running) are listed as excluded unless
  * `includeIncomplete` (then partial ones count; failed and aborted never do). One trial slot counts
  * once: an attempt a resume retried is listed as superseded by the attempt that counts
@@ -285,7 +312,7 @@ export function buildScenarioReport(
   const counts = (t: TrialRecord): boolean => standings.get(t)!.counted && flagsLeftOut(t).length === 0;
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) {
-    const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}`;
+    const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}\u0000${suiteLabelKey(t)}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = []));
     g.push(t);
@@ -313,6 +340,7 @@ export function buildScenarioReport(
       driveId: first.driveId,
       driveLabel: first.driveLabel,
       systemLabels: [first.systemLabel],
+      suiteLabel: first.suiteLabel,
       trialsTotal: group.length,
       trialIds: included.map((t) => t.id),
       excluded: group
@@ -341,7 +369,9 @@ export function buildScenarioReport(
       scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId) ||
       a.configDescription.localeCompare(b.configDescription) ||
       placeLabel(a).localeCompare(placeLabel(b)) ||
-      placeKey(a).localeCompare(placeKey(b)),
+      placeKey(a).localeCompare(placeKey(b)) ||
+      (a.suiteLabel === null ? 1 : 0) - (b.suiteLabel === null ? 1 : 0) ||
+      suiteLabelKey(a).localeCompare(suiteLabelKey(b)),
   );
   const leftOut = scenarios.flatMap((s) => s.excluded.filter((x) => x.flags.length > 0));
   return {
@@ -349,6 +379,7 @@ export function buildScenarioReport(
     includeIncomplete,
     excludeFlagged,
     excludedFlagged: excludeFlagged ? { trials: leftOut.length, ...countFlagKinds(leftOut.map((x) => x.flags)) } : null,
+    suiteLabels: suiteLabelGroups(trials),
     scenarios,
   };
 }

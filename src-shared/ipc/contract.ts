@@ -173,6 +173,8 @@ export const ScenarioSummarySchema = z.object({
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
   systemLabels: z.array(z.string()),
+  /** The suite label the group's trials share (null: none); groups of two labels are never one aggregate. */
+  suiteLabel: z.string().nullable(),
   trialsTotal: count,
   trialIds: z.array(int),
   excluded: z.array(
@@ -205,6 +207,8 @@ export const ScenarioReportSchema = z.object({
   excludeFlagged: z.boolean(),
   /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
   excludedFlagged: z.object({ trials: count, ...flagKindCounts }).nullable(),
+  /** The suite labels of the report's trials with their suites; more than one: the groups are split by label. */
+  suiteLabels: z.array(z.object({ label: z.string().nullable(), suiteIds: z.array(int) })),
   scenarios: z.array(ScenarioSummarySchema),
 });
 
@@ -220,6 +224,8 @@ export const TierRowSchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  /** The suite label of the row's trials (null: none). */
+  suiteLabel: z.string().nullable(),
   gpuMemGb: nnum,
   cpuMemGb: nnum,
   /** The users it started with; an autoscaled row's users at the end are finalUsers. */
