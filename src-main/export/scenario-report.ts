@@ -96,6 +96,8 @@ export interface ScenarioSummary {
    * tier comparison gives the group no read efficiency.
    */
   storageReadFlagged: number;
+  /** The aggregated trials that ran on a RAM-backed cache directory, by what held it in memory (countBackings). */
+  ramBackings: RamBackingCount[];
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
 }
@@ -235,13 +237,6 @@ function incompleteCaution(t: TrialRecord): TrialCaution[] {
   return [{ trialId: t.id, trialIndex: t.trialIndex, message: `counted although ${t.status}: ${why}` }];
 }
 
-/**
- * What a RAM-backed cache directory may be on, for words about rows of several trials: every kind
- * kvbench tells, not only a filesystem (a loop device whose file is on tmpfs is the common one on a
- * test machine). A trial's own caution names its backing (ramBackingText).
- */
-export const RAM_BACKED_KINDS = 'tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory';
-
 /** Said of a RAM-backed trial stored before kvbench kept what held it: the flag is all there is. */
 export const RAM_BACKING_NOT_RECORDED = 'backing not recorded by the kvbench that stored it';
 
@@ -252,6 +247,27 @@ export const RAM_BACKING_NOT_RECORDED = 'backing not recorded by the kvbench tha
 export function ramBackingText(t: TrialRecord): string | null {
   if (t.metrics.storage_ram_backed !== 1) return null;
   return t.storageRamBacking ?? RAM_BACKING_NOT_RECORDED;
+}
+
+/** RAM-backed trials that share a backing (TrialRecord.storageRamBacking; null: not recorded). */
+export interface RamBackingCount {
+  backing: string | null;
+  trials: number;
+}
+
+/** Counts of RAM-backed trials summed by backing, most trials first (then by name, unrecorded last). */
+export function countBackings(counts: Iterable<RamBackingCount>): RamBackingCount[] {
+  const sums = new Map<string | null, number>();
+  for (const c of counts) sums.set(c.backing, (sums.get(c.backing) ?? 0) + c.trials);
+  return [...sums]
+    .map(([backing, trials]) => ({ backing, trials }))
+    .sort((x, y) => y.trials - x.trials || (x.backing === null ? 1 : y.backing === null ? -1 : x.backing.localeCompare(y.backing)));
+}
+
+/** "loop0 → /dev/shm/d.img on tmpfs", or with several: "loop0 → /dev/shm/d.img on tmpfs: 2; tmpfs: 1" (ramBackingText's words for each). */
+export function backingsText(backings: readonly RamBackingCount[]): string {
+  const words = (b: string | null): string => b ?? RAM_BACKING_NOT_RECORDED;
+  return backings.length === 1 ? words(backings[0].backing) : backings.map((b) => `${words(b.backing)}: ${b.trials}`).join('; ');
 }
 
 /** Storage reads that were not all the device's: a RAM-backed cache directory (then never also page-cache), or the page cache. */
@@ -360,6 +376,7 @@ export function buildScenarioReport(
         }),
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
       storageReadFlagged: included.filter((t) => storageReadCaution(t).length > 0).length,
+      ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
       metrics,
       pooled,
     });

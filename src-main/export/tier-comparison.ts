@@ -7,7 +7,7 @@ import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '..
 import { configKey, optionValue } from '../store/results-ingest.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { groupWhere, placeKey, spansSeveralLabels, spansSeveralPlaces, suiteLabelKey } from '../../src-shared/domain/places.ts';
-import { metricOf, RAM_BACKED_KINDS, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
+import { backingsText, countBackings, metricOf, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
 
 export interface TierRow {
   scenarioId: string;
@@ -323,8 +323,11 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   }
   // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
   const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
-  const ramRows = rows.filter(onRam).length;
-  if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed cache directory (${RAM_BACKED_KINDS}): no storage efficiency there`);
+  // Named by what held each row's directory in memory, as its trials recorded it (the trials' cautions say the same).
+  const ramRows = rows.filter(onRam);
+  if (ramRows.length > 0) {
+    notes.push(`${ramRows.length} row(s) ran on a RAM-backed cache directory (${backingsText(countBackings(ramRows.flatMap((s) => s.ramBackings)))}): no storage efficiency there`);
+  }
   // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
   // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
   const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;
@@ -375,7 +378,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     const wr = med(s, 'storage_write_bytes_per_s');
     const cpuRd = med(s, 'cpu_read_bytes_per_s');
     const limits = limitsOf.get(s)!;
-    const ram = onRam(s) ? `the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive` : null;
+    const ram = onRam(s) ? `the cache directory was RAM-backed (${backingsText(s.ramBackings)}): its storage numbers describe memory, not a drive` : null;
     const readEff = efficiencyOf(rd, limits.readBytesPerS, {
       tier: 'storage',
       verb: 'read',

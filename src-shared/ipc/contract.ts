@@ -192,6 +192,8 @@ export const ScenarioSummarySchema = z.object({
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   /** Aggregated trials whose storage reads were not all the device's (page cache, RAM-backed). */
   storageReadFlagged: count,
+  /** The aggregated trials on a RAM-backed cache directory, by what held it in memory (null: not recorded). */
+  ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
