@@ -5,18 +5,20 @@ import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { comparisonSide, resolveSelection, splitList, type Selection } from '../export/selection.ts';
-import { intFlag, parseCommandArgs } from './command-args.ts';
+import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
-export const REPORT_USAGE = `Usage: kvbench report [--suite ID | --system REF | --all] [options]
+export const REPORT_USAGE = `Usage: kvbench report [--suite ID[,ID…] | --system REF | --all] [options]
        kvbench report --compare A B [--drives | --labels] [--match config|scenario] [options]
 
 Per scenario: the median and P95 of each metric across complete trials, with the trial count and
 the spread (CV); incomplete trials are listed and excluded (--include-incomplete counts partial
 ones). Then the tier comparison: throughput, per-tier P95, speedup against storage-only, bytes
-moved, and efficiency against the drive's probed bandwidth.
+moved, and efficiency against the drive's probed bandwidth. Trials of suites with different suite
+labels (kvbench suite --label) are aggregated apart, as those of different systems and drives are.
 
-  --suite ID             one suite (default: the newest suite that ran on any system)
+  --suite ID[,ID…]       one suite, or several (comma-separated or repeated) (default: the newest
+                         suite that ran on any system)
   --system REF           every trial of a system (id, id prefix, hostname or label)
   --all                  every trial in the database
   --scenario a,b         only these scenarios
@@ -41,7 +43,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('report', REPORT_USAGE, {
     args: argv,
     options: {
-      suite: { type: 'string' },
+      suite: { type: 'string', multiple: true },
       system: { type: 'string', multiple: true },
       all: { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
@@ -74,13 +76,13 @@ export async function reportCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const suiteErrors: string[] = [];
-  const suiteId = intFlag('--suite', a.suite, suiteErrors, { min: 1 });
+  const suiteIds = intListFlag('--suite', a.suite, suiteErrors, { min: 1 });
   if (suiteErrors.length > 0) {
     process.stderr.write(`kvbench report: ${suiteErrors.join('; ')}\n`);
     return 1;
   }
   // Each of these chooses the trials; given together, all but one were silently ignored.
-  const choosers = [a.suite !== undefined ? '--suite' : null, a.system?.length ? '--system' : null, a.all ? '--all' : null, a.compare ? '--compare' : null].filter((f) => f !== null);
+  const choosers = [suiteIds !== undefined ? '--suite' : null, a.system?.length ? '--system' : null, a.all ? '--all' : null, a.compare ? '--compare' : null].filter((f) => f !== null);
   if (choosers.length > 1) {
     process.stderr.write(`kvbench report: ${choosers.join(' and ')} each choose the trials to report: give one\n`);
     return 1;
@@ -109,11 +111,19 @@ export async function reportCommand(argv: string[]): Promise<number> {
       }
       let selection: Selection;
       let title: string;
-      if (suiteId !== undefined) {
-        const suite = store.getSuite(suiteId);
-        if (!suite) throw new Error(`no suite ${suiteId} (see kvbench history --suites)`);
-        selection = { suiteIds: [suiteId] };
-        title = `Suite ${suiteId} (${suite.profile}${suite.label ? `, ${suite.label}` : ''}), ${suiteOutcome(suite.status, suite.trialCounts.complete)}, started ${suite.createdAt}`;
+      if (suiteIds !== undefined) {
+        const ids = [...new Set(suiteIds)];
+        const suites = ids.map((id) => {
+          const suite = store.getSuite(id);
+          if (!suite) throw new Error(`no suite ${id} (see kvbench history --suites)`);
+          return suite;
+        });
+        selection = { suiteIds: ids };
+        const what = (suite: (typeof suites)[number]): string => `${suite.profile}${suite.label ? `, ${suite.label}` : ''}`;
+        title =
+          suites.length === 1
+            ? `Suite ${suites[0].id} (${what(suites[0])}), ${suiteOutcome(suites[0].status, suites[0].trialCounts.complete)}, started ${suites[0].createdAt}`
+            : `Suites ${suites.map((suite) => `${suite.id} (${what(suite)})`).join(', ')}`;
       } else if (a.system?.length) {
         selection = { systems: a.system };
         title = `System(s) ${a.system.join(', ')}: every suite`;

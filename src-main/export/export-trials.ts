@@ -12,6 +12,8 @@ import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.t
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { cautionsOf, limitsSourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+import { suiteLabelGroups } from './scenario-report.ts';
+import { suiteLabelsNote } from './render-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { csvTable } from './csv.ts';
 import { clipForCell } from '../engine/report/xlsx-export.ts';
@@ -114,10 +116,9 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
 
 /** "fw 2.1 (suites 3, 5); fw 2.2 (suite 7)": the labels of the trials' suites, or why there is none. */
 function suiteLabelsOf(trials: readonly TrialRecord[]): string {
-  const suites = new Map<string, Set<number>>();
-  for (const t of trials) if (t.suiteLabel !== null) suites.set(t.suiteLabel, (suites.get(t.suiteLabel) ?? new Set()).add(t.suiteId));
-  if (suites.size === 0) return 'none: no suite of these trials has a label';
-  return [...suites].map(([label, ids]) => `${label} (${ids.size === 1 ? 'suite' : 'suites'} ${[...ids].sort((x, y) => x - y).join(', ')})`).join('; ');
+  const labelled = suiteLabelGroups(trials).filter((g) => g.label !== null);
+  if (labelled.length === 0) return 'none: no suite of these trials has a label';
+  return labelled.map((g) => `${g.label} (${g.suiteIds.length === 1 ? 'suite' : 'suites'} ${g.suiteIds.join(', ')})`).join('; ');
 }
 
 /** CSV (see csv.ts: BOM, RFC 4180, formula-like text defused): one header row, one row per trial. */
@@ -158,8 +159,9 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
     ws.views = [{ state: 'frozen', ySplit: 1 }];
   };
   add('Trials', trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
-  const groupColumns = ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'config_key', 'configuration'];
-  const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenarioId, s.label, s.systemId, s.systemLabel, s.driveId, s.driveLabel, s.configKey, s.configDescription];
+  // Each group's suite label: groups of suites with different labels are aggregated apart.
+  const groupColumns = ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration'];
+  const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenarioId, s.label, s.systemId, s.systemLabel, s.driveId, s.driveLabel, s.suiteLabel, s.configKey, s.configDescription];
   const scenarioRows: Cell[][] = [];
   for (const s of model.report.scenarios) {
     for (const m of s.metrics) {
@@ -187,20 +189,22 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
   add(
     'Tier comparison',
     [
-      'scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'config_key', 'configuration', 'users', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'fewest_trials', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric', 'speedup_baseline_users',
+      'scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration', 'users', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'fewest_trials', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric', 'speedup_baseline_users',
       'gpu_read_p95_ms', 'cpu_read_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms', 'bytes_read', 'bytes_written',
       'storage_read_bytes_per_s', 'storage_write_bytes_per_s', 'storage_read_efficiency', 'storage_write_efficiency', 'cpu_read_efficiency',
       'drive_read_limit_bytes_per_s', 'drive_write_limit_bytes_per_s', 'memory_copy_bytes_per_s', 'limits_source',
     ],
     model.tiers.rows.map((r) => [
-      r.scenarioId, r.label, r.systemId, r.systemLabel, r.driveId, r.driveLabel, r.configKey, r.configDescription, r.numUsers, r.gpuMemGb, r.cpuMemGb, r.n, r.fewestTrials, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric, r.speedupBaselineUsers,
+      r.scenarioId, r.label, r.systemId, r.systemLabel, r.driveId, r.driveLabel, r.suiteLabel, r.configKey, r.configDescription, r.numUsers, r.gpuMemGb, r.cpuMemGb, r.n, r.fewestTrials, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric, r.speedupBaselineUsers,
       r.gpuReadP95Ms, r.cpuReadP95Ms, r.storageReadP95Ms, r.storageWriteP95Ms, r.bytesRead, r.bytesWritten,
       r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency,
       r.limits.readBytesPerS, r.limits.writeBytesPerS, r.limits.memoryCopyBytesPerS, limitsSourceText(r.limits),
     ]),
   );
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.
+  const labelsNote = suiteLabelsNote(model.report);
   const noteRows: Cell[][] = [
+    ...(labelsNote === null ? [] : [['scenarios', ...groupColumns.map(() => null), null, null, 'note', labelsNote] as Cell[]]),
     ...model.report.scenarios.flatMap((s) => [
       ...s.excluded.map((x): Cell[] => [
         'scenarios',

@@ -1,7 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
+import { labelsApartText, placeLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
@@ -70,11 +70,14 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
         : 'Flagged trials are excluded (--exclude-flagged): none of these trials is flagged.',
     );
   }
+  const labelsNote = suiteLabelsNote(report);
+  if (labelsNote !== null) out.push(labelsNote);
   // One suite runs on one system and drive; a wider selection is grouped by both, and says which.
   const named = spansSeveralPlaces(report.scenarios);
+  const labelled = spansSeveralLabels(report.scenarios);
   for (const s of report.scenarios) {
     out.push('');
-    out.push(`== ${s.label} [${s.scenarioId}] — ${s.configDescription}${named ? ` — on ${placeLabel(s)}` : ''}`);
+    out.push(`== ${s.label} [${s.scenarioId}] — ${s.configDescription}${named ? ` — on ${placeLabel(s)}` : ''}${labelled ? ` — ${suiteLabelText(s.suiteLabel)}` : ''}`);
     // A resume's retry stands for its trial: the attempts it replaced are no missing trial.
     const superseded = s.excluded.filter((x) => x.supersededBy !== null).length;
     out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal - superseded}${superseded > 0 ? ` (and ${superseded} superseded attempt${superseded > 1 ? 's' : ''})` : ''}`);
@@ -121,6 +124,22 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * Where the selected suites carry more than one label (unlabelled counting as one): that each label's
+ * trials are aggregated apart, which suites each label has, and how to get a verdict between two.
+ * Null where they share one.
+ */
+export function suiteLabelsNote(report: Pick<ScenarioReport, 'suiteLabels'>): string | null {
+  const apart = labelsApartText(report.suiteLabels);
+  if (apart === null) return null;
+  const named = report.suiteLabels.filter((g) => g.label !== null);
+  const verdict =
+    named.length >= 2
+      ? `for a verdict between two labels: kvbench report --compare "${named[0].label}" "${named[1].label}" --labels`
+      : 'kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)';
+  return `${apart}; ${verdict}.`;
+}
+
 /** Why a pooled latency counts fewer trials than the group aggregates. */
 function pooledDamageNote(p: PooledLatency): string {
   const n = p.damagedTrials;
@@ -147,14 +166,17 @@ export function formatTierComparison(t: TierComparison): string {
     out.push(`Limits: ${limitsText(t.probe)}`);
   }
   const named = spansSeveralPlaces(t.rows);
+  // Rows of suites with different labels are apart (never one median): each names its label.
+  const labelled = spansSeveralLabels(t.rows);
   // Two rows of one scenario on one place (several suites) differ in their configuration: name it.
-  const described = new Set(t.rows.map((r) => `${r.scenarioId}\u0000${placeLabel(r)}`)).size < t.rows.length;
-  const leftColumns = (named ? 1 : 0) + 1 + (described ? 1 : 0);
+  const described = new Set(t.rows.map((r) => `${r.scenarioId}\u0000${placeLabel(r)}\u0000${r.suiteLabel ?? ''}`)).size < t.rows.length;
+  const leftColumns = (named ? 1 : 0) + (labelled ? 1 : 0) + 1 + (described ? 1 : 0);
   out.push(
     table(
-      [...(named ? ['system'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'cache I/O tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
+      [...(named ? ['system'] : []), ...(labelled ? ['suite label'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'cache I/O tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
       t.rows.map((r) => [
         ...(named ? [placeLabel(r)] : []),
+        ...(labelled ? [r.suiteLabel ?? '(none)'] : []),
         r.scenarioId,
         ...(described ? [r.configDescription] : []),
         r.numUsers === null ? '—' : r.finalUsers === null ? String(r.numUsers) : `${r.numUsers}→${fmtValue(r.finalUsers, 'users')}`,
@@ -179,7 +201,7 @@ export function formatTierComparison(t: TierComparison): string {
   );
   const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
   out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; cache I/O tok/s: the reference's storage throughput (storage_throughput_tokens_per_sec): generated tokens ÷ the summed cache I/O time of every tier (GPU, CPU and storage), not the storage tier's alone. P95s in ms are medians of per-trial P95s.`);
-  out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
+  out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive and under the same suite label (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
   for (const n of t.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;

@@ -10,7 +10,7 @@ import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
-import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
+import { placeKey, placeLabel, suiteLabelKey } from '../../src-shared/domain/places.ts';
 import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
@@ -80,6 +80,11 @@ export interface ScenarioSummary {
   driveLabel: string | null;
   /** [systemLabel]; kept for readers of older exports. */
   systemLabels: string[];
+  /**
+   * The suite label the group's trials share (null: their suites carry none). Trials of suites with
+   * different labels (two firmware builds of one drive) are never one aggregate; suites of one label pool.
+   */
+  suiteLabel: string | null;
   trialsTotal: number;
   /** Trials whose metrics are aggregated (complete ones, unless incomplete ones were asked for). */
   trialIds: number[];
@@ -91,6 +96,8 @@ export interface ScenarioSummary {
    * tier comparison gives the group no read efficiency.
    */
   storageReadFlagged: number;
+  /** The aggregated trials that ran on a RAM-backed cache directory, by what held it in memory (countBackings). */
+  ramBackings: RamBackingCount[];
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
 }
@@ -102,7 +109,28 @@ export interface ScenarioReport {
   excludeFlagged: boolean;
   /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
   excludedFlagged: ({ trials: number } & FlagKindCounts) | null;
+  /**
+   * The suite labels of the report's trials, each with its suites (labelled ones by name, then the
+   * unlabelled). More than one: the groups are split by label (ScenarioSummary.suiteLabel), and
+   * every reader says so.
+   */
+  suiteLabels: SuiteLabelGroup[];
   scenarios: ScenarioSummary[];
+}
+
+/** One suite label of a report (null: suites without one) and its suites, ascending. */
+export interface SuiteLabelGroup {
+  label: string | null;
+  suiteIds: number[];
+}
+
+/** The suite labels of these trials with their suites: labelled ones by name, the unlabelled last. */
+export function suiteLabelGroups(trials: readonly TrialRecord[]): SuiteLabelGroup[] {
+  const suites = new Map<string | null, Set<number>>();
+  for (const t of trials) suites.set(t.suiteLabel, (suites.get(t.suiteLabel) ?? new Set()).add(t.suiteId));
+  return [...suites]
+    .map(([label, ids]) => ({ label, suiteIds: [...ids].sort((a, b) => a - b) }))
+    .sort((a, b) => (a.label === null ? 1 : b.label === null ? -1 : a.label.localeCompare(b.label)));
 }
 
 export function scenarioOrder(id: string): number {
@@ -209,13 +237,6 @@ function incompleteCaution(t: TrialRecord): TrialCaution[] {
   return [{ trialId: t.id, trialIndex: t.trialIndex, message: `counted although ${t.status}: ${why}` }];
 }
 
-/**
- * What a RAM-backed cache directory may be on, for words about rows of several trials: every kind
- * kvbench tells, not only a filesystem (a loop device whose file is on tmpfs is the common one on a
- * test machine). A trial's own caution names its backing (ramBackingText).
- */
-export const RAM_BACKED_KINDS = 'tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory';
-
 /** Said of a RAM-backed trial stored before kvbench kept what held it: the flag is all there is. */
 export const RAM_BACKING_NOT_RECORDED = 'backing not recorded by the kvbench that stored it';
 
@@ -226,6 +247,27 @@ export const RAM_BACKING_NOT_RECORDED = 'backing not recorded by the kvbench tha
 export function ramBackingText(t: TrialRecord): string | null {
   if (t.metrics.storage_ram_backed !== 1) return null;
   return t.storageRamBacking ?? RAM_BACKING_NOT_RECORDED;
+}
+
+/** RAM-backed trials that share a backing (TrialRecord.storageRamBacking; null: not recorded). */
+export interface RamBackingCount {
+  backing: string | null;
+  trials: number;
+}
+
+/** Counts of RAM-backed trials summed by backing, most trials first (then by name, unrecorded last). */
+export function countBackings(counts: Iterable<RamBackingCount>): RamBackingCount[] {
+  const sums = new Map<string | null, number>();
+  for (const c of counts) sums.set(c.backing, (sums.get(c.backing) ?? 0) + c.trials);
+  return [...sums]
+    .map(([backing, trials]) => ({ backing, trials }))
+    .sort((x, y) => y.trials - x.trials || (x.backing === null ? 1 : y.backing === null ? -1 : x.backing.localeCompare(y.backing)));
+}
+
+/** "loop0 → /dev/shm/d.img on tmpfs", or with several: "loop0 → /dev/shm/d.img on tmpfs: 2; tmpfs: 1" (ramBackingText's words for each). */
+export function backingsText(backings: readonly RamBackingCount[]): string {
+  const words = (b: string | null): string => b ?? RAM_BACKING_NOT_RECORDED;
+  return backings.length === 1 ? words(backings[0].backing) : backings.map((b) => `${words(b.backing)}: ${b.trials}`).join('; ');
 }
 
 /** Storage reads that were not all the device's: a RAM-backed cache directory (then never also page-cache), or the page cache. */
@@ -266,8 +308,9 @@ function pageCacheVerdict(t: TrialRecord): PageCacheVerdict {
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
 
 /**
- * Per scenario, configuration, system and drive: every catalogue metric aggregated over the
- * included trials. Equal options on two machines are two measurements, never one aggregate.
+ * Per scenario, configuration, system, drive and suite label: every catalogue metric aggregated over
+ * the included trials. Equal options on two machines, or under two suite labels (two firmware builds
+ * of one drive), are two measurements, never one aggregate; suites of one label (or all unlabelled) pool.
  * Incomplete trials (partial, failed, aborted, still running) are listed as excluded unless
  * `includeIncomplete` (then partial ones count; failed and aborted never do). One trial slot counts
  * once: an attempt a resume retried is listed as superseded by the attempt that counts
@@ -285,7 +328,7 @@ export function buildScenarioReport(
   const counts = (t: TrialRecord): boolean => standings.get(t)!.counted && flagsLeftOut(t).length === 0;
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) {
-    const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}`;
+    const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}\u0000${suiteLabelKey(t)}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = []));
     g.push(t);
@@ -313,6 +356,7 @@ export function buildScenarioReport(
       driveId: first.driveId,
       driveLabel: first.driveLabel,
       systemLabels: [first.systemLabel],
+      suiteLabel: first.suiteLabel,
       trialsTotal: group.length,
       trialIds: included.map((t) => t.id),
       excluded: group
@@ -332,6 +376,7 @@ export function buildScenarioReport(
         }),
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
       storageReadFlagged: included.filter((t) => storageReadCaution(t).length > 0).length,
+      ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
       metrics,
       pooled,
     });
@@ -341,7 +386,9 @@ export function buildScenarioReport(
       scenarioOrder(a.scenarioId) - scenarioOrder(b.scenarioId) ||
       a.configDescription.localeCompare(b.configDescription) ||
       placeLabel(a).localeCompare(placeLabel(b)) ||
-      placeKey(a).localeCompare(placeKey(b)),
+      placeKey(a).localeCompare(placeKey(b)) ||
+      (a.suiteLabel === null ? 1 : 0) - (b.suiteLabel === null ? 1 : 0) ||
+      suiteLabelKey(a).localeCompare(suiteLabelKey(b)),
   );
   const leftOut = scenarios.flatMap((s) => s.excluded.filter((x) => x.flags.length > 0));
   return {
@@ -349,6 +396,7 @@ export function buildScenarioReport(
     includeIncomplete,
     excludeFlagged,
     excludedFlagged: excludeFlagged ? { trials: leftOut.length, ...countFlagKinds(leftOut.map((x) => x.flags)) } : null,
+    suiteLabels: suiteLabelGroups(trials),
     scenarios,
   };
 }

@@ -6,7 +6,7 @@ import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../s
 import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
-import { FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, isFlagged, RAM_BACKING_NOT_RECORDED, scenarioOrder } from './scenario-report.ts';
+import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, isFlagged, scenarioOrder, type RamBackingCount } from './scenario-report.ts';
 import { flagKindsText, type FlagKindCounts } from '../../src-shared/domain/trial-flags.ts';
 import { differingOptions } from './tier-comparison.ts';
 
@@ -148,7 +148,7 @@ export interface SideCautions extends FlagKindCounts {
   matchedTrials: number;
   flaggedTrials: number;
   /** The RAM-backed trials (ramBacked) by what held the directory in memory (TrialRecord.storageRamBacking; null: not recorded), most trials first. */
-  ramBackings: { backing: string | null; trials: number }[];
+  ramBackings: RamBackingCount[];
 }
 
 /**
@@ -436,22 +436,7 @@ const sideTrials = (rows: readonly { a: readonly TrialRecord[]; b: readonly Tria
 /** See SideCautions. A RAM-backed directory's reads are memory's anyway: counted there, never also as page-cache reads (trialFlags). */
 function sideCautions(trials: readonly TrialRecord[]): SideCautions {
   const ramBacked = trials.filter((t) => t.metrics.storage_ram_backed === 1);
-  return { matchedTrials: trials.length, flaggedTrials: trials.filter(isFlagged).length, ...flagKindCountsOf(trials), ramBackings: countBackings(ramBacked) };
-}
-
-/** RAM-backed trials counted by their recorded backing, most first (then by name, unrecorded last). */
-function countBackings(trials: readonly TrialRecord[]): SideCautions['ramBackings'] {
-  const counts = new Map<string | null, number>();
-  for (const t of trials) counts.set(t.storageRamBacking, (counts.get(t.storageRamBacking) ?? 0) + 1);
-  return [...counts]
-    .map(([backing, n]) => ({ backing, trials: n }))
-    .sort((x, y) => y.trials - x.trials || (x.backing === null ? 1 : y.backing === null ? -1 : x.backing.localeCompare(y.backing)));
-}
-
-/** "loop0 → /dev/shm/d.img on tmpfs", or with several: "loop0 → /dev/shm/d.img on tmpfs: 2; tmpfs: 1". */
-function backingsText(backings: SideCautions['ramBackings']): string {
-  const words = (b: string | null): string => b ?? RAM_BACKING_NOT_RECORDED;
-  return backings.length === 1 ? words(backings[0].backing) : backings.map((b) => `${words(b.backing)}: ${b.trials}`).join('; ');
+  return { matchedTrials: trials.length, flaggedTrials: trials.filter(isFlagged).length, ...flagKindCountsOf(trials), ramBackings: countBackings(ramBacked.map((t) => ({ backing: t.storageRamBacking, trials: 1 }))) };
 }
 
 /** The notes that say what a side's flagged trials are: the comparison counts them like any other. */

@@ -6,8 +6,8 @@ import { ratio } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '../../src-shared/domain/store-types.ts';
 import { configKey, optionValue } from '../store/results-ingest.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
-import { placeKey, placeLabel, spansSeveralPlaces } from '../../src-shared/domain/places.ts';
-import { metricOf, RAM_BACKED_KINDS, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
+import { groupWhere, placeKey, spansSeveralLabels, spansSeveralPlaces, suiteLabelKey } from '../../src-shared/domain/places.ts';
+import { backingsText, countBackings, metricOf, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
 
 export interface TierRow {
   scenarioId: string;
@@ -18,6 +18,8 @@ export interface TierRow {
   systemLabel: string;
   driveId: string | null;
   driveLabel: string | null;
+  /** The suite label of the row's trials (ScenarioSummary.suiteLabel): rows of two labels are two rows. */
+  suiteLabel: string | null;
   gpuMemGb: number | null;
   cpuMemGb: number | null;
   /** The users it started with (an autoscaled row's, not what it ended at: finalUsers). */
@@ -277,7 +279,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   const multiHost = measured.filter(isMultiHost);
   const rows = measured.filter((s) => !isMultiHost(s));
   // Each row's speedup is against the storage-only run of its own configuration apart from the tier
-  // budgets, on the same system and drive: a storage-only row with other users, warm-up or I/O
+  // budgets, on the same system and drive and under the same suite label: a storage-only row with other users, warm-up or I/O
   // options (another suite, or the suite's high-user scenarios) would make the ratio say how the
   // load differs, not what the tiers do. A storage-only row is its own baseline.
   const baselines = rows.filter((s) => s.scenarioId === 'storage-only');
@@ -286,7 +288,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       if (s.scenarioId === 'storage-only') return [s, { base: s, note: null }];
       const own = configApartFromTiers(s);
       if (own === null) return [s, { base: null, note: 'configuration unknown (imported without --run-flags): no storage-only run to compare with' }];
-      const here = baselines.filter((b) => placeKey(b) === placeKey(s));
+      const here = baselines.filter((b) => placeKey(b) === placeKey(s) && suiteLabelKey(b) === suiteLabelKey(s));
       const same = here.filter((b) => configApartFromTiers(b) === own);
       if (same.length === 1) return [s, { base: same[0], note: null }];
       if (same.length > 1) return [s, { base: null, note: `${same.length} storage-only runs of this configuration differ only in their tier budgets: no single baseline` }];
@@ -309,6 +311,9 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     throw new StatedBandwidthRefused('a stated bandwidth describes one drive, and these rows span several systems or drives: report one of them (--suite, --system)');
   }
   const limitsOf = new Map(rows.map((s) => [s, withStated(groupLimits(s, hardware), stated)]));
+  // Which group of several a note is about: its system and drive, its suite label, as far as rows differ in them.
+  const spans = { places: spansSeveralPlaces(rows), labels: spansSeveralLabels(rows) };
+  const where = (s: ScenarioSummary): string => groupWhere(s, spans);
   const notes: string[] = [];
   if (multiHost.length > 0) {
     notes.push(
@@ -318,8 +323,11 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   }
   // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
   const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
-  const ramRows = rows.filter(onRam).length;
-  if (ramRows > 0) notes.push(`${ramRows} row(s) ran on a RAM-backed cache directory (${RAM_BACKED_KINDS}): no storage efficiency there`);
+  // Named by what held each row's directory in memory, as its trials recorded it (the trials' cautions say the same).
+  const ramRows = rows.filter(onRam);
+  if (ramRows.length > 0) {
+    notes.push(`${ramRows.length} row(s) ran on a RAM-backed cache directory (${backingsText(countBackings(ramRows.flatMap((s) => s.ramBackings)))}): no storage efficiency there`);
+  }
   // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
   // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
   const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;
@@ -328,28 +336,28 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   const cachedRows = rows.filter(readsFromCache);
   if (cachedRows.length > 0) {
     notes.push(
-      `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => `${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${s.storageReadFlagged} of ${s.trialIds.length} trial(s)`).join('; ')}): ` +
+      `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => `${s.scenarioId}${where(s)}: ${s.storageReadFlagged} of ${s.trialIds.length} trial(s)`).join('; ')}): ` +
         'their read numbers describe RAM, not the drive, so no read efficiency there',
     );
   }
   for (const s of rows.filter((x) => !onRam(x) && noStorageBytes(x))) {
-    notes.push(`${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %`);
+    notes.push(`${s.scenarioId}${where(s)}: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %`);
   }
   for (const s of rows) {
     const { fewestTrials, trialsNote } = trialCounts(s);
-    if (trialsNote !== null) notes.push(`${s.scenarioId}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: n ${fewestTrials}–${s.trialIds.length}: ${trialsNote}`);
+    if (trialsNote !== null) notes.push(`${s.scenarioId}${where(s)}: n ${fewestTrials}–${s.trialIds.length}: ${trialsNote}`);
   }
   const trialsWord = `${report.includeIncomplete ? 'complete or partial' : 'complete'}${report.excludeFlagged ? ' unflagged' : ''}`;
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);
   const orphans = baseline ? rows.filter((s) => baselineOf(s) === null) : [];
   const atOtherUsers = rows.filter((s) => s !== baselineOf(s) && baselineOf(s) !== null && baselineOf(s)!.options.numUsers !== s.options.numUsers);
-  for (const s of atOtherUsers) notes.push(`${s.scenarioId}, ${s.configDescription}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: speedup ${baselineFor.get(s)!.note}`);
+  for (const s of atOtherUsers) notes.push(`${s.scenarioId}, ${s.configDescription}${where(s)}: speedup ${baselineFor.get(s)!.note}`);
   if (orphans.length > 0) {
     notes.push(
       `${orphans.length} row(s) have no storage-only run of the same configuration apart from the tier budgets (users, duration, warm-up, I/O options …)` +
-        `${spansSeveralPlaces(rows) ? ' on the same system and drive' : ''}: no speedup`,
+        `${spans.places || spans.labels ? ` on the same ${[spans.places ? 'system and drive' : null, spans.labels ? 'suite label' : null].filter((x) => x !== null).join(' and ')}` : ''}: no speedup`,
     );
-    for (const s of orphans) notes.push(`${s.scenarioId}, ${s.configDescription}${spansSeveralPlaces(rows) ? ` on ${placeLabel(s)}` : ''}: ${baselineFor.get(s)!.note}`);
+    for (const s of orphans) notes.push(`${s.scenarioId}, ${s.configDescription}${where(s)}: ${baselineFor.get(s)!.note}`);
   }
   // Rows on RAM have no storage efficiency whatever the probe did, and rows whose reads the page
   // cache served no read efficiency (their notes say so): what the probe lacks matters for the rest.
@@ -370,7 +378,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     const wr = med(s, 'storage_write_bytes_per_s');
     const cpuRd = med(s, 'cpu_read_bytes_per_s');
     const limits = limitsOf.get(s)!;
-    const ram = onRam(s) ? `the cache directory was RAM-backed (${RAM_BACKED_KINDS}): its storage numbers describe memory, not a drive` : null;
+    const ram = onRam(s) ? `the cache directory was RAM-backed (${backingsText(s.ramBackings)}): its storage numbers describe memory, not a drive` : null;
     const readEff = efficiencyOf(rd, limits.readBytesPerS, {
       tier: 'storage',
       verb: 'read',
@@ -389,6 +397,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       systemLabel: s.systemLabel,
       driveId: s.driveId,
       driveLabel: s.driveLabel,
+      suiteLabel: s.suiteLabel,
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
       numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,

@@ -17,3 +17,40 @@ export function spansSeveralPlaces(items: readonly { systemId: string; driveId: 
 export function placeLabel(x: { systemLabel: string; driveLabel: string | null }): string {
   return x.driveLabel ? `${x.systemLabel} · ${x.driveLabel}` : x.systemLabel;
 }
+
+/**
+ * The suite label a group's trials share (null: their suites carry none, which is a value of its own).
+ * Suites with one label pool, as a system's suites do; trials of two labels (two firmware builds of
+ * one drive, say) are never one aggregate, as two drives' are not.
+ */
+export const suiteLabelKey = (x: { suiteLabel: string | null }): string => (x.suiteLabel === null ? '\u0000' : x.suiteLabel);
+
+/** More than one suite label among the items (unlabelled counting as one): outputs then name each group's. */
+export function spansSeveralLabels(items: readonly { suiteLabel: string | null }[]): boolean {
+  return new Set(items.map(suiteLabelKey)).size > 1;
+}
+
+/** 'label "fw 2.1"' or 'no suite label' — how a group's suite label is shown. */
+export const suiteLabelText = (label: string | null): string => (label === null ? 'no suite label' : `label "${label}"`);
+
+/**
+ * Where a group's trials are from, as far as the other groups differ: ' on lab1 · nvme0',
+ * ', label "fw 2.1"', both, or '' where all share them. For notes about one group among several.
+ */
+export function groupWhere(x: { systemLabel: string; driveLabel: string | null; suiteLabel: string | null }, o: { places: boolean; labels: boolean }): string {
+  return `${o.places ? ` on ${placeLabel(x)}` : ''}${o.labels ? `, ${suiteLabelText(x.suiteLabel)}` : ''}`;
+}
+
+/**
+ * Where a report's suites carry more than one suite label (unlabelled counting as one): which suites
+ * each label has, and that each label's trials are aggregated apart. Null where they share one.
+ * Each surface adds how to get a verdict between two labels in its own words.
+ */
+export function labelsApartText(groups: readonly { label: string | null; suiteIds: readonly number[] }[]): string | null {
+  if (groups.length < 2) return null;
+  const suites = (ids: readonly number[]): string => `${ids.length === 1 ? 'suite' : 'suites'} ${ids.join(', ')}`;
+  return (
+    `These suites carry ${groups.length} different suite labels (${groups.map((g) => `${g.label === null ? 'none' : `"${g.label}"`}: ${suites(g.suiteIds)}`).join('; ')}): ` +
+    "each label's trials are aggregated apart, never pooled into one median"
+  );
+}

@@ -176,6 +176,8 @@ export const ScenarioSummarySchema = z.object({
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
   systemLabels: z.array(z.string()),
+  /** The suite label the group's trials share (null: none); groups of two labels are never one aggregate. */
+  suiteLabel: z.string().nullable(),
   trialsTotal: count,
   trialIds: z.array(int),
   excluded: z.array(
@@ -193,6 +195,8 @@ export const ScenarioSummarySchema = z.object({
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
   /** Aggregated trials whose storage reads were not all the device's (page cache, RAM-backed). */
   storageReadFlagged: count,
+  /** The aggregated trials on a RAM-backed cache directory, by what held it in memory (null: not recorded). */
+  ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
@@ -208,6 +212,8 @@ export const ScenarioReportSchema = z.object({
   excludeFlagged: z.boolean(),
   /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
   excludedFlagged: z.object({ trials: count, ...flagKindCounts }).nullable(),
+  /** The suite labels of the report's trials with their suites; more than one: the groups are split by label. */
+  suiteLabels: z.array(z.object({ label: z.string().nullable(), suiteIds: z.array(int) })),
   scenarios: z.array(ScenarioSummarySchema),
 });
 
@@ -223,6 +229,8 @@ export const TierRowSchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  /** The suite label of the row's trials (null: none). */
+  suiteLabel: z.string().nullable(),
   gpuMemGb: nnum,
   cpuMemGb: nnum,
   /** The users it started with; an autoscaled row's users at the end are finalUsers. */

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
-import type { SystemComparison } from '../../../src-main/export/report-model.ts';
+import type { SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
 import { LATEST_SCHEMA_VERSION } from '../../../src-main/store/migrations.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Result } from '../../../src-shared/ipc/contract.ts';
@@ -115,6 +115,33 @@ describe('the backing of a RAM-backed cache directory', () => {
     expect(report.stdout).not.toContain(LOOP);
     const history = await cli(dir, historyCommand);
     expect(history.stdout).toContain(`   RAM-backed cache directory: ${NOT_RECORDED} (trial ${id})\n`);
+  });
+
+  it("is named in the tier comparison's note and each row's efficiency note as the rows' trials recorded it, not as the kinds of RAM backing", async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    let old: number[];
+    try {
+      await importDrive(store, dir, 'A-ram', [300, 310].map((tokPerS) => ({ tokPerS, ramBacked: true, ramBacking: LOOP })));
+      old = await importDrive(store, dir, 'C-ram', [{ tokPerS: 320, ramBacked: true, ramBacking: 'tmpfs' }]);
+      await importDrive(store, dir, 'B-disk', [{ tokPerS: 100 }, { tokPerS: 101 }]);
+      // C-ram's trial as one stored before kvbench kept the backing: the flag, and no backing.
+      store.db.prepare('UPDATE trials SET storage_ram_backing = NULL WHERE id = ?').run(old[0]);
+    } finally {
+      store.close();
+    }
+    const json = await cli(dir, reportCommand, '--system', 'rig', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const { tiers } = JSON.parse(json.stdout) as { tiers: TierComparison };
+    expect(tiers.notes).toContain(`2 row(s) ran on a RAM-backed cache directory (${LOOP}: 2; ${NOT_RECORDED}: 1): no storage efficiency there`);
+    expect(tiers.notes.join('\n')).not.toContain('ramfs');
+    expect(tiers.rows.map((r) => [r.driveLabel, r.storageReadEfficiencyNote, r.storageWriteEfficiencyNote])).toEqual([
+      ['A-ram', caution(LOOP), caution(LOOP)],
+      ['B-disk', 'no bandwidth probe of the drive', 'no bandwidth probe of the drive'],
+      ['C-ram', caution(NOT_RECORDED), caution(NOT_RECORDED)],
+    ]);
+    const text = await cli(dir, reportCommand, '--system', 'rig');
+    expect(text.stdout).toContain(`note: 2 row(s) ran on a RAM-backed cache directory (${LOOP}: 2; ${NOT_RECORDED}: 1): no storage efficiency there\n`);
   });
 
   it("is in the app's trial dialog: trials.get gives the trial's cautions as the report words them", async () => {

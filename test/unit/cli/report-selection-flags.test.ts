@@ -6,7 +6,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import type { ScenarioReport } from '../../../src-main/export/report-model.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { addSuiteTrials } from '../store/seed-store.ts';
 import { runInProcess } from './in-process.ts';
 
@@ -32,5 +33,23 @@ describe('kvbench report: what it reports', () => {
     s.close();
     const r = await runInProcess(() => reportCommand(['--db', db]));
     expect(r.stdout + r.stderr).toMatch(/Suite 1 \(smoke\), failed, started .* — the newest/);
+  });
+
+  it('--suite takes several suites (comma-separated or repeated): repeated, all but the last were ignored', async () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    const s = openStore(db);
+    const hw = fakeHardware({ probe: true });
+    addSuiteTrials(s, hw, 2, () => ({ results: kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown> }));
+    addSuiteTrials(s, hw, 1, () => ({ results: kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown> }));
+    s.close();
+    for (const args of [['--suite', '1', '--suite', '2'], ['--suite', '1,2']]) {
+      const r = await runInProcess(() => reportCommand([...args, '--json', '--db', db]));
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as { title: string; scenarios: ScenarioReport };
+      expect(out.title).toBe('Suites 1 (smoke), 2 (smoke)');
+      expect(out.scenarios.scenarios.map((x) => x.trialIds.length)).toEqual([3]);
+    }
+    expect(await runInProcess(() => reportCommand(['--suite', '1,9', '--db', db]))).toEqual({ code: 1, stdout: '', stderr: 'kvbench report: no suite 9 (see kvbench history --suites)\n' });
+    expect((await runInProcess(() => reportCommand(['--suite', '1,x', '--db', db]))).stderr).toBe("kvbench report: --suite takes a whole number ≥ 1, got 'x'\n");
   });
 });

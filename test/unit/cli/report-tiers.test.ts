@@ -146,7 +146,7 @@ describe('kvbench report: tier comparison', () => {
     const { text, tiers } = await reportOf(dir, '--system', 'rig');
     expect(text).toContain(`FLAGGED: ${caution}`);
     expect(text).not.toContain('tmpfs or ramfs');
-    expect(tiers.notes).toContain('1 row(s) ran on a RAM-backed cache directory (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): no storage efficiency there');
+    expect(tiers.notes).toContain('1 row(s) ran on a RAM-backed cache directory (loop0 → /dev/shm/d.img on tmpfs): no storage efficiency there');
     const out = path.join(dir, 'rig.csv');
     expect((await runInProcess(() => exportCommand(['--system', 'rig', '--out', out, '--db', dbIn(dir)]))).code).toBe(0);
     expect(fs.readFileSync(out, 'utf8')).toContain(caution);

@@ -283,11 +283,13 @@ describe('tier comparison', () => {
       buildTierComparison(buildScenarioReport(ts), null, { readBytesPerS: 1e9 / efficiency, writeBytesPerS: null }).notes.some((n) => n.includes('ceiling is too low'));
     expect([noteAt(1.07), noteAt(EFFICIENCY_NOISE_CEILING), noteAt(1.11)]).toEqual([false, false, true]);
 
-    // Trials on tmpfs get no storage efficiency, probe or not.
+    // Trials on tmpfs get no storage efficiency, probe or not; the note names the backing as the trials recorded it (these, none).
     const onRam = ts.map((t) => (t.scenarioId === 'storage-only' ? { ...t, metrics: { ...t.metrics, storage_ram_backed: 1 } } : t));
     const ram = buildTierComparison(buildScenarioReport(onRam), fakeHardware({ probe: true }));
     expect(ram.rows.find((r) => r.scenarioId === 'storage-only')!.storageReadEfficiency).toBeNull();
-    expect(ram.notes).toContain('1 row(s) ran on a RAM-backed cache directory (tmpfs, ramfs, or a loop device or RAM disk whose bytes are in memory): no storage efficiency there');
+    expect(ram.notes).toContain('1 row(s) ran on a RAM-backed cache directory (backing not recorded by the kvbench that stored it): no storage efficiency there');
+    const onLoop = onRam.map((t) => (t.scenarioId === 'storage-only' ? { ...t, storageRamBacking: 'loop0 → /dev/shm/d.img on tmpfs' } : t));
+    expect(buildTierComparison(buildScenarioReport(onLoop), fakeHardware({ probe: true })).notes).toContain('1 row(s) ran on a RAM-backed cache directory (loop0 → /dev/shm/d.img on tmpfs): no storage efficiency there');
   });
 
   it('refuses a stated bandwidth for rows of several drives: one datasheet describes one drive', () => {

@@ -159,6 +159,7 @@ export function report(): ResponseOf<'report.build'> {
       includeIncomplete: false,
       excludeFlagged: false,
       excludedFlagged: null,
+      suiteLabels: [{ label: null, suiteIds: [7] }],
       scenarios: [
         {
           scenarioId: 'storage-only',
@@ -171,11 +172,13 @@ export function report(): ResponseOf<'report.build'> {
           driveId: 'drv-1',
           driveLabel: 'Vendor X',
           systemLabels: ['lab1'],
+          suiteLabel: null,
           trialsTotal: 4,
           trialIds: [1, 2, 3],
           excluded: [{ trialId: 4, trialIndex: 3, attempt: 1, status: 'failed', reason: 'ENGINE_CRASHED: killed', supersededBy: null, flags: [] }],
           cautions: [{ trialId: 2, trialIndex: 1, message: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest' }],
           storageReadFlagged: 1,
+          ramBackings: [],
           metrics: [
             { metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, aggregate: agg(1234.5, 1300, 0.02) },
             { metric: METRIC_BY_KEY.storage_read_p95_ms, aggregate: agg(4.25, 5.5, 0.25) },
@@ -192,7 +195,7 @@ export function report(): ResponseOf<'report.build'> {
       notes: [],
       rows: [
         {
-          scenarioId: 'storage-only', label: 'Storage only', configKey: 'k1', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', gpuMemGb: 0, cpuMemGb: 0.5, numUsers: 50, finalUsers: null, n: 3, fewestTrials: 3, trialsNote: null, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
+          scenarioId: 'storage-only', label: 'Storage only', configKey: 'k1', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', suiteLabel: null, gpuMemGb: 0, cpuMemGb: 0.5, numUsers: 50, finalUsers: null, n: 3, fewestTrials: 3, trialsNote: null, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
           speedupStorageMetric: 1, baselineNote: null, speedupBaselineUsers: null, gpuReadP95Ms: null, cpuReadP95Ms: 0.5, storageReadP95Ms: 4.25, storageWriteP95Ms: 6, bytesRead: 5e10, bytesWritten: 2e10, storageReadBytesPerS: 2.5e9,
           storageWriteBytesPerS: 1e9, storageReadEfficiency: 0.357, storageWriteEfficiency: 0.2, cpuReadEfficiency: null,
           storageReadEfficiencyNote: null, storageWriteEfficiencyNote: null, cpuReadEfficiencyNote: 'no memory-copy probe',

@@ -391,6 +391,30 @@ describe('report', () => {
     expect(fake.callsOf('report.build').at(-1)).toMatchObject({ includeIncomplete: true });
   });
 
+  it('names each group\'s suite label where the selected suites carry several, and says they are apart', async () => {
+    const r = report();
+    const fw1 = r.report.scenarios[0];
+    r.report.suiteLabels = [{ label: 'fw 2.1', suiteIds: [1] }, { label: null, suiteIds: [3] }];
+    r.report.scenarios = [{ ...fw1, suiteLabel: 'fw 2.1' }, { ...fw1, suiteLabel: null, trialIds: [9] }];
+    r.tiers.rows = [{ ...r.tiers.rows[0], suiteLabel: 'fw 2.1' }, { ...r.tiers.rows[0], suiteLabel: null, n: 1, fewestTrials: 1 }];
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [1, 3] } });
+    await flush();
+    expect(w.get('[data-test=labels-apart]').text()).toBe(
+      'iThese suites carry 2 different suite labels ("fw 2.1": suite 1; none: suite 3): each label\'s trials are aggregated apart, never pooled into one median. For a verdict between two labels, open Compare → Suite labels.',
+    );
+    expect(w.findAll('[data-test=group-suite-label]').map((x) => x.text())).toEqual(['label "fw 2.1"', 'no suite label']);
+    expect(w.findAll('[data-test=tier-table] tbody .cell-label').map((x) => x.text())).toEqual(['Storage only · label "fw 2.1"', 'Storage only · no suite label']);
+  });
+
+  it('says nothing of labels for one suite', async () => {
+    installFakeApi({ 'report.build': () => report() });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.find('[data-test=labels-apart]').exists()).toBe(false);
+    expect(w.find('[data-test=group-suite-label]').exists()).toBe(false);
+  });
+
   it('titles a finished suite without one complete trial as failed', async () => {
     const r = { ...report(), suite: suite('finished', 7, { trialCounts: { running: 0, complete: 0, partial: 0, failed: 4, aborted: 0 }, trialsLeft: 4 }) };
     installFakeApi({ 'report.build': () => r });
@@ -783,7 +807,7 @@ describe('report', () => {
   });
 
   it('has an empty state for a selection without trials, and nothing to export', async () => {
-    installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, excludeFlagged: false, excludedFlagged: null, scenarios: [] } }) });
+    installFakeApi({ 'report.build': () => ({ ...report(), trialCount: 0, report: { method: '', includeIncomplete: false, excludeFlagged: false, excludedFlagged: null, suiteLabels: [], scenarios: [] } }) });
     const w = mountIt(ReportView, { selection: {} });
     await flush();
     expect(w.text()).toContain('No trials here');
