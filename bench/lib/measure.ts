@@ -1,7 +1,8 @@
 // Runs kvbench and fio as child processes and measures what they cost: CPU-seconds of the whole
 // process tree (from this process's cutime + cstime in /proc/self/stat, which count every waited-for
-// descendant: the kvbench CLI and its engine process, fio and its job processes) and the bytes the
-// device behind the target directory moved meanwhile (/proc/diskstats).
+// descendant: the kvbench CLI and its engine process, fio and its job processes), the block-layer
+// bytes of that same process tree (bench/lib/process-io.ts: the tool's own I/O), and the bytes the
+// device behind the target directory moved meanwhile (/proc/diskstats: every process's I/O).
 
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DeviceStatsSampler, type DeviceStatsReport } from '../../src-main/engine/metrics/device-stats.ts';
 import { whileRunning } from './cleanup.ts';
+import { ioDelta, reapedChildrenIo, type ProcessIo } from './process-io.ts';
 import type { ThrottleCgroup } from './targets.ts';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -71,6 +73,11 @@ export interface ChildRun {
   cpuUserS: number;
   cpuSystemS: number;
   device: DeviceStatsReport;
+  /**
+   * Block-layer bytes of the run's own process tree (/proc/<pid>/io of every process it started,
+   * summed by the kernel as they are reaped), over the same span as the CPU; io null with `reason`.
+   */
+  ownIo: { io: ProcessIo | null; reason: string | null };
   /** Share of all the machine's CPU time that was busy during the run (ours, the kernel's, other sessions'). */
   machineBusy: number;
   /** Machine CPU-seconds busy during the run beyond this run's own process tree: kernel threads (the loop device's), other sessions. */
@@ -92,6 +99,7 @@ export async function runMeasured(
     ? ['bash', ['-c', 'echo $BASHPID > "$0" && exec "$@"', opts.cgroup.procsFile, cmd, ...args]]
     : [cmd, [...args]];
   const cpu0 = childrenCpuSeconds();
+  const io0 = reapedChildrenIo();
   const m0 = machineCpuJiffies();
   sampler.start();
   const t0 = process.hrtime.bigint();
@@ -113,12 +121,14 @@ export async function runMeasured(
   const wallNs = Number(process.hrtime.bigint() - t0);
   const device = sampler.stop();
   const cpu1 = childrenCpuSeconds();
+  const io1 = reapedChildrenIo();
   const m1 = machineCpuJiffies();
   const cpuUserS = cpu1.user - cpu0.user;
   const cpuSystemS = cpu1.system - cpu0.system;
   const machineBusy = (m1.busy - m0.busy) / Math.max(1, m1.total - m0.total);
   const otherCpuS = Math.max(0, (m1.busy - m0.busy) / CLK_TCK - cpuUserS - cpuSystemS);
-  return { code, signal, stdout, stderr, wallNs, cpuUserS, cpuSystemS, device, machineBusy, otherCpuS };
+  const ownIo = io0.ok && io1.ok ? { io: ioDelta(io0.io, io1.io), reason: null } : { io: null, reason: io0.ok ? (io1.ok ? null : io1.reason) : io0.reason };
+  return { code, signal, stdout, stderr, wallNs, cpuUserS, cpuSystemS, device, ownIo, machineBusy, otherCpuS };
 }
 
 /** SIGKILL to a process group, then wait (synchronously: cleanup may run in an exit handler) until its leader is gone. */

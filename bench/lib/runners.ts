@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { RunResults } from '../../src-shared/domain/results.ts';
 import { DeviceTimeline, type WindowSample } from './device-window.ts';
 import { KVBENCH_BIN, nodeBin, runMeasured, type ChildRun } from './measure.ts';
+import { storageBytesOf } from './process-io.ts';
 import type { ThrottleCgroup } from './targets.ts';
 
 export interface KvbenchRun {
@@ -24,7 +25,9 @@ export interface KvbenchRun {
   /** Mean bytes per storage-tier operation (one entry read or written). */
   meanEntryBytes: number;
   cpuSeconds: number;
+  /** CPU-seconds per GB of the process tree's own I/O (see cpuCostOf). */
   cpuSecondsPerGb: number;
+  cost: CpuCost;
   tokensPerSec: number;
   decodeBytesRead: number;
   directIo: boolean;
@@ -48,14 +51,31 @@ export interface BenchWindow {
 }
 
 /**
- * CPU-seconds of the whole process tree per GB (10⁹ bytes) the device moved while it ran: the same
- * ruler for both tools, whatever part of their run each one's own statistics cover (kvbench's
- * --warm-up, fio's ramp_time). Falls back to the tool's own byte count without device counters.
+ * CPU cost per GB (10⁹ bytes): CPU-seconds of the whole process tree ÷ the block-layer bytes that
+ * same process tree moved (its own I/O, bench/lib/process-io.ts), both over the whole run, so each
+ * tool is judged by the same ruler whatever part of the run its own statistics cover (kvbench's
+ * --warm-up, fio's ramp_time). `perDeviceGb` divides by all the device moved meanwhile instead:
+ * shown for context only, as other processes' I/O on a shared device (0.1–6.6 GB per run seen on
+ * vda) moves it; it also holds the file system's journal and metadata writes, which the own-I/O
+ * figure leaves out. NaN where a count is missing, never another count in its place.
  */
-function cpuPerGb(cpuSeconds: number, run: ChildRun, toolBytes: number): number {
+export interface CpuCost {
+  cpuSeconds: number;
+  /** The verdict's figure: ÷ the tool's own block-layer bytes. */
+  perGb: number;
+  ownIoBytes: number | null;
+  /** Context: ÷ every byte the device moved during the run, any process's. */
+  perDeviceGb: number;
+  deviceBytes: number | null;
+}
+
+export function cpuCostOf(run: ChildRun): CpuCost {
+  const cpuSeconds = run.cpuUserS + run.cpuSystemS;
+  const ownIoBytes = run.ownIo.io === null ? null : storageBytesOf(run.ownIo.io);
   const io = run.device.io;
-  const bytes = io ? io.readBytes + io.writeBytes : toolBytes;
-  return bytes > 0 ? cpuSeconds / (bytes / 1e9) : Number.NaN;
+  const deviceBytes = io ? io.readBytes + io.writeBytes : null;
+  const per = (bytes: number | null): number => (bytes !== null && bytes > 0 ? cpuSeconds / (bytes / 1e9) : Number.NaN);
+  return { cpuSeconds, perGb: per(ownIoBytes), ownIoBytes, perDeviceGb: per(deviceBytes), deviceBytes };
 }
 
 export async function runKvbench(args: readonly string[], opts: { deviceDir: string; cgroup?: ThrottleCgroup | null; tag: string }): Promise<KvbenchRun> {
@@ -82,7 +102,7 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
   const s = k.tier_bytes.storage;
   const elapsedS = k.elapsed_ns / 1e9;
   const moved = s.read_bytes + s.write_bytes;
-  const cpuSeconds = run.cpuUserS + run.cpuSystemS;
+  const cost = cpuCostOf(run);
   const w = k.measured_window;
   const sample = timeline.window(w.started_unix_ns, w.started_unix_ns + w.elapsed_ns);
   const per = (bytes: number | null, of: number): number | null => (bytes === null || of <= 0 ? null : bytes / of);
@@ -97,8 +117,9 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     storageBytesPerSec: s.read_bytes_per_sec + s.write_bytes_per_sec,
     readFraction: moved > 0 ? s.read_bytes / moved : 0,
     meanEntryBytes: s.read_ops + s.write_ops > 0 ? moved / (s.read_ops + s.write_ops) : 0,
-    cpuSeconds,
-    cpuSecondsPerGb: cpuPerGb(cpuSeconds, run, moved),
+    cpuSeconds: cost.cpuSeconds,
+    cpuSecondsPerGb: cost.perGb,
+    cost,
     tokensPerSec: results.summary?.avg_throughput_tokens_per_sec ?? 0,
     decodeBytesRead: k.primary.decode_bytes_read,
     directIo: k.tiers.storage.direct_io ?? false,
@@ -173,7 +194,9 @@ export interface FioRun {
   writeBytesPerSec: number;
   bytesPerSec: number;
   cpuSeconds: number;
+  /** CPU-seconds per GB of the process tree's own I/O (see cpuCostOf). */
   cpuSecondsPerGb: number;
+  cost: CpuCost;
   commandLine: string;
   /** Milliseconds fio measured (ramp excluded): short of the runtime asked means it stopped early. */
   runtimeMs: number;
@@ -232,8 +255,7 @@ export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: 
   fs.rmSync(out, { force: true });
   const job = j.jobs[0];
   if (job.error !== 0) throw new Error(`fio reported error ${job.error} (errno) for ${args.join(' ')}`);
-  const cpuSeconds = run.cpuUserS + run.cpuSystemS;
-  const moved = job.read.io_bytes + job.write.io_bytes;
+  const cost = cpuCostOf(run);
   return {
     run,
     readBytes: job.read.io_bytes,
@@ -241,8 +263,9 @@ export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: 
     readBytesPerSec: job.read.bw_bytes,
     writeBytesPerSec: job.write.bw_bytes,
     bytesPerSec: job.read.bw_bytes + job.write.bw_bytes,
-    cpuSeconds,
-    cpuSecondsPerGb: cpuPerGb(cpuSeconds, run, moved),
+    cpuSeconds: cost.cpuSeconds,
+    cpuSecondsPerGb: cost.perGb,
+    cost,
     commandLine: `fio ${args.filter((a) => !a.startsWith('--output')).join(' ')}`,
     runtimeMs: Math.max(job.read.runtime ?? 0, job.write.runtime ?? 0),
   };
