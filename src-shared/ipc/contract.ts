@@ -197,6 +197,8 @@ export const ScenarioSummarySchema = z.object({
   storageReadFlagged: count,
   /** The aggregated trials on a RAM-backed cache directory, by what held it in memory (null: not recorded). */
   ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
+  /** The aggregated trials whose storage reads the page cache served, not being RAM-backed. */
+  pageCacheFlagged: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
