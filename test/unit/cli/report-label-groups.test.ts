@@ -114,6 +114,36 @@ describe('a report over suites of different labels', () => {
     expect(text.stdout).toContain('— no suite label\n');
   });
 
+  it('report --label TEXT reports every suite of a label, as history and export filter by it, and combines with --system and --all', async () => {
+    const dir = await firmwareDb();
+    const report = (...args: string[]) => runInProcess(() => reportCommand([...args, '--db', dbIn(dir)]));
+    const groups = async (...args: string[]) => {
+      const r = await report(...args, '--json');
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as { title: string; scenarios: ScenarioReport };
+      return { title: out.title, rows: out.scenarios.scenarios.map((s) => [s.scenarioId, s.suiteLabel, s.trialIds.length, tput(s).median]) };
+    };
+    // Suites 1 and 3 are FW1, of any date: pooled as one label.
+    expect(await groups('--label', FW1)).toEqual({ title: `Suite label "${FW1}": every suite (1, 3)`, rows: [['storage-only', FW1, 5, 101]] });
+    expect((await groups('--label', FW1, '--system', 'rig')).rows).toEqual([['storage-only', FW1, 5, 101]]);
+    expect((await groups('--label', FW2, '--all')).rows).toEqual([
+      ['storage-only', FW2, 3, 121],
+      ['cpu-storage', FW2, 1, 240],
+    ]);
+    // Repeatable, never split at commas (a label may hold one): two labels are kept apart, as a multi-label report is.
+    const two = await groups('--label', FW1, '--label', FW2, '--scenario', 'storage-only');
+    expect(two.title).toBe(`Suite labels "${FW1}", "${FW2}": every suite (1, 2, 3, 5)`);
+    expect(two.rows).toEqual([
+      ['storage-only', FW1, 5, 101],
+      ['storage-only', FW2, 3, 121],
+    ]);
+    const text = await report('--label', FW1);
+    expect(text.stdout.split('\n')[0]).toBe(`Suite label "${FW1}": every suite (1, 3)`);
+    // The same refusal as history's for a label no suite carries.
+    expect((await report('--label', 'FW 2.1')).stderr).toBe(`kvbench report: no suite is labelled 'FW 2.1' (labels differ in case: '${FW1}') (see kvbench history --suites)\n`);
+    expect((await report('--label', 'fw 2.1,fw 2.2')).stderr).toMatch(/^kvbench report: no suite is labelled 'fw 2.1,fw 2.2'/);
+  });
+
   it('the XLSX and JSON exports carry each group\'s label, and the app\'s report of selected suites splits them as the command does', async () => {
     const dir = await firmwareDb();
     const xlsx = path.join(dir, 'fw.xlsx');
