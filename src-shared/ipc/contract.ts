@@ -207,6 +207,9 @@ export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 /** Trials by the kind of flag they carry (src-shared/domain/trial-flags.ts FlagKindCounts). */
 const flagKindCounts = { ramBacked: count, pageCache: count, stalled: count, other: count };
 
+/** One suite label of a report or a comparison's side (null: suites without one) and its suites. */
+const SuiteLabelGroupSchema = z.object({ label: z.string().nullable(), suiteIds: z.array(int) });
+
 export const ScenarioReportSchema = z.object({
   method: z.string(),
   includeIncomplete: z.boolean(),
@@ -215,7 +218,7 @@ export const ScenarioReportSchema = z.object({
   /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
   excludedFlagged: z.object({ trials: count, ...flagKindCounts }).nullable(),
   /** The suite labels of the report's trials with their suites; more than one: the groups are split by label. */
-  suiteLabels: z.array(z.object({ label: z.string().nullable(), suiteIds: z.array(int) })),
+  suiteLabels: z.array(SuiteLabelGroupSchema),
   scenarios: z.array(ScenarioSummarySchema),
 });
 
@@ -406,6 +409,8 @@ export const SystemComparisonSchema = z.object({
   excludeFlagged: z.boolean(),
   /** With excludeFlagged, each side's matched trials before it and those it left out, by why; null without. */
   excludedFlagged: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }).nullable(),
+  /** The suite labels of each side's matched trials (null: none) with their suites; several on a side: it counts them together, and a note says so. */
+  suiteLabels: z.object({ a: z.array(SuiteLabelGroupSchema), b: z.array(SuiteLabelGroupSchema) }),
   notes: z.array(z.string()),
 });
 

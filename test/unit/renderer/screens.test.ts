@@ -852,6 +852,7 @@ describe('compare', () => {
     cautions: { a: clean, b: clean },
     excludeFlagged: false,
     excludedFlagged: null,
+    suiteLabels: { a: [{ label: null, suiteIds: [1] }], b: [{ label: null, suiteIds: [2] }] },
     notes: [],
     unreadable: [],
   });
