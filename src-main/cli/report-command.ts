@@ -4,11 +4,11 @@ import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
-import { comparisonSide, resolveSelection, splitList, type Selection } from '../export/selection.ts';
+import { comparisonSide, resolveSelection, selectionFromFlags, splitList, type Selection } from '../export/selection.ts';
 import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
-export const REPORT_USAGE = `Usage: kvbench report [--suite ID[,ID…] | --system REF | --all] [options]
+export const REPORT_USAGE = `Usage: kvbench report [--suite ID[,ID…] | [--system REF | --all] [--label TEXT]] [options]
        kvbench report --compare A B [--drives | --labels] [--match config|scenario] [options]
 
 Per scenario: the median and P95 of each metric across complete trials, with the trial count and
@@ -21,6 +21,9 @@ labels (kvbench suite --label) are aggregated apart, as those of different syste
                          suite that ran on any system)
   --system REF           every trial of a system (id, id prefix, hostname or label)
   --all                  every trial in the database
+  --label TEXT           every suite with this suite label, of any date (kvbench suite --label,
+                         kvbench import --label; the whole label, commas and all; repeatable), as
+                         history and export filter by it; with --system, that system's suites of it
   --scenario a,b         only these scenarios
   --include-incomplete   aggregate partial trials too
   --exclude-flagged      leave the trials the report flags (a RAM-backed cache directory,
@@ -46,6 +49,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       suite: { type: 'string', multiple: true },
       system: { type: 'string', multiple: true },
       all: { type: 'boolean', default: false },
+      label: { type: 'string', multiple: true },
       scenario: { type: 'string', multiple: true },
       'include-incomplete': { type: 'boolean', default: false },
       'exclude-flagged': { type: 'boolean', default: false },
@@ -87,6 +91,17 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${choosers.join(' and ')} each choose the trials to report: give one\n`);
     return 1;
   }
+  // --label narrows --system or --all (or stands alone), as in history and export; it has nothing
+  // to narrow in suites chosen by number, and a comparison's sides are chosen by A and B.
+  const labelFilter = selectionFromFlags({ label: a.label }, undefined).suiteLabels;
+  if (labelFilter && suiteIds !== undefined) {
+    process.stderr.write('kvbench report: --suite chooses suites by number, --label every suite of a label: give one (--label combines with --system or --all)\n');
+    return 1;
+  }
+  if (labelFilter && a.compare) {
+    process.stderr.write("kvbench report: --label does not narrow --compare's sides (compare two suite labels with --compare A B --labels)\n");
+    return 1;
+  }
   if (a.drives && a.labels) {
     process.stderr.write('kvbench report: --drives and --labels say what A and B are: give one\n');
     return 1;
@@ -124,6 +139,14 @@ export async function reportCommand(argv: string[]): Promise<number> {
           suites.length === 1
             ? `Suite ${suites[0].id} (${what(suites[0])}), ${suiteOutcome(suites[0].status, suites[0].trialCounts.complete)}, started ${suites[0].createdAt}`
             : `Suites ${suites.map((suite) => `${suite.id} (${what(suite)})`).join(', ')}`;
+      } else if (labelFilter) {
+        selection = { suiteLabels: labelFilter, ...(a.system?.length ? { systems: a.system } : {}) };
+        const { systemIds, suiteLabels } = resolveSelection(store, selection);
+        const ids = store.listSuites({ systemIds, labels: suiteLabels, limit: 1_000_000 }).map((x) => x.id).sort((x, y) => x - y);
+        const named = suiteLabels!.map((l) => `"${l}"`).join(', ');
+        title =
+          `Suite label${suiteLabels!.length > 1 ? 's' : ''} ${named}${a.system?.length ? ` on system(s) ${a.system.join(', ')}` : ''}: ` +
+          `${ids.length > 0 ? `every suite (${ids.join(', ')})` : 'no suite'}`;
       } else if (a.system?.length) {
         selection = { systems: a.system };
         title = `System(s) ${a.system.join(', ')}: every suite`;

@@ -1,7 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { labelsApartText, placeLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
+import { labelsApartText, labelsVerdictText, placeLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
@@ -132,12 +132,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
 export function suiteLabelsNote(report: Pick<ScenarioReport, 'suiteLabels'>): string | null {
   const apart = labelsApartText(report.suiteLabels);
   if (apart === null) return null;
-  const named = report.suiteLabels.filter((g) => g.label !== null);
-  const verdict =
-    named.length >= 2
-      ? `for a verdict between two labels: kvbench report --compare "${named[0].label}" "${named[1].label}" --labels`
-      : 'kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)';
-  return `${apart}; ${verdict}.`;
+  return `${apart}; ${labelsVerdictText(report.suiteLabels)}.`;
 }
 
 /** Why a pooled latency counts fewer trials than the group aggregates. */

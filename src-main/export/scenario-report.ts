@@ -93,11 +93,17 @@ export interface ScenarioSummary {
   /**
    * Aggregated trials whose storage reads were not all the device's (the page cache served them, or
    * the cache directory was RAM-backed): cautionsOf's test. Their read numbers describe RAM, so the
-   * tier comparison gives the group no read efficiency.
+   * tier comparison gives the group no read efficiency; its notes count them apart (ramBackings,
+   * pageCacheFlagged).
    */
   storageReadFlagged: number;
-  /** The aggregated trials that ran on a RAM-backed cache directory, by what held it in memory (countBackings). */
+  /**
+   * The aggregated trials that ran on a RAM-backed cache directory, by what held it in memory
+   * (countBackings): whatever the group's median says, each is counted here, never as page-cache reads.
+   */
   ramBackings: RamBackingCount[];
+  /** The aggregated trials whose storage reads the page cache served, the directory not being RAM-backed (trialFlags' 'page-cache'). */
+  pageCacheFlagged: number;
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
 }
@@ -264,6 +270,9 @@ export function countBackings(counts: Iterable<RamBackingCount>): RamBackingCoun
     .sort((x, y) => y.trials - x.trials || (x.backing === null ? 1 : y.backing === null ? -1 : x.backing.localeCompare(y.backing)));
 }
 
+/** The trials these counts hold, whatever their backing. */
+export const backedTrials = (backings: readonly RamBackingCount[]): number => backings.reduce((n, b) => n + b.trials, 0);
+
 /** "loop0 → /dev/shm/d.img on tmpfs", or with several: "loop0 → /dev/shm/d.img on tmpfs: 2; tmpfs: 1" (ramBackingText's words for each). */
 export function backingsText(backings: readonly RamBackingCount[]): string {
   const words = (b: string | null): string => b ?? RAM_BACKING_NOT_RECORDED;
@@ -377,6 +386,7 @@ export function buildScenarioReport(
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
       storageReadFlagged: included.filter((t) => storageReadCaution(t).length > 0).length,
       ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
+      pageCacheFlagged: flagKindCountsOf(included).pageCache,
       metrics,
       pooled,
     });

@@ -3,10 +3,10 @@
 import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean, median, NOISE_RULE, ratio, welchLogTest, type NoiseTest } from '../../src-shared/domain/statistics.ts';
 import { METRIC_BY_KEY, type ComparisonKind, type MetricDefinition, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
-import { placeKey, placeLabel } from '../../src-shared/domain/places.ts';
+import { labelGroupsText, labelsVerdictText, placeKey, placeLabel } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
-import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, isFlagged, scenarioOrder, type RamBackingCount } from './scenario-report.ts';
+import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, isFlagged, scenarioOrder, suiteLabelGroups, type RamBackingCount, type SuiteLabelGroup } from './scenario-report.ts';
 import { flagKindsText, type FlagKindCounts } from '../../src-shared/domain/trial-flags.ts';
 import { differingOptions } from './tier-comparison.ts';
 
@@ -199,6 +199,12 @@ export interface SystemComparison {
    * Null without it.
    */
   excludedFlagged: { a: SideCautions; b: SideCautions } | null;
+  /**
+   * The suite labels of each side's matched trials, with their suites (suiteLabelGroups). More than
+   * one on a side: it counts suites of several labels together (a drive measured under two firmware
+   * builds), as comparing two systems or drives means, and a note says so and what compares labels.
+   */
+  suiteLabels: { a: SuiteLabelGroup[]; b: SuiteLabelGroup[] };
   notes: string[];
 }
 
@@ -703,6 +709,16 @@ export function buildSystemComparison(
         '(the flagged column counts the configurations they are in; per configuration, see --per-config)',
     );
   }
+  // A side of a system or drive takes every suite of it, whatever their labels: said, never split,
+  // since that is what --compare of two systems or drives means; comparing labels is --labels.
+  const suiteLabels = { a: suiteLabelGroups(sideTrials(pairs, 'a')), b: suiteLabelGroups(sideTrials(pairs, 'b')) };
+  for (const [name, side, groups] of [['A', a, suiteLabels.a], ['B', b, suiteLabels.b]] as const) {
+    if (groups.length < 2) continue;
+    notes.push(
+      `${name} (${side.label}): its matched trials come from suites of ${groups.length} suite labels (${labelGroupsText(groups)}), counted together as one side; ` +
+        labelsVerdictText(groups),
+    );
+  }
   for (const [name, side, groups] of [['A', a, ga], ['B', b, gb]] as const) {
     const spread = [...groups].filter(([k, places]) => places.size > 1 && ga.has(k) && gb.has(k));
     if (spread.length === 0) continue;
@@ -732,6 +748,7 @@ export function buildSystemComparison(
     cautions,
     excludeFlagged,
     excludedFlagged,
+    suiteLabels,
     notes,
   };
 }

@@ -7,7 +7,7 @@ import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '..
 import { configKey, optionValue } from '../store/results-ingest.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { groupWhere, placeKey, spansSeveralLabels, spansSeveralPlaces, suiteLabelKey } from '../../src-shared/domain/places.ts';
-import { backingsText, countBackings, metricOf, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
+import { backedTrials, backingsText, countBackings, metricOf, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
 
 export interface TierRow {
   scenarioId: string;
@@ -322,21 +322,30 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     );
   }
   // A tmpfs "drive" against a probe taken on tmpfs is memory against memory: no storage efficiency.
-  const onRam = (s: ScenarioSummary): boolean => (med(s, 'storage_ram_backed') ?? 0) > 0;
-  // Named by what held each row's directory in memory, as its trials recorded it (the trials' cautions say the same).
+  // A row counts as on RAM where any of its trials was, whatever its median: that trial's storage
+  // numbers sit in the row's medians. Named by what held the directory in memory, as the trials
+  // recorded it (their cautions say the same), and by how many of the row's trials, where not all.
+  const ramTrials = (s: ScenarioSummary): number => backedTrials(s.ramBackings);
+  const onRam = (s: ScenarioSummary): boolean => ramTrials(s) > 0;
+  const ofTrials = (s: ScenarioSummary, k: number): string => `${s.scenarioId}${where(s)}: ${k} of ${s.trialIds.length} trial(s)`;
   const ramRows = rows.filter(onRam);
   if (ramRows.length > 0) {
-    notes.push(`${ramRows.length} row(s) ran on a RAM-backed cache directory (${backingsText(countBackings(ramRows.flatMap((s) => s.ramBackings)))}): no storage efficiency there`);
+    const inPart = ramRows.filter((s) => ramTrials(s) < s.trialIds.length);
+    notes.push(
+      `${ramRows.length} row(s) ran on a RAM-backed cache directory (${backingsText(countBackings(ramRows.flatMap((s) => s.ramBackings)))})` +
+        `${inPart.length > 0 ? `, some in only part of their trials (${inPart.map((s) => ofTrials(s, ramTrials(s))).join('; ')})` : ''}: no storage efficiency there`,
+    );
   }
   // Reads the page cache served are RAM's, whatever the drive's ceiling: no read efficiency (the
-  // scenario report flags the same trials), rather than one above 100 % blamed on the probe.
-  const readsFromCache = (s: ScenarioSummary): boolean => !onRam(s) && s.storageReadFlagged > 0;
+  // scenario report flags the same trials), rather than one above 100 % blamed on the probe. Only
+  // trials not RAM-backed count here: a RAM-backed one's reads are memory's anyway, said above.
+  const readsFromCache = (s: ScenarioSummary): boolean => s.pageCacheFlagged > 0;
   // A row whose storage tier moved no bytes (CPU only, say) has no storage efficiency to want a limit for.
   const noStorageBytes = (s: ScenarioSummary): boolean => med(s, 'storage_read_bytes_per_s') === 0 && med(s, 'storage_write_bytes_per_s') === 0;
   const cachedRows = rows.filter(readsFromCache);
   if (cachedRows.length > 0) {
     notes.push(
-      `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => `${s.scenarioId}${where(s)}: ${s.storageReadFlagged} of ${s.trialIds.length} trial(s)`).join('; ')}): ` +
+      `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => ofTrials(s, s.pageCacheFlagged)).join('; ')}): ` +
         'their read numbers describe RAM, not the drive, so no read efficiency there',
     );
   }
@@ -378,12 +387,17 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     const wr = med(s, 'storage_write_bytes_per_s');
     const cpuRd = med(s, 'cpu_read_bytes_per_s');
     const limits = limitsOf.get(s)!;
-    const ram = onRam(s) ? `the cache directory was RAM-backed (${backingsText(s.ramBackings)}): its storage numbers describe memory, not a drive` : null;
+    const ram = !onRam(s)
+      ? null
+      : ramTrials(s) === s.trialIds.length
+        ? `the cache directory was RAM-backed (${backingsText(s.ramBackings)}): its storage numbers describe memory, not a drive`
+        : `${ramTrials(s)} of ${s.trialIds.length} trial(s) ran on a RAM-backed cache directory (${backingsText(s.ramBackings)}): their storage numbers describe memory, not a drive`;
+    const cached = readsFromCache(s) ? 'the page cache served storage reads: they describe RAM, not the drive' : null;
     const readEff = efficiencyOf(rd, limits.readBytesPerS, {
       tier: 'storage',
       verb: 'read',
       device: 'drive',
-      blocked: ram ?? (readsFromCache(s) ? 'the page cache served storage reads: they describe RAM, not the drive' : null),
+      blocked: ram === null && cached === null ? null : [ram, cached].filter((x) => x !== null).join('; '),
       noLimit: limits.readNote !== null ? `no read limit: ${limits.readNote}` : 'no bandwidth probe of the drive',
     });
     const writeEff = efficiencyOf(wr, limits.writeBytesPerS, { tier: 'storage', verb: 'wrote', device: 'drive', blocked: ram, noLimit: 'no bandwidth probe of the drive' });

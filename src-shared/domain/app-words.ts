@@ -42,6 +42,8 @@ const RULES: readonly (readonly [RegExp, string])[] = [
   [FLAG('kvbench hw --probe'), `the drive probe (${q(L.probe)} in New suite)`],
   [FLAG('kvbench report --stated-read-gbps'), q(L.statedRead)],
   [FLAG('kvbench report --stated-write-gbps'), q(L.statedWrite)],
+  [/(?<![\w/.-])kvbench report --compare "([^"]*)" "([^"]*)" --labels(?![\w-])/g, `the ${L.suiteLabels} tab, A “$1” and B “$2”`],
+  [FLAG('kvbench report --compare A B --labels'), `the ${L.suiteLabels} tab`],
   [FLAG('kvbench report'), 'the report'],
   [FLAG('--profile', ' mlperf'), 'the MLPerf profile'],
   [FLAG('--match', ' scenario'), `${q(L.match)}: ${L.matchScenario}`],

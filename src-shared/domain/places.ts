@@ -41,6 +41,23 @@ export function groupWhere(x: { systemLabel: string; driveLabel: string | null; 
   return `${o.places ? ` on ${placeLabel(x)}` : ''}${o.labels ? `, ${suiteLabelText(x.suiteLabel)}` : ''}`;
 }
 
+/** '"fw 2.1": suite 1; "fw 2.2": suites 2, 3; none: suite 4' — suite labels (null: none) with their suites. */
+export function labelGroupsText(groups: readonly { label: string | null; suiteIds: readonly number[] }[]): string {
+  const suites = (ids: readonly number[]): string => `${ids.length === 1 ? 'suite' : 'suites'} ${ids.join(', ')}`;
+  return groups.map((g) => `${g.label === null ? 'none' : `"${g.label}"`}: ${suites(g.suiteIds)}`).join('; ');
+}
+
+/**
+ * How to get a verdict between suite labels, in the CLI's words: the command for the first two
+ * labelled ones, or, with fewer than two, that a suite without a label takes part in none.
+ */
+export function labelsVerdictText(groups: readonly { label: string | null }[]): string {
+  const named = groups.filter((g) => g.label !== null);
+  return named.length >= 2
+    ? `for a verdict between two labels: kvbench report --compare "${named[0].label}" "${named[1].label}" --labels`
+    : 'kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)';
+}
+
 /**
  * Where a report's suites carry more than one suite label (unlabelled counting as one): which suites
  * each label has, and that each label's trials are aggregated apart. Null where they share one.
@@ -48,9 +65,5 @@ export function groupWhere(x: { systemLabel: string; driveLabel: string | null; 
  */
 export function labelsApartText(groups: readonly { label: string | null; suiteIds: readonly number[] }[]): string | null {
   if (groups.length < 2) return null;
-  const suites = (ids: readonly number[]): string => `${ids.length === 1 ? 'suite' : 'suites'} ${ids.join(', ')}`;
-  return (
-    `These suites carry ${groups.length} different suite labels (${groups.map((g) => `${g.label === null ? 'none' : `"${g.label}"`}: ${suites(g.suiteIds)}`).join('; ')}): ` +
-    "each label's trials are aggregated apart, never pooled into one median"
-  );
+  return `These suites carry ${groups.length} different suite labels (${labelGroupsText(groups)}): each label's trials are aggregated apart, never pooled into one median`;
 }

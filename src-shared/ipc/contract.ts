@@ -197,6 +197,8 @@ export const ScenarioSummarySchema = z.object({
   storageReadFlagged: count,
   /** The aggregated trials on a RAM-backed cache directory, by what held it in memory (null: not recorded). */
   ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
+  /** The aggregated trials whose storage reads the page cache served, not being RAM-backed. */
+  pageCacheFlagged: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
 });
@@ -204,6 +206,9 @@ export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
 /** Trials by the kind of flag they carry (src-shared/domain/trial-flags.ts FlagKindCounts). */
 const flagKindCounts = { ramBacked: count, pageCache: count, stalled: count, other: count };
+
+/** One suite label of a report or a comparison's side (null: suites without one) and its suites. */
+const SuiteLabelGroupSchema = z.object({ label: z.string().nullable(), suiteIds: z.array(int) });
 
 export const ScenarioReportSchema = z.object({
   method: z.string(),
@@ -213,7 +218,7 @@ export const ScenarioReportSchema = z.object({
   /** With excludeFlagged, the trials so left out, in all and by kind; null without it. */
   excludedFlagged: z.object({ trials: count, ...flagKindCounts }).nullable(),
   /** The suite labels of the report's trials with their suites; more than one: the groups are split by label. */
-  suiteLabels: z.array(z.object({ label: z.string().nullable(), suiteIds: z.array(int) })),
+  suiteLabels: z.array(SuiteLabelGroupSchema),
   scenarios: z.array(ScenarioSummarySchema),
 });
 
@@ -404,6 +409,8 @@ export const SystemComparisonSchema = z.object({
   excludeFlagged: z.boolean(),
   /** With excludeFlagged, each side's matched trials before it and those it left out, by why; null without. */
   excludedFlagged: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }).nullable(),
+  /** The suite labels of each side's matched trials (null: none) with their suites; several on a side: it counts them together, and a note says so. */
+  suiteLabels: z.object({ a: z.array(SuiteLabelGroupSchema), b: z.array(SuiteLabelGroupSchema) }),
   notes: z.array(z.string()),
 });
 

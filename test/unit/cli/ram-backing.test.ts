@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
-import type { SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
+import type { ScenarioReport, SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
 import { LATEST_SCHEMA_VERSION } from '../../../src-main/store/migrations.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Result } from '../../../src-shared/ipc/contract.ts';
@@ -142,6 +142,46 @@ describe('the backing of a RAM-backed cache directory', () => {
     ]);
     const text = await cli(dir, reportCommand, '--system', 'rig');
     expect(text.stdout).toContain(`note: 2 row(s) ran on a RAM-backed cache directory (${LOOP}: 2; ${NOT_RECORDED}: 1): no storage efficiency there\n`);
+  });
+
+  it('is counted under the RAM-backing note in a row where only some trials were RAM-backed, and the page-cache note counts only the trials the page cache served', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      // D-mixed: 1 of 6 trials RAM-backed (the row's median is not "on RAM"); E-ram: 2 of 3 RAM-backed
+      // (its median is), and its third trial's reads the page cache served; B-disk: neither.
+      await importDrive(store, dir, 'D-mixed', [100, 101, 102, 103, 104, 105].map((tokPerS, i) => ({ tokPerS, ...(i === 2 ? { ramBacked: true, ramBacking: LOOP } : {}) })));
+      await importDrive(store, dir, 'E-ram', [{ tokPerS: 300, ramBacked: true, ramBacking: 'tmpfs' }, { tokPerS: 301, ramBacked: true, ramBacking: 'tmpfs' }, { tokPerS: 302, readCoverage: 0.5 }]);
+      await importDrive(store, dir, 'B-disk', [{ tokPerS: 110 }, { tokPerS: 111 }]);
+    } finally {
+      store.close();
+    }
+    const json = await cli(dir, reportCommand, '--system', 'rig', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const { scenarios, tiers } = JSON.parse(json.stdout) as { scenarios: ScenarioReport; tiers: TierComparison };
+    expect(tiers.notes).toContain(
+      `2 row(s) ran on a RAM-backed cache directory (tmpfs: 2; ${LOOP}: 1), some in only part of their trials ` +
+        '(storage-only on rig · D-mixed: 1 of 6 trial(s); storage-only on rig · E-ram: 2 of 3 trial(s)): no storage efficiency there',
+    );
+    expect(tiers.notes).toContain(
+      '1 row(s): the page cache served storage reads (storage-only on rig · E-ram: 1 of 3 trial(s)): their read numbers describe RAM, not the drive, so no read efficiency there',
+    );
+    expect(tiers.notes.join('\n')).not.toMatch(/D-mixed: \d of 6 trial\(s\)\): their read numbers/);
+    expect(scenarios.scenarios.map((s) => [s.driveLabel, s.pageCacheFlagged, s.ramBackings])).toEqual([
+      ['B-disk', 0, []],
+      ['D-mixed', 0, [{ backing: LOOP, trials: 1 }]],
+      ['E-ram', 1, [{ backing: 'tmpfs', trials: 2 }]],
+    ]);
+    const partCaution = (k: number, n: number, backing: string): string => `${k} of ${n} trial(s) ran on a RAM-backed cache directory (${backing}): their storage numbers describe memory, not a drive`;
+    expect(tiers.rows.map((r) => [r.driveLabel, r.storageReadEfficiencyNote, r.storageWriteEfficiencyNote])).toEqual([
+      ['B-disk', 'no bandwidth probe of the drive', 'no bandwidth probe of the drive'],
+      ['D-mixed', partCaution(1, 6, LOOP), partCaution(1, 6, LOOP)],
+      ['E-ram', `${partCaution(2, 3, 'tmpfs')}; the page cache served storage reads: they describe RAM, not the drive`, partCaution(2, 3, 'tmpfs')],
+    ]);
+
+    // A comparison counts them by the same rule (trialFlags): the RAM-backed trials under RAM, the page cache's apart.
+    const c = JSON.parse((await cli(dir, reportCommand, '--compare', 'E-ram', 'D-mixed', '--drives', '--json')).stdout) as SystemComparison;
+    expect([c.cautions.a.ramBacked, c.cautions.a.pageCache, c.cautions.b.ramBacked, c.cautions.b.pageCache]).toEqual([2, 1, 1, 0]);
   });
 
   it("is in the app's trial dialog: trials.get gives the trial's cautions as the report words them", async () => {

@@ -10,7 +10,8 @@ import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
-import type { ScenarioReport, TierComparison } from '../../../src-main/export/report-model.ts';
+import type { ScenarioReport, SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
+import { inAppWords } from '../../../src-shared/domain/app-words.ts';
 import { createBackend } from '../../../src-main/server/backend.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
@@ -114,6 +115,36 @@ describe('a report over suites of different labels', () => {
     expect(text.stdout).toContain('— no suite label\n');
   });
 
+  it('report --label TEXT reports every suite of a label, as history and export filter by it, and combines with --system and --all', async () => {
+    const dir = await firmwareDb();
+    const report = (...args: string[]) => runInProcess(() => reportCommand([...args, '--db', dbIn(dir)]));
+    const groups = async (...args: string[]) => {
+      const r = await report(...args, '--json');
+      expect(r.code, r.stderr).toBe(0);
+      const out = JSON.parse(r.stdout) as { title: string; scenarios: ScenarioReport };
+      return { title: out.title, rows: out.scenarios.scenarios.map((s) => [s.scenarioId, s.suiteLabel, s.trialIds.length, tput(s).median]) };
+    };
+    // Suites 1 and 3 are FW1, of any date: pooled as one label.
+    expect(await groups('--label', FW1)).toEqual({ title: `Suite label "${FW1}": every suite (1, 3)`, rows: [['storage-only', FW1, 5, 101]] });
+    expect((await groups('--label', FW1, '--system', 'rig')).rows).toEqual([['storage-only', FW1, 5, 101]]);
+    expect((await groups('--label', FW2, '--all')).rows).toEqual([
+      ['storage-only', FW2, 3, 121],
+      ['cpu-storage', FW2, 1, 240],
+    ]);
+    // Repeatable, never split at commas (a label may hold one): two labels are kept apart, as a multi-label report is.
+    const two = await groups('--label', FW1, '--label', FW2, '--scenario', 'storage-only');
+    expect(two.title).toBe(`Suite labels "${FW1}", "${FW2}": every suite (1, 2, 3, 5)`);
+    expect(two.rows).toEqual([
+      ['storage-only', FW1, 5, 101],
+      ['storage-only', FW2, 3, 121],
+    ]);
+    const text = await report('--label', FW1);
+    expect(text.stdout.split('\n')[0]).toBe(`Suite label "${FW1}": every suite (1, 3)`);
+    // The same refusal as history's for a label no suite carries.
+    expect((await report('--label', 'FW 2.1')).stderr).toBe(`kvbench report: no suite is labelled 'FW 2.1' (labels differ in case: '${FW1}') (see kvbench history --suites)\n`);
+    expect((await report('--label', 'fw 2.1,fw 2.2')).stderr).toMatch(/^kvbench report: no suite is labelled 'fw 2.1,fw 2.2'/);
+  });
+
   it('the XLSX and JSON exports carry each group\'s label, and the app\'s report of selected suites splits them as the command does', async () => {
     const dir = await firmwareDb();
     const xlsx = path.join(dir, 'fw.xlsx');
@@ -158,6 +189,66 @@ describe('a report over suites of different labels', () => {
       expect(built.report).toEqual(cli.scenarios);
       expect(built.tiers).toEqual(cli.tiers);
       expect(built.report.suiteLabels.map((g) => g.label)).toEqual([FW1, FW2]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('--compare A B of two drives says where a side pools suites of several labels, in text, --json and the app, and what compares the labels', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      // nvme0: FW1 (suites 1, 3) and FW2 (suite 2); nvme1: FW1 (suite 4) and an unlabelled suite (5); nvme2: FW2 only (suite 6).
+      await importDrive(store, dir, 'nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }], 'storage-only', FW1);
+      await importDrive(store, dir, 'nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }], 'storage-only', FW2);
+      await importDrive(store, dir, 'nvme0', [{ tokPerS: 101 }], 'storage-only', FW1);
+      await importDrive(store, dir, 'nvme1', [{ tokPerS: 90 }, { tokPerS: 92 }], 'storage-only', FW1);
+      await importDrive(store, dir, 'nvme1', [{ tokPerS: 60 }]);
+      await importDrive(store, dir, 'nvme2', [{ tokPerS: 80 }, { tokPerS: 82 }], 'storage-only', FW2);
+    } finally {
+      store.close();
+    }
+    const db = dbIn(dir);
+    const compare = (...args: string[]) => runInProcess(() => reportCommand(['--compare', ...args, '--drives', '--db', db]));
+    const noteA = `A (nvme0): its matched trials come from suites of 2 suite labels ("${FW1}": suites 1, 3; "${FW2}": suite 2), counted together as one side; for a verdict between two labels: kvbench report --compare "${FW1}" "${FW2}" --labels`;
+    const noteB = `B (nvme1): its matched trials come from suites of 2 suite labels ("${FW1}": suite 4; none: suite 5), counted together as one side; kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)`;
+    const json = await compare('nvme0', 'nvme1', '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const c = JSON.parse(json.stdout) as SystemComparison;
+    // What --compare means is unchanged: each side is still one pool of its drive's trials.
+    expect(c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.configs.map((x) => [x.nA, x.nB])).toEqual([[5, 3]]);
+    expect(c.suiteLabels.a).toEqual([
+      { label: FW1, suiteIds: [1, 3] },
+      { label: FW2, suiteIds: [2] },
+    ]);
+    expect(c.suiteLabels.b).toEqual([
+      { label: FW1, suiteIds: [4] },
+      { label: null, suiteIds: [5] },
+    ]);
+    expect(c.notes).toContain(noteA);
+    expect(c.notes).toContain(noteB);
+    const text = await compare('nvme0', 'nvme1');
+    expect(text.stdout).toContain(`note: ${noteA}\n`);
+    expect(text.stdout).toContain(`note: ${noteB}\n`);
+
+    // A side of one label says nothing of labels.
+    const one = JSON.parse((await compare('nvme2', 'nvme1', '--json')).stdout) as SystemComparison;
+    expect(one.notes.filter((n) => n.startsWith('A (nvme2)'))).toEqual([]);
+    expect(one.suiteLabels.a).toEqual([{ label: FW2, suiteIds: [6] }]);
+
+    // The app's compare view shows the same notes, naming its Suite labels tab instead of the command.
+    const app = await createBackend({ mode: 'browser', settingsFile: path.join(dir, 'settings.json'), databasePath: db, defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' } });
+    try {
+      const r = await app.invoke('report.compare', { kind: 'drive', a: 'nvme0', b: 'nvme1' });
+      if (!r.ok) throw new Error(r.error.message);
+      const notes = (r.value as SystemComparison).notes;
+      expect(notes).toEqual(c.notes);
+      expect(inAppWords(noteA)).toBe(
+        `A (nvme0): its matched trials come from suites of 2 suite labels ("${FW1}": suites 1, 3; "${FW2}": suite 2), counted together as one side; for a verdict between two labels: the Suite labels tab, A “${FW1}” and B “${FW2}”`,
+      );
+      expect(inAppWords(noteB)).toBe(
+        `B (nvme1): its matched trials come from suites of 2 suite labels ("${FW1}": suite 4; none: suite 5), counted together as one side; the Suite labels tab gives a verdict between two labels (a suite without one takes part in none)`,
+      );
     } finally {
       await app.close();
     }

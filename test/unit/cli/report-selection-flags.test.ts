@@ -25,6 +25,15 @@ describe('kvbench report: what it reports', () => {
     expect(r.stderr).toBe(`kvbench report: ${named} each choose the trials to report: give one\n`);
   });
 
+  it.each([
+    [['--label', 'fw 2.1', '--suite', '1'], '--suite chooses suites by number, --label every suite of a label: give one (--label combines with --system or --all)'],
+    [['--compare', 'a', 'b', '--label', 'fw 2.1'], "--label does not narrow --compare's sides (compare two suite labels with --compare A B --labels)"],
+  ])('refuses %j, where --label means nothing, before opening any database', async (args, why) => {
+    const r = await runInProcess(() => reportCommand([...args, '--db', '/nonexistent/kvbench.db']));
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toBe(`kvbench report: ${why}\n`);
+  });
+
   it("titles the newest suite with its outcome: 'failed' where no trial completed", async () => {
     const db = path.join(tempDir(), 'kvbench.db');
     const s = openStore(db);
