@@ -27,7 +27,7 @@ const wholeNumbers = (flag: string, range: string) => (v: string) => (v.trim() =
 const ROWS: Record<string, Row> = {
   'history --limit': { args: (v) => ['history', '--db', db(), '--limit', v], refusal: wholeNumber('--limit', '≥ 0') },
   'history --suite': { args: (v) => ['history', '--db', db(), '--suite', v], refusal: wholeNumbers('--suite', '≥ 1') },
-  'report --suite': { args: (v) => ['report', '--db', db(), '--suite', v], refusal: wholeNumber('--suite', '≥ 1') },
+  'report --suite': { args: (v) => ['report', '--db', db(), '--suite', v], refusal: wholeNumbers('--suite', '≥ 1') },
   'report --stated-read-gbps': {
     args: (v) => ['report', '--db', db(), '--all', '--stated-read-gbps', v],
     refusal: (v) => `--stated-read-gbps takes a positive number of GB/s (10^9 bytes/s), got '${v}'`,
