@@ -79,20 +79,10 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
   serveAppProtocol(e.protocol, rendererDir);
   e.app.on('web-contents-created', (_event, contents) => hardenWebContents(contents, (m) => log('warn', m)));
 
-  const transport = utilityProcessTransport(e.utilityProcess, engineEntryFile, (m) => log('warn', m));
-  const backend = await createBackend({
-    mode: 'electron',
-    settingsFile: opts.settingsFile ?? defaultSettingsFile(),
-    // As kvbench serve: --db, then the database chosen in Settings, then KVBENCH_DB (in the defaults).
-    defaults: defaultSettings(),
-    databasePath: db.databasePath,
-    startEngine: (options, o) => startEngine(options, { ...o, transport }),
-    log,
-  });
-  registerIpcHandlers(e.ipcMain, backend, { log: (m) => log('warn', m) });
-
   const stateFile = path.join(e.app.getPath('userData'), 'window-state.json');
   let win: Electron.BrowserWindow | null = null;
+  // Until the backend is ready: the window's title says what the start-up does, not the page's <title>.
+  let starting = true;
 
   const createWindow = (): Electron.BrowserWindow => {
     const state = restoreWindowState(loadWindowState(stateFile), e.screen.getAllDisplays().map((d) => d.workArea));
@@ -109,6 +99,9 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
     });
     if (state.maximized) w.maximize();
     w.once('ready-to-show', () => w.show());
+    w.on('page-title-updated', (event) => {
+      if (starting) event.preventDefault();
+    });
     w.on('close', () => saveWindowState(stateFile, { bounds: w.getNormalBounds(), maximized: w.isMaximized() }));
     w.on('closed', () => {
       if (win === w) win = null;
@@ -142,9 +135,25 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
     return w;
   };
 
+  // The window opens before the database does: the first open after an upgrade may fill thousands
+  // of imported trials' records (seconds), and a desktop user has no terminal to see why nothing
+  // shows. Meanwhile the page says it is connecting, its requests wait for the backend, and the
+  // window's title carries what the start-up says.
   win = createWindow();
-  forwardEvents(backend, () => win?.webContents ?? null);
-
+  const transport = utilityProcessTransport(e.utilityProcess, engineEntryFile, (m) => log('warn', m));
+  const backendReady = createBackend({
+    mode: 'electron',
+    settingsFile: opts.settingsFile ?? defaultSettingsFile(),
+    // As kvbench serve: --db, then the database chosen in Settings, then KVBENCH_DB (in the defaults).
+    defaults: defaultSettings(),
+    databasePath: db.databasePath,
+    startEngine: (options, o) => startEngine(options, { ...o, transport }),
+    log: (level, message) => {
+      log(level, message);
+      if (starting && level === 'info' && win && !win.isDestroyed()) win.setTitle(`kvbench — ${message}`);
+    },
+  });
+  registerIpcHandlers(e.ipcMain, { invoke: async (channel, request) => (await backendReady).invoke(channel, request) }, { log: (m) => log('warn', m) });
   e.app.on('second-instance', () => {
     if (!win) {
       win = createWindow();
@@ -161,6 +170,11 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
     if (details.type === 'Utility') log('warn', `utility process ${details.name ?? ''} gone: ${details.reason} (exit code ${details.exitCode})`);
   });
   e.app.on('window-all-closed', () => e.app.quit());
+
+  const backend = await backendReady;
+  starting = false;
+  if (win && !win.isDestroyed()) win.setTitle('kvbench');
+  forwardEvents(backend, () => win?.webContents ?? null);
 
   let closing = false;
   e.app.on('before-quit', (event) => {

@@ -35,6 +35,8 @@ export class FakeBrowserWindow extends EventEmitter {
   options: Record<string, unknown>;
   webContents = new FakeWebContents();
   loadedUrl: string | null = null;
+  /** Every title set after the constructor's, in order. */
+  titles: string[] = [];
   shown = false;
   focused = 0;
   destroyed = false;
@@ -48,6 +50,9 @@ export class FakeBrowserWindow extends EventEmitter {
   }
   show(): void {
     this.shown = true;
+  }
+  setTitle(title: string): void {
+    this.titles.push(title);
   }
   focus(): void {
     this.focused += 1;

@@ -9,6 +9,7 @@ import { APP_START_URL } from '../../../src-main/app/security.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { CHANNELS, EVENT_CHANNEL } from '../../../src-shared/ipc/channels.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { databaseWithUnversionedImports } from '../store/unversioned-imports.ts';
 import { createFakeElectron, FakeBrowserWindow, FakeWebContents, type FakeElectron } from './fake-electron.ts';
 
 let dir: string;
@@ -108,6 +109,28 @@ describe('the desktop app (main process)', () => {
     expect(fake.calls.filter((c) => c === 'app.quit')).toHaveLength(2); // the first was held for the backend to close
     expect(desktop!.backend.suiteState).toBe('idle');
     expect(await desktop!.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false }); // closed
+  });
+
+  it('opens its window before the database, whose once-only upgrade of many imported trials the title then tells', async () => {
+    await databaseWithUnversionedImports(process.env.KVBENCH_DB!, 300);
+    const fake = createFakeElectron({ userData: dir });
+    const starting = start(fake);
+    while (FakeBrowserWindow.instances.length === 0) await new Promise((r) => setTimeout(r, 1));
+    // The page's requests are taken from the start and answered once the backend is ready.
+    expect([...fake.handlers.keys()].sort()).toEqual([...CHANNELS].sort());
+    const win = FakeBrowserWindow.instances[0];
+    const info = fake.invokeFrom(win.webContents.mainFrame, 'app.info', {});
+    const { desktop } = await starting;
+    expect(await info).toMatchObject({ ok: true, value: { databasePath: process.env.KVBENCH_DB } });
+    expect(win.titles[0]).toMatch(/^kvbench — database .*kvbench\.db: upgrading 300 imported trials' records \(once/);
+    expect(win.titles).toContainEqual(expect.stringMatching(/upgraded 300 imported trials' records$/));
+    expect(win.titles.at(-1)).toBe('kvbench');
+    // Once started, the page's own title is the window's again.
+    let prevented = false;
+    win.emit('page-title-updated', { preventDefault: () => (prevented = true) }, 'kvbench');
+    expect(prevented).toBe(false);
+    await quit(fake);
+    expect(desktop!.backend.suiteState).toBe('idle');
   });
 
   it('opens --db over the database chosen in Settings, and that over KVBENCH_DB, as kvbench serve does; --db is not kept', async () => {
