@@ -85,10 +85,16 @@ export interface RecoveredTrial {
   cacheDir: string | null;
 }
 
-/** How far the once-only fill of imported trials' measuring versions is (Store.backfillMeasuringVersions). */
+/** How far the fill of imported trials' measuring versions is (Store.backfillMeasuringVersions). */
 export interface BackfillProgress {
+  /** Trials read so far. */
   trialsDone: number;
+  /** Trials left without a version when the fill began. */
   trialsTotal: number;
+  /** Of those read, the ones that now have their version (once: no later open reads them again). */
+  trialsFilled: number;
+  /** Of those read, the ones whose stored results cannot be read: still unknown, read again at the next open. */
+  trialsUnreadable: number;
 }
 
 export interface StartTrialInput {
@@ -875,7 +881,7 @@ export class Store {
    * Results that cannot be read (a damaged blob) leave their trial unknown and are passed over; the
    * next call tries them again. Returns how many trials it filled.
    * Thousands of them take seconds: `onProgress` hears how many there are to read before the first
-   * batch (only when there are any), and how many were read after each.
+   * batch (only when there are any), and after each how many were read, filled and found unreadable.
    */
   backfillMeasuringVersions(onProgress?: (p: BackfillProgress) => void, batch = 16): number {
     if (!this.keepsMeasuringVersion) return 0;
@@ -883,8 +889,9 @@ export class Store {
     const next = this.db.prepare(`SELECT id, results_gzip FROM trials WHERE ${pending} AND id > ? ORDER BY id LIMIT ?`);
     const fill = this.db.prepare('UPDATE trials SET measured_by_version = ? WHERE id = ? AND measured_by_version IS NULL');
     const trialsTotal = onProgress ? (this.db.prepare(`SELECT count(*) AS n FROM trials WHERE ${pending}`).get() as { n: number }).n : 0;
-    if (onProgress && trialsTotal > 0) onProgress({ trialsDone: 0, trialsTotal });
+    if (onProgress && trialsTotal > 0) onProgress({ trialsDone: 0, trialsTotal, trialsFilled: 0, trialsUnreadable: 0 });
     let filled = 0;
+    let unreadable = 0;
     let trialsDone = 0;
     for (let after = 0; ; ) {
       const rows = next.all(after, batch) as { id: number; results_gzip: Buffer }[];
@@ -892,13 +899,15 @@ export class Store {
       after = rows[rows.length - 1].id;
       const found = rows.flatMap((r) => {
         const results = readStoredResults(r.results_gzip);
+        if (results === null) unreadable++;
         const version = results === null ? null : measuringVersion(results);
         return version === null ? [] : [{ id: r.id, version }];
       });
       if (found.length > 0) filled += this.atomically(() => found.reduce((n, f) => n + fill.run(f.version, f.id).changes, 0));
       trialsDone += rows.length;
-      // A trial imported meanwhile (by another process) may take the count past the total it was told.
-      onProgress?.({ trialsDone: Math.min(trialsDone, trialsTotal), trialsTotal });
+      // A trial imported meanwhile (by another process) may take the counts past the total it was told.
+      const upTo = (n: number): number => Math.min(n, trialsTotal);
+      onProgress?.({ trialsDone: upTo(trialsDone), trialsTotal, trialsFilled: upTo(filled), trialsUnreadable: upTo(unreadable) });
     }
   }
 

@@ -41,26 +41,45 @@ const BACKFILL_PROGRESS_INTERVAL_MS = 2000;
 
 /**
  * What a front end passes as openStore's onBackfill: the once-only fill of thousands of imported
- * trials' measuring versions takes seconds, in which the open would otherwise seem to hang. Says
- * once what it does and for how many, then how far at most every 2 s, and when it is done; a few
- * trials (and the damaged ones each open passes over again) go unsaid.
+ * trials' measuring versions takes seconds, in which the open would otherwise seem to hang. Once the
+ * first batch has filled a trial, says what it does and for how many; then how far at most every
+ * 2 s, and at the end how many it filled and how many stay unknown. Trials whose stored results
+ * cannot be read are read again at every open and fill nothing: the "once" is never said of them
+ * alone (a previous open found them so), only how many stay unknown. A few trials go unsaid.
  */
 export function backfillNotice(say: (line: string) => void, minTrials = BACKFILL_NOTICE_MIN_TRIALS): (p: BackfillProgress) => void {
   let saidAtMs = 0;
-  return ({ trialsDone, trialsTotal }) => {
+  let announced = false;
+  return ({ trialsDone, trialsTotal, trialsFilled, trialsUnreadable }) => {
     if (trialsTotal < minTrials) return;
     const nowMs = performance.now();
     if (trialsDone === 0) {
-      say(`upgrading ${trialsTotal} imported trials' records (once; this database was made by an older kvbench) …`);
-    } else if (trialsDone >= trialsTotal) {
-      say(`upgraded ${trialsTotal} imported trials' records`);
-    } else if (nowMs - saidAtMs >= BACKFILL_PROGRESS_INTERVAL_MS) {
-      say(`upgrading imported trials' records: ${trialsDone} of ${trialsTotal} …`);
-    } else {
+      saidAtMs = nowMs; // the first progress line 2 s from here
       return;
     }
-    saidAtMs = nowMs;
+    if (!announced && trialsFilled > 0) {
+      announced = true;
+      say(`upgrading ${trialsTotal} imported trials' records (once; this database was made by an older kvbench) …`);
+      saidAtMs = nowMs;
+    }
+    if (trialsDone >= trialsTotal) {
+      const left = trialsDone - trialsFilled;
+      const unknown = `keep an unknown measuring version: ${unreadableWords(left, trialsUnreadable)} (each read-write open tries them again)`;
+      if (!announced) say(`${left} imported trials ${unknown}`);
+      else if (left === 0) say(`upgraded ${trialsFilled} imported trials' records`);
+      else say(`upgraded ${trialsFilled} of ${trialsTotal} imported trials' records; ${left} ${unknown}`);
+    } else if (nowMs - saidAtMs >= BACKFILL_PROGRESS_INTERVAL_MS) {
+      say(`${announced ? 'upgrading' : 'reading'} imported trials' records: ${trialsDone} of ${trialsTotal} …`);
+      saidAtMs = nowMs;
+    }
   };
+}
+
+/** Why `left` trials stay unknown, of which `unreadable` have stored results that cannot be read. */
+function unreadableWords(left: number, unreadable: number): string {
+  if (unreadable === left) return 'their stored results cannot be read';
+  if (unreadable === 0) return 'their stored results name no version';
+  return `${unreadable} of them have stored results that cannot be read, the others name no version`;
 }
 
 /** The drive probe before a suite: brief for smoke (1 s per phase, 256 MiB), 5 s per phase otherwise. */

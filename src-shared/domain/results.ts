@@ -13,9 +13,11 @@ export type TrialStatus = 'complete' | 'partial' | 'failed' | 'aborted';
 
 /**
  * An amount (tokens, bytes, requests) per second of `elapsedNs`: the one rule of the results'
- * run-average rates (wall-clock throughput, a tier's read/write bandwidth: the amount ÷ the measured
- * window's seconds), which the live views apply to a progress event's cumulative counts so they show
- * what the trial will store. Null before any time has passed (the results write 0 there).
+ * run-average rates, each the amount ÷ its window's seconds (the measured window's: wall-clock
+ * throughput, requests per second, a tier's read/write bandwidth, the storage-health bandwidths;
+ * the timeline's tokens so far ÷ the seconds so far; a preparation phase's bytes ÷ its own), which
+ * the live views apply to a progress event's cumulative counts so they show what the trial will
+ * store. Null before any time has passed (the results write 0 there).
  */
 export function perSecondOver(amount: number, elapsedNs: number): number | null {
   return elapsedNs > 0 ? amount / (elapsedNs / 1e9) : null;

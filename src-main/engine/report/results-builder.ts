@@ -146,7 +146,7 @@ interface StorageCaveats {
 export function storageHealth(
   f: { options: Pick<RunOptions, 'performanceProfile'>; cache: Pick<MultiTierCache, 'tierStats' | 'hits'> },
   cs: Record<string, unknown>,
-  elapsedS: number,
+  elapsedNs: number,
   caveats: StorageCaveats,
 ): StorageHealth {
   const caveat = caveats.read === null ? {} : { caveat: caveats.read };
@@ -181,8 +181,8 @@ export function storageHealth(
     const readBytes = storage?.read.bytes ?? 0;
     const writeBytes = storage?.write.bytes ?? 0;
     // The reference's numbers (1024³ bytes per second) under their true unit: it labels them GB/s.
-    const readBw = elapsedS > 0 ? readBytes / GIB / elapsedS : 0;
-    const writeBw = elapsedS > 0 ? writeBytes / GIB / elapsedS : 0;
+    const readBw = (perSecondOver(readBytes, elapsedNs) ?? 0) / GIB;
+    const writeBw = (perSecondOver(writeBytes, elapsedNs) ?? 0) / GIB;
     if (readBytes > 0 || writeBytes === 0) {
       criteria.push({ name: 'Storage KV Read Bandwidth', target: '>0', actual: readBw.toFixed(2), unit: 'GiB/s', passed: readBw > 0, ...caveat });
     }
@@ -227,7 +227,7 @@ function demotionsInto(c: RunFacts['cache'], tier: TierName): number {
   return n;
 }
 
-function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Record<string, unknown> & { storage_health: StorageHealth } {
+function cacheStats(f: RunFacts, caveats: StorageCaveats): Record<string, unknown> & { storage_health: StorageHealth } {
   const c = f.cache;
   const rec = f.recorder;
   const usage = new Map(c.usage().map((u) => [u.name, u]));
@@ -253,8 +253,8 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
   for (const t of TIER_NAMES) cs[`tier_${t}_kv_bytes_written_gb`] = bytesOf(t, 'write') / GIB;
   for (const t of TIER_NAMES) cs[`tier_${t}_kv_bytes_read_gb`] = bytesOf(t, 'read') / GIB;
   for (const t of TIER_NAMES) {
-    cs[`tier_${t}_read_bandwidth_gbps`] = elapsedS > 0 ? bytesOf(t, 'read') / GIB / elapsedS : 0;
-    cs[`tier_${t}_write_bandwidth_gbps`] = elapsedS > 0 ? bytesOf(t, 'write') / GIB / elapsedS : 0;
+    cs[`tier_${t}_read_bandwidth_gbps`] = (perSecondOver(bytesOf(t, 'read'), f.elapsedNs) ?? 0) / GIB;
+    cs[`tier_${t}_write_bandwidth_gbps`] = (perSecondOver(bytesOf(t, 'write'), f.elapsedNs) ?? 0) / GIB;
   }
   cs.system_prompt_hits = c.hits.typeHits('system');
   cs.common_phrase_hits = c.hits.typeHits('common');
@@ -295,7 +295,7 @@ function cacheStats(f: RunFacts, elapsedS: number, caveats: StorageCaveats): Rec
     tierPercentileKeys('storage_write_host', storage.write.hostLatency, cs);
   }
   const result = cs as Record<string, unknown> & { storage_health: StorageHealth };
-  result.storage_health = storageHealth(f, cs, elapsedS, caveats);
+  result.storage_health = storageHealth(f, cs, f.elapsedNs, caveats);
   return result;
 }
 
@@ -427,7 +427,7 @@ function deviceCountersSection(f: RunFacts, storage: TierBytes): DeviceIoSection
 
 function phaseSection(p: PhaseFacts | null): PreparationPhase | null {
   if (p === null) return null;
-  return { entries: p.entries, bytes_written: p.bytes, elapsed_ns: p.elapsedNs, write_bytes_per_sec: p.elapsedNs > 0 ? p.bytes / (p.elapsedNs / 1e9) : 0 };
+  return { entries: p.entries, bytes_written: p.bytes, elapsed_ns: p.elapsedNs, write_bytes_per_sec: perSecondOver(p.bytes, p.elapsedNs) ?? 0 };
 }
 
 function preparationSection(f: RunFacts): KvbenchSection['preparation'] {
@@ -444,7 +444,7 @@ function lookupCounts<T extends object>(hits: number, misses: number, extra: T):
   return hits + misses > 0 ? { hits, misses, hit_rate: hits / (hits + misses), ...extra } : null;
 }
 
-function kvbenchSection(f: RunFacts, elapsedS: number): KvbenchSection {
+function kvbenchSection(f: RunFacts): KvbenchSection {
   const rec = f.recorder;
   const tb = Object.fromEntries(TIER_NAMES.map((t) => [t, tierBytes(f, t)])) as Record<TierName, TierBytes>;
   const deviceIo = deviceIoSection(f, tb.storage);
@@ -595,8 +595,7 @@ function throughputTimeline(f: RunFacts): RunResults['throughput_timeline'] {
   let tokens = 0;
   return f.timeline.map((p) => {
     tokens += (p.generated_tokens_per_sec * p.interval_ns) / 1e9;
-    const elapsedS = p.elapsed_ns / 1e9;
-    return { timestamp: elapsedS, throughput_tokens_per_sec: elapsedS > 0 ? Math.round(tokens) / elapsedS : 0 };
+    return { timestamp: p.elapsed_ns / 1e9, throughput_tokens_per_sec: perSecondOver(Math.round(tokens), p.elapsed_ns) ?? 0 };
   });
 }
 
@@ -618,7 +617,7 @@ export function buildResults(f: RunFacts): RunResults {
     multi_turn_cache_hits: rec.multiTurnHits,
     multi_turn_cache_misses: rec.multiTurnMisses,
     seed: f.options.seed,
-    kvbench: kvbenchSection(f, elapsedS),
+    kvbench: kvbenchSection(f),
   };
   if (rec.requestsCompleted > 0) {
     const storageS = rec.storageNsTotal / 1e9;
@@ -629,11 +628,11 @@ export function buildResults(f: RunFacts): RunResults {
       avg_throughput_tokens_per_sec: perSecondOver(rec.tokensGenerated, f.elapsedNs) ?? 0,
       total_storage_io_time: storageS,
       storage_throughput_tokens_per_sec: storageS > 0 ? rec.tokensGenerated / storageS : 0,
-      requests_per_second: elapsedS > 0 ? rec.requestsCompleted / elapsedS : 0,
+      requests_per_second: perSecondOver(rec.requestsCompleted, f.elapsedNs) ?? 0,
       end_to_end_latency_ms: percentilesMs(rec.endToEnd),
       storage_io_latency_ms: percentilesMs(rec.storageIo),
       generation_latency_ms: percentilesMs(rec.generation),
-      cache_stats: cacheStats(f, elapsedS, storageCaveats(f, results.kvbench)),
+      cache_stats: cacheStats(f, storageCaveats(f, results.kvbench)),
       qos_metrics: qosMetrics(f.recorder),
       prefix_cache_stats: f.options.disablePrefixCaching
         ? {}

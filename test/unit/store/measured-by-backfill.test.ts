@@ -15,6 +15,8 @@ import type { ScenarioReport, SystemComparison } from '../../../src-main/export/
 import { createBackend } from '../../../src-main/server/backend.ts';
 import { importResultsFiles } from '../../../src-main/store/import-results.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
+import type { BackfillProgress } from '../../../src-main/store/store.ts';
+import { backfillNotice } from '../../../src-main/suite/services.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { TrialRecord } from '../../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
@@ -109,6 +111,33 @@ async function schema3Database(): Promise<Schema3Database> {
   return ids;
 }
 
+/**
+ * A database whose `trials` imported trials (each a copy of one 0.5.0 stall) lack their measuring
+ * version, as migration 4 left them, the last `damaged` of them with stored results that no longer
+ * unzip. Returns a function that gives a fresh copy of it.
+ */
+async function manyImported(trials: number, damaged: number): Promise<() => string> {
+  const made = path.join(tempDir(), 'many.db');
+  const store = seedStore(made);
+  const r = await importResultsFiles(store, [writeResults(tempDir(), 'stalled.json', stalledResults('0.5.0'))], { systemLabel: 'B', scenarioId: 'storage-only' });
+  const imported = r.imported[0].trialId;
+  const columns = (store.db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id' && c !== 'trial_index');
+  const copy = store.db.prepare(`INSERT INTO trials (trial_index, ${columns.join(', ')}) SELECT ?, ${columns.join(', ')} FROM trials WHERE id = ?`);
+  store.atomically(() => {
+    for (let i = 1; i < trials; i++) copy.run(i, imported);
+  });
+  store.db.prepare('UPDATE trials SET measured_by_version = NULL WHERE id <> ?').run(store.listTrials({ order: 'asc', limit: 1 })[0].id);
+  // A gzip header and then bytes no inflater takes, as a damaged sector leaves it.
+  const damagedGzip = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03]), Buffer.alloc(64, 0xff)]);
+  store.db.prepare("UPDATE trials SET results_gzip = ? WHERE id IN (SELECT id FROM trials WHERE results_format = 'kvbench' AND measured_by_version IS NULL ORDER BY id DESC LIMIT ?)").run(damagedGzip, damaged);
+  store.close();
+  return () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    fs.copyFileSync(made, db);
+    return db;
+  };
+}
+
 const stallMessage = /^the engine stalled \(the measured window closed 6\.0 s after its planned 3\.0 s\)/;
 
 describe('the measuring version of trials imported before schema 4', () => {
@@ -189,28 +218,13 @@ describe('the measuring version of trials imported before schema 4', () => {
 
   it('many of them: the open reports how far it is, and the CLI and the app say once what they do and for how many', async () => {
     // 300 trials imported before schema 4: the once-only fill takes seconds per thousand under load.
-    const made = path.join(tempDir(), 'many.db');
-    const store = seedStore(made);
-    const r = await importResultsFiles(store, [writeResults(tempDir(), 'stalled.json', stalledResults('0.5.0'))], { systemLabel: 'B', scenarioId: 'storage-only' });
-    const imported = r.imported[0].trialId;
-    const columns = (store.db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id' && c !== 'trial_index');
-    const copy = store.db.prepare(`INSERT INTO trials (trial_index, ${columns.join(', ')}) SELECT ?, ${columns.join(', ')} FROM trials WHERE id = ?`);
-    store.atomically(() => {
-      for (let i = 1; i < 300; i++) copy.run(i, imported);
-    });
-    store.db.prepare('UPDATE trials SET measured_by_version = NULL WHERE id <> ?').run(store.listTrials({ order: 'asc', limit: 1 })[0].id);
-    store.close();
-    const fresh = (): string => {
-      const db = path.join(tempDir(), 'kvbench.db');
-      fs.copyFileSync(made, db);
-      return db;
-    };
+    const fresh = await manyImported(300, 0);
 
-    const seen: { trialsDone: number; trialsTotal: number }[] = [];
+    const seen: BackfillProgress[] = [];
     const opened = openStore(fresh(), { onBackfill: (p) => seen.push(p) });
     try {
-      expect(seen[0]).toEqual({ trialsDone: 0, trialsTotal: 300 });
-      expect(seen.at(-1)).toEqual({ trialsDone: 300, trialsTotal: 300 });
+      expect(seen[0]).toEqual({ trialsDone: 0, trialsTotal: 300, trialsFilled: 0, trialsUnreadable: 0 });
+      expect(seen.at(-1)).toEqual({ trialsDone: 300, trialsTotal: 300, trialsFilled: 300, trialsUnreadable: 0 });
       expect(seen).toHaveLength(1 + Math.ceil(300 / 16)); // before the first batch, then after each
       expect(opened.listTrials({}).filter((t) => t.measuredByVersion === '0.5.0')).toHaveLength(300);
     } finally {
@@ -239,6 +253,39 @@ describe('the measuring version of trials imported before schema 4', () => {
     await backend.close();
     expect(logged[0]).toBe(`info: database ${appDb}: upgrading 300 imported trials' records (once; this database was made by an older kvbench) …`);
     expect(logged.at(-1)).toBe(`info: database ${appDb}: upgraded 300 imported trials' records`);
+  });
+
+  it('many whose stored results cannot be read: each open says how many stay unknown, never that it upgrades them once', async () => {
+    const fresh = await manyImported(300, 300);
+    const db = fresh();
+    for (const open of [1, 2]) {
+      const said: string[] = [];
+      const seen: BackfillProgress[] = [];
+      const notice = backfillNotice((line) => said.push(line));
+      openStore(db, { onBackfill: (p) => (seen.push(p), notice(p)) }).close();
+      expect(seen.at(-1), `open ${open}`).toEqual({ trialsDone: 300, trialsTotal: 300, trialsFilled: 0, trialsUnreadable: 300 });
+      expect(said, `open ${open}`).toEqual([
+        "300 imported trials keep an unknown measuring version: their stored results cannot be read (each read-write open tries them again)",
+      ]);
+    }
+  });
+
+  it('many to fill and some unreadable: the first open says it upgrades them once and how many it could not; the next open, with few left, says nothing', async () => {
+    const fresh = await manyImported(300, 20);
+    const db = fresh();
+    const said: string[] = [];
+    openStore(db, { onBackfill: backfillNotice((line) => said.push(line)) }).close();
+    expect(said).toEqual([
+      "upgrading 300 imported trials' records (once; this database was made by an older kvbench) …",
+      "upgraded 280 of 300 imported trials' records; 20 keep an unknown measuring version: their stored results cannot be read (each read-write open tries them again)",
+    ]);
+    const again: BackfillProgress[] = [];
+    openStore(db, { onBackfill: (p) => again.push(p) }).close();
+    expect(again).toEqual([
+      { trialsDone: 0, trialsTotal: 20, trialsFilled: 0, trialsUnreadable: 0 },
+      { trialsDone: 16, trialsTotal: 20, trialsFilled: 0, trialsUnreadable: 16 },
+      { trialsDone: 20, trialsTotal: 20, trialsFilled: 0, trialsUnreadable: 20 },
+    ]);
   });
 
   it('a full disk stops the filling, not the open: history reads the database, and an open once there is room fills it', async (ctx) => {
