@@ -23,6 +23,7 @@ import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { runInProcess } from '../cli/in-process.ts';
 import { kvbenchResults, referenceResultsNew, removeTempDirs, stalledResults, tempDir, writeResults } from './fixtures.ts';
 import { seedStore } from './seed-store.ts';
+import { databaseWithUnversionedImports } from './unversioned-imports.ts';
 import { fillUp, smallFilesystem } from './small-filesystem.ts';
 
 const cleanups: (() => void)[] = [];
@@ -118,19 +119,13 @@ async function schema3Database(): Promise<Schema3Database> {
  */
 async function manyImported(trials: number, damaged: number): Promise<() => string> {
   const made = path.join(tempDir(), 'many.db');
-  const store = seedStore(made);
-  const r = await importResultsFiles(store, [writeResults(tempDir(), 'stalled.json', stalledResults('0.5.0'))], { systemLabel: 'B', scenarioId: 'storage-only' });
-  const imported = r.imported[0].trialId;
-  const columns = (store.db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id' && c !== 'trial_index');
-  const copy = store.db.prepare(`INSERT INTO trials (trial_index, ${columns.join(', ')}) SELECT ?, ${columns.join(', ')} FROM trials WHERE id = ?`);
-  store.atomically(() => {
-    for (let i = 1; i < trials; i++) copy.run(i, imported);
-  });
-  store.db.prepare('UPDATE trials SET measured_by_version = NULL WHERE id <> ?').run(store.listTrials({ order: 'asc', limit: 1 })[0].id);
+  await databaseWithUnversionedImports(made, trials);
+  // Raw SQLite: a store's read-write open would fill them in.
+  const raw = openDatabase(made);
   // A gzip header and then bytes no inflater takes, as a damaged sector leaves it.
   const damagedGzip = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03]), Buffer.alloc(64, 0xff)]);
-  store.db.prepare("UPDATE trials SET results_gzip = ? WHERE id IN (SELECT id FROM trials WHERE results_format = 'kvbench' AND measured_by_version IS NULL ORDER BY id DESC LIMIT ?)").run(damagedGzip, damaged);
-  store.close();
+  raw.prepare("UPDATE trials SET results_gzip = ? WHERE id IN (SELECT id FROM trials WHERE results_format = 'kvbench' AND measured_by_version IS NULL ORDER BY id DESC LIMIT ?)").run(damagedGzip, damaged);
+  raw.close();
   return () => {
     const db = path.join(tempDir(), 'kvbench.db');
     fs.copyFileSync(made, db);
