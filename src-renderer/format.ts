@@ -3,6 +3,7 @@
 import type { EndpointMetricUnit, ServerMetricUnit } from '../src-shared/domain/endpoint.ts';
 import { binaryBytesText, driveLabelSizeSuffix, type CacheDirInfo } from '../src-shared/domain/hardware.ts';
 import type { Advice } from '../src-shared/ipc/contract.ts';
+import type { StatedSize } from '../src-shared/domain/scenarios.ts';
 import type { MetricUnit } from '../src-shared/domain/store-types.ts';
 
 export interface UnitPrefs {
@@ -63,7 +64,20 @@ export function fmtDriveLabel(c: Pick<CacheDirInfo, 'driveLabel' | 'blockDevice'
 
 /** Advice's text with the size it states (in binary units, as the CLI prints it) in the chosen units, as fmtDriveLabel does a drive's. */
 export function fmtAdviceMessage(a: Advice, u: UnitPrefs = DEFAULT_UNITS): string {
-  return a.sizeBytes === undefined ? a.message : a.message.replace(binaryBytesText(a.sizeBytes), fmtBytes(a.sizeBytes, u));
+  return a.sizeBytes === undefined ? a.message : fmtStatedSizes(a.message, [{ bytes: a.sizeBytes, text: binaryBytesText(a.sizeBytes) }], u);
+}
+
+/**
+ * A backend message with the sizes it states (written in binary units for the CLI) in the chosen
+ * units: each size's first occurrence not yet restated, in any order, so two sizes never land on one place.
+ */
+export function fmtStatedSizes(message: string, sizes: readonly StatedSize[], u: UnitPrefs = DEFAULT_UNITS): string {
+  let out = message;
+  // Each size found is held by a marker until all are found, so a size's new text is never taken for another's old one.
+  sizes.forEach((s, i) => {
+    out = out.replace(s.text, `\u0000${i}\u0000`);
+  });
+  return out.replace(/\u0000(\d+)\u0000/g, (_, i: string) => fmtBytes(sizes[Number(i)]!.bytes, u));
 }
 
 export function fmtRate(v: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {

@@ -25,6 +25,7 @@ import { EXIT_INTERRUPTED } from './run-command.ts';
 import { abandonsStop, signalExitCode, watchStopSignals } from './stop-signals.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
+import { shellQuote } from '../../src-shared/domain/shell-quote.ts';
 
 export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
        kvbench suite --resume SUITE_ID [--db PATH]
@@ -355,7 +356,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     const report = buildScenarioReport(trialsOfSuite);
     const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => ran.trialHardware(t.id)).find((h) => h !== null) ?? null;
     ui.result(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
-    ui.result(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${a.db}` : ''}`);
+    ui.result(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${shellQuote(a.db)}` : ''}`);
     return exitCode(result, stoppedBy);
   } catch (err) {
     const advice = 'Free some space there; a suite that stored trials before this can then be resumed (kvbench history --suites, kvbench suite --resume ID).';

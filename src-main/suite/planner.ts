@@ -22,6 +22,7 @@ import {
   type ProfileId,
   type ScenarioId,
   type SkippedScenario,
+  type StatedSize,
   type SuiteEstimate,
   type SuitePlan,
 } from '../../src-shared/domain/scenarios.ts';
@@ -382,12 +383,29 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
 /** A size in the plan's messages: GiB to two decimals, below 0.1 GiB in MiB or KiB (20 MiB free is not "0.02 GiB"). */
 const gib = (b: number): string => (b === 0 || Math.abs(b) >= 0.1 * GIB ? `${(b / GIB).toFixed(2)} GiB` : binaryBytesText(b));
 
+/** A PROBLEM line and the sizes it states, which the app shows in the units chosen in Settings (fmtStatedSizes). */
+interface Problem {
+  text: string;
+  sizes: StatedSize[];
+}
+
+/** A problem whose text states its sizes through `size` (as gib does), each noted with its bytes. */
+function sizedProblem(write: (size: (bytes: number) => string) => string): Problem {
+  const sizes: StatedSize[] = [];
+  const text = write((bytes) => {
+    const said = gib(bytes);
+    sizes.push({ bytes, text: said });
+    return said;
+  });
+  return { text, sizes };
+}
+
 /**
  * A storage tier capped below one of its model's largest entries: the engine refuses every such trial
  * (INSUFFICIENT_SPACE) after it started, so the plan is refused instead. Only an explicit
  * --storage-capacity-gb can be that small; the planner's own caps hold two entries.
  */
-function capacityTooSmallProblems(runs: readonly PlannedRun[]): string[] {
+function capacityTooSmallProblems(runs: readonly PlannedRun[]): Problem[] {
   const byModel = new Map<string, { capacityGb: number; largestBytes: number; scenarios: string[] }>();
   for (const r of runs) {
     const capacityGb = Number(r.options.storageCapacityGb);
@@ -398,10 +416,12 @@ function capacityTooSmallProblems(runs: readonly PlannedRun[]): string[] {
     entry.scenarios.push(r.scenarioId);
     byModel.set(model, entry);
   }
-  return [...byModel].map(
-    ([model, e]) =>
-      `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${gib(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
-      `pass at least ${Math.ceil((2 * e.largestBytes) / GIB)}, or 0 (95 % of the free space)`,
+  return [...byModel].map(([model, e]) =>
+    sizedProblem(
+      (size) =>
+        `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${size(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
+        `pass at least ${Math.ceil((2 * e.largestBytes) / GIB)}, or 0 (95 % of the free space)`,
+    ),
   );
 }
 
@@ -437,20 +457,22 @@ interface RamOverrun {
  * storage it could have, and one --storage-capacity-gb for all of them when there is one that holds
  * two of every such run's largest entries.
  */
-function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetBytes: number, reserveBytes: number, availableBytes: number): string {
+function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetBytes: number, reserveBytes: number, availableBytes: number): Problem {
   const roomGb = (r: RamOverrun): number => Math.max(0, Math.floor((budgetBytes - r.cpuBytes) / GIB));
-  const each = overruns.map(
-    (r) => `${r.scenarioId} (${r.cpuBytes > 0 ? `CPU tier ${gib(r.cpuBytes)} + ` : ''}storage tier ${gib(r.storageRamBytes)}: room for ${roomGb(r)} GiB of storage)`,
-  );
   const capGb = Math.min(...overruns.map(roomGb));
   const fix =
     capGb >= Math.max(...overruns.map((r) => r.minCapGb))
       ? `Set --storage-capacity-gb to ${capGb} or less, or choose a --cache-dir on a drive`
       : `No one --storage-capacity-gb fits them all and holds two of each one's largest KV entries: choose a --cache-dir on a drive, or plan them apart with --scenarios`;
-  return (
-    `the cache directory is RAM-backed (${ram}): the storage tier lives in RAM beside the CPU tier, and ${gib(budgetBytes)} of RAM is there for both ` +
-    `(${gib(availableBytes)} available less a ${gib(reserveBytes)} reserve). Too much for ${each.join(', ')}. ${fix}`
-  );
+  return sizedProblem((size) => {
+    const each = overruns.map(
+      (r) => `${r.scenarioId} (${r.cpuBytes > 0 ? `CPU tier ${size(r.cpuBytes)} + ` : ''}storage tier ${size(r.storageRamBytes)}: room for ${roomGb(r)} GiB of storage)`,
+    );
+    return (
+      `the cache directory is RAM-backed (${ram}): the storage tier lives in RAM beside the CPU tier, and ${size(budgetBytes)} of RAM is there for both ` +
+      `(${size(availableBytes)} available less a ${size(reserveBytes)} reserve). Too much for ${each.join(', ')}. ${fix}`
+    );
+  });
 }
 
 /** The scenario ids a plan runs, as given (before their order and GPU skips are applied). */
@@ -572,24 +594,29 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const probeSeconds = o.probeRun ? 2 * o.probeRun.durationS + PROBE_OVERHEAD_S : 0;
   const peakDisk = Math.max(probeBytes, ...runs.map((r) => r.diskBytesEstimate), 0);
   const required = Math.max(probeBytes, ...runs.map((r) => r.diskBytesRequired), 0);
-  const problems: string[] = [];
-  if (runs.length === 0) problems.push('nothing to run: every chosen scenario was skipped');
+  const problems: Problem[] = [];
+  const plainProblem = (text: string): void => void problems.push({ text, sizes: [] });
+  if (runs.length === 0) plainProblem('nothing to run: every chosen scenario was skipped');
   problems.push(...capacityTooSmallProblems(runs));
   if (ram !== null && ramOverruns.length > 0) problems.push(ramOverrunProblem(ramOverruns, ram, ramBudgetBytes, reserveBytes, hw.memory.availableBytes));
   if (hw.cacheDir && !hw.cacheDir.writable) {
-    problems.push(hw.cacheDir.notWritableReason ? `the cache directory cannot be used: ${hw.cacheDir.notWritableReason}` : `the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
+    plainProblem(hw.cacheDir.notWritableReason ? `the cache directory cannot be used: ${hw.cacheDir.notWritableReason}` : `the cache directory ${hw.cacheDir.resolvedPath} is not writable`);
   }
   if (freeBytes !== null && required > freeBytes) {
     const worst = runs.reduce((a, r) => (r.diskBytesRequired > a.diskBytesRequired ? r : a), runs[0]);
-    const why =
-      worst === undefined || worst.diskBytesRequired < probeBytes
-        ? 'bandwidth probe'
-        : Number(worst.options.storageCapacityGb) > 0
-          ? `${worst.scenarioId}: storage tier ${gib(worst.diskBytesRequired)}`
-          : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${gib(largestEntryBytes(String(worst.options.model)))}`;
     problems.push(
-      `the cache directory cannot hold this suite: it needs ${gib(required)} free (${why}) ` +
-        `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${gib(freeBytes)} free. Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb`,
+      sizedProblem((size) => {
+        const why =
+          worst === undefined || worst.diskBytesRequired < probeBytes
+            ? 'bandwidth probe'
+            : Number(worst.options.storageCapacityGb) > 0
+              ? `${worst.scenarioId}: storage tier ${size(worst.diskBytesRequired)}`
+              : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${size(largestEntryBytes(String(worst.options.model)))}`;
+        return (
+          `the cache directory cannot hold this suite: it needs ${size(required)} free (${why}) ` +
+            `but ${hw.cacheDir?.resolvedPath ?? o.cacheDir} has ${size(freeBytes)} free. Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb`
+        );
+      }),
     );
   }
   const estimate: SuiteEstimate = {
@@ -599,7 +626,8 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     requiredDiskBytes: required,
     freeBytes,
     fits: problems.length === 0,
-    problems,
+    problems: problems.map((p) => p.text),
+    problemSizes: problems.map((p) => p.sizes),
   };
   const notes = [...d.notes];
   if (o.probeRun) notes.push(`the estimate includes the drive probe before the trials: about ${probeSeconds} s, with ${gib(probeBytes)} of files in the cache directory, removed after (--no-probe skips it)`);

@@ -13,6 +13,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { RUN_OPTION_LABELS, type RunOptionKey } from './run-options.ts';
+import { SHELL_QUOTED_SOURCE, shellUnquote } from './shell-quote.ts';
 
 /** The labels of the app's controls that do what a CLI flag (not a run option) does; the controls use them too. */
 export const APP_CONTROL_LABELS = Object.freeze({
@@ -37,13 +38,19 @@ const L = APP_CONTROL_LABELS;
 /** Not inside a word or a path ("/mnt/a--b"), and the whole flag ("--drives" is not "--drives-x"). */
 const FLAG = (flag: string, then = ''): RegExp => new RegExp(`(?<![\\w/.-])${flag}${then}(?![\\w-])`, 'g');
 
+/** Two labels of the verdict command as shellQuote writes them, or in double quotes (notes of kvbench 0.6.0 before they were quoted). */
+const LABELS_COMPARE = new RegExp(`(?<![\\w/.-])kvbench report --compare (?:"([^"]*)" "([^"]*)"|(${SHELL_QUOTED_SOURCE}) (${SHELL_QUOTED_SOURCE})) --labels(?![\\w-])`, 'g');
+const labelsCompareWords = (_: string, a1: string | undefined, b1: string | undefined, a2: string | undefined, b2: string | undefined): string =>
+  `the ${L.suiteLabels} tab, A “${a1 ?? shellUnquote(a2!)}” and B “${b1 ?? shellUnquote(b2!)}”`;
+
 /** Phrases first (a command with its flag, a flag with its value), then flags alone. */
-const RULES: readonly (readonly [RegExp, string])[] = [
+const RULES: readonly (readonly [RegExp, string | ((match: string, ...groups: (string | undefined)[]) => string)])[] = [
   [FLAG('kvbench hw --probe'), `the drive probe (${q(L.probe)} in New suite)`],
   [FLAG('kvbench report --stated-read-gbps'), q(L.statedRead)],
   [FLAG('kvbench report --stated-write-gbps'), q(L.statedWrite)],
-  [/(?<![\w/.-])kvbench report --compare "([^"]*)" "([^"]*)" --labels(?![\w-])/g, `the ${L.suiteLabels} tab, A “$1” and B “$2”`],
-  [FLAG('kvbench report --compare A B --labels'), `the ${L.suiteLabels} tab`],
+  // Where A and B stand for any two labels ("… --labels gives a verdict"), not two labels named so.
+  [FLAG('kvbench report --compare A B --labels', '(?= gives)'), `the ${L.suiteLabels} tab`],
+  [LABELS_COMPARE, labelsCompareWords],
   [FLAG('kvbench report'), 'the report'],
   [FLAG('--profile', ' mlperf'), 'the MLPerf profile'],
   [FLAG('--match', ' scenario'), `${q(L.match)}: ${L.matchScenario}`],
@@ -67,7 +74,7 @@ const optionKeyOf = (flag: string): string => flag.replace(/-([a-z0-9])/g, (_, c
 /** `text`, a message of the backend in the CLI's words, in the app's words. */
 export function inAppWords(text: string): string {
   let out = text;
-  for (const [re, words] of RULES) out = out.replace(re, words);
+  for (const [re, words] of RULES) out = typeof words === 'string' ? out.replace(re, words) : out.replace(re, words);
   return out.replace(/(?<![\w/.-])--([a-z][a-z0-9-]*)(?![\w-])/g, (flag, name: string) => {
     const key = optionKeyOf(name);
     return Object.hasOwn(RUN_OPTION_LABELS, key) ? q(RUN_OPTION_LABELS[key as RunOptionKey]) : flag;

@@ -4,6 +4,7 @@
  *
  * Pure TypeScript: no Node, no DOM.
  */
+import { shellQuote } from './shell-quote.ts';
 
 /** What a summary's trials share besides the configuration: the system and the drive (null: unknown). */
 export const placeKey = (x: { systemId: string; driveId: string | null }): string => `${x.systemId}\u0000${x.driveId ?? ''}`;
@@ -49,12 +50,13 @@ export function labelGroupsText(groups: readonly { label: string | null; suiteId
 
 /**
  * How to get a verdict between suite labels, in the CLI's words: the command for the first two
- * labelled ones, or, with fewer than two, that a suite without a label takes part in none.
+ * labelled ones (quoted to paste into a shell as they are: a label is any text), or, with fewer than
+ * two, that a suite without a label takes part in none.
  */
 export function labelsVerdictText(groups: readonly { label: string | null }[]): string {
   const named = groups.filter((g) => g.label !== null);
   return named.length >= 2
-    ? `for a verdict between two labels: kvbench report --compare "${named[0].label}" "${named[1].label}" --labels`
+    ? `for a verdict between two labels: kvbench report --compare ${shellQuote(named[0].label!)} ${shellQuote(named[1].label!)} --labels`
     : 'kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)';
 }
 

@@ -207,6 +207,10 @@ export const SkippedScenarioSchema = z.object({
 });
 export type SkippedScenario = z.infer<typeof SkippedScenarioSchema>;
 
+/** A size a backend message states, and how it states it there (in binary units, for the CLI), so the app can state it in the units chosen in Settings. */
+export const StatedSizeSchema = z.object({ bytes: z.number().nonnegative(), text: z.string() });
+export type StatedSize = z.infer<typeof StatedSizeSchema>;
+
 export const SuiteEstimateSchema = z.object({
   trialCount: z.number().int().nonnegative(),
   totalSeconds: z.number().nonnegative(),
@@ -215,7 +219,10 @@ export const SuiteEstimateSchema = z.object({
   requiredDiskBytes: z.number().nonnegative(),
   freeBytes: z.number().nonnegative().nullable(),
   fits: z.boolean(),
+  /** Written once for the CLI and the app: a size in one is in binary units. */
   problems: z.array(z.string()),
+  /** For each problem, in the same order, the sizes its text states, in any order (fmtStatedSizes); absent in plans of older versions. */
+  problemSizes: z.array(z.array(StatedSizeSchema)).optional(),
 });
 export type SuiteEstimate = z.infer<typeof SuiteEstimateSchema>;
 

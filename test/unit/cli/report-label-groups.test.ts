@@ -69,7 +69,7 @@ describe('a report over suites of different labels', () => {
     expect(text.stdout.split('\n')[0]).toBe(`Suites 1 (import, ${FW1}), 2 (import, ${FW2})`);
     expect(text.stdout).toContain(
       `These suites carry 2 different suite labels ("${FW1}": suite 1; "${FW2}": suite 2): each label's trials are aggregated apart, never pooled into one median; ` +
-        `for a verdict between two labels: kvbench report --compare "${FW1}" "${FW2}" --labels.\n`,
+        `for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels.\n`,
     );
     expect(text.stdout).toContain(`— label "${FW1}"\n   trials: 3 aggregated of 3\n`);
     expect(text.stdout).toContain(`— label "${FW2}"\n   trials: 3 aggregated of 3\n`);
@@ -170,7 +170,7 @@ describe('a report over suites of different labels', () => {
     expect(sheetRows('Pooled latency').filter((x) => x.latency === 'end_to_end').map((x) => x.suite_label)).toEqual([FW1, FW2]);
     expect(sheetRows('Notes').map((x) => x.message)).toContain(
       `These suites carry 2 different suite labels ("${FW1}": suite 1; "${FW2}": suite 2): each label's trials are aggregated apart, never pooled into one median; ` +
-        `for a verdict between two labels: kvbench report --compare "${FW1}" "${FW2}" --labels.`,
+        `for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels.`,
     );
 
     const jsonFile = path.join(dir, 'fw.json');
@@ -210,7 +210,7 @@ describe('a report over suites of different labels', () => {
     }
     const db = dbIn(dir);
     const compare = (...args: string[]) => runInProcess(() => reportCommand(['--compare', ...args, '--drives', '--db', db]));
-    const noteA = `A (nvme0): its matched trials come from suites of 2 suite labels ("${FW1}": suites 1, 3; "${FW2}": suite 2), counted together as one side; for a verdict between two labels: kvbench report --compare "${FW1}" "${FW2}" --labels`;
+    const noteA = `A (nvme0): its matched trials come from suites of 2 suite labels ("${FW1}": suites 1, 3; "${FW2}": suite 2), counted together as one side; for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels`;
     const noteB = `B (nvme1): its matched trials come from suites of 2 suite labels ("${FW1}": suite 4; none: suite 5), counted together as one side; kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)`;
     const json = await compare('nvme0', 'nvme1', '--json');
     expect(json.code, json.stderr).toBe(0);

@@ -1,6 +1,6 @@
 // Small, pure data for the renderer's tests (no Node: these files are type-checked with the DOM lib).
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
-import type { SuitePlan } from '../../../src-shared/domain/scenarios.ts';
+import type { StatedSize, SuitePlan } from '../../../src-shared/domain/scenarios.ts';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
 import type { ResponseOf, Settings, SuiteRecordData, TrialRecordData } from '../../../src-shared/ipc/contract.ts';
 
@@ -97,6 +97,18 @@ export function plan(over: { fits?: boolean } = {}): SuitePlan {
     notes: [],
   };
 }
+
+/** The planner's refusal of the smoke suite where 20 MiB (21.0 MB) is free, as planSuite writes it (its test checks that). */
+export const LOW_SPACE_PROBLEM: { text: string; sizes: StatedSize[] } = {
+  text:
+    'the cache directory cannot hold this suite: it needs 2.00 GiB free (cpu-only: storage tier 2.00 GiB) but /mnt/kv has 20.0 MiB free. ' +
+    'Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb',
+  sizes: [
+    { bytes: 2 * GIB, text: '2.00 GiB' },
+    { bytes: 2 * GIB, text: '2.00 GiB' },
+    { bytes: 20 * 1024 ** 2, text: '20.0 MiB' },
+  ],
+};
 
 export function trial(id: number, over: Partial<TrialRecordData> = {}): TrialRecordData {
   return {

@@ -15,7 +15,7 @@ import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
 import { hardwareAdvice } from '../../../src-main/hardware/advice.ts';
-import { SETTINGS, appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
+import { LOW_SPACE_PROBLEM, SETTINGS, appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 
 let wrappers: VueWrapper[] = [];
@@ -392,6 +392,30 @@ describe('plan step', () => {
     expect(labelOf('storageCapacityGib')).toBe('Storage tier capacity (GiB)');
     expect(labelOf('planCacheDir')).toBe('Cache directory');
     expect(w.get('[name=probe]').element.closest('label')!.textContent).toMatch(/^Probe the drive and memory copy first \(/);
+  });
+
+  it("states the planner's low-space problem in the units chosen in Settings, as the Free line above it", async () => {
+    // The planner's own refusal (planner.test checks that planSuite writes it): 20 MiB (21.0 MB) free where the smoke suite needs 2 GiB.
+    const refused = plan({ fits: false });
+    refused.estimate = { ...refused.estimate, freeBytes: 20 * 1024 ** 2, problems: [LOW_SPACE_PROBLEM.text], problemSizes: [LOW_SPACE_PROBLEM.sizes] };
+    const hw = hardware();
+    for (const [byteUnits, free, needs, other] of [
+      ['decimal', 'has 21.0 MB free', 'needs 2.15 GB free', 'iB'],
+      ['binary', 'has 20.0 MiB free', 'needs 2.00 GiB free', ' MB'],
+    ] as const) {
+      setActivePinia(createPinia());
+      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'suite.plan': () => ({ plan: refused, hardware: hw, advice: [] }) });
+      await useAppStore().load();
+      useWizardStore().cacheDir = '/mnt/kv';
+      const w = mountIt(PlanStep);
+      await flush();
+      const shownFree = w.findAll('.kv dd')[1]!.text();
+      const problem = w.get('.notice.error').text();
+      expect(problem).toContain(free);
+      expect(problem).toContain(needs);
+      expect(shownFree).toContain(free.replace(/^has | free$/g, ''));
+      expect(problem.replace('(GiB)', '')).not.toContain(other); // the form's field name "Storage tier capacity (GiB)" is a flag's unit, not a size
+    }
   });
 
   it('refuses to start a suite that does not fit, and says why', async () => {

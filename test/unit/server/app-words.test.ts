@@ -8,6 +8,7 @@ import { resolveSelection } from '../../../src-main/export/selection.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { planOptionErrors, planSuite } from '../../../src-main/suite/planner.ts';
 import { APP_CONTROL_LABELS, inAppWords } from '../../../src-shared/domain/app-words.ts';
+import { labelsVerdictText } from '../../../src-shared/domain/places.ts';
 import { RUN_OPTION_LABELS } from '../../../src-shared/domain/run-options.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
 import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
@@ -84,6 +85,21 @@ describe("the backend's messages in the app's words", () => {
     );
     expect(inAppWords('B (vm): 1 of its 13 matched trial(s) carry another caution (kvbench report lists it per trial)')).toBe('B (vm): 1 of its 13 matched trial(s) carry another caution (the report lists it per trial)');
     expect(inAppWords('no configuration has complete trials on both sides (try --match scenario)')).toBe('no configuration has complete trials on both sides (try “Match trials by”: same scenario (different RAM))');
+  });
+
+  it('names the two labels of the verdict command however they are quoted, also labels with quotes, $ or a newline', () => {
+    for (const [a, b] of [
+      ['fw "2.1" $HOME', 'fw 2.2'],
+      ["it's `date`", 'two\nlines'],
+      ['fw2.1', 'fw2.2'],
+      ['A', 'B'],
+    ]) {
+      const note = `B (nvme1): its matched trials come from suites of 2 suite labels, counted together as one side; ${labelsVerdictText([{ label: a }, { label: b }])}`;
+      expect(inAppWords(note)).toBe(`B (nvme1): its matched trials come from suites of 2 suite labels, counted together as one side; for a verdict between two labels: the Suite labels tab, A “${a}” and B “${b}”`);
+    }
+    expect(inAppWords('kvbench report --compare A B --labels gives a verdict between two labels')).toBe('the Suite labels tab gives a verdict between two labels');
+    // A note stored before the labels were shell-quoted reads the same.
+    expect(inAppWords('for a verdict between two labels: kvbench report --compare "fw 2.1" "fw 2.2" --labels')).toBe('for a verdict between two labels: the Suite labels tab, A “fw 2.1” and B “fw 2.2”');
   });
 
   it('leaves what is no flag alone, and a flag the app has no control for as the CLI names it', () => {

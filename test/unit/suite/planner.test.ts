@@ -10,6 +10,7 @@ import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
 import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
 import { describeConfig } from '../../../src-main/store/results-ingest.ts';
 import { fakeHardware } from '../store/fixtures.ts';
+import { LOW_SPACE_PROBLEM } from '../renderer/fixtures.ts';
 
 const opts = (o: Record<string, unknown>) => o as Record<string, number | string | boolean>;
 
@@ -188,7 +189,11 @@ describe('planSuite', () => {
     const quick = planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv' });
     expect(quick.estimate.problems.join('\n')).toMatch(/storage tier 16\.00 GiB.* 10\.00 GiB free/);
     // A directory with almost nothing free says how much, in a unit that shows it (not "0.02 GiB").
-    expect(planSuite(fakeHardware({ freeGiB: 20 / 1024 }), { profile: 'smoke', cacheDir: '/mnt/kv' }).estimate.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 20\.0 MiB free/);
+    const nearlyFull = planSuite(fakeHardware({ freeGiB: 20 / 1024 }), { profile: 'smoke', cacheDir: '/mnt/kv' }).estimate;
+    expect(nearlyFull.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 20\.0 MiB free/);
+    // The sizes it states, with their bytes, for the app to state them in its units (the renderer's wizard test shows this one).
+    expect(nearlyFull.problems).toEqual([LOW_SPACE_PROBLEM.text]);
+    expect(nearlyFull.problemSizes).toEqual([LOW_SPACE_PROBLEM.sizes]);
     // With a capacity given by the user, the plan fits again.
     expect(planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv', storageCapacityGb: 8 }).estimate.fits).toBe(true);
   });
@@ -229,6 +234,10 @@ describe('planSuite', () => {
           'Too much for cpu-only (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage), production (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage). ' +
           'Set --storage-capacity-gb to 7 or less, or choose a --cache-dir on a drive',
       ]);
+      // Every size the line states, with its bytes, for the app to state in its units.
+      const sizes = given.estimate.problemSizes![0]!;
+      expect(sizes.map((s) => s.text).sort()).toEqual(['12.00 GiB', '12.00 GiB', '16.00 GiB', '16.00 GiB', '19.60 GiB', '2.40 GiB', '22.00 GiB']);
+      expect(sizes.find((s) => s.text === '22.00 GiB')!.bytes).toBe(22 * 1024 ** 3);
       expect(planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 7 }).estimate.fits).toBe(true);
       // 20 GiB available: 5 GiB beside the 12 GiB CPU tier, less than two 8B entries (7 GiB).
       const tight = planSuite(onTmpfs(20), { profile: 'quick', cacheDir: '/mnt/ram/kv' });
