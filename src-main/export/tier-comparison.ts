@@ -1,6 +1,6 @@
 // The tier comparison: each tier configuration's speedup over the storage-only row it is compared
 // with, and its storage efficiency against the drive's probed (or stated) bandwidth.
-import { ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { cacheDirRamBacking, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { ratio } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '../../src-shared/domain/store-types.ts';
@@ -118,7 +118,7 @@ function probeReadNote(hw: HardwareProfile): string | null {
   const bw = hw.cacheDir?.bandwidth ?? null;
   if (!bw) return null;
   if (bw.pageCacheSuspected) {
-    const ram = ramBackingOf(hw.cacheDir!);
+    const ram = cacheDirRamBacking(hw.cacheDir!);
     return ram !== null ? `the probe's reads came from memory (${ram} is RAM-backed)` : 'the page cache may have served the probe\'s reads';
   }
   return bw.readBytesPerSec === null ? 'the probe\'s read phase did not complete' : null;

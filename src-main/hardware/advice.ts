@@ -2,7 +2,7 @@
 // warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …), and the same lines in
 // `kvbench hw` and before `kvbench suite`'s plan for whoever runs it over SSH. Derived from the
 // hardware profile only; the planner's own skips and problems come with the plan.
-import { binaryBytesText, computeGpus, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, cacheDirRamBacking, computeGpus, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
@@ -35,7 +35,7 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
       });
     }
     const fsType = c.filesystem ?? '';
-    const ram = ramBackingOf(c);
+    const ram = cacheDirRamBacking(c);
     if (ram !== null) {
       out.push({ level: 'warn', code: 'ram-backed', message: `The cache directory is on a ${ramBackedMessage(ram)}.` });
     } else if (NETWORK_FILESYSTEMS.test(fsType)) {

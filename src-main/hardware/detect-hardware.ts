@@ -26,7 +26,7 @@ import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
 import { probeCudaDriver, type CudaDriverProbe } from './gpu-driver.ts';
 import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
 import { cacheDirRefusal } from './cache-dir-access.ts';
-import { blockDeviceForMount, diskFacts, findMount, nearestExisting, readMounts, sysReader, type SysReader } from './linux-storage.ts';
+import { blockDeviceForMount, diskFacts, findMount, nearestExisting, ramBackingOfMount, readMounts, sysReader, type SysReader } from './linux-storage.ts';
 
 /** The parts of systeminformation kvbench uses. */
 export interface HardwareSource {
@@ -175,6 +175,7 @@ export async function describeCacheDir(
   let filesystem: string | null = null;
   let mountSource: string | null = null;
   let block = null;
+  let ramBackingChain: string | null = null;
   const mounts = readMounts(ctx.sys);
   if (mounts === null) {
     ctx.warnings.push('cache dir: /proc/self/mountinfo is not readable; mount and block device unknown');
@@ -185,6 +186,8 @@ export async function describeCacheDir(
       filesystem = mount.fsType;
       mountSource = mount.source;
       block = blockDeviceForMount(ctx.sys, mount, mounts);
+      // The engine's own walk (ram-filesystem.ts), so hw and the plan name what the trial's results will.
+      ramBackingChain = ramBackingOfMount(ctx.sys, mount, mounts)?.chain ?? null;
       if (block === null) ctx.warnings.push(`cache dir: ${mount.fsType} at ${mount.mountPoint} has no block device (network, memory or FUSE filesystem)`);
       else if (block.backingFile !== null && block.backingFilesystem === null) ctx.warnings.push(`cache dir: no mount holds ${block.name}'s file ${block.backingFile} here (set up in another mount namespace?); the drive behind it is unknown`);
       else if (!block.model && block.media !== 'ram') ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);
@@ -239,6 +242,7 @@ export async function describeCacheDir(
     driveIdBasis: drive.basis,
     driveLabel: drive.label,
     bandwidth,
+    ramBackingChain,
   };
 }
 

@@ -1,5 +1,5 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
-import { binaryBytesText, ramBackedMessage, ramBackingOf, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, cacheDirRamBacking, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
@@ -52,7 +52,7 @@ export function formatHardware(hw: HardwareProfile): string {
     lines.push(`Cache directory ${c.path}`);
     row('resolved', `${c.resolvedPath}${c.exists ? '' : ' (nearest existing ancestor: the directory does not exist yet)'}`);
     row('mount', `${or(c.mountPoint)} (${or(c.filesystem)} on ${or(c.mountSource)})`);
-    const ram = ramBackingOf(c);
+    const ram = cacheDirRamBacking(c);
     if (ram !== null) row('WARNING', `${ramBackedMessage(ram)} (direct I/O or not)`);
     const b = c.blockDevice;
     row(

@@ -342,8 +342,9 @@ function loopDevice(
 
 /**
  * What makes a directory RAM-backed, in two wordings. `backing` is ramBackingOf's short one ('tmpfs',
- * 'loop0 on tmpfs', 'RAM disk'), which the hardware profile gives too; `chain` is every device and
- * file between the directory's mount and the memory holding its bytes, for a trial's record: 'tmpfs',
+ * 'loop0 on tmpfs', 'RAM disk'), the results' ram_filesystem; `chain` is every device and file
+ * between the directory's mount and the memory holding its bytes, for a trial's record and the hardware
+ * profile (CacheDirInfo.ramBackingChain): 'tmpfs',
  * 'zram0', 'loop0 → /dev/shm/d.img on tmpfs', 'loop2 → /mnt/z/d.img on ext4 → zram0'.
  */
 export interface RamBacking {
@@ -360,6 +361,11 @@ export function ramBackingAt(sys: SysReader, absPath: string): RamBacking | null
   const mounts = readMounts(sys);
   const mount = mounts === null ? null : findMount(mounts, absPath);
   if (mounts === null || mount === null) return null;
+  return ramBackingOfMount(sys, mount, mounts);
+}
+
+/** ramBackingAt for a mount already found among `mounts`. */
+export function ramBackingOfMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[]): RamBacking | null {
   const backing = ramBackingOf({ filesystem: mount.fsType, blockDevice: blockDeviceForMount(sys, mount, mounts) });
   // The chain follows the same mounts and sysfs by the same rules; were it ever to find no RAM where
   // ramBackingOf did, the short wording still says what was found rather than nothing.

@@ -7,7 +7,7 @@
 // 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
-import { binaryBytesText, computeGpus, ramBackedMessage, ramBackingOf, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, cacheDirRamBacking, computeGpus, ramBackedMessage, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -531,7 +531,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const cacheDir = path.resolve(o.cacheDir);
   const freeBytes = hw.cacheDir?.freeBytes ?? null;
   // A RAM-backed cache directory puts the storage tier in RAM beside the CPU tier: both must fit.
-  const ram = hw.cacheDir ? ramBackingOf(hw.cacheDir) : null;
+  const ram = hw.cacheDir ? cacheDirRamBacking(hw.cacheDir) : null;
   const reserveBytes = ramReserveBytes(hw.memory.totalBytes);
   const ramBudgetBytes = hw.memory.availableBytes - reserveBytes;
   const ramOverruns: RamOverrun[] = [];

@@ -175,6 +175,13 @@ export const CacheDirInfoSchema = z.object({
   /** For people: model and device, or the filesystem. */
   driveLabel: z.string(),
   bandwidth: BandwidthProbeSchema.nullable(),
+  /**
+   * What holds the directory's bytes in memory, device by device down to the RAM, as a trial's results
+   * (`ram_backing_chain`) and the report's cautions name it: 'tmpfs', 'zram0', 'loop0 → /dev/shm/d.img
+   * on tmpfs'; null when it is not RAM-backed (or the mounts could not be read). Absent in snapshots
+   * taken before the chain was kept: read those with cacheDirRamBacking.
+   */
+  ramBackingChain: nullableString.optional(),
 });
 
 export const HardwareProfileSchema = z.object({
@@ -228,6 +235,15 @@ export function ramBackingOf(c: Pick<CacheDirInfo, 'filesystem' | 'blockDevice'>
   if (b.backingFilesystem && RAM_FILESYSTEMS.has(b.backingFilesystem)) return `${b.name} on ${b.backingFilesystem}`;
   if (b.media === 'ram') return b.backingFile ? `${b.name} on RAM disk ${b.disks.join('+')}` : 'RAM disk';
   return null;
+}
+
+/**
+ * What makes a described cache directory RAM-backed, as `kvbench hw`, the suite plan and the app
+ * say it: the chain detection kept (the same words the trial's results and cautions use), or, for a
+ * snapshot taken before the chain was kept, ramBackingOf's short words; null when it is not.
+ */
+export function cacheDirRamBacking(c: Pick<CacheDirInfo, 'filesystem' | 'blockDevice' | 'ramBackingChain'>): string | null {
+  return c.ramBackingChain !== undefined ? c.ramBackingChain : ramBackingOf(c);
 }
 
 /** The one wording of it, for the run's results and console, `kvbench hw`, the suite plan and the app's advice. */

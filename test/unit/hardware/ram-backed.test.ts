@@ -12,7 +12,8 @@ import { detectHardware } from '../../../src-main/hardware/detect-hardware.ts';
 import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
 import { hardwareAdvice } from '../../../src-main/hardware/advice.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
-import { ramBackingOf, type HardwareProfile } from '../../../src-shared/domain/hardware.ts';
+import { cacheDirRamBacking, HardwareProfileSchema, ramBackingOf, type HardwareProfile } from '../../../src-shared/domain/hardware.ts';
+import { probeLimitsOf } from '../../../src-main/export/tier-comparison.ts';
 import type { TierBytes } from '../../../src-shared/domain/results.ts';
 import { fakeHardware } from '../store/fixtures.ts';
 
@@ -109,9 +110,16 @@ describe('RAM-backed cache directories', () => {
       // mkfs wrote a few MiB of the sparse 64 MiB image: the rest is RAM the storage tier could still take.
       expect(c.blockDevice!.backingFileUnallocatedBytes).toBeGreaterThan(0);
       expect(c.blockDevice!.backingFileUnallocatedBytes).toBeLessThan(64 * 1024 * 1024);
-      expect(formatHardware(hw)).toMatch(new RegExp(`^ {2}WARNING +RAM-backed filesystem \\(${ramLoop} on tmpfs\\)`, 'm'));
-      expect(planSuite(hw, { profile: 'smoke', cacheDir: path.join(onRam, 'kv') }).notes.join('\n')).toMatch(/RAM-backed filesystem \(loop\d+ on tmpfs\)/);
-      expect(hardwareAdvice(hw, false).map((a) => a.code)).toContain('ram-backed');
+      // kvbench hw, the plan and the app's advice name the chain the trial's results and cautions will name.
+      const chain = `${ramLoop} → ${path.join(fs.realpathSync(ram), 'disk.img')} on tmpfs`;
+      expect(c.ramBackingChain).toBe(chain);
+      expect(formatHardware(hw)).toMatch(/^ {2}WARNING +RAM-backed filesystem \((.+)\): the storage tier measures memory, not a drive/m);
+      expect(formatHardware(hw)).toContain(`RAM-backed filesystem (${chain}): the storage tier measures memory, not a drive (direct I/O or not)`);
+      expect(JSON.parse(JSON.stringify(hw)).cacheDir.ramBackingChain, 'kvbench hw --json').toBe(chain);
+      expect(planSuite(hw, { profile: 'smoke', cacheDir: path.join(onRam, 'kv') }).notes).toContain(
+        `the cache directory is on a RAM-backed filesystem (${chain}): the storage tier measures memory, not a drive; every storage result describes RAM`,
+      );
+      expect(hardwareAdvice(hw, false).find((a) => a.code === 'ram-backed')?.message).toBe(`The cache directory is on a RAM-backed filesystem (${chain}): the storage tier measures memory, not a drive.`);
       // The engine's own view, which the trial's results (ram_backed, ram_backing_chain) and so the report's caution come from.
       expect(await ramFilesystemAt(onRam)).toBe(`${ramLoop} on tmpfs`);
       const target = await prepareStorageTarget({ cacheDir: path.join(onRam, 'kv'), storageCapacityGb: 0.01, largestEntryBytes: 1024 });
@@ -152,6 +160,9 @@ describe('RAM-backed cache directories', () => {
         return ctx.skip(`cannot set up a zram device here (${(err as Error).message.split('\n')[0]})`);
       }
       expect(await ramBackingOfDir(onZram)).toEqual({ backing: 'RAM disk', chain: zram });
+      const zhw = await detectHardware(path.join(onZram, 'kv'), { probeDirectIo: false, cudaProbe: false });
+      expect(zhw.cacheDir!.ramBackingChain).toBe(zram);
+      expect(formatHardware(zhw)).toContain(`RAM-backed filesystem (${zram}): the storage tier measures memory, not a drive`);
       const image = path.join(fs.realpathSync(onZram), 'disk.img');
       fs.writeFileSync(image, '');
       fs.truncateSync(image, 16 * 1024 * 1024);
@@ -167,6 +178,50 @@ describe('RAM-backed cache directories', () => {
     } finally {
       undoAll(undo, dir);
     }
+  });
+
+  it('a real tmpfs (/dev/shm): kvbench hw, its JSON, the plan and the app advice name the chain the results name', async (ctx) => {
+    if (!fs.existsSync('/dev/shm')) return ctx.skip('no /dev/shm here');
+    const dir = fs.mkdtempSync('/dev/shm/kvb-hw-');
+    try {
+      const engine = await ramBackingOfDir(dir);
+      if (engine === null) return ctx.skip('/dev/shm is not RAM-backed here');
+      const hw = await detectHardware(path.join(dir, 'kv'), { probeDirectIo: false, cudaProbe: false });
+      expect(hw.cacheDir!.ramBackingChain).toBe(engine.chain);
+      expect(engine.chain).toBe('tmpfs');
+      expect(HardwareProfileSchema.parse(JSON.parse(JSON.stringify(hw))).cacheDir!.ramBackingChain, 'kvbench hw --json, a stored snapshot').toBe('tmpfs');
+      expect(formatHardware(hw)).toMatch(/^ {2}WARNING +RAM-backed filesystem \(tmpfs\): the storage tier measures memory, not a drive/m);
+      // The planner refuses /dev/shm itself as a system directory; the plan's RAM note comes from the snapshot all the same.
+      const plan = planSuite(hw, { profile: 'smoke', cacheDir: path.join(os.tmpdir(), 'kvb-plan', 'kv') });
+      expect(plan.notes).toContain('the cache directory is on a RAM-backed filesystem (tmpfs): the storage tier measures memory, not a drive; every storage result describes RAM');
+      expect(hardwareAdvice(hw, false).find((a) => a.code === 'ram-backed')?.message).toBe('The cache directory is on a RAM-backed filesystem (tmpfs): the storage tier measures memory, not a drive.');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a snapshot that kept the chain names it everywhere; one stored before the chain was kept still reads, in its short words', () => {
+    const hw = fakeHardware();
+    const loop = {
+      name: 'loop0', disks: ['loop0'], model: null, serial: null, wwid: null, rotational: false, logicalBlockBytes: 512, physicalBlockBytes: 512,
+      sizeBytes: 1 << 30, media: 'ram' as const, backingFile: '/dev/shm/d.img', backingFilesystem: 'tmpfs',
+    };
+    const chain = 'loop0 → /dev/shm/d.img on tmpfs';
+    const old: HardwareProfile = { ...hw, cacheDir: { ...hw.cacheDir!, filesystem: 'ext4', blockDevice: loop, bandwidth: { readBytesPerSec: null, writeBytesPerSec: 2e9, fileBytes: 1 << 30, chunkBytes: 16 << 20, depth: 16, directIo: false, pageCacheSuspected: true, phaseSeconds: 3, measuredAt: '2026-01-01T00:00:00Z' } },
+    };
+    expect(old.cacheDir).not.toHaveProperty('ramBackingChain');
+    const oldParsed = HardwareProfileSchema.parse(JSON.parse(JSON.stringify(old)));
+    expect(cacheDirRamBacking(oldParsed.cacheDir!)).toBe('loop0 on tmpfs');
+    expect(formatHardware(oldParsed)).toContain('RAM-backed filesystem (loop0 on tmpfs)');
+    expect(probeLimitsOf(oldParsed).readNote).toBe("the probe's reads came from memory (loop0 on tmpfs is RAM-backed)");
+    const kept: HardwareProfile = { ...old, cacheDir: { ...old.cacheDir!, ramBackingChain: chain } };
+    expect(formatHardware(kept)).toContain(`RAM-backed filesystem (${chain}): the storage tier measures memory, not a drive`);
+    expect(hardwareAdvice(kept, false).find((a) => a.code === 'ram-backed')?.message).toContain(`(${chain})`);
+    expect(planSuite(kept, { profile: 'smoke', cacheDir: '/mnt/kv' }).notes.join('\n')).toContain(`RAM-backed filesystem (${chain})`);
+    expect(probeLimitsOf(kept).readNote).toBe(`the probe's reads came from memory (${chain} is RAM-backed)`);
+    // Kept as not RAM-backed: nothing is said, whatever the short words would guess.
+    const notRam: HardwareProfile = { ...old, cacheDir: { ...old.cacheDir!, ramBackingChain: null } };
+    expect(cacheDirRamBacking(notRam.cacheDir!)).toBeNull();
   });
 
   it('the hardware profile: tmpfs, ramfs and a RAM block device are RAM; ext4 and NFS are not', () => {
