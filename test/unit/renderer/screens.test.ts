@@ -853,6 +853,7 @@ describe('compare', () => {
     excludeFlagged: false,
     excludedFlagged: null,
     suiteLabels: { a: [{ label: null, suiteIds: [1] }], b: [{ label: null, suiteIds: [2] }] },
+    suiteLabel: null,
     notes: [],
     unreadable: [],
   });
