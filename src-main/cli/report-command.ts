@@ -4,12 +4,13 @@ import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
-import { comparisonSide, resolveSelection, selectionFromFlags, splitList, type Selection } from '../export/selection.ts';
+import { comparisonSides, resolveSelection, selectionFromFlags, splitList, type Selection } from '../export/selection.ts';
 import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID[,ID…] | [--system REF | --all] [--label TEXT]] [options]
-       kvbench report --compare A B [--drives | --labels] [--match config|scenario] [options]
+       kvbench report --compare A B [--drives] [--label TEXT] [--match config|scenario] [options]
+       kvbench report --compare A B --labels [--match config|scenario] [options]
 
 Per scenario: the median and P95 of each metric across complete trials, with the trial count and
 the spread (CV); incomplete trials are listed and excluded (--include-incomplete counts partial
@@ -23,7 +24,9 @@ labels (kvbench suite --label) are aggregated apart, as those of different syste
   --all                  every trial in the database
   --label TEXT           every suite with this suite label, of any date (kvbench suite --label,
                          kvbench import --label; the whole label, commas and all; repeatable), as
-                         history and export filter by it; with --system, that system's suites of it
+                         history and export filter by it; with --system, that system's suites of it;
+                         with --compare A B of two systems or drives (one --label), only the trials
+                         of both sides' suites of it (two drives under one firmware build)
   --scenario a,b         only these scenarios
   --include-incomplete   aggregate partial trials too
   --exclude-flagged      leave the trials the report flags (a RAM-backed cache directory,
@@ -36,6 +39,7 @@ labels (kvbench suite --label) are aggregated apart, as those of different syste
                          win rate, noise (Welch's t-test)
   --labels               with --compare: A and B are suite labels (kvbench suite --label,
                          kvbench import --label); every suite of a label counts, of any date
+                         (--label, which narrows two systems or drives, is refused with it)
   --match config|scenario  what "matched" means (default config: equal workload options)
   --per-config           with --compare: one table per metric and configuration
 ${statedBandwidthUsage(25)}  --json                 the report model as JSON
@@ -91,15 +95,20 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${choosers.join(' and ')} each choose the trials to report: give one\n`);
     return 1;
   }
-  // --label narrows --system or --all (or stands alone), as in history and export; it has nothing
-  // to narrow in suites chosen by number, and a comparison's sides are chosen by A and B.
+  // --label narrows --system or --all (or stands alone), as in history and export, and both sides of
+  // --compare A B of two systems or drives; it has nothing to narrow in suites chosen by number, nor
+  // in a comparison of two labels, whose A and B are labels already.
   const labelFilter = selectionFromFlags({ label: a.label }, undefined).suiteLabels;
   if (labelFilter && suiteIds !== undefined) {
     process.stderr.write('kvbench report: --suite chooses suites by number, --label every suite of a label: give one (--label combines with --system or --all)\n');
     return 1;
   }
-  if (labelFilter && a.compare) {
-    process.stderr.write("kvbench report: --label does not narrow --compare's sides (compare two suite labels with --compare A B --labels)\n");
+  if (labelFilter && a.compare && a.labels) {
+    process.stderr.write('kvbench report: --label narrows both sides of --compare A B of two systems or drives to one suite label; with --labels, A and B are the suite labels themselves: give one\n');
+    return 1;
+  }
+  if (labelFilter && a.compare && labelFilter.length > 1) {
+    process.stderr.write('kvbench report: --compare A B takes one --label, which narrows both sides to its suites (two labels are compared with --compare A B --labels)\n');
     return 1;
   }
   if (a.drives && a.labels) {
@@ -120,7 +129,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
       const scenarioIds = splitList(a.scenario);
       if (a.compare) {
         const [refA, refB] = parsed.positionals;
-        const c = buildSystemComparison(comparisonSide(store, kind, refA, scenarioIds), comparisonSide(store, kind, refB, scenarioIds), { match, kind, excludeFlagged: a['exclude-flagged'] });
+        const sides = comparisonSides(store, kind, refA, refB, { scenarioIds, suiteLabel: labelFilter?.[0] });
+        const c = buildSystemComparison(sides.a, sides.b, { match, kind, excludeFlagged: a['exclude-flagged'], suiteLabel: sides.suiteLabel });
         process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
         return 0;
       }

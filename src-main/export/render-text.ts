@@ -210,11 +210,12 @@ const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
 
 /** "System comparison: A = lab1 (id), B = …"; suite labels name the suites each pools instead of an id. */
 function comparisonHeading(c: SystemComparison): string {
-  if (c.kind === 'label') {
-    const side = (x: SystemComparison['a']): string => `"${x.label}" (${x.suiteIds.length === 1 ? 'suite' : 'suites'} ${x.suiteIds.join(', ') || 'none'})`;
-    return `Suite label comparison: A = ${side(c.a)}, B = ${side(c.b)}`;
-  }
-  return `${c.kind === 'drive' ? 'Drive' : 'System'} comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`;
+  const suites = (x: SystemComparison['a']): string => `${x.suiteIds.length === 1 ? 'suite' : 'suites'} ${x.suiteIds.join(', ') || 'none'}`;
+  if (c.kind === 'label') return `Suite label comparison: A = "${c.a.label}" (${suites(c.a)}), B = "${c.b.label}" (${suites(c.b)})`;
+  const what = c.kind === 'drive' ? 'Drive' : 'System';
+  // Narrowed to one label: which of each side's suites carry it.
+  if (c.suiteLabel !== null) return `${what} comparison under suite label "${c.suiteLabel}": A = ${c.a.label} (${c.a.id}; ${suites(c.a)}), B = ${c.b.label} (${c.b.id}; ${suites(c.b)})`;
+  return `${what} comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`;
 }
 
 export function formatComparison(c: SystemComparison, opts: { perConfig?: boolean } = {}): string {

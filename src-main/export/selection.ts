@@ -97,21 +97,58 @@ export function splitList(values: readonly string[] | string | undefined): strin
   return out.length > 0 ? out : undefined;
 }
 
+/** What narrows both sides of a comparison: scenarios, and (for two systems or drives) one suite label. */
+export interface ComparisonNarrowing {
+  scenarioIds?: readonly string[];
+  /**
+   * Only the trials of suites that carry this label, on both sides (two drives under one firmware
+   * build); resolved as --label is everywhere, so a label no suite carries is refused in the same
+   * words. Refused for two suite labels, whose sides are labels already.
+   */
+  suiteLabel?: string;
+}
+
+/** Two suite labels' sides are labels already: another label to narrow them by means nothing. */
+function refuseLabelOfLabels(kind: ComparisonKind, narrow: ComparisonNarrowing): void {
+  if (kind === 'label' && narrow.suiteLabel !== undefined) {
+    throw new StoreError('VALIDATION', 'a suite label narrows a comparison of two systems or drives; two suite labels are compared as they are');
+  }
+}
+
 /**
  * One side of a comparison: the trials of a system, of a drive, or of every suite that carries a
  * label (suites of one label pool, as a system's suites do; the comparison keeps each drive apart).
  * `ref` is an id, id prefix or label for a system or drive, the label itself for a suite label.
  */
-export function comparisonSide(store: Store, kind: ComparisonKind, ref: string, scenarioIds?: readonly string[]): { label: string; id: string; trials: TrialRecord[] } {
-  const scenarios = scenarioIds?.length ? { scenarioIds: [...scenarioIds] } : {};
+export function comparisonSide(store: Store, kind: ComparisonKind, ref: string, narrow: ComparisonNarrowing = {}): { label: string; id: string; trials: TrialRecord[] } {
+  const scenarios = narrow.scenarioIds?.length ? { scenarioIds: [...narrow.scenarioIds] } : {};
+  refuseLabelOfLabels(kind, narrow);
   if (kind === 'label') {
     const label = store.resolveSuiteLabel(ref);
     return { label, id: label, trials: store.listTrials(resolveSelection(store, { suiteLabels: [label], ...scenarios })) };
   }
+  const labels = narrow.suiteLabel !== undefined ? { suiteLabels: [narrow.suiteLabel] } : {};
   if (kind === 'drive') {
     const d = store.resolveDrive(ref);
-    return { label: d.label, id: d.id, trials: store.listTrials(resolveSelection(store, { drives: [d.id], ...scenarios })) };
+    return { label: d.label, id: d.id, trials: store.listTrials(resolveSelection(store, { drives: [d.id], ...labels, ...scenarios })) };
   }
   const s = store.resolveSystem(ref);
-  return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...scenarios })) };
+  return { label: s.label, id: s.id, trials: store.listTrials(resolveSelection(store, { systems: [s.id], ...labels, ...scenarios })) };
+}
+
+/**
+ * Both sides of a comparison, and the suite label they are narrowed to (resolved: trimmed, and
+ * refused where no suite carries it, before either side is read), as buildSystemComparison takes it.
+ */
+export function comparisonSides(
+  store: Store,
+  kind: ComparisonKind,
+  refA: string,
+  refB: string,
+  narrow: ComparisonNarrowing = {},
+): { a: ReturnType<typeof comparisonSide>; b: ReturnType<typeof comparisonSide>; suiteLabel: string | null } {
+  refuseLabelOfLabels(kind, narrow);
+  const suiteLabel = narrow.suiteLabel === undefined ? null : resolveSelection(store, { suiteLabels: [narrow.suiteLabel] }).suiteLabels![0];
+  const sideNarrow = { ...narrow, ...(suiteLabel !== null ? { suiteLabel } : {}) };
+  return { a: comparisonSide(store, kind, refA, sideNarrow), b: comparisonSide(store, kind, refB, sideNarrow), suiteLabel };
 }

@@ -205,6 +205,11 @@ export interface SystemComparison {
    * builds), as comparing two systems or drives means, and a note says so and what compares labels.
    */
   suiteLabels: { a: SuiteLabelGroup[]; b: SuiteLabelGroup[] };
+  /**
+   * The one suite label both sides of two systems or drives are narrowed to (`--compare A B --label
+   * TEXT`: only the trials of suites that carry it); null: every suite of each side counts.
+   */
+  suiteLabel: string | null;
   notes: string[];
 }
 
@@ -599,7 +604,7 @@ function exclusionNotes(
 export function buildSystemComparison(
   a: { label: string; id: string; trials: readonly TrialRecord[] },
   b: { label: string; id: string; trials: readonly TrialRecord[] },
-  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: ComparisonKind; excludeFlagged?: boolean } = {},
+  opts: { match?: 'config' | 'scenario'; metrics?: readonly string[]; kind?: ComparisonKind; excludeFlagged?: boolean; suiteLabel?: string | null } = {},
 ): SystemComparison {
   const kind = opts.kind ?? 'system';
   if (a.id === b.id) {
@@ -653,8 +658,16 @@ export function buildSystemComparison(
   const models = [...new Set(pairs.map((p) => p.a[0].options.model).filter((v): v is string => typeof v === 'string'))].sort();
   const users = [...new Set(pairs.map((p) => p.a[0].options.numUsers).filter((v): v is number => typeof v === 'number'))].sort((x, y) => x - y);
   const tput = metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s');
+  const suiteLabel = opts.suiteLabel ?? null;
   const notes: string[] = [];
-  if (pairs.length === 0) notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete${excludeFlagged ? ' unflagged' : ''} trials on both sides${match === 'config' ? ' (try --match scenario)' : ''}`);
+  // Narrowed to a label, a side may have no trial of it at all: said first, naming the label, and
+  // matching by scenario would not help.
+  const emptySides = suiteLabel === null ? [] : ([['A', a], ['B', b]] as const).filter(([, side]) => side.trials.length === 0);
+  for (const [name, side] of emptySides) notes.push(`${name} (${side.label}): none of its trials is in a suite labelled "${suiteLabel}", so under that label it has nothing to compare`);
+  if (pairs.length === 0) {
+    const tryScenario = match === 'config' && emptySides.length === 0 ? ' (try --match scenario)' : '';
+    notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete${excludeFlagged ? ' unflagged' : ''} trials on both sides${tryScenario}`);
+  }
   // Said before the other notes: what the exclusion left out explains the rows and counts below.
   let excludedFlagged: SystemComparison['excludedFlagged'] = null;
   if (excludeFlagged) {
@@ -749,6 +762,7 @@ export function buildSystemComparison(
     excludeFlagged,
     excludedFlagged,
     suiteLabels,
+    suiteLabel,
     notes,
   };
 }

@@ -39,7 +39,7 @@ import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { buildExportModel, requireSuites } from '../export/export-model.ts';
 import { toCsv, toJson, toXlsxBuffer } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
-import { comparisonSide, resolveSelection } from '../export/selection.ts';
+import { comparisonSides, resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
@@ -712,8 +712,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'report.compare'(r) {
       const s = requireStore();
-      const side = (ref: string) => comparisonSide(s, r.kind, ref, r.scenarioIds);
-      const { value, unreadable } = s.readDamaged(() => buildSystemComparison(side(r.a), side(r.b), { match: r.match ?? 'config', kind: r.kind, excludeFlagged: r.excludeFlagged ?? false }));
+      const { value, unreadable } = s.readDamaged(() => {
+        const sides = comparisonSides(s, r.kind, r.a, r.b, { scenarioIds: r.scenarioIds, suiteLabel: r.suiteLabel });
+        return buildSystemComparison(sides.a, sides.b, { match: r.match ?? 'config', kind: r.kind, excludeFlagged: r.excludeFlagged ?? false, suiteLabel: sides.suiteLabel });
+      });
       return { ...value, unreadable };
     },
 

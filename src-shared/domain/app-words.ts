@@ -23,6 +23,7 @@ export const APP_CONTROL_LABELS = Object.freeze({
   perConfig: 'per config',
   drives: 'Drives',
   suiteLabels: 'Suite labels',
+  suiteLabel: 'Suite label',
   match: 'Match trials by',
   matchScenario: 'same scenario (different RAM)',
   includeIncomplete: 'Count partial trials too',

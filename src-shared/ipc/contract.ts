@@ -411,6 +411,8 @@ export const SystemComparisonSchema = z.object({
   excludedFlagged: z.object({ a: SideCautionsSchema, b: SideCautionsSchema }).nullable(),
   /** The suite labels of each side's matched trials (null: none) with their suites; several on a side: it counts them together, and a note says so. */
   suiteLabels: z.object({ a: z.array(SuiteLabelGroupSchema), b: z.array(SuiteLabelGroupSchema) }),
+  /** The one suite label both sides (two systems or drives) are narrowed to; null: every suite of each side. */
+  suiteLabel: z.string().nullable(),
   notes: z.array(z.string()),
 });
 
@@ -615,6 +617,8 @@ export const CONTRACT = {
       scenarioIds: z.array(z.string().min(1)).optional(),
       /** Leave the trials the report flags out of the comparison (default: counted, and marked). */
       excludeFlagged: z.boolean().optional(),
+      /** Two systems or drives: only the trials of suites with this label, on both sides (refused with kind 'label'). */
+      suiteLabel: z.string().min(1).optional(),
     }),
     response: SystemComparisonSchema.extend({ unreadable: unreadableRows }),
   },

@@ -253,4 +253,68 @@ describe('a report over suites of different labels', () => {
       await app.close();
     }
   });
+
+  it('--compare A B --label TEXT narrows both drives to the suites of that label, says so in text, --json and the app, and names a side with none of its trials', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      // nvme0: FW1 (suite 1), FW2 (suite 2); nvme1: FW1 (suite 3), FW2 (suite 4); nvme2: FW2 only (suite 5).
+      await importDrive(store, dir, 'nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }], 'storage-only', FW1);
+      await importDrive(store, dir, 'nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }, { tokPerS: 121 }], 'storage-only', FW2);
+      await importDrive(store, dir, 'nvme1', [{ tokPerS: 90 }, { tokPerS: 92 }], 'storage-only', FW1);
+      await importDrive(store, dir, 'nvme1', [{ tokPerS: 60 }, { tokPerS: 62 }], 'storage-only', FW2);
+      await importDrive(store, dir, 'nvme2', [{ tokPerS: 80 }, { tokPerS: 82 }], 'storage-only', FW2);
+    } finally {
+      store.close();
+    }
+    const db = dbIn(dir);
+    const compare = (...args: string[]) => runInProcess(() => reportCommand(['--compare', ...args, '--drives', '--db', db]));
+    const tputOf = (c: SystemComparison) => c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.configs.map((x) => [x.nA, x.nB, x.medianA, x.medianB]);
+
+    const json = await compare('nvme0', 'nvme1', '--label', FW1, '--json');
+    expect(json.code, json.stderr).toBe(0);
+    const c = JSON.parse(json.stdout) as SystemComparison;
+    expect(c.suiteLabel).toBe(FW1);
+    // Only FW1's trials: without --label, each side would pool both labels (n 5 vs 4).
+    expect(tputOf(c)).toEqual([[2, 2, 101, 91]]);
+    expect([c.a.suiteIds, c.b.suiteIds]).toEqual([[1], [3]]);
+    expect(c.suiteLabels).toEqual({ a: [{ label: FW1, suiteIds: [1] }], b: [{ label: FW1, suiteIds: [3] }] });
+    expect(c.notes.filter((n) => n.includes('suite label'))).toEqual([]);
+    const other = JSON.parse((await compare('nvme0', 'nvme1', '--label', FW2, '--json')).stdout) as SystemComparison;
+    expect(tputOf(other)).toEqual([[3, 2, 121, 61]]);
+
+    const text = await compare('nvme0', 'nvme1', '--label', FW1);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.split('\n')[0]).toBe(`Drive comparison under suite label "${FW1}": A = nvme0 (${c.a.id}; suite 1), B = nvme1 (${c.b.id}; suite 3)`);
+
+    // A side with no trial under the label: said, naming the label, and nothing is compared.
+    const none = await compare('nvme0', 'nvme2', '--label', FW1, '--json');
+    expect(none.code, none.stderr).toBe(0);
+    const n = JSON.parse(none.stdout) as SystemComparison;
+    expect(n.matched).toBe(0);
+    expect(n.b.trials).toBe(0);
+    const noneNote = `B (nvme2): none of its trials is in a suite labelled "${FW1}", so under that label it has nothing to compare`;
+    expect(n.notes).toEqual([noneNote, 'no configuration has complete trials on both sides']);
+    expect((await compare('nvme0', 'nvme2', '--label', FW1)).stdout).toContain(`note: ${noneNote}\n`);
+
+    // A label no suite carries is refused as history's and report --label's are.
+    const unknown = await compare('nvme0', 'nvme1', '--label', 'FW 2.1');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe(`kvbench report: no suite is labelled 'FW 2.1' (labels differ in case: '${FW1}') (see kvbench history --suites)\n`);
+
+    // The app's Compare takes the label too, and answers as the command does.
+    const app = await createBackend({ mode: 'browser', settingsFile: path.join(dir, 'settings.json'), databasePath: db, defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' } });
+    try {
+      const r = await app.invoke('report.compare', { kind: 'drive', a: 'nvme0', b: 'nvme1', suiteLabel: FW1 });
+      if (!r.ok) throw new Error(r.error.message);
+      const { unreadable: _, ...fromApp } = r.value as SystemComparison & { unreadable: unknown };
+      expect(fromApp).toEqual(c);
+      const refused = await app.invoke('report.compare', { kind: 'label', a: FW1, b: FW2, suiteLabel: FW1 });
+      expect(refused.ok ? null : refused.error.code).toBe('VALIDATION');
+      const unknownInApp = await app.invoke('report.compare', { kind: 'drive', a: 'nvme0', b: 'nvme1', suiteLabel: 'nope' });
+      expect(unknownInApp.ok ? null : unknownInApp.error.message).toBe("no suite is labelled 'nope' (see kvbench history --suites)");
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -27,8 +27,15 @@ describe('kvbench report: what it reports', () => {
 
   it.each([
     [['--label', 'fw 2.1', '--suite', '1'], '--suite chooses suites by number, --label every suite of a label: give one (--label combines with --system or --all)'],
-    [['--compare', 'a', 'b', '--label', 'fw 2.1'], "--label does not narrow --compare's sides (compare two suite labels with --compare A B --labels)"],
-  ])('refuses %j, where --label means nothing, before opening any database', async (args, why) => {
+    [
+      ['--compare', 'a', 'b', '--labels', '--label', 'fw 2.1'],
+      '--label narrows both sides of --compare A B of two systems or drives to one suite label; with --labels, A and B are the suite labels themselves: give one',
+    ],
+    [
+      ['--compare', 'a', 'b', '--drives', '--label', 'fw 2.1', '--label', 'fw 2.2'],
+      '--compare A B takes one --label, which narrows both sides to its suites (two labels are compared with --compare A B --labels)',
+    ],
+  ])('refuses %j, where --label has nothing to narrow (or is given twice with --compare), before opening any database', async (args, why) => {
     const r = await runInProcess(() => reportCommand([...args, '--db', '/nonexistent/kvbench.db']));
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toBe(`kvbench report: ${why}\n`);

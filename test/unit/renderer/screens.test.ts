@@ -853,6 +853,7 @@ describe('compare', () => {
     excludeFlagged: false,
     excludedFlagged: null,
     suiteLabels: { a: [{ label: null, suiteIds: [1] }], b: [{ label: null, suiteIds: [2] }] },
+    suiteLabel: null,
     notes: [],
     unreadable: [],
   });
@@ -892,6 +893,38 @@ describe('compare', () => {
     expect(fake.callsOf('report.compare')).toEqual([{ kind: 'label', a: 'drive A, firmware 2.1', b: 'fw 2.2', match: 'config' }]);
     expect(w.get('[data-test=suites-a]').text()).toBe('· suites 3, 5');
     expect(w.get('[data-test=suites-b]').text()).toBe('· suite 6');
+  });
+
+  it('narrows two systems to one suite label on request: the labels to choose from, the request, and the result says so', async () => {
+    const fake = installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': (r) => ({
+        ...systemComparison({ trialsA: 2, trialsB: 2, matched: 1, unmatchedA: 0 }),
+        a: { label: 'lab1', id: 'sys-1', trials: 2, suiteIds: [3] },
+        b: { label: 'slow-box', id: 'imp-2', trials: 2, suiteIds: [5, 6] },
+        suiteLabel: r.suiteLabel ?? null,
+        metrics: [],
+      }),
+    });
+    const w = mountIt(CompareView);
+    await flush();
+    expect(w.findAll('select[name=suiteLabel] option').map((o) => o.text())).toEqual(['every suite', 'fw 2.2', 'drive A, firmware 2.1']);
+    await w.get('form').trigger('submit');
+    await flush();
+    // Every suite by default: no label in the request, and nothing said of one.
+    expect(fake.callsOf('report.compare').at(-1)).toEqual({ kind: 'system', a: 'sys-1', b: 'imp-2', match: 'config' });
+    expect(w.find('[data-test=compare-suite-label]').exists()).toBe(false);
+    expect(w.find('[data-test=suites-a]').exists()).toBe(false);
+    await w.get('select[name=suiteLabel]').setValue('drive A, firmware 2.1');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('report.compare').at(-1)).toEqual({ kind: 'system', a: 'sys-1', b: 'imp-2', match: 'config', suiteLabel: 'drive A, firmware 2.1' });
+    expect(w.get('[data-test=compare-suite-label]').text()).toBe('Only the suites labelled “drive A, firmware 2.1”, on both sides.');
+    expect(w.get('[data-test=suites-a]').text()).toBe('· suite 3');
+    expect(w.get('[data-test=suites-b]').text()).toBe('· suites 5, 6');
+    // Two suite labels are compared as they are: no label to narrow them by.
+    await w.get('[data-test=compare-labels]').trigger('click');
+    expect(w.find('select[name=suiteLabel]').exists()).toBe(false);
   });
 
   it("says its notes with its own controls' names: the per config buttons, the Drives tab", async () => {

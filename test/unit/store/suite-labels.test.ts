@@ -100,6 +100,6 @@ describe('suite labels in the store', () => {
     expect(side.label).toBe('fw 2.1');
     expect(side.id).toBe('fw 2.1');
     expect(side.trials.map((t) => t.id).sort((a, b) => a - b)).toEqual([ran.trialId, ...labelled]);
-    expect(comparisonSide(store, 'label', 'fw 2.1', ['cpu-only']).trials).toEqual([]);
+    expect(comparisonSide(store, 'label', 'fw 2.1', { scenarioIds: ['cpu-only'] }).trials).toEqual([]);
   });
 });
