@@ -74,14 +74,17 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     if (served) fs.rmSync(served.dir, { recursive: true, force: true });
   });
 
-  /** A page at this size; report.build's rows get the widest values a real suite shows (imports store no tier latencies). */
+  /** A page at this size; report.build's rows get the widest values a real suite shows (imports store no tier latencies, bandwidths or efficiencies). */
   async function open(width: number, height: number): Promise<Page> {
     const page = await (await browser.newContext({ viewport: { width, height } })).newPage();
     problems = watchPage(page);
     await page.route('**/api/invoke/report.build', async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { ok: true; value: { tiers: { rows: Record<string, unknown>[] } } };
-      for (const row of body.value.tiers.rows) Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 });
+      for (const row of body.value.tiers.rows) {
+        Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 });
+        Object.assign(row, { storageReadBytesPerS: 999_600_000, storageWriteBytesPerS: 999_700_000, storageReadEfficiency: 0.564, storageWriteEfficiency: 0.136, cpuReadEfficiency: 0.119, bytesRead: 999_600_000_000, bytesWritten: 999_700_000_000 });
+      }
       await route.fulfill({ response, json: body });
     });
     await page.goto(served.url);
@@ -164,13 +167,17 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
-  it('shows every column of the tier comparison at 1280×800, of one suite and over three systems', async () => {
-    const page = await open(1280, 800);
+  for (const [width, height] of [
+    [1024, 680],
+    [1280, 800],
+  ]) it(`shows every column of the tier comparison and the efficiency at ${width}×${height}, of one suite and over three systems`, async () => {
+    const page = await open(width, height);
     for (const ids of [[suites.partNumber], Object.values(suites)]) {
       await page.goto(`${served.origin}/#/report?suite=${ids.join(',')}`);
       await page.waitForFunction((n) => document.querySelectorAll('[data-test=tier-table] tbody tr').length === n, ids.length);
-      await screenshot(page, `layout-1280-tiers-${ids.length}`);
-      expect(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+      await screenshot(page, `layout-${width}-tiers-${ids.length}`);
+      expect.soft(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+      expect.soft(await overflowOf(page, 'efficiency-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
     }
     expect(problems, problems.join('\n')).toEqual([]);
   });
