@@ -164,6 +164,20 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const buttons = await page.locator('[data-test=compare-table] button', { hasText: 'per config' }).evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right <= document.documentElement.clientWidth));
     expect(buttons.length).toBeGreaterThan(0);
     expect(buttons.every(Boolean)).toBe(true);
+
+    // Suite labels: a label at the form's limit, without spaces, is cut short in A and B (the whole
+    // label in the select's tooltip), which stay within their card.
+    await page.click('[data-test=compare-labels]');
+    await page.locator('select[name=a] option', { hasText: LONGEST_LABEL }).waitFor({ state: 'attached' });
+    await page.selectOption('select[name=a]', LONGEST_LABEL);
+    await screenshot(page, `layout-${width}-compare-labels`);
+    expect(await overflowOf(page, null)).toEqual({ pagePx: 0, tablePx: null, outOfView: [] });
+    const outOfCard = await page.evaluate(() => {
+      const card = document.querySelector<HTMLElement>('form.card')!.getBoundingClientRect();
+      return [...document.querySelectorAll<HTMLElement>('form.card select, form.card button')].filter((e) => e.getBoundingClientRect().right > card.right + 0.5).map((e) => e.getAttribute('name') ?? e.textContent!.trim());
+    });
+    expect(outOfCard).toEqual([]);
+    expect(await page.getAttribute('select[name=a]', 'title')).toContain(LONGEST_LABEL);
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
