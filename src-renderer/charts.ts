@@ -35,3 +35,23 @@ export function canDraw(canvas: HTMLCanvasElement): boolean {
     return false;
   }
 }
+
+/**
+ * A bar's label cut at its end to fit `maxPx` (as `measurePx` reads widths), with "…" to show it
+ * is cut, so its start (the scenario) stays readable; Chart.js itself would clip it at the left
+ * with no mark. The whole label stays in the bar's tooltip.
+ */
+export function fitLabel(label: string, maxPx: number, measurePx: (text: string) => number): string {
+  if (measurePx(label) <= maxPx) return label;
+  const chars = Array.from(label);
+  const cut = (n: number): string => `${chars.slice(0, n).join('').trimEnd()}…`;
+  let lo = 0;
+  let hi = chars.length - 1;
+  // The longest start that fits with its "…".
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (measurePx(cut(mid)) <= maxPx) lo = mid;
+    else hi = mid - 1;
+  }
+  return cut(lo);
+}

@@ -74,14 +74,17 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     if (served) fs.rmSync(served.dir, { recursive: true, force: true });
   });
 
-  /** A page at this size; report.build's rows get the widest values a real suite shows (imports store no tier latencies). */
+  /** A page at this size; report.build's rows get the widest values a real suite shows (imports store no tier latencies, bandwidths or efficiencies). */
   async function open(width: number, height: number): Promise<Page> {
     const page = await (await browser.newContext({ viewport: { width, height } })).newPage();
     problems = watchPage(page);
     await page.route('**/api/invoke/report.build', async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { ok: true; value: { tiers: { rows: Record<string, unknown>[] } } };
-      for (const row of body.value.tiers.rows) Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 });
+      for (const row of body.value.tiers.rows) {
+        Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 });
+        Object.assign(row, { storageReadBytesPerS: 999_600_000, storageWriteBytesPerS: 999_700_000, storageReadEfficiency: 0.564, storageWriteEfficiency: 0.136, cpuReadEfficiency: 0.119, bytesRead: 999_600_000_000, bytesWritten: 999_700_000_000 });
+      }
       await route.fulfill({ response, json: body });
     });
     await page.goto(served.url);
@@ -161,16 +164,34 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const buttons = await page.locator('[data-test=compare-table] button', { hasText: 'per config' }).evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right <= document.documentElement.clientWidth));
     expect(buttons.length).toBeGreaterThan(0);
     expect(buttons.every(Boolean)).toBe(true);
+
+    // Suite labels: a label at the form's limit, without spaces, is cut short in A and B (the whole
+    // label in the select's tooltip), which stay within their card.
+    await page.click('[data-test=compare-labels]');
+    await page.locator('select[name=a] option', { hasText: LONGEST_LABEL }).waitFor({ state: 'attached' });
+    await page.selectOption('select[name=a]', LONGEST_LABEL);
+    await screenshot(page, `layout-${width}-compare-labels`);
+    expect(await overflowOf(page, null)).toEqual({ pagePx: 0, tablePx: null, outOfView: [] });
+    const outOfCard = await page.evaluate(() => {
+      const card = document.querySelector<HTMLElement>('form.card')!.getBoundingClientRect();
+      return [...document.querySelectorAll<HTMLElement>('form.card select, form.card button')].filter((e) => e.getBoundingClientRect().right > card.right + 0.5).map((e) => e.getAttribute('name') ?? e.textContent!.trim());
+    });
+    expect(outOfCard).toEqual([]);
+    expect(await page.getAttribute('select[name=a]', 'title')).toContain(LONGEST_LABEL);
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
-  it('shows every column of the tier comparison at 1280×800, of one suite and over three systems', async () => {
-    const page = await open(1280, 800);
+  for (const [width, height] of [
+    [1024, 680],
+    [1280, 800],
+  ]) it(`shows every column of the tier comparison and the efficiency at ${width}×${height}, of one suite and over three systems`, async () => {
+    const page = await open(width, height);
     for (const ids of [[suites.partNumber], Object.values(suites)]) {
       await page.goto(`${served.origin}/#/report?suite=${ids.join(',')}`);
       await page.waitForFunction((n) => document.querySelectorAll('[data-test=tier-table] tbody tr').length === n, ids.length);
-      await screenshot(page, `layout-1280-tiers-${ids.length}`);
-      expect(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+      await screenshot(page, `layout-${width}-tiers-${ids.length}`);
+      expect.soft(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+      expect.soft(await overflowOf(page, 'efficiency-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
     }
     expect(problems, problems.join('\n')).toEqual([]);
   });
