@@ -1,7 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { labelsApartText, labelsVerdictText, placeLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
+import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
@@ -211,7 +211,7 @@ const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
 /** "System comparison: A = lab1 (id), B = …"; suite labels name the suites each pools instead of an id. */
 function comparisonHeading(c: SystemComparison): string {
   if (c.kind === 'label') {
-    const side = (x: SystemComparison['a']): string => `"${x.label}" (${x.suiteIds.length === 1 ? 'suite' : 'suites'} ${x.suiteIds.join(', ') || 'none'})`;
+    const side = (x: SystemComparison['a']): string => `${quoteLabel(x.label)} (${x.suiteIds.length === 1 ? 'suite' : 'suites'} ${x.suiteIds.join(', ') || 'none'})`;
     return `Suite label comparison: A = ${side(c.a)}, B = ${side(c.b)}`;
   }
   return `${c.kind === 'drive' ? 'Drive' : 'System'} comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`;
