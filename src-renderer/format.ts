@@ -31,6 +31,11 @@ export function fmtInt(v: number | null | undefined): string {
   return finite(v) ? Math.round(v).toLocaleString('en-US') : DASH;
 }
 
+/** A count and its noun, singular for exactly one: "1 request", "8 requests", "— requests" when unknown. */
+export function fmtCount(n: number | null | undefined, one: string, many = `${one}s`): string {
+  return `${fmtInt(n)} ${n === 1 ? one : many}`;
+}
+
 function scaled(v: number, base: number, units: readonly string[]): string {
   let x = v;
   let i = 0;

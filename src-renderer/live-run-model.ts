@@ -4,7 +4,7 @@
 // holds the state; these say what to do with it, and are tested without Pinia.
 import type { SuitePlan } from '../src-shared/domain/scenarios.ts';
 import type { TrialRowStatus } from '../src-shared/domain/store-types.ts';
-import { averageStorageBytesPerSec, averageTokensPerSec, type ProgressEvent } from '../src-shared/engine-protocol.ts';
+import { averageStorageBytesPerSec, averageTokensPerSec, RATE_INTERVAL_MS, type ProgressEvent } from '../src-shared/engine-protocol.ts';
 import type { SuiteRecordData } from '../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../src-shared/ipc/events.ts';
 
@@ -164,6 +164,36 @@ export function liveAverages(p: ProgressEvent | null): LiveAverages {
     storageReadBytesPerSec: storage?.readBytesPerSec ?? null,
     storageWriteBytesPerSec: storage?.writeBytesPerSec ?? null,
   };
+}
+
+/**
+ * Which progress events the live tiles read. `measured`: the newest of the measured phase (after the
+ * window closed, draining and finishing report rates and latencies near zero, so the last 'running'
+ * one stands), for the latencies, users and the last interval's rates. `totals`: the one the
+ * run-averages are taken from, which is the engine's 'finishing' event once it came: it carries
+ * exactly the stored counts and bytes on the window's closing clock, so the tiles end on the stored
+ * figures rather than on those of the last 'running' event just before the close.
+ */
+export function tileEvents(progress: ProgressEvent | null, lastRunning: ProgressEvent | null): { measured: ProgressEvent | null; totals: ProgressEvent | null } {
+  const measured = progress && progress.phase !== 'running' && lastRunning ? lastRunning : progress;
+  return { measured, totals: progress?.phase === 'finishing' ? progress : measured };
+}
+
+/** The last interval's rates an event carries, as the tiles show them beside the run-averages. */
+export interface IntervalRates {
+  tokensPerSec: number;
+  storageReadBytesPerSec: number;
+  storageWriteBytesPerSec: number;
+}
+
+/**
+ * The last RATE_INTERVAL_MS's rates of `p`, or null while its clock has not yet run one whole
+ * interval (the engine's rates are then zeros, not a measurement: its first sample of the phase is
+ * still to come) and for a 'finishing' event (zeros by design).
+ */
+export function lastIntervalRates(p: ProgressEvent | null): IntervalRates | null {
+  if (!p || p.phase === 'finishing' || p.elapsedNs < RATE_INTERVAL_MS * 1e6) return null;
+  return { tokensPerSec: p.generatedTokensPerSec, storageReadBytesPerSec: p.storageReadBytesPerSec, storageWriteBytesPerSec: p.storageWriteBytesPerSec };
 }
 
 /** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */

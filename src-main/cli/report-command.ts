@@ -1,6 +1,7 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
 import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
+import { quoteLabel } from '../../src-shared/domain/places.ts';
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
@@ -153,7 +154,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
         selection = { suiteLabels: labelFilter, ...(a.system?.length ? { systems: a.system } : {}) };
         const { systemIds, suiteLabels } = resolveSelection(store, selection);
         const ids = store.listSuites({ systemIds, labels: suiteLabels, limit: 1_000_000 }).map((x) => x.id).sort((x, y) => x - y);
-        const named = suiteLabels!.map((l) => `"${l}"`).join(', ');
+        const named = suiteLabels!.map(quoteLabel).join(', ');
         title =
           `Suite label${suiteLabels!.length > 1 ? 's' : ''} ${named}${a.system?.length ? ` on system(s) ${a.system.join(', ')}` : ''}: ` +
           `${ids.length > 0 ? `every suite (${ids.join(', ')})` : 'no suite'}`;

@@ -1,7 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { labelsApartText, labelsVerdictText, placeLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
+import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
@@ -211,10 +211,10 @@ const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
 /** "System comparison: A = lab1 (id), B = …"; suite labels name the suites each pools instead of an id. */
 function comparisonHeading(c: SystemComparison): string {
   const suites = (x: SystemComparison['a']): string => `${x.suiteIds.length === 1 ? 'suite' : 'suites'} ${x.suiteIds.join(', ') || 'none'}`;
-  if (c.kind === 'label') return `Suite label comparison: A = "${c.a.label}" (${suites(c.a)}), B = "${c.b.label}" (${suites(c.b)})`;
+  if (c.kind === 'label') return `Suite label comparison: A = ${quoteLabel(c.a.label)} (${suites(c.a)}), B = ${quoteLabel(c.b.label)} (${suites(c.b)})`;
   const what = c.kind === 'drive' ? 'Drive' : 'System';
   // Narrowed to one label: which of each side's suites carry it.
-  if (c.suiteLabel !== null) return `${what} comparison under suite label "${c.suiteLabel}": A = ${c.a.label} (${c.a.id}; ${suites(c.a)}), B = ${c.b.label} (${c.b.id}; ${suites(c.b)})`;
+  if (c.suiteLabel !== null) return `${what} comparison under suite label ${quoteLabel(c.suiteLabel)}: A = ${c.a.label} (${c.a.id}; ${suites(c.a)}), B = ${c.b.label} (${c.b.id}; ${suites(c.b)})`;
   return `${what} comparison: A = ${c.a.label} (${c.a.id}), B = ${c.b.label} (${c.b.id})`;
 }
 

@@ -3,7 +3,7 @@
 import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean, median, NOISE_RULE, ratio, welchLogTest, type NoiseTest } from '../../src-shared/domain/statistics.ts';
 import { METRIC_BY_KEY, type ComparisonKind, type MetricDefinition, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
-import { labelGroupsText, labelsVerdictText, placeKey, placeLabel } from '../../src-shared/domain/places.ts';
+import { labelGroupsText, labelsVerdictText, placeKey, placeLabel, quoteLabel } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, isFlagged, scenarioOrder, suiteLabelGroups, type RamBackingCount, type SuiteLabelGroup } from './scenario-report.ts';
@@ -662,8 +662,9 @@ export function buildSystemComparison(
   const notes: string[] = [];
   // Narrowed to a label, a side may have no trial of it at all: said first, naming the label, and
   // matching by scenario would not help.
-  const emptySides = suiteLabel === null ? [] : ([['A', a], ['B', b]] as const).filter(([, side]) => side.trials.length === 0);
-  for (const [name, side] of emptySides) notes.push(`${name} (${side.label}): none of its trials is in a suite labelled "${suiteLabel}", so under that label it has nothing to compare`);
+  const quotedLabel = suiteLabel === null ? null : quoteLabel(suiteLabel);
+  const emptySides = quotedLabel === null ? [] : ([['A', a], ['B', b]] as const).filter(([, side]) => side.trials.length === 0);
+  for (const [name, side] of emptySides) notes.push(`${name} (${side.label}): none of its trials is in a suite labelled ${quotedLabel}, so under that label it has nothing to compare`);
   if (pairs.length === 0) {
     const tryScenario = match === 'config' && emptySides.length === 0 ? ' (try --match scenario)' : '';
     notes.push(`no ${match === 'config' ? 'configuration' : 'scenario'} has complete${excludeFlagged ? ' unflagged' : ''} trials on both sides${tryScenario}`);

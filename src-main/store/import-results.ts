@@ -92,10 +92,12 @@ export function splitFlags(s: string): string[] {
 
 /**
  * The run flags of an import (`--run-flags "…"`, the app's field), parsed by `kvbench run`'s parser:
- * the options with where the run wrote its files left out, and which of them the flags named.
+ * the options with where the run wrote its files left out, and which of them the flags named. Paths
+ * are stored as the flags give them (the BurstGPT default as a suite stores it): they were the
+ * run's, on its machine, and the directory the import runs in says nothing about them.
  */
 export function parseImportRunFlags(text: string): { ok: true; options: Record<string, unknown>; given: string[] } | { ok: false; errors: string[] } {
-  const r = parseRunArgs(splitFlags(text));
+  const r = parseRunArgs(splitFlags(text), { pathsAsGiven: true });
   if (r.ok === 'help') return { ok: false, errors: ['give the flags of the run, not --help'] };
   if (r.ok === false) return r;
   const options: Record<string, unknown> = { ...(r.options as unknown as Record<string, unknown>), ...Object.fromEntries(WHERE_FILES_WENT.map((k) => [k, null])) };

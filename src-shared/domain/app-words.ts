@@ -14,6 +14,7 @@
  */
 import { RUN_OPTION_LABELS, type RunOptionKey } from './run-options.ts';
 import { SHELL_QUOTED_SOURCE, shellUnquote } from './shell-quote.ts';
+import { quoteLabel } from './places.ts';
 
 /** The labels of the app's controls that do what a CLI flag (not a run option) does; the controls use them too. */
 export const APP_CONTROL_LABELS = Object.freeze({
@@ -42,7 +43,7 @@ const FLAG = (flag: string, then = ''): RegExp => new RegExp(`(?<![\\w/.-])${fla
 /** Two labels of the verdict command as shellQuote writes them, or in double quotes (notes of kvbench 0.6.0 before they were quoted). */
 const LABELS_COMPARE = new RegExp(`(?<![\\w/.-])kvbench report --compare (?:"([^"]*)" "([^"]*)"|(${SHELL_QUOTED_SOURCE}) (${SHELL_QUOTED_SOURCE})) --labels(?![\\w-])`, 'g');
 const labelsCompareWords = (_: string, a1: string | undefined, b1: string | undefined, a2: string | undefined, b2: string | undefined): string =>
-  `the ${L.suiteLabels} tab, A “${a1 ?? shellUnquote(a2!)}” and B “${b1 ?? shellUnquote(b2!)}”`;
+  `the ${L.suiteLabels} tab, A ${quoteLabel(a1 ?? shellUnquote(a2!))} and B ${quoteLabel(b1 ?? shellUnquote(b2!))}`;
 
 /** Phrases first (a command with its flag, a flag with its value), then flags alone. */
 const RULES: readonly (readonly [RegExp, string | ((match: string, ...groups: (string | undefined)[]) => string)])[] = [

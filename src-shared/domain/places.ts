@@ -31,21 +31,29 @@ export function spansSeveralLabels(items: readonly { suiteLabel: string | null }
   return new Set(items.map(suiteLabelKey)).size > 1;
 }
 
-/** 'label "fw 2.1"' or 'no suite label' — how a group's suite label is shown. */
-export const suiteLabelText = (label: string | null): string => (label === null ? 'no suite label' : `label "${label}"`);
+/**
+ * A user's suite label inside prose: in curly quotes, “fw 2.1”, as the app quotes its own control
+ * names. A label is any text, and straight double quotes inside it ('lab "Y"') would read as the
+ * quoting's end. The one rule every output quotes a label by; a command to paste into a shell quotes
+ * it with shellQuote instead.
+ */
+export const quoteLabel = (label: string): string => `“${label}”`;
+
+/** 'label “fw 2.1”' or 'no suite label' — how a group's suite label is shown. */
+export const suiteLabelText = (label: string | null): string => (label === null ? 'no suite label' : `label ${quoteLabel(label)}`);
 
 /**
  * Where a group's trials are from, as far as the other groups differ: ' on lab1 · nvme0',
- * ', label "fw 2.1"', both, or '' where all share them. For notes about one group among several.
+ * ', label “fw 2.1”', both, or '' where all share them. For notes about one group among several.
  */
 export function groupWhere(x: { systemLabel: string; driveLabel: string | null; suiteLabel: string | null }, o: { places: boolean; labels: boolean }): string {
   return `${o.places ? ` on ${placeLabel(x)}` : ''}${o.labels ? `, ${suiteLabelText(x.suiteLabel)}` : ''}`;
 }
 
-/** '"fw 2.1": suite 1; "fw 2.2": suites 2, 3; none: suite 4' — suite labels (null: none) with their suites. */
+/** '“fw 2.1”: suite 1; “fw 2.2”: suites 2, 3; none: suite 4' — suite labels (null: none) with their suites. */
 export function labelGroupsText(groups: readonly { label: string | null; suiteIds: readonly number[] }[]): string {
   const suites = (ids: readonly number[]): string => `${ids.length === 1 ? 'suite' : 'suites'} ${ids.join(', ')}`;
-  return groups.map((g) => `${g.label === null ? 'none' : `"${g.label}"`}: ${suites(g.suiteIds)}`).join('; ');
+  return groups.map((g) => `${g.label === null ? 'none' : quoteLabel(g.label)}: ${suites(g.suiteIds)}`).join('; ');
 }
 
 /**

@@ -39,6 +39,13 @@ export interface ParseRunArgsEnv {
    */
   readonly runsHere?: { readonly totalMemoryBytes: number };
   /**
+   * Keep paths as the flags wrote them, and the BurstGPT default as the option's own default, not
+   * resolved against `cwd`: flags that describe a run made elsewhere (`kvbench import --run-flags`),
+   * whose relative paths were that run's, not the importing directory's. The checks of the files
+   * still look them up from this process's directory.
+   */
+  readonly pathsAsGiven?: boolean;
+  /**
    * The process environment, where a launcher (mpirun, Slurm, Kubernetes) may have set this
    * process's rank. Absent: only --rank and --world-size say.
    */
@@ -119,7 +126,7 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
       errors.push(converted.error);
       continue;
     }
-    cli[spec.key] = spec.kind === 'path' ? resolve(cwd, converted.value as string) : converted.value;
+    cli[spec.key] = spec.kind === 'path' && !env.pathsAsGiven ? resolve(cwd, converted.value as string) : converted.value;
   }
 
   // --config first, so that flags typed on the command line override it.
@@ -136,7 +143,7 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
   Object.assign(merged, cli);
   const given = Object.keys(merged);
   merged.output ??= resolve(cwd, defaultOutputName(now()));
-  merged.burstTracePath ??= resolve(cwd, DEFAULT_RUN_OPTIONS.burstTracePath);
+  merged.burstTracePath ??= env.pathsAsGiven ? DEFAULT_RUN_OPTIONS.burstTracePath : resolve(cwd, DEFAULT_RUN_OPTIONS.burstTracePath);
   const rank = resolveRank(
     { rank: typeof merged.rank === 'number' ? merged.rank : null, worldSize: typeof merged.worldSize === 'number' ? merged.worldSize : null },
     env.launcherEnv ?? {},

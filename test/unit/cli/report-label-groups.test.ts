@@ -68,11 +68,11 @@ describe('a report over suites of different labels', () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout.split('\n')[0]).toBe(`Suites 1 (import, ${FW1}), 2 (import, ${FW2})`);
     expect(text.stdout).toContain(
-      `These suites carry 2 different suite labels ("${FW1}": suite 1; "${FW2}": suite 2): each label's trials are aggregated apart, never pooled into one median; ` +
+      `These suites carry 2 different suite labels (“${FW1}”: suite 1; “${FW2}”: suite 2): each label's trials are aggregated apart, never pooled into one median; ` +
         `for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels.\n`,
     );
-    expect(text.stdout).toContain(`— label "${FW1}"\n   trials: 3 aggregated of 3\n`);
-    expect(text.stdout).toContain(`— label "${FW2}"\n   trials: 3 aggregated of 3\n`);
+    expect(text.stdout).toContain(`— label “${FW1}”\n   trials: 3 aggregated of 3\n`);
+    expect(text.stdout).toContain(`— label “${FW2}”\n   trials: 3 aggregated of 3\n`);
     const tierLines = text.stdout.slice(text.stdout.indexOf('Tier comparison')).split('\n');
     expect(tierLines[2]).toMatch(/^suite label\s+scenario\s+users/);
     expect(tierLines.filter((l) => l.startsWith(`${FW2}  `))).toHaveLength(1);
@@ -109,7 +109,7 @@ describe('a report over suites of different labels', () => {
 
     const text = await runInProcess(() => reportCommand(['--suite', '1,4', '--db', dbIn(dir)]));
     expect(text.stdout).toContain(
-      `These suites carry 2 different suite labels ("${FW1}": suite 1; none: suite 4): each label's trials are aggregated apart, never pooled into one median; ` +
+      `These suites carry 2 different suite labels (“${FW1}”: suite 1; none: suite 4): each label's trials are aggregated apart, never pooled into one median; ` +
         'kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none).\n',
     );
     expect(text.stdout).toContain('— no suite label\n');
@@ -125,7 +125,7 @@ describe('a report over suites of different labels', () => {
       return { title: out.title, rows: out.scenarios.scenarios.map((s) => [s.scenarioId, s.suiteLabel, s.trialIds.length, tput(s).median]) };
     };
     // Suites 1 and 3 are FW1, of any date: pooled as one label.
-    expect(await groups('--label', FW1)).toEqual({ title: `Suite label "${FW1}": every suite (1, 3)`, rows: [['storage-only', FW1, 5, 101]] });
+    expect(await groups('--label', FW1)).toEqual({ title: `Suite label “${FW1}”: every suite (1, 3)`, rows: [['storage-only', FW1, 5, 101]] });
     expect((await groups('--label', FW1, '--system', 'rig')).rows).toEqual([['storage-only', FW1, 5, 101]]);
     expect((await groups('--label', FW2, '--all')).rows).toEqual([
       ['storage-only', FW2, 3, 121],
@@ -133,13 +133,13 @@ describe('a report over suites of different labels', () => {
     ]);
     // Repeatable, never split at commas (a label may hold one): two labels are kept apart, as a multi-label report is.
     const two = await groups('--label', FW1, '--label', FW2, '--scenario', 'storage-only');
-    expect(two.title).toBe(`Suite labels "${FW1}", "${FW2}": every suite (1, 2, 3, 5)`);
+    expect(two.title).toBe(`Suite labels “${FW1}”, “${FW2}”: every suite (1, 2, 3, 5)`);
     expect(two.rows).toEqual([
       ['storage-only', FW1, 5, 101],
       ['storage-only', FW2, 3, 121],
     ]);
     const text = await report('--label', FW1);
-    expect(text.stdout.split('\n')[0]).toBe(`Suite label "${FW1}": every suite (1, 3)`);
+    expect(text.stdout.split('\n')[0]).toBe(`Suite label “${FW1}”: every suite (1, 3)`);
     // The same refusal as history's for a label no suite carries.
     expect((await report('--label', 'FW 2.1')).stderr).toBe(`kvbench report: no suite is labelled 'FW 2.1' (labels differ in case: '${FW1}') (see kvbench history --suites)\n`);
     expect((await report('--label', 'fw 2.1,fw 2.2')).stderr).toMatch(/^kvbench report: no suite is labelled 'fw 2.1,fw 2.2'/);
@@ -169,7 +169,7 @@ describe('a report over suites of different labels', () => {
     ]);
     expect(sheetRows('Pooled latency').filter((x) => x.latency === 'end_to_end').map((x) => x.suite_label)).toEqual([FW1, FW2]);
     expect(sheetRows('Notes').map((x) => x.message)).toContain(
-      `These suites carry 2 different suite labels ("${FW1}": suite 1; "${FW2}": suite 2): each label's trials are aggregated apart, never pooled into one median; ` +
+      `These suites carry 2 different suite labels (“${FW1}”: suite 1; “${FW2}”: suite 2): each label's trials are aggregated apart, never pooled into one median; ` +
         `for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels.`,
     );
 
@@ -210,8 +210,8 @@ describe('a report over suites of different labels', () => {
     }
     const db = dbIn(dir);
     const compare = (...args: string[]) => runInProcess(() => reportCommand(['--compare', ...args, '--drives', '--db', db]));
-    const noteA = `A (nvme0): its matched trials come from suites of 2 suite labels ("${FW1}": suites 1, 3; "${FW2}": suite 2), counted together as one side; for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels`;
-    const noteB = `B (nvme1): its matched trials come from suites of 2 suite labels ("${FW1}": suite 4; none: suite 5), counted together as one side; kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)`;
+    const noteA = `A (nvme0): its matched trials come from suites of 2 suite labels (“${FW1}”: suites 1, 3; “${FW2}”: suite 2), counted together as one side; for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels`;
+    const noteB = `B (nvme1): its matched trials come from suites of 2 suite labels (“${FW1}”: suite 4; none: suite 5), counted together as one side; kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)`;
     const json = await compare('nvme0', 'nvme1', '--json');
     expect(json.code, json.stderr).toBe(0);
     const c = JSON.parse(json.stdout) as SystemComparison;
@@ -244,10 +244,10 @@ describe('a report over suites of different labels', () => {
       const notes = (r.value as SystemComparison).notes;
       expect(notes).toEqual(c.notes);
       expect(inAppWords(noteA)).toBe(
-        `A (nvme0): its matched trials come from suites of 2 suite labels ("${FW1}": suites 1, 3; "${FW2}": suite 2), counted together as one side; for a verdict between two labels: the Suite labels tab, A “${FW1}” and B “${FW2}”`,
+        `A (nvme0): its matched trials come from suites of 2 suite labels (“${FW1}”: suites 1, 3; “${FW2}”: suite 2), counted together as one side; for a verdict between two labels: the Suite labels tab, A “${FW1}” and B “${FW2}”`,
       );
       expect(inAppWords(noteB)).toBe(
-        `B (nvme1): its matched trials come from suites of 2 suite labels ("${FW1}": suite 4; none: suite 5), counted together as one side; the Suite labels tab gives a verdict between two labels (a suite without one takes part in none)`,
+        `B (nvme1): its matched trials come from suites of 2 suite labels (“${FW1}”: suite 4; none: suite 5), counted together as one side; the Suite labels tab gives a verdict between two labels (a suite without one takes part in none)`,
       );
     } finally {
       await app.close();
@@ -285,7 +285,7 @@ describe('a report over suites of different labels', () => {
 
     const text = await compare('nvme0', 'nvme1', '--label', FW1);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout.split('\n')[0]).toBe(`Drive comparison under suite label "${FW1}": A = nvme0 (${c.a.id}; suite 1), B = nvme1 (${c.b.id}; suite 3)`);
+    expect(text.stdout.split('\n')[0]).toBe(`Drive comparison under suite label “${FW1}”: A = nvme0 (${c.a.id}; suite 1), B = nvme1 (${c.b.id}; suite 3)`);
 
     // A side with no trial under the label: said, naming the label, and nothing is compared.
     const none = await compare('nvme0', 'nvme2', '--label', FW1, '--json');
@@ -293,7 +293,7 @@ describe('a report over suites of different labels', () => {
     const n = JSON.parse(none.stdout) as SystemComparison;
     expect(n.matched).toBe(0);
     expect(n.b.trials).toBe(0);
-    const noneNote = `B (nvme2): none of its trials is in a suite labelled "${FW1}", so under that label it has nothing to compare`;
+    const noneNote = `B (nvme2): none of its trials is in a suite labelled “${FW1}”, so under that label it has nothing to compare`;
     expect(n.notes).toEqual([noneNote, 'no configuration has complete trials on both sides']);
     expect((await compare('nvme0', 'nvme2', '--label', FW1)).stdout).toContain(`note: ${noneNote}\n`);
 

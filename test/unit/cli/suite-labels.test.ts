@@ -59,7 +59,7 @@ describe('suite labels on the command line', () => {
 
     const text = await report('--compare', FW1, FW2, '--labels');
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout.split('\n')[0]).toBe(`Suite label comparison: A = "${FW1}" (suites 1, 2), B = "${FW2}" (suite 3)`);
+    expect(text.stdout.split('\n')[0]).toBe(`Suite label comparison: A = “${FW1}” (suites 1, 2), B = “${FW2}” (suite 3)`);
 
     expect(await report('--compare', FW1, ` ${FW1}`, '--labels')).toEqual({ code: 1, stdout: '', stderr: `kvbench report: A and B are the same suite label (${FW1}): compare two different labels\n` });
     expect(await report('--compare', FW1, 'firmware 2.3', '--labels')).toEqual({ code: 1, stdout: '', stderr: "kvbench report: no suite is labelled 'firmware 2.3' (see kvbench history --suites)\n" });

@@ -87,11 +87,47 @@ describe('run step: the live throughput means what the stored one means (rev8-gu
     run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: at4s });
     await flush();
     expect(w.get('[data-test=live-storage]').text()).toBe('1.50 GB/s');
-    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('read · write 250 MB/s over the measured window · last 1 s: read 1.00 GB/s · write 200 MB/s');
+    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('write 250 MB/s over the measured window · last 1 s: read 1.00 GB/s · write 200 MB/s');
     useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };
     await flush();
     expect(w.get('[data-test=live-storage]').text()).toBe('1.40 GiB/s');
-    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('read · write 238 MiB/s over the measured window · last 1 s: read 954 MiB/s · write 191 MiB/s');
+    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('write 238 MiB/s over the measured window · last 1 s: read 954 MiB/s · write 191 MiB/s');
+    // The big number is the read, and its tile says so: "read · write 250 MB/s" read as one combined figure (rev10 D4).
+    expect(w.get('[data-test=live-storage-label]').text()).toBe('Storage read so far');
+  });
+
+  it('ends on the stored figures: the engine\'s finishing event, not the last running one before the window closed (rev10 D4)', async () => {
+    const { run, w } = runStepWithTrial();
+    // The review's trial: the last running event at 7.99 s, then the window closed at 8.0013 s with
+    // 54 requests and the bytes the trial stores (1,256,674,559 B/s read).
+    const readBytes = 1_256_674_559 * 8.0013;
+    const writeBytes = 338e6 * 8.0013;
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 7.99e9, requestsCompleted: 53, generatedTokens: 5300, storageReadBytes: 1.2526e9 * 7.99, storageWriteBytes: 3.38e8 * 7.99, generatedTokensPerSec: 700, storageReadBytesPerSec: 1.1e9, storageWriteBytesPerSec: 3e8 }) });
+    await flush();
+    expect(w.get('[data-test=live-storage]').text()).toBe('1.25 GB/s');
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ phase: 'draining', elapsedNs: 8.0013e9, requestsCompleted: 54, generatedTokens: 5400, storageReadBytes: readBytes, storageWriteBytes: writeBytes }) });
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ phase: 'finishing', elapsedNs: 8.0013e9, requestsCompleted: 54, generatedTokens: 5400, storageReadBytes: readBytes, storageWriteBytes: writeBytes }) });
+    await flush();
+    expect(w.get('[data-test=live-storage]').text()).toBe('1.26 GB/s');
+    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('write 338 MB/s over the measured window · last 1 s: read 1.10 GB/s · write 300 MB/s');
+    expect(w.get('[data-test=live-tput]').text()).toBe('675');
+    expect(w.get('[data-test=live-tput-sub]').text()).toBe('tokens/s over the measured window · 54 requests · last 1 s: 700');
+    // Until the next trial starts, the tile keeps them.
+    run.handleEvent({ type: 'suite.trialFinished', ...ref, status: 'complete', wallMs: 9000, wallClockThroughputTokPerS: 675, storageReadBytesPerS: 1_256_674_559, reason: null });
+    await flush();
+    expect(w.get('[data-test=live-storage]').text()).toBe('1.26 GB/s');
+  });
+
+  it('shows no last-interval rate before one whole interval has run, and counts one request in the singular (rev10 D4)', async () => {
+    const { run, w } = runStepWithTrial();
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 0.4e9, requestsCompleted: 1, generatedTokens: 40, storageWriteBytes: 2.4e8 }) });
+    await flush();
+    expect(w.get('[data-test=live-tput-sub]').text()).toBe('tokens/s over the measured window · 1 request · last 1 s: —');
+    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('write 600 MB/s over the measured window · last 1 s: read — · write —');
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref, progress: progress({ elapsedNs: 1e9, requestsCompleted: 2, generatedTokens: 80, storageWriteBytes: 6e8, generatedTokensPerSec: 80, storageWriteBytesPerSec: 6e8 }) });
+    await flush();
+    expect(w.get('[data-test=live-tput-sub]').text()).toBe('tokens/s over the measured window · 2 requests · last 1 s: 80.0');
+    expect(w.get('[data-test=live-storage-sub]').text().replace(/\s+/g, ' ')).toBe('write 600 MB/s over the measured window · last 1 s: read 0 B/s · write 600 MB/s');
   });
 
   it('labels the live charts\' series as per-interval rates and P95s so far', async () => {

@@ -401,10 +401,10 @@ describe('report', () => {
     const w = mountIt(ReportView, { selection: { suiteIds: [1, 3] } });
     await flush();
     expect(w.get('[data-test=labels-apart]').text()).toBe(
-      'iThese suites carry 2 different suite labels ("fw 2.1": suite 1; none: suite 3): each label\'s trials are aggregated apart, never pooled into one median. For a verdict between two labels, open Compare → Suite labels.',
+      'iThese suites carry 2 different suite labels (“fw 2.1”: suite 1; none: suite 3): each label\'s trials are aggregated apart, never pooled into one median. For a verdict between two labels, open Compare → Suite labels.',
     );
-    expect(w.findAll('[data-test=group-suite-label]').map((x) => x.text())).toEqual(['label "fw 2.1"', 'no suite label']);
-    expect(w.findAll('[data-test=tier-table] tbody .cell-label').map((x) => x.text())).toEqual(['Storage only · label "fw 2.1"', 'Storage only · no suite label']);
+    expect(w.findAll('[data-test=group-suite-label]').map((x) => x.text())).toEqual(['label “fw 2.1”', 'no suite label']);
+    expect(w.findAll('[data-test=tier-table] tbody .cell-label').map((x) => x.text())).toEqual(['Storage only · label “fw 2.1”', 'Storage only · no suite label']);
   });
 
   it('says nothing of labels for one suite', async () => {

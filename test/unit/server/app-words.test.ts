@@ -8,7 +8,7 @@ import { resolveSelection } from '../../../src-main/export/selection.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { planOptionErrors, planSuite } from '../../../src-main/suite/planner.ts';
 import { APP_CONTROL_LABELS, inAppWords } from '../../../src-shared/domain/app-words.ts';
-import { labelsVerdictText } from '../../../src-shared/domain/places.ts';
+import { labelGroupsText, labelsApartText, labelsVerdictText, suiteLabelText } from '../../../src-shared/domain/places.ts';
 import { RUN_OPTION_LABELS } from '../../../src-shared/domain/run-options.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
 import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
@@ -100,6 +100,20 @@ describe("the backend's messages in the app's words", () => {
     expect(inAppWords('kvbench report --compare A B --labels gives a verdict between two labels')).toBe('the Suite labels tab gives a verdict between two labels');
     // A note stored before the labels were shell-quoted reads the same.
     expect(inAppWords('for a verdict between two labels: kvbench report --compare "fw 2.1" "fw 2.2" --labels')).toBe('for a verdict between two labels: the Suite labels tab, A “fw 2.1” and B “fw 2.2”');
+  });
+
+  it('quotes a user\'s label one way in all prose, curly, so a label with straight quotes reads unambiguously (rev10 D6)', () => {
+    const y = 'lab "Y" $HOME';
+    const groups = [{ label: y, suiteIds: [5] }, { label: 'lab X', suiteIds: [4] }];
+    expect(suiteLabelText(y)).toBe('label “lab "Y" $HOME”');
+    expect(labelGroupsText([...groups, { label: null, suiteIds: [6, 7] }])).toBe('“lab "Y" $HOME”: suite 5; “lab X”: suite 4; none: suites 6, 7');
+    expect(labelsApartText(groups)).toContain('(“lab "Y" $HOME”: suite 5; “lab X”: suite 4)');
+    // The Compare note: the label groups and the verdict's two labels quoted alike; the CLI's command keeps its shell quoting.
+    const note = `A (nvme0): its matched trials come from suites of 2 suite labels (${labelGroupsText(groups)}), counted together as one side; ${labelsVerdictText(groups)}`;
+    expect(note).toContain(`kvbench report --compare 'lab "Y" $HOME' 'lab X' --labels`);
+    expect(inAppWords(note)).toBe(
+      'A (nvme0): its matched trials come from suites of 2 suite labels (“lab "Y" $HOME”: suite 5; “lab X”: suite 4), counted together as one side; for a verdict between two labels: the Suite labels tab, A “lab "Y" $HOME” and B “lab X”',
+    );
   });
 
   it('leaves what is no flag alone, and a flag the app has no control for as the CLI names it', () => {

@@ -251,6 +251,28 @@ describe('import', () => {
     }
   });
 
+  it('stores the run flags\' paths as given, the BurstGPT default as a suite stores it, not resolved against the directory the import ran in (rev10 D8)', async () => {
+    const dir = tempDir();
+    const elsewhere = tempDir();
+    // The import runs in some directory of this machine; the run whose files these are ran elsewhere.
+    const cwd = vi.spyOn(process, 'cwd').mockReturnValue(elsewhere);
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const options = (flags: string): Promise<Record<string, unknown>> => {
+        const parsed = parseImportRunFlags(flags);
+        if (!parsed.ok) throw new Error(parsed.errors.join('; '));
+        return importResultsFiles(store, [writeResults(dir, `${flags.length}.json`, referenceResultsNew({ tokPerS: flags.length, storageTokPerS: 5 }))], {
+          systemLabel: 'lab', options: parsed.options, givenOptionKeys: parsed.given,
+        }).then((r) => store.getTrial(r.imported[0].trialId)!.options);
+      };
+      expect((await options('--model llama3.1-8b --num-users 10')).burstTracePath).toBe(DEFAULT_RUN_OPTIONS.burstTracePath);
+      expect((await options('--model llama3.1-8b --num-users 10 --burst-trace-path traces/b.csv')).burstTracePath).toBe('traces/b.csv');
+    } finally {
+      store.close();
+      cwd.mockRestore();
+    }
+  });
+
   it('stores reference files under a named system with the run flags as their configuration', async () => {
     const dir = tempDir();
     const files = [1, 2, 3].map((i) => {
