@@ -15,6 +15,7 @@ import {
   NINE_SCENARIO_IDS,
   EXTRA_SCENARIO_IDS,
   PROFILES,
+  PROFILE_IDS,
   SCENARIOS,
   SUITE_PLAN_VERSION,
   isScenarioId,
@@ -518,6 +519,34 @@ export function planOptionErrors(o: PlanOptions): string[] {
 }
 
 /** Turns a hardware profile into a suite plan. Throws VALIDATION for options {@link planOptionErrors} refuses. */
+/** What one profile, at its defaults, needs free in a cache directory (profileSpaceNeeds). */
+export interface ProfileSpaceNeed {
+  profile: ProfileId;
+  /** The free bytes below which planSuite refuses the profile's plan there (its estimate's requiredDiskBytes). */
+  requiredBytes: number;
+  /** The model of the profile's scenarios, and its largest KV entry: no storage tier capacity below it works. */
+  model: string;
+  largestEntryBytes: number;
+}
+
+/**
+ * What each profile, with its own defaults, needs free in the cache directory of `hw`, in profile
+ * order: the planner's own requirement (the largest storage tier it would plan, or two of the
+ * largest KV entries in 95 % of the free space), so advice about the space says what the Plan step
+ * then accepts and refuses. A directory the planner refuses outright leaves the list empty.
+ */
+export function profileSpaceNeeds(hw: HardwareProfile, engineHasGpuTier: boolean): ProfileSpaceNeed[] {
+  if (!hw.cacheDir) return [];
+  const needs: ProfileSpaceNeed[] = [];
+  for (const profile of PROFILE_IDS) {
+    const o: PlanOptions = { profile, cacheDir: hw.cacheDir.path, engineHasGpuTier };
+    if (planOptionErrors(o).length > 0) return [];
+    const plan = planSuite(hw, o);
+    needs.push({ profile, requiredBytes: plan.estimate.requiredDiskBytes, model: plan.model, largestEntryBytes: largestEntryBytes(plan.model) });
+  }
+  return needs;
+}
+
 export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const errors = planOptionErrors(o);
   if (errors.length > 0) throw new KvbenchError('VALIDATION', errors.join('\n'));

@@ -102,6 +102,22 @@ describe('hardware step', () => {
     }
   });
 
+  it("states every size of the low-space warning in the units chosen in Settings, and names the app's field, not the flag", async () => {
+    const hw = hardware();
+    hw.cacheDir = { ...hw.cacheDir!, freeBytes: 1.5 * 1024 ** 3 };
+    const lowSpace = hardwareAdvice(hw, false).filter((a) => a.code === 'low-space');
+    setActivePinia(createPinia());
+    installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits: 'decimal' } }), 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
+    await useAppStore().load();
+    useWizardStore().cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(HardwareStep);
+    await flush();
+    // The field takes GiB, so its least value stays in GiB; the free space and smoke's need follow Settings.
+    expect(w.get('[data-code=low-space]').text()).toContain(
+      'Only 1.61 GB free in the cache directory: no profile fits (smoke, the smallest, needs 2.15 GB). The smoke profile fits with a smaller “Storage tier capacity (GiB)”: from 0.58 GiB (one KV entry of tiny-1b) up to the free space.',
+    );
+  });
+
   it('names the driver and CUDA version of a usable GPU, and the reason when the GPU tier cannot use one', async () => {
     const h100 = { index: 0, vendor: 'NVIDIA', model: 'H100 80GB HBM3', memoryBytes: 80 * 1024 ** 3, driverVersion: '580.95', busId: '00000000:41:00.0', compute: true, engineUsable: true };
     const withDriver = { ...hardware(), gpus: [h100], cuda: { available: true, reason: null, driverVersion: '580.95', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100 80GB HBM3', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: '00000000:41:00.0' }] } };
