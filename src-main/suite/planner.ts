@@ -381,8 +381,13 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
   return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: (2 * largest) / AUTO_CAPACITY_SHARE };
 }
 
-/** A size in the plan's messages: GiB to two decimals, below 0.1 GiB in MiB or KiB (20 MiB free is not "0.02 GiB"). */
-const gib = (b: number): string => (b === 0 || Math.abs(b) >= 0.1 * GIB ? `${(b / GIB).toFixed(2)} GiB` : binaryBytesText(b));
+/**
+ * A size in the plan's messages, in the binary units the advice and the estimate line beside it use
+ * (252 MiB, not "0.25 GiB" under "Only 252 MiB free"), so one plan's output has one unit style.
+ */
+const gib = (b: number): string => binaryBytesText(b);
+/** A size compared with the storage tier capacity field (--storage-capacity-gb, "Storage tier capacity (GiB)"): in the field's own unit, whatever the app's units, rounded up. */
+const capacityFieldText = (bytes: number): string => `${(Math.ceil((bytes / GIB) * 100) / 100).toFixed(2)} GiB`;
 
 /** A PROBLEM line and the sizes it states, which the app shows in the units chosen in Settings (fmtStatedSizes). */
 interface Problem {
@@ -417,13 +422,13 @@ function capacityTooSmallProblems(runs: readonly PlannedRun[]): Problem[] {
     entry.scenarios.push(r.scenarioId);
     byModel.set(model, entry);
   }
-  return [...byModel].map(([model, e]) =>
-    sizedProblem(
-      (size) =>
-        `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${size(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
-        `pass at least ${Math.ceil((2 * e.largestBytes) / GIB)}, or 0 (95 % of the free space)`,
-    ),
-  );
+  // The field's value, the entry it must hold and the least to give are all in the field's unit (GiB).
+  return [...byModel].map(([model, e]) => ({
+    text:
+      `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${capacityFieldText(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
+      `set it to at least ${Math.ceil((2 * e.largestBytes) / GIB)} GiB, or 0 (95 % of the free space)`,
+    sizes: [],
+  }));
 }
 
 /**
@@ -639,7 +644,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
           worst === undefined || worst.diskBytesRequired < probeBytes
             ? 'bandwidth probe'
             : Number(worst.options.storageCapacityGb) > 0
-              ? `${worst.scenarioId}: storage tier ${size(worst.diskBytesRequired)}`
+              ? `${worst.scenarioId}: storage tier ${Number(worst.options.storageCapacityGb)} GiB`
               : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${size(largestEntryBytes(String(worst.options.model)))}`;
         return (
           `the cache directory cannot hold this suite: it needs ${size(required)} free (${why}) ` +

@@ -401,7 +401,7 @@ describe('plan step', () => {
     const w = mountIt(PlanStep);
     await flush();
     const problem = w.get('.notice.error').text();
-    expect(problem).toMatch(/Free space, choose another “Cache directory”, or set a smaller “Storage tier capacity \(GiB\)”$/);
+    expect(problem).toMatch(/Free space, choose another “Cache directory”, or set a smaller “Storage tier capacity \(GiB\)”\.$/);
     expect(w.get('.notes').text()).toContain('(unticking “Probe the drive and memory copy first” skips it)');
     // The names are those of the fields on the form.
     const labelOf = (name: string): string => w.get(`[name=${name}]`).element.closest('label')!.firstChild!.textContent!.trim();
@@ -430,8 +430,30 @@ describe('plan step', () => {
       expect(problem).toContain(free);
       expect(problem).toContain(needs);
       expect(shownFree).toContain(free.replace(/^has | free$/g, ''));
-      expect(problem.replace('(GiB)', '')).not.toContain(other); // the form's field name "Storage tier capacity (GiB)" is a flag's unit, not a size
+      // The form's field name "Storage tier capacity (GiB)" and the field's value (the storage tier of 2 GiB) stay in the field's unit.
+      expect(problem.replace('(GiB)', '').replace('storage tier 2 GiB', '')).not.toContain(other);
+      // A sentence, naming the scenario as the Scenarios list does.
+      expect(problem).toMatch(/^!The cache directory cannot hold this suite: it needs .* \(CPU only: storage tier 2 GiB\) .*“Storage tier capacity \(GiB\)”\.$/);
     }
+  });
+
+  it("says a too small storage tier capacity in the field's unit, with the app's words and scenario labels, as a sentence", async () => {
+    // The planner's own problem (planner.test checks that planSuite writes it) for a capacity of 0.0001 GiB.
+    const refused = plan({ fits: false });
+    refused.estimate = {
+      ...refused.estimate,
+      problems: ['--storage-capacity-gb 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so cpu-only, production, autoscale would fail: set it to at least 2 GiB, or 0 (95 % of the free space)'],
+      problemSizes: [[]],
+    };
+    setActivePinia(createPinia());
+    installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits: 'decimal' } }), 'suite.plan': () => ({ plan: refused, hardware: hardware(), advice: [] }) });
+    await useAppStore().load();
+    useWizardStore().cacheDir = '/mnt/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    expect(w.get('.notice.error').text()).toBe(
+      '!“Storage tier capacity (GiB)” 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so CPU only, Realistic production, Autoscaling discovery would fail: set it to at least 2 GiB, or 0 (95 % of the free space).',
+    );
   });
 
   it('refuses to start a suite that does not fit, and says why', async () => {
@@ -439,7 +461,7 @@ describe('plan step', () => {
     useWizardStore().cacheDir = '/tiny';
     const w = mountIt(PlanStep);
     await flush();
-    expect(w.text()).toContain('the cache directory cannot hold this suite');
+    expect(w.text()).toContain('The cache directory cannot hold this suite');
     expect(w.get('[data-test=start-suite]').attributes('disabled')).toBeDefined();
   });
 });
