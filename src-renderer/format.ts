@@ -69,6 +69,7 @@ export function fmtDriveLabel(c: Pick<CacheDirInfo, 'driveLabel' | 'blockDevice'
 
 /** Advice's text with the size it states (in binary units, as the CLI prints it) in the chosen units, as fmtDriveLabel does a drive's. */
 export function fmtAdviceMessage(a: Advice, u: UnitPrefs = DEFAULT_UNITS): string {
+  if (a.sizes) return fmtStatedSizes(a.message, a.sizes, u);
   return a.sizeBytes === undefined ? a.message : fmtStatedSizes(a.message, [{ bytes: a.sizeBytes, text: binaryBytesText(a.sizeBytes) }], u);
 }
 

@@ -1,6 +1,7 @@
 // The report model as terminal tables (kvbench report, kvbench history).
 import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
@@ -362,8 +363,8 @@ export function formatPlan(plan: SuitePlan, advice: readonly Advice[] = []): str
   const mins = Math.floor(e.totalSeconds / 60);
   out.push(
     `Estimate: ${e.trialCount} trials, about ${mins > 0 ? `${mins} min ` : ''}${Math.round(e.totalSeconds % 60)} s; ` +
-      `disk: at most ${(e.peakDiskBytes / GIB).toFixed(2)} GiB at once in the cache directory (needs ${(e.requiredDiskBytes / GIB).toFixed(2)} GiB free; ` +
-      `${e.freeBytes === null ? 'free space unknown' : `${(e.freeBytes / GIB).toFixed(2)} GiB free`}).`,
+      `disk: at most ${binaryBytesText(e.peakDiskBytes)} at once in the cache directory (needs ${binaryBytesText(e.requiredDiskBytes)} free; ` +
+      `${e.freeBytes === null ? 'free space unknown' : `${binaryBytesText(e.freeBytes)} free`}).`,
   );
   for (const n of plan.notes) out.push(`note: ${n}`);
   for (const p of e.problems) out.push(`PROBLEM: ${p}`);

@@ -4,7 +4,9 @@
 // hardware profile only; the planner's own skips and problems come with the plan.
 import { binaryBytesText, cacheDirRamBacking, computeGpus, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
+import type { StatedSize } from '../../src-shared/domain/scenarios.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
+import { profileSpaceNeeds, type ProfileSpaceNeed } from '../suite/planner.ts';
 
 const GIB = 1024 ** 3;
 /** Mount points that are the operating system's own disk. */
@@ -44,13 +46,9 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
     if (c.directIo && !c.directIo.supported) {
       out.push({ level: 'warn', code: 'no-direct-io', message: `Direct I/O is not available there (${c.directIo.reason ?? 'unknown reason'}): storage reads may come from the page cache.` });
     }
-    if (c.freeBytes !== null && c.freeBytes < 4 * GIB) {
-      out.push({
-        level: 'warn',
-        code: 'low-space',
-        message: `Only ${binaryBytesText(c.freeBytes)} free in the cache directory: only the smoke profile or a small storage capacity will fit.`,
-        sizeBytes: c.freeBytes,
-      });
+    if (c.freeBytes !== null) {
+      const lowSpace = lowSpaceAdvice(c.freeBytes, profileSpaceNeeds(hw, engineHasGpuTier));
+      if (lowSpace) out.push(lowSpace);
     }
     if (c.blockDevice?.media === 'hdd' && !hw.system.virtual) {
       out.push({ level: 'info', code: 'rotational', message: 'The drive reports itself as rotational (HDD).' });
@@ -65,4 +63,40 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
     out.push({ level: 'info', code: 'detection', message: w });
   }
   return out;
+}
+
+/** "a", "a and b", "a, b and c". */
+const listed = (items: readonly string[]): string => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+/**
+ * The warning about the free space, from what the planner needs for each profile there (the same
+ * bytes its Plan refuses below): which profiles fit, and when none does, what the smallest needs and
+ * whether a smaller storage tier capacity still could. None when every profile fits.
+ */
+export function lowSpaceAdvice(freeBytes: number, needs: readonly ProfileSpaceNeed[]): Advice | null {
+  const tooBig = needs.filter((n) => n.requiredBytes > freeBytes);
+  if (tooBig.length === 0) return null;
+  const sizes: StatedSize[] = [];
+  const size = (bytes: number): string => {
+    const text = binaryBytesText(bytes);
+    sizes.push({ bytes, text });
+    return text;
+  };
+  const free = `Only ${size(freeBytes)} free in the cache directory`;
+  const fitting = needs.filter((n) => n.requiredBytes <= freeBytes).map((n) => n.profile);
+  let message: string;
+  if (fitting.length > 0) {
+    const refused = tooBig.map((n, i) => `${n.profile}${i === 0 ? ' needs' : ''} ${size(n.requiredBytes)}`);
+    message = `${free}: only the ${listed(fitting)} profile${fitting.length > 1 ? 's fit' : ' fits'} (${refused.join(', ')}).`;
+  } else {
+    const smallest = tooBig.reduce((a, n) => (n.requiredBytes < a.requiredBytes ? n : a));
+    // A capacity the user sets must hold one KV entry; the field takes GiB, so its value is said in GiB.
+    const minCapGb = Math.ceil((smallest.largestEntryBytes / GIB) * 100) / 100;
+    const way =
+      minCapGb * GIB <= freeBytes
+        ? ` The ${smallest.profile} profile fits with a smaller --storage-capacity-gb: from ${minCapGb} GiB (one KV entry of ${smallest.model}) up to the free space.`
+        : ` Nor would a smaller storage tier capacity: one KV entry of ${smallest.model} is ${size(smallest.largestEntryBytes)}.`;
+    message = `${free}: no profile fits (${smallest.profile}, the smallest, needs ${size(smallest.requiredBytes)}).${way}`;
+  }
+  return { level: 'warn', code: 'low-space', message, sizeBytes: freeBytes, sizes };
 }

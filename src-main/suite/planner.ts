@@ -15,6 +15,7 @@ import {
   NINE_SCENARIO_IDS,
   EXTRA_SCENARIO_IDS,
   PROFILES,
+  PROFILE_IDS,
   SCENARIOS,
   SUITE_PLAN_VERSION,
   isScenarioId,
@@ -380,8 +381,13 @@ function estimateRun(options: RunOptions, freeBytes: number | null): { seconds: 
   return { seconds, diskEstimate: freeBytes === null ? largest : Math.max(largest, freeBytes * AUTO_CAPACITY_SHARE), diskRequired: (2 * largest) / AUTO_CAPACITY_SHARE };
 }
 
-/** A size in the plan's messages: GiB to two decimals, below 0.1 GiB in MiB or KiB (20 MiB free is not "0.02 GiB"). */
-const gib = (b: number): string => (b === 0 || Math.abs(b) >= 0.1 * GIB ? `${(b / GIB).toFixed(2)} GiB` : binaryBytesText(b));
+/**
+ * A size in the plan's messages, in the binary units the advice and the estimate line beside it use
+ * (252 MiB, not "0.25 GiB" under "Only 252 MiB free"), so one plan's output has one unit style.
+ */
+const gib = (b: number): string => binaryBytesText(b);
+/** A size compared with the storage tier capacity field (--storage-capacity-gb, "Storage tier capacity (GiB)"): in the field's own unit, whatever the app's units, rounded up. */
+const capacityFieldText = (bytes: number): string => `${(Math.ceil((bytes / GIB) * 100) / 100).toFixed(2)} GiB`;
 
 /** A PROBLEM line and the sizes it states, which the app shows in the units chosen in Settings (fmtStatedSizes). */
 interface Problem {
@@ -416,13 +422,13 @@ function capacityTooSmallProblems(runs: readonly PlannedRun[]): Problem[] {
     entry.scenarios.push(r.scenarioId);
     byModel.set(model, entry);
   }
-  return [...byModel].map(([model, e]) =>
-    sizedProblem(
-      (size) =>
-        `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${size(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
-        `pass at least ${Math.ceil((2 * e.largestBytes) / GIB)}, or 0 (95 % of the free space)`,
-    ),
-  );
+  // The field's value, the entry it must hold and the least to give are all in the field's unit (GiB).
+  return [...byModel].map(([model, e]) => ({
+    text:
+      `--storage-capacity-gb ${e.capacityGb} cannot hold one KV entry of ${model} (the largest is ${capacityFieldText(e.largestBytes)}), so ${e.scenarios.join(', ')} would fail: ` +
+      `set it to at least ${Math.ceil((2 * e.largestBytes) / GIB)} GiB, or 0 (95 % of the free space)`,
+    sizes: [],
+  }));
 }
 
 /**
@@ -518,6 +524,34 @@ export function planOptionErrors(o: PlanOptions): string[] {
 }
 
 /** Turns a hardware profile into a suite plan. Throws VALIDATION for options {@link planOptionErrors} refuses. */
+/** What one profile, at its defaults, needs free in a cache directory (profileSpaceNeeds). */
+export interface ProfileSpaceNeed {
+  profile: ProfileId;
+  /** The free bytes below which planSuite refuses the profile's plan there (its estimate's requiredDiskBytes). */
+  requiredBytes: number;
+  /** The model of the profile's scenarios, and its largest KV entry: no storage tier capacity below it works. */
+  model: string;
+  largestEntryBytes: number;
+}
+
+/**
+ * What each profile, with its own defaults, needs free in the cache directory of `hw`, in profile
+ * order: the planner's own requirement (the largest storage tier it would plan, or two of the
+ * largest KV entries in 95 % of the free space), so advice about the space says what the Plan step
+ * then accepts and refuses. A directory the planner refuses outright leaves the list empty.
+ */
+export function profileSpaceNeeds(hw: HardwareProfile, engineHasGpuTier: boolean): ProfileSpaceNeed[] {
+  if (!hw.cacheDir) return [];
+  const needs: ProfileSpaceNeed[] = [];
+  for (const profile of PROFILE_IDS) {
+    const o: PlanOptions = { profile, cacheDir: hw.cacheDir.path, engineHasGpuTier };
+    if (planOptionErrors(o).length > 0) return [];
+    const plan = planSuite(hw, o);
+    needs.push({ profile, requiredBytes: plan.estimate.requiredDiskBytes, model: plan.model, largestEntryBytes: largestEntryBytes(plan.model) });
+  }
+  return needs;
+}
+
 export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const errors = planOptionErrors(o);
   if (errors.length > 0) throw new KvbenchError('VALIDATION', errors.join('\n'));
@@ -610,7 +644,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
           worst === undefined || worst.diskBytesRequired < probeBytes
             ? 'bandwidth probe'
             : Number(worst.options.storageCapacityGb) > 0
-              ? `${worst.scenarioId}: storage tier ${size(worst.diskBytesRequired)}`
+              ? `${worst.scenarioId}: storage tier ${Number(worst.options.storageCapacityGb)} GiB`
               : `${worst.scenarioId}: ${AUTO_CAPACITY_SHARE * 100} % of the free space must hold two of ${String(worst.options.model)}'s largest KV entries, 2 × ${size(largestEntryBytes(String(worst.options.model)))}`;
         return (
           `the cache directory cannot hold this suite: it needs ${size(required)} free (${why}) ` +

@@ -13,6 +13,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { RUN_OPTION_LABELS, type RunOptionKey } from './run-options.ts';
+import { SCENARIOS, type ScenarioId } from './scenarios.ts';
 import { SHELL_QUOTED_SOURCE, shellUnquote } from './shell-quote.ts';
 import { quoteLabel } from './places.ts';
 
@@ -81,4 +82,27 @@ export function inAppWords(text: string): string {
     const key = optionKeyOf(name);
     return Object.hasOwn(RUN_OPTION_LABELS, key) ? q(RUN_OPTION_LABELS[key as RunOptionKey]) : flag;
   });
+}
+
+/** Scenario ids, longest first ("gpu-cpu-storage" before "gpu-cpu"), as whole tokens (not in a path, not part of a longer id). */
+const SCENARIO_IDS = new RegExp(
+  `(?<![\\w/.-])(${(Object.keys(SCENARIOS) as ScenarioId[]).sort((a, b) => b.length - a.length).join('|')})(?![\\w/-])`,
+  'g',
+);
+
+/** `text` with the scenarios it names by their CLI ids ("cpu-only") named as the app's Scenarios list names them ("CPU only"). */
+export function scenarioLabelsIn(text: string): string {
+  return text.replace(SCENARIO_IDS, (id) => SCENARIOS[id as ScenarioId].label);
+}
+
+/** A message the CLI prints as a clause ("the cache directory cannot …"), as a sentence: a capital first letter and a full stop. */
+export function asSentence(text: string): string {
+  const t = text.trim();
+  if (t === '') return t;
+  return `${t[0]!.toUpperCase()}${t.slice(1)}${/[.!?…]$/.test(t) ? '' : '.'}`;
+}
+
+/** A problem of the plan as the Plan step shows it: the app's field names and scenario labels, as a sentence. */
+export function planProblemInAppWords(text: string): string {
+  return asSentence(inAppWords(scenarioLabelsIn(text)));
 }

@@ -28,7 +28,7 @@ import {
 } from '../domain/endpoint.ts';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
-import { PROFILE_IDS, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
+import { PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { AggregateSchema } from '../domain/statistics.ts';
 import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
 import {
@@ -106,6 +106,8 @@ export const AdviceSchema = z.object({
   message: z.string(),
   /** The size the message states, which the app shows in the units chosen in Settings instead (fmtAdviceMessage). */
   sizeBytes: z.number().nonnegative().optional(),
+  /** Every size the message states, in any order (fmtStatedSizes); absent in advice that states one size only (sizeBytes). */
+  sizes: z.array(StatedSizeSchema).optional(),
 });
 export type Advice = z.infer<typeof AdviceSchema>;
 

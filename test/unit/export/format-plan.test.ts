@@ -17,6 +17,16 @@ function onSystemDisk() {
 }
 
 describe('the plan as text', () => {
+  it('states every size in one unit style: the review\'s 264 MB free is "252 MiB" in the advice, the estimate and the problem alike', () => {
+    const hw = fakeHardware();
+    hw.cacheDir = { ...hw.cacheDir!, freeBytes: 264e6 };
+    const text = formatPlan(planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv' }), hardwareAdvice(hw, false));
+    expect(text).toContain('Only 252 MiB free in the cache directory');
+    expect(text).toMatch(/^Estimate: .*disk: at most 2\.00 GiB at once in the cache directory \(needs 2\.00 GiB free; 252 MiB free\)\.$/m);
+    expect(text).toMatch(/^PROBLEM: the cache directory cannot hold this suite: it needs 2\.00 GiB free \(cpu-only: storage tier 2 GiB\) but \/mnt\/kv has 252 MiB free\./m);
+    expect(text).not.toMatch(/0\.25 GiB free/); // tier sizes in the derivations stay GiB, as their options
+  });
+
   it("leads with the hardware advice the plan does not say itself, and shows every run's derivation", () => {
     const hw = onSystemDisk();
     const plan = planSuite(hw, { profile: 'quick', cacheDir: '/mnt/kv', trials: 1 });
@@ -64,6 +74,6 @@ describe('headless commands print the advice', () => {
     expect(r.stdout).not.toMatch(/drive probe/);
     // Without --no-probe a real run would probe the drive first: --plan counts it.
     const probing = await runInProcess(() => suiteCommand(['--plan', '--profile', 'smoke', '--trials', '1', '--scenarios', 'cpu-only', '--cache-dir', onRoot, '--db', '/kvbench-advice-test-never-created/k.db']));
-    expect(probing.stdout).toMatch(/^note: the estimate includes the drive probe before the trials: about 6 s, with 0\.25 GiB of files/m);
+    expect(probing.stdout).toMatch(/^note: the estimate includes the drive probe before the trials: about 6 s, with 256 MiB of files/m);
   });
 });

@@ -101,10 +101,9 @@ export function plan(over: { fits?: boolean } = {}): SuitePlan {
 /** The planner's refusal of the smoke suite where 20 MiB (21.0 MB) is free, as planSuite writes it (its test checks that). */
 export const LOW_SPACE_PROBLEM: { text: string; sizes: StatedSize[] } = {
   text:
-    'the cache directory cannot hold this suite: it needs 2.00 GiB free (cpu-only: storage tier 2.00 GiB) but /mnt/kv has 20.0 MiB free. ' +
+    'the cache directory cannot hold this suite: it needs 2.00 GiB free (cpu-only: storage tier 2 GiB) but /mnt/kv has 20.0 MiB free. ' +
     'Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb',
   sizes: [
-    { bytes: 2 * GIB, text: '2.00 GiB' },
     { bytes: 2 * GIB, text: '2.00 GiB' },
     { bytes: 20 * 1024 ** 2, text: '20.0 MiB' },
   ],

@@ -102,6 +102,22 @@ describe('hardware step', () => {
     }
   });
 
+  it("states every size of the low-space warning in the units chosen in Settings, and names the app's field, not the flag", async () => {
+    const hw = hardware();
+    hw.cacheDir = { ...hw.cacheDir!, freeBytes: 1.5 * 1024 ** 3 };
+    const lowSpace = hardwareAdvice(hw, false).filter((a) => a.code === 'low-space');
+    setActivePinia(createPinia());
+    installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits: 'decimal' } }), 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
+    await useAppStore().load();
+    useWizardStore().cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(HardwareStep);
+    await flush();
+    // The field takes GiB, so its least value stays in GiB; the free space and smoke's need follow Settings.
+    expect(w.get('[data-code=low-space]').text()).toContain(
+      'Only 1.61 GB free in the cache directory: no profile fits (smoke, the smallest, needs 2.15 GB). The smoke profile fits with a smaller “Storage tier capacity (GiB)”: from 0.58 GiB (one KV entry of tiny-1b) up to the free space.',
+    );
+  });
+
   it('names the driver and CUDA version of a usable GPU, and the reason when the GPU tier cannot use one', async () => {
     const h100 = { index: 0, vendor: 'NVIDIA', model: 'H100 80GB HBM3', memoryBytes: 80 * 1024 ** 3, driverVersion: '580.95', busId: '00000000:41:00.0', compute: true, engineUsable: true };
     const withDriver = { ...hardware(), gpus: [h100], cuda: { available: true, reason: null, driverVersion: '580.95', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100 80GB HBM3', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: '00000000:41:00.0' }] } };
@@ -385,7 +401,7 @@ describe('plan step', () => {
     const w = mountIt(PlanStep);
     await flush();
     const problem = w.get('.notice.error').text();
-    expect(problem).toMatch(/Free space, choose another “Cache directory”, or set a smaller “Storage tier capacity \(GiB\)”$/);
+    expect(problem).toMatch(/Free space, choose another “Cache directory”, or set a smaller “Storage tier capacity \(GiB\)”\.$/);
     expect(w.get('.notes').text()).toContain('(unticking “Probe the drive and memory copy first” skips it)');
     // The names are those of the fields on the form.
     const labelOf = (name: string): string => w.get(`[name=${name}]`).element.closest('label')!.firstChild!.textContent!.trim();
@@ -414,8 +430,30 @@ describe('plan step', () => {
       expect(problem).toContain(free);
       expect(problem).toContain(needs);
       expect(shownFree).toContain(free.replace(/^has | free$/g, ''));
-      expect(problem.replace('(GiB)', '')).not.toContain(other); // the form's field name "Storage tier capacity (GiB)" is a flag's unit, not a size
+      // The form's field name "Storage tier capacity (GiB)" and the field's value (the storage tier of 2 GiB) stay in the field's unit.
+      expect(problem.replace('(GiB)', '').replace('storage tier 2 GiB', '')).not.toContain(other);
+      // A sentence, naming the scenario as the Scenarios list does.
+      expect(problem).toMatch(/^!The cache directory cannot hold this suite: it needs .* \(CPU only: storage tier 2 GiB\) .*“Storage tier capacity \(GiB\)”\.$/);
     }
+  });
+
+  it("says a too small storage tier capacity in the field's unit, with the app's words and scenario labels, as a sentence", async () => {
+    // The planner's own problem (planner.test checks that planSuite writes it) for a capacity of 0.0001 GiB.
+    const refused = plan({ fits: false });
+    refused.estimate = {
+      ...refused.estimate,
+      problems: ['--storage-capacity-gb 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so cpu-only, production, autoscale would fail: set it to at least 2 GiB, or 0 (95 % of the free space)'],
+      problemSizes: [[]],
+    };
+    setActivePinia(createPinia());
+    installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits: 'decimal' } }), 'suite.plan': () => ({ plan: refused, hardware: hardware(), advice: [] }) });
+    await useAppStore().load();
+    useWizardStore().cacheDir = '/mnt/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    expect(w.get('.notice.error').text()).toBe(
+      '!“Storage tier capacity (GiB)” 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so CPU only, Realistic production, Autoscaling discovery would fail: set it to at least 2 GiB, or 0 (95 % of the free space).',
+    );
   });
 
   it('refuses to start a suite that does not fit, and says why', async () => {
@@ -423,7 +461,7 @@ describe('plan step', () => {
     useWizardStore().cacheDir = '/tiny';
     const w = mountIt(PlanStep);
     await flush();
-    expect(w.text()).toContain('the cache directory cannot hold this suite');
+    expect(w.text()).toContain('The cache directory cannot hold this suite');
     expect(w.get('[data-test=start-suite]').attributes('disabled')).toBeDefined();
   });
 });

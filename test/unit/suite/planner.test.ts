@@ -175,7 +175,7 @@ describe('planSuite', () => {
     const bare = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
     const probed = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, probeRun: { durationS: 1, sizeBytes: 256 * 1024 ** 2 } });
     expect(probed.estimate.totalSeconds - bare.estimate.totalSeconds).toBe(2 * 1 + PROBE_OVERHEAD_S);
-    expect(probed.notes).toContain('the estimate includes the drive probe before the trials: about 6 s, with 0.25 GiB of files in the cache directory, removed after (--no-probe skips it)');
+    expect(probed.notes).toContain('the estimate includes the drive probe before the trials: about 6 s, with 256 MiB of files in the cache directory, removed after (--no-probe skips it)');
     // The probe's own size: min(8 GiB, 20 % of the free space), more than smoke's 2 GiB storage tier needs.
     const sized = planSuite(fakeHardware({ freeGiB: 30 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, probeRun: { durationS: 5, sizeBytes: null } });
     expect(sized.estimate).toMatchObject({ requiredDiskBytes: 6 * GIB, peakDiskBytes: 6 * GIB });
@@ -187,7 +187,7 @@ describe('planSuite', () => {
     expect(plan.estimate.fits).toBe(false);
     expect(plan.estimate.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 1\.00 GiB free/);
     const quick = planSuite(fakeHardware({ freeGiB: 10 }), { profile: 'quick', cacheDir: '/mnt/kv' });
-    expect(quick.estimate.problems.join('\n')).toMatch(/storage tier 16\.00 GiB.* 10\.00 GiB free/);
+    expect(quick.estimate.problems.join('\n')).toMatch(/storage tier 16 GiB.* 10\.0 GiB free/);
     // A directory with almost nothing free says how much, in a unit that shows it (not "0.02 GiB").
     const nearlyFull = planSuite(fakeHardware({ freeGiB: 20 / 1024 }), { profile: 'smoke', cacheDir: '/mnt/kv' }).estimate;
     expect(nearlyFull.problems.join('\n')).toMatch(/needs 2\.00 GiB free .* has 20\.0 MiB free/);
@@ -220,7 +220,7 @@ describe('planSuite', () => {
       expect(by['cpu-storage'].options).toMatchObject({ cpuMemGb: 3, storageCapacityGb: 16 });
       for (const r of plan.runs) expect(inRam(r), r.scenarioId).toBeLessThanOrEqual(hw.memory.availableBytes - reserve);
       expect(by['cpu-only'].derivation).toContain('storage tier shrunk from 16 to 7 GiB: it lives in RAM (tmpfs) beside the CPU tier');
-      expect(plan.notes).toContain('storage tiers shrunk to fit in RAM beside the CPU tier (22.00 GiB available, 2.40 GiB kept in reserve): cpu-only 7 GiB, production 7 GiB');
+      expect(plan.notes).toContain('storage tiers shrunk to fit in RAM beside the CPU tier (22.0 GiB available, 2.40 GiB kept in reserve): cpu-only 7 GiB, production 7 GiB');
       // The same machine with the directory on a drive keeps the profile's cap.
       const onDisk = planSuite(fakeHardware({ ramGiB: 24, freeGiB: 22 }), { profile: 'quick', cacheDir: '/mnt/kv' });
       expect(onDisk.runs.find((r) => r.scenarioId === 'cpu-only')!.options.storageCapacityGb).toBe(16);
@@ -230,25 +230,25 @@ describe('planSuite', () => {
       const given = planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 16 });
       expect(given.estimate.fits).toBe(false);
       expect(given.estimate.problems).toEqual([
-        'the cache directory is RAM-backed (tmpfs): the storage tier lives in RAM beside the CPU tier, and 19.60 GiB of RAM is there for both (22.00 GiB available less a 2.40 GiB reserve). ' +
-          'Too much for cpu-only (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage), production (CPU tier 12.00 GiB + storage tier 16.00 GiB: room for 7 GiB of storage). ' +
+        'the cache directory is RAM-backed (tmpfs): the storage tier lives in RAM beside the CPU tier, and 19.6 GiB of RAM is there for both (22.0 GiB available less a 2.40 GiB reserve). ' +
+          'Too much for cpu-only (CPU tier 12.0 GiB + storage tier 16.0 GiB: room for 7 GiB of storage), production (CPU tier 12.0 GiB + storage tier 16.0 GiB: room for 7 GiB of storage). ' +
           'Set --storage-capacity-gb to 7 or less, or choose a --cache-dir on a drive',
       ]);
       // Every size the line states, with its bytes, for the app to state in its units.
       const sizes = given.estimate.problemSizes![0]!;
-      expect(sizes.map((s) => s.text).sort()).toEqual(['12.00 GiB', '12.00 GiB', '16.00 GiB', '16.00 GiB', '19.60 GiB', '2.40 GiB', '22.00 GiB']);
-      expect(sizes.find((s) => s.text === '22.00 GiB')!.bytes).toBe(22 * 1024 ** 3);
+      expect(sizes.map((s) => s.text).sort()).toEqual(['12.0 GiB', '12.0 GiB', '16.0 GiB', '16.0 GiB', '19.6 GiB', '2.40 GiB', '22.0 GiB']);
+      expect(sizes.find((s) => s.text === '22.0 GiB')!.bytes).toBe(22 * 1024 ** 3);
       expect(planSuite(onTmpfs(22), { profile: 'quick', cacheDir: '/mnt/ram/kv', storageCapacityGb: 7 }).estimate.fits).toBe(true);
       // 20 GiB available: 5 GiB beside the 12 GiB CPU tier, less than two 8B entries (7 GiB).
       const tight = planSuite(onTmpfs(20), { profile: 'quick', cacheDir: '/mnt/ram/kv' });
       expect(tight.estimate.fits).toBe(false);
-      expect(tight.estimate.problems.join('\n')).toMatch(/cpu-only \(CPU tier 12\.00 GiB \+ storage tier 16\.00 GiB: room for 5 GiB of storage\).*No one --storage-capacity-gb fits them all/);
+      expect(tight.estimate.problems.join('\n')).toMatch(/cpu-only \(CPU tier 12\.0 GiB \+ storage tier 16\.0 GiB: room for 5 GiB of storage\).*No one --storage-capacity-gb fits them all/);
     });
 
     it("the automatic capacity (95 % of the tmpfs's free space) counts too", () => {
       const plan = planSuite(onTmpfs(22), { profile: 'mlperf', cacheDir: '/mnt/ram/kv' });
       expect(plan.estimate.fits).toBe(false);
-      expect(plan.estimate.problems.join('\n')).toMatch(/mlperf-storage-stress \(storage tier 20\.90 GiB: room for 19 GiB of storage\)/);
+      expect(plan.estimate.problems.join('\n')).toMatch(/mlperf-storage-stress \(storage tier 20\.9 GiB: room for 19 GiB of storage\)/);
     });
 
     it('a loop image on tmpfs adds to RAM only what of its file is not allocated yet', () => {
@@ -269,7 +269,7 @@ describe('planSuite', () => {
     const refused = large(7.71);
     expect(refused.estimate.fits).toBe(false);
     expect(refused.estimate.problems).toEqual([
-      expect.stringMatching(/^the cache directory cannot hold this suite: it needs 16\.06 GiB free \(mlperf-large-model: 95 % of the free space must hold two of llama3\.1-70b-instruct's largest KV entries, 2 × 7\.63 GiB\) but \/mnt\/kv has 7\.71 GiB free/),
+      expect.stringMatching(/^the cache directory cannot hold this suite: it needs 16\.1 GiB free \(mlperf-large-model: 95 % of the free space must hold two of llama3\.1-70b-instruct's largest KV entries, 2 × 7\.63 GiB\) but \/mnt\/kv has 7\.71 GiB free/),
     ]);
     expect(large(16).estimate.fits).toBe(false); // 95 % of 16 GiB is 15.2 GiB, under two entries (15.26 GiB)
     expect(large(16.1).estimate.fits).toBe(true);
@@ -280,7 +280,7 @@ describe('planSuite', () => {
     const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv', storageCapacityGb: 0.1, scenarios: ['cpu-only', 'storage-only'] });
     expect(plan.estimate.fits).toBe(false);
     expect(plan.estimate.problems).toEqual([
-      expect.stringMatching(/^--storage-capacity-gb 0\.1 cannot hold one KV entry of tiny-1b \(the largest is 0\.\d\d GiB\), so cpu-only, storage-only would fail: pass at least \d+, or 0/),
+      expect.stringMatching(/^--storage-capacity-gb 0\.1 cannot hold one KV entry of tiny-1b \(the largest is 0\.\d\d GiB\), so cpu-only, storage-only would fail: set it to at least \d+ GiB, or 0/),
     ]);
     expect(planSuite(fakeHardware({ gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv', storageCapacityGb: 2 }).estimate.fits).toBe(true);
   });
