@@ -12,11 +12,20 @@ import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
 import { useWizardStore } from '../../../src-renderer/stores/wizard.ts';
 import type { SuiteTrialRef } from '../../../src-shared/domain/scenarios.ts';
-import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
+import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
+import type { Advice, ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
-import { hardwareAdvice } from '../../../src-main/hardware/advice.ts';
 import { LOW_SPACE_PROBLEM, SETTINGS, appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
+
+// The backend's own advice (src-main/hardware/advice.ts), as hardware.detect answers: it plans each
+// profile with the planner, which uses Node, and the renderer's type check has no Node types, so
+// it is loaded by a specifier the checker does not follow, and typed by its contract.
+const ADVICE_MODULE = '../../../src-main/hardware/advice.ts';
+async function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): Promise<Advice[]> {
+  const m = (await import(/* @vite-ignore */ ADVICE_MODULE)) as { hardwareAdvice: (hw: HardwareProfile, engineHasGpuTier: boolean) => Advice[] };
+  return m.hardwareAdvice(hw, engineHasGpuTier);
+}
 
 let wrappers: VueWrapper[] = [];
 beforeEach(() => {
@@ -84,7 +93,7 @@ describe('hardware step', () => {
     const hw = hardware();
     hw.cacheDir = { ...hw.cacheDir!, freeBytes: 21_000_000 }; // 20.0 MiB
     // The backend's own advice for it, as hardware.detect answers.
-    const lowSpace = hardwareAdvice(hw, false).filter((a) => a.code === 'low-space');
+    const lowSpace = (await hardwareAdvice(hw, false)).filter((a) => a.code === 'low-space');
     expect(lowSpace).toHaveLength(1);
     for (const [byteUnits, shown, other] of [
       ['decimal', 'Only 21.0 MB free in the cache directory', 'MiB'],
@@ -105,7 +114,7 @@ describe('hardware step', () => {
   it("states every size of the low-space warning in the units chosen in Settings, and names the app's field, not the flag", async () => {
     const hw = hardware();
     hw.cacheDir = { ...hw.cacheDir!, freeBytes: 1.5 * 1024 ** 3 };
-    const lowSpace = hardwareAdvice(hw, false).filter((a) => a.code === 'low-space');
+    const lowSpace = (await hardwareAdvice(hw, false)).filter((a) => a.code === 'low-space');
     setActivePinia(createPinia());
     installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits: 'decimal' } }), 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
     await useAppStore().load();
