@@ -16,7 +16,7 @@ import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import type { Advice, ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
 import { LOW_SPACE_PROBLEM, SETTINGS, appInfo, hardware, plan, suiteRecord, trial } from './fixtures.ts';
-import { flush, installFakeApi } from './fake-api.ts';
+import { flush, installFakeApi, type FakeHandlers } from './fake-api.ts';
 
 // The backend's own advice (src-main/hardware/advice.ts), as hardware.detect answers: it plans each
 // profile with the planner, which uses Node, and the renderer's type check has no Node types, so
@@ -40,6 +40,16 @@ const mountIt = <T,>(c: T): VueWrapper => {
   wrappers.push(w);
   return w;
 };
+/** `c` on a fresh store, for `cacheDir`, with Settings in `byteUnits` and `answers` for the other channels. */
+async function mountInUnits<T>(c: T, byteUnits: 'decimal' | 'binary', cacheDir: string, answers: FakeHandlers): Promise<VueWrapper> {
+  setActivePinia(createPinia());
+  installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), ...answers });
+  await useAppStore().load();
+  useWizardStore().cacheDir = cacheDir;
+  const w = mountIt(c);
+  await flush();
+  return w;
+}
 
 describe('hardware step', () => {
   it('shows what was detected and the warnings, and goes on to the plan', async () => {
@@ -77,14 +87,9 @@ describe('hardware step', () => {
       ['decimal', 'virtual disk vda (275 GB)'],
       ['binary', 'virtual disk vda (256 GiB)'],
     ] as const) {
-      setActivePinia(createPinia());
       const hw = hardware();
       hw.cacheDir = { ...hw.cacheDir!, blockDevice: vda as never, driveIdBasis: 'local-device', driveLabel: 'virtual disk vda (256 GiB)' };
-      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'hardware.detect': () => ({ hardware: hw, advice: [] }) });
-      await useAppStore().load();
-      useWizardStore().cacheDir = '/mnt/nvme/kv';
-      const w = mountIt(HardwareStep);
-      await flush();
+      const w = await mountInUnits(HardwareStep, byteUnits, '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: hw, advice: [] }) });
       expect(w.get('[data-test=drive-label]').text()).toBe(shown);
     }
   });
@@ -99,12 +104,7 @@ describe('hardware step', () => {
       ['decimal', 'Only 21.0 MB free in the cache directory', 'MiB'],
       ['binary', 'Only 20.0 MiB free in the cache directory', ' MB'],
     ] as const) {
-      setActivePinia(createPinia());
-      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
-      await useAppStore().load();
-      useWizardStore().cacheDir = '/mnt/nvme/kv';
-      const w = mountIt(HardwareStep);
-      await flush();
+      const w = await mountInUnits(HardwareStep, byteUnits, '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
       const notice = w.get('[data-code=low-space]').text();
       expect(notice).toContain(shown);
       expect(notice).not.toContain(other);
@@ -115,12 +115,7 @@ describe('hardware step', () => {
     const hw = hardware();
     hw.cacheDir = { ...hw.cacheDir!, freeBytes: 1.5 * 1024 ** 3 };
     const lowSpace = (await hardwareAdvice(hw, false)).filter((a) => a.code === 'low-space');
-    setActivePinia(createPinia());
-    installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits: 'decimal' } }), 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
-    await useAppStore().load();
-    useWizardStore().cacheDir = '/mnt/nvme/kv';
-    const w = mountIt(HardwareStep);
-    await flush();
+    const w = await mountInUnits(HardwareStep, 'decimal', '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: hw, advice: lowSpace }) });
     // The field takes GiB, so its least value stays in GiB; the free space and smoke's need follow Settings.
     expect(w.get('[data-code=low-space]').text()).toContain(
       'Only 1.61 GB free in the cache directory: no profile fits (smoke, the smallest, needs 2.15 GB). The smoke profile fits with a smaller “Storage tier capacity (GiB)”: from 0.58 GiB (one KV entry of tiny-1b) up to the free space.',
@@ -387,12 +382,7 @@ describe('plan step', () => {
       ['decimal', 'none', '1.07 GB', '2.15 GB', '2.15 GB'],
       ['binary', 'none', '1.00 GiB', '2.00 GiB', '2.00 GiB'],
     ] as const) {
-      setActivePinia(createPinia());
-      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }) });
-      await useAppStore().load();
-      useWizardStore().cacheDir = '/mnt/nvme/kv';
-      const w = mountIt(PlanStep);
-      await flush();
+      const w = await mountInUnits(PlanStep, byteUnits, '/mnt/nvme/kv', { 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }) });
       const head = w.findAll('[data-run=cpu-only]').length ? w.get('[data-run=cpu-only]').element.closest('table')!.querySelector('thead')!.textContent! : '';
       expect(head).not.toMatch(/GiB|GB/);
       const cells = w.get('[data-run=cpu-only]').findAll('td').map((c) => c.text());
@@ -428,12 +418,7 @@ describe('plan step', () => {
       ['decimal', 'has 21.0 MB free', 'needs 2.15 GB free', 'iB'],
       ['binary', 'has 20.0 MiB free', 'needs 2.00 GiB free', ' MB'],
     ] as const) {
-      setActivePinia(createPinia());
-      installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits } }), 'suite.plan': () => ({ plan: refused, hardware: hw, advice: [] }) });
-      await useAppStore().load();
-      useWizardStore().cacheDir = '/mnt/kv';
-      const w = mountIt(PlanStep);
-      await flush();
+      const w = await mountInUnits(PlanStep, byteUnits, '/mnt/kv', { 'suite.plan': () => ({ plan: refused, hardware: hw, advice: [] }) });
       const shownFree = w.findAll('.kv dd')[1]!.text();
       const problem = w.get('.notice.error').text();
       expect(problem).toContain(free);
@@ -454,12 +439,7 @@ describe('plan step', () => {
       problems: ['--storage-capacity-gb 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so cpu-only, production, autoscale would fail: set it to at least 2 GiB, or 0 (95 % of the free space)'],
       problemSizes: [[]],
     };
-    setActivePinia(createPinia());
-    installFakeApi({ 'app.info': () => appInfo({ settings: { ...SETTINGS, byteUnits: 'decimal' } }), 'suite.plan': () => ({ plan: refused, hardware: hardware(), advice: [] }) });
-    await useAppStore().load();
-    useWizardStore().cacheDir = '/mnt/kv';
-    const w = mountIt(PlanStep);
-    await flush();
+    const w = await mountInUnits(PlanStep, 'decimal', '/mnt/kv', { 'suite.plan': () => ({ plan: refused, hardware: hardware(), advice: [] }) });
     expect(w.get('.notice.error').text()).toBe(
       '!“Storage tier capacity (GiB)” 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so CPU only, Realistic production, Autoscaling discovery would fail: set it to at least 2 GiB, or 0 (95 % of the free space).',
     );
