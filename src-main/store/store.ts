@@ -888,15 +888,16 @@ export class Store {
     const pending = `measured_by_version IS NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL`;
     const next = this.db.prepare(`SELECT id, results_gzip FROM trials WHERE ${pending} AND id > ? ORDER BY id LIMIT ?`);
     const fill = this.db.prepare('UPDATE trials SET measured_by_version = ? WHERE id = ? AND measured_by_version IS NULL');
+    const batchAfter = (id: number) => next.all(id, batch) as { id: number; results_gzip: Buffer }[];
+    let rows = batchAfter(0);
+    // Counted only where there is something to fill: every read-write open comes here.
+    if (rows.length === 0) return 0;
     const trialsTotal = onProgress ? (this.db.prepare(`SELECT count(*) AS n FROM trials WHERE ${pending}`).get() as { n: number }).n : 0;
     if (onProgress && trialsTotal > 0) onProgress({ trialsDone: 0, trialsTotal, trialsFilled: 0, trialsUnreadable: 0 });
     let filled = 0;
     let unreadable = 0;
     let trialsDone = 0;
-    for (let after = 0; ; ) {
-      const rows = next.all(after, batch) as { id: number; results_gzip: Buffer }[];
-      if (rows.length === 0) return filled;
-      after = rows[rows.length - 1].id;
+    for (; rows.length > 0; rows = batchAfter(rows[rows.length - 1].id)) {
       const found = rows.flatMap((r) => {
         const results = readStoredResults(r.results_gzip);
         if (results === null) unreadable++;
@@ -909,6 +910,7 @@ export class Store {
       const upTo = (n: number): number => Math.min(n, trialsTotal);
       onProgress?.({ trialsDone: upTo(trialsDone), trialsTotal, trialsFilled: upTo(filled), trialsUnreadable: upTo(unreadable) });
     }
+    return filled;
   }
 
   /**
@@ -1068,7 +1070,6 @@ export class Store {
    * removeAbandonedImports (the next import in this process, or the next open once it has ended).
    */
   giveUpImport(suiteId: number): void {
-    importsWritingHere.delete(`${this.path}#${suiteId}`);
     try {
       this.removeImport(suiteId);
     } catch {
