@@ -1,6 +1,6 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
-import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
+import { suiteOutcome, type SuiteRecord } from '../../src-shared/domain/store-types.ts';
 import { quoteLabel } from '../../src-shared/domain/places.ts';
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
@@ -145,11 +145,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
           return suite;
         });
         selection = { suiteIds: ids };
-        const what = (suite: (typeof suites)[number]): string => `${suite.profile}${suite.label ? `, ${suite.label}` : ''}`;
-        title =
-          suites.length === 1
-            ? `Suite ${suites[0].id} (${what(suites[0])}), ${suiteOutcome(suites[0].status, suites[0].trialCounts.complete)}, started ${suites[0].createdAt}`
-            : `Suites ${suites.map((suite) => `${suite.id} (${what(suite)})`).join(', ')}`;
+        title = suites.length === 1 ? suiteTitle(suites[0]) : `Suites ${suites.map((suite) => `${suite.id} (${suiteWhat(suite)})`).join(', ')}`;
       } else if (labelFilter) {
         selection = { suiteLabels: labelFilter, ...(a.system?.length ? { systems: a.system } : {}) };
         const { systemIds, suiteLabels } = resolveSelection(store, selection);
@@ -171,7 +167,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
           return 1;
         }
         selection = { suiteIds: [latest.id] };
-        title = `Suite ${latest.id} (${latest.profile}${latest.label ? `, ${latest.label}` : ''}), ${suiteOutcome(latest.status, latest.trialCounts.complete)}, started ${latest.createdAt} — the newest`;
+        title = `${suiteTitle(latest)} — the newest`;
       }
       if (scenarioIds) selection.scenarioIds = scenarioIds;
       const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
@@ -193,3 +189,12 @@ export async function reportCommand(argv: string[]): Promise<number> {
   });
 }
 
+/** "smoke, fw 2.1": a suite's profile and label, as report titles name it. */
+function suiteWhat(suite: SuiteRecord): string {
+  return `${suite.profile}${suite.label ? `, ${suite.label}` : ''}`;
+}
+
+/** "Suite 3 (smoke, fw 2.1), finished, started …": the title of a one-suite report. */
+function suiteTitle(suite: SuiteRecord): string {
+  return `Suite ${suite.id} (${suiteWhat(suite)}), ${suiteOutcome(suite.status, suite.trialCounts.complete)}, started ${suite.createdAt}`;
+}

@@ -523,7 +523,6 @@ export function planOptionErrors(o: PlanOptions): string[] {
   return errors;
 }
 
-/** Turns a hardware profile into a suite plan. Throws VALIDATION for options {@link planOptionErrors} refuses. */
 /** What one profile, at its defaults, needs free in a cache directory (profileSpaceNeeds). */
 export interface ProfileSpaceNeed {
   profile: ProfileId;
@@ -552,6 +551,7 @@ export function profileSpaceNeeds(hw: HardwareProfile, engineHasGpuTier: boolean
   return needs;
 }
 
+/** Turns a hardware profile into a suite plan. Throws VALIDATION for options {@link planOptionErrors} refuses. */
 export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const errors = planOptionErrors(o);
   if (errors.length > 0) throw new KvbenchError('VALIDATION', errors.join('\n'));
