@@ -35,7 +35,6 @@ export const APP_CONTROL_LABELS = Object.freeze({
   statedWrite: 'Drive datasheet write, GB/s',
 });
 
-const q = (label: string): string => `“${label}”`;
 const L = APP_CONTROL_LABELS;
 
 /** Not inside a word or a path ("/mnt/a--b"), and the whole flag ("--drives" is not "--drives-x"). */
@@ -48,27 +47,27 @@ const labelsCompareWords = (_: string, a1: string | undefined, b1: string | unde
 
 /** Phrases first (a command with its flag, a flag with its value), then flags alone. */
 const RULES: readonly (readonly [RegExp, string | ((match: string, ...groups: (string | undefined)[]) => string)])[] = [
-  [FLAG('kvbench hw --probe'), `the drive probe (${q(L.probe)} in New suite)`],
-  [FLAG('kvbench report --stated-read-gbps'), q(L.statedRead)],
-  [FLAG('kvbench report --stated-write-gbps'), q(L.statedWrite)],
+  [FLAG('kvbench hw --probe'), `the drive probe (${quoteLabel(L.probe)} in New suite)`],
+  [FLAG('kvbench report --stated-read-gbps'), quoteLabel(L.statedRead)],
+  [FLAG('kvbench report --stated-write-gbps'), quoteLabel(L.statedWrite)],
   // Where A and B stand for any two labels ("… --labels gives a verdict"), not two labels named so.
   [FLAG('kvbench report --compare A B --labels', '(?= gives)'), `the ${L.suiteLabels} tab`],
   [LABELS_COMPARE, labelsCompareWords],
   [FLAG('kvbench report'), 'the report'],
   [FLAG('--profile', ' mlperf'), 'the MLPerf profile'],
-  [FLAG('--match', ' scenario'), `${q(L.match)}: ${L.matchScenario}`],
+  [FLAG('--match', ' scenario'), `${quoteLabel(L.match)}: ${L.matchScenario}`],
   [FLAG('--resume', ' \\d+'), 'Resume (History → Suites)'],
-  [FLAG('--no-probe'), `unticking ${q(L.probe)}`],
-  [FLAG('--trials'), q(L.trials)],
+  [FLAG('--no-probe'), `unticking ${quoteLabel(L.probe)}`],
+  [FLAG('--trials'), quoteLabel(L.trials)],
   [FLAG('--scenarios'), `the ${L.scenarios} ticks`],
-  [FLAG('--per-config'), `the ${q(L.perConfig)} buttons`],
+  [FLAG('--per-config'), `the ${quoteLabel(L.perConfig)} buttons`],
   [FLAG('--drives'), `the ${L.drives} tab`],
   [FLAG('--labels'), `the ${L.suiteLabels} tab`],
-  [FLAG('--run-flags'), q(L.runFlags)],
-  [FLAG('--include-incomplete'), q(L.includeIncomplete)],
-  [FLAG('--exclude-flagged'), q(L.excludeFlagged)],
-  [FLAG('--stated-read-gbps'), q(L.statedRead)],
-  [FLAG('--stated-write-gbps'), q(L.statedWrite)],
+  [FLAG('--run-flags'), quoteLabel(L.runFlags)],
+  [FLAG('--include-incomplete'), quoteLabel(L.includeIncomplete)],
+  [FLAG('--exclude-flagged'), quoteLabel(L.excludeFlagged)],
+  [FLAG('--stated-read-gbps'), quoteLabel(L.statedRead)],
+  [FLAG('--stated-write-gbps'), quoteLabel(L.statedWrite)],
 ];
 
 /** `--storage-capacity-gb` → `storageCapacityGb`: run options are keyed by their flag's camelCase. */
@@ -80,7 +79,7 @@ export function inAppWords(text: string): string {
   for (const [re, words] of RULES) out = typeof words === 'string' ? out.replace(re, words) : out.replace(re, words);
   return out.replace(/(?<![\w/.-])--([a-z][a-z0-9-]*)(?![\w-])/g, (flag, name: string) => {
     const key = optionKeyOf(name);
-    return Object.hasOwn(RUN_OPTION_LABELS, key) ? q(RUN_OPTION_LABELS[key as RunOptionKey]) : flag;
+    return Object.hasOwn(RUN_OPTION_LABELS, key) ? quoteLabel(RUN_OPTION_LABELS[key as RunOptionKey]) : flag;
   });
 }
 
