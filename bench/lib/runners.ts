@@ -24,7 +24,6 @@ export interface KvbenchRun {
   readFraction: number;
   /** Mean bytes per storage-tier operation (one entry read or written). */
   meanEntryBytes: number;
-  cpuSeconds: number;
   /** CPU-seconds per GB of the process tree's own I/O (see cpuCostOf). */
   cpuSecondsPerGb: number;
   cost: CpuCost;
@@ -117,7 +116,6 @@ export async function runKvbench(args: readonly string[], opts: { deviceDir: str
     storageBytesPerSec: s.read_bytes_per_sec + s.write_bytes_per_sec,
     readFraction: moved > 0 ? s.read_bytes / moved : 0,
     meanEntryBytes: s.read_ops + s.write_ops > 0 ? moved / (s.read_ops + s.write_ops) : 0,
-    cpuSeconds: cost.cpuSeconds,
     cpuSecondsPerGb: cost.perGb,
     cost,
     tokensPerSec: results.summary?.avg_throughput_tokens_per_sec ?? 0,
@@ -193,7 +191,6 @@ export interface FioRun {
   readBytesPerSec: number;
   writeBytesPerSec: number;
   bytesPerSec: number;
-  cpuSeconds: number;
   /** CPU-seconds per GB of the process tree's own I/O (see cpuCostOf). */
   cpuSecondsPerGb: number;
   cost: CpuCost;
@@ -263,7 +260,6 @@ export async function runFio(spec: FioSpec, opts: { deviceDir: string; cgroup?: 
     readBytesPerSec: job.read.bw_bytes,
     writeBytesPerSec: job.write.bw_bytes,
     bytesPerSec: job.read.bw_bytes + job.write.bw_bytes,
-    cpuSeconds: cost.cpuSeconds,
     cpuSecondsPerGb: cost.perGb,
     cost,
     commandLine: `fio ${args.filter((a) => !a.startsWith('--output')).join(' ')}`,
