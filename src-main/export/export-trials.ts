@@ -11,6 +11,7 @@ import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
+import { suitesText } from '../../src-shared/domain/places.ts';
 import { cautionsOf, limitsSourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
@@ -118,7 +119,7 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
 function suiteLabelsOf(trials: readonly TrialRecord[]): string {
   const labelled = suiteLabelGroups(trials).filter((g) => g.label !== null);
   if (labelled.length === 0) return 'none: no suite of these trials has a label';
-  return labelled.map((g) => `${g.label} (${g.suiteIds.length === 1 ? 'suite' : 'suites'} ${g.suiteIds.join(', ')})`).join('; ');
+  return labelled.map((g) => `${g.label} (${suitesText(g.suiteIds)})`).join('; ');
 }
 
 /** CSV (see csv.ts: BOM, RFC 4180, formula-like text defused): one header row, one row per trial. */

@@ -2,7 +2,7 @@
 import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
-import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText } from '../../src-shared/domain/places.ts';
+import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
@@ -211,7 +211,7 @@ const verdictText = (v: MetricVerdict, leader: 'a' | 'b' | null): string =>
 
 /** "System comparison: A = lab1 (id), B = …"; suite labels name the suites each pools instead of an id. */
 function comparisonHeading(c: SystemComparison): string {
-  const suites = (x: SystemComparison['a']): string => `${x.suiteIds.length === 1 ? 'suite' : 'suites'} ${x.suiteIds.join(', ') || 'none'}`;
+  const suites = (x: SystemComparison['a']): string => suitesText(x.suiteIds);
   if (c.kind === 'label') return `Suite label comparison: A = ${quoteLabel(c.a.label)} (${suites(c.a)}), B = ${quoteLabel(c.b.label)} (${suites(c.b)})`;
   const what = c.kind === 'drive' ? 'Drive' : 'System';
   // Narrowed to one label: which of each side's suites carry it.

@@ -50,10 +50,12 @@ export function groupWhere(x: { systemLabel: string; driveLabel: string | null; 
   return `${o.places ? ` on ${placeLabel(x)}` : ''}${o.labels ? `, ${suiteLabelText(x.suiteLabel)}` : ''}`;
 }
 
+/** "suite 3", "suites 3, 5" ("suites none" for none): the suites a side or a label pools. */
+export const suitesText = (ids: readonly number[]): string => `${ids.length === 1 ? 'suite' : 'suites'} ${ids.join(', ') || 'none'}`;
+
 /** '“fw 2.1”: suite 1; “fw 2.2”: suites 2, 3; none: suite 4' — suite labels (null: none) with their suites. */
 export function labelGroupsText(groups: readonly { label: string | null; suiteIds: readonly number[] }[]): string {
-  const suites = (ids: readonly number[]): string => `${ids.length === 1 ? 'suite' : 'suites'} ${ids.join(', ')}`;
-  return groups.map((g) => `${g.label === null ? 'none' : quoteLabel(g.label)}: ${suites(g.suiteIds)}`).join('; ');
+  return groups.map((g) => `${g.label === null ? 'none' : quoteLabel(g.label)}: ${suitesText(g.suiteIds)}`).join('; ');
 }
 
 /**
