@@ -10,7 +10,7 @@ import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
-import { placeKey, placeLabel, suiteLabelKey } from '../../src-shared/domain/places.ts';
+import { placeKey, placeLabel, reportGroupKey, suiteLabelKey } from '../../src-shared/domain/places.ts';
 import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
@@ -337,7 +337,7 @@ export function buildScenarioReport(
   const counts = (t: TrialRecord): boolean => standings.get(t)!.counted && flagsLeftOut(t).length === 0;
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) {
-    const k = `${t.scenarioId}\u0000${t.configKey}\u0000${placeKey(t)}\u0000${suiteLabelKey(t)}`;
+    const k = reportGroupKey(t, t.configKey);
     let g = groups.get(k);
     if (!g) groups.set(k, (g = []));
     g.push(t);

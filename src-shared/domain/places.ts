@@ -26,6 +26,11 @@ export function placeLabel(x: { systemLabel: string; driveLabel: string | null }
  */
 export const suiteLabelKey = (x: { suiteLabel: string | null }): string => (x.suiteLabel === null ? '\u0000' : x.suiteLabel);
 
+/** A report group's key: scenario, configuration, system and drive, suite label (the report's rows, and their keys on screen). */
+export function reportGroupKey(x: { scenarioId: string; systemId: string; driveId: string | null; suiteLabel: string | null }, config: string): string {
+  return `${x.scenarioId}\u0000${config}\u0000${placeKey(x)}\u0000${suiteLabelKey(x)}`;
+}
+
 /** More than one suite label among the items (unlabelled counting as one): outputs then name each group's. */
 export function spansSeveralLabels(items: readonly { suiteLabel: string | null }[]): boolean {
   return new Set(items.map(suiteLabelKey)).size > 1;
