@@ -266,8 +266,11 @@ const MAX_LOOP_DEPTH = 4;
  */
 function loopBackingFile(sys: SysReader, name: string): string | null {
   const file = loopBackingFileAsNamed(sys, name);
-  return file === null ? null : file.replace(/ \(deleted\)$/, '');
+  return file === null ? null : withoutDeleted(file);
 }
+
+/** The path in a loop's backing_file without the " (deleted)" the kernel appends to an unlinked file. */
+const withoutDeleted = (file: string): string => file.replace(/ \(deleted\)$/, '');
 
 /** loop/backing_file as the kernel writes it, " (deleted)" kept: what a description of the loop says. */
 const loopBackingFileAsNamed = (sys: SysReader, name: string): string | null => sys.read(`/sys/block/${name}/loop/backing_file`);
@@ -383,13 +386,13 @@ export function ramChainOf(sys: SysReader, mount: MountEntry, mounts: readonly M
   if (RAM_FILESYSTEMS.has(mount.fsType)) return mount.fsType;
   const name = blockNameOfMount(sys, mount);
   if (name === null) return null;
-  const file = name.startsWith('loop') ? loopBackingFile(sys, name) : null;
-  if (file !== null) {
+  const named = name.startsWith('loop') ? loopBackingFileAsNamed(sys, name) : null;
+  if (named !== null) {
+    const file = withoutDeleted(named);
     const holder = findMount(mounts, file);
     if (holder === null || depth >= MAX_LOOP_DEPTH) return null;
     const below = ramChainOf(sys, holder, mounts, depth + 1);
     if (below === null) return null;
-    const named = loopBackingFileAsNamed(sys, name) ?? file;
     return `${name} → ${named} on ${RAM_FILESYSTEMS.has(holder.fsType) ? holder.fsType : `${holder.fsType} → ${below}`}`;
   }
   const disks = disksBehind(sys, name);
