@@ -2,11 +2,10 @@
 // warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …), and the same lines in
 // `kvbench hw` and before `kvbench suite`'s plan for whoever runs it over SSH. Derived from the
 // hardware profile only; the planner's own skips and problems come with the plan.
-import { binaryBytesText, cacheDirRamBacking, computeGpus, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { cacheDirRamBacking, computeGpus, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
-import type { StatedSize } from '../../src-shared/domain/scenarios.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
-import { profileSpaceNeeds, type ProfileSpaceNeed } from '../suite/planner.ts';
+import { profileSpaceNeeds, sizedProblem, type ProfileSpaceNeed } from '../suite/planner.ts';
 
 const GIB = 1024 ** 3;
 /** Mount points that are the operating system's own disk. */
@@ -76,19 +75,14 @@ const listed = (items: readonly string[]): string => (items.length <= 1 ? items.
 export function lowSpaceAdvice(freeBytes: number, needs: readonly ProfileSpaceNeed[]): Advice | null {
   const tooBig = needs.filter((n) => n.requiredBytes > freeBytes);
   if (tooBig.length === 0) return null;
-  const sizes: StatedSize[] = [];
-  const size = (bytes: number): string => {
-    const text = binaryBytesText(bytes);
-    sizes.push({ bytes, text });
-    return text;
-  };
-  const free = `Only ${size(freeBytes)} free in the cache directory`;
-  const fitting = needs.filter((n) => n.requiredBytes <= freeBytes).map((n) => n.profile);
-  let message: string;
-  if (fitting.length > 0) {
-    const refused = tooBig.map((n, i) => `${n.profile}${i === 0 ? ' needs' : ''} ${size(n.requiredBytes)}`);
-    message = `${free}: only the ${listed(fitting)} profile${fitting.length > 1 ? 's fit' : ' fits'} (${refused.join(', ')}).`;
-  } else {
+  // Each size noted with its bytes (sizedProblem), so the app states them in the units chosen in Settings.
+  const { text: message, sizes } = sizedProblem((size) => {
+    const free = `Only ${size(freeBytes)} free in the cache directory`;
+    const fitting = needs.filter((n) => n.requiredBytes <= freeBytes).map((n) => n.profile);
+    if (fitting.length > 0) {
+      const refused = tooBig.map((n, i) => `${n.profile}${i === 0 ? ' needs' : ''} ${size(n.requiredBytes)}`);
+      return `${free}: only the ${listed(fitting)} profile${fitting.length > 1 ? 's fit' : ' fits'} (${refused.join(', ')}).`;
+    }
     const smallest = tooBig.reduce((a, n) => (n.requiredBytes < a.requiredBytes ? n : a));
     // A capacity the user sets must hold one KV entry; the field takes GiB, so its value is said in GiB.
     const minCapGb = Math.ceil((smallest.largestEntryBytes / GIB) * 100) / 100;
@@ -96,7 +90,7 @@ export function lowSpaceAdvice(freeBytes: number, needs: readonly ProfileSpaceNe
       minCapGb * GIB <= freeBytes
         ? ` The ${smallest.profile} profile fits with a smaller --storage-capacity-gb: from ${minCapGb} GiB (one KV entry of ${smallest.model}) up to the free space.`
         : ` Nor would a smaller storage tier capacity: one KV entry of ${smallest.model} is ${size(smallest.largestEntryBytes)}.`;
-    message = `${free}: no profile fits (${smallest.profile}, the smallest, needs ${size(smallest.requiredBytes)}).${way}`;
-  }
+    return `${free}: no profile fits (${smallest.profile}, the smallest, needs ${size(smallest.requiredBytes)}).${way}`;
+  });
   return { level: 'warn', code: 'low-space', message, sizeBytes: freeBytes, sizes };
 }

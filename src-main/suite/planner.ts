@@ -390,13 +390,13 @@ const gib = (b: number): string => binaryBytesText(b);
 const capacityFieldText = (bytes: number): string => `${(Math.ceil((bytes / GIB) * 100) / 100).toFixed(2)} GiB`;
 
 /** A PROBLEM line and the sizes it states, which the app shows in the units chosen in Settings (fmtStatedSizes). */
-interface Problem {
+export interface Problem {
   text: string;
   sizes: StatedSize[];
 }
 
 /** A problem whose text states its sizes through `size` (as gib does), each noted with its bytes. */
-function sizedProblem(write: (size: (bytes: number) => string) => string): Problem {
+export function sizedProblem(write: (size: (bytes: number) => string) => string): Problem {
   const sizes: StatedSize[] = [];
   const text = write((bytes) => {
     const said = gib(bytes);
