@@ -714,7 +714,8 @@ export function buildSystemComparison(
   // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a
   // ceiling is a fair question), and the caution concerns every throughput of the trial, not one
   // storage metric that could be left out. So they count, and the reader is told which and why.
-  const cautions = { a: sideCautions(sideTrials(pairs, 'a')), b: sideCautions(sideTrials(pairs, 'b')) };
+  const matched = { a: sideTrials(pairs, 'a'), b: sideTrials(pairs, 'b') };
+  const cautions = { a: sideCautions(matched.a), b: sideCautions(matched.b) };
   const cautioned = [...cautionNotes('A', a.label, cautions.a), ...cautionNotes('B', b.label, cautions.b)];
   if (cautioned.length > 0) {
     notes.push(
@@ -725,7 +726,7 @@ export function buildSystemComparison(
   }
   // A side of a system or drive takes every suite of it, whatever their labels: said, never split,
   // since that is what --compare of two systems or drives means; comparing labels is --labels.
-  const suiteLabels = { a: suiteLabelGroups(sideTrials(pairs, 'a')), b: suiteLabelGroups(sideTrials(pairs, 'b')) };
+  const suiteLabels = { a: suiteLabelGroups(matched.a), b: suiteLabelGroups(matched.b) };
   for (const [name, side, groups] of [['A', a, suiteLabels.a], ['B', b, suiteLabels.b]] as const) {
     if (groups.length < 2) continue;
     notes.push(
