@@ -681,7 +681,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     );
   }
   if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
-    notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both ids are kept so stored history stays comparable");
+    notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both are kept, each under its own id, so stored history stays comparable");
   }
   return {
     version: SUITE_PLAN_VERSION,

@@ -101,7 +101,10 @@ export function asSentence(text: string): string {
   return `${t[0]!.toUpperCase()}${t.slice(1)}${/[.!?…]$/.test(t) ? '' : '.'}`;
 }
 
-/** A problem of the plan as the Plan step shows it: the app's field names and scenario labels, as a sentence. */
-export function planProblemInAppWords(text: string): string {
+/**
+ * A problem or a note of the plan as the Plan step shows it: the app's field names and scenario
+ * labels, as a sentence. The CLI prints the same lines with its flags and scenario ids.
+ */
+export function planMessageInAppWords(text: string): string {
   return asSentence(inAppWords(scenarioLabelsIn(text)));
 }

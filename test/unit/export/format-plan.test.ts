@@ -49,6 +49,12 @@ describe('the plan as text', () => {
     expect(formatPlan(plan)).toMatch(/^Suite plan: /);
   });
 
+  it("names scenarios in its notes by their CLI ids, as --scenarios takes them (the app's Plan step shows their labels)", () => {
+    const text = formatPlan(planSuite(onSystemDisk(), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1 }));
+    expect(text).toMatch(/^note: 3 scenario\(s\) skipped: gpu-only, gpu-cpu, gpu-cpu-storage$/m);
+    expect(text).toMatch(/^note: storage-saturation and cpu-storage have the same parameters here .*storage-saturation a fixed 4 GiB or 0 GiB CPU tier\. Both are kept, each under its own id, so stored history stays comparable$/m);
+  });
+
   it('the header names every model the runs use (the mlperf profile runs 8B and 70B)', () => {
     expect(formatPlan(planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv' }))).toMatch(/^Suite plan: profile mlperf, 3 trial\(s\) per scenario, models llama3\.1-8b, llama3\.1-70b-instruct, cache dir \/mnt\/kv$/m);
     expect(formatPlan(planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv' }))).toMatch(/^Suite plan: profile smoke, 3 trial\(s\) per scenario, model tiny-1b, /m);

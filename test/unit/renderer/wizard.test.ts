@@ -445,6 +445,25 @@ describe('plan step', () => {
     );
   });
 
+  it("names the scenarios in the plan's notes as the Scenarios list does, not by the CLI's ids, as sentences", async () => {
+    const p = plan();
+    // The planner's notes as planSuite writes them, ids and all, for the CLI (planner.test and format-plan.test check those).
+    p.notes = [
+      '3 scenario(s) skipped: gpu-only, gpu-cpu, gpu-cpu-storage',
+      'storage tiers shrunk to fit in RAM beside the CPU tier (22.0 GiB available, 2.40 GiB kept in reserve): cpu-only 7 GiB, production 7 GiB',
+      'mlperf-storage-stress, mlperf-storage-throughput run the MLPerf options\' workloads at this profile\'s duration and storage capacity, not the reference options (300 s, 95 % of the free space: --profile mlperf)',
+    ];
+    installFakeApi({ 'suite.plan': () => ({ plan: p, hardware: hardware(), advice: [] }) });
+    useWizardStore().cacheDir = '/mnt/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    expect(w.findAll('.notes li').map((li) => li.text())).toEqual([
+      '3 scenario(s) skipped: GPU only, GPU + CPU, GPU + CPU + storage.',
+      'Storage tiers shrunk to fit in RAM beside the CPU tier (22.0 GiB available, 2.40 GiB kept in reserve): CPU only 7 GiB, Realistic production 7 GiB.',
+      'MLPerf 1: storage stress (CPU 0), MLPerf 2: storage throughput (CPU 4 GiB) run the MLPerf options\' workloads at this profile\'s duration and storage capacity, not the reference options (300 s, 95 % of the free space: the MLPerf profile).',
+    ]);
+  });
+
   it('refuses to start a suite that does not fit, and says why', async () => {
     installFakeApi({ 'suite.plan': () => ({ plan: plan({ fits: false }), hardware: hardware(), advice: [] }) });
     useWizardStore().cacheDir = '/tiny';
