@@ -1,5 +1,6 @@
 // The wizard's plan form: its fields, and how the text of a number field becomes a value to plan.
 // Pure, so that the rules are tested without Pinia or a page.
+import { namesFlag } from '../src-shared/domain/app-words.ts';
 import type { ProfileId } from '../src-shared/domain/scenarios.ts';
 import type { PlanRequest } from '../src-shared/ipc/contract.ts';
 
@@ -66,4 +67,38 @@ export function planRequestOf(cacheDir: string, form: PlanForm): PlanRequest {
     ...(form.scenarios !== null ? { scenarios: form.scenarios } : {}),
     ...(form.storageCapacityGib !== null ? { storageCapacityGib: form.storageCapacityGib } : {}),
   };
+}
+
+/** The plan form's fields a message of the backend can name: each a control of its own, marked invalid while a message names it. */
+export type PlanField = NumberField | 'model' | 'label' | 'cacheDir';
+
+/**
+ * Each field by the flag of `kvbench suite` that sets the same: the backend's messages (the plan's
+ * problems, a refusal to plan) are in the CLI's words. In the form's order.
+ */
+const PLAN_FIELD_FLAGS: Readonly<Record<PlanField, string>> = Object.freeze({
+  trials: '--trials',
+  durationS: '--duration',
+  warmUpS: '--warm-up',
+  storageCapacityGib: '--storage-capacity-gb',
+  model: '--model',
+  label: '--label',
+  cacheDir: '--cache-dir',
+});
+const PLAN_FIELDS = Object.keys(PLAN_FIELD_FLAGS) as PlanField[];
+
+/**
+ * The form's fields `text`, a message of the backend in the CLI's words, names: by their flag, and the
+ * cache directory also by its name ("the cache directory … is not writable" is about the field's
+ * directory, and choosing another is the way out).
+ */
+export function planFieldsNamedIn(text: string): PlanField[] {
+  return PLAN_FIELDS.filter((f) => namesFlag(text, PLAN_FIELD_FLAGS[f]) || (f === 'cacheDir' && /\bthe cache directory\b/i.test(text)));
+}
+
+/** For each field the messages name, the ids of the elements that say them (the field's aria-describedby), in the messages' order. */
+export function planMessagesByField(messages: readonly { id: string; text: string }[]): Partial<Record<PlanField, string[]>> {
+  const out: Partial<Record<PlanField, string[]>> = {};
+  for (const m of messages) for (const f of planFieldsNamedIn(m.text)) (out[f] ??= []).push(m.id);
+  return out;
 }

@@ -70,6 +70,11 @@ const RULES: readonly (readonly [RegExp, string | ((match: string, ...groups: (s
   [FLAG('--stated-write-gbps'), quoteLabel(L.statedWrite)],
 ];
 
+/** Whether `text`, a message in the CLI's words, names `flag` (a whole flag: not inside a path, not the start of a longer flag). */
+export function namesFlag(text: string, flag: string): boolean {
+  return FLAG(flag).test(text);
+}
+
 /** `--storage-capacity-gb` → `storageCapacityGb`: run options are keyed by their flag's camelCase. */
 const optionKeyOf = (flag: string): string => flag.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 

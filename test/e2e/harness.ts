@@ -119,6 +119,15 @@ export function watchPage(page: Page): string[] {
   return problems;
 }
 
+/** The wizard's Plan step for `cacheDir`, as a person reaches it: the directory detected on the Hardware step, then Next; it waits for the first plan. */
+export async function openPlanStep(page: Page, cacheDir: string): Promise<void> {
+  await page.fill('input[name=cacheDir]', cacheDir);
+  await page.click('button:has-text("Detect")');
+  await page.locator('dd.mono', { hasText: cacheDir }).waitFor({ timeout: 30_000 });
+  await page.click('[data-test=to-plan]');
+  await page.locator('[data-test=trial-count]').waitFor({ timeout: 30_000 });
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   // From the top, so the fixed navigation column is drawn where a person sees it.

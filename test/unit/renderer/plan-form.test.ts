@@ -1,7 +1,7 @@
 // The plan form's rules, without Pinia or a page: how a number field's text becomes the value
 // planned (never clamped or rounded), and which fields the plan request carries.
 import { describe, expect, it } from 'vitest';
-import { parseNumberField, planRequestOf, type PlanForm } from '../../../src-renderer/plan-form.ts';
+import { parseNumberField, planFieldsNamedIn, planMessagesByField, planRequestOf, type PlanForm } from '../../../src-renderer/plan-form.ts';
 
 const problemOf = (r: ReturnType<typeof parseNumberField>): string | null => ('problem' in r ? r.problem : null);
 
@@ -50,5 +50,33 @@ describe('the plan request', () => {
       cacheDir: '/mnt/kv', profile: 'quick', trials: 3, extras: false, probe: true,
       durationS: 60, warmUpS: 5, model: 'llama3.1-8b', scenarios: ['cpu-only'], storageCapacityGib: 0,
     });
+  });
+});
+
+describe("the fields the backend's messages name", () => {
+  // The planner's problems as planSuite writes them (planner.test checks that), in the CLI's words.
+  const TOO_SMALL = '--storage-capacity-gb 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so cpu-only would fail: set it to at least 2 GiB, or 0 (95 % of the free space)';
+  const NO_ROOM = 'the cache directory cannot hold this suite: it needs 2.00 GiB free (cpu-only: storage tier 2 GiB) but /mnt/kv has 20.0 MiB free. Free space, choose another --cache-dir, or set a smaller --storage-capacity-gb';
+
+  it('names a field by the flag of `kvbench suite` that sets the same, or the cache directory by its name', () => {
+    expect(planFieldsNamedIn(TOO_SMALL)).toEqual(['storageCapacityGib']);
+    expect(planFieldsNamedIn(NO_ROOM)).toEqual(['storageCapacityGib', 'cacheDir']);
+    expect(planFieldsNamedIn('the cache directory /mnt/ro is not writable')).toEqual(['cacheDir']);
+    expect(planFieldsNamedIn('--trials must be an integer from 1 to 100, got 0\n--duration must be a positive integer (seconds), got 0\n--warm-up must be an integer from 0 to 3600 (seconds), got -1')).toEqual(['trials', 'durationS', 'warmUpS']);
+    expect(planFieldsNamedIn('--model: unknown model "x"')).toEqual(['model']);
+    expect(planFieldsNamedIn('nothing to run: every chosen scenario was skipped')).toEqual([]);
+  });
+
+  it('only a whole flag: not inside a path, not the start of a longer flag', () => {
+    expect(planFieldsNamedIn('see /mnt/--trials/x and --trials-per-x')).toEqual([]);
+    expect(planFieldsNamedIn('--storage-capacity-gbx')).toEqual([]);
+  });
+
+  it('gathers, per field, the ids of the messages that name it', () => {
+    expect(planMessagesByField([{ id: 'p0', text: TOO_SMALL }, { id: 'p1', text: NO_ROOM }, { id: 'p2', text: 'nothing to run' }])).toEqual({
+      storageCapacityGib: ['p0', 'p1'],
+      cacheDir: ['p1'],
+    });
+    expect(planMessagesByField([])).toEqual({});
   });
 });

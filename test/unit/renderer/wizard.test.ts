@@ -445,6 +445,55 @@ describe('plan step', () => {
     );
   });
 
+  it('marks the fields a problem of the plan names: invalid, described by the problem, until the problem goes', async () => {
+    // The planner's problems as planSuite writes them (planner.test checks that): one names the capacity, one it and the cache directory.
+    const tooSmall = '--storage-capacity-gb 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so cpu-only would fail: set it to at least 2 GiB, or 0 (95 % of the free space)';
+    const refused = plan({ fits: false });
+    refused.estimate = { ...refused.estimate, problems: [tooSmall, LOW_SPACE_PROBLEM.text], problemSizes: [[], LOW_SPACE_PROBLEM.sizes] };
+    let answer: ResponseOf<'suite.plan'> | { error: { code: 'VALIDATION'; message: string } } = { plan: refused, hardware: hardware(), advice: [] };
+    installFakeApi({ 'suite.plan': () => answer });
+    const wizard = useWizardStore();
+    wizard.cacheDir = '/mnt/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const field = (name: string) => w.get(`[name=${name}]`).element as HTMLInputElement | HTMLSelectElement;
+    const describedBy = (name: string): string[] => (field(name).getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean).map((id) => document.getElementById(id)?.textContent ?? `no #${id}`);
+    expect(field('storageCapacityGib').getAttribute('aria-invalid')).toBe('true');
+    expect(describedBy('storageCapacityGib')).toEqual([expect.stringContaining('“Storage tier capacity (GiB)” 0.0001 cannot hold'), expect.stringContaining('The cache directory cannot hold this suite')]);
+    expect(field('planCacheDir').getAttribute('aria-invalid')).toBe('true');
+    expect(describedBy('planCacheDir')).toEqual([expect.stringContaining('The cache directory cannot hold this suite')]);
+    for (const other of ['trials', 'durationS', 'warmUpS', 'model', 'label']) {
+      expect(field(other).getAttribute('aria-invalid'), other).not.toBe('true');
+      expect(field(other).getAttribute('aria-describedby'), other).toBeNull();
+    }
+
+    // The field's own problem and the plan's, together.
+    await w.get('input[name=storageCapacityGib]').setValue('-1');
+    await w.get('input[name=storageCapacityGib]').trigger('change');
+    expect(describedBy('storageCapacityGib')).toEqual([expect.stringContaining('Storage tier capacity must be a number of GiB'), expect.stringContaining('0.0001 cannot hold'), expect.stringContaining('cannot hold this suite')]);
+
+    // A refusal to plan that names a field marks it too.
+    answer = { error: { code: 'VALIDATION', message: '--model: unknown model "x"' } };
+    await w.get('input[name=storageCapacityGib]').setValue('3');
+    await w.get('input[name=storageCapacityGib]').trigger('change');
+    await new Promise((r) => setTimeout(r, 300));
+    await flush();
+    expect(field('model').getAttribute('aria-invalid')).toBe('true');
+    expect(describedBy('model')).toEqual([expect.stringContaining('“Model”: unknown model')]);
+
+    // A plan without problems: nothing is marked any more.
+    answer = { plan: plan(), hardware: hardware(), advice: [] };
+    await w.get('input[name=storageCapacityGib]').setValue('4');
+    await w.get('input[name=storageCapacityGib]').trigger('change');
+    await new Promise((r) => setTimeout(r, 300));
+    await flush();
+    expect(w.findAll('.notice.error')).toHaveLength(0);
+    for (const name of ['storageCapacityGib', 'planCacheDir', 'model']) {
+      expect(field(name).getAttribute('aria-invalid'), name).not.toBe('true');
+      expect(field(name).getAttribute('aria-describedby'), name).toBeNull();
+    }
+  });
+
   it("names the scenarios in the plan's notes as the Scenarios list does, not by the CLI's ids, as sentences", async () => {
     const p = plan();
     // The planner's notes as planSuite writes them, ids and all, for the CLI (planner.test and format-plan.test check those).
