@@ -4,10 +4,11 @@
 // column and button stays in view, without scrolling sideways. The trials are imported reference
 // results (no engine run needed).
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { referenceResultsNew } from '../unit/store/fixtures.ts';
-import { HAS_CHROMIUM, launchChromium, screenshot, startServe, watchPage, type Served } from './harness.ts';
+import { HAS_CHROMIUM, launchChromium, openPlanStep, screenshot, startServe, watchPage, type Served } from './harness.ts';
 
 const PART_NUMBER_LABEL = 'PM9A3_7.68TB_MZQL27T6HBLA-00A07_fw-GDC5902Q_xfs-noatime_nvme0n1_qd32';
 const LONGEST_LABEL = `${'L'.repeat(100)}${'X'.repeat(100)}`;
@@ -40,6 +41,34 @@ async function overflowOf(page: Page, table: string | null): Promise<Overflow> {
     }
     return { pagePx: doc.scrollWidth - doc.clientWidth, tablePx, outOfView };
   }, table);
+}
+
+/**
+ * The form controls (`selector`) narrower than what they show: an input's value, a select's chosen
+ * option, or with `everyOption` the widest of its options (each one a person can choose).
+ */
+async function clippedControls(page: Page, selector: string, everyOption = false): Promise<string[]> {
+  return page.evaluate(
+    ([sel, every]) => {
+      const out: string[] = [];
+      for (const el of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>(sel)) {
+        const texts = el instanceof HTMLSelectElement ? (every ? [...el.options].map((o) => o.text) : [el.selectedOptions[0]?.text ?? '']) : [el.value];
+        for (const text of texts) {
+          const probe = el.cloneNode(false) as HTMLInputElement | HTMLSelectElement;
+          if (probe instanceof HTMLSelectElement) probe.append(new Option(text));
+          else probe.value = text;
+          Object.assign(probe.style, { width: 'auto', position: 'absolute', visibility: 'hidden' });
+          el.parentElement!.append(probe);
+          const needs = probe.getBoundingClientRect().width;
+          probe.remove();
+          const has = el.getBoundingClientRect().width;
+          if (has + 0.5 < needs) out.push(`${el.name} "${text}": ${Math.round(has)} px of ${Math.round(needs)} px`);
+        }
+      }
+      return out;
+    },
+    [selector, everyOption] as const,
+  );
 }
 
 describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems', () => {
@@ -139,22 +168,7 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     await page.waitForFunction(() => document.querySelectorAll('[data-test=history-table] tr[data-trial]').length === 2);
     await screenshot(page, `layout-${width}-history-filtered`);
     // Each filter at least as wide as what it shows: a date's day, month and year, a drive's whole name.
-    const clipped = await page.evaluate(() => {
-      const out: string[] = [];
-      for (const el of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('form.filters select, form.filters input')) {
-        const probe = el.cloneNode(false) as HTMLInputElement | HTMLSelectElement;
-        if (el instanceof HTMLSelectElement) probe.append(new Option(el.selectedOptions[0]?.text ?? ''));
-        else (probe as HTMLInputElement).value = el.value;
-        Object.assign(probe.style, { width: 'auto', position: 'absolute', visibility: 'hidden' });
-        el.parentElement!.append(probe);
-        const needs = probe.getBoundingClientRect().width;
-        probe.remove();
-        const has = el.getBoundingClientRect().width;
-        if (has + 0.5 < needs) out.push(`${el.name}: ${Math.round(has)} px of ${Math.round(needs)} px`);
-      }
-      return out;
-    });
-    expect.soft(clipped).toEqual([]);
+    expect.soft(await clippedControls(page, 'form.filters select, form.filters input')).toEqual([]);
 
     await page.click('[data-nav=compare]');
     await page.click('[data-test=compare]');
@@ -178,6 +192,27 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     });
     expect(outOfCard).toEqual([]);
     expect(await page.getAttribute('select[name=a]', 'title')).toContain(LONGEST_LABEL);
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  for (const [width, height] of [
+    [1024, 680],
+    [1280, 800],
+  ]) it(`at ${width}×${height}, the Plan step shows every model the Model select offers whole, and its fields within their card`, async () => {
+    const page = await open(width, height);
+    await openPlanStep(page, path.join(served.dir, 'cache'));
+    await screenshot(page, `layout-${width}-plan`);
+    expect.soft(await overflowOf(page, null)).toEqual({ pagePx: 0, tablePx: null, outOfView: [] });
+    // The longest model name ("llama3.1-70b-instruct") and the default's "(default)" among them.
+    expect(await page.locator('select[name=model] option').count()).toBeGreaterThan(5);
+    expect.soft(await clippedControls(page, 'select[name=model]', true)).toEqual([]);
+    const outOfCard = await page.evaluate(() => {
+      const card = document.querySelector<HTMLElement>('select[name=model]')!.closest<HTMLElement>('.card')!.getBoundingClientRect();
+      return [...document.querySelectorAll<HTMLElement>('.card label.field input, .card label.field select')]
+        .filter((e) => e.closest('.card') === document.querySelector('select[name=model]')!.closest('.card') && e.getBoundingClientRect().right > card.right + 0.5)
+        .map((e) => e.getAttribute('name'));
+    });
+    expect(outOfCard).toEqual([]);
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
