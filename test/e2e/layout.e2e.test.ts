@@ -103,19 +103,32 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     if (served) fs.rmSync(served.dir, { recursive: true, force: true });
   });
 
-  /** A page at this size; report.build's rows get the widest values a real suite shows (imports store no tier latencies, bandwidths or efficiencies). */
-  async function open(width: number, height: number): Promise<Page> {
+  /**
+   * A page at this size; report.build's rows get the widest values a real suite shows (imports store
+   * no tier latencies, bandwidths or efficiencies), or the tier row values given; latencies in the unit given.
+   */
+  async function open(width: number, height: number, opts: { latencyUnit?: 'ms' | 'us'; tierRow?: Record<string, number> } = {}): Promise<Page> {
     const page = await (await browser.newContext({ viewport: { width, height } })).newPage();
     problems = watchPage(page);
     await page.route('**/api/invoke/report.build', async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { ok: true; value: { tiers: { rows: Record<string, unknown>[] } } };
       for (const row of body.value.tiers.rows) {
-        Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 });
+        Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 }, opts.tierRow);
         Object.assign(row, { storageReadBytesPerS: 999_600_000, storageWriteBytesPerS: 999_700_000, storageReadEfficiency: 0.564, storageWriteEfficiency: 0.136, cpuReadEfficiency: 0.119, bytesRead: 999_600_000_000, bytesWritten: 999_700_000_000 });
       }
       await route.fulfill({ response, json: body });
     });
+    // The unit chosen in Settings, for this page only (the server's settings stay as the other tests find them).
+    if (opts.latencyUnit) {
+      const latencyUnit = opts.latencyUnit;
+      await page.route('**/api/invoke/app.info', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.json()) as { ok: true; value: { settings: Record<string, unknown> } };
+        Object.assign(body.value.settings, { latencyUnit });
+        await route.fulfill({ response, json: body });
+      });
+    }
     await page.goto(served.url);
     return page;
   }
@@ -230,4 +243,28 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     }
     expect(problems, problems.join('\n')).toEqual([]);
   });
+
+  // The widest P95s a tier row can realistically show in each unit of Settings: a storage write that
+  // waited tens of seconds (a drive far past its queue), "98,765 ms" or "98,765,400 µs"; a CPU read
+  // of seconds, "9,877 ms" or "9,876,500 µs"; and a speedup against a baseline of other users,
+  // "1.00× vs 128 users".
+  const WIDEST_TIER_ROW = { cpuReadP95Ms: 9_876.5, storageReadP95Ms: 23_456.7, storageWriteP95Ms: 98_765.4, speedupBaselineUsers: 128 };
+  for (const latencyUnit of ['ms', 'us'] as const) {
+    for (const [width, height] of [
+      [1024, 680],
+      [1280, 800],
+    ]) it(`shows every column of the tier comparison at ${width}×${height} with the widest P95s in ${latencyUnit === 'us' ? 'µs' : 'ms'}, of one suite and over three systems`, async () => {
+      const page = await open(width, height, { latencyUnit, tierRow: WIDEST_TIER_ROW });
+      for (const ids of [[suites.partNumber], Object.values(suites)]) {
+        await page.goto(`${served.origin}/#/report?suite=${ids.join(',')}`);
+        await page.waitForFunction((n) => document.querySelectorAll('[data-test=tier-table] tbody tr').length === n, ids.length);
+        const tier = await page.locator('[data-test=tier-table]').innerText();
+        expect(tier).toContain(latencyUnit === 'us' ? '98,765,400 µs' : '98,765 ms');
+        expect(tier).toContain('vs 128 users');
+        await screenshot(page, `layout-${width}-tiers-${ids.length}-${latencyUnit}`);
+        expect.soft(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+      }
+      expect(problems, problems.join('\n')).toEqual([]);
+    });
+  }
 });
