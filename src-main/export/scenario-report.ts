@@ -91,15 +91,10 @@ export interface ScenarioSummary {
   excluded: ExcludedTrial[];
   cautions: TrialCaution[];
   /**
-   * Aggregated trials whose storage reads were not all the device's (the page cache served them, or
-   * the cache directory was RAM-backed): cautionsOf's test. Their read numbers describe RAM, so the
-   * tier comparison gives the group no read efficiency; its notes count them apart (ramBackings,
-   * pageCacheFlagged).
-   */
-  storageReadFlagged: number;
-  /**
    * The aggregated trials that ran on a RAM-backed cache directory, by what held it in memory
    * (countBackings): whatever the group's median says, each is counted here, never as page-cache reads.
+   * With pageCacheFlagged, the trials whose storage reads were not all the device's: their read
+   * numbers describe RAM, so the tier comparison gives the group no read efficiency.
    */
   ramBackings: RamBackingCount[];
   /** The aggregated trials whose storage reads the page cache served, the directory not being RAM-backed (trialFlags' 'page-cache'). */
@@ -395,7 +390,6 @@ export function buildScenarioReport(
           };
         }),
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t, flagsOf(t))]),
-      storageReadFlagged: included.filter((t) => flagsOf(t).some((f) => f.kind === 'ram-backed' || f.kind === 'page-cache')).length,
       ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
       pageCacheFlagged: flagKindCountsOf(included, flagsOf).pageCache,
       metrics,
