@@ -174,6 +174,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
         process.stdout.write('no trials match\n');
         return 0;
       }
+      const flagged = new Set(trials.filter((t) => cautionsOf(t).length > 0));
       process.stdout.write(
         `${table(
           ['trial', 'started', 'suite', 'label', 'system', 'drive', 'scenario', '#', 'status', FLAG_MARK, 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
@@ -187,7 +188,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
             t.scenarioId,
             String(t.trialIndex + 1),
             t.status,
-            cautionsOf(t).length > 0 ? FLAG_MARK : '',
+            flagged.has(t) ? FLAG_MARK : '',
             fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
             fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
             fmtValue(t.metrics.e2e_p95_ms, 'ms'),
@@ -196,7 +197,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
           [1, 3, 4, 5, 6, 8, 9, 13],
         )}\n`,
       );
-      if (trials.some((t) => cautionsOf(t).length > 0)) process.stdout.write(`${flagLegend('a trial')}${ramBackingLines(trials)}`);
+      if (flagged.size > 0) process.stdout.write(`${flagLegend('a trial')}${ramBackingLines(trials)}`);
       const scenarios = [...new Set(trials.map((t) => t.scenarioId))];
       if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
       return 0;

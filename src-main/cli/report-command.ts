@@ -1,11 +1,11 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
-import { suiteOutcome, type SuiteRecord } from '../../src-shared/domain/store-types.ts';
+import { suiteOutcome, type SuiteRecord, type TrialFilter } from '../../src-shared/domain/store-types.ts';
 import { quoteLabel } from '../../src-shared/domain/places.ts';
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
-import { comparisonSides, resolveSelection, selectionFromFlags, splitList, type Selection } from '../export/selection.ts';
+import { comparisonSides, resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
 import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
@@ -135,7 +135,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
         process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
         return 0;
       }
-      let selection: Selection;
+      // The store filter of the chosen trials, each reference in it resolved once.
+      let filter: TrialFilter;
       let title: string;
       if (suiteIds !== undefined) {
         const ids = [...new Set(suiteIds)];
@@ -144,21 +145,21 @@ export async function reportCommand(argv: string[]): Promise<number> {
           if (!suite) throw new Error(`no suite ${id} (see kvbench history --suites)`);
           return suite;
         });
-        selection = { suiteIds: ids };
+        filter = { suiteIds: ids };
         title = suites.length === 1 ? suiteTitle(suites[0]) : `Suites ${suites.map((suite) => `${suite.id} (${suiteWhat(suite)})`).join(', ')}`;
       } else if (labelFilter) {
-        selection = { suiteLabels: labelFilter, ...(a.system?.length ? { systems: a.system } : {}) };
-        const { systemIds, suiteLabels } = resolveSelection(store, selection);
+        filter = resolveSelection(store, { suiteLabels: labelFilter, ...(a.system?.length ? { systems: a.system } : {}) });
+        const { systemIds, suiteLabels } = filter;
         const ids = store.listSuites({ systemIds, labels: suiteLabels, limit: 1_000_000 }).map((x) => x.id).sort((x, y) => x - y);
         const named = suiteLabels!.map(quoteLabel).join(', ');
         title =
           `Suite label${suiteLabels!.length > 1 ? 's' : ''} ${named}${a.system?.length ? ` on system(s) ${a.system.join(', ')}` : ''}: ` +
           `${ids.length > 0 ? `every suite (${ids.join(', ')})` : 'no suite'}`;
       } else if (a.system?.length) {
-        selection = { systems: a.system };
+        filter = resolveSelection(store, { systems: a.system });
         title = `System(s) ${a.system.join(', ')}: every suite`;
       } else if (a.all) {
-        selection = {};
+        filter = {};
         title = 'Every trial in the database';
       } else {
         const latest = store.latestSuite(undefined, 'suite') ?? store.latestSuite();
@@ -166,11 +167,10 @@ export async function reportCommand(argv: string[]): Promise<number> {
           process.stderr.write(`kvbench report: the database ${store.path} holds no trials yet (run kvbench suite or kvbench import)\n`);
           return 1;
         }
-        selection = { suiteIds: [latest.id] };
+        filter = { suiteIds: [latest.id] };
         title = `${suiteTitle(latest)} — the newest`;
       }
-      if (scenarioIds) selection.scenarioIds = scenarioIds;
-      const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+      const trials = store.listTrials({ ...filter, ...(scenarioIds ? { scenarioIds } : {}), order: 'asc' });
       const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], excludeFlagged: a['exclude-flagged'], histogramsOf: (id) => store.trialHistograms(id) });
       // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
       const tiers = buildTierComparison(report, (id) => store.trialHardware(id), stated);

@@ -2,7 +2,7 @@
 // charts), in three parts that share only types and the trial cautions: the scenario report
 // (scenario-report.ts), the tier comparison (tier-comparison.ts) and the comparison of two systems
 // or drives (system-comparison.ts). Readers import from here.
-export { PER_TRIAL_METHOD, POOLED_METHOD, REPORT_METHOD, FLAGGED_EXCLUDED_METHOD, pooledLatency, cautionsOf, ramBackingText, trialFlags, isFlagged, buildScenarioReport, metricOf } from './scenario-report.ts';
+export { PER_TRIAL_METHOD, POOLED_METHOD, REPORT_METHOD, FLAGGED_EXCLUDED_METHOD, pooledLatency, cautionsOf, ramBackingText, trialFlags, buildScenarioReport, metricOf } from './scenario-report.ts';
 export type { ExcludedTrial, TrialCaution, TrialFlag, MetricAggregate, PooledLatency, ScenarioSummary, ScenarioReport } from './scenario-report.ts';
 export { StatedBandwidthRefused, probeLimitsOf, buildTierComparison, limitsSourceText } from './tier-comparison.ts';
 export type { TierRow, ProbeLimits, TierComparison, HardwareSource, StatedBandwidth } from './tier-comparison.ts';

@@ -91,15 +91,10 @@ export interface ScenarioSummary {
   excluded: ExcludedTrial[];
   cautions: TrialCaution[];
   /**
-   * Aggregated trials whose storage reads were not all the device's (the page cache served them, or
-   * the cache directory was RAM-backed): cautionsOf's test. Their read numbers describe RAM, so the
-   * tier comparison gives the group no read efficiency; its notes count them apart (ramBackings,
-   * pageCacheFlagged).
-   */
-  storageReadFlagged: number;
-  /**
    * The aggregated trials that ran on a RAM-backed cache directory, by what held it in memory
    * (countBackings): whatever the group's median says, each is counted here, never as page-cache reads.
+   * With pageCacheFlagged, the trials whose storage reads were not all the device's: their read
+   * numbers describe RAM, so the tier comparison gives the group no read efficiency.
    */
   ramBackings: RamBackingCount[];
   /** The aggregated trials whose storage reads the page cache served, the directory not being RAM-backed (trialFlags' 'page-cache'). */
@@ -181,15 +176,29 @@ export function trialFlags(t: TrialRecord): TrialFlag[] {
   return [...storageReadFlags(t), ...stallCaution(t).map(as('stalled')), ...noPeakCaution(t).map(as('no-peak')), ...qosTargetCaution(t).map(as('qos-target'))];
 }
 
-/** Whether the report flags the trial (trialFlags). */
-export const isFlagged = (t: TrialRecord): boolean => trialFlags(t).length > 0;
+/** A trial's flags (trialFlags) as one build reads them: see flagsOnce. */
+export type FlagsOf = (t: TrialRecord) => readonly TrialFlag[];
+
+/**
+ * trialFlags, worked out once per trial for one build: a builder asks of a trial several times
+ * (does it count, its cautions, the counts by kind, each metric's flagged column), and each answer
+ * rereads its metrics and reruns the page-cache rule.
+ */
+export function flagsOnce(): FlagsOf {
+  const known = new Map<TrialRecord, TrialFlag[]>();
+  return (t) => {
+    let flags = known.get(t);
+    if (flags === undefined) known.set(t, (flags = trialFlags(t)));
+    return flags;
+  };
+}
 
 /** The trials by the kind of flag they carry (see FlagKindCounts). */
-export const flagKindCountsOf = (trials: readonly TrialRecord[]): FlagKindCounts => countFlagKinds(trials.map((t) => trialFlags(t).map((f) => f.kind)));
+export const flagKindCountsOf = (trials: readonly TrialRecord[], flagsOf: FlagsOf): FlagKindCounts => countFlagKinds(trials.map((t) => flagsOf(t).map((f) => f.kind)));
 
-/** The report's cautions of a trial: its flags (trialFlags) in words. */
-export function cautionsOf(t: TrialRecord): TrialCaution[] {
-  return trialFlags(t).map((f) => ({ trialId: t.id, trialIndex: t.trialIndex, message: f.message }));
+/** The report's cautions of a trial: its flags (trialFlags, unless already worked out) in words. */
+export function cautionsOf(t: TrialRecord, flags: readonly TrialFlag[] = trialFlags(t)): TrialCaution[] {
+  return flags.map((f) => ({ trialId: t.id, trialIndex: t.trialIndex, message: f.message }));
 }
 
 /** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
@@ -289,10 +298,6 @@ function storageReadFlags(t: TrialRecord): TrialFlag[] {
   return verdict.flagged ? [{ kind: 'page-cache', message: `${verdict.reason ?? 'the engine flagged its storage reads'}, so its storage read numbers may describe RAM` }] : [];
 }
 
-export function storageReadCaution(t: TrialRecord): string[] {
-  return storageReadFlags(t).map((f) => f.message);
-}
-
 /**
  * The engine's own verdict where its file carried one (page_cache_flagged), else the same rule
  * (src-shared/domain/page-cache.ts) over the coverages stored with the trial: a trial stored before
@@ -332,8 +337,9 @@ export function buildScenarioReport(
   const includeIncomplete = opts.includeIncomplete ?? false;
   const excludeFlagged = opts.excludeFlagged ?? false;
   const standings = attemptStandings(trials, includeIncomplete);
+  const flagsOf = flagsOnce();
   // With excludeFlagged, a trial that would count but is flagged is left out, its flags said as why.
-  const flagsLeftOut = (t: TrialRecord): TrialFlag[] => (excludeFlagged && standings.get(t)!.counted ? trialFlags(t) : []);
+  const flagsLeftOut = (t: TrialRecord): readonly TrialFlag[] => (excludeFlagged && standings.get(t)!.counted ? flagsOf(t) : []);
   const counts = (t: TrialRecord): boolean => standings.get(t)!.counted && flagsLeftOut(t).length === 0;
   const groups = new Map<string, TrialRecord[]>();
   for (const t of trials) {
@@ -383,10 +389,9 @@ export function buildScenarioReport(
             flags: flags.map((f) => f.kind),
           };
         }),
-      cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t)]),
-      storageReadFlagged: included.filter((t) => storageReadCaution(t).length > 0).length,
+      cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t, flagsOf(t))]),
       ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
-      pageCacheFlagged: flagKindCountsOf(included).pageCache,
+      pageCacheFlagged: flagKindCountsOf(included, flagsOf).pageCache,
       metrics,
       pooled,
     });

@@ -6,7 +6,7 @@ import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../s
 import { labelGroupsText, labelsVerdictText, placeKey, placeLabel, quoteLabel } from '../../src-shared/domain/places.ts';
 import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
-import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, isFlagged, scenarioOrder, suiteLabelGroups, type RamBackingCount, type SuiteLabelGroup } from './scenario-report.ts';
+import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, flagsOnce, scenarioOrder, suiteLabelGroups, type FlagsOf, type RamBackingCount, type SuiteLabelGroup } from './scenario-report.ts';
 import { flagKindsText, type FlagKindCounts } from '../../src-shared/domain/trial-flags.ts';
 import { differingOptions } from './tier-comparison.ts';
 
@@ -235,10 +235,13 @@ interface MatchedPair {
   /** With excludeFlagged, each side's flagged trials of this configuration and drive, left out of a and b. */
   leftOutA: TrialRecord[];
   leftOutB: TrialRecord[];
+  /** Of a and b, the trials the report flags: counted once here, read by every metric's row. */
+  flaggedA: number;
+  flaggedB: number;
 }
 
 function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): ConfigComparison[] {
-  return pairs.map(({ key, a, b, severalPlaces, leftOutA, leftOutB }) => {
+  return pairs.map(({ key, a, b, severalPlaces, leftOutA, leftOutB, flaggedA, flaggedB }) => {
     const first = a[0] ?? b[0];
     const valuesA = a.map((t) => t.metrics[def.key]);
     const valuesB = b.map((t) => t.metrics[def.key]);
@@ -274,8 +277,8 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       df: test?.df ?? null,
       pValue: test?.pValue ?? null,
       withinNoise: test === null ? null : !test.beyondNoise,
-      flaggedA: a.filter(isFlagged).length,
-      flaggedB: b.filter(isFlagged).length,
+      flaggedA,
+      flaggedB,
       excludedA: leftOutA.length,
       excludedB: leftOutB.length,
     };
@@ -445,9 +448,9 @@ const scenariosOf = (ts: readonly TrialRecord[]): string[] => [...new Set(ts.map
 const sideTrials = (rows: readonly { a: readonly TrialRecord[]; b: readonly TrialRecord[] }[], side: 'a' | 'b'): TrialRecord[] => [...new Set(rows.flatMap((r) => r[side]))];
 
 /** See SideCautions. A RAM-backed directory's reads are memory's anyway: counted there, never also as page-cache reads (trialFlags). */
-function sideCautions(trials: readonly TrialRecord[]): SideCautions {
+function sideCautions(trials: readonly TrialRecord[], flagsOf: FlagsOf): SideCautions {
   const ramBacked = trials.filter((t) => t.metrics.storage_ram_backed === 1);
-  return { matchedTrials: trials.length, flaggedTrials: trials.filter(isFlagged).length, ...flagKindCountsOf(trials), ramBackings: countBackings(ramBacked.map((t) => ({ backing: t.storageRamBacking, trials: 1 }))) };
+  return { matchedTrials: trials.length, flaggedTrials: trials.filter((t) => flagsOf(t).length > 0).length, ...flagKindCountsOf(trials, flagsOf), ramBackings: countBackings(ramBacked.map((t) => ({ backing: t.storageRamBacking, trials: 1 }))) };
 }
 
 /** The notes that say what a side's flagged trials are: the comparison counts them like any other. */
@@ -565,6 +568,7 @@ function exclusionNotes(
   before: readonly MatchedRow[],
   after: readonly MatchedPair[],
   afterIds: ReadonlySet<string>,
+  flagsOf: FlagsOf,
 ): string[] {
   const notes: string[] = [];
   for (const [name, label, c] of sides) {
@@ -573,7 +577,7 @@ function exclusionNotes(
   if (sides.every(([, , c]) => c.flaggedTrials === 0)) notes.push('flagged trials excluded: no matched trial is flagged, so none was left out');
   const placesOf = (r: { severalPlaces: boolean; a: readonly TrialRecord[]; b: readonly TrialRecord[] }): string | null =>
     r.severalPlaces ? ` — A on ${placeLabel(r.a[0])}, B on ${placeLabel(r.b[0])}` : null;
-  const clean = (ts: readonly TrialRecord[]): number => ts.filter((t) => !isFlagged(t)).length;
+  const clean = (ts: readonly TrialRecord[]): number => ts.filter((t) => flagsOf(t).length === 0).length;
   const gone = before.filter((r) => !afterIds.has(rowId(r)));
   if (gone.length > 0) {
     notes.push(
@@ -632,6 +636,9 @@ export function buildSystemComparison(
     return m;
   };
   const excludeFlagged = opts.excludeFlagged ?? false;
+  // Each trial's flags worked out once: whether it counts, each row's and side's flagged counts read them.
+  const flagsOf = flagsOnce();
+  const isFlagged = (t: TrialRecord): boolean => flagsOf(t).length > 0;
   const complete = (t: TrialRecord): boolean => t.status === 'complete';
   // Every complete trial, and the ones that count: without the exclusion, the same.
   const [allA, allB] = [group(a.trials, complete), group(b.trials, complete)];
@@ -646,6 +653,8 @@ export function buildSystemComparison(
     severalPlaces: r.severalPlaces,
     leftOutA: leftOut(allA, r.key, r.placeA),
     leftOutB: leftOut(allB, r.key, r.placeB),
+    flaggedA: r.a.filter(isFlagged).length,
+    flaggedB: r.b.filter(isFlagged).length,
   }));
   pairs.sort((x, y) => scenarioOrder(scenariosOf([...x.a, ...x.b])[0]) - scenarioOrder(scenariosOf([...y.a, ...y.b])[0]) || x.key.localeCompare(y.key));
   const metricKeys = opts.metrics ?? COMPARISON_METRICS;
@@ -673,9 +682,9 @@ export function buildSystemComparison(
   let excludedFlagged: SystemComparison['excludedFlagged'] = null;
   if (excludeFlagged) {
     const before = matchedRows(allA, allB);
-    excludedFlagged = { a: sideCautions(sideTrials(before, 'a')), b: sideCautions(sideTrials(before, 'b')) };
+    excludedFlagged = { a: sideCautions(sideTrials(before, 'a'), flagsOf), b: sideCautions(sideTrials(before, 'b'), flagsOf) };
     const sides = [['A', a.label, excludedFlagged.a], ['B', b.label, excludedFlagged.b]] as const;
-    notes.push(...exclusionNotes(sides, before, pairs, new Set(rows.map(rowId))));
+    notes.push(...exclusionNotes(sides, before, pairs, new Set(rows.map(rowId)), flagsOf));
   }
   const oneTrial = pairs.filter((p) => p.a.length < 2 || p.b.length < 2).length;
   if (oneTrial > 0) {
@@ -715,7 +724,7 @@ export function buildSystemComparison(
   // ceiling is a fair question), and the caution concerns every throughput of the trial, not one
   // storage metric that could be left out. So they count, and the reader is told which and why.
   const matched = { a: sideTrials(pairs, 'a'), b: sideTrials(pairs, 'b') };
-  const cautions = { a: sideCautions(matched.a), b: sideCautions(matched.b) };
+  const cautions = { a: sideCautions(matched.a, flagsOf), b: sideCautions(matched.b, flagsOf) };
   const cautioned = [...cautionNotes('A', a.label, cautions.a), ...cautionNotes('B', b.label, cautions.b)];
   if (cautioned.length > 0) {
     notes.push(

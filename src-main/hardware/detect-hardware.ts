@@ -26,7 +26,7 @@ import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
 import { probeCudaDriver, type CudaDriverProbe } from './gpu-driver.ts';
 import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
 import { cacheDirRefusal } from './cache-dir-access.ts';
-import { blockDeviceForMount, diskFacts, findMount, nearestExisting, ramBackingOfMount, readMounts, sysReader, type SysReader } from './linux-storage.ts';
+import { diskFacts, findMount, nearestExisting, readMounts, storageBehindMount, sysReader, type SysReader } from './linux-storage.ts';
 
 /** The parts of systeminformation kvbench uses. */
 export interface HardwareSource {
@@ -185,9 +185,10 @@ export async function describeCacheDir(
       mountPoint = mount.mountPoint;
       filesystem = mount.fsType;
       mountSource = mount.source;
-      block = blockDeviceForMount(ctx.sys, mount, mounts);
       // The engine's own walk (ram-filesystem.ts), so hw and the plan name what the trial's results will.
-      ramBackingChain = ramBackingOfMount(ctx.sys, mount, mounts)?.chain ?? null;
+      const behind = storageBehindMount(ctx.sys, mount, mounts);
+      block = behind.block;
+      ramBackingChain = behind.ramBacking?.chain ?? null;
       if (block === null) ctx.warnings.push(`cache dir: ${mount.fsType} at ${mount.mountPoint} has no block device (network, memory or FUSE filesystem)`);
       else if (block.backingFile !== null && block.backingFilesystem === null) ctx.warnings.push(`cache dir: no mount holds ${block.name}'s file ${block.backingFile} here (set up in another mount namespace?); the drive behind it is unknown`);
       else if (!block.model && block.media !== 'ram') ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);

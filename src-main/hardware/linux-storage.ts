@@ -260,20 +260,8 @@ export function readMounts(sys: SysReader): MountEntry[] | null {
 /** Loops of loop devices (a loop on a file in a loop's filesystem …) followed at most this deep. */
 const MAX_LOOP_DEPTH = 4;
 
-/**
- * The file behind a loop device, as the kernel names it: the path in the namespace that set the loop
- * up, with " (deleted)" appended once the file is unlinked (its pages still live where they were).
- */
-function loopBackingFile(sys: SysReader, name: string): string | null {
-  const file = loopBackingFileAsNamed(sys, name);
-  return file === null ? null : withoutDeleted(file);
-}
-
 /** The path in a loop's backing_file without the " (deleted)" the kernel appends to an unlinked file. */
 const withoutDeleted = (file: string): string => file.replace(/ \(deleted\)$/, '');
-
-/** loop/backing_file as the kernel writes it, " (deleted)" kept: what a description of the loop says. */
-const loopBackingFileAsNamed = (sys: SysReader, name: string): string | null => sys.read(`/sys/block/${name}/loop/backing_file`);
 
 /** The kernel name of a mount's block device: by major:minor, else by its /dev source; null for tmpfs, NFS, FUSE … */
 function blockNameOfMount(sys: SysReader, mount: MountEntry): string | null {
@@ -282,35 +270,66 @@ function blockNameOfMount(sys: SysReader, mount: MountEntry): string | null {
   return name;
 }
 
+/** What one walk down a mount's devices finds: its block device (blockDeviceForMount) and its chain down to RAM (ramChainOf). */
+interface MountWalk {
+  block: BlockDeviceInfo | null;
+  ramChain: string | null;
+}
+
 /**
  * The block device behind a mount (by major:minor, else by its /dev source), or null for tmpfs, NFS,
  * FUSE … A loop device is followed to the filesystem holding its backing file (`mounts`, default
  * this process's): on tmpfs or ramfs its media is 'ram' (the files live in memory); on a disk it has
  * that disk's model, serial, media and disks, so the drive is the one the bytes reach.
  */
-export function blockDeviceForMount(sys: SysReader, mount: MountEntry, mounts?: readonly MountEntry[] | null, depth = 0): BlockDeviceInfo | null {
+export function blockDeviceForMount(sys: SysReader, mount: MountEntry, mounts?: readonly MountEntry[] | null): BlockDeviceInfo | null {
+  return walkMount(sys, mount, mounts, 0).block;
+}
+
+/**
+ * The devices and files from `mount` down to the memory that holds its bytes, joined by "→": the
+ * RAM filesystem itself ('tmpfs'); a RAM disk, under whatever sits on it ('zram0', 'dm-3 → zram0');
+ * a loop device, its backing file as the kernel names it (" (deleted)" once unlinked) and the
+ * filesystem holding that file, then what holds that filesystem. Null where the bytes reach no RAM:
+ * a disk, a network filesystem, a loop file no mount here holds, loops nested past MAX_LOOP_DEPTH.
+ */
+export function ramChainOf(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[]): string | null {
+  return walkMount(sys, mount, mounts, 0).ramChain;
+}
+
+/** blockDeviceForMount and ramChainOf in one walk: each device's sysfs and each loop's file read once. */
+function walkMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[] | null | undefined, depth: number): MountWalk {
+  const ramFs = RAM_FILESYSTEMS.has(mount.fsType) ? mount.fsType : null;
   const name = blockNameOfMount(sys, mount);
-  if (name === null) return null;
+  if (name === null) return { block: null, ramChain: ramFs };
   const ownSectors = readPositiveInt(sys, `/sys/class/block/${name}/size`);
   const own = diskFacts(sys, name);
-  const backingFile = name.startsWith('loop') ? loopBackingFile(sys, name) : null;
-  if (backingFile !== null) return loopDevice(sys, name, own, ownSectors, backingFile, mounts === undefined ? readMounts(sys) : mounts, depth);
+  // loop/backing_file as the kernel writes it, " (deleted)" kept: what the chain says of the loop.
+  const named = name.startsWith('loop') ? sys.read(`/sys/block/${name}/loop/backing_file`) : null;
+  if (named !== null) {
+    const loop = loopDevice(sys, name, own, ownSectors, named, mounts, depth);
+    return { block: loop.block, ramChain: ramFs ?? loop.ramChain };
+  }
   const disks = disksBehind(sys, name);
   const first = diskFacts(sys, disks[0]);
+  const ramDisk = first.media !== 'ram' ? null : disks.length === 1 && disks[0] === name ? name : `${name} → ${disks.join('+')}`;
   return {
-    name,
-    disks,
-    model: disks.length === 1 ? first.model : null,
-    serial: disks.length === 1 ? first.serial : null,
-    wwid: disks.length === 1 ? first.wwid : null,
-    rotational: first.rotational,
-    logicalBlockBytes: own.logicalBlockBytes ?? first.logicalBlockBytes,
-    physicalBlockBytes: own.physicalBlockBytes ?? first.physicalBlockBytes,
-    sizeBytes: ownSectors === null ? first.sizeBytes : ownSectors * 512,
-    media: name.startsWith('loop') ? 'virtual' : first.media,
-    backingFile: null,
-    backingFilesystem: null,
-    backingFileUnallocatedBytes: null,
+    block: {
+      name,
+      disks,
+      model: disks.length === 1 ? first.model : null,
+      serial: disks.length === 1 ? first.serial : null,
+      wwid: disks.length === 1 ? first.wwid : null,
+      rotational: first.rotational,
+      logicalBlockBytes: own.logicalBlockBytes ?? first.logicalBlockBytes,
+      physicalBlockBytes: own.physicalBlockBytes ?? first.physicalBlockBytes,
+      sizeBytes: ownSectors === null ? first.sizeBytes : ownSectors * 512,
+      media: name.startsWith('loop') ? 'virtual' : first.media,
+      backingFile: null,
+      backingFilesystem: null,
+      backingFileUnallocatedBytes: null,
+    },
+    ramChain: ramFs ?? ramDisk,
   };
 }
 
@@ -319,27 +338,33 @@ function loopDevice(
   name: string,
   own: DiskFacts,
   ownSectors: number | null,
-  backingFile: string,
-  mounts: readonly MountEntry[] | null,
+  named: string,
+  mounts: readonly MountEntry[] | null | undefined,
   depth: number,
-): BlockDeviceInfo {
-  const holder = mounts === null ? null : findMount(mounts, backingFile);
-  const behind = holder === null || depth >= MAX_LOOP_DEPTH ? null : blockDeviceForMount(sys, holder, mounts, depth + 1);
+): MountWalk {
+  const backingFile = withoutDeleted(named);
+  const all = mounts === undefined ? readMounts(sys) : mounts;
+  const holder = all === null ? null : findMount(all, backingFile);
+  const behind = holder === null || depth >= MAX_LOOP_DEPTH ? null : walkMount(sys, holder, all, depth + 1);
   const inRam = holder !== null && RAM_FILESYSTEMS.has(holder.fsType);
+  const below = behind?.ramChain ?? null;
   return {
-    name,
-    disks: behind?.disks ?? [name],
-    model: behind?.model ?? null,
-    serial: behind?.serial ?? null,
-    wwid: behind?.wwid ?? null,
-    rotational: behind?.rotational ?? null,
-    logicalBlockBytes: own.logicalBlockBytes,
-    physicalBlockBytes: own.physicalBlockBytes,
-    sizeBytes: ownSectors === null ? own.sizeBytes : ownSectors * 512,
-    media: inRam ? 'ram' : (behind?.media ?? 'virtual'),
-    backingFile,
-    backingFilesystem: holder?.fsType ?? null,
-    backingFileUnallocatedBytes: sys.unallocatedBytes(backingFile),
+    block: {
+      name,
+      disks: behind?.block?.disks ?? [name],
+      model: behind?.block?.model ?? null,
+      serial: behind?.block?.serial ?? null,
+      wwid: behind?.block?.wwid ?? null,
+      rotational: behind?.block?.rotational ?? null,
+      logicalBlockBytes: own.logicalBlockBytes,
+      physicalBlockBytes: own.physicalBlockBytes,
+      sizeBytes: ownSectors === null ? own.sizeBytes : ownSectors * 512,
+      media: inRam ? 'ram' : (behind?.block?.media ?? 'virtual'),
+      backingFile,
+      backingFilesystem: holder?.fsType ?? null,
+      backingFileUnallocatedBytes: sys.unallocatedBytes(backingFile),
+    },
+    ramChain: holder === null || below === null ? null : `${name} → ${named} on ${inRam ? holder.fsType : `${holder.fsType} → ${below}`}`,
   };
 }
 
@@ -364,38 +389,17 @@ export function ramBackingAt(sys: SysReader, absPath: string): RamBacking | null
   const mounts = readMounts(sys);
   const mount = mounts === null ? null : findMount(mounts, absPath);
   if (mounts === null || mount === null) return null;
-  return ramBackingOfMount(sys, mount, mounts);
-}
-
-/** ramBackingAt for a mount already found among `mounts`. */
-export function ramBackingOfMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[]): RamBacking | null {
-  const backing = ramBackingOf({ filesystem: mount.fsType, blockDevice: blockDeviceForMount(sys, mount, mounts) });
-  // The chain follows the same mounts and sysfs by the same rules; were it ever to find no RAM where
-  // ramBackingOf did, the short wording still says what was found rather than nothing.
-  return backing === null ? null : { backing, chain: ramChainOf(sys, mount, mounts) ?? backing };
+  return storageBehindMount(sys, mount, mounts).ramBacking;
 }
 
 /**
- * The devices and files from `mount` down to the memory that holds its bytes, joined by "→": the
- * RAM filesystem itself ('tmpfs'); a RAM disk, under whatever sits on it ('zram0', 'dm-3 → zram0');
- * a loop device, its backing file as the kernel names it (" (deleted)" once unlinked) and the
- * filesystem holding that file, then what holds that filesystem. Null where the bytes reach no RAM:
- * a disk, a network filesystem, a loop file no mount here holds, loops nested past MAX_LOOP_DEPTH.
+ * What is behind a mount found among `mounts`, from one walk down its devices: its block device
+ * (blockDeviceForMount) and what makes it RAM-backed (ramBackingAt), for the hardware profile.
  */
-export function ramChainOf(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[], depth = 0): string | null {
-  if (RAM_FILESYSTEMS.has(mount.fsType)) return mount.fsType;
-  const name = blockNameOfMount(sys, mount);
-  if (name === null) return null;
-  const named = name.startsWith('loop') ? loopBackingFileAsNamed(sys, name) : null;
-  if (named !== null) {
-    const file = withoutDeleted(named);
-    const holder = findMount(mounts, file);
-    if (holder === null || depth >= MAX_LOOP_DEPTH) return null;
-    const below = ramChainOf(sys, holder, mounts, depth + 1);
-    if (below === null) return null;
-    return `${name} → ${named} on ${RAM_FILESYSTEMS.has(holder.fsType) ? holder.fsType : `${holder.fsType} → ${below}`}`;
-  }
-  const disks = disksBehind(sys, name);
-  if (diskFacts(sys, disks[0]).media !== 'ram') return null;
-  return disks.length === 1 && disks[0] === name ? name : `${name} → ${disks.join('+')}`;
+export function storageBehindMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[]): { block: BlockDeviceInfo | null; ramBacking: RamBacking | null } {
+  const { block, ramChain } = walkMount(sys, mount, mounts, 0);
+  const backing = ramBackingOf({ filesystem: mount.fsType, blockDevice: block });
+  // The chain follows the same mounts and sysfs by the same rules; were it ever to find no RAM where
+  // ramBackingOf did, the short wording still says what was found rather than nothing.
+  return { block, ramBacking: backing === null ? null : { backing, chain: ramChain ?? backing } };
 }

@@ -852,17 +852,26 @@ export class Store {
   }
 
   /**
-   * Gives the trials stored before the digest was kept theirs (resultsDigest), once. A few at a time,
-   * each batch its own short transaction, before an import takes its lock: unzipping and hashing
-   * every old trial inside that lock would hold up a suite storing its trial in another process.
-   * Results that cannot be read are marked so (no digest equals it) and never block an import again.
+   * The stored results of the trials `pending` selects, a few at a time in id order, for the backfills
+   * below (SQL cannot read the gzip): each unzips a batch outside the write lock and writes it in one
+   * short transaction, so a suite storing its trial in another process waits for one batch at most.
+   * A trial the caller leaves pending is not read again by this pass.
+   */
+  private *pendingResults(pending: string, batch: number): Generator<{ id: number; results_gzip: Buffer }[]> {
+    const next = this.db.prepare(`SELECT id, results_gzip FROM trials WHERE ${pending} AND id > ? ORDER BY id LIMIT ?`);
+    const batchAfter = (id: number) => next.all(id, batch) as { id: number; results_gzip: Buffer }[];
+    for (let rows = batchAfter(0); rows.length > 0; rows = batchAfter(rows[rows.length - 1].id)) yield rows;
+  }
+
+  /**
+   * Gives the trials stored before the digest was kept theirs (resultsDigest), once, before an import
+   * takes its lock (pendingResults): unzipping and hashing every old trial inside that lock would hold
+   * up a suite storing its trial in another process. Results that cannot be read are marked so (no
+   * digest equals it) and never block an import again.
    */
   backfillResultsDigests(batch = 16): void {
-    const next = this.db.prepare('SELECT id, results_gzip FROM trials WHERE results_digest IS NULL AND results_gzip IS NOT NULL LIMIT ?');
     const fill = this.db.prepare('UPDATE trials SET results_digest = ? WHERE id = ? AND results_digest IS NULL');
-    for (;;) {
-      const rows = next.all(batch) as { id: number; results_gzip: Buffer }[];
-      if (rows.length === 0) return;
+    for (const rows of this.pendingResults('results_digest IS NULL AND results_gzip IS NOT NULL', batch)) {
       const digests = rows.map((r) => {
         const results = readStoredResults(r.results_gzip);
         return results === null ? UNREADABLE_RESULTS_DIGEST : resultsDigest(results);
@@ -875,29 +884,28 @@ export class Store {
    * Gives the trials imported before schema 4 kept the version that measured them theirs, read from
    * their stored results as an import reads a file's (measuringVersion): migration 4 could not, as
    * SQL cannot read the gzip. Only kvbench's results carry a version; the reference's stay null, as
-   * an import stores them, and trials run here had theirs from migration 4. As backfillResultsDigests:
-   * a few at a time, the unzipping outside the write lock and each batch's writes one short
-   * transaction, so a suite storing its trial in another process waits for one batch at most.
-   * Results that cannot be read (a damaged blob) leave their trial unknown and are passed over; the
-   * next call tries them again. Returns how many trials it filled.
+   * an import stores them, and trials run here had theirs from migration 4. A few at a time
+   * (pendingResults). Results that cannot be read (a damaged blob) leave their trial unknown and are
+   * passed over; the next call tries them again. Returns how many trials it filled.
    * Thousands of them take seconds: `onProgress` hears how many there are to read before the first
    * batch (only when there are any), and after each how many were read, filled and found unreadable.
    */
   backfillMeasuringVersions(onProgress?: (p: BackfillProgress) => void, batch = 16): number {
     if (!this.keepsMeasuringVersion) return 0;
     const pending = `measured_by_version IS NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL`;
-    const next = this.db.prepare(`SELECT id, results_gzip FROM trials WHERE ${pending} AND id > ? ORDER BY id LIMIT ?`);
     const fill = this.db.prepare('UPDATE trials SET measured_by_version = ? WHERE id = ? AND measured_by_version IS NULL');
-    const batchAfter = (id: number) => next.all(id, batch) as { id: number; results_gzip: Buffer }[];
-    let rows = batchAfter(0);
-    // Counted only where there is something to fill: every read-write open comes here.
-    if (rows.length === 0) return 0;
-    const trialsTotal = onProgress ? (this.db.prepare(`SELECT count(*) AS n FROM trials WHERE ${pending}`).get() as { n: number }).n : 0;
-    if (onProgress && trialsTotal > 0) onProgress({ trialsDone: 0, trialsTotal, trialsFilled: 0, trialsUnreadable: 0 });
+    let trialsTotal = -1;
     let filled = 0;
     let unreadable = 0;
     let trialsDone = 0;
-    for (; rows.length > 0; rows = batchAfter(rows[rows.length - 1].id)) {
+    // A trial imported meanwhile (by another process) may take the counts past the total it was told.
+    const upTo = (n: number): number => Math.min(n, trialsTotal);
+    for (const rows of this.pendingResults(pending, batch)) {
+      // Counted at the first batch, only where there is something to fill: every read-write open comes here.
+      if (onProgress && trialsTotal < 0) {
+        trialsTotal = (this.db.prepare(`SELECT count(*) AS n FROM trials WHERE ${pending}`).get() as { n: number }).n;
+        if (trialsTotal > 0) onProgress({ trialsDone: 0, trialsTotal, trialsFilled: 0, trialsUnreadable: 0 });
+      }
       const found = rows.flatMap((r) => {
         const results = readStoredResults(r.results_gzip);
         if (results === null) unreadable++;
@@ -906,8 +914,6 @@ export class Store {
       });
       if (found.length > 0) filled += this.atomically(() => found.reduce((n, f) => n + fill.run(f.version, f.id).changes, 0));
       trialsDone += rows.length;
-      // A trial imported meanwhile (by another process) may take the counts past the total it was told.
-      const upTo = (n: number): number => Math.min(n, trialsTotal);
       onProgress?.({ trialsDone: upTo(trialsDone), trialsTotal, trialsFilled: upTo(filled), trialsUnreadable: upTo(unreadable) });
     }
     return filled;

@@ -195,8 +195,6 @@ export const ScenarioSummarySchema = z.object({
     }),
   ),
   cautions: z.array(z.object({ trialId: int, trialIndex: count, message: z.string() })),
-  /** Aggregated trials whose storage reads were not all the device's (page cache, RAM-backed). */
-  storageReadFlagged: count,
   /** The aggregated trials on a RAM-backed cache directory, by what held it in memory (null: not recorded). */
   ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
   /** The aggregated trials whose storage reads the page cache served, not being RAM-backed. */

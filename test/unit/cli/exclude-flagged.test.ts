@@ -7,23 +7,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { SystemComparison } from '../../../src-main/export/report-model.ts';
-import { openStore } from '../../../src-main/store/open-store.ts';
-import { removeTempDirs, tempDir } from '../store/fixtures.ts';
-import { dbIn, importDrive } from '../export/drive-imports.ts';
+import { importedDb } from '../../support/imported-db.ts';
+import { removeTempDirs } from '../store/fixtures.ts';
+import { dbIn } from '../export/drive-imports.ts';
 import { runInProcess } from './in-process.ts';
 
 afterEach(removeTempDirs);
 
 /** A: three clean trials and one on a RAM disk; B: two clean trials and one whose reads the page cache served. */
 async function seed(): Promise<string> {
-  const dir = tempDir();
-  const store = openStore(dbIn(dir));
-  try {
-    await importDrive(store, dir, 'A-disk', [{ tokPerS: 100 }, { tokPerS: 102 }, { tokPerS: 101 }, { tokPerS: 300, ramBacked: true }]);
-    await importDrive(store, dir, 'B-disk', [{ tokPerS: 90 }, { tokPerS: 91 }, { tokPerS: 95, readCoverage: 0.3 }]);
-  } finally {
-    store.close();
-  }
+  const { dir } = await importedDb([
+    ['A-disk', [{ tokPerS: 100 }, { tokPerS: 102 }, { tokPerS: 101 }, { tokPerS: 300, ramBacked: true }]],
+    ['B-disk', [{ tokPerS: 90 }, { tokPerS: 91 }, { tokPerS: 95, readCoverage: 0.3 }]],
+  ]);
   return dir;
 }
 

@@ -13,9 +13,9 @@ import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { ScenarioReport, SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
 import { inAppWords } from '../../../src-shared/domain/app-words.ts';
 import { createBackend } from '../../../src-main/server/backend.ts';
-import { openStore } from '../../../src-main/store/open-store.ts';
-import { dbIn, importDrive } from '../export/drive-imports.ts';
-import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { importedDb } from '../../support/imported-db.ts';
+import { dbIn } from '../export/drive-imports.ts';
+import { removeTempDirs } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';
 
 afterEach(removeTempDirs);
@@ -28,17 +28,13 @@ const FW2 = 'fw 2.2';
  * suite 5 FW2 with only a cpu-storage run: every trial on drive nvme0 of system rig, one configuration.
  */
 async function firmwareDb(): Promise<string> {
-  const dir = tempDir();
-  const store = openStore(dbIn(dir));
-  try {
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }, { tokPerS: 101 }], 'storage-only', FW1);
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }, { tokPerS: 121 }], 'storage-only', FW2);
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 103 }, { tokPerS: 99 }], 'storage-only', FW1);
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 50 }]);
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 240, options: { cpuMemGb: 4 } }], 'cpu-storage', FW2);
-  } finally {
-    store.close();
-  }
+  const { dir } = await importedDb([
+    ['nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }, { tokPerS: 101 }], 'storage-only', FW1],
+    ['nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }, { tokPerS: 121 }], 'storage-only', FW2],
+    ['nvme0', [{ tokPerS: 103 }, { tokPerS: 99 }], 'storage-only', FW1],
+    ['nvme0', [{ tokPerS: 50 }]],
+    ['nvme0', [{ tokPerS: 240, options: { cpuMemGb: 4 } }], 'cpu-storage', FW2],
+  ]);
   return dir;
 }
 
@@ -195,20 +191,15 @@ describe('a report over suites of different labels', () => {
   });
 
   it('--compare A B of two drives says where a side pools suites of several labels, in text, --json and the app, and what compares the labels', async () => {
-    const dir = tempDir();
-    const store = openStore(dbIn(dir));
-    try {
-      // nvme0: FW1 (suites 1, 3) and FW2 (suite 2); nvme1: FW1 (suite 4) and an unlabelled suite (5); nvme2: FW2 only (suite 6).
-      await importDrive(store, dir, 'nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }], 'storage-only', FW1);
-      await importDrive(store, dir, 'nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }], 'storage-only', FW2);
-      await importDrive(store, dir, 'nvme0', [{ tokPerS: 101 }], 'storage-only', FW1);
-      await importDrive(store, dir, 'nvme1', [{ tokPerS: 90 }, { tokPerS: 92 }], 'storage-only', FW1);
-      await importDrive(store, dir, 'nvme1', [{ tokPerS: 60 }]);
-      await importDrive(store, dir, 'nvme2', [{ tokPerS: 80 }, { tokPerS: 82 }], 'storage-only', FW2);
-    } finally {
-      store.close();
-    }
-    const db = dbIn(dir);
+    // nvme0: FW1 (suites 1, 3) and FW2 (suite 2); nvme1: FW1 (suite 4) and an unlabelled suite (5); nvme2: FW2 only (suite 6).
+    const { dir, db } = await importedDb([
+      ['nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }], 'storage-only', FW1],
+      ['nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }], 'storage-only', FW2],
+      ['nvme0', [{ tokPerS: 101 }], 'storage-only', FW1],
+      ['nvme1', [{ tokPerS: 90 }, { tokPerS: 92 }], 'storage-only', FW1],
+      ['nvme1', [{ tokPerS: 60 }]],
+      ['nvme2', [{ tokPerS: 80 }, { tokPerS: 82 }], 'storage-only', FW2],
+    ]);
     const compare = (...args: string[]) => runInProcess(() => reportCommand(['--compare', ...args, '--drives', '--db', db]));
     const noteA = `A (nvme0): its matched trials come from suites of 2 suite labels (“${FW1}”: suites 1, 3; “${FW2}”: suite 2), counted together as one side; for a verdict between two labels: kvbench report --compare '${FW1}' '${FW2}' --labels`;
     const noteB = `B (nvme1): its matched trials come from suites of 2 suite labels (“${FW1}”: suite 4; none: suite 5), counted together as one side; kvbench report --compare A B --labels gives a verdict between two labels (a suite without one takes part in none)`;
@@ -255,19 +246,14 @@ describe('a report over suites of different labels', () => {
   });
 
   it('--compare A B --label TEXT narrows both drives to the suites of that label, says so in text, --json and the app, and names a side with none of its trials', async () => {
-    const dir = tempDir();
-    const store = openStore(dbIn(dir));
-    try {
-      // nvme0: FW1 (suite 1), FW2 (suite 2); nvme1: FW1 (suite 3), FW2 (suite 4); nvme2: FW2 only (suite 5).
-      await importDrive(store, dir, 'nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }], 'storage-only', FW1);
-      await importDrive(store, dir, 'nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }, { tokPerS: 121 }], 'storage-only', FW2);
-      await importDrive(store, dir, 'nvme1', [{ tokPerS: 90 }, { tokPerS: 92 }], 'storage-only', FW1);
-      await importDrive(store, dir, 'nvme1', [{ tokPerS: 60 }, { tokPerS: 62 }], 'storage-only', FW2);
-      await importDrive(store, dir, 'nvme2', [{ tokPerS: 80 }, { tokPerS: 82 }], 'storage-only', FW2);
-    } finally {
-      store.close();
-    }
-    const db = dbIn(dir);
+    // nvme0: FW1 (suite 1), FW2 (suite 2); nvme1: FW1 (suite 3), FW2 (suite 4); nvme2: FW2 only (suite 5).
+    const { dir, db } = await importedDb([
+      ['nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }], 'storage-only', FW1],
+      ['nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }, { tokPerS: 121 }], 'storage-only', FW2],
+      ['nvme1', [{ tokPerS: 90 }, { tokPerS: 92 }], 'storage-only', FW1],
+      ['nvme1', [{ tokPerS: 60 }, { tokPerS: 62 }], 'storage-only', FW2],
+      ['nvme2', [{ tokPerS: 80 }, { tokPerS: 82 }], 'storage-only', FW2],
+    ]);
     const compare = (...args: string[]) => runInProcess(() => reportCommand(['--compare', ...args, '--drives', '--db', db]));
     const tputOf = (c: SystemComparison) => c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.configs.map((x) => [x.nA, x.nB, x.medianA, x.medianB]);
 

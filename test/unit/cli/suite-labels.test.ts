@@ -10,11 +10,10 @@ import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { SystemComparison } from '../../../src-main/export/report-model.ts';
 import { createBackend } from '../../../src-main/server/backend.ts';
-import { openStore } from '../../../src-main/store/open-store.ts';
 import type { TrialRecord } from '../../../src-shared/domain/store-types.ts';
 import { parseCsv } from '../../support/csv.ts';
-import { dbIn, importDrive } from '../export/drive-imports.ts';
-import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { importedDb } from '../../support/imported-db.ts';
+import { removeTempDirs } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';
 
 afterEach(removeTempDirs);
@@ -26,19 +25,13 @@ const FW2 = 'drive A, firmware 2.2';
  * Suites 1 and 2 labelled FW1 (the second a later re-run), suite 3 FW2 (about 20 % faster), suite 4
  * unlabelled: every trial on the one drive nvme0 of system rig, in one configuration.
  */
-async function firmwareDb(): Promise<{ dir: string; db: string }> {
-  const dir = tempDir();
-  const store = openStore(dbIn(dir));
-  try {
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }, { tokPerS: 101 }], 'storage-only', FW1);
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 103 }, { tokPerS: 99 }], 'storage-only', FW1);
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }, { tokPerS: 121 }], 'storage-only', FW2);
-    await importDrive(store, dir, 'nvme0', [{ tokPerS: 50 }]);
-  } finally {
-    store.close();
-  }
-  return { dir, db: dbIn(dir) };
-}
+const firmwareDb = (): Promise<{ dir: string; db: string }> =>
+  importedDb([
+    ['nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }, { tokPerS: 101 }], 'storage-only', FW1],
+    ['nvme0', [{ tokPerS: 103 }, { tokPerS: 99 }], 'storage-only', FW1],
+    ['nvme0', [{ tokPerS: 120 }, { tokPerS: 122 }, { tokPerS: 121 }], 'storage-only', FW2],
+    ['nvme0', [{ tokPerS: 50 }]],
+  ]);
 
 describe('suite labels on the command line', () => {
   it('report --compare A B --labels pools the suites of each label and names the better build; a label against itself is refused', async () => {

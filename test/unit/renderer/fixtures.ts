@@ -188,7 +188,6 @@ export function report(): ResponseOf<'report.build'> {
           trialIds: [1, 2, 3],
           excluded: [{ trialId: 4, trialIndex: 3, attempt: 1, status: 'failed', reason: 'ENGINE_CRASHED: killed', supersededBy: null, flags: [] }],
           cautions: [{ trialId: 2, trialIndex: 1, message: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest' }],
-          storageReadFlagged: 1,
           ramBackings: [],
           pageCacheFlagged: 1,
           metrics: [

@@ -627,7 +627,6 @@ describe('report', () => {
       const s = r.report.scenarios[0];
       s.trialIds = [1, 3];
       s.cautions = [];
-      s.storageReadFlagged = 0;
       s.pageCacheFlagged = 0;
       s.excluded = [...s.excluded, { trialId: 2, trialIndex: 1, attempt: 1, status: 'complete', reason: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest', supersededBy: null, flags: ['page-cache'] }];
       return { ...r, report: { ...r.report, excludeFlagged: true, excludedFlagged: { trials: 1, ramBacked: 0, pageCache: 1, stalled: 0, other: 0 } }, tiers: { ...r.tiers, excludeFlagged: true } };

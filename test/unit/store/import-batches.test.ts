@@ -8,19 +8,13 @@ import { importResultsFiles, type ImportBatch } from '../../../src-main/store/im
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
+import { closeOpenedStores, open } from '../../support/store.ts';
 import { kvbenchResults, referenceResultsNew, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 
-const opened: Store[] = [];
 afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+  closeOpenedStores();
   removeTempDirs();
 });
-
-function open(file: string, opts: Parameters<typeof openStore>[1] = {}): Store {
-  const s = openStore(file, opts);
-  opened.push(s);
-  return s;
-}
 
 /** `n` results files, each with its own content (so none is a duplicate of another), named from `from`. */
 function resultsFiles(dir: string, n: number, from = 0): string[] {

@@ -8,36 +8,17 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema } from '../../../src-main/store/migrations.ts';
 import { currentPidSpace, currentProcess, hostIdentity } from '../../../src-main/util/process-identity.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { StoreError } from '../../../src-main/store/store-error.ts';
-import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { closeOpenedStores, expectStoreError, open } from '../../support/store.ts';
 import { mountTmpfsOrSkip, unmountTmpfsMounts } from '../../support/tmpfs.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from './fixtures.ts';
 
-const opened: Store[] = [];
 afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+  closeOpenedStores();
   unmountTmpfsMounts();
   removeTempDirs();
 });
-function open(file: string, o: Parameters<typeof openStore>[1] = {}): Store {
-  const s = openStore(file, o);
-  opened.push(s);
-  return s;
-}
-
-function expectStoreError(fn: () => unknown, code: string, message: RegExp): void {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(StoreError);
-    expect((err as StoreError).code).toBe(code);
-    expect((err as Error).message).toMatch(message);
-    return;
-  }
-  throw new Error(`expected a StoreError ${code}`);
-}
 
 /** Everything under `dir`, with contents, to prove a file was not touched. */
 function snapshot(dir: string): Record<string, string> {
@@ -177,8 +158,7 @@ describe('opening', () => {
     fs.rmSync(path.join(dir, 'filler'));
     const s = open(file, { migrations: next });
     expect(s.db.pragma('user_version', { simple: true })).toBe(v + 1);
-    s.close();
-    opened.splice(opened.indexOf(s), 1);
+    closeOpenedStores();
   });
 
   it('a read-only open reads a schema without the migrations that only writing needs (3, the results digest), and refuses one without a migration reads need', () => {

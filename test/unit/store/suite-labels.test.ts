@@ -3,17 +3,15 @@
 // suites of one system do. On a real SQLite file, with suites that ran and imported ones.
 import { afterEach, describe, expect, it } from 'vitest';
 import { comparisonSide, resolveSelection, selectionFromFlags } from '../../../src-main/export/selection.ts';
-import { openStore } from '../../../src-main/store/open-store.ts';
-import { StoreError } from '../../../src-main/store/store-error.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { currentProcess } from '../../../src-main/util/process-identity.ts';
+import { closeOpenedStores, expectStoreError, open } from '../../support/store.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
 import { fakeHardware, removeTempDirs, tempDir } from './fixtures.ts';
 
-const opened: Store[] = [];
 afterEach(() => {
-  for (const s of opened.splice(0)) s.close();
+  closeOpenedStores();
   removeTempDirs();
 });
 
@@ -31,21 +29,9 @@ function ranSuite(store: Store, label: string | null, createdAt: string): { suit
   return { suiteId, trialId };
 }
 
-function expectStoreError(fn: () => unknown, code: string, message: string): void {
-  let thrown: unknown = null;
-  try {
-    fn();
-  } catch (err) {
-    thrown = err;
-  }
-  expect(thrown).toBeInstanceOf(StoreError);
-  expect({ code: (thrown as StoreError).code, message: (thrown as Error).message }).toEqual({ code, message });
-}
-
 describe('suite labels in the store', () => {
   it('carries each trial\'s suite label, stores a label trimmed (an empty one as none), and filters by it across dates', () => {
-    const store = openStore(dbIn(tempDir()));
-    opened.push(store);
+    const store = open(dbIn(tempDir()));
     const first = ranSuite(store, 'drive A, firmware 2.1', '2026-11-01T10:00:00.000Z');
     const second = ranSuite(store, '  drive A, firmware 2.1 ', '2026-11-20T10:00:00.000Z');
     const other = ranSuite(store, 'drive A, firmware 2.2', '2026-11-21T10:00:00.000Z');
@@ -74,8 +60,7 @@ describe('suite labels in the store', () => {
   });
 
   it('resolves a label only as a whole label: none is NOT_FOUND (naming one that differs in case), an empty one VALIDATION', () => {
-    const store = openStore(dbIn(tempDir()));
-    opened.push(store);
+    const store = open(dbIn(tempDir()));
     ranSuite(store, 'FW 2.1', '2026-11-01T10:00:00.000Z');
     expect(store.resolveSuiteLabel(' FW 2.1 ')).toBe('FW 2.1');
     expectStoreError(() => store.resolveSuiteLabel('FW 2'), 'NOT_FOUND', "no suite is labelled 'FW 2' (see kvbench history --suites)");
@@ -88,8 +73,7 @@ describe('suite labels in the store', () => {
 
   it('files imports under their label, pooled with the suites that ran under it; an import without one gets none made up', async () => {
     const dir = tempDir();
-    const store = openStore(dbIn(dir));
-    opened.push(store);
+    const store = open(dbIn(dir));
     const ran = ranSuite(store, 'fw 2.1', '2026-11-01T10:00:00.000Z');
     const labelled = await importDrive(store, dir, 'nvme0', [{ tokPerS: 100 }, { tokPerS: 102 }], 'storage-only', 'fw 2.1');
     const unlabelled = await importDrive(store, dir, 'nvme0', [{ tokPerS: 90 }]);
