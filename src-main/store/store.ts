@@ -884,6 +884,16 @@ export class Store {
    * batch (only when there are any), and after each how many were read, filled and found unreadable.
    */
   backfillMeasuringVersions(onProgress?: (p: BackfillProgress) => void, batch = 16): number {
+    const batches = this.measuringVersionBatches(onProgress, batch);
+    for (let step = batches.next(); ; step = batches.next()) if (step.done) return step.value;
+  }
+
+  /**
+   * backfillMeasuringVersions one batch at a time: each `next()` fills one batch, and the generator
+   * returns how many trials it filled. A caller that must go on answering meanwhile (a server
+   * opening another database: openStoreYielding) lets its event loop turn between them.
+   */
+  *measuringVersionBatches(onProgress?: (p: BackfillProgress) => void, batch = 16): Generator<void, number, void> {
     if (!this.keepsMeasuringVersion) return 0;
     const pending = `measured_by_version IS NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL`;
     const next = this.db.prepare(`SELECT id, results_gzip FROM trials WHERE ${pending} AND id > ? ORDER BY id LIMIT ?`);
@@ -909,6 +919,7 @@ export class Store {
       // A trial imported meanwhile (by another process) may take the counts past the total it was told.
       const upTo = (n: number): number => Math.min(n, trialsTotal);
       onProgress?.({ trialsDone: upTo(trialsDone), trialsTotal, trialsFilled: upTo(filled), trialsUnreadable: upTo(unreadable) });
+      yield;
     }
     return filled;
   }

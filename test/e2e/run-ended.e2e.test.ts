@@ -2,31 +2,24 @@
 // storage read and write, latency, users) stays, marked as ended, with the figures the trial stored,
 // until the user leaves the step; a cancelled suite and a killed engine say so rather than look
 // like a success. `kvbench serve` with the real engine, the built renderer in Debian's Chromium.
-import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchChromium, screenshot, startServe, watchPage, type Served } from './harness.ts';
+import { HAS_CHROMIUM, openServedPage, screenshot, type Served, type ServedPage } from './harness.ts';
 
 describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
+  let opened: ServedPage | undefined;
   let served: Served;
-  let browser: Browser;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    served = await startServe();
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    problems = watchPage(page);
-    await page.goto(served.url);
-    await page.getByText('Live', { exact: true }).waitFor();
+    opened = await openServedPage();
+    ({ served, page, problems } = opened);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await served?.stop();
-    if (served) fs.rmSync(served.dir, { recursive: true, force: true });
+    await opened?.close();
   });
 
   const invoke = async (channel: string, body: unknown): Promise<{ ok: boolean; value?: unknown; error?: unknown }> => {
