@@ -196,6 +196,62 @@ export function lastIntervalRates(p: ProgressEvent | null): IntervalRates | null
   return { tokensPerSec: p.generatedTokensPerSec, storageReadBytesPerSec: p.storageReadBytesPerSec, storageWriteBytesPerSec: p.storageWriteBytesPerSec };
 }
 
+/** The card of the last trial once its suite has ended: what it says, and what its tiles are. */
+export interface EndedTrialCard {
+  /** "Suite finished — last trial: Storage only (trial 1 of 2), stored as trial 12". */
+  headline: string;
+  /** The trial stored results (complete, partial, or aborted with its partial results kept). */
+  resultsStored: boolean;
+  /**
+   * The throughput and storage tiles are the trial's stored figures: it stored results and the
+   * engine's 'finishing' event came (it carries exactly the stored counts and bytes). Otherwise
+   * they are only the last ones seen live (of a killed engine, a trial stopped before it measured,
+   * a runner that went away: nothing of them was stored).
+   */
+  tilesStored: boolean;
+  /** How the card reads (a notice's class): only a complete trial of a suite that finished cleanly is a success. */
+  tone: 'ok' | 'warn' | 'error';
+}
+
+/**
+ * What the last trial's card says once the suite has ended; null while it runs. `finishingSeen`:
+ * the newest progress event of that trial is the engine's 'finishing' one.
+ */
+export function endedTrialCard(phase: RunPhase, noCompleteTrial: boolean, row: TrialRow, finishingSeen: boolean): EndedTrialCard | null {
+  const suite =
+    phase === 'finished'
+      ? noCompleteTrial
+        ? 'Suite failed'
+        : 'Suite finished'
+      : phase === 'cancelled'
+        ? 'Suite cancelled'
+        : phase === 'interrupted'
+          ? 'Suite interrupted'
+          : phase === 'failed'
+            ? 'Suite stopped on an error'
+            : null;
+  if (suite === null) return null;
+  // An aborted trial kept results where the engine ended its window (its 'finishing' came, or the
+  // stored row has a throughput); one stopped before it measured, or killed, has none.
+  const resultsStored = row.status === 'complete' || row.status === 'partial' || (row.status === 'aborted' && (finishingSeen || row.tokPerS !== null));
+  const id = row.trialId === null ? '' : ` (trial ${row.trialId})`;
+  const fate =
+    row.status === 'complete'
+      ? `stored as trial ${row.trialId}`
+      : row.status === 'partial'
+        ? `stored as trial ${row.trialId} (partial)`
+        : row.status === 'aborted'
+          ? resultsStored
+            ? `stopped, its partial results stored as trial ${row.trialId} (aborted)`
+            : `stopped: nothing of it stored${id}`
+          : row.status === 'failed'
+            ? `failed: nothing of it stored${id}`
+            : // Its end never came here (the suite stopped on an error under it).
+              `did not finish: nothing of it stored${id}`;
+  const tone = row.status === 'complete' && phase === 'finished' && !noCompleteTrial ? 'ok' : resultsStored ? 'warn' : 'error';
+  return { headline: `${suite} — last trial: ${row.label} (trial ${row.trialIndex + 1} of ${row.trialsPerScenario}), ${fate}`, resultsStored, tilesStored: resultsStored && finishingSeen, tone };
+}
+
 /** The run screen's phase for a stored suite that is no longer running here: only a clean end is 'finished'. */
 export function endedPhase(status: SuiteRecordData['status']): RunPhase {
   return status === 'finished' ? 'finished' : status === 'cancelled' ? 'cancelled' : 'interrupted';

@@ -175,7 +175,7 @@ type Log = NonNullable<BackendOptions['log']>;
  * user data directory); a database named through the API must be in a folder that exists, so a page
  * (or a token holder) cannot make folders anywhere this user may write.
  */
-async function openAppDatabase(file: string, o: { createFolder: boolean; log: Log }): Promise<OpenedStore> {
+async function openAppDatabase(file: string, o: { createFolder: boolean; log: Log; onUpgrade?: (message: string) => void }): Promise<OpenedStore> {
   const companions = ['-wal', '-shm'].filter((ext) => !fs.existsSync(`${file}${ext}`));
   let created = false;
   if (statOrNull(file) === null) {
@@ -191,8 +191,15 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
     }
   }
   try {
-    // The once-only upgrade of many imported trials is said in the log, as the start-up's other findings are.
-    return await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice((line) => o.log('info', `database ${file}: ${line}`)) });
+    // The once-only upgrade of many imported trials is said in the log, as the start-up's other
+    // findings are (the app's window title shows it at the first open), and to `onUpgrade` (the page
+    // that switched to this database): one line, the same words everywhere.
+    const say = (line: string): void => {
+      const message = `database ${file}: ${line}`;
+      o.log('info', message);
+      o.onUpgrade?.(message);
+    };
+    return await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice(say) });
   } catch (err) {
     if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
     throw err;
@@ -377,6 +384,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   };
 
   let run: ActiveRun | null = null;
+  /**
+   * Settings changes one at a time: a database switch waits for its open, which may upgrade the file
+   * for seconds (the event loop turning meanwhile), and a change that came in then builds on its result.
+   */
+  let settingsQueue: Promise<unknown> = Promise.resolve();
+  /** Another database is being opened (Settings): no suite starts on the one about to be closed. */
+  let switchingTo: string | null = null;
   const detections = new Map<string, { at: number; hw: HardwareProfile }>();
 
   const requireStore = (): Store => {
@@ -414,6 +428,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   /** Runs a suite (new or resumed) in the background; resolves with its id once it exists. */
   const launch = async (request: PlanRequest, label: string | null, resumeId: number | null): Promise<{ suiteId: number }> => {
     if (run) fail('BUSY', run.suiteId !== null ? `suite ${run.suiteId} is running; cancel it or wait for it to finish` : 'a suite is being prepared');
+    if (switchingTo !== null) fail('BUSY', `the database ${switchingTo} is being opened (Settings): start the suite once it is open`);
     const s = requireStore();
     const controller = new AbortController();
     const active: ActiveRun = {
@@ -523,6 +538,44 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     }
   };
 
+  /** settings.update, one at a time (settingsQueue). */
+  const updateSettings = async (patch: ParsedRequestOf<'settings.update'>): Promise<Settings> => {
+    if (loaded.saveRefused !== null) fail('VALIDATION', loaded.saveRefused);
+    const next: Settings = { ...settings, ...patch };
+    if (patch.databasePath !== undefined) next.databasePath = path.resolve(patch.databasePath);
+    if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
+    // A failed database is retried on any save, but one the settings file names unreadably only when a
+    // database is given: a change of units must not open the default one in its place.
+    if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
+      if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
+      const databasePath = next.databasePath;
+      switchingTo = databasePath;
+      let opened: OpenedStore;
+      try {
+        // Throws (and keeps the old one) when it cannot be used. Its once-only upgrade (seconds for
+        // thousands of imported trials) is told to the page as it goes.
+        opened = await openAppDatabase(databasePath, { createFolder: false, log, onUpgrade: (message) => emit({ type: 'database.upgradeProgressed', databasePath, message }) });
+      } finally {
+        switchingTo = null;
+      }
+      store?.close();
+      store = opened.store;
+      databaseError = null;
+      databasePathUnknown = false;
+    }
+    const chosen = { ...chosenSettings, ...patch, ...(patch.databasePath !== undefined ? { databasePath: next.databasePath } : {}) };
+    const replaced = (key: string | null): boolean => key !== null && Object.hasOwn(patch, key);
+    const unused = Object.fromEntries(Object.entries(unusedSettings).filter(([key]) => !replaced(key)));
+    await saveSettings(opts.settingsFile, chosen, unused);
+    chosenSettings = chosen;
+    unusedSettings = unused;
+    settingsProblems = settingsProblems.filter((p) => !replaced(p.key));
+    settings = next;
+    emit({ type: 'settings.changed', settings });
+    emit({ type: 'history.changed', reason: 'settings changed' });
+    return settings;
+  };
+
   const handlers: Handlers = {
     async 'app.info'() {
       return {
@@ -547,31 +600,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'settings.update'(patch) {
-      if (loaded.saveRefused !== null) fail('VALIDATION', loaded.saveRefused);
-      const next: Settings = { ...settings, ...patch };
-      if (patch.databasePath !== undefined) next.databasePath = path.resolve(patch.databasePath);
-      if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
-      // A failed database is retried on any save, but one the settings file names unreadably only when a
-      // database is given: a change of units must not open the default one in its place.
-      if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
-        if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
-        const opened = await openAppDatabase(next.databasePath, { createFolder: false, log }); // throws (and keeps the old one) when it cannot be used
-        store?.close();
-        store = opened.store;
-        databaseError = null;
-        databasePathUnknown = false;
-      }
-      const chosen = { ...chosenSettings, ...patch, ...(patch.databasePath !== undefined ? { databasePath: next.databasePath } : {}) };
-      const replaced = (key: string | null): boolean => key !== null && Object.hasOwn(patch, key);
-      const unused = Object.fromEntries(Object.entries(unusedSettings).filter(([key]) => !replaced(key)));
-      await saveSettings(opts.settingsFile, chosen, unused);
-      chosenSettings = chosen;
-      unusedSettings = unused;
-      settingsProblems = settingsProblems.filter((p) => !replaced(p.key));
-      settings = next;
-      emit({ type: 'settings.changed', settings });
-      emit({ type: 'history.changed', reason: 'settings changed' });
-      return settings;
+      const update = settingsQueue.then(() => updateSettings(patch));
+      settingsQueue = update.catch(() => undefined);
+      return update;
     },
 
     async 'hardware.detect'(r) {

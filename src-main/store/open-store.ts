@@ -13,9 +13,11 @@
 //   4. Trials left `running` by a runner that no longer exists (kill -9, crash, power loss) become
 //      `aborted`, and their suites `interrupted`.
 //   5. Trials imported before schema 4 get the kvbench version that measured them, read from their
-//      stored results (Store.backfillMeasuringVersions): once, in short batches.
+//      stored results (Store.backfillMeasuringVersions): once, in short batches, between which
+//      openStoreYielding lets the event loop turn.
 import fs from 'node:fs';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { createDatabaseFile } from './database-file.ts';
 import { freeBytesIn, isNoRoomError, mib, noRoomError } from './disk-full.ts';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
@@ -316,8 +318,8 @@ const stayedLocked = (file: string, busyTimeoutMs: number): StoreError => new St
 const noRoomToOpen = (file: string, err: unknown, choose: string): StoreError =>
   noRoomError(file, err, `Nothing was changed. kvbench history, report and export can still read it; a suite or an import needs room: free some space there, or choose another database ${choose}.`);
 
-/** Opens (creating if needed) the trial store at `file`. Throws StoreError for files it must not touch. */
-export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
+/** Steps 1–4 of the open: the store as it is before the once-only fill of step 5 (fillAfterOpen). */
+function openUnfilled(file: string, opts: OpenStoreOptions): Store {
   const abs = path.resolve(file);
   const migrations = opts.migrations ?? MIGRATIONS;
   const latest = migrations.length > 0 ? migrations[migrations.length - 1].version : 0;
@@ -390,19 +392,44 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
       throw err;
     }
   }
-  if (!opts.readonly) {
-    try {
-      store.backfillMeasuringVersions(opts.onBackfill);
-    } catch (err) {
-      // Nothing needs it to open: a writer holding the lock past the busy timeout, or a full disk,
-      // leaves the rest to a later open rather than refuse this one (the versions read as unknown).
-      if (!sqliteCode(err)?.startsWith('SQLITE_BUSY') && !isNoRoomError(abs, err)) {
-        store.close();
-        throw err;
-      }
-    }
+  return store;
+}
+
+/** Opens (creating if needed) the trial store at `file`. Throws StoreError for files it must not touch. */
+export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
+  const store = openUnfilled(file, opts);
+  const batches = fillAfterOpen(store, opts);
+  while (!batches.next().done) {
+    // every batch at once
   }
   return store;
+}
+
+/**
+ * openStore for a process that must go on answering while the once-only fill (step 5) runs: a
+ * server or the app switching to a database made by an older kvbench, whose page hears its
+ * progress meanwhile. Its event loop turns between the fill's batches; the store is handed out
+ * only once it is done.
+ */
+export async function openStoreYielding(file: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  const store = openUnfilled(file, opts);
+  for (const batches = fillAfterOpen(store, opts); !batches.next().done; ) await setImmediate();
+  return store;
+}
+
+/** Step 5, one batch a step, on a store openUnfilled opened read-write. */
+function* fillAfterOpen(store: Store, opts: OpenStoreOptions): Generator<void, void, void> {
+  if (store.readonly) return;
+  try {
+    yield* store.measuringVersionBatches(opts.onBackfill);
+  } catch (err) {
+    // Nothing needs it to open: a writer holding the lock past the busy timeout, or a full disk,
+    // leaves the rest to a later open rather than refuse this one (the versions read as unknown).
+    if (!sqliteCode(err)?.startsWith('SQLITE_BUSY') && !isNoRoomError(store.path, err)) {
+      store.close();
+      throw err;
+    }
+  }
 }
 
 export { LATEST_SCHEMA_VERSION };

@@ -891,6 +891,16 @@ export class Store {
    * batch (only when there are any), and after each how many were read, filled and found unreadable.
    */
   backfillMeasuringVersions(onProgress?: (p: BackfillProgress) => void, batch = 16): number {
+    const batches = this.measuringVersionBatches(onProgress, batch);
+    for (let step = batches.next(); ; step = batches.next()) if (step.done) return step.value;
+  }
+
+  /**
+   * backfillMeasuringVersions one batch at a time: each `next()` fills one batch, and the generator
+   * returns how many trials it filled. A caller that must go on answering meanwhile (a server
+   * opening another database: openStoreYielding) lets its event loop turn between them.
+   */
+  *measuringVersionBatches(onProgress?: (p: BackfillProgress) => void, batch = 16): Generator<void, number, void> {
     if (!this.keepsMeasuringVersion) return 0;
     const pending = `measured_by_version IS NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL`;
     const fill = this.db.prepare('UPDATE trials SET measured_by_version = ? WHERE id = ? AND measured_by_version IS NULL');
@@ -915,6 +925,7 @@ export class Store {
       if (found.length > 0) filled += this.atomically(() => found.reduce((n, f) => n + fill.run(f.version, f.id).changes, 0));
       trialsDone += rows.length;
       onProgress?.({ trialsDone: upTo(trialsDone), trialsTotal, trialsFilled: upTo(filled), trialsUnreadable: upTo(unreadable) });
+      yield;
     }
     return filled;
   }

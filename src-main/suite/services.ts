@@ -4,7 +4,7 @@
 import path from 'node:path';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { detectHardware, type DetectOptions } from '../hardware/detect-hardware.ts';
-import { openStore, type OpenStoreOptions } from '../store/open-store.ts';
+import { openStoreYielding, type OpenStoreOptions } from '../store/open-store.ts';
 import type { BackfillProgress, RecoveredTrial, Store } from '../store/store.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { cleanUpRecovered, explainUnstored, pendingTrials, type UnstoredTrial } from './runner.ts';
@@ -25,9 +25,11 @@ export interface OpenedStore {
 /**
  * Opens the store; trials of dead runners become aborted (failed, with their results file, where the
  * runner left one because it could not store them) and their engines' run directories are removed.
+ * The once-only fill of imported trials lets the event loop turn between its batches
+ * (openStoreYielding): the app's window and a served page go on hearing its progress (onBackfill).
  */
 export async function openStoreAndRecover(dbPath: string, opts: OpenStoreOptions = {}): Promise<OpenedStore> {
-  const store = openStore(dbPath, opts);
+  const store = await openStoreYielding(dbPath, opts);
   const found = [...store.recovered];
   const unstored = found.length > 0 ? await explainUnstored(store, found) : [];
   const recovered = found.filter((r) => !unstored.some((u) => u.trialId === r.trialId));

@@ -37,6 +37,11 @@ export const useAppStore = defineStore('app', () => {
   const connection = ref<ConnectionState>('connecting');
   /** When the event stream went down (null while it is up, or still opening): what the page shows of a run is as of then. */
   const connectionLostAtMs = ref<number | null>(null);
+  /**
+   * The newest line of a database's once-only upgrade as it opens (database.upgradeProgressed), in
+   * the words of the app's first open: the Settings page shows it while it switches to that database.
+   */
+  const databaseUpgrade = ref<{ databasePath: string; message: string } | null>(null);
   const route = ref<Route>(parseHash(typeof window === 'undefined' ? '' : window.location.hash));
 
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
@@ -92,5 +97,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, loading, error, connection, connectionLostAtMs, tokenRefused, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  return { info, settings, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
 });

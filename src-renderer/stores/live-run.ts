@@ -31,6 +31,12 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   const preparation = ref<string | null>(null);
   const rows = ref<TrialRow[]>([]);
   const currentKey = ref<string | null>(null);
+  /**
+   * The trial whose live card the run screen showed last: unlike currentKey, kept when the suite
+   * ends, so that the card stays (marked ended) with the numbers that trial stored, until another
+   * suite starts or the user leaves the Run step (forgetLastTrial).
+   */
+  const lastTrialKey = ref<string | null>(null);
   const currentStartedMs = ref<number | null>(null);
   const progress = shallowRef<ProgressEvent | null>(null);
   /** The newest progress of the measured phase: draining and finishing report rates near zero. */
@@ -63,6 +69,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   const running = computed(() => phase.value === 'preparing' || phase.value === 'running');
   const doneCount = computed(() => rows.value.filter((r) => r.status !== 'queued' && r.status !== 'running' && r.status !== 'not-run').length);
   const currentRow = computed(() => rows.value.find((r) => r.key === currentKey.value) ?? null);
+  const lastTrialRow = computed(() => rows.value.find((r) => r.key === lastTrialKey.value) ?? null);
   /** The estimate of the trials still without a row: those of a resumed suite that have not started. */
   const unseenEstimateS = computed(() => (rows.value.length < total.value ? Math.max(0, estimatedSeconds.value - rows.value.reduce((sum, r) => sum + r.estimatedS, 0)) : 0));
 
@@ -110,6 +117,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     preparation.value = null;
     rows.value = [];
     currentKey.value = null;
+    lastTrialKey.value = null;
     currentStartedMs.value = null;
     progress.value = null;
     lastRunning.value = null;
@@ -313,6 +321,11 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     return row;
   }
 
+  /** The user left the Run step after the suite ended: its last trial's card has been seen. */
+  function forgetLastTrial(): void {
+    if (!running.value) lastTrialKey.value = null;
+  }
+
   function handleEvent(e: AppEvent): void {
     if (!e.type.startsWith('suite.')) return;
     if (buffer) {
@@ -356,6 +369,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
         total.value = e.total;
         estimatedSeconds.value = e.estimatedSeconds;
         resumed.value = e.resumed;
+        lastTrialKey.value = null; // a new suite's (a page that saw no preparation: started elsewhere)
         startedAtMs.value = Date.now();
         preparation.value = null;
         if (!e.resumed && runPlan.value && rows.value.length === 0) rows.value = rowsFromPlan(runPlan.value);
@@ -368,6 +382,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
         row.status = 'running';
         row.trialId = e.trialId;
         currentKey.value = row.key;
+        lastTrialKey.value = row.key;
         currentStartedMs.value = e.startedAtMs ?? Date.now();
         progress.value = null;
         lastRunning.value = null;
@@ -382,6 +397,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
           currentKey.value = row.key;
           series.value = emptySeries();
         }
+        lastTrialKey.value = row.key;
         progress.value = e.progress;
         if (e.progress.phase === 'running') lastRunning.value = e.progress;
         pushPoint(e.progress);
@@ -436,6 +452,8 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     currentKey,
     currentStartedMs,
     currentRow,
+    lastTrialKey,
+    lastTrialRow,
     progress,
     lastRunning,
     series,
@@ -461,6 +479,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     cancel,
     attach,
     handleEvent,
+    forgetLastTrial,
     resetRun,
   };
 });

@@ -475,6 +475,12 @@ export const AppEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('suite.failed'), suiteId: int.positive().nullable(), error: IpcErrorSchema }),
   /** Trials, suites or systems were added or removed (import, delete, a finished trial). */
   z.object({ type: z.literal('history.changed'), reason: z.string() }),
+  /**
+   * A database chosen in Settings is being upgraded as it opens (the once-only fill of imported
+   * trials, backfillNotice): `message` is the line the log has, as the app's window title shows it
+   * at the first open ("database /path: upgrading 3000 imported trials' records (once; …) …").
+   */
+  z.object({ type: z.literal('database.upgradeProgressed'), databasePath: z.string(), message: z.string() }),
   z.object({ type: z.literal('settings.changed'), settings: SettingsSchema }),
 ]);
 

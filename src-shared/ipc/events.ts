@@ -22,6 +22,7 @@ export const APP_EVENT_TYPES = [
   'suite.preparationProgressed',
   'suite.failed',
   'history.changed',
+  'database.upgradeProgressed',
   'settings.changed',
 ] as const satisfies readonly AppEventType[];
 

@@ -134,3 +134,34 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
+
+export interface ServedPage {
+  served: Served;
+  browser: Browser;
+  page: Page;
+  /** What watchPage collects of the page. */
+  problems: string[];
+  /** Closes the browser, stops the server and removes its directory. */
+  close(): Promise<void>;
+}
+
+/** A fresh `kvbench serve` and a 1280×800 Chromium page on it, its event stream connected ("Live"). */
+export async function openServedPage(): Promise<ServedPage> {
+  const served = await startServe();
+  const browser = await launchChromium();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  const problems = watchPage(page);
+  await page.goto(served.url);
+  await page.getByText('Live', { exact: true }).waitFor();
+  return {
+    served,
+    browser,
+    page,
+    problems,
+    async close() {
+      await browser.close();
+      await served.stop();
+      fs.rmSync(served.dir, { recursive: true, force: true });
+    },
+  };
+}

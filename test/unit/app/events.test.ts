@@ -38,6 +38,7 @@ const VALID: AppEvent[] = [
   { type: 'suite.preparationProgressed', step: 'probing', message: 'Probing the drive …' },
   { type: 'suite.failed', suiteId: null, error: { code: 'TARGET_NOT_WRITABLE', message: 'cannot write /x' } },
   { type: 'history.changed', reason: '2 file(s) imported' },
+  { type: 'database.upgradeProgressed', databasePath: '/tmp/old.db', message: "database /tmp/old.db: upgrading 3000 imported trials' records (once; this database was made by an older kvbench) …" },
   { type: 'settings.changed', settings },
 ];
 

@@ -2,7 +2,7 @@
 // one time axis across phases, the phase of a suite that ended unseen, and how a status snapshot
 // and the events that arrived meanwhile overlap.
 import { describe, expect, it } from 'vitest';
-import { appendPoint, emptySeries, endedPhase, etaSeconds, liveAverages, MAX_POINTS, overlap, rowsFromPlan, type SeriesClock } from '../../../src-renderer/live-run-model.ts';
+import { appendPoint, emptySeries, endedPhase, endedTrialCard, etaSeconds, liveAverages, MAX_POINTS, overlap, queuedRow, rowsFromPlan, type SeriesClock, type TrialRow } from '../../../src-renderer/live-run-model.ts';
 import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
 import { plan } from './fixtures.ts';
@@ -120,6 +120,57 @@ describe('a suite that ended unseen', () => {
     expect(endedPhase('cancelled')).toBe('cancelled');
     expect(endedPhase('interrupted')).toBe('interrupted');
     expect(endedPhase('running')).toBe('interrupted');
+  });
+});
+
+describe("the last trial's card once the suite ended", () => {
+  const row = (over: Partial<TrialRow>): TrialRow => ({ ...queuedRow({ scenarioId: 'storage-only', label: 'Storage only', trialIndex: 1, trialsPerScenario: 2 }, 5), trialId: 12, ...over });
+
+  it('is a success only for a complete trial of a suite that finished cleanly, its tiles the stored figures once the engine said them', () => {
+    expect(endedTrialCard('finished', false, row({ status: 'complete' }), true)).toEqual({
+      headline: 'Suite finished — last trial: Storage only (trial 2 of 2), stored as trial 12',
+      resultsStored: true,
+      tilesStored: true,
+      tone: 'ok',
+    });
+    // Its results are stored, but this page missed the engine's last word (it attached late): its tiles are only what it saw.
+    expect(endedTrialCard('finished', false, row({ status: 'complete' }), false)).toMatchObject({ resultsStored: true, tilesStored: false, tone: 'ok' });
+    expect(endedTrialCard('finished', false, row({ status: 'partial' }), true)).toMatchObject({ headline: expect.stringMatching(/, stored as trial 12 \(partial\)$/), tone: 'warn' });
+    // No card while the suite runs, or before it existed.
+    for (const phase of ['running', 'preparing', 'idle', 'not-started'] as const) expect(endedTrialCard(phase, false, row({ status: 'complete' }), true)).toBeNull();
+  });
+
+  it('says a cancel, a killed engine, an interrupted runner and a failed suite for what they are', () => {
+    expect(endedTrialCard('cancelled', false, row({ status: 'aborted' }), true)).toEqual({
+      headline: 'Suite cancelled — last trial: Storage only (trial 2 of 2), stopped, its partial results stored as trial 12 (aborted)',
+      resultsStored: true,
+      tilesStored: true,
+      tone: 'warn',
+    });
+    // Stopped before the engine closed a window (or killed when it did not stop): nothing kept.
+    expect(endedTrialCard('cancelled', false, row({ status: 'aborted' }), false)).toEqual({
+      headline: 'Suite cancelled — last trial: Storage only (trial 2 of 2), stopped: nothing of it stored (trial 12)',
+      resultsStored: false,
+      tilesStored: false,
+      tone: 'error',
+    });
+    // An aborted trial read back from the database with a throughput kept its results, whatever this page saw.
+    expect(endedTrialCard('interrupted', false, row({ status: 'aborted', tokPerS: 90 }), false)).toMatchObject({ resultsStored: true, tilesStored: false });
+    expect(endedTrialCard('interrupted', false, row({ status: 'aborted' }), false)?.headline).toBe(
+      'Suite interrupted — last trial: Storage only (trial 2 of 2), stopped: nothing of it stored (trial 12)',
+    );
+    // A killed engine: its last 'running' numbers were never stored, whatever came before.
+    expect(endedTrialCard('finished', true, row({ status: 'failed' }), false)).toEqual({
+      headline: 'Suite failed — last trial: Storage only (trial 2 of 2), failed: nothing of it stored (trial 12)',
+      resultsStored: false,
+      tilesStored: false,
+      tone: 'error',
+    });
+    // Cancelled between trials: the last one is complete and stored, but the suite did not finish.
+    expect(endedTrialCard('cancelled', false, row({ status: 'complete' }), true)).toMatchObject({ headline: expect.stringMatching(/^Suite cancelled — .*, stored as trial 12$/), tone: 'warn' });
+    expect(endedTrialCard('failed', false, row({ status: 'running' }), false)?.headline).toBe(
+      'Suite stopped on an error — last trial: Storage only (trial 2 of 2), did not finish: nothing of it stored (trial 12)',
+    );
   });
 });
 

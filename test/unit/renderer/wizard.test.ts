@@ -608,6 +608,50 @@ describe('run step', () => {
     expect(wizard.step).toBe('report');
   });
 
+  it("keeps the last trial's card once the suite finished, on the stored figures, until the user leaves the step or another suite starts", async () => {
+    installFakeApi({});
+    const { run, w } = followSuite7();
+    const at = (phase: 'running' | 'finishing', elapsedS: number, tokens: number) => ({
+      phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 8, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: tokens, storageReadBytes: 3e9, storageWriteBytes: 1e9,
+      generatedTokensPerSec: 0, storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2e7, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+    });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...ref(1, 'cpu-only', 'CPU only', 4) });
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref(1, 'cpu-only', 'CPU only', 4), progress: at('running', 2.9, 580) });
+    run.handleEvent({ type: 'suite.trialProgressed', ...ref(1, 'cpu-only', 'CPU only', 4), progress: at('finishing', 3, 900) });
+    run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e9, ...ref(1, 'cpu-only', 'CPU only', 4) });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 20_000 });
+    await flush();
+    expect(w.get('[data-test=last-trial-head]').text()).toBe('Suite finished — last trial: CPU only (trial 2 of 2), stored as trial 14');
+    expect(w.get('[data-test=last-trial]').classes()).toContain('ok');
+    // 900 tokens ÷ 3 s and 3 GB ÷ 3 s: the stored figures, as the trial row has them.
+    expect(w.get('[data-test=live-tput]').text()).toBe('300');
+    expect(w.get('[data-test=live-storage]').text()).toBe('1.00 GB/s');
+    expect(w.get('[data-test=live-tput-label]').text()).toBe('Throughput as stored');
+    expect(w.find('[data-test=current-trial]').exists()).toBe(false);
+
+    // Leaving the step: seen, so gone when the user comes back.
+    w.unmount();
+    const back = mountIt(RunStep);
+    await flush();
+    expect(back.find('[data-test=trial-card]').exists()).toBe(false);
+    expect(back.find('[data-test=outcome]').exists()).toBe(true);
+
+    // A suite that ended while the user was away keeps it for when they come back; another suite's start clears it.
+    run.handleEvent({ type: 'suite.preparationProgressed', step: 'detecting', message: 'Detecting hardware …' });
+    run.handleEvent({ type: 'suite.started', suiteId: 8, resumed: false, total: 1, estimatedSeconds: 5 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 125, ...ref(0), suiteId: 8, trialId: 20 });
+    back.unmount(); // while it runs
+    run.handleEvent({ type: 'suite.trialFinished', status: 'failed', reason: 'ENGINE_CRASHED: killed by SIGKILL', wallMs: 800, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...ref(0), suiteId: 8, trialId: 20 });
+    run.handleEvent({ type: 'suite.finished', suiteId: 8, status: 'finished', outcome: 'failed', counts: { complete: 0, partial: 0, failed: 1, aborted: 0 }, wallMs: 1000 });
+    const again = mountIt(RunStep);
+    await flush();
+    expect(again.get('[data-test=last-trial-head]').text()).toBe('Suite failed — last trial: CPU only (trial 1 of 2), failed: nothing of it stored (trial 20)');
+    expect(again.get('[data-test=last-trial-unstored]').text()).toBe('The numbers below are the last ones seen live: the trial stored none of them.');
+    run.handleEvent({ type: 'suite.preparationProgressed', step: 'detecting', message: 'Detecting hardware …' });
+    await flush();
+    expect(again.find('[data-test=trial-card]').exists()).toBe(false);
+  });
+
   it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {
     installFakeApi({});
     const { run, w } = followSuite7();
@@ -777,6 +821,11 @@ describe('run step', () => {
     const rows = w.findAll('[data-test=trial-table] tbody tr').map((r) => r.text());
     expect(rows[0]).toContain('interrupted: the runner process 4242');
     expect(rows.some((r) => r.includes('≈'))).toBe(false); // no queued trial's estimate left
+    // The trial it was running keeps its card, which says how it ended: nothing of it stored.
+    const last = w.get('[data-test=last-trial]');
+    expect(last.classes()).toContain('error');
+    expect(w.get('[data-test=last-trial-head]').text()).toBe('Suite interrupted — last trial: CPU only (trial 1 of 2), stopped: nothing of it stored (trial 11)');
+    expect(w.get('[data-test=last-trial-reason]').text()).toContain('interrupted: the runner process 4242');
     await w.get('[data-test=open-history]').trigger('click');
     expect(window.location.hash).toBe('#/history');
   });

@@ -12,6 +12,7 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { fakeHardware, kvbenchResults, referenceResultsNew, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { DRIVE_RUN_OPTIONS } from '../export/drive-imports.ts';
+import { databaseWithUnversionedImports } from '../store/unversioned-imports.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
 
 const open: TestBackend[] = [];
@@ -685,6 +686,46 @@ describe('backend', () => {
     expect(fs.existsSync(other)).toBe(true);
     expect(JSON.parse(fs.readFileSync(t.settingsFile, 'utf8'))).toMatchObject({ databasePath: other, byteUnits: 'binary' }); // chosen: kept
     expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
+  });
+
+  it("tells the page a chosen database's once-only upgrade as it goes, in the log's words, and answers meanwhile", async () => {
+    const t = await make();
+    const imported = path.join(t.dir, 'imported.db');
+    await databaseWithUnversionedImports(imported, 300);
+    // At its first line (after the first batch of 16 trials), what else the backend does before the upgrade ends.
+    const during: Promise<Result<unknown>>[] = [];
+    const answeredBeforeEnd: string[] = [];
+    const unsubscribe = t.backend.subscribe((e) => {
+      if (e.type !== 'database.upgradeProgressed' || during.length > 0) return;
+      for (const [channel, request] of [
+        ['app.info', {}],
+        ['suite.start', { ...smokeRequest(t.cacheDir), trials: 1 }],
+        ['settings.update', { latencyUnit: 'us' }],
+      ] as const) {
+        const answer = t.backend.invoke(channel, request);
+        during.push(answer);
+        void answer.then(() => {
+          if (!t.events.some((x) => x.type === 'database.upgradeProgressed' && /: upgraded /.test(x.message))) answeredBeforeEnd.push(channel);
+        });
+      }
+    });
+    const switched = await t.backend.invoke('settings.update', { databasePath: imported });
+    unsubscribe();
+    expect(switched).toMatchObject({ ok: true, value: { databasePath: imported } });
+    expect(t.events.filter((e) => e.type === 'database.upgradeProgressed')).toEqual([
+      { type: 'database.upgradeProgressed', databasePath: imported, message: `database ${imported}: upgrading 300 imported trials' records (once; this database was made by an older kvbench) …` },
+      { type: 'database.upgradeProgressed', databasePath: imported, message: `database ${imported}: upgraded 300 imported trials' records` },
+    ]);
+    const [info, start, units] = await Promise.all(during);
+    // The backend answered while it upgraded: the old database is in use until the new one is open.
+    expect(answeredBeforeEnd).toContain('app.info');
+    expect(info).toMatchObject({ ok: true, value: { databasePath: t.db } });
+    // No suite starts on the database about to be closed.
+    expect(start).toMatchObject({ ok: false, error: { code: 'BUSY', message: expect.stringContaining(`the database ${imported} is being opened`) } });
+    // A change made meanwhile waits for the switch and builds on it.
+    expect(units).toMatchObject({ ok: true, value: { databasePath: imported, latencyUnit: 'us' } });
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: imported, settings: { latencyUnit: 'us' } });
+    expect(JSON.parse(fs.readFileSync(t.settingsFile, 'utf8'))).toMatchObject({ databasePath: imported, latencyUnit: 'us' });
   });
 
   it('makes a new database, and its -wal and -shm, readable by the owner only; the API creates no folders', async () => {
