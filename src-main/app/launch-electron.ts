@@ -1,5 +1,5 @@
 // `kvbench app`: starts the desktop app, i.e. the Electron binary on this package (package.json
-// "main" is src-main/app/main.ts). Plain Node: it never imports electron's APIs, only asks the
+// "main" is src-main/app/entry.ts). Plain Node: it never imports electron's APIs, only asks the
 // electron package where its binary is. That question downloads the binary from GitHub the first
 // time (the electron package has no install script); where GitHub cannot be reached it stays absent
 // and this says what to do.

@@ -4,7 +4,8 @@
 // the Electron checklist: one instance, a hardened window and session, the app:// protocol, IPC
 // with sender checks, crash handling, and the window's size and place kept between runs.
 //
-// Runs from its TypeScript source through Electron's Node (type stripping), like the CLI on Node.
+// Started by entry.ts (package.json "main"), which turns Node's compile cache on before this file's
+// imports load. Runs from its TypeScript source through Electron's Node (type stripping), like the CLI on Node.
 import path from 'node:path';
 import type * as Electron from 'electron';
 import { startEngine } from '../host/engine-host.ts';
@@ -191,10 +192,13 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
   return { backend, window: () => win };
 }
 
-// Started by Electron (package.json "main"); imported by the tests, which never run it.
-if (process.versions.electron && process.type === 'browser') {
-  const electron = (await import('electron')) as unknown as ElectronApi & { default?: ElectronApi };
-  const api = (electron.app ? electron : electron.default) as ElectronApi;
+/**
+ * Starts the app on Electron's API, as the main process's entry (entry.ts) does, without waiting for
+ * it: Electron emits `ready`, which the app waits for, only once the entry has finished evaluating.
+ * What the app does before its first wait (the one-instance lock, the app:// scheme) happens now,
+ * before `ready`, as Electron requires. A failed start says why on stderr and exits 1.
+ */
+export function startDesktopApp(api: ElectronApi): void {
   runDesktopApp(api).catch((err: unknown) => {
     process.stderr.write(startFailureText(err, process.argv));
     api.app.exit(1);

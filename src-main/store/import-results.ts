@@ -25,7 +25,7 @@ import {
   usableMetricKeys,
 } from './results-ingest.ts';
 import { packResults, type Store } from './store.ts';
-import { currentProcess } from '../util/process-identity.ts';
+import { ImportStaging } from './import-staging.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 
@@ -211,24 +211,17 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   return { file, results, options, format, status, reason, metrics, histograms: extractHistograms(results), text, mtime: (await fsp.stat(file)).mtime, merged };
 }
 
-/** The most files one write transaction of an import stores. */
+/** The most files one batch of an import stages. */
 export const IMPORT_BATCH_FILES = 200;
 /**
- * A batch also ends once its transaction has run this long (one file more at most): on a loaded
- * machine a file costs ten times what it does on a quiet one, and the lock must stay short on both.
+ * A batch also ends once it has run this long (one file more at most): between two batches the
+ * import gives the event loop a turn, so the app and the served mode go on answering meanwhile.
  */
 const IMPORT_BATCH_BUDGET_MS = 250;
-/**
- * The pause between two batches, lock released. A writer in another process waiting for the lock
- * (a suite storing its trial; busy_timeout) retries every 100 ms once it has waited a while
- * (SQLite's busy handler): a longer pause lets every waiter in before the next batch, where a pause
- * of 0 would leave it to chance and a waiter could miss every gap until its busy_timeout ran out.
- */
-const PAUSE_BETWEEN_BATCHES_MS = 150;
 
-/** After each batch of an import has committed, before the next takes the lock. */
+/** After each batch of an import has been staged (nothing of it is in the database file yet). */
 export interface ImportBatch {
-  /** Files this batch looked at (stored, or skipped as stored already). */
+  /** Files this batch looked at (staged, or skipped as stored already). */
   files: number;
   /** Files looked at so far, this batch included, of `total`. */
   done: number;
@@ -237,9 +230,9 @@ export interface ImportBatch {
 
 /** How an import is written; the defaults are what users get. */
 export interface ImportWriting {
-  /** The most files one transaction stores (IMPORT_BATCH_FILES). */
+  /** The most files one batch stages (IMPORT_BATCH_FILES). */
   batchFiles?: number;
-  /** Called after each batch has committed, lock released (progress; tests take the lock here). */
+  /** Called after each batch has been staged, before the next (progress; tests look at the database here). */
   afterBatch?: (batch: ImportBatch) => void | Promise<void>;
 }
 
@@ -249,17 +242,18 @@ export interface ImportWriting {
  * suite that ran it, or an identical file earlier in this import) is skipped and said so: the same
  * measurement twice would raise n and shrink the CV.
  *
- * All or nothing, with a short write lock: reading, checking, compressing and hashing happen first,
- * without it; then the files are stored in batches (at most `batchFiles` files, or what 250 ms
- * allows), each its own short transaction, with a pause between them in which any other writer
- * gets the lock. The suite is 'running' meanwhile, owned by this process, and readers do not see it
- * (Store's unfinishedImport); the last transaction makes it 'finished', which is when its trials
- * appear, all at once. If a batch fails (a full disk, a lock held too long by another process), what
- * the earlier ones stored is removed before the error is thrown; if this process dies (killed, a
- * crash), the next open of the database removes it (Store.removeAbandonedImports).
- * Duplicates are checked in each batch against the finished suites and settled again in the last
- * transaction: two imports of one file at once both store it, and the one that finishes second
- * drops its copy, so it is stored once even if either import fails.
+ * All or nothing, for every reader of the database whatever its version: reading, checking,
+ * compressing and hashing happen first; then the files are staged in batches (at most `batchFiles`
+ * files, or what 250 ms allows) into a private in-memory database of this connection
+ * (ImportStaging), which takes no lock on the database file and which no other connection sees;
+ * then one IMMEDIATE transaction stores the system, drive, suite, runs, trials, metrics and
+ * histograms, a few statements that each copy a whole table's rows. That commit is when the import
+ * appears, all at once; before it the file holds none of it. If anything fails (a full disk, a lock
+ * held past busy_timeout by another process), the commit rolls back and nothing of the import is in
+ * the file; if the process dies (killed, a crash), the staged rows die with it. Nothing is left to remove.
+ * Duplicates are checked in each batch against the stored trials, and again in the commit, which
+ * leaves out a file an import that committed meanwhile stored: of two imports of one file at once,
+ * the one that commits second skips it.
  */
 export async function importResultsFiles(store: Store, files: readonly string[], opts: ImportOptions & ImportWriting): Promise<ImportResult> {
   const parsed: ParsedFile[] = [];
@@ -273,34 +267,31 @@ export async function importResultsFiles(store: Store, files: readonly string[],
   }
   const imported: ImportedFile[] = [];
   const skipped: SkippedFile[] = [];
-  if (parsed.length === 0) return { suiteId: -1, systemId: null, imported, skipped, errors };
-  store.removeAbandonedImports(); // what an import that failed earlier in this process could not remove then
-  store.backfillResultsDigests(); // before the batches: it may read every older trial
-  // What costs CPU per file (compressing, hashing) is done before the write lock is taken: while it
-  // is held every other writer (a suite storing its trial) waits, and gives up after busy_timeout.
+  const nothing = (): ImportResult => ({ suiteId: -1, systemId: null, imported, skipped, errors });
+  if (parsed.length === 0) return nothing();
+  store.removeAbandonedImports(); // what an older kvbench's import left unfinished, where its process is gone
+  store.backfillResultsDigests(); // before the duplicate checks: it may read every older trial
+  // CPU work per file (compressing, hashing) before the batches.
   const packedFiles = parsed.sort((a, b) => a.file.localeCompare(b.file)).map((p) => ({ ...p, packed: packResults(p.results) }));
   const batchFiles = Math.max(1, opts.batchFiles ?? IMPORT_BATCH_FILES);
-  const runner = currentProcess();
   const scenarioOf = (p: ParsedFile): string =>
     p.merged && (opts.scenarioId === undefined || opts.scenarioId === IMPORTED_SCENARIO_ID) ? MULTI_HOST_SCENARIO_ID : (opts.scenarioId ?? IMPORTED_SCENARIO_ID);
   // Across batches: the files of this import by content, and the suite's runs with their trial counts.
   const freshByDigest = new Map<string, string>();
-  const runs = new Map<string, { id: number; trials: number }>();
+  const runs = new Map<string, { position: number; trials: number }>();
   // Copies of a file of this import, skipped as such: said again if that file turns out stored elsewhere.
   const twinsOf = new Map<string, SkippedFile[]>();
-  // The suite once the batch that began it committed, and as begun (in a batch that may yet roll back).
-  // Set in storeBatch; `as`: TypeScript does not see assignments in a callback.
-  let suite = null as { suiteId: number; systemId: string; driveId: string | null } | null;
-  let begun = null as typeof suite;
+  // The files staged, by their number in the staging database.
+  const stagedFiles = new Map<number, Omit<ImportedFile, 'trialId'>>();
+  const staging = new ImportStaging(store);
 
-  /** Stores packedFiles[from…] until the batch is full; returns where the next batch starts. */
-  const storeBatch = (from: number): number => {
+  /** Stages packedFiles[from…] until the batch is full; returns where the next batch starts. */
+  const stageBatch = (from: number): number => {
     const startedMs = performance.now();
     let i = from;
     for (; i < packedFiles.length && i - from < batchFiles && (i === from || performance.now() - startedMs < IMPORT_BATCH_BUDGET_MS); i++) {
       const p = packedFiles[i];
       const twin = freshByDigest.get(p.packed.digest);
-      // Finished suites only: an unfinished import's copy is settled when the later of the two finishes.
       const stored = twin !== undefined ? null : store.trialWithResultsDigest(p.packed.digest);
       if (twin !== undefined) {
         const copy = { file: p.file, trialId: null, message: `the same results as ${twin}, imported now: not stored twice` };
@@ -313,8 +304,6 @@ export async function importResultsFiles(store: Store, files: readonly string[],
         continue;
       }
       freshByDigest.set(p.packed.digest, p.file);
-      begun ??= store.beginImport({ systemLabel: opts.systemLabel, driveLabel: opts.driveLabel ?? null, label: opts.suiteLabel ?? null, runner });
-      const open = begun;
       const { format, options, status, reason } = p;
       const scenarioId = scenarioOf(p);
       const known = Object.keys(options).length > 0;
@@ -322,7 +311,8 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       const runKey = `${scenarioId}\u0000${key}`;
       let run = runs.get(runKey);
       if (!run) {
-        run = { id: store.addRun(open.suiteId, { position: runs.size, scenarioId, label: scenarioLabel(scenarioId), options, trials: 0 }, key), trials: 0 };
+        run = { position: runs.size, trials: 0 };
+        staging.addRun(run.position, { scenarioId, label: scenarioLabel(scenarioId), configKey: key, options });
         runs.set(runKey, run);
       }
       const trialIndex = run.trials++;
@@ -332,62 +322,53 @@ export async function importResultsFiles(store: Store, files: readonly string[],
       // Stored as a UTC ISO instant like every other start time, so filters and ordering compare like with like.
       const stated = typeof kv?.started_at === 'string' ? new Date(kv.started_at) : null;
       const startedAt = stated !== null && !Number.isNaN(stated.getTime()) ? stated.toISOString() : (origin.modifiedAt ?? p.mtime).toISOString();
-      const trialId = store.insertFinishedTrial({
-        runId: run.id,
-        suiteId: open.suiteId,
-        systemId: open.systemId,
-        driveId: open.driveId,
-        hardwareSnapshotId: null,
+      const staged = staging.addTrial({
+        runPosition: run.position,
         scenarioId,
         trialIndex,
         options,
         configKey: key,
-        cacheDir: null,
         startedAt,
-        finishedAt: startedAt,
         status,
         reason,
-        wallMs: null,
         results: p.results,
         resultsFormat: format,
+        packed: p.packed,
         metrics: p.metrics,
         histograms: p.histograms,
         sourceFile: origin.sourceFile,
         // Who measured it, not who imports it: version-gated rules judge the file by its own version.
         measuredByVersion: measuringVersion(p.results),
-        packed: p.packed,
       });
-      imported.push({ file: p.file, trialId, format, status, reason, configKnown: known });
+      stagedFiles.set(staged, { file: p.file, format, status, reason, configKnown: known });
     }
     return i;
   };
 
   try {
     for (let next = 0; next < packedFiles.length; ) {
-      if (next > 0) await new Promise((resolve) => setTimeout(resolve, PAUSE_BETWEEN_BATCHES_MS));
+      if (next > 0) await new Promise((resolve) => setImmediate(resolve));
       const from = next;
-      // A batch that fails is rolled back whole; `suite` is set only once the batch that made it committed.
-      next = store.atomically(() => storeBatch(from));
-      suite = begun;
+      next = staging.batch(() => stageBatch(from));
       await opts.afterBatch?.({ files: next - from, done: next, total: packedFiles.length });
     }
-    if (suite === null) return { suiteId: -1, systemId: null, imported, skipped, errors };
-    const { suiteId, systemId } = suite;
+    if (stagedFiles.size === 0) return nothing();
     // No label made up ("import of 3 file(s)"): suites that carry one label are one series in
     // filters and comparisons, so every unlabelled import would join the others of its size.
-    const finished = store.finishImport(suiteId);
-    for (const d of finished.duplicates) {
-      // Another import of the same results finished while this one was writing: that one holds them.
-      const i = imported.findIndex((f) => f.trialId === d.trialId);
-      const [dropped] = imported.splice(i, 1);
-      skipped.push({ file: dropped.file, trialId: d.heldBy.trialId, message: alreadyStored(d.heldBy) });
-      for (const copy of twinsOf.get(dropped.file) ?? []) Object.assign(copy, { trialId: d.heldBy.trialId, message: alreadyStored(d.heldBy) });
+    const committed = staging.commit({ systemLabel: opts.systemLabel, driveLabel: opts.driveLabel ?? null, label: opts.suiteLabel ?? null });
+    for (const [staged, f] of stagedFiles) {
+      const trialId = committed.trialIds.get(staged);
+      if (trialId !== undefined) imported.push({ ...f, trialId });
     }
-    return finished.trials === 0 ? { suiteId: -1, systemId: null, imported, skipped, errors } : { suiteId, systemId, imported, skipped, errors };
-  } catch (err) {
-    if (suite !== null) store.giveUpImport(suite.suiteId);
-    else if (begun !== null) store.forgetImport(begun.suiteId); // rolled back with the batch that began it
-    throw err;
+    for (const d of committed.duplicates) {
+      // Another import of the same results committed while this one was staging: that one holds them.
+      const { file } = stagedFiles.get(d.staged)!;
+      skipped.push({ file, trialId: d.heldBy.trialId, message: alreadyStored(d.heldBy) });
+      for (const copy of twinsOf.get(file) ?? []) Object.assign(copy, { trialId: d.heldBy.trialId, message: alreadyStored(d.heldBy) });
+    }
+    return committed.suite === null ? nothing() : { suiteId: committed.suite.suiteId, systemId: committed.suite.systemId, imported, skipped, errors };
+  } finally {
+    staging.discard();
   }
 }
 

@@ -44,22 +44,17 @@ function readStoredResults(gzip: Buffer): Record<string, unknown> | null {
 const nowIso = (): string => new Date().toISOString();
 
 /**
- * A suite an import has not finished: one it is still writing, batch by batch ('running', owned by
- * its process), or one a failed or killed import left ('running' with its process gone, or
- * 'interrupted'). Readers never see it or its trials, a duplicate check does not count its results,
- * and it is removed once its process is gone (removeAbandonedImports). An import that ran to the end
- * is 'finished'; no other import is ever in another state.
+ * A suite an import has not finished. kvbench builds that wrote an import in batches, each its own
+ * transaction, left one in the file while they wrote ('running', owned by their process) and when
+ * they failed or were killed ('running' with the process gone, or 'interrupted'). An import now
+ * enters the file in one transaction, finished (ImportStaging), so only those builds leave one; it
+ * stays hidden here as they hid it: readers never see it or its trials, a duplicate check does not
+ * count its results, and it is removed once its process is gone (removeAbandonedImports).
  */
-const unfinishedImport = (suite = 'suites'): string => `${suite}.source = 'import' AND ${suite}.status <> 'finished'`;
+export const unfinishedImport = (suite = 'suites'): string => `${suite}.source = 'import' AND ${suite}.status <> 'finished'`;
 
 /** How many rows one transaction of a removal deletes: the write lock is held briefly, however big the import. */
 const REMOVAL_BATCH_ROWS = 200;
-
-/**
- * The imports this process is writing now, as `database path#suite id`: an unfinished import of this
- * process that is not among them was given up (its removal failed), and goes as a dead process's does.
- */
-const importsWritingHere = new Set<string>();
 
 /** A trial's results as stored: gzipped JSON and the content digest that finds them again (resultsDigest). */
 export interface PackedResults {
@@ -932,7 +927,7 @@ export class Store {
 
   /**
    * The stored trial whose results have this content digest (resultsDigest), if any: never one of an
-   * unfinished import, which may yet be removed (its own finishImport settles a tie with it).
+   * unfinished import (unfinishedImport), which may yet be removed.
    */
   trialWithResultsDigest(digest: string): { trialId: number; suiteId: number; systemLabel: string } | null {
     const hit = this.db
@@ -1002,75 +997,14 @@ export class Store {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Imports, written in batches (importResultsFiles)
-
-  /**
-   * Starts an import, inside the caller's transaction (its first batch): the system and drive, made
-   * if new, and the suite, 'running' and owned by `runner` until finishImport. Until then readers
-   * do not see it (unfinishedImport), and if the import fails or its process dies, what it wrote is
-   * removed (removeImport, removeAbandonedImports). System, drive and suite share one timestamp, so
-   * that a removal knows a system or drive first seen then for the import's own.
-   */
-  beginImport(args: { systemLabel: string; driveLabel: string | null; label: string | null; runner: ProcessRef }): { suiteId: number; systemId: string; driveId: string | null } {
-    const now = nowIso();
-    const system = this.upsertImportedSystem(args.systemLabel, now);
-    const drive = args.driveLabel ? this.upsertImportedDrive(system.id, args.driveLabel, now) : null;
-    const suiteId = this.createSuite({
-      systemId: system.id,
-      driveId: drive?.id ?? null,
-      profile: 'import',
-      label: args.label,
-      source: 'import',
-      plan: null,
-      cacheDir: null,
-      runner: args.runner,
-      status: 'running',
-      createdAt: now,
-    });
-    importsWritingHere.add(`${this.path}#${suiteId}`);
-    return { suiteId, systemId: system.id, driveId: drive?.id ?? null };
-  }
-
-  /**
-   * Ends an import begun with beginImport, in one transaction: the moment readers see it. Its trials
-   * whose results a finished suite now holds (an import of the same files that finished first, while
-   * this one was writing) go, as duplicates. The suite, if any trial is left, becomes 'finished'
-   * (keeping the label beginImport gave it); else it goes, with the system and drive the import made.
-   * One indexed look-up per trial, no write but the duplicates'.
-   */
-  finishImport(suiteId: number): { trials: number; duplicates: { trialId: number; heldBy: { trialId: number; suiteId: number; systemLabel: string } }[] } {
-    const finished = this.atomically(() => {
-      const twins = this.db
-        .prepare(
-          `SELECT t.id, t.results_digest AS digest FROM trials t WHERE t.suite_id = ? AND t.results_digest IS NOT NULL AND EXISTS (
-             SELECT 1 FROM trials o JOIN suites su ON su.id = o.suite_id WHERE o.results_digest = t.results_digest AND o.suite_id <> t.suite_id AND NOT (${unfinishedImport('su')}))`,
-        )
-        .all(suiteId) as { id: number; digest: string }[];
-      const duplicates = twins.map((t) => ({ trialId: t.id, heldBy: this.trialWithResultsDigest(t.digest)! }));
-      if (duplicates.length > 0) {
-        const del = this.db.prepare('DELETE FROM trials WHERE id = ?');
-        for (const d of duplicates) del.run(d.trialId);
-        this.db.prepare('DELETE FROM runs WHERE suite_id = ? AND NOT EXISTS (SELECT 1 FROM trials t WHERE t.suite_id = runs.suite_id AND t.run_id = runs.id)').run(suiteId);
-      }
-      const trials = (this.db.prepare('SELECT COUNT(*) AS n FROM trials WHERE suite_id = ?').get(suiteId) as { n: number }).n;
-      if (trials === 0) this.dropImportSuite(suiteId);
-      else {
-        const now = nowIso();
-        this.db.prepare("UPDATE suites SET status = 'finished', updated_at = ?, finished_at = ? WHERE id = ?").run(now, now, suiteId);
-      }
-      return { trials, duplicates };
-    });
-    importsWritingHere.delete(`${this.path}#${suiteId}`);
-    return finished;
-  }
+  // Imports an older kvbench left unfinished (see unfinishedImport; importResultsFiles stores in one transaction)
 
   /**
    * Removes an unfinished import (a finished one is left alone): its trials a batch at a time, each
    * batch its own short transaction, then its runs, then the suite with the system and drive it made.
-   * Readers never see any of it meanwhile: the suite stays unfinished until its last step.
+   * kvbench's readers never see any of it meanwhile: the suite stays unfinished until its last step.
    */
   removeImport(suiteId: number): void {
-    importsWritingHere.delete(`${this.path}#${suiteId}`);
     const trials = this.db.prepare(
       `DELETE FROM trials WHERE id IN (SELECT t.id FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.suite_id = ? AND ${unfinishedImport('su')} LIMIT ?)`,
     );
@@ -1081,33 +1015,10 @@ export class Store {
   }
 
   /**
-   * An import that failed: what it stored is removed. Where that fails too (the disk is still full,
-   * another process holds the lock), the suite is marked given up ('interrupted'), or failing that
-   * left as it is: unfinished either way, so no reader sees it, and removed by the next
-   * removeAbandonedImports (the next import in this process, or the next open once it has ended).
-   */
-  giveUpImport(suiteId: number): void {
-    try {
-      this.removeImport(suiteId);
-    } catch {
-      try {
-        this.db.prepare(`UPDATE suites SET status = 'interrupted', updated_at = ? WHERE id = ? AND ${unfinishedImport()}`).run(nowIso(), suiteId);
-      } catch {
-        // Left unfinished, and no longer among the imports written here.
-      }
-    }
-  }
-
-  /** Forgets an import begun in a transaction that was rolled back: no suite of it exists to remove. */
-  forgetImport(suiteId: number): void {
-    importsWritingHere.delete(`${this.path}#${suiteId}`);
-  }
-
-  /**
-   * Removes what imports that never finished left: a suite whose import process is gone (killed,
-   * crashed, power lost) or that gave up (giveUpImport; marked 'interrupted', here or by an older
-   * kvbench's recovery). One a live process is still writing, or one on another host, stays.
-   * Returns the suites removed.
+   * Removes what imports of a kvbench that wrote them in batches left unfinished: a suite whose
+   * import process is gone (killed, crashed, power lost) or that gave up (marked 'interrupted'). One
+   * a live process is still writing, or one on another host, stays; one of this process is no import
+   * in progress (this build writes none unfinished) and goes. Returns the suites removed.
    */
   removeAbandonedImports(): number[] {
     const rows = this.db.prepare(`SELECT id, status, runner_pid, runner_host, runner_start_ticks FROM suites WHERE ${unfinishedImport()}`).all() as {
@@ -1121,8 +1032,7 @@ export class Store {
     const gone = rows.filter((r) => {
       if (r.status !== 'running') return true;
       const mine = r.runner_pid === me.pid && r.runner_host === me.host && r.runner_start_ticks === me.startTicks;
-      if (mine) return !importsWritingHere.has(`${this.path}#${r.id}`);
-      return processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks }) === 'dead';
+      return mine || processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks }) === 'dead';
     });
     for (const r of gone) this.removeImport(r.id);
     return gone.map((r) => r.id);

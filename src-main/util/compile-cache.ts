@@ -2,9 +2,10 @@
 // contents): without it every kvbench process strips and compiles its modules again at start,
 // about 0.75 CPU-s for the CLI of `kvbench run` and as much again for its engine process and the
 // engine's worker threads, which the write-heavy benchmark counted against kvbench's CPU per GB
-// (docs/benchmarks.md). Turned on by bin/kvbench.js for the CLI (and `kvbench serve`), and by the
-// engine's and the drive probe's entries for themselves, which the desktop app starts (the engine as
-// an Electron utility process) without going through bin/kvbench.js. Set in the environment too, so the processes and worker threads a
+// (docs/benchmarks.md). Turned on by bin/kvbench.js for the CLI (and `kvbench serve`), by the desktop
+// app's main process entry (app/entry.ts), and by the engine's and the drive probe's entries for
+// themselves, which the desktop app starts (the engine as an Electron utility process) without going
+// through bin/kvbench.js. Set in the environment too, so the processes and worker threads a
 // process starts afterwards use it. The first run after a change pays the compiling (and writes
 // the cache); NODE_DISABLE_COMPILE_CACHE=1 turns it off, NODE_COMPILE_CACHE=DIR moves it. Kept in
 // the user's cache directory, not Node's default under $TMPDIR: a cache is the XDG cache's, and a

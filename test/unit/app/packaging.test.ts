@@ -37,7 +37,7 @@ describe('packaging', () => {
     for (const p of ['out/renderer/**/*', 'out/preload/**/*', 'src-main/**/*', 'src-shared/**/*', 'package.json']) expect(config.files).toContain(p);
     const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { main: string; scripts: Record<string, string>; dependencies: Record<string, string> };
     expect(fs.existsSync(path.join(REPO, pkg.main))).toBe(true);
-    expect(pkg.main).toBe('src-main/app/main.ts');
+    expect(pkg.main).toBe('src-main/app/entry.ts');
     for (const s of ['build:renderer', 'build:preload', 'app', 'package', 'test']) expect(pkg.scripts[s], s).toBeTruthy();
     expect(pkg.scripts.package).toMatch(/electron-builder/);
     // The renderer's libraries are bundled by Vite; the packaged app does not need them at run time.

@@ -8,13 +8,14 @@
 // package.json's allowScripts (npm 11.16+ skips a denied package's install scripts), so every such
 // package must have one.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 
-interface LockEntry { link?: boolean }
+interface LockEntry { link?: boolean; hasInstallScript?: boolean }
 interface Manifest { scripts?: Record<string, string>; allowScripts?: Record<string, boolean> }
 
 const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
@@ -52,6 +53,28 @@ describe('npm install needs no compiler', () => {
             `(README) is no longer true. Use a release with prebuilt binaries, or deny it only if it works without the build.`,
       );
     expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('approves or denies every install script in the lockfile, so npm ci names none as unreviewed (npm 11.16+)', () => {
+    // Each decision, with its reason, is in the commit that made it and in the README.
+    const lock = readJson<{ packages: Record<string, LockEntry> }>(path.join(REPO, 'package-lock.json'));
+    const allowScripts = readJson<Manifest>(path.join(REPO, 'package.json')).allowScripts ?? {};
+    const withScripts = Object.entries(lock.packages)
+      .filter(([location, entry]) => location.startsWith('node_modules/') && entry.hasInstallScript === true)
+      .map(([location]) => location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts).toContain('koffi');
+    expect(withScripts.filter((name) => typeof allowScripts[name] !== 'boolean')).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux' && process.arch === 'x64')("loads koffi from its prebuilt package: its install script, denied, is not needed", () => {
+    // cnoke --prebuild only checks that this binary loads, and compiles koffi (CMake, a C++ compiler) where it does not.
+    expect(readJson<Manifest>(path.join(REPO, 'package.json')).allowScripts?.koffi).toBe(false);
+    const koffi = createRequire(import.meta.url)('koffi') as { load?: unknown };
+    expect(koffi.load).toBeTypeOf('function');
+    const report = process.report.getReport() as unknown as { sharedObjects: string[] };
+    const loaded = report.sharedObjects.filter((f) => f.endsWith(`${path.sep}koffi.node`));
+    expect(loaded).toHaveLength(1);
+    expect(loaded[0]).toMatch(/[/]@koromix[/]koffi-linux-x64[/]linux_x64[/]koffi\.node$/);
   });
 
   it.runIf(process.platform === 'linux' && process.arch === 'x64')('runs better-sqlite3 on its prebuilt binary, not a compiled one', () => {

@@ -1,6 +1,6 @@
-// `kvbench import` writes its files in batches, each its own short transaction, so another process
-// gets the write lock between them however many files there are; yet it stays all or nothing for
-// readers: an import is seen only once it finished, and what a failed one stored is removed.
+// `kvbench import` stages its files in batches into a private in-memory database, which takes no
+// lock on the database file, then stores them in one transaction: all or nothing for every reader,
+// whatever its version or queries, and nothing left in the file by an import that failed.
 // Real SQLite files, real results files; batch boundaries are counted through afterBatch, never timed.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,8 +44,39 @@ function rawCounts(file: string): { suites: number; runs: number; trials: number
   }
 }
 
-describe('import in batches', () => {
-  it('stores at most batchFiles files per transaction, another connection takes the write lock between them, and readers see nothing until the last', async () => {
+/**
+ * What an older kvbench reads from the file, on a connection of its own: its queries were plain
+ * SELECTs over the tables (its listTrials, listSuites, listSystems), with no idea of an import that
+ * has not finished. Counts of every table an import writes, and the trials its listing showed.
+ */
+function seenByOlderKvbench(file: string): { trials: number; listed: string[]; metrics: number; histograms: number; runs: number; suites: number; systems: number; drives: number } {
+  const db = openDatabase(file, { readonly: true });
+  try {
+    const n = (table: string): number => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    // kvbench 0.6.0's Store.listTrials (its trialSelect, no filter).
+    const listed = db
+      .prepare(
+        `SELECT t.id, s.label AS system_label, t.source_file FROM trials t JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id
+          ORDER BY t.started_at DESC, t.id DESC`,
+      )
+      .all() as { system_label: string; source_file: string | null }[];
+    return {
+      trials: n('trials'),
+      listed: listed.map((t) => `${t.system_label} ${path.basename(t.source_file ?? '')}`),
+      metrics: n('trial_metrics'),
+      histograms: n('trial_histograms'),
+      runs: n('runs'),
+      suites: n('suites'),
+      systems: n('systems'),
+      drives: n('drives'),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+describe('import: staged in batches, stored in one commit', () => {
+  it('stages at most batchFiles files per batch, another connection takes the write lock between them, and readers see nothing until the commit', async () => {
     const dir = tempDir();
     const dbFile = path.join(dir, 'kvbench.db');
     const store = open(dbFile);
@@ -71,10 +102,7 @@ describe('import in batches', () => {
         const reader = openStore(dbFile);
         try {
           seenBetween.push(seenBy(reader));
-          const stored = reader.db.prepare('SELECT id FROM trials').all() as { id: number }[];
-          expect(stored.length, 'the batch is in the file, only hidden').toBe(b.done);
-          expect(stored.map((t) => reader.getTrial(t.id))).toEqual(stored.map(() => null));
-          expect(reader.listDrives().map((d) => d.trialCount)).toEqual([0]);
+          expect(rawCounts(dbFile), 'nothing of the import is in the file yet').toEqual({ suites: 0, runs: 0, trials: 0, metrics: 0, systems: 0, drives: 0 });
         } finally {
           reader.close();
         }
@@ -85,12 +113,41 @@ describe('import in batches', () => {
       { files: 10, done: 20, total: 25 },
       { files: 5, done: 25, total: 25 },
     ]);
-    for (const seen of seenBetween) expect(seen).toEqual({ trials: 0, suites: [], systems: { lab: 0 }, facetTrials: 0, labels: [], latestImport: null });
+    for (const seen of seenBetween) expect(seen).toEqual({ trials: 0, suites: [], systems: {}, facetTrials: 0, labels: [], latestImport: null });
     expect(r.imported).toHaveLength(25);
     expect(seenBy(store)).toEqual({ trials: 25, suites: ['import finished'], systems: { lab: 25 }, facetTrials: 25, labels: ['fw 2.1: 25'], latestImport: r.suiteId });
     expect(store.getSuite(r.suiteId)).toMatchObject({ label: 'fw 2.1', status: 'finished', source: 'import' });
     // One run per file (no run flags: each its own configuration), numbered across the batches.
     expect(store.listRuns(r.suiteId).map((x) => x.position)).toEqual([...Array(25).keys()]);
+  });
+
+  it('an older kvbench reading the file meanwhile (plain SELECTs) sees none of the import until all of it is there, in one commit', async () => {
+    const dir = tempDir();
+    const dbFile = path.join(dir, 'kvbench.db');
+    const store = open(dbFile);
+    // Something stored before, which the older reader sees throughout.
+    const before = await importResultsFiles(store, [writeResults(dir, 'a-before.json', kvbenchResults({ tokPerS: 1 }))], { systemLabel: 'old' });
+    expect(before.imported).toHaveLength(1);
+    const atStart = seenByOlderKvbench(dbFile);
+    expect(atStart).toMatchObject({ trials: 1, listed: ['old a-before.json'], suites: 1, systems: 1, drives: 0 });
+    const files = [...resultsFiles(dir, 7), ...Array.from({ length: 5 }, (_, i) => writeResults(dir, `k${i}.json`, kvbenchResults({ tokPerS: 200 + i })))];
+    const seenBetween: ReturnType<typeof seenByOlderKvbench>[] = [];
+    const r = await importResultsFiles(store, files, {
+      systemLabel: 'lab',
+      driveLabel: 'nvme0',
+      batchFiles: 4,
+      afterBatch: () => {
+        seenBetween.push(seenByOlderKvbench(dbFile));
+      },
+    });
+    expect(seenBetween).toHaveLength(3);
+    for (const seen of seenBetween) expect(seen).toEqual(atStart);
+    expect(r.imported).toHaveLength(12);
+    const after = seenByOlderKvbench(dbFile);
+    expect(after).toMatchObject({ trials: 13, suites: 2, systems: 2, drives: 1 });
+    expect(after.listed.filter((t) => t.startsWith('lab ')).map((t) => t.slice(4)).sort()).toEqual(files.map((f) => path.basename(f)).sort());
+    expect(after.metrics).toBeGreaterThan(atStart.metrics);
+    expect(after.histograms).toBeGreaterThan(atStart.histograms);
   });
 
   it('checks duplicates across batches: a file stored before and a copy of a file in an earlier batch are skipped', async () => {
@@ -111,40 +168,42 @@ describe('import in batches', () => {
     expect(store.listTrials({}).length).toBe(6);
   });
 
-  it('a batch that fails leaves nothing behind: what earlier batches stored is removed, and the import runs again whole', async () => {
+  it('staging takes no write lock; a commit that fails (the lock held past busy_timeout) leaves nothing, and the import runs again whole', async () => {
     const dir = tempDir();
     const dbFile = path.join(dir, 'kvbench.db');
     const store = open(dbFile, { busyTimeoutMs: 100 });
     open(dbFile).close(); // migrated
     const files = resultsFiles(dir, 12);
-    // After the second batch another process takes the lock for one attempt of the third batch.
+    // After the first batch another process takes the write lock, and keeps it: the other batches stage all the same.
     let blocker: ReturnType<typeof openDatabase> | null = null;
+    const batches: number[] = [];
     const r = importResultsFiles(store, files, {
       systemLabel: 'lab',
       suiteLabel: 'fw 2.1',
       batchFiles: 5,
       afterBatch: (b) => {
-        if (b.done !== 10) return;
+        batches.push(b.done);
+        if (b.done !== 5) return;
         blocker = openDatabase(dbFile);
         blocker.exec('BEGIN IMMEDIATE');
       },
     });
-    // The third batch fails, and the removal with it (the lock is still held): the import rejects.
+    // The commit cannot take the lock: the import rejects, with nothing of it in the file.
     await expect(r).rejects.toThrow(/locked|busy/i);
-    expect(rawCounts(dbFile).trials, 'the removal could not run with the lock taken').toBe(10);
+    expect(batches).toEqual([5, 10, 12]);
     blocker!.exec('ROLLBACK');
     blocker!.close();
-    // Hidden meanwhile: a reader in another process sees no suite, no trial, no count.
+    expect(rawCounts(dbFile)).toEqual({ suites: 0, runs: 0, trials: 0, metrics: 0, systems: 0, drives: 0 });
     const reader = open(dbFile, { readonly: true });
-    expect(seenBy(reader)).toEqual({ trials: 0, suites: [], systems: { lab: 0 }, facetTrials: 0, labels: [], latestImport: null });
-    // The next import in this process removes the part left, system included (it came with the import), then stores every file once.
+    expect(seenBy(reader)).toEqual({ trials: 0, suites: [], systems: {}, facetTrials: 0, labels: [], latestImport: null });
+    // Run again: every file, once.
     const again = await importResultsFiles(store, files, { systemLabel: 'lab', batchFiles: 5 });
     expect(again.imported).toHaveLength(12);
     expect(again.skipped).toEqual([]);
     expect(rawCounts(dbFile)).toMatchObject({ suites: 1, trials: 12, systems: 1 });
   });
 
-  it('an import that fails midway with the database still writable removes the earlier batches at once, the system and drive it made included', async () => {
+  it('an import that fails midway leaves nothing in the file, no system or drive either', async () => {
     const dir = tempDir();
     const dbFile = path.join(dir, 'kvbench.db');
     const store = open(dbFile);
@@ -161,7 +220,7 @@ describe('import in batches', () => {
     expect(rawCounts(dbFile)).toEqual({ suites: 0, runs: 0, trials: 0, metrics: 0, systems: 0, drives: 0 });
   });
 
-  it('two imports of one file at once store it once: the one that finishes second drops its copy, also when the first then fails', async () => {
+  it('two imports of one file at once store it once: the one that commits second drops its copy, also when the first then fails', async () => {
     const dir = tempDir();
     const dbFile = path.join(dir, 'kvbench.db');
     const a = open(dbFile, { busyTimeoutMs: 100 });
@@ -170,7 +229,7 @@ describe('import in batches', () => {
     const aFiles = [shared, ...resultsFiles(dir, 5, 1)];
     const bOnly = resultsFiles(dir, 1, 50)[0];
 
-    // 1. b runs whole while a is between its batches, holding the shared file unfinished: b stores it (a may yet fail).
+    // 1. b runs whole while a is between its batches, with the shared file staged: b stores it (a may yet fail).
     let bResult: Awaited<ReturnType<typeof importResultsFiles>> | null = null;
     const aResult = await importResultsFiles(a, aFiles, {
       systemLabel: 'A',
@@ -181,7 +240,7 @@ describe('import in batches', () => {
     });
     expect(bResult!.imported.map((f) => path.basename(f.file))).toEqual(['r000.json', 'r050.json']);
     const heldByB = bResult!.imported[0].trialId;
-    // a finished second: its copy goes, and it says where the file is stored.
+    // a committed second: its copy goes, and it says where the file is stored.
     expect(aResult.imported.map((f) => path.basename(f.file))).toEqual(['r001.json', 'r002.json', 'r003.json', 'r004.json', 'r005.json']);
     expect(aResult.skipped).toEqual([{ file: shared, trialId: heldByB, message: expect.stringMatching(/^already stored as trial \d+ \(system B, suite \d+\)/) }]);
     const digests = a.db.prepare('SELECT results_digest AS d, COUNT(*) AS n FROM trials GROUP BY results_digest HAVING n > 1').all();
@@ -210,21 +269,24 @@ describe('import in batches', () => {
     expect(reader.listTrials({}).length).toBe(8);
   });
 
-  it('the next open removes an import whose process is gone, or that an older kvbench marked interrupted; a live one stays', () => {
+  it('the next open removes an unfinished import an older kvbench left (its process gone, or marked interrupted); a live one stays', () => {
     const dir = tempDir();
     const dbFile = path.join(dir, 'kvbench.db');
     const store = open(dbFile);
     const dead = { pid: 0, host: 'gone', startTicks: null }; // pid 0: no process (processLiveness)
+    // What a kvbench that wrote imports in batches left while it wrote one: a 'running' import suite owned by its process, with the batches it committed.
     const begin = (runner: typeof dead): number =>
       store.atomically(() => {
-        const s = store.beginImport({ systemLabel: 'lab', driveLabel: null, label: null, runner });
-        const run = store.addRun(s.suiteId, { position: 0, scenarioId: 'imported', label: 'x', options: {}, trials: 0 }, 'k');
-        const results = kvbenchResults({ tokPerS: s.suiteId }) as unknown as Record<string, unknown>;
+        const now = new Date().toISOString();
+        const systemId = store.upsertImportedSystem('lab', now).id;
+        const suiteId = store.createSuite({ systemId, driveId: null, profile: 'import', label: null, source: 'import', plan: null, cacheDir: null, runner, status: 'running', createdAt: now });
+        const run = store.addRun(suiteId, { position: 0, scenarioId: 'imported', label: 'x', options: {}, trials: 0 }, 'k');
+        const results = kvbenchResults({ tokPerS: suiteId }) as unknown as Record<string, unknown>;
         store.insertFinishedTrial({
-          runId: run, suiteId: s.suiteId, systemId: s.systemId, driveId: null, hardwareSnapshotId: null, scenarioId: 'imported', trialIndex: 0, options: {}, configKey: 'k',
+          runId: run, suiteId, systemId, driveId: null, hardwareSnapshotId: null, scenarioId: 'imported', trialIndex: 0, options: {}, configKey: 'k',
           cacheDir: null, status: 'complete', reason: null, wallMs: null, results, metrics: { x: 1 }, sourceFile: null, measuredByVersion: null,
         });
-        return s.suiteId;
+        return suiteId;
       });
     const killed = begin(dead);
     const marked = begin(dead);
