@@ -515,8 +515,12 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
         continue;
       }
       let line = `    ${label} ${p50p95(perOp)}`;
+      // Per MiB takes entries of at least one I/O chunk (docs/metrics.md): the line says which, and how many.
+      const atLeast = `entries ≥ ${formatBytesBinary(kv.engine_health.io_chunk_bytes)}`;
       if (perMiB && perMiB.count > 0) {
-        line += `; per MiB P50 ${formatNsPerMiBAsMsPerMiB(perMiB.p50_ns)}, P95 ${formatNsPerMiBAsMsPerMiB(perMiB.p95_ns)}`;
+        line += `; per MiB (${atLeast}, n=${formatIntegerGrouped(perMiB.count)}) P50 ${formatNsPerMiBAsMsPerMiB(perMiB.p50_ns)}, P95 ${formatNsPerMiBAsMsPerMiB(perMiB.p95_ns)}`;
+      } else if (perMiB) {
+        line += `; per MiB: no ${atLeast}`;
       }
       p(line);
     }

@@ -574,6 +574,7 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
     timeline: f.timeline,
     units:
       'bytes and nanoseconds (bytes_per_sec: per wall-clock second of the measured phase; autoscaling_timeline, the reference\'s throughput_timeline, in seconds); ' +
+      'latency.tier_*_ns_per_mib: each entry\'s latency ÷ its size in MiB, over entries of at least one I/O chunk (engine_health.io_chunk_bytes); ' +
       'the reference\'s keys above keep the reference\'s units: GiB ("gb"), GiB/s ("gbps"), milliseconds in keys ending _ms, ' +
       'seconds in the raw lists (*_latencies), throughput_timeline timestamps, elapsed_time, total_storage_io_time and total_*_latency; ' +
       'throughput_tokens_per_sec is cumulative in throughput_timeline and autoscaling_timeline (all tokens so far ÷ the time so far, as the reference\'s timeline) ' +

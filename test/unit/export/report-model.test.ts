@@ -514,6 +514,17 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.2.0') }, { label: 'b', id: 'b', trials: side('b', '0.3.0') }, { metrics: ['wall_clock_throughput_tok_per_s'] }).notes.join('\n')).not.toMatch(/changed definition/);
   });
 
+  it('says that per-MiB latency left out entries under one I/O chunk from 0.7.0 on, where trials straddle that', () => {
+    const side = (system: string, version: string) =>
+      [0, 1].map((i) => trial({ scenario: 's', system, configKey: 'k', index: i, version, metrics: { storage_write_p95_ms_per_mib: 4 + i, storage_read_p95_ms_per_mib: 2 + i } }));
+    const metrics = ['storage_write_p95_ms_per_mib', 'storage_read_p95_ms_per_mib'];
+    const notes = buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.6.0') }, { label: 'b', id: 'b', trials: side('b', '0.7.0') }, { metrics }).notes;
+    for (const m of metrics) {
+      expect(notes.filter((n) => n.startsWith(`${m} changed definition in kvbench 0.7.0 (it is over entries of at least one I/O chunk`))).toHaveLength(1);
+    }
+    expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.7.0') }, { label: 'b', id: 'b', trials: side('b', '0.7.0') }, { metrics }).notes.join('\n')).not.toMatch(/changed definition/);
+  });
+
   it('a difference smaller than the run-to-run spread is within the noise, by Welch\'s t-test on the trials\' log values', () => {
     const opts = { model: 'm', numUsers: 1, cpuMemGb: 0 };
     const a = [100, 150, 60].map((v, i) => trial({ scenario: 's', system: 'a', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
