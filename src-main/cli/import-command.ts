@@ -2,6 +2,7 @@
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { explainWriteFailure } from '../store/disk-full.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
+import { cautionsOf } from '../export/report-model.ts';
 import { withCommandStore } from './command-store.ts';
 import { parseCommandArgs } from './command-args.ts';
 
@@ -84,6 +85,9 @@ export async function importCommand(argv: string[]): Promise<number> {
         process.stdout.write(
           `imported ${f.file}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
         );
+        // What reports will say of it (trace-only mode, a RAM-backed directory …), said now.
+        const stored = store.getTrial(f.trialId);
+        for (const c of stored === null ? [] : cautionsOf(stored)) process.stdout.write(`  flagged: ${c.message}\n`);
       }
       for (const f of r.skipped) process.stdout.write(`not imported ${f.file}: ${f.message}\n`);
       for (const e of r.errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);

@@ -192,6 +192,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       fillTarget: profile.tierFillTarget,
       entrySizeCap: profile.tierEntrySizeCap,
       promotion: o.promotion,
+      ioChunkBytes: chunkBytes,
       ...(traceLog ? { observer: traceLog } : {}),
     });
 

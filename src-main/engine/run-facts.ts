@@ -5,7 +5,7 @@
  */
 import { entryBytes, type ModelSpec } from '../../src-shared/domain/models.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import type { RunOptions } from '../../src-shared/domain/run-options.ts';
+import { isTraceOnlyRun, type RunOptions } from '../../src-shared/domain/run-options.ts';
 import type { RunOutcome } from '../../src-shared/engine-protocol.ts';
 import type { MultiTierCache } from './cache/multi-tier-cache.ts';
 import type { BytePool } from './io/byte-workers.ts';
@@ -167,6 +167,7 @@ export function runOutcome(facts: RunFacts, x: OutcomeExtras): RunOutcome {
     autoscalerMode: o.enableAutoscaling ? o.autoscalerMode : undefined,
     bytesPerToken: entryBytes(facts.model, 1, o.tensorParallel),
     blockSizes: blockSizeStats(facts.cache.entrySizes()),
+    traceOnly: isTraceOnlyRun(o),
   });
   return { status: facts.status, reason: facts.statusReason, results: results as unknown as Record<string, unknown>, summaryText };
 }

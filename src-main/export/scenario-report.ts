@@ -9,6 +9,7 @@ import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/d
 import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
+import { isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
 import { placeKey, placeLabel, reportGroupKey, suiteLabelKey } from '../../src-shared/domain/places.ts';
 import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
@@ -22,7 +23,7 @@ export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METH
 export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histograms';
 export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 /** What a report or comparison asked to exclude flagged trials adds to its method. */
-export const FLAGGED_EXCLUDED_METHOD = 'flagged trials excluded (a RAM-backed cache directory, page-cache reads, a stalled engine, an autoscaler short of its peak or target): each is listed with why';
+export const FLAGGED_EXCLUDED_METHOD = 'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, an autoscaler short of its peak or target): each is listed with why';
 
 
 export interface ExcludedTrial {
@@ -166,14 +167,30 @@ export interface TrialFlag {
 }
 
 /**
- * Why a trial's numbers need a second look, if they do: its storage reads were not all the device's
- * (a RAM-backed cache directory, or the page cache), its engine stalled, its capacity autoscaler
- * found no peak, or its qos autoscaler's target was not met. The one rule of what "flagged" means:
- * the report's cautions, the comparison's counts and the exclusion of flagged trials all read it.
+ * Why a trial's numbers need a second look, if they do: it did no storage I/O at all (trace-only
+ * mode), its storage reads were not all the device's (a RAM-backed cache directory, or the page
+ * cache), its engine stalled, its capacity autoscaler found no peak, or its qos autoscaler's target
+ * was not met. The one rule of what "flagged" means: the report's cautions, the comparison's counts
+ * and the exclusion of flagged trials all read it.
  */
 export function trialFlags(t: TrialRecord): TrialFlag[] {
   const as = (kind: TrialFlagKind) => (message: string): TrialFlag => ({ kind, message });
-  return [...storageReadFlags(t), ...stallCaution(t).map(as('stalled')), ...noPeakCaution(t).map(as('no-peak')), ...qosTargetCaution(t).map(as('qos-target'))];
+  return [
+    ...traceOnlyCaution(t).map(as('trace-only')),
+    ...storageReadFlags(t),
+    ...stallCaution(t).map(as('stalled')),
+    ...noPeakCaution(t).map(as('no-peak')),
+    ...qosTargetCaution(t).map(as('qos-target')),
+  ];
+}
+
+/** Said of a trial run in trace-only mode: the one caution it carries for all its storage numbers. */
+export const TRACE_ONLY_CAUTION =
+  'trace-only mode (--io-trace-log): no storage I/O happened, so its storage bandwidths and byte rates are logical (what the run would have moved) and its storage latencies are 0 by construction: not a measurement of any drive';
+
+/** A trial of trace-only mode (its stored options say so, whichever kvbench stored it). */
+function traceOnlyCaution(t: TrialRecord): string[] {
+  return isTraceOnlyRun(t.options) ? [TRACE_ONLY_CAUTION] : [];
 }
 
 /** A trial's flags (trialFlags) as one build reads them: see flagsOnce. */

@@ -140,7 +140,7 @@ export interface MetricComparison {
 
 /**
  * A side's matched trials (complete trials of the configurations both sides ran) that the report
- * flags, by why (FlagKindCounts: a RAM-backed cache directory, page-cache reads, a stall, an
+ * flags, by why (FlagKindCounts: trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, an
  * autoscaler short of its peak or target): a trial may be counted under several reasons, and once
  * in `flaggedTrials`.
  */

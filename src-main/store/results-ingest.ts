@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, type ResultsFormat, type TrialHistogram, type TrialMetrics } from '../../src-shared/domain/store-types.ts';
-import { DEFAULT_RUN_OPTIONS } from '../../src-shared/domain/run-options.ts';
+import { DEFAULT_RUN_OPTIONS, isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
@@ -302,7 +302,8 @@ export function configKey(options: Record<string, unknown>): string {
   }
   const redefined = redefinedModel(options);
   if (redefined !== undefined) canonical.push(['customModel', redefined]);
-  if (isTraceOnly(options)) canonical.push(['traceOnly', true]);
+  // Trace-only mode does no I/O at all: never the same test as a run that does (whatever the log's path).
+  if (isTraceOnlyRun(options)) canonical.push(['traceOnly', true]);
   return createHash('sha256').update(canonicalJson(canonical)).digest('hex').slice(0, 16);
 }
 
@@ -314,9 +315,6 @@ function redefinedModel(options: Record<string, unknown>): unknown {
   const model = String(optionValue(options, 'model'));
   return isObj(options.customModels) ? options.customModels[model] : undefined;
 }
-
-/** Trace-only mode does no I/O at all: never the same test as a run that does (whatever the log's path). */
-const isTraceOnly = (options: Record<string, unknown>): boolean => options.ioTraceLog !== undefined && options.ioTraceLog !== null;
 
 /** Whether a CONFIG_MATCH_KEYS_WHEN_SET option acts in a run of these options (see APPLIES_WHEN). */
 const appliesInKey = (k: string, value: (k: string) => unknown): boolean => APPLIES_WHEN[k]?.(value) ?? true;
@@ -389,7 +387,7 @@ export function describeConfig(options: Record<string, unknown>): string {
     parts.push(optionText(k, v(k)));
   }
   if (redefinedModel(options) !== undefined) parts.push('model redefined');
-  if (isTraceOnly(options)) parts.push('trace only');
+  if (isTraceOnlyRun(options)) parts.push('trace only');
   return parts.join(', ');
 }
 

@@ -52,6 +52,13 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     change:
       'follows a qos autoscaler that judges an interval in which no storage read completed by the age of the oldest storage operation still in flight, a lower bound of its latency, as well as the writes\' P95 (before 0.6.0 such an interval with no write completed either counted as idle, saturation 0, and added users: storage too slow to finish an operation within an interval drew more users)',
   })),
+  // Per-MiB latency, stored per trial (storage_*_p95_ms_per_mib) and in the results' latency section.
+  ...(['storage_read_p95_ms_per_mib', 'storage_write_p95_ms_per_mib', 'kvbench.latency.tier_read_ns_per_mib', 'kvbench.latency.tier_write_ns_per_mib'] as const).map((metric) => ({
+    metric,
+    since: '0.7.0',
+    change:
+      "is over entries of at least one I/O chunk (16 MiB by default), each entry's latency ÷ its MiB (before 0.7.0 it took every entry, and the few small ones, mostly the per-entry fdatasync divided by a fraction of a MiB, set its upper percentiles: a write P95 of 341 ms/MiB beside a median of 4.2)",
+  })),
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

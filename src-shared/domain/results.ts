@@ -59,12 +59,18 @@ export interface StorageHealthCriterion {
 }
 
 export interface StorageHealth {
-  overall_status: 'PASS' | 'FAIL';
+  /**
+   * 'N/A' (kvbench): nothing to judge, no criteria (trace-only mode moves no bytes); the key stays so
+   * readers of the reference's results still find it, and anything but 'PASS' is no pass.
+   */
+  overall_status: 'PASS' | 'FAIL' | 'N/A';
   criteria: StorageHealthCriterion[];
   passed_count: number;
   total_count: number;
   /** kvbench: these criteria are a tool feature, not an MLPerf rule. */
   note: string;
+  /** kvbench: why the run was not assessed; present only with 'N/A'. */
+  not_assessed_reason?: string;
 }
 
 export interface QosLevelMetrics {
@@ -186,6 +192,7 @@ export interface StorageTierDescription extends TierDescription {
   /**
    * True when reads may have been served by the page cache or other RAM: buffered I/O, the device
    * read less than the tier did (`device_io.flagged`), or a RAM-backed filesystem (`ram_backed`).
+   * False in trace-only mode, which reads nothing at all.
    */
   reads_may_hit_page_cache: boolean;
 }

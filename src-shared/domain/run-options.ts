@@ -416,6 +416,15 @@ export const RUN_OPTION_LABELS: Readonly<Record<RunOptionKey, string>> = Object.
 export const DEFAULT_RUN_OPTIONS: Readonly<RunOptions> = Object.freeze(RunOptionsSchema.parse({}));
 
 /**
+ * Trace-only mode (`--io-trace-log`): no storage I/O at all, every logical I/O logged instead. Its
+ * bytes are counted as if they had moved and every latency is 0: nothing in it is a measurement.
+ * Takes stored options too (an imported file's, where the key may be absent).
+ */
+export function isTraceOnlyRun(options: { readonly ioTraceLog?: unknown }): boolean {
+  return options.ioTraceLog !== undefined && options.ioTraceLog !== null;
+}
+
+/**
  * Validate options, collecting every problem as a message (the reference's texts where it has them).
  * Unlike a plain `RunOptionsSchema.safeParse`, which skips the cross-field rules once any field has
  * the wrong type or an invalid choice, this checks the cross-field rules too (with defaults standing in

@@ -4,6 +4,8 @@
 // app) takes the kinds from there, and "exclude flagged trials" leaves out exactly those trials.
 
 export const TRIAL_FLAG_KINDS = [
+  /** Trace-only mode (--io-trace-log): no storage I/O happened, its storage numbers are logical, not measured. */
+  'trace-only',
   /** The cache directory was RAM-backed: the storage numbers describe memory, not a drive. */
   'ram-backed',
   /** The page cache served storage reads (or may have: buffered I/O the device's counters cannot clear). */
@@ -19,18 +21,20 @@ export type TrialFlagKind = (typeof TRIAL_FLAG_KINDS)[number];
 
 /** Trials by the kind of flag they carry: a trial may count under several kinds. */
 export interface FlagKindCounts {
+  traceOnly: number;
   ramBacked: number;
   pageCache: number;
   stalled: number;
-  /** Flagged for none of those three: an autoscaler short of its peak or target (no-peak, qos-target). */
+  /** Flagged for none of those four: an autoscaler short of its peak or target (no-peak, qos-target). */
   other: number;
 }
 
 /** Counts trials, each given as its flag kinds, by kind. */
 export function countFlagKinds(trials: readonly (readonly TrialFlagKind[])[]): FlagKindCounts {
   const has = (kinds: readonly TrialFlagKind[], k: TrialFlagKind): boolean => kinds.includes(k);
-  const named = (kinds: readonly TrialFlagKind[]): boolean => has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled');
+  const named = (kinds: readonly TrialFlagKind[]): boolean => has(kinds, 'trace-only') || has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled');
   return {
+    traceOnly: trials.filter((k) => has(k, 'trace-only')).length,
     ramBacked: trials.filter((k) => has(k, 'ram-backed')).length,
     pageCache: trials.filter((k) => has(k, 'page-cache')).length,
     stalled: trials.filter((k) => has(k, 'stalled')).length,
@@ -41,6 +45,7 @@ export function countFlagKinds(trials: readonly (readonly TrialFlagKind[])[]): F
 /** "2 on a RAM-backed cache directory, 1 with page-cache reads": the kinds a count holds, for a note; '' where none. */
 export function flagKindsText(c: FlagKindCounts): string {
   return [
+    c.traceOnly > 0 ? `${c.traceOnly} in trace-only mode (no storage I/O)` : null,
     c.ramBacked > 0 ? `${c.ramBacked} on a RAM-backed cache directory` : null,
     c.pageCache > 0 ? `${c.pageCache} with storage reads the page cache served` : null,
     c.stalled > 0 ? `${c.stalled} where the engine stalled` : null,

@@ -1,1 +1,1 @@
-export const KVBENCH_VERSION = '0.6.0';
+export const KVBENCH_VERSION = '0.7.0';

@@ -1,5 +1,6 @@
 import type { ChunkProgress, ChunkSource, EntryRef, MoveSource, OpTiming, TierBackend, TierName } from '../tiers/tier-backend.ts';
 import { DemotionStats, HitStats, TierStats, type CacheType, type DirectionStats } from '../metrics/tier-stats.ts';
+import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 
 /** Phases of a logical I/O, as the reference's I/O trace names them. */
 export type IoPhase = 'Prefill' | 'Decode' | 'Both' | 'Evict';
@@ -131,7 +132,14 @@ export class MultiTierCache {
 
   constructor(
     tiers: CacheTier[],
-    rules: { fillTarget?: number; entrySizeCap?: number; promotion?: 'none' | 'on-hit'; observer?: IoObserver } = {},
+    rules: {
+      fillTarget?: number;
+      entrySizeCap?: number;
+      promotion?: 'none' | 'on-hit';
+      observer?: IoObserver;
+      /** The run's I/O chunk (default: --io-chunk-mib's): per-MiB latencies take entries of at least this size. */
+      ioChunkBytes?: number;
+    } = {},
   ) {
     if (tiers.length === 0) throw new Error('the cache needs at least one tier');
     this.#fillTarget = rules.fillTarget ?? TIER_FILL_TARGET;
@@ -149,7 +157,8 @@ export class MultiTierCache {
       waiters: [],
       inbound: 0,
     }));
-    this.tierStats = new Map(this.#tiers.map((t) => [t.name, new TierStats(t.name)]));
+    const ioChunkBytes = rules.ioChunkBytes ?? DEFAULT_RUN_OPTIONS.ioChunkMib * 1024 * 1024;
+    this.tierStats = new Map(this.#tiers.map((t) => [t.name, new TierStats(t.name, ioChunkBytes)]));
     for (let i = 0; i + 1 < this.#tiers.length; i++) {
       const from = this.#tiers[i].name;
       const to = this.#tiers[i + 1].name;

@@ -16,8 +16,14 @@ export class DirectionStats {
   movedBytes = 0;
   movedOps = 0;
   readonly latency = new LatencyHistogram();
-  /** Latency normalised per MiB moved: compares drives fairly across entry sizes. */
+  /**
+   * Latency ÷ the entry's MiB, over entries of at least `perMiBMinEntryBytes` (one I/O chunk):
+   * compares drives across entry sizes. A smaller entry is one I/O whose time is mostly the
+   * per-entry fixed cost (open, the fdatasync, close): divided by a fraction of a MiB it would set
+   * the upper percentiles by how many such entries a run happened to move (docs/metrics.md).
+   */
   readonly nsPerMiB = new LatencyHistogram();
+  readonly perMiBMinEntryBytes: number;
   /** Time with at least one of the operation's I/Os in flight at the device (storage tier only). */
   readonly deviceLatency = new LatencyHistogram();
   /** The rest of the operation's time: producing or consuming bytes, waiting for an I/O slot, open/close. */
@@ -31,6 +37,11 @@ export class DirectionStats {
    */
   readonly #inFlightStartNs = new Map<number, bigint>();
   #nextOpId = 0;
+
+  /** `perMiBMinEntryBytes`: the run's I/O chunk; smaller entries stay out of `nsPerMiB`. */
+  constructor(perMiBMinEntryBytes: number) {
+    this.perMiBMinEntryBytes = perMiBMinEntryBytes;
+  }
 
   /** A whole-entry operation begins; `end` with the id it returns when it has completed or failed. */
   begin(startNs: bigint = process.hrtime.bigint()): number {
@@ -54,7 +65,7 @@ export class DirectionStats {
     this.ops += 1;
     this.latency.record(timing.durationNs);
     this.windowLatency.record(timing.durationNs);
-    if (timing.bytes > 0) this.nsPerMiB.record((timing.durationNs * MIB) / timing.bytes);
+    if (timing.bytes > 0 && timing.bytes >= this.perMiBMinEntryBytes) this.nsPerMiB.record((timing.durationNs * MIB) / timing.bytes);
     if (timing.deviceNs !== undefined) {
       this.deviceLatency.record(timing.deviceNs);
       this.hostLatency.record(Math.max(0, timing.durationNs - timing.deviceNs));
@@ -76,8 +87,8 @@ export class DirectionStats {
 }
 
 export class TierStats {
-  readonly read = new DirectionStats();
-  readonly write = new DirectionStats();
+  readonly read: DirectionStats;
+  readonly write: DirectionStats;
   /** Bytes that left this tier by demotion (also counted in `read`). */
   demotedOutBytes = 0;
   /** Bytes that arrived by demotion (also counted in `write`). */
@@ -93,8 +104,11 @@ export class TierStats {
 
   readonly name: TierName;
 
-  constructor(name: TierName) {
+  /** `ioChunkBytes`: the run's I/O chunk, the least entry size its per-MiB latencies take (DirectionStats). */
+  constructor(name: TierName, ioChunkBytes: number) {
     this.name = name;
+    this.read = new DirectionStats(ioChunkBytes);
+    this.write = new DirectionStats(ioChunkBytes);
   }
 
   reset(): void {

@@ -57,6 +57,11 @@ export interface ConsoleSummaryOptions {
    * holds per-tier totals, so without this the note prints the mean block size alone.
    */
   blockSizes?: BlockSizeSummaryBytes;
+  /**
+   * Trace-only mode (--io-trace-log): no I/O happened, so its byte rates are logical (what the run
+   * would have moved) and its tier latencies are 0 by construction; the summary labels them so.
+   */
+  traceOnly?: boolean;
 }
 
 const RULE_EQ = '='.repeat(80);
@@ -66,6 +71,10 @@ const MAX_VERIFICATION_FAILURES_SHOWN = 5;
 const TIER_LABELS: Record<TierName, string> = { gpu: 'GPU', cpu: 'CPU', storage: 'Storage' };
 
 export const KVBENCH_SECTION_HEADING = '### KVBENCH MEASUREMENTS (bytes and ns; GiB = 1024^3, GB = 10^9) ###';
+/** Beside a rate of trace-only mode: bytes counted as if they had moved. */
+const LOGICAL = '(logical: trace-only, no I/O)';
+/** In place of a latency of trace-only mode, where every operation completes at once. */
+const NOT_MEASURED = 'not measured (trace-only mode: no I/O)';
 export const NO_REQUESTS_MESSAGE = 'No requests completed during benchmark!';
 
 export function formatConsoleSummary(results: RunResults, opts: ConsoleSummaryOptions): string {
@@ -84,6 +93,11 @@ export function formatConsoleSummary(results: RunResults, opts: ConsoleSummaryOp
   p('BENCHMARK RESULTS - MLPerf KV Cache Storage Benchmark');
   p(`Generation Mode: ${opts.generationMode} (${formatFixedPy(opts.msPerToken, 1)}ms/token)`);
   p(RULE_EQ);
+  if (opts.traceOnly) {
+    p();
+    p('TRACE-ONLY MODE (--io-trace-log): no storage I/O happened, nothing below is a measurement of a device.');
+    p('Bytes and rates are logical (what the run would have moved); tier latencies are not measured.');
+  }
 
   const summary = results.summary;
   if (!summary) {
@@ -93,7 +107,7 @@ export function formatConsoleSummary(results: RunResults, opts: ConsoleSummaryOp
     printReferenceSections(summary, results.kvbench, opts, p, heading);
   }
 
-  printKvbenchSection(results.kvbench, results.requests_completed, p, heading);
+  printKvbenchSection(results.kvbench, results.requests_completed, opts.traceOnly === true, p, heading);
   return out.join('\n') + '\n';
 }
 
@@ -122,7 +136,11 @@ function printReferenceSections(
   p();
 
   const health = cs.storage_health;
-  if (health) {
+  if (health?.overall_status === 'N/A') {
+    heading('### STORAGE PERFORMANCE ASSESSMENT: N/A ###');
+    p('  (kvbench tool criteria, not an MLPerf rule)');
+    p(`  Not assessed: ${health.not_assessed_reason ?? 'no reason recorded'}`);
+  } else if (health) {
     const sym = health.overall_status === 'PASS' ? PASS_SYMBOL : FAIL_SYMBOL;
     heading(`### STORAGE PERFORMANCE ASSESSMENT: ${health.overall_status} ${sym} ###`);
     p('  (kvbench tool criteria, not an MLPerf rule)');
@@ -147,11 +165,15 @@ function printReferenceSections(
   p(`  P99:  ${formatMs(summary.end_to_end_latency_ms.p99)}`);
 
   heading('### PER-REQUEST STORAGE LATENCY (All I/O ops for one request) ###');
-  p(`  Mean: ${formatMs(summary.storage_io_latency_ms.mean)}`);
-  p(`  P50:  ${formatMs(summary.storage_io_latency_ms.p50)}`);
-  p(`  P95:  ${formatMs(summary.storage_io_latency_ms.p95)}`);
-  p(`  P99:  ${formatMs(summary.storage_io_latency_ms.p99)}`);
-  p('  (= 1 prefill write + N decode reads per request)');
+  if (opts.traceOnly) {
+    p(`  ${NOT_MEASURED}`);
+  } else {
+    p(`  Mean: ${formatMs(summary.storage_io_latency_ms.mean)}`);
+    p(`  P50:  ${formatMs(summary.storage_io_latency_ms.p50)}`);
+    p(`  P95:  ${formatMs(summary.storage_io_latency_ms.p95)}`);
+    p(`  P99:  ${formatMs(summary.storage_io_latency_ms.p99)}`);
+    p('  (= 1 prefill write + N decode reads per request)');
+  }
 
   if (opts.generationMode !== 'none') {
     heading(`### TOKEN GENERATION LATENCY (Simulated @ ${formatFixedPy(opts.msPerToken, 1)}ms/token) ###`);
@@ -192,15 +214,17 @@ function printReferenceSections(
   }
 
   heading('### STORAGE KV BANDWIDTH ###');
+  const logical = opts.traceOnly ? ` ${LOGICAL}` : '';
   for (const tier of TIER_NAMES) {
     const readBw = num(cs, `tier_${tier}_read_bandwidth_gbps`) ?? 0;
     const writeBw = num(cs, `tier_${tier}_write_bandwidth_gbps`) ?? 0;
-    if (readBw > 0) p(`  ${TIER_LABELS[tier]} KV Read Bandwidth: ${formatFixedPy(readBw, 2)} GB/s`);
-    if (writeBw > 0) p(`  ${TIER_LABELS[tier]} KV Write Bandwidth: ${formatFixedPy(writeBw, 2)} GB/s`);
+    if (readBw > 0) p(`  ${TIER_LABELS[tier]} KV Read Bandwidth${logical}: ${formatFixedPy(readBw, 2)} GB/s`);
+    if (writeBw > 0) p(`  ${TIER_LABELS[tier]} KV Write Bandwidth${logical}: ${formatFixedPy(writeBw, 2)} GB/s`);
   }
 
   heading('### TIER-SPECIFIC LATENCIES (Total = Host + Device) ###');
-  for (const tier of TIER_NAMES) {
+  if (opts.traceOnly) p(`  ${NOT_MEASURED}`);
+  for (const tier of opts.traceOnly ? [] : TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {
       const v = num(cs, `${tier}_${op}_p95_ms`);
       if (v !== undefined) p(`  ${TIER_LABELS[tier]} ${titleCase(op)} P95 (Total): ${formatMs(v)}`);
@@ -211,7 +235,8 @@ function printReferenceSections(
   heading(
     "### STORAGE TIER LATENCY BREAKDOWN (Device = time with the entry's I/O in flight at the device, Host = the rest of the entry's time) ###",
   );
-  for (const op of ['read', 'write'] as const) {
+  if (opts.traceOnly) p(`  ${NOT_MEASURED}`);
+  for (const op of opts.traceOnly ? [] : (['read', 'write'] as const)) {
     const device = num(cs, `storage_${op}_device_p95_ms`);
     const host = num(cs, `storage_${op}_host_p95_ms`);
     const total = num(cs, `storage_${op}_p95_ms`);
@@ -367,7 +392,7 @@ export function formatCriterion(c: StorageHealthCriterion): string {
 // ---------------------------------------------------------------------------------------------------
 // kvbench section
 
-function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: Print, heading: Heading): void {
+function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, traceOnly: boolean, p: Print, heading: Heading): void {
   heading(KVBENCH_SECTION_HEADING);
 
   const status = kv.status.toUpperCase();
@@ -428,7 +453,7 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   }
 
   p();
-  p('  Tier bytes (reads and writes include demotions; rates = bytes / measured wall-clock, GB/s = 10^9 B/s):');
+  p(`  Tier bytes${traceOnly ? ', logical: trace-only, no I/O' : ''} (reads and writes include demotions; rates = bytes / measured wall-clock, GB/s = 10^9 B/s):`);
   for (const tier of TIER_NAMES) {
     const desc = kv.tiers[tier];
     const tb = kv.tier_bytes?.[tier];
@@ -462,12 +487,13 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   p();
   p(`  Decode bytes read: ${bytesWithExact(pr.decode_bytes_read)}`);
   p(`  Prefill bytes written: ${bytesWithExact(pr.prefill_bytes_written)}`);
+  const logical = traceOnly ? ` ${LOGICAL}` : '';
   p(
-    `  Storage read bandwidth: ${formatBytesPerSecAsGBps(pr.storage_read_bytes_per_sec)} ` +
+    `  Storage read bandwidth${logical}: ${formatBytesPerSecAsGBps(pr.storage_read_bytes_per_sec)} ` +
       `(${formatBytesPerSecAsGiBps(pr.storage_read_bytes_per_sec)})`,
   );
   p(
-    `  Storage write bandwidth: ${formatBytesPerSecAsGBps(pr.storage_write_bytes_per_sec)} ` +
+    `  Storage write bandwidth${logical}: ${formatBytesPerSecAsGBps(pr.storage_write_bytes_per_sec)} ` +
       `(${formatBytesPerSecAsGiBps(pr.storage_write_bytes_per_sec)})`,
   );
   p(`  Wall-clock throughput: ${formatFixedPy(pr.wall_clock_throughput_tokens_per_sec, 2)} tokens/sec`);
@@ -477,16 +503,24 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, p: P
   p('  Latency (percentiles read from HDR histograms; n = samples):');
   p(`    End-to-end:              ${p50p95(lat.end_to_end)}`);
   p(`    Queue wait:              ${p50p95(lat.queue_wait)}`);
-  p(`    Cache I/O per request:   ${p50p95(lat.storage_io_per_request)}`);
+  p(`    Cache I/O per request:   ${traceOnly ? NOT_MEASURED : p50p95(lat.storage_io_per_request)}`);
   for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {
       const perOp = op === 'read' ? lat.tier_read?.[tier] : lat.tier_write?.[tier];
       const perMiB = op === 'read' ? lat.tier_read_ns_per_mib?.[tier] : lat.tier_write_ns_per_mib?.[tier];
       if (!perOp || perOp.count === 0) continue;
       const label = `${TIER_LABELS[tier]} ${op}:`.padEnd(24);
+      if (traceOnly) {
+        p(`    ${label} ${NOT_MEASURED}, ${formatIntegerGrouped(perOp.count)} logical operations`);
+        continue;
+      }
       let line = `    ${label} ${p50p95(perOp)}`;
+      // Per MiB takes entries of at least one I/O chunk (docs/metrics.md): the line says which, and how many.
+      const atLeast = `entries ≥ ${formatBytesBinary(kv.engine_health.io_chunk_bytes)}`;
       if (perMiB && perMiB.count > 0) {
-        line += `; per MiB P50 ${formatNsPerMiBAsMsPerMiB(perMiB.p50_ns)}, P95 ${formatNsPerMiBAsMsPerMiB(perMiB.p95_ns)}`;
+        line += `; per MiB (${atLeast}, n=${formatIntegerGrouped(perMiB.count)}) P50 ${formatNsPerMiBAsMsPerMiB(perMiB.p50_ns)}, P95 ${formatNsPerMiBAsMsPerMiB(perMiB.p95_ns)}`;
+      } else if (perMiB) {
+        line += `; per MiB: no ${atLeast}`;
       }
       p(line);
     }

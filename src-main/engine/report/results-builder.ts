@@ -21,7 +21,7 @@ import {
   type TrialStatus,
   perSecondOver,
 } from '../../../src-shared/domain/results.ts';
-import type { RunOptions } from '../../../src-shared/domain/run-options.ts';
+import { isTraceOnlyRun, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import type { MultiTierCache } from '../cache/multi-tier-cache.ts';
 import { assessDevicePageCache, MIN_DEVICE_READ_COVERAGE, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import type { LatencyHistogram } from '../metrics/latency-histogram.ts';
@@ -143,12 +143,21 @@ interface StorageCaveats {
   write: string | null;
 }
 
+const HEALTH_NOTE = 'kvbench tool criteria (the reference tool’s thresholds), not an MLPerf rule';
+
+/** Why trace-only mode's results carry no storage verdict. */
+export const TRACE_ONLY_NOT_ASSESSED = 'trace-only mode (--io-trace-log): no storage I/O happened, so there is no latency or bandwidth to judge';
+
 export function storageHealth(
-  f: { options: Pick<RunOptions, 'performanceProfile'>; cache: Pick<MultiTierCache, 'tierStats' | 'hits'> },
+  f: { options: Pick<RunOptions, 'performanceProfile'> & Partial<Pick<RunOptions, 'ioTraceLog'>>; cache: Pick<MultiTierCache, 'tierStats' | 'hits'> },
   cs: Record<string, unknown>,
   elapsedNs: number,
   caveats: StorageCaveats,
 ): StorageHealth {
+  // Its latencies are 0 by construction and its bytes never moved: a PASS would be made of nothing.
+  if (isTraceOnlyRun(f.options)) {
+    return { overall_status: 'N/A', criteria: [], passed_count: 0, total_count: 0, note: HEALTH_NOTE, not_assessed_reason: TRACE_ONLY_NOT_ASSESSED };
+  }
   const caveat = caveats.read === null ? {} : { caveat: caveats.read };
   const writeCaveat = caveats.write === null ? {} : { caveat: caveats.write };
   const criteria: StorageHealthCriterion[] = [];
@@ -196,7 +205,7 @@ export function storageHealth(
     criteria,
     passed_count: passed,
     total_count: criteria.length,
-    note: 'kvbench tool criteria (the reference tool’s thresholds), not an MLPerf rule',
+    note: HEALTH_NOTE,
   };
 }
 
@@ -494,7 +503,8 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
         ram_backed: f.storage.ramFilesystem !== null,
         ram_filesystem: f.storage.ramFilesystem,
         ram_backing_chain: f.storage.ramBackingChain,
-        reads_may_hit_page_cache: !f.storage.directIo || deviceIo.flagged || f.storage.ramFilesystem !== null,
+        // Trace-only mode reads nothing, from the page cache or anywhere (its direct_io is off all the same).
+        reads_may_hit_page_cache: !isTraceOnlyRun(f.options) && (!f.storage.directIo || deviceIo.flagged || f.storage.ramFilesystem !== null),
       },
     },
     tier_bytes: tb,
@@ -564,6 +574,7 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
     timeline: f.timeline,
     units:
       'bytes and nanoseconds (bytes_per_sec: per wall-clock second of the measured phase; autoscaling_timeline, the reference\'s throughput_timeline, in seconds); ' +
+      'latency.tier_*_ns_per_mib: each entry\'s latency ÷ its size in MiB, over entries of at least one I/O chunk (engine_health.io_chunk_bytes); ' +
       'the reference\'s keys above keep the reference\'s units: GiB ("gb"), GiB/s ("gbps"), milliseconds in keys ending _ms, ' +
       'seconds in the raw lists (*_latencies), throughput_timeline timestamps, elapsed_time, total_storage_io_time and total_*_latency; ' +
       'throughput_tokens_per_sec is cumulative in throughput_timeline and autoscaling_timeline (all tokens so far ÷ the time so far, as the reference\'s timeline) ' +

@@ -92,12 +92,20 @@ describe('device bytes beside engine bytes (kvbench run)', () => {
     for (const c of res.summary!.cache_stats.storage_health.criteria) expect(c.caveat).toBeUndefined();
   });
 
-  it('trace-only (--io-trace-log): no I/O, so no device section to flag and no page-cache caveat', async () => {
+  it('trace-only (--io-trace-log): no I/O, so no device section to flag, no page-cache warning and no storage verdict', async () => {
     const tmp = makeTempDir();
-    const { res } = await storageOnlyRun(['--io-trace-log', path.join(tmp, 'trace.csv')]);
+    const { res, stdout } = await storageOnlyRun(['--io-trace-log', path.join(tmp, 'trace.csv')]);
     expect(res.kvbench.device_io.available).toBe(false);
     expect(res.kvbench.device_io.flagged).toBe(false);
-    for (const c of res.summary!.cache_stats.storage_health.criteria) expect(c.caveat).toBeUndefined();
+    // Nothing was read, from the page cache or anywhere, and there is nothing to pass or fail.
+    expect(res.kvbench.tiers.storage.reads_may_hit_page_cache).toBe(false);
+    expect(stdout).not.toMatch(/WARNING: storage reads may have been served by the OS page cache/);
+    expect(res.summary!.cache_stats.storage_health).toMatchObject({ overall_status: 'N/A', criteria: [], passed_count: 0, total_count: 0 });
+    expect(stdout).toContain('### STORAGE PERFORMANCE ASSESSMENT: N/A ###');
+    expect(stdout).not.toMatch(/STORAGE PERFORMANCE ASSESSMENT: PASS/);
+    // The bytes are counted as if they had moved: their rates say they are logical.
+    expect(res.kvbench.tier_bytes.storage.read_bytes).toBeGreaterThan(0);
+    expect(stdout).toMatch(/^ {2}Storage KV Read Bandwidth \(logical: trace-only, no I\/O\): /m);
   });
 
   it('buffered I/O: reads served by the page cache are flagged, in the JSON and on the console', async () => {

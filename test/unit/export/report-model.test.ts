@@ -514,6 +514,17 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.2.0') }, { label: 'b', id: 'b', trials: side('b', '0.3.0') }, { metrics: ['wall_clock_throughput_tok_per_s'] }).notes.join('\n')).not.toMatch(/changed definition/);
   });
 
+  it('says that per-MiB latency left out entries under one I/O chunk from 0.7.0 on, where trials straddle that', () => {
+    const side = (system: string, version: string) =>
+      [0, 1].map((i) => trial({ scenario: 's', system, configKey: 'k', index: i, version, metrics: { storage_write_p95_ms_per_mib: 4 + i, storage_read_p95_ms_per_mib: 2 + i } }));
+    const metrics = ['storage_write_p95_ms_per_mib', 'storage_read_p95_ms_per_mib'];
+    const notes = buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.6.0') }, { label: 'b', id: 'b', trials: side('b', '0.7.0') }, { metrics }).notes;
+    for (const m of metrics) {
+      expect(notes.filter((n) => n.startsWith(`${m} changed definition in kvbench 0.7.0 (it is over entries of at least one I/O chunk`))).toHaveLength(1);
+    }
+    expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.7.0') }, { label: 'b', id: 'b', trials: side('b', '0.7.0') }, { metrics }).notes.join('\n')).not.toMatch(/changed definition/);
+  });
+
   it('a difference smaller than the run-to-run spread is within the noise, by Welch\'s t-test on the trials\' log values', () => {
     const opts = { model: 'm', numUsers: 1, cpuMemGb: 0 };
     const a = [100, 150, 60].map((v, i) => trial({ scenario: 's', system: 'a', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: v } }));
@@ -792,7 +803,7 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 200, storage_ram_backed: i } }));
     const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.matched).toBe(2);
-    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, ramBacked: 1, pageCache: 0, stalled: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
+    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
     expect(c.cautions.a.matchedTrials).toBe(4);
     expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory (backing not recorded by the kvbench that stored it): their storage numbers describe memory, not a drive');
   });

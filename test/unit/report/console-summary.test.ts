@@ -213,7 +213,7 @@ describe('formatConsoleSummary', () => {
     expect(kv).toContain('    Queue wait:              P50 12.50 ms, P95 80.25 ms (n=1,200)');
     const storageRead = kv.find((l) => l.startsWith('    Storage read:'));
     expect(storageRead).toBe(
-      '    Storage read:            P50 40.50 ms, P95 95.25 ms (n=1,000); per MiB P50 0.600 ms/MiB, P95 1.400 ms/MiB',
+      '    Storage read:            P50 40.50 ms, P95 95.25 ms (n=1,000); per MiB (entries ≥ 4.0 MiB, n=1,000) P50 0.600 ms/MiB, P95 1.400 ms/MiB',
     );
     expect(kv).toContain('    cpu->storage: 80 entries, 5.00 GiB (5,368,709,120 bytes), P95 160.00 ms');
     expect(kv).toContain('    Event-loop lag: P99 4.56 ms (P50 0.15 ms, max 12.00 ms)');
@@ -222,6 +222,13 @@ describe('formatConsoleSummary', () => {
     const device = kv.findIndex((l) => l.startsWith('  Device I/O (nvme0n1p1 on nvme0n1, /proc/diskstats, measured phase, every process): read 40.40 GiB, 1.010 × the storage tier\'s'));
     expect(device).toBeGreaterThan(0);
     expect(kv[device + 2]).toBe('    the engine process alone (/proc/self/io, any device): read 40.39 GiB, 1.010 × the storage tier\'s');
+  });
+
+  it('says when no entry was large enough for a per-MiB latency', () => {
+    const results = makeRunResults();
+    results.kvbench.latency.tier_write_ns_per_mib.storage = { ...results.kvbench.latency.tier_write_ns_per_mib.storage!, count: 0 };
+    const line = formatConsoleSummary(results, OPTS).split('\n').find((l) => l.startsWith('    Storage write:'));
+    expect(line).toMatch(/\(n=1,000\); per MiB: no entries ≥ 4\.0 MiB$/);
   });
 
   it('warns when storage reads may hit the page cache', () => {

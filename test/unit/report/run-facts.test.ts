@@ -18,6 +18,7 @@ import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts
 import { createWorkloadSource } from '../../../src-main/engine/workload/sources/create-source.ts';
 import type { RagDocument } from '../../../src-main/engine/workload/synthetic-workload.ts';
 import { IoTraceLog } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
+import { NullTier } from '../../../src-main/engine/workload/trace/null-tier.ts';
 import { resolveWorkloadProfile } from '../../../src-main/engine/workload/workload-profile.ts';
 import { MemoryTier, TerminalMemoryTier } from '../../support/memory-tier.ts';
 
@@ -164,5 +165,57 @@ describe('the outcome of a run', () => {
     const cut = runOutcome(facts, { profile, trace: { path: '/tmp/t.csv.partial', rows: 10, compressed: false, incomplete: 'the trace could not be written: disk full' }, validationTrace: null, log });
     expect((cut.results as { kvbench: Record<string, unknown> }).kvbench.io_trace).toMatchObject({ complete: false });
     expect(logged).toEqual(['info: IOTracer: closed — 1,234 operations logged to /tmp/t.csv', 'error: the trace could not be written: disk full']);
+  });
+});
+
+describe('the outcome of a trace-only run (--io-trace-log: no storage I/O at all)', () => {
+  /** A trace-only run's end: NullTiers that moved nothing, 2 completed requests. */
+  async function traceRunEnded(dir: string): Promise<{ setup: RunSetup; end: RunEnd; traceLog: IoTraceLog }> {
+    const o = options({ ioTraceLog: path.join(dir, 'trace.csv'), cpuMemGb: 0, gpuMemGb: 0 });
+    const { setup, end } = await runEnded(o);
+    const cache = new MultiTierCache([{ backend: new NullTier('storage'), budgetBytes: 1 << 30 }]);
+    const entry = { key: 'u0_turn_1', keyHash: 1n, sizeBytes: 24 << 20 };
+    await cache.write(entry, async () => undefined);
+    for (let i = 0; i < 3; i++) expect((await cache.read(entry.key, 'user')).hit).toBe(true);
+    const recorder = new RunRecorder({ interactive: 50, responsive: 100, batch: 1000 });
+    for (let i = 0; i < 2; i++) recorder.complete({ qos: 'batch', generationTokens: 10, queueWaitNs: 1000, storageNs: 0, generationNs: 0, endToEndNs: 5000, prefillNs: 0, decodeNs: 0 });
+    const traceLog = await IoTraceLog.open(path.join(dir, 'trace.csv'));
+    return {
+      setup: { ...setup, cache, traceLog, storageIo: { directIo: false, reason: 'trace-only mode (--io-trace-log): no storage I/O at all', hugePages: null } },
+      end: { ...end, status: 'complete', statusReason: null, recorder, closed: { ...end.closed, deviceIo: null } },
+      traceLog,
+    };
+  }
+
+  it('gives no storage verdict, flags no page cache, and says its rates are logical', async () => {
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-trace-outcome-'));
+    try {
+      const { setup, end, traceLog } = await traceRunEnded(dir);
+      const out = runOutcome(assembleRunFacts(setup, end), { profile, trace: await traceLog.close(), validationTrace: null, log: () => undefined });
+      const res = out.results as unknown as RunResults;
+      expect(res.kvbench.tier_bytes.storage.read_bytes).toBe(3 * (24 << 20));
+      // No I/O: nothing to judge. The key stays, as the reference's readers expect it, not assessed.
+      expect(res.summary!.cache_stats.storage_health).toEqual({
+        overall_status: 'N/A',
+        criteria: [],
+        passed_count: 0,
+        total_count: 0,
+        note: 'kvbench tool criteria (the reference tool’s thresholds), not an MLPerf rule',
+        not_assessed_reason: 'trace-only mode (--io-trace-log): no storage I/O happened, so there is no latency or bandwidth to judge',
+      });
+      // Nothing was read, from the page cache or anywhere.
+      expect(res.kvbench.tiers.storage.reads_may_hit_page_cache).toBe(false);
+      const text = out.summaryText;
+      expect(text).toContain('\n### STORAGE PERFORMANCE ASSESSMENT: N/A ###\n');
+      expect(text).toContain('  Not assessed: trace-only mode (--io-trace-log): no storage I/O happened, so there is no latency or bandwidth to judge');
+      expect(text).not.toMatch(/\[OK\] Storage Tier/);
+      expect(text).not.toContain('WARNING: storage reads may have been served by the OS page cache');
+      expect(text).toContain('  Storage KV Read Bandwidth (logical: trace-only, no I/O): 0.03 GB/s');
+      expect(text).not.toMatch(/^ {2}Storage KV Read Bandwidth: /m);
+      expect(text).toMatch(/^ {2}Storage read bandwidth \(logical: trace-only, no I\/O\): /m);
+      expect(text).toMatch(/^ {4}Storage read: +not measured \(trace-only mode: no I\/O\), 3 logical operations$/m);
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
   });
 });
