@@ -33,7 +33,7 @@ function storedResults(db: string, id: number): RunResults | null {
 }
 
 describe('kvbench suite whose cache disk fills before a trial completed any request', () => {
-  it('stores the trial with the disk-full reason and its results, exits 3, and leaves it out of the report (tmpfs, root only)', { timeout: 120_000 }, async (ctx) => {
+  it('stores the trial with the disk-full reason and its results, exits 3, ends with the resume command, and leaves it out of the report (tmpfs, root only)', { timeout: 120_000 }, async (ctx) => {
     const tmp = makeTempDir();
     const cache = path.join(tmp, 'cache');
     fs.mkdirSync(cache);
@@ -55,6 +55,7 @@ describe('kvbench suite whose cache disk fills before a trial completed any requ
     expect(r.stdout).toContain(`storage-only #1/1 ABORTED in `);
     expect(r.stdout).toContain(` — ${reason}`);
     expect(r.stdout).toMatch(/Suite 1 failed \(none of its trials completed: nothing to report\): 0 complete, 0 partial, 0 failed, 1 aborted, in \d+ s\./);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`resume with: kvbench suite --resume 1 --db ${db}`);
     const trials = rawTrials(db);
     expect(trials.map((t) => [t.status, t.status_reason])).toEqual([['aborted', reason]]);
     // What the trial was: its configuration and counters are kept with it.
