@@ -69,9 +69,10 @@ Output: the plan, each trial's outcome, the suite's end and its tier comparison 
 kvbench suite … > suite.log keeps them); progress, warnings and errors on stderr.
 
 Ctrl-C stops the current trial (its partial results are kept, marked aborted) and ends the suite;
-resume it with --resume. Before the first trial (hardware detection, the drive probe) it stops at
-once and records nothing. Exit codes: 0 every trial complete; 3 some trial failed, partial or
-aborted; 130 cancelled by Ctrl-C (SIGINT), 143 by SIGTERM, 129 by SIGHUP (the terminal or SSH
+resume it with --resume (a suite that stops with trials left ends with the line to run: "resume
+with: kvbench suite --resume ID"). Before the first trial (hardware detection, the drive probe) it
+stops at once and records nothing. Exit codes: 0 every trial complete; 3 some trial failed, partial
+or aborted; 130 cancelled by Ctrl-C (SIGINT), 143 by SIGTERM, 129 by SIGHUP (the terminal or SSH
 session hung up: stopped as on Ctrl-C); 1 invalid input or refused plan.
 `;
 
@@ -171,6 +172,23 @@ class SuiteProgress {
 function stoppedBeforeStart(signal: NodeJS.Signals, what: string): number {
   process.stderr.write(`Stopped by ${signal} before the first trial: ${what}.\n`);
   return signalExitCode(signal);
+}
+
+/**
+ * How to run the trials suite `suiteId` still lacks, as a line to print: with the --db the suite ran
+ * with (none for the default database). Printed whenever a suite stops with trial slots left.
+ */
+function resumeHint(suiteId: number, db: string | undefined): string {
+  return `resume with: kvbench suite --resume ${suiteId}${db ? ` --db ${shellQuote(db)}` : ''}`;
+}
+
+/** Whether suite `suiteId` is still in the database: a new suite that failed before storing a trial is removed. */
+function suiteStored(store: Store | null, suiteId: number): boolean {
+  try {
+    return store?.getSuite(suiteId) != null;
+  } catch {
+    return false;
+  }
 }
 
 function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
@@ -296,7 +314,10 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       process.exit(signalExitCode(signal));
     },
   });
+  // The suite this command runs, once it exists: a failure after that says how to resume it.
+  let suiteId: number | null = null;
   const onEvent = (e: SuiteEvent): void => {
+    if (e.type === 'suite.started') suiteId = e.suiteId;
     if (a.events) process.stdout.write(`${JSON.stringify(e)}\n`);
     ui.event(e);
   };
@@ -357,11 +378,17 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => ran.trialHardware(t.id)).find((h) => h !== null) ?? null;
     ui.result(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
     ui.result(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${shellQuote(a.db)}` : ''}`);
+    // Cancelled, or finished with trials that did not complete: --resume runs exactly those.
+    if (ran.trialSlotsLeft(result.suiteId).length > 0) ui.result(resumeHint(result.suiteId, a.db));
     return exitCode(result, stoppedBy);
   } catch (err) {
-    const advice = 'Free some space there; a suite that stored trials before this can then be resumed (kvbench history --suites, kvbench suite --resume ID).';
+    const resumable = suiteId !== null && suiteStored(store, suiteId);
+    const advice = resumable
+      ? 'Free some space there, then resume the suite.'
+      : 'Free some space there; a suite that stored trials before this can then be resumed (kvbench history --suites, kvbench suite --resume ID).';
     const e = explainWriteFailure(store?.path ?? dbPath, err, advice) as { code?: string; message?: string };
     process.stderr.write(`kvbench suite failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
+    if (resumable) process.stderr.write(`${resumeHint(suiteId!, a.db)}\n`);
     return 1;
   } finally {
     signals.dispose();

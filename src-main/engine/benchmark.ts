@@ -3,7 +3,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RATE_INTERVAL_MS, type ProgressEvent, type RunOutcome } from '../../src-shared/engine-protocol.ts';
-import { KvbenchError, toErrorData } from '../../src-shared/domain/errors.ts';
+import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
 import { ramBackedMessage } from '../../src-shared/domain/hardware.ts';
 import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
@@ -58,6 +58,8 @@ const TIMELINE_INTERVAL_MS = RATE_INTERVAL_MS;
 const LAG_RESOLUTION_MS = 5;
 /** Storage read P95 that the qos autoscaler treats as full saturation (the latency profile's read criterion). */
 const AUTOSCALER_READ_P95_THRESHOLD_MS = 200;
+/** What a run that a full disk or a storage error stopped in its warm-up (aborted) says it measured. */
+const NOTHING_MEASURED_IN_WARM_UP = 'during the warm-up, before the measured window opened: nothing was measured';
 
 /** Features of the reference this build does not have yet: refused with a clear error, never ignored. */
 function unsupportedFeatures(o: RunOptions): string[] {
@@ -477,11 +479,15 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       }
       if (!end.fatal) end.fatal = err;
       const code = (err as NodeJS.ErrnoException).code;
+      // In the warm-up the window never opened: nothing was measured, so the run is aborted (as a
+      // cancel then), not a partial trial of nothing that --include-incomplete would count; and the
+      // recorder's counts there are the warm-up's, not the window's.
+      const warmingUp = windowStartNs === null;
       endRun(
-        'partial',
+        warmingUp ? 'aborted' : 'partial',
         code === 'ENOSPC'
-          ? `disk full (ENOSPC) on ${a.target.baseDir}: stopped after ${recorder.requestsCompleted} completed requests`
-          : `storage error: ${(err as Error).message}`,
+          ? `disk full (ENOSPC) on ${a.target.baseDir}${warmingUp ? ` ${NOTHING_MEASURED_IN_WARM_UP}` : `: stopped after ${recorder.requestsCompleted} completed requests`}`
+          : `storage error: ${(err as Error).message}${warmingUp ? ` (${NOTHING_MEASURED_IN_WARM_UP})` : ''}`,
         'error',
         true,
       );
@@ -635,10 +641,9 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     // its "peak" is only the highest throughput seen, which its reason must say.
     statusReason = `autoscaler (capacity): ${noPeakFoundReason(endNs / 1e9, autoscaler.peak)}`;
   }
-  if (fatal && recorder.requestsCompleted === 0) {
-    const e = toErrorData(fatal);
-    throw new KvbenchError((fatal as NodeJS.ErrnoException).code === 'ENOSPC' ? 'DISK_FULL' : e.code, statusReason ?? e.message);
-  }
+  // A disk that fills (or a storage error) ends the run partial with its reason even before the first
+  // request completed (aborted in the warm-up): what it wrote, the device's counters and its
+  // configuration are still results, and a report leaves such a trial out (docs/metrics.md).
   if (fatal) log('error', statusReason ?? String(fatal));
   progress('finishing', { elapsedNs: endNs, requestsCompleted: recorder.requestsCompleted, generatedTokens: recorder.tokensGenerated, ...storageBytesOnClock() });
   // Closed before the results are built: a trace that could not be written (a full disk) makes the

@@ -46,8 +46,9 @@ export function prepopulatedKeysOf(o: RunOptions): string[] {
 }
 
 /**
- * A failed write of a preparatory phase, said as the measured phase says it: a full disk is DISK_FULL
- * naming the cache directory, any other error keeps its code and says which phase it stopped.
+ * A failed write of a preparatory phase: a full disk is DISK_FULL naming the cache directory, in the
+ * measured phase's words; any other error keeps its code and says which phase it stopped. The run
+ * fails (no workload ran), where a full disk in the workload ends it partial, with its results.
  */
 export function preparationError(phase: string, err: unknown, cacheDir: string, done: { entries: number; bytes: number }): KvbenchError {
   const e = toErrorData(err);
@@ -59,7 +60,7 @@ export function preparationError(phase: string, err: unknown, cacheDir: string, 
 /**
  * Times a phase and counts what it writes. `wrote` is called with each write's result after its
  * await (`bytes += await …` would add to a stale value) and returns the phase's bytes so far.
- * A write that fails ends the run, as in the measured phase: a full disk is DISK_FULL, named.
+ * A write that fails ends the run: a full disk is DISK_FULL, named.
  */
 export async function timedPhase(phase: string, cacheDir: string, body: (wrote: (w: { bytes: number }) => number) => Promise<void>): Promise<PhaseFacts> {
   const start = process.hrtime.bigint();

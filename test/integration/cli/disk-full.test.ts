@@ -6,12 +6,14 @@
 // The run must write after the disk is full, into space it has not freed itself: if it evicted an
 // entry first, the next write could land in the freed bytes and succeed. So its entries are small
 // (a one-layer model, at most ~6 MiB each), the disk is filled after a handful of them (the
-// completions below, plus at most the 4 users' requests in flight), and the first write after that
+// completions below, plus at most the users' requests in flight), and the first write after that
 // ends the run: their total stays far under the storage budget, nothing is ever evicted (checked).
 //
 // Which path the run takes is decided by the test, not by the machine's speed: the disk is filled
-// once COMPLETED_BEFORE_FULL requests have completed in the measured window (partial results), or
-// during a long --warm-up, before the window can hold any (no results).
+// once COMPLETED_BEFORE_FULL requests have completed in the measured window, before any request can
+// complete (each generates for minutes), or during a long --warm-up, before the window opens. Each
+// ends with its reason and its results written (partial; aborted in the warm-up, where nothing was
+// measured): a disk that fills early is no failure of kvbench.
 //
 // Needs root (mount); skipped with a message otherwise.
 import fs from 'node:fs';
@@ -145,7 +147,50 @@ describe('kvbench run on a filesystem that fills up', () => {
     expect(fs.readdirSync(fsDir)).toEqual([FILLER]);
   });
 
-  it('stops at ENOSPC before any request of the window completed (during --warm-up): DISK_FULL (exit 1), no results, and removes its files', async (ctx) => {
+  it('stops at ENOSPC before any request of the window completed: partial results (exit 3) with the reason and what it wrote, and removes its files', async (ctx) => {
+    const fsDir = tmpfsOrSkip(ctx, TMPFS_SIZE);
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    // The engine checks the free space, then waits for --start-at; meanwhile another writer leaves it
+    // LEFT_BYTES. The window opens as the workload starts, and every request generates for 10 s a
+    // token after its writes (at least 50 tokens): none can complete before its 32 users' first
+    // entries (several MiB each) have used up what was left.
+    const LEFT_BYTES = 8 * 1024 * 1024;
+    const flags = oneLayerRunFlags(tmp, 'generation_timing:\n  realistic: 10\n').map((f) => (f === 'none' ? 'realistic' : f));
+    // Time enough for the engine to start and reach its wait on a loaded machine (checked below).
+    const startAtS = Date.now() / 1000 + 12;
+    const cli = startCli(
+      [
+        'run', ...flags, '--disable-multi-turn', '--num-users', '32', '--duration', String(DURATION_S), '--start-at', String(startAtS),
+        '--cpu-mem-gb', '0', '--cache-dir', fsDir, '--storage-capacity-gb', String(STORAGE_CAPACITY_GIB), '--seed', '1', '--output', output,
+      ],
+      { cwd: tmp },
+    );
+    let exited = false;
+    void cli.done.then(() => (exited = true));
+    await waitFor('the engine to wait for --start-at', () => exited || cli.stderrSoFar().includes('for --start-at'), 30_000);
+    const filler = path.join(fsDir, FILLER);
+    const fillerBytes = exited ? 0 : fillUntilFull(filler);
+    if (fillerBytes > 0) fs.truncateSync(filler, fillerBytes - LEFT_BYTES);
+    expect(Date.now() / 1000, 'the disk was filled before the workload started').toBeLessThan(startAtS);
+
+    const r = await cli.done;
+    expect(fillerBytes, `the filesystem was filled while the run was still going\n${explain(r)}`).toBeGreaterThan(0);
+    expect(r.code, explain(r)).toBe(3);
+    expect(r.stderr).toContain(`run is PARTIAL: disk full (ENOSPC) on ${fsDir}: stopped after 0 completed requests`);
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('partial');
+    expect(res.kvbench.status_reason).toBe(`disk full (ENOSPC) on ${fsDir}: stopped after 0 completed requests`);
+    expect(res.requests_completed).toBe(0);
+    expect(res.kvbench.requests_failed).toBeGreaterThan(0);
+    // What the run did before the disk filled is kept: its configuration and the bytes it wrote.
+    expect(res.kvbench.tier_bytes.storage.write_bytes, 'the entries written before the disk filled').toBeGreaterThan(0);
+    expect(res.kvbench.tiers.storage.budget_bytes).toBe(STORAGE_CAPACITY_GIB * GIB);
+    expect(res.kvbench.measured_window.closed_by).toBe('error');
+    expect(fs.readdirSync(fsDir)).toEqual([FILLER]);
+  });
+
+  it('stops at ENOSPC during --warm-up, before the measured window opened: ABORTED results (exit 3) saying nothing was measured, and removes its files', async (ctx) => {
     const fsDir = tmpfsOrSkip(ctx, TMPFS_SIZE);
     const tmp = makeTempDir();
     const output = path.join(tmp, 'results.json');
@@ -165,10 +210,15 @@ describe('kvbench run on a filesystem that fills up', () => {
 
     const r = await cli.done;
     expect(fillerBytes, `the filesystem was filled while the run was still going\n${explain(r)}`).toBeGreaterThan(0);
-    expect(r.code, explain(r)).toBe(1);
-    expect(r.stderr).toContain('DISK_FULL');
-    expect(r.stderr).toMatch(/disk full \(ENOSPC\)/);
-    expect(fs.existsSync(output)).toBe(false);
+    expect(r.code, explain(r)).toBe(3);
+    const reason = `disk full (ENOSPC) on ${fsDir} during the warm-up, before the measured window opened: nothing was measured`;
+    // As a cancel in the warm-up: not a partial trial of nothing, which --include-incomplete would count.
+    expect(r.stderr).toContain(`run is ABORTED: ${reason}`);
+    const res = readResults(output);
+    expect(res.kvbench.status).toBe('aborted');
+    expect(res.kvbench.status_reason).toBe(reason);
+    expect(res.requests_completed).toBe(0);
+    expect(res.kvbench.tiers.storage.budget_bytes).toBe(STORAGE_CAPACITY_GIB * GIB);
     expect(fs.readdirSync(fsDir)).toEqual([FILLER]);
   });
 });

@@ -1,6 +1,7 @@
 // The disk filling up while the run prepares its storage (--precondition), before anything is
-// measured: said as in the measured phase (DISK_FULL, naming the cache directory), not as an
-// INTERNAL error with a bare ENOSPC, and no file of the run left on the full disk.
+// measured: a failed run (no workload ran; a full disk in the workload ends it partial instead),
+// DISK_FULL naming the cache directory as the measured phase's reason does, not an INTERNAL error
+// with a bare ENOSPC, and no file of the run left on the full disk.
 //
 // Needs root (mount); skipped with a message otherwise.
 import fs from 'node:fs';

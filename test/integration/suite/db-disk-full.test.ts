@@ -47,6 +47,7 @@ describe('kvbench suite whose database disk fills up during a trial', () => {
     expect(saved, explain(r)).toBeDefined();
     expect(path.dirname(saved!)).toBe(cache);
     expect(readResults(saved!).requests_completed).toBeGreaterThan(0);
+    expect(r.stderr.trimEnd().split('\n').at(-1), 'the last line: the command that runs the trial again').toBe(`resume with: kvbench suite --resume 1 --db ${db}`);
     expect(fs.readdirSync(disk).filter((n) => !n.startsWith('kvbench.db')).sort(), 'no empty unstored-results/ left on the full disk').toEqual(['filler', 'tmp']);
     expect(fs.readdirSync(tmpDir)).toEqual([]);
     expect(rawTrials(db).map((t) => t.status), 'the full disk refused even the note').toEqual(['running']);

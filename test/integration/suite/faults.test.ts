@@ -118,6 +118,8 @@ describe('a suite in which no trial completes', () => {
     const r = await runCli(['suite', '--profile', 'smoke', '--no-probe', '--trials', '1', '--scenarios', 'storage-only,cpu-only', '--cache-dir', cache, '--db', db], { cwd: tmp, env });
     expect(r.code, explain(r)).toBe(3);
     expect(r.stdout).toMatch(/^Suite 1 failed \(none of its trials completed: nothing to report\): 0 complete, 0 partial, 2 failed, 0 aborted, in \d+ s\.$/m);
+    // Its trials can be run again: the last line says how.
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe(`resume with: kvbench suite --resume 1 --db ${db}`);
     const suites = await runCli(['history', '--suites', '--db', db], { cwd: tmp });
     expect(suites.stdout).toMatch(/^\s*1 .* smoke\s+failed\s+0\s+0\s+2\s/m);
   });

@@ -115,7 +115,11 @@ async function cancelledSuite(args: string[], cwd: string, db: string, cache: st
   process.kill(cli.pid, 'SIGINT');
   const r = await cli.done;
   expect(r.code, explain(r)).toBe(130);
-  return eventsOf(out).find((e) => e.type === 'suite.started')!.suiteId as number;
+  const id = eventsOf(out).find((e) => e.type === 'suite.started')!.suiteId as number;
+  // With --events the results text, the resume command last, goes to stderr.
+  expect(r.stderr).toMatch(new RegExp(`Suite ${id} cancelled: 0 complete, 0 partial, 0 failed, 1 aborted, in \\d+ s\\.\\n`));
+  expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`resume with: kvbench suite --resume ${id} --db ${db}`);
+  return id;
 }
 
 /** Whether the hardware stored with the suite's newest trial has the drive's probed limits. */
@@ -138,6 +142,7 @@ describe('kvbench suite --resume and the drive probe', () => {
     expect(r.code, explain(r)).toBe(0);
     expect(r.stderr).toContain(`Detecting hardware, without the drive probe (suite ${id} was planned without it) …`);
     expect(r.stderr).toMatch(/Suite \d+ \(resumed\): 1 trial\(s\) to run/);
+    expect(r.stdout + r.stderr, 'a suite with every trial complete has nothing to resume').not.toContain('resume with');
     expect(newestTrialProbed(db)).toBe(false);
   });
 
@@ -154,6 +159,7 @@ describe('kvbench suite --resume and the drive probe', () => {
     expect(done.code, explain(done)).toBe(0);
     expect(done.stderr).toContain(`Detecting hardware, without the drive probe (suite ${id} has no trial left to run) …`);
     expect(done.stderr).toMatch(/Suite \d+ \(resumed\): 0 trial\(s\) to run/);
+    expect(done.stdout + done.stderr).not.toContain('resume with');
     expect(fs.readdirSync(cache)).toEqual([]);
   });
 });

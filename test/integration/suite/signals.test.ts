@@ -35,6 +35,9 @@ describe('kvbench suite and signals', () => {
     expect(r.stderr).toMatch(/SIGTERM: stopping the current trial/);
     // SIGTERM is whatever sent it (a shutdown, a scheduler): the trial says so, not that the user cancelled.
     expect(rawTrials(db).map((t) => [t.status, t.status_reason])).toEqual([['aborted', 'stopped: kvbench received SIGTERM; partial results kept']]);
+    // Its second trial never ran: the last line says how to run both (the results text is on stderr with --events).
+    expect(r.stderr).toMatch(/Suite 1 cancelled: 0 complete, 0 partial, 0 failed, 1 aborted, in \d+ s\.\n/);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`resume with: kvbench suite --resume 1 --db ${db}`);
     expect(runDirsIn(cache)).toEqual([]);
   });
 
@@ -47,6 +50,7 @@ describe('kvbench suite and signals', () => {
     const trials = rawTrials(db);
     expect(trials.map((t) => t.status)).toEqual(['aborted']);
     expect(trials[0].status_reason).toMatch(/partial results kept/);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(`resume with: kvbench suite --resume 1 --db ${db}`);
     expect(runDirsIn(cache)).toEqual([]);
   });
 
