@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RATE_INTERVAL_MS, type ProgressEvent, type RunOutcome } from '../../src-shared/engine-protocol.ts';
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
 import { entryBytes, resolveModel, type ModelSpec } from '../../src-shared/domain/models.ts';
-import { ramBackedMessage } from '../../src-shared/domain/hardware.ts';
+import { bufferedLoopMessage, ramBackedMessage } from '../../src-shared/domain/hardware.ts';
 import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
@@ -166,6 +166,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       if (!store.directIo.enabled) log('warn', `storage tier uses buffered I/O: ${store.directIo.reason}`);
       if (!slab.hugePages.advised) log('info', `storage I/O buffers in small pages (more kernel CPU per direct I/O): ${slab.hugePages.reason}`);
       if (target.ramBackingChain !== null) log('warn', `--cache-dir ${target.baseDir} is on a ${ramBackedMessage(target.ramBackingChain)}; storage results will describe RAM`);
+      else if (target.bufferedLoops.length > 0) log('warn', `--cache-dir ${target.baseDir} is on a ${bufferedLoopMessage(target.bufferedLoops)}; storage reads will be flagged`);
     }
     if (!traceMode && o.gpuMemGb > 0) {
       const r = await openGpuTier({ numGpus: o.numGpus, perDeviceBudgetBytes: Math.floor(o.gpuMemGb * GIB), chunkBytes, copyThreads: 2, stagingSlots: 8 });
@@ -398,8 +399,9 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // ---- the workload (and, after the warm-up, the measured window) ----
   const queue = new RequestQueue();
   // The block device behind the cache directory, counted over exactly the measured window, so the
-  // results can show what the device moved beside what the storage tier says it moved.
-  const device = a.traceLog ? null : DeviceStatsSampler.forDirectory(a.target.runDir);
+  // results can show what the device moved beside what the storage tier says it moved; below a loop
+  // device, the disk holding its backing file (the loop's own counters count page-cache hits too).
+  const device = a.traceLog ? null : DeviceStatsSampler.forDirectory(a.target.runDir, {}, a.target.servedBy);
   const t0 = process.hrtime.bigint();
   // The workload's clock (arrivals) runs from its start; the window's from when it opens.
   const sinceStartNs = (): number => Number(process.hrtime.bigint() - t0);

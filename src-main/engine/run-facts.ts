@@ -45,7 +45,7 @@ export interface RunSetup {
   cache: MultiTierCache;
   bytes: Pick<BytePool, 'utilisation'>;
   storageIo: { directIo: boolean; reason: string | null; hugePages: HugePageAdvice | null };
-  target: Pick<StorageTarget, 'capacityBytes' | 'freeBytesAtStart' | 'baseDir' | 'ramFilesystem' | 'ramBackingChain'>;
+  target: Pick<StorageTarget, 'capacityBytes' | 'freeBytesAtStart' | 'baseDir' | 'ramFilesystem' | 'ramBackingChain' | 'bufferedLoops'>;
   gpu: TierAvailability;
   gpuTier: Pick<GpuTier, 'report'> | null;
   cpuTier: Pick<CpuTier, 'peakHeldBytes'> | null;
@@ -107,6 +107,7 @@ export function assembleRunFacts(a: RunSetup, e: RunEnd): RunFacts {
       // Trace-only mode keeps no files there, in RAM or anywhere.
       ramFilesystem: a.traceLog === null ? a.target.ramFilesystem : null,
       ramBackingChain: a.traceLog === null ? a.target.ramBackingChain : null,
+      bufferedLoops: a.traceLog === null ? a.target.bufferedLoops : [],
     },
     deviceIo: e.closed.deviceIo,
     probeLimits: a.probeLimits,

@@ -322,8 +322,8 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   return `${out.join('\n')}\n`;
 }
 
-/** Hardware advice the plan says itself: its skipped lines, its RAM and direct-I/O notes, its PROBLEM lines. */
-const SAID_BY_PLAN: ReadonlySet<string> = new Set(['no-gpu', 'no-gpu-tier', 'ram-backed', 'no-direct-io', 'not-writable', 'no-cache-dir']);
+/** Hardware advice the plan says itself: its skipped lines, its RAM, buffered-loop and direct-I/O notes, its PROBLEM lines. */
+const SAID_BY_PLAN: ReadonlySet<string> = new Set(['no-gpu', 'no-gpu-tier', 'ram-backed', 'buffered-loop', 'no-direct-io', 'not-writable', 'no-cache-dir']);
 
 /**
  * The plan before a suite starts: the hardware advice (the app's, for whoever runs it headless), what

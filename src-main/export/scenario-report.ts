@@ -305,12 +305,28 @@ export function backingsText(backings: readonly RamBackingCount[]): string {
   return backings.length === 1 ? words(backings[0].backing) : backings.map((b) => `${words(b.backing)}: ${b.trials}`).join('; ');
 }
 
-/** Storage reads that were not all the device's: a RAM-backed cache directory (then never also page-cache), or the page cache. */
+/**
+ * Said of a trial whose cache directory was on a buffered loop device (storage_buffered_loop): the
+ * stored facts keep that one was there, not its name; the trial's results file names it.
+ */
+function bufferedLoopCaution(t: TrialRecord): string | null {
+  if (t.metrics.storage_buffered_loop !== 1) return null;
+  const coverage = t.metrics.device_read_coverage;
+  const drive = coverage === undefined ? '' : ` (device read coverage ${(coverage * 100).toFixed(1)} %)`;
+  return (
+    `the cache directory was on a loop device with buffered I/O on its backing file (loop/dio 0): the host's page cache may have served its storage reads${drive}, ` +
+    'so its storage read numbers may describe RAM (losetup --direct-io=on avoids it)'
+  );
+}
+
+/** Storage reads that were not all the device's: a RAM-backed cache directory (then never also page-cache), a buffered loop device, or the page cache. */
 function storageReadFlags(t: TrialRecord): TrialFlag[] {
   const backing = ramBackingText(t);
   if (backing !== null) {
     return [{ kind: 'ram-backed', message: `the cache directory was RAM-backed (${backing}): its storage numbers describe memory, not a drive` }];
   }
+  const loop = bufferedLoopCaution(t);
+  if (loop !== null) return [{ kind: 'page-cache', message: loop }];
   const verdict = pageCacheVerdict(t);
   return verdict.flagged ? [{ kind: 'page-cache', message: `${verdict.reason ?? 'the engine flagged its storage reads'}, so its storage read numbers may describe RAM` }] : [];
 }

@@ -119,7 +119,9 @@ function probeReadNote(hw: HardwareProfile): string | null {
   if (!bw) return null;
   if (bw.pageCacheSuspected) {
     const ram = cacheDirRamBacking(hw.cacheDir!);
-    return ram !== null ? `the probe's reads came from memory (${ram} is RAM-backed)` : 'the page cache may have served the probe\'s reads';
+    if (ram !== null) return `the probe's reads came from memory (${ram} is RAM-backed)`;
+    const loops = (hw.cacheDir!.bufferedLoops ?? []).map((l) => l.name);
+    return loops.length > 0 ? `the page cache may have served the probe's reads (${loops.join(', ')} read ${loops.length === 1 ? 'its backing file' : 'their backing files'} through it: loop/dio 0)` : 'the page cache may have served the probe\'s reads';
   }
   return bw.readBytesPerSec === null ? 'the probe\'s read phase did not complete' : null;
 }

@@ -2,7 +2,7 @@
 // warnings ("no GPU: GPU scenarios skipped", "cache dir on the system disk" …), and the same lines in
 // `kvbench hw` and before `kvbench suite`'s plan for whoever runs it over SSH. Derived from the
 // hardware profile only; the planner's own skips and problems come with the plan.
-import { cacheDirRamBacking, computeGpus, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { bufferedLoopMessage, cacheDirRamBacking, computeGpus, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { NINE_SCENARIO_IDS, SCENARIOS } from '../../src-shared/domain/scenarios.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { profileSpaceNeeds, sizedProblem, type ProfileSpaceNeed } from '../suite/planner.ts';
@@ -39,6 +39,8 @@ export function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): 
     const ram = cacheDirRamBacking(c);
     if (ram !== null) {
       out.push({ level: 'warn', code: 'ram-backed', message: `The cache directory is on a ${ramBackedMessage(ram)}.` });
+    } else if ((c.bufferedLoops ?? []).length > 0) {
+      out.push({ level: 'warn', code: 'buffered-loop', message: `The cache directory is on a ${bufferedLoopMessage(c.bufferedLoops!)}.` });
     } else if (NETWORK_FILESYSTEMS.test(fsType)) {
       out.push({ level: 'info', code: 'network-fs', message: `The cache directory is on a network or FUSE filesystem (${fsType}): results include the network.` });
     }

@@ -11,6 +11,7 @@ import * as si from 'systeminformation';
 import {
   HARDWARE_PROFILE_VERSION,
   type BandwidthProbe,
+  type BufferedLoop,
   type CacheDirInfo,
   type DiskInfo,
   type DiskMedia,
@@ -176,6 +177,7 @@ export async function describeCacheDir(
   let mountSource: string | null = null;
   let block = null;
   let ramBackingChain: string | null = null;
+  let bufferedLoops: BufferedLoop[] = [];
   const mounts = readMounts(ctx.sys);
   if (mounts === null) {
     ctx.warnings.push('cache dir: /proc/self/mountinfo is not readable; mount and block device unknown');
@@ -189,6 +191,7 @@ export async function describeCacheDir(
       const behind = storageBehindMount(ctx.sys, mount, mounts);
       block = behind.block;
       ramBackingChain = behind.ramBacking?.chain ?? null;
+      bufferedLoops = behind.bufferedLoops;
       if (block === null) ctx.warnings.push(`cache dir: ${mount.fsType} at ${mount.mountPoint} has no block device (network, memory or FUSE filesystem)`);
       else if (block.backingFile !== null && block.backingFilesystem === null) ctx.warnings.push(`cache dir: no mount holds ${block.name}'s file ${block.backingFile} here (set up in another mount namespace?); the drive behind it is unknown`);
       else if (!block.model && block.media !== 'ram') ctx.warnings.push(`cache dir: the disk ${block.disks.join('+')} reports no model (virtual disk?); its identity is local to this system`);
@@ -244,6 +247,7 @@ export async function describeCacheDir(
     driveLabel: drive.label,
     bandwidth,
     ramBackingChain,
+    bufferedLoops,
   };
 }
 

@@ -1,5 +1,5 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
-import { binaryBytesText, cacheDirRamBacking, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
@@ -54,6 +54,8 @@ export function formatHardware(hw: HardwareProfile): string {
     row('mount', `${or(c.mountPoint)} (${or(c.filesystem)} on ${or(c.mountSource)})`);
     const ram = cacheDirRamBacking(c);
     if (ram !== null) row('WARNING', `${ramBackedMessage(ram)} (direct I/O or not)`);
+    const loops = c.bufferedLoops ?? [];
+    if (loops.length > 0) row('WARNING', bufferedLoopMessage(loops));
     const b = c.blockDevice;
     row(
       'block device',
@@ -93,7 +95,7 @@ export function formatAdvice(advice: readonly Advice[], omit: ReadonlySet<string
   return `Advice\n${shown.map((a) => `  ${ADVICE_LEVEL[a.level]}: ${a.message}`).join('\n')}\n`;
 }
 
-/** Advice `kvbench hw`'s table states itself: its GPU list, the RAM-backed WARNING row, NOT writable, the detection notes. */
-export const SAID_BY_HW_TABLE: ReadonlySet<string> = new Set(['no-gpu', 'ram-backed', 'not-writable', 'detection']);
+/** Advice `kvbench hw`'s table states itself: its GPU list, the RAM-backed and buffered-loop WARNING rows, NOT writable, the detection notes. */
+export const SAID_BY_HW_TABLE: ReadonlySet<string> = new Set(['no-gpu', 'ram-backed', 'buffered-loop', 'not-writable', 'detection']);
 
 export { GIB };

@@ -6,7 +6,7 @@
 // missing comes back null rather than failing (virtual disks have no model, containers may hide sysfs).
 import fs from 'node:fs';
 import path from 'node:path';
-import { RAM_FILESYSTEMS, ramBackingOf, type BlockDeviceInfo, type DiskMedia } from '../../src-shared/domain/hardware.ts';
+import { RAM_FILESYSTEMS, ramBackingOf, type BlockDeviceInfo, type BufferedLoop, type DiskMedia } from '../../src-shared/domain/hardware.ts';
 import { decodeDevT } from '../engine/metrics/device-stats.ts';
 
 export interface MountEntry {
@@ -270,11 +270,32 @@ function blockNameOfMount(sys: SysReader, mount: MountEntry): string | null {
   return name;
 }
 
-/** What one walk down a mount's devices finds: its block device (blockDeviceForMount) and its chain down to RAM (ramChainOf). */
+/**
+ * What one walk down a mount's devices finds: its block device (blockDeviceForMount), its chain down
+ * to RAM (ramChainOf), the loops on the way that do buffered I/O, and the device the bytes reach.
+ */
 interface MountWalk {
   block: BlockDeviceInfo | null;
   ramChain: string | null;
+  /** Loop devices on the way down (the mount's own, loops in loops, loops under dm/md) with loop/dio 0. */
+  bufferedLoops: BufferedLoop[];
+  /**
+   * The block device whose /proc/diskstats counters show what reached a drive: the mount's own device,
+   * or below loop devices the one holding the (innermost) backing file; null when no block device is
+   * known to hold the bytes (a loop file on tmpfs or NFS, one no mount here holds, members on several).
+   */
+  servedBy: string | null;
 }
+
+/** A loop device: /sys/block/NAME/loop/backing_file is there (loop0, never a partition loop0p1). */
+const loopBackingFile = (sys: SysReader, name: string): string | null => (name.startsWith('loop') ? sys.read(`/sys/block/${name}/loop/backing_file`) : null);
+
+/**
+ * Whether a loop device reads its backing file through the page cache: loop/dio is 1 with direct
+ * I/O on (losetup --direct-io=on), 0 without (losetup's default). A kernel without the file (before
+ * Linux 4.4) had no direct I/O for loops at all.
+ */
+const loopIsBuffered = (sys: SysReader, name: string): boolean => sys.read(`/sys/block/${name}/loop/dio`) !== '1';
 
 /**
  * The block device behind a mount (by major:minor, else by its /dev source), or null for tmpfs, NFS,
@@ -301,18 +322,25 @@ export function ramChainOf(sys: SysReader, mount: MountEntry, mounts: readonly M
 function walkMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[] | null | undefined, depth: number): MountWalk {
   const ramFs = RAM_FILESYSTEMS.has(mount.fsType) ? mount.fsType : null;
   const name = blockNameOfMount(sys, mount);
-  if (name === null) return { block: null, ramChain: ramFs };
+  if (name === null) return { block: null, ramChain: ramFs, bufferedLoops: [], servedBy: null };
   const ownSectors = readPositiveInt(sys, `/sys/class/block/${name}/size`);
   const own = diskFacts(sys, name);
   // loop/backing_file as the kernel writes it, " (deleted)" kept: what the chain says of the loop.
-  const named = name.startsWith('loop') ? sys.read(`/sys/block/${name}/loop/backing_file`) : null;
+  const named = loopBackingFile(sys, name);
   if (named !== null) {
     const loop = loopDevice(sys, name, own, ownSectors, named, mounts, depth);
-    return { block: loop.block, ramChain: ramFs ?? loop.ramChain };
+    return { ...loop, ramChain: ramFs ?? loop.ramChain };
   }
   const disks = disksBehind(sys, name);
   const first = diskFacts(sys, disks[0]);
   const ramDisk = first.media !== 'ram' ? null : disks.length === 1 && disks[0] === name ? name : `${name} → ${disks.join('+')}`;
+  // A partition of a loop (loop0p1), or dm/md on loops: the bytes go on through those loops' files.
+  const loops = disks.flatMap((d) => {
+    const file = d === name ? null : loopBackingFile(sys, d);
+    return file === null ? [] : [loopDevice(sys, d, diskFacts(sys, d), null, file, mounts, depth)];
+  });
+  const below = new Set(loops.map((l) => l.servedBy));
+  const servedBy = loops.length === 0 ? name : loops.length === disks.length && below.size === 1 ? [...below][0] : null;
   return {
     block: {
       name,
@@ -330,6 +358,8 @@ function walkMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntr
       backingFileUnallocatedBytes: null,
     },
     ramChain: ramFs ?? ramDisk,
+    bufferedLoops: loops.flatMap((l) => l.bufferedLoops),
+    servedBy,
   };
 }
 
@@ -348,6 +378,7 @@ function loopDevice(
   const behind = holder === null || depth >= MAX_LOOP_DEPTH ? null : walkMount(sys, holder, all, depth + 1);
   const inRam = holder !== null && RAM_FILESYSTEMS.has(holder.fsType);
   const below = behind?.ramChain ?? null;
+  const buffered: BufferedLoop[] = loopIsBuffered(sys, name) ? [{ name, backingFile: named, backingFilesystem: holder?.fsType ?? null }] : [];
   return {
     block: {
       name,
@@ -365,6 +396,8 @@ function loopDevice(
       backingFileUnallocatedBytes: sys.unallocatedBytes(backingFile),
     },
     ramChain: holder === null || below === null ? null : `${name} → ${named} on ${inRam ? holder.fsType : `${holder.fsType} → ${below}`}`,
+    bufferedLoops: [...buffered, ...(behind?.bufferedLoops ?? [])],
+    servedBy: behind?.servedBy ?? null,
   };
 }
 
@@ -386,20 +419,43 @@ export interface RamBacking {
  * nothing says so, or when the mounts cannot be read.
  */
 export function ramBackingAt(sys: SysReader, absPath: string): RamBacking | null {
-  const mounts = readMounts(sys);
-  const mount = mounts === null ? null : findMount(mounts, absPath);
-  if (mounts === null || mount === null) return null;
-  return storageBehindMount(sys, mount, mounts).ramBacking;
+  return storageBehindPath(sys, absPath)?.ramBacking ?? null;
+}
+
+/** What is behind a mount: its block device, what holds it in RAM, its buffered loops, the device the bytes reach. */
+export interface StorageBehind {
+  block: BlockDeviceInfo | null;
+  ramBacking: RamBacking | null;
+  /**
+   * The loop devices on the way down that do buffered I/O on their backing file (loop/dio 0): the
+   * host's page cache of that file may serve the reads. Empty when the directory is RAM-backed: its
+   * bytes are RAM's whatever a loop on the way does, and ramBacking says so.
+   */
+  bufferedLoops: BufferedLoop[];
+  /** The kernel name of the block device whose counters show what reached a drive (MountWalk.servedBy). */
+  servedBy: string | null;
 }
 
 /**
  * What is behind a mount found among `mounts`, from one walk down its devices: its block device
- * (blockDeviceForMount) and what makes it RAM-backed (ramBackingAt), for the hardware profile.
+ * (blockDeviceForMount), what makes it RAM-backed (ramBackingAt), the loops on the way that read and
+ * write through the page cache, and the device that holds the bytes, for the hardware profile and the engine.
  */
-export function storageBehindMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[]): { block: BlockDeviceInfo | null; ramBacking: RamBacking | null } {
-  const { block, ramChain } = walkMount(sys, mount, mounts, 0);
+export function storageBehindMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[]): StorageBehind {
+  const { block, ramChain, bufferedLoops, servedBy } = walkMount(sys, mount, mounts, 0);
   const backing = ramBackingOf({ filesystem: mount.fsType, blockDevice: block });
   // The chain follows the same mounts and sysfs by the same rules; were it ever to find no RAM where
   // ramBackingOf did, the short wording still says what was found rather than nothing.
-  return { block, ramBacking: backing === null ? null : { backing, chain: ramChain ?? backing } };
+  const ramBacking = backing === null ? null : { backing, chain: ramChain ?? backing };
+  return { block, ramBacking, bufferedLoops: ramBacking === null ? bufferedLoops : [], servedBy };
+}
+
+/**
+ * What is behind `absPath` (storageBehindMount of the mount holding it, the mounts read here); null
+ * when the mounts cannot be read or none holds it.
+ */
+export function storageBehindPath(sys: SysReader, absPath: string): StorageBehind | null {
+  const mounts = readMounts(sys);
+  const mount = mounts === null ? null : findMount(mounts, absPath);
+  return mounts === null || mount === null ? null : storageBehindMount(sys, mount, mounts);
 }

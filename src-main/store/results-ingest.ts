@@ -74,7 +74,7 @@ export const ResultsValuesSchema = z.looseObject({
     latency: z.record(z.string(), latencyEntry).nullish(),
     tier_bytes: section(Object.fromEntries(TIER_NAMES.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec']))]))),
     primary: section({ decode_bytes_read: amount, prefill_bytes_written: amount }),
-    tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish(), ram_filesystem: z.string().nullish(), ram_backing_chain: z.string().nullish(), direct_io: z.boolean().nullish() }) }),
+    tiers: section({ gpu: section({ h2d_copy_bandwidth_bytes_per_sec: amount, d2h_copy_bandwidth_bytes_per_sec: amount }), storage: section({ ram_backed: z.boolean().nullish(), ram_filesystem: z.string().nullish(), ram_backing_chain: z.string().nullish(), direct_io: z.boolean().nullish(), buffered_loops: z.array(z.looseObject({ name: z.string() })).nullish() }) }),
     device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount, flagged: z.boolean().nullish() }),
     engine_health: section({ event_loop_lag_ns: section({ p99: amount }), peak_rss_bytes: amount }),
   }),
@@ -209,6 +209,7 @@ export function extractMetrics(results: Obj): TrialMetrics {
   const storageTier = obj(obj(kv.tiers).storage);
   if (typeof storageTier.direct_io === 'boolean') put('storage_direct_io', storageTier.direct_io ? 1 : 0);
   if (typeof storageTier.ram_backed === 'boolean') put('storage_ram_backed', storageTier.ram_backed ? 1 : 0);
+  if (Array.isArray(storageTier.buffered_loops)) put('storage_buffered_loop', storageTier.buffered_loops.length > 0 ? 1 : 0);
   put('requests_failed', num(kv.requests_failed) ?? num(obj(obj(results.kvbench_merge).counts).requests_failed));
   const health = obj(kv.engine_health);
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);

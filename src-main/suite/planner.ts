@@ -7,7 +7,7 @@
 // 50..300; generation realistic; seed 42. The smoke profile keeps the structure but shrinks
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
-import { binaryBytesText, cacheDirRamBacking, computeGpus, ramBackedMessage, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, computeGpus, ramBackedMessage, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -667,6 +667,8 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   if (o.probeRun) notes.push(`the estimate includes the drive probe before the trials: about ${probeSeconds} s, with ${gib(probeBytes)} of files in the cache directory, removed after (--no-probe skips it)`);
   if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
   if (ram !== null) notes.push(`the cache directory is on a ${ramBackedMessage(ram)}; every storage result describes RAM`);
+  const bufferedLoops = hw.cacheDir?.bufferedLoops ?? [];
+  if (bufferedLoops.length > 0) notes.push(`the cache directory is on a ${bufferedLoopMessage(bufferedLoops)}; every trial's storage reads will be flagged`);
   if (ramShrunk.length > 0) {
     notes.push(
       `storage tiers shrunk to fit in RAM beside the CPU tier (${gib(hw.memory.availableBytes)} available, ${gib(reserveBytes)} kept in reserve): ${ramShrunk.join(', ')}`,

@@ -126,6 +126,21 @@ export const BlockDeviceInfoSchema = z.object({
   backingFileUnallocatedBytes: bytes.nullable().optional(),
 });
 
+/**
+ * A loop device that reads and writes its backing file through the host's page cache (`loop/dio` 0,
+ * losetup's default): O_DIRECT on the loop's filesystem bypasses the loop's own cache, not the one of
+ * the file behind it, so its reads can be RAM's and its writes sit in RAM until flushed.
+ */
+export const BufferedLoopSchema = z.object({
+  /** The loop device's kernel name (loop0). */
+  name: z.string(),
+  /** Its loop/backing_file as the kernel writes it (" (deleted)" kept). */
+  backingFile: z.string(),
+  /** The filesystem holding that file; null when no mount here holds it. */
+  backingFilesystem: nullableString,
+});
+export type BufferedLoop = z.infer<typeof BufferedLoopSchema>;
+
 export const DirectIoInfoSchema = z.object({
   supported: z.boolean(),
   reason: nullableString,
@@ -182,6 +197,13 @@ export const CacheDirInfoSchema = z.object({
    * taken before the chain was kept: read those with cacheDirRamBacking.
    */
   ramBackingChain: nullableString.optional(),
+  /**
+   * The loop devices between the directory and the drive that do buffered I/O on their backing file
+   * (loop/dio 0), from the mount's device down through loops in loops and dm/md devices on loops; empty
+   * when none does, and when the directory is RAM-backed (that says more). Absent in snapshots taken
+   * before kvbench looked.
+   */
+  bufferedLoops: z.array(BufferedLoopSchema).optional(),
 });
 
 export const HardwareProfileSchema = z.object({
@@ -249,6 +271,21 @@ export function cacheDirRamBacking(c: Pick<CacheDirInfo, 'filesystem' | 'blockDe
 /** The one wording of it, for the run's results and console, `kvbench hw`, the suite plan and the app's advice. */
 export function ramBackedMessage(backing: string): string {
   return `RAM-backed filesystem (${backing}): the storage tier measures memory, not a drive`;
+}
+
+/**
+ * The one wording of buffered loop devices under the cache directory, for the run's results and
+ * console, `kvbench hw`, the suite plan, the probe and the app's advice: what they are, what it does
+ * to the numbers, and the command that turns it off.
+ */
+export function bufferedLoopMessage(loops: readonly BufferedLoop[]): string {
+  const each = loops.map((l) => `${l.name} → ${l.backingFile}${l.backingFilesystem === null ? '' : ` on ${l.backingFilesystem}`}`).join(', ');
+  const what = loops.length === 1 ? 'loop device' : 'loop devices';
+  const fix = loops.map((l) => `losetup --direct-io=on /dev/${l.name}`).join('; ');
+  return (
+    `${what} with buffered I/O on the backing file (${each}; loop/dio 0): reads through it may be served by the host's page cache ` +
+    `of that file and writes held there until flushed, not the drive's, whatever direct I/O says (fix: ${fix})`
+  );
 }
 
 /** Bytes in binary units to about three significant digits ("600 MiB", "20.0 MiB", "256 GiB", "2.50 TiB"): a size never rounds to "0.0 GiB". */

@@ -190,9 +190,17 @@ export interface StorageTierDescription extends TierDescription {
    */
   ram_backing_chain?: string | null;
   /**
+   * Loop devices between the cache directory and the drive that read and write their backing file
+   * through the host's page cache (loop/dio 0, losetup's default): O_DIRECT on the loop's filesystem
+   * does not keep that cache out. Empty when none did, when the directory was RAM-backed (that says
+   * more) and in trace-only mode; absent in results written before kvbench looked.
+   */
+  buffered_loops?: { name: string; backing_file: string; backing_filesystem: string | null }[];
+  /**
    * True when reads may have been served by the page cache or other RAM: buffered I/O, the device
-   * read less than the tier did (`device_io.flagged`), or a RAM-backed filesystem (`ram_backed`).
-   * False in trace-only mode, which reads nothing at all.
+   * read less than the tier did (`device_io.flagged`), a RAM-backed filesystem (`ram_backed`), or a
+   * buffered loop device under the directory (`buffered_loops`). False in trace-only mode, which reads
+   * nothing at all.
    */
   reads_may_hit_page_cache: boolean;
 }
@@ -207,10 +215,20 @@ export interface DeviceIoSection {
   available: boolean;
   /** Why there are no device counters (a tmpfs or network filesystem, not Linux, trace-only mode). */
   reason: string | null;
-  /** The name /proc/diskstats uses: `nvme0n1p2`, `vda`, `loop3`. */
+  /**
+   * The name /proc/diskstats uses: `nvme0n1p2`, `vda`, `loop3`. Below a loop device whose backing file
+   * is on a block device, that device (`via` names the loop): the one whose reads show the drive's work.
+   */
   device: string | null;
   /** The whole disk under a partition, whose counters also include its other partitions. */
   parent_device: string | null;
+  /**
+   * The device the cache directory's filesystem is on, when the bytes reach `device` through it: a
+   * loop device (or dm on loops) whose backing file is on `device`. Its counters count every byte the
+   * filesystem asked of it, served by the drive or by the host's page cache alike, so the coverage is
+   * `device`'s; these are context. Null otherwise; absent in results written before kvbench followed loops.
+   */
+  via?: { device: string; read_bytes: number | null; write_bytes: number | null; read_ios: number | null; write_ios: number | null } | null;
   read_bytes: number | null;
   write_bytes: number | null;
   read_ios: number | null;

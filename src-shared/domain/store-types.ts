@@ -135,13 +135,21 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
     'autoscaling',
     '1 when the storage P95 was within its threshold (read P95 200 ms by default) in the last interval of a qos autoscaling run that measured it; 0 when it was over, so the final users do not fit under the target; absent when no interval measured it (qos mode, kvbench 0.6.0 on).',
   ),
-  m('device_read_bytes', 'Device bytes read', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory read during the measured phase (/proc/diskstats, every process).'),
+  m('device_read_bytes', 'Device bytes read', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory read during the measured phase (/proc/diskstats, every process); below a loop device, the disk holding its backing file.'),
   m('device_write_bytes', 'Device bytes written', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory wrote during the measured phase.'),
   m('device_read_coverage', 'Device read coverage', 'ratio', null, 'health', 'Device bytes read (every process) ÷ storage-tier bytes read; below 0.95 the page cache served reads and the trial is flagged.'),
   m('process_read_coverage', 'Engine device-read coverage', 'ratio', null, 'health', 'Bytes the engine process itself made the block layer read (/proc/self/io) ÷ storage-tier bytes read; page-cache hits and other processes never count. Below 0.95 the page cache served reads.'),
   m('page_cache_flagged', 'Storage reads flagged (page cache)', 'count', null, 'health', "1 when the engine judged that the page cache may have served the storage tier's reads (device or engine read coverage below 0.95, buffered I/O it could not prove reached the device, or a RAM-backed directory); 0 when it judged them the device's (kvbench only; results' kvbench.device_io.flagged)."),
   m('storage_direct_io', 'Storage tier used direct I/O', 'count', null, 'health', '1 when the storage tier read and wrote with O_DIRECT, 0 when through the page cache (kvbench only).'),
   m('storage_ram_backed', 'Cache dir on a RAM filesystem', 'count', null, 'health', '1 when the cache directory was on tmpfs or ramfs (or a loop device whose file is in RAM, or a RAM disk): the storage numbers describe memory, not a drive; 0 otherwise (kvbench only). What held it in memory is kept beside it (the trial\'s storageRamBacking, from the results\' ram_backing_chain).'),
+  m(
+    'storage_buffered_loop',
+    'Cache dir on a buffered loop device',
+    'count',
+    null,
+    'health',
+    "1 when a loop device between the cache directory and the drive read and wrote its backing file through the host's page cache (loop/dio 0, losetup's default; `losetup --direct-io=on` turns it off): the storage reads may describe RAM, not the drive, and the trial is flagged; 0 otherwise (kvbench only, from the results' tiers.storage.buffered_loops; a RAM-backed directory counts as RAM-backed instead).",
+  ),
   m('requests_failed', 'Requests failed', 'count', 'lower', 'health', 'Requests that failed (storage errors).'),
   m('event_loop_lag_p99_ms', 'Engine event-loop lag P99', 'ms', 'lower', 'health', 'Whether kvbench itself kept up (kvbench only).'),
   m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),
@@ -151,7 +159,7 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
  * Metrics that store a yes/no fact as 1 or 0 (their descriptions say which is which): one trial's
  * value reads yes or no, not 1 or 0 (a median over several trials stays a number: the share).
  */
-export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze(['autoscale_peak_found', 'autoscale_target_met', 'page_cache_flagged', 'storage_direct_io', 'storage_ram_backed']);
+export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze(['autoscale_peak_found', 'autoscale_target_met', 'page_cache_flagged', 'storage_direct_io', 'storage_ram_backed', 'storage_buffered_loop']);
 export const isFlagMetric = (key: string): boolean => FLAG_METRIC_KEYS.includes(key);
 
 /** What a report shows per scenario unless all metrics are asked for: `kvbench report` and the app's report alike. */

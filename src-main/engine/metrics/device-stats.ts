@@ -9,6 +9,12 @@
 // device (major 0: btrfs, tmpfs, overlay, NFS) are looked up in /proc/self/mountinfo: when the
 // mount's source is a /dev node (btrfs on one device), that node's rdev is used.
 //
+// Below a loop device the filesystem's own device is not the one to judge by: the loop counts every
+// byte the filesystem asks of it, whether its backing file's pages came from the drive or from the
+// host's page cache (a loop with loop/dio 0 reads through it). There the caller names the disk holding
+// the backing file (`servedBy`, from the walk in hardware/linux-storage.ts) and the sampler counts that
+// device, keeping the loop's own counters beside it as `via`.
+//
 // Counters: /proc/diskstats sectors are always 512 bytes, whatever the device's logical block
 // size. They count every process's I/O on the device, so other activity inflates them: a
 // comparison is meaningful when the benchmark is the device's main user.
@@ -112,7 +118,11 @@ export const BlockDeviceInfoSchema = z.object({
 });
 export type BlockDeviceInfo = z.infer<typeof BlockDeviceInfoSchema>;
 
-export type DeviceResolution = { ok: true; device: BlockDeviceInfo } | { ok: false; reason: string };
+/**
+ * `device`: the device whose counters are judged; `via`: the directory's own device when the bytes
+ * reach `device` through it (a loop device whose backing file is on `device`), else absent.
+ */
+export type DeviceResolution = { ok: true; device: BlockDeviceInfo; via?: BlockDeviceInfo } | { ok: false; reason: string };
 
 /** Where to read the kernel's views from; tests point these at fixture trees. */
 export interface DeviceStatsRoots {
@@ -298,6 +308,9 @@ export interface DeviceStatsReport {
   io: DeviceIoDelta | null;
   /** The whole disk under a partition: includes I/O to the disk's other partitions. */
   parentIo: DeviceIoDelta | null;
+  /** The directory's own device when the bytes reach `device` through it (DeviceResolution.via), and what it moved; null otherwise. */
+  via: BlockDeviceInfo | null;
+  viaIo: DeviceIoDelta | null;
   /** Bytes this process made the block layer read (/proc/self/io), any device; null when unreadable. */
   processReadBytes: number | null;
   /** Why `processReadBytes` is null. */
@@ -331,9 +344,18 @@ export class DeviceStatsSampler {
     this.processIoPath = path.join(roots.proc ?? '/proc', 'self', 'io');
   }
 
-  /** A sampler for the device behind `dir` (one that reports "unavailable" when there is none). */
-  static forDirectory(dir: string, roots: DeviceStatsRoots = {}): DeviceStatsSampler {
-    return new DeviceStatsSampler(resolveBlockDevice(dir, roots), roots);
+  /**
+   * A sampler for the device behind `dir` (one that reports "unavailable" when there is none). With
+   * `servedBy`, the kernel name of the device holding the bytes below the directory's own (the disk
+   * under a loop device's backing file), that device is counted and judged, the directory's own kept
+   * as `via`; a name sysfs does not know leaves the directory's own device.
+   */
+  static forDirectory(dir: string, roots: DeviceStatsRoots = {}, servedBy: string | null = null): DeviceStatsSampler {
+    const own = resolveBlockDevice(dir, roots);
+    if (!own.ok || servedBy === null || servedBy === own.device.name) return new DeviceStatsSampler(own, roots);
+    const majorMinor = readTrimmed(path.join(roots.sys ?? '/sys', 'class', 'block', servedBy, 'dev'));
+    const serving = majorMinor === null ? null : describeBlockDevice(majorMinor, roots, own.device.resolvedVia);
+    return new DeviceStatsSampler(serving === null ? own : { ok: true, device: serving, via: own.device }, roots);
   }
 
   get available(): boolean {
@@ -343,7 +365,7 @@ export class DeviceStatsSampler {
   private names(): string[] {
     if (!this.resolution.ok) return [];
     const d = this.resolution.device;
-    return d.parent !== null ? [d.name, d.parent.name] : [d.name];
+    return [d.name, ...(d.parent !== null ? [d.parent.name] : []), ...(this.resolution.via ? [this.resolution.via.name] : [])];
   }
 
   private read(): Map<string, DiskstatsCounters> | null {
@@ -388,7 +410,7 @@ export class DeviceStatsSampler {
   current(): DeviceStatsReport {
     const device = this.resolution.ok ? this.resolution.device : null;
     const unavailable = (reason: string): DeviceStatsReport => ({
-      available: false, reason, device, io: null, parentIo: null, processReadBytes: null, processReason: 'no device counters',
+      available: false, reason, device, io: null, parentIo: null, via: this.resolution.ok ? (this.resolution.via ?? null) : null, viaIo: null, processReadBytes: null, processReason: 'no device counters',
     });
     if (!this.resolution.ok) return unavailable(this.resolution.reason);
     if (this.startNs === null) return unavailable('the sampler was never started');
@@ -400,10 +422,12 @@ export class DeviceStatsSampler {
     const d = this.resolution.device;
     const io = deltaOf(d.name, this.startCounters.get(d.name)!, now.get(d.name)!, elapsedNs);
     const parentIo = d.parent !== null ? deltaOf(d.parent.name, this.startCounters.get(d.parent.name)!, now.get(d.parent.name)!, elapsedNs) : null;
+    const via = this.resolution.via ?? null;
+    const viaIo = via === null ? null : deltaOf(via.name, this.startCounters.get(via.name)!, now.get(via.name)!, elapsedNs);
     const processReadBytes =
       this.startProcessReadBytes === null || nowProcessReadBytes === null ? null : Math.max(0, nowProcessReadBytes - this.startProcessReadBytes);
     const processReason = processReadBytes === null ? (this.processFailure ?? 'no first reading') : null;
-    return { available: true, reason: null, device: d, io, parentIo, processReadBytes, processReason };
+    return { available: true, reason: null, device: d, io, parentIo, via, viaIo, processReadBytes, processReason };
   }
 
   /** The final reading: what the device moved between `start()` and now. */

@@ -19,10 +19,10 @@ import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
-import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
+import { bufferedLoopMessage, ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
 import { AlignedSlab } from '../io/aligned-slab.ts';
 import { DIRECT_IO_ALIGNMENT_BYTES, freeSpaceBytes, probeDirectIo } from '../io/direct-io.ts';
-import { ramFilesystemAt } from '../io/ram-filesystem.ts';
+import { storageBehindDir } from '../io/ram-filesystem.ts';
 import { assessDevicePageCache, DeviceStatsSampler, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import { LatencyHistogram } from '../metrics/latency-histogram.ts';
 import { removeDeadOwnersRunDirs } from '../tiers/run-dir-ownership.ts';
@@ -139,10 +139,16 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
     }
   }
   if (!direct.enabled) warnings.push(`buffered I/O (${direct.reason}): read rates may be the page cache's, not the device's`);
-  const ram = await ramFilesystemAt(baseDir);
+  const behind = await storageBehindDir(baseDir);
+  const ram = behind.ram?.backing ?? null;
   if (ram !== null) warnings.push(`${ramBackedMessage(ram)}: these rates are RAM's, direct I/O or not`);
+  // A loop reading its file through the page cache: the read rate may be RAM's; the writes, flushed
+  // by the phase's closing fdatasync, reach the drive.
+  const loops = behind.bufferedLoops;
+  if (loops.length > 0) warnings.push(`${bufferedLoopMessage(loops)}: the read rate may be RAM's, direct I/O or not`);
 
-  const sampler = DeviceStatsSampler.forDirectory(baseDir);
+  // Below a loop device, the disk holding its file: the loop's own counters count page-cache hits too.
+  const sampler = DeviceStatsSampler.forDirectory(baseDir, {}, behind.servedBy);
   const deviceInfo = sampler.resolution.ok ? sampler.resolution.device : null;
   const deviceReason = sampler.resolution.ok ? null : sampler.resolution.reason;
 
@@ -178,9 +184,10 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
       if (phase === 'read') {
         const pc = assessDevicePageCache({ engineReadBytes: r.bytes, engineWriteBytes: 0, device: r.deviceReport, directIo: direct.enabled });
         r.process_read_coverage = pc.processReadCoverage;
-        // RAM-backed: no device at all, whatever the counters (none) and the I/O mode say.
-        r.page_cache_suspected = pc.flagged || ram !== null;
-        r.page_cache_reason = ram !== null ? `${ramBackedMessage(ram)}: the reads came from memory` : pc.reason;
+        // RAM-backed: no device at all, whatever the counters (none) and the I/O mode say. A buffered
+        // loop: flagged as buffered I/O is, whatever the drive's counters (every process's) say.
+        r.page_cache_suspected = pc.flagged || ram !== null || loops.length > 0;
+        r.page_cache_reason = ram !== null ? `${ramBackedMessage(ram)}: the reads came from memory` : loops.length > 0 ? bufferedLoopMessage(loops) : pc.reason;
       }
       const { deviceReport: _unused, ...result } = r;
       phases[phase] = result;
@@ -197,7 +204,7 @@ export async function runRawLimitProbe(rawOptions: unknown, ctx: ProbeContext = 
     await fsp.rmdir(workDir).catch(() => undefined);
   }
   for (const [name, p] of Object.entries(phases)) {
-    if (p.page_cache_suspected && ram === null) warnings.push(`${name}: ${p.page_cache_reason}`);
+    if (p.page_cache_suspected && ram === null && loops.length === 0) warnings.push(`${name}: ${p.page_cache_reason}`);
     if (p.wraps > 0 && !direct.enabled && name === 'read') {
       warnings.push(`${name}: the files were read ${p.wraps} time(s) over with buffered I/O; later passes can be served from the page cache`);
     }
@@ -315,7 +322,7 @@ async function runPhase(
     if (progressTimer) clearInterval(progressTimer);
   }
   const elapsed = elapsedNs();
-  const deviceReport: DeviceStatsReport = sampler?.stop() ?? { available: false, reason: 'not sampled', device: null, io: null, parentIo: null, processReadBytes: null, processReason: 'not sampled' };
+  const deviceReport: DeviceStatsReport = sampler?.stop() ?? { available: false, reason: 'not sampled', device: null, io: null, parentIo: null, via: null, viaIo: null, processReadBytes: null, processReason: 'not sampled' };
   const cpu = process.cpuUsage(cpu0);
   const device = deviceOf(deviceReport);
   const deviceBytes = device === null ? null : op === 'read' ? device.read_bytes : device.write_bytes;

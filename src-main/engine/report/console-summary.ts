@@ -37,6 +37,7 @@ import {
   formatRatioAsPercent,
 } from './format.ts';
 import { noPeakFoundReason } from '../workload/autoscaler.ts';
+import { bufferedLoopMessage } from '../../../src-shared/domain/hardware.ts';
 
 export interface BlockSizeSummaryBytes {
   entries: number;
@@ -445,6 +446,10 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
     if (st.ram_backed === true) {
       p(`  WARNING: the cache directory is on a RAM-backed filesystem (${st.ram_backing_chain ?? st.ram_filesystem ?? 'RAM'}): the storage tier measured memory,`);
       p('           not a drive; its latency and bandwidth (reads and writes) describe RAM, whatever direct I/O says.');
+    } else if (st.buffered_loops && st.buffered_loops.length > 0) {
+      const loops = st.buffered_loops.map((l) => ({ name: l.name, backingFile: l.backing_file, backingFilesystem: l.backing_filesystem }));
+      p(`  WARNING: the cache directory is on a ${bufferedLoopMessage(loops)};`);
+      p(`           storage read latency and bandwidth may describe RAM, not the drive${st.fsync_policy === 'none' ? ', and with fsync none so may the writes' : ''}.`);
     } else if (st.reads_may_hit_page_cache) {
       const why = kv.device_io?.flag_reason ?? 'buffered I/O';
       p(`  WARNING: storage reads may have been served by the OS page cache (${why});`);
@@ -599,8 +604,9 @@ function printDeviceIo(kv: KvbenchSection, p: Print): void {
     return;
   }
   const coverage = (c: number | null): string => (c === null ? '' : `, ${formatFixedPy(c, 3)} × the storage tier's`);
+  const via = d.via ?? null;
   p(
-    `  Device I/O (${d.device}${d.parent_device ? ` on ${d.parent_device}` : ''}, /proc/diskstats, measured phase, every process): ` +
+    `  Device I/O (${d.device}${d.parent_device ? ` on ${d.parent_device}` : ''}${via ? `, holding ${via.device}'s backing file` : ''}, /proc/diskstats, measured phase, every process): ` +
       `read ${formatBytesBinary(d.read_bytes ?? 0)}${coverage(d.read_coverage)}; ` +
       `written ${formatBytesBinary(d.write_bytes ?? 0)}${coverage(d.write_coverage)}`,
   );
@@ -608,6 +614,13 @@ function printDeviceIo(kv: KvbenchSection, p: Print): void {
     `    busy ${d.busy_ratio === null ? 'n/a' : formatRatioAsPercent(d.busy_ratio)}, average queue depth ${d.avg_queue_depth === null ? 'n/a' : formatFixedPy(d.avg_queue_depth, 1)}, ` +
       `${formatIntegerGrouped(d.read_ios ?? 0)} reads, ${formatIntegerGrouped(d.write_ios ?? 0)} writes, ${formatIntegerGrouped(d.flushes ?? 0)} flushes`,
   );
+  // Below a loop device the coverage is the disk's; what the loop itself was asked for is context.
+  if (via) {
+    p(
+      `    through ${via.device} (the cache directory's filesystem; it counts page-cache hits of its file too): ` +
+        `read ${formatBytesBinary(via.read_bytes ?? 0)}, written ${formatBytesBinary(via.write_bytes ?? 0)}`,
+    );
+  }
   // Results written before the per-process count existed have no such field.
   if (d.process_read_bytes !== undefined) {
     p(

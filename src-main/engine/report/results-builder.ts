@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { ModelSpec } from '../../../src-shared/domain/models.ts';
 import { TIER_NAMES, type TierName } from '../../../src-shared/domain/tiers.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
-import { ramBackedMessage } from '../../../src-shared/domain/hardware.ts';
+import { bufferedLoopMessage, ramBackedMessage, type BufferedLoop } from '../../../src-shared/domain/hardware.ts';
 import { entryBytes } from '../../../src-shared/domain/models.ts';
 import {
   GIB,
@@ -86,6 +86,8 @@ export interface RunFacts {
     ramFilesystem: string | null;
     /** The same as a chain of devices ('loop0 → /dev/shm/d.img on tmpfs'); null exactly when ramFilesystem is. */
     ramBackingChain: string | null;
+    /** Loop devices under the directory that read their backing file through the page cache (loop/dio 0); empty when RAM-backed and in trace-only mode. */
+    bufferedLoops: BufferedLoop[];
   };
   /** The cache directory's block device over the measured phase; null in trace-only mode (no storage I/O). */
   deviceIo: DeviceStatsReport | null;
@@ -386,13 +388,27 @@ function gpuDescription(f: RunFacts): KvbenchSection['tiers']['gpu'] {
 
 /**
  * A RAM-backed directory (tmpfs, ramfs) has no device at all: its reads are flagged whatever the
- * I/O mode (tmpfs takes O_DIRECT since Linux 6.6, and it would still be RAM).
+ * I/O mode (tmpfs takes O_DIRECT since Linux 6.6, and it would still be RAM). A loop device that
+ * reads its backing file through the page cache is flagged as buffered I/O is: what the drive read
+ * cannot clear it (other processes' reads count there too), so the counters are only stated.
  */
 function deviceIoSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
   const section = deviceCountersSection(f, storage);
   const ram = f.storage.ramFilesystem;
-  if (ram === null || f.deviceIo === null || storage.read_bytes === 0) return section;
-  return { ...section, flagged: true, flag_reason: `${ramBackedMessage(ram)}: the storage reads came from memory` };
+  if (f.deviceIo === null || storage.read_bytes === 0) return section;
+  if (ram !== null) return { ...section, flagged: true, flag_reason: `${ramBackedMessage(ram)}: the storage reads came from memory` };
+  const loops = f.storage.bufferedLoops;
+  if (loops.length === 0) return section;
+  // Below the loop, the disk holding its file: what it read of the storage tier's reads, for the record.
+  const drive = section.via == null || section.read_coverage === null ? '' : `; ${section.device} read ${(section.read_coverage * 100).toFixed(1)} % of the ${storage.read_bytes} bytes the storage tier reported reading`;
+  return { ...section, flagged: true, flag_reason: `${bufferedLoopMessage(loops)}${drive}` };
+}
+
+/** What the directory's own device moved when the counters judged are those of the device below it (a loop's backing disk). */
+function viaSection(report: DeviceStatsReport): DeviceIoSection['via'] {
+  if (report.via === null) return null;
+  const io = report.viaIo;
+  return { device: report.via.name, read_bytes: io?.readBytes ?? null, write_bytes: io?.writeBytes ?? null, read_ios: io?.readIos ?? null, write_ios: io?.writeIos ?? null };
 }
 
 function deviceCountersSection(f: RunFacts, storage: TierBytes): DeviceIoSection {
@@ -406,6 +422,7 @@ function deviceCountersSection(f: RunFacts, storage: TierBytes): DeviceIoSection
       ...base, available: false, reason, device: report?.device?.name ?? null, parent_device: report?.device?.parent?.name ?? null,
       read_bytes: null, write_bytes: null, read_ios: null, write_ios: null, flushes: null, busy_ratio: null, avg_queue_depth: null,
       read_coverage: null, write_coverage: null, process_read_bytes: null, process_read_coverage: null,
+      via: report === null ? null : viaSection(report),
       flagged: pc.flagged,
       flag_reason: pc.reason,
     };
@@ -429,6 +446,7 @@ function deviceCountersSection(f: RunFacts, storage: TierBytes): DeviceIoSection
     write_coverage: pc.writeCoverage,
     process_read_bytes: report.processReadBytes,
     process_read_coverage: pc.processReadCoverage,
+    via: viaSection(report),
     flagged: pc.flagged,
     flag_reason: pc.reason,
   };
@@ -503,8 +521,11 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
         ram_backed: f.storage.ramFilesystem !== null,
         ram_filesystem: f.storage.ramFilesystem,
         ram_backing_chain: f.storage.ramBackingChain,
+        buffered_loops: f.storage.bufferedLoops.map((l) => ({ name: l.name, backing_file: l.backingFile, backing_filesystem: l.backingFilesystem })),
         // Trace-only mode reads nothing, from the page cache or anywhere (its direct_io is off all the same).
-        reads_may_hit_page_cache: !isTraceOnlyRun(f.options) && (!f.storage.directIo || deviceIo.flagged || f.storage.ramFilesystem !== null),
+        reads_may_hit_page_cache:
+          !isTraceOnlyRun(f.options) &&
+          (!f.storage.directIo || deviceIo.flagged || f.storage.ramFilesystem !== null || f.storage.bufferedLoops.length > 0),
       },
     },
     tier_bytes: tb,
@@ -584,14 +605,18 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
 
 /**
  * A read criterion "passed" by the page cache says nothing about the device: the caveat says so
- * beside it. On a RAM-backed filesystem the writes went to memory too.
+ * beside it. On a RAM-backed filesystem the writes went to memory too, and so did they through a
+ * buffered loop device when nothing flushed them (--fsync-policy none): with an fdatasync per entry
+ * the loop writes its file's dirty pages to the drive before the write completes.
  */
 function storageCaveats(f: RunFacts, kv: KvbenchSection): StorageCaveats {
   const d = kv.device_io;
   // Flagged only where reads were made and the device did not serve them (never in trace-only runs).
   const read = kv.tier_bytes.storage.read_bytes === 0 || !d.flagged ? null : `not the device's number: ${d.flag_reason ?? 'reads may have been served by the page cache'}`;
   const ram = f.storage.ramFilesystem;
-  const write = ram === null || kv.tier_bytes.storage.write_bytes === 0 ? null : `not the device's number: ${ramBackedMessage(ram)}`;
+  const loops = f.storage.bufferedLoops;
+  const writesHeld = ram !== null ? ramBackedMessage(ram) : loops.length > 0 && f.storage.fsyncPolicy === 'none' ? `${bufferedLoopMessage(loops)}; nothing flushed the writes (--fsync-policy none)` : null;
+  const write = writesHeld === null || kv.tier_bytes.storage.write_bytes === 0 ? null : `not the device's number: ${writesHeld}`;
   return { read, write };
 }
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { resolveRealPath, systemDirectoryOf } from '../config/system-directories.ts';
-import { ramBackingOfDir } from '../io/ram-filesystem.ts';
+import type { BufferedLoop } from '../../../src-shared/domain/hardware.ts';
+import { storageBehindDir } from '../io/ram-filesystem.ts';
 import { markRunDirOwner, removeDeadOwnersRunDirs, runDirPrefix, unmarkRunDir } from './run-dir-ownership.ts';
 import { removeCreatedDirs } from '../../util/created-dirs.ts';
 
@@ -25,6 +26,10 @@ export interface StorageTarget {
   ramFilesystem: string | null;
   /** The same as the chain of devices down to that RAM ('loop0 → /dev/shm/d.img on tmpfs'; see ramChainOf); null exactly when ramFilesystem is. */
   ramBackingChain: string | null;
+  /** Loop devices under baseDir that read their backing file through the page cache (loop/dio 0; see storageBehindDir); empty when RAM-backed. */
+  bufferedLoops: BufferedLoop[];
+  /** The block device holding baseDir's bytes below its filesystem's own (the disk under a loop's file), else null: where device counters are read. */
+  servedBy: string | null;
   /** Run directories of ended processes on this host, removed from baseDir before its free space was read. */
   removedRunDirs: string[];
 }
@@ -98,7 +103,8 @@ async function prepareRunDir(
   const removedRunDirs = await removeDeadOwnersRunDirs(baseDir);
   const stat = await fsp.statfs(baseDir);
   const freeBytesAtStart = Number(stat.bavail) * Number(stat.bsize);
-  const ram = await ramBackingOfDir(baseDir);
+  const behind = await storageBehindDir(baseDir);
+  const ram = behind.ram;
   const requested = opts.storageCapacityGb * GIB;
   if (requested > freeBytesAtStart) {
     const [want, free] = fmtGiBApart(requested, freeBytesAtStart);
@@ -121,7 +127,7 @@ async function prepareRunDir(
     if (runDir !== undefined) await fsp.rm(runDir, { recursive: true, force: true }).catch(() => undefined);
     throw new KvbenchError('TARGET_NOT_WRITABLE', `cannot create a run directory in ${baseDir}: ${(err as Error).message}`);
   }
-  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem: ram?.backing ?? null, ramBackingChain: ram?.chain ?? null, removedRunDirs };
+  return { baseDir, runDir, createdFrom, capacityBytes, freeBytesAtStart, ramFilesystem: ram?.backing ?? null, ramBackingChain: ram?.chain ?? null, bufferedLoops: behind.bufferedLoops, servedBy: behind.servedBy, removedRunDirs };
 }
 
 /** Removes the run directory (only if empty: the file store already removed its own files). */

@@ -174,6 +174,125 @@ describe('a --cache-dir on a RAM-backed filesystem (tmpfs)', () => {
   });
 });
 
+/** A loop device on a sparse image in /var/tmp (the disk, not tmpfs), ext4, mounted; undone after the test. */
+interface DiskLoop {
+  name: string;
+  image: string;
+  mnt: string;
+}
+const loopUndo: (() => void)[] = [];
+afterEach(() => {
+  for (const u of loopUndo.splice(0).reverse()) {
+    try {
+      u();
+    } catch {
+      // the next step still runs
+    }
+  }
+});
+
+function loopOnDisk(direct: boolean): DiskLoop | { skip: string } {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return { skip: 'needs root on Linux (losetup, mkfs.ext4, mount)' };
+  const sh = (cmd: string, args: string[]): string => execFileSync(cmd, args, { stdio: 'pipe', encoding: 'utf8' }).trim();
+  const root = fs.mkdtempSync('/var/tmp/kvb-loop-');
+  loopUndo.push(() => fs.rmSync(root, { recursive: true, force: true }));
+  try {
+    const image = path.join(root, 'disk.img');
+    fs.writeFileSync(image, '');
+    fs.truncateSync(image, 1200 * 1024 * 1024);
+    const dev = sh('losetup', ['--find', '--show', ...(direct ? ['--direct-io=on'] : []), image]);
+    loopUndo.push(() => sh('losetup', ['-d', dev]));
+    sh('mkfs.ext4', ['-q', dev]);
+    const mnt = path.join(root, 'mnt');
+    fs.mkdirSync(mnt);
+    sh('mount', [dev, mnt]);
+    loopUndo.push(() => sh('umount', [mnt]));
+    const name = path.basename(dev);
+    if (direct && fs.readFileSync(`/sys/block/${name}/loop/dio`, 'utf8').trim() !== '1') return { skip: `losetup --direct-io=on did not take on ${name}` };
+    return { name, image, mnt };
+  } catch (err) {
+    return { skip: `cannot set up a loop device (${(err as Error).message.split('\n')[0]})` };
+  }
+}
+
+describe('a --cache-dir on a loop device whose file is on the disk', () => {
+  it('buffered (losetup\'s default, loop/dio 0): its reads are flagged in the results, on the console, in the stored trial, by hw and the plan', async (ctx) => {
+    const disk = resolveBlockDevice('/var/tmp');
+    if (!disk.ok) return skipBecause(ctx, `/var/tmp is on no block device (${disk.reason})`);
+    const loop = loopOnDisk(false);
+    if ('skip' in loop) return skipBecause(ctx, loop.skip);
+    const { res, stdout, stderr } = await storageOnlyRun([], loop.mnt);
+    const kv = res.kvbench;
+    const st = kv.tiers.storage;
+    const d = kv.device_io;
+    expect(kv.tier_bytes.storage.read_bytes, 'the run read from storage').toBeGreaterThan(0);
+    // Direct I/O on the loop's ext4 works, and is no help: the loop reads its file through the page cache.
+    expect(st.direct_io).toBe(true);
+    expect(st.ram_backed).toBe(false);
+    expect(st.buffered_loops).toEqual([{ name: loop.name, backing_file: loop.image, backing_filesystem: expect.any(String) }]);
+    expect(st.reads_may_hit_page_cache).toBe(true);
+    expect(d.flagged).toBe(true);
+    expect(d.flag_reason).toMatch(new RegExp(`^loop device with buffered I/O on the backing file \\(${loop.name} → ${loop.image.replace(/[.]/g, '\\.')} on \\S+; loop/dio 0\\).*\\(fix: losetup --direct-io=on /dev/${loop.name}\\); ${disk.device.name} read \\d+\\.\\d % of the \\d+ bytes`));
+    // The counters judged are the disk's under the file; the loop's own, which count every byte asked of it, are beside them.
+    expect(d.device).toBe(disk.device.name);
+    expect(d.via?.device).toBe(loop.name);
+    expect(d.via!.read_bytes!).toBeGreaterThanOrEqual(0.95 * kv.tier_bytes.storage.read_bytes);
+    const readCriteria = res.summary!.cache_stats.storage_health.criteria.filter((c) => /Storage (Tier|KV) Read/.test(c.name));
+    expect(readCriteria.length).toBeGreaterThan(0);
+    for (const c of readCriteria) expect(c.caveat).toMatch(/^not the device's number: loop device with buffered I\/O/);
+    expect(stdout).toContain(`WARNING: the cache directory is on a loop device with buffered I/O on the backing file (${loop.name} → ${loop.image} on `);
+    expect(stdout).toMatch(new RegExp(`Device I/O \\(${disk.device.name}(, | on )[^)]*holding ${loop.name}'s backing file`));
+    expect(stdout).toMatch(new RegExp(`^ {4}through ${loop.name} \\(the cache directory's filesystem`, 'm'));
+    expect(stderr).toMatch(/warn: --cache-dir \S+ is on a loop device with buffered I\/O on the backing file/);
+    // Stored as a trial, the report's caution says it too.
+    const m = extractMetrics(res as unknown as Record<string, unknown>);
+    expect([m.storage_buffered_loop, m.page_cache_flagged, m.storage_direct_io]).toEqual([1, 1, 1]);
+
+    const hw = await runCli(['hw', '--cache-dir', path.join(loop.mnt, 'cache')], { cwd: loop.mnt });
+    expect(hw.code, explain(hw)).toBe(0);
+    expect(hw.stdout).toMatch(new RegExp(`WARNING +loop device with buffered I/O on the backing file \\(${loop.name} → `));
+    const plan = await runCli(['suite', '--plan', '--profile', 'smoke', '--no-probe', '--storage-capacity-gb', '0.6', '--cache-dir', path.join(loop.mnt, 'cache'), '--db', path.join(loop.mnt, 'kvbench.db')], { cwd: loop.mnt });
+    expect(plan.code, explain(plan)).toBe(0);
+    expect(plan.stdout).toMatch(/note: the cache directory is on a loop device with buffered I\/O on the backing file .*; every trial's storage reads will be flagged/);
+    // The drive probe's read rate there is no limit of the drive either.
+    const probe = await probeOn(loop.mnt);
+    expect(probe.phases.read).toMatchObject({ page_cache_suspected: true, page_cache_reason: expect.stringMatching(new RegExp(`^loop device with buffered I/O on the backing file \\(${loop.name} → `)) });
+    expect(probe.device?.name).toBe(disk.device.name);
+    expect(probe.warnings.join('\n')).toMatch(/loop\/dio 0.*: the read rate may be RAM's, direct I\/O or not/);
+  });
+
+  it('with --direct-io=on (loop/dio 1): not flagged, and the disk under the file read what the storage tier read', async (ctx) => {
+    const disk = resolveBlockDevice('/var/tmp');
+    if (!disk.ok) return skipBecause(ctx, `/var/tmp is on no block device (${disk.reason})`);
+    const loop = loopOnDisk(true);
+    if ('skip' in loop) return skipBecause(ctx, loop.skip);
+    const { res, stdout } = await storageOnlyRun([], loop.mnt);
+    const kv = res.kvbench;
+    const d = kv.device_io;
+    expect(kv.tier_bytes.storage.read_bytes, 'the run read from storage').toBeGreaterThan(0);
+    expect(kv.tiers.storage).toMatchObject({ direct_io: true, ram_backed: false, buffered_loops: [], reads_may_hit_page_cache: false });
+    expect([d.flagged, d.flag_reason]).toEqual([false, null]);
+    expect(d.device).toBe(disk.device.name);
+    expect(d.via?.device).toBe(loop.name);
+    // Every process's reads count on the disk: a lower bound, which the loop's direct reads meet.
+    expect(d.read_coverage!).toBeGreaterThanOrEqual(0.95);
+    expect(stdout).not.toMatch(/WARNING/);
+    for (const c of res.summary!.cache_stats.storage_health.criteria) expect(c.caveat).toBeUndefined();
+    expect(extractMetrics(res as unknown as Record<string, unknown>).storage_buffered_loop).toBe(0);
+    const probe = await probeOn(loop.mnt);
+    expect(probe.phases.read).toMatchObject({ page_cache_suspected: false, page_cache_reason: null });
+    expect(probe.warnings.join('\n')).not.toMatch(/loop\/dio/);
+  });
+});
+
+/** `kvbench probe` in `dir`, briefly: its result file. */
+async function probeOn(dir: string): Promise<{ device: { name: string } | null; warnings: string[]; phases: { read: { page_cache_suspected: boolean; page_cache_reason: string | null } } }> {
+  const out = path.join(makeTempDir(), 'probe.json');
+  const pr = await runCli(['probe', '--dir', dir, '--duration', '1', '--size-gib', '0.25', '--output', out, '--json'], { cwd: dir });
+  expect(pr.code, explain(pr)).toBe(0);
+  return JSON.parse(fs.readFileSync(out, 'utf8'));
+}
+
 describe('efficiency against the probed limit (kvbench run --probe-result)', () => {
   it('states the storage tier as a share of the probe, per direction and for the run\'s mix', async () => {
     const tmp = makeTempDir();

@@ -99,6 +99,26 @@ describe('scenario report', () => {
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #2 \(id \d+\) FLAGGED: the device read 31\.0 %/);
   });
 
+  it('flags trials whose cache directory was on a buffered loop device, whatever the coverage; a loop with direct I/O on is not', () => {
+    const ts = [
+      // Measured on the disk below the loop: the page cache served nearly everything.
+      trial({ scenario: 'storage-only', index: 0, metrics: { wall_clock_throughput_tok_per_s: 900, storage_buffered_loop: 1, page_cache_flagged: 1, storage_direct_io: 1, device_read_coverage: 0.004 } }),
+      // The disk's counters include every process's reads: even full coverage does not clear it.
+      trial({ scenario: 'storage-only', index: 1, metrics: { wall_clock_throughput_tok_per_s: 300, storage_buffered_loop: 1, page_cache_flagged: 1, storage_direct_io: 1, device_read_coverage: 1.2 } }),
+      trial({ scenario: 'storage-only', index: 2, metrics: { wall_clock_throughput_tok_per_s: 264, storage_buffered_loop: 0, page_cache_flagged: 0, storage_direct_io: 1, device_read_coverage: 1.01 } }),
+      // RAM-backed says more: one caution, not two.
+      trial({ scenario: 'storage-only', index: 3, metrics: { wall_clock_throughput_tok_per_s: 5000, storage_ram_backed: 1, storage_buffered_loop: 0 }, ramBacking: 'tmpfs' }),
+    ];
+    const s = buildScenarioReport(ts).scenarios[0];
+    expect(s.cautions.map((c) => c.trialIndex)).toEqual([0, 1, 3]);
+    expect(s.cautions[0].message).toBe(
+      "the cache directory was on a loop device with buffered I/O on its backing file (loop/dio 0): the host's page cache may have served its storage reads (device read coverage 0.4 %), " +
+        'so its storage read numbers may describe RAM (losetup --direct-io=on avoids it)',
+    );
+    expect(s.cautions[1].message).toContain('(device read coverage 120.0 %)');
+    expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #1 \(id \d+\) FLAGGED: the cache directory was on a loop device with buffered I\/O on its backing file \(loop\/dio 0\)/);
+  });
+
   it('flags capacity trials whose window closed before the autoscaler found a peak', () => {
     const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
     const ts = [

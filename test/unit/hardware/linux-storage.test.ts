@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, ramBackingAt, ramChainOf, sysReader } from '../../../src-main/hardware/linux-storage.ts';
-import { ramBackingOf } from '../../../src-shared/domain/hardware.ts';
+import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, ramBackingAt, ramChainOf, storageBehindMount, storageBehindPath, sysReader } from '../../../src-main/hardware/linux-storage.ts';
+import { bufferedLoopMessage, ramBackingOf } from '../../../src-shared/domain/hardware.ts';
 import { makeFakeSys } from './fake-sys.ts';
 
 const fake = makeFakeSys();
@@ -201,6 +201,102 @@ describe('block devices behind a mount', () => {
       } finally {
         fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), text);
       }
+    });
+  });
+
+  describe('loop devices that read their backing file through the page cache (loop/dio 0)', () => {
+    // Laid out as above; loop/dio as the kernel writes it (0: losetup's default, 1: --direct-io=on).
+    const block = (name: string, majorMinor: string, file: string | null, dio: '0' | '1' | null): void => {
+      w(`/sys/devices/virtual/block/${name}/dev`, majorMinor);
+      w(`/sys/devices/virtual/block/${name}/size`, '614400');
+      link(`/sys/class/block/${name}`, `../../devices/virtual/block/${name}`);
+      link(`/sys/dev/block/${majorMinor}`, `../../devices/virtual/block/${name}`);
+      link(`/sys/block/${name}`, `../devices/virtual/block/${name}`);
+      if (file !== null) w(`/sys/devices/virtual/block/${name}/loop/backing_file`, file);
+      if (dio !== null) w(`/sys/devices/virtual/block/${name}/loop/dio`, dio);
+    };
+    block('loop10', '7:10', '/data/images/buffered.img', '0'); // on the NVMe root filesystem
+    block('loop11', '7:11', '/data/images/direct.img', '1');
+    block('loop12', '7:12', '/mnt/kvbuf/inner.img', '1'); // a direct loop on a file in loop10's filesystem
+    block('loop13', '7:13', '/mnt/kvbuf/inner2.img', '0'); // a buffered one there
+    block('loop14', '7:14', '/data/images/old-kernel.img', null); // no loop/dio: before Linux 4.4, always buffered
+    block('loop15', '7:15', '/data/images/dm.img', '0'); // under dm-7
+    block('loop16', '7:16', '/tmp/kvram2/disk.img', '0'); // on tmpfs: RAM says more
+    block('dm-7', '253:7', null, null);
+    fs.mkdirSync(path.join(fake.root, '/sys/devices/virtual/block/dm-7/slaves/loop15'), { recursive: true });
+    const extra = parseMountInfo(
+      [
+        '60 27 7:10 / /mnt/kvbuf rw,relatime - ext4 /dev/loop10 rw',
+        '61 27 7:11 / /mnt/kvdirect rw,relatime - ext4 /dev/loop11 rw',
+        '62 27 7:12 / /mnt/kvnest-direct rw,relatime - ext4 /dev/loop12 rw',
+        '63 27 7:13 / /mnt/kvnest-buf rw,relatime - ext4 /dev/loop13 rw',
+        '64 27 7:14 / /mnt/kvold rw,relatime - ext4 /dev/loop14 rw',
+        '65 27 253:7 / /mnt/kvdm rw,relatime - xfs /dev/mapper/kvdm rw',
+        '66 27 0:41 / /tmp/kvram2 rw,relatime - tmpfs tmpfs rw',
+        '67 27 7:16 / /mnt/kvram2 rw,relatime - ext4 /dev/loop16 rw',
+      ].join('\n'),
+    );
+    const all = [...mounts, ...extra];
+    const behind = (dir: string) => storageBehindMount(sys, findMount(all, dir)!, all);
+    const buffered = (name: string, backingFile: string, backingFilesystem: string | null = 'ext4') => ({ name, backingFile, backingFilesystem });
+
+    it('a buffered loop on a disk is named with its file, and the disk holding that file serves the bytes', () => {
+      expect(behind('/mnt/kvbuf/c')).toMatchObject({ bufferedLoops: [buffered('loop10', '/data/images/buffered.img')], servedBy: 'nvme0n1p2', ramBacking: null });
+      expect(behind('/mnt/kvbuf/c').block).toMatchObject({ name: 'loop10', disks: ['nvme0n1'] });
+    });
+
+    it('a loop with direct I/O on (loop/dio 1) is not flagged; the disk still serves the bytes', () => {
+      expect(behind('/mnt/kvdirect')).toMatchObject({ bufferedLoops: [], servedBy: 'nvme0n1p2' });
+    });
+
+    it('loops in loops: every buffered one on the way down, the outer first', () => {
+      expect(behind('/mnt/kvnest-direct')).toMatchObject({ bufferedLoops: [buffered('loop10', '/data/images/buffered.img')], servedBy: 'nvme0n1p2' });
+      expect(behind('/mnt/kvnest-buf').bufferedLoops).toEqual([buffered('loop13', '/mnt/kvbuf/inner2.img'), buffered('loop10', '/data/images/buffered.img')]);
+    });
+
+    it('a loop without loop/dio (a kernel before 4.4, with no direct I/O for loops) counts as buffered', () => {
+      expect(behind('/mnt/kvold').bufferedLoops).toEqual([buffered('loop14', '/data/images/old-kernel.img')]);
+    });
+
+    it('device-mapper on a loop: the loop under it is followed to its file and its disk', () => {
+      expect(behind('/mnt/kvdm')).toMatchObject({ bufferedLoops: [buffered('loop15', '/data/images/dm.img')], servedBy: 'nvme0n1p2' });
+      expect(behind('/mnt/kvdm').block!.name).toBe('dm-7');
+    });
+
+    it('no loop: nothing flagged, the mount\'s own device serves the bytes (a dm volume its own, not its members)', () => {
+      expect(behind('/data')).toMatchObject({ bufferedLoops: [], servedBy: 'nvme0n1p2' });
+      expect(behind('/mnt/fast')).toMatchObject({ bufferedLoops: [], servedBy: 'dm-0' });
+      expect(behind('/dev/shm')).toMatchObject({ bufferedLoops: [], servedBy: null });
+    });
+
+    it('a buffered loop on tmpfs is RAM-backed, which says more: no buffered loop, no disk below', () => {
+      expect(behind('/mnt/kvram2')).toMatchObject({ ramBacking: { backing: 'loop16 on tmpfs' }, bufferedLoops: [], servedBy: null });
+    });
+
+    it('a buffered loop whose file no mount here holds is still flagged; the disk below is unknown', () => {
+      const b = storageBehindMount(sys, extra[0], []);
+      expect(b).toMatchObject({ bufferedLoops: [buffered('loop10', '/data/images/buffered.img', null)], servedBy: null });
+    });
+
+    it('storageBehindPath reads the mounts itself', () => {
+      const text = fs.readFileSync(path.join(fake.root, '/proc/self/mountinfo'), 'utf8');
+      fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), `${text}${extra.map((m, i) => `${70 + i} 27 ${m.majorMinor} / ${m.mountPoint} rw - ${m.fsType} ${m.source} rw`).join('\n')}\n`);
+      try {
+        expect(storageBehindPath(sysReader(fake.root), '/mnt/kvbuf/kv')).toMatchObject({ bufferedLoops: [buffered('loop10', '/data/images/buffered.img')], servedBy: 'nvme0n1p2' });
+        expect(storageBehindPath(sysReader(fake.root), '/mnt/kvdirect/kv')).toMatchObject({ bufferedLoops: [], servedBy: 'nvme0n1p2' });
+      } finally {
+        fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), text);
+      }
+    });
+
+    it('one wording: what, why it matters, and the command that fixes it', () => {
+      expect(bufferedLoopMessage([buffered('loop10', '/data/images/buffered.img')])).toBe(
+        "loop device with buffered I/O on the backing file (loop10 → /data/images/buffered.img on ext4; loop/dio 0): reads through it may be served by the host's page cache " +
+          "of that file and writes held there until flushed, not the drive's, whatever direct I/O says (fix: losetup --direct-io=on /dev/loop10)",
+      );
+      expect(bufferedLoopMessage([buffered('loop13', '/mnt/kvbuf/inner2.img'), buffered('loop10', '/x.img', null)])).toMatch(
+        /^loop devices with buffered I\/O on the backing file \(loop13 → \/mnt\/kvbuf\/inner2\.img on ext4, loop10 → \/x\.img; loop\/dio 0\).*\(fix: losetup --direct-io=on \/dev\/loop13; losetup --direct-io=on \/dev\/loop10\)$/,
+      );
     });
   });
 

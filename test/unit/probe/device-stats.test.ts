@@ -247,6 +247,8 @@ describe('assessDevicePageCache', () => {
     device: null,
     io: { device: 'vda', readBytes, writeBytes, readIos: 1, writeIos: 1, ioBusyMs: 1, weightedIoMs: 1, flushes: 0, elapsedNs: 1e9 },
     parentIo: null,
+    via: null,
+    viaIo: null,
     processReadBytes,
     processReason: processReadBytes === null ? 'cannot read /proc/self/io: ENOENT' : null,
   });
@@ -276,7 +278,7 @@ describe('assessDevicePageCache', () => {
     expect(direct.reason).toMatch(/direct I\/O was on/);
   });
   it('without counters, flags buffered reads only', () => {
-    const none: DeviceStatsReport = { available: false, reason: 'tmpfs', device: null, io: null, parentIo: null, processReadBytes: null, processReason: 'no device counters' };
+    const none: DeviceStatsReport = { available: false, reason: 'tmpfs', device: null, io: null, parentIo: null, via: null, viaIo: null, processReadBytes: null, processReason: 'no device counters' };
     expect(assessDevicePageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: true }).flagged).toBe(false);
     expect(assessDevicePageCache({ engineReadBytes: 1, engineWriteBytes: 0, device: none, directIo: false }).flagged).toBe(true);
     expect(assessDevicePageCache({ engineReadBytes: 0, engineWriteBytes: 5, device: none, directIo: false }).flagged).toBe(false);

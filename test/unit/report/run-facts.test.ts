@@ -55,7 +55,7 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     cache,
     bytes,
     storageIo: { directIo: false, reason: 'O_DIRECT is not supported by tmpfs', hugePages: { advised: false, reason: 'the buffer (4096 bytes) is smaller than a huge page' } },
-    target: { capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, baseDir: '/mnt/kv', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs' },
+    target: { capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, baseDir: '/mnt/kv', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs', bufferedLoops: [] },
     gpu: { name: 'gpu', present: false, budgetBytes: 0, reason: '--gpu-mem-gb 0 disables the GPU tier' },
     gpuTier: null,
     cpuTier: { peakHeldBytes: 4096 },
@@ -99,7 +99,7 @@ describe('the facts of a run', () => {
   it('say the storage tier was in RAM, except in trace-only mode, which keeps no files', async () => {
     const { setup, end } = await runEnded(options());
     expect(assembleRunFacts(setup, end).storage).toEqual({
-      capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, dir: '/mnt/kv', directIo: false, directIoReason: 'O_DIRECT is not supported by tmpfs', fsyncPolicy: 'per-entry', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs',
+      capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, dir: '/mnt/kv', directIo: false, directIoReason: 'O_DIRECT is not supported by tmpfs', fsyncPolicy: 'per-entry', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs', bufferedLoops: [],
     });
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-run-facts-'));
     const traceLog = await IoTraceLog.open(path.join(dir, 'trace.csv'));
@@ -109,6 +109,52 @@ describe('the facts of a run', () => {
       await traceLog.close();
       await fsp.rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a cache directory on a loop device that reads its file through the page cache (loop/dio 0)', () => {
+  const loop = { name: 'loop3', backingFile: '/var/tmp/slow.img', backingFilesystem: 'ext4' };
+  const io = (device: string, readBytes: number) => ({ device, readBytes, writeBytes: 0, readIos: 1, writeIos: 0, ioBusyMs: 1, weightedIoMs: 1, flushes: 0, elapsedNs: 2.5e9 });
+  // The sampler below a loop: the disk holding its file is judged, the loop's own counters kept beside it.
+  const deviceIo = {
+    available: true, reason: null, device: { name: 'vda', majorMinor: '254:0', isPartition: false, parent: null, underlying: [], logicalBlockBytes: 512, rotational: true, resolvedVia: 'stat' as const },
+    io: io('vda', 0), parentIo: null,
+    via: { name: 'loop3', majorMinor: '7:3', isPartition: false, parent: null, underlying: [], logicalBlockBytes: 512, rotational: false, resolvedVia: 'stat' as const },
+    viaIo: io('loop3', 5 << 20), processReadBytes: 0, processReason: null,
+  };
+
+  it('is named in the results, flags the reads, and the console warns with the fix; the counters are the disk\'s, the loop\'s beside them', async () => {
+    const { setup, end } = await runEnded(options());
+    const ext4: RunSetup = { ...setup, storageIo: { ...setup.storageIo, directIo: true, reason: null }, target: { ...setup.target, ramFilesystem: null, ramBackingChain: null, bufferedLoops: [loop] } };
+    const out = runOutcome(assembleRunFacts(ext4, { ...end, closed: { ...end.closed, deviceIo } }), { profile, trace: null, validationTrace: null, log: () => undefined });
+    const kv = (out.results as unknown as RunResults).kvbench;
+    expect(kv.tiers.storage).toMatchObject({ direct_io: true, ram_backed: false, buffered_loops: [{ name: 'loop3', backing_file: '/var/tmp/slow.img', backing_filesystem: 'ext4' }], reads_may_hit_page_cache: true });
+    expect(kv.device_io).toMatchObject({ device: 'vda', via: { device: 'loop3', read_bytes: 5 << 20, write_bytes: 0, read_ios: 1, write_ios: 0 } });
+    expect(out.summaryText).toMatch(/^ {2}Device I\/O \(vda, holding loop3's backing file, \/proc\/diskstats, measured phase, every process\): read 0 B/m);
+    expect(out.summaryText).toMatch(/^ {4}through loop3 \(the cache directory's filesystem; it counts page-cache hits of its file too\): read 5\.0 MiB, written 0 B$/m);
+    expect(out.summaryText).toContain(
+      "  WARNING: the cache directory is on a loop device with buffered I/O on the backing file (loop3 → /var/tmp/slow.img on ext4; loop/dio 0): reads through it may be served by the host's page cache",
+    );
+    expect(out.summaryText).toContain('(fix: losetup --direct-io=on /dev/loop3);');
+    expect(out.summaryText).not.toMatch(/WARNING: storage reads may have been served by the OS page cache/);
+  });
+
+  it('is not said in trace-only mode, which keeps no files; a loop with direct I/O on is not listed at all', async () => {
+    const { setup, end } = await runEnded(options());
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-run-facts-'));
+    const traceLog = await IoTraceLog.open(path.join(dir, 'trace.csv'));
+    try {
+      const traced = assembleRunFacts({ ...setup, traceLog, target: { ...setup.target, ramFilesystem: null, ramBackingChain: null, bufferedLoops: [loop] } }, end);
+      expect(traced.storage.bufferedLoops).toEqual([]);
+    } finally {
+      await traceLog.close();
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+    const direct: RunSetup = { ...setup, storageIo: { ...setup.storageIo, directIo: true, reason: null }, target: { ...setup.target, ramFilesystem: null, ramBackingChain: null, bufferedLoops: [] } };
+    const out = runOutcome(assembleRunFacts(direct, { ...end, closed: { ...end.closed, deviceIo } }), { profile, trace: null, validationTrace: null, log: () => undefined });
+    const kv = (out.results as unknown as RunResults).kvbench;
+    expect(kv.tiers.storage).toMatchObject({ buffered_loops: [], reads_may_hit_page_cache: false });
+    expect(out.summaryText).not.toMatch(/WARNING/);
   });
 });
 

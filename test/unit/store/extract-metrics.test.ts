@@ -245,6 +245,14 @@ describe('extractRamBacking: what held a RAM-backed cache directory in memory, a
     expect(extractRamBacking({ requests_completed: 1, total_tokens_generated: 1 })).toBeNull();
   });
 
+  it('a buffered loop device under the cache directory is kept as storage_buffered_loop: 1 with loops listed, 0 with none, absent in older files', () => {
+    const metric = (storage: Record<string, unknown>) => extractMetrics(accepted(withStorage(storage))).storage_buffered_loop;
+    expect(metric({ ram_backed: false, buffered_loops: [{ name: 'loop0', backing_file: '/var/tmp/x.img', backing_filesystem: 'ext4' }] })).toBe(1);
+    expect(metric({ ram_backed: false, buffered_loops: [] })).toBe(0);
+    expect(metric({ ram_backed: false })).toBeUndefined();
+    expect(ResultsValuesSchema.safeParse(withStorage({ buffered_loops: 'loop0' })).success).toBe(false);
+  });
+
   it('a file whose backing is no text is refused, not stored with a number for a description', () => {
     expect(ResultsValuesSchema.safeParse(withStorage({ ram_backed: true, ram_backing_chain: 42 })).success).toBe(false);
     expect(ResultsValuesSchema.safeParse(withStorage({ ram_backed: true, ram_filesystem: ['tmpfs'] })).success).toBe(false);
