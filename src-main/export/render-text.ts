@@ -1,5 +1,5 @@
 // The report model as terminal tables (kvbench report, kvbench history).
-import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
+import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
@@ -198,7 +198,7 @@ export function formatTierComparison(t: TierComparison): string {
   const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
   out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; cache I/O tok/s: the reference's storage throughput (storage_throughput_tokens_per_sec): generated tokens ÷ the summed cache I/O time of every tier (GPU, CPU and storage), not the storage tier's alone. P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive and under the same suite label (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
-  out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
+  out.push(`read/written: ${REQUEST_LEVEL_BYTES_TEXT}; rd/wr eff: storage-tier bandwidth ÷ the probe's sequential bandwidth.`);
   for (const n of t.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;
 }

@@ -59,6 +59,13 @@ const m = (key: string, label: string, unit: MetricUnit, better: MetricDefinitio
   Object.freeze({ key, label, unit, better, group, description });
 
 /**
+ * What total_read_bytes and total_write_bytes hold (docs/metrics.md "Bytes"), in the words every
+ * reader uses: their catalogue descriptions, the tier comparison's legend, the app's column tips.
+ */
+export const REQUEST_LEVEL_BYTES_TEXT =
+  'request-level KV bytes (hits read, entries written) on whichever tier served them; moves between tiers (demotions, promotions) left out, as the reference counts them';
+
+/**
  * Every per-trial metric the store keeps, in report order. Latency metrics are one trial's
  * percentile (from its HDR histogram); across trials reports give their median and P95, never a mean.
  */
@@ -100,8 +107,8 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('storage_write_p95_ms_per_mib', 'Storage write P95 per MiB', 'ms/MiB', 'lower', 'latency', 'Entry write latency ÷ its size (kvbench only).'),
   m('decode_bytes_read', 'Decode bytes read', 'bytes', 'higher', 'bytes', 'Bytes read by decode steps (decode passes, multi-turn reloads, RAG chunks): the primary metric at CPU 0 GiB.'),
   m('prefill_bytes_written', 'Prefill bytes written', 'bytes', 'higher', 'bytes', 'Bytes written by prefill steps.'),
-  m('total_read_bytes', 'Total bytes read', 'bytes', 'higher', 'bytes', 'KV bytes read from all tiers (reference accounting).'),
-  m('total_write_bytes', 'Total bytes written', 'bytes', 'higher', 'bytes', 'KV bytes written to all tiers (reference accounting).'),
+  m('total_read_bytes', 'Total bytes read', 'bytes', 'higher', 'bytes', `The hits' bytes: ${REQUEST_LEVEL_BYTES_TEXT} (the per-tier bytes count the moves).`),
+  m('total_write_bytes', 'Total bytes written', 'bytes', 'higher', 'bytes', `The entries' bytes: ${REQUEST_LEVEL_BYTES_TEXT} (the per-tier bytes count the moves).`),
   m('gpu_read_bytes', 'GPU bytes read', 'bytes', null, 'bytes', 'Bytes read from the GPU tier (demotions included in kvbench results).'),
   m('gpu_write_bytes', 'GPU bytes written', 'bytes', null, 'bytes', 'Bytes written to the GPU tier.'),
   m('cpu_read_bytes', 'CPU bytes read', 'bytes', null, 'bytes', 'Bytes read from the CPU tier (demotions included in kvbench results).'),
