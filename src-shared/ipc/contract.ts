@@ -222,8 +222,24 @@ export const ScenarioReportSchema = z.object({
   scenarios: z.array(ScenarioSummarySchema),
 });
 
-/** measuredAt: when the probe behind the limits ran (ISO 8601), apart from source; readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
-export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), measuredAt: z.string().nullable(), readNote: z.string().nullable() });
+/**
+ * source: where the drive's limits come from; measuredAt: when the drive probe behind them ran (ISO 8601), apart from source;
+ * readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. read/writeLimitFrom: whose
+ * each drive limit is (the probe's, or stated by the user); memoryCopySource and memoryCopyMeasuredAt: the memory copy's own
+ * (always a probe's), so a stated drive bandwidth never reads as the memory copy's source.
+ */
+export const ProbeLimitsSchema = z.object({
+  readBytesPerS: nnum,
+  writeBytesPerS: nnum,
+  memoryCopyBytesPerS: nnum,
+  source: z.string(),
+  measuredAt: z.string().nullable(),
+  readNote: z.string().nullable(),
+  readLimitFrom: z.enum(['probe', 'stated']),
+  writeLimitFrom: z.enum(['probe', 'stated']),
+  memoryCopySource: z.string(),
+  memoryCopyMeasuredAt: z.string().nullable(),
+});
 
 export const TierRowSchema = z.object({
   scenarioId: z.string(),

@@ -1,12 +1,18 @@
 // What the report's legends and limits say about the numbers beside them (review rev12-cli L1, L2, L5):
 // the bytes columns hold request-level traffic, a stated drive bandwidth is named as the user's while
 // the memory copy stays the probe's, and pooled latencies say how many of the trials they pool.
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeExport } from '../../../src-main/export/export-trials.ts';
 import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
 import { formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { METRIC_BY_KEY, REQUEST_LEVEL_BYTES_TEXT, type TrialHistogram, type TrialRecord } from '../../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
-import { fakeHardware } from '../store/fixtures.ts';
+import { fakeHardware, removeTempDirs, tempDir } from '../store/fixtures.ts';
+
+afterEach(() => removeTempDirs());
 
 let nextId = 1;
 function trial(o: { scenario: string; metrics: Record<string, number>; cpuMemGb?: number; index?: number; format?: TrialRecord['resultsFormat'] }): TrialRecord {
@@ -36,5 +42,63 @@ describe('the tier comparison\'s read/written columns (rev12-cli L1)', () => {
       expect(METRIC_BY_KEY[key].description).toContain(REQUEST_LEVEL_BYTES_TEXT);
       expect(METRIC_BY_KEY[key].description).not.toMatch(/all tiers/);
     }
+  });
+});
+
+describe('the limits\' sources with a stated drive bandwidth (rev12-cli L2)', () => {
+  // fakeHardware's probe: drive read 2 GB/s, write 1.5 GB/s, memory copy 10 GB/s, probed 2026-11-01.
+  const tiersWith = (stated: { readBytesPerS: number | null; writeBytesPerS: number | null } | null) =>
+    buildTierComparison(buildScenarioReport(storageOnly()), fakeHardware({ probe: true }), stated);
+
+  it('both directions stated: the drive\'s limits are the user\'s, the memory copy stays the probe\'s, and the legend says so', () => {
+    const t = tiersWith({ readBytesPerS: 2e9, writeBytesPerS: 1e9 });
+    expect(t.probe).toMatchObject({
+      readBytesPerS: 2e9, writeBytesPerS: 1e9, readLimitFrom: 'stated', writeLimitFrom: 'stated', measuredAt: null,
+      source: 'stated by the user (read 2.00 GB/s, write 1.00 GB/s)',
+      memoryCopyBytesPerS: 10e9, memoryCopySource: 'kvbench memory-copy probe (one thread)', memoryCopyMeasuredAt: '2026-11-01T00:00:00.000Z',
+    });
+    const text = formatTierComparison(t);
+    expect(text).toContain(
+      'Limits: drive sequential read 2.00 GB/s, write 1.00 GB/s (stated by the user (read 2.00 GB/s, write 1.00 GB/s)); ' +
+        'memory copy 10.00 GB/s (kvbench memory-copy probe (one thread), 2026-11-01T00:00:00.000Z)',
+    );
+    expect(text).toContain("rd/wr eff: storage-tier bandwidth ÷ the drive's sequential bandwidth stated by the user.");
+    expect(text).not.toContain("the probe's sequential bandwidth");
+  });
+
+  it('one direction stated: each efficiency names its own limit\'s source', () => {
+    const t = tiersWith({ readBytesPerS: 2e9, writeBytesPerS: null });
+    expect([t.probe.readLimitFrom, t.probe.writeLimitFrom]).toEqual(['stated', 'probe']);
+    const text = formatTierComparison(t);
+    expect(text).toContain(
+      "rd eff: storage-tier read bandwidth ÷ the drive's sequential read bandwidth stated by the user; wr eff: storage-tier write bandwidth ÷ the probe's sequential write bandwidth.",
+    );
+    expect(text).toMatch(/write 1\.50 GB\/s \(stated by the user \(read 2\.00 GB\/s\); the other direction: kvbench probe .*, 2026-11-01T00:00:00\.000Z\); memory copy 10\.00 GB\/s \(kvbench memory-copy probe \(one thread\), 2026-11-01T00:00:00\.000Z\)$/m);
+  });
+
+  it('nothing stated: the probe\'s, as before', () => {
+    const t = tiersWith(null);
+    expect([t.probe.readLimitFrom, t.probe.writeLimitFrom]).toEqual(['probe', 'probe']);
+    expect(formatTierComparison(t)).toContain("rd/wr eff: storage-tier bandwidth ÷ the probe's sequential bandwidth.");
+    // No probe at all: no source for either limit.
+    const none = buildTierComparison(buildScenarioReport(storageOnly()), null);
+    expect(none.probe).toMatchObject({ source: 'none', memoryCopySource: 'none', memoryCopyMeasuredAt: null });
+  });
+
+  it('the XLSX tier comparison gives the drive\'s and the memory copy\'s sources in their own columns', async () => {
+    const dir = tempDir();
+    const report = buildScenarioReport(storageOnly());
+    const tiers = buildTierComparison(report, fakeHardware({ probe: true }), { readBytesPerS: 2e9, writeBytesPerS: 1e9 });
+    const file = path.join(dir, 'x.xlsx');
+    await writeExport({ trials: storageOnly(), hardware: new Map(), report, tiers, filter: {} }, 'xlsx', file);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const ws = wb.getWorksheet('Tier comparison')!;
+    const head = (ws.getRow(1).values as unknown[]).slice(1) as string[];
+    const row = Object.fromEntries(head.map((h, i) => [h, ws.getRow(2).getCell(i + 1).value]));
+    expect(head).not.toContain('limits_source');
+    expect(row.drive_limits_source).toBe('stated by the user (read 2.00 GB/s, write 1.00 GB/s)');
+    expect(row.memory_copy_source).toBe('kvbench memory-copy probe (one thread), 2026-11-01T00:00:00.000Z');
+    expect(fs.existsSync(file)).toBe(true);
   });
 });
