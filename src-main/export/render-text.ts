@@ -1,5 +1,5 @@
 // The report model as terminal tables (kvbench report, kvbench history).
-import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
+import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, pooledOverText, withoutHistogramsText, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
@@ -109,17 +109,22 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
     ]);
     out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
     if (peakMediansApart(shown)) out.push(`   (${PEAK_MEDIANS_NOTE})`);
+    // Trials without histograms (imports of the reference's files) are in no pooled latency: say how many.
+    const without = withoutHistogramsText(s.trialIds.length, s.withoutHistograms);
     if (s.pooled.length > 0) {
-      out.push('   pooled over the trials (merged HDR histograms, not averaged):');
+      out.push(`   pooled over ${pooledOverText(s.trialIds.length, s.withoutHistograms)} (merged HDR histograms, not averaged):`);
       out.push(
         table(
-          ['latency', 'samples', 'P50 ms', 'P95 ms', 'P99 ms'],
-          s.pooled.map((p) => [p.name, fmtValue(p.count, 'count'), fmtValue(p.p50Ms, 'ms'), fmtValue(p.p95Ms, 'ms'), fmtValue(p.p99Ms, 'ms')]),
+          ['latency', 'trials', 'samples', 'P50 ms', 'P95 ms', 'P99 ms'],
+          s.pooled.map((p) => [p.name, String(p.trials), fmtValue(p.count, 'count'), fmtValue(p.p50Ms, 'ms'), fmtValue(p.p95Ms, 'ms'), fmtValue(p.p99Ms, 'ms')]),
           1,
           '     ',
         ),
       );
       for (const p of s.pooled) if (p.damagedTrials > 0) out.push(`     ${pooledDamageNote(p)}`);
+      if (without !== null) out.push(`     ${without}: left out of these percentiles`);
+    } else if (without !== null) {
+      out.push(`   no pooled latency: ${without}`);
     }
   }
   return `${out.join('\n')}\n`;

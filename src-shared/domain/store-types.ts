@@ -223,6 +223,27 @@ export interface TrialHistogram {
   hdr: string;
 }
 
+/** A report group's aggregated trials that stored no latency histograms, and how many of them are imports of the reference's files (which keep none). */
+export interface TrialsWithoutHistograms {
+  trials: number;
+  referenceImports: number;
+}
+
+/** Over which of a group's `aggregated` trials its pooled latencies are: "the trials", or "1 of the 2 trials". */
+export const pooledOverText = (aggregated: number, w: TrialsWithoutHistograms): string => (w.trials === 0 ? 'the trials' : `${aggregated - w.trials} of the ${aggregated} trials`);
+
+/**
+ * Which of a group's trials stored no latency histograms, and why where kvbench knows (an import of
+ * the reference's results); null where every one did. The text report and the app say it alike.
+ */
+export function withoutHistogramsText(aggregated: number, w: TrialsWithoutHistograms): string | null {
+  if (w.trials === 0) return null;
+  const files = w.referenceImports === 1 ? 'a reference-format results file, which keeps none' : 'reference-format results files, which keep none';
+  const why = w.referenceImports === 0 ? '' : w.referenceImports === w.trials ? ` (imported from ${files})` : ` (${w.referenceImports} of them imported from ${files})`;
+  const which = w.trials < aggregated ? `${w.trials} of the ${aggregated} trials stored no` : aggregated === 1 ? 'the one trial stored no' : `none of the ${aggregated} trials stored`;
+  return `${which} latency histograms${why}`;
+}
+
 /**
  * The run options that make two trials comparable across systems: the workload and the tier
  * budgets, not where the files go or what the results are called. Trials of different systems are

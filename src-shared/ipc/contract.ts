@@ -201,6 +201,8 @@ export const ScenarioSummarySchema = z.object({
   pageCacheFlagged: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
+  /** The aggregated trials that stored no latency histograms (in no pooled latency), and how many are imports of the reference's files. */
+  withoutHistograms: z.object({ trials: count, referenceImports: count }),
 });
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 

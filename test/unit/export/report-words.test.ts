@@ -102,3 +102,42 @@ describe('the limits\' sources with a stated drive bandwidth (rev12-cli L2)', ()
     expect(fs.existsSync(file)).toBe(true);
   });
 });
+
+describe('pooled latency says how many of the trials it pools (rev12-cli L5)', () => {
+  const hist = (n: number): TrialHistogram => {
+    const h = new LatencyHistogram();
+    for (let i = 1; i <= n; i++) h.record(i * 1e6);
+    return { name: 'end_to_end', unit: 'ns', count: n, sumNs: h.sumNs, hdr: h.encode() };
+  };
+  // The same run twice: imported as kvbench results (histograms) and as the reference's file (none).
+  const kv = trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 300 } });
+  const ref = trial({ scenario: 'storage-only', index: 1, format: 'reference-new', metrics: { wall_clock_throughput_tok_per_s: 301 } });
+  const stored = new Map<number, TrialHistogram[]>([[kv.id, [hist(27)]], [ref.id, []]]);
+
+  it('a group with a reference-format import: over 1 of the 2 trials, and why the other is not in it', () => {
+    const r = buildScenarioReport([kv, ref], { histogramsOf: (id) => stored.get(id) ?? [] });
+    const s = r.scenarios[0];
+    expect(s.withoutHistograms).toEqual({ trials: 1, referenceImports: 1 });
+    expect(s.pooled).toMatchObject([{ name: 'end_to_end', trials: 1, count: 27 }]);
+    const text = formatScenarioReport(r);
+    expect(text).toContain('   pooled over 1 of the 2 trials (merged HDR histograms, not averaged):');
+    expect(text).not.toContain('pooled over the trials');
+    expect(text).toMatch(/^ {5}latency +trials +samples +P50 ms/m);
+    expect(text).toMatch(/^ {5}end_to_end +1 +27 /m);
+    expect(text).toContain('     1 of the 2 trials stored no latency histograms (imported from a reference-format results file, which keeps none): left out of these percentiles');
+  });
+
+  it('every trial with histograms: over the trials, as before; none with any: said instead of an empty table', () => {
+    const kv2 = trial({ scenario: 'storage-only', index: 2, metrics: { wall_clock_throughput_tok_per_s: 302 } });
+    stored.set(kv2.id, [hist(10)]);
+    const all = formatScenarioReport(buildScenarioReport([kv, kv2], { histogramsOf: (id) => stored.get(id) ?? [] }));
+    expect(all).toContain('   pooled over the trials (merged HDR histograms, not averaged):');
+    expect(all).not.toContain('stored no latency histograms');
+    const ref2 = trial({ scenario: 'storage-only', index: 3, format: 'reference-mid', metrics: { wall_clock_throughput_tok_per_s: 303 } });
+    const none = buildScenarioReport([ref, ref2], { histogramsOf: () => [] });
+    expect(none.scenarios[0].pooled).toEqual([]);
+    expect(formatScenarioReport(none)).toContain('   no pooled latency: none of the 2 trials stored latency histograms (imported from reference-format results files, which keep none)');
+    const one = buildScenarioReport([ref], { histogramsOf: () => [] });
+    expect(formatScenarioReport(one)).toContain('   no pooled latency: the one trial stored no latency histograms (imported from a reference-format results file, which keeps none)');
+  });
+});

@@ -58,3 +58,33 @@ describe('report: the efficiency card names each limit\'s source (rev12-cli L2)'
     expect(w2.get('[data-test=limits-basis]').text()).toBe('bandwidth reached ÷ the limit the probe measured (drive and memory copy)');
   });
 });
+
+describe('report: pooled latency says how many of the trials it pools (rev12-cli L5)', () => {
+  it('over 1 of the 2 trials, with why the other is not in it, in the text report\'s words', async () => {
+    const r = report();
+    const s = r.report.scenarios[0];
+    s.trialIds = [1, 2];
+    s.pooled = [{ name: 'end_to_end', trials: 1, damagedTrials: 0, count: 27, p50Ms: 10, p95Ms: 20, p99Ms: 30 }];
+    s.withoutHistograms = { trials: 1, referenceImports: 1 };
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const card = w.get('[data-scenario-report=storage-only]');
+    expect(card.get('details summary').text()).toBe('Pooled latency percentiles (merged HDR histograms) over 1 of the 2 trials');
+    expect(card.get('[data-pooled-without]').text()).toBe('1 of the 2 trials stored no latency histograms (imported from a reference-format results file, which keeps none): left out of these percentiles.');
+    expect(card.findAll('details thead th').map((th) => th.text())).toEqual(['Histogram', 'Trials', 'Samples', 'P50', 'P95', 'P99']);
+  });
+
+  it('none with histograms: says so where the pooled table would be', async () => {
+    const r = report();
+    const s = r.report.scenarios[0];
+    s.pooled = [];
+    s.withoutHistograms = { trials: 3, referenceImports: 3 };
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const card = w.get('[data-scenario-report=storage-only]');
+    expect(card.find('details').exists()).toBe(false);
+    expect(card.get('[data-pooled-without]').text()).toBe('No pooled latency: none of the 3 trials stored latency histograms (imported from reference-format results files, which keep none).');
+  });
+});
