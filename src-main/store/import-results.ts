@@ -155,15 +155,45 @@ const MergedSectionSchema = z.looseObject({
   run_options: z.record(z.string(), z.unknown()),
 });
 
-/** "summary.cache_stats.cache_hit_rate: 7.5 (Too big: expected number to be <=1)", for the first few problems. */
+/** What a zod type check expected, in words: "a number", "an object". */
+const EXPECTED_WORDS: Readonly<Record<string, string>> = {
+  number: 'a number',
+  int: 'a whole number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'an object',
+  record: 'an object',
+  array: 'a list',
+};
+
+/** A JSON value as a message shows it: a long one (a histogram's base64) cut, for the path and the reason say what is wrong. */
+function valueText(v: unknown): string {
+  const text = JSON.stringify(v) ?? 'missing';
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** What a JSON value is, for "the file holds a list, not an object". */
+const kindOf = (v: unknown): string => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v} (${valueText(v)})`);
+
+/**
+ * The first few problems zod found in `json`, in words: "requests_completed is missing (a number)",
+ * "summary.cache_stats.cache_hit_rate is 7.5, above 1"; other checks as "path: value (zod's reason)".
+ */
 function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): string {
   const at = (path: readonly PropertyKey[]): unknown => path.reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<PropertyKey, unknown>)[k] : undefined), json);
-  // A long value (a histogram's base64) is cut: the path and the reason say what is wrong.
-  const value = (v: unknown): string => {
-    const text = JSON.stringify(v) ?? 'missing';
-    return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  const inWords = (i: z.core.$ZodIssue): string => {
+    const name = i.path.join('.');
+    const v = at(i.path);
+    if (i.code === 'invalid_type') {
+      const expected = EXPECTED_WORDS[i.expected] ?? `a ${i.expected}`;
+      if (i.path.length === 0) return `the file holds ${kindOf(v)}, not ${expected}`;
+      return v === undefined ? `${name} is missing (${expected})` : `${name} is ${valueText(v)}, not ${expected}`;
+    }
+    if (i.code === 'too_small' && typeof v === 'number') return `${name} is ${valueText(v)}, ${i.inclusive ? 'below' : 'not above'} ${String(i.minimum)}`;
+    if (i.code === 'too_big' && typeof v === 'number') return `${name} is ${valueText(v)}, ${i.inclusive ? 'above' : 'not below'} ${String(i.maximum)}`;
+    return `${name}: ${valueText(v)} (${i.message})`;
   };
-  const shown = issues.slice(0, 4).map((i) => `${i.path.join('.')}: ${value(at(i.path))} (${i.message})`);
+  const shown = issues.slice(0, 4).map(inWords);
   return `${shown.join('; ')}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ''}`;
 }
 
@@ -181,7 +211,7 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   }
   const r = ResultsFileSchema.safeParse(json);
   if (!r.success) {
-    throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
+    throw new Error(`not a kvbench or MLPerf KV-cache results file: ${describeIssues(json, r.error.issues)}`);
   }
   const values = ResultsValuesSchema.safeParse(json);
   if (!values.success) throw new Error(`values no run can produce (a wrong type, a negative amount, a hit rate outside 0–1, a damaged histogram): ${describeIssues(json, values.error.issues)}`);
