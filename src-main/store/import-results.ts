@@ -197,6 +197,44 @@ function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): str
   return `${shown.join('; ')}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ''}`;
 }
 
+/** How far a rate may sit from its counts ÷ the elapsed time: rounding to the last digit it gives, or 1 %, whichever is more. */
+function roundingAllowance(stated: number, expected: number): number {
+  const digits = /\.(\d+)$/.exec(String(stated))?.[1].length ?? 0;
+  return Math.max(String(stated).includes('e') ? 0 : 0.5 * 10 ** -digits, 0.01 * Math.abs(expected));
+}
+
+/**
+ * Why a reference-format file's rates cannot be trusted, or null. The reference writes its rates as
+ * counts ÷ `summary.elapsed_time` (avg_throughput_tokens_per_sec = total_tokens_generated ÷ it,
+ * requests_per_second = requests_completed ÷ it), and its files carry nothing else to check them by:
+ * an elapsed time of 0 with requests completed, or a rate that contradicts its counts beyond rounding,
+ * is a damaged or edited file whose numbers would pass for a measurement. (A kvbench file is checked
+ * by its own status and measured window.)
+ */
+function referenceRatesProblem(results: Record<string, unknown>): string | null {
+  const summary = typeof results.summary === 'object' && results.summary !== null ? (results.summary as Record<string, unknown>) : {};
+  const n = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const completed = n(results.requests_completed) ?? 0;
+  const elapsedS = n(summary.elapsed_time);
+  if (completed === 0 || elapsedS === undefined) return null;
+  const untrusted = 'not stored (a damaged or edited file)';
+  const tokPerS = n(summary.avg_throughput_tokens_per_sec);
+  if (elapsedS === 0) {
+    return `summary.elapsed_time is 0 s, yet the file completed ${completed} requests${tokPerS !== undefined ? ` and states ${tokPerS} tok/s` : ''}: no run takes no time, so its rates were not measured over its elapsed time; ${untrusted}`;
+  }
+  const checks = [
+    { key: 'avg_throughput_tokens_per_sec', stated: tokPerS, countKey: 'total_tokens_generated', count: n(results.total_tokens_generated) },
+    { key: 'requests_per_second', stated: n(summary.requests_per_second), countKey: 'requests_completed', count: completed },
+  ];
+  for (const c of checks) {
+    if (c.stated === undefined || c.count === undefined) continue;
+    const expected = c.count / elapsedS;
+    if (Math.abs(c.stated - expected) <= roundingAllowance(c.stated, expected)) continue;
+    return `summary.${c.key} is ${c.stated}, but ${c.countKey} ÷ summary.elapsed_time is ${c.count} ÷ ${elapsedS} s = ${Number(expected.toPrecision(4))}: the file contradicts itself; ${untrusted}`;
+  }
+  return null;
+}
+
 async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
   const text = await fsp.readFile(file, 'utf8');
   let json: unknown;
@@ -232,6 +270,8 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   }
   const options = optionsFor(results, opts);
   const format = detectFormat(results);
+  const untrustedRates = format === 'kvbench' ? null : referenceRatesProblem(results);
+  if (untrustedRates !== null) throw new Error(untrustedRates);
   const { status, reason } = statusFromResults(results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
   const metrics = extractMetrics(results);
   // A failed run is kept as the record of a failure; a "complete" one that measured nothing is no trial.

@@ -1,11 +1,12 @@
-// What `kvbench import` says about a file it refuses (review rev12-cli L9b): the fields that are
-// missing or wrong, in words rather than zod's own text.
+// What `kvbench import` says about a file it refuses (review rev12-cli L9b, L9c): the fields that are
+// missing or wrong, in words rather than zod's own text, and a reference file whose elapsed time or
+// rates cannot be trusted.
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importResultsFiles } from '../../../src-main/store/import-results.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Store } from '../../../src-main/store/store.ts';
-import { removeTempDirs, tempDir, writeResults } from './fixtures.ts';
+import { referenceResultsNew, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 
 let store: Store | null = null;
 afterEach(() => {
@@ -43,5 +44,45 @@ describe('a JSON file that is no results file (rev12-cli L9b)', () => {
     });
     expect(errors['neg.json']).toMatch(/: summary\.avg_throughput_tokens_per_sec is -250, below 0; summary\.cache_stats\.cache_hit_rate is 7\.5, above 1$/);
     expect(errors['fast.json']).toMatch(/: summary\.avg_throughput_tokens_per_sec is "fast", not a number$/);
+  });
+});
+
+describe('a reference file whose elapsed time or rates cannot be trusted (rev12-cli L9c)', () => {
+  // 500 requests and 120,000 tokens in 300 s: 400 tok/s, 1.67 requests/s.
+  const withSummary = (over: Record<string, unknown>): Record<string, unknown> => {
+    const r = referenceResultsNew({ tokPerS: 400, storageTokPerS: 200 });
+    Object.assign(r.summary as Record<string, unknown>, over);
+    return r;
+  };
+
+  it('an elapsed time of 0 with requests completed is refused: its rates were not measured over it', async () => {
+    const { errors, imported } = await importAll({ 'zero.json': withSummary({ elapsed_time: 0 }) });
+    expect(imported).toEqual([]);
+    expect(errors['zero.json']).toBe(
+      'summary.elapsed_time is 0 s, yet the file completed 500 requests and states 400 tok/s: no run takes no time, so its rates ' +
+        'were not measured over its elapsed time; not stored (a damaged or edited file)',
+    );
+  });
+
+  it('rates that contradict the counts ÷ the elapsed time beyond rounding are refused, naming both', async () => {
+    const { errors, imported } = await importAll({
+      'tput.json': withSummary({ avg_throughput_tokens_per_sec: 800 }),
+      'rps.json': withSummary({ requests_per_second: 5 }),
+    });
+    expect(imported).toEqual([]);
+    expect(errors['tput.json']).toBe(
+      'summary.avg_throughput_tokens_per_sec is 800, but total_tokens_generated ÷ summary.elapsed_time is 120000 ÷ 300 s = 400: ' +
+        'the file contradicts itself; not stored (a damaged or edited file)',
+    );
+    expect(errors['rps.json']).toMatch(/^summary\.requests_per_second is 5, but requests_completed ÷ summary\.elapsed_time is 500 ÷ 300 s = 1\.667: /);
+  });
+
+  it('rates rounded as a person or a spreadsheet would, and a run that completed nothing, are stored as before', async () => {
+    const { errors, imported } = await importAll({
+      'rounded.json': withSummary({ avg_throughput_tokens_per_sec: 400.2, requests_per_second: 1.67 }),
+      'none.json': { requests_completed: 0, total_tokens_generated: 0, summary: { elapsed_time: 0, avg_throughput_tokens_per_sec: 0 } },
+    });
+    expect(errors).toEqual({});
+    expect(imported.map((f) => [path.basename(f.file), f.status]).sort()).toEqual([['none.json', 'failed'], ['rounded.json', 'complete']]);
   });
 });
