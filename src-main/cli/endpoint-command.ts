@@ -577,7 +577,11 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
   }
   if (!a.out) return err('export: --out FILE is required');
   const format = (a.format ?? endpointFormatFromPath(a.out)) as EndpointExportFormat | null;
-  if (format === null || !(ENDPOINT_EXPORT_FORMATS as readonly string[]).includes(format)) return err(`export: --format must be ${ENDPOINT_EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)`);
+  if (format === null || !(ENDPOINT_EXPORT_FORMATS as readonly string[]).includes(format)) {
+    // A folder has no extension to take the format from: what is wrong there is --out, so say that.
+    const outProblem = a.format === undefined ? outputFileProblem(a.out) : null;
+    return err(outProblem !== null ? `export: cannot write --out ${a.out}: ${outProblem}` : `export: --format must be ${ENDPOINT_EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)`);
+  }
   const statuses = a.status?.flatMap((x) => x.split(',')) as EndpointRunStatus[] | undefined;
   if (statuses?.some((x) => !ENDPOINT_RUN_STATUSES.includes(x))) return err(`export: --status takes ${ENDPOINT_RUN_STATUSES.join(', ')}`);
   let runIds: number[] | undefined;

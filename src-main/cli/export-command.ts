@@ -60,7 +60,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
   }
   const format = (a.format ?? formatFromPath(out)) as ExportFormat | null;
   if (format === null || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
-    process.stderr.write(`kvbench export: --format must be ${EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)\n`);
+    // A folder has no extension to take the format from: what is wrong there is --out, so say that.
+    const outProblem = a.format === undefined ? outputFileProblem(out) : null;
+    process.stderr.write(
+      outProblem !== null ? `kvbench export: cannot write --out ${out}: ${outProblem}\n` : `kvbench export: --format must be ${EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)\n`,
+    );
     return 1;
   }
   const stated = statedBandwidthFromFlags(a['stated-read-gbps'], a['stated-write-gbps']);

@@ -12,7 +12,7 @@ import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.t
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { suitesText } from '../../src-shared/domain/places.ts';
-import { cautionsOf, limitsSourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+import { cautionsOf, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
@@ -193,13 +193,13 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
       'scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration', 'users', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'fewest_trials', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric', 'speedup_baseline_users',
       'gpu_read_p95_ms', 'cpu_read_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms', 'bytes_read', 'bytes_written',
       'storage_read_bytes_per_s', 'storage_write_bytes_per_s', 'storage_read_efficiency', 'storage_write_efficiency', 'cpu_read_efficiency',
-      'drive_read_limit_bytes_per_s', 'drive_write_limit_bytes_per_s', 'memory_copy_bytes_per_s', 'limits_source',
+      'drive_read_limit_bytes_per_s', 'drive_write_limit_bytes_per_s', 'drive_limits_source', 'memory_copy_bytes_per_s', 'memory_copy_source',
     ],
     model.tiers.rows.map((r) => [
       r.scenarioId, r.label, r.systemId, r.systemLabel, r.driveId, r.driveLabel, r.suiteLabel, r.configKey, r.configDescription, r.numUsers, r.gpuMemGb, r.cpuMemGb, r.n, r.fewestTrials, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric, r.speedupBaselineUsers,
       r.gpuReadP95Ms, r.cpuReadP95Ms, r.storageReadP95Ms, r.storageWriteP95Ms, r.bytesRead, r.bytesWritten,
       r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency,
-      r.limits.readBytesPerS, r.limits.writeBytesPerS, r.limits.memoryCopyBytesPerS, limitsSourceText(r.limits),
+      r.limits.readBytesPerS, r.limits.writeBytesPerS, limitsSourceText(r.limits), r.limits.memoryCopyBytesPerS, memoryCopySourceText(r.limits),
     ]),
   );
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.

@@ -1,5 +1,5 @@
 // The report model as terminal tables (kvbench report, kvbench history).
-import { PEAK_MEDIANS_NOTE, headlineMetricKeys, peakMediansApart, type MetricUnit } from '../../src-shared/domain/store-types.ts';
+import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, pooledOverText, withoutHistogramsText, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
@@ -7,7 +7,7 @@ import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
-import { limitsSourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
+import { efficiencyBasisText, limitsSourceText, memoryCopySourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -109,17 +109,22 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
     ]);
     out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
     if (peakMediansApart(shown)) out.push(`   (${PEAK_MEDIANS_NOTE})`);
+    // Trials without histograms (imports of the reference's files) are in no pooled latency: say how many.
+    const without = withoutHistogramsText(s.trialIds.length, s.withoutHistograms);
     if (s.pooled.length > 0) {
-      out.push('   pooled over the trials (merged HDR histograms, not averaged):');
+      out.push(`   pooled over ${pooledOverText(s.trialIds.length, s.withoutHistograms)} (merged HDR histograms, not averaged):`);
       out.push(
         table(
-          ['latency', 'samples', 'P50 ms', 'P95 ms', 'P99 ms'],
-          s.pooled.map((p) => [p.name, fmtValue(p.count, 'count'), fmtValue(p.p50Ms, 'ms'), fmtValue(p.p95Ms, 'ms'), fmtValue(p.p99Ms, 'ms')]),
+          ['latency', 'trials', 'samples', 'P50 ms', 'P95 ms', 'P99 ms'],
+          s.pooled.map((p) => [p.name, String(p.trials), fmtValue(p.count, 'count'), fmtValue(p.p50Ms, 'ms'), fmtValue(p.p95Ms, 'ms'), fmtValue(p.p99Ms, 'ms')]),
           1,
           '     ',
         ),
       );
       for (const p of s.pooled) if (p.damagedTrials > 0) out.push(`     ${pooledDamageNote(p)}`);
+      if (without !== null) out.push(`     ${without}: left out of these percentiles`);
+    } else if (without !== null) {
+      out.push(`   no pooled latency: ${without}`);
     }
   }
   return `${out.join('\n')}\n`;
@@ -151,9 +156,10 @@ export function formatTierComparison(t: TierComparison): string {
     `Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials${t.excludeFlagged ? ', flagged ones excluded' : ''}; ` +
       `speedup against ${t.baseline ?? 'storage-only (missing)'})`,
   );
+  // Each limit with its own source: a stated drive bandwidth leaves the memory copy the probe's.
   const limitsText = (l: ProbeLimits): string =>
-    `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')}; ` +
-    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${limitsSourceText(l)})`;
+    `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')} (${limitsSourceText(l)}); ` +
+    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${memoryCopySourceText(l)})`;
   // Rows of several systems or drives are each measured against their own probe: list each.
   const perPlace = new Map(t.rows.map((r) => [`${placeLabel(r)}\u0000${JSON.stringify(r.limits)}`, r]));
   if (new Set(t.rows.map((r) => JSON.stringify(r.limits))).size > 1) {
@@ -198,7 +204,7 @@ export function formatTierComparison(t: TierComparison): string {
   const autoscaled = t.rows.some((r) => r.finalUsers !== null) ? ' (an autoscaled row: at the start → at the end, the median of its trials\' final users)' : '';
   out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; cache I/O tok/s: the reference's storage throughput (storage_throughput_tokens_per_sec): generated tokens ÷ the summed cache I/O time of every tier (GPU, CPU and storage), not the storage tier's alone. P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive and under the same suite label (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
-  out.push('read/written: KV bytes of all tiers; rd/wr eff: storage-tier bandwidth ÷ the probe\'s sequential bandwidth.');
+  out.push(`read/written: ${REQUEST_LEVEL_BYTES_TEXT}. ${efficiencyBasisText(t.probe)}.`);
   for (const n of t.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;
 }

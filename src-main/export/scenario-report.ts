@@ -6,7 +6,7 @@
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
 import { SCENARIO_IDS, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
-import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus, type TrialsWithoutHistograms } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
@@ -102,6 +102,11 @@ export interface ScenarioSummary {
   pageCacheFlagged: number;
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
+  /**
+   * The aggregated trials that stored no latency histograms (imports of the reference's files keep
+   * none): in no pooled latency, and every reader says so. Zeros where histograms were not looked up.
+   */
+  withoutHistograms: TrialsWithoutHistograms;
 }
 
 export interface ScenarioReport {
@@ -389,8 +394,14 @@ export function buildScenarioReport(
     const aggregateOf = (key: string): Aggregate => aggregate(included.map((t) => t.metrics[key]), { percentiles: isPercentileMetric(key) });
     const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregateOf(metric.key) })).filter((m) => m.aggregate.n > 0);
     let pooled: PooledLatency[] = [];
+    const withoutHistograms: TrialsWithoutHistograms = { trials: 0, referenceImports: 0 };
     if (opts.histogramsOf && included.length > 0) {
-      const hs = included.flatMap((t) => opts.histogramsOf!(t.id));
+      const perTrial = included.map((t) => ({ t, hs: opts.histogramsOf!(t.id) }));
+      for (const { t } of perTrial.filter((x) => x.hs.length === 0)) {
+        withoutHistograms.trials += 1;
+        if (t.resultsFormat?.startsWith('reference') === true) withoutHistograms.referenceImports += 1;
+      }
+      const hs = perTrial.flatMap((x) => x.hs);
       pooled = POOLED_HISTOGRAMS.map((n) => pooledLatency(n, hs)).filter((p): p is PooledLatency => p !== null);
     }
     scenarios.push({
@@ -427,6 +438,7 @@ export function buildScenarioReport(
       pageCacheFlagged: flagKindCountsOf(included, flagsOf).pageCache,
       metrics,
       pooled,
+      withoutHistograms,
     });
   }
   scenarios.sort(

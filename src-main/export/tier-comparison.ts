@@ -74,13 +74,23 @@ export interface ProbeLimits {
   readBytesPerS: number | null;
   writeBytesPerS: number | null;
   memoryCopyBytesPerS: number | null;
-  /** Where the limits come from (the probe's settings and drive, or the stated figures), without the probe's time. */
+  /** Where the drive's limits come from (the probe's settings and drive, or the stated figures), without the probe's time. */
   source: string;
-  /** When the probe behind them ran (ISO 8601): each reader shows it in its own time format; null where no probe's figure is used. */
+  /** When the drive probe behind them ran (ISO 8601): each reader shows it in its own time format; null where no probe's figure is used. */
   measuredAt: string | null;
   /** Why a probe that ran gave no read limit (its reads came from memory, or its read phase did not complete); null otherwise. */
   readNote: string | null;
+  /** Whose the drive's read (write) limit is: the probe's, or the figure the user stated (`--stated-read-gbps`, the app's datasheet field). */
+  readLimitFrom: LimitOrigin;
+  writeLimitFrom: LimitOrigin;
+  /** Where the memory-copy limit comes from: always a probe's (nobody states it), or none. */
+  memoryCopySource: string;
+  /** When the memory-copy probe ran (the hardware detection it was part of); null where there is none. */
+  memoryCopyMeasuredAt: string | null;
 }
+
+/** A drive limit measured by the probe, or stated by the user from the drive's datasheet. */
+export type LimitOrigin = 'probe' | 'stated';
 
 export interface TierComparison {
   baseline: string | null;
@@ -108,10 +118,29 @@ export class StatedBandwidthRefused extends Error {
   readonly code = 'VALIDATION';
 }
 
-const NO_LIMITS: ProbeLimits = { readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', measuredAt: null, readNote: null };
+const NO_LIMITS: ProbeLimits = {
+  readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', measuredAt: null, readNote: null,
+  readLimitFrom: 'probe', writeLimitFrom: 'probe', memoryCopySource: 'none', memoryCopyMeasuredAt: null,
+};
 
-/** The limits' source with the probe's time, as the text report and the exports give it. */
+/** The drive limits' source with the probe's time, as the text report and the exports give it. */
 export const limitsSourceText = (l: ProbeLimits): string => (l.measuredAt === null ? l.source : `${l.source}, ${l.measuredAt}`);
+
+/** The memory-copy limit's source with its probe's time, as the text report and the exports give it. */
+export const memoryCopySourceText = (l: ProbeLimits): string => (l.memoryCopyMeasuredAt === null ? l.memoryCopySource : `${l.memoryCopySource}, ${l.memoryCopyMeasuredAt}`);
+
+/**
+ * What the storage efficiencies are against, as the tier comparison's legend says it: the drive's
+ * sequential bandwidth the probe measured or the user stated, per direction where they differ.
+ */
+export function efficiencyBasisText(l: Pick<ProbeLimits, 'readLimitFrom' | 'writeLimitFrom'>): string {
+  const against = (from: LimitOrigin, dir: string): string => (from === 'stated' ? `the drive's sequential ${dir}bandwidth stated by the user` : `the probe's sequential ${dir}bandwidth`);
+  if (l.readLimitFrom === l.writeLimitFrom) return `rd/wr eff: storage-tier bandwidth ÷ ${against(l.readLimitFrom, '')}`;
+  return `rd eff: storage-tier read bandwidth ÷ ${against(l.readLimitFrom, 'read ')}; wr eff: storage-tier write bandwidth ÷ ${against(l.writeLimitFrom, 'write ')}`;
+}
+
+/** Where a hardware snapshot's memory-copy figure comes from. */
+const MEMORY_COPY_PROBE = 'kvbench memory-copy probe (one thread)';
 
 /** Why the probe stored in `hw` has no read limit although it ran; null where it has one, or did not run. */
 function probeReadNote(hw: HardwareProfile): string | null {
@@ -136,12 +165,13 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
     readBytesPerS: bw?.pageCacheSuspected ? null : (bw?.readBytesPerSec ?? null),
     writeBytesPerS: bw?.writeBytesPerSec ?? null,
     memoryCopyBytesPerS: hw.memoryCopyBytesPerSec ?? null,
-    source: bw
-      ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}`
-      : hw.memoryCopyBytesPerSec
-        ? 'memory-copy probe only'
-        : 'none',
+    source: bw ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}` : 'no drive probe',
     measuredAt: bw?.measuredAt ?? null,
+    readLimitFrom: 'probe',
+    writeLimitFrom: 'probe',
+    memoryCopySource: hw.memoryCopyBytesPerSec ? MEMORY_COPY_PROBE : 'no memory-copy probe',
+    // The memory copy is probed during the hardware detection that took the snapshot.
+    memoryCopyMeasuredAt: hw.memoryCopyBytesPerSec ? hw.detectedAt : null,
   };
 }
 
@@ -217,7 +247,7 @@ function groupLimits(s: ScenarioSummary, hardware: HardwareSource): ProbeLimits 
   return probeLimitsOf(newest);
 }
 
-/** The stated directions replace the probed ones; the source says which is which. */
+/** The stated directions replace the probed drive ones; the source says which is which. The memory copy stays the probe's. */
 function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits {
   if (!stated || (stated.readBytesPerS === null && stated.writeBytesPerS === null)) return l;
   const gbps = (b: number): string => `${(b / 1e9).toFixed(2)} GB/s`;
@@ -231,14 +261,15 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
     readBytesPerS: stated.readBytesPerS ?? l.readBytesPerS,
     writeBytesPerS: stated.writeBytesPerS ?? l.writeBytesPerS,
     readNote: stated.readBytesPerS !== null ? null : l.readNote,
+    readLimitFrom: stated.readBytesPerS !== null ? 'stated' : l.readLimitFrom,
+    writeLimitFrom: stated.writeBytesPerS !== null ? 'stated' : l.writeLimitFrom,
     source: `stated by the user (${given.join(', ')})${both ? '' : `; the other direction: ${l.source}`}`,
     // The probe's time goes with the direction still its own, after its source.
     measuredAt: both ? null : l.measuredAt,
   };
 }
 
-const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
-  a.readBytesPerS === b.readBytesPerS && a.writeBytesPerS === b.writeBytesPerS && a.memoryCopyBytesPerS === b.memoryCopyBytesPerS && a.source === b.source && a.measuredAt === b.measuredAt && a.readNote === b.readNote;
+const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean => (Object.keys(a) as (keyof ProbeLimits)[]).every((k) => a[k] === b[k]);
 
 /** The tier layout: what a row may differ in from the storage-only row it is compared with. */
 const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
@@ -475,5 +506,6 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
 function commonLimits(all: readonly ProbeLimits[], hardware: HardwareSource, stated: StatedBandwidth | null): ProbeLimits {
   if (all.length === 0) return withStated(typeof hardware === 'function' ? NO_LIMITS : probeLimitsOf(hardware), stated);
   if (all.every((l) => sameLimits(l, all[0]))) return all[0];
-  return { ...NO_LIMITS, source: 'several: each row against the probe stored with its own system and drive' };
+  const several = 'several: each row against the probe stored with its own trials';
+  return withStated({ ...NO_LIMITS, source: several, memoryCopySource: several }, stated);
 }

@@ -155,16 +155,84 @@ const MergedSectionSchema = z.looseObject({
   run_options: z.record(z.string(), z.unknown()),
 });
 
-/** "summary.cache_stats.cache_hit_rate: 7.5 (Too big: expected number to be <=1)", for the first few problems. */
+/** What a zod type check expected, in words: "a number", "an object". */
+const EXPECTED_WORDS: Readonly<Record<string, string>> = {
+  number: 'a number',
+  int: 'a whole number',
+  string: 'a string',
+  boolean: 'true or false',
+  object: 'an object',
+  record: 'an object',
+  array: 'a list',
+};
+
+/** A JSON value as a message shows it: a long one (a histogram's base64) cut, for the path and the reason say what is wrong. */
+function valueText(v: unknown): string {
+  const text = JSON.stringify(v) ?? 'missing';
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** What a JSON value is, for "the file holds a list, not an object". */
+const kindOf = (v: unknown): string => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v} (${valueText(v)})`);
+
+/**
+ * The first few problems zod found in `json`, in words: "requests_completed is missing (a number)",
+ * "summary.cache_stats.cache_hit_rate is 7.5, above 1"; other checks as "path: value (zod's reason)".
+ */
 function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): string {
   const at = (path: readonly PropertyKey[]): unknown => path.reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<PropertyKey, unknown>)[k] : undefined), json);
-  // A long value (a histogram's base64) is cut: the path and the reason say what is wrong.
-  const value = (v: unknown): string => {
-    const text = JSON.stringify(v) ?? 'missing';
-    return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  const inWords = (i: z.core.$ZodIssue): string => {
+    const name = i.path.join('.');
+    const v = at(i.path);
+    if (i.code === 'invalid_type') {
+      const expected = EXPECTED_WORDS[i.expected] ?? `a ${i.expected}`;
+      if (i.path.length === 0) return `the file holds ${kindOf(v)}, not ${expected}`;
+      return v === undefined ? `${name} is missing (${expected})` : `${name} is ${valueText(v)}, not ${expected}`;
+    }
+    if (i.code === 'too_small' && typeof v === 'number') return `${name} is ${valueText(v)}, ${i.inclusive ? 'below' : 'not above'} ${String(i.minimum)}`;
+    if (i.code === 'too_big' && typeof v === 'number') return `${name} is ${valueText(v)}, ${i.inclusive ? 'above' : 'not below'} ${String(i.maximum)}`;
+    return `${name}: ${valueText(v)} (${i.message})`;
   };
-  const shown = issues.slice(0, 4).map((i) => `${i.path.join('.')}: ${value(at(i.path))} (${i.message})`);
+  const shown = issues.slice(0, 4).map(inWords);
   return `${shown.join('; ')}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ''}`;
+}
+
+/** How far a rate may sit from its counts ÷ the elapsed time: rounding to the last digit it gives, or 1 %, whichever is more. */
+function roundingAllowance(stated: number, expected: number): number {
+  const digits = /\.(\d+)$/.exec(String(stated))?.[1].length ?? 0;
+  return Math.max(String(stated).includes('e') ? 0 : 0.5 * 10 ** -digits, 0.01 * Math.abs(expected));
+}
+
+/**
+ * Why a reference-format file's rates cannot be trusted, or null. The reference writes its rates as
+ * counts ÷ `summary.elapsed_time` (avg_throughput_tokens_per_sec = total_tokens_generated ÷ it,
+ * requests_per_second = requests_completed ÷ it), and its files carry nothing else to check them by:
+ * an elapsed time of 0 with requests completed, or a rate that contradicts its counts beyond rounding,
+ * is a damaged or edited file whose numbers would pass for a measurement. (A kvbench file is checked
+ * by its own status and measured window.)
+ */
+function referenceRatesProblem(results: Record<string, unknown>): string | null {
+  const summary = typeof results.summary === 'object' && results.summary !== null ? (results.summary as Record<string, unknown>) : {};
+  const n = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const completed = n(results.requests_completed) ?? 0;
+  const elapsedS = n(summary.elapsed_time);
+  if (completed === 0 || elapsedS === undefined) return null;
+  const untrusted = 'not stored (a damaged or edited file)';
+  const tokPerS = n(summary.avg_throughput_tokens_per_sec);
+  if (elapsedS === 0) {
+    return `summary.elapsed_time is 0 s, yet the file completed ${completed} requests${tokPerS !== undefined ? ` and states ${tokPerS} tok/s` : ''}: no run takes no time, so its rates were not measured over its elapsed time; ${untrusted}`;
+  }
+  const checks = [
+    { key: 'avg_throughput_tokens_per_sec', stated: tokPerS, countKey: 'total_tokens_generated', count: n(results.total_tokens_generated) },
+    { key: 'requests_per_second', stated: n(summary.requests_per_second), countKey: 'requests_completed', count: completed },
+  ];
+  for (const c of checks) {
+    if (c.stated === undefined || c.count === undefined) continue;
+    const expected = c.count / elapsedS;
+    if (Math.abs(c.stated - expected) <= roundingAllowance(c.stated, expected)) continue;
+    return `summary.${c.key} is ${c.stated}, but ${c.countKey} ÷ summary.elapsed_time is ${c.count} ÷ ${elapsedS} s = ${Number(expected.toPrecision(4))}: the file contradicts itself; ${untrusted}`;
+  }
+  return null;
 }
 
 async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
@@ -181,7 +249,7 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   }
   const r = ResultsFileSchema.safeParse(json);
   if (!r.success) {
-    throw new Error(`not a kvbench or MLPerf KV-cache results file: ${z.prettifyError(r.error).split('\n').slice(0, 4).join('; ')}`);
+    throw new Error(`not a kvbench or MLPerf KV-cache results file: ${describeIssues(json, r.error.issues)}`);
   }
   const values = ResultsValuesSchema.safeParse(json);
   if (!values.success) throw new Error(`values no run can produce (a wrong type, a negative amount, a hit rate outside 0–1, a damaged histogram): ${describeIssues(json, values.error.issues)}`);
@@ -202,6 +270,8 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
   }
   const options = optionsFor(results, opts);
   const format = detectFormat(results);
+  const untrustedRates = format === 'kvbench' ? null : referenceRatesProblem(results);
+  if (untrustedRates !== null) throw new Error(untrustedRates);
   const { status, reason } = statusFromResults(results, format, typeof options.maxRequests === 'number' ? options.maxRequests : 0);
   const metrics = extractMetrics(results);
   // A failed run is kept as the record of a failure; a "complete" one that measured nothing is no trial.

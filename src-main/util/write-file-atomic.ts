@@ -121,6 +121,8 @@ export function outputFileProblem(file: string): string | null {
     }
   }
   if (statOrNull(target.path)?.isDirectory()) return cause('EISDIR');
+  // "out/" names a folder (one not made yet): writing would make a file of that name instead.
+  if (/[\\/]$/.test(file)) return `it ends in ${file.at(-1)}, so it names a folder, not a file`;
   const folder = statOrNull(dir);
   if (folder === null) return cause('ENOENT');
   if (!folder.isDirectory()) return cause('ENOTDIR');

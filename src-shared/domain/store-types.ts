@@ -59,6 +59,13 @@ const m = (key: string, label: string, unit: MetricUnit, better: MetricDefinitio
   Object.freeze({ key, label, unit, better, group, description });
 
 /**
+ * What total_read_bytes and total_write_bytes hold (docs/metrics.md "Bytes"), in the words every
+ * reader uses: their catalogue descriptions, the tier comparison's legend, the app's column tips.
+ */
+export const REQUEST_LEVEL_BYTES_TEXT =
+  'request-level KV bytes (hits read, entries written) on whichever tier served them; moves between tiers (demotions, promotions) left out, as the reference counts them';
+
+/**
  * Every per-trial metric the store keeps, in report order. Latency metrics are one trial's
  * percentile (from its HDR histogram); across trials reports give their median and P95, never a mean.
  */
@@ -100,8 +107,8 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('storage_write_p95_ms_per_mib', 'Storage write P95 per MiB', 'ms/MiB', 'lower', 'latency', 'Entry write latency ÷ its size, over entries of at least one I/O chunk (16 MiB by default; before kvbench 0.7.0 every entry) (kvbench only).'),
   m('decode_bytes_read', 'Decode bytes read', 'bytes', 'higher', 'bytes', 'Bytes read by decode steps (decode passes, multi-turn reloads, RAG chunks): the primary metric at CPU 0 GiB.'),
   m('prefill_bytes_written', 'Prefill bytes written', 'bytes', 'higher', 'bytes', 'Bytes written by prefill steps.'),
-  m('total_read_bytes', 'Total bytes read', 'bytes', 'higher', 'bytes', 'KV bytes read from all tiers (reference accounting).'),
-  m('total_write_bytes', 'Total bytes written', 'bytes', 'higher', 'bytes', 'KV bytes written to all tiers (reference accounting).'),
+  m('total_read_bytes', 'Total bytes read', 'bytes', 'higher', 'bytes', `The hits' bytes: ${REQUEST_LEVEL_BYTES_TEXT} (the per-tier bytes count the moves).`),
+  m('total_write_bytes', 'Total bytes written', 'bytes', 'higher', 'bytes', `The entries' bytes: ${REQUEST_LEVEL_BYTES_TEXT} (the per-tier bytes count the moves).`),
   m('gpu_read_bytes', 'GPU bytes read', 'bytes', null, 'bytes', 'Bytes read from the GPU tier (demotions included in kvbench results).'),
   m('gpu_write_bytes', 'GPU bytes written', 'bytes', null, 'bytes', 'Bytes written to the GPU tier.'),
   m('cpu_read_bytes', 'CPU bytes read', 'bytes', null, 'bytes', 'Bytes read from the CPU tier (demotions included in kvbench results).'),
@@ -222,6 +229,27 @@ export interface TrialHistogram {
   sumNs: number;
   /** HdrHistogram V2 compressed base64. */
   hdr: string;
+}
+
+/** A report group's aggregated trials that stored no latency histograms, and how many of them are imports of the reference's files (which keep none). */
+export interface TrialsWithoutHistograms {
+  trials: number;
+  referenceImports: number;
+}
+
+/** Over which of a group's `aggregated` trials its pooled latencies are: "the trials", or "1 of the 2 trials". */
+export const pooledOverText = (aggregated: number, w: TrialsWithoutHistograms): string => (w.trials === 0 ? 'the trials' : `${aggregated - w.trials} of the ${aggregated} trials`);
+
+/**
+ * Which of a group's trials stored no latency histograms, and why where kvbench knows (an import of
+ * the reference's results); null where every one did. The text report and the app say it alike.
+ */
+export function withoutHistogramsText(aggregated: number, w: TrialsWithoutHistograms): string | null {
+  if (w.trials === 0) return null;
+  const files = w.referenceImports === 1 ? 'a reference-format results file, which keeps none' : 'reference-format results files, which keep none';
+  const why = w.referenceImports === 0 ? '' : w.referenceImports === w.trials ? ` (imported from ${files})` : ` (${w.referenceImports} of them imported from ${files})`;
+  const which = w.trials < aggregated ? `${w.trials} of the ${aggregated} trials stored no` : aggregated === 1 ? 'the one trial stored no' : `none of the ${aggregated} trials stored`;
+  return `${which} latency histograms${why}`;
 }
 
 /**

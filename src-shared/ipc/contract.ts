@@ -201,6 +201,8 @@ export const ScenarioSummarySchema = z.object({
   pageCacheFlagged: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
+  /** The aggregated trials that stored no latency histograms (in no pooled latency), and how many are imports of the reference's files. */
+  withoutHistograms: z.object({ trials: count, referenceImports: count }),
 });
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
@@ -222,8 +224,24 @@ export const ScenarioReportSchema = z.object({
   scenarios: z.array(ScenarioSummarySchema),
 });
 
-/** measuredAt: when the probe behind the limits ran (ISO 8601), apart from source; readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. */
-export const ProbeLimitsSchema = z.object({ readBytesPerS: nnum, writeBytesPerS: nnum, memoryCopyBytesPerS: nnum, source: z.string(), measuredAt: z.string().nullable(), readNote: z.string().nullable() });
+/**
+ * source: where the drive's limits come from; measuredAt: when the drive probe behind them ran (ISO 8601), apart from source;
+ * readNote: why a probe that ran gave no read limit (its reads came from memory …); null otherwise. read/writeLimitFrom: whose
+ * each drive limit is (the probe's, or stated by the user); memoryCopySource and memoryCopyMeasuredAt: the memory copy's own
+ * (always a probe's), so a stated drive bandwidth never reads as the memory copy's source.
+ */
+export const ProbeLimitsSchema = z.object({
+  readBytesPerS: nnum,
+  writeBytesPerS: nnum,
+  memoryCopyBytesPerS: nnum,
+  source: z.string(),
+  measuredAt: z.string().nullable(),
+  readNote: z.string().nullable(),
+  readLimitFrom: z.enum(['probe', 'stated']),
+  writeLimitFrom: z.enum(['probe', 'stated']),
+  memoryCopySource: z.string(),
+  memoryCopyMeasuredAt: z.string().nullable(),
+});
 
 export const TierRowSchema = z.object({
   scenarioId: z.string(),

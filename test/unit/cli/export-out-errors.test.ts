@@ -60,3 +60,33 @@ describe('an export --out that cannot be written', () => {
     expect(fs.readdirSync(full)).toEqual(['filler']);
   });
 });
+
+describe('an --out without a file name and no --format (rev12-cli L9a)', () => {
+  it('a directory: said as such, not that --format is missing', async () => {
+    const dir = tempDir();
+    for (const out of [dir, `${dir}/`]) {
+      const e = await run(() => exportCommand(['--db', path.join(dir, 'no.db'), '--out', out]));
+      expect([e.code, e.stderr]).toEqual([1, `kvbench export: cannot write --out ${out}: ${out} is a directory\n`]);
+      const ep = await run(() => endpointCommand(['export', '--db', path.join(dir, 'no.db'), '--out', out]));
+      expect(ep.code).toBe(1);
+      expect(ep.stderr).toContain(`export: cannot write --out ${out}: ${out} is a directory`);
+    }
+  });
+
+  it('a folder that does not exist yet (ending in /): said that it names a folder, with or without --format', async () => {
+    const dir = tempDir();
+    const out = `${path.join(dir, 'new')}/`;
+    for (const format of [[], ['--format', 'csv']]) {
+      const e = await run(() => exportCommand(['--db', path.join(dir, 'no.db'), '--out', out, ...format]));
+      expect([e.code, e.stderr]).toEqual([1, `kvbench export: cannot write --out ${out}: it ends in /, so it names a folder, not a file\n`]);
+    }
+    expect(fs.existsSync(path.join(dir, 'new'))).toBe(false);
+  });
+
+  it('a file name without a known extension: --format is what is missing, as before', async () => {
+    const dir = tempDir();
+    const out = path.join(dir, 'export.txt');
+    const e = await run(() => exportCommand(['--db', path.join(dir, 'no.db'), '--out', out]));
+    expect([e.code, e.stderr]).toEqual([1, 'kvbench export: --format must be csv, xlsx, json (or use a .csv, .xlsx or .json file name)\n']);
+  });
+});

@@ -256,7 +256,7 @@ describe('scenario report', () => {
     ]);
     const text = formatScenarioReport(r);
     expect(text.match(/end_to_end: 1 trial's histogram does not decode \(damaged in the database\): left out of these percentiles/g)).toHaveLength(2);
-    expect(text).toMatch(/end_to_end +0 +— +— +—/);
+    expect(text).toMatch(/end_to_end +0 +0 +— +— +—/); // 0 trials pooled, 0 samples
   });
 });
 

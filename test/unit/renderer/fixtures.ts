@@ -197,12 +197,13 @@ export function report(): ResponseOf<'report.build'> {
             { metric: METRIC_BY_KEY.peak_rss_bytes, aggregate: agg(1e9, 1.1e9, 0.01) },
           ],
           pooled: [{ name: 'end_to_end', trials: 3, damagedTrials: 0, count: 900, p50Ms: 10, p95Ms: 20, p99Ms: 30 }],
+          withoutHistograms: { trials: 0, referenceImports: 0 },
         },
       ],
     },
     tiers: {
       baseline: 'storage-only',
-      probe: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', measuredAt: null, readNote: null },
+      probe: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', measuredAt: null, readNote: null, readLimitFrom: 'probe', writeLimitFrom: 'probe', memoryCopySource: 'kvbench memory-copy probe (one thread)', memoryCopyMeasuredAt: null },
       notes: [],
       rows: [
         {
@@ -210,7 +211,7 @@ export function report(): ResponseOf<'report.build'> {
           speedupStorageMetric: 1, baselineNote: null, speedupBaselineUsers: null, gpuReadP95Ms: null, cpuReadP95Ms: 0.5, storageReadP95Ms: 4.25, storageWriteP95Ms: 6, bytesRead: 5e10, bytesWritten: 2e10, storageReadBytesPerS: 2.5e9,
           storageWriteBytesPerS: 1e9, storageReadEfficiency: 0.357, storageWriteEfficiency: 0.2, cpuReadEfficiency: null,
           storageReadEfficiencyNote: null, storageWriteEfficiencyNote: null, cpuReadEfficiencyNote: 'no memory-copy probe',
-          limits: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', measuredAt: null, readNote: null },
+          limits: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', measuredAt: null, readNote: null, readLimitFrom: 'probe', writeLimitFrom: 'probe', memoryCopySource: 'kvbench memory-copy probe (one thread)', memoryCopyMeasuredAt: null },
         },
       ],
       includeIncomplete: false,

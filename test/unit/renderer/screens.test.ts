@@ -555,7 +555,7 @@ describe('report', () => {
       const read = r.stated?.readBytesPerS ?? null;
       if (read === null) return base;
       if (!r.selection.suiteIds) return { error: { code: 'VALIDATION', message: 'a stated bandwidth describes one drive, and this selection spans several systems or drives' } };
-      const limits = { ...base.tiers.probe, readBytesPerS: read, source: `stated by the user (read ${(read / 1e9).toFixed(2)} GB/s); the other direction: kvbench probe of Vendor X` };
+      const limits = { ...base.tiers.probe, readBytesPerS: read, readLimitFrom: 'stated' as const, source: `stated by the user (read ${(read / 1e9).toFixed(2)} GB/s); the other direction: kvbench probe of Vendor X` };
       const row = { ...base.tiers.rows[0], storageReadEfficiency: base.tiers.rows[0].storageReadBytesPerS! / read, limits };
       return { ...base, tiers: { ...base.tiers, probe: limits, rows: [row] } };
     };
