@@ -24,6 +24,9 @@ function whatCreatesOne(command: string): string {
   return command.startsWith('endpoint ') ? 'kvbench endpoint run creates one' : 'a suite or an import creates one';
 }
 
+/** Where the CLI's user finds the suites a missing --suite might be (requireSuites). */
+export const SUITES_WHERE_TO_LOOK = 'see kvbench history --suites';
+
 /**
  * How long a command that only reads waits for the write lock its open wants (to mark dead runners'
  * trials aborted, or to migrate) before it reads without: in WAL mode a reader never waits for a
