@@ -1,6 +1,6 @@
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { DEFAULT_BUSY_TIMEOUT_MS } from '../store/open-store.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, openEmptyStore } from '../store/open-store.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { backfillNotice, openStoreAndRecover } from '../suite/services.ts';
@@ -8,15 +8,20 @@ import { statOrNull } from '../util/stat-or-null.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
 
 /**
- * Why a command that only reads what is stored refuses `dbPath`, or null. An explicit `--db` naming no
- * file is a typo, not a request for a new empty database; a zero-byte file is SQLite's empty database,
- * and opening it read-write would make whatever file it was pointed at kvbench's.
+ * Why a command that only reads what is stored refuses `dbPath`, or null; `missing` where no file is
+ * there and no --db named it. An explicit `--db` naming no file is a typo, not a request for a new
+ * empty database; a zero-byte file is SQLite's empty database, and opening it read-write would make
+ * whatever file it was pointed at kvbench's.
  */
-function refusedForReading(command: string, dbFlag: string | undefined, dbPath: string): string | null {
+function refusedForReading(command: string, dbFlag: string | undefined, dbPath: string): { why: string; missing: boolean } | null {
   const st = statOrNull(dbPath);
   const creator = whatCreatesOne(command);
-  if (!st) return dbFlag ? `no database at ${dbPath} (${creator}; --db must name an existing file here)` : null;
-  return st.isFile() && st.size === 0 ? `${dbPath} is empty, not a kvbench database (${creator})` : null;
+  if (!st) {
+    return dbFlag
+      ? { why: `no database at ${dbPath} (${creator}; --db must name an existing file here)`, missing: false }
+      : { why: `no kvbench database at ${dbPath} yet (${creator}; --db or KVBENCH_DB names another)`, missing: true };
+  }
+  return st.isFile() && st.size === 0 ? { why: `${dbPath} is empty, not a kvbench database (${creator})`, missing: false } : null;
 }
 
 /** What stores what `command` reads, for its refusal to say: endpoint runs come only from `kvbench endpoint run` (import takes suite results). */
@@ -48,21 +53,38 @@ export function backfillOnStderr(command: string): ReturnType<typeof backfillNot
  * `fn` read (Store.unreadable) are said on stderr after it, and its 0 becomes 3. `readOnly` commands
  * (history, report, export) also refuse an explicit `--db` naming no file: that is a typo, and
  * opening it would create an empty database there; and an empty file, which opening would migrate
- * into one. They open read-write only to recover and migrate; where that is refused (read-only
+ * into one. Nor do they create the default database where it does not exist yet: they say so, and
+ * a `listing` lists nothing. They open read-write only to recover and migrate; where that is refused (read-only
  * media, a full disk, an upgrade that could not be made) or the write lock stays taken (another
  * process is writing), they read read-only.
  */
 export async function withCommandStore(
   command: string,
   dbFlag: string | undefined,
-  opts: { readOnly: boolean; /** A command that writes only what is stored already (a delete): refused as reading ones are. */ mustExist?: boolean },
+  opts: {
+    readOnly: boolean;
+    /** A command that writes only what is stored already (a delete): refused as reading ones are. */
+    mustExist?: boolean;
+    /**
+     * A listing (history, endpoint list): where the default database ($KVBENCH_DB, else the data
+     * directory) does not exist yet, it lists what a new one holds, nothing, after saying so (exit 0);
+     * the other readers refuse there (1). Neither creates it.
+     */
+    listing?: boolean;
+  },
   fn: (store: Store) => Promise<number> | number,
 ): Promise<number> {
   const dbPath = resolveDatabasePath(dbFlag);
   const refused = opts.readOnly || opts.mustExist ? refusedForReading(command, dbFlag, dbPath) : null;
   if (refused !== null) {
-    process.stderr.write(`kvbench ${command}: ${refused}\n`);
-    return 1;
+    process.stderr.write(`kvbench ${command}: ${refused.why}\n`);
+    if (!(refused.missing && opts.listing && opts.readOnly)) return 1;
+    const empty = openEmptyStore(dbPath);
+    try {
+      return await fn(empty);
+    } finally {
+      empty.close();
+    }
   }
   let store: Store;
   try {

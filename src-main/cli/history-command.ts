@@ -116,7 +116,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench history: ${errors.join('; ')}\n`);
     return 1;
   }
-  return withCommandStore('history', a.db, { readOnly: true }, async (store) => {
+  return withCommandStore('history', a.db, { readOnly: true, listing: true }, async (store) => {
     try {
       if (a.systems) {
         const systems = store.listSystems();

@@ -405,4 +405,21 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
   return store;
 }
 
+/**
+ * An empty store of the latest schema, in memory, under the name `file` (for its messages): what a
+ * command that only lists reads where no database exists yet, answering as a new one would without
+ * creating the file (which a later "which database has my trials?" would find, empty, looking real).
+ */
+export function openEmptyStore(file: string, opts: Pick<OpenStoreOptions, 'migrations'> = {}): Store {
+  const db = openDatabase(':memory:');
+  try {
+    db.pragma('foreign_keys = ON');
+    migrate(db, path.resolve(file), 0, opts.migrations ?? MIGRATIONS);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return new Store(db, path.resolve(file), true);
+}
+
 export { LATEST_SCHEMA_VERSION };
