@@ -1,6 +1,6 @@
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { DEFAULT_BUSY_TIMEOUT_MS, openEmptyStore } from '../store/open-store.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, openDamagedStore, openEmptyStore, type DamagedStore } from '../store/open-store.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { backfillNotice, openStoreAndRecover } from '../suite/services.ts';
@@ -38,6 +38,17 @@ export const SUITES_WHERE_TO_LOOK = 'see kvbench history --suites';
  * writer, so a long import or a suite in another process must not stop `history` or `report`.
  */
 export const READER_LOCK_WAIT_MS = 250;
+
+/** Said before a command reads a damaged database's readable rows (openDamagedStore). */
+function damagedDatabaseWarning({ store, damage, allPlaced }: DamagedStore): string {
+  const read =
+    store.unreadable.length > 0
+      ? 'some stored rows could not be (each is said below), so what follows may be incomplete'
+      : allPlaced
+        ? 'every stored row could be read (the damage lies in an index or in unused pages)'
+        : 'every row it found could be read, but SQLite could not say where all the damage lies: what follows may be incomplete';
+  return `${store.path} is damaged (${damage}). Reading it read-only, as far as it can be read: ${read}. kvbench writes nothing to it, and a suite or an import refuses it: restore a backup or move it away.`;
+}
 
 /** Why a read-write open failed where a command that only reads still reads read-only. */
 const READ_ANYWAY: readonly StoreErrorCode[] = ['DB_READ_ONLY', 'DB_BUSY', 'DB_WRITE_FAILED', 'DB_MIGRATION_FAILED'];
@@ -87,6 +98,7 @@ export async function withCommandStore(
     }
   }
   let store: Store;
+  let damaged = false;
   try {
     ({ store } = await openStoreAndRecover(dbPath, { ...(opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS } : {}), onBackfill: backfillOnStderr(command) }));
     // Opened: the short wait was for the write lock only; reads wait as long as any open.
@@ -96,10 +108,19 @@ export async function withCommandStore(
     // full disk, or one whose upgrade could not be made (no room for the copy taken first) can still
     // be read: without the recovery of dead runners' trials, which would write, and as it is where its
     // schema is readable without the upgrade.
+    // A damaged one (quick_check fails) is read as far as it can be, from a copy of what is readable.
     const readOnly = opts.readOnly && err instanceof StoreError && READ_ANYWAY.includes(err.code);
     try {
-      if (!readOnly) throw err;
-      ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));
+      if (opts.readOnly && err instanceof StoreError && err.code === 'DB_CORRUPT') {
+        const salvaged = openDamagedStore(dbPath);
+        if (salvaged === null) throw err;
+        store = salvaged.store;
+        damaged = true;
+        process.stderr.write(`kvbench ${command}: ${damagedDatabaseWarning(salvaged)}\n`);
+      } else {
+        if (!readOnly) throw err;
+        ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));
+      }
     } catch (err2) {
       // A schema that needs the upgrade to be read: why the upgrade failed is what the user can act on.
       const shown = err2 instanceof StoreError && err2.code === 'DB_MIGRATION_FAILED' && err instanceof StoreError ? err : err2;
@@ -109,9 +130,10 @@ export async function withCommandStore(
   }
   try {
     const code = await fn(store);
-    // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3).
+    // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3),
+    // as is all that was read from a damaged database.
     for (const m of store.unreadable) process.stderr.write(`kvbench ${command}: ${m}\n`);
-    return code === 0 && store.unreadable.length > 0 ? EXIT_PARTIAL : code;
+    return code === 0 && (damaged || store.unreadable.length > 0) ? EXIT_PARTIAL : code;
   } finally {
     store.close();
   }
