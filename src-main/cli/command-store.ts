@@ -1,6 +1,6 @@
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { DEFAULT_BUSY_TIMEOUT_MS } from '../store/open-store.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, openDamagedStore, openEmptyStore, type DamagedStore } from '../store/open-store.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { backfillNotice, openStoreAndRecover } from '../suite/services.ts';
@@ -8,15 +8,20 @@ import { statOrNull } from '../util/stat-or-null.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
 
 /**
- * Why a command that only reads what is stored refuses `dbPath`, or null. An explicit `--db` naming no
- * file is a typo, not a request for a new empty database; a zero-byte file is SQLite's empty database,
- * and opening it read-write would make whatever file it was pointed at kvbench's.
+ * Why a command that only reads what is stored refuses `dbPath`, or null; `missing` where no file is
+ * there and no --db named it. An explicit `--db` naming no file is a typo, not a request for a new
+ * empty database; a zero-byte file is SQLite's empty database, and opening it read-write would make
+ * whatever file it was pointed at kvbench's.
  */
-function refusedForReading(command: string, dbFlag: string | undefined, dbPath: string): string | null {
+function refusedForReading(command: string, dbFlag: string | undefined, dbPath: string): { why: string; missing: boolean } | null {
   const st = statOrNull(dbPath);
   const creator = whatCreatesOne(command);
-  if (!st) return dbFlag ? `no database at ${dbPath} (${creator}; --db must name an existing file here)` : null;
-  return st.isFile() && st.size === 0 ? `${dbPath} is empty, not a kvbench database (${creator})` : null;
+  if (!st) {
+    return dbFlag
+      ? { why: `no database at ${dbPath} (${creator}; --db must name an existing file here)`, missing: false }
+      : { why: `no kvbench database at ${dbPath} yet (${creator}; --db or KVBENCH_DB names another)`, missing: true };
+  }
+  return st.isFile() && st.size === 0 ? { why: `${dbPath} is empty, not a kvbench database (${creator})`, missing: false } : null;
 }
 
 /** What stores what `command` reads, for its refusal to say: endpoint runs come only from `kvbench endpoint run` (import takes suite results). */
@@ -24,12 +29,26 @@ function whatCreatesOne(command: string): string {
   return command.startsWith('endpoint ') ? 'kvbench endpoint run creates one' : 'a suite or an import creates one';
 }
 
+/** Where the CLI's user finds the suites a missing --suite might be (requireSuites). */
+export const SUITES_WHERE_TO_LOOK = 'see kvbench history --suites';
+
 /**
  * How long a command that only reads waits for the write lock its open wants (to mark dead runners'
  * trials aborted, or to migrate) before it reads without: in WAL mode a reader never waits for a
  * writer, so a long import or a suite in another process must not stop `history` or `report`.
  */
 export const READER_LOCK_WAIT_MS = 250;
+
+/** Said before a command reads a damaged database's readable rows (openDamagedStore). */
+function damagedDatabaseWarning({ store, damage, allPlaced }: DamagedStore): string {
+  const read =
+    store.unreadable.length > 0
+      ? 'some stored rows could not be (each is said below), so what follows may be incomplete'
+      : allPlaced
+        ? 'every stored row could be read (the damage lies in an index or in unused pages)'
+        : 'every row it found could be read, but SQLite could not say where all the damage lies: what follows may be incomplete';
+  return `${store.path} is damaged (${damage}). Reading it read-only, as far as it can be read: ${read}. kvbench writes nothing to it, and a suite or an import refuses it: restore a backup or move it away.`;
+}
 
 /** Why a read-write open failed where a command that only reads still reads read-only. */
 const READ_ANYWAY: readonly StoreErrorCode[] = ['DB_READ_ONLY', 'DB_BUSY', 'DB_WRITE_FAILED', 'DB_MIGRATION_FAILED'];
@@ -45,23 +64,41 @@ export function backfillOnStderr(command: string): ReturnType<typeof backfillNot
  * `fn` read (Store.unreadable) are said on stderr after it, and its 0 becomes 3. `readOnly` commands
  * (history, report, export) also refuse an explicit `--db` naming no file: that is a typo, and
  * opening it would create an empty database there; and an empty file, which opening would migrate
- * into one. They open read-write only to recover and migrate; where that is refused (read-only
+ * into one. Nor do they create the default database where it does not exist yet: they say so, and
+ * a `listing` lists nothing. They open read-write only to recover and migrate; where that is refused (read-only
  * media, a full disk, an upgrade that could not be made) or the write lock stays taken (another
  * process is writing), they read read-only.
  */
 export async function withCommandStore(
   command: string,
   dbFlag: string | undefined,
-  opts: { readOnly: boolean; /** A command that writes only what is stored already (a delete): refused as reading ones are. */ mustExist?: boolean },
+  opts: {
+    readOnly: boolean;
+    /** A command that writes only what is stored already (a delete): refused as reading ones are. */
+    mustExist?: boolean;
+    /**
+     * A listing (history, endpoint list): where the default database ($KVBENCH_DB, else the data
+     * directory) does not exist yet, it lists what a new one holds, nothing, after saying so (exit 0);
+     * the other readers refuse there (1). Neither creates it.
+     */
+    listing?: boolean;
+  },
   fn: (store: Store) => Promise<number> | number,
 ): Promise<number> {
   const dbPath = resolveDatabasePath(dbFlag);
   const refused = opts.readOnly || opts.mustExist ? refusedForReading(command, dbFlag, dbPath) : null;
   if (refused !== null) {
-    process.stderr.write(`kvbench ${command}: ${refused}\n`);
-    return 1;
+    process.stderr.write(`kvbench ${command}: ${refused.why}\n`);
+    if (!(refused.missing && opts.listing && opts.readOnly)) return 1;
+    const empty = openEmptyStore(dbPath);
+    try {
+      return await fn(empty);
+    } finally {
+      empty.close();
+    }
   }
   let store: Store;
+  let damaged = false;
   try {
     ({ store } = await openStoreAndRecover(dbPath, { ...(opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS } : {}), onBackfill: backfillOnStderr(command) }));
     // Opened: the short wait was for the write lock only; reads wait as long as any open.
@@ -71,10 +108,19 @@ export async function withCommandStore(
     // full disk, or one whose upgrade could not be made (no room for the copy taken first) can still
     // be read: without the recovery of dead runners' trials, which would write, and as it is where its
     // schema is readable without the upgrade.
+    // A damaged one (quick_check fails) is read as far as it can be, from a copy of what is readable.
     const readOnly = opts.readOnly && err instanceof StoreError && READ_ANYWAY.includes(err.code);
     try {
-      if (!readOnly) throw err;
-      ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));
+      if (opts.readOnly && err instanceof StoreError && err.code === 'DB_CORRUPT') {
+        const salvaged = openDamagedStore(dbPath);
+        if (salvaged === null) throw err;
+        store = salvaged.store;
+        damaged = true;
+        process.stderr.write(`kvbench ${command}: ${damagedDatabaseWarning(salvaged)}\n`);
+      } else {
+        if (!readOnly) throw err;
+        ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));
+      }
     } catch (err2) {
       // A schema that needs the upgrade to be read: why the upgrade failed is what the user can act on.
       const shown = err2 instanceof StoreError && err2.code === 'DB_MIGRATION_FAILED' && err instanceof StoreError ? err : err2;
@@ -84,9 +130,10 @@ export async function withCommandStore(
   }
   try {
     const code = await fn(store);
-    // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3).
+    // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3),
+    // as is all that was read from a damaged database.
     for (const m of store.unreadable) process.stderr.write(`kvbench ${command}: ${m}\n`);
-    return code === 0 && store.unreadable.length > 0 ? EXIT_PARTIAL : code;
+    return code === 0 && (damaged || store.unreadable.length > 0) ? EXIT_PARTIAL : code;
   } finally {
     store.close();
   }

@@ -122,7 +122,7 @@ async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, s
  * of silently creating an empty database there and reporting that nothing is stored.
  */
 function withReadStore(sub: string, dbFlag: string | undefined, fn: (s: EndpointStore) => Promise<number> | number): Promise<number> {
-  return withCommandStore(`endpoint ${sub}`, dbFlag, { readOnly: true }, (store) => fn(new EndpointStore(store)));
+  return withCommandStore(`endpoint ${sub}`, dbFlag, { readOnly: true, listing: sub === 'list' }, (store) => fn(new EndpointStore(store)));
 }
 
 const PREFLIGHT_TIMEOUT_MS = 15_000;

@@ -1,6 +1,6 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { withCommandStore } from './command-store.ts';
+import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { buildExportModel } from '../export/export-model.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
@@ -106,7 +106,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
         includeIncomplete: a['include-incomplete'],
         excludeFlagged: a['exclude-flagged'],
         stated,
-        whereToLook: 'see kvbench history --suites',
+        whereToLook: SUITES_WHERE_TO_LOOK,
       });
     } catch (err) {
       process.stderr.write(`kvbench export: ${(err as Error).message}\n`);

@@ -1,9 +1,10 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import { withCommandStore } from './command-store.ts';
+import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { cautionsOf, ramBackingText } from '../export/report-model.ts';
 import { suiteOutcome, type TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { requireSuites } from '../export/export-model.ts';
 import { resolveSelection, selectionFromFlags } from '../export/selection.ts';
 import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
@@ -115,7 +116,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench history: ${errors.join('; ')}\n`);
     return 1;
   }
-  return withCommandStore('history', a.db, { readOnly: true }, async (store) => {
+  return withCommandStore('history', a.db, { readOnly: true, listing: true }, async (store) => {
     try {
       if (a.systems) {
         const systems = store.listSystems();
@@ -161,6 +162,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
         if ([...flagged.values()].some((n) => n > 0)) process.stdout.write(flagLegend('how many of its trials'));
         return 0;
       }
+      requireSuites(store, suiteIds, SUITES_WHERE_TO_LOOK);
       const filter = resolveSelection(store, {
         ...selectionFromFlags(a, suiteIds),
         ...(limit > 0 ? { limit } : {}),

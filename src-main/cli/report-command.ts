@@ -127,7 +127,8 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   return withCommandStore('report', a.db, { readOnly: true }, async (store) => {
     try {
-      const scenarioIds = splitList(a.scenario);
+      // Checked as history and export check them: an unknown id is refused, not an empty report.
+      const { scenarioIds } = resolveSelection(store, { scenarioIds: splitList(a.scenario) });
       if (a.compare) {
         const [refA, refB] = parsed.positionals;
         const sides = comparisonSides(store, kind, refA, refB, { scenarioIds, suiteLabel: labelFilter?.[0] });

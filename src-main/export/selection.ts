@@ -1,5 +1,6 @@
 // Which trials a report, history listing or export covers: one selection model shared by the CLI
 // and (next) the app, resolved against the store.
+import { IMPORTED_SCENARIO_ID, MULTI_HOST_SCENARIO_ID, SCENARIO_IDS } from '../../src-shared/domain/scenarios.ts';
 import { TRIAL_ROW_STATUSES, type ComparisonKind, type TrialFilter, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
@@ -43,17 +44,32 @@ export function resolveSelection(store: Store, s: Selection): TrialFilter {
   if (s.systems?.length) f.systemIds = s.systems.map((r) => store.resolveSystem(r).id);
   if (s.drives?.length) f.driveIds = s.drives.map((r) => store.resolveDrive(r).id);
   if (s.suiteLabels?.length) f.suiteLabels = s.suiteLabels.map((l) => store.resolveSuiteLabel(l));
-  if (s.scenarioIds?.length) f.scenarioIds = s.scenarioIds;
-  if (s.statuses?.length) {
-    const bad = s.statuses.filter((x) => !(TRIAL_ROW_STATUSES as readonly string[]).includes(x));
-    if (bad.length > 0) throw new StoreError('VALIDATION', `unknown status(es): ${bad.join(', ')} (choose from ${TRIAL_ROW_STATUSES.join(', ')})`);
-    f.statuses = s.statuses as TrialRowStatus[];
-  }
+  if (s.scenarioIds?.length) f.scenarioIds = knownScenarios(store, s.scenarioIds);
+  if (s.statuses?.length) f.statuses = knownChoices('status(es)', s.statuses, TRIAL_ROW_STATUSES) as TrialRowStatus[];
   if (s.model) f.model = s.model;
   if (s.since) f.since = isoDate(s.since, '--since');
   if (s.until) f.until = isoDate(s.until, '--until');
   if (s.limit !== undefined) f.limit = s.limit;
   return f;
+}
+
+/** `given`, each one of `choices`; else a VALIDATION error naming the others and the choices ("unknown status(es): x (choose from …)"). */
+function knownChoices(what: string, given: readonly string[], choices: readonly string[]): string[] {
+  const bad = given.filter((x) => !choices.includes(x));
+  if (bad.length > 0) throw new StoreError('VALIDATION', `unknown ${what}: ${bad.join(', ')} (choose from ${choices.join(', ')})`);
+  return [...given];
+}
+
+/**
+ * Scenario ids a filter may name: the built-in ones, those imports file trials under (even before
+ * any is stored), and any stored (a lab's own, from another tool): a typo selects nothing without a
+ * word otherwise, and an export of it is a header-only file.
+ */
+function knownScenarios(store: Store, given: readonly string[]): string[] {
+  const builtIn: readonly string[] = [...SCENARIO_IDS, IMPORTED_SCENARIO_ID, MULTI_HOST_SCENARIO_ID];
+  if (given.every((id) => builtIn.includes(id))) return [...given];
+  const stored = store.trialFacets().scenarioIds.filter((id) => !builtIn.includes(id));
+  return knownChoices('scenario(s)', given, [...builtIn, ...stored]);
 }
 
 /** The filter flags history and export share (--suite, --system, --drive, --label, --scenario, --status, --model, --since, --until). */

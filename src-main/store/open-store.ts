@@ -22,6 +22,7 @@ import { createDatabaseFile } from './database-file.ts';
 import { freeBytesIn, isNoRoomError, mib, noRoomError } from './disk-full.ts';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
+import { placeDamage, salvageRows, unreadableDatabase } from './salvage.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
 
@@ -101,6 +102,12 @@ function isReadOnlyError(err: unknown): boolean {
   return code !== null && (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN'));
 }
 
+/** SQLite found the file damaged (or could not read it from the disk) where it read it. */
+function isDamageError(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code !== null && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR'));
+}
+
 const why = (err: unknown): string => `${sqliteCode(err) ?? 'error'}: ${(err as Error).message}`;
 
 /**
@@ -109,10 +116,19 @@ const why = (err: unknown): string => `${sqliteCode(err) ?? 'error'}: ${(err as 
  * room for it (a full disk), the file is opened immutable instead — safe only when no -wal file
  * holds changes the file lacks, so with one that does, this says what to do rather than show stale data.
  */
-function openForReading(file: string, choose: string, timeout?: number): Database {
+function openForReading(file: string, choose: string, timeout?: number, damaged = false): Database {
+  // A damaged database's schema may name pages it no longer has (a truncated file), which SQLite
+  // refuses when it loads the schema, unless the schema is "writable" (a connection flag; this one
+  // cannot write): then it loads what it can, and each table reads as far as it can be read.
+  const tolerate = (db: Database): void => {
+    if (!damaged) return;
+    db.unsafeMode(true); // better-sqlite3 opens defensive, which refuses writable_schema
+    db.pragma('writable_schema = ON');
+  };
   let db: Database | undefined;
   try {
     db = openDatabase(file, { readonly: true, fileMustExist: true, ...(timeout !== undefined ? { timeout } : {}) });
+    tolerate(db);
     db.pragma('schema_version'); // SQLite opens the file (and the -shm) lazily: fail here, not later
     return db;
   } catch (err) {
@@ -139,6 +155,7 @@ function openForReading(file: string, choose: string, timeout?: number): Databas
     // open uses neither, and only SQLite may remove them (see releaseCreatedCompanions; the store's close tries).
     const immutable = openImmutable(file);
     try {
+      tolerate(immutable);
       immutable.pragma('schema_version');
       return immutable;
     } catch (again) {
@@ -187,6 +204,13 @@ function inspectExisting(file: string, latest: number, choose: string): number {
   }
 }
 
+/** What PRAGMA quick_check finds wrong (its first three findings), or null; throws where it cannot even run (SQLITE_CORRUPT). */
+function quickCheckProblems(db: Database): string | null {
+  const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+  const problems = check.map((r) => r.quick_check).filter((s) => s !== 'ok');
+  return problems.length === 0 ? null : `${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ' …' : ''}`;
+}
+
 function inspectExistingFile(file: string, latest: number, choose: string): number {
   const fd = fs.openSync(file, 'r');
   let header: Buffer;
@@ -207,14 +231,8 @@ function inspectExistingFile(file: string, latest: number, choose: string): numb
   let db: Database | undefined;
   try {
     db = openForReading(file, choose);
-    const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
-    const problems = check.map((r) => r.quick_check).filter((s) => s !== 'ok');
-    if (problems.length > 0) {
-      throw new StoreError(
-        'DB_CORRUPT',
-        `${file} is damaged (SQLite quick_check: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ' …' : ''}). kvbench will not write to it: restore a backup or move it away.`,
-      );
-    }
+    const problems = quickCheckProblems(db);
+    if (problems !== null) throw new StoreError('DB_CORRUPT', `${file} is damaged (SQLite quick_check: ${problems}). kvbench will not write to it: restore a backup or move it away.`);
     const appId = Number(db.pragma('application_id', { simple: true }));
     const version = Number(db.pragma('user_version', { simple: true }));
     if (appId !== APPLICATION_ID) {
@@ -274,14 +292,15 @@ function backupBeforeMigration(db: Database, file: string, from: number): string
   }
 }
 
-function migrate(db: Database, file: string, from: number, migrations: readonly Migration[]): void {
+/** Runs the pending migrations in one transaction; a file's copy is taken first unless `copyFirst` is false (a database in memory). */
+function migrate(db: Database, file: string, from: number, migrations: readonly Migration[], copyFirst = true): void {
   const pending = migrations.filter((m) => m.version > from);
   if (pending.length === 0) return;
   let backup: string | null = null;
   const latest = pending[pending.length - 1].version;
   let current = from;
   try {
-    if (from > 0) backup = backupBeforeMigration(db, file, from);
+    if (from > 0 && copyFirst) backup = backupBeforeMigration(db, file, from);
     db.exec('BEGIN IMMEDIATE');
     try {
       // Another process may have migrated while this one waited for the lock.
@@ -429,6 +448,94 @@ function* fillAfterOpen(store: Store, opts: OpenStoreOptions): Generator<void, v
       store.close();
       throw err;
     }
+  }
+}
+
+/**
+ * An empty store of the latest schema, in memory, under the name `file` (for its messages): what a
+ * command that only lists reads where no database exists yet, answering as a new one would without
+ * creating the file (which a later "which database has my trials?" would find, empty, looking real).
+ */
+export function openEmptyStore(file: string, opts: Pick<OpenStoreOptions, 'migrations'> = {}): Store {
+  const db = openDatabase(':memory:');
+  try {
+    db.pragma('foreign_keys = ON');
+    migrate(db, path.resolve(file), 0, opts.migrations ?? MIGRATIONS);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return new Store(db, path.resolve(file), true);
+}
+
+/** What a damaged database still holds (openDamagedStore). */
+export interface DamagedStore {
+  /** Its readable rows, copied into memory; `store.unreadable` says each row (or range) that could not be read. */
+  store: Store;
+  /** What SQLite found ("SQLite quick_check: …", or the error a read met). */
+  damage: string;
+  /** Every finding of quick_check is placed (a row left out, an index, unused pages): what could be read is sound. */
+  allPlaced: boolean;
+}
+
+/** How many findings of quick_check are placed (salvage's placeDamage) at most: each is a page kvbench reads. */
+const QUICK_CHECK_FINDINGS = 1000;
+
+/**
+ * What a damaged kvbench database (PRAGMA quick_check fails) still holds, for the commands that only
+ * read (openStore refuses it: DB_CORRUPT): its rows copied into a store in memory as far as they can
+ * be read (salvageRows), leaving out those whose bytes quick_check places on damaged pages; the file
+ * is only read. Null where the file is not one to read this way (not SQLite, another application's,
+ * a newer kvbench's): openStore's refusal says what it is. Throws DB_CORRUPT where nothing can be
+ * read (its schema lies on a damaged page).
+ */
+export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> = {}): DamagedStore | null {
+  const abs = path.resolve(file);
+  const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = fs.openSync(abs, 'r');
+  try {
+    if (fs.readSync(fd, header, 0, header.length, 0) < header.length || !header.equals(SQLITE_HEADER)) return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+  const existedBefore = { '-wal': fs.existsSync(`${abs}-wal`), '-shm': fs.existsSync(`${abs}-shm`) };
+  let src: Database | undefined;
+  let copy: Database | undefined;
+  try {
+    src = openForReading(abs, choose, undefined, true);
+    const version = Number(src.pragma('user_version', { simple: true }));
+    if (Number(src.pragma('application_id', { simple: true })) !== APPLICATION_ID || version > LATEST_SCHEMA_VERSION || version < 1) return null;
+    let findings: string[] | null;
+    try {
+      findings = (src.prepare(`PRAGMA quick_check(${QUICK_CHECK_FINDINGS})`).all() as { quick_check: string }[])
+        .flatMap((r) => r.quick_check.split('\n'))
+        .filter((line) => line !== 'ok' && !/^\*\*\* in database /.test(line));
+    } catch (err) {
+      if (!isDamageError(err)) throw err;
+      findings = null; // the check itself stops at a page it cannot read: nothing is placed
+    }
+    const damage = findings === null || findings.length === 0 ? 'SQLite: database disk image is malformed' : `SQLite quick_check: ${findings.slice(0, 3).join('; ')}${findings.length > 3 ? ' …' : ''}`;
+    const walHoldsChanges = (fs.statSync(`${abs}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0;
+    const placed = placeDamage(src, abs, findings, walHoldsChanges);
+    copy = openDatabase(':memory:');
+    copy.pragma('foreign_keys = OFF'); // rows whose parent could not be read are copied, and said (salvageRows)
+    migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
+    const lost = salvageRows(src, copy, abs, placed.suspects);
+    migrate(copy, abs, version, MIGRATIONS, false);
+    copy.pragma('foreign_keys = ON');
+    const store = new Store(copy, abs, true);
+    store.unreadable.push(...lost);
+    copy = undefined;
+    return { store, damage, allPlaced: placed.allPlaced };
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    if (isDamageError(err)) throw unreadableDatabase(abs, why(err));
+    throw err;
+  } finally {
+    copy?.close();
+    src?.close();
+    releaseCreatedCompanions(abs, existedBefore);
   }
 }
 

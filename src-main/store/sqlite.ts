@@ -33,6 +33,8 @@ export interface Database {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   transaction<A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) & { immediate: (...args: A) => R };
   backup(destination: string): Promise<unknown>;
+  /** Lifts SQLITE_DBCONFIG_DEFENSIVE, which also forbids PRAGMA writable_schema (openForReading of a damaged file). */
+  unsafeMode(on?: boolean): this;
   close(): this;
 }
 
