@@ -1411,6 +1411,43 @@ describe('settings and the shell', () => {
     expect(w.get('[role=alert]').text()).toContain('/etc/passwd is not a SQLite database');
   });
 
+  it('says a refused path under its own field, and marks the field', async () => {
+    const refusals: Record<string, string> = {
+      'relative.db': 'the database must be an absolute path (starting with /): relative.db would be taken relative to the folder kvbench was started in',
+      '/etc': 'the default cache directory cannot be a system directory: /etc',
+    };
+    installFakeApi({
+      'app.info': () => appInfo(),
+      'settings.update': (r) => {
+        const refused = refusals[r.databasePath ?? ''] ?? refusals[r.defaultCacheDir ?? ''];
+        return refused ? { error: { code: 'VALIDATION', message: refused } } : { ...SETTINGS, ...r };
+      },
+    });
+    await useAppStore().load();
+    const w = mountIt(SettingsView);
+    await flush();
+    const problemOf = (name: string): string | null => {
+      const input = w.get(`input[name=${name}]`);
+      if (input.attributes('aria-invalid') !== 'true') return null;
+      return document.getElementById(input.attributes('aria-describedby') ?? '')?.textContent ?? '';
+    };
+    await w.get('input[name=defaultCacheDir]').setValue('/etc');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(problemOf('defaultCacheDir')).toContain(refusals['/etc']);
+    expect(problemOf('databasePath')).toBeNull();
+    // Under the field: in the field's own label, before the next field.
+    expect(w.get('input[name=defaultCacheDir]').element.closest('label')!.textContent).toContain(refusals['/etc']);
+
+    await w.get('input[name=defaultCacheDir]').setValue('');
+    await w.get('input[name=databasePath]').setValue('relative.db');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(problemOf('databasePath')).toContain(refusals['relative.db']);
+    expect(problemOf('databasePath')).toContain(`Still using ${SETTINGS.databasePath}: nothing was changed.`);
+    expect(problemOf('defaultCacheDir')).toBeNull();
+  });
+
   it('lists the settings the file holds wrongly, and with no database open a save names the one to open', async () => {
     const wrongUnits = 'the settings file /data/settings.json has an invalid byteUnits, "Binary" (…): the default ("decimal") applies';
     const wrongDb = 'the settings file /data/settings.json has an invalid databasePath, 42 (…): kvbench opens no database in its place';

@@ -688,6 +688,51 @@ describe('backend', () => {
     expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
   });
 
+  it('refuses a relative database path: the server has no folder the user knows', async () => {
+    const t = await make();
+    ok(await t.backend.invoke('settings.update', { byteUnits: 'binary' }));
+    const settingsBefore = fs.readFileSync(t.settingsFile, 'utf8');
+    // The server's working directory is not the user's to know: nothing is resolved against it.
+    expect(await t.backend.invoke('settings.update', { databasePath: 'relative.db' })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: 'the database must be an absolute path (starting with /): relative.db would be taken relative to the folder kvbench was started in' },
+    });
+    expect(fs.existsSync(path.resolve('relative.db'))).toBe(false);
+  });
+
+  it('refuses a default cache directory the wizard would refuse, and saves nothing of that change', async () => {
+    const t = await make();
+    const aFile = path.join(t.dir, 'a-file');
+    fs.writeFileSync(aFile, 'x');
+    for (const [defaultCacheDir, message] of [
+      ['/etc', 'the default cache directory cannot be a system directory: /etc'],
+      ['/etc/kvbench', 'the default cache directory cannot be a system directory: /etc/kvbench'],
+      ['relative/cache', 'the default cache directory must be an absolute path (starting with /): relative/cache would be taken relative to the folder kvbench was started in'],
+      [aFile, `the default cache directory: ${aFile} is a file: the cache directory must be a directory (one that does not exist yet is created)`],
+      [path.join(aFile, 'sub'), `the default cache directory: ${aFile} is a file, so the cache directory ${path.join(aFile, 'sub')} cannot be created in it`],
+    ]) {
+      expect(await t.backend.invoke('settings.update', { defaultCacheDir, byteUnits: 'binary' }), defaultCacheDir).toEqual({ ok: false, error: { code: 'VALIDATION', message } });
+    }
+    expect(fs.existsSync(t.settingsFile)).toBe(false);
+    expect(ok(await t.backend.invoke('settings.get', {}))).toMatchObject({ defaultCacheDir: '', byteUnits: 'decimal' });
+    // One that does not exist yet is fine (a suite creates it), and so is none.
+    expect(ok(await t.backend.invoke('settings.update', { defaultCacheDir: path.join(t.dir, 'later', 'cache') }))).toMatchObject({ defaultCacheDir: path.join(t.dir, 'later', 'cache') });
+    expect(ok(await t.backend.invoke('settings.update', { defaultCacheDir: '' }))).toMatchObject({ defaultCacheDir: '' });
+  });
+
+  it('refuses a relative cache directory for detection, planning and starting: the server has no folder the user knows', async () => {
+    const t = await make();
+    const message = 'the cache directory must be an absolute path (starting with /): relative/dir would be taken relative to the folder kvbench was started in';
+    for (const [channel, request] of [
+      ['hardware.detect', { cacheDir: 'relative/dir' }],
+      ['suite.plan', { ...smokeRequest('relative/dir') }],
+      ['suite.start', { ...smokeRequest('relative/dir') }],
+    ] as const) {
+      expect(await t.backend.invoke(channel, request), channel).toEqual({ ok: false, error: { code: 'VALIDATION', message } });
+    }
+    expect(fs.existsSync(path.resolve('relative'))).toBe(false);
+  });
+
   it("tells the page a chosen database's once-only upgrade as it goes, in the log's words, and answers meanwhile", async () => {
     const t = await make();
     const imported = path.join(t.dir, 'imported.db');
