@@ -559,7 +559,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   };
 
   /** settings.update, one at a time (settingsQueue). */
-  const updateSettings = async (patch: ParsedRequestOf<'settings.update'>): Promise<Settings> => {
+  const updateSettings = async ({ createDatabase, ...patch }: ParsedRequestOf<'settings.update'>): Promise<Settings> => {
     if (loaded.saveRefused !== null) fail('VALIDATION', loaded.saveRefused);
     // Checked before a database is opened, so that a refused change leaves the database as it was too.
     if (patch.defaultCacheDir) {
@@ -578,6 +578,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
       if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
       const databasePath = next.databasePath;
+      // A new database's history is empty: a misspelt path would show no trials, unexplained. So one is
+      // created only when the page says the user asked for it (it asks on this answer); where one cannot
+      // be created (no such folder), the open says so first.
+      if (!createDatabase && statOrNull(databasePath) === null && statOrNull(path.dirname(databasePath))?.isDirectory()) fail('NOT_FOUND', `no database exists at ${databasePath}: switching to it creates a new, empty one`);
       switchingTo = databasePath;
       let opened: OpenedStore;
       try {

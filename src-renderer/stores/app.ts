@@ -2,7 +2,7 @@
 // and the current screen (kept in location.hash so Back and Forward work and a reload stays put).
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { IpcError, ResponseOf, Settings } from '../../src-shared/ipc/contract.ts';
+import type { IpcError, RequestOf, ResponseOf, Settings } from '../../src-shared/ipc/contract.ts';
 import { api } from '../api/api.ts';
 import type { ConnectionState } from '../api/transport.ts';
 import { DEFAULT_UNITS, type UnitPrefs } from '../format.ts';
@@ -89,7 +89,7 @@ export const useAppStore = defineStore('app', () => {
     route.value = parseHash(window.location.hash);
   }
 
-  async function updateSettings(patch: Partial<Settings>): Promise<IpcError | null> {
+  async function updateSettings(patch: RequestOf<'settings.update'>): Promise<IpcError | null> {
     const r = await api().call('settings.update', patch);
     if (!r.ok) return r.error;
     settings.value = r.value;

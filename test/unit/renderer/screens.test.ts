@@ -1411,6 +1411,38 @@ describe('settings and the shell', () => {
     expect(w.get('[role=alert]').text()).toContain('/etc/passwd is not a SQLite database');
   });
 
+  it('asks before switching to a path that holds no database, and creates one only when told to', async () => {
+    const created = '/data/fresh.db';
+    const fake = installFakeApi({
+      'app.info': () => appInfo(),
+      'settings.update': (r) =>
+        r.databasePath === created && !r.createDatabase
+          ? { error: { code: 'NOT_FOUND', message: `no database exists at ${created}: switching to it creates a new, empty one` } }
+          : (({ createDatabase: _confirmed, ...chosen }) => ({ ...SETTINGS, ...chosen }))(r),
+    });
+    await useAppStore().load();
+    const w = mountIt(SettingsView);
+    await flush();
+    await w.get('input[name=databasePath]').setValue(created);
+    await w.get('form').trigger('submit');
+    await flush();
+    const dialog = () => document.querySelector('dialog[open]');
+    expect(dialog()?.textContent).toContain(`No database exists at ${created}. Create a new, empty database there?`);
+    expect(w.text()).not.toContain('Saved.');
+    // Keep: nothing is created, the path stays in the field to be corrected.
+    (dialog()!.querySelector('.modal-foot button') as HTMLButtonElement).click();
+    await flush();
+    expect(dialog()).toBeNull();
+    expect(fake.callsOf('settings.update')).toHaveLength(1);
+    expect((w.get('input[name=databasePath]').element as HTMLInputElement).value).toBe(created);
+    await w.get('form').trigger('submit');
+    await flush();
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ databasePath: created, createDatabase: true });
+    expect(w.text()).toContain('Saved.');
+  });
+
   it('says a refused path under its own field, and marks the field', async () => {
     const refusals: Record<string, string> = {
       'relative.db': 'the database must be an absolute path (starting with /): relative.db would be taken relative to the folder kvbench was started in',
