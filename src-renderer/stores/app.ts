@@ -43,6 +43,11 @@ export const useAppStore = defineStore('app', () => {
    */
   const databaseUpgrade = ref<{ databasePath: string; message: string } | null>(null);
   const route = ref<Route>(parseHash(typeof window === 'undefined' ? '' : window.location.hash));
+  /**
+   * The Settings form's changes not saved yet (each setting that differs from the saved one): kept
+   * here, not in the page, so that going to another screen and back does not drop them unsaid.
+   */
+  const settingsDraft = ref<Partial<Settings>>({});
 
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
 
@@ -97,5 +102,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  return { info, settings, settingsDraft, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
 });

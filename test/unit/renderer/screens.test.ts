@@ -1480,6 +1480,33 @@ describe('settings and the shell', () => {
     expect(problemOf('defaultCacheDir')).toBeNull();
   });
 
+  it('keeps unsaved changes when the page is left and opened again, and says they are not saved', async () => {
+    const fake = installFakeApi({ 'app.info': () => appInfo(), 'settings.update': (r) => ({ ...SETTINGS, ...r }) });
+    await useAppStore().load();
+    let w = mountIt(SettingsView);
+    await flush();
+    expect(w.find('[data-test=settings-unsaved]').exists()).toBe(false);
+    await w.get('input[name=byteUnits][value=binary]').setValue(true);
+    await flush();
+    expect(w.get('[data-test=settings-unsaved]').text()).toContain('Not saved yet');
+    w.unmount();
+    w = mountIt(SettingsView);
+    await flush();
+    expect((w.get('input[name=byteUnits][value=binary]').element as HTMLInputElement).checked).toBe(true);
+    expect(w.get('[data-test=settings-unsaved]').text()).toContain('Not saved yet');
+    // Discarded: the saved settings again.
+    await w.get('[data-test=settings-discard]').trigger('click');
+    await flush();
+    expect((w.get('input[name=byteUnits][value=decimal]').element as HTMLInputElement).checked).toBe(true);
+    expect(w.find('[data-test=settings-unsaved]').exists()).toBe(false);
+    // Saved: nothing unsaved is left.
+    await w.get('input[name=latencyUnit][value=us]').setValue(true);
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ latencyUnit: 'us' });
+    expect(w.find('[data-test=settings-unsaved]').exists()).toBe(false);
+  });
+
   it('lists the settings the file holds wrongly, and with no database open a save names the one to open', async () => {
     const wrongUnits = 'the settings file /data/settings.json has an invalid byteUnits, "Binary" (…): the default ("decimal") applies';
     const wrongDb = 'the settings file /data/settings.json has an invalid databasePath, 42 (…): kvbench opens no database in its place';
