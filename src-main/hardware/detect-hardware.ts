@@ -20,7 +20,7 @@ import {
   type HardwareProfile,
 } from '../../src-shared/domain/hardware.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
-import { systemDirectoryOf } from '../engine/config/system-directories.ts';
+import { SYSTEM_DIRECTORY_ROOTS, systemDirectoryOf } from '../engine/config/system-directories.ts';
 import { probeDirectIo } from '../engine/io/direct-io.ts';
 import { probeMemoryCopy } from './bandwidth-probe.ts';
 import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
@@ -210,7 +210,16 @@ export async function describeCacheDir(
   const writable = refusal === null;
   // The probes write files; never into a system directory, whoever asks (and as whichever user).
   const systemDir = systemDirectoryOf(resolved);
-  if (systemDir && (ctx.probeDirectIo || ctx.probeBandwidth)) ctx.warnings.push(`cache dir: ${resolved} is in the system directory ${systemDir}; nothing probed there`);
+  if (systemDir && (ctx.probeDirectIo || ctx.probeBandwidth)) {
+    // A directory not made yet is probed in the nearest one that exists. Where that is / or /var (refused
+    // themselves, not what is below them), the user's own path (/data/new/kv) is no system directory:
+    // said so, with the way to have it probed.
+    ctx.warnings.push(
+      !exists && SYSTEM_DIRECTORY_ROOTS.includes(resolved)
+        ? `cache dir: ${dir} does not exist yet (a suite creates it), and the nearest directory that does, ${resolved}, is a system directory: nothing probed there. Create ${dir} first to have its drive probed.`
+        : `cache dir: ${resolved} is in the system directory ${systemDir}; nothing probed there`,
+    );
+  }
   let directIo = null;
   if (ctx.probeDirectIo && !systemDir) {
     if (refusal !== null) ctx.warnings.push(`cache dir: ${refusal.message}; direct I/O not probed`);

@@ -148,10 +148,30 @@ function withStatedRefusedInAppWords<T>(build: () => T): T {
  * as the directory (or as one of its parents), which detection would only call "not writable".
  */
 function refuseCacheDir(cacheDir: string): void {
-  const refused = systemDirectoryError(cacheDir, 'the cache directory');
+  const refused = cacheDirProblem(cacheDir, 'the cache directory');
   if (refused) fail('VALIDATION', refused);
+}
+
+/**
+ * Why a path the page gives cannot be used as a cache directory (`name` says which one), or null: a
+ * relative path (the backend's working directory is not one the user knows: `kvbench serve` may have
+ * been started anywhere, the app from a menu), a system directory, or a file. One that does not
+ * exist yet is fine: a suite creates it.
+ */
+function cacheDirProblem(cacheDir: string, name: string): string | null {
+  const relative = relativePathProblem(cacheDir, name);
+  if (relative) return relative;
+  const refused = systemDirectoryError(cacheDir, name);
+  if (refused) return refused;
   const refusal = cacheDirRefusal(cacheDir);
-  if (refusal?.kind === 'not-a-directory') fail('VALIDATION', refusal.message);
+  if (refusal?.kind !== 'not-a-directory') return null;
+  // Its message names the directory as "the cache directory"; said of another one, it is prefixed with that one's name.
+  return name === 'the cache directory' ? refusal.message : `${name}: ${refusal.message}`;
+}
+
+/** `${name} must be an absolute path …` for a relative `file`, else null. */
+function relativePathProblem(file: string, name: string): string | null {
+  return path.isAbsolute(file) ? null : `${name} must be an absolute path (starting with /): ${file} would be taken relative to the folder kvbench was started in`;
 }
 
 /** A database the page asks for: refused where it cannot be the app's database (databasePathRefusal). */
@@ -458,9 +478,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (e.type === 'suite.trialFinished') emit({ type: 'history.changed', reason: `trial ${e.trialId} finished` });
     };
     try {
+      // Refused before anything is created: a relative path, a system directory (also behind a link), a file, or a bad option.
+      refuseCacheDir(request.cacheDir); // for a resume too: a stored plan's directory may be a link that now leads elsewhere
       const cacheDir = path.resolve(request.cacheDir);
-      // Refused before anything is created: a system directory (also behind a link), a file, or a bad option.
-      refuseCacheDir(cacheDir); // for a resume too: a stored plan's directory may be a link that now leads elsewhere
       if (resumeId === null) {
         const problems = planOptionErrors(planOptions(request, cacheDir));
         if (problems.length > 0) fail('VALIDATION', problems.join('\n'));
@@ -539,16 +559,29 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   };
 
   /** settings.update, one at a time (settingsQueue). */
-  const updateSettings = async (patch: ParsedRequestOf<'settings.update'>): Promise<Settings> => {
+  const updateSettings = async ({ createDatabase, ...patch }: ParsedRequestOf<'settings.update'>): Promise<Settings> => {
     if (loaded.saveRefused !== null) fail('VALIDATION', loaded.saveRefused);
+    // Checked before a database is opened, so that a refused change leaves the database as it was too.
+    if (patch.defaultCacheDir) {
+      const refused = cacheDirProblem(patch.defaultCacheDir, 'the default cache directory');
+      if (refused) fail('VALIDATION', refused);
+    }
     const next: Settings = { ...settings, ...patch };
-    if (patch.databasePath !== undefined) next.databasePath = path.resolve(patch.databasePath);
+    if (patch.databasePath !== undefined) {
+      const relative = relativePathProblem(patch.databasePath, 'the database');
+      if (relative) fail('VALIDATION', relative);
+      next.databasePath = path.resolve(patch.databasePath); // normalised (a/../b)
+    }
     if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
     // A failed database is retried on any save, but one the settings file names unreadably only when a
     // database is given: a change of units must not open the default one in its place.
     if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
       if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
       const databasePath = next.databasePath;
+      // A new database's history is empty: a misspelt path would show no trials, unexplained. So one is
+      // created only when the page says the user asked for it (it asks on this answer); where one cannot
+      // be created (no such folder), the open says so first.
+      if (!createDatabase && statOrNull(databasePath) === null && statOrNull(path.dirname(databasePath))?.isDirectory()) fail('NOT_FOUND', `no database exists at ${databasePath}: switching to it creates a new, empty one`);
       switchingTo = databasePath;
       let opened: OpenedStore;
       try {
@@ -606,8 +639,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'hardware.detect'(r) {
+      refuseCacheDir(r.cacheDir);
       const cacheDir = path.resolve(r.cacheDir);
-      refuseCacheDir(cacheDir);
       // The drive and memory-copy probes saturate the drive and memory for seconds: under a suite (its own
       // probe, or its trials) they would disturb what it measures. Plain detection (system files, one
       // small direct-I/O test file) stays allowed, for a second tab or the plan form.
@@ -618,8 +651,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'suite.plan'(r) {
+      refuseCacheDir(r.cacheDir);
       const cacheDir = path.resolve(r.cacheDir);
-      refuseCacheDir(cacheDir);
       const hw = await detectCached(cacheDir);
       return { plan: planSuite(hw, planOptions(r, cacheDir)), hardware: hw, advice: hardwareAdvice(hw, ENGINE_HAS_GPU_TIER) };
     },

@@ -2,7 +2,7 @@
 // and the current screen (kept in location.hash so Back and Forward work and a reload stays put).
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { IpcError, ResponseOf, Settings } from '../../src-shared/ipc/contract.ts';
+import type { IpcError, RequestOf, ResponseOf, Settings } from '../../src-shared/ipc/contract.ts';
 import { api } from '../api/api.ts';
 import type { ConnectionState } from '../api/transport.ts';
 import { DEFAULT_UNITS, type UnitPrefs } from '../format.ts';
@@ -43,6 +43,11 @@ export const useAppStore = defineStore('app', () => {
    */
   const databaseUpgrade = ref<{ databasePath: string; message: string } | null>(null);
   const route = ref<Route>(parseHash(typeof window === 'undefined' ? '' : window.location.hash));
+  /**
+   * The Settings form's changes not saved yet (each setting that differs from the saved one): kept
+   * here, not in the page, so that going to another screen and back does not drop them unsaid.
+   */
+  const settingsDraft = ref<Partial<Settings>>({});
 
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
 
@@ -89,7 +94,7 @@ export const useAppStore = defineStore('app', () => {
     route.value = parseHash(window.location.hash);
   }
 
-  async function updateSettings(patch: Partial<Settings>): Promise<IpcError | null> {
+  async function updateSettings(patch: RequestOf<'settings.update'>): Promise<IpcError | null> {
     const r = await api().call('settings.update', patch);
     if (!r.ok) return r.error;
     settings.value = r.value;
@@ -97,5 +102,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  return { info, settings, settingsDraft, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
 });

@@ -565,7 +565,15 @@ export const CONTRACT = {
     }),
   },
   'settings.get': { request: empty, response: SettingsSchema },
-  'settings.update': { request: SettingsSchema.partial().strict(), response: SettingsSchema },
+  'settings.update': {
+    request: SettingsSchema.partial()
+      .extend({
+        /** The user confirmed a new, empty database at `databasePath`: without it, a path with no database there is NOT_FOUND (the page then asks). */
+        createDatabase: z.boolean().optional(),
+      })
+      .strict(),
+    response: SettingsSchema,
+  },
   'hardware.detect': {
     request: z.strictObject({ cacheDir: z.string().min(1), probe: z.boolean().optional() }),
     response: z.object({ hardware: HardwareProfileSchema, advice: z.array(AdviceSchema) }),

@@ -63,6 +63,40 @@ describe.skipIf(!HAS_CHROMIUM)('switching the database in Settings', () => {
     await screenshot(page, 'settings-database-upgraded');
   });
 
+  it('refuses a relative path under its field, and asks before making a new, empty database', async () => {
+    const before = await aboutDatabase();
+    const field = page.locator('input[name=databasePath]');
+    await field.fill('relative.db');
+    await page.click('.settings-form button[type=submit]');
+    const problem = page.locator('#databasePath-problem');
+    await problem.waitFor({ timeout: 30_000 });
+    expect(await problem.innerText()).toContain('the database must be an absolute path (starting with /): relative.db would be taken relative to the folder kvbench was started in');
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(fs.existsSync(path.join(served.dir, 'relative.db'))).toBe(false); // the server's working directory
+    await screenshot(page, 'settings-database-relative');
+
+    const fresh = path.join(served.dir, 'fresh.db');
+    await field.fill(fresh);
+    await page.click('.settings-form button[type=submit]');
+    const dialog = page.locator('dialog[open]');
+    await dialog.waitFor({ timeout: 30_000 });
+    expect(await dialog.innerText()).toContain(`No database exists at ${fresh}. Create a new, empty database there?`);
+    await screenshot(page, 'settings-database-create');
+    await dialog.getByRole('button', { name: 'Keep' }).click();
+    expect(fs.existsSync(fresh)).toBe(false);
+    expect(await aboutDatabase()).toBe(before);
+    await page.click('.settings-form button[type=submit]');
+    await dialog.getByRole('button', { name: 'Create it' }).click();
+    await page.getByText('Saved.').waitFor({ timeout: 30_000 });
+    expect(fs.existsSync(fresh)).toBe(true);
+    expect(await aboutDatabase()).toBe(fresh);
+    // Back to the one in use before, for the next test: it exists, so no question.
+    await field.fill(before);
+    await page.click('.settings-form button[type=submit]');
+    await page.waitForFunction((db) => [...document.querySelectorAll('dl.kv dd.mono')].at(-1)?.textContent?.trim() === db, before, { timeout: 30_000 });
+    expect(problems).toEqual([]);
+  });
+
   it('says a switch that failed, and that the previous database is still in use', async () => {
     const before = await aboutDatabase();
     const notes = path.join(served.dir, 'notes.db');

@@ -78,6 +78,20 @@ describe('detectHardware', () => {
     }
   });
 
+  it('says a directory that does not exist yet is not probed because the nearest one that does is a system directory, not that it is one', async () => {
+    const cache = tempDir('kvb-hw-');
+    const machineId = path.join(cache, 'machine-id');
+    fs.writeFileSync(machineId, '3d1219c7c4c5404aaa1f6d2a48adfda4\n');
+    const noDriver = async () => ({ available: false, reason: 'none', driverVersion: null, cudaVersion: null, library: 'libcuda.so.1', devices: [] });
+    const dir = `/nonexistent-kvb-${process.pid}/a/b/c`;
+    const hw = await detectHardware(dir, { source: vmSource(), sysRoot: fake.root, machineIdPaths: [machineId], cudaProbe: noDriver, probeDirectIo: true });
+    expect(hw.cacheDir).toMatchObject({ path: dir, resolvedPath: '/', exists: false, directIo: null });
+    const said = hw.warnings.filter((w) => w.startsWith('cache dir:'));
+    expect(said).toContain(`cache dir: ${dir} does not exist yet (a suite creates it), and the nearest directory that does, /, is a system directory: nothing probed there. Create ${dir} first to have its drive probed.`);
+    expect(said.join('\n')).not.toMatch(/\/ is in the system directory/);
+    expect(fs.existsSync(`/nonexistent-kvb-${process.pid}`)).toBe(false);
+  });
+
   it('survives a systeminformation call that throws, and a missing machine-id', async () => {
     const hw = await detectHardware(null, {
       source: vmSource({ graphics: async () => Promise.reject(new Error('no lspci')), cpu: async () => Promise.reject(new Error('boom')) }),

@@ -1411,6 +1411,102 @@ describe('settings and the shell', () => {
     expect(w.get('[role=alert]').text()).toContain('/etc/passwd is not a SQLite database');
   });
 
+  it('asks before switching to a path that holds no database, and creates one only when told to', async () => {
+    const created = '/data/fresh.db';
+    const fake = installFakeApi({
+      'app.info': () => appInfo(),
+      'settings.update': (r) =>
+        r.databasePath === created && !r.createDatabase
+          ? { error: { code: 'NOT_FOUND', message: `no database exists at ${created}: switching to it creates a new, empty one` } }
+          : (({ createDatabase: _confirmed, ...chosen }) => ({ ...SETTINGS, ...chosen }))(r),
+    });
+    await useAppStore().load();
+    const w = mountIt(SettingsView);
+    await flush();
+    await w.get('input[name=databasePath]').setValue(created);
+    await w.get('form').trigger('submit');
+    await flush();
+    const dialog = () => document.querySelector('dialog[open]');
+    expect(dialog()?.textContent).toContain(`No database exists at ${created}. Create a new, empty database there?`);
+    expect(w.text()).not.toContain('Saved.');
+    // Keep: nothing is created, the path stays in the field to be corrected.
+    (dialog()!.querySelector('.modal-foot button') as HTMLButtonElement).click();
+    await flush();
+    expect(dialog()).toBeNull();
+    expect(fake.callsOf('settings.update')).toHaveLength(1);
+    expect((w.get('input[name=databasePath]').element as HTMLInputElement).value).toBe(created);
+    await w.get('form').trigger('submit');
+    await flush();
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ databasePath: created, createDatabase: true });
+    expect(w.text()).toContain('Saved.');
+  });
+
+  it('says a refused path under its own field, and marks the field', async () => {
+    const refusals: Record<string, string> = {
+      'relative.db': 'the database must be an absolute path (starting with /): relative.db would be taken relative to the folder kvbench was started in',
+      '/etc': 'the default cache directory cannot be a system directory: /etc',
+    };
+    installFakeApi({
+      'app.info': () => appInfo(),
+      'settings.update': (r) => {
+        const refused = refusals[r.databasePath ?? ''] ?? refusals[r.defaultCacheDir ?? ''];
+        return refused ? { error: { code: 'VALIDATION', message: refused } } : { ...SETTINGS, ...r };
+      },
+    });
+    await useAppStore().load();
+    const w = mountIt(SettingsView);
+    await flush();
+    const problemOf = (name: string): string | null => {
+      const input = w.get(`input[name=${name}]`);
+      if (input.attributes('aria-invalid') !== 'true') return null;
+      return document.getElementById(input.attributes('aria-describedby') ?? '')?.textContent ?? '';
+    };
+    await w.get('input[name=defaultCacheDir]').setValue('/etc');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(problemOf('defaultCacheDir')).toContain(refusals['/etc']);
+    expect(problemOf('databasePath')).toBeNull();
+    // Under the field: in the field's own label, before the next field.
+    expect(w.get('input[name=defaultCacheDir]').element.closest('label')!.textContent).toContain(refusals['/etc']);
+
+    await w.get('input[name=defaultCacheDir]').setValue('');
+    await w.get('input[name=databasePath]').setValue('relative.db');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(problemOf('databasePath')).toContain(refusals['relative.db']);
+    expect(problemOf('databasePath')).toContain(`Still using ${SETTINGS.databasePath}: nothing was changed.`);
+    expect(problemOf('defaultCacheDir')).toBeNull();
+  });
+
+  it('keeps unsaved changes when the page is left and opened again, and says they are not saved', async () => {
+    const fake = installFakeApi({ 'app.info': () => appInfo(), 'settings.update': (r) => ({ ...SETTINGS, ...r }) });
+    await useAppStore().load();
+    let w = mountIt(SettingsView);
+    await flush();
+    expect(w.find('[data-test=settings-unsaved]').exists()).toBe(false);
+    await w.get('input[name=byteUnits][value=binary]').setValue(true);
+    await flush();
+    expect(w.get('[data-test=settings-unsaved]').text()).toContain('Not saved yet');
+    w.unmount();
+    w = mountIt(SettingsView);
+    await flush();
+    expect((w.get('input[name=byteUnits][value=binary]').element as HTMLInputElement).checked).toBe(true);
+    expect(w.get('[data-test=settings-unsaved]').text()).toContain('Not saved yet');
+    // Discarded: the saved settings again.
+    await w.get('[data-test=settings-discard]').trigger('click');
+    await flush();
+    expect((w.get('input[name=byteUnits][value=decimal]').element as HTMLInputElement).checked).toBe(true);
+    expect(w.find('[data-test=settings-unsaved]').exists()).toBe(false);
+    // Saved: nothing unsaved is left.
+    await w.get('input[name=latencyUnit][value=us]').setValue(true);
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('settings.update').at(-1)).toEqual({ latencyUnit: 'us' });
+    expect(w.find('[data-test=settings-unsaved]').exists()).toBe(false);
+  });
+
   it('lists the settings the file holds wrongly, and with no database open a save names the one to open', async () => {
     const wrongUnits = 'the settings file /data/settings.json has an invalid byteUnits, "Binary" (…): the default ("decimal") applies';
     const wrongDb = 'the settings file /data/settings.json has an invalid databasePath, 42 (…): kvbench opens no database in its place';

@@ -445,6 +445,38 @@ describe('plan step', () => {
     );
   });
 
+  it('a refused cache directory leaves no "has room" of the last one: its estimate is greyed and named as the old plan, and the field is marked', async () => {
+    installFakeApi({
+      'suite.plan': (r) =>
+        r.cacheDir === '/etc' ? { error: { code: 'VALIDATION', message: 'the cache directory cannot be a system directory: /etc' } } : { plan: { ...plan(), cacheDir: r.cacheDir }, hardware: hardware(), advice: [] },
+    });
+    const wizard = useWizardStore();
+    wizard.cacheDir = '/mnt/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    expect(w.text()).toContain('The cache directory has room for this suite.');
+    expect(w.find('[data-test=estimate-stale]').exists()).toBe(false);
+    const dirField = () => w.get('[name=planCacheDir]').element as HTMLInputElement;
+    expect(dirField().getAttribute('aria-invalid')).toBe('false');
+
+    wizard.cacheDir = '/etc';
+    await wizard.replan();
+    await flush();
+    expect(w.get('#plan-error').text()).toContain('cannot be a system directory: /etc');
+    expect(w.text()).not.toContain('The cache directory has room for this suite.');
+    expect(w.get('[data-test=estimate-stale]').text()).toBe('The last plan that could be made, for /mnt/kv: not the form as it is now.');
+    expect(w.get('[data-test=estimate]').classes()).toContain('stale');
+    expect(dirField().getAttribute('aria-invalid')).toBe('true');
+    expect(dirField().getAttribute('aria-describedby')).toBe('plan-error');
+
+    // Planned again: current, and green where it has room.
+    wizard.cacheDir = '/mnt/kv2';
+    await wizard.replan();
+    await flush();
+    expect(w.find('[data-test=estimate-stale]').exists()).toBe(false);
+    expect(w.text()).toContain('The cache directory has room for this suite.');
+  });
+
   it('marks the fields a problem of the plan names: invalid, described by the problem, until the problem goes', async () => {
     // The planner's problems as planSuite writes them (planner.test checks that): one names the capacity, one it and the cache directory.
     const tooSmall = '--storage-capacity-gb 0.0001 cannot hold one KV entry of tiny-1b (the largest is 0.58 GiB), so cpu-only would fail: set it to at least 2 GiB, or 0 (95 % of the free space)';

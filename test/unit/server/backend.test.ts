@@ -682,10 +682,75 @@ describe('backend', () => {
     expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: t.db });
 
     const other = path.join(t.dir, 'other.db');
-    expect(ok(await t.backend.invoke('settings.update', { databasePath: other }))).toMatchObject({ databasePath: other });
+    expect(ok(await t.backend.invoke('settings.update', { databasePath: other, createDatabase: true }))).toMatchObject({ databasePath: other });
     expect(fs.existsSync(other)).toBe(true);
     expect(JSON.parse(fs.readFileSync(t.settingsFile, 'utf8'))).toMatchObject({ databasePath: other, byteUnits: 'binary' }); // chosen: kept
     expect(t.events.some((e) => e.type === 'settings.changed')).toBe(true);
+  });
+
+  it('refuses a relative database path, and opens a path that holds no database only when told to create one', async () => {
+    const t = await make();
+    ok(await t.backend.invoke('settings.update', { byteUnits: 'binary' }));
+    const settingsBefore = fs.readFileSync(t.settingsFile, 'utf8');
+    // The server's working directory is not the user's to know: nothing is resolved against it.
+    expect(await t.backend.invoke('settings.update', { databasePath: 'relative.db' })).toEqual({
+      ok: false,
+      error: { code: 'VALIDATION', message: 'the database must be an absolute path (starting with /): relative.db would be taken relative to the folder kvbench was started in' },
+    });
+    expect(fs.existsSync(path.resolve('relative.db'))).toBe(false);
+    // No database there yet: switching would show an empty history, so it is asked for, not done.
+    const fresh = path.join(t.dir, 'fresh.db');
+    expect(await t.backend.invoke('settings.update', { databasePath: fresh, latencyUnit: 'us' })).toEqual({
+      ok: false,
+      error: { code: 'NOT_FOUND', message: `no database exists at ${fresh}: switching to it creates a new, empty one` },
+    });
+    expect(fs.existsSync(fresh)).toBe(false);
+    expect(fs.readFileSync(t.settingsFile, 'utf8')).toBe(settingsBefore);
+    expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: t.db, settings: { latencyUnit: 'ms' } });
+    // Confirmed: created, and the confirmation is not a setting.
+    expect(ok(await t.backend.invoke('settings.update', { databasePath: fresh, latencyUnit: 'us', createDatabase: true }))).toEqual({
+      databasePath: fresh,
+      defaultCacheDir: '',
+      byteUnits: 'binary',
+      latencyUnit: 'us',
+    });
+    expect(fs.existsSync(fresh)).toBe(true);
+    expect(JSON.parse(fs.readFileSync(t.settingsFile, 'utf8'))).toEqual({ databasePath: fresh, byteUnits: 'binary', latencyUnit: 'us' });
+    // An existing database needs no confirmation.
+    expect(ok(await t.backend.invoke('settings.update', { databasePath: t.db }))).toMatchObject({ databasePath: t.db });
+  });
+
+  it('refuses a default cache directory the wizard would refuse, and saves nothing of that change', async () => {
+    const t = await make();
+    const aFile = path.join(t.dir, 'a-file');
+    fs.writeFileSync(aFile, 'x');
+    for (const [defaultCacheDir, message] of [
+      ['/etc', 'the default cache directory cannot be a system directory: /etc'],
+      ['/etc/kvbench', 'the default cache directory cannot be a system directory: /etc/kvbench'],
+      ['relative/cache', 'the default cache directory must be an absolute path (starting with /): relative/cache would be taken relative to the folder kvbench was started in'],
+      [aFile, `the default cache directory: ${aFile} is a file: the cache directory must be a directory (one that does not exist yet is created)`],
+      [path.join(aFile, 'sub'), `the default cache directory: ${aFile} is a file, so the cache directory ${path.join(aFile, 'sub')} cannot be created in it`],
+    ]) {
+      expect(await t.backend.invoke('settings.update', { defaultCacheDir, byteUnits: 'binary' }), defaultCacheDir).toEqual({ ok: false, error: { code: 'VALIDATION', message } });
+    }
+    expect(fs.existsSync(t.settingsFile)).toBe(false);
+    expect(ok(await t.backend.invoke('settings.get', {}))).toMatchObject({ defaultCacheDir: '', byteUnits: 'decimal' });
+    // One that does not exist yet is fine (a suite creates it), and so is none.
+    expect(ok(await t.backend.invoke('settings.update', { defaultCacheDir: path.join(t.dir, 'later', 'cache') }))).toMatchObject({ defaultCacheDir: path.join(t.dir, 'later', 'cache') });
+    expect(ok(await t.backend.invoke('settings.update', { defaultCacheDir: '' }))).toMatchObject({ defaultCacheDir: '' });
+  });
+
+  it('refuses a relative cache directory for detection, planning and starting: the server has no folder the user knows', async () => {
+    const t = await make();
+    const message = 'the cache directory must be an absolute path (starting with /): relative/dir would be taken relative to the folder kvbench was started in';
+    for (const [channel, request] of [
+      ['hardware.detect', { cacheDir: 'relative/dir' }],
+      ['suite.plan', { ...smokeRequest('relative/dir') }],
+      ['suite.start', { ...smokeRequest('relative/dir') }],
+    ] as const) {
+      expect(await t.backend.invoke(channel, request), channel).toEqual({ ok: false, error: { code: 'VALIDATION', message } });
+    }
+    expect(fs.existsSync(path.resolve('relative'))).toBe(false);
   });
 
   it("tells the page a chosen database's once-only upgrade as it goes, in the log's words, and answers meanwhile", async () => {
@@ -733,7 +798,7 @@ describe('backend', () => {
     const modeOf = (f: string): string => (fs.statSync(f).mode & 0o777).toString(8);
     // The database the backend made at start (its folder existed) and one chosen in Settings.
     const chosen = path.join(t.dir, 'chosen.db');
-    ok(await t.backend.invoke('settings.update', { databasePath: chosen }));
+    ok(await t.backend.invoke('settings.update', { databasePath: chosen, createDatabase: true }));
     for (const db of [t.db, chosen]) {
       for (const f of [db, `${db}-wal`, `${db}-shm`].filter((x) => fs.existsSync(x))) expect(modeOf(f), f).toBe('600');
     }
@@ -883,7 +948,7 @@ describe('backend', () => {
       expect(s.fileNow()).toEqual({ databasePath: 42, latencyUnit: 'ms' });
 
       const other = path.join(s.dir, 'other.db');
-      expect(ok(await s.backend.invoke('settings.update', { databasePath: other }))).toMatchObject({ databasePath: other });
+      expect(ok(await s.backend.invoke('settings.update', { databasePath: other, createDatabase: true }))).toMatchObject({ databasePath: other });
       expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ databasePath: other, databaseError: null, settingsProblems: [] });
       expect(s.fileNow()).toEqual({ databasePath: other, latencyUnit: 'ms' });
       expect(fs.existsSync(s.defaultDb)).toBe(false);
