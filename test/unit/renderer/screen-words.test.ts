@@ -3,8 +3,9 @@
 // per "number" (a trial's, a scenario's).
 import { describe, expect, it } from 'vitest';
 import ErrorBanner from '../../../src-renderer/components/ErrorBanner.vue';
+import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
-import { report } from './fixtures.ts';
+import { report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 import { mountPerTest } from './mount-per-test.ts';
 
@@ -63,5 +64,20 @@ describe('error banners (rev12-gui M8)', () => {
     expect(w.get('[role=alert]').attributes('title')).toBe('Error code (for support): VALIDATION');
     expect(w.get('[role=alert]').attributes('data-error-code')).toBe('VALIDATION');
     expect(w.text()).toContain('the cache directory cannot be a system directory: /etc');
+  });
+});
+
+describe('history: a trial\'s number (rev12-gui L7)', () => {
+  it('says "trial 2", not "#2" (the Plan step\'s numbers are scenarios\')', async () => {
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(2)], total: 1 }),
+      'history.facets': () => ({ systems: [], drives: [], scenarioIds: ['storage-only'], models: [], suiteLabels: [], trialCount: 1 }),
+      'suites.list': () => [],
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    const row = w.get('[data-test=history-table] tbody tr[data-trial]');
+    expect(row.text()).toContain('Storage only trial 2');
+    expect(row.text()).not.toContain('#');
   });
 });
