@@ -37,7 +37,7 @@ import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { buildExportModel, requireSuites } from '../export/export-model.ts';
-import { toCsv, toJson, toXlsxBuffer } from '../export/export-trials.ts';
+import { toCsv, toJson, toReportCsv, toXlsxBuffer } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { comparisonSides, resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
@@ -768,11 +768,17 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       );
       let data: Buffer;
       try {
-        data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
+        data =
+          r.format === 'csv'
+            ? Buffer.from(r.content === 'report' ? toReportCsv(model) : toCsv(model))
+            : r.format === 'json'
+              ? Buffer.from(toJson(model))
+              : await toXlsxBuffer(model);
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }
-      const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
+      const reportCsv = r.format === 'csv' && r.content === 'report';
+      const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}${reportCsv ? '-report' : ''}` : reportCsv ? 'report' : 'trials';
       return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
     },
 

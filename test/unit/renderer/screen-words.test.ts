@@ -3,6 +3,7 @@
 // per "number" (a trial's, a scenario's).
 import { describe, expect, it } from 'vitest';
 import ErrorBanner from '../../../src-renderer/components/ErrorBanner.vue';
+import ExportButtons from '../../../src-renderer/components/ExportButtons.vue';
 import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import { report, trial } from './fixtures.ts';
@@ -79,5 +80,38 @@ describe('history: a trial\'s number (rev12-gui L7)', () => {
     const row = w.get('[data-test=history-table] tbody tr[data-trial]');
     expect(row.text()).toContain('Storage only trial 2');
     expect(row.text()).not.toContain('#');
+  });
+});
+
+describe("the report page's exports (rev12-gui M7)", () => {
+  it('offer the report as CSV (its rows: median, P95, CV) and the trials as CSV, each named so', async () => {
+    const fake = installFakeApi({
+      'export.create': () => ({ fileName: 'kvbench-suite-7-report.csv', mimeType: 'text/csv', dataBase64: '', bytes: 0, trialCount: 3, unreadable: [] }),
+    });
+    const w = mountIt(ExportButtons, { selection: { suiteIds: [7] }, reportCsv: true });
+    await flush();
+    expect(w.findAll('button').map((b) => b.text())).toEqual(['Report CSV', 'Trials CSV', 'XLSX', 'JSON']);
+    await w.get('[data-export=report-csv]').trigger('click');
+    await flush();
+    await w.get('[data-export=csv]').trigger('click');
+    await flush();
+    expect(fake.callsOf('export.create')).toEqual([
+      { selection: { suiteIds: [7] }, format: 'csv', includeIncomplete: false, content: 'report' },
+      { selection: { suiteIds: [7] }, format: 'csv', includeIncomplete: false },
+    ]);
+  });
+
+  it('History keeps one CSV, of its trials', async () => {
+    installFakeApi({});
+    const w = mountIt(ExportButtons, { selection: {} });
+    await flush();
+    expect(w.findAll('button').map((b) => b.text())).toEqual(['CSV', 'XLSX', 'JSON']);
+  });
+
+  it('the report page asks for the report CSV', async () => {
+    installFakeApi({ 'report.build': () => report() });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.find('[data-export=report-csv]').exists()).toBe(true);
   });
 });
