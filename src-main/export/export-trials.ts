@@ -182,7 +182,13 @@ export function toJson(model: ExportModel): string {
   )}\n`;
 }
 
-export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
+/**
+ * The workbook. `words` rewords its prose (the Notes sheet's messages), written in the CLI's words
+ * (its flags and commands): the app passes its own (inAppWords), so a file saved from the app names
+ * the app's controls, as the page beside it does; the CLI's files keep the flags.
+ */
+export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: string) => string } = {}): Promise<Buffer> {
+  const words = opts.words ?? ((text: string): string => text);
   const wb = new ExcelJS.Workbook();
   wb.creator = `kvbench ${KVBENCH_VERSION}`;
   const add = (name: string, columns: readonly string[], rows: readonly Cell[][]): void => {
@@ -217,7 +223,7 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.
   const labelsNote = suiteLabelsNote(model.report);
   const noteRows: Cell[][] = [
-    ...(labelsNote === null ? [] : [['scenarios', ...groupColumns.map(() => null), null, null, 'note', labelsNote] as Cell[]]),
+    ...(labelsNote === null ? [] : [['scenarios', ...groupColumns.map(() => null), null, null, 'note', words(labelsNote)] as Cell[]]),
     ...model.report.scenarios.flatMap((s) => [
       ...s.excluded.map((x): Cell[] => [
         'scenarios',
@@ -225,11 +231,11 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
         x.trialId,
         x.trialIndex + 1,
         x.flags.length > 0 ? `excluded (flagged: ${x.flags.join(', ')})` : x.supersededBy === null ? `excluded (${x.status})` : `superseded (${x.status}; retried: attempt ${x.supersededBy.attempt} ${x.supersededBy.status}, trial id ${x.supersededBy.trialId})`,
-        x.reason ?? 'no reason recorded',
+        x.reason === null ? 'no reason recorded' : words(x.reason),
       ]),
-      ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', c.message]),
+      ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', words(c.message)]),
     ]),
-    ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', n]),
+    ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', words(n)]),
   ];
   add('Notes', ['section', ...groupColumns, 'trial_id', 'trial_number', 'kind', 'message'], noteRows);
   add(

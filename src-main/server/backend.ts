@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { inAppWords, scenarioLabelsIn } from '../../src-shared/domain/app-words.ts';
 import { serverMetricCaveats, type EndpointRequestSample, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
@@ -768,12 +769,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       );
       let data: Buffer;
       try {
+        // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
         data =
           r.format === 'csv'
             ? Buffer.from(r.content === 'report' ? toReportCsv(model) : toCsv(model))
             : r.format === 'json'
               ? Buffer.from(toJson(model))
-              : await toXlsxBuffer(model);
+              : await toXlsxBuffer(model, { words: (text) => inAppWords(scenarioLabelsIn(text)) });
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }

@@ -1,6 +1,7 @@
 // What the app's exports say (rev12-gui M7, M8): the report page's CSV has the report's rows, and the
 // XLSX's Notes sheet names the app's controls, as the page beside it does; the CLI's files keep the
 // CLI's flags (test/unit/export).
+import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Result } from '../../../src-shared/ipc/contract.ts';
 import { fakeHardware, removeTempDirs } from '../store/fixtures.ts';
@@ -59,5 +60,24 @@ describe('export.create: the files the app saves', () => {
       expect(trials.fileName).toMatch(new RegExp(`^kvbench-suite-${suiteId}-\\d{8}-\\d{6}\\.csv$`));
       expect(text(trials).trimEnd().split('\r\n')).toHaveLength(5);
     }
+  });
+
+  it("the XLSX's Notes sheet names the app's controls, not the CLI's flags and commands", async () => {
+    const { t, suiteId } = await oneSuite();
+    const file = ok(await t.backend.invoke('export.create', { selection: { suiteIds: [suiteId] }, format: 'xlsx' })) as File;
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(Buffer.from(file.dataBase64, 'base64') as unknown as ArrayBuffer);
+    const sheet = wb.getWorksheet('Notes')!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const messages: string[] = [];
+    sheet.eachRow((row, n) => {
+      if (n > 1) messages.push(String(row.getCell(header.indexOf('message') + 1).value));
+    });
+    // Unprobed: the tier comparison says how to get a storage efficiency, here with the app's controls.
+    const probeNote = messages.find((m) => m.startsWith('no bandwidth probe of the drive'));
+    expect(probeNote).toBe(
+      'no bandwidth probe of the drive: no storage efficiency (run the suite with its probe, the drive probe (“Probe the drive and memory copy first” in New suite), or state the drive\'s bandwidth: “Drive datasheet read, GB/s”)',
+    );
+    for (const m of messages) expect(m).not.toMatch(/(?<![\w/.-])--[a-z]|kvbench (?:hw|report)\b/);
   });
 });
