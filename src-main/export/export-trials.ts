@@ -122,9 +122,43 @@ function suiteLabelsOf(trials: readonly TrialRecord[]): string {
   return labelled.map((g) => `${g.label} (${suitesText(g.suiteIds)})`).join('; ');
 }
 
+/** Each group's suite label: groups of suites with different labels are aggregated apart. */
+const GROUP_COLUMNS = ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration'];
+const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenarioId, s.label, s.systemId, s.systemLabel, s.driveId, s.driveLabel, s.suiteLabel, s.configKey, s.configDescription];
+const SCENARIO_COLUMNS = [...GROUP_COLUMNS, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'];
+
+/** The report's table: per group (scenario, configuration, system, drive, suite label) and metric, the aggregate over its counted trials. */
+function scenarioRows(model: ExportModel): Cell[][] {
+  return model.report.scenarios.flatMap((s) =>
+    s.metrics.map((m): Cell[] => [
+      ...groupCells(s),
+      s.trialsTotal,
+      s.excluded.length,
+      s.cautions.length,
+      m.metric.key,
+      m.metric.label,
+      m.metric.unit,
+      m.aggregate.n,
+      m.aggregate.median,
+      m.aggregate.p95,
+      m.aggregate.cv,
+      m.aggregate.min,
+      m.aggregate.max,
+    ]),
+  );
+}
+
 /** CSV (see csv.ts: BOM, RFC 4180, formula-like text defused): one header row, one row per trial. */
 export function toCsv(model: ExportModel): string {
   return csvTable(trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
+}
+
+/**
+ * The report as CSV: the XLSX's Scenarios sheet, one row per group and metric with the median, P95
+ * and CV of the per-trial values (the report page's table), for a report exported from the app.
+ */
+export function toReportCsv(model: ExportModel): string {
+  return csvTable(SCENARIO_COLUMNS, scenarioRows(model));
 }
 
 export function toJson(model: ExportModel): string {
@@ -148,7 +182,13 @@ export function toJson(model: ExportModel): string {
   )}\n`;
 }
 
-export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
+/**
+ * The workbook. `words` rewords its prose (the Notes sheet's messages), written in the CLI's words
+ * (its flags and commands): the app passes its own (inAppWords), so a file saved from the app names
+ * the app's controls, as the page beside it does; the CLI's files keep the flags.
+ */
+export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: string) => string } = {}): Promise<Buffer> {
+  const words = opts.words ?? ((text: string): string => text);
   const wb = new ExcelJS.Workbook();
   wb.creator = `kvbench ${KVBENCH_VERSION}`;
   const add = (name: string, columns: readonly string[], rows: readonly Cell[][]): void => {
@@ -160,30 +200,8 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
     ws.views = [{ state: 'frozen', ySplit: 1 }];
   };
   add('Trials', trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
-  // Each group's suite label: groups of suites with different labels are aggregated apart.
-  const groupColumns = ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration'];
-  const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenarioId, s.label, s.systemId, s.systemLabel, s.driveId, s.driveLabel, s.suiteLabel, s.configKey, s.configDescription];
-  const scenarioRows: Cell[][] = [];
-  for (const s of model.report.scenarios) {
-    for (const m of s.metrics) {
-      scenarioRows.push([
-        ...groupCells(s),
-        s.trialsTotal,
-        s.excluded.length,
-        s.cautions.length,
-        m.metric.key,
-        m.metric.label,
-        m.metric.unit,
-        m.aggregate.n,
-        m.aggregate.median,
-        m.aggregate.p95,
-        m.aggregate.cv,
-        m.aggregate.min,
-        m.aggregate.max,
-      ]);
-    }
-  }
-  add('Scenarios', [...groupColumns, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'], scenarioRows);
+  const groupColumns = GROUP_COLUMNS;
+  add('Scenarios', SCENARIO_COLUMNS, scenarioRows(model));
   // The terminal report's pooled table: percentiles of the merged histograms, never averaged.
   const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.damagedTrials, p.count, p.p50Ms, p.p95Ms, p.p99Ms]));
   add('Pooled latency', [...groupColumns, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
@@ -205,7 +223,7 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.
   const labelsNote = suiteLabelsNote(model.report);
   const noteRows: Cell[][] = [
-    ...(labelsNote === null ? [] : [['scenarios', ...groupColumns.map(() => null), null, null, 'note', labelsNote] as Cell[]]),
+    ...(labelsNote === null ? [] : [['scenarios', ...groupColumns.map(() => null), null, null, 'note', words(labelsNote)] as Cell[]]),
     ...model.report.scenarios.flatMap((s) => [
       ...s.excluded.map((x): Cell[] => [
         'scenarios',
@@ -213,11 +231,11 @@ export async function toXlsxBuffer(model: ExportModel): Promise<Buffer> {
         x.trialId,
         x.trialIndex + 1,
         x.flags.length > 0 ? `excluded (flagged: ${x.flags.join(', ')})` : x.supersededBy === null ? `excluded (${x.status})` : `superseded (${x.status}; retried: attempt ${x.supersededBy.attempt} ${x.supersededBy.status}, trial id ${x.supersededBy.trialId})`,
-        x.reason ?? 'no reason recorded',
+        x.reason === null ? 'no reason recorded' : words(x.reason),
       ]),
-      ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', c.message]),
+      ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', words(c.message)]),
     ]),
-    ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', n]),
+    ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', words(n)]),
   ];
   add('Notes', ['section', ...groupColumns, 'trial_id', 'trial_number', 'kind', 'message'], noteRows);
   add(

@@ -9,6 +9,7 @@ import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, flagsOnce, scenarioOrder, suiteLabelGroups, type FlagsOf, type RamBackingCount, type SuiteLabelGroup } from './scenario-report.ts';
 import { flagKindsText, type FlagKindCounts } from '../../src-shared/domain/trial-flags.ts';
 import { differingOptions } from './tier-comparison.ts';
+import { optionFlag } from '../engine/config/flags.ts';
 
 export const COMPARISON_METRICS = [
   'decode_bytes_read',
@@ -485,7 +486,7 @@ function scenarioMatchKey(t: TrialRecord): string {
 /** "numUsers 4 vs 8" for each machine-derived option whose values differ between the sides (several on a side: "4/8"). */
 function derivedDifferences(a: readonly TrialRecord[], b: readonly TrialRecord[]): string[] {
   const values = (ts: readonly TrialRecord[], k: string): string => [...new Set(ts.map((t) => String(optionValue(t.options, k))))].sort().join('/');
-  return MACHINE_DERIVED_KEYS.filter((k) => values(a, k) !== values(b, k)).map((k) => `${k} ${values(a, k)} vs ${values(b, k)}`);
+  return MACHINE_DERIVED_KEYS.filter((k) => values(a, k) !== values(b, k)).map((k) => `${optionFlag(k)} ${values(a, k)} vs ${values(b, k)}`);
 }
 
 /**

@@ -5,6 +5,7 @@ import { MULTI_HOST_SCENARIO_ID, SCENARIOS, isScenarioId } from '../../src-share
 import { ratio } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '../../src-shared/domain/store-types.ts';
 import { configKey, optionValue } from '../store/results-ingest.ts';
+import { optionFlag } from '../engine/config/flags.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { groupWhere, placeKey, spansSeveralLabels, spansSeveralPlaces, suiteLabelKey } from '../../src-shared/domain/places.ts';
 import { backedTrials, backingsText, countBackings, metricOf, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
@@ -285,11 +286,15 @@ function configApartFromTiers(s: ScenarioSummary, alsoIgnore: readonly string[] 
   return configKey(Object.fromEntries(Object.entries(s.options).filter(([k]) => !TIER_LAYOUT_KEYS.includes(k) && !alsoIgnore.includes(k))));
 }
 
-/** The workload options (other than `ignore`, by default the tier layout) in which `a` differs from `b`, as "numUsers 200 vs 50". */
+/**
+ * The workload options (other than `ignore`, by default the tier layout) in which `a` differs from `b`,
+ * by their flags, as "--num-users 200 vs 50": the CLI prints them so, and the app names each by its
+ * field (inAppWords), never by the internal camelCase key.
+ */
 export function differingOptions(a: Record<string, unknown>, b: Record<string, unknown>, ignore: readonly string[] = TIER_LAYOUT_KEYS): string[] {
   const keys = [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET].filter((k) => !ignore.includes(k));
   const show = (v: unknown): string => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
-  return keys.filter((k) => show(optionValue(a, k)) !== show(optionValue(b, k))).map((k) => `${k} ${show(optionValue(a, k))} vs ${show(optionValue(b, k))}`);
+  return keys.filter((k) => show(optionValue(a, k)) !== show(optionValue(b, k))).map((k) => `${optionFlag(k)} ${show(optionValue(a, k))} vs ${show(optionValue(b, k))}`);
 }
 
 /** Run by several hosts at once (a merged multi-host result, or one rank's share of one): world size above 1. */

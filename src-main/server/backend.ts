@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { inAppWords, scenarioLabelsIn } from '../../src-shared/domain/app-words.ts';
 import { serverMetricCaveats, type EndpointRequestSample, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
@@ -37,7 +38,7 @@ import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { buildExportModel, requireSuites } from '../export/export-model.ts';
-import { toCsv, toJson, toXlsxBuffer } from '../export/export-trials.ts';
+import { toCsv, toJson, toReportCsv, toXlsxBuffer } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { comparisonSides, resolveSelection } from '../export/selection.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
@@ -801,11 +802,18 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       );
       let data: Buffer;
       try {
-        data = r.format === 'csv' ? Buffer.from(toCsv(model)) : r.format === 'json' ? Buffer.from(toJson(model)) : await toXlsxBuffer(model);
+        // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
+        data =
+          r.format === 'csv'
+            ? Buffer.from(r.content === 'report' ? toReportCsv(model) : toCsv(model))
+            : r.format === 'json'
+              ? Buffer.from(toJson(model))
+              : await toXlsxBuffer(model, { words: (text) => inAppWords(scenarioLabelsIn(text)) });
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }
-      const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}` : 'trials';
+      const reportCsv = r.format === 'csv' && r.content === 'report';
+      const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}${reportCsv ? '-report' : ''}` : reportCsv ? 'report' : 'trials';
       return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
     },
 

@@ -178,7 +178,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
         cpuRealistic: 'smoke: min(RAM/2, 1 GiB)',
         cpuSmall: 'smoke: min(RAM/8, 0.25 GiB)',
         cpuTiny: 'smoke: a tiny CPU tier',
-        cpuFixed: "smoke: the wrapper's fixed 4 GiB shrunk",
+        cpuFixed: "smoke: the reference suite script's fixed 4 GiB, shrunk",
         baselineUsers: 'smoke: baseline',
         highUsers: 'smoke: high',
       },
@@ -210,8 +210,8 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
       gpu: "first GPU's memory less what the tier leaves to the driver",
       cpuRealistic: 'RAM/2',
       cpuSmall: 'RAM/8',
-      cpuTiny: "a tiny CPU tier: the wrapper's intent; it passed 4 GiB",
-      cpuFixed: "the wrapper's fixed value",
+      cpuTiny: "a tiny CPU tier: what the reference suite script meant; it passed 4 GiB",
+      cpuFixed: "the reference suite script's fixed value",
       baselineUsers: 'baseline',
       highUsers: 'high: RAM GiB × 10, 50..300',
     },
@@ -683,7 +683,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     );
   }
   if (ids.includes('storage-saturation') && ids.includes('cpu-storage')) {
-    notes.push("storage-saturation and cpu-storage have the same parameters here (the spec's 'small' CPU tier is RAM/8, high users); the wrapper's own versions gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both are kept, each under its own id, so stored history stays comparable");
+    notes.push('storage-saturation and cpu-storage have the same parameters here (the reference\'s suite description makes the "small" CPU tier RAM/8, with high users); the reference\'s suite script gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier. Both are kept, each under its own id, so stored history stays comparable');
   }
   return {
     version: SUITE_PLAN_VERSION,

@@ -147,7 +147,7 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
   quick: {
     id: 'quick',
     label: 'Quick',
-    description: "The wrapper's parameters (derived from this machine's RAM and GPU) for 30 s per trial, storage tier capped at 16 GiB.",
+    description: "The parameters of the reference benchmark's suite script (derived from this machine's RAM and GPU) for 30 s per trial, storage tier capped at 16 GiB.",
     durationS: 30,
     defaultTrials: 3,
     defaultScenarios: NINE_SCENARIO_IDS,
@@ -155,7 +155,7 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
   standard: {
     id: 'standard',
     label: 'Standard',
-    description: "The wrapper's parameters for 180 s per trial (its ~30-minute suite), storage tier capped at 64 GiB.",
+    description: "The parameters of the reference benchmark's suite script (derived from this machine's RAM and GPU) for 180 s per trial, as its ~30-minute suite, storage tier capped at 64 GiB.",
     durationS: 180,
     defaultTrials: 3,
     defaultScenarios: NINE_SCENARIO_IDS,

@@ -66,6 +66,27 @@ export const REQUEST_LEVEL_BYTES_TEXT =
   'request-level KV bytes (hits read, entries written) on whichever tier served them; moves between tiers (demotions, promotions) left out, as the reference counts them';
 
 /**
+ * The pooled latency distributions a report merges, by the histogram's stored name, as the report
+ * names them: the names of the metrics their P95s are (METRICS), without the percentile.
+ */
+export const POOLED_LATENCY_LABELS: Readonly<Record<string, string>> = Object.freeze({
+  end_to_end: 'End-to-end',
+  storage_io_per_request: 'Cache I/O per request',
+  queue_wait: 'Queue wait',
+  'tier_read.gpu': 'GPU read',
+  'tier_write.gpu': 'GPU write',
+  'tier_read.cpu': 'CPU read',
+  'tier_write.cpu': 'CPU write',
+  'tier_read.storage': 'Storage read',
+  'tier_write.storage': 'Storage write',
+});
+
+/** A pooled latency's name for a reader; a histogram this version does not know keeps its stored name. */
+export function pooledLatencyLabel(name: string): string {
+  return Object.hasOwn(POOLED_LATENCY_LABELS, name) ? POOLED_LATENCY_LABELS[name]! : name;
+}
+
+/**
  * Every per-trial metric the store keeps, in report order. Latency metrics are one trial's
  * percentile (from its HDR histogram); across trials reports give their median and P95, never a mean.
  */

@@ -663,6 +663,12 @@ export const CONTRACT = {
       /** Leave flagged trials out of the aggregates (the file says so); a CSV, one row per trial, lists them all with their cautions. */
       excludeFlagged: z.boolean().optional(),
       stated: StatedBandwidthSchema.optional(),
+      /**
+       * What a CSV (one table) holds: the trials, one row per trial (the default: History's export), or
+       * the report's rows, per group and metric the median, P95 and CV (the report page's). XLSX and
+       * JSON files carry both.
+       */
+      content: z.enum(['trials', 'report']).optional(),
     }),
     response: z.object({ ...exportedFile, trialCount: count, unreadable: unreadableRows }),
   },

@@ -170,6 +170,15 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     // The suite's label is in every row (rev8-gui #3: it was in none of the exports).
     expect(csv.slice(1).every((row) => /^\d+,\d+,e2e smoke,/.test(row))).toBe(true);
     expect(download.suggestedFilename()).toMatch(/^kvbench-suite-\d+-\d{8}-\d{6}\.csv$/);
+    // The report itself as CSV (rev12-gui M7): its rows, per scenario and metric the median, P95 and CV.
+    expect(await page.locator('[data-export=csv]').textContent()).toBe('Trials CSV');
+    const [reportDownload] = await Promise.all([page.waitForEvent('download'), page.click('[data-export=report-csv]')]);
+    expect(reportDownload.suggestedFilename()).toMatch(/^kvbench-suite-\d+-report-\d{8}-\d{6}\.csv$/);
+    const reportCsvPath = path.join(served.dir, reportDownload.suggestedFilename());
+    await reportDownload.saveAs(reportCsvPath);
+    const reportCsv = fs.readFileSync(reportCsvPath, 'utf8').slice(1).trimEnd().split('\r\n');
+    expect(reportCsv[0]).toMatch(/^scenario_id,scenario,.*,metric,metric_label,unit,n,median,p95,cv,min,max$/);
+    expect(reportCsv.some((row) => row.startsWith('storage-only,Storage only,') && row.includes(',wall_clock_throughput_tok_per_s,'))).toBe(true);
     lap('report');
   });
 

@@ -119,6 +119,11 @@ export const FLAG_BY_NAME: ReadonlyMap<string, FlagSpec> = new Map(
 
 export const FLAG_BY_KEY: ReadonlyMap<string, FlagSpec> = new Map(RUN_FLAGS.map((s) => [s.key, s]));
 
+/** A run option as the CLI names it, by its flag (`numUsers` → `--num-users`); one without a flag (the config file's `tuning`) by its key. */
+export function optionFlag(key: string): string {
+  return FLAG_BY_KEY.get(key)?.flag ?? key;
+}
+
 /** Levenshtein distance, for "did you mean" hints. */
 export function editDistance(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, j) => j);

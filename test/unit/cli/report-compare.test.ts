@@ -106,11 +106,11 @@ describe('kvbench report --compare', () => {
     const other = await compare('B-other');
     expect(other.matched).toBe(0);
     expect(other.notes).toContain(
-      "storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): not matched, B's nearest run of this scenario differs in disableMultiTurn false vs true, maxConcurrentAllocs 0 vs 2 (--match scenario lets only the users and tier budgets differ)",
+      "storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): not matched, B's nearest run of this scenario differs in --disable-multi-turn false vs true, --max-concurrent-allocs 0 vs 2 (--match scenario lets only the users and tier budgets differ)",
     );
     const big = await compare('B-big');
     expect(big.matched).toBe(1);
-    expect(big.notes).toContain('storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): matched by scenario, A and B differ in numUsers 4 vs 8, cpuMemGb 0 vs 2');
+    expect(big.notes).toContain('storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): matched by scenario, A and B differ in --num-users 4 vs 8, --cpu-mem-gb 0 vs 2');
   });
 
   it('names every scenario whose trials a matched configuration pools, and says so in a note', async () => {

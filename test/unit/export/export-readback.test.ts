@@ -175,6 +175,8 @@ describe('exports read back', () => {
     expect(notes[1].message).toMatch(/^the device read 40\.0 % of the bytes the storage tier reported reading, /);
     expect(notes[2].message).toBe('1 row(s): the page cache served storage reads (storage-only: 1 of 2 trial(s)): their read numbers describe RAM, not the drive, so no read efficiency there');
     expect(notes[3].message).toMatch(/^no bandwidth probe of the drive/);
+    // The CLI's file (kvbench export) in the CLI's words; the app's names its controls (test/unit/server/export-app-words.test.ts).
+    expect(notes[3].message).toContain('kvbench hw --probe');
     expect(rowsOf('Scenarios').every((r) => r.flagged === 1)).toBe(true);
     const pooled = rowsOf('Pooled latency');
     expect(pooled.map((p) => p.latency)).toEqual(report.scenarios[0].pooled.map((p) => p.name));

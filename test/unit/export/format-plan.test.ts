@@ -8,6 +8,7 @@ import { hardwareAdvice } from '../../../src-main/hardware/advice.ts';
 import { planSuite } from '../../../src-main/suite/planner.ts';
 import { runInProcess } from '../cli/in-process.ts';
 import { fakeHardware } from '../store/fixtures.ts';
+import { PROFILES } from '../../../src-shared/domain/scenarios.ts';
 
 /** A virtual machine without a GPU, its cache directory on the system disk. */
 function onSystemDisk() {
@@ -53,6 +54,18 @@ describe('the plan as text', () => {
     const text = formatPlan(planSuite(onSystemDisk(), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1 }));
     expect(text).toMatch(/^note: 3 scenario\(s\) skipped: gpu-only, gpu-cpu, gpu-cpu-storage$/m);
     expect(text).toMatch(/^note: storage-saturation and cpu-storage have the same parameters here .*storage-saturation a fixed 4 GiB or 0 GiB CPU tier\. Both are kept, each under its own id, so stored history stays comparable$/m);
+  });
+
+  it("says which wrapper and which spec it means: the reference benchmark's suite script and its suite description, never \"the wrapper\" or \"the spec\" bare (rev12-gui M8)", () => {
+    const bare = /\bthe (?:wrapper|spec)(?:'s)?\b/i;
+    for (const p of Object.values(PROFILES)) expect(p.description, p.id).not.toMatch(bare);
+    for (const profile of ['smoke', 'quick', 'standard'] as const) {
+      const plan = planSuite(onSystemDisk(), { profile, cacheDir: '/mnt/kv', trials: 1 });
+      const text = formatPlan(plan);
+      expect(text, profile).not.toMatch(bare);
+    }
+    const text = formatPlan(planSuite(onSystemDisk(), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1 }));
+    expect(text).toMatch(/^note: storage-saturation and cpu-storage have the same parameters here \(the reference's suite description makes the "small" CPU tier RAM\/8, with high users\); the reference's suite script gave storage-saturation a fixed 4 GiB or 0 GiB CPU tier\. Both are kept, each under its own id, so stored history stays comparable$/m);
   });
 
   it('the header names every model the runs use (the mlperf profile runs 8B and 70B)', () => {

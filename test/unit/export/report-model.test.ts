@@ -341,7 +341,7 @@ describe('tier comparison', () => {
       'cpu-only llama3.1-70b-instruct': null,
     });
     expect(t.notes).toContain('1 row(s) have no storage-only run of the same configuration apart from the tier budgets (users, duration, warm-up, I/O options …): no speedup');
-    expect(t.notes.join('\n')).toMatch(/^cpu-only, llama3\.1-70b-instruct, .*: no storage-only run of this configuration \(the nearest differs in model llama3\.1-70b-instruct vs llama3\.1-8b\)$/m);
+    expect(t.notes.join('\n')).toMatch(/^cpu-only, llama3\.1-70b-instruct, .*: no storage-only run of this configuration \(the nearest differs in --model llama3\.1-70b-instruct vs llama3\.1-8b\)$/m);
     expect(formatTierComparison(t)).toMatch(/^Tier comparison \(medians across complete trials;/);
     const withPartial = buildTierComparison(buildScenarioReport(ts, { includeIncomplete: true }), null);
     expect(formatTierComparison(withPartial)).toMatch(/^Tier comparison \(medians across complete and partial trials;/);
@@ -394,14 +394,14 @@ describe('tier comparison', () => {
       ['storage-only', 50, 1],
     ]);
     expect(t.rows[0].baselineNote).toMatch(/^configuration unknown \(imported without --run-flags\)/);
-    expect(t.rows[2].baselineNote).toBe('no storage-only run of this configuration (the nearest differs in warmUp 30 vs 0)');
+    expect(t.rows[2].baselineNote).toBe('no storage-only run of this configuration (the nearest differs in --warm-up 30 vs 0)');
     expect(t.rows[1].baselineNote).toBeNull();
     const text = formatTierComparison(t);
     // The rows of one scenario are told apart: their users and their configuration are shown.
     expect(text).toMatch(/^scenario\s+configuration\s+users\s+GPU\s+CPU/m);
     expect(text).toMatch(/^cpu-only\s+tiny-1b, 50u, .*\s50\s+0\s+1\s+2\s+1,500\s+1\.50x/m);
     expect(text).toMatch(/^storage-only\s+tiny-1b, 50u, .*\s50\s+0\s+0\.125\s+2\s+1,000\s+1\.00x/m);
-    expect(text).toMatch(/^note: cpu-only, tiny-1b, 4u, .*: no storage-only run of this configuration \(the nearest differs in warmUp 30 vs 0\)$/m);
+    expect(text).toMatch(/^note: cpu-only, tiny-1b, 4u, .*: no storage-only run of this configuration \(the nearest differs in --warm-up 30 vs 0\)$/m);
   });
 
   it('a multi-host result stays out of the tier comparison whatever scenario it was filed under, and a note says so', () => {

@@ -457,8 +457,8 @@ describe('report', () => {
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
     await flush();
     expect(w.findAll('[data-pooled-damaged]').map((p) => p.text())).toEqual([
-      "end_to_end: 1 trial's histogram does not decode (damaged in the database): left out of these percentiles.",
-      "queue_wait: 3 trials' histograms do not decode (damaged in the database): left out of these percentiles.",
+      "End-to-end: 1 trial's histogram does not decode (damaged in the database): left out of these percentiles.",
+      "Queue wait: 3 trials' histograms do not decode (damaged in the database): left out of these percentiles.",
     ]);
   });
 
@@ -568,7 +568,7 @@ describe('report', () => {
     expect(eff()).toContain('35.7 %');
     expect(w.find('[data-test=stated-error]').exists()).toBe(false);
     // Decimal GB/s, unlike the results' *_gbps (GiB/s): said where the figure is typed.
-    expect(w.get('#stated-help').text()).toMatch(/decimal GB\/s \(10⁹ B\/s\), not the GiB\/s of the results' \*_gbps keys/);
+    expect(w.get('#stated-help').text()).toMatch(/decimal GB\/s \(10⁹ B\/s\), not GiB\/s;/);
 
     await w.get('input[name=statedReadGbps]').setValue('5');
     await w.get('input[name=statedReadGbps]').trigger('change');
@@ -695,7 +695,7 @@ describe('report', () => {
     fake.setConnection('disconnected');
     await w.get('[data-export=csv]').trigger('click');
     await flush();
-    expect(w.get('[role=alert]').text()).toContain('(UNREACHABLE)');
+    expect(w.get('[role=alert]').attributes('data-error-code')).toBe('UNREACHABLE'); // for support, not in the headline
     expect(w.get('[role=alert]').text()).toContain('Is kvbench serve still running?');
     fake.setConnection('connecting');
     await flush();
@@ -1308,7 +1308,7 @@ describe('the real-engine view', () => {
     await flush();
     const alert = w.get('[role=alert]').text();
     expect(alert).toContain('The comparison failed');
-    expect(alert).toContain('NOT_FOUND');
+    expect(w.get('[role=alert]').attributes('data-error-code')).toBe('NOT_FOUND');
     expect(alert).toContain('no complete runs for pcie; stored labels: c2c (1/1 complete)');
     expect(w.find('[data-test=endpoint-compare-table]').exists()).toBe(false);
   });

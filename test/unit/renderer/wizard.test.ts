@@ -212,6 +212,17 @@ describe('hardware step', () => {
 });
 
 describe('plan step', () => {
+  it('numbers the nine scenarios as "scenario 3 of 9", not "#3" (History\'s numbers are trials\', rev12-gui L7)', async () => {
+    installFakeApi({ 'app.info': () => appInfo(), 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }) });
+    useWizardStore().cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const number = w.get('[data-scenario=storage-only] [data-test=scenario-number]');
+    expect(number.text()).toBe('scenario 3 of 9');
+    expect(number.attributes('title')).toBe("Scenario 3 of the reference benchmark's nine-scenario suite");
+    expect(w.get('.checklist').text()).not.toContain('#');
+  });
+
   it('plans with the chosen parameters, shows the estimate, and starts the suite', async () => {
     const fake = installFakeApi({ 'app.info': () => appInfo(), 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
     const wizard = useWizardStore();

@@ -163,10 +163,10 @@ describe('planSuite', () => {
     expect(by['cpu-only']).toEqual(expect.arrayContaining(['CPU tier 1 GiB (smoke: min(RAM/2, 1 GiB))', '4 users (smoke: baseline)']));
     expect(by['cpu-storage']).toEqual(expect.arrayContaining(['CPU tier 0.25 GiB (smoke: min(RAM/8, 0.25 GiB))', '8 users (smoke: high)']));
     expect(by['gpu-only']).toEqual(
-      expect.arrayContaining(["GPU tier 1 GiB (smoke: at most 1 GiB of the first GPU's memory)", "CPU tier 0.25 GiB (smoke: the wrapper's fixed 4 GiB shrunk)", '4 users (smoke: baseline)']),
+      expect.arrayContaining(["GPU tier 1 GiB (smoke: at most 1 GiB of the first GPU's memory)", "CPU tier 0.25 GiB (smoke: the reference suite script's fixed 4 GiB, shrunk)", '4 users (smoke: baseline)']),
     );
     const text = plan.runs.flatMap((r) => r.derivation).join('\n');
-    expect(text).not.toMatch(/\((RAM\/2|RAM\/8|high: RAM GiB × 10, 50\.\.300|baseline|high|the wrapper's fixed value)\)/);
+    expect(text).not.toMatch(/\((RAM\/2|RAM\/8|high: RAM GiB × 10, 50\.\.300|baseline|high|the reference suite script's fixed value)\)/);
     expect(text).not.toMatch(/less what the tier leaves to the driver/);
   });
 
