@@ -4,8 +4,8 @@
 // Aggregation rules (src-shared/domain/statistics.ts): per metric, the median and the P95 of the
 // per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
-import { SCENARIO_IDS, SCENARIOS, isScenarioId, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import { TIER_NAMES, type TierName } from '../../src-shared/domain/tiers.ts';
+import { SCENARIO_IDS, SCENARIOS, isScenarioId, scenarioLabel, tiersPastScenario } from '../../src-shared/domain/scenarios.ts';
+import { TIER_NAMES, TIER_WORDS, tiersText, type TierName } from '../../src-shared/domain/tiers.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus, type TrialsWithoutHistograms } from '../../src-shared/domain/store-types.ts';
@@ -229,23 +229,17 @@ export function cautionsOf(t: TrialRecord, flags: readonly TrialFlag[] = trialFl
   return flags.map((f) => ({ trialId: t.id, trialIndex: t.trialIndex, message: f.message }));
 }
 
-const TIER_WORDS: Record<TierName, string> = { gpu: 'GPU', cpu: 'CPU', storage: 'storage' };
 /** Whose numbers a tier's are, in a sentence: the storage tier's are the drive's. */
 const tierOwner = (tier: TierName): string => (tier === 'storage' ? "the drive's" : `the ${TIER_WORDS[tier]} tier's`);
 
 /**
- * What a scenario names and what lies past it, for one meant to stay off the slower tiers (CPU only,
- * GPU only, GPU + CPU): the tiers below the slowest it names, where its overflow goes (the reference's
- * hierarchy always ends in storage); null for a scenario that names the storage tier, or none known.
+ * What a scenario names and what lies past it (tiersPastScenario), for one meant to stay off the
+ * slower tiers (CPU only, GPU only, GPU + CPU); null for one that names the storage tier, or none known.
  */
 export function spillBoundary(scenarioId: string): { named: string; below: TierName[] } | null {
-  if (!isScenarioId(scenarioId)) return null;
-  const tiers = SCENARIOS[scenarioId].tiers;
-  const slowest = Math.max(...tiers.map((t) => TIER_NAMES.indexOf(t)));
-  const below = TIER_NAMES.slice(slowest + 1);
-  if (below.length === 0) return null;
-  const words = tiers.map((t) => TIER_WORDS[t]);
-  return { named: `${words.join(' and ')} tier${words.length > 1 ? 's' : ''} that “${SCENARIOS[scenarioId].label}” names`, below };
+  const below = tiersPastScenario(scenarioId);
+  if (below.length === 0 || !isScenarioId(scenarioId)) return null;
+  return { named: `${tiersText(SCENARIOS[scenarioId].tiers)} that “${SCENARIOS[scenarioId].label}” names`, below };
 }
 
 /** Whose numbers spill into, for a note: "the drive's", "the CPU tier's or the drive's". */
