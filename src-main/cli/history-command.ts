@@ -44,7 +44,7 @@ function clip(text: string | null, chars: number): string {
 /** The mark of a trial the report flags (RAM-backed cache directory, page-cache reads, a stall, trace-only mode …), and its legend. */
 const FLAG_MARK = '!';
 const flagLegend = (what: string): string =>
-  `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n`;
+  `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n`;
 
 /**
  * Under the trial table, one line per RAM-backed cache directory its flagged trials ran on: what held

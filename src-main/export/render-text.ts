@@ -262,7 +262,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
     "A win rate: A's share of the configurations tested (2 or more trials a side, values above 0: those of p) that are beyond the noise by their own test with A better; " +
       '— where none is. unknown: a side with fewer than 2 trials, or a value of 0 (no logarithm): such a configuration stays out of the geo-mean, the verdict and the win rate.',
   );
-  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
+  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, a spill past the tiers the scenario names, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
   }

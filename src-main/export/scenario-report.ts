@@ -4,7 +4,9 @@
 // Aggregation rules (src-shared/domain/statistics.ts): per metric, the median and the P95 of the
 // per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
-import { SCENARIO_IDS, scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import { SCENARIO_IDS, SCENARIOS, isScenarioId, scenarioLabel, tiersPastScenario } from '../../src-shared/domain/scenarios.ts';
+import { TIER_NAMES, TIER_WORDS, tiersText, type TierName } from '../../src-shared/domain/tiers.ts';
+import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
 import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus, type TrialsWithoutHistograms } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
@@ -23,7 +25,8 @@ export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METH
 export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histograms';
 export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 /** What a report or comparison asked to exclude flagged trials adds to its method. */
-export const FLAGGED_EXCLUDED_METHOD = 'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, an autoscaler short of its peak or target): each is listed with why';
+export const FLAGGED_EXCLUDED_METHOD =
+  'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, a spill past the tiers the scenario names, an autoscaler short of its peak or target): each is listed with why';
 
 
 export interface ExcludedTrial {
@@ -100,6 +103,8 @@ export interface ScenarioSummary {
   ramBackings: RamBackingCount[];
   /** The aggregated trials whose storage reads the page cache served, the directory not being RAM-backed (trialFlags' 'page-cache'). */
   pageCacheFlagged: number;
+  /** The aggregated trials that spilled past the tiers their scenario names (trialFlags' 'spilled'): CPU only reading the drive. */
+  spilledTrials: number;
   metrics: MetricAggregate[];
   pooled: PooledLatency[];
   /**
@@ -184,6 +189,7 @@ export function trialFlags(t: TrialRecord): TrialFlag[] {
     ...traceOnlyCaution(t).map(as('trace-only')),
     ...storageReadFlags(t),
     ...stallCaution(t).map(as('stalled')),
+    ...spillCaution(t).map(as('spilled')),
     ...noPeakCaution(t).map(as('no-peak')),
     ...qosTargetCaution(t).map(as('qos-target')),
   ];
@@ -221,6 +227,42 @@ export const flagKindCountsOf = (trials: readonly TrialRecord[], flagsOf: FlagsO
 /** The report's cautions of a trial: its flags (trialFlags, unless already worked out) in words. */
 export function cautionsOf(t: TrialRecord, flags: readonly TrialFlag[] = trialFlags(t)): TrialCaution[] {
   return flags.map((f) => ({ trialId: t.id, trialIndex: t.trialIndex, message: f.message }));
+}
+
+/** Whose numbers a tier's are, in a sentence: the storage tier's are the drive's. */
+const tierOwner = (tier: TierName): string => (tier === 'storage' ? "the drive's" : `the ${TIER_WORDS[tier]} tier's`);
+
+/**
+ * What a scenario names and what lies past it (tiersPastScenario), for one meant to stay off the
+ * slower tiers (CPU only, GPU only, GPU + CPU); null for one that names the storage tier, or none known.
+ */
+export function spillBoundary(scenarioId: string): { named: string; below: TierName[] } | null {
+  const below = tiersPastScenario(scenarioId);
+  if (below.length === 0 || !isScenarioId(scenarioId)) return null;
+  return { named: `${tiersText(SCENARIOS[scenarioId].tiers)} that “${SCENARIOS[scenarioId].label}” names`, below };
+}
+
+/** Whose numbers spill into, for a note: "the drive's", "the CPU tier's or the drive's". */
+export const spillOwners = (below: readonly TierName[]): string => below.map(tierOwner).join(' or ');
+
+/**
+ * A trial of a scenario meant to stay off a slower tier that moved bytes to or from one (its tier
+ * overflowed, and the hierarchy spilled the rest down): its latencies and throughput are partly that
+ * tier's, so "CPU only" would be partly the drive. Stored without per-tier bytes: nothing to tell.
+ */
+function spillCaution(t: TrialRecord): string[] {
+  const boundary = spillBoundary(t.scenarioId);
+  if (boundary === null) return [];
+  const bytes = (tier: TierName, op: 'read' | 'write'): number => t.metrics[`${tier}_${op}_bytes`] ?? 0;
+  const allReads = TIER_NAMES.reduce((sum, tier) => sum + bytes(tier, 'read'), 0);
+  const spilled = boundary.below.filter((tier) => bytes(tier, 'read') > 0 || bytes(tier, 'write') > 0);
+  if (spilled.length === 0) return [];
+  const parts = spilled.map((tier) => {
+    const read = bytes(tier, 'read');
+    const share = allReads > 0 ? ` (${((100 * read) / allReads).toFixed(1)} % of the trial's reads)` : '';
+    return `${binaryBytesText(bytes(tier, 'write'))} written to the ${TIER_WORDS[tier]} tier and ${binaryBytesText(read)} read back from it${share}`;
+  });
+  return [`spilled past the ${boundary.named}: ${parts.join('; ')}, so its numbers include ${spillOwners(spilled)}`];
 }
 
 /** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
@@ -436,6 +478,7 @@ export function buildScenarioReport(
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t, flagsOf(t))]),
       ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
       pageCacheFlagged: flagKindCountsOf(included, flagsOf).pageCache,
+      spilledTrials: flagKindCountsOf(included, flagsOf).spilled,
       metrics,
       pooled,
       withoutHistograms,

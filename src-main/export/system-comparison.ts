@@ -141,8 +141,8 @@ export interface MetricComparison {
 
 /**
  * A side's matched trials (complete trials of the configurations both sides ran) that the report
- * flags, by why (FlagKindCounts: trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, an
- * autoscaler short of its peak or target): a trial may be counted under several reasons, and once
+ * flags, by why (FlagKindCounts: trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, a
+ * spill past the tiers its scenario names, an autoscaler short of its peak or target): a trial may be counted under several reasons, and once
  * in `flaggedTrials`.
  */
 export interface SideCautions extends FlagKindCounts {
@@ -463,6 +463,7 @@ function cautionNotes(name: string, label: string, c: SideCautions): string[] {
       : null,
     c.pageCache > 0 ? `${name} (${label}): in ${of(c.pageCache)} the page cache served storage reads: their storage read numbers describe RAM, not the drive` : null,
     c.stalled > 0 ? `${name} (${label}): in ${of(c.stalled)} the engine stalled (the window closed far past its plan): kvbench, not the drive, may have set their pace` : null,
+    c.spilled > 0 ? `${name} (${label}): ${of(c.spilled)} spilled past the tiers their scenario names (CPU only reading the drive): their numbers include a slower tier's` : null,
     c.other > 0 ? `${name} (${label}): ${of(c.other)} carry another caution (kvbench report lists it per trial)` : null,
   ].filter((n): n is string => n !== null);
 }

@@ -8,7 +8,7 @@ import { configKey, optionValue } from '../store/results-ingest.ts';
 import { optionFlag } from '../engine/config/flags.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { groupWhere, placeKey, spansSeveralLabels, spansSeveralPlaces, suiteLabelKey } from '../../src-shared/domain/places.ts';
-import { backedTrials, backingsText, countBackings, metricOf, scenarioOrder, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
+import { backedTrials, backingsText, countBackings, metricOf, scenarioOrder, spillBoundary, spillOwners, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
 
 export interface TierRow {
   scenarioId: string;
@@ -386,6 +386,12 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       `${cachedRows.length} row(s): the page cache served storage reads (${cachedRows.map((s) => ofTrials(s, s.pageCacheFlagged)).join('; ')}): ` +
         'their read numbers describe RAM, not the drive, so no read efficiency there',
     );
+  }
+  // A CPU-only row whose trials spilled to the drive is partly the drive's: said where the row is read.
+  for (const s of rows.filter((x) => x.spilledTrials > 0)) {
+    const boundary = spillBoundary(s.scenarioId);
+    if (boundary === null) continue;
+    notes.push(`${ofTrials(s, s.spilledTrials)} spilled past the ${boundary.named}: the row's numbers include ${spillOwners(boundary.below)} (those trials are flagged)`);
   }
   for (const s of rows.filter((x) => !onRam(x) && noStorageBytes(x))) {
     notes.push(`${s.scenarioId}${where(s)}: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %`);

@@ -19,6 +19,7 @@ import {
   SCENARIOS,
   SUITE_PLAN_VERSION,
   isScenarioId,
+  tiersPastScenario,
   type PlannedRun,
   type ProfileId,
   type ScenarioId,
@@ -33,6 +34,8 @@ import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
 import { defaultProbeBytes } from '../engine/probe/raw-limit-probe.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { DEFAULT_GPU_HEADROOM } from '../engine/tiers/gpu/gpu-tier.ts';
+import { CPU_TIER_MEMORY_RESERVE_BYTES } from '../engine/config/cpu-tier-memory.ts';
+import { TIER_WORDS, tiersText } from '../../src-shared/domain/tiers.ts';
 
 /** Whether the engine has a GPU tier (through the NVIDIA driver library; see src-main/engine/tiers/gpu/). */
 export const ENGINE_HAS_GPU_TIER = true;
@@ -119,6 +122,14 @@ function runsReferenceMlperf(d: Pick<Derived, 'durationS' | 'warmUpS' | 'storage
   return profile !== 'smoke' && d.durationS === REFERENCE_MLPERF_DURATION_S && d.warmUpS === 0 && d.storageCapacityGb === 0;
 }
 
+/**
+ * Smoke's cap on the tiers of the scenarios meant to stay in RAM or VRAM (cpu-only, gpu-cpu, gpu-only's
+ * GPU tier; production shares the RAM/2 size): a 5 s smoke trial of cpu-only writes about 1.05 GiB of
+ * KV cache (4 users, tiny-1b; measured with a 3 GiB tier), which 2 GiB holds under its 80 % fill target.
+ * With 1 GiB it spilled over a GiB to the drive, under the name "CPU only".
+ */
+const SMOKE_IN_MEMORY_TIER_GIB = 2;
+
 /** Profile caps on the storage tier (GiB); MLPerf uses the reference's automatic 95 % of free space. */
 const STORAGE_CAP_GIB: Record<ProfileId, number> = { smoke: 1, quick: 16, standard: 64, mlperf: 0 };
 
@@ -155,11 +166,13 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
   if (o.profile === 'smoke') {
     const model = o.model ?? 'tiny-1b';
     const cap = Math.max(STORAGE_CAP_GIB.smoke, Math.ceil((2 * largestEntryBytes(model)) / GIB));
-    notes.push(`smoke: the structure of the nine scenarios with tiny sizes (${model}, 2–8 users, CPU tiers ≤ 1 GiB, 2 ms/token): checks the set-up, not the hardware`);
+    notes.push(`smoke: the structure of the nine scenarios with tiny sizes (${model}, 2–8 users, CPU tiers ≤ ${SMOKE_IN_MEMORY_TIER_GIB} GiB, 2 ms/token): checks the set-up, not the hardware`);
+    // Never more than the engine lets a CPU tier hold on this machine (its RAM less a reserve), nor below the 1 GiB smoke planned before.
+    const cpuRoomGiB = Math.max(1, ramGiB - CPU_TIER_MEMORY_RESERVE_BYTES / GIB);
     return {
       ramGiB,
-      vramGiB: Math.min(vramGiB, 1),
-      cpuRealisticGiB: round2(Math.min(ramGiB / 2, 1)),
+      vramGiB: Math.min(vramGiB, SMOKE_IN_MEMORY_TIER_GIB),
+      cpuRealisticGiB: round2(Math.min(ramGiB / 2, SMOKE_IN_MEMORY_TIER_GIB, cpuRoomGiB)),
       cpuSmallGiB: round2(Math.min(ramGiB / 8, 0.25)),
       cpuTinyGiB: 0.125,
       cpuFixedGiB: 0.25,
@@ -174,8 +187,8 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
       autoscalerInterval: 1,
       notes,
       why: {
-        gpu: "smoke: at most 1 GiB of the first GPU's memory",
-        cpuRealistic: 'smoke: min(RAM/2, 1 GiB)',
+        gpu: `smoke: at most ${SMOKE_IN_MEMORY_TIER_GIB} GiB of the first GPU's memory`,
+        cpuRealistic: `smoke: min(RAM/2, ${SMOKE_IN_MEMORY_TIER_GIB} GiB), room for a ${PROFILES.smoke.durationS} s trial's KV cache`,
         cpuSmall: 'smoke: min(RAM/8, 0.25 GiB)',
         cpuTiny: 'smoke: a tiny CPU tier',
         cpuFixed: "smoke: the reference suite script's fixed 4 GiB, shrunk",
@@ -350,6 +363,21 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
       };
     }
   }
+}
+
+/**
+ * For a scenario meant to stay off the drive (CPU only, GPU + CPU, GPU only): the storage tier is
+ * there, as in the reference, only for what overflows the tiers it names, and a trial that spills is
+ * flagged (the report's 'spilled'); '' for the others.
+ */
+function overflowOnly(id: ScenarioId): string {
+  const past = tiersPastScenario(id);
+  if (past.length === 0) return '';
+  const alsoPast = past.slice(0, -1);
+  return (
+    `, only for what overflows the ${tiersText(SCENARIOS[id].tiers)}` +
+    (alsoPast.length > 0 ? ` (as does its ${alsoPast.map((t) => TIER_WORDS[t]).join(' and ')} tier): a trial that spills is flagged` : ': a trial that spills to it is flagged')
+  );
 }
 
 function gpuSkipReason(hw: HardwareProfile, engineHasGpuTier: boolean): string | null {
@@ -620,7 +648,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
       derivation: [
         `model ${v.options.model}, ${v.options.warmUp > 0 ? `${v.options.warmUp} s warm-up then ` : ''}${v.options.duration} s measured, generation ${v.options.generationMode}, seed ${SUITE_SEED}`,
         ...p.derivation,
-        v.options.storageCapacityGb > 0 ? `storage tier capped at ${v.options.storageCapacityGb} GiB` : 'storage tier: 95 % of the free space (reference)'],
+        `${v.options.storageCapacityGb > 0 ? `storage tier capped at ${v.options.storageCapacityGb} GiB` : 'storage tier: 95 % of the free space (reference)'}${overflowOnly(id)}`],
     });
   }
 

@@ -8,7 +8,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { z } from 'zod';
-import type { TierName } from './tiers.ts';
+import { TIER_NAMES, type TierName } from './tiers.ts';
 import { LogLevelSchema, ProgressEventSchema, RUN_STATUSES } from '../engine-protocol.ts';
 
 export const NINE_SCENARIO_IDS = [
@@ -52,11 +52,11 @@ const def = (d: ScenarioDefinition): ScenarioDefinition => Object.freeze(d);
 export const SCENARIOS: Readonly<Record<ScenarioId, ScenarioDefinition>> = Object.freeze({
   'gpu-only': def({
     id: 'gpu-only', wrapperTest: 1, label: 'GPU only', requiresGpu: true, tiers: ['gpu'], inTierComparison: true, extra: false,
-    description: 'Baseline for best-case latency: the KV cache in GPU memory, limited by VRAM.',
+    description: 'Baseline for best-case latency: the KV cache in GPU memory, limited by VRAM. What overflows goes to a CPU tier and the drive, as in the reference; a trial that spills there is flagged.',
   }),
   'cpu-only': def({
     id: 'cpu-only', wrapperTest: 2, label: 'CPU only', requiresGpu: false, tiers: ['cpu'], inTierComparison: true, extra: false,
-    description: 'The KV cache in system RAM only (half the RAM), no GPU tier.',
+    description: 'The KV cache in system RAM (half the RAM), no GPU tier. The drive takes only what overflows RAM, as in the reference; a trial that spills to it is flagged.',
   }),
   'storage-only': def({
     id: 'storage-only', wrapperTest: 3, label: 'Storage only', requiresGpu: false, tiers: ['storage'], inTierComparison: true, extra: false,
@@ -64,7 +64,7 @@ export const SCENARIOS: Readonly<Record<ScenarioId, ScenarioDefinition>> = Objec
   }),
   'gpu-cpu': def({
     id: 'gpu-cpu', wrapperTest: 4, label: 'GPU + CPU', requiresGpu: true, tiers: ['gpu', 'cpu'], inTierComparison: true, extra: false,
-    description: 'Two tiers without storage spill-over: VRAM, then half the RAM.',
+    description: 'Two tiers meant to run without storage spill-over: VRAM, then half the RAM. A trial that spills to the drive is flagged.',
   }),
   'cpu-storage': def({
     id: 'cpu-storage', wrapperTest: 5, label: 'CPU + storage', requiresGpu: false, tiers: ['cpu', 'storage'], inTierComparison: true, extra: false,
@@ -84,7 +84,7 @@ export const SCENARIOS: Readonly<Record<ScenarioId, ScenarioDefinition>> = Objec
   }),
   autoscale: def({
     id: 'autoscale', wrapperTest: 9, label: 'Autoscaling discovery', requiresGpu: false, tiers: ['gpu', 'cpu', 'storage'], inTierComparison: false, extra: false,
-    description: 'QoS autoscaler from 20 users: the most users that keep storage latency under target.',
+    description: 'QoS autoscaler from 20 users (2 in smoke): the most users that keep storage latency under target.',
   }),
   'mlperf-storage-stress': def({
     id: 'mlperf-storage-stress', wrapperTest: null, label: 'MLPerf 1: storage stress (CPU 0)', requiresGpu: false, tiers: ['storage'], inTierComparison: false, extra: true,
@@ -106,6 +106,17 @@ export const SCENARIOS: Readonly<Record<ScenarioId, ScenarioDefinition>> = Objec
 
 export function isScenarioId(value: unknown): value is ScenarioId {
   return typeof value === 'string' && (SCENARIO_IDS as readonly string[]).includes(value);
+}
+
+/**
+ * The tiers below the slowest one a scenario names, where its overflow goes (the reference's
+ * hierarchy always ends in storage, so CPU only keeps a storage tier): a trial that moves bytes there
+ * spilled, and its report flags it. Empty for a scenario that names the storage tier, or an unknown id.
+ */
+export function tiersPastScenario(id: string): TierName[] {
+  if (!isScenarioId(id)) return [];
+  const slowest = Math.max(...SCENARIOS[id].tiers.map((t) => TIER_NAMES.indexOf(t)));
+  return TIER_NAMES.slice(slowest + 1);
 }
 
 /** Label of a scenario id, or the id itself for one this build does not know (imported data). */

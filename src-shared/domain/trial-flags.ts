@@ -16,6 +16,8 @@ export const TRIAL_FLAG_KINDS = [
   'no-peak',
   /** A qos autoscaler's final users missed its latency target, or rest on no latency sample. */
   'qos-target',
+  /** Bytes went past the tiers its scenario names (CPU only spilling to the drive): its numbers include a slower tier's. */
+  'spilled',
 ] as const;
 export type TrialFlagKind = (typeof TRIAL_FLAG_KINDS)[number];
 
@@ -25,19 +27,22 @@ export interface FlagKindCounts {
   ramBacked: number;
   pageCache: number;
   stalled: number;
-  /** Flagged for none of those four: an autoscaler short of its peak or target (no-peak, qos-target). */
+  /** Spilled past the tiers its scenario names. */
+  spilled: number;
+  /** Flagged for none of those five: an autoscaler short of its peak or target (no-peak, qos-target). */
   other: number;
 }
 
 /** Counts trials, each given as its flag kinds, by kind. */
 export function countFlagKinds(trials: readonly (readonly TrialFlagKind[])[]): FlagKindCounts {
   const has = (kinds: readonly TrialFlagKind[], k: TrialFlagKind): boolean => kinds.includes(k);
-  const named = (kinds: readonly TrialFlagKind[]): boolean => has(kinds, 'trace-only') || has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled');
+  const named = (kinds: readonly TrialFlagKind[]): boolean => has(kinds, 'trace-only') || has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled') || has(kinds, 'spilled');
   return {
     traceOnly: trials.filter((k) => has(k, 'trace-only')).length,
     ramBacked: trials.filter((k) => has(k, 'ram-backed')).length,
     pageCache: trials.filter((k) => has(k, 'page-cache')).length,
     stalled: trials.filter((k) => has(k, 'stalled')).length,
+    spilled: trials.filter((k) => has(k, 'spilled')).length,
     other: trials.filter((k) => k.length > 0 && !named(k)).length,
   };
 }
@@ -49,6 +54,7 @@ export function flagKindsText(c: FlagKindCounts): string {
     c.ramBacked > 0 ? `${c.ramBacked} on a RAM-backed cache directory` : null,
     c.pageCache > 0 ? `${c.pageCache} with storage reads the page cache served` : null,
     c.stalled > 0 ? `${c.stalled} where the engine stalled` : null,
+    c.spilled > 0 ? `${c.spilled} spilled past the tiers their scenario names` : null,
     c.other > 0 ? `${c.other} with an autoscaler short of its peak or target` : null,
   ]
     .filter((s): s is string => s !== null)

@@ -199,6 +199,8 @@ export const ScenarioSummarySchema = z.object({
   ramBackings: z.array(z.object({ backing: z.string().nullable(), trials: count })),
   /** The aggregated trials whose storage reads the page cache served, not being RAM-backed. */
   pageCacheFlagged: count,
+  /** The aggregated trials that spilled past the tiers their scenario names (CPU only reading the drive). */
+  spilledTrials: count,
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
   /** The aggregated trials that stored no latency histograms (in no pooled latency), and how many are imports of the reference's files. */
@@ -207,7 +209,7 @@ export const ScenarioSummarySchema = z.object({
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
 /** Trials by the kind of flag they carry (src-shared/domain/trial-flags.ts FlagKindCounts). */
-const flagKindCounts = { traceOnly: count, ramBacked: count, pageCache: count, stalled: count, other: count };
+const flagKindCounts = { traceOnly: count, ramBacked: count, pageCache: count, stalled: count, spilled: count, other: count };
 
 /** One suite label of a report or a comparison's side (null: suites without one) and its suites. */
 const SuiteLabelGroupSchema = z.object({ label: z.string().nullable(), suiteIds: z.array(int) });

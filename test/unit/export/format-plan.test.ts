@@ -43,7 +43,7 @@ describe('the plan as text', () => {
     expect(text).not.toMatch(/No GPU:/);
     expect(text).toMatch(/^skipped gpu-only: no GPU detected$/m);
     expect(text).toContain('How each run was derived:\n');
-    expect(text).toContain('\n  cpu-only: model llama3.1-8b, 30 s measured, generation realistic, seed 42; CPU tier 12 GiB (RAM/2); 50 users (baseline); storage tier capped at 16 GiB\n');
+    expect(text).toContain('\n  cpu-only: model llama3.1-8b, 30 s measured, generation realistic, seed 42; CPU tier 12 GiB (RAM/2); 50 users (baseline); storage tier capped at 16 GiB, only for what overflows the CPU tier: a trial that spills to it is flagged\n');
     expect(text).toContain('\n  cpu-storage: model llama3.1-8b, 30 s measured, generation realistic, seed 42; CPU tier 3 GiB (RAM/8); 240 users (high: RAM GiB × 10, 50..300); storage tier capped at 16 GiB\n');
     for (const r of plan.runs) expect(text).toContain(`\n  ${r.scenarioId}: ${r.derivation.join('; ')}\n`);
     // Without advice (a plan read back), the plan alone.
@@ -89,7 +89,7 @@ describe('headless commands print the advice', () => {
     const r = await runInProcess(() => suiteCommand(['--plan', '--profile', 'smoke', '--no-probe', '--trials', '1', '--scenarios', 'cpu-only', '--cache-dir', onRoot, '--db', '/kvbench-advice-test-never-created/k.db']));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Advice\n {2}WARNING: Cache dir on the system disk \(\/[ )][\s\S]*\nSuite plan: profile smoke/);
-    expect(r.stdout).toMatch(/^How each run was derived:\n {2}cpu-only: model tiny-1b, 5 s measured, generation fast, seed 42; CPU tier 1 GiB \(smoke: min\(RAM\/2, 1 GiB\)\)/m);
+    expect(r.stdout).toMatch(/^How each run was derived:\n {2}cpu-only: model tiny-1b, 5 s measured, generation fast, seed 42; CPU tier [\d.]+ GiB \(smoke: min\(RAM\/2, 2 GiB\), room for a 5 s trial's KV cache\)/m);
     expect(r.stdout).not.toMatch(/drive probe/);
     // Without --no-probe a real run would probe the drive first: --plan counts it.
     const probing = await runInProcess(() => suiteCommand(['--plan', '--profile', 'smoke', '--trials', '1', '--scenarios', 'cpu-only', '--cache-dir', onRoot, '--db', '/kvbench-advice-test-never-created/k.db']));

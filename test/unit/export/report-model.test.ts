@@ -119,6 +119,43 @@ describe('scenario report', () => {
     expect(formatScenarioReport(buildScenarioReport(ts))).toMatch(/! trial #1 \(id \d+\) FLAGGED: the cache directory was on a loop device with buffered I\/O on its backing file \(loop\/dio 0\)/);
   });
 
+  it('flags a trial that spilled past the tiers its scenario names (CPU only reading the drive), and no scenario that names the tier', () => {
+    const cpuOnly = { model: 'tiny-1b', numUsers: 4, cpuMemGb: 1, gpuMemGb: 0, duration: 6, generationMode: 'fast' };
+    const ts = [
+      // The review's smoke trial: a 1 GiB CPU tier, 1.22 GB demoted to the drive and 703 MB read back of 13.3 GB read in all.
+      trial({ scenario: 'cpu-only', index: 0, options: cpuOnly, metrics: { wall_clock_throughput_tok_per_s: 555, cpu_read_bytes: 13298343936, cpu_write_bytes: 1991639040, storage_read_bytes: 703389696, storage_write_bytes: 1218584576 } }),
+      trial({ scenario: 'cpu-only', index: 1, options: cpuOnly, metrics: { wall_clock_throughput_tok_per_s: 600, cpu_read_bytes: 4.9e9, cpu_write_bytes: 1.1e9, storage_read_bytes: 0, storage_write_bytes: 0 } }),
+      // Stored without per-tier bytes: nothing to tell.
+      trial({ scenario: 'cpu-only', index: 2, options: cpuOnly, metrics: { wall_clock_throughput_tok_per_s: 610 } }),
+      // Storage only has a tiny CPU tier by design, and CPU + storage names the drive: neither spilled.
+      trial({ scenario: 'storage-only', index: 0, metrics: { wall_clock_throughput_tok_per_s: 200, cpu_read_bytes: 1e8, storage_read_bytes: 5e9, storage_write_bytes: 1e9 } }),
+      trial({ scenario: 'cpu-storage', index: 0, metrics: { wall_clock_throughput_tok_per_s: 300, cpu_read_bytes: 1e9, storage_read_bytes: 5e9, storage_write_bytes: 1e9 } }),
+      // GPU only spilling into its CPU tier is as much a spill.
+      trial({ scenario: 'gpu-only', index: 0, metrics: { wall_clock_throughput_tok_per_s: 900, gpu_read_bytes: 8e9, gpu_write_bytes: 2e9, cpu_read_bytes: 2e9, cpu_write_bytes: 1e9, storage_read_bytes: 0, storage_write_bytes: 0 } }),
+    ];
+    const r = buildScenarioReport(ts);
+    const cpu = r.scenarios.find((s) => s.scenarioId === 'cpu-only')!;
+    expect(cpu.cautions.map((c) => c.trialIndex)).toEqual([0]);
+    expect(cpu.cautions[0].message).toBe(
+      'spilled past the CPU tier that “CPU only” names: 1.13 GiB written to the storage tier and 671 MiB read back from it (5.0 % of the trial\'s reads), so its numbers include the drive\'s',
+    );
+    expect(cpu.spilledTrials).toBe(1);
+    expect(r.scenarios.find((s) => s.scenarioId === 'storage-only')!.cautions).toEqual([]);
+    expect(r.scenarios.find((s) => s.scenarioId === 'cpu-storage')!.cautions).toEqual([]);
+    const gpu = r.scenarios.find((s) => s.scenarioId === 'gpu-only')!;
+    expect(gpu.cautions.map((c) => c.message)).toEqual([
+      'spilled past the GPU tier that “GPU only” names: 954 MiB written to the CPU tier and 1.86 GiB read back from it (20.0 % of the trial\'s reads), so its numbers include the CPU tier\'s',
+    ]);
+    expect(formatScenarioReport(r)).toMatch(/! trial #1 \(id \d+\) FLAGGED: spilled past the CPU tier that “CPU only” names/);
+    // Excluding flagged trials leaves the spilled one out, counted by its kind.
+    const x = buildScenarioReport(ts, { excludeFlagged: true });
+    expect(x.excludedFlagged).toMatchObject({ trials: 2, spilled: 2, other: 0 });
+    expect(x.scenarios.find((s) => s.scenarioId === 'cpu-only')!.excluded.map((e) => e.flags)).toEqual([['spilled']]);
+    // The tier comparison says which row holds the drive's numbers.
+    const t = buildTierComparison(r, null);
+    expect(t.notes).toContain('cpu-only: 1 of 3 trial(s) spilled past the CPU tier that “CPU only” names: the row\'s numbers include the drive\'s (those trials are flagged)');
+  });
+
   it('flags capacity trials whose window closed before the autoscaler found a peak', () => {
     const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 3, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
     const ts = [
@@ -823,7 +860,7 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 200, storage_ram_backed: i } }));
     const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.matched).toBe(2);
-    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
+    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, spilled: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
     expect(c.cautions.a.matchedTrials).toBe(4);
     expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory (backing not recorded by the kvbench that stored it): their storage numbers describe memory, not a drive');
   });

@@ -190,6 +190,7 @@ export function report(): ResponseOf<'report.build'> {
           cautions: [{ trialId: 2, trialIndex: 1, message: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest' }],
           ramBackings: [],
           pageCacheFlagged: 1,
+          spilledTrials: 0,
           metrics: [
             { metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s, aggregate: agg(1234.5, 1300, 0.02) },
             { metric: METRIC_BY_KEY.storage_read_p95_ms, aggregate: agg(4.25, 5.5, 0.25) },

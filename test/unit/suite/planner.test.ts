@@ -8,7 +8,7 @@ import { AUTO_CAPACITY_SHARE } from '../../../src-main/engine/tiers/storage-targ
 import { GIB } from '../../../src-shared/domain/results.ts';
 import { validateRunOptions } from '../../../src-shared/domain/run-options.ts';
 import { SuitePlanSchema } from '../../../src-shared/domain/scenarios.ts';
-import { describeConfig } from '../../../src-main/store/results-ingest.ts';
+import { configKey, describeConfig } from '../../../src-main/store/results-ingest.ts';
 import { fakeHardware } from '../store/fixtures.ts';
 import { LOW_SPACE_PROBLEM } from '../renderer/fixtures.ts';
 
@@ -149,7 +149,7 @@ describe('planSuite', () => {
     for (const r of plan.runs) {
       // 5 s: on a loaded 2-core VM a 3 s window closed before the first round of requests completed.
       expect(r.options).toMatchObject({ model: 'tiny-1b', duration: 5, generationMode: 'fast' });
-      expect(Number(r.options.cpuMemGb)).toBeLessThanOrEqual(1);
+      expect(Number(r.options.cpuMemGb)).toBeLessThanOrEqual(2);
       expect(Number(r.options.numUsers)).toBeLessThanOrEqual(8);
       expect(r.options.storageCapacityGb).toBe(2); // 2 × the largest tiny-1b entry (25,000 tokens × 24 KiB), rounded up
     }
@@ -160,14 +160,36 @@ describe('planSuite', () => {
   it("smoke's derivations name the caps that gave its sizes, not the wrapper's rules (24 GiB RAM: RAM/2 would be 12 GiB)", () => {
     const plan = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 80 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
     const by = Object.fromEntries(plan.runs.map((r) => [r.scenarioId, r.derivation]));
-    expect(by['cpu-only']).toEqual(expect.arrayContaining(['CPU tier 1 GiB (smoke: min(RAM/2, 1 GiB))', '4 users (smoke: baseline)']));
+    expect(by['cpu-only']).toEqual(expect.arrayContaining(["CPU tier 2 GiB (smoke: min(RAM/2, 2 GiB), room for a 5 s trial's KV cache)", '4 users (smoke: baseline)']));
     expect(by['cpu-storage']).toEqual(expect.arrayContaining(['CPU tier 0.25 GiB (smoke: min(RAM/8, 0.25 GiB))', '8 users (smoke: high)']));
     expect(by['gpu-only']).toEqual(
-      expect.arrayContaining(["GPU tier 1 GiB (smoke: at most 1 GiB of the first GPU's memory)", "CPU tier 0.25 GiB (smoke: the reference suite script's fixed 4 GiB, shrunk)", '4 users (smoke: baseline)']),
+      expect.arrayContaining(["GPU tier 2 GiB (smoke: at most 2 GiB of the first GPU's memory)", "CPU tier 0.25 GiB (smoke: the reference suite script's fixed 4 GiB, shrunk)", '4 users (smoke: baseline)']),
     );
     const text = plan.runs.flatMap((r) => r.derivation).join('\n');
     expect(text).not.toMatch(/\((RAM\/2|RAM\/8|high: RAM GiB × 10, 50\.\.300|baseline|high|the reference suite script's fixed value)\)/);
     expect(text).not.toMatch(/less what the tier leaves to the driver/);
+  });
+
+  it('smoke: the scenarios meant to stay in RAM or VRAM get tiers a smoke trial fits in, and every plan says the drive only takes what overflows them', () => {
+    // The review's smoke cpu-only trial (1 GiB CPU tier, 6 s) wrote 1.13 GiB to the drive; with
+    // 3 GiB, 5 s of it wrote 1.05 GiB in all: a 2 GiB tier keeps it under its 80 % fill target.
+    const plan = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 80 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
+    const run = (id: string) => plan.runs.find((r) => r.scenarioId === id)!;
+    expect(opts(run('cpu-only').options)).toMatchObject({ gpuMemGb: 0, cpuMemGb: 2 });
+    expect(opts(run('gpu-cpu').options)).toMatchObject({ gpuMemGb: 2, cpuMemGb: 2 });
+    expect(opts(run('gpu-only').options)).toMatchObject({ gpuMemGb: 2 });
+    expect(run('cpu-only').derivation).toContain("CPU tier 2 GiB (smoke: min(RAM/2, 2 GiB), room for a 5 s trial's KV cache)");
+    expect(run('cpu-only').derivation.at(-1)).toBe('storage tier capped at 2 GiB, only for what overflows the CPU tier: a trial that spills to it is flagged');
+    expect(run('gpu-only').derivation.at(-1)).toBe('storage tier capped at 2 GiB, only for what overflows the GPU tier (as does its CPU tier): a trial that spills is flagged');
+    expect(run('storage-only').derivation.at(-1)).toBe('storage tier capped at 2 GiB');
+    // A machine with little RAM: never more than the engine lets a CPU tier hold (RAM less 2 GiB).
+    const small = (ramGiB: number) => opts(planSuite(fakeHardware({ ramGiB, gpuGiB: null }), { profile: 'smoke', cacheDir: '/mnt/kv', scenarios: ['cpu-only'] }).runs[0].options).cpuMemGb;
+    expect([small(4), small(3)]).toEqual([2, 1]);
+    // The same plan at the wrapper's sizes says the same of its overflow.
+    const quick = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: null }), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1 });
+    expect(quick.runs.find((r) => r.scenarioId === 'cpu-only')!.derivation.at(-1)).toBe('storage tier capped at 16 GiB, only for what overflows the CPU tier: a trial that spills to it is flagged');
+    // A new size is a new configuration: reports never pool these trials with the 1 GiB ones stored before.
+    expect(configKey(run('cpu-only').options)).not.toBe(configKey({ ...run('cpu-only').options, cpuMemGb: 1 }));
   });
 
   it('smoke names the model it runs; the drive probe a plan has not run yet counts in its time and disk', () => {
