@@ -90,7 +90,7 @@ describe('headless commands print the advice', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Advice\n {2}WARNING: Cache dir on the system disk \(\/[ )][\s\S]*\nSuite plan: profile smoke/);
     expect(r.stdout).toMatch(/^How each run was derived:\n {2}cpu-only: model tiny-1b, 5 s measured, generation fast, seed 42; CPU tier [\d.]+ GiB \(smoke: min\(RAM\/2, 2 GiB\), room for a 5 s trial's KV cache\)/m);
-    expect(r.stdout).not.toMatch(/drive probe/);
+    expect(r.stdout).not.toMatch(/includes the drive probe/);
     // Without --no-probe a real run would probe the drive first: --plan counts it.
     const probing = await runInProcess(() => suiteCommand(['--plan', '--profile', 'smoke', '--trials', '1', '--scenarios', 'cpu-only', '--cache-dir', onRoot, '--db', '/kvbench-advice-test-never-created/k.db']));
     expect(probing.stdout).toMatch(/^note: the estimate includes the drive probe before the trials: about 6 s, with 256 MiB of files/m);
