@@ -348,6 +348,45 @@ describe('import dialog', () => {
     expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
   });
 
+  it('keeps the chosen files when none was imported, so that the import can be tried again (rev12-gui L13)', async () => {
+    const fake = installFakeApi({
+      'import.results': (r) => ({ imported: [], skipped: [], errors: r.files.map((f) => ({ file: f.name, message: 'not a kvbench or MLPerf KV-cache results file' })), systemId: null, suiteId: 3 }),
+    });
+    const w = mountIt(ImportDialog, { open: true });
+    await choose(w, [new File(['{}'], 'bad.json')]);
+    await w.get('input[name=systemLabel]').setValue('slow-box');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[data-test=import-result]').text()).toContain('bad.json: not a kvbench');
+    expect(w.text()).toContain('bad.json');
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeUndefined();
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('import.results')).toHaveLength(2);
+  });
+
+  it('after a partial import keeps only the files that were not imported', async () => {
+    const fake = installFakeApi({
+      'import.results': (r) => ({
+        imported: r.files.filter((f) => f.name !== 'bad.json').map((f, i) => ({ file: f.name, trialId: 20 + i, format: 'reference-new' as const, status: 'complete', reason: null, configKnown: false })),
+        skipped: [],
+        errors: r.files.filter((f) => f.name === 'bad.json').map((f) => ({ file: f.name, message: 'not a results file' })),
+        systemId: 'imp-1',
+        suiteId: 3,
+      }),
+    });
+    const w = mountIt(ImportDialog, { open: true });
+    await choose(w, [new File(['{}'], 'good.json'), new File(['{}'], 'bad.json')]);
+    await w.get('input[name=systemLabel]').setValue('slow-box');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[data-test=import-kept]').text()).toContain('bad.json');
+    expect(w.get('[data-test=import-kept]').text()).not.toContain('good.json');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect((fake.callsOf('import.results').at(-1) as { files: { name: string }[] }).files.map((f) => f.name)).toEqual(['bad.json']);
+  });
+
   it('says so when a chosen file can no longer be read, and can be used again', async () => {
     const fake = installFakeApi({});
     const w = mountIt(ImportDialog, { open: true });
