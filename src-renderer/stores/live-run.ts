@@ -155,6 +155,27 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     return null;
   }
 
+  /**
+   * Resumes a stored suite (History's Resume): the Run step shows it preparing at once, as Start does,
+   * since the backend answers only once the hardware is detected (and the drive probed, if planned so).
+   */
+  async function resume(id: number): Promise<IpcError | null> {
+    if (starting.value || running.value) return null;
+    resetRun();
+    starting.value = true;
+    phase.value = 'preparing';
+    preparation.value = `Resuming suite ${id} …`;
+    wizard.step = 'run';
+    const r = await api().call('suite.resume', { suiteId: id });
+    starting.value = false;
+    if (!r.ok) {
+      stopOn(r.error);
+      return r.error;
+    }
+    suiteId.value = r.value.suiteId;
+    return null;
+  }
+
   async function cancel(): Promise<void> {
     cancelRequested.value = true;
     const r = await api().call('suite.cancel', {});
@@ -476,6 +497,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     etaS,
     holdClock,
     start,
+    resume,
     cancel,
     attach,
     handleEvent,

@@ -11,6 +11,8 @@ import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
 import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useHistoryStore } from '../../../src-renderer/stores/history.ts';
+import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
+import { useWizardStore } from '../../../src-renderer/stores/wizard.ts';
 import CompareView from '../../../src-renderer/views/CompareView.vue';
 import EndpointView from '../../../src-renderer/views/EndpointView.vue';
 import HistoryView from '../../../src-renderer/views/HistoryView.vue';
@@ -195,7 +197,34 @@ describe('history', () => {
     expect(resumable.map((r) => r.attributes('data-suite'))).toEqual(['9', '6']);
     await resumable[0].findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
     await flush();
+    // Asked first (rev12-gui L9): what it runs, and where its progress shows.
+    expect(fake.callsOf('suite.resume')).toEqual([]);
+    expect(document.body.textContent).toContain('Resume suite 9? It runs again its 1 trial(s) without a complete result');
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
     expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 9 }]);
+    // ... and the Run step's progress is on screen at once, not after the preparation.
+    expect(useAppStore().route.name).toBe('wizard');
+    expect(useWizardStore().step).toBe('run');
+    expect(useLiveRunStore().phase).toBe('preparing');
+  });
+
+  it('a refused resume is said on the Run step it went to', async () => {
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [suite('interrupted', 6, { trialsLeft: 2 })],
+      'suite.resume': () => ({ error: { code: 'VALIDATION', message: 'suite 6 was planned on another machine' } }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    await w.get('tr[data-suite="6"]').findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
+    await flush();
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(useLiveRunStore().phase).toBe('failed');
+    expect(useLiveRunStore().runError?.message).toBe('suite 6 was planned on another machine');
   });
 
   it('lists a finished suite without one complete trial as failed; cancelled and interrupted ones keep their status', async () => {
