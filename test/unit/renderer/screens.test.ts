@@ -290,6 +290,22 @@ describe('history', () => {
     expect(w.findAll('[data-test=history-table] tbody tr')).toHaveLength(50);
   });
 
+  it('says a date range whose From is after its To is inverted, and swaps it on request (rev12-gui L11)', async () => {
+    const fake = fakeHistoryApi([trial(1), trial(2)]);
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('input[name=since]').setValue('2026-11-05');
+    await w.get('input[name=until]').setValue('2026-11-02');
+    await flush();
+    const note = w.get('[data-test=dates-inverted]');
+    expect(note.text()).toContain('From (2026-11-05) is after To (2026-11-02)');
+    await note.get('button').trigger('click');
+    await flush();
+    expect(useHistoryStore().filters).toMatchObject({ since: '2026-11-02', until: '2026-11-05' });
+    expect(w.find('[data-test=dates-inverted]').exists()).toBe(false);
+    expect(new Date((fake.callsOf('history.list').at(-1) as { selection: { since: string } }).selection.since).getDate()).toBe(2);
+  });
+
   it('shows a load error with a retry', async () => {
     let fail = true;
     installFakeApi({
