@@ -45,6 +45,9 @@ export const useHistoryStore = defineStore('history', () => {
   const page = ref(0);
   const trials = shallowRef<TrialRecordData[]>([]);
   const total = ref(0);
+  /** Whether `total` and `suites` are what the last load read: not when it could not read them (the server down, a locked database). */
+  const totalKnown = ref(false);
+  const suitesKnown = ref(false);
   /** Damaged stored rows the last list left out (its answer's `unreadable`). */
   const unreadable = shallowRef<string[]>([]);
   const loading = ref(false);
@@ -66,6 +69,7 @@ export const useHistoryStore = defineStore('history', () => {
 
   async function loadSuites(): Promise<IpcError | null> {
     const r = await api().call('suites.list', {});
+    suitesKnown.value = r.ok;
     if (!r.ok) return r.error;
     suites.value = r.value;
     return null;
@@ -92,6 +96,7 @@ export const useHistoryStore = defineStore('history', () => {
     }
     loading.value = false;
     loaded.value = true;
+    totalKnown.value = r.ok;
     if (r.ok) {
       trials.value = r.value.trials;
       total.value = r.value.total;
@@ -153,5 +158,5 @@ export const useHistoryStore = defineStore('history', () => {
     else void load();
   }
 
-  return { filters, sort, page, trials, total, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
+  return { filters, sort, page, trials, total, totalKnown, suitesKnown, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
 });

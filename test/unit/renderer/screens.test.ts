@@ -306,6 +306,16 @@ describe('history', () => {
     expect(new Date((fake.callsOf('history.list').at(-1) as { selection: { since: string } }).selection.since).getDate()).toBe(2);
   });
 
+  it('while the history cannot be read, its tabs do not count 0 (rev12-gui L12)', async () => {
+    const down = { error: { code: 'UNREACHABLE' as const, message: 'the server cannot be reached' } };
+    installFakeApi({ 'history.list': () => down, 'history.facets': () => down, 'suites.list': () => down });
+    const w = mountIt(HistoryView);
+    await flush();
+    const tabs = w.findAll('[role=tab]').map((t) => t.text());
+    expect(tabs).toEqual(['Trials (?)', 'Suites (?)']);
+    expect(w.get('[role=tab]').attributes('title')).toContain('not known');
+  });
+
   it('shows a load error with a retry', async () => {
     let fail = true;
     installFakeApi({
