@@ -671,7 +671,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         trials.reverse();
       }
       const offset = r.offset ?? 0;
-      return { trials: trials.slice(offset, offset + (r.limit ?? 100)), total: trials.length, unreadable };
+      const page = trials.slice(offset, offset + (r.limit ?? 100));
+      // The flags of the page's trials, from the rule the report, the CLI's `!` and the exports use.
+      const cautions = page.map((t) => ({ trialId: t.id, messages: cautionsOf(t).map((c) => c.message) })).filter((c) => c.messages.length > 0);
+      return { trials: page, total: trials.length, cautions, unreadable };
     },
 
     async 'history.facets'() {

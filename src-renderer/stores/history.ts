@@ -48,6 +48,8 @@ export const useHistoryStore = defineStore('history', () => {
   /** Whether `total` and `suites` are what the last load read: not when it could not read them (the server down, a locked database). */
   const totalKnown = ref(false);
   const suitesKnown = ref(false);
+  /** Why the report flags each listed trial it flags (the list's `cautions`), by trial id. */
+  const cautions = shallowRef<ReadonlyMap<number, string[]>>(new Map());
   /** Damaged stored rows the last list left out (its answer's `unreadable`). */
   const unreadable = shallowRef<string[]>([]);
   const loading = ref(false);
@@ -100,6 +102,7 @@ export const useHistoryStore = defineStore('history', () => {
     if (r.ok) {
       trials.value = r.value.trials;
       total.value = r.value.total;
+      cautions.value = new Map((r.value.cautions ?? []).map((c) => [c.trialId, c.messages]));
       unreadable.value = r.value.unreadable ?? [];
       error.value = facetsError ?? suitesError;
       // Keep only selections still on screen.
@@ -158,5 +161,5 @@ export const useHistoryStore = defineStore('history', () => {
     else void load();
   }
 
-  return { filters, sort, page, trials, total, totalKnown, suitesKnown, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
+  return { filters, sort, page, trials, total, totalKnown, suitesKnown, cautions, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
 });

@@ -588,7 +588,13 @@ export const CONTRACT = {
       limit: int.min(1).max(5000).optional(),
       offset: count.optional(),
     }),
-    response: z.object({ trials: z.array(TrialRecordSchema), total: count, unreadable: unreadableRows }),
+    response: z.object({
+      trials: z.array(TrialRecordSchema),
+      total: count,
+      /** The listed trials the report flags, with why (as trials.get's `cautions`, the CLI's `!` and the CSV's caution column); absent: none. */
+      cautions: z.array(z.object({ trialId: int, messages: z.array(z.string()) })).optional(),
+      unreadable: unreadableRows,
+    }),
   },
   'history.facets': {
     request: empty,

@@ -152,6 +152,22 @@ describe('history', () => {
     expect(dialog.get('[data-test=trial-suite-label]').text()).toBe('— (its suite has none)');
   });
 
+  it('marks the trials the report flags, with why, as kvbench history does (rev12-gui M1)', async () => {
+    const why = "the qos autoscaler's latency target was not met at the end (the storage P95 was over its threshold in the last interval that measured it): its final users do not fit under the target";
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1), trial(2)], total: 2, cautions: [{ trialId: 2, messages: [why] }] }),
+      'history.facets': () => facets(2),
+      'suites.list': () => [],
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    const flag = w.get('tr[data-trial="2"] [data-test=flag]');
+    expect(flag.text()).toContain('flagged');
+    expect(w.find('tr[data-trial="1"] [data-test=flag]').exists()).toBe(false);
+    expect(w.get('[data-note-of="2"]').text()).toBe(`Note on trial 2: Flagged: ${why}`);
+    expect(w.find('[data-note-of="1"]').exists()).toBe(false);
+  });
+
   it('loads once more when the history changes while a load runs, so the last change is shown', async () => {
     let status: 'running' | 'finished' = 'running';
     const answers: (() => void)[] = [];
