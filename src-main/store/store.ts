@@ -31,6 +31,28 @@ import { StoreError } from './store-error.ts';
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
 
+/** A stored row found damaged: why it cannot be read, the trials that cost so far, and how. */
+interface DamagedRow {
+  error: string;
+  trialIds: number[];
+  /** The trial is left out (its own row), or shown without its hardware (a snapshot's). */
+  consequence: 'left-out' | 'without-hardware';
+}
+
+/** One line per damaged row, naming the trials it costs (Store.unreadable, readDamaged). */
+function damageMessages(rows: ReadonlyMap<string, DamagedRow>): string[] {
+  return [...rows.values()].map((d) => {
+    const ids = [...d.trialIds].sort((a, b) => a - b);
+    const consequence =
+      d.consequence === 'left-out'
+        ? `trial ${ids.join(', ')} is left out (the other trials are not affected)`
+        : ids.length === 1
+          ? `trial ${ids[0]} (and any other trial of that snapshot) is shown without its hardware`
+          : `trials ${ids.join(', ')} are shown without their hardware`;
+    return `${d.error}; ${consequence}`;
+  });
+}
+
 /** A trial's stored results, unzipped and parsed; null when the bytes are damaged (no gzip, no JSON object). */
 function readStoredResults(gzip: Buffer): Record<string, unknown> | null {
   try {
@@ -185,9 +207,13 @@ export class Store {
    * JSON that no longer parses), each said once: a trial left out of a listing, a trial shown
    * without its hardware. The rest is read as usual; the commands say these on stderr.
    */
-  readonly unreadable: string[] = [];
+  get unreadable(): string[] {
+    return damageMessages(this.damaged);
+  }
+  /** Every damaged row met, by row ("hardware snapshot 1"), in the order met. */
+  private readonly damaged = new Map<string, DamagedRow>();
   /** The damaged rows each read in progress (readDamaged) has met, also those an earlier read noted. */
-  private readonly damageSeen: string[][] = [];
+  private readonly damageSeen: Map<string, DamagedRow>[] = [];
 
   /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
   private readonly afterClose: (() => void) | null;
@@ -225,11 +251,16 @@ export class Store {
     }
   }
 
-  /** Records a damaged row once, for the commands to say. */
-  private noteUnreadable(err: unknown, consequence: string): void {
-    const message = `${(err as Error).message}; ${consequence}`;
-    if (!this.unreadable.includes(message)) this.unreadable.push(message);
-    for (const seen of this.damageSeen) if (!seen.includes(message)) seen.push(message);
+  /**
+   * Records a damaged row once, for the commands to say, with the trial it cost: a snapshot that
+   * several trials share is one row, said once with all of them, not once per trial.
+   */
+  private noteUnreadable(err: unknown, row: string, trialId: number, consequence: DamagedRow['consequence']): void {
+    for (const rows of [this.damaged, ...this.damageSeen]) {
+      let d = rows.get(row);
+      if (!d) rows.set(row, (d = { error: (err as Error).message, trialIds: [], consequence }));
+      if (!d.trialIds.includes(trialId)) d.trialIds.push(trialId);
+    }
   }
 
   /**
@@ -238,10 +269,11 @@ export class Store {
    * what it lacks. Synchronous only: across an await, another read's damage would be counted in.
    */
   readDamaged<T>(read: () => T): { value: T; unreadable: string[] } {
-    const seen: string[] = [];
+    const seen = new Map<string, DamagedRow>();
     this.damageSeen.push(seen);
     try {
-      return { value: read(), unreadable: seen };
+      const value = read();
+      return { value, unreadable: damageMessages(seen) };
     } finally {
       this.damageSeen.splice(this.damageSeen.indexOf(seen), 1);
     }
@@ -390,7 +422,7 @@ export class Store {
       return this.getHardwareSnapshot(r.id);
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
-      this.noteUnreadable(err, `trial ${trialId} (and any other trial of that snapshot) is shown without its hardware`);
+      this.noteUnreadable(err, `hardware snapshot ${r.id}`, trialId, 'without-hardware');
       return null;
     }
   }
@@ -802,7 +834,7 @@ export class Store {
         trials.push(this.rowToTrial(r, metrics.get(r.id) ?? {}));
       } catch (err) {
         if (!(err instanceof StoreError)) throw err;
-        this.noteUnreadable(err, `trial ${r.id} is left out (the other trials are not affected)`);
+        this.noteUnreadable(err, `trial ${r.id}`, r.id, 'left-out');
       }
     }
     return trials;

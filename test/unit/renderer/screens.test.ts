@@ -845,7 +845,7 @@ describe('report', () => {
     const notice = (w: VueWrapper) => w.get('[data-test=unreadable]').text();
     const history = mountIt(HistoryView);
     await flush();
-    expect(notice(history)).toMatch(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\./);
+    expect(notice(history)).toMatch(/^!A stored row of this database could not be read \(damaged\): what is shown goes without it, as each line says\./);
     expect(notice(history)).toContain(damaged);
     const r = mountIt(ReportView, { selection: { suiteIds: [7] } });
     await flush();
@@ -856,7 +856,7 @@ describe('report', () => {
     await flush();
     // The export's own notice, beside its buttons, above the report's.
     expect(r.findAll('[data-test=unreadable]').map((n) => n.text())).toEqual([
-      expect.stringMatching(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\. The exported file leaves out the same\. trial 2's options/),
+      expect.stringMatching(/^!A stored row of this database could not be read \(damaged\): what is shown goes without it, as each line says\. The exported file leaves out the same\. trial 2's options/),
       expect.stringContaining("This report's trial counts leave out the same"),
     ]);
   });
