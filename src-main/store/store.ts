@@ -222,6 +222,8 @@ export class Store {
   private readonly trialSelect: string;
   /** Whether the trials keep their measuring version (schema 4): an older schema read as it is does not. */
   private readonly keepsMeasuringVersion: boolean;
+  /** Whether deleted trial slots are recorded (schema 7): an older schema read as it is has none. */
+  private readonly keepsDeletedSlots: boolean;
 
   constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
     this.db = db;
@@ -233,6 +235,7 @@ export class Store {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];
     const has = (name: string): boolean => columns.some((c) => c.name === name);
     this.keepsMeasuringVersion = has('measured_by_version');
+    this.keepsDeletedSlots = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deleted_trial_slots'").get() !== undefined;
     this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : 'NULL', has('storage_ram_backing') ? 't.storage_ram_backing' : 'NULL');
   }
 
@@ -991,12 +994,25 @@ export class Store {
    */
   deleteTrials(ids: readonly number[]): number[] {
     return this.atomically(() => {
-      const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id');
+      const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id, run_id, trial_index, status');
       const touched = new Set<number>();
+      const completeSlots = new Map<string, { runId: number; trialIndex: number }>();
       for (const id of ids) {
-        const r = del.get(id) as { suite_id: number } | undefined;
+        const r = del.get(id) as { suite_id: number; run_id: number | null; trial_index: number; status: TrialRowStatus } | undefined;
         if (!r) throw new StoreError('NOT_FOUND', `no trial ${id}`);
         touched.add(r.suite_id);
+        if (r.status === 'complete' && r.run_id !== null) completeSlots.set(`${r.run_id}:${r.trial_index}`, { runId: r.run_id, trialIndex: r.trial_index });
+      }
+      // A slot whose last complete attempt the user deleted is not a trial left to run (resume, "not
+      // complete"): it was measured, and the result was removed on purpose.
+      if (this.keepsDeletedSlots) {
+        const stillComplete = this.db.prepare("SELECT 1 FROM trials WHERE run_id = ? AND trial_index = ? AND status = 'complete'");
+        // Planned slots only: an import's trials are not resumed.
+        const mark = this.db.prepare(
+          "INSERT OR IGNORE INTO deleted_trial_slots (run_id, trial_index, deleted_at) SELECT r.id, ?, ? FROM runs r JOIN suites su ON su.id = r.suite_id WHERE r.id = ? AND su.source = 'suite'",
+        );
+        const now = new Date().toISOString();
+        for (const { runId, trialIndex } of completeSlots.values()) if (stillComplete.get(runId, trialIndex) === undefined) mark.run(trialIndex, now, runId);
       }
       const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'finished' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
       const emptied = [...touched].filter((id) => dropEmpty.run(id, id).changes > 0);
@@ -1025,7 +1041,25 @@ export class Store {
   /** The planned trial slots without a complete attempt, in plan order: what a resume runs. */
   trialSlotsLeft(suiteId: number): { run: RunRecord; trialIndex: number }[] {
     const statuses = new Map(this.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
-    return this.listRuns(suiteId).flatMap((run) => slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? []).map((trialIndex) => ({ run, trialIndex })));
+    const deleted = new Set(this.deletedTrialSlots(suiteId).map((d) => `${d.runId}:${d.trialIndex}`));
+    return this.listRuns(suiteId).flatMap((run) =>
+      slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? [])
+        .filter((trialIndex) => !deleted.has(`${run.id}:${trialIndex}`))
+        .map((trialIndex) => ({ run, trialIndex })),
+    );
+  }
+
+  /** The planned slots whose complete trial the user deleted (and that have none since): not left to run. */
+  deletedTrialSlots(suiteId: number): { runId: number; trialIndex: number }[] {
+    if (!this.keepsDeletedSlots) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT d.run_id, d.trial_index FROM deleted_trial_slots d JOIN runs r ON r.id = d.run_id
+          WHERE r.suite_id = ? AND NOT EXISTS (SELECT 1 FROM trials t WHERE t.run_id = d.run_id AND t.trial_index = d.trial_index AND t.status = 'complete')
+          ORDER BY d.run_id, d.trial_index`,
+      )
+      .all(suiteId) as { run_id: number; trial_index: number }[];
+    return rows.map((r) => ({ runId: r.run_id, trialIndex: r.trial_index }));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1179,6 +1213,7 @@ export class Store {
       kvbenchVersion: r.kvbench_version,
       trialCounts: counts,
       trialsLeft: this.trialSlotsLeft(r.id).length,
+      trialsDeleted: this.deletedTrialSlots(r.id).length,
     };
   }
 }

@@ -51,7 +51,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   /** False when a resume ended unseen before this page saw any of its trials: which stored trials are this resume's is then unknown. */
   const countsKnown = ref(true);
   /** A resumed suite's planned trial slots, and how many of them have a complete attempt (any run's), once it ended. */
-  const suiteTally = ref<{ complete: number; planned: number } | null>(null);
+  const suiteTally = ref<{ complete: number; planned: number; deleted: number } | null>(null);
   /** The first trial of this run: the store numbers trials in order, so every later one is this run's too. */
   let firstTrialId: number | null = null;
   const runError = ref<IpcError | null>(null);
@@ -285,11 +285,12 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   }
 
   /** The suite's planned slots (its whole plan, not this resume's part) and how many have a complete attempt. */
-  function tallyOf(record: SuiteRecordData): { complete: number; planned: number } | null {
+  function tallyOf(record: SuiteRecordData): { complete: number; planned: number; deleted: number } | null {
     const plannedRuns = runPlan.value?.runs;
     if (!plannedRuns) return null;
     const planned = plannedRuns.reduce((sum, r) => sum + r.trials, 0);
-    return { complete: Math.max(0, planned - record.trialsLeft), planned };
+    // A slot whose complete trial was deleted is neither complete now nor left to run.
+    return { complete: Math.max(0, planned - record.trialsLeft - record.trialsDeleted), planned, deleted: record.trialsDeleted };
   }
 
   /** After a resume's end: where the whole suite stands, which the resume's own counts do not say. */

@@ -275,17 +275,21 @@ describe('history', () => {
         suite('finished', 8, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 }), // its failed trial was retried
         suite('cancelled', 7, { trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 1 }, trialsLeft: 3 }), // two never ran
         suite('finished', 5, { source: 'import', trialCounts: { running: 0, complete: 2, partial: 1, failed: 0, aborted: 0 }, trialsLeft: 0 }),
+        suite('finished', 4, { trialCounts: { running: 0, complete: 3, partial: 0, failed: 0, aborted: 0 }, trialsLeft: 0, trialsDeleted: 1 }), // one complete trial deleted on purpose
       ],
     });
     const w = mountIt(HistoryView);
     await flush();
     await w.get('[data-test=suites-tab]').trigger('click');
+    expect(w.get('tr[data-suite="4"] [data-test=deleted]').text()).toBe('1 deleted');
+    expect(w.get('tr[data-suite="4"]').findAll('button').map((b) => b.text())).not.toContain('Resume');
     const notComplete = w.findAll('tr[data-suite]').map((r) => [r.attributes('data-suite'), r.get('[data-test=not-complete]').text()]);
     expect(notComplete).toEqual([
       ['9', '1'],
       ['8', '0'],
       ['7', '3'],
       ['5', '1'],
+      ['4', '0'],
     ]);
   });
 
