@@ -63,7 +63,8 @@ export const useHistoryStore = defineStore('history', () => {
 
   /** Errors are returned, not dropped: an unreadable database must not look like an empty one. */
   async function loadFacets(): Promise<IpcError | null> {
-    const r = await api().call('history.facets', {});
+    // With the filters: each filter's values counted under the others (matching), so they narrow.
+    const r = await api().call('history.facets', { selection: selectionOf(filters) });
     if (!r.ok) return r.error;
     facets.value = r.value;
     return null;

@@ -168,6 +168,42 @@ describe('history', () => {
     expect(w.find('[data-note-of="1"]').exists()).toBe(false);
   });
 
+  it('its filters narrow each other: each value counted under the other filters, those with none disabled (rev12-gui L14)', async () => {
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': (r) => ({
+        ...facets(2),
+        scenarioIds: ['storage-only', 'cpu-only'],
+        matching: {
+          systems: { 'sys-1': 1 },
+          drives: {},
+          suiteLabels: { 'fw 2.2': 1, 'drive A, firmware 2.1': 1 },
+          models: { 'tiny-1b': 1 },
+          scenarioIds: r.selection?.suiteLabels ? { 'storage-only': 1 } : ({ 'storage-only': 1, 'cpu-only': 1 } as Record<string, number>),
+          statuses: { complete: 1 },
+        },
+      }),
+      'suites.list': () => [],
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('select[name=suiteLabel]').setValue('fw 2.2');
+    await flush();
+    expect(fake.callsOf('history.facets').at(-1)).toEqual({ selection: { suiteLabels: ['fw 2.2'] } });
+    const scenarios = w.findAll('select[name=scenario] option').map((o) => [o.text(), (o.element as HTMLOptionElement).disabled]);
+    expect(scenarios).toEqual([
+      ['All', false],
+      ['Storage only (1)', false],
+      ['CPU only (0)', true],
+    ]);
+    expect(w.findAll('select[name=system] option').map((o) => [o.text(), (o.element as HTMLOptionElement).disabled])).toEqual([
+      ['All', false],
+      ['lab1 (1)', false],
+      ['slow-box (0)', true],
+    ]);
+    expect(w.findAll('select[name=status] option').map((o) => o.text())).toContain('failed (0)');
+  });
+
   it('loads once more when the history changes while a load runs, so the last change is shown', async () => {
     let status: 'running' | 'finished' = 'running';
     const answers: (() => void)[] = [];

@@ -611,6 +611,19 @@ describe('backend', () => {
     expect((JSON.parse(Buffer.from(file.dataBase64, 'base64').toString('utf8')) as { excludeFlagged: boolean }).excludeFlagged).toBe(true);
   });
 
+  it('history.facets, given the selection, counts each filter\'s values under the other filters (rev12-gui L14)', async () => {
+    const t = await make();
+    const file = (name: string) => ({ name, text: JSON.stringify(kvbenchResults({ tokPerS: name.length, durationS: 4 })) });
+    ok(await t.backend.invoke('import.results', { files: [file('a.json')], systemLabel: 'rig', scenarioId: 'storage-only', label: 'revB' }));
+    ok(await t.backend.invoke('import.results', { files: [file('bb.json')], systemLabel: 'rig', scenarioId: 'cpu-only', label: 'revA' }));
+    const plain = ok(await t.backend.invoke('history.facets', {})) as { scenarioIds: string[]; matching?: unknown };
+    expect(plain.scenarioIds).toEqual(['cpu-only', 'storage-only']);
+    expect(plain.matching).toBeUndefined();
+    const narrowed = ok(await t.backend.invoke('history.facets', { selection: { suiteLabels: ['revB'] } })) as { matching: Record<string, Record<string, number>> };
+    expect(narrowed.matching.scenarioIds).toEqual({ 'storage-only': 1 });
+    expect(narrowed.matching.suiteLabels).toEqual({ revB: 1, revA: 1 });
+  });
+
   it('history.list carries the cautions of each flagged trial listed, as the report and kvbench history flag them (rev12-gui M1)', async () => {
     const t = await make();
     const results = (tokPerS: number, ramBacked: boolean): string => {
