@@ -41,6 +41,7 @@ import { buildExportModel, requireSuites } from '../export/export-model.ts';
 import { toCsv, toJson, toReportCsv, toXlsxBuffer } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { comparisonSides, resolveSelection } from '../export/selection.ts';
+import { facetMatches } from '../../src-shared/domain/facet-matches.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
@@ -705,12 +706,20 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         trials.reverse();
       }
       const offset = r.offset ?? 0;
-      return { trials: trials.slice(offset, offset + (r.limit ?? 100)), total: trials.length, unreadable };
+      const page = trials.slice(offset, offset + (r.limit ?? 100));
+      // The flags of the page's trials, from the rule the report, the CLI's `!` and the exports use.
+      const cautions = page.map((t) => ({ trialId: t.id, messages: cautionsOf(t).map((c) => c.message) })).filter((c) => c.messages.length > 0);
+      return { trials: page, total: trials.length, cautions, unreadable };
     },
 
-    async 'history.facets'() {
+    async 'history.facets'(r) {
       const s = requireStore();
-      return { systems: s.listSystems(), drives: s.listDrives(), ...s.trialFacets() };
+      const all = { systems: s.listSystems(), drives: s.listDrives(), ...s.trialFacets() };
+      if (!r.selection) return all;
+      // What is not a filter with values to choose (dates, suites) narrows the trials first.
+      const filter = resolveSelection(s, selectionOf(r.selection));
+      const trials = s.listTrials({ suiteIds: filter.suiteIds, since: filter.since, until: filter.until });
+      return { ...all, matching: facetMatches(trials, filter) };
     },
 
     async 'trials.get'(r) {

@@ -267,6 +267,23 @@ UPDATE suites SET label = NULL
    AND substr(label, 11, length(label) - 18) NOT GLOB '*[^0-9]*';
 `,
   },
+  {
+    version: 7,
+    name: 'deleted_trial_slots: the planned trial slots whose complete trial the user deleted',
+    // A complete trial deleted on purpose leaves its slot without a complete attempt, which a resume
+    // (and the Suites tab's "not complete") took for a trial that never ran, and ran again. The slot
+    // is recorded here when its last complete attempt is deleted; resume and the counts leave it alone.
+    // A read-only open of an older file reads no slot as deleted (Store's keepsDeletedSlots).
+    readableWithout: true,
+    sql: `
+CREATE TABLE IF NOT EXISTS deleted_trial_slots (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  trial_index INTEGER NOT NULL,
+  deleted_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, trial_index)
+) WITHOUT ROWID;
+`,
+  },
 ]);
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

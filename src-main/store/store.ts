@@ -31,6 +31,28 @@ import { StoreError } from './store-error.ts';
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
 
+/** A stored row found damaged: why it cannot be read, the trials that cost so far, and how. */
+interface DamagedRow {
+  error: string;
+  trialIds: number[];
+  /** The trial is left out (its own row), or shown without its hardware (a snapshot's). */
+  consequence: 'left-out' | 'without-hardware';
+}
+
+/** One line per damaged row, naming the trials it costs (Store.unreadable, readDamaged). */
+function damageMessages(rows: ReadonlyMap<string, DamagedRow>): string[] {
+  return [...rows.values()].map((d) => {
+    const ids = [...d.trialIds].sort((a, b) => a - b);
+    const consequence =
+      d.consequence === 'left-out'
+        ? `trial ${ids.join(', ')} is left out (the other trials are not affected)`
+        : ids.length === 1
+          ? `trial ${ids[0]} (and any other trial of that snapshot) is shown without its hardware`
+          : `trials ${ids.join(', ')} are shown without their hardware`;
+    return `${d.error}; ${consequence}`;
+  });
+}
+
 /** A trial's stored results, unzipped and parsed; null when the bytes are damaged (no gzip, no JSON object). */
 function readStoredResults(gzip: Buffer): Record<string, unknown> | null {
   try {
@@ -185,9 +207,13 @@ export class Store {
    * JSON that no longer parses), each said once: a trial left out of a listing, a trial shown
    * without its hardware. The rest is read as usual; the commands say these on stderr.
    */
-  readonly unreadable: string[] = [];
+  get unreadable(): string[] {
+    return damageMessages(this.damaged);
+  }
+  /** Every damaged row met, by row ("hardware snapshot 1"), in the order met. */
+  private readonly damaged = new Map<string, DamagedRow>();
   /** The damaged rows each read in progress (readDamaged) has met, also those an earlier read noted. */
-  private readonly damageSeen: string[][] = [];
+  private readonly damageSeen: Map<string, DamagedRow>[] = [];
 
   /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
   private readonly afterClose: (() => void) | null;
@@ -196,6 +222,8 @@ export class Store {
   private readonly trialSelect: string;
   /** Whether the trials keep their measuring version (schema 4): an older schema read as it is does not. */
   private readonly keepsMeasuringVersion: boolean;
+  /** Whether deleted trial slots are recorded (schema 7): an older schema read as it is has none. */
+  private readonly keepsDeletedSlots: boolean;
 
   constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
     this.db = db;
@@ -207,6 +235,7 @@ export class Store {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];
     const has = (name: string): boolean => columns.some((c) => c.name === name);
     this.keepsMeasuringVersion = has('measured_by_version');
+    this.keepsDeletedSlots = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deleted_trial_slots'").get() !== undefined;
     this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : 'NULL', has('storage_ram_backing') ? 't.storage_ram_backing' : 'NULL');
   }
 
@@ -225,11 +254,16 @@ export class Store {
     }
   }
 
-  /** Records a damaged row once, for the commands to say. */
-  private noteUnreadable(err: unknown, consequence: string): void {
-    const message = `${(err as Error).message}; ${consequence}`;
-    if (!this.unreadable.includes(message)) this.unreadable.push(message);
-    for (const seen of this.damageSeen) if (!seen.includes(message)) seen.push(message);
+  /**
+   * Records a damaged row once, for the commands to say, with the trial it cost: a snapshot that
+   * several trials share is one row, said once with all of them, not once per trial.
+   */
+  private noteUnreadable(err: unknown, row: string, trialId: number, consequence: DamagedRow['consequence']): void {
+    for (const rows of [this.damaged, ...this.damageSeen]) {
+      let d = rows.get(row);
+      if (!d) rows.set(row, (d = { error: (err as Error).message, trialIds: [], consequence }));
+      if (!d.trialIds.includes(trialId)) d.trialIds.push(trialId);
+    }
   }
 
   /**
@@ -238,10 +272,11 @@ export class Store {
    * what it lacks. Synchronous only: across an await, another read's damage would be counted in.
    */
   readDamaged<T>(read: () => T): { value: T; unreadable: string[] } {
-    const seen: string[] = [];
+    const seen = new Map<string, DamagedRow>();
     this.damageSeen.push(seen);
     try {
-      return { value: read(), unreadable: seen };
+      const value = read();
+      return { value, unreadable: damageMessages(seen) };
     } finally {
       this.damageSeen.splice(this.damageSeen.indexOf(seen), 1);
     }
@@ -390,7 +425,7 @@ export class Store {
       return this.getHardwareSnapshot(r.id);
     } catch (err) {
       if (!(err instanceof StoreError)) throw err;
-      this.noteUnreadable(err, `trial ${trialId} (and any other trial of that snapshot) is shown without its hardware`);
+      this.noteUnreadable(err, `hardware snapshot ${r.id}`, trialId, 'without-hardware');
       return null;
     }
   }
@@ -802,7 +837,7 @@ export class Store {
         trials.push(this.rowToTrial(r, metrics.get(r.id) ?? {}));
       } catch (err) {
         if (!(err instanceof StoreError)) throw err;
-        this.noteUnreadable(err, `trial ${r.id} is left out (the other trials are not affected)`);
+        this.noteUnreadable(err, `trial ${r.id}`, r.id, 'left-out');
       }
     }
     return trials;
@@ -959,12 +994,25 @@ export class Store {
    */
   deleteTrials(ids: readonly number[]): number[] {
     return this.atomically(() => {
-      const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id');
+      const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id, run_id, trial_index, status');
       const touched = new Set<number>();
+      const completeSlots = new Map<string, { runId: number; trialIndex: number }>();
       for (const id of ids) {
-        const r = del.get(id) as { suite_id: number } | undefined;
+        const r = del.get(id) as { suite_id: number; run_id: number | null; trial_index: number; status: TrialRowStatus } | undefined;
         if (!r) throw new StoreError('NOT_FOUND', `no trial ${id}`);
         touched.add(r.suite_id);
+        if (r.status === 'complete' && r.run_id !== null) completeSlots.set(`${r.run_id}:${r.trial_index}`, { runId: r.run_id, trialIndex: r.trial_index });
+      }
+      // A slot whose last complete attempt the user deleted is not a trial left to run (resume, "not
+      // complete"): it was measured, and the result was removed on purpose.
+      if (this.keepsDeletedSlots) {
+        const stillComplete = this.db.prepare("SELECT 1 FROM trials WHERE run_id = ? AND trial_index = ? AND status = 'complete'");
+        // Planned slots only: an import's trials are not resumed.
+        const mark = this.db.prepare(
+          "INSERT OR IGNORE INTO deleted_trial_slots (run_id, trial_index, deleted_at) SELECT r.id, ?, ? FROM runs r JOIN suites su ON su.id = r.suite_id WHERE r.id = ? AND su.source = 'suite'",
+        );
+        const now = new Date().toISOString();
+        for (const { runId, trialIndex } of completeSlots.values()) if (stillComplete.get(runId, trialIndex) === undefined) mark.run(trialIndex, now, runId);
       }
       const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'finished' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
       const emptied = [...touched].filter((id) => dropEmpty.run(id, id).changes > 0);
@@ -993,7 +1041,25 @@ export class Store {
   /** The planned trial slots without a complete attempt, in plan order: what a resume runs. */
   trialSlotsLeft(suiteId: number): { run: RunRecord; trialIndex: number }[] {
     const statuses = new Map(this.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
-    return this.listRuns(suiteId).flatMap((run) => slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? []).map((trialIndex) => ({ run, trialIndex })));
+    const deleted = new Set(this.deletedTrialSlots(suiteId).map((d) => `${d.runId}:${d.trialIndex}`));
+    return this.listRuns(suiteId).flatMap((run) =>
+      slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? [])
+        .filter((trialIndex) => !deleted.has(`${run.id}:${trialIndex}`))
+        .map((trialIndex) => ({ run, trialIndex })),
+    );
+  }
+
+  /** The planned slots whose complete trial the user deleted (and that have none since): not left to run. */
+  deletedTrialSlots(suiteId: number): { runId: number; trialIndex: number }[] {
+    if (!this.keepsDeletedSlots) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT d.run_id, d.trial_index FROM deleted_trial_slots d JOIN runs r ON r.id = d.run_id
+          WHERE r.suite_id = ? AND NOT EXISTS (SELECT 1 FROM trials t WHERE t.run_id = d.run_id AND t.trial_index = d.trial_index AND t.status = 'complete')
+          ORDER BY d.run_id, d.trial_index`,
+      )
+      .all(suiteId) as { run_id: number; trial_index: number }[];
+    return rows.map((r) => ({ runId: r.run_id, trialIndex: r.trial_index }));
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1147,6 +1213,7 @@ export class Store {
       kvbenchVersion: r.kvbench_version,
       trialCounts: counts,
       trialsLeft: this.trialSlotsLeft(r.id).length,
+      trialsDeleted: this.deletedTrialSlots(r.id).length,
     };
   }
 }

@@ -326,7 +326,11 @@ async function runOneTrial(
       status = 'aborted';
       // A hung engine (a device that never answers) does not stop when asked: the host kills it, and
       // no results come back to keep.
-      reason = stoppedBecause !== null ? `${stoppedBecause}: ${e.message}` : timedOut ? `timed out after ${limitText}, no results kept: ${e.message}` : `engine stopped: ${e.message}`;
+      // The host's message repeats the cancel's reason ("cancelled before the engine started: <reason>",
+      // "… of cancel (<reason>); killed"), which this reason already leads with: said once.
+      const cancelReason = stoppedBecause ?? (timedOut ? `the trial timed out after ${limitText}` : null);
+      const message = cancelReason === null ? (e.message ?? '') : withoutCancelReason(e.message ?? '', cancelReason);
+      reason = stoppedBecause !== null ? `${stoppedBecause}: ${message}` : timedOut ? `timed out after ${limitText}, no results kept: ${message}` : `engine stopped: ${message}`;
     } else {
       status = 'failed';
       reason = clip(`${code}: ${e.message ?? String(err)}`);
@@ -354,6 +358,13 @@ async function runOneTrial(
  */
 export function stopCauseOf(signal: AbortSignal): string {
   return typeof signal.reason === 'string' && signal.reason.trim() !== '' ? signal.reason : 'cancelled by the user';
+}
+
+/** The host's CANCELLED message without the cancel reason it quotes (as `: reason` or ` (reason)`). */
+function withoutCancelReason(message: string, cancelReason: string): string {
+  const quoted = message.replace(` (${cancelReason})`, '');
+  const suffix = `: ${cancelReason}`;
+  return quoted.endsWith(suffix) ? quoted.slice(0, -suffix.length) : quoted;
 }
 
 /**

@@ -45,6 +45,11 @@ export const useHistoryStore = defineStore('history', () => {
   const page = ref(0);
   const trials = shallowRef<TrialRecordData[]>([]);
   const total = ref(0);
+  /** Whether `total` and `suites` are what the last load read: not when it could not read them (the server down, a locked database). */
+  const totalKnown = ref(false);
+  const suitesKnown = ref(false);
+  /** Why the report flags each listed trial it flags (the list's `cautions`), by trial id. */
+  const cautions = shallowRef<ReadonlyMap<number, string[]>>(new Map());
   /** Damaged stored rows the last list left out (its answer's `unreadable`). */
   const unreadable = shallowRef<string[]>([]);
   const loading = ref(false);
@@ -58,7 +63,8 @@ export const useHistoryStore = defineStore('history', () => {
 
   /** Errors are returned, not dropped: an unreadable database must not look like an empty one. */
   async function loadFacets(): Promise<IpcError | null> {
-    const r = await api().call('history.facets', {});
+    // With the filters: each filter's values counted under the others (matching), so they narrow.
+    const r = await api().call('history.facets', { selection: selectionOf(filters) });
     if (!r.ok) return r.error;
     facets.value = r.value;
     return null;
@@ -66,6 +72,7 @@ export const useHistoryStore = defineStore('history', () => {
 
   async function loadSuites(): Promise<IpcError | null> {
     const r = await api().call('suites.list', {});
+    suitesKnown.value = r.ok;
     if (!r.ok) return r.error;
     suites.value = r.value;
     return null;
@@ -92,9 +99,11 @@ export const useHistoryStore = defineStore('history', () => {
     }
     loading.value = false;
     loaded.value = true;
+    totalKnown.value = r.ok;
     if (r.ok) {
       trials.value = r.value.trials;
       total.value = r.value.total;
+      cautions.value = new Map((r.value.cautions ?? []).map((c) => [c.trialId, c.messages]));
       unreadable.value = r.value.unreadable ?? [];
       error.value = facetsError ?? suitesError;
       // Keep only selections still on screen.
@@ -153,5 +162,5 @@ export const useHistoryStore = defineStore('history', () => {
     else void load();
   }
 
-  return { filters, sort, page, trials, total, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
+  return { filters, sort, page, trials, total, totalKnown, suitesKnown, cautions, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
 });

@@ -51,7 +51,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   /** False when a resume ended unseen before this page saw any of its trials: which stored trials are this resume's is then unknown. */
   const countsKnown = ref(true);
   /** A resumed suite's planned trial slots, and how many of them have a complete attempt (any run's), once it ended. */
-  const suiteTally = ref<{ complete: number; planned: number } | null>(null);
+  const suiteTally = ref<{ complete: number; planned: number; deleted: number } | null>(null);
   /** The first trial of this run: the store numbers trials in order, so every later one is this run's too. */
   let firstTrialId: number | null = null;
   const runError = ref<IpcError | null>(null);
@@ -146,6 +146,27 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     preparation.value = 'Starting …';
     wizard.step = 'run';
     const r = await api().call('suite.start', { ...request, label: wizard.form.label.trim() || null });
+    starting.value = false;
+    if (!r.ok) {
+      stopOn(r.error);
+      return r.error;
+    }
+    suiteId.value = r.value.suiteId;
+    return null;
+  }
+
+  /**
+   * Resumes a stored suite (History's Resume): the Run step shows it preparing at once, as Start does,
+   * since the backend answers only once the hardware is detected (and the drive probed, if planned so).
+   */
+  async function resume(id: number): Promise<IpcError | null> {
+    if (starting.value || running.value) return null;
+    resetRun();
+    starting.value = true;
+    phase.value = 'preparing';
+    preparation.value = `Resuming suite ${id} …`;
+    wizard.step = 'run';
+    const r = await api().call('suite.resume', { suiteId: id });
     starting.value = false;
     if (!r.ok) {
       stopOn(r.error);
@@ -264,11 +285,12 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   }
 
   /** The suite's planned slots (its whole plan, not this resume's part) and how many have a complete attempt. */
-  function tallyOf(record: SuiteRecordData): { complete: number; planned: number } | null {
+  function tallyOf(record: SuiteRecordData): { complete: number; planned: number; deleted: number } | null {
     const plannedRuns = runPlan.value?.runs;
     if (!plannedRuns) return null;
     const planned = plannedRuns.reduce((sum, r) => sum + r.trials, 0);
-    return { complete: Math.max(0, planned - record.trialsLeft), planned };
+    // A slot whose complete trial was deleted is neither complete now nor left to run.
+    return { complete: Math.max(0, planned - record.trialsLeft - record.trialsDeleted), planned, deleted: record.trialsDeleted };
   }
 
   /** After a resume's end: where the whole suite stands, which the resume's own counts do not say. */
@@ -476,6 +498,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     etaS,
     holdClock,
     start,
+    resume,
     cancel,
     attach,
     handleEvent,

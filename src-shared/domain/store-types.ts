@@ -390,6 +390,8 @@ export const SuiteRecordSchema = z.object({
   trialCounts: z.record(trialRowStatus, count),
   /** Planned trial slots without a complete attempt: what a resume would run (0 for imports). */
   trialsLeft: count,
+  /** Planned trial slots whose complete trial the user deleted: not left to run, not "not complete". */
+  trialsDeleted: count,
 });
 export type SuiteRecord = z.infer<typeof SuiteRecordSchema>;
 

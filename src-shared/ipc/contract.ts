@@ -31,6 +31,7 @@ import { HardwareProfileSchema } from '../domain/hardware.ts';
 import { PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { AggregateSchema } from '../domain/statistics.ts';
 import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
+import { FACET_FILTERS } from '../domain/facet-matches.ts';
 import {
   COMPARISON_KINDS,
   DriveRecordSchema,
@@ -598,10 +599,17 @@ export const CONTRACT = {
       limit: int.min(1).max(5000).optional(),
       offset: count.optional(),
     }),
-    response: z.object({ trials: z.array(TrialRecordSchema), total: count, unreadable: unreadableRows }),
+    response: z.object({
+      trials: z.array(TrialRecordSchema),
+      total: count,
+      /** The listed trials the report flags, with why (as trials.get's `cautions`, the CLI's `!` and the CSV's caution column); absent: none. */
+      cautions: z.array(z.object({ trialId: int, messages: z.array(z.string()) })).optional(),
+      unreadable: unreadableRows,
+    }),
   },
   'history.facets': {
-    request: empty,
+    /** With History's selection, `matching` counts each filter's values under the selection's other filters. */
+    request: z.strictObject({ selection: SelectionSchema.optional() }),
     response: z.object({
       systems: z.array(SystemRecordSchema.extend({ trialCount: count })),
       drives: z.array(DriveRecordSchema.extend({ trialCount: count })),
@@ -610,6 +618,8 @@ export const CONTRACT = {
       /** Labels of suites with trials, the most recently used first. */
       suiteLabels: z.array(SuiteLabelFacetSchema),
       trialCount: count,
+      /** Given a selection: per filter, its values' trials under the selection's other filters (a value absent: none; facetMatches). */
+      matching: z.record(z.enum(FACET_FILTERS), z.record(z.string(), count)).optional(),
     }),
   },
   'trials.get': {

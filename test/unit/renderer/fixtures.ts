@@ -155,6 +155,7 @@ export function suiteRecord(status: SuiteRecordData['status'], id = 7, over: Par
     kvbenchVersion: '0.1.0',
     trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 0 },
     trialsLeft: 0,
+    trialsDeleted: 0,
     ...over,
   };
 }

@@ -11,6 +11,8 @@ import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
 import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useHistoryStore } from '../../../src-renderer/stores/history.ts';
+import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
+import { useWizardStore } from '../../../src-renderer/stores/wizard.ts';
 import CompareView from '../../../src-renderer/views/CompareView.vue';
 import EndpointView from '../../../src-renderer/views/EndpointView.vue';
 import HistoryView from '../../../src-renderer/views/HistoryView.vue';
@@ -150,6 +152,58 @@ describe('history', () => {
     expect(dialog.get('[data-test=trial-suite-label]').text()).toBe('— (its suite has none)');
   });
 
+  it('marks the trials the report flags, with why, as kvbench history does (rev12-gui M1)', async () => {
+    const why = "the qos autoscaler's latency target was not met at the end (the storage P95 was over its threshold in the last interval that measured it): its final users do not fit under the target";
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1), trial(2)], total: 2, cautions: [{ trialId: 2, messages: [why] }] }),
+      'history.facets': () => facets(2),
+      'suites.list': () => [],
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    const flag = w.get('tr[data-trial="2"] [data-test=flag]');
+    expect(flag.text()).toContain('flagged');
+    expect(w.find('tr[data-trial="1"] [data-test=flag]').exists()).toBe(false);
+    expect(w.get('[data-note-of="2"]').text()).toBe(`Note on trial 2: Flagged: ${why}`);
+    expect(w.find('[data-note-of="1"]').exists()).toBe(false);
+  });
+
+  it('its filters narrow each other: each value counted under the other filters, those with none disabled (rev12-gui L14)', async () => {
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': (r) => ({
+        ...facets(2),
+        scenarioIds: ['storage-only', 'cpu-only'],
+        matching: {
+          systems: { 'sys-1': 1 },
+          drives: {},
+          suiteLabels: { 'fw 2.2': 1, 'drive A, firmware 2.1': 1 },
+          models: { 'tiny-1b': 1 },
+          scenarioIds: r.selection?.suiteLabels ? { 'storage-only': 1 } : ({ 'storage-only': 1, 'cpu-only': 1 } as Record<string, number>),
+          statuses: { complete: 1 },
+        },
+      }),
+      'suites.list': () => [],
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('select[name=suiteLabel]').setValue('fw 2.2');
+    await flush();
+    expect(fake.callsOf('history.facets').at(-1)).toEqual({ selection: { suiteLabels: ['fw 2.2'] } });
+    const scenarios = w.findAll('select[name=scenario] option').map((o) => [o.text(), (o.element as HTMLOptionElement).disabled]);
+    expect(scenarios).toEqual([
+      ['All', false],
+      ['Storage only (1)', false],
+      ['CPU only (0)', true],
+    ]);
+    expect(w.findAll('select[name=system] option').map((o) => [o.text(), (o.element as HTMLOptionElement).disabled])).toEqual([
+      ['All', false],
+      ['lab1 (1)', false],
+      ['slow-box (0)', true],
+    ]);
+    expect(w.findAll('select[name=status] option').map((o) => o.text())).toContain('failed (0)');
+  });
+
   it('loads once more when the history changes while a load runs, so the last change is shown', async () => {
     let status: 'running' | 'finished' = 'running';
     const answers: (() => void)[] = [];
@@ -195,7 +249,34 @@ describe('history', () => {
     expect(resumable.map((r) => r.attributes('data-suite'))).toEqual(['9', '6']);
     await resumable[0].findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
     await flush();
+    // Asked first (rev12-gui L9): what it runs, and where its progress shows.
+    expect(fake.callsOf('suite.resume')).toEqual([]);
+    expect(document.body.textContent).toContain('Resume suite 9? It runs again its 1 trial(s) without a complete result');
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
     expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 9 }]);
+    // ... and the Run step's progress is on screen at once, not after the preparation.
+    expect(useAppStore().route.name).toBe('wizard');
+    expect(useWizardStore().step).toBe('run');
+    expect(useLiveRunStore().phase).toBe('preparing');
+  });
+
+  it('a refused resume is said on the Run step it went to', async () => {
+    installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [suite('interrupted', 6, { trialsLeft: 2 })],
+      'suite.resume': () => ({ error: { code: 'VALIDATION', message: 'suite 6 was planned on another machine' } }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    await w.get('tr[data-suite="6"]').findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
+    await flush();
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    expect(useLiveRunStore().phase).toBe('failed');
+    expect(useLiveRunStore().runError?.message).toBe('suite 6 was planned on another machine');
   });
 
   it('lists a finished suite without one complete trial as failed; cancelled and interrupted ones keep their status', async () => {
@@ -230,17 +311,21 @@ describe('history', () => {
         suite('finished', 8, { trialCounts: { running: 0, complete: 4, partial: 0, failed: 1, aborted: 0 }, trialsLeft: 0 }), // its failed trial was retried
         suite('cancelled', 7, { trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 1 }, trialsLeft: 3 }), // two never ran
         suite('finished', 5, { source: 'import', trialCounts: { running: 0, complete: 2, partial: 1, failed: 0, aborted: 0 }, trialsLeft: 0 }),
+        suite('finished', 4, { trialCounts: { running: 0, complete: 3, partial: 0, failed: 0, aborted: 0 }, trialsLeft: 0, trialsDeleted: 1 }), // one complete trial deleted on purpose
       ],
     });
     const w = mountIt(HistoryView);
     await flush();
     await w.get('[data-test=suites-tab]').trigger('click');
+    expect(w.get('tr[data-suite="4"] [data-test=deleted]').text()).toBe('1 deleted');
+    expect(w.get('tr[data-suite="4"]').findAll('button').map((b) => b.text())).not.toContain('Resume');
     const notComplete = w.findAll('tr[data-suite]').map((r) => [r.attributes('data-suite'), r.get('[data-test=not-complete]').text()]);
     expect(notComplete).toEqual([
       ['9', '1'],
       ['8', '0'],
       ['7', '3'],
       ['5', '1'],
+      ['4', '0'],
     ]);
   });
 
@@ -259,6 +344,32 @@ describe('history', () => {
     expect(fake.callsOf('history.list').at(-1)).toMatchObject({ offset: 0 });
     expect(w.get('.pager').text()).toContain('1–50 of 50');
     expect(w.findAll('[data-test=history-table] tbody tr')).toHaveLength(50);
+  });
+
+  it('says a date range whose From is after its To is inverted, and swaps it on request (rev12-gui L11)', async () => {
+    const fake = fakeHistoryApi([trial(1), trial(2)]);
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('input[name=since]').setValue('2026-11-05');
+    await w.get('input[name=until]').setValue('2026-11-02');
+    await flush();
+    const note = w.get('[data-test=dates-inverted]');
+    expect(note.text()).toContain('From (2026-11-05) is after To (2026-11-02)');
+    await note.get('button').trigger('click');
+    await flush();
+    expect(useHistoryStore().filters).toMatchObject({ since: '2026-11-02', until: '2026-11-05' });
+    expect(w.find('[data-test=dates-inverted]').exists()).toBe(false);
+    expect(new Date((fake.callsOf('history.list').at(-1) as { selection: { since: string } }).selection.since).getDate()).toBe(2);
+  });
+
+  it('while the history cannot be read, its tabs do not count 0 (rev12-gui L12)', async () => {
+    const down = { error: { code: 'UNREACHABLE' as const, message: 'the server cannot be reached' } };
+    installFakeApi({ 'history.list': () => down, 'history.facets': () => down, 'suites.list': () => down });
+    const w = mountIt(HistoryView);
+    await flush();
+    const tabs = w.findAll('[role=tab]').map((t) => t.text());
+    expect(tabs).toEqual(['Trials (?)', 'Suites (?)']);
+    expect(w.get('[role=tab]').attributes('title')).toContain('not known');
   });
 
   it('shows a load error with a retry', async () => {
@@ -346,6 +457,45 @@ describe('import dialog', () => {
     await flush();
     expect(w.text()).not.toContain('trial1.json');
     expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
+  });
+
+  it('keeps the chosen files when none was imported, so that the import can be tried again (rev12-gui L13)', async () => {
+    const fake = installFakeApi({
+      'import.results': (r) => ({ imported: [], skipped: [], errors: r.files.map((f) => ({ file: f.name, message: 'not a kvbench or MLPerf KV-cache results file' })), systemId: null, suiteId: 3 }),
+    });
+    const w = mountIt(ImportDialog, { open: true });
+    await choose(w, [new File(['{}'], 'bad.json')]);
+    await w.get('input[name=systemLabel]').setValue('slow-box');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[data-test=import-result]').text()).toContain('bad.json: not a kvbench');
+    expect(w.text()).toContain('bad.json');
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeUndefined();
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('import.results')).toHaveLength(2);
+  });
+
+  it('after a partial import keeps only the files that were not imported', async () => {
+    const fake = installFakeApi({
+      'import.results': (r) => ({
+        imported: r.files.filter((f) => f.name !== 'bad.json').map((f, i) => ({ file: f.name, trialId: 20 + i, format: 'reference-new' as const, status: 'complete', reason: null, configKnown: false })),
+        skipped: [],
+        errors: r.files.filter((f) => f.name === 'bad.json').map((f) => ({ file: f.name, message: 'not a results file' })),
+        systemId: 'imp-1',
+        suiteId: 3,
+      }),
+    });
+    const w = mountIt(ImportDialog, { open: true });
+    await choose(w, [new File(['{}'], 'good.json'), new File(['{}'], 'bad.json')]);
+    await w.get('input[name=systemLabel]').setValue('slow-box');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[data-test=import-kept]').text()).toContain('bad.json');
+    expect(w.get('[data-test=import-kept]').text()).not.toContain('good.json');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect((fake.callsOf('import.results').at(-1) as { files: { name: string }[] }).files.map((f) => f.name)).toEqual(['bad.json']);
   });
 
   it('says so when a chosen file can no longer be read, and can be used again', async () => {
@@ -735,7 +885,7 @@ describe('report', () => {
     const notice = (w: VueWrapper) => w.get('[data-test=unreadable]').text();
     const history = mountIt(HistoryView);
     await flush();
-    expect(notice(history)).toMatch(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\./);
+    expect(notice(history)).toMatch(/^!A stored row of this database could not be read \(damaged\): what is shown goes without it, as each line says\./);
     expect(notice(history)).toContain(damaged);
     const r = mountIt(ReportView, { selection: { suiteIds: [7] } });
     await flush();
@@ -746,7 +896,7 @@ describe('report', () => {
     await flush();
     // The export's own notice, beside its buttons, above the report's.
     expect(r.findAll('[data-test=unreadable]').map((n) => n.text())).toEqual([
-      expect.stringMatching(/^!A stored row of this database could not be read \(damaged\): what is shown leaves it out\. The exported file leaves out the same\. trial 2's options/),
+      expect.stringMatching(/^!A stored row of this database could not be read \(damaged\): what is shown goes without it, as each line says\. The exported file leaves out the same\. trial 2's options/),
       expect.stringContaining("This report's trial counts leave out the same"),
     ]);
   });

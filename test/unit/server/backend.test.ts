@@ -611,6 +611,37 @@ describe('backend', () => {
     expect((JSON.parse(Buffer.from(file.dataBase64, 'base64').toString('utf8')) as { excludeFlagged: boolean }).excludeFlagged).toBe(true);
   });
 
+  it('history.facets, given the selection, counts each filter\'s values under the other filters (rev12-gui L14)', async () => {
+    const t = await make();
+    const file = (name: string) => ({ name, text: JSON.stringify(kvbenchResults({ tokPerS: name.length, durationS: 4 })) });
+    ok(await t.backend.invoke('import.results', { files: [file('a.json')], systemLabel: 'rig', scenarioId: 'storage-only', label: 'revB' }));
+    ok(await t.backend.invoke('import.results', { files: [file('bb.json')], systemLabel: 'rig', scenarioId: 'cpu-only', label: 'revA' }));
+    const plain = ok(await t.backend.invoke('history.facets', {})) as { scenarioIds: string[]; matching?: unknown };
+    expect(plain.scenarioIds).toEqual(['cpu-only', 'storage-only']);
+    expect(plain.matching).toBeUndefined();
+    const narrowed = ok(await t.backend.invoke('history.facets', { selection: { suiteLabels: ['revB'] } })) as { matching: Record<string, Record<string, number>> };
+    expect(narrowed.matching.scenarioIds).toEqual({ 'storage-only': 1 });
+    expect(narrowed.matching.suiteLabels).toEqual({ revB: 1, revA: 1 });
+  });
+
+  it('history.list carries the cautions of each flagged trial listed, as the report and kvbench history flag them (rev12-gui M1)', async () => {
+    const t = await make();
+    const results = (tokPerS: number, ramBacked: boolean): string => {
+      const r = kvbenchResults({ tokPerS, durationS: 4 });
+      if (ramBacked) r.kvbench.tiers.storage.ram_backed = true;
+      return JSON.stringify(r);
+    };
+    const files = [{ name: 'disk.json', text: results(100, false) }, { name: 'ram.json', text: results(300, true) }];
+    const imp = ok(await t.backend.invoke('import.results', { files, systemLabel: 'rig', scenarioId: 'storage-only' })) as { imported: { file: string; trialId: number }[] };
+    const ramTrial = imp.imported.find((f) => f.file === 'ram.json')!.trialId;
+    const list = ok(await t.backend.invoke('history.list', { selection: {} })) as { trials: { id: number }[]; cautions: { trialId: number; messages: string[] }[] };
+    expect(list.trials).toHaveLength(2);
+    expect(list.cautions.map((c) => c.trialId)).toEqual([ramTrial]);
+    const dialog = ok(await t.backend.invoke('trials.get', { id: ramTrial })) as { cautions: string[] };
+    expect(dialog.cautions.length).toBeGreaterThan(0);
+    expect(list.cautions[0].messages).toEqual(dialog.cautions);
+  });
+
   it('import: every upload gets a file of its own (no name overwrites another, . and .. stay inside the private directory), and replies name the uploads, never the server\'s temporary copies', async () => {
     const t = await make();
     const results = (i: number): string => JSON.stringify(referenceResultsNew({ tokPerS: 10 * i, storageTokPerS: 5 * i }));

@@ -13,7 +13,8 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { runInProcess } from '../cli/in-process.ts';
 import { damagedDatabase } from './damaged-database.ts';
-import { removeTempDirs, tempDir } from './fixtures.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from './fixtures.ts';
+import { addSuiteTrials } from './seed-store.ts';
 
 afterEach(removeTempDirs);
 
@@ -57,5 +58,33 @@ describe('a damaged row that passes quick_check', () => {
       store.close();
     }
     expect(md5(db)).toBe(before);
+  });
+});
+
+describe('a damaged hardware snapshot that several trials share', () => {
+  it('is one damaged row, said once with every trial it costs their hardware, not once per trial (rev12-gui M9)', async () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    const store = openStore(db);
+    addSuiteTrials(store, fakeHardware({ probe: true }), 3, () => ({ results: kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown> }));
+    const ids = store.listTrials({ order: 'asc' }).map((t) => t.id);
+    store.close();
+    const raw = openDatabase(db);
+    raw.prepare('UPDATE hardware_snapshots SET profile_json = ?').run('not json');
+    raw.close();
+
+    const read = openStore(db, { readonly: true });
+    try {
+      const { unreadable } = read.readDamaged(() => ids.map((id) => read.trialHardware(id)));
+      expect(unreadable).toHaveLength(1);
+      expect(unreadable[0]).toMatch(new RegExp(`^hardware snapshot \\d+ in .* cannot be read: the stored JSON is damaged \\(.*\\); trials ${ids.join(', ')} are shown without their hardware$`));
+      expect(read.unreadable).toEqual(unreadable);
+    } finally {
+      read.close();
+    }
+    // The CLI says it once too.
+    const report = await runInProcess(() => reportCommand(['--db', db, '--all']));
+    expect(report.code).toBe(3);
+    expect(report.stderr.match(/hardware snapshot \d+ .* cannot be read/g)).toHaveLength(1);
+    expect(report.stderr).toContain(`trials ${ids.join(', ')} are shown without their hardware`);
   });
 });

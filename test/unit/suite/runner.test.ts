@@ -16,7 +16,7 @@ import type { RunOutcome } from '../../../src-shared/engine-protocol.ts';
 import { cancelledOutcome, fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 
 /** `hang` stops when cancelled (partial results); `stuck` never does, and the host kills it as the real one would after its grace. */
-type Behaviour = 'complete' | 'crash' | 'hang' | 'stuck' | 'invalid' | 'disk-full';
+type Behaviour = 'complete' | 'crash' | 'hang' | 'stuck' | 'unstarted' | 'invalid' | 'disk-full';
 
 interface FakeEngine {
   start: StartEngineFn;
@@ -48,6 +48,8 @@ function fakeEngine(behaviours: Behaviour[]): FakeEngine {
       else if (behaviour === 'disk-full') setTimeout(() => resolve({ status: 'partial', reason: 'disk full (ENOSPC) under the cache directory: stopped after 19 completed requests', results, summaryText: 'partial' }), 5);
       else if (behaviour === 'invalid') setTimeout(() => reject(new EngineError('VALIDATION', '--cpu-mem-gb 999 is more than this machine can hold')), 5);
       else if (behaviour === 'stuck') cancel = (reason) => setTimeout(() => reject(new EngineError('CANCELLED', `engine did not stop within 20 ms of cancel (${reason}); killed`)), 20);
+      // As the host says a cancel that came before the engine's process had started (engine-host.ts).
+      else if (behaviour === 'unstarted') cancel = (reason) => setTimeout(() => reject(new EngineError('CANCELLED', `cancelled before the engine started: ${reason}`)), 5);
       else cancel = () => setTimeout(() => resolve(cancelledOutcome(results)), 5);
     });
     const handle: EngineHandle = {
@@ -350,6 +352,16 @@ describe('runSuite', () => {
     expect((await resumeSuite(r.suiteId, { store, hardware: hw, startEngine: fakeEngine([]).start })).trials).toEqual([]);
   });
 
+  it('a trial cancelled before its engine started, or whose engine had to be killed, says who cancelled it once (rev12-gui L6)', async () => {
+    const store = newStore();
+    const r = await stoppedAt(store, fakeEngine(['complete', 'unstarted']), 2);
+    const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
+    expect(trials[1].statusReason).toBe('cancelled by the user: cancelled before the engine started');
+    const killed = await stoppedAt(store, fakeEngine(['complete', 'stuck']), 2);
+    const killedTrials = store.listTrials({ suiteIds: [killed.suiteId], order: 'asc' });
+    expect(killedTrials[1].statusReason).toBe('cancelled by the user: engine did not stop within 20 ms of cancel; killed');
+  });
+
   it('a stop with a cause (SIGTERM, a shutdown) is recorded as that cause, not as the user\'s cancel', async () => {
     const store = newStore();
     const engine = fakeEngine(['hang']);
@@ -403,7 +415,7 @@ describe('trial time limit', () => {
     expect(r.status).toBe('finished');
     const trials = store.listTrials({ suiteIds: [r.suiteId], order: 'asc' });
     expect(trials.map((t) => t.status)).toEqual(['aborted', 'complete']);
-    expect(trials[0].statusReason).toBe('timed out after its 0 s wall-clock limit, no results kept: engine did not stop within 20 ms of cancel (the trial timed out after its 0 s wall-clock limit); killed');
+    expect(trials[0].statusReason).toBe('timed out after its 0 s wall-clock limit, no results kept: engine did not stop within 20 ms of cancel; killed');
     expect(trials[0].statusReason).not.toMatch(/cancelled by the user/);
     expect(store.getSuite(r.suiteId)!.trialsLeft).toBe(1); // a resume runs it again
   });
