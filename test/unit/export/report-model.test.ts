@@ -812,7 +812,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · slowdisk label, B on SB\s+2\s+2\s+100\s+200\s+0\.50x\s+B/);
     // One drive per side, as in a drive comparison: one row, described as before.
     const one = buildSystemComparison({ label: 'SA', id: 'SA', trials: a.slice(0, 2) }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
-    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([['k', 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
+    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([[JSON.stringify(['storage-only', 'k']), 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
     expect(one.notes.join()).not.toMatch(/several drives/);
   });
 

@@ -935,6 +935,7 @@ describe('compare', () => {
           'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see --per-config)',
           'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
           'B (slow-box): 1 of its 2 matched trial(s) carry another caution (kvbench report lists it per trial)',
+          '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): cpu-storage (tiny-1b, 4u) only in B, A ran it as storage-saturation',
         ],
         metrics: [],
       }),
@@ -944,6 +945,8 @@ describe('compare', () => {
       'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see the “per config” buttons)',
       'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see the “per config” buttons; compare drives directly with the Drives tab)',
       'B (slow-box): 1 of its 2 matched trial(s) carry another caution (the report lists it per trial)',
+      // rev12 M3: scenarios by the names the app shows them under, not their CLI ids.
+      '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): CPU + storage (tiny-1b, 4u) only in B, A ran it as Storage saturation',
     ]);
     expect(w.findAll('[role=tab]').map((t) => t.text())).toEqual(['Systems', 'Drives', 'Suite labels']);
   });
@@ -1059,6 +1062,7 @@ describe('compare', () => {
     expect(unknownNoise[2].attributes('title')).toContain('no configuration has 2 or more trials a side');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real (p 0.010)');
+    expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].find('tbody td').text()).toBe('Storage only: tiny-1b, 4u');
   });
 
   it('a side with flagged trials says how many beside its trials, per configuration, and why in the notes', async () => {
