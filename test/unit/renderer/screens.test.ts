@@ -1130,7 +1130,7 @@ describe('compare', () => {
     expect(w.find('[data-test=left-out-a]').exists()).toBe(false);
   });
 
-  it('by CPU-tier size: names a differentiator only beyond the noise, with the geometric mean and what its win rate is a share of (rev8-gui #2)', async () => {
+  it('by CPU-tier size and by model: each metric\'s verdict, geo-mean and win rate per group, and a differentiator only beyond the noise, as the CLI prints them (rev8-gui #2, rev12 L1)', async () => {
     const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0 };
     installFakeApi({
       'history.facets': () => facets(4),
@@ -1146,17 +1146,27 @@ describe('compare', () => {
             bestDifferentiator: { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', geoMeanRatio: 2, pValue: 0.0004, tested: 1, winRate: 1, side: 'a' },
           },
         ],
+        byModel: [{ group: 'tiny-1b', configs: 3, metrics: [{ ...row, compared: 3, noiseUnknown: 2 }], bestDifferentiator: null }],
+        variance: [{ users: 4, configs: 3, medianCvA: 0.02, medianCvB: 0.05 }],
       }),
     });
     const w = await comparedView();
-    const rows = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td').map((td) => td.text().replace(/\s+/g, ' ')));
-    expect(rows).toEqual([
-      ['CPU 0.25 GiB', '2', '—', '—', '—'],
-      ['CPU 0.5 GiB', '1', 'Storage read bandwidth (A better)', '2.00×', '100 % of 1'],
+    const rowsOf = (test: string) => w.findAll(`[data-test=${test}] tbody tr`).map((tr) => tr.findAll('td').map((td) => td.text().replace(/\s+/g, ' ').trim()));
+    expect(w.findAll('[data-test=compare-groups] thead th').map((th) => th.text())).toEqual(['Group', 'Configs', 'Storage read bandwidth', 'Best differentiator']);
+    // The geo-mean and win rate read "—" wherever no differentiator was named; the CLI printed each metric's.
+    expect(rowsOf('compare-groups')).toEqual([
+      ['CPU 0.25 GiB', '2', '≈ 0.53× (1 of 2 tested)', '—'],
+      ['CPU 0.5 GiB', '1', 'A 2.00× (1 of 1 tested, A wins 100 %)', 'Storage read bandwidth: A better (p <0.001), 2.00×, A wins 100 % of 1 tested'],
     ]);
-    const best = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td')[2].attributes('title'));
+    expect(w.findAll('[data-test=compare-groups] tbody tr')[1].findAll('td')[2].classes()).toContain('better');
+    const best = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td').at(-1)!.attributes('title'));
     expect(best[0]).toMatch(/^no candidate metric differs beyond the run-to-run noise/);
     expect(best[1]).toBe("p = <0.001 over 1 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05)");
+    // The backend sends them and the CLI prints them: by model, and the spread by user count.
+    expect(rowsOf('compare-groups-model')).toEqual([['tiny-1b', '3', '≈ 0.53× (1 of 3 tested)', '—']]);
+    expect(rowsOf('compare-variance')).toEqual([['4', '3', '2.0 %', '5.0 %']]);
+    expect(w.text()).toContain('By model');
+    expect(w.text()).toContain('Run-to-run variation of wall-clock throughput by user count');
   });
 
   it('the bar is the geometric mean the verdict tests, so it is drawn in the verdict\'s colour; where the mean or the win rate lean the other way, the table\'s mean is amber with the model\'s reason', async () => {
