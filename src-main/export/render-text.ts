@@ -241,11 +241,12 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
   const leftOut = ex !== null && ex.a.flaggedTrials + ex.b.flaggedTrials > 0;
   out.push(
     table(
-      ['metric', 'configs', 'mean A/B', 'geo-mean', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B', ...(flagged ? ['flagged'] : [])],
+      // The geo-mean first, beside the verdict that tests it (and the app's chart draws); the
+      // arithmetic mean, which can lean the other way, last.
+      ['metric', 'configs', 'geo-mean A/B', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B', 'mean A/B', ...(flagged ? ['flagged'] : [])],
       c.metrics.map((m) => [
         `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
         String(m.compared),
-        fmtValue(m.meanRatio, 'x'),
         fmtValue(m.geoMeanRatio, 'x'),
         verdictText(m.verdict, m.leader) + (m.verdictCaveat ? '*' : ''),
         formatP(m.pValue),
@@ -253,11 +254,13 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         `${m.withinNoise}/${m.compared}${m.noiseUnknown > 0 ? ` (${m.noiseUnknown} unknown)` : ''}`,
         cvText(m.medianCvA),
         cvText(m.medianCvB),
+        fmtValue(m.meanRatio, 'x'),
         ...(flagged ? [`${m.flaggedConfigs}/${m.compared}`] : []),
       ]),
     ),
   );
   out.push(`beyond noise: ${NOISE_RULE} (p: the metric's test of its geo-mean over the configurations with 2 or more trials a side).`);
+  out.push("mean A/B: the arithmetic mean of the configurations' ratios, for reference: it weighs a ratio above 1 more than its inverse (2x and 0.5x average 1.25x), so it can lean the other way.");
   out.push(
     "A win rate: A's share of the configurations tested (2 or more trials a side, values above 0: those of p) that are beyond the noise by their own test with A better; " +
       '— where none is. unknown: a side with fewer than 2 trials, or a value of 0 (no logarithm): such a configuration stays out of the geo-mean, the verdict and the win rate.',

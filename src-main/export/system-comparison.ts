@@ -36,12 +36,13 @@ export interface Side {
 }
 
 export interface ConfigComparison {
+  /** The row's match key: its scenario and configuration (JSON), with each side's drive where a side ran it on several. */
   key: string;
   /** The first of scenarioIds. */
   scenarioId: string;
   /**
-   * Every scenario whose trials this row counts, in suite order: scenarios that ran the same
-   * configuration (a smoke suite's cpu-only and production) are one configuration, matched as one.
+   * The scenario whose trials this row counts, as a list of one: a row never pools scenarios, even
+   * those that ran the same configuration (the planner keeps them apart; see buildSystemComparison).
    */
   scenarioIds: string[];
   description: string;
@@ -468,6 +469,39 @@ function cautionNotes(name: string, label: string, c: SideCautions): string[] {
   ].filter((n): n is string => n !== null);
 }
 
+/**
+ * "cpu-storage (tiny-1b, …) only in B, A ran it as storage-saturation": per scenario of a side
+ * unmatched (matching by configuration) whose configuration the other side ran under other
+ * scenarios only, what it ran instead.
+ */
+function otherScenarioOnly(ga: Grouped, gb: Grouped): string[] {
+  const byConfig = (g: Grouped): Map<string, Map<string, TrialRecord>> => {
+    const m = new Map<string, Map<string, TrialRecord>>();
+    for (const places of g.values()) {
+      const first = [...places.values()][0][0];
+      if (isUnknownConfigKey(first.configKey)) continue;
+      let scenarios = m.get(first.configKey);
+      if (!scenarios) m.set(first.configKey, (scenarios = new Map()));
+      scenarios.set(first.scenarioId, first);
+    }
+    return m;
+  };
+  const [ca, cb] = [byConfig(ga), byConfig(gb)];
+  const out: string[] = [];
+  for (const [name, other, mine, theirs] of [['A', 'B', ca, cb], ['B', 'A', cb, ca]] as const) {
+    for (const [config, scenarios] of mine) {
+      const elsewhere = theirs.get(config);
+      if (!elsewhere) continue;
+      for (const [scenarioId, first] of scenarios) {
+        if (elsewhere.has(scenarioId)) continue;
+        const ran = [...elsewhere.keys()].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y)).join(' and ');
+        out.push(`${scenarioId} (${describeConfig(first.options)}) only in ${name}, ${other} ran it as ${ran}`);
+      }
+    }
+  }
+  return out;
+}
+
 /** What the planner derives from each machine (its RAM and GPU memory): the only options `--match scenario` lets differ (storage capacity is no part of a configuration). */
 const MACHINE_DERIVED_KEYS: readonly string[] = ['numUsers', 'gpuMemGb', 'cpuMemGb'];
 
@@ -522,7 +556,7 @@ export class ComparisonRefused extends Error {
 
 /** How a system comparison is made, as every reader prints it beneath its table. */
 export const COMPARISON_METHOD =
-  'per configuration and drive (a side that ran a configuration on several drives has one row per drive, never a pool), over each side\'s complete trials: ' +
+  'per scenario, configuration and drive (never pooled across scenarios that ran one configuration; a side that ran a configuration on several drives has one row per drive, never a pool), over each side\'s complete trials: ' +
   'ratio = A ÷ B of the geometric means of the trials (medians shown beside it); ' +
   `beyond noise: ${NOISE_RULE}, per configuration (2 or more trials a side, values above 0; else its noise is unknown); ` +
   'better = the side the geometric mean of the ratios over the configurations so tested favours, where one such test of it (its variance the sum of theirs) gives p < 0.05, ' +
@@ -621,7 +655,10 @@ export function buildSystemComparison(
     );
   }
   const match = opts.match ?? 'config';
-  const keyOf = (t: TrialRecord): string => (match === 'config' ? t.configKey : scenarioMatchKey(t));
+  // A configuration is matched within its scenario, never across: the planner keeps scenarios that
+  // share every workload option apart (cpu-storage and storage-saturation can differ in the storage
+  // cap), and a row pooling both gave a ratio that matched neither.
+  const keyOf = (t: TrialRecord): string => (match === 'config' ? JSON.stringify([t.scenarioId, t.configKey]) : scenarioMatchKey(t));
   // Per configuration, then per system and drive: a system whose configuration ran on two drives
   // has two measurements of it, and pooling them would hide the drives' difference (3× can come
   // out as a tie). Each drive is compared on its own, as the scenario report keeps them apart.
@@ -700,18 +737,14 @@ export function buildSystemComparison(
     const left = leftOutOfMatched(side.trials, (k) => ga.has(k) && gb.has(k), keyOf);
     if (left.length > 0) notes.push(`${name} (${side.label}): ${left.length} trial(s) of matched configurations left out, not complete (${describeLeftOut(left)}): only complete trials count`);
   }
-  // Scenarios that ran one configuration are one measurement of it: matched as one row, under every name.
-  const pooled = pairs.filter((p) => scenariosOf([...p.a, ...p.b]).length > 1);
-  if (pooled.length > 0) {
-    const named = (p: MatchedPair): string => {
-      const [all, sa, sb] = [scenariosOf([...p.a, ...p.b]), scenariosOf(p.a), scenariosOf(p.b)].map((ids) => ids.join(' + '));
-      return sa === sb ? all : `${all} (A ${sa}, B ${sb})`;
-    };
-    const scenarios = new Set(pairs.flatMap((p) => scenariosOf([...p.a, ...p.b]))).size;
-    notes.push(
-      `${pooled.length} matched configuration(s) were run by several scenarios, whose trials count together in one row: ${pooled.map(named).join('; ')} ` +
-        `(${scenarios} scenarios, ${pairs.length} configurations)`,
-    );
+  if (match === 'config') {
+    const unmatched = otherScenarioOnly(ga, gb);
+    if (unmatched.length > 0) {
+      notes.push(
+        `${unmatched.length} scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: ` +
+          `scenarios that share a configuration can still differ, e.g. in the storage cap): ${unmatched.join('; ')}`,
+      );
+    }
   }
   for (const [name, side] of [['A', a], ['B', b]] as const) {
     const unknown = side.trials.filter((t) => t.status === 'complete' && isUnknownConfigKey(t.configKey)).length;

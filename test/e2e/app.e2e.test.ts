@@ -237,7 +237,7 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     await page.click('[data-test=compare]');
     await page.locator('[data-test=compare-table]').waitFor();
     expect((await page.locator('[data-test=matched]').textContent())?.trim()).toBe('1');
-    // The mean may carry the verdict's mark (≈ where two trials a side leave the lead within the noise).
+    // The geo-mean carries the verdict's mark (≈ where two trials a side leave the lead within the noise).
     expect(await page.locator('[data-test=compare-table]').innerText()).toMatch(/Wall-clock throughput[^\n]*\n?[^\n]*\s1\s+(?:(?:≈|[AB]\??\*?) )?[\d.]+×/);
     await screenshot(page, '09-compare');
 

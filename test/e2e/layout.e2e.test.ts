@@ -191,6 +191,19 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const buttons = await page.locator('[data-test=compare-table] button', { hasText: 'per config' }).evaluateAll((els) => els.map((e) => e.getBoundingClientRect().right <= document.documentElement.clientWidth));
     expect(buttons.length).toBeGreaterThan(0);
     expect(buttons.every(Boolean)).toBe(true);
+    // rev12 L2: at 1024 "Ratio A ÷ B" wrapped to three lines beside the chart's legend. Each card's
+    // heading is one line (a text node wraps into one client rect per line).
+    const wrappedHeadings = await page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>('.card h3')].filter((h) => {
+        const range = document.createRange();
+        range.selectNodeContents(h);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+      }).map((h) => h.textContent!.trim()),
+    );
+    expect.soft(wrappedHeadings).toEqual([]);
+    // The group tables (every metric's verdict per CPU-tier size and per model) fit their cards too.
+    expect.soft(await overflowOf(page, 'compare-groups')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    expect.soft(await overflowOf(page, 'compare-groups-model')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
 
     // Suite labels: a label at the form's limit, without spaces, is cut short in A and B (the whole
     // label in the select's tooltip), which stay within their card.

@@ -53,8 +53,8 @@ describe('kvbench report --compare on two labels of one drive', () => {
     }
     const text = await runCli([...args, '--per-config'], { cwd: tmp });
     expect(text.code, explain(text)).toBe(0);
-    expect(text.stdout).toMatch(/^Requests\/s \(higher is better\)\s+1\s+0\.\d\dx\s+0\.\d\dx\s+≈ noise\s+0\.17\s/m);
-    expect(text.stdout).toMatch(/^Storage write P95 \(lower is better\)\s+1\s+1\.\d\dx\s+1\.\d\dx\s+≈ noise\s+0\.12\s/m);
+    expect(text.stdout).toMatch(/^Requests\/s \(higher is better\)\s+1\s+0\.\d\dx\s+≈ noise\s+0\.17\s/m);
+    expect(text.stdout).toMatch(/^Storage write P95 \(lower is better\)\s+1\s+1\.\d\dx\s+≈ noise\s+0\.12\s/m);
     expect(text.stdout).toContain("beyond noise: Welch's t-test on log values, two-sided, α = 0.05");
   });
 });

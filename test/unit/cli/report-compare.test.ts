@@ -113,15 +113,17 @@ describe('kvbench report --compare', () => {
     expect(big.notes).toContain('storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): matched by scenario, A and B differ in --num-users 4 vs 8, --cpu-mem-gb 0 vs 2');
   });
 
-  it('names every scenario whose trials a matched configuration pools, and says so in a note', async () => {
+  it('never pools two scenarios that ran one configuration into a row: each is matched with the same scenario, and a note names the one left unmatched', async () => {
     const dir = tempDir();
     const store = openStore(dbIn(dir));
     try {
-      // In a smoke suite cpu-only and production run one configuration: their trials are one measurement of it.
+      // cpu-storage and storage-saturation can share every workload option and still differ (a
+      // storage cap): the GUI review's "cpu-storage + storage-saturation" row pooled 201/340 tok/s
+      // with 27.7/28.7 tok/s into a 2.82x that matched neither scenario.
       const cpu = { cpuMemGb: 1 };
-      await importDrive(store, dir, 'A', [{ tokPerS: 100, options: cpu }, { tokPerS: 101, options: cpu }], 'cpu-only');
-      await importDrive(store, dir, 'A', [{ tokPerS: 102, options: cpu }, { tokPerS: 103, options: cpu }], 'production');
-      await importDrive(store, dir, 'B', [{ tokPerS: 90, options: cpu }, { tokPerS: 91, options: cpu }], 'cpu-only');
+      await importDrive(store, dir, 'A', [{ tokPerS: 30, options: cpu }, { tokPerS: 31, options: cpu }], 'storage-saturation');
+      await importDrive(store, dir, 'B', [{ tokPerS: 201, options: cpu }, { tokPerS: 340, options: cpu }], 'cpu-storage');
+      await importDrive(store, dir, 'B', [{ tokPerS: 27.7, options: cpu }, { tokPerS: 28.7, options: cpu }], 'storage-saturation');
       await importDrive(store, dir, 'A', [{ tokPerS: 50 }, { tokPerS: 51 }]);
       await importDrive(store, dir, 'B', [{ tokPerS: 40 }, { tokPerS: 41 }]);
     } finally {
@@ -129,13 +131,41 @@ describe('kvbench report --compare', () => {
     }
     const json = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--json', '--db', dbIn(dir)]));
     const c = JSON.parse(json.stdout) as SystemComparison;
-    expect(c.metrics[0].configs.map((x) => [x.scenarioIds, x.nA, x.nB])).toEqual([
-      [['cpu-only', 'production'], 4, 2],
-      [['storage-only'], 2, 2],
+    const tput = c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!;
+    expect(tput.configs.map((x) => [x.scenarioIds, x.nA, x.nB, x.medianB])).toEqual([
+      [['storage-only'], 2, 2, 40.5],
+      [['storage-saturation'], 2, 2, 28.2],
     ]);
-    expect(c.notes).toContain('1 matched configuration(s) were run by several scenarios, whose trials count together in one row: cpu-only + production (A cpu-only + production, B cpu-only) (3 scenarios, 2 configurations)');
+    expect(c.matched).toBe(2);
+    expect(c.unmatchedB).toBe(1);
+    expect(c.notes.some((n) => n.includes('count together in one row'))).toBe(false);
+    expect(c.notes).toContain(
+      '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: ' +
+        'scenarios that share a configuration can still differ, e.g. in the storage cap): cpu-storage (tiny-1b, 4u, 4s, cpu 1, gpu 0, gen none, storage 1 GiB, warm-up 1) only in B, A ran it as storage-saturation',
+    );
     const text = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--per-config', '--db', dbIn(dir)]));
-    expect(text.stdout).toMatch(/^cpu-only \+ production: tiny-1b, 4u, 4s, cpu 1, /m);
+    expect(text.stdout).toMatch(/^storage-saturation: tiny-1b, 4u, 4s, cpu 1, /m);
+    expect(text.stdout).not.toMatch(/ \+ /);
+  });
+
+  it('--labels: two suite labels are matched scenario by scenario, never pooled (rev12 M3, as the GUI review compared revB and revA)', async () => {
+    const dir = tempDir();
+    const store = openStore(dbIn(dir));
+    try {
+      const cpu = { cpuMemGb: 1 };
+      await importDrive(store, dir, 'disk', [{ tokPerS: 201, options: cpu }, { tokPerS: 340, options: cpu }], 'cpu-storage', 'revA');
+      await importDrive(store, dir, 'disk', [{ tokPerS: 27.7, options: cpu }, { tokPerS: 28.7, options: cpu }], 'storage-saturation', 'revA');
+      await importDrive(store, dir, 'disk', [{ tokPerS: 30, options: cpu }, { tokPerS: 31, options: cpu }], 'storage-saturation', 'revB');
+    } finally {
+      store.close();
+    }
+    const text = await runInProcess(() => reportCommand(['--compare', 'revB', 'revA', '--labels', '--per-config', '--db', dbIn(dir)]));
+    expect(text.code, text.stderr).toBe(0);
+    // One row, storage-saturation against storage-saturation: 30.5 ÷ 28.2 tok/s, not the pooled 2.82x-style mix.
+    expect(text.stdout).toMatch(/^storage-saturation: tiny-1b, 4u, 4s, cpu 1, .*\s2\s+2\s+30\.50\s+28\.20\s+1\.08x\s/m);
+    expect(text.stdout).not.toMatch(/cpu-storage \+ storage-saturation/);
+    expect(text.stdout).toContain('note: 1 scenario(s) ran a configuration that the other side ran only under another scenario');
+    expect(text.stdout).toContain('cpu-storage (tiny-1b, 4u, 4s, cpu 1, gpu 0, gen none, storage 1 GiB, warm-up 1) only in B, A ran it as storage-saturation');
   });
 
   it('says which of a side\'s trials of matched configurations were left out as not complete', async () => {

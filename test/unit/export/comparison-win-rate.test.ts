@@ -59,7 +59,7 @@ describe('the win rate counts only configurations whose noise was tested', () =>
     const rd = c.metrics.find((m) => m.metric.key === 'storage_read_bytes_per_s')!;
     expect(rd).toMatchObject({ verdict: 'a', tested: 1, winsA: 1, winsB: 0, winRateA: 1 });
     const text = formatComparison(c);
-    expect(text).toMatch(/^End-to-end P95 \(lower is better\)\s+2\s+1\.\d\dx\s+1\.\d\dx\s+≈ noise\s+0\.\d+\s+—\s+1\/2 \(1 unknown\)\s/m);
+    expect(text).toMatch(/^End-to-end P95 \(lower is better\)\s+2\s+1\.\d\dx\s+≈ noise\s+0\.\d+\s+—\s+1\/2 \(1 unknown\)\s/m);
     expect(text).toMatch(/^Storage read bandwidth \(higher is better\)\s+2\s+.*\s+A\s+\S+\s+100% of 1\s+0\/2 \(1 unknown\)\s/m);
     expect(text).toMatch(/A win rate: A's share of the configurations tested/);
   });

@@ -552,7 +552,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.variance[0].medianCvA).toBeCloseTo(0.02, 2);
     const text = formatComparison(c, { perConfig: true });
     expect(text).toMatch(/A = fast \(sys-a\), B = slow \(sys-b\)/);
-    expect(text).toMatch(/Decode bytes read \(higher is better\)\s+3\s+2\.39x/);
+    expect(text).toMatch(/Decode bytes read \(higher is better\)\s+3\s+2\.\d\dx\s+A\s.*\s2\.39x$/m);
     expect(text).toMatch(/CPU 0 GiB .* Decode bytes read: A better \(p <0\.001\), 2\.55x, A wins 100% of 2 tested$/m);
   });
 
@@ -597,7 +597,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.metrics[0]).toMatchObject({ compared: 1, tested: 1, withinNoise: 1, winRateA: null, verdict: 'within-noise' });
     expect(c.metrics[0].pValue).toBeCloseTo(0.9301291220470226, 9);
     const text = formatComparison(c);
-    expect(text).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.04x\s+1\.04x\s+≈ noise\s+0\.93\s+—\s+1\/1\s/);
+    expect(text).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.04x\s+≈ noise\s+0\.93\s+—\s+1\/1\s/);
     expect(text).toContain("beyond noise: Welch's t-test on log values, two-sided, α = 0.05");
     expect(c.method).toContain("Welch's t-test on log values, two-sided, α = 0.05");
   });
@@ -623,6 +623,16 @@ describe('system comparison (seeds/002, automated)', () => {
     return buildSystemComparison({ label: 'a', id: 'a', trials: side('a', a) }, { label: 'b', id: 'b', trials: side('b', b) }, { metrics: ['wall_clock_throughput_tok_per_s'] });
   }
 
+  it('the text table leads with the geo-mean and the verdict it carries; the arithmetic mean comes last (rev12 M2)', () => {
+    // Two configurations at 2.0x and 0.25x: the arithmetic mean says 1.12x (A), the geometric mean
+    // 0.71x (B), the one the verdict tests and the app's chart draws.
+    const text = formatComparison(cmpConfigs([[200, 202, 198], [25, 25.25, 24.75]], [[100, 101, 99], [100, 101, 99]]));
+    const header = text.split('\n').find((l) => l.startsWith('metric'))!;
+    expect(header.split(/\s{2,}/)).toEqual(['metric', 'configs', 'geo-mean A/B', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B', 'mean A/B']);
+    expect(text).toMatch(/^Wall-clock throughput \(higher is better\)\s+2\s+0\.71x\s+B\*\s+/m);
+    expect(text).toMatch(/\s1\.12x$/m);
+  });
+
   it('the verdict is one test of the geometric mean over the configurations, not a count of those that happened to pass', () => {
     // review rev6 #2: k0, k1 A 4 % ahead with 5 % spread (within the noise); k2 B 5 % ahead with
     // 0.5 % spread (beyond it). The old verdict took B from k2 alone; over all three the difference
@@ -644,7 +654,7 @@ describe('system comparison (seeds/002, automated)', () => {
       'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size',
     );
     const text = formatComparison(c);
-    expect(text).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+0\.85x\s+0\.80x\s+B\*\s+<0\.001\s+67% of 3\s+0\/3\s/);
+    expect(text).toMatch(/Wall-clock throughput \(higher is better\)\s+3\s+0\.80x\s+B\*\s+<0\.001\s+67% of 3\s+0\/3\s.*\s0\.85x$/m);
     expect(text).toContain('* Wall-clock throughput: verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise');
     // The arithmetic mean of the ratios can lean the other way (3x and 0.2x average 1.6x, their geometric mean is 0.77x).
     const meanPulls = cmpConfigs([[300, 300.3, 299.7], [20, 20.02, 19.98]], [[100, 100.1, 99.9], [100, 100.1, 99.9]]).metrics[0];
@@ -703,7 +713,7 @@ describe('system comparison (seeds/002, automated)', () => {
     const single = cmpConfigs([[101]], [[100]]);
     // rev8-gui #1: it still said "A wins 100 %": an untested configuration is no win.
     expect(single.metrics[0]).toMatchObject({ noiseUnknown: 1, withinNoise: 0, tested: 0, pValue: null, verdict: 'unknown', leader: 'a', winRateA: null, winsA: 0 });
-    expect(formatComparison(single)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.01x\s+1\.01x\s+A\?\s+—\s+—\s+0\/1 \(1 unknown\)\s/);
+    expect(formatComparison(single)).toMatch(/Wall-clock throughput \(higher is better\)\s+1\s+1\.01x\s+A\?\s+—\s+—\s+0\/1 \(1 unknown\)\s/);
     expect(formatComparison(single)).toMatch(/A\? \/ B\?: the side the geo-mean leans to, not named/);
     expect(cmpConfigs([[100]], [[101]]).metrics[0]).toMatchObject({ verdict: 'unknown', leader: 'b' });
     // One testable configuration decides; the one of unknown noise stays out of the test and the bar.
@@ -849,7 +859,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · slowdisk label, B on SB\s+2\s+2\s+100\s+200\s+0\.50x\s+B/);
     // One drive per side, as in a drive comparison: one row, described as before.
     const one = buildSystemComparison({ label: 'SA', id: 'SA', trials: a.slice(0, 2) }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
-    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([['k', 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
+    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([[JSON.stringify(['storage-only', 'k']), 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
     expect(one.notes.join()).not.toMatch(/several drives/);
   });
 

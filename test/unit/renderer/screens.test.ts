@@ -1085,6 +1085,7 @@ describe('compare', () => {
           'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see --per-config)',
           'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
           'B (slow-box): 1 of its 2 matched trial(s) carry another caution (kvbench report lists it per trial)',
+          '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): cpu-storage (tiny-1b, 4u) only in B, A ran it as storage-saturation',
         ],
         metrics: [],
       }),
@@ -1094,6 +1095,8 @@ describe('compare', () => {
       'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see the “per config” buttons)',
       'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see the “per config” buttons; compare drives directly with the Drives tab)',
       'B (slow-box): 1 of its 2 matched trial(s) carry another caution (the report lists it per trial)',
+      // rev12 M3: scenarios by the names the app shows them under, not their CLI ids.
+      '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): CPU + storage (tiny-1b, 4u) only in B, A ran it as Storage saturation',
     ]);
     expect(w.findAll('[role=tab]').map((t) => t.text())).toEqual(['Systems', 'Drives', 'Suite labels']);
   });
@@ -1209,6 +1212,7 @@ describe('compare', () => {
     expect(unknownNoise[2].attributes('title')).toContain('no configuration has 2 or more trials a side');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real (p 0.010)');
+    expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].find('tbody td').text()).toBe('Storage only: tiny-1b, 4u');
   });
 
   it('a side with flagged trials says how many beside its trials, per configuration, and why in the notes', async () => {
@@ -1276,7 +1280,7 @@ describe('compare', () => {
     expect(w.find('[data-test=left-out-a]').exists()).toBe(false);
   });
 
-  it('by CPU-tier size: names a differentiator only beyond the noise, with the geometric mean and what its win rate is a share of (rev8-gui #2)', async () => {
+  it('by CPU-tier size and by model: each metric\'s verdict, geo-mean and win rate per group, and a differentiator only beyond the noise, as the CLI prints them (rev8-gui #2, rev12 L1)', async () => {
     const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0 };
     installFakeApi({
       'history.facets': () => facets(4),
@@ -1292,17 +1296,27 @@ describe('compare', () => {
             bestDifferentiator: { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', geoMeanRatio: 2, pValue: 0.0004, tested: 1, winRate: 1, side: 'a' },
           },
         ],
+        byModel: [{ group: 'tiny-1b', configs: 3, metrics: [{ ...row, compared: 3, noiseUnknown: 2 }], bestDifferentiator: null }],
+        variance: [{ users: 4, configs: 3, medianCvA: 0.02, medianCvB: 0.05 }],
       }),
     });
     const w = await comparedView();
-    const rows = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td').map((td) => td.text().replace(/\s+/g, ' ')));
-    expect(rows).toEqual([
-      ['CPU 0.25 GiB', '2', '—', '—', '—'],
-      ['CPU 0.5 GiB', '1', 'Storage read bandwidth (A better)', '2.00×', '100 % of 1'],
+    const rowsOf = (test: string) => w.findAll(`[data-test=${test}] tbody tr`).map((tr) => tr.findAll('td').map((td) => td.text().replace(/\s+/g, ' ').trim()));
+    expect(w.findAll('[data-test=compare-groups] thead th').map((th) => th.text())).toEqual(['Group', 'Configs', 'Storage read bandwidth', 'Best differentiator']);
+    // The geo-mean and win rate read "—" wherever no differentiator was named; the CLI printed each metric's.
+    expect(rowsOf('compare-groups')).toEqual([
+      ['CPU 0.25 GiB', '2', '≈ 0.53× (1 of 2 tested)', '—'],
+      ['CPU 0.5 GiB', '1', 'A 2.00× (1 of 1 tested, A wins 100 %)', 'Storage read bandwidth: A better (p <0.001), 2.00×, A wins 100 % of 1 tested'],
     ]);
-    const best = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td')[2].attributes('title'));
+    expect(w.findAll('[data-test=compare-groups] tbody tr')[1].findAll('td')[2].classes()).toContain('better');
+    const best = w.findAll('[data-test=compare-groups] tbody tr').map((tr) => tr.findAll('td').at(-1)!.attributes('title'));
     expect(best[0]).toMatch(/^no candidate metric differs beyond the run-to-run noise/);
     expect(best[1]).toBe("p = <0.001 over 1 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05)");
+    // The backend sends them and the CLI prints them: by model, and the spread by user count.
+    expect(rowsOf('compare-groups-model')).toEqual([['tiny-1b', '3', '≈ 0.53× (1 of 3 tested)', '—']]);
+    expect(rowsOf('compare-variance')).toEqual([['4', '3', '2.0 %', '5.0 %']]);
+    expect(w.text()).toContain('By model');
+    expect(w.text()).toContain('Run-to-run variation of wall-clock throughput by user count');
   });
 
   it('the bar is the geometric mean the verdict tests, so it is drawn in the verdict\'s colour; where the mean or the win rate lean the other way, the table\'s mean is amber with the model\'s reason', async () => {
@@ -1326,8 +1340,13 @@ describe('compare', () => {
     const bars = w.findComponent(BarChart).props('series') as BarSeries[];
     expect(bars[0].data).toEqual([0.8, 2]);
     expect(bars[0].colors).toEqual([COLORS[4], COLORS[2]]);
-    const cell = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td')[2];
-    expect(cell.text()).toBe('B* 0.85×');
+    const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td');
+    const cell = cells[2];
+    // rev12 M2: the coloured verdict sat on the arithmetic mean (0.85×) while the bar drew 0.80×:
+    // it is on the geometric mean the bar draws and the verdict tests; the mean comes second.
+    expect(cell.text()).toBe('B* 0.80×');
+    expect(cells[3].text()).toBe('0.85×');
+    expect(w.findAll('[data-test=compare-table] > thead th').map((th) => th.text()).slice(2, 4)).toEqual(['Geo-mean A ÷ B', 'Mean A ÷ B']);
     expect(cell.classes()).toContain('mixed');
     expect(cell.classes()).not.toContain('worse');
     expect(cell.attributes('title')).toBe(`B better beyond the run-to-run noise: p = <0.001 over 3 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05); ${caveat}`);
