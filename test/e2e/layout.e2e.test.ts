@@ -267,6 +267,17 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
       await screenshot(page, `layout-${width}-tiers-${ids.length}`);
       expect.soft(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
       expect.soft(await overflowOf(page, 'efficiency-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+      // The drive datasheet form: its two fields on the form's first line, its help a readable
+      // paragraph (at least 20em = 280 px wide), not a narrow column beside them that pushes them down.
+      const form = await page.locator('[data-test=stated-bandwidth]').evaluate((f) => {
+        const top = f.getBoundingClientRect().top;
+        return {
+          fieldsDownPx: Math.max(...[...f.querySelectorAll('input')].map((i) => Math.round(i.getBoundingClientRect().top - top))),
+          helpPx: Math.round(f.querySelector('#stated-help')!.getBoundingClientRect().width),
+        };
+      });
+      expect.soft(form.fieldsDownPx, 'the datasheet fields are this far below the top of their form').toBeLessThan(60);
+      expect.soft(form.helpPx, "the datasheet help's width").toBeGreaterThanOrEqual(280);
     }
     expect(problems, problems.join('\n')).toEqual([]);
   });
