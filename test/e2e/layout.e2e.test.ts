@@ -249,6 +249,18 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
         .map((e) => e.getAttribute('name'));
     });
     expect(outOfCard).toEqual([]);
+    // "What will run": every column in view, "Derived from" too, without scrolling sideways.
+    expect.soft(await overflowOf(page, 'plan-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    // Also with each run's derivation open ("how"), and with the MLPerf options' longer model names.
+    await page.check('input[name=extras]');
+    await page.locator('[data-test=plan-table] tr[data-run=mlperf-large-model]').waitFor();
+    for (const how of await page.locator('[data-test=plan-table] button.derivation-toggle').all()) await how.click();
+    await screenshot(page, `layout-${width}-plan-derivations`);
+    expect.soft(await overflowOf(page, 'plan-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    // Each run's derivation a readable paragraph across the table, not a column a few words wide.
+    const derivations = await page.locator('[data-test=plan-table] [data-test=derivation] ul').evaluateAll((uls) => uls.map((u) => Math.round(u.getBoundingClientRect().width)));
+    expect(derivations.length).toBeGreaterThan(6);
+    expect.soft(Math.min(...derivations), 'the narrowest derivation').toBeGreaterThanOrEqual(500);
     // The database path in the navigation breaks only after a "/", never inside a name ("kvbenc" / "h.db").
     const pathLines = await linesOf(page, '[data-test=db-path]');
     expect.soft(pathLines.join(''), JSON.stringify(pathLines)).toBe(path.join(served.dir, 'kvbench.db'));
