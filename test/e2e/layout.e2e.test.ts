@@ -261,6 +261,8 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const derivations = await page.locator('[data-test=plan-table] [data-test=derivation] ul').evaluateAll((uls) => uls.map((u) => Math.round(u.getBoundingClientRect().width)));
     expect(derivations.length).toBeGreaterThan(6);
     expect.soft(Math.min(...derivations), 'the narrowest derivation').toBeGreaterThanOrEqual(500);
+    // The estimate's time on one line ("10 min 39 s"), not "10 min 39" over "s".
+    expect.soft(await linesOf(page, '[data-test=plan-time]')).toHaveLength(1);
     // The database path in the navigation breaks only after a "/", never inside a name ("kvbenc" / "h.db").
     const pathLines = await linesOf(page, '[data-test=db-path]');
     expect.soft(pathLines.join(''), JSON.stringify(pathLines)).toBe(path.join(served.dir, 'kvbench.db'));
