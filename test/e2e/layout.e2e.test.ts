@@ -94,6 +94,50 @@ async function linesOf(page: Page, selector: string): Promise<string[]> {
   });
 }
 
+/**
+ * How much darker than the white panel a table's scrolling frame is at its left and right edge (0:
+ * white; in grey levels 0–255), with its text and cell borders made transparent so only what is drawn behind
+ * them counts.
+ */
+async function edgeShades(page: Page, table: string): Promise<{ left: number; right: number }> {
+  const wrap = page.locator(`table[data-test=${table}]`).locator('xpath=ancestor::div[contains(@class, "table-wrap")][1]');
+  // (The page's CSP refuses a style sheet from here; the elements' own style properties are allowed.)
+  await page.locator(`table[data-test=${table}]`).evaluate((t) => {
+    for (const e of t.querySelectorAll<HTMLElement>('*')) Object.assign(e.style, { color: 'transparent', borderColor: 'transparent' });
+  });
+  const box = (await wrap.boundingBox())!;
+  const head = (await page.locator(`table[data-test=${table}] thead`).boundingBox())!;
+  // A band of body rows (below the header, which has a background of its own), 10 px wide, inside the frame's 1 px border.
+  const band = { y: head.y + head.height + 4, height: Math.min(40, box.y + box.height - head.y - head.height - 8) };
+  const shots = await Promise.all([
+    page.screenshot({ clip: { x: box.x + 2, width: 10, ...band } }),
+    page.screenshot({ clip: { x: box.x + box.width - 12, width: 10, ...band } }),
+  ]);
+  const blank = await page.context().newPage();
+  try {
+    const [left, right] = await blank.evaluate(async (pngs) => {
+      const shade = async (b64: string): Promise<number> => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = img.width;
+        canvas.height = img.height;
+        const ctx = canvas.getContext('2d')!;
+        ctx.drawImage(img, 0, 0);
+        const { data } = ctx.getImageData(0, 0, img.width, img.height);
+        let darkest = 0;
+        for (let i = 0; i < data.length; i += 4) darkest = Math.max(darkest, 255 - (data[i] + data[i + 1] + data[i + 2]) / 3);
+        return Math.round(darkest);
+      };
+      return [await shade(pngs[0]), await shade(pngs[1])];
+    }, shots.map((b) => b.toString('base64')));
+    return { left, right };
+  } finally {
+    await blank.close();
+  }
+}
+
 describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems', () => {
   let served: Served;
   let browser: Browser;
@@ -293,6 +337,25 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
       expect.soft(form.fieldsDownPx, 'the datasheet fields are this far below the top of their form').toBeLessThan(60);
       expect.soft(form.helpPx, "the datasheet help's width").toBeGreaterThanOrEqual(280);
     }
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('gives a table too wide for its card a shade at the edge it scrolls to, and none once it is scrolled there', async () => {
+    const page = await open(1024, 680);
+    await page.goto(`${served.origin}/#/report?suite=${Object.values(suites).join(',')}`);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=tier-table] tbody tr').length === 3);
+    // A table that fits has no shade.
+    expect(await edgeShades(page, 'tier-table')).toEqual({ left: 0, right: 0 });
+    // Narrowed (as a table of wider values than any tested would be), it must scroll sideways.
+    await page.locator('[data-test=tier-table]').evaluate((t) => ((t.closest('.table-wrap') as HTMLElement).style.width = '420px'));
+    expect((await overflowOf(page, 'tier-table')).tablePx).toBeGreaterThan(100);
+    const atStart = await edgeShades(page, 'tier-table');
+    expect.soft(atStart.left, 'left edge, scrolled to the start').toBe(0);
+    expect.soft(atStart.right, 'right edge, scrolled to the start').toBeGreaterThan(20);
+    await page.locator('[data-test=tier-table]').evaluate((t) => (t.closest('.table-wrap') as HTMLElement).scrollTo({ left: 10_000 }));
+    const atEnd = await edgeShades(page, 'tier-table');
+    expect.soft(atEnd.left, 'left edge, scrolled to the end').toBeGreaterThan(20);
+    expect.soft(atEnd.right, 'right edge, scrolled to the end').toBe(0);
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
