@@ -140,6 +140,14 @@ export function fmtDuration(seconds: number | null | undefined): string {
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
 }
 
+/**
+ * A path cut after each separator ("/var/tmp/", "kvbench.db"): shown with a line break allowed
+ * between the parts, a long path wraps at its folders, not inside a name.
+ */
+export function pathParts(p: string): string[] {
+  return p.match(/[^/]*\/|[^/]+$/g) ?? [p];
+}
+
 export function fmtDate(iso: string | null | undefined): string {
   if (!iso) return DASH;
   const d = new Date(iso);

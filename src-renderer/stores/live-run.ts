@@ -33,8 +33,9 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   const currentKey = ref<string | null>(null);
   /**
    * The trial whose live card the run screen showed last: unlike currentKey, kept when the suite
-   * ends, so that the card stays (marked ended) with the numbers that trial stored, until another
-   * suite starts or the user leaves the Run step (forgetLastTrial).
+   * ends, so that the card stays (marked ended) with the numbers that trial stored, and its charts
+   * with it (the series stays too), until another suite starts or the user leaves the Run step
+   * (forgetLastTrial).
    */
   const lastTrialKey = ref<string | null>(null);
   const currentStartedMs = ref<number | null>(null);
@@ -343,9 +344,12 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     return row;
   }
 
-  /** The user left the Run step after the suite ended: its last trial's card has been seen. */
+  /** The user left the Run step after the suite ended: its last trial's card and charts have been seen. */
   function forgetLastTrial(): void {
-    if (!running.value) lastTrialKey.value = null;
+    if (running.value) return;
+    lastTrialKey.value = null;
+    series.value = emptySeries();
+    seriesVersion.value++;
   }
 
   function handleEvent(e: AppEvent): void {

@@ -71,6 +71,73 @@ async function clippedControls(page: Page, selector: string, everyOption = false
   );
 }
 
+/** The lines an element's text is laid out on, as a person reads them (where the browser broke it). */
+async function linesOf(page: Page, selector: string): Promise<string[]> {
+  return page.locator(selector).evaluate((el) => {
+    const lines: { top: number; text: string }[] = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent ?? '';
+      for (let i = 0; i < text.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect || rect.width === 0) continue; // a collapsed space
+        const top = Math.round(rect.top);
+        const line = lines.find((l) => Math.abs(l.top - top) < 3);
+        if (line) line.text += text[i];
+        else lines.push({ top, text: text[i] });
+      }
+    }
+    return lines.map((l) => l.text.trim());
+  });
+}
+
+/**
+ * How much darker than the white panel a table's scrolling frame is at its left and right edge (0:
+ * white; in grey levels 0–255), with its text and cell borders made transparent so only what is drawn behind
+ * them counts.
+ */
+async function edgeShades(page: Page, table: string): Promise<{ left: number; right: number }> {
+  const wrap = page.locator(`table[data-test=${table}]`).locator('xpath=ancestor::div[contains(@class, "table-wrap")][1]');
+  // (The page's CSP refuses a style sheet from here; the elements' own style properties are allowed.)
+  await page.locator(`table[data-test=${table}]`).evaluate((t) => {
+    for (const e of t.querySelectorAll<HTMLElement>('*')) Object.assign(e.style, { color: 'transparent', borderColor: 'transparent' });
+  });
+  const box = (await wrap.boundingBox())!;
+  const head = (await page.locator(`table[data-test=${table}] thead`).boundingBox())!;
+  // A band of body rows (below the header, which has a background of its own), 10 px wide, inside the frame's 1 px border.
+  const band = { y: head.y + head.height + 4, height: Math.min(40, box.y + box.height - head.y - head.height - 8) };
+  const shots = await Promise.all([
+    page.screenshot({ clip: { x: box.x + 2, width: 10, ...band } }),
+    page.screenshot({ clip: { x: box.x + box.width - 12, width: 10, ...band } }),
+  ]);
+  const blank = await page.context().newPage();
+  try {
+    const [left, right] = await blank.evaluate(async (pngs) => {
+      const shade = async (b64: string): Promise<number> => {
+        const img = new Image();
+        img.src = `data:image/png;base64,${b64}`;
+        await img.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = img.width;
+        canvas.height = img.height;
+        const ctx = canvas.getContext('2d')!;
+        ctx.drawImage(img, 0, 0);
+        const { data } = ctx.getImageData(0, 0, img.width, img.height);
+        let darkest = 0;
+        for (let i = 0; i < data.length; i += 4) darkest = Math.max(darkest, 255 - (data[i] + data[i + 1] + data[i + 2]) / 3);
+        return Math.round(darkest);
+      };
+      return [await shade(pngs[0]), await shade(pngs[1])];
+    }, shots.map((b) => b.toString('base64')));
+    return { left, right };
+  } finally {
+    await blank.close();
+  }
+}
+
 describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems', () => {
   let served: Served;
   let browser: Browser;
@@ -239,6 +306,24 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
         .map((e) => e.getAttribute('name'));
     });
     expect(outOfCard).toEqual([]);
+    // "What will run": every column in view, "Derived from" too, without scrolling sideways.
+    expect.soft(await overflowOf(page, 'plan-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    // Also with each run's derivation open ("how"), and with the MLPerf options' longer model names.
+    await page.check('input[name=extras]');
+    await page.locator('[data-test=plan-table] tr[data-run=mlperf-large-model]').waitFor();
+    for (const how of await page.locator('[data-test=plan-table] button.derivation-toggle').all()) await how.click();
+    await screenshot(page, `layout-${width}-plan-derivations`);
+    expect.soft(await overflowOf(page, 'plan-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    // Each run's derivation a readable paragraph across the table, not a column a few words wide.
+    const derivations = await page.locator('[data-test=plan-table] [data-test=derivation] ul').evaluateAll((uls) => uls.map((u) => Math.round(u.getBoundingClientRect().width)));
+    expect(derivations.length).toBeGreaterThan(6);
+    expect.soft(Math.min(...derivations), 'the narrowest derivation').toBeGreaterThanOrEqual(500);
+    // The estimate's time on one line ("10 min 39 s"), not "10 min 39" over "s".
+    expect.soft(await linesOf(page, '[data-test=plan-time]')).toHaveLength(1);
+    // The database path in the navigation breaks only after a "/", never inside a name ("kvbenc" / "h.db").
+    const pathLines = await linesOf(page, '[data-test=db-path]');
+    expect.soft(pathLines.join(''), JSON.stringify(pathLines)).toBe(path.join(served.dir, 'kvbench.db'));
+    expect.soft(pathLines.slice(0, -1).filter((l) => !l.endsWith('/')), JSON.stringify(pathLines)).toEqual([]);
     expect(problems, problems.join('\n')).toEqual([]);
   });
 
@@ -253,7 +338,37 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
       await screenshot(page, `layout-${width}-tiers-${ids.length}`);
       expect.soft(await overflowOf(page, 'tier-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
       expect.soft(await overflowOf(page, 'efficiency-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+      // The drive datasheet form: its two fields on the form's first line, its help a readable
+      // paragraph (at least 20em = 280 px wide), not a narrow column beside them that pushes them down.
+      const form = await page.locator('[data-test=stated-bandwidth]').evaluate((f) => {
+        const top = f.getBoundingClientRect().top;
+        return {
+          fieldsDownPx: Math.max(...[...f.querySelectorAll('input')].map((i) => Math.round(i.getBoundingClientRect().top - top))),
+          helpPx: Math.round(f.querySelector('#stated-help')!.getBoundingClientRect().width),
+        };
+      });
+      expect.soft(form.fieldsDownPx, 'the datasheet fields are this far below the top of their form').toBeLessThan(60);
+      expect.soft(form.helpPx, "the datasheet help's width").toBeGreaterThanOrEqual(280);
     }
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('gives a table too wide for its card a shade at the edge it scrolls to, and none once it is scrolled there', async () => {
+    const page = await open(1024, 680);
+    await page.goto(`${served.origin}/#/report?suite=${Object.values(suites).join(',')}`);
+    await page.waitForFunction(() => document.querySelectorAll('[data-test=tier-table] tbody tr').length === 3);
+    // A table that fits has no shade.
+    expect(await edgeShades(page, 'tier-table')).toEqual({ left: 0, right: 0 });
+    // Narrowed (as a table of wider values than any tested would be), it must scroll sideways.
+    await page.locator('[data-test=tier-table]').evaluate((t) => ((t.closest('.table-wrap') as HTMLElement).style.width = '420px'));
+    expect((await overflowOf(page, 'tier-table')).tablePx).toBeGreaterThan(100);
+    const atStart = await edgeShades(page, 'tier-table');
+    expect.soft(atStart.left, 'left edge, scrolled to the start').toBe(0);
+    expect.soft(atStart.right, 'right edge, scrolled to the start').toBeGreaterThan(20);
+    await page.locator('[data-test=tier-table]').evaluate((t) => (t.closest('.table-wrap') as HTMLElement).scrollTo({ left: 10_000 }));
+    const atEnd = await edgeShades(page, 'tier-table');
+    expect.soft(atEnd.left, 'left edge, scrolled to the end').toBeGreaterThan(20);
+    expect.soft(atEnd.right, 'right edge, scrolled to the end').toBe(0);
     expect(problems, problems.join('\n')).toEqual([]);
   });
 

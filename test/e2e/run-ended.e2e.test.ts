@@ -59,13 +59,17 @@ describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
     expect(trial.metrics.wall_clock_throughput_tok_per_s).toBeGreaterThan(0);
     expect(`${(await page.locator('[data-test=live-tput]').innerText()).trim()} tok/s`).toBe(await cell(6));
     expect((await page.locator('[data-test=live-storage]').innerText()).trim()).toBe(await cell(7));
+    // The trial's three charts stay with its card, as they were drawn.
+    expect(await page.locator('[data-test=latency-chart-title]').innerText()).toBe('Latency, P95 over its window');
+    expect(await page.locator('.grid-3 canvas').count()).toBe(3);
     await screenshot(page, 'run-ended-1-finished');
 
-    // Seen: leaving the step (the report, and back) clears it; the suite's outcome stays.
+    // Seen: leaving the step (the report, and back) clears it and its charts; the suite's outcome stays.
     await page.click('[data-step=report]');
     await page.click('[data-step=run]');
     await page.locator('[data-test=outcome]').waitFor();
     expect(await page.locator('[data-test=trial-card]').count()).toBe(0);
+    expect(await page.locator('.grid-3 canvas').count()).toBe(0);
   });
 
   it("says a cancelled suite's last trial was stopped, with its partial results kept", async () => {

@@ -27,6 +27,17 @@ async function hardwareAdvice(hw: HardwareProfile, engineHasGpuTier: boolean): P
   return m.hardwareAdvice(hw, engineHasGpuTier);
 }
 
+/**
+ * The kinds of notice the style sheet colours (`.notice.ok` …): a notice of another class is drawn
+ * plain. Read from the file (vitest hands a test an imported style sheet empty), by a specifier the
+ * renderer's type check, which has no Node types, does not follow; tests run from the repository root.
+ */
+const FS_MODULE = 'node:fs';
+async function styledNotices(): Promise<string[]> {
+  const fs = (await import(/* @vite-ignore */ FS_MODULE)) as { readFileSync: (path: string, encoding: 'utf8') => string };
+  return [...fs.readFileSync('src-renderer/styles.css', 'utf8').matchAll(/^\.notice\.([a-z-]+)\s*\{/gm)].map((m) => m[1]);
+}
+
 let wrappers: VueWrapper[] = [];
 beforeEach(() => {
   setActivePinia(createPinia());
@@ -671,12 +682,18 @@ describe('run step', () => {
     expect(w.get('[data-test=live-storage]').text()).toBe('1.00 GB/s');
     expect(w.get('[data-test=live-tput-label]').text()).toBe('Throughput as stored');
     expect(w.find('[data-test=current-trial]').exists()).toBe(false);
+    // Its charts stay with it: the trial's points as they came (the 'finishing' event adds none).
+    const charts = w.findAllComponents(LineChart);
+    expect(charts).toHaveLength(3);
+    expect(charts[1].props('series').map((s: LineSeries) => s.data)).toEqual([[20], [null]]);
+    expect(charts[1].props('title')).toBe('Latency of the last trial, P95 over its window');
 
     // Leaving the step: seen, so gone when the user comes back.
     w.unmount();
     const back = mountIt(RunStep);
     await flush();
     expect(back.find('[data-test=trial-card]').exists()).toBe(false);
+    expect(back.findAllComponents(LineChart)).toHaveLength(0);
     expect(back.find('[data-test=outcome]').exists()).toBe(true);
 
     // A suite that ended while the user was away keeps it for when they come back; another suite's start clears it.
@@ -690,9 +707,11 @@ describe('run step', () => {
     await flush();
     expect(again.get('[data-test=last-trial-head]').text()).toBe('Suite failed — last trial: CPU only (trial 1 of 2), failed: nothing of it stored (trial 20)');
     expect(again.get('[data-test=last-trial-unstored]').text()).toBe('The numbers below are the last ones seen live: the trial stored none of them.');
+    expect(again.findAllComponents(LineChart)).toHaveLength(3);
     run.handleEvent({ type: 'suite.preparationProgressed', step: 'detecting', message: 'Detecting hardware …' });
     await flush();
     expect(again.find('[data-test=trial-card]').exists()).toBe(false);
+    expect(again.findAllComponents(LineChart)).toHaveLength(0);
   });
 
   it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {
@@ -713,11 +732,14 @@ describe('run step', () => {
     expect(rows[2]).toContain('not run');
     expect(rows[3]).toContain('not run');
     expect(w.text()).toContain('Suite 7 was cancelled: 1 complete, 0 partial, 0 failed, 1 aborted, 2 not run.');
+    expect(w.get('[data-test=outcome]').classes()).toContain('warn');
 
     // A suite that finished cleanly has the green bar.
     run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 4, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
     await flush();
     expect(w.get('[data-test=overall-bar]').classes()).toContain('ok');
+    expect(w.get('[data-test=outcome]').classes()).toContain('ok');
+    expect(await styledNotices()).toEqual(expect.arrayContaining(['ok', 'warn', 'error']));
   });
 
   it('a suite that finished without one complete trial reads failed, in red: not a green "finished"', async () => {
@@ -732,7 +754,9 @@ describe('run step', () => {
     expect(w.get('h2 .badge').text()).toBe('failed');
     expect(w.get('h2 .badge').classes()).toContain('failed');
     const outcome = w.get('[data-test=outcome]');
-    expect(outcome.classes()).toContain('err');
+    // The notices' error style (the bar's own class, "err", styles no notice: the notice was uncoloured).
+    expect(outcome.classes()).toContain('error');
+    expect(await styledNotices()).toContain('error');
     expect(outcome.text()).not.toContain('✓');
     expect(outcome.text()).toContain('Suite 7 failed (none of its trials completed: nothing to report): 0 complete, 2 partial, 2 failed, 0 aborted.');
     expect(w.get('[data-test=overall-bar]').classes()).toContain('err');
@@ -758,7 +782,7 @@ describe('run step', () => {
     await flush();
     expect(run.phase).toBe('finished');
     expect(w.get('h2 .badge').text()).toBe('failed');
-    expect(w.get('[data-test=outcome]').classes()).toContain('err');
+    expect(w.get('[data-test=outcome]').classes()).toContain('error');
   });
 
   it('a cancel while the hardware is detected is the user\'s choice: no failure, nothing to resume, back to the plan', async () => {
