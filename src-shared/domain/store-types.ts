@@ -393,6 +393,12 @@ export const TrialRecordSchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  /**
+   * The size of the drive the trial's cache directory was on, from its hardware snapshot, where its
+   * label states one ("virtual disk vda (256 GiB)"): the app restates it in the chosen units. Null or
+   * absent: not known, or a drive whose label states no size.
+   */
+  driveSizeBytes: z.number().nonnegative().nullable().optional(),
   scenarioId: z.string(),
   trialIndex: count,
   attempt: int,

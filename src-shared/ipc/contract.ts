@@ -177,6 +177,8 @@ export const ScenarioSummarySchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  /** The size the drive's label states, for the app to restate in its units; null or absent: none known. */
+  driveSizeBytes: z.number().nonnegative().nullable().optional(),
   systemLabels: z.array(z.string()),
   /** The suite label the group's trials share (null: none); groups of two labels are never one aggregate. */
   suiteLabel: z.string().nullable(),
@@ -235,6 +237,8 @@ export const ProbeLimitsSchema = z.object({
   writeBytesPerS: nnum,
   memoryCopyBytesPerS: nnum,
   source: z.string(),
+  /** The sizes source states (a drive's, in its name), for the app to restate in its units. */
+  sourceSizes: z.array(StatedSizeSchema).optional(),
   measuredAt: z.string().nullable(),
   readNote: z.string().nullable(),
   readLimitFrom: z.enum(['probe', 'stated']),
@@ -252,6 +256,7 @@ export const TierRowSchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  driveSizeBytes: z.number().nonnegative().nullable().optional(),
   /** The suite label of the row's trials (null: none). */
   suiteLabel: z.string().nullable(),
   gpuMemGb: nnum,

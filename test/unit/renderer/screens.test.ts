@@ -677,6 +677,44 @@ describe('report', () => {
     expect(w.text()).not.toContain('No probe of this drive was stored');
   });
 
+  it("states drive and tier sizes in the units chosen in Settings: a drive's stored size from its byte count, a tier's GiB option beside its decimal size", async () => {
+    const gib256 = 256 * 1024 ** 3;
+    const vda = { driveId: 'drv-vda', driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: gib256 };
+    const one = report();
+    const two: ResponseOf<'report.build'> = {
+      ...one,
+      report: { ...one.report, scenarios: [...one.report.scenarios, { ...one.report.scenarios[0], systemId: 'sys-2', systemLabel: 'lab2', ...vda, systemLabels: ['lab2'] }] },
+      tiers: {
+        ...one.tiers,
+        probe: { ...one.tiers.probe, source: 'kvbench probe (O_DIRECT, 1 MiB × 16) of virtual disk vda (256 GiB)', sourceSizes: [{ bytes: gib256, text: '256 GiB' }] },
+        rows: [...one.tiers.rows, { ...one.tiers.rows[0], systemId: 'sys-2', systemLabel: 'lab2', ...vda, gpuMemGb: 0, cpuMemGb: 1 }],
+      },
+    };
+    for (const [byteUnits, drive, sizes] of [
+      ['decimal', 'virtual disk vda (275 GB)', 'GPU none · CPU 1.07 GB (1 GiB)'],
+      ['binary', 'virtual disk vda (256 GiB)', 'GPU none · CPU 1.00 GiB'],
+    ] as const) {
+      installFakeApi({ 'report.build': () => two });
+      useAppStore().settings = { ...SETTINGS, byteUnits };
+      const w = mountIt(ReportView, { selection: {} });
+      await flush();
+      expect(w.findAll('[data-scenario-report=storage-only]')[1].text()).toContain(`lab2 · ${drive}`);
+      const row = w.get('[data-test=tier-table]').findAll('tbody tr')[1];
+      expect(row.get('.cell-label').text()).toBe(`Storage only · lab2 · ${drive}`);
+      expect(row.get('[data-test=tier-sizes]').text()).toBe(sizes);
+      expect(w.get('[data-test=limits-source]').text()).toBe(`kvbench probe (O_DIRECT, 1 MiB × 16) of ${drive}`);
+
+      fakeHistoryApi([trial(1, vda), trial(2)]);
+      const h = mountIt(HistoryView);
+      await flush();
+      expect(h.findAll('[data-test=trial-drive]').map((x) => x.text())).toEqual([drive, 'Vendor X']);
+      installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, vda), hardware: null, histograms: [], cautions: [], unreadable: [] }) });
+      const d = mountIt(TrialDialog, { trialId: 1 });
+      await flush();
+      expect(d.get('[data-test=trial-place]').text()).toBe(`lab1 · ${drive}`);
+    }
+  });
+
   it('switches to binary units and microseconds from the settings', async () => {
     installFakeApi({ 'report.build': () => report() });
     useAppStore().settings = { ...SETTINGS, byteUnits: 'binary', latencyUnit: 'us' };
