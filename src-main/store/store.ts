@@ -333,10 +333,15 @@ export class Store {
     const rows = this.readVisible(
       (hide) =>
         this.db
-          .prepare(`SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id ${hide.and}) AS trial_count FROM drives d ORDER BY d.last_seen_at DESC`)
-          .all() as (Record<string, string | null> & { trial_count: number })[],
+          .prepare(
+            `SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id ${hide.and}) AS trial_count,
+               CASE WHEN d.basis = 'local-device' THEN (SELECT CASE WHEN json_valid(h.profile_json) THEN json_extract(h.profile_json, '$.cacheDir.blockDevice.sizeBytes') END
+                 FROM trials t JOIN hardware_snapshots h ON h.id = t.hardware_snapshot_id WHERE t.drive_id = d.id ORDER BY t.id DESC LIMIT 1) END AS size_bytes
+             FROM drives d ORDER BY d.last_seen_at DESC`,
+          )
+          .all() as (Record<string, string | null> & { trial_count: number; size_bytes: unknown })[],
     );
-    return rows.map((r) => ({ ...rowToDrive(r), trialCount: r.trial_count }));
+    return rows.map((r) => ({ ...rowToDrive(r), sizeBytes: typeof r.size_bytes === 'number' ? r.size_bytes : null, trialCount: r.trial_count }));
   }
 
   /** A system by id, unique id prefix or label. */

@@ -332,6 +332,11 @@ export const DriveRecordSchema = z.object({
   basis: z.string(),
   model: z.string().nullable(),
   serial: z.string().nullable(),
+  /**
+   * The size the label of a drive known by its local device states, from its newest trial's hardware
+   * snapshot, for the app to restate in its units; null or absent: none known (listDrives gives it).
+   */
+  sizeBytes: z.number().nonnegative().nullable().optional(),
 });
 export type DriveRecord = z.infer<typeof DriveRecordSchema>;
 

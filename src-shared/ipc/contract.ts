@@ -408,6 +408,8 @@ const ComparisonSideSchema = z.object({
   label: z.string(),
   /** The system's or drive's id; a suite label's is the label itself. */
   id: z.string(),
+  /** A drive side's size in bytes, where its label states one, for the app to restate in its units; null or absent: none. */
+  sizeBytes: z.number().nonnegative().nullable().optional(),
   trials: count,
   /** The suites its trials belong to: those a suite label pools. */
   suiteIds: z.array(int),

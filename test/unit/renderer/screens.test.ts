@@ -903,6 +903,43 @@ describe('compare', () => {
     return w;
   }
 
+  it("names two drives with their sizes in the units chosen in Settings, in the choices and the result, from the sizes' byte counts", async () => {
+    const gib256 = 256 * 1024 ** 3;
+    const drive = (id: string, label: string, sizeBytes: number | null) => ({ id, systemId: 'sys-1', label, basis: 'local-device', model: null, serial: null, sizeBytes, trialCount: 2 });
+    const drives = [drive('drv-a', 'virtual disk vda (256 GiB)', gib256), drive('drv-b', 'virtual disk vdb (256 GiB)', null)];
+    for (const [byteUnits, a] of [
+      ['decimal', 'virtual disk vda (275 GB)'],
+      ['binary', 'virtual disk vda (256 GiB)'],
+    ] as const) {
+      installFakeApi({
+        'history.facets': () => ({ ...facets(4), drives }),
+        'report.compare': () => ({
+          ...systemComparison({ trialsA: 2, trialsB: 2, matched: 1, unmatchedA: 0 }),
+          kind: 'drive',
+          a: { label: drives[0].label, id: 'drv-a', sizeBytes: gib256, trials: 2, suiteIds: [1] },
+          b: { label: drives[1].label, id: 'drv-b', sizeBytes: null, trials: 2, suiteIds: [2] },
+          metrics: [],
+        }),
+      });
+      useAppStore().settings = { ...SETTINGS, byteUnits };
+      const w = mountIt(CompareView);
+      await flush();
+      await w.get('[data-test=compare-drives]').trigger('click');
+      // A size not known keeps the stored name.
+      expect(w.findAll('select[name=a] option').map((o) => o.text())).toEqual(['choose…', `${a} (2 trials)`, 'virtual disk vdb (256 GiB) (2 trials)']);
+      await w.get('select[name=a]').setValue('drv-a');
+      await w.get('select[name=b]').setValue('drv-b');
+      await w.get('form').trigger('submit');
+      await flush();
+      expect([w.get('[data-test=side-a]').text(), w.get('[data-test=side-b]').text()]).toEqual([a, 'virtual disk vdb (256 GiB)']);
+
+      installFakeApi({ 'history.list': () => ({ trials: [], total: 0 }), 'history.facets': () => ({ ...facets(4), drives }), 'suites.list': () => [] });
+      const h = mountIt(HistoryView);
+      await flush();
+      expect(h.findAll('select[name=drive] option').map((o) => o.text())).toContain(`${a} (2)`);
+    }
+  });
+
   it('compares two suite labels: the labels to choose from, the request, and the suites each side pools', async () => {
     const fake = installFakeApi({
       'history.facets': () => facets(4),

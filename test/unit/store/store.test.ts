@@ -246,9 +246,11 @@ describe('repositories', () => {
     expect(store.getTrial(withSnapshot)).toMatchObject({ driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: 256 * 1024 ** 3 });
     expect(store.getTrial(without)).toMatchObject({ driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: null });
     expect(store.listTrials().map((t) => t.driveSizeBytes).sort()).toEqual([256 * 1024 ** 3, null]);
+    expect(store.listDrives().map((d) => [d.label, d.sizeBytes])).toEqual([['virtual disk vda (256 GiB)', 256 * 1024 ** 3]]);
     // A damaged snapshot costs the size only, never the listing.
     store.db.prepare("UPDATE hardware_snapshots SET profile_json = 'not json'").run();
     expect(store.listTrials().map((t) => t.driveSizeBytes)).toEqual([null, null]);
+    expect(store.listDrives().map((d) => d.sizeBytes)).toEqual([null]);
   });
 
   it("keeps a suite trial's RAM backing as its results say it, beside the flag; a trial on a disk, or without results, has none", () => {
