@@ -75,14 +75,18 @@ export function fmtPlaceLabel(x: { systemLabel: string; driveLabel: string | nul
   return placeLabel({ systemLabel: x.systemLabel, driveLabel: x.driveLabel === null ? null : fmtDriveLabel(x.driveLabel, x.driveSizeBytes, u) });
 }
 
+const NBSP = '\u00a0';
+
 /**
  * A size a run option gives in GiB (the reference's `--*-gb` flags, the Plan step's "(GiB)" fields)
  * in the chosen units, 0 as "none". In decimal units the option's own value follows, so that the
- * size can be matched with the field it was typed in: "17.2 GB (16 GiB)".
+ * size can be matched with the field it was typed in: "17.2 GB (16 GiB)". A number and its unit are
+ * joined by a no-break space: in a narrow table the GiB wraps under the size, never a unit alone.
  */
 export function fmtGibOption(gib: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
-  if (!finite(gib) || gib === 0 || u.byteUnits === 'binary') return fmtGib(gib, u);
-  return `${fmtGib(gib, u)} (${gib.toLocaleString('en-US', { maximumFractionDigits: 3 })} GiB)`;
+  const size = fmtGib(gib, u).replace(' ', NBSP);
+  if (!finite(gib) || gib === 0 || u.byteUnits === 'binary') return size;
+  return `${size} (${gib.toLocaleString('en-US', { maximumFractionDigits: 3 })}${NBSP}GiB)`;
 }
 
 /** Advice's text with the size it states (in binary units, as the CLI prints it) in the chosen units, as fmtDriveLabel does a drive's. */

@@ -27,9 +27,10 @@ describe('formatting with units', () => {
   });
 
   it('states a size a run option gives in GiB in the chosen units, with its GiB beside a decimal size so it matches its field', () => {
-    expect(fmtGibOption(16, dec)).toBe('17.2 GB (16 GiB)');
-    expect(fmtGibOption(0.125, dec)).toBe('134 MB (0.125 GiB)');
-    expect(fmtGibOption(16, bin)).toBe('16.0 GiB');
+    const spaced = (x: string): string => x.replace(/\u00a0/g, ' '); // a number and its unit never part
+    expect(fmtGibOption(16, dec)).toBe('17.2\u00a0GB (16\u00a0GiB)');
+    expect(spaced(fmtGibOption(0.125, dec))).toBe('134 MB (0.125 GiB)');
+    expect(spaced(fmtGibOption(16, bin))).toBe('16.0 GiB');
     expect(fmtGibOption(0, dec)).toBe('none');
     expect(fmtGibOption(null, dec)).toBe('—');
   });

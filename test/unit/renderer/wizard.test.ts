@@ -385,11 +385,11 @@ describe('plan step', () => {
       const w = await mountInUnits(PlanStep, byteUnits, '/mnt/nvme/kv', { 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }) });
       const head = w.findAll('[data-run=cpu-only]').length ? w.get('[data-run=cpu-only]').element.closest('table')!.querySelector('thead')!.textContent! : '';
       expect(head).not.toMatch(/GiB|GB/);
-      const cells = w.get('[data-run=cpu-only]').findAll('td').map((c) => c.text());
+      const cells = w.get('[data-run=cpu-only]').findAll('td').map((c) => c.text().replace(/\u00a0/g, ' '));
       expect(cells.slice(3, 6)).toEqual([gpu, cpu, cap]);
       expect(w.text()).toContain(`${disk} at once`);
       // The profiles' sizes as the table states them; the field says its unit, GiB, as the CLI's flag takes it.
-      expect(w.get('[data-profile=quick] [data-test=profile-description]').text()).toContain(quick);
+      expect(w.get('[data-profile=quick] [data-test=profile-description]').text().replace(/\u00a0/g, ' ')).toContain(quick);
       expect(w.get('input[name=storageCapacityGib]').element.closest('label')!.textContent).toContain('Storage tier capacity (GiB)');
     }
   });
