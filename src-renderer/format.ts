@@ -3,6 +3,7 @@
 import type { EndpointMetricUnit, ServerMetricUnit } from '../src-shared/domain/endpoint.ts';
 import { binaryBytesText, driveLabelSizeSuffix, type CacheDirInfo } from '../src-shared/domain/hardware.ts';
 import type { Advice } from '../src-shared/ipc/contract.ts';
+import { placeLabel } from '../src-shared/domain/places.ts';
 import type { StatedSize } from '../src-shared/domain/scenarios.ts';
 import type { MetricUnit } from '../src-shared/domain/store-types.ts';
 
@@ -58,13 +59,34 @@ export function fmtGib(gib: number | null | undefined, u: UnitPrefs = DEFAULT_UN
 }
 
 /**
- * A drive's name, with the size its label states (a drive known by its local device, "virtual
- * disk vda (256 GiB)") in the chosen units, as the disks beside it are: the stored name keeps its text.
+ * A drive's name in the units chosen in Settings. A drive known by its local device is stored with
+ * its size in binary units, "virtual disk vda (256 GiB)" (the CLI's name for it, and old trials keep
+ * theirs): where its byte count is at hand (a hardware profile, the trial's snapshot), that size is
+ * restated, "virtual disk vda (275 GB)". A name whose size is not the byte count's keeps its text.
  */
-export function fmtDriveLabel(c: Pick<CacheDirInfo, 'driveLabel' | 'blockDevice'>, u: UnitPrefs = DEFAULT_UNITS): string {
-  const size = c.blockDevice?.sizeBytes ?? null;
-  const suffix = driveLabelSizeSuffix(size);
-  return size !== null && c.driveLabel.endsWith(suffix) ? `${c.driveLabel.slice(0, -suffix.length)} (${fmtBytes(size, u)})` : c.driveLabel;
+export function fmtDriveLabel(label: string, sizeBytes: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
+  if (!finite(sizeBytes)) return label;
+  const suffix = driveLabelSizeSuffix(sizeBytes);
+  return label.endsWith(suffix) ? `${label.slice(0, -suffix.length)} (${fmtBytes(sizeBytes, u)})` : label;
+}
+
+/** "lab1" or "lab1 · virtual disk vda (275 GB)": placeLabel with the drive's size in the chosen units. */
+export function fmtPlaceLabel(x: { systemLabel: string; driveLabel: string | null; driveSizeBytes?: number | null }, u: UnitPrefs = DEFAULT_UNITS): string {
+  return placeLabel({ systemLabel: x.systemLabel, driveLabel: x.driveLabel === null ? null : fmtDriveLabel(x.driveLabel, x.driveSizeBytes, u) });
+}
+
+const NBSP = '\u00a0';
+
+/**
+ * A size a run option gives in GiB (the reference's `--*-gb` flags, the Plan step's "(GiB)" fields)
+ * in the chosen units, 0 as "none". In decimal units the option's own value follows, so that the
+ * size can be matched with the field it was typed in: "17.2 GB (16 GiB)". A number and its unit are
+ * joined by a no-break space: in a narrow table the GiB wraps under the size, never a unit alone.
+ */
+export function fmtGibOption(gib: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {
+  const size = fmtGib(gib, u).replace(' ', NBSP);
+  if (!finite(gib) || gib === 0 || u.byteUnits === 'binary') return size;
+  return `${size} (${gib.toLocaleString('en-US', { maximumFractionDigits: 3 })}${NBSP}GiB)`;
 }
 
 /** Advice's text with the size it states (in binary units, as the CLI prints it) in the chosen units, as fmtDriveLabel does a drive's. */
@@ -77,13 +99,13 @@ export function fmtAdviceMessage(a: Advice, u: UnitPrefs = DEFAULT_UNITS): strin
  * A backend message with the sizes it states (written in binary units for the CLI) in the chosen
  * units: each size's first occurrence not yet restated, in any order, so two sizes never land on one place.
  */
-export function fmtStatedSizes(message: string, sizes: readonly StatedSize[], u: UnitPrefs = DEFAULT_UNITS): string {
+export function fmtStatedSizes(message: string, sizes: readonly StatedSize[], u: UnitPrefs = DEFAULT_UNITS, show: (bytes: number, u: UnitPrefs) => string = fmtBytes): string {
   let out = message;
   // Each size found is held by a marker until all are found, so a size's new text is never taken for another's old one.
   sizes.forEach((s, i) => {
     out = out.replace(s.text, `\u0000${i}\u0000`);
   });
-  return out.replace(/\u0000(\d+)\u0000/g, (_, i: string) => fmtBytes(sizes[Number(i)]!.bytes, u));
+  return out.replace(/\u0000(\d+)\u0000/g, (_, i: string) => show(sizes[Number(i)]!.bytes, u));
 }
 
 export function fmtRate(v: number | null | undefined, u: UnitPrefs = DEFAULT_UNITS): string {

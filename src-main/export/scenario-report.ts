@@ -82,6 +82,8 @@ export interface ScenarioSummary {
   systemLabel: string;
   driveId: string | null;
   driveLabel: string | null;
+  /** The size the drive's label states, for the app to restate in its units (TrialRecord.driveSizeBytes); null: none known. */
+  driveSizeBytes: number | null;
   /** [systemLabel]; kept for readers of older exports. */
   systemLabels: string[];
   /**
@@ -456,6 +458,7 @@ export function buildScenarioReport(
       systemLabel: first.systemLabel,
       driveId: first.driveId,
       driveLabel: first.driveLabel,
+      driveSizeBytes: first.driveSizeBytes ?? null,
       systemLabels: [first.systemLabel],
       suiteLabel: first.suiteLabel,
       trialsTotal: group.length,

@@ -30,6 +30,8 @@ export interface Side {
   label: string;
   /** The system's or drive's id; a suite label's is the label itself. */
   id: string;
+  /** A drive side's size, where its label states one (TrialRecord.driveSizeBytes); null for other sides. */
+  sizeBytes: number | null;
   trials: number;
   /** The suites its trials belong to, ascending: those a suite label pools, whatever their dates. */
   suiteIds: number[];
@@ -787,7 +789,8 @@ export function buildSystemComparison(
         'so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
     );
   }
-  const sideOf = (x: typeof a): Side => ({ label: x.label, id: x.id, trials: x.trials.length, suiteIds: [...new Set(x.trials.map((t) => t.suiteId))].sort((p, q) => p - q) });
+  const sizeOf = (x: typeof a): number | null => (kind === 'drive' ? (x.trials.find((t) => typeof t.driveSizeBytes === 'number')?.driveSizeBytes ?? null) : null);
+  const sideOf = (x: typeof a): Side => ({ label: x.label, id: x.id, sizeBytes: sizeOf(x), trials: x.trials.length, suiteIds: [...new Set(x.trials.map((t) => t.suiteId))].sort((p, q) => p - q) });
   return {
     kind,
     a: sideOf(a),

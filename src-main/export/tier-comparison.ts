@@ -1,7 +1,7 @@
 // The tier comparison: each tier configuration's speedup over the storage-only row it is compared
 // with, and its storage efficiency against the drive's probed (or stated) bandwidth.
-import { cacheDirRamBacking, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
-import { MULTI_HOST_SCENARIO_ID, SCENARIOS, isScenarioId } from '../../src-shared/domain/scenarios.ts';
+import { binaryBytesText, cacheDirRamBacking, driveLabelSizeSuffix, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { MULTI_HOST_SCENARIO_ID, SCENARIOS, isScenarioId, type StatedSize } from '../../src-shared/domain/scenarios.ts';
 import { ratio } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '../../src-shared/domain/store-types.ts';
 import { configKey, optionValue } from '../store/results-ingest.ts';
@@ -19,6 +19,8 @@ export interface TierRow {
   systemLabel: string;
   driveId: string | null;
   driveLabel: string | null;
+  /** The size the drive's label states, for the app to restate in its units (TrialRecord.driveSizeBytes); null: none known. */
+  driveSizeBytes: number | null;
   /** The suite label of the row's trials (ScenarioSummary.suiteLabel): rows of two labels are two rows. */
   suiteLabel: string | null;
   gpuMemGb: number | null;
@@ -77,6 +79,8 @@ export interface ProbeLimits {
   memoryCopyBytesPerS: number | null;
   /** Where the drive's limits come from (the probe's settings and drive, or the stated figures), without the probe's time. */
   source: string;
+  /** The sizes source states (the probed drive's, in its name, in binary units): the app restates them in its units. Absent: none. */
+  sourceSizes?: StatedSize[];
   /** When the drive probe behind them ran (ISO 8601): each reader shows it in its own time format; null where no probe's figure is used. */
   measuredAt: string | null;
   /** Why a probe that ran gave no read limit (its reads came from memory, or its read phase did not complete); null otherwise. */
@@ -156,6 +160,13 @@ function probeReadNote(hw: HardwareProfile): string | null {
   return bw.readBytesPerSec === null ? 'the probe\'s read phase did not complete' : null;
 }
 
+/** The size a drive's name states ("virtual disk vda (256 GiB)"), with its byte count; none when the name states none. */
+function driveLabelSizes(hw: HardwareProfile): StatedSize[] {
+  const sizeBytes = hw.cacheDir?.blockDevice?.sizeBytes ?? null;
+  if (sizeBytes === null || !hw.cacheDir!.driveLabel.endsWith(driveLabelSizeSuffix(sizeBytes))) return [];
+  return [{ bytes: sizeBytes, text: binaryBytesText(sizeBytes) }];
+}
+
 /** The drive's and memory's limits a hardware snapshot measured. */
 export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
   if (!hw) return NO_LIMITS;
@@ -167,6 +178,7 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
     writeBytesPerS: bw?.writeBytesPerSec ?? null,
     memoryCopyBytesPerS: hw.memoryCopyBytesPerSec ?? null,
     source: bw ? `kvbench probe (${bw.directIo ? 'O_DIRECT' : 'buffered'}, ${bw.chunkBytes / 1048576} MiB × ${bw.depth}) of ${hw.cacheDir!.driveLabel}` : 'no drive probe',
+    ...(bw ? { sourceSizes: driveLabelSizes(hw) } : {}),
     measuredAt: bw?.measuredAt ?? null,
     readLimitFrom: 'probe',
     writeLimitFrom: 'probe',
@@ -270,7 +282,8 @@ function withStated(l: ProbeLimits, stated: StatedBandwidth | null): ProbeLimits
   };
 }
 
-const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean => (Object.keys(a) as (keyof ProbeLimits)[]).every((k) => a[k] === b[k]);
+const sameLimits = (a: ProbeLimits, b: ProbeLimits): boolean =>
+  (Object.keys(a) as (keyof ProbeLimits)[]).every((k) => (k === 'sourceSizes' ? JSON.stringify(a[k]) === JSON.stringify(b[k]) : a[k] === b[k]));
 
 /** The tier layout: what a row may differ in from the storage-only row it is compared with. */
 const TIER_LAYOUT_KEYS: readonly string[] = ['gpuMemGb', 'cpuMemGb'];
@@ -455,6 +468,7 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       systemLabel: s.systemLabel,
       driveId: s.driveId,
       driveLabel: s.driveLabel,
+      driveSizeBytes: s.driveSizeBytes,
       suiteLabel: s.suiteLabel,
       gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
       cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,

@@ -149,6 +149,7 @@ interface TrialRow {
   system_label: string;
   drive_id: string | null;
   drive_label: string | null;
+  drive_size_bytes: number | null;
   scenario_id: string;
   trial_index: number;
   attempt: number;
@@ -168,13 +169,25 @@ interface TrialRow {
 }
 
 /**
+ * The size of a trial's drive, where its label states one (a drive known by its local device): from
+ * the trial's hardware snapshot, so that the app can state it in the units chosen in Settings. The
+ * label itself stays as stored (it names the drive, in the CLI too). Each snapshot is read once per
+ * query (a database holds a few, shared by thousands of trials); a damaged one gives null here, and
+ * reading the trial's hardware says so.
+ */
+const DRIVE_SIZES = `WITH drive_sizes AS MATERIALIZED (
+    SELECT id, json_extract(profile_json, '$.cacheDir.blockDevice.sizeBytes') AS size_bytes FROM hardware_snapshots WHERE json_valid(profile_json))
+  `;
+
+/**
  * The columns a TrialRecord is made of: never the results blob or the summary text, which a listing
  * of thousands of trials would otherwise read in full (trialResults reads one trial's).
  */
-const trialSelect = (measuredBy: string, ramBacking: string): string => `SELECT t.id, t.run_id, t.suite_id, NULLIF(trim(su.label), '') AS suite_label, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
+const trialSelect = (measuredBy: string, ramBacking: string): string => `${DRIVE_SIZES}SELECT t.id, t.run_id, t.suite_id, NULLIF(trim(su.label), '') AS suite_label, t.system_id, s.label AS system_label, t.drive_id, d.label AS drive_label, t.scenario_id, t.trial_index,
     t.attempt, t.status, t.status_reason, t.config_key, t.options_json, t.seed, t.started_at, t.finished_at, t.wall_ms, t.results_format, t.source_file, t.kvbench_version,
-    ${measuredBy} AS measured_by_version, ${ramBacking} AS storage_ram_backing
-  FROM trials t JOIN suites su ON su.id = t.suite_id JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id`;
+    ${measuredBy} AS measured_by_version, ${ramBacking} AS storage_ram_backing, CASE WHEN d.basis = 'local-device' THEN ds.size_bytes END AS drive_size_bytes
+  FROM trials t JOIN suites su ON su.id = t.suite_id JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id
+  LEFT JOIN drive_sizes ds ON ds.id = t.hardware_snapshot_id`;
 
 interface SuiteRow {
   id: number;
@@ -358,10 +371,15 @@ export class Store {
     const rows = this.readVisible(
       (hide) =>
         this.db
-          .prepare(`SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id ${hide.and}) AS trial_count FROM drives d ORDER BY d.last_seen_at DESC`)
-          .all() as (Record<string, string | null> & { trial_count: number })[],
+          .prepare(
+            `SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id ${hide.and}) AS trial_count,
+               CASE WHEN d.basis = 'local-device' THEN (SELECT CASE WHEN json_valid(h.profile_json) THEN json_extract(h.profile_json, '$.cacheDir.blockDevice.sizeBytes') END
+                 FROM trials t JOIN hardware_snapshots h ON h.id = t.hardware_snapshot_id WHERE t.drive_id = d.id ORDER BY t.id DESC LIMIT 1) END AS size_bytes
+             FROM drives d ORDER BY d.last_seen_at DESC`,
+          )
+          .all() as (Record<string, string | null> & { trial_count: number; size_bytes: unknown })[],
     );
-    return rows.map((r) => ({ ...rowToDrive(r), trialCount: r.trial_count }));
+    return rows.map((r) => ({ ...rowToDrive(r), sizeBytes: typeof r.size_bytes === 'number' ? r.size_bytes : null, trialCount: r.trial_count }));
   }
 
   /** A system by id, unique id prefix or label. */
@@ -1247,6 +1265,7 @@ function rowToTrial(r: TrialRow, metrics: TrialMetrics, options: Record<string, 
     systemLabel: r.system_label,
     driveId: r.drive_id,
     driveLabel: r.drive_label,
+    driveSizeBytes: typeof r.drive_size_bytes === 'number' ? r.drive_size_bytes : null,
     scenarioId: r.scenario_id,
     trialIndex: r.trial_index,
     attempt: r.attempt,

@@ -134,6 +134,8 @@ export interface ProfileDefinition {
   id: ProfileId;
   label: string;
   description: string;
+  /** The sizes the description states, in binary units as the CLI's: the app restates them in its units. */
+  descriptionSizes: readonly StatedSize[];
   /** Seconds per trial. */
   durationS: number;
   defaultTrials: number;
@@ -147,6 +149,7 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
     label: 'Smoke',
     description:
       'Checks that everything works in about two and a half minutes (one with 1 trial per scenario): tiny-1b, a handful of users, 5 s per trial, 2 ms/token generation, 2 GiB storage tier. The numbers mean little.',
+    descriptionSizes: [{ bytes: 2 * 1024 ** 3, text: '2 GiB' }],
     // Not 3 s: all users start at once and share the drive and 2 byte threads, so no request of the
     // first round completes before most of the round's bytes are moved (8 users × ~40 MiB of prefill
     // written and fdatasync'd, ~50 MiB read, for cpu-storage). On a loaded 2-core VM that took over
@@ -159,6 +162,7 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
     id: 'quick',
     label: 'Quick',
     description: "The parameters of the reference benchmark's suite script (derived from this machine's RAM and GPU) for 30 s per trial, storage tier capped at 16 GiB.",
+    descriptionSizes: [{ bytes: 16 * 1024 ** 3, text: '16 GiB' }],
     durationS: 30,
     defaultTrials: 3,
     defaultScenarios: NINE_SCENARIO_IDS,
@@ -167,6 +171,7 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
     id: 'standard',
     label: 'Standard',
     description: "The parameters of the reference benchmark's suite script (derived from this machine's RAM and GPU) for 180 s per trial, as its ~30-minute suite, storage tier capped at 64 GiB.",
+    descriptionSizes: [{ bytes: 64 * 1024 ** 3, text: '64 GiB' }],
     durationS: 180,
     defaultTrials: 3,
     defaultScenarios: NINE_SCENARIO_IDS,
@@ -175,6 +180,7 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
     id: 'mlperf',
     label: 'MLPerf',
     description: 'The three MLPerf Storage submission options with the reference parameters: 300 s × 3 trials, no generation time, storage capacity as the reference (95 % of free space).',
+    descriptionSizes: [],
     durationS: 300,
     defaultTrials: 3,
     defaultScenarios: ['mlperf-storage-stress', 'mlperf-storage-throughput', 'mlperf-large-model'],

@@ -353,6 +353,11 @@ export const DriveRecordSchema = z.object({
   basis: z.string(),
   model: z.string().nullable(),
   serial: z.string().nullable(),
+  /**
+   * The size the label of a drive known by its local device states, from its newest trial's hardware
+   * snapshot, for the app to restate in its units; null or absent: none known (listDrives gives it).
+   */
+  sizeBytes: z.number().nonnegative().nullable().optional(),
 });
 export type DriveRecord = z.infer<typeof DriveRecordSchema>;
 
@@ -416,6 +421,12 @@ export const TrialRecordSchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  /**
+   * The size of the drive the trial's cache directory was on, from its hardware snapshot, where its
+   * label states one ("virtual disk vda (256 GiB)"): the app restates it in the chosen units. Null or
+   * absent: not known, or a drive whose label states no size.
+   */
+  driveSizeBytes: z.number().nonnegative().nullable().optional(),
   scenarioId: z.string(),
   trialIndex: count,
   attempt: int,

@@ -178,6 +178,8 @@ export const ScenarioSummarySchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  /** The size the drive's label states, for the app to restate in its units; null or absent: none known. */
+  driveSizeBytes: z.number().nonnegative().nullable().optional(),
   systemLabels: z.array(z.string()),
   /** The suite label the group's trials share (null: none); groups of two labels are never one aggregate. */
   suiteLabel: z.string().nullable(),
@@ -238,6 +240,8 @@ export const ProbeLimitsSchema = z.object({
   writeBytesPerS: nnum,
   memoryCopyBytesPerS: nnum,
   source: z.string(),
+  /** The sizes source states (a drive's, in its name), for the app to restate in its units. */
+  sourceSizes: z.array(StatedSizeSchema).optional(),
   measuredAt: z.string().nullable(),
   readNote: z.string().nullable(),
   readLimitFrom: z.enum(['probe', 'stated']),
@@ -255,6 +259,7 @@ export const TierRowSchema = z.object({
   systemLabel: z.string(),
   driveId: z.string().nullable(),
   driveLabel: z.string().nullable(),
+  driveSizeBytes: z.number().nonnegative().nullable().optional(),
   /** The suite label of the row's trials (null: none). */
   suiteLabel: z.string().nullable(),
   gpuMemGb: nnum,
@@ -406,6 +411,8 @@ const ComparisonSideSchema = z.object({
   label: z.string(),
   /** The system's or drive's id; a suite label's is the label itself. */
   id: z.string(),
+  /** A drive side's size in bytes, where its label states one, for the app to restate in its units; null or absent: none. */
+  sizeBytes: z.number().nonnegative().nullable().optional(),
   trials: count,
   /** The suites its trials belong to: those a suite label pools. */
   suiteIds: z.array(int),

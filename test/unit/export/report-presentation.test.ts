@@ -128,3 +128,21 @@ describe('the probe\'s time beside the limits (rev8-gui #13d)', () => {
     expect(buildTierComparison(buildScenarioReport(ts), fakeHardware({ probe: true }), { readBytesPerS: 7e9, writeBytesPerS: 2e9 }).probe.measuredAt).toBeNull();
   });
 });
+
+describe("a drive's size in its name (rev12-gui M4)", () => {
+  it('goes with its byte count into the report and the probe\'s source, for the app to restate; the text stays the CLI\'s', () => {
+    const gib256 = 256 * 1024 ** 3;
+    const hw = fakeHardware({ probe: true });
+    hw.cacheDir = { ...hw.cacheDir!, blockDevice: { name: 'vda', disks: ['vda'], model: null, serial: null, wwid: null, rotational: null, logicalBlockBytes: 512, physicalBlockBytes: 512, sizeBytes: gib256, media: 'virtual', backingFile: null } };
+    const ts = [{ ...trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 300 } }), driveId: 'drv-vda', driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: gib256 }];
+    const r = buildScenarioReport(ts);
+    expect(r.scenarios[0]).toMatchObject({ driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: gib256 });
+    const t = buildTierComparison(r, hw);
+    expect(t.rows[0]).toMatchObject({ driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: gib256 });
+    expect(t.probe.source).toBe('kvbench probe (O_DIRECT, 16 MiB × 16) of virtual disk vda (256 GiB)');
+    expect(t.probe.sourceSizes).toEqual([{ bytes: gib256, text: '256 GiB' }]);
+    // A snapshot whose drive size is not the one its name states: nothing to restate.
+    hw.cacheDir.blockDevice!.sizeBytes = 100e9;
+    expect(buildTierComparison(r, hw).probe.sourceSizes).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtBytes, fmtDuration, fmtLatencyMs, fmtMetric, fmtRate, fmtRatio, rateAxis } from '../../../src-renderer/format.ts';
+import { fmtBytes, fmtDriveLabel, fmtDuration, fmtGibOption, fmtLatencyMs, fmtMetric, fmtPlaceLabel, fmtRate, fmtRatio, rateAxis } from '../../../src-renderer/format.ts';
 
 const dec = { byteUnits: 'decimal' as const, latencyUnit: 'ms' as const };
 const bin = { byteUnits: 'binary' as const, latencyUnit: 'us' as const };
@@ -13,6 +13,26 @@ describe('formatting with units', () => {
     expect(fmtBytes(1.5e6, dec)).toBe('1.50 MB');
     expect(rateAxis(3.2e9, dec)).toEqual({ divisor: 1e9, unit: 'GB/s' });
     expect(rateAxis(500, bin)).toEqual({ divisor: 1, unit: 'B/s' });
+  });
+
+  it("restates a drive's stored size from its byte count in the chosen units; a name whose size is not that count keeps its text", () => {
+    const gib256 = 256 * 1024 ** 3;
+    expect(fmtDriveLabel('virtual disk vda (256 GiB)', gib256, dec)).toBe('virtual disk vda (275 GB)');
+    expect(fmtDriveLabel('virtual disk vda (256 GiB)', gib256, bin)).toBe('virtual disk vda (256 GiB)');
+    expect(fmtDriveLabel('virtual disk vda (256 GiB)', null, dec)).toBe('virtual disk vda (256 GiB)'); // size not known: as stored
+    expect(fmtDriveLabel('virtual disk vda (256 GiB)', 100e9, dec)).toBe('virtual disk vda (256 GiB)'); // another size: not this name's
+    expect(fmtDriveLabel('Vendor X (nvme0n1, serial …1234)', 3.84e12, dec)).toBe('Vendor X (nvme0n1, serial …1234)');
+    expect(fmtPlaceLabel({ systemLabel: 'lab1', driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: gib256 }, dec)).toBe('lab1 · virtual disk vda (275 GB)');
+    expect(fmtPlaceLabel({ systemLabel: 'lab1', driveLabel: null }, dec)).toBe('lab1');
+  });
+
+  it('states a size a run option gives in GiB in the chosen units, with its GiB beside a decimal size so it matches its field', () => {
+    const spaced = (x: string): string => x.replace(/\u00a0/g, ' '); // a number and its unit never part
+    expect(fmtGibOption(16, dec)).toBe('17.2\u00a0GB (16\u00a0GiB)');
+    expect(spaced(fmtGibOption(0.125, dec))).toBe('134 MB (0.125 GiB)');
+    expect(spaced(fmtGibOption(16, bin))).toBe('16.0 GiB');
+    expect(fmtGibOption(0, dec)).toBe('none');
+    expect(fmtGibOption(null, dec)).toBe('—');
   });
 
   it('shows latencies in ms or µs, durations for people, and a dash for nothing', () => {

@@ -827,6 +827,44 @@ describe('report', () => {
     expect(w.text()).not.toContain('No probe of this drive was stored');
   });
 
+  it("states drive and tier sizes in the units chosen in Settings: a drive's stored size from its byte count, a tier's GiB option beside its decimal size", async () => {
+    const gib256 = 256 * 1024 ** 3;
+    const vda = { driveId: 'drv-vda', driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: gib256 };
+    const one = report();
+    const two: ResponseOf<'report.build'> = {
+      ...one,
+      report: { ...one.report, scenarios: [...one.report.scenarios, { ...one.report.scenarios[0], systemId: 'sys-2', systemLabel: 'lab2', ...vda, systemLabels: ['lab2'] }] },
+      tiers: {
+        ...one.tiers,
+        probe: { ...one.tiers.probe, source: 'kvbench probe (O_DIRECT, 1 MiB × 16) of virtual disk vda (256 GiB)', sourceSizes: [{ bytes: gib256, text: '256 GiB' }] },
+        rows: [...one.tiers.rows, { ...one.tiers.rows[0], systemId: 'sys-2', systemLabel: 'lab2', ...vda, gpuMemGb: 0, cpuMemGb: 1 }],
+      },
+    };
+    for (const [byteUnits, drive, sizes] of [
+      ['decimal', 'virtual disk vda (275 GB)', 'GPU none · CPU 1.07 GB (1 GiB)'],
+      ['binary', 'virtual disk vda (256 GiB)', 'GPU none · CPU 1.00 GiB'],
+    ] as const) {
+      installFakeApi({ 'report.build': () => two });
+      useAppStore().settings = { ...SETTINGS, byteUnits };
+      const w = mountIt(ReportView, { selection: {} });
+      await flush();
+      expect(w.findAll('[data-scenario-report=storage-only]')[1].text()).toContain(`lab2 · ${drive}`);
+      const row = w.get('[data-test=tier-table]').findAll('tbody tr')[1];
+      expect(row.get('.cell-label').text()).toBe(`Storage only · lab2 · ${drive}`);
+      expect(row.get('[data-test=tier-sizes]').text().replace(/\u00a0/g, ' ')).toBe(sizes); // no break inside a size
+      expect(w.get('[data-test=limits-source]').text()).toBe(`kvbench probe (O_DIRECT, 1 MiB × 16) of ${drive}`);
+
+      fakeHistoryApi([trial(1, vda), trial(2)]);
+      const h = mountIt(HistoryView);
+      await flush();
+      expect(h.findAll('[data-test=trial-drive]').map((x) => x.text())).toEqual([drive, 'Vendor X']);
+      installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id, vda), hardware: null, histograms: [], cautions: [], unreadable: [] }) });
+      const d = mountIt(TrialDialog, { trialId: 1 });
+      await flush();
+      expect(d.get('[data-test=trial-place]').text()).toBe(`lab1 · ${drive}`);
+    }
+  });
+
   it('switches to binary units and microseconds from the settings', async () => {
     installFakeApi({ 'report.build': () => report() });
     useAppStore().settings = { ...SETTINGS, byteUnits: 'binary', latencyUnit: 'us' };
@@ -1014,6 +1052,43 @@ describe('compare', () => {
     await flush();
     return w;
   }
+
+  it("names two drives with their sizes in the units chosen in Settings, in the choices and the result, from the sizes' byte counts", async () => {
+    const gib256 = 256 * 1024 ** 3;
+    const drive = (id: string, label: string, sizeBytes: number | null) => ({ id, systemId: 'sys-1', label, basis: 'local-device', model: null, serial: null, sizeBytes, trialCount: 2 });
+    const drives = [drive('drv-a', 'virtual disk vda (256 GiB)', gib256), drive('drv-b', 'virtual disk vdb (256 GiB)', null)];
+    for (const [byteUnits, a] of [
+      ['decimal', 'virtual disk vda (275 GB)'],
+      ['binary', 'virtual disk vda (256 GiB)'],
+    ] as const) {
+      installFakeApi({
+        'history.facets': () => ({ ...facets(4), drives }),
+        'report.compare': () => ({
+          ...systemComparison({ trialsA: 2, trialsB: 2, matched: 1, unmatchedA: 0 }),
+          kind: 'drive',
+          a: { label: drives[0].label, id: 'drv-a', sizeBytes: gib256, trials: 2, suiteIds: [1] },
+          b: { label: drives[1].label, id: 'drv-b', sizeBytes: null, trials: 2, suiteIds: [2] },
+          metrics: [],
+        }),
+      });
+      useAppStore().settings = { ...SETTINGS, byteUnits };
+      const w = mountIt(CompareView);
+      await flush();
+      await w.get('[data-test=compare-drives]').trigger('click');
+      // A size not known keeps the stored name.
+      expect(w.findAll('select[name=a] option').map((o) => o.text())).toEqual(['choose…', `${a} (2 trials)`, 'virtual disk vdb (256 GiB) (2 trials)']);
+      await w.get('select[name=a]').setValue('drv-a');
+      await w.get('select[name=b]').setValue('drv-b');
+      await w.get('form').trigger('submit');
+      await flush();
+      expect([w.get('[data-test=side-a]').text(), w.get('[data-test=side-b]').text()]).toEqual([a, 'virtual disk vdb (256 GiB)']);
+
+      installFakeApi({ 'history.list': () => ({ trials: [], total: 0 }), 'history.facets': () => ({ ...facets(4), drives }), 'suites.list': () => [] });
+      const h = mountIt(HistoryView);
+      await flush();
+      expect(h.findAll('select[name=drive] option').map((o) => o.text())).toContain(`${a} (2)`);
+    }
+  });
 
   it('compares two suite labels: the labels to choose from, the request, and the suites each side pools', async () => {
     const fake = installFakeApi({

@@ -399,17 +399,20 @@ describe('plan step', () => {
     expect(startDisabled()).toBe(true);
   });
 
-  it("states the plan's tier sizes in the units chosen in Settings, as the disk estimate beside them", async () => {
-    for (const [byteUnits, gpu, cpu, cap, disk] of [
-      ['decimal', 'none', '1.07 GB', '2.15 GB', '2.15 GB'],
-      ['binary', 'none', '1.00 GiB', '2.00 GiB', '2.00 GiB'],
+  it("states the plan's tier sizes in the units chosen in Settings, as the disk estimate beside them, and in decimal units with the GiB their fields take", async () => {
+    for (const [byteUnits, gpu, cpu, cap, disk, quick] of [
+      ['decimal', 'none', '1.07 GB (1 GiB)', '2.15 GB (2 GiB)', '2.15 GB', 'storage tier capped at 17.2 GB (16 GiB).'],
+      ['binary', 'none', '1.00 GiB', '2.00 GiB', '2.00 GiB', 'storage tier capped at 16.0 GiB.'],
     ] as const) {
       const w = await mountInUnits(PlanStep, byteUnits, '/mnt/nvme/kv', { 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }) });
       const head = w.findAll('[data-run=cpu-only]').length ? w.get('[data-run=cpu-only]').element.closest('table')!.querySelector('thead')!.textContent! : '';
       expect(head).not.toMatch(/GiB|GB/);
-      const cells = w.get('[data-run=cpu-only]').findAll('td').map((c) => c.text());
+      const cells = w.get('[data-run=cpu-only]').findAll('td').map((c) => c.text().replace(/\u00a0/g, ' '));
       expect(cells.slice(3, 6)).toEqual([gpu, cpu, cap]);
       expect(w.text()).toContain(`${disk} at once`);
+      // The profiles' sizes as the table states them; the field says its unit, GiB, as the CLI's flag takes it.
+      expect(w.get('[data-profile=quick] [data-test=profile-description]').text().replace(/\u00a0/g, ' ')).toContain(quick);
+      expect(w.get('input[name=storageCapacityGib]').element.closest('label')!.textContent).toContain('Storage tier capacity (GiB)');
     }
   });
 

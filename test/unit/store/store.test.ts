@@ -230,6 +230,29 @@ describe('repositories', () => {
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM trial_metrics').get()).toEqual({ n: 0 });
   });
 
+  it("gives a trial the byte count of the drive its label sizes, from its snapshot, so the app can restate it; the label stays as stored", () => {
+    const store = open(path.join(tempDir(), 'kvbench.db'));
+    const vda = { name: 'vda', disks: ['vda'], model: null, serial: null, wwid: null, rotational: null, logicalBlockBytes: 512, physicalBlockBytes: 512, sizeBytes: 256 * 1024 ** 3, media: 'virtual' as const, backingFile: null };
+    const hw = fakeHardware();
+    hw.cacheDir = { ...hw.cacheDir!, blockDevice: vda };
+    store.upsertDetectedSystem(hw);
+    const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1, scenarios: ['storage-only'] });
+    const suiteId = store.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
+    const run = store.listRuns(suiteId)[0];
+    const start = (hardwareSnapshotId: number | null): number =>
+      store.startTrial({ runId: run.id, suiteId, systemId: hw.system.id, driveId: hw.cacheDir!.driveId, hardwareSnapshotId, scenarioId: run.scenarioId, trialIndex: 0, options: run.options, configKey: run.configKey, runner: currentProcess(), cacheDir: '/mnt/kv' });
+    const withSnapshot = start(store.saveHardwareSnapshot(hw));
+    const without = start(null);
+    expect(store.getTrial(withSnapshot)).toMatchObject({ driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: 256 * 1024 ** 3 });
+    expect(store.getTrial(without)).toMatchObject({ driveLabel: 'virtual disk vda (256 GiB)', driveSizeBytes: null });
+    expect(store.listTrials().map((t) => t.driveSizeBytes).sort()).toEqual([256 * 1024 ** 3, null]);
+    expect(store.listDrives().map((d) => [d.label, d.sizeBytes])).toEqual([['virtual disk vda (256 GiB)', 256 * 1024 ** 3]]);
+    // A damaged snapshot costs the size only, never the listing.
+    store.db.prepare("UPDATE hardware_snapshots SET profile_json = 'not json'").run();
+    expect(store.listTrials().map((t) => t.driveSizeBytes)).toEqual([null, null]);
+    expect(store.listDrives().map((d) => d.sizeBytes)).toEqual([null]);
+  });
+
   it("keeps a suite trial's RAM backing as its results say it, beside the flag; a trial on a disk, or without results, has none", () => {
     const { store, hw, suiteId, runs, snapshotId } = seeded(path.join(tempDir(), 'kvbench.db'));
     const start = (trialIndex: number): number =>
