@@ -48,6 +48,8 @@ ${wrapText(`Refused, also behind a symbolic link: ${SYSTEM_DIRECTORIES_TEXT}.`, 
   --duration S             seconds per trial instead of the profile's
   --warm-up S              seconds each trial runs before its measured window opens (default 0,
                            as the reference; not the autoscaling scenarios)
+  --max-requests N         end each trial once N requests have completed in its measured window,
+                           or at its duration if that comes first (default 0: the duration alone)
   --storage-capacity-gb G  storage tier capacity in GiB (0 = 95 % of free space)
   --label TEXT             what this suite measured (e.g. "fw 2.1"): history and export filter by it
                            (--label), report --compare A B --labels compares two; suites with one
@@ -197,7 +199,7 @@ function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
 }
 
 /** Planning flags: a resumed suite keeps its stored plan, so these have no meaning with --resume. */
-const RESUME_EXCLUDES = ['cache-dir', 'profile', 'trials', 'model', 'scenarios', 'extras', 'duration', 'warm-up', 'storage-capacity-gb', 'label', 'plan'] as const;
+const RESUME_EXCLUDES = ['cache-dir', 'profile', 'trials', 'model', 'scenarios', 'extras', 'duration', 'warm-up', 'max-requests', 'storage-capacity-gb', 'label', 'plan'] as const;
 
 export async function suiteCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('suite', SUITE_USAGE, {
@@ -211,6 +213,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       extras: { type: 'boolean', default: false },
       duration: { type: 'string' },
       'warm-up': { type: 'string' },
+      'max-requests': { type: 'string' },
       'storage-capacity-gb': { type: 'string' },
       label: { type: 'string' },
       'no-probe': { type: 'boolean', default: false },
@@ -230,6 +233,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const trials = numberFlag('--trials', a.trials, errors);
   const durationS = numberFlag('--duration', a.duration, errors);
   const warmUpS = numberFlag('--warm-up', a['warm-up'], errors);
+  const maxRequests = numberFlag('--max-requests', a['max-requests'], errors);
   const storageCapacityGb = numberFlag('--storage-capacity-gb', a['storage-capacity-gb'], errors);
   const profileOk = isProfileId(a.profile);
   if (!profileOk) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
@@ -242,6 +246,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     extras: a.extras,
     ...(durationS !== undefined ? { durationS } : {}),
     ...(warmUpS !== undefined ? { warmUpS } : {}),
+    ...(maxRequests !== undefined ? { maxRequests } : {}),
     ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
   };
   // Given but refused, --resume still means a resume: the planning flags' checks do not apply.

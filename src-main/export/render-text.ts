@@ -356,7 +356,7 @@ export function formatPlan(plan: SuitePlan, advice: readonly Advice[] = []): str
           String(o.numUsers),
           String(o.gpuMemGb),
           String(o.cpuMemGb),
-          Number(o.warmUp) > 0 ? `${o.warmUp} s warm-up + ${o.duration} s` : `${o.duration} s`,
+          `${Number(o.warmUp) > 0 ? `${o.warmUp} s warm-up + ` : ''}${o.duration} s${Number(o.maxRequests) > 0 ? ` or ${o.maxRequests} req` : ''}`,
           String(o.generationMode),
           Number(o.storageCapacityGb) > 0 ? `${o.storageCapacityGb} GiB` : '95% free',
           String(r.trials),

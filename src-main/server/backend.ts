@@ -411,8 +411,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
    * for seconds (the event loop turning meanwhile), and a change that came in then builds on its result.
    */
   let settingsQueue: Promise<unknown> = Promise.resolve();
-  /** Another database is being opened (Settings): no suite starts on the one about to be closed. */
+  /** Another database is being opened (Settings): no suite starts, and nothing is written, on the one about to be closed. */
   let switchingTo: string | null = null;
+  /** Writes under way on the open database (imports span many turns of the event loop): it is closed only after them. */
+  const writes = new Set<Promise<unknown>>();
   const detections = new Map<string, { at: number; hw: HardwareProfile }>();
 
   const requireStore = (): Store => {
@@ -423,6 +425,23 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     const choose = /in Settings\.?$/.test(why) ? '' : ' Choose a database in Settings.';
     fail(databaseError.code, `no database is open: ${why.replace(/\.$/, '')}.${choose}`);
   };
+
+  /**
+   * A write to the open database (an import, a delete). Refused while another database is being
+   * opened: it would land in the one being left, which the page no longer shows. One under way when a
+   * switch starts ends on the database it started on; the switch closes that one after it.
+   */
+  const writing = async <T>(refusal: string, write: (s: Store) => Promise<T>): Promise<T> => {
+    if (switchingTo !== null) fail('BUSY', `the database ${switchingTo} is being opened (Settings): ${refusal}`);
+    const done = write(requireStore());
+    writes.add(done);
+    try {
+      return await done;
+    } finally {
+      writes.delete(done);
+    }
+  };
+  const DELETE_REFUSED = 'nothing is deleted from the database it replaces';
 
   const detectCached = async (cacheDir: string): Promise<HardwareProfile> => {
     const hit = detections.get(cacheDir);
@@ -590,6 +609,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         // Throws (and keeps the old one) when it cannot be used. Its once-only upgrade (seconds for
         // thousands of imported trials) is told to the page as it goes.
         opened = await openAppDatabase(databasePath, { createFolder: false, log, onUpgrade: (message) => emit({ type: 'database.upgradeProgressed', databasePath, message }) });
+        // An import under way on the old database ends there: closed under it, it would fail half-way.
+        await Promise.allSettled([...writes]);
       } finally {
         switchingTo = null;
       }
@@ -738,18 +759,19 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'trials.delete'(r) {
-      const s = requireStore();
-      // One transaction: all of them go, or (one missing or running) none does.
-      const emptied = s.atomically(() => {
-        for (const id of r.ids) {
-          const t = s.getTrial(id);
-          if (!t) fail('NOT_FOUND', `no trial ${id}`);
-          if (t.status === 'running') fail('BUSY', `trial ${id} is running; cancel its suite first`);
-        }
-        return s.deleteTrials(r.ids);
+      return writing(DELETE_REFUSED, async (s) => {
+        // One transaction: all of them go, or (one missing or running) none does.
+        const emptied = s.atomically(() => {
+          for (const id of r.ids) {
+            const t = s.getTrial(id);
+            if (!t) fail('NOT_FOUND', `no trial ${id}`);
+            if (t.status === 'running') fail('BUSY', `trial ${id} is running; cancel its suite first`);
+          }
+          return s.deleteTrials(r.ids);
+        });
+        emit({ type: 'history.changed', reason: `${r.ids.length} trial(s) deleted${emptied.length > 0 ? `, and suite(s) ${emptied.join(', ')} with them (no trial left)` : ''}` });
+        return { deleted: r.ids.length };
       });
-      emit({ type: 'history.changed', reason: `${r.ids.length} trial(s) deleted${emptied.length > 0 ? `, and suite(s) ${emptied.join(', ')} with them (no trial left)` : ''}` });
-      return { deleted: r.ids.length };
     },
 
     async 'suites.list'(r) {
@@ -758,14 +780,15 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'suites.delete'(r) {
-      const s = requireStore();
-      if (run && run.suiteId === r.id) fail('BUSY', `suite ${r.id} is running; cancel it first`);
-      const suite = s.getSuite(r.id);
-      if (!suite) fail('NOT_FOUND', `no suite ${r.id}`);
-      if (suite.trialCounts.running > 0) fail('BUSY', `suite ${r.id} has a running trial (another kvbench process runs it)`);
-      s.deleteSuite(r.id);
-      emit({ type: 'history.changed', reason: `suite ${r.id} deleted` });
-      return { deleted: true };
+      return writing(DELETE_REFUSED, async (s) => {
+        if (run && run.suiteId === r.id) fail('BUSY', `suite ${r.id} is running; cancel it first`);
+        const suite = s.getSuite(r.id);
+        if (!suite) fail('NOT_FOUND', `no suite ${r.id}`);
+        if (suite.trialCounts.running > 0) fail('BUSY', `suite ${r.id} has a running trial (another kvbench process runs it)`);
+        s.deleteSuite(r.id);
+        emit({ type: 'history.changed', reason: `suite ${r.id} deleted` });
+        return { deleted: true as const };
+      });
     },
 
     async 'report.build'(r) {
@@ -827,59 +850,60 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'import.results'(r) {
-      const s = requireStore();
-      const scenarioId = r.scenarioId ?? 'imported';
-      if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${scenarioId}'`);
-      let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
-      if (r.runFlags && r.runFlags.trim() !== '') {
-        const parsed = parseImportRunFlags(r.runFlags);
-        if (!parsed.ok) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
-        runFlags = parsed;
-      }
-      // The services import files by path: the uploaded texts go to a private temporary directory,
-      // each under a name of its own there (see uploadFileName). What the page is told names the
-      // uploaded file, never the temporary copy.
-      const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
-      try {
-        const files: string[] = [];
-        const uploaded = new Map<string, { name: string; sourceFile: string; modifiedAt: Date | null }>();
-        const writeErrors: { file: string; message: string }[] = [];
-        for (const [i, f] of r.files.entries()) {
-          const file = path.join(dir, uploadFileName(i, r.files.length, f.name));
-          try {
-            await fsp.writeFile(file, f.text, { mode: 0o600, flag: 'wx' });
-          } catch (err) {
-            writeErrors.push({ file: f.name, message: `could not be stored for the import: ${(err as NodeJS.ErrnoException).code ?? 'error'}` });
-            continue;
-          }
-          files.push(file);
-          uploaded.set(file, { name: f.name, sourceFile: `uploaded: ${f.name}`, modifiedAt: f.lastModifiedMs === undefined ? null : new Date(f.lastModifiedMs) });
+      return writing('import the files once it is open', async (s) => {
+        const scenarioId = r.scenarioId ?? 'imported';
+        if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${scenarioId}'`);
+        let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
+        if (r.runFlags && r.runFlags.trim() !== '') {
+          const parsed = parseImportRunFlags(r.runFlags);
+          if (!parsed.ok) fail('VALIDATION', `run flags: ${parsed.errors.join('; ')}`);
+          runFlags = parsed;
         }
-        const res = await importResultsFiles(s, files, {
-          systemLabel: r.systemLabel,
-          driveLabel: r.driveLabel ?? null,
-          scenarioId,
-          options: runFlags?.options ?? null,
-          givenOptionKeys: runFlags?.given ?? [],
-          suiteLabel: r.label ?? null,
-          // The temporary copies are gone after this call: record where the files really came from.
-          originOf: (file) => uploaded.get(file) ?? { sourceFile: 'uploaded', modifiedAt: null },
-        });
-        // Longest first: no temporary path is then replaced inside a longer one.
-        const copies = [...uploaded].sort(([a], [b]) => b.length - a.length);
-        const own = (text: string): string => copies.reduce((t, [file, u]) => t.replaceAll(file, u.name), text).replaceAll(dir, 'the upload');
-        const named = <T extends { file: string; message?: string }>(x: T): T => ({ ...x, file: uploaded.get(x.file)?.name ?? own(x.file), ...(x.message === undefined ? {} : { message: own(x.message) }) });
-        if (res.imported.length > 0) emit({ type: 'history.changed', reason: `${res.imported.length} file(s) imported` });
-        return {
-          suiteId: res.suiteId,
-          systemId: res.systemId,
-          imported: res.imported.map(named),
-          skipped: res.skipped.map(named),
-          errors: [...writeErrors, ...res.errors.map(named)],
-        };
-      } finally {
-        await fsp.rm(dir, { recursive: true, force: true });
-      }
+        // The services import files by path: the uploaded texts go to a private temporary directory,
+        // each under a name of its own there (see uploadFileName). What the page is told names the
+        // uploaded file, never the temporary copy.
+        const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kvbench-import-'));
+        try {
+          const files: string[] = [];
+          const uploaded = new Map<string, { name: string; sourceFile: string; modifiedAt: Date | null }>();
+          const writeErrors: { file: string; message: string }[] = [];
+          for (const [i, f] of r.files.entries()) {
+            const file = path.join(dir, uploadFileName(i, r.files.length, f.name));
+            try {
+              await fsp.writeFile(file, f.text, { mode: 0o600, flag: 'wx' });
+            } catch (err) {
+              writeErrors.push({ file: f.name, message: `could not be stored for the import: ${(err as NodeJS.ErrnoException).code ?? 'error'}` });
+              continue;
+            }
+            files.push(file);
+            uploaded.set(file, { name: f.name, sourceFile: `uploaded: ${f.name}`, modifiedAt: f.lastModifiedMs === undefined ? null : new Date(f.lastModifiedMs) });
+          }
+          const res = await importResultsFiles(s, files, {
+            systemLabel: r.systemLabel,
+            driveLabel: r.driveLabel ?? null,
+            scenarioId,
+            options: runFlags?.options ?? null,
+            givenOptionKeys: runFlags?.given ?? [],
+            suiteLabel: r.label ?? null,
+            // The temporary copies are gone after this call: record where the files really came from.
+            originOf: (file) => uploaded.get(file) ?? { sourceFile: 'uploaded', modifiedAt: null },
+          });
+          // Longest first: no temporary path is then replaced inside a longer one.
+          const copies = [...uploaded].sort(([a], [b]) => b.length - a.length);
+          const own = (text: string): string => copies.reduce((t, [file, u]) => t.replaceAll(file, u.name), text).replaceAll(dir, 'the upload');
+          const named = <T extends { file: string; message?: string }>(x: T): T => ({ ...x, file: uploaded.get(x.file)?.name ?? own(x.file), ...(x.message === undefined ? {} : { message: own(x.message) }) });
+          if (res.imported.length > 0) emit({ type: 'history.changed', reason: `${res.imported.length} file(s) imported` });
+          return {
+            suiteId: res.suiteId,
+            systemId: res.systemId,
+            imported: res.imported.map(named),
+            skipped: res.skipped.map(named),
+            errors: [...writeErrors, ...res.errors.map(named)],
+          };
+        } finally {
+          await fsp.rm(dir, { recursive: true, force: true });
+        }
+      });
     },
 
     async 'endpoint.list'(r) {
@@ -960,6 +984,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         await active.done.catch(() => {});
       }
       listeners.clear();
+      // An import under way ends first: its database closed under it, it would fail half-way.
+      while (writes.size > 0) await Promise.allSettled([...writes]);
       store?.close();
       store = null;
     },

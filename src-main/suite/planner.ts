@@ -71,6 +71,11 @@ export interface PlanOptions {
    * reference's behaviour). Not applied to the autoscaling scenarios: their ramp is what they measure.
    */
   warmUpS?: number;
+  /**
+   * End each trial once this many requests have completed in its measured window, or at its duration
+   * if that comes first (`--max-requests`; default 0: the duration alone, as the reference).
+   */
+  maxRequests?: number;
   /** Override the storage tier's capacity (GiB; 0 = 95 % of the free space, as the reference). */
   storageCapacityGb?: number;
   /** Plan GPU scenarios (default: only when a GPU is detected and the engine has a GPU tier). */
@@ -101,6 +106,7 @@ interface Derived {
   generationMode: 'none' | 'fast' | 'realistic';
   durationS: number;
   warmUpS: number;
+  maxRequests: number;
   storageCapacityGb: number;
   autoscalerInterval: number | undefined;
   notes: string[];
@@ -118,8 +124,8 @@ const REFERENCE_MLPERF_DURATION_S = PROFILES.mlperf.durationS;
  * The MLPerf options are the reference's only at its 300 s, without a warm-up, with 95 % of the free
  * space; added to another profile (--extras) they run that profile's duration and storage cap.
  */
-function runsReferenceMlperf(d: Pick<Derived, 'durationS' | 'warmUpS' | 'storageCapacityGb'>, profile: ProfileId): boolean {
-  return profile !== 'smoke' && d.durationS === REFERENCE_MLPERF_DURATION_S && d.warmUpS === 0 && d.storageCapacityGb === 0;
+function runsReferenceMlperf(d: Pick<Derived, 'durationS' | 'warmUpS' | 'maxRequests' | 'storageCapacityGb'>, profile: ProfileId): boolean {
+  return profile !== 'smoke' && d.durationS === REFERENCE_MLPERF_DURATION_S && d.warmUpS === 0 && d.maxRequests === 0 && d.storageCapacityGb === 0;
 }
 
 /**
@@ -162,6 +168,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
   const profile = PROFILES[o.profile];
   const durationS = o.durationS ?? profile.durationS;
   const warmUpS = o.warmUpS ?? 0;
+  const maxRequests = o.maxRequests ?? 0;
   const notes: string[] = [];
   if (o.profile === 'smoke') {
     const model = o.model ?? 'tiny-1b';
@@ -183,6 +190,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
       generationMode: 'fast',
       durationS,
       warmUpS,
+      maxRequests,
       storageCapacityGb: o.storageCapacityGb ?? cap,
       autoscalerInterval: 1,
       notes,
@@ -215,6 +223,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
     generationMode: 'realistic',
     durationS,
     warmUpS,
+    maxRequests,
     storageCapacityGb: o.storageCapacityGb ?? (capGiB === 0 ? 0 : Math.max(capGiB, minCap)),
     // Keep the reference's 10 s unless the run is too short for more than a couple of decisions.
     autoscalerInterval: durationS < 60 ? Math.max(1, Math.floor(durationS / 6)) : undefined,
@@ -245,6 +254,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
     seed: SUITE_SEED,
     storageCapacityGb: d.storageCapacityGb,
     warmUp: d.warmUpS,
+    maxRequests: d.maxRequests,
   };
   // The autoscaler's ramp is part of what it measures: the engine refuses a warm-up with it.
   const noWarmUp = d.warmUpS > 0 ? ['no warm-up: the autoscaler ramps up as part of what it measures'] : [];
@@ -255,7 +265,7 @@ function scenarioParams(id: ScenarioId, d: Derived, profile: ProfileId): Scenari
   const reference = runsReferenceMlperf(d, profile);
   const notReference = smoke
     ? 'shrunk for smoke: not the reference option'
-    : `not the reference option: this profile's ${d.durationS} s${d.warmUpS > 0 ? ` after a ${d.warmUpS} s warm-up` : ''} and ${d.storageCapacityGb > 0 ? `${d.storageCapacityGb} GiB storage cap` : '95 % of the free space'}; the reference runs ${REFERENCE_MLPERF_DURATION_S} s with 95 % of the free space (--profile mlperf)`;
+    : `not the reference option: this profile's ${d.durationS} s${d.warmUpS > 0 ? ` after a ${d.warmUpS} s warm-up` : ''}${d.maxRequests > 0 ? ` (or ${d.maxRequests} requests)` : ''} and ${d.storageCapacityGb > 0 ? `${d.storageCapacityGb} GiB storage cap` : '95 % of the free space'}; the reference runs ${REFERENCE_MLPERF_DURATION_S} s with 95 % of the free space (--profile mlperf)`;
   const mlperf = (option: number, model: string, numUsers: number, cpuMemGb: number, allocs: number): ScenarioParams => {
     const options = {
       ...base,
@@ -539,6 +549,9 @@ export function planOptionErrors(o: PlanOptions): string[] {
   if (o.warmUpS !== undefined && (!Number.isInteger(o.warmUpS) || o.warmUpS < 0 || o.warmUpS > 3600)) {
     errors.push(`--warm-up must be an integer from 0 to 3600 (seconds), got ${o.warmUpS}`);
   }
+  if (o.maxRequests !== undefined && (!Number.isInteger(o.maxRequests) || o.maxRequests < 0)) {
+    errors.push(`--max-requests must be an integer ≥ 0 (0 = the duration alone), got ${o.maxRequests}`);
+  }
   if (o.storageCapacityGb !== undefined && !(Number.isFinite(o.storageCapacityGb) && o.storageCapacityGb >= 0)) {
     errors.push(`--storage-capacity-gb must be a number of GiB ≥ 0 (0 = 95 % of the free space), got ${o.storageCapacityGb}`);
   }
@@ -646,7 +659,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
       diskBytesEstimate: est.diskEstimate,
       diskBytesRequired: est.diskRequired,
       derivation: [
-        `model ${v.options.model}, ${v.options.warmUp > 0 ? `${v.options.warmUp} s warm-up then ` : ''}${v.options.duration} s measured, generation ${v.options.generationMode}, seed ${SUITE_SEED}`,
+        `model ${v.options.model}, ${v.options.warmUp > 0 ? `${v.options.warmUp} s warm-up then ` : ''}${v.options.duration} s measured${v.options.maxRequests > 0 ? ` or until ${v.options.maxRequests} requests completed, whichever is first` : ''}, generation ${v.options.generationMode}, seed ${SUITE_SEED}`,
         ...p.derivation,
         `${v.options.storageCapacityGb > 0 ? `storage tier capped at ${v.options.storageCapacityGb} GiB` : 'storage tier: 95 % of the free space (reference)'}${overflowOnly(id)}`],
     });
@@ -692,6 +705,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     problemSizes: problems.map((p) => p.sizes),
   };
   const notes = [...d.notes];
+  if (d.maxRequests > 0) notes.push(`each trial ends once ${d.maxRequests} requests have completed in its measured window, or at its ${d.durationS} s if that comes first: the estimate is the longest it can take`);
   if (o.probeRun) notes.push(`the estimate includes the drive probe before the trials: about ${probeSeconds} s, with ${gib(probeBytes)} of files in the cache directory, removed after (--no-probe skips it)`);
   if (skipped.length > 0) notes.push(`${skipped.length} scenario(s) skipped: ${skipped.map((s) => s.scenarioId).join(', ')}`);
   if (ram !== null) notes.push(`the cache directory is on a ${ramBackedMessage(ram)}; every storage result describes RAM`);

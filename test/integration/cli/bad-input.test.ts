@@ -363,6 +363,24 @@ describe('kvbench suite --warm-up', () => {
   });
 });
 
+describe('kvbench suite --max-requests', () => {
+  it('plans every trial to end after that many requests or at its duration, and refuses a bad count and the flag beside --resume', async () => {
+    const tmp = makeTempDir();
+    const args = ['suite', '--profile', 'smoke', '--cache-dir', path.join(tmp, 'c'), '--no-probe', '--plan', '--db', path.join(tmp, 'k.db')];
+    const r = await runCli([...args, '--max-requests', '3'], { cwd: tmp });
+    expect(r.code, explain(r)).toBe(0);
+    expect(r.stdout).toMatch(/^storage-only .* 5 s or 3 req /m);
+    expect(r.stdout).toContain('note: each trial ends once 3 requests have completed in its measured window, or at its 5 s if that comes first');
+    const bad = await runCli([...args, '--max-requests=-1'], { cwd: tmp });
+    expect(bad.code, explain(bad)).toBe(1);
+    expect(bad.stderr).toContain('--max-requests must be an integer ≥ 0 (0 = the duration alone), got -1');
+    const resumed = await runCli(['suite', '--resume', '1', '--max-requests', '3', '--db', path.join(tmp, 'k.db')], { cwd: tmp });
+    expect(resumed.code, explain(resumed)).toBe(1);
+    expect(resumed.stderr).toContain('--resume runs the suite as it was planned: --max-requests cannot be given with it');
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
+});
+
 describe('kvbench suite with invalid input', () => {
   it('refuses a symbolic link to a system directory as --cache-dir, even with --plan, before creating anything', async () => {
     const tmp = makeTempDir();

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('kvbench suite whose database disk fills up during a trial', () => {
-  it('keeps the trial in the cache directory, leaves nothing on the full disk; the next open names the file, and a resume runs the trial again (tmpfs, root only)', { timeout: 120_000 }, async (ctx) => {
+  it('keeps the trial in the cache directory, leaves nothing on the full disk; the next open names the file, and a resume runs the trial again (tmpfs, root only)', { timeout: 240_000 }, async (ctx) => {
     const tmp = makeTempDir();
     const disk = path.join(tmp, 'disk');
     fs.mkdirSync(disk);
@@ -28,7 +28,11 @@ describe('kvbench suite whose database disk fills up during a trial', () => {
     const cache = path.join(tmp, 'cache');
     fs.mkdirSync(cache);
 
-    const cli = startCli(['suite', '--profile', 'smoke', '--no-probe', '--trials', '1', '--scenarios', 'storage-only', '--duration', '2', '--cache-dir', cache, '--db', db], {
+    // The trial ends after its 4th completed request, not at a clock: on a loaded machine a 2 s window
+    // closed before the first request completed, and the saved results (and the resume) measured
+    // nothing. Each of the 4 users' first requests writes tens of MiB, so the trial outlasts the fill
+    // below on an idle machine too; 30 s is only the cap.
+    const cli = startCli(['suite', '--profile', 'smoke', '--no-probe', '--trials', '1', '--scenarios', 'storage-only', '--max-requests', '4', '--duration', '30', '--cache-dir', cache, '--db', db], {
       cwd: tmp,
       env: { TMPDIR: tmpDir },
     });

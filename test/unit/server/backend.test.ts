@@ -52,6 +52,20 @@ function ok<T>(r: Result<T>): T {
   return r.value;
 }
 
+/** The most files one import takes: it spans many turns of the event loop (temporary copies, reads, batches). */
+const fiftyResultsFiles = (): { name: string; text: string }[] =>
+  Array.from({ length: 50 }, (_, i) => ({ name: `r${i}.json`, text: JSON.stringify(referenceResultsNew({ tokPerS: 10 + i, storageTokPerS: 5 + i })) }));
+
+/** Trials stored in the database file `db`, read by a connection of its own. */
+function trialsIn(db: string): number {
+  const s = openStore(db, { readonly: true });
+  try {
+    return s.listTrials().length;
+  } finally {
+    s.close();
+  }
+}
+
 const smokeRequest = (cacheDir: string) => ({ cacheDir, profile: 'smoke' as const, trials: 2, scenarios: ['cpu-only', 'storage-only'], probe: false });
 
 describe('backend', () => {
@@ -822,6 +836,64 @@ describe('backend', () => {
     expect(units).toMatchObject({ ok: true, value: { databasePath: imported, latencyUnit: 'us' } });
     expect(ok(await t.backend.invoke('app.info', {}))).toMatchObject({ databasePath: imported, settings: { latencyUnit: 'us' } });
     expect(JSON.parse(fs.readFileSync(t.settingsFile, 'utf8'))).toMatchObject({ databasePath: imported, latencyUnit: 'us' });
+  });
+
+  it('an import running when the database is switched finishes on the database it started on: the switch closes that one only after it', async () => {
+    const t = await make();
+    const importing = t.backend.invoke('import.results', { files: fiftyResultsFiles(), systemLabel: 'rig' });
+    const other = path.join(t.dir, 'other.db');
+    const switching = t.backend.invoke('settings.update', { databasePath: other });
+    const [imported, switched] = await Promise.all([importing, switching]);
+    expect(switched).toMatchObject({ ok: true, value: { databasePath: other } });
+    expect((ok(imported) as { imported: unknown[]; errors: unknown[] }).errors).toEqual([]);
+    expect((ok(imported) as { imported: unknown[] }).imported).toHaveLength(50);
+    expect(trialsIn(t.db)).toBe(50);
+    expect(trialsIn(other)).toBe(0);
+    expect(ok(await t.backend.invoke('history.list', { selection: {} }))).toMatchObject({ total: 0 });
+  });
+
+  it('closing the backend (the server or the app going away) lets an import under way finish on its database first', async () => {
+    const t = await make();
+    const importing = t.backend.invoke('import.results', { files: fiftyResultsFiles(), systemLabel: 'rig' });
+    await t.backend.close();
+    expect((ok(await importing) as { imported: unknown[] }).imported).toHaveLength(50);
+    expect(trialsIn(t.db)).toBe(50);
+  });
+
+  it('refuses imports and deletes while another database is being opened: nothing is written to the one it replaces', async () => {
+    const t = await make();
+    const files = [{ name: 'r.json', text: JSON.stringify(referenceResultsNew({ tokPerS: 10, storageTokPerS: 5 })) }];
+    const first = ok(await t.backend.invoke('import.results', { files, systemLabel: 'rig' })) as { suiteId: number; imported: { trialId: number }[] };
+    const trialId = first.imported[0].trialId;
+    const imported = path.join(t.dir, 'imported.db');
+    await databaseWithUnversionedImports(imported, 300);
+    // At the upgrade's first line (after its first batch), while the old database is still the open one.
+    const during: Promise<Result<unknown>>[] = [];
+    const unsubscribe = t.backend.subscribe((e) => {
+      if (e.type !== 'database.upgradeProgressed' || during.length > 0) return;
+      during.push(
+        t.backend.invoke('import.results', { files: [{ name: 's.json', text: JSON.stringify(referenceResultsNew({ tokPerS: 20, storageTokPerS: 6 })) }], systemLabel: 'rig' }),
+        t.backend.invoke('trials.delete', { ids: [trialId] }),
+        t.backend.invoke('suites.delete', { id: first.suiteId }),
+      );
+    });
+    const switched = await t.backend.invoke('settings.update', { databasePath: imported });
+    unsubscribe();
+    expect(switched).toMatchObject({ ok: true, value: { databasePath: imported } });
+    expect(during).toHaveLength(3);
+    const busy = (what: string) => ({ ok: false, error: { code: 'BUSY', message: `the database ${imported} is being opened (Settings): ${what}` } });
+    expect(await Promise.all(during)).toEqual([
+      busy('import the files once it is open'),
+      busy('nothing is deleted from the database it replaces'),
+      busy('nothing is deleted from the database it replaces'),
+    ]);
+    // The database switched away from still holds what it held: one trial, none added.
+    const s = openStore(t.db, { readonly: true });
+    try {
+      expect(s.listTrials().map((x) => x.id)).toEqual([trialId]);
+    } finally {
+      s.close();
+    }
   });
 
   it('makes a new database, and its -wal and -shm, readable by the owner only; the API creates no folders', async () => {

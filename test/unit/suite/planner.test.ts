@@ -324,6 +324,23 @@ describe('planSuite', () => {
     expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', warmUpS: 1.5 })).toThrow(/--warm-up/);
   });
 
+  it('--max-requests ends every trial after that many completed requests, the duration still its longest, and is no reference MLPerf run', () => {
+    const plan = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'mlperf', cacheDir: '/mnt/kv', maxRequests: 40, trials: 1 });
+    for (const r of plan.runs) {
+      expect(r.options.maxRequests, r.scenarioId).toBe(40);
+      expect(r.options.duration, r.scenarioId).toBe(300);
+      expect(validateRunOptions(r.options).ok, r.scenarioId).toBe(true);
+      expect(r.derivation[0]).toMatch(/300 s measured or until 40 requests completed, whichever is first/);
+      expect(r.derivation.join('\n')).toMatch(/not the reference option: this profile's 300 s \(or 40 requests\)/);
+    }
+    expect(plan.notes).toContain('each trial ends once 40 requests have completed in its measured window, or at its 300 s if that comes first: the estimate is the longest it can take');
+    const without = planSuite(fakeHardware({ gpuGiB: null }), { profile: 'mlperf', cacheDir: '/mnt/kv', trials: 1 });
+    expect(without.runs.every((r) => r.options.maxRequests === 0)).toBe(true);
+    expect(without.runs[0].derivation.join('\n')).toMatch(/reference MLPerf option/);
+    expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', maxRequests: -1 })).toThrow(/--max-requests must be an integer ≥ 0/);
+    expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', maxRequests: 2.5 })).toThrow(/--max-requests/);
+  });
+
   it('rejects unknown scenarios and bad trial counts', () => {
     expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', scenarios: ['nope'] })).toThrow(/unknown scenario\(s\): nope/);
     expect(() => planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/x', trials: 0 })).toThrow(/--trials/);
