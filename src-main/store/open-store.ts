@@ -525,7 +525,7 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     migrate(copy, abs, version, MIGRATIONS, false);
     copy.pragma('foreign_keys = ON');
     const store = new Store(copy, abs, true);
-    store.unreadable.push(...lost);
+    store.noteLost(lost);
     copy = undefined;
     return { store, damage, allPlaced: placed.allPlaced };
   } catch (err) {

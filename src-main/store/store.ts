@@ -218,11 +218,15 @@ export class Store {
   /**
    * Stored rows found damaged while reading (bytes overwritten that SQLite's checks do not see:
    * JSON that no longer parses), each said once: a trial left out of a listing, a trial shown
-   * without its hardware. The rest is read as usual; the commands say these on stderr.
+   * without its hardware. The rest is read as usual; the commands say these on stderr. A store
+   * copied from a damaged database (openDamagedStore) says first what the copy could not read.
+   * Read-only: a fresh list each time, so a push to it would be lost (noteLost records those).
    */
-  get unreadable(): string[] {
-    return damageMessages(this.damaged);
+  get unreadable(): readonly string[] {
+    return [...this.lost, ...damageMessages(this.damaged)];
   }
+  /** What the copy of a damaged database could not read (salvageRows' notes), in the order said. */
+  private readonly lost: string[] = [];
   /** Every damaged row met, by row ("hardware snapshot 1"), in the order met. */
   private readonly damaged = new Map<string, DamagedRow>();
   /** The damaged rows each read in progress (readDamaged) has met, also those an earlier read noted. */
@@ -265,6 +269,11 @@ export class Store {
     } catch (err) {
       throw new StoreError('DB_CORRUPT', `${what} in ${this.path} cannot be read: the stored JSON is damaged (${(err as Error).message})`);
     }
+  }
+
+  /** Records what the copy of a damaged database could not read (openDamagedStore), each note once. */
+  noteLost(notes: readonly string[]): void {
+    for (const n of notes) if (!this.lost.includes(n)) this.lost.push(n);
   }
 
   /**
