@@ -42,8 +42,8 @@ describe('suite labels on the command line', () => {
     const c = JSON.parse(json.stdout) as SystemComparison;
     expect(c.kind).toBe('label');
     expect([c.a, c.b]).toEqual([
-      { label: FW1, id: FW1, trials: 5, suiteIds: [1, 2] },
-      { label: FW2, id: FW2, trials: 3, suiteIds: [3] },
+      { label: FW1, id: FW1, sizeBytes: null, trials: 5, suiteIds: [1, 2] },
+      { label: FW2, id: FW2, sizeBytes: null, trials: 3, suiteIds: [3] },
     ]);
     expect(c.matched).toBe(1);
     const tput = c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!;

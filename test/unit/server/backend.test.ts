@@ -842,7 +842,7 @@ describe('backend', () => {
     const t = await make();
     const importing = t.backend.invoke('import.results', { files: fiftyResultsFiles(), systemLabel: 'rig' });
     const other = path.join(t.dir, 'other.db');
-    const switching = t.backend.invoke('settings.update', { databasePath: other });
+    const switching = t.backend.invoke('settings.update', { databasePath: other, createDatabase: true });
     const [imported, switched] = await Promise.all([importing, switching]);
     expect(switched).toMatchObject({ ok: true, value: { databasePath: other } });
     expect((ok(imported) as { imported: unknown[]; errors: unknown[] }).errors).toEqual([]);
