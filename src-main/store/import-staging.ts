@@ -9,7 +9,7 @@ import type { ResultsFormat, TrialHistogram, TrialMetrics } from '../../src-shar
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { extractRamBacking } from './results-ingest.ts';
-import { unfinishedImport, type PackedResults, type Store } from './store.ts';
+import { optionColumns, unfinishedImport, type PackedResults, type Store } from './store.ts';
 
 /** One trial of an import, as staged: what insertFinishedTrial takes of an imported file, its run by position. */
 export interface StagedTrial {
@@ -136,9 +136,7 @@ CREATE TABLE ${s}.histograms (
       t.status,
       t.reason,
       t.configKey,
-      JSON.stringify(t.options),
-      typeof t.options.model === 'string' ? t.options.model : null,
-      typeof t.options.seed === 'number' ? t.options.seed : null,
+      ...optionColumns(t.options),
       t.startedAt,
       t.resultsFormat,
       t.packed.gzip,

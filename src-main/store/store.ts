@@ -66,6 +66,17 @@ function readStoredResults(gzip: Buffer): Record<string, unknown> | null {
 const nowIso = (): string => new Date().toISOString();
 
 /**
+ * The trials table's options_json, model and seed columns, from a trial's options: the model and seed
+ * are kept apart so that history can filter by them in SQL; each trial insert (run, finish, import)
+ * writes them by this one rule.
+ */
+export const optionColumns = (options: Record<string, unknown>): [optionsJson: string, model: string | null, seed: number | null] => [
+  JSON.stringify(options),
+  typeof options.model === 'string' ? options.model : null,
+  typeof options.seed === 'number' ? options.seed : null,
+];
+
+/**
  * A suite an import has not finished. kvbench builds that wrote an import in batches, each its own
  * transaction, left one in the file while they wrote ('running', owned by their process) and when
  * they failed or were killed ('running' with the process gone, or 'interrupted'). An import now
@@ -652,7 +663,6 @@ export class Store {
       const attempt = (
         this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
       ).a;
-      const seed = typeof t.options.seed === 'number' ? t.options.seed : null;
       return Number(
         this.db
           .prepare(
@@ -670,9 +680,7 @@ export class Store {
             t.trialIndex,
             attempt,
             t.configKey,
-            JSON.stringify(t.options),
-            typeof t.options.model === 'string' ? t.options.model : null,
-            seed,
+            ...optionColumns(t.options),
             t.startedAt ?? nowIso(),
             t.runner.pid,
             t.runner.host,
@@ -772,9 +780,7 @@ export class Store {
             t.status,
             t.reason,
             t.configKey,
-            JSON.stringify(t.options),
-            typeof t.options.model === 'string' ? t.options.model : null,
-            typeof t.options.seed === 'number' ? t.options.seed : null,
+            ...optionColumns(t.options),
             t.startedAt ?? nowIso(),
             t.finishedAt ?? nowIso(),
             t.wallMs,
