@@ -7,7 +7,7 @@ import { computed, ref, shallowRef } from 'vue';
 import { scenarioLabel, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
-import type { IpcError, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
+import type { IpcError, Result, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
 import { appendPoint, emptySeries, endedPhase, etaSeconds, overlap, queuedRow, rowKey, rowsFromPlan, type LiveSeries, type NotStartedReason, type RunPhase, type SeriesClock, type TrialRow } from '../live-run-model.ts';
@@ -143,17 +143,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     resetRun();
     starting.value = true;
     runPlan.value = wizard.plan;
-    phase.value = 'preparing';
-    preparation.value = 'Starting …';
-    wizard.step = 'run';
-    const r = await api().call('suite.start', { ...request, label: wizard.form.label.trim() || null });
-    starting.value = false;
-    if (!r.ok) {
-      stopOn(r.error);
-      return r.error;
-    }
-    suiteId.value = r.value.suiteId;
-    return null;
+    return preparing('Starting …', () => api().call('suite.start', { ...request, label: wizard.form.label.trim() || null }));
   }
 
   /**
@@ -164,10 +154,18 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     if (starting.value || running.value) return null;
     resetRun();
     starting.value = true;
+    return preparing(`Resuming suite ${id} …`, () => api().call('suite.resume', { suiteId: id }));
+  }
+
+  /**
+   * Shows the Run step preparing while the backend starts (or resumes) the suite, which it answers
+   * only once the hardware is detected; a refusal ends the run there, with its reason.
+   */
+  async function preparing(what: string, call: () => Promise<Result<{ suiteId: number }>>): Promise<IpcError | null> {
     phase.value = 'preparing';
-    preparation.value = `Resuming suite ${id} …`;
+    preparation.value = what;
     wizard.step = 'run';
-    const r = await api().call('suite.resume', { suiteId: id });
+    const r = await call();
     starting.value = false;
     if (!r.ok) {
       stopOn(r.error);
