@@ -46,6 +46,9 @@ const FLAG_MARK = '!';
 const flagLegend = (what: string): string =>
   `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n`;
 
+/** What the suite table's deleted column counts (trialsDeleted): the CLI cannot delete a trial, the app can. */
+const DELETED_LEGEND = 'deleted: complete trials deleted from the suite (in the app); kvbench suite --resume does not run them again\n';
+
 /**
  * Under the trial table, one line per RAM-backed cache directory its flagged trials ran on: what held
  * it in memory, as each trial's results said, so the mark says what was measured ("" when none).
@@ -140,7 +143,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
         const flagged = new Map(suites.map((s) => [s.id, store.listTrials({ suiteIds: [s.id] }).filter((t) => cautionsOf(t).length > 0).length]));
         process.stdout.write(
           `${table(
-            ['suite', 'created', 'system', 'drive', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running', FLAG_MARK],
+            ['suite', 'created', 'system', 'drive', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running', 'deleted', FLAG_MARK],
             suites.map((s) => [
               String(s.id),
               s.createdAt.replace('T', ' ').slice(0, 19),
@@ -154,11 +157,13 @@ export async function historyCommand(argv: string[]): Promise<number> {
               String(s.trialCounts.failed),
               String(s.trialCounts.aborted),
               String(s.trialCounts.running),
+              String(s.trialsDeleted),
               flagged.get(s.id)! > 0 ? String(flagged.get(s.id)) : '',
             ]),
             [0, 1, 2, 3, 4, 5, 6],
           )}\n`,
         );
+        if (suites.some((s) => s.trialsDeleted > 0)) process.stdout.write(DELETED_LEGEND);
         if ([...flagged.values()].some((n) => n > 0)) process.stdout.write(flagLegend('how many of its trials'));
         return 0;
       }

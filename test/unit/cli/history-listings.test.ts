@@ -11,6 +11,7 @@ import { planSuite } from '../../../src-main/suite/planner.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';
 import { dbIn, importDrive } from '../export/drive-imports.ts';
+import { addSuiteTrials } from '../store/seed-store.ts';
 
 afterEach(removeTempDirs);
 
@@ -131,9 +132,52 @@ describe('kvbench history listings and filters', () => {
     const suites = await history('--suites');
     const suiteLines = suites.stdout.split('\n');
     expect(suiteLines[0]).toMatch(/^suite\s+created\s+system\s+drive\s+profile/);
-    expect(suiteLines[0]).toMatch(/running\s+!$/);
+    expect(suiteLines[0]).toMatch(/running\s+deleted\s+!$/);
     expect(suiteLines.find((l) => l.includes('B-disk'))).toMatch(/ 0$/);
     expect(suiteLines.find((l) => l.includes('ram disk'))).toMatch(/ 1$/);
     expect(suites.stdout).toContain('!: how many of its trials the report flags');
+  });
+});
+
+describe('kvbench history --suites: deleted trials', () => {
+  it('counts in a deleted column the complete trials deleted from each suite, as --json does in trialsDeleted, and says what it means', async () => {
+    const db = path.join(tempDir(), 'kvbench.db');
+    const store = openStore(db);
+    let deletedFrom = 0;
+    let intact = 0;
+    try {
+      const results = (): Record<string, unknown> => kvbenchResults({ tokPerS: 100 }) as unknown as Record<string, unknown>;
+      deletedFrom = addSuiteTrials(store, fakeHardware(), 3, () => ({ results: results() }));
+      intact = addSuiteTrials(store, fakeHardware(), 2, () => ({ results: results() }));
+      const [, second, third] = store.listTrials({ suiteIds: [deletedFrom], order: 'asc' });
+      store.deleteTrials([second.id, third.id]);
+      for (const id of [deletedFrom, intact]) store.setSuiteStatus(id, 'finished');
+    } finally {
+      store.close();
+    }
+    const suites = await runInProcess(() => historyCommand(['--suites', '--db', db]));
+    expect(suites.code, suites.stderr).toBe(0);
+    const lines = suites.stdout.split('\n');
+    expect(lines[0]).toMatch(/\scomplete\s+partial\s+failed\s+aborted\s+running\s+deleted\s+!$/);
+    const row = (id: number) => lines.find((l) => new RegExp(`^\\s*${id}\\s`).test(l));
+    // complete, partial, failed, aborted, running, deleted (then the flagged count, if any)
+    expect(row(deletedFrom)).toMatch(/ finished\s+1\s+0\s+0\s+0\s+0\s+2(\s+\d+)?$/);
+    expect(row(intact)).toMatch(/ finished\s+2\s+0\s+0\s+0\s+0\s+0(\s+\d+)?$/);
+    expect(suites.stdout).toContain('deleted: complete trials deleted from the suite (in the app); kvbench suite --resume does not run them again\n');
+    const json = JSON.parse((await runInProcess(() => historyCommand(['--suites', '--json', '--db', db]))).stdout) as { id: number; trialsDeleted: number }[];
+    expect(json.map((s) => [s.id, s.trialsDeleted]).sort()).toEqual([
+      [deletedFrom, 2],
+      [intact, 0],
+    ]);
+
+    // No legend where nothing was deleted.
+    const store2 = openStore(db);
+    try {
+      store2.deleteSuite(deletedFrom);
+    } finally {
+      store2.close();
+    }
+    const clean = await runInProcess(() => historyCommand(['--suites', '--db', db]));
+    expect(clean.stdout).not.toContain('deleted:');
   });
 });
