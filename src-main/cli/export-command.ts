@@ -1,30 +1,39 @@
-// `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration.
+// `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration;
+// with `--content report`, the report's table as CSV (the file the app's Report page saves as Report CSV).
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { buildExportModel } from '../export/export-model.ts';
-import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
+import { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
+import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportContent, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
 import { selectionFromFlags } from '../export/selection.ts';
 import { intListFlag, parseCommandArgs } from './command-args.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
+       kvbench export --content report --out FILE [filters]
 
 Writes the selected trials (default: every trial) with their full configuration, status, every
 metric and a hardware summary: CSV (one row per trial, with the report's caution for a flagged
 trial), XLSX (Trials, Scenarios with median/P95/CV, Pooled latency, Tier comparison, Notes: the
 trials excluded or flagged and the tier notes, About), or JSON (everything, including each trial's
-hardware snapshot).
+hardware snapshot). With --content report: the report's table as CSV, the file the app's Report
+page saves as Report CSV (the XLSX's Scenarios sheet).
 
   --out FILE           the file to write (replaced atomically, through a symbolic link; a pipe or
                        device such as /dev/stdout is written into; never the database itself)
   --format F           csv, xlsx or json (default: from the file's extension)
+  --content C          what the CSV holds: trials (default: one row per trial) or report (one row
+                       per scenario group and metric: its trials, n, median, P95, CV, min and max
+                       of the per-trial values; CSV whatever the file's name); XLSX and JSON hold both
   --suite ID, --system REF, --drive REF, --label TEXT, --scenario a,b, --status s,t, --model M, --since, --until
                        the same filters as kvbench history
-  --include-incomplete aggregate partial trials in the summary sheets too
-  --exclude-flagged    leave the trials the report flags out of the summary sheets (XLSX, JSON; the
-                       file records it, and lists each trial left out with why)
+  --include-incomplete aggregate partial trials in the report's aggregates too (--content report,
+                       XLSX, JSON)
+  --exclude-flagged    leave the trials the report flags out of the aggregates (--content report,
+                       XLSX, JSON; an XLSX or JSON file records it, and lists each trial left out
+                       with why)
 ${statedBandwidthUsage(23)}  --db PATH            the database (default: $KVBENCH_DB, else the user data directory)
 `;
 
@@ -34,6 +43,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     options: {
       out: { type: 'string', short: 'o' },
       format: { type: 'string' },
+      content: { type: 'string', default: 'trials' },
       suite: { type: 'string', multiple: true },
       system: { type: 'string', multiple: true },
       drive: { type: 'string', multiple: true },
@@ -58,7 +68,14 @@ export async function exportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench export: --out FILE is required\n\n${EXPORT_USAGE}`);
     return 1;
   }
-  const format = (a.format ?? formatFromPath(out)) as ExportFormat | null;
+  if (!(EXPORT_CONTENTS as readonly string[]).includes(a.content)) {
+    process.stderr.write(`kvbench export: --content must be ${EXPORT_CONTENTS.join(' or ')}, got ${a.content}\n`);
+    return 1;
+  }
+  const content = a.content as ExportContent;
+  const report = content === 'report';
+  // The report is a CSV only: a file name without a known extension (/dev/stdout) gets one.
+  const format = (a.format ?? formatFromPath(out) ?? (report ? 'csv' : null)) as ExportFormat | null;
   if (format === null || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
     // A folder has no extension to take the format from: what is wrong there is --out, so say that.
     const outProblem = a.format === undefined ? outputFileProblem(out) : null;
@@ -67,17 +84,25 @@ export async function exportCommand(argv: string[]): Promise<number> {
     );
     return 1;
   }
+  if (report && format !== 'csv') {
+    process.stderr.write("kvbench export: --content report is a CSV (the report's table); an XLSX or JSON file holds the report and the trials both: leave --content out\n");
+    return 1;
+  }
   const stated = statedBandwidthFromFlags(a['stated-read-gbps'], a['stated-write-gbps']);
   if (typeof stated === 'string') {
     process.stderr.write(`kvbench export: ${stated}\n`);
     return 1;
   }
   if (stated !== null && format === 'csv') {
-    process.stderr.write('kvbench export: --stated-read-gbps/--stated-write-gbps apply to the tier comparison, which only XLSX and JSON carry (a CSV has one row per trial)\n');
+    process.stderr.write(
+      `kvbench export: --stated-read-gbps/--stated-write-gbps apply to the tier comparison, which only XLSX and JSON carry (${report ? 'the report CSV holds the per-scenario table' : 'a CSV has one row per trial'})\n`,
+    );
     return 1;
   }
-  if (a['exclude-flagged'] && format === 'csv') {
-    process.stderr.write('kvbench export: --exclude-flagged applies to the aggregates, which only XLSX and JSON carry (a CSV has one row per trial, each flagged one with its caution)\n');
+  if (a['exclude-flagged'] && format === 'csv' && !report) {
+    process.stderr.write(
+      'kvbench export: --exclude-flagged applies to the aggregates, which only a report CSV (--content report), XLSX and JSON carry (a trials CSV has one row per trial, each flagged one with its caution)\n',
+    );
     return 1;
   }
   const suiteErrors: string[] = [];
@@ -113,8 +138,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
       return 1;
     }
     try {
-      await writeExport(model, format, out);
-      process.stderr.write(`exported ${model.trials.length} trial(s) to ${out} (${format})\n`);
+      await writeExport(model, format, out, content);
+      if (report) {
+        const rows = model.report.scenarios.reduce((n, s) => n + s.metrics.length, 0);
+        process.stderr.write(`exported the report of ${model.trials.length} trial(s), ${model.report.scenarios.length} group(s) in ${rows} row(s), to ${out} (${format})\n`);
+      } else process.stderr.write(`exported ${model.trials.length} trial(s) to ${out} (${format})\n`);
       return 0;
     } catch (err) {
       const why = err instanceof FileWriteError ? `could not write ${out}: ${err.message}` : (err as Error).message;

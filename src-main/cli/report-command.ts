@@ -18,6 +18,8 @@ the spread (CV); incomplete trials are listed and excluded (--include-incomplete
 ones). Then the tier comparison: throughput, per-tier P95, speedup against storage-only, bytes
 moved, and efficiency against the drive's probed bandwidth. Trials of suites with different suite
 labels (kvbench suite --label) are aggregated apart, as those of different systems and drives are.
+The per-scenario table as a CSV file (the app's Report CSV): kvbench export --content report
+--suite ID --out FILE (the filters of kvbench export).
 
   --suite ID[,ID…]       one suite, or several (comma-separated or repeated) (default: the newest
                          suite that ran on any system)

@@ -10,6 +10,7 @@ import { RUN_OPTION_KEYS } from '../../src-shared/domain/run-options.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+import type { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { suitesText } from '../../src-shared/domain/places.ts';
 import { cautionsOf, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
@@ -21,6 +22,8 @@ import { clipForCell } from '../engine/report/xlsx-export.ts';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+/** What a CSV holds (see EXPORT_CONTENTS); XLSX and JSON files hold both. */
+export type ExportContent = (typeof EXPORT_CONTENTS)[number];
 
 export type Cell = string | number | boolean | null;
 
@@ -161,6 +164,11 @@ export function toReportCsv(model: ExportModel): string {
   return csvTable(SCENARIO_COLUMNS, scenarioRows(model));
 }
 
+/** The CSV of `content`: the trials' (`kvbench export`, History's) or the report's (`--content report`, the Report page's). */
+export function csvOf(model: ExportModel, content: ExportContent = 'trials'): string {
+  return content === 'report' ? toReportCsv(model) : toCsv(model);
+}
+
 export function toJson(model: ExportModel): string {
   return `${JSON.stringify(
     {
@@ -272,8 +280,8 @@ function flaggedTrialsText(report: ScenarioReport): string {
   return `EXCLUDED from aggregates (exclude flagged trials was on): ${which}; Trials still lists every trial, with its caution`;
 }
 
-export async function writeExport(model: ExportModel, format: ExportFormat, file: string): Promise<void> {
-  if (format === 'csv') await writeFileAtomic(file, toCsv(model));
+export async function writeExport(model: ExportModel, format: ExportFormat, file: string, content: ExportContent = 'trials'): Promise<void> {
+  if (format === 'csv') await writeFileAtomic(file, csvOf(model, content));
   else if (format === 'json') await writeFileAtomic(file, toJson(model));
   else await writeFileAtomic(file, await toXlsxBuffer(model));
 }

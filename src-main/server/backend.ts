@@ -38,7 +38,7 @@ import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { buildExportModel, requireSuites } from '../export/export-model.ts';
-import { toCsv, toJson, toReportCsv, toXlsxBuffer } from '../export/export-trials.ts';
+import { csvOf, toJson, toXlsxBuffer } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { comparisonSides, resolveSelection } from '../export/selection.ts';
 import { facetMatches } from '../../src-shared/domain/facet-matches.ts';
@@ -837,7 +837,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
         data =
           r.format === 'csv'
-            ? Buffer.from(r.content === 'report' ? toReportCsv(model) : toCsv(model))
+            ? Buffer.from(csvOf(model, r.content))
             : r.format === 'json'
               ? Buffer.from(toJson(model))
               : await toXlsxBuffer(model, { words: (text) => inAppWords(scenarioLabelsIn(text)) });

@@ -533,6 +533,8 @@ export type SuiteStatus = z.infer<typeof SuiteStatusSchema>;
 // The channels
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
+/** What a CSV export holds: the trials (one row per trial) or the report's table (one row per group and metric). */
+export const EXPORT_CONTENTS = ['trials', 'report'] as const;
 export const MAX_IMPORT_FILES = 50;
 /** Per file, as text (results JSON with raw per-request lists can be large). */
 export const MAX_IMPORT_FILE_CHARS = 64 * 1024 * 1024;
@@ -687,7 +689,7 @@ export const CONTRACT = {
        * the report's rows, per group and metric the median, P95 and CV (the report page's). XLSX and
        * JSON files carry both.
        */
-      content: z.enum(['trials', 'report']).optional(),
+      content: z.enum(EXPORT_CONTENTS).optional(),
     }),
     response: z.object({ ...exportedFile, trialCount: count, unreadable: unreadableRows }),
   },

@@ -78,7 +78,9 @@ describe('kvbench export --exclude-flagged', () => {
 
     const csv = await exp('--out', path.join(dir, 'x.csv'), '--exclude-flagged');
     expect(csv.code).toBe(1);
-    expect(csv.stderr).toBe('kvbench export: --exclude-flagged applies to the aggregates, which only XLSX and JSON carry (a CSV has one row per trial, each flagged one with its caution)\n');
+    expect(csv.stderr).toBe(
+      'kvbench export: --exclude-flagged applies to the aggregates, which only a report CSV (--content report), XLSX and JSON carry (a trials CSV has one row per trial, each flagged one with its caution)\n',
+    );
     expect(fs.existsSync(path.join(dir, 'x.csv'))).toBe(false);
 
     const xlsx = path.join(dir, 'x.xlsx');
