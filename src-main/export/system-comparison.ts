@@ -591,7 +591,7 @@ function matchedRows(ga: Grouped, gb: Grouped): MatchedRow[] {
 
 const rowId = (r: MatchedRow): string => `${r.key}\u0000${r.placeA}\u0000${r.placeB}`;
 
-/** "storage-only: tiny-1b, 4u … (A 1 of 3 trials unflagged, B 3 of 3)": a configuration the exclusion of flagged trials changed. */
+/** "storage-only: tiny-1b, 4 users … (A 1 of 3 trials unflagged, B 3 of 3)": a configuration the exclusion of flagged trials changed. */
 function describeExclusion(first: TrialRecord, all: { a: number; b: number }, kept: { a: number; b: number }, places: string | null): string {
   return `${first.scenarioId}: ${describeConfig(first.options)}${places ?? ''} (A ${kept.a} of ${all.a} trial(s) unflagged, B ${kept.b} of ${all.b})`;
 }

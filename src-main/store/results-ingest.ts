@@ -366,21 +366,31 @@ export function optionValue(options: Record<string, unknown>, key: string): unkn
 }
 
 /**
- * A short description of a configuration for tables: model, users, seconds, CPU and GPU GiB,
- * generation, and a storage cap when there is one (an MLPerf option added to a quick or standard suite
- * runs capped, where the reference's has 95 % of the free space: the row says so); then every other
- * option of the configuration key that is not its default, by its flag ("warm-up 1", "direct-io off",
- * "disable-multi-turn"), so two rows kept apart never read alike. Made when a report is read, never
- * stored: trials of any age are described by the same rule.
+ * A short description of a configuration for tables and notes, in words a reader knows ("tiny-1b,
+ * 4 users, 30 s, CPU 0.25 GiB, GPU 0 GiB, generation none"): model, users, seconds, CPU and GPU
+ * budgets, generation, and a storage cap when there is one (an MLPerf option added to a quick or
+ * standard suite runs capped, where the reference's has 95 % of the free space: the row says so); then
+ * every other option of the configuration key that is not its default, by its flag ("warm-up 1",
+ * "direct-io off", "disable-multi-turn"), so two rows kept apart never read alike. Made when a report
+ * is read, never stored, and no key: trials match by configKey; trials of any age are described by
+ * the same rule.
  */
 export function describeConfig(options: Record<string, unknown>): string {
   const v = (k: string): unknown => optionValue(options, k);
-  const parts = [`${v('model')}`, `${v('numUsers')}u`, `${v('duration')}s`, `cpu ${v('cpuMemGb')}`, `gpu ${v('gpuMemGb')}`, `gen ${v('generationMode')}`];
+  const users = v('numUsers');
+  const parts = [
+    `${v('model')}`,
+    `${users} user${users === 1 ? '' : 's'}`,
+    `${v('duration')} s`,
+    `CPU ${v('cpuMemGb')} GiB`,
+    `GPU ${v('gpuMemGb')} GiB`,
+    `generation ${v('generationMode')}`,
+  ];
   if (Number(v('worldSize')) > 1) parts.push(`× ${v('worldSize')} hosts`);
   if (Number(v('storageCapacityGb')) > 0) parts.push(`storage ${v('storageCapacityGb')} GiB`);
-  if (v('maxConcurrentAllocs') !== 0) parts.push(`mca ${v('maxConcurrentAllocs')}`);
-  if (v('enableAutoscaling')) parts.push(`auto ${v('autoscalerMode')}`);
-  if (v('maxRequests') !== 0) parts.push(`max ${v('maxRequests')} req`);
+  if (v('maxConcurrentAllocs') !== 0) parts.push(optionText('maxConcurrentAllocs', v('maxConcurrentAllocs')));
+  if (v('enableAutoscaling')) parts.push(`autoscaling ${v('autoscalerMode')}`);
+  if (v('maxRequests') !== 0) parts.push(`max ${v('maxRequests')} requests`);
   const described = [...DESCRIBED_KEYS, ...(v('enableAutoscaling') ? ['autoscalerMode'] : [])];
   const defaults = DEFAULT_RUN_OPTIONS as unknown as Record<string, unknown>;
   for (const k of [...CONFIG_MATCH_KEYS, ...CONFIG_MATCH_KEYS_WHEN_SET]) {

@@ -45,7 +45,7 @@ describe('kvbench report --exclude-flagged', () => {
       'Flagged trials excluded (--exclude-flagged): A 1 of 4 matched trial(s) left out (1 on a RAM-backed cache directory); B 1 of 3 matched trial(s) left out (1 with storage reads the page cache served).',
     );
     expect(text.stdout).toContain('note: A (A-disk): 1 of its 4 matched trial(s) left out as flagged (1 on a RAM-backed cache directory)');
-    expect(text.stdout).toMatch(/^storage-only: tiny-1b, 4u.*\s1\/1$/m);
+    expect(text.stdout).toMatch(/^storage-only: tiny-1b, 4 users.*\s1\/1$/m);
     expect(text.stdout).not.toMatch(/flagged A\/B|count those trials like any other/);
 
     // The default is unchanged: the flagged trials count, and are marked.

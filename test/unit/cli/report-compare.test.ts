@@ -106,11 +106,11 @@ describe('kvbench report --compare', () => {
     const other = await compare('B-other');
     expect(other.matched).toBe(0);
     expect(other.notes).toContain(
-      "storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): not matched, B's nearest run of this scenario differs in --disable-multi-turn false vs true, --max-concurrent-allocs 0 vs 2 (--match scenario lets only the users and tier budgets differ)",
+      "storage-only (tiny-1b, 4 users, 4 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1): not matched, B's nearest run of this scenario differs in --disable-multi-turn false vs true, --max-concurrent-allocs 0 vs 2 (--match scenario lets only the users and tier budgets differ)",
     );
     const big = await compare('B-big');
     expect(big.matched).toBe(1);
-    expect(big.notes).toContain('storage-only (tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1): matched by scenario, A and B differ in --num-users 4 vs 8, --cpu-mem-gb 0 vs 2');
+    expect(big.notes).toContain('storage-only (tiny-1b, 4 users, 4 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1): matched by scenario, A and B differ in --num-users 4 vs 8, --cpu-mem-gb 0 vs 2');
   });
 
   it('never pools two scenarios that ran one configuration into a row: each is matched with the same scenario, and a note names the one left unmatched', async () => {
@@ -141,10 +141,10 @@ describe('kvbench report --compare', () => {
     expect(c.notes.some((n) => n.includes('count together in one row'))).toBe(false);
     expect(c.notes).toContain(
       '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: ' +
-        'scenarios that share a configuration can still differ, e.g. in the storage cap): cpu-storage (tiny-1b, 4u, 4s, cpu 1, gpu 0, gen none, storage 1 GiB, warm-up 1) only in B, A ran it as storage-saturation',
+        'scenarios that share a configuration can still differ, e.g. in the storage cap): cpu-storage (tiny-1b, 4 users, 4 s, CPU 1 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1) only in B, A ran it as storage-saturation',
     );
     const text = await runInProcess(() => reportCommand(['--compare', 'A', 'B', '--drives', '--per-config', '--db', dbIn(dir)]));
-    expect(text.stdout).toMatch(/^storage-saturation: tiny-1b, 4u, 4s, cpu 1, /m);
+    expect(text.stdout).toMatch(/^storage-saturation: tiny-1b, 4 users, 4 s, CPU 1 GiB, /m);
     expect(text.stdout).not.toMatch(/ \+ /);
   });
 
@@ -162,10 +162,10 @@ describe('kvbench report --compare', () => {
     const text = await runInProcess(() => reportCommand(['--compare', 'revB', 'revA', '--labels', '--per-config', '--db', dbIn(dir)]));
     expect(text.code, text.stderr).toBe(0);
     // One row, storage-saturation against storage-saturation: 30.5 ÷ 28.2 tok/s, not the pooled 2.82x-style mix.
-    expect(text.stdout).toMatch(/^storage-saturation: tiny-1b, 4u, 4s, cpu 1, .*\s2\s+2\s+30\.50\s+28\.20\s+1\.08x\s/m);
+    expect(text.stdout).toMatch(/^storage-saturation: tiny-1b, 4 users, 4 s, CPU 1 GiB, .*\s2\s+2\s+30\.50\s+28\.20\s+1\.08x\s/m);
     expect(text.stdout).not.toMatch(/cpu-storage \+ storage-saturation/);
     expect(text.stdout).toContain('note: 1 scenario(s) ran a configuration that the other side ran only under another scenario');
-    expect(text.stdout).toContain('cpu-storage (tiny-1b, 4u, 4s, cpu 1, gpu 0, gen none, storage 1 GiB, warm-up 1) only in B, A ran it as storage-saturation');
+    expect(text.stdout).toContain('cpu-storage (tiny-1b, 4 users, 4 s, CPU 1 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1) only in B, A ran it as storage-saturation');
   });
 
   it('says which of a side\'s trials of matched configurations were left out as not complete', async () => {

@@ -102,10 +102,10 @@ describe('kvbench report: tier comparison', () => {
     }
     const { tiers } = await reportOf(dir, '--system', 'rig');
     expect(tiers.rows.map((r) => `${r.driveLabel}: ${r.configDescription}`).sort()).toEqual([
-      'A-first: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1',
-      'B-buffered: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1, direct-io off',
-      'B-other: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, mca 2, disable-multi-turn, warm-up 1, io-depth 4, fsync-policy none',
-      'B-quiet: tiny-1b, 4u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, dataset-path sharegpt.json, warm-up 1',
+      'A-first: tiny-1b, 4 users, 4 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1',
+      'B-buffered: tiny-1b, 4 users, 4 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1, direct-io off',
+      'B-other: tiny-1b, 4 users, 4 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, max-concurrent-allocs 2, disable-multi-turn, warm-up 1, io-depth 4, fsync-policy none',
+      'B-quiet: tiny-1b, 4 users, 4 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, dataset-path sharegpt.json, warm-up 1',
     ]);
   });
 
@@ -131,7 +131,7 @@ describe('kvbench report: tier comparison', () => {
     const { tiers } = await reportOf(dir, '--system', 'rig');
     expect(rows.map((x) => [x.users, x.config_key, x.configuration])).toEqual(tiers.rows.map((t) => [2, t.configKey, t.configDescription]));
     expect(new Set(rows.map((x) => x.configuration)).size).toBe(2);
-    expect(rows.map((x) => x.configuration)).toContain('llama3.1-8b, 2u, 10s, cpu 0, gpu 0, gen none, storage 1 GiB, auto qos, autoscaler-interval 1');
+    expect(rows.map((x) => x.configuration)).toContain('llama3.1-8b, 2 users, 10 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, autoscaling qos, autoscaler-interval 1');
   });
 
   it('flags a RAM-backed trial by what held it in memory, never as tmpfs or ramfs alone (a loop device on tmpfs is neither)', async () => {

@@ -49,7 +49,7 @@ function compare(s: Store, excludeFlagged?: boolean): SystemComparison {
   return buildSystemComparison(side('A-disk'), side('B-disk'), { kind: 'drive', ...(excludeFlagged === undefined ? {} : { excludeFlagged }) });
 }
 
-const CONFIG = (users: number): string => `tiny-1b, ${users}u, 4s, cpu 0, gpu 0, gen none, storage 1 GiB, warm-up 1`;
+const CONFIG = (users: number): string => `tiny-1b, ${users} users, 4 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1`;
 
 describe('a comparison that excludes flagged trials', () => {
   it('by default counts and marks flagged trials as before: nothing left out, no exclusion recorded', async () => {
@@ -118,8 +118,8 @@ describe('a comparison that excludes flagged trials', () => {
       'Flagged trials excluded (--exclude-flagged): A 2 of 10 matched trial(s) left out (1 on a RAM-backed cache directory, 1 where the engine stalled); ' +
         'B 5 of 8 matched trial(s) left out (2 on a RAM-backed cache directory, 3 with storage reads the page cache served).',
     );
-    expect(text).toMatch(/^storage-only: tiny-1b, 4u.*\s2\/1$/m);
-    expect(text).toMatch(/^storage-only: tiny-1b, 8u.*\s\?\s+—\s+0\/2$/m);
+    expect(text).toMatch(/^storage-only: tiny-1b, 4 users.*\s2\/1$/m);
+    expect(text).toMatch(/^storage-only: tiny-1b, 8 users.*\s\?\s+—\s+0\/2$/m);
     expect(text).not.toMatch(/flagged A\/B/);
   });
 

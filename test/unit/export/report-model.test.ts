@@ -436,9 +436,9 @@ describe('tier comparison', () => {
     const text = formatTierComparison(t);
     // The rows of one scenario are told apart: their users and their configuration are shown.
     expect(text).toMatch(/^scenario\s+configuration\s+users\s+GPU\s+CPU/m);
-    expect(text).toMatch(/^cpu-only\s+tiny-1b, 50u, .*\s50\s+0\s+1\s+2\s+1,500\s+1\.50x/m);
-    expect(text).toMatch(/^storage-only\s+tiny-1b, 50u, .*\s50\s+0\s+0\.125\s+2\s+1,000\s+1\.00x/m);
-    expect(text).toMatch(/^note: cpu-only, tiny-1b, 4u, .*: no storage-only run of this configuration \(the nearest differs in --warm-up 30 vs 0\)$/m);
+    expect(text).toMatch(/^cpu-only\s+tiny-1b, 50 users, .*\s50\s+0\s+1\s+2\s+1,500\s+1\.50x/m);
+    expect(text).toMatch(/^storage-only\s+tiny-1b, 50 users, .*\s50\s+0\s+0\.125\s+2\s+1,000\s+1\.00x/m);
+    expect(text).toMatch(/^note: cpu-only, tiny-1b, 4 users, .*: no storage-only run of this configuration \(the nearest differs in --warm-up 30 vs 0\)$/m);
   });
 
   it('a multi-host result stays out of the tier comparison whatever scenario it was filed under, and a note says so', () => {
@@ -457,7 +457,7 @@ describe('tier comparison', () => {
       ['storage-only', 100],
     ]);
     const note = t.notes.find((n) => n.startsWith('2 multi-host row(s) left out'));
-    expect(note).toMatch(/storage-only, tiny-1b, 2u, .*× 3 hosts/);
+    expect(note).toMatch(/storage-only, tiny-1b, 2 users, .*× 3 hosts/);
     expect(note).toMatch(/one host's tier layouts$/);
     expect(formatTierComparison(t)).toMatch(/^note: 2 multi-host row\(s\) left out/m);
     // Nothing left out: nothing said.
@@ -758,7 +758,7 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(none.configs[0]).toMatchObject({ ratio: 0, logRatio: null, pValue: null, withinNoise: null, winner: 'b' });
     expect(none).toMatchObject({ tested: 0, verdict: 'unknown', leader: 'b', geoMeanRatio: 0 });
     expect(formatComparison(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', [7, 7]) }, { label: 'b', id: 'b', trials: side('b', [7, 7]) }, { metrics: ['decode_bytes_read'] }), { perConfig: true }))
-      .toMatch(/s: m, 1u, .*\s2\s+2\s+0\.0 MiB\s+0\.0 MiB\s+1\.00x\s+TIE\s+yes\s+1\.0$/m);
+      .toMatch(/s: m, 1 user, .*\s2\s+2\s+0\.0 MiB\s+0\.0 MiB\s+1\.00x\s+TIE\s+yes\s+1\.0$/m);
   });
 
   it('a tie favours neither side: configurations equal on both (a tier both lack) stay out of the win rate and name no differentiator', () => {
@@ -855,11 +855,11 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(c.matched).toBe(2);
     expect(c.notes.join('\n')).toMatch(/^A \(SA\) ran 1 matched configuration\(s\) on several drives \(SA · fastdisk label; SA · slowdisk label\): each drive is compared on its own row, never pooled/m);
     const text = formatComparison(c, { perConfig: true });
-    expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · fastdisk label, B on SB\s+2\s+2\s+300\s+200\s+1\.50x\s+A/);
-    expect(text).toMatch(/storage-only: tiny-1b, 4u, .* — A on SA · slowdisk label, B on SB\s+2\s+2\s+100\s+200\s+0\.50x\s+B/);
+    expect(text).toMatch(/storage-only: tiny-1b, 4 users, .* — A on SA · fastdisk label, B on SB\s+2\s+2\s+300\s+200\s+1\.50x\s+A/);
+    expect(text).toMatch(/storage-only: tiny-1b, 4 users, .* — A on SA · slowdisk label, B on SB\s+2\s+2\s+100\s+200\s+0\.50x\s+B/);
     // One drive per side, as in a drive comparison: one row, described as before.
     const one = buildSystemComparison({ label: 'SA', id: 'SA', trials: a.slice(0, 2) }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
-    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([[JSON.stringify(['storage-only', 'k']), 'tiny-1b, 4u, 3s, cpu 0, gpu 0, gen fast']]);
+    expect(one.metrics[0].configs.map((x) => [x.key, x.description])).toEqual([[JSON.stringify(['storage-only', 'k']), 'tiny-1b, 4 users, 3 s, CPU 0 GiB, GPU 0 GiB, generation fast']]);
     expect(one.notes.join()).not.toMatch(/several drives/);
   });
 

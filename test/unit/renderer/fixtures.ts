@@ -177,7 +177,7 @@ export function report(): ResponseOf<'report.build'> {
           scenarioId: 'storage-only',
           label: 'Storage only',
           configKey: 'k1',
-          configDescription: 'llama3.1-8b, 50u, 30s, cpu 0.5, gpu 0, gen realistic',
+          configDescription: 'llama3.1-8b, 50 users, 30 s, CPU 0.5 GiB, GPU 0 GiB, generation realistic',
           options: {},
           systemId: 'sys-1',
           systemLabel: 'lab1',

@@ -16,7 +16,7 @@ describe('report: the tier comparison notes (rev12-gui M8)', () => {
   it('name scenarios by their titles and options by their Plan fields, not by slugs and internal keys', async () => {
     const r = report();
     r.tiers!.notes = [
-      'autoscale, tiny-1b, 2u, 3s, cpu 0.25: no storage-only run of this configuration (the nearest differs in --num-users 2 vs 4, --enable-autoscaling true vs false, --autoscaler-interval 1 vs 10)',
+      'autoscale, tiny-1b, 2 users, 3 s, CPU 0.25 GiB: no storage-only run of this configuration (the nearest differs in --num-users 2 vs 4, --enable-autoscaling true vs false, --autoscaler-interval 1 vs 10)',
       'cpu-only: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %',
     ];
     installFakeApi({ 'report.build': () => r });
@@ -24,7 +24,7 @@ describe('report: the tier comparison notes (rev12-gui M8)', () => {
     await flush();
     const notes = w.findAll('ul.notes li').map((li) => li.text());
     expect(notes).toEqual([
-      'Autoscaling discovery, tiny-1b, 2u, 3s, cpu 0.25: no Storage only run of this configuration (the nearest differs in “Users” 2 vs 4, “Autoscaling” true vs false, “Autoscaler interval (s)” 1 vs 10)',
+      'Autoscaling discovery, tiny-1b, 2 users, 3 s, CPU 0.25 GiB: no Storage only run of this configuration (the nearest differs in “Users” 2 vs 4, “Autoscaling” true vs false, “Autoscaler interval (s)” 1 vs 10)',
       'CPU only: the storage tier read and wrote no bytes: no storage efficiency (—), not 0 %',
     ]);
   });

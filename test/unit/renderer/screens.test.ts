@@ -1160,7 +1160,7 @@ describe('compare', () => {
           'the ratios, win rates and verdicts count those trials like any other: a side named better on them may owe it to what flagged them, not to its drive (the flagged column counts the configurations they are in; per configuration, see --per-config)',
           'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see --per-config; compare drives directly with --drives)',
           'B (slow-box): 1 of its 2 matched trial(s) carry another caution (kvbench report lists it per trial)',
-          '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): cpu-storage (tiny-1b, 4u) only in B, A ran it as storage-saturation',
+          '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): cpu-storage (tiny-1b, 4 users) only in B, A ran it as storage-saturation',
         ],
         metrics: [],
       }),
@@ -1171,7 +1171,7 @@ describe('compare', () => {
       'A (lab1) ran 2 matched configuration(s) on several drives (nvme0n1; vda): each drive is compared on its own row, never pooled, so those configurations count once per drive in the ratios and win rates (see the “per config” buttons; compare drives directly with the Drives tab)',
       'B (slow-box): 1 of its 2 matched trial(s) carry another caution (the report lists it per trial)',
       // rev12 M3: scenarios by the names the app shows them under, not their CLI ids.
-      '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): CPU + storage (tiny-1b, 4u) only in B, A ran it as Storage saturation',
+      '1 scenario(s) ran a configuration that the other side ran only under another scenario, so they are not matched (a scenario is compared only with the same scenario: scenarios that share a configuration can still differ, e.g. in the storage cap): CPU + storage (tiny-1b, 4 users) only in B, A ran it as Storage saturation',
     ]);
     expect(w.findAll('[role=tab]').map((t) => t.text())).toEqual(['Systems', 'Drives', 'Suite labels']);
   });
@@ -1185,7 +1185,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
@@ -1209,7 +1209,7 @@ describe('compare', () => {
           {
             // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1,
             meanRatio: 1.01,
             geoMeanRatio: 1.01,
@@ -1233,7 +1233,7 @@ describe('compare', () => {
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1,
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
@@ -1287,7 +1287,7 @@ describe('compare', () => {
     expect(unknownNoise[2].attributes('title')).toContain('no configuration has 2 or more trials a side');
     await w.findAll('button').find((b) => b.text() === 'per config')!.trigger('click');
     expect(w.text()).toContain('real (p 0.010)');
-    expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].find('tbody td').text()).toBe('Storage only: tiny-1b, 4u');
+    expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].find('tbody td').text()).toBe('Storage only: tiny-1b, 4 users');
   });
 
   it('a side with flagged trials says how many beside its trials, per configuration, and why in the notes', async () => {
@@ -1301,7 +1301,7 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0 }],
             compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
           },
         ],
@@ -1329,7 +1329,7 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4u', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0 }],
             compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0,
           },
         ],

@@ -194,6 +194,19 @@ function readsInsideTransactions(store: Store): Record<string, unknown>[] {
   return rows;
 }
 
+describe('configuration description', () => {
+  it('names each part in words a reader knows (users, seconds, GiB, generation), not shorthand; the configuration key is unchanged', () => {
+    const options = { model: 'tiny-1b', numUsers: 2, duration: 3, cpuMemGb: 0.25, gpuMemGb: 0, generationMode: 'none', warmUp: 1, storageCapacityGb: 1 };
+    expect(describeConfig(options)).toBe('tiny-1b, 2 users, 3 s, CPU 0.25 GiB, GPU 0 GiB, generation none, storage 1 GiB, warm-up 1');
+    expect(describeConfig({ ...options, numUsers: 1, generationMode: 'realistic' })).toBe('tiny-1b, 1 user, 3 s, CPU 0.25 GiB, GPU 0 GiB, generation realistic, storage 1 GiB, warm-up 1');
+    expect(describeConfig({ ...options, maxConcurrentAllocs: 16, enableAutoscaling: true, autoscalerMode: 'qos', maxRequests: 100, worldSize: 2 })).toBe(
+      'tiny-1b, 2 users, 3 s, CPU 0.25 GiB, GPU 0 GiB, generation none, × 2 hosts, storage 1 GiB, max-concurrent-allocs 16, autoscaling qos, max 100 requests, warm-up 1',
+    );
+    // Stored trials match by the key, which the wording never enters: the same as before it changed.
+    expect(configKey(options)).toBe('570cae4ad3fb3ead');
+  });
+});
+
 describe('import', () => {
   it('holds the write lock for a fixed amount of reading per file, and never reads a stored results blob', async () => {
     // review (fault) #3: every file listed every trial of the new suite, results blobs and metrics

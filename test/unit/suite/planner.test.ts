@@ -130,12 +130,12 @@ describe('planSuite', () => {
     expect(standard.runs.flatMap((r) => r.derivation).join('\n')).not.toMatch(/reference MLPerf option/);
     expect(standard.notes.join('\n')).toMatch(/^mlperf-storage-stress, mlperf-storage-throughput, mlperf-large-model run the MLPerf options' workloads at this profile's duration and storage capacity, not the reference options/m);
     // The report's row says the cap; a reference run's has none.
-    expect(describeConfig(stress.options)).toBe('llama3.1-8b, 200u, 180s, cpu 0, gpu 0, gen none, storage 64 GiB, mca 16');
+    expect(describeConfig(stress.options)).toBe('llama3.1-8b, 200 users, 180 s, CPU 0 GiB, GPU 0 GiB, generation none, storage 64 GiB, max-concurrent-allocs 16');
     const mlperf = planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv', trials: 1 });
     const refStress = mlperf.runs.find((r) => r.scenarioId === 'mlperf-storage-stress')!;
     expect(refStress.derivation).toEqual(expect.arrayContaining(['MLPerf option 1: llama3.1-8b, 200 users, CPU 0 GiB, max 16 concurrent allocations', 'generation none, GPU 0 (reference MLPerf option)']));
     expect(mlperf.notes.join('\n')).not.toMatch(/not the reference/);
-    expect(describeConfig(refStress.options)).toBe('llama3.1-8b, 200u, 300s, cpu 0, gpu 0, gen none, mca 16');
+    expect(describeConfig(refStress.options)).toBe('llama3.1-8b, 200 users, 300 s, CPU 0 GiB, GPU 0 GiB, generation none, max-concurrent-allocs 16');
     // The mlperf profile shortened is no reference either; smoke says what it really runs.
     expect(planSuite(fakeHardware(), { profile: 'mlperf', cacheDir: '/mnt/kv', durationS: 60 }).runs[0].derivation.join('\n')).toMatch(/not the reference option: this profile's 60 s and 95 % of the free space/);
     const smoke = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', extras: true, trials: 1 });
