@@ -49,6 +49,9 @@ export const useAppStore = defineStore('app', () => {
    */
   const settingsDraft = ref<Partial<Settings>>({});
 
+  /** Settings has changes not saved yet (kept while another screen is shown): leaving the page would lose them. */
+  const settingsUnsaved = computed(() => Object.keys(settingsDraft.value).length > 0);
+
   /**
    * Why `dir` cannot be used, when it is the default cache directory saved in Settings and Settings
    * would refuse that now (app.info's defaultCacheDirProblem: one an older kvbench saved, or a folder
@@ -113,5 +116,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, settingsDraft, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
 });

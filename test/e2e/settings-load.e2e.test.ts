@@ -1,11 +1,11 @@
 // End to end, through `kvbench serve` in Debian's Chromium: what Settings hold is checked when it is
 // read, not only when it is saved. A default cache directory an older kvbench saved, which Settings
 // would refuse now, is said at the server's start, under the wizard's field and under Settings' own,
-// and kept as saved.
+// and kept as saved. And a reload or a closed tab with Settings changes not saved asks first.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Dialog, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchChromium, screenshot, startServe, watchPage, type Served } from './harness.ts';
 
@@ -68,6 +68,38 @@ describe.skipIf(!HAS_CHROMIUM)('settings as they are read', () => {
     expect(await problemOf('input[name=defaultCacheDir]')).toContain(REFUSED);
     await screenshot(page, 'settings-load-settings');
     expect(fs.readFileSync(settingsFile, 'utf8')).toBe(written);
+    expect(problems).toEqual([]);
+  });
+
+  it('asks before a reload drops Settings changes not saved, and only then', async () => {
+    await page.click('[data-nav=settings]');
+    const dialogs: Dialog[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d);
+      void d.dismiss(); // stay
+    });
+    // Nothing changed: a reload asks nothing.
+    await page.reload();
+    await page.getByText('Live', { exact: true }).waitFor();
+    expect(dialogs).toHaveLength(0);
+
+    await page.click('[data-nav=settings]');
+    await page.check('input[name=latencyUnit][value=us]'); // a click: the page has had a user's gesture, as a browser requires before it asks
+    await page.getByText('Not saved yet').waitFor();
+    // Staying: the reload does not happen, and the change is still there.
+    void page.reload({ timeout: 5_000 }).catch(() => undefined);
+    await expect.poll(() => dialogs.length, { timeout: 10_000 }).toBe(1);
+    expect(dialogs[0].type()).toBe('beforeunload');
+    expect(await page.locator('input[name=latencyUnit][value=us]').isChecked()).toBe(true);
+    await page.getByText('Not saved yet').waitFor();
+
+    // Still asked after another screen was shown (the change is kept there), and by closing the tab.
+    await page.click('[data-nav=history]');
+    await page.locator('h1', { hasText: 'History' }).waitFor();
+    await page.close({ runBeforeUnload: true });
+    await expect.poll(() => dialogs.length, { timeout: 10_000 }).toBe(2);
+    expect(dialogs[1].type()).toBe('beforeunload');
+    expect(page.isClosed()).toBe(false);
     expect(problems).toEqual([]);
   });
 });

@@ -1826,6 +1826,38 @@ describe('settings and the shell', () => {
     });
   });
 
+  it('asks before the page is left (reload, closed tab) only while Settings has changes not saved', async () => {
+    installFakeApi({
+      'app.info': () => appInfo(),
+      'suite.status': () => ({ state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] }),
+      'hardware.detect': () => ({ error: { code: 'INTERNAL', message: 'no' } }),
+      'settings.update': (r) => ({ ...SETTINGS, ...r }),
+    });
+    mountIt(App);
+    await flush(10);
+    const leave = (): boolean => {
+      const e = new Event('beforeunload', { cancelable: true });
+      window.dispatchEvent(e);
+      return e.defaultPrevented;
+    };
+    expect(leave()).toBe(false);
+    const app = useAppStore();
+    app.navigate('settings');
+    await flush();
+    const s = document.querySelector('input[name=byteUnits][value=binary]') as HTMLInputElement;
+    s.click();
+    await flush();
+    expect(app.settingsDraft).toEqual({ byteUnits: 'binary' });
+    expect(leave()).toBe(true);
+    // Still after going to another screen: the draft is kept there.
+    app.navigate('history');
+    await flush();
+    expect(leave()).toBe(true);
+    app.settingsDraft = {};
+    expect(leave()).toBe(false);
+    app.navigate('wizard'); // the address is the page's: the next test's app opens where this one left it
+  });
+
   it('tells a browser without the token what to do', async () => {
     installFakeApi({ 'app.info': () => ({ error: { code: 'UNAUTHORIZED', message: 'No access token: open the URL that kvbench serve printed (it ends in ?token=…).' } }) });
     const w = mountIt(App);
