@@ -23,7 +23,7 @@ import { MIN_HEIGHT, MIN_WIDTH, loadWindowState, restoreWindowState, saveWindowS
 export interface ElectronApi {
   app: Pick<Electron.App, 'requestSingleInstanceLock' | 'quit' | 'exit' | 'whenReady' | 'on' | 'getPath' | 'setAppUserModelId'>;
   BrowserWindow: new (options: Electron.BrowserWindowConstructorOptions) => Electron.BrowserWindow;
-  dialog: Pick<Electron.Dialog, 'showMessageBox' | 'showErrorBox'>;
+  dialog: Pick<Electron.Dialog, 'showMessageBox' | 'showMessageBoxSync' | 'showErrorBox'>;
   ipcMain: Pick<Electron.IpcMain, 'handle' | 'removeHandler'>;
   protocol: Pick<Electron.Protocol, 'registerSchemesAsPrivileged' | 'handle'>;
   screen: Pick<Electron.Screen, 'getAllDisplays'>;
@@ -47,6 +47,21 @@ export interface DesktopApp {
 }
 
 const ICON_FILE = path.join(APP_ROOT, 'resources', 'icons', '512x512.png');
+
+/**
+ * The question the window asks when its page would lose changes (Settings not saved) by a reload, a
+ * close or a quit. Electron shows no dialog for a page's beforeunload (it only cancels the unload):
+ * the main process asks, and "Leave" lets the unload go on. "Stay" is the default and the cancel.
+ */
+export const LEAVE_UNSAVED_DIALOG = {
+  type: 'warning',
+  title: 'kvbench',
+  message: 'Leave without saving the Settings changes?',
+  detail: 'The changes made on the Settings page are not saved yet: they are lost if the window closes or reloads.',
+  buttons: ['Leave', 'Stay'],
+  defaultId: 1,
+  cancelId: 1,
+} as const satisfies Electron.MessageBoxSyncOptions;
 
 export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): Promise<DesktopApp | null> {
   const log = opts.log ?? ((level, message) => process.stderr.write(`kvbench app: ${level}: ${message}\n`));
@@ -104,6 +119,10 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
       if (starting) event.preventDefault();
     });
     w.on('close', () => saveWindowState(stateFile, { bounds: w.getNormalBounds(), maximized: w.isMaximized() }));
+    // The page's beforeunload (changes not saved) held a reload or a close: asked here, synchronously, as Electron requires.
+    w.webContents.on('will-prevent-unload', (event) => {
+      if (e.dialog.showMessageBoxSync(w, LEAVE_UNSAVED_DIALOG) === 0) event.preventDefault();
+    });
     w.on('closed', () => {
       if (win === w) win = null;
     });
@@ -181,6 +200,13 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
   e.app.on('before-quit', (event) => {
     if (closing) return;
     event.preventDefault();
+    // The window closes first: a page with changes not saved asks, and "Stay" leaves the app as it
+    // was (a quit that closed the backend first would leave a window without one). Once it is closed,
+    // window-all-closed quits again, and this goes on.
+    if (win && !win.isDestroyed()) {
+      win.close();
+      return;
+    }
     closing = true;
     // A running suite stops gracefully (the current trial's partial results are kept), then the database closes.
     void backend

@@ -354,6 +354,17 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   // (its history would pass for the user's), until --db or Settings names one.
   const databasePathProblem = opts.databasePath ? undefined : loaded.problems.find((p) => p.key === 'databasePath' || p.key === null);
   let databasePathUnknown = databasePathProblem !== undefined;
+  /**
+   * Why the default cache directory in the settings would be refused if it were saved now (as
+   * updateSettings refuses one), or null. An older kvbench saved any, and a folder may since have
+   * become a file; so it is checked at the start and at each app.info. It is kept as saved (the user
+   * replaces it in Settings) and still suggested, so the wizard's field shows it with why.
+   */
+  const defaultCacheDirProblem = (): string | null => (settings.defaultCacheDir ? cacheDirProblem(settings.defaultCacheDir, 'the default cache directory') : null);
+  const savedDefaultRefused = defaultCacheDirProblem();
+  if (savedDefaultRefused !== null) {
+    log('warn', `the settings file ${opts.settingsFile} holds a default cache directory Settings would refuse now: ${savedDefaultRefused}. It is kept as saved (the wizard offers it, and refuses it): choose another in Settings`);
+  }
 
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
@@ -644,6 +655,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         settingsFile: opts.settingsFile,
         settings,
         settingsProblems: settingsProblems.map((p) => p.message),
+        defaultCacheDirProblem: defaultCacheDirProblem(),
         suggestedCacheDir: settings.defaultCacheDir || lastCacheDir() || path.join(os.tmpdir(), 'kvbench-cache'),
         models: availableModelNames(),
         defaultModel: DEFAULT_MODEL_KEY,

@@ -49,6 +49,20 @@ export const useAppStore = defineStore('app', () => {
    */
   const settingsDraft = ref<Partial<Settings>>({});
 
+  /** Settings has changes not saved yet (kept while another screen is shown): leaving the page would lose them. */
+  const settingsUnsaved = computed(() => Object.keys(settingsDraft.value).length > 0);
+
+  /**
+   * Why `dir` cannot be used, when it is the default cache directory saved in Settings and Settings
+   * would refuse that now (app.info's defaultCacheDirProblem: one an older kvbench saved, or a folder
+   * that has become a file); else null. A field holding it says so, and where to change it.
+   */
+  function defaultCacheDirRefusal(dir: string): string | null {
+    const i = info.value;
+    if (!i?.defaultCacheDirProblem || dir.trim() === '' || dir.trim() !== i.settings.defaultCacheDir.trim()) return null;
+    return i.defaultCacheDirProblem;
+  }
+
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
 
   /**
@@ -102,5 +116,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, settingsDraft, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
 });

@@ -569,6 +569,12 @@ export const CONTRACT = {
       settings: SettingsSchema,
       /** Each part of the settings file that could not be used (an invalid value, an unknown key), by key and why; empty: all of it was. */
       settingsProblems: z.array(z.string()),
+      /**
+       * Why the default cache directory the settings hold would be refused if it were saved now (not an
+       * absolute path, a system directory, a file), or null: one an older kvbench saved, or a folder that
+       * has since become a file. It stays in the settings as saved, and is still the suggested one.
+       */
+      defaultCacheDirProblem: z.string().nullable(),
       /** The wizard's first cache directory: the default from Settings, else the one this machine's last suite used, else one under the temp directory. */
       suggestedCacheDir: z.string(),
       models: z.array(z.string()),

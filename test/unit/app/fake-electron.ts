@@ -16,6 +16,18 @@ export class FakeWebContents extends EventEmitter {
   reloads = 0;
   windowOpenHandler: ((details: { url: string }) => { action: string }) | null = null;
   mainFrame: FakeFrame = { url: 'app://kvbench/index.html', parent: null };
+  /** Test helper: the page's beforeunload asks to stay (it has changes not saved). */
+  pageHoldsUnload = false;
+  /**
+   * The page's beforeunload, as Electron runs it before a reload or a close: true when the unload goes
+   * on (the page does not hold it, or a will-prevent-unload listener called preventDefault).
+   */
+  beforeUnload(): boolean {
+    if (!this.pageHoldsUnload) return true;
+    const ev = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    this.emit('will-prevent-unload', ev);
+    return ev.defaultPrevented;
+  }
   send(channel: string, ...args: unknown[]): void {
     this.sent.push({ channel, args });
   }
@@ -23,7 +35,7 @@ export class FakeWebContents extends EventEmitter {
     return this.destroyed;
   }
   reload(): void {
-    this.reloads += 1;
+    if (this.beforeUnload()) this.reloads += 1;
   }
   setWindowOpenHandler(h: (details: { url: string }) => { action: string }): void {
     this.windowOpenHandler = h;
@@ -32,6 +44,8 @@ export class FakeWebContents extends EventEmitter {
 
 export class FakeBrowserWindow extends EventEmitter {
   static instances: FakeBrowserWindow[] = [];
+  /** Set by createFakeElectron: Electron's app emits window-all-closed when the last window is closed. */
+  static onAllClosed: (() => void) | null = null;
   options: Record<string, unknown>;
   webContents = new FakeWebContents();
   loadedUrl: string | null = null;
@@ -67,6 +81,17 @@ export class FakeBrowserWindow extends EventEmitter {
   }
   isDestroyed(): boolean {
     return this.destroyed;
+  }
+  /** As Electron's: 'close' (which may be prevented), the page's beforeunload, then 'closed' and, for the last window, window-all-closed. */
+  close(): void {
+    if (this.destroyed) return;
+    const ev = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    this.emit('close', ev);
+    if (ev.defaultPrevented || !this.webContents.beforeUnload()) return;
+    this.destroyed = true;
+    this.webContents.destroyed = true;
+    this.emit('closed');
+    if (FakeBrowserWindow.instances.every((w) => w.destroyed)) FakeBrowserWindow.onAllClosed?.();
   }
   getNormalBounds(): { x: number; y: number; width: number; height: number } {
     return { x: 10, y: 20, width: 1280, height: 800 };
@@ -161,8 +186,14 @@ export function createFakeElectron(o: { singleInstance?: boolean; userData?: str
     },
   };
 
+  FakeBrowserWindow.onAllClosed = () => appEvents.emit('window-all-closed');
+
   const dialog = {
     showErrorBox: (...args: unknown[]) => dialogs.push({ type: 'error-box', args }),
+    showMessageBoxSync: (...args: unknown[]) => {
+      dialogs.push({ type: 'message-box-sync', args });
+      return dialogResponse;
+    },
     showMessageBox: async (...args: unknown[]) => {
       dialogs.push({ type: 'message-box', args });
       return { response: dialogResponse, checkboxChecked: false };

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runDesktopApp, type ElectronApi } from '../../../src-main/app/main.ts';
+import { LEAVE_UNSAVED_DIALOG, runDesktopApp, type ElectronApi } from '../../../src-main/app/main.ts';
 import { APP_START_URL } from '../../../src-main/app/security.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { CHANNELS, EVENT_CHANNEL } from '../../../src-shared/ipc/channels.ts';
@@ -106,7 +106,7 @@ describe('the desktop app (main process)', () => {
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'window-state.json'), 'utf8'))).toEqual({ bounds: { x: 10, y: 20, width: 1280, height: 800 }, maximized: false });
 
     await quit(fake);
-    expect(fake.calls.filter((c) => c === 'app.quit')).toHaveLength(2); // the first was held for the backend to close
+    expect(fake.calls.filter((c) => c === 'app.quit')).toHaveLength(3); // the first was held for the window to close, the second for the backend
     expect(desktop!.backend.suiteState).toBe('idle');
     expect(await desktop!.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false }); // closed
   });
@@ -162,6 +162,39 @@ describe('the desktop app (main process)', () => {
     expect(fake.calls).toContain('app.exit 1');
     expect(fake.calls).not.toContain('app.whenReady');
     expect(FakeBrowserWindow.instances).toHaveLength(0);
+  });
+
+  it('asks before a reload, a close or a quit drops changes the page has not saved, and a quit the user stays from leaves the app whole', async () => {
+    const fake = createFakeElectron({ userData: dir });
+    const { desktop } = await start(fake);
+    const win = FakeBrowserWindow.instances[0];
+    const asked = (): number => fake.dialogs.filter((d) => d.type === 'message-box-sync').length;
+    // Nothing unsaved: a reload asks nothing.
+    win.webContents.reload();
+    expect(win.webContents.reloads).toBe(1);
+    expect(asked()).toBe(0);
+
+    win.webContents.pageHoldsUnload = true; // Settings has changes not saved: the page's beforeunload holds the unload
+    fake.setDialogResponse(1); // Stay
+    win.webContents.reload();
+    expect(win.webContents.reloads).toBe(1);
+    expect(fake.dialogs.at(-1)).toEqual({ type: 'message-box-sync', args: [win, LEAVE_UNSAVED_DIALOG] });
+    // A quit asks too; staying keeps the window and the backend (the database still answers).
+    fake.app.quit();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(asked()).toBe(2);
+    expect(win.isDestroyed()).toBe(false);
+    expect(fake.calls).not.toContain('app.quitted');
+    expect(await desktop!.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: true });
+
+    fake.setDialogResponse(0); // Leave
+    win.webContents.reload();
+    expect(win.webContents.reloads).toBe(2);
+    await quit(fake);
+    expect(asked()).toBe(4);
+    expect(win.isDestroyed()).toBe(true);
+    expect(fake.calls).toContain('app.quitted');
+    expect(await desktop!.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false }); // closed
   });
 
   it('offers to reload a crashed window, and records gone utility processes', async () => {

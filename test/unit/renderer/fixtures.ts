@@ -19,6 +19,7 @@ export function appInfo(over: Partial<ResponseOf<'app.info'>> = {}): ResponseOf<
     settingsFile: '/data/settings.json',
     settings: SETTINGS,
     settingsProblems: [],
+    defaultCacheDirProblem: null,
     suggestedCacheDir: '/mnt/nvme/kv',
     models: ['llama3.1-8b', 'tiny-1b'],
     defaultModel: 'llama3.1-8b',

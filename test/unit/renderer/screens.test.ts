@@ -1774,6 +1774,90 @@ describe('settings and the shell', () => {
     expect(fake.callsOf('settings.update').at(-1)).toEqual({ latencyUnit: 'us', databasePath: '/data/kvbench.db' });
   });
 
+  describe('a default cache directory saved that Settings would refuse now (an older kvbench saved any)', () => {
+    const saved = 'relative/cache';
+    const refused = 'the default cache directory must be an absolute path (starting with /): relative/cache would be taken relative to the folder kvbench was started in';
+    const refusedInfo = () => appInfo({ settings: { ...SETTINGS, defaultCacheDir: saved }, suggestedCacheDir: saved, defaultCacheDirProblem: refused });
+    const problemOf = (w: VueWrapper, selector: string): string | null => {
+      const input = w.get(selector);
+      if (input.attributes('aria-invalid') !== 'true') return null;
+      return (input.attributes('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+    };
+
+    it('marks the Settings field invalid with why, as soon as the page opens, without changing the value', async () => {
+      const fake = installFakeApi({ 'app.info': refusedInfo, 'settings.update': (r) => ({ ...SETTINGS, defaultCacheDir: saved, ...r }) });
+      await useAppStore().load();
+      const w = mountIt(SettingsView);
+      await flush();
+      // Settings opened: the saved settings are read (and checked) again.
+      expect(fake.callsOf('app.info')).toHaveLength(2);
+      expect((w.get('input[name=defaultCacheDir]').element as HTMLInputElement).value).toBe(saved);
+      expect(problemOf(w, 'input[name=defaultCacheDir]')).toContain(refused);
+      expect(problemOf(w, 'input[name=defaultCacheDir]')).toContain('Saved');
+      expect(w.find('[data-test=settings-unsaved]').exists()).toBe(false);
+      // A change of units saves the units only: the saved default is not changed behind the user's back.
+      await w.get('input[name=latencyUnit][value=us]').setValue(true);
+      await w.get('form').trigger('submit');
+      await flush();
+      expect(fake.callsOf('settings.update').at(-1)).toEqual({ latencyUnit: 'us' });
+      // Typing another directory: the field is the user's draft, not the refused value.
+      await w.get('input[name=defaultCacheDir]').setValue('/mnt/nvme/kv');
+      expect(problemOf(w, 'input[name=defaultCacheDir]')).toBeNull();
+    });
+
+    it("marks the wizard's cache directory field with why and where to change it, and detects nothing with it", async () => {
+      const fake = installFakeApi({
+        'app.info': refusedInfo,
+        'suite.status': () => ({ state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] }),
+        'hardware.detect': () => ({ error: { code: 'VALIDATION', message: 'the cache directory must be an absolute path (starting with /): relative/cache would be taken relative to the folder kvbench was started in' } }),
+      });
+      const w = mountIt(App);
+      await flush(10);
+      expect((w.get('input[name=cacheDir]').element as HTMLInputElement).value).toBe(saved);
+      const said = problemOf(w, 'input[name=cacheDir]');
+      expect(said).toContain(refused);
+      expect(said).toContain('Settings');
+      // The field already says why: no detection of a directory the backend refuses, no second message.
+      expect(fake.callsOf('hardware.detect')).toEqual([]);
+      await w.get('[data-test=default-cache-dir-settings]').trigger('click');
+      await flush();
+      expect(useAppStore().route.name).toBe('settings');
+      useAppStore().navigate('wizard'); // the address is the page's: the next test's app opens where this one left it
+    });
+  });
+
+  it('asks before the page is left (reload, closed tab) only while Settings has changes not saved', async () => {
+    installFakeApi({
+      'app.info': () => appInfo(),
+      'suite.status': () => ({ state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] }),
+      'hardware.detect': () => ({ error: { code: 'INTERNAL', message: 'no' } }),
+      'settings.update': (r) => ({ ...SETTINGS, ...r }),
+    });
+    mountIt(App);
+    await flush(10);
+    const leave = (): boolean => {
+      const e = new Event('beforeunload', { cancelable: true });
+      window.dispatchEvent(e);
+      return e.defaultPrevented;
+    };
+    expect(leave()).toBe(false);
+    const app = useAppStore();
+    app.navigate('settings');
+    await flush();
+    const s = document.querySelector('input[name=byteUnits][value=binary]') as HTMLInputElement;
+    s.click();
+    await flush();
+    expect(app.settingsDraft).toEqual({ byteUnits: 'binary' });
+    expect(leave()).toBe(true);
+    // Still after going to another screen: the draft is kept there.
+    app.navigate('history');
+    await flush();
+    expect(leave()).toBe(true);
+    app.settingsDraft = {};
+    expect(leave()).toBe(false);
+    app.navigate('wizard'); // the address is the page's: the next test's app opens where this one left it
+  });
+
   it('tells a browser without the token what to do', async () => {
     installFakeApi({ 'app.info': () => ({ error: { code: 'UNAUTHORIZED', message: 'No access token: open the URL that kvbench serve printed (it ends in ?token=…).' } }) });
     const w = mountIt(App);

@@ -234,6 +234,30 @@ describe('plan step', () => {
     expect(w.get('.checklist').text()).not.toContain('#');
   });
 
+  it('says under its cache directory field that the default saved in Settings is refused, and where to change it', async () => {
+    const saved = '/etc/kvbench';
+    const refused = 'the default cache directory cannot be a system directory: /etc/kvbench';
+    installFakeApi({
+      'app.info': () => appInfo({ settings: { ...SETTINGS, defaultCacheDir: saved }, suggestedCacheDir: saved, defaultCacheDirProblem: refused }),
+      'suite.plan': () => ({ error: { code: 'VALIDATION', message: 'the cache directory cannot be a system directory: /etc/kvbench' } }),
+    });
+    await useAppStore().load();
+    const wizard = useWizardStore();
+    wizard.cacheDir = saved;
+    const w = mountIt(PlanStep);
+    await flush();
+    const field = w.get('input[name=planCacheDir]');
+    expect(field.attributes('aria-invalid')).toBe('true');
+    const ids = (field.attributes('aria-describedby') ?? '').split(' ');
+    const said = ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+    expect(said).toContain(refused);
+    expect(said).toContain('Settings');
+    // Another directory typed here: the form's own, and no longer the saved default's problem.
+    await field.setValue('/mnt/nvme/kv');
+    await flush();
+    expect(w.find('[data-test=default-cache-dir-problem]').exists()).toBe(false);
+  });
+
   it('plans with the chosen parameters, shows the estimate, and starts the suite', async () => {
     const fake = installFakeApi({ 'app.info': () => appInfo(), 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
     const wizard = useWizardStore();

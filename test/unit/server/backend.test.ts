@@ -1041,6 +1041,37 @@ describe('backend', () => {
       expect((ok(await s.backend.invoke('app.info', {})) as { settingsProblems: string[] }).settingsProblems).toEqual([info.settingsProblems[1]]);
     });
 
+    it('says at the start and in app.info that the saved default cache directory would be refused now, and keeps it as saved', async () => {
+      const dir = tempDir('kvb-old-default-');
+      const aFile = path.join(dir, 'was-a-folder');
+      fs.writeFileSync(aFile, 'x');
+      const refusals: [string, string][] = [
+        ['relative/cache', 'the default cache directory must be an absolute path (starting with /): relative/cache would be taken relative to the folder kvbench was started in'],
+        ['/etc/kvbench', 'the default cache directory cannot be a system directory: /etc/kvbench'],
+        [aFile, `the default cache directory: ${aFile} is a file: the cache directory must be a directory (one that does not exist yet is created)`],
+      ];
+      for (const [saved, problem] of refusals) {
+        const s = await fromSettingsFile(JSON.stringify({ defaultCacheDir: saved, latencyUnit: 'us' }));
+        const info = ok(await s.backend.invoke('app.info', {}));
+        // Still the suggested one, as saved: the wizard's field shows it, with why it is refused.
+        expect(info).toMatchObject({ defaultCacheDirProblem: problem, suggestedCacheDir: saved, settings: { defaultCacheDir: saved }, settingsProblems: [] });
+        expect(s.logs).toEqual([`warn: the settings file ${s.settingsFile} holds a default cache directory Settings would refuse now: ${problem}. It is kept as saved (the wizard offers it, and refuses it): choose another in Settings`]);
+        // Nothing changed it: a change of units writes it back as it was.
+        ok(await s.backend.invoke('settings.update', { latencyUnit: 'ms' }));
+        expect(s.fileNow()).toEqual({ defaultCacheDir: saved, latencyUnit: 'ms' });
+        expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ defaultCacheDirProblem: problem });
+      }
+      // Checked at each app.info: a good default is fine, until the folder becomes a file.
+      const s = await fromSettingsFile(JSON.stringify({ defaultCacheDir: path.join(dir, 'cache') }));
+      expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ defaultCacheDirProblem: null });
+      expect(s.logs).toEqual([]);
+      fs.writeFileSync(path.join(dir, 'cache'), 'x');
+      expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ defaultCacheDirProblem: expect.stringContaining('is a file') });
+      // Another one chosen in Settings: the problem goes.
+      ok(await s.backend.invoke('settings.update', { defaultCacheDir: path.join(dir, 'elsewhere') }));
+      expect(ok(await s.backend.invoke('app.info', {}))).toMatchObject({ defaultCacheDirProblem: null });
+    });
+
     it('opens no default database in place of an invalid databasePath, until one is chosen', async () => {
       const s = await fromSettingsFile(JSON.stringify({ databasePath: 42, latencyUnit: 'us' }));
       const problem = `the settings file ${s.settingsFile} has an invalid databasePath, 42 (Invalid input: expected string, received number): kvbench opens no database in its place, and keeps the value in the file until one is chosen in Settings or the file is fixed`;
