@@ -374,13 +374,19 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   }
 
   // Rows a read had to leave out (damaged stored JSON: Store.unreadable), said once each in the log,
-  // as the CLI says them on stderr; the answers that lack them say so too (Store.readDamaged).
-  const unreadableLogged = new WeakMap<Store, number>();
+  // as the CLI says them on stderr; the answers that lack them say so too (Store.readDamaged). By
+  // text, not by count: a snapshot's line grows as later reads find more of its trials, and is said
+  // again then, naming them all.
+  const unreadableLogged = new WeakMap<Store, Set<string>>();
   const logUnreadable = (): void => {
     if (store === null) return;
-    const said = unreadableLogged.get(store) ?? 0;
-    for (const m of store.unreadable.slice(said)) log('warn', m);
-    unreadableLogged.set(store, store.unreadable.length);
+    let said = unreadableLogged.get(store);
+    if (!said) unreadableLogged.set(store, (said = new Set()));
+    for (const m of store.unreadable) {
+      if (said.has(m)) continue;
+      said.add(m);
+      log('warn', m);
+    }
   };
 
   const listeners = new Set<(event: AppEvent) => void>();
