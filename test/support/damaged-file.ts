@@ -9,12 +9,18 @@ import { addSuiteTrials } from '../unit/store/seed-store.ts';
 
 const PAGE_BYTES = 4096;
 
-/** Four suites of eight complete trials each, checkpointed into the file (no -wal). */
-export function intactDatabase(dir: string): string {
+/**
+ * Four suites of eight complete trials each, checkpointed into the file (no -wal); with `secondSystem`,
+ * the last suite was run on another system (lab2), so that two systems can be compared.
+ */
+export function intactDatabase(dir: string, o: { secondSystem?: boolean } = {}): string {
   const db = path.join(dir, 'intact.db');
   const s = openStore(db);
   const hw = fakeHardware({ probe: true });
-  for (let k = 0; k < 4; k++) addSuiteTrials(s, hw, 8, (i) => ({ results: kvbenchResults({ tokPerS: 100 + 10 * k + i }) as unknown as Record<string, unknown> }));
+  const other = fakeHardware({ probe: true, systemId: 'sys-fedcba9876543210', hostname: 'lab2' });
+  for (let k = 0; k < 4; k++) {
+    addSuiteTrials(s, k === 3 && o.secondSystem ? other : hw, 8, (i) => ({ results: kvbenchResults({ tokPerS: 100 + 10 * k + i }) as unknown as Record<string, unknown> }));
+  }
   s.close();
   return db;
 }
@@ -65,4 +71,13 @@ export function scribbled(db: string, name: string, pages: readonly number[]): s
     fs.closeSync(fd);
   }
   return copy;
+}
+
+/**
+ * A copy of intactDatabase (two systems) named `name` in `dir`, its second page of trials overwritten
+ * (as a bad sector leaves it): PRAGMA quick_check fails, and the trials on that page cannot be read.
+ */
+export function damagedTrialsPage(dir: string, name = 'damaged.db'): { intact: string; damaged: string } {
+  const intact = intactDatabase(dir, { secondSystem: true });
+  return { intact, damaged: scribbled(intact, name, [pagesOf(intact).get('trials/leaf')![1]]) };
 }
