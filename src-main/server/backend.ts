@@ -25,6 +25,7 @@ import {
   type IpcError,
   type ParsedRequestOf,
   type PlanRequest,
+  type DamagedDatabase,
   type ResponseOf,
   type Result,
   type Selection,
@@ -45,7 +46,8 @@ import { facetMatches } from '../../src-shared/domain/facet-matches.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
-import type { OpenStoreOptions } from '../store/open-store.ts';
+import { openDamagedStore, type OpenStoreOptions } from '../store/open-store.ts';
+import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
@@ -190,6 +192,27 @@ const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
 
 type Log = NonNullable<BackendOptions['log']>;
 
+/** The app's database as opened: read-write, or (damaged) a read-only copy in memory of what could be read. */
+type AppDatabase = OpenedStore & { damaged: DamagedDatabase | null };
+
+/**
+ * A damaged database (PRAGMA quick_check fails) is read as the CLI's history, report and export read
+ * it (openDamagedStore): its readable rows copied into memory, the file only read. Null where the file
+ * is not one to read so (not SQLite, another application's, a newer kvbench's): its refusal stands.
+ */
+function openDamagedAppDatabase(file: string, log: Log): AppDatabase | null {
+  const salvaged = openDamagedStore(file, APP_STORE_OPTIONS);
+  if (salvaged === null) return null;
+  const { store, damage, allPlaced } = salvaged;
+  const trialsRead = store.trialFacets().trialCount;
+  const lost = store.unreadable.length;
+  log(
+    'warn',
+    `database ${file} is damaged (${damage}): showing a read-only copy of what could be read (${trialsRead} trial(s); ${lost === 0 ? (allPlaced ? 'every stored row read' : 'every row found read, but SQLite could not place all the damage') : `${lost} part(s) could not be read, each said next`}). Nothing is written to the file; suites, imports and deletes are refused until another database is chosen in Settings`,
+  );
+  return { store, recovered: [], unstored: [], removedRunDirs: [], damaged: { damage, allPlaced, unreadable: [...store.unreadable], trialsRead } };
+}
+
 /**
  * Opens the app's database. A new one is made here (createDatabaseFile: readable by its owner only,
  * as openStore makes one for every other entry point), so that a file made for an open that then
@@ -197,7 +220,7 @@ type Log = NonNullable<BackendOptions['log']>;
  * user data directory); a database named through the API must be in a folder that exists, so a page
  * (or a token holder) cannot make folders anywhere this user may write.
  */
-async function openAppDatabase(file: string, o: { createFolder: boolean; log: Log; onUpgrade?: (message: string) => void }): Promise<OpenedStore> {
+async function openAppDatabase(file: string, o: { createFolder: boolean; log: Log; onUpgrade?: (message: string) => void }): Promise<AppDatabase> {
   const companions = ['-wal', '-shm'].filter((ext) => !fs.existsSync(`${file}${ext}`));
   let created = false;
   if (statOrNull(file) === null) {
@@ -221,9 +244,11 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
       o.log('info', message);
       o.onUpgrade?.(message);
     };
-    return await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice(say) });
+    return { ...(await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice(say) })), damaged: null };
   } catch (err) {
     if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
+    const salvaged = !created && err instanceof StoreError && err.code === 'DB_CORRUPT' ? openDamagedAppDatabase(file, o.log) : null;
+    if (salvaged !== null) return salvaged;
     throw err;
   }
 }
@@ -368,12 +393,15 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
+  /** The open database is damaged: `store` is a read-only copy of what could be read, and nothing writes (refuseDamaged). */
+  let damaged: DamagedDatabase | null = null;
   if (databasePathProblem) {
     databaseError = { code: 'VALIDATION', message: databasePathProblem.message };
   } else {
     try {
       const opened = await openAppDatabase(settings.databasePath, { createFolder: true, log });
       store = opened.store;
+      damaged = opened.damaged;
       for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
       for (const u of opened.unstored) {
         log('warn', `trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
@@ -385,14 +413,21 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   }
 
   // Rows a read had to leave out (damaged stored JSON: Store.unreadable), said once each in the log,
-  // as the CLI says them on stderr; the answers that lack them say so too (Store.readDamaged).
-  const unreadableLogged = new WeakMap<Store, number>();
+  // as the CLI says them on stderr; the answers that lack them say so too (Store.readDamaged). By
+  // text, not by count: a snapshot's line grows as later reads find more of its trials, and is said
+  // again then, naming them all.
+  const unreadableLogged = new WeakMap<Store, Set<string>>();
   const logUnreadable = (): void => {
     if (store === null) return;
-    const said = unreadableLogged.get(store) ?? 0;
-    for (const m of store.unreadable.slice(said)) log('warn', m);
-    unreadableLogged.set(store, store.unreadable.length);
+    let said = unreadableLogged.get(store);
+    if (!said) unreadableLogged.set(store, (said = new Set()));
+    for (const m of store.unreadable) {
+      if (said.has(m)) continue;
+      said.add(m);
+      log('warn', m);
+    }
   };
+  logUnreadable(); // what the copy of a damaged database could not read, with its open's line
 
   const listeners = new Set<(event: AppEvent) => void>();
   const emit = (event: AppEvent): void => {
@@ -438,12 +473,27 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   };
 
   /**
-   * A write to the open database (an import, a delete). Refused while another database is being
-   * opened: it would land in the one being left, which the page no longer shows. One under way when a
-   * switch starts ends on the database it started on; the switch closes that one after it.
+   * Refuses `what` (a write: a suite, an import, a delete) while the open database is damaged: what
+   * the app shows is a copy in memory, and the file itself is never written.
    */
-  const writing = async <T>(refusal: string, write: (s: Store) => Promise<T>): Promise<T> => {
+  const refuseDamaged = (what: string): void => {
+    if (damaged === null || store === null) return;
+    fail(
+      'DB_CORRUPT',
+      `${what} is refused: the database ${store.path} is damaged, and kvbench shows a read-only copy of what could be read, writing nothing to the file. ` +
+        'To run suites, import or delete again, choose a new (or a healthy) database in Settings.',
+    );
+  };
+
+  /**
+   * A write to the open database (an import, a delete), `what` in the words of its refusal. Refused
+   * where the database is damaged (refuseDamaged), and while another database is being opened: it
+   * would land in the one being left, which the page no longer shows. One under way when a switch
+   * starts ends on the database it started on; the switch closes that one after it.
+   */
+  const writing = async <T>(what: string, refusal: string, write: (s: Store) => Promise<T>): Promise<T> => {
     if (switchingTo !== null) fail('BUSY', `the database ${switchingTo} is being opened (Settings): ${refusal}`);
+    refuseDamaged(what);
     const done = write(requireStore());
     writes.add(done);
     try {
@@ -481,6 +531,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const launch = async (request: PlanRequest, label: string | null, resumeId: number | null): Promise<{ suiteId: number }> => {
     if (run) fail('BUSY', run.suiteId !== null ? `suite ${run.suiteId} is running; cancel it or wait for it to finish` : 'a suite is being prepared');
     if (switchingTo !== null) fail('BUSY', `the database ${switchingTo} is being opened (Settings): start the suite once it is open`);
+    refuseDamaged(resumeId === null ? 'A new suite' : `Resuming suite ${resumeId}`);
     const s = requireStore();
     const controller = new AbortController();
     const active: ActiveRun = {
@@ -615,7 +666,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // be created (no such folder), the open says so first.
       if (!createDatabase && statOrNull(databasePath) === null && statOrNull(path.dirname(databasePath))?.isDirectory()) fail('NOT_FOUND', `no database exists at ${databasePath}: switching to it creates a new, empty one`);
       switchingTo = databasePath;
-      let opened: OpenedStore;
+      let opened: AppDatabase;
       try {
         // Throws (and keeps the old one) when it cannot be used. Its once-only upgrade (seconds for
         // thousands of imported trials) is told to the page as it goes.
@@ -627,7 +678,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       }
       store?.close();
       store = opened.store;
+      damaged = opened.damaged;
       databaseError = null;
+      logUnreadable();
       databasePathUnknown = false;
     }
     const chosen = { ...chosenSettings, ...patch, ...(patch.databasePath !== undefined ? { databasePath: next.databasePath } : {}) };
@@ -652,6 +705,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         hostname: os.hostname(),
         databasePath: settings.databasePath,
         databaseError,
+        databaseDamaged: damaged,
         settingsFile: opts.settingsFile,
         settings,
         settingsProblems: settingsProblems.map((p) => p.message),
@@ -771,7 +825,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'trials.delete'(r) {
-      return writing(DELETE_REFUSED, async (s) => {
+      return writing('Deleting trials', DELETE_REFUSED, async (s) => {
         // One transaction: all of them go, or (one missing or running) none does.
         const emptied = s.atomically(() => {
           for (const id of r.ids) {
@@ -792,7 +846,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'suites.delete'(r) {
-      return writing(DELETE_REFUSED, async (s) => {
+      return writing('Deleting a suite', DELETE_REFUSED, async (s) => {
         if (run && run.suiteId === r.id) fail('BUSY', `suite ${r.id} is running; cancel it first`);
         const suite = s.getSuite(r.id);
         if (!suite) fail('NOT_FOUND', `no suite ${r.id}`);
@@ -862,7 +916,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'import.results'(r) {
-      return writing('import the files once it is open', async (s) => {
+      return writing('An import', 'import the files once it is open', async (s) => {
         const scenarioId = r.scenarioId ?? 'imported';
         if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${scenarioId}'`);
         let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;

@@ -63,6 +63,15 @@ export const useAppStore = defineStore('app', () => {
     return i.defaultCacheDirProblem;
   }
 
+  /**
+   * Why nothing may be written to the open database, or null: it is damaged, and what the app shows is
+   * a read-only copy of what could be read (app.info's databaseDamaged), so New suite, Resume, Import
+   * and Delete are off, each saying this (the backend refuses them too, DB_CORRUPT).
+   */
+  const readOnlyReason = computed<string | null>(() =>
+    info.value?.databaseDamaged ? 'The database is damaged and shown read-only (a copy of what could be read): choose a new database in Settings to run suites, import or delete.' : null,
+  );
+
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
 
   /**
@@ -116,5 +125,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, readOnlyReason, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
 });

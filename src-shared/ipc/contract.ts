@@ -554,6 +554,23 @@ const exportedFile = { fileName: z.string(), mimeType: z.string(), dataBase64: z
  */
 const unreadableRows = z.array(z.string()).optional();
 
+/**
+ * The open database is damaged (PRAGMA quick_check fails): the app shows a read-only copy, in memory,
+ * of what could be read (as the CLI's history, report and export read it), never writes to the file,
+ * and refuses what would write (a suite, a resume, an import, a delete) as DB_CORRUPT.
+ */
+const DamagedDatabaseSchema = z.object({
+  /** What SQLite found ("SQLite quick_check: …"). */
+  damage: z.string(),
+  /** Every finding is placed (in a row left out, an index, unused pages): with `unreadable` empty, every stored row was read. */
+  allPlaced: z.boolean(),
+  /** Each row or range of rows the copy could not read, and what that costs, in the store's words (empty: none). */
+  unreadable: z.array(z.string()),
+  /** The trials the copy holds. */
+  trialsRead: count,
+});
+export type DamagedDatabase = z.infer<typeof DamagedDatabaseSchema>;
+
 export const CONTRACT = {
   'app.info': {
     request: empty,
@@ -565,6 +582,8 @@ export const CONTRACT = {
       databasePath: z.string(),
       /** Why the database could not be opened (the app still runs; Settings can point elsewhere). */
       databaseError: IpcErrorSchema.nullable(),
+      /** The database is damaged and shown read-only from a copy of what could be read; null: it is not. */
+      databaseDamaged: DamagedDatabaseSchema.nullable(),
       settingsFile: z.string(),
       settings: SettingsSchema,
       /** Each part of the settings file that could not be used (an invalid value, an unknown key), by key and why; empty: all of it was. */

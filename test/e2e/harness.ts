@@ -145,9 +145,9 @@ export interface ServedPage {
   close(): Promise<void>;
 }
 
-/** A fresh `kvbench serve` and a 1280×800 Chromium page on it, its event stream connected ("Live"). */
-export async function openServedPage(): Promise<ServedPage> {
-  const served = await startServe();
+/** A fresh `kvbench serve` (on `opts.dir`'s database where given) and a 1280×800 Chromium page on it, its event stream connected ("Live"). */
+export async function openServedPage(opts: ServeOptions = {}): Promise<ServedPage> {
+  const served = await startServe(opts);
   const browser = await launchChromium();
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   const problems = watchPage(page);

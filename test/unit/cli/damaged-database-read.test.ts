@@ -13,73 +13,11 @@ import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
-import { openStore } from '../../../src-main/store/open-store.ts';
-import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { fakeHardware, kvbenchResults, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
-import { addSuiteTrials } from '../store/seed-store.ts';
+import { intactDatabase, lastOverflowPage, pagesOf, scribbled } from '../../support/damaged-file.ts';
+import { kvbenchResults, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
 
 afterEach(removeTempDirs);
-
-const PAGE_BYTES = 4096;
-
-/** Four suites of eight complete trials each, checkpointed into the file (no -wal). */
-function intactDatabase(dir: string): string {
-  const db = path.join(dir, 'intact.db');
-  const s = openStore(db);
-  const hw = fakeHardware({ probe: true });
-  for (let k = 0; k < 4; k++) addSuiteTrials(s, hw, 8, (i) => ({ results: kvbenchResults({ tokPerS: 100 + 10 * k + i }) as unknown as Record<string, unknown> }));
-  s.close();
-  return db;
-}
-
-/** Pages of the file by what they hold (SQLite's dbstat): `name/pagetype` → page numbers, ascending. */
-function pagesOf(db: string): Map<string, number[]> {
-  const raw = openDatabase(db, { readonly: true });
-  try {
-    const out = new Map<string, number[]>();
-    for (const r of raw.prepare('SELECT name, pagetype, pageno FROM dbstat ORDER BY pageno').all() as { name: string; pagetype: string; pageno: number }[]) {
-      const key = `${r.name}/${r.pagetype}`;
-      out.set(key, [...(out.get(key) ?? []), r.pageno]);
-    }
-    return out;
-  } finally {
-    raw.close();
-  }
-}
-
-/** The last page of the overflow chain of the row at dbstat path `cell` of trials ('/002/000': the third leaf's first cell). */
-function lastOverflowPage(db: string, cell: string): number {
-  const raw = openDatabase(db, { readonly: true });
-  try {
-    const r = raw.prepare("SELECT pageno FROM dbstat WHERE name = 'trials' AND pagetype = 'overflow' AND path LIKE ? ORDER BY path DESC LIMIT 1").get(`${cell}+%`) as { pageno: number } | undefined;
-    if (!r) throw new Error(`no overflow page at ${cell}`);
-    return r.pageno;
-  } finally {
-    raw.close();
-  }
-}
-
-/** A copy of `db` with `pages` overwritten by fixed pseudo-random bytes (as `dd if=/dev/urandom … conv=notrunc` would, reproducibly). */
-function scribbled(db: string, name: string, pages: readonly number[]): string {
-  const copy = path.join(path.dirname(db), name);
-  fs.copyFileSync(db, copy);
-  const fd = fs.openSync(copy, 'r+');
-  try {
-    let x = 0x2545f491;
-    for (const p of pages) {
-      const bytes = Buffer.alloc(PAGE_BYTES);
-      for (let i = 0; i < PAGE_BYTES; i++) {
-        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-        bytes[i] = x >>> 24;
-      }
-      fs.writeSync(fd, bytes, 0, PAGE_BYTES, (p - 1) * PAGE_BYTES);
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-  return copy;
-}
 
 const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 

@@ -1176,6 +1176,7 @@ describe('backend', () => {
       await b.close();
     }
     // A truncated copy of a database: its message ends with its own full stop, then one sentence more, never "..".
+    // (Its schema is on a page the copy lacks: nothing of it can be read, so no read-only copy of it is shown either.)
     const whole = path.join(t.dir, 'whole.db');
     openStore(whole).close();
     const truncated = path.join(t.dir, 'truncated.db');
@@ -1186,7 +1187,7 @@ describe('backend', () => {
       const start = await c.invoke('suite.start', smokeRequest(path.join(t.dir, 'cache')));
       expect(start).toMatchObject({
         ok: false,
-        error: { code: 'DB_CORRUPT', message: expect.stringMatching(/^no database is open: .*truncated\.db is damaged or not a database \(SQLITE_CORRUPT: .*\)\. kvbench will not write to it\. Choose a database in Settings\.$/) },
+        error: { code: 'DB_CORRUPT', message: expect.stringMatching(/^no database is open: .*truncated\.db is damaged and cannot be read \(SQLITE_CORRUPT: .*\): restore a backup, or move it away\. Choose a database in Settings\.$/) },
       });
     } finally {
       await c.close();

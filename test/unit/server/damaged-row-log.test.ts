@@ -4,8 +4,11 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBackend } from '../../../src-main/server/backend.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { damagedDatabase } from '../store/damaged-database.ts';
-import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { addSuiteTrials } from '../store/seed-store.ts';
 
 afterEach(removeTempDirs);
 
@@ -29,6 +32,37 @@ describe('the app over a damaged row', () => {
       const said = logs.filter((l) => l.includes(`trial ${damaged}'s options`));
       expect(said).toHaveLength(1);
       expect(said[0]).toMatch(new RegExp(`^warn: trial ${damaged}'s options in ${db.replace(/[.]/g, '\\.')} cannot be read: the stored JSON is damaged`));
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('logs a line again when it grows: a damaged snapshot found by a second trial is said naming both', async () => {
+    // The log kept a count of the lines it had said, so a line that changed in place (a snapshot's,
+    // naming each trial found without its hardware so far) was never said again.
+    const dir = tempDir();
+    const db = path.join(dir, 'kvbench.db');
+    const store = openStore(db);
+    addSuiteTrials(store, fakeHardware({ probe: true }), 2, (i) => ({ results: kvbenchResults({ tokPerS: 100 + i }) as unknown as Record<string, unknown> }));
+    const [first, second] = store.listTrials({ order: 'asc' }).map((t) => t.id);
+    store.close();
+    const raw = openDatabase(db);
+    raw.prepare('UPDATE hardware_snapshots SET profile_json = substr(profile_json, 1, 30) || ?').run('\u00ab\u00ab');
+    raw.close();
+    const logs: string[] = [];
+    const backend = await createBackend({
+      mode: 'browser',
+      settingsFile: path.join(tempDir(), 'settings.json'),
+      defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
+      log: (level, message) => logs.push(`${level}: ${message}`),
+    });
+    try {
+      for (const id of [first, second, first, second]) expect((await backend.invoke('trials.get', { id })).ok).toBe(true);
+      const said = logs.filter((l) => l.includes('hardware snapshot'));
+      expect(said).toEqual([
+        expect.stringMatching(new RegExp(`^warn: hardware snapshot \\d+ in .* cannot be read: .*; trial ${first} \\(and any other trial of that snapshot\\) is shown without its hardware$`)),
+        expect.stringMatching(new RegExp(`^warn: hardware snapshot \\d+ in .* cannot be read: .*; trials ${first}, ${second} are shown without their hardware$`)),
+      ]);
     } finally {
       await backend.close();
     }

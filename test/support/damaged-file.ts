@@ -1,0 +1,83 @@
+// Damaged database files as a crash, a bad sector or a scribble leaves them: a real kvbench database,
+// then a copy of it with chosen pages overwritten. Shared by the CLI's, the backend's and the app's tests.
+import fs from 'node:fs';
+import path from 'node:path';
+import { openStore } from '../../src-main/store/open-store.ts';
+import { openDatabase } from '../../src-main/store/sqlite.ts';
+import { fakeHardware, kvbenchResults } from '../unit/store/fixtures.ts';
+import { addSuiteTrials } from '../unit/store/seed-store.ts';
+
+const PAGE_BYTES = 4096;
+
+/**
+ * Four suites of eight complete trials each, checkpointed into the file (no -wal); with `secondSystem`,
+ * the last suite was run on another system (lab2), so that two systems can be compared.
+ */
+export function intactDatabase(dir: string, o: { secondSystem?: boolean } = {}): string {
+  const db = path.join(dir, 'intact.db');
+  const s = openStore(db);
+  const hw = fakeHardware({ probe: true });
+  const other = fakeHardware({ probe: true, systemId: 'sys-fedcba9876543210', hostname: 'lab2' });
+  for (let k = 0; k < 4; k++) {
+    addSuiteTrials(s, k === 3 && o.secondSystem ? other : hw, 8, (i) => ({ results: kvbenchResults({ tokPerS: 100 + 10 * k + i }) as unknown as Record<string, unknown> }));
+  }
+  s.close();
+  return db;
+}
+
+/** Pages of the file by what they hold (SQLite's dbstat): `name/pagetype` → page numbers, ascending. */
+export function pagesOf(db: string): Map<string, number[]> {
+  const raw = openDatabase(db, { readonly: true });
+  try {
+    const out = new Map<string, number[]>();
+    for (const r of raw.prepare('SELECT name, pagetype, pageno FROM dbstat ORDER BY pageno').all() as { name: string; pagetype: string; pageno: number }[]) {
+      const key = `${r.name}/${r.pagetype}`;
+      out.set(key, [...(out.get(key) ?? []), r.pageno]);
+    }
+    return out;
+  } finally {
+    raw.close();
+  }
+}
+
+/** The last page of the overflow chain of the row at dbstat path `cell` of trials ('/002/000': the third leaf's first cell). */
+export function lastOverflowPage(db: string, cell: string): number {
+  const raw = openDatabase(db, { readonly: true });
+  try {
+    const r = raw.prepare("SELECT pageno FROM dbstat WHERE name = 'trials' AND pagetype = 'overflow' AND path LIKE ? ORDER BY path DESC LIMIT 1").get(`${cell}+%`) as { pageno: number } | undefined;
+    if (!r) throw new Error(`no overflow page at ${cell}`);
+    return r.pageno;
+  } finally {
+    raw.close();
+  }
+}
+
+/** A copy of `db` with `pages` overwritten by fixed pseudo-random bytes (as `dd if=/dev/urandom … conv=notrunc` would, reproducibly). */
+export function scribbled(db: string, name: string, pages: readonly number[]): string {
+  const copy = path.join(path.dirname(db), name);
+  fs.copyFileSync(db, copy);
+  const fd = fs.openSync(copy, 'r+');
+  try {
+    let x = 0x2545f491;
+    for (const p of pages) {
+      const bytes = Buffer.alloc(PAGE_BYTES);
+      for (let i = 0; i < PAGE_BYTES; i++) {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        bytes[i] = x >>> 24;
+      }
+      fs.writeSync(fd, bytes, 0, PAGE_BYTES, (p - 1) * PAGE_BYTES);
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return copy;
+}
+
+/**
+ * A copy of intactDatabase (two systems) named `name` in `dir`, its second page of trials overwritten
+ * (as a bad sector leaves it): PRAGMA quick_check fails, and the trials on that page cannot be read.
+ */
+export function damagedTrialsPage(dir: string, name = 'damaged.db'): { intact: string; damaged: string } {
+  const intact = intactDatabase(dir, { secondSystem: true });
+  return { intact, damaged: scribbled(intact, name, [pagesOf(intact).get('trials/leaf')![1]]) };
+}
