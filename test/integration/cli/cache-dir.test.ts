@@ -9,10 +9,16 @@ import { TINY_RUN_FLAGS, explain, makeTempDir, readResults, removeTempDirs, runC
 
 afterEach(removeTempDirs);
 
+/**
+ * The run ends after its 3rd completed request; 120 s is only the cap. A 5 s cap let a loaded 2-core
+ * machine end it short of 3 (tiny-1b's first requests write tens of MiB each): partial, exit 3.
+ */
+const ENDS_AFTER_3_REQUESTS = ['--max-requests', '3', '--duration', '120'];
+
 async function shortRun(cacheDir: string, tmp: string): Promise<void> {
   const output = path.join(tmp, 'results.json');
   const r = await runCli(
-    ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '5', '--max-requests', '3', '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--seed', '5', '--output', output],
+    ['run', ...TINY_RUN_FLAGS, '--num-users', '2', ...ENDS_AFTER_3_REQUESTS, '--cpu-mem-gb', '0', '--cache-dir', cacheDir, '--seed', '5', '--output', output],
     { cwd: tmp },
   );
   expect(r.code, explain(r)).toBe(0);
@@ -41,7 +47,7 @@ describe('kvbench run --cache-dir <new directory>', () => {
     const shared = path.join(tmp, 'new', 'shared');
     const output = path.join(tmp, 'r.json');
     const r = await runCli(
-      ['run', ...TINY_RUN_FLAGS, '--num-users', '2', '--duration', '5', '--max-requests', '3', '--cpu-mem-gb', '0', '--cache-dir', shared, '--rank', '1', '--world-size', '2', '--output', output],
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '2', ...ENDS_AFTER_3_REQUESTS, '--cpu-mem-gb', '0', '--cache-dir', shared, '--rank', '1', '--world-size', '2', '--output', output],
       { cwd: tmp },
     );
     expect(r.code, explain(r)).toBe(0);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { dbPaths, eventsOf, explain, fileBytes, isAlive, makeTempDir, rawTrials, removeTempDirs, runCli, runDirsIn, startCli, waitFor, killStarted, type CliProcess } from './suite-harness.ts';
+import { dbPaths, eventsOf, explain, fileBytes, isAlive, makeTempDir, rawTrials, removeTempDirs, runCli, runDirsIn, startCli, trialEndsAfter, waitFor, killStarted, type CliProcess } from './suite-harness.ts';
 
 const FAKE_ENGINE = fileURLToPath(new URL('../../fixtures/fake-engine.ts', import.meta.url));
 const started: CliProcess[] = [];
@@ -12,6 +12,14 @@ afterEach(async () => {
   await killStarted(started);
   removeTempDirs();
 });
+
+/**
+ * How each trial of the two kill tests ends: after its 10th completed request (a fixed 3 or 4 s window
+ * starved on a loaded machine, and the trials these tests need complete came out partial). 10 requests
+ * take about 2 s on an idle 2-core machine, so a trial still runs well past the moment a test kills it
+ * (within 25 ms of seeing it run, or of its run directory appearing, before its preparation).
+ */
+const TRIAL_END = trialEndsAfter(10);
 
 /** Starts a suite with --events and collects its stdout as it comes. */
 function startSuite(args: string[], cwd: string): { cli: CliProcess; stdout: () => string } {
@@ -23,10 +31,10 @@ function startSuite(args: string[], cwd: string): { cli: CliProcess; stdout: () 
 }
 
 describe('kill -9 of the runner mid-trial', () => {
-  it('keeps the database and the finished trials; the interrupted one is aborted at the next start; resume completes the suite', { timeout: 150_000 }, async () => {
+  it('keeps the database and the finished trials; the interrupted one is aborted at the next start; resume completes the suite', { timeout: 300_000 }, async () => {
     const tmp = makeTempDir();
     const { db, cache } = dbPaths(tmp);
-    const { cli, stdout } = startSuite(['--trials', '3', '--scenarios', 'storage-only', '--duration', '4', '--cache-dir', cache, '--db', db], tmp);
+    const { cli, stdout } = startSuite(['--trials', '3', '--scenarios', 'storage-only', ...TRIAL_END, '--cache-dir', cache, '--db', db], tmp);
     let enginePid = 0;
     await waitFor(
       'the second trial to start',
@@ -35,14 +43,14 @@ describe('kill -9 of the runner mid-trial', () => {
         if (second) enginePid = second.enginePid as number;
         return second !== undefined;
       },
-      60_000,
+      120_000,
     );
-    await waitFor('the second trial to write its run directory', () => runDirsIn(cache).length > 0, 20_000);
+    await waitFor('the second trial to write its run directory', () => runDirsIn(cache).length > 0, 60_000);
     process.kill(cli.pid, 'SIGKILL');
     const r = await cli.done;
     expect(r.signal).toBe('SIGKILL');
     // The orphaned engine notices its parent is gone, stops and cleans up on its own.
-    await waitFor('the orphaned engine to exit', () => !isAlive(enginePid), 30_000);
+    await waitFor('the orphaned engine to exit', () => !isAlive(enginePid), 60_000);
 
     // Straight after the kill, before any kvbench opens it again: intact, one complete, one still "running".
     const check = openDatabase(db, { readonly: true, fileMustExist: true });
@@ -83,19 +91,19 @@ describe('kill -9 of the runner mid-trial', () => {
 });
 
 describe('kill -9 of the engine mid-trial', () => {
-  it('records the trial as failed with the reason and goes on with the suite', { timeout: 120_000 }, async () => {
+  it('records the trial as failed with the reason and goes on with the suite', { timeout: 240_000 }, async () => {
     const tmp = makeTempDir();
     const { db, cache } = dbPaths(tmp);
-    const { cli, stdout } = startSuite(['--trials', '2', '--scenarios', 'storage-only', '--duration', '3', '--cache-dir', cache, '--db', db], tmp);
+    const { cli, stdout } = startSuite(['--trials', '2', '--scenarios', 'storage-only', ...TRIAL_END, '--cache-dir', cache, '--db', db], tmp);
     let enginePid = 0;
     await waitFor('the first trial to start', () => {
       const first = eventsOf(stdout()).find((e) => e.type === 'suite.trialStarted');
       if (first) enginePid = first.enginePid as number;
       return first !== undefined;
-    });
+    }, 60_000);
     // Kill it once the measured phase runs (its run directory then carries its owner marker).
-    await waitFor('the first trial to be running', () => eventsOf(stdout()).some((e) => e.type === 'suite.trialProgressed' && e.ordinal === 1 && (e.progress as { phase: string }).phase === 'running'), 30_000);
-    await waitFor('the engine to write its run directory', () => runDirsIn(cache).length > 0, 20_000);
+    await waitFor('the first trial to be running', () => eventsOf(stdout()).some((e) => e.type === 'suite.trialProgressed' && e.ordinal === 1 && (e.progress as { phase: string }).phase === 'running'), 60_000);
+    await waitFor('the engine to write its run directory', () => runDirsIn(cache).length > 0, 60_000);
     process.kill(enginePid, 'SIGKILL');
     const r = await cli.done;
     expect(r.code, explain(r)).toBe(3);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { dbPaths, eventsOf, explain, fileBytes, hangUp, killStarted, makeTempDir, removeTempDirs, runCli, startCli, waitFor, type CliProcess } from './suite-harness.ts';
+import { dbPaths, eventsOf, explain, fileBytes, hangUp, killStarted, makeTempDir, removeTempDirs, runCli, startCli, trialEndsAfter, waitFor, type CliProcess } from './suite-harness.ts';
 
 const started: CliProcess[] = [];
 afterEach(async () => {
@@ -70,12 +70,12 @@ function countRows(db: string, table: 'suites' | 'trials'): number {
 }
 
 describe('kvbench suite stopped during the drive probe', () => {
-  it('stops the probe, removes its files, plans nothing, records no suite, says so and exits 130', { timeout: 60_000 }, async () => {
+  it('stops the probe, removes its files, plans nothing, records no suite, says so and exits 130', { timeout: 120_000 }, async () => {
     const tmp = makeTempDir();
     const { db, cache } = dbPaths(tmp);
     const cli = startCli(['suite', '--profile', 'smoke', '--scenarios', 'storage-only', '--trials', '1', '--cache-dir', cache, '--db', db], { cwd: tmp });
     started.push(cli);
-    await waitFor('the drive probe to start', () => fs.readdirSync(cache).some((n) => n.startsWith('kvbench-probe-')), 30_000);
+    await waitFor('the drive probe to start', () => fs.readdirSync(cache).some((n) => n.startsWith('kvbench-probe-')), 60_000);
     process.kill(cli.pid, 'SIGINT');
     const r = await cli.done;
     expect(r.code, explain(r)).toBe(130);
@@ -87,12 +87,12 @@ describe('kvbench suite stopped during the drive probe', () => {
     expect(fs.readdirSync(cache)).toEqual([]);
   });
 
-  it('a hang-up (SIGHUP to the process group, the probe process included) stops the probe as cleanly and exits 129', { timeout: 60_000 }, async () => {
+  it('a hang-up (SIGHUP to the process group, the probe process included) stops the probe as cleanly and exits 129', { timeout: 120_000 }, async () => {
     const tmp = makeTempDir();
     const { db, cache } = dbPaths(tmp);
     const cli = startCli(['suite', '--profile', 'smoke', '--scenarios', 'storage-only', '--trials', '1', '--cache-dir', cache, '--db', db], { cwd: tmp, ownProcessGroup: true });
     started.push(cli);
-    await waitFor('the drive probe to start', () => fs.readdirSync(cache).some((n) => n.startsWith('kvbench-probe-')), 30_000);
+    await waitFor('the drive probe to start', () => fs.readdirSync(cache).some((n) => n.startsWith('kvbench-probe-')), 60_000);
     hangUp(cli);
     const r = await cli.done;
     expect(r.code, explain(r)).toBe(129);
@@ -107,11 +107,15 @@ describe('kvbench suite stopped during the drive probe', () => {
  * aborted, so a resume has one trial left to run. Returns the suite's id.
  */
 async function cancelledSuite(args: string[], cwd: string, db: string, cache: string): Promise<number> {
-  const cli = startCli(['suite', '--profile', 'smoke', '--scenarios', 'storage-only', '--trials', '1', '--duration', '5', '--events', ...args, '--cache-dir', cache, '--db', db], { cwd });
+  // The resumed trial must complete: it ends after 10 requests (a resume keeps the plan's options), not
+  // at a 5 s window that a loaded machine can close before any request completes. 10 take about 2 s
+  // idle, so the trial is still running when the Ctrl-C comes.
+  const cli = startCli(['suite', '--profile', 'smoke', '--scenarios', 'storage-only', '--trials', '1', ...trialEndsAfter(10), '--events', ...args, '--cache-dir', cache, '--db', db], { cwd });
   started.push(cli);
   let out = '';
   cli.child.stdout!.on('data', (b: string | Buffer) => (out += String(b)));
-  await waitFor('the trial to be running', () => eventsOf(out).some((e) => e.type === 'suite.trialProgressed' && (e.progress as { phase: string }).phase === 'running'), 60_000);
+  // Hardware detection and the drive probe come first: under load they took more than a minute.
+  await waitFor('the trial to be running', () => eventsOf(out).some((e) => e.type === 'suite.trialProgressed' && (e.progress as { phase: string }).phase === 'running'), 180_000);
   process.kill(cli.pid, 'SIGINT');
   const r = await cli.done;
   expect(r.code, explain(r)).toBe(130);
@@ -134,7 +138,7 @@ function newestTrialProbed(db: string): boolean {
 }
 
 describe('kvbench suite --resume and the drive probe', () => {
-  it('planned with --no-probe: resumes without probing, and says so', { timeout: 120_000 }, async () => {
+  it('planned with --no-probe: resumes without probing, and says so', { timeout: 360_000 }, async () => {
     const tmp = makeTempDir();
     const { db, cache } = dbPaths(tmp);
     const id = await cancelledSuite(['--no-probe'], tmp, db, cache);
@@ -146,7 +150,7 @@ describe('kvbench suite --resume and the drive probe', () => {
     expect(newestTrialProbed(db)).toBe(false);
   });
 
-  it('planned with the probe: probes again to resume, and not at all once nothing is left to run', { timeout: 120_000 }, async () => {
+  it('planned with the probe: probes again to resume, and not at all once nothing is left to run', { timeout: 360_000 }, async () => {
     const tmp = makeTempDir();
     const { db, cache } = dbPaths(tmp);
     const id = await cancelledSuite([], tmp, db, cache);

@@ -5,6 +5,16 @@ import { openDatabase } from '../../../src-main/store/sqlite.ts';
 
 export { makeTempDir, removeTempDirs, runCli, startCli, explain, hangUp, isAlive, killStarted, olderNode, sleepMs, waitFor, waitForEnginePid, runDirsIn, type CliProcess, type CliResult } from '../cli/cli-harness.ts';
 
+/**
+ * Suite flags that end each trial after its `requests`th completed request, with `capS` seconds only as
+ * the cap. For tests that need a trial to complete: a short fixed --duration (1 to 5 s) closed before the
+ * first request completed on a loaded 2-core machine (an idle one completes about 5 a second in a smoke
+ * storage-only trial), and the trial came out partial.
+ */
+export function trialEndsAfter(requests: number, capS = 120): string[] {
+  return ['--max-requests', String(requests), '--duration', String(capS)];
+}
+
 /** The suite events printed with --events (JSON lines on stdout). */
 export function eventsOf(stdout: string): { type: string; [k: string]: unknown }[] {
   return stdout
