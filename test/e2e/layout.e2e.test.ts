@@ -291,6 +291,7 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
   for (const [width, height] of [
     [1024, 680],
     [1280, 800],
+    [1440, 900],
   ]) it(`at ${width}×${height}, the Plan step shows every model the Model select offers whole, and its fields within their card`, async () => {
     const page = await open(width, height);
     await openPlanStep(page, path.join(served.dir, 'cache'));
@@ -318,6 +319,16 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const derivations = await page.locator('[data-test=plan-table] [data-test=derivation] ul').evaluateAll((uls) => uls.map((u) => Math.round(u.getBoundingClientRect().width)));
     expect(derivations.length).toBeGreaterThan(6);
     expect.soft(Math.min(...derivations), 'the narrowest derivation').toBeGreaterThanOrEqual(500);
+    // Each model name whole in the table: "llama3.1-8b", never "llama3.1-" over "8b" (a hyphen is no place to break a name).
+    const models = await page.locator('[data-test=plan-table] tbody tr[data-run] td:nth-child(2)').evaluateAll((tds) =>
+      tds.map((td) => {
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        return { model: td.textContent!.trim(), lines: new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size };
+      }),
+    );
+    expect(models.length).toBeGreaterThan(6);
+    expect.soft(models.filter((m) => m.lines !== 1)).toEqual([]);
     // The estimate's time on one line ("10 min 39 s"), not "10 min 39" over "s".
     expect.soft(await linesOf(page, '[data-test=plan-time]')).toHaveLength(1);
     // The database path in the navigation breaks only after a "/", never inside a name ("kvbenc" / "h.db").
