@@ -102,6 +102,31 @@ function alikeGroups(labels: readonly string[], fitted: readonly string[]): numb
 }
 
 /**
+ * Labels told apart: rows whose label another row has too (two configurations of one scenario: a
+ * CPU tier of 1 and of 2 GiB) get, after " · ", those of their `parts` (what describes a row: its
+ * tier sizes, users, options, in the order to say them) that not every row of that label shares;
+ * rows alike in every part are numbered in their order. A label no other row has stays as it is.
+ */
+export function distinctLabels(labels: readonly string[], parts: readonly (readonly string[])[]): string[] {
+  const byLabel = new Map<string, number[]>();
+  labels.forEach((l, i) => byLabel.set(l, [...(byLabel.get(l) ?? []), i]));
+  const out = [...labels];
+  for (const group of byLabel.values()) {
+    if (group.length < 2) continue;
+    const shared = (part: string): boolean => group.every((i) => parts[i]?.includes(part));
+    for (const i of group) {
+      const differing = [...new Set(parts[i] ?? [])].filter((p) => !shared(p));
+      if (differing.length > 0) out[i] = `${labels[i]} · ${differing.join(', ')}`;
+    }
+    // Rows alike in every part said: numbered in their order.
+    const still = new Map<string, number[]>();
+    for (const i of group) still.set(out[i]!, [...(still.get(out[i]!) ?? []), i]);
+    for (const alike of still.values()) if (alike.length > 1) alike.forEach((i, k) => (out[i] = `${out[i]} (${k + 1})`));
+  }
+  return out;
+}
+
+/**
  * A bar chart's labels, each as fitLabel cuts it; where that leaves different labels alike (long
  * labels that part only after the cut: two suite labels, or drives, of one long system name), each
  * of those keeps its start and, after a "…", where it parts from the others, so the bars are told

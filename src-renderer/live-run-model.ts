@@ -2,8 +2,9 @@
 // tiles' run-averages, the chart's series and its clock, the phase of a suite that ended unseen, and
 // how a status snapshot and the events that arrived while it was fetched overlap. The live-run store
 // holds the state; these say what to do with it, and are tested without Pinia.
-import type { SuitePlan } from '../src-shared/domain/scenarios.ts';
+import { SCENARIOS, isScenarioId, tiersPastScenario, type SuitePlan } from '../src-shared/domain/scenarios.ts';
 import type { TrialRowStatus } from '../src-shared/domain/store-types.ts';
+import { tiersText, type TierName } from '../src-shared/domain/tiers.ts';
 import { averageStorageBytesPerSec, averageTokensPerSec, RATE_INTERVAL_MS, type ProgressEvent } from '../src-shared/engine-protocol.ts';
 import type { SuiteRecordData } from '../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../src-shared/ipc/events.ts';
@@ -33,6 +34,11 @@ export interface TrialRow {
   readBytesPerS: number | null;
   reason: string | null;
   estimatedS: number;
+  /**
+   * Its measured window moved bytes to or from a tier past those its scenario names (liveSpill), as
+   * seen live: the trial is stored flagged 'spilled'. False for one not seen spilling (nor stored so).
+   */
+  spilled: boolean;
 }
 
 export interface LiveSeries {
@@ -67,6 +73,7 @@ export function queuedRow(slot: { scenarioId: string; label: string; trialIndex:
     readBytesPerS: null,
     reason: null,
     estimatedS,
+    spilled: false,
   };
 }
 
@@ -177,6 +184,83 @@ export function liveAverages(p: ProgressEvent | null): LiveAverages {
 export function tileEvents(progress: ProgressEvent | null, lastRunning: ProgressEvent | null): { measured: ProgressEvent | null; totals: ProgressEvent | null } {
   const measured = progress && progress.phase !== 'running' && lastRunning ? lastRunning : progress;
   return { measured, totals: progress?.phase === 'finishing' ? progress : measured };
+}
+
+/**
+ * A trial of a scenario meant to stay off the slower tiers (CPU only, GPU + CPU, GPU only) that is
+ * moving bytes to or from one of them: its tiers are full, and the cache moves the rest down. In the
+ * measured window that is what the stored trial's 'spilled' flag says (its tier bytes past the
+ * scenario's, the report's spill caution); in the warm-up it is not measured, but says the window
+ * will likely spill too.
+ */
+export interface LiveSpill {
+  /** The tiers past the scenario's that moved bytes, fastest first. */
+  tiers: TierName[];
+  /** The storage tier's bytes on the event's clock (the window's; in a warm-up, since the workload started). */
+  storageWriteBytes: number;
+  storageReadBytes: number;
+  /** Seen in the warm-up: not measured, so not flagged (yet). */
+  warmUp: boolean;
+  /** The event is the engine's 'finishing' one: the bytes are the stored trial's. */
+  final: boolean;
+}
+
+/** Whether an event's phase has a clock whose tier bytes mean anything (the warm-up's or the window's). */
+const movesMeasured = (phase: ProgressEvent['phase']): boolean => phase === 'warming-up' || phase === 'running' || phase === 'draining' || phase === 'finishing';
+
+/**
+ * Whether the CPU tier has moved bytes on the trial's clock, from the events seen so far (`before`:
+ * the answer up to the previous event, of phase `beforePhase`). The progress carries the CPU tier's
+ * rates over the last interval only, not its totals, so a GPU-only trial's spill to the CPU tier is
+ * known from any interval that had some; the measured window starts the answer again, as it starts
+ * the tier counters again.
+ */
+export function cpuMovedAfter(before: boolean, beforePhase: ProgressEvent['phase'] | null, p: ProgressEvent): boolean {
+  const restarted = p.phase === 'running' && beforePhase !== 'running';
+  const moved = (p.phase === 'warming-up' || p.phase === 'running') && (p.cpuReadBytesPerSec > 0 || p.cpuWriteBytesPerSec > 0);
+  return (restarted ? false : before) || moved;
+}
+
+/**
+ * The trial's spill as it stands at event `p` (its newest), or null: none, a scenario that names the
+ * storage tier, or nothing on a measuring clock yet. `cpuMoved`: cpuMovedAfter over its events.
+ */
+export function liveSpill(scenarioId: string, p: ProgressEvent | null, cpuMoved: boolean): LiveSpill | null {
+  const past = tiersPastScenario(scenarioId);
+  if (!p || past.length === 0 || !movesMeasured(p.phase)) return null;
+  const tiers = past.filter((t) => (t === 'storage' ? p.storageReadBytes > 0 || p.storageWriteBytes > 0 : t === 'cpu' && cpuMoved));
+  if (tiers.length === 0) return null;
+  return { tiers, storageWriteBytes: p.storageWriteBytes, storageReadBytes: p.storageReadBytes, warmUp: p.phase === 'warming-up', final: p.phase === 'finishing' };
+}
+
+/** Where a spill goes, in a sentence: "the drive", "the CPU tier and the drive". */
+const spillPlaces = (tiers: readonly TierName[]): string => tiers.map((t) => (t === 'storage' ? 'the drive' : `the ${tiersText([t])}`)).join(' and ');
+
+/**
+ * What the Run step's spill mark says: a headline and what it means for the result. `capacityBytes`:
+ * the named tiers' size from the plan (null when this page has no plan); `size` formats bytes in the
+ * units chosen in Settings.
+ */
+export function spillNotice(scenarioId: string, spill: LiveSpill, capacityBytes: number | null, size: (bytes: number) => string): { headline: string; detail: string } {
+  const named = isScenarioId(scenarioId) ? SCENARIOS[scenarioId] : null;
+  const tiers = named ? `Its ${tiersText(named.tiers)}` : 'Its tiers';
+  const full = `${tiers}${capacityBytes !== null ? ` (${size(capacityBytes)})` : ''} ${named && named.tiers.length > 1 ? 'are' : 'is'} full, so the cache moves entries down to ${spillPlaces(spill.tiers)}`;
+  const storage = spill.tiers.includes('storage')
+    ? `: ${size(spill.storageWriteBytes)} written to the drive and ${size(spill.storageReadBytes)} read back ${spill.warmUp ? 'since the workload started' : spill.final ? 'in its measured window' : 'so far in the measured window'}`
+    : '';
+  const title = named ? `“${named.label}”` : 'This trial';
+  if (spill.warmUp) {
+    return {
+      headline: `Spilling to ${spillPlaces(spill.tiers)} in the warm-up`,
+      detail: `${full}${storage}. The warm-up is not measured; if the measured window spills too, the trial is stored flagged “spilled”: ${title}'s numbers then include ${spillPlaces(spill.tiers)}.`,
+    };
+  }
+  return {
+    headline: `${spill.final ? 'Spilled' : 'Spilling'} to ${spillPlaces(spill.tiers)}: ${title} ${spill.final ? 'measured' : 'is measuring'} ${spillPlaces(spill.tiers)} too`,
+    detail:
+      `${full}${storage}. This trial's throughput and latencies include ${spillPlaces(spill.tiers)}, not only ${named ? `the ${tiersText(named.tiers)}` : 'its own tiers'}; ` +
+      `it ${spill.final ? 'is' : 'will be'} stored flagged “spilled” (the report marks it, and can leave flagged trials out).`,
+  };
 }
 
 /** The last interval's rates an event carries, as the tiles show them beside the run-averages. */

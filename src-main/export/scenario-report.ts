@@ -4,7 +4,7 @@
 // Aggregation rules (src-shared/domain/statistics.ts): per metric, the median and the P95 of the
 // per-trial values (linear interpolation), with the trial count and the CV. Latency percentiles are
 // never averaged across trials; where histograms are stored, pooled percentiles come from merging them.
-import { SCENARIO_IDS, SCENARIOS, isScenarioId, scenarioLabel, tiersPastScenario } from '../../src-shared/domain/scenarios.ts';
+import { SCENARIO_IDS, SCENARIOS, isScenarioId, scenarioLabel, spilledTiers, tiersPastScenario } from '../../src-shared/domain/scenarios.ts';
 import { TIER_NAMES, TIER_WORDS, tiersText, type TierName } from '../../src-shared/domain/tiers.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
@@ -257,7 +257,7 @@ function spillCaution(t: TrialRecord): string[] {
   if (boundary === null) return [];
   const bytes = (tier: TierName, op: 'read' | 'write'): number => t.metrics[`${tier}_${op}_bytes`] ?? 0;
   const allReads = TIER_NAMES.reduce((sum, tier) => sum + bytes(tier, 'read'), 0);
-  const spilled = boundary.below.filter((tier) => bytes(tier, 'read') > 0 || bytes(tier, 'write') > 0);
+  const spilled = spilledTiers(t.scenarioId, t.metrics);
   if (spilled.length === 0) return [];
   const parts = spilled.map((tier) => {
     const read = bytes(tier, 'read');

@@ -19,6 +19,7 @@ import {
   SCENARIOS,
   SUITE_PLAN_VERSION,
   isScenarioId,
+  namedTierBytes,
   tiersPastScenario,
   type PlannedRun,
   type ProfileId,
@@ -35,6 +36,7 @@ import { defaultProbeBytes } from '../engine/probe/raw-limit-probe.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { DEFAULT_GPU_HEADROOM } from '../engine/tiers/gpu/gpu-tier.ts';
 import { CPU_TIER_MEMORY_RESERVE_BYTES } from '../engine/config/cpu-tier-memory.ts';
+import { TIER_FILL_TARGET } from '../engine/cache/multi-tier-cache.ts';
 import { TIER_WORDS, tiersText } from '../../src-shared/domain/tiers.ts';
 
 /** Whether the engine has a GPU tier (through the NVIDIA driver library; see src-main/engine/tiers/gpu/). */
@@ -144,6 +146,52 @@ function largestEntryBytes(model: string): number {
   if (!r.ok) throw new KvbenchError('VALIDATION', r.error);
   const maxContext = Math.max(...PERSONAS.map((p) => p.contextTokens[1]));
   return entryBytes(r.model, maxContext);
+}
+
+/**
+ * The KV-cache bytes one request of the suite's synthetic users writes, on average: each request
+ * writes a new entry of its context (synthetic-workload.ts: a user's context is uniform in its
+ * persona's range, each request's uniform in [¼, 1] of it, personas picked alike), so 5/8 of the
+ * personas' mean context.
+ */
+export function expectedRequestBytes(model: string): number {
+  const r = resolveModel(model);
+  if (!r.ok) throw new KvbenchError('VALIDATION', r.error);
+  const meanUserContext = PERSONAS.reduce((sum, p) => sum + (p.contextTokens[0] + p.contextTokens[1]) / 2, 0) / PERSONAS.length;
+  return entryBytes(r.model, Math.round((meanUserContext * 5) / 8));
+}
+
+/**
+ * A scenario meant to stay off the drive (CPU only, GPU + CPU, GPU only) whose users' first requests
+ * alone are expected to write more than its named tiers fill (TIER_FILL_TARGET of their size) before
+ * the cache moves entries down: its trials will spill, and be flagged 'spilled'. The first round is a
+ * floor: each user sends one request within its first think time (≤ 1.5 s), and every later request
+ * writes another entry; a trial that passes this test can still spill later in a long window.
+ */
+interface ExpectedSpill {
+  scenarioId: ScenarioId;
+  users: number;
+  model: string;
+  firstRoundBytes: number;
+  namedBytes: number;
+}
+
+function expectedSpill(id: ScenarioId, options: RunOptions): ExpectedSpill | null {
+  const namedBytes = namedTierBytes(id, options);
+  if (namedBytes === null || options.enableAutoscaling) return null;
+  const firstRoundBytes = options.numUsers * expectedRequestBytes(options.model);
+  return firstRoundBytes > namedBytes * TIER_FILL_TARGET ? { scenarioId: id, users: options.numUsers, model: options.model, firstRoundBytes, namedBytes } : null;
+}
+
+function expectedSpillNote(x: ExpectedSpill): Problem {
+  const named = tiersText(SCENARIOS[x.scenarioId].tiers);
+  const past = tiersPastScenario(x.scenarioId).map((t) => (t === 'storage' ? 'the drive' : `the ${TIER_WORDS[t]} tier`)).join(' and then ');
+  return sizedProblem(
+    (size) =>
+      `${x.scenarioId} is expected to spill to ${past}: its ${x.users} users' first requests alone write about ${size(x.firstRoundBytes)} of ${x.model} KV cache, ` +
+      `more than the ${TIER_FILL_TARGET * 100} % of its ${size(x.namedBytes)} ${named} filled before entries move down (${size(x.namedBytes * TIER_FILL_TARGET)}); ` +
+      `its trials will be flagged spilled, their numbers partly ${past === 'the drive' ? "the drive's" : "the slower tiers'"} (the tier sizes follow this machine's memory)`,
+  );
 }
 
 /** What the driver's own context takes on the card before the tier reserves (about 0.5 GiB on an H100), rounded up. */
@@ -614,6 +662,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
 
   const runs: PlannedRun[] = [];
   const skipped: SkippedScenario[] = [];
+  const spills: ExpectedSpill[] = [];
   for (const id of ids as ScenarioId[]) {
     const sc = SCENARIOS[id];
     if (sc.requiresGpu && gpuSkip !== null) {
@@ -648,6 +697,8 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     const v = validateRunOptions({ ...p.options, cacheDir });
     if (!v.ok) throw new KvbenchError('VALIDATION', `scenario ${id}: ${v.errors.join('; ')}`);
     const est = estimateRun(v.options, freeBytes);
+    const spill = expectedSpill(id, v.options);
+    if (spill !== null) spills.push(spill);
     runs.push({
       position: runs.length,
       scenarioId: id,
@@ -658,6 +709,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
       estimatedSecondsPerTrial: est.seconds,
       diskBytesEstimate: est.diskEstimate,
       diskBytesRequired: est.diskRequired,
+      ...(spill !== null ? { expectedSpill: { firstRoundBytes: spill.firstRoundBytes, namedTierBytes: spill.namedBytes } } : {}),
       derivation: [
         `model ${v.options.model}, ${v.options.warmUp > 0 ? `${v.options.warmUp} s warm-up then ` : ''}${v.options.duration} s measured${v.options.maxRequests > 0 ? ` or until ${v.options.maxRequests} requests completed, whichever is first` : ''}, generation ${v.options.generationMode}, seed ${SUITE_SEED}`,
         ...p.derivation,
@@ -716,6 +768,8 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
       `storage tiers shrunk to fit in RAM beside the CPU tier (${gib(hw.memory.availableBytes)} available, ${gib(reserveBytes)} kept in reserve): ${ramShrunk.join(', ')}`,
     );
   }
+  const spillNotes = spills.map(expectedSpillNote);
+  notes.push(...spillNotes.map((n) => n.text));
   if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
   const shrunkOptions = runsReferenceMlperf(d, o.profile) ? [] : runs.filter((r) => r.scenarioId.startsWith('mlperf-'));
   if (shrunkOptions.length > 0 && o.profile !== 'smoke') {
@@ -740,6 +794,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     skipped,
     estimate,
     notes,
+    noteSizes: notes.map((n) => spillNotes.find((x) => x.text === n)?.sizes ?? []),
     ...(o.probe !== undefined ? { probe: o.probe } : {}),
   };
 }

@@ -4,13 +4,29 @@
 // every event. The rules over this state are pure, in live-run-model.ts.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import { scenarioLabel, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { namedTierBytes, scenarioLabel, spilledTiers, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { suiteOutcome } from '../../src-shared/domain/store-types.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import type { IpcError, Result, SuiteRecordData, TrialRecordData } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
 import { api } from '../api/api.ts';
-import { appendPoint, emptySeries, endedPhase, etaSeconds, overlap, queuedRow, rowKey, rowsFromPlan, type LiveSeries, type NotStartedReason, type RunPhase, type SeriesClock, type TrialRow } from '../live-run-model.ts';
+import {
+  appendPoint,
+  cpuMovedAfter,
+  emptySeries,
+  endedPhase,
+  etaSeconds,
+  liveSpill,
+  overlap,
+  queuedRow,
+  rowKey,
+  rowsFromPlan,
+  type LiveSeries,
+  type NotStartedReason,
+  type RunPhase,
+  type SeriesClock,
+  type TrialRow,
+} from '../live-run-model.ts';
 import { useAppStore } from './app.ts';
 import { useWizardStore } from './wizard.ts';
 
@@ -42,6 +58,8 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   const progress = shallowRef<ProgressEvent | null>(null);
   /** The newest progress of the measured phase: draining and finishing report rates near zero. */
   const lastRunning = shallowRef<ProgressEvent | null>(null);
+  /** The current trial's CPU tier moved bytes on its clock (cpuMovedAfter): a GPU-only trial spilling to it. */
+  const cpuMoved = ref(false);
   const series = shallowRef<LiveSeries>(emptySeries());
   const seriesVersion = ref(0);
   const logs = ref<{ level: string; label: string; message: string }[]>([]);
@@ -71,6 +89,17 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   const doneCount = computed(() => rows.value.filter((r) => r.status !== 'queued' && r.status !== 'running' && r.status !== 'not-run').length);
   const currentRow = computed(() => rows.value.find((r) => r.key === currentKey.value) ?? null);
   const lastTrialRow = computed(() => rows.value.find((r) => r.key === lastTrialKey.value) ?? null);
+  /** The spill of the trial the Run step shows (the running one, or the suite's last once it ended), as its newest event says. */
+  const spill = computed(() => {
+    const row = currentRow.value ?? lastTrialRow.value;
+    return row ? liveSpill(row.scenarioId, progress.value, cpuMoved.value) : null;
+  });
+  /** The bytes the shown trial's named tiers hold, from the plan: null without one (a page attached to a suite it has no plan of). */
+  const spillCapacityBytes = computed(() => {
+    const row = currentRow.value ?? lastTrialRow.value;
+    const options = row ? runPlan.value?.runs.find((r) => r.scenarioId === row.scenarioId)?.options : undefined;
+    return row && options ? namedTierBytes(row.scenarioId, options) : null;
+  });
   /** The estimate of the trials still without a row: those of a resumed suite that have not started. */
   const unseenEstimateS = computed(() => (rows.value.length < total.value ? Math.max(0, estimatedSeconds.value - rows.value.reduce((sum, r) => sum + r.estimatedS, 0)) : 0));
 
@@ -122,6 +151,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     currentStartedMs.value = null;
     progress.value = null;
     lastRunning.value = null;
+    cpuMoved.value = false;
     series.value = emptySeries();
     seriesVersion.value++;
     logs.value = [];
@@ -320,6 +350,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
       row.tokPerS = t.metrics.wall_clock_throughput_tok_per_s ?? null;
       row.readBytesPerS = t.metrics.storage_read_bytes_per_s ?? null;
       row.reason = t.statusReason;
+      row.spilled = spilledTiers(t.scenarioId, t.metrics).length > 0;
     }
     endRows();
   }
@@ -410,6 +441,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
         currentStartedMs.value = e.startedAtMs ?? Date.now();
         progress.value = null;
         lastRunning.value = null;
+        cpuMoved.value = false;
         series.value = emptySeries();
         seriesVersion.value++;
         return;
@@ -420,8 +452,14 @@ export const useLiveRunStore = defineStore('liveRun', () => {
         if (currentKey.value !== row.key) {
           currentKey.value = row.key;
           series.value = emptySeries();
+          progress.value = null;
+          cpuMoved.value = false;
         }
         lastTrialKey.value = row.key;
+        cpuMoved.value = cpuMovedAfter(cpuMoved.value, progress.value?.phase ?? null, e.progress);
+        // Seen spilling in its measured window: the trial is stored flagged 'spilled', which its row says.
+        const spilled = liveSpill(row.scenarioId, e.progress, cpuMoved.value);
+        if (spilled && !spilled.warmUp) row.spilled = true;
         progress.value = e.progress;
         if (e.progress.phase === 'running') lastRunning.value = e.progress;
         pushPoint(e.progress);
@@ -480,6 +518,8 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     lastTrialRow,
     progress,
     lastRunning,
+    spill,
+    spillCapacityBytes,
     series,
     seriesVersion,
     logs,

@@ -119,6 +119,28 @@ export function tiersPastScenario(id: string): TierName[] {
   return TIER_NAMES.slice(slowest + 1);
 }
 
+/**
+ * The tiers past a scenario's (tiersPastScenario) that a trial of it read or wrote bytes on, from its
+ * measured window's per-tier bytes (stored metrics `${tier}_read_bytes`, `${tier}_write_bytes`): a
+ * trial with any spilled, and is flagged 'spilled'. Missing counts read as 0.
+ */
+export function spilledTiers(id: string, metrics: Readonly<Record<string, number | null | undefined>>): TierName[] {
+  return tiersPastScenario(id).filter((tier) => (metrics[`${tier}_read_bytes`] ?? 0) > 0 || (metrics[`${tier}_write_bytes`] ?? 0) > 0);
+}
+
+/**
+ * Bytes the tiers a scenario names hold, from its run options (GiB, the GPU tier per GPU), before
+ * anything overflows past them; null for a scenario that names the storage tier (it has no such
+ * limit), or an unknown id. Options missing count as 0.
+ */
+export function namedTierBytes(id: string, options: { gpuMemGb?: unknown; numGpus?: unknown; cpuMemGb?: unknown }): number | null {
+  if (!isScenarioId(id) || tiersPastScenario(id).length === 0) return null;
+  const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+  const gib = 1024 ** 3;
+  const bytes: Record<TierName, number> = { gpu: num(options.gpuMemGb, 0) * num(options.numGpus, 1) * gib, cpu: num(options.cpuMemGb, 0) * gib, storage: 0 };
+  return SCENARIOS[id].tiers.reduce((sum, t) => sum + bytes[t], 0);
+}
+
 /** Label of a scenario id, or the id itself for one this build does not know (imported data). */
 export function scenarioLabel(id: string): string {
   return isScenarioId(id) ? SCENARIOS[id].label : id;
@@ -214,6 +236,12 @@ export const PlannedRunSchema = z.object({
   diskBytesRequired: z.number().nonnegative(),
   /** How each parameter was derived from the hardware, for people. */
   derivation: z.array(z.string()),
+  /**
+   * A scenario meant to stay off the drive whose users' first requests alone are expected to overflow
+   * the tiers it names (the planner's expectedSpill): its trials will spill and be flagged. Absent: not
+   * expected (or a plan of an older version).
+   */
+  expectedSpill: z.object({ firstRoundBytes: z.number().nonnegative(), namedTierBytes: z.number().nonnegative() }).optional(),
 });
 export type PlannedRun = z.infer<typeof PlannedRunSchema>;
 
@@ -256,6 +284,8 @@ export const SuitePlanSchema = z.object({
   skipped: z.array(SkippedScenarioSchema),
   estimate: SuiteEstimateSchema,
   notes: z.array(z.string()),
+  /** For each note, in the same order, the sizes its text states (as problemSizes); absent in plans of older versions. */
+  noteSizes: z.array(z.array(StatedSizeSchema)).optional(),
   /**
    * Whether the drive and memory were probed before the trials (`kvbench suite --no-probe`, the app's
    * choice): a resumed suite probes again only if so. Absent in plans stored before it was recorded.

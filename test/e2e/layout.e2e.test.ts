@@ -174,9 +174,14 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
    * A page at this size; report.build's rows get the widest values a real suite shows (imports store
    * no tier latencies, bandwidths or efficiencies), or the tier row values given; latencies in the unit given.
    */
-  async function open(width: number, height: number, opts: { latencyUnit?: 'ms' | 'us'; tierRow?: Record<string, number> } = {}): Promise<Page> {
+  async function open(width: number, height: number, opts: { latencyUnit?: 'ms' | 'us'; tierRow?: Record<string, number>; status?: () => unknown } = {}): Promise<Page> {
     const page = await (await browser.newContext({ viewport: { width, height } })).newPage();
     problems = watchPage(page);
+    // A suite the backend says is running (its status snapshot), for the Run step without an engine.
+    if (opts.status) {
+      const status = opts.status;
+      await page.route('**/api/invoke/suite.status', (route) => route.fulfill({ json: { ok: true, value: status() } }));
+    }
     await page.route('**/api/invoke/report.build', async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { ok: true; value: { tiers: { rows: Record<string, unknown>[] } } };
@@ -291,6 +296,7 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
   for (const [width, height] of [
     [1024, 680],
     [1280, 800],
+    [1440, 900],
   ]) it(`at ${width}×${height}, the Plan step shows every model the Model select offers whole, and its fields within their card`, async () => {
     const page = await open(width, height);
     await openPlanStep(page, path.join(served.dir, 'cache'));
@@ -318,6 +324,16 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const derivations = await page.locator('[data-test=plan-table] [data-test=derivation] ul').evaluateAll((uls) => uls.map((u) => Math.round(u.getBoundingClientRect().width)));
     expect(derivations.length).toBeGreaterThan(6);
     expect.soft(Math.min(...derivations), 'the narrowest derivation').toBeGreaterThanOrEqual(500);
+    // Each model name whole in the table: "llama3.1-8b", never "llama3.1-" over "8b" (a hyphen is no place to break a name).
+    const models = await page.locator('[data-test=plan-table] tbody tr[data-run] td:nth-child(2)').evaluateAll((tds) =>
+      tds.map((td) => {
+        const range = document.createRange();
+        range.selectNodeContents(td);
+        return { model: td.textContent!.trim(), lines: new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size };
+      }),
+    );
+    expect(models.length).toBeGreaterThan(6);
+    expect.soft(models.filter((m) => m.lines !== 1)).toEqual([]);
     // The estimate's time on one line ("10 min 39 s"), not "10 min 39" over "s".
     expect.soft(await linesOf(page, '[data-test=plan-time]')).toHaveLength(1);
     // The database path in the navigation breaks only after a "/", never inside a name ("kvbenc" / "h.db").
@@ -395,4 +411,57 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
       expect(problems, problems.join('\n')).toEqual([]);
     });
   }
+
+  /**
+   * A running suite as suite.status answers (the page attaches to it on load): its first CPU-only
+   * trial 2 s into its measured window and spilling to the drive, with the widest times the tiles
+   * show: the suite started 59 min 58 s ago, and about 59 min 59 s are left ("≈ 59 min 59 s").
+   */
+  const runningSuite = () => {
+    const now = Date.now();
+    const ref = { suiteId: 99, trialId: 999, scenarioId: 'cpu-only', label: 'CPU only', trialIndex: 0, trialsPerScenario: 2, ordinal: 1, total: 2 };
+    const options = { model: 'llama3.1-8b', numUsers: 50, gpuMemGb: 0, cpuMemGb: 11, duration: 1790, storageCapacityGb: 16 };
+    const plan = {
+      version: 1, profile: 'standard', trials: 2, model: 'llama3.1-8b', cacheDir: path.join(served.dir, 'cache'), systemId: 'sys', driveId: 'drv', createdAt: new Date(now).toISOString(),
+      runs: [{ position: 0, scenarioId: 'cpu-only', label: 'CPU only', options, trials: 2, uvThreadpoolSize: 20, estimatedSecondsPerTrial: 1800, diskBytesEstimate: 16 * 2 ** 30, diskBytesRequired: 16 * 2 ** 30, derivation: ['d'] }],
+      skipped: [], estimate: { trialCount: 2, totalSeconds: 3600, peakDiskBytes: 16 * 2 ** 30, requiredDiskBytes: 16 * 2 ** 30, freeBytes: null, fits: true, problems: [] }, notes: [],
+    };
+    const progress = {
+      phase: 'running', elapsedNs: 2e9, durationNs: 1790e9, requestsCompleted: 123_456, maxRequests: null, activeUsers: 300, queueDepth: 1234, generatedTokens: 987_654_321, storageReadBytes: 987_654_321_000, storageWriteBytes: 987_654_321_000,
+      generatedTokensPerSec: 98_765.4, storageReadBytesPerSec: 9.87e9, storageWriteBytesPerSec: 9.87e9, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 98_765e6, storageReadP95Ns: 98_765e6, eventLoopLagP99Ns: null,
+    };
+    return {
+      state: 'running', suiteId: 99, request: null, plan, startedAt: new Date(now - 3598_000).toISOString(),
+      events: [
+        { type: 'suite.started', suiteId: 99, resumed: false, total: 2, estimatedSeconds: 3600 },
+        { type: 'suite.trialStarted', enginePid: 1, startedAtMs: now - 1_000, ...ref },
+        { type: 'suite.trialProgressed', ...ref, progress },
+      ],
+    };
+  };
+
+  for (const [width, height] of [
+    [1024, 680],
+    [1440, 900],
+  ]) it(`at ${width}×${height}, the Run step's tiles keep each value on one line within its tile, the widest times too`, async () => {
+    const page = await open(width, height, { status: runningSuite });
+    await page.locator('[data-test=eta]').waitFor();
+    await page.locator('[data-test=spill-mark]').waitFor();
+    await screenshot(page, `layout-${width}-run`);
+    expect(await page.locator('[data-test=eta]').innerText()).toMatch(/^≈ 59 min 5\d s$/);
+    expect.soft(await overflowOf(page, 'trial-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
+    // Every tile's value on one line, and nothing of a tile (value or sub) past its edge.
+    const tiles = await page.locator('.stat').evaluateAll((stats) =>
+      stats.map((st) => {
+        const box = st.getBoundingClientRect();
+        const value = st.querySelector<HTMLElement>('.value')!;
+        const lineHeight = parseFloat(getComputedStyle(value).lineHeight);
+        const past = [...st.querySelectorAll<HTMLElement>('*')].filter((e) => e.getBoundingClientRect().right > box.right + 0.5 || e.scrollWidth > e.clientWidth + 1);
+        return { tile: `${st.querySelector('.label')?.textContent?.trim()}: ${value.textContent?.trim()}`, lines: Math.round(value.getBoundingClientRect().height / lineHeight), past: past.map((e) => e.className || e.tagName) };
+      }),
+    );
+    expect(tiles.length).toBe(8);
+    for (const t of tiles) expect.soft(t, t.tile).toMatchObject({ lines: 1, past: [] });
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
 });

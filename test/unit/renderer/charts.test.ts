@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitLabel, fitLabels } from '../../../src-renderer/charts.ts';
+import { distinctLabels, fitLabel, fitLabels } from '../../../src-renderer/charts.ts';
 
 /** A monospace measure: 7 px a character. */
 const mono = (text: string): number => Array.from(text).length * 7;
@@ -102,5 +102,14 @@ describe('fitLabels (a bar chart\'s labels, each cut to its axis, told apart)', 
       expect(new Set(fitted).size, JSON.stringify({ labels, maxPx, fitted })).toBe(labels.length);
       fits(fitted, maxPx);
     }
+  });
+});
+
+describe('labels of rows that share a name', () => {
+  it('adds what sets each apart, leaves a name no other row has as it is, and numbers rows alike in every part', () => {
+    const labels = ['Storage only', 'CPU only', 'CPU only', 'CPU only', 'GPU only', 'GPU only'];
+    const parts = [['CPU 0.5 GiB', '50 users'], ['CPU 1 GiB', '4 users', '5s'], ['CPU 2 GiB', '4 users', '5s'], ['CPU 2 GiB', '8 users', '5s'], ['GPU 2 GiB'], ['GPU 2 GiB']];
+    expect(distinctLabels(labels, parts)).toEqual(['Storage only', 'CPU only · CPU 1 GiB, 4 users', 'CPU only · CPU 2 GiB, 4 users', 'CPU only · CPU 2 GiB, 8 users', 'GPU only (1)', 'GPU only (2)']);
+    expect(distinctLabels(['a', 'b'], [['x'], ['x']])).toEqual(['a', 'b']);
   });
 });

@@ -2,7 +2,23 @@
 // one time axis across phases, the phase of a suite that ended unseen, and how a status snapshot
 // and the events that arrived meanwhile overlap.
 import { describe, expect, it } from 'vitest';
-import { appendPoint, emptySeries, endedPhase, endedTrialCard, etaSeconds, liveAverages, MAX_POINTS, overlap, queuedRow, rowsFromPlan, type SeriesClock, type TrialRow } from '../../../src-renderer/live-run-model.ts';
+import {
+  appendPoint,
+  cpuMovedAfter,
+  emptySeries,
+  endedPhase,
+  endedTrialCard,
+  etaSeconds,
+  liveAverages,
+  liveSpill,
+  MAX_POINTS,
+  overlap,
+  queuedRow,
+  rowsFromPlan,
+  spillNotice,
+  type SeriesClock,
+  type TrialRow,
+} from '../../../src-renderer/live-run-model.ts';
 import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 import type { AppEvent } from '../../../src-shared/ipc/events.ts';
 import { plan } from './fixtures.ts';
@@ -34,7 +50,7 @@ describe('rows of a plan', () => {
     expect(rows.map((r) => r.key)).toEqual(['cpu-only#0', 'cpu-only#1', 'storage-only#0', 'storage-only#1']);
     expect(rows[3]).toEqual({
       key: 'storage-only#1', scenarioId: 'storage-only', label: 'Storage only', trialIndex: 1, trialsPerScenario: 2,
-      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5,
+      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5, spilled: false,
     });
   });
 });
@@ -206,5 +222,49 @@ describe('the live tiles\' run-averages', () => {
     const none = { tokensPerSec: null, storageReadBytesPerSec: null, storageWriteBytesPerSec: null };
     expect(liveAverages({ ...progress('running', 0), storageReadBytes: 5 })).toEqual(none);
     expect(liveAverages(null)).toEqual(none);
+  });
+});
+
+describe('a trial spilling past the tiers its scenario names', () => {
+  const at = (phase: ProgressEvent['phase'], over: Partial<ProgressEvent> = {}): ProgressEvent => ({ ...progress(phase, 2), cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, ...over });
+  const gib = (b: number): string => `${b / 2 ** 30} GiB`;
+
+  it('is the storage tier\'s bytes on the clock for CPU only and GPU + CPU; never for a scenario that names the drive', () => {
+    expect(liveSpill('cpu-only', at('running'), false)).toBeNull();
+    expect(liveSpill('cpu-only', at('starting', { storageWriteBytes: 5 }), false)).toBeNull(); // no measuring clock yet
+    expect(liveSpill('cpu-only', at('running', { storageWriteBytes: 5 }), false)).toEqual({ tiers: ['storage'], storageWriteBytes: 5, storageReadBytes: 0, warmUp: false, final: false });
+    expect(liveSpill('gpu-cpu', at('warming-up', { storageReadBytes: 7 }), false)?.warmUp).toBe(true);
+    expect(liveSpill('cpu-only', at('finishing', { storageReadBytes: 7 }), false)?.final).toBe(true);
+    for (const id of ['storage-only', 'cpu-storage', 'production', 'not-a-scenario']) expect(liveSpill(id, at('running', { storageWriteBytes: 5 }), true)).toBeNull();
+  });
+
+  it('knows GPU only spilling to the CPU tier from any interval that moved CPU bytes, counted again from the window\'s open', () => {
+    let moved = cpuMovedAfter(false, null, at('warming-up', { cpuWriteBytesPerSec: 1e9 }));
+    expect(moved).toBe(true);
+    expect(liveSpill('gpu-only', at('warming-up'), moved)).toMatchObject({ tiers: ['cpu'], warmUp: true });
+    moved = cpuMovedAfter(moved, 'warming-up', at('running')); // the window opened: its own count
+    expect(moved).toBe(false);
+    moved = cpuMovedAfter(moved, 'running', at('running', { cpuReadBytesPerSec: 3 }));
+    moved = cpuMovedAfter(moved, 'running', at('running')); // a quiet interval later: it moved in the window all the same
+    expect(moved).toBe(true);
+    expect(cpuMovedAfter(moved, 'running', at('draining'))).toBe(true);
+    expect(liveSpill('gpu-only', at('running', { storageWriteBytes: 9 }), moved)?.tiers).toEqual(['cpu', 'storage']);
+    expect(liveSpill('cpu-only', at('running'), true)).toBeNull(); // the CPU tier is CPU only's own
+  });
+
+  it('says where it goes, how much, and what the stored trial will be', () => {
+    const running = spillNotice('cpu-only', { tiers: ['storage'], storageWriteBytes: 2 ** 30, storageReadBytes: 2 ** 29, warmUp: false, final: false }, 2 * 2 ** 30, gib);
+    expect(running.headline).toBe('Spilling to the drive: “CPU only” is measuring the drive too');
+    expect(running.detail).toBe(
+      'Its CPU tier (2 GiB) is full, so the cache moves entries down to the drive: 1 GiB written to the drive and 0.5 GiB read back so far in the measured window. ' +
+        "This trial's throughput and latencies include the drive, not only the CPU tier; it will be stored flagged “spilled” (the report marks it, and can leave flagged trials out).",
+    );
+    const stored = spillNotice('gpu-cpu', { tiers: ['storage'], storageWriteBytes: 2 ** 30, storageReadBytes: 0, warmUp: false, final: true }, null, gib);
+    expect(stored.headline).toBe('Spilled to the drive: “GPU + CPU” measured the drive too');
+    expect(stored.detail).toContain('Its GPU and CPU tiers are full, so the cache moves entries down to the drive: 1 GiB written to the drive and 0 GiB read back in its measured window.');
+    expect(stored.detail).toContain('it is stored flagged “spilled”');
+    const gpu = spillNotice('gpu-only', { tiers: ['cpu'], storageWriteBytes: 0, storageReadBytes: 0, warmUp: false, final: false }, 4 * 2 ** 30, gib);
+    expect(gpu.headline).toBe('Spilling to the CPU tier: “GPU only” is measuring the CPU tier too');
+    expect(gpu.detail).toMatch(/^Its GPU tier \(4 GiB\) is full, so the cache moves entries down to the CPU tier\. /);
   });
 });

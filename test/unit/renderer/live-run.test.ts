@@ -112,3 +112,42 @@ describe('the page while a suite runs', () => {
     expect(w.get('.conn').text()).toBe('Token refused');
   });
 });
+
+describe('a trial spilling past the tiers its scenario names', () => {
+  const progress = (phase: 'warming-up' | 'running' | 'finishing', over: Partial<{ storageReadBytes: number; storageWriteBytes: number }> = {}) => ({
+    phase, elapsedNs: 2e9, durationNs: 3e9, requestsCompleted: 3, maxRequests: null, activeUsers: 4, queueDepth: 0, generatedTokens: 600, storageReadBytes: 0, storageWriteBytes: 0,
+    generatedTokensPerSec: 300, storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 1e9, cpuWriteBytesPerSec: 1e9, e2eLatencyP95Ns: 2e7, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+    ...over,
+  });
+  const storageOnly: SuiteTrialRef = { ...ref0, trialId: 13, scenarioId: 'storage-only', label: 'Storage only', ordinal: 3 };
+
+  it('marks CPU only reaching the drive on the Run step while it happens, says what it means, and marks its row; the warm-up alone marks no row', async () => {
+    const { fake, w } = await mountApp({ 'suite.status': () => runningStatus(4, 1) });
+    const mark = () => w.find('[data-test=spill-mark]');
+    expect(mark().exists()).toBe(false); // its window has moved nothing to the drive
+
+    // The warm-up spills: said, as not measured yet; the row is not marked (the flag counts the window only).
+    fake.emit({ type: 'suite.trialProgressed', ...ref0, progress: progress('warming-up', { storageWriteBytes: 3e8 }) });
+    await flush();
+    expect(mark().text()).toContain('Spilling to the drive in the warm-up');
+    expect(mark().text()).toContain('The warm-up is not measured; if the measured window spills too, the trial is stored flagged “spilled”');
+    expect(w.find('[data-test=row-spilled]').exists()).toBe(false);
+
+    // The measured window: the drive's bytes, the CPU tier's size from the plan (1 GiB), what it means.
+    fake.emit({ type: 'suite.trialProgressed', ...ref0, progress: progress('running', { storageWriteBytes: 1.5e9, storageReadBytes: 5e8 }) });
+    await flush();
+    expect(mark().get('[data-test=spill-head]').text()).toBe('Spilling to the drive: “CPU only” is measuring the drive too');
+    expect(mark().text()).toContain('Its CPU tier (1.07 GB) is full, so the cache moves entries down to the drive: 1.50 GB written to the drive and 500 MB read back so far in the measured window.');
+    expect(mark().text()).toContain("This trial's throughput and latencies include the drive, not only the CPU tier; it will be stored flagged “spilled”");
+    expect(w.findAll('[data-test=row-spilled]')).toHaveLength(1);
+    expect(w.get('[data-test=trial-table] tbody tr').text()).toContain('spilled');
+
+    // A scenario that names the storage tier never spills, whatever it moves there.
+    fake.emit({ type: 'suite.trialFinished', ...ref0, status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 300, storageReadBytesPerS: 1e8 });
+    fake.emit({ type: 'suite.trialStarted', enginePid: 124, ...storageOnly });
+    fake.emit({ type: 'suite.trialProgressed', ...storageOnly, progress: progress('running', { storageWriteBytes: 9e9, storageReadBytes: 9e9 }) });
+    await flush();
+    expect(mark().exists()).toBe(false);
+    expect(w.findAll('[data-test=row-spilled]')).toHaveLength(1); // CPU only's row keeps its mark
+  });
+});

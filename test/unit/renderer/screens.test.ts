@@ -557,6 +557,26 @@ describe('report', () => {
     expect(w.findAll('[data-test=tier-table] tbody .cell-label').map((x) => x.text())).toEqual(['Storage only · label “fw 2.1”', 'Storage only · no suite label']);
   });
 
+  it('tells two configurations of one scenario apart in the chart and the tables, by what differs between them', async () => {
+    // The closing note's case: smoke CPU only stored at a 1 GiB and at a 2 GiB CPU tier, two rows both "CPU only".
+    const r = report();
+    const row = r.tiers.rows[0];
+    r.tiers.rows = [
+      row,
+      { ...row, scenarioId: 'cpu-only', label: 'CPU only', configKey: 'c1', configDescription: 'tiny-1b, 4u, 5s, cpu 1, gpu 0, gen fast, storage 2 GiB', cpuMemGb: 1, numUsers: 4 },
+      { ...row, scenarioId: 'cpu-only', label: 'CPU only', configKey: 'c2', configDescription: 'tiny-1b, 4u, 5s, cpu 2, gpu 0, gen fast, storage 2 GiB', cpuMemGb: 2, numUsers: 4 },
+      { ...row, scenarioId: 'cpu-storage', label: 'CPU + storage', configKey: 'c3', configDescription: 'tiny-1b, 4u, 5s, cpu 0.25, gpu 0, gen fast', cpuMemGb: 0.25, numUsers: 4 },
+      { ...row, scenarioId: 'cpu-storage', label: 'CPU + storage', configKey: 'c4', configDescription: 'tiny-1b, 4u, 10s, cpu 0.25, gpu 0, gen fast', cpuMemGb: 0.25, numUsers: 4 },
+    ];
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const spaced = (l: string): string => l.replace(/\s/g, ' '); // the sizes keep their number and unit together
+    const expected = ['Storage only', 'CPU only · CPU 1.07 GB (1 GiB)', 'CPU only · CPU 2.15 GB (2 GiB)', 'CPU + storage · 5 s', 'CPU + storage · 10 s'];
+    expect((w.findComponent(BarChart).props('labels') as string[]).map(spaced)).toEqual(expected);
+    expect(w.findAll('[data-test=tier-table] tbody .cell-label').map((x) => spaced(x.text()))).toEqual(expected);
+  });
+
   it('says nothing of labels for one suite', async () => {
     installFakeApi({ 'report.build': () => report() });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });

@@ -594,6 +594,26 @@ describe('plan step', () => {
     ]);
   });
 
+  it('marks a scenario whose first requests alone overflow its tiers, and states the note\'s sizes in the units chosen in Settings', async () => {
+    const p = plan();
+    // planSuite's note and sizes for CPU only on a 24 GiB machine (planner.test checks those).
+    const GiB = 2 ** 30;
+    const first = 34.4 * GiB;
+    p.runs[0].expectedSpill = { firstRoundBytes: first, namedTierBytes: 12 * GiB };
+    p.notes = [
+      "cpu-only is expected to spill to the drive: its 50 users' first requests alone write about 34.4 GiB of llama3.1-8b KV cache, more than the 80 % of its 12.0 GiB CPU tier filled before entries move down (9.60 GiB); its trials will be flagged spilled, their numbers partly the drive's (the tier sizes follow this machine's memory)",
+    ];
+    p.noteSizes = [[{ bytes: first, text: '34.4 GiB' }, { bytes: 12 * GiB, text: '12.0 GiB' }, { bytes: 9.6 * GiB, text: '9.60 GiB' }]];
+    const w = await mountInUnits(PlanStep, 'decimal', '/mnt/kv', { 'suite.plan': () => ({ plan: p, hardware: hardware(), advice: [] }) });
+    const marks = w.findAll('[data-test=expected-spill]');
+    expect(marks).toHaveLength(1);
+    expect(w.get('[data-run=cpu-only]').find('[data-test=expected-spill]').text()).toBe('! will spill');
+    expect(marks[0].attributes('title')).toContain('write about 36.9 GB of KV cache, more than the 12.9 GB of tiers it names hold');
+    expect(w.get('.notes li').text()).toBe(
+      "CPU only is expected to spill to the drive: its 50 users' first requests alone write about 36.9 GB of llama3.1-8b KV cache, more than the 80 % of its 12.9 GB CPU tier filled before entries move down (10.3 GB); its trials will be flagged spilled, their numbers partly the drive's (the tier sizes follow this machine's memory).",
+    );
+  });
+
   it('refuses to start a suite that does not fit, and says why', async () => {
     installFakeApi({ 'suite.plan': () => ({ plan: plan({ fits: false }), hardware: hardware(), advice: [] }) });
     useWizardStore().cacheDir = '/tiny';

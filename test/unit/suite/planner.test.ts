@@ -192,6 +192,25 @@ describe('planSuite', () => {
     expect(configKey(run('cpu-only').options)).not.toBe(configKey({ ...run('cpu-only').options, cpuMemGb: 1 }));
   });
 
+  it('warns where the users\' first requests alone overflow the tiers a scenario names: CPU only on a small machine spills to the drive', () => {
+    // 24 GiB of RAM: CPU only's tier is RAM/2 = 12 GiB, which 50 users' first requests (about 0.69 GiB
+    // of llama3.1-8b KV cache each) overflow many times; the trial is then flagged spilled after it runs.
+    const quick = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 16 }), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1 });
+    const spills = quick.notes.filter((n) => n.includes('expected to spill'));
+    expect(spills).toEqual([
+      "gpu-only is expected to spill to the CPU tier and then the drive: its 50 users' first requests alone write about 34.4 GiB of llama3.1-8b KV cache, more than the 80 % of its 14.0 GiB GPU tier filled before entries move down (11.2 GiB); its trials will be flagged spilled, their numbers partly the slower tiers' (the tier sizes follow this machine's memory)",
+      "cpu-only is expected to spill to the drive: its 50 users' first requests alone write about 34.4 GiB of llama3.1-8b KV cache, more than the 80 % of its 12.0 GiB CPU tier filled before entries move down (9.60 GiB); its trials will be flagged spilled, their numbers partly the drive's (the tier sizes follow this machine's memory)",
+      // A GPU + CPU scenario counts both tiers it names.
+      "gpu-cpu is expected to spill to the drive: its 50 users' first requests alone write about 34.4 GiB of llama3.1-8b KV cache, more than the 80 % of its 26.0 GiB GPU and CPU tiers filled before entries move down (20.8 GiB); its trials will be flagged spilled, their numbers partly the drive's (the tier sizes follow this machine's memory)",
+    ]);
+    // Enough memory for the first round: no warning (later requests may still spill: the trial's flag says).
+    const big = planSuite(fakeHardware({ ramGiB: 256, gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv', trials: 1 });
+    expect(big.notes.filter((n) => n.includes('expected to spill'))).toEqual([]);
+    // Smoke's tiny model and four users fit its 2 GiB tiers.
+    const smoke = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 80 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
+    expect(smoke.notes.filter((n) => n.includes('expected to spill'))).toEqual([]);
+  });
+
   it('smoke names the model it runs; the drive probe a plan has not run yet counts in its time and disk', () => {
     expect(planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', model: 'llama3.1-8b' }).notes[0]).toMatch(/^smoke: the structure of the nine scenarios with tiny sizes \(llama3\.1-8b, /);
     const bare = planSuite(fakeHardware(), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
