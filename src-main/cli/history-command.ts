@@ -140,7 +140,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
         const flagged = new Map(suites.map((s) => [s.id, store.listTrials({ suiteIds: [s.id] }).filter((t) => cautionsOf(t).length > 0).length]));
         process.stdout.write(
           `${table(
-            ['suite', 'created', 'system', 'drive', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running', FLAG_MARK],
+            ['suite', 'created', 'system', 'drive', 'profile', 'label', 'status', 'complete', 'partial', 'failed', 'aborted', 'running', 'deleted', FLAG_MARK],
             suites.map((s) => [
               String(s.id),
               s.createdAt.replace('T', ' ').slice(0, 19),
@@ -154,11 +154,15 @@ export async function historyCommand(argv: string[]): Promise<number> {
               String(s.trialCounts.failed),
               String(s.trialCounts.aborted),
               String(s.trialCounts.running),
+              s.trialsDeleted > 0 ? String(s.trialsDeleted) : '',
               flagged.get(s.id)! > 0 ? String(flagged.get(s.id)) : '',
             ]),
             [0, 1, 2, 3, 4, 5, 6],
           )}\n`,
         );
+        if (suites.some((s) => s.trialsDeleted > 0)) {
+          process.stdout.write('deleted: complete trials deleted from the suite, their slots not run again since: kvbench suite --resume ID --rerun-deleted runs them again.\n');
+        }
         if ([...flagged.values()].some((n) => n > 0)) process.stdout.write(flagLegend('how many of its trials'));
         return 0;
       }

@@ -131,7 +131,7 @@ describe('kvbench history listings and filters', () => {
     const suites = await history('--suites');
     const suiteLines = suites.stdout.split('\n');
     expect(suiteLines[0]).toMatch(/^suite\s+created\s+system\s+drive\s+profile/);
-    expect(suiteLines[0]).toMatch(/running\s+!$/);
+    expect(suiteLines[0]).toMatch(/running\s+deleted\s+!$/);
     expect(suiteLines.find((l) => l.includes('B-disk'))).toMatch(/ 0$/);
     expect(suiteLines.find((l) => l.includes('ram disk'))).toMatch(/ 1$/);
     expect(suites.stdout).toContain('!: how many of its trials the report flags');
