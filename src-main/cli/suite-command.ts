@@ -28,7 +28,7 @@ import { statOrNull } from '../util/stat-or-null.ts';
 import { shellQuote } from '../../src-shared/domain/shell-quote.ts';
 
 export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
-       kvbench suite --resume SUITE_ID [--db PATH]
+       kvbench suite --resume SUITE_ID [--rerun-deleted] [--plan] [--db PATH]
 
 Runs the guided suite: the nine scenarios (GPU only, CPU only, storage only, GPU+CPU, CPU+storage,
 GPU+CPU+storage, storage saturation, realistic production, autoscaling discovery) with parameters
@@ -59,12 +59,19 @@ ${wrapText(`Refused, also behind a symbolic link: ${SYSTEM_DIRECTORIES_TEXT}.`, 
                            A resumed suite probes only if it was planned with the probe and has
                            trials left to run
   --plan                   print the plan and estimate, run nothing (and create nothing: neither
-                           the database nor the cache directory)
+                           the database nor the cache directory); with --resume, the trials the
+                           resume would run
   --events                 print every suite event as one JSON line on stdout (for tools); the
                            results text then goes to stderr with the progress
   --resume ID              run the trials suite ID still lacks: every one without a complete
                            attempt (after a cancel, a crash, a full disk: partial, failed and
-                           aborted trials run again; their attempts stay stored)
+                           aborted trials run again; their attempts stay stored). A complete
+                           trial you deleted is not run again, unless --rerun-deleted
+  --rerun-deleted          with --resume: also run again, into the same suite, each trial slot
+                           whose complete trial you deleted (a disturbed or flagged trial), so
+                           its scenario has its full trial count. A slot stays counted as
+                           deleted until its new trial completes: a re-run stopped or failed
+                           keeps its attempt stored and runs again only with --rerun-deleted
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
 
 Output: the plan, each trial's outcome, the suite's end and its tier comparison on stdout (so
@@ -180,8 +187,39 @@ function stoppedBeforeStart(signal: NodeJS.Signals, what: string): number {
  * How to run the trials suite `suiteId` still lacks, as a line to print: with the --db the suite ran
  * with (none for the default database). Printed whenever a suite stops with trial slots left.
  */
-function resumeHint(suiteId: number, db: string | undefined): string {
-  return `resume with: kvbench suite --resume ${suiteId}${db ? ` --db ${shellQuote(db)}` : ''}`;
+function resumeHint(suiteId: number, db: string | undefined, rerunDeleted = false): string {
+  return `resume with: kvbench suite --resume ${suiteId}${rerunDeleted ? ' --rerun-deleted' : ''}${db ? ` --db ${shellQuote(db)}` : ''}`;
+}
+
+/** A planned slot as the progress lines name it: "storage-only #2/3". */
+function slotName(slot: { run: { scenarioId: string; trialsPlanned: number }; trialIndex: number }): string {
+  return `${slot.run.scenarioId} #${slot.trialIndex + 1}/${slot.run.trialsPlanned}`;
+}
+
+/**
+ * What `--resume ID --plan` prints: the trials the resume would run, in order, each with why (no
+ * complete attempt, and which attempts it has; or deleted, run again), the estimate and the probe,
+ * and the deleted slots it would leave alone without --rerun-deleted.
+ */
+function formatResumePlan(store: Store, suiteId: number, plan: SuitePlan, rerunDeleted: boolean, probe: { probe: boolean; why: string }): string {
+  const slots = store.trialSlotsLeft(suiteId, { deleted: rerunDeleted });
+  const attempts = new Map(store.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
+  const suite = store.getSuite(suiteId);
+  const out = [`Suite ${suiteId}${suite?.label ? ` "${suite.label}"` : ''} (profile ${plan.profile}, cache directory ${plan.cacheDir}), resumed with its stored plan:`];
+  const w = String(slots.length).length;
+  slots.forEach((slot, k) => {
+    const had = attempts.get(`${slot.run.id}:${slot.trialIndex}`) ?? [];
+    const tried = had.length === 0 ? 'never ran' : `no complete attempt (${had.join(', ')})`;
+    const why = slot.deleted ? `its complete trial was deleted: runs again${had.length > 0 ? `; since then ${had.join(', ')}` : ''}` : tried;
+    out.push(`  [${String(k + 1).padStart(w)}/${slots.length}] ${slotName(slot)}: ${why}`);
+  });
+  const seconds = slots.reduce((sum, slot) => sum + (plan.runs.find((r) => r.position === slot.run.position)?.estimatedSecondsPerTrial ?? 0), 0);
+  out.push(slots.length === 0 ? 'No trial to run.' : `${slots.length} trial(s), about ${Math.ceil(seconds)} s; the drive probe: ${probe.probe ? 'runs' : 'not run'} (${probe.why}).`);
+  if (!rerunDeleted) {
+    const deleted = store.trialSlotsLeft(suiteId, { deleted: true }).filter((slot) => slot.deleted);
+    if (deleted.length > 0) out.push(`Not run: ${deleted.length} deleted trial(s) (${deleted.map(slotName).join(', ')}); --rerun-deleted runs them again.`);
+  }
+  return `${out.join('\n')}\n`;
 }
 
 /** Whether suite `suiteId` is still in the database: a new suite that failed before storing a trial is removed. */
@@ -199,7 +237,7 @@ function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
 }
 
 /** Planning flags: a resumed suite keeps its stored plan, so these have no meaning with --resume. */
-const RESUME_EXCLUDES = ['cache-dir', 'profile', 'trials', 'model', 'scenarios', 'extras', 'duration', 'warm-up', 'max-requests', 'storage-capacity-gb', 'label', 'plan'] as const;
+const RESUME_EXCLUDES = ['cache-dir', 'profile', 'trials', 'model', 'scenarios', 'extras', 'duration', 'warm-up', 'max-requests', 'storage-capacity-gb', 'label'] as const;
 
 export async function suiteCommand(argv: string[]): Promise<number> {
   const parsed = parseCommandArgs('suite', SUITE_USAGE, {
@@ -220,6 +258,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       plan: { type: 'boolean', default: false },
       events: { type: 'boolean', default: false },
       resume: { type: 'string' },
+      'rerun-deleted': { type: 'boolean', default: false },
       db: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -249,9 +288,11 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     ...(maxRequests !== undefined ? { maxRequests } : {}),
     ...(storageCapacityGb !== undefined ? { storageCapacityGb } : {}),
   };
+  const rerunDeleted = a['rerun-deleted'];
   // Given but refused, --resume still means a resume: the planning flags' checks do not apply.
   if (a.resume === undefined) {
-    if (a['cache-dir'] === undefined) errors.push('--cache-dir is required (the directory the storage tier writes to)');
+    if (rerunDeleted) errors.push('--rerun-deleted runs a stored suite\'s deleted trials again: give it with --resume ID (kvbench history --suites lists them)');
+    else if (a['cache-dir'] === undefined) errors.push('--cache-dir is required (the directory the storage tier writes to)');
     else if (a['cache-dir'].trim() === '') errors.push('--cache-dir must not be empty');
     // Before the database is opened, the cache directory created or the hardware detected.
     else if (profileOk) errors.push(...planOptionErrors(planOptions));
@@ -284,6 +325,11 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   // fits. An existing one is opened first (checked, with --plan): a --db the suite would refuse is
   // said before the probe, and run directories of interrupted engines are gone before the free
   // space is measured.
+  if (resumeId !== undefined && a.plan && !databaseExists(dbPath)) {
+    // --plan creates nothing: there is no suite to resume in a database that does not exist.
+    process.stderr.write(`kvbench suite: no database at ${dbPath}, so no suite ${resumeId} to resume\n`);
+    return 1;
+  }
   if (resumeId !== undefined || (!a.plan && databaseExists(dbPath))) {
     if ((store = await openTheStore()) === null) return 1;
   } else {
@@ -330,21 +376,33 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     let result: SuiteRunResult;
     let plan: SuitePlan;
     if (resumeId !== undefined) {
-      if (store === null) throw new Error('no database'); // --plan cannot be given with --resume
+      if (store === null) throw new Error('no database');
       const stored = store.getSuitePlan(resumeId);
       if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
       plan = stored;
       // The suite resumes as it was planned, without a probe when it was planned without one; and with
       // nothing left to run there is nothing for a probe's limits to describe.
-      const { trialsLeft: left, planned: plannedProbe, probe: probeAsPlanned } = resumeProbe(store, resumeId, plan);
+      const { trialsLeft: left, planned: plannedProbe, probe: probeAsPlanned } = resumeProbe(store, resumeId, plan, { rerunDeleted });
       const probe = probeAsPlanned && !a['no-probe'];
       const why = left === 0 ? `suite ${resumeId} has no trial left to run` : a['no-probe'] ? '--no-probe' : `suite ${resumeId} was planned ${plannedProbe ? 'with' : 'without'} it`;
+      if (a.plan) {
+        process.stdout.write(formatResumePlan(store, resumeId, plan, rerunDeleted, { probe, why }));
+        return 0;
+      }
+      const deleted = store.trialSlotsLeft(resumeId, { deleted: true }).filter((slot) => slot.deleted);
+      if (deleted.length > 0) {
+        ui.line(
+          rerunDeleted
+            ? `Running again ${deleted.length} deleted trial(s) into suite ${resumeId}: ${deleted.map(slotName).join(', ')}.`
+            : `note: suite ${resumeId} has ${deleted.length} deleted trial(s), not run: ${deleted.map(slotName).join(', ')} (--rerun-deleted runs them again).`,
+        );
+      }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ', without the drive probe'} (${why}) …`);
       createdCacheDir = { dir: plan.cacheDir, from: (await fsp.mkdir(plan.cacheDir, { recursive: true })) ?? null };
       const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
       started = true;
-      result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal });
+      result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal, rerunDeleted });
     } else {
       const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;
@@ -383,8 +441,10 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     const lastWithHw = trialsOfSuite.filter((t) => t.status === 'complete').map((t) => ran.trialHardware(t.id)).find((h) => h !== null) ?? null;
     ui.result(`\n${formatTierComparison(buildTierComparison(report, lastWithHw))}`);
     ui.result(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${shellQuote(a.db)}` : ''}`);
-    // Cancelled, or finished with trials that did not complete: --resume runs exactly those.
-    if (ran.trialSlotsLeft(result.suiteId).length > 0) ui.result(resumeHint(result.suiteId, a.db));
+    // Cancelled, or finished with trials that did not complete: --resume runs exactly those (and a
+    // re-run of deleted trials that did not complete them, --rerun-deleted again).
+    const rerunLeft = rerunDeleted && ran.trialSlotsLeft(result.suiteId, { deleted: true }).some((slot) => slot.deleted);
+    if (rerunLeft || ran.trialSlotsLeft(result.suiteId).length > 0) ui.result(resumeHint(result.suiteId, a.db, rerunLeft));
     return exitCode(result, stoppedBy);
   } catch (err) {
     const resumable = suiteId !== null && suiteStored(store, suiteId);
@@ -393,7 +453,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       : 'Free some space there; a suite that stored trials before this can then be resumed (kvbench history --suites, kvbench suite --resume ID).';
     const e = explainWriteFailure(store?.path ?? dbPath, err, advice) as { code?: string; message?: string };
     process.stderr.write(`kvbench suite failed${e.code ? ` (${e.code})` : ''}: ${e.message ?? String(err)}\n`);
-    if (resumable) process.stderr.write(`${resumeHint(suiteId!, a.db)}\n`);
+    if (resumable) process.stderr.write(`${resumeHint(suiteId!, a.db, rerunDeleted)}\n`);
     return 1;
   } finally {
     signals.dispose();

@@ -50,7 +50,7 @@ import { openDamagedStore, type OpenStoreOptions } from '../store/open-store.ts'
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
-import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
+import { resumeSuite, runSuite, type ResumeOptions, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { backfillNotice, detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
@@ -528,7 +528,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const trialsOf = (s: Store, sel: Selection, order: 'asc' | 'desc' = 'asc'): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order });
 
   /** Runs a suite (new or resumed) in the background; resolves with its id once it exists. */
-  const launch = async (request: PlanRequest, label: string | null, resumeId: number | null): Promise<{ suiteId: number }> => {
+  const launch = async (request: PlanRequest, label: string | null, resumeId: number | null, resume: ResumeOptions = {}): Promise<{ suiteId: number }> => {
     if (run) fail('BUSY', run.suiteId !== null ? `suite ${run.suiteId} is running; cancel it or wait for it to finish` : 'a suite is being prepared');
     if (switchingTo !== null) fail('BUSY', `the database ${switchingTo} is being opened (Settings): start the suite once it is open`);
     refuseDamaged(resumeId === null ? 'A new suite' : `Resuming suite ${resumeId}`);
@@ -589,7 +589,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (resumeId !== null) {
         active.plan = s.getSuitePlan(resumeId);
         active.state = 'running';
-        result = resumeSuite(resumeId, deps);
+        result = resumeSuite(resumeId, { ...deps, ...resume });
       } else {
         emit({ type: 'suite.preparationProgressed', step: 'planning', message: 'Planning the suite …' });
         const plan = planSuite(hardware, planOptions(request, cacheDir));
@@ -755,8 +755,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const plan = s.getSuitePlan(r.suiteId);
       if (!plan) fail('NOT_FOUND', `suite ${r.suiteId} has no stored plan (imported results cannot be resumed)`);
-      // As the CLI's --resume: the drive is probed only if the suite was planned with the probe and has trials left.
-      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: resumeProbe(s, r.suiteId, plan).probe }, null, r.suiteId);
+      // As the CLI's --resume (--rerun-deleted): the drive is probed only if the suite was planned with the probe and has trials to run.
+      const resume = { rerunDeleted: r.rerunDeleted === true };
+      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: resumeProbe(s, r.suiteId, plan, resume).probe }, null, r.suiteId, resume);
     },
 
     async 'suite.cancel'() {

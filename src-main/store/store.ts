@@ -740,6 +740,14 @@ export class Store {
           trialId,
         );
       this.writeMetrics(trialId, f.metrics ?? {}, f.histograms ?? []);
+      // A deleted slot run again (--rerun-deleted) is measured once more: its record goes with the
+      // complete trial that replaces it, in this transaction. An attempt that does not complete
+      // leaves the slot deleted, as it was: only asked for again does it run.
+      if (f.status === 'complete' && this.keepsDeletedSlots) {
+        this.db
+          .prepare('DELETE FROM deleted_trial_slots WHERE (run_id, trial_index) IN (SELECT run_id, trial_index FROM trials WHERE id = ? AND run_id IS NOT NULL)')
+          .run(trialId);
+      }
     });
     tx.immediate();
   }
@@ -1071,14 +1079,18 @@ export class Store {
     return [...map.values()];
   }
 
-  /** The planned trial slots without a complete attempt, in plan order: what a resume runs. */
-  trialSlotsLeft(suiteId: number): { run: RunRecord; trialIndex: number }[] {
+  /**
+   * The planned trial slots without a complete attempt, in plan order: what a resume runs. A slot
+   * whose complete trial the user deleted is left out, unless `deleted` asks for those too (kvbench
+   * suite --resume --rerun-deleted, the app's "Run deleted trials again"); each slot says which it is.
+   */
+  trialSlotsLeft(suiteId: number, opts: { deleted?: boolean } = {}): { run: RunRecord; trialIndex: number; deleted: boolean }[] {
     const statuses = new Map(this.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
     const deleted = new Set(this.deletedTrialSlots(suiteId).map((d) => `${d.runId}:${d.trialIndex}`));
     return this.listRuns(suiteId).flatMap((run) =>
       slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? [])
-        .filter((trialIndex) => !deleted.has(`${run.id}:${trialIndex}`))
-        .map((trialIndex) => ({ run, trialIndex })),
+        .map((trialIndex) => ({ run, trialIndex, deleted: deleted.has(`${run.id}:${trialIndex}`) }))
+        .filter((slot) => opts.deleted === true || !slot.deleted),
     );
   }
 

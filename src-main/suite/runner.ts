@@ -133,16 +133,24 @@ export async function runSuite(plan: SuitePlan, deps: RunSuiteDeps & { label?: s
  * failed and aborted attempts are run again; they stay stored). Reports count a slot by the same
  * rule (src-shared/domain/trial-slots.ts), so a resumed suite ends with every slot aggregated.
  */
-export function pendingTrials(store: Store, suiteId: number, plan: SuitePlan): PendingTrial[] {
-  return store.trialSlotsLeft(suiteId).map(({ run, trialIndex }) => ({
+export function pendingTrials(store: Store, suiteId: number, plan: SuitePlan, opts: ResumeOptions = {}): PendingTrial[] {
+  return store.trialSlotsLeft(suiteId, { deleted: opts.rerunDeleted === true }).map(({ run, trialIndex }) => ({
     run,
     trialIndex,
     uvThreadpoolSize: plan.runs.find((r) => r.position === run.position)?.uvThreadpoolSize ?? Number(run.options.ioDepth ?? 16) + UV_THREADS_FOR_METADATA,
   }));
 }
 
-/** Resumes a suite: runs the trials it still lacks, with its stored plan. */
-export async function resumeSuite(suiteId: number, deps: RunSuiteDeps): Promise<SuiteRunResult> {
+export interface ResumeOptions {
+  /**
+   * Also run again the slots whose complete trial the user deleted (a disturbed trial, say), into the
+   * same suite. A slot stays recorded as deleted until its new trial completes (Store.finishTrial).
+   */
+  rerunDeleted?: boolean;
+}
+
+/** Resumes a suite: runs the trials it still lacks (with `rerunDeleted`, the deleted ones too), with its stored plan. */
+export async function resumeSuite(suiteId: number, deps: RunSuiteDeps & ResumeOptions): Promise<SuiteRunResult> {
   const { store } = deps;
   const suite = store.getSuite(suiteId);
   if (!suite) throw new KvbenchError('NOT_FOUND', `no suite ${suiteId}`);
@@ -154,7 +162,7 @@ export async function resumeSuite(suiteId: number, deps: RunSuiteDeps): Promise<
   }
   store.upsertDetectedSystem(deps.hardware);
   store.claimSuite(suiteId, currentProcess());
-  return execute(suiteId, pendingTrials(store, suiteId, parsed.data), parsed.data, true, deps);
+  return execute(suiteId, pendingTrials(store, suiteId, parsed.data, deps), parsed.data, true, deps);
 }
 
 async function execute(suiteId: number, pending: PendingTrial[], plan: SuitePlan, resumed: boolean, deps: RunSuiteDeps): Promise<SuiteRunResult> {

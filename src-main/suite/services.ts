@@ -7,7 +7,7 @@ import { detectHardware, type DetectOptions } from '../hardware/detect-hardware.
 import { openStoreYielding, type OpenStoreOptions } from '../store/open-store.ts';
 import type { BackfillProgress, RecoveredTrial, Store } from '../store/store.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import { cleanUpRecovered, explainUnstored, pendingTrials, type UnstoredTrial } from './runner.ts';
+import { cleanUpRecovered, explainUnstored, pendingTrials, type ResumeOptions, type UnstoredTrial } from './runner.ts';
 
 export interface OpenedStore {
   store: Store;
@@ -107,8 +107,8 @@ export async function detectForSuite(
  * the choice: whether its first trial ran with the drive's limits measured, the probe for a suite
  * without trials), and never with nothing left to run, where no limit would describe anything.
  */
-export function resumeProbe(store: Store, suiteId: number, plan: SuitePlan): { probe: boolean; planned: boolean; trialsLeft: number } {
-  const trialsLeft = pendingTrials(store, suiteId, plan).length;
+export function resumeProbe(store: Store, suiteId: number, plan: SuitePlan, opts: ResumeOptions = {}): { probe: boolean; planned: boolean; trialsLeft: number } {
+  const trialsLeft = pendingTrials(store, suiteId, plan, opts).length;
   const planned = plan.probe ?? probedBefore(store, suiteId);
   return { probe: trialsLeft > 0 && planned, planned, trialsLeft };
 }

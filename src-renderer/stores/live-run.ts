@@ -177,14 +177,19 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   }
 
   /**
-   * Resumes a stored suite (History's Resume): the Run step shows it preparing at once, as Start does,
-   * since the backend answers only once the hardware is detected (and the drive probed, if planned so).
+   * Resumes a stored suite (History's Resume; with `rerunDeleted`, its "Run deleted trials again",
+   * which runs the slots whose complete trial the user deleted as well): the Run step shows it
+   * preparing at once, as Start does, since the backend answers only once the hardware is detected
+   * (and the drive probed, if planned so).
    */
-  async function resume(id: number): Promise<IpcError | null> {
+  async function resume(id: number, opts: { rerunDeleted?: boolean } = {}): Promise<IpcError | null> {
     if (starting.value || running.value) return null;
     resetRun();
     starting.value = true;
-    return preparing(`Resuming suite ${id} …`, () => api().call('suite.resume', { suiteId: id }));
+    const rerunDeleted = opts.rerunDeleted === true;
+    return preparing(rerunDeleted ? `Running suite ${id}'s deleted trials again …` : `Resuming suite ${id} …`, () =>
+      api().call('suite.resume', { suiteId: id, ...(rerunDeleted ? { rerunDeleted } : {}) }),
+    );
   }
 
   /**

@@ -625,7 +625,14 @@ export const CONTRACT = {
   },
   'suite.cancel': { request: empty, response: z.object({ cancelled: z.boolean() }) },
   'suite.status': { request: empty, response: SuiteStatusSchema },
-  'suite.resume': { request: z.strictObject({ suiteId: int.positive() }), response: z.object({ suiteId: int }) },
+  'suite.resume': {
+    request: z.strictObject({
+      suiteId: int.positive(),
+      /** Also run again the slots whose complete trial the user deleted ("Run deleted trials again"; the CLI's --rerun-deleted). */
+      rerunDeleted: z.boolean().optional(),
+    }),
+    response: z.object({ suiteId: int }),
+  },
   'history.list': {
     request: z.strictObject({
       selection: SelectionSchema,

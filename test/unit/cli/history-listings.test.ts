@@ -163,7 +163,7 @@ describe('kvbench history --suites: deleted trials', () => {
     // complete, partial, failed, aborted, running, deleted (then the flagged count, if any)
     expect(row(deletedFrom)).toMatch(/ finished\s+1\s+0\s+0\s+0\s+0\s+2(\s+\d+)?$/);
     expect(row(intact)).toMatch(/ finished\s+2\s+0\s+0\s+0\s+0\s+0(\s+\d+)?$/);
-    expect(suites.stdout).toContain('deleted: complete trials deleted from the suite (in the app); kvbench suite --resume does not run them again\n');
+    expect(suites.stdout).toContain('deleted: complete trials deleted from the suite (in the app); kvbench suite --resume does not run them again, --resume ID --rerun-deleted does\n');
     const json = JSON.parse((await runInProcess(() => historyCommand(['--suites', '--json', '--db', db]))).stdout) as { id: number; trialsDeleted: number }[];
     expect(json.map((s) => [s.id, s.trialsDeleted]).sort()).toEqual([
       [deletedFrom, 2],

@@ -261,6 +261,46 @@ describe('history', () => {
     expect(useLiveRunStore().phase).toBe('preparing');
   });
 
+  it('offers Run deleted trials again where a suite says N deleted; asks first, then resumes it with the deleted trials through the Run step', async () => {
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [
+        suite('finished', 4, { trialCounts: { running: 0, complete: 2, partial: 0, failed: 0, aborted: 0 }, trialsLeft: 0, trialsDeleted: 1 }),
+        suite('cancelled', 3, { trialCounts: { running: 0, complete: 1, partial: 0, failed: 0, aborted: 1 }, trialsLeft: 1, trialsDeleted: 2 }),
+        suite('finished', 2, { trialsLeft: 0, trialsDeleted: 0 }),
+        suite('running', 1, { trialsLeft: 1, trialsDeleted: 1 }), // its runner is at work: nothing to start beside it
+      ],
+      'suite.resume': () => ({ suiteId: 4 }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    expect(w.findAll('tr[data-suite]').filter((r) => r.find('[data-test=rerun-deleted]').exists()).map((r) => r.attributes('data-suite'))).toEqual(['4', '3']);
+    const button = w.get('tr[data-suite="4"] [data-test=rerun-deleted]');
+    expect(button.text()).toBe('Run deleted trials again');
+    expect(w.get('tr[data-suite="4"]').findAll('button').map((b) => b.text())).not.toContain('Resume');
+
+    // Asked first; "Not now" runs nothing.
+    await w.get('tr[data-suite="3"] [data-test=rerun-deleted]').trigger('click');
+    await flush();
+    expect(document.body.textContent).toContain("Run suite 3's 2 deleted trial(s) again, and its 1 trial(s) without a complete result, into the same suite, with the plan it was made with?");
+    [...document.querySelectorAll('button')].find((b) => b.textContent?.trim() === 'Not now')!.click();
+    await flush();
+    await button.trigger('click');
+    await flush();
+    expect(document.body.textContent).toContain("Run suite 4's 1 deleted trial(s) again into the same suite, with the plan it was made with? A deleted trial stays counted as deleted until its new trial completes");
+    expect(fake.callsOf('suite.resume')).toEqual([]);
+    (document.querySelector('[data-test=confirm]') as HTMLButtonElement).click();
+    await flush();
+    // Resume's own request, asking for the deleted slots too; the Run step shows it from its preparation on.
+    expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 4, rerunDeleted: true }]);
+    expect(useAppStore().route.name).toBe('wizard');
+    expect(useWizardStore().step).toBe('run');
+    expect(useLiveRunStore().phase).toBe('preparing');
+    expect(useLiveRunStore().preparation).toBe("Running suite 4's deleted trials again …");
+  });
+
   it('a refused resume is said on the Run step it went to', async () => {
     installFakeApi({
       'history.list': () => ({ trials: [trial(1)], total: 1 }),

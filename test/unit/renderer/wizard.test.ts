@@ -1048,6 +1048,26 @@ describe('run step', () => {
     expect(window.location.hash).toBe('#/history');
   });
 
+  it('after a stopped re-run of a deleted trial, points to Run deleted trials again, not to Resume, which would not run it', async () => {
+    // Suite 7 as stored after the stop: the re-run's attempt aborted, its slot still deleted, nothing left for Resume.
+    installFakeApi({ 'suites.list': () => [suiteRecord('cancelled', 7, { trialCounts: { running: 0, complete: 3, partial: 0, failed: 0, aborted: 1 }, trialsLeft: 0, trialsDeleted: 1 })] });
+    const run = useLiveRunStore();
+    run.runPlan = plan();
+    const w = mountIt(RunStep);
+    const slot = { ...ref(1, 'storage-only', 'Storage only', 1), total: 1 };
+    run.handleEvent({ type: 'suite.started', suiteId: 7, resumed: true, total: 1, estimatedSeconds: 5.5 });
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 200, ...slot });
+    run.handleEvent({ type: 'suite.trialFinished', status: 'aborted', reason: 'cancelled by the user; partial results kept', wallMs: 900, wallClockThroughputTokPerS: null, storageReadBytesPerS: null, ...slot });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'cancelled', outcome: 'cancelled', counts: { complete: 0, partial: 0, failed: 0, aborted: 1 }, wallMs: 1000 });
+    await flush();
+    const outcome = w.get('[data-test=outcome]');
+    expect(outcome.text()).toContain('the suite now has 3 of 4 complete (1 deleted)');
+    expect(outcome.text()).not.toContain('resume the suite');
+    expect(outcome.text()).toContain('to run its 1 deleted trial again (Resume does not): History → Suites, Run deleted trials again.');
+    expect(outcome.classes()).toContain('warn');
+    expect(w.find('[data-test=open-history]').exists()).toBe(true);
+  });
+
   it('reads an interrupted resume back with its own trials only, not every attempt the suite has stored', async () => {
     const stored = [
       trial(11, { suiteId: 7, scenarioId: 'cpu-only', trialIndex: 0, status: 'complete', wallMs: 5500 }),

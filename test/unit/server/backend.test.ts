@@ -285,6 +285,33 @@ describe('backend', () => {
     expect(report.report.scenarios[0].excluded).toEqual([expect.objectContaining({ status: 'partial', attempt: 1, supersededBy: expect.objectContaining({ attempt: 2, status: 'complete' }) })]);
   });
 
+  it('runs a deleted trial again through Resume\'s request with rerunDeleted, into the same suite; a plain Resume does not', async () => {
+    const t = await make();
+    const { suiteId } = ok(await t.backend.invoke('suite.start', { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'] })) as { suiteId: number };
+    expect(await t.waitFor('suite.finished')).toMatchObject({ counts: { complete: 2 } });
+    const idle = async (): Promise<void> => {
+      t.events.splice(0);
+      while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    };
+    await idle();
+    const suite = async () =>
+      (ok(await t.backend.invoke('suites.list', {})) as { id: number; trialsLeft: number; trialsDeleted: number; trialCounts: Record<string, number> }[]).find((x) => x.id === suiteId)!;
+    const second = (ok(await t.backend.invoke('history.list', { selection: { suiteIds: [suiteId] }, sort: { key: 'id', dir: 'asc' } })) as { trials: { id: number }[] }).trials[1];
+    ok(await t.backend.invoke('trials.delete', { ids: [second.id] }));
+    expect(await suite()).toMatchObject({ trialsLeft: 0, trialsDeleted: 1 });
+
+    ok(await t.backend.invoke('suite.resume', { suiteId }));
+    expect(await t.waitFor('suite.started')).toMatchObject({ resumed: true, total: 0 });
+    await t.waitFor('suite.finished');
+    await idle();
+    ok(await t.backend.invoke('suite.resume', { suiteId, rerunDeleted: true }));
+    expect(await t.waitFor('suite.started')).toMatchObject({ suiteId, resumed: true, total: 1 });
+    expect(await t.waitFor('suite.trialFinished')).toMatchObject({ scenarioId: 'storage-only', trialIndex: 1, status: 'complete' });
+    expect(await t.waitFor('suite.finished')).toMatchObject({ counts: { complete: 1 } });
+    await idle();
+    expect(await suite()).toMatchObject({ trialsLeft: 0, trialsDeleted: 0, trialCounts: { complete: 2 } });
+  });
+
   it('reports a plan that does not fit as INSUFFICIENT_SPACE, with a suite.failed event', async () => {
     const t = await make({
       detect: async (cd) => {
