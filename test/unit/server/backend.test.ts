@@ -652,6 +652,21 @@ describe('backend', () => {
     expect([row[header.indexOf('kvbench_version')], row[header.indexOf('measured_by_version')]]).toEqual([KVBENCH_VERSION, '0.2.0']);
   });
 
+  it("import: kvbench's own exports are said for what they are, with the app's way to open their database (rev13 #9)", async () => {
+    const t = await make();
+    const files = [
+      { name: 'exp.json', text: JSON.stringify({ format: 'kvbench-export', version: 1, kvbenchVersion: '0.6.0', trials: [] }) },
+      { name: 'exp.csv', text: '\uFEFFtrial_id,suite_id,suite_label\r\n1,1,\r\n' },
+    ];
+    const r = ok(await t.backend.invoke('import.results', { files, systemLabel: 'rig' })) as { imported: unknown[]; errors: { file: string; message: string }[] };
+    expect(r.imported).toEqual([]);
+    expect(r.errors.map((e) => [e.file, e.message.split(',')[0]])).toEqual([
+      ['exp.json', 'a kvbench export (JSON: kvbench export'],
+      ['exp.csv', 'a kvbench trials export (CSV: kvbench export'],
+    ]);
+    for (const e of r.errors) expect(e.message).toMatch(/or open the database the export came from in Settings$/);
+  });
+
   it('history.list carries the cautions of each flagged trial listed, as the report and kvbench history flag them (rev12-gui M1)', async () => {
     const t = await make();
     const results = (tokPerS: number, ramBacked: boolean): string => {
