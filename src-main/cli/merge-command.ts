@@ -15,7 +15,10 @@ mpirun, Slurm or a Kubernetes Indexed Job against shared storage; see docs/multi
 Throughput: bytes, tokens and requests summed over the ranks within the window in which all of them
 were measuring. Latency: the ranks' histograms merged (pooled percentiles), and the largest of the
 ranks' own P95s. Refused: a missing or repeated rank, ranks run with different flags (also a
-different --start-at, --storage-capacity-gb or --cache-dir), windows that never overlap, ranks that recorded no world size unless --world-size gives it.
+different --start-at, --storage-capacity-gb or --cache-dir), ranks measured by different kvbench
+versions, windows that never overlap, ranks that recorded no world size unless --world-size gives it.
+The merged result is measured by the ranks' kvbench version (kvbench_merge.version), which an import
+stores as the trial's; the merging kvbench's is kept apart (kvbench_merge.merged_by_version).
 
   --output FILE   write the merged result as JSON
   --world-size N  the ranks in the run, where the ranks did not record it (a Kubernetes Indexed Job
@@ -88,6 +91,8 @@ function summaryText(m: MergedRanks): string {
   const lines: string[] = [];
   const w = m.common_window;
   lines.push(`Multi-host run: ${m.ranks.length} of ${m.world_size} ranks, ${m.status.toUpperCase()} (configuration ${m.config_key})`);
+  // The version an import stores as the trial's measuring one; the merging kvbench's only where it differs.
+  lines.push(`Ranks measured by kvbench ${m.version}${m.merged_by_version === m.version ? '' : ` (merged by kvbench ${m.merged_by_version})`}`);
   lines.push(`Common window: ${formatNsAsSeconds(w.duration_ns)} from ${new Date(w.started_unix_ns / 1e6).toISOString()}`);
   for (const r of m.ranks) {
     lines.push(

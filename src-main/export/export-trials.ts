@@ -58,7 +58,11 @@ const TRIAL_COLUMNS = [
   'results_format',
   'source_file',
   'config_key',
+  // The kvbench that stored the trial (for an import, the importer), and the one that measured it
+  // (an imported file's own version; empty for the reference's files): a metric whose definition
+  // changed (metric-changes.ts) means what the measuring version defined.
   'kvbench_version',
+  'measured_by_version',
 ] as const;
 
 const HW_COLUMNS = ['hw.cpu', 'hw.logical_cores', 'hw.memory_bytes', 'hw.gpus', 'hw.cache_filesystem', 'hw.cache_drive', 'hw.direct_io', 'hw.probe_read_bytes_per_s', 'hw.probe_write_bytes_per_s', 'hw.probe_page_cache_suspected'] as const;
@@ -98,6 +102,7 @@ export function trialRow(t: TrialRecord, hw: HardwareProfile | null): Cell[] {
     t.sourceFile,
     t.configKey,
     t.kvbenchVersion,
+    t.measuredByVersion,
   ];
   const config = RUN_OPTION_KEYS.map((k) => cell(t.options[k]));
   const metrics = METRICS.map((m) => (m.key in t.metrics ? t.metrics[m.key] : null));

@@ -4,6 +4,7 @@
 // latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
 import path from 'node:path';
 import type { LatencySummaryNs } from '../../src-shared/domain/results.ts';
+import { METRIC_DEFINITION_CHANGES, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { rankCacheDirName } from '../engine/config/ranks.ts';
 import { formatNsAsSeconds } from '../engine/report/format.ts';
@@ -56,7 +57,15 @@ export interface MergedLatency {
 }
 
 export interface MergedRanks {
+  /**
+   * The kvbench version that measured the run: every rank's (ranks of different versions are
+   * refused). What an import stores as the trial's measuring version, as a single run's
+   * `kvbench.version` is. A file without `merged_by_version` (merged by kvbench 0.7.0 or older)
+   * has the merging kvbench's own version here, whatever measured its ranks.
+   */
   version: string;
+  /** The kvbench version that merged the ranks. */
+  merged_by_version: string;
   status: 'complete' | 'partial';
   world_size: number;
   /** The configuration key of the run as one trial (with the world size): the one `kvbench import` stores it under. */
@@ -64,6 +73,8 @@ export interface MergedRanks {
   ranks: {
     rank: number;
     host: string;
+    /** The kvbench version that measured this rank (its `kvbench.version`). */
+    version: string;
     file: string;
     status: string;
     seed: number | null;
@@ -105,6 +116,8 @@ export interface MergedRanks {
 interface RankRun {
   file: string;
   results: Obj;
+  /** The kvbench version that measured this rank. */
+  version: string;
   rank: number;
   worldSize: number | null;
   host: string;
@@ -145,6 +158,7 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
   return {
     file: f.file,
     results,
+    version: kv.version,
     rank: rankNumber,
     worldSize: num(rank.world_size) ?? null,
     host: typeof rank.host === 'string' ? rank.host : '?',
@@ -190,6 +204,15 @@ function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: 
   if (missing.length > 0) {
     const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
     problems.push(`rank(s) ${shown} of ${worldSize} missing: a merge of some ranks would understate what the storage served all of them`);
+  }
+  // One merged number pools the ranks' histograms and sums their counters: ranks measured by
+  // different kvbench versions would mix two engines, and across a metric definition change two
+  // definitions, in one value, and the trial can carry only one measuring version.
+  const versions = rankGroups(runs, (r) => r.version, true);
+  if (versions !== null) {
+    problems.push(
+      `the ranks were measured by different kvbench versions (${versions}): one merged number would mix their engines and metric definitions; run every rank with the same kvbench`,
+    );
   }
   const options = (r: RankRun) => obj(obj(r.results.kvbench).run_options);
   const configs = rankGroups(runs, (r) => configKey(options(r)), false);
@@ -310,6 +333,21 @@ function commonWindowNote(runs: RankRun[], timing: Map<RankRun, RankTiming>, dur
   );
 }
 
+/**
+ * Ranks measured by an older kvbench keep that version's metric definitions, and so does their
+ * merge: which of the results' metrics this kvbench defines differently, or null.
+ */
+function olderDefinitionsNote(measuredBy: string): string | null {
+  const resultsMetrics = METRIC_DEFINITION_CHANGES.map((c) => c.metric).filter((m) => !m.startsWith('endpoint.'));
+  const changes = straddledChanges([measuredBy, KVBENCH_VERSION], resultsMetrics);
+  if (changes.length === 0) return null;
+  const changed = changes.map((c) => `${c.metric} (changed in ${c.since})`).join(', ');
+  return (
+    `the ranks were measured by kvbench ${measuredBy}, and their merge keeps that version's definitions, which differ from this kvbench's (${KVBENCH_VERSION}) for ${changed}: ` +
+    'compare those metrics only with runs measured on the same side of each change'
+  );
+}
+
 /** Merges the results files of one multi-host run. Throws MergeError listing every problem. */
 export function mergeRanks(files: readonly RankResultsFile[], given: MergeOptions = {}): MergedRanks {
   if (files.length === 0) throw new MergeError(['no results files given']);
@@ -343,6 +381,8 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
   if (windowNote !== null) notes.push(windowNote);
   const incomplete = runs.filter((r) => r.status !== 'complete');
   if (incomplete.length > 0) notes.push(`not every rank completed: ${incomplete.map((r) => `rank ${r.rank} ${r.status}`).join(', ')}`);
+  const definitions = olderDefinitionsNote(runs[0].version);
+  if (definitions !== null) notes.push(definitions);
   const failed = failedRequestsNote(runs);
   if (failed !== null) notes.push(failed);
   notes.push('throughput: summed over the ranks within the common window; latency: the ranks\' histograms merged, over each rank\'s whole window');
@@ -351,7 +391,8 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
   const histograms = mergedHistograms(runs.map((r) => r.results));
   const runOptions = mergedRunOptions(runs[0].results, worldSize);
   return {
-    version: KVBENCH_VERSION,
+    version: runs[0].version,
+    merged_by_version: KVBENCH_VERSION,
     status: incomplete.length > 0 ? 'partial' : 'complete',
     world_size: worldSize,
     // The key the imported trial is stored and matched under: with the world size, also when only --world-size gave it.
@@ -359,6 +400,7 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
     ranks: runs.map((r) => ({
       rank: r.rank,
       host: r.host,
+      version: r.version,
       file: r.file,
       status: r.status,
       seed: num(obj(r.results.kvbench).effective_seed) ?? null,

@@ -954,6 +954,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
             suiteLabel: r.label ?? null,
             // The temporary copies are gone after this call: record where the files really came from.
             originOf: (file) => uploaded.get(file) ?? { sourceFile: 'uploaded', modifiedAt: null },
+            chooseDatabase: APP_STORE_OPTIONS.chooseDatabase,
           });
           // Longest first: no temporary path is then replaced inside a longer one.
           const copies = [...uploaded].sort(([a], [b]) => b.length - a.length);

@@ -26,6 +26,7 @@ import {
 } from './results-ingest.ts';
 import { packResults, type Store } from './store.ts';
 import { ImportStaging } from './import-staging.ts';
+import { kvbenchDocumentProblem, unparsableDocumentProblem } from './not-results-files.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 
@@ -54,6 +55,11 @@ export interface ImportOptions {
    * modification time instead of the copy's. Default: the file itself.
    */
   originOf?: (file: string) => { sourceFile: string; modifiedAt: Date | null };
+  /**
+   * How a person chooses another database, where a message tells them to (a kvbench export given
+   * for a results file): the CLI's "with --db" by default; the app passes its own words.
+   */
+  chooseDatabase?: string;
 }
 
 export interface ImportedFile {
@@ -237,12 +243,15 @@ function referenceRatesProblem(results: Record<string, unknown>): string | null 
 
 async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
   const text = await fsp.readFile(file, 'utf8');
+  const chooseDatabase = opts.chooseDatabase ?? 'with --db';
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new Error(`not JSON: ${(err as Error).message}`);
+    throw new Error(unparsableDocumentProblem(text, chooseDatabase) ?? `not JSON: ${(err as Error).message}`);
   }
+  const document = kvbenchDocumentProblem(json, chooseDatabase);
+  if (document !== null) throw new Error(document);
   const mergedSection = typeof json === 'object' && json !== null ? (json as { kvbench_merge?: unknown }).kvbench_merge : undefined;
   if (mergedSection !== undefined && !('requests_completed' in (json as object))) {
     throw new Error('a kvbench merge result written by an older kvbench (no reference keys, so no trial to store): merge the rank files again with this version');

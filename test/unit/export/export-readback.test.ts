@@ -9,11 +9,13 @@ import { trialColumns, writeExport, type ExportModel } from '../../../src-main/e
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { extractHistograms, extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { RUN_OPTION_KEYS } from '../../../src-shared/domain/run-options.ts';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { METRICS } from '../../../src-shared/domain/store-types.ts';
-import { fakeHardware, kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { fakeHardware, kvbenchResults, referenceResultsNew, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { addSuiteTrials } from '../store/seed-store.ts';
 import { parseCsv } from '../../support/csv.ts';
 
@@ -75,6 +77,36 @@ describe('exports read back', () => {
     expect(body[2][col('wall_clock_throughput_tok_per_s')]).toBe('');
     expect(Number(body[0][col('hw.probe_read_bytes_per_s')])).toBe(2e9);
     expect(body[0][col('hw.probe_page_cache_suspected')]).toBe('false');
+  });
+
+  it('CSV and XLSX: which kvbench measured each trial, beside the one that stored it', async () => {
+    // review rev13 #6: an import of 0.2.0's results read kvbench_version 0.7.0 (the importer) and nothing said 0.2.0.
+    const dir = tempDir();
+    const m = model(dir);
+    const old = kvbenchResults({ tokPerS: 500 });
+    old.kvbench.version = '0.2.0';
+    const files = [writeResults(dir, 'old.json', old), writeResults(dir, 'reference.json', referenceResultsNew({ tokPerS: 50, storageTokPerS: 25 }))];
+    const r = await importResultsFiles(store!, files, { systemLabel: 'lab', scenarioId: 'storage-only' });
+    expect(r.errors).toEqual([]);
+    const trials = store!.listTrials({ order: 'asc' });
+    const report = buildScenarioReport(trials);
+    const all: ExportModel = { ...m, trials, report, tiers: buildTierComparison(report, null), hardware: new Map() };
+    const expected = (t: (typeof trials)[number]): [string, string] => {
+      const file = t.sourceFile === null ? 'suite' : path.basename(t.sourceFile);
+      return [file, { suite: KVBENCH_VERSION, 'old.json': '0.2.0', 'reference.json': '' }[file]!];
+    };
+    const csvFile = path.join(dir, 'versions.csv');
+    await writeExport(all, 'csv', csvFile);
+    const [header, ...body] = parseCsv(fs.readFileSync(csvFile, 'utf8').replace(/^\uFEFF/, ''));
+    expect(header.indexOf('measured_by_version')).toBe(header.indexOf('kvbench_version') + 1);
+    expect(body.map((row) => row[header.indexOf('kvbench_version')])).toEqual(trials.map(() => KVBENCH_VERSION));
+    expect(body.map((row, i) => [expected(trials[i])[0], row[header.indexOf('measured_by_version')]])).toEqual(trials.map(expected));
+    const xlsxFile = path.join(dir, 'versions.xlsx');
+    await writeExport(all, 'xlsx', xlsxFile);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(xlsxFile);
+    const rows = sheetRows(wb, 'Trials');
+    expect(rows.map((row, i) => [expected(trials[i])[0], row.measured_by_version ?? ''])).toEqual(trials.map(expected));
   });
 
   it('CSV: text a spreadsheet would run as a formula stays text; numbers and the label\'s … are untouched', async () => {

@@ -5,7 +5,8 @@ import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histo
 import { latencySummaryNs } from '../../../src-main/engine/report/results-builder.ts';
 import { MergeError, mergeRanks, type RankResultsFile } from '../../../src-main/export/merge-ranks.ts';
 import { mergedResultsFile } from '../../../src-main/export/merged-results-file.ts';
-import { ResultsFileSchema, ResultsValuesSchema } from '../../../src-main/store/results-ingest.ts';
+import { measuringVersion, ResultsFileSchema, ResultsValuesSchema } from '../../../src-main/store/results-ingest.ts';
+import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { expectPercentilesOf, exponentialNs } from '../../support/known-distribution.ts';
 
 const S = 1e9;
@@ -22,6 +23,8 @@ interface RankSpec {
   readLatenciesMs?: number[];
   options?: Record<string, unknown>;
   status?: string;
+  /** The kvbench that measured the rank (`kvbench.version`); 0.2.0 unless given. */
+  version?: string;
 }
 
 function histogram(valuesMs: number[]) {
@@ -47,7 +50,7 @@ function rankFile(r: RankSpec): RankResultsFile {
     file: `r.rank${r.rank}.json`,
     results: {
       kvbench: {
-        version: '0.2.0',
+        version: r.version ?? '0.2.0',
         status: r.status ?? 'complete',
         effective_seed: 42 + r.rank,
         elapsed_ns: seconds * S,
@@ -224,6 +227,30 @@ describe('mergeRanks', () => {
     const recorded = [rankFile({ rank: 0 }), rankFile({ rank: 1 })];
     expect(() => mergeRanks(recorded, { worldSize: 3 })).toThrow(/--world-size 3 disagrees with the world size the files record \(2\)/);
     expect(() => mergeRanks(pods, { worldSize: 1 })).toThrow(/rank\(s\) 1 outside a world of 1/);
+  });
+
+  it("is measured by the ranks' kvbench, not the merging one: each rank's version recorded, the merger's apart, the older definitions named", () => {
+    // review rev13 #5: 0.4.0's ranks merged by 0.7.0 were stamped (and imported) as measured by 0.7.0.
+    const m = mergeRanks([rankFile({ rank: 0, version: '0.4.0' }), rankFile({ rank: 1, version: '0.4.0' })]);
+    expect(m.version).toBe('0.4.0');
+    expect(m.merged_by_version).toBe(KVBENCH_VERSION);
+    expect(m.ranks.map((r) => [r.rank, r.version])).toEqual([[0, '0.4.0'], [1, '0.4.0']]);
+    // What an import stores as the trial's measuring version.
+    expect(measuringVersion(mergedResultsFile(m))).toBe('0.4.0');
+    const definitions = m.notes.find((n) => n.startsWith('the ranks were measured by kvbench 0.4.0'));
+    expect(definitions).toMatch(/storage_write_p95_ms_per_mib \(changed in 0\.7\.0\)/);
+    expect(definitions).toMatch(/autoscale_final_users \(changed in 0\.6\.0\)/);
+    expect(definitions).not.toMatch(/decode_bytes_read|endpoint\./);
+    // Ranks of this kvbench: nothing to say about definitions.
+    const current = mergeRanks([rankFile({ rank: 0, version: KVBENCH_VERSION }), rankFile({ rank: 1, version: KVBENCH_VERSION })]);
+    expect(current).toMatchObject({ version: KVBENCH_VERSION, merged_by_version: KVBENCH_VERSION });
+    expect(current.notes.filter((n) => n.startsWith('the ranks were measured by'))).toEqual([]);
+  });
+
+  it('refuses ranks measured by different kvbench versions: one merged number would mix two engines', () => {
+    expect(refusal([rankFile({ rank: 0, version: '0.6.0' }), rankFile({ rank: 1, version: '0.7.0' })])).toEqual([
+      'the ranks were measured by different kvbench versions (rank 0 (0.6.0) vs rank 1 (0.7.0)): one merged number would mix their engines and metric definitions; run every rank with the same kvbench',
+    ]);
   });
 
   it('merges ranks that ran with different seeds and cache directories, and says when one did not complete', () => {

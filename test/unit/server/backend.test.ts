@@ -9,6 +9,9 @@ import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
 import { AppEventSchema, CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
+import { trialColumns } from '../../../src-main/export/export-trials.ts';
+import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
+import { parseCsv } from '../../support/csv.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { fakeHardware, kvbenchResults, referenceResultsNew, removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { DRIVE_RUN_OPTIONS } from '../export/drive-imports.ts';
@@ -663,6 +666,32 @@ describe('backend', () => {
     const narrowed = ok(await t.backend.invoke('history.facets', { selection: { suiteLabels: ['revB'] } })) as { matching: Record<string, Record<string, number>> };
     expect(narrowed.matching.scenarioIds).toEqual({ 'storage-only': 1 });
     expect(narrowed.matching.suiteLabels).toEqual({ revB: 1, revA: 1 });
+  });
+
+  it("export.create: the app's trials CSV has kvbench's export columns, measured_by_version beside kvbench_version (rev13 #6)", async () => {
+    const t = await make();
+    const old = kvbenchResults({ tokPerS: 100, durationS: 4 });
+    old.kvbench.version = '0.2.0';
+    ok(await t.backend.invoke('import.results', { files: [{ name: 'old.json', text: JSON.stringify(old) }], systemLabel: 'rig', scenarioId: 'storage-only' }));
+    const csv = ok(await t.backend.invoke('export.create', { selection: {}, format: 'csv' })) as { dataBase64: string };
+    const [header, row] = parseCsv(Buffer.from(csv.dataBase64, 'base64').toString('utf8').replace(/^\uFEFF/, ''));
+    expect(header).toEqual(trialColumns());
+    expect([row[header.indexOf('kvbench_version')], row[header.indexOf('measured_by_version')]]).toEqual([KVBENCH_VERSION, '0.2.0']);
+  });
+
+  it("import: kvbench's own exports are said for what they are, with the app's way to open their database (rev13 #9)", async () => {
+    const t = await make();
+    const files = [
+      { name: 'exp.json', text: JSON.stringify({ format: 'kvbench-export', version: 1, kvbenchVersion: '0.6.0', trials: [] }) },
+      { name: 'exp.csv', text: '\uFEFFtrial_id,suite_id,suite_label\r\n1,1,\r\n' },
+    ];
+    const r = ok(await t.backend.invoke('import.results', { files, systemLabel: 'rig' })) as { imported: unknown[]; errors: { file: string; message: string }[] };
+    expect(r.imported).toEqual([]);
+    expect(r.errors.map((e) => [e.file, e.message.split(',')[0]])).toEqual([
+      ['exp.json', 'a kvbench export (JSON: kvbench export'],
+      ['exp.csv', 'a kvbench trials export (CSV: kvbench export'],
+    ]);
+    for (const e of r.errors) expect(e.message).toMatch(/or open the database the export came from in Settings$/);
   });
 
   it('history.list carries the cautions of each flagged trial listed, as the report and kvbench history flag them (rev12-gui M1)', async () => {

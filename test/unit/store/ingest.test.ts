@@ -13,6 +13,7 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { parseRunArgs } from '../../../src-main/engine/config/parse-run-args.ts';
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 import { CONFIG_MATCH_KEYS } from '../../../src-shared/domain/store-types.ts';
+import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { kvbenchResults, referenceResultsMid, referenceResultsNew, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 
 const GIB = 1024 ** 3;
@@ -441,6 +442,35 @@ describe('import', () => {
       const old = writeResults(dir, 'old-merged.json', { kvbench_merge: (JSON.parse(fs.readFileSync(complete, 'utf8')) as { kvbench_merge: unknown }).kvbench_merge });
       const again = await importResultsFiles(store, [old], { systemLabel: 'cluster' });
       expect(again.errors[0].message).toMatch(/^a kvbench merge result written by an older kvbench .*: merge the rank files again with this version$/);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("stores a merged trial as measured by its ranks' kvbench, not the merging one; an older merged file by its kvbench_merge.version as before", async () => {
+    // review rev13 #5: ranks of 0.4.0 merged by this kvbench were stored as measured by this kvbench.
+    const dir = tempDir();
+    const rank = (n: number) => {
+      const r = kvbenchResults({ tokPerS: 10 });
+      r.kvbench.version = '0.4.0';
+      r.kvbench.rank = { rank: n, world_size: 2, host: `h${n}` };
+      r.kvbench.run_options = { model: 'tiny-1b', numUsers: 4, duration: 60, cpuMemGb: 0, gpuMemGb: 0, seed: 42 + n, rank: n, worldSize: 2, cacheDir: `/shared/rank-${n}` };
+      return { file: `r.rank${n}.json`, results: r };
+    };
+    const merged = mergedResultsFile(mergeRanks([rank(0), rank(1)]));
+    // As kvbench 0.7.0 wrote it: no merged_by_version, no rank versions, its own version as the merge's.
+    const older = structuredClone(merged) as { kvbench_merge: Record<string, unknown> & { ranks: Record<string, unknown>[] }; total_tokens_generated: number };
+    older.kvbench_merge.version = '0.6.0';
+    delete older.kvbench_merge.merged_by_version;
+    for (const r of older.kvbench_merge.ranks) delete r.version;
+    older.total_tokens_generated += 1; // another file's content, not a duplicate
+    const store = openStore(path.join(dir, 'kvbench.db'));
+    try {
+      const r = await importResultsFiles(store, [writeResults(dir, 'merged.json', merged), writeResults(dir, 'older.json', older)], { systemLabel: 'cluster' });
+      expect(r.errors).toEqual([]);
+      const byFile = new Map(r.imported.map((f) => [path.basename(f.file), store.getTrial(f.trialId)!]));
+      expect(byFile.get('merged.json')).toMatchObject({ measuredByVersion: '0.4.0', kvbenchVersion: KVBENCH_VERSION });
+      expect(byFile.get('older.json')).toMatchObject({ measuredByVersion: '0.6.0', kvbenchVersion: KVBENCH_VERSION });
     } finally {
       store.close();
     }
