@@ -563,6 +563,8 @@ export const CONTRACT = {
       databasePath: z.string(),
       /** Why the database could not be opened (the app still runs; Settings can point elsewhere). */
       databaseError: IpcErrorSchema.nullable(),
+      /** What opening the database did that its user must know: an upgrade of an older kvbench's file (from and to which schema, which kvbench can no longer open it, where the file as it was is kept). */
+      databaseNotes: z.array(z.string()),
       settingsFile: z.string(),
       settings: SettingsSchema,
       /** Each part of the settings file that could not be used (an invalid value, an unknown key), by key and why; empty: all of it was. */

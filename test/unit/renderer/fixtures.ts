@@ -16,6 +16,7 @@ export function appInfo(over: Partial<ResponseOf<'app.info'>> = {}): ResponseOf<
     hostname: 'lab1',
     databasePath: '/data/kvbench.db',
     databaseError: null,
+    databaseNotes: [],
     settingsFile: '/data/settings.json',
     settings: SETTINGS,
     settingsProblems: [],
