@@ -65,9 +65,12 @@ export function backfillOnStderr(command: string): ReturnType<typeof backfillNot
  * (history, report, export) also refuse an explicit `--db` naming no file: that is a typo, and
  * opening it would create an empty database there; and an empty file, which opening would migrate
  * into one. Nor do they create the default database where it does not exist yet: they say so, and
- * a `listing` lists nothing. They open read-write only to recover and migrate; where that is refused (read-only
- * media, a full disk, an upgrade that could not be made) or the write lock stays taken (another
- * process is writing), they read read-only.
+ * a `listing` lists nothing. They never upgrade a database: one of an older schema (or a newer
+ * kvbench's that this build may read) is read read-only, as it is, and said so on stderr. One of this
+ * build's schema they open read-write only to recover dead runners' trials; where that is refused
+ * (read-only media, a file without write permission, a full disk) or the write lock stays taken
+ * (another process is writing), they read read-only. Commands that write upgrade an older database,
+ * and say so on stderr (Store.openNotes), as every command says what its open found.
  */
 export async function withCommandStore(
   command: string,
@@ -100,7 +103,7 @@ export async function withCommandStore(
   let store: Store;
   let damaged = false;
   try {
-    ({ store } = await openStoreAndRecover(dbPath, { ...(opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS } : {}), onBackfill: backfillOnStderr(command) }));
+    ({ store } = await openStoreAndRecover(dbPath, { ...(opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS, keepSchema: true } : {}), onBackfill: backfillOnStderr(command) }));
     // Opened: the short wait was for the write lock only; reads wait as long as any open.
     if (opts.readOnly) store.db.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   } catch (err) {
@@ -128,6 +131,7 @@ export async function withCommandStore(
       return 1;
     }
   }
+  for (const note of store.openNotes) process.stderr.write(`kvbench ${command}: ${note}\n`);
   try {
     const code = await fn(store);
     // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3),

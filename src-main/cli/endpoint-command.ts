@@ -109,6 +109,7 @@ function runErr(msg: string): number {
 /** The database for `run`, which writes: created when missing (a first run starts one). */
 async function withStore<T>(dbFlag: string | undefined, fn: (s: EndpointStore, store: Store) => Promise<T> | T): Promise<T> {
   const { store } = await openStoreAndRecover(resolveDatabasePath(dbFlag), { onBackfill: backfillOnStderr('endpoint run') });
+  for (const n of store.openNotes) process.stderr.write(`kvbench endpoint run: ${n}\n`);
   try {
     return await fn(new EndpointStore(store), store);
   } finally {

@@ -312,6 +312,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const openTheStore = async (): Promise<Store | null> => {
     try {
       const opened = await openStoreAndRecover(dbPath, { onBackfill: backfillNotice((line) => ui.line(`note: ${line}`)) });
+      for (const n of opened.store.openNotes) ui.line(`note: ${n}`);
       for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
       for (const u of opened.unstored) ui.line(`note: trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
       for (const d of opened.removedRunDirs) ui.line(`note: removed ${d}, left by an interrupted engine`);
@@ -473,12 +474,15 @@ function databaseExists(dbPath: string): boolean {
  * Why `--plan` cannot plan into the database at `dbPath`, or null. A missing (or empty) file is not
  * created; an existing one is opened as history opens it, so a --db the suite would refuse (another
  * application's, damaged, on read-only media, written by a newer kvbench) is said with the plan
- * rather than when the suite starts.
+ * rather than when the suite starts. A plan writes nothing: an older database is not upgraded (the
+ * note says the suite will).
  */
 async function databaseRefusedForPlan(dbPath: string): Promise<string | null> {
   if (!databaseExists(dbPath)) return null;
   try {
-    (await openStoreAndRecover(dbPath, { onBackfill: backfillOnStderr('suite') })).store.close();
+    const { store } = await openStoreAndRecover(dbPath, { keepSchema: true, onBackfill: backfillOnStderr('suite') });
+    for (const n of store.openNotes) process.stderr.write(`kvbench suite: note: ${n}\n`);
+    store.close();
     return null;
   } catch (err) {
     return (err as Error).message;

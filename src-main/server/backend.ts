@@ -244,7 +244,15 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
       o.log('info', message);
       o.onUpgrade?.(message);
     };
-    return { ...(await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice(say) })), damaged: null };
+    // The app writes (suites, imports, deletes), so it upgrades an older database when it opens it, as
+    // a CLI command that writes does: said in the log, to the page that switched, and in app.info
+    // (databaseNotes, shown as a notice) — which kvbench can no longer open it, where the old file is kept.
+    const opened = await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice(say) });
+    for (const note of opened.store.openNotes) {
+      o.log('warn', note);
+      o.onUpgrade?.(note);
+    }
+    return { ...opened, damaged: null };
   } catch (err) {
     if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
     const salvaged = !created && err instanceof StoreError && err.code === 'DB_CORRUPT' ? openDamagedAppDatabase(file, o.log) : null;
@@ -706,6 +714,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         databasePath: settings.databasePath,
         databaseError,
         databaseDamaged: damaged,
+        databaseNotes: store?.openNotes ?? [],
         settingsFile: opts.settingsFile,
         settings,
         settingsProblems: settingsProblems.map((p) => p.message),

@@ -1,5 +1,6 @@
 // Numbered schema migrations. Each runs once, in order, inside the one transaction that also sets
 // PRAGMA user_version; a migration is never edited after release — add the next number instead.
+// The table kvbench_meta is no migration's: it records who changed the schema (schema-meta.ts).
 
 export interface Migration {
   version: number;
@@ -10,6 +11,11 @@ export interface Migration {
    * Read-only opens (read-only media, or beside a writer holding the lock) then need no upgrade.
    */
   readableWithout?: boolean;
+  /**
+   * The newest kvbench release without this migration: it, and every older one, refuses a database
+   * that has it (a newer user_version), which the upgrade's notice says (schema-meta.ts upgradeNotice).
+   */
+  newestReleaseWithout?: string;
 }
 
 /** The oldest schema a read-only open reads as it is: below it, a migration a read path needs is missing. */
@@ -151,6 +157,7 @@ CREATE TABLE trial_histograms (
   },
   {
     version: 2,
+    newestReleaseWithout: '0.1.0',
     name: 'endpoint runs: real-engine benchmark runs, their metrics and per-request samples',
     sql: `
 CREATE TABLE endpoint_runs (
@@ -214,6 +221,7 @@ CREATE TABLE endpoint_requests (
   },
   {
     version: 3,
+    newestReleaseWithout: '0.2.0',
     name: 'trials: a digest of the results content, so the same results are never stored twice',
     // Filled for new trials; those stored before get theirs the first time an import looks
     // (Store.backfillResultsDigests), since SQL cannot read the gzipped results.
@@ -226,14 +234,15 @@ CREATE INDEX trials_results_digest ON trials(results_digest);
   },
   {
     version: 4,
+    newestReleaseWithout: '0.6.0',
     name: 'trials: the kvbench version that measured the trial, beside the one that stored it',
     // kvbench_version is the kvbench that stored the row: for an import, the importer. Version-gated
     // rules (a stall judged by 0.1.0's draining window, a metric whose definition changed) need the
     // one that measured: a file's kvbench.version, null for the reference's files. A trial run here
     // was measured by the version that stored it; one imported before this migration gets its own
     // after it, at the next read-write open (Store.backfillMeasuringVersions), since SQL cannot read
-    // its gzipped results. A read-only open of an older file reads every measuring version as
-    // unknown (Store's trialSelect).
+    // its gzipped results. A read-only open of an older file works them out the same way without
+    // writing them (Store's measuringVersionsAsIs).
     readableWithout: true,
     sql: `
 ALTER TABLE trials ADD COLUMN measured_by_version TEXT;
@@ -242,6 +251,7 @@ UPDATE trials SET measured_by_version = kvbench_version WHERE source_file IS NUL
   },
   {
     version: 5,
+    newestReleaseWithout: '0.6.0',
     name: 'trials: what held a RAM-backed cache directory in memory, beside the storage_ram_backed flag',
     // The results' kvbench.tiers.storage.ram_backing_chain ('loop0 → /dev/shm/d.img on tmpfs'), or
     // an older file's ram_filesystem, for trials whose storage_ram_backed metric is 1; null otherwise.
@@ -254,12 +264,14 @@ ALTER TABLE trials ADD COLUMN storage_ram_backing TEXT;
   },
   {
     version: 6,
+    newestReleaseWithout: '0.6.0',
     name: 'suites: imports stored without a label lose the one kvbench made up for them',
-    // Before 0.6.0's suite labels, an import without --label was labelled "import of N file(s)".
+    // Up to kvbench 0.6.0 (0.6.0 included), an import without --label was labelled "import of N file(s)".
     // Labels are now what the user named a series by (History's filter, compare by label), and those
-    // made-up ones would pool unrelated imports that merely had as many files. Imports have stored no
-    // made-up label since; this clears the old ones. A read-only open of an older file shows them as
-    // they are.
+    // made-up ones would pool unrelated imports that merely had as many files. Imports store no
+    // made-up label from 0.7.0 on; this clears the old ones. Like every upgrade it runs only when a
+    // command that writes opens the file (a read opens an older file read-only and shows them as they
+    // are), after the copy of the file as it was is taken and kept.
     readableWithout: true,
     sql: `
 UPDATE suites SET label = NULL
@@ -269,6 +281,7 @@ UPDATE suites SET label = NULL
   },
   {
     version: 7,
+    newestReleaseWithout: '0.7.0',
     name: 'deleted_trial_slots: the planned trial slots whose complete trial the user deleted',
     // A complete trial deleted on purpose leaves its slot without a complete attempt, which a resume
     // (and the Suites tab's "not complete") took for a trial that never ran, and ran again. The slot

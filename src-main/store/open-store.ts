@@ -7,9 +7,12 @@
 //      never written.
 //   2. Read-write: WAL (readers never block the writer), foreign keys on, busy_timeout so a second
 //      process waits for the lock instead of failing.
-//   3. Pending migrations run in one IMMEDIATE transaction together with user_version; an existing
-//      database is copied first (VACUUM INTO) and the copy is kept if the migration fails. A copy
-//      that cannot be written (a full disk) stops the upgrade before it starts, leaving no partial copy.
+//   3. Pending migrations run in one IMMEDIATE transaction together with user_version and the
+//      record of who made the change (schema-meta.ts); an existing database is copied first (VACUUM
+//      INTO) and the copy is kept, beside it, whether the upgrade succeeds or fails (Store.upgrade
+//      says where, for the front end to tell). A copy that cannot be written (a full disk) stops the
+//      upgrade before it starts, leaving no partial copy. An open that only reads (`readonly`, or
+//      `keepSchema` on a file of another schema) never upgrades: it reads the file as it is.
 //   4. Trials left `running` by a runner that no longer exists (kill -9, crash, power loss) become
 //      `aborted`, and their suites `interrupted`.
 //   5. Trials imported before schema 4 get the kvbench version that measured them, read from their
@@ -22,7 +25,9 @@ import { createDatabaseFile } from './database-file.ts';
 import { freeBytesIn, isNoRoomError, mib, noRoomError } from './disk-full.ts';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { placeDamage, salvageRows, unreadableDatabase } from './salvage.ts';
+import { readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade } from './schema-meta.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
 
@@ -32,6 +37,12 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 10_000;
 export interface OpenStoreOptions {
   /** Only read (reports from a database another process owns); no migration, no recovery. */
   readonly?: boolean;
+  /**
+   * For a command that only reads: an existing database of another schema than this build's (an
+   * older kvbench's, or a newer one's marked readable by this build) is opened read-only, as it is,
+   * never upgraded (Store.openNotes says so); one of this build's schema opens read-write as usual.
+   */
+  keepSchema?: boolean;
   /** For tests: a different migration list. */
   migrations?: readonly Migration[];
   busyTimeoutMs?: number;
@@ -193,8 +204,15 @@ function refusedOpen(file: string, err: unknown, readonly: boolean, choose: stri
   return readonly ? new StoreError('DB_READ_ONLY', `${file} cannot be read (${why(err)}).`) : notWritable(file, err, choose);
 }
 
-/** Checks an existing file without writing to it. Returns its schema version. */
-function inspectExisting(file: string, latest: number, choose: string): number {
+/** What inspecting an existing file found: its schema, and where it is newer than this build's, the record that lets this build read it. */
+interface Inspected {
+  version: number;
+  /** Set only for a newer schema (version > latest) that kvbench_meta marks readable by this build. */
+  newer: SchemaMeta | null;
+}
+
+/** Checks an existing file without writing to it. */
+function inspectExisting(file: string, latest: number, choose: string): Inspected {
   const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
   try {
     return inspectExistingFile(file, latest, choose);
@@ -211,13 +229,37 @@ function quickCheckProblems(db: Database): string | null {
   return problems.length === 0 ? null : `${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ' …' : ''}`;
 }
 
-function inspectExistingFile(file: string, latest: number, choose: string): number {
-  const fd = fs.openSync(file, 'r');
+/**
+ * A file this user may not read (another user's mode-600 database), as users should read it: Node's
+ * EACCES names no way out.
+ */
+function unreadableFile(file: string, err: unknown, choose: string): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code !== 'EACCES' && code !== 'EPERM') return err;
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  const whose = st ? ` (it belongs to user id ${st.uid}, mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})` : '';
+  return new StoreError(
+    'DB_READ_ONLY',
+    `${file} cannot be read by this user${whose}: ${code}, permission denied. Ask its owner to let you read it (for example, a group you share and chmod g+r) ` +
+      `or to copy it for you, then open the copy ${choose}.`,
+  );
+}
+
+/** Who wrote a newer database, in words ("kvbench 0.9.0", or "a newer kvbench" where it is not recorded). */
+const newerWriter = (meta: SchemaMeta | null): string => (meta?.schemaWrittenBy ? `kvbench ${meta.schemaWrittenBy}` : 'a newer kvbench');
+
+function inspectExistingFile(file: string, latest: number, choose: string): Inspected {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    throw unreadableFile(file, err, choose);
+  }
   let header: Buffer;
   try {
     header = Buffer.alloc(16);
     const n = fs.readSync(fd, header, 0, 16, 0);
-    if (n === 0) return 0; // an empty file is an empty database
+    if (n === 0) return { version: 0, newer: null }; // an empty file is an empty database
     header = header.subarray(0, n);
   } finally {
     fs.closeSync(fd);
@@ -246,12 +288,18 @@ function inspectExistingFile(file: string, latest: number, choose: string): numb
       }
     }
     if (version > latest) {
+      // A newer kvbench records the oldest schema that still reads the file as it is: this build reads it read-only where it knows that one.
+      const meta = readSchemaMeta(db);
+      if (meta?.readableBySchema != null && meta.readableBySchema <= latest) return { version, newer: meta };
+      const needed = meta?.schemaWrittenBy ? ` to ${meta.schemaWrittenBy} or newer` : '';
       throw new StoreError(
         'DB_TOO_NEW',
-        `${file} was written by a newer kvbench (schema ${version}; this build knows up to ${latest}). Upgrade kvbench, or choose another database ${choose}.`,
+        `${file} was written by ${newerWriter(meta)} (schema ${version}); this build, kvbench ${KVBENCH_VERSION}, knows schema ${latest} and older` +
+          `${meta?.readableBySchema != null ? `, and the file can be read only by a kvbench that knows schema ${meta.readableBySchema}` : ''}. ` +
+          `Upgrade kvbench${needed}, or choose another database ${choose}.`,
       );
     }
-    return version;
+    return { version, newer: null };
   } catch (err) {
     if (err instanceof StoreError) throw err;
     const code = sqliteCode(err);
@@ -267,12 +315,13 @@ function inspectExistingFile(file: string, latest: number, choose: string): numb
 }
 
 /**
- * A consistent copy of the database (readers are not blocked), kept if the migration fails. When
+ * A consistent copy of the database (readers are not blocked), kept beside it: named for what it is
+ * (`k.db.schema-3-before-upgrade-<time>`), so that the kvbench that wrote it can still open it. When
  * it cannot be written (a full disk: SQLITE_FULL), the partial copy is removed and the error says
- * how much room the copy needs beside what is free.
+ * how much room the copy needs beside what is free: no upgrade without the copy.
  */
 function backupBeforeMigration(db: Database, file: string, from: number): string {
-  const backup = `${file}.backup-v${from}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const backup = `${file}.schema-${from}-before-upgrade-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   try {
     // The copy holds what the database holds: made with its mode, not the umask's (VACUUM INTO fills an empty file).
     createDatabaseFile(backup, fs.statSync(file).mode & 0o777);
@@ -292,10 +341,15 @@ function backupBeforeMigration(db: Database, file: string, from: number): string
   }
 }
 
-/** Runs the pending migrations in one transaction; a file's copy is taken first unless `copyFirst` is false (a database in memory). */
-function migrate(db: Database, file: string, from: number, migrations: readonly Migration[], copyFirst = true): void {
+/**
+ * Runs the pending migrations in one transaction; a file's copy is taken first unless `copyFirst` is
+ * false (a database in memory), and kept. A file records the change (kvbench_meta). Returns the
+ * upgrade of a database that had a schema already (null for none, or a new one).
+ */
+function migrate(db: Database, file: string, from: number, migrations: readonly Migration[], copyFirst = true): SchemaUpgrade | null {
   const pending = migrations.filter((m) => m.version > from);
-  if (pending.length === 0) return;
+  if (pending.length === 0) return null;
+  const onFile = db.name !== ':memory:';
   let backup: string | null = null;
   const latest = pending[pending.length - 1].version;
   let current = from;
@@ -315,6 +369,7 @@ function migrate(db: Database, file: string, from: number, migrations: readonly 
       if (current < latest) {
         db.pragma(`user_version = ${latest}`);
         db.pragma(`application_id = ${APPLICATION_ID}`);
+        if (onFile) recordSchemaChange(db, { fromSchema: current, readableBySchema: oldestReadableSchema(migrations), previousFile: backup });
       }
       db.exec('COMMIT');
     } catch (err) {
@@ -328,7 +383,14 @@ function migrate(db: Database, file: string, from: number, migrations: readonly 
         `Nothing was changed${backup ? `; a copy made before the attempt is at ${backup}` : ''}.`,
     );
   }
-  if (backup) fs.rmSync(backup, { force: true });
+  // Another process upgraded it while this one waited for the lock: that one kept its own copy, and
+  // this one changed nothing.
+  if (current >= latest) {
+    if (backup) fs.rmSync(backup, { force: true });
+    return null;
+  }
+  // Kept: the kvbench that wrote the file can open only the copy now.
+  return onFile && current > 0 ? { file, fromSchema: current, toSchema: latest, previousFile: backup } : null;
 }
 
 const stayedLocked = (file: string, busyTimeoutMs: number): StoreError => new StoreError('DB_BUSY', `${file} stayed locked by another process for ${busyTimeoutMs} ms`);
@@ -346,9 +408,14 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
   const exists = fs.existsSync(abs);
   const companionsBefore = { '-wal': fs.existsSync(`${abs}-wal`), '-shm': fs.existsSync(`${abs}-shm`) };
   let version = 0;
+  let newer: SchemaMeta | null = null;
+  let writeProtected = false;
   if (exists) {
-    if (!fs.statSync(abs).isFile()) throw new StoreError('DB_FOREIGN', `${abs} is not a file`);
-    version = inspectExisting(abs, latest, choose);
+    const st = fs.statSync(abs);
+    if (!st.isFile()) throw new StoreError('DB_FOREIGN', `${abs} is not a file`);
+    // No write permission for anyone: its owner protected it (chmod a-w). Root may write it all the same; kvbench does not.
+    writeProtected = (st.mode & 0o222) === 0;
+    ({ version, newer } = inspectExisting(abs, latest, choose));
   } else if (opts.readonly) {
     throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
   } else {
@@ -365,43 +432,83 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
     }
   }
 
+  // A command that only reads reads a file of another schema (or one protected from writing) as it is.
+  const readonly = Boolean(opts.readonly) || (Boolean(opts.keepSchema) && exists && (version !== latest || writeProtected));
+  const notes: string[] = [];
+  // Refused before SQLite opens it to write: what inspecting it made (an empty -wal, a -shm) goes again.
+  const refuse = (err: StoreError): never => {
+    releaseCreatedCompanions(abs, companionsBefore);
+    throw err;
+  };
+  if (newer !== null) {
+    if (!readonly) {
+      refuse(new StoreError(
+        'DB_TOO_NEW',
+        `${abs} was written by ${newerWriter(newer)} (schema ${version}); this build, kvbench ${KVBENCH_VERSION}, knows schema ${latest} and older: ` +
+          `it reads the file read-only (kvbench history, report and export), but writing to it needs ${newerWriter(newer)}${newer.schemaWrittenBy ? ' or newer' : ''}. ` +
+          `Upgrade kvbench, or choose another database ${choose}.`,
+      ));
+    }
+    notes.push(`${abs} was written by ${newerWriter(newer)} (schema ${version}); this build, kvbench ${KVBENCH_VERSION}, knows schema ${latest} and older, and reads it read-only, as it is.`);
+  } else if (readonly && opts.keepSchema && exists && version < latest && version > 0) {
+    notes.push(
+      `${abs} has schema ${version}, an older kvbench's (this build's is ${latest}): read as it is, not upgraded. ` +
+        'A command that writes to it (a suite, an import) upgrades it, keeping a copy of the file as it was.',
+    );
+  }
+  if (!readonly && writeProtected) {
+    refuse(new StoreError(
+      'DB_READ_ONLY',
+      `${abs} has no write permission (mode ${(fs.statSync(abs).mode & 0o777).toString(8).padStart(4, '0')}): kvbench treats it as read-only, even for root, and does not ` +
+        `write to or upgrade a file its owner protected. kvbench history, report and export still read it; to write to it, make it writable first (chmod u+w), or choose another database ${choose}.`,
+    ));
+  }
+
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   let db: Database;
   try {
-    db = opts.readonly ? openForReading(abs, choose, busyTimeoutMs) : openDatabase(abs, { readonly: false, timeout: busyTimeoutMs });
+    db = readonly ? openForReading(abs, choose, busyTimeoutMs) : openDatabase(abs, { readonly: false, timeout: busyTimeoutMs });
   } catch (err) {
     if (err instanceof StoreError) throw err;
-    if (isReadOnlyError(err)) throw refusedOpen(abs, err, Boolean(opts.readonly), choose);
+    if (isReadOnlyError(err)) throw refusedOpen(abs, err, readonly, choose);
     throw err;
   }
+  let upgrade: SchemaUpgrade | null = null;
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
-    if (!opts.readonly) {
+    if (!readonly) {
       db.pragma('journal_mode = WAL');
       // In WAL mode NORMAL loses no committed transaction on a process crash (only on power loss).
       db.pragma('synchronous = NORMAL');
       assertWritable(db);
-      migrate(db, abs, version, migrations);
+      upgrade = migrate(db, abs, version, migrations);
     } else if (version < oldestReadableSchema(migrations)) {
-      throw new StoreError('DB_MIGRATION_FAILED', `${abs} has schema ${version}, this kvbench needs ${latest}; open it read-write once to upgrade`);
+      throw new StoreError(
+        'DB_MIGRATION_FAILED',
+        `${abs} has schema ${version}, which this kvbench reads only once it is upgraded to schema ${latest}: a command that writes to it (a suite, an import) ` +
+          'upgrades it, keeping a copy of the file as it was',
+      );
     }
   } catch (err) {
     db.close();
     if (err instanceof StoreError) throw err;
     if (sqliteCode(err) === 'SQLITE_BUSY') throw stayedLocked(abs, busyTimeoutMs);
-    const noRoom = !opts.readonly && isNoRoomError(abs, err);
+    const noRoom = !readonly && isNoRoomError(abs, err);
     if (isReadOnlyError(err) || noRoom) {
       // A refused read-write open leaves nothing SQLite can remove: it may have made an empty -wal and a -shm.
       releaseCreatedCompanions(abs, companionsBefore);
-      throw noRoom ? noRoomToOpen(abs, err, choose) : refusedOpen(abs, err, Boolean(opts.readonly), choose);
+      throw noRoom ? noRoomToOpen(abs, err, choose) : refusedOpen(abs, err, readonly, choose);
     }
     throw err;
   }
   // A read-write connection removes its -wal and -shm itself when it is the last to close; a
   // read-only one cannot, so what this open created is released when it closes.
-  const store = new Store(db, abs, Boolean(opts.readonly), opts.readonly ? () => releaseCreatedCompanions(abs, companionsBefore) : null);
-  if (!opts.readonly && !opts.skipRecovery) {
+  const store = new Store(db, abs, readonly, readonly ? () => releaseCreatedCompanions(abs, companionsBefore) : null);
+  store.upgrade = upgrade;
+  if (upgrade) notes.push(upgradeNotice(upgrade, migrations));
+  store.openNotes.push(...notes);
+  if (!readonly && !opts.skipRecovery) {
     try {
       store.recoverInterrupted();
     } catch (err) {

@@ -27,6 +27,7 @@ import { configKey, extractRamBacking, measuringVersion, resultsDigest } from '.
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import { sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
+import type { SchemaUpgrade } from './schema-meta.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
@@ -226,6 +227,14 @@ export class Store {
   readonly readonly: boolean;
   /** Trials this open found interrupted and marked aborted. */
   recovered: RecoveredTrial[] = [];
+  /** The upgrade of its schema this open made (openStore), or null: the front ends say it (openNotes). */
+  upgrade: SchemaUpgrade | null = null;
+  /**
+   * What the open did or found that the user must be told, one line each: an upgrade (from which
+   * schema, which kvbench can no longer open it, where the file as it was is kept), or a file read
+   * as it is (an older or a newer kvbench's). The CLI says them on stderr, the app in its log and a notice.
+   */
+  readonly openNotes: string[] = [];
   /**
    * Stored rows found damaged while reading (bytes overwritten that SQLite's checks do not see:
    * JSON that no longer parses), each said once: a trial left out of a listing, a trial shown
@@ -264,7 +273,33 @@ export class Store {
     const has = (name: string): boolean => columns.some((c) => c.name === name);
     this.keepsMeasuringVersion = has('measured_by_version');
     this.keepsDeletedSlots = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deleted_trial_slots'").get() !== undefined;
-    this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : 'NULL', has('storage_ram_backing') ? 't.storage_ram_backing' : 'NULL');
+    this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : this.measuringVersionsAsIs(), has('storage_ram_backing') ? 't.storage_ram_backing' : 'NULL');
+  }
+
+  /**
+   * A file older than schema 4, read as it is (commands that only read never upgrade it), has no
+   * measuring versions: worked out here as migration 4 and the fill after it would store them (a
+   * trial run here: the version that stored it; an imported one: its stored results'), into a
+   * temporary table of this connection only, so that the version-gated cautions judge the trials as
+   * they will after an upgrade. Writes nothing to the file. Returns the SQL that reads them.
+   */
+  private measuringVersionsAsIs(): string {
+    const fromSuite = 'CASE WHEN t.source_file IS NULL THEN t.kvbench_version END';
+    try {
+      this.db.exec('CREATE TEMP TABLE IF NOT EXISTS measured_as_is (trial_id INTEGER PRIMARY KEY, version TEXT NOT NULL)');
+      const put = this.db.prepare('INSERT OR REPLACE INTO temp.measured_as_is (trial_id, version) VALUES (?, ?)');
+      for (const rows of this.pendingResults("source_file IS NOT NULL AND results_format = 'kvbench' AND results_gzip IS NOT NULL", 64)) {
+        for (const r of rows) {
+          const results = readStoredResults(r.results_gzip);
+          const version = results === null ? null : measuringVersion(results);
+          if (version !== null) put.run(r.id, version);
+        }
+      }
+      return `COALESCE(${fromSuite}, (SELECT version FROM temp.measured_as_is WHERE trial_id = t.id))`;
+    } catch {
+      // No temporary storage here: the imported trials' versions read as unknown, as they did before.
+      return fromSuite;
+    }
   }
 
   close(): void {

@@ -584,6 +584,8 @@ export const CONTRACT = {
       databaseError: IpcErrorSchema.nullable(),
       /** The database is damaged and shown read-only from a copy of what could be read; null: it is not. */
       databaseDamaged: DamagedDatabaseSchema.nullable(),
+      /** What opening the database did that its user must know: an upgrade of an older kvbench's file (from and to which schema, which kvbench can no longer open it, where the file as it was is kept). */
+      databaseNotes: z.array(z.string()),
       settingsFile: z.string(),
       settings: SettingsSchema,
       /** Each part of the settings file that could not be used (an invalid value, an unknown key), by key and why; empty: all of it was. */

@@ -75,7 +75,7 @@ describe('the modes of kvbench\'s database files', () => {
       openStore(db).close();
       fs.chmodSync(db, mode);
       expect(() => withUmask(0o022, () => openStore(db, { migrations: broken }))).toThrow(/a copy made before the attempt is at/);
-      const backups = fs.readdirSync(dir).filter((n) => n.includes(`.backup-v${v}-`));
+      const backups = fs.readdirSync(dir).filter((n) => n.includes(`.schema-${v}-before-upgrade-`));
       expect(backups).toHaveLength(1);
       expect(modeOf(path.join(dir, backups[0]))).toBe(mode.toString(8));
     }

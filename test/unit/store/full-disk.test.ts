@@ -9,6 +9,7 @@ import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import { LATEST_SCHEMA_VERSION } from '../../../src-main/store/migrations.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
@@ -35,9 +36,9 @@ function seededOnSmallFilesystem(ctx: TestContext): { dir: string; db: string } 
 }
 
 /** kvbench history lists the seeded trial and kvbench report reports it, without a word on stderr. */
-async function expectHistoryAndReportRead(db: string): Promise<void> {
+async function expectHistoryAndReportRead(db: string, stderr = ''): Promise<void> {
   const history = await runInProcess(() => historyCommand(['--db', db]));
-  expect(history.stderr).toBe('');
+  expect(history.stderr).toBe(stderr);
   expect(history.code).toBe(0);
   expect(history.stdout).toMatch(/storage-only\s+1\s+complete/);
   const report = await runInProcess(() => reportCommand(['--db', db, '--all']));
@@ -111,10 +112,23 @@ describe('a database on a full filesystem', () => {
     expect(dbBytes).toBeGreaterThan(96 * KIB);
     fillUp(dir, 72 * KIB);
 
-    await expectHistoryAndReportRead(db);
+    // Read as it is: a command that only reads never upgrades (it no longer even tries).
+    await expectHistoryAndReportRead(
+      db,
+      `kvbench history: ${db} has schema 2, an older kvbench's (this build's is ${LATEST_SCHEMA_VERSION}): read as it is, not upgraded. ` +
+        'A command that writes to it (a suite, an import) upgrades it, keeping a copy of the file as it was.\n',
+    );
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('kvbench'))).toEqual(['kvbench.db']);
     // Still schema 2: SQLite's header holds user_version at byte 60, big-endian.
     expect(fs.readFileSync(db).readUInt32BE(60)).toBe(2);
+    // An import would upgrade it, which needs the copy first: refused, saying how much room, nothing lost.
+    const before = md5(db);
+    const file = writeResults(tempDir(), 'r.json', kvbenchResults({ tokPerS: 100 }));
+    const imported = await runInProcess(() => importCommand([file, '--system', 'lab', '--db', db]));
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toMatch(/^kvbench import: could not upgrade .*kvbench\.db from schema 2 to \d+: the copy made before upgrading could not be written \(SQLITE_FULL: .*\): it needs about [\d.]+ MiB .*free some space and open it again\. Nothing was changed\.\n$/);
+    expect(md5(db)).toBe(before);
+    expect(fs.readdirSync(dir).filter((n) => n.startsWith('kvbench'))).toEqual(['kvbench.db']);
   });
 
   it('an import that does not fit: refused naming the file and that its filesystem is full, and none of it stored', async (ctx) => {

@@ -117,7 +117,8 @@ describe('a database on read-only media', () => {
       [file],
     );
     expect(e).toMatchObject({ name: 'StoreError', code: 'DB_READ_ONLY' });
-    expect((e as StoreError).message).toMatch(/cannot be written \(SQLITE_READONLY/);
+    // No write permission for anyone: refused before SQLite is asked to write (as root too: schema-upgrade.test.ts).
+    expect((e as StoreError).message).toMatch(/kvbench\.db has no write permission \(mode 0444\): kvbench treats it as read-only/);
     // What SQLite made for the checks stays: only SQLite may remove it (read-only-companions.test.ts).
     expect(fs.readdirSync(dir).sort()).toEqual(['kvbench.db', 'kvbench.db-shm', 'kvbench.db-wal']);
     const ro = openStore(file, { readonly: true });

@@ -106,9 +106,9 @@ describe('opening', () => {
     const file = path.join(tempDir(), 'kvbench.db');
     open(file).close();
     const db = openDatabase(file);
-    db.pragma('user_version = 99');
+    db.exec('PRAGMA user_version = 99; DROP TABLE kvbench_meta'); // as a kvbench that records nothing left it (schema-upgrade.test.ts has those that do)
     db.close();
-    expectStoreError(() => openStore(file), 'DB_TOO_NEW', new RegExp(`schema 99; this build knows up to ${LATEST_SCHEMA_VERSION}`));
+    expectStoreError(() => openStore(file), 'DB_TOO_NEW', new RegExp(`was written by a newer kvbench \\(schema 99\\); this build, kvbench [\\d.]+, knows schema ${LATEST_SCHEMA_VERSION} and older`));
   });
 
   it('a failed migration changes nothing, keeps a backup, and stops', () => {
@@ -124,7 +124,7 @@ describe('opening', () => {
       'DB_MIGRATION_FAILED',
       new RegExp(`from schema ${v} to ${v + 1}: migration ${v + 1} \\(broken\\) failed.*Nothing was changed; a copy made before the attempt is at `),
     );
-    const backups = fs.readdirSync(dir).filter((n) => n.includes(`.backup-v${v}-`));
+    const backups = fs.readdirSync(dir).filter((n) => n.includes(`.schema-${v}-before-upgrade-`));
     expect(backups).toHaveLength(1);
     const after = open(file);
     expect(after.db.pragma('user_version', { simple: true })).toBe(v);
@@ -173,19 +173,29 @@ describe('opening', () => {
     ro.close();
     expect(fs.readFileSync(file).equals(before)).toBe(true); // nothing written, nothing migrated
     const readsNeedIt = [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'a column reads use', sql: 'ALTER TABLE trials ADD COLUMN x TEXT' }];
-    expectStoreError(() => openStore(file, { readonly: true, migrations: readsNeedIt }), 'DB_MIGRATION_FAILED', new RegExp(`has schema 2, this kvbench needs ${LATEST_SCHEMA_VERSION + 1}; open it read-write once to upgrade`));
+    expectStoreError(() => openStore(file, { readonly: true, migrations: readsNeedIt }), 'DB_MIGRATION_FAILED', new RegExp(`has schema 2, which this kvbench reads only once it is upgraded to schema ${LATEST_SCHEMA_VERSION + 1}: a command that writes to it \\(a suite, an import\\) upgrades it`));
     expect(oldestReadableSchema(MIGRATIONS)).toBe(2);
     expect(oldestReadableSchema(readsNeedIt)).toBe(LATEST_SCHEMA_VERSION + 1);
     expect(oldestReadableSchema([])).toBe(0);
   });
 
-  it('a successful upgrade keeps no backup', () => {
+  it('a successful upgrade keeps the file as it was beside it, and says where (Store.upgrade, openNotes)', () => {
+    // The kvbench that wrote it can open only that copy now: deleting it locked that one out.
     const dir = tempDir();
     const file = path.join(dir, 'kvbench.db');
     seeded(file).store.close();
-    const s = open(file, { migrations: [...MIGRATIONS, { version: LATEST_SCHEMA_VERSION + 1, name: 'add', sql: 'CREATE TABLE notes (x)' }] });
-    expect(s.db.pragma('user_version', { simple: true })).toBe(LATEST_SCHEMA_VERSION + 1);
-    expect(fs.readdirSync(dir).filter((n) => n.includes('backup'))).toEqual([]);
+    const v = LATEST_SCHEMA_VERSION;
+    const s = open(file, { migrations: [...MIGRATIONS, { version: v + 1, name: 'add', sql: 'CREATE TABLE notes (x)' }] });
+    expect(s.db.pragma('user_version', { simple: true })).toBe(v + 1);
+    const kept = fs.readdirSync(dir).filter((n) => n.includes(`.schema-${v}-before-upgrade-`));
+    expect(kept).toHaveLength(1);
+    expect(s.upgrade).toEqual({ file, fromSchema: v, toSchema: v + 1, previousFile: path.join(dir, kept[0]) });
+    expect(s.openNotes).toEqual([expect.stringContaining(`upgraded ${file} from schema ${v} to ${v + 1}`)]);
+    expect(fs.readFileSync(path.join(dir, kept[0])).readUInt32BE(60)).toBe(v);
+    // Opened again: nothing to upgrade, nothing more kept or said.
+    const again = open(file, { migrations: [...MIGRATIONS, { version: v + 1, name: 'add', sql: 'CREATE TABLE notes (x)' }] });
+    expect([again.upgrade, again.openNotes]).toEqual([null, []]);
+    expect(fs.readdirSync(dir).filter((n) => n.includes('before-upgrade'))).toHaveLength(1);
   });
 });
 

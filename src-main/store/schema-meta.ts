@@ -1,0 +1,71 @@
+// What a database records about the kvbench that last changed its schema, in a key/value table of its
+// own (kvbench_meta), and the words kvbench uses when it upgrades a database or reads a newer one.
+//
+// user_version alone says only "schema N": a kvbench that knows less refused such a file outright,
+// even where every newer migration only adds (readableWithout), and could not say which kvbench
+// wrote it. The table records, at every change of schema (creation and upgrade, in the migration's
+// transaction): which kvbench made it, the oldest schema that still reads the file as it is
+// (oldestReadableSchema), and what it was upgraded from, when, and where the file as it was is kept.
+//
+// The table is not a numbered migration on purpose: a migration 8 would make every file this build
+// writes unreadable to the kvbench releases that know schema 7 (they refuse a newer user_version),
+// the very lock-out this record is meant to soften. Builds that do not know the table ignore it.
+import type { Database } from './sqlite.ts';
+import { MIGRATIONS, type Migration } from './migrations.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
+
+const META_TABLE = 'kvbench_meta';
+
+/** What kvbench_meta says of a database's schema; null fields were not recorded (a file from before the table). */
+export interface SchemaMeta {
+  /** The kvbench version that brought the file to its present schema (created or upgraded it). */
+  schemaWrittenBy: string | null;
+  /** The oldest schema that reads the file as it is: a kvbench that knows at least this one may read it read-only. */
+  readableBySchema: number | null;
+}
+
+/** An upgrade openStore made: from which schema to which, and where the file as it was is kept. */
+export interface SchemaUpgrade {
+  file: string;
+  fromSchema: number;
+  toSchema: number;
+  /** The copy taken before the upgrade, kept (null for a database without one: an empty file). */
+  previousFile: string | null;
+}
+
+/** kvbench_meta's record, or null where the file has no such table (made before it existed). */
+export function readSchemaMeta(db: Database): SchemaMeta | null {
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return null;
+  const rows = db.prepare(`SELECT key, value FROM ${META_TABLE}`).all() as { key: string; value: string }[];
+  const value = (key: string): string | null => rows.find((r) => r.key === key)?.value ?? null;
+  const readable = Number(value('readable_by_schema'));
+  return { schemaWrittenBy: value('schema_written_by'), readableBySchema: Number.isInteger(readable) && readable > 0 ? readable : null };
+}
+
+/** Records a change of schema (inside the migration's transaction, so that it is there exactly when the change is). */
+export function recordSchemaChange(db: Database, change: { fromSchema: number; readableBySchema: number; previousFile: string | null }): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
+  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  const at = new Date().toISOString();
+  set.run('schema_written_by', KVBENCH_VERSION);
+  set.run('schema_written_at', at);
+  set.run('readable_by_schema', String(change.readableBySchema));
+  if (change.fromSchema === 0) {
+    set.run('created_by', KVBENCH_VERSION);
+    return;
+  }
+  set.run('upgraded_from_schema', String(change.fromSchema));
+  set.run('previous_file', change.previousFile ?? '');
+}
+
+/** The kvbench releases that cannot open a database of `schema` (they know only older ones), in words. */
+export function releasesRefusing(schema: number, migrations: readonly Migration[] = MIGRATIONS): string {
+  const newest = migrations.find((m) => m.version === schema)?.newestReleaseWithout;
+  return newest ? `kvbench ${newest} and older` : `a kvbench that knows only schema ${schema - 1} or older`;
+}
+
+/** What a front end says after openStore upgraded a database (CLI: stderr; the app: its log and a notice). */
+export function upgradeNotice(u: SchemaUpgrade, migrations: readonly Migration[] = MIGRATIONS): string {
+  const kept = u.previousFile ? `the file as it was (schema ${u.fromSchema}) is kept at ${u.previousFile}` : 'no copy was needed';
+  return `upgraded ${u.file} from schema ${u.fromSchema} to ${u.toSchema} (kvbench ${KVBENCH_VERSION}): ${releasesRefusing(u.toSchema, migrations)} can no longer open it; ${kept}.`;
+}
