@@ -281,7 +281,8 @@ UPDATE suites SET label = NULL
   },
   {
     version: 7,
-    newestReleaseWithout: '0.7.0',
+    // 0.7.0 as it landed has this migration (added after the version was bumped): 0.6.0 is the newest without.
+    newestReleaseWithout: '0.6.0',
     name: 'deleted_trial_slots: the planned trial slots whose complete trial the user deleted',
     // A complete trial deleted on purpose leaves its slot without a complete attempt, which a resume
     // (and the Suites tab's "not complete") took for a trial that never ran, and ran again. The slot

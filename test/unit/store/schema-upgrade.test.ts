@@ -86,7 +86,7 @@ describe('an older kvbench database', () => {
     expect(kept[0]).toMatch(/^kvbench\.db\.schema-3-before-upgrade-\d{4}-\d\d-\d\dT[\d-]+Z$/);
     const copy = path.join(dir, kept[0]);
     expect(r.stderr).toContain(
-      `kvbench import: upgraded ${db} from schema 3 to ${LATEST_SCHEMA_VERSION} (kvbench ${KVBENCH_VERSION}): kvbench 0.7.0 and older can no longer open it; ` +
+      `kvbench import: upgraded ${db} from schema 3 to ${LATEST_SCHEMA_VERSION} (kvbench ${KVBENCH_VERSION}): kvbench 0.6.0 and older can no longer open it; ` +
         `the file as it was (schema 3) is kept at ${copy}.`,
     );
     // The copy is the file as it was: schema 3, its trial, its label.
@@ -123,7 +123,7 @@ describe('an older kvbench database', () => {
     try {
       const kept = fs.readdirSync(dir).filter((n) => n.includes('.schema-3-before-upgrade-'));
       expect(kept).toHaveLength(1);
-      const note = `upgraded ${db} from schema 3 to ${LATEST_SCHEMA_VERSION} (kvbench ${KVBENCH_VERSION}): kvbench 0.7.0 and older can no longer open it; the file as it was (schema 3) is kept at ${path.join(dir, kept[0])}.`;
+      const note = `upgraded ${db} from schema 3 to ${LATEST_SCHEMA_VERSION} (kvbench ${KVBENCH_VERSION}): kvbench 0.6.0 and older can no longer open it; the file as it was (schema 3) is kept at ${path.join(dir, kept[0])}.`;
       expect(logged).toContain(`warn: ${note}`);
       const info = await backend.invoke('app.info', {});
       expect(info).toMatchObject({ ok: true, value: { databaseError: null, databaseNotes: [note] } });
