@@ -27,6 +27,7 @@ import {
 import { packResults, type Store } from './store.ts';
 import { ImportStaging } from './import-staging.ts';
 import { kvbenchDocumentProblem, unparsableDocumentProblem } from './not-results-files.ts';
+import { kvbenchFileProblem } from './kvbench-file-checks.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 
@@ -277,6 +278,8 @@ async function readResultsFile(file: string, opts: ImportOptions): Promise<Parse
     const m = MergedSectionSchema.safeParse(results.kvbench_merge);
     if (!m.success) throw new Error(`a kvbench merge result without what a trial needs: ${describeIssues(results.kvbench_merge, m.error.issues)} (in kvbench_merge)`);
   }
+  const kvbenchProblem = kvbenchFileProblem(results);
+  if (kvbenchProblem !== null) throw new Error(kvbenchProblem);
   const options = optionsFor(results, opts);
   const format = detectFormat(results);
   const untrustedRates = format === 'kvbench' ? null : referenceRatesProblem(results);

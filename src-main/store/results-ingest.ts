@@ -45,13 +45,18 @@ const nsSummary = section({ count: amount, ...nsSummaryShape });
 /** `kvbench.latency`: summaries (with a count), or groups of them by tier or direction (without). */
 const latencyEntry = z.union([z.looseObject({ count: z.number().nonnegative(), ...nsSummaryShape }), z.record(z.string(), nsSummary)]).nullish();
 
+/** The reference's raw per-request lists (kvbench writes them too, and a merge concatenates them). */
+const RAW_LATENCY_LISTS = ['end_to_end_latencies', 'storage_latencies', 'generation_latencies', 'prefill_latencies', 'decode_latencies'] as const;
+
 /**
- * Every field of a results file that extractMetrics and extractHistograms read, with the values a
- * run can produce: numbers where numbers belong, nothing negative, hit rates within 0–1 (device
+ * Every field of a results file that extractMetrics and extractHistograms read, and the per-request
+ * lists the stored file keeps for whoever reads it later, with the values a run can produce: numbers where numbers belong, nothing negative, hit rates within 0–1 (device
  * coverage may exceed 1: other processes read the drive too). A file that breaks one is refused
  * rather than stored with impossible numbers (a negative throughput, a 750 % hit rate).
  */
 export const ResultsValuesSchema = z.looseObject({
+  // Seconds each completed request took: never negative, never null.
+  ...Object.fromEntries(RAW_LATENCY_LISTS.map((k) => [k, z.array(z.number().nonnegative()).nullish()])),
   summary: section({
     avg_throughput_tokens_per_sec: amount,
     storage_throughput_tokens_per_sec: amount,

@@ -359,7 +359,7 @@ describe('import', () => {
     }
   });
 
-  it('stores a start time the file states as a UTC instant, and falls back to the file time when it is no time', async () => {
+  it('stores a start time the file states as a UTC instant, and refuses one that is no time rather than dating the trial by the file', async () => {
     const dir = tempDir();
     const results = (startedAt: string) => {
       const r = referenceResultsNew({ tokPerS: 1, storageTokPerS: 1 }) as Record<string, unknown>;
@@ -369,13 +369,15 @@ describe('import', () => {
     fs.writeFileSync(zoned, JSON.stringify(results('2026-11-24T10:00:00+09:00')));
     const vague = path.join(dir, 'vague.json');
     fs.writeFileSync(vague, JSON.stringify(results('yesterday')));
-    const when = new Date('2026-11-20T12:00:00Z');
-    fs.utimesSync(vague, when, when);
     const store = openStore(path.join(dir, 'kvbench.db'));
     try {
       const r = await importResultsFiles(store, [zoned, vague], { systemLabel: 'x' });
       const byFile = Object.fromEntries(r.imported.map((f) => [path.basename(f.file), store.getTrial(f.trialId)!.startedAt]));
-      expect(byFile).toEqual({ 'zoned.json': '2026-11-24T01:00:00.000Z', 'vague.json': '2026-11-20T12:00:00.000Z' });
+      // review rev13 #11: 'yesterday' was stored as the file's modification time, passed off as the start.
+      expect(byFile).toEqual({ 'zoned.json': '2026-11-24T01:00:00.000Z' });
+      expect(r.errors.map((e) => [path.basename(e.file), e.message])).toEqual([
+        ['vague.json', 'kvbench.started_at is "yesterday", not a time (ISO 8601, as 2026-11-25T04:58:42.395Z), and the trial is dated by it: not stored (a damaged or edited file)'],
+      ]);
     } finally {
       store.close();
     }
