@@ -10,6 +10,7 @@ import { rankCacheDirName } from '../engine/config/ranks.ts';
 import { formatNsAsSeconds } from '../engine/report/format.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
+import { gapsText, LATENCY_GAPS_REASON, latencySectionGaps } from '../store/kvbench-file-checks.ts';
 import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
 import { histogramsSection, mergedHistograms, reportedP95Ns, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
@@ -142,12 +143,24 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
     problems.push(`${f.file} is not one rank of a multi-host run (no kvbench.rank): run each host with --rank and --world-size, or under mpirun, Slurm or a Kubernetes Indexed Job`);
     return null;
   }
+  // A launcher numbers ranks from 0 in a world of at least one: anything else was edited or damaged.
+  const rankProblems = rankNumberProblems(f.file, rankNumber, rank.world_size);
+  if (rankProblems.length > 0) {
+    problems.push(...rankProblems);
+    return null;
+  }
   const window = obj(kv.measured_window);
   const startNs = num(window.started_unix_ns);
   const elapsedNs = num(kv.elapsed_ns);
   if (startNs === undefined || elapsedNs === undefined || !Array.isArray(kv.timeline)) {
     problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
     return null;
+  }
+  // A missing histogram would leave this rank's latencies out of every pooled percentile while its
+  // requests are still counted; a tier it did no operation on has none by design, and passes.
+  const gaps = latencySectionGaps(kv.latency);
+  if (gaps.length > 0) {
+    problems.push(`rank ${rankNumber} (${f.file}): ${gapsText(gaps)}: ${LATENCY_GAPS_REASON}, so the file is damaged; copy it from the rank's host again, or run the rank again`);
   }
   // A damaged histogram is found here, with the file's name, rather than failing the merge halfway.
   for (const h of extractHistograms(results)) {
@@ -168,6 +181,16 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
     plannedStartNs: startAtS === undefined ? null : startAtS * 1e9 + (num(window.warm_up_ns) ?? 0),
     timeline: kv.timeline.map(obj),
   };
+}
+
+/** Why a file's rank or world size is none a launcher gives (a whole number from 0, a world of at least one). */
+function rankNumberProblems(file: string, rank: number, worldSize: unknown): string[] {
+  const problems: string[] = [];
+  if (!Number.isInteger(rank) || rank < 0) problems.push(`${file}: kvbench.rank.rank is ${rank}, not a rank (a whole number from 0): the file is damaged or edited`);
+  if (worldSize !== null && worldSize !== undefined && !(Number.isInteger(worldSize) && (worldSize as number) >= 1)) {
+    problems.push(`${file}: kvbench.rank.world_size is ${JSON.stringify(worldSize)}, not a world size (a whole number from 1): the file is damaged or edited`);
+  }
+  return problems;
 }
 
 /** What the user says about the run, where the files cannot. */

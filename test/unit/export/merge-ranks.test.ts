@@ -58,7 +58,15 @@ function rankFile(r: RankSpec): RankResultsFile {
         measured_window: { started_unix_ns: T0 + (r.offsetNs ?? 0) },
         timeline,
         run_options: { model: 'tiny-1b', numUsers: 8, duration: 10, seed: 42 + r.rank, cacheDir: `/shared/rank-${r.rank}`, ...r.options },
-        latency: { tier_read: { storage: histogram(r.readLatenciesMs ?? [10, 20, 30]) } },
+        // As the engine writes it: every per-request distribution (count 0 here), a tier's only where it did such operations.
+        latency: {
+          ...Object.fromEntries(['end_to_end', 'queue_wait', 'storage_io_per_request', 'generation', 'prefill', 'decode'].map((k) => [k, histogram([])])),
+          tier_read: { storage: histogram(r.readLatenciesMs ?? [10, 20, 30]) },
+          tier_write: {},
+          tier_read_ns_per_mib: {},
+          tier_write_ns_per_mib: {},
+          demotion: {},
+        },
       },
     },
   };
@@ -198,6 +206,45 @@ describe('mergeRanks', () => {
     expect(refusal([rankFile({ rank: 0 }), damaged])).toEqual([
       "r.rank1.json: the tier_read.storage latency histogram (kvbench.latency.tier_read.storage.hdr) cannot be decoded (Invalid string. Length must be a multiple of 4): the file is damaged; copy it from the rank's host again, or run the rank again",
     ]);
+  });
+
+  it('refuses a rank whose histograms are missing, naming the rank, the file and each histogram (review rev13 #3)', () => {
+    // kvbench.latency replaced: the merge pooled rank 0's latencies alone under "the ranks' histograms merged".
+    const replaced = rankFile({ rank: 1 });
+    (replaced.results as { kvbench: Record<string, unknown> }).kvbench.latency = { x: 1 };
+    const tail = ": every kvbench run writes these (a count of 0 where it measured none), so the file is damaged; copy it from the rank's host again, or run the rank again";
+    expect(refusal([rankFile({ rank: 0 }), replaced])).toEqual([
+      'rank 1 (r.rank1.json): kvbench.latency.end_to_end is missing; kvbench.latency.queue_wait is missing; kvbench.latency.storage_io_per_request is missing; ' +
+        'kvbench.latency.generation is missing; and 7 more' +
+        tail,
+    ]);
+    const gone = rankFile({ rank: 0 });
+    (gone.results as { kvbench: Record<string, unknown> }).kvbench.latency = null;
+    const noHdr = rankFile({ rank: 1 });
+    delete (noHdr.results as { kvbench: { latency: { tier_read: { storage: { hdr?: string } } } } }).kvbench.latency.tier_read.storage.hdr;
+    expect(refusal([gone, noHdr])).toEqual([
+      `rank 0 (r.rank0.json): kvbench.latency is null, not the run's latency histograms${tail}`,
+      `rank 1 (r.rank1.json): kvbench.latency.tier_read.storage has 3 samples but no histogram (hdr)${tail}`,
+    ]);
+  });
+
+  it('merges a rank that did no operation of a kind (no reads from a tier): its distribution is absent, not damaged', () => {
+    const noReads = rankFile({ rank: 1 });
+    (noReads.results as { kvbench: { latency: { tier_read: Record<string, unknown> } } }).kvbench.latency.tier_read = {};
+    const m = mergeRanks([rankFile({ rank: 0 }), noReads]);
+    expect(m.latency['tier_read.storage'].count).toBe(3);
+  });
+
+  it('refuses a rank number or world size no launcher gives: negative, fractional, zero (review rev13 #3)', () => {
+    const withRank = (rank: unknown, worldSize: unknown = 2) => {
+      const f = rankFile({ rank: 1 });
+      (f.results as { kvbench: { rank: Record<string, unknown> } }).kvbench.rank = { rank, world_size: worldSize, host: 'h' };
+      return f;
+    };
+    expect(refusal([rankFile({ rank: 0 }), withRank(-1)])).toEqual(['r.rank1.json: kvbench.rank.rank is -1, not a rank (a whole number from 0): the file is damaged or edited']);
+    expect(refusal([rankFile({ rank: 0 }), withRank(0.5)])).toEqual(['r.rank1.json: kvbench.rank.rank is 0.5, not a rank (a whole number from 0): the file is damaged or edited']);
+    expect(refusal([rankFile({ rank: 0 }), withRank(1, 0)])).toEqual(['r.rank1.json: kvbench.rank.world_size is 0, not a world size (a whole number from 1): the file is damaged or edited']);
+    expect(refusal([rankFile({ rank: 0 }), withRank(1e308)])).toContain('rank(s) 1e+308 outside a world of 2');
   });
 
   it('refuses ranks of different launches or storage setups, which the configuration key leaves out', () => {
