@@ -7,6 +7,7 @@ import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
+import { definitionRowLabel, definitionSplitText } from '../../src-shared/domain/metric-changes.ts';
 import { efficiencyBasisText, limitsSourceText, memoryCopySourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
@@ -101,7 +102,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       continue;
     }
     const rows = shown.map((m) => [
-      `${m.metric.label} (${m.metric.unit})`,
+      `${definitionRowLabel(m.metric.label, m.olderDefinition)} (${m.metric.unit})`,
       String(m.aggregate.n),
       fmtValue(m.aggregate.median, m.metric.unit),
       fmtValue(m.aggregate.p95, m.metric.unit),
@@ -109,6 +110,8 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
     ]);
     out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
     if (peakMediansApart(shown)) out.push(`   (${PEAK_MEDIANS_NOTE})`);
+    // A metric measured under two definitions is two rows: said beside them, with how many trials each.
+    for (const d of s.definitionSplits) if (shown.some((m) => m.metric.key === d.metric)) out.push(`   note: ${definitionSplitText(d)}`);
     // Trials without histograms (imports of the reference's files) are in no pooled latency: say how many.
     const without = withoutHistogramsText(s.trialIds.length, s.withoutHistograms);
     if (s.pooled.length > 0) {

@@ -204,7 +204,10 @@ export const ScenarioSummarySchema = z.object({
   pageCacheFlagged: count,
   /** The aggregated trials that spilled past the tiers their scenario names (CPU only reading the drive). */
   spilledTrials: count,
-  metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
+  /** One row per definition: a metric measured on both sides of a change of its definition has a row for each (olderDefinition: the change the row's trials predate). */
+  metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema, olderDefinition: z.object({ since: z.string(), change: z.string() }).nullable() })),
+  /** The metrics with values measured under an older definition, and how many trials on each side (definitionSplitText says it). */
+  definitionSplits: z.array(z.object({ metric: z.string(), label: z.string(), since: z.string(), change: z.string(), trialsBefore: count, trialsSince: count })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
   /** The aggregated trials that stored no latency histograms (in no pooled latency), and how many are imports of the reference's files. */
   withoutHistograms: z.object({ trials: count, referenceImports: count }),

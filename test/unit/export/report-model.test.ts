@@ -192,9 +192,10 @@ describe('scenario report', () => {
     const qos = { ...capacity, autoscalerMode: 'qos' };
     const ts = [
       ...[[894, 7, 12], [671, 22, 27], [700, 12, 17]].map(([peak, peakUsers, finalUsers], index) =>
-        trial({ scenario: 'capacity-discovery', index, options: capacity, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_peak_throughput_tok_per_s: peak, autoscale_peak_users: peakUsers, autoscale_final_users: finalUsers } }),
+        trial({ scenario: 'capacity-discovery', index, options: capacity, version: '0.7.0', metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_peak_throughput_tok_per_s: peak, autoscale_peak_users: peakUsers, autoscale_final_users: finalUsers } }),
       ),
-      trial({ scenario: 'autoscale', options: qos, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_final_users: 4 } }),
+      // Measured by a kvbench of the final users' current definition (from 0.6.0): no "(definition before …)" row.
+      trial({ scenario: 'autoscale', options: qos, version: '0.7.0', metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_final_users: 4 } }),
     ];
     const text = formatScenarioReport(buildScenarioReport(ts));
     const [qosPart, capacityPart] = text.split('== Capacity');
@@ -298,6 +299,17 @@ describe('scenario report', () => {
 });
 
 describe('tier comparison', () => {
+  it("an autoscaled row's final users are the current definition's median, and the row says what it left out (rev13-upgrade #3)", () => {
+    const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 12, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'qos' };
+    const at = (version: string, users: number, index: number) => trial({ scenario: 'autoscale', index, options, version, metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: users } });
+    const mixed = buildTierComparison(buildScenarioReport([at('0.5.0', 40, 0), at('0.5.0', 44, 1), at('0.6.0', 6, 2), at('0.7.0', 8, 3)]), null);
+    expect(mixed.rows[0]).toMatchObject({ finalUsers: 7, n: 4, fewestTrials: 2 });
+    expect(mixed.rows[0].trialsNote).toBe('Autoscaler final users: median of the 2 of the 4 trials measured by kvbench 0.6.0 or later (2 measured before it changed the definition are left out of it)');
+    const old = buildTierComparison(buildScenarioReport([at('0.5.0', 40, 0), at('0.5.0', 44, 1)]), null);
+    expect(old.rows[0]).toMatchObject({ finalUsers: 42, n: 2, fewestTrials: 2, trialsNote: null });
+    expect(old.notes.filter((n) => n.startsWith('autoscale: Autoscaler final users (autoscale_final_users): all 2 trials were measured before kvbench 0.6.0 changed its definition'))).toHaveLength(1);
+  });
+
   it('speedup against storage-only and efficiency against the probed limits', () => {
     const ts = [
       ...[1691, 1501, 1879].map((v) => trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: v, storage_throughput_tok_per_s: v, cpu_read_p95_ms: 15.7, cpu_read_bytes_per_s: 5e9 } })),

@@ -577,9 +577,9 @@ describe('report', () => {
     const r = report();
     const agg = (median: number) => ({ n: 3, median, p95: median, mean: median, min: median, max: median, cv: 0.1 });
     r.report.scenarios[0].metrics.push(
-      { metric: METRIC_BY_KEY.autoscale_final_users, aggregate: agg(27) },
-      { metric: METRIC_BY_KEY.autoscale_peak_users, aggregate: agg(22) },
-      { metric: METRIC_BY_KEY.autoscale_peak_throughput_tok_per_s, aggregate: agg(671.7) },
+      { metric: METRIC_BY_KEY.autoscale_final_users, aggregate: agg(27), olderDefinition: null },
+      { metric: METRIC_BY_KEY.autoscale_peak_users, aggregate: agg(22), olderDefinition: null },
+      { metric: METRIC_BY_KEY.autoscale_peak_throughput_tok_per_s, aggregate: agg(671.7), olderDefinition: null },
     );
     installFakeApi({ 'report.build': () => r });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
@@ -590,6 +590,28 @@ describe('report', () => {
     expect(s.get('[data-peak-medians]').text()).toBe("Peak throughput and peak users are medians taken apart: the users need not be the median peak's own.");
     await w.get('input[name=allMetrics]').setValue(true);
     expect(w.get('[data-scenario-report=storage-only]').text()).toContain('Autoscaler final users');
+  });
+
+  it('shows a metric measured on both sides of a change of its definition as two rows, the older marked, with how many trials each (rev13-upgrade #3)', async () => {
+    const r = report();
+    const agg = (n: number, median: number) => ({ n, median, p95: median, min: median, max: median, cv: 0.1 });
+    const change = 'is over entries of at least one I/O chunk';
+    r.report.scenarios[0].metrics.push(
+      { metric: METRIC_BY_KEY.storage_write_p95_ms_per_mib, aggregate: agg(2, 8.8), olderDefinition: null },
+      { metric: METRIC_BY_KEY.storage_write_p95_ms_per_mib, aggregate: agg(2, 14.3), olderDefinition: { since: '0.7.0', change } },
+    );
+    r.report.scenarios[0].definitionSplits = [{ metric: 'storage_write_p95_ms_per_mib', label: 'Storage write P95 per MiB', since: '0.7.0', change, trialsBefore: 2, trialsSince: 2 }];
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    // Not a headline metric: neither its rows nor their note until every metric is shown.
+    expect(w.findAll('[data-definition-note]')).toHaveLength(0);
+    await w.get('input[name=allMetrics]').setValue(true);
+    const s = w.get('[data-scenario-report=storage-only]');
+    const rows = s.findAll('tr').filter((tr) => tr.text().startsWith('Storage write P95 per MiB'));
+    expect(rows.map((tr) => tr.find('td').text())).toEqual(['Storage write P95 per MiB', 'Storage write P95 per MiB (definition before 0.7.0)']);
+    expect(rows[1].attributes('data-older-definition')).toBe('0.7.0');
+    expect(s.get('[data-definition-note]').text()).toContain('2 of these 4 trials were measured before it, 2 from it on, so the two are aggregated apart, never in one median');
   });
 
   it('says when a pooled latency leaves out a trial whose stored histogram does not decode', async () => {
