@@ -130,3 +130,11 @@ export function definitionSplitText(d: DefinitionSplit): string {
     `(the row marked ${mark} holds the ${d.trialsBefore} older)`
   );
 }
+
+/** The mark of a compared metric (or a configuration's row) whose values were measured under two definitions of it. */
+export const MIXED_DEFINITIONS = 'mixed definitions †';
+
+/** Said under a comparison with a metric marked MIXED_DEFINITIONS (the CLI's and the app's). */
+export const MIXED_DEFINITIONS_LEGEND =
+  `${MIXED_DEFINITIONS}: the metric's compared trials were measured on both sides of a change of its definition (the notes say which): ` +
+  'its ratios are shown, but they mix the two definitions, so it names no better side, p-value or win rate, and is no best differentiator.';

@@ -345,7 +345,13 @@ export const ConfigComparisonSchema = z.object({
   /** With excludeFlagged, each side's flagged trials of this row left out of it; 0 without. */
   excludedA: count,
   excludedB: count,
+  /** The kvbench versions that measured the row's values (unknown ones left out); mixedDefinitions: they straddle a change of the metric's definition (no winner then). */
+  measuredBy: z.array(z.string()),
+  mixedDefinitions: z.boolean(),
 });
+
+/** Changes of a metric's definition a comparison's trials straddle: its ratios mix them, so it has no verdict, win rate or p-value. */
+const mixedDefinitions = z.array(z.object({ since: z.string(), change: z.string() }));
 
 export const MetricComparisonSchema = z.object({
   metric: MetricDefinitionSchema,
@@ -382,6 +388,7 @@ export const MetricComparisonSchema = z.object({
   medianCvB: nnum,
   /** Compared configurations with a flagged trial on either side. */
   flaggedConfigs: count,
+  mixedDefinitions,
 });
 export type MetricComparisonData = z.infer<typeof MetricComparisonSchema>;
 
@@ -390,7 +397,7 @@ export const GroupComparisonSchema = z.object({
   configs: count,
   /** Each metric over the group's configurations by the per-metric table's rules (no arithmetic mean: it would average in a 0x). */
   metrics: z.array(
-    MetricComparisonSchema.pick({ compared: true, tested: true, noiseUnknown: true, geoMeanRatio: true, verdict: true, leader: true, pValue: true, winRateA: true, winsA: true, winsB: true }).extend({
+    MetricComparisonSchema.pick({ compared: true, tested: true, noiseUnknown: true, geoMeanRatio: true, verdict: true, leader: true, pValue: true, winRateA: true, winsA: true, winsB: true, mixedDefinitions: true }).extend({
       key: z.string(),
       label: z.string(),
     }),

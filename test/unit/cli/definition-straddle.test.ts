@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
-import type { ScenarioReport, TierComparison } from '../../../src-main/export/report-model.ts';
+import type { ScenarioReport, SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { kvbenchResults, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { parseCsv } from '../../support/csv.ts';
@@ -26,11 +26,11 @@ function resultsOf(version: string, perMibMs: number, tokPerS: number): unknown 
 }
 
 /** A database holding imports of these runs (version, write P95 per MiB), all of one system, scenario and configuration. */
-async function dbOf(runs: readonly (readonly [string, number])[]): Promise<{ dir: string; db: string }> {
-  const dir = tempDir();
-  const db = path.join(dir, 'k.db');
-  const files = runs.map(([version, perMib], i) => writeResults(dir, `run${i}.json`, resultsOf(version, perMib, 100 + i)));
-  const imported = await run(() => importCommand([...files, '--system', 'lab', '--scenario', 'storage-only', '--db', db]));
+async function dbOf(runs: readonly (readonly [string, number])[], system = 'lab', into?: { dir: string; db: string }): Promise<{ dir: string; db: string }> {
+  const dir = into?.dir ?? tempDir();
+  const db = into?.db ?? path.join(dir, 'k.db');
+  const files = runs.map(([version, perMib], i) => writeResults(dir, `${system}-run${i}.json`, resultsOf(version, perMib, 100 + i)));
+  const imported = await run(() => importCommand([...files, '--system', system, '--scenario', 'storage-only', '--db', db]));
   expect(imported.code, imported.stderr).toBe(0);
   return { dir, db };
 }
@@ -116,5 +116,22 @@ describe('a metric measured on both sides of a change of its definition', () => 
     expect(report.scenarios[0].metrics.every((m) => m.olderDefinition === null)).toBe(true);
     const text = await run(() => reportCommand(['--db', db, '--all-metrics']));
     expect(text.stdout).not.toMatch(/definition/);
+  });
+});
+
+describe('a system comparison over two definitions of a metric', () => {
+  it('marks the metric and names no better side for it, in the text and --json (rev13-upgrade #7)', async () => {
+    const where = await dbOf([['0.2.0', 14], ['0.2.0', 15]], 'old-lab');
+    await dbOf([[KVBENCH_VERSION, 7], [KVBENCH_VERSION, 8]], 'new-lab', where);
+    const json = await run(() => reportCommand(['--db', where.db, '--compare', 'old-lab', 'new-lab', '--json']));
+    expect(json.code, json.stderr).toBe(0);
+    const c = JSON.parse(json.stdout) as SystemComparison;
+    const decode = c.metrics.find((m) => m.metric.key === 'decode_bytes_read')!;
+    expect(decode).toMatchObject({ mixedDefinitions: [{ since: '0.3.0' }], verdict: null, winRateA: null });
+    expect(decode.configs[0]).toMatchObject({ measuredBy: ['0.2.0', KVBENCH_VERSION], mixedDefinitions: true, winner: null });
+    expect(c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!.mixedDefinitions).toEqual([]);
+    const text = await run(() => reportCommand(['--db', where.db, '--compare', 'old-lab', 'new-lab']));
+    expect(text.stdout).toMatch(/^Decode bytes read \(higher is better\) mixed definitions †\s+1\s+1\.00x\s+—\s/m);
+    expect(text.stdout).toContain('mixed definitions †: the metric\'s compared trials were measured on both sides of a change of its definition');
   });
 });

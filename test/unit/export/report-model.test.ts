@@ -583,6 +583,37 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.2.0') }, { label: 'b', id: 'b', trials: side('b', '0.3.0') }, { metrics: ['wall_clock_throughput_tok_per_s'] }).notes.join('\n')).not.toMatch(/changed definition/);
   });
 
+  it('marks a metric compared over two definitions of it, and keeps it out of the verdict, the win rate and the best differentiator (rev13-upgrade #7)', () => {
+    const side = (system: string, version: string, decode: number, tput: number) =>
+      ['k1', 'k2'].flatMap((configKey, c) =>
+        [0, 1, 2].map((i) =>
+          trial({ scenario: 's', system, configKey, index: i, version, options: { model: 'm', numUsers: 10 + c, cpuMemGb: 0 }, metrics: { decode_bytes_read: decode + i, wall_clock_throughput_tok_per_s: tput + i } }),
+        ),
+      );
+    const metrics = ['decode_bytes_read', 'wall_clock_throughput_tok_per_s'];
+    const c = buildSystemComparison({ label: 'old', id: 'a', trials: side('a', '0.2.0', 100, 100) }, { label: 'new', id: 'b', trials: side('b', '0.3.0', 300, 50) }, { metrics });
+    const decode = c.metrics.find((m) => m.metric.key === 'decode_bytes_read')!;
+    expect(decode.mixedDefinitions.map((d) => d.since)).toEqual(['0.3.0']);
+    expect(decode).toMatchObject({ verdict: null, leader: null, pValue: null, winRateA: null, winsA: 0, winsB: 0, verdictCaveat: null, compared: 2 });
+    expect(decode.geoMeanRatio).toBeCloseTo(101 / 301, 2); // the ratio stays, marked
+    expect(decode.configs.map((x) => [x.winner, x.mixedDefinitions, x.measuredBy])).toEqual([
+      [null, true, ['0.2.0', '0.3.0']],
+      [null, true, ['0.2.0', '0.3.0']],
+    ]);
+    const tput = c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!;
+    expect(tput).toMatchObject({ verdict: 'a', mixedDefinitions: [], winsA: 2 });
+    const [group] = c.byCpuMem;
+    expect(group.metrics.find((m) => m.key === 'decode_bytes_read')).toMatchObject({ verdict: null, winRateA: null, mixedDefinitions: [{ since: '0.3.0' }] });
+    // decode bytes read differs more (3x against 2x) but mixes two definitions: never the best differentiator.
+    expect(group.bestDifferentiator).toMatchObject({ key: 'wall_clock_throughput_tok_per_s', side: 'a' });
+    const text = formatComparison(c, { perConfig: true });
+    expect(text).toMatch(/^Decode bytes read \(higher is better\) mixed definitions †\s+2\s+0\.34x\s+—\s+—\s+—\s/m);
+    expect(text).toContain('mixed definitions †: the metric\'s compared trials were measured on both sides of a change of its definition');
+    expect(text).toMatch(/^CPU 0 GiB\s+2\s+mixed definitions † 0\.34x \(2 compared\)\s+A 1\.98x/m);
+    expect(text).toMatch(/^s: .* \(mixed definitions †: 0\.2\.0, 0\.3\.0\)\s+3\s+3\s/m);
+    expect(c.notes.filter((n) => n.startsWith('decode_bytes_read changed definition in kvbench 0.3.0') && n.endsWith('names no better side, p-value or win rate, and it is no best differentiator'))).toHaveLength(1);
+  });
+
   it('says that per-MiB latency left out entries under one I/O chunk from 0.7.0 on, where trials straddle that', () => {
     const side = (system: string, version: string) =>
       [0, 1].map((i) => trial({ scenario: 's', system, configKey: 'k', index: i, version, metrics: { storage_write_p95_ms_per_mib: 4 + i, storage_read_p95_ms_per_mib: 2 + i } }));

@@ -1207,7 +1207,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
@@ -1226,12 +1226,12 @@ describe('compare', () => {
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.3,
-            flaggedConfigs: 0,
+            flaggedConfigs: 0, mixedDefinitions: [],
           },
           {
             // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
             compared: 1,
             meanRatio: 1.01,
             geoMeanRatio: 1.01,
@@ -1250,12 +1250,12 @@ describe('compare', () => {
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.04,
-            flaggedConfigs: 0,
+            flaggedConfigs: 0, mixedDefinitions: [],
           },
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
             compared: 1,
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
@@ -1275,7 +1275,7 @@ describe('compare', () => {
             noiseUnknown: 1,
             medianCvA: 0.2,
             medianCvB: null,
-            flaggedConfigs: 0,
+            flaggedConfigs: 0, mixedDefinitions: [],
           },
         ],
       }),
@@ -1323,8 +1323,8 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0 }],
-            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
+            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1, mixedDefinitions: [],
           },
         ],
       }),
@@ -1351,8 +1351,8 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0 }],
-            compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0,
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
+            compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0, mixedDefinitions: [],
           },
         ],
       }),
@@ -1378,7 +1378,7 @@ describe('compare', () => {
   });
 
   it('by CPU-tier size and by model: each metric\'s verdict, geo-mean and win rate per group, and a differentiator only beyond the noise, as the CLI prints them (rev8-gui #2, rev12 L1)', async () => {
-    const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0 };
+    const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0, mixedDefinitions: [] };
     installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({
@@ -1420,9 +1420,9 @@ describe('compare', () => {
     const caveat = 'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size';
     const config = (k: string, medianA: number, medianB: number) => ({
       key: k, scenarioId: 's', scenarioIds: ['s'], description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.001, cvB: 0.001, winner: medianA > medianB ? ('a' as const) : ('b' as const),
-      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0,
+      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false,
     });
-    const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001, flaggedConfigs: 0 };
+    const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001, flaggedConfigs: 0, mixedDefinitions: [] };
     installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({
@@ -1449,6 +1449,40 @@ describe('compare', () => {
     expect(cell.attributes('title')).toBe(`B better beyond the run-to-run noise: p = <0.001 over 3 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05); ${caveat}`);
     expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('td')[2].classes()).toContain('better');
     expect(w.get('[data-test=verdict-caveats]').text()).toBe(`* Wall-clock throughput: ${caveat}.`);
+  });
+
+  it('marks a metric compared over two definitions of it, with no verdict or win rate, in the table and the groups (rev13-upgrade #7)', async () => {
+    const change = 'counts multi-turn reload and RAG chunk reads too';
+    const config = {
+      key: 'k', scenarioId: 's', scenarioIds: ['s'], description: 'k', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA: 100, medianB: 300, ratio: 1 / 3, cvA: 0.01, cvB: 0.01,
+      winner: null, logRatio: Math.log(1 / 3), standardError: 0.01, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: ['0.2.0', '0.3.0'], mixedDefinitions: true,
+    };
+    const mixed = [{ since: '0.3.0', change }];
+    const groupRow = { key: 'decode_bytes_read', label: 'Decode bytes read', compared: 1, tested: 1, noiseUnknown: 0, geoMeanRatio: 1 / 3, verdict: null, leader: null, pValue: null, winRateA: null, winsA: 0, winsB: 0, mixedDefinitions: mixed };
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 3, trialsB: 3, matched: 1, unmatchedA: 0 }),
+        metrics: [
+          {
+            metric: METRIC_BY_KEY.decode_bytes_read, configs: [config], compared: 1, meanRatio: 1 / 3, geoMeanRatio: 1 / 3, medianRatio: 1 / 3, winRateA: null, winsA: 0, winsB: 0, verdict: null, leader: null,
+            tested: 1, standardError: null, df: null, pValue: null, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0, mixedDefinitions: mixed,
+          },
+        ],
+        byCpuMem: [{ group: 'CPU 0 GiB', configs: 1, metrics: [groupRow], bestDifferentiator: null }],
+      }),
+    });
+    const w = await comparedView();
+    const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td');
+    expect(cells[0].get('[data-test=mixed-definitions]').text()).toBe('mixed definitions †');
+    expect(cells[0].get('[data-test=mixed-definitions]').attributes('title')).toContain('measured on both sides of kvbench 0.3.0, which changed its definition');
+    expect(cells[2].text()).toBe('0.33×');
+    expect(cells[2].classes()).not.toContain('worse');
+    expect(cells[4].text()).toBe('—');
+    expect(w.get('[data-test=mixed-definitions-legend]').text()).toContain('it names no better side, p-value or win rate, and is no best differentiator');
+    expect(w.get('[data-test=compare-groups] tbody tr').findAll('td')[2].text()).toBe('mixed definitions † 0.33× (1 compared)');
+    await w.findAll('[data-test=compare-table] button').find((b) => b.text().length > 0)!.trigger('click');
+    expect(w.get('[data-test=compare-table]').text()).toContain('k (mixed definitions †)');
   });
 });
 
