@@ -50,6 +50,8 @@ import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { backfillNotice, detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
+import { resumeAcrossVersionsRefusal, resumeVersions } from '../suite/resume-versions.ts';
+import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
@@ -184,6 +186,8 @@ function refuseDatabasePath(file: string): void {
 
 /** Where the app's user finds which database a suite is in (requireSuites). */
 const SUITES_WHERE_TO_LOOK = 'see Settings';
+/** How the app consents to a resume across changed metric definitions (suite.resume's acrossVersions). */
+const APP_ACROSS_VERSIONS_CONSENT = "Resume it anyway from History, whose Resume asks you to confirm it";
 
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
@@ -467,7 +471,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   const trialsOf = (s: Store, sel: Selection, order: 'asc' | 'desc' = 'asc'): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order });
 
   /** Runs a suite (new or resumed) in the background; resolves with its id once it exists. */
-  const launch = async (request: PlanRequest, label: string | null, resumeId: number | null): Promise<{ suiteId: number }> => {
+  const launch = async (request: PlanRequest, label: string | null, resumeId: number | null, acrossVersions = false): Promise<{ suiteId: number }> => {
     if (run) fail('BUSY', run.suiteId !== null ? `suite ${run.suiteId} is running; cancel it or wait for it to finish` : 'a suite is being prepared');
     if (switchingTo !== null) fail('BUSY', `the database ${switchingTo} is being opened (Settings): start the suite once it is open`);
     const s = requireStore();
@@ -527,7 +531,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (resumeId !== null) {
         active.plan = s.getSuitePlan(resumeId);
         active.state = 'running';
-        result = resumeSuite(resumeId, deps);
+        result = resumeSuite(resumeId, { ...deps, acrossVersions, consent: APP_ACROSS_VERSIONS_CONSENT });
       } else {
         emit({ type: 'suite.preparationProgressed', step: 'planning', message: 'Planning the suite …' });
         const plan = planSuite(hardware, planOptions(request, cacheDir));
@@ -689,8 +693,17 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const plan = s.getSuitePlan(r.suiteId);
       if (!plan) fail('NOT_FOUND', `suite ${r.suiteId} has no stored plan (imported results cannot be resumed)`);
+      // As the CLI's --resume --across-versions: refused before anything is prepared, unless confirmed.
+      const refusal = r.acrossVersions === true ? null : resumeAcrossVersionsRefusal(resumeVersions(s, r.suiteId), APP_ACROSS_VERSIONS_CONSENT);
+      if (refusal !== null) fail('VALIDATION', refusal);
       // As the CLI's --resume: the drive is probed only if the suite was planned with the probe and has trials left.
-      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: resumeProbe(s, r.suiteId, plan).probe }, null, r.suiteId);
+      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: resumeProbe(s, r.suiteId, plan).probe }, null, r.suiteId, r.acrossVersions === true);
+    },
+
+    async 'suite.resumeCheck'(r) {
+      const v = resumeVersions(requireStore(), r.suiteId);
+      if (v === null) fail('NOT_FOUND', `suite ${r.suiteId} not found`);
+      return { startedBy: v.startedBy, measuredBy: v.measuredBy, now: v.now, changes: v.changes.map(({ metric, since, change }) => ({ metric, since, change })), text: resumeVersionsText(v), needsConsent: v.changes.length > 0 };
     },
 
     async 'suite.cancel'() {

@@ -24,6 +24,7 @@ import { StoreError } from '../store/store-error.ts';
 import { fileNameTime, keepInFirstWritable, printResultsJson, RESULTS_JSON_BEGIN, RESULTS_JSON_END, type KeepPlace } from '../util/keep-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { UV_THREADS_FOR_METADATA } from './planner.ts';
+import { resumeAcrossVersionsRefusal, resumeVersions } from './resume-versions.ts';
 
 export type StartEngineFn = (options: unknown, opts: StartEngineOptions) => EngineHandle;
 
@@ -141,8 +142,13 @@ export function pendingTrials(store: Store, suiteId: number, plan: SuitePlan): P
   }));
 }
 
-/** Resumes a suite: runs the trials it still lacks, with its stored plan. */
-export async function resumeSuite(suiteId: number, deps: RunSuiteDeps): Promise<SuiteRunResult> {
+/**
+ * Resumes a suite: runs the trials it still lacks, with its stored plan. A suite whose complete
+ * trials were measured under other metric definitions than this kvbench's (an older kvbench started
+ * it: resumeVersions) is refused unless `acrossVersions`: its scenarios would hold trials of two
+ * definitions, which the report then aggregates apart, and that is the user's choice to make.
+ */
+export async function resumeSuite(suiteId: number, deps: RunSuiteDeps & { acrossVersions?: boolean; consent?: string }): Promise<SuiteRunResult> {
   const { store } = deps;
   const suite = store.getSuite(suiteId);
   if (!suite) throw new KvbenchError('NOT_FOUND', `no suite ${suiteId}`);
@@ -152,6 +158,8 @@ export async function resumeSuite(suiteId: number, deps: RunSuiteDeps): Promise<
   if (suite.systemId !== deps.hardware.system.id) {
     throw new KvbenchError('VALIDATION', `suite ${suiteId} belongs to system ${suite.systemId}; this is ${deps.hardware.system.id}. Resume it on the machine that started it.`);
   }
+  const refusal = deps.acrossVersions === true ? null : resumeAcrossVersionsRefusal(resumeVersions(store, suiteId), deps.consent ?? 'Resume it anyway with --across-versions');
+  if (refusal !== null) throw new KvbenchError('VALIDATION', refusal);
   store.upsertDetectedSystem(deps.hardware);
   store.claimSuite(suiteId, currentProcess());
   return execute(suiteId, pendingTrials(store, suiteId, parsed.data), parsed.data, true, deps);

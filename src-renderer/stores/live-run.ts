@@ -150,11 +150,12 @@ export const useLiveRunStore = defineStore('liveRun', () => {
    * Resumes a stored suite (History's Resume): the Run step shows it preparing at once, as Start does,
    * since the backend answers only once the hardware is detected (and the drive probed, if planned so).
    */
-  async function resume(id: number): Promise<IpcError | null> {
+  async function resume(id: number, acrossVersions = false): Promise<IpcError | null> {
     if (starting.value || running.value) return null;
     resetRun();
     starting.value = true;
-    return preparing(`Resuming suite ${id} …`, () => api().call('suite.resume', { suiteId: id }));
+    // acrossVersions: the user confirmed running the trials left under other metric definitions (suite.resumeCheck).
+    return preparing(`Resuming suite ${id} …`, () => api().call('suite.resume', { suiteId: id, ...(acrossVersions ? { acrossVersions: true } : {}) }));
   }
 
   /**

@@ -610,7 +610,27 @@ export const CONTRACT = {
   },
   'suite.cancel': { request: empty, response: z.object({ cancelled: z.boolean() }) },
   'suite.status': { request: empty, response: SuiteStatusSchema },
-  'suite.resume': { request: z.strictObject({ suiteId: int.positive() }), response: z.object({ suiteId: int }) },
+  /**
+   * acrossVersions: the user confirmed running the trials left although their metric definitions
+   * differ from those of the suite's complete trials (suite.resumeCheck); without it such a resume is VALIDATION.
+   */
+  'suite.resume': { request: z.strictObject({ suiteId: int.positive(), acrossVersions: z.boolean().optional() }), response: z.object({ suiteId: int }) },
+  /**
+   * What a resume of the suite would cross, before the user confirms it: which kvbench started it, measured its
+   * complete trials and would run the rest, the metric definitions that differ (changes), in words (text: null
+   * where nothing differs); needsConsent: the definitions differ, so suite.resume wants acrossVersions.
+   */
+  'suite.resumeCheck': {
+    request: z.strictObject({ suiteId: int.positive() }),
+    response: z.object({
+      startedBy: z.string(),
+      measuredBy: z.array(z.string()),
+      now: z.string(),
+      changes: z.array(z.object({ metric: z.string(), since: z.string(), change: z.string() })),
+      text: z.string().nullable(),
+      needsConsent: z.boolean(),
+    }),
+  },
   'history.list': {
     request: z.strictObject({
       selection: SelectionSchema,

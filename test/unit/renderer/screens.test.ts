@@ -241,6 +241,7 @@ describe('history', () => {
         suite('finished', 5, { source: 'import', trialsLeft: 0 }),
       ],
       'suite.resume': () => ({ suiteId: 9 }),
+      'suite.resumeCheck': () => ({ startedBy: '0.7.0', measuredBy: ['0.7.0'], now: '0.7.0', changes: [], text: null, needsConsent: false }),
     });
     const w = mountIt(HistoryView);
     await flush();
@@ -261,12 +262,38 @@ describe('history', () => {
     expect(useLiveRunStore().phase).toBe('preparing');
   });
 
+  it('asks to resume a suite an older kvbench started in the words the CLI says it, and resumes across versions only so (rev13-upgrade #4)', async () => {
+    const text =
+      'suite 6 was started by kvbench 0.6.0 (its complete trials were measured by kvbench 0.6.0); the trials left run on kvbench 0.7.0, whose definitions differ for ' +
+      'storage_read_p95_ms_per_mib, storage_write_p95_ms_per_mib (changed in 0.7.0): a scenario with trials of both versions gets those metrics in two rows of its report, one per definition, never one median, and a comparison names no better side on them';
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [suite('interrupted', 6, { trialsLeft: 2 })],
+      'suite.resumeCheck': () => ({ startedBy: '0.6.0', measuredBy: ['0.6.0'], now: '0.7.0', changes: [{ metric: 'storage_write_p95_ms_per_mib', since: '0.7.0', change: 'is over entries' }], text, needsConsent: true }),
+      'suite.resume': () => ({ suiteId: 6 }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    await w.get('tr[data-suite="6"]').findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.resumeCheck')).toEqual([{ suiteId: 6 }]);
+    expect(document.body.textContent).toContain(`Resume suite 6? It runs again its 2 trial(s) without a complete result, with the plan it was made with; the Run step shows its progress. S${text.slice(1)}. Resume runs them all the same; or start a new suite, so that every trial is measured by kvbench 0.7.0.`);
+    const yes = document.querySelector('[data-test=confirm]') as HTMLButtonElement;
+    expect(yes.textContent?.trim()).toBe('Resume across versions');
+    yes.click();
+    await flush();
+    expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 6, acrossVersions: true }]);
+  });
+
   it('a refused resume is said on the Run step it went to', async () => {
     installFakeApi({
       'history.list': () => ({ trials: [trial(1)], total: 1 }),
       'history.facets': () => facets(1),
       'suites.list': () => [suite('interrupted', 6, { trialsLeft: 2 })],
       'suite.resume': () => ({ error: { code: 'VALIDATION', message: 'suite 6 was planned on another machine' } }),
+      'suite.resumeCheck': () => ({ startedBy: '0.7.0', measuredBy: ['0.7.0'], now: '0.7.0', changes: [], text: null, needsConsent: false }),
     });
     const w = mountIt(HistoryView);
     await flush();
