@@ -14,6 +14,8 @@ import { hardwareAdvice } from '../hardware/advice.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { backfillNotice, detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } from '../suite/services.ts';
+import { resumeAcrossVersionsRefusal, resumeVersions } from '../suite/resume-versions.ts';
+import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
@@ -28,7 +30,7 @@ import { statOrNull } from '../util/stat-or-null.ts';
 import { shellQuote } from '../../src-shared/domain/shell-quote.ts';
 
 export const SUITE_USAGE = `Usage: kvbench suite --cache-dir DIR [--profile smoke|quick|standard|mlperf] [options]
-       kvbench suite --resume SUITE_ID [--rerun-deleted] [--plan] [--db PATH]
+       kvbench suite --resume SUITE_ID [--rerun-deleted] [--across-versions] [--plan] [--db PATH]
 
 Runs the guided suite: the nine scenarios (GPU only, CPU only, storage only, GPU+CPU, CPU+storage,
 GPU+CPU+storage, storage saturation, realistic production, autoscaling discovery) with parameters
@@ -66,12 +68,19 @@ ${wrapText(`Refused, also behind a symbolic link: ${SYSTEM_DIRECTORIES_TEXT}.`, 
   --resume ID              run the trials suite ID still lacks: every one without a complete
                            attempt (after a cancel, a crash, a full disk: partial, failed and
                            aborted trials run again; their attempts stay stored). A complete
-                           trial you deleted is not run again, unless --rerun-deleted
+                           trial you deleted is not run again, unless --rerun-deleted. A suite
+                           started by another kvbench says so first: which version started it,
+                           measured its trials and runs the rest, and which metric definitions
+                           differ between them (docs/metrics.md)
   --rerun-deleted          with --resume: also run again, into the same suite, each trial slot
                            whose complete trial you deleted (a disturbed or flagged trial), so
                            its scenario has its full trial count. A slot stays counted as
                            deleted until its new trial completes: a re-run stopped or failed
                            keeps its attempt stored and runs again only with --rerun-deleted
+  --across-versions        with --resume: run the trials left although their metric definitions
+                           differ from those of the suite's complete trials (refused without it:
+                           a scenario would hold trials of two definitions, which its report then
+                           aggregates apart)
   --db PATH                the database (default: $KVBENCH_DB, else the user data directory)
 
 Output: the plan, each trial's outcome, the suite's end and its tier comparison on stdout (so
@@ -231,6 +240,9 @@ function suiteStored(store: Store | null, suiteId: number): boolean {
   }
 }
 
+/** How the CLI consents to a resume across changed metric definitions. */
+const ACROSS_VERSIONS_CONSENT = 'Resume it anyway with --across-versions';
+
 function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
   if (r.status === 'cancelled') return signal === null ? EXIT_INTERRUPTED : signalExitCode(signal);
   return r.counts.failed + r.counts.partial + r.counts.aborted > 0 ? 3 : 0;
@@ -259,6 +271,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       events: { type: 'boolean', default: false },
       resume: { type: 'string' },
       'rerun-deleted': { type: 'boolean', default: false },
+      'across-versions': { type: 'boolean', default: false },
       db: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -291,6 +304,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const rerunDeleted = a['rerun-deleted'];
   // Given but refused, --resume still means a resume: the planning flags' checks do not apply.
   if (a.resume === undefined) {
+    if (a['across-versions']) errors.push('--across-versions is for --resume: a new suite runs every trial on this kvbench');
     if (rerunDeleted) errors.push('--rerun-deleted runs a stored suite\'s deleted trials again: give it with --resume ID (kvbench history --suites lists them)');
     else if (a['cache-dir'] === undefined) errors.push('--cache-dir is required (the directory the storage tier writes to)');
     else if (a['cache-dir'].trim() === '') errors.push('--cache-dir must not be empty');
@@ -381,6 +395,17 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const stored = store.getSuitePlan(resumeId);
       if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
       plan = stored;
+      // Said before anything runs: a suite an older kvbench started is finished by this one.
+      const versions = resumeVersions(store, resumeId);
+      const refusal = a['across-versions'] ? null : resumeAcrossVersionsRefusal(versions, ACROSS_VERSIONS_CONSENT);
+      // A plan runs nothing: it says what the resume would refuse, and plans the trials all the same.
+      if (refusal !== null && !a.plan) {
+        process.stderr.write(`kvbench suite: ${refusal}\n`);
+        return 1;
+      }
+      const crossing = versions === null ? null : resumeVersionsText(versions);
+      if (refusal !== null) ui.line(`note: ${refusal}`);
+      else if (crossing !== null) ui.line(`note: ${crossing}`);
       // The suite resumes as it was planned, without a probe when it was planned without one; and with
       // nothing left to run there is nothing for a probe's limits to describe.
       const { trialsLeft: left, planned: plannedProbe, probe: probeAsPlanned } = resumeProbe(store, resumeId, plan, { rerunDeleted });
@@ -403,7 +428,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
       started = true;
-      result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal, rerunDeleted });
+      result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal, rerunDeleted, acrossVersions: a['across-versions'], consent: ACROSS_VERSIONS_CONSENT });
     } else {
       const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;

@@ -13,6 +13,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import type { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { suitesText } from '../../src-shared/domain/places.ts';
+import { definitionRowLabel, definitionSplitText } from '../../src-shared/domain/metric-changes.ts';
 import { cautionsOf, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
@@ -133,7 +134,12 @@ function suiteLabelsOf(trials: readonly TrialRecord[]): string {
 /** Each group's suite label: groups of suites with different labels are aggregated apart. */
 const GROUP_COLUMNS = ['scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration'];
 const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenarioId, s.label, s.systemId, s.systemLabel, s.driveId, s.driveLabel, s.suiteLabel, s.configKey, s.configDescription];
-const SCENARIO_COLUMNS = [...GROUP_COLUMNS, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max'];
+/**
+ * definition_before: empty for the current definition; else the kvbench version whose change of the
+ * metric's definition the row's trials predate (its metric_label says "(definition before …)"): a
+ * metric measured on both sides of a change has a row for each side, never one median of both.
+ */
+const SCENARIO_COLUMNS = [...GROUP_COLUMNS, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max', 'definition_before'];
 
 /** The report's table: per group (scenario, configuration, system, drive, suite label) and metric, the aggregate over its counted trials. */
 function scenarioRows(model: ExportModel): Cell[][] {
@@ -144,7 +150,7 @@ function scenarioRows(model: ExportModel): Cell[][] {
       s.excluded.length,
       s.cautions.length,
       m.metric.key,
-      m.metric.label,
+      definitionRowLabel(m.metric.label, m.olderDefinition),
       m.metric.unit,
       m.aggregate.n,
       m.aggregate.median,
@@ -152,6 +158,7 @@ function scenarioRows(model: ExportModel): Cell[][] {
       m.aggregate.cv,
       m.aggregate.min,
       m.aggregate.max,
+      m.olderDefinition?.since ?? null,
     ]),
   );
 }
@@ -247,6 +254,7 @@ export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: st
         x.reason === null ? 'no reason recorded' : words(x.reason),
       ]),
       ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', words(c.message)]),
+      ...s.definitionSplits.map((d): Cell[] => ['scenarios', ...groupCells(s), null, null, 'definition', words(definitionSplitText(d))]),
     ]),
     ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', words(n)]),
   ];
@@ -264,7 +272,11 @@ export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: st
           ? `Pooled latency: ${POOLED_METHOD} of each group's aggregated trials`
           : 'none: no aggregated trial of this export stored latency histograms (the reference benchmark\'s files have none)',
       ],
-      ['notes', noteRows.length > 0 ? `Notes: ${noteRows.length} (trials excluded or flagged, as the terminal report marks them; the tier comparison's notes)` : 'none: no trial excluded or flagged, no tier comparison note'],
+      ['notes', noteRows.length > 0 ? `Notes: ${noteRows.length} (trials excluded or flagged, as the terminal report marks them; metrics measured under an older definition; the tier comparison's notes)` : 'none: no trial excluded or flagged, no metric of an older definition, no tier comparison note'],
+      [
+        'definition_before',
+        "Scenarios: a metric whose definition changed between kvbench versions (docs/metrics.md) is aggregated apart for the trials measured before the change, in a row marked \"(definition before VERSION)\" with VERSION in this column; Notes says how many trials each side",
+      ],
       ['incomplete trials', model.report.includeIncomplete ? 'partial trials included in aggregates' : 'excluded from aggregates (listed in Trials with their status, and in Notes)'],
       ['flagged trials', flaggedTrialsText(model.report)],
       ['caution column', 'Trials: why a trial\'s storage numbers need a second look (the page cache served its reads, a RAM-backed cache directory); the report flags it'],

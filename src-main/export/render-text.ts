@@ -7,6 +7,7 @@ import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
+import { definitionRowLabel, definitionSplitText, MIXED_DEFINITIONS, MIXED_DEFINITIONS_LEGEND } from '../../src-shared/domain/metric-changes.ts';
 import { efficiencyBasisText, limitsSourceText, memoryCopySourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
@@ -101,7 +102,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       continue;
     }
     const rows = shown.map((m) => [
-      `${m.metric.label} (${m.metric.unit})`,
+      `${definitionRowLabel(m.metric.label, m.olderDefinition)} (${m.metric.unit})`,
       String(m.aggregate.n),
       fmtValue(m.aggregate.median, m.metric.unit),
       fmtValue(m.aggregate.p95, m.metric.unit),
@@ -109,6 +110,8 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
     ]);
     out.push(table(['metric', 'n', 'median', 'P95', 'CV'], rows, 1, '   '));
     if (peakMediansApart(shown)) out.push(`   (${PEAK_MEDIANS_NOTE})`);
+    // A metric measured under two definitions is two rows: said beside them, with how many trials each.
+    for (const d of s.definitionSplits) if (shown.some((m) => m.metric.key === d.metric)) out.push(`   note: ${definitionSplitText(d)}`);
     // Trials without histograms (imports of the reference's files) are in no pooled latency: say how many.
     const without = withoutHistogramsText(s.trialIds.length, s.withoutHistograms);
     if (s.pooled.length > 0) {
@@ -245,7 +248,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       // arithmetic mean, which can lean the other way, last.
       ['metric', 'configs', 'geo-mean A/B', 'better', 'p', 'A win rate', 'within noise', 'CV A', 'CV B', 'mean A/B', ...(flagged ? ['flagged'] : [])],
       c.metrics.map((m) => [
-        `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})`,
+        `${m.metric.label} (${m.metric.better === 'lower' ? 'lower is better' : m.metric.better === 'higher' ? 'higher is better' : 'no direction'})${m.mixedDefinitions.length > 0 ? ` ${MIXED_DEFINITIONS}` : ''}`,
         String(m.compared),
         fmtValue(m.geoMeanRatio, 'x'),
         verdictText(m.verdict, m.leader) + (m.verdictCaveat ? '*' : ''),
@@ -265,6 +268,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
     "A win rate: A's share of the configurations tested (2 or more trials a side, values above 0: those of p) that are beyond the noise by their own test with A better; " +
       '— where none is. unknown: a side with fewer than 2 trials, or a value of 0 (no logarithm): such a configuration stays out of the geo-mean, the verdict and the win rate.',
   );
+  if (c.metrics.some((m) => m.mixedDefinitions.length > 0)) out.push(MIXED_DEFINITIONS_LEGEND);
   if (flagged) out.push('flagged: configurations with a trial the report flags on either side (trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, a spill past the tiers the scenario names, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
@@ -285,6 +289,8 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
           ...keys.map((k) => {
             const r = g.metrics.find((x) => x.key === k)!;
             if (r.compared === 0) return '—';
+            // Over two definitions nothing is tested or won: the ratio and how many configurations it is over.
+            if (r.mixedDefinitions.length > 0) return `${MIXED_DEFINITIONS} ${fmtValue(r.geoMeanRatio, 'x')} (${r.compared} compared)`;
             const better = r.verdict === null ? '' : `${verdictText(r.verdict, r.leader).replace(' noise', '')} `;
             return `${better}${fmtValue(r.geoMeanRatio, 'x')} (${r.tested} of ${r.compared} tested${r.winRateA === null ? '' : `, A wins ${pctText(r.winRateA)}`})`;
           }),
@@ -311,7 +317,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
         table(
           ['configuration', 'nA', 'nB', 'median A', 'median B', 'A/B', 'better', 'noise?', 'p', ...(flagged ? ['flagged A/B'] : []), ...(leftOut ? ['left out A/B'] : [])],
           m.configs.map((x) => [
-            `${x.scenarioIds.join(' + ')}: ${x.description}`,
+            `${x.scenarioIds.join(' + ')}: ${x.description}${x.mixedDefinitions ? ` (${MIXED_DEFINITIONS}: ${x.measuredBy.join(', ')})` : ''}`,
             String(x.nA),
             String(x.nB),
             fmtValue(x.medianA, m.metric.unit),

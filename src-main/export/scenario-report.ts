@@ -14,7 +14,7 @@ import { describeConfig } from '../store/results-ingest.ts';
 import { isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
 import { placeKey, placeLabel, reportGroupKey, suiteLabelKey } from '../../src-shared/domain/places.ts';
-import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
+import { compareVersions, olderDefinitionOf, type DefinitionSplit } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 import { countFlagKinds, type FlagKindCounts, type TrialFlagKind } from '../../src-shared/domain/trial-flags.ts';
@@ -54,6 +54,12 @@ export interface TrialCaution {
 export interface MetricAggregate {
   metric: MetricDefinition;
   aggregate: Aggregate;
+  /**
+   * Null: values of the current definition (or of a kvbench version not known). Else the listed
+   * change (src-shared/domain/metric-changes.ts) these trials were measured before: an older
+   * definition, aggregated apart from the others of the group and marked "(definition before …)".
+   */
+  olderDefinition: { since: string; change: string } | null;
 }
 
 export interface PooledLatency {
@@ -107,7 +113,14 @@ export interface ScenarioSummary {
   pageCacheFlagged: number;
   /** The aggregated trials that spilled past the tiers their scenario names (trialFlags' 'spilled'): CPU only reading the drive. */
   spilledTrials: number;
+  /**
+   * One row per definition: a metric whose aggregated trials were measured on both sides of a
+   * listed change of its definition has a row for each side (the current one first), never one
+   * median of both; see definitionSplits.
+   */
   metrics: MetricAggregate[];
+  /** The metrics of the group with values measured under an older definition, and how many trials on each side: every reader says so. */
+  definitionSplits: DefinitionSplit[];
   pooled: PooledLatency[];
   /**
    * The aggregated trials that stored no latency histograms (imports of the reference's files keep
@@ -401,6 +414,39 @@ function pageCacheVerdict(t: TrialRecord): PageCacheVerdict {
   return { flagged: engine === 1, reason: engine === 1 ? verdict.reason : null };
 }
 
+/**
+ * Every catalogue metric over these trials, one aggregate per definition its values were measured
+ * under (olderDefinitionOf, by the kvbench that measured each trial): a median of values of two
+ * definitions describes neither. The current definition's row first, then older ones, newest first.
+ */
+function aggregateByDefinition(trials: readonly TrialRecord[]): { metrics: MetricAggregate[]; definitionSplits: DefinitionSplit[] } {
+  const metrics: MetricAggregate[] = [];
+  const definitionSplits: DefinitionSplit[] = [];
+  for (const metric of METRICS) {
+    const byDefinition = new Map<string | null, { change: string | null; values: number[] }>();
+    for (const t of trials) {
+      const v = t.metrics[metric.key];
+      if (v === undefined || !Number.isFinite(v)) continue;
+      const older = olderDefinitionOf(metric.key, t.measuredByVersion);
+      const since = older?.since ?? null;
+      let side = byDefinition.get(since);
+      if (!side) byDefinition.set(since, (side = { change: older?.change ?? null, values: [] }));
+      side.values.push(v);
+    }
+    const sides = [...byDefinition].sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : compareVersions(b, a)));
+    for (const [since, side] of sides) {
+      // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
+      const agg = aggregate(side.values, { percentiles: isPercentileMetric(metric.key) });
+      if (agg.n === 0) continue;
+      metrics.push({ metric, aggregate: agg, olderDefinition: since === null ? null : { since, change: side.change! } });
+      if (since === null) continue;
+      const later = sides.filter(([s]) => s === null || compareVersions(s, since) > 0).reduce((n, [, x]) => n + x.values.length, 0);
+      definitionSplits.push({ metric: metric.key, label: metric.label, since, change: side.change!, trialsBefore: side.values.length, trialsSince: later });
+    }
+  }
+  return { metrics, definitionSplits };
+}
+
 const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
 
 /**
@@ -434,9 +480,7 @@ export function buildScenarioReport(
   for (const group of groups.values()) {
     const first = group[0];
     const included = group.filter(counts);
-    // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
-    const aggregateOf = (key: string): Aggregate => aggregate(included.map((t) => t.metrics[key]), { percentiles: isPercentileMetric(key) });
-    const metrics = METRICS.map((metric) => ({ metric, aggregate: aggregateOf(metric.key) })).filter((m) => m.aggregate.n > 0);
+    const { metrics, definitionSplits } = aggregateByDefinition(included);
     let pooled: PooledLatency[] = [];
     const withoutHistograms: TrialsWithoutHistograms = { trials: 0, referenceImports: 0 };
     if (opts.histogramsOf && included.length > 0) {
@@ -483,6 +527,7 @@ export function buildScenarioReport(
       pageCacheFlagged: flagKindCountsOf(included, flagsOf).pageCache,
       spilledTrials: flagKindCountsOf(included, flagsOf).spilled,
       metrics,
+      definitionSplits,
       pooled,
       withoutHistograms,
     });
@@ -507,6 +552,7 @@ export function buildScenarioReport(
   };
 }
 
+/** A metric's aggregate in a group: of its current definition where the group has values of it (metrics lists it first), else of the older one it has. */
 export function metricOf(s: ScenarioSummary, key: string): Aggregate | null {
   return s.metrics.find((m) => m.metric.key === key)?.aggregate ?? null;
 }

@@ -4,7 +4,7 @@ import { aggregate, combinedLogTest, formatP, geometricMean, meanLogRatio, mean,
 import { METRIC_BY_KEY, type ComparisonKind, type MetricDefinition, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { configKey, describeConfig, isUnknownConfigKey, optionValue } from '../store/results-ingest.ts';
 import { labelGroupsText, labelsVerdictText, placeKey, placeLabel, quoteLabel } from '../../src-shared/domain/places.ts';
-import { straddledChanges } from '../../src-shared/domain/metric-changes.ts';
+import { compareVersions, MIXED_DEFINITIONS, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { backingsText, countBackings, FLAGGED_EXCLUDED_METHOD, flagKindCountsOf, flagsOnce, scenarioOrder, suiteLabelGroups, type FlagsOf, type RamBackingCount, type SuiteLabelGroup } from './scenario-report.ts';
 import { flagKindsText, type FlagKindCounts } from '../../src-shared/domain/trial-flags.ts';
@@ -84,6 +84,19 @@ export interface ConfigComparison {
   /** With excludeFlagged, each side's flagged trials of this row left out (its n and test are without them); 0 without it. */
   excludedA: number;
   excludedB: number;
+  /** The kvbench versions that measured this row's values of the metric, both sides (unknown ones left out), ascending. */
+  measuredBy: string[];
+  /**
+   * The row's own values were measured on both sides of a listed change of the metric's definition
+   * (src-shared/domain/metric-changes.ts): its ratio mixes two definitions, so it names no better side.
+   */
+  mixedDefinitions: boolean;
+}
+
+/** A change of a metric's definition that a comparison's trials straddle (see MetricComparison.mixedDefinitions). */
+export interface DefinitionChange {
+  since: string;
+  change: string;
 }
 
 export interface MetricComparison {
@@ -140,6 +153,12 @@ export interface MetricComparison {
   medianCvB: number | null;
   /** Compared configurations with a flagged trial on either side (see ConfigComparison.flaggedA): their ratios count, and are marked. */
   flaggedConfigs: number;
+  /**
+   * The changes of the metric's definition its compared trials straddle (some measured before, some
+   * from it on): its ratios mix two definitions, so every reader marks it ("mixed definitions †"), and
+   * it has no verdict, leader, p-value or win rate, and is no best differentiator. Empty: one definition.
+   */
+  mixedDefinitions: DefinitionChange[];
 }
 
 /**
@@ -163,7 +182,7 @@ export interface SideCautions extends FlagKindCounts {
  */
 export type GroupMetric = { key: string; label: string } & Pick<
   MetricComparison,
-  'compared' | 'tested' | 'noiseUnknown' | 'geoMeanRatio' | 'verdict' | 'leader' | 'pValue' | 'winRateA' | 'winsA' | 'winsB'
+  'compared' | 'tested' | 'noiseUnknown' | 'geoMeanRatio' | 'verdict' | 'leader' | 'pValue' | 'winRateA' | 'winsA' | 'winsB' | 'mixedDefinitions'
 >;
 
 export interface GroupComparison {
@@ -258,6 +277,8 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
     // side the metric's test read as a difference beyond the noise (a 1.00x "B better").
     const logRatio = meanLog !== null && test !== null ? test.logRatio : meanLog;
     const r = logRatio !== null ? Math.exp(logRatio) : ratio(ga.median, gb.median);
+    const measuredBy = measuringVersions(def, [...a, ...b]);
+    const mixedDefinitions = straddledChanges(measuredBy, [def.key]).length > 0;
     return {
       key,
       scenarioId: first.scenarioId,
@@ -275,7 +296,8 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       ratio: r,
       cvA: ga.cv,
       cvB: gb.cv,
-      winner: winner(def, r, ga.median, gb.median),
+      // A ratio of two definitions' values is no side's win.
+      winner: mixedDefinitions ? null : winner(def, r, ga.median, gb.median),
       logRatio,
       standardError: test?.standardError ?? null,
       df: test?.df ?? null,
@@ -285,8 +307,21 @@ function compareConfigs(def: MetricDefinition, pairs: readonly MatchedPair[]): C
       flaggedB,
       excludedA: leftOutA.length,
       excludedB: leftOutB.length,
+      measuredBy,
+      mixedDefinitions,
     };
   });
+}
+
+/** The kvbench versions that measured these trials' values of the metric, once each, ascending; unknown ones (the reference's) left out. */
+function measuringVersions(def: MetricDefinition, trials: readonly TrialRecord[]): string[] {
+  const known = trials.filter((t) => t.metrics[def.key] !== undefined && t.measuredByVersion !== null).map((t) => t.measuredByVersion!);
+  return [...new Set(known)].sort(compareVersions);
+}
+
+/** The changes of the metric's definition that these configurations' values straddle (see MetricComparison.mixedDefinitions). */
+function mixedDefinitionsOf(def: MetricDefinition, configs: readonly ConfigComparison[]): DefinitionChange[] {
+  return straddledChanges([...new Set(configs.flatMap((c) => c.measuredBy))], [def.key]).map((c) => ({ since: c.since, change: c.change }));
 }
 
 /**
@@ -326,7 +361,8 @@ function metricTest(configs: readonly ConfigComparison[]): { test: NoiseTest | n
 /** See MetricComparison.verdict. */
 export function metricVerdict(def: MetricDefinition, configs: readonly ConfigComparison[]): MetricVerdict {
   const valid = configs.filter((c) => c.ratio !== null);
-  if (def.better === null || valid.length === 0) return null;
+  // Values of two definitions: whatever the test says, it is the definitions' difference as much as the sides'.
+  if (def.better === null || valid.length === 0 || mixedDefinitionsOf(def, valid).length > 0) return null;
   const { test, geoMeanRatio } = metricTest(valid);
   if (test === null) return valid.every((c) => c.withinNoise === true) ? 'within-noise' : 'unknown';
   return test.beyondNoise ? ratioSide(def, geoMeanRatio) : 'within-noise';
@@ -374,12 +410,16 @@ function verdictCaveat(
 
 function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<MetricComparison, 'flaggedConfigs'> {
   const valid = configs.filter((c) => c.ratio !== null);
-  const wins = winCounts(valid);
+  const mixedDefinitions = mixedDefinitionsOf(def, valid);
+  const mixed = mixedDefinitions.length > 0;
+  // Over two definitions no side is named: no win counted, no test, no lean; the ratios stay, marked.
+  const wins = mixed ? { tested: 0, winsA: 0, winsB: 0 } : winCounts(valid);
   const withinNoiseCount = configs.filter((c) => c.withinNoise === true).length;
-  const { test, tested, geoMeanRatio } = metricTest(valid);
+  const { test: measuredTest, tested, geoMeanRatio } = metricTest(valid);
+  const test = mixed ? null : measuredTest;
   const meanRatio = mean(valid.map((c) => c.ratio));
   const verdict = metricVerdict(def, configs);
-  const leader = ratioSide(def, geoMeanRatio);
+  const leader = mixed ? null : ratioSide(def, geoMeanRatio);
   return {
     metric: def,
     configs,
@@ -401,19 +441,21 @@ function summarise(def: MetricDefinition, configs: ConfigComparison[]): Omit<Met
     noiseUnknown: valid.filter((c) => c.withinNoise === null).length,
     medianCvA: median(configs.map((c) => c.cvA)),
     medianCvB: median(configs.map((c) => c.cvB)),
+    mixedDefinitions,
   };
 }
 
 function groupComparison(group: string, metrics: MetricComparison[], keep: (c: ConfigComparison) => boolean): GroupComparison {
   const rows = metrics.map((m): GroupMetric => {
-    const { compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB } = summarise(m.metric, m.configs.filter(keep));
-    return { key: m.metric.key, label: m.metric.label, compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB };
+    const { compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB, mixedDefinitions } = summarise(m.metric, m.configs.filter(keep));
+    return { key: m.metric.key, label: m.metric.label, compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB, mixedDefinitions };
   });
   let best: GroupComparison['bestDifferentiator'] = null;
   let bestScore = -Infinity;
   for (const r of rows) {
     // No side is named without a test beyond the noise: an untested lean or a within-noise one is no differentiator.
-    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || (r.verdict !== 'a' && r.verdict !== 'b') || r.geoMeanRatio === null) continue;
+    // Nor is one whose values mix two definitions of it (it has no verdict anyway: said for the reader).
+    if (!DIFFERENTIATOR_CANDIDATES.includes(r.key) || r.mixedDefinitions.length > 0 || (r.verdict !== 'a' && r.verdict !== 'b') || r.geoMeanRatio === null) continue;
     const side = r.verdict;
     const winRate = r.winRateA === null ? null : (side === 'a' ? r.winsA : r.winsB) / r.tested;
     const score = (winRate ?? 0) * 1000 + Math.abs(Math.log(r.geoMeanRatio));
@@ -753,9 +795,13 @@ export function buildSystemComparison(
     if (unknown > 0) notes.push(`${name} (${side.label}) has ${unknown} complete trial(s) of unknown configuration (imported without --run-flags): they match nothing`);
   }
   // The versions that measured the trials (the reference's, and those whose stored results could not be read for it, are unknown: left out).
-  const measuredBy = pairs.flatMap((p) => [...p.a, ...p.b]).flatMap((t) => (t.measuredByVersion === null ? [] : [t.measuredByVersion]));
-  for (const c of straddledChanges([...new Set(measuredBy)], metrics.map((m) => m.metric.key))) {
-    notes.push(`${c.metric} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two`);
+  for (const m of metrics) {
+    for (const c of m.mixedDefinitions) {
+      notes.push(
+        `${m.metric.key} changed definition in kvbench ${c.since} (it ${c.change}), and these trials were measured on both sides of it: its ratios mix the two, ` +
+          `so its row is marked "${MIXED_DEFINITIONS}" and names no better side, p-value or win rate, and it is no best differentiator`,
+      );
+    }
   }
   // Flagged trials stay in the medians: the numbers are what that setup measured (a RAM disk as a
   // ceiling is a fair question), and the caution concerns every throughput of the trial, not one

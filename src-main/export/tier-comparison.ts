@@ -8,6 +8,7 @@ import { configKey, optionValue } from '../store/results-ingest.ts';
 import { optionFlag } from '../engine/config/flags.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { groupWhere, placeKey, spansSeveralLabels, spansSeveralPlaces, suiteLabelKey } from '../../src-shared/domain/places.ts';
+import { definitionSplitText } from '../../src-shared/domain/metric-changes.ts';
 import { backedTrials, backingsText, countBackings, metricOf, scenarioOrder, spillBoundary, spillOwners, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
 
 export interface TierRow {
@@ -230,16 +231,19 @@ const andList = (xs: readonly string[]): string => (xs.length <= 1 ? xs.join('')
 function trialCounts(s: ScenarioSummary): { fewestTrials: number; trialsNote: string | null } {
   const n = s.trialIds.length;
   const fewer = new Map<number, string[]>();
+  const parts: { k: number; text: string }[] = [];
   for (const key of ROW_METRICS) {
     const k = metricOf(s, key)?.n ?? 0;
     if (k === 0 || k >= n) continue;
-    fewer.set(k, [...(fewer.get(k) ?? []), METRIC_BY_KEY[key].label]);
+    // A metric measured on both sides of a change of its definition: the row has the current side's median.
+    const split = s.definitionSplits.find((d) => d.metric === key && d.trialsSince > 0);
+    if (split === undefined) fewer.set(k, [...(fewer.get(k) ?? []), METRIC_BY_KEY[key].label]);
+    else parts.push({ k, text: `${METRIC_BY_KEY[key].label}: median of the ${k} of the ${n} trials measured by kvbench ${split.since} or later (${split.trialsBefore} measured before it changed the definition are left out of it)` });
   }
-  if (fewer.size === 0) return { fewestTrials: n, trialsNote: null };
-  const parts = [...fewer.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([k, labels]) => `${andList(labels)}: median${labels.length > 1 ? 's' : ''} of ${k} of the ${n} trials (the other${n - k > 1 ? ` ${n - k}` : ''} recorded none)`);
-  return { fewestTrials: Math.min(...fewer.keys()), trialsNote: parts.join('; ') };
+  for (const [k, labels] of fewer) parts.push({ k, text: `${andList(labels)}: median${labels.length > 1 ? 's' : ''} of ${k} of the ${n} trials (the other${n - k > 1 ? ` ${n - k}` : ''} recorded none)` });
+  if (parts.length === 0) return { fewestTrials: n, trialsNote: null };
+  parts.sort((a, b) => a.k - b.k);
+  return { fewestTrials: Math.min(...parts.map((p) => p.k)), trialsNote: parts.map((p) => p.text).join('; ') };
 }
 
 const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec);
@@ -412,6 +416,10 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
   for (const s of rows) {
     const { fewestTrials, trialsNote } = trialCounts(s);
     if (trialsNote !== null) notes.push(`${s.scenarioId}${where(s)}: n ${fewestTrials}–${s.trialIds.length}: ${trialsNote}`);
+    // A column whose every value was measured under a definition since replaced: its median is of that one.
+    for (const d of s.definitionSplits.filter((x) => x.trialsSince === 0 && (ROW_METRICS as readonly string[]).includes(x.metric))) {
+      notes.push(`${s.scenarioId}${where(s)}: ${definitionSplitText(d)}`);
+    }
   }
   const trialsWord = `${report.includeIncomplete ? 'complete or partial' : 'complete'}${report.excludeFlagged ? ' unflagged' : ''}`;
   if (!baseline) notes.push(`no storage-only scenario with ${trialsWord} trials: no speedups`);

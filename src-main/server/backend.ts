@@ -52,6 +52,8 @@ import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type ResumeOptions, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { backfillNotice, detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
+import { resumeAcrossVersionsRefusal, resumeVersions } from '../suite/resume-versions.ts';
+import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
@@ -186,6 +188,8 @@ function refuseDatabasePath(file: string): void {
 
 /** Where the app's user finds which database a suite is in (requireSuites). */
 const SUITES_WHERE_TO_LOOK = 'see Settings';
+/** How the app consents to a resume across changed metric definitions (suite.resume's acrossVersions). */
+const APP_ACROSS_VERSIONS_CONSENT = "Resume it anyway from History, whose Resume asks you to confirm it";
 
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
@@ -597,7 +601,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (resumeId !== null) {
         active.plan = s.getSuitePlan(resumeId);
         active.state = 'running';
-        result = resumeSuite(resumeId, { ...deps, ...resume });
+        result = resumeSuite(resumeId, { ...deps, ...resume, consent: APP_ACROSS_VERSIONS_CONSENT });
       } else {
         emit({ type: 'suite.preparationProgressed', step: 'planning', message: 'Planning the suite …' });
         const plan = planSuite(hardware, planOptions(request, cacheDir));
@@ -764,9 +768,18 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const plan = s.getSuitePlan(r.suiteId);
       if (!plan) fail('NOT_FOUND', `suite ${r.suiteId} has no stored plan (imported results cannot be resumed)`);
-      // As the CLI's --resume (--rerun-deleted): the drive is probed only if the suite was planned with the probe and has trials to run.
-      const resume = { rerunDeleted: r.rerunDeleted === true };
+      // As the CLI's --resume (--rerun-deleted, --across-versions): refused before anything is prepared where metric
+      // definitions differ, unless confirmed; the drive is probed only if the suite was planned with the probe and has trials to run.
+      const refusal = r.acrossVersions === true ? null : resumeAcrossVersionsRefusal(resumeVersions(s, r.suiteId), APP_ACROSS_VERSIONS_CONSENT);
+      if (refusal !== null) fail('VALIDATION', refusal);
+      const resume = { rerunDeleted: r.rerunDeleted === true, acrossVersions: r.acrossVersions === true };
       return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: resumeProbe(s, r.suiteId, plan, resume).probe }, null, r.suiteId, resume);
+    },
+
+    async 'suite.resumeCheck'(r) {
+      const v = resumeVersions(requireStore(), r.suiteId);
+      if (v === null) fail('NOT_FOUND', `suite ${r.suiteId} not found`);
+      return { startedBy: v.startedBy, measuredBy: v.measuredBy, now: v.now, changes: v.changes.map(({ metric, since, change }) => ({ metric, since, change })), text: resumeVersionsText(v), needsConsent: v.changes.length > 0 };
     },
 
     async 'suite.cancel'() {

@@ -24,6 +24,7 @@ import { StoreError } from '../store/store-error.ts';
 import { fileNameTime, keepInFirstWritable, printResultsJson, RESULTS_JSON_BEGIN, RESULTS_JSON_END, type KeepPlace } from '../util/keep-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { UV_THREADS_FOR_METADATA } from './planner.ts';
+import { resumeAcrossVersionsRefusal, resumeVersions } from './resume-versions.ts';
 
 export type StartEngineFn = (options: unknown, opts: StartEngineOptions) => EngineHandle;
 
@@ -147,6 +148,15 @@ export interface ResumeOptions {
    * same suite. A slot stays recorded as deleted until its new trial completes (Store.finishTrial).
    */
   rerunDeleted?: boolean;
+  /**
+   * Run the trials left although the suite's complete trials were measured under other metric
+   * definitions than this kvbench's (an older kvbench started it: resumeVersions); refused without it:
+   * its scenarios would hold trials of two definitions, which the report then aggregates apart, and
+   * that is the user's choice to make.
+   */
+  acrossVersions?: boolean;
+  /** How the refusal says to consent (the CLI's flag, the app's button). */
+  consent?: string;
 }
 
 /** Resumes a suite: runs the trials it still lacks (with `rerunDeleted`, the deleted ones too), with its stored plan. */
@@ -160,6 +170,8 @@ export async function resumeSuite(suiteId: number, deps: RunSuiteDeps & ResumeOp
   if (suite.systemId !== deps.hardware.system.id) {
     throw new KvbenchError('VALIDATION', `suite ${suiteId} belongs to system ${suite.systemId}; this is ${deps.hardware.system.id}. Resume it on the machine that started it.`);
   }
+  const refusal = deps.acrossVersions === true ? null : resumeAcrossVersionsRefusal(resumeVersions(store, suiteId), deps.consent ?? 'Resume it anyway with --across-versions');
+  if (refusal !== null) throw new KvbenchError('VALIDATION', refusal);
   store.upsertDetectedSystem(deps.hardware);
   store.claimSuite(suiteId, currentProcess());
   return execute(suiteId, pendingTrials(store, suiteId, parsed.data, deps), parsed.data, true, deps);

@@ -182,13 +182,15 @@ export const useLiveRunStore = defineStore('liveRun', () => {
    * preparing at once, as Start does, since the backend answers only once the hardware is detected
    * (and the drive probed, if planned so).
    */
-  async function resume(id: number, opts: { rerunDeleted?: boolean } = {}): Promise<IpcError | null> {
+  async function resume(id: number, opts: { rerunDeleted?: boolean; acrossVersions?: boolean } = {}): Promise<IpcError | null> {
     if (starting.value || running.value) return null;
     resetRun();
     starting.value = true;
     const rerunDeleted = opts.rerunDeleted === true;
+    // acrossVersions: the user confirmed running the trials left under other metric definitions (suite.resumeCheck).
+    const acrossVersions = opts.acrossVersions === true;
     return preparing(rerunDeleted ? `Running suite ${id}'s deleted trials again …` : `Resuming suite ${id} …`, () =>
-      api().call('suite.resume', { suiteId: id, ...(rerunDeleted ? { rerunDeleted } : {}) }),
+      api().call('suite.resume', { suiteId: id, ...(rerunDeleted ? { rerunDeleted } : {}), ...(acrossVersions ? { acrossVersions } : {}) }),
     );
   }
 

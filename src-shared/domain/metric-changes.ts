@@ -81,3 +81,60 @@ export function straddledChanges(versions: readonly string[], metrics: readonly 
     (c) => metrics.includes(c.metric) && versions.some((v) => compareVersions(v, c.since) < 0) && versions.some((v) => compareVersions(v, c.since) >= 0),
   );
 }
+
+/**
+ * The change whose older definition kvbench `version` measured `metric` under: the earliest listed
+ * change of the metric that the version predates; null for the current definition, and for a value
+ * whose measuring version is not known (the reference's files, stored results that could not be
+ * read): its definition cannot be told, so it is read as today's, as the comparisons read it.
+ */
+export function olderDefinitionOf(metric: string, version: string | null): MetricDefinitionChange | null {
+  if (version === null) return null;
+  const older = METRIC_DEFINITION_CHANGES.filter((c) => c.metric === metric && compareVersions(version, c.since) < 0);
+  return older.sort((a, b) => compareVersions(a.since, b.since))[0] ?? null;
+}
+
+/** What marks a value measured under the definition a change replaced: "definition before 0.7.0". */
+export const olderDefinitionText = (since: string): string => `definition before ${since}`;
+
+/** A metric's row label, marked where its values were measured under an older definition. */
+export const definitionRowLabel = (label: string, older: { since: string } | null): string => (older === null ? label : `${label} (${olderDefinitionText(older.since)})`);
+
+/**
+ * One metric of a report group whose trials include values measured before a listed change of its
+ * definition: `trialsBefore` of them, `trialsSince` from the change on (or of unknown version). Both
+ * above 0: the group straddles the change, and the two are aggregated apart, never in one median.
+ */
+export interface DefinitionSplit {
+  metric: string;
+  label: string;
+  since: string;
+  change: string;
+  trialsBefore: number;
+  trialsSince: number;
+}
+
+/** A DefinitionSplit in words: how many trials each side, that they are aggregated apart, and how the older row is marked. */
+export function definitionSplitText(d: DefinitionSplit): string {
+  const mark = `"(${olderDefinitionText(d.since)})"`;
+  const total = d.trialsBefore + d.trialsSince;
+  if (d.trialsSince === 0) {
+    return (
+      `${d.label} (${d.metric}): ${total === 1 ? 'its trial was' : `all ${total} trials were`} measured before kvbench ${d.since} changed its definition ` +
+      `(from ${d.since} on it ${d.change}): marked ${mark}, not comparable with values measured by kvbench ${d.since} or later`
+    );
+  }
+  return (
+    `${d.label} (${d.metric}) changed definition in kvbench ${d.since} (from then on it ${d.change}): ` +
+    `${d.trialsBefore} of these ${total} trials were measured before it, ${d.trialsSince} from it on, so the two are aggregated apart, never in one median ` +
+    `(the row marked ${mark} holds the ${d.trialsBefore} older)`
+  );
+}
+
+/** The mark of a compared metric (or a configuration's row) whose values were measured under two definitions of it. */
+export const MIXED_DEFINITIONS = 'mixed definitions †';
+
+/** Said under a comparison with a metric marked MIXED_DEFINITIONS (the CLI's and the app's). */
+export const MIXED_DEFINITIONS_LEGEND =
+  `${MIXED_DEFINITIONS}: the metric's compared trials were measured on both sides of a change of its definition (the notes say which): ` +
+  'its ratios are shown, but they mix the two definitions, so it names no better side, p-value or win rate, and is no best differentiator.';

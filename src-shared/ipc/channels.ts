@@ -18,6 +18,7 @@ export const CHANNELS = [
   'suite.cancel',
   'suite.status',
   'suite.resume',
+  'suite.resumeCheck',
   'history.list',
   'history.facets',
   'trials.get',

@@ -204,7 +204,10 @@ export const ScenarioSummarySchema = z.object({
   pageCacheFlagged: count,
   /** The aggregated trials that spilled past the tiers their scenario names (CPU only reading the drive). */
   spilledTrials: count,
-  metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema })),
+  /** One row per definition: a metric measured on both sides of a change of its definition has a row for each (olderDefinition: the change the row's trials predate). */
+  metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema, olderDefinition: z.object({ since: z.string(), change: z.string() }).nullable() })),
+  /** The metrics with values measured under an older definition, and how many trials on each side (definitionSplitText says it). */
+  definitionSplits: z.array(z.object({ metric: z.string(), label: z.string(), since: z.string(), change: z.string(), trialsBefore: count, trialsSince: count })),
   pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
   /** The aggregated trials that stored no latency histograms (in no pooled latency), and how many are imports of the reference's files. */
   withoutHistograms: z.object({ trials: count, referenceImports: count }),
@@ -342,7 +345,13 @@ export const ConfigComparisonSchema = z.object({
   /** With excludeFlagged, each side's flagged trials of this row left out of it; 0 without. */
   excludedA: count,
   excludedB: count,
+  /** The kvbench versions that measured the row's values (unknown ones left out); mixedDefinitions: they straddle a change of the metric's definition (no winner then). */
+  measuredBy: z.array(z.string()),
+  mixedDefinitions: z.boolean(),
 });
+
+/** Changes of a metric's definition a comparison's trials straddle: its ratios mix them, so it has no verdict, win rate or p-value. */
+const mixedDefinitions = z.array(z.object({ since: z.string(), change: z.string() }));
 
 export const MetricComparisonSchema = z.object({
   metric: MetricDefinitionSchema,
@@ -379,6 +388,7 @@ export const MetricComparisonSchema = z.object({
   medianCvB: nnum,
   /** Compared configurations with a flagged trial on either side. */
   flaggedConfigs: count,
+  mixedDefinitions,
 });
 export type MetricComparisonData = z.infer<typeof MetricComparisonSchema>;
 
@@ -387,7 +397,7 @@ export const GroupComparisonSchema = z.object({
   configs: count,
   /** Each metric over the group's configurations by the per-metric table's rules (no arithmetic mean: it would average in a 0x). */
   metrics: z.array(
-    MetricComparisonSchema.pick({ compared: true, tested: true, noiseUnknown: true, geoMeanRatio: true, verdict: true, leader: true, pValue: true, winRateA: true, winsA: true, winsB: true }).extend({
+    MetricComparisonSchema.pick({ compared: true, tested: true, noiseUnknown: true, geoMeanRatio: true, verdict: true, leader: true, pValue: true, winRateA: true, winsA: true, winsB: true, mixedDefinitions: true }).extend({
       key: z.string(),
       label: z.string(),
     }),
@@ -627,13 +637,30 @@ export const CONTRACT = {
   },
   'suite.cancel': { request: empty, response: z.object({ cancelled: z.boolean() }) },
   'suite.status': { request: empty, response: SuiteStatusSchema },
+  /**
+   * rerunDeleted: also run again the slots whose complete trial the user deleted ("Run deleted trials again"; the CLI's
+   * --rerun-deleted). acrossVersions: the user confirmed running the trials left although their metric definitions
+   * differ from those of the suite's complete trials (suite.resumeCheck); without it such a resume is VALIDATION.
+   */
   'suite.resume': {
-    request: z.strictObject({
-      suiteId: int.positive(),
-      /** Also run again the slots whose complete trial the user deleted ("Run deleted trials again"; the CLI's --rerun-deleted). */
-      rerunDeleted: z.boolean().optional(),
-    }),
+    request: z.strictObject({ suiteId: int.positive(), rerunDeleted: z.boolean().optional(), acrossVersions: z.boolean().optional() }),
     response: z.object({ suiteId: int }),
+  },
+  /**
+   * What a resume of the suite would cross, before the user confirms it: which kvbench started it, measured its
+   * complete trials and would run the rest, the metric definitions that differ (changes), in words (text: null
+   * where nothing differs); needsConsent: the definitions differ, so suite.resume wants acrossVersions.
+   */
+  'suite.resumeCheck': {
+    request: z.strictObject({ suiteId: int.positive() }),
+    response: z.object({
+      startedBy: z.string(),
+      measuredBy: z.array(z.string()),
+      now: z.string(),
+      changes: z.array(z.object({ metric: z.string(), since: z.string(), change: z.string() })),
+      text: z.string().nullable(),
+      needsConsent: z.boolean(),
+    }),
   },
   'history.list': {
     request: z.strictObject({

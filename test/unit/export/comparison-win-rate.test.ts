@@ -141,9 +141,9 @@ describe('the per-group table follows the per-metric rules', () => {
       const only = compareDrives(dir, 'T', 'V', (t) => t.options.cpuMemGb === cpuMemGb);
       const row = all.byCpuMem.find((g) => g.group === `CPU ${cpuMemGb} GiB`)!;
       for (const m of only.metrics) {
-        const { compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB } = m;
+        const { compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB, mixedDefinitions } = m;
         expect(row.metrics.find((r) => r.key === m.metric.key), `${cpuMemGb} ${m.metric.key}`).toEqual({
-          key: m.metric.key, label: m.metric.label, compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB,
+          key: m.metric.key, label: m.metric.label, compared, tested, noiseUnknown, geoMeanRatio, verdict, leader, pValue, winRateA, winsA, winsB, mixedDefinitions,
         });
       }
     }

@@ -184,7 +184,8 @@ describe('a report and export that exclude flagged trials', () => {
         const head = (ws.getRow(1).values as unknown[]).slice(1) as string[];
         return ws.getRows(2, ws.rowCount - 1)!.map((r) => Object.fromEntries(head.map((h, i) => [h, r.getCell(i + 1).value])));
       };
-      return { about: Object.fromEntries(rows('About').map((r) => [r.item, r.value])), notes: rows('Notes').filter((n) => n.section === 'scenarios') };
+      // The fixture's files name kvbench 0.1.0 (the stalled one 0.5.0): the notes of metrics of an older definition are another test's.
+      return { about: Object.fromEntries(rows('About').map((r) => [r.item, r.value])), notes: rows('Notes').filter((n) => n.section === 'scenarios' && n.kind !== 'definition') };
     };
     const on = await read(true);
     expect(on.about['flagged trials']).toBe(

@@ -192,9 +192,10 @@ describe('scenario report', () => {
     const qos = { ...capacity, autoscalerMode: 'qos' };
     const ts = [
       ...[[894, 7, 12], [671, 22, 27], [700, 12, 17]].map(([peak, peakUsers, finalUsers], index) =>
-        trial({ scenario: 'capacity-discovery', index, options: capacity, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_peak_throughput_tok_per_s: peak, autoscale_peak_users: peakUsers, autoscale_final_users: finalUsers } }),
+        trial({ scenario: 'capacity-discovery', index, options: capacity, version: '0.7.0', metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_peak_throughput_tok_per_s: peak, autoscale_peak_users: peakUsers, autoscale_final_users: finalUsers } }),
       ),
-      trial({ scenario: 'autoscale', options: qos, metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_final_users: 4 } }),
+      // Measured by a kvbench of the final users' current definition (from 0.6.0): no "(definition before …)" row.
+      trial({ scenario: 'autoscale', options: qos, version: '0.7.0', metrics: { wall_clock_throughput_tok_per_s: 300, autoscale_final_users: 4 } }),
     ];
     const text = formatScenarioReport(buildScenarioReport(ts));
     const [qosPart, capacityPart] = text.split('== Capacity');
@@ -298,6 +299,17 @@ describe('scenario report', () => {
 });
 
 describe('tier comparison', () => {
+  it("an autoscaled row's final users are the current definition's median, and the row says what it left out (rev13-upgrade #3)", () => {
+    const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 12, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'qos' };
+    const at = (version: string, users: number, index: number) => trial({ scenario: 'autoscale', index, options, version, metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_final_users: users } });
+    const mixed = buildTierComparison(buildScenarioReport([at('0.5.0', 40, 0), at('0.5.0', 44, 1), at('0.6.0', 6, 2), at('0.7.0', 8, 3)]), null);
+    expect(mixed.rows[0]).toMatchObject({ finalUsers: 7, n: 4, fewestTrials: 2 });
+    expect(mixed.rows[0].trialsNote).toBe('Autoscaler final users: median of the 2 of the 4 trials measured by kvbench 0.6.0 or later (2 measured before it changed the definition are left out of it)');
+    const old = buildTierComparison(buildScenarioReport([at('0.5.0', 40, 0), at('0.5.0', 44, 1)]), null);
+    expect(old.rows[0]).toMatchObject({ finalUsers: 42, n: 2, fewestTrials: 2, trialsNote: null });
+    expect(old.notes.filter((n) => n.startsWith('autoscale: Autoscaler final users (autoscale_final_users): all 2 trials were measured before kvbench 0.6.0 changed its definition'))).toHaveLength(1);
+  });
+
   it('speedup against storage-only and efficiency against the probed limits', () => {
     const ts = [
       ...[1691, 1501, 1879].map((v) => trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: v, storage_throughput_tok_per_s: v, cpu_read_p95_ms: 15.7, cpu_read_bytes_per_s: 5e9 } })),
@@ -569,6 +581,37 @@ describe('system comparison (seeds/002, automated)', () => {
     expect(cmp(side('a', '0.3.0', '/x/old.json', null), side('b', '0.2.0', '/x/older.json', null)).notes.join('\n')).not.toMatch(/changed definition/);
     // Not compared on that metric: nothing to say.
     expect(buildSystemComparison({ label: 'a', id: 'a', trials: side('a', '0.2.0') }, { label: 'b', id: 'b', trials: side('b', '0.3.0') }, { metrics: ['wall_clock_throughput_tok_per_s'] }).notes.join('\n')).not.toMatch(/changed definition/);
+  });
+
+  it('marks a metric compared over two definitions of it, and keeps it out of the verdict, the win rate and the best differentiator (rev13-upgrade #7)', () => {
+    const side = (system: string, version: string, decode: number, tput: number) =>
+      ['k1', 'k2'].flatMap((configKey, c) =>
+        [0, 1, 2].map((i) =>
+          trial({ scenario: 's', system, configKey, index: i, version, options: { model: 'm', numUsers: 10 + c, cpuMemGb: 0 }, metrics: { decode_bytes_read: decode + i, wall_clock_throughput_tok_per_s: tput + i } }),
+        ),
+      );
+    const metrics = ['decode_bytes_read', 'wall_clock_throughput_tok_per_s'];
+    const c = buildSystemComparison({ label: 'old', id: 'a', trials: side('a', '0.2.0', 100, 100) }, { label: 'new', id: 'b', trials: side('b', '0.3.0', 300, 50) }, { metrics });
+    const decode = c.metrics.find((m) => m.metric.key === 'decode_bytes_read')!;
+    expect(decode.mixedDefinitions.map((d) => d.since)).toEqual(['0.3.0']);
+    expect(decode).toMatchObject({ verdict: null, leader: null, pValue: null, winRateA: null, winsA: 0, winsB: 0, verdictCaveat: null, compared: 2 });
+    expect(decode.geoMeanRatio).toBeCloseTo(101 / 301, 2); // the ratio stays, marked
+    expect(decode.configs.map((x) => [x.winner, x.mixedDefinitions, x.measuredBy])).toEqual([
+      [null, true, ['0.2.0', '0.3.0']],
+      [null, true, ['0.2.0', '0.3.0']],
+    ]);
+    const tput = c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!;
+    expect(tput).toMatchObject({ verdict: 'a', mixedDefinitions: [], winsA: 2 });
+    const [group] = c.byCpuMem;
+    expect(group.metrics.find((m) => m.key === 'decode_bytes_read')).toMatchObject({ verdict: null, winRateA: null, mixedDefinitions: [{ since: '0.3.0' }] });
+    // decode bytes read differs more (3x against 2x) but mixes two definitions: never the best differentiator.
+    expect(group.bestDifferentiator).toMatchObject({ key: 'wall_clock_throughput_tok_per_s', side: 'a' });
+    const text = formatComparison(c, { perConfig: true });
+    expect(text).toMatch(/^Decode bytes read \(higher is better\) mixed definitions †\s+2\s+0\.34x\s+—\s+—\s+—\s/m);
+    expect(text).toContain('mixed definitions †: the metric\'s compared trials were measured on both sides of a change of its definition');
+    expect(text).toMatch(/^CPU 0 GiB\s+2\s+mixed definitions † 0\.34x \(2 compared\)\s+A 1\.98x/m);
+    expect(text).toMatch(/^s: .* \(mixed definitions †: 0\.2\.0, 0\.3\.0\)\s+3\s+3\s/m);
+    expect(c.notes.filter((n) => n.startsWith('decode_bytes_read changed definition in kvbench 0.3.0') && n.endsWith('names no better side, p-value or win rate, and it is no best differentiator'))).toHaveLength(1);
   });
 
   it('says that per-MiB latency left out entries under one I/O chunk from 0.7.0 on, where trials straddle that', () => {

@@ -24,8 +24,8 @@ describe('report: the reference\'s "storage" metrics are named after what they c
     const r = report();
     const agg = (median: number) => ({ n: 3, median, p95: median, mean: median, min: median, max: median, cv: 0.01 });
     r.report.scenarios[0].metrics.push(
-      { metric: METRIC_BY_KEY.storage_throughput_tok_per_s, aggregate: agg(167) },
-      { metric: METRIC_BY_KEY.storage_io_per_request_p95_ms, aggregate: agg(1251) },
+      { metric: METRIC_BY_KEY.storage_throughput_tok_per_s, aggregate: agg(167), olderDefinition: null },
+      { metric: METRIC_BY_KEY.storage_io_per_request_p95_ms, aggregate: agg(1251), olderDefinition: null },
     );
     installFakeApi({ 'report.build': () => r });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });

@@ -241,6 +241,7 @@ describe('history', () => {
         suite('finished', 5, { source: 'import', trialsLeft: 0 }),
       ],
       'suite.resume': () => ({ suiteId: 9 }),
+      'suite.resumeCheck': () => ({ startedBy: '0.7.0', measuredBy: ['0.7.0'], now: '0.7.0', changes: [], text: null, needsConsent: false }),
     });
     const w = mountIt(HistoryView);
     await flush();
@@ -271,6 +272,7 @@ describe('history', () => {
         suite('finished', 2, { trialsLeft: 0, trialsDeleted: 0 }),
         suite('running', 1, { trialsLeft: 1, trialsDeleted: 1 }), // its runner is at work: nothing to start beside it
       ],
+      'suite.resumeCheck': () => ({ startedBy: '0.7.0', measuredBy: ['0.7.0'], now: '0.7.0', changes: [], text: null, needsConsent: false }),
       'suite.resume': () => ({ suiteId: 4 }),
     });
     const w = mountIt(HistoryView);
@@ -301,12 +303,38 @@ describe('history', () => {
     expect(useLiveRunStore().preparation).toBe("Running suite 4's deleted trials again …");
   });
 
+  it('asks to resume a suite an older kvbench started in the words the CLI says it, and resumes across versions only so (rev13-upgrade #4)', async () => {
+    const text =
+      'suite 6 was started by kvbench 0.6.0 (its complete trials were measured by kvbench 0.6.0); the trials left run on kvbench 0.7.0, whose definitions differ for ' +
+      'storage_read_p95_ms_per_mib, storage_write_p95_ms_per_mib (changed in 0.7.0): a scenario with trials of both versions gets those metrics in two rows of its report, one per definition, never one median, and a comparison names no better side on them';
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [suite('interrupted', 6, { trialsLeft: 2 })],
+      'suite.resumeCheck': () => ({ startedBy: '0.6.0', measuredBy: ['0.6.0'], now: '0.7.0', changes: [{ metric: 'storage_write_p95_ms_per_mib', since: '0.7.0', change: 'is over entries' }], text, needsConsent: true }),
+      'suite.resume': () => ({ suiteId: 6 }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    await w.get('tr[data-suite="6"]').findAll('button').find((b) => b.text() === 'Resume')!.trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.resumeCheck')).toEqual([{ suiteId: 6 }]);
+    expect(document.body.textContent).toContain(`Resume suite 6? It runs again its 2 trial(s) without a complete result, with the plan it was made with; the Run step shows its progress. S${text.slice(1)}. Resume runs them all the same; or start a new suite, so that every trial is measured by kvbench 0.7.0.`);
+    const yes = document.querySelector('[data-test=confirm]') as HTMLButtonElement;
+    expect(yes.textContent?.trim()).toBe('Resume across versions');
+    yes.click();
+    await flush();
+    expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 6, acrossVersions: true }]);
+  });
+
   it('a refused resume is said on the Run step it went to', async () => {
     installFakeApi({
       'history.list': () => ({ trials: [trial(1)], total: 1 }),
       'history.facets': () => facets(1),
       'suites.list': () => [suite('interrupted', 6, { trialsLeft: 2 })],
       'suite.resume': () => ({ error: { code: 'VALIDATION', message: 'suite 6 was planned on another machine' } }),
+      'suite.resumeCheck': () => ({ startedBy: '0.7.0', measuredBy: ['0.7.0'], now: '0.7.0', changes: [], text: null, needsConsent: false }),
     });
     const w = mountIt(HistoryView);
     await flush();
@@ -637,9 +665,9 @@ describe('report', () => {
     const r = report();
     const agg = (median: number) => ({ n: 3, median, p95: median, mean: median, min: median, max: median, cv: 0.1 });
     r.report.scenarios[0].metrics.push(
-      { metric: METRIC_BY_KEY.autoscale_final_users, aggregate: agg(27) },
-      { metric: METRIC_BY_KEY.autoscale_peak_users, aggregate: agg(22) },
-      { metric: METRIC_BY_KEY.autoscale_peak_throughput_tok_per_s, aggregate: agg(671.7) },
+      { metric: METRIC_BY_KEY.autoscale_final_users, aggregate: agg(27), olderDefinition: null },
+      { metric: METRIC_BY_KEY.autoscale_peak_users, aggregate: agg(22), olderDefinition: null },
+      { metric: METRIC_BY_KEY.autoscale_peak_throughput_tok_per_s, aggregate: agg(671.7), olderDefinition: null },
     );
     installFakeApi({ 'report.build': () => r });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
@@ -650,6 +678,28 @@ describe('report', () => {
     expect(s.get('[data-peak-medians]').text()).toBe("Peak throughput and peak users are medians taken apart: the users need not be the median peak's own.");
     await w.get('input[name=allMetrics]').setValue(true);
     expect(w.get('[data-scenario-report=storage-only]').text()).toContain('Autoscaler final users');
+  });
+
+  it('shows a metric measured on both sides of a change of its definition as two rows, the older marked, with how many trials each (rev13-upgrade #3)', async () => {
+    const r = report();
+    const agg = (n: number, median: number) => ({ n, median, p95: median, min: median, max: median, cv: 0.1 });
+    const change = 'is over entries of at least one I/O chunk';
+    r.report.scenarios[0].metrics.push(
+      { metric: METRIC_BY_KEY.storage_write_p95_ms_per_mib, aggregate: agg(2, 8.8), olderDefinition: null },
+      { metric: METRIC_BY_KEY.storage_write_p95_ms_per_mib, aggregate: agg(2, 14.3), olderDefinition: { since: '0.7.0', change } },
+    );
+    r.report.scenarios[0].definitionSplits = [{ metric: 'storage_write_p95_ms_per_mib', label: 'Storage write P95 per MiB', since: '0.7.0', change, trialsBefore: 2, trialsSince: 2 }];
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    // Not a headline metric: neither its rows nor their note until every metric is shown.
+    expect(w.findAll('[data-definition-note]')).toHaveLength(0);
+    await w.get('input[name=allMetrics]').setValue(true);
+    const s = w.get('[data-scenario-report=storage-only]');
+    const rows = s.findAll('tr').filter((tr) => tr.text().startsWith('Storage write P95 per MiB'));
+    expect(rows.map((tr) => tr.find('td').text())).toEqual(['Storage write P95 per MiB', 'Storage write P95 per MiB (definition before 0.7.0)']);
+    expect(rows[1].attributes('data-older-definition')).toBe('0.7.0');
+    expect(s.get('[data-definition-note]').text()).toContain('2 of these 4 trials were measured before it, 2 from it on, so the two are aggregated apart, never in one median');
   });
 
   it('says when a pooled latency leaves out a trial whose stored histogram does not decode', async () => {
@@ -1245,7 +1295,7 @@ describe('compare', () => {
         metrics: [
           {
             metric,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 300, medianB: 15, ratio: 20, cvA: 0.05, cvB: 0.3, winner: 'a', logRatio: Math.log(20), standardError: 0.2, df: 1.1, pValue: 0.01, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
             compared: 1,
             meanRatio: 20,
             geoMeanRatio: 20,
@@ -1264,12 +1314,12 @@ describe('compare', () => {
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.3,
-            flaggedConfigs: 0,
+            flaggedConfigs: 0, mixedDefinitions: [],
           },
           {
             // review (ui) 6 #11: 1.01× within the noise was green, "A wins 100 %".
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 1.01e9, medianB: 1e9, ratio: 1.01, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(1.01), standardError: 0.05, df: 1.8, pValue: 0.86, withinNoise: true, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
             compared: 1,
             meanRatio: 1.01,
             geoMeanRatio: 1.01,
@@ -1288,12 +1338,12 @@ describe('compare', () => {
             noiseUnknown: 0,
             medianCvA: 0.05,
             medianCvB: 0.04,
-            flaggedConfigs: 0,
+            flaggedConfigs: 0, mixedDefinitions: [],
           },
           {
             // One trial on side B: the noise is unknown, which is not a difference beyond it: no side named.
             metric: METRIC_BY_KEY.requests_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0 }],
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0.125, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 1, medianA: 3.15, medianB: 3, ratio: 1.05, cvA: 0.2, cvB: null, winner: 'a', logRatio: Math.log(1.05), standardError: null, df: null, pValue: null, withinNoise: null, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
             compared: 1,
             meanRatio: 1.05,
             geoMeanRatio: 1.05,
@@ -1313,7 +1363,7 @@ describe('compare', () => {
             noiseUnknown: 1,
             medianCvA: 0.2,
             medianCvB: null,
-            flaggedConfigs: 0,
+            flaggedConfigs: 0, mixedDefinitions: [],
           },
         ],
       }),
@@ -1361,8 +1411,8 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.storage_read_bytes_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0 }],
-            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1,
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 2, nB: 2, medianA: 3e9, medianB: 1e9, ratio: 3, cvA: 0.05, cvB: 0.04, winner: 'a', logRatio: Math.log(3), standardError: 0.05, df: 2, pValue: 0.001, withinNoise: false, flaggedA: 2, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
+            compared: 1, meanRatio: 3, geoMeanRatio: 3, medianRatio: 3, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.05, df: 2, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.05, medianCvB: 0.04, flaggedConfigs: 1, mixedDefinitions: [],
           },
         ],
       }),
@@ -1389,8 +1439,8 @@ describe('compare', () => {
         metrics: [
           {
             metric: METRIC_BY_KEY.wall_clock_throughput_tok_per_s,
-            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0 }],
-            compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0,
+            configs: [{ key: 'k', scenarioId: 'storage-only', scenarioIds: ['storage-only'], description: 'tiny-1b, 4 users', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'tiny-1b', numUsers: 4, nA: 3, nB: 3, medianA: 101, medianB: 90, ratio: 1.12, cvA: 0.01, cvB: 0.01, winner: 'a', logRatio: Math.log(1.12), standardError: 0.01, df: 4, pValue: 0.001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 2, excludedB: 0, measuredBy: [], mixedDefinitions: false }],
+            compared: 1, meanRatio: 1.12, geoMeanRatio: 1.12, medianRatio: 1.12, winRateA: 1, winsA: 1, winsB: 0, verdict: 'a', leader: 'a', tested: 1, standardError: 0.01, df: 4, pValue: 0.001, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0, mixedDefinitions: [],
           },
         ],
       }),
@@ -1416,7 +1466,7 @@ describe('compare', () => {
   });
 
   it('by CPU-tier size and by model: each metric\'s verdict, geo-mean and win rate per group, and a differentiator only beyond the noise, as the CLI prints them (rev8-gui #2, rev12 L1)', async () => {
-    const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0 };
+    const row = { key: 'storage_read_bytes_per_s', label: 'Storage read bandwidth', compared: 2, tested: 1, noiseUnknown: 1, geoMeanRatio: 0.53, verdict: 'within-noise' as const, leader: 'b' as const, pValue: 0.39, winRateA: null, winsA: 0, winsB: 0, mixedDefinitions: [] };
     installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({
@@ -1458,9 +1508,9 @@ describe('compare', () => {
     const caveat = 'verdict B: the geometric mean over the 3 configuration(s) tested, 0.80x, is beyond the noise (p = <0.001); 2 of the 3 configuration(s) beyond the run-to-run noise favour A: the win rate counts configurations, the verdict weighs each difference by its size';
     const config = (k: string, medianA: number, medianB: number) => ({
       key: k, scenarioId: 's', scenarioIds: ['s'], description: k, placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA, medianB, ratio: medianA / medianB, cvA: 0.001, cvB: 0.001, winner: medianA > medianB ? ('a' as const) : ('b' as const),
-      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0,
+      logRatio: Math.log(medianA / medianB), standardError: 0.001, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: [], mixedDefinitions: false,
     });
-    const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001, flaggedConfigs: 0 };
+    const base = { medianRatio: 1.02, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.001, medianCvB: 0.001, tested: 3, standardError: 0.001, df: 8, pValue: 0.0001, flaggedConfigs: 0, mixedDefinitions: [] };
     installFakeApi({
       'history.facets': () => facets(4),
       'report.compare': () => ({
@@ -1487,6 +1537,40 @@ describe('compare', () => {
     expect(cell.attributes('title')).toBe(`B better beyond the run-to-run noise: p = <0.001 over 3 configuration(s) (Welch's t-test on log values, two-sided, α = 0.05); ${caveat}`);
     expect(w.findAll('[data-test=compare-table] > tbody > tr')[1].findAll('td')[2].classes()).toContain('better');
     expect(w.get('[data-test=verdict-caveats]').text()).toBe(`* Wall-clock throughput: ${caveat}.`);
+  });
+
+  it('marks a metric compared over two definitions of it, with no verdict or win rate, in the table and the groups (rev13-upgrade #7)', async () => {
+    const change = 'counts multi-turn reload and RAG chunk reads too';
+    const config = {
+      key: 'k', scenarioId: 's', scenarioIds: ['s'], description: 'k', placeA: 'lab1', placeB: 'lab2', cpuMemGb: 0, model: 'm', numUsers: 1, nA: 3, nB: 3, medianA: 100, medianB: 300, ratio: 1 / 3, cvA: 0.01, cvB: 0.01,
+      winner: null, logRatio: Math.log(1 / 3), standardError: 0.01, df: 4, pValue: 0.0001, withinNoise: false, flaggedA: 0, flaggedB: 0, excludedA: 0, excludedB: 0, measuredBy: ['0.2.0', '0.3.0'], mixedDefinitions: true,
+    };
+    const mixed = [{ since: '0.3.0', change }];
+    const groupRow = { key: 'decode_bytes_read', label: 'Decode bytes read', compared: 1, tested: 1, noiseUnknown: 0, geoMeanRatio: 1 / 3, verdict: null, leader: null, pValue: null, winRateA: null, winsA: 0, winsB: 0, mixedDefinitions: mixed };
+    installFakeApi({
+      'history.facets': () => facets(4),
+      'report.compare': () => ({
+        ...systemComparison({ trialsA: 3, trialsB: 3, matched: 1, unmatchedA: 0 }),
+        metrics: [
+          {
+            metric: METRIC_BY_KEY.decode_bytes_read, configs: [config], compared: 1, meanRatio: 1 / 3, geoMeanRatio: 1 / 3, medianRatio: 1 / 3, winRateA: null, winsA: 0, winsB: 0, verdict: null, leader: null,
+            tested: 1, standardError: null, df: null, pValue: null, verdictCaveat: null, withinNoise: 0, noiseUnknown: 0, medianCvA: 0.01, medianCvB: 0.01, flaggedConfigs: 0, mixedDefinitions: mixed,
+          },
+        ],
+        byCpuMem: [{ group: 'CPU 0 GiB', configs: 1, metrics: [groupRow], bestDifferentiator: null }],
+      }),
+    });
+    const w = await comparedView();
+    const cells = w.findAll('[data-test=compare-table] > tbody > tr')[0].findAll('td');
+    expect(cells[0].get('[data-test=mixed-definitions]').text()).toBe('mixed definitions †');
+    expect(cells[0].get('[data-test=mixed-definitions]').attributes('title')).toContain('measured on both sides of kvbench 0.3.0, which changed its definition');
+    expect(cells[2].text()).toBe('0.33×');
+    expect(cells[2].classes()).not.toContain('worse');
+    expect(cells[4].text()).toBe('—');
+    expect(w.get('[data-test=mixed-definitions-legend]').text()).toContain('it names no better side, p-value or win rate, and is no best differentiator');
+    expect(w.get('[data-test=compare-groups] tbody tr').findAll('td')[2].text()).toBe('mixed definitions † 0.33× (1 compared)');
+    await w.findAll('[data-test=compare-table] button').find((b) => b.text().length > 0)!.trigger('click');
+    expect(w.get('[data-test=compare-table]').text()).toContain('k (mixed definitions †)');
   });
 });
 

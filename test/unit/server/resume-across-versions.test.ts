@@ -1,0 +1,98 @@
+// A suite started by an older kvbench, resumed by this one (review rev13-upgrade #4): the resume says
+// which version started it, measured its trials and runs the rest, and where their metric
+// definitions differ it is refused unless the user consents (the CLI's --across-versions, the
+// app's Resume confirmation), in the same words. The older suite is made by rolling the stored
+// versions of a suite this kvbench ran back to 0.6.0, as an upgrade between start and resume leaves it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { suiteCommand } from '../../../src-main/cli/suite-command.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
+import type { ResponseOf, Result } from '../../../src-shared/ipc/contract.ts';
+import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
+import { resumeVersionsText } from '../../../src-shared/domain/resume-versions.ts';
+import { removeTempDirs } from '../store/fixtures.ts';
+import { runInProcess as run } from '../cli/in-process.ts';
+import { testBackend, type TestBackend } from './backend-harness.ts';
+
+const open: TestBackend[] = [];
+afterEach(async () => {
+  for (const t of open.splice(0)) await t.backend.close();
+  removeTempDirs();
+});
+
+function ok<T>(r: Result<T>): T {
+  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
+  return r.value;
+}
+
+async function idle(t: TestBackend): Promise<void> {
+  await t.waitFor('suite.finished');
+  t.events.splice(0);
+  while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+}
+
+/** A storage-only suite whose first trial ended partial (a full disk) and second completed, as kvbench `version` would have stored it. */
+async function suiteStartedBy(version: string): Promise<{ t: TestBackend; suiteId: number }> {
+  const t = await testBackend({ behaviours: ['disk-full', 'complete'] });
+  open.push(t);
+  const { suiteId } = ok(await t.backend.invoke('suite.start', { cacheDir: t.cacheDir, profile: 'smoke', trials: 2, scenarios: ['storage-only'], probe: false })) as { suiteId: number };
+  await idle(t);
+  const db = openDatabase(t.db);
+  db.prepare('UPDATE suites SET kvbench_version = ? WHERE id = ?').run(version, suiteId);
+  db.prepare('UPDATE trials SET kvbench_version = ?, measured_by_version = ? WHERE suite_id = ?').run(version, version, suiteId);
+  db.close();
+  return { t, suiteId };
+}
+
+const trialCount = (file: string): number => {
+  const db = openDatabase(file);
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM trials').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+describe('resuming a suite an older kvbench started', () => {
+  it('says the versions and the definitions that differ, and runs only with consent: the app', async () => {
+    const { t, suiteId } = await suiteStartedBy('0.6.0');
+    const check = ok(await t.backend.invoke('suite.resumeCheck', { suiteId })) as ResponseOf<'suite.resumeCheck'>;
+    expect(check).toMatchObject({ startedBy: '0.6.0', measuredBy: ['0.6.0'], now: KVBENCH_VERSION, needsConsent: true });
+    expect(check.changes.map((c) => c.metric)).toEqual(expect.arrayContaining(['storage_read_p95_ms_per_mib', 'storage_write_p95_ms_per_mib']));
+    expect(check.text).toMatch(
+      new RegExp(`^suite ${suiteId} was started by kvbench 0\\.6\\.0 \\(its complete trials were measured by kvbench 0\\.6\\.0\\); the trials left run on kvbench ${KVBENCH_VERSION.replace(/\./g, '\\.')}, whose definitions differ for .*storage_write_p95_ms_per_mib.* \\(changed in 0\\.7\\.0\\)`),
+    );
+
+    const refused = await t.backend.invoke('suite.resume', { suiteId });
+    expect(refused).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    expect(!refused.ok && refused.error.message).toBe(`${check.text}. Resume it anyway from History, whose Resume asks you to confirm it, or start a new suite so that every trial is measured by kvbench ${KVBENCH_VERSION}`);
+    expect(trialCount(t.db)).toBe(2); // nothing ran
+
+    ok(await t.backend.invoke('suite.resume', { suiteId, acrossVersions: true }));
+    expect(await t.waitFor('suite.finished')).toMatchObject({ counts: { complete: 1, partial: 0 } });
+    expect(trialCount(t.db)).toBe(3);
+  });
+
+  it('is refused by kvbench suite --resume without --across-versions, in the same words, before anything is detected or run', async () => {
+    const { t, suiteId } = await suiteStartedBy('0.6.0');
+    const check = ok(await t.backend.invoke('suite.resumeCheck', { suiteId })) as ResponseOf<'suite.resumeCheck'>;
+    await t.backend.close();
+    open.splice(0);
+    const r = await run(() => suiteCommand(['--resume', String(suiteId), '--db', t.db]));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`kvbench suite: ${check.text}. Resume it anyway with --across-versions, or start a new suite so that every trial is measured by kvbench ${KVBENCH_VERSION}\n`);
+    expect(r.stderr).not.toMatch(/Detecting hardware/);
+    expect(trialCount(t.db)).toBe(2);
+    const misplaced = await run(() => suiteCommand(['--cache-dir', t.cacheDir, '--across-versions', '--plan', '--db', t.db]));
+    expect(misplaced.code).toBe(1);
+    expect(misplaced.stderr).toContain('--across-versions is for --resume');
+  });
+
+  it('says nothing where this kvbench started the suite, and only the versions where no definition differs', async () => {
+    const { t, suiteId } = await suiteStartedBy(KVBENCH_VERSION);
+    expect(ok(await t.backend.invoke('suite.resumeCheck', { suiteId }))).toMatchObject({ text: null, needsConsent: false, changes: [] });
+    // Text only: a version whose definitions are this one's (none of the listed changes lies between them).
+    expect(resumeVersionsText({ suiteId: 4, startedBy: '0.7.0', measuredBy: ['0.7.0'], now: '0.7.1', changes: [] })).toBe(
+      'suite 4 was started by kvbench 0.7.0 (its complete trials were measured by kvbench 0.7.0); the trials left run on kvbench 0.7.1; no metric its complete trials have changed definition between these versions',
+    );
+  });
+});
