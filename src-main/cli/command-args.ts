@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import { splitList } from '../export/selection.ts';
+import { labelTextSchema } from '../../src-shared/domain/label-text.ts';
+import { splitList, type SelectionFlags } from '../export/selection.ts';
 import { numberText, type NumberKind, type NumberSyntax } from '../util/number-text.ts';
 
 /**
@@ -92,6 +93,40 @@ export function intFlag(flag: string, text: string | undefined, errors: string[]
 /** A decimal number flag (2, 0.5, .5, 1e3; no hex or Infinity, no blanks unless `syntax: 'python'`), as intFlag. */
 export function numberFlag(flag: string, text: string | undefined, errors: string[], options: NumericFlagOptions = {}): number | undefined {
   return numericFlag('decimal', flag, text, errors, options);
+}
+
+/**
+ * `--NAME must not be empty` for each of `flags` given an empty value: '' or blanks, or for a flag in
+ * `lists` (split at commas) nothing but commas and blanks. An empty path resolves to the current
+ * directory (`probe --dir ''` probed it, writing its files there) or falls back to the default
+ * (`--db ''`), and an empty filter selects everything: none of it what a script whose variable was
+ * unset meant. Worded as kvbench run refuses `--cache-dir ''`. `values` are the parsed flags.
+ */
+export function emptyValueErrors(values: Readonly<Record<string, unknown>>, flags: readonly string[], lists: readonly string[] = []): string[] {
+  return flags.filter((name) => [values[name]].flat().some((v) => typeof v === 'string' && (lists.includes(name) ? splitList(v) === undefined : v.trim() === ''))).map((name) => `--${name} must not be empty`);
+}
+
+/** The trial filters history, export and report share, as SelectionFlags names them; those split at commas. */
+const SELECTION_FLAGS = ['system', 'drive', 'label', 'scenario', 'status', 'model', 'since', 'until'] as const satisfies readonly (keyof SelectionFlags)[];
+const SELECTION_LIST_FLAGS = ['system', 'drive', 'scenario', 'status'] as const;
+
+/** The filters given empty (emptyValueErrors): refused, not read as "no filter" (`--system "$SYS"` with SYS unset exported every system). */
+export function emptyFilterErrors(values: Readonly<Record<string, unknown>>): string[] {
+  return emptyValueErrors(values, SELECTION_FLAGS, SELECTION_LIST_FLAGS);
+}
+
+/**
+ * Refusals for the label flags given (labelTextSchema: at most LABEL_MAX_CHARS characters, no control
+ * characters, line breaks or bidirectional overrides), as the app's API refuses them: a label is
+ * printed in tables and messages, where an ESC sequence drove the terminal and a newline forged a row.
+ */
+export function labelFlagErrors(values: Readonly<Record<string, unknown>>, flags: readonly string[]): string[] {
+  return flags.flatMap((name) =>
+    [values[name]].flat().flatMap((v) => {
+      const r = typeof v === 'string' ? labelTextSchema(`--${name}`).safeParse(v) : null;
+      return r === null || r.success ? [] : r.error.issues.map((i) => i.message);
+    }),
+  );
 }
 
 /**

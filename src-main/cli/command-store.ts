@@ -6,6 +6,7 @@ import type { Store } from '../store/store.ts';
 import { backfillNotice, openStoreAndRecover } from '../suite/services.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
+import { emptyValueErrors } from './command-args.ts';
 
 /**
  * Why a command that only reads what is stored refuses `dbPath`, or null; `missing` where no file is
@@ -88,6 +89,12 @@ export async function withCommandStore(
   },
   fn: (store: Store) => Promise<number> | number,
 ): Promise<number> {
+  // `--db ''` (a script's unset variable) would be the default database: another one than meant.
+  const empty = emptyValueErrors({ db: dbFlag }, ['db']);
+  if (empty.length > 0) {
+    process.stderr.write(`kvbench ${command}: ${empty[0]}\n`);
+    return 1;
+  }
   const dbPath = resolveDatabasePath(dbFlag);
   const refused = opts.readOnly || opts.mustExist ? refusedForReading(command, dbFlag, dbPath) : null;
   if (refused !== null) {

@@ -1,6 +1,7 @@
 // `kvbench endpoint`: the real-engine benchmark. Replays a workload file against an OpenAI-compatible
 // serving endpoint (vLLM, TensorRT-LLM's trtllm-serve, SGLang), stores the run under a system label,
 // compares two systems side by side, exports runs. See docs/endpoint.md.
+import { printableLines } from '../../src-shared/domain/label-text.ts';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -29,7 +30,7 @@ import { defaultMetricsUrls } from '../endpoint/server-metrics.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import type { Store } from '../store/store.ts';
 import { openStoreAndRecover } from '../suite/services.ts';
-import { intFlag, intListFlag, numberFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, intFlag, intListFlag, numberFlag, parseCommandArgs } from './command-args.ts';
 import { backfillOnStderr, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
@@ -96,7 +97,7 @@ partial).
 `;
 
 function err(msg: string): number {
-  process.stderr.write(`kvbench endpoint: ${msg}\n`);
+  process.stderr.write(`kvbench endpoint: ${printableLines(msg)}\n`);
   return EXIT_FAILED;
 }
 
@@ -201,7 +202,9 @@ async function runSub(argv: string[]): Promise<number> {
   if (typeof flags === 'number') return flags;
   const a = flags.values;
   const errors: string[] = [];
-  for (const f of ['url', 'model', 'workload', 'system-label'] as const) if (!a[f]) errors.push(`the following argument is required: --${f}`);
+  for (const f of ['url', 'model', 'workload', 'system-label'] as const) if (a[f] === undefined) errors.push(`the following argument is required: --${f}`);
+  // Given but empty: refused once, in the words of the schema's own checks (the list is de-duplicated).
+  errors.push(...emptyValueErrors(a, ['url', 'model', 'workload', 'system-label', 'output', 'db']));
   let baseUrl = '';
   if (a.url) {
     try {
@@ -444,6 +447,7 @@ values; one run: its value). Warnings name what differs between the runs.
     return EXIT_OK;
   }
   if (p.positionals.length !== 2) return err('compare: give two system labels: kvbench endpoint compare LABEL_A LABEL_B');
+  if (p.positionals.some((label) => label.trim() === '')) return err('compare: LABEL_A and LABEL_B must not be empty');
   const [labelA, labelB] = p.positionals;
   let runsA: number[] | undefined;
   let runsB: number[] | undefined;
@@ -456,7 +460,7 @@ values; one run: its value). Warnings name what differs between the runs.
   try {
     return await withReadStore('compare', a.db, (s) => {
       const c = compareLabels(s, labelA, labelB, { includePartial: a['include-partial'], latestOnly: a.latest, runIdsA: runsA, runIdsB: runsB });
-      process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : `${formatComparison(c)}\n`);
+      process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : `${printableLines(formatComparison(c))}\n`);
       return EXIT_OK;
     });
   } catch (e) {
@@ -485,7 +489,7 @@ async function listSub(argv: string[]): Promise<number> {
     process.stdout.write('Usage: kvbench endpoint list [--label L ...] [--limit N] [--json] [--db PATH]\n');
     return EXIT_OK;
   }
-  const errors: string[] = [];
+  const errors = emptyValueErrors(a, ['label', 'db'], ['label']);
   const limit = intFlag('--limit', a.limit, errors, { min: 1 }) ?? 50;
   if (errors.length > 0) return err(`list: ${errors.join('; ')}`);
   try {
@@ -525,7 +529,7 @@ async function showSub(argv: string[]): Promise<number> {
         process.stdout.write(`${JSON.stringify({ ...r, ...(p.values.requests ? { requests: reqs } : {}) }, null, 2)}\n`);
         return EXIT_OK;
       }
-      process.stdout.write(`${formatRun(r)}\n`);
+      process.stdout.write(`${printableLines(formatRun(r))}\n`);
       if (p.values.requests) {
         process.stdout.write('\n');
         for (const q of reqs) {
@@ -576,7 +580,9 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
 `);
     return EXIT_OK;
   }
-  if (!a.out) return err('export: --out FILE is required');
+  const empty = emptyValueErrors(a, ['out', 'format', 'label', 'run', 'status', 'db'], ['label', 'run', 'status']);
+  if (empty.length > 0) return err(`export: ${empty.join('; ')}`);
+  if (a.out === undefined) return err('export: --out FILE is required');
   const format = (a.format ?? endpointFormatFromPath(a.out)) as EndpointExportFormat | null;
   if (format === null || !(ENDPOINT_EXPORT_FORMATS as readonly string[]).includes(format)) {
     // A folder has no extension to take the format from: what is wrong there is --out, so say that.

@@ -1,5 +1,6 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration;
 // with `--content report`, the report's table as CSV (the file the app's Report page saves as Report CSV).
+import { printableLines } from '../../src-shared/domain/label-text.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
@@ -7,7 +8,7 @@ import { buildExportModel } from '../export/export-model.ts';
 import { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportContent, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
 import { selectionFromFlags } from '../export/selection.ts';
-import { intListFlag, parseCommandArgs } from './command-args.ts';
+import { emptyFilterErrors, emptyValueErrors, intListFlag, parseCommandArgs } from './command-args.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
@@ -64,6 +65,11 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
   const out = a.out;
+  const empty = [...emptyValueErrors(a, ['out', 'db']), ...emptyFilterErrors(a)];
+  if (empty.length > 0) {
+    process.stderr.write(`kvbench export: ${empty.join('; ')}\n`);
+    return 1;
+  }
   if (!out) {
     process.stderr.write(`kvbench export: --out FILE is required\n\n${EXPORT_USAGE}`);
     return 1;
@@ -134,7 +140,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
         whereToLook: SUITES_WHERE_TO_LOOK,
       });
     } catch (err) {
-      process.stderr.write(`kvbench export: ${(err as Error).message}\n`);
+      process.stderr.write(`kvbench export: ${printableLines((err as Error).message)}\n`);
       return 1;
     }
     try {

@@ -1,4 +1,5 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
+import { printableLines } from '../../src-shared/domain/label-text.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
@@ -6,7 +7,7 @@ import { cautionsOf, ramBackingText } from '../export/report-model.ts';
 import { suiteOutcome, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { requireSuites } from '../export/export-model.ts';
 import { resolveSelection, selectionFromFlags } from '../export/selection.ts';
-import { intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
+import { emptyFilterErrors, emptyValueErrors, intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
 export const HISTORY_USAGE = `Usage: kvbench history [filters] [--json]
        kvbench history --suites | --systems
@@ -21,7 +22,9 @@ Lists stored trials, newest first.
   --scenario a,b       only these scenarios
   --status s,t         running, complete, partial, failed, aborted
   --model M            only this model
-  --since DATE         started at or after (YYYY-MM-DD or ISO 8601; UTC unless an offset is given)
+  --since DATE         started at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]; UTC unless Z or
+                       an offset such as +01:00 is given; other forms, and days that do not
+                       exist, are refused)
   --until DATE         started at or before (a bare date: through the end of that day)
   --limit N            at most N trials (default 50; 0 = all)
   --suites             list suites instead (of the filters, only --system, --label and --limit apply)
@@ -112,7 +115,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench history: ${listingError}\n`);
     return 1;
   }
-  const errors: string[] = [];
+  const errors = [...emptyValueErrors(a, ['db']), ...emptyFilterErrors(a)];
   const limit = intFlag('--limit', a.limit, errors, { min: 0 }) ?? 0;
   const suiteIds = intListFlag('--suite', a.suite, errors, { min: 1 });
   if (errors.length > 0) {
@@ -209,7 +212,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
       if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
       return 0;
     } catch (err) {
-      process.stderr.write(`kvbench history: ${(err as Error).message}\n`);
+      process.stderr.write(`kvbench history: ${printableLines((err as Error).message)}\n`);
       return 1;
     }
   });

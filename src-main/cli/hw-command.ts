@@ -4,7 +4,7 @@ import { detectHardware } from '../hardware/detect-hardware.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { formatAdvice, formatHardware, SAID_BY_HW_TABLE } from '../hardware/format-hardware.ts';
 import { ENGINE_HAS_GPU_TIER } from '../suite/planner.ts';
-import { numberFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, numberFlag, parseCommandArgs } from './command-args.ts';
 
 export const HW_USAGE = `Usage: kvbench hw [--cache-dir DIR] [--json] [--probe [--probe-seconds S]]
 
@@ -37,7 +37,7 @@ export async function hwCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  const errors: string[] = [];
+  const errors = emptyValueErrors(a, ['cache-dir']);
   const probeSeconds = numberFlag('--probe-seconds', a['probe-seconds'], errors, { above: 0, max: 600 }) ?? 3;
   if (errors.length > 0) {
     process.stderr.write(`kvbench hw: ${errors.join('; ')}\n`);

@@ -4,7 +4,7 @@ import { explainWriteFailure } from '../store/disk-full.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { cautionsOf } from '../export/report-model.ts';
 import { withCommandStore } from './command-store.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, labelFlagErrors, parseCommandArgs } from './command-args.ts';
 
 export const IMPORT_USAGE = `Usage: kvbench import FILE... --system LABEL [--run-flags "FLAGS"] [--scenario ID] [--drive LABEL]
 
@@ -57,9 +57,11 @@ export async function importCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  const errors: string[] = [];
+  // Given but empty is refused, not read as "none" or the default (a script's unset variable).
+  const errors = [...emptyValueErrors(a, ['system', 'scenario', 'drive', 'label', 'db']), ...labelFlagErrors(a, ['system', 'drive', 'label'])];
   if (parsed.positionals.length === 0) errors.push('name at least one results JSON file');
-  if (!a.system) errors.push('--system LABEL is required (which system the results come from)');
+  if (parsed.positionals.some((file) => file.trim() === '')) errors.push('a results file name must not be empty');
+  if (a.system === undefined) errors.push('--system LABEL is required (which system the results come from)');
   if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${a.scenario}'`);
   let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
   if (a['run-flags'] !== undefined) {

@@ -5,7 +5,7 @@ import { formatBytesPerSecAsGBps, formatIntegerGrouped, formatNsAsMs, formatNsAs
 import { MergeError, mergeRanks, type MergedRanks } from '../export/merge-ranks.ts';
 import { mergedResultsFile } from '../export/merged-results-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { intFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, intFlag, parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
 
 export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE] [--world-size N]
@@ -47,9 +47,11 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     return EXIT_FAILED;
   }
   const read: { file: string; results: unknown }[] = [];
-  const problems: string[] = [];
+  const problems = emptyValueErrors(parsed.values, ['output']);
+  if (files.some((file) => file.trim() === '')) problems.push("a rank's results file name must not be empty");
   const worldSize = intFlag('--world-size', parsed.values['world-size'], problems, { min: 1 });
   for (const file of files) {
+    if (file.trim() === '') continue;
     try {
       read.push({ file, results: JSON.parse(fs.readFileSync(file, 'utf8')) });
     } catch (err) {

@@ -15,7 +15,7 @@ import { ProbeToHostSchema, type HostToProbe, type ProbeResult } from '../engine
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX } from '../engine/probe/raw-limit-probe.ts';
 import { SYSTEM_DIRECTORIES_TEXT, systemDirectoryError } from '../engine/config/system-directories.ts';
-import { numberFlag } from './command-args.ts';
+import { emptyValueErrors, numberFlag } from './command-args.ts';
 import { wrapText } from './help-text.ts';
 import { outputFileProblem, writeFileAtomic } from '../util/write-file-atomic.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
@@ -80,13 +80,15 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
     return { ok: false, errors: [(err as Error).message] };
   }
   if (values.help) return { ok: 'help' };
-  const errors: string[] = [];
+  // An empty --dir is the current directory, which the probe would fill: refused, as --output.
+  const errors = emptyValueErrors(values, ['dir', 'output']);
   const str = (k: string): string | undefined => values[k] as string | undefined;
+  const dirEmpty = str('dir')?.trim() === '';
   const sizeGib = numberFlag('--size-gib', str('size-gib'), errors);
   const only = str('only');
   if (only !== undefined && !(PROBE_PHASES as readonly string[]).includes(only)) errors.push(`--only must be write or read (got '${only}')`);
   const raw: Record<string, unknown> = {
-    dir: str('dir') === undefined ? '' : path.resolve(cwd, str('dir')!),
+    dir: str('dir') === undefined || dirEmpty ? '' : path.resolve(cwd, str('dir')!),
     ioChunkMib: numberFlag('--io-chunk-mib', str('io-chunk-mib'), errors),
     ioDepth: numberFlag('--io-depth', str('io-depth'), errors),
     durationS: numberFlag('--duration', str('duration'), errors),
@@ -105,7 +107,9 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   }
   // Every problem at once: a flag that failed conversion was left out, so validation sees its default.
   const v = validateProbeOptions(raw);
-  if (errors.length > 0 || !v.ok) return { ok: false, errors: [...errors, ...(v.ok ? [] : v.errors)] };
+  // An empty --dir is refused above: not also "--dir is required".
+  const optionErrors = v.ok ? [] : v.errors.filter((e) => !(dirEmpty && e === '--dir is required'));
+  if (errors.length > 0 || !v.ok) return { ok: false, errors: [...errors, ...optionErrors] };
   const output = str('output');
   if (output !== undefined) {
     const problem = outputFileProblem(path.resolve(cwd, output));

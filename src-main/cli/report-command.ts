@@ -1,12 +1,13 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
+import { printableLines } from '../../src-shared/domain/label-text.ts';
 import { suiteOutcome, type SuiteRecord, type TrialFilter } from '../../src-shared/domain/store-types.ts';
 import { quoteLabel } from '../../src-shared/domain/places.ts';
 import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { comparisonSides, resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
-import { intListFlag, parseCommandArgs } from './command-args.ts';
+import { emptyFilterErrors, emptyValueErrors, intListFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID[,ID…] | [--system REF | --all] [--label TEXT]] [options]
@@ -86,7 +87,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${stated}\n`);
     return 1;
   }
-  const suiteErrors: string[] = [];
+  const suiteErrors = [...emptyValueErrors(a, ['db']), ...emptyFilterErrors(a)];
   const suiteIds = intListFlag('--suite', a.suite, suiteErrors, { min: 1 });
   if (suiteErrors.length > 0) {
     process.stderr.write(`kvbench report: ${suiteErrors.join('; ')}\n`);
@@ -127,6 +128,10 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${a.compare ? `--compare needs exactly two ${kind === 'label' ? 'suite labels' : kind === 'drive' ? 'drives' : 'systems (or drives, or suite labels)'}: A B` : `unexpected argument(s): ${parsed.positionals.join(' ')}`}\n`);
     return 1;
   }
+  if (a.compare && parsed.positionals.some((ref) => ref.trim() === '')) {
+    process.stderr.write("kvbench report: --compare's A and B must not be empty\n");
+    return 1;
+  }
   return withCommandStore('report', a.db, { readOnly: true }, async (store) => {
     try {
       // Checked as history and export check them: an unknown id is refused, not an empty report.
@@ -135,7 +140,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
         const [refA, refB] = parsed.positionals;
         const sides = comparisonSides(store, kind, refA, refB, { scenarioIds, suiteLabel: labelFilter?.[0] });
         const c = buildSystemComparison(sides.a, sides.b, { match, kind, excludeFlagged: a['exclude-flagged'], suiteLabel: sides.suiteLabel });
-        process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : formatComparison(c, { perConfig: a['per-config'] }));
+        process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : printableLines(formatComparison(c, { perConfig: a['per-config'] })));
         return 0;
       }
       // The store filter of the chosen trials, each reference in it resolved once.
@@ -181,12 +186,13 @@ export async function reportCommand(argv: string[]): Promise<number> {
         process.stdout.write(`${JSON.stringify({ title, scenarios: report, tiers }, null, 2)}\n`);
         return 0;
       }
-      process.stdout.write(`${title}\n${trials.length} trial(s).\n\n`);
-      process.stdout.write(formatScenarioReport(report, { allMetrics: a['all-metrics'] }));
-      process.stdout.write(`\n${formatTierComparison(tiers)}`);
+      // Stored labels (kept from before labels were checked) are quoted in headings and notes: printable.
+      process.stdout.write(printableLines(`${title}\n${trials.length} trial(s).\n\n`));
+      process.stdout.write(printableLines(formatScenarioReport(report, { allMetrics: a['all-metrics'] })));
+      process.stdout.write(printableLines(`\n${formatTierComparison(tiers)}`));
       return 0;
     } catch (err) {
-      process.stderr.write(`kvbench report: ${(err as Error).message}\n`);
+      process.stderr.write(`kvbench report: ${printableLines((err as Error).message)}\n`);
       return 1;
     }
   });

@@ -8,7 +8,7 @@ import { createBackend } from '../server/backend.ts';
 import { isLoopbackHost, isWildcardHost, startHttpServer, urlHostOf } from '../server/http-server.ts';
 import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
-import { intFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, intFlag, parseCommandArgs } from './command-args.ts';
 import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 
 export const DEFAULT_SERVE_PORT = 8642;
@@ -59,7 +59,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  const errors: string[] = [];
+  const errors = emptyValueErrors(a, ['db', 'settings', 'renderer']);
   const port = intFlag('--port', a.port, errors, { min: 0, max: 65535 }) ?? 0;
   if (!isLoopbackHost(a.host) && !a['allow-remote']) errors.push(`--host ${a.host} is not a loopback address: add --allow-remote to listen there (plain HTTP; prefer an SSH tunnel)`);
   const token = a.token ?? process.env.KVBENCH_SERVE_TOKEN ?? randomBytes(24).toString('hex');
@@ -67,7 +67,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const tokenSource = a.token !== undefined ? '--token' : 'KVBENCH_SERVE_TOKEN';
   if (!/^[0-9a-f]{32,}$/i.test(token)) errors.push(`${tokenSource} must be at least 32 hexadecimal digits`);
   const rendererDir = path.resolve(a.renderer ?? RENDERER_DIR);
-  if (!fs.existsSync(path.join(rendererDir, 'index.html'))) errors.push(`the renderer is not built (${rendererDir} has no index.html): run npm run build:renderer first`);
+  if (a.renderer?.trim() !== '' && !fs.existsSync(path.join(rendererDir, 'index.html'))) errors.push(`the renderer is not built (${rendererDir} has no index.html): run npm run build:renderer first`);
   if (errors.length > 0) {
     process.stderr.write(`kvbench serve: ${errors.join('\n  ')}\n`);
     return 1;

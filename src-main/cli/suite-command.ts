@@ -19,7 +19,7 @@ import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
 import { splitList } from '../export/selection.ts';
-import { intFlag, numberFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, intFlag, labelFlagErrors, numberFlag, parseCommandArgs } from './command-args.ts';
 import { backfillOnStderr } from './command-store.ts';
 import { wrapText } from './help-text.ts';
 import { SYSTEM_DIRECTORIES_TEXT } from '../engine/config/system-directories.ts';
@@ -279,7 +279,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  const errors: string[] = [];
+  // Given but empty is refused: `--scenarios ,` planned every scenario, `--db ''` used the default database.
+  const errors = [...emptyValueErrors(a, ['db', 'label', 'model', 'scenarios'], ['scenarios']), ...labelFlagErrors(a, ['label'])];
   const resumeId = intFlag('--resume', a.resume, errors, { min: 1 });
   // Only the conversion here: the planner's own checks (planOptionErrors) judge the ranges.
   const trials = numberFlag('--trials', a.trials, errors);

@@ -4,7 +4,7 @@ import { WorkloadGenerateParamsSchema, type WorkloadGenerateParams } from '../..
 import { generateWorkload, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS, type WarmupRepeats } from '../engine/workload/sources/workload-file.ts';
 import { argparseInvalidValue } from '../util/number-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { intFlag, numberFlag, type NumericFlagOptions } from './command-args.ts';
+import { emptyValueErrors, intFlag, numberFlag, type NumericFlagOptions } from './command-args.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -99,7 +99,9 @@ export function parseWorkloadGenerateArgs(argv: readonly string[], cwd = process
       continue;
     }
     if (def.kind === 'path') {
-      raw[def.key] = path.resolve(cwd, values[0]);
+      // An empty path would be the current directory: refused in kvbench run's words.
+      if (values[0].trim() === '') errors.push(...emptyValueErrors({ [def.flag.slice(2)]: values[0] }, [def.flag.slice(2)]));
+      else raw[def.key] = path.resolve(cwd, values[0]);
       continue;
     }
     // The reference's argparse `type=int` / `type=float`: Python's spelling and argparse's refusal

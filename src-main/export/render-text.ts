@@ -2,6 +2,7 @@
 import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, pooledOverText, withoutHistogramsText, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
+import { printable } from '../../src-shared/domain/label-text.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
@@ -16,7 +17,10 @@ const GIB = 1024 ** 3;
  * A plain-text table: the first `left` columns (or the listed column indices) left-aligned, the
  * rest right-aligned, every line prefixed by `indent`.
  */
-export function table(headers: readonly string[], rows: readonly (readonly string[])[], left: number | readonly number[] = 1, indent = ''): string {
+export function table(headers: readonly string[], tableRows: readonly (readonly string[])[], left: number | readonly number[] = 1, indent = ''): string {
+  // A cell may quote a stored label (one kept from before labels were checked): a newline in it
+  // would forge a row, an ESC sequence drive the terminal.
+  const rows = tableRows.map((r) => r.map((c) => (c === undefined ? c : printable(c))));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const isLeft = (i: number): boolean => (typeof left === 'number' ? i < left : left.includes(i));
   const fmt = (cells: readonly string[]): string =>

@@ -2,6 +2,7 @@
 // and (next) the app, resolved against the store.
 import { IMPORTED_SCENARIO_ID, MULTI_HOST_SCENARIO_ID, SCENARIO_IDS } from '../../src-shared/domain/scenarios.ts';
 import { TRIAL_ROW_STATUSES, type ComparisonKind, type TrialFilter, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
+import { printable } from '../../src-shared/domain/label-text.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 
@@ -23,18 +24,47 @@ export interface Selection {
 const DAY_MS = 86_400_000;
 
 /**
+ * The forms --since/--until take: a date, or a date and time (seconds and a fraction optional) with
+ * an optional zone (Z, ±HH:MM, ±HHMM, ±HH). Nothing else: JavaScript's Date read `0` as 2000-01-01,
+ * `12` as 2001-12-01, `2026-02-30` as 2 March, and `99999-01-01` as a year whose text sorted before
+ * every stored one, so a typo selected a different span without a word.
+ */
+const DATE_FORM = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/** The earliest and latest instants a stored start time (a four-digit year, UTC) can have: the bounds a zone may push a value past. */
+const EARLIEST = new Date(0);
+EARLIEST.setUTCFullYear(0, 0, 1);
+const LATEST = new Date(0);
+LATEST.setUTCFullYear(9999, 11, 31);
+LATEST.setUTCHours(23, 59, 59, 999);
+
+/**
  * A --since/--until value as the UTC instant the stored start times are compared with. Times are
  * UTC unless they carry an offset (as the listings show them); a bare date given to --until means
- * the end of that day, so `--until 2026-11-24` includes the trials of the 24th.
+ * the end of that day, so `--until 2026-11-24` includes the trials of the 24th. Another form, or a
+ * day or time that does not exist (2026-02-30, 24:00), is refused with the flag named.
  */
 export function isoDate(s: string, flag: '--since' | '--until'): string {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(s);
-  const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(s);
-  const text = dateOnly ? `${s}T00:00:00Z` : /^\d{4}-\d{2}-\d{2}[T ]\d/.test(s) && !hasZone ? `${s.replace(' ', 'T')}Z` : s;
-  const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new StoreError('VALIDATION', `${flag} must be a date (YYYY-MM-DD or ISO 8601), got '${s}'`);
-  if (dateOnly && flag === '--until') return new Date(d.getTime() + DAY_MS - 1).toISOString();
-  return d.toISOString();
+  const m = DATE_FORM.exec(s.trim());
+  const shown = printable(s);
+  if (m === null) throw new StoreError('VALIDATION', `${flag} must be a date (YYYY-MM-DD or ISO 8601, e.g. 2026-11-24 or 2026-11-24T09:00+01:00), got '${shown}'`);
+  const [, y, mo, d, h = '0', mi = '0', sec = '0', frac = '', zone = 'Z'] = m;
+  const [year, month, day, hour, minute, second] = [y, mo, d, h, mi, sec].map(Number);
+  const t = new Date(0);
+  t.setUTCFullYear(year, month - 1, day); // not Date.UTC, which reads years 0–99 as 1900–1999
+  const realDay = t.getUTCFullYear() === year && t.getUTCMonth() === month - 1 && t.getUTCDate() === day;
+  t.setUTCHours(hour, minute, second, Number(frac.padEnd(3, '0').slice(0, 3)));
+  const zoneMatch = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
+  const zoneHours = zoneMatch === null ? 0 : Number(zoneMatch[2]);
+  const zoneMinutes = zoneMatch === null ? 0 : Number(zoneMatch[3] ?? '0');
+  if (!realDay || hour > 23 || minute > 59 || second > 59 || zoneHours > 23 || zoneMinutes > 59) {
+    throw new StoreError('VALIDATION', `${flag} ${shown} is not a real ${realDay ? 'time' : 'date'}${realDay ? ' (hours 00–23, minutes and seconds 00–59, offsets up to ±23:59)' : ''}`);
+  }
+  let ms = t.getTime() - (zoneMatch === null ? 0 : (zoneMatch[1] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes) * 60_000);
+  if (m[4] === undefined && flag === '--until') ms += DAY_MS - 1;
+  // An offset may carry a value past year 0 or 9999, where toISOString writes six-digit years that
+  // sort wrongly against the stored four-digit ones: every stored time lies between these.
+  return new Date(Math.min(Math.max(ms, EARLIEST.getTime()), LATEST.getTime())).toISOString();
 }
 
 /** The selection as a store filter; system and drive references resolved to ids. */

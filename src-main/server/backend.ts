@@ -265,11 +265,6 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
   }
 }
 
-/** Date-only `until` includes that whole day. */
-function untilOf(s: string): string {
-  return /^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T23:59:59.999Z` : s;
-}
-
 function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
   return {
     ...(sel.suiteIds?.length ? { suiteIds: sel.suiteIds } : {}),
@@ -280,7 +275,8 @@ function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
     ...(sel.statuses?.length ? { statuses: sel.statuses } : {}),
     ...(sel.model ? { model: sel.model } : {}),
     ...(sel.since ? { since: sel.since } : {}),
-    ...(sel.until ? { until: untilOf(sel.until) } : {}),
+    // A date-only `until` includes that whole day (isoDate), as --until does.
+    ...(sel.until ? { until: sel.until } : {}),
   };
 }
 

@@ -26,6 +26,7 @@ import {
   type Distribution,
   type EndpointComparison,
 } from '../domain/endpoint.ts';
+import { labelTextSchema } from '../domain/label-text.ts';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
 import { PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
@@ -123,10 +124,14 @@ export const SelectionSchema = z.strictObject({
   suiteLabels: z.array(z.string().trim().min(1).max(200)).max(100).optional(),
   scenarioIds: z.array(z.string().min(1)).max(100).optional(),
   statuses: z.array(trialRowStatus).max(10).optional(),
-  model: z.string().min(1).optional(),
-  /** Dates (YYYY-MM-DD) or ISO timestamps; `until` as a date includes that whole day. */
-  since: z.string().min(1).optional(),
-  until: z.string().min(1).optional(),
+  model: z.string().trim().min(1).optional(),
+  /**
+   * Dates (YYYY-MM-DD) or ISO 8601 date-times, as --since/--until take them (isoDate refuses other
+   * forms and days that do not exist); `until` as a date includes that whole day. An empty string is
+   * refused (VALIDATION), not read as "no filter": leave the key out for that.
+   */
+  since: z.string().trim().min(1).optional(),
+  until: z.string().trim().min(1).optional(),
 });
 export type Selection = z.infer<typeof SelectionSchema>;
 
@@ -632,7 +637,7 @@ export const CONTRACT = {
     response: z.object({ plan: SuitePlanSchema, hardware: HardwareProfileSchema, advice: z.array(AdviceSchema) }),
   },
   'suite.start': {
-    request: PlanRequestSchema.extend({ label: z.string().max(200).nullable().optional() }).strict(),
+    request: PlanRequestSchema.extend({ label: labelTextSchema('label').nullable().optional() }).strict(),
     response: z.object({ suiteId: int }),
   },
   'suite.cancel': { request: empty, response: z.object({ cancelled: z.boolean() }) },
@@ -770,12 +775,12 @@ export const CONTRACT = {
         .refine((files) => files.reduce((n, f) => n + f.text.length, 0) <= MAX_IMPORT_TOTAL_CHARS, {
           message: `the files hold more than ${MAX_IMPORT_TOTAL_CHARS / 1024 / 1024} Mi characters in all: import them in smaller groups`,
         }),
-      systemLabel: z.string().trim().min(1).max(200),
-      driveLabel: z.string().trim().max(200).nullable().optional(),
+      systemLabel: labelTextSchema('systemLabel').min(1),
+      driveLabel: labelTextSchema('driveLabel').nullable().optional(),
       scenarioId: z.string().min(1).optional(),
       /** The kv-cache.py / kvbench run flags the files were produced with. */
       runFlags: z.string().max(4000).nullable().optional(),
-      label: z.string().max(200).nullable().optional(),
+      label: labelTextSchema('label').nullable().optional(),
     }),
     response: z.object({
       suiteId: int,

@@ -87,11 +87,5 @@ export function crOnlyLineEndings(file: string, lineNo: number): Error {
   return inputError(file, lineNo, 'the lines end in CR alone (classic Mac line endings): convert them to LF or CR LF (e.g. tr "\\r" "\\n")');
 }
 
-/**
- * `text` safe to quote in a message: control characters (C0, DEL, C1), line and paragraph
- * separators and bidirectional overrides are written as `\u{…}`, so a quoted line from a binary or
- * hostile file cannot drive the terminal.
- */
-export function printable(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`);
-}
+// Quoting a line of a file in a message: one rule with the labels' (src-shared/domain/label-text.ts).
+export { printable } from '../../../../src-shared/domain/label-text.ts';

@@ -1,0 +1,56 @@
+/**
+ * What a label a user gives (a system, drive or suite label) may hold, and how text from outside is
+ * made safe to print. Labels are shown raw in terminal tables and messages: an ESC sequence in one
+ * cleared the screen, a newline made a fake row of `kvbench history`, and a bidirectional override
+ * reverses what follows it. Pure TypeScript: no Node, no DOM.
+ */
+import { z } from 'zod';
+
+/** The longest system, drive or suite label taken (the app's fields and the command line alike). */
+export const LABEL_MAX_CHARS = 200;
+
+/** Control characters (C0, DEL, C1), line and paragraph separators and bidirectional overrides/isolates. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const codePoint = (ch: string): string => `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * `text` safe to quote in a message or a table cell: every unprintable character (UNPRINTABLE) is
+ * written as `\u{…}`, so a quoted line from a binary or hostile file, or a label stored before labels
+ * were checked, cannot drive the terminal or break a line.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`);
+}
+
+/** As printable, but line breaks and tabs are kept: for a whole text (a report) whose parts may quote stored labels. */
+export function printableLines(text: string): string {
+  return text.replace(UNPRINTABLE, (ch) => (ch === '\n' || ch === '\t' ? ch : `\\u{${ch.charCodeAt(0).toString(16)}}`));
+}
+
+/**
+ * Why `label` cannot be stored as `what` ("--system", "systemLabel"), or null: it holds a control
+ * character or a bidirectional override, named by code point.
+ */
+export function labelTextProblem(what: string, label: string): string | null {
+  const found = label.match(UNPRINTABLE);
+  if (found === null) return null;
+  const named = [...new Set(found)].slice(0, 3).map(codePoint).join(', ');
+  return `${what} must not hold control characters, line breaks or bidirectional overrides (found ${named})`;
+}
+
+/**
+ * A label as the API and the command line take it: trimmed, at most `maxChars` (default
+ * LABEL_MAX_CHARS), and printable
+ * (labelTextProblem). Empty is refused by `.min(1)` where the caller requires one.
+ */
+export function labelTextSchema(what: string, maxChars = LABEL_MAX_CHARS) {
+  return z
+    .string()
+    .trim()
+    .max(maxChars, { error: `${what} is at most ${maxChars} characters` })
+    .check((ctx) => {
+      const problem = labelTextProblem(what, ctx.value);
+      if (problem !== null) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    });
+}
