@@ -23,6 +23,7 @@ import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
 import { RANK_PLACEHOLDER, launcherVariableWarnings, rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
+import { isoTimeOrNull } from '../../../src-shared/domain/iso-time.ts';
 import { argparseInvalidValue, numberText } from '../../util/number-text.ts';
 import { outputFileProblem, resolveOutputTarget } from '../../util/write-file-atomic.ts';
 
@@ -188,8 +189,10 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
   // With the defaults: the default --cpu-mem-gb must fit too.
   if (env.runsHere) errors.push(...runsHereErrors({ ...DEFAULT_RUN_OPTIONS, ...merged }, env.runsHere));
   if (env.runsHere && typeof merged.startAt === 'number' && merged.startAt * 1000 - now().getTime() > MAX_START_AT_WAIT_MS) {
+    // A time past any date (milliseconds or nanoseconds given for seconds) is said without one.
+    const when = isoTimeOrNull(merged.startAt * 1000);
     errors.push(
-      `--start-at ${merged.startAt} is ${new Date(merged.startAt * 1000).toISOString()}, more than a day away: ` +
+      `--start-at ${merged.startAt} is ${when !== null ? `${when}, more than a day away` : 'more than a day away (past the year 275760)'}: ` +
         'give a Unix time in seconds, e.g. START=$(( $(date +%s) + 60 ))',
     );
   }
