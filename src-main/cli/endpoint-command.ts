@@ -16,7 +16,7 @@ import {
 import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
-import { fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
+import { askedFileFolder, fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
@@ -391,7 +391,7 @@ async function keepUnstoredRun(record: EndpointRunRecord, samples: readonly Endp
       process.stderr.write(`kvbench endpoint run: cannot write --output: ${(e as Error).message}\n`);
     }
   }
-  const kept = await keepInFirstDirectory(output ? [path.dirname(path.resolve(output))] : [], `kvbench-endpoint-run-${fileNameTime()}.json`, (file) => appendResultsFile(file, record, samples));
+  const kept = await keepInFirstDirectory(output ? askedFileFolder(path.resolve(output)) : [], `kvbench-endpoint-run-${fileNameTime()}.json`, (file) => appendResultsFile(file, record, samples));
   if (kept !== null) process.stderr.write(`kvbench endpoint run: the run is saved in ${kept} (a results file, as --output writes; not in the database)\n`);
   else printResultsJson(resultsFileText(record, samples));
 }
