@@ -200,7 +200,12 @@ async function runSub(argv: string[]): Promise<number> {
   if (typeof flags === 'number') return flags;
   const a = flags.values;
   const errors: string[] = [];
-  for (const f of ['url', 'model', 'workload', 'system-label'] as const) if (!a[f]) errors.push(`the following argument is required: --${f}`);
+  // Given but empty (`--system-label "$LABEL"` with LABEL unset) is said so, once: not also "required",
+  // nor again by the checks below, which see a stand-in.
+  for (const f of ['url', 'model', 'workload', 'system-label'] as const) {
+    if (a[f] === undefined) errors.push(`the following argument is required: --${f}`);
+    else if (a[f] === '') errors.push(`--${f} must not be empty`);
+  }
   let baseUrl = '';
   if (a.url) {
     try {
@@ -237,9 +242,9 @@ async function runSub(argv: string[]): Promise<number> {
   const workloadFile = a.workload ? path.resolve(a.workload) : null;
   const candidate = {
     baseUrl: baseUrl || 'http://invalid/v1',
-    model: a.model ?? 'x',
+    model: a.model || 'x',
     api: a.api,
-    systemLabel: a['system-label'] ?? 'x',
+    systemLabel: a['system-label'] || 'x',
     notes: a.notes ?? null,
     workloadFile,
     workloadDigest: 'pending',

@@ -31,7 +31,7 @@ export const EndpointRunConfigSchema = z.strictObject({
   api: z.enum(ENDPOINT_APIS, { error: `--api must be one of ${ENDPOINT_APIS.join(', ')}` }),
   systemLabel: z
     .string()
-    .min(1, { error: '--system-label must not be empty' })
+    .min(1, { error: '--system-label must not be empty', abort: true })
     .max(100, { error: '--system-label is at most 100 characters' })
     .regex(/^[A-Za-z0-9][A-Za-z0-9._:+-]*$/, { error: '--system-label may hold letters, digits and . _ : + - (starting with a letter or digit)' }),
   notes: z.string().max(10_000, { error: '--notes is at most 10,000 characters' }).nullable(),
