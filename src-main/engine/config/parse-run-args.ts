@@ -17,7 +17,7 @@
 import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
-import { DEFAULT_RUN_OPTIONS, MAX_SEED, RunOptionsFieldSchemas, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
+import { DEFAULT_RUN_OPTIONS, MAX_SEED, RUN_OPTION_KEYS, RunOptionsFieldSchemas, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
@@ -83,8 +83,9 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
   const errors: string[] = [];
   const warnings: string[] = [];
   const cli: Record<string, unknown> = {};
-  // Options whose typed value was refused (`--cpu-mem-gb ''`): no later check judges the default
-  // standing in for them, so each bad value gets its own error and no follow-on one.
+  // Options whose value is unknown: typed but refused (`--cpu-mem-gb ''`), or perhaps set by a config
+  // file that could not be read. No later check judges the default standing in for them, so each bad
+  // value gets its own error and no follow-on one.
   const refused = new Set<string>();
 
   for (let i = 0; i < argv.length; i++) {
@@ -144,6 +145,7 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
       merged.tuning = loaded.config.tuning;
     } else {
       errors.push(...loaded.errors);
+      for (const key of RUN_OPTION_KEYS) if (!(key in cli)) refused.add(key);
     }
   }
   Object.assign(merged, cli);

@@ -359,6 +359,14 @@ describe('validation through the command line', () => {
     expect(only(['--cpu-mem-gb', '1', '--num-gpus', 'x', '--tensor-parallel', '4'])).toEqual(["argument --num-gpus: invalid int value: 'x'"]);
     expect(only(['--cpu-mem-gb', '1', '--num-gpus', '0', '--tensor-parallel', '4'])).toEqual(['--num-gpus must be >= 1, got 0']);
     expect(only(['--cpu-mem-gb', '1', '--num-gpus', '2', '--tensor-parallel', '4'])).toEqual(['--tensor-parallel (4) cannot exceed --num-gpus (2)']);
+    // A config file that cannot be read may have set what the defaults stand in for: they are not judged either.
+    const config = join(cwd, 'unreadable-run.yaml');
+    writeFileSync(config, 'run:\n  cpu_mem_gb: 4\n  num_gpus: 8\n  bogus: 1\n');
+    expect(only(['--config', config, '--tensor-parallel', '8'])).toEqual([`${config}:4: Unknown configuration key: 'run.bogus'`]);
+    expect(only(['--config', config, '--tensor-parallel', '8', '--num-gpus', '2'])).toEqual([
+      `${config}:4: Unknown configuration key: 'run.bogus'`,
+      '--tensor-parallel (8) cannot exceed --num-gpus (2)',
+    ]);
     // A number spelled right but past what a number holds is out of range, not an invalid spelling.
     expect(only(['--cpu-mem-gb', '1', '--num-users', '99999999999999999999'])).toEqual(["argument --num-users: '99999999999999999999' is out of range (beyond ±9007199254740991)"]);
     expect(only(['--cpu-mem-gb', '1e309'])).toEqual(["argument --cpu-mem-gb: '1e309' is out of range (beyond ±1.8e308)"]);
