@@ -36,9 +36,10 @@ if (major < 24) {
   const argv = process.argv.slice(2);
   try {
     const { main } = await import('../src-main/cli/main.ts');
-    // `kvbench report | head`: the reader going away ends kvbench quietly, for every command.
-    const { endQuietlyWhenOutputCloses } = await import('../src-main/cli/closed-output.ts');
-    endQuietlyWhenOutputCloses();
+    // `kvbench report | head`: the reader going away ends kvbench quietly, for every command; output
+    // that cannot be written (a full disk) is one line of error, never a stack trace.
+    const { endWhenOutputGoes } = await import('../src-main/cli/closed-output.ts');
+    endWhenOutputGoes();
     // `npx kvbench serve` killed by its pid: npm goes, and kvbench with it, as on SIGTERM.
     const { stopWhenStarterGoes } = await import('../src-main/cli/starter-gone.ts');
     stopWhenStarterGoes();

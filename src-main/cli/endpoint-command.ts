@@ -17,7 +17,7 @@ import {
 import { readWorkloadFile } from '../engine/workload/sources/workload-file.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
-import { fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
+import { askedFileFolder, fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { ENDPOINT_EXPORT_FORMATS, buildEndpointExportModel, endpointFormatFromPath, writeEndpointExport, type EndpointExportFormat } from '../endpoint/endpoint-export.ts';
 import { loadPromptTokenizer, randomSalt } from '../endpoint/prompt-builder.ts';
@@ -241,9 +241,9 @@ async function runSub(argv: string[]): Promise<number> {
   const workloadFile = a.workload ? path.resolve(a.workload) : null;
   const candidate = {
     baseUrl: baseUrl || 'http://invalid/v1',
-    model: a.model ?? 'x',
+    model: a.model || 'x',
     api: a.api,
-    systemLabel: a['system-label'] ?? 'x',
+    systemLabel: a['system-label'] || 'x',
     notes: a.notes ?? null,
     workloadFile,
     workloadDigest: 'pending',
@@ -395,7 +395,7 @@ async function keepUnstoredRun(record: EndpointRunRecord, samples: readonly Endp
       process.stderr.write(`kvbench endpoint run: cannot write --output: ${(e as Error).message}\n`);
     }
   }
-  const kept = await keepInFirstDirectory(output ? [path.dirname(path.resolve(output))] : [], `kvbench-endpoint-run-${fileNameTime()}.json`, (file) => appendResultsFile(file, record, samples));
+  const kept = await keepInFirstDirectory(output ? askedFileFolder(path.resolve(output)) : [], `kvbench-endpoint-run-${fileNameTime()}.json`, (file) => appendResultsFile(file, record, samples));
   if (kept !== null) process.stderr.write(`kvbench endpoint run: the run is saved in ${kept} (a results file, as --output writes; not in the database)\n`);
   else printResultsJson(resultsFileText(record, samples));
 }

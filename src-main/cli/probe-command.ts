@@ -85,8 +85,11 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   const str = (k: string): string | undefined => values[k] as string | undefined;
   const dirEmpty = str('dir')?.trim() === '';
   const sizeGib = numberFlag('--size-gib', str('size-gib'), errors);
-  const only = str('only');
-  if (only !== undefined && !(PROBE_PHASES as readonly string[]).includes(only)) errors.push(`--only must be write or read (got '${only}')`);
+  // A refused --only is said here, in the flag's words, and left out of the validation below (which would say it again in zod's).
+  const givenOnly = str('only');
+  const onlyKnown = givenOnly === undefined || (PROBE_PHASES as readonly string[]).includes(givenOnly);
+  if (!onlyKnown) errors.push(`--only must be write or read (got '${givenOnly}')`);
+  const only = onlyKnown ? givenOnly : undefined;
   const raw: Record<string, unknown> = {
     dir: str('dir') === undefined || dirEmpty ? '' : path.resolve(cwd, str('dir')!),
     ioChunkMib: numberFlag('--io-chunk-mib', str('io-chunk-mib'), errors),

@@ -13,7 +13,7 @@ import { shownAtLogLevel } from './log-level.ts';
 import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from './stop-signals.ts';
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
+import { askedFileFolder, fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -200,12 +200,12 @@ async function writeOrKeep(options: RunOptions, file: string, what: string, fall
 
 /**
  * Keeps a file the run could not write where asked. The places, in order: the asked file's own
- * directory (under a new name: the asked one may be a directory now, or space may have been freed),
- * the cache directory if it is still there (not its parent, which may be /mnt or another user's
+ * directory (under a new name: the asked one may be a directory now, or space may have been freed;
+ * not that of a device or FIFO, such as /dev for --output /dev/full), the cache directory if it is still there (not its parent, which may be /mnt or another user's
  * folder), the current directory and the temporary directory: several filesystems, most likely one with room, and the cache directory's had room for
  * the run. Those that do not exist are skipped. Prints every place that refused; returns where it
  * went, or null.
  */
 async function keepElsewhere(options: RunOptions, file: string | null, name: string, write: (file: string) => Promise<void>): Promise<string | null> {
-  return keepInFirstDirectory([...(file !== null ? [path.dirname(path.resolve(file))] : []), ...(options.cacheDir !== null ? [path.resolve(options.cacheDir)] : [])], name, write);
+  return keepInFirstDirectory([...(file !== null ? askedFileFolder(file) : []), ...(options.cacheDir !== null ? [path.resolve(options.cacheDir)] : [])], name, write);
 }

@@ -42,6 +42,7 @@ import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
 import { AUTOSCALER_WRITE_P95_THRESHOLD_MS, Autoscaler, noPeakFoundReason } from './workload/autoscaler.ts';
+import { isoTimeOrNull } from '../../src-shared/domain/iso-time.ts';
 
 export type LogFn = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
@@ -261,7 +262,7 @@ async function waitUntilStartAt(startAtS: number, signal: AbortSignal, log: Engi
     log('warn', `--start-at ${startAtS} passed ${(-waitMs / 1000).toFixed(1)} s before this run was ready: it starts now, later than the ranks that were ready in time`);
     return;
   }
-  log('info', `waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${startAtS} (${new Date(startAtS * 1000).toISOString()})`);
+  log('info', `waiting ${(waitMs / 1000).toFixed(1)} s for --start-at ${startAtS} (${isoTimeOrNull(startAtS * 1000) ?? 'past any date'})`);
   await sleep(waitMs, undefined, { signal }).catch(() => undefined);
 }
 

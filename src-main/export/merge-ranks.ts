@@ -12,6 +12,7 @@ import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { configKey, extractHistograms, num, obj } from '../store/results-ingest.ts';
 import { gapsText, LATENCY_GAPS_REASON, latencySectionGaps } from '../store/kvbench-file-checks.ts';
 import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
+import { isoTimeOrNull } from '../../src-shared/domain/iso-time.ts';
 import { histogramsSection, mergedHistograms, reportedP95Ns, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
 type Obj = Record<string, unknown>;
@@ -154,6 +155,11 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
   const elapsedNs = num(kv.elapsed_ns);
   if (startNs === undefined || elapsedNs === undefined || !Array.isArray(kv.timeline)) {
     problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
+    return null;
+  }
+  // A start no clock can show (a damaged or hand-edited file) would be placed nowhere on the common window.
+  if (startNs < 0 || isoTimeOrNull(startNs / 1e6) === null) {
+    problems.push(`${f.file}: its window start (kvbench.measured_window.started_unix_ns ${startNs}) is not a time since 1970 any clock shows: the file is damaged; copy it from the rank's host again, or run the rank again`);
     return null;
   }
   // A missing histogram would leave this rank's latencies out of every pooled percentile while its

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { removeCreatedDirs } from './created-dirs.ts';
 import { statOrNull } from './stat-or-null.ts';
+import { resolveOutputTarget, type OutputTarget } from './write-file-atomic.ts';
 
 /** Where a file that must not be lost went (null: nowhere), and why each place before it refused. */
 export interface KeptFile {
@@ -64,6 +65,22 @@ export async function keepInFirstDirectory(first: readonly string[], name: strin
   const kept = await keepInFirstWritable(dirs, name, write);
   for (const f of kept.failures) process.stderr.write(`  not saved in ${f}\n`);
   return kept.path;
+}
+
+/**
+ * The folder of `file`, the output asked for, as the first place to keep it instead (under another
+ * name: space may have been freed, or the asked name may be a directory now). None when `file` is
+ * not a file to replace: the folder of a device, FIFO or descriptor (`--output /dev/full`,
+ * `/dev/stdout`) is no place for a new regular file (/dev is a RAM filesystem of device nodes).
+ */
+export function askedFileFolder(file: string): string[] {
+  let kind: OutputTarget['kind'];
+  try {
+    kind = resolveOutputTarget(file).kind;
+  } catch {
+    return []; // a loop of links: its folder is no better a place
+  }
+  return kind === 'replace' ? [path.dirname(path.resolve(file))] : [];
 }
 
 /** The current directory, or none when it has been removed (process.cwd() throws ENOENT then). */

@@ -40,7 +40,14 @@ export function numberText(kind: NumberKind, syntax: NumberSyntax = 'plain', val
     .pipe(value);
 }
 
-/** argparse's refusal of a `type=int` / `type=float` value, for the commands that mirror a reference script. */
+/**
+ * argparse's refusal of a `type=int` / `type=float` value, for the commands that mirror a reference
+ * script. A number spelled right but too large to hold (an integer past 2^53 − 1, which would be
+ * rounded; a decimal past ~1.8e308) is said to be out of range, as Python's range check would, not
+ * an invalid spelling.
+ */
 export function argparseInvalidValue(flag: string, type: 'int' | 'float', text: string): string {
-  return `argument ${flag}: invalid ${type} value: '${text}'`;
+  const kind: NumberKind = type === 'int' ? 'integer' : 'decimal';
+  if (!TEXT.python[kind].test(text.trim())) return `argument ${flag}: invalid ${type} value: '${text}'`;
+  return `argument ${flag}: '${text}' is out of range (beyond ±${kind === 'integer' ? Number.MAX_SAFE_INTEGER : '1.8e308'})`;
 }

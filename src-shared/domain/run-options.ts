@@ -288,40 +288,48 @@ type RunOptionsShape = z.output<typeof RunOptionsObjectSchema>;
 /** Each option's own schema (type, range, default), for checking one value at a time (config files). */
 export const RunOptionsFieldSchemas = RunOptionsObjectSchema.shape;
 
+/** A cross-field rule broken: the message, the field it is about (`path`), and every field it reads (`involves`). */
+export interface CrossFieldError {
+  message: string;
+  path: (string | number)[];
+  involves: string[];
+}
+
 /**
  * Cross-field rules and the limits a config may change, as messages. Tolerates fields that failed
  * their own check (callers substitute defaults for those), so all errors come out together.
  */
-export function crossFieldErrors(o: RunOptionsShape): { message: string; path: (string | number)[] }[] {
-  const out: { message: string; path: (string | number)[] }[] = [];
-  const issue = (message: string, path: (string | number)[]) => out.push({ message, path });
+export function crossFieldErrors(o: RunOptionsShape): CrossFieldError[] {
+  const out: CrossFieldError[] = [];
+  const issue = (message: string, path: (string | number)[], others: string[] = []) => out.push({ message, path, involves: [String(path[0]), ...others] });
   const lim = o.tuning?.validation_limits ?? {};
   const maxUsers = lim.max_users ?? REFERENCE_LIMITS.maxUsers;
   const maxDuration = lim.max_duration_seconds ?? REFERENCE_LIMITS.maxDurationSeconds;
   const maxGpu = lim.max_gpu_memory_gb ?? REFERENCE_LIMITS.maxGpuMemoryGb;
   const maxCpu = lim.max_cpu_memory_gb ?? REFERENCE_LIMITS.maxCpuMemoryGb;
 
-  if (o.numUsers > maxUsers) issue(`--num-users exceeds limit (${maxUsers}), got ${o.numUsers}`, ['numUsers']);
+  if (o.numUsers > maxUsers) issue(`--num-users exceeds limit (${maxUsers}), got ${o.numUsers}`, ['numUsers'], ['tuning']);
   if (o.duration > maxDuration) {
     issue(
       maxDuration === 86_400
         ? `--duration exceeds 24 hours (86400s), got ${o.duration}`
         : `--duration exceeds limit (${maxDuration}s), got ${o.duration}`,
       ['duration'],
+      ['tuning'],
     );
   }
-  if (o.gpuMemGb > maxGpu) issue(`--gpu-mem-gb exceeds limit (${maxGpu}GB), got ${o.gpuMemGb}`, ['gpuMemGb']);
-  if (o.cpuMemGb > maxCpu) issue(`--cpu-mem-gb exceeds limit (${maxCpu}GB), got ${o.cpuMemGb}`, ['cpuMemGb']);
+  if (o.gpuMemGb > maxGpu) issue(`--gpu-mem-gb exceeds limit (${maxGpu}GB), got ${o.gpuMemGb}`, ['gpuMemGb'], ['tuning']);
+  if (o.cpuMemGb > maxCpu) issue(`--cpu-mem-gb exceeds limit (${maxCpu}GB), got ${o.cpuMemGb}`, ['cpuMemGb'], ['tuning']);
 
   // As the reference: only a valid TP is compared with --num-gpus.
   if (Number.isInteger(o.tensorParallel) && o.tensorParallel >= 1 && o.tensorParallel > o.numGpus) {
-    issue(`--tensor-parallel (${o.tensorParallel}) cannot exceed --num-gpus (${o.numGpus})`, ['tensorParallel']);
+    issue(`--tensor-parallel (${o.tensorParallel}) cannot exceed --num-gpus (${o.numGpus})`, ['tensorParallel'], ['numGpus']);
   }
-  if (o.prefillOnly && o.decodeOnly) issue('--prefill-only and --decode-only are mutually exclusive', ['prefillOnly']);
+  if (o.prefillOnly && o.decodeOnly) issue('--prefill-only and --decode-only are mutually exclusive', ['prefillOnly'], ['decodeOnly']);
   if (typeof o.rank === 'number' && typeof o.worldSize === 'number' && o.rank >= o.worldSize) {
-    issue(`rank ${o.rank} must be below the world size ${o.worldSize} (--rank and --world-size, or the launcher's)`, ['rank']);
+    issue(`rank ${o.rank} must be below the world size ${o.worldSize} (--rank and --world-size, or the launcher's)`, ['rank'], ['worldSize']);
   }
-  if (o.warmUp > 0 && o.enableAutoscaling) issue('--warm-up cannot be combined with --enable-autoscaling: the autoscaler ramps up as part of what it measures', ['warmUp']);
+  if (o.warmUp > 0 && o.enableAutoscaling) issue('--warm-up cannot be combined with --enable-autoscaling: the autoscaler ramps up as part of what it measures', ['warmUp'], ['enableAutoscaling']);
 
   const custom = o.customModels ?? {};
   for (const key of Object.keys(custom)) {
@@ -331,7 +339,7 @@ export function crossFieldErrors(o: RunOptionsShape): { message: string; path: (
   if (typeof o.model === 'string' && o.model.length > 0) {
     const r = resolveModel(o.model, custom);
     // A broken custom entry is reported once, above.
-    if (!r.ok && !Object.hasOwn(custom, o.model)) issue(r.error, ['model']);
+    if (!r.ok && !Object.hasOwn(custom, o.model)) issue(r.error, ['model'], ['customModels']);
   }
   return out;
 }
@@ -428,9 +436,12 @@ export function isTraceOnlyRun(options: { readonly ioTraceLog?: unknown }): bool
  * Validate options, collecting every problem as a message (the reference's texts where it has them).
  * Unlike a plain `RunOptionsSchema.safeParse`, which skips the cross-field rules once any field has
  * the wrong type or an invalid choice, this checks the cross-field rules too (with defaults standing in
- * for the fields that failed), so every error is reported at once. Never throws.
+ * for the fields that failed), so every error is reported at once. A rule that reads a field that
+ * failed, or one in `refused` (a value refused before it got here, e.g. `--num-gpus x`), is left out:
+ * it would judge the default standing in for it ("--tensor-parallel (4) cannot exceed --num-gpus (1)"
+ * after `--num-gpus 0` was refused), and the field's own error says what is wrong. Never throws.
  */
-export function validateRunOptions(input: unknown): { ok: true; options: RunOptions } | { ok: false; errors: string[] } {
+export function validateRunOptions(input: unknown, refused: readonly string[] = []): { ok: true; options: RunOptions } | { ok: false; errors: string[] } {
   const r = RunOptionsSchema.safeParse(input);
   if (r.success) return { ok: true, options: r.data };
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return { ok: false, errors: ['run options must be an object'] };
@@ -439,11 +450,13 @@ export function validateRunOptions(input: unknown): { ok: true; options: RunOpti
   const fields = RunOptionsObjectSchema.safeParse(input);
   if (!fields.success) errors.push(...fields.error.issues.map(formatIssue));
   const effective: Record<string, unknown> = {};
+  const standIns = new Set(refused);
   for (const key of RUN_OPTION_KEYS) {
     const f = RunOptionsFieldSchemas[key].safeParse((input as Record<string, unknown>)[key]);
     effective[key] = f.success ? f.data : RunOptionsFieldSchemas[key].parse(undefined);
+    if (!f.success) standIns.add(key);
   }
-  errors.push(...crossFieldErrors(effective as RunOptionsShape).map((e) => e.message));
+  errors.push(...crossFieldErrors(effective as RunOptionsShape).filter((e) => !e.involves.some((k) => standIns.has(k))).map((e) => e.message));
   return { ok: false, errors: [...new Set(errors)] };
 }
 

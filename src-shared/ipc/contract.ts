@@ -33,6 +33,7 @@ import { PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from
 import { AggregateSchema } from '../domain/statistics.ts';
 import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
 import { FACET_FILTERS } from '../domain/facet-matches.ts';
+import { MAX_DATE_MS } from '../domain/iso-time.ts';
 import {
   COMPARISON_KINDS,
   DriveRecordSchema,
@@ -767,7 +768,12 @@ export const CONTRACT = {
             name: z.string().min(1).max(255),
             text: z.string().max(MAX_IMPORT_FILE_CHARS),
             /** The file's modification time on the user's machine (File.lastModified), ms since the epoch. */
-            lastModifiedMs: z.number().int().nonnegative().optional(),
+            lastModifiedMs: z
+              .number()
+              .int()
+              .nonnegative()
+              .max(MAX_DATE_MS, { error: 'lastModifiedMs is past any date (the year 275760)' })
+              .optional(),
           }),
         )
         .min(1)

@@ -17,12 +17,13 @@
 import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
-import { DEFAULT_RUN_OPTIONS, MAX_SEED, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
+import { DEFAULT_RUN_OPTIONS, MAX_SEED, RUN_OPTION_KEYS, RunOptionsFieldSchemas, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
 import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
 import { RANK_PLACEHOLDER, launcherVariableWarnings, rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
+import { isoTimeOrNull } from '../../../src-shared/domain/iso-time.ts';
 import { argparseInvalidValue, numberText } from '../../util/number-text.ts';
 import { outputFileProblem, resolveOutputTarget } from '../../util/write-file-atomic.ts';
 
@@ -82,6 +83,10 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
   const errors: string[] = [];
   const warnings: string[] = [];
   const cli: Record<string, unknown> = {};
+  // Options whose value is unknown: typed but refused (`--cpu-mem-gb ''`), or perhaps set by a config
+  // file that could not be read. No later check judges the default standing in for them, so each bad
+  // value gets its own error and no follow-on one.
+  const refused = new Set<string>();
 
   for (let i = 0; i < argv.length; i++) {
     const tok = argv[i];
@@ -124,8 +129,10 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
     const converted = convert(spec, raw);
     if (!converted.ok) {
       errors.push(converted.error);
+      refused.add(spec.key);
       continue;
     }
+    refused.delete(spec.key); // the last of repeated flags wins
     cli[spec.key] = spec.kind === 'path' && !env.pathsAsGiven ? resolve(cwd, converted.value as string) : converted.value;
   }
 
@@ -138,6 +145,7 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
       merged.tuning = loaded.config.tuning;
     } else {
       errors.push(...loaded.errors);
+      for (const key of RUN_OPTION_KEYS) if (!(key in cli)) refused.add(key);
     }
   }
   Object.assign(merged, cli);
@@ -169,8 +177,9 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
       }
     }
   }
-  // A rank outside its world is refused with the other options (run-options' cross-field rules).
-  if (rank) {
+  // A rank outside its world is refused with the other options (run-options' cross-field rules); one
+  // that is no rank at all (`--rank -1`) by its own check, with nothing said of its world.
+  if (rank && RunOptionsFieldSchemas.rank.safeParse(rank.rank).success) {
     Object.assign(merged, rankOwnOptions(merged, rank));
     const autoCapacity = !(typeof merged.storageCapacityGb === 'number' && merged.storageCapacityGb > 0);
     if (rank.worldSize === null && autoCapacity && typeof merged.ioTraceLog !== 'string') {
@@ -181,15 +190,17 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
     }
   }
 
-  const validated = validateRunOptions(merged);
+  const validated = validateRunOptions(merged, [...refused]);
   if (!validated.ok) errors.push(...validated.errors);
   errors.push(...fileSystemErrors(merged));
   errors.push(...sameOutputFileErrors(merged));
   // With the defaults: the default --cpu-mem-gb must fit too.
-  if (env.runsHere) errors.push(...runsHereErrors({ ...DEFAULT_RUN_OPTIONS, ...merged }, env.runsHere));
+  if (env.runsHere) errors.push(...runsHereErrors(withDefaults(merged, refused), env.runsHere));
   if (env.runsHere && typeof merged.startAt === 'number' && merged.startAt * 1000 - now().getTime() > MAX_START_AT_WAIT_MS) {
+    // A time past any date (milliseconds or nanoseconds given for seconds) is said without one.
+    const when = isoTimeOrNull(merged.startAt * 1000);
     errors.push(
-      `--start-at ${merged.startAt} is ${new Date(merged.startAt * 1000).toISOString()}, more than a day away: ` +
+      `--start-at ${merged.startAt} is ${when !== null ? `${when}, more than a day away` : 'more than a day away (past the year 275760)'}: ` +
         'give a Unix time in seconds, e.g. START=$(( $(date +%s) + 60 ))',
     );
   }
@@ -453,6 +464,13 @@ function writable(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** `merged` over the defaults, leaving out the defaults of `refused` options: checks skip what is absent. */
+function withDefaults(merged: Record<string, unknown>, refused: ReadonlySet<string>): Record<string, unknown> {
+  const defaults: Record<string, unknown> = { ...DEFAULT_RUN_OPTIONS };
+  for (const key of refused) delete defaults[key];
+  return { ...defaults, ...merged };
 }
 
 function dedupe(xs: string[]): string[] {

@@ -1,11 +1,12 @@
 // `kvbench run` checks its output paths when it starts, but a run lasts minutes to hours: by its end
 // the output's disk may be full or its directory gone. The results exist only in memory then, so
 // they must go somewhere else (named on stderr), or, as a last resort, to stderr itself; never lost.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RESULTS_JSON_BEGIN, RESULTS_JSON_END } from '../../../src-main/util/keep-file.ts';
+import { askedFileFolder, RESULTS_JSON_BEGIN, RESULTS_JSON_END } from '../../../src-main/util/keep-file.ts';
 import { GONE_ENGINE_RESULTS } from '../../fixtures/outputs-gone-engine.ts';
 import { fillUntilFull, mountTmpfsOrSkip, unmountTmpfsMounts } from '../../support/tmpfs.ts';
 import { explain, makeTempDir, oneLayerRunFlags, readResults, removeTempDirs, runCli, runDirsIn, startCli, waitFor, type CliResult } from './cli-harness.ts';
@@ -104,6 +105,36 @@ describe('kvbench run whose output cannot be written at the end', () => {
     const saved = fs.readdirSync(work).filter((n) => n.startsWith('kvbench-results-'));
     expect(saved, explain(r)).toHaveLength(1);
     expect(JSON.parse(fs.readFileSync(path.join(work, saved[0]), 'utf8'))).toEqual(GONE_ENGINE_RESULTS);
+  });
+
+  it('never saves beside a device or FIFO given as --output (/dev/full: not in /dev), but in the next place', async () => {
+    // review rev13 #10: `--output /dev/full` kept the results as a regular file in /dev (devtmpfs).
+    const base = makeTempDir();
+    const [work, cache] = ['work', 'cache'].map((d) => path.join(base, d));
+    for (const d of [work, cache]) fs.mkdirSync(d);
+    const fifo = path.join(base, 'fifo-dir', 'results.fifo');
+    fs.mkdirSync(path.dirname(fifo));
+    execFileSync('mkfifo', [fifo]);
+    const devKvbench = (): string[] => fs.readdirSync('/dev').filter((n) => n.startsWith('kvbench-'));
+    const devBefore = devKvbench();
+
+    const r = await runCli(['run', '--model', 'tiny-1b', '--cpu-mem-gb', '0', '--cache-dir', cache, '--output', '/dev/full'], {
+      cwd: work,
+      env: { KVBENCH_ENGINE_MODULE: GONE_ENGINE },
+    });
+    const madeInDev = devKvbench().filter((n) => !devBefore.includes(n));
+    for (const n of madeInDev) fs.rmSync(path.join('/dev', n)); // what the old code left there
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toContain('could not write /dev/full');
+    const kept = savedInstead(r, 'Results');
+    expect(path.dirname(kept), 'the cache directory: the next place').toBe(cache);
+    expect(JSON.parse(fs.readFileSync(kept, 'utf8'))).toEqual(GONE_ENGINE_RESULTS);
+    expect(madeInDev, 'nothing new in /dev').toEqual([]);
+
+    // Nor beside a FIFO or a descriptor (the folder endpoint run's rescue starts with, too); a file's folder is the first place.
+    expect(askedFileFolder(fifo)).toEqual([]);
+    expect(askedFileFolder('/dev/stdout')).toEqual([]);
+    expect(askedFileFolder(path.join(base, 'new.json'))).toEqual([base]);
   });
 
   it('prints the results JSON on stderr, between marker lines, when every place is gone', async () => {

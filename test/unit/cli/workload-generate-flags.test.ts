@@ -21,32 +21,36 @@ function argsWith(flag: string, value: string, out: string): string[] {
 }
 
 describe('kvbench workload generate: numeric flags', () => {
+  const invalid = (type: string, value: string): string => `invalid ${type} value: '${value}'`;
+  const outOfRange = (value: string, limit: string): string => `'${value}' is out of range (beyond ${limit})`;
   it.each([
     // Number() read these as numbers; Python's int() and float() refuse them.
-    ['--seed', '0x10', 'int'],
-    ['--seed', '0b1', 'int'],
-    ['--contexts', '1e3', 'int'],
-    ['--batch-sizes', '8.0', 'int'],
-    ['--prompt-pool-size', '.5e1', 'int'],
-    ['--delay-ms', '0x10', 'float'],
+    ['--seed', '0x10', invalid('int', '0x10')],
+    ['--seed', '0b1', invalid('int', '0b1')],
+    ['--contexts', '1e3', invalid('int', '1e3')],
+    ['--batch-sizes', '8.0', invalid('int', '8.0')],
+    ['--prompt-pool-size', '.5e1', invalid('int', '.5e1')],
+    ['--delay-ms', '0x10', invalid('float', '0x10')],
     // Refused before and still: nothing, blanks, no number at all.
-    ['--batches-per-context', '', 'int'],
-    ['--reuse-start-batch', ' ', 'int'],
-    ['--generation-tokens', 'ten', 'int'],
+    ['--batches-per-context', '', invalid('int', '')],
+    ['--reuse-start-batch', ' ', invalid('int', ' ')],
+    ['--generation-tokens', 'ten', invalid('int', 'ten')],
     // Python's float() reads these; an endless delay or a NaN ratio is no workload (see the parser).
-    ['--delay-ms', 'inf', 'float'],
-    ['--delay-ms', 'Infinity', 'float'],
-    ['--reuse-ratio', 'nan', 'float'],
-    ['--delay-ms', '1e400', 'float'],
+    ['--delay-ms', 'inf', invalid('float', 'inf')],
+    ['--delay-ms', 'Infinity', invalid('float', 'Infinity')],
+    ['--reuse-ratio', 'nan', invalid('float', 'nan')],
+    // Spelled right, but past what a number holds: out of range, as Python's range check would say, not an invalid spelling.
+    ['--delay-ms', '1e400', outOfRange('1e400', '±1.8e308')],
     // An integer past 2^53 cannot be held exactly.
-    ['--seed', '9007199254740993', 'int'],
-  ])('refuses %s %j with argparse\'s message, exit code 1, and leaves the file alone', async (flag, value, type) => {
+    ['--seed', '9007199254740993', outOfRange('9007199254740993', '±9007199254740991')],
+    ['--contexts', '-99999999999999999999', outOfRange('-99999999999999999999', '±9007199254740991')],
+  ])('refuses %s %j with argparse\'s message, exit code 1, and leaves the file alone', async (flag, value, said) => {
     const dir = tempDir();
     const out = path.join(dir, 'workload.json');
     fs.writeFileSync(out, 'an earlier workload\n');
     const r = await runInProcess(() => workloadCommand(argsWith(flag, value, out)));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`kvbench workload generate: invalid arguments:\n  argument ${flag}: invalid ${type} value: '${value}'\n`);
+    expect(r.stderr).toBe(`kvbench workload generate: invalid arguments:\n  argument ${flag}: ${said}\n`);
     expect(r.stdout).toBe('');
     expect(fs.readFileSync(out, 'utf8')).toBe('an earlier workload\n');
     expect(fs.readdirSync(dir)).toEqual(['workload.json']);

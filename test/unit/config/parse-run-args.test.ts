@@ -338,6 +338,40 @@ describe('validation through the command line', () => {
     expect(ok(['--cpu-mem-gb', '1000']).cpuMemGb).toBe(1000);
   });
 
+  it('a refused value gets its own error and no follow-on one from the default standing in for it (review rev13 #12)', () => {
+    const GIB = 1024 ** 3;
+    const small = { ...env(), runsHere: { totalMemoryBytes: 16 * GIB } };
+    const only = (argv: string[]): string[] => {
+      const r = parseRunArgs(argv, small);
+      if (r.ok !== false) throw new Error(`expected errors for ${argv.join(' ')}`);
+      return r.errors;
+    };
+    // Not also "--cpu-mem-gb 32 is more than this machine can hold" (the default it replaced).
+    for (const bad of ['', 'NaN', 'inf']) expect(only(['--cpu-mem-gb', bad])).toEqual([`argument --cpu-mem-gb: invalid float value: '${bad}'`]);
+    // A later valid repeat is the value, and is checked.
+    expect(only(['--cpu-mem-gb', 'x', '--cpu-mem-gb', '15'])).toEqual([
+      "argument --cpu-mem-gb: invalid float value: 'x'",
+      '--cpu-mem-gb 15 is more than this machine can hold: the CPU tier keeps real bytes in RAM, and 16.0 GiB is installed (use at most 14.0)',
+    ]);
+    // Not also "rank -1 (from --rank) has no world size".
+    expect(only(['--cpu-mem-gb', '1', '--rank', '-1'])).toEqual(['--rank must be between 0 and 99999, got -1']);
+    // Not also "--tensor-parallel (4) cannot exceed --num-gpus (1)", the default.
+    expect(only(['--cpu-mem-gb', '1', '--num-gpus', 'x', '--tensor-parallel', '4'])).toEqual(["argument --num-gpus: invalid int value: 'x'"]);
+    expect(only(['--cpu-mem-gb', '1', '--num-gpus', '0', '--tensor-parallel', '4'])).toEqual(['--num-gpus must be >= 1, got 0']);
+    expect(only(['--cpu-mem-gb', '1', '--num-gpus', '2', '--tensor-parallel', '4'])).toEqual(['--tensor-parallel (4) cannot exceed --num-gpus (2)']);
+    // A config file that cannot be read may have set what the defaults stand in for: they are not judged either.
+    const config = join(cwd, 'unreadable-run.yaml');
+    writeFileSync(config, 'run:\n  cpu_mem_gb: 4\n  num_gpus: 8\n  bogus: 1\n');
+    expect(only(['--config', config, '--tensor-parallel', '8'])).toEqual([`${config}:4: Unknown configuration key: 'run.bogus'`]);
+    expect(only(['--config', config, '--tensor-parallel', '8', '--num-gpus', '2'])).toEqual([
+      `${config}:4: Unknown configuration key: 'run.bogus'`,
+      '--tensor-parallel (8) cannot exceed --num-gpus (2)',
+    ]);
+    // A number spelled right but past what a number holds is out of range, not an invalid spelling.
+    expect(only(['--cpu-mem-gb', '1', '--num-users', '99999999999999999999'])).toEqual(["argument --num-users: '99999999999999999999' is out of range (beyond ±9007199254740991)"]);
+    expect(only(['--cpu-mem-gb', '1e309'])).toEqual(["argument --cpu-mem-gb: '1e309' is out of range (beyond ±1.8e308)"]);
+  });
+
   it('--xlsx-output must end in .xlsx for a run here (kvbench does not write the reference\'s CSV for other names)', () => {
     const here = { ...env(), runsHere: { totalMemoryBytes: 64 * 1024 ** 3 } };
     expect(parseRunArgs(['--xlsx-output', 'r.csv'], here)).toEqual({

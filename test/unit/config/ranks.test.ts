@@ -156,6 +156,11 @@ describe('kvbench run under a launcher', () => {
     expect(flags.ok).toBe(false);
     const ms = parseRunArgs([...BASE, '--start-at', String(NOW.getTime() + 60_000)], { cwd, now: () => NOW, runsHere: { totalMemoryBytes: 64 * 2 ** 30 } });
     expect(ms).toEqual({ ok: false, errors: [expect.stringMatching(/^--start-at \d+ is .*, more than a day away: give a Unix time in seconds/)] });
+    // Past any date a Date holds (nanoseconds given for seconds): the flag's own message, not "internal error: Invalid time value".
+    for (const beyond of ['8640000000001', String(NOW.getTime() * 1e6), '1e300']) {
+      const r = parseRunArgs([...BASE, '--start-at', beyond], { cwd, now: () => NOW, runsHere: { totalMemoryBytes: 64 * 2 ** 30 } });
+      expect(r, beyond).toEqual({ ok: false, errors: [expect.stringMatching(/^--start-at \S+ is more than a day away \(past the year 275760\): give a Unix time in seconds/)] });
+    }
     const soon = parseRunArgs([...BASE, '--cpu-mem-gb', '1', '--start-at', String(NOW.getTime() / 1000 + 60)], { cwd, now: () => NOW, runsHere: { totalMemoryBytes: 64 * 2 ** 30 } });
     expect(soon.ok).toBe(true);
   });

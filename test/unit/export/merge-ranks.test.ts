@@ -247,6 +247,18 @@ describe('mergeRanks', () => {
     expect(refusal([rankFile({ rank: 0 }), withRank(1e308)])).toContain('rank(s) 1e+308 outside a world of 2');
   });
 
+  it('refuses a window start no clock shows (a damaged file), naming the file, instead of an internal "Invalid time value"', () => {
+    // review rev13 #5: 1e22 ns (past the year 275760) merged, saved, then failed printing the window's start.
+    for (const startNs of [1e22, -5]) {
+      const files = [rankFile({ rank: 0 }), rankFile({ rank: 1 })];
+      for (const f of files) (f.results as { kvbench: { measured_window: { started_unix_ns: number } } }).kvbench.measured_window.started_unix_ns = startNs;
+      expect(refusal(files)).toEqual([
+        `r.rank0.json: its window start (kvbench.measured_window.started_unix_ns ${startNs}) is not a time since 1970 any clock shows: the file is damaged; copy it from the rank's host again, or run the rank again`,
+        `r.rank1.json: its window start (kvbench.measured_window.started_unix_ns ${startNs}) is not a time since 1970 any clock shows: the file is damaged; copy it from the rank's host again, or run the rank again`,
+      ]);
+    }
+  });
+
   it('refuses ranks of different launches or storage setups, which the configuration key leaves out', () => {
     const startAt = T0 / 1e9;
     const job = (rank: number, options: Record<string, unknown> = {}) => rankFile({ rank, worldSize: 3, options: { startAt, ...options } });

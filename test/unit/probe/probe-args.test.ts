@@ -50,6 +50,12 @@ describe('parseProbeArgs', () => {
     expect(r.errors.join('\n')).toMatch(/--only must be write or read/);
   });
 
+  it('says a bad --only once, in its own words (not again as zod\'s "Invalid option" line; review rev13 #12)', () => {
+    for (const bad of ['bogus', '']) {
+      expect(parseProbeArgs(['--dir', tmp, '--only', bad])).toEqual({ ok: false, errors: [`--only must be write or read (got '${bad}')`] });
+    }
+  });
+
   it('refuses a missing --dir, bad ranges and unknown flags', () => {
     const noDir = parseProbeArgs([]);
     expect(noDir.ok === false && noDir.errors.join()).toMatch(/--dir is required/);

@@ -741,6 +741,15 @@ describe('backend', () => {
     expect(new Set(stored).size).toBe(3);
   });
 
+  it('import: a file time no Date holds (past the year 275760) is refused with the request, not an internal error', async () => {
+    // review rev13 #5: lastModifiedMs 9e15 passed the contract and failed at toISOString() ("Invalid time value").
+    const t = await make();
+    const r = await t.backend.invoke('import.results', { files: [{ name: 'a.json', text: JSON.stringify(referenceResultsNew({ tokPerS: 10, storageTokPerS: 5 })), lastModifiedMs: 9e15 }], systemLabel: 'far' });
+    expect(r).toMatchObject({ ok: false, error: { code: 'VALIDATION' } });
+    expect(JSON.stringify(r)).toContain('lastModifiedMs');
+    expect(JSON.stringify(r)).not.toContain('Invalid time value');
+  });
+
   it("offers the cache directory of this machine's last suite when Settings name no default, so a reload does not fall back to the system disk", async () => {
     const onThisHost = async (cd: string): Promise<HardwareProfile> => {
       const hw = fakeHardware({ hostname: os.hostname() });
