@@ -11,6 +11,8 @@ export interface PlanForm {
   durationS: number | null;
   /** Seconds each trial runs before its measured window opens; 0 = none (the reference). */
   warmUpS: number;
+  /** End each trial once this many requests have completed (the duration is then a cap); 0 = off: the duration alone. */
+  maxRequests: number;
   /** '' = the profile's model. */
   model: string;
   /** null = the profile's scenarios. */
@@ -23,7 +25,7 @@ export interface PlanForm {
 }
 
 /** The plan form's number fields. */
-export type NumberField = 'trials' | 'durationS' | 'warmUpS' | 'storageCapacityGib';
+export type NumberField = 'trials' | 'durationS' | 'warmUpS' | 'maxRequests' | 'storageCapacityGib';
 
 /**
  * A number field's text as the form's value, or what is wrong with it, in the field's own words (the
@@ -45,6 +47,11 @@ export function parseNumberField(field: NumberField, text: string, badInput = fa
     case 'warmUpS':
       if (t === '' && !badInput) return { value: 0 };
       return whole && n >= 0 && n <= 3600 ? { value: n } : { problem: 'Warm-up must be a whole number of seconds from 0 to 3600 (0: none).' };
+    case 'maxRequests':
+      if (t === '' && !badInput) return { value: 0 };
+      return whole && n >= 0 && Number.isSafeInteger(n)
+        ? { value: n }
+        : { problem: 'The requests that end each trial must be a whole number, 0 or more (empty or 0: off, each trial runs for its duration).' };
     case 'storageCapacityGib':
       if (t === '' && !badInput) return { value: null };
       return !badInput && Number.isFinite(n) && n >= 0 && n <= 1_000_000
@@ -63,6 +70,7 @@ export function planRequestOf(cacheDir: string, form: PlanForm): PlanRequest {
     probe: form.probe,
     ...(form.durationS !== null ? { durationS: form.durationS } : {}),
     ...(form.warmUpS > 0 ? { warmUpS: form.warmUpS } : {}),
+    ...(form.maxRequests > 0 ? { maxRequests: form.maxRequests } : {}),
     ...(form.model ? { model: form.model } : {}),
     ...(form.scenarios !== null ? { scenarios: form.scenarios } : {}),
     ...(form.storageCapacityGib !== null ? { storageCapacityGib: form.storageCapacityGib } : {}),
@@ -80,6 +88,7 @@ const PLAN_FIELD_FLAGS: Readonly<Record<PlanField, string>> = Object.freeze({
   trials: '--trials',
   durationS: '--duration',
   warmUpS: '--warm-up',
+  maxRequests: '--max-requests',
   storageCapacityGib: '--storage-capacity-gb',
   model: '--model',
   label: '--label',

@@ -529,6 +529,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     ...(r.extras !== undefined ? { extras: r.extras } : {}),
     ...(r.durationS !== undefined ? { durationS: r.durationS } : {}),
     ...(r.warmUpS !== undefined ? { warmUpS: r.warmUpS } : {}),
+    ...(r.maxRequests !== undefined ? { maxRequests: r.maxRequests } : {}),
     ...(r.storageCapacityGib !== undefined ? { storageCapacityGb: r.storageCapacityGib } : {}),
     probe: r.probe ?? true, // as launch() detects: recorded, so a resume (here or by the CLI) chooses the same
   });

@@ -14,6 +14,7 @@ import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../..
 import {
   NINE_SCENARIO_IDS,
   EXTRA_SCENARIO_IDS,
+  MAX_REQUESTS_RULE,
   PROFILES,
   PROFILE_IDS,
   SCENARIOS,
@@ -598,7 +599,7 @@ export function planOptionErrors(o: PlanOptions): string[] {
     errors.push(`--warm-up must be an integer from 0 to 3600 (seconds), got ${o.warmUpS}`);
   }
   if (o.maxRequests !== undefined && (!Number.isInteger(o.maxRequests) || o.maxRequests < 0)) {
-    errors.push(`--max-requests must be an integer ≥ 0 (0 = the duration alone), got ${o.maxRequests}`);
+    errors.push(`${MAX_REQUESTS_RULE}, got ${o.maxRequests}`);
   }
   if (o.storageCapacityGb !== undefined && !(Number.isFinite(o.storageCapacityGb) && o.storageCapacityGb >= 0)) {
     errors.push(`--storage-capacity-gb must be a number of GiB ≥ 0 (0 = 95 % of the free space), got ${o.storageCapacityGb}`);

@@ -36,6 +36,7 @@ export const useWizardStore = defineStore('wizard', () => {
     trials: 3,
     durationS: null,
     warmUpS: 0,
+    maxRequests: 0,
     model: '',
     scenarios: null,
     extras: false,
@@ -70,7 +71,7 @@ export const useWizardStore = defineStore('wizard', () => {
 
   /**
    * Sets a number field from its text. Returns the text the field should show (the value as planned:
-   * "" for the warm-up is 0), or null when the text cannot be planned and stays as typed, with its problem.
+   * "" for the warm-up is 0; 0 requests per trial, off, is ""), or null when the text cannot be planned and stays as typed, with its problem.
    */
   function setNumberField(field: NumberField, text: string, badInput = false): string | null {
     const r = parseNumberField(field, text, badInput);
@@ -79,7 +80,7 @@ export const useWizardStore = defineStore('wizard', () => {
       return null;
     }
     delete fieldProblems[field];
-    if (field === 'trials' || field === 'warmUpS') form[field] = r.value ?? 0;
+    if (field === 'trials' || field === 'warmUpS' || field === 'maxRequests') form[field] = r.value ?? 0;
     else form[field] = r.value;
     return numberFieldText(field);
   }
@@ -87,7 +88,8 @@ export const useWizardStore = defineStore('wizard', () => {
   /** What a number field shows: the text that cannot be planned, else the form's value. */
   function numberFieldText(field: NumberField): string {
     const v = fieldProblems[field]?.text ?? form[field];
-    return v === null ? '' : String(v);
+    // Off is shown as an empty field (its placeholder says "off"), not as a count of 0 requests.
+    return v === null || (field === 'maxRequests' && v === 0) ? '' : String(v);
   }
 
   function planRequest(): PlanRequest {

@@ -21,6 +21,11 @@ import { quoteLabel } from './places.ts';
 export const APP_CONTROL_LABELS = Object.freeze({
   trials: 'Trials per scenario',
   probe: 'Probe the drive and memory copy first',
+  /**
+   * The suite's --max-requests. Not a rule below: a message naming --max-requests is also about a
+   * single run's option (an imported run's status reason), which the run option's label names.
+   */
+  maxRequests: 'End each trial after N requests (the duration is then a cap)',
   scenarios: 'Scenarios',
   perConfig: 'per config',
   drives: 'Drives',

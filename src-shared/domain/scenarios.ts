@@ -209,6 +209,13 @@ export const PROFILES: Readonly<Record<ProfileId, ProfileDefinition>> = Object.f
   },
 });
 
+/**
+ * A suite's `--max-requests` (the app's "End each trial after N requests"): each trial ends once N
+ * requests have completed in its measured window, or at its duration if that comes first; 0: the
+ * duration alone. The rule both surfaces refuse a bad count with, in the CLI's words.
+ */
+export const MAX_REQUESTS_RULE = '--max-requests must be an integer ≥ 0 (0 = the duration alone)';
+
 export function isProfileId(value: unknown): value is ProfileId {
   return typeof value === 'string' && (PROFILE_IDS as readonly string[]).includes(value);
 }

@@ -29,7 +29,7 @@ import {
 import { labelTextSchema } from '../domain/label-text.ts';
 import { ERROR_CODES } from '../domain/errors.ts';
 import { HardwareProfileSchema } from '../domain/hardware.ts';
-import { PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
+import { MAX_REQUESTS_RULE, PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { AggregateSchema } from '../domain/statistics.ts';
 import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
 import { FACET_FILTERS } from '../domain/facet-matches.ts';
@@ -148,6 +148,9 @@ export const StatedBandwidthSchema = z.strictObject({
 });
 export type StatedBandwidthData = z.infer<typeof StatedBandwidthSchema>;
 
+/** A bad maxRequests, refused in the words the CLI refuses a bad --max-requests with. */
+const maxRequestsRefused = (iss: { input?: unknown }): string => `${MAX_REQUESTS_RULE}, got ${JSON.stringify(iss.input) ?? String(iss.input)}`;
+
 export const PlanRequestSchema = z.strictObject({
   cacheDir: z.string().min(1),
   profile: z.enum(PROFILE_IDS),
@@ -158,6 +161,12 @@ export const PlanRequestSchema = z.strictObject({
   durationS: int.min(1).max(86_400).optional(),
   /** Seconds each trial runs before its measured window opens (not the autoscaling scenarios). */
   warmUpS: int.min(0).max(3600).optional(),
+  /**
+   * End each trial once this many requests have completed in its measured window, or at its duration
+   * if that comes first (0 or absent: the duration alone), as the suite's --max-requests: stored in
+   * every planned run's options, so a resume keeps it, and part of their configuration.
+   */
+  maxRequests: z.number({ error: maxRequestsRefused }).int({ error: maxRequestsRefused }).min(0, { error: maxRequestsRefused }).optional(),
   /**
    * The storage tier's cap in GiB (1024³ bytes; 0: 95 % of the free space). The value the suite's
    * --storage-capacity-gb flag takes: that flag keeps the reference's name, this API says the unit.

@@ -18,8 +18,11 @@ if (!HAS_CHROMIUM) {
   );
 }
 
+/** The smoke suite's trials below end after this many completed requests, with this duration as their cap. */
+const TRIAL_REQUESTS = 10;
+const TRIAL_CAP_S = 120;
 /** The storage-only trials of the smoke suite below, as `kvbench run` flags (for the import to match them). */
-const STORAGE_ONLY_FLAGS = '--model tiny-1b --num-users 4 --duration 5 --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42';
+const STORAGE_ONLY_FLAGS = `--model tiny-1b --num-users 4 --duration ${TRIAL_CAP_S} --max-requests ${TRIAL_REQUESTS} --gpu-mem-gb 0 --cpu-mem-gb 0.125 --generation-mode fast --seed 42`;
 
 describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
   let served: Served;
@@ -88,7 +91,7 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     lap('token');
   });
 
-  it('runs a smoke suite from the wizard, with live progress, and shows its report', { timeout: 240_000 }, async () => {
+  it('runs a smoke suite from the wizard, with live progress, and shows its report', { timeout: 480_000 }, async () => {
     const cacheDir = path.join(served.dir, 'cache');
     await page.goto(served.url);
     // The token left the address bar.
@@ -103,15 +106,20 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     await page.locator('dd.mono', { hasText: cacheDir }).waitFor();
     await page.click('[data-test=to-plan]');
 
-    // 2. Plan: smoke, 2 trials of 5 s (a first request comes up to 1.8 s in on a quiet machine and later under load, and a window in which none completed is a PARTIAL trial: 3 s once came out partial at load ~20), CPU only and storage only.
+    // 2. Plan: smoke, 2 trials each, CPU only and storage only. Each trial ends after its 10th completed
+    // request, the duration only a cap: a fixed window (the profile's 5 s) closes with too few requests, a
+    // PARTIAL trial, on a loaded machine, where 10 requests take longer but still complete.
     await page.check('[data-profile=smoke] input');
     await page.fill('input[name=trials]', '2');
-    await page.fill('input[name=durationS]', '5');
+    await page.fill('input[name=durationS]', String(TRIAL_CAP_S));
     await page.locator('input[name=durationS]').dispatchEvent('change');
+    await page.fill('input[name=maxRequests]', String(TRIAL_REQUESTS));
+    await page.locator('input[name=maxRequests]').dispatchEvent('change');
     for (const id of ['cpu-storage', 'storage-saturation', 'production', 'autoscale']) await page.uncheck(`[data-scenario=${id}] input`);
     await page.fill('input[name=label]', 'e2e smoke');
-    await page.waitForFunction(() => document.querySelector('[data-test=trial-count]')?.textContent === '4', null, { timeout: 30_000 });
-    await page.locator('[data-run=cpu-only]').waitFor();
+    // Planning detects the hardware again: seconds on a loaded machine (once over 30 s at load ~20).
+    await page.waitForFunction(() => document.querySelector('[data-test=trial-count]')?.textContent === '4', null, { timeout: 120_000 });
+    await page.locator('[data-run=cpu-only] [data-test=plan-max-requests]', { hasText: `or ${TRIAL_REQUESTS} req` }).waitFor();
     await page.getByText('The cache directory has room for this suite.').waitFor();
     expect(await page.locator('[data-scenario=gpu-only]').textContent()).toContain('Skipped');
     await screenshot(page, '02-plan');
@@ -119,15 +127,15 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
 
     // 3. Run: live progress, then the end.
     await page.click('[data-test=start-suite]');
-    await page.locator('[data-test=current-trial]').waitFor({ timeout: 60_000 });
+    await page.locator('[data-test=current-trial]').waitFor({ timeout: 120_000 });
     await page.waitForFunction(() => document.querySelectorAll('canvas').length >= 3);
     // Live numbers arrive while the trial runs.
     await page.waitForFunction(() => /\d/.test(document.querySelector('[data-test=live-tput]')?.textContent ?? ''), null, { timeout: 60_000 });
     await page.waitForTimeout(300); // a few more points on the charts
     await screenshot(page, '03-run');
     // Then trials finish one by one.
-    await page.waitForFunction(() => /^[1-4] \/ 4$/.test(document.querySelector('[data-test=trials-done]')?.textContent?.trim() ?? ''), null, { timeout: 90_000 });
-    await page.locator('[data-test=view-report]').waitFor({ timeout: 120_000 });
+    await page.waitForFunction(() => /^[1-4] \/ 4$/.test(document.querySelector('[data-test=trials-done]')?.textContent?.trim() ?? ''), null, { timeout: 180_000 });
+    await page.locator('[data-test=view-report]').waitFor({ timeout: 240_000 });
     expect((await page.locator('[data-test=trials-done]').textContent())?.trim()).toBe('4 / 4');
     expect(await page.getByText('4 complete, 0 partial, 0 failed, 0 aborted').count()).toBe(1);
     await screenshot(page, '04-run-finished');

@@ -314,7 +314,11 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     expect(outOfCard).toEqual([]);
     // "What will run": every column in view, "Derived from" too, without scrolling sideways.
     expect.soft(await overflowOf(page, 'plan-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
-    // Also with each run's derivation open ("how"), and with the MLPerf options' longer model names.
+    // Also with each run's derivation open ("how"), the MLPerf options' longer model names, and each
+    // trial ending after a count of requests ("300 or 1000 req" in the Seconds column).
+    await page.fill('input[name=maxRequests]', '1000');
+    await page.locator('input[name=maxRequests]').dispatchEvent('change');
+    await page.locator('[data-test=plan-max-requests]', { hasText: 'or 1000 req' }).first().waitFor();
     await page.check('input[name=extras]');
     await page.locator('[data-test=plan-table] tr[data-run=mlperf-large-model]').waitFor();
     for (const how of await page.locator('[data-test=plan-table] button.derivation-toggle').all()) await how.click();

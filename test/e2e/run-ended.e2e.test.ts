@@ -30,9 +30,12 @@ describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
     });
     return (await r.json()) as { ok: boolean; value?: unknown; error?: unknown };
   };
-  /** A storage-only smoke suite, started as another tab (or Resume) would: the page follows it. */
-  const startSuite = async (trials: number, durationS: number): Promise<void> => {
-    const r = await invoke('suite.start', { cacheDir: path.join(served.dir, 'cache'), profile: 'smoke', trials, durationS, scenarios: ['storage-only'], probe: false, label: 'ended' });
+  /**
+   * A storage-only smoke suite, started as another tab (or Resume) would: the page follows it. With
+   * `maxRequests`, each trial ends after that many completed requests, `durationS` only its cap.
+   */
+  const startSuite = async (trials: number, durationS: number, maxRequests?: number): Promise<void> => {
+    const r = await invoke('suite.start', { cacheDir: path.join(served.dir, 'cache'), profile: 'smoke', trials, durationS, maxRequests, scenarios: ['storage-only'], probe: false, label: 'ended' });
     expect(r).toMatchObject({ ok: true });
   };
   /** Waits until the page shows a throughput above zero: requests have completed in the measured window. */
@@ -40,10 +43,12 @@ describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
   const cell = async (col: number): Promise<string> => (await page.locator('[data-test=trial-table] tbody tr').last().locator(`td:nth-child(${col})`).innerText()).trim();
 
   it("keeps the last trial's card after the suite finished, with the figures the trial stored, until the user leaves the step", async () => {
-    await startSuite(1, 5);
+    // It must end complete, with requests measured: after its 10th request, not in a fixed window that a
+    // loaded machine can close with too few (a PARTIAL trial).
+    await startSuite(1, 120, 10);
     await page.locator('[data-test=current-trial]').waitFor({ timeout: 60_000 });
     await measuring();
-    await page.locator('[data-test=outcome]').waitFor({ timeout: 120_000 });
+    await page.locator('[data-test=outcome]').waitFor({ timeout: 180_000 });
     const head = page.locator('[data-test=last-trial-head]');
     await head.waitFor();
     const m = /^Suite finished — last trial: Storage only \(trial 1 of 1\), stored as trial (\d+)$/.exec((await head.innerText()).trim());
@@ -54,8 +59,9 @@ describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
 
     // The tiles end on what the trial stored: the trial table's figures are the stored record's.
     const stored = await invoke('history.list', { selection: {}, sort: { key: 'id', dir: 'desc' }, limit: 1 });
-    const trial = (stored.value as { trials: { id: number; metrics: Record<string, number> }[] }).trials[0];
+    const trial = (stored.value as { trials: { id: number; metrics: Record<string, number>; options: Record<string, unknown> }[] }).trials[0];
     expect(Number(m![1])).toBe(trial.id);
+    expect(trial.options).toMatchObject({ maxRequests: 10, duration: 120 });
     expect(trial.metrics.wall_clock_throughput_tok_per_s).toBeGreaterThan(0);
     expect(`${(await page.locator('[data-test=live-tput]').innerText()).trim()} tok/s`).toBe(await cell(6));
     expect((await page.locator('[data-test=live-storage]').innerText()).trim()).toBe(await cell(7));

@@ -25,6 +25,13 @@ describe('number fields', () => {
     for (const bad of ['-3', '3601', '1.5']) expect(problemOf(parseNumberField('warmUpS', bad))).toContain('from 0 to 3600');
   });
 
+  it('requests per trial: empty or 0 is off (each trial its whole duration), else a whole number of requests', () => {
+    expect(parseNumberField('maxRequests', '')).toEqual({ value: 0 });
+    expect(parseNumberField('maxRequests', '0')).toEqual({ value: 0 });
+    expect(parseNumberField('maxRequests', ' 250 ')).toEqual({ value: 250 });
+    for (const bad of ['-1', '2.5', 'x', '1e300']) expect(problemOf(parseNumberField('maxRequests', bad)), bad).toContain('must be a whole number, 0 or more');
+  });
+
   it("storage capacity: empty is the profile's cap, else any number of GiB from 0, fractions kept", () => {
     expect(parseNumberField('storageCapacityGib', '')).toEqual({ value: null });
     expect(parseNumberField('storageCapacityGib', '0')).toEqual({ value: 0 });
@@ -33,22 +40,22 @@ describe('number fields', () => {
   });
 
   it('text the browser could not read is refused, not taken as the empty field it reports', () => {
-    for (const field of ['trials', 'durationS', 'warmUpS', 'storageCapacityGib'] as const) expect(problemOf(parseNumberField(field, '', true))).not.toBeNull();
+    for (const field of ['trials', 'durationS', 'warmUpS', 'maxRequests', 'storageCapacityGib'] as const) expect(problemOf(parseNumberField(field, '', true))).not.toBeNull();
   });
 });
 
 describe('the plan request', () => {
-  const form: PlanForm = { profile: 'quick', trials: 3, durationS: null, warmUpS: 0, model: '', scenarios: null, extras: false, probe: true, storageCapacityGib: null, label: 'ignored' };
+  const form: PlanForm = { profile: 'quick', trials: 3, durationS: null, warmUpS: 0, maxRequests: 0, model: '', scenarios: null, extras: false, probe: true, storageCapacityGib: null, label: 'ignored' };
 
   it("leaves out what the profile decides, and the label (Start's, not the plan's)", () => {
     expect(planRequestOf('/mnt/kv', form)).toEqual({ cacheDir: '/mnt/kv', profile: 'quick', trials: 3, extras: false, probe: true });
   });
 
   it('carries every field set in the form', () => {
-    const set: PlanForm = { ...form, durationS: 60, warmUpS: 5, model: 'llama3.1-8b', scenarios: ['cpu-only'], storageCapacityGib: 0 };
+    const set: PlanForm = { ...form, durationS: 60, warmUpS: 5, maxRequests: 40, model: 'llama3.1-8b', scenarios: ['cpu-only'], storageCapacityGib: 0 };
     expect(planRequestOf('/mnt/kv', set)).toEqual({
       cacheDir: '/mnt/kv', profile: 'quick', trials: 3, extras: false, probe: true,
-      durationS: 60, warmUpS: 5, model: 'llama3.1-8b', scenarios: ['cpu-only'], storageCapacityGib: 0,
+      durationS: 60, warmUpS: 5, maxRequests: 40, model: 'llama3.1-8b', scenarios: ['cpu-only'], storageCapacityGib: 0,
     });
   });
 });
@@ -63,6 +70,7 @@ describe("the fields the backend's messages name", () => {
     expect(planFieldsNamedIn(NO_ROOM)).toEqual(['storageCapacityGib', 'cacheDir']);
     expect(planFieldsNamedIn('the cache directory /mnt/ro is not writable')).toEqual(['cacheDir']);
     expect(planFieldsNamedIn('--trials must be an integer from 1 to 100, got 0\n--duration must be a positive integer (seconds), got 0\n--warm-up must be an integer from 0 to 3600 (seconds), got -1')).toEqual(['trials', 'durationS', 'warmUpS']);
+    expect(planFieldsNamedIn('--max-requests must be an integer ≥ 0 (0 = the duration alone), got -1')).toEqual(['maxRequests']);
     expect(planFieldsNamedIn('--model: unknown model "x"')).toEqual(['model']);
     expect(planFieldsNamedIn('nothing to run: every chosen scenario was skipped')).toEqual([]);
   });

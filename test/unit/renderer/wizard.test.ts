@@ -423,6 +423,76 @@ describe('plan step', () => {
     expect(startDisabled()).toBe(true);
   });
 
+  it('offers "End each trial after N requests", off by default: planned and started with the count typed, the duration then a cap, a bad count refused under the field', async () => {
+    const fake = installFakeApi({
+      // As the planner answers: every run carries the request's count (0: none), and a note says the time is the longest.
+      'suite.plan': (req) => {
+        const n = (req as { maxRequests?: number }).maxRequests ?? 0;
+        const p = plan();
+        for (const r of p.runs) r.options = { ...r.options, maxRequests: n };
+        if (n > 0) p.notes = [`each trial ends once ${n} requests have completed in its measured window, or at its 3 s if that comes first: the estimate is the longest it can take`];
+        return { plan: p, hardware: hardware(), advice: [] };
+      },
+      'suite.start': () => ({ suiteId: 7 }),
+    });
+    const wizard = useWizardStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const settle = async (): Promise<void> => {
+      await new Promise((r) => setTimeout(r, 300)); // the form re-plans after a pause
+      await flush();
+    };
+    const type = async (text: string): Promise<void> => {
+      await w.get('input[name=maxRequests]').setValue(text);
+      await w.get('input[name=maxRequests]').trigger('change');
+      await settle();
+    };
+    const input = w.get('input[name=maxRequests]').element as HTMLInputElement;
+    const field = input.closest('label')!;
+    const startDisabled = (): boolean => w.get('[data-test=start-suite]').attributes('disabled') !== undefined;
+    const lastPlan = (): Record<string, unknown> => fake.callsOf('suite.plan').at(-1) as Record<string, unknown>;
+
+    // Off: an empty field that says so, nothing sent, each trial its whole duration.
+    expect(field.textContent).toContain('End each trial after N requests (the duration is then a cap)');
+    expect(w.get('[data-test=max-requests-hint]').text()).toMatch(/quick check.*not comparable to fixed-duration trials/);
+    expect(input.value).toBe('');
+    expect(input.placeholder).toBe('off');
+    expect(lastPlan()).not.toHaveProperty('maxRequests');
+    expect(w.find('[data-test=plan-max-requests]').exists()).toBe(false);
+    expect(w.get('[data-test=plan-time]').element.nextElementSibling!.textContent).toBe('engine start-up included');
+
+    await type('10');
+    expect(lastPlan()).toMatchObject({ maxRequests: 10 });
+    expect(w.findAll('[data-test=plan-max-requests]').map((c) => c.text())).toEqual(['or 10 req', 'or 10 req']);
+    expect(w.get('[data-test=plan-time]').element.nextElementSibling!.textContent).toBe('at most, engine start-up included');
+    expect(w.findAll('.notes li').map((li) => li.text())).toEqual([
+      'Each trial ends once 10 requests have completed in its measured window, or at its 3 s if that comes first: the estimate is the longest it can take.',
+    ]);
+
+    // Refused as typed, under the field, never planned as another count.
+    for (const bad of ['-1', '2.5']) {
+      await type(bad);
+      expect(field.querySelector('.field-problem')?.textContent, bad).toContain('must be a whole number, 0 or more');
+      expect(input.value).toBe(bad);
+      expect(input.getAttribute('aria-invalid')).toBe('true');
+      expect(startDisabled()).toBe(true);
+    }
+    expect(lastPlan()).toMatchObject({ maxRequests: 10 });
+    // 0 is off, shown as the empty field.
+    await type('0');
+    expect(input.value).toBe('');
+    expect(field.querySelector('.field-problem')).toBeNull();
+    expect(lastPlan()).not.toHaveProperty('maxRequests');
+
+    await type('25');
+    expect(startDisabled()).toBe(false);
+    await w.get('[data-test=start-suite]').trigger('click');
+    await flush();
+    expect(fake.callsOf('suite.start')).toEqual([{ ...lastPlan(), label: null }]);
+    expect(fake.callsOf('suite.start')[0]).toMatchObject({ maxRequests: 25 });
+  });
+
   it("states the plan's tier sizes in the units chosen in Settings, as the disk estimate beside them, and in decimal units with the GiB their fields take", async () => {
     for (const [byteUnits, gpu, cpu, cap, disk, quick] of [
       ['decimal', 'none', '1.07 GB (1 GiB)', '2.15 GB (2 GiB)', '2.15 GB', 'storage tier capped at 17.2 GB (16 GiB).'],

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
+import { MAX_REQUESTS_RULE } from '../../../src-shared/domain/scenarios.ts';
 import { CHANNELS } from '../../../src-shared/ipc/channels.ts';
 import { AppEventSchema, CONTRACT, type Result } from '../../../src-shared/ipc/contract.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
@@ -269,6 +270,46 @@ describe('backend', () => {
     ok(await t.backend.invoke('suite.resume', { suiteId })); // nothing left
     await finished();
     expect(probes).toEqual([false, false, false]); // planned with probe: false (smokeRequest)
+  });
+
+  it('suite.plan and suite.start take maxRequests as the CLI takes --max-requests: stored in every run of the plan, kept by a resume, another configuration; a bad count refused in the CLI\'s words', async () => {
+    const t = await make({ behaviours: ['hang', 'complete'] });
+    const request = { ...smokeRequest(t.cacheDir), scenarios: ['storage-only'], maxRequests: 10 };
+    const planned = ok(await t.backend.invoke('suite.plan', request)) as { plan: { runs: { options: Record<string, unknown> }[]; notes: string[] } };
+    expect(planned.plan.runs.map((r) => [r.options.maxRequests, r.options.duration])).toEqual([[10, 5]]);
+    expect(planned.plan.notes).toContain('each trial ends once 10 requests have completed in its measured window, or at its 5 s if that comes first: the estimate is the longest it can take');
+    for (const bad of [-1, 2.5, '3', null]) {
+      for (const channel of ['suite.plan', 'suite.start'] as const) {
+        const r = await t.backend.invoke(channel, { ...request, maxRequests: bad });
+        expect(r, `${channel} ${String(bad)}`).toMatchObject({ ok: false, error: { code: 'VALIDATION', message: expect.stringContaining(`${MAX_REQUESTS_RULE}, got ${JSON.stringify(bad)}`) } });
+      }
+    }
+    expect(ok(await t.backend.invoke('suite.status', {}))).toMatchObject({ state: 'idle' });
+
+    const finished = async (): Promise<void> => {
+      await t.waitFor('suite.finished');
+      t.events.splice(0);
+      while ((ok(await t.backend.invoke('suite.status', {})) as { state: string }).state !== 'idle') await new Promise((r) => setTimeout(r, 5));
+    };
+    const { suiteId } = ok(await t.backend.invoke('suite.start', request)) as { suiteId: number };
+    await t.waitFor('suite.trialProgressed');
+    ok(await t.backend.invoke('suite.cancel', {}));
+    await finished();
+    ok(await t.backend.invoke('suite.resume', { suiteId }));
+    await finished();
+    // The cancelled trial, then the two a resume ran: each engine was told to end after 10 requests.
+    expect(t.engineCalls.map((o) => [o.maxRequests, o.duration])).toEqual([[10, 5], [10, 5], [10, 5]]);
+
+    // A suite of the same scenario without it: another configuration, as the CLI's, so its trials never pool with these.
+    const plain = ok(await t.backend.invoke('suite.start', { ...request, maxRequests: undefined })) as { suiteId: number };
+    await finished();
+    expect(t.engineCalls.at(-1)).toMatchObject({ maxRequests: 0 });
+    const report = ok(await t.backend.invoke('report.build', { selection: { suiteIds: [suiteId, plain.suiteId] } })) as {
+      report: { scenarios: { scenarioId: string; configKey: string; configDescription: string; trialIds: number[] }[] };
+    };
+    const groups = report.report.scenarios.map((g) => [g.scenarioId, g.trialIds.length, /max 10 requests/.test(g.configDescription)]);
+    expect(groups.sort()).toEqual([['storage-only', 2, false], ['storage-only', 2, true]]);
+    expect(new Set(report.report.scenarios.map((g) => g.configKey)).size).toBe(2);
   });
 
   it('a finished suite with a partial trial (a full disk) lists a trial left, and Resume runs just that one, as the CLI does', async () => {
