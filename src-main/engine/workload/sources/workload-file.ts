@@ -174,15 +174,17 @@ export class WorkloadFileFeed implements ReplayFeed {
     return this.#o.speedup > 0 && this.#w.batches.some((b) => b.delay_ms > 0);
   }
 
-  async pull(max: number): Promise<ReplaySpec[]> {
+  async pull(max: number, maxBlocks: number): Promise<ReplaySpec[]> {
     const out: ReplaySpec[] = [];
     const w = this.#w;
-    while (out.length < max && !this.#ended) {
+    let blocks = 0;
+    while (out.length < max && blocks < maxBlocks && !this.#ended) {
       const batch = w.batches[this.#batch];
       const r = batch.requests[this.#request];
       const prefix = cyclePrefix(this.#cycle);
       const nBlocks = Math.ceil(r.context_tokens / w.kv_block_tokens);
       const ids = Array.from({ length: nBlocks }, (_, k) => k);
+      blocks += nBlocks;
       this.#maxUsers = Math.max(this.#maxUsers, this.#request + 1);
       out.push({
         arrivalNs: this.paced ? Math.round((this.#arrivalMs * 1e6) / this.#o.speedup) : 0,
