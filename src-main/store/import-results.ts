@@ -28,6 +28,7 @@ import { packResults, type Store } from './store.ts';
 import { ImportStaging } from './import-staging.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
+import { wholeFileText } from '../engine/workload/sources/text-encoding.ts';
 
 export interface ImportOptions {
   /** The system the results belong to (created if new). */
@@ -236,7 +237,9 @@ function referenceRatesProblem(results: Record<string, unknown>): string | null 
 }
 
 async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
-  const text = await fsp.readFile(file, 'utf8');
+  const decoded = wholeFileText(await fsp.readFile(file));
+  if (!decoded.ok) throw new Error(decoded.line === null ? decoded.problem : `line ${decoded.line}: ${decoded.problem}`);
+  const text = decoded.text;
   let json: unknown;
   try {
     json = JSON.parse(text);
