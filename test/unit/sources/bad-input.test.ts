@@ -231,6 +231,11 @@ describe('bad dataset and trace files', () => {
       const long = JSON.stringify({ timestamp: 5, input_length: 1e15, output_length: 1, hash_ids: [1] });
       expect((await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n${long}\n`)).message).toMatch(/, line 2: .*input_length: input_length must be at most 10,000,000/);
     });
+    it('a first line that names hash_ids but is not JSON (a NaN) is a Mooncake line with an error, named by its line', async () => {
+      // It was "a JSON document that is neither a ShareGPT array, a Mooncake trace nor …", without a line.
+      const { message } = await refusal('m.jsonl', `\n{"timestamp": NaN, "input_length": 512, "output_length": 5, "hash_ids": [1]}\n`);
+      expect(message).toMatch(/m\.jsonl, line 2: not valid JSON \(truncated line\?\)/);
+    });
     it('JSON lines that are not Mooncake records', async () => {
       expect((await refusal('m.jsonl', '{"prompt": "hi"}\n{"prompt": "ho"}\n')).message).toMatch(/without "hash_ids"/);
     });
