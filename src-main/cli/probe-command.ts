@@ -122,12 +122,15 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
 }
 
 /**
- * `--dir is not writable: DIR (why)` for an existing directory the probe could not write its files in
- * (a read-only filesystem, permissions), else null: said like kvbench run's --cache-dir, instead of the
- * raw EROFS of the probe's first open. A missing DIR is the probe's own TARGET_NOT_WRITABLE.
+ * What keeps the probe from writing its files in `dir`, said with the other argument errors like kvbench
+ * run's --cache-dir: missing (the probe creates no directory: it measures the device one is on), not a
+ * directory, or not writable (a read-only filesystem, permissions); else null. Each was the probe
+ * process's raw "ENOENT … stat" or EROFS once it had started.
  */
 function directoryNotWritable(dir: string): string | null {
-  if (!statOrNull(dir)?.isDirectory()) return null;
+  const st = statOrNull(dir);
+  if (!st) return `--dir does not exist: ${dir}`;
+  if (!st.isDirectory()) return `--dir is not a directory: ${dir}`;
   try {
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
     return null;

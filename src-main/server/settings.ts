@@ -8,6 +8,7 @@ import { SettingsSchema, type Settings } from '../../src-shared/ipc/contract.ts'
 import { databaseSystemDirectoryOf, resolveRealPath } from '../engine/config/system-directories.ts';
 import { defaultDataDir, resolveDatabasePath } from '../store/data-dir.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
+import { wholeFileText } from '../engine/workload/sources/text-encoding.ts';
 
 export const SETTINGS_FILE_NAME = 'settings.json';
 
@@ -94,13 +95,17 @@ export function loadSettings(file: string, defaults: Settings): LoadedSettings {
     const message = `${why}: the default settings apply, no database is opened from them, and Settings cannot be saved over the file until it is fixed or removed (then restart kvbench)`;
     return { settings: { ...defaults }, chosen: {}, unused: {}, problems: [{ key: null, message }], saveRefused: message };
   };
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    bytes = fs.readFileSync(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { settings: { ...defaults }, chosen: {}, unused: {}, problems: [], saveRefused: null };
     return unusable(`could not read the settings file ${file} (${(err as Error).message})`);
   }
+  // A byte-order mark is read past; a compressed, UTF-16 or binary file is named as such.
+  const decoded = wholeFileText(bytes);
+  if (!decoded.ok) return unusable(`the settings file ${file}${decoded.line === null ? '' : `, line ${decoded.line},`} is not usable: ${decoded.problem}`);
+  const text = decoded.text;
   let json: unknown;
   try {
     json = JSON.parse(text);

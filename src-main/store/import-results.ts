@@ -30,6 +30,7 @@ import { kvbenchDocumentProblem, unparsableDocumentProblem } from './not-results
 import { kvbenchFileProblem } from './kvbench-file-checks.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
+import { wholeFileText } from '../engine/workload/sources/text-encoding.ts';
 
 export interface ImportOptions {
   /** The system the results belong to (created if new). */
@@ -243,8 +244,15 @@ function referenceRatesProblem(results: Record<string, unknown>): string | null 
 }
 
 async function readResultsFile(file: string, opts: ImportOptions): Promise<ParsedFile> {
-  const text = await fsp.readFile(file, 'utf8');
+  const bytes = await fsp.readFile(file);
   const chooseDatabase = opts.chooseDatabase ?? 'with --db';
+  const decoded = wholeFileText(bytes);
+  if (!decoded.ok) {
+    // A workbook is a zip: named as kvbench's own export rather than as any archive.
+    const workbook = unparsableDocumentProblem(bytes.subarray(0, 4).toString('latin1'), chooseDatabase);
+    throw new Error(workbook ?? (decoded.line === null ? decoded.problem : `line ${decoded.line}: ${decoded.problem}`));
+  }
+  const text = decoded.text;
   let json: unknown;
   try {
     json = JSON.parse(text);

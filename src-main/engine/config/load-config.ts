@@ -268,13 +268,20 @@ function lineOf(doc: Document, lc: LineCounter, path: readonly (string | number)
   return offset === undefined ? undefined : lc.linePos(offset).line;
 }
 
+/** A YAML mapping: not a list, nor what a tag makes (!!binary bytes, a !!timestamp date, !!set, !!omap). */
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Map) && !(v instanceof Set);
+  if (typeof v !== 'object' || v === null) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 function describe(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (v === null) return 'null';
+  if (v instanceof Uint8Array) return 'binary data (a !!binary value)';
+  if (v instanceof Date) return 'a date (a !!timestamp value)';
+  if (v instanceof Set) return 'a set (a !!set value)';
+  if (v instanceof Map) return 'an ordered mapping (a !!omap or !!pairs value)';
   return `a ${typeof v}`;
 }
 

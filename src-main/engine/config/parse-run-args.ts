@@ -303,8 +303,12 @@ function fileSystemErrors(o: Record<string, unknown>): string[] {
       if (st && !st.isDirectory()) errors.push(`--cache-dir is not a directory: ${real}`);
       else if (st && !writable(real)) errors.push(`--cache-dir is not writable: ${real}`);
       else if (!st) {
-        const parent = dirname(real);
-        if (existsSync(parent) && !writable(parent)) errors.push(`--cache-dir parent is not writable: ${parent}`);
+        // The run creates it: its nearest existing ancestor must be a writable directory (a path
+        // under a file failed in the engine with "ENOTDIR … stat").
+        let ancestor = dirname(real);
+        while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+        if (!statOrUndefined(ancestor)?.isDirectory()) errors.push(`--cache-dir cannot be created: ${real}: ${ancestor} is a file, not a directory`);
+        else if (!writable(ancestor)) errors.push(`--cache-dir parent is not writable: ${ancestor}`);
       }
     }
   }

@@ -1,20 +1,22 @@
 /**
  * `kvbench run`'s input files read before the run starts, with the engine's own parsers: a
- * `--dataset-path` the engine could not replay and a `--probe-result` it could not use are refused with
- * every other argument problem, before the engine process starts, instead of one at a time after it.
+ * `--dataset-path` or `--burst-trace-path` the engine could not replay, a `--validation-trace` it could
+ * not compare with and a `--probe-result` it could not use are refused with every other argument
+ * problem, each naming its flag, before the engine process starts, instead of one at a time after it.
  * The engine reads them again when it runs (a ShareGPT file only up to --max-conversations, a trace or
  * workload file in one streaming pass, so the second read costs seconds at most).
  */
 import { DEFAULT_RUN_OPTIONS } from '../../../src-shared/domain/run-options.ts';
 import { loadProbeLimits } from '../report/probe-limits.ts';
 import { AZURE_FORMAT } from '../workload/sources/azure-source.ts';
-import { BURSTGPT_FORMAT } from '../workload/sources/burstgpt-source.ts';
+import { BURSTGPT_FORMAT, resolveBurstTraceFiles } from '../workload/sources/burstgpt-source.ts';
 import { detectDatasetFormat, type DatasetFormat } from '../workload/sources/detect-format.ts';
 import { MOONCAKE_FORMAT } from '../workload/sources/mooncake-source.ts';
 import { loadShareGpt } from '../workload/sources/sharegpt-source.ts';
 import { scanTimedTrace } from '../workload/sources/timed-trace.ts';
 import { estimateCounter } from '../workload/sources/token-counter.ts';
 import { readWorkloadFile } from '../workload/sources/workload-file.ts';
+import { loadValidationTrace } from '../workload/trace/validation-trace.ts';
 import { parseRunArgsInto, type ParseRunArgsEnv, type ParseRunArgsResult } from './parse-run-args.ts';
 import { statOrNull } from '../../util/stat-or-null.ts';
 
@@ -44,6 +46,23 @@ async function inputFileErrors(o: Record<string, unknown>): Promise<string[]> {
       await readDataset(o.datasetPath, maxConversations);
     } catch (err) {
       errors.push(`--dataset-path ${messageOf(err)}`);
+    }
+  }
+  // --dataset-path wins over --use-burst-trace (the engine replays only the dataset then). A path that
+  // matches nothing is said by the parse already.
+  if (o.useBurstTrace === true && typeof o.burstTracePath === 'string' && typeof o.datasetPath !== 'string') {
+    try {
+      await scanTimedTrace(resolveBurstTraceFiles(o.burstTracePath), BURSTGPT_FORMAT);
+    } catch (err) {
+      const message = messageOf(err);
+      errors.push(message.startsWith('--burst-trace-path') ? message : `--burst-trace-path ${message}`);
+    }
+  }
+  if (typeof o.validationTrace === 'string' && statOrNull(o.validationTrace)?.isFile()) {
+    try {
+      await loadValidationTrace(o.validationTrace);
+    } catch (err) {
+      errors.push(`--validation-trace ${messageOf(err)}`);
     }
   }
   return errors;

@@ -5,6 +5,7 @@ import { keyHash64 } from '../io/payload.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
 import type { ChunkProgress, ChunkSink, ChunkSource, EntryRef, TierName } from '../tiers/tier-backend.ts';
+import { EventLoopSlice } from './event-loop-slice.ts';
 import type { Semaphore } from './request-queue.ts';
 import { prefixReadPhase } from './trace/io-trace-log.ts';
 import type { KvRequest } from './synthetic-workload.ts';
@@ -31,6 +32,8 @@ export interface ProcessorDeps {
   verify: boolean;
   /** Aborted when the measured phase ends: sleeps end early and no new step starts. */
   stopSignal: AbortSignal;
+  /** How long a request's steps may hold the event loop (tests pass a zero-length slice). */
+  eventLoopSlice?: EventLoopSlice;
 }
 
 /** A request abandoned because the run stopped while it was in progress. */
@@ -58,9 +61,17 @@ export class RequestProcessor {
   readonly verifyFailures: VerifyFailure[] = [];
   verifyErrorCount = 0;
   readonly #d: ProcessorDeps;
+  /**
+   * Shared by every request in flight. Operations that complete at once (a read that misses, an entry
+   * that exists, an in-memory tier) resolve as promises, and a request of many prefix blocks decoded
+   * over many tokens chains hundreds of thousands of them: the event loop, and with it the window's
+   * deadline, the heartbeat and a cancel, would wait for the whole request.
+   */
+  readonly #slice: EventLoopSlice;
 
   constructor(deps: ProcessorDeps) {
     this.#d = { ...deps };
+    this.#slice = deps.eventLoopSlice ?? new EventLoopSlice();
   }
 
   /** Starts recording into a fresh recorder (after preparatory phases, whose I/O is not measured). */
@@ -138,6 +149,8 @@ export class RequestProcessor {
     };
     const checked = async <T>(op: Promise<T>): Promise<T> => {
       const out = await op;
+      const pause = this.#slice.pauseIfDue();
+      if (pause) await pause;
       checkStop();
       return out;
     };

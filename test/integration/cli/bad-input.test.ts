@@ -92,6 +92,35 @@ describe('kvbench run with invalid input', () => {
     expect(fs.readdirSync(cacheDir)).toEqual(['keep.npy']);
   });
 
+  it('reports --burst-trace-path and --validation-trace contents, and a --cache-dir under a file, with the flag errors', async () => {
+    // Each was found only after the engine started (one at a time, the message naming no flag), or as
+    // the engine's "ENOTDIR … stat".
+    const tmp = makeTempDir();
+    const burst = path.join(tmp, 'burst.csv');
+    fs.writeFileSync(burst, 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,-5,20,15,x\n');
+    const trace = path.join(tmp, 'validation.json');
+    fs.writeFileSync(trace, '[{"timestamp": 1}');
+    const aFile = path.join(tmp, 'a-file');
+    fs.writeFileSync(aFile, 'x');
+    const before = snapshotDir(tmp);
+    const r = await runCli(
+      [
+        'run', ...TINY_RUN_FLAGS, '--num-users', '0', '--cpu-mem-gb', '0', '--cache-dir', path.join(aFile, 'sub'), '--output', path.join(tmp, 'r.json'),
+        '--use-burst-trace', '--burst-trace-path', burst, '--validation-trace', trace,
+      ],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(1);
+    expect(r.stderr).toMatch(/^kvbench run: invalid arguments:\n/);
+    expect(r.stderr).toContain('--num-users must be positive');
+    expect(r.stderr).toContain(`--burst-trace-path ${burst}, line 2: Request tokens "-5" is not a non-negative integer`);
+    expect(r.stderr).toMatch(new RegExp(`--validation-trace ${trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}.*`));
+    expect(r.stderr).toContain(`--cache-dir cannot be created: ${path.join(aFile, 'sub')}: ${aFile} is a file, not a directory`);
+    expect(r.stderr).not.toMatch(/starting|run failed|ENOTDIR/);
+    expectNoStack(r.stderr);
+    expect(snapshotDir(tmp)).toEqual(before);
+  });
+
   it('a --dataset-path that cannot even be looked at (a loop of links) is an argument error, not a crash', async () => {
     const tmp = makeTempDir();
     const loop = path.join(tmp, 'loop');

@@ -66,8 +66,8 @@ describe('a finite replay (--replay-cycles 1)', () => {
 describe('--max-requests with a request that fails', () => {
   it('issues another in its place and closes the window when that many have completed, not at --duration', async () => {
     const tmp = makeTempDir();
-    // Row 2 is larger than every tier: that request fails (counted), the run goes on.
-    const rows: [number, number, number][] = [[0, 100, 10], [0, 900_000_000, 10], [0, 300, 10], [0, 300, 10], [0, 300, 10]];
+    // Row 2 (24.6 GB at 24,576 bytes/token) is larger than every tier: that request fails (counted), the run goes on.
+    const rows: [number, number, number][] = [[0, 100, 10], [0, 1_000_000, 10], [0, 300, 10], [0, 300, 10], [0, 300, 10]];
     const res = await run(tmp, ['--dataset-path', writeBurst(tmp, rows), '--trace-speedup', '0', '--max-requests', '3']);
     const k = res.kvbench;
     expect(k.measured_window.closed_by).toBe('max-requests');

@@ -95,9 +95,10 @@ describe('kvbench probe', () => {
     const r = await runCli(['probe', '--dir', path.join(dir, 'missing'), '--io-depth', '0'], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/--io-depth must be between 1 and/);
+    expect(r.stderr).toContain(`--dir does not exist: ${path.join(dir, 'missing')}`);
     const missing = await runCli(['probe', '--dir', path.join(dir, 'missing')], { cwd: dir });
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/TARGET_NOT_WRITABLE/);
+    expect(missing.stderr).toBe(`kvbench probe: invalid arguments:\n  --dir does not exist: ${path.join(dir, 'missing')}\n`);
   });
 
   it('refuses a system directory as --dir, also behind a symbolic link, with the other problems', async () => {

@@ -68,6 +68,13 @@ describe('strictness', () => {
     expect(errorsOf('- a\n')).toEqual(['/cfg/kv.yaml: the top level must be a mapping of sections, got a list']);
   });
 
+  it('a !!binary or !!timestamp value is said as such, not read as a mapping of its bytes', () => {
+    // `run: !!binary aGVsbG8=` gave "Unknown configuration key: 'run.0'" … 'run.4'.
+    expect(errorsOf('run: !!binary aGVsbG8=\n')).toEqual(["/cfg/kv.yaml:1: Config key 'run' must be a mapping of flag names to values, got binary data (a !!binary value)"]);
+    expect(errorsOf('run: !!timestamp 2001-12-14\n')).toEqual(["/cfg/kv.yaml:1: Config key 'run' must be a mapping of flag names to values, got a date (a !!timestamp value)"]);
+    expect(errorsOf('!!binary aGVsbG8=\n')).toEqual(['/cfg/kv.yaml: the top level must be a mapping of sections, got binary data (a !!binary value)']);
+  });
+
   it('YAML merge keys (<<: *anchor), as PyYAML reads them, build a model from another', () => {
     const text = 'model_configs:\n  small: &small\n    num_layers: 2\n    hidden_dim: 128\n    num_heads: 2\n    kv_heads: 1\n  small-wide:\n    <<: *small\n    hidden_dim: 256\n';
     const r = parseConfigText(text, '/cfg/kv.yaml');

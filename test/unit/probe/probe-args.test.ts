@@ -69,6 +69,19 @@ describe('parseProbeArgs', () => {
     expect(out.ok === false && out.errors.join()).toMatch(/cannot write/);
   });
 
+  it('refuses a --dir that does not exist or is not a directory with the other argument errors, not from the probe process', () => {
+    // Both were the probe's "failed (TARGET_NOT_WRITABLE): cannot use --dir …: ENOENT … stat" after it started.
+    const missing = path.join(tmp, 'absent');
+    const file = path.join(tmp, 'a-file');
+    fs.writeFileSync(file, 'x');
+    const absent = parseProbeArgs(['--dir', missing, '--io-depth', '0']);
+    expect(absent.ok === false && absent.errors).toEqual(expect.arrayContaining([`--dir does not exist: ${missing}`, expect.stringMatching(/--io-depth must be between/)]));
+    const notDir = parseProbeArgs(['--dir', file]);
+    expect(notDir.ok === false && notDir.errors).toEqual([`--dir is not a directory: ${file}`]);
+    const under = parseProbeArgs(['--dir', path.join(file, 'sub')]);
+    expect(under.ok === false && under.errors).toEqual([`--dir does not exist: ${path.join(file, 'sub')}`]);
+  });
+
   it('answers --help', () => {
     expect(parseProbeArgs(['--help'])).toEqual({ ok: 'help' });
   });

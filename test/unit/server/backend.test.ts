@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
 import { MAX_REQUESTS_RULE } from '../../../src-shared/domain/scenarios.ts';
@@ -1145,6 +1146,18 @@ describe('backend', () => {
       ok(await s.backend.invoke('settings.update', { byteUnits: 'binary' }));
       expect(s.fileNow()).toEqual({ databasePath: chosenDb, byteUnits: 'binary', latencyUnit: 'ms', colour: 'blue' });
       expect((ok(await s.backend.invoke('app.info', {})) as { settingsProblems: string[] }).settingsProblems).toEqual([info.settingsProblems[1]]);
+    });
+
+    it('reads a settings file with a byte-order mark (was "not JSON"), and names a gzip-compressed one as such', async () => {
+      const s = await fromSettingsFile(`\uFEFF${JSON.stringify({ latencyUnit: 'us' })}`);
+      expect(ok(await s.backend.invoke('settings.get', {}))).toMatchObject({ latencyUnit: 'us' });
+      expect((ok(await s.backend.invoke('app.info', {})) as { settingsProblems: string[] }).settingsProblems).toEqual([]);
+      const dir = tempDir('kvb-settings-gz-');
+      const gz = path.join(dir, 'settings.json');
+      fs.writeFileSync(gz, gzipSync('{}'));
+      const { loadSettings } = await import('../../../src-main/server/settings.ts');
+      const loaded = loadSettings(gz, { databasePath: path.join(dir, 'x.db'), defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' });
+      expect(loaded.problems.map((p) => p.message)).toEqual([expect.stringMatching(new RegExp(`^the settings file ${gz} is not usable: the file is gzip-compressed: decompress it first \\(gunzip\\): the default settings apply`))]);
     });
 
     it('says at the start and in app.info that the saved default cache directory would be refused now, and keeps it as saved', async () => {

@@ -159,6 +159,12 @@ describe('bad dataset and trace files', () => {
     it('an unterminated quote', async () => {
       expect((await refusal('b.csv', `${BURST_HEADER}\n1,"ChatGPT,10,20,30,x\n`, { burst: true })).message).toMatch(/line 2: unterminated quoted field/);
     });
+    it('token counts longer than any model\'s context (a request that could never complete)', async () => {
+      expect((await refusal('b.csv', `${BURST_HEADER}\n1,ChatGPT,10,20,30,x\n2,ChatGPT,10,1000000000000000,30,x\n`, { burst: true })).message).toMatch(
+        /, line 3: Response tokens 1000000000000000 is more than 10,000,000 \(longer than any model's context\)/,
+      );
+      expect((await refusal('b.csv', `${BURST_HEADER}\n1,ChatGPT,10000001,20,30,x\n`, { burst: true })).message).toMatch(/, line 2: Request tokens 10000001 is more than 10,000,000/);
+    });
   });
 
   describe('Azure', () => {
@@ -173,6 +179,10 @@ describe('bad dataset and trace files', () => {
       const { message } = await refusal('a.csv', 'TIMESTAMP,ContextTokens\n2023-11-16 18:17:03.97,10\n');
       expect(message).toMatch(/, line 1: unrecognised format \(first line "TIMESTAMP,ContextTokens"\)/);
       expect(message).toContain(`Azure LLM inference trace CSV: header ${AZ}`);
+    });
+    it('token counts longer than any model\'s context', async () => {
+      expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:17:04.97,1000000000000,2\n`)).message).toMatch(/, line 3: ContextTokens 1000000000000 is more than 10,000,000/);
+      expect((await refusal('a.csv', `${AZ}\n2023-11-16 18:17:04.97,10,20000000\n`)).message).toMatch(/, line 2: GeneratedTokens 20000000 is more than 10,000,000/);
     });
     it('a row with a field too many or too few', async () => {
       expect((await refusal('a.csv', `${AZ}\n${row1}\n2023-11-16 18:17:04.97,10,2,7\n`)).message).toMatch(/, line 3: expected 3 fields as in the header, found 4/);
@@ -212,6 +222,19 @@ describe('bad dataset and trace files', () => {
     it('a line over 1 MiB', async () => {
       const { message } = await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n{"timestamp": 1, "pad": "${HUGE}"}\n`);
       expect(message).toMatch(/, line 2: line is longer than 1 MiB/);
+    });
+    it('input_length or output_length longer than any model\'s context (output_length 1e15 never completed)', async () => {
+      const huge = JSON.stringify({ timestamp: 5, input_length: 512, output_length: 1e15, hash_ids: [1] });
+      expect((await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n${huge}\n`)).message).toMatch(
+        /, line 2: not a Mooncake record .*: output_length: output_length must be at most 10,000,000 \(more than any model's context holds\)/,
+      );
+      const long = JSON.stringify({ timestamp: 5, input_length: 1e15, output_length: 1, hash_ids: [1] });
+      expect((await refusal('m.jsonl', `${mc(0, 600, [1, 2])}\n${long}\n`)).message).toMatch(/, line 2: .*input_length: input_length must be at most 10,000,000/);
+    });
+    it('a first line that names hash_ids but is not JSON (a NaN) is a Mooncake line with an error, named by its line', async () => {
+      // It was "a JSON document that is neither a ShareGPT array, a Mooncake trace nor …", without a line.
+      const { message } = await refusal('m.jsonl', `\n{"timestamp": NaN, "input_length": 512, "output_length": 5, "hash_ids": [1]}\n`);
+      expect(message).toMatch(/m\.jsonl, line 2: not valid JSON \(truncated line\?\)/);
     });
     it('JSON lines that are not Mooncake records', async () => {
       expect((await refusal('m.jsonl', '{"prompt": "hi"}\n{"prompt": "ho"}\n')).message).toMatch(/without "hash_ids"/);

@@ -12,10 +12,10 @@ function feed(total: number, blocksEach: number): ReplayFeed & { asked: number[]
   return {
     asked,
     handedOut: () => n,
-    async pull(max: number): Promise<ReplaySpec[]> {
+    async pull(max: number, maxBlocks: number): Promise<ReplaySpec[]> {
       asked.push(max);
       const out: ReplaySpec[] = [];
-      while (out.length < max && n < total) {
+      while (out.length < max && out.length * blocksEach < (maxBlocks ?? Infinity) && n < total) {
         const i = n++;
         out.push({
           arrivalNs: i, cycle: 0, userIndex: 0, userId: 'u', requestId: `r${i}`, contextTokens: blocksEach * 512, generationTokens: 1,
@@ -63,5 +63,16 @@ describe('replay read-ahead', () => {
     expect(w.issued).toBe(400);
     expect(f.asked.slice(1).every((m) => m === Math.floor(500_000 / 12_000))).toBe(true);
     expect(maxAhead * 12_000).toBeLessThanOrEqual(1_000_000);
+  });
+
+  it('holds under a million blocks from the first pull on, before the blocks per request are known (65,536 each)', async () => {
+    // The first pull asked for 64 requests whatever they carried: 4 M blocks, seconds of the engine's
+    // event loop and a gigabyte of heap before the first request was issued.
+    const f = feed(200, 65_536);
+    const w = await replay(f);
+    expect(f.handedOut() * 65_536).toBeLessThanOrEqual(1_000_000);
+    const maxAhead = await drain(w, f);
+    expect(w.issued).toBe(200);
+    expect(maxAhead * 65_536).toBeLessThanOrEqual(1_000_000);
   });
 });

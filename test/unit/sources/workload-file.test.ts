@@ -158,3 +158,55 @@ describe('workload file replay', () => {
     expect(await digest()).toBe(await digest());
   });
 });
+
+describe('workload sizes the engine cannot serve are refused where they are read', () => {
+  function fileWith(over: { kv_block_tokens?: number; context_tokens?: number; generation_tokens?: number; delay_ms?: number }): string {
+    const ctx = over.context_tokens ?? 1024;
+    const file = path.join(tempDir(), 'hostile.json');
+    const w = {
+      format: 'kvbench-workload',
+      schema_version: 1,
+      ...(over.kv_block_tokens !== undefined ? { kv_block_tokens: over.kv_block_tokens } : {}),
+      batches: [
+        { index: 0, context_tokens: ctx, delay_ms: 0, requests: [{ id: 'a', prompt_id: 'p', context_tokens: ctx, generation_tokens: 1, reused: false }] },
+        {
+          index: 1, context_tokens: ctx, delay_ms: over.delay_ms ?? 0,
+          requests: [{ id: 'b', prompt_id: 'q', context_tokens: ctx, generation_tokens: over.generation_tokens ?? 1, reused: false }],
+        },
+      ],
+    };
+    fs.writeFileSync(file, JSON.stringify(w));
+    return file;
+  }
+
+  it('a request of more than 65,536 KV blocks (kv_block_tokens 1, 10 M tokens: the engine ran out of heap)', async () => {
+    const file = fileWith({ kv_block_tokens: 1, context_tokens: 10_000_000 });
+    await expect(readWorkloadFile(file)).rejects.toThrow(
+      /batches\[0\]\.requests\[0\]\.context_tokens: 10000000 tokens in blocks of kv_block_tokens 1 make 10,000,000 KV blocks; a request holds at most 65,536 \(kv_block_tokens 153 or more\)/,
+    );
+    // The largest context at the default block size, and 65,536 blocks exactly, are fine.
+    await expect(readWorkloadFile(fileWith({ context_tokens: 10_000_000 }))).resolves.toBeDefined();
+    await expect(readWorkloadFile(fileWith({ kv_block_tokens: 16, context_tokens: 16 * 65_536 }))).resolves.toBeDefined();
+  });
+
+  it('generation_tokens beyond any context window, and a delay over a day (setTimeout fired those at once)', async () => {
+    await expect(readWorkloadFile(fileWith({ generation_tokens: 1e15 }))).rejects.toThrow(
+      /batches\[1\]\.requests\[0\]\.generation_tokens: generation_tokens must be at most 10,000,000/,
+    );
+    await expect(readWorkloadFile(fileWith({ delay_ms: 2 ** 31 }))).rejects.toThrow(/batches\[1\]\.delay_ms: delay_ms must be at most 86,400,000 \(a day\)/);
+    await expect(readWorkloadFile(fileWith({ kv_block_tokens: 2e7 }))).rejects.toThrow(/kv_block_tokens: kv_block_tokens must be at most 10,000,000/);
+  });
+
+  it('workload generate: more than 1,000,000 requests, a delay over a day or generation beyond a context window (the heap filled)', () => {
+    const errorsOf = (args: string[]) => {
+      const r = parseWorkloadGenerateArgs(['--out', 'w.json', ...args], '/tmp');
+      return r.ok === false ? r.errors.join('\n') : '';
+    };
+    expect(errorsOf(['--contexts', '1024', '--batches-per-context', '10000000', '--batch-sizes', '32'])).toContain(
+      '--contexts (1 size) × --batches-per-context 10000000 × the largest of --batch-sizes 32 is up to 320,000,000 requests; a workload file holds at most 1,000,000',
+    );
+    expect(errorsOf(['--contexts', '1024', '--delay-ms', '99999999999999999999'])).toContain('--delay-ms must be at most 86,400,000 (a day)');
+    expect(errorsOf(['--contexts', '1024', '--generation-tokens', '10000001'])).toContain('--generation-tokens must be at most 10,000,000');
+    expect(errorsOf(['--contexts', '1024', '2048', '--batches-per-context', '15625', '--batch-sizes', '32'])).toBe('');
+  });
+});

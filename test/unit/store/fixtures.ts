@@ -259,7 +259,7 @@ export function referenceResultsMid(o: { tokens: number; storageS: number; reque
 /** Writes a results file into `dir`: JSON of `value`, or `value` itself when it is text (a broken file). */
 export function writeResults(dir: string, name: string, value: unknown): string {
   const f = path.join(dir, name);
-  fs.writeFileSync(f, typeof value === 'string' ? value : JSON.stringify(value));
+  fs.writeFileSync(f, typeof value === 'string' || Buffer.isBuffer(value) ? value : JSON.stringify(value));
   return f;
 }
 

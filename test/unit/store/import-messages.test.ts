@@ -2,6 +2,7 @@
 // missing or wrong, in words rather than zod's own text, and a reference file whose elapsed time or
 // rates cannot be trusted.
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importResultsFiles } from '../../../src-main/store/import-results.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
@@ -173,5 +174,21 @@ describe('a kvbench results file whose own fields contradict a run (review rev13
     const { errors, imported } = await importAll({ 'lists.json': bad });
     expect(imported).toEqual([]);
     expect(errors['lists.json']).toMatch(/: end_to_end_latencies\.0 is -1, below 0; end_to_end_latencies\.1 is "x", not a number; end_to_end_latencies\.2 is null, not a number$/);
+  });
+});
+
+describe('file encodings, said as the dataset reader says them', () => {
+  it('a byte-order mark in front is read past; a gzip file is named as such, its bytes never printed', async () => {
+    // The BOM was "not JSON: Unexpected token '\uFEFF'"; the gzip file "not JSON: Unexpected token" and binary bytes.
+    const results = JSON.stringify(referenceResultsNew({ tokPerS: 400, storageTokPerS: 200 }));
+    const { errors, imported } = await importAll({
+      'bom.json': `\uFEFF${results}`,
+      'gz.json': gzipSync(results),
+      'latin1.json': Buffer.from('{"note": "caf\xe9"}', 'latin1'),
+    });
+    expect(imported).toHaveLength(1);
+    expect(errors['bom.json']).toBeUndefined();
+    expect(errors['gz.json']).toBe('the file is gzip-compressed: decompress it first (gunzip)');
+    expect(errors['latin1.json']).toMatch(/^line 1: not UTF-8 text \(byte 0xE9 at column 14\)/);
   });
 });

@@ -3,8 +3,9 @@ import { MultiTierCache } from '../../../src-main/engine/cache/multi-tier-cache.
 import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
 import { PayloadPool } from '../../../src-main/engine/io/payload.ts';
 import { RunRecorder } from '../../../src-main/engine/metrics/run-recorder.ts';
-import { RequestProcessor } from '../../../src-main/engine/workload/request-processor.ts';
+import { RequestAbandoned, RequestProcessor } from '../../../src-main/engine/workload/request-processor.ts';
 import { RequestQueue, Semaphore } from '../../../src-main/engine/workload/request-queue.ts';
+import { EventLoopSlice } from '../../../src-main/engine/workload/event-loop-slice.ts';
 import { WorkerPool } from '../../../src-main/engine/workload/worker-pool.ts';
 import type { KvRequest } from '../../../src-main/engine/workload/synthetic-workload.ts';
 import { MemoryTier, TerminalMemoryTier } from '../../support/memory-tier.ts';
@@ -17,7 +18,7 @@ afterAll(async () => {
   await bytes.close();
 });
 
-function setup(opts: { verify?: boolean; maxConcurrentAllocs?: number } = {}) {
+function setup(opts: { verify?: boolean; maxConcurrentAllocs?: number; stop?: AbortSignal; eventLoopSlice?: EventLoopSlice } = {}) {
   const cpu = new MemoryTier('cpu', 4096);
   const storage = new TerminalMemoryTier('storage', 4096);
   const cache = new MultiTierCache([
@@ -36,7 +37,8 @@ function setup(opts: { verify?: boolean; maxConcurrentAllocs?: number } = {}) {
     generationSecondsPerToken: 0,
     decodeBatchTokens: 32,
     verify: opts.verify ?? false,
-    stopSignal: new AbortController().signal,
+    stopSignal: opts.stop ?? new AbortController().signal,
+    eventLoopSlice: opts.eventLoopSlice,
   });
   return { cache, cpu, storage, recorder, processor };
 }
@@ -286,5 +288,20 @@ describe('RequestProcessor', () => {
     await processor.read('conv_a_turn_1', 'user');
     expect(processor.verifyErrorCount).toBe(1);
     expect(processor.verifyFailures[0]).toEqual({ key: 'conv_a_turn_1', tier: 'cpu', offsetBytes: 100 });
+  });
+
+  it('lets timers run between the steps of a long request whose operations complete at once, so the window can close on it', async () => {
+    // Four prefix blocks decoded over 1 M generated tokens: 125,000 in-memory reads, each resolved as a
+    // promise. Without a turn of the event loop between them, nothing else (the window's deadline, the
+    // heartbeat, a cancel) ran until the request ended. A zero-length slice pauses at every step.
+    const stop = new AbortController();
+    const { cpu, recorder, processor } = setup({ stop: stop.signal, eventLoopSlice: new EventLoopSlice(0) });
+    const blocks = [0, 1, 2, 3].map((k) => ({ key: `blk_${k}`, tokens: 16 }));
+    const done = processor.process(request({ prefixBlocks: blocks, generationTokens: 1_000_000 }), 0n);
+    await new Promise((r) => setImmediate(r));
+    stop.abort();
+    await expect(done).rejects.toBeInstanceOf(RequestAbandoned);
+    expect(recorder.requestsCompleted).toBe(0);
+    expect(cpu.log.filter((l) => l.startsWith('read ')).length).toBeLessThan(100);
   });
 });

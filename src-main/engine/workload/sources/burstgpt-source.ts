@@ -1,6 +1,7 @@
 import { globSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
+import { MAX_CONTEXT_TOKENS } from '../../../../src-shared/domain/workload-file.ts';
 import { columnIndex, parseDecimal, parseTokenCount, splitCsvLine } from './csv.ts';
 import { inputError } from './input-errors.ts';
 import { printable } from './text-encoding.ts';
@@ -53,10 +54,15 @@ export function csvTraceParser(
   };
 }
 
-/** A token-count column: a non-negative integer, or an error naming the file, line and column. */
+/**
+ * A token-count column: a non-negative integer no longer than any model's context (context and
+ * generation alike: a model's output lives in its context window), or an error naming the file, line
+ * and column. A larger count is a mistake, and its request would never complete.
+ */
 export function tokenField(file: string, line: TextLine, column: string, text: string): number {
   const v = parseTokenCount(text);
   if (v === null) throw inputError(file, line.lineNo, `${column} "${printable(text.slice(0, 50))}" is not a non-negative integer`);
+  if (v > MAX_CONTEXT_TOKENS) throw inputError(file, line.lineNo, `${column} ${v} is more than ${MAX_CONTEXT_TOKENS.toLocaleString('en-US')} (longer than any model's context)`);
   return v;
 }
 

@@ -72,6 +72,9 @@ export async function detectDatasetFormat(file: string): Promise<DatasetFormat> 
     if (new RegExp(`"format"\\s*:\\s*"${WORKLOAD_FILE_FORMAT}"`).test(text)) return 'workload-file';
     if (crOnly) throw crOnlyError();
     if (tooLong) throw lineTooLong(file, firstLineNo);
+    // A one-line record naming hash_ids that does not parse (a NaN, a truncated line): a Mooncake
+    // trace whose parser names the line and what is wrong with it.
+    if (/"hash_ids"\s*:/.test(firstLine)) return 'mooncake';
     throw inputError(file, null, `a JSON document that is neither a ShareGPT array, a Mooncake trace nor a kvbench workload file; ${supported}`);
   }
   if (crOnly) throw crOnlyError();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_CONTEXT_TOKENS, MAX_GENERATION_TOKENS } from '../../../../src-shared/domain/workload-file.ts';
 import { inputError } from './input-errors.ts';
 import { blocksOf, cyclePrefix, ReplayWorkload } from './replay-source.ts';
 import { replayOptions, TRACE_USERS, traceUserId, type SourceContext } from './source-context.ts';
@@ -9,8 +10,16 @@ export const MOONCAKE_BLOCK_TOKENS = 512;
 
 const MooncakeRecordSchema = z.looseObject({
   timestamp: z.number({ error: 'timestamp must be a number (ms from the start)' }).nonnegative({ error: 'timestamp cannot be negative' }),
-  input_length: z.number({ error: 'input_length must be a number' }).int({ error: 'input_length must be an integer' }).positive({ error: 'input_length must be positive' }),
-  output_length: z.number({ error: 'output_length must be a number' }).int({ error: 'output_length must be an integer' }).nonnegative({ error: 'output_length cannot be negative' }),
+  input_length: z
+    .number({ error: 'input_length must be a number' })
+    .int({ error: 'input_length must be an integer' })
+    .positive({ error: 'input_length must be positive' })
+    .max(MAX_CONTEXT_TOKENS, { error: `input_length must be at most ${MAX_CONTEXT_TOKENS.toLocaleString('en-US')} (longer than any model's context)` }),
+  output_length: z
+    .number({ error: 'output_length must be a number' })
+    .int({ error: 'output_length must be an integer' })
+    .nonnegative({ error: 'output_length cannot be negative' })
+    .max(MAX_GENERATION_TOKENS, { error: `output_length must be at most ${MAX_GENERATION_TOKENS.toLocaleString('en-US')} (more than any model's context holds)` }),
   hash_ids: z
     .array(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), { error: 'hash_ids must be an array of non-negative integers' })
     .min(1, { error: 'hash_ids cannot be empty' }),

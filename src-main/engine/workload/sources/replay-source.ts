@@ -58,8 +58,13 @@ export interface ReplaySpec {
 
 /** A replayed file, read in arrival order. */
 export interface ReplayFeed {
-  /** Up to `max` next requests in arrival order (non-decreasing arrivals); an empty array when the replay is over. */
-  pull(max: number): Promise<ReplaySpec[]>;
+  /**
+   * Up to `max` next requests in arrival order (non-decreasing arrivals); an empty array when the
+   * replay is over. A feed stops early, after at least one request, once those it pulled carry
+   * `maxBlocks` prefix blocks or more (give or take a few requests'): the first pull, before the
+   * blocks per request are known, would otherwise hold 64 requests of tens of thousands each.
+   */
+  pull(max: number, maxBlocks: number): Promise<ReplaySpec[]>;
   /** Distinct users that have offered a request so far. */
   activeUsers(): number;
   /** The file's statistics and the replay's state (cycles, pacing) for the results. */
@@ -248,11 +253,11 @@ export class ReplayWorkload implements WorkloadSource {
 
   async #refill(): Promise<void> {
     try {
-      const got = await this.#feed.pull(this.#pullSize);
+      // Half the block budget per pull: a pull arrives while up to half of the previous one is left.
+      const got = await this.#feed.pull(this.#pullSize, READ_AHEAD_BLOCKS / 2);
       if (got.length === 0) this.#ended = true;
       else for (const s of got) this.#buf.push(s);
       const blocks = got.reduce((n, s) => n + (s.prefixBlocks?.length ?? 0), 0);
-      // Half the block budget per pull: a pull arrives while up to half of the previous one is left.
       this.#pullSize = blocks === 0 ? READ_AHEAD : Math.max(1, Math.min(READ_AHEAD, Math.floor(READ_AHEAD_BLOCKS / 2 / (blocks / got.length))));
     } catch (err) {
       // The file was validated before the run; failing now means it changed underneath. End the

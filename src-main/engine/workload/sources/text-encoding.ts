@@ -41,7 +41,14 @@ export function encodingProblem(head: Uint8Array): string | null {
  * U+FFFD, which would change token counts and keys without a word.
  */
 export function utf8Text(file: string, bytes: Buffer, firstLineNo: number): string {
-  if (isUtf8(bytes)) return bytes.toString('utf8');
+  const bad = invalidUtf8(bytes, firstLineNo);
+  if (bad) throw inputError(file, bad.line, bad.problem);
+  return bytes.toString('utf8');
+}
+
+/** Where `bytes` (starting on line `firstLineNo`) stop being UTF-8, in words; null when they are UTF-8. */
+function invalidUtf8(bytes: Buffer, firstLineNo: number): { line: number; problem: string } | null {
+  if (isUtf8(bytes)) return null;
   const at = firstInvalidUtf8(bytes);
   let line = firstLineNo;
   let lineStart = 0;
@@ -52,11 +59,24 @@ export function utf8Text(file: string, bytes: Buffer, firstLineNo: number): stri
     }
   }
   const byte = bytes[at].toString(16).toUpperCase().padStart(2, '0');
-  throw inputError(
-    file,
+  return {
     line,
-    `not UTF-8 text (byte 0x${byte} at column ${at - lineStart + 1}): kvbench reads UTF-8 only; convert the file (for Latin-1: iconv -f latin1 -t utf-8)`,
-  );
+    problem: `not UTF-8 text (byte 0x${byte} at column ${at - lineStart + 1}): kvbench reads UTF-8 only; convert the file (for Latin-1: iconv -f latin1 -t utf-8)`,
+  };
+}
+
+/**
+ * A whole file's bytes as text, for readers that parse it at once (a JSON document): a compressed,
+ * UTF-16 or binary file is named as such with what to do, a byte that is not UTF-8 by its line and
+ * column, and a byte-order mark in front (as editors on Windows write) is dropped. Every reader of a
+ * user's JSON file says these alike: workload files, imported results, the app's settings.
+ */
+export function wholeFileText(bytes: Buffer): { ok: true; text: string } | { ok: false; line: number | null; problem: string } {
+  const problem = encodingProblem(bytes);
+  if (problem) return { ok: false, line: null, problem };
+  const bad = invalidUtf8(bytes, 1);
+  if (bad) return { ok: false, ...bad };
+  return { ok: true, text: bytes.toString('utf8').replace(/^\uFEFF/, '') };
 }
 
 /** Offset of the first byte that does not belong to a well-formed UTF-8 sequence (RFC 3629). */

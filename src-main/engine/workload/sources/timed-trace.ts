@@ -39,6 +39,9 @@ export interface TimedTraceScan {
   blocks: { total: number; distinct: number | null } | null;
 }
 
+/** Lines a pull reads at once before it checks its block budget again. */
+const LINES_PER_READ = 16;
+
 /** Distinct block IDs counted up to this many (memory); beyond, the count is reported as unknown. */
 const MAX_DISTINCT_BLOCKS_COUNTED = 10_000_000;
 
@@ -153,21 +156,25 @@ export class TimedTraceFeed implements ReplayFeed {
     this.#cycleGapNs = opts.speedup > 0 ? Math.max(1e6, Math.round((meanGapS > 0 ? meanGapS : 1) * 1e9 / opts.speedup)) : 0;
   }
 
-  async pull(max: number): Promise<ReplaySpec[]> {
+  async pull(max: number, maxBlocks: number): Promise<ReplaySpec[]> {
     if (this.#failure) throw this.#failure;
     const out: ReplaySpec[] = [];
-    while (out.length < max && !this.#ended) {
+    let blocks = 0;
+    while (out.length < max && blocks < maxBlocks && !this.#ended) {
       if (!this.#reader) {
         this.#reader = new LineReader(this.#files[this.#fileIndex]);
         this.#parse = this.#format.fileParser(this.#files[this.#fileIndex]);
         this.#rowsInFile = 0;
       }
-      const lines = await this.#reader.read(max - out.length);
+      // A few lines at a time, so a pull of rows with thousands of hash IDs each stops near its budget.
+      const lines = await this.#reader.read(Math.min(max - out.length, LINES_PER_READ));
       for (const line of lines) {
         const row = this.#parse!(line);
         if (!row) continue;
         this.#rowsInFile++;
-        out.push(this.#spec(row));
+        const spec = this.#spec(row);
+        blocks += spec.prefixBlocks?.length ?? 0;
+        out.push(spec);
       }
       if (!this.#reader.done) continue;
       this.#failure = this.#changedSinceScan(this.#reader);

@@ -11,7 +11,7 @@ import {
 } from '../../../../src-shared/domain/workload-file.ts';
 import { Rng } from '../rng.ts';
 import { inputError, jsonErrorLine, unreadable } from './input-errors.ts';
-import { encodingProblem, printable, utf8Text } from './text-encoding.ts';
+import { printable, wholeFileText } from './text-encoding.ts';
 import { blocksOf, cyclePrefix, ReplayWorkload, WORKLOAD_GENERATE_STREAM, type ReplayFeed, type ReplaySpec } from './replay-source.ts';
 import { replayOptions, type SourceContext } from './source-context.ts';
 
@@ -117,9 +117,9 @@ export async function readWorkloadFile(file: string): Promise<WorkloadFile> {
   } catch (err) {
     throw unreadable(file, err);
   }
-  const problem = encodingProblem(bytes);
-  if (problem) throw inputError(file, null, problem);
-  const text = utf8Text(file, bytes, 1).replace(/^\uFEFF/, ''); // a byte-order mark, as editors on Windows write
+  const decoded = wholeFileText(bytes);
+  if (!decoded.ok) throw inputError(file, decoded.line, decoded.problem);
+  const text = decoded.text;
   if (text.trim() === '') throw inputError(file, null, 'the file is empty (expected a kvbench workload JSON object)');
   let value: unknown;
   try {
@@ -174,15 +174,17 @@ export class WorkloadFileFeed implements ReplayFeed {
     return this.#o.speedup > 0 && this.#w.batches.some((b) => b.delay_ms > 0);
   }
 
-  async pull(max: number): Promise<ReplaySpec[]> {
+  async pull(max: number, maxBlocks: number): Promise<ReplaySpec[]> {
     const out: ReplaySpec[] = [];
     const w = this.#w;
-    while (out.length < max && !this.#ended) {
+    let blocks = 0;
+    while (out.length < max && blocks < maxBlocks && !this.#ended) {
       const batch = w.batches[this.#batch];
       const r = batch.requests[this.#request];
       const prefix = cyclePrefix(this.#cycle);
       const nBlocks = Math.ceil(r.context_tokens / w.kv_block_tokens);
       const ids = Array.from({ length: nBlocks }, (_, k) => k);
+      blocks += nBlocks;
       this.#maxUsers = Math.max(this.#maxUsers, this.#request + 1);
       out.push({
         arrivalNs: this.paced ? Math.round((this.#arrivalMs * 1e6) / this.#o.speedup) : 0,
