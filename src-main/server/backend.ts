@@ -47,6 +47,8 @@ import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
 import { openDamagedStore, type OpenStoreOptions } from '../store/open-store.ts';
+import { recoverDatabase } from '../store/recover.ts';
+import { recoveryNotice } from '../store/schema-meta.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
@@ -714,7 +716,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         databasePath: settings.databasePath,
         databaseError,
         databaseDamaged: damaged,
-        databaseNotes: store?.openNotes ?? [],
+        // A database `kvbench recover` made says so every time it is opened, with what was lost.
+        databaseNotes: [...(store?.openNotes ?? []), ...(store?.recovery ? [recoveryNotice(store.path, store.recovery)] : [])],
         settingsFile: opts.settingsFile,
         settings,
         settingsProblems: settingsProblems.map((p) => p.message),
@@ -734,6 +737,27 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const update = settingsQueue.then(() => updateSettings(patch));
       settingsQueue = update.catch(() => undefined);
       return update;
+    },
+
+    async 'database.recover'({ outPath }) {
+      // In the settings queue: the switch to the new database is a Settings change like any other.
+      const recover = settingsQueue.then(async () => {
+        if (damaged === null || store === null) fail('VALIDATION', 'the open database is not damaged: there is nothing to recover (to copy it, close kvbench and copy the file)');
+        const relative = relativePathProblem(outPath, 'the new database');
+        if (relative) fail('VALIDATION', relative);
+        const out = path.resolve(outPath);
+        refuseDatabasePath(out);
+        if (run) fail('BUSY', 'a suite is running');
+        const from = store.path;
+        const recovery = recoverDatabase(from, out, APP_STORE_OPTIONS);
+        log(
+          recovery.lost.length === 0 ? 'info' : 'warn',
+          `recovered the damaged ${from} into ${out}: ${recovery.trials} trial(s)${recovery.lost.length === 0 ? ', nothing lost' : `; could not be read: ${recovery.lost.join('; ')}`}`,
+        );
+        return { settings: await updateSettings({ databasePath: out }), recovery };
+      });
+      settingsQueue = recover.catch(() => undefined);
+      return recover;
     },
 
     async 'hardware.detect'(r) {

@@ -55,7 +55,7 @@ export function recoveryTargetProblem(out: string, from: string): string | null 
   for (const ext of ['', '-wal', '-journal']) {
     if (statOrNull(out + ext) !== null) {
       return ext === ''
-        ? `${out} exists already: kvbench recover never overwrites a file. Name a new file (or move that one away first)`
+        ? `${out} exists already: kvbench never overwrites a file with a recovered database. Name a new file (or move that one away first)`
         : `${out}${ext} exists already (a journal SQLite would read into a new database of that name): name another file, or move it away first`;
     }
   }

@@ -125,5 +125,14 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, readOnlyReason, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  /** The damaged database's readable rows saved as a new database at `outPath`, which the app then uses (as a Settings switch): the refusal, or null. */
+  async function recoverDatabase(outPath: string): Promise<IpcError | null> {
+    const r = await api().call('database.recover', { outPath });
+    if (!r.ok) return r.error;
+    settings.value = r.value.settings;
+    await load();
+    return null;
+  }
+
+  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, readOnlyReason, route, units, setConnection, load, navigate, syncFromLocation, updateSettings, recoverDatabase };
 });

@@ -613,6 +613,29 @@ export const CONTRACT = {
       .strict(),
     response: SettingsSchema,
   },
+  /**
+   * The open database is damaged: what could be read is written to a new database at `outPath` (an
+   * absolute path naming no file, in a folder that exists), as `kvbench recover` does, and the app
+   * switches to it as Settings does. Refused (VALIDATION) where the open database is not damaged or the
+   * path exists; the damaged file is only read.
+   */
+  'database.recover': {
+    request: z.strictObject({ outPath: z.string().min(1).max(4096) }),
+    response: z.object({
+      settings: SettingsSchema,
+      recovery: z.object({
+        file: z.string(),
+        from: z.string(),
+        damage: z.string(),
+        /** Each part of the damaged database that could not be read, in the store's words (empty: nothing was lost). */
+        lost: z.array(z.string()),
+        trials: count,
+        suites: count,
+        systems: count,
+        endpointRuns: count,
+      }),
+    }),
+  },
   'hardware.detect': {
     request: z.strictObject({ cacheDir: z.string().min(1), probe: z.boolean().optional() }),
     response: z.object({ hardware: HardwareProfileSchema, advice: z.array(AdviceSchema) }),

@@ -122,7 +122,7 @@ describe('kvbench recover', () => {
     fs.writeFileSync(existing, 'mine');
     const taken = await recover(damaged, existing);
     expect(taken.code).toBe(1);
-    expect(taken.stderr).toContain(`${existing} exists already: kvbench recover never overwrites a file`);
+    expect(taken.stderr).toContain(`${existing} exists already: kvbench never overwrites a file with a recovered database`);
     expect(fs.readFileSync(existing, 'utf8')).toBe('mine');
     expect((await recover(damaged, damaged)).stderr).toContain('must be another file than the damaged');
     expect((await recover(damaged, path.join(dir, 'no', 'x.db'))).stderr).toContain(`the folder ${path.join(dir, 'no')} does not exist`);
