@@ -584,6 +584,12 @@ export const CONTRACT = {
       databaseError: IpcErrorSchema.nullable(),
       /** The database is damaged and shown read-only from a copy of what could be read; null: it is not. */
       databaseDamaged: DamagedDatabaseSchema.nullable(),
+      /**
+       * The database was written by a newer kvbench that records this build may read it: it is read as
+       * it is, and suites, resumes, imports and deletes are refused (DB_TOO_NEW) for this reason, which
+       * names the kvbench they need; null: not so.
+       */
+      databaseReadOnly: z.string().nullable(),
       /** What opening the database did that its user must know: an upgrade of an older kvbench's file (from and to which schema, which kvbench can no longer open it, where the file as it was is kept). */
       databaseNotes: z.array(z.string()),
       settingsFile: z.string(),
