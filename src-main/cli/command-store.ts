@@ -1,6 +1,7 @@
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDamagedStore, openEmptyStore, type DamagedStore } from '../store/open-store.ts';
+import { recoveryNotice } from '../store/schema-meta.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { backfillNotice, openStoreAndRecover } from '../suite/services.ts';
@@ -139,6 +140,8 @@ export async function withCommandStore(
     }
   }
   for (const note of store.openNotes) process.stderr.write(`kvbench ${command}: ${note}\n`);
+  // What a reader shows of a recovered database lacks what the recovery could not read: said every time, as a damaged database's losses are.
+  if (opts.readOnly && store.recovery) process.stderr.write(`kvbench ${command}: ${recoveryNotice(store.path, store.recovery)}\n`);
   try {
     const code = await fn(store);
     // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3),

@@ -13,6 +13,7 @@ Usage:
   kvbench history            stored trials, suites and systems
   kvbench export             trials to CSV, XLSX or JSON
   kvbench import FILE...     results JSON of the reference benchmark (or kvbench) into the database
+  kvbench recover --out NEW  what a damaged database still holds, written to a new, healthy one
   kvbench merge FILE...      one result from the ranks of a multi-host run (see docs/multi-host.md)
   kvbench serve              the app in a browser, for headless servers (loopback, token-protected)
   kvbench app                the desktop app (Electron; needs its binary and npm run build)
@@ -49,6 +50,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./export-command.ts')).exportCommand(rest);
     case 'import':
       return (await import('./import-command.ts')).importCommand(rest);
+    case 'recover':
+      return (await import('./recover-command.ts')).recoverCommand(rest);
     case 'merge':
       return (await import('./merge-command.ts')).mergeCommand(rest);
     case 'serve':

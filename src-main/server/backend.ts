@@ -47,6 +47,8 @@ import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
 import { openDamagedStore, type OpenStoreOptions } from '../store/open-store.ts';
+import { recoverDatabase } from '../store/recover.ts';
+import { recoveryNotice } from '../store/schema-meta.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
@@ -196,8 +198,11 @@ const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
 
 type Log = NonNullable<BackendOptions['log']>;
 
-/** The app's database as opened: read-write, or (damaged) a read-only copy in memory of what could be read. */
-type AppDatabase = OpenedStore & { damaged: DamagedDatabase | null };
+/**
+ * The app's database as opened: read-write, or (damaged) a read-only copy in memory of what could be
+ * read, or (`readOnly`: why writes are refused) a newer kvbench's file that this build may only read.
+ */
+type AppDatabase = OpenedStore & { damaged: DamagedDatabase | null; readOnly: string | null };
 
 /**
  * A damaged database (PRAGMA quick_check fails) is read as the CLI's history, report and export read
@@ -214,7 +219,7 @@ function openDamagedAppDatabase(file: string, log: Log): AppDatabase | null {
     'warn',
     `database ${file} is damaged (${damage}): showing a read-only copy of what could be read (${trialsRead} trial(s); ${lost === 0 ? (allPlaced ? 'every stored row read' : 'every row found read, but SQLite could not place all the damage') : `${lost} part(s) could not be read, each said next`}). Nothing is written to the file; suites, imports and deletes are refused until another database is chosen in Settings`,
   );
-  return { store, recovered: [], unstored: [], removedRunDirs: [], damaged: { damage, allPlaced, unreadable: [...store.unreadable], trialsRead } };
+  return { store, recovered: [], unstored: [], removedRunDirs: [], damaged: { damage, allPlaced, unreadable: [...store.unreadable], trialsRead }, readOnly: null };
 }
 
 /**
@@ -256,11 +261,28 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
       o.log('warn', note);
       o.onUpgrade?.(note);
     }
-    return { ...opened, damaged: null };
+    return { ...opened, damaged: null, readOnly: null };
   } catch (err) {
     if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
     const salvaged = !created && err instanceof StoreError && err.code === 'DB_CORRUPT' ? openDamagedAppDatabase(file, o.log) : null;
     if (salvaged !== null) return salvaged;
+    // A newer kvbench's database that records this build may read it is read read-only, as it is, as
+    // the CLI's readers read it: writes are refused naming the kvbench they need (err's words). One
+    // this build may not read is refused again by this open, and the first refusal stands.
+    if (!created && err instanceof StoreError && err.code === 'DB_TOO_NEW') {
+      let opened: OpenedStore;
+      try {
+        opened = await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, keepSchema: true });
+      } catch {
+        throw err;
+      }
+      if (!opened.store.readonly) {
+        opened.store.close();
+        throw err;
+      }
+      for (const note of opened.store.openNotes) o.log('warn', note);
+      return { ...opened, damaged: null, readOnly: err.message };
+    }
     throw err;
   }
 }
@@ -403,6 +425,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   let databaseError: IpcError | null = null;
   /** The open database is damaged: `store` is a read-only copy of what could be read, and nothing writes (refuseDamaged). */
   let damaged: DamagedDatabase | null = null;
+  /** The open database is a newer kvbench's, read as it is: why nothing writes to it (refuseDamaged), else null. */
+  let readOnly: string | null = null;
   if (databasePathProblem) {
     databaseError = { code: 'VALIDATION', message: databasePathProblem.message };
   } else {
@@ -410,6 +434,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const opened = await openAppDatabase(settings.databasePath, { createFolder: true, log });
       store = opened.store;
       damaged = opened.damaged;
+      readOnly = opened.readOnly;
       for (const r of opened.recovered) log('warn', `trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
       for (const u of opened.unstored) {
         log('warn', `trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
@@ -485,6 +510,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
    * the app shows is a copy in memory, and the file itself is never written.
    */
   const refuseDamaged = (what: string): void => {
+    if (readOnly !== null && store !== null) fail('DB_TOO_NEW', `${what} is refused: ${readOnly}`);
     if (damaged === null || store === null) return;
     fail(
       'DB_CORRUPT',
@@ -688,6 +714,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       store?.close();
       store = opened.store;
       damaged = opened.damaged;
+      readOnly = opened.readOnly;
       databaseError = null;
       logUnreadable();
       databasePathUnknown = false;
@@ -715,7 +742,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         databasePath: settings.databasePath,
         databaseError,
         databaseDamaged: damaged,
-        databaseNotes: store?.openNotes ?? [],
+        databaseReadOnly: readOnly,
+        // A database `kvbench recover` made says so every time it is opened, with what was lost.
+        databaseNotes: [...(store?.openNotes ?? []), ...(store?.recovery ? [recoveryNotice(store.path, store.recovery)] : [])],
         settingsFile: opts.settingsFile,
         settings,
         settingsProblems: settingsProblems.map((p) => p.message),
@@ -735,6 +764,27 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const update = settingsQueue.then(() => updateSettings(patch));
       settingsQueue = update.catch(() => undefined);
       return update;
+    },
+
+    async 'database.recover'({ outPath }) {
+      // In the settings queue: the switch to the new database is a Settings change like any other.
+      const recover = settingsQueue.then(async () => {
+        if (damaged === null || store === null) fail('VALIDATION', 'the open database is not damaged: there is nothing to recover (to copy it, close kvbench and copy the file)');
+        const relative = relativePathProblem(outPath, 'the new database');
+        if (relative) fail('VALIDATION', relative);
+        const out = path.resolve(outPath);
+        refuseDatabasePath(out);
+        if (run) fail('BUSY', 'a suite is running');
+        const from = store.path;
+        const recovery = recoverDatabase(from, out, APP_STORE_OPTIONS);
+        log(
+          recovery.lost.length === 0 ? 'info' : 'warn',
+          `recovered the damaged ${from} into ${out}: ${recovery.trials} trial(s)${recovery.lost.length === 0 ? ', nothing lost' : `; could not be read: ${recovery.lost.join('; ')}`}`,
+        );
+        return { settings: await updateSettings({ databasePath: out }), recovery };
+      });
+      settingsQueue = recover.catch(() => undefined);
+      return recover;
     },
 
     async 'hardware.detect'(r) {

@@ -600,7 +600,17 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
   const abs = path.resolve(file);
   const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
   const header = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = fs.openSync(abs, 'r');
+  // Called after openStore refused the file as damaged, which it may no longer be as then (removed,
+  // its mode changed): said in the store's words, as openStore says them, never as a raw Node error.
+  let fd: number;
+  try {
+    if (fs.statSync(abs, { throwIfNoEntry: false })?.isDirectory()) throw new StoreError('DB_FOREIGN', `${abs} is not a file`);
+    fd = fs.openSync(abs, 'r');
+  } catch (err) {
+    if (err instanceof StoreError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
+    throw unreadableFile(abs, err, choose);
+  }
   try {
     if (fs.readSync(fd, header, 0, header.length, 0) < header.length || !header.equals(SQLITE_HEADER)) return null;
   } finally {

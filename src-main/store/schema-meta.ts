@@ -42,6 +42,71 @@ export function readSchemaMeta(db: Database): SchemaMeta | null {
   return { schemaWrittenBy: value('schema_written_by'), readableBySchema: Number.isInteger(readable) && readable > 0 ? readable : null };
 }
 
+/**
+ * What a database made by `kvbench recover` records of where it came from (kvbench_meta, kept by
+ * every later change of schema): the damaged file, when and by which kvbench, what SQLite found, and
+ * each part that could not be read, in the words the read-only path says them. The readers say it
+ * (history, report and export on stderr; the app as a notice), so a result from it is known to come
+ * from a recovery, with what was lost.
+ */
+export interface RecoveryRecord {
+  recoveredFrom: string;
+  recoveredAt: string;
+  recoveredBy: string;
+  /** What SQLite found in the damaged file ("SQLite quick_check: …"). */
+  damage: string;
+  /** Each part of the damaged file that could not be read (salvageRows' notes), or [] where everything was. */
+  lost: string[];
+}
+
+/** Records where a recovered database came from (recoverDatabase), in its own transaction. */
+export function recordRecovery(db: Database, r: RecoveryRecord): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
+  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  set.run('recovered_from', r.recoveredFrom);
+  set.run('recovered_at', r.recoveredAt);
+  set.run('recovered_by', r.recoveredBy);
+  set.run('recovery_damage', r.damage);
+  set.run('recovery_lost', JSON.stringify(r.lost));
+}
+
+/** The recovery a database records (recordRecovery), or null for one never recovered (or whose record cannot be read). */
+export function readRecoveryRecord(db: Database): RecoveryRecord | null {
+  try {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return null;
+    const rows = db.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE 'recover%'`).all() as { key: string; value: string }[];
+    const value = (key: string): string | null => rows.find((r) => r.key === key)?.value ?? null;
+    const from = value('recovered_from');
+    if (from === null) return null;
+    let lost: unknown = [];
+    try {
+      lost = JSON.parse(value('recovery_lost') ?? '[]');
+    } catch {
+      lost = ['(the record of what could not be read is damaged)'];
+    }
+    return {
+      recoveredFrom: from,
+      recoveredAt: value('recovered_at') ?? '',
+      recoveredBy: value('recovered_by') ?? '',
+      damage: value('recovery_damage') ?? '',
+      lost: Array.isArray(lost) ? lost.map(String) : [],
+    };
+  } catch {
+    return null; // a record that cannot be read takes nothing from the database it describes
+  }
+}
+
+/** One line saying that a database holds what a recovery could read, and what it could not. */
+export function recoveryNotice(file: string, r: RecoveryRecord): string {
+  const when = r.recoveredAt ? ` on ${r.recoveredAt.slice(0, 16).replace('T', ' ')} UTC` : '';
+  const by = r.recoveredBy ? ` by kvbench ${r.recoveredBy}` : '';
+  const lost =
+    r.lost.length === 0
+      ? 'every stored row of it could be read'
+      : `what could not be read then: ${r.lost.map((n) => n.replace(/\.$/, '')).join('; ')}`;
+  return `${file} holds what was recovered from the damaged ${r.recoveredFrom}${when}${by} (${r.damage}): ${lost}.`;
+}
+
 /** Records a change of schema (inside the migration's transaction, so that it is there exactly when the change is). */
 export function recordSchemaChange(db: Database, change: { fromSchema: number; readableBySchema: number; previousFile: string | null }): void {
   db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);

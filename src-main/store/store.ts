@@ -27,7 +27,7 @@ import { configKey, extractRamBacking, measuringVersion, resultsDigest } from '.
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import { sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
-import type { SchemaUpgrade } from './schema-meta.ts';
+import { readRecoveryRecord, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
@@ -236,6 +236,11 @@ export class Store {
    */
   readonly openNotes: string[] = [];
   /**
+   * Where the database came from when `kvbench recover` made it from a damaged one (kvbench_meta),
+   * with what could not be read then; null for any other. The readers say it (recoveryNotice).
+   */
+  readonly recovery: RecoveryRecord | null;
+  /**
    * Stored rows found damaged while reading (bytes overwritten that SQLite's checks do not see:
    * JSON that no longer parses), each said once: a trial left out of a listing, a trial shown
    * without its hardware. The rest is read as usual; the commands say these on stderr. A store
@@ -267,6 +272,7 @@ export class Store {
     this.path = file;
     this.readonly = readonly;
     this.afterClose = afterClose;
+    this.recovery = readRecoveryRecord(db);
     // A read-only open reads an older file as it is (migrations 4 and 5 are readableWithout): its
     // trials' measuring version and RAM backing are unknown.
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];

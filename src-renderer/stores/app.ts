@@ -2,6 +2,7 @@
 // and the current screen (kept in location.hash so Back and Forward work and a reload stays put).
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
+import { inAppWords } from '../../src-shared/domain/app-words.ts';
 import type { IpcError, RequestOf, ResponseOf, Settings } from '../../src-shared/ipc/contract.ts';
 import { api } from '../api/api.ts';
 import type { ConnectionState } from '../api/transport.ts';
@@ -68,9 +69,11 @@ export const useAppStore = defineStore('app', () => {
    * a read-only copy of what could be read (app.info's databaseDamaged), so New suite, Resume, Import
    * and Delete are off, each saying this (the backend refuses them too, DB_CORRUPT).
    */
-  const readOnlyReason = computed<string | null>(() =>
-    info.value?.databaseDamaged ? 'The database is damaged and shown read-only (a copy of what could be read): choose a new database in Settings to run suites, import or delete.' : null,
-  );
+  const readOnlyReason = computed<string | null>(() => {
+    if (info.value?.databaseDamaged) return 'The database is damaged and shown read-only (a copy of what could be read): choose a new database in Settings to run suites, import or delete.';
+    // A newer kvbench's database this build may only read: the backend's reason names the kvbench that writes it.
+    return info.value?.databaseReadOnly ? `The database is read-only here: ${inAppWords(info.value.databaseReadOnly)}` : null;
+  });
 
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
 
@@ -125,5 +128,14 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, readOnlyReason, route, units, setConnection, load, navigate, syncFromLocation, updateSettings };
+  /** The damaged database's readable rows saved as a new database at `outPath`, which the app then uses (as a Settings switch): the refusal, or null. */
+  async function recoverDatabase(outPath: string): Promise<IpcError | null> {
+    const r = await api().call('database.recover', { outPath });
+    if (!r.ok) return r.error;
+    settings.value = r.value.settings;
+    await load();
+    return null;
+  }
+
+  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, readOnlyReason, route, units, setConnection, load, navigate, syncFromLocation, updateSettings, recoverDatabase };
 });

@@ -12,6 +12,7 @@ export const CHANNELS = [
   'app.info',
   'settings.get',
   'settings.update',
+  'database.recover',
   'hardware.detect',
   'suite.plan',
   'suite.start',

@@ -609,6 +609,12 @@ export const CONTRACT = {
       databaseError: IpcErrorSchema.nullable(),
       /** The database is damaged and shown read-only from a copy of what could be read; null: it is not. */
       databaseDamaged: DamagedDatabaseSchema.nullable(),
+      /**
+       * The database was written by a newer kvbench that records this build may read it: it is read as
+       * it is, and suites, resumes, imports and deletes are refused (DB_TOO_NEW) for this reason, which
+       * names the kvbench they need; null: not so.
+       */
+      databaseReadOnly: z.string().nullable(),
       /** What opening the database did that its user must know: an upgrade of an older kvbench's file (from and to which schema, which kvbench can no longer open it, where the file as it was is kept). */
       databaseNotes: z.array(z.string()),
       settingsFile: z.string(),
@@ -637,6 +643,29 @@ export const CONTRACT = {
       })
       .strict(),
     response: SettingsSchema,
+  },
+  /**
+   * The open database is damaged: what could be read is written to a new database at `outPath` (an
+   * absolute path naming no file, in a folder that exists), as `kvbench recover` does, and the app
+   * switches to it as Settings does. Refused (VALIDATION) where the open database is not damaged or the
+   * path exists; the damaged file is only read.
+   */
+  'database.recover': {
+    request: z.strictObject({ outPath: z.string().min(1).max(4096) }),
+    response: z.object({
+      settings: SettingsSchema,
+      recovery: z.object({
+        file: z.string(),
+        from: z.string(),
+        damage: z.string(),
+        /** Each part of the damaged database that could not be read, in the store's words (empty: nothing was lost). */
+        lost: z.array(z.string()),
+        trials: count,
+        suites: count,
+        systems: count,
+        endpointRuns: count,
+      }),
+    }),
   },
   'hardware.detect': {
     request: z.strictObject({ cacheDir: z.string().min(1), probe: z.boolean().optional() }),

@@ -1,0 +1,80 @@
+// `kvbench recover`: a damaged database's readable rows written to a new, healthy database file
+// (store/recover.ts), with what could not be read said, and recorded in the new file.
+import path from 'node:path';
+import { resolveDatabasePath } from '../store/data-dir.ts';
+import { recoverDatabase, recoveryComplete, type Recovery } from '../store/recover.ts';
+import { parseCommandArgs } from './command-args.ts';
+import { EXIT_PARTIAL } from './run-command.ts';
+
+export const RECOVER_USAGE = `Usage: kvbench recover [--db DAMAGED] --out NEW.db [--json]
+
+Reads a damaged kvbench database (SQLite's quick_check fails: a crash, a bad sector, a copy cut
+short) as far as it can be read, as history, report and export do, and writes what it holds to a
+new database file that suites and imports can go on with. The damaged file is only read.
+
+The new file is written under a temporary name beside NEW.db, readable by its owner only, checked
+(SQLite's integrity_check, then opened as kvbench opens any database), and only then named NEW.db;
+an existing file is never replaced. It records where it came from and what could not be read, which
+history, report and export on it say. Prints what was read and each part that could not be.
+
+A database that is not damaged is refused: copy it with sqlite3 DB ".backup NEW.db", or cp while
+no kvbench writes to it.
+
+  --db PATH     the damaged database (default: $KVBENCH_DB, else the user data directory)
+  --out PATH    the new database to write; must not exist, in a folder that does
+  --json        what was recovered as JSON on stdout
+
+Exit codes: 0 everything was read; 3 parts could not be read (each is said); 1 nothing was
+written (not damaged, nothing readable, the new file exists or could not be written).
+`;
+
+/** What a recovery read and lost, as the command prints it. */
+function recoveryText(r: Recovery): string {
+  const lines = [
+    `kvbench recover: ${r.from} is damaged (${r.damage}).`,
+    `Wrote ${r.file}: ${r.trials} trial(s) in ${r.suites} suite(s) of ${r.systems} system(s), ${r.endpointRuns} endpoint run(s).`,
+    "Checked: SQLite's integrity_check is ok, and it opens as a kvbench database.",
+  ];
+  if (r.lost.length === 0) {
+    lines.push('Everything stored could be read: nothing was lost (the damage lay in an index or in unused pages).');
+  } else {
+    lines.push(`Could not be read (${r.lost.length}):`);
+    for (const note of r.lost) lines.push(`  - ${note}`);
+  }
+  lines.push(
+    `${r.file} records this: history, report and export on it say that it was recovered, and what was lost.`,
+    `${r.from} is untouched: keep it until the new database has what you need, then move it away.`,
+    `Go on with: kvbench history --db ${r.file} (or export KVBENCH_DB=${r.file}; in the app, Settings → Database).`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export async function recoverCommand(argv: string[]): Promise<number> {
+  const parsed = parseCommandArgs('recover', RECOVER_USAGE, {
+    args: argv,
+    options: {
+      db: { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: false,
+    strict: true,
+  });
+  if (typeof parsed === 'number') return parsed;
+  const a = parsed.values;
+  if (!a.out) {
+    process.stderr.write(`kvbench recover: --out is required: the new database to write\n\n${RECOVER_USAGE}`);
+    return 1;
+  }
+  const from = resolveDatabasePath(a.db);
+  let r: Recovery;
+  try {
+    r = recoverDatabase(from, path.resolve(a.out));
+  } catch (err) {
+    process.stderr.write(`kvbench recover: ${(err as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(a.json ? `${JSON.stringify(r, null, 2)}\n` : recoveryText(r));
+  return recoveryComplete(r) ? 0 : EXIT_PARTIAL;
+}
