@@ -68,7 +68,7 @@ describe('kvbench suite --resume ID --rerun-deleted', () => {
     const suites = await cli('history', '--suites');
     expect(suites.stdout).toMatch(/running\s+deleted\s+/);
     expect(suites.stdout).toMatch(/^1\s.*finished\s+1\s+0\s+0\s+0\s+0\s+1\s*$/m);
-    expect(suites.stdout).toContain('kvbench suite --resume ID --rerun-deleted runs them again');
+    expect(suites.stdout).toContain('kvbench suite --resume does not run them again, --resume ID --rerun-deleted does');
 
     // A plain resume runs nothing, and says what it leaves.
     const plain = await cli('suite', '--resume', '1');
