@@ -328,6 +328,31 @@ describe('history', () => {
     expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 6, acrossVersions: true }]);
   });
 
+  it('asks to run deleted trials again across versions in the words of that action, not of Resume (rev14 #4)', async () => {
+    const text =
+      'suite 6 was started by kvbench 0.6.0 (its complete trials were measured by kvbench 0.6.0); the trials left run on kvbench 0.7.0, whose definitions differ for ' +
+      'storage_write_p95_ms_per_mib (changed in 0.7.0): a scenario with trials of both versions gets those metrics in two rows of its report, one per definition, never one median, and a comparison names no better side on them';
+    const fake = installFakeApi({
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [suite('finished', 6, { trialsDeleted: 1 })],
+      'suite.resumeCheck': () => ({ startedBy: '0.6.0', measuredBy: ['0.6.0'], now: '0.7.0', changes: [{ metric: 'storage_write_p95_ms_per_mib', since: '0.7.0', change: 'is over entries' }], text, needsConsent: true }),
+      'suite.resume': () => ({ suiteId: 6 }),
+    });
+    const w = mountIt(HistoryView);
+    await flush();
+    await w.get('[data-test=suites-tab]').trigger('click');
+    await w.get('tr[data-suite="6"]').findAll('button').find((b) => b.text() === 'Run deleted trials again')!.trigger('click');
+    await flush();
+    expect(document.body.textContent).toContain(`S${text.slice(1)}. Run again runs them all the same; or start a new suite, so that every trial is measured by kvbench 0.7.0.`);
+    expect(document.body.textContent).not.toContain('Resume runs them');
+    const yes = document.querySelector('[data-test=confirm]') as HTMLButtonElement;
+    expect(yes.textContent?.trim()).toBe('Run again across versions');
+    yes.click();
+    await flush();
+    expect(fake.callsOf('suite.resume')).toEqual([{ suiteId: 6, rerunDeleted: true, acrossVersions: true }]);
+  });
+
   it('a refused resume is said on the Run step it went to', async () => {
     installFakeApi({
       'history.list': () => ({ trials: [trial(1)], total: 1 }),
