@@ -9,6 +9,7 @@ import { storageText, tokensPerSecText } from './progress-line.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { explainWriteFailure } from '../store/disk-full.ts';
 import type { Store } from '../store/store.ts';
+import type { OpenStoreOptions } from '../store/open-store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
@@ -324,9 +325,9 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const dbPath = resolveDatabasePath(a.db);
   const ui = new SuiteProgress(process.stderr, a.events ? process.stderr : process.stdout);
   let store: Store | null = null;
-  const openTheStore = async (): Promise<Store | null> => {
+  const openTheStore = async (opts: OpenStoreOptions = {}): Promise<Store | null> => {
     try {
-      const opened = await openStoreAndRecover(dbPath, { onBackfill: backfillNotice((line) => ui.line(`note: ${line}`)) });
+      const opened = await openStoreAndRecover(dbPath, { ...opts, onBackfill: backfillNotice((line) => ui.line(`note: ${line}`)) });
       for (const n of opened.store.openNotes) ui.line(`note: ${n}`);
       for (const r of opened.recovered) ui.line(`note: trial ${r.trialId} (${r.scenarioId}, suite ${r.suiteId}) was interrupted when its runner died; marked aborted`);
       for (const u of opened.unstored) ui.line(`note: trial ${u.trialId} (${u.scenarioId}, suite ${u.suiteId}) finished, but its runner could not store it; marked failed: its results are in ${u.file}`);
@@ -346,7 +347,11 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench suite: no database at ${dbPath}, so no suite ${resumeId} to resume\n`);
     return 1;
   }
-  if (resumeId !== undefined || (!a.plan && databaseExists(dbPath))) {
+  if (resumeId !== undefined && a.plan) {
+    // What a resume would run is read as the file is: read-only, so that a plan neither upgrades an older
+    // kvbench's database (which would lock that kvbench out of it) nor marks another runner's trials aborted.
+    if ((store = await openTheStore({ readonly: true, keepSchema: true })) === null) return 1;
+  } else if (resumeId !== undefined || (!a.plan && databaseExists(dbPath))) {
     if ((store = await openTheStore()) === null) return 1;
   } else {
     const refused = await databaseRefusedForPlan(dbPath);

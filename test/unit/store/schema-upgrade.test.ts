@@ -3,6 +3,7 @@
 // file as it was beside it and says so. A newer kvbench's database is read read-only where it records
 // that this build's schema still reads it. A file nobody may write, and one this user may not read,
 // are refused in words that say what to do.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,11 +11,13 @@ import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
+import { suiteCommand } from '../../../src-main/cli/suite-command.ts';
 import { createBackend } from '../../../src-main/server/backend.ts';
 import { LATEST_SCHEMA_VERSION, oldestReadableSchema, MIGRATIONS } from '../../../src-main/store/migrations.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { runInProcess } from '../cli/in-process.ts';
 import { giveTo, runModuleAs, sourceUrl, unprivilegedOrSkip } from '../../support/unprivileged.ts';
 import { kvbenchResults, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
@@ -71,6 +74,40 @@ describe('an older kvbench database', () => {
     // Migration 6's clearing of the made-up label is an upgrade's too: a read leaves the label as it is.
     const ro = openStore(db, { readonly: true });
     expect(ro.db.prepare('SELECT label FROM suites WHERE source = ?').get('import')).toEqual({ label: MADE_UP });
+    ro.close();
+  });
+
+  it('suite --resume ID --plan reads it as it is: no upgrade, not a byte changed, no copy left, and says so (rev14 #1)', async () => {
+    const dir = tempDir();
+    const db = schema3Database(dir);
+    const before = fs.readFileSync(db);
+    const r = await cli(suiteCommand, '--resume', '1', '--plan', '--db', db);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Suite 1 (profile smoke');
+    expect(r.stderr).toContain(`${db} has schema 3, an older kvbench's (this build's is ${LATEST_SCHEMA_VERSION}): read as it is, not upgraded.`);
+    expect(r.stderr).not.toContain('note: upgraded');
+    expect(schemaOf(db)).toBe(3);
+    expect(fs.readFileSync(db).equals(before)).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual(['kvbench.db']);
+  });
+
+  it('suite --resume ID --plan on this build\'s schema writes nothing: a dead runner\'s trial is left for the resume to recover (rev14 #1)', async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'kvbench.db');
+    const store = seedStore(db);
+    const run = store.listRuns(1)[0];
+    const deadPid = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    const runner = { pid: deadPid, host: currentProcess().host, startTicks: null };
+    const running = store.startTrial({ runId: run.id, suiteId: 1, systemId: store.getSuite(1)!.systemId, driveId: null, hardwareSnapshotId: null, scenarioId: run.scenarioId, trialIndex: 1, options: run.options, configKey: run.configKey, runner, cacheDir: '/mnt/kv' });
+    store.close();
+    const before = fs.readFileSync(db);
+    const r = await cli(suiteCommand, '--resume', '1', '--plan', '--db', db);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('marked aborted');
+    expect(fs.readFileSync(db).equals(before)).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual(['kvbench.db']);
+    const ro = openStore(db, { readonly: true });
+    expect(ro.getTrial(running)!.status).toBe('running');
     ro.close();
   });
 
