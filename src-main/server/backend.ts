@@ -562,11 +562,20 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
   const trialsOf = (s: Store, sel: Selection, order: 'asc' | 'desc' = 'asc'): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order });
 
-  /** Runs a suite (new or resumed) in the background; resolves with its id once it exists. */
-  const launch = async (request: PlanRequest, label: string | null, resumeId: number | null, resume: ResumeOptions = {}): Promise<{ suiteId: number }> => {
+  /**
+   * Why no suite may start now (another runs or is being prepared, a database switch is under way, the
+   * database is damaged or a newer kvbench's): said before anything about the suite itself, which
+   * would send the user to a step (a confirmation) that the next refusal makes pointless.
+   */
+  const refuseLaunch = (resumeId: number | null): void => {
     if (run) fail('BUSY', run.suiteId !== null ? `suite ${run.suiteId} is running; cancel it or wait for it to finish` : 'a suite is being prepared');
     if (switchingTo !== null) fail('BUSY', `the database ${switchingTo} is being opened (Settings): start the suite once it is open`);
     refuseDamaged(resumeId === null ? 'A new suite' : `Resuming suite ${resumeId}`);
+  };
+
+  /** Runs a suite (new or resumed) in the background; resolves with its id once it exists. */
+  const launch = async (request: PlanRequest, label: string | null, resumeId: number | null, resume: ResumeOptions = {}): Promise<{ suiteId: number }> => {
+    refuseLaunch(resumeId);
     const s = requireStore();
     const controller = new AbortController();
     const active: ActiveRun = {
@@ -812,6 +821,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'suite.resume'(r) {
+      refuseLaunch(r.suiteId);
       const s = requireStore();
       const plan = s.getSuitePlan(r.suiteId);
       if (!plan) fail('NOT_FOUND', `suite ${r.suiteId} has no stored plan (imported results cannot be resumed)`);

@@ -3,15 +3,20 @@
 // definitions differ it is refused unless the user consents (the CLI's --across-versions, the
 // app's Resume confirmation), in the same words. The older suite is made by rolling the stored
 // versions of a suite this kvbench ran back to 0.6.0, as an upgrade between start and resume leaves it.
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createBackend } from '../../../src-main/server/backend.ts';
+import { LATEST_SCHEMA_VERSION } from '../../../src-main/store/open-store.ts';
+import { pagesOf, scribbled } from '../../support/damaged-file.ts';
 import { suiteCommand } from '../../../src-main/cli/suite-command.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { ResponseOf, Result } from '../../../src-shared/ipc/contract.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { resumeVersionsText } from '../../../src-shared/domain/resume-versions.ts';
-import { removeTempDirs } from '../store/fixtures.ts';
+import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { runInProcess as run } from '../cli/in-process.ts';
-import { testBackend, type TestBackend } from './backend-harness.ts';
+import { testBackend, type EngineBehaviour, type TestBackend } from './backend-harness.ts';
 
 const open: TestBackend[] = [];
 afterEach(async () => {
@@ -31,8 +36,8 @@ async function idle(t: TestBackend): Promise<void> {
 }
 
 /** A storage-only suite whose first trial ended partial (a full disk) and second completed, as kvbench `version` would have stored it. */
-async function suiteStartedBy(version: string): Promise<{ t: TestBackend; suiteId: number }> {
-  const t = await testBackend({ behaviours: ['disk-full', 'complete'] });
+async function suiteStartedBy(version: string, behaviours: EngineBehaviour[] = ['disk-full', 'complete']): Promise<{ t: TestBackend; suiteId: number }> {
+  const t = await testBackend({ behaviours });
   open.push(t);
   const { suiteId } = ok(await t.backend.invoke('suite.start', { cacheDir: t.cacheDir, profile: 'smoke', trials: 2, scenarios: ['storage-only'], probe: false })) as { suiteId: number };
   await idle(t);
@@ -94,5 +99,52 @@ describe('resuming a suite an older kvbench started', () => {
     expect(resumeVersionsText({ suiteId: 4, startedBy: '0.7.0', measuredBy: ['0.7.0'], now: '0.7.1', changes: [] })).toBe(
       'suite 4 was started by kvbench 0.7.0 (its complete trials were measured by kvbench 0.7.0); the trials left run on kvbench 0.7.1; no metric its complete trials have changed definition between these versions',
     );
+  });
+
+  it('is refused first for what stops any suite (BUSY, a damaged or a newer database), not with the consent a confirmation cannot help (rev14 #2)', async () => {
+    const { t, suiteId } = await suiteStartedBy('0.6.0', ['disk-full', 'complete', 'hang']);
+    // Another suite running: BUSY, whatever the versions.
+    ok(await t.backend.invoke('suite.start', { cacheDir: t.cacheDir, profile: 'smoke', trials: 1, scenarios: ['storage-only'], probe: false }));
+    await t.waitFor('suite.trialProgressed'); // the hanging engine answers a cancel from then on
+    expect(await t.backend.invoke('suite.resume', { suiteId })).toMatchObject({ ok: false, error: { code: 'BUSY' } });
+    ok(await t.backend.invoke('suite.cancel', {}));
+    await idle(t);
+    await t.backend.close();
+    open.splice(0);
+
+    const dir = tempDir();
+    const backendOn = (databasePath: string) =>
+      createBackend({
+        mode: 'browser',
+        settingsFile: path.join(dir, `${path.basename(databasePath)}.settings.json`),
+        defaults: { databasePath, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
+        detect: () => Promise.reject(new Error('no detection in this test')),
+        log: () => undefined,
+      });
+    // A damaged copy (an index page scribbled over): DB_CORRUPT, as its resumeCheck's consent would only lead to.
+    const copy = path.join(dir, 'straddled.db');
+    fs.copyFileSync(t.db, copy);
+    const indexPage = [...pagesOf(copy)].find(([key]) => key.startsWith('trials_') && key.endsWith('/leaf'))![1][0];
+    const damaged = scribbled(copy, 'damaged.db', [indexPage]);
+    const b1 = await backendOn(damaged);
+    try {
+      expect(ok(await b1.invoke('app.info', {}))).toMatchObject({ databaseDamaged: expect.anything() });
+      expect(await b1.invoke('suite.resume', { suiteId })).toMatchObject({ ok: false, error: { code: 'DB_CORRUPT' } });
+    } finally {
+      await b1.close();
+    }
+    // A newer kvbench's, read read-only: DB_TOO_NEW.
+    const newer = path.join(dir, 'newer.db');
+    fs.copyFileSync(copy, newer);
+    const raw = openDatabase(newer);
+    raw.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION + 2}; DELETE FROM kvbench_meta;`);
+    raw.prepare("INSERT INTO kvbench_meta (key, value) VALUES ('schema_written_by', '9.1.0'), ('readable_by_schema', ?)").run(String(LATEST_SCHEMA_VERSION));
+    raw.close();
+    const b2 = await backendOn(newer);
+    try {
+      expect(await b2.invoke('suite.resume', { suiteId })).toMatchObject({ ok: false, error: { code: 'DB_TOO_NEW' } });
+    } finally {
+      await b2.close();
+    }
   });
 });
