@@ -401,20 +401,21 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const stored = store.getSuitePlan(resumeId);
       if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
       plan = stored;
-      // Said before anything runs: a suite an older kvbench started is finished by this one.
-      const versions = resumeVersions(store, resumeId);
+      // The suite resumes as it was planned, without a probe when it was planned without one; and with
+      // nothing left to run there is nothing for a probe's limits to describe.
+      const { trialsLeft: left, planned: plannedProbe, probe: probeAsPlanned } = resumeProbe(store, resumeId, plan, { rerunDeleted });
+      // Said before anything runs: a suite an older kvbench started is finished by this one. With no
+      // trial to run, no trial crosses versions: nothing to refuse, nothing to say.
+      const versions = left === 0 ? null : resumeVersions(store, resumeId);
       const refusal = a['across-versions'] ? null : resumeAcrossVersionsRefusal(versions, ACROSS_VERSIONS_CONSENT);
-      // A plan runs nothing: it says what the resume would refuse, and plans the trials all the same.
       if (refusal !== null && !a.plan) {
         process.stderr.write(`kvbench suite: ${refusal}\n`);
         return 1;
       }
       const crossing = versions === null ? null : resumeVersionsText(versions);
-      if (refusal !== null) ui.line(`note: ${refusal}`);
+      // A plan runs nothing: it says what the resume would refuse, and plans the trials all the same.
+      if (refusal !== null) ui.line(`note: without --across-versions the resume is refused: ${refusal}`);
       else if (crossing !== null) ui.line(`note: ${crossing}`);
-      // The suite resumes as it was planned, without a probe when it was planned without one; and with
-      // nothing left to run there is nothing for a probe's limits to describe.
-      const { trialsLeft: left, planned: plannedProbe, probe: probeAsPlanned } = resumeProbe(store, resumeId, plan, { rerunDeleted });
       const probe = probeAsPlanned && !a['no-probe'];
       const why = left === 0 ? `suite ${resumeId} has no trial left to run` : a['no-probe'] ? '--no-probe' : `suite ${resumeId} was planned ${plannedProbe ? 'with' : 'without'} it`;
       if (a.plan) {

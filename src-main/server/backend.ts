@@ -826,11 +826,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const plan = s.getSuitePlan(r.suiteId);
       if (!plan) fail('NOT_FOUND', `suite ${r.suiteId} has no stored plan (imported results cannot be resumed)`);
       // As the CLI's --resume (--rerun-deleted, --across-versions): refused before anything is prepared where metric
-      // definitions differ, unless confirmed; the drive is probed only if the suite was planned with the probe and has trials to run.
-      const refusal = r.acrossVersions === true ? null : resumeAcrossVersionsRefusal(resumeVersions(s, r.suiteId), APP_ACROSS_VERSIONS_CONSENT);
-      if (refusal !== null) fail('VALIDATION', refusal);
+      // definitions differ and there are trials to run, unless confirmed; the drive is probed only if the suite was
+      // planned with the probe and has trials to run.
       const resume = { rerunDeleted: r.rerunDeleted === true, acrossVersions: r.acrossVersions === true };
-      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe: resumeProbe(s, r.suiteId, plan, resume).probe }, null, r.suiteId, resume);
+      const { probe, trialsLeft } = resumeProbe(s, r.suiteId, plan, resume);
+      const refusal = r.acrossVersions === true || trialsLeft === 0 ? null : resumeAcrossVersionsRefusal(resumeVersions(s, r.suiteId), APP_ACROSS_VERSIONS_CONSENT);
+      if (refusal !== null) fail('VALIDATION', refusal);
+      return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe }, null, r.suiteId, resume);
     },
 
     async 'suite.resumeCheck'(r) {

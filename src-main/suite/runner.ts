@@ -170,11 +170,13 @@ export async function resumeSuite(suiteId: number, deps: RunSuiteDeps & ResumeOp
   if (suite.systemId !== deps.hardware.system.id) {
     throw new KvbenchError('VALIDATION', `suite ${suiteId} belongs to system ${suite.systemId}; this is ${deps.hardware.system.id}. Resume it on the machine that started it.`);
   }
-  const refusal = deps.acrossVersions === true ? null : resumeAcrossVersionsRefusal(resumeVersions(store, suiteId), deps.consent ?? 'Resume it anyway with --across-versions');
+  const pending = pendingTrials(store, suiteId, parsed.data, deps);
+  // Only trials that run cross versions: a resume with none to run is never refused for them.
+  const refusal = deps.acrossVersions === true || pending.length === 0 ? null : resumeAcrossVersionsRefusal(resumeVersions(store, suiteId), deps.consent ?? 'Resume it anyway with --across-versions');
   if (refusal !== null) throw new KvbenchError('VALIDATION', refusal);
   store.upsertDetectedSystem(deps.hardware);
   store.claimSuite(suiteId, currentProcess());
-  return execute(suiteId, pendingTrials(store, suiteId, parsed.data, deps), parsed.data, true, deps);
+  return execute(suiteId, pending, parsed.data, true, deps);
 }
 
 async function execute(suiteId: number, pending: PendingTrial[], plan: SuitePlan, resumed: boolean, deps: RunSuiteDeps): Promise<SuiteRunResult> {

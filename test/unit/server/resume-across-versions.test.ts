@@ -147,4 +147,32 @@ describe('resuming a suite an older kvbench started', () => {
       await b2.close();
     }
   });
+
+  it('with no trial to run, nothing crosses versions: the app and the CLI neither refuse nor say the trials left run on this kvbench (rev14 #3)', async () => {
+    const { t, suiteId } = await suiteStartedBy('0.6.0', ['complete']);
+    expect(trialCount(t.db)).toBe(2);
+    // The app: resumes (nothing to run), without the consent.
+    ok(await t.backend.invoke('suite.resume', { suiteId }));
+    expect(await t.waitFor('suite.finished')).toMatchObject({ counts: { complete: 0, partial: 0 } });
+    await idle(t);
+    expect(trialCount(t.db)).toBe(2);
+    await t.backend.close();
+    open.splice(0);
+    // The CLI's plan: no trial to run, and no note of versions or of a refusal.
+    const plan = await run(() => suiteCommand(['--resume', String(suiteId), '--plan', '--db', t.db]));
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('No trial to run.');
+    expect(plan.stderr).not.toContain('the trials left run on');
+    expect(plan.stderr).not.toContain('--across-versions');
+  });
+
+  it('with trials to run, the CLI\'s plan says the resume is refused without --across-versions (rev14 #3)', async () => {
+    const { t, suiteId } = await suiteStartedBy('0.6.0');
+    const check = ok(await t.backend.invoke('suite.resumeCheck', { suiteId })) as ResponseOf<'suite.resumeCheck'>;
+    await t.backend.close();
+    open.splice(0);
+    const plan = await run(() => suiteCommand(['--resume', String(suiteId), '--plan', '--db', t.db]));
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain(`note: without --across-versions the resume is refused: ${check.text}. Resume it anyway with --across-versions`);
+  });
 });
