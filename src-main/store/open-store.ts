@@ -594,9 +594,10 @@ const QUICK_CHECK_FINDINGS = 1000;
  * be read (salvageRows), leaving out those whose bytes quick_check places on damaged pages; the file
  * is only read. Null where the file is not one to read this way (not SQLite, another application's,
  * a newer kvbench's): openStore's refusal says what it is. Throws DB_CORRUPT where nothing can be
- * read (its schema lies on a damaged page).
+ * read (its schema lies on a damaged page). An older schema's copy is read as the file holds it, as a
+ * read-only open reads an intact one, unless `toLatestSchema`.
  */
-export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> = {}): DamagedStore | null {
+export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> & { toLatestSchema?: boolean } = {}): DamagedStore | null {
   const abs = path.resolve(file);
   const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
   const header = Buffer.alloc(SQLITE_HEADER.length);
@@ -639,7 +640,12 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     copy.pragma('foreign_keys = OFF'); // rows whose parent could not be read are copied, and said (salvageRows)
     migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
     const lost = salvageRows(src, copy, abs, placed.suspects);
-    migrate(copy, abs, version, MIGRATIONS, false);
+    // Read as the file holds it, as a read-only open reads an intact file of its schema: only the
+    // migrations Store cannot read without run on the copy; the others (migration 6's clearing of
+    // made-up labels) stay undone, and an older file's measuring versions are worked out in memory
+    // (Store's measuringVersionsAsIs), not left unknown as migration 4 alone would leave them.
+    // `toLatestSchema` (recover: a new database that suites and imports go on with) upgrades the copy, as a writer's open would.
+    migrate(copy, abs, version, opts.toLatestSchema ? MIGRATIONS : MIGRATIONS.filter((m) => m.version <= oldestReadableSchema(MIGRATIONS)), false);
     copy.pragma('foreign_keys = ON');
     const store = new Store(copy, abs, true);
     store.noteLost(lost);
