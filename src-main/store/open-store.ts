@@ -222,11 +222,23 @@ function inspectExisting(file: string, latest: number, choose: string): Inspecte
   }
 }
 
+/**
+ * What PRAGMA quick_check finds wrong, at most `limit` findings, one line each ("ok" and SQLite's
+ * "*** in database main ***" heading dropped); throws where it cannot even run (SQLITE_CORRUPT).
+ */
+function quickCheckFindings(db: Database, limit: number): string[] {
+  return (db.prepare(`PRAGMA quick_check(${limit})`).all() as { quick_check: string }[])
+    .flatMap((r) => r.quick_check.split('\n'))
+    .filter((line) => line !== 'ok' && !/^\*\*\* in database /.test(line));
+}
+
+/** Findings as said in a message: the first three, and "…" where there are more. */
+const saidFindings = (findings: readonly string[]): string => `${findings.slice(0, 3).join('; ')}${findings.length > 3 ? ' …' : ''}`;
+
 /** What PRAGMA quick_check finds wrong (its first three findings), or null; throws where it cannot even run (SQLITE_CORRUPT). */
 function quickCheckProblems(db: Database): string | null {
-  const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
-  const problems = check.map((r) => r.quick_check).filter((s) => s !== 'ok');
-  return problems.length === 0 ? null : `${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ' …' : ''}`;
+  const findings = quickCheckFindings(db, 4);
+  return findings.length === 0 ? null : saidFindings(findings);
 }
 
 /**
@@ -626,14 +638,12 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     if (Number(src.pragma('application_id', { simple: true })) !== APPLICATION_ID || version > LATEST_SCHEMA_VERSION || version < 1) return null;
     let findings: string[] | null;
     try {
-      findings = (src.prepare(`PRAGMA quick_check(${QUICK_CHECK_FINDINGS})`).all() as { quick_check: string }[])
-        .flatMap((r) => r.quick_check.split('\n'))
-        .filter((line) => line !== 'ok' && !/^\*\*\* in database /.test(line));
+      findings = quickCheckFindings(src, QUICK_CHECK_FINDINGS);
     } catch (err) {
       if (!isDamageError(err)) throw err;
       findings = null; // the check itself stops at a page it cannot read: nothing is placed
     }
-    const damage = findings === null || findings.length === 0 ? 'SQLite: database disk image is malformed' : `SQLite quick_check: ${findings.slice(0, 3).join('; ')}${findings.length > 3 ? ' …' : ''}`;
+    const damage = findings === null || findings.length === 0 ? 'SQLite: database disk image is malformed' : `SQLite quick_check: ${saidFindings(findings)}`;
     const walHoldsChanges = (fs.statSync(`${abs}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0;
     const placed = placeDamage(src, abs, findings, walHoldsChanges);
     copy = openDatabase(':memory:');
