@@ -5,6 +5,7 @@
 // Output that cannot be written at all (`kvbench report --json > report.json` on a full disk, a
 // redirect to /dev/full, an I/O error) is no reason for a stack trace either: one line says so.
 import fs from 'node:fs';
+import { writeFailureWords } from '../util/write-failure-words.ts';
 
 /** The status a shell reports for a tool a closed pipe ended (128 + SIGPIPE's 13), as `git log | head` gives. */
 export const EXIT_CLOSED_PIPE = 141;
@@ -36,18 +37,6 @@ export function onOutputGone(stream: NodeJS.EventEmitter & { isTTY?: boolean }, 
   });
 }
 
-/** Why a write failed, in words, by errno; the code itself follows in parentheses. */
-const WRITE_FAILURES: Readonly<Record<string, string>> = {
-  ENOSPC: 'no space is left on the device',
-  EDQUOT: 'the disk quota is used up',
-  EFBIG: 'the file has grown past the largest size allowed',
-  EIO: 'an I/O error',
-  EROFS: 'a read-only filesystem',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EBADF: 'it is not open for writing',
-};
-
 /**
  * What descriptor `fd` is written into: its file's path (from /proc on Linux; a shell's redirect
  * names none otherwise) and whether that is a regular file.
@@ -76,7 +65,7 @@ function describeDescriptor(fd: number): { path: string | null; regularFile: boo
 export function outputFailedText(stream: 'stdout' | 'stderr', fd: number, err: NodeJS.ErrnoException): string {
   const { path: where, regularFile } = describeDescriptor(fd);
   const code = err.code ?? '';
-  const why = code === 'ENOSPC' && regularFile ? 'the disk is full' : (WRITE_FAILURES[code] ?? err.message);
+  const why = code === 'ENOSPC' && regularFile ? 'the disk is full' : (writeFailureWords(code) ?? err.message);
   return `kvbench: cannot write the output${where !== null ? ` to ${where}` : ''} (${stream}): ${why}${code && !why.includes(code) ? ` (${code})` : ''}\n`;
 }
 

@@ -1,7 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { labelTextSchema } from '../../src-shared/domain/label-text.ts';
-import { splitList, type SelectionFlags } from '../export/selection.ts';
+import { isoDate, splitList, type SelectionFlags } from '../export/selection.ts';
 import { numberText, type NumberKind, type NumberSyntax } from '../util/number-text.ts';
 
 /**
@@ -110,9 +110,23 @@ export function emptyValueErrors(values: Readonly<Record<string, unknown>>, flag
 const SELECTION_FLAGS = ['system', 'drive', 'label', 'scenario', 'status', 'model', 'since', 'until'] as const satisfies readonly (keyof SelectionFlags)[];
 const SELECTION_LIST_FLAGS = ['system', 'drive', 'scenario', 'status'] as const;
 
-/** The filters given empty (emptyValueErrors): refused, not read as "no filter" (`--system "$SYS"` with SYS unset exported every system). */
-export function emptyFilterErrors(values: Readonly<Record<string, unknown>>): string[] {
-  return emptyValueErrors(values, SELECTION_FLAGS, SELECTION_LIST_FLAGS);
+/**
+ * The filters given empty (emptyValueErrors): refused, not read as "no filter" (`--system "$SYS"` with
+ * SYS unset exported every system); and --since / --until that are no date (isoDate): told with the
+ * other argument errors, before the database is looked for, not after it was found (or not found).
+ */
+export function filterFlagErrors(values: Readonly<Record<string, unknown>>): string[] {
+  const errors = emptyValueErrors(values, SELECTION_FLAGS, SELECTION_LIST_FLAGS);
+  for (const flag of ['since', 'until'] as const) {
+    const v = values[flag];
+    if (typeof v !== 'string' || v.trim() === '') continue;
+    try {
+      isoDate(v, `--${flag}`);
+    } catch (err) {
+      errors.push((err as Error).message);
+    }
+  }
+  return errors;
 }
 
 /**

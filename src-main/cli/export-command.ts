@@ -8,7 +8,7 @@ import { buildExportModel } from '../export/export-model.ts';
 import { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
 import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportContent, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
 import { selectionFromFlags } from '../export/selection.ts';
-import { emptyFilterErrors, emptyValueErrors, intListFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, filterFlagErrors, intListFlag, parseCommandArgs } from './command-args.ts';
 import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
@@ -65,9 +65,9 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
   const out = a.out;
-  const empty = [...emptyValueErrors(a, ['out', 'db']), ...emptyFilterErrors(a)];
-  if (empty.length > 0) {
-    process.stderr.write(`kvbench export: ${empty.join('; ')}\n`);
+  const refused = [...emptyValueErrors(a, ['out', 'db']), ...filterFlagErrors(a)];
+  if (refused.length > 0) {
+    process.stderr.write(`kvbench export: ${refused.join('; ')}\n`);
     return 1;
   }
   if (!out) {

@@ -7,7 +7,7 @@ import { cautionsOf, ramBackingText } from '../export/report-model.ts';
 import { suiteOutcome, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { requireSuites } from '../export/export-model.ts';
 import { resolveSelection, selectionFromFlags } from '../export/selection.ts';
-import { emptyFilterErrors, emptyValueErrors, intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, filterFlagErrors, intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
 export const HISTORY_USAGE = `Usage: kvbench history [filters] [--json]
        kvbench history --suites | --systems
@@ -115,7 +115,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench history: ${listingError}\n`);
     return 1;
   }
-  const errors = [...emptyValueErrors(a, ['db']), ...emptyFilterErrors(a)];
+  const errors = [...emptyValueErrors(a, ['db']), ...filterFlagErrors(a)];
   const limit = intFlag('--limit', a.limit, errors, { min: 0 }) ?? 0;
   const suiteIds = intListFlag('--suite', a.suite, errors, { min: 1 });
   if (errors.length > 0) {

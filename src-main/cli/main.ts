@@ -11,7 +11,7 @@ Usage:
   kvbench suite              the nine-scenario suite with trials, stored in the database
   kvbench report             median/P95 per scenario, tier comparison; --compare A B for two systems
   kvbench history            stored trials, suites and systems
-  kvbench export             trials to CSV, XLSX or JSON
+  kvbench export             trials to CSV, XLSX or JSON; the report's table as CSV (--content report)
   kvbench import FILE...     results JSON of the reference benchmark (or kvbench) into the database
   kvbench recover --out NEW  what a damaged database still holds, written to a new, healthy one
   kvbench merge FILE...      one result from the ranks of a multi-host run (see docs/multi-host.md)

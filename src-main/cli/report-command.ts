@@ -7,7 +7,7 @@ import { withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { comparisonSides, resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
-import { emptyFilterErrors, emptyValueErrors, intListFlag, parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, filterFlagErrors, intListFlag, parseCommandArgs } from './command-args.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const REPORT_USAGE = `Usage: kvbench report [--suite ID[,ID…] | [--system REF | --all] [--label TEXT]] [options]
@@ -87,7 +87,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench report: ${stated}\n`);
     return 1;
   }
-  const suiteErrors = [...emptyValueErrors(a, ['db']), ...emptyFilterErrors(a)];
+  const suiteErrors = [...emptyValueErrors(a, ['db']), ...filterFlagErrors(a)];
   const suiteIds = intListFlag('--suite', a.suite, suiteErrors, { min: 1 });
   if (suiteErrors.length > 0) {
     process.stderr.write(`kvbench report: ${suiteErrors.join('; ')}\n`);

@@ -293,7 +293,8 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   if (!profileOk) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
   const planOptions: PlanOptions = {
     profile: a.profile as ProfileId,
-    cacheDir: path.resolve(a['cache-dir'] ?? ''),
+    // Given empty it stays empty (the planner refuses it), not the current directory path.resolve('') would make it.
+    cacheDir: a['cache-dir']?.trim() ? path.resolve(a['cache-dir']) : '',
     ...(trials !== undefined ? { trials } : {}),
     ...(a.model !== undefined ? { model: a.model } : {}),
     ...(splitList(a.scenarios) ? { scenarios: splitList(a.scenarios) } : {}),
@@ -309,7 +310,6 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     if (a['across-versions']) errors.push('--across-versions is for --resume: a new suite runs every trial on this kvbench');
     if (rerunDeleted) errors.push('--rerun-deleted runs a stored suite\'s deleted trials again: give it with --resume ID (kvbench history --suites lists them)');
     else if (a['cache-dir'] === undefined) errors.push('--cache-dir is required (the directory the storage tier writes to)');
-    else if (a['cache-dir'].trim() === '') errors.push('--cache-dir must not be empty');
     // Before the database is opened, the cache directory created or the hardware detected.
     else if (profileOk) errors.push(...planOptionErrors(planOptions));
   } else {

@@ -7,10 +7,9 @@
 import { z } from 'zod';
 import { compareVersions } from '../../src-shared/domain/metric-changes.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
-import { isMergedResults } from './results-ingest.ts';
+import { isMergedResults, isObj } from './results-ingest.ts';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The per-request distributions every kvbench run writes in `kvbench.latency` (since 0.1.0), a count of 0 where it measured none. */
 const PER_REQUEST_LATENCIES = ['end_to_end', 'queue_wait', 'storage_io_per_request', 'generation', 'prefill', 'decode'] as const;

@@ -222,11 +222,23 @@ function inspectExisting(file: string, latest: number, choose: string): Inspecte
   }
 }
 
+/**
+ * What PRAGMA quick_check finds wrong, at most `limit` findings, one line each ("ok" and SQLite's
+ * "*** in database main ***" heading dropped); throws where it cannot even run (SQLITE_CORRUPT).
+ */
+function quickCheckFindings(db: Database, limit: number): string[] {
+  return (db.prepare(`PRAGMA quick_check(${limit})`).all() as { quick_check: string }[])
+    .flatMap((r) => r.quick_check.split('\n'))
+    .filter((line) => line !== 'ok' && !/^\*\*\* in database /.test(line));
+}
+
+/** Findings as said in a message: the first three, and "…" where there are more. */
+const saidFindings = (findings: readonly string[]): string => `${findings.slice(0, 3).join('; ')}${findings.length > 3 ? ' …' : ''}`;
+
 /** What PRAGMA quick_check finds wrong (its first three findings), or null; throws where it cannot even run (SQLITE_CORRUPT). */
 function quickCheckProblems(db: Database): string | null {
-  const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
-  const problems = check.map((r) => r.quick_check).filter((s) => s !== 'ok');
-  return problems.length === 0 ? null : `${problems.slice(0, 3).join('; ')}${problems.length > 3 ? ' …' : ''}`;
+  const findings = quickCheckFindings(db, 4);
+  return findings.length === 0 ? null : saidFindings(findings);
 }
 
 /**
@@ -594,9 +606,10 @@ const QUICK_CHECK_FINDINGS = 1000;
  * be read (salvageRows), leaving out those whose bytes quick_check places on damaged pages; the file
  * is only read. Null where the file is not one to read this way (not SQLite, another application's,
  * a newer kvbench's): openStore's refusal says what it is. Throws DB_CORRUPT where nothing can be
- * read (its schema lies on a damaged page).
+ * read (its schema lies on a damaged page). An older schema's copy is read as the file holds it, as a
+ * read-only open reads an intact one, unless `toLatestSchema`.
  */
-export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> = {}): DamagedStore | null {
+export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> & { toLatestSchema?: boolean } = {}): DamagedStore | null {
   const abs = path.resolve(file);
   const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
   const header = Buffer.alloc(SQLITE_HEADER.length);
@@ -625,21 +638,24 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     if (Number(src.pragma('application_id', { simple: true })) !== APPLICATION_ID || version > LATEST_SCHEMA_VERSION || version < 1) return null;
     let findings: string[] | null;
     try {
-      findings = (src.prepare(`PRAGMA quick_check(${QUICK_CHECK_FINDINGS})`).all() as { quick_check: string }[])
-        .flatMap((r) => r.quick_check.split('\n'))
-        .filter((line) => line !== 'ok' && !/^\*\*\* in database /.test(line));
+      findings = quickCheckFindings(src, QUICK_CHECK_FINDINGS);
     } catch (err) {
       if (!isDamageError(err)) throw err;
       findings = null; // the check itself stops at a page it cannot read: nothing is placed
     }
-    const damage = findings === null || findings.length === 0 ? 'SQLite: database disk image is malformed' : `SQLite quick_check: ${findings.slice(0, 3).join('; ')}${findings.length > 3 ? ' …' : ''}`;
+    const damage = findings === null || findings.length === 0 ? 'SQLite: database disk image is malformed' : `SQLite quick_check: ${saidFindings(findings)}`;
     const walHoldsChanges = (fs.statSync(`${abs}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0;
     const placed = placeDamage(src, abs, findings, walHoldsChanges);
     copy = openDatabase(':memory:');
     copy.pragma('foreign_keys = OFF'); // rows whose parent could not be read are copied, and said (salvageRows)
     migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
     const lost = salvageRows(src, copy, abs, placed.suspects);
-    migrate(copy, abs, version, MIGRATIONS, false);
+    // Read as the file holds it, as a read-only open reads an intact file of its schema: only the
+    // migrations Store cannot read without run on the copy; the others (migration 6's clearing of
+    // made-up labels) stay undone, and an older file's measuring versions are worked out in memory
+    // (Store's measuringVersionsAsIs), not left unknown as migration 4 alone would leave them.
+    // `toLatestSchema` (recover: a new database that suites and imports go on with) upgrades the copy, as a writer's open would.
+    migrate(copy, abs, version, opts.toLatestSchema ? MIGRATIONS : MIGRATIONS.filter((m) => m.version <= oldestReadableSchema(MIGRATIONS)), false);
     copy.pragma('foreign_keys = ON');
     const store = new Store(copy, abs, true);
     store.noteLost(lost);

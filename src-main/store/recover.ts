@@ -141,7 +141,8 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
       `${src} is not damaged (SQLite quick_check finds nothing wrong): there is nothing to recover. To copy it, use sqlite3 ${src} ".backup NEW.db", or cp while no kvbench writes to it.`,
     );
   }
-  const damaged = openDamagedStore(src, opts);
+  // Upgraded in memory: the new file is one that suites and imports write to (its imported trials' measuring versions are filled at its first open, below).
+  const damaged = openDamagedStore(src, { ...opts, toLatestSchema: true });
   if (damaged === null) {
     // Not one to read so (not SQLite, another application's, a newer kvbench's): openStore's refusal says what it is.
     openStore(src, { readonly: true, ...opts }).close();

@@ -96,7 +96,7 @@ const FILE_COUNTERS: readonly string[] = ['requests_completed', 'tokens_generate
 export const usableMetricKeys = (metrics: TrialMetrics): string[] => Object.keys(metrics).filter((k) => !FILE_COUNTERS.includes(k));
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A results file's object at `v`, or an empty one: reading a missing section gives nothing, not an error. */
 export const obj = (v: unknown): Obj => (isObj(v) ? v : {});
 /** A finite number at `v`, else undefined. */

@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { resolveRealPath } from './real-path.ts';
 import { statOrNull } from './stat-or-null.ts';
+import { writeFailureWords } from './write-failure-words.ts';
 
 /** Why a file cannot be written, by errno, in words naming the user's file or its folder. */
 const CAUSES: Readonly<Record<string, (file: string, dir: string) => string>> = {
@@ -33,7 +34,8 @@ export class FileWriteError extends Error {
    */
   constructor(file: string, cause: unknown, written: string, folder: string | null = path.dirname(path.resolve(file))) {
     const e = cause as NodeJS.ErrnoException;
-    const said = e.code === undefined || folder === null ? undefined : CAUSES[e.code]?.(file, folder);
+    // Into a pipe or device (folder null): said as a failed stdout is said.
+    const said = e.code === undefined ? undefined : folder === null ? writeFailureWords(e.code) : CAUSES[e.code]?.(file, folder);
     const message = said ? `${said} (${e.code})` : String(e.message ?? cause).replaceAll(written, file);
     super(message, { cause });
     this.name = 'FileWriteError';

@@ -74,6 +74,11 @@ export const useAppStore = defineStore('app', () => {
     // A newer kvbench's database this build may only read: the backend's reason names the kvbench that writes it.
     return info.value?.databaseReadOnly ? `The database is read-only here: ${inAppWords(info.value.databaseReadOnly)}` : null;
   });
+  /**
+   * The id of the lasting notice that says why (App.vue: DamagedDatabaseNotice, or the newer
+   * kvbench's read-only notice), for the disabled buttons' aria-describedby; null while writes are on.
+   */
+  const readOnlyNoticeId = computed<string | null>(() => (info.value?.databaseDamaged ? 'database-damaged' : info.value?.databaseReadOnly ? 'database-read-only' : null));
 
   const units = computed<UnitPrefs>(() => (settings.value ? { byteUnits: settings.value.byteUnits, latencyUnit: settings.value.latencyUnit } : DEFAULT_UNITS));
 
@@ -137,5 +142,5 @@ export const useAppStore = defineStore('app', () => {
     return null;
   }
 
-  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, readOnlyReason, route, units, setConnection, load, navigate, syncFromLocation, updateSettings, recoverDatabase };
+  return { info, settings, settingsDraft, settingsUnsaved, defaultCacheDirRefusal, loading, error, connection, connectionLostAtMs, tokenRefused, databaseUpgrade, readOnlyReason, readOnlyNoticeId, route, units, setConnection, load, navigate, syncFromLocation, updateSettings, recoverDatabase };
 });

@@ -248,6 +248,8 @@ type Converted = { ok: true; value: unknown } | { ok: false; error: string };
 /** Python's int()/float() on a flag value, as argparse's `type=`; finite values only. */
 function convert(spec: FlagSpec, raw: string): Converted {
   if (spec.kind === 'int' || spec.kind === 'float') {
+    // Given empty (a script's unset variable), said as every other flag given empty is said.
+    if (raw.trim() === '') return { ok: false, error: `${spec.flag} must not be empty` };
     const v = numberText(spec.kind === 'int' ? 'integer' : 'decimal', 'python').safeParse(raw);
     if (!v.success) return { ok: false, error: argparseInvalidValue(spec.flag, spec.kind, raw) };
     return { ok: true, value: v.data };

@@ -107,3 +107,18 @@ describe('empty filter values are refused, not read as "no filter"', () => {
     expect(exported).toEqual({ code: 1, stdout: '', stderr: 'kvbench endpoint: export: --label must not be empty\n' });
   });
 });
+
+describe('a --since / --until that is no date is told before the database is looked for', () => {
+  it('history and export with no database there: the date alone, once (history said "no database" too; export never checked the date)', async () => {
+    const db = path.join(tempDir(), 'none.db');
+    const out = path.join(tempDir(), 'x.csv');
+    expect(await run(() => historyCommand(['--since', '2024-02-30', '--db', db]))).toEqual({ code: 1, stdout: '', stderr: 'kvbench history: --since 2024-02-30 is not a real date\n' });
+    expect(await run(() => exportCommand(['--until', 'soon', '--out', out, '--db', db]))).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "kvbench export: --until must be a date (YYYY-MM-DD or ISO 8601, e.g. 2026-11-24 or 2026-11-24T09:00+01:00), got 'soon'\n",
+    });
+    expect(fs.existsSync(db)).toBe(false);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+});

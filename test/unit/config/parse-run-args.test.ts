@@ -347,7 +347,10 @@ describe('validation through the command line', () => {
       return r.errors;
     };
     // Not also "--cpu-mem-gb 32 is more than this machine can hold" (the default it replaced).
-    for (const bad of ['', 'NaN', 'inf']) expect(only(['--cpu-mem-gb', bad])).toEqual([`argument --cpu-mem-gb: invalid float value: '${bad}'`]);
+    for (const bad of ['NaN', 'inf']) expect(only(['--cpu-mem-gb', bad])).toEqual([`argument --cpu-mem-gb: invalid float value: '${bad}'`]);
+    // Given empty (a script's unset variable), in the words every other command and run's own path flags use.
+    for (const empty of ['', '  ']) expect(only(['--cpu-mem-gb', empty])).toEqual(['--cpu-mem-gb must not be empty']);
+    expect(only(['--cpu-mem-gb', '1', '--num-users', ''])).toEqual(['--num-users must not be empty']);
     // A later valid repeat is the value, and is checked.
     expect(only(['--cpu-mem-gb', 'x', '--cpu-mem-gb', '15'])).toEqual([
       "argument --cpu-mem-gb: invalid float value: 'x'",

@@ -1802,6 +1802,49 @@ describe('the real-engine view', () => {
   });
 });
 
+describe('a database shown read-only (a newer kvbench\'s, or damaged)', () => {
+  const newer = '/data/kvbench.db was written by kvbench 9.1.0 (schema 9); this build, kvbench 0.1.0, knows schema 7 and older: writing to it needs kvbench 9.1.0 or newer. Upgrade kvbench, or choose another database in Settings.';
+  const damaged = { damage: 'SQLite quick_check: Tree 20 page 20 cell 0: invalid page number 99', unreadable: [], allPlaced: true, trialsRead: 2 };
+  const shown = async (info: ReturnType<typeof appInfo>) => {
+    installFakeApi({
+      'app.info': () => info,
+      'suite.status': () => ({ state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] }),
+      'history.list': () => ({ trials: [trial(1)], total: 1 }),
+      'history.facets': () => facets(1),
+      'suites.list': () => [suite('interrupted', 1)],
+    });
+    const w = mountIt(App);
+    await flush();
+    useAppStore().navigate('history');
+    await flush();
+    return w;
+  };
+
+  it('a newer one: a lasting notice says why writes are off, after the notes are dismissed, and the disabled buttons point at it', async () => {
+    const w = await shown(appInfo({ databaseReadOnly: newer, databaseNotes: ['/data/kvbench.db was written by kvbench 9.1.0 (schema 9) … and reads it read-only, as it is.'] }));
+    await w.get('[data-test=database-notes] button').trigger('click');
+    await flush();
+    const importButton = w.get('[data-test=open-import]');
+    expect(importButton.attributes('disabled')).toBeDefined();
+    const notice = document.getElementById(importButton.attributes('aria-describedby')!);
+    expect(notice?.textContent).toContain('The database was written by a newer kvbench and is shown read-only');
+    expect(notice?.textContent).toContain('writing to it needs kvbench 9.1.0 or newer');
+    expect(notice?.textContent).toContain('New suite, Resume, Import and Delete are off while it is open');
+    expect(w.find('[data-test=database-damaged]').exists()).toBe(false);
+    useAppStore().navigate('wizard');
+  });
+
+  it('a damaged one: the buttons point at the damaged notice, which says so in its own words', async () => {
+    const w = await shown(appInfo({ databaseDamaged: damaged }));
+    const importButton = w.get('[data-test=open-import]');
+    const notice = document.getElementById(importButton.attributes('aria-describedby')!);
+    expect(notice?.getAttribute('data-test')).toBe('database-damaged');
+    expect(notice?.textContent).toContain('The database is damaged: what you see is a read-only copy');
+    expect(notice?.textContent).not.toContain('newer kvbench');
+    useAppStore().navigate('wizard');
+  });
+});
+
 describe('settings and the shell', () => {
   it('saves settings and shows a refused database', async () => {
     const fake = installFakeApi({

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDamagedStore } from '../../../src-main/store/open-store.ts';
-import { damagedTrialsPage } from '../../support/damaged-file.ts';
+import { openDamagedStore, openStore } from '../../../src-main/store/open-store.ts';
+import { damagedTrialsPage, intactDatabase, pagesOf, scribbled } from '../../support/damaged-file.ts';
 import { giveTo, runModuleAs, sourceUrl, unprivilegedOrSkip } from '../../support/unprivileged.ts';
 import { removeTempDirs, tempDir } from './fixtures.ts';
 
@@ -56,5 +56,19 @@ describe('openDamagedStore on a file it cannot open', () => {
         `${damaged} cannot be read by this user (it belongs to user id ${fs.statSync(damaged).uid}, mode 0000): EACCES, permission denied. ` +
         'Ask its owner to let you read it (for example, a group you share and chmod g+r) or to copy it for you, then open the copy in Settings.',
     });
+  });
+});
+
+describe('a damaged database refused to a writer', () => {
+  it("names SQLite's findings on one line, as the readers' salvage names them (no '*** in database main ***' line)", () => {
+    const intact = intactDatabase(tempDir());
+    // An index's page scribbled over: quick_check runs, and finds it.
+    const damaged = scribbled(intact, 'damaged.db', [[...pagesOf(intact)].find(([key]) => key.startsWith('trials_') && key.endsWith('/leaf'))![1][0]]);
+    const refused = refusal(() => openStore(damaged));
+    expect(refused.code).toBe('DB_CORRUPT');
+    const salvaged = openDamagedStore(damaged)!;
+    salvaged.store.close();
+    expect(refused.message).not.toContain('\n');
+    expect(refused.message).toContain(`is damaged (${salvaged.damage}). kvbench will not write to it`);
   });
 });

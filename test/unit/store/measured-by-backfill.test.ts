@@ -14,7 +14,9 @@ import { mergedResultsFile } from '../../../src-main/export/merged-results-file.
 import type { ScenarioReport, SystemComparison } from '../../../src-main/export/report-model.ts';
 import { createBackend } from '../../../src-main/server/backend.ts';
 import { importResultsFiles } from '../../../src-main/store/import-results.ts';
-import { openStore } from '../../../src-main/store/open-store.ts';
+import { LATEST_SCHEMA_VERSION, openDamagedStore, openStore } from '../../../src-main/store/open-store.ts';
+import { recoverDatabase } from '../../../src-main/store/recover.ts';
+import { pagesOf, scribbled } from '../../support/damaged-file.ts';
 import type { BackfillProgress } from '../../../src-main/store/store.ts';
 import { backfillNotice } from '../../../src-main/suite/services.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
@@ -208,6 +210,42 @@ describe('the measuring version of trials imported before schema 4', () => {
       expect(cautions.filter((c) => c.trialId === d.drained)).toEqual([]);
     } finally {
       await backend.close();
+    }
+  });
+
+  it('a damaged copy of it reads as the intact file is read as it is: the same measuring versions, its made-up import labels as stored', async () => {
+    const d = await schema3Database();
+    // As kvbench 0.6.0 labelled an import without --label (migration 6 clears it on an upgrade, never on a read).
+    const raw = openDatabase(d.db);
+    raw.prepare("UPDATE suites SET label = 'import of 1 file(s)' WHERE source = 'import'").run();
+    raw.close();
+    const seen = (trials: TrialRecord[]) => trials.map((t) => ({ id: t.id, measuredBy: t.measuredByVersion, label: t.suiteLabel }));
+    const intact = openStore(d.db, { readonly: true, keepSchema: true });
+    const asIs = seen(intact.listTrials({}));
+    intact.close();
+    expect(asIs.filter((t) => t.label === 'import of 1 file(s)')).toHaveLength(5);
+    expect(asIs.find((t) => t.id === d.stalled)?.measuredBy).toBe('0.5.0');
+
+    // An index page scribbled over: quick_check fails, every row can still be read.
+    const index = [...pagesOf(d.db)].find(([key]) => key.startsWith('trials_') && key.endsWith('/leaf'))![1][0];
+    const damaged = scribbled(d.db, 'damaged.db', [index]);
+    const salvaged = openDamagedStore(damaged)!;
+    try {
+      expect(salvaged.damage).toMatch(/^SQLite quick_check: /);
+      expect(seen(salvaged.store.listTrials({}))).toEqual(asIs);
+    } finally {
+      salvaged.store.close();
+    }
+    // Recovered into a new database: of the latest schema, as a writer's open leaves it, nothing else beside it.
+    const out = path.join(path.dirname(d.db), 'recovered.db');
+    recoverDatabase(damaged, out);
+    expect(fs.readdirSync(path.dirname(d.db)).filter((f) => f.startsWith('recovered'))).toEqual(['recovered.db']);
+    const recovered = openStore(out, { readonly: true });
+    try {
+      expect(seen(recovered.listTrials({})).map((t) => t.measuredBy)).toEqual(asIs.map((t) => t.measuredBy));
+      expect(Number(recovered.db.pragma('user_version', { simple: true }))).toBe(LATEST_SCHEMA_VERSION);
+    } finally {
+      recovered.close();
     }
   });
 
