@@ -16,9 +16,11 @@ export const EVENT_LOOP_SLICE_MS = 10;
  */
 export class EventLoopSlice {
   readonly #sliceMs: number;
-  /** When the last pause ended: the event loop had just run its other callbacks. */
+  /** When the event loop last ran its other callbacks (a pause ended, or it turned by itself). */
   #startMs = performance.now();
   #pause: Promise<void> | null = null;
+  /** A check-phase callback is scheduled that marks the loop's next turn. */
+  #turnMarked = false;
 
   constructor(sliceMs = EVENT_LOOP_SLICE_MS) {
     this.#sliceMs = sliceMs;
@@ -27,6 +29,16 @@ export class EventLoopSlice {
   /** Null while the slice lasts (nothing to await); then the pause. */
   pauseIfDue(): Promise<void> | null {
     if (this.#pause) return this.#pause;
+    // Code that waits on real I/O lets the loop turn by itself, and each turn begins a new slice: only
+    // a chain that never lets it turn is paused (a pause every slice regardless held every request in
+    // flight at the next check phase while real I/O was turning the loop anyway).
+    if (!this.#turnMarked) {
+      this.#turnMarked = true;
+      setImmediate(() => {
+        this.#turnMarked = false;
+        this.#startMs = performance.now();
+      });
+    }
     if (performance.now() - this.#startMs < this.#sliceMs) return null;
     this.#pause = new Promise((resolve) =>
       setImmediate(() => {

@@ -80,4 +80,23 @@ describe('trace-only tiers under a backlog', () => {
       clock.mockRestore();
     }
   });
+  it('begins a new slice whenever the event loop turns by itself (code waiting on real I/O), so such code is never paused', async () => {
+    let nowMs = 1000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => nowMs);
+    try {
+      const slice = new EventLoopSlice(20);
+      // 75 ms of steps 15 ms apart, the loop turning between them as it does for I/O: never 20 ms without a turn.
+      for (let step = 0; step < 5; step++) {
+        expect(slice.pauseIfDue()).toBeNull();
+        await new Promise((resolve) => setImmediate(resolve));
+        nowMs += 15;
+      }
+      expect(slice.pauseIfDue()).toBeNull();
+      // 20 ms since the last turn, none meanwhile: the pause.
+      nowMs += 5;
+      expect(slice.pauseIfDue()).not.toBeNull();
+    } finally {
+      clock.mockRestore();
+    }
+  });
 });
