@@ -16,6 +16,8 @@ import {
   extractMetrics,
   isMergedResults,
   measuringVersion,
+  num,
+  obj,
   optionsFromResults,
   ResultsFileSchema,
   ResultsValuesSchema,
@@ -27,7 +29,7 @@ import {
 import { packResults, type Store } from './store.ts';
 import { ImportStaging } from './import-staging.ts';
 import { kvbenchDocumentProblem, unparsableDocumentProblem } from './not-results-files.ts';
-import { kvbenchFileProblem } from './kvbench-file-checks.ts';
+import { DAMAGED, gapsText, kvbenchFileProblem, shown } from './kvbench-file-checks.ts';
 import { parseRunArgs } from '../engine/config/parse-run-args.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 import { wholeFileText } from '../engine/workload/sources/text-encoding.ts';
@@ -174,14 +176,8 @@ const EXPECTED_WORDS: Readonly<Record<string, string>> = {
   array: 'a list',
 };
 
-/** A JSON value as a message shows it: a long one (a histogram's base64) cut, for the path and the reason say what is wrong. */
-function valueText(v: unknown): string {
-  const text = JSON.stringify(v) ?? 'missing';
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
-
 /** What a JSON value is, for "the file holds a list, not an object". */
-const kindOf = (v: unknown): string => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v} (${valueText(v)})`);
+const kindOf = (v: unknown): string => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'object' ? 'an object' : `a ${typeof v} (${shown(v)})`);
 
 /**
  * The first few problems zod found in `json`, in words: "requests_completed is missing (a number)",
@@ -195,14 +191,13 @@ function describeIssues(json: unknown, issues: readonly z.core.$ZodIssue[]): str
     if (i.code === 'invalid_type') {
       const expected = EXPECTED_WORDS[i.expected] ?? `a ${i.expected}`;
       if (i.path.length === 0) return `the file holds ${kindOf(v)}, not ${expected}`;
-      return v === undefined ? `${name} is missing (${expected})` : `${name} is ${valueText(v)}, not ${expected}`;
+      return v === undefined ? `${name} is missing (${expected})` : `${name} is ${shown(v)}, not ${expected}`;
     }
-    if (i.code === 'too_small' && typeof v === 'number') return `${name} is ${valueText(v)}, ${i.inclusive ? 'below' : 'not above'} ${String(i.minimum)}`;
-    if (i.code === 'too_big' && typeof v === 'number') return `${name} is ${valueText(v)}, ${i.inclusive ? 'above' : 'not below'} ${String(i.maximum)}`;
-    return `${name}: ${valueText(v)} (${i.message})`;
+    if (i.code === 'too_small' && typeof v === 'number') return `${name} is ${shown(v)}, ${i.inclusive ? 'below' : 'not above'} ${String(i.minimum)}`;
+    if (i.code === 'too_big' && typeof v === 'number') return `${name} is ${shown(v)}, ${i.inclusive ? 'above' : 'not below'} ${String(i.maximum)}`;
+    return `${name}: ${shown(v)} (${i.message})`;
   };
-  const shown = issues.slice(0, 4).map(inWords);
-  return `${shown.join('; ')}${issues.length > shown.length ? `; and ${issues.length - shown.length} more` : ''}`;
+  return gapsText(issues.map(inWords));
 }
 
 /** How far a rate may sit from its counts ÷ the elapsed time: rounding to the last digit it gives, or 1 %, whichever is more. */
@@ -220,25 +215,23 @@ function roundingAllowance(stated: number, expected: number): number {
  * by its own status and measured window.)
  */
 function referenceRatesProblem(results: Record<string, unknown>): string | null {
-  const summary = typeof results.summary === 'object' && results.summary !== null ? (results.summary as Record<string, unknown>) : {};
-  const n = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-  const completed = n(results.requests_completed) ?? 0;
-  const elapsedS = n(summary.elapsed_time);
+  const summary = obj(results.summary);
+  const completed = num(results.requests_completed) ?? 0;
+  const elapsedS = num(summary.elapsed_time);
   if (completed === 0 || elapsedS === undefined) return null;
-  const untrusted = 'not stored (a damaged or edited file)';
-  const tokPerS = n(summary.avg_throughput_tokens_per_sec);
+  const tokPerS = num(summary.avg_throughput_tokens_per_sec);
   if (elapsedS === 0) {
-    return `summary.elapsed_time is 0 s, yet the file completed ${completed} requests${tokPerS !== undefined ? ` and states ${tokPerS} tok/s` : ''}: no run takes no time, so its rates were not measured over its elapsed time; ${untrusted}`;
+    return `summary.elapsed_time is 0 s, yet the file completed ${completed} requests${tokPerS !== undefined ? ` and states ${tokPerS} tok/s` : ''}: no run takes no time, so its rates were not measured over its elapsed time; ${DAMAGED}`;
   }
   const checks = [
-    { key: 'avg_throughput_tokens_per_sec', stated: tokPerS, countKey: 'total_tokens_generated', count: n(results.total_tokens_generated) },
-    { key: 'requests_per_second', stated: n(summary.requests_per_second), countKey: 'requests_completed', count: completed },
+    { key: 'avg_throughput_tokens_per_sec', stated: tokPerS, countKey: 'total_tokens_generated', count: num(results.total_tokens_generated) },
+    { key: 'requests_per_second', stated: num(summary.requests_per_second), countKey: 'requests_completed', count: completed },
   ];
   for (const c of checks) {
     if (c.stated === undefined || c.count === undefined) continue;
     const expected = c.count / elapsedS;
     if (Math.abs(c.stated - expected) <= roundingAllowance(c.stated, expected)) continue;
-    return `summary.${c.key} is ${c.stated}, but ${c.countKey} ÷ summary.elapsed_time is ${c.count} ÷ ${elapsedS} s = ${Number(expected.toPrecision(4))}: the file contradicts itself; ${untrusted}`;
+    return `summary.${c.key} is ${c.stated}, but ${c.countKey} ÷ summary.elapsed_time is ${c.count} ÷ ${elapsedS} s = ${Number(expected.toPrecision(4))}: the file contradicts itself; ${DAMAGED}`;
   }
   return null;
 }

@@ -25,8 +25,8 @@ const IsoTime = z.iso.datetime({ offset: true });
 /** "0.7.0", or a pre-release of one ("0.8.0-dev"). */
 const VERSION = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
-/** A JSON value as a message shows it, cut when long (a histogram's base64). */
-function shown(v: unknown): string {
+/** A JSON value as a message shows it, cut when long (a histogram's base64): the path and the reason say what is wrong. */
+export function shown(v: unknown): string {
   const text = JSON.stringify(v) ?? 'missing';
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
@@ -68,7 +68,8 @@ export function gapsText(gaps: readonly string[]): string {
   return first.join('; ') + (gaps.length > first.length ? `; and ${gaps.length - first.length} more` : '');
 }
 
-const DAMAGED = 'not stored (a damaged or edited file)';
+/** How a refusal of a file whose values no run writes ends. */
+export const DAMAGED = 'not stored (a damaged or edited file)';
 
 /**
  * Why `kvbench import` refuses a results file whose kvbench fields no run writes, or null. A single
