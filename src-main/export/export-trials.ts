@@ -220,11 +220,10 @@ export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: st
     ws.views = [{ state: 'frozen', ySplit: 1 }];
   };
   add('Trials', trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
-  const groupColumns = GROUP_COLUMNS;
   add('Scenarios', SCENARIO_COLUMNS, scenarioRows(model));
   // The terminal report's pooled table: percentiles of the merged histograms, never averaged.
   const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.damagedTrials, p.count, p.p50Ms, p.p95Ms, p.p99Ms]));
-  add('Pooled latency', [...groupColumns, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
+  add('Pooled latency', [...GROUP_COLUMNS, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
   add(
     'Tier comparison',
     [
@@ -243,7 +242,7 @@ export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: st
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.
   const labelsNote = suiteLabelsNote(model.report);
   const noteRows: Cell[][] = [
-    ...(labelsNote === null ? [] : [['scenarios', ...groupColumns.map(() => null), null, null, 'note', words(labelsNote)] as Cell[]]),
+    ...(labelsNote === null ? [] : [['scenarios', ...GROUP_COLUMNS.map(() => null), null, null, 'note', words(labelsNote)] as Cell[]]),
     ...model.report.scenarios.flatMap((s) => [
       ...s.excluded.map((x): Cell[] => [
         'scenarios',
@@ -256,9 +255,9 @@ export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: st
       ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', words(c.message)]),
       ...s.definitionSplits.map((d): Cell[] => ['scenarios', ...groupCells(s), null, null, 'definition', words(definitionSplitText(d))]),
     ]),
-    ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...groupColumns.map(() => null), null, null, 'note', words(n)]),
+    ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...GROUP_COLUMNS.map(() => null), null, null, 'note', words(n)]),
   ];
-  add('Notes', ['section', ...groupColumns, 'trial_id', 'trial_number', 'kind', 'message'], noteRows);
+  add('Notes', ['section', ...GROUP_COLUMNS, 'trial_id', 'trial_number', 'kind', 'message'], noteRows);
   add(
     'About',
     ['item', 'value'],

@@ -492,6 +492,7 @@ export function buildScenarioReport(
       const hs = perTrial.flatMap((x) => x.hs);
       pooled = POOLED_HISTOGRAMS.map((n) => pooledLatency(n, hs)).filter((p): p is PooledLatency => p !== null);
     }
+    const flagKinds = flagKindCountsOf(included, flagsOf);
     scenarios.push({
       scenarioId: first.scenarioId,
       label: scenarioLabel(first.scenarioId),
@@ -524,8 +525,8 @@ export function buildScenarioReport(
         }),
       cautions: included.flatMap((t) => [...incompleteCaution(t), ...cautionsOf(t, flagsOf(t))]),
       ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
-      pageCacheFlagged: flagKindCountsOf(included, flagsOf).pageCache,
-      spilledTrials: flagKindCountsOf(included, flagsOf).spilled,
+      pageCacheFlagged: flagKinds.pageCache,
+      spilledTrials: flagKinds.spilled,
       metrics,
       definitionSplits,
       pooled,

@@ -538,7 +538,7 @@ function otherScenarioOnly(ga: Grouped, gb: Grouped): string[] {
       if (!elsewhere) continue;
       for (const [scenarioId, first] of scenarios) {
         if (elsewhere.has(scenarioId)) continue;
-        const ran = [...elsewhere.keys()].sort((x, y) => scenarioOrder(x) - scenarioOrder(y) || x.localeCompare(y)).join(' and ');
+        const ran = scenariosOf([...elsewhere.values()]).join(' and ');
         out.push(`${scenarioId} (${describeConfig(first.options)}) only in ${name}, ${other} ran it as ${ran}`);
       }
     }
