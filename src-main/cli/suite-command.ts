@@ -212,7 +212,8 @@ function slotName(slot: { run: { scenarioId: string; trialsPlanned: number }; tr
  * and the deleted slots it would leave alone without --rerun-deleted.
  */
 function formatResumePlan(store: Store, suiteId: number, plan: SuitePlan, rerunDeleted: boolean, probe: { probe: boolean; why: string }): string {
-  const slots = store.trialSlotsLeft(suiteId, { deleted: rerunDeleted });
+  const left = store.trialSlotsLeft(suiteId, { deleted: true });
+  const slots = rerunDeleted ? left : left.filter((slot) => !slot.deleted);
   const attempts = new Map(store.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
   const suite = store.getSuite(suiteId);
   const out = [`Suite ${suiteId}${suite?.label ? ` "${suite.label}"` : ''} (profile ${plan.profile}, cache directory ${plan.cacheDir}), resumed with its stored plan:`];
@@ -226,7 +227,7 @@ function formatResumePlan(store: Store, suiteId: number, plan: SuitePlan, rerunD
   const seconds = slots.reduce((sum, slot) => sum + (plan.runs.find((r) => r.position === slot.run.position)?.estimatedSecondsPerTrial ?? 0), 0);
   out.push(slots.length === 0 ? 'No trial to run.' : `${slots.length} trial(s), about ${Math.ceil(seconds)} s; the drive probe: ${probe.probe ? 'runs' : 'not run'} (${probe.why}).`);
   if (!rerunDeleted) {
-    const deleted = store.trialSlotsLeft(suiteId, { deleted: true }).filter((slot) => slot.deleted);
+    const deleted = left.filter((slot) => slot.deleted);
     if (deleted.length > 0) out.push(`Not run: ${deleted.length} deleted trial(s) (${deleted.map(slotName).join(', ')}); --rerun-deleted runs them again.`);
   }
   return `${out.join('\n')}\n`;
@@ -476,8 +477,9 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     ui.result(`\nFull tables: kvbench report --suite ${result.suiteId}${a.db ? ` --db ${shellQuote(a.db)}` : ''}`);
     // Cancelled, or finished with trials that did not complete: --resume runs exactly those (and a
     // re-run of deleted trials that did not complete them, --rerun-deleted again).
-    const rerunLeft = rerunDeleted && ran.trialSlotsLeft(result.suiteId, { deleted: true }).some((slot) => slot.deleted);
-    if (rerunLeft || ran.trialSlotsLeft(result.suiteId).length > 0) ui.result(resumeHint(result.suiteId, a.db, rerunLeft));
+    const slotsLeft = ran.trialSlotsLeft(result.suiteId, { deleted: true });
+    const rerunLeft = rerunDeleted && slotsLeft.some((slot) => slot.deleted);
+    if (rerunLeft || slotsLeft.some((slot) => !slot.deleted)) ui.result(resumeHint(result.suiteId, a.db, rerunLeft));
     return exitCode(result, stoppedBy);
   } catch (err) {
     const resumable = suiteId !== null && suiteStored(store, suiteId);
