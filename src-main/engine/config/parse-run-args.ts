@@ -14,8 +14,8 @@
  * Parsing reads the file system (config file, existence of input files, the cache directory's real path
  * and its parent's permissions) and never writes to it.
  */
-import { accessSync, constants as fsConstants, existsSync, globSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { accessSync, constants as fsConstants, globSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
 import { DEFAULT_RUN_OPTIONS, MAX_SEED, RUN_OPTION_KEYS, RunOptionsFieldSchemas, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
@@ -23,6 +23,7 @@ import { cpuTierMemoryError } from './cpu-tier-memory.ts';
 import { loadConfigFile } from './load-config.ts';
 import { RANK_PLACEHOLDER, launcherVariableWarnings, rankCacheDirName, rankedFileName, resolveRank, type RankInfo } from './ranks.ts';
 import { isSameFile, resolveRealPath, systemDirectoryOf } from './system-directories.ts';
+import { nearestExisting } from '../../hardware/linux-storage.ts';
 import { isoTimeOrNull } from '../../../src-shared/domain/iso-time.ts';
 import { argparseInvalidValue, numberText } from '../../util/number-text.ts';
 import { outputFileProblem, resolveOutputTarget } from '../../util/write-file-atomic.ts';
@@ -307,8 +308,7 @@ function fileSystemErrors(o: Record<string, unknown>): string[] {
       else if (!st) {
         // The run creates it: its nearest existing ancestor must be a writable directory (a path
         // under a file failed in the engine with "ENOTDIR … stat").
-        let ancestor = dirname(real);
-        while (!existsSync(ancestor) && dirname(ancestor) !== ancestor) ancestor = dirname(ancestor);
+        const { resolved: ancestor } = nearestExisting(real);
         if (!statOrUndefined(ancestor)?.isDirectory()) errors.push(`--cache-dir cannot be created: ${real}: ${ancestor} is a file, not a directory`);
         else if (!writable(ancestor)) errors.push(`--cache-dir parent is not writable: ${ancestor}`);
       }
