@@ -15,7 +15,7 @@ import { hardwareAdvice } from '../hardware/advice.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
 import { backfillNotice, detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } from '../suite/services.ts';
-import { resumeAcrossVersionsRefusal, resumeVersions } from '../suite/resume-versions.ts';
+import { CLI_ACROSS_VERSIONS_CONSENT, resumeAcrossVersionsRefusal, resumeVersions } from '../suite/resume-versions.ts';
 import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
 import { formatPlan, formatTierComparison, fmtValue } from '../export/render-text.ts';
@@ -242,9 +242,6 @@ function suiteStored(store: Store | null, suiteId: number): boolean {
   }
 }
 
-/** How the CLI consents to a resume across changed metric definitions. */
-const ACROSS_VERSIONS_CONSENT = 'Resume it anyway with --across-versions';
-
 function exitCode(r: SuiteRunResult, signal: NodeJS.Signals | null): number {
   if (r.status === 'cancelled') return signal === null ? EXIT_INTERRUPTED : signalExitCode(signal);
   return r.counts.failed + r.counts.partial + r.counts.aborted > 0 ? 3 : 0;
@@ -408,7 +405,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       // Said before anything runs: a suite an older kvbench started is finished by this one. With no
       // trial to run, no trial crosses versions: nothing to refuse, nothing to say.
       const versions = left === 0 ? null : resumeVersions(store, resumeId);
-      const refusal = a['across-versions'] ? null : resumeAcrossVersionsRefusal(versions, ACROSS_VERSIONS_CONSENT);
+      const refusal = a['across-versions'] ? null : resumeAcrossVersionsRefusal(versions, CLI_ACROSS_VERSIONS_CONSENT);
       if (refusal !== null && !a.plan) {
         process.stderr.write(`kvbench suite: ${refusal}\n`);
         return 1;
@@ -436,7 +433,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
       started = true;
-      result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal, rerunDeleted, acrossVersions: a['across-versions'], consent: ACROSS_VERSIONS_CONSENT });
+      result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal, rerunDeleted, acrossVersions: a['across-versions'], consent: CLI_ACROSS_VERSIONS_CONSENT });
     } else {
       const { cacheDir, profile } = planOptions;
       const probe = !a['no-probe'] && !a.plan;

@@ -54,7 +54,7 @@ import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type ResumeOptions, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
 import { backfillNotice, detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
-import { resumeAcrossVersionsRefusal, resumeVersions } from '../suite/resume-versions.ts';
+import { resumeRefusalFor, resumeVersions } from '../suite/resume-versions.ts';
 import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
@@ -830,7 +830,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // planned with the probe and has trials to run.
       const resume = { rerunDeleted: r.rerunDeleted === true, acrossVersions: r.acrossVersions === true };
       const { probe, trialsLeft } = resumeProbe(s, r.suiteId, plan, resume);
-      const refusal = r.acrossVersions === true || trialsLeft === 0 ? null : resumeAcrossVersionsRefusal(resumeVersions(s, r.suiteId), APP_ACROSS_VERSIONS_CONSENT);
+      const refusal = resumeRefusalFor(s, r.suiteId, { acrossVersions: r.acrossVersions === true, trialsToRun: trialsLeft, consent: APP_ACROSS_VERSIONS_CONSENT });
       if (refusal !== null) fail('VALIDATION', refusal);
       return launch({ cacheDir: plan.cacheDir, profile: plan.profile, probe }, null, r.suiteId, resume);
     },

@@ -28,3 +28,15 @@ export function resumeAcrossVersionsRefusal(v: ResumeVersions | null, consent: s
   if (v === null || v.changes.length === 0) return null;
   return `${resumeVersionsText(v)}. ${consent}, or start a new suite so that every trial is measured by kvbench ${v.now}`;
 }
+
+/** How the CLI says to consent to a resume across versions (the default where no front end says otherwise). */
+export const CLI_ACROSS_VERSIONS_CONSENT = 'Resume it anyway with --across-versions';
+
+/**
+ * The refusal a resume of `suiteId` meets for its versions, or null: only trials that run cross
+ * versions, so a resume with none to run, or one the user consented to, is never refused for them.
+ */
+export function resumeRefusalFor(store: Store, suiteId: number, o: { acrossVersions: boolean; trialsToRun: number; consent: string }): string | null {
+  if (o.acrossVersions || o.trialsToRun === 0) return null;
+  return resumeAcrossVersionsRefusal(resumeVersions(store, suiteId), o.consent);
+}

@@ -24,7 +24,7 @@ import { StoreError } from '../store/store-error.ts';
 import { fileNameTime, keepInFirstWritable, printResultsJson, RESULTS_JSON_BEGIN, RESULTS_JSON_END, type KeepPlace } from '../util/keep-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { UV_THREADS_FOR_METADATA } from './planner.ts';
-import { resumeAcrossVersionsRefusal, resumeVersions } from './resume-versions.ts';
+import { CLI_ACROSS_VERSIONS_CONSENT, resumeRefusalFor } from './resume-versions.ts';
 
 export type StartEngineFn = (options: unknown, opts: StartEngineOptions) => EngineHandle;
 
@@ -171,8 +171,7 @@ export async function resumeSuite(suiteId: number, deps: RunSuiteDeps & ResumeOp
     throw new KvbenchError('VALIDATION', `suite ${suiteId} belongs to system ${suite.systemId}; this is ${deps.hardware.system.id}. Resume it on the machine that started it.`);
   }
   const pending = pendingTrials(store, suiteId, parsed.data, deps);
-  // Only trials that run cross versions: a resume with none to run is never refused for them.
-  const refusal = deps.acrossVersions === true || pending.length === 0 ? null : resumeAcrossVersionsRefusal(resumeVersions(store, suiteId), deps.consent ?? 'Resume it anyway with --across-versions');
+  const refusal = resumeRefusalFor(store, suiteId, { acrossVersions: deps.acrossVersions === true, trialsToRun: pending.length, consent: deps.consent ?? CLI_ACROSS_VERSIONS_CONSENT });
   if (refusal !== null) throw new KvbenchError('VALIDATION', refusal);
   store.upsertDetectedSystem(deps.hardware);
   store.claimSuite(suiteId, currentProcess());
