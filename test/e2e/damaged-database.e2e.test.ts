@@ -4,17 +4,15 @@
 // says it is damaged, what could not be read, that what is shown is a read-only copy and that the
 // file is untouched, and what to do; History lists the trials that could be read; what would write
 // is disabled, saying why, and refused by the server too; Settings switches to a new database.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src-main/store/open-store.ts';
-import { damagedTrialsPage } from '../support/damaged-file.ts';
+import { damagedTrialsPage, sha } from '../support/damaged-file.ts';
 import { HAS_CHROMIUM, openPlanStep, openServedPage, screenshot, type Served, type ServedPage } from './harness.ts';
 
-const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 describe.skipIf(!HAS_CHROMIUM)('the app on a damaged database', () => {
   let opened: ServedPage | undefined;

@@ -4,16 +4,14 @@
 // damaged file by default), an existing file refused in words, then the new database is written,
 // used (the notice goes, writing is offered again), and the app's notes say it was recovered and
 // what was lost. The damaged file is never written.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { damagedTrialsPage } from '../support/damaged-file.ts';
+import { damagedTrialsPage, sha } from '../support/damaged-file.ts';
 import { HAS_CHROMIUM, openServedPage, screenshot, type ServedPage } from './harness.ts';
 
-const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 describe.skipIf(!HAS_CHROMIUM)('saving what a damaged database holds as a new database, from the app', () => {
   let opened: ServedPage | undefined;

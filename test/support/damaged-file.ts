@@ -1,5 +1,6 @@
 // Damaged database files as a crash, a bad sector or a scribble leaves them: a real kvbench database,
 // then a copy of it with chosen pages overwritten. Shared by the CLI's, the backend's and the app's tests.
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openStore } from '../../src-main/store/open-store.ts';
@@ -8,6 +9,9 @@ import { fakeHardware, kvbenchResults } from '../unit/store/fixtures.ts';
 import { addSuiteTrials } from '../unit/store/seed-store.ts';
 
 const PAGE_BYTES = 4096;
+
+/** The file's SHA-256: what a test compares to show a damaged file was only read. */
+export const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 /**
  * Four suites of eight complete trials each, checkpointed into the file (no -wal); with `secondSystem`,

@@ -5,7 +5,6 @@
 // which stored rows could not be read, and exit 3 (partial). What they show of a trial is what the
 // intact database holds: a row whose bytes lie on a damaged page is left out, never shown with them.
 // Commands that write keep refusing it, in their words.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,13 +12,12 @@ import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
-import { intactDatabase, lastOverflowPage, pagesOf, scribbled } from '../../support/damaged-file.ts';
+import { intactDatabase, lastOverflowPage, pagesOf, scribbled, sha } from '../../support/damaged-file.ts';
 import { kvbenchResults, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
 
 afterEach(removeTempDirs);
 
-const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 type Listed = { id: number } & Record<string, unknown>;
 const listed = (stdout: string): Listed[] => JSON.parse(stdout) as Listed[];

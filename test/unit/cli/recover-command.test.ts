@@ -3,7 +3,6 @@
 // new file (owner-only, checked, never replacing one), says each part that could not be read (the
 // read-only path's own notes), records that in the new file for its readers to say, and exits 0
 // (everything read), 3 (parts lost) or 1 (nothing written).
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,13 +11,12 @@ import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { main } from '../../../src-main/cli/main.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { intactDatabase, lastOverflowPage, pagesOf, scribbled } from '../../support/damaged-file.ts';
+import { intactDatabase, lastOverflowPage, pagesOf, scribbled, sha } from '../../support/damaged-file.ts';
 import { kvbenchResults, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
 
 afterEach(removeTempDirs);
 
-const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 /** The folder's files, less the -wal/-shm the tests' own raw reads of the intact database leave. */
 const listing = (dir: string): string[] => fs.readdirSync(dir).filter((f) => !/^intact\.db-(wal|shm)$/.test(f)).sort();
 type Listed = { id: number } & Record<string, unknown>;

@@ -6,19 +6,17 @@
 // History, the report, Compare and the exports work on it, refuses every write (a suite, a resume, an
 // import, a delete) as DB_CORRUPT with what to do, never writes the file, and lets Settings switch to
 // another database, and back.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
-import { damagedTrialsPage } from '../../support/damaged-file.ts';
+import { damagedTrialsPage, sha } from '../../support/damaged-file.ts';
 import { kvbenchResults, removeTempDirs, tempDir } from '../store/fixtures.ts';
 
 afterEach(removeTempDirs);
 
-const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 async function value<T = Record<string, unknown>>(backend: Backend, channel: string, request: unknown): Promise<T> {
   const r = await backend.invoke(channel, request);

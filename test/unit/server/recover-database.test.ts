@@ -3,18 +3,16 @@
 // database (as `kvbench recover` does), switches to it as Settings does (writes allowed again, the
 // settings file names it), and its notes say it was recovered and what was lost. Refused: a healthy
 // database, a relative path, an existing file; the request is checked by the contract's schema.
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
-import { damagedTrialsPage } from '../../support/damaged-file.ts';
+import { damagedTrialsPage, sha } from '../../support/damaged-file.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 
 afterEach(removeTempDirs);
 
-const sha = (file: string): string => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 async function value<T = Record<string, unknown>>(backend: Backend, channel: string, request: unknown): Promise<T> {
   const r = await backend.invoke(channel, request);
