@@ -5,16 +5,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, Dialog, Page } from 'playwright-core';
+import type { Dialog, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchChromium, screenshot, startServe, watchPage, type Served } from './harness.ts';
+import { HAS_CHROMIUM, openServedPage, screenshot, type Served, type ServedPage } from './harness.ts';
 
 const SAVED = 'relative/cache';
 const REFUSED = 'the default cache directory must be an absolute path (starting with /): relative/cache would be taken relative to the folder kvbench was started in';
 
 describe.skipIf(!HAS_CHROMIUM)('settings as they are read', () => {
+  let opened: ServedPage | undefined;
   let served: Served;
-  let browser: Browser;
   let page: Page;
   let problems: string[];
   let settingsFile: string;
@@ -25,20 +25,12 @@ describe.skipIf(!HAS_CHROMIUM)('settings as they are read', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-e2e-'));
     settingsFile = path.join(dir, 'settings.json');
     fs.writeFileSync(settingsFile, written);
-    served = await startServe({ dir });
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    problems = watchPage(page);
-    await page.goto(served.url);
-    await page.getByText('Live', { exact: true }).waitFor();
+    opened = await openServedPage({ dir });
+    ({ served, page, problems } = opened);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    if (served) {
-      await served.stop();
-      fs.rmSync(served.dir, { recursive: true, force: true });
-    }
+    await opened?.close();
   });
 
   /** What describes `selector`'s field, when it is marked invalid; null when it is not. */
