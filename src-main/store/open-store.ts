@@ -651,12 +651,12 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
     const lost = salvageRows(src, copy, abs, placed.suspects);
     try {
-      // The ids the file has given: a recovery's new file never gives one again.
+      // The ids the file has given (a recovery's new file never gives one again) and the recoveries it came through.
       copyLastingMeta(src, copy);
     } catch (err) {
       if (!isDamageError(err)) throw err;
       lost.push(
-        `kvbench's own record in ${abs} (kvbench_meta) could not be read (a damaged page): the ids of trials and suites deleted before may be given again`,
+        `kvbench's own record in ${abs} (kvbench_meta) could not be read (a damaged page): the ids of trials and suites deleted before may be given again, and any earlier recovery it came through is not known`,
       );
     }
     // Read as the file holds it, as a read-only open reads an intact file of its schema: only the

@@ -67,12 +67,13 @@ export function takeIds(db: Database, table: ShownIdTable, count = 1): number {
 /**
  * Copies into a copy of a database (the read of a damaged one, which `kvbench recover` writes out)
  * what kvbench_meta says that the copy must go on saying: the ids each table has given (so that the
- * copy never gives one again), not what describes the file itself (who created or upgraded it, the
- * copy kept before an upgrade). Throws where the table cannot be read (a damaged page): the caller says what that costs.
+ * copy never gives one again) and the record of every recovery the database came through, not what
+ * describes the file itself (who created or upgraded it, the copy kept before an upgrade). Throws
+ * where the table cannot be read (a damaged page): the caller says what that costs.
  */
 export function copyLastingMeta(src: Database, dst: Database): void {
   if (src.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return;
-  const rows = src.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE '%\\_id\\_given' ESCAPE '\\'`).all() as { key: string; value: string }[];
+  const rows = src.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE '%\\_id\\_given' ESCAPE '\\' OR key LIKE 'recover%'`).all() as { key: string; value: string }[];
   if (rows.length === 0) return;
   ensureMetaTable(dst);
   const set = metaSetter(dst);
@@ -112,7 +113,7 @@ export function readSchemaMeta(db: Database): SchemaMeta | null {
  * (history, report and export on stderr; the app as a notice), so a result from it is known to come
  * from a recovery, with what was lost.
  */
-export interface RecoveryRecord {
+export interface RecoveryStep {
   recoveredFrom: string;
   recoveredAt: string;
   recoveredBy: string;
@@ -122,7 +123,18 @@ export interface RecoveryRecord {
   lost: string[];
 }
 
-/** Records where a recovered database came from (recoverDatabase), in its own transaction. */
+/**
+ * The recovery that made a database, and the recoveries before it where the damaged file was itself
+ * one a recovery made (newest first): what each lost is lost to this database too.
+ */
+export interface RecoveryRecord extends RecoveryStep {
+  earlier: RecoveryStep[];
+}
+
+/**
+ * Records where a recovered database came from (recoverDatabase), with the recoveries the damaged
+ * file records (`earlier`, newest first; kvbench_meta's recovery_earlier), in its own transaction.
+ */
 export function recordRecovery(db: Database, r: RecoveryRecord): void {
   ensureMetaTable(db);
   const set = metaSetter(db);
@@ -131,6 +143,20 @@ export function recordRecovery(db: Database, r: RecoveryRecord): void {
   set('recovered_by', r.recoveredBy);
   set('recovery_damage', r.damage);
   set('recovery_lost', JSON.stringify(r.lost));
+  set('recovery_earlier', JSON.stringify(r.earlier));
+}
+
+/** The recoveries a database came through, as the next recovery records them before its own (newest first). */
+export const recoveryChain = (r: RecoveryRecord | null): RecoveryStep[] =>
+  r === null ? [] : [{ recoveredFrom: r.recoveredFrom, recoveredAt: r.recoveredAt, recoveredBy: r.recoveredBy, damage: r.damage, lost: r.lost }, ...r.earlier];
+
+/** A step of recovery_earlier as stored, or null where it is not one. */
+function recoveryStepOf(v: unknown): RecoveryStep | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.recoveredFrom !== 'string') return null;
+  const text = (x: unknown): string => (typeof x === 'string' ? x : '');
+  return { recoveredFrom: o.recoveredFrom, recoveredAt: text(o.recoveredAt), recoveredBy: text(o.recoveredBy), damage: text(o.damage), lost: Array.isArray(o.lost) ? o.lost.map(String) : [] };
 }
 
 /** The recovery a database records (recordRecovery), or null for one never recovered (or whose record cannot be read). */
@@ -147,27 +173,47 @@ export function readRecoveryRecord(db: Database): RecoveryRecord | null {
     } catch {
       lost = ['(the record of what could not be read is damaged)'];
     }
+    let earlier: unknown = [];
+    try {
+      earlier = JSON.parse(value('recovery_earlier') ?? '[]');
+    } catch {
+      earlier = [];
+    }
+    const steps = Array.isArray(earlier) ? earlier.map(recoveryStepOf) : [];
     return {
       recoveredFrom: from,
       recoveredAt: value('recovered_at') ?? '',
       recoveredBy: value('recovered_by') ?? '',
       damage: value('recovery_damage') ?? '',
       lost: Array.isArray(lost) ? lost.map(String) : [],
+      earlier: steps.filter((x): x is RecoveryStep => x !== null),
     };
   } catch {
     return null; // a record that cannot be read takes nothing from the database it describes
   }
 }
 
-/** One line saying that a database holds what a recovery could read, and what it could not. */
+/**
+ * One line saying that a database holds what a recovery could read, and what it could not; where the
+ * damaged file was itself recovered, each recovery before, newest first, with what it lost.
+ */
 export function recoveryNotice(file: string, r: RecoveryRecord): string {
-  const when = r.recoveredAt ? ` on ${r.recoveredAt.slice(0, 16).replace('T', ' ')} UTC` : '';
-  const by = r.recoveredBy ? ` by kvbench ${r.recoveredBy}` : '';
-  const lost =
-    r.lost.length === 0
-      ? 'every stored row of it could be read'
-      : `what could not be read then: ${r.lost.map((n) => n.replace(/\.$/, '')).join('; ')}`;
-  return `${file} holds what was recovered from the damaged ${r.recoveredFrom}${when}${by} (${r.damage}): ${lost}.`;
+  const step = (made: string, s: RecoveryStep, verb: string): string => {
+    const when = s.recoveredAt ? ` on ${s.recoveredAt.slice(0, 16).replace('T', ' ')} UTC` : '';
+    const by = s.recoveredBy ? ` by kvbench ${s.recoveredBy}` : '';
+    const lost =
+      s.lost.length === 0
+        ? 'every stored row of it could be read'
+        : `what could not be read then: ${s.lost.map((n) => n.replace(/\.$/, '')).join('; ')}`;
+    return `${made} ${verb} from the damaged ${s.recoveredFrom}${when}${by} (${s.damage}): ${lost}.`;
+  };
+  const lines = [step(file, r, 'holds what was recovered')];
+  let made = r.recoveredFrom;
+  for (const e of r.earlier) {
+    lines.push(step(`Before that, ${made}`, e, 'had itself been recovered'));
+    made = e.recoveredFrom;
+  }
+  return lines.join(' ');
 }
 
 /** Records a change of schema (inside the migration's transaction, so that it is there exactly when the change is). */
