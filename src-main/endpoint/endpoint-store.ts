@@ -14,6 +14,7 @@ import {
   type ServerCacheMetrics,
   type TokenCountSources,
 } from '../../src-shared/domain/endpoint.ts';
+import { takeIds } from '../store/schema-meta.ts';
 import type { SqlValue } from '../store/sqlite.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
@@ -95,34 +96,33 @@ export class EndpointStore {
   insertRun(o: EndpointRunOutcome): number {
     const db = this.store.db;
     const tx = db.transaction(() => {
-      const id = Number(
-        db
-          .prepare(
-            `INSERT INTO endpoint_runs (system_label, status, status_reason, base_url, model, api, workload_file, workload_digest, notes, config_json,
-               started_at, finished_at, wall_ms, requests_total, requests_ok, aggregates_json, server_metrics_json, client_host, kvbench_version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            o.systemLabel,
-            o.status,
-            o.statusReason,
-            o.config.baseUrl,
-            o.config.model,
-            o.config.api,
-            o.config.workloadFile,
-            o.config.workloadDigest,
-            o.config.notes,
-            JSON.stringify(o.config),
-            o.startedAt,
-            o.finishedAt,
-            o.wallMs,
-            o.aggregates.requestsTotal,
-            o.aggregates.requestsOk,
-            JSON.stringify(o.aggregates),
-            JSON.stringify(o.serverMetrics),
-            o.clientHost,
-            o.kvbenchVersion,
-          ).lastInsertRowid,
+      // Never an id a deleted run had (takeIds): a note or export naming "endpoint run 5" keeps meaning that run.
+      const id = takeIds(db, 'endpoint_runs');
+      db.prepare(
+        `INSERT INTO endpoint_runs (id, system_label, status, status_reason, base_url, model, api, workload_file, workload_digest, notes, config_json,
+           started_at, finished_at, wall_ms, requests_total, requests_ok, aggregates_json, server_metrics_json, client_host, kvbench_version)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        o.systemLabel,
+        o.status,
+        o.statusReason,
+        o.config.baseUrl,
+        o.config.model,
+        o.config.api,
+        o.config.workloadFile,
+        o.config.workloadDigest,
+        o.config.notes,
+        JSON.stringify(o.config),
+        o.startedAt,
+        o.finishedAt,
+        o.wallMs,
+        o.aggregates.requestsTotal,
+        o.aggregates.requestsOk,
+        JSON.stringify(o.aggregates),
+        JSON.stringify(o.serverMetrics),
+        o.clientHost,
+        o.kvbenchVersion,
       );
       const m = db.prepare('INSERT INTO endpoint_run_metrics (run_id, key, value) VALUES (?, ?, ?)');
       for (const [k, v] of Object.entries(o.metrics)) if (Number.isFinite(v)) m.run(id, k, v);
@@ -292,8 +292,12 @@ export class EndpointStore {
   }
 
   deleteRun(id: number): void {
-    const r = this.store.db.prepare('DELETE FROM endpoint_runs WHERE id = ?').run(id);
-    if (r.changes === 0) throw new StoreError('NOT_FOUND', `no endpoint run ${id}`);
+    this.store.atomically(() => {
+      // The ids given so far, recorded before one goes (a database from before the record): never given again.
+      takeIds(this.store.db, 'endpoint_runs', 0);
+      const r = this.store.db.prepare('DELETE FROM endpoint_runs WHERE id = ?').run(id);
+      if (r.changes === 0) throw new StoreError('NOT_FOUND', `no endpoint run ${id}`);
+    });
   }
 
   /**

@@ -9,6 +9,7 @@ import type { ResultsFormat, TrialHistogram, TrialMetrics } from '../../src-shar
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { extractRamBacking } from './results-ingest.ts';
+import { takeIds } from './schema-meta.ts';
 import { optionColumns, unfinishedImport, type PackedResults, type Store } from './store.ts';
 
 /** One trial of an import, as staged: what insertFinishedTrial takes of an imported file, its run by position. */
@@ -200,8 +201,10 @@ CREATE TABLE ${s}.histograms (
          SELECT ?, r.position, r.scenario_id, r.label, r.config_key, r.options_json, 0 FROM ${s}.runs r
           WHERE EXISTS (SELECT 1 FROM ${s}.trials st WHERE st.run_position = r.position) ORDER BY r.position`,
       ).run(suiteId);
-      // Ids above every trial's, chosen here so that metrics and histograms follow their trial in one statement each.
-      const base = (db.prepare('SELECT COALESCE(MAX(id), 0) AS n FROM main.trials').get() as { n: number }).n;
+      // Ids above every trial's and every id the database has given (takeIds), chosen here so that
+      // metrics and histograms follow their trial in one statement each. Staged numbers left out as
+      // duplicates leave their ids unused, and given: no later trial takes them.
+      const base = takeIds(db, 'trials', left[left.length - 1]) - 1;
       db.prepare(
         `INSERT INTO main.trials (id, run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key,
            options_json, model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version,

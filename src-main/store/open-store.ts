@@ -27,7 +27,7 @@ import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { placeDamage, salvageRows, unreadableDatabase } from './salvage.ts';
-import { readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade } from './schema-meta.ts';
+import { copyLastingMeta, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade } from './schema-meta.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
 
@@ -650,6 +650,15 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     copy.pragma('foreign_keys = OFF'); // rows whose parent could not be read are copied, and said (salvageRows)
     migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
     const lost = salvageRows(src, copy, abs, placed.suspects);
+    try {
+      // The ids the file has given (a recovery's new file never gives one again) and the recoveries it came through.
+      copyLastingMeta(src, copy);
+    } catch (err) {
+      if (!isDamageError(err)) throw err;
+      lost.push(
+        `kvbench's own record in ${abs} (kvbench_meta) could not be read (a damaged page): the ids of trials and suites deleted before may be given again, and any earlier recovery it came through is not known`,
+      );
+    }
     // Read as the file holds it, as a read-only open reads an intact file of its schema: only the
     // migrations Store cannot read without run on the copy; the others (migration 6's clearing of
     // made-up labels) stay undone, and an older file's measuring versions are worked out in memory

@@ -16,7 +16,7 @@ import { createDatabaseFile } from './database-file.ts';
 import { isNoRoomError, noRoomError } from './disk-full.ts';
 import { MIGRATIONS, oldestReadableSchema } from './migrations.ts';
 import { openDamagedStore, openStore, type OpenStoreOptions } from './open-store.ts';
-import { recordRecovery, recordSchemaChange, type RecoveryRecord } from './schema-meta.ts';
+import { recordRecovery, recordSchemaChange, recoveryChain, type RecoveryRecord } from './schema-meta.ts';
 import { openDatabase, sqliteCode } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import type { Store } from './store.ts';
@@ -149,6 +149,8 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
     throw new StoreError('DB_CORRUPT', `${src} cannot be recovered by this kvbench`);
   }
   const { store, damage, allPlaced } = damaged;
+  // Where the damaged file was itself made by a recovery: that one's record, and those before it, go on in the new file.
+  const earlier = recoveryChain(store.recovery);
   let lost: string[];
   try {
     lost = [...store.unreadable, ...dropUnreadableRows(store)];
@@ -192,7 +194,7 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
     try {
       db.transaction(() => {
         recordSchemaChange(db, { fromSchema: 0, readableBySchema: oldestReadableSchema(MIGRATIONS), previousFile: null });
-        const record: RecoveryRecord = { recoveredFrom: src, recoveredAt: new Date().toISOString(), recoveredBy: KVBENCH_VERSION, damage, lost };
+        const record: RecoveryRecord = { recoveredFrom: src, recoveredAt: new Date().toISOString(), recoveredBy: KVBENCH_VERSION, damage, lost, earlier };
         recordRecovery(db, record);
       })();
       const integrity = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((r) => r.integrity_check);
@@ -204,7 +206,7 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
         for (const o of orphans) byTable.set(`${o.table} → ${o.parent}`, (byTable.get(`${o.table} → ${o.parent}`) ?? 0) + 1);
         const which = [...byTable].map(([k, n]) => `${n} ${k.replace(' → ', ' rows refer to ')}`).join(', ');
         result.lost.push(`rows kept whose parent row could not be read (${which}): they read as before, and keep the id they had`);
-        recordRecovery(db, { recoveredFrom: src, recoveredAt: new Date().toISOString(), recoveredBy: KVBENCH_VERSION, damage, lost: result.lost });
+        recordRecovery(db, { recoveredFrom: src, recoveredAt: new Date().toISOString(), recoveredBy: KVBENCH_VERSION, damage, lost: result.lost, earlier });
       }
     } finally {
       db.close();

@@ -7,6 +7,8 @@
 // transaction): which kvbench made it, the oldest schema that still reads the file as it is
 // (oldestReadableSchema), and what it was upgraded from, when, and where the file as it was is kept.
 //
+// It also keeps the largest id each shown table has given (takeIds), so that no id is given twice.
+//
 // The table is not a numbered migration on purpose: a migration 8 would make every file this build
 // writes unreadable to the kvbench releases that know schema 7 (they refuse a newer user_version),
 // the very lock-out this record is meant to soften. Builds that do not know the table ignore it.
@@ -15,6 +17,68 @@ import { MIGRATIONS, type Migration } from './migrations.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 
 const META_TABLE = 'kvbench_meta';
+
+/** Creates kvbench_meta where a database has none yet (one made before it, or in memory); one place for its shape. */
+function ensureMetaTable(db: Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
+}
+
+/** Sets one key of kvbench_meta (the table there already: ensureMetaTable). */
+const metaSetter = (db: Database): ((key: string, value: string) => void) => {
+  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  return (key, value) => void set.run(key, value);
+};
+
+/**
+ * The tables whose ids kvbench shows (trial 12, suite 3, endpoint run 5: in listings, exports, a
+ * resume's ID, notes users keep). An id is never given twice in one database, even after its row is
+ * deleted: SQLite gives a table without AUTOINCREMENT its largest id + 1, so deleting the newest row
+ * handed its id to the next one. AUTOINCREMENT would be a numbered migration (a rebuilt table) and lock
+ * out every 0.7.0, so the largest id each table has given is kept here instead (key `<table>_id_given`).
+ */
+export type ShownIdTable = 'trials' | 'suites' | 'endpoint_runs';
+
+const idGivenKey = (table: ShownIdTable): string => `${table}_id_given`;
+
+/**
+ * Takes `count` new ids of `table` and returns the first (the others follow it): above every id the
+ * table holds and every id the database has given, and recorded as given, in one statement that
+ * writes first (so it takes the write lock before it reads). Call it inside the transaction of the
+ * insert, so that the record lands exactly when the rows do. `count` 0 takes none and only records the
+ * ids given so far: before a delete, where the database holds ids a kvbench without the record gave.
+ *
+ * A kvbench that does not know the record (0.7.0) numbers a new row its table's largest id + 1, which
+ * may be an id given and deleted before (nothing written here can stop it); the next id taken here is
+ * still above every id the record has seen, and above that row. A record that is not a number reads as none.
+ */
+export function takeIds(db: Database, table: ShownIdTable, count = 1): number {
+  ensureMetaTable(db);
+  const largest = `(SELECT COALESCE(MAX(id), 0) FROM ${table})`;
+  const row = db
+    .prepare(
+      `INSERT INTO ${META_TABLE} (key, value) VALUES (?, ${largest} + ?)
+       ON CONFLICT (key) DO UPDATE SET value = MAX(CASE WHEN CAST(value AS INTEGER) > 0 THEN CAST(value AS INTEGER) ELSE 0 END + ?, ${largest} + ?)
+       RETURNING CAST(value AS INTEGER) AS given`,
+    )
+    .get(idGivenKey(table), count, count, count) as { given: number };
+  return Number(row.given) - count + 1;
+}
+
+/**
+ * Copies into a copy of a database (the read of a damaged one, which `kvbench recover` writes out)
+ * what kvbench_meta says that the copy must go on saying: the ids each table has given (so that the
+ * copy never gives one again) and the record of every recovery the database came through, not what
+ * describes the file itself (who created or upgraded it, the copy kept before an upgrade). Throws
+ * where the table cannot be read (a damaged page): the caller says what that costs.
+ */
+export function copyLastingMeta(src: Database, dst: Database): void {
+  if (src.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return;
+  const rows = src.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE '%\\_id\\_given' ESCAPE '\\' OR key LIKE 'recover%'`).all() as { key: string; value: string }[];
+  if (rows.length === 0) return;
+  ensureMetaTable(dst);
+  const set = metaSetter(dst);
+  for (const r of rows) set(String(r.key), String(r.value));
+}
 
 /** What kvbench_meta says of a database's schema; null fields were not recorded (a file from before the table). */
 export interface SchemaMeta {
@@ -49,7 +113,7 @@ export function readSchemaMeta(db: Database): SchemaMeta | null {
  * (history, report and export on stderr; the app as a notice), so a result from it is known to come
  * from a recovery, with what was lost.
  */
-export interface RecoveryRecord {
+export interface RecoveryStep {
   recoveredFrom: string;
   recoveredAt: string;
   recoveredBy: string;
@@ -59,15 +123,40 @@ export interface RecoveryRecord {
   lost: string[];
 }
 
-/** Records where a recovered database came from (recoverDatabase), in its own transaction. */
+/**
+ * The recovery that made a database, and the recoveries before it where the damaged file was itself
+ * one a recovery made (newest first): what each lost is lost to this database too.
+ */
+export interface RecoveryRecord extends RecoveryStep {
+  earlier: RecoveryStep[];
+}
+
+/**
+ * Records where a recovered database came from (recoverDatabase), with the recoveries the damaged
+ * file records (`earlier`, newest first; kvbench_meta's recovery_earlier), in its own transaction.
+ */
 export function recordRecovery(db: Database, r: RecoveryRecord): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
-  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
-  set.run('recovered_from', r.recoveredFrom);
-  set.run('recovered_at', r.recoveredAt);
-  set.run('recovered_by', r.recoveredBy);
-  set.run('recovery_damage', r.damage);
-  set.run('recovery_lost', JSON.stringify(r.lost));
+  ensureMetaTable(db);
+  const set = metaSetter(db);
+  set('recovered_from', r.recoveredFrom);
+  set('recovered_at', r.recoveredAt);
+  set('recovered_by', r.recoveredBy);
+  set('recovery_damage', r.damage);
+  set('recovery_lost', JSON.stringify(r.lost));
+  set('recovery_earlier', JSON.stringify(r.earlier));
+}
+
+/** The recoveries a database came through, as the next recovery records them before its own (newest first). */
+export const recoveryChain = (r: RecoveryRecord | null): RecoveryStep[] =>
+  r === null ? [] : [{ recoveredFrom: r.recoveredFrom, recoveredAt: r.recoveredAt, recoveredBy: r.recoveredBy, damage: r.damage, lost: r.lost }, ...r.earlier];
+
+/** A step of recovery_earlier as stored, or null where it is not one. */
+function recoveryStepOf(v: unknown): RecoveryStep | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const o = v as Record<string, unknown>;
+  if (typeof o.recoveredFrom !== 'string') return null;
+  const text = (x: unknown): string => (typeof x === 'string' ? x : '');
+  return { recoveredFrom: o.recoveredFrom, recoveredAt: text(o.recoveredAt), recoveredBy: text(o.recoveredBy), damage: text(o.damage), lost: Array.isArray(o.lost) ? o.lost.map(String) : [] };
 }
 
 /** The recovery a database records (recordRecovery), or null for one never recovered (or whose record cannot be read). */
@@ -84,43 +173,63 @@ export function readRecoveryRecord(db: Database): RecoveryRecord | null {
     } catch {
       lost = ['(the record of what could not be read is damaged)'];
     }
+    let earlier: unknown = [];
+    try {
+      earlier = JSON.parse(value('recovery_earlier') ?? '[]');
+    } catch {
+      earlier = [];
+    }
+    const steps = Array.isArray(earlier) ? earlier.map(recoveryStepOf) : [];
     return {
       recoveredFrom: from,
       recoveredAt: value('recovered_at') ?? '',
       recoveredBy: value('recovered_by') ?? '',
       damage: value('recovery_damage') ?? '',
       lost: Array.isArray(lost) ? lost.map(String) : [],
+      earlier: steps.filter((x): x is RecoveryStep => x !== null),
     };
   } catch {
     return null; // a record that cannot be read takes nothing from the database it describes
   }
 }
 
-/** One line saying that a database holds what a recovery could read, and what it could not. */
+/**
+ * One line saying that a database holds what a recovery could read, and what it could not; where the
+ * damaged file was itself recovered, each recovery before, newest first, with what it lost.
+ */
 export function recoveryNotice(file: string, r: RecoveryRecord): string {
-  const when = r.recoveredAt ? ` on ${r.recoveredAt.slice(0, 16).replace('T', ' ')} UTC` : '';
-  const by = r.recoveredBy ? ` by kvbench ${r.recoveredBy}` : '';
-  const lost =
-    r.lost.length === 0
-      ? 'every stored row of it could be read'
-      : `what could not be read then: ${r.lost.map((n) => n.replace(/\.$/, '')).join('; ')}`;
-  return `${file} holds what was recovered from the damaged ${r.recoveredFrom}${when}${by} (${r.damage}): ${lost}.`;
+  const step = (made: string, s: RecoveryStep, verb: string): string => {
+    const when = s.recoveredAt ? ` on ${s.recoveredAt.slice(0, 16).replace('T', ' ')} UTC` : '';
+    const by = s.recoveredBy ? ` by kvbench ${s.recoveredBy}` : '';
+    const lost =
+      s.lost.length === 0
+        ? 'every stored row of it could be read'
+        : `what could not be read then: ${s.lost.map((n) => n.replace(/\.$/, '')).join('; ')}`;
+    return `${made} ${verb} from the damaged ${s.recoveredFrom}${when}${by} (${s.damage}): ${lost}.`;
+  };
+  const lines = [step(file, r, 'holds what was recovered')];
+  let made = r.recoveredFrom;
+  for (const e of r.earlier) {
+    lines.push(step(`Before that, ${made}`, e, 'had itself been recovered'));
+    made = e.recoveredFrom;
+  }
+  return lines.join(' ');
 }
 
 /** Records a change of schema (inside the migration's transaction, so that it is there exactly when the change is). */
 export function recordSchemaChange(db: Database, change: { fromSchema: number; readableBySchema: number; previousFile: string | null }): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
-  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  ensureMetaTable(db);
+  const set = metaSetter(db);
   const at = new Date().toISOString();
-  set.run('schema_written_by', KVBENCH_VERSION);
-  set.run('schema_written_at', at);
-  set.run('readable_by_schema', String(change.readableBySchema));
+  set('schema_written_by', KVBENCH_VERSION);
+  set('schema_written_at', at);
+  set('readable_by_schema', String(change.readableBySchema));
   if (change.fromSchema === 0) {
-    set.run('created_by', KVBENCH_VERSION);
+    set('created_by', KVBENCH_VERSION);
     return;
   }
-  set.run('upgraded_from_schema', String(change.fromSchema));
-  set.run('previous_file', change.previousFile ?? '');
+  set('upgraded_from_schema', String(change.fromSchema));
+  set('previous_file', change.previousFile ?? '');
 }
 
 /** The kvbench releases that cannot open a database of `schema` (they know only older ones), in words. */

@@ -27,7 +27,7 @@ import { configKey, extractRamBacking, measuringVersion, resultsDigest } from '.
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import { sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
-import { readRecoveryRecord, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
+import { readRecoveryRecord, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
@@ -527,29 +527,29 @@ export class Store {
   }): number {
     const now = args.createdAt ?? nowIso();
     const tx = this.db.transaction(() => {
-      const id = Number(
-        this.db
-          .prepare(
-            `INSERT INTO suites (system_id, drive_id, profile, label, source, status, plan_json, cache_dir, kvbench_version, created_at, updated_at, runner_pid, runner_host, runner_start_ticks)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            args.systemId,
-            args.driveId,
-            args.profile,
-            suiteLabelOf(args.label),
-            args.source,
-            args.status ?? 'running',
-            args.plan ? JSON.stringify(args.plan) : null,
-            args.cacheDir,
-            KVBENCH_VERSION,
-            now,
-            now,
-            args.runner?.pid ?? null,
-            args.runner?.host ?? null,
-            args.runner?.startTicks ?? null,
-          ).lastInsertRowid,
-      );
+      const id = takeIds(this.db, 'suites');
+      this.db
+        .prepare(
+          `INSERT INTO suites (id, system_id, drive_id, profile, label, source, status, plan_json, cache_dir, kvbench_version, created_at, updated_at, runner_pid, runner_host, runner_start_ticks)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          args.systemId,
+          args.driveId,
+          args.profile,
+          suiteLabelOf(args.label),
+          args.source,
+          args.status ?? 'running',
+          args.plan ? JSON.stringify(args.plan) : null,
+          args.cacheDir,
+          KVBENCH_VERSION,
+          now,
+          now,
+          args.runner?.pid ?? null,
+          args.runner?.host ?? null,
+          args.runner?.startTicks ?? null,
+        );
       if (args.plan) for (const run of args.plan.runs) this.addRun(id, run, configKeyOf(run));
       return id;
     });
@@ -674,6 +674,9 @@ export class Store {
   /** Deletes a suite with its runs and trials, and the hardware snapshots only they referred to. */
   deleteSuite(id: number): void {
     this.atomically(() => {
+      // The ids given so far, recorded before they go (those of a database from before the record): never given again.
+      takeIds(this.db, 'suites', 0);
+      takeIds(this.db, 'trials', 0);
       const r = this.db.prepare('DELETE FROM suites WHERE id = ?').run(id);
       if (r.changes === 0) throw new StoreError('NOT_FOUND', `no suite ${id}`);
       this.pruneHardwareSnapshots();
@@ -704,34 +707,35 @@ export class Store {
       const attempt = (
         this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
       ).a;
-      return Number(
-        this.db
-          .prepare(
-            `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, config_key, options_json, model, seed,
-               started_at, runner_pid, runner_host, runner_start_ticks, cache_dir, kvbench_version, measured_by_version)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            t.runId,
-            t.suiteId,
-            t.systemId,
-            t.driveId,
-            t.hardwareSnapshotId,
-            t.scenarioId,
-            t.trialIndex,
-            attempt,
-            t.configKey,
-            ...optionColumns(t.options),
-            t.startedAt ?? nowIso(),
-            t.runner.pid,
-            t.runner.host,
-            t.runner.startTicks,
-            t.cacheDir,
-            KVBENCH_VERSION,
-            // Run here: the kvbench that stores it measures it.
-            KVBENCH_VERSION,
-          ).lastInsertRowid,
-      );
+      const id = takeIds(this.db, 'trials');
+      this.db
+        .prepare(
+          `INSERT INTO trials (id, run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, config_key, options_json, model, seed,
+             started_at, runner_pid, runner_host, runner_start_ticks, cache_dir, kvbench_version, measured_by_version)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          t.runId,
+          t.suiteId,
+          t.systemId,
+          t.driveId,
+          t.hardwareSnapshotId,
+          t.scenarioId,
+          t.trialIndex,
+          attempt,
+          t.configKey,
+          ...optionColumns(t.options),
+          t.startedAt ?? nowIso(),
+          t.runner.pid,
+          t.runner.host,
+          t.runner.startTicks,
+          t.cacheDir,
+          KVBENCH_VERSION,
+          // Run here: the kvbench that stores it measures it.
+          KVBENCH_VERSION,
+        );
+      return id;
     });
     return tx.immediate();
   }
@@ -809,41 +813,41 @@ export class Store {
       const attempt = (
         this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
       ).a;
-      const id = Number(
-        this.db
-          .prepare(
-            `INSERT INTO trials (run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key, options_json,
-               model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version,
-               measured_by_version, storage_ram_backing)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            t.runId,
-            t.suiteId,
-            t.systemId,
-            t.driveId,
-            t.hardwareSnapshotId,
-            t.scenarioId,
-            t.trialIndex,
-            attempt,
-            t.status,
-            t.reason,
-            t.configKey,
-            ...optionColumns(t.options),
-            t.startedAt ?? nowIso(),
-            t.finishedAt ?? nowIso(),
-            t.wallMs,
-            t.cacheDir,
-            t.results ? (t.resultsFormat ?? 'kvbench') : null,
-            packed?.gzip ?? null,
-            packed?.digest ?? null,
-            t.summaryText ?? null,
-            t.sourceFile,
-            KVBENCH_VERSION,
-            t.measuredByVersion,
-            t.results ? extractRamBacking(t.results) : null,
-          ).lastInsertRowid,
-      );
+      const id = takeIds(this.db, 'trials');
+      this.db
+        .prepare(
+          `INSERT INTO trials (id, run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key, options_json,
+             model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version,
+             measured_by_version, storage_ram_backing)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          id,
+          t.runId,
+          t.suiteId,
+          t.systemId,
+          t.driveId,
+          t.hardwareSnapshotId,
+          t.scenarioId,
+          t.trialIndex,
+          attempt,
+          t.status,
+          t.reason,
+          t.configKey,
+          ...optionColumns(t.options),
+          t.startedAt ?? nowIso(),
+          t.finishedAt ?? nowIso(),
+          t.wallMs,
+          t.cacheDir,
+          t.results ? (t.resultsFormat ?? 'kvbench') : null,
+          packed?.gzip ?? null,
+          packed?.digest ?? null,
+          t.summaryText ?? null,
+          t.sourceFile,
+          KVBENCH_VERSION,
+          t.measuredByVersion,
+          t.results ? extractRamBacking(t.results) : null,
+        );
       this.writeMetrics(id, t.metrics ?? {}, t.histograms ?? []);
       return id;
     });
@@ -1076,6 +1080,9 @@ export class Store {
    */
   deleteTrials(ids: readonly number[]): number[] {
     return this.atomically(() => {
+      // The ids given so far, recorded before they go (those of a database from before the record): never given again.
+      takeIds(this.db, 'trials', 0);
+      takeIds(this.db, 'suites', 0);
       const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id, run_id, trial_index, status');
       const touched = new Set<number>();
       const completeSlots = new Map<string, { runId: number; trialIndex: number }>();

@@ -75,6 +75,39 @@ describe('kvbench recover', () => {
     expect((await history(out)).stderr).toContain('holds what was recovered');
   });
 
+  it('recovering a recovered database keeps the earlier recovery: the new file says both, newest first, each with what it lost', async () => {
+    const dir = tempDir();
+    const db = intactDatabase(dir);
+    const damaged = scribbled(db, 'damaged.db', [pagesOf(db).get('trials/leaf')![1]]);
+    const first = path.join(dir, 'first.db');
+    expect((await recover(damaged, first)).code).toBe(3);
+    const firstNote = (await history(first)).stderr;
+    expect(firstNote).toContain(`holds what was recovered from the damaged ${damaged}`);
+    const firstLost = firstNote.slice(firstNote.indexOf('what could not be read then: ')).trim();
+
+    // The recovered file is damaged in its turn (another bad sector), and recovered again.
+    const damagedAgain = scribbled(first, 'first-damaged.db', [pagesOf(first).get('trials/leaf')![0]]);
+    const second = path.join(dir, 'second.db');
+    const r = await recover(damagedAgain, second);
+    expect(r.code, r.stderr).toBe(3);
+    const h = await history(second);
+    expect(h.code, h.stderr).toBe(0);
+    expect(h.stderr).toContain(`${second} holds what was recovered from the damaged ${damagedAgain} on `);
+    expect(h.stderr).toContain(`Before that, ${damagedAgain} had itself been recovered from the damaged ${damaged} on `);
+    expect(h.stderr).toContain(firstLost.replace(/\.$/, ''));
+    const raw = openDatabase(second, { readonly: true });
+    const earlier = JSON.parse((raw.prepare("SELECT value FROM kvbench_meta WHERE key = 'recovery_earlier'").get() as { value: string }).value) as { recoveredFrom: string }[];
+    raw.close();
+    expect(earlier.map((e) => e.recoveredFrom)).toEqual([damaged]);
+
+    // A third time: the chain grows, and the first recovery is still there.
+    const third = path.join(dir, 'third.db');
+    expect((await recover(scribbled(second, 'second-damaged.db', [pagesOf(second).get('trials/leaf')![0]]), third)).code).toBe(3);
+    const h3 = await history(third);
+    expect(h3.stderr).toContain(`had itself been recovered from the damaged ${damagedAgain}`);
+    expect(h3.stderr).toContain(`had itself been recovered from the damaged ${damaged}`);
+  });
+
   it('damage only in indexes: every trial, exit 0, nothing lost; --json for scripts', async () => {
     const dir = tempDir();
     const db = intactDatabase(dir);

@@ -327,6 +327,24 @@ describe('endpoint runs in the trial store', () => {
     const old = { ...runs[0], aggregates: { ...runs[0].aggregates, durationS: 7.5, spanS: undefined } };
     expect(runRow(old)[runColumns().indexOf('span_s')]).toBe(7.5);
   });
+
+  it('never gives a deleted run’s id again, also after the database is closed and reopened', () => {
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const first = es.insertRun(outcome('pcie', [40, 50, 5, 0]));
+    const newest = es.insertRun(outcome('pcie', [41, 50, 5, 0]));
+    es.deleteRun(newest);
+    const next = es.insertRun(outcome('pcie', [42, 50, 5, 0]));
+    expect(next).toBeGreaterThan(newest);
+    es.deleteRun(next);
+    const file = s.path;
+    s.close();
+    const reopened = openStore(file);
+    stores.push(reopened);
+    const after = new EndpointStore(reopened).insertRun(outcome('pcie', [43, 50, 5, 0]));
+    expect(after).toBeGreaterThan(next);
+    expect(first).toBeLessThan(newest);
+  });
 });
 
 describe('the results file (endpoint run --output)', () => {

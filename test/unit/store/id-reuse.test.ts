@@ -1,0 +1,168 @@
+// Trial and suite ids are never given twice in one database: an export, a note or a report that says
+// "trial 12" keeps pointing at that measurement after trial 12 is deleted. SQLite gives a table
+// without AUTOINCREMENT the largest id + 1, so deleting the newest trial handed its id to the next
+// one; a numbered migration to AUTOINCREMENT would lock out every 0.7.0, so the largest id each table
+// has given is kept in kvbench_meta and advanced with every insert (suite runs, imports, endpoint runs).
+// Deletes here are hard (DELETE: the row is gone, only a deleted slot is recorded), so there is no
+// soft delete to keep an id alive. Real SQLite files throughout.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { importResultsFiles } from '../../../src-main/store/import-results.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import { recoverDatabase } from '../../../src-main/store/recover.ts';
+import { openDatabase } from '../../../src-main/store/sqlite.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
+import { damagedTrialsPage, pagesOf, scribbled } from '../../support/damaged-file.ts';
+import { closeOpenedStores, open } from '../../support/store.ts';
+import { fakeHardware, kvbenchResults, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
+import { addSuiteTrials } from './seed-store.ts';
+
+afterEach(() => {
+  closeOpenedStores();
+  removeTempDirs();
+});
+
+const hw = fakeHardware({ probe: true });
+const results = (tokPerS: number): Record<string, unknown> => kvbenchResults({ tokPerS }) as unknown as Record<string, unknown>;
+const trialIds = (s: Store): number[] => s.listTrials({}).map((t) => t.id).sort((x, y) => x - y);
+const maxId = (s: Store, table: string): number => (s.db.prepare(`SELECT COALESCE(MAX(id), 0) AS n FROM ${table}`).get() as { n: number }).n;
+
+/** One more trial of a new suite run here, as a suite stores it; returns [suite id, trial id]. */
+function runOne(s: Store, tokPerS = 500): [number, number] {
+  const suiteId = addSuiteTrials(s, hw, 1, () => ({ results: results(tokPerS) }));
+  return [suiteId, s.listTrials({ suiteIds: [suiteId] })[0].id];
+}
+
+describe('trial ids', () => {
+  it('are not given again after the newest trial is deleted, also after closing and reopening', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    addSuiteTrials(s, hw, 3, (i) => ({ results: results(100 + i) }));
+    const [a, b, c] = trialIds(s);
+    s.deleteTrials([c]);
+    const [, next] = runOne(s);
+    expect(next).toBeGreaterThan(c);
+    expect(trialIds(s)).toEqual([a, b, next]);
+
+    // The mark is in the file: a reopened database (another process, a later day) goes on above it.
+    s.deleteTrials([next]);
+    s.close();
+    const again = open(file);
+    const [, after] = runOne(again);
+    expect(after).toBeGreaterThan(next);
+  });
+
+  it('are not given again after a whole suite is deleted (its trials go with it)', () => {
+    const s = open(path.join(tempDir(), 'kvbench.db'));
+    addSuiteTrials(s, hw, 1, () => ({ results: results(1) }));
+    const suiteId = addSuiteTrials(s, hw, 2, (i) => ({ results: results(10 + i) }));
+    const highest = Math.max(...trialIds(s));
+    s.deleteSuite(suiteId);
+    const [nextSuite, next] = runOne(s);
+    expect(next).toBeGreaterThan(highest);
+    expect(nextSuite).toBeGreaterThan(suiteId);
+  });
+
+  it('an import goes on above every id given, and a suite run after the import above its trials', async () => {
+    const dir = tempDir();
+    const s = open(path.join(dir, 'kvbench.db'));
+    addSuiteTrials(s, hw, 2, (i) => ({ results: results(100 + i) }));
+    const [, newest] = trialIds(s);
+    s.deleteTrials([newest]);
+    const files = [writeResults(dir, 'a.json', results(300)), writeResults(dir, 'b.json', results(301))];
+    const r = await importResultsFiles(s, files, { systemLabel: 'lab' });
+    const imported = r.imported.map((f) => f.trialId).sort((x, y) => x - y);
+    expect(imported).toHaveLength(2);
+    expect(imported[0]).toBeGreaterThan(newest);
+    // The imported ids are those stored.
+    expect(trialIds(s).slice(-2)).toEqual(imported);
+
+    s.deleteTrials([imported[1]]);
+    const [, next] = runOne(s);
+    expect(next).toBeGreaterThan(imported[1]);
+  });
+
+  it('a write by a kvbench that knows no mark (0.7.0: the largest id + 1) does not bring back an id the mark has seen', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    addSuiteTrials(s, hw, 3, (i) => ({ results: results(100 + i) }));
+    const [first, second, third] = trialIds(s);
+    s.deleteTrials([second, third]);
+    s.close();
+    // What 0.7.0 does: an INSERT without an id, which SQLite numbers the largest + 1. It reuses a
+    // deleted id (nothing this build writes can stop an older one), but the mark is left as it was.
+    const raw = openDatabase(file);
+    const byOlder = Number(
+      raw
+        .prepare(
+          `INSERT INTO trials (run_id, suite_id, system_id, drive_id, scenario_id, trial_index, attempt, status, config_key, options_json, started_at, kvbench_version)
+           SELECT run_id, suite_id, system_id, drive_id, scenario_id, trial_index, attempt + 100, status, config_key, options_json, started_at, '0.7.0' FROM trials WHERE id = ?`,
+        )
+        .run(first).lastInsertRowid,
+    );
+    raw.close();
+    expect(byOlder).toBe(second);
+    const again = open(file);
+    const [, next] = runOne(again);
+    expect(next).toBeGreaterThan(third);
+  });
+
+  it('a damaged mark (not a number) is read as none: ids go on above the largest stored', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    addSuiteTrials(s, hw, 2, (i) => ({ results: results(100 + i) }));
+    s.db.prepare("UPDATE kvbench_meta SET value = 'x' WHERE key = 'trials_id_given'").run();
+    const highest = maxId(s, 'trials');
+    const [, next] = runOne(s);
+    expect(next).toBe(highest + 1);
+  });
+});
+
+describe('suite ids', () => {
+  it('are not given again after the newest suite is deleted', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    const [suiteId] = runOne(s);
+    s.deleteSuite(suiteId);
+    s.close();
+    const again = open(file);
+    const next = again.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner: currentProcess() });
+    expect(next).toBeGreaterThan(suiteId);
+  });
+});
+
+describe('a recovered database', () => {
+  it('keeps the ids it was given, and goes on above the damaged file’s mark: a trial deleted there is not reused', () => {
+    const dir = tempDir();
+    const { intact } = damagedTrialsPage(dir, 'unused.db');
+    const s = open(intact);
+    const ids = trialIds(s);
+    const highest = ids[ids.length - 1];
+    s.deleteTrials([highest]); // the newest: its id must never come back, in this file or a copy of it
+    s.close();
+    const damaged = scribbled(intact, 'damaged2.db', [pagesOf(intact).get('trials/leaf')![1]]);
+    const out = path.join(dir, 'recovered.db');
+    recoverDatabase(damaged, out);
+    const recovered = open(out);
+    const kept = trialIds(recovered);
+    expect(kept.every((id) => ids.includes(id))).toBe(true);
+    const [, next] = runOne(recovered);
+    expect(next).toBeGreaterThan(highest);
+    expect(fs.existsSync(out)).toBe(true);
+  });
+});
+
+describe('openStore', () => {
+  it('a database made before the mark (none recorded) starts from its largest id', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = openStore(file);
+    addSuiteTrials(s, hw, 2, (i) => ({ results: results(100 + i) }));
+    s.db.prepare("DELETE FROM kvbench_meta WHERE key LIKE '%_id_given'").run();
+    const highest = maxId(s, 'trials');
+    const [, next] = runOne(s);
+    expect(next).toBe(highest + 1);
+    s.close();
+  });
+});
