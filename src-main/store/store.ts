@@ -22,6 +22,7 @@ import type {
 import { suiteLabelOf } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
+import { facetValuesOf, type FacetColumns, type FacetGroup } from '../../src-shared/domain/facet-matches.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { configKey, extractRamBacking, measuringVersion, resultsDigest } from './results-ingest.ts';
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
@@ -874,7 +875,8 @@ export class Store {
       .all() as SuiteLabelFacet[];
   }
 
-  listTrials(filter: TrialFilter = {}): TrialRecord[] {
+  /** The conditions `filter` puts on `trials t JOIN suites su` (listTrials, facetGroups), with their parameters in order. */
+  private trialConditions(filter: TrialFilter): { where: string[]; params: SqlValue[] } {
     const where: string[] = [];
     const params: SqlValue[] = [];
     const inList = (col: string, values: readonly (string | number)[] | undefined): void => {
@@ -902,6 +904,36 @@ export class Store {
       where.push('t.started_at <= ?');
       params.push(filter.until);
     }
+    return { where, params };
+  }
+
+  /**
+   * The trials `filter` keeps (History's dates and suites: its other filters are what
+   * countFacetGroups counts under), grouped by their value of each of History's filters, with how
+   * many share them: counted in SQL, so that History's counts do not load every trial in range with
+   * its metrics. A trial listTrials leaves out (options that no longer parse) is left out here too:
+   * the counts stay those of the list.
+   */
+  facetGroups(filter: Pick<TrialFilter, 'suiteIds' | 'since' | 'until'>): FacetGroup[] {
+    const { where, params } = this.trialConditions({ suiteIds: filter.suiteIds, since: filter.since, until: filter.until });
+    where.push('json_valid(t.options_json)');
+    const rows = this.readVisible((hide) => {
+      const all = hide.visible === null ? where : [...where, hide.visible];
+      // The joins of trialSelect: a trial counts exactly where listTrials would list it.
+      return this.db
+        .prepare(
+          `SELECT t.system_id AS systemId, t.drive_id AS driveId, NULLIF(trim(su.label), '') AS suiteLabel, t.model, t.scenario_id AS scenarioId, t.status, COUNT(*) AS trials
+             FROM trials t JOIN suites su ON su.id = t.suite_id JOIN systems s ON s.id = t.system_id
+            WHERE ${all.join(' AND ')}
+            GROUP BY t.system_id, t.drive_id, suiteLabel, t.model, t.scenario_id, t.status`,
+        )
+        .all(...params) as (FacetColumns & { trials: number })[];
+    });
+    return rows.map((r) => ({ values: facetValuesOf(r), trials: r.trials }));
+  }
+
+  listTrials(filter: TrialFilter = {}): TrialRecord[] {
+    const { where, params } = this.trialConditions(filter);
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
     params.push(filter.limit ?? -1, filter.offset ?? 0);
     const rows = this.readVisible((hide) => {
