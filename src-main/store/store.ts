@@ -436,7 +436,9 @@ export class Store {
           .prepare(
             `SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id ${hide.and}) AS trial_count,
                CASE WHEN d.basis = 'local-device' THEN (SELECT CASE WHEN json_valid(h.profile_json) THEN json_extract(h.profile_json, '$.cacheDir.blockDevice.sizeBytes') END
-                 FROM trials t JOIN hardware_snapshots h ON h.id = t.hardware_snapshot_id WHERE t.drive_id = d.id ORDER BY t.id DESC LIMIT 1) END AS size_bytes
+                 FROM hardware_snapshots h WHERE h.id = (
+                   -- The newest trial's snapshot found first, then read once: not every trial's parsed on the way.
+                   SELECT t.hardware_snapshot_id FROM trials t JOIN hardware_snapshots hs ON hs.id = t.hardware_snapshot_id WHERE t.drive_id = d.id ORDER BY t.id DESC LIMIT 1)) END AS size_bytes
              FROM drives d ORDER BY d.last_seen_at DESC`,
           )
           .all() as (Record<string, string | null> & { trial_count: number; size_bytes: unknown })[],
