@@ -1160,8 +1160,13 @@ export class Store {
    * suite --resume --rerun-deleted, the app's "Run deleted trials again"); each slot says which it is.
    */
   trialSlotsLeft(suiteId: number, opts: { deleted?: boolean } = {}): { run: RunRecord; trialIndex: number; deleted: boolean }[] {
+    return this.slotsLeft(suiteId, this.deletedTrialSlots(suiteId), opts);
+  }
+
+  /** trialSlotsLeft, given the suite's deletedTrialSlots (read once where both are wanted: rowToSuite). */
+  private slotsLeft(suiteId: number, deletedSlots: readonly { runId: number; trialIndex: number }[], opts: { deleted?: boolean }): { run: RunRecord; trialIndex: number; deleted: boolean }[] {
     const statuses = new Map(this.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
-    const deleted = new Set(this.deletedTrialSlots(suiteId).map((d) => `${d.runId}:${d.trialIndex}`));
+    const deleted = new Set(deletedSlots.map((d) => `${d.runId}:${d.trialIndex}`));
     return this.listRuns(suiteId).flatMap((run) =>
       slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? [])
         .map((trialIndex) => ({ run, trialIndex, deleted: deleted.has(`${run.id}:${trialIndex}`) }))
@@ -1319,6 +1324,7 @@ export class Store {
     const counts = EMPTY_COUNTS();
     const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM trials WHERE suite_id = ? GROUP BY status').all(r.id) as { status: TrialRowStatus; n: number }[];
     for (const c of rows) counts[c.status] = c.n;
+    const deleted = this.deletedTrialSlots(r.id);
     return {
       id: r.id,
       systemId: r.system_id,
@@ -1332,8 +1338,10 @@ export class Store {
       finishedAt: r.finished_at,
       kvbenchVersion: r.kvbench_version,
       trialCounts: counts,
-      trialsLeft: this.trialSlotsLeft(r.id).length,
-      trialsDeleted: this.deletedTrialSlots(r.id).length,
+      // Two counts of one read of the deleted slots: they differ while a deleted slot runs again (its
+      // attempt running, not yet complete), which is deleted still and not left to run.
+      trialsLeft: this.slotsLeft(r.id, deleted, {}).length,
+      trialsDeleted: deleted.length,
     };
   }
 }
