@@ -10,7 +10,7 @@
 // The table is not a numbered migration on purpose: a migration 8 would make every file this build
 // writes unreadable to the kvbench releases that know schema 7 (they refuse a newer user_version),
 // the very lock-out this record is meant to soften. Builds that do not know the table ignore it.
-import type { Database } from './sqlite.ts';
+import { hasTable, type Database } from './sqlite.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 
@@ -33,11 +33,25 @@ export interface SchemaUpgrade {
   previousFile: string | null;
 }
 
+/** Sets a key of kvbench_meta (made where the file has none yet), replacing its value. */
+function metaWriter(db: Database): (key: string, value: string) => void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
+  const put = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  return (key, value) => void put.run(key, value);
+}
+
+/** A reader of kvbench_meta's values by key (read once: the keys starting with `prefix`), or null where the file has no such table (made before it existed). */
+function metaReader(db: Database, prefix = ''): ((key: string) => string | null) | null {
+  if (!hasTable(db, META_TABLE)) return null;
+  const rows = db.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE ?`).all(`${prefix}%`) as { key: string; value: string }[];
+  const values = new Map(rows.map((r) => [r.key, r.value]));
+  return (key) => values.get(key) ?? null;
+}
+
 /** kvbench_meta's record, or null where the file has no such table (made before it existed). */
 export function readSchemaMeta(db: Database): SchemaMeta | null {
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return null;
-  const rows = db.prepare(`SELECT key, value FROM ${META_TABLE}`).all() as { key: string; value: string }[];
-  const value = (key: string): string | null => rows.find((r) => r.key === key)?.value ?? null;
+  const value = metaReader(db);
+  if (value === null) return null;
   const readable = Number(value('readable_by_schema'));
   return { schemaWrittenBy: value('schema_written_by'), readableBySchema: Number.isInteger(readable) && readable > 0 ? readable : null };
 }
@@ -61,23 +75,20 @@ export interface RecoveryRecord {
 
 /** Records where a recovered database came from (recoverDatabase), in its own transaction. */
 export function recordRecovery(db: Database, r: RecoveryRecord): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
-  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
-  set.run('recovered_from', r.recoveredFrom);
-  set.run('recovered_at', r.recoveredAt);
-  set.run('recovered_by', r.recoveredBy);
-  set.run('recovery_damage', r.damage);
-  set.run('recovery_lost', JSON.stringify(r.lost));
+  const set = metaWriter(db);
+  set('recovered_from', r.recoveredFrom);
+  set('recovered_at', r.recoveredAt);
+  set('recovered_by', r.recoveredBy);
+  set('recovery_damage', r.damage);
+  set('recovery_lost', JSON.stringify(r.lost));
 }
 
 /** The recovery a database records (recordRecovery), or null for one never recovered (or whose record cannot be read). */
 export function readRecoveryRecord(db: Database): RecoveryRecord | null {
   try {
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return null;
-    const rows = db.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE 'recover%'`).all() as { key: string; value: string }[];
-    const value = (key: string): string | null => rows.find((r) => r.key === key)?.value ?? null;
-    const from = value('recovered_from');
-    if (from === null) return null;
+    const value = metaReader(db, 'recover');
+    const from = value?.('recovered_from') ?? null;
+    if (value === null || from === null) return null;
     let lost: unknown = [];
     try {
       lost = JSON.parse(value('recovery_lost') ?? '[]');
@@ -109,18 +120,17 @@ export function recoveryNotice(file: string, r: RecoveryRecord): string {
 
 /** Records a change of schema (inside the migration's transaction, so that it is there exactly when the change is). */
 export function recordSchemaChange(db: Database, change: { fromSchema: number; readableBySchema: number; previousFile: string | null }): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
-  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  const set = metaWriter(db);
   const at = new Date().toISOString();
-  set.run('schema_written_by', KVBENCH_VERSION);
-  set.run('schema_written_at', at);
-  set.run('readable_by_schema', String(change.readableBySchema));
+  set('schema_written_by', KVBENCH_VERSION);
+  set('schema_written_at', at);
+  set('readable_by_schema', String(change.readableBySchema));
   if (change.fromSchema === 0) {
-    set.run('created_by', KVBENCH_VERSION);
+    set('created_by', KVBENCH_VERSION);
     return;
   }
-  set.run('upgraded_from_schema', String(change.fromSchema));
-  set.run('previous_file', change.previousFile ?? '');
+  set('upgraded_from_schema', String(change.fromSchema));
+  set('previous_file', change.previousFile ?? '');
 }
 
 /** The kvbench releases that cannot open a database of `schema` (they know only older ones), in words. */

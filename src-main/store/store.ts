@@ -26,7 +26,7 @@ import { facetValuesOf, type FacetColumns, type FacetGroup } from '../../src-sha
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { configKey, extractRamBacking, measuringVersion, resultsDigest } from './results-ingest.ts';
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
-import { sqliteCode, type Database, type SqlValue } from './sqlite.ts';
+import { hasTable, sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import { readRecoveryRecord, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
@@ -279,7 +279,7 @@ export class Store {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];
     const has = (name: string): boolean => columns.some((c) => c.name === name);
     this.keepsMeasuringVersion = has('measured_by_version');
-    this.keepsDeletedSlots = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deleted_trial_slots'").get() !== undefined;
+    this.keepsDeletedSlots = hasTable(db, 'deleted_trial_slots');
     this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : this.measuringVersionsAsIs(), has('storage_ram_backing') ? 't.storage_ram_backing' : 'NULL');
   }
 
