@@ -42,7 +42,7 @@ import { buildExportModel, requireSuites } from '../export/export-model.ts';
 import { csvOf, toJson, toXlsxBuffer } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { comparisonSides, resolveSelection } from '../export/selection.ts';
-import { facetMatches } from '../../src-shared/domain/facet-matches.ts';
+import { countFacetGroups } from '../../src-shared/domain/facet-matches.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
@@ -287,7 +287,7 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
   }
 }
 
-function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
+export function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
   return {
     ...(sel.suiteIds?.length ? { suiteIds: sel.suiteIds } : {}),
     ...(sel.systemIds?.length ? { systems: sel.systemIds } : {}),
@@ -885,10 +885,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const s = requireStore();
       const all = { systems: s.listSystems(), drives: s.listDrives(), ...s.trialFacets() };
       if (!r.selection) return all;
-      // What is not a filter with values to choose (dates, suites) narrows the trials first.
+      // What is not a filter with values to choose (dates, suites) narrows the trials; SQL counts them by their values (no trial is loaded).
       const filter = resolveSelection(s, selectionOf(r.selection));
-      const trials = s.listTrials({ suiteIds: filter.suiteIds, since: filter.since, until: filter.until });
-      return { ...all, matching: facetMatches(trials, filter) };
+      return { ...all, matching: countFacetGroups(s.facetGroups(filter), filter) };
     },
 
     async 'trials.get'(r) {

@@ -12,7 +12,7 @@
 // The table is not a numbered migration on purpose: a migration 8 would make every file this build
 // writes unreadable to the kvbench releases that know schema 7 (they refuse a newer user_version),
 // the very lock-out this record is meant to soften. Builds that do not know the table ignore it.
-import type { Database } from './sqlite.ts';
+import { hasTable, type Database } from './sqlite.ts';
 import { MIGRATIONS, type Migration } from './migrations.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 
@@ -22,12 +22,6 @@ const META_TABLE = 'kvbench_meta';
 function ensureMetaTable(db: Database): void {
   db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
 }
-
-/** Sets one key of kvbench_meta (the table there already: ensureMetaTable). */
-const metaSetter = (db: Database): ((key: string, value: string) => void) => {
-  const set = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
-  return (key, value) => void set.run(key, value);
-};
 
 /**
  * The tables whose ids kvbench shows (trial 12, suite 3, endpoint run 5: in listings, exports, a
@@ -72,11 +66,10 @@ export function takeIds(db: Database, table: ShownIdTable, count = 1): number {
  * where the table cannot be read (a damaged page): the caller says what that costs.
  */
 export function copyLastingMeta(src: Database, dst: Database): void {
-  if (src.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return;
+  if (!hasTable(src, META_TABLE)) return;
   const rows = src.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE '%\\_id\\_given' ESCAPE '\\' OR key LIKE 'recover%'`).all() as { key: string; value: string }[];
   if (rows.length === 0) return;
-  ensureMetaTable(dst);
-  const set = metaSetter(dst);
+  const set = metaWriter(dst);
   for (const r of rows) set(String(r.key), String(r.value));
 }
 
@@ -97,11 +90,25 @@ export interface SchemaUpgrade {
   previousFile: string | null;
 }
 
+/** Sets a key of kvbench_meta (made where the file has none yet), replacing its value. */
+function metaWriter(db: Database): (key: string, value: string) => void {
+  ensureMetaTable(db);
+  const put = db.prepare(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+  return (key, value) => void put.run(key, value);
+}
+
+/** A reader of kvbench_meta's values by key (read once: the keys starting with `prefix`), or null where the file has no such table (made before it existed). */
+function metaReader(db: Database, prefix = ''): ((key: string) => string | null) | null {
+  if (!hasTable(db, META_TABLE)) return null;
+  const rows = db.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE ?`).all(`${prefix}%`) as { key: string; value: string }[];
+  const values = new Map(rows.map((r) => [r.key, r.value]));
+  return (key) => values.get(key) ?? null;
+}
+
 /** kvbench_meta's record, or null where the file has no such table (made before it existed). */
 export function readSchemaMeta(db: Database): SchemaMeta | null {
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return null;
-  const rows = db.prepare(`SELECT key, value FROM ${META_TABLE}`).all() as { key: string; value: string }[];
-  const value = (key: string): string | null => rows.find((r) => r.key === key)?.value ?? null;
+  const value = metaReader(db);
+  if (value === null) return null;
   const readable = Number(value('readable_by_schema'));
   return { schemaWrittenBy: value('schema_written_by'), readableBySchema: Number.isInteger(readable) && readable > 0 ? readable : null };
 }
@@ -136,8 +143,7 @@ export interface RecoveryRecord extends RecoveryStep {
  * file records (`earlier`, newest first; kvbench_meta's recovery_earlier), in its own transaction.
  */
 export function recordRecovery(db: Database, r: RecoveryRecord): void {
-  ensureMetaTable(db);
-  const set = metaSetter(db);
+  const set = metaWriter(db);
   set('recovered_from', r.recoveredFrom);
   set('recovered_at', r.recoveredAt);
   set('recovered_by', r.recoveredBy);
@@ -162,11 +168,9 @@ function recoveryStepOf(v: unknown): RecoveryStep | null {
 /** The recovery a database records (recordRecovery), or null for one never recovered (or whose record cannot be read). */
 export function readRecoveryRecord(db: Database): RecoveryRecord | null {
   try {
-    if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(META_TABLE) === undefined) return null;
-    const rows = db.prepare(`SELECT key, value FROM ${META_TABLE} WHERE key LIKE 'recover%'`).all() as { key: string; value: string }[];
-    const value = (key: string): string | null => rows.find((r) => r.key === key)?.value ?? null;
-    const from = value('recovered_from');
-    if (from === null) return null;
+    const value = metaReader(db, 'recover');
+    const from = value?.('recovered_from') ?? null;
+    if (value === null || from === null) return null;
     let lost: unknown = [];
     try {
       lost = JSON.parse(value('recovery_lost') ?? '[]');
@@ -218,8 +222,7 @@ export function recoveryNotice(file: string, r: RecoveryRecord): string {
 
 /** Records a change of schema (inside the migration's transaction, so that it is there exactly when the change is). */
 export function recordSchemaChange(db: Database, change: { fromSchema: number; readableBySchema: number; previousFile: string | null }): void {
-  ensureMetaTable(db);
-  const set = metaSetter(db);
+  const set = metaWriter(db);
   const at = new Date().toISOString();
   set('schema_written_by', KVBENCH_VERSION);
   set('schema_written_at', at);

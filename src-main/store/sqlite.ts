@@ -62,6 +62,11 @@ export function openImmutable(file: string): Database {
   return openDatabase(`${pathToFileURL(file).href}?immutable=1`, { readonly: true, fileMustExist: true });
 }
 
+/** Whether the database has a table of this name. */
+export function hasTable(db: Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
 /** SQLite's error code ('SQLITE_BUSY', 'SQLITE_NOTADB', 'SQLITE_CORRUPT' …) of a thrown error, if any. */
 export function sqliteCode(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;

@@ -22,10 +22,11 @@ import type {
 import { suiteLabelOf } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
+import { facetValuesOf, type FacetColumns, type FacetGroup } from '../../src-shared/domain/facet-matches.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { configKey, extractRamBacking, measuringVersion, resultsDigest } from './results-ingest.ts';
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
-import { sqliteCode, type Database, type SqlValue } from './sqlite.ts';
+import { hasTable, sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import { readRecoveryRecord, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
@@ -278,7 +279,7 @@ export class Store {
     const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('trials') as { name: string }[];
     const has = (name: string): boolean => columns.some((c) => c.name === name);
     this.keepsMeasuringVersion = has('measured_by_version');
-    this.keepsDeletedSlots = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'deleted_trial_slots'").get() !== undefined;
+    this.keepsDeletedSlots = hasTable(db, 'deleted_trial_slots');
     this.trialSelect = trialSelect(this.keepsMeasuringVersion ? 't.measured_by_version' : this.measuringVersionsAsIs(), has('storage_ram_backing') ? 't.storage_ram_backing' : 'NULL');
   }
 
@@ -435,7 +436,9 @@ export class Store {
           .prepare(
             `SELECT d.*, (SELECT COUNT(*) FROM trials t WHERE t.drive_id = d.id ${hide.and}) AS trial_count,
                CASE WHEN d.basis = 'local-device' THEN (SELECT CASE WHEN json_valid(h.profile_json) THEN json_extract(h.profile_json, '$.cacheDir.blockDevice.sizeBytes') END
-                 FROM trials t JOIN hardware_snapshots h ON h.id = t.hardware_snapshot_id WHERE t.drive_id = d.id ORDER BY t.id DESC LIMIT 1) END AS size_bytes
+                 FROM hardware_snapshots h WHERE h.id = (
+                   -- The newest trial's snapshot found first, then read once: not every trial's parsed on the way.
+                   SELECT t.hardware_snapshot_id FROM trials t JOIN hardware_snapshots hs ON hs.id = t.hardware_snapshot_id WHERE t.drive_id = d.id ORDER BY t.id DESC LIMIT 1)) END AS size_bytes
              FROM drives d ORDER BY d.last_seen_at DESC`,
           )
           .all() as (Record<string, string | null> & { trial_count: number; size_bytes: unknown })[],
@@ -878,7 +881,8 @@ export class Store {
       .all() as SuiteLabelFacet[];
   }
 
-  listTrials(filter: TrialFilter = {}): TrialRecord[] {
+  /** The conditions `filter` puts on `trials t JOIN suites su` (listTrials, facetGroups), with their parameters in order. */
+  private trialConditions(filter: TrialFilter): { where: string[]; params: SqlValue[] } {
     const where: string[] = [];
     const params: SqlValue[] = [];
     const inList = (col: string, values: readonly (string | number)[] | undefined): void => {
@@ -906,6 +910,36 @@ export class Store {
       where.push('t.started_at <= ?');
       params.push(filter.until);
     }
+    return { where, params };
+  }
+
+  /**
+   * The trials `filter` keeps (History's dates and suites: its other filters are what
+   * countFacetGroups counts under), grouped by their value of each of History's filters, with how
+   * many share them: counted in SQL, so that History's counts do not load every trial in range with
+   * its metrics. A trial listTrials leaves out (options that no longer parse) is left out here too:
+   * the counts stay those of the list.
+   */
+  facetGroups(filter: Pick<TrialFilter, 'suiteIds' | 'since' | 'until'>): FacetGroup[] {
+    const { where, params } = this.trialConditions({ suiteIds: filter.suiteIds, since: filter.since, until: filter.until });
+    where.push('json_valid(t.options_json)');
+    const rows = this.readVisible((hide) => {
+      const all = hide.visible === null ? where : [...where, hide.visible];
+      // The joins of trialSelect: a trial counts exactly where listTrials would list it.
+      return this.db
+        .prepare(
+          `SELECT t.system_id AS systemId, t.drive_id AS driveId, NULLIF(trim(su.label), '') AS suiteLabel, t.model, t.scenario_id AS scenarioId, t.status, COUNT(*) AS trials
+             FROM trials t JOIN suites su ON su.id = t.suite_id JOIN systems s ON s.id = t.system_id
+            WHERE ${all.join(' AND ')}
+            GROUP BY t.system_id, t.drive_id, suiteLabel, t.model, t.scenario_id, t.status`,
+        )
+        .all(...params) as (FacetColumns & { trials: number })[];
+    });
+    return rows.map((r) => ({ values: facetValuesOf(r), trials: r.trials }));
+  }
+
+  listTrials(filter: TrialFilter = {}): TrialRecord[] {
+    const { where, params } = this.trialConditions(filter);
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
     params.push(filter.limit ?? -1, filter.offset ?? 0);
     const rows = this.readVisible((hide) => {
@@ -1133,8 +1167,13 @@ export class Store {
    * suite --resume --rerun-deleted, the app's "Run deleted trials again"); each slot says which it is.
    */
   trialSlotsLeft(suiteId: number, opts: { deleted?: boolean } = {}): { run: RunRecord; trialIndex: number; deleted: boolean }[] {
+    return this.slotsLeft(suiteId, this.deletedTrialSlots(suiteId), opts);
+  }
+
+  /** trialSlotsLeft, given the suite's deletedTrialSlots (read once where both are wanted: rowToSuite). */
+  private slotsLeft(suiteId: number, deletedSlots: readonly { runId: number; trialIndex: number }[], opts: { deleted?: boolean }): { run: RunRecord; trialIndex: number; deleted: boolean }[] {
     const statuses = new Map(this.trialStatusesByRun(suiteId).map((t) => [`${t.runId}:${t.trialIndex}`, t.statuses]));
-    const deleted = new Set(this.deletedTrialSlots(suiteId).map((d) => `${d.runId}:${d.trialIndex}`));
+    const deleted = new Set(deletedSlots.map((d) => `${d.runId}:${d.trialIndex}`));
     return this.listRuns(suiteId).flatMap((run) =>
       slotsNotDone(run.trialsPlanned, (i) => statuses.get(`${run.id}:${i}`) ?? [])
         .map((trialIndex) => ({ run, trialIndex, deleted: deleted.has(`${run.id}:${trialIndex}`) }))
@@ -1292,6 +1331,7 @@ export class Store {
     const counts = EMPTY_COUNTS();
     const rows = this.db.prepare('SELECT status, COUNT(*) AS n FROM trials WHERE suite_id = ? GROUP BY status').all(r.id) as { status: TrialRowStatus; n: number }[];
     for (const c of rows) counts[c.status] = c.n;
+    const deleted = this.deletedTrialSlots(r.id);
     return {
       id: r.id,
       systemId: r.system_id,
@@ -1305,8 +1345,10 @@ export class Store {
       finishedAt: r.finished_at,
       kvbenchVersion: r.kvbench_version,
       trialCounts: counts,
-      trialsLeft: this.trialSlotsLeft(r.id).length,
-      trialsDeleted: this.deletedTrialSlots(r.id).length,
+      // Two counts of one read of the deleted slots: they differ while a deleted slot runs again (its
+      // attempt running, not yet complete), which is deleted still and not left to run.
+      trialsLeft: this.slotsLeft(r.id, deleted, {}).length,
+      trialsDeleted: deleted.length,
     };
   }
 }

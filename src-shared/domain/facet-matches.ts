@@ -9,36 +9,77 @@ export const FACET_FILTERS = ['systems', 'drives', 'suiteLabels', 'models', 'sce
 export type FacetFilter = (typeof FACET_FILTERS)[number];
 export type FacetMatches = Record<FacetFilter, Record<string, number>>;
 
-/** Each filter: a trial's value for it, and the values the filter keeps (undefined: not active). */
-const FACETS: Record<FacetFilter, { value: (t: TrialRecord) => string | null; kept: (f: TrialFilter) => readonly string[] | undefined }> = {
-  systems: { value: (t) => t.systemId, kept: (f) => f.systemIds },
-  drives: { value: (t) => t.driveId, kept: (f) => f.driveIds },
-  // As the store filters labels: trimmed.
-  suiteLabels: { value: (t) => t.suiteLabel?.trim() || null, kept: (f) => f.suiteLabels },
-  // As the store's model column: the options' model where it is a string.
-  models: { value: (t) => (typeof t.options.model === 'string' ? t.options.model : null), kept: (f) => (f.model === undefined ? undefined : [f.model]) },
-  scenarioIds: { value: (t) => t.scenarioId, kept: (f) => f.scenarioIds },
-  statuses: { value: (t) => t.status, kept: (f) => f.statuses },
+/** A trial's value for each filter (null: it has none), as the store filters by it. */
+export type FacetValues = Record<FacetFilter, string | null>;
+
+/** Trials that share their value of every filter, and how many they are (Store.facetGroups counts them in SQL). */
+export interface FacetGroup {
+  values: FacetValues;
+  trials: number;
+}
+
+/** The columns a trial's facet values come from (a TrialRecord's, or the store's columns of the same name). */
+export interface FacetColumns {
+  systemId: string;
+  driveId: string | null;
+  suiteLabel: string | null;
+  model: string | null;
+  scenarioId: string;
+  status: string;
+}
+
+/** A trial's facet values: one rule for the records History lists and the store's grouped columns. */
+export function facetValuesOf(c: FacetColumns): FacetValues {
+  return {
+    systems: c.systemId,
+    drives: c.driveId,
+    // As the store filters labels: trimmed.
+    suiteLabels: c.suiteLabel?.trim() || null,
+    models: c.model,
+    scenarioIds: c.scenarioId,
+    statuses: c.status,
+  };
+}
+
+/** The values each filter keeps (undefined: not active). */
+const KEPT: Record<FacetFilter, (f: TrialFilter) => readonly string[] | undefined> = {
+  systems: (f) => f.systemIds,
+  drives: (f) => f.driveIds,
+  suiteLabels: (f) => f.suiteLabels,
+  models: (f) => (f.model === undefined ? undefined : [f.model]),
+  scenarioIds: (f) => f.scenarioIds,
+  statuses: (f) => f.statuses,
 };
 
 /**
- * `trials` (already narrowed by what is not a facet: dates, suites) counted per facet value under
- * `filter`'s other facets.
+ * `groups` of trials (already narrowed by what is not a facet: dates, suites) counted per facet value
+ * under `filter`'s other facets.
  */
-export function facetMatches(trials: readonly TrialRecord[], filter: TrialFilter): FacetMatches {
+export function countFacetGroups(groups: readonly FacetGroup[], filter: TrialFilter): FacetMatches {
   const out = Object.fromEntries(FACET_FILTERS.map((n) => [n, {}])) as FacetMatches;
   const active = FACET_FILTERS.flatMap((n) => {
-    const kept = FACETS[n].kept(filter);
+    const kept = KEPT[n](filter);
     return kept !== undefined && kept.length > 0 ? [{ n, kept }] : [];
   });
-  for (const t of trials) {
-    const missed = active.filter(({ n, kept }) => !kept.includes(FACETS[n].value(t) ?? '')).map(({ n }) => n);
+  for (const { values, trials } of groups) {
+    const missed = active.filter(({ n, kept }) => !kept.includes(values[n] ?? '')).map(({ n }) => n);
     if (missed.length > 1) continue;
     // Kept by every filter: counts for each. Missed by one: counts only for that one.
     for (const n of missed.length === 1 ? missed : FACET_FILTERS) {
-      const v = FACETS[n].value(t);
-      if (v !== null) out[n][v] = (out[n][v] ?? 0) + 1;
+      const v = values[n];
+      if (v !== null) out[n][v] = (out[n][v] ?? 0) + trials;
     }
   }
   return out;
+}
+
+/**
+ * `trials` (already narrowed by what is not a facet: dates, suites) counted per facet value under
+ * `filter`'s other facets: the rule on the records History lists, which the backend applies to the
+ * store's counts instead (countFacetGroups over Store.facetGroups) so as not to load every trial.
+ */
+export function facetMatches(trials: readonly TrialRecord[], filter: TrialFilter): FacetMatches {
+  // The model as the store's model column holds it: the options' model where it is a string.
+  const one = (t: TrialRecord): FacetGroup => ({ values: facetValuesOf({ ...t, model: typeof t.options.model === 'string' ? t.options.model : null }), trials: 1 });
+  return countFacetGroups(trials.map(one), filter);
 }
