@@ -1820,10 +1820,10 @@ describe('a database shown read-only (a newer kvbench\'s, or damaged)', () => {
     return w;
   };
 
-  it('a newer one: a lasting notice says why writes are off, after the notes are dismissed, and the disabled buttons point at it', async () => {
-    const w = await shown(appInfo({ databaseReadOnly: newer, databaseNotes: ['/data/kvbench.db was written by kvbench 9.1.0 (schema 9) … and reads it read-only, as it is.'] }));
-    await w.get('[data-test=database-notes] button').trigger('click');
-    await flush();
+  it('a newer one: one lasting notice says why writes are off, and the disabled buttons point at it', async () => {
+    // As the backend answers for such a file: the open's note is the notice's to say (databaseNotes empty).
+    const w = await shown(appInfo({ databaseReadOnly: newer, databaseNotes: [] }));
+    expect(w.find('[data-test=database-notes]').exists()).toBe(false);
     const importButton = w.get('[data-test=open-import]');
     expect(importButton.attributes('disabled')).toBeDefined();
     const notice = document.getElementById(importButton.attributes('aria-describedby')!);
