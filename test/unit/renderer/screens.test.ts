@@ -1867,6 +1867,36 @@ describe('settings and the shell', () => {
     expect(w.get('[role=alert]').text()).toContain('/etc/passwd is not a SQLite database');
   });
 
+  it("does not show an earlier save's error while a database switch is under way", async () => {
+    // The earlier save failed (the settings file could not be written); the switch after it waits on the backend.
+    let openDatabase: (() => void) | null = null;
+    installFakeApi({
+      'app.info': () => appInfo(),
+      'settings.update': (r) =>
+        r.databasePath === undefined
+          ? { error: { code: 'VALIDATION', message: 'the settings file /data/settings.json cannot be written: no room' } }
+          : new Promise((resolve) => (openDatabase = () => resolve({ ...SETTINGS, ...r }))),
+    });
+    await useAppStore().load();
+    const w = mountIt(SettingsView);
+    await flush();
+    await w.get('input[name=byteUnits][value=binary]').setValue(true);
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[role=alert]').text()).toContain('The settings were not saved');
+    await w.get('input[name=databasePath]').setValue('/data/other.db');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.text()).toContain('Opening the database …');
+    // Not the earlier error, and not as if this switch had failed ("The database was not switched … Still using").
+    expect(w.findAll('[role=alert]')).toHaveLength(0);
+    expect(w.text()).not.toContain('cannot be written');
+    openDatabase!();
+    await flush();
+    expect(w.text()).toContain('Saved.');
+    expect(w.findAll('[role=alert]')).toHaveLength(0);
+  });
+
   it('asks before switching to a path that holds no database, and creates one only when told to', async () => {
     const created = '/data/fresh.db';
     const fake = installFakeApi({
