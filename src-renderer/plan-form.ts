@@ -1,6 +1,6 @@
 // The wizard's plan form: its fields, and how the text of a number field becomes a value to plan.
 // Pure, so that the rules are tested without Pinia or a page.
-import { namesFlag } from '../src-shared/domain/app-words.ts';
+import { namesFlag } from './app-words.ts';
 import type { ProfileId } from '../src-shared/domain/scenarios.ts';
 import type { PlanRequest } from '../src-shared/ipc/contract.ts';
 
