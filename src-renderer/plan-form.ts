@@ -111,3 +111,9 @@ export function planMessagesByField(messages: readonly { id: string; text: strin
   for (const m of messages) for (const f of planFieldsNamedIn(m.text)) (out[f] ??= []).push(m.id);
   return out;
 }
+
+/** A field's aria attributes: invalid while something says what is wrong with it (its own problem's element, the plan's messages that name it), and described by each. */
+export function fieldAria(ownProblemId: string | null, namedBy: readonly string[] = []): { 'aria-invalid': 'true' | 'false'; 'aria-describedby'?: string } {
+  const ids = [...(ownProblemId === null ? [] : [ownProblemId]), ...namedBy];
+  return ids.length > 0 ? { 'aria-invalid': 'true', 'aria-describedby': ids.join(' ') } : { 'aria-invalid': 'false' };
+}
