@@ -3,6 +3,7 @@
 import type { EndpointMetricUnit, ServerMetricUnit } from '../src-shared/domain/endpoint.ts';
 import { binaryBytesText, driveLabelSizeSuffix, type CacheDirInfo } from '../src-shared/domain/hardware.ts';
 import type { Advice } from '../src-shared/ipc/contract.ts';
+import { printable } from '../src-shared/domain/label-text.ts';
 import { placeLabel } from '../src-shared/domain/places.ts';
 import type { StatedSize } from '../src-shared/domain/scenarios.ts';
 import type { MetricUnit } from '../src-shared/domain/store-types.ts';
@@ -69,6 +70,13 @@ export function fmtDriveLabel(label: string, sizeBytes: number | null | undefine
   const suffix = driveLabelSizeSuffix(sizeBytes);
   return label.endsWith(suffix) ? `${label.slice(0, -suffix.length)} (${fmtBytes(sizeBytes, u)})` : label;
 }
+
+/**
+ * A stored label, or text quoting one, where a page can show only text (a select's option, a chart's
+ * axis, a dialog's title, an aria-label): its control characters and bidirectional overrides written
+ * escaped (`\u{202e}`), as the CLI prints them. In a page's own text, LabelText shows it marked and isolated.
+ */
+export const shownLabel = (text: string): string => printable(text);
 
 /** "lab1" or "lab1 · virtual disk vda (275 GB)": placeLabel with the drive's size in the chosen units. */
 export function fmtPlaceLabel(x: { systemLabel: string; driveLabel: string | null; driveSizeBytes?: number | null }, u: UnitPrefs = DEFAULT_UNITS): string {

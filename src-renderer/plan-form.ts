@@ -1,6 +1,6 @@
 // The wizard's plan form: its fields, and how the text of a number field becomes a value to plan.
 // Pure, so that the rules are tested without Pinia or a page.
-import { namesFlag } from '../src-shared/domain/app-words.ts';
+import { namesFlag } from './app-words.ts';
 import type { ProfileId } from '../src-shared/domain/scenarios.ts';
 import type { PlanRequest } from '../src-shared/ipc/contract.ts';
 
@@ -110,4 +110,10 @@ export function planMessagesByField(messages: readonly { id: string; text: strin
   const out: Partial<Record<PlanField, string[]>> = {};
   for (const m of messages) for (const f of planFieldsNamedIn(m.text)) (out[f] ??= []).push(m.id);
   return out;
+}
+
+/** A field's aria attributes: invalid while something says what is wrong with it (its own problem's element, the plan's messages that name it), and described by each. */
+export function fieldAria(ownProblemId: string | null, namedBy: readonly string[] = []): { 'aria-invalid': 'true' | 'false'; 'aria-describedby'?: string } {
+  const ids = [...(ownProblemId === null ? [] : [ownProblemId]), ...namedBy];
+  return ids.length > 0 ? { 'aria-invalid': 'true', 'aria-describedby': ids.join(' ') } : { 'aria-invalid': 'false' };
 }

@@ -194,7 +194,7 @@ const SUITES_WHERE_TO_LOOK = 'see Settings';
 const APP_ACROSS_VERSIONS_CONSENT = "Resume it anyway from History, whose Resume asks you to confirm it";
 
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
-const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings' };
+const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings', readersOfNewer: 'History, reports, Compare and exports' };
 
 type Log = NonNullable<BackendOptions['log']>;
 
@@ -752,8 +752,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         databaseError,
         databaseDamaged: damaged,
         databaseReadOnly: readOnly,
-        // A database `kvbench recover` made says so every time it is opened, with what was lost.
-        databaseNotes: [...(store?.openNotes ?? []), ...(store?.recovery ? [recoveryNotice(store.path, store.recovery)] : [])],
+        // A database `kvbench recover` made says so every time it is opened, with what was lost. A newer
+        // kvbench's file read as it is has its open's note said by the lasting read-only notice
+        // (databaseReadOnly names the same kvbench and schema), not a second time here.
+        databaseNotes: [...(readOnly === null ? (store?.openNotes ?? []) : []), ...(store?.recovery ? [recoveryNotice(store.path, store.recovery)] : [])],
         settingsFile: opts.settingsFile,
         settings,
         settingsProblems: settingsProblems.map((p) => p.message),

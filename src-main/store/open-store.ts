@@ -54,6 +54,11 @@ export interface OpenStoreOptions {
    */
   chooseDatabase?: string;
   /**
+   * What reads a newer kvbench's file this build may only read, in the refusal of a write to it: the
+   * CLI's commands by default; the app names its own screens (its notice says the refusal).
+   */
+  readersOfNewer?: string;
+  /**
    * Hears the once-only fill of imported trials' measuring versions (step 5) where there is any:
    * thousands of trials take seconds, which the front end says rather than seem to hang (backfillNotice).
    */
@@ -457,7 +462,7 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
       refuse(new StoreError(
         'DB_TOO_NEW',
         `${abs} was written by ${newerWriter(newer)} (schema ${version}); this build, kvbench ${KVBENCH_VERSION}, knows schema ${latest} and older: ` +
-          `it reads the file read-only (kvbench history, report and export), but writing to it needs ${newerWriter(newer)}${newer.schemaWrittenBy ? ' or newer' : ''}. ` +
+          `it reads the file read-only (${opts.readersOfNewer ?? 'kvbench history, report and export'}), but writing to it needs ${newerWriter(newer)}${newer.schemaWrittenBy ? ' or newer' : ''}. ` +
           `Upgrade kvbench, or choose another database ${choose}.`,
       ));
     }

@@ -2,7 +2,7 @@
 // and the current screen (kept in location.hash so Back and Forward work and a reload stays put).
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import { inAppWords } from '../../src-shared/domain/app-words.ts';
+import { inAppWords } from '../app-words.ts';
 import type { IpcError, RequestOf, ResponseOf, Settings } from '../../src-shared/ipc/contract.ts';
 import { api } from '../api/api.ts';
 import type { ConnectionState } from '../api/transport.ts';

@@ -23,6 +23,29 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`);
 }
 
+/** One piece of a label as the app shows it: plain text, or one unprintable character written as printable writes it (`\u{202e}`). */
+export interface PrintablePart {
+  text: string;
+  /** The code point this part stands for ("U+202E"), where it is one written escaped; absent for plain text. */
+  escapedCodePoint?: string;
+}
+
+/**
+ * `text` as printable writes it, in pieces: the app marks each escaped character (a page cannot tell a
+ * stored `\u{202e}` from the six characters typed so, unless the escaped ones look different).
+ */
+export function printableParts(text: string): PrintablePart[] {
+  const parts: PrintablePart[] = [];
+  let from = 0;
+  for (const m of text.matchAll(UNPRINTABLE)) {
+    if (m.index > from) parts.push({ text: text.slice(from, m.index) });
+    parts.push({ text: printable(m[0]), escapedCodePoint: codePoint(m[0]) });
+    from = m.index + m[0].length;
+  }
+  if (from < text.length) parts.push({ text: text.slice(from) });
+  return parts;
+}
+
 /** As printable, but line breaks and tabs are kept: for a whole text (a report) whose parts may quote stored labels. */
 export function printableLines(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => (ch === '\n' || ch === '\t' ? ch : `\\u{${ch.charCodeAt(0).toString(16)}}`));

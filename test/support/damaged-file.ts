@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openStore } from '../../src-main/store/open-store.ts';
+import { LATEST_SCHEMA_VERSION, openStore } from '../../src-main/store/open-store.ts';
 import { openDatabase } from '../../src-main/store/sqlite.ts';
 import { fakeHardware, kvbenchResults } from '../unit/store/fixtures.ts';
 import { addSuiteTrials } from '../unit/store/seed-store.ts';
@@ -26,6 +26,16 @@ export function intactDatabase(dir: string, o: { secondSystem?: boolean } = {}):
     addSuiteTrials(s, k === 3 && o.secondSystem ? other : hw, 8, (i) => ({ results: kvbenchResults({ tokPerS: 100 + 10 * k + i }) as unknown as Record<string, unknown> }));
   }
   s.close();
+  return db;
+}
+
+/** intactDatabase as kvbench 9.1.0 would leave it (schema LATEST + 2), recording the oldest schema that reads it (kvbench_meta). */
+export function newerDatabase(dir: string, readableBy: number): string {
+  const db = intactDatabase(dir);
+  const raw = openDatabase(db);
+  raw.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION + 2}; DELETE FROM kvbench_meta;`);
+  raw.prepare("INSERT INTO kvbench_meta (key, value) VALUES ('schema_written_by', '9.1.0'), ('readable_by_schema', ?)").run(String(readableBy));
+  raw.close();
   return db;
 }
 

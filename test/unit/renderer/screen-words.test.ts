@@ -4,6 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import ErrorBanner from '../../../src-renderer/components/ErrorBanner.vue';
 import ExportButtons from '../../../src-renderer/components/ExportButtons.vue';
+import LabelText from '../../../src-renderer/components/LabelText.vue';
+import { inAppWords } from '../../../src-renderer/app-words.ts';
+import { inAppWords as sharedInAppWords } from '../../../src-shared/domain/app-words.ts';
 import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import { report, trial } from './fixtures.ts';
@@ -113,5 +116,28 @@ describe("the report page's exports (rev12-gui M7)", () => {
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
     await flush();
     expect(w.find('[data-export=report-csv]').exists()).toBe(true);
+  });
+});
+
+describe('stored labels with control characters or bidirectional overrides, in messages and alone', () => {
+  it("a message quoting one shows it escaped, as the CLI prints it; the backend's words (the XLSX export's) keep it as data", () => {
+    const message = 'suite 3 ("abc\u202efdp.exe") was started by kvbench 0.6.0:\n\tsee --per-config';
+    expect(inAppWords(message)).toBe(`suite 3 ("abc\\u{202e}fdp.exe") was started by kvbench 0.6.0:\n\tsee the “per config” buttons`);
+    expect(sharedInAppWords(message)).toContain('abc\u202efdp.exe');
+    const w = mountIt(ErrorBanner, { error: { code: 'VALIDATION', message } });
+    expect(w.text()).toContain('"abc\\u{202e}fdp.exe"');
+    expect(w.text()).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+  });
+
+  it('LabelText: escaped characters marked one by one, the label isolated, the code points named', () => {
+    const w = mountIt(LabelText, { text: 'abc\u202efdp\u2066.exe\u2069' });
+    expect(w.element.tagName).toBe('BDI');
+    expect(w.text()).toBe('abc\\u{202e}fdp\\u{2066}.exe\\u{2069}');
+    expect(w.findAll('[data-test=escaped-char]').map((e) => e.text())).toEqual(['\\u{202e}', '\\u{2066}', '\\u{2069}']);
+    expect(w.attributes('title')).toContain('U+202E, U+2066, U+2069');
+    // A label typed with a backslash is not marked: only what was escaped is.
+    const plain = mountIt(LabelText, { text: 'rig \\u{202e} as typed' });
+    expect(plain.findAll('[data-test=escaped-char]')).toHaveLength(0);
+    expect(plain.attributes('title')).toBeUndefined();
   });
 });
