@@ -4,7 +4,17 @@
 // request into an HDR histogram (3 significant digits), as kvbench does for every latency stream.
 // Throughput counts successful requests only, over the time the server had the run's batches (each
 // batch's first send to its last finish, summed): never over kvbench's own pauses between batches.
-import type { ContextBreakdown, Distribution, EndpointAggregates, EndpointRequestSample, RequestStatus } from '../../src-shared/domain/endpoint.ts';
+import {
+  SPAN_RATE_KEYS,
+  type ContextBreakdown,
+  type Distribution,
+  type EndpointAggregates,
+  type EndpointRequestSample,
+  type LegacyRates,
+  type RequestStatus,
+  type SpanRateKey,
+} from '../../src-shared/domain/endpoint.ts';
+import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { finiteValues, mean, percentile } from '../../src-shared/domain/statistics.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 
@@ -67,7 +77,10 @@ export function promptReuse(samples: readonly EndpointRequestSample[]): Map<Endp
  * to the last finish (wall clock, pauses included). Requests cancelled by Ctrl-C are left out: they
  * end when the signal came, and their work counts nowhere, so their time would only dilute the rates.
  */
-export function runWindows(samples: readonly EndpointRequestSample[]): { busyMs: number; spanMs: number } {
+/** What of a request the run's windows and rates read. */
+export type RateSample = Pick<EndpointRequestSample, 'batchIndex' | 'status' | 'sentOffsetMs' | 'e2eMs' | 'outputTokens' | 'contextTokens'>;
+
+export function runWindows(samples: readonly RateSample[]): { busyMs: number; spanMs: number } {
   const batches = new Map<number, { fromMs: number; toMs: number }>();
   for (const s of samples) {
     if (s.sentOffsetMs === null || s.e2eMs === null || s.status === 'cancelled') continue;
@@ -82,6 +95,17 @@ export function runWindows(samples: readonly EndpointRequestSample[]): { busyMs:
   return { busyMs, spanMs };
 }
 
+/** The run's duration, wall-clock span and rates from its requests (successful ones counted, over the batches' own times). */
+export function runRates(samples: readonly RateSample[]): Pick<EndpointAggregates, 'durationS' | 'spanS' | 'requestsPerS' | 'outputTokensPerS' | 'contextTokensPerS' | 'outputTokensTotal'> {
+  const ok = samples.filter((s) => s.status === 'ok');
+  const { busyMs, spanMs } = runWindows(samples);
+  const durationS = busyMs / 1000;
+  const per = (x: number): number | null => (durationS > 0 ? x / durationS : null);
+  const outputTokensTotal = ok.reduce((a, s) => a + (s.outputTokens ?? 0), 0);
+  const contextTotal = ok.reduce((a, s) => a + s.contextTokens, 0);
+  return { durationS, spanS: spanMs / 1000, requestsPerS: per(ok.length), outputTokensPerS: per(outputTokensTotal), contextTokensPerS: per(contextTotal), outputTokensTotal };
+}
+
 /**
  * @param samples every request of the run, sent or not (the windows come from the sent ones' times)
  * @param itl the pooled inter-token gaps (ns) of the run's requests
@@ -90,11 +114,7 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
   const ok = samples.filter((s) => s.status === 'ok');
   const reuse = promptReuse(samples);
   const ttftOf = (xs: readonly EndpointRequestSample[], kind: PromptReuse): Distribution => distribution(xs.filter((s) => reuse.get(s) === kind).map((s) => s.ttftMs));
-  const { busyMs, spanMs } = runWindows(samples);
-  const durationS = busyMs / 1000;
-  const per = (x: number): number | null => (durationS > 0 ? x / durationS : null);
-  const outputTokensTotal = ok.reduce((a, s) => a + (s.outputTokens ?? 0), 0);
-  const contextTotal = ok.reduce((a, s) => a + s.contextTokens, 0);
+  const rates = runRates(samples);
   const withUsage = ok.filter((s) => s.promptTokens !== null);
   const failuresByStatus: Partial<Record<RequestStatus, number>> = {};
   const chunkCounted = ok.filter((s) => s.tokenCountSource === 'chunks');
@@ -120,12 +140,7 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
     requestsOk: ok.length,
     requestsFailed: samples.filter((s) => s.status !== 'ok' && s.status !== 'not_sent').length,
     requestsNotSent: samples.filter((s) => s.status === 'not_sent').length,
-    durationS,
-    spanS: spanMs / 1000,
-    requestsPerS: per(ok.length),
-    outputTokensPerS: per(outputTokensTotal),
-    contextTokensPerS: per(contextTotal),
-    outputTokensTotal,
+    ...rates,
     serverPromptTokensTotal: sumOrNull(ok.map((s) => s.promptTokens)),
     cachedPromptTokensTotal: sumOrNull(ok.map((s) => s.cachedPromptTokens)),
     promptTokensPerRequested:
@@ -145,4 +160,62 @@ export function aggregateRun(samples: readonly EndpointRequestSample[], itl: Lat
     },
     itlHistogram: itl.count > 0 ? { hdr: itl.encode(), count: itl.count, sumNs: itl.sumNs } : null,
   };
+}
+
+/** Where each flat metric a recompute replaces lives in the aggregates. */
+const SPAN_RATE_FIELDS: Record<SpanRateKey, 'durationS' | 'requestsPerS' | 'outputTokensPerS' | 'contextTokensPerS'> = {
+  duration_s: 'durationS',
+  requests_per_s: 'requestsPerS',
+  output_tokens_per_s: 'outputTokensPerS',
+  context_tokens_per_s: 'contextTokensPerS',
+};
+
+/**
+ * The span kvbench before 0.5.0 took duration_s over (its runner's firstSentAt → lastDoneAt): every
+ * sent request counted, cancelled ones too, one without an end-to-end time at its send.
+ */
+function spanBefore050Ms(samples: readonly RateSample[]): number {
+  const sent = samples.filter((s): s is RateSample & { sentOffsetMs: number } => s.sentOffsetMs !== null);
+  if (sent.length === 0) return 0;
+  return Math.max(0, Math.max(...sent.map((s) => s.sentOffsetMs + (s.e2eMs ?? 0))) - Math.min(...sent.map((s) => s.sentOffsetMs)));
+}
+
+/** Equal but for floating-point rounding (the stored offsets are relative to the first send, the span was taken on absolute times). */
+const same = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+/**
+ * A run stored before kvbench 0.5.0 (aggregates without spanS: duration_s and the rates over the
+ * span, pauses included), recomputed from its stored requests as aggregateRun takes it today
+ * (runRates): `aggregates` and `metrics` are changed in place, in memory (the store never rewrites
+ * the stored row). Only where the requests reproduce what was stored — all of them there, their
+ * successes and output tokens adding up to the stored counts, their span equal to the stored
+ * duration — otherwise the stored values stay, and the answer says why.
+ */
+export function recomputeSpanRates(aggregates: EndpointAggregates, metrics: Record<string, number>, samples: readonly RateSample[], storedBy: string): LegacyRates {
+  const stored: LegacyRates['stored'] = {};
+  for (const k of SPAN_RATE_KEYS) if (typeof metrics[k] === 'number') stored[k] = metrics[k];
+  const kept = (why: string): LegacyRates => ({ storedBy, stored, recomputedBy: null, notRecomputed: why });
+  if (samples.length !== aggregates.requestsTotal) {
+    return kept(`only ${samples.length} of its ${aggregates.requestsTotal} requests are stored (the others lost, e.g. in a recovery): the batches' times cannot all be read`);
+  }
+  const rates = runRates(samples);
+  const ok = samples.filter((s) => s.status === 'ok').length;
+  if (ok !== aggregates.requestsOk || rates.outputTokensTotal !== aggregates.outputTokensTotal) {
+    return kept(
+      `its stored requests do not add up to its stored counts (${ok} successful with ${rates.outputTokensTotal} output tokens in the requests, ` +
+        `${aggregates.requestsOk} with ${aggregates.outputTokensTotal} stored)`,
+    );
+  }
+  const spanMs = spanBefore050Ms(samples);
+  if (!same(spanMs, aggregates.durationS * 1000)) {
+    return kept(`its stored requests span ${(spanMs / 1000).toFixed(3)} s, not the ${aggregates.durationS.toFixed(3)} s it stored`);
+  }
+  const { outputTokensTotal: _same, ...replaced } = rates;
+  Object.assign(aggregates, replaced);
+  for (const k of SPAN_RATE_KEYS) {
+    const v = rates[SPAN_RATE_FIELDS[k]];
+    if (v === null || !Number.isFinite(v)) delete metrics[k];
+    else metrics[k] = v;
+  }
+  return { storedBy, stored, recomputedBy: KVBENCH_VERSION, notRecomputed: null };
 }

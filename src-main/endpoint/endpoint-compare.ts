@@ -6,6 +6,10 @@
 import {
   ENDPOINT_METRIC_BY_KEY,
   ENDPOINT_METRICS,
+  legacyRatesText,
+  RECOMPUTED_MARK,
+  SPAN_BASED_MARK,
+  SPAN_RATE_KEYS,
   serverMetricCaveats,
   serverMetricNotes,
   tokenCountCaveat,
@@ -16,10 +20,11 @@ import {
   type EndpointRunConfig,
   type EndpointRunRecord,
   type EndpointRunStatus,
+  type LegacyRates,
   type NoiseVerdict,
   type PromptTokenizer,
 } from '../../src-shared/domain/endpoint.ts';
-import { straddledChanges, type MetricDefinitionChange } from '../../src-shared/domain/metric-changes.ts';
+import { compareVersions, straddledChanges, type MetricDefinitionChange } from '../../src-shared/domain/metric-changes.ts';
 import { aggregate, NOISE_RULE, ratio, welchLogTest, type NoiseTest } from '../../src-shared/domain/statistics.ts';
 import { StoreError } from '../store/store-error.ts';
 
@@ -65,11 +70,30 @@ export interface EndpointRunSummary {
   serverMetricNotes: string[];
   /** Why its output token counts may be too low (tokenCountCaveat), or null. */
   tokenCountCaveat: string | null;
+  /** Stored before kvbench 0.5.0: its span-based values, recomputed or kept (EndpointRunRecord.legacyRates); null for later runs. */
+  legacyRates: LegacyRates | null;
 }
+
+/** Whether a metric of the run is one its store recomputed from the stored requests (kvbench before 0.5.0 stored it over the span). */
+export const isRecomputed = (r: Pick<EndpointRunSummary, 'legacyRates'>, key: string): boolean =>
+  r.legacyRates?.recomputedBy != null && (SPAN_RATE_KEYS as readonly string[]).includes(key);
+
+/** Whether a metric of the run is still the span-based value a kvbench before 0.5.0 stored (its requests could not reproduce it). */
+export const isSpanBased = (r: Pick<EndpointRunSummary, 'legacyRates'>, key: string): boolean =>
+  r.legacyRates != null && r.legacyRates.recomputedBy === null && (SPAN_RATE_KEYS as readonly string[]).includes(key);
+
+/**
+ * The kvbench whose definition a metric's value follows: the one that measured the run, except for
+ * values recomputed from the stored requests, which follow the recomputing kvbench's.
+ */
+export const metricDefinitionVersion = (r: Pick<EndpointRunSummary, 'kvbenchVersion' | 'legacyRates'>, key: string): string =>
+  isRecomputed(r, key) ? r.legacyRates!.recomputedBy! : r.kvbenchVersion;
 
 /** A stored run as a comparison sees it. */
 export function endpointRunSummary(
-  r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'serverMetrics' | 'kvbenchVersion'> & { aggregates: Pick<EndpointAggregates, 'tokenCountSources'> },
+  r: Pick<EndpointRunRecord, 'id' | 'systemLabel' | 'status' | 'startedAt' | 'config' | 'metrics' | 'serverMetrics' | 'kvbenchVersion' | 'legacyRates'> & {
+    aggregates: Pick<EndpointAggregates, 'tokenCountSources'>;
+  },
 ): EndpointRunSummary {
   const c = r.config;
   const settings = Object.fromEntries(COMPARED_SETTINGS.map((k) => [k, c[k]])) as ComparedSettings;
@@ -90,6 +114,7 @@ export function endpointRunSummary(
     metricCaveats: serverMetricCaveats(r.serverMetrics),
     serverMetricNotes: serverMetricNotes(r.serverMetrics),
     tokenCountCaveat: tokenCountCaveat(r.aggregates.tokenCountSources),
+    legacyRates: r.legacyRates ?? null,
   };
 }
 
@@ -124,15 +149,23 @@ function comparabilityWarnings(runs: readonly EndpointRunSummary[]): string[] {
   }
   const models = distinct((r) => r.model);
   if (models.length > 1) warnings.push(`the runs served different models (${models.join(', ')})`);
-  const versions = distinct((r) => r.kvbenchVersion);
-  const changed = straddledChanges(versions, ENDPOINT_METRICS.map((m) => endpointChangeKey(m.key)));
+  // Per metric, by the definition each run's value follows: a value recomputed from the stored
+  // requests is today's, so it straddles nothing with the runs measured since the change.
+  const straddling = new Set(ENDPOINT_METRICS.flatMap((m) => straddledChanges(distinct((r) => metricDefinitionVersion(r, m.key)), [endpointChangeKey(m.key)])));
+  // In the list's order (straddledChanges'), every version a value follows.
+  const allVersions = [...new Set(runs.flatMap((r) => [r.kvbenchVersion, r.legacyRates?.recomputedBy ?? r.kvbenchVersion]))];
+  const changed = straddledChanges(allVersions, ENDPOINT_METRICS.map((m) => endpointChangeKey(m.key))).filter((c) => straddling.has(c));
   const name = (c: MetricDefinitionChange): string => c.metric.slice(endpointChangeKey('').length);
   for (const since of new Set(changed.map((c) => c.since))) {
     const these = changed.filter((c) => c.since === since);
+    const versions = [...new Set(these.flatMap((c) => runs.map((r) => metricDefinitionVersion(r, name(c)))))].sort(compareVersions);
     warnings.push(
       `the runs were measured on both sides of kvbench ${since} (kvbench ${versions.join(', ')}), which changed ${these.map(name).join(', ')}: ` +
         these.map((c) => `${name(c)} ${c.change}`).join('; '),
     );
+  }
+  for (const r of runs) {
+    if (r.legacyRates && r.legacyRates.recomputedBy === null) warnings.push(`run ${r.id} (${r.systemLabel}), values marked ${SPAN_BASED_MARK}: ${legacyRatesText(r.legacyRates)}`);
   }
   // The requests digest leaves the salt out on purpose, so repeat runs with one --prompt-salt on one
   // server are medianed together though every run after the first found the texts already cached.
@@ -203,7 +236,13 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
     const flaggedA = flagged(runsA);
     const flaggedB = flagged(runsB);
     const trusted = flaggedA.length === 0 && flaggedB.length === 0;
-    rows.push({ metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, pValue: test?.pValue ?? null, leader, better: noise === 'beyond' && trusted && leader === testSide ? leader : null, flaggedA, flaggedB });
+    const marked = (runs: readonly EndpointRunSummary[], is: (r: EndpointRunSummary, key: string) => boolean): number[] =>
+      runs.filter((r) => metric.key in r.metrics && is(r, metric.key)).map((r) => r.id);
+    rows.push({
+      metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, pValue: test?.pValue ?? null, leader,
+      better: noise === 'beyond' && trusted && leader === testSide ? leader : null, flaggedA, flaggedB,
+      recomputedA: marked(runsA, isRecomputed), recomputedB: marked(runsB, isRecomputed), spanBasedA: marked(runsA, isSpanBased), spanBasedB: marked(runsB, isSpanBased),
+    });
   }
   const notes: string[] = [];
   const single = [runsA.length === 1 ? labelA : null, runsB.length === 1 ? labelB : null].filter((l): l is string => l !== null);
@@ -211,6 +250,9 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
     notes.push(
       `one run of ${single.join(' and one of ')}: no noise estimate is possible, so no side is named better (the better value is marked "?") — run each system 3 or more times`,
     );
+  }
+  for (const r of [...runsA, ...runsB]) {
+    if (r.legacyRates?.recomputedBy != null) notes.push(`run ${r.id} (${r.systemLabel}), values marked ${RECOMPUTED_MARK}: ${legacyRatesText(r.legacyRates)}`);
   }
   return { method: COMPARE_METHOD, labelA, labelB, runIdsA: runsA.map((r) => r.id), runIdsB: runsB.map((r) => r.id), warnings, notes, rows };
 }

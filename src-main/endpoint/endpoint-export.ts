@@ -5,7 +5,9 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import {
   ENDPOINT_METRICS,
+  legacyRatesText,
   SERVER_METRIC_BY_KEY,
+  SPAN_RATE_KEYS,
   THROUGHPUT_METHOD,
   serverMetricCaveats,
   serverMetricNotes,
@@ -106,6 +108,12 @@ const RUN_COLUMNS = [
   'span_s',
   'client_host',
   'kvbench_version',
+  // Runs stored before 0.5.0 took duration_s and the rates over the span: `recomputed` from their
+  // stored requests, or kept as stored (`span_based`, with why); `measured` for later runs. The
+  // span-based values as stored beside them.
+  'rates_source',
+  'rates_note',
+  ...SPAN_RATE_KEYS.map((k) => `span_based_${k}` as const),
   // The metric columns hold Δs; these say which of them may not be the run's own share, and why.
   'server_metric_caveats',
   'server_metrics_notes',
@@ -132,10 +140,13 @@ export function runRow(r: EndpointRunRecord): Cell[] {
     r.startedAt,
     r.finishedAt,
     Math.round(r.wallMs),
-    // Runs before 0.5.0 have no spanS: their duration_s was the span.
+    // Runs before 0.5.0 that could not be recomputed have no spanS: their duration_s is the span.
     r.aggregates.spanS ?? r.aggregates.durationS,
     r.clientHost,
     r.kvbenchVersion,
+    r.legacyRates === undefined ? 'measured' : r.legacyRates.recomputedBy !== null ? 'recomputed' : 'span_based',
+    r.legacyRates === undefined ? null : legacyRatesText(r.legacyRates),
+    ...SPAN_RATE_KEYS.map((k) => r.legacyRates?.stored[k] ?? null),
     Object.entries(serverMetricCaveats(r.serverMetrics)).map(([k, why]) => `${k}: ${why}`).join('; ') || null,
     serverMetricNotes(r.serverMetrics).join(' | ') || null,
     ...CONFIG_KEYS.map((k) => cell(cfg[k])),
@@ -272,13 +283,14 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
     const c = model.comparison;
     add(
       'Comparison',
-      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'min_a', 'max_a', 'cv_a', 'min_b', 'max_b', 'cv_b', 'ratio_a_over_b', 'noise', 'p_value', 'better_value', 'better', 'flagged_runs_a', 'flagged_runs_b'],
+      ['metric', 'label', 'unit', `${c.labelA} (A)`, `${c.labelB} (B)`, 'runs_a', 'runs_b', 'min_a', 'max_a', 'cv_a', 'min_b', 'max_b', 'cv_b', 'ratio_a_over_b', 'noise', 'p_value', 'better_value', 'better', 'flagged_runs_a', 'flagged_runs_b', 'recomputed_runs_a', 'recomputed_runs_b', 'span_based_runs_a', 'span_based_runs_b'],
       c.rows.map((x) => {
         const side = (s: 'a' | 'b' | null): string | null => (s === 'a' ? c.labelA : s === 'b' ? c.labelB : null);
         return [
           x.metric.key, x.metric.label, x.metric.unit, x.a, x.b, x.nA, x.nB,
           x.spreadA?.min ?? null, x.spreadA?.max ?? null, x.spreadA?.cv ?? null, x.spreadB?.min ?? null, x.spreadB?.max ?? null, x.spreadB?.cv ?? null,
           x.ratio, x.noise, x.pValue, side(x.leader), side(x.better), x.flaggedA.join(', ') || null, x.flaggedB.join(', ') || null,
+          x.recomputedA.join(', ') || null, x.recomputedB.join(', ') || null, x.spanBasedA.join(', ') || null, x.spanBasedB.join(', ') || null,
         ];
       }),
       // compare's warnings qualify every verdict below them: a reader of the sheet sees them first.
@@ -294,11 +306,16 @@ export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> 
       ['filter', JSON.stringify(model.filter)],
       ['percentiles', 'per-request values, linear interpolation between closest ranks; inter-token latency pooled over requests in an HDR histogram'],
       ['throughput', THROUGHPUT_METHOD],
+      ['rates_source (Runs)', "measured: by kvbench 0.5.0 or later; recomputed: a run stored before 0.5.0, its duration_s and rates recomputed from its stored requests as today, the values it stored in span_based_*; span_based: such a run whose requests could not reproduce it, kept as stored (rates_note says why), not comparable with the others' rates"],
       ['server metrics', 'counters: after − before the run (the run\'s share), except where server_metric_caveats (Runs) or caveat (Server metrics) says otherwise; gauges: the value after the run'],
       ...(model.comparison
         ? [
             ['comparison', model.comparison.method] as Cell[],
-            ['comparison columns', `min/max/cv: each side's spread over its runs; noise: beyond, within, or unknown (one run on a side, or a 0: no logarithm), by ${NOISE_RULE}; p_value: that test's; better_value: the side with the better value; better: that side where the difference is beyond noise`] as Cell[],
+            [
+              'comparison columns',
+              `min/max/cv: each side's spread over its runs; noise: beyond, within, or unknown (one run on a side, or a 0: no logarithm), by ${NOISE_RULE}; p_value: that test's; better_value: the side with the better value; better: that side where the difference is beyond noise; ` +
+                "recomputed_runs: runs stored before kvbench 0.5.0 whose value was recomputed from their stored requests (today's definition); span_based_runs: such runs whose value is kept as stored, over the span",
+            ] as Cell[],
             ...comparisonWarningRows(model.comparison),
           ]
         : []),

@@ -10,6 +10,7 @@ import {
   type EndpointRunConfig,
   type EndpointRunRecord,
   type EndpointRunStatus,
+  type LegacyRates,
   type RequestStatus,
   type ServerCacheMetrics,
   type TokenCountSources,
@@ -18,6 +19,7 @@ import { takeIds } from '../store/schema-meta.ts';
 import type { SqlValue } from '../store/sqlite.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
+import { recomputeSpanRates, type RateSample } from './aggregate.ts';
 import { endpointRunSummary, type EndpointRunSummary } from './endpoint-compare.ts';
 import { legacyRequestsDigest } from './replay-plan.ts';
 import type { EndpointRunOutcome } from './runner.ts';
@@ -192,6 +194,14 @@ export class EndpointStore {
     return { usage: t.usage ?? 0, chunks: t.chunks ?? 0, chunksBelowMaxTokens: t.below ?? 0 };
   }
 
+  /** What of a run's requests its duration and rates are taken from (aggregate.ts runRates). */
+  #rateSamples(runId: number): RateSample[] {
+    const rows = this.store.db
+      .prepare('SELECT batch_index, status, sent_offset_ms, e2e_ms, output_tokens, context_tokens FROM endpoint_requests WHERE run_id = ? ORDER BY seq')
+      .all(runId) as Pick<RequestRow, 'batch_index' | 'status' | 'sent_offset_ms' | 'e2e_ms' | 'output_tokens' | 'context_tokens'>[];
+    return rows.map((q) => ({ batchIndex: q.batch_index, status: q.status, sentOffsetMs: q.sent_offset_ms, e2eMs: q.e2e_ms, outputTokens: q.output_tokens, contextTokens: q.context_tokens }));
+  }
+
   #toRecord(r: RunRow, metrics: Record<string, number>): EndpointRunRecord {
     const config = JSON.parse(r.config_json) as EndpointRunConfig;
     // Runs stored before the requests digest existed: derived from what they stored (see replay-plan.ts).
@@ -205,6 +215,11 @@ export class EndpointStore {
     const aggregates = JSON.parse(r.aggregates_json) as EndpointAggregates;
     // Runs stored before the aggregates counted token-count sources: counted from their requests.
     aggregates.tokenCountSources ??= this.#tokenCountSources(r.id);
+    // Runs stored before 0.5.0 took duration_s and the rates over the span, pauses included: taken
+    // again from their requests as today, in memory (the row stays as it was stored), or kept and
+    // marked where the requests cannot reproduce the run.
+    let legacyRates: LegacyRates | undefined;
+    if (aggregates.spanS === undefined) legacyRates = recomputeSpanRates(aggregates, metrics, this.#rateSamples(r.id), r.kvbench_version);
     return {
       id: r.id,
       systemLabel: r.system_label,
@@ -219,6 +234,7 @@ export class EndpointStore {
       metrics,
       kvbenchVersion: r.kvbench_version,
       clientHost: r.client_host,
+      ...(legacyRates ? { legacyRates } : {}),
     };
   }
 

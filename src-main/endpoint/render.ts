@@ -7,6 +7,11 @@ import {
   compareVerdict,
   COMPARE_VERDICT_LEGEND,
   DERIVED_SERVER_METRICS,
+  legacyRatesText,
+  RECOMPUTED_LEGEND,
+  RECOMPUTED_MARK,
+  SPAN_BASED_LEGEND,
+  SPAN_BASED_MARK,
   UNSTORED_RUN_ID,
   type Distribution,
   type CompareSpread,
@@ -57,6 +62,17 @@ export function fmt(v: number | null | undefined, unit: EndpointMetricUnit | Ser
   }
 }
 
+/** A run's mark on its duration and rates: † recomputed from its stored requests, ‡ kept as a kvbench before 0.5.0 stored them, '' otherwise. */
+function legacyMark(r: Pick<EndpointRunRecord, 'legacyRates'>): string {
+  if (!r.legacyRates) return '';
+  return ` ${r.legacyRates.recomputedBy !== null ? RECOMPUTED_MARK : SPAN_BASED_MARK}`;
+}
+
+/** Under a list or comparison with marked rates: what each mark means, run by run. */
+function legacyLegend(runs: readonly Pick<EndpointRunRecord, 'id' | 'legacyRates'>[]): string[] {
+  return runs.flatMap((r) => (r.legacyRates ? [`${legacyMark(r).trim()} run ${r.id}: ${legacyRatesText(r.legacyRates)}`] : []));
+}
+
 function distRow(name: string, d: Distribution): string[] {
   return [name, String(d.n), fmt(d.p50, 'ms'), fmt(d.p95, 'ms'), fmt(d.p99, 'ms'), fmt(d.mean, 'ms'), fmt(d.max, 'ms')];
 }
@@ -72,12 +88,15 @@ export function formatRun(r: EndpointRunRecord): string {
   if (c.notes) out.push(`  notes: ${c.notes}`);
   const failures = Object.entries(a.failuresByStatus).map(([k, n]) => `${n} ${k.replace('_', ' ')}`);
   out.push(`  requests ${a.requestsTotal}: ${a.requestsOk} ok${failures.length ? `, ${failures.join(', ')}` : ''}`);
-  // Runs stored before 0.5.0 have no span: their duration was the span, pauses included.
+  // Runs stored before 0.5.0 had no span: their duration was the span, pauses included. The store
+  // recomputes them from the requests (marked †), or keeps them where it cannot (marked ‡).
+  const mark = legacyMark(r);
   const window =
     a.spanS === undefined
-      ? `duration ${fmt(a.durationS, 's')} (first send → last finish, pauses included)`
-      : `busy ${fmt(a.durationS, 's')} (the batches' own times; wall clock ${fmt(a.spanS, 's')} with the pauses)`;
-  out.push(`  ${window} · ${fmt(a.requestsPerS, 'req/s')} req/s · ${fmt(a.outputTokensPerS, 'tok/s')} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')} context tok/s`);
+      ? `duration ${fmt(a.durationS, 's')}${mark} (first send → last finish, pauses included)`
+      : `busy ${fmt(a.durationS, 's')}${mark} (the batches' own times; wall clock ${fmt(a.spanS, 's')} with the pauses)`;
+  out.push(`  ${window} · ${fmt(a.requestsPerS, 'req/s')}${mark} req/s · ${fmt(a.outputTokensPerS, 'tok/s')}${mark} output tok/s · ${fmt(a.contextTokensPerS, 'tok/s')}${mark} context tok/s`);
+  if (r.legacyRates) out.push(`  ${mark.trim()} ${legacyRatesText(r.legacyRates)}`);
   const tokens = tokenCountCaveat(a.tokenCountSources);
   if (tokens) out.push(`  ! ${tokens}`);
   if (a.promptTokensPerRequested !== null) out.push(`  server prompt tokens ÷ requested context tokens: ${a.promptTokensPerRequested.toFixed(3)} (the prompt builder's accuracy for this server's tokenizer)`);
@@ -172,6 +191,10 @@ export function formatServerMetrics(r: EndpointRunRecord): string {
   return out.join('\n');
 }
 
+/** A compared value's marks: † some of its runs' values recomputed from their stored requests, ‡ some kept span-based (the notes and warnings say which). */
+const rowLegacyMark = (recomputed: readonly number[], spanBased: readonly number[]): string =>
+  (recomputed.length > 0 ? ` ${RECOMPUTED_MARK}` : '') + (spanBased.length > 0 ? ` ${SPAN_BASED_MARK}` : '');
+
 /** A side's spread over its runs: min–max and CV (nothing for one run). */
 function spreadText(sp: CompareSpread | null, n: number, unit: EndpointMetricUnit): string {
   if (sp === null || n < 2) return '';
@@ -206,8 +229,8 @@ export function formatComparison(c: EndpointComparison): string {
           const cells = [
             r.metric.label,
             r.metric.unit,
-            fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : '') + (r.flaggedA.length > 0 ? ' *' : ''),
-            fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : '') + (r.flaggedB.length > 0 ? ' *' : ''),
+            fmt(r.a, r.metric.unit) + (r.nA > 1 ? ` (n=${r.nA})` : '') + (r.flaggedA.length > 0 ? ' *' : '') + rowLegacyMark(r.recomputedA, r.spanBasedA),
+            fmt(r.b, r.metric.unit) + (r.nB > 1 ? ` (n=${r.nB})` : '') + (r.flaggedB.length > 0 ? ' *' : '') + rowLegacyMark(r.recomputedB, r.spanBasedB),
             fmt(r.ratio, 'x'),
             compareVerdict(r, c.labelA, c.labelB),
             r.pValue === null ? '' : formatP(r.pValue),
@@ -223,6 +246,8 @@ export function formatComparison(c: EndpointComparison): string {
   }
   out.push('');
   out.push(`  ${COMPARE_VERDICT_LEGEND}`);
+  if (c.rows.some((r) => r.recomputedA.length + r.recomputedB.length > 0)) out.push(`  ${RECOMPUTED_LEGEND}`);
+  if (c.rows.some((r) => r.spanBasedA.length + r.spanBasedB.length > 0)) out.push(`  ${SPAN_BASED_LEGEND}`);
   return out.join('\n');
 }
 
@@ -230,9 +255,12 @@ export function formatRunList(runs: readonly EndpointRunRecord[]): string {
   if (runs.length === 0) return 'no endpoint runs stored (kvbench endpoint run … stores one)';
   // A rate from counters that may not be the run's share (serverMetricCaveats) is marked, as compare marks it.
   const flagged = (r: EndpointRunRecord, key: string | null): boolean => key !== null && key in serverMetricCaveats(r.serverMetrics);
-  const legend = runs.some((r) => flagged(r, cacheHitRateOf(r.metrics)?.key ?? null))
-    ? '\n* the cache hit rate comes from server counters that may not be the run\'s own share (see kvbench endpoint show ID)'
-    : '';
+  const legend = [
+    ...(runs.some((r) => flagged(r, cacheHitRateOf(r.metrics)?.key ?? null)) ? ['* the cache hit rate comes from server counters that may not be the run\'s own share (see kvbench endpoint show ID)'] : []),
+    ...legacyLegend(runs),
+  ]
+    .map((l) => `\n${l}`)
+    .join('');
   return table(
     ['id', 'label', 'status', 'started', 'model', 'requests', 'ok', 'req/s', 'out tok/s', 'TTFT P50 ms', 'TTFT P95 ms', 'e2e P95 ms', 'cache hit %'],
     runs.map((r) => {
@@ -245,8 +273,8 @@ export function formatRunList(runs: readonly EndpointRunRecord[]): string {
       r.config.model,
       String(r.aggregates.requestsTotal),
       String(r.aggregates.requestsOk),
-      fmt(r.metrics.requests_per_s, 'req/s'),
-      fmt(r.metrics.output_tokens_per_s, 'tok/s'),
+      fmt(r.metrics.requests_per_s, 'req/s') + legacyMark(r),
+      fmt(r.metrics.output_tokens_per_s, 'tok/s') + legacyMark(r),
       fmt(r.metrics.ttft_p50_ms, 'ms'),
       fmt(r.metrics.ttft_p95_ms, 'ms'),
       fmt(r.metrics.latency_p95_ms, 'ms'),

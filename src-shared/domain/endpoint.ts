@@ -242,6 +242,79 @@ export const EndpointAggregatesSchema = z.object({
 export type EndpointAggregates = z.infer<typeof EndpointAggregatesSchema>;
 
 // ---------------------------------------------------------------------------------------------
+// Runs stored before kvbench 0.5.0: their duration and rates were over the span (pauses included)
+
+/** The flat metrics kvbench 0.5.0 redefined (the span → the batches' own times): what a recompute replaces. */
+export const SPAN_RATE_KEYS = ['duration_s', 'requests_per_s', 'output_tokens_per_s', 'context_tokens_per_s'] as const;
+export type SpanRateKey = (typeof SPAN_RATE_KEYS)[number];
+
+/**
+ * A run stored before kvbench 0.5.0 (no aggregates.spanS) took duration_s over the span, first send
+ * to last finish with the pauses between batches, and its rates over that. Its stored requests hold
+ * each request's batch, send time and end-to-end time, so the store recomputes them on read as
+ * today's kvbench takes them (src-main/endpoint/aggregate.ts, recomputeSpanRates), in memory: the
+ * stored row is never changed. Where the requests cannot reproduce the run (some lost, or not
+ * matching what was stored), the stored values are kept, and marked, with why.
+ */
+export const LegacyRatesSchema = z.object({
+  /** The kvbench that stored the run (before 0.5.0). */
+  storedBy: z.string(),
+  /** The values as stored, over the span (SPAN_RATE_KEYS; a rate the run had none of is absent). */
+  stored: z.partialRecord(z.enum(SPAN_RATE_KEYS), z.number()),
+  /** The kvbench that recomputed them from the stored requests (its definition); null: kept as stored. */
+  recomputedBy: z.string().nullable(),
+  /** Why they were not recomputed (null when they were). */
+  notRecomputed: z.string().nullable(),
+});
+export type LegacyRates = z.infer<typeof LegacyRatesSchema>;
+
+/** Marks a value recomputed from the stored requests (list, show, compare). */
+export const RECOMPUTED_MARK = '†';
+/** Marks a value kept as a kvbench before 0.5.0 stored it: over the span, pauses included. */
+export const SPAN_BASED_MARK = '‡';
+
+/** What RECOMPUTED_MARK means, under a comparison that shows it. */
+export const RECOMPUTED_LEGEND =
+  `${RECOMPUTED_MARK}: recomputed from the stored requests of a run stored before kvbench 0.5.0 (which took duration and rates over the span, pauses included), ` +
+  "over the batches' own times as kvbench 0.5.0 and later take them: like for like with later runs (the notes give the values it stored)";
+/** What SPAN_BASED_MARK means, under a comparison that shows it. */
+export const SPAN_BASED_LEGEND =
+  `${SPAN_BASED_MARK}: kept as a kvbench before 0.5.0 stored it, over the span (pauses included), as its requests could not reproduce the run (the warnings say why): ` +
+  'not comparable with the rates of kvbench 0.5.0 and later';
+
+const SPAN_RATE_UNITS: Record<SpanRateKey, string> = { duration_s: 's', requests_per_s: 'req/s', output_tokens_per_s: 'output tok/s', context_tokens_per_s: 'context tok/s' };
+
+/** A stored value in its unit, as `endpoint list` rounds it ("8.51 req/s", "2,178 context tok/s", "0.71 s"). */
+export function spanRateValueText(key: SpanRateKey, v: number): string {
+  const digits = key !== 'duration_s' && Math.abs(v) >= 100 ? 0 : 2;
+  return `${v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${SPAN_RATE_UNITS[key]}`;
+}
+
+const storedValuesText = (l: LegacyRates, keys: readonly SpanRateKey[] = SPAN_RATE_KEYS): string =>
+  keys.flatMap((k) => (l.stored[k] === undefined ? [] : [spanRateValueText(k, l.stored[k])])).join(', ') || 'no rates';
+
+/**
+ * What a metric's value is, where the run was stored before 0.5.0 (null for other metrics and runs):
+ * "recomputed from stored requests; stored by kvbench 0.4.0 as 8.51 req/s (over the span, pauses included)".
+ */
+export function legacyRateNote(l: LegacyRates | null | undefined, key: string): string | null {
+  if (!l || !(SPAN_RATE_KEYS as readonly string[]).includes(key)) return null;
+  const was = `stored by kvbench ${l.storedBy} as ${storedValuesText(l, [key as SpanRateKey])} (over the span, pauses included)`;
+  return l.recomputedBy !== null
+    ? `recomputed from stored requests; ${was}`
+    : `${was}, kept as stored, not comparable with kvbench 0.5.0 and later: not recomputed, ${l.notRecomputed}`;
+}
+
+/** The run's duration and rates in one sentence: recomputed (with what was stored) or kept (with why). */
+export function legacyRatesText(l: LegacyRates): string {
+  return l.recomputedBy !== null
+    ? `stored by kvbench ${l.storedBy}, which took duration and rates over the span (pauses included): ${storedValuesText(l)}; ` +
+        `recomputed from the stored requests over the batches' own times, as kvbench 0.5.0 and later take them`
+    : `stored by kvbench ${l.storedBy} over the span (pauses included): ${storedValuesText(l)}, kept as stored — not recomputed: ${l.notRecomputed}; ` +
+        'not comparable with the rates of kvbench 0.5.0 and later';
+}
+
+// ---------------------------------------------------------------------------------------------
 // Server cache metrics (scraped from the server before and after the run)
 
 export type ServerMetricUnit = 'tokens' | 'blocks' | 'bytes' | 'seconds' | 'count' | 'ratio' | 'bytes/s';
@@ -420,6 +493,8 @@ export const EndpointRunRecordSchema = z.object({
   kvbenchVersion: z.string(),
   /** The machine kvbench ran on (the client, not the server). */
   clientHost: z.string(),
+  /** Runs stored before kvbench 0.5.0: their span-based values, and whether the store recomputed them (absent for later runs). */
+  legacyRates: LegacyRatesSchema.optional(),
 });
 export type EndpointRunRecord = z.infer<typeof EndpointRunRecordSchema>;
 
@@ -594,7 +669,8 @@ export function cacheHitRateOf(metrics: Readonly<Record<string, number>>): { val
 export const THROUGHPUT_METHOD =
   'successful requests (and their output tokens) ÷ duration_s, the time the server had the batches: each batch\'s first send to its last finish, summed ' +
   '(the pauses between batches and cancelled requests left out); span_s is the wall clock, first send → last finish with the pauses; ' +
-  'runs stored before kvbench 0.5.0 took duration_s (and their rates) over that span';
+  'runs stored before kvbench 0.5.0 took duration_s (and their rates) over that span: they are recomputed from their stored requests as today (marked †, with the stored values beside them), ' +
+  'or, where their requests cannot reproduce the run, kept as stored (marked ‡, with why)';
 
 /** One side's values of a metric over its runs. */
 const CompareSpreadSchema = z.object({
@@ -637,6 +713,12 @@ const CompareRowSchema = z.object({
   /** Runs of each side whose value may not be the run's own share (serverMetricCaveats): no verdict. */
   flaggedA: z.array(z.number().int()),
   flaggedB: z.array(z.number().int()),
+  /** Runs of each side stored before kvbench 0.5.0 whose value was recomputed from their stored requests (LegacyRates): today's definition, marked. */
+  recomputedA: z.array(z.number().int()),
+  recomputedB: z.array(z.number().int()),
+  /** Runs of each side whose value is still the span-based one a kvbench before 0.5.0 stored (not recomputed: the warnings say why). */
+  spanBasedA: z.array(z.number().int()),
+  spanBasedB: z.array(z.number().int()),
 });
 export type CompareRow = z.infer<typeof CompareRowSchema>;
 

@@ -48,6 +48,7 @@ export function runSummary(id: number, label: string, metrics: Record<string, nu
     metricCaveats: {},
     serverMetricNotes: [],
     tokenCountCaveat: null,
+    legacyRates: null,
     ...over,
   };
 }

@@ -1800,6 +1800,64 @@ describe('the real-engine view', () => {
       '* Output tokens: output tokens of 6 of 26 successful request(s) were counted as content chunks (the server sent no usage); 2 of them stopped at max_tokens',
     );
   });
+
+  it('marks the rates of runs stored before kvbench 0.5.0: † recomputed from their stored requests (with what was stored), ‡ kept span-based (with why), in the list, the comparison and the run', async () => {
+    const stored = { duration_s: 2.5, requests_per_s: 8.51, output_tokens_per_s: 68.07, context_tokens_per_s: 2178 };
+    const why = "only 5 of its 6 requests are stored (the others lost, e.g. in a recovery): the batches' times cannot all be read";
+    const old = endpointRow(6, 'old', 1, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: '0.7.0', notRecomputed: null } });
+    const kept = endpointRow(7, 'kept', 1, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: null, notRecomputed: why } });
+    const now = endpointRow(3, 'c2c', 1, { kvbenchVersion: '0.7.0' });
+    const all = [kept, old, now];
+    installFakeApi({
+      'endpoint.list': () => endpointList(all),
+      'endpoint.compare': (r) => endpointComparison(r.labelA, all.filter((x) => x.systemLabel === r.labelA), r.labelB, all.filter((x) => x.systemLabel === r.labelB)),
+      'endpoint.get': (r) => endpointDetail(all.find((x) => x.id === r.id)!),
+    });
+    const w = mountIt(EndpointView);
+    await flush();
+    const rates = (id: number) => w.get(`[data-run="${id}"] td[data-legacy-rates]`);
+    expect(rates(6).attributes('data-legacy-rates')).toBe('†');
+    expect(rates(6).text()).toMatch(/^12\.5 req\/s †\s*740 tok\/s †$/);
+    expect(rates(6).get('span[title]').attributes('title')).toBe('recomputed from stored requests; stored by kvbench 0.4.0 as 8.51 req/s (over the span, pauses included)');
+    expect(rates(7).attributes('data-legacy-rates')).toBe('‡');
+    expect(rates(7).get('span[title]').attributes('title')).toBe(
+      `stored by kvbench 0.4.0 as 8.51 req/s (over the span, pauses included), kept as stored, not comparable with kvbench 0.5.0 and later: not recomputed, ${why}`,
+    );
+    expect(w.find('[data-run="3"] td[data-legacy-rates]').exists()).toBe(false);
+    const notes = w.findAll('[data-test=endpoint-list-legacy] li').map((li) => li.text());
+    expect(notes).toEqual([
+      `‡ Run 7: stored by kvbench 0.4.0 over the span (pauses included): 2.50 s, 8.51 req/s, 68.07 output tok/s, 2,178 context tok/s, kept as stored — not recomputed: ${why}; not comparable with the rates of kvbench 0.5.0 and later.`,
+      "† Run 6: stored by kvbench 0.4.0, which took duration and rates over the span (pauses included): 2.50 s, 8.51 req/s, 68.07 output tok/s, 2,178 context tok/s; recomputed from the stored requests over the batches' own times, as kvbench 0.5.0 and later take them.",
+    ]);
+
+    // Compared with a run of today's kvbench: like for like, no warning about the definitions; the values marked, what was stored in the notes.
+    await w.get('button[aria-label="Compare old as A"]').trigger('click');
+    await w.get('button[aria-label="Compare c2c as B"]').trigger('click');
+    await w.get('form').trigger('submit');
+    await flush();
+    const cmp = w.get('[data-test=endpoint-comparison]').text();
+    expect(cmp).not.toContain('both sides of kvbench');
+    expect(w.findAll('[data-test=cmp-note]').map((n) => n.text())).toContain(`run 6 (old), values marked †: ${notes[1].slice('† Run 6: '.length, -1)}`);
+    const mark = w.get('[data-metric="requests_per_s"] [data-test=cmp-recomputed]');
+    expect(mark.text()).toBe('†');
+    expect(mark.attributes('title')).toMatch(/^run\(s\) 6: †: recomputed from the stored requests of a run stored before kvbench 0\.5\.0/);
+    expect(w.find('[data-metric="ttft_p50_ms"] [data-test=cmp-recomputed]').exists()).toBe(false);
+    expect(w.get('[data-test=cmp-recomputed-legend]').text()).toContain('like for like with later runs');
+    expect(w.find('[data-test=cmp-span-based-legend]').exists()).toBe(false);
+
+    // Kept span-based: still a warning about the definitions, the values marked ‡.
+    await w.get('button[aria-label="Compare kept as A"]').trigger('click');
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(w.get('[data-test=endpoint-comparison]').text()).toContain('the runs were measured on both sides of kvbench 0.5.0 (kvbench 0.4.0, 0.7.0)');
+    expect(w.get('[data-metric="requests_per_s"] [data-test=cmp-span-based]').text()).toBe('‡');
+    expect(w.get('[data-test=cmp-span-based-legend]').text()).toContain('not comparable with the rates of kvbench 0.5.0 and later');
+
+    await w.get('button[aria-label="Open endpoint run 6"]').trigger('click');
+    await flush();
+    const dialog = document.querySelector('dialog.modal') as HTMLElement;
+    expect(dialog.querySelector('[data-test=endpoint-legacy-rates]')!.textContent).toBe(`† Duration and rates: ${notes[1].slice('† Run 6: '.length)}`);
+  });
 });
 
 describe('a database shown read-only (a newer kvbench\'s, or damaged)', () => {

@@ -8,12 +8,13 @@ import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { runEndpointBenchmark, type EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
-import { serverMetricCaveats, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
+import { legacyRatesText, serverMetricCaveats, type EndpointRunRecord } from '../../../src-shared/domain/endpoint.ts';
 import type { ResponseOf, Result } from '../../../src-shared/ipc/contract.ts';
 import { startFakeServer, type FakeServerOptions } from '../../integration/endpoint/fake-openai-server.ts';
 import { configFor, smallWorkload } from '../../integration/endpoint/harness.ts';
 import { removeTempDirs } from '../store/fixtures.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
+import { rollBackTo040 } from '../endpoint/roll-back-040.ts';
 
 let t: TestBackend;
 const ids: Record<string, number> = {};
@@ -199,5 +200,31 @@ describe('endpoint channels', () => {
     const row = ok(await invoke('endpoint.list', { labels: ['trt-fresh'] })).runs[0];
     expect(row.metricCaveats).toEqual(expected);
     expect(row.metricCaveats['server.block_reuse_rate']).toMatch(/^computed from .*totals since the server started/);
+  });
+
+  it('a run stored by kvbench 0.4.0 is listed, shown and compared with its rates recomputed from its stored requests, what it stored beside them', async () => {
+    let outcome: EndpointRunOutcome | null = null;
+    const id = await record('old', { flavor: 'vllm' }, (o) => {
+      outcome = o;
+    });
+    const today = ok(await invoke('endpoint.get', { id })).run;
+    const store = openStore(t.db);
+    let stored: ReturnType<typeof rollBackTo040>;
+    try {
+      stored = rollBackTo040(store, id, outcome!.samples);
+    } finally {
+      store.close();
+    }
+    const { run } = ok(await invoke('endpoint.get', { id }));
+    expect(run.kvbenchVersion).toBe('0.4.0');
+    expect(run.aggregates).toEqual(today.aggregates);
+    expect(run.metrics).toEqual(today.metrics);
+    expect(run.legacyRates).toMatchObject({ storedBy: '0.4.0', stored, notRecomputed: null });
+    const row = ok(await invoke('endpoint.list', { labels: ['old'] })).runs[0];
+    expect(row.legacyRates).toEqual(run.legacyRates);
+    const c = ok(await invoke('endpoint.compare', { labelA: 'old', labelB: 'c2c' }));
+    expect(c.warnings.filter((w) => w.includes('both sides of kvbench'))).toEqual([]);
+    expect(c.notes).toContain(`run ${id} (old), values marked †: ${legacyRatesText(run.legacyRates!)}`);
+    expect(c.rows.find((r) => r.metric.key === 'requests_per_s')).toMatchObject({ recomputedA: [id], recomputedB: [] });
   });
 });
