@@ -360,6 +360,8 @@ function judge(): Criterion {
 }
 
 for (let rep = 1; rep <= reps && !timeUp(); rep++) {
+  // What the verdict needs first (the tier with the judged thread count, then torch), the
+  // diagnostics after: a run that --time-limit-s cuts short still has a comparison.
   for (const chunk of chunkSizes) {
     if (timeUp()) break;
     try {
@@ -373,6 +375,26 @@ for (let rep = 1; rep <= reps && !timeUp(); rep++) {
     } catch (err) {
       fail(rep, 'kvbench tier', err, chunk);
     }
+  }
+  // A torch that is missing or broken stays so: no point in paying for it every repetition.
+  if (!values['no-torch'] && torchError === null && !timeUp()) {
+    const t = measureTorch();
+    if (t.ok) {
+      add('torch .cuda(non_blocking) / copy_ into pinned', { h2d: t.h2dAlloc, d2h: t.d2hInto });
+      add('torch copy_ into preallocated', { h2d: t.h2dInto, d2h: t.d2hInto });
+      torchSamples.push({ h2dAlloc: t.h2dAlloc, h2dInto: t.h2dInto, d2hInto: t.d2hInto });
+      for (const c of t.chunked) add(`torch, ${c.chunk_bytes / MiB} MiB chunks on one stream (diagnostic)`, { h2d: c.h2d_gbps, d2h: c.d2h_gbps });
+      torchInfo = t.raw;
+      details.push({ rep, path: 'torch', ...t.raw });
+      console.log(`rep ${rep}, torch: H2D .cuda() ${t.h2dAlloc.toFixed(2)} GB/s, H2D copy_ into preallocated ${t.h2dInto.toFixed(2)} GB/s, D2H ${t.d2hInto.toFixed(2)} GB/s`);
+      for (const c of t.chunked) console.log(`rep ${rep}, torch, ${c.chunk_bytes / MiB} MiB chunks on one stream (diagnostic): H2D ${c.h2d_gbps.toFixed(2)} GB/s, D2H ${c.d2h_gbps.toFixed(2)} GB/s`);
+      if (t.raw.chunked_error) console.log(`rep ${rep}, torch, chunked copies (diagnostic) FAILED: ${String(t.raw.chunked_error)}`);
+    } else {
+      torchError = t.error;
+      fail(rep, 'torch', t.error);
+    }
+  }
+  for (const chunk of chunkSizes) {
     if (timeUp()) break;
     try {
       const d = await measureDirect(driver, chunk);
@@ -392,24 +414,6 @@ for (let rep = 1; rep <= reps && !timeUp(); rep++) {
       } catch (err) {
         fail(rep, `kvbench tier, ${threads} copy threads (diagnostic)`, err, chunk);
       }
-    }
-  }
-  // A torch that is missing or broken stays so: no point in paying for it every repetition.
-  if (!values['no-torch'] && torchError === null && !timeUp()) {
-    const t = measureTorch();
-    if (t.ok) {
-      add('torch .cuda(non_blocking) / copy_ into pinned', { h2d: t.h2dAlloc, d2h: t.d2hInto });
-      add('torch copy_ into preallocated', { h2d: t.h2dInto, d2h: t.d2hInto });
-      torchSamples.push({ h2dAlloc: t.h2dAlloc, h2dInto: t.h2dInto, d2hInto: t.d2hInto });
-      for (const c of t.chunked) add(`torch, ${c.chunk_bytes / MiB} MiB chunks on one stream (diagnostic)`, { h2d: c.h2d_gbps, d2h: c.d2h_gbps });
-      torchInfo = t.raw;
-      details.push({ rep, path: 'torch', ...t.raw });
-      console.log(`rep ${rep}, torch: H2D .cuda() ${t.h2dAlloc.toFixed(2)} GB/s, H2D copy_ into preallocated ${t.h2dInto.toFixed(2)} GB/s, D2H ${t.d2hInto.toFixed(2)} GB/s`);
-      for (const c of t.chunked) console.log(`rep ${rep}, torch, ${c.chunk_bytes / MiB} MiB chunks on one stream (diagnostic): H2D ${c.h2d_gbps.toFixed(2)} GB/s, D2H ${c.d2h_gbps.toFixed(2)} GB/s`);
-      if (t.raw.chunked_error) console.log(`rep ${rep}, torch, chunked copies (diagnostic) FAILED: ${String(t.raw.chunked_error)}`);
-    } else {
-      torchError = t.error;
-      fail(rep, 'torch', t.error);
     }
   }
   if (stoppedBy === null) repsDone = rep;

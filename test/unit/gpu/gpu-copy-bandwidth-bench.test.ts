@@ -93,6 +93,12 @@ describe.skipIf(skippedBecause(!hasCc, 'no C compiler (cc) to build the stub lib
     expect(r.result!.samples['kvbench tier, 0.25 MiB chunks, 2 copy threads (diagnostic)']).toHaveLength(2);
     expect(r.result!.details.filter((d: any) => d.path === 'tier-diagnostic').map((d: any) => d.copyThreads)).toEqual([2, 2, 2, 2]);
     expect(r.result!.samples['torch, 0.5 MiB chunks on one stream (diagnostic)']).toEqual([{ h2d: 0.002, d2h: 0.001 }, { h2d: 0.002, d2h: 0.001 }]);
+    // Each repetition takes what the verdict needs first (the judged tier for every chunk size, then
+    // torch) and the diagnostics after, so a run cut short by --time-limit-s still compares.
+    const order = ['rep 1, kvbench tier, 0.5 MiB chunks: ', 'rep 1, torch: ', 'rep 1, driver direct, 0.25 MiB', 'rep 1, kvbench tier, 0.25 MiB chunks, 2 copy threads'];
+    const at = order.map((line) => r.stdout.indexOf(line));
+    expect(at.every((i) => i >= 0), r.stdout).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
     // The verdict is the first thread count's against torch's whole-entry copies only.
     expect(Object.keys(r.result!.criterion.perChunk)).toEqual(['0.25 MiB', '0.5 MiB']);
     expect(r.result!.criterion.perChunk['0.25 MiB'].d2h.torchGbps).toBe(0.001);
