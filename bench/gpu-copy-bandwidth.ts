@@ -3,7 +3,7 @@
 //
 //   node bench/gpu-copy-bandwidth.ts [--entry-mib 256] [--total-gib 4] [--chunk-mib 16,64]
 //        [--copy-threads 2[,1,4...]] [--budget-gib 8] [--reps 3] [--python python3] [--no-torch]
-//        [--torch-timeout-s 120] [--library libcuda.so.1] [--json out.json]
+//        [--torch-timeout-s 120] [--time-limit-s N] [--library libcuda.so.1] [--json out.json]
 //
 // Needs: an NVIDIA GPU and driver, Node 24 with this project's node_modules (koffi), and for the
 // torch side python3 with a CUDA build of torch. Paths measured, each over --total-gib per
@@ -29,7 +29,10 @@
 // beginning "CRITERION gpu-copy:" states it; gpu-check.sh collects it.
 //
 // Each path's failure is recorded and the others go on; every sample is printed when taken, and the
-// JSON is rewritten after every repetition, so a run cut short keeps what it measured.
+// JSON is rewritten, with the verdict on the repetitions so far, after every repetition, so a run cut
+// short keeps what it measured. --time-limit-s starts no measurement once that many seconds have
+// passed and goes straight to the verdict: a caller with a hard limit (gpu-check.sh) still gets its
+// CRITERION line, judged on the repetitions that finished.
 // GB/s are 1e9 bytes per second. A round trip of payload bytes through the tier is verified too.
 
 import { spawnSync } from 'node:child_process';
@@ -59,6 +62,7 @@ const { values } = parseArgs({
     python: { type: 'string', default: 'python3' },
     'no-torch': { type: 'boolean', default: false },
     'torch-timeout-s': { type: 'string', default: '120' },
+    'time-limit-s': { type: 'string' },
     library: { type: 'string' },
     json: { type: 'string' },
   },
@@ -71,6 +75,9 @@ const [copyThreads, ...diagnosticCopyThreads] = values['copy-threads']!.split(',
 const budgetBytes = Math.floor(Number(values['budget-gib']) * GiB);
 const reps = Number(values.reps);
 const torchTimeoutMs = Number(values['torch-timeout-s']) * 1000;
+const timeLimitS = values['time-limit-s'] === undefined ? null : Number(values['time-limit-s']);
+if (timeLimitS !== null && !(timeLimitS >= 0)) throw new Error(`--time-limit-s takes a number of seconds ≥ 0: ${values['time-limit-s']}`);
+const benchStartMs = performance.now();
 const entriesPerRep = Math.max(1, Math.floor(totalBytes / entryBytes));
 const torchScript = fileURLToPath(new URL('./torch_pinned_copy.py', import.meta.url));
 
@@ -286,8 +293,77 @@ writeJson();
 let torchError: string | null = null;
 let torchInfo: Record<string, unknown> | null = null;
 const torchSamples: { h2dAlloc: number; h2dInto: number; d2hInto: number }[] = [];
-for (let rep = 1; rep <= reps; rep++) {
+let repsDone = 0;
+/** Why measuring stopped before every repetition was taken (--time-limit-s); null while it goes on. */
+let stoppedBy: string | null = null;
+/** True once --time-limit-s has passed (said once): no measurement starts after that. */
+function timeUp(): boolean {
+  if (stoppedBy === null && timeLimitS !== null && performance.now() - benchStartMs >= timeLimitS * 1000) {
+    stoppedBy = `stopped by --time-limit-s ${timeLimitS} after ${repsDone} of ${reps} repetitions`;
+    console.log(`${stoppedBy}: no further measurement starts; the verdict is on what was measured`);
+  }
+  return stoppedBy !== null;
+}
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+// The criterion, per direction and chunk size, on the samples taken so far.
+type Cell = { kvbenchGbps: number; torchGbps: number; ratio: number; pass: boolean };
+type Criterion = {
+  threshold: number;
+  status: 'PASS' | 'FAIL' | 'INVALID' | 'INCOMPLETE' | 'NOT MEASURED';
+  reason: string | null;
+  reference: string;
+  /** Repetitions asked for, and those taken whole (fewer when --time-limit-s stopped the run). */
+  repetitions: number;
+  repetitionsDone: number;
+  perChunk: Record<string, { h2d: Cell | null; d2h: Cell | null }>;
+};
+function judge(): Criterion {
+  const criterion: Criterion = {
+    threshold: CRITERION_RATIO,
+    status: 'NOT MEASURED',
+    reason: null,
+    reference: 'medians; H2D: max(torch .cuda(non_blocking), torch copy_ into preallocated); D2H: torch copy_ into pinned',
+    repetitions: reps,
+    repetitionsDone: repsDone,
+    perChunk: {},
+  };
+  const unpinned = [...tierSamples.values()].flat().some((t) => !t.pinned);
+  let missing = chunkSizes.filter((c) => !tierSamples.get(c)?.length).length;
+  if (torchSamples.length > 0) {
+    const torchH2d = Math.max(median(torchSamples.map((t) => t.h2dAlloc)), median(torchSamples.map((t) => t.h2dInto)));
+    const torchD2h = median(torchSamples.map((t) => t.d2hInto));
+    const cell = (k: number, ref: number): Cell => ({ kvbenchGbps: k, torchGbps: ref, ratio: k / ref, pass: k / ref >= CRITERION_RATIO });
+    for (const chunk of chunkSizes) {
+      const k = tierSamples.get(chunk);
+      criterion.perChunk[`${chunk / MiB} MiB`] = k?.length
+        ? { h2d: cell(median(k.map((x) => x.h2d)), torchH2d), d2h: cell(median(k.map((x) => x.d2h)), torchD2h) }
+        : { h2d: null, d2h: null };
+    }
+  } else missing = chunkSizes.length;
+  const cells = Object.values(criterion.perChunk).flatMap((c) => [c.h2d, c.d2h]).filter((c): c is Cell => c !== null);
+  if (unpinned) {
+    criterion.status = 'INVALID';
+    criterion.reason = 'staging not pinned (cuMemHostRegister refused it): the tier copied from pageable memory, torch from pinned';
+  } else if (torchSamples.length === 0) {
+    criterion.reason = `torch not measured: ${torchError ?? (values['no-torch'] ? '--no-torch' : stoppedBy !== null ? 'the time limit came first' : 'no samples')}`;
+  } else if (cells.some((c) => !c.pass)) criterion.status = 'FAIL';
+  else if (missing > 0) {
+    criterion.status = cells.length > 0 ? 'INCOMPLETE' : 'NOT MEASURED';
+    criterion.reason = `no kvbench tier samples for ${missing} of ${chunkSizes.length} chunk sizes`;
+  } else criterion.status = 'PASS';
+  if (stoppedBy !== null) criterion.reason = criterion.reason === null ? stoppedBy : `${criterion.reason}; ${stoppedBy}`;
+  return criterion;
+}
+
+for (let rep = 1; rep <= reps && !timeUp(); rep++) {
+  // What the verdict needs first (the tier with the judged thread count, then torch), the
+  // diagnostics after: a run that --time-limit-s cuts short still has a comparison.
   for (const chunk of chunkSizes) {
+    if (timeUp()) break;
     try {
       const t = await measureTier(chunk);
       add(`kvbench tier, ${chunk / MiB} MiB chunks`, t);
@@ -299,27 +375,9 @@ for (let rep = 1; rep <= reps; rep++) {
     } catch (err) {
       fail(rep, 'kvbench tier', err, chunk);
     }
-    try {
-      const d = await measureDirect(driver, chunk);
-      add(`driver direct, ${chunk / MiB} MiB chunks`, d);
-      details.push({ rep, path: 'direct', chunkBytes: chunk, ...d });
-      console.log(`rep ${rep}, driver direct, ${chunk / MiB} MiB chunks: ${fmt(d)}; staging ${d.pinned ? 'pinned' : 'NOT pinned'}`);
-    } catch (err) {
-      fail(rep, 'driver direct', err, chunk);
-    }
-    for (const threads of diagnosticCopyThreads) {
-      try {
-        const t = await measureTier(chunk, threads);
-        add(`kvbench tier, ${chunk / MiB} MiB chunks, ${threads} copy threads (diagnostic)`, t);
-        details.push({ rep, path: 'tier-diagnostic', chunkBytes: chunk, copyThreads: threads, ...t });
-        console.log(`rep ${rep}, kvbench tier, ${chunk / MiB} MiB chunks, ${threads} copy threads (diagnostic): ${fmt(t)}`);
-      } catch (err) {
-        fail(rep, `kvbench tier, ${threads} copy threads (diagnostic)`, err, chunk);
-      }
-    }
   }
   // A torch that is missing or broken stays so: no point in paying for it every repetition.
-  if (!values['no-torch'] && torchError === null) {
+  if (!values['no-torch'] && torchError === null && !timeUp()) {
     const t = measureTorch();
     if (t.ok) {
       add('torch .cuda(non_blocking) / copy_ into pinned', { h2d: t.h2dAlloc, d2h: t.d2hInto });
@@ -336,10 +394,35 @@ for (let rep = 1; rep <= reps; rep++) {
       fail(rep, 'torch', t.error);
     }
   }
+  for (const chunk of chunkSizes) {
+    if (timeUp()) break;
+    try {
+      const d = await measureDirect(driver, chunk);
+      add(`driver direct, ${chunk / MiB} MiB chunks`, d);
+      details.push({ rep, path: 'direct', chunkBytes: chunk, ...d });
+      console.log(`rep ${rep}, driver direct, ${chunk / MiB} MiB chunks: ${fmt(d)}; staging ${d.pinned ? 'pinned' : 'NOT pinned'}`);
+    } catch (err) {
+      fail(rep, 'driver direct', err, chunk);
+    }
+    for (const threads of diagnosticCopyThreads) {
+      if (timeUp()) break;
+      try {
+        const t = await measureTier(chunk, threads);
+        add(`kvbench tier, ${chunk / MiB} MiB chunks, ${threads} copy threads (diagnostic)`, t);
+        details.push({ rep, path: 'tier-diagnostic', chunkBytes: chunk, copyThreads: threads, ...t });
+        console.log(`rep ${rep}, kvbench tier, ${chunk / MiB} MiB chunks, ${threads} copy threads (diagnostic): ${fmt(t)}`);
+      } catch (err) {
+        fail(rep, `kvbench tier, ${threads} copy threads (diagnostic)`, err, chunk);
+      }
+    }
+  }
+  if (stoppedBy === null) repsDone = rep;
   out.torch = torchInfo;
   out.torchError = torchError;
+  // The verdict so far: a run killed before its end still leaves one in the JSON.
+  out.criterion = judge();
   writeJson();
-  console.log(`repetition ${rep}/${reps} done`);
+  console.log(stoppedBy === null ? `repetition ${rep}/${reps} done` : `repetition ${rep}/${reps} cut short`);
 }
 try {
   driver.cuDevicePrimaryCtxRelease(dev0);
@@ -347,10 +430,6 @@ try {
   // the process ends next; the driver frees the context with it
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const cell = (xs: number[]): string =>
   `${median(xs).toFixed(2).padStart(6)} [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`;
 
@@ -363,45 +442,7 @@ for (const [path, xs] of samples) {
   console.log(`${path.padEnd(pathWidth)} ${cell(xs.map((x) => x.h2d)).padEnd(28)} ${cell(xs.map((x) => x.d2h))}`);
 }
 
-// The criterion, per direction and chunk size.
-type Cell = { kvbenchGbps: number; torchGbps: number; ratio: number; pass: boolean };
-const criterion: {
-  threshold: number;
-  status: 'PASS' | 'FAIL' | 'INVALID' | 'INCOMPLETE' | 'NOT MEASURED';
-  reason: string | null;
-  reference: string;
-  perChunk: Record<string, { h2d: Cell | null; d2h: Cell | null }>;
-} = {
-  threshold: CRITERION_RATIO,
-  status: 'NOT MEASURED',
-  reason: null,
-  reference: 'medians; H2D: max(torch .cuda(non_blocking), torch copy_ into preallocated); D2H: torch copy_ into pinned',
-  perChunk: {},
-};
-const unpinned = [...tierSamples.values()].flat().some((t) => !t.pinned);
-let missing = chunkSizes.filter((c) => !tierSamples.get(c)?.length).length;
-if (torchSamples.length > 0) {
-  const torchH2d = Math.max(median(torchSamples.map((t) => t.h2dAlloc)), median(torchSamples.map((t) => t.h2dInto)));
-  const torchD2h = median(torchSamples.map((t) => t.d2hInto));
-  const judge = (k: number, ref: number): Cell => ({ kvbenchGbps: k, torchGbps: ref, ratio: k / ref, pass: k / ref >= CRITERION_RATIO });
-  for (const chunk of chunkSizes) {
-    const k = tierSamples.get(chunk);
-    criterion.perChunk[`${chunk / MiB} MiB`] = k?.length
-      ? { h2d: judge(median(k.map((x) => x.h2d)), torchH2d), d2h: judge(median(k.map((x) => x.d2h)), torchD2h) }
-      : { h2d: null, d2h: null };
-  }
-} else missing = chunkSizes.length;
-const cells = Object.values(criterion.perChunk).flatMap((c) => [c.h2d, c.d2h]).filter((c): c is Cell => c !== null);
-if (unpinned) {
-  criterion.status = 'INVALID';
-  criterion.reason = 'staging not pinned (cuMemHostRegister refused it): the tier copied from pageable memory, torch from pinned';
-} else if (torchSamples.length === 0) {
-  criterion.reason = `torch not measured: ${torchError ?? (values['no-torch'] ? '--no-torch' : 'no samples')}`;
-} else if (cells.some((c) => !c.pass)) criterion.status = 'FAIL';
-else if (missing > 0) {
-  criterion.status = cells.length > 0 ? 'INCOMPLETE' : 'NOT MEASURED';
-  criterion.reason = `no kvbench tier samples for ${missing} of ${chunkSizes.length} chunk sizes`;
-} else criterion.status = 'PASS';
+const criterion = judge();
 out.criterion = criterion;
 // Kept for readers of earlier files: the same ratios, without the verdicts.
 out.ratios = Object.fromEntries(Object.entries(criterion.perChunk).map(([k, c]) => [k, { h2d: c.h2d?.ratio ?? null, d2h: c.d2h?.ratio ?? null }]));

@@ -3,8 +3,11 @@
 # finds no warm machine spends minutes starting one). Runs from the repository root there, with
 # .device-carry/ from bench/device/pack.sh carried, and writes everything under $OUT (the tool
 # brings back at most 8 files; these are 8):
-#   log.txt          every step's output, in order, ending with a summary (each step's exit code
-#                    and time, and the bench's "CRITERION gpu-copy:" line)
+#   log.txt          every step's output, in order, ending with a summary: each step's exit code
+#                    and time, the lines a closing note needs (the GPU, driver and CUDA versions,
+#                    each run's and trial's status and copy bandwidth) and always one
+#                    "CRITERION gpu-copy:" line (the bench's, or NOT MEASURED with the reason
+#                    when the bench gave none: no driver, skipped, killed at its limit)
 #   nvidia-smi.csv   the GPU's PCIe link, compute and persistence mode, memory in use: one row at idle,
 #                    one right after the bench (a link trains down at idle, so the second row is the
 #                    link under load)
@@ -51,6 +54,10 @@ keep() {
 exec > >(tee "$OUT/log.txt") 2>&1
 tee_pid=$!
 summary=()
+# One line each for the closing note, printed together in the summary.
+note_lines=()
+# Why there is no verdict, for when the bench printed none.
+no_verdict="the copy-bandwidth bench did not run"
 failed=0
 finish() {
   local rc=$?
@@ -59,7 +66,15 @@ finish() {
   echo "=== summary ($((SECONDS - start)) s of the ${deadline} s deadline)"
   local line
   for line in "${summary[@]}"; do echo "  $line"; done
-  [ -f "$work/bw.txt" ] && grep -a '^CRITERION ' "$work/bw.txt" | sed 's/^/  /'
+  if [ "${#note_lines[@]}" -gt 0 ]; then
+    echo "  for the closing note:"
+    for line in "${note_lines[@]}"; do echo "    $line"; done
+  fi
+  if [ -f "$work/bw.txt" ] && grep -aq '^CRITERION ' "$work/bw.txt"; then
+    grep -a '^CRITERION ' "$work/bw.txt" | sed 's/^/  /'
+  else
+    echo "  CRITERION gpu-copy: NOT MEASURED; $no_verdict"
+  fi
   keep
   echo "  files in \$OUT (the tool brings back 8 at most):"
   (cd "$OUT" && ls -l | tail -n +2 | sed 's/^/    /')
@@ -144,7 +159,7 @@ else
 fi
 
 step "unpack Node 24 and the runtime packages"
-[ -f "$carry/node.xz" ] && [ -f "$carry/node_modules.tar.xz" ] || { echo "no $carry: run bench/device/pack.sh and carry it"; exit 1; }
+[ -f "$carry/node.xz" ] && [ -f "$carry/node_modules.tar.xz" ] || { no_verdict="nothing was carried: $carry is missing"; echo "no $carry: run bench/device/pack.sh and carry it"; exit 1; }
 # xz is not on every image; Python's lzma reads the same files.
 unxz_to() {
   if command -v xz >/dev/null 2>&1; then xz -dc "$1" >"$2"; else
@@ -167,13 +182,13 @@ for dir in "$work" /tmp/kvbench-gpu-check-node; do
   if "$dir/node" --version >/dev/null 2>&1; then node=$dir/node; break; fi
   echo "$dir/node does not run here ($("$dir/node" --version 2>&1 | head -1)); trying elsewhere"
 done
-[ -n "$node" ] || { echo "STOP: the carried Node 24 binary runs nowhere here (noexec mounts, or not an x86-64 Linux)"; exit 1; }
+[ -n "$node" ] || { no_verdict="the carried Node 24 binary does not run here"; echo "STOP: the carried Node 24 binary runs nowhere here (noexec mounts, or not an x86-64 Linux)"; exit 1; }
 # A marker, not the folder: a run killed while unpacking leaves a folder that is not complete. A
 # node_modules that npm installed (it has .package-lock.json) is used as it is.
 marker=node_modules/.kvbench-carry-unpacked
 if [ ! -f "$marker" ] && [ ! -f node_modules/.package-lock.json ]; then
   rm -rf node_modules
-  untar_xz "$carry/node_modules.tar.xz" && touch "$marker" || { echo "STOP: node_modules.tar.xz did not unpack"; exit 1; }
+  untar_xz "$carry/node_modules.tar.xz" && touch "$marker" || { no_verdict="node_modules.tar.xz did not unpack"; echo "STOP: node_modules.tar.xz did not unpack"; exit 1; }
 fi
 export KVBENCH_DB="$work/kvbench.sqlite"
 echo "node $("$node" --version) at $node; $((SECONDS - start)) s to unpack"
@@ -191,6 +206,7 @@ probe() {
 probe_reasons=()
 if out=$(probe); then
   echo "$out"
+  note_lines+=("driver: $out")
 else
   probe_reasons+=("$out")
   echo "$out"
@@ -203,6 +219,7 @@ else
       export KVBENCH_CUDA_LIBRARY=$lib_path
       export LD_LIBRARY_PATH="$(dirname "$lib_path")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
       echo "using KVBENCH_CUDA_LIBRARY=$KVBENCH_CUDA_LIBRARY (and its folder first on LD_LIBRARY_PATH)"
+      note_lines+=("driver: $out (through KVBENCH_CUDA_LIBRARY)")
       ok=1
       break
     fi
@@ -218,6 +235,7 @@ else
     done
     ls -l /dev/nvidia* 2>&1 | head -8 | sed 's/^/  /'
     summary+=("preflight: STOP (no usable NVIDIA driver; see above)")
+    no_verdict="no usable NVIDIA driver (the preflight stopped the check: ${probe_reasons[0]})"
     exit 2
   fi
 fi
@@ -268,8 +286,19 @@ if command -v nvidia-smi >/dev/null 2>&1; then
   (sleep 30 && smi_row during-bench ',noheader') >/dev/null 2>&1 &
   smi_during_pid=$!
 fi
+# The bench stops starting measurements after --time-limit-s and goes to its verdict, so its
+# CRITERION line comes even when the machine is slower than planned: its step limit (200 s, or less
+# when the deadline cuts it), less 90 s for a torch run started just before then (killed after 80 s)
+# and the verdict.
+bw_limit=$(( $(left) - 10 ))
+[ "$bw_limit" -gt 200 ] && bw_limit=200
+bw_time_limit=$(( bw_limit - 90 ))
+[ "$bw_time_limit" -lt 10 ] && bw_time_limit=10
+no_verdict="the bench printed no verdict"
 run_step -t "$work/bw.txt" "host<->device copy bandwidth: kvbench tier vs torch pinned copies" 200 0 \
-  "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --copy-threads 2,1,4 --reps 3 --json "$work/out/gpu-bw.json"
+  "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --copy-threads 2,1,4 --reps 3 \
+  --time-limit-s "$bw_time_limit" --torch-timeout-s 80 --json "$work/out/gpu-bw.json"
+no_verdict="the bench printed no verdict (${summary[-1]})"
 if [ -n "$dmon_pid" ]; then
   kill "$smi_during_pid" 2>/dev/null
   wait "$smi_during_pid" 2>/dev/null
@@ -292,16 +321,30 @@ run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off, storage $stor_gb
 run_step "kvbench run, GPU 8 GiB + CPU $cpu_gb GiB + storage $stor_gb GiB" 90 0 \
   "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 8 --cpu-mem-gb "$cpu_gb" \
   --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-cpu-storage.json"
+# note LINE...: prints each line and keeps it for the summary's "for the closing note".
+note() {
+  local line
+  while IFS= read -r line; do
+    echo "$line"
+    note_lines+=("$line")
+  done
+}
 for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
-  [ -s "$f" ] && "$node" -e '
+  [ -s "$f" ] || { echo "$(basename "$f"): not written" | note; continue; }
+  note < <("$node" -e '
     const r = require(process.argv[1]);
     const k = r.kvbench ?? {};
     const g = k.tiers?.gpu ?? {};
     const gbs = (x) => (x == null ? "—" : (x / 1e9).toFixed(2) + " GB/s");
-    console.log(`${require("path").basename(process.argv[1])}: status ${k.status}; demotions ${JSON.stringify(k.demotions ?? {})}; ` +
+    const d = g.devices?.[0];
+    // A run whose GPU tier did not open still completes (on the tiers below): say so first.
+    const gpu = g.present
+      ? `GPU tier on ${d?.model ?? "?"}, ${((g.budget_bytes ?? 0) / 2 ** 30).toFixed(1)} GiB reserved, driver ${g.driver_version ?? "?"}, CUDA ${g.cuda_version ?? "?"}, staging ${g.staging_pinned ? "pinned" : "NOT pinned"}`
+      : `GPU tier ABSENT: ${g.reason ?? "no reason given"}`;
+    console.log(`${require("path").basename(process.argv[1])}: status ${k.status}; ${gpu}; demotions ${JSON.stringify(k.demotions ?? {})}; ` +
       `GPU H2D link ${gbs(g.h2d_link_busy_bytes_per_sec)} (per copy ${gbs(g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}), ` +
       `D2H staging link ${gbs(g.d2h_staging_link_busy_bytes_per_sec)} (per copy ${gbs(g.d2h_staging_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}), ` +
-      `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);' "$f" 2>&1 | head -3
+      `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);' "$f" 2>&1 | head -3)
 done
 
 # Last: the longest step. 40 s stay for the report and export after it.
@@ -311,13 +354,13 @@ run_step "quick suite: gpu-only and gpu-cpu-storage at this machine's sizes, one
 run_step -o "$OUT/suite-report.txt" "suite report" 30 0 "$node" bin/kvbench.js report --all
 run_step "suite export" 30 0 "$node" bin/kvbench.js export --out "$work/out/trials.json"
 [ -s "$OUT/suite-report.txt" ] && cat "$OUT/suite-report.txt"
-[ -s "$OUT/trials.json" ] && "$node" -e '
+[ -s "$OUT/trials.json" ] && note < <("$node" -e '
   const trials = require(process.argv[1]).trials ?? [];
   const gbs = (x) => (x == null ? "—" : (x / 1e9).toFixed(2) + " GB/s");
   for (const t of trials) {
     const m = t.metrics;
     console.log(`${t.scenarioId} #${t.trialIndex + 1}: ${t.status}; GPU bytes written ${m.gpu_write_bytes ?? "—"}, read ${m.gpu_read_bytes ?? "—"}; ` +
       `copy H2D ${gbs(m.gpu_h2d_copy_bytes_per_s)}, D2H ${gbs(m.gpu_d2h_copy_bytes_per_s)}`);
-  }' "$OUT/trials.json" 2>&1 | head -40
+  }' "$OUT/trials.json" 2>&1 | head -40)
 # The exit code (from finish): 1 when a step failed or timed out, 0 otherwise (skipped steps say so in the summary).
 exit 0

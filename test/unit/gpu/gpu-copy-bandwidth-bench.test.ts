@@ -93,6 +93,12 @@ describe.skipIf(skippedBecause(!hasCc, 'no C compiler (cc) to build the stub lib
     expect(r.result!.samples['kvbench tier, 0.25 MiB chunks, 2 copy threads (diagnostic)']).toHaveLength(2);
     expect(r.result!.details.filter((d: any) => d.path === 'tier-diagnostic').map((d: any) => d.copyThreads)).toEqual([2, 2, 2, 2]);
     expect(r.result!.samples['torch, 0.5 MiB chunks on one stream (diagnostic)']).toEqual([{ h2d: 0.002, d2h: 0.001 }, { h2d: 0.002, d2h: 0.001 }]);
+    // Each repetition takes what the verdict needs first (the judged tier for every chunk size, then
+    // torch) and the diagnostics after, so a run cut short by --time-limit-s still compares.
+    const order = ['rep 1, kvbench tier, 0.5 MiB chunks: ', 'rep 1, torch: ', 'rep 1, driver direct, 0.25 MiB', 'rep 1, kvbench tier, 0.25 MiB chunks, 2 copy threads'];
+    const at = order.map((line) => r.stdout.indexOf(line));
+    expect(at.every((i) => i >= 0), r.stdout).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
     // The verdict is the first thread count's against torch's whole-entry copies only.
     expect(Object.keys(r.result!.criterion.perChunk)).toEqual(['0.25 MiB', '0.5 MiB']);
     expect(r.result!.criterion.perChunk['0.25 MiB'].d2h.torchGbps).toBe(0.001);
@@ -134,6 +140,25 @@ describe.skipIf(skippedBecause(!hasCc, 'no C compiler (cc) to build the stub lib
     expect(r.stdout).toMatch(/^CRITERION gpu-copy: INVALID .*staging not pinned/m);
     expect(r.result!.criterion.status).toBe('INVALID');
     expect(r.result!.details.filter((d: any) => d.path === 'tier').every((d: any) => d.pinned === false)).toBe(true);
+  });
+
+  it('--time-limit-s: no measurement starts after it, and the verdict line still comes, saying why', () => {
+    const r = runBench(fakePython('torch-never-asked', { h2dAlloc: 0.001, h2dInto: 0.001, d2h: 0.001 }), {}, ['--time-limit-s', '0']);
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+    expect(r.stdout).not.toMatch(/^rep \d/m);
+    expect(r.stdout).toMatch(/^CRITERION gpu-copy: NOT MEASURED .*torch not measured: the time limit came first; stopped by --time-limit-s 0 after 0 of 2 repetitions$/m);
+    expect(r.result!.criterion).toMatchObject({ status: 'NOT MEASURED', repetitions: 2, repetitionsDone: 0 });
+  });
+
+  it('a bench killed mid-run leaves the verdict on the repetitions it finished in its JSON', () => {
+    // The second torch run kills the bench (as gpu-check.sh's step limit would), in repetition 2.
+    const marker = path.join(dir, 'torch-ran-once');
+    const python = fakePython('torch-then-kill', null, `if [ -e ${marker} ]; then kill -9 $PPID; exit 1; fi; touch ${marker}
+echo '${JSON.stringify({ ok: true, torch_version: 'fake', cuda_version: '0', device_name: 'stub', verified: true, h2d_alloc_gbps: 0.001, h2d_into_gbps: 0.001, d2h_into_gbps: 0.001 })}'`);
+    const r = runBench(python);
+    expect(r.status).toBeNull(); // killed
+    expect(r.result!.criterion).toMatchObject({ status: 'PASS', repetitions: 2, repetitionsDone: 1 });
+    expect(r.result!.criterion.perChunk['0.25 MiB'].d2h).toMatchObject({ torchGbps: 0.001, pass: true });
   });
 
   it('a torch side that hangs is killed after --torch-timeout-s; the kvbench numbers are kept', () => {

@@ -99,6 +99,40 @@ export async function openWorkerDriver(options: unknown): Promise<CudaDriver> {
   return r.driver;
 }
 
+/**
+ * The C prototype of each driver function the tier calls, in koffi's syntax (a CUresult is an int, a
+ * CUdevice an int, a CUdeviceptr a uint64_t, a CUcontext or CUstream a pointer), versioned symbol
+ * first: cuda.h maps the plain names to the versioned ones, and the plain ones are the legacy
+ * variants where both exist (tried only when a driver lacks the versioned one).
+ * test/unit/gpu/cuda-prototypes.test.ts holds each against cuda.h's own declaration.
+ */
+export const CUDA_DRIVER_PROTOTYPES: Readonly<Record<string, readonly string[]>> = {
+  cuInit: ['int cuInit(unsigned int flags)'],
+  cuDriverGetVersion: ['int cuDriverGetVersion(_Out_ int *version)'],
+  cuDeviceGetCount: ['int cuDeviceGetCount(_Out_ int *count)'],
+  cuDeviceGet: ['int cuDeviceGet(_Out_ int *device, int ordinal)'],
+  cuDeviceGetName: ['int cuDeviceGetName(void *name, int len, int dev)'],
+  cuDeviceTotalMem: ['int cuDeviceTotalMem_v2(_Out_ size_t *bytes, int dev)'],
+  cuDeviceGetPCIBusId: ['int cuDeviceGetPCIBusId(void *busId, int len, int dev)'],
+  cuDevicePrimaryCtxRetain: ['int cuDevicePrimaryCtxRetain(_Out_ void **ctx, int dev)'],
+  cuDevicePrimaryCtxRelease: ['int cuDevicePrimaryCtxRelease_v2(int dev)', 'int cuDevicePrimaryCtxRelease(int dev)'],
+  cuCtxSetCurrent: ['int cuCtxSetCurrent(void *ctx)'],
+  cuCtxSynchronize: ['int cuCtxSynchronize(void)'],
+  cuMemGetInfo: ['int cuMemGetInfo_v2(_Out_ size_t *free, _Out_ size_t *total)'],
+  cuMemAlloc: ['int cuMemAlloc_v2(_Out_ uint64_t *dptr, size_t bytes)'],
+  cuMemFree: ['int cuMemFree_v2(uint64_t dptr)'],
+  cuMemHostRegister: ['int cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)', 'int cuMemHostRegister(void *p, size_t bytes, unsigned int flags)'],
+  cuMemHostUnregister: ['int cuMemHostUnregister(void *p)'],
+  cuMemcpyHtoD: ['int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t bytes)'],
+  cuMemcpyDtoH: ['int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t bytes)'],
+  cuMemcpyHtoDAsync: ['int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t bytes, void *stream)'],
+  cuMemcpyDtoHAsync: ['int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t bytes, void *stream)'],
+  cuStreamCreate: ['int cuStreamCreate(_Out_ void **stream, unsigned int flags)'],
+  cuStreamSynchronize: ['int cuStreamSynchronize(void *stream)'],
+  cuStreamDestroy: ['int cuStreamDestroy_v2(void *stream)', 'int cuStreamDestroy(void *stream)'],
+  cuGetErrorName: ['int cuGetErrorName(int error, _Out_ const char **name)'],
+};
+
 class KoffiCudaDriver implements CudaDriver {
   readonly libraryPath: string;
   readonly workerSpec: WorkerDriverSpec;
@@ -118,34 +152,7 @@ class KoffiCudaDriver implements CudaDriver {
       }
       throw last;
     };
-    // Versioned symbols first: cuda.h maps the plain names to them, and the plain ones are the
-    // legacy 32-bit-size variants where both exist.
-    this.#f = {
-      cuInit: bind('int cuInit(unsigned int flags)'),
-      cuDriverGetVersion: bind('int cuDriverGetVersion(_Out_ int *version)'),
-      cuDeviceGetCount: bind('int cuDeviceGetCount(_Out_ int *count)'),
-      cuDeviceGet: bind('int cuDeviceGet(_Out_ int *device, int ordinal)'),
-      cuDeviceGetName: bind('int cuDeviceGetName(void *name, int len, int dev)'),
-      cuDeviceTotalMem: bind('int cuDeviceTotalMem_v2(_Out_ size_t *bytes, int dev)'),
-      cuDeviceGetPCIBusId: bind('int cuDeviceGetPCIBusId(void *busId, int len, int dev)'),
-      cuDevicePrimaryCtxRetain: bind('int cuDevicePrimaryCtxRetain(_Out_ void **ctx, int dev)'),
-      cuDevicePrimaryCtxRelease: bind('int cuDevicePrimaryCtxRelease_v2(int dev)', 'int cuDevicePrimaryCtxRelease(int dev)'),
-      cuCtxSetCurrent: bind('int cuCtxSetCurrent(void *ctx)'),
-      cuCtxSynchronize: bind('int cuCtxSynchronize(void)'),
-      cuMemGetInfo: bind('int cuMemGetInfo_v2(_Out_ size_t *free, _Out_ size_t *total)'),
-      cuMemAlloc: bind('int cuMemAlloc_v2(_Out_ uint64_t *dptr, size_t bytes)'),
-      cuMemFree: bind('int cuMemFree_v2(uint64_t dptr)'),
-      cuMemHostRegister: bind('int cuMemHostRegister_v2(void *p, size_t bytes, unsigned int flags)', 'int cuMemHostRegister(void *p, size_t bytes, unsigned int flags)'),
-      cuMemHostUnregister: bind('int cuMemHostUnregister(void *p)'),
-      cuMemcpyHtoD: bind('int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t bytes)'),
-      cuMemcpyDtoH: bind('int cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t bytes)'),
-      cuMemcpyHtoDAsync: bind('int cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t bytes, void *stream)'),
-      cuMemcpyDtoHAsync: bind('int cuMemcpyDtoHAsync_v2(void *dst, uint64_t src, size_t bytes, void *stream)'),
-      cuStreamCreate: bind('int cuStreamCreate(_Out_ void **stream, unsigned int flags)'),
-      cuStreamSynchronize: bind('int cuStreamSynchronize(void *stream)'),
-      cuStreamDestroy: bind('int cuStreamDestroy_v2(void *stream)', 'int cuStreamDestroy(void *stream)'),
-      cuGetErrorName: bind('int cuGetErrorName(int error, _Out_ const char **name)'),
-    };
+    this.#f = Object.fromEntries(Object.entries(CUDA_DRIVER_PROTOTYPES).map(([fn, protos]) => [fn, bind(...protos)]));
   }
 
   #call(fn: string, ...args: unknown[]): void {
