@@ -46,8 +46,9 @@ import { countFacetGroups } from '../../src-shared/domain/facet-matches.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
-import { openDamagedStore, type OpenStoreOptions } from '../store/open-store.ts';
-import { recoverDatabase } from '../store/recover.ts';
+import type { OpenStoreOptions } from '../store/open-store.ts';
+import { openDamagedStoreOffThread, recoverDatabaseOffThread } from '../store/salvage-thread.ts';
+import type { Recovery } from '../store/recover.ts';
 import { recoveryNotice } from '../store/schema-meta.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
@@ -208,9 +209,17 @@ type AppDatabase = OpenedStore & { damaged: DamagedDatabase | null; readOnly: st
  * A damaged database (PRAGMA quick_check fails) is read as the CLI's history, report and export read
  * it (openDamagedStore): its readable rows copied into memory, the file only read. Null where the file
  * is not one to read so (not SQLite, another application's, a newer kvbench's): its refusal stands.
+ * The copy is made on a worker thread (seconds to minutes on a large database), so the backend
+ * answers meanwhile; `say` hears its progress.
  */
-function openDamagedAppDatabase(file: string, log: Log): AppDatabase | null {
-  const salvaged = openDamagedStore(file, APP_STORE_OPTIONS);
+async function openDamagedAppDatabase(file: string, log: Log, say: ((line: string) => void) | undefined, signal: AbortSignal | undefined): Promise<AppDatabase | null> {
+  const reading = 'the file is damaged: reading what can still be read of it';
+  say?.(reading);
+  const salvaged = await openDamagedStoreOffThread(file, {
+    ...APP_STORE_OPTIONS,
+    ...(signal ? { signal } : {}),
+    ...(say ? { onProgress: (message: string) => say(`${reading} (${message})`) } : {}),
+  });
   if (salvaged === null) return null;
   const { store, damage, allPlaced } = salvaged;
   const trialsRead = store.trialFacets().trialCount;
@@ -229,7 +238,7 @@ function openDamagedAppDatabase(file: string, log: Log): AppDatabase | null {
  * user data directory); a database named through the API must be in a folder that exists, so a page
  * (or a token holder) cannot make folders anywhere this user may write.
  */
-async function openAppDatabase(file: string, o: { createFolder: boolean; log: Log; onUpgrade?: (message: string) => void }): Promise<AppDatabase> {
+async function openAppDatabase(file: string, o: { createFolder: boolean; log: Log; onUpgrade?: (message: string) => void; signal?: AbortSignal }): Promise<AppDatabase> {
   const companions = ['-wal', '-shm'].filter((ext) => !fs.existsSync(`${file}${ext}`));
   let created = false;
   if (statOrNull(file) === null) {
@@ -264,7 +273,10 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
     return { ...opened, damaged: null, readOnly: null };
   } catch (err) {
     if (created) for (const ext of ['', ...companions]) fs.rmSync(`${file}${ext}`, { force: true });
-    const salvaged = !created && err instanceof StoreError && err.code === 'DB_CORRUPT' ? openDamagedAppDatabase(file, o.log) : null;
+    const salvaged =
+      !created && err instanceof StoreError && err.code === 'DB_CORRUPT'
+        ? await openDamagedAppDatabase(file, o.log, o.onUpgrade && ((line) => o.onUpgrade?.(`database ${file}: ${line}`)), o.signal)
+        : null;
     if (salvaged !== null) return salvaged;
     // A newer kvbench's database that records this build may read it is read read-only, as it is, as
     // the CLI's readers read it: writes are refused naming the kvbench they need (err's words). One
@@ -421,8 +433,12 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     log('warn', `the settings file ${opts.settingsFile} holds a default cache directory Settings would refuse now: ${savedDefaultRefused}. It is kept as saved (the wizard offers it, and refuses it): choose another in Settings`);
   }
 
+  /** Aborted by close(): the worker threads reading or recovering a damaged database stop with it. */
+  const closing = new AbortController();
   let store: Store | null = null;
   let databaseError: IpcError | null = null;
+  /** A recovery of the damaged database under way (database.recover, on a worker thread): where to, and its newest step. */
+  let recovering: { outPath: string; message: string } | null = null;
   /** The open database is damaged: `store` is a read-only copy of what could be read, and nothing writes (refuseDamaged). */
   let damaged: DamagedDatabase | null = null;
   /** The open database is a newer kvbench's, read as it is: why nothing writes to it (refuseDamaged), else null. */
@@ -431,7 +447,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     databaseError = { code: 'VALIDATION', message: databasePathProblem.message };
   } else {
     try {
-      const opened = await openAppDatabase(settings.databasePath, { createFolder: true, log });
+      const opened = await openAppDatabase(settings.databasePath, { createFolder: true, log, signal: closing.signal });
       store = opened.store;
       damaged = opened.damaged;
       readOnly = opened.readOnly;
@@ -714,7 +730,12 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       try {
         // Throws (and keeps the old one) when it cannot be used. Its once-only upgrade (seconds for
         // thousands of imported trials) is told to the page as it goes.
-        opened = await openAppDatabase(databasePath, { createFolder: false, log, onUpgrade: (message) => emit({ type: 'database.upgradeProgressed', databasePath, message }) });
+        opened = await openAppDatabase(databasePath, {
+          createFolder: false,
+          log,
+          onUpgrade: (message) => emit({ type: 'database.upgradeProgressed', databasePath, message }),
+          signal: closing.signal,
+        });
         // An import under way on the old database ends there: closed under it, it would fail half-way.
         await Promise.allSettled([...writes]);
       } finally {
@@ -751,6 +772,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         databasePath: settings.databasePath,
         databaseError,
         databaseDamaged: damaged,
+        databaseRecovering: recovering,
         databaseReadOnly: readOnly,
         // A database `kvbench recover` made says so every time it is opened, with what was lost. A newer
         // kvbench's file read as it is has its open's note said by the lasting read-only notice
@@ -787,12 +809,31 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         refuseDatabasePath(out);
         if (run) fail('BUSY', 'a suite is running');
         const from = store.path;
-        const recovery = recoverDatabase(from, out, APP_STORE_OPTIONS);
+        // On a worker thread (a large database takes minutes): every other request answers meanwhile,
+        // reading the damaged copy as before, and app.info and the page's events say how far it is.
+        const progressed = (message: string): void => {
+          recovering = { outPath: out, message };
+          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message, ended: false });
+        };
+        progressed('starting');
+        let recovery: Recovery;
+        try {
+          recovery = await recoverDatabaseOffThread(from, out, { ...APP_STORE_OPTIONS, signal: closing.signal, onProgress: progressed });
+        } catch (err) {
+          recovering = null;
+          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'stopped', ended: true });
+          throw err;
+        }
+        recovering = null;
         log(
           recovery.lost.length === 0 ? 'info' : 'warn',
           `recovered the damaged ${from} into ${out}: ${recovery.trials} trial(s)${recovery.lost.length === 0 ? ', nothing lost' : `; could not be read: ${recovery.lost.join('; ')}`}`,
         );
-        return { settings: await updateSettings({ databasePath: out }), recovery };
+        try {
+          return { settings: await updateSettings({ databasePath: out }), recovery };
+        } finally {
+          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'done', ended: true });
+        }
       });
       settingsQueue = recover.catch(() => undefined);
       return recover;
@@ -1127,6 +1168,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return () => listeners.delete(listener);
     },
     async close() {
+      closing.abort();
       const active = run;
       if (active) {
         // Not the user's Cancel: the trial's reason says the server (or the app) went away.

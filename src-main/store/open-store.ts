@@ -26,7 +26,7 @@ import { freeBytesIn, isNoRoomError, mib, noRoomError } from './disk-full.ts';
 import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite.ts';
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
-import { placeDamage, salvageRows, unreadableDatabase } from './salvage.ts';
+import { placeDamage, salvageRows, unreadableDatabase, type SalvageProgress } from './salvage.ts';
 import { copyLastingMeta, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade } from './schema-meta.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
@@ -614,7 +614,7 @@ const QUICK_CHECK_FINDINGS = 1000;
  * read (its schema lies on a damaged page). An older schema's copy is read as the file holds it, as a
  * read-only open reads an intact one, unless `toLatestSchema`.
  */
-export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> & { toLatestSchema?: boolean } = {}): DamagedStore | null {
+export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> & { toLatestSchema?: boolean; onProgress?: SalvageProgress } = {}): DamagedStore | null {
   const abs = path.resolve(file);
   const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
   const header = Buffer.alloc(SQLITE_HEADER.length);
@@ -654,7 +654,7 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     copy = openDatabase(':memory:');
     copy.pragma('foreign_keys = OFF'); // rows whose parent could not be read are copied, and said (salvageRows)
     migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
-    const lost = salvageRows(src, copy, abs, placed.suspects);
+    const lost = salvageRows(src, copy, abs, placed.suspects, opts.onProgress);
     try {
       // The ids the file has given (a recovery's new file never gives one again) and the recoveries it came through.
       copyLastingMeta(src, copy);

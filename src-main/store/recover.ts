@@ -21,6 +21,7 @@ import { openDatabase, sqliteCode } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import type { Store } from './store.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
+import { salvageProgressText } from './salvage.ts';
 
 /** What a recovery wrote, and what it could not read. */
 export interface Recovery {
@@ -37,6 +38,30 @@ export interface Recovery {
   suites: number;
   systems: number;
   endpointRuns: number;
+}
+
+export interface RecoverOptions extends Pick<OpenStoreOptions, 'chooseDatabase'> {
+  /** Hears each step as it starts, and the copy's progress, in words ("copying trials: 4,000 rows of about 10,000"). */
+  onProgress?: (message: string) => void;
+}
+
+/**
+ * The temporary name a recovery into `dst` writes under (beside it, hidden), for this process:
+ * `${prefix}${random}`. A recovery whose thread was stopped before its own clean-up ran leaves
+ * only files of this prefix (removeRecoveryLeftovers).
+ */
+export const recoveringPrefix = (dst: string): string => path.join(path.dirname(dst), `.${path.basename(dst)}.recovering-${process.pid}-`);
+
+/** Removes what recoveries into `dst` by this process left (a thread stopped mid-write): files named recoveringPrefix(dst)…, and their -wal, -shm, -journal. */
+export function removeRecoveryLeftovers(dst: string): void {
+  const prefix = path.basename(recoveringPrefix(dst));
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(dst));
+  } catch {
+    return;
+  }
+  for (const name of names) if (name.startsWith(prefix)) fs.rmSync(path.join(path.dirname(dst), name), { force: true });
 }
 
 /** How a recovery ends for a front end: everything read (0), parts lost (3); nothing read is a refusal (StoreError). */
@@ -119,16 +144,18 @@ const count = (store: Store, table: string): number => {
  * database that is not damaged (it opens as it is: copy it instead), one that is not a kvbench
  * database or cannot be read at all, an `out` that exists, and a copy that fails its checks.
  */
-export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> = {}): Recovery {
+export function recoverDatabase(from: string, out: string, opts: RecoverOptions = {}): Recovery {
   const src = path.resolve(from);
   const dst = path.resolve(out);
+  const say = opts.onProgress ?? ((): void => {});
   if (statOrNull(src) === null) throw new StoreError('NOT_FOUND', `no database at ${src}`);
   const refused = recoveryTargetProblem(dst, src);
   if (refused) throw new StoreError('VALIDATION', refused);
 
   let healthy = false;
+  say(`checking ${src}`);
   try {
-    openStore(src, { readonly: true, ...opts }).close();
+    openStore(src, { readonly: true, chooseDatabase: opts.chooseDatabase }).close();
     healthy = true;
   } catch (err) {
     // An old schema that this build reads only once upgraded passed every check too.
@@ -142,16 +169,18 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
     );
   }
   // Upgraded in memory: the new file is one that suites and imports write to (its imported trials' measuring versions are filled at its first open, below).
-  const damaged = openDamagedStore(src, { ...opts, toLatestSchema: true });
+  say(`reading what can be read of ${src}`);
+  const damaged = openDamagedStore(src, { chooseDatabase: opts.chooseDatabase, toLatestSchema: true, onProgress: (table, rows, last) => say(salvageProgressText(table, rows, last)) });
   if (damaged === null) {
     // Not one to read so (not SQLite, another application's, a newer kvbench's): openStore's refusal says what it is.
-    openStore(src, { readonly: true, ...opts }).close();
+    openStore(src, { readonly: true, chooseDatabase: opts.chooseDatabase }).close();
     throw new StoreError('DB_CORRUPT', `${src} cannot be recovered by this kvbench`);
   }
   const { store, damage, allPlaced } = damaged;
   // Where the damaged file was itself made by a recovery: that one's record, and those before it, go on in the new file.
   const earlier = recoveryChain(store.recovery);
   let lost: string[];
+  say('checking the rows read');
   try {
     lost = [...store.unreadable, ...dropUnreadableRows(store)];
   } catch (err) {
@@ -174,7 +203,7 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
     throw new StoreError('DB_CORRUPT', `nothing could be read from ${src} (${damage}): ${lost.join('; ')}. No new database was written: restore a backup.`);
   }
 
-  const temp = path.join(path.dirname(dst), `.${path.basename(dst)}.recovering-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const temp = `${recoveringPrefix(dst)}${randomBytes(4).toString('hex')}`;
   const removeTemp = (): void => {
     for (const ext of ['', '-wal', '-shm', '-journal']) fs.rmSync(temp + ext, { force: true });
   };
@@ -185,6 +214,7 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
     } catch (err) {
       throw new StoreError('DB_READ_ONLY', `cannot create ${dst}: ${(err as Error).message}. Name a new database in a folder this user may write.`);
     }
+    say(`writing ${dst}`);
     try {
       store.db.prepare('VACUUM INTO ?').run(temp);
     } finally {
@@ -197,6 +227,7 @@ export function recoverDatabase(from: string, out: string, opts: Pick<OpenStoreO
         const record: RecoveryRecord = { recoveredFrom: src, recoveredAt: new Date().toISOString(), recoveredBy: KVBENCH_VERSION, damage, lost, earlier };
         recordRecovery(db, record);
       })();
+      say(`checking ${dst}`);
       const integrity = (db.prepare('PRAGMA integrity_check').all() as { integrity_check: string }[]).map((r) => r.integrity_check);
       if (integrity.join() !== 'ok') throw new StoreError('DB_CORRUPT', `the new database failed SQLite's integrity_check (${integrity.slice(0, 3).join('; ')}); nothing was written to ${dst}`);
       const orphans = db.prepare('PRAGMA foreign_key_check').all() as { table: string; parent: string }[];

@@ -35,6 +35,14 @@ interface KeyRange {
 /** The keys of a narrow gap are looked up one by one (a deleted id is no lost row); wider gaps are said as ranges. */
 const KEY_BY_KEY_MAX = 256;
 
+/**
+ * Hears how far a salvage has come: the table being copied, its rows read so far, and its last key
+ * where that can be read (kvbench's ids count up from 1, so `rowsRead` of about `lastKey`). Called
+ * every PROGRESS_EVERY_ROWS rows, from the copy's own loop: what it does costs the copy.
+ */
+export type SalvageProgress = (table: string, rowsRead: number, lastKey: number | null) => void;
+const PROGRESS_EVERY_ROWS = 500;
+
 /** What one table's copy could not read: the keys whose rows were not copied (each, or a range where a read could not even find which exist). */
 interface TableLoss {
   lost: KeyRange[];
@@ -93,13 +101,19 @@ function idList(ids: Iterable<number>): string {
   return mergeRanges([...ids].map((id) => ({ from: id, to: id }))).map(rangeText).join(', ');
 }
 
+/** A salvage's progress in words: "copying trials: 4,000 rows of about 10,000". */
+export function salvageProgressText(table: string, rowsRead: number, lastKey: number | null): string {
+  const n = (x: number): string => x.toLocaleString('en-US');
+  return `copying ${rowWords(table)[1]}: ${n(rowsRead)} rows${lastKey !== null && lastKey >= rowsRead ? ` of about ${n(lastKey)}` : ''}`;
+}
+
 const quoteId = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * Copies one table from `src` into the same table of `dst`, as far as its rows can be read; the rows
  * of `suspect` keys (bytes on a damaged page that SQLite reads without a word: placeDamage) are not.
  */
-function copyTable(src: Database, dst: Database, table: string, suspect: ReadonlySet<number>): TableLoss {
+function copyTable(src: Database, dst: Database, table: string, suspect: ReadonlySet<number>, progress?: SalvageProgress): TableLoss {
   const info = dst.prepare('SELECT name, pk FROM pragma_table_info(?) ORDER BY cid').all(table) as { name: string; pk: number }[];
   const srcColumns = new Set((src.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name));
   // Columns a later migration added are not in an older file: the copy's migration fills them.
@@ -115,6 +129,17 @@ function copyTable(src: Database, dst: Database, table: string, suspect: Readonl
   const seek = src.prepare(`SELECT ${key} AS "__key", ${list} ${from} WHERE ${key} > ? ORDER BY ${key} LIMIT 1`);
   const insert = dst.prepare(`INSERT INTO main.${quoteId(table)} (${withoutRowid ? '' : 'rowid, '}${list}) VALUES (${withoutRowid ? '' : '?, '}${columns.map(() => '?').join(', ')})`);
   const loss: TableLoss = { lost: [] };
+  let rowsRead = 0;
+  // The table's last key as far as it reads (null: it cannot): how far the copy has to go, for progress only.
+  let lastKey: number | null = null;
+  if (progress) {
+    try {
+      const last = (src.prepare(`SELECT max(${key}) AS k ${from}`).get() as { k: unknown }).k;
+      lastKey = typeof last === 'number' ? last : null;
+    } catch {
+      // its last pages cannot be read: progress says the rows copied only
+    }
+  }
 
   const put = (k: number, values: SqlValue[]): boolean => {
     try {
@@ -143,6 +168,7 @@ function copyTable(src: Database, dst: Database, table: string, suspect: Readonl
         if (suspect.has(k) || !put(k, columns.map((c) => row[c.name]))) loss.lost.push({ from: k, to: k });
         after = k;
         readInGroup = true;
+        if (progress && ++rowsRead % PROGRESS_EVERY_ROWS === 0) progress(table, rowsRead, lastKey);
       }
       return loss;
     } catch {
@@ -375,7 +401,7 @@ export function placeDamage(src: Database, file: string, findings: readonly stri
  * be read, then removes from the copy what it cannot show whole, and says what was lost: the notes,
  * each naming `file` (empty where everything was read).
  */
-export function salvageRows(src: Database, dst: Database, file: string, suspects: ReadonlyMap<string, ReadonlySet<number>> = new Map()): string[] {
+export function salvageRows(src: Database, dst: Database, file: string, suspects: ReadonlyMap<string, ReadonlySet<number>> = new Map(), progress?: SalvageProgress): string[] {
   const tables = (dst.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid").all() as { name: string }[]).map((r) => r.name);
   // A schema that names none of them (its pages damaged) leaves nothing to find: said by the caller as a database that cannot be read.
   if (!tables.some((t) => (src.prepare('SELECT 1 FROM pragma_table_info(?)').all(t) as unknown[]).length > 0)) {
@@ -384,7 +410,7 @@ export function salvageRows(src: Database, dst: Database, file: string, suspects
   const losses = new Map<string, TableLoss>();
   dst.exec('BEGIN');
   try {
-    for (const t of tables) losses.set(t, copyTable(src, dst, t, suspects.get(t) ?? new Set()));
+    for (const t of tables) losses.set(t, copyTable(src, dst, t, suspects.get(t) ?? new Set(), progress));
     dst.exec('COMMIT');
   } catch (err) {
     if (dst.inTransaction) dst.exec('ROLLBACK');

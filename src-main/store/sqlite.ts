@@ -33,12 +33,14 @@ export interface Database {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   transaction<A extends unknown[], R>(fn: (...args: A) => R): ((...args: A) => R) & { immediate: (...args: A) => R };
   backup(destination: string): Promise<unknown>;
+  /** The whole database as bytes (an in-memory one too): what openSerialized opens again, in another thread. */
+  serialize(): Buffer;
   /** Lifts SQLITE_DBCONFIG_DEFENSIVE, which also forbids PRAGMA writable_schema (openForReading of a damaged file). */
   unsafeMode(on?: boolean): this;
   close(): this;
 }
 
-type DatabaseConstructor = new (filename: string, options?: DatabaseOptions) => Database;
+type DatabaseConstructor = new (filename: string | Buffer, options?: DatabaseOptions) => Database;
 
 const require = createRequire(import.meta.url);
 let ctor: DatabaseConstructor | undefined;
@@ -50,6 +52,13 @@ export function openDatabase(file: string, options: DatabaseOptions = {}): Datab
   process.env.SQLITE_USE_URI ??= '1';
   ctor ??= require('better-sqlite3') as DatabaseConstructor;
   return new ctor(file, options);
+}
+
+/** A database in memory holding `bytes` (Database.serialize's), copied: the buffer may go once it returns. */
+export function openSerialized(bytes: Buffer): Database {
+  process.env.SQLITE_USE_URI ??= '1';
+  ctor ??= require('better-sqlite3') as DatabaseConstructor;
+  return new ctor(bytes);
 }
 
 /**

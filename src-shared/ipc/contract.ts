@@ -534,6 +534,13 @@ export const AppEventSchema = z.discriminatedUnion('type', [
    * at the first open ("database /path: upgrading 3000 imported trials' records (once; …) …").
    */
   z.object({ type: z.literal('database.upgradeProgressed'), databasePath: z.string(), message: z.string() }),
+  /**
+   * A recovery of the damaged database (database.recover) is under way: its newest step ("copying
+   * trials: 4,000 rows of about 10,000"), a few times a second at most; `ended` once it is over, however
+   * it ended (its answer says how; a page takes app.info again). The recovery runs off the backend's
+   * thread, so every other request answers meanwhile; app.info's databaseRecovering says the same.
+   */
+  z.object({ type: z.literal('database.recoveryProgressed'), databasePath: z.string(), outPath: z.string(), message: z.string(), ended: z.boolean() }),
   z.object({ type: z.literal('settings.changed'), settings: SettingsSchema }),
 ]);
 
@@ -609,6 +616,8 @@ export const CONTRACT = {
       databaseError: IpcErrorSchema.nullable(),
       /** The database is damaged and shown read-only from a copy of what could be read; null: it is not. */
       databaseDamaged: DamagedDatabaseSchema.nullable(),
+      /** A recovery of the damaged database into `outPath` is under way (database.recover): its newest step; null: none. */
+      databaseRecovering: z.object({ outPath: z.string(), message: z.string() }).nullable(),
       /**
        * The database was written by a newer kvbench that records this build may read it: it is read as
        * it is, and suites, resumes, imports and deletes are refused (DB_TOO_NEW) for this reason, which

@@ -23,6 +23,7 @@ export const APP_EVENT_TYPES = [
   'suite.failed',
   'history.changed',
   'database.upgradeProgressed',
+  'database.recoveryProgressed',
   'settings.changed',
 ] as const satisfies readonly AppEventType[];
 

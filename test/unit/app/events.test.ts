@@ -39,6 +39,7 @@ const VALID: AppEvent[] = [
   { type: 'suite.failed', suiteId: null, error: { code: 'TARGET_NOT_WRITABLE', message: 'cannot write /x' } },
   { type: 'history.changed', reason: '2 file(s) imported' },
   { type: 'database.upgradeProgressed', databasePath: '/tmp/old.db', message: "database /tmp/old.db: upgrading 3000 imported trials' records (once; this database was made by an older kvbench) …" },
+  { type: 'database.recoveryProgressed', databasePath: '/tmp/damaged.db', outPath: '/tmp/new.db', message: 'copying trials: 4,000 rows of about 10,000', ended: false },
   { type: 'settings.changed', settings },
 ];
 

@@ -17,6 +17,7 @@ export function appInfo(over: Partial<ResponseOf<'app.info'>> = {}): ResponseOf<
     databasePath: '/data/kvbench.db',
     databaseError: null,
     databaseDamaged: null,
+    databaseRecovering: null,
     databaseReadOnly: null,
     databaseNotes: [],
     settingsFile: '/data/settings.json',

@@ -1863,14 +1863,17 @@ describe('the real-engine view', () => {
 describe('a database shown read-only (a newer kvbench\'s, or damaged)', () => {
   const newer = '/data/kvbench.db was written by kvbench 9.1.0 (schema 9); this build, kvbench 0.1.0, knows schema 7 and older: writing to it needs kvbench 9.1.0 or newer. Upgrade kvbench, or choose another database in Settings.';
   const damaged = { damage: 'SQLite quick_check: Tree 20 page 20 cell 0: invalid page number 99', unreadable: [], allPlaced: true, trialsRead: 2 };
-  const shown = async (info: ReturnType<typeof appInfo>) => {
+  /** The API of a database with one interrupted suite, app.info answering `info()` at each call. */
+  const installFor = (info: () => ReturnType<typeof appInfo>) =>
     installFakeApi({
-      'app.info': () => info,
+      'app.info': info,
       'suite.status': () => ({ state: 'idle', suiteId: null, request: null, plan: null, startedAt: null, events: [] }),
       'history.list': () => ({ trials: [trial(1)], total: 1 }),
       'history.facets': () => facets(1),
       'suites.list': () => [suite('interrupted', 1)],
     });
+  const shown = async (info: ReturnType<typeof appInfo>) => {
+    installFor(() => info);
     const w = mountIt(App);
     await flush();
     useAppStore().navigate('history');
@@ -1899,6 +1902,30 @@ describe('a database shown read-only (a newer kvbench\'s, or damaged)', () => {
     expect(notice?.getAttribute('data-test')).toBe('database-damaged');
     expect(notice?.textContent).toContain('The database is damaged: what you see is a read-only copy');
     expect(notice?.textContent).not.toContain('newer kvbench');
+    useAppStore().navigate('wizard');
+  });
+
+  it('a recovery under way (this tab\'s or another\'s): the damaged notice says how far it is instead of offering another, and takes app.info again when it ends', async () => {
+    let info = appInfo({ databaseDamaged: damaged });
+    const fake = installFor(() => info);
+    const w = mountIt(App);
+    await flush();
+    expect(w.find('[data-test=recover-database]').exists()).toBe(true);
+    expect(w.find('[data-test=recover-progress]').exists()).toBe(false);
+    const recovery = { type: 'database.recoveryProgressed', databasePath: '/data/kvbench.db', outPath: '/data/new.db' } as const;
+    fake.emit({ ...recovery, message: 'copying trials: 4,000 rows of about 10,000', ended: false });
+    await flush();
+    const progress = w.get('[data-test=recover-progress]');
+    expect(progress.attributes('role')).toBe('status');
+    expect(progress.text()).toContain('Saving what could be read as a new database, /data/new.db: copying trials: 4,000 rows of about 10,000…');
+    expect(w.find('[data-test=recover-database]').exists()).toBe(false);
+    // Over (switched): the notice goes with the damaged database.
+    const asked = fake.callsOf('app.info').length;
+    info = appInfo({ databasePath: '/data/new.db' });
+    fake.emit({ ...recovery, message: 'done', ended: true });
+    await flush();
+    expect(fake.callsOf('app.info').length).toBe(asked + 1);
+    expect(w.find('[data-test=database-damaged]').exists()).toBe(false);
     useAppStore().navigate('wizard');
   });
 });

@@ -35,7 +35,110 @@ const backendOn = (dir: string, databasePath: string, logs: string[] = []): Prom
     log: (level, message) => logs.push(`${level}: ${message}`),
   });
 
+/** A promise's state now, without waiting for it: whether it has settled. */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  const pending = Symbol('pending');
+  return (await Promise.race([p.then(() => true), new Promise((r) => setImmediate(() => r(pending)))])) !== pending;
+}
+
 describe('database.recover', () => {
+  it('runs off the backend thread: other requests answer while it copies, app.info and the events say how far it is, and it ends as before', async () => {
+    const dir = tempDir('kvb-recover-app-');
+    const { damaged } = damagedTrialsPage(dir);
+    const backend = await backendOn(dir, damaged);
+    const events: { outPath: string; message: string }[] = [];
+    let firstEvent: () => void = () => {};
+    const started = new Promise<void>((r) => (firstEvent = r));
+    backend.subscribe((e) => {
+      if (e.type !== 'database.recoveryProgressed') return;
+      events.push({ outPath: e.outPath, message: e.message });
+      firstEvent();
+    });
+    try {
+      const d = (await value<ResponseOf<'app.info'>>(backend, 'app.info', {})).databaseDamaged!;
+      const out = path.join(dir, 'recovered.db');
+      const recovering = backend.invoke('database.recover', { outPath: out });
+      await Promise.race([started, recovering]);
+      // Answered while the recovery runs (on the old code the copy ran first, to its end, on this thread):
+      // the recovery is not over, its new file is not there, and the damaged copy still reads.
+      const info = await value<ResponseOf<'app.info'>>(backend, 'app.info', {});
+      const list = await value<ResponseOf<'history.list'>>(backend, 'history.list', { selection: {}, limit: 5000 });
+      expect(await settled(recovering)).toBe(false);
+      expect(fs.existsSync(out)).toBe(false);
+      expect(info.databaseDamaged).not.toBeNull();
+      expect(info.databaseRecovering).toEqual({ outPath: out, message: expect.any(String) });
+      expect(info.databaseDamaged).toEqual(d);
+      expect(list.total).toBe(d.trialsRead);
+      // A write is still refused meanwhile (the damaged copy is open).
+      expect((await backend.invoke('trials.delete', { ids: [list.trials[0].id] })) as unknown).toMatchObject({ ok: false, error: { code: 'DB_CORRUPT' } });
+
+      const r = await recovering;
+      expect(r.ok, JSON.stringify(r)).toBe(true);
+      expect((r as { value: ResponseOf<'database.recover'> }).value.recovery).toMatchObject({ file: out, trials: d.trialsRead, lost: d.unreadable });
+      expect(events[0]).toEqual({ outPath: out, message: 'starting' });
+      expect(events.map((e) => e.message)).toContain(`writing ${out}`);
+      expect(events.at(-1)).toEqual({ outPath: out, message: 'done' });
+      const after = await value<ResponseOf<'app.info'>>(backend, 'app.info', {});
+      expect(after).toMatchObject({ databasePath: out, databaseDamaged: null, databaseRecovering: null });
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('a switch in Settings to a damaged database reads its copy off the backend thread: other requests answer meanwhile', async () => {
+    const dir = tempDir('kvb-recover-app-');
+    const { damaged } = damagedTrialsPage(dir);
+    const healthy = path.join(dir, 'healthy.db');
+    const logs: string[] = [];
+    const backend = await backendOn(dir, healthy, logs);
+    const progress: string[] = [];
+    let firstLine: () => void = () => {};
+    const reading = new Promise<void>((r) => (firstLine = r));
+    backend.subscribe((e) => {
+      if (e.type !== 'database.upgradeProgressed') return;
+      progress.push(e.message);
+      firstLine();
+    });
+    const readCopy = `database ${damaged} is damaged (`;
+    try {
+      const switching = backend.invoke('settings.update', { databasePath: damaged });
+      // The switch says it reads the damaged file; while it does, requests answer, on the database open before.
+      await Promise.race([reading, switching]);
+      const info = await value<ResponseOf<'app.info'>>(backend, 'app.info', {});
+      expect(await settled(switching)).toBe(false);
+      expect(logs.filter((l) => l.includes(readCopy))).toEqual([]);
+      expect(info).toMatchObject({ databasePath: healthy, databaseDamaged: null });
+      expect(progress[0]).toBe(`database ${damaged}: the file is damaged: reading what can still be read of it`);
+      expect((await switching).ok).toBe(true);
+      const after = await value<ResponseOf<'app.info'>>(backend, 'app.info', {});
+      expect(after.databasePath).toBe(damaged);
+      expect(after.databaseDamaged?.trialsRead).toBeGreaterThanOrEqual(20);
+      expect(logs.filter((l) => l.includes(readCopy))).toHaveLength(1);
+      for (const line of progress.slice(1)) expect(line).toMatch(new RegExp(`^database ${damaged.replace(/[.]/g, '\\.')}: the file is damaged: reading what can still be read of it \\(copying `));
+    } finally {
+      await backend.close();
+    }
+  });
+
+  it('kvbench closing while it recovers: the recovery stops with a clear error, and nothing is left', async () => {
+    const dir = tempDir('kvb-recover-app-');
+    const { damaged } = damagedTrialsPage(dir);
+    const before = sha(damaged);
+    const backend = await backendOn(dir, damaged);
+    const out = path.join(dir, 'recovered.db');
+    let firstEvent: () => void = () => {};
+    const started = new Promise<void>((r) => (firstEvent = r));
+    backend.subscribe((e) => e.type === 'database.recoveryProgressed' && firstEvent());
+    const recovering = backend.invoke('database.recover', { outPath: out });
+    await Promise.race([started, recovering]);
+    await backend.close();
+    const r = (await recovering) as unknown as { ok: boolean; error: { code: string; message: string } };
+    expect(r).toMatchObject({ ok: false, error: { code: 'DB_WRITE_FAILED', message: expect.stringContaining('it was stopped, as kvbench is closing') } });
+    expect(fs.existsSync(out)).toBe(false);
+    expect(fs.readdirSync(dir).filter((f) => f.includes('.recovering-'))).toEqual([]);
+    expect(sha(damaged)).toBe(before);
+  });
+
   it('writes what a damaged database holds to a new one and switches to it: writes work again, and it says it was recovered', async () => {
     const dir = tempDir('kvb-recover-app-');
     const { damaged } = damagedTrialsPage(dir);

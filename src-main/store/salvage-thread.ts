@@ -1,0 +1,148 @@
+// Reading a damaged database and recovering it, on a worker thread: the same openDamagedStore and
+// recoverDatabase the CLI calls, for a process that must go on answering while they run (the app's
+// backend: `kvbench serve` and the Electron main process). On a large database they take seconds to
+// minutes (10,000 trials: 6 s to read, 14 s to recover, bench/salvage-off-thread.ts), all of it
+// synchronous SQLite work, which on the backend's own thread left every other request (the page's
+// polling, a second tab) waiting.
+//
+// The worker opens the damaged file with its own better-sqlite3 connections; the file is only read,
+// there as here. A salvaged copy comes back as the bytes of its in-memory database (serialized,
+// moved, not copied again) and is opened in memory here. A refusal (StoreError) comes back as it
+// would be thrown here. A worker that dies without answering (out of memory, a crash, stopped
+// because kvbench closes) is said as such; a recovery's half-written file is removed (the new
+// database only gets its name once whole and checked, so it is never half there).
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+import path from 'node:path';
+import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
+import type { DamagedStore } from './open-store.ts';
+import { removeRecoveryLeftovers, type Recovery } from './recover.ts';
+import { openSerialized } from './sqlite.ts';
+import { StoreError } from './store-error.ts';
+import { Store } from './store.ts';
+import { statOrNull } from '../util/stat-or-null.ts';
+
+/** What a worker is asked to do (its workerData). */
+export type SalvageJob =
+  | { kind: 'salvage'; file: string; chooseDatabase: string | undefined }
+  | { kind: 'recover'; from: string; out: string; chooseDatabase: string | undefined };
+
+/** What a worker says: progress, then one answer. */
+export type SalvageReply =
+  | { type: 'progress'; message: string }
+  | { type: 'salvaged'; copy: { bytes: Uint8Array<ArrayBuffer>; damage: string; allPlaced: boolean; unreadable: string[] } | null }
+  | { type: 'recovered'; recovery: Recovery }
+  /** `code` null: not a StoreError (an error the same call would have thrown as it is). */
+  | { type: 'failed'; error: { code: StoreErrorCode | null; message: string } };
+
+export interface OffThreadOptions {
+  /** How a person chooses another database, in refusals (OpenStoreOptions.chooseDatabase). */
+  chooseDatabase?: string;
+  /** Hears the work's progress in words ("copying trials: 4,000 rows of about 10,000"), a few times a second at most. */
+  onProgress?: (message: string) => void;
+  /** Stops the worker (kvbench closing): the call then fails, as one whose worker died. */
+  signal?: AbortSignal;
+  /** The worker's memory limits (tests make one run out). */
+  resourceLimits?: ResourceLimits;
+}
+
+/** How a worker ended without answering, in words. */
+function deathOf(f: { error: Error } | { exitCode: number } | { aborted: true }): string {
+  if ('aborted' in f) return 'it was stopped, as kvbench is closing';
+  if ('exitCode' in f) return `its worker thread stopped without an answer (exit code ${f.exitCode})`;
+  const code = (f.error as NodeJS.ErrnoException).code;
+  return code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'its worker thread ran out of memory' : `its worker thread failed (${f.error.message})`;
+}
+
+/**
+ * Runs `job` on a worker thread: its answer, or `died(how)` thrown where the worker ended without
+ * one. `died` is called only once the worker has exited, so nothing of it still writes meanwhile.
+ */
+function runJob(job: SalvageJob, opts: OffThreadOptions, died: (how: string) => Error): Promise<Exclude<SalvageReply, { type: 'progress' }>> {
+  return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) {
+      reject(died(deathOf({ aborted: true })));
+      return;
+    }
+    const worker = new Worker(new URL('./salvage-worker.ts', import.meta.url), { workerData: job, ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}) });
+    let answered = false;
+    let aborted = false;
+    let failure: Error | null = null;
+    const onAbort = (): void => {
+      aborted = true;
+      void worker.terminate(); // said at its exit, below
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (m: SalvageReply) => {
+      if (aborted || answered) return;
+      if (m.type === 'progress') {
+        opts.onProgress?.(m.message);
+        return;
+      }
+      // The worker's work is over once it answers: nothing of it writes any more.
+      answered = true;
+      opts.signal?.removeEventListener('abort', onAbort);
+      resolve(m);
+    });
+    worker.on('error', (error) => (failure ??= error));
+    worker.on('exit', (exitCode) => {
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (!answered) reject(died(deathOf(aborted ? { aborted: true } : failure ? { error: failure } : { exitCode })));
+    });
+  });
+}
+
+/** A worker's refusal as the same call on this thread throws it. */
+function thrown(error: { code: StoreErrorCode | null; message: string }): Error {
+  return error.code === null ? new Error(error.message) : new StoreError(error.code, error.message);
+}
+
+/**
+ * openDamagedStore on a worker thread: the same copy of what `file` still holds (a Store in memory,
+ * read-only, `unreadable` saying what it lacks), the same null and the same refusals.
+ */
+export async function openDamagedStoreOffThread(file: string, opts: OffThreadOptions = {}): Promise<DamagedStore | null> {
+  const abs = path.resolve(file);
+  const reply = await runJob({ kind: 'salvage', file: abs, chooseDatabase: opts.chooseDatabase }, opts, (how) =>
+    new StoreError('DB_CORRUPT', `${abs} is damaged, and reading what can still be read of it stopped: ${how}. The file was only read; restore a backup, or read it with the kvbench CLI (history, report, export --db ${abs}).`),
+  );
+  if (reply.type === 'failed') throw thrown(reply.error);
+  if (reply.type !== 'salvaged') throw new Error(`salvage worker: unexpected answer ${reply.type}`);
+  if (reply.copy === null) return null;
+  const { bytes, damage, allPlaced, unreadable } = reply.copy;
+  const db = openSerialized(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+  try {
+    db.pragma('foreign_keys = ON'); // a connection's setting: the worker's copy had it on
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const store = new Store(db, abs, true);
+  store.noteLost(unreadable);
+  return { store, damage, allPlaced };
+}
+
+/**
+ * recoverDatabase on a worker thread: the same new database, the same Recovery and the same refusals.
+ * A worker that dies leaves nothing behind it: its temporary file is removed, and the new database,
+ * named only once written whole and checked, is either there whole or not at all (said either way).
+ */
+export async function recoverDatabaseOffThread(from: string, out: string, opts: OffThreadOptions = {}): Promise<Recovery> {
+  const src = path.resolve(from);
+  const dst = path.resolve(out);
+  // A file there already is refused by the worker, never written: only one that appears is the recovery's.
+  const thereBefore = statOrNull(dst) !== null;
+  const reply = await runJob({ kind: 'recover', from: src, out: dst, chooseDatabase: opts.chooseDatabase }, opts, (how) => {
+    removeRecoveryLeftovers(dst);
+    const written = !thereBefore && statOrNull(dst) !== null;
+    return new StoreError(
+      'DB_WRITE_FAILED',
+      `the recovery of ${src} into ${dst} stopped: ${how}. ` +
+        (written
+          ? `${dst} had been written and checked before it stopped: it is whole, and can be opened (in Settings, or with --db); ${src} was only read.`
+          : `Nothing was written to ${dst}, and ${src} was only read: try again, or run kvbench recover --db ${src} --out ${dst} in a terminal.`),
+    );
+  });
+  if (reply.type === 'failed') throw thrown(reply.error);
+  if (reply.type !== 'recovered') throw new Error(`salvage worker: unexpected answer ${reply.type}`);
+  return reply.recovery;
+}
