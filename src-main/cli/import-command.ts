@@ -1,4 +1,5 @@
 // `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
+import { shownInput } from '../../src-shared/domain/label-text.ts';
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { explainWriteFailure } from '../store/disk-full.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
@@ -62,7 +63,7 @@ export async function importCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length === 0) errors.push('name at least one results JSON file');
   if (parsed.positionals.some((file) => file.trim() === '')) errors.push('a results file name must not be empty');
   if (a.system === undefined) errors.push('--system LABEL is required (which system the results come from)');
-  if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${a.scenario}'`);
+  if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${shownInput(a.scenario)}'`);
   let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
   if (a['run-flags'] !== undefined) {
     const r = parseImportRunFlags(a['run-flags']);

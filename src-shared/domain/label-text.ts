@@ -23,6 +23,20 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`);
 }
 
+/** The most characters of a given value a message quotes (shownInput). */
+const SHOWN_INPUT_MAX_CHARS = 60;
+
+/**
+ * A value someone gave (a flag's value, a request's field) as a message quotes it back: printable,
+ * and past SHOWN_INPUT_MAX_CHARS characters cut, with its length said, so a 5,000-character value
+ * pasted by mistake does not bury the message. Cut between characters, not inside one.
+ */
+export function shownInput(text: string): string {
+  const chars = Array.from(text);
+  if (chars.length <= SHOWN_INPUT_MAX_CHARS) return printable(text);
+  return `${printable(chars.slice(0, SHOWN_INPUT_MAX_CHARS - 1).join(''))}… (${chars.length} characters)`;
+}
+
 /** As printable, but line breaks and tabs are kept: for a whole text (a report) whose parts may quote stored labels. */
 export function printableLines(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => (ch === '\n' || ch === '\t' ? ch : `\\u{${ch.charCodeAt(0).toString(16)}}`));

@@ -6,11 +6,12 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
+import { main } from '../../../src-main/cli/main.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { suiteCommand } from '../../../src-main/cli/suite-command.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { labelTextProblem, printable } from '../../../src-shared/domain/label-text.ts';
+import { labelTextProblem, printable, shownInput } from '../../../src-shared/domain/label-text.ts';
 import { testBackend, type TestBackend } from '../server/backend-harness.ts';
 import { kvbenchResults, referenceResultsNew, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
@@ -84,5 +85,30 @@ describe('labels with control characters or bidirectional overrides', () => {
     }
     expect(outputs[1].stdout).toContain('\\u{1b}[2J\\u{1b}[31mRED');
     expect(outputs[2].stdout).toContain('L1\\u{a}fake row');
+  });
+
+  it('an unknown value given to a flag is quoted escaped and, when long, cut, by import --scenario and the other commands that echo one', async () => {
+    const long = `\u001b[2J\u202e${'y'.repeat(5000)}`;
+    expect(shownInput('storage_only')).toBe('storage_only');
+    expect(shownInput(long)).toBe(`\\u{1b}[2J\\u{202e}${'y'.repeat(54)}… (5005 characters)`);
+    expect(shownInput('🚀'.repeat(70))).toBe(`${'🚀'.repeat(59)}… (70 characters)`); // cut between characters, not inside one
+    const dir = tempDir();
+    const file = writeResults(dir, 'r1.json', kvbenchResults({ tokPerS: 100 }));
+    const db = path.join(dir, 'kvbench.db');
+    expect((await run(() => importCommand([file, '--system', 'lab', '--db', db]))).code).toBe(0);
+    const echoes = [
+      await run(() => importCommand([file, '--system', 'lab', '--scenario', long, '--db', db])),
+      await run(() => main(['probe', '--dir', dir, '--only', long])),
+      await run(() => main(['suite', '--plan', '--cache-dir', dir, '--profile', long, '--db', db])),
+      await run(() => main(['run', long, `--model=${long}`, `--${long}`])),
+      await run(() => main(['history', '--db', db, '--status', long])),
+      await run(() => main(['history', '--db', db, `--${long}`])),
+    ];
+    for (const e of echoes) {
+      expect(e.code, e.stderr).toBe(1);
+      expect(e.stderr).toMatch(/… \(500[57] characters\)/);
+      expect(e.stderr, e.stderr).not.toMatch(/[\u001b\u202e]|y{100}/);
+    }
+    expect(echoes[0].stderr).toBe(`kvbench import: invalid arguments:\n  --scenario: unknown scenario '${shownInput(long)}'\n`);
   });
 });
