@@ -7,6 +7,7 @@ import { mergedResultsFile } from '../export/merged-results-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { emptyValueErrors, intFlag, parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE] [--world-size N]
 
@@ -75,7 +76,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench merge: refused:\n  ${problems.join('\n  ')}\n`);
     return EXIT_FAILED;
   }
-  const json = `${JSON.stringify(mergedResultsFile(merged), null, 2)}\n`;
+  const json = `${jsonText(mergedResultsFile(merged), 2)}\n`;
   if (parsed.values.output) {
     try {
       await writeFileAtomic(parsed.values.output, json);

@@ -5,6 +5,7 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import { recoverDatabase, recoveryComplete, type Recovery } from '../store/recover.ts';
 import { emptyValueErrors, parseCommandArgs } from './command-args.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const RECOVER_USAGE = `Usage: kvbench recover [--db DAMAGED] --out NEW.db [--json]
 
@@ -82,6 +83,6 @@ export async function recoverCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench recover: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stdout.write(a.json ? `${JSON.stringify(r, null, 2)}\n` : recoveryText(r));
+  process.stdout.write(a.json ? `${jsonText(r, 2)}\n` : recoveryText(r));
   return recoveryComplete(r) ? 0 : EXIT_PARTIAL;
 }

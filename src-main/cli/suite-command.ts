@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { shownInput } from '../../src-shared/domain/label-text.ts';
+import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
 import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { storageText, tokensPerSecText } from './progress-line.ts';
@@ -389,7 +389,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   let suiteId: number | null = null;
   const onEvent = (e: SuiteEvent): void => {
     if (e.type === 'suite.started') suiteId = e.suiteId;
-    if (a.events) process.stdout.write(`${JSON.stringify(e)}\n`);
+    if (a.events) process.stdout.write(`${jsonText(e)}\n`);
     ui.event(e);
   };
   try {

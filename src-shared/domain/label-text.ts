@@ -12,6 +12,9 @@ export const LABEL_MAX_CHARS = 200;
 /** Control characters (C0, DEL, C1), line and paragraph separators and bidirectional overrides/isolates. */
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** UNPRINTABLE less the C0 controls: those JSON.stringify leaves unescaped. */
+const UNPRINTABLE_PAST_C0 = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 const codePoint = (ch: string): string => `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
@@ -21,6 +24,18 @@ const codePoint = (ch: string): string => `U+${ch.charCodeAt(0).toString(16).toU
  */
 export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`);
+}
+
+/**
+ * `JSON.stringify(value, null, indent)` with every UNPRINTABLE character written as a `\uXXXX`
+ * escape. JSON.stringify escapes the C0 controls (the raw line breaks left are the indent's) but
+ * writes DEL, C1 controls (U+009B is a CSI), U+2028/9 and bidirectional overrides raw, and
+ * `--json | less` or `cat export.json` hands them to a terminal, which acts on them. The escape is
+ * JSON's own: a parser reads back the stored text exactly (JSON output is data; nothing is dropped
+ * or replaced), and such characters can only stand inside strings, where an escape is valid.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(UNPRINTABLE_PAST_C0, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The most characters of a given value a message quotes (shownInput). */

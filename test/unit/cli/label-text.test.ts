@@ -3,15 +3,17 @@
 // reversed what followed. Control characters and bidirectional overrides are refused where a label
 // comes in (the command line and the app's API, one shared check), and a label stored before that
 // (an older database) is escaped where the CLI prints text.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { main } from '../../../src-main/cli/main.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import { suiteCommand } from '../../../src-main/cli/suite-command.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
-import { labelTextProblem, printable, shownInput } from '../../../src-shared/domain/label-text.ts';
+import { jsonText, labelTextProblem, printable, shownInput } from '../../../src-shared/domain/label-text.ts';
 import { testBackend, type TestBackend } from '../server/backend-harness.ts';
 import { kvbenchResults, referenceResultsNew, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
@@ -110,5 +112,36 @@ describe('labels with control characters or bidirectional overrides', () => {
       expect(e.stderr, e.stderr).not.toMatch(/[\u001b\u202e]|y{100}/);
     }
     expect(echoes[0].stderr).toBe(`kvbench import: invalid arguments:\n  --scenario: unknown scenario '${shownInput(long)}'\n`);
+  });
+
+  it('JSON output keeps a stored label exactly, as data, but writes each character a terminal acts on as a \\u escape', async () => {
+    // JSON.stringify escapes C0 controls itself; DEL, C1 controls (U+009B is CSI), line and paragraph
+    // separators and bidirectional overrides it writes raw, and a terminal acts on them.
+    const stored = 'a\u007fb\u0085c\u009b2Jd\u2028e\u2029f\u202eg\u2066h\u001bi';
+    expect(jsonText({ label: stored })).toBe('{"label":"a\\u007fb\\u0085c\\u009b2Jd\\u2028e\\u2029f\\u202eg\\u2066h\\u001bi"}');
+    expect(jsonText({ n: [1, 'ok 🚀 Büro'] }, 2)).toBe(JSON.stringify({ n: [1, 'ok 🚀 Büro'] }, null, 2));
+    const dir = tempDir();
+    const db = path.join(dir, 'kvbench.db');
+    const file = writeResults(dir, 'r1.json', kvbenchResults({ tokPerS: 100 }));
+    expect((await run(() => importCommand([file, '--system', 'lab', '--drive', 'nvme', '--label', 'fw', '--db', db]))).code).toBe(0);
+    const raw = openDatabase(db);
+    raw.prepare('UPDATE systems SET label = ?').run(stored);
+    raw.prepare('UPDATE suites SET label = ?').run(stored);
+    raw.close();
+    const out = path.join(dir, 'e.json');
+    const outputs = {
+      history: (await run(() => historyCommand(['--db', db, '--json']))).stdout,
+      systems: (await run(() => historyCommand(['--db', db, '--systems', '--json']))).stdout,
+      suites: (await run(() => historyCommand(['--db', db, '--suites', '--json']))).stdout,
+      report: (await run(() => reportCommand(['--db', db, '--all', '--json']))).stdout,
+      export: (await run(() => exportCommand(['--db', db, '--out', out]))).code === 0 ? fs.readFileSync(out, 'utf8') : 'export failed',
+    };
+    for (const [name, text] of Object.entries(outputs)) {
+      expect(text, name).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+      expect(text, name).toContain('\\u202e');
+    }
+    expect((JSON.parse(outputs.history) as { systemLabel: string; suiteLabel: string }[])[0]).toMatchObject({ systemLabel: stored, suiteLabel: stored });
+    expect((JSON.parse(outputs.systems) as { systems: { label: string }[] }).systems[0].label).toBe(stored);
+    expect((JSON.parse(outputs.export) as { trials: { systemLabel: string }[] }).trials[0].systemLabel).toBe(stored);
   });
 });
