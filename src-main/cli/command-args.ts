@@ -86,7 +86,7 @@ function numericFlag(kind: NumberKind, flag: string, text: string | undefined, e
   if (options.max !== undefined) value = value.max(options.max);
   const parsed = numberText(kind, options.syntax, value).safeParse(text);
   if (parsed.success) return parsed.data;
-  errors.push(options.refusal?.(text) ?? `${flag} takes ${options.what ?? `${kind === 'integer' ? 'a whole number' : 'a number'}${rangeText(options)}`}, got '${text}'`);
+  errors.push(options.refusal?.(text) ?? `${flag} takes ${options.what ?? `${kind === 'integer' ? 'a whole number' : 'a number'}${rangeText(options)}`}, got '${shownInput(text)}'`);
   return undefined;
 }
 

@@ -5,7 +5,7 @@ import { generateWorkload, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS, type Warmu
 import { argparseInvalidValue } from '../util/number-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { emptyValueErrors, intFlag, numberFlag, type NumericFlagOptions } from './command-args.ts';
-import { jsonText } from '../../src-shared/domain/label-text.ts';
+import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -83,7 +83,7 @@ export function parseWorkloadGenerateArgs(argv: readonly string[], cwd = process
     const name = tok.startsWith('--') && eq > 0 ? tok.slice(0, eq) : tok;
     const def = byName.get(name);
     if (!def) {
-      errors.push(`unrecognized argument: ${tok}`);
+      errors.push(`unrecognized argument: ${shownInput(tok)}`);
       continue;
     }
     given.add(def.key);

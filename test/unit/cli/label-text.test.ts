@@ -105,6 +105,11 @@ describe('labels with control characters or bidirectional overrides', () => {
       await run(() => main(['run', long, `--model=${long}`, `--${long}`])),
       await run(() => main(['history', '--db', db, '--status', long])),
       await run(() => main(['history', '--db', db, `--${long}`])),
+      await run(() => main(['suite', '--plan', '--cache-dir', dir, '--scenarios', long, '--db', db])),
+      await run(() => main(['workload', 'generate', '--out', path.join(dir, 'w.json'), long])),
+      await run(() => main(['endpoint', 'run', '--url', long, '--model', 'm', '--workload', file, '--db', db])),
+      await run(() => main(['probe', '--dir', dir, '--size-gib', long])),
+      await run(() => main(['run', '--num-users', long])),
     ];
     for (const e of echoes) {
       expect(e.code, e.stderr).toBe(1);
@@ -112,6 +117,18 @@ describe('labels with control characters or bidirectional overrides', () => {
       expect(e.stderr, e.stderr).not.toMatch(/[\u001b\u202e]|y{100}/);
     }
     expect(echoes[0].stderr).toBe(`kvbench import: invalid arguments:\n  --scenario: unknown scenario '${shownInput(long)}'\n`);
+    // A results file's name (from a shell glob over a shared folder, say) is printed escaped, whole.
+    const named = path.join(dir, 'r\u001b[2J\u202e.json');
+    fs.copyFileSync(file, named);
+    const bad = path.join(dir, 'bad\u001b]0;x\u0007.json');
+    fs.writeFileSync(bad, '{');
+    for (const files of [[named, bad], [bad, named]]) {
+      const imported = await run(() => importCommand([...files, '--system', 'lab2', '--db', path.join(dir, `${files.length}-${files[0].length}.db`)]));
+      const merged = await run(() => main(['merge', ...files, '--output', path.join(dir, 'm.json')]));
+      for (const o of [imported, merged]) expect(o.stdout + o.stderr, o.stdout + o.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect(imported.stdout + imported.stderr).toContain('r\\u{1b}[2J\\u{202e}.json');
+      expect(merged.stderr).toContain('bad\\u{1b}]0;x\\u{7}.json');
+    }
   });
 
   it('JSON output keeps a stored label exactly, as data, but writes each character a terminal acts on as a \\u escape', async () => {
