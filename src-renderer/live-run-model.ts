@@ -33,7 +33,10 @@ export interface TrialRow {
   tokPerS: number | null;
   readBytesPerS: number | null;
   reason: string | null;
+  /** The plan's estimate: for a trial that ends after `maxRequests` requests, the longest it can take (its duration cap). */
   estimatedS: number;
+  /** It ends once this many requests have completed in its measured window, or at its duration cap (0: at the cap only). */
+  maxRequests: number;
   /**
    * Its measured window moved bytes to or from a tier past those its scenario names (liveSpill), as
    * seen live: the trial is stored flagged 'spilled'. False for one not seen spilling (nor stored so).
@@ -59,7 +62,7 @@ export const emptySeries = (): LiveSeries => ({ t: [], tokPerS: [], e2eP95Ms: []
 export const rowKey = (scenarioId: string, trialIndex: number): string => `${scenarioId}#${trialIndex}`;
 
 /** A trial slot that has not started: the row before any event of it arrived. */
-export function queuedRow(slot: { scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }, estimatedS: number): TrialRow {
+export function queuedRow(slot: { scenarioId: string; label: string; trialIndex: number; trialsPerScenario: number }, estimatedS: number, maxRequests = 0): TrialRow {
   return {
     key: rowKey(slot.scenarioId, slot.trialIndex),
     scenarioId: slot.scenarioId,
@@ -73,42 +76,121 @@ export function queuedRow(slot: { scenarioId: string; label: string; trialIndex:
     readBytesPerS: null,
     reason: null,
     estimatedS,
+    maxRequests,
     spilled: false,
   };
+}
+
+/** A planned run's request limit (RunOptions.maxRequests; 0: none). */
+export function plannedMaxRequests(run: SuitePlan['runs'][number] | undefined): number {
+  const n = run?.options.maxRequests;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 0;
 }
 
 export function rowsFromPlan(plan: SuitePlan): TrialRow[] {
   const rows: TrialRow[] = [];
   for (const r of plan.runs) {
     for (let i = 0; i < r.trials; i++) {
-      rows.push(queuedRow({ scenarioId: r.scenarioId, label: r.label, trialIndex: i, trialsPerScenario: r.trials }, r.estimatedSecondsPerTrial));
+      rows.push(queuedRow({ scenarioId: r.scenarioId, label: r.label, trialIndex: i, trialsPerScenario: r.trials }, r.estimatedSecondsPerTrial, plannedMaxRequests(r)));
     }
   }
   return rows;
 }
 
+/** The time left in a suite, and how firm it is. */
+export interface TimeLeft {
+  seconds: number;
+  /**
+   * Part of it is request-limited trials (TrialRow.maxRequests) counted at their duration cap: no
+   * trial of theirs has shown its pace yet (a finished one of the same scenario, or the current
+   * one's requests so far), so the figure is the most the suite can take, not an estimate of it.
+   */
+  upToCap: boolean;
+}
+
+/** The trial running now: its row, the seconds since it started (start-up and warm-up included), its newest progress event. */
+export interface CurrentTrial {
+  key: string | null;
+  elapsedS: number;
+  progress?: ProgressEvent | null;
+}
+
 /**
- * Seconds left: the estimate of every trial not yet finished (less what the current one has run),
- * plus `unseenS` for trials the page has no row for yet (a resumed suite's rows appear as its
+ * Seconds a request-limited trial still needs in its measured window, from the requests completed
+ * so far and their rate (the window's clock, so the warm-up does not count), at most what its
+ * duration cap leaves; null before a request has completed in the window, when there is no rate.
+ * In draining or finishing, the window has ended: nothing of it is left.
+ */
+export function requestLimitedWindowLeftS(p: ProgressEvent, maxRequests: number): number | null {
+  if (p.phase === 'draining' || p.phase === 'finishing') return 0;
+  if (p.phase !== 'running' || p.requestsCompleted === 0 || p.elapsedNs <= 0) return null;
+  const elapsedS = p.elapsedNs / 1e9;
+  const byRateS = (Math.max(0, maxRequests - p.requestsCompleted) * elapsedS) / p.requestsCompleted;
+  return p.durationNs === null ? byRateS : Math.min(byRateS, Math.max(0, p.durationNs / 1e9 - elapsedS));
+}
+
+/**
+ * The time left: the estimate of every trial not yet finished (less what the current one has run),
+ * plus `unseen.seconds` for trials the page has no row for yet (a resumed suite's rows appear as its
  * trials start), scaled by how the trials that ran to their end compared with their estimates.
  * A failed, aborted or partial trial stopped early: its short time says nothing about how long a
  * full trial takes, and would shrink every remaining estimate.
+ *
+ * A trial that ends after N requests (maxRequests) has only a bound in the plan, its duration cap,
+ * and its end says nothing of the others' estimates. It is counted from its own pace: the current
+ * one from its requests' rate in the window so far (requestLimitedWindowLeftS), a queued one as the
+ * complete trials of its scenario took. Until its scenario has shown a pace, it counts at its cap,
+ * and the result says so (upToCap); so do unseen trials when `unseen.requestLimited`.
  */
-export function etaSeconds(rows: readonly TrialRow[], currentKey: string | null, currentElapsedS: number, unseenS = 0): number | null {
-  if (rows.length === 0 && unseenS === 0) return null;
-  let remaining = unseenS;
+export function timeLeft(rows: readonly TrialRow[], current: CurrentTrial, unseen: { seconds: number; requestLimited: boolean } = { seconds: 0, requestLimited: false }): TimeLeft | null {
+  if (rows.length === 0 && unseen.seconds === 0) return null;
+  let remaining = unseen.seconds;
+  let paced = 0; // request-limited trials' seconds, from their pace: not scaled
+  let upToCap = unseen.requestLimited && unseen.seconds > 0;
   let estDone = 0;
   let actualDone = 0;
+  const tookS = new Map<string, number[]>(); // complete request-limited trials' wall seconds, per scenario
   for (const r of rows) {
-    if (r.status === 'queued') remaining += r.estimatedS;
-    else if (r.status === 'running') remaining += Math.max(0, r.estimatedS - (r.key === currentKey ? currentElapsedS : 0));
+    if (r.maxRequests > 0 && r.status === 'complete' && r.wallMs !== null) tookS.set(r.scenarioId, [...(tookS.get(r.scenarioId) ?? []), r.wallMs / 1000]);
+  }
+  const meanTookS = (scenarioId: string): number | null => {
+    const took = tookS.get(scenarioId);
+    return took ? took.reduce((a, b) => a + b, 0) / took.length : null;
+  };
+  for (const r of rows) {
+    const isCurrent = r.status === 'running' && r.key === current.key;
+    const ranS = isCurrent ? current.elapsedS : 0;
+    if (r.maxRequests > 0) {
+      if (r.status !== 'queued' && r.status !== 'running') continue;
+      const windowLeftS = isCurrent && current.progress ? requestLimitedWindowLeftS(current.progress, current.progress.maxRequests ?? r.maxRequests) : null;
+      const tookMeanS = meanTookS(r.scenarioId);
+      if (windowLeftS !== null) paced += windowLeftS;
+      else if (tookMeanS !== null) paced += Math.max(0, tookMeanS - ranS);
+      else {
+        paced += Math.max(0, r.estimatedS - ranS);
+        upToCap = true;
+      }
+    } else if (r.status === 'queued') remaining += r.estimatedS;
+    else if (r.status === 'running') remaining += Math.max(0, r.estimatedS - ranS);
     else if (r.status === 'complete' && r.wallMs !== null && r.estimatedS > 0) {
       estDone += r.estimatedS;
       actualDone += r.wallMs / 1000;
     }
   }
   const factor = estDone > 0 ? Math.min(3, Math.max(0.5, actualDone / estDone)) : 1;
-  return remaining * factor;
+  return { seconds: remaining * factor + paced, upToCap };
+}
+
+/**
+ * How far the current trial's phase is, 0 to 1: the share of its duration, or of its request limit,
+ * whichever is further, since the trial ends at whichever comes first (a request-limited trial's
+ * bar stood near empty while it ended, read from its duration cap alone).
+ */
+export function phaseFraction(p: ProgressEvent | null): number {
+  if (!p) return 0;
+  const byTime = p.durationNs ? p.elapsedNs / p.durationNs : 0;
+  const byRequests = p.maxRequests ? p.requestsCompleted / p.maxRequests : 0;
+  return Math.min(1, Math.max(byTime, byRequests));
 }
 
 /** The engine's phases whose progress clock starts again at zero (benchmark.ts: the warm-up counts from the request loop's start, the measured window from its own). */

@@ -1,8 +1,16 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import { labelTextSchema } from '../../src-shared/domain/label-text.ts';
+import { labelTextSchema, printableLines, shownInput } from '../../src-shared/domain/label-text.ts';
 import { isoDate, splitList, type SelectionFlags } from '../export/selection.ts';
 import { numberText, type NumberKind, type NumberSyntax } from '../util/number-text.ts';
+
+/**
+ * Node's parseArgs message ("Unknown option '--x'. … as in '-- \"--x\"'") with each quoted argument as
+ * shownInput shows it, and nothing else unprintable: it quotes what was typed as it was typed.
+ */
+function shortenedQuotes(message: string): string {
+  return message.replace(/'([^']*)'/g, (_, quoted: string) => `'${shownInput(quoted)}'`);
+}
 
 /**
  * Parses a command's flags the way every kvbench command does: an invalid flag prints the message and
@@ -14,7 +22,7 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: string, usa
   try {
     parsed = parseArgs(config.args ? ({ ...config, args: joinNegativeValues(config.args, config.options ?? {}) } as T) : config);
   } catch (err) {
-    process.stderr.write(`kvbench ${command}: ${(err as Error).message}\n\n${usage}`);
+    process.stderr.write(`kvbench ${command}: ${printableLines(shortenedQuotes((err as Error).message))}\n\n${usage}`);
     return 1;
   }
   if ((parsed.values as { help?: unknown }).help === true) {
@@ -78,7 +86,7 @@ function numericFlag(kind: NumberKind, flag: string, text: string | undefined, e
   if (options.max !== undefined) value = value.max(options.max);
   const parsed = numberText(kind, options.syntax, value).safeParse(text);
   if (parsed.success) return parsed.data;
-  errors.push(options.refusal?.(text) ?? `${flag} takes ${options.what ?? `${kind === 'integer' ? 'a whole number' : 'a number'}${rangeText(options)}`}, got '${text}'`);
+  errors.push(options.refusal?.(text) ?? `${flag} takes ${options.what ?? `${kind === 'integer' ? 'a whole number' : 'a number'}${rangeText(options)}`}, got '${shownInput(text)}'`);
   return undefined;
 }
 

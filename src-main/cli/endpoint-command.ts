@@ -1,7 +1,7 @@
 // `kvbench endpoint`: the real-engine benchmark. Replays a workload file against an OpenAI-compatible
 // serving endpoint (vLLM, TensorRT-LLM's trtllm-serve, SGLang), stores the run under a system label,
 // compares two systems side by side, exports runs. See docs/endpoint.md.
-import { printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -460,7 +460,7 @@ values; one run: its value). Warnings name what differs between the runs.
   try {
     return await withReadStore('compare', a.db, (s) => {
       const c = compareLabels(s, labelA, labelB, { includePartial: a['include-partial'], latestOnly: a.latest, runIdsA: runsA, runIdsB: runsB });
-      process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : `${printableLines(formatComparison(c))}\n`);
+      process.stdout.write(a.json ? `${jsonText(c, 2)}\n` : `${printableLines(formatComparison(c))}\n`);
       return EXIT_OK;
     });
   } catch (e) {
@@ -495,7 +495,7 @@ async function listSub(argv: string[]): Promise<number> {
   try {
     return await withReadStore('list', a.db, (s) => {
       const runs = s.listRuns({ ...(a.label ? { labels: a.label.flatMap((l) => l.split(',')) } : {}), limit });
-      process.stdout.write(a.json ? `${JSON.stringify(runs, null, 2)}\n` : `${formatRunList(runs)}\n`);
+      process.stdout.write(a.json ? `${jsonText(runs, 2)}\n` : `${formatRunList(runs)}\n`);
       return EXIT_OK;
     });
   } catch (e) {
@@ -526,7 +526,7 @@ async function showSub(argv: string[]): Promise<number> {
       const r = s.requireRun(id);
       const reqs = p.values.requests || p.values.json ? s.requests(id) : [];
       if (p.values.json) {
-        process.stdout.write(`${JSON.stringify({ ...r, ...(p.values.requests ? { requests: reqs } : {}) }, null, 2)}\n`);
+        process.stdout.write(`${jsonText({ ...r, ...(p.values.requests ? { requests: reqs } : {}) }, 2)}\n`);
         return EXIT_OK;
       }
       process.stdout.write(`${printableLines(formatRun(r))}\n`);

@@ -1,5 +1,5 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
-import { printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
@@ -128,7 +128,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
         const systems = store.listSystems();
         const drives = store.listDrives();
         if (a.json) {
-          process.stdout.write(`${JSON.stringify({ systems, drives }, null, 2)}\n`);
+          process.stdout.write(`${jsonText({ systems, drives }, 2)}\n`);
           return 0;
         }
         process.stdout.write(`${table(['system id', 'label', 'source', 'trials', 'last seen'], systems.map((s) => [s.id, s.label, s.source, String(s.trialCount), s.lastSeenAt]), [0, 1, 2, 4])}\n\n`);
@@ -140,7 +140,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
         const suites = store.listSuites({ ...(systemIds ? { systemIds } : {}), ...(suiteLabels ? { labels: suiteLabels } : {}), limit: limit === 0 ? 1_000_000 : limit });
         if (a.json) {
           // `status` as stored; `outcome` as the listing shows it (a finished suite without a complete trial: failed).
-          process.stdout.write(`${JSON.stringify(suites.map((s) => ({ ...s, outcome: suiteOutcome(s.status, s.trialCounts.complete) })), null, 2)}\n`);
+          process.stdout.write(`${jsonText(suites.map((s) => ({ ...s, outcome: suiteOutcome(s.status, s.trialCounts.complete) })), 2)}\n`);
           return 0;
         }
         const flagged = new Map(suites.map((s) => [s.id, store.listTrials({ suiteIds: [s.id] }).filter((t) => cautionsOf(t).length > 0).length]));
@@ -177,7 +177,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
       });
       const trials = store.listTrials(filter);
       if (a.json) {
-        process.stdout.write(`${JSON.stringify(trials.map((t) => ({ ...t, cautions: cautionsOf(t).map((c) => c.message) })), null, 2)}\n`);
+        process.stdout.write(`${jsonText(trials.map((t) => ({ ...t, cautions: cautionsOf(t).map((c) => c.message) })), 2)}\n`);
         return 0;
       }
       if (trials.length === 0) {

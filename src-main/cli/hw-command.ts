@@ -5,6 +5,7 @@ import { hardwareAdvice } from '../hardware/advice.ts';
 import { formatAdvice, formatHardware, SAID_BY_HW_TABLE } from '../hardware/format-hardware.ts';
 import { ENGINE_HAS_GPU_TIER } from '../suite/planner.ts';
 import { emptyValueErrors, numberFlag, parseCommandArgs } from './command-args.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const HW_USAGE = `Usage: kvbench hw [--cache-dir DIR] [--json] [--probe [--probe-seconds S]]
 
@@ -48,6 +49,6 @@ export async function hwCommand(argv: string[]): Promise<number> {
     probeBandwidth: a.probe ? { durationS: probeSeconds } : false,
     probeMemory: a.probe,
   });
-  process.stdout.write(a.json ? `${JSON.stringify(hw, null, 2)}\n` : `${formatHardware(hw)}${formatAdvice(hardwareAdvice(hw, ENGINE_HAS_GPU_TIER), SAID_BY_HW_TABLE)}`);
+  process.stdout.write(a.json ? `${jsonText(hw, 2)}\n` : `${formatHardware(hw)}${formatAdvice(hardwareAdvice(hw, ENGINE_HAS_GPU_TIER), SAID_BY_HW_TABLE)}`);
   return 0;
 }

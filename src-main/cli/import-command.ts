@@ -1,4 +1,5 @@
 // `kvbench import`: results JSON files of the reference benchmark (or of kvbench) into the store.
+import { printable, printableLines, shownInput } from '../../src-shared/domain/label-text.ts';
 import { isScenarioId } from '../../src-shared/domain/scenarios.ts';
 import { explainWriteFailure } from '../store/disk-full.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
@@ -62,7 +63,7 @@ export async function importCommand(argv: string[]): Promise<number> {
   if (parsed.positionals.length === 0) errors.push('name at least one results JSON file');
   if (parsed.positionals.some((file) => file.trim() === '')) errors.push('a results file name must not be empty');
   if (a.system === undefined) errors.push('--system LABEL is required (which system the results come from)');
-  if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${a.scenario}'`);
+  if (a.scenario && a.scenario !== 'imported' && !isScenarioId(a.scenario)) errors.push(`--scenario: unknown scenario '${shownInput(a.scenario)}'`);
   let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
   if (a['run-flags'] !== undefined) {
     const r = parseImportRunFlags(a['run-flags']);
@@ -85,14 +86,14 @@ export async function importCommand(argv: string[]): Promise<number> {
       });
       for (const f of r.imported) {
         process.stdout.write(
-          `imported ${f.file}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
+          `imported ${printable(f.file)}: trial ${f.trialId}, ${f.format}, ${f.status}${f.reason ? ` (${f.reason})` : ''}${f.configKnown ? '' : ' — configuration unknown (use --run-flags)'}\n`,
         );
         // What reports will say of it (trace-only mode, a RAM-backed directory …), said now.
         const stored = store.getTrial(f.trialId);
         for (const c of stored === null ? [] : cautionsOf(stored)) process.stdout.write(`  flagged: ${c.message}\n`);
       }
-      for (const f of r.skipped) process.stdout.write(`not imported ${f.file}: ${f.message}\n`);
-      for (const e of r.errors) process.stderr.write(`skipped ${e.file}: ${e.message}\n`);
+      for (const f of r.skipped) process.stdout.write(`not imported ${printable(f.file)}: ${printableLines(f.message)}\n`);
+      for (const e of r.errors) process.stderr.write(`skipped ${printable(e.file)}: ${printableLines(e.message)}\n`);
       if (r.imported.length > 0) process.stdout.write(`system ${r.systemId} (${a.system}), suite ${r.suiteId}\n`);
       else process.stderr.write(`kvbench import: ${r.errors.length === 0 ? 'nothing new was imported: every file is stored already' : 'nothing was imported'}\n`);
       // Files stored before are no failure when others went in: re-running a command after fixing

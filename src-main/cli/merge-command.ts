@@ -7,6 +7,7 @@ import { mergedResultsFile } from '../export/merged-results-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { emptyValueErrors, intFlag, parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
+import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
 
 export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE] [--world-size N]
 
@@ -72,10 +73,10 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     }
   }
   if (problems.length > 0 || merged === null) {
-    process.stderr.write(`kvbench merge: refused:\n  ${problems.join('\n  ')}\n`);
+    process.stderr.write(`kvbench merge: refused:\n  ${problems.map(printableLines).join('\n  ')}\n`);
     return EXIT_FAILED;
   }
-  const json = `${JSON.stringify(mergedResultsFile(merged), null, 2)}\n`;
+  const json = `${jsonText(mergedResultsFile(merged), 2)}\n`;
   if (parsed.values.output) {
     try {
       await writeFileAtomic(parsed.values.output, json);

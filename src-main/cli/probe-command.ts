@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine/probe/probe-options.ts';
 import type { EngineErrorData } from '../../src-shared/engine-protocol.ts';
+import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
 import { ProbeToHostSchema, type HostToProbe, type ProbeResult } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX } from '../engine/probe/raw-limit-probe.ts';
@@ -88,7 +89,7 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   // A refused --only is said here, in the flag's words, and left out of the validation below (which would say it again in zod's).
   const givenOnly = str('only');
   const onlyKnown = givenOnly === undefined || (PROBE_PHASES as readonly string[]).includes(givenOnly);
-  if (!onlyKnown) errors.push(`--only must be write or read (got '${givenOnly}')`);
+  if (!onlyKnown) errors.push(`--only must be write or read (got '${shownInput(givenOnly ?? '')}')`);
   const only = onlyKnown ? givenOnly : undefined;
   const raw: Record<string, unknown> = {
     dir: str('dir') === undefined || dirEmpty ? '' : path.resolve(cwd, str('dir')!),
@@ -253,7 +254,7 @@ export async function probeCommand(argv: string[]): Promise<number> {
       process.stderr.write(`kvbench probe failed (${run.code}): ${run.message}\n`);
       return signals.signal ? interruptedExit() : EXIT_FAILED;
     }
-    const json = `${JSON.stringify(run.result, null, 2)}\n`;
+    const json = `${jsonText(run.result, 2)}\n`;
     process.stdout.write(parsed.json ? json : formatProbeReport(run.result));
     if (parsed.output !== null) {
       try {

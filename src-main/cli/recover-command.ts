@@ -3,8 +3,9 @@
 import path from 'node:path';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { recoverDatabase, recoveryComplete, type Recovery } from '../store/recover.ts';
-import { parseCommandArgs } from './command-args.ts';
+import { emptyValueErrors, parseCommandArgs } from './command-args.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const RECOVER_USAGE = `Usage: kvbench recover [--db DAMAGED] --out NEW.db [--json]
 
@@ -63,7 +64,14 @@ export async function recoverCommand(argv: string[]): Promise<number> {
   });
   if (typeof parsed === 'number') return parsed;
   const a = parsed.values;
-  if (!a.out) {
+  // `--db ''` (a script's unset variable) would be the default database, as for every other command;
+  // `--out ''` is given, so not "required", but no file.
+  const empty = emptyValueErrors(a, ['db', 'out']);
+  if (empty.length > 0) {
+    process.stderr.write(`kvbench recover: ${empty.length === 1 ? empty[0] : `invalid arguments:\n  ${empty.join('\n  ')}`}\n`);
+    return 1;
+  }
+  if (a.out === undefined) {
     process.stderr.write(`kvbench recover: --out is required: the new database to write\n\n${RECOVER_USAGE}`);
     return 1;
   }
@@ -75,6 +83,6 @@ export async function recoverCommand(argv: string[]): Promise<number> {
     process.stderr.write(`kvbench recover: ${(err as Error).message}\n`);
     return 1;
   }
-  process.stdout.write(a.json ? `${JSON.stringify(r, null, 2)}\n` : recoveryText(r));
+  process.stdout.write(a.json ? `${jsonText(r, 2)}\n` : recoveryText(r));
   return recoveryComplete(r) ? 0 : EXIT_PARTIAL;
 }

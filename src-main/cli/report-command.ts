@@ -1,6 +1,6 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
-import { printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
 import { suiteOutcome, type SuiteRecord, type TrialFilter } from '../../src-shared/domain/store-types.ts';
 import { quoteLabel } from '../../src-shared/domain/places.ts';
 import { withCommandStore } from './command-store.ts';
@@ -140,7 +140,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
         const [refA, refB] = parsed.positionals;
         const sides = comparisonSides(store, kind, refA, refB, { scenarioIds, suiteLabel: labelFilter?.[0] });
         const c = buildSystemComparison(sides.a, sides.b, { match, kind, excludeFlagged: a['exclude-flagged'], suiteLabel: sides.suiteLabel });
-        process.stdout.write(a.json ? `${JSON.stringify(c, null, 2)}\n` : printableLines(formatComparison(c, { perConfig: a['per-config'] })));
+        process.stdout.write(a.json ? `${jsonText(c, 2)}\n` : printableLines(formatComparison(c, { perConfig: a['per-config'] })));
         return 0;
       }
       // The store filter of the chosen trials, each reference in it resolved once.
@@ -183,7 +183,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
       const tiers = buildTierComparison(report, (id) => store.trialHardware(id), stated);
       if (a.json) {
-        process.stdout.write(`${JSON.stringify({ title, scenarios: report, tiers }, null, 2)}\n`);
+        process.stdout.write(`${jsonText({ title, scenarios: report, tiers }, 2)}\n`);
         return 0;
       }
       // Stored labels (kept from before labels were checked) are quoted in headings and notes: printable.

@@ -14,6 +14,7 @@ import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from 
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { askedFileFolder, fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -149,7 +150,7 @@ export async function runEngineWithProgress(options: RunOptions, limits: RunLimi
 async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupted: Interruption): Promise<number> {
   const results = outcome.results as unknown as RunResults;
   process.stdout.write(outcome.summaryText.endsWith('\n') ? outcome.summaryText : `${outcome.summaryText}\n`);
-  const json = `${JSON.stringify(results, null, 4)}\n`;
+  const json = `${jsonText(results, 4)}\n`;
   const writeJson = (file: string): Promise<void> => writeFileAtomic(file, json);
   // exceljs is loaded only for an XLSX: importing it costs the CLI ~0.3 CPU-s, a third of its start,
   // which engine-vs-fio counts in kvbench's CPU per GB whether or not an XLSX is written.

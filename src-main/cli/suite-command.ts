@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
 import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { storageText, tokensPerSecText } from './progress-line.ts';
@@ -288,7 +289,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   const maxRequests = numberFlag('--max-requests', a['max-requests'], errors);
   const storageCapacityGb = numberFlag('--storage-capacity-gb', a['storage-capacity-gb'], errors);
   const profileOk = isProfileId(a.profile);
-  if (!profileOk) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${a.profile}`);
+  if (!profileOk) errors.push(`--profile must be one of ${PROFILE_IDS.join(', ')}, got ${shownInput(String(a.profile))}`);
   const planOptions: PlanOptions = {
     profile: a.profile as ProfileId,
     // Given empty it stays empty (the planner refuses it), not the current directory path.resolve('') would make it.
@@ -388,7 +389,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   let suiteId: number | null = null;
   const onEvent = (e: SuiteEvent): void => {
     if (e.type === 'suite.started') suiteId = e.suiteId;
-    if (a.events) process.stdout.write(`${JSON.stringify(e)}\n`);
+    if (a.events) process.stdout.write(`${jsonText(e)}\n`);
     ui.event(e);
   };
   try {

@@ -5,6 +5,7 @@ import { generateWorkload, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS, type Warmu
 import { argparseInvalidValue } from '../util/number-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { emptyValueErrors, intFlag, numberFlag, type NumericFlagOptions } from './command-args.ts';
+import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -82,7 +83,7 @@ export function parseWorkloadGenerateArgs(argv: readonly string[], cwd = process
     const name = tok.startsWith('--') && eq > 0 ? tok.slice(0, eq) : tok;
     const def = byName.get(name);
     if (!def) {
-      errors.push(`unrecognized argument: ${tok}`);
+      errors.push(`unrecognized argument: ${shownInput(tok)}`);
       continue;
     }
     given.add(def.key);
@@ -162,7 +163,7 @@ export async function workloadCommand(argv: string[]): Promise<number> {
   const workload = generateWorkload(parsed.params);
   try {
     await fsp.mkdir(path.dirname(parsed.out), { recursive: true });
-    await writeFileAtomic(parsed.out, `${JSON.stringify(workload, null, 2)}\n`);
+    await writeFileAtomic(parsed.out, `${jsonText(workload, 2)}\n`);
   } catch (err) {
     process.stderr.write(`kvbench workload generate: cannot write ${parsed.out}: ${(err as Error).message}\n`);
     return EXIT_FAILED;

@@ -5,6 +5,7 @@
 import fsp from 'node:fs/promises';
 import { UNSTORED_RUN_ID, cacheHitRateOf, serverMetricCaveats, serverMetricNotes, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
 import { outputFileProblem, resolveOutputTarget, writeFileAtomic } from '../util/write-file-atomic.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
 
@@ -110,5 +111,5 @@ export function resultsFileText(r: EndpointRunRecord, samples: readonly Endpoint
 
 function withRun(doc: ResultsDoc, r: EndpointRunRecord, samples: readonly EndpointRequestSample[]): string {
   (doc.runs[r.systemLabel] ??= []).push(resultsEntry(r, samples));
-  return `${JSON.stringify(doc, null, 2)}\n`;
+  return `${jsonText(doc, 2)}\n`;
 }

@@ -14,6 +14,7 @@ import {
   type EndpointRunStatus,
   type RequestStatus,
 } from '../../src-shared/domain/endpoint.ts';
+import { shownInput } from '../../src-shared/domain/label-text.ts';
 import { percentile } from '../../src-shared/domain/statistics.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
@@ -61,7 +62,7 @@ export function normalizeBaseUrl(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    throw new Error(`not a URL: '${url}'`);
+    throw new Error(`not a URL: '${shownInput(url)}'`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`must be http:// or https://, got ${u.protocol}//`);
   u.search = '';

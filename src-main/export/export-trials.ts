@@ -20,6 +20,7 @@ import { suiteLabelsNote } from './render-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { csvTable } from './csv.ts';
 import { clipForCell } from '../engine/report/xlsx-export.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -182,7 +183,7 @@ export function csvOf(model: ExportModel, content: ExportContent = 'trials'): st
 }
 
 export function toJson(model: ExportModel): string {
-  return `${JSON.stringify(
+  return `${jsonText(
     {
       format: 'kvbench-export',
       version: 1,
@@ -197,7 +198,6 @@ export function toJson(model: ExportModel): string {
       trials: model.trials.map((t) => ({ ...t, hardware: model.hardware.get(t.id) ?? null })),
       report: { scenarios: model.report, tiers: model.tiers },
     },
-    null,
     2,
   )}\n`;
 }

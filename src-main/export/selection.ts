@@ -2,7 +2,7 @@
 // and (next) the app, resolved against the store.
 import { IMPORTED_SCENARIO_ID, MULTI_HOST_SCENARIO_ID, SCENARIO_IDS } from '../../src-shared/domain/scenarios.ts';
 import { TRIAL_ROW_STATUSES, type ComparisonKind, type TrialFilter, type TrialRecord, type TrialRowStatus } from '../../src-shared/domain/store-types.ts';
-import { printable } from '../../src-shared/domain/label-text.ts';
+import { printable, shownInput } from '../../src-shared/domain/label-text.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 
@@ -86,7 +86,7 @@ export function resolveSelection(store: Store, s: Selection): TrialFilter {
 /** `given`, each one of `choices`; else a VALIDATION error naming the others and the choices ("unknown status(es): x (choose from …)"). */
 function knownChoices(what: string, given: readonly string[], choices: readonly string[]): string[] {
   const bad = given.filter((x) => !choices.includes(x));
-  if (bad.length > 0) throw new StoreError('VALIDATION', `unknown ${what}: ${bad.join(', ')} (choose from ${choices.join(', ')})`);
+  if (bad.length > 0) throw new StoreError('VALIDATION', `unknown ${what}: ${bad.map(shownInput).join(', ')} (choose from ${choices.join(', ')})`);
   return [...given];
 }
 

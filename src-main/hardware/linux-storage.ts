@@ -413,15 +413,6 @@ export interface RamBacking {
   chain: string;
 }
 
-/**
- * What makes `absPath` RAM-backed, from the mount and the devices behind it (see ramBackingOf):
- * a loop device on a file in tmpfs holds ext4 whose statfs type says nothing of RAM. Null when
- * nothing says so, or when the mounts cannot be read.
- */
-export function ramBackingAt(sys: SysReader, absPath: string): RamBacking | null {
-  return storageBehindPath(sys, absPath)?.ramBacking ?? null;
-}
-
 /** What is behind a mount: its block device, what holds it in RAM, its buffered loops, the device the bytes reach. */
 export interface StorageBehind {
   block: BlockDeviceInfo | null;
@@ -438,7 +429,8 @@ export interface StorageBehind {
 
 /**
  * What is behind a mount found among `mounts`, from one walk down its devices: its block device
- * (blockDeviceForMount), what makes it RAM-backed (ramBackingAt), the loops on the way that read and
+ * (blockDeviceForMount), what makes it RAM-backed (ramBackingOf, and ramChainOf's chain: a loop device
+ * on a file in tmpfs holds ext4 whose statfs type says nothing of RAM), the loops on the way that read and
  * write through the page cache, and the device that holds the bytes, for the hardware profile and the engine.
  */
 export function storageBehindMount(sys: SysReader, mount: MountEntry, mounts: readonly MountEntry[]): StorageBehind {

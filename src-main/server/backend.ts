@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { inAppWords, scenarioLabelsIn } from '../../src-shared/domain/app-words.ts';
 import { serverMetricCaveats, type EndpointRequestSample, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { shownInput } from '../../src-shared/domain/label-text.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
 import { isScenarioId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
@@ -1042,7 +1043,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'import.results'(r) {
       return writing('An import', 'import the files once it is open', async (s) => {
         const scenarioId = r.scenarioId ?? 'imported';
-        if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${scenarioId}'`);
+        if (scenarioId !== 'imported' && !isScenarioId(scenarioId)) fail('VALIDATION', `unknown scenario '${shownInput(scenarioId)}'`);
         let runFlags: { options: Record<string, unknown>; given: string[] } | null = null;
         if (r.runFlags && r.runFlags.trim() !== '') {
           const parsed = parseImportRunFlags(r.runFlags);

@@ -12,7 +12,7 @@ import { extractRamBacking } from './results-ingest.ts';
 import { takeIds } from './schema-meta.ts';
 import { optionColumns, unfinishedImport, type PackedResults, type Store } from './store.ts';
 
-/** One trial of an import, as staged: what insertFinishedTrial takes of an imported file, its run by position. */
+/** One trial of an import, as staged: what an imported file gives its trial row, its run by position. */
 export interface StagedTrial {
   /** The position of its run (addRun) in the import's suite. */
   runPosition: number;

@@ -807,56 +807,6 @@ export class Store {
     for (const x of histograms) h.run(trialId, x.name, x.unit, x.count, x.sumNs, x.hdr);
   }
 
-  /** Inserts a finished trial in one go (imports); `packed`: its results packed already (packResults), outside the caller's transaction. */
-  insertFinishedTrial(
-    t: Omit<StartTrialInput, 'runner'> & FinishTrialInput & { sourceFile: string | null; measuredByVersion: string | null; finishedAt?: string; packed?: PackedResults },
-  ): number {
-    const packed = t.results ? (t.packed ?? packResults(t.results)) : null;
-    const tx = this.db.transaction(() => {
-      const attempt = (
-        this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
-      ).a;
-      const id = takeIds(this.db, 'trials');
-      this.db
-        .prepare(
-          `INSERT INTO trials (id, run_id, suite_id, system_id, drive_id, hardware_snapshot_id, scenario_id, trial_index, attempt, status, status_reason, config_key, options_json,
-             model, seed, started_at, finished_at, wall_ms, cache_dir, results_format, results_gzip, results_digest, summary_text, source_file, kvbench_version,
-             measured_by_version, storage_ram_backing)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          t.runId,
-          t.suiteId,
-          t.systemId,
-          t.driveId,
-          t.hardwareSnapshotId,
-          t.scenarioId,
-          t.trialIndex,
-          attempt,
-          t.status,
-          t.reason,
-          t.configKey,
-          ...optionColumns(t.options),
-          t.startedAt ?? nowIso(),
-          t.finishedAt ?? nowIso(),
-          t.wallMs,
-          t.cacheDir,
-          t.results ? (t.resultsFormat ?? 'kvbench') : null,
-          packed?.gzip ?? null,
-          packed?.digest ?? null,
-          t.summaryText ?? null,
-          t.sourceFile,
-          KVBENCH_VERSION,
-          t.measuredByVersion,
-          t.results ? extractRamBacking(t.results) : null,
-        );
-      this.writeMetrics(id, t.metrics ?? {}, t.histograms ?? []);
-      return id;
-    });
-    return tx.immediate();
-  }
-
   /** What the history can be filtered by, straight from SQL: no trial (or its options) is loaded. */
   trialFacets(): { scenarioIds: string[]; models: string[]; suiteLabels: SuiteLabelFacet[]; trialCount: number } {
     const column = (sql: string): string[] => (this.db.prepare(sql).all() as { v: string }[]).map((r) => r.v);

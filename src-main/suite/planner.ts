@@ -8,6 +8,7 @@
 // everything so the whole suite takes a couple of minutes; MLPerf uses the reference's options.
 import path from 'node:path';
 import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, computeGpus, ramBackedMessage, usableGpus, type CacheDirInfo, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { shownInput } from '../../src-shared/domain/label-text.ts';
 import { entryBytes, resolveModel } from '../../src-shared/domain/models.ts';
 import { GIB } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions, type RunOptionsInput } from '../../src-shared/domain/run-options.ts';
@@ -605,7 +606,7 @@ export function planOptionErrors(o: PlanOptions): string[] {
     errors.push(`--storage-capacity-gb must be a number of GiB ≥ 0 (0 = 95 % of the free space), got ${o.storageCapacityGb}`);
   }
   const unknown = chosenScenarioIds(o).filter((id) => !isScenarioId(id));
-  if (unknown.length > 0) errors.push(`unknown scenario(s): ${unknown.join(', ')}. Known: ${[...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS].join(', ')}`);
+  if (unknown.length > 0) errors.push(`unknown scenario(s): ${unknown.map(shownInput).join(', ')}. Known: ${[...NINE_SCENARIO_IDS, ...EXTRA_SCENARIO_IDS].join(', ')}`);
   if (o.model !== undefined) {
     const r = resolveModel(o.model);
     if (!r.ok) errors.push(`--model: ${r.error}`);

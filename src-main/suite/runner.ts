@@ -25,6 +25,7 @@ import { fileNameTime, keepInFirstWritable, printResultsJson, RESULTS_JSON_BEGIN
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { UV_THREADS_FOR_METADATA } from './planner.ts';
 import { CLI_ACROSS_VERSIONS_CONSENT, resumeRefusalFor } from './resume-versions.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 
 export type StartEngineFn = (options: unknown, opts: StartEngineOptions) => EngineHandle;
 
@@ -407,7 +408,7 @@ function engineReasonBesidesCancel(outcome: { reason: string | null; results: un
  */
 async function unstoredTrialError(store: Store, ref: SuiteTrialRef, status: TrialStatus, results: unknown, storeErr: unknown, cacheDir: string | null): Promise<StoreError> {
   const why = (storeErr as Error).message ?? String(storeErr);
-  const json = `${JSON.stringify(results, null, 2)}\n`;
+  const json = `${jsonText(results, 2)}\n`;
   const stem = `${unstoredFilePrefix(store.path, ref)}${ref.trialIndex + 1}-${fileNameTime()}-pid${process.pid}`;
   const kept = await keepInFirstWritable(unstoredPlaces(store.path, cacheDir), `${stem}.json`, (file) => writeFileAtomic(file, json));
   let where: string;

@@ -13,6 +13,7 @@
  * Integers must be exact (at most 2^53 − 1); decimals finite.
  */
 import { z } from 'zod';
+import { shownInput } from '../../src-shared/domain/label-text.ts';
 
 export type NumberKind = 'integer' | 'decimal';
 export type NumberSyntax = 'plain' | 'python';
@@ -48,6 +49,6 @@ export function numberText(kind: NumberKind, syntax: NumberSyntax = 'plain', val
  */
 export function argparseInvalidValue(flag: string, type: 'int' | 'float', text: string): string {
   const kind: NumberKind = type === 'int' ? 'integer' : 'decimal';
-  if (!TEXT.python[kind].test(text.trim())) return `argument ${flag}: invalid ${type} value: '${text}'`;
-  return `argument ${flag}: '${text}' is out of range (beyond ±${kind === 'integer' ? Number.MAX_SAFE_INTEGER : '1.8e308'})`;
+  if (!TEXT.python[kind].test(text.trim())) return `argument ${flag}: invalid ${type} value: '${shownInput(text)}'`;
+  return `argument ${flag}: '${shownInput(text)}' is out of range (beyond ±${kind === 'integer' ? Number.MAX_SAFE_INTEGER : '1.8e308'})`;
 }

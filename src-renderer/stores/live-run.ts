@@ -15,12 +15,13 @@ import {
   cpuMovedAfter,
   emptySeries,
   endedPhase,
-  etaSeconds,
   liveSpill,
   overlap,
+  plannedMaxRequests,
   queuedRow,
   rowKey,
   rowsFromPlan,
+  timeLeft,
   type LiveSeries,
   type NotStartedReason,
   type RunPhase,
@@ -127,12 +128,17 @@ export const useLiveRunStore = defineStore('liveRun', () => {
   /** Seconds since the suite started (preparation included: the backend's start when attached). */
   const elapsedS = computed(() => (startedAtMs.value === null ? null : Math.max(0, nowMs.value - startedAtMs.value) / 1000));
   /**
-   * Seconds left in the suite. The current trial counts from its own start, start-up and warm-up
-   * included as in its estimate (not the engine's window clock, which leaves them out).
+   * The time left in the suite (timeLeft). The current trial counts from its own start, start-up and
+   * warm-up included as in its estimate (not the engine's window clock, which leaves them out); one
+   * that ends after N requests, from its requests' pace in its window.
    */
-  const etaS = computed(() =>
+  const eta = computed(() =>
     phase.value === 'running'
-      ? etaSeconds(rows.value, currentKey.value, currentStartedMs.value === null ? 0 : Math.max(0, nowMs.value - currentStartedMs.value) / 1000, unseenEstimateS.value)
+      ? timeLeft(
+          rows.value,
+          { key: currentKey.value, elapsedS: currentStartedMs.value === null ? 0 : Math.max(0, nowMs.value - currentStartedMs.value) / 1000, progress: progress.value },
+          { seconds: unseenEstimateS.value, requestLimited: runPlan.value?.runs.some((r) => plannedMaxRequests(r) > 0) ?? false },
+        )
       : null,
   );
 
@@ -373,8 +379,8 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     const key = rowKey(e.scenarioId, e.trialIndex);
     let row = rows.value.find((r) => r.key === key);
     if (!row) {
-      const est = runPlan.value?.runs.find((r) => r.scenarioId === e.scenarioId)?.estimatedSecondsPerTrial ?? 0;
-      rows.value.push(queuedRow(e, est));
+      const planned = runPlan.value?.runs.find((r) => r.scenarioId === e.scenarioId);
+      rows.value.push(queuedRow(e, planned?.estimatedSecondsPerTrial ?? 0, plannedMaxRequests(planned)));
       row = rows.value[rows.value.length - 1];
     }
     return row;
@@ -544,7 +550,7 @@ export const useLiveRunStore = defineStore('liveRun', () => {
     doneCount,
     unseenEstimateS,
     elapsedS,
-    etaS,
+    eta,
     holdClock,
     start,
     resume,

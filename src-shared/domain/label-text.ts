@@ -12,6 +12,9 @@ export const LABEL_MAX_CHARS = 200;
 /** Control characters (C0, DEL, C1), line and paragraph separators and bidirectional overrides/isolates. */
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** UNPRINTABLE less the C0 controls: those JSON.stringify leaves unescaped. */
+const UNPRINTABLE_PAST_C0 = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 const codePoint = (ch: string): string => `U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
@@ -44,6 +47,32 @@ export function printableParts(text: string): PrintablePart[] {
   }
   if (from < text.length) parts.push({ text: text.slice(from) });
   return parts;
+}
+
+/**
+ * `JSON.stringify(value, null, indent)` with every UNPRINTABLE character written as a `\uXXXX`
+ * escape. JSON.stringify escapes the C0 controls (the raw line breaks left are the indent's) but
+ * writes DEL, C1 controls (U+009B is a CSI), U+2028/9 and bidirectional overrides raw, and
+ * `--json | less` or `cat export.json` hands them to a terminal, which acts on them. The escape is
+ * JSON's own: a parser reads back the stored text exactly (JSON output is data; nothing is dropped
+ * or replaced), and such characters can only stand inside strings, where an escape is valid.
+ */
+export function jsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(UNPRINTABLE_PAST_C0, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The most characters of a given value a message quotes (shownInput). */
+const SHOWN_INPUT_MAX_CHARS = 60;
+
+/**
+ * A value someone gave (a flag's value, a request's field) as a message quotes it back: printable,
+ * and past SHOWN_INPUT_MAX_CHARS characters cut, with its length said, so a 5,000-character value
+ * pasted by mistake does not bury the message. Cut between characters, not inside one.
+ */
+export function shownInput(text: string): string {
+  const chars = Array.from(text);
+  if (chars.length <= SHOWN_INPUT_MAX_CHARS) return printable(text);
+  return `${printable(chars.slice(0, SHOWN_INPUT_MAX_CHARS - 1).join(''))}… (${chars.length} characters)`;
 }
 
 /** As printable, but line breaks and tabs are kept: for a whole text (a report) whose parts may quote stored labels. */

@@ -12,6 +12,7 @@
  * Pure TypeScript: no Node, no DOM.
  */
 import { z } from 'zod';
+import { shownInput } from './label-text.ts';
 
 export const DTYPES = ['float32', 'float16', 'bfloat16', 'int8'] as const;
 export type Dtype = (typeof DTYPES)[number];
@@ -171,7 +172,7 @@ export function resolveModel(name: string, custom: CustomModels = {}): BuildResu
   const base = Object.hasOwn(BUILTIN_ENTRIES, name) ? BUILTIN_ENTRIES[name] : undefined;
   const user = Object.hasOwn(custom, name) ? custom[name] : undefined;
   if (!base && !user) {
-    return { ok: false, error: `Unknown model '${name}'. Available models: ${availableModelNames(custom).join(', ')}` };
+    return { ok: false, error: `Unknown model '${shownInput(name)}'. Available models: ${availableModelNames(custom).join(', ')}` };
   }
   if (base && !user) return { ok: true, model: BUILTIN_MODELS[name] };
   return buildSpec(name, { ...base, ...stripUndefined(user ?? {}) });

@@ -420,18 +420,21 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
    * A running suite as suite.status answers (the page attaches to it on load): its first CPU-only
    * trial 2 s into its measured window and spilling to the drive, with the widest times the tiles
    * show: the suite started 59 min 58 s ago, and about 59 min 59 s are left ("≈ 59 min 59 s").
+   * `maxRequests`: each trial also ends after that many requests; the current one has completed one
+   * in its window's 2 s, a pace that would need longer than its cap leaves (1,788 s), and the other
+   * has shown none, so it counts at its cap: "≤ 59 min 48 s", the widest such figure.
    */
-  const runningSuite = () => {
+  const runningSuite = (maxRequests = 0) => {
     const now = Date.now();
     const ref = { suiteId: 99, trialId: 999, scenarioId: 'cpu-only', label: 'CPU only', trialIndex: 0, trialsPerScenario: 2, ordinal: 1, total: 2 };
-    const options = { model: 'llama3.1-8b', numUsers: 50, gpuMemGb: 0, cpuMemGb: 11, duration: 1790, storageCapacityGb: 16 };
+    const options = { model: 'llama3.1-8b', numUsers: 50, gpuMemGb: 0, cpuMemGb: 11, duration: 1790, storageCapacityGb: 16, maxRequests };
     const plan = {
       version: 1, profile: 'standard', trials: 2, model: 'llama3.1-8b', cacheDir: path.join(served.dir, 'cache'), systemId: 'sys', driveId: 'drv', createdAt: new Date(now).toISOString(),
       runs: [{ position: 0, scenarioId: 'cpu-only', label: 'CPU only', options, trials: 2, uvThreadpoolSize: 20, estimatedSecondsPerTrial: 1800, diskBytesEstimate: 16 * 2 ** 30, diskBytesRequired: 16 * 2 ** 30, derivation: ['d'] }],
       skipped: [], estimate: { trialCount: 2, totalSeconds: 3600, peakDiskBytes: 16 * 2 ** 30, requiredDiskBytes: 16 * 2 ** 30, freeBytes: null, fits: true, problems: [] }, notes: [],
     };
     const progress = {
-      phase: 'running', elapsedNs: 2e9, durationNs: 1790e9, requestsCompleted: 123_456, maxRequests: null, activeUsers: 300, queueDepth: 1234, generatedTokens: 987_654_321, storageReadBytes: 987_654_321_000, storageWriteBytes: 987_654_321_000,
+      phase: 'running', elapsedNs: 2e9, durationNs: 1790e9, requestsCompleted: maxRequests > 0 ? 1 : 123_456, maxRequests: maxRequests > 0 ? maxRequests : null, activeUsers: 300, queueDepth: 1234, generatedTokens: 987_654_321, storageReadBytes: 987_654_321_000, storageWriteBytes: 987_654_321_000,
       generatedTokensPerSec: 98_765.4, storageReadBytesPerSec: 9.87e9, storageWriteBytesPerSec: 9.87e9, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 98_765e6, storageReadP95Ns: 98_765e6, eventLoopLagP99Ns: null,
     };
     return {
@@ -466,6 +469,22 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     );
     expect(tiles.length).toBe(8);
     for (const t of tiles) expect.soft(t, t.tile).toMatchObject({ lines: 1, past: [] });
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it('at 1024×680, a suite whose trials end after N requests: its time left is a bound ("≤") while a scenario has shown no pace, on one line, and says why', async () => {
+    const page = await open(1024, 680, { status: () => runningSuite(1000) });
+    await page.locator('[data-test=eta]').waitFor();
+    await screenshot(page, 'layout-1024-run-max-requests');
+    // The running trial at its cap's 1,788 s left (its pace would need 1,998), the queued one at its 1,800.
+    expect(await page.locator('[data-test=eta]').innerText()).toBe('≤ 59 min 48 s');
+    expect(await page.locator('.nav-run').innerText()).toBe('Suite 99: 0/2 trials, up to 59 min 48 s left');
+    expect(await page.locator('[data-test=trial-table] tbody tr').nth(1).innerText()).toContain('≤ 30 min 00 s');
+    expect(await page.locator('[data-test=eta-basis]').innerText()).toBe('1,000-request trials counted at their duration cap');
+    const eta = await page.locator('[data-test=eta]').evaluate((v) => ({ lines: Math.round(v.getBoundingClientRect().height / parseFloat(getComputedStyle(v).lineHeight)), past: v.scrollWidth > v.clientWidth + 1 }));
+    expect(eta).toEqual({ lines: 1, past: false });
+    const basis = await page.locator('[data-test=eta-basis]').evaluate((v) => v.getBoundingClientRect().right <= v.closest('.stat')!.getBoundingClientRect().right + 0.5);
+    expect(basis).toBe(true);
     expect(problems, problems.join('\n')).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@
  */
 import { accessSync, constants as fsConstants, globSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { shownInput } from '../../../src-shared/domain/label-text.ts';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
 import { DEFAULT_RUN_OPTIONS, MAX_SEED, RUN_OPTION_KEYS, RunOptionsFieldSchemas, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
@@ -93,11 +94,11 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
     const tok = argv[i];
     if (HELP_NAMES.has(tok)) return { ok: 'help', text: runHelpText() };
     if (tok === '--') {
-      if (i + 1 < argv.length) errors.push(`unrecognized arguments: ${argv.slice(i + 1).join(' ')}`);
+      if (i + 1 < argv.length) errors.push(`unrecognized arguments: ${argv.slice(i + 1).map(shownInput).join(' ')}`);
       break;
     }
     if (!looksLikeOption(tok)) {
-      errors.push(`unrecognized arguments: ${tok}`);
+      errors.push(`unrecognized arguments: ${shownInput(tok)}`);
       continue;
     }
     const eq = tok.indexOf('=');
@@ -110,7 +111,7 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
       // Take the flag's value with it (argparse reports "--foo 5" together), so the value is not
       // reported again as a stray argument.
       const next = argv[i + 1];
-      const shown = inline === undefined && next !== undefined && !looksLikeOption(next) ? `${tok} ${argv[++i]}` : tok;
+      const shown = inline === undefined && next !== undefined && !looksLikeOption(next) ? `${shownInput(tok)} ${shownInput(argv[++i])}` : shownInput(tok);
       errors.push('ambiguous' in found ? found.ambiguous : `unrecognized arguments: ${shown}${hint(name)}`);
       continue;
     }

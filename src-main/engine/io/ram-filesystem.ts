@@ -20,26 +20,13 @@ export function ramFilesystemOf(statfsType: number, platform: NodeJS.Platform = 
   return RAM_FILESYSTEM_MAGIC.get(statfsType >>> 0) ?? null;
 }
 
-/**
- * 'tmpfs' or 'ramfs' when `dir` is on one; what holds it in RAM when a block device does (a loop
- * device whose file is on tmpfs: 'loop0 on tmpfs'; a RAM disk), from the mounts and sysfs; else null
- * (also when statfs fails: nothing is claimed).
- */
-export async function ramFilesystemAt(dir: string, sysRoot = '/'): Promise<string | null> {
-  return (await ramBackingOfDir(dir, sysRoot))?.backing ?? null;
-}
-
-/**
- * What holds `dir`'s files in RAM, in ramFilesystemAt's words and as the chain of devices down to
- * that RAM ('loop0 → /dev/shm/d.img on tmpfs', see ramChainOf); null when nothing does, or statfs fails.
- */
-export async function ramBackingOfDir(dir: string, sysRoot = '/'): Promise<RamBacking | null> {
-  return (await storageBehindDir(dir, sysRoot)).ram;
-}
-
 /** What the engine needs to know of the storage behind a directory before it measures there. */
 export interface DirStorage {
-  /** What holds its files in RAM (ramBackingOfDir), else null. */
+  /**
+   * What holds its files in RAM, else null: 'tmpfs' or 'ramfs' when the directory is on one; what
+   * holds it when a block device does ('loop0 on tmpfs', a RAM disk), from the mounts and sysfs,
+   * with the chain of devices down to that RAM ('loop0 → /dev/shm/d.img on tmpfs', see ramChainOf).
+   */
   ram: RamBacking | null;
   /** Loop devices under it that read and write their backing file through the page cache (loop/dio 0); empty when RAM-backed. */
   bufferedLoops: BufferedLoop[];
@@ -52,7 +39,7 @@ export interface DirStorage {
   servedBy: string | null;
 }
 
-/** ramBackingOfDir, the buffered loops and the device holding the bytes, from one walk (nothing claimed when statfs fails). */
+/** What holds a directory's files in RAM, the buffered loops and the device holding the bytes, from one walk (nothing claimed when statfs fails). */
 export async function storageBehindDir(dir: string, sysRoot = '/'): Promise<DirStorage> {
   const none: DirStorage = { ram: null, bufferedLoops: [], servedBy: null };
   let type: number;

@@ -22,7 +22,7 @@ export interface StorageTarget {
   createdFrom: string | null;
   capacityBytes: number;
   freeBytesAtStart: number;
-  /** What keeps baseDir's files in RAM ('tmpfs', 'ramfs', 'loop0 on tmpfs' …; see ramFilesystemAt), else null. */
+  /** What keeps baseDir's files in RAM ('tmpfs', 'ramfs', 'loop0 on tmpfs' …; see storageBehindDir), else null. */
   ramFilesystem: string | null;
   /** The same as the chain of devices down to that RAM ('loop0 → /dev/shm/d.img on tmpfs'; see ramChainOf); null exactly when ramFilesystem is. */
   ramBackingChain: string | null;

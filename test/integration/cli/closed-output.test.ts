@@ -10,6 +10,7 @@ import { fillUntilFull, mountTmpfsOrSkip, unmountTmpfsMounts } from '../../suppo
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { referenceResultsNew } from '../../unit/store/fixtures.ts';
 import { extractMetrics } from '../../../src-main/store/results-ingest.ts';
+import { currentProcess } from '../../../src-main/util/process-identity.ts';
 import { cliEnv, explain, KVBENCH_BIN, makeTempDir, removeTempDirs, startCli, TINY_RUN_FLAGS, type CliResult } from './cli-harness.ts';
 
 afterEach(() => {
@@ -29,10 +30,11 @@ function bigDatabase(dir: string): string {
         // Each its own configuration: the report has a table for each.
         const runId = store.ensureRun(suiteId, 'storage-only', 'Storage only', `k${i}`, {});
         const results = referenceResultsNew({ tokPerS: 100 + i, storageTokPerS: 50 + i });
-        store.insertFinishedTrial({
-          runId, suiteId, systemId: system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'storage-only', trialIndex: 0, options: {}, configKey: `k${i}`,
-          cacheDir: null, status: 'complete', reason: null, wallMs: null, results, resultsFormat: 'reference-new', metrics: extractMetrics(results), sourceFile: null, measuredByVersion: null,
+        // As a suite's runner stores a trial: started, then finished with its results.
+        const trialId = store.startTrial({
+          runId, suiteId, systemId: system.id, driveId: null, hardwareSnapshotId: null, scenarioId: 'storage-only', trialIndex: 0, options: {}, configKey: `k${i}`, runner: currentProcess(), cacheDir: null,
         });
+        store.finishTrial(trialId, { status: 'complete', reason: null, wallMs: null, results, resultsFormat: 'reference-new', metrics: extractMetrics(results) });
       }
     });
   } finally {

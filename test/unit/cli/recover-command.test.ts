@@ -174,4 +174,25 @@ describe('kvbench recover', () => {
     expect(listing(dir)).toEqual(['damaged.db', 'existing.db', 'intact.db', 'notes.txt', 'truncated.db']);
     expect((await run(() => main(['recover', '--db', damaged]))).stderr).toMatch(/^kvbench recover: --out is required/);
   });
+
+  it("refuses an empty --db or --out as the other commands do, not reading the default database or taking '' as missing", async () => {
+    const dir = tempDir();
+    const db = intactDatabase(dir);
+    const damaged = scribbled(db, 'damaged.db', pagesOf(db).get('trials_started/leaf')!);
+    // With KVBENCH_DB set, `--db ''` fell back to it: a script's unset variable recovered another database than meant.
+    const before = process.env.KVBENCH_DB;
+    process.env.KVBENCH_DB = damaged;
+    try {
+      const emptyDb = await recover('', path.join(dir, 'new.db'));
+      expect(emptyDb).toMatchObject({ code: 1, stdout: '', stderr: 'kvbench recover: --db must not be empty\n' });
+      expect((await recover(' ', path.join(dir, 'new.db'))).stderr).toBe('kvbench recover: --db must not be empty\n');
+      expect((await recover(damaged, '')).stderr).toBe('kvbench recover: --out must not be empty\n');
+      const both = await recover('', '');
+      expect(both).toMatchObject({ code: 1, stderr: 'kvbench recover: invalid arguments:\n  --db must not be empty\n  --out must not be empty\n' });
+    } finally {
+      if (before === undefined) delete process.env.KVBENCH_DB;
+      else process.env.KVBENCH_DB = before;
+    }
+    expect(listing(dir)).toEqual(['damaged.db', 'intact.db']);
+  });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, ramBackingAt, ramChainOf, storageBehindMount, storageBehindPath, sysReader } from '../../../src-main/hardware/linux-storage.ts';
+import { blockDeviceForMount, diskFacts, disksBehind, findMount, parseMountInfo, ramChainOf, storageBehindMount, storageBehindPath, sysReader } from '../../../src-main/hardware/linux-storage.ts';
 import { bufferedLoopMessage, ramBackingOf } from '../../../src-shared/domain/hardware.ts';
 import { makeFakeSys } from './fake-sys.ts';
 
@@ -187,17 +187,17 @@ describe('block devices behind a mount', () => {
       expect(ramChainOf(sys, all.find((m) => m.mountPoint === '/mnt/kvdev')!, [])).toBeNull();
     });
 
-    it('ramBackingAt reads the mounts itself: a path inside the loop is RAM-backed, a path on the disk is not', () => {
+    it('storageBehindPath reads the mounts itself: a path inside the loop is RAM-backed, a path on the disk is not', () => {
       const withLoops = sysReader(fake.root);
       const text = fs.readFileSync(path.join(fake.root, '/proc/self/mountinfo'), 'utf8');
       fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), `${text}${loops.map((m, i) => `${50 + i} 27 ${m.majorMinor} / ${m.mountPoint} rw - ${m.fsType} ${m.source} rw`).join('\n')}\n`);
       try {
-        expect(ramBackingAt(withLoops, '/mnt/kvdev/c')).toEqual({ backing: 'loop0 on tmpfs', chain: 'loop0 → /tmp/kvram/disk.img on tmpfs' });
-        expect(ramBackingAt(withLoops, '/tmp/kvram/x')).toEqual({ backing: 'tmpfs', chain: 'tmpfs' });
-        expect(ramBackingAt(withLoops, '/mnt/zram/x')).toEqual({ backing: 'RAM disk', chain: 'zram0' });
-        expect(ramBackingAt(withLoops, '/mnt/kvnested/x')).toEqual({ backing: 'loop4 on RAM disk loop0', chain: 'loop4 → /mnt/kvdev/nested.img on ext4 → loop0 → /tmp/kvram/disk.img on tmpfs' });
-        expect(ramBackingAt(withLoops, '/mnt/kvdisk/c')).toBeNull();
-        expect(ramBackingAt(withLoops, '/data')).toBeNull();
+        expect(storageBehindPath(withLoops, '/mnt/kvdev/c')?.ramBacking).toEqual({ backing: 'loop0 on tmpfs', chain: 'loop0 → /tmp/kvram/disk.img on tmpfs' });
+        expect(storageBehindPath(withLoops, '/tmp/kvram/x')?.ramBacking).toEqual({ backing: 'tmpfs', chain: 'tmpfs' });
+        expect(storageBehindPath(withLoops, '/mnt/zram/x')?.ramBacking).toEqual({ backing: 'RAM disk', chain: 'zram0' });
+        expect(storageBehindPath(withLoops, '/mnt/kvnested/x')?.ramBacking).toEqual({ backing: 'loop4 on RAM disk loop0', chain: 'loop4 → /mnt/kvdev/nested.img on ext4 → loop0 → /tmp/kvram/disk.img on tmpfs' });
+        expect(storageBehindPath(withLoops, '/mnt/kvdisk/c')?.ramBacking).toBeNull();
+        expect(storageBehindPath(withLoops, '/data')?.ramBacking).toBeNull();
       } finally {
         fs.writeFileSync(path.join(fake.root, '/proc/self/mountinfo'), text);
       }

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ramBackingOfDir, ramFilesystemAt, ramFilesystemOf } from '../../../src-main/engine/io/ram-filesystem.ts';
+import { ramFilesystemOf, storageBehindDir } from '../../../src-main/engine/io/ram-filesystem.ts';
 import { efficiencySection } from '../../../src-main/engine/report/probe-limits.ts';
 import { prepareStorageTarget, releaseStorageTarget } from '../../../src-main/engine/tiers/storage-target.ts';
 import { detectHardware } from '../../../src-main/hardware/detect-hardware.ts';
@@ -47,21 +47,21 @@ describe('RAM-backed cache directories', () => {
   it('finds a real tmpfs, and not the disk the temp directory is on', async (ctx) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvb-ram-'));
     try {
-      const disk = await ramFilesystemAt(dir);
+      const disk = (await storageBehindDir(dir)).ram?.backing ?? null;
       try {
         execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
       } catch (err) {
         return ctx.skip(`cannot mount a tmpfs here (${(err as Error).message.split('\n')[0]})`);
       }
       try {
-        expect(await ramFilesystemAt(dir)).toBe('tmpfs');
-        expect(await ramBackingOfDir(dir)).toEqual({ backing: 'tmpfs', chain: 'tmpfs' });
+        expect((await storageBehindDir(dir)).ram?.backing).toBe('tmpfs');
+        expect((await storageBehindDir(dir)).ram).toEqual({ backing: 'tmpfs', chain: 'tmpfs' });
       } finally {
         execFileSync('umount', [dir], { stdio: 'pipe' });
       }
       // Whatever the temp directory is on, it is not the tmpfs just unmounted; on a RAM /tmp it says so.
-      expect(await ramFilesystemAt(dir)).toBe(disk);
-      expect(await ramFilesystemAt(path.join(dir, 'missing'))).toBeNull();
+      expect((await storageBehindDir(dir)).ram?.backing ?? null).toBe(disk);
+      expect((await storageBehindDir(path.join(dir, 'missing'))).ram).toBeNull();
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -101,7 +101,7 @@ describe('RAM-backed cache directories', () => {
       } catch (err) {
         return ctx.skip(`cannot set up a loop device here (${(err as Error).message.split('\n')[0]})`);
       }
-      const tmpRam = await ramFilesystemAt(dir); // the temp directory's own filesystem: a disk, or RAM on a RAM /tmp
+      const tmpRam = (await storageBehindDir(dir)).ram?.backing ?? null; // the temp directory's own filesystem: a disk, or RAM on a RAM /tmp
 
       const hw = await detectHardware(path.join(onRam, 'kv'), { probeDirectIo: false, cudaProbe: false });
       const c = hw.cacheDir!;
@@ -121,7 +121,7 @@ describe('RAM-backed cache directories', () => {
       );
       expect(hardwareAdvice(hw, false).find((a) => a.code === 'ram-backed')?.message).toBe(`The cache directory is on a RAM-backed filesystem (${chain}): the storage tier measures memory, not a drive.`);
       // The engine's own view, which the trial's results (ram_backed, ram_backing_chain) and so the report's caution come from.
-      expect(await ramFilesystemAt(onRam)).toBe(`${ramLoop} on tmpfs`);
+      expect((await storageBehindDir(onRam)).ram?.backing).toBe(`${ramLoop} on tmpfs`);
       const target = await prepareStorageTarget({ cacheDir: path.join(onRam, 'kv'), storageCapacityGb: 0.01, largestEntryBytes: 1024 });
       expect(target.ramFilesystem).toBe(`${ramLoop} on tmpfs`);
       // The loop, the file behind it as the kernel names it, and the filesystem holding that file.
@@ -132,7 +132,7 @@ describe('RAM-backed cache directories', () => {
       expect(disk.blockDevice).toMatchObject({ name: diskLoop, backingFilesystem: expect.any(String) });
       expect(disk.blockDevice!.disks).not.toEqual([diskLoop]); // followed to the disk holding the file …
       expect(ramBackingOf(disk) === null).toBe(tmpRam === null); // … which is RAM only when the temp dir is
-      expect(await ramFilesystemAt(onDisk) === null).toBe(tmpRam === null);
+      expect((await storageBehindDir(onDisk)).ram === null).toBe(tmpRam === null);
     } finally {
       undoAll(undo, dir);
     }
@@ -159,7 +159,7 @@ describe('RAM-backed cache directories', () => {
       } catch (err) {
         return ctx.skip(`cannot set up a zram device here (${(err as Error).message.split('\n')[0]})`);
       }
-      expect(await ramBackingOfDir(onZram)).toEqual({ backing: 'RAM disk', chain: zram });
+      expect((await storageBehindDir(onZram)).ram).toEqual({ backing: 'RAM disk', chain: zram });
       const zhw = await detectHardware(path.join(onZram, 'kv'), { probeDirectIo: false, cudaProbe: false });
       expect(zhw.cacheDir!.ramBackingChain).toBe(zram);
       expect(formatHardware(zhw)).toContain(`RAM-backed filesystem (${zram}): the storage tier measures memory, not a drive`);
@@ -184,7 +184,7 @@ describe('RAM-backed cache directories', () => {
     if (!fs.existsSync('/dev/shm')) return ctx.skip('no /dev/shm here');
     const dir = fs.mkdtempSync('/dev/shm/kvb-hw-');
     try {
-      const engine = await ramBackingOfDir(dir);
+      const engine = (await storageBehindDir(dir)).ram;
       if (engine === null) return ctx.skip('/dev/shm is not RAM-backed here');
       const hw = await detectHardware(path.join(dir, 'kv'), { probeDirectIo: false, cudaProbe: false });
       expect(hw.cacheDir!.ramBackingChain).toBe(engine.chain);

@@ -8,14 +8,15 @@ import {
   emptySeries,
   endedPhase,
   endedTrialCard,
-  etaSeconds,
   liveAverages,
   liveSpill,
   MAX_POINTS,
   overlap,
+  phaseFraction,
   queuedRow,
   rowsFromPlan,
   spillNotice,
+  timeLeft,
   type SeriesClock,
   type TrialRow,
 } from '../../../src-renderer/live-run-model.ts';
@@ -50,10 +51,17 @@ describe('rows of a plan', () => {
     expect(rows.map((r) => r.key)).toEqual(['cpu-only#0', 'cpu-only#1', 'storage-only#0', 'storage-only#1']);
     expect(rows[3]).toEqual({
       key: 'storage-only#1', scenarioId: 'storage-only', label: 'Storage only', trialIndex: 1, trialsPerScenario: 2,
-      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5, spilled: false,
+      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5, maxRequests: 0, spilled: false,
     });
   });
 });
+
+/** The seconds timeLeft gives, as the plan's duration-bound trials have them (no request limit, no progress). */
+const etaSeconds = (rows: TrialRow[], key: string | null, elapsedS: number, unseenS = 0): number | null => {
+  const t = timeLeft(rows, { key, elapsedS }, { seconds: unseenS, requestLimited: false });
+  if (t !== null) expect(t.upToCap).toBe(false);
+  return t?.seconds ?? null;
+};
 
 describe('time left', () => {
   it('has no figure without rows or unseen trials, and counts the unseen ones\' estimate', () => {
@@ -85,6 +93,70 @@ describe('time left', () => {
     rows[3].wallMs = 11_000; // twice its estimate: that one does say something
     rows.push({ ...rows[3], key: 'extra', status: 'queued', wallMs: null });
     expect(etaSeconds(rows, null, 0)).toBeCloseTo(2 * 5.5);
+  });
+});
+
+describe('time left with trials that end after N requests', () => {
+  /** A plan of two scenarios × 2 trials ending after 100 requests or at a 60 s cap (63.5 s with start-up). */
+  const limitedPlan = (): ReturnType<typeof plan> => {
+    const p = plan();
+    for (const r of p.runs) {
+      r.options = { ...r.options, duration: 60, maxRequests: 100 };
+      r.estimatedSecondsPerTrial = 63.5;
+    }
+    return p;
+  };
+  const inWindow = (elapsedS: number, requestsCompleted: number): ProgressEvent => ({ ...progress('running', elapsedS), durationNs: 60e9, maxRequests: 100, requestsCompleted });
+
+  it('takes the limit from the plan', () => {
+    expect(rowsFromPlan(limitedPlan()).map((r) => r.maxRequests)).toEqual([100, 100, 100, 100]);
+    expect(rowsFromPlan(plan()).map((r) => r.maxRequests)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('counts the running trial from its requests\' pace in the window, at most what its cap leaves', () => {
+    const rows = rowsFromPlan(limitedPlan());
+    rows[0].status = 'running';
+    // 40 of 100 requests in the window's first 2 s (4 s since the trial started): 3 s more at that rate.
+    const t = timeLeft(rows, { key: rows[0].key, elapsedS: 4, progress: inWindow(2, 40) });
+    // The queued trials have shown no pace: each counts at its cap, and the figure says so.
+    expect(t).toEqual({ seconds: 3 + 3 * 63.5, upToCap: true });
+    // A slow one: 1 request in 50 s would need 4,950 s more; its cap ends it in 10.
+    expect(timeLeft(rows, { key: rows[0].key, elapsedS: 52, progress: inWindow(50, 1) })?.seconds).toBeCloseTo(10 + 3 * 63.5);
+    // Before its first request (or in the warm-up) there is no pace: its cap, less what it has run.
+    expect(timeLeft(rows, { key: rows[0].key, elapsedS: 4, progress: inWindow(2, 0) })?.seconds).toBeCloseTo(59.5 + 3 * 63.5);
+    expect(timeLeft(rows, { key: rows[0].key, elapsedS: 1, progress: { ...inWindow(1, 5), phase: 'warming-up' } })?.seconds).toBeCloseTo(62.5 + 3 * 63.5);
+    // Draining: its window is over.
+    expect(timeLeft(rows, { key: rows[0].key, elapsedS: 9, progress: { ...inWindow(5, 100), phase: 'draining' } })?.seconds).toBeCloseTo(3 * 63.5);
+  });
+
+  it('counts a queued trial as long as the complete trials of its scenario took, and only then is the figure an estimate', () => {
+    const rows = rowsFromPlan(limitedPlan());
+    rows[0].status = 'complete';
+    rows[0].wallMs = 8_000; // 100 requests and the engine's start and end: 8 s, not the 63.5 s cap
+    rows[1].status = 'running';
+    const t = timeLeft(rows, { key: rows[1].key, elapsedS: 3, progress: inWindow(1, 50) });
+    // The running one: 50 more at 50/s, 1 s. Storage only's two have no pace yet: at their cap.
+    expect(t).toEqual({ seconds: 1 + 2 * 63.5, upToCap: true });
+    rows[1].status = 'complete';
+    rows[1].wallMs = 10_000;
+    rows[2].status = 'complete';
+    rows[2].wallMs = 20_000;
+    // The last one: as its scenario's complete trial took; an estimate now. A short request-limited
+    // trial does not shrink the estimates of others (no 0.5 factor from 8 s against 63.5).
+    expect(timeLeft(rows, { key: null, elapsedS: 0 })).toEqual({ seconds: 20, upToCap: false });
+    rows[3].status = 'running';
+    expect(timeLeft(rows, { key: rows[3].key, elapsedS: 5, progress: { ...inWindow(1, 0), phase: 'warming-up' } })).toEqual({ seconds: 15, upToCap: false });
+  });
+
+  it('unseen trials of a resumed request-limited suite count at their cap, and say so', () => {
+    expect(timeLeft([], { key: null, elapsedS: 0 }, { seconds: 127, requestLimited: true })).toEqual({ seconds: 127, upToCap: true });
+  });
+
+  it('the trial bar is the share of its duration or of its requests, whichever is further', () => {
+    expect(phaseFraction(null)).toBe(0);
+    expect(phaseFraction(inWindow(3, 90))).toBeCloseTo(0.9); // 3 s of 60 would read 5 %
+    expect(phaseFraction(inWindow(30, 10))).toBeCloseTo(0.5);
+    expect(phaseFraction({ ...inWindow(3, 250), durationNs: null })).toBe(1);
   });
 });
 

@@ -282,10 +282,9 @@ describe('import: staged in batches, stored in one commit', () => {
         const suiteId = store.createSuite({ systemId, driveId: null, profile: 'import', label: null, source: 'import', plan: null, cacheDir: null, runner, status: 'running', createdAt: now });
         const run = store.addRun(suiteId, { position: 0, scenarioId: 'imported', label: 'x', options: {}, trials: 0 }, 'k');
         const results = kvbenchResults({ tokPerS: suiteId }) as unknown as Record<string, unknown>;
-        store.insertFinishedTrial({
-          runId: run, suiteId, systemId, driveId: null, hardwareSnapshotId: null, scenarioId: 'imported', trialIndex: 0, options: {}, configKey: 'k',
-          cacheDir: null, status: 'complete', reason: null, wallMs: null, results, metrics: { x: 1 }, sourceFile: null, measuredByVersion: null,
-        });
+        // A finished trial, stored as the runner stores one (its runner columns matter only while it runs).
+        const trialId = store.startTrial({ runId: run, suiteId, systemId, driveId: null, hardwareSnapshotId: null, scenarioId: 'imported', trialIndex: 0, options: {}, configKey: 'k', runner, cacheDir: null });
+        store.finishTrial(trialId, { status: 'complete', reason: null, wallMs: null, results, metrics: { x: 1 } });
         return suiteId;
       });
     const killed = begin(dead);
