@@ -932,34 +932,42 @@ export class Store {
     const dir = sort?.dir === 'asc' ? 'ASC' : 'DESC';
     return this.readVisible((hide) => {
       const conds = hide.visible === null ? where : [...where, hide.visible];
-      const whereOf = (valid: boolean): string => `WHERE ${[...conds, `${valid ? '' : 'NOT '}json_valid(t.options_json)`].join(' AND ')}`;
-      // The damaged rows first, in listTrials' order, so that they are said as it says them.
-      const damaged = this.db.prepare(`SELECT t.id, t.options_json ${HISTORY_FROM} ${whereOf(false)} ORDER BY t.started_at DESC, t.id DESC`).all(...params) as { id: number; options_json: string }[];
-      for (const r of damaged) {
-        try {
-          this.parseStored(r.options_json, `trial ${r.id}'s options`);
-          return null; // SQLite calls it damaged, JSON.parse reads it
-        } catch (err) {
-          if (!(err instanceof StoreError)) throw err;
-          this.noteUnreadable(err, `trial ${r.id}`, r.id, 'left-out');
+      const whereOf = (...more: string[]): string => (conds.length + more.length > 0 ? `WHERE ${[...conds, ...more].join(' AND ')}` : '');
+      // One pass counts them, and whether any row's options are damaged: json_valid in the result, not
+      // in WHERE, so that SQLite reads only the selection's options (in WHERE it would read every trial's
+      // before the other filters' joins).
+      const counted = this.db.prepare(`SELECT COUNT(*) AS listed, SUM(json_valid(t.options_json)) AS valid ${HISTORY_FROM} ${whereOf()}`).get(...params) as { listed: number; valid: number | null };
+      const total = counted.valid ?? 0;
+      let valid: string[] = [];
+      if (total < counted.listed) {
+        // The damaged rows in listTrials' order, so that they are said as it says them.
+        const damaged = this.db.prepare(`SELECT t.id, t.options_json ${HISTORY_FROM} ${whereOf('NOT json_valid(t.options_json)')} ORDER BY t.started_at DESC, t.id DESC`).all(...params) as { id: number; options_json: string }[];
+        for (const r of damaged) {
+          try {
+            this.parseStored(r.options_json, `trial ${r.id}'s options`);
+            return null; // SQLite calls it damaged, JSON.parse reads it
+          } catch (err) {
+            if (!(err instanceof StoreError)) throw err;
+            this.noteUnreadable(err, `trial ${r.id}`, r.id, 'left-out');
+          }
         }
+        valid = ['json_valid(t.options_json)'];
       }
-      const total = (this.db.prepare(`SELECT COUNT(*) AS n ${HISTORY_FROM} ${whereOf(true)}`).get(...params) as { n: number }).n;
-      const column = key in HISTORY_SORT_COLUMNS ? HISTORY_SORT_COLUMNS[key as keyof typeof HISTORY_SORT_COLUMNS] : null;
+      const column = Object.hasOwn(HISTORY_SORT_COLUMNS, key) ? HISTORY_SORT_COLUMNS[key as keyof typeof HISTORY_SORT_COLUMNS] : null;
       let rows: TrialRow[];
       if (key === 'startedAt') {
-        rows = this.db.prepare(`${this.trialSelect} ${whereOf(true)} ORDER BY t.started_at ${dir}, t.id ${dir} LIMIT ? OFFSET ?`).all(...params, limit, offset) as TrialRow[];
+        rows = this.db.prepare(`${this.trialSelect} ${whereOf(...valid)} ORDER BY t.started_at ${dir}, t.id ${dir} LIMIT ? OFFSET ?`).all(...params, limit, offset) as TrialRow[];
       } else if (key.startsWith('metric:') || column?.numeric) {
         // Missing values last in either direction, newest start first among them; equal values newest id first.
         const v = column ? column.sql : 'm.value';
         const join = column ? '' : 'LEFT JOIN trial_metrics m ON m.trial_id = t.id AND m.key = ?';
-        const sql = `${this.trialSelect} ${join} ${whereOf(true)}
+        const sql = `${this.trialSelect} ${join} ${whereOf(...valid)}
           ORDER BY (${v}) IS NULL, ${v} ${dir}, CASE WHEN (${v}) IS NULL THEN t.started_at END DESC, t.id DESC LIMIT ? OFFSET ?`;
         rows = this.db.prepare(sql).all(...(column ? [] : [key.slice(7)]), ...params, limit, offset) as TrialRow[];
       } else {
         // Text (or an unknown key: the start, as text): each trial's value alone, ordered as History orders text.
         const v = column?.sql ?? 't.started_at';
-        const values = this.db.prepare(`SELECT t.id, ${v} AS v ${HISTORY_FROM} ${whereOf(true)} ORDER BY t.started_at DESC, t.id DESC`).all(...params) as { id: number; v: SortValue }[];
+        const values = this.db.prepare(`SELECT t.id, ${v} AS v ${HISTORY_FROM} ${whereOf(...valid)} ORDER BY t.started_at DESC, t.id DESC`).all(...params) as { id: number; v: SortValue }[];
         const ids = values
           .sort((a, b) => compareSorted(a, b, sort?.dir ?? 'desc'))
           .slice(offset, offset + limit)
@@ -991,10 +999,14 @@ export class Store {
    */
   historyIds(filter: TrialFilter): { id: number; suiteId: number }[] {
     const { where, params } = this.trialConditions(filter);
-    return this.readVisible((hide) => {
-      const conds = [...where, ...(hide.visible === null ? [] : [hide.visible]), 'json_valid(t.options_json)'];
-      return this.db.prepare(`SELECT t.id, t.suite_id AS suiteId ${HISTORY_FROM} WHERE ${conds.join(' AND ')} ORDER BY t.started_at DESC, t.id DESC`).all(...params) as { id: number; suiteId: number }[];
+    const rows = this.readVisible((hide) => {
+      const conds = hide.visible === null ? where : [...where, hide.visible];
+      // json_valid in the result: read for the selection's trials only (historyPage).
+      return this.db
+        .prepare(`SELECT t.id, t.suite_id AS suiteId, json_valid(t.options_json) AS valid ${HISTORY_FROM} ${conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : ''} ORDER BY t.started_at DESC, t.id DESC`)
+        .all(...params) as { id: number; suiteId: number; valid: number }[];
     });
+    return rows.filter((r) => r.valid === 1).map(({ id, suiteId }) => ({ id, suiteId }));
   }
 
   /** A trial by id; one of an import is found once the import finished (unfinishedImport). */

@@ -111,6 +111,7 @@ const KEYS = [
   'status',
   'model',
   'no-such-key',
+  'toString',
 ];
 
 describe('History\'s page read in SQL', () => {
