@@ -51,6 +51,7 @@ import type { OpenStoreOptions } from '../store/open-store.ts';
 import { openDamagedStoreOffThread, recoverDatabaseOffThread } from '../store/salvage-thread.ts';
 import type { Recovery } from '../store/recover.ts';
 import { recoveryNotice } from '../store/schema-meta.ts';
+import { historyPageInMemory } from '../store/history-order.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
@@ -313,40 +314,6 @@ export function selectionOf(sel: Selection): Parameters<typeof resolveSelection>
     // A date-only `until` includes that whole day (isoDate), as --until does.
     ...(sel.until ? { until: sel.until } : {}),
   };
-}
-
-/** Sort keys of the history table: record fields, or `metric:<key>`. */
-function sortValue(t: TrialRecord, key: string): string | number | null {
-  if (key.startsWith('metric:')) return t.metrics[key.slice(7)] ?? null;
-  switch (key) {
-    case 'id':
-      return t.id;
-    case 'suiteId':
-      return t.suiteId;
-    case 'suiteLabel':
-      return t.suiteLabel;
-    case 'system':
-      return t.systemLabel;
-    case 'drive':
-      return t.driveLabel;
-    case 'scenario':
-      return t.scenarioId;
-    case 'status':
-      return t.status;
-    case 'wallMs':
-      return t.wallMs;
-    case 'model':
-      return typeof t.options.model === 'string' ? t.options.model : null;
-    default:
-      return t.startedAt;
-  }
-}
-
-function compareValues(a: string | number | null, b: string | number | null): number {
-  if (a === null && b === null) return 0;
-  if (a === null) return 1; // missing values last, whatever the direction
-  if (b === null) return -1;
-  return typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b));
 }
 
 /**
@@ -905,24 +872,23 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
     async 'history.list'(r) {
       const s = requireStore();
-      const { value: trials, unreadable } = s.readDamaged(() => trialsOf(s, r.selection, 'desc'));
-      if (r.sort && r.sort.key !== 'startedAt') {
-        const dir = r.sort.dir === 'asc' ? 1 : -1;
-        const key = r.sort.key;
-        trials.sort((a, b) => {
-          const va = sortValue(a, key);
-          const vb = sortValue(b, key);
-          if (va === null || vb === null) return compareValues(va, vb);
-          return dir * compareValues(va, vb) || b.id - a.id;
-        });
-      } else if (r.sort?.dir === 'asc') {
-        trials.reverse();
-      }
       const offset = r.offset ?? 0;
-      const page = trials.slice(offset, offset + (r.limit ?? 100));
+      const limit = r.limit ?? 100;
+      // The page in SQL; where SQLite and JSON.parse disagree about a damaged row, every trial of the selection read and sorted here, as always.
+      const { value: listed, unreadable } = s.readDamaged(
+        () => s.historyPage(resolveSelection(s, selectionOf(r.selection)), r.sort, offset, limit) ?? historyPageInMemory(trialsOf(s, r.selection, 'desc'), r.sort, offset, limit),
+      );
+      const { trials: page, total } = listed;
       // The flags of the page's trials, from the rule the report, the CLI's `!` and the exports use.
       const cautions = page.map((t) => ({ trialId: t.id, messages: cautionsOf(t).map((c) => c.message) })).filter((c) => c.messages.length > 0);
-      return { trials: page, total: trials.length, cautions, unreadable };
+      return { trials: page, total, cautions, unreadable };
+    },
+
+    async 'history.ids'(r) {
+      const s = requireStore();
+      // What History lists under the selection, every page of it ("select all matching"): ids only.
+      const rows = s.historyIds(resolveSelection(s, selectionOf(r.selection)));
+      return { trialIds: rows.map((t) => t.id), suiteIds: [...new Set(rows.map((t) => t.suiteId))].sort((a, b) => a - b) };
     },
 
     async 'history.facets'(r) {

@@ -28,6 +28,7 @@ import { configKey, extractRamBacking, measuringVersion, resultsDigest } from '.
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import { hasTable, sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
+import { compareSorted, HISTORY_SORT_COLUMNS, type HistorySort, type SortValue } from './history-order.ts';
 import { readRecoveryRecord, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
@@ -191,6 +192,9 @@ interface TrialRow {
 const DRIVE_SIZES = `WITH drive_sizes AS MATERIALIZED (
     SELECT id, json_extract(profile_json, '$.cacheDir.blockDevice.sizeBytes') AS size_bytes FROM hardware_snapshots WHERE json_valid(profile_json))
   `;
+
+/** The joins of trialSelect, without the drive sizes: the rows History lists, for its counts and orders (historyPage). */
+const HISTORY_FROM = 'FROM trials t JOIN suites su ON su.id = t.suite_id JOIN systems s ON s.id = t.system_id LEFT JOIN drives d ON d.id = t.drive_id';
 
 /**
  * The columns a TrialRecord is made of: never the results blob or the summary text, which a listing
@@ -911,6 +915,98 @@ export class Store {
       }
     }
     return trials;
+  }
+
+  /**
+   * A page of History: the trials `filter` keeps in History's order (history-order.ts), from `offset`,
+   * at most `limit`, and how many it keeps in all, read in SQL: only the page's trials are read, with
+   * their metrics. Numbers (the start, metrics, ids, wall time) are ordered by SQL; text keys, which
+   * History orders as localeCompare does, by their values alone in JS. A trial listTrials leaves out
+   * (options that no longer parse) is left out and noted as listTrials notes it: every one of the
+   * selection, not only the page's. Null where SQLite's json_valid and JSON.parse disagree about a
+   * row: the caller then reads the selection as listTrials does (historyPageInMemory).
+   */
+  historyPage(filter: TrialFilter, sort: HistorySort | undefined, offset: number, limit: number): { trials: TrialRecord[]; total: number } | null {
+    const { where, params } = this.trialConditions(filter);
+    const key = sort?.key ?? 'startedAt';
+    const dir = sort?.dir === 'asc' ? 'ASC' : 'DESC';
+    return this.readVisible((hide) => {
+      const conds = hide.visible === null ? where : [...where, hide.visible];
+      const whereOf = (...more: string[]): string => (conds.length + more.length > 0 ? `WHERE ${[...conds, ...more].join(' AND ')}` : '');
+      // One pass counts them, and whether any row's options are damaged: json_valid in the result, not
+      // in WHERE, so that SQLite reads only the selection's options (in WHERE it would read every trial's
+      // before the other filters' joins).
+      const counted = this.db.prepare(`SELECT COUNT(*) AS listed, SUM(json_valid(t.options_json)) AS valid ${HISTORY_FROM} ${whereOf()}`).get(...params) as { listed: number; valid: number | null };
+      const total = counted.valid ?? 0;
+      let valid: string[] = [];
+      if (total < counted.listed) {
+        // The damaged rows in listTrials' order, so that they are said as it says them.
+        const damaged = this.db.prepare(`SELECT t.id, t.options_json ${HISTORY_FROM} ${whereOf('NOT json_valid(t.options_json)')} ORDER BY t.started_at DESC, t.id DESC`).all(...params) as { id: number; options_json: string }[];
+        for (const r of damaged) {
+          try {
+            this.parseStored(r.options_json, `trial ${r.id}'s options`);
+            return null; // SQLite calls it damaged, JSON.parse reads it
+          } catch (err) {
+            if (!(err instanceof StoreError)) throw err;
+            this.noteUnreadable(err, `trial ${r.id}`, r.id, 'left-out');
+          }
+        }
+        valid = ['json_valid(t.options_json)'];
+      }
+      const column = Object.hasOwn(HISTORY_SORT_COLUMNS, key) ? HISTORY_SORT_COLUMNS[key as keyof typeof HISTORY_SORT_COLUMNS] : null;
+      let rows: TrialRow[];
+      if (key === 'startedAt') {
+        rows = this.db.prepare(`${this.trialSelect} ${whereOf(...valid)} ORDER BY t.started_at ${dir}, t.id ${dir} LIMIT ? OFFSET ?`).all(...params, limit, offset) as TrialRow[];
+      } else if (key.startsWith('metric:') || column?.numeric) {
+        // Missing values last in either direction, newest start first among them; equal values newest id first.
+        const v = column ? column.sql : 'm.value';
+        const join = column ? '' : 'LEFT JOIN trial_metrics m ON m.trial_id = t.id AND m.key = ?';
+        const sql = `${this.trialSelect} ${join} ${whereOf(...valid)}
+          ORDER BY (${v}) IS NULL, ${v} ${dir}, CASE WHEN (${v}) IS NULL THEN t.started_at END DESC, t.id DESC LIMIT ? OFFSET ?`;
+        rows = this.db.prepare(sql).all(...(column ? [] : [key.slice(7)]), ...params, limit, offset) as TrialRow[];
+      } else {
+        // Text (or an unknown key: the start, as text): each trial's value alone, ordered as History orders text.
+        const v = column?.sql ?? 't.started_at';
+        const values = this.db.prepare(`SELECT t.id, ${v} AS v ${HISTORY_FROM} ${whereOf(...valid)} ORDER BY t.started_at DESC, t.id DESC`).all(...params) as { id: number; v: SortValue }[];
+        const ids = values
+          .sort((a, b) => compareSorted(a, b, sort?.dir ?? 'desc'))
+          .slice(offset, offset + limit)
+          .map((r) => r.id);
+        const byId = new Map<number, TrialRow>();
+        for (let i = 0; i < ids.length; i += 500) {
+          const chunk = ids.slice(i, i + 500);
+          for (const r of this.db.prepare(`${this.trialSelect} WHERE t.id IN (${chunk.map(() => '?').join(', ')})`).all(...chunk) as TrialRow[]) byId.set(r.id, r);
+        }
+        rows = ids.map((id) => byId.get(id)!);
+      }
+      const metrics = this.metricsFor(rows.map((r) => r.id));
+      const trials: TrialRecord[] = [];
+      for (const r of rows) {
+        try {
+          trials.push(this.rowToTrial(r, metrics.get(r.id) ?? {}));
+        } catch (err) {
+          if (!(err instanceof StoreError)) throw err;
+          return null; // SQLite reads it as JSON, JSON.parse does not
+        }
+      }
+      return { trials, total };
+    });
+  }
+
+  /**
+   * Every trial History lists under `filter` (historyPage's, newest start first), with its suite: what
+   * "select all matching" acts on. Only ids are read.
+   */
+  historyIds(filter: TrialFilter): { id: number; suiteId: number }[] {
+    const { where, params } = this.trialConditions(filter);
+    const rows = this.readVisible((hide) => {
+      const conds = hide.visible === null ? where : [...where, hide.visible];
+      // json_valid in the result: read for the selection's trials only (historyPage).
+      return this.db
+        .prepare(`SELECT t.id, t.suite_id AS suiteId, json_valid(t.options_json) AS valid ${HISTORY_FROM} ${conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : ''} ORDER BY t.started_at DESC, t.id DESC`)
+        .all(...params) as { id: number; suiteId: number; valid: number }[];
+    });
+    return rows.filter((r) => r.valid === 1).map(({ id, suiteId }) => ({ id, suiteId }));
   }
 
   /** A trial by id; one of an import is found once the import finished (unfinishedImport). */

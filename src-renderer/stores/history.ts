@@ -58,6 +58,12 @@ export const useHistoryStore = defineStore('history', () => {
   const facets = shallowRef<ResponseOf<'history.facets'> | null>(null);
   const suites = shallowRef<SuiteRecordData[]>([]);
   const selected = ref<Set<number>>(new Set());
+  /**
+   * Every trial that matches the filters is selected, on every page ("select all matching"), not only
+   * those in `selected` (the page's, shown checked). A bulk action asks the backend for their ids
+   * (matchingIds) when it is taken. Filters changed, a row unchecked, a delete done: back to the page's.
+   */
+  const allMatching = ref(false);
   let seq = 0;
   let stale = false;
 
@@ -106,9 +112,9 @@ export const useHistoryStore = defineStore('history', () => {
       cautions.value = new Map((r.value.cautions ?? []).map((c) => [c.trialId, c.messages]));
       unreadable.value = r.value.unreadable ?? [];
       error.value = facetsError ?? suitesError;
-      // Keep only selections still on screen.
+      // Keep only selections still on screen; with every match selected, every one on screen is.
       const ids = new Set(r.value.trials.map((t) => t.id));
-      selected.value = new Set([...selected.value].filter((id) => ids.has(id)));
+      selected.value = allMatching.value ? ids : new Set([...selected.value].filter((id) => ids.has(id)));
     } else {
       error.value = r.error;
     }
@@ -126,21 +132,36 @@ export const useHistoryStore = defineStore('history', () => {
   }
 
   function clearFilters(): void {
+    allMatching.value = false;
     Object.assign(filters, { systemId: '', driveId: '', suiteLabel: '', model: '', scenarioId: '', status: '', since: '', until: '' });
     page.value = 0;
     void load();
   }
 
   function toggle(id: number): void {
+    // One unchecked of every match: the page's others stay selected, the other pages' do not.
+    allMatching.value = false;
     const s = new Set(selected.value);
     if (s.has(id)) s.delete(id);
     else s.add(id);
     selected.value = s;
   }
 
+  /** Selects every trial that matches the filters, on every page; or, with `false`, none. */
+  function selectAllMatching(on: boolean): void {
+    allMatching.value = on;
+    selected.value = on ? new Set(trials.value.map((t) => t.id)) : new Set();
+  }
+
+  /** The trials the filters match now, on every page (history.ids), and their suites: what "all matching" acts on. */
+  function matchingIds() {
+    return api().call('history.ids', { selection: selectionOf(filters) });
+  }
+
   async function deleteTrials(ids: number[]): Promise<IpcError | null> {
     const r = await api().call('trials.delete', { ids });
     if (!r.ok) return r.error;
+    allMatching.value = false;
     selected.value = new Set();
     await load();
     return null;
@@ -162,5 +183,5 @@ export const useHistoryStore = defineStore('history', () => {
     else void load();
   }
 
-  return { filters, sort, page, trials, total, totalKnown, suitesKnown, cautions, unreadable, loading, error, loaded, facets, suites, selected, load, loadFacets, loadSuites, setSort, clearFilters, toggle, deleteTrials, deleteSuite, onEvent };
+  return { filters, sort, page, trials, total, totalKnown, suitesKnown, cautions, unreadable, loading, error, loaded, facets, suites, selected, allMatching, load, loadFacets, loadSuites, setSort, clearFilters, toggle, selectAllMatching, matchingIds, deleteTrials, deleteSuite, onEvent };
 });

@@ -22,6 +22,7 @@ export const CHANNELS = [
   'suite.resumeCheck',
   'history.list',
   'history.facets',
+  'history.ids',
   'trials.get',
   'trials.delete',
   'suites.list',

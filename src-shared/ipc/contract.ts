@@ -745,6 +745,11 @@ export const CONTRACT = {
       matching: z.record(z.enum(FACET_FILTERS), z.record(z.string(), count)).optional(),
     }),
   },
+  'history.ids': {
+    /** Every trial history.list lists under the selection, on every page (its order: newest start first), and their suites (ascending): History's "select all matching". */
+    request: z.strictObject({ selection: SelectionSchema }),
+    response: z.object({ trialIds: z.array(int), suiteIds: z.array(int) }),
+  },
   'trials.get': {
     request: z.strictObject({ id: int.positive() }),
     response: z.object({
@@ -757,7 +762,7 @@ export const CONTRACT = {
       unreadable: unreadableRows,
     }),
   },
-  'trials.delete': { request: z.strictObject({ ids: z.array(int.positive()).min(1).max(10_000) }), response: z.object({ deleted: count }) },
+  'trials.delete': { request: z.strictObject({ ids: z.array(int.positive()).min(1).max(100_000) }), response: z.object({ deleted: count }) },
   'suites.list': {
     request: z.strictObject({ systemIds: z.array(z.string().min(1)).optional(), limit: int.min(1).max(10_000).optional() }),
     response: z.array(SuiteRecordSchema),
