@@ -42,9 +42,19 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(kv.status).toBe('complete');
 
     expect(kv.tiers.cpu).toMatchObject({ present: true, budget_bytes: CPU_BUDGET_GIB * GIB, reason: null });
-    // What the tier really held in RAM: its entries (at most the budget) plus at most 12.5 % of rounding.
+    // What the tier really held in RAM: the part of its arena ever used, the arena being the budget
+    // plus an eighth (at least two chunks), and no chunk that found no room in it.
+    const arenaBytes = CPU_BUDGET_GIB * GIB + Math.max((CPU_BUDGET_GIB * GIB) / 8, 2 * kv.engine_health.io_chunk_bytes);
+    expect(kv.tiers.cpu).toMatchObject({ arena_bytes: arenaBytes, arena_overflow_chunks: 0 });
     expect(kv.tiers.cpu.peak_held_bytes).toBeGreaterThan(0);
-    expect(kv.tiers.cpu.peak_held_bytes).toBeLessThanOrEqual(CPU_BUDGET_GIB * GIB * 1.125);
+    expect(kv.tiers.cpu.peak_held_bytes).toBeLessThanOrEqual(arenaBytes);
+    // The engine's memory, by kind: the buffers it reserved, and each kind's peak (at least one sample).
+    const memory = kv.engine_health.memory!;
+    expect(memory.fixed_buffers.cpu_tier_arena_bytes).toBe(arenaBytes);
+    expect(memory.fixed_buffers.storage_io_buffers_bytes).toBe(kv.engine_health.io_depth * kv.engine_health.io_chunk_bytes);
+    expect(memory.sampled_peak!.rss_bytes).toBeGreaterThan(0);
+    expect(memory.sampled_peak!.rss_bytes).toBeLessThanOrEqual(kv.engine_health.peak_rss_bytes);
+    expect(kv.timeline.at(-1)!.rss_bytes).toBeGreaterThan(0);
     expect(kv.tiers.gpu.present).toBe(false);
 
     const cpu = kv.tier_bytes.cpu;
