@@ -109,6 +109,32 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
   });
 });
 
+describe('kvbench run --cpu-mem-gb 0.25, one user, a fixed seed', () => {
+  it('moves the bytes kvbench 0.7.0 moved: how the CPU tier lays out its RAM decides nothing', async () => {
+    // One user, one request at a time: every cache decision follows from the seed alone. The values are
+    // those of 0.7.0 (50de441, a SharedArrayBuffer per chunk), measured before the tier's arena.
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '1', '--max-requests', '30', '--duration', '300', '--cpu-mem-gb', String(CPU_BUDGET_GIB),
+        '--storage-capacity-gb', '4', '--cache-dir', path.join(tmp, 'cache'), '--seed', '11', '--output', output],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(0);
+    const res = readResults(output);
+    const kv = res.kvbench;
+    const bytesOf = (t: 'cpu' | 'storage') => {
+      const b = kv.tier_bytes[t];
+      return [b.read_bytes, b.read_ops, b.write_bytes, b.write_ops, b.demoted_in_bytes, b.demoted_out_bytes, b.evicted_bytes];
+    };
+    expect([kv.status, res.requests_completed, kv.requests_issued]).toEqual(['complete', 30, 30]);
+    expect(bytesOf('cpu')).toEqual([5_677_596_672, 367, 466_378_752, 33, 0, 275_693_568, 0]);
+    expect(bytesOf('storage')).toEqual([694_345_728, 52, 275_693_568, 21, 275_693_568, 0, 0]);
+    expect([res.summary!.cache_stats.cache_hits, res.summary!.cache_stats.cache_misses]).toEqual([398, 3]);
+    expect(kv.tiers.cpu.arena_overflow_chunks).toBe(0);
+  });
+});
+
 describe('kvbench run --promotion on-hit', () => {
   it('moves entries hit in storage up to the CPU tier, and reports the moves in the JSON and on the console', async () => {
     const tmp = makeTempDir();
