@@ -110,3 +110,28 @@ export function bufferedFlagVerdict(runs: readonly PageCacheRun[], mode: Exclude
       `served but not flagged: ${missed}${unjudged > 0 ? `; not judged (no engine count, device count ≥ ${min}): ${unjudged}` : ''} → ${pass ? 'PASS' : 'MISS'}${ramNote}`,
   };
 }
+
+/** One timeline point's memory (kvbench.timeline[].rss_bytes, heap_used_bytes). */
+export interface MemoryPoint {
+  rssBytes: number;
+  heapUsedBytes: number;
+}
+
+/**
+ * The engine's memory outside its JS heap against what it reserved: at every sample, RSS less the JS
+ * heap in use stays within the buffers reserved at start (`fixedBytes`: CPU tier arena, I/O buffers,
+ * staging, payload) plus `runtimeBytes` (code, threads, the heaps' free space). The JS heap itself is
+ * left out: it holds the open loop's queue, which grows with the backlog by design (and is reported
+ * beside). A buffer churned and left to the GC, or one allocated per request, shows as a MISS.
+ */
+export function memoryBoundVerdict(points: readonly MemoryPoint[], fixedBytes: number, runtimeBytes: number): Verdict {
+  const MiB = 1024 * 1024;
+  const bound = fixedBytes + runtimeBytes;
+  const rule = `(RSS − JS heap ≤ reserved ${f(fixedBytes / MiB, 0)} MiB + ${f(runtimeBytes / MiB, 0)} MiB runtime = ${f(bound / MiB, 0)} MiB at every sample)`;
+  if (points.length === 0) return { pass: false, line: `MISS (no memory sample) ${rule}` };
+  const outside = points.map((p) => p.rssBytes - p.heapUsedBytes);
+  const peak = Math.max(...outside);
+  const over = outside.filter((x) => !(x <= bound)).length;
+  if (over === 0) return { pass: true, line: `PASS: peak ${f(peak / MiB, 0)} MiB over ${points.length} samples ${rule}` };
+  return { pass: false, line: `MISS (${over} of ${points.length} samples over, peak ${f(peak / MiB, 0)} MiB) ${rule}` };
+}

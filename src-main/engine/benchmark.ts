@@ -21,6 +21,7 @@ import { prepopulatedKeysOf, ragDocuments, runPreparation } from './preparation.
 import { assembleRunFacts, runOutcome, type ClosedWindow } from './run-facts.ts';
 import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
+import { MemoryPeaks, sampleMemory, type FixedBuffers } from './metrics/memory-usage.ts';
 import type { DirectionStats } from './metrics/tier-stats.ts';
 import type { RunFacts, WindowCloser } from './report/results-builder.ts';
 import { loadProbeLimits, type ProbeFileLimits } from './report/probe-limits.ts';
@@ -136,6 +137,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     // One chunk long, so storage writes restamp buffers that hold the pool instead of copying it.
     const pool = PayloadPool.create(seed, chunkBytes);
     bytes = await BytePool.start({ threads: byteThreads, pool });
+    const fixedBuffers: FixedBuffers = { cpuTierArenaBytes: 0, storageIoBuffersBytes: 0, cpuReadStagingBytes: 0, payloadPoolBytes: pool.sizeBytes };
     const tiers: CacheTier[] = [];
     let storageIo: { directIo: boolean; reason: string | null; hugePages: HugePageAdvice | null };
     if (traceMode) {
@@ -154,6 +156,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       storageIo = { directIo: false, reason: 'trace-only mode (--io-trace-log): no storage I/O at all', hugePages: null };
     } else {
       const slab = new AlignedSlab(chunkBytes, o.ioDepth);
+      fixedBuffers.storageIoBuffersBytes = slab.slotBytes * slab.slotCount;
       store = await EntryFileStore.open({
         dir: target.runDir,
         directIo: o.directIo,
@@ -189,6 +192,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     if (store && cpuBudgetBytes > 0) {
       const staging = new AlignedSlab(chunkBytes, byteThreads * 2);
       cpuTier = new CpuTier({ chunkBytes, bytes, staging, budgetBytes: cpuBudgetBytes, depth: byteThreads * 2 });
+      fixedBuffers.cpuReadStagingBytes = staging.slotBytes * staging.slotCount;
+      fixedBuffers.cpuTierArenaBytes = cpuTier.arenaBytes;
       tiers.push({ backend: cpuTier, budgetBytes: cpuBudgetBytes });
     }
     if (store) tiers.push({ backend: new StorageTier(store), budgetBytes: target.capacityBytes });
@@ -200,7 +205,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
       ...(traceLog ? { observer: traceLog } : {}),
     });
 
-    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, storageIo, target, gpu, gpuTier, cpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace, probeLimits });
+    const outcome = await measure({ o, ctx, model, seed, entrySizeBytes, cache, bytes, store, storageIo, target, gpu, gpuTier, cpuTier, cpuBudgetBytes, chunkBytes, profile, notApplied, traceLog, validationTrace, probeLimits, fixedBuffers });
     return outcome;
   } finally {
     if (cache) await cache.clear().catch((err) => log('error', `cleanup: ${(err as Error).message}`));
@@ -283,6 +288,7 @@ interface MeasureArgs {
   cpuTier: CpuTier | null;
   cpuBudgetBytes: number;
   chunkBytes: number;
+  fixedBuffers: FixedBuffers;
   profile: WorkloadProfile;
   notApplied: string[];
   traceLog: IoTraceLog | null;
@@ -425,7 +431,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     if (windowStartNs !== null) return now;
     return { storageReadBytes: now.storageReadBytes - beforeWorkload.storageReadBytes, storageWriteBytes: now.storageWriteBytes - beforeWorkload.storageWriteBytes };
   };
-  let timeline = new TimelineSampler(cache, recorder, load);
+  // Memory with every timeline point; the byte workers' heaps are asked for asynchronously, so each
+  // point carries the latest answer.
+  let workersHeapUsedBytes: number | null = null;
+  const memory = { sample: () => sampleMemory(workersHeapUsedBytes), peaks: new MemoryPeaks() };
+  let timeline = new TimelineSampler(cache, recorder, load, memory);
   // Opens the measured window: after --warm-up (fio's ramp_time), so requests already in flight at
   // the open balance those cut off at the close; at once without one (the reference's behaviour).
   const openWindow = (): void => {
@@ -438,7 +448,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     windowStartNs = sinceStartNs();
     windowOpened = true;
     windowStartUnixNs = unixNowNs();
-    timeline = new TimelineSampler(cache, recorder, load);
+    timeline = new TimelineSampler(cache, recorder, load, memory);
   };
   if (warmUpNs === 0) openWindow();
   else log('info', `warming up for ${o.warmUp} s before the measured window opens`);
@@ -617,6 +627,10 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   }, PROGRESS_INTERVAL_MS);
   const timelineTimer = setInterval(() => {
     if (window.closed === null) timeline.sample(elapsedNs());
+    bytes.workersHeapUsedBytes().then(
+      (n) => (workersHeapUsedBytes = n),
+      () => undefined,
+    );
   }, TIMELINE_INTERVAL_MS);
 
   await scheduler;
@@ -671,6 +685,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     preparation,
     queue,
     autoscaling: autoscaler ? autoscalingFacts(autoscaler, o) : null,
+    memoryPeak: memory.peaks.peak,
   });
   return runOutcome(facts, { profile: a.profile, trace, validationTrace: a.validationTrace, log });
 }

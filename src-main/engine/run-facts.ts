@@ -11,6 +11,7 @@ import type { MultiTierCache } from './cache/multi-tier-cache.ts';
 import type { BytePool } from './io/byte-workers.ts';
 import type { HugePageAdvice } from './io/huge-pages.ts';
 import type { DeviceStatsReport } from './metrics/device-stats.ts';
+import type { FixedBuffers, MemorySample } from './metrics/memory-usage.ts';
 import type { RunRecorder } from './metrics/run-recorder.ts';
 import type { TimelineSampler } from './metrics/timeline.ts';
 import { formatConsoleSummary, type BlockSizeSummaryBytes } from './report/console-summary.ts';
@@ -48,7 +49,9 @@ export interface RunSetup {
   target: Pick<StorageTarget, 'capacityBytes' | 'freeBytesAtStart' | 'baseDir' | 'ramFilesystem' | 'ramBackingChain' | 'bufferedLoops'>;
   gpu: TierAvailability;
   gpuTier: Pick<GpuTier, 'report'> | null;
-  cpuTier: Pick<CpuTier, 'peakHeldBytes'> | null;
+  cpuTier: Pick<CpuTier, 'peakHeldBytes' | 'arenaBytes' | 'overflowSegments'> | null;
+  /** Buffers reserved when the run started (engine_health.memory.fixed_buffers). */
+  fixedBuffers: FixedBuffers;
   cpuBudgetBytes: number;
   chunkBytes: number;
   notApplied: string[];
@@ -71,6 +74,8 @@ export interface RunEnd {
   preparation: PreparationFacts;
   queue: Pick<RequestQueue, 'maxDepth'>;
   autoscaling: RunFacts['autoscaling'];
+  /** Each kind's peak over the timeline's samples; null when none was taken. */
+  memoryPeak: MemorySample | null;
 }
 
 /** The RAG block of the results: the documents, their chunks, and what ingesting them wrote. */
@@ -97,6 +102,8 @@ export function assembleRunFacts(a: RunSetup, e: RunEnd): RunFacts {
     gpuReport: a.gpuTier?.report() ?? null,
     cpuBudgetBytes: a.cpuBudgetBytes,
     cpuPeakHeldBytes: a.cpuTier?.peakHeldBytes ?? null,
+    cpuArena: a.cpuTier ? { arenaBytes: a.cpuTier.arenaBytes, overflowChunks: a.cpuTier.overflowSegments } : null,
+    memory: { peak: e.memoryPeak, fixedBuffers: a.fixedBuffers },
     storage: {
       capacityBytes: a.target.capacityBytes,
       freeBytesAtStart: a.target.freeBytesAtStart,

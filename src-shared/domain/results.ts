@@ -162,8 +162,12 @@ export interface GpuTierDescription extends TierDescription {
 
 /** The CPU tier; `peak_held_bytes` is null when no CPU memory was allocated (absent, or trace-only mode). */
 export interface CpuTierDescription extends TierDescription {
-  /** The most RAM the tier's segments held at once (entries plus freed segments kept for reuse). */
+  /** The most RAM the tier held at once: the part of its arena ever used, plus any overflow chunks. */
   peak_held_bytes: number | null;
+  /** The tier's arena (its budget plus an eighth, at least two chunks); absent from results of kvbench 0.7.0 and before. */
+  arena_bytes?: number | null;
+  /** Chunks that found no room in the arena (fragmentation) and got a buffer of their own; absent from results of kvbench 0.7.0 and before. */
+  arena_overflow_chunks?: number | null;
 }
 
 export interface StorageTierDescription extends TierDescription {
@@ -278,6 +282,37 @@ export interface TimelinePoint {
   /** P95 over the run so far (cumulative), not over this interval alone. */
   e2e_latency_p95_to_date_ns: number | null;
   storage_read_p95_to_date_ns: number | null;
+  /**
+   * The engine process's memory at this point (process.memoryUsage()): RSS; the main thread's JS heap in
+   * use; what JS objects hold outside it (array buffers included) and, of that, array buffers (the CPU
+   * tier's arena among them); the byte workers' JS heaps, summed (null before first measured or without
+   * workers). Absent from results of kvbench 0.7.0 and before.
+   */
+  rss_bytes?: number;
+  heap_used_bytes?: number;
+  external_bytes?: number;
+  array_buffers_bytes?: number;
+  byte_workers_heap_used_bytes?: number | null;
+}
+
+/** engine_health.memory: bytes. */
+export interface EngineMemory {
+  /** Each kind's own peak over the samples (not one moment's); null when no sample was taken. */
+  sampled_peak: {
+    rss_bytes: number;
+    heap_used_bytes: number;
+    external_bytes: number;
+    array_buffers_bytes: number;
+    byte_workers_heap_used_bytes: number | null;
+  } | null;
+  /** Reserved when the run started and held to its end; the kernel maps them as they are first written. */
+  fixed_buffers: {
+    cpu_tier_arena_bytes: number;
+    storage_io_buffers_bytes: number;
+    cpu_read_staging_bytes: number;
+    payload_pool_bytes: number;
+    total_bytes: number;
+  };
 }
 
 export interface KvbenchSection {
@@ -392,6 +427,12 @@ export interface KvbenchSection {
      * kvbench results.
      */
     io_buffer_huge_pages?: { advised: boolean; reason: string | null } | null;
+    /**
+     * What the engine's memory was made of: each kind's peak over the timeline's samples (warm-up
+     * included), and the buffers reserved when the run started. Absent from results of kvbench 0.7.0
+     * and before.
+     */
+    memory?: EngineMemory;
   };
   timeline: TimelinePoint[];
   units: string;

@@ -190,6 +190,14 @@ export class BytePool {
     };
   }
 
+  /** The worker threads' JS heaps in use, summed (null without workers, or once closed). */
+  async workersHeapUsedBytes(): Promise<number | null> {
+    const live = this.workers.filter((w) => w.alive);
+    if (live.length === 0 || this.closedAtNs !== null) return null;
+    const stats = await Promise.all(live.map((w) => w.worker.getHeapStatistics().catch(() => null)));
+    return stats.reduce((n, h) => n + (h?.used_heap_size ?? 0), 0);
+  }
+
   /** Terminates the workers; jobs still pending reject with BYTE_POOL_CLOSED. */
   async close(): Promise<void> {
     if (this.closedAtNs !== null) return;

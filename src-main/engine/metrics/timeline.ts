@@ -2,6 +2,7 @@ import type { TimelinePoint } from '../../../src-shared/domain/results.ts';
 import type { MultiTierCache } from '../cache/multi-tier-cache.ts';
 import type { RunRecorder } from './run-recorder.ts';
 import type { LatencyHistogram } from './latency-histogram.ts';
+import type { MemoryPeaks, MemorySample } from './memory-usage.ts';
 
 interface Counters {
   elapsedNs: number;
@@ -40,11 +41,19 @@ export class TimelineSampler {
   private readonly cache: MultiTierCache;
   private readonly recorder: RunRecorder;
   private readonly load: () => { activeUsers: number; queueDepth: number };
+  private readonly memory: { sample: () => MemorySample; peaks: MemoryPeaks } | null;
 
-  constructor(cache: MultiTierCache, recorder: RunRecorder, load: () => { activeUsers: number; queueDepth: number }) {
+  /** `memory`: sampled with every point, and its peaks kept (they outlive this sampler: the warm-up's and the window's). */
+  constructor(
+    cache: MultiTierCache,
+    recorder: RunRecorder,
+    load: () => { activeUsers: number; queueDepth: number },
+    memory: { sample: () => MemorySample; peaks: MemoryPeaks } | null = null,
+  ) {
     this.cache = cache;
     this.recorder = recorder;
     this.load = load;
+    this.memory = memory;
     this.#last = this.#read(0);
   }
 
@@ -77,6 +86,8 @@ export class TimelineSampler {
       storageReadP95Ns: storageHist && storageHist.count > 0 ? storageHist.percentileNs(95) : null,
     };
     const load = this.load();
+    const memory = this.memory?.sample() ?? null;
+    if (memory) this.memory!.peaks.observe(memory);
     this.#points.push({
       elapsed_ns: now.elapsedNs,
       interval_ns: intervalNs,
@@ -91,6 +102,15 @@ export class TimelineSampler {
       queue_depth: load.queueDepth,
       e2e_latency_p95_to_date_ns: this.recorder.endToEnd.count > 0 ? this.recorder.endToEnd.percentileNs(95) : null,
       storage_read_p95_to_date_ns: this.#lastRates.storageReadP95Ns,
+      ...(memory
+        ? {
+            rss_bytes: memory.rssBytes,
+            heap_used_bytes: memory.heapUsedBytes,
+            external_bytes: memory.externalBytes,
+            array_buffers_bytes: memory.arrayBuffersBytes,
+            byte_workers_heap_used_bytes: memory.byteWorkersHeapUsedBytes,
+          }
+        : {}),
     });
     this.#last = now;
   }

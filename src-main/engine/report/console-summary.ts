@@ -432,7 +432,12 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
   p();
   p(`  GPU tier: ${describeTier(kv.tiers.gpu)}`);
   printGpuTier(kv.tiers.gpu, p);
-  p(`  CPU tier: ${describeTier(kv.tiers.cpu)}${kv.tiers.cpu.peak_held_bytes != null ? `, peak RAM held ${formatBytesBinary(kv.tiers.cpu.peak_held_bytes)}` : ''}`);
+  const cpu = kv.tiers.cpu;
+  p(
+    `  CPU tier: ${describeTier(cpu)}${cpu.peak_held_bytes != null ? `, peak RAM held ${formatBytesBinary(cpu.peak_held_bytes)}` : ''}` +
+      (cpu.arena_bytes != null ? ` of a ${formatBytesBinary(cpu.arena_bytes)} arena` : '') +
+      (cpu.arena_overflow_chunks ? ` (${cpu.arena_overflow_chunks} chunks found no room in it and took buffers of their own)` : ''),
+  );
   const st = kv.tiers.storage;
   p(
     `  Storage tier: ${describeTier(st)}` +
@@ -558,6 +563,19 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
     `    I/O depth: ${h.io_depth}, I/O chunk: ${formatBytesBinary(h.io_chunk_bytes)}, ` +
       `UV_THREADPOOL_SIZE: ${h.uv_threadpool_size ?? 'default'}, peak RSS: ${formatBytesBinary(h.peak_rss_bytes)}`,
   );
+  const mem = h.memory;
+  if (mem) {
+    const b = mem.fixed_buffers;
+    const s = mem.sampled_peak;
+    p(
+      `    Memory: buffers reserved ${formatBytesBinary(b.total_bytes)} (CPU tier arena ${formatBytesBinary(b.cpu_tier_arena_bytes)}, ` +
+        `storage I/O ${formatBytesBinary(b.storage_io_buffers_bytes)}, CPU read staging ${formatBytesBinary(b.cpu_read_staging_bytes)}, payload ${formatBytesBinary(b.payload_pool_bytes)})` +
+        (s
+          ? `; sampled peaks: RSS ${formatBytesBinary(s.rss_bytes)}, JS heap ${formatBytesBinary(s.heap_used_bytes)}, array buffers ${formatBytesBinary(s.array_buffers_bytes)}` +
+            (s.byte_workers_heap_used_bytes === null ? '' : `, byte workers' heaps ${formatBytesBinary(s.byte_workers_heap_used_bytes)}`)
+          : ''),
+    );
+  }
   const huge = h.io_buffer_huge_pages;
   if (huge) p(`    I/O buffers: ${huge.advised ? 'transparent huge pages' : `small pages (${huge.reason})`}`);
   p(`    Max queue depth: ${kv.queue?.max_depth ?? 'n/a'}, placement failures: ${kv.cache?.placement_failures ?? 'n/a'}`);

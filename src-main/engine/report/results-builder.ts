@@ -18,6 +18,7 @@ import {
   type StorageHealthCriterion,
   type TierBytes,
   type TimelinePoint,
+  type EngineMemory,
   type TrialStatus,
   perSecondOver,
 } from '../../../src-shared/domain/results.ts';
@@ -25,6 +26,7 @@ import { isTraceOnlyRun, type RunOptions } from '../../../src-shared/domain/run-
 import type { MultiTierCache } from '../cache/multi-tier-cache.ts';
 import { assessDevicePageCache, MIN_DEVICE_READ_COVERAGE, type DeviceStatsReport } from '../metrics/device-stats.ts';
 import type { LatencyHistogram } from '../metrics/latency-histogram.ts';
+import type { FixedBuffers, MemorySample } from '../metrics/memory-usage.ts';
 import type { RunRecorder } from '../metrics/run-recorder.ts';
 import type { DirectionStats } from '../metrics/tier-stats.ts';
 import type { TierAvailability } from '../tiers/tier-backend.ts';
@@ -74,6 +76,10 @@ export interface RunFacts {
   cpuBudgetBytes: number;
   /** The CPU tier's peak held memory; null when it allocated none (absent, or trace-only mode). */
   cpuPeakHeldBytes: number | null;
+  /** The CPU tier's arena and the chunks that found no room in it; null when it allocated none. */
+  cpuArena: { arenaBytes: number; overflowChunks: number } | null;
+  /** engine_health.memory's sources. */
+  memory: { peak: MemorySample | null; fixedBuffers: FixedBuffers };
   storage: {
     capacityBytes: number;
     /** Free space of the cache directory's file system when the run began. */
@@ -110,6 +116,29 @@ export interface RunFacts {
 }
 
 const ms = (ns: number): number => ns / 1e6;
+
+function engineMemory(m: RunFacts['memory']): EngineMemory {
+  const b = m.fixedBuffers;
+  const p = m.peak;
+  return {
+    sampled_peak: p
+      ? {
+          rss_bytes: p.rssBytes,
+          heap_used_bytes: p.heapUsedBytes,
+          external_bytes: p.externalBytes,
+          array_buffers_bytes: p.arrayBuffersBytes,
+          byte_workers_heap_used_bytes: p.byteWorkersHeapUsedBytes,
+        }
+      : null,
+    fixed_buffers: {
+      cpu_tier_arena_bytes: b.cpuTierArenaBytes,
+      storage_io_buffers_bytes: b.storageIoBuffersBytes,
+      cpu_read_staging_bytes: b.cpuReadStagingBytes,
+      payload_pool_bytes: b.payloadPoolBytes,
+      total_bytes: b.cpuTierArenaBytes + b.storageIoBuffersBytes + b.cpuReadStagingBytes + b.payloadPoolBytes,
+    },
+  };
+}
 
 export function percentilesMs(h: LatencyHistogram): PercentilesMs {
   const s = h.summary();
@@ -508,6 +537,8 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
         budget_bytes: f.cpuBudgetBytes,
         reason: cpuPresent ? null : '--cpu-mem-gb 0 disables the CPU tier',
         peak_held_bytes: f.cpuPeakHeldBytes,
+        arena_bytes: f.cpuArena?.arenaBytes ?? null,
+        arena_overflow_chunks: f.cpuArena?.overflowChunks ?? null,
       },
       storage: {
         present: true,
@@ -591,6 +622,7 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
       uv_threadpool_size: process.env.UV_THREADPOOL_SIZE ? Number(process.env.UV_THREADPOOL_SIZE) : null,
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
       io_buffer_huge_pages: f.ioBufferHugePages,
+      memory: engineMemory(f.memory),
     },
     timeline: f.timeline,
     units:

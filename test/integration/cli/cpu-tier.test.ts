@@ -42,9 +42,19 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(kv.status).toBe('complete');
 
     expect(kv.tiers.cpu).toMatchObject({ present: true, budget_bytes: CPU_BUDGET_GIB * GIB, reason: null });
-    // What the tier really held in RAM: its entries (at most the budget) plus at most 12.5 % of rounding.
+    // What the tier really held in RAM: the part of its arena ever used, the arena being the budget
+    // plus an eighth (at least two chunks), and no chunk that found no room in it.
+    const arenaBytes = CPU_BUDGET_GIB * GIB + Math.max((CPU_BUDGET_GIB * GIB) / 8, 2 * kv.engine_health.io_chunk_bytes);
+    expect(kv.tiers.cpu).toMatchObject({ arena_bytes: arenaBytes, arena_overflow_chunks: 0 });
     expect(kv.tiers.cpu.peak_held_bytes).toBeGreaterThan(0);
-    expect(kv.tiers.cpu.peak_held_bytes).toBeLessThanOrEqual(CPU_BUDGET_GIB * GIB * 1.125);
+    expect(kv.tiers.cpu.peak_held_bytes).toBeLessThanOrEqual(arenaBytes);
+    // The engine's memory, by kind: the buffers it reserved, and each kind's peak (at least one sample).
+    const memory = kv.engine_health.memory!;
+    expect(memory.fixed_buffers.cpu_tier_arena_bytes).toBe(arenaBytes);
+    expect(memory.fixed_buffers.storage_io_buffers_bytes).toBe(kv.engine_health.io_depth * kv.engine_health.io_chunk_bytes);
+    expect(memory.sampled_peak!.rss_bytes).toBeGreaterThan(0);
+    expect(memory.sampled_peak!.rss_bytes).toBeLessThanOrEqual(kv.engine_health.peak_rss_bytes);
+    expect(kv.timeline.at(-1)!.rss_bytes).toBeGreaterThan(0);
     expect(kv.tiers.gpu.present).toBe(false);
 
     const cpu = kv.tier_bytes.cpu;
@@ -96,6 +106,32 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(Math.abs(cs.cpu_memory_used_gb * GIB - cpu.used_bytes_at_end)).toBeLessThanOrEqual(1);
     // Nothing was deleted from storage (its capacity is the free disk space).
     expect(storage.evicted_entries).toBe(0);
+  });
+});
+
+describe('kvbench run --cpu-mem-gb 0.25, one user, a fixed seed', () => {
+  it('moves the bytes kvbench 0.7.0 moved: how the CPU tier lays out its RAM decides nothing', async () => {
+    // One user, one request at a time: every cache decision follows from the seed alone. The values are
+    // those of 0.7.0 (50de441, a SharedArrayBuffer per chunk), measured before the tier's arena.
+    const tmp = makeTempDir();
+    const output = path.join(tmp, 'results.json');
+    const r = await runCli(
+      ['run', ...TINY_RUN_FLAGS, '--num-users', '1', '--max-requests', '30', '--duration', '300', '--cpu-mem-gb', String(CPU_BUDGET_GIB),
+        '--storage-capacity-gb', '4', '--cache-dir', path.join(tmp, 'cache'), '--seed', '11', '--output', output],
+      { cwd: tmp },
+    );
+    expect(r.code, explain(r)).toBe(0);
+    const res = readResults(output);
+    const kv = res.kvbench;
+    const bytesOf = (t: 'cpu' | 'storage') => {
+      const b = kv.tier_bytes[t];
+      return [b.read_bytes, b.read_ops, b.write_bytes, b.write_ops, b.demoted_in_bytes, b.demoted_out_bytes, b.evicted_bytes];
+    };
+    expect([kv.status, res.requests_completed, kv.requests_issued]).toEqual(['complete', 30, 30]);
+    expect(bytesOf('cpu')).toEqual([5_677_596_672, 367, 466_378_752, 33, 0, 275_693_568, 0]);
+    expect(bytesOf('storage')).toEqual([694_345_728, 52, 275_693_568, 21, 275_693_568, 0, 0]);
+    expect([res.summary!.cache_stats.cache_hits, res.summary!.cache_stats.cache_misses]).toEqual([398, 3]);
+    expect(kv.tiers.cpu.arena_overflow_chunks).toBe(0);
   });
 });
 

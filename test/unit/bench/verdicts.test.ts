@@ -1,7 +1,7 @@
 // The benches' verdicts against their fixed targets: a miss must read MISS (and make the bench exit
 // non-zero), never PASS because a median or a table looked fine.
 import { describe, expect, it } from 'vitest';
-import { bufferedFlagVerdict, directReadVerdict, lagP99Verdict, lockHoldVerdict, type PageCacheRun } from '../../../bench/lib/verdicts.ts';
+import { bufferedFlagVerdict, directReadVerdict, lagP99Verdict, lockHoldVerdict, memoryBoundVerdict, type PageCacheRun } from '../../../bench/lib/verdicts.ts';
 
 describe('many-users-lag: event-loop lag P99 against 20 ms', () => {
   it('passes only when every run is under the target', () => {
@@ -88,5 +88,25 @@ describe('page-cache-honesty: judged by the bench\'s own device and engine count
     });
     const disk = run({ mode: 'buffered', readCoverage: 0.0, engineReadCoverage: 0.0, kvbenchFlagged: true });
     expect(bufferedFlagVerdict([ram, disk], 'buffered', 0.95)).toMatchObject({ pass: true, line: expect.stringMatching(/in 1 of 1 runs.*→ PASS \(1 RAM-backed run left out/) });
+  });
+});
+
+describe('engine-memory: RSS outside the JS heap within what the engine reserved', () => {
+  const MiB = 1024 * 1024;
+  const at = (rssMiB: number, heapMiB: number) => ({ rssBytes: rssMiB * MiB, heapUsedBytes: heapMiB * MiB });
+
+  it('passes a plateau within reserved + runtime, whatever the JS heap does (this branch: 1.45 GiB reserved)', () => {
+    const v = memoryBoundVerdict([at(868, 23), at(1579, 48), at(1748, 109)], 1488 * MiB, 384 * MiB);
+    expect(v).toEqual({ pass: true, line: 'PASS: peak 1639 MiB over 3 samples (RSS − JS heap ≤ reserved 1488 MiB + 384 MiB runtime = 1872 MiB at every sample)' });
+  });
+
+  it('is a MISS when buffers left to the GC pile up (0.7.0: 2.5 GiB with 336 MiB reserved beside a 1 GiB tier)', () => {
+    const v = memoryBoundVerdict([at(1306, 19), at(2502, 79), at(1746, 88)], (336 + 1024) * MiB, 384 * MiB);
+    expect(v.pass).toBe(false);
+    expect(v.line).toMatch(/^MISS \(1 of 3 samples over, peak 2423 MiB\)/);
+  });
+
+  it('no sample is no evidence', () => {
+    expect(memoryBoundVerdict([], MiB, MiB).pass).toBe(false);
   });
 });

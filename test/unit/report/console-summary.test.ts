@@ -95,6 +95,26 @@ describe('formatConsoleSummary', () => {
     expect(lines).not.toContain('### AUTOSCALING (qos mode) ###');
   });
 
+  it('says what the engine memory was made of, and the CPU tier arena, when the results carry them (0.7.0 results do not)', () => {
+    const GiB = 1024 ** 3;
+    const MiB = 1024 ** 2;
+    const older = formatConsoleSummary(makeRunResults(), OPTS).split('\n');
+    expect(older.some((l) => l.startsWith('    Memory:'))).toBe(false);
+    const results = makeRunResults();
+    const kv = results.kvbench;
+    kv.tiers.cpu = { ...kv.tiers.cpu, peak_held_bytes: 1 * GiB, arena_bytes: 1.125 * GiB, arena_overflow_chunks: 2 };
+    kv.engine_health.memory = {
+      sampled_peak: { rss_bytes: 1.75 * GiB, heap_used_bytes: 100 * MiB, external_bytes: 1200 * MiB, array_buffers_bytes: 1176 * MiB, byte_workers_heap_used_bytes: 16 * MiB },
+      fixed_buffers: { cpu_tier_arena_bytes: 1.125 * GiB, storage_io_buffers_bytes: 256 * MiB, cpu_read_staging_bytes: 64 * MiB, payload_pool_bytes: 16 * MiB, total_bytes: 1.125 * GiB + 336 * MiB },
+    };
+    const lines = formatConsoleSummary(results, OPTS).split('\n');
+    expect(lines.find((l) => l.startsWith('  CPU tier:'))).toMatch(/peak RAM held 1\.00 GiB of a 1\.13 GiB arena \(2 chunks found no room in it and took buffers of their own\)$/);
+    expect(lines.find((l) => l.startsWith('    Memory:'))).toBe(
+      '    Memory: buffers reserved 1.45 GiB (CPU tier arena 1.13 GiB, storage I/O 256.0 MiB, CPU read staging 64.0 MiB, payload 16.0 MiB); ' +
+        "sampled peaks: RSS 1.75 GiB, JS heap 100.0 MiB, array buffers 1.15 GiB, byte workers' heaps 16.0 MiB",
+    );
+  });
+
   it('divides the operation counts by the measured window, as Requests/sec, not by the planned --duration', () => {
     // The review's --prefill-only --max-requests 6 --duration 3 run: 6 writes in a 1.2 s window.
     const results = makeRunResults();

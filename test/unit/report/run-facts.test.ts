@@ -12,6 +12,7 @@ import { BytePool } from '../../../src-main/engine/io/byte-workers.ts';
 import { PayloadPool } from '../../../src-main/engine/io/payload.ts';
 import { RunRecorder } from '../../../src-main/engine/metrics/run-recorder.ts';
 import { TimelineSampler } from '../../../src-main/engine/metrics/timeline.ts';
+import { MemoryPeaks, type MemorySample } from '../../../src-main/engine/metrics/memory-usage.ts';
 import type { PreparationFacts } from '../../../src-main/engine/report/results-builder.ts';
 import { assembleRunFacts, blockSizeStats, ragFacts, runOutcome, type RunEnd, type RunSetup } from '../../../src-main/engine/run-facts.ts';
 import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts';
@@ -58,7 +59,8 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     target: { capacityBytes: 1 << 24, freeBytesAtStart: 1 << 30, baseDir: '/mnt/kv', ramFilesystem: 'tmpfs', ramBackingChain: 'tmpfs', bufferedLoops: [] },
     gpu: { name: 'gpu', present: false, budgetBytes: 0, reason: '--gpu-mem-gb 0 disables the GPU tier' },
     gpuTier: null,
-    cpuTier: { peakHeldBytes: 4096 },
+    cpuTier: { peakHeldBytes: 4096, arenaBytes: 8192, overflowSegments: 0 },
+    fixedBuffers: { cpuTierArenaBytes: 8192, storageIoBuffersBytes: 1 << 20, cpuReadStagingBytes: 1 << 20, payloadPoolBytes: 1 << 20 },
     cpuBudgetBytes: 1 << 20,
     chunkBytes: 4096,
     notApplied: ['cache.unknown_key'],
@@ -79,6 +81,7 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     preparation: NO_PREPARATION,
     queue: new RequestQueue(),
     autoscaling: null,
+    memoryPeak: null,
     ...over,
   };
   return { setup, end };
@@ -94,6 +97,31 @@ describe('the facts of a run', () => {
     expect(f).toMatchObject({ status: 'partial', statusReason: 'cancelled before the planned end: test', cpuPeakHeldBytes: 4096, gpuReport: null, configKeysNotApplied: ['cache.unknown_key'] });
     expect(f.workloadSource.kind).toBe('synthetic');
     expect(f.digest).toBe(end.workload.digest());
+  });
+
+  it('state what the memory was made of: each timeline point, each kind\'s peak, the buffers reserved at start', async () => {
+    const { setup, end } = await runEnded(options());
+    const samples: MemorySample[] = [
+      { rssBytes: 900, heapUsedBytes: 50, externalBytes: 300, arrayBuffersBytes: 200, byteWorkersHeapUsedBytes: null },
+      { rssBytes: 800, heapUsedBytes: 70, externalBytes: 310, arrayBuffersBytes: 190, byteWorkersHeapUsedBytes: 20 },
+    ];
+    const peaks = new MemoryPeaks();
+    const memory = { sample: () => samples.shift()!, peaks };
+    const cache = new MultiTierCache([{ backend: new TerminalMemoryTier('storage'), budgetBytes: 1 << 24 }]);
+    const timeline = new TimelineSampler(cache, end.recorder, () => ({ activeUsers: 2, queueDepth: 0 }), memory);
+    timeline.sample(1e9);
+    timeline.sample(2e9);
+    const results = runOutcome(assembleRunFacts(setup, { ...end, timeline, memoryPeak: peaks.peak }), { profile, trace: null, validationTrace: null, log: () => undefined }).results as unknown as RunResults;
+    const kv = results.kvbench;
+    expect(kv.timeline.map((p) => [p.rss_bytes, p.heap_used_bytes, p.external_bytes, p.array_buffers_bytes, p.byte_workers_heap_used_bytes])).toEqual([
+      [900, 50, 300, 200, null],
+      [800, 70, 310, 190, 20],
+    ]);
+    expect(kv.engine_health.memory).toEqual({
+      sampled_peak: { rss_bytes: 900, heap_used_bytes: 70, external_bytes: 310, array_buffers_bytes: 200, byte_workers_heap_used_bytes: 20 },
+      fixed_buffers: { cpu_tier_arena_bytes: 8192, storage_io_buffers_bytes: 1 << 20, cpu_read_staging_bytes: 1 << 20, payload_pool_bytes: 1 << 20, total_bytes: 8192 + 3 * (1 << 20) },
+    });
+    expect(kv.tiers.cpu).toMatchObject({ peak_held_bytes: 4096, arena_bytes: 8192, arena_overflow_chunks: 0 });
   });
 
   it('say the storage tier was in RAM, except in trace-only mode, which keeps no files', async () => {

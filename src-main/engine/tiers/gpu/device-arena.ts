@@ -16,6 +16,7 @@
 // neighbours. Slabs go back to the driver (cuMemFree) when the tier closes, and from the process
 // exit hook on crash paths.
 
+import { insertFreeExtent, type FreeExtents } from '../free-extents.ts';
 import { CudaError, isCudaOutOfMemory, type CUcontext, type CudaDriver, type CUdeviceptr } from './cuda-driver.ts';
 
 export interface DeviceExtent {
@@ -29,13 +30,10 @@ export interface DeviceExtent {
   offset: number;
 }
 
-interface Slab {
+interface Slab extends FreeExtents {
   device: number;
   ptr: CUdeviceptr;
   bytes: number;
-  /** Free ranges [offset, length], sorted by offset, never adjacent (merged). */
-  free: [number, number][];
-  freeBytes: number;
 }
 
 export interface DeviceReservation {
@@ -219,7 +217,7 @@ export class DeviceArena {
     for (const e of extents) {
       const slab = this.#slabs[e.slab];
       if (slab === undefined || e.offset < 0 || e.offset + e.bytes > slab.bytes) throw new Error(`release: extent outside slab ${e.slab}`);
-      insertFree(slab, e.offset, e.bytes);
+      insertFreeExtent(slab, e.offset, e.bytes);
       this.#usedBytes -= e.bytes;
     }
   }
@@ -245,35 +243,6 @@ export class DeviceArena {
     this.#usedBytes += bytes;
     return { device: slab.device, ptr: slab.ptr + offset, bytes, slab: slabIndex, offset };
   }
-}
-
-function insertFree(slab: Slab, offset: number, bytes: number): void {
-  const free = slab.free;
-  let lo = 0;
-  let hi = free.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (free[mid][0] < offset) lo = mid + 1;
-    else hi = mid;
-  }
-  const prev = free[lo - 1];
-  const next = free[lo];
-  if ((prev && prev[0] + prev[1] > offset) || (next && offset + bytes > next[0])) {
-    throw new Error(`release: extent [${offset}, ${offset + bytes}) overlaps free space (released twice?)`);
-  }
-  if (prev && prev[0] + prev[1] === offset) {
-    prev[1] += bytes;
-    if (next && prev[0] + prev[1] === next[0]) {
-      prev[1] += next[1];
-      free.splice(lo, 1);
-    }
-  } else if (next && offset + bytes === next[0]) {
-    next[0] = offset;
-    next[1] += bytes;
-  } else {
-    free.splice(lo, 0, [offset, bytes]);
-  }
-  slab.freeBytes += bytes;
 }
 
 function freeSlabs(driver: CudaDriver, contexts: Map<number, CUcontext>, slabs: Slab[]): Error | null {
