@@ -1,7 +1,8 @@
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { DEFAULT_BUSY_TIMEOUT_MS, openDamagedStore, openEmptyStore, type DamagedStore } from '../store/open-store.ts';
+import { DEFAULT_BUSY_TIMEOUT_MS, isDamageError, openDamagedStore, openEmptyStore, type DamagedStore } from '../store/open-store.ts';
 import { recoveryNotice } from '../store/schema-meta.ts';
+import { forgetSound } from '../store/sound-file-record.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { backfillNotice, openStoreAndRecover } from '../suite/services.ts';
@@ -52,6 +53,25 @@ function damagedDatabaseWarning({ store, damage, allPlaced }: DamagedStore): str
   return `${store.path} is damaged (${damage}). Reading it read-only, as far as it can be read: ${read}. kvbench writes nothing to it, and a suite or an import refuses it: restore a backup or move it away.`;
 }
 
+/**
+ * The readable rows of the damaged database at `dbPath` (openDamagedStore), said on stderr first;
+ * throws `err` (why it was found damaged) where the file is not one to read so.
+ */
+function salvagedStore(command: string, dbPath: string, err: unknown): Store {
+  const salvaged = openDamagedStore(dbPath);
+  if (salvaged === null) throw err;
+  process.stderr.write(`kvbench ${command}: ${damagedDatabaseWarning(salvaged)}\n`);
+  return salvaged.store;
+}
+
+/**
+ * What a command that only reads does with an error its reading threw, in its own catch: a page SQLite
+ * found damaged goes on to withCommandStore, which reads the database again as a damaged one.
+ */
+export function passOnDamage(err: unknown): void {
+  if (isDamageError(err)) throw err;
+}
+
 /** Why a read-write open failed where a command that only reads still reads read-only. */
 const READ_ANYWAY: readonly StoreErrorCode[] = ['DB_READ_ONLY', 'DB_BUSY', 'DB_WRITE_FAILED', 'DB_MIGRATION_FAILED'];
 
@@ -73,6 +93,9 @@ export function backfillOnStderr(command: string): ReturnType<typeof backfillNot
  * (read-only media, a file without write permission, a full disk) or the write lock stays taken
  * (another process is writing), they read read-only. Commands that write upgrade an older database,
  * and say so on stderr (Store.openNotes), as every command says what its open found.
+ * Commands that only read skip PRAGMA quick_check on a file exactly as a check found it sound
+ * (openStore's skipCheckIfSound); damage that changed nothing a file system records (bit rot), met
+ * by a read, is read as a damaged database is, from a copy of what can still be read.
  */
 export async function withCommandStore(
   command: string,
@@ -111,7 +134,10 @@ export async function withCommandStore(
   let store: Store;
   let damaged = false;
   try {
-    ({ store } = await openStoreAndRecover(dbPath, { ...(opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS, keepSchema: true } : {}), onBackfill: backfillOnStderr(command) }));
+    ({ store } = await openStoreAndRecover(dbPath, {
+      ...(opts.readOnly ? { busyTimeoutMs: READER_LOCK_WAIT_MS, keepSchema: true, skipCheckIfSound: true } : {}),
+      onBackfill: backfillOnStderr(command),
+    }));
     // Opened: the short wait was for the write lock only; reads wait as long as any open.
     if (opts.readOnly) store.db.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   } catch (err) {
@@ -123,14 +149,11 @@ export async function withCommandStore(
     const readOnly = opts.readOnly && err instanceof StoreError && READ_ANYWAY.includes(err.code);
     try {
       if (opts.readOnly && err instanceof StoreError && err.code === 'DB_CORRUPT') {
-        const salvaged = openDamagedStore(dbPath);
-        if (salvaged === null) throw err;
-        store = salvaged.store;
+        store = salvagedStore(command, dbPath, err);
         damaged = true;
-        process.stderr.write(`kvbench ${command}: ${damagedDatabaseWarning(salvaged)}\n`);
       } else {
         if (!readOnly) throw err;
-        ({ store } = await openStoreAndRecover(dbPath, { readonly: true }));
+        ({ store } = await openStoreAndRecover(dbPath, { readonly: true, skipCheckIfSound: true }));
       }
     } catch (err2) {
       // A schema that needs the upgrade to be read: why the upgrade failed is what the user can act on.
@@ -143,7 +166,25 @@ export async function withCommandStore(
   // What a reader shows of a recovered database lacks what the recovery could not read: said every time, as a damaged database's losses are.
   if (opts.readOnly && store.recovery) process.stderr.write(`kvbench ${command}: ${recoveryNotice(store.path, store.recovery)}\n`);
   try {
-    const code = await fn(store);
+    let code: number;
+    try {
+      code = await fn(store);
+    } catch (err) {
+      // A page SQLite finds damaged while reading: damage the open's check did not see, made after it
+      // (bit rot, which changes no times, in a file recorded sound), or of a kind quick_check does not
+      // look for. Read again as a damaged database is read (reading comes before any output).
+      if (!opts.readOnly || damaged || !isDamageError(err)) throw err;
+      forgetSound(store.path);
+      store.close();
+      try {
+        store = salvagedStore(command, dbPath, err);
+      } catch (err2) {
+        process.stderr.write(`kvbench ${command}: ${(err2 as Error).message}\n`);
+        return 1;
+      }
+      damaged = true;
+      code = await fn(store);
+    }
     // Damaged rows were left out (or shown without their hardware): said, and what was written is partial (3),
     // as is all that was read from a damaged database.
     for (const m of store.unreadable) process.stderr.write(`kvbench ${command}: ${m}\n`);

@@ -2,7 +2,7 @@
 // with `--content report`, the report's table as CSV (the file the app's Report page saves as Report CSV).
 import { printableLines } from '../../src-shared/domain/label-text.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
+import { passOnDamage, SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
 import { buildExportModel } from '../export/export-model.ts';
 import { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
@@ -140,6 +140,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
         whereToLook: SUITES_WHERE_TO_LOOK,
       });
     } catch (err) {
+      passOnDamage(err);
       process.stderr.write(`kvbench export: ${printableLines((err as Error).message)}\n`);
       return 1;
     }

@@ -1,7 +1,7 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
 import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
-import { SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
+import { passOnDamage, SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
 import { cautionsOf, ramBackingText } from '../export/report-model.ts';
 import { suiteOutcome, type TrialRecord } from '../../src-shared/domain/store-types.ts';
@@ -212,6 +212,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
       if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
       return 0;
     } catch (err) {
+      passOnDamage(err);
       process.stderr.write(`kvbench history: ${printableLines((err as Error).message)}\n`);
       return 1;
     }

@@ -3,7 +3,7 @@
 import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
 import { suiteOutcome, type SuiteRecord, type TrialFilter } from '../../src-shared/domain/store-types.ts';
 import { quoteLabel } from '../../src-shared/domain/places.ts';
-import { withCommandStore } from './command-store.ts';
+import { passOnDamage, withCommandStore } from './command-store.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison } from '../export/report-model.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../export/render-text.ts';
 import { comparisonSides, resolveSelection, selectionFromFlags, splitList } from '../export/selection.ts';
@@ -192,6 +192,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       process.stdout.write(printableLines(`\n${formatTierComparison(tiers)}`));
       return 0;
     } catch (err) {
+      passOnDamage(err);
       process.stderr.write(`kvbench report: ${printableLines((err as Error).message)}\n`);
       return 1;
     }

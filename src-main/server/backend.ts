@@ -47,7 +47,8 @@ import { countFacetGroups } from '../../src-shared/domain/facet-matches.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
 import { createDatabaseFile } from '../store/database-file.ts';
-import type { OpenStoreOptions } from '../store/open-store.ts';
+import { isDamageError, type OpenStoreOptions } from '../store/open-store.ts';
+import { forgetSound } from '../store/sound-file-record.ts';
 import { openDamagedStoreOffThread, recoverDatabaseOffThread } from '../store/salvage-thread.ts';
 import type { Recovery } from '../store/recover.ts';
 import { recoveryNotice } from '../store/schema-meta.ts';
@@ -196,6 +197,11 @@ const SUITES_WHERE_TO_LOOK = 'see Settings';
 /** How the app consents to a resume across changed metric definitions (suite.resume's acrossVersions). */
 const APP_ACROSS_VERSIONS_CONSENT = "Resume it anyway from History, whose Resume asks you to confirm it";
 
+/** What the app's user does about damage found after the open (a read, or the check before a write). */
+const DAMAGE_FOUND_LATER =
+  'The next time kvbench opens it (at its next start, or chosen again in Settings after another database), it shows a read-only copy of what can still be read; ' +
+  'restore a backup, or recover it (kvbench recover).';
+
 /** The app's databases are chosen in Settings: a refused open says so, not which CLI flag to use. */
 const APP_STORE_OPTIONS: OpenStoreOptions = { chooseDatabase: 'in Settings', readersOfNewer: 'History, reports, Compare and exports' };
 
@@ -267,7 +273,7 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
     // The app writes (suites, imports, deletes), so it upgrades an older database when it opens it, as
     // a CLI command that writes does: said in the log, to the page that switched, and in app.info
     // (databaseNotes, shown as a notice) — which kvbench can no longer open it, where the old file is kept.
-    const opened = await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, onBackfill: backfillNotice(say) });
+    const opened = await openStoreAndRecover(file, { ...APP_STORE_OPTIONS, skipCheckIfSound: true, onBackfill: backfillNotice(say) });
     for (const note of opened.store.openNotes) {
       o.log('warn', note);
       o.onUpgrade?.(note);
@@ -491,10 +497,19 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
   /**
    * Refuses `what` (a write: a suite, an import, a delete) while the open database is damaged: what
-   * the app shows is a copy in memory, and the file itself is never written.
+   * the app shows is a copy in memory, and the file itself is never written. The open skips PRAGMA
+   * quick_check on a file exactly as a check found it sound: the check is made here, before the first write.
    */
   const refuseDamaged = (what: string): void => {
     if (readOnly !== null && store !== null) fail('DB_TOO_NEW', `${what} is refused: ${readOnly}`);
+    if (damaged === null && store !== null) {
+      try {
+        store.checkBeforeWriting();
+      } catch (err) {
+        if (err instanceof StoreError) fail(err.code, `${what} is refused: ${err.message.replace(/\.$/, '')}. ${DAMAGE_FOUND_LATER}`);
+        throw err;
+      }
+    }
     if (damaged === null || store === null) return;
     fail(
       'DB_CORRUPT',
@@ -1115,6 +1130,14 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       try {
         value = await (handlers[channel] as (r: unknown) => Promise<unknown>)(req.data);
       } catch (err) {
+        // A page SQLite finds damaged while reading (damage the open's check did not see: bit rot in
+        // a file recorded sound, which changes no times): the next open checks the file whole.
+        if (isDamageError(err) && store !== null && damaged === null) {
+          forgetSound(store.path);
+          const message = `the database ${store.path} is damaged (${(err as { code: string }).code}: ${(err as Error).message}), found while reading it; nothing was written to it. ${DAMAGE_FOUND_LATER}`;
+          log('error', message);
+          return { ok: false, error: { code: 'DB_CORRUPT', message } };
+        }
         return { ok: false, error: toIpcError(err) };
       } finally {
         logUnreadable();

@@ -4,7 +4,9 @@
 //   1. A file that exists is first opened read-only: it must start with SQLite's header, pass
 //      PRAGMA quick_check, and carry kvbench's application_id (or be an empty SQLite file). Garbage,
 //      corruption, another application's database or a newer schema → a StoreError, and the file is
-//      never written.
+//      never written. An open that asks (`skipCheckIfSound`: the commands that only read) skips the
+//      check, a read of the whole file, where the file is exactly as a check found it sound
+//      (sound-file-record.ts); it is then made before anything writes (Store.checkBeforeWriting).
 //   2. Read-write: WAL (readers never block the writer), foreign keys on, busy_timeout so a second
 //      process waits for the lock instead of failing.
 //   3. Pending migrations run in one IMMEDIATE transaction together with user_version and the
@@ -28,6 +30,7 @@ import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { placeDamage, salvageRows, unreadableDatabase, type SalvageProgress } from './salvage.ts';
 import { copyLastingMeta, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade } from './schema-meta.ts';
+import { forgetSound, recordedSound, recordSound, soundnessKey } from './sound-file-record.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
 
@@ -43,6 +46,12 @@ export interface OpenStoreOptions {
    * never upgraded (Store.openNotes says so); one of this build's schema opens read-write as usual.
    */
   keepSchema?: boolean;
+  /**
+   * Skips PRAGMA quick_check where the file (and its -wal) is exactly as an earlier check found it
+   * sound (sound-file-record.ts): for the commands that only read. The check is made all the same
+   * before this open migrates the file, and before anything else writes to it (Store.checkBeforeWriting).
+   */
+  skipCheckIfSound?: boolean;
   /** For tests: a different migration list. */
   migrations?: readonly Migration[];
   busyTimeoutMs?: number;
@@ -119,7 +128,7 @@ function isReadOnlyError(err: unknown): boolean {
 }
 
 /** SQLite found the file damaged (or could not read it from the disk) where it read it. */
-function isDamageError(err: unknown): boolean {
+export function isDamageError(err: unknown): boolean {
   const code = sqliteCode(err);
   return code !== null && (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_IOERR'));
 }
@@ -214,13 +223,15 @@ interface Inspected {
   version: number;
   /** Set only for a newer schema (version > latest) that kvbench_meta marks readable by this build. */
   newer: SchemaMeta | null;
+  /** PRAGMA quick_check was skipped (`skipCheckIfSound`): the file is as an earlier check found it sound. */
+  checkSkipped: boolean;
 }
 
 /** Checks an existing file without writing to it. */
-function inspectExisting(file: string, latest: number, choose: string): Inspected {
+function inspectExisting(file: string, latest: number, choose: string, skipCheckIfSound: boolean): Inspected {
   const existedBefore = { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
   try {
-    return inspectExistingFile(file, latest, choose);
+    return inspectExistingFile(file, latest, choose, skipCheckIfSound);
   } catch (err) {
     releaseCreatedCompanions(file, existedBefore);
     throw err;
@@ -246,6 +257,39 @@ function quickCheckProblems(db: Database): string | null {
   return findings.length === 0 ? null : saidFindings(findings);
 }
 
+/** SQLite's SQLITE_CORRUPT or SQLITE_NOTADB as kvbench says it (DB_CORRUPT); any other error as it is. */
+function damagedOrNotADatabase(file: string, err: unknown): unknown {
+  const code = sqliteCode(err);
+  if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT') return err;
+  return new StoreError('DB_CORRUPT', `${file} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
+}
+
+/** The refusal of a file PRAGMA quick_check finds damaged: `problems` its findings, or the error that stopped it. */
+const damagedFile = (file: string, problems: string): StoreError =>
+  new StoreError('DB_CORRUPT', `${file} is damaged (${problems}). kvbench will not write to it: restore a backup or move it away.`);
+
+/**
+ * Runs PRAGMA quick_check on `db` (the database at `file`): throws DB_CORRUPT where it finds damage
+ * (and forgets any record of the file as sound); where it finds none, records the file sound
+ * (sound-file-record.ts) if it stayed as it was throughout.
+ */
+function checkSound(db: Database, file: string): void {
+  const before = soundnessKey(file);
+  const startMs = Date.now();
+  let problems: string | null;
+  try {
+    problems = quickCheckProblems(db);
+  } catch (err) {
+    forgetSound(file);
+    throw damagedOrNotADatabase(file, err);
+  }
+  if (problems !== null) {
+    forgetSound(file);
+    throw damagedFile(file, `SQLite quick_check: ${problems}`);
+  }
+  if (before !== null) recordSound(before, soundnessKey(file), startMs);
+}
+
 /**
  * A file this user may not read (another user's mode-600 database), as users should read it: Node's
  * EACCES names no way out.
@@ -265,7 +309,7 @@ function unreadableFile(file: string, err: unknown, choose: string): unknown {
 /** Who wrote a newer database, in words ("kvbench 0.9.0", or "a newer kvbench" where it is not recorded). */
 const newerWriter = (meta: SchemaMeta | null): string => (meta?.schemaWrittenBy ? `kvbench ${meta.schemaWrittenBy}` : 'a newer kvbench');
 
-function inspectExistingFile(file: string, latest: number, choose: string): Inspected {
+function inspectExistingFile(file: string, latest: number, choose: string, skipCheckIfSound: boolean): Inspected {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -276,7 +320,7 @@ function inspectExistingFile(file: string, latest: number, choose: string): Insp
   try {
     header = Buffer.alloc(16);
     const n = fs.readSync(fd, header, 0, 16, 0);
-    if (n === 0) return { version: 0, newer: null }; // an empty file is an empty database
+    if (n === 0) return { version: 0, newer: null, checkSkipped: false }; // an empty file is an empty database
     header = header.subarray(0, n);
   } finally {
     fs.closeSync(fd);
@@ -290,8 +334,9 @@ function inspectExistingFile(file: string, latest: number, choose: string): Insp
   let db: Database | undefined;
   try {
     db = openForReading(file, choose);
-    const problems = quickCheckProblems(db);
-    if (problems !== null) throw new StoreError('DB_CORRUPT', `${file} is damaged (SQLite quick_check: ${problems}). kvbench will not write to it: restore a backup or move it away.`);
+    const key = skipCheckIfSound ? soundnessKey(file) : null;
+    const checkSkipped = key !== null && recordedSound(key);
+    if (!checkSkipped) checkSound(db, file);
     const appId = Number(db.pragma('application_id', { simple: true }));
     const version = Number(db.pragma('user_version', { simple: true }));
     if (appId !== APPLICATION_ID) {
@@ -307,7 +352,7 @@ function inspectExistingFile(file: string, latest: number, choose: string): Insp
     if (version > latest) {
       // A newer kvbench records the oldest schema that still reads the file as it is: this build reads it read-only where it knows that one.
       const meta = readSchemaMeta(db);
-      if (meta?.readableBySchema != null && meta.readableBySchema <= latest) return { version, newer: meta };
+      if (meta?.readableBySchema != null && meta.readableBySchema <= latest) return { version, newer: meta, checkSkipped };
       const needed = meta?.schemaWrittenBy ? ` to ${meta.schemaWrittenBy} or newer` : '';
       throw new StoreError(
         'DB_TOO_NEW',
@@ -316,12 +361,13 @@ function inspectExistingFile(file: string, latest: number, choose: string): Insp
           `Upgrade kvbench${needed}, or choose another database ${choose}.`,
       );
     }
-    return { version, newer: null };
+    return { version, newer: null, checkSkipped };
   } catch (err) {
     if (err instanceof StoreError) throw err;
     const code = sqliteCode(err);
     if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') {
-      throw new StoreError('DB_CORRUPT', `${file} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
+      forgetSound(file);
+      throw damagedOrNotADatabase(file, err);
     }
     if (code === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${file} is locked by another process: ${(err as Error).message}`);
     if (isReadOnlyError(err)) throw refusedOpen(file, err, true, choose);
@@ -426,13 +472,14 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
   const companionsBefore = { '-wal': fs.existsSync(`${abs}-wal`), '-shm': fs.existsSync(`${abs}-shm`) };
   let version = 0;
   let newer: SchemaMeta | null = null;
+  let checkSkipped = false;
   let writeProtected = false;
   if (exists) {
     const st = fs.statSync(abs);
     if (!st.isFile()) throw new StoreError('DB_FOREIGN', `${abs} is not a file`);
     // No write permission for anyone: its owner protected it (chmod a-w). Root may write it all the same; kvbench does not.
     writeProtected = (st.mode & 0o222) === 0;
-    ({ version, newer } = inspectExisting(abs, latest, choose));
+    ({ version, newer, checkSkipped } = inspectExisting(abs, latest, choose, Boolean(opts.skipCheckIfSound)));
   } else if (opts.readonly) {
     throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
   } else {
@@ -499,6 +546,11 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
       // In WAL mode NORMAL loses no committed transaction on a process crash (only on power loss).
       db.pragma('synchronous = NORMAL');
       assertWritable(db);
+      // An upgrade writes: the check skipped as the file was found sound is made first.
+      if (checkSkipped && version < latest) {
+        checkSound(db, abs);
+        checkSkipped = false;
+      }
       upgrade = migrate(db, abs, version, migrations);
     } else if (version < oldestReadableSchema(migrations)) {
       throw new StoreError(
@@ -523,6 +575,7 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
   // read-only one cannot, so what this open created is released when it closes.
   const store = new Store(db, abs, readonly, readonly ? () => releaseCreatedCompanions(abs, companionsBefore) : null);
   store.upgrade = upgrade;
+  if (checkSkipped) store.deferCheck(() => checkSound(db, abs));
   if (upgrade) notes.push(upgradeNotice(upgrade, migrations));
   store.openNotes.push(...notes);
   if (!readonly && !opts.skipRecovery) {
@@ -540,12 +593,28 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
 
 /** Opens (creating if needed) the trial store at `file`. Throws StoreError for files it must not touch. */
 export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
-  const store = openUnfilled(file, opts);
-  const batches = fillAfterOpen(store, opts);
-  while (!batches.next().done) {
-    // every batch at once
+  try {
+    const store = openUnfilled(file, opts);
+    const batches = fillAfterOpen(store, opts);
+    while (!batches.next().done) {
+      // every batch at once
+    }
+    return store;
+  } catch (err) {
+    throw damageMetByTheOpen(file, err);
   }
-  return store;
+}
+
+/**
+ * A page SQLite found damaged where the open read after its check (its upkeep: dead runners' trials,
+ * measuring versions) as the damage the check finds is said: DB_CORRUPT, the file forgotten as sound.
+ * The check, skipped on a file recorded sound, cannot see bit rot that changed nothing else.
+ */
+function damageMetByTheOpen(file: string, err: unknown): unknown {
+  if (err instanceof StoreError || !isDamageError(err)) return err;
+  const abs = path.resolve(file);
+  forgetSound(abs);
+  return damagedFile(abs, why(err));
 }
 
 /**
@@ -555,9 +624,13 @@ export function openStore(file: string, opts: OpenStoreOptions = {}): Store {
  * only once it is done.
  */
 export async function openStoreYielding(file: string, opts: OpenStoreOptions = {}): Promise<Store> {
-  const store = openUnfilled(file, opts);
-  for (const batches = fillAfterOpen(store, opts); !batches.next().done; ) await setImmediate();
-  return store;
+  try {
+    const store = openUnfilled(file, opts);
+    for (const batches = fillAfterOpen(store, opts); !batches.next().done; ) await setImmediate();
+    return store;
+  } catch (err) {
+    throw damageMetByTheOpen(file, err);
+  }
 }
 
 /** Step 5, one batch a step, on a store openUnfilled opened read-write. */

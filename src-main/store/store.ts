@@ -264,6 +264,8 @@ export class Store {
 
   /** Runs once the connection is closed (openStore: removing the -wal and -shm a read-only open made). */
   private readonly afterClose: (() => void) | null;
+  /** PRAGMA quick_check, skipped by the open (the file was as a check found it sound): made before the first write. */
+  private pendingCheck: (() => void) | null = null;
 
   /** The trial columns a TrialRecord is read from (trialSelect). */
   private readonly trialSelect: string;
@@ -271,6 +273,28 @@ export class Store {
   private readonly keepsMeasuringVersion: boolean;
   /** Whether deleted trial slots are recorded (schema 7): an older schema read as it is has none. */
   private readonly keepsDeletedSlots: boolean;
+
+  /** Whether the open skipped PRAGMA quick_check (openStore's skipCheckIfSound) and nothing has made it since. */
+  get checkSkipped(): boolean {
+    return this.pendingCheck !== null;
+  }
+
+  /** The open skipped PRAGMA quick_check: `check` makes it, before anything writes (checkBeforeWriting). */
+  deferCheck(check: () => void): void {
+    this.pendingCheck = check;
+  }
+
+  /**
+   * Makes the check the open skipped, if it did (a DB_CORRUPT where it finds damage): kvbench writes
+   * only to a file PRAGMA quick_check found sound. Called where an open's own upkeep is about to write
+   * (dead runners' trials, abandoned imports, measuring versions), and by front ends before a write.
+   */
+  checkBeforeWriting(): void {
+    const check = this.pendingCheck;
+    if (check === null) return;
+    check();
+    this.pendingCheck = null;
+  }
 
   constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
     this.db = db;
@@ -1118,7 +1142,10 @@ export class Store {
         const version = results === null ? null : measuringVersion(results);
         return version === null ? [] : [{ id: r.id, version }];
       });
-      if (found.length > 0) filled += this.atomically(() => found.reduce((n, f) => n + fill.run(f.version, f.id).changes, 0));
+      if (found.length > 0) {
+        this.checkBeforeWriting();
+        filled += this.atomically(() => found.reduce((n, f) => n + fill.run(f.version, f.id).changes, 0));
+      }
       trialsDone += rows.length;
       onProgress?.({ trialsDone: upTo(trialsDone), trialsTotal, trialsFilled: upTo(filled), trialsUnreadable: upTo(unreadable) });
       yield;
@@ -1278,6 +1305,7 @@ export class Store {
       const mine = r.runner_pid === me.pid && r.runner_host === me.host && r.runner_start_ticks === me.startTicks;
       return mine || processLiveness({ pid: r.runner_pid, host: r.runner_host, startTicks: r.runner_start_ticks }) === 'dead';
     });
+    if (gone.length > 0) this.checkBeforeWriting();
     for (const r of gone) this.removeImport(r.id);
     return gone.map((r) => r.id);
   }
@@ -1340,6 +1368,7 @@ export class Store {
       .all() as { id: number; runner_pid: number | null; runner_host: string | null; runner_start_ticks: string | null }[];
     const deadSuites = suites.filter((s) => processLiveness({ pid: s.runner_pid, host: s.runner_host, startTicks: s.runner_start_ticks }) === 'dead');
     if (dead.length === 0 && deadSuites.length === 0) return [];
+    this.checkBeforeWriting();
     const now = nowIso();
     const tx = this.db.transaction(() => {
       const mark = this.db.prepare(

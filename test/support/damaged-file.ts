@@ -3,7 +3,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LATEST_SCHEMA_VERSION, openStore } from '../../src-main/store/open-store.ts';
+import { soundnessKey, soundRecordFile } from '../../src-main/store/sound-file-record.ts';
 import { openDatabase } from '../../src-main/store/sqlite.ts';
 import { fakeHardware, kvbenchResults } from '../unit/store/fixtures.ts';
 import { addSuiteTrials } from '../unit/store/seed-store.ts';
@@ -94,4 +96,43 @@ export function scribbled(db: string, name: string, pages: readonly number[]): s
 export function damagedTrialsPage(dir: string, name = 'damaged.db'): { intact: string; damaged: string } {
   const intact = intactDatabase(dir, { secondSystem: true });
   return { intact, damaged: scribbled(intact, name, [pagesOf(intact).get('trials/leaf')![1]]) };
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * `db` as a database last written an hour ago: its mtime set back (a record is made only of a file
+ * not modified in the last seconds before its check), and the ctime the utimes call gave it left behind.
+ */
+export async function aged(db: string): Promise<string> {
+  const old = new Date(Date.now() - HOUR_MS);
+  fs.utimesSync(db, old, old);
+  await sleep(200);
+  return db;
+}
+
+/**
+ * Overwrites `pages` of `db` in place (the same file, size and SQLite header: the change counter at
+ * offset 24 unchanged), and restores its mtime as it was, as `touch -r` would.
+ */
+export function damageInPlace(db: string, pages: readonly number[]): void {
+  const st = fs.statSync(db);
+  const bad = scribbled(db, `${path.basename(db)}.scribbled`, pages);
+  const fd = fs.openSync(db, 'r+');
+  try {
+    fs.writeSync(fd, fs.readFileSync(bad), 0, st.size, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.rmSync(bad);
+  fs.utimesSync(db, st.atime, st.mtime);
+}
+
+/** Damage that changes no metadata at all (bit rot, a bad sector): the record made to hold the damaged file as it is now, as a sound file's would. */
+export function asIfBitRot(db: string): void {
+  const key = soundnessKey(db);
+  if (key === null) throw new Error(`no key for ${db}`);
+  const file = soundRecordFile();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ version: 1, sound: [{ file: db, db: key.db, wal: key.wal, checkedAtMs: Date.now() }] }));
 }
