@@ -541,7 +541,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         // so no more are issued than could complete it; a request that fails frees its place for
         // another. Only completions in the window count: the warm-up does not use the limit up.
         if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted + pool.busy + queue.depth >= o.maxRequests) break;
-        const req = workload.next();
+        const req = workload.nextQueued?.() ?? workload.next();
         req.submitNs = process.hrtime.bigint();
         queue.push(req);
       }

@@ -29,7 +29,8 @@ async function takenStream(opts: SyntheticWorkloadOptions, arrivals: number, wor
   const w = new SyntheticWorkload(opts);
   const q = new RequestQueue();
   for (let i = 0; i < arrivals; i++) {
-    const r = w.next();
+    // The scheduler's path: the source's compact arrival, built into a request when a worker takes it.
+    const r = w.nextQueued();
     r.submitNs = BigInt(i) * 1000n;
     q.push(r);
   }
