@@ -30,6 +30,7 @@ import type { DirectionStats } from '../metrics/tier-stats.ts';
 import type { TierAvailability } from '../tiers/tier-backend.ts';
 import type { GpuTierReport } from '../tiers/gpu/gpu-tier.ts';
 import type { VerifyFailure } from '../workload/request-processor.ts';
+import { backlogNote, type BacklogFacts } from '../workload/backlog-watch.ts';
 import { efficiencySection, type ProbeFileLimits } from './probe-limits.ts';
 
 const PCTS = [
@@ -104,6 +105,7 @@ export interface RunFacts {
   rag: { documents: number; chunks: number; ingestedBytes: number } | null;
   preparation: PreparationFacts;
   queueMaxDepth: number;
+  backlog: BacklogFacts;
   configKeysNotApplied: string[];
   autoscaling: { events: unknown[]; timeline: { timestamp: number; throughput_tokens_per_sec: number; users: number }[]; summary: Record<string, unknown> } | null;
   workloadSource: Record<string, unknown>;
@@ -578,7 +580,14 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
       corrupt_chunks: f.verify.errors,
       failures: f.verify.failures.map((v) => ({ key: v.key, tier: v.tier, offset_bytes: v.offsetBytes })),
     },
-    queue: { max_depth: f.queueMaxDepth },
+    queue: {
+      max_depth: f.queueMaxDepth,
+      backlog_cap_requests: f.backlog.capRequests,
+      backlog_cap_reached: f.backlog.capReached,
+      queueing_bound: f.backlog.queueingBound,
+      issue_lateness_max_ns: f.backlog.issueLatenessMaxNs,
+      note: backlogNote(f.backlog, f.queueMaxDepth, f.requestsIssued, rec.requestsCompleted),
+    },
     config_keys_not_applied: f.configKeysNotApplied,
     run_options: f.options as unknown as Record<string, unknown>,
     workload_source: f.workloadSource,
