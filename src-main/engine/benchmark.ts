@@ -53,6 +53,8 @@ export interface EngineContext {
   signal: AbortSignal;
   /** The open loop's backlog cap (OPEN_LOOP_BACKLOG_CAP unless a test sets a small one to reach it). */
   backlogCapRequests?: number;
+  /** Requests the raw latency lists keep (RAW_LATENCY_SAMPLE_REQUESTS unless a test sets a small one). */
+  rawLatencySampleRequests?: number;
 }
 
 /** Byte-worker threads: CPU work (payload fill, copies, verification) off the event loop. */
@@ -397,7 +399,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   });
   if (o.startAt !== null) await waitUntilStartAt(o.startAt, ctx.signal, log);
   if (ctx.signal.aborted) endRun('aborted', `cancelled before the measured window opened: ${cancelReason(ctx.signal)}`, 'cancel');
-  recorder = new RunRecorder(qosTargets);
+  recorder = new RunRecorder(qosTargets, ctx.rawLatencySampleRequests);
   processor.setRecorder(recorder);
 
   // ---- the workload (and, after the warm-up, the measured window) ----

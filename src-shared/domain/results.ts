@@ -370,6 +370,12 @@ export interface KvbenchSection {
     prefix_blocks: { hits: number; misses: number; hit_rate: number; bytes_reused: number } | null;
   };
   verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierName; offset_bytes: number }[] };
+  /**
+   * The reference's raw per-request lists (end_to_end_latencies …): every completed request up to
+   * `cap_requests`, then a uniform random sample of them in completion order (`sampled`). Percentiles
+   * never come from them (the histograms count every request). Absent in older results: every request.
+   */
+  raw_latency_lists?: { cap_requests: number; requests_completed: number; requests_kept: number; sampled: boolean };
   queue: {
     max_depth: number;
     /** Queued arrivals an open loop may hold (arrivals past it are issued late, in order); null: an unpaced replay (2 × workers). Absent in older results. */

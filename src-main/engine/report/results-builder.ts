@@ -580,6 +580,7 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
       corrupt_chunks: f.verify.errors,
       failures: f.verify.failures.map((v) => ({ key: v.key, tier: v.tier, offset_bytes: v.offsetBytes })),
     },
+    raw_latency_lists: rec.rawLatencies.facts(),
     queue: {
       max_depth: f.queueMaxDepth,
       backlog_cap_requests: f.backlog.capRequests,
@@ -648,17 +649,18 @@ function throughputTimeline(f: RunFacts): RunResults['throughput_timeline'] {
 export function buildResults(f: RunFacts): RunResults {
   const rec = f.recorder;
   const elapsedS = f.elapsedNs / 1e9;
+  const raw = rec.rawLatencies.lists();
   const results: RunResults = {
     requests_completed: rec.requestsCompleted,
     total_tokens_generated: rec.tokensGenerated,
     total_storage_io_latency: rec.storageNsTotal / 1e9,
     total_generation_latency: rec.generationNsTotal / 1e9,
-    end_to_end_latencies: rec.endToEndLatenciesS,
-    storage_latencies: rec.storageLatenciesS,
-    generation_latencies: rec.generationLatenciesS,
+    end_to_end_latencies: raw.endToEndS,
+    storage_latencies: raw.storageS,
+    generation_latencies: raw.generationS,
     throughput_timeline: throughputTimeline(f),
-    prefill_latencies: rec.prefillLatenciesS,
-    decode_latencies: rec.decodeLatenciesS,
+    prefill_latencies: raw.prefillS,
+    decode_latencies: raw.decodeS,
     multi_turn_cache_hits: rec.multiTurnHits,
     multi_turn_cache_misses: rec.multiTurnMisses,
     seed: f.options.seed,
