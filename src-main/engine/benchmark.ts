@@ -39,6 +39,7 @@ import { MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workloa
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
 import { RequestQueue, Semaphore } from './workload/request-queue.ts';
+import { BacklogWatch } from './workload/backlog-watch.ts';
 import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
@@ -51,6 +52,10 @@ export interface EngineContext {
   onProgress: (p: ProgressEvent) => void;
   onLog: LogFn;
   signal: AbortSignal;
+  /** The open loop's backlog cap (OPEN_LOOP_BACKLOG_CAP unless a test sets a small one to reach it). */
+  backlogCapRequests?: number;
+  /** Requests the raw latency lists keep (RAW_LATENCY_SAMPLE_REQUESTS unless a test sets a small one). */
+  rawLatencySampleRequests?: number;
 }
 
 /** Byte-worker threads: CPU work (payload fill, copies, verification) off the event loop. */
@@ -400,11 +405,13 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   });
   if (o.startAt !== null) await waitUntilStartAt(o.startAt, ctx.signal, log);
   if (ctx.signal.aborted) endRun('aborted', `cancelled before the measured window opened: ${cancelReason(ctx.signal)}`, 'cancel');
-  recorder = new RunRecorder(qosTargets);
+  recorder = new RunRecorder(qosTargets, ctx.rawLatencySampleRequests);
   processor.setRecorder(recorder);
 
   // ---- the workload (and, after the warm-up, the measured window) ----
   const queue = new RequestQueue();
+  // An open loop's backlog: said when it outgrows the workers (the run then measures queueing), capped.
+  const backlog = new BacklogWatch(workload.paced, log, ctx.backlogCapRequests);
   // The block device behind the cache directory, counted over exactly the measured window, so the
   // results can show what the device moved beside what the storage tier says it moved; below a loop
   // device, the disk holding its backing file (the loop's own counters count page-cache hits too).
@@ -541,8 +548,9 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         endRun('complete', null, 'duration');
         break;
       }
-      // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat.
-      const maxQueued = workload.paced ? Number.POSITIVE_INFINITY : 2 * pool.size;
+      // An unpaced replay (--trace-speedup 0) keeps only a bounded backlog, so memory stays flat; an open
+      // loop's is capped far higher (arrivals past the cap are issued late, in order).
+      const maxQueued = backlog.maxQueued(pool.size);
       // A tick issues for one slice at most: behind an overloaded engine, thousands of arrivals can be
       // due at once, and generating them all in one go would hold the event loop (the rest next tick).
       const tickEndMs = performance.now() + EVENT_LOOP_SLICE_MS;
@@ -551,10 +559,18 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         // so no more are issued than could complete it; a request that fails frees its place for
         // another. Only completions in the window count: the warm-up does not use the limit up.
         if (o.maxRequests > 0 && windowStartNs !== null && recorder.requestsCompleted + pool.busy + queue.depth >= o.maxRequests) break;
-        const req = workload.next();
+        const req = workload.nextQueued?.() ?? workload.next();
         req.submitNs = process.hrtime.bigint();
+        backlog.issued(req.arrivalNs, now);
         queue.push(req);
       }
+      backlog.observe({
+        depth: queue.depth,
+        workers: pool.size,
+        issued: workload.issued,
+        completed: recorder.requestsCompleted,
+        heldBack: queue.depth >= maxQueued && workload.peekArrivalNs() <= now,
+      });
       if (endIfReplayed(0)) break;
       const nextNs = workload.peekArrivalNs();
       const deadlineNs = windowStartNs === null ? warmUpNs : windowStartNs + durationNs;
@@ -684,6 +700,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     docs,
     preparation,
     queue,
+    backlog: backlog.facts(),
     autoscaling: autoscaler ? autoscalingFacts(autoscaler, o) : null,
     memoryPeak: memory.peaks.peak,
   });

@@ -23,6 +23,7 @@ import type { StorageTarget } from './tiers/storage-target.ts';
 import type { TierAvailability } from './tiers/tier-backend.ts';
 import type { RequestProcessor } from './workload/request-processor.ts';
 import type { RequestQueue } from './workload/request-queue.ts';
+import type { BacklogFacts } from './workload/backlog-watch.ts';
 import type { RagDocument } from './workload/synthetic-workload.ts';
 import type { IoTraceLog, IoTraceLogSummary } from './workload/trace/io-trace-log.ts';
 import { compareWithTrace, type loadValidationTrace } from './workload/trace/validation-trace.ts';
@@ -73,6 +74,7 @@ export interface RunEnd {
   docs: RagDocument[] | null;
   preparation: PreparationFacts;
   queue: Pick<RequestQueue, 'maxDepth'>;
+  backlog: BacklogFacts;
   autoscaling: RunFacts['autoscaling'];
   /** Each kind's peak over the timeline's samples; null when none was taken. */
   memoryPeak: MemorySample | null;
@@ -128,6 +130,7 @@ export function assembleRunFacts(a: RunSetup, e: RunEnd): RunFacts {
     rag: ragFacts(o.enableRag, e.docs, e.preparation),
     preparation: e.preparation,
     queueMaxDepth: e.queue.maxDepth,
+    backlog: e.backlog,
     configKeysNotApplied: a.notApplied,
     autoscaling: e.autoscaling,
     workloadSource: { kind: e.workload.kind, ...e.workload.describe() },

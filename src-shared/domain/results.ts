@@ -405,7 +405,24 @@ export interface KvbenchSection {
     prefix_blocks: { hits: number; misses: number; hit_rate: number; bytes_reused: number } | null;
   };
   verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierName; offset_bytes: number }[] };
-  queue: { max_depth: number };
+  /**
+   * The reference's raw per-request lists (end_to_end_latencies …): every completed request up to
+   * `cap_requests`, then a uniform random sample of them in completion order (`sampled`). Percentiles
+   * never come from them (the histograms count every request). Absent in older results: every request.
+   */
+  raw_latency_lists?: { cap_requests: number; requests_completed: number; requests_kept: number; sampled: boolean };
+  queue: {
+    max_depth: number;
+    /** Queued arrivals an open loop may hold (arrivals past it are issued late, in order); null: an unpaced replay (2 × workers). Absent in older results. */
+    backlog_cap_requests?: number | null;
+    backlog_cap_reached?: boolean;
+    /** The queue reached max(1000, 10 × workers): end-to-end latency and queue wait measure queueing, not storage. */
+    queueing_bound?: boolean;
+    /** The latest any arrival was issued behind its scheduled time, ns (the cap, or a stalled event loop). */
+    issue_lateness_max_ns?: number;
+    /** What the summary says about a queueing-bound run; null when it was not one. */
+    note?: string | null;
+  };
   /** Keys of the --config tuning sections this build accepted but does not act on. */
   config_keys_not_applied: string[];
   /** The validated options of this run (every flag, defaults filled in): how to repeat it. */

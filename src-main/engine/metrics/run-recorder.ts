@@ -1,4 +1,5 @@
 import { LatencyHistogram } from './latency-histogram.ts';
+import { RawLatencySample } from './raw-latency-sample.ts';
 import type { QosLevel } from '../workload/personas.ts';
 
 export interface CompletedRequest {
@@ -22,7 +23,8 @@ export interface QosRecorder {
 
 /**
  * Per-request results of the measured phase. Percentiles come from the histograms; the raw lists
- * exist only because the reference's JSON carries them (in seconds), and tools read them.
+ * exist only because the reference's JSON carries them (in seconds), and tools read them: they keep
+ * every request up to RAW_LATENCY_SAMPLE_REQUESTS, then a uniform sample ({@link RawLatencySample}).
  */
 export class RunRecorder {
   requestsCompleted = 0;
@@ -31,11 +33,7 @@ export class RunRecorder {
   storageNsTotal = 0;
   generationNsTotal = 0;
 
-  readonly endToEndLatenciesS: number[] = [];
-  readonly storageLatenciesS: number[] = [];
-  readonly generationLatenciesS: number[] = [];
-  readonly prefillLatenciesS: number[] = [];
-  readonly decodeLatenciesS: number[] = [];
+  readonly rawLatencies: RawLatencySample;
 
   readonly endToEnd = new LatencyHistogram();
   readonly queueWait = new LatencyHistogram();
@@ -70,7 +68,8 @@ export class RunRecorder {
   prefixBlockMisses = 0;
   prefixBlockBytesReused = 0;
 
-  constructor(qosTargetsMs: Record<QosLevel, number>) {
+  constructor(qosTargetsMs: Record<QosLevel, number>, rawLatencySampleRequests?: number) {
+    this.rawLatencies = new RawLatencySample(rawLatencySampleRequests);
     for (const level of Object.keys(qosTargetsMs) as QosLevel[]) {
       this.qos.set(level, { latency: new LatencyHistogram(), violations: 0, targetP95Ms: qosTargetsMs[level] });
     }
@@ -86,7 +85,7 @@ export class RunRecorder {
       const value = fresh[key];
       if (typeof value === 'number') (this as Record<string, unknown>)[key] = value;
     }
-    for (const list of [this.endToEndLatenciesS, this.storageLatenciesS, this.generationLatenciesS, this.prefillLatenciesS, this.decodeLatenciesS]) list.length = 0;
+    this.rawLatencies.reset();
     for (const h of [this.endToEnd, this.queueWait, this.storageIo, this.generation, this.prefill, this.decode]) h.reset();
     for (const q of this.qos.values()) {
       q.latency.reset();
@@ -99,21 +98,13 @@ export class RunRecorder {
     this.tokensGenerated += r.generationTokens;
     this.storageNsTotal += r.storageNs;
     this.generationNsTotal += r.generationNs;
-    this.endToEndLatenciesS.push(r.endToEndNs / 1e9);
-    this.storageLatenciesS.push(r.storageNs / 1e9);
-    this.generationLatenciesS.push(r.generationNs / 1e9);
+    this.rawLatencies.add(r.endToEndNs / 1e9, r.storageNs / 1e9, r.generationNs / 1e9, r.prefillNs === null ? null : r.prefillNs / 1e9, r.decodeNs === null ? null : r.decodeNs / 1e9);
     this.endToEnd.record(r.endToEndNs);
     this.queueWait.record(r.queueWaitNs);
     this.storageIo.record(r.storageNs);
     this.generation.record(r.generationNs);
-    if (r.prefillNs !== null) {
-      this.prefillLatenciesS.push(r.prefillNs / 1e9);
-      this.prefill.record(r.prefillNs);
-    }
-    if (r.decodeNs !== null) {
-      this.decodeLatenciesS.push(r.decodeNs / 1e9);
-      this.decode.record(r.decodeNs);
-    }
+    if (r.prefillNs !== null) this.prefill.record(r.prefillNs);
+    if (r.decodeNs !== null) this.decode.record(r.decodeNs);
     const q = this.qos.get(r.qos)!;
     q.latency.record(r.endToEndNs);
     if (r.endToEndNs / 1e6 > q.targetP95Ms) q.violations++;

@@ -32,6 +32,7 @@ import type { DirectionStats } from '../metrics/tier-stats.ts';
 import type { TierAvailability } from '../tiers/tier-backend.ts';
 import type { GpuTierReport } from '../tiers/gpu/gpu-tier.ts';
 import type { VerifyFailure } from '../workload/request-processor.ts';
+import { backlogNote, type BacklogFacts } from '../workload/backlog-watch.ts';
 import { efficiencySection, type ProbeFileLimits } from './probe-limits.ts';
 
 const PCTS = [
@@ -110,6 +111,7 @@ export interface RunFacts {
   rag: { documents: number; chunks: number; ingestedBytes: number } | null;
   preparation: PreparationFacts;
   queueMaxDepth: number;
+  backlog: BacklogFacts;
   configKeysNotApplied: string[];
   autoscaling: { events: unknown[]; timeline: { timestamp: number; throughput_tokens_per_sec: number; users: number }[]; summary: Record<string, unknown> } | null;
   workloadSource: Record<string, unknown>;
@@ -609,7 +611,15 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
       corrupt_chunks: f.verify.errors,
       failures: f.verify.failures.map((v) => ({ key: v.key, tier: v.tier, offset_bytes: v.offsetBytes })),
     },
-    queue: { max_depth: f.queueMaxDepth },
+    raw_latency_lists: rec.rawLatencies.facts(),
+    queue: {
+      max_depth: f.queueMaxDepth,
+      backlog_cap_requests: f.backlog.capRequests,
+      backlog_cap_reached: f.backlog.capReached,
+      queueing_bound: f.backlog.queueingBound,
+      issue_lateness_max_ns: f.backlog.issueLatenessMaxNs,
+      note: backlogNote(f.backlog, f.queueMaxDepth, f.requestsIssued, rec.requestsCompleted),
+    },
     config_keys_not_applied: f.configKeysNotApplied,
     run_options: f.options as unknown as Record<string, unknown>,
     workload_source: f.workloadSource,
@@ -671,17 +681,18 @@ function throughputTimeline(f: RunFacts): RunResults['throughput_timeline'] {
 export function buildResults(f: RunFacts): RunResults {
   const rec = f.recorder;
   const elapsedS = f.elapsedNs / 1e9;
+  const raw = rec.rawLatencies.lists();
   const results: RunResults = {
     requests_completed: rec.requestsCompleted,
     total_tokens_generated: rec.tokensGenerated,
     total_storage_io_latency: rec.storageNsTotal / 1e9,
     total_generation_latency: rec.generationNsTotal / 1e9,
-    end_to_end_latencies: rec.endToEndLatenciesS,
-    storage_latencies: rec.storageLatenciesS,
-    generation_latencies: rec.generationLatenciesS,
+    end_to_end_latencies: raw.endToEndS,
+    storage_latencies: raw.storageS,
+    generation_latencies: raw.generationS,
     throughput_timeline: throughputTimeline(f),
-    prefill_latencies: rec.prefillLatenciesS,
-    decode_latencies: rec.decodeLatenciesS,
+    prefill_latencies: raw.prefillS,
+    decode_latencies: raw.decodeS,
     multi_turn_cache_hits: rec.multiTurnHits,
     multi_turn_cache_misses: rec.multiTurnMisses,
     seed: f.options.seed,

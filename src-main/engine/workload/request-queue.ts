@@ -1,5 +1,20 @@
 import { BinaryHeap } from './binary-heap.ts';
-import type { KvRequest } from './synthetic-workload.ts';
+import { CompactRequest, type KvRequest } from './synthetic-workload.ts';
+
+/**
+ * What waits in the queue: a full request, or a synthetic user's request kept compact (the numbers drawn
+ * for it and references to shared state, about a tenth of the heap) and built into a full request when a
+ * worker takes it. An open loop behind a slow drive queues hundreds of thousands of arrivals.
+ */
+export type QueuedRequest = KvRequest | CompactRequest;
+
+/** A conversation with turns queued or in service whose entry is not written yet. */
+interface Conversation {
+  /** Those turns, by turn number. */
+  readonly unwritten: Map<number, QueuedRequest>;
+  /** Requests held until the entry of this turn is written, in arrival order. */
+  readonly heldOn: Map<number, QueuedRequest[]>;
+}
 
 /**
  * The one request queue the workers serve: higher QoS priority first; within a priority, earlier
@@ -10,14 +25,13 @@ import type { KvRequest } from './synthetic-workload.ts';
  * written its entry or ended ({@link release}). Otherwise a turn could be served first (a higher QoS
  * priority, a free worker) and its reload would miss an entry not written yet: a miss of the request
  * order, not of the cache. Held requests occupy no worker, so other requests go on being served.
+ * The earlier turns a request reloads are turns 1..k of its conversation (`previousTurnKeys`), so they
+ * are tracked by conversation and turn number rather than by key.
  */
 export class RequestQueue {
-  readonly #heap = new BinaryHeap<KvRequest>(servedBefore);
+  readonly #heap = new BinaryHeap<QueuedRequest>(servedBefore);
   readonly #waiters: Waiter[] = [];
-  /** Conversation turns queued or being served whose entry is not written yet, by their key. */
-  readonly #unwritten = new Map<string, KvRequest>();
-  /** Requests held until the entry of this key is written, in arrival order. */
-  readonly #heldOn = new Map<string, KvRequest[]>();
+  readonly #conversations = new Map<string, Conversation>();
   #held = 0;
   #closed = false;
   maxDepth = 0;
@@ -27,9 +41,13 @@ export class RequestQueue {
     return this.#heap.size + this.#held;
   }
 
-  push(req: KvRequest): void {
+  push(req: QueuedRequest): void {
     if (this.#closed) return;
-    if (req.conversationId !== null && !this.#unwritten.has(req.cacheKey)) this.#unwritten.set(req.cacheKey, req);
+    if (req.conversationId !== null) {
+      let c = this.#conversations.get(req.conversationId);
+      if (!c) this.#conversations.set(req.conversationId, (c = { unwritten: new Map(), heldOn: new Map() }));
+      if (!c.unwritten.has(req.turn)) c.unwritten.set(req.turn, req);
+    }
     this.#admit(req);
   }
 
@@ -42,7 +60,7 @@ export class RequestQueue {
   take(claim: () => void = () => {}): Promise<KvRequest | null> {
     if (this.#heap.size > 0) {
       claim();
-      return Promise.resolve(this.#heap.pop()!);
+      return Promise.resolve(materialize(this.#heap.pop()!));
     }
     if (this.#closed) return Promise.resolve(null);
     return new Promise((resolve) => this.#waiters.push({ resolve, claim }));
@@ -53,42 +71,50 @@ export class RequestQueue {
    * later turns held for it may be served. Idempotent.
    */
   release(req: KvRequest): void {
-    if (this.#unwritten.get(req.cacheKey) !== req) return;
-    this.#unwritten.delete(req.cacheKey);
-    const held = this.#heldOn.get(req.cacheKey);
-    if (!held) return;
-    this.#heldOn.delete(req.cacheKey);
-    this.#held -= held.length;
-    for (const r of held) this.#admit(r);
+    if (req.conversationId === null) return;
+    const c = this.#conversations.get(req.conversationId);
+    if (!c || c.unwritten.get(req.turn)?.seq !== req.seq) return;
+    c.unwritten.delete(req.turn);
+    const held = c.heldOn.get(req.turn);
+    if (held) {
+      c.heldOn.delete(req.turn);
+      this.#held -= held.length;
+      for (const r of held) this.#admit(r);
+    }
+    if (c.unwritten.size === 0 && c.heldOn.size === 0) this.#conversations.delete(req.conversationId);
   }
 
   /** Stops serving: waiting workers get null; queued requests (held ones too) are dropped and returned. */
-  close(): KvRequest[] {
+  close(): QueuedRequest[] {
     this.#closed = true;
     for (const w of this.#waiters.splice(0)) w.resolve(null);
-    const dropped = [...this.#heap.clear(), ...[...this.#heldOn.values()].flat()];
-    this.#heldOn.clear();
-    this.#unwritten.clear();
+    const dropped = this.#heap.clear();
+    for (const c of this.#conversations.values()) for (const held of c.heldOn.values()) dropped.push(...held);
+    this.#conversations.clear();
     this.#held = 0;
     return dropped;
   }
 
   /** Serves `req`, or holds it while an earlier turn it reloads has not written its entry. */
-  #admit(req: KvRequest): void {
+  #admit(req: QueuedRequest): void {
     if (this.#closed) return;
-    const blocking = req.previousTurnKeys.findLast((k) => this.#unwritten.has(k));
-    if (blocking !== undefined) {
-      const held = this.#heldOn.get(blocking);
-      if (held) held.push(req);
-      else this.#heldOn.set(blocking, [req]);
-      this.#held++;
-      this.#noteDepth();
-      return;
+    const c = req.conversationId === null ? undefined : this.#conversations.get(req.conversationId);
+    if (c) {
+      // The latest earlier turn still unwritten: the one written last.
+      for (let turn = reloadedTurns(req); turn >= 1; turn--) {
+        if (!c.unwritten.has(turn)) continue;
+        const held = c.heldOn.get(turn);
+        if (held) held.push(req);
+        else c.heldOn.set(turn, [req]);
+        this.#held++;
+        this.#noteDepth();
+        return;
+      }
     }
     const waiter = this.#waiters.shift();
     if (waiter) {
       waiter.claim();
-      waiter.resolve(req);
+      waiter.resolve(materialize(req));
       return;
     }
     this.#heap.push(req);
@@ -105,7 +131,16 @@ interface Waiter {
   claim: () => void;
 }
 
-function servedBefore(a: KvRequest, b: KvRequest): boolean {
+function materialize(req: QueuedRequest): KvRequest {
+  return req instanceof CompactRequest ? req.materialize() : req;
+}
+
+/** How many earlier turns of its conversation (turns 1..k) the request reloads. */
+function reloadedTurns(req: QueuedRequest): number {
+  return req instanceof CompactRequest ? req.reloadedTurns : req.previousTurnKeys.length;
+}
+
+function servedBefore(a: QueuedRequest, b: QueuedRequest): boolean {
   if (a.priority !== b.priority) return a.priority > b.priority;
   if (a.arrivalNs !== b.arrivalNs) return a.arrivalNs < b.arrivalNs;
   return a.seq < b.seq;

@@ -63,7 +63,12 @@ export class Rng {
   }
 
   pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
+    return items[this.index(items.length)];
+  }
+
+  /** Uniform index in [0, length): the draw {@link pick} makes, for a caller that keeps the index. */
+  index(length: number): number {
+    return Math.floor(this.next() * length);
   }
 
   /** Index chosen with probability proportional to weights[i]. */

@@ -41,7 +41,10 @@ export interface KvRequest {
   cacheKey: string;
   conversationId: string | null;
   turn: number;
-  /** Keys of the conversation's earlier turns, read in order before the prefill (multi-turn reload). */
+  /**
+   * Keys of the conversation's earlier turns, read in order before the prefill (multi-turn reload):
+   * turns 1..k of `conversationId` (`<conversationId>_turn_<n>`), or none. The queue relies on it.
+   */
   previousTurnKeys: string[];
   systemPrompt: SystemPromptRef | null;
   ragChunks: RagChunk[] | null;
@@ -70,7 +73,8 @@ export interface SyntheticWorkloadOptions {
   log?: (level: 'warn', message: string) => void;
 }
 
-interface UserState {
+/** A simulated user: fixed per-user parameters and its own seeded stream. */
+export interface UserState {
   index: number;
   id: string;
   persona: Persona;
@@ -84,6 +88,101 @@ interface UserState {
   conversationId: string | null;
   conversationTurn: number;
   conversationsStarted: number;
+  /** The workload's options, shared by every request of every user (read when a request is built). */
+  opts: SyntheticWorkloadOptions;
+}
+
+/**
+ * A synthetic user's request as it waits in the queue: the numbers drawn for it, in the order the
+ * stream draws them, and references to what is shared (its user, its conversation's id, the system
+ * prompt and RAG chunks). Its strings (ids, keys, the keys of the earlier turns it reloads) are built
+ * only when a worker takes it ({@link materialize}). Behind a drive slower than the offered load the
+ * open loop queues thousands of arrivals a second; as full requests they took about 930 B each.
+ */
+export class CompactRequest {
+  /** Real time at which it entered the queue (set by the scheduler). */
+  submitNs = 0n;
+  readonly seq: number;
+  readonly user: UserState;
+  /** Scheduled (virtual) arrival in ns since the measured phase began. */
+  readonly arrivalNs: number;
+  readonly contextTokens: number;
+  readonly generationTokens: number;
+  readonly conversationId: string | null;
+  readonly turn: number;
+  /** Index into {@link SYSTEM_PROMPT_REFS}, or -1. */
+  readonly systemPromptIndex: number;
+  readonly ragChunks: RagChunk[] | null;
+  /** Index into the pre-populated keys a decode-only run reads, or -1: the request's own entry. */
+  readonly decodeKeyIndex: number;
+
+  constructor(
+    seq: number,
+    user: UserState,
+    arrivalNs: number,
+    draws: { contextTokens: number; generationTokens: number; conversationId: string | null; turn: number; systemPromptIndex: number; ragChunks: RagChunk[] | null; decodeKeyIndex: number },
+  ) {
+    this.seq = seq;
+    this.user = user;
+    this.arrivalNs = arrivalNs;
+    this.contextTokens = draws.contextTokens;
+    this.generationTokens = draws.generationTokens;
+    this.conversationId = draws.conversationId;
+    this.turn = draws.turn;
+    this.systemPromptIndex = draws.systemPromptIndex;
+    this.ragChunks = draws.ragChunks;
+    this.decodeKeyIndex = draws.decodeKeyIndex;
+  }
+
+  get priority(): number {
+    return this.user.priority;
+  }
+
+  /** How many earlier turns of its conversation (turns 1..k) the request reloads. */
+  get reloadedTurns(): number {
+    return this.conversationId !== null && this.user.opts.mode !== 'decode-only' ? this.turn - 1 : 0;
+  }
+
+  /** The full request, as the source offered it. */
+  materialize(): KvRequest {
+    const user = this.user;
+    const o = user.opts;
+    const seq = this.seq;
+    const conversationId = this.conversationId;
+    const systemPrompt = this.systemPromptIndex >= 0 ? SYSTEM_PROMPT_REFS[this.systemPromptIndex] : null;
+    const cacheKey = conversationId !== null ? `${conversationId}_turn_${this.turn}` : `${user.id}_req_${String(seq).padStart(6, '0')}`;
+    let decodeKey = cacheKey;
+    let phase: RequestPhase = this.contextTokens >= PREFILL_ONLY_CONTEXT_TOKENS ? 'prefill' : 'prefill_decode';
+    if (o.mode === 'decode-only') {
+      phase = 'decode';
+      if (this.decodeKeyIndex >= 0) decodeKey = o.prepopulatedKeys[this.decodeKeyIndex];
+    } else if (o.mode === 'prefill-only') {
+      phase = 'prefill';
+    }
+    const previousTurnKeys: string[] = [];
+    for (let t = 1; t <= this.reloadedTurns; t++) previousTurnKeys.push(`${conversationId}_turn_${t}`);
+    return {
+      seq,
+      id: `req_${user.id}_${String(seq).padStart(6, '0')}`,
+      userIndex: user.index,
+      userId: user.id,
+      qos: user.qos,
+      priority: user.priority,
+      arrivalNs: this.arrivalNs,
+      submitNs: this.submitNs,
+      contextTokens: this.contextTokens,
+      generationTokens: this.generationTokens,
+      phase,
+      cacheKey,
+      conversationId,
+      turn: this.turn,
+      previousTurnKeys,
+      systemPrompt,
+      ragChunks: this.ragChunks,
+      decodeKey,
+      cacheType: systemPrompt ? 'system' : 'user',
+    };
+  }
 }
 
 const NS_PER_S = 1e9;
@@ -165,6 +264,7 @@ export class SyntheticWorkload implements WorkloadSource {
         conversationId: null,
         conversationTurn: 0,
         conversationsStarted: 0,
+        opts: this.#opts,
       };
       user.nextArrivalNs = atNs + this.#thinkNs(user);
       this.#users.push(user);
@@ -204,11 +304,16 @@ export class SyntheticWorkload implements WorkloadSource {
 
   /** Produces the next request in arrival order. */
   next(): KvRequest {
+    return this.nextQueued().materialize();
+  }
+
+  /** The next request in arrival order, kept compact for the queue (the scheduler's path). */
+  nextQueued(): CompactRequest {
     const user = this.#heap.peek()!;
     const req = this.#generate(user);
     user.nextArrivalNs += this.#thinkNs(user);
     this.#heap.updateTop();
-    this.#record(req);
+    this.#record(req.materialize());
     return req;
   }
 
@@ -238,7 +343,7 @@ export class SyntheticWorkload implements WorkloadSource {
     return Math.round(user.thinkTimeS * user.rng.uniform(0.8, 1.2) * NS_PER_S);
   }
 
-  #generate(user: UserState): KvRequest {
+  #generate(user: UserState): CompactRequest {
     const o = this.#opts;
     const rng = user.rng;
     const seq = this.#issued++;
@@ -272,10 +377,10 @@ export class SyntheticWorkload implements WorkloadSource {
     let contextTokens = rng.int(Math.max(1, Math.floor(user.contextTokens / 4)), user.contextTokens);
     const generationTokens = rng.int(Math.max(1, Math.floor(user.generationTokens / 4)), user.generationTokens);
 
-    let systemPrompt: SystemPromptRef | null = null;
+    let systemPromptIndex = -1;
     if (o.prefixCaching && rng.chance(this.#profile.systemPromptProbability)) {
-      systemPrompt = rng.pick(SYSTEM_PROMPT_REFS);
-      contextTokens = Math.max(1, contextTokens - systemPrompt.tokens);
+      systemPromptIndex = rng.index(SYSTEM_PROMPT_REFS.length);
+      contextTokens = Math.max(1, contextTokens - SYSTEM_PROMPT_REFS[systemPromptIndex].tokens);
     }
 
     let ragChunks: RagChunk[] | null = null;
@@ -284,41 +389,8 @@ export class SyntheticWorkload implements WorkloadSource {
       ragChunks = zipfTopK(doc.chunks, this.#profile.rag.topK, rng);
     }
 
-    let decodeKey = '';
-    const cacheKey = conversationId !== null ? `${conversationId}_turn_${turn}` : `${user.id}_req_${String(seq).padStart(6, '0')}`;
-    decodeKey = cacheKey;
-    let phase: RequestPhase = contextTokens >= PREFILL_ONLY_CONTEXT_TOKENS ? 'prefill' : 'prefill_decode';
-    if (o.mode === 'decode-only') {
-      phase = 'decode';
-      decodeKey = o.prepopulatedKeys.length > 0 ? rng.pick(o.prepopulatedKeys) : cacheKey;
-    } else if (o.mode === 'prefill-only') {
-      phase = 'prefill';
-    }
-    const previousTurnKeys: string[] = [];
-    if (conversationId !== null && o.mode !== 'decode-only') {
-      for (let t = 1; t < turn; t++) previousTurnKeys.push(`${conversationId}_turn_${t}`);
-    }
-    return {
-      seq,
-      id: `req_${user.id}_${String(seq).padStart(6, '0')}`,
-      userIndex: user.index,
-      userId: user.id,
-      qos: user.qos,
-      priority: user.priority,
-      arrivalNs: user.nextArrivalNs,
-      submitNs: 0n,
-      contextTokens,
-      generationTokens,
-      phase,
-      cacheKey,
-      conversationId,
-      turn,
-      previousTurnKeys,
-      systemPrompt,
-      ragChunks,
-      decodeKey,
-      cacheType: systemPrompt ? 'system' : 'user',
-    };
+    const decodeKeyIndex = o.mode === 'decode-only' && o.prepopulatedKeys.length > 0 ? rng.index(o.prepopulatedKeys.length) : -1;
+    return new CompactRequest(seq, user, user.nextArrivalNs, { contextTokens, generationTokens, conversationId, turn, systemPromptIndex, ragChunks, decodeKeyIndex });
   }
 
   #record(r: KvRequest): void {

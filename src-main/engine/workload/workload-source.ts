@@ -1,4 +1,4 @@
-import type { KvRequest } from './synthetic-workload.ts';
+import type { CompactRequest, KvRequest } from './synthetic-workload.ts';
 
 /**
  * Where a run's requests come from: the synthetic users, or a replayed dataset or trace. The
@@ -18,6 +18,11 @@ export interface WorkloadSource {
   /** Scheduled (virtual) time of the next request in ns since the measured phase began; Infinity when none is left. */
   peekArrivalNs(): number;
   next(): KvRequest;
+  /**
+   * The same next request kept compact until a worker takes it (the scheduler queues these when the
+   * source offers them: an open loop's backlog can hold hundreds of thousands).
+   */
+  nextQueued?(): CompactRequest;
   /**
    * Set when a replay ended before the end of its file (the file changed under the run): the run's
    * status reason, and the run is partial rather than "replayed to its end".

@@ -19,8 +19,8 @@ describe('RunRecorder.reset (the window opening after a warm-up)', () => {
     for (const [key, value] of Object.entries(fresh)) {
       if (typeof value === 'number') expect((rec as unknown as Record<string, number>)[key], key).toBe(0);
     }
-    expect(rec.endToEndLatenciesS).toEqual([]);
-    expect(rec.decodeLatenciesS).toEqual([]);
+    expect(rec.rawLatencies.lists().endToEndS).toEqual([]);
+    expect(rec.rawLatencies.lists().decodeS).toEqual([]);
     expect(rec.endToEnd.count + rec.queueWait.count + rec.storageIo.count + rec.decode.count).toBe(0);
     const q = rec.qos.get('interactive')!;
     expect(q.latency.count).toBe(0);

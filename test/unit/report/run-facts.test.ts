@@ -16,6 +16,7 @@ import { MemoryPeaks, type MemorySample } from '../../../src-main/engine/metrics
 import type { PreparationFacts } from '../../../src-main/engine/report/results-builder.ts';
 import { assembleRunFacts, blockSizeStats, ragFacts, runOutcome, type RunEnd, type RunSetup } from '../../../src-main/engine/run-facts.ts';
 import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts';
+import { BacklogWatch } from '../../../src-main/engine/workload/backlog-watch.ts';
 import { createWorkloadSource } from '../../../src-main/engine/workload/sources/create-source.ts';
 import type { RagDocument } from '../../../src-main/engine/workload/synthetic-workload.ts';
 import { IoTraceLog } from '../../../src-main/engine/workload/trace/io-trace-log.ts';
@@ -80,6 +81,7 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     docs: null,
     preparation: NO_PREPARATION,
     queue: new RequestQueue(),
+    backlog: new BacklogWatch(true, () => {}).facts(),
     autoscaling: null,
     memoryPeak: null,
     ...over,

@@ -136,9 +136,9 @@ describe('RequestProcessor', () => {
     await processor.process(request({ phase: 'prefill_decode', cacheKey: 'pd', decodeKey: 'pd' }), 0n);
     await processor.process(request({ phase: 'decode', cacheKey: 'pd', decodeKey: 'pd' }), 0n);
     expect(recorder.requestsCompleted).toBe(3);
-    expect(recorder.prefillLatenciesS).toHaveLength(2);
-    expect(recorder.decodeLatenciesS).toHaveLength(2);
-    expect(recorder.decodeLatenciesS.every((s) => s > 0)).toBe(true);
+    expect(recorder.rawLatencies.lists().prefillS).toHaveLength(2);
+    expect(recorder.rawLatencies.lists().decodeS).toHaveLength(2);
+    expect(recorder.rawLatencies.lists().decodeS.every((s) => s > 0)).toBe(true);
     expect(recorder.decode.count).toBe(2);
     expect(recorder.prefill.count).toBe(2);
   });
@@ -190,7 +190,7 @@ describe('RequestProcessor', () => {
     await processor.process(request({ phase: 'prefill' }), 0n);
     expect(cpu.log.filter((l) => l === 'write conv_a_turn_1')).toHaveLength(1);
     expect(recorder.prefillWrites).toBe(1);
-    expect(recorder.prefillLatenciesS).toHaveLength(1);
+    expect(recorder.rawLatencies.lists().prefillS).toHaveLength(1);
     expect(recorder.requestsCompleted).toBe(2);
   });
 
@@ -213,9 +213,9 @@ describe('RequestProcessor', () => {
     expect(recorder.prefixBlockHits).toBe(10);
     expect(recorder.prefillBytesWritten).toBe(2 * 160);
     // Only the requests that wrote list a prefill latency, and none is a no-op's 0.
-    expect(recorder.prefillLatenciesS.length).toBeGreaterThan(0);
-    expect(recorder.prefillLatenciesS.length).toBeLessThanOrEqual(2);
-    expect(recorder.prefillLatenciesS.every((s) => s > 0)).toBe(true);
+    expect(recorder.rawLatencies.lists().prefillS.length).toBeGreaterThan(0);
+    expect(recorder.rawLatencies.lists().prefillS.length).toBeLessThanOrEqual(2);
+    expect(recorder.rawLatencies.lists().prefillS.every((s) => s > 0)).toBe(true);
     expect(cache.hits.typeHits('common')).toBe(10);
     expect(recorder.requestsCompleted).toBe(6);
   });

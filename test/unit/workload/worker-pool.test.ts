@@ -40,8 +40,8 @@ describe('WorkerPool and RequestQueue: a request is always queued or in service'
   it('counts a held conversation turn busy the moment its earlier turn releases it to a waiting worker', async () => {
     const { queue, pool, finish } = pausedPool();
     pool.resize(2);
-    const t1 = req(0, { conversationId: 'c', cacheKey: 'c_turn_1' });
-    const t2 = req(1, { conversationId: 'c', cacheKey: 'c_turn_2', previousTurnKeys: ['c_turn_1'] });
+    const t1 = req(0, { conversationId: 'c', turn: 1, cacheKey: 'c_turn_1' });
+    const t2 = req(1, { conversationId: 'c', turn: 2, cacheKey: 'c_turn_2', previousTurnKeys: ['c_turn_1'] });
     queue.push(t1);
     queue.push(t2);
     await new Promise((r) => setImmediate(r));

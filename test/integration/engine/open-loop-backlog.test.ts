@@ -1,0 +1,38 @@
+// The open loop behind a storage slower than the offered load: arrivals pile up in the queue. The run
+// says it measures queueing (live and in the results) and keeps the backlog under its cap, issuing
+// later arrivals late and in order. The real engine in this process, on a temp dir, tiny sizes, a
+// fixed seed; a small cap (the engine context's test setting) so a short run reaches it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBenchmark } from '../../../src-main/engine/benchmark.ts';
+import { formatConsoleSummary } from '../../../src-main/engine/report/console-summary.ts';
+import type { RunResults } from '../../../src-shared/domain/results.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('an open loop whose queue outgrows its workers', () => {
+  it('holds arrivals back at the cap, and says in the log, the results and the summary that it measured queueing', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'kvbench-backlog-'));
+    dirs.push(cacheDir);
+    const logged: string[] = [];
+    // Realistic generation: each request sleeps 30 ms per generated token (seconds), so 8 users'
+    // workers are busy long after their users' next arrivals.
+    const outcome = await runBenchmark(
+      { model: 'tiny-1b', numUsers: 8, duration: 2, cpuMemGb: 0.25, gpuMemGb: 0, storageCapacityGb: 1, generationMode: 'realistic', seed: 42, cacheDir },
+      { onProgress: () => {}, onLog: (_level, m) => void logged.push(m), signal: new AbortController().signal, backlogCapRequests: 12 },
+    );
+    const kv = outcome.results.kvbench as { queue: Record<string, unknown>; requests_issued: number };
+    expect(kv.queue).toMatchObject({ max_depth: 12, backlog_cap_requests: 12, backlog_cap_reached: true, queueing_bound: false });
+    expect(kv.queue.issue_lateness_max_ns).toBeGreaterThan(0);
+    expect(kv.queue.note).toMatch(/^the queue grew to 12 requests \(\d+ issued, \d+ completed\): the configuration offers more load than the storage serves/);
+    expect(kv.queue.note).toContain('the backlog reached its cap of 12');
+    expect(logged.filter((m) => m.includes('reached its cap of 12 requests'))).toHaveLength(1);
+    const summary = formatConsoleSummary(outcome.results as unknown as RunResults, { generationMode: 'realistic', msPerToken: 30, performanceProfile: 'latency', bytesPerToken: 24576 });
+    expect(summary).toContain(`Queueing-bound: ${kv.queue.note as string}`);
+  });
+});
