@@ -2,6 +2,7 @@
 // drive makers state) or binary (GiB/s) units, latencies in ms or µs. Every value shows its unit.
 import type { EndpointMetricUnit, ServerMetricUnit } from '../src-shared/domain/endpoint.ts';
 import { binaryBytesText, driveLabelSizeSuffix, type CacheDirInfo } from '../src-shared/domain/hardware.ts';
+import { groupedFixed } from '../src-shared/domain/number-text.ts';
 import type { Advice } from '../src-shared/ipc/contract.ts';
 import { printable } from '../src-shared/domain/label-text.ts';
 import { placeLabel } from '../src-shared/domain/places.ts';
@@ -21,7 +22,7 @@ const finite = (v: number | null | undefined): v is number => typeof v === 'numb
 export function fmtNumber(v: number | null | undefined, digits?: number): string {
   if (!finite(v)) return DASH;
   const d = digits ?? (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
-  return v.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+  return groupedFixed(v, d);
 }
 
 /** A yes/no fact stored as 1 or 0; any other value as the number it is. */

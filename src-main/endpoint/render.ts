@@ -20,6 +20,7 @@ import {
   type EndpointRunRecord,
   type ServerMetricUnit,
 } from '../../src-shared/domain/endpoint.ts';
+import { groupedFixed } from '../../src-shared/domain/number-text.ts';
 import { formatP } from '../../src-shared/domain/statistics.ts';
 import { formatBytesBinary } from '../engine/report/format.ts';
 import { table } from '../export/render-text.ts';
@@ -31,22 +32,18 @@ import { table } from '../export/render-text.ts';
 export const BYTE_UNITS_NOTE = 'bytes in binary units: KiB = 1024 B, MiB = 1024² B, GiB = 1024³ B; rates are the same units per second';
 const BYTE_UNITS: ReadonlySet<string> = new Set(['bytes', 'bytes/s']);
 
-function group3(n: number, digits: number): string {
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
 /** A value in its unit, for people. */
 export function fmt(v: number | null | undefined, unit: EndpointMetricUnit | ServerMetricUnit | 'x'): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   switch (unit) {
     case 'req/s':
     case 'tok/s':
-      return group3(v, Math.abs(v) >= 100 ? 0 : 2);
+      return groupedFixed(v, Math.abs(v) >= 100 ? 0 : 2);
     case 'ms':
-      return group3(v, Math.abs(v) >= 100 ? 1 : 2);
+      return groupedFixed(v, Math.abs(v) >= 100 ? 1 : 2);
     case 's':
     case 'seconds':
-      return `${group3(v, 2)} s`;
+      return `${groupedFixed(v, 2)} s`;
     case 'ratio':
       return `${(v * 100).toFixed(1)}%`;
     case 'bytes':
@@ -58,7 +55,7 @@ export function fmt(v: number | null | undefined, unit: EndpointMetricUnit | Ser
     case 'count':
     case 'tokens':
     case 'blocks':
-      return group3(v, Number.isInteger(v) ? 0 : 2);
+      return groupedFixed(v, Number.isInteger(v) ? 0 : 2);
   }
 }
 
@@ -125,7 +122,7 @@ export function formatRun(r: EndpointRunRecord): string {
       table(
         ['context tokens', 'requests', 'ok', 'TTFT P50', 'TTFT P95', 'reused TTFT P50', 'new TTFT P50', 'e2e P50'],
         a.byContext.map((x) => [
-          group3(x.contextTokens, 0),
+          groupedFixed(x.contextTokens, 0),
           String(x.requests),
           String(x.ok),
           fmt(x.ttftMs.p50, 'ms'),

@@ -2,6 +2,7 @@
 import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, pooledOverText, withoutHistogramsText, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
+import { groupedFixed } from '../../src-shared/domain/number-text.ts';
 import { printable } from '../../src-shared/domain/label-text.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
@@ -31,20 +32,16 @@ export function table(headers: readonly string[], tableRows: readonly (readonly 
   return [fmt(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].map((l) => indent + l).join('\n');
 }
 
-function group3(n: number, digits: number): string {
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-
 /** A value in its unit, for people. GB/s are 10^9 bytes per second; byte counts are GiB/MiB. */
 export function fmtValue(v: number | null | undefined, unit: MetricUnit | 'x' | 'pct'): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   switch (unit) {
     case 'tok/s':
     case 'req/s':
-      return group3(v, Math.abs(v) >= 100 ? 0 : 2);
+      return groupedFixed(v, Math.abs(v) >= 100 ? 0 : 2);
     case 'ms':
     case 'ms/MiB':
-      return group3(v, Math.abs(v) >= 100 ? 1 : 2);
+      return groupedFixed(v, Math.abs(v) >= 100 ? 1 : 2);
     case 'bytes':
       return Math.abs(v) >= GIB ? `${(v / GIB).toFixed(2)} GiB` : `${(v / 1024 ** 2).toFixed(1)} MiB`;
     case 'bytes/s':
@@ -56,7 +53,7 @@ export function fmtValue(v: number | null | undefined, unit: MetricUnit | 'x' | 
       return `${v.toFixed(2)}x`;
     case 'count':
     case 'users':
-      return group3(v, Number.isInteger(v) ? 0 : 1);
+      return groupedFixed(v, Number.isInteger(v) ? 0 : 1);
     case 's':
       return v.toFixed(2);
   }

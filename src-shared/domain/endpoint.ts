@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { NOISE_RULE } from './statistics.ts';
+import { groupedFixed } from './number-text.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Configuration
@@ -287,7 +288,7 @@ const SPAN_RATE_UNITS: Record<SpanRateKey, string> = { duration_s: 's', requests
 /** A stored value in its unit, as `endpoint list` rounds it ("8.51 req/s", "2,178 context tok/s", "0.71 s"). */
 export function spanRateValueText(key: SpanRateKey, v: number): string {
   const digits = key !== 'duration_s' && Math.abs(v) >= 100 ? 0 : 2;
-  return `${v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${SPAN_RATE_UNITS[key]}`;
+  return `${groupedFixed(v, digits)} ${SPAN_RATE_UNITS[key]}`;
 }
 
 const storedValuesText = (l: LegacyRates, keys: readonly SpanRateKey[] = SPAN_RATE_KEYS): string =>
