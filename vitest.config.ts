@@ -8,6 +8,8 @@ export default defineConfig({
     // a test of two or three runs needs more than a minute. Only a hung test waits this long.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // Kept out of the user's ~/.cache: test/support/test-cache-home.ts.
+    setupFiles: ['test/support/test-cache-home.ts'],
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
