@@ -1,13 +1,15 @@
-// Exports are made and written a piece at a time (scale review F2): each
+// Exports and `history --json` are made and written a piece at a time (scale review F2, F10): each
 // reads only what its file holds, the trials a page at a time where the file is one row per trial,
 // and the bytes are those the whole document made at once gave. On a real SQLite file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
+import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { csvTable } from '../../../src-main/export/csv.ts';
 import { bytesOf, jsonChunks, trialColumns, trialRow, writeExport, type ExportModel } from '../../../src-main/export/export-trials.ts';
 import { buildExportModel } from '../../../src-main/export/export-model.ts';
+import { cautionsOf } from '../../../src-main/export/report-model.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import { Store } from '../../../src-main/store/store.ts';
 import { FileWriteError } from '../../../src-main/util/write-file-atomic.ts';
@@ -167,5 +169,24 @@ describe('exports made a piece at a time', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`kvbench export failed (EXPORT_FAILED): could not write ${file}: the disk holding ${disk} is full (ENOSPC)\n`);
     expect(fs.readdirSync(disk).sort()).toEqual(['filler', 'trials.json']);
+  });
+});
+
+describe('history --json, written a page at a time', () => {
+  it('--limit 0 reads its trials in pages, never all at once, and prints the whole array as before', async () => {
+    const dir = tempDir();
+    const db = database(dir);
+    const s = openStore(db, { readonly: true });
+    const expected = `${jsonText(s.listTrials().map((t) => ({ ...t, cautions: cautionsOf(t).map((c) => c.message) })), 2)}\n`;
+    s.close();
+    const listTrials = vi.spyOn(Store.prototype, 'listTrials');
+    const all = await runInProcess(() => historyCommand(['--db', db, '--limit', '0', '--json']));
+    expect(all.code).toBe(0);
+    expect(all.stdout).toBe(expected);
+    expect(listTrials).not.toHaveBeenCalled();
+    const some = await runInProcess(() => historyCommand(['--db', db, '--limit', '2', '--json']));
+    expect(JSON.parse(some.stdout)).toEqual(JSON.parse(expected).slice(0, 2));
+    const none = await runInProcess(() => historyCommand(['--db', db, '--limit', '0', '--json', '--scenario', 'gpu-only']));
+    expect(none.stdout).toBe('[]\n');
   });
 });
