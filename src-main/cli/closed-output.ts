@@ -102,3 +102,26 @@ export function endWhenOutputGoes(proc: NodeJS.Process = process): void {
     else if (ended !== null && ended !== 'failed' && code === 0) proc.exitCode = EXIT_CLOSED_PIPE;
   });
 }
+
+/**
+ * Writes `chunks` to `out` (stdout) as they are made, waiting whenever the stream asks to (a slow
+ * pipe), so that a long listing is never held whole; it stops taking them once the output has gone
+ * (a closed pipe, /dev/full: endWhenOutputGoes says so, once).
+ */
+export async function writeChunksToStdout(chunks: Iterable<string>, out: NodeJS.WritableStream & { destroyed: boolean } = process.stdout): Promise<void> {
+  for (const chunk of chunks) {
+    if (out.destroyed) return;
+    if (out.write(chunk)) continue;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        out.off('drain', done);
+        out.off('close', done);
+        out.off('error', done);
+        resolve();
+      };
+      out.on('drain', done);
+      out.on('close', done);
+      out.on('error', done);
+    });
+  }
+}

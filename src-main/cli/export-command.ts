@@ -4,12 +4,14 @@ import { printableLines } from '../../src-shared/domain/label-text.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { passOnDamage, SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
-import { buildExportModel } from '../export/export-model.ts';
+import { planExport, type PlannedExport } from '../export/plan-export.ts';
 import { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
-import { EXPORT_FORMATS, formatFromPath, writeExport, type ExportContent, type ExportFormat, type ExportModel } from '../export/export-trials.ts';
+import { EXPORT_FORMATS, formatFromPath, type ExportContent, type ExportFormat } from '../export/export-trials.ts';
 import { selectionFromFlags } from '../export/selection.ts';
+import { StoreError } from '../store/store-error.ts';
+import { sqliteCode } from '../store/sqlite.ts';
 import { emptyValueErrors, filterFlagErrors, intListFlag, parseCommandArgs } from './command-args.ts';
-import { FileWriteError, outputFileProblem } from '../util/write-file-atomic.ts';
+import { FileWriteError, outputFileProblem, writeChunksAtomic } from '../util/write-file-atomic.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
@@ -131,13 +133,17 @@ export async function exportCommand(argv: string[]): Promise<number> {
   return withCommandStore('export', a.db, { readOnly: true }, async (store) => {
     // Reading first, as the app does: what it refuses (a missing suite, an unknown system, a stated
     // bandwidth over several drives, a damaged database) is said as such, and no file is written.
-    let model: ExportModel;
+    // A trials CSV reads its trials as it writes them (planExport): what reading them throws then is
+    // said as such too, and the file is left as it was.
+    let planned: PlannedExport;
     try {
-      model = buildExportModel(store, selectionFromFlags(a, suiteIds), {
+      planned = planExport(store, selectionFromFlags(a, suiteIds), {
         includeIncomplete: a['include-incomplete'],
         excludeFlagged: a['exclude-flagged'],
         stated,
         whereToLook: SUITES_WHERE_TO_LOOK,
+        format,
+        content,
       });
     } catch (err) {
       passOnDamage(err);
@@ -145,13 +151,18 @@ export async function exportCommand(argv: string[]): Promise<number> {
       return 1;
     }
     try {
-      await writeExport(model, format, out, content);
-      if (report) {
-        const rows = model.report.scenarios.reduce((n, s) => n + s.metrics.length, 0);
-        process.stderr.write(`exported the report of ${model.trials.length} trial(s), ${model.report.scenarios.length} group(s) in ${rows} row(s), to ${out} (${format})\n`);
-      } else process.stderr.write(`exported ${model.trials.length} trial(s) to ${out} (${format})\n`);
+      await writeChunksAtomic(out, planned.chunks);
+      if (planned.report !== null && report) {
+        const rows = planned.report.scenarios.reduce((n, s) => n + s.metrics.length, 0);
+        process.stderr.write(`exported the report of ${planned.trialCount()} trial(s), ${planned.report.scenarios.length} group(s) in ${rows} row(s), to ${out} (${format})\n`);
+      } else process.stderr.write(`exported ${planned.trialCount()} trial(s) to ${out} (${format})\n`);
       return 0;
     } catch (err) {
+      // Reading the trials refused (a damaged or busy database): said as the reads above say it.
+      if (err instanceof StoreError || sqliteCode(err) !== null) {
+        process.stderr.write(`kvbench export: ${printableLines((err as Error).message)}\n`);
+        return 1;
+      }
       const why = err instanceof FileWriteError ? `could not write ${out}: ${err.message}` : (err as Error).message;
       process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${why}\n`);
       return 1;

@@ -1,5 +1,6 @@
 // `kvbench history`: the stored trials (filtered), suites, systems and drives.
-import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonArrayTexts, jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
+import { writeChunksToStdout } from './closed-output.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { passOnDamage, SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { fmtValue, table } from '../export/render-text.ts';
@@ -175,11 +176,21 @@ export async function historyCommand(argv: string[]): Promise<number> {
         ...selectionFromFlags(a, suiteIds),
         ...(limit > 0 ? { limit } : {}),
       });
-      const trials = store.listTrials(filter);
       if (a.json) {
-        process.stdout.write(`${jsonText(trials.map((t) => ({ ...t, cautions: cautionsOf(t).map((c) => c.message) })), 2)}\n`);
+        // Written a page of trials at a time as it is read (--limit 0 on a year's database is tens of
+        // MB of JSON): the same text as the whole array at once, never held whole.
+        const pages = limit > 0 ? [store.listTrials(filter)] : store.trialPages(filter);
+        await writeChunksToStdout(
+          (function* () {
+            yield* jsonArrayTexts((function* () {
+              for (const page of pages) for (const t of page) yield { ...t, cautions: cautionsOf(t).map((c) => c.message) };
+            })(), 2);
+            yield '\n';
+          })(),
+        );
         return 0;
       }
+      const trials = store.listTrials(filter);
       if (trials.length === 0) {
         process.stdout.write('no trials match\n');
         return 0;

@@ -20,8 +20,18 @@ export function csvCell(v: CsvValue): string {
   return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
+/** One row as a line, without its CRLF. */
+function csvLine(row: readonly CsvValue[]): string {
+  return row.map(csvCell).join(',');
+}
+
 /** A whole file: the BOM, a header row and one line per row, each ended by CRLF. */
 export function csvTable(columns: readonly string[], rows: readonly (readonly CsvValue[])[]): string {
-  const lines = [columns, ...rows].map((r) => r.map(csvCell).join(','));
-  return `${CSV_BOM}${lines.join('\r\n')}\r\n`;
+  return [...csvChunks(columns, [rows])].join('');
+}
+
+/** csvTable a batch of rows at a time, for a file written as its rows are read: the same bytes. */
+export function* csvChunks(columns: readonly string[], batches: Iterable<readonly (readonly CsvValue[])[]>): Generator<string> {
+  yield `${CSV_BOM}${csvLine(columns)}\r\n`;
+  for (const rows of batches) if (rows.length > 0) yield `${rows.map(csvLine).join('\r\n')}\r\n`;
 }

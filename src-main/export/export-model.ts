@@ -1,9 +1,8 @@
 // The model every trial export is drawn from, built in one place for `kvbench export` and the app's
 // export.create, so the two cannot disagree on what a selection covers or when it is refused.
-import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
-import type { ExportModel } from './export-trials.ts';
+import type { ExportModel, TrialPages } from './export-trials.ts';
 import { buildScenarioReport, buildTierComparison, type StatedBandwidth } from './report-model.ts';
 import { resolveSelection, type Selection } from './selection.ts';
 
@@ -33,17 +32,43 @@ export interface ExportModelOptions {
 }
 
 /**
- * The selected trials, their hardware, the scenario report and the tier comparison. Everything here
- * only reads, so what it throws (an unknown suite or system, a bad filter, damaged rows, a stated
- * bandwidth over several drives) is the request's problem, never an export failure: callers build
- * the model first and call only the writing of the file EXPORT_FAILED.
+ * The selected trials, their hardware, the scenario report and the tier comparison: what an XLSX or
+ * JSON file holds. Everything here only reads, so what it throws (an unknown suite or system, a bad
+ * filter, damaged rows, a stated bandwidth over several drives) is the request's problem, never an
+ * export failure: callers build the model first and call only the writing of the file EXPORT_FAILED.
  */
 export function buildExportModel(store: Store, selection: Selection, o: ExportModelOptions): ExportModel {
-  requireSuites(store, selection.suiteIds, o.whereToLook);
-  const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
-  const hardware = new Map<number, HardwareProfile | null>(trials.map((t) => [t.id, store.trialHardware(t.id)]));
-  const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, excludeFlagged: o.excludeFlagged ?? false, histogramsOf: (id) => store.trialHistograms(id) });
+  const { trials, report } = buildReportCsvModel(store, selection, o);
+  // Each stored snapshot parsed once, shared by its trials (trialHardwareOf).
+  const hardware = store.trialHardwareOf(trials.map((t) => t.id));
   // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
   const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null, o.stated);
   return { trials, hardware, report, tiers, filter: o.filter ?? { ...selection } };
+}
+
+/**
+ * What a report CSV holds (toReportCsv): the selected trials and their scenario report, without the
+ * hardware and the tier comparison, which it does not carry (a stated bandwidth plays no part).
+ */
+export function buildReportCsvModel(store: Store, selection: Selection, o: Omit<ExportModelOptions, 'stated'>): Pick<ExportModel, 'trials' | 'report'> {
+  requireSuites(store, selection.suiteIds, o.whereToLook);
+  const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+  const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, excludeFlagged: o.excludeFlagged ?? false, histogramsOf: (id) => store.trialHistograms(id) });
+  return { trials, report };
+}
+
+/**
+ * What a trials CSV holds (trialsCsvChunks): the selected trials with their hardware, read a page at
+ * a time as the file is written (Store.trialPages), and nothing else: no report, which it does not
+ * carry. The selection is checked now (an unknown suite, system or drive is refused before any file
+ * is made); the pages are read as they are taken.
+ */
+export function selectedTrialPages(store: Store, selection: Selection, whereToLook: string): TrialPages {
+  requireSuites(store, selection.suiteIds, whereToLook);
+  const filter = { ...resolveSelection(store, selection), order: 'asc' as const };
+  return {
+    *[Symbol.iterator]() {
+      for (const trials of store.trialPages(filter)) yield { trials, hardware: store.trialHardwareOf(trials.map((t) => t.id)) };
+    },
+  };
 }

@@ -2,8 +2,13 @@
 // latencies, tier comparison, the report's notes and flags, and a sheet that says what the numbers
 // are) and JSON (everything, including each trial's hardware snapshot). Every format carries the full
 // configuration of every trial, and every flag the terminal report prints.
-// All are drawn from the same model: the trial records and the report model.
+// All are drawn from the same model: the trial records and the report model. Each file is made a
+// piece at a time (FileChunks) and written as it is made, never held whole: a trials CSV reads its
+// trials a page at a time too (TrialPages), and the XLSX is written by exceljs's streaming writer,
+// whose rows are XML on their way to the zip as soon as they are added, not a workbook in memory.
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { RUN_OPTION_KEYS } from '../../src-shared/domain/run-options.ts';
@@ -17,10 +22,10 @@ import { definitionRowLabel, definitionSplitText } from '../../src-shared/domain
 import { cautionsOf, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
-import { writeFileAtomic } from '../util/write-file-atomic.ts';
-import { csvTable } from './csv.ts';
+import { writeChunksAtomic, type FileChunks } from '../util/write-file-atomic.ts';
+import { csvChunks, csvTable } from './csv.ts';
 import { clipForCell } from '../engine/report/xlsx-export.ts';
-import { jsonText } from '../../src-shared/domain/label-text.ts';
+import { jsonArrayTexts, jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -143,7 +148,7 @@ const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenar
 const SCENARIO_COLUMNS = [...GROUP_COLUMNS, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max', 'definition_before'];
 
 /** The report's table: per group (scenario, configuration, system, drive, suite label) and metric, the aggregate over its counted trials. */
-function scenarioRows(model: ExportModel): Cell[][] {
+function scenarioRows(model: Pick<ExportModel, 'report'>): Cell[][] {
   return model.report.scenarios.flatMap((s) =>
     s.metrics.map((m): Cell[] => [
       ...groupCells(s),
@@ -164,26 +169,41 @@ function scenarioRows(model: ExportModel): Cell[][] {
   );
 }
 
-/** CSV (see csv.ts: BOM, RFC 4180, formula-like text defused): one header row, one row per trial. */
-export function toCsv(model: ExportModel): string {
-  return csvTable(trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
+/** Trials a page at a time, each page with its trials' hardware snapshots (the trials CSV's rows). */
+export type TrialPages = Iterable<{ trials: readonly TrialRecord[]; hardware: ReadonlyMap<number, HardwareProfile | null> }>;
+
+/**
+ * The trials CSV (see csv.ts: BOM, RFC 4180, formula-like text defused): one header row, one row per
+ * trial, a page of rows per chunk. `written.trials` counts the rows as they are made.
+ */
+export function* trialsCsvChunks(pages: TrialPages, written: { trials: number } = { trials: 0 }): Generator<string> {
+  yield* csvChunks(
+    trialColumns(),
+    (function* () {
+      for (const page of pages) {
+        yield page.trials.map((t) => trialRow(t, page.hardware.get(t.id) ?? null));
+        written.trials += page.trials.length;
+      }
+    })(),
+  );
 }
 
 /**
  * The report as CSV: the XLSX's Scenarios sheet, one row per group and metric with the median, P95
  * and CV of the per-trial values (the report page's table), for a report exported from the app.
  */
-export function toReportCsv(model: ExportModel): string {
+export function toReportCsv(model: Pick<ExportModel, 'report'>): string {
   return csvTable(SCENARIO_COLUMNS, scenarioRows(model));
 }
 
-/** The CSV of `content`: the trials' (`kvbench export`, History's) or the report's (`--content report`, the Report page's). */
-export function csvOf(model: ExportModel, content: ExportContent = 'trials'): string {
-  return content === 'report' ? toReportCsv(model) : toCsv(model);
-}
-
-export function toJson(model: ExportModel): string {
-  return `${jsonText(
+/**
+ * The JSON export: one document, `jsonText(…, 2)` of everything, made a trial at a time. The trials'
+ * array is the document's bulk: the rest is made whole, with a marker where the array goes, and the
+ * array a trial at a time (jsonArrayTexts), so the bytes are those of the whole document made at once.
+ */
+export function* jsonChunks(model: ExportModel): Generator<string> {
+  const marker = `kvbench-trials-${randomUUID()}`;
+  const whole = `${jsonText(
     {
       format: 'kvbench-export',
       version: 1,
@@ -195,36 +215,76 @@ export function toJson(model: ExportModel): string {
       excludeFlagged: model.report.excludeFlagged,
       units: 'metric units are in each metric definition (bytes, bytes/s, ms, tok/s); trial options use the reference units (GiB, seconds)',
       metrics: METRICS,
-      trials: model.trials.map((t) => ({ ...t, hardware: model.hardware.get(t.id) ?? null })),
+      trials: marker,
       report: { scenarios: model.report, tiers: model.tiers },
     },
     2,
   )}\n`;
+  const at = whole.indexOf(`"trials": "${marker}"`);
+  yield `${whole.slice(0, at)}"trials": `;
+  yield* jsonArrayTexts(
+    (function* () {
+      for (const t of model.trials) yield { ...t, hardware: model.hardware.get(t.id) ?? null };
+    })(),
+    2,
+    1,
+  );
+  yield whole.slice(at + `"trials": "${marker}"`.length);
 }
 
+/** Rows of a sheet the streaming writer is given before it waits for the zip to take them. */
+const XLSX_ROWS_PER_TURN = 200;
+
 /**
- * The workbook. `words` rewords its prose (the Notes sheet's messages), written in the CLI's words
- * (its flags and commands): the app passes its own (inAppWords), so a file saved from the app names
- * the app's controls, as the page beside it does; the CLI's files keep the flags.
+ * The workbook, as the pieces of its file. `words` rewords its prose (the Notes sheet's messages),
+ * written in the CLI's words (its flags and commands): the app passes its own (inAppWords), so a file
+ * saved from the app names the app's controls, as the page beside it does; the CLI's files keep the
+ * flags. Written by exceljs's streaming writer: each sheet's rows go to the zip as XML as they are
+ * added (every XLSX_ROWS_PER_TURN rows it lets the zip take them), and only the shared strings are
+ * kept to the end, where an in-memory workbook held every cell of every sheet as an object.
  */
-export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: string) => string } = {}): Promise<Buffer> {
-  const words = opts.words ?? ((text: string): string => text);
-  const wb = new ExcelJS.Workbook();
+export async function* xlsxChunks(model: ExportModel, opts: { words?: (text: string) => string } = {}): AsyncGenerator<Buffer> {
+  const out = new PassThrough();
+  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: true });
   wb.creator = `kvbench ${KVBENCH_VERSION}`;
-  const add = (name: string, columns: readonly string[], rows: readonly Cell[][]): void => {
-    const ws = wb.addWorksheet(name);
-    ws.addRow([...columns]);
-    ws.getRow(1).font = { bold: true };
+  const made = writeWorkbook(wb, model, opts.words ?? ((text: string): string => text)).then(
+    () => null,
+    (err: unknown) => {
+      out.destroy(err as Error);
+      return err;
+    },
+  );
+  for await (const chunk of out) yield chunk as Buffer;
+  const failed = await made;
+  if (failed !== null) throw failed;
+}
+
+async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: ExportModel, words: (text: string) => string): Promise<void> {
+  const add = async (name: string, columns: readonly string[], rows: Iterable<Cell[]>): Promise<void> => {
+    const ws = wb.addWorksheet(name, { views: [{ state: 'frozen', ySplit: 1 }] });
+    const head = ws.addRow([...columns]);
+    head.font = { bold: true };
+    head.commit();
+    let n = 0;
     // Long text (a failure's engine output, custom models as JSON) is cut to what a cell holds.
-    for (const r of rows) ws.addRow(r.map((c) => (typeof c === 'string' ? clipForCell(c, 'the CSV and JSON exports have it whole') : c)));
-    ws.views = [{ state: 'frozen', ySplit: 1 }];
+    for (const r of rows) {
+      ws.addRow(r.map((c) => (typeof c === 'string' ? clipForCell(c, 'the CSV and JSON exports have it whole') : c))).commit();
+      if (++n % XLSX_ROWS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    ws.commit();
   };
-  add('Trials', trialColumns(), model.trials.map((t) => trialRow(t, model.hardware.get(t.id) ?? null)));
-  add('Scenarios', SCENARIO_COLUMNS, scenarioRows(model));
+  await add(
+    'Trials',
+    trialColumns(),
+    (function* () {
+      for (const t of model.trials) yield trialRow(t, model.hardware.get(t.id) ?? null);
+    })(),
+  );
+  await add('Scenarios', SCENARIO_COLUMNS, scenarioRows(model));
   // The terminal report's pooled table: percentiles of the merged histograms, never averaged.
   const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.damagedTrials, p.count, p.p50Ms, p.p95Ms, p.p99Ms]));
-  add('Pooled latency', [...GROUP_COLUMNS, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
-  add(
+  await add('Pooled latency', [...GROUP_COLUMNS, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
+  await add(
     'Tier comparison',
     [
       'scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration', 'users', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'fewest_trials', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric', 'speedup_baseline_users',
@@ -257,8 +317,8 @@ export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: st
     ]),
     ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...GROUP_COLUMNS.map(() => null), null, null, 'note', words(n)]),
   ];
-  add('Notes', ['section', ...GROUP_COLUMNS, 'trial_id', 'trial_number', 'kind', 'message'], noteRows);
-  add(
+  await add('Notes', ['section', ...GROUP_COLUMNS, 'trial_id', 'trial_number', 'kind', 'message'], noteRows);
+  await add(
     'About',
     ['item', 'value'],
     [
@@ -285,7 +345,7 @@ export async function toXlsxBuffer(model: ExportModel, opts: { words?: (text: st
       ...METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]: ${m.description}`]),
     ],
   );
-  return Buffer.from(await wb.xlsx.writeBuffer());
+  await wb.commit();
 }
 
 /** What the About sheet says of the flagged trials: counted and marked (the default), or left out of the aggregates, how many and why. */
@@ -296,10 +356,25 @@ function flaggedTrialsText(report: ScenarioReport): string {
   return `EXCLUDED from aggregates (exclude flagged trials was on): ${which}; Trials still lists every trial, with its caution`;
 }
 
+/**
+ * The file of `format` and `content`, a piece at a time (see FileChunks): the trials CSV holds the
+ * trials only, the report CSV the report only, XLSX and JSON both and the tier comparison.
+ */
+export function exportChunks(model: ExportModel, format: ExportFormat, content: ExportContent = 'trials', opts: { words?: (text: string) => string } = {}): FileChunks {
+  if (format === 'csv') return content === 'report' ? [toReportCsv(model)] : trialsCsvChunks([{ trials: model.trials, hardware: model.hardware }]);
+  return format === 'json' ? jsonChunks(model) : xlsxChunks(model, opts);
+}
+
+/** The pieces made into one buffer: the app's export, which hands the page the whole file. */
+export async function bytesOf(chunks: FileChunks): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of chunks) parts.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+  return Buffer.concat(parts);
+}
+
+/** The export written to `file` as it is made, atomically (writeChunksAtomic). */
 export async function writeExport(model: ExportModel, format: ExportFormat, file: string, content: ExportContent = 'trials'): Promise<void> {
-  if (format === 'csv') await writeFileAtomic(file, csvOf(model, content));
-  else if (format === 'json') await writeFileAtomic(file, toJson(model));
-  else await writeFileAtomic(file, await toXlsxBuffer(model));
+  await writeChunksAtomic(file, exportChunks(model, format, content));
 }
 
 export function formatFromPath(file: string): ExportFormat | null {

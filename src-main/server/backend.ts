@@ -39,8 +39,9 @@ import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
-import { buildExportModel, requireSuites } from '../export/export-model.ts';
-import { csvOf, toJson, toXlsxBuffer } from '../export/export-trials.ts';
+import { requireSuites } from '../export/export-model.ts';
+import { planExport } from '../export/plan-export.ts';
+import { bytesOf } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { comparisonSides, resolveSelection } from '../export/selection.ts';
 import { countFacetGroups } from '../../src-shared/domain/facet-matches.ts';
@@ -993,32 +994,32 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // Read before the file is made (which awaits): every damaged row met is this export's. Outside the
       // try: what reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
       // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
-      const { value: model, unreadable } = s.readDamaged(() =>
+      const content = r.content ?? 'trials';
+      const { value: planned, unreadable } = s.readDamaged(() =>
         withStatedRefusedInAppWords(() =>
-          buildExportModel(s, selectionOf(r.selection), {
+          planExport(s, selectionOf(r.selection), {
             includeIncomplete: r.includeIncomplete ?? false,
             excludeFlagged: r.excludeFlagged ?? false,
             stated: statedOf(r.stated),
             whereToLook: SUITES_WHERE_TO_LOOK,
             filter: r.selection,
+            format: r.format,
+            content,
+            // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
+            words: (text) => inAppWords(scenarioLabelsIn(text)),
+            readNow: true,
           }),
         ),
       );
       let data: Buffer;
       try {
-        // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
-        data =
-          r.format === 'csv'
-            ? Buffer.from(csvOf(model, r.content))
-            : r.format === 'json'
-              ? Buffer.from(toJson(model))
-              : await toXlsxBuffer(model, { words: (text) => inAppWords(scenarioLabelsIn(text)) });
+        data = await bytesOf(planned.chunks);
       } catch (err) {
         throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
       }
-      const reportCsv = r.format === 'csv' && r.content === 'report';
+      const reportCsv = r.format === 'csv' && content === 'report';
       const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}${reportCsv ? '-report' : ''}` : reportCsv ? 'report' : 'trials';
-      return { ...exportedFile(what, r.format, data), trialCount: model.trials.length, unreadable };
+      return { ...exportedFile(what, r.format, data), trialCount: planned.trialCount(), unreadable };
     },
 
     async 'import.results'(r) {

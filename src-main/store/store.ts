@@ -540,6 +540,37 @@ export class Store {
     }
   }
 
+  /**
+   * trialHardware for many trials (an export's), each stored snapshot read and parsed once: the
+   * trials that share one (a suite's, a system's) share its profile, where one parse per trial held
+   * thousands of copies of a handful of snapshots. A damaged snapshot is noted for each of its trials.
+   */
+  trialHardwareOf(trialIds: readonly number[]): Map<number, HardwareProfile | null> {
+    const out = new Map<number, HardwareProfile | null>();
+    const profiles = new Map<number, HardwareProfile | null | StoreError>();
+    const snapshotOf = this.db.prepare('SELECT hardware_snapshot_id AS id FROM trials WHERE id = ?');
+    for (const trialId of trialIds) {
+      const id = (snapshotOf.get(trialId) as { id: number | null } | undefined)?.id;
+      if (!id) {
+        out.set(trialId, null);
+        continue;
+      }
+      let profile = profiles.get(id);
+      if (profile === undefined) {
+        try {
+          profile = this.getHardwareSnapshot(id);
+        } catch (err) {
+          if (!(err instanceof StoreError)) throw err;
+          profile = err;
+        }
+        profiles.set(id, profile);
+      }
+      if (profile instanceof StoreError) this.noteUnreadable(profile, `hardware snapshot ${id}`, trialId, 'without-hardware');
+      out.set(trialId, profile instanceof StoreError ? null : profile);
+    }
+    return out;
+  }
+
   // -------------------------------------------------------------------------------------------
   // Suites and runs
 
@@ -917,16 +948,43 @@ export class Store {
   }
 
   listTrials(filter: TrialFilter = {}): TrialRecord[] {
+    return this.trialsOfRows(this.trialRows(filter));
+  }
+
+  /**
+   * listTrials `pageTrials` at a time, for a reader that writes each page out before it takes the
+   * next (a trials CSV of a year's database): the trials are never all held. The pages are read in
+   * one read transaction (unless the caller's is open), so that a suite storing a trial or a delete
+   * in another process meanwhile neither skips nor repeats one: the pages are one listing.
+   */
+  *trialPages(filter: TrialFilter, pageTrials = 500): Generator<TrialRecord[]> {
+    const own = !this.db.inTransaction;
+    if (own) this.db.exec('BEGIN');
+    try {
+      for (let offset = 0; ; offset += pageTrials) {
+        const rows = this.trialRows({ ...filter, limit: pageTrials, offset });
+        if (rows.length > 0) yield this.trialsOfRows(rows);
+        if (rows.length < pageTrials) return;
+      }
+    } finally {
+      if (own && this.db.inTransaction) this.db.exec('COMMIT');
+    }
+  }
+
+  private trialRows(filter: TrialFilter): TrialRow[] {
     const { where, params } = this.trialConditions(filter);
     const order = filter.order === 'asc' ? 'ASC' : 'DESC';
     params.push(filter.limit ?? -1, filter.offset ?? 0);
-    const rows = this.readVisible((hide) => {
+    return this.readVisible((hide) => {
       const all = hide.visible === null ? where : [...where, hide.visible];
       const sql = `${this.trialSelect}
         ${all.length ? `WHERE ${all.join(' AND ')}` : ''}
         ORDER BY t.started_at ${order}, t.id ${order} LIMIT ? OFFSET ?`;
       return this.db.prepare(sql).all(...params) as TrialRow[];
     });
+  }
+
+  private trialsOfRows(rows: readonly TrialRow[]): TrialRecord[] {
     const metrics = this.metricsFor(rows.map((r) => r.id));
     // One damaged row must not hide every other trial from history, reports and exports.
     const trials: TrialRecord[] = [];

@@ -148,27 +148,50 @@ export function outputFileProblem(file: string): string | null {
  * Failures are FileWriteErrors, which name `file` (or its folder), not the temporary.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+  await writeChunksAtomic(file, [data], opts);
+}
+
+/** What writeChunksAtomic writes: pieces of a file, made (and read from the database) as they are asked for. */
+export type FileChunks = Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+
+/**
+ * writeFileAtomic for a file made piece by piece (a large export): each chunk is written as it comes,
+ * so the whole file is never held, with the same guarantees: the temporary beside the file is renamed
+ * over it only once every chunk is written and synced, and a failure (a full disk, or `chunks`
+ * throwing) removes the temporary and leaves the file as it was. What `chunks` throws is thrown as
+ * it is (reading refused, not writing); the file system's failures are FileWriteErrors.
+ */
+export async function writeChunksAtomic(file: string, chunks: FileChunks, opts: { mode?: number } = {}): Promise<void> {
   let target: OutputTarget;
   try {
     target = resolveOutputTarget(file);
   } catch (err) {
     throw new FileWriteError(file, err, file);
   }
-  if (target.kind !== 'replace') return writeInto(file, target, data);
+  if (target.kind !== 'replace') return writeInto(file, target, chunks);
   const dir = path.dirname(target.path);
   const tmp = path.join(dir, `.${path.basename(target.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const fh = await fsp.open(tmp, 'wx', opts.mode ?? 0o644);
+    const fh = await writing(file, tmp, dir, () => fsp.open(tmp, 'wx', opts.mode ?? 0o644));
     try {
-      await fh.writeFile(data);
-      await fh.sync();
+      for await (const chunk of chunks) await writing(file, tmp, dir, () => fh.writeFile(chunk));
+      await writing(file, tmp, dir, () => fh.sync());
     } finally {
       await fh.close();
     }
-    await fsp.rename(tmp, target.path);
+    await writing(file, tmp, dir, () => fsp.rename(tmp, target.path));
   } catch (err) {
     await fsp.rm(tmp, { force: true });
-    throw new FileWriteError(file, err, tmp, dir);
+    throw err;
+  }
+}
+
+/** `op`, its failure a FileWriteError naming `file` (a failure of the temporary `written` is the file's). */
+async function writing<T>(file: string, written: string, folder: string | null, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    throw new FileWriteError(file, err, written, folder);
   }
 }
 
@@ -177,20 +200,18 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
  * truncating or syncing anything (a pipe cannot be synced): appending, so a shell's `>>` behind
  * /dev/stdout keeps what came before, and output the process printed first stays ahead of `data`.
  */
-async function writeInto(file: string, target: OutputTarget, data: string | Uint8Array): Promise<void> {
+async function writeInto(file: string, target: OutputTarget, chunks: FileChunks): Promise<void> {
+  if (target.kind === 'stdout' || target.kind === 'stderr') {
+    const stream = target.kind === 'stdout' ? process.stdout : process.stderr;
+    for await (const chunk of chunks) {
+      await writing(file, target.path, null, () => new Promise<void>((resolve, reject) => stream.write(chunk, (err) => (err ? reject(err) : resolve()))));
+    }
+    return;
+  }
+  const fh = await writing(file, target.path, null, () => fsp.open(target.path, fs.constants.O_WRONLY | fs.constants.O_APPEND));
   try {
-    if (target.kind === 'stdout' || target.kind === 'stderr') {
-      const stream = target.kind === 'stdout' ? process.stdout : process.stderr;
-      await new Promise<void>((resolve, reject) => stream.write(data, (err) => (err ? reject(err) : resolve())));
-      return;
-    }
-    const fh = await fsp.open(target.path, fs.constants.O_WRONLY | fs.constants.O_APPEND);
-    try {
-      await fh.writeFile(data);
-    } finally {
-      await fh.close();
-    }
-  } catch (err) {
-    throw new FileWriteError(file, err, target.path, null);
+    for await (const chunk of chunks) await writing(file, target.path, null, () => fh.writeFile(chunk));
+  } finally {
+    await fh.close();
   }
 }

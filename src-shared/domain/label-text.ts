@@ -61,6 +61,23 @@ export function jsonText(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(UNPRINTABLE_PAST_C0, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * `jsonText(items, indent)` a piece at a time, for an array too large to hold as one text (a year's
+ * trials): the same characters, an element per piece. `depth` is how deep the array stands in the
+ * document around it (0: the array is the document), whose indentation its lines take.
+ */
+export function* jsonArrayTexts(items: Iterable<unknown>, indent: number, depth = 0): Generator<string> {
+  const pad = ' '.repeat(indent * (depth + 1));
+  let first = true;
+  for (const item of items) {
+    // What JSON.stringify leaves out of an object (undefined, a function) is null in an array.
+    const text = item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : jsonText(item, indent);
+    yield `${first ? '[' : ','}\n${pad}${text.replaceAll('\n', `\n${pad}`)}`;
+    first = false;
+  }
+  yield first ? '[]' : `\n${' '.repeat(indent * depth)}]`;
+}
+
 /** The most characters of a given value a message quotes (shownInput). */
 const SHOWN_INPUT_MAX_CHARS = 60;
 

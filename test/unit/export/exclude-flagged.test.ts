@@ -5,7 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildExportModel } from '../../../src-main/export/export-model.ts';
-import { toJson, writeExport } from '../../../src-main/export/export-trials.ts';
+import { bytesOf, jsonChunks, writeExport } from '../../../src-main/export/export-trials.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { buildSystemComparison, COMPARISON_METHOD, FLAGGED_EXCLUDED_METHOD, type SystemComparison } from '../../../src-main/export/report-model.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
@@ -197,12 +197,12 @@ describe('a report and export that exclude flagged trials', () => {
     expect(off.about['flagged trials']).toBe('included in aggregates and marked (the caution column in Trials, "flagged" in Scenarios and Notes)');
     expect(off.notes.map((n) => n.kind)).toEqual(['flagged', 'flagged']);
 
-    const json = JSON.parse(toJson(modelOf(s, true))) as { excludeFlagged: boolean; method: string; trials: unknown[]; report: { scenarios: { excludedFlagged: unknown } } };
+    const json = JSON.parse((await bytesOf(jsonChunks(modelOf(s, true)))).toString()) as { excludeFlagged: boolean; method: string; trials: unknown[]; report: { scenarios: { excludedFlagged: unknown } } };
     expect(json.excludeFlagged).toBe(true);
     expect(json.method).toContain(FLAGGED_EXCLUDED_METHOD);
     expect(json.trials).toHaveLength(10);
     expect(json.report.scenarios.excludedFlagged).toEqual({ trials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, other: 0 });
-    expect((JSON.parse(toJson(modelOf(s))) as { excludeFlagged: boolean }).excludeFlagged).toBe(false);
+    expect((JSON.parse((await bytesOf(jsonChunks(modelOf(s)))).toString()) as { excludeFlagged: boolean }).excludeFlagged).toBe(false);
     expect(fs.existsSync(path.join(dir, 'out-true.xlsx'))).toBe(true);
   });
 });
