@@ -10,7 +10,6 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { inAppWords, scenarioLabelsIn } from '../../src-shared/domain/app-words.ts';
 import { serverMetricCaveats, type EndpointRequestSample, type EndpointRunRecord } from '../../src-shared/domain/endpoint.ts';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { shownInput } from '../../src-shared/domain/label-text.ts';
@@ -22,7 +21,6 @@ import { CHANNELS, isChannel, type Channel } from '../../src-shared/ipc/channels
 import {
   CONTRACT,
   MAX_FAILED_REQUESTS,
-  isIpcErrorCode,
   type IpcError,
   type ParsedRequestOf,
   type PlanRequest,
@@ -31,7 +29,6 @@ import {
   type Result,
   type Selection,
   type Settings,
-  type StatedBandwidthData,
   type SuiteStatus,
 } from '../../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../../src-shared/ipc/events.ts';
@@ -39,11 +36,8 @@ import { systemDirectoryError } from '../engine/config/system-directories.ts';
 import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
-import { requireSuites } from '../export/export-model.ts';
-import { planExport } from '../export/plan-export.ts';
-import { bytesOf } from '../export/export-trials.ts';
-import { buildScenarioReport, buildSystemComparison, buildTierComparison, cautionsOf, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
-import { comparisonSides, resolveSelection } from '../export/selection.ts';
+import { cautionsOf } from '../export/report-model.ts';
+import { resolveSelection } from '../export/selection.ts';
 import { countFacetGroups } from '../../src-shared/domain/facet-matches.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
@@ -65,6 +59,9 @@ import { statOrNull } from '../util/stat-or-null.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { droppedFields } from './dropped-fields.ts';
+import { fail, toIpcError } from './ipc-error.ts';
+import { answerReportJob, exportedFile, selectionOf, type ReportChannel, type ReportJob } from './report-jobs.ts';
+import { ReportWorkers, stoppedError } from './report-thread.ts';
 import { databasePathRefusal, loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
@@ -104,6 +101,10 @@ export const CONTRACT_DROPPED = 'the answer has fields its contract schema lacks
 
 /** How many progress events a status snapshot keeps (about a minute at 10 per second). */
 const PROGRESS_KEPT = 600;
+/** Why a report or an export reading the database left was stopped. */
+const switchedAway = (databasePath: string): string => `the database was switched to ${databasePath} (Settings) while it was being built; ask for it again to read that database`;
+/** Reports and exports built at once on worker threads (report-thread.ts; each holds its trials and histograms: hundreds of MiB for thousands); more wait their turn. */
+const REPORT_WORKERS = 2;
 /** A detection is reused for re-planning within this time (the plan form re-plans on every change). */
 const DETECT_REUSE_MS = 30_000;
 
@@ -119,41 +120,7 @@ interface ActiveRun {
   done: Promise<unknown>;
 }
 
-/** Any thrown value as error data with a code from the contract's closed set; never a stack. */
-export function toIpcError(err: unknown, fallback: IpcError['code'] = 'INTERNAL'): IpcError {
-  if (err instanceof z.ZodError) return { code: 'VALIDATION', message: z.prettifyError(err) };
-  const code = (err as { code?: unknown } | null)?.code;
-  const message = err instanceof Error ? err.message : String(err);
-  return { code: isIpcErrorCode(code) ? code : fallback, message };
-}
-
-function fail(code: IpcError['code'], message: string): never {
-  throw Object.assign(new Error(message), { code });
-}
-
-/** The drive's stated (datasheet) bandwidth the page gives, as the model takes it. */
-function statedOf(given: StatedBandwidthData | undefined): StatedBandwidth | null {
-  const read = given?.readBytesPerS ?? null;
-  const write = given?.writeBytesPerS ?? null;
-  // Neither direction given is no statement at all (the model would refuse even an empty one for several drives).
-  return read === null && write === null ? null : { readBytesPerS: read, writeBytesPerS: write };
-}
-
-/**
- * Builds what carries a tier comparison (the comparison itself, an export's model). A stated bandwidth
- * for a selection over several systems or drives is refused as VALIDATION, in the app's words (the
- * model's names the CLI's flags).
- */
-function withStatedRefusedInAppWords<T>(build: () => T): T {
-  try {
-    return build();
-  } catch (err) {
-    if (err instanceof StatedBandwidthRefused) {
-      fail('VALIDATION', 'a stated bandwidth describes one drive, and this selection spans several systems or drives: open the report of one suite to state its drive\'s bandwidth (each drive is otherwise measured against its own probe)');
-    }
-    throw err;
-  }
-}
+export { selectionOf, toIpcError };
 
 /**
  * Detection writes into the cache directory (the O_DIRECT probe file, and the drive probe's files):
@@ -193,8 +160,6 @@ function refuseDatabasePath(file: string): void {
   if (refused) fail('VALIDATION', refused);
 }
 
-/** Where the app's user finds which database a suite is in (requireSuites). */
-const SUITES_WHERE_TO_LOOK = 'see Settings';
 /** How the app consents to a resume across changed metric definitions (suite.resume's acrossVersions). */
 const APP_ACROSS_VERSIONS_CONSENT = "Resume it anyway from History, whose Resume asks you to confirm it";
 
@@ -308,20 +273,6 @@ async function openAppDatabase(file: string, o: { createFolder: boolean; log: Lo
   }
 }
 
-export function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
-  return {
-    ...(sel.suiteIds?.length ? { suiteIds: sel.suiteIds } : {}),
-    ...(sel.systemIds?.length ? { systems: sel.systemIds } : {}),
-    ...(sel.driveIds?.length ? { drives: sel.driveIds } : {}),
-    ...(sel.suiteLabels?.length ? { suiteLabels: sel.suiteLabels } : {}),
-    ...(sel.scenarioIds?.length ? { scenarioIds: sel.scenarioIds } : {}),
-    ...(sel.statuses?.length ? { statuses: sel.statuses } : {}),
-    ...(sel.model ? { model: sel.model } : {}),
-    ...(sel.since ? { since: sel.since } : {}),
-    // A date-only `until` includes that whole day (isoDate), as --until does.
-    ...(sel.until ? { until: sel.until } : {}),
-  };
-}
 
 /**
  * A stored endpoint run as listed: without its aggregates and server metrics (a list of a thousand
@@ -348,22 +299,6 @@ const failedRequest = ({ seq, requestId, batchIndex, contextTokens, status, http
   httpStatus,
   error,
 });
-
-function stamp(d = new Date()): string {
-  const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
-}
-
-const MIME: Record<'csv' | 'xlsx' | 'json', string> = {
-  csv: 'text/csv',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  json: 'application/json',
-};
-
-/** A file's bytes as the contract's exported file. */
-function exportedFile(name: string, format: 'csv' | 'xlsx' | 'json', data: Buffer): { fileName: string; mimeType: string; dataBase64: string; bytes: number } {
-  return { fileName: `kvbench-${name}-${stamp()}.${format}`, mimeType: MIME[format], dataBase64: data.toString('base64'), bytes: data.length };
-}
 
 /** Labels may hold `:` and `+`; file names keep to letters, digits, `.`, `_` and `-`. */
 function fileNamePart(s: string): string {
@@ -441,11 +376,12 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   // text, not by count: a snapshot's line grows as later reads find more of its trials, and is said
   // again then, naming them all.
   const unreadableLogged = new WeakMap<Store, Set<string>>();
-  const logUnreadable = (): void => {
+  const logUnreadable = (met: readonly string[] = []): void => {
     if (store === null) return;
     let said = unreadableLogged.get(store);
     if (!said) unreadableLogged.set(store, (said = new Set()));
-    for (const m of store.unreadable) {
+    // `met`: what a worker thread's own connection met (a report's), said as this store's own are.
+    for (const m of [...store.unreadable, ...met]) {
       if (said.has(m)) continue;
       said.add(m);
       log('warn', m);
@@ -537,6 +473,45 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     }
   };
   const DELETE_REFUSED = 'nothing is deleted from the database it replaces';
+
+  /** Stops the reports and exports reading the open database on worker threads: aborted (with why) when another is opened. */
+  let readersStop = new AbortController();
+  /** Reports and exports under way on worker threads: the database they read is closed only after them. */
+  const offThread = new Set<Promise<unknown>>();
+  const reportWorkers = new ReportWorkers({ size: REPORT_WORKERS });
+
+  /**
+   * A report, comparison or export (report-jobs.ts), built on a worker thread with its own read-only
+   * connection (report-thread.ts), so that every other request, and a running suite's events, are
+   * answered meanwhile. The answer is the one this thread would build, or its refusal.
+   */
+  const reportJob = async <C extends ReportChannel>(job: Extract<ReportJob, { channel: C }>): Promise<ResponseOf<C>> => {
+    const s = requireStore();
+    // A damaged database is shown from a copy in memory (openDamagedStore), which another thread
+    // cannot open (it would need the whole copy serialized and copied again for every report, and
+    // the file itself is what is damaged): its reports are built here, on this thread, as before.
+    if (damaged !== null) return (await answerReportJob(s, job)) as ResponseOf<C>;
+    const signal = AbortSignal.any([readersStop.signal, closing.signal]); // this database's, taken now: a switch while it waits its turn stops it
+    const done = reportWorkers.answer(s.path, job, { signal, chooseDatabase: APP_STORE_OPTIONS.chooseDatabase });
+    offThread.add(done);
+    let answer: Awaited<typeof done>;
+    try {
+      answer = await done;
+    } finally {
+      offThread.delete(done);
+    }
+    // Read from a database the page no longer shows: refused, whatever the worker answered.
+    if (store !== s) throw stoppedError(job.channel, switchedAway(store?.path ?? settings.databasePath));
+    // The worker could not open the file (moved, or its mode changed, since the backend opened it): this thread's connection still reads it.
+    if (answer === null) return (await answerReportJob(s, job)) as ResponseOf<C>;
+    logUnreadable(answer.unreadable);
+    return answer as ResponseOf<C>;
+  };
+  /** Stops the reports and exports reading the open database (another is being opened), `reason` saying why. */
+  const stopReaders = (reason: string): void => {
+    readersStop.abort(reason);
+    readersStop = new AbortController();
+  };
 
   const detectCached = async (cacheDir: string): Promise<HardwareProfile> => {
     const hit = detections.get(cacheDir);
@@ -722,6 +697,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         });
         // An import under way on the old database ends there: closed under it, it would fail half-way.
         await Promise.allSettled([...writes]);
+        // Reports and exports still reading it are stopped (their answers would be of a database the page no longer shows).
+        stopReaders(switchedAway(databasePath));
+        await Promise.allSettled([...offThread]);
       } finally {
         switchingTo = null;
       }
@@ -964,62 +942,16 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       });
     },
 
-    async 'report.build'(r) {
-      const s = requireStore();
-      requireSuites(s, r.selection.suiteIds, SUITES_WHERE_TO_LOOK);
-      const { value: built, unreadable } = s.readDamaged(() => {
-        const trials = trialsOf(s, r.selection);
-        const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, excludeFlagged: r.excludeFlagged ?? false, histogramsOf: (id) => s.trialHistograms(id) });
-        return { trials, report, tiers: withStatedRefusedInAppWords(() => buildTierComparison(report, (id) => s.trialHardware(id), statedOf(r.stated))) };
-      });
-      const { trials, report, tiers } = built;
-      const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
-      const title = single
-        ? `Suite ${single.id} · ${single.profile}${single.label ? ` · ${single.label}` : ''}`
-        : `${trials.length} trial(s) of the selection`;
-      return { title, trialCount: trials.length, report, tiers, suite: single, unreadable };
+    async 'report.build'(request) {
+      return reportJob({ channel: 'report.build', request });
     },
 
-    async 'report.compare'(r) {
-      const s = requireStore();
-      const { value, unreadable } = s.readDamaged(() => {
-        const sides = comparisonSides(s, r.kind, r.a, r.b, { scenarioIds: r.scenarioIds, suiteLabel: r.suiteLabel });
-        return buildSystemComparison(sides.a, sides.b, { match: r.match ?? 'config', kind: r.kind, excludeFlagged: r.excludeFlagged ?? false, suiteLabel: sides.suiteLabel });
-      });
-      return { ...value, unreadable };
+    async 'report.compare'(request) {
+      return reportJob({ channel: 'report.compare', request });
     },
 
-    async 'export.create'(r) {
-      const s = requireStore();
-      // Read before the file is made (which awaits): every damaged row met is this export's. Outside the
-      // try: what reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
-      // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
-      const content = r.content ?? 'trials';
-      const { value: planned, unreadable } = s.readDamaged(() =>
-        withStatedRefusedInAppWords(() =>
-          planExport(s, selectionOf(r.selection), {
-            includeIncomplete: r.includeIncomplete ?? false,
-            excludeFlagged: r.excludeFlagged ?? false,
-            stated: statedOf(r.stated),
-            whereToLook: SUITES_WHERE_TO_LOOK,
-            filter: r.selection,
-            format: r.format,
-            content,
-            // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
-            words: (text) => inAppWords(scenarioLabelsIn(text)),
-            readNow: true,
-          }),
-        ),
-      );
-      let data: Buffer;
-      try {
-        data = await bytesOf(planned.chunks);
-      } catch (err) {
-        throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
-      }
-      const reportCsv = r.format === 'csv' && content === 'report';
-      const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}${reportCsv ? '-report' : ''}` : reportCsv ? 'report' : 'trials';
-      return { ...exportedFile(what, r.format, data), trialCount: planned.trialCount(), unreadable };
+    async 'export.create'(request) {
+      return reportJob({ channel: 'export.create', request });
     },
 
     async 'import.results'(r) {
@@ -1159,7 +1091,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       return () => listeners.delete(listener);
     },
     async close() {
-      closing.abort();
+      closing.abort(opts.mode === 'browser' ? 'kvbench serve is shutting down' : 'the kvbench app is closing');
       const active = run;
       if (active) {
         // Not the user's Cancel: the trial's reason says the server (or the app) went away.
@@ -1169,6 +1101,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       listeners.clear();
       // An import under way ends first: its database closed under it, it would fail half-way.
       while (writes.size > 0) await Promise.allSettled([...writes]);
+      // Reports and exports were stopped (closing): their workers have gone before the database is closed.
+      while (offThread.size > 0) await Promise.allSettled([...offThread]);
+      await reportWorkers.close();
       store?.close();
       store = null;
     },

@@ -665,6 +665,29 @@ export function openEmptyStore(file: string, opts: Pick<OpenStoreOptions, 'migra
   return new Store(db, path.resolve(file), true);
 }
 
+/**
+ * A second connection, read-only, to a database this process has opened (and so checked) with
+ * openStore: what a worker thread reads it through while the first goes on serving (a report or an
+ * export built off the app's backend thread: server/report-thread.ts). None of openStore's checks
+ * is made again (quick_check alone reads the whole file: seconds on a large one), no schema is
+ * changed; SQLite's WAL gives this connection its own consistent view beside the writer's.
+ */
+export function openStoreToRead(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase' | 'busyTimeoutMs'> = {}): Store {
+  const abs = path.resolve(file);
+  if (!fs.existsSync(abs)) throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
+  const companionsBefore = { '-wal': fs.existsSync(`${abs}-wal`), '-shm': fs.existsSync(`${abs}-shm`) };
+  const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const db = openForReading(abs, opts.chooseDatabase ?? CLI_CHOOSE_DATABASE, busyTimeoutMs);
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.pragma('foreign_keys = ON');
+    return new Store(db, abs, true, () => releaseCreatedCompanions(abs, companionsBefore));
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
 /** What a damaged database still holds (openDamagedStore). */
 export interface DamagedStore {
   /** Its readable rows, copied into memory; `store.unreadable` says each row (or range) that could not be read. */

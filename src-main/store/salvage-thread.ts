@@ -11,7 +11,7 @@
 // would be thrown here. A worker that dies without answering (out of memory, a crash, stopped
 // because kvbench closes) is said as such; a recovery's half-written file is removed (the new
 // database only gets its name once whole and checked, so it is never half there).
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
 import path from 'node:path';
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import type { DamagedStore } from './open-store.ts';
@@ -20,6 +20,7 @@ import { openSerialized } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import { Store } from './store.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
+import { runWorkerJob, workerEndText } from '../util/worker-job.ts';
 
 /** What a worker is asked to do (its workerData). */
 export type SalvageJob =
@@ -45,50 +46,25 @@ export interface OffThreadOptions {
   resourceLimits?: ResourceLimits;
 }
 
-/** How a worker ended without answering, in words. */
-function deathOf(f: { error: Error } | { exitCode: number } | { aborted: true }): string {
-  if ('aborted' in f) return 'it was stopped, as kvbench is closing';
-  if ('exitCode' in f) return `its worker thread stopped without an answer (exit code ${f.exitCode})`;
-  const code = (f.error as NodeJS.ErrnoException).code;
-  return code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'its worker thread ran out of memory' : `its worker thread failed (${f.error.message})`;
-}
+/** What closing kvbench (the signal) means to a salvage or a recovery, in its refusal. */
+const STOPPED = 'it was stopped, as kvbench is closing';
 
 /**
  * Runs `job` on a worker thread: its answer, or `died(how)` thrown where the worker ended without
  * one. `died` is called only once the worker has exited, so nothing of it still writes meanwhile.
  */
 function runJob(job: SalvageJob, opts: OffThreadOptions, died: (how: string) => Error): Promise<Exclude<SalvageReply, { type: 'progress' }>> {
-  return new Promise((resolve, reject) => {
-    if (opts.signal?.aborted) {
-      reject(died(deathOf({ aborted: true })));
-      return;
-    }
-    const worker = new Worker(new URL('./salvage-worker.ts', import.meta.url), { workerData: job, ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}) });
-    let answered = false;
-    let aborted = false;
-    let failure: Error | null = null;
-    const onAbort = (): void => {
-      aborted = true;
-      void worker.terminate(); // said at its exit, below
-    };
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (m: SalvageReply) => {
-      if (aborted || answered) return;
-      if (m.type === 'progress') {
-        opts.onProgress?.(m.message);
-        return;
-      }
-      // The worker's work is over once it answers: nothing of it writes any more.
-      answered = true;
-      opts.signal?.removeEventListener('abort', onAbort);
-      resolve(m);
-    });
-    worker.on('error', (error) => (failure ??= error));
-    worker.on('exit', (exitCode) => {
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (!answered) reject(died(deathOf(aborted ? { aborted: true } : failure ? { error: failure } : { exitCode })));
-    });
-  });
+  return runWorkerJob<SalvageReply>(
+    new URL('./salvage-worker.ts', import.meta.url),
+    job,
+    {
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
+      isAnswer: (m) => m.type !== 'progress',
+      onMessage: (m) => m.type === 'progress' && opts.onProgress?.(m.message),
+    },
+    (end) => died(workerEndText(end, STOPPED)),
+  ) as Promise<Exclude<SalvageReply, { type: 'progress' }>>;
 }
 
 /** A worker's refusal as the same call on this thread throws it. */

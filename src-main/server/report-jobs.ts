@@ -1,0 +1,162 @@
+// The app's reports and exports (report.build, report.compare, export.create), built from a store:
+// the one place their answers are made, whether on the backend's thread or on a worker thread with
+// its own connection (report-thread.ts, report-worker.ts). So both ways answer alike, byte for byte;
+// only where they run differs. Nothing here writes.
+import { inAppWords, scenarioLabelsIn } from '../../src-shared/domain/app-words.ts';
+import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
+import type { ParsedRequestOf, ResponseOf, Selection, StatedBandwidthData } from '../../src-shared/ipc/contract.ts';
+import { requireSuites } from '../export/export-model.ts';
+import { planExport } from '../export/plan-export.ts';
+import { bytesOf } from '../export/export-trials.ts';
+import { buildScenarioReport, buildSystemComparison, buildTierComparison, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
+import { comparisonSides, resolveSelection } from '../export/selection.ts';
+import type { Store } from '../store/store.ts';
+import { fail, toIpcError } from './ipc-error.ts';
+
+/** The channels whose answers are built here. */
+export const REPORT_CHANNELS = ['report.build', 'report.compare', 'export.create'] as const;
+export type ReportChannel = (typeof REPORT_CHANNELS)[number];
+
+/** One of them, with its (validated) request: what a worker thread is given. */
+export type ReportJob = { [C in ReportChannel]: { channel: C; request: ParsedRequestOf<C> } }[ReportChannel];
+
+export function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
+  return {
+    ...(sel.suiteIds?.length ? { suiteIds: sel.suiteIds } : {}),
+    ...(sel.systemIds?.length ? { systems: sel.systemIds } : {}),
+    ...(sel.driveIds?.length ? { drives: sel.driveIds } : {}),
+    ...(sel.suiteLabels?.length ? { suiteLabels: sel.suiteLabels } : {}),
+    ...(sel.scenarioIds?.length ? { scenarioIds: sel.scenarioIds } : {}),
+    ...(sel.statuses?.length ? { statuses: sel.statuses } : {}),
+    ...(sel.model ? { model: sel.model } : {}),
+    ...(sel.since ? { since: sel.since } : {}),
+    // A date-only `until` includes that whole day (isoDate), as --until does.
+    ...(sel.until ? { until: sel.until } : {}),
+  };
+}
+
+/** Where the app's user finds which database a suite is in (requireSuites). */
+const SUITES_WHERE_TO_LOOK = 'see Settings';
+
+/** The drive's stated (datasheet) bandwidth the page gives, as the model takes it. */
+function statedOf(given: StatedBandwidthData | undefined): StatedBandwidth | null {
+  const read = given?.readBytesPerS ?? null;
+  const write = given?.writeBytesPerS ?? null;
+  // Neither direction given is no statement at all (the model would refuse even an empty one for several drives).
+  return read === null && write === null ? null : { readBytesPerS: read, writeBytesPerS: write };
+}
+
+/**
+ * Builds what carries a tier comparison (the comparison itself, an export's model). A stated bandwidth
+ * for a selection over several systems or drives is refused as VALIDATION, in the app's words (the
+ * model's names the CLI's flags).
+ */
+function withStatedRefusedInAppWords<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    if (err instanceof StatedBandwidthRefused) {
+      fail('VALIDATION', 'a stated bandwidth describes one drive, and this selection spans several systems or drives: open the report of one suite to state its drive\'s bandwidth (each drive is otherwise measured against its own probe)');
+    }
+    throw err;
+  }
+}
+
+/**
+ * `read` in one read transaction: off the backend's thread, a suite storing a trial meanwhile (this
+ * backend's runner, or another kvbench on the same file) lands wholly in the answer or wholly not,
+ * as it did when the answer was built in one synchronous stretch on the thread that writes.
+ */
+function inOneSnapshot<T>(s: Store, read: () => T): T {
+  return s.db.inTransaction ? read() : s.db.transaction(read)();
+}
+
+function stamp(d = new Date()): string {
+  const p = (n: number): string => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+const MIME: Record<'csv' | 'xlsx' | 'json', string> = {
+  csv: 'text/csv',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  json: 'application/json',
+};
+
+/** A file's bytes as the contract's exported file. */
+export function exportedFile(name: string, format: 'csv' | 'xlsx' | 'json', data: Buffer): { fileName: string; mimeType: string; dataBase64: string; bytes: number } {
+  return { fileName: `kvbench-${name}-${stamp()}.${format}`, mimeType: MIME[format], dataBase64: data.toString('base64'), bytes: data.length };
+}
+
+const trialsOf = (s: Store, sel: Selection): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order: 'asc' });
+
+function buildReport(s: Store, r: ParsedRequestOf<'report.build'>): ResponseOf<'report.build'> {
+  const { value: built, unreadable } = s.readDamaged(() =>
+    inOneSnapshot(s, () => {
+      requireSuites(s, r.selection.suiteIds, SUITES_WHERE_TO_LOOK);
+      const trials = trialsOf(s, r.selection);
+      const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, excludeFlagged: r.excludeFlagged ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+      const tiers = withStatedRefusedInAppWords(() => buildTierComparison(report, (id) => s.trialHardware(id), statedOf(r.stated)));
+      const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
+      return { trials, report, tiers, single };
+    }),
+  );
+  const { trials, report, tiers, single } = built;
+  const title = single ? `Suite ${single.id} · ${single.profile}${single.label ? ` · ${single.label}` : ''}` : `${trials.length} trial(s) of the selection`;
+  return { title, trialCount: trials.length, report, tiers, suite: single, unreadable };
+}
+
+function compareReports(s: Store, r: ParsedRequestOf<'report.compare'>): ResponseOf<'report.compare'> {
+  const { value, unreadable } = s.readDamaged(() =>
+    inOneSnapshot(s, () => {
+      const sides = comparisonSides(s, r.kind, r.a, r.b, { scenarioIds: r.scenarioIds, suiteLabel: r.suiteLabel });
+      return buildSystemComparison(sides.a, sides.b, { match: r.match ?? 'config', kind: r.kind, excludeFlagged: r.excludeFlagged ?? false, suiteLabel: sides.suiteLabel });
+    }),
+  );
+  return { ...value, unreadable };
+}
+
+async function createExport(s: Store, r: ParsedRequestOf<'export.create'>): Promise<ResponseOf<'export.create'>> {
+  // Read before the file is made (which awaits): every damaged row met is this export's. Outside the
+  // try: what reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
+  // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
+  const content = r.content ?? 'trials';
+  const { value: planned, unreadable } = s.readDamaged(() =>
+    inOneSnapshot(s, () =>
+      withStatedRefusedInAppWords(() =>
+        planExport(s, selectionOf(r.selection), {
+          includeIncomplete: r.includeIncomplete ?? false,
+          excludeFlagged: r.excludeFlagged ?? false,
+          stated: statedOf(r.stated),
+          whereToLook: SUITES_WHERE_TO_LOOK,
+          filter: r.selection,
+          format: r.format,
+          content,
+          // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
+          words: (text) => inAppWords(scenarioLabelsIn(text)),
+          readNow: true,
+        }),
+      ),
+    ),
+  );
+  let data: Buffer;
+  try {
+    data = await bytesOf(planned.chunks);
+  } catch (err) {
+    throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
+  }
+  const reportCsv = r.format === 'csv' && content === 'report';
+  const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}${reportCsv ? '-report' : ''}` : reportCsv ? 'report' : 'trials';
+  return { ...exportedFile(what, r.format, data), trialCount: planned.trialCount(), unreadable };
+}
+
+/** The answer to `job`, read from `s`; refusals are thrown with their contract code, as the handlers throw them. */
+export async function answerReportJob(s: Store, job: ReportJob): Promise<ResponseOf<ReportChannel>> {
+  switch (job.channel) {
+    case 'report.build':
+      return buildReport(s, job.request);
+    case 'report.compare':
+      return compareReports(s, job.request);
+    case 'export.create':
+      return createExport(s, job.request);
+  }
+}

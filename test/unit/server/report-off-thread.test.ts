@@ -1,0 +1,193 @@
+// The app's reports and exports on a worker thread (server/report-thread.ts): on a real SQLite file,
+// the same answers and the same refusals as built on the backend's own thread; the backend answers
+// other requests while one builds; one reading a database the page has switched away from, or cut
+// short by kvbench closing, is CANCELLED and hands back nothing; a worker that runs out of memory is
+// a clear error in the contract's codes.
+import fs from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
+import { answerReportJob, type ReportJob } from '../../../src-main/server/report-jobs.ts';
+import { ReportWorkers } from '../../../src-main/server/report-thread.ts';
+import { openStore } from '../../../src-main/store/open-store.ts';
+import type { Store } from '../../../src-main/store/store.ts';
+import { removeTempDirs, tempDir } from '../store/fixtures.ts';
+import { seedVariedHistory } from '../store/seed-store.ts';
+
+const pools: ReportWorkers[] = [];
+afterEach(async () => {
+  for (const p of pools.splice(0)) await p.close();
+  removeTempDirs();
+});
+
+/** Report workers as a backend keeps them (two at once), closed after the test. */
+function workers(o: { size?: number; resourceLimits?: { maxOldGenerationSizeMb: number } } = {}): ReportWorkers {
+  const p = new ReportWorkers({ size: o.size ?? 2, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
+  pools.push(p);
+  return p;
+}
+
+const SYS_A = `sys-${'a'.repeat(16)}`;
+const SYS_B = `sys-${'b'.repeat(16)}`;
+
+/** A database file with a lab's history of `trials` trials (three systems, labels, failed and partial trials). */
+function seeded(trials: number): { dir: string; db: string; suiteIds: number[] } {
+  const dir = tempDir('kvb-report-thread-');
+  const db = path.join(dir, 'kvbench.db');
+  const s = openStore(db);
+  try {
+    return { dir, db, suiteIds: seedVariedHistory(s, trials).suiteIds };
+  } finally {
+    s.close();
+  }
+}
+
+/** A time of the last ten minutes (an export's "exported at"), as NOW: two exports made a moment apart are the same export. */
+const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g;
+const recent = (text: string): string => text.replace(ISO_TIME, (t) => (Math.abs(Date.parse(t) - Date.now()) < 600_000 ? 'NOW' : t));
+const recentCell = (c: unknown): unknown => (c instanceof Date ? recent(c.toISOString()) : typeof c === 'string' ? recent(c) : c);
+
+/** An answer or a refusal, as data; an exported file by what it holds (when it was made aside: its name's time stamp, its exported-at times, an XLSX's zip dates). */
+async function outcome(answer: () => Promise<unknown>): Promise<unknown> {
+  let value: Record<string, unknown>;
+  try {
+    value = (await answer()) as Record<string, unknown>;
+  } catch (err) {
+    return { refused: { code: (err as { code?: unknown }).code, message: (err as Error).message } };
+  }
+  if (typeof value.dataBase64 !== 'string') return value;
+  const { dataBase64, fileName, ...rest } = value;
+  const data = Buffer.from(dataBase64, 'base64');
+  const name = String(fileName).replace(/-\d{8}-\d{6}\./, '-STAMP.');
+  if (!name.endsWith('.xlsx')) return { ...rest, name, text: recent(data.toString('utf8')) };
+  // Its size too: the zip of a workbook made a moment later compresses its times differently.
+  delete rest.bytes;
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.load(data as unknown as ArrayBuffer);
+  const sheets = wb.worksheets.map((ws) => ({ name: ws.name, rows: ws.getSheetValues().map((r) => (Array.isArray(r) ? r.map(recentCell) : r)) }));
+  return { ...rest, name, sheets };
+}
+
+function jobs(suiteIds: number[]): ReportJob[] {
+  return [
+    { channel: 'report.build', request: { selection: {} } },
+    { channel: 'report.build', request: { selection: { suiteLabels: ['revA'] }, includeIncomplete: true, excludeFlagged: true } },
+    { channel: 'report.build', request: { selection: { suiteIds: [suiteIds[2]] }, stated: { readBytesPerS: 3e9, writeBytesPerS: null } } },
+    { channel: 'report.compare', request: { kind: 'system', a: SYS_A, b: SYS_B } },
+    { channel: 'report.compare', request: { kind: 'label', a: 'revA', b: 'revB', match: 'scenario' } },
+    { channel: 'export.create', request: { selection: {}, format: 'csv' } },
+    { channel: 'export.create', request: { selection: { systemIds: [SYS_B] }, format: 'csv', content: 'report' } },
+    { channel: 'export.create', request: { selection: { suiteIds: [suiteIds[0]] }, format: 'json' } },
+    { channel: 'export.create', request: { selection: { suiteLabels: ['firmware 2.1'] }, format: 'xlsx' } },
+    // Refusals: an unknown suite (NOT_FOUND), a stated bandwidth over several drives (VALIDATION), an unknown system.
+    { channel: 'report.build', request: { selection: { suiteIds: [99_999] } } },
+    { channel: 'export.create', request: { selection: {}, format: 'xlsx', stated: { readBytesPerS: 3e9, writeBytesPerS: null } } },
+    { channel: 'report.compare', request: { kind: 'system', a: SYS_A, b: 'no-such-system' } },
+  ];
+}
+
+async function withBackend<T>(db: string, dir: string, use: (b: Backend, logs: string[]) => Promise<T>): Promise<T> {
+  const logs: string[] = [];
+  const backend = await createBackend({
+    mode: 'browser',
+    settingsFile: path.join(dir, 'settings.json'),
+    defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
+    log: (level, message) => logs.push(`${level}: ${message}`),
+  });
+  try {
+    return await use(backend, logs);
+  } finally {
+    await backend.close();
+  }
+}
+
+describe('reports and exports on a worker thread', () => {
+  it('answer exactly what the calling thread answers, refusals too, on a real SQLite file', async () => {
+    const { db, suiteIds } = seeded(90);
+    const here: Store = openStore(db, { readonly: true });
+    const pool = workers();
+    try {
+      // One after another on the same worker, and two at once (a worker each), as the page asks.
+      for (const job of jobs(suiteIds)) {
+        const there = await outcome(() => pool.answer(db, job));
+        expect(there, `${job.channel} ${JSON.stringify(job.request)}`).toEqual(await outcome(() => answerReportJob(here, job)));
+      }
+      // Not vacuous: the selections hold trials, and the refusals are the contract's.
+      const [all, notFound, stated] = await Promise.all([0, 9, 10].map((i) => outcome(() => pool.answer(db, jobs(suiteIds)[i]))));
+      expect(all).toEqual(await outcome(() => answerReportJob(here, jobs(suiteIds)[0])));
+      expect((all as { trialCount: number }).trialCount).toBeGreaterThan(60);
+      expect(notFound).toMatchObject({ refused: { code: 'NOT_FOUND' } });
+      expect(stated).toMatchObject({ refused: { code: 'VALIDATION' } });
+    } finally {
+      here.close();
+    }
+  });
+
+  it('the backend answers other requests while a report builds, and its answer is the calling thread\'s', async () => {
+    // On the backend's thread, the report ran to its end before anything sent after it was even read.
+    const { dir, db } = seeded(150);
+    await withBackend(db, dir, async (backend) => {
+      const order: string[] = [];
+      const report = backend.invoke('report.build', { selection: {} }).then((r) => (order.push('report.build'), r));
+      const status = backend.invoke('suite.status', {}).then((r) => (order.push('suite.status'), r));
+      const info = backend.invoke('app.info', {}).then((r) => (order.push('app.info'), r));
+      const [built] = await Promise.all([report, status, info]);
+      expect(order).toEqual(['suite.status', 'app.info', 'report.build']);
+      expect(built.ok).toBe(true);
+      const here = openStore(db, { readonly: true });
+      try {
+        const expected = (await backend.invoke('report.build', { selection: {} })) as { value: unknown };
+        expect((built as { value: unknown }).value).toEqual(expected.value);
+        expect(JSON.parse(JSON.stringify(expected.value))).toEqual(JSON.parse(JSON.stringify(await answerReportJob(here, { channel: 'report.build', request: { selection: {} } }))));
+      } finally {
+        here.close();
+      }
+    });
+  });
+
+  it('a report of the database switched away from (Settings) is CANCELLED, naming the one now open; the next one reads it', async () => {
+    const { dir, db } = seeded(60);
+    const other = path.join(dir, 'other.db');
+    await withBackend(db, dir, async (backend) => {
+      const report = backend.invoke('report.build', { selection: {} });
+      const switched = await backend.invoke('settings.update', { databasePath: other, createDatabase: true });
+      expect(switched.ok, JSON.stringify(switched)).toBe(true);
+      expect(await report).toEqual({
+        ok: false,
+        error: { code: 'CANCELLED', message: `the report was stopped: the database was switched to ${other} (Settings) while it was being built; ask for it again to read that database` },
+      });
+      expect(await backend.invoke('report.build', { selection: {} })).toMatchObject({ ok: true, value: { trialCount: 0 } });
+    });
+  });
+
+  it('an export cut short by kvbench closing is CANCELLED, and no file of it is anywhere', async () => {
+    const { dir, db } = seeded(60);
+    const before = fs.readdirSync(dir).sort();
+    let exported: Promise<unknown> | null = null;
+    await withBackend(db, dir, async (backend) => {
+      exported = backend.invoke('export.create', { selection: {}, format: 'xlsx' });
+    });
+    expect(await exported).toEqual({ ok: false, error: { code: 'CANCELLED', message: 'the export was stopped: kvbench serve is shutting down' } });
+    // The worker makes the file in memory and hands it back whole: stopped, it leaves nothing (the page saves only what it is given).
+    expect(fs.readdirSync(dir).sort().filter((f) => f !== 'settings.json')).toEqual(before.filter((f) => !f.endsWith('-wal') && !f.endsWith('-shm')));
+  });
+
+  it('a worker that runs out of memory is a clear error in the contract\'s codes; a file the worker cannot open is read on the calling thread', async () => {
+    const { dir, db } = seeded(30);
+    const tiny = workers({ resourceLimits: { maxOldGenerationSizeMb: 6 } });
+    expect(await outcome(() => tiny.answer(db, { channel: 'report.build', request: { selection: {} } }))).toEqual({
+      refused: { code: 'INTERNAL', message: `the report could not be built: its worker thread ran out of memory. Choose fewer trials (fewer suites, a label or a scenario), or run kvbench report --db ${db} in a terminal.` },
+    });
+    expect(await outcome(() => tiny.answer(db, { channel: 'export.create', request: { selection: {}, format: 'csv' } }))).toMatchObject({
+      refused: { code: 'EXPORT_FAILED', message: expect.stringContaining('export failed: its worker thread ran out of memory.') },
+    });
+    // Moved after the backend opened it: its connection still reads it, the worker's open finds nothing there.
+    await withBackend(db, dir, async (backend) => {
+      const expected = await backend.invoke('report.build', { selection: {} });
+      fs.renameSync(db, path.join(dir, 'moved.db'));
+      expect(await workers().answer(db, { channel: 'report.build', request: { selection: {} } })).toBeNull();
+      expect(await backend.invoke('report.build', { selection: {} })).toEqual(expected);
+    });
+  });
+});
