@@ -27,7 +27,7 @@ import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { placeDamage, salvageRows, unreadableDatabase, type SalvageProgress } from './salvage.ts';
-import { copyLastingMeta, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade } from './schema-meta.ts';
+import { copyLastingMeta, raiseIdsGiven, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade, type ShownIdTable } from './schema-meta.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
 
@@ -602,6 +602,9 @@ export interface DamagedStore {
   allPlaced: boolean;
 }
 
+/** How a note names the ids of a shown table. */
+const ID_WORDS: Readonly<Record<ShownIdTable, string>> = { trials: 'trial', suites: 'suite', endpoint_runs: 'endpoint run' };
+
 /** How many findings of quick_check are placed (salvage's placeDamage) at most: each is a page kvbench reads. */
 const QUICK_CHECK_FINDINGS = 1000;
 
@@ -654,15 +657,24 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     copy = openDatabase(':memory:');
     copy.pragma('foreign_keys = OFF'); // rows whose parent could not be read are copied, and said (salvageRows)
     migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
-    const lost = salvageRows(src, copy, abs, placed.suspects, opts.onProgress);
+    const { notes: lost, idsSeen } = salvageRows(src, copy, abs, placed.suspects, opts.onProgress);
     try {
       // The ids the file has given (a recovery's new file never gives one again) and the recoveries it came through.
       copyLastingMeta(src, copy);
     } catch (err) {
       if (!isDamageError(err)) throw err;
       lost.push(
-        `kvbench's own record in ${abs} (kvbench_meta) could not be read (a damaged page): the ids of trials and suites deleted before may be given again, and any earlier recovery it came through is not known`,
+        `kvbench's own record in ${abs} (kvbench_meta) could not be read (a damaged page): the ids of trials, suites and endpoint runs deleted before may be given again, and any earlier recovery it came through is not known`,
       );
+    }
+    // The record may be missing (a file no build since 0.7.0 wrote, or its page lost) or behind the
+    // rows: the ids of rows lost to the damage, or dropped from the copy, were given all the same.
+    for (const [table, seen] of idsSeen) {
+      const recorded = raiseIdsGiven(copy, table as ShownIdTable, seen.largest);
+      if (!seen.exact && recorded === null) {
+        const one = ID_WORDS[table as ShownIdTable];
+        lost.push(`${abs} holds no record of the ids it gave, and its largest ${one} id could not be read (damaged pages): ${one} ids above ${seen.largest} may be given again`);
+      }
     }
     // Read as the file holds it, as a read-only open reads an intact file of its schema: only the
     // migrations Store cannot read without run on the copy; the others (migration 6's clearing of

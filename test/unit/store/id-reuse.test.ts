@@ -14,7 +14,7 @@ import { recoverDatabase } from '../../../src-main/store/recover.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { currentProcess } from '../../../src-main/util/process-identity.ts';
-import { damagedTrialsPage, pagesOf, scribbled } from '../../support/damaged-file.ts';
+import { damagedTrialsPage, intactDatabase, pagesOf, scribbled } from '../../support/damaged-file.ts';
 import { closeOpenedStores, open } from '../../support/store.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 import { addSuiteTrials } from './seed-store.ts';
@@ -151,6 +151,39 @@ describe('a recovered database', () => {
     const [, next] = runOne(recovered);
     expect(next).toBeGreaterThan(highest);
     expect(fs.existsSync(out)).toBe(true);
+  });
+  it('of a database from before the mark (0.7.0) whose newest trials are lost does not give their ids again', () => {
+    const dir = tempDir();
+    const intact = intactDatabase(dir);
+    const raw = openDatabase(intact);
+    raw.prepare("DELETE FROM kvbench_meta WHERE key LIKE '%_id_given'").run(); // as 0.7.0 left it
+    const highest = (raw.prepare('SELECT MAX(id) AS n FROM trials').get() as { n: number }).n;
+    raw.close();
+    const leaves = pagesOf(intact).get('trials/leaf')!;
+    const damaged = scribbled(intact, 'damaged.db', [leaves[leaves.length - 1]]);
+    const out = path.join(dir, 'recovered.db');
+    const r = recoverDatabase(damaged, out);
+    expect(r.lost.join('\n')).toMatch(/trials \d+ and above/);
+    const recovered = open(out);
+    expect(maxId(recovered, 'trials')).toBeLessThan(highest);
+    const [, next] = runOne(recovered);
+    expect(next).toBeGreaterThan(highest);
+    expect(recovered.db.prepare("SELECT value FROM kvbench_meta WHERE key = 'trials_id_given'").get()).toEqual({ value: String(next) });
+  });
+
+  it('says so where neither the record, nor the table’s last page, nor any index of it says the largest id given', () => {
+    const dir = tempDir();
+    const intact = intactDatabase(dir);
+    const raw = openDatabase(intact);
+    raw.prepare("DELETE FROM kvbench_meta WHERE key LIKE '%_id_given'").run();
+    raw.close();
+    const pages = pagesOf(intact);
+    const last = (k: string): number => pages.get(k)!.slice(-1)[0];
+    // The trials' last leaf, every index over trials, and the metrics' last leaf (whose trial ids would say it).
+    const indexes = [...pages.keys()].filter((k) => /^(trials_|sqlite_autoindex_trials_).*\/leaf$/.test(k));
+    const damaged = scribbled(intact, 'damaged.db', [last('trials/leaf'), last('trial_metrics/leaf'), ...indexes.map(last)]);
+    const r = recoverDatabase(damaged, path.join(dir, 'recovered.db'));
+    expect(r.lost.join('\n')).toMatch(/holds no record of the ids it gave, and its largest trial id could not be read \(damaged pages\): trial ids above \d+ may be given again/);
   });
 });
 
