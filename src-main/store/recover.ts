@@ -16,7 +16,7 @@ import { createDatabaseFile } from './database-file.ts';
 import { isNoRoomError, noRoomError } from './disk-full.ts';
 import { MIGRATIONS, oldestReadableSchema } from './migrations.ts';
 import { openDamagedStore, openStore, type OpenStoreOptions } from './open-store.ts';
-import { recordRecovery, recordSchemaChange, recoveryChain, type RecoveryRecord } from './schema-meta.ts';
+import { recordIdsBeforeDelete, recordRecovery, recordSchemaChange, recoveryChain, type RecoveryRecord } from './schema-meta.ts';
 import { openDatabase, sqliteCode } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import type { Store } from './store.ts';
@@ -117,6 +117,8 @@ function dropUnreadableRows(store: Store): string[] {
   };
   const snapshotIds = (store.db.prepare('SELECT id FROM hardware_snapshots ORDER BY id').all() as { id: number }[]).map((r) => r.id);
   const tx = store.db.transaction(() => {
+    // The ids of the trials taken out were given (openDamagedStore raised the record to them already; this keeps every delete alike).
+    recordIdsBeforeDelete(store.db, 'trials');
     // Foreign keys are on in the copy: a trial's metrics and histograms go with it, a snapshot's trials keep going without it.
     for (const id of trialIds) if (fails(() => store.getTrial(id))) store.db.prepare('DELETE FROM trials WHERE id = ?').run(id);
     for (const id of snapshotIds) if (fails(() => store.getHardwareSnapshot(id))) store.db.prepare('DELETE FROM hardware_snapshots WHERE id = ?').run(id);

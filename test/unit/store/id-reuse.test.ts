@@ -187,6 +187,61 @@ describe('a recovered database', () => {
   });
 });
 
+describe('the deletes an open makes', () => {
+  const dead = { pid: 0, host: 'gone', startTicks: null }; // pid 0: no process (processLiveness)
+  const newSuite = (s: Store, runner = currentProcess()): number =>
+    s.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner });
+  const asOlderLeftIt = (s: Store): void => void s.db.prepare("DELETE FROM kvbench_meta WHERE key LIKE '%_id_given'").run();
+
+  it('a suite a dead runner left without a trial is dropped, and its id (shown while it ran, usable with --resume) is not given again', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    runOne(s);
+    const empty = newSuite(s, dead);
+    asOlderLeftIt(s);
+    s.close();
+    const again = open(file);
+    expect(again.getSuite(empty)).toBeNull();
+    expect(newSuite(again)).toBeGreaterThan(empty);
+  });
+
+  it('an unfinished import an older kvbench left is removed, and the ids of its suite and trials are not given again', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    runOne(s);
+    const [suiteId, trialId] = s.atomically(() => {
+      const now = new Date().toISOString();
+      const systemId = s.upsertImportedSystem('lab', now).id;
+      const id = s.createSuite({ systemId, driveId: null, profile: 'import', label: null, source: 'import', plan: null, cacheDir: null, runner: dead, status: 'running', createdAt: now });
+      const run = s.addRun(id, { position: 0, scenarioId: 'imported', label: 'x', options: {}, trials: 0 }, 'k');
+      const trial = s.startTrial({ runId: run, suiteId: id, systemId, driveId: null, hardwareSnapshotId: null, scenarioId: 'imported', trialIndex: 0, options: {}, configKey: 'k', runner: dead, cacheDir: null });
+      s.finishTrial(trial, { status: 'complete', reason: null, wallMs: null, results: results(7), metrics: { x: 1 } });
+      return [id, trial];
+    });
+    asOlderLeftIt(s);
+    s.close();
+    const again = open(file);
+    expect(again.getSuite(suiteId)).toBeNull();
+    const [nextSuite, next] = runOne(again);
+    expect(nextSuite).toBeGreaterThan(suiteId);
+    expect(next).toBeGreaterThan(trialId);
+  });
+});
+
+describe('every delete of a trial, a suite or an endpoint run', () => {
+  it('is one of those known to record the ids first (recordIdsBeforeDelete): a new one must do so too, then be counted here', () => {
+    const root = path.join(import.meta.dirname, '../../../src-main');
+    const found: Record<string, number> = {};
+    for (const f of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      if (!f.endsWith('.ts')) continue;
+      const n = fs.readFileSync(path.join(root, f), 'utf8').match(/DELETE FROM (main\.)?"?(trials|suites|endpoint_runs)\b(?!_)/g)?.length ?? 0;
+      if (n > 0) found[f] = n;
+    }
+    // store.ts: deleteSuite, deleteTrials (the trials, then the emptied suites), removeImport and dropImportSuite, recoverInterrupted's empty suites.
+    expect(found).toEqual({ 'store/store.ts': 6, 'store/recover.ts': 1, 'endpoint/endpoint-store.ts': 1 });
+  });
+});
+
 describe('openStore', () => {
   it('a database made before the mark (none recorded) starts from its largest id', () => {
     const file = path.join(tempDir(), 'kvbench.db');
