@@ -1176,6 +1176,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         active.controller.abort(opts.mode === 'browser' ? 'stopped: kvbench serve shut down' : 'stopped: the kvbench app was closed');
         await active.done.catch(() => {});
       }
+      // A recovery, or a switch reading a damaged database, on a worker thread: aborted above, it ends
+      // once its worker has exited and its temporary file is removed. Waited for, so that nothing of it
+      // outlives close() (the Electron app quits right after, which would leave the file behind).
+      for (let queued = settingsQueue; ; queued = settingsQueue) {
+        await queued;
+        if (queued === settingsQueue) break;
+      }
       listeners.clear();
       // An import under way ends first: its database closed under it, it would fail half-way.
       while (writes.size > 0) await Promise.allSettled([...writes]);

@@ -139,6 +139,21 @@ describe('database.recover', () => {
     expect(sha(damaged)).toBe(before);
   });
 
+  it('kvbench closing while it writes the new file: close() returns only once the worker has stopped and its temporary file is gone (Electron quits right after)', async () => {
+    const dir = tempDir('kvb-recover-app-');
+    const { damaged } = damagedTrialsPage(dir);
+    const backend = await backendOn(dir, damaged);
+    let writing: () => void = () => {};
+    const atWrite = new Promise<void>((r) => (writing = r));
+    backend.subscribe((e) => e.type === 'database.recoveryProgressed' && e.message.startsWith('writing') && writing());
+    const recovering = backend.invoke('database.recover', { outPath: path.join(dir, 'recovered.db') });
+    await Promise.race([atWrite, recovering]);
+    await backend.close();
+    const left = fs.readdirSync(dir).filter((f) => f.includes('.recovering-'));
+    expect(await settled(recovering)).toBe(true);
+    expect(left).toEqual([]);
+  });
+
   it('writes what a damaged database holds to a new one and switches to it: writes work again, and it says it was recovered', async () => {
     const dir = tempDir('kvb-recover-app-');
     const { damaged } = damagedTrialsPage(dir);
