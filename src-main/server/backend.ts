@@ -822,7 +822,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           recovery = await recoverDatabaseOffThread(from, out, { ...APP_STORE_OPTIONS, signal: closing.signal, onProgress: progressed });
         } catch (err) {
           recovering = null;
-          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'stopped', ended: true });
+          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: `stopped: ${toIpcError(err).message}`, ended: true });
           throw err;
         }
         recovering = null;
@@ -830,11 +830,16 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           recovery.lost.length === 0 ? 'info' : 'warn',
           `recovered the damaged ${from} into ${out}: ${recovery.trials} trial(s)${recovery.lost.length === 0 ? ', nothing lost' : `; could not be read: ${recovery.lost.join('; ')}`}`,
         );
+        let switched: Settings;
         try {
-          return { settings: await updateSettings({ databasePath: out }), recovery };
-        } finally {
-          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'done', ended: true });
+          switched = await updateSettings({ databasePath: out });
+        } catch (err) {
+          // Written and checked, but not switched to (or the settings file not saved): not 'done'.
+          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: `stopped: ${out} was written, but switching to it failed: ${toIpcError(err).message}`, ended: true });
+          throw err;
         }
+        emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'done', ended: true });
+        return { settings: switched, recovery };
       });
       settingsQueue = recover.catch(() => undefined);
       return recover;
