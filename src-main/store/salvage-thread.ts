@@ -11,8 +11,10 @@
 // would be thrown here. A worker that dies without answering (out of memory, a crash, stopped
 // because kvbench closes) is said as such; a recovery's half-written file is removed (the new
 // database only gets its name once whole and checked, so it is never half there).
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import type { DamagedStore } from './open-store.ts';
 import { removeRecoveryLeftovers, type Recovery } from './recover.ts';
@@ -23,7 +25,8 @@ import { statOrNull } from '../util/stat-or-null.ts';
 
 /** What a worker is asked to do (its workerData). */
 export type SalvageJob =
-  | { kind: 'salvage'; file: string; chooseDatabase: string | undefined }
+  /** `copyFile`: where the worker builds the copy (a new file in a folder of the caller's, which removes it). */
+  | { kind: 'salvage'; file: string; chooseDatabase: string | undefined; copyFile: string }
   | { kind: 'recover'; from: string; out: string; chooseDatabase: string | undefined };
 
 /** What a worker says: progress, then one answer. */
@@ -55,7 +58,9 @@ function deathOf(f: { error: Error } | { exitCode: number } | { aborted: true })
 
 /**
  * Runs `job` on a worker thread: its answer, or `died(how)` thrown where the worker ended without
- * one. `died` is called only once the worker has exited, so nothing of it still writes meanwhile.
+ * one. Either once the worker has exited: nothing of it still writes, and what it held in memory (a
+ * salvaged copy's serialized bytes, as large as the database) is freed before the caller makes its
+ * own copy of the answer's.
  */
 function runJob(job: SalvageJob, opts: OffThreadOptions, died: (how: string) => Error): Promise<Exclude<SalvageReply, { type: 'progress' }>> {
   return new Promise((resolve, reject) => {
@@ -64,7 +69,7 @@ function runJob(job: SalvageJob, opts: OffThreadOptions, died: (how: string) => 
       return;
     }
     const worker = new Worker(new URL('./salvage-worker.ts', import.meta.url), { workerData: job, ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}) });
-    let answered = false;
+    let answer: Exclude<SalvageReply, { type: 'progress' }> | null = null;
     let aborted = false;
     let failure: Error | null = null;
     const onAbort = (): void => {
@@ -73,20 +78,20 @@ function runJob(job: SalvageJob, opts: OffThreadOptions, died: (how: string) => 
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: SalvageReply) => {
-      if (aborted || answered) return;
+      if (aborted || answer !== null) return;
       if (m.type === 'progress') {
         opts.onProgress?.(m.message);
         return;
       }
-      // The worker's work is over once it answers: nothing of it writes any more.
-      answered = true;
+      // The worker's work is over once it answers (nothing of it writes any more): kvbench closing now does not stop it.
+      answer = m;
       opts.signal?.removeEventListener('abort', onAbort);
-      resolve(m);
     });
     worker.on('error', (error) => (failure ??= error));
     worker.on('exit', (exitCode) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      if (!answered) reject(died(deathOf(aborted ? { aborted: true } : failure ? { error: failure } : { exitCode })));
+      if (answer !== null) resolve(answer);
+      else reject(died(deathOf(aborted ? { aborted: true } : failure ? { error: failure } : { exitCode })));
     });
   });
 }
@@ -102,9 +107,16 @@ function thrown(error: { code: StoreErrorCode | null; message: string }): Error 
  */
 export async function openDamagedStoreOffThread(file: string, opts: OffThreadOptions = {}): Promise<DamagedStore | null> {
   const abs = path.resolve(file);
-  const reply = await runJob({ kind: 'salvage', file: abs, chooseDatabase: opts.chooseDatabase }, opts, (how) =>
-    new StoreError('DB_CORRUPT', `${abs} is damaged, and reading what can still be read of it stopped: ${how}. The file was only read; restore a backup, or read it with the kvbench CLI (history, report, export --db ${abs}).`),
-  );
+  // The worker's scratch copy: readable by this user only (it holds the database's rows), removed once the worker has exited, however it ended.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-salvage-'));
+  let reply: Exclude<SalvageReply, { type: 'progress' }>;
+  try {
+    reply = await runJob({ kind: 'salvage', file: abs, chooseDatabase: opts.chooseDatabase, copyFile: path.join(scratch, 'copy.db') }, opts, (how) =>
+      new StoreError('DB_CORRUPT', `${abs} is damaged, and reading what can still be read of it stopped: ${how}. The file was only read; restore a backup, or read it with the kvbench CLI (history, report, export --db ${abs}).`),
+    );
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
   if (reply.type === 'failed') throw thrown(reply.error);
   if (reply.type !== 'salvaged') throw new Error(`salvage worker: unexpected answer ${reply.type}`);
   if (reply.copy === null) return null;
