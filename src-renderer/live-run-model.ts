@@ -102,8 +102,10 @@ export interface TimeLeft {
   seconds: number;
   /**
    * Part of it is request-limited trials (TrialRow.maxRequests) counted at their duration cap: no
-   * trial of theirs has shown its pace yet (a finished one of the same scenario, or the current
-   * one's requests so far), so the figure is the most the suite can take, not an estimate of it.
+   * complete trial of their scenario has shown its pace yet (the current one's own requests count for
+   * it alone), so the figure is the most the suite should take, not an estimate of it. A cap is
+   * stretched by the most any complete trial overran its plan (start-up on a loaded machine), so it
+   * is not below what a capped trial was seen to take; a later, slower start-up can still exceed it.
    */
   upToCap: boolean;
 }
@@ -140,18 +142,24 @@ export function requestLimitedWindowLeftS(p: ProgressEvent, maxRequests: number)
  * and its end says nothing of the others' estimates. It is counted from its own pace: the current
  * one from its requests' rate in the window so far (requestLimitedWindowLeftS), a queued one as the
  * complete trials of its scenario took. Until its scenario has shown a pace, it counts at its cap,
- * and the result says so (upToCap); so do unseen trials when `unseen.requestLimited`.
+ * stretched by the most a complete trial overran its plan's estimate (never shrunk), and the result
+ * says so (upToCap); so do unseen trials when `unseen.requestLimited`.
  */
 export function timeLeft(rows: readonly TrialRow[], current: CurrentTrial, unseen: { seconds: number; requestLimited: boolean } = { seconds: 0, requestLimited: false }): TimeLeft | null {
   if (rows.length === 0 && unseen.seconds === 0) return null;
-  let remaining = unseen.seconds;
-  let paced = 0; // request-limited trials' seconds, from their pace: not scaled
+  let remaining = unseen.requestLimited ? 0 : unseen.seconds;
+  let paced = 0; // request-limited trials' seconds, from their pace or at their cap: not scaled by the estimates' factor
   let upToCap = unseen.requestLimited && unseen.seconds > 0;
   let estDone = 0;
   let actualDone = 0;
+  // How far a trial can run past its plan's estimate, as complete ones did (a slow start-up): a
+  // request-limited one ends at its cap at the latest, so only the overrun counts, never a short end.
+  let capStretch = 1;
   const tookS = new Map<string, number[]>(); // complete request-limited trials' wall seconds, per scenario
   for (const r of rows) {
-    if (r.maxRequests > 0 && r.status === 'complete' && r.wallMs !== null) tookS.set(r.scenarioId, [...(tookS.get(r.scenarioId) ?? []), r.wallMs / 1000]);
+    if (r.status !== 'complete' || r.wallMs === null) continue;
+    if (r.maxRequests > 0) tookS.set(r.scenarioId, [...(tookS.get(r.scenarioId) ?? []), r.wallMs / 1000]);
+    if (r.estimatedS > 0) capStretch = Math.max(capStretch, r.wallMs / 1000 / r.estimatedS);
   }
   const meanTookS = (scenarioId: string): number | null => {
     const took = tookS.get(scenarioId);
@@ -167,7 +175,7 @@ export function timeLeft(rows: readonly TrialRow[], current: CurrentTrial, unsee
       if (windowLeftS !== null) paced += windowLeftS;
       else if (tookMeanS !== null) paced += Math.max(0, tookMeanS - ranS);
       else {
-        paced += Math.max(0, r.estimatedS - ranS);
+        paced += Math.max(0, r.estimatedS * capStretch - ranS);
         upToCap = true;
       }
     } else if (r.status === 'queued') remaining += r.estimatedS;
@@ -178,6 +186,7 @@ export function timeLeft(rows: readonly TrialRow[], current: CurrentTrial, unsee
     }
   }
   const factor = estDone > 0 ? Math.min(3, Math.max(0.5, actualDone / estDone)) : 1;
+  if (unseen.requestLimited) paced += unseen.seconds * capStretch;
   return { seconds: remaining * factor + paced, upToCap };
 }
 

@@ -1,7 +1,7 @@
 // `kvbench endpoint`: the real-engine benchmark. Replays a workload file against an OpenAI-compatible
 // serving endpoint (vLLM, TensorRT-LLM's trtllm-serve, SGLang), stores the run under a system label,
 // compares two systems side by side, exports runs. See docs/endpoint.md.
-import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonText, labelTextProblem, printableLines } from '../../src-shared/domain/label-text.ts';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -205,6 +205,10 @@ async function runSub(argv: string[]): Promise<number> {
   for (const f of ['url', 'model', 'workload', 'system-label'] as const) if (a[f] === undefined) errors.push(`the following argument is required: --${f}`);
   // Given but empty: refused once, in the words of the schema's own checks (the list is de-duplicated).
   errors.push(...emptyValueErrors(a, ['url', 'model', 'workload', 'system-label', 'output', 'db']));
+  // A control character or a bidirectional override: refused in the words every label's check uses
+  // (the endpoint's own rule below, ASCII only, would refuse it too, less plainly).
+  const labelProblem = a['system-label'] ? labelTextProblem('--system-label', a['system-label']) : null;
+  if (labelProblem !== null) errors.push(labelProblem);
   let baseUrl = '';
   if (a.url) {
     try {
@@ -262,7 +266,7 @@ async function runSub(argv: string[]): Promise<number> {
     stopAfterDeadBatches,
   };
   const parsed = EndpointRunConfigSchema.safeParse(candidate);
-  if (!parsed.success) errors.push(...parsed.error.issues.map((i) => i.message));
+  if (!parsed.success) errors.push(...parsed.error.issues.filter((i) => labelProblem === null || i.path[0] !== 'systemLabel').map((i) => i.message));
   errors.push(...endpointRunLimitIssues(candidate));
   let workload;
   if (workloadFile) {

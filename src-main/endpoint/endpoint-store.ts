@@ -15,7 +15,7 @@ import {
   type ServerCacheMetrics,
   type TokenCountSources,
 } from '../../src-shared/domain/endpoint.ts';
-import { takeIds } from '../store/schema-meta.ts';
+import { recordIdsBeforeDelete, takeIds } from '../store/schema-meta.ts';
 import type { SqlValue } from '../store/sqlite.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
@@ -310,7 +310,7 @@ export class EndpointStore {
   deleteRun(id: number): void {
     this.store.atomically(() => {
       // The ids given so far, recorded before one goes (a database from before the record): never given again.
-      takeIds(this.store.db, 'endpoint_runs', 0);
+      recordIdsBeforeDelete(this.store.db, 'endpoint_runs');
       const r = this.store.db.prepare('DELETE FROM endpoint_runs WHERE id = ?').run(id);
       if (r.changes === 0) throw new StoreError('NOT_FOUND', `no endpoint run ${id}`);
     });

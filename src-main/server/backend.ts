@@ -783,7 +783,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           recovery = await recoverDatabaseOffThread(from, out, { ...APP_STORE_OPTIONS, signal: closing.signal, onProgress: progressed });
         } catch (err) {
           recovering = null;
-          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'stopped', ended: true });
+          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: `stopped: ${toIpcError(err).message}`, ended: true });
           throw err;
         }
         recovering = null;
@@ -791,11 +791,16 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
           recovery.lost.length === 0 ? 'info' : 'warn',
           `recovered the damaged ${from} into ${out}: ${recovery.trials} trial(s)${recovery.lost.length === 0 ? ', nothing lost' : `; could not be read: ${recovery.lost.join('; ')}`}`,
         );
+        let switched: Settings;
         try {
-          return { settings: await updateSettings({ databasePath: out }), recovery };
-        } finally {
-          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'done', ended: true });
+          switched = await updateSettings({ databasePath: out });
+        } catch (err) {
+          // Written and checked, but not switched to (or the settings file not saved): not 'done'.
+          emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: `stopped: ${out} was written, but switching to it failed: ${toIpcError(err).message}`, ended: true });
+          throw err;
         }
+        emit({ type: 'database.recoveryProgressed', databasePath: from, outPath: out, message: 'done', ended: true });
+        return { settings: switched, recovery };
       });
       settingsQueue = recover.catch(() => undefined);
       return recover;
@@ -1097,6 +1102,13 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         // Not the user's Cancel: the trial's reason says the server (or the app) went away.
         active.controller.abort(opts.mode === 'browser' ? 'stopped: kvbench serve shut down' : 'stopped: the kvbench app was closed');
         await active.done.catch(() => {});
+      }
+      // A recovery, or a switch reading a damaged database, on a worker thread: aborted above, it ends
+      // once its worker has exited and its temporary file is removed. Waited for, so that nothing of it
+      // outlives close() (the Electron app quits right after, which would leave the file behind).
+      for (let queued = settingsQueue; ; queued = settingsQueue) {
+        await queued;
+        if (queued === settingsQueue) break;
       }
       listeners.clear();
       // An import under way ends first: its database closed under it, it would fail half-way.

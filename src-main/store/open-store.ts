@@ -29,7 +29,7 @@ import { openDatabase, openImmutable, sqliteCode, type Database } from './sqlite
 import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema, type Migration } from './migrations.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { placeDamage, salvageRows, unreadableDatabase, type SalvageProgress } from './salvage.ts';
-import { copyLastingMeta, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade } from './schema-meta.ts';
+import { copyLastingMeta, raiseIdsGiven, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade, type ShownIdTable } from './schema-meta.ts';
 import { forgetSound, recordedSound, recordSound, soundnessKey } from './sound-file-record.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
@@ -406,13 +406,14 @@ function backupBeforeMigration(db: Database, file: string, from: number): string
 
 /**
  * Runs the pending migrations in one transaction; a file's copy is taken first unless `copyFirst` is
- * false (a database in memory), and kept. A file records the change (kvbench_meta). Returns the
- * upgrade of a database that had a schema already (null for none, or a new one).
+ * false (a database in memory), and kept. A file records the change (kvbench_meta) unless `scratch`
+ * (a damaged database's copy built in a scratch file: as one in memory, it is no database of its
+ * own). Returns the upgrade of a database that had a schema already (null for none, or a new one).
  */
-function migrate(db: Database, file: string, from: number, migrations: readonly Migration[], copyFirst = true): SchemaUpgrade | null {
+function migrate(db: Database, file: string, from: number, migrations: readonly Migration[], copyFirst = true, scratch = false): SchemaUpgrade | null {
   const pending = migrations.filter((m) => m.version > from);
   if (pending.length === 0) return null;
-  const onFile = db.name !== ':memory:';
+  const onFile = db.name !== ':memory:' && !scratch;
   let backup: string | null = null;
   const latest = pending[pending.length - 1].version;
   let current = from;
@@ -698,6 +699,9 @@ export interface DamagedStore {
   allPlaced: boolean;
 }
 
+/** How a note names the ids of a shown table. */
+const ID_WORDS: Readonly<Record<ShownIdTable, string>> = { trials: 'trial', suites: 'suite', endpoint_runs: 'endpoint run' };
+
 /** How many findings of quick_check are placed (salvage's placeDamage) at most: each is a page kvbench reads. */
 const QUICK_CHECK_FINDINGS = 1000;
 
@@ -710,7 +714,19 @@ const QUICK_CHECK_FINDINGS = 1000;
  * read (its schema lies on a damaged page). An older schema's copy is read as the file holds it, as a
  * read-only open reads an intact one, unless `toLatestSchema`.
  */
-export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase'> & { toLatestSchema?: boolean; onProgress?: SalvageProgress } = {}): DamagedStore | null {
+export function openDamagedStore(
+  file: string,
+  opts: Pick<OpenStoreOptions, 'chooseDatabase'> & {
+    toLatestSchema?: boolean;
+    onProgress?: SalvageProgress;
+    /**
+     * Builds the copy in this new file instead of in memory (the worker thread's salvage, whose caller
+     * reads the file's bytes once the store is closed: SQLite's copy in memory is made of pages the
+     * process does not give back, so it stayed beside every later copy of the bytes). Not synced, no journal: a scratch file.
+     */
+    copyFile?: string;
+  } = {},
+): DamagedStore | null {
   const abs = path.resolve(file);
   const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
   const header = Buffer.alloc(SQLITE_HEADER.length);
@@ -747,25 +763,35 @@ export function openDamagedStore(file: string, opts: Pick<OpenStoreOptions, 'cho
     const damage = findings === null || findings.length === 0 ? 'SQLite: database disk image is malformed' : `SQLite quick_check: ${saidFindings(findings)}`;
     const walHoldsChanges = (fs.statSync(`${abs}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0;
     const placed = placeDamage(src, abs, findings, walHoldsChanges);
-    copy = openDatabase(':memory:');
+    copy = openDatabase(opts.copyFile ?? ':memory:');
+    if (opts.copyFile !== undefined) copy.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF');
     copy.pragma('foreign_keys = OFF'); // rows whose parent could not be read are copied, and said (salvageRows)
-    migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version));
-    const lost = salvageRows(src, copy, abs, placed.suspects, opts.onProgress);
+    migrate(copy, abs, 0, MIGRATIONS.filter((m) => m.version <= version), false, true);
+    const { notes: lost, idsSeen } = salvageRows(src, copy, abs, placed.suspects, opts.onProgress);
     try {
       // The ids the file has given (a recovery's new file never gives one again) and the recoveries it came through.
       copyLastingMeta(src, copy);
     } catch (err) {
       if (!isDamageError(err)) throw err;
       lost.push(
-        `kvbench's own record in ${abs} (kvbench_meta) could not be read (a damaged page): the ids of trials and suites deleted before may be given again, and any earlier recovery it came through is not known`,
+        `kvbench's own record in ${abs} (kvbench_meta) could not be read (a damaged page): the ids of trials, suites and endpoint runs deleted before may be given again, and any earlier recovery it came through is not known`,
       );
+    }
+    // The record may be missing (a file no build since 0.7.0 wrote, or its page lost) or behind the
+    // rows: the ids of rows lost to the damage, or dropped from the copy, were given all the same.
+    for (const [table, seen] of idsSeen) {
+      const recorded = raiseIdsGiven(copy, table as ShownIdTable, seen.largest);
+      if (!seen.exact && recorded === null) {
+        const one = ID_WORDS[table as ShownIdTable];
+        lost.push(`${abs} holds no record of the ids it gave, and its largest ${one} id could not be read (damaged pages): ${one} ids above ${seen.largest} may be given again`);
+      }
     }
     // Read as the file holds it, as a read-only open reads an intact file of its schema: only the
     // migrations Store cannot read without run on the copy; the others (migration 6's clearing of
     // made-up labels) stay undone, and an older file's measuring versions are worked out in memory
     // (Store's measuringVersionsAsIs), not left unknown as migration 4 alone would leave them.
     // `toLatestSchema` (recover: a new database that suites and imports go on with) upgrades the copy, as a writer's open would.
-    migrate(copy, abs, version, opts.toLatestSchema ? MIGRATIONS : MIGRATIONS.filter((m) => m.version <= oldestReadableSchema(MIGRATIONS)), false);
+    migrate(copy, abs, version, opts.toLatestSchema ? MIGRATIONS : MIGRATIONS.filter((m) => m.version <= oldestReadableSchema(MIGRATIONS)), false, true);
     copy.pragma('foreign_keys = ON');
     const store = new Store(copy, abs, true);
     store.noteLost(lost);

@@ -16,10 +16,11 @@ import { createDatabaseFile } from './database-file.ts';
 import { isNoRoomError, noRoomError } from './disk-full.ts';
 import { MIGRATIONS, oldestReadableSchema } from './migrations.ts';
 import { openDamagedStore, openStore, type OpenStoreOptions } from './open-store.ts';
-import { recordRecovery, recordSchemaChange, recoveryChain, type RecoveryRecord } from './schema-meta.ts';
+import { recordIdsBeforeDelete, recordRecovery, recordSchemaChange, recoveryChain, type RecoveryRecord } from './schema-meta.ts';
 import { openDatabase, sqliteCode } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import type { Store } from './store.ts';
+import { processLiveness } from '../util/process-identity.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { salvageProgressText } from './salvage.ts';
 
@@ -50,7 +51,10 @@ export interface RecoverOptions extends Pick<OpenStoreOptions, 'chooseDatabase'>
  * `${prefix}${random}`. A recovery whose thread was stopped before its own clean-up ran leaves
  * only files of this prefix (removeRecoveryLeftovers).
  */
-export const recoveringPrefix = (dst: string): string => path.join(path.dirname(dst), `.${path.basename(dst)}.recovering-${process.pid}-`);
+export const recoveringPrefix = (dst: string): string => path.join(path.dirname(dst), `${recoveringStem(dst)}${process.pid}-`);
+
+/** The start of every temporary name of a recovery into `dst`, whichever process wrote it. */
+const recoveringStem = (dst: string): string => `.${path.basename(dst)}.recovering-`;
 
 /** Removes what recoveries into `dst` by this process left (a thread stopped mid-write): files named recoveringPrefix(dst)…, and their -wal, -shm, -journal. */
 export function removeRecoveryLeftovers(dst: string): void {
@@ -62,6 +66,36 @@ export function removeRecoveryLeftovers(dst: string): void {
     return;
   }
   for (const name of names) if (name.startsWith(prefix)) fs.rmSync(path.join(path.dirname(dst), name), { force: true });
+}
+
+/** How long a dead process's temporary file must have been left unchanged before a recovery removes it (removeStaleRecoveryLeftovers). */
+export const STALE_RECOVERY_MS = 10 * 60_000;
+
+/**
+ * Removes what recoveries into `dst` by processes now gone left (killed mid-write, or an app that quit
+ * before its worker's clean-up ran): files named as recoveringPrefix names them for another pid, that
+ * pid dead on this host, the file unchanged for STALE_RECOVERY_MS. The name holds no host: on a folder
+ * other hosts share, a recovery another host is writing into the same name right now (a busy file,
+ * changed within minutes) is left alone.
+ */
+export function removeStaleRecoveryLeftovers(dst: string, nowMs = Date.now()): void {
+  const folder = path.dirname(dst);
+  const prefix = recoveringStem(dst);
+  let names: string[];
+  try {
+    names = fs.readdirSync(folder);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const rest = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}(-wal|-shm|-journal)?$/.exec(name.slice(prefix.length)) : null;
+    const pid = rest ? Number(rest[1]) : NaN;
+    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+    if (processLiveness({ pid, host: null, startTicks: null }) !== 'dead') continue;
+    const st = statOrNull(path.join(folder, name));
+    if (st === null || !st.isFile() || nowMs - st.mtimeMs < STALE_RECOVERY_MS) continue;
+    fs.rmSync(path.join(folder, name), { force: true });
+  }
 }
 
 /** How a recovery ends for a front end: everything read (0), parts lost (3); nothing read is a refusal (StoreError). */
@@ -117,6 +151,8 @@ function dropUnreadableRows(store: Store): string[] {
   };
   const snapshotIds = (store.db.prepare('SELECT id FROM hardware_snapshots ORDER BY id').all() as { id: number }[]).map((r) => r.id);
   const tx = store.db.transaction(() => {
+    // The ids of the trials taken out were given (openDamagedStore raised the record to them already; this keeps every delete alike).
+    recordIdsBeforeDelete(store.db, 'trials');
     // Foreign keys are on in the copy: a trial's metrics and histograms go with it, a snapshot's trials keep going without it.
     for (const id of trialIds) if (fails(() => store.getTrial(id))) store.db.prepare('DELETE FROM trials WHERE id = ?').run(id);
     for (const id of snapshotIds) if (fails(() => store.getHardwareSnapshot(id))) store.db.prepare('DELETE FROM hardware_snapshots WHERE id = ?').run(id);
@@ -152,6 +188,11 @@ export function recoverDatabase(from: string, out: string, opts: RecoverOptions 
   const refused = recoveryTargetProblem(dst, src);
   if (refused) throw new StoreError('VALIDATION', refused);
 
+  try {
+    removeStaleRecoveryLeftovers(dst);
+  } catch {
+    // a folder where nothing can be removed: the recovery below says what it cannot do there
+  }
   let healthy = false;
   say(`checking ${src}`);
   try {

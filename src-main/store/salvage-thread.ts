@@ -11,6 +11,8 @@
 // would be thrown here. A worker that dies without answering (out of memory, a crash, stopped
 // because kvbench closes) is said as such; a recovery's half-written file is removed (the new
 // database only gets its name once whole and checked, so it is never half there).
+import fs from 'node:fs';
+import os from 'node:os';
 import type { ResourceLimits } from 'node:worker_threads';
 import path from 'node:path';
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
@@ -24,7 +26,8 @@ import { runWorkerJob, workerEndText } from '../util/worker-job.ts';
 
 /** What a worker is asked to do (its workerData). */
 export type SalvageJob =
-  | { kind: 'salvage'; file: string; chooseDatabase: string | undefined }
+  /** `copyFile`: where the worker builds the copy (a new file in a folder of the caller's, which removes it). */
+  | { kind: 'salvage'; file: string; chooseDatabase: string | undefined; copyFile: string }
   | { kind: 'recover'; from: string; out: string; chooseDatabase: string | undefined };
 
 /** What a worker says: progress, then one answer. */
@@ -51,7 +54,9 @@ const STOPPED = 'it was stopped, as kvbench is closing';
 
 /**
  * Runs `job` on a worker thread: its answer, or `died(how)` thrown where the worker ended without
- * one. `died` is called only once the worker has exited, so nothing of it still writes meanwhile.
+ * one. Either once the worker has exited: nothing of it still writes, and what it held in memory (a
+ * salvaged copy's serialized bytes, as large as the database) is freed before the caller makes its
+ * own copy of the answer's.
  */
 function runJob(job: SalvageJob, opts: OffThreadOptions, died: (how: string) => Error): Promise<Exclude<SalvageReply, { type: 'progress' }>> {
   return runWorkerJob<SalvageReply>(
@@ -61,6 +66,8 @@ function runJob(job: SalvageJob, opts: OffThreadOptions, died: (how: string) => 
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}),
       isAnswer: (m) => m.type !== 'progress',
+      // Answered once it has exited: what it held (a salvaged copy as large as the database) is freed first.
+      answerAtExit: true,
       onMessage: (m) => m.type === 'progress' && opts.onProgress?.(m.message),
     },
     (end) => died(workerEndText(end, STOPPED)),
@@ -78,9 +85,16 @@ function thrown(error: { code: StoreErrorCode | null; message: string }): Error 
  */
 export async function openDamagedStoreOffThread(file: string, opts: OffThreadOptions = {}): Promise<DamagedStore | null> {
   const abs = path.resolve(file);
-  const reply = await runJob({ kind: 'salvage', file: abs, chooseDatabase: opts.chooseDatabase }, opts, (how) =>
-    new StoreError('DB_CORRUPT', `${abs} is damaged, and reading what can still be read of it stopped: ${how}. The file was only read; restore a backup, or read it with the kvbench CLI (history, report, export --db ${abs}).`),
-  );
+  // The worker's scratch copy: readable by this user only (it holds the database's rows), removed once the worker has exited, however it ended.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-salvage-'));
+  let reply: Exclude<SalvageReply, { type: 'progress' }>;
+  try {
+    reply = await runJob({ kind: 'salvage', file: abs, chooseDatabase: opts.chooseDatabase, copyFile: path.join(scratch, 'copy.db') }, opts, (how) =>
+      new StoreError('DB_CORRUPT', `${abs} is damaged, and reading what can still be read of it stopped: ${how}. The file was only read; restore a backup, or read it with the kvbench CLI (history, report, export --db ${abs}).`),
+    );
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
   if (reply.type === 'failed') throw thrown(reply.error);
   if (reply.type !== 'salvaged') throw new Error(`salvage worker: unexpected answer ${reply.type}`);
   if (reply.copy === null) return null;

@@ -2,6 +2,7 @@
 // into a new one (recoverDatabase) with its own better-sqlite3 connections, so that the thread that
 // started it (the app's backend) goes on answering meanwhile. One job per worker, given in
 // workerData; progress, then one answer, go back as messages.
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDamagedStore } from './open-store.ts';
 import { recoverDatabase } from './recover.ts';
@@ -29,18 +30,19 @@ function answer(): SalvageReply {
       const recovery = recoverDatabase(job.from, job.out, { chooseDatabase: job.chooseDatabase, onProgress: (m) => progress(m, !m.startsWith('copying ')) });
       return { type: 'recovered', recovery };
     }
-    const damaged = openDamagedStore(job.file, { chooseDatabase: job.chooseDatabase, onProgress: (table, rows, last) => progress(salvageProgressText(table, rows, last)) });
+    // The copy is built in a scratch file (the caller's), not in memory: its bytes are then read once,
+    // into a buffer that moves to the caller's thread. In memory, SQLite's copy (pages the process
+    // does not give back), serialize()'s bytes (outside V8: they cannot move) and a movable copy of
+    // them made three copies of the database here, beside the caller's own.
+    const damaged = openDamagedStore(job.file, { chooseDatabase: job.chooseDatabase, copyFile: job.copyFile, onProgress: (table, rows, last) => progress(salvageProgressText(table, rows, last)) });
     if (damaged === null) return { type: 'salvaged', copy: null };
     const { store, damage, allPlaced } = damaged;
-    try {
-      // better-sqlite3's bytes live outside V8 and cannot move to another thread: copied once here, off the caller's thread, then moved.
-      const serialized = store.db.serialize();
-      const bytes = new Uint8Array(serialized.length);
-      bytes.set(serialized);
-      return { type: 'salvaged', copy: { bytes, damage, allPlaced, unreadable: [...store.unreadable] } };
-    } finally {
-      store.close();
-    }
+    const unreadable = [...store.unreadable];
+    store.close();
+    const read = fs.readFileSync(job.copyFile);
+    // Moved whole: a buffer of its own (a file this large is never read into Node's shared pool, but said, not assumed).
+    const bytes = read.byteOffset === 0 && read.buffer.byteLength === read.length ? new Uint8Array(read.buffer as ArrayBuffer) : new Uint8Array(read);
+    return { type: 'salvaged', copy: { bytes, damage, allPlaced, unreadable } };
   } catch (err) {
     // A StoreError is the answer itself (a refusal, as the same call on the calling thread throws it); anything else is said as it came.
     if (err instanceof StoreError) return { type: 'failed', error: { code: err.code, message: err.message } };

@@ -396,12 +396,79 @@ export function placeDamage(src: Database, file: string, findings: readonly stri
   }
 }
 
+/** The tables whose ids kvbench shows, and so never gives twice (schema-meta's ShownIdTable). */
+const SHOWN_ID_TABLES = ['trials', 'suites', 'endpoint_runs'] as const;
+
+/**
+ * The largest id a shown table of the damaged file is known to have given: what the copy of a
+ * database without kvbench's own record of it (a file no build since 0.7.0 wrote, or one whose
+ * kvbench_meta page is lost) must not give again, though the rows that held the largest ids may be
+ * exactly those lost. `exact`: the table's largest key could be read (from its own pages or from an
+ * index over all its rows); otherwise `largest` is only the largest seen, and ids above it may have
+ * been given on the pages that could not be read.
+ */
+export interface IdsSeen {
+  largest: number;
+  exact: boolean;
+}
+
+/** What salvageRows copied: the notes on what could not be read, and each shown table's largest id known to have been given (IdsSeen). */
+export interface Salvage {
+  notes: string[];
+  idsSeen: Map<string, IdsSeen>;
+}
+
+/** The largest rowid `sql` reads from the damaged file, or null where it cannot be read (or holds none, or reads as nonsense). */
+function largestRead(src: Database, sql: string): number | null {
+  try {
+    const k = (src.prepare(sql).get() as { k: unknown } | undefined)?.k;
+    return typeof k === 'number' && Number.isSafeInteger(k) && k > 0 ? k : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * IdsSeen for each shown table, read before any row is taken out of the copy: the largest of its
+ * copied ids, the ids its copied children and referring rows name (trial_metrics.trial_id,
+ * trials.suite_id …), the keys it lost, and its largest key in the damaged file, read from the
+ * table itself or, where its last pages are damaged, from any full index over it (which holds every
+ * rowid on pages of its own).
+ */
+function shownIdsSeen(src: Database, dst: Database, tables: readonly string[], losses: ReadonlyMap<string, TableLoss>): Map<string, IdsSeen> {
+  const seen = new Map<string, IdsSeen>();
+  for (const table of SHOWN_ID_TABLES) {
+    if (!tables.includes(table)) continue;
+    const found = [largestRead(dst, `SELECT max(rowid) AS k FROM ${quoteId(table)}`) ?? 0];
+    for (const other of tables) {
+      const refs = dst.prepare('SELECT "from" AS col FROM pragma_foreign_key_list(?) WHERE "table" = ?').all(other, table) as { col: string }[];
+      for (const r of refs) found.push(largestRead(dst, `SELECT max(${quoteId(r.col)}) AS k FROM ${quoteId(other)}`) ?? 0);
+    }
+    const lost = losses.get(table)?.lost ?? [];
+    for (const r of lost) found.push(r.to ?? r.from - 1);
+    let exact = !lost.some((r) => r.to === null);
+    if (!exact) {
+      const indexes = src.prepare("SELECT name FROM pragma_index_list(?) WHERE partial = 0").all(table) as { name: string }[];
+      for (const source of [`FROM main.${quoteId(table)}`, ...indexes.map((i) => `FROM main.${quoteId(table)} INDEXED BY ${quoteId(i.name)}`)]) {
+        const k = largestRead(src, `SELECT max(rowid) AS k ${source}`);
+        if (k !== null) {
+          found.push(k);
+          exact = true;
+          break;
+        }
+      }
+    }
+    seen.set(table, { largest: Math.max(...found), exact });
+  }
+  return seen;
+}
+
 /**
  * Copies every table of `src` into `dst` (the same schema, empty, foreign keys off) as far as it can
  * be read, then removes from the copy what it cannot show whole, and says what was lost: the notes,
- * each naming `file` (empty where everything was read).
+ * each naming `file` (empty where everything was read), and the ids the file is known to have given.
  */
-export function salvageRows(src: Database, dst: Database, file: string, suspects: ReadonlyMap<string, ReadonlySet<number>> = new Map(), progress?: SalvageProgress): string[] {
+export function salvageRows(src: Database, dst: Database, file: string, suspects: ReadonlyMap<string, ReadonlySet<number>> = new Map(), progress?: SalvageProgress): Salvage {
   const tables = (dst.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid").all() as { name: string }[]).map((r) => r.name);
   // A schema that names none of them (its pages damaged) leaves nothing to find: said by the caller as a database that cannot be read.
   if (!tables.some((t) => (src.prepare('SELECT 1 FROM pragma_table_info(?)').all(t) as unknown[]).length > 0)) {
@@ -416,6 +483,7 @@ export function salvageRows(src: Database, dst: Database, file: string, suspects
     if (dst.inTransaction) dst.exec('ROLLBACK');
     throw err;
   }
+  const idsSeen = shownIdsSeen(src, dst, tables, losses);
   const notes: string[] = [];
   const leftOut = new Map<string, Map<number, string[]>>(); // parent table → id → its parts that could not be read
   const leave = (table: string, id: number, part: string): void => {
@@ -479,5 +547,5 @@ export function salvageRows(src: Database, dst: Database, file: string, suspects
       notes.push(`${single ? one : many} ${idList(list)} in ${file} ${single ? 'is' : 'are'} left out: ${single ? 'its' : 'their'} ${parts} could not be read (damaged pages)`);
     }
   }
-  return notes;
+  return { notes, idsSeen };
 }

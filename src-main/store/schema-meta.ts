@@ -46,16 +46,43 @@ const idGivenKey = (table: ShownIdTable): string => `${table}_id_given`;
  * still above every id the record has seen, and above that row. A record that is not a number reads as none.
  */
 export function takeIds(db: Database, table: ShownIdTable, count = 1): number {
+  return advanceIds(db, table, count, 0) - count + 1;
+}
+
+/**
+ * Records the ids `tables` have given so far (takeIds(…, 0) for each), in the transaction of a
+ * delete, before it: every path that deletes a trial, a suite or an endpoint run goes through it, so
+ * that a database from before the record (0.7.0) never gives the deleted row's id again.
+ */
+export function recordIdsBeforeDelete(db: Database, ...tables: ShownIdTable[]): void {
+  for (const t of tables) advanceIds(db, t, 0, 0);
+}
+
+/**
+ * Raises `table`'s record to at least `atLeast` (and every id it holds): the largest id a damaged file
+ * is known to have given, in the copy of it (salvage's IdsSeen). Returns the record as it was
+ * (null: none, or not a number).
+ */
+export function raiseIdsGiven(db: Database, table: ShownIdTable, atLeast: number): number | null {
+  const before = metaReader(db, idGivenKey(table))?.(idGivenKey(table)) ?? null;
+  advanceIds(db, table, 0, atLeast);
+  const n = before === null ? NaN : Number.parseInt(before, 10);
+  return n > 0 ? n : null;
+}
+
+/** takeIds' one statement: the record becomes the largest of itself + count, the table's largest id + count, and `atLeast`; returns it. */
+function advanceIds(db: Database, table: ShownIdTable, count: number, atLeast: number): number {
   ensureMetaTable(db);
   const largest = `(SELECT COALESCE(MAX(id), 0) FROM ${table})`;
   const row = db
     .prepare(
-      `INSERT INTO ${META_TABLE} (key, value) VALUES (?, ${largest} + ?)
-       ON CONFLICT (key) DO UPDATE SET value = MAX(CASE WHEN CAST(value AS INTEGER) > 0 THEN CAST(value AS INTEGER) ELSE 0 END + ?, ${largest} + ?)
+      `INSERT INTO ${META_TABLE} (key, value) VALUES (:key, MAX(${largest} + :count, :atLeast))
+       ON CONFLICT (key) DO UPDATE SET value = MAX(CASE WHEN CAST(value AS INTEGER) > 0 THEN CAST(value AS INTEGER) ELSE 0 END + :count, ${largest} + :count, :atLeast)
        RETURNING CAST(value AS INTEGER) AS given`,
     )
-    .get(idGivenKey(table), count, count, count) as { given: number };
-  return Number(row.given) - count + 1;
+    // As integers (a JS number binds as a REAL, which the record would keep as "33.0").
+    .get({ key: idGivenKey(table), count: BigInt(count), atLeast: BigInt(atLeast) }) as { given: number | bigint };
+  return Number(row.given);
 }
 
 /**

@@ -29,7 +29,7 @@ import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '..
 import { hasTable, sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import { compareSorted, HISTORY_SORT_COLUMNS, type HistorySort, type SortValue } from './history-order.ts';
-import { readRecoveryRecord, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
+import { readRecoveryRecord, recordIdsBeforeDelete, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
@@ -737,8 +737,7 @@ export class Store {
   deleteSuite(id: number): void {
     this.atomically(() => {
       // The ids given so far, recorded before they go (those of a database from before the record): never given again.
-      takeIds(this.db, 'suites', 0);
-      takeIds(this.db, 'trials', 0);
+      recordIdsBeforeDelete(this.db, 'suites', 'trials');
       const r = this.db.prepare('DELETE FROM suites WHERE id = ?').run(id);
       if (r.changes === 0) throw new StoreError('NOT_FOUND', `no suite ${id}`);
       this.pruneHardwareSnapshots();
@@ -1246,8 +1245,7 @@ export class Store {
   deleteTrials(ids: readonly number[]): number[] {
     return this.atomically(() => {
       // The ids given so far, recorded before they go (those of a database from before the record): never given again.
-      takeIds(this.db, 'trials', 0);
-      takeIds(this.db, 'suites', 0);
+      recordIdsBeforeDelete(this.db, 'trials', 'suites');
       const del = this.db.prepare('DELETE FROM trials WHERE id = ? RETURNING suite_id, run_id, trial_index, status');
       const touched = new Set<number>();
       const completeSlots = new Map<string, { runId: number; trialIndex: number }>();
@@ -1337,10 +1335,18 @@ export class Store {
     const trials = this.db.prepare(
       `DELETE FROM trials WHERE id IN (SELECT t.id FROM trials t JOIN suites su ON su.id = t.suite_id WHERE t.suite_id = ? AND ${unfinishedImport('su')} LIMIT ?)`,
     );
-    while (this.atomically(() => trials.run(suiteId, REMOVAL_BATCH_ROWS).changes) > 0);
+    // Its ids were shown by the kvbench that wrote it (and may be in its notes): recorded before they go, never given again.
+    const batch = (): number => {
+      recordIdsBeforeDelete(this.db, 'trials');
+      return trials.run(suiteId, REMOVAL_BATCH_ROWS).changes;
+    };
+    while (this.atomically(batch) > 0);
     const runs = this.db.prepare(`DELETE FROM runs WHERE id IN (SELECT r.id FROM runs r JOIN suites su ON su.id = r.suite_id WHERE r.suite_id = ? AND ${unfinishedImport('su')} LIMIT ?)`);
     while (this.atomically(() => runs.run(suiteId, REMOVAL_BATCH_ROWS).changes) > 0);
-    this.atomically(() => this.dropImportSuite(suiteId));
+    this.atomically(() => {
+      recordIdsBeforeDelete(this.db, 'suites', 'trials');
+      this.dropImportSuite(suiteId);
+    });
   }
 
   /**
@@ -1435,6 +1441,8 @@ export class Store {
       for (const r of dead) {
         mark.run(`interrupted: the runner process ${r.runner_pid ?? '?'} on ${r.runner_host === null ? '?' : hostNameOf(r.runner_host)} ended while this trial was running (killed or crashed); found at the next start`, now, r.id);
       }
+      // Its id was shown while it ran (and a resume takes it): recorded before it goes, never given again.
+      if (deadSuites.length > 0) recordIdsBeforeDelete(this.db, 'suites');
       const dropEmpty = this.db.prepare("DELETE FROM suites WHERE id = ? AND status = 'running' AND NOT EXISTS (SELECT 1 FROM trials WHERE suite_id = ?)");
       const dropped = deadSuites.filter((s) => dropEmpty.run(s.id, s.id).changes > 0).length;
       const sm = this.db.prepare("UPDATE suites SET status = 'interrupted', updated_at = ?, finished_at = ? WHERE id = ? AND status = 'running'");

@@ -14,6 +14,11 @@ export interface WorkerJobOptions<M> {
   /** Whether a message is the job's answer; any other is passed to onMessage (progress). */
   isAnswer: (message: M) => boolean;
   onMessage?: (message: M) => void;
+  /**
+   * Settles only once the worker has exited, answer or not: for an answer as large as the database
+   * (a salvaged copy), so that the worker's own copy is freed before the caller makes another.
+   */
+  answerAtExit?: boolean;
 }
 
 /** How a worker ended without answering. */
@@ -39,6 +44,7 @@ export function runWorkerJob<M>(url: URL, workerData: unknown, opts: WorkerJobOp
     }
     const worker = new Worker(url, { workerData, ...(opts.resourceLimits ? { resourceLimits: opts.resourceLimits } : {}) });
     let answered = false;
+    let answer: M | undefined;
     let aborted = false;
     let failure: Error | null = null;
     const onAbort = (): void => {
@@ -55,12 +61,15 @@ export function runWorkerJob<M>(url: URL, workerData: unknown, opts: WorkerJobOp
       // The worker's work is over once it answers: nothing of it reads or writes any more.
       answered = true;
       opts.signal?.removeEventListener('abort', onAbort);
-      resolve(m);
+      if (opts.answerAtExit) answer = m;
+      else resolve(m);
     });
     worker.on('error', (error) => (failure ??= error));
     worker.on('exit', (exitCode) => {
       opts.signal?.removeEventListener('abort', onAbort);
-      if (!answered) reject(died(aborted ? { aborted: true, reason: opts.signal?.reason } : failure ? { error: failure } : { exitCode }));
+      if (answered) {
+        if (opts.answerAtExit) resolve(answer as M);
+      } else reject(died(aborted ? { aborted: true, reason: opts.signal?.reason } : failure ? { error: failure } : { exitCode }));
     });
   });
 }

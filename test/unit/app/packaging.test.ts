@@ -44,4 +44,24 @@ describe('packaging', () => {
     for (const d of ['vue', 'pinia', 'chart.js']) expect(pkg.dependencies[d], d).toBeUndefined();
     expect(pkg.dependencies.ws).toBeTruthy();
   });
+
+  it('ships every worker and process source loaded beside its importer (the salvage worker in the main process, the engine\'s), unpacked, with better-sqlite3', () => {
+    const root = path.join(REPO, 'src-main');
+    const loaded: string[] = [];
+    for (const f of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      if (!f.endsWith('.ts') || f.endsWith('.test.ts')) continue;
+      for (const m of fs.readFileSync(path.join(root, f), 'utf8').matchAll(/new URL\('(\.\/[^']+)', import\.meta\.url\)/g)) loaded.push(path.join('src-main', path.dirname(f), m[1]));
+    }
+    expect(loaded).toContain(path.join('src-main', 'store', 'salvage-worker.ts'));
+    for (const f of loaded) {
+      expect(fs.existsSync(path.join(REPO, f)), f).toBe(true);
+      // Shipped by files' src-main/**/*, not dropped by its exclusions.
+      expect(f.startsWith('src-main/') && !f.endsWith('.test.ts') && !f.endsWith('.map'), f).toBe(true);
+    }
+    expect(config.files).toContain('src-main/**/*');
+    // Loaded from disk by Node's ESM loader and by better-sqlite3's native code: never inside an asar.
+    expect(config.asar).toBe(false);
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies['better-sqlite3']).toBeTruthy();
+  });
 });

@@ -21,4 +21,11 @@ describe('endpoint run: an empty value (an unset shell variable)', () => {
     expect(r.stderr).toContain('--system-label may hold letters, digits and . _ : + - (starting with a letter or digit)\n');
     expect(r.stderr).not.toContain('must not be empty');
   });
+
+  it('a label holding control characters or a bidirectional override is refused in the words every label check uses, once (not also by the characters rule)', async () => {
+    const r = await runInProcess(() => endpointCommand(['run', '--url', 'http://127.0.0.1:9/v1', '--model', 'm', '--workload', 'w.json', '--system-label', 'ab\u202ec\u001b[2J']));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('  --system-label must not hold control characters, line breaks or bidirectional overrides (found U+202E, U+001B)\n');
+    expect(r.stderr).not.toContain('may hold letters, digits');
+  });
 });

@@ -148,6 +148,22 @@ describe('time left with trials that end after N requests', () => {
     expect(timeLeft(rows, { key: rows[3].key, elapsedS: 5, progress: { ...inWindow(1, 0), phase: 'warming-up' } })).toEqual({ seconds: 15, upToCap: false });
   });
 
+  it('a trial counted at its cap is stretched by how far finished trials overran their plan: "≤" is never below what a capped trial was seen to take', () => {
+    const slot = (scenarioId: string, i: number) => ({ scenarioId, label: scenarioId, trialIndex: i, trialsPerScenario: 1 });
+    // Scenario A's one trial ran to its 60 s cap and, with start-up on a loaded machine, took 90 s against the plan's 63.5 s.
+    const a: TrialRow = { ...queuedRow(slot('a', 0), 63.5, 100), status: 'complete', wallMs: 90_000 };
+    const b = queuedRow(slot('b', 0), 63.5, 100);
+    const t = timeLeft([a, b], { key: null, elapsedS: 0, progress: null })!;
+    expect(t.upToCap).toBe(true);
+    expect(t.seconds).toBeCloseTo(90);
+    // The same overrun seen in a trial without a request limit stretches them too; a short request-limited trial shrinks none.
+    const c: TrialRow = { ...queuedRow(slot('c', 0), 30, 0), status: 'complete', wallMs: 45_000 };
+    const quick: TrialRow = { ...queuedRow(slot('d', 0), 63.5, 100), status: 'complete', wallMs: 5_000 };
+    expect(timeLeft([c, quick, b], { key: null, elapsedS: 0 })?.seconds).toBeCloseTo(63.5 * 1.5);
+    // Unseen request-limited trials likewise.
+    expect(timeLeft([a], { key: null, elapsedS: 0 }, { seconds: 127, requestLimited: true })?.seconds).toBeCloseTo((127 * 90) / 63.5);
+  });
+
   it('unseen trials of a resumed request-limited suite count at their cap, and say so', () => {
     expect(timeLeft([], { key: null, elapsedS: 0 }, { seconds: 127, requestLimited: true })).toEqual({ seconds: 127, upToCap: true });
   });

@@ -1689,6 +1689,29 @@ describe('the real-engine view', () => {
     expect(w.get('[data-test=endpoint-comparison] [data-test=export-done]').text()).toContain('2 endpoint run(s)');
   });
 
+  it('warnings and notes quoting a stored label, and a run\'s model and notes, are shown escaped as the CLI prints them', async () => {
+    const hostile = 'abc\u202efdp';
+    const odd = rows.map((r) => (r.id === 2 ? { ...r, config: { ...r.config, model: `m\u202eodel`, notes: `note\u2066x\u2069` } } : r));
+    installFakeApi({
+      'endpoint.list': () => endpointList(odd),
+      'endpoint.compare': (r) => {
+        const c = endpointComparison(r.labelA, odd.filter((x) => x.systemLabel === r.labelA && x.status === 'complete'), r.labelB, odd.filter((x) => x.systemLabel === r.labelB && x.status === 'complete'));
+        return { ...c, warnings: [`run 2 (${hostile}): a warning`], notes: [`run 2 (${hostile}), values marked †: a note`] };
+      },
+    });
+    const w = mountIt(EndpointView);
+    await flush();
+    expect(w.get('[data-run="2"]').text()).toContain('m\\u{202e}odel');
+    expect(w.get('[data-run="2"]').text()).toContain('note\\u{2066}x\\u{2069}');
+    await w.get('form').trigger('submit');
+    await flush();
+    const cmp = w.get('[data-test=endpoint-comparison]');
+    expect(cmp.text()).toContain('run 2 (abc\\u{202e}fdp): a warning');
+    expect(w.get('[data-test=cmp-note]').text()).toBe('run 2 (abc\\u{202e}fdp), values marked †: a note');
+    expect(cmp.findAll('[data-test=escaped-char]').length).toBeGreaterThanOrEqual(2);
+    expect(w.text()).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+  });
+
   it('with several runs a side: each side\'s spread, and a better side only beyond noise', async () => {
     const more = [endpointRow(5, 'c2c', 1.02), c2c, endpointRow(4, 'pcie', 2.04), pcie];
     installFakeApi({

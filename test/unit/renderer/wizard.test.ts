@@ -465,7 +465,7 @@ describe('plan step', () => {
     await type('10');
     expect(lastPlan()).toMatchObject({ maxRequests: 10 });
     expect(w.findAll('[data-test=plan-max-requests]').map((c) => c.text())).toEqual(['or 10 req', 'or 10 req']);
-    expect(w.get('[data-test=plan-time]').element.nextElementSibling!.textContent).toBe('at most, engine start-up included');
+    expect(w.get('[data-test=plan-time]').element.nextElementSibling!.textContent).toBe('every trial at its cap, engine start-up included');
     expect(w.findAll('.notes li').map((li) => li.text())).toEqual([
       'Each trial ends once 10 requests have completed in its measured window, or at its 3 s if that comes first: the estimate is the longest it can take.',
     ]);

@@ -139,6 +139,44 @@ describe('database.recover', () => {
     expect(sha(damaged)).toBe(before);
   });
 
+  it('kvbench closing while it writes the new file: close() returns only once the worker has stopped and its temporary file is gone (Electron quits right after)', async () => {
+    const dir = tempDir('kvb-recover-app-');
+    const { damaged } = damagedTrialsPage(dir);
+    const backend = await backendOn(dir, damaged);
+    let writing: () => void = () => {};
+    const atWrite = new Promise<void>((r) => (writing = r));
+    backend.subscribe((e) => e.type === 'database.recoveryProgressed' && e.message.startsWith('writing') && writing());
+    const recovering = backend.invoke('database.recover', { outPath: path.join(dir, 'recovered.db') });
+    await Promise.race([atWrite, recovering]);
+    await backend.close();
+    const left = fs.readdirSync(dir).filter((f) => f.includes('.recovering-'));
+    expect(await settled(recovering)).toBe(true);
+    expect(left).toEqual([]);
+  });
+
+  it('a recovery whose switch to the new database fails (the settings cannot be saved) ends with "stopped", not "done"', async () => {
+    const dir = tempDir('kvb-recover-app-');
+    const { damaged } = damagedTrialsPage(dir);
+    const settingsFile = path.join(dir, 'config', 'settings.json');
+    const backend = await createBackend({
+      mode: 'browser',
+      settingsFile,
+      defaults: { databasePath: damaged, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
+      detect: () => Promise.reject(new Error('no detection in this test')),
+      log: () => {},
+    });
+    const ends: string[] = [];
+    backend.subscribe((e) => e.type === 'database.recoveryProgressed' && e.ended && ends.push(e.message));
+    fs.writeFileSync(path.join(dir, 'config'), 'a file where the settings folder would be');
+    try {
+      const error = await refusal(backend, 'database.recover', { outPath: path.join(dir, 'recovered.db') });
+      expect(ends).toEqual([expect.stringMatching(/^stopped: /)]);
+      expect(ends[0]).toContain(error.message);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('writes what a damaged database holds to a new one and switches to it: writes work again, and it says it was recovered', async () => {
     const dir = tempDir('kvb-recover-app-');
     const { damaged } = damagedTrialsPage(dir);

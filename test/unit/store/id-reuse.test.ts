@@ -14,7 +14,7 @@ import { recoverDatabase } from '../../../src-main/store/recover.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { currentProcess } from '../../../src-main/util/process-identity.ts';
-import { damagedTrialsPage, pagesOf, scribbled } from '../../support/damaged-file.ts';
+import { damagedTrialsPage, intactDatabase, pagesOf, scribbled } from '../../support/damaged-file.ts';
 import { closeOpenedStores, open } from '../../support/store.ts';
 import { fakeHardware, kvbenchResults, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 import { addSuiteTrials } from './seed-store.ts';
@@ -151,6 +151,94 @@ describe('a recovered database', () => {
     const [, next] = runOne(recovered);
     expect(next).toBeGreaterThan(highest);
     expect(fs.existsSync(out)).toBe(true);
+  });
+  it('of a database from before the mark (0.7.0) whose newest trials are lost does not give their ids again', () => {
+    const dir = tempDir();
+    const intact = intactDatabase(dir);
+    const raw = openDatabase(intact);
+    raw.prepare("DELETE FROM kvbench_meta WHERE key LIKE '%_id_given'").run(); // as 0.7.0 left it
+    const highest = (raw.prepare('SELECT MAX(id) AS n FROM trials').get() as { n: number }).n;
+    raw.close();
+    const leaves = pagesOf(intact).get('trials/leaf')!;
+    const damaged = scribbled(intact, 'damaged.db', [leaves[leaves.length - 1]]);
+    const out = path.join(dir, 'recovered.db');
+    const r = recoverDatabase(damaged, out);
+    expect(r.lost.join('\n')).toMatch(/trials \d+ and above/);
+    const recovered = open(out);
+    expect(maxId(recovered, 'trials')).toBeLessThan(highest);
+    const [, next] = runOne(recovered);
+    expect(next).toBeGreaterThan(highest);
+    expect(recovered.db.prepare("SELECT value FROM kvbench_meta WHERE key = 'trials_id_given'").get()).toEqual({ value: String(next) });
+  });
+
+  it('says so where neither the record, nor the table’s last page, nor any index of it says the largest id given', () => {
+    const dir = tempDir();
+    const intact = intactDatabase(dir);
+    const raw = openDatabase(intact);
+    raw.prepare("DELETE FROM kvbench_meta WHERE key LIKE '%_id_given'").run();
+    raw.close();
+    const pages = pagesOf(intact);
+    const last = (k: string): number => pages.get(k)!.slice(-1)[0];
+    // The trials' last leaf, every index over trials, and the metrics' last leaf (whose trial ids would say it).
+    const indexes = [...pages.keys()].filter((k) => /^(trials_|sqlite_autoindex_trials_).*\/leaf$/.test(k));
+    const damaged = scribbled(intact, 'damaged.db', [last('trials/leaf'), last('trial_metrics/leaf'), ...indexes.map(last)]);
+    const r = recoverDatabase(damaged, path.join(dir, 'recovered.db'));
+    expect(r.lost.join('\n')).toMatch(/holds no record of the ids it gave, and its largest trial id could not be read \(damaged pages\): trial ids above \d+ may be given again/);
+  });
+});
+
+describe('the deletes an open makes', () => {
+  const dead = { pid: 0, host: 'gone', startTicks: null }; // pid 0: no process (processLiveness)
+  const newSuite = (s: Store, runner = currentProcess()): number =>
+    s.createSuite({ systemId: hw.system.id, driveId: null, profile: 'smoke', label: null, source: 'suite', plan: null, cacheDir: null, runner });
+  const asOlderLeftIt = (s: Store): void => void s.db.prepare("DELETE FROM kvbench_meta WHERE key LIKE '%_id_given'").run();
+
+  it('a suite a dead runner left without a trial is dropped, and its id (shown while it ran, usable with --resume) is not given again', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    runOne(s);
+    const empty = newSuite(s, dead);
+    asOlderLeftIt(s);
+    s.close();
+    const again = open(file);
+    expect(again.getSuite(empty)).toBeNull();
+    expect(newSuite(again)).toBeGreaterThan(empty);
+  });
+
+  it('an unfinished import an older kvbench left is removed, and the ids of its suite and trials are not given again', () => {
+    const file = path.join(tempDir(), 'kvbench.db');
+    const s = open(file);
+    runOne(s);
+    const [suiteId, trialId] = s.atomically(() => {
+      const now = new Date().toISOString();
+      const systemId = s.upsertImportedSystem('lab', now).id;
+      const id = s.createSuite({ systemId, driveId: null, profile: 'import', label: null, source: 'import', plan: null, cacheDir: null, runner: dead, status: 'running', createdAt: now });
+      const run = s.addRun(id, { position: 0, scenarioId: 'imported', label: 'x', options: {}, trials: 0 }, 'k');
+      const trial = s.startTrial({ runId: run, suiteId: id, systemId, driveId: null, hardwareSnapshotId: null, scenarioId: 'imported', trialIndex: 0, options: {}, configKey: 'k', runner: dead, cacheDir: null });
+      s.finishTrial(trial, { status: 'complete', reason: null, wallMs: null, results: results(7), metrics: { x: 1 } });
+      return [id, trial];
+    });
+    asOlderLeftIt(s);
+    s.close();
+    const again = open(file);
+    expect(again.getSuite(suiteId)).toBeNull();
+    const [nextSuite, next] = runOne(again);
+    expect(nextSuite).toBeGreaterThan(suiteId);
+    expect(next).toBeGreaterThan(trialId);
+  });
+});
+
+describe('every delete of a trial, a suite or an endpoint run', () => {
+  it('is one of those known to record the ids first (recordIdsBeforeDelete): a new one must do so too, then be counted here', () => {
+    const root = path.join(import.meta.dirname, '../../../src-main');
+    const found: Record<string, number> = {};
+    for (const f of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+      if (!f.endsWith('.ts')) continue;
+      const n = fs.readFileSync(path.join(root, f), 'utf8').match(/DELETE FROM (main\.)?"?(trials|suites|endpoint_runs)\b(?!_)/g)?.length ?? 0;
+      if (n > 0) found[f] = n;
+    }
+    // store.ts: deleteSuite, deleteTrials (the trials, then the emptied suites), removeImport and dropImportSuite, recoverInterrupted's empty suites.
+    expect(found).toEqual({ 'store/store.ts': 6, 'store/recover.ts': 1, 'endpoint/endpoint-store.ts': 1 });
   });
 });
 

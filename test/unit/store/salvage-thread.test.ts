@@ -2,11 +2,12 @@
 // the same recovery and the same refusals as the calls the CLI makes on its own thread, on real
 // damaged files; a worker that dies (out of memory, stopped mid-write) says so and leaves nothing:
 // no new database, no temporary file, the damaged file unchanged; a full disk is said as the CLI says it.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDamagedStore, openStore, type DamagedStore } from '../../../src-main/store/open-store.ts';
-import { recoverDatabase } from '../../../src-main/store/recover.ts';
+import { recoverDatabase, STALE_RECOVERY_MS } from '../../../src-main/store/recover.ts';
 import { openDamagedStoreOffThread, recoverDatabaseOffThread } from '../../../src-main/store/salvage-thread.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { intactDatabase, lastOverflowPage, pagesOf, scribbled, sha } from '../../support/damaged-file.ts';
@@ -166,6 +167,29 @@ describe('salvage and recovery on a worker thread', () => {
     expect(sha(files[0])).toBe(before);
     expect(await refusalOf(() => recoverDatabaseOffThread(files[0], path.join(dir, 'again.db'), { signal: AbortSignal.abort() }))).toMatchObject({ code: 'DB_WRITE_FAILED' });
     expect(fs.existsSync(path.join(dir, 'again.db'))).toBe(false);
+  });
+
+  it('what a dead process left (killed mid-write, an app that quit first) is removed by the next recovery into that name, once unchanged for a while; nothing else is', () => {
+    const dir = tempDir();
+    const intact = intactDatabase(dir);
+    const damaged = scribbled(intact, 'damaged.db', [pagesOf(intact).get('trials/leaf')![1]]);
+    const deadPid = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    const old = (Date.now() - STALE_RECOVERY_MS - 60_000) / 1000;
+    const leave = (name: string, ageS = old): string => {
+      fs.writeFileSync(path.join(dir, name), 'x');
+      fs.utimesSync(path.join(dir, name), ageS, ageS);
+      return name;
+    };
+    leave(`.recovered.db.recovering-${deadPid}-0123abcd`);
+    leave(`.recovered.db.recovering-${deadPid}-0123abcd-wal`);
+    const kept = [
+      leave(`.recovered.db.recovering-${deadPid}-89abcdef`, Date.now() / 1000), // changed a moment ago: perhaps another host's, still writing
+      leave(`.recovered.db.recovering-${process.ppid}-aaaaaaaa`), // its process is alive
+      leave(`.other.db.recovering-${deadPid}-bbbbbbbb`), // another destination's
+      leave(`.recovered.db.recovering-${deadPid}-note.txt`), // not a name a recovery gives
+    ];
+    recoverDatabase(damaged, path.join(dir, 'recovered.db'));
+    expect(leftovers(dir).sort()).toEqual(kept.sort());
   });
 
   it('a full disk: refused as on the calling thread (DB_WRITE_FAILED, the filesystem named), nothing left there, the damaged file unchanged', async (ctx) => {
