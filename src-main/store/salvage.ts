@@ -125,6 +125,7 @@ function copyTable(src: Database, dst: Database, table: string, suspect: Readonl
   const key = quoteId(keyColumn);
   const list = columns.map((c) => quoteId(c.name)).join(', ');
   const from = `FROM main.${quoteId(table)}`;
+  if (withoutRowid && !integerKeyed(dst, table, keyColumn)) return copyTextKeyed(src, dst, table, columns.map((c) => c.name));
   const scan = src.prepare(`SELECT ${key} AS "__key", ${list} ${from} WHERE ${key} > ? ORDER BY ${key}`);
   const seek = src.prepare(`SELECT ${key} AS "__key", ${list} ${from} WHERE ${key} > ? ORDER BY ${key} LIMIT 1`);
   const insert = dst.prepare(`INSERT INTO main.${quoteId(table)} (${withoutRowid ? '' : 'rowid, '}${list}) VALUES (${withoutRowid ? '' : '?, '}${columns.map(() => '?').join(', ')})`);
@@ -208,6 +209,30 @@ function copyTable(src: Database, dst: Database, table: string, suspect: Readonl
       }
       loss.lost.push({ from: k, to: k });
     }
+  }
+}
+
+/** Whether a WITHOUT ROWID table's key is declared INTEGER: the walk by key copyTable makes needs whole-number keys. */
+function integerKeyed(db: Database, table: string, keyColumn: string): boolean {
+  const type = (db.prepare('SELECT type FROM pragma_table_info(?) WHERE name = ?').get(table, keyColumn) as { type: string } | undefined)?.type ?? '';
+  return /INT/i.test(type);
+}
+
+/**
+ * A table keyed by text (kvbench_meta's shape) in one scan: its keys cannot be walked as numbers (the
+ * walk past a damaged page once looped without end on one), and such a table is small. A row that
+ * cannot be read loses the rest of it, said as the table's rows from the first.
+ */
+function copyTextKeyed(src: Database, dst: Database, table: string, names: string[]): TableLoss {
+  const list = names.map(quoteId).join(', ');
+  const insert = dst.prepare(`INSERT INTO main.${quoteId(table)} (${list}) VALUES (${names.map(() => '?').join(', ')})`);
+  try {
+    for (const row of (src.prepare(`SELECT ${list} FROM main.${quoteId(table)}`) as SteppingStatement).iterate() as Iterable<Record<string, SqlValue>>) {
+      insert.run(...names.map((n) => row[n]));
+    }
+    return { lost: [] };
+  } catch {
+    return { lost: [{ from: 1, to: null }] };
   }
 }
 
