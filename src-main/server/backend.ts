@@ -15,7 +15,6 @@ import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { shownInput } from '../../src-shared/domain/label-text.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
 import { isScenarioId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
-import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { CHANNELS, isChannel, type Channel } from '../../src-shared/ipc/channels.ts';
 import {
@@ -27,7 +26,6 @@ import {
   type DamagedDatabase,
   type ResponseOf,
   type Result,
-  type Selection,
   type Settings,
   type SuiteStatus,
 } from '../../src-shared/ipc/contract.ts';
@@ -37,7 +35,6 @@ import { compareLabels } from '../endpoint/endpoint-compare.ts';
 import { buildEndpointExportModel, renderEndpointExport } from '../endpoint/endpoint-export.ts';
 import { EndpointStore } from '../endpoint/endpoint-store.ts';
 import { cautionsOf } from '../export/report-model.ts';
-import { resolveSelection } from '../export/selection.ts';
 import { countFacetGroups } from '../../src-shared/domain/facet-matches.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { importResultsFiles, parseImportRunFlags } from '../store/import-results.ts';
@@ -60,7 +57,7 @@ import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { droppedFields } from './dropped-fields.ts';
 import { fail, toIpcError } from './ipc-error.ts';
-import { answerReportJob, exportedFile, selectionOf, type ReportChannel, type ReportJob } from './report-jobs.ts';
+import { answerReportJob, exportedFile, filterOf, selectionOf, type ReportChannel, type ReportJob } from './report-jobs.ts';
 import { ReportWorkers, stoppedError } from './report-thread.ts';
 import { databasePathRefusal, loadSettings, saveSettings } from './settings.ts';
 
@@ -535,8 +532,6 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     probe: r.probe ?? true, // as launch() detects: recorded, so a resume (here or by the CLI) chooses the same
   });
 
-  const trialsOf = (s: Store, sel: Selection, order: 'asc' | 'desc' = 'asc'): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order });
-
   /**
    * Why no suite may start now (another runs or is being prepared, a database switch is under way, the
    * database is damaged or a newer kvbench's): said before anything about the suite itself, which
@@ -874,9 +869,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const offset = r.offset ?? 0;
       const limit = r.limit ?? 100;
       // The page in SQL; where SQLite and JSON.parse disagree about a damaged row, every trial of the selection read and sorted here, as always.
-      const { value: listed, unreadable } = s.readDamaged(
-        () => s.historyPage(resolveSelection(s, selectionOf(r.selection)), r.sort, offset, limit) ?? historyPageInMemory(trialsOf(s, r.selection, 'desc'), r.sort, offset, limit),
-      );
+      const { value: listed, unreadable } = s.readDamaged(() => {
+        const filter = filterOf(s, r.selection);
+        return s.historyPage(filter, r.sort, offset, limit) ?? historyPageInMemory(s.listTrials({ ...filter, order: 'desc' }), r.sort, offset, limit);
+      });
       const { trials: page, total } = listed;
       // The flags of the page's trials, from the rule the report, the CLI's `!` and the exports use.
       const cautions = page.map((t) => ({ trialId: t.id, messages: cautionsOf(t).map((c) => c.message) })).filter((c) => c.messages.length > 0);
@@ -886,7 +882,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     async 'history.ids'(r) {
       const s = requireStore();
       // What History lists under the selection, every page of it ("select all matching"): ids only.
-      const rows = s.historyIds(resolveSelection(s, selectionOf(r.selection)));
+      const rows = s.historyIds(filterOf(s, r.selection));
       return { trialIds: rows.map((t) => t.id), suiteIds: [...new Set(rows.map((t) => t.suiteId))].sort((a, b) => a - b) };
     },
 
@@ -895,7 +891,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       const all = { systems: s.listSystems(), drives: s.listDrives(), ...s.trialFacets() };
       if (!r.selection) return all;
       // What is not a filter with values to choose (dates, suites) narrows the trials; SQL counts them by their values (no trial is loaded).
-      const filter = resolveSelection(s, selectionOf(r.selection));
+      const filter = filterOf(s, r.selection);
       return { ...all, matching: countFacetGroups(s.facetGroups(filter), filter) };
     },
 

@@ -87,7 +87,10 @@ export function exportedFile(name: string, format: 'csv' | 'xlsx' | 'json', data
   return { fileName: `kvbench-${name}-${stamp()}.${format}`, mimeType: MIME[format], dataBase64: data.toString('base64'), bytes: data.length };
 }
 
-const trialsOf = (s: Store, sel: Selection): TrialRecord[] => s.listTrials({ ...resolveSelection(s, selectionOf(sel)), order: 'asc' });
+/** The store's filter of the page's selection (its suites, systems and drives looked up: NOT_FOUND where one is not there). */
+export const filterOf = (s: Store, sel: Selection): ReturnType<typeof resolveSelection> => resolveSelection(s, selectionOf(sel));
+
+const trialsOf = (s: Store, sel: Selection): TrialRecord[] => s.listTrials({ ...filterOf(s, sel), order: 'asc' });
 
 function buildReport(s: Store, r: ParsedRequestOf<'report.build'>): ResponseOf<'report.build'> {
   const { value: built, unreadable } = s.readDamaged(() =>
