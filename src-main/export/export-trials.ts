@@ -22,7 +22,7 @@ import { definitionRowLabel, definitionSplitText } from '../../src-shared/domain
 import { cautionsOf, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
-import { writeChunksAtomic, type FileChunks } from '../util/write-file-atomic.ts';
+import type { FileChunks } from '../util/write-file-atomic.ts';
 import { csvChunks, csvTable } from './csv.ts';
 import { clipForCell } from '../engine/report/xlsx-export.ts';
 import { jsonArrayTexts, jsonText } from '../../src-shared/domain/label-text.ts';
@@ -370,11 +370,6 @@ export async function bytesOf(chunks: FileChunks): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of chunks) parts.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength));
   return Buffer.concat(parts);
-}
-
-/** The export written to `file` as it is made, atomically (writeChunksAtomic). */
-export async function writeExport(model: ExportModel, format: ExportFormat, file: string, content: ExportContent = 'trials'): Promise<void> {
-  await writeChunksAtomic(file, exportChunks(model, format, content));
 }
 
 export function formatFromPath(file: string): ExportFormat | null {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeExport } from '../../../src-main/export/export-trials.ts';
+import { writeExport } from '../../support/write-export.ts';
 import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
 import { formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { METRIC_BY_KEY, REQUEST_LEVEL_BYTES_TEXT, type TrialHistogram, type TrialRecord } from '../../../src-shared/domain/store-types.ts';

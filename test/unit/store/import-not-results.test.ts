@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeExport, type ExportModel } from '../../../src-main/export/export-trials.ts';
+import { type ExportModel } from '../../../src-main/export/export-trials.ts';
+import { writeExport } from '../../support/write-export.ts';
 import { buildScenarioReport, buildTierComparison } from '../../../src-main/export/report-model.ts';
 import { csvTable } from '../../../src-main/export/csv.ts';
 import { runColumns } from '../../../src-main/endpoint/endpoint-export.ts';
