@@ -8,7 +8,7 @@
  */
 
 /**
- * Queued arrivals an open loop may hold (about 175 MB of heap at ~350 B each). Past it the scheduler
+ * Queued arrivals an open loop may hold (about 175–230 MB of heap at ~350–465 B each, synthetic or replayed). Past it the scheduler
  * holds further arrivals back and issues them late, in order, as the queue drains: the request stream is
  * unchanged, only its issue times slip. Without it a one-hour 1,000-user run behind a slow drive would
  * queue 8.6 million arrivals (about 3 GB), and 10,000 users ten times that, past the heap's limit.

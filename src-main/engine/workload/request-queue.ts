@@ -1,12 +1,13 @@
 import { BinaryHeap } from './binary-heap.ts';
-import { CompactRequest, type KvRequest } from './synthetic-workload.ts';
+import type { KvRequest } from './synthetic-workload.ts';
+import type { QueuedArrival } from './workload-source.ts';
 
 /**
- * What waits in the queue: a full request, or a synthetic user's request kept compact (the numbers drawn
- * for it and references to shared state, about a tenth of the heap) and built into a full request when a
- * worker takes it. An open loop behind a slow drive queues hundreds of thousands of arrivals.
+ * What waits in the queue: a full request, or an arrival kept compact (a synthetic user's or a replay's:
+ * the numbers drawn for it and references to shared state) and built into a full request when a worker
+ * takes it. An open loop behind a slow drive queues hundreds of thousands of arrivals.
  */
-export type QueuedRequest = KvRequest | CompactRequest;
+export type QueuedRequest = KvRequest | QueuedArrival;
 
 /** A conversation with turns queued or in service whose entry is not written yet. */
 interface Conversation {
@@ -39,6 +40,11 @@ export class RequestQueue {
   /** Requests waiting to be served, held ones included. */
   get depth(): number {
     return this.#heap.size + this.#held;
+  }
+
+  /** Requests a worker could take now: queued and not held for an earlier turn. */
+  get servable(): number {
+    return this.#heap.size;
   }
 
   push(req: QueuedRequest): void {
@@ -131,13 +137,17 @@ interface Waiter {
   claim: () => void;
 }
 
+function isCompact(req: QueuedRequest): req is QueuedArrival {
+  return 'materialize' in req;
+}
+
 function materialize(req: QueuedRequest): KvRequest {
-  return req instanceof CompactRequest ? req.materialize() : req;
+  return isCompact(req) ? req.materialize() : req;
 }
 
 /** How many earlier turns of its conversation (turns 1..k) the request reloads. */
 function reloadedTurns(req: QueuedRequest): number {
-  return req instanceof CompactRequest ? req.reloadedTurns : req.previousTurnKeys.length;
+  return isCompact(req) ? req.reloadedTurns : req.previousTurnKeys.length;
 }
 
 function servedBefore(a: QueuedRequest, b: QueuedRequest): boolean {

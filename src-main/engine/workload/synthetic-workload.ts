@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { Rng } from './rng.ts';
 import { PREFILL_ONLY_CONTEXT_TOKENS, SYSTEM_PROMPTS, type Persona, type QosLevel, type RequestPhase } from './personas.ts';
 import { DEFAULT_WORKLOAD_PROFILE, type WorkloadProfile } from './workload-profile.ts';
-import type { WorkloadSource } from './workload-source.ts';
+import type { QueuedArrival, WorkloadSource } from './workload-source.ts';
 import { BinaryHeap } from './binary-heap.ts';
 import type { CacheType } from '../metrics/tier-stats.ts';
 
@@ -99,7 +99,7 @@ export interface UserState {
  * only when a worker takes it ({@link materialize}). Behind a drive slower than the offered load the
  * open loop queues thousands of arrivals a second; as full requests they took about 930 B each.
  */
-export class CompactRequest {
+export class CompactRequest implements QueuedArrival {
   /** Real time at which it entered the queue (set by the scheduler). */
   submitNs = 0n;
   readonly seq: number;

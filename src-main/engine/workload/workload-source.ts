@@ -1,4 +1,26 @@
-import type { CompactRequest, KvRequest } from './synthetic-workload.ts';
+import type { KvRequest } from './synthetic-workload.ts';
+
+/**
+ * An arrival as the open loop's queue keeps it until a worker takes it: what the queue orders and holds
+ * by (priority, arrival, sequence, conversation turn), the numbers drawn for it and references to what
+ * is shared; its strings (ids, keys, the keys of the earlier turns it reloads, prefix blocks) are built
+ * by {@link materialize}. Behind a drive slower than the offered load the queue holds hundreds of
+ * thousands of these.
+ */
+export interface QueuedArrival {
+  /** Real time at which it entered the queue (set by the scheduler). */
+  submitNs: bigint;
+  readonly seq: number;
+  readonly priority: number;
+  /** Scheduled (virtual) arrival in ns since the measured phase began. */
+  readonly arrivalNs: number;
+  readonly conversationId: string | null;
+  readonly turn: number;
+  /** How many earlier turns of its conversation (turns 1..k) the request reloads. */
+  readonly reloadedTurns: number;
+  /** The full request, exactly as the source offered it. */
+  materialize(): KvRequest;
+}
 
 /**
  * Where a run's requests come from: the synthetic users, or a replayed dataset or trace. The
@@ -22,7 +44,7 @@ export interface WorkloadSource {
    * The same next request kept compact until a worker takes it (the scheduler queues these when the
    * source offers them: an open loop's backlog can hold hundreds of thousands).
    */
-  nextQueued?(): CompactRequest;
+  nextQueued?(): QueuedArrival;
   /**
    * Set when a replay ended before the end of its file (the file changed under the run): the run's
    * status reason, and the run is partial rather than "replayed to its end".

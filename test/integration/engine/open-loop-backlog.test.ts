@@ -2,7 +2,7 @@
 // says it measures queueing (live and in the results) and keeps the backlog under its cap, issuing
 // later arrivals late and in order. The real engine in this process, on a temp dir, tiny sizes, a
 // fixed seed; a small cap (the engine context's test setting) so a short run reaches it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,6 +32,38 @@ describe('an open loop whose queue outgrows its workers', () => {
     expect(kv.queue.note).toMatch(/^the queue grew to 12 requests \(\d+ issued, \d+ completed\): the configuration offers more load than the storage serves/);
     expect(kv.queue.note).toContain('the backlog reached its cap of 12');
     expect(logged.filter((m) => m.includes('reached its cap of 12 requests'))).toHaveLength(1);
+    const summary = formatConsoleSummary(outcome.results as unknown as RunResults, { generationMode: 'realistic', msPerToken: 30, performanceProfile: 'latency', bytesPerToken: 24576 });
+    expect(summary).toContain(`Queueing-bound: ${kv.queue.note as string}`);
+  });
+
+  it('does the same for a paced replay, whose arrivals queue compactly too', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'kvbench-backlog-'));
+    dirs.push(cacheDir);
+    // 300 ShareGPT conversations of 1–3 turns, replies of 20+ tokens: at 30 ms a token each request
+    // keeps its worker for over half a second, while the replay offers 2,000 requests a second.
+    const datasetPath = join(cacheDir, 'sharegpt.json');
+    const conversations = Array.from({ length: 300 }, (_, i) => ({
+      id: `c${i}`,
+      conversations: Array.from({ length: 1 + (i % 3) }, (_, t) => [
+        { from: 'human', value: 'word '.repeat(40 + i) },
+        { from: 'gpt', value: 'reply '.repeat(20 + t) },
+      ]).flat(),
+    }));
+    writeFileSync(datasetPath, JSON.stringify(conversations));
+    const logged: string[] = [];
+    const outcome = await runBenchmark(
+      { model: 'tiny-1b', numUsers: 4, duration: 2, cpuMemGb: 0.25, gpuMemGb: 0, storageCapacityGb: 1, generationMode: 'realistic', seed: 42, cacheDir, datasetPath, requestRate: 2000 },
+      { onProgress: () => {}, onLog: (_level, m) => void logged.push(m), signal: new AbortController().signal, backlogCapRequests: 1100 },
+    );
+    const kv = outcome.results.kvbench as { queue: Record<string, unknown> };
+    expect(outcome.results.kvbench).toMatchObject({ workload_source: { kind: 'sharegpt' } });
+    // Past 1,000 queued the run measures queueing (said live, once); at 1,100 arrivals are held back.
+    expect(kv.queue).toMatchObject({ max_depth: 1100, backlog_cap_requests: 1100, backlog_cap_reached: true, queueing_bound: true });
+    expect(kv.queue.issue_lateness_max_ns).toBeGreaterThan(0);
+    expect(logged.filter((m) => m.includes('the request queue has grown to'))).toHaveLength(1);
+    expect(logged.filter((m) => m.includes('reached its cap of 1100 requests'))).toHaveLength(1);
+    expect(kv.queue.note).toMatch(/^the queue grew to 1100 requests \(\d+ issued, \d+ completed\)/);
+    expect(kv.queue.note).toContain('the backlog reached its cap of 1100 and later arrivals were issued up to');
     const summary = formatConsoleSummary(outcome.results as unknown as RunResults, { generationMode: 'realistic', msPerToken: 30, performanceProfile: 'latency', bytesPerToken: 24576 });
     expect(summary).toContain(`Queueing-bound: ${kv.queue.note as string}`);
   });

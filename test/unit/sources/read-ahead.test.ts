@@ -18,9 +18,12 @@ function feed(total: number, blocksEach: number): ReplayFeed & { asked: number[]
       while (out.length < max && out.length * blocksEach < (maxBlocks ?? Infinity) && n < total) {
         const i = n++;
         out.push({
-          arrivalNs: i, cycle: 0, userIndex: 0, userId: 'u', requestId: `r${i}`, contextTokens: blocksEach * 512, generationTokens: 1,
-          cacheKey: `k${i}`, conversationId: null, turn: 1, previousTurnKeys: [],
-          prefixBlocks: blocksEach === 0 ? null : Array.from({ length: blocksEach }, (_, b) => ({ key: `b${b}`, tokens: 512 })),
+          arrivalNs: i, cycle: 0, userIndex: 0, contextTokens: blocksEach * 512, generationTokens: 1, conversationId: null, turn: 1,
+          prefixBlockCount: blocksEach,
+          names: () => ({
+            userId: 'u', requestId: `r${i}`, cacheKey: `k${i}`,
+            prefixBlocks: blocksEach === 0 ? null : Array.from({ length: blocksEach }, (_, b) => ({ key: `b${b}`, tokens: 512 })),
+          }),
         });
       }
       return out;

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SyntheticWorkload, type KvRequest, type RagDocument, type SyntheticWorkloadOptions } from '../../../src-main/engine/workload/synthetic-workload.ts';
 import { RequestQueue } from '../../../src-main/engine/workload/request-queue.ts';
+import { plainRequest as plain, streamDigest as digestOf } from '../../support/request-stream.ts';
 
 /**
  * The open loop's queue keeps its arrivals compactly and builds each request when a worker takes it.
@@ -50,37 +50,6 @@ async function takenStream(opts: SyntheticWorkloadOptions, arrivals: number, wor
   }
   q.close();
   return taken;
-}
-
-function plain(r: KvRequest): Record<string, unknown> {
-  return {
-    seq: r.seq,
-    id: r.id,
-    userIndex: r.userIndex,
-    userId: r.userId,
-    qos: r.qos,
-    priority: r.priority,
-    arrivalNs: r.arrivalNs,
-    submitNs: String(r.submitNs),
-    contextTokens: r.contextTokens,
-    generationTokens: r.generationTokens,
-    phase: r.phase,
-    cacheKey: r.cacheKey,
-    conversationId: r.conversationId,
-    turn: r.turn,
-    previousTurnKeys: [...r.previousTurnKeys],
-    systemPrompt: r.systemPrompt ? { ...r.systemPrompt } : null,
-    ragChunks: r.ragChunks ? r.ragChunks.map((c) => ({ ...c })) : null,
-    decodeKey: r.decodeKey,
-    cacheType: r.cacheType,
-    prefixBlocks: r.prefixBlocks ?? null,
-  };
-}
-
-function digestOf(stream: KvRequest[]): string {
-  const h = createHash('sha256');
-  for (const r of stream) h.update(`${JSON.stringify(plain(r))}\n`);
-  return h.digest('hex');
 }
 
 const CASES: { name: string; opts: SyntheticWorkloadOptions; digest: string }[] = [

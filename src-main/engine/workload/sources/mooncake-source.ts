@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { MAX_CONTEXT_TOKENS, MAX_GENERATION_TOKENS } from '../../../../src-shared/domain/workload-file.ts';
 import { inputError } from './input-errors.ts';
-import { blocksOf, cyclePrefix, ReplayWorkload } from './replay-source.ts';
+import { blocksOf, cyclePrefix, ReplayWorkload, type ReplayNames } from './replay-source.ts';
 import { replayOptions, TRACE_USERS, traceUserId, type SourceContext } from './source-context.ts';
-import { scanTimedTrace, TimedTraceFeed, type TimedTraceFormat } from './timed-trace.ts';
+import { scanTimedTrace, TimedTraceFeed, TraceRowSpec, type TimedTraceFormat } from './timed-trace.ts';
 
 /** Tokens per hash ID in the Mooncake traces. */
 export const MOONCAKE_BLOCK_TOKENS = 512;
@@ -76,25 +76,37 @@ export async function createMooncakeSource(ctx: SourceContext, file: string): Pr
       /** 1 − distinct ÷ listed over the whole trace: the prefix-block hit rate of an unbounded cache. */
       trace_ideal_block_hit_rate: scan.blocks && scan.blocks.distinct !== null && scan.blocks.total > 0 ? 1 - scan.blocks.distinct / scan.blocks.total : null,
     }),
-    toSpec: (row, at) => {
-      const prefix = cyclePrefix(at.cycle);
-      const ids = row.hashIds!;
-      const userId = traceUserId(at.seq);
-      return {
-        arrivalNs: at.arrivalNs,
-        cycle: at.cycle,
-        userIndex: at.seq % TRACE_USERS,
-        userId,
-        requestId: `${userId}_req_${String(at.seq).padStart(6, '0')}`,
-        contextTokens: row.contextTokens,
-        generationTokens: row.generationTokens,
-        cacheKey: `${prefix}mc_req_${at.rowInCycle}`,
-        conversationId: null,
-        turn: 1,
-        previousTurnKeys: [],
-        prefixBlocks: blocksOf(ids, row.contextTokens, MOONCAKE_BLOCK_TOKENS, (id) => `${prefix}mc_block_${id}`),
-      };
-    },
+    toSpec: (row, at) => new MooncakeSpec(at.arrivalNs, at.cycle, at.seq, at.rowInCycle, row.contextTokens, row.generationTokens, row.hashIds!),
   });
   return ReplayWorkload.start(feed, replayOptions(ctx, 'mooncake', o.traceSpeedup > 0, false));
+}
+
+/**
+ * One Mooncake row as replayed: its own entry `[c{n}_]mc_req_{row}`, and its hash IDs (the parsed row's
+ * array, kept as numbers) as prefix blocks `[c{n}_]mc_block_{id}`.
+ */
+class MooncakeSpec extends TraceRowSpec {
+  readonly #rowInCycle: number;
+  readonly #hashIds: readonly number[];
+
+  constructor(arrivalNs: number, cycle: number, seq: number, rowInCycle: number, contextTokens: number, generationTokens: number, hashIds: readonly number[]) {
+    super(arrivalNs, cycle, seq, contextTokens, generationTokens);
+    this.#rowInCycle = rowInCycle;
+    this.#hashIds = hashIds;
+  }
+
+  override get prefixBlockCount(): number {
+    return this.#hashIds.length;
+  }
+
+  names(): ReplayNames {
+    const prefix = cyclePrefix(this.cycle);
+    const userId = traceUserId(this.seq);
+    return {
+      userId,
+      requestId: `${userId}_req_${String(this.seq).padStart(6, '0')}`,
+      cacheKey: `${prefix}mc_req_${this.#rowInCycle}`,
+      prefixBlocks: blocksOf(this.#hashIds, this.contextTokens, MOONCAKE_BLOCK_TOKENS, (id) => `${prefix}mc_block_${id}`),
+    };
+  }
 }

@@ -1,9 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
-import { PREFILL_ONLY_CONTEXT_TOKENS, type QosLevel, type RequestPhase } from '../personas.ts';
+import { PREFILL_ONLY_CONTEXT_TOKENS, type QosClass, type QosLevel, type RequestPhase } from '../personas.ts';
 import { Rng } from '../rng.ts';
 import { SYSTEM_PROMPT_REFS, zipfTopK, type KvRequest, type RagChunk, type RagDocument, type SystemPromptRef } from '../synthetic-workload.ts';
 import type { WorkloadProfile } from '../workload-profile.ts';
-import type { WorkloadSource } from '../workload-source.ts';
+import type { QueuedArrival, WorkloadSource } from '../workload-source.ts';
 
 /**
  * Seeded stream for the per-request choices of a replay (QoS class, system prompt, RAG retrieval,
@@ -37,22 +37,36 @@ export interface PrefixBlock {
   tokens: number;
 }
 
-/** One request as the replayed file defines it, before the per-request draws every source shares. */
+/**
+ * One request as the replayed file defines it, before the per-request draws every source shares. It
+ * keeps numbers and references to what the feed holds anyway (the loaded dataset, the parsed row); its
+ * strings are built by {@link names} when they are needed: a paced replay behind a slow drive queues
+ * hundreds of thousands of these, and as strings they took several times the heap.
+ */
 export interface ReplaySpec {
   /** Scheduled arrival in ns since the measured phase began (pacing and cycles applied). */
-  arrivalNs: number;
+  readonly arrivalNs: number;
   /** Replay pass (0-based) this request belongs to. */
-  cycle: number;
-  userIndex: number;
+  readonly cycle: number;
+  readonly userIndex: number;
+  readonly contextTokens: number;
+  readonly generationTokens: number;
+  /**
+   * The conversation (cycle prefix applied), or null. Its turns 1..turn−1 are the request's multi-turn
+   * reload, keyed `<conversationId>_turn_<n>` (as the synthetic users').
+   */
+  readonly conversationId: string | null;
+  readonly turn: number;
+  /** How many prefix blocks {@link names} lists (the read-ahead's budget counts them unbuilt). */
+  readonly prefixBlockCount: number;
+  /** Its ids and keys: the user, the request, its own entry (the cycle prefix applied), its prefix blocks. */
+  names(): ReplayNames;
+}
+
+export interface ReplayNames {
   userId: string;
   requestId: string;
-  contextTokens: number;
-  generationTokens: number;
-  /** Key of the request's own entry (the cycle prefix already applied). */
   cacheKey: string;
-  conversationId: string | null;
-  turn: number;
-  previousTurnKeys: string[];
   prefixBlocks: PrefixBlock[] | null;
 }
 
@@ -197,6 +211,14 @@ export class ReplayWorkload implements WorkloadSource {
   }
 
   next(): KvRequest {
+    return this.nextQueued().materialize();
+  }
+
+  /**
+   * The next request in arrival order, kept compact for the queue (the scheduler's path): the spec and
+   * the draws; its strings are built when a worker takes it.
+   */
+  nextQueued(): QueuedReplay {
     if (this.#head >= this.#buf.length) throw new Error('ReplayWorkload.next() called with no request ready (check peekArrivalNs first)');
     const spec = this.#buf[this.#head++];
     if (this.#head >= READ_AHEAD) {
@@ -205,9 +227,11 @@ export class ReplayWorkload implements WorkloadSource {
     }
     if (this.#buf.length - this.#head < this.#pullSize / 2) this.#startRefill();
     this.#feed.offered?.(spec);
-    const req = this.#decorate(spec);
+    const queued = this.#decorate(spec);
+    const req = queued.materialize();
+    this.#count(req, spec.cycle);
     this.#record(req);
-    return req;
+    return queued;
   }
 
   digest(): string {
@@ -257,7 +281,7 @@ export class ReplayWorkload implements WorkloadSource {
       const got = await this.#feed.pull(this.#pullSize, READ_AHEAD_BLOCKS / 2);
       if (got.length === 0) this.#ended = true;
       else for (const s of got) this.#buf.push(s);
-      const blocks = got.reduce((n, s) => n + (s.prefixBlocks?.length ?? 0), 0);
+      const blocks = got.reduce((n, s) => n + s.prefixBlockCount, 0);
       this.#pullSize = blocks === 0 ? READ_AHEAD : Math.max(1, Math.min(READ_AHEAD, Math.floor(READ_AHEAD_BLOCKS / 2 / (blocks / got.length))));
     } catch (err) {
       // The file was validated before the run; failing now means it changed underneath. End the
@@ -269,7 +293,8 @@ export class ReplayWorkload implements WorkloadSource {
     }
   }
 
-  #decorate(s: ReplaySpec): KvRequest {
+  /** The per-request draws, in offered order (the seeded stream), kept with the spec for the queue. */
+  #decorate(s: ReplaySpec): QueuedReplay {
     const o = this.#o;
     const rng = this.#rng;
     const seq = this.#issued++;
@@ -290,26 +315,27 @@ export class ReplayWorkload implements WorkloadSource {
     }
 
     let phase: RequestPhase = contextTokens >= PREFILL_ONLY_CONTEXT_TOKENS ? 'prefill' : 'prefill_decode';
-    let decodeKey = s.cacheKey;
-    let previousTurnKeys = s.previousTurnKeys;
-    let prefixBlocks = s.prefixBlocks;
+    let decodeKey: string | null = null;
     if (o.mode === 'decode-only') {
       // As the synthetic users: decode reads hit the pre-populated entries; nothing is written.
       phase = 'decode';
-      decodeKey = o.prepopulatedKeys.length > 0 ? rng.pick(o.prepopulatedKeys) : s.cacheKey;
-      previousTurnKeys = [];
-      prefixBlocks = null;
+      if (o.prepopulatedKeys.length > 0) decodeKey = rng.pick(o.prepopulatedKeys);
     } else if (o.mode === 'prefill-only') {
       phase = 'prefill';
     }
+    return new QueuedReplay(seq, s, qos, { contextTokens, phase, systemPrompt, ragChunks, decodeKey });
+  }
 
+  /** Counts what was offered (the request built once here, for the counts and the digest). */
+  #count(req: KvRequest, cycle: number): void {
     const f = this.#offered;
-    addStat(f.context, contextTokens);
-    addStat(f.generation, s.generationTokens);
-    if (phase === 'prefill') f.prefillOnly++;
-    if (systemPrompt) f.systemPrompt++;
-    if (ragChunks) f.rag++;
-    f.multiTurnReloads += previousTurnKeys.length;
+    addStat(f.context, req.contextTokens);
+    addStat(f.generation, req.generationTokens);
+    if (req.phase === 'prefill') f.prefillOnly++;
+    if (req.systemPrompt) f.systemPrompt++;
+    if (req.ragChunks) f.rag++;
+    f.multiTurnReloads += req.previousTurnKeys.length;
+    const prefixBlocks = req.prefixBlocks;
     if (prefixBlocks) {
       f.prefixBlocks += prefixBlocks.length;
       if (this.#blockKeys) {
@@ -320,32 +346,9 @@ export class ReplayWorkload implements WorkloadSource {
         if (this.#blockKeys.size > MAX_TRACKED_BLOCK_KEYS) this.#blockKeys = null;
       }
     }
-    f.qos[qos.level]++;
-    f.lastArrivalNs = s.arrivalNs;
-    f.lastCycle = s.cycle;
-
-    return {
-      seq,
-      id: s.requestId,
-      userIndex: s.userIndex,
-      userId: s.userId,
-      qos: qos.level,
-      priority: qos.priority,
-      arrivalNs: s.arrivalNs,
-      submitNs: 0n,
-      contextTokens,
-      generationTokens: s.generationTokens,
-      phase,
-      cacheKey: s.cacheKey,
-      conversationId: s.conversationId,
-      turn: s.turn,
-      previousTurnKeys,
-      systemPrompt,
-      ragChunks,
-      decodeKey,
-      cacheType: systemPrompt ? 'system' : 'user',
-      prefixBlocks,
-    };
+    f.qos[req.qos]++;
+    f.lastArrivalNs = req.arrivalNs;
+    f.lastCycle = cycle;
   }
 
   #record(r: KvRequest): void {
@@ -354,6 +357,92 @@ export class ReplayWorkload implements WorkloadSource {
         `${r.previousTurnKeys.length}|${r.systemPrompt?.key ?? '-'}|${r.ragChunks?.map((c) => c.key).join(',') ?? '-'}|${r.decodeKey}|` +
         `${r.prefixBlocks ? r.prefixBlocks.map((b) => `${b.key}:${b.tokens}`).join(',') : '-'}\n`,
     );
+  }
+}
+
+/**
+ * A replayed request as it waits in the queue: its spec (numbers, and references to what the feed holds)
+ * and the draws made for it when it was offered. {@link materialize} builds the request the source
+ * offered: its ids and keys, the keys of the earlier turns it reloads, its prefix blocks.
+ */
+export class QueuedReplay implements QueuedArrival {
+  submitNs = 0n;
+  readonly seq: number;
+  readonly spec: ReplaySpec;
+  readonly #qos: QosClass;
+  /** The spec's, less the shared system prompt drawn for it. */
+  readonly #contextTokens: number;
+  readonly #phase: RequestPhase;
+  readonly #systemPrompt: SystemPromptRef | null;
+  readonly #ragChunks: RagChunk[] | null;
+  /** Decode-only: the pre-populated entry its decode reads, or null for its own entry. */
+  readonly #decodeKey: string | null;
+
+  constructor(
+    seq: number,
+    spec: ReplaySpec,
+    qos: QosClass,
+    draws: { contextTokens: number; phase: RequestPhase; systemPrompt: SystemPromptRef | null; ragChunks: RagChunk[] | null; decodeKey: string | null },
+  ) {
+    this.seq = seq;
+    this.spec = spec;
+    this.#qos = qos;
+    this.#contextTokens = draws.contextTokens;
+    this.#phase = draws.phase;
+    this.#systemPrompt = draws.systemPrompt;
+    this.#ragChunks = draws.ragChunks;
+    this.#decodeKey = draws.decodeKey;
+  }
+
+  get arrivalNs(): number {
+    return this.spec.arrivalNs;
+  }
+
+  get priority(): number {
+    return this.#qos.priority;
+  }
+
+  get conversationId(): string | null {
+    return this.spec.conversationId;
+  }
+
+  get turn(): number {
+    return this.spec.turn;
+  }
+
+  /** Decode-only requests reload nothing (nothing is written; decode reads the pre-populated entries). */
+  get reloadedTurns(): number {
+    return this.spec.conversationId !== null && this.#phase !== 'decode' ? this.spec.turn - 1 : 0;
+  }
+
+  materialize(): KvRequest {
+    const s = this.spec;
+    const names = s.names();
+    const decodeOnly = this.#phase === 'decode';
+    const previousTurnKeys: string[] = [];
+    for (let t = 1; t <= this.reloadedTurns; t++) previousTurnKeys.push(`${s.conversationId}_turn_${t}`);
+    return {
+      seq: this.seq,
+      id: names.requestId,
+      userIndex: s.userIndex,
+      userId: names.userId,
+      qos: this.#qos.level,
+      priority: this.#qos.priority,
+      arrivalNs: s.arrivalNs,
+      submitNs: this.submitNs,
+      contextTokens: this.#contextTokens,
+      generationTokens: s.generationTokens,
+      phase: this.#phase,
+      cacheKey: names.cacheKey,
+      conversationId: s.conversationId,
+      turn: s.turn,
+      previousTurnKeys,
+      systemPrompt: this.#systemPrompt,
+      ragChunks: this.#ragChunks,
+      decodeKey: this.#decodeKey ?? names.cacheKey,
+      cacheType: this.#systemPrompt ? 'system' : 'user',
+      prefixBlocks: decodeOnly ? null : names.prefixBlocks,
+    };
   }
 }
 

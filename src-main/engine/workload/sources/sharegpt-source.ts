@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inputError } from './input-errors.ts';
 import { readJsonArray } from './json-array-reader.ts';
-import { addStat, cyclePrefix, newStats, ReplayWorkload, SHAREGPT_SHUFFLE_STREAM, statsOut, type ReplayFeed, type ReplaySpec, type TokenStats } from './replay-source.ts';
+import { addStat, cyclePrefix, newStats, ReplayWorkload, SHAREGPT_SHUFFLE_STREAM, statsOut, type ReplayFeed, type ReplayNames, type ReplaySpec, type TokenStats } from './replay-source.ts';
 import { replayOptions, type SourceContext } from './source-context.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 import { Rng } from '../rng.ts';
@@ -187,6 +187,7 @@ export class ShareGptFeed implements ReplayFeed {
   readonly #laneConv: Int32Array;
   readonly #laneTurn: Int32Array;
   readonly #laneSeen: Uint8Array;
+  readonly #laneConvId: string[];
   #active: number[] = [];
   #cursor = 0;
   #cycle = 0;
@@ -213,6 +214,7 @@ export class ShareGptFeed implements ReplayFeed {
     this.#laneConv = new Int32Array(laneCount);
     this.#laneTurn = new Int32Array(laneCount);
     this.#laneSeen = new Uint8Array(laneCount);
+    this.#laneConvId = new Array<string>(laneCount).fill('');
     this.#startCycle();
   }
 
@@ -271,32 +273,12 @@ export class ShareGptFeed implements ReplayFeed {
       this.#laneSeen[lane] = 1;
       this.#usersSeen++;
     }
-    const userId = `dataset_user_${lane}`;
-    const prefix = cyclePrefix(this.#cycle);
-    const spec: ReplaySpec = {
-      arrivalNs: this.#o.requestRate > 0 ? Math.round((seq * 1e9) / this.#o.requestRate) : 0,
-      cycle: this.#cycle,
-      userIndex: lane,
-      userId,
-      requestId: `req_${userId}_${String(seq).padStart(6, '0')}`,
-      contextTokens: conv.contextTokens[t],
-      generationTokens: conv.generationTokens[t],
-      cacheKey: '',
-      conversationId: null,
-      turn: 1,
-      previousTurnKeys: [],
-      prefixBlocks: null,
-    };
+    const arrivalNs = this.#o.requestRate > 0 ? Math.round((seq * 1e9) / this.#o.requestRate) : 0;
+    // The conversation's id (the cycle prefix applied), built at its first turn and shared by the others.
+    if (t === 0) this.#laneConvId[lane] = `${cyclePrefix(this.#cycle)}${conv.id}`;
+    const conversationId = this.#o.multiTurn ? this.#laneConvId[lane] : null;
+    const spec = new ShareGptSpec(arrivalNs, this.#cycle, lane, seq, conv.contextTokens[t], conv.generationTokens[t], conversationId, this.#o.multiTurn ? t + 1 : 1);
     if (t === 0) this.#firstTurns.add(spec);
-    if (this.#o.multiTurn) {
-      const convKey = `${prefix}${conv.id}`;
-      spec.conversationId = convKey;
-      spec.turn = t + 1;
-      spec.cacheKey = `${convKey}_turn_${t + 1}`;
-      for (let k = 1; k <= t; k++) spec.previousTurnKeys.push(`${convKey}_turn_${k}`);
-    } else {
-      spec.cacheKey = `${prefix}${userId}_req_${String(seq).padStart(6, '0')}`;
-    }
 
     // Advance this user: next turn, next conversation, or done; then the next user's turn.
     if (t + 1 < conv.contextTokens.length) {
@@ -318,6 +300,47 @@ export class ShareGptFeed implements ReplayFeed {
       }
     }
     return spec;
+  }
+}
+
+/**
+ * A ShareGPT turn as replayed: user `dataset_user_{lane}`; its own entry is the conversation's turn
+ * (multi-turn) or a key of its own (`[c{n}_]dataset_user_{lane}_req_{seq}`).
+ */
+class ShareGptSpec implements ReplaySpec {
+  readonly arrivalNs: number;
+  readonly cycle: number;
+  readonly userIndex: number;
+  readonly #seq: number;
+  readonly contextTokens: number;
+  readonly generationTokens: number;
+  readonly conversationId: string | null;
+  readonly turn: number;
+
+  constructor(arrivalNs: number, cycle: number, lane: number, seq: number, contextTokens: number, generationTokens: number, conversationId: string | null, turn: number) {
+    this.arrivalNs = arrivalNs;
+    this.cycle = cycle;
+    this.userIndex = lane;
+    this.#seq = seq;
+    this.contextTokens = contextTokens;
+    this.generationTokens = generationTokens;
+    this.conversationId = conversationId;
+    this.turn = turn;
+  }
+
+  get prefixBlockCount(): number {
+    return 0;
+  }
+
+  names(): ReplayNames {
+    const userId = `dataset_user_${this.userIndex}`;
+    const seq = String(this.#seq).padStart(6, '0');
+    return {
+      userId,
+      requestId: `req_${userId}_${seq}`,
+      cacheKey: this.conversationId !== null ? `${this.conversationId}_turn_${this.turn}` : `${cyclePrefix(this.cycle)}${userId}_req_${seq}`,
+      prefixBlocks: null,
+    };
   }
 }
 

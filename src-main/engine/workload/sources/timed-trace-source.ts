@@ -1,7 +1,7 @@
 import type { ReplayWorkloadOptions } from './replay-source.ts';
-import { ReplayWorkload } from './replay-source.ts';
+import { ReplayWorkload, type ReplayNames } from './replay-source.ts';
 import { replayOptions, TRACE_USERS, traceUserId, type SourceContext } from './source-context.ts';
-import { scanTimedTrace, TimedTraceFeed, type TimedTraceFormat } from './timed-trace.ts';
+import { scanTimedTrace, TimedTraceFeed, TraceRowSpec, type TimedTraceFormat } from './timed-trace.ts';
 
 /**
  * Replays a timestamped request trace (BurstGPT, Azure): one single-turn request per row, paced by the
@@ -20,24 +20,24 @@ export async function replayTimedTrace(
     speedup: opts.traceSpeedup,
     replayCycles: opts.replayCycles,
     activeUsers: (issued) => Math.min(issued, TRACE_USERS),
-    toSpec: (row, at) => {
-      const userId = traceUserId(at.seq);
-      const key = `${userId}_req_${String(at.seq).padStart(o.keyDigits, '0')}`;
-      return {
-        arrivalNs: at.arrivalNs,
-        cycle: at.cycle,
-        userIndex: at.seq % TRACE_USERS,
-        userId,
-        requestId: key,
-        contextTokens: Math.max(1, row.contextTokens),
-        generationTokens: row.generationTokens,
-        cacheKey: key,
-        conversationId: null,
-        turn: 1,
-        previousTurnKeys: [],
-        prefixBlocks: null,
-      };
-    },
+    toSpec: (row, at) => new TraceRequestSpec(at.arrivalNs, at.cycle, at.seq, Math.max(1, row.contextTokens), row.generationTokens, o.keyDigits),
   });
   return ReplayWorkload.start(feed, replayOptions(ctx, o.kind, opts.traceSpeedup > 0, true));
+}
+
+/** A BurstGPT or Azure row as replayed: its own entry `trace_user_{u}_req_{seq}` (later passes never reuse a key). */
+class TraceRequestSpec extends TraceRowSpec {
+  /** Digits the key's sequence number is padded to (the reference's: 4 for BurstGPT, 6 for Azure). */
+  readonly #keyDigits: number;
+
+  constructor(arrivalNs: number, cycle: number, seq: number, contextTokens: number, generationTokens: number, keyDigits: number) {
+    super(arrivalNs, cycle, seq, contextTokens, generationTokens);
+    this.#keyDigits = keyDigits;
+  }
+
+  names(): ReplayNames {
+    const userId = traceUserId(this.seq);
+    const key = `${userId}_req_${String(this.seq).padStart(this.#keyDigits, '0')}`;
+    return { userId, requestId: key, cacheKey: key, prefixBlocks: null };
+  }
 }

@@ -1,6 +1,7 @@
 import { inputError } from './input-errors.ts';
 import { LineReader, type TextLine } from './line-reader.ts';
-import { addStat, newStats, statsOut, type ReplayFeed, type ReplaySpec, type TokenStats } from './replay-source.ts';
+import { addStat, newStats, statsOut, type ReplayFeed, type ReplayNames, type ReplaySpec, type TokenStats } from './replay-source.ts';
+import { TRACE_USERS } from './source-context.ts';
 
 /** One request row of a timestamped trace. */
 export interface TimedRow {
@@ -173,7 +174,7 @@ export class TimedTraceFeed implements ReplayFeed {
         if (!row) continue;
         this.#rowsInFile++;
         const spec = this.#spec(row);
-        blocks += spec.prefixBlocks?.length ?? 0;
+        blocks += spec.prefixBlockCount;
         out.push(spec);
       }
       if (!this.#reader.done) continue;
@@ -253,4 +254,42 @@ export class TimedTraceFeed implements ReplayFeed {
     this.#prevT = null;
     this.#gapPending = true;
   }
+}
+
+/**
+ * One trace row as replayed: a single-turn request of user `trace_user_{seq % 1000}` (the reference's
+ * trace users); each format names its keys. `seq` counts on across cycles.
+ */
+export abstract class TraceRowSpec implements ReplaySpec {
+  readonly arrivalNs: number;
+  readonly cycle: number;
+  protected readonly seq: number;
+  readonly contextTokens: number;
+  readonly generationTokens: number;
+
+  constructor(arrivalNs: number, cycle: number, seq: number, contextTokens: number, generationTokens: number) {
+    this.arrivalNs = arrivalNs;
+    this.cycle = cycle;
+    this.seq = seq;
+    this.contextTokens = contextTokens;
+    this.generationTokens = generationTokens;
+  }
+
+  get userIndex(): number {
+    return this.seq % TRACE_USERS;
+  }
+
+  get conversationId(): null {
+    return null;
+  }
+
+  get turn(): number {
+    return 1;
+  }
+
+  get prefixBlockCount(): number {
+    return 0;
+  }
+
+  abstract names(): ReplayNames;
 }

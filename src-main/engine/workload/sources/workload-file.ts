@@ -12,7 +12,7 @@ import {
 import { Rng } from '../rng.ts';
 import { inputError, jsonErrorLine, unreadable } from './input-errors.ts';
 import { printable, wholeFileText } from './text-encoding.ts';
-import { blocksOf, cyclePrefix, ReplayWorkload, WORKLOAD_GENERATE_STREAM, type ReplayFeed, type ReplaySpec } from './replay-source.ts';
+import { blocksOf, cyclePrefix, ReplayWorkload, WORKLOAD_GENERATE_STREAM, type ReplayFeed, type ReplayNames, type ReplaySpec } from './replay-source.ts';
 import { replayOptions, type SourceContext } from './source-context.ts';
 
 /** Workload files are written by kvbench and small; anything larger is not one. */
@@ -182,24 +182,11 @@ export class WorkloadFileFeed implements ReplayFeed {
       const batch = w.batches[this.#batch];
       const r = batch.requests[this.#request];
       const prefix = cyclePrefix(this.#cycle);
-      const nBlocks = Math.ceil(r.context_tokens / w.kv_block_tokens);
-      const ids = Array.from({ length: nBlocks }, (_, k) => k);
-      blocks += nBlocks;
+      const arrivalNs = this.paced ? Math.round((this.#arrivalMs * 1e6) / this.#o.speedup) : 0;
+      const spec = new WorkloadFileSpec(arrivalNs, this.#cycle, this.#request, r, w.kv_block_tokens);
+      blocks += spec.prefixBlockCount;
       this.#maxUsers = Math.max(this.#maxUsers, this.#request + 1);
-      out.push({
-        arrivalNs: this.paced ? Math.round((this.#arrivalMs * 1e6) / this.#o.speedup) : 0,
-        cycle: this.#cycle,
-        userIndex: this.#request,
-        userId: `wl_user_${this.#request}`,
-        requestId: `${prefix}${r.id}`,
-        contextTokens: r.context_tokens,
-        generationTokens: r.generation_tokens,
-        cacheKey: `${prefix}wl_req_${r.id}`,
-        conversationId: null,
-        turn: 1,
-        previousTurnKeys: [],
-        prefixBlocks: blocksOf(ids, r.context_tokens, w.kv_block_tokens, (k) => `${prefix}wl_${r.prompt_id}_b${k}`),
-      });
+      out.push(spec);
       this.#request++;
       if (this.#request < batch.requests.length) continue;
       this.#request = 0;
@@ -244,6 +231,61 @@ export class WorkloadFileFeed implements ReplayFeed {
       generator: w.generator ?? null,
       pacing: this.paced ? { mode: 'batch-delays', trace_speedup: this.#o.speedup } : { mode: 'unpaced', trace_speedup: this.#o.speedup },
       replay_cycles: this.#o.replayCycles,
+    };
+  }
+}
+
+type WorkloadRequest = WorkloadBatch['requests'][number];
+
+/**
+ * One request of a workload file as replayed (the file's request object, not a copy): user
+ * `wl_user_{position in its batch}`, its own entry `[c{n}_]wl_req_{id}`, and its prompt's KV as a chain of
+ * `kv_block_tokens` blocks `[c{n}_]wl_{prompt_id}_b{k}`.
+ */
+class WorkloadFileSpec implements ReplaySpec {
+  readonly arrivalNs: number;
+  readonly cycle: number;
+  readonly userIndex: number;
+  readonly #request: WorkloadRequest;
+  readonly #blockTokens: number;
+
+  constructor(arrivalNs: number, cycle: number, userIndex: number, request: WorkloadRequest, blockTokens: number) {
+    this.arrivalNs = arrivalNs;
+    this.cycle = cycle;
+    this.userIndex = userIndex;
+    this.#request = request;
+    this.#blockTokens = blockTokens;
+  }
+
+  get contextTokens(): number {
+    return this.#request.context_tokens;
+  }
+
+  get generationTokens(): number {
+    return this.#request.generation_tokens;
+  }
+
+  get conversationId(): null {
+    return null;
+  }
+
+  get turn(): number {
+    return 1;
+  }
+
+  get prefixBlockCount(): number {
+    return Math.ceil(this.#request.context_tokens / this.#blockTokens);
+  }
+
+  names(): ReplayNames {
+    const r = this.#request;
+    const prefix = cyclePrefix(this.cycle);
+    const ids = Array.from({ length: this.prefixBlockCount }, (_, k) => k);
+    return {
+      userId: `wl_user_${this.userIndex}`,
+      requestId: `${prefix}${r.id}`,
+      cacheKey: `${prefix}wl_req_${r.id}`,
+      prefixBlocks: blocksOf(ids, r.context_tokens, this.#blockTokens, (k) => `${prefix}wl_${r.prompt_id}_b${k}`),
     };
   }
 }
