@@ -132,6 +132,29 @@ export function rateAxis(max: number, u: UnitPrefs = DEFAULT_UNITS): { divisor: 
 }
 
 /**
+ * The divisor and unit for a memory or size axis whose largest value is `max` bytes: MiB/GiB in binary
+ * units, MB/GB in decimal, as Settings chose (the values stay bytes; only the axis divides them).
+ */
+export function bytesAxis(max: number, u: UnitPrefs = DEFAULT_UNITS): { divisor: number; unit: string } {
+  const base = u.byteUnits === 'binary' ? 1024 : 1000;
+  const units = u.byteUnits === 'binary' ? ['B', 'KiB', 'MiB', 'GiB', 'TiB'] : ['B', 'kB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  while (max >= base ** (i + 1) && i < units.length - 1) i++;
+  return { divisor: base ** i, unit: units[i] };
+}
+
+/**
+ * A span of time given in nanoseconds that can be short or long (how late an arrival was issued):
+ * "340 ms" under a second, "12.3 s" under a minute, then as fmtDuration ("3 min 20 s").
+ */
+export function fmtSpanNs(ns: number | null | undefined): string {
+  if (!finite(ns)) return DASH;
+  if (ns < 1e9) return `${fmtNumber(ns / 1e6, 0)} ms`;
+  if (ns < 60e9) return `${fmtNumber(ns / 1e9, 1)} s`;
+  return fmtDuration(ns / 1e9);
+}
+
+/**
  * A latency given in milliseconds. Below 0.1 of the unit shown, fixed decimals would round a real
  * latency (a page-cache hit takes a few µs) to "0.00 ms": such values get two significant digits.
  */

@@ -42,6 +42,11 @@ export interface TrialRow {
    * seen live: the trial is stored flagged 'spilled'. False for one not seen spilling (nor stored so).
    */
   spilled: boolean;
+  /**
+   * Seen live measuring queueing (queueingNotice): its queue outgrew the workers or reached its cap,
+   * so its end-to-end latency and queue wait are the queue's, not the storage's.
+   */
+  queueing: boolean;
 }
 
 export interface LiveSeries {
@@ -53,12 +58,28 @@ export interface LiveSeries {
   queue: number[];
   readBytesPerS: number[];
   writeBytesPerS: number[];
+  /** The engine's memory at the newest sample (bytes; null before the first, or from an engine that sends none). */
+  rssBytes: (number | null)[];
+  heapUsedBytes: (number | null)[];
+  arrayBuffersBytes: (number | null)[];
 }
 
 /** The points a live chart keeps: the newest, so a long trial's chart stays cheap to draw. */
 export const MAX_POINTS = 3000;
 
-export const emptySeries = (): LiveSeries => ({ t: [], tokPerS: [], e2eP95Ms: [], storageReadP95Ms: [], users: [], queue: [], readBytesPerS: [], writeBytesPerS: [] });
+export const emptySeries = (): LiveSeries => ({
+  t: [],
+  tokPerS: [],
+  e2eP95Ms: [],
+  storageReadP95Ms: [],
+  users: [],
+  queue: [],
+  readBytesPerS: [],
+  writeBytesPerS: [],
+  rssBytes: [],
+  heapUsedBytes: [],
+  arrayBuffersBytes: [],
+});
 export const rowKey = (scenarioId: string, trialIndex: number): string => `${scenarioId}#${trialIndex}`;
 
 /** A trial slot that has not started: the row before any event of it arrived. */
@@ -78,6 +99,7 @@ export function queuedRow(slot: { scenarioId: string; label: string; trialIndex:
     estimatedS,
     maxRequests,
     spilled: false,
+    queueing: false,
   };
 }
 
@@ -239,6 +261,9 @@ export function appendPoint(s: LiveSeries, clock: SeriesClock, p: ProgressEvent)
   s.queue.push(p.queueDepth);
   s.readBytesPerS.push(p.storageReadBytesPerSec);
   s.writeBytesPerS.push(p.storageWriteBytesPerSec);
+  s.rssBytes.push(p.memory?.rssBytes ?? null);
+  s.heapUsedBytes.push(p.memory?.heapUsedBytes ?? null);
+  s.arrayBuffersBytes.push(p.memory?.arrayBuffersBytes ?? null);
   if (s.t.length > MAX_POINTS) for (const k of Object.keys(s) as (keyof LiveSeries)[]) s[k].splice(0, s[k].length - MAX_POINTS);
   return true;
 }
@@ -354,6 +379,42 @@ export function spillNotice(scenarioId: string, spill: LiveSpill, capacityBytes:
   };
 }
 
+/**
+ * The engine's backlog facts on `p` say the trial measures queueing, not storage: its queue reached
+ * the queueing-bound depth or its cap (the results' `queue.note` is set then).
+ */
+export function measuresQueueing(p: ProgressEvent | null): boolean {
+  const b = p?.backlog;
+  return b !== undefined && (b.queueingBound || b.capReached);
+}
+
+/**
+ * What the Run step says of a trial that measures queueing, not storage, as the engine's backlog
+ * facts on its newest event stand (they only ever turn on); null while it does not (or an engine
+ * that sends none). The engine's own warning (its log) says the same in the CLI's words; this is the
+ * app's, shown above the tiles so the trial does not read as a clean storage result. `span` formats
+ * nanoseconds (fmtSpanNs).
+ */
+export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => string): { headline: string; detail: string } | null {
+  const b = p?.backlog;
+  if (!b || !measuresQueueing(p)) return null;
+  const why = b.queueingBound
+    ? `its request queue reached ${b.queueingBoundDepth.toLocaleString('en-US')} requests`
+    : `its request queue reached its cap of ${(b.capRequests ?? 0).toLocaleString('en-US')} requests`;
+  const late =
+    b.capReached && b.capRequests !== null
+      ? ` The queue is at its cap of ${b.capRequests.toLocaleString('en-US')} requests: later arrivals are held back and issued late, in order` +
+        (b.issueLatenessMaxNs > 0 ? `, so far up to ${span(b.issueLatenessMaxNs)} behind schedule.` : '.')
+      : '';
+  return {
+    headline: 'Queueing-bound: this trial measures its request queue, not the storage',
+    detail:
+      `The users offer more load than the storage serves: ${why}. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive; ` +
+      `its storage bandwidth and per-operation storage latencies still describe the drive at full load.${late} ` +
+      'The stored trial says so in its details (Queueing-bound).',
+  };
+}
+
 /** The last interval's rates an event carries, as the tiles show them beside the run-averages. */
 export interface IntervalRates {
   tokensPerSec: number;
@@ -393,6 +454,7 @@ export interface EndedTrialCard {
  * the newest progress event of that trial is the engine's 'finishing' one.
  */
 export function endedTrialCard(phase: RunPhase, noCompleteTrial: boolean, row: TrialRow, finishingSeen: boolean): EndedTrialCard | null {
+  // A trial seen measuring queueing (row.queueing) is stored complete, but is no clean storage result: its card reads as a warning.
   const suite =
     phase === 'finished'
       ? noCompleteTrial
@@ -423,7 +485,7 @@ export function endedTrialCard(phase: RunPhase, noCompleteTrial: boolean, row: T
             ? `failed: nothing of it stored${id}`
             : // Its end never came here (the suite stopped on an error under it).
               `did not finish: nothing of it stored${id}`;
-  const tone = row.status === 'complete' && phase === 'finished' && !noCompleteTrial ? 'ok' : resultsStored ? 'warn' : 'error';
+  const tone = row.status === 'complete' && phase === 'finished' && !noCompleteTrial && !row.queueing ? 'ok' : resultsStored ? 'warn' : 'error';
   return { headline: `${suite} — last trial: ${row.label} (trial ${row.trialIndex + 1} of ${row.trialsPerScenario}), ${fate}`, resultsStored, tilesStored: resultsStored && finishingSeen, tone };
 }
 

@@ -7,9 +7,9 @@ import { perSecondOver } from './domain/results.ts';
 
 /**
  * Bump when a message changes shape; host and engine refuse a different version. 2: progress carries
- * `generatedTokens`; 3: and `storageReadBytes` / `storageWriteBytes`.
+ * `generatedTokens`; 3: and `storageReadBytes` / `storageWriteBytes`; 4: and `memory` / `backlog`.
  */
-export const ENGINE_PROTOCOL_VERSION = 3;
+export const ENGINE_PROTOCOL_VERSION = 4;
 
 /** At most one progress message per this interval, at the engine and again at the host (≤ 10/s). */
 export const PROGRESS_INTERVAL_MS = 100;
@@ -67,6 +67,36 @@ export const ProgressEventSchema = z.object({
   e2eLatencyP95Ns: durationNs.nullable(),
   storageReadP95Ns: durationNs.nullable(),
   eventLoopLagP99Ns: durationNs.nullable(),
+  /**
+   * The engine process's memory at its newest timeline sample (once a second, as the results'
+   * timeline keeps it; bytes): null before the first sample. Optional: protocol 3's events lack it.
+   */
+  memory: z
+    .object({
+      rssBytes: count,
+      heapUsedBytes: count,
+      externalBytes: count,
+      arrayBuffersBytes: count,
+      byteWorkersHeapUsedBytes: count.nullable(),
+    })
+    .nullable()
+    .optional(),
+  /**
+   * The open loop's backlog so far (the results' `queue` facts, as they stand): whether the queue
+   * reached the depth at which end-to-end latency and queue wait measure queueing, not storage
+   * (`queueingBound`), whether it reached its cap (`capReached`: arrivals held back and issued late),
+   * and the latest an arrival was issued behind its schedule. Either flag makes the trial one that
+   * measures queueing (the results' `queue.note`). Optional: protocol 3's events lack it.
+   */
+  backlog: z
+    .object({
+      queueingBound: z.boolean(),
+      capReached: z.boolean(),
+      capRequests: count.nullable(),
+      queueingBoundDepth: count,
+      issueLatenessMaxNs: durationNs,
+    })
+    .optional(),
 });
 export type ProgressEvent = z.infer<typeof ProgressEventSchema>;
 

@@ -21,7 +21,7 @@ import { prepopulatedKeysOf, ragDocuments, runPreparation } from './preparation.
 import { assembleRunFacts, runOutcome, type ClosedWindow } from './run-facts.ts';
 import { RunRecorder } from './metrics/run-recorder.ts';
 import { TimelineSampler } from './metrics/timeline.ts';
-import { MemoryPeaks, sampleMemory, type FixedBuffers } from './metrics/memory-usage.ts';
+import { MemoryPeaks, sampleMemory, type FixedBuffers, type MemorySample } from './metrics/memory-usage.ts';
 import type { DirectionStats } from './metrics/tier-stats.ts';
 import type { RunFacts, WindowCloser } from './report/results-builder.ts';
 import { loadProbeLimits, type ProbeFileLimits } from './report/probe-limits.ts';
@@ -39,7 +39,7 @@ import { MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workloa
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
 import { RequestQueue, Semaphore } from './workload/request-queue.ts';
-import { BacklogWatch } from './workload/backlog-watch.ts';
+import { BacklogWatch, queueingBoundDepth } from './workload/backlog-watch.ts';
 import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
@@ -351,6 +351,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     stopSignal: stop.signal,
   });
 
+  // The engine's memory and the backlog as they stand, on every progress event once the workload runs.
+  let liveFacts = (): Pick<ProgressEvent, 'memory' | 'backlog'> => ({});
   const progress = (phase: ProgressEvent['phase'], extra: Partial<ProgressEvent> = {}): void => {
     ctx.onProgress({
       phase,
@@ -371,6 +373,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
       e2eLatencyP95Ns: null,
       storageReadP95Ns: null,
       eventLoopLagP99Ns: null,
+      ...liveFacts(),
       ...extra,
     });
   };
@@ -441,7 +444,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // Memory with every timeline point; the byte workers' heaps are asked for asynchronously, so each
   // point carries the latest answer.
   let workersHeapUsedBytes: number | null = null;
-  const memory = { sample: () => sampleMemory(workersHeapUsedBytes), peaks: new MemoryPeaks() };
+  let lastMemory: MemorySample | null = null;
+  const memory = { sample: () => (lastMemory = sampleMemory(workersHeapUsedBytes)), peaks: new MemoryPeaks() };
   let timeline = new TimelineSampler(cache, recorder, load, memory);
   // Opens the measured window: after --warm-up (fio's ramp_time), so requests already in flight at
   // the open balance those cut off at the close; at once without one (the reference's behaviour).
@@ -517,6 +521,19 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     }
   }, queue);
   pool.resize(Math.min(o.numUsers, MAX_WORKERS));
+  liveFacts = () => {
+    const b = backlog.facts();
+    return {
+      memory: lastMemory,
+      backlog: {
+        queueingBound: b.queueingBound,
+        capReached: b.capReached,
+        capRequests: b.capRequests,
+        queueingBoundDepth: queueingBoundDepth(pool.size),
+        issueLatenessMaxNs: b.issueLatenessMaxNs,
+      },
+    };
+  };
 
   // The measured window, like fio's time_based runtime: it closes at the deadline (or when the run
   // ends otherwise) and everything is frozen then. Operations in flight are cancelled at their next

@@ -46,6 +46,7 @@ import type { Recovery } from '../store/recover.ts';
 import { recoveryNotice } from '../store/schema-meta.ts';
 import { historyPageInMemory } from '../store/history-order.ts';
 import { StoreError } from '../store/store-error.ts';
+import { trialEngineOf, type TrialEngine } from '../../src-shared/domain/trial-engine.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type ResumeOptions, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
@@ -901,12 +902,23 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       if (!trial) fail('NOT_FOUND', `no trial ${r.id}`);
       // A damaged snapshot leaves the trial without its hardware: the dialog says so, as the lists do.
       const { value: hardware, unreadable } = s.readDamaged(() => s.trialHardware(r.id));
+      // Its engine's memory and queueing verdict come from its stored results (one trial's, read whole);
+      // damaged results leave the dialog without them, and say so.
+      let engine: TrialEngine | null = null;
+      try {
+        const results = s.trialResults(r.id);
+        engine = results === null ? null : trialEngineOf(results);
+      } catch (err) {
+        if (!(err instanceof StoreError)) throw err;
+        unreadable.push(err.message);
+      }
       return {
         trial,
         hardware,
         histograms: s.trialHistograms(r.id).map((h) => ({ name: h.name, unit: h.unit, count: h.count })),
         cautions: cautionsOf(trial).map((c) => c.message),
         unreadable,
+        engine,
       };
     },
 

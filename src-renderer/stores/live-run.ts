@@ -16,6 +16,7 @@ import {
   emptySeries,
   endedPhase,
   liveSpill,
+  measuresQueueing,
   overlap,
   plannedMaxRequests,
   queuedRow,
@@ -473,6 +474,8 @@ export const useLiveRunStore = defineStore('liveRun', () => {
         // Seen spilling in its measured window: the trial is stored flagged 'spilled', which its row says.
         const spilled = liveSpill(row.scenarioId, e.progress, cpuMoved.value);
         if (spilled && !spilled.warmUp) row.spilled = true;
+        // Seen measuring queueing: its row and its card say so, whatever its status.
+        if (measuresQueueing(e.progress)) row.queueing = true;
         progress.value = e.progress;
         if (e.progress.phase === 'running') lastRunning.value = e.progress;
         pushPoint(e.progress);

@@ -32,6 +32,7 @@ import { HardwareProfileSchema } from '../domain/hardware.ts';
 import { MAX_REQUESTS_RULE, PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { AggregateSchema } from '../domain/statistics.ts';
 import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
+import { TrialEngineSchema } from '../domain/trial-engine.ts';
 import { FACET_FILTERS } from '../domain/facet-matches.ts';
 import { MAX_DATE_MS } from '../domain/iso-time.ts';
 import {
@@ -758,8 +759,10 @@ export const CONTRACT = {
       histograms: z.array(z.object({ name: z.string(), unit: z.string(), count })),
       /** Why its numbers need a second look, as the report says it (a RAM-backed cache directory and what held it, page-cache reads, a stall …). */
       cautions: z.array(z.string()),
-      /** A damaged hardware snapshot the trial is shown without, in the store's words. */
+      /** A damaged hardware snapshot (or results) the trial is shown without, in the store's words. */
       unreadable: unreadableRows,
+      /** Its engine's memory over the window and the queueing verdict, from its stored results; null (or absent) without results or with unreadable ones. */
+      engine: TrialEngineSchema.nullable().optional(),
     }),
   },
   'trials.delete': { request: z.strictObject({ ids: z.array(int.positive()).min(1).max(100_000) }), response: z.object({ deleted: count }) },

@@ -39,6 +39,8 @@ export interface ServeOptions {
   token?: string;
   /** In its own process group, so that kill() ends the engines with it. */
   killable?: boolean;
+  /** An engine module the server's engines load instead of the real one (KVBENCH_ENGINE_MODULE: a test fixture). */
+  engineModule?: string;
 }
 
 export async function startServe(opts: ServeOptions = {}): Promise<Served> {
@@ -49,6 +51,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   delete env.KVBENCH_ENGINE_MODULE;
   delete env.KVBENCH_SERVE_TOKEN;
   if (opts.token) env.KVBENCH_SERVE_TOKEN = opts.token;
+  if (opts.engineModule) env.KVBENCH_ENGINE_MODULE = opts.engineModule;
   const child = spawn(nodeBinary(), [path.join(REPO_ROOT, 'bin', 'kvbench.js'), 'serve', '--port', String(opts.port ?? 0), '--db', db, '--settings', path.join(dir, 'settings.json')], {
     cwd: dir,
     env,
@@ -99,6 +102,16 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       await done;
     },
   };
+}
+
+/** A backend call as the page makes it (the served API with its token), as another tab or a script would: its Result. */
+export async function invoke(served: Served, channel: string, body: unknown): Promise<{ ok: boolean; value?: unknown; error?: unknown }> {
+  const r = await fetch(`${served.origin}/api/invoke/${channel}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${served.token}` },
+    body: JSON.stringify(body),
+  });
+  return (await r.json()) as { ok: boolean; value?: unknown; error?: unknown };
 }
 
 export async function launchChromium(): Promise<Browser> {

@@ -436,6 +436,9 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const progress = {
       phase: 'running', elapsedNs: 2e9, durationNs: 1790e9, requestsCompleted: maxRequests > 0 ? 1 : 123_456, maxRequests: maxRequests > 0 ? maxRequests : null, activeUsers: 300, queueDepth: 1234, generatedTokens: 987_654_321, storageReadBytes: 987_654_321_000, storageWriteBytes: 987_654_321_000,
       generatedTokensPerSec: 98_765.4, storageReadBytesPerSec: 9.87e9, storageWriteBytesPerSec: 9.87e9, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 98_765e6, storageReadP95Ns: 98_765e6, eventLoopLagP99Ns: null,
+      // The engine's memory tile at its widest, and a queue past the queueing-bound depth (its alert above the tiles).
+      memory: { rssBytes: 98.7e9, heapUsedBytes: 9.87e9, externalBytes: 88.7e9, arrayBuffersBytes: 88.7e9, byteWorkersHeapUsedBytes: 1.23e9 },
+      backlog: { queueingBound: true, capReached: true, capRequests: 500_000, queueingBoundDepth: 3000, issueLatenessMaxNs: 1234.5e9 },
     };
     return {
       state: 'running', suiteId: 99, request: null, plan, startedAt: new Date(now - 3598_000).toISOString(),
@@ -454,6 +457,7 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const page = await open(width, height, { status: runningSuite });
     await page.locator('[data-test=eta]').waitFor();
     await page.locator('[data-test=spill-mark]').waitFor();
+    await page.locator('[data-test=queueing-mark]').waitFor();
     await screenshot(page, `layout-${width}-run`);
     expect(await page.locator('[data-test=eta]').innerText()).toMatch(/^≈ 59 min 5\d s$/);
     expect.soft(await overflowOf(page, 'trial-table')).toEqual({ pagePx: 0, tablePx: 0, outOfView: [] });
@@ -467,7 +471,8 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
         return { tile: `${st.querySelector('.label')?.textContent?.trim()}: ${value.textContent?.trim()}`, lines: Math.round(value.getBoundingClientRect().height / lineHeight), past: past.map((e) => e.className || e.tagName) };
       }),
     );
-    expect(tiles.length).toBe(8);
+    // The suite's four, the trial's five (throughput, storage, latency, users, engine memory).
+    expect(tiles.length).toBe(9);
     for (const t of tiles) expect.soft(t, t.tile).toMatchObject({ lines: 1, past: [] });
     expect(problems, problems.join('\n')).toEqual([]);
   });

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, openServedPage, screenshot, type Served, type ServedPage } from './harness.ts';
+import { HAS_CHROMIUM, invoke as invokeServed, openServedPage, screenshot, type Served, type ServedPage } from './harness.ts';
 
 describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
   let opened: ServedPage | undefined;
@@ -22,14 +22,7 @@ describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
     await opened?.close();
   });
 
-  const invoke = async (channel: string, body: unknown): Promise<{ ok: boolean; value?: unknown; error?: unknown }> => {
-    const r = await fetch(`${served.origin}/api/invoke/${channel}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${served.token}` },
-      body: JSON.stringify(body),
-    });
-    return (await r.json()) as { ok: boolean; value?: unknown; error?: unknown };
-  };
+  const invoke = (channel: string, body: unknown) => invokeServed(served, channel, body);
   /**
    * A storage-only smoke suite, started as another tab (or Resume) would: the page follows it. With
    * `maxRequests`, each trial ends after that many completed requests, `durationS` only its cap.
@@ -65,9 +58,9 @@ describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
     expect(trial.metrics.wall_clock_throughput_tok_per_s).toBeGreaterThan(0);
     expect(`${(await page.locator('[data-test=live-tput]').innerText()).trim()} tok/s`).toBe(await cell(6));
     expect((await page.locator('[data-test=live-storage]').innerText()).trim()).toBe(await cell(7));
-    // The trial's three charts stay with its card, as they were drawn.
+    // The trial's four charts (throughput, latency, users, engine memory) stay with its card, as they were drawn.
     expect(await page.locator('[data-test=latency-chart-title]').innerText()).toBe('Latency, P95 over its window');
-    expect(await page.locator('.grid-3 canvas').count()).toBe(3);
+    expect(await page.locator('.live-charts canvas').count()).toBe(4);
     await screenshot(page, 'run-ended-1-finished');
 
     // Seen: leaving the step (the report, and back) clears it and its charts; the suite's outcome stays.
@@ -75,7 +68,7 @@ describe.skipIf(!HAS_CHROMIUM)('the Run step after its suite ended', () => {
     await page.click('[data-step=run]');
     await page.locator('[data-test=outcome]').waitFor();
     expect(await page.locator('[data-test=trial-card]').count()).toBe(0);
-    expect(await page.locator('.grid-3 canvas').count()).toBe(0);
+    expect(await page.locator('.live-charts canvas').count()).toBe(0);
   });
 
   it("says a cancelled suite's last trial was stopped, with its partial results kept", async () => {

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runBenchmark } from '../../../src-main/engine/benchmark.ts';
 import { formatConsoleSummary } from '../../../src-main/engine/report/console-summary.ts';
 import type { RunResults } from '../../../src-shared/domain/results.ts';
+import type { ProgressEvent } from '../../../src-shared/engine-protocol.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -16,15 +17,16 @@ afterEach(() => {
 });
 
 describe('an open loop whose queue outgrows its workers', () => {
-  it('holds arrivals back at the cap, and says in the log, the results and the summary that it measured queueing', async () => {
+  it('holds arrivals back at the cap, and says in the log, its progress events, the results and the summary that it measured queueing', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'kvbench-backlog-'));
     dirs.push(cacheDir);
     const logged: string[] = [];
+    const events: ProgressEvent[] = [];
     // Realistic generation: each request sleeps 30 ms per generated token (seconds), so 8 users'
     // workers are busy long after their users' next arrivals.
     const outcome = await runBenchmark(
       { model: 'tiny-1b', numUsers: 8, duration: 2, cpuMemGb: 0.25, gpuMemGb: 0, storageCapacityGb: 1, generationMode: 'realistic', seed: 42, cacheDir },
-      { onProgress: () => {}, onLog: (_level, m) => void logged.push(m), signal: new AbortController().signal, backlogCapRequests: 12 },
+      { onProgress: (p) => void events.push(p), onLog: (_level, m) => void logged.push(m), signal: new AbortController().signal, backlogCapRequests: 12 },
     );
     const kv = outcome.results.kvbench as { queue: Record<string, unknown>; requests_issued: number };
     expect(kv.queue).toMatchObject({ max_depth: 12, backlog_cap_requests: 12, backlog_cap_reached: true, queueing_bound: false });
@@ -32,6 +34,19 @@ describe('an open loop whose queue outgrows its workers', () => {
     expect(kv.queue.note).toMatch(/^the queue grew to 12 requests \(\d+ issued, \d+ completed\): the configuration offers more load than the storage serves/);
     expect(kv.queue.note).toContain('the backlog reached its cap of 12');
     expect(logged.filter((m) => m.includes('reached its cap of 12 requests'))).toHaveLength(1);
+    // Live, as the app shows it: every progress event of the workload carries the backlog's facts as
+    // they stand (the cap reached from some event on, never unset again), and the engine's memory once sampled.
+    const workload = events.filter((e) => e.phase !== 'starting' && e.phase !== 'preconditioning');
+    expect(workload.length).toBeGreaterThan(0);
+    for (const e of workload) expect(e.backlog).toMatchObject({ queueingBound: false, capRequests: 12, queueingBoundDepth: 1000 });
+    const firstCapped = workload.findIndex((e) => e.backlog!.capReached);
+    expect(firstCapped).toBeGreaterThanOrEqual(0);
+    expect(workload.slice(firstCapped).every((e) => e.backlog!.capReached)).toBe(true);
+    expect(workload.at(-1)!.phase).toBe('finishing');
+    expect(workload.at(-1)!.backlog!.issueLatenessMaxNs).toBe(kv.queue.issue_lateness_max_ns);
+    const sampled = workload.filter((e) => e.memory);
+    expect(sampled.length).toBeGreaterThan(0);
+    expect(sampled.at(-1)!.memory!.rssBytes).toBeGreaterThan(sampled.at(-1)!.memory!.heapUsedBytes);
     const summary = formatConsoleSummary(outcome.results as unknown as RunResults, { generationMode: 'realistic', msPerToken: 30, performanceProfile: 'latency', bytesPerToken: 24576 });
     expect(summary).toContain(`Queueing-bound: ${kv.queue.note as string}`);
   });

@@ -41,8 +41,8 @@ const outcome: RunOutcome = {
 };
 
 describe('engine protocol schemas', () => {
-  it('is version 3 with the closed set of error codes', () => {
-    expect(ENGINE_PROTOCOL_VERSION).toBe(3);
+  it('is version 4 with the closed set of error codes', () => {
+    expect(ENGINE_PROTOCOL_VERSION).toBe(4);
     expect(ENGINE_ERROR_CODES).toEqual([
       'VALIDATION',
       'NOT_FOUND',
@@ -100,6 +100,17 @@ describe('engine protocol schemas', () => {
       expect(ProgressEventSchema.safeParse({ ...progress, ...bad }).success, JSON.stringify(Object.keys(bad))).toBe(false);
     }
     expect(EngineToHostMessageSchema.safeParse({ type: 'heartbeat', uptimeNs: 10n }).success).toBe(false);
+  });
+
+  it("carries the engine's memory and the backlog's facts through (the app's live view reads them), and still takes an event without them", () => {
+    const memory = { rssBytes: 5e8, heapUsedBytes: 2e7, externalBytes: 3e8, arrayBuffersBytes: 2.9e8, byteWorkersHeapUsedBytes: null };
+    const backlog = { queueingBound: true, capReached: false, capRequests: 500_000, queueingBoundDepth: 1000, issueLatenessMaxNs: 0 };
+    expect(ProgressEventSchema.parse({ ...progress, memory, backlog })).toEqual({ ...progress, memory, backlog });
+    expect(ProgressEventSchema.parse({ ...progress, memory: null })).toEqual({ ...progress, memory: null });
+    expect(ProgressEventSchema.parse(progress)).toEqual(progress);
+    for (const bad of [{ memory: { ...memory, rssBytes: -1 } }, { memory: { ...memory, heapUsedBytes: Number.NaN } }, { backlog: { ...backlog, queueingBound: 'yes' } }, { backlog: { ...backlog, issueLatenessMaxNs: -5 } }]) {
+      expect(ProgressEventSchema.safeParse({ ...progress, ...bad }).success, JSON.stringify(bad)).toBe(false);
+    }
   });
 
   it('rejects error codes outside the closed set and malformed outcomes', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtBytes, fmtDriveLabel, fmtDuration, fmtGibOption, fmtLatencyMs, fmtMetric, fmtPlaceLabel, fmtRate, fmtRatio, rateAxis } from '../../../src-renderer/format.ts';
+import { bytesAxis, fmtBytes, fmtDriveLabel, fmtDuration, fmtGibOption, fmtLatencyMs, fmtMetric, fmtPlaceLabel, fmtRate, fmtRatio, fmtSpanNs, rateAxis } from '../../../src-renderer/format.ts';
 
 const dec = { byteUnits: 'decimal' as const, latencyUnit: 'ms' as const };
 const bin = { byteUnits: 'binary' as const, latencyUnit: 'us' as const };
@@ -13,6 +13,24 @@ describe('formatting with units', () => {
     expect(fmtBytes(1.5e6, dec)).toBe('1.50 MB');
     expect(rateAxis(3.2e9, dec)).toEqual({ divisor: 1e9, unit: 'GB/s' });
     expect(rateAxis(500, bin)).toEqual({ divisor: 1, unit: 'B/s' });
+  });
+
+  it('puts a memory axis in MiB/GiB in binary units and MB/GB in decimal ones, by its largest value', () => {
+    expect(bytesAxis(439e6, dec)).toEqual({ divisor: 1e6, unit: 'MB' });
+    expect(bytesAxis(439e6, bin)).toEqual({ divisor: 1024 ** 2, unit: 'MiB' });
+    expect(bytesAxis(2.45 * 1024 ** 3, bin)).toEqual({ divisor: 1024 ** 3, unit: 'GiB' });
+    // 1,000 MiB is under a GiB: still MiB; 1 GB decimal is GB.
+    expect(bytesAxis(1000 * 1024 ** 2, bin)).toEqual({ divisor: 1024 ** 2, unit: 'MiB' });
+    expect(bytesAxis(1e9, dec)).toEqual({ divisor: 1e9, unit: 'GB' });
+    expect(bytesAxis(1, dec)).toEqual({ divisor: 1, unit: 'B' });
+  });
+
+  it('says a span of nanoseconds in ms under a second, in tenths of a second under a minute, then in minutes', () => {
+    expect(fmtSpanNs(0)).toBe('0 ms');
+    expect(fmtSpanNs(71.4e6)).toBe('71 ms');
+    expect(fmtSpanNs(3.7e9)).toBe('3.7 s');
+    expect(fmtSpanNs(200e9)).toBe('3 min 20 s');
+    expect(fmtSpanNs(null)).toBe('—');
   });
 
   it("restates a drive's stored size from its byte count in the chosen units; a name whose size is not that count keeps its text", () => {

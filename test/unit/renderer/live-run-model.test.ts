@@ -11,9 +11,11 @@ import {
   liveAverages,
   liveSpill,
   MAX_POINTS,
+  measuresQueueing,
   overlap,
   phaseFraction,
   queuedRow,
+  queueingNotice,
   rowsFromPlan,
   spillNotice,
   timeLeft,
@@ -51,7 +53,7 @@ describe('rows of a plan', () => {
     expect(rows.map((r) => r.key)).toEqual(['cpu-only#0', 'cpu-only#1', 'storage-only#0', 'storage-only#1']);
     expect(rows[3]).toEqual({
       key: 'storage-only#1', scenarioId: 'storage-only', label: 'Storage only', trialIndex: 1, trialsPerScenario: 2,
-      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5, maxRequests: 0, spilled: false,
+      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5, maxRequests: 0, spilled: false, queueing: false,
     });
   });
 });
@@ -197,7 +199,32 @@ describe('the live chart\'s time axis', () => {
   it('records every series of a point, latency in ms, a missing percentile as null', () => {
     const s = emptySeries();
     appendPoint(s, { phase: '', offsetS: 0 }, progress('running', 1, 300));
-    expect(s).toEqual({ t: [1], tokPerS: [300], e2eP95Ms: [25], storageReadP95Ms: [null], users: [4], queue: [2], readBytesPerS: [1e9], writeBytesPerS: [2e8] });
+    expect(s).toEqual({
+      t: [1],
+      tokPerS: [300],
+      e2eP95Ms: [25],
+      storageReadP95Ms: [null],
+      users: [4],
+      queue: [2],
+      readBytesPerS: [1e9],
+      writeBytesPerS: [2e8],
+      rssBytes: [null],
+      heapUsedBytes: [null],
+      arrayBuffersBytes: [null],
+    });
+  });
+
+  it("records the engine's memory in bytes, and null where an event has no sample yet (or an engine sends none)", () => {
+    const s = emptySeries();
+    const clock: SeriesClock = { phase: '', offsetS: 0 };
+    appendPoint(s, clock, { ...progress('running', 0.5), memory: null });
+    appendPoint(s, clock, { ...progress('running', 1), memory: { rssBytes: 5e8, heapUsedBytes: 2e7, externalBytes: 3e8, arrayBuffersBytes: 2.9e8, byteWorkersHeapUsedBytes: null } });
+    appendPoint(s, clock, progress('running', 1.5));
+    expect([s.rssBytes, s.heapUsedBytes, s.arrayBuffersBytes]).toEqual([
+      [null, 5e8, null],
+      [null, 2e7, null],
+      [null, 2.9e8, null],
+    ]);
   });
 
   it('starts a fresh series on its own clock, whatever the last one was', () => {
@@ -242,6 +269,15 @@ describe("the last trial's card once the suite ended", () => {
     expect(endedTrialCard('finished', false, row({ status: 'partial' }), true)).toMatchObject({ headline: expect.stringMatching(/, stored as trial 12 \(partial\)$/), tone: 'warn' });
     // No card while the suite runs, or before it existed.
     for (const phase of ['running', 'preparing', 'idle', 'not-started'] as const) expect(endedTrialCard(phase, false, row({ status: 'complete' }), true)).toBeNull();
+  });
+
+  it('is no success for a complete trial seen measuring its request queue, not the storage', () => {
+    expect(endedTrialCard('finished', false, row({ status: 'complete', queueing: true }), true)).toEqual({
+      headline: 'Suite finished — last trial: Storage only (trial 2 of 2), stored as trial 12',
+      resultsStored: true,
+      tilesStored: true,
+      tone: 'warn',
+    });
   });
 
   it('says a cancel, a killed engine, an interrupted runner and a failed suite for what they are', () => {
@@ -354,5 +390,41 @@ describe('a trial spilling past the tiers its scenario names', () => {
     const gpu = spillNotice('gpu-only', { tiers: ['cpu'], storageWriteBytes: 0, storageReadBytes: 0, warmUp: false, final: false }, 4 * 2 ** 30, gib);
     expect(gpu.headline).toBe('Spilling to the CPU tier: “GPU only” is measuring the CPU tier too');
     expect(gpu.detail).toMatch(/^Its GPU tier \(4 GiB\) is full, so the cache moves entries down to the CPU tier\. /);
+  });
+});
+
+describe('a trial that measures its request queue, not the storage', () => {
+  const backlog = (over: Partial<NonNullable<ProgressEvent['backlog']>>): ProgressEvent => ({
+    ...progress('running', 3),
+    backlog: { queueingBound: false, capReached: false, capRequests: 500_000, queueingBoundDepth: 1000, issueLatenessMaxNs: 0, ...over },
+  });
+  const span = (ns: number): string => `${ns / 1e6} ms`;
+
+  it('is said only once the engine says so: not before, nor from an engine that sends no backlog facts', () => {
+    for (const p of [null, progress('running', 3), backlog({})]) {
+      expect(measuresQueueing(p)).toBe(false);
+      expect(queueingNotice(p, span)).toBeNull();
+    }
+  });
+
+  it("says the queue outgrew the workers: the latencies are the queue's, the storage's own numbers still the drive's", () => {
+    const p = backlog({ queueingBound: true });
+    expect(measuresQueueing(p)).toBe(true);
+    expect(queueingNotice(p, span)).toEqual({
+      headline: 'Queueing-bound: this trial measures its request queue, not the storage',
+      detail:
+        'The users offer more load than the storage serves: its request queue reached 1,000 requests. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive; ' +
+        'its storage bandwidth and per-operation storage latencies still describe the drive at full load. The stored trial says so in its details (Queueing-bound).',
+    });
+  });
+
+  it('says the cap was reached, and how late arrivals are issued so far', () => {
+    const p = backlog({ capReached: true, capRequests: 12, issueLatenessMaxNs: 71e6 });
+    expect(measuresQueueing(p)).toBe(true);
+    const n = queueingNotice(p, span)!;
+    expect(n.detail).toContain('its request queue reached its cap of 12 requests.');
+    expect(n.detail).toContain('The queue is at its cap of 12 requests: later arrivals are held back and issued late, in order, so far up to 71 ms behind schedule.');
+    // Nothing late yet: no lateness stated.
+    expect(queueingNotice(backlog({ capReached: true, capRequests: 12 }), span)!.detail).toContain('issued late, in order. The stored trial');
   });
 });

@@ -9,6 +9,7 @@ import type { BarSeries } from '../../../src-renderer/components/chart-types.ts'
 import ExportButtons from '../../../src-renderer/components/ExportButtons.vue';
 import ImportDialog from '../../../src-renderer/components/ImportDialog.vue';
 import TrialDialog from '../../../src-renderer/components/TrialDialog.vue';
+import LineChart from '../../../src-renderer/components/LineChart.vue';
 import { useAppStore } from '../../../src-renderer/stores/app.ts';
 import { useHistoryStore } from '../../../src-renderer/stores/history.ts';
 import { useLiveRunStore } from '../../../src-renderer/stores/live-run.ts';
@@ -1105,6 +1106,32 @@ describe('report', () => {
       ['Generation mode', 'fast'],
       ['notAnOption', 'x'], // a key this version does not know keeps its stored name
     ]);
+  });
+
+  it("gives a trial's queueing verdict, issue lateness and engine memory, and for one stored before kvbench recorded them \"—\" and no chart, not zeros", async () => {
+    const mib = 1024 ** 2;
+    const note = 'the queue grew to 12 requests (23 issued, 7 completed): the configuration offers more load than the storage serves';
+    const engine = {
+      memoryTimeline: { elapsedNs: [1e9, 2e9], rssBytes: [400 * mib, 420 * mib], heapUsedBytes: [20 * mib, 21 * mib], arrayBuffersBytes: [190 * mib, 190 * mib], byteWorkersHeapUsedBytes: [null, null], samples: 2 },
+      memory: { sampledPeakRssBytes: 420 * mib, fixedBuffersBytes: 289 * mib, cpuTierArenaBytes: 256 * mib, storageIoBuffersBytes: 32 * mib },
+      queue: { queueingBound: true, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, capRequests: 12, capReached: true },
+    };
+    installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: null, histograms: [], cautions: [], unreadable: [], engine: r.id === 2 ? engine : { memoryTimeline: null, memory: null, queue: null } }) });
+    const w = mountIt(TrialDialog, { trialId: 2 });
+    await flush();
+    expect(w.get('[data-test=trial-queueing]').text()).toBe(`Queueing-bound: ${note}`);
+    expect(w.get('[data-test=trial-queueing]').classes()).toContain('warn-text');
+    expect(w.get('[data-test=trial-lateness]').text()).toMatch(/^3\.7 s at most behind schedule/);
+    expect(w.get('[data-test=trial-memory]').text()).toMatch(/^peak RSS 440 MB /);
+    expect(w.get('[data-test=trial-memory-chart-title]').text()).toBe('Engine memory over the measured window (MB)');
+    expect(w.findComponent(LineChart).props('series')[0].data).toEqual([(400 * mib) / 1e6, (420 * mib) / 1e6]);
+
+    const old = mountIt(TrialDialog, { trialId: 3 });
+    await flush();
+    expect(old.get('[data-test=trial-queueing]').text()).toMatch(/^— \(not recorded/);
+    expect(old.get('[data-test=trial-lateness]').text()).toBe('—');
+    expect(old.get('[data-test=trial-memory]').text()).toBe('—');
+    expect(old.find('[data-test=trial-memory-chart]').exists()).toBe(false);
   });
 
   it("reads a trial's stored note, written in the CLI's words, with the app's names for the fields to change", async () => {

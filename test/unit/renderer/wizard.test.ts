@@ -801,7 +801,7 @@ describe('run step', () => {
     expect(w.find('[data-test=current-trial]').exists()).toBe(false);
     // Its charts stay with it: the trial's points as they came (the 'finishing' event adds none).
     const charts = w.findAllComponents(LineChart);
-    expect(charts).toHaveLength(3);
+    expect(charts).toHaveLength(4);
     expect(charts[1].props('series').map((s: LineSeries) => s.data)).toEqual([[20], [null]]);
     expect(charts[1].props('title')).toBe('Latency of the last trial, P95 over its window');
 
@@ -824,11 +824,56 @@ describe('run step', () => {
     await flush();
     expect(again.get('[data-test=last-trial-head]').text()).toBe('Suite failed — last trial: CPU only (trial 1 of 2), failed: nothing of it stored (trial 20)');
     expect(again.get('[data-test=last-trial-unstored]').text()).toBe('The numbers below are the last ones seen live: the trial stored none of them.');
-    expect(again.findAllComponents(LineChart)).toHaveLength(3);
+    expect(again.findAllComponents(LineChart)).toHaveLength(4);
     run.handleEvent({ type: 'suite.preparationProgressed', step: 'detecting', message: 'Detecting hardware …' });
     await flush();
     expect(again.find('[data-test=trial-card]').exists()).toBe(false);
     expect(again.findAllComponents(LineChart)).toHaveLength(0);
+  });
+
+  it("shows the engine's memory beside the tiles and charts it, and says a trial measuring its queue, not the storage, above them, through its end", async () => {
+    installFakeApi({});
+    const { run, w } = followSuite7();
+    const mib = 1024 ** 2;
+    const at = (phase: 'running' | 'finishing', elapsedS: number, o: { rssMiB?: number; capReached?: boolean } = {}) => ({
+      phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 8, maxRequests: null, activeUsers: 4, queueDepth: 12, generatedTokens: 100, storageReadBytes: 3e9, storageWriteBytes: 1e9,
+      generatedTokensPerSec: 0, storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2e7, storageReadP95Ns: null, eventLoopLagP99Ns: null,
+      memory: o.rssMiB === undefined ? null : { rssBytes: o.rssMiB * mib, heapUsedBytes: 20 * mib, externalBytes: 200 * mib, arrayBuffersBytes: 190 * mib, byteWorkersHeapUsedBytes: null },
+      backlog: { queueingBound: false, capReached: o.capReached ?? false, capRequests: 12, queueingBoundDepth: 1000, issueLatenessMaxNs: o.capReached ? 71e6 : 0 },
+    });
+    const trial = ref(0, 'storage-only', 'Storage only', 3);
+    run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...trial });
+    run.handleEvent({ type: 'suite.trialProgressed', ...trial, progress: at('running', 0.5) });
+    await flush();
+    // Before the first sample: no figure, no chart line, no warning.
+    expect(w.get('[data-test=live-memory]').text()).toBe('—');
+    expect(w.find('[data-test=queueing-mark]').exists()).toBe(false);
+    run.handleEvent({ type: 'suite.trialProgressed', ...trial, progress: at('running', 1, { rssMiB: 400 }) });
+    run.handleEvent({ type: 'suite.trialProgressed', ...trial, progress: at('running', 2, { rssMiB: 420, capReached: true }) });
+    await flush();
+    expect(w.get('[data-test=live-memory]').text()).toBe('440 MB');
+    const memoryChart = w.findAllComponents(LineChart)[3]!;
+    expect(memoryChart.props('yTitle')).toBe('MB');
+    expect(memoryChart.props('series').map((s: LineSeries) => s.label)).toEqual(['RSS (MB)', 'JS heap in use (MB)', 'Array buffers (MB)']);
+    expect(memoryChart.props('series')[0].data).toEqual([null, (400 * mib) / 1e6, (420 * mib) / 1e6]);
+    const mark = w.get('[data-test=queueing-mark]');
+    expect(mark.attributes('role')).toBe('alert');
+    expect(w.get('[data-test=queueing-head]').text()).toBe('Queueing-bound: this trial measures its request queue, not the storage');
+    expect(mark.text()).toContain('so far up to 71 ms behind schedule');
+    expect(w.get('[data-test=row-queueing]').text()).toContain('queueing');
+    // Binary units: the same bytes in MiB.
+    useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };
+    await flush();
+    expect(w.get('[data-test=live-memory]').text()).toBe('420 MiB');
+    expect(w.findAllComponents(LineChart)[3]!.props('series')[0].data).toEqual([null, 400, 420]);
+
+    // Ended: the card is no success, and the warning stays with it.
+    run.handleEvent({ type: 'suite.trialProgressed', ...trial, progress: at('finishing', 3, { rssMiB: 420, capReached: true }) });
+    run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 33, storageReadBytesPerS: 1e9, ...trial });
+    run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 1, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
+    await flush();
+    expect(w.get('[data-test=last-trial]').classes()).toContain('warn');
+    expect(w.find('[data-test=queueing-mark]').exists()).toBe(true);
   });
 
   it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {

@@ -736,6 +736,36 @@ describe('backend', () => {
     for (const e of r.errors) expect(e.message).toMatch(/or open the database the export came from in Settings$/);
   });
 
+  it("trials.get gives a trial's engine memory timeline and queueing verdict from its stored results, and nothing (not zeros) for results stored before kvbench recorded them", async () => {
+    const t = await make();
+    const before = kvbenchResults({ tokPerS: 100, durationS: 4 });
+    const now = kvbenchResults({ tokPerS: 100, durationS: 4 }) as unknown as { kvbench: Record<string, unknown> & { timeline: Record<string, unknown>[]; engine_health: Record<string, unknown> } };
+    const note = 'the queue grew to 12 requests (23 issued, 7 completed): the configuration offers more load than the storage serves';
+    now.kvbench.queue = { max_depth: 12, backlog_cap_requests: 12, backlog_cap_reached: true, queueing_bound: false, issue_lateness_max_ns: 3.7e9, note };
+    now.kvbench.timeline = [1, 2, 3].map((sec) => ({ ...now.kvbench.timeline[0], elapsed_ns: sec * 1e9, rss_bytes: sec * 100 * 2 ** 20, heap_used_bytes: 2 ** 24, external_bytes: 2 ** 27, array_buffers_bytes: 2 ** 27, byte_workers_heap_used_bytes: null }));
+    now.kvbench.engine_health.memory = {
+      sampled_peak: { rss_bytes: 300 * 2 ** 20, heap_used_bytes: 2 ** 24, external_bytes: 2 ** 27, array_buffers_bytes: 2 ** 27, byte_workers_heap_used_bytes: null },
+      fixed_buffers: { cpu_tier_arena_bytes: 2 ** 28, storage_io_buffers_bytes: 2 ** 25, cpu_read_staging_bytes: 0, payload_pool_bytes: 2 ** 20, total_bytes: 2 ** 28 + 2 ** 25 + 2 ** 20 },
+    };
+    const files = [{ name: 'before.json', text: JSON.stringify(before) }, { name: 'now.json', text: JSON.stringify(now) }];
+    const imp = ok(await t.backend.invoke('import.results', { files, systemLabel: 'rig', scenarioId: 'storage-only' })) as { imported: { file: string; trialId: number }[] };
+    const idOf = (file: string): number => imp.imported.find((f) => f.file === file)!.trialId;
+    const engineOf = async (file: string): Promise<unknown> => (ok(await t.backend.invoke('trials.get', { id: idOf(file) })) as { engine: unknown }).engine;
+    expect(await engineOf('before.json')).toEqual({ memoryTimeline: null, memory: null, queue: null });
+    expect(await engineOf('now.json')).toEqual({
+      memoryTimeline: {
+        elapsedNs: [1e9, 2e9, 3e9],
+        rssBytes: [100 * 2 ** 20, 200 * 2 ** 20, 300 * 2 ** 20],
+        heapUsedBytes: [2 ** 24, 2 ** 24, 2 ** 24],
+        arrayBuffersBytes: [2 ** 27, 2 ** 27, 2 ** 27],
+        byteWorkersHeapUsedBytes: [null, null, null],
+        samples: 3,
+      },
+      memory: { sampledPeakRssBytes: 300 * 2 ** 20, fixedBuffersBytes: 2 ** 28 + 2 ** 25 + 2 ** 20, cpuTierArenaBytes: 2 ** 28, storageIoBuffersBytes: 2 ** 25 },
+      queue: { queueingBound: true, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, capRequests: 12, capReached: true },
+    });
+  });
+
   it('history.list carries the cautions of each flagged trial listed, as the report and kvbench history flag them (rev12-gui M1)', async () => {
     const t = await make();
     const results = (tokPerS: number, ramBacked: boolean): string => {
