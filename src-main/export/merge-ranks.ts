@@ -44,7 +44,7 @@ const AMOUNTS = Object.keys(TIMELINE_AMOUNTS) as Amount[];
 
 /** The latencies a merged result reports: pooled over the ranks, and the reference's worst rank's P95. */
 const MERGED_LATENCIES = [
-  'end_to_end', 'queue_wait', 'storage_io_per_request', 'generation', 'prefill', 'decode',
+  'end_to_end', 'queue_wait', 'issue_lateness', 'storage_io_per_request', 'generation', 'prefill', 'decode',
   ...['storage', 'cpu', 'gpu'].flatMap((t) => [`tier_read.${t}`, `tier_write.${t}`, `tier_read_ns_per_mib.${t}`, `tier_write_ns_per_mib.${t}`]),
   'demotion.gpu->cpu', 'demotion.gpu->storage', 'demotion.cpu->storage',
 ];
