@@ -422,6 +422,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   const t0 = process.hrtime.bigint();
   // The workload's clock (arrivals) runs from its start; the window's from when it opens.
   const sinceStartNs = (): number => Number(process.hrtime.bigint() - t0);
+  // Latencies run from each request's scheduled arrival on that clock (an unpaced replay's from its issue).
+  processor.arrivalsFrom(workload.paced ? t0 : null);
   const warmUpNs = o.warmUp * 1e9;
   let windowStartNs: number | null = null;
   let windowStartUnixNs = 0;

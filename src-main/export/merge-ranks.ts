@@ -13,6 +13,7 @@ import { configKey, extractHistograms, num, obj } from '../store/results-ingest.
 import { gapsText, LATENCY_GAPS_REASON, latencySectionGaps } from '../store/kvbench-file-checks.ts';
 import { failedRequestsNote, mergedCounts, type MergedCounts } from './merge-rank-counts.ts';
 import { isoTimeOrNull } from '../../src-shared/domain/iso-time.ts';
+import { mergedRawLists, type MergedRawListsFacts, type RankRawLists } from './merged-raw-lists.ts';
 import { histogramsSection, mergedHistograms, reportedP95Ns, mergedReferenceKeys, mergedRunOptions, mergedStartedAt, mergedStatusReason } from './merged-results-file.ts';
 
 type Obj = Record<string, unknown>;
@@ -44,7 +45,7 @@ const AMOUNTS = Object.keys(TIMELINE_AMOUNTS) as Amount[];
 
 /** The latencies a merged result reports: pooled over the ranks, and the reference's worst rank's P95. */
 const MERGED_LATENCIES = [
-  'end_to_end', 'queue_wait', 'storage_io_per_request', 'generation', 'prefill', 'decode',
+  'end_to_end', 'queue_wait', 'issue_lateness', 'storage_io_per_request', 'generation', 'prefill', 'decode',
   ...['storage', 'cpu', 'gpu'].flatMap((t) => [`tier_read.${t}`, `tier_write.${t}`, `tier_read_ns_per_mib.${t}`, `tier_write_ns_per_mib.${t}`]),
   'demotion.gpu->cpu', 'demotion.gpu->storage', 'demotion.cpu->storage',
 ];
@@ -90,7 +91,11 @@ export interface MergedRanks {
     start_at_late_ns: number | null;
     /** How much shorter this rank's window was than the longest: it stopped early. */
     short_ns: number;
+    /** What the rank's own raw per-request lists kept (its file's, before the merge thinned them to one share). */
+    raw_latency_lists: RankRawLists;
   }[];
+  /** How the top-level raw per-request lists were made: null when no rank's file has them. */
+  raw_latency_lists: MergedRawListsFacts | null;
   /** The span every rank was measuring in: the latest start to the earliest end. */
   common_window: { started_unix_ns: number; ended_unix_ns: number; duration_ns: number };
   /** Summed over the ranks within the common window (each rank's 1 s timeline, pro-rated at the edges). */
@@ -419,6 +424,8 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
 
   const histograms = mergedHistograms(runs.map((r) => r.results));
   const runOptions = mergedRunOptions(runs[0].results, worldSize);
+  const rawLists = mergedRawLists(runs);
+  if (rawLists.facts?.sampled) notes.push(rawLists.facts.note);
   return {
     version: runs[0].version,
     merged_by_version: KVBENCH_VERSION,
@@ -426,7 +433,7 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
     world_size: worldSize,
     // The key the imported trial is stored and matched under: with the world size, also when only --world-size gave it.
     config_key: configKey(runOptions),
-    ranks: runs.map((r) => ({
+    ranks: runs.map((r, i) => ({
       rank: r.rank,
       host: r.host,
       version: r.version,
@@ -437,7 +444,9 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
       window_elapsed_ns: r.elapsedNs,
       share_in_common_window: durationNs / r.elapsedNs,
       ...timing.get(r)!,
+      raw_latency_lists: rawLists.ranks[i],
     })),
+    raw_latency_lists: rawLists.facts,
     common_window: { started_unix_ns: fromNs, ended_unix_ns: toNs, duration_ns: durationNs },
     totals,
     rates_per_sec: rates,
@@ -448,6 +457,6 @@ export function mergeRanks(files: readonly RankResultsFile[], given: MergeOption
     started_at: mergedStartedAt(runs.map((r) => r.results)),
     run_options: runOptions,
     histograms: histogramsSection(histograms),
-    reference: mergedReferenceKeys({ ranks: runs, fromNs, toNs, totals, rates, histograms }),
+    reference: mergedReferenceKeys({ ranks: runs, fromNs, toNs, totals, rates, histograms, rawLists: rawLists.lists }),
   };
 }

@@ -4,8 +4,9 @@
 // and the totals they divide are over the common window (every rank loading the storage at once), so
 // the reference's identities hold there (avg throughput = total_tokens ÷ elapsed_time); the top-level
 // counters, the raw per-request lists, cache counts, byte totals and latencies cover each rank's
-// whole window, as `kvbench_merge.counts` and `histograms` do, so they agree with one another (a
-// list's length is requests_completed; the top-level counts stay whole numbers). A key with no honest
+// whole window, as `kvbench_merge.counts` and `histograms` do, so they agree with one another (the
+// top-level counts stay whole numbers). The raw lists are a sample where a rank's were: every rank's
+// thinned to one share (merged-raw-lists.ts), which `kvbench_merge.raw_latency_lists` states. A key with no honest
 // aggregate is left out: per-class QoS percentiles (a rank keeps no histogram of them), the storage
 // device/host split (likewise), the pass/fail criteria, an autoscaler's steps.
 import { TIER_NAMES } from '../../src-shared/domain/tiers.ts';
@@ -16,6 +17,7 @@ import { latencySummaryNs } from '../engine/report/results-builder.ts';
 import { extractHistograms, num, obj } from '../store/results-ingest.ts';
 import { mergedCounts, sumOverRanks } from './merge-rank-counts.ts';
 import type { MergedRanks } from './merge-ranks.ts';
+import type { RawListKey } from './merged-raw-lists.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -211,11 +213,6 @@ function summedSection(ranks: readonly Obj[], pick: (r: Obj) => unknown): Record
 }
 
 /** Every rank's raw per-request list (seconds), one after another in rank order; absent if a rank has none. */
-function concatenated(ranks: readonly Obj[], key: string): number[] | undefined {
-  const lists = ranks.map((r) => r[key]);
-  return lists.every(Array.isArray) ? (lists as unknown[][]).flat().filter((v): v is number => typeof v === 'number') : undefined;
-}
-
 export interface ReferenceInput {
   /** In rank order. */
   ranks: readonly RankForReference[];
@@ -227,6 +224,8 @@ export interface ReferenceInput {
   /** totals ÷ the common window's length. */
   rates: CommonWindowAmounts;
   histograms: Map<string, LatencySummaryNs>;
+  /** The ranks' raw per-request lists at one share (merged-raw-lists.ts). */
+  rawLists: Record<RawListKey, number[] | undefined>;
 }
 
 /** A rank's `storage_throughput_tokens_per_sec`: its own, or by the reference's definition from its totals. */
@@ -250,9 +249,9 @@ export function mergedReferenceKeys(input: ReferenceInput): Record<string, unkno
     total_storage_io_latency: sum('total_storage_io_latency'),
     total_generation_latency: sum('total_generation_latency'),
   };
-  for (const key of ['end_to_end_latencies', 'storage_latencies', 'generation_latencies']) out[key] = concatenated(ranks, key);
+  for (const key of ['end_to_end_latencies', 'storage_latencies', 'generation_latencies'] as const) out[key] = input.rawLists[key];
   out.throughput_timeline = throughputTimeline(input.ranks, input.fromNs, input.toNs);
-  for (const key of ['prefill_latencies', 'decode_latencies']) out[key] = concatenated(ranks, key);
+  for (const key of ['prefill_latencies', 'decode_latencies'] as const) out[key] = input.rawLists[key];
   out.multi_turn_cache_hits = counts.multi_turn_hits;
   out.multi_turn_cache_misses = counts.multi_turn_misses;
   // The base seed: rank N ran with seed + N.

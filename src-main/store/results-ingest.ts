@@ -171,6 +171,8 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('e2e_p99_ms', num(e2e.p99));
   put('storage_io_per_request_p95_ms', num(obj(summary.storage_io_latency_ms).p95));
   put('queue_wait_p95_ms', latencyMs(lat.queue_wait));
+  put('issue_lateness_p95_ms', latencyMs(lat.issue_lateness));
+  put('issue_lateness_max_ms', latencyMs(lat.issue_lateness, 'max_ns'));
   for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {
       // NEW names first, then the MID/OLD `nvme_*` names for the storage tier.

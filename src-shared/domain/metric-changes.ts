@@ -9,6 +9,14 @@ export interface MetricDefinitionChange {
   change: string;
 }
 
+/** The 0.8.0 change of a request's latencies: what the metric is, and what it was before. */
+function timedFromArrival(ends: string): string {
+  return (
+    `is timed from the request's scheduled arrival and ${ends}, so the time the scheduler held the arrival back (the open loop's backlog cap, a late event loop; ` +
+    'kvbench.latency.issue_lateness shows how much) is in it; an unpaced replay\'s still from its issue (before 0.8.0 it was timed from when the scheduler issued the request, that time left out)'
+  );
+}
+
 export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
   { metric: 'decode_bytes_read', since: '0.3.0', change: 'counts multi-turn reload and RAG chunk reads too, as decode_reads does (before 0.3.0 it left them out)' },
   // Results keys that are no trial metric are listed by their path in the results JSON: no comparison
@@ -59,6 +67,24 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     change:
       "is over entries of at least one I/O chunk (16 MiB by default), each entry's latency ÷ its MiB (before 0.7.0 it took every entry, and the few small ones, mostly the per-entry fdatasync divided by a fraction of a MiB, set its upper percentiles: a write P95 of 341 ms/MiB beside a median of 4.2)",
   })),
+  // A request's latencies, stored per trial (e2e_*, queue_wait_p95_ms) and in the results, and the QoS
+  // classes' compliance, which is counted on the end-to-end latency.
+  ...(['e2e_p50_ms', 'e2e_p95_ms', 'e2e_p99_ms', 'summary.end_to_end_latency_ms', 'kvbench.latency.end_to_end'] as const).map((metric) => ({
+    metric,
+    since: '0.8.0',
+    change: timedFromArrival('ends when the request completes'),
+  })),
+  ...(['queue_wait_p95_ms', 'kvbench.latency.queue_wait'] as const).map((metric) => ({
+    metric,
+    since: '0.8.0',
+    change: timedFromArrival('ends when a worker takes the request'),
+  })),
+  {
+    metric: 'summary.qos_metrics',
+    since: '0.8.0',
+    change:
+      "counts a request against its class's target (50, 100 or 1,000 ms) by its end-to-end latency from its scheduled arrival, the time the scheduler held it back included (before 0.8.0 from when it was issued, so an arrival held back by the backlog cap or a late event loop could meet a target its user waited past)",
+  },
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

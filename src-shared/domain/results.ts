@@ -369,8 +369,16 @@ export interface KvbenchSection {
     storage_write_bytes_per_sec: number;
   };
   latency: {
+    /** Complete − scheduled arrival (from 0.8.0; before, complete − issue). An unpaced replay's: complete − issue. */
     end_to_end: LatencySummaryNs;
+    /** Dequeue − scheduled arrival (from 0.8.0; before, dequeue − issue), so issue_lateness is part of it. */
     queue_wait: LatencySummaryNs;
+    /**
+     * How late the scheduler issued each completed request behind its scheduled arrival (the backlog
+     * cap, a late event loop): part of queue_wait and end_to_end. Empty for an unpaced replay, whose
+     * requests arrive when issued. Absent before 0.8.0.
+     */
+    issue_lateness?: LatencySummaryNs;
     storage_io_per_request: LatencySummaryNs;
     generation: LatencySummaryNs;
     prefill: LatencySummaryNs;

@@ -5,9 +5,13 @@ import type { QosLevel } from '../workload/personas.ts';
 export interface CompletedRequest {
   qos: QosLevel;
   generationTokens: number;
+  /** Its issue − its scheduled arrival (the scheduler's lateness, inside queueWaitNs); null or absent for an unpaced workload. */
+  issueLatenessNs?: number | null;
+  /** Dequeue − scheduled arrival. */
   queueWaitNs: number;
   storageNs: number;
   generationNs: number;
+  /** Complete − scheduled arrival. */
   endToEndNs: number;
   /** Null when the request wrote no prefill entry. */
   prefillNs: number | null;
@@ -37,6 +41,8 @@ export class RunRecorder {
 
   readonly endToEnd = new LatencyHistogram();
   readonly queueWait = new LatencyHistogram();
+  /** How late the scheduler issued each completed request behind its scheduled arrival (paced workloads only). */
+  readonly issueLateness = new LatencyHistogram();
   readonly storageIo = new LatencyHistogram();
   readonly generation = new LatencyHistogram();
   readonly prefill = new LatencyHistogram();
@@ -86,7 +92,7 @@ export class RunRecorder {
       if (typeof value === 'number') (this as Record<string, unknown>)[key] = value;
     }
     this.rawLatencies.reset();
-    for (const h of [this.endToEnd, this.queueWait, this.storageIo, this.generation, this.prefill, this.decode]) h.reset();
+    for (const h of [this.endToEnd, this.queueWait, this.issueLateness, this.storageIo, this.generation, this.prefill, this.decode]) h.reset();
     for (const q of this.qos.values()) {
       q.latency.reset();
       q.violations = 0;
@@ -101,6 +107,7 @@ export class RunRecorder {
     this.rawLatencies.add(r.endToEndNs / 1e9, r.storageNs / 1e9, r.generationNs / 1e9, r.prefillNs === null ? null : r.prefillNs / 1e9, r.decodeNs === null ? null : r.decodeNs / 1e9);
     this.endToEnd.record(r.endToEndNs);
     this.queueWait.record(r.queueWaitNs);
+    if (r.issueLatenessNs != null) this.issueLateness.record(r.issueLatenessNs);
     this.storageIo.record(r.storageNs);
     this.generation.record(r.generationNs);
     if (r.prefillNs !== null) this.prefill.record(r.prefillNs);

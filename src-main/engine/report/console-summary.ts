@@ -514,6 +514,8 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
   p('  Latency (percentiles read from HDR histograms; n = samples):');
   p(`    End-to-end:              ${p50p95(lat.end_to_end)}`);
   p(`    Queue wait:              ${p50p95(lat.queue_wait)}`);
+  // Part of the two above (they run from the scheduled arrival): how much of them was the scheduler being late.
+  if (lat.issue_lateness && lat.issue_lateness.count > 0) p(`    of which issue lateness: ${p50p95(lat.issue_lateness)}, max ${formatNsAsMs(lat.issue_lateness.max_ns)}`);
   p(`    Cache I/O per request:   ${traceOnly ? NOT_MEASURED : p50p95(lat.storage_io_per_request)}`);
   for (const tier of TIER_NAMES) {
     for (const op of ['read', 'write'] as const) {

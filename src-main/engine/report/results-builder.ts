@@ -585,6 +585,7 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
     latency: {
       end_to_end: latencySummaryNs(rec.endToEnd),
       queue_wait: latencySummaryNs(rec.queueWait),
+      issue_lateness: latencySummaryNs(rec.issueLateness),
       storage_io_per_request: latencySummaryNs(rec.storageIo),
       generation: latencySummaryNs(rec.generation),
       prefill: latencySummaryNs(rec.prefill),

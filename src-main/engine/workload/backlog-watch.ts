@@ -73,7 +73,7 @@ export class BacklogWatch {
       this.#log(
         'warn',
         `the request queue reached its cap of ${this.#capRequests} requests: further arrivals are held back and issued late, in order, ` +
-          'as it drains (the offered stream is unchanged; its arrival times are no longer kept)',
+          'as it drains (the offered stream is unchanged, and latencies still run from the scheduled arrivals, the time held back included)',
       );
     }
   }

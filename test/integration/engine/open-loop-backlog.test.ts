@@ -82,4 +82,31 @@ describe('an open loop whose queue outgrows its workers', () => {
     const summary = formatConsoleSummary(outcome.results as unknown as RunResults, { generationMode: 'realistic', msPerToken: 30, performanceProfile: 'latency', bytesPerToken: 24576 });
     expect(summary).toContain(`Queueing-bound: ${kv.queue.note as string}`);
   });
+
+  it('times end-to-end latency, queue wait and QoS from the scheduled arrival, the time an arrival was held back included, and shows that time apart', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'kvbench-backlog-'));
+    dirs.push(cacheDir);
+    const outcome = await runBenchmark(
+      { model: 'tiny-1b', numUsers: 30, duration: 3, cpuMemGb: 0, gpuMemGb: 0, storageCapacityGb: 1, generationMode: 'none', seed: 23, cacheDir },
+      { onProgress: () => {}, onLog: () => {}, signal: new AbortController().signal, backlogCapRequests: 2 },
+    );
+    const results = outcome.results as unknown as RunResults;
+    const kv = results.kvbench;
+    expect(kv.queue.backlog_cap_reached).toBe(true);
+    const lat = kv.latency;
+    // One lateness per completed request: issue − scheduled arrival, never negative, never zero (the
+    // issue comes after the tick that found the arrival due), and the cap held some back.
+    expect(lat.issue_lateness!.count).toBe(lat.end_to_end.count);
+    expect(lat.end_to_end.count).toBeGreaterThan(0);
+    expect(lat.issue_lateness!.min_ns).toBeGreaterThan(0);
+    // Each request's queue wait (dequeue − arrival) holds its lateness, and its end-to-end its queue
+    // wait: before 0.8.0 both ran from the issue and the held time was in neither.
+    expect(lat.queue_wait.sum_ns).toBeGreaterThanOrEqual(lat.issue_lateness!.sum_ns);
+    expect(lat.end_to_end.sum_ns).toBeGreaterThanOrEqual(lat.queue_wait.sum_ns + lat.storage_io_per_request.sum_ns + lat.generation.sum_ns);
+    // QoS compliance is counted on the same end-to-end latencies.
+    const qosCount = Object.values(results.summary!.qos_metrics).reduce((n, q) => n + ('total_requests' in q ? q.total_requests : 0), 0);
+    expect(qosCount).toBe(lat.end_to_end.count);
+    const summary = formatConsoleSummary(results, { generationMode: 'fast', msPerToken: 2, performanceProfile: 'latency', bytesPerToken: 24576 });
+    expect(summary).toMatch(/ {4}of which issue lateness: P50 [\d.]+ ms, P95 [\d.]+ ms \(n=\d+\), max [\d.]+ ms\n/);
+  });
 });

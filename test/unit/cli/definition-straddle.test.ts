@@ -43,11 +43,13 @@ async function reportJson(db: string): Promise<{ scenarios: ScenarioReport; tier
 
 describe('a metric measured on both sides of a change of its definition', () => {
   it('is aggregated apart, the older row marked, with how many trials each side: text, --json and the report CSV', async () => {
+    // 0.7.0 for the newer side: both sides are before 0.8.0's change of the request latencies, so
+    // the per-MiB change is the only one they straddle.
     const { dir, db } = await dbOf([
       ['0.6.0', 14.41],
       ['0.6.0', 14.25],
-      [KVBENCH_VERSION, 7.46],
-      [KVBENCH_VERSION, 10.11],
+      ['0.7.0', 7.46],
+      ['0.7.0', 10.11],
     ]);
     const { scenarios: report } = await reportJson(db);
     expect(report.scenarios).toHaveLength(1);
@@ -75,9 +77,9 @@ describe('a metric measured on both sides of a change of its definition', () => 
       'note: Storage write P95 per MiB (storage_write_p95_ms_per_mib) changed definition in kvbench 0.7.0 (from then on it is over entries of at least one I/O chunk',
     );
     expect(text.stdout).toMatch(/2 of these 4 trials were measured before it, 2 from it on, so the two are aggregated apart, never in one median/);
-    // The headline table shows no per-MiB row, and no note about it.
+    // The headline table shows no per-MiB row, and no note about it (its end-to-end rows carry 0.8.0's mark).
     const headline = await run(() => reportCommand(['--db', db]));
-    expect(headline.stdout).not.toMatch(/definition/);
+    expect(headline.stdout).not.toMatch(/per MiB/);
 
     const csvFile = path.join(dir, 'report.csv');
     const exported = await run(() => exportCommand(['--db', db, '--content', 'report', '--out', csvFile]));
@@ -89,6 +91,42 @@ describe('a metric measured on both sides of a change of its definition', () => 
       ['Storage write P95 per MiB', '2', ''],
       ['Storage write P95 per MiB (definition before 0.7.0)', '2', '0.7.0'],
     ]);
+  });
+
+  it("splits the request latencies at 0.8.0, which times them from the scheduled arrival, and says so in the report's words", async () => {
+    const { db } = await dbOf([
+      ['0.7.0', 7],
+      ['0.7.0', 7],
+      [KVBENCH_VERSION, 7],
+      [KVBENCH_VERSION, 7],
+    ]);
+    const { scenarios: report } = await reportJson(db);
+    const [group] = report.scenarios;
+    for (const key of ['e2e_p50_ms', 'e2e_p95_ms', 'e2e_p99_ms', 'queue_wait_p95_ms']) {
+      expect(group.metrics.filter((m) => m.metric.key === key).map((m) => [m.olderDefinition?.since ?? null, m.aggregate.n]), key).toEqual([
+        [null, 2],
+        ['0.8.0', 2],
+      ]);
+    }
+    // The per-MiB change (0.7.0) is not straddled by these trials.
+    expect(group.definitionSplits.map((d) => [d.metric, d.since, d.trialsBefore, d.trialsSince])).toEqual(
+      expect.arrayContaining([
+        ['e2e_p95_ms', '0.8.0', 2, 2],
+        ['queue_wait_p95_ms', '0.8.0', 2, 2],
+      ]),
+    );
+    expect(group.definitionSplits.some((d) => d.since === '0.7.0')).toBe(false);
+    const headline = await run(() => reportCommand(['--db', db]));
+    expect(headline.code, headline.stderr).toBe(0);
+    expect(headline.stdout).toMatch(/^ {3}End-to-end P95 \(definition before 0\.8\.0\) \(ms\) +2 /m);
+    expect(headline.stdout).toContain(
+      "note: End-to-end P95 (e2e_p95_ms) changed definition in kvbench 0.8.0 (from then on it is timed from the request's scheduled arrival and ends when the request completes, " +
+        "so the time the scheduler held the arrival back (the open loop's backlog cap, a late event loop; kvbench.latency.issue_lateness shows how much) is in it; " +
+        "an unpaced replay's still from its issue (before 0.8.0 it was timed from when the scheduler issued the request, that time left out)): " +
+        '2 of these 4 trials were measured before it, 2 from it on, so the two are aggregated apart, never in one median',
+    );
+    const all = await run(() => reportCommand(['--db', db, '--all-metrics']));
+    expect(all.stdout).toContain('note: Queue wait P95 (queue_wait_p95_ms) changed definition in kvbench 0.8.0 (from then on it is timed from the request\'s scheduled arrival and ends when a worker takes the request');
   });
 
   it('marks a group measured only before the change, and says so', async () => {

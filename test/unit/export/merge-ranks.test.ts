@@ -368,6 +368,68 @@ describe('mergeRanks counters', () => {
     expect(m.latency.queue_wait.max_rank_p95_ns / 1e6).toBeCloseTo(500, 0);
   });
 
+  it('thins every rank\'s raw per-request lists to the smallest share any rank kept, and says so per list and per rank (rev18 L5)', () => {
+    // Rank 0 completed 1,000 requests and its file kept a 5 % sample (50); rank 1 completed 40 and kept
+    // them all. Concatenated as they were, each of rank 1's requests would weigh 20 times rank 0's.
+    const r0 = rankFile({ rank: 0 });
+    const r1 = rankFile({ rank: 1 });
+    const lists = (f: RankResultsFile, kept: number, completed: number, e2eS: number) => {
+      const r = f.results as Record<string, unknown>;
+      r.end_to_end_latencies = Array.from({ length: kept }, (_, i) => e2eS + i * 1e-6);
+      r.storage_latencies = Array.from({ length: kept }, (_, i) => e2eS / 10 + i * 1e-6);
+      r.generation_latencies = Array.from({ length: kept }, () => 0);
+      r.prefill_latencies = Array.from({ length: kept / 2 }, () => e2eS / 10);
+      r.decode_latencies = [];
+      (r.kvbench as Record<string, unknown>).raw_latency_lists = { cap_requests: 50, requests_completed: completed, requests_kept: kept, sampled: kept < completed };
+    };
+    lists(r0, 50, 1000, 1);
+    lists(r1, 40, 40, 2);
+    const m = mergeRanks([r0, r1]);
+    expect(m.ranks.map((r) => r.raw_latency_lists)).toEqual([
+      { requests_completed: 1000, requests_kept: 50, share_kept: 0.05, sampled: true },
+      { requests_completed: 40, requests_kept: 40, share_kept: 1, sampled: false },
+    ]);
+    expect(m.raw_latency_lists).toMatchObject({
+      requests_completed: 1040,
+      requests_kept: 52,
+      share_kept: 0.05,
+      sampled: true,
+      resampled_ranks: [1],
+      lists: {
+        end_to_end_latencies: { values: 52, sampled: true },
+        storage_latencies: { values: 52, sampled: true },
+        generation_latencies: { values: 52, sampled: true },
+        prefill_latencies: { values: 26, sampled: true },
+        decode_latencies: { values: 0, sampled: true },
+      },
+    });
+    expect(m.raw_latency_lists!.note).toBe(
+      'the raw per-request lists are a uniform sample of 5.0 % of every rank\'s completed requests: rank 1 kept more in its file and was thinned at random to that share, ' +
+        'so that no rank weighs more per request in a percentile read from the lists (latency percentiles: the merged histograms, which count every request)',
+    );
+    expect(m.notes).toContain(m.raw_latency_lists!.note);
+    const file = mergedResultsFile(m) as Record<string, number[]>;
+    expect(ResultsValuesSchema.safeParse(file).success).toBe(true);
+    // Rank 0's 50 whole, then 2 of rank 1's 40: the parallel lists keep the same two requests.
+    expect(file.end_to_end_latencies.slice(0, 50)).toEqual((r0.results as Record<string, number[]>).end_to_end_latencies);
+    const picked = file.end_to_end_latencies.slice(50).map((v) => Math.round((v - 2) * 1e6));
+    expect(picked).toHaveLength(2);
+    expect(file.storage_latencies.slice(50).map((v) => Math.round((v - 0.2) * 1e6))).toEqual(picked);
+    expect(file.prefill_latencies).toHaveLength(26);
+    // The same files merge to the same lists.
+    expect((mergedResultsFile(mergeRanks([r0, r1])) as Record<string, number[]>).end_to_end_latencies).toEqual(file.end_to_end_latencies);
+  });
+
+  it('keeps every value where every rank kept every request, and says the lists are whole', () => {
+    const r0 = rankFile({ rank: 0 });
+    const r1 = rankFile({ rank: 1 });
+    for (const f of [r0, r1]) (f.results as Record<string, unknown>).end_to_end_latencies = [1, 2, 3];
+    const m = mergeRanks([r0, r1]);
+    expect(m.raw_latency_lists).toMatchObject({ requests_completed: 6, requests_kept: 6, share_kept: 1, sampled: false, resampled_ranks: [], lists: { end_to_end_latencies: { values: 6, sampled: false } } });
+    expect(m.raw_latency_lists!.lists.storage_latencies).toBeUndefined();
+    expect((mergedResultsFile(m) as Record<string, unknown>).end_to_end_latencies).toEqual([1, 2, 3, 1, 2, 3]);
+  });
+
   it('writes the reference\'s top-level keys for the whole run: top-level counters over whole windows, summary totals and rates over the common window, percentiles of the merged histograms', () => {
     // Rank 1 opened its window 2 s late: the common window is 8 s of each rank's 10 s.
     const r0 = withCounters(rankFile({ rank: 0, readLatenciesMs: Array.from({ length: 95 }, () => 1) }), { issued: 14, completed: 4, failed: 0, hits: 29, misses: 2, mtHits: 6, mtMisses: 0, reads: 29, writes: 8, queueMs: [1] });

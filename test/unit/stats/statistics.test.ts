@@ -110,7 +110,7 @@ describe('aggregate, ratio, geometric mean', () => {
 
   it('knows which catalogue metrics are per-trial percentiles', () => {
     expect(METRICS.filter((d) => isPercentileMetric(d.key)).map((d) => d.key)).toEqual([
-      'e2e_p50_ms', 'e2e_p95_ms', 'e2e_p99_ms', 'storage_io_per_request_p95_ms', 'queue_wait_p95_ms',
+      'e2e_p50_ms', 'e2e_p95_ms', 'e2e_p99_ms', 'storage_io_per_request_p95_ms', 'queue_wait_p95_ms', 'issue_lateness_p95_ms',
       'gpu_read_p95_ms', 'gpu_write_p95_ms', 'cpu_read_p95_ms', 'cpu_write_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms',
       'storage_read_device_p95_ms', 'storage_write_device_p95_ms', 'storage_read_p95_ms_per_mib', 'storage_write_p95_ms_per_mib', 'event_loop_lag_p99_ms',
     ]);

@@ -69,6 +69,33 @@ function request(over: Partial<KvRequest>): KvRequest {
 }
 
 describe('RequestProcessor', () => {
+  it('times queue wait, end-to-end and QoS from the scheduled arrival, and keeps how late the scheduler issued the request apart', async () => {
+    const { recorder, processor } = setup();
+    const nowNs = process.hrtime.bigint();
+    // The workload's clock reads 0 ten seconds ago; this request was due at 2 s on it, issued 5 s
+    // late (the backlog cap held it back, or the event loop was late), and dequeued 1 s after that.
+    const originNs = nowNs - 10_000_000_000n;
+    processor.arrivalsFrom(originNs);
+    const submitNs = originNs + 7_000_000_000n;
+    await processor.process(request({ arrivalNs: 2e9, submitNs, qos: 'interactive', generationTokens: 1 }), submitNs + 1_000_000_000n);
+    expect(recorder.issueLateness.count).toBe(1);
+    expect(recorder.issueLateness.sumNs).toBe(5e9);
+    expect(recorder.queueWait.sumNs).toBe(6e9);
+    expect(recorder.endToEnd.sumNs).toBeGreaterThanOrEqual(8e9);
+    // The 50 ms interactive target is missed by the time the user waited, not the time since the issue.
+    expect(recorder.qos.get('interactive')!.violations).toBe(1);
+    expect(recorder.qos.get('interactive')!.latency.sumNs).toBe(recorder.endToEnd.sumNs);
+  });
+
+  it('times an unpaced replay, whose requests have no scheduled arrival, from its issue, with no issue lateness', async () => {
+    const { recorder, processor } = setup();
+    processor.arrivalsFrom(null);
+    const submitNs = process.hrtime.bigint() - 3_000_000_000n;
+    await processor.process(request({ arrivalNs: 0, submitNs, generationTokens: 1 }), submitNs + 1_000_000_000n);
+    expect(recorder.queueWait.sumNs).toBe(1e9);
+    expect(recorder.issueLateness.count).toBe(0);
+  });
+
   it('writes the prefill entry, then reads it 1 + ceil(generated / 32) times on a hit', async () => {
     const { cpu, recorder, processor } = setup();
     await processor.process(request({ generationTokens: 100 }), process.hrtime.bigint());
