@@ -58,7 +58,7 @@ import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { droppedFields } from './dropped-fields.ts';
 import { fail, toIpcError } from './ipc-error.ts';
 import { answerReportJob, exportedFile, filterOf, selectionOf, type ReportChannel, type ReportJob } from './report-jobs.ts';
-import { ReportWorkers, stoppedError } from './report-thread.ts';
+import { REPORT_WORKER_LANES, ReportWorkers, stoppedError } from './report-thread.ts';
 import { databasePathRefusal, loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
@@ -100,8 +100,6 @@ export const CONTRACT_DROPPED = 'the answer has fields its contract schema lacks
 const PROGRESS_KEPT = 600;
 /** Why a report or an export reading the database left was stopped. */
 const switchedAway = (databasePath: string): string => `the database was switched to ${databasePath} (Settings) while it was being built; ask for it again to read that database`;
-/** Reports and exports built at once on worker threads (report-thread.ts; each holds its trials and histograms: hundreds of MiB for thousands); more wait their turn. */
-const REPORT_WORKERS = 2;
 /** A detection is reused for re-planning within this time (the plan form re-plans on every change). */
 const DETECT_REUSE_MS = 30_000;
 
@@ -475,7 +473,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   let readersStop = new AbortController();
   /** Reports and exports under way on worker threads: the database they read is closed only after them. */
   const offThread = new Set<Promise<unknown>>();
-  const reportWorkers = new ReportWorkers({ size: REPORT_WORKERS });
+  const reportWorkers = new ReportWorkers(REPORT_WORKER_LANES);
 
   /**
    * A report, comparison or export (report-jobs.ts), built on a worker thread with its own read-only

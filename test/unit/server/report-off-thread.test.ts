@@ -9,7 +9,7 @@ import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
 import { answerReportJob, type ReportJob } from '../../../src-main/server/report-jobs.ts';
-import { ReportWorkers } from '../../../src-main/server/report-thread.ts';
+import { REPORT_WORKER_LANES, ReportWorkers } from '../../../src-main/server/report-thread.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
@@ -22,8 +22,8 @@ afterEach(async () => {
 });
 
 /** Report workers as a backend keeps them (two at once), closed after the test. */
-function workers(o: { size?: number; resourceLimits?: { maxOldGenerationSizeMb: number } } = {}): ReportWorkers {
-  const p = new ReportWorkers({ size: o.size ?? 2, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
+function workers(o: { resourceLimits?: { maxOldGenerationSizeMb: number } } = {}): ReportWorkers {
+  const p = new ReportWorkers({ ...REPORT_WORKER_LANES, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
   pools.push(p);
   return p;
 }
@@ -189,5 +189,26 @@ describe('reports and exports on a worker thread', () => {
       expect(await workers().answer(db, { channel: 'report.build', request: { selection: {} } })).toBeNull();
       expect(await backend.invoke('report.build', { selection: {} })).toEqual(expected);
     });
+  });
+
+  it('a report never waits behind exports: exports take at most one of the two workers, reports the other, in order (s14)', async () => {
+    // Before, two long exports held both workers and a one-suite report waited for one of them to end.
+    const { db, suiteIds } = seeded(60);
+    const pool = workers();
+    const exportJob = (format: 'xlsx' | 'json'): ReportJob => ({ channel: 'export.create', request: { selection: {}, format } });
+    const report: ReportJob = { channel: 'report.build', request: { selection: { suiteIds: [suiteIds[0]] } } };
+    const answers = [pool.answer(db, exportJob('xlsx')), pool.answer(db, exportJob('json')), pool.answer(db, report)];
+    // Turns are handed out as the jobs are asked for: what holds one is known now, whatever the timing.
+    expect(pool.occupancy()).toEqual({ running: ['export.create', 'report.build'], waiting: ['export.create'] });
+    await answers[2];
+    // A report asked while the exports go on takes a worker at once (the second export waits for the first, not for it).
+    answers.push(pool.answer(db, report));
+    const now = pool.occupancy();
+    expect(now.running.filter((c) => c === 'report.build')).toEqual(['report.build']);
+    expect(now.running.filter((c) => c === 'export.create')).toHaveLength(1);
+    expect(now.waiting).not.toContain('report.build');
+    const done = await Promise.all(answers.map((a) => outcome(() => a)));
+    expect(done.map((d) => ('refused' in (d as object) ? 'refused' : 'answered'))).toEqual(['answered', 'answered', 'answered', 'answered']);
+    expect(pool.occupancy()).toEqual({ running: [], waiting: [] });
   });
 });
