@@ -6,18 +6,20 @@
 // beside the backend's writer, in one consistent snapshot: report-jobs.ts), and answers exactly what
 // the backend's thread would (the same report-jobs.ts), or its refusal with the same code. A worker
 // that ends without answering (out of memory, a crash) is said as such, in the contract's codes;
-// one stopped (kvbench closing, the database switched) is CANCELLED. An export is made whole in the
-// worker and handed back as bytes: a stopped one leaves nothing, no part of a file anywhere.
+// one stopped (kvbench closing, the database switched) is CANCELLED. An export is written by the
+// worker into the temporary file the backend named, a piece at a time, never handed back as bytes;
+// the backend renames it into place once the worker has answered, or removes it once a worker that
+// did not answer has exited (a stopped one leaves no part of a file anywhere).
 //
 // The workers are kept for the next job a while (ReportWorkers): a worker started for each job spent
 // about 0.4 s of CPU loading its modules and warming up, which tripled the cost of the report of one
 // suite (0.2 s on the backend's thread), the report the page asks for most. A job has its worker to
 // itself, and opens the database for itself (so a switch to another needs nothing of the workers).
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import type { IpcError, ResponseOf } from '../../src-shared/ipc/contract.ts';
+import type { IpcError } from '../../src-shared/ipc/contract.ts';
 import { workerEndText, type WorkerEnd } from '../util/worker-job.ts';
 import { fail } from './ipc-error.ts';
-import type { ReportChannel, ReportJob } from './report-jobs.ts';
+import type { ReportAnswer, ReportChannel, ReportJob } from './report-jobs.ts';
 
 /** What a report worker is given. */
 export interface ReportWorkerData {
@@ -30,7 +32,7 @@ export interface ReportWorkerData {
 
 /** What a report worker answers. */
 export type ReportReply =
-  | { type: 'answered'; value: ResponseOf<ReportChannel> }
+  | { type: 'answered'; value: ReportAnswer }
   | { type: 'failed'; error: IpcError }
   /** It could not open the file: the backend's own connection, open before, may still read it. */
   | { type: 'unopened'; message: string };
@@ -108,7 +110,7 @@ export class ReportWorkers {
    * calling thread, or its refusal thrown with the same code; null where the worker could not open
    * the file (the caller's connection may still read it).
    */
-  async answer(file: string, job: ReportJob, opts: ReportJobOptions = {}): Promise<ResponseOf<ReportChannel> | null> {
+  async answer<J extends ReportJob>(file: string, job: J, opts: ReportJobOptions = {}): Promise<ReportAnswer<J['channel']> | null> {
     const data: ReportWorkerData = { file, job, chooseDatabase: opts.chooseDatabase };
     await this.turn(job.channel);
     let reply: ReportReply;
@@ -119,7 +121,7 @@ export class ReportWorkers {
     }
     if (reply.type === 'unopened') return null;
     if (reply.type === 'failed') fail(reply.error.code, reply.error.message);
-    return reply.value;
+    return reply.value as ReportAnswer<J['channel']>;
   }
 
   /** Which jobs hold a turn (running, or about to) and which wait for one, each by its channel, in order. */
