@@ -23,6 +23,7 @@ import path from 'node:path';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { createBackend, type Backend } from '../src-main/server/backend.ts';
 import { answerReportJob, type ReportJob } from '../src-main/server/report-jobs.ts';
+import { atomicFileOf, commitAtomicFile } from '../src-main/util/write-file-atomic.ts';
 import { openStore } from '../src-main/store/open-store.ts';
 import { CONTRACT } from '../src-shared/ipc/contract.ts';
 import { enableCompileCache } from '../src-main/util/compile-cache.ts';
@@ -124,19 +125,30 @@ async function main(): Promise<void> {
     { channel: 'report.build', request: { selection: { suiteIds: [suiteId] } } },
     { channel: 'report.build', request: { selection: { suiteLabels: [label] } } },
   ];
-  if (values.export) jobs.push({ channel: 'export.create', request: { selection: { suiteLabels: [label] }, format: 'csv' } });
+  if (values.export) jobs.push({ channel: 'export.create', request: { selection: { suiteLabels: [label] }, format: 'csv' }, file: atomicFileOf(path.join(root, 'here.csv')) });
   const rows: string[][] = [['job', 'where', 'wall s', 'CPU s', 'longest wait of suite.status', 'longest event-loop stall', 'probes']];
   const out: Record<string, unknown>[] = [];
   try {
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const job of jobs) {
-        const before = await measured(backend, async () => CONTRACT[job.channel].response.parse(await answerReportJob(here, job)));
+        // An export: the file written here (then read), against the one the page downloads.
+        const before = await measured(backend, async () => {
+          if (job.channel !== 'export.create') return CONTRACT[job.channel].response.parse(await answerReportJob(here, job));
+          const written = await answerReportJob(here, job);
+          await commitAtomicFile(job.file);
+          return { ...written, data: fs.readFileSync(job.file.target).toString('base64') };
+        });
         const after = await measured(backend, async () => {
           const r = await backend.invoke(job.channel, job.request);
           if (!r.ok) throw new Error(`${job.channel}: ${r.error.code}: ${r.error.message}`);
-          return r.value;
+          if (job.channel !== 'export.create') return r.value;
+          const v = r.value as { trialCount: number; bytes: number; unreadable?: string[]; delivery: { url: string } };
+          const offered = backend.downloads.take(v.delivery.url.split('/').at(-1)!)!;
+          const data = fs.readFileSync(offered.file).toString('base64');
+          await backend.downloads.done(offered);
+          return { bytes: v.bytes, trialCount: v.trialCount, unreadable: v.unreadable ?? [], data };
         });
-        const comparable = (v: unknown): unknown => (job.channel === 'export.create' ? { ...(v as object), fileName: null, dataBase64: (v as { dataBase64: string }).dataBase64.length } : v);
+        const comparable = (v: unknown): unknown => v;
         const equal = isDeepStrictEqual(comparable(JSON.parse(JSON.stringify(before.value))), comparable(after.value));
         const trials = (after.value as { trialCount: number }).trialCount;
         for (const [where, m] of [['backend thread (before)', before], ['worker thread (after)', after]] as const) {

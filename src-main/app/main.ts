@@ -23,7 +23,7 @@ import { MIN_HEIGHT, MIN_WIDTH, loadWindowState, restoreWindowState, saveWindowS
 export interface ElectronApi {
   app: Pick<Electron.App, 'requestSingleInstanceLock' | 'quit' | 'exit' | 'whenReady' | 'on' | 'getPath' | 'setAppUserModelId'>;
   BrowserWindow: new (options: Electron.BrowserWindowConstructorOptions) => Electron.BrowserWindow;
-  dialog: Pick<Electron.Dialog, 'showMessageBox' | 'showMessageBoxSync' | 'showErrorBox'>;
+  dialog: Pick<Electron.Dialog, 'showMessageBox' | 'showMessageBoxSync' | 'showErrorBox' | 'showSaveDialog'>;
   ipcMain: Pick<Electron.IpcMain, 'handle' | 'removeHandler'>;
   protocol: Pick<Electron.Protocol, 'registerSchemesAsPrivileged' | 'handle'>;
   screen: Pick<Electron.Screen, 'getAllDisplays'>;
@@ -62,6 +62,25 @@ export const LEAVE_UNSAVED_DIALOG = {
   defaultId: 1,
   cancelId: 1,
 } as const satisfies Electron.MessageBoxSyncOptions;
+
+/** What each export format is called in the save dialog's filter. */
+const EXPORT_FILTERS: Record<string, string> = { csv: 'CSV', xlsx: 'Excel workbook', json: 'JSON' };
+
+/**
+ * Asks where to save an export (the backend's chooseExportFile): the save dialog, on the window if
+ * there is one, offering `fileName` in the user's Downloads folder; null where it was closed.
+ */
+export async function chooseExportFile(dialog: Pick<Electron.Dialog, 'showSaveDialog'>, window: Electron.BrowserWindow | null, downloadsDir: string, fileName: string): Promise<string | null> {
+  const extension = path.extname(fileName).slice(1);
+  const options: Electron.SaveDialogOptions = {
+    title: 'Save the export',
+    defaultPath: path.join(downloadsDir, fileName),
+    filters: [{ name: EXPORT_FILTERS[extension] ?? extension, extensions: [extension] }],
+    properties: ['createDirectory', 'showOverwriteConfirmation'],
+  };
+  const r = window && !window.isDestroyed() ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);
+  return r.canceled || !r.filePath ? null : r.filePath;
+}
 
 export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): Promise<DesktopApp | null> {
   const log = opts.log ?? ((level, message) => process.stderr.write(`kvbench app: ${level}: ${message}\n`));
@@ -168,6 +187,8 @@ export async function runDesktopApp(e: ElectronApi, opts: DesktopOptions = {}): 
     defaults: defaultSettings(),
     databasePath: db.databasePath,
     startEngine: (options, o) => startEngine(options, { ...o, transport }),
+    // Exports are written straight to the file the user chooses, never handed to the page.
+    chooseExportFile: (fileName) => chooseExportFile(e.dialog, win, e.app.getPath('downloads'), fileName),
     log: (level, message) => {
       log(level, message);
       if (starting && level === 'info' && win && !win.isDestroyed()) win.setTitle(`kvbench — ${message}`);

@@ -365,13 +365,6 @@ export function exportChunks(model: ExportModel, format: ExportFormat, content: 
   return format === 'json' ? jsonChunks(model) : xlsxChunks(model, opts);
 }
 
-/** The pieces made into one buffer: the app's export, which hands the page the whole file. */
-export async function bytesOf(chunks: FileChunks): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of chunks) parts.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c.buffer, c.byteOffset, c.byteLength));
-  return Buffer.concat(parts);
-}
-
 export function formatFromPath(file: string): ExportFormat | null {
   const ext = path.extname(file).toLowerCase().slice(1);
   return (EXPORT_FORMATS as readonly string[]).includes(ext) ? (ext as ExportFormat) : null;

@@ -16,7 +16,7 @@ import { shownInput } from '../../src-shared/domain/label-text.ts';
 import { availableModelNames, DEFAULT_MODEL_KEY } from '../../src-shared/domain/models.ts';
 import { isScenarioId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
-import { CHANNELS, isChannel, type Channel } from '../../src-shared/ipc/channels.ts';
+import { CHANNELS, HTTP_DOWNLOAD_PREFIX, isChannel, type Channel } from '../../src-shared/ipc/channels.ts';
 import {
   CONTRACT,
   MAX_FAILED_REQUESTS,
@@ -58,8 +58,11 @@ import { hardwareAdvice } from '../hardware/advice.ts';
 import { removeCreatedDirs } from '../util/created-dirs.ts';
 import { droppedFields } from './dropped-fields.ts';
 import { fail, toIpcError } from './ipc-error.ts';
-import { answerReportJob, exportedFile, filterOf, selectionOf, type ReportChannel, type ReportJob } from './report-jobs.ts';
-import { ReportWorkers, stoppedError } from './report-thread.ts';
+import { databaseOutputError } from '../cli/database-output.ts';
+import { abandonAtomicFile, atomicFileOf, commitAtomicFile, FileWriteError, outputFileProblem, type AtomicFile } from '../util/write-file-atomic.ts';
+import { ExportDownloads, type OfferedDownload } from './export-downloads.ts';
+import { answerReportJob, EXPORT_MIME_TYPES, exportedFile, filterOf, selectionOf, storageExportFileName, type ReportAnswer, type ReportChannel, type ReportJob } from './report-jobs.ts';
+import { REPORT_WORKER_LANES, ReportWorkers, stoppedError } from './report-thread.ts';
 import { databasePathRefusal, loadSettings, saveSettings } from './settings.ts';
 
 export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
@@ -78,6 +81,14 @@ export interface BackendOptions {
   detect?: DetectFn;
   cancelGraceMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /**
+   * The desktop app: asks where to save an export (its save dialog, `fileName` offered), null where
+   * the user closed it. The export is then written there (a temporary beside it, renamed over it).
+   * Without it (kvbench serve), an export is written to a private temporary file the page downloads.
+   */
+  chooseExportFile?: (fileName: string) => Promise<string | null>;
+  /** Where kvbench serve's exports wait for their download (tests). */
+  downloads?: ExportDownloads;
 }
 
 type Handlers = { [C in Channel]: (request: ParsedRequestOf<C>) => Promise<ResponseOf<C>> };
@@ -90,6 +101,8 @@ export interface Backend {
   readonly channels: readonly Channel[];
   readonly databasePath: string;
   readonly suiteState: SuiteStatus['state'];
+  /** kvbench serve's exports, each downloaded once by its token (export.create's `delivery.url`). */
+  readonly downloads: Pick<ExportDownloads, 'take' | 'done'>;
   /** Cancels a running suite (partial results kept), waits for it, closes the database. */
   close(): Promise<void>;
 }
@@ -101,8 +114,6 @@ export const CONTRACT_DROPPED = 'the answer has fields its contract schema lacks
 const PROGRESS_KEPT = 600;
 /** Why a report or an export reading the database left was stopped. */
 const switchedAway = (databasePath: string): string => `the database was switched to ${databasePath} (Settings) while it was being built; ask for it again to read that database`;
-/** Reports and exports built at once on worker threads (report-thread.ts; each holds its trials and histograms: hundreds of MiB for thousands); more wait their turn. */
-const REPORT_WORKERS = 2;
 /** A detection is reused for re-planning within this time (the plan form re-plans on every change). */
 const DETECT_REUSE_MS = 30_000;
 
@@ -476,23 +487,23 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   let readersStop = new AbortController();
   /** Reports and exports under way on worker threads: the database they read is closed only after them. */
   const offThread = new Set<Promise<unknown>>();
-  const reportWorkers = new ReportWorkers({ size: REPORT_WORKERS });
+  const reportWorkers = new ReportWorkers(REPORT_WORKER_LANES);
 
   /**
    * A report, comparison or export (report-jobs.ts), built on a worker thread with its own read-only
    * connection (report-thread.ts), so that every other request, and a running suite's events, are
    * answered meanwhile. The answer is the one this thread would build, or its refusal.
    */
-  const reportJob = async <C extends ReportChannel>(job: Extract<ReportJob, { channel: C }>): Promise<ResponseOf<C>> => {
+  const reportJob = async <C extends ReportChannel>(job: Extract<ReportJob, { channel: C }>): Promise<ReportAnswer<C>> => {
     const s = requireStore();
     // A damaged database is shown from a copy in memory (openDamagedStore), which another thread
     // cannot open (it would need the whole copy serialized and copied again for every report, and
     // the file itself is what is damaged): its reports are built here, on this thread, as before.
-    if (damaged !== null) return (await answerReportJob(s, job)) as ResponseOf<C>;
+    if (damaged !== null) return (await answerReportJob(s, job)) as ReportAnswer<C>;
     const signal = AbortSignal.any([readersStop.signal, closing.signal]); // this database's, taken now: a switch while it waits its turn stops it
-    const done = reportWorkers.answer(s.path, job, { signal, chooseDatabase: APP_STORE_OPTIONS.chooseDatabase });
+    const done: Promise<ReportAnswer | null> = reportWorkers.answer(s.path, job as ReportJob, { signal, chooseDatabase: APP_STORE_OPTIONS.chooseDatabase });
     offThread.add(done);
-    let answer: Awaited<typeof done>;
+    let answer: ReportAnswer | null;
     try {
       answer = await done;
     } finally {
@@ -501,9 +512,62 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     // Read from a database the page no longer shows: refused, whatever the worker answered.
     if (store !== s) throw stoppedError(job.channel, switchedAway(store?.path ?? settings.databasePath));
     // The worker could not open the file (moved, or its mode changed, since the backend opened it): this thread's connection still reads it.
-    if (answer === null) return (await answerReportJob(s, job)) as ResponseOf<C>;
+    if (answer === null) return (await answerReportJob(s, job)) as ReportAnswer<C>;
     logUnreadable(answer.unreadable);
-    return answer as ResponseOf<C>;
+    return answer as ReportAnswer<C>;
+  };
+
+  const downloads = opts.downloads ?? new ExportDownloads();
+  /**
+   * export.create: the file written where it goes (report-jobs.ts, on a worker thread), never held
+   * here. The desktop app asks where first (its save dialog) and writes there; kvbench serve writes a
+   * private temporary file and answers a one-time URL the page downloads it from (export-downloads.ts).
+   */
+  const createExport = (request: ParsedRequestOf<'export.create'>): Promise<ResponseOf<'export.create'>> => {
+    // Waited for by close() from the start (a save dialog open, the private folder being made), so
+    // that no part of the file outlives it.
+    const done = writeExport(request);
+    offThread.add(done);
+    return done.finally(() => offThread.delete(done));
+  };
+  const writeExport = async (request: ParsedRequestOf<'export.create'>): Promise<ResponseOf<'export.create'>> => {
+    const fileName = storageExportFileName(request);
+    const s = requireStore();
+    let file: AtomicFile;
+    if (opts.chooseExportFile) {
+      const chosen = await opts.chooseExportFile(fileName);
+      if (chosen === null) return { dismissed: true };
+      const overwritesDb = databaseOutputError('the file', chosen, s.path);
+      if (overwritesDb !== null) fail('VALIDATION', overwritesDb);
+      // Before the export is read and made: a folder gone or not writable costs nothing.
+      const problem = outputFileProblem(chosen);
+      if (problem !== null) throw Object.assign(new Error(`export failed: could not write ${chosen}: ${problem}`), { code: 'EXPORT_FAILED' });
+      try {
+        file = atomicFileOf(chosen);
+      } catch (err) {
+        throw Object.assign(new Error(`export failed: could not write ${chosen}: ${(err as FileWriteError).message}`), { code: 'EXPORT_FAILED' });
+      }
+    } else {
+      try {
+        file = atomicFileOf(await downloads.newFile(request.format));
+      } catch (err) {
+        throw Object.assign(new Error(`export failed: no temporary file could be made for it in ${os.tmpdir()}: ${(err as Error).message}`), { code: 'EXPORT_FAILED' });
+      }
+    }
+    if (closing.signal.aborted) throw stoppedError('export.create', String(closing.signal.reason));
+    let written: ReportAnswer<'export.create'>;
+    try {
+      written = await reportJob({ channel: 'export.create', request, file });
+      await commitAtomicFile(file);
+    } catch (err) {
+      // A worker that did not answer has exited (report-thread.ts): nothing writes the temporary now.
+      await abandonAtomicFile(file);
+      if (err instanceof FileWriteError) throw Object.assign(new Error(`export failed: could not write ${file.file}: ${err.message}`), { code: 'EXPORT_FAILED' });
+      throw err;
+    }
+    const offered: OfferedDownload = { file: file.target, fileName, mimeType: EXPORT_MIME_TYPES[request.format], bytes: written.bytes };
+    const delivery = opts.chooseExportFile ? { kind: 'saved' as const, path: file.file } : { kind: 'download' as const, url: `${HTTP_DOWNLOAD_PREFIX}${downloads.offer(offered)}` };
+    return { fileName, mimeType: offered.mimeType, bytes: written.bytes, trialCount: written.trialCount, unreadable: written.unreadable, delivery };
   };
   /** Stops the reports and exports reading the open database (another is being opened), `reason` saying why. */
   const stopReaders = (reason: string): void => {
@@ -964,7 +1028,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
 
     async 'export.create'(request) {
-      return reportJob({ channel: 'export.create', request });
+      return createExport(request);
     },
 
     async 'import.results'(r) {
@@ -1061,6 +1125,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
 
   return {
     channels: CHANNELS,
+    downloads,
     get databasePath() {
       return settings.databasePath;
     },
@@ -1124,6 +1189,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // Reports and exports were stopped (closing): their workers have gone before the database is closed.
       while (offThread.size > 0) await Promise.allSettled([...offThread]);
       await reportWorkers.close();
+      // Exports not downloaded yet, and the folder they wait in.
+      await downloads.close();
       store?.close();
       store = null;
     },

@@ -5,15 +5,18 @@
 // the random token (Authorization: Bearer, or the WebSocket subprotocol `token.<hex>`, never the
 // URL); the Host header must name a loopback host when bound to loopback (DNS rebinding), an Origin
 // must be the Host the request came to, and API bodies must be JSON (no cross-site form posts). The
-// static files hold no secrets.
+// static files hold no secrets. An export's file is the one GET under /api/ without the token (a
+// link's download sends no header): its URL carries a one-time token of its own, which only
+// export.create (with the token) hands out, and a browser's cross-site request is refused.
 import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { HTTP_EVENTS_PATH, HTTP_INVOKE_PREFIX, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../src-shared/ipc/channels.ts';
+import { HTTP_DOWNLOAD_PREFIX, HTTP_EVENTS_PATH, HTTP_INVOKE_PREFIX, WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../src-shared/ipc/channels.ts';
 import { MAX_IMPORT_FILE_CHARS, MAX_IMPORT_FILES, MAX_IMPORT_TOTAL_CHARS, type Result } from '../../src-shared/ipc/contract.ts';
 import type { Backend } from './backend.ts';
 import { SECURITY_HEADERS } from './csp.ts';
@@ -140,6 +143,12 @@ function tooLarge(channel: string, limitBytes: number): string {
   );
 }
 
+/** `attachment` named `fileName`: as ASCII (quotes and backslashes dropped), and exactly as RFC 6266's filename*. */
+export function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+}
+
 async function readBody(req: http.IncomingMessage, limitBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -211,6 +220,44 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
     res.end(req.method === 'HEAD' ? undefined : data);
   };
 
+  /** An export's file, streamed from disk once (export-downloads.ts), then removed. */
+  const serveDownload = async (req: http.IncomingMessage, res: http.ServerResponse, token: string): Promise<void> => {
+    if (req.method !== 'GET') {
+      res.setHeader('Allow', 'GET');
+      deny(res, 405, 'VALIDATION', 'use GET');
+      return;
+    }
+    // A page of another site may not fetch it (its token is unguessable too): a browser says where a request comes from.
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      deny(res, 403, 'FORBIDDEN', 'cross-site request refused');
+      return;
+    }
+    const download = /^[0-9a-f]{48}$/.test(token) ? o.backend.downloads.take(token) : null;
+    if (download === null) {
+      deny(res, 404, 'NOT_FOUND', 'this export was downloaded already, or has expired (10 minutes): export it again');
+      return;
+    }
+    try {
+      const stream = fs.createReadStream(download.file);
+      await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', reject));
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'Content-Type': download.mimeType,
+        'Content-Length': download.bytes,
+        'Content-Disposition': contentDisposition(download.fileName),
+        'Cache-Control': 'no-store',
+      });
+      await pipeline(stream, res);
+    } catch (err) {
+      log('warn', `download of ${download.fileName}: ${(err as Error).message}`);
+      if (!res.headersSent) deny(res, 500, 'INTERNAL', 'the export could not be read: export it again');
+      else res.destroy();
+    } finally {
+      await o.backend.downloads.done(download);
+    }
+  };
+
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://localhost');
@@ -221,6 +268,10 @@ export async function startHttpServer(o: HttpServerOptions): Promise<RunningHttp
       if (url.pathname.startsWith('/api/')) {
         if (!originAllowed(req)) {
           deny(res, 403, 'FORBIDDEN', 'cross-origin request refused');
+          return;
+        }
+        if (url.pathname.startsWith(HTTP_DOWNLOAD_PREFIX)) {
+          await serveDownload(req, res, url.pathname.slice(HTTP_DOWNLOAD_PREFIX.length));
           return;
         }
         if (!tokenMatches(bearer(req), o.token)) {

@@ -7,18 +7,37 @@ import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
 import type { ParsedRequestOf, ResponseOf, Selection, StatedBandwidthData } from '../../src-shared/ipc/contract.ts';
 import { requireSuites } from '../export/export-model.ts';
 import { planExport } from '../export/plan-export.ts';
-import { bytesOf } from '../export/export-trials.ts';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, StatedBandwidthRefused, type StatedBandwidth } from '../export/report-model.ts';
 import { comparisonSides, resolveSelection } from '../export/selection.ts';
 import type { Store } from '../store/store.ts';
+import { StoreError } from '../store/store-error.ts';
+import { sqliteCode } from '../store/sqlite.ts';
+import { FileWriteError, writeTemporary, type AtomicFile } from '../util/write-file-atomic.ts';
 import { fail, toIpcError } from './ipc-error.ts';
 
 /** The channels whose answers are built here. */
 export const REPORT_CHANNELS = ['report.build', 'report.compare', 'export.create'] as const;
 export type ReportChannel = (typeof REPORT_CHANNELS)[number];
 
-/** One of them, with its (validated) request: what a worker thread is given. */
-export type ReportJob = { [C in ReportChannel]: { channel: C; request: ParsedRequestOf<C> } }[ReportChannel];
+/**
+ * One of them, with its (validated) request: what a worker thread is given. An export is written
+ * into `file`'s temporary (the backend chose where: a private folder the page downloads from, or
+ * the file the desktop app's save dialog named), never handed back as bytes.
+ */
+export type ReportJob =
+  | { channel: 'report.build'; request: ParsedRequestOf<'report.build'> }
+  | { channel: 'report.compare'; request: ParsedRequestOf<'report.compare'> }
+  | { channel: 'export.create'; request: ParsedRequestOf<'export.create'>; file: AtomicFile };
+
+/** What an export job answers once its file is written (its temporary, synced): the backend says where it went. */
+export interface ExportWritten {
+  bytes: number;
+  trialCount: number;
+  unreadable: string[];
+}
+
+/** The answer of a job on `channel`. */
+export type ReportAnswer<C extends ReportChannel = ReportChannel> = C extends 'export.create' ? ExportWritten : ResponseOf<C>;
 
 export function selectionOf(sel: Selection): Parameters<typeof resolveSelection>[1] {
   return {
@@ -76,15 +95,27 @@ function stamp(d = new Date()): string {
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
 }
 
-const MIME: Record<'csv' | 'xlsx' | 'json', string> = {
+export const EXPORT_MIME_TYPES: Record<'csv' | 'xlsx' | 'json', string> = {
   csv: 'text/csv',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   json: 'application/json',
 };
 
-/** A file's bytes as the contract's exported file. */
+/** The name an exported file is offered under: `kvbench-<what>-<time stamp>.<format>`. */
+export function exportFileName(name: string, format: 'csv' | 'xlsx' | 'json'): string {
+  return `kvbench-${name}-${stamp()}.${format}`;
+}
+
+/** A file's bytes as the contract's exported file (an endpoint export, made whole on the backend's thread). */
 export function exportedFile(name: string, format: 'csv' | 'xlsx' | 'json', data: Buffer): { fileName: string; mimeType: string; dataBase64: string; bytes: number } {
-  return { fileName: `kvbench-${name}-${stamp()}.${format}`, mimeType: MIME[format], dataBase64: data.toString('base64'), bytes: data.length };
+  return { fileName: exportFileName(name, format), mimeType: EXPORT_MIME_TYPES[format], dataBase64: data.toString('base64'), bytes: data.length };
+}
+
+/** The name export.create's file is offered under, from what it holds. */
+export function storageExportFileName(r: ParsedRequestOf<'export.create'>): string {
+  const reportCsv = r.format === 'csv' && r.content === 'report';
+  const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}${reportCsv ? '-report' : ''}` : reportCsv ? 'report' : 'trials';
+  return exportFileName(what, r.format);
 }
 
 /** The store's filter of the page's selection (its suites, systems and drives looked up: NOT_FOUND where one is not there). */
@@ -118,48 +149,74 @@ function compareReports(s: Store, r: ParsedRequestOf<'report.compare'>): Respons
   return { ...value, unreadable };
 }
 
-async function createExport(s: Store, r: ParsedRequestOf<'export.create'>): Promise<ResponseOf<'export.create'>> {
-  // Read before the file is made (which awaits): every damaged row met is this export's. Outside the
-  // try: what reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
-  // damaged or busy database) keeps its own code; only making the file is EXPORT_FAILED.
+/** Files kvbench writes for the page: read by their owner only (a lab's results may be private). */
+const EXPORT_FILE_MODE = 0o600;
+
+/**
+ * Writes the export `r` into `file`'s temporary (the backend renames it into place). `alone`: `s` is
+ * a connection of this job's own (a report worker's), so a trials CSV reads its trials a page at a
+ * time as it is written, in one read transaction held across the writes (one snapshot, as before),
+ * and the file is never held whole: memory stays that of a page (a report's or an XLSX's is that of
+ * its model). Otherwise (the backend's thread, whose connection the suite runner writes through) the
+ * export is read first, in one synchronous snapshot, then written.
+ */
+async function createExport(s: Store, r: ParsedRequestOf<'export.create'>, file: AtomicFile, alone: boolean): Promise<ExportWritten> {
   const content = r.content ?? 'trials';
-  const { value: planned, unreadable } = s.readDamaged(() =>
-    inOneSnapshot(s, () =>
-      withStatedRefusedInAppWords(() =>
-        planExport(s, selectionOf(r.selection), {
-          includeIncomplete: r.includeIncomplete ?? false,
-          excludeFlagged: r.excludeFlagged ?? false,
-          stated: statedOf(r.stated),
-          whereToLook: SUITES_WHERE_TO_LOOK,
-          filter: r.selection,
-          format: r.format,
-          content,
-          // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
-          words: (text) => inAppWords(scenarioLabelsIn(text)),
-          readNow: true,
-        }),
-      ),
-    ),
-  );
-  let data: Buffer;
-  try {
-    data = await bytesOf(planned.chunks);
-  } catch (err) {
-    throw Object.assign(new Error(`export failed: ${toIpcError(err).message}`), { code: 'EXPORT_FAILED' });
+  // What reading refuses (an unknown suite or system, a stated bandwidth over several drives, a
+  // damaged or busy database) keeps its own code, also when a trials CSV's pages meet it as they are
+  // written; only making the file is EXPORT_FAILED.
+  const plan = (): ReturnType<typeof planExport> =>
+    withStatedRefusedInAppWords(() =>
+      planExport(s, selectionOf(r.selection), {
+        includeIncomplete: r.includeIncomplete ?? false,
+        excludeFlagged: r.excludeFlagged ?? false,
+        stated: statedOf(r.stated),
+        whereToLook: SUITES_WHERE_TO_LOOK,
+        filter: r.selection,
+        format: r.format,
+        content,
+        // The app's file names the app's controls in its notes, as the page does; the JSON is data, its notes as stored.
+        words: (text) => inAppWords(scenarioLabelsIn(text)),
+        readNow: !alone,
+      }),
+    );
+  const write = async (planned: ReturnType<typeof planExport>): Promise<number> => {
+    try {
+      return await writeTemporary(file, planned.chunks, { mode: EXPORT_FILE_MODE });
+    } catch (err) {
+      if (err instanceof StoreError || sqliteCode(err) !== null) throw err;
+      const why = err instanceof FileWriteError ? `could not write ${file.file}: ${err.message}` : toIpcError(err).message;
+      throw Object.assign(new Error(`export failed: ${why}`), { code: 'EXPORT_FAILED' });
+    }
+  };
+  if (!alone) {
+    const { value: planned, unreadable } = s.readDamaged(() => inOneSnapshot(s, plan));
+    return { bytes: await write(planned), trialCount: planned.trialCount(), unreadable };
   }
-  const reportCsv = r.format === 'csv' && content === 'report';
-  const what = r.selection.suiteIds?.length === 1 ? `suite-${r.selection.suiteIds[0]}${reportCsv ? '-report' : ''}` : reportCsv ? 'report' : 'trials';
-  return { ...exportedFile(what, r.format, data), trialCount: planned.trialCount(), unreadable };
+  const { value, unreadable } = await s.readDamagedAlone(async () => {
+    s.db.exec('BEGIN');
+    try {
+      const planned = plan();
+      return { bytes: await write(planned), trialCount: planned.trialCount() };
+    } finally {
+      s.db.exec('COMMIT'); // it only read: ends the snapshot
+    }
+  });
+  return { ...value, unreadable };
 }
 
-/** The answer to `job`, read from `s`; refusals are thrown with their contract code, as the handlers throw them. */
-export async function answerReportJob(s: Store, job: ReportJob): Promise<ResponseOf<ReportChannel>> {
+/**
+ * The answer to `job`, read from `s`; refusals are thrown with their contract code, as the handlers
+ * throw them. `alone`: `s` is the job's own connection (a report worker's), which an export may hold
+ * a read transaction on while it writes.
+ */
+export async function answerReportJob(s: Store, job: ReportJob, o: { alone?: boolean } = {}): Promise<ReportAnswer> {
   switch (job.channel) {
     case 'report.build':
       return buildReport(s, job.request);
     case 'report.compare':
       return compareReports(s, job.request);
     case 'export.create':
-      return createExport(s, job.request);
+      return createExport(s, job.request, job.file, o.alone ?? false);
   }
 }

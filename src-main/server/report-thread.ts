@@ -6,18 +6,20 @@
 // beside the backend's writer, in one consistent snapshot: report-jobs.ts), and answers exactly what
 // the backend's thread would (the same report-jobs.ts), or its refusal with the same code. A worker
 // that ends without answering (out of memory, a crash) is said as such, in the contract's codes;
-// one stopped (kvbench closing, the database switched) is CANCELLED. An export is made whole in the
-// worker and handed back as bytes: a stopped one leaves nothing, no part of a file anywhere.
+// one stopped (kvbench closing, the database switched) is CANCELLED. An export is written by the
+// worker into the temporary file the backend named, a piece at a time, never handed back as bytes;
+// the backend renames it into place once the worker has answered, or removes it once a worker that
+// did not answer has exited (a stopped one leaves no part of a file anywhere).
 //
 // The workers are kept for the next job a while (ReportWorkers): a worker started for each job spent
 // about 0.4 s of CPU loading its modules and warming up, which tripled the cost of the report of one
 // suite (0.2 s on the backend's thread), the report the page asks for most. A job has its worker to
 // itself, and opens the database for itself (so a switch to another needs nothing of the workers).
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import type { IpcError, ResponseOf } from '../../src-shared/ipc/contract.ts';
+import type { IpcError } from '../../src-shared/ipc/contract.ts';
 import { workerEndText, type WorkerEnd } from '../util/worker-job.ts';
 import { fail } from './ipc-error.ts';
-import type { ReportChannel, ReportJob } from './report-jobs.ts';
+import type { ReportAnswer, ReportChannel, ReportJob } from './report-jobs.ts';
 
 /** What a report worker is given. */
 export interface ReportWorkerData {
@@ -30,7 +32,7 @@ export interface ReportWorkerData {
 
 /** What a report worker answers. */
 export type ReportReply =
-  | { type: 'answered'; value: ResponseOf<ReportChannel> }
+  | { type: 'answered'; value: ReportAnswer }
   | { type: 'failed'; error: IpcError }
   /** It could not open the file: the backend's own connection, open before, may still read it. */
   | { type: 'unopened'; message: string };
@@ -44,6 +46,12 @@ export interface ReportJobOptions {
 export interface ReportWorkersOptions {
   /** Jobs at once, each on a worker of its own (each holds its trials and histograms: hundreds of MiB for thousands); the others wait their turn, in order. */
   size: number;
+  /**
+   * Of those, how many may be exports (default: all). Fewer than `size` keeps a worker for reports
+   * and comparisons: an export of thousands of trials takes minutes, a report of one suite a fraction
+   * of a second, and the page waits for the report. Exports past this wait for one another.
+   */
+  exportSlots?: number;
   /** A worker without a job for this long exits, handing back its memory; the next job starts another. */
   idleMs?: number;
   /** Each worker's memory limits (tests make one run out). */
@@ -87,9 +95,9 @@ interface Slot {
 /** Workers for the reports and exports of one backend: at most `size` jobs at once, each on a worker of its own. */
 export class ReportWorkers {
   private readonly slots = new Set<Slot>();
-  private readonly waiting: (() => void)[] = [];
-  /** Jobs holding a turn (running, or about to). */
-  private active = 0;
+  private readonly waiting: { channel: ReportChannel; go: () => void }[] = [];
+  /** Jobs holding a turn (running, or about to), by channel. */
+  private readonly runningJobs: ReportChannel[] = [];
   private closed = false;
   private readonly o: ReportWorkersOptions;
 
@@ -102,18 +110,23 @@ export class ReportWorkers {
    * calling thread, or its refusal thrown with the same code; null where the worker could not open
    * the file (the caller's connection may still read it).
    */
-  async answer(file: string, job: ReportJob, opts: ReportJobOptions = {}): Promise<ResponseOf<ReportChannel> | null> {
+  async answer<J extends ReportJob>(file: string, job: J, opts: ReportJobOptions = {}): Promise<ReportAnswer<J['channel']> | null> {
     const data: ReportWorkerData = { file, job, chooseDatabase: opts.chooseDatabase };
-    await this.turn();
+    await this.turn(job.channel);
     let reply: ReportReply;
     try {
       reply = await this.run(data, opts.signal, (end) => diedError(job, file, end));
     } finally {
-      this.release();
+      this.release(job.channel);
     }
     if (reply.type === 'unopened') return null;
     if (reply.type === 'failed') fail(reply.error.code, reply.error.message);
-    return reply.value;
+    return reply.value as ReportAnswer<J['channel']>;
+  }
+
+  /** Which jobs hold a turn (running, or about to) and which wait for one, each by its channel, in order. */
+  occupancy(): { running: ReportChannel[]; waiting: ReportChannel[] } {
+    return { running: [...this.runningJobs], waiting: this.waiting.map((w) => w.channel) };
   }
 
   /** Stops the workers without a job (those with one are stopped through their jobs' signals); no worker starts after. */
@@ -122,15 +135,31 @@ export class ReportWorkers {
     await Promise.all([...this.slots].filter((s) => s.job === null).map((s) => s.worker.terminate()));
   }
 
-  private async turn(): Promise<void> {
-    if (this.active < this.o.size) this.active += 1;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve)); // the turn is handed over by release()
+  /** Whether a job of `channel` may start now: a worker free, and for an export, one of the exports' own. */
+  private mayStart(channel: ReportChannel): boolean {
+    if (this.runningJobs.length >= this.o.size) return false;
+    return channel !== 'export.create' || this.runningJobs.filter((c) => c === 'export.create').length < (this.o.exportSlots ?? this.o.size);
   }
 
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.active -= 1;
+  private async turn(channel: ReportChannel): Promise<void> {
+    // Never ahead of a job of its kind: release() starts every waiting job that may start, so one that waits may not.
+    if (this.mayStart(channel)) this.runningJobs.push(channel);
+    else await new Promise<void>((go) => this.waiting.push({ channel, go })); // the turn is handed over by release()
+  }
+
+  /** Ends `channel`'s turn, and hands turns to the jobs waiting that may now start, first asked first. */
+  private release(channel: ReportChannel): void {
+    this.runningJobs.splice(this.runningJobs.indexOf(channel), 1);
+    for (let i = 0; i < this.waiting.length; ) {
+      const w = this.waiting[i];
+      if (!this.mayStart(w.channel)) {
+        i += 1;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.runningJobs.push(w.channel);
+      w.go();
+    }
   }
 
   private run(data: ReportWorkerData, signal: AbortSignal | undefined, died: (end: WorkerEnd) => Error): Promise<ReportReply> {
@@ -200,6 +229,13 @@ export class ReportWorkers {
     slot.idleTimer.unref();
   }
 }
+
+/**
+ * The backend's report workers: two jobs at once (each holds its trials and histograms: hundreds of
+ * MiB for thousands), at most one of them an export, so a report or a comparison never waits behind
+ * exports (a second export waits for the first).
+ */
+export const REPORT_WORKER_LANES: ReportWorkersOptions = { size: 2, exportSlots: 1 };
 
 /** How long a report worker waits for another job before it exits. */
 export const REPORT_WORKER_IDLE_MS = 60_000;

@@ -21,7 +21,7 @@ async function answer({ file, job, chooseDatabase }: ReportWorkerData): Promise<
     return { type: 'unopened', message: toIpcError(err).message };
   }
   try {
-    return { type: 'answered', value: await answerReportJob(store, job) };
+    return { type: 'answered', value: await answerReportJob(store, job, { alone: true }) };
   } catch (err) {
     // A refusal (an unknown suite, a stated bandwidth over several drives, EXPORT_FAILED) as the handler throws it.
     return { type: 'failed', error: toIpcError(err) };

@@ -385,6 +385,22 @@ export class Store {
     }
   }
 
+  /**
+   * readDamaged for a read that awaits (an export read as it is written): only on a connection that
+   * nothing else reads meanwhile (a report worker's own, one job at a time), where no other read's
+   * damage can be counted in.
+   */
+  async readDamagedAlone<T>(read: () => Promise<T>): Promise<{ value: T; unreadable: string[] }> {
+    const seen = new Map<string, DamagedRow>();
+    this.damageSeen.push(seen);
+    try {
+      const value = await read();
+      return { value, unreadable: damageMessages(seen) };
+    } finally {
+      this.damageSeen.splice(this.damageSeen.indexOf(seen), 1);
+    }
+  }
+
   // -------------------------------------------------------------------------------------------
   // Systems and drives
 

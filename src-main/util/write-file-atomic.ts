@@ -169,21 +169,82 @@ export async function writeChunksAtomic(file: string, chunks: FileChunks, opts: 
     throw new FileWriteError(file, err, file);
   }
   if (target.kind !== 'replace') return writeInto(file, target, chunks);
-  const dir = path.dirname(target.path);
-  const tmp = path.join(dir, `.${path.basename(target.path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const made = atomicFileAt(file, target.path);
+  await writeTemporary(made, chunks, opts);
+  await commitAtomicFile(made);
+}
+
+/**
+ * A file made whole beside where it goes: its pieces written into `tmp` (writeTemporary, which may
+ * run on another thread than the rest), then renamed over `target` (commitAtomicFile), or `tmp`
+ * removed (abandonAtomicFile). `file` is the name the user gave, which failures name.
+ */
+export interface AtomicFile {
+  file: string;
+  /** Where the file goes, links followed (resolveOutputTarget). */
+  target: string;
+  tmp: string;
+}
+
+function atomicFileAt(file: string, target: string): AtomicFile {
+  return { file, target, tmp: path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`) };
+}
+
+/**
+ * `file` to be replaced atomically (writeChunksAtomic's way, in three steps), or a FileWriteError
+ * where it cannot be: a loop of links, or something that is not a regular file to replace (a pipe,
+ * a device), which the app never saves into.
+ */
+export function atomicFileOf(file: string): AtomicFile {
+  let target: OutputTarget;
   try {
-    const fh = await writing(file, tmp, dir, () => fsp.open(tmp, 'wx', opts.mode ?? 0o644));
+    target = resolveOutputTarget(file);
+  } catch (err) {
+    throw new FileWriteError(file, err, file);
+  }
+  if (target.kind !== 'replace') throw new FileWriteError(file, new Error(`it is not a file kvbench can replace (a pipe, a device or a terminal)`), file);
+  return atomicFileAt(file, target.path);
+}
+
+/**
+ * Writes `chunks` into `made.tmp` (created, never an existing file), synced: its size in bytes. A
+ * failure (a full disk, or `chunks` throwing) removes the temporary and is thrown: what `chunks`
+ * throws as it is (reading refused, not writing), the file system's failures as FileWriteErrors.
+ */
+export async function writeTemporary(made: AtomicFile, chunks: FileChunks, opts: { mode?: number } = {}): Promise<number> {
+  const dir = path.dirname(made.target);
+  let bytes = 0;
+  try {
+    const fh = await writing(made.file, made.tmp, dir, () => fsp.open(made.tmp, 'wx', opts.mode ?? 0o644));
     try {
-      for await (const chunk of chunks) await writing(file, tmp, dir, () => fh.writeFile(chunk));
-      await writing(file, tmp, dir, () => fh.sync());
+      for await (const chunk of chunks) {
+        await writing(made.file, made.tmp, dir, () => fh.writeFile(chunk));
+        bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      }
+      await writing(made.file, made.tmp, dir, () => fh.sync());
     } finally {
       await fh.close();
     }
-    await writing(file, tmp, dir, () => fsp.rename(tmp, target.path));
+    return bytes;
   } catch (err) {
-    await fsp.rm(tmp, { force: true });
+    await abandonAtomicFile(made);
     throw err;
   }
+}
+
+/** Renames the written temporary over the target (a FileWriteError naming the file where it fails, the temporary then removed). */
+export async function commitAtomicFile(made: AtomicFile): Promise<void> {
+  try {
+    await writing(made.file, made.tmp, path.dirname(made.target), () => fsp.rename(made.tmp, made.target));
+  } catch (err) {
+    await abandonAtomicFile(made);
+    throw err;
+  }
+}
+
+/** Removes the temporary, if any (a write stopped part way, or one that failed). */
+export async function abandonAtomicFile(made: AtomicFile): Promise<void> {
+  await fsp.rm(made.tmp, { force: true });
 }
 
 /** `op`, its failure a FileWriteError naming `file` (a failure of the temporary `written` is the file's). */

@@ -51,6 +51,8 @@ export const PRELOAD_GLOBAL = 'kvbench';
 
 /** The served mode's paths. */
 export const HTTP_INVOKE_PREFIX = '/api/invoke/';
+/** `kvbench serve`: an export's file, downloaded once by the one-time token export.create answered (GET, no bearer: a link's download sends none). */
+export const HTTP_DOWNLOAD_PREFIX = '/api/download/';
 export const HTTP_EVENTS_PATH = '/api/events';
 /** WebSocket subprotocol of the event stream; the token travels as a second one, `token.<hex>`. */
 export const WS_PROTOCOL = 'kvbench.v1';

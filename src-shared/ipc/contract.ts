@@ -581,6 +581,18 @@ export const MAX_IMPORT_TOTAL_CHARS = 128 * 1024 * 1024;
 const exportedFile = { fileName: z.string(), mimeType: z.string(), dataBase64: z.string(), bytes: count };
 
 /**
+ * Where export.create's file went: never through this reply (a large export would be held whole, and
+ * again as base64, by both sides). `download`: kvbench serve wrote it to a private temporary file,
+ * which the page downloads once from `url` (this server's origin; removed once downloaded, after 10
+ * minutes unclaimed, or when the server stops). `saved`: the desktop app wrote it to `path`, the file
+ * its save dialog named.
+ */
+const ExportDeliverySchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('download'), url: z.string() }),
+  z.object({ kind: z.literal('saved'), path: z.string() }),
+]);
+
+/**
  * The damaged stored rows an answer had to leave out (or read without their hardware snapshot), in
  * the store's words (Store.unreadable): the page says them, so a trial is never missing unexplained.
  * Absent or empty: every row was read.
@@ -813,7 +825,11 @@ export const CONTRACT = {
        */
       content: z.enum(EXPORT_CONTENTS).optional(),
     }),
-    response: z.object({ ...exportedFile, trialCount: count, unreadable: unreadableRows }),
+    response: z.union([
+      z.object({ fileName: z.string(), mimeType: z.string(), bytes: count, trialCount: count, unreadable: unreadableRows, delivery: ExportDeliverySchema }),
+      // The desktop app's save dialog was closed without a file: nothing read, nothing written.
+      z.object({ dismissed: z.literal(true) }),
+    ]),
   },
   'import.results': {
     request: z.strictObject({

@@ -178,6 +178,9 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     // The suite's label is in every row (rev8-gui #3: it was in none of the exports).
     expect(csv.slice(1).every((row) => /^\d+,\d+,e2e smoke,/.test(row))).toBe(true);
     expect(download.suggestedFilename()).toMatch(/^kvbench-suite-\d+-\d{8}-\d{6}\.csv$/);
+    // Streamed from the server's one-time link (s14), not built in the page from a base64 reply; used once.
+    expect(download.url()).toMatch(new RegExp(`^${served.origin}/api/download/[0-9a-f]{48}$`));
+    expect((await page.request.get(download.url())).status()).toBe(404);
     // The report itself as CSV (rev12-gui M7): its rows, per scenario and metric the median, P95 and CV.
     expect(await page.locator('[data-export=csv]').textContent()).toBe('Trials CSV');
     const [reportDownload] = await Promise.all([page.waitForEvent('download'), page.click('[data-export=report-csv]')]);

@@ -110,6 +110,8 @@ export function createFakeElectron(o: { singleInstance?: boolean; userData?: str
   const privileged: unknown[] = [];
   const dialogs: { type: string; args: unknown[] }[] = [];
   let dialogResponse = 0;
+  /** The file the save dialog answers (null: closed without one). */
+  let savePath: string | null = null;
   let permissionRequest: ((wc: unknown, permission: string, cb: (ok: boolean) => void) => void) | null = null;
   let permissionCheck: (() => boolean) | null = null;
   let beforeRequest: ((details: { url: string }, cb: (r: { cancel: boolean }) => void) => void) | null = null;
@@ -198,6 +200,10 @@ export function createFakeElectron(o: { singleInstance?: boolean; userData?: str
       dialogs.push({ type: 'message-box', args });
       return { response: dialogResponse, checkboxChecked: false };
     },
+    showSaveDialog: async (...args: unknown[]) => {
+      dialogs.push({ type: 'save-dialog', args });
+      return savePath === null ? { canceled: true, filePath: '' } : { canceled: false, filePath: savePath };
+    },
   };
 
   const screen = { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] };
@@ -260,6 +266,7 @@ export function createFakeElectron(o: { singleInstance?: boolean; userData?: str
     dialogs,
     forked,
     setDialogResponse: (n: number) => (dialogResponse = n),
+    setSavePath: (p: string | null) => (savePath = p),
     permission: () => ({ request: permissionRequest, check: permissionCheck, beforeRequest }),
   };
 }

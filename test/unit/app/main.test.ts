@@ -10,6 +10,7 @@ import { openStore } from '../../../src-main/store/open-store.ts';
 import { CHANNELS, EVENT_CHANNEL } from '../../../src-shared/ipc/channels.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { databaseWithUnversionedImports } from '../store/unversioned-imports.ts';
+import { seedVariedHistory } from '../store/seed-store.ts';
 import { createFakeElectron, FakeBrowserWindow, FakeWebContents, type FakeElectron } from './fake-electron.ts';
 
 let dir: string;
@@ -109,6 +110,31 @@ describe('the desktop app (main process)', () => {
     expect(fake.calls.filter((c) => c === 'app.quit')).toHaveLength(3); // the first was held for the window to close, the second for the backend
     expect(desktop!.backend.suiteState).toBe('idle');
     expect(await desktop!.backend.invoke('history.list', { selection: {} })).toMatchObject({ ok: false }); // closed
+  });
+
+  it('asks where to save an export (the save dialog, on the window, offering the Downloads folder) and writes it there; a closed dialog writes nothing (s14)', async () => {
+    const s = openStore(process.env.KVBENCH_DB!);
+    seedVariedHistory(s, 30);
+    s.close();
+    const fake = createFakeElectron({ userData: dir });
+    const { desktop } = await start(fake);
+    const out = path.join(dir, 'chosen.csv');
+    fake.setSavePath(out);
+    const saved = await desktop!.backend.invoke('export.create', { selection: {}, format: 'csv' });
+    expect(saved).toMatchObject({ ok: true, value: { delivery: { kind: 'saved', path: out } } });
+    const fileName = (saved as { value: { fileName: string } }).value.fileName;
+    const asked = fake.dialogs.filter((d) => d.type === 'save-dialog');
+    expect(asked).toHaveLength(1);
+    expect(asked[0].args[0]).toBe(FakeBrowserWindow.instances[0]);
+    expect(asked[0].args[1]).toMatchObject({ defaultPath: path.join('/tmp', fileName), filters: [{ name: 'CSV', extensions: ['csv'] }] });
+    const trialCount = (saved as { value: { trialCount: number } }).value.trialCount;
+    expect(trialCount).toBeGreaterThan(20);
+    expect(fs.readFileSync(out, 'utf8').trimEnd().split('\r\n')).toHaveLength(trialCount + 1);
+
+    fake.setSavePath(null);
+    expect(await desktop!.backend.invoke('export.create', { selection: {}, format: 'xlsx' })).toEqual({ ok: true, value: { dismissed: true } });
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.xlsx'))).toEqual([]);
+    await quit(fake);
   });
 
   it('opens its window before the database, whose once-only upgrade of many imported trials the title then tells', async () => {

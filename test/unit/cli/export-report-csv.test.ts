@@ -13,6 +13,7 @@ import { parseCsv } from '../../support/csv.ts';
 import { KVBENCH_BIN } from '../../integration/cli/cli-harness.ts';
 import { removeTempDirs } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
+import { downloaded } from '../../support/downloaded.ts';
 
 afterEach(() => removeTempDirs());
 
@@ -25,7 +26,7 @@ function labDb(): Promise<{ dir: string; db: string }> {
   ]);
 }
 
-type AppFile = { fileName: string; dataBase64: string; trialCount: number };
+type AppFile = { fileName: string; trialCount: number };
 
 describe('kvbench export --content report', () => {
   it("writes the app's Report CSV, byte for byte, for the same selection and options", async () => {
@@ -53,7 +54,7 @@ describe('kvbench export --content report', () => {
         if (!fromApp.ok) throw new Error(fromApp.error.message);
         const file = fromApp.value as AppFile;
         expect(file.trialCount, c.flags.join(' ')).toBe(c.trials);
-        expect(fs.readFileSync(out).equals(Buffer.from(file.dataBase64, 'base64')), `${c.flags.join(' ')}: the same bytes`).toBe(true);
+        expect(fs.readFileSync(out).equals(downloaded(app, file)), `${c.flags.join(' ')}: the same bytes`).toBe(true);
         const [header, ...rows] = parseCsv(fs.readFileSync(out, 'utf8').replace(/^\uFEFF/, ''));
         expect(header.slice(0, 2)).toEqual(['scenario_id', 'scenario']);
         expect(header).toEqual(expect.arrayContaining(['configuration', 'trials', 'metric', 'n', 'median', 'p95', 'cv', 'min', 'max']));

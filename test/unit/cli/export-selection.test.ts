@@ -9,6 +9,7 @@ import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { createBackend } from '../../../src-main/server/backend.ts';
 import { kvbenchResults, removeTempDirs, tempDir, writeResults } from '../store/fixtures.ts';
 import { runInProcess as run } from './in-process.ts';
+import { downloaded } from '../../support/downloaded.ts';
 
 afterEach(() => removeTempDirs());
 
@@ -46,9 +47,9 @@ describe('kvbench export and the app over the same database', () => {
       expect(ok.stderr).toBe(`exported 2 trial(s) to ${out} (csv)\n`);
       const fromApp = await app.invoke('export.create', { selection: { suiteIds: [stored[0]] }, format: 'csv' });
       if (!fromApp.ok) throw new Error(fromApp.error.message);
-      const file = fromApp.value as { trialCount: number; dataBase64: string };
+      const file = fromApp.value as { trialCount: number };
       expect(file.trialCount).toBe(2);
-      expect(Buffer.from(file.dataBase64, 'base64').toString('utf8')).toBe(fs.readFileSync(out, 'utf8'));
+      expect(downloaded(app, file).toString('utf8')).toBe(fs.readFileSync(out, 'utf8'));
     } finally {
       await app.close();
     }

@@ -15,6 +15,7 @@ import { parseCsv } from '../../support/csv.ts';
 import { importedDb } from '../../support/imported-db.ts';
 import { removeTempDirs } from '../store/fixtures.ts';
 import { runInProcess } from './in-process.ts';
+import { downloaded } from '../../support/downloaded.ts';
 
 afterEach(removeTempDirs);
 
@@ -154,9 +155,9 @@ describe('suite labels on the command line', () => {
 
       const out = path.join(dir, 'fw1.csv');
       expect((await runInProcess(() => exportCommand(['--label', FW1, '--out', out, '--db', db]))).code).toBe(0);
-      const file = await value<{ trialCount: number; dataBase64: string }>(app.invoke('export.create', { selection: { suiteLabels: [FW1] }, format: 'csv' }));
+      const file = await value<{ trialCount: number }>(app.invoke('export.create', { selection: { suiteLabels: [FW1] }, format: 'csv' }));
       expect(file.trialCount).toBe(5);
-      expect(Buffer.from(file.dataBase64, 'base64').toString('utf8')).toBe(fs.readFileSync(out, 'utf8'));
+      expect(downloaded(app, file).toString('utf8')).toBe(fs.readFileSync(out, 'utf8'));
     } finally {
       await app.close();
     }

@@ -227,3 +227,6 @@ export function report(): ResponseOf<'report.build'> {
     },
   };
 }
+
+/** Where export.create's file went in kvbench serve: a one-time download link. */
+export const DOWNLOAD = { kind: 'download' as const, url: `/api/download/${'a'.repeat(48)}` };

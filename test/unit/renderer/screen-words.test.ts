@@ -9,7 +9,7 @@ import { inAppWords } from '../../../src-renderer/app-words.ts';
 import { inAppWords as sharedInAppWords } from '../../../src-shared/domain/app-words.ts';
 import HistoryView from '../../../src-renderer/views/HistoryView.vue';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
-import { report, trial } from './fixtures.ts';
+import { DOWNLOAD, report, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 import { mountPerTest } from './mount-per-test.ts';
 
@@ -89,7 +89,7 @@ describe('history: a trial\'s number (rev12-gui L7)', () => {
 describe("the report page's exports (rev12-gui M7)", () => {
   it('offer the report as CSV (its rows: median, P95, CV) and the trials as CSV, each named so', async () => {
     const fake = installFakeApi({
-      'export.create': () => ({ fileName: 'kvbench-suite-7-report.csv', mimeType: 'text/csv', dataBase64: '', bytes: 0, trialCount: 3, unreadable: [] }),
+      'export.create': () => ({ fileName: 'kvbench-suite-7-report.csv', mimeType: 'text/csv', bytes: 0, trialCount: 3, delivery: DOWNLOAD, unreadable: [] }),
     });
     const w = mountIt(ExportButtons, { selection: { suiteIds: [7] }, reportCsv: true });
     await flush();

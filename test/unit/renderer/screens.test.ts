@@ -1,7 +1,7 @@
 // History, report, compare, the real-engine view, settings and the shell against a fake backend:
 // empty, loading and error states, sorting, deleting with confirmation, units, and the no-token error.
 import type { VueWrapper } from '@vue/test-utils';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import App from '../../../src-renderer/App.vue';
 import { COLORS } from '../../../src-renderer/charts.ts';
 import BarChart from '../../../src-renderer/components/BarChart.vue';
@@ -22,7 +22,7 @@ import SettingsView from '../../../src-renderer/views/SettingsView.vue';
 import { METRIC_BY_KEY } from '../../../src-shared/domain/store-types.ts';
 import type { IpcError, RequestOf, ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import { endpointComparison, endpointDetail, endpointList, endpointRow } from './endpoint-fixtures.ts';
-import { SETTINGS, appInfo, report, suiteRecord as suite, trial } from './fixtures.ts';
+import { DOWNLOAD, SETTINGS, appInfo, report, suiteRecord as suite, trial } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 import { mountPerTest } from './mount-per-test.ts';
 
@@ -126,7 +126,7 @@ describe('history', () => {
       'history.facets': () => facets(2),
       'suites.list': () => [],
       'trials.get': (r) => ({ trial: r.id === 1 ? labelled : trial(r.id), hardware: null, histograms: [], cautions: [], unreadable: [] }),
-      'export.create': () => ({ fileName: 'kvbench-trials.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 1, trialCount: 1 }),
+      'export.create': () => ({ fileName: 'kvbench-trials.csv', mimeType: 'text/csv', bytes: 1, trialCount: 1, delivery: DOWNLOAD }),
     });
     const w = mountIt(HistoryView);
     await flush();
@@ -845,7 +845,7 @@ describe('report', () => {
       const row = { ...base.tiers.rows[0], storageReadEfficiency: base.tiers.rows[0].storageReadBytesPerS! / read, limits };
       return { ...base, tiers: { ...base.tiers, probe: limits, rows: [row] } };
     };
-    const fake = installFakeApi({ 'report.build': built, 'export.create': () => ({ fileName: 'kvbench-suite-7.json', mimeType: 'application/json', dataBase64: 'e30=', bytes: 2, trialCount: 3 }) });
+    const fake = installFakeApi({ 'report.build': built, 'export.create': () => ({ fileName: 'kvbench-suite-7.json', mimeType: 'application/json', bytes: 2, trialCount: 3, delivery: DOWNLOAD }) });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
     await flush();
     const eff = (): string => w.get('[data-test=efficiency-table] tbody tr').text();
@@ -1037,8 +1037,39 @@ describe('report', () => {
     expect(w.get('[role=alert]').text()).toContain('the XLSX writer failed');
   });
 
+  it('downloads a served export from its one-time link, says where the desktop app saved one, and says nothing when its save dialog was closed (s14)', async () => {
+    let answer: ResponseOf<'export.create'> = { fileName: 'kvbench-suite-7.xlsx', mimeType: 'application/octet-stream', bytes: 2048, trialCount: 3, delivery: DOWNLOAD };
+    installFakeApi({ 'export.create': () => answer });
+    const clicked: { href: string; download: string }[] = [];
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicked.push({ href: this.getAttribute('href') ?? '', download: this.download });
+    });
+    try {
+      const w = mountIt(ExportButtons, { selection: { suiteIds: [7] } });
+      await w.get('[data-export=xlsx]').trigger('click');
+      await flush();
+      expect(clicked).toEqual([{ href: DOWNLOAD.url, download: 'kvbench-suite-7.xlsx' }]);
+      expect(w.get('[data-test=export-done]').text()).toBe('Saved kvbench-suite-7.xlsx: 3 trial(s), 2.05 kB');
+
+      answer = { fileName: 'kvbench-suite-7.xlsx', mimeType: 'application/octet-stream', bytes: 2048, trialCount: 3, delivery: { kind: 'saved', path: '/home/lab/results/week 12.xlsx' } };
+      await w.get('[data-export=xlsx]').trigger('click');
+      await flush();
+      expect(clicked).toHaveLength(1);
+      expect(w.get('[data-test=export-done]').text()).toBe('Saved /home/lab/results/week 12.xlsx: 3 trial(s), 2.05 kB');
+
+      answer = { dismissed: true };
+      await w.get('[data-export=csv]').trigger('click');
+      await flush();
+      expect(clicked).toHaveLength(1);
+      expect(w.find('[data-test=export-done]').exists()).toBe(false);
+      expect(w.find('[role=alert]').exists()).toBe(false);
+    } finally {
+      click.mockRestore();
+    }
+  });
+
   it('states the exported file\'s size in the chosen units', async () => {
-    installFakeApi({ 'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 2 * 1024 * 1024, trialCount: 3 }) });
+    installFakeApi({ 'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', bytes: 2 * 1024 * 1024, trialCount: 3, delivery: DOWNLOAD }) });
     useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };
     const w = mountIt(ExportButtons, { selection: { suiteIds: [7] } });
     await w.get('[data-export=csv]').trigger('click');
@@ -1054,7 +1085,7 @@ describe('report', () => {
       'history.facets': () => facets(3),
       'suites.list': () => [],
       'report.build': () => ({ ...report(), unreadable: [damaged] }),
-      'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', dataBase64: 'YQ==', bytes: 2, trialCount: 3, unreadable: [damaged] }),
+      'export.create': () => ({ fileName: 'kvbench-suite-7.csv', mimeType: 'text/csv', bytes: 2, trialCount: 3, delivery: DOWNLOAD, unreadable: [damaged] }),
     });
     const notice = (w: VueWrapper) => w.get('[data-test=unreadable]').text();
     const history = mountIt(HistoryView);

@@ -19,6 +19,7 @@ import { fakeHardware, kvbenchResults, referenceResultsNew, removeTempDirs, temp
 import { DRIVE_RUN_OPTIONS } from '../export/drive-imports.ts';
 import { databaseWithUnversionedImports } from '../store/unversioned-imports.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
+import { downloaded } from '../../support/downloaded.ts';
 
 const open: TestBackend[] = [];
 afterEach(async () => {
@@ -153,13 +154,13 @@ describe('backend', () => {
     expect(report.tiers.rows.find((r) => r.scenarioId === 'storage-only')!.speedupWallClock).toBe(1);
     expect(report.report.scenarios.map((s) => [s.scenarioId, s.trialIds.length])).toEqual([['cpu-only', 2], ['storage-only', 2]]);
 
-    const csv = ok(await t.backend.invoke('export.create', { selection: { suiteIds: [started.suiteId] }, format: 'csv' })) as { fileName: string; mimeType: string; dataBase64: string; trialCount: number };
+    const csv = ok(await t.backend.invoke('export.create', { selection: { suiteIds: [started.suiteId] }, format: 'csv' })) as { fileName: string; mimeType: string; trialCount: number };
     expect(csv).toMatchObject({ mimeType: 'text/csv', trialCount: 4 });
     expect(csv.fileName).toMatch(new RegExp(`^kvbench-suite-${started.suiteId}-\\d{8}-\\d{6}\\.csv$`));
-    const lines = Buffer.from(csv.dataBase64, 'base64').toString('utf8').trimEnd().split('\r\n');
+    const lines = downloaded(t.backend, csv).toString('utf8').trimEnd().split('\r\n');
     expect(lines).toHaveLength(5);
-    const xlsx = ok(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx' })) as { dataBase64: string };
-    expect(Buffer.from(xlsx.dataBase64, 'base64').subarray(0, 2).toString()).toBe('PK');
+    const xlsx = ok(await t.backend.invoke('export.create', { selection: {}, format: 'xlsx' })) as object;
+    expect(downloaded(t.backend, xlsx).subarray(0, 2).toString()).toBe('PK');
   });
 
   it('answers a report or export of a suite that is not in the database with NOT_FOUND, not an empty selection', async () => {
@@ -531,8 +532,8 @@ describe('backend', () => {
     const report = ok(await t.backend.invoke('report.build', { selection: {} })) as { tiers: { rows: Row[] }; report: { scenarios: { systemLabel: string; trialIds: number[] }[] } };
     expect(report.report.scenarios.map((s) => [s.systemLabel, s.trialIds.length])).toEqual([['lab-a', 2], ['lab-b', 2]]);
     expect(own(report.tiers.rows)).toEqual(expected(report.tiers.rows));
-    const json = ok(await t.backend.invoke('export.create', { selection: {}, format: 'json' })) as { dataBase64: string };
-    const rows = (JSON.parse(Buffer.from(json.dataBase64, 'base64').toString('utf8')) as { report: { tiers: { rows: Row[] } } }).report.tiers.rows;
+    const json = ok(await t.backend.invoke('export.create', { selection: {}, format: 'json' })) as object;
+    const rows = (JSON.parse(downloaded(t.backend, json).toString('utf8')) as { report: { tiers: { rows: Row[] } } }).report.tiers.rows;
     expect(rows.map((r) => r.systemLabel)).toEqual(['lab-a', 'lab-b']);
     expect(own(rows)).toEqual(expected(rows));
   });
@@ -563,8 +564,8 @@ describe('backend', () => {
     expect(both.tiers.probe.source).toBe('stated by the user (read 8.00 GB/s, write 4.00 GB/s)');
 
     // The export of the same request follows the same stated values (the JSON carries the tier comparison).
-    const json = ok(await t.backend.invoke('export.create', { selection: one, format: 'json', stated: { readBytesPerS: 8e9 } })) as { dataBase64: string };
-    const exported = (JSON.parse(Buffer.from(json.dataBase64, 'base64').toString('utf8')) as { report: { tiers: Built['tiers'] } }).report.tiers;
+    const json = ok(await t.backend.invoke('export.create', { selection: one, format: 'json', stated: { readBytesPerS: 8e9 } })) as object;
+    const exported = (JSON.parse(downloaded(t.backend, json).toString('utf8')) as { report: { tiers: Built['tiers'] } }).report.tiers;
     expect(exported.rows[0].storageReadEfficiency).toBe(r.storageReadEfficiency);
     expect(exported.probe.source).toBe(built.tiers.probe.source);
 
@@ -693,8 +694,8 @@ describe('backend', () => {
     expect(built.report.excludedFlagged).toMatchObject({ trials: 1 });
     expect(built.report.scenarios.flatMap((x) => x.excluded.map((e) => e.flags))).toEqual([['ram-backed']]);
     expect(built.tiers.excludeFlagged).toBe(true);
-    const file = ok(await t.backend.invoke('export.create', { selection: {}, format: 'json', excludeFlagged: true })) as { dataBase64: string };
-    expect((JSON.parse(Buffer.from(file.dataBase64, 'base64').toString('utf8')) as { excludeFlagged: boolean }).excludeFlagged).toBe(true);
+    const file = ok(await t.backend.invoke('export.create', { selection: {}, format: 'json', excludeFlagged: true })) as object;
+    expect((JSON.parse(downloaded(t.backend, file).toString('utf8')) as { excludeFlagged: boolean }).excludeFlagged).toBe(true);
   });
 
   it('history.facets, given the selection, counts each filter\'s values under the other filters (rev12-gui L14)', async () => {
@@ -715,8 +716,8 @@ describe('backend', () => {
     const old = kvbenchResults({ tokPerS: 100, durationS: 4 });
     old.kvbench.version = '0.2.0';
     ok(await t.backend.invoke('import.results', { files: [{ name: 'old.json', text: JSON.stringify(old) }], systemLabel: 'rig', scenarioId: 'storage-only' }));
-    const csv = ok(await t.backend.invoke('export.create', { selection: {}, format: 'csv' })) as { dataBase64: string };
-    const [header, row] = parseCsv(Buffer.from(csv.dataBase64, 'base64').toString('utf8').replace(/^\uFEFF/, ''));
+    const csv = ok(await t.backend.invoke('export.create', { selection: {}, format: 'csv' })) as object;
+    const [header, row] = parseCsv(downloaded(t.backend, csv).toString('utf8').replace(/^\uFEFF/, ''));
     expect(header).toEqual(trialColumns());
     expect([row[header.indexOf('kvbench_version')], row[header.indexOf('measured_by_version')]]).toEqual([KVBENCH_VERSION, '0.2.0']);
   });

@@ -74,7 +74,7 @@ describe('the app over a damaged database file', () => {
       expect(compared.matched).toBeGreaterThan(0);
       for (const format of ['csv', 'xlsx', 'json']) {
         const exported = await value<ResponseOf<'export.create'>>(backend, 'export.create', { selection: {}, format });
-        expect(exported.trialCount).toBe(d.trialsRead);
+        expect(exported).toMatchObject({ trialCount: d.trialsRead, delivery: { kind: 'download' } });
       }
       const detail = await value<ResponseOf<'trials.get'>>(backend, 'trials.get', { id: listed[0] });
       expect(detail.trial.id).toBe(listed[0]);

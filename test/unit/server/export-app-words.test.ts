@@ -7,6 +7,7 @@ import type { Result } from '../../../src-shared/ipc/contract.ts';
 import { fakeHardware, removeTempDirs } from '../store/fixtures.ts';
 import { parseCsv } from '../../support/csv.ts';
 import { testBackend, type TestBackend } from './backend-harness.ts';
+import { downloaded } from '../../support/downloaded.ts';
 
 const open: TestBackend[] = [];
 afterEach(async () => {
@@ -35,8 +36,7 @@ async function oneSuite(): Promise<{ t: TestBackend; suiteId: number }> {
   return { t, suiteId };
 }
 
-type File = { fileName: string; dataBase64: string; trialCount: number };
-const text = (f: File): string => Buffer.from(f.dataBase64, 'base64').toString('utf8');
+type File = { fileName: string; trialCount: number };
 
 describe('export.create: the files the app saves', () => {
   it("the report's CSV is the report: one row per group and metric with median, P95 and CV; the trials' CSV stays one row per trial", async () => {
@@ -47,7 +47,7 @@ describe('export.create: the files the app saves', () => {
     const file = ok(await t.backend.invoke('export.create', { selection: { suiteIds: [suiteId] }, format: 'csv', content: 'report' })) as File;
     expect(file.fileName).toMatch(new RegExp(`^kvbench-suite-${suiteId}-report-\\d{8}-\\d{6}\\.csv$`));
     expect(file.trialCount).toBe(4);
-    const [header, ...body] = parseCsv(text(file).replace(/^\uFEFF/, ''));
+    const [header, ...body] = parseCsv(downloaded(t.backend, file).toString('utf8').replace(/^\uFEFF/, ''));
     for (const c of ['scenario_id', 'scenario', 'configuration', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv']) expect(header).toContain(c);
     const rows = body.map((l) => Object.fromEntries(l.map((v, i) => [header[i], v])));
     const expected = report.report.scenarios.flatMap((s) => s.metrics.map((m) => [s.scenarioId, m.metric.key, String(m.aggregate.median ?? ''), String(m.aggregate.n)]));
@@ -58,7 +58,7 @@ describe('export.create: the files the app saves', () => {
     for (const request of [{ content: 'trials' as const }, {}]) {
       const trials = ok(await t.backend.invoke('export.create', { selection: { suiteIds: [suiteId] }, format: 'csv', ...request })) as File;
       expect(trials.fileName).toMatch(new RegExp(`^kvbench-suite-${suiteId}-\\d{8}-\\d{6}\\.csv$`));
-      expect(text(trials).trimEnd().split('\r\n')).toHaveLength(5);
+      expect(downloaded(t.backend, trials).toString('utf8').trimEnd().split('\r\n')).toHaveLength(5);
     }
   });
 
@@ -66,7 +66,7 @@ describe('export.create: the files the app saves', () => {
     const { t, suiteId } = await oneSuite();
     const file = ok(await t.backend.invoke('export.create', { selection: { suiteIds: [suiteId] }, format: 'xlsx' })) as File;
     const wb = new ExcelJS.Workbook();
-    await wb.xlsx.load(Buffer.from(file.dataBase64, 'base64') as unknown as ArrayBuffer);
+    await wb.xlsx.load(downloaded(t.backend, file) as unknown as ArrayBuffer);
     const sheet = wb.getWorksheet('Notes')!;
     const header = (sheet.getRow(1).values as unknown[]).slice(1);
     const messages: string[] = [];

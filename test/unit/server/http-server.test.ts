@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Backend } from '../../../src-main/server/backend.ts';
 import { RENDERER_CSP } from '../../../src-main/server/csp.ts';
+import { ExportDownloads } from '../../../src-main/server/export-downloads.ts';
 import { IMPORT_BODY_BYTES, isLoopbackHost, SMALL_BODY_BYTES, startHttpServer, type RunningHttpServer } from '../../../src-main/server/http-server.ts';
 import { CONTRACT, MAX_IMPORT_FILE_CHARS, MAX_IMPORT_TOTAL_CHARS } from '../../../src-shared/ipc/contract.ts';
 import { WS_PROTOCOL, WS_TOKEN_PREFIX } from '../../../src-shared/ipc/channels.ts';
@@ -25,6 +26,7 @@ function stubBackend(): StubBackend {
   const calls: { channel: string; request: unknown }[] = [];
   return {
     calls,
+    downloads: new ExportDownloads({ tmpRoot: tempDir('kvb-http-downloads-') }),
     channels: [],
     databasePath: '/tmp/x.db',
     suiteState: 'idle',

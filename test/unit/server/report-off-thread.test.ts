@@ -9,7 +9,9 @@ import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
 import { answerReportJob, type ReportJob } from '../../../src-main/server/report-jobs.ts';
-import { ReportWorkers } from '../../../src-main/server/report-thread.ts';
+import { atomicFileOf, commitAtomicFile } from '../../../src-main/util/write-file-atomic.ts';
+import { ExportDownloads } from '../../../src-main/server/export-downloads.ts';
+import { REPORT_WORKER_LANES, ReportWorkers } from '../../../src-main/server/report-thread.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
@@ -22,8 +24,8 @@ afterEach(async () => {
 });
 
 /** Report workers as a backend keeps them (two at once), closed after the test. */
-function workers(o: { size?: number; resourceLimits?: { maxOldGenerationSizeMb: number } } = {}): ReportWorkers {
-  const p = new ReportWorkers({ size: o.size ?? 2, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
+function workers(o: { resourceLimits?: { maxOldGenerationSizeMb: number } } = {}): ReportWorkers {
+  const p = new ReportWorkers({ ...REPORT_WORKER_LANES, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
   pools.push(p);
   return p;
 }
@@ -48,49 +50,61 @@ const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g;
 const recent = (text: string): string => text.replace(ISO_TIME, (t) => (Math.abs(Date.parse(t) - Date.now()) < 600_000 ? 'NOW' : t));
 const recentCell = (c: unknown): unknown => (c instanceof Date ? recent(c.toISOString()) : typeof c === 'string' ? recent(c) : c);
 
-/** An answer or a refusal, as data; an exported file by what it holds (when it was made aside: its name's time stamp, its exported-at times, an XLSX's zip dates). */
-async function outcome(answer: () => Promise<unknown>): Promise<unknown> {
+/**
+ * An answer or a refusal, as data; an export by the file it wrote (moved into place here, as the
+ * backend does), by what it holds (when it was made aside: its exported-at times, an XLSX's zip dates).
+ */
+async function outcome(answer: () => Promise<unknown>, job?: ReportJob): Promise<unknown> {
   let value: Record<string, unknown>;
   try {
     value = (await answer()) as Record<string, unknown>;
   } catch (err) {
     return { refused: { code: (err as { code?: unknown }).code, message: (err as Error).message } };
   }
-  if (typeof value.dataBase64 !== 'string') return value;
-  const { dataBase64, fileName, ...rest } = value;
-  const data = Buffer.from(dataBase64, 'base64');
-  const name = String(fileName).replace(/-\d{8}-\d{6}\./, '-STAMP.');
-  if (!name.endsWith('.xlsx')) return { ...rest, name, text: recent(data.toString('utf8')) };
+  if (job?.channel !== 'export.create') return value;
+  await commitAtomicFile(job.file);
+  const data = fs.readFileSync(job.file.target);
+  fs.rmSync(job.file.target);
+  const rest = { ...value };
+  expect(rest.bytes).toBe(data.length);
+  if (!job.file.target.endsWith('.xlsx')) return { ...rest, text: recent(data.toString('utf8')) };
   // Its size too: the zip of a workbook made a moment later compresses its times differently.
   delete rest.bytes;
   const wb = new ExcelJS.Workbook();
   await wb.xlsx.load(data as unknown as ArrayBuffer);
   const sheets = wb.worksheets.map((ws) => ({ name: ws.name, rows: ws.getSheetValues().map((r) => (Array.isArray(r) ? r.map(recentCell) : r)) }));
-  return { ...rest, name, sheets };
+  return { ...rest, sheets };
 }
 
-function jobs(suiteIds: number[]): ReportJob[] {
+let exportsMade = 0;
+/** An export job, written into a file of its own in `dir`. */
+function exportJob(dir: string, request: Extract<ReportJob, { channel: 'export.create' }>['request']): ReportJob {
+  return { channel: 'export.create', request, file: atomicFileOf(path.join(dir, `export-${++exportsMade}.${request.format}`)) };
+}
+
+function jobs(suiteIds: number[], dir: string): ReportJob[] {
   return [
     { channel: 'report.build', request: { selection: {} } },
     { channel: 'report.build', request: { selection: { suiteLabels: ['revA'] }, includeIncomplete: true, excludeFlagged: true } },
     { channel: 'report.build', request: { selection: { suiteIds: [suiteIds[2]] }, stated: { readBytesPerS: 3e9, writeBytesPerS: null } } },
     { channel: 'report.compare', request: { kind: 'system', a: SYS_A, b: SYS_B } },
     { channel: 'report.compare', request: { kind: 'label', a: 'revA', b: 'revB', match: 'scenario' } },
-    { channel: 'export.create', request: { selection: {}, format: 'csv' } },
-    { channel: 'export.create', request: { selection: { systemIds: [SYS_B] }, format: 'csv', content: 'report' } },
-    { channel: 'export.create', request: { selection: { suiteIds: [suiteIds[0]] }, format: 'json' } },
-    { channel: 'export.create', request: { selection: { suiteLabels: ['firmware 2.1'] }, format: 'xlsx' } },
+    exportJob(dir, { selection: {}, format: 'csv' }),
+    exportJob(dir, { selection: { systemIds: [SYS_B] }, format: 'csv', content: 'report' }),
+    exportJob(dir, { selection: { suiteIds: [suiteIds[0]] }, format: 'json' }),
+    exportJob(dir, { selection: { suiteLabels: ['firmware 2.1'] }, format: 'xlsx' }),
     // Refusals: an unknown suite (NOT_FOUND), a stated bandwidth over several drives (VALIDATION), an unknown system.
     { channel: 'report.build', request: { selection: { suiteIds: [99_999] } } },
-    { channel: 'export.create', request: { selection: {}, format: 'xlsx', stated: { readBytesPerS: 3e9, writeBytesPerS: null } } },
+    exportJob(dir, { selection: {}, format: 'xlsx', stated: { readBytesPerS: 3e9, writeBytesPerS: null } }),
     { channel: 'report.compare', request: { kind: 'system', a: SYS_A, b: 'no-such-system' } },
   ];
 }
 
-async function withBackend<T>(db: string, dir: string, use: (b: Backend, logs: string[]) => Promise<T>): Promise<T> {
+async function withBackend<T>(db: string, dir: string, use: (b: Backend, logs: string[]) => Promise<T>, o: { downloads?: ExportDownloads } = {}): Promise<T> {
   const logs: string[] = [];
   const backend = await createBackend({
     mode: 'browser',
+    ...o,
     settingsFile: path.join(dir, 'settings.json'),
     defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
     log: (level, message) => logs.push(`${level}: ${message}`),
@@ -104,18 +118,19 @@ async function withBackend<T>(db: string, dir: string, use: (b: Backend, logs: s
 
 describe('reports and exports on a worker thread', () => {
   it('answer exactly what the calling thread answers, refusals too, on a real SQLite file', async () => {
-    const { db, suiteIds } = seeded(90);
+    const { dir, db, suiteIds } = seeded(90);
     const here: Store = openStore(db, { readonly: true });
     const pool = workers();
     try {
       // One after another on the same worker, and two at once (a worker each), as the page asks.
-      for (const job of jobs(suiteIds)) {
-        const there = await outcome(() => pool.answer(db, job));
-        expect(there, `${job.channel} ${JSON.stringify(job.request)}`).toEqual(await outcome(() => answerReportJob(here, job)));
+      for (const job of jobs(suiteIds, dir)) {
+        const there = await outcome(() => pool.answer(db, job), job);
+        expect(there, `${job.channel} ${JSON.stringify(job.request)}`).toEqual(await outcome(() => answerReportJob(here, job), job));
+        if (job.channel === 'export.create') expect((there as { trialCount?: number }).trialCount ?? 1, 'not vacuous').toBeGreaterThan(0);
       }
       // Not vacuous: the selections hold trials, and the refusals are the contract's.
-      const [all, notFound, stated] = await Promise.all([0, 9, 10].map((i) => outcome(() => pool.answer(db, jobs(suiteIds)[i]))));
-      expect(all).toEqual(await outcome(() => answerReportJob(here, jobs(suiteIds)[0])));
+      const [all, notFound, stated] = await Promise.all([0, 9, 10].map((i) => outcome(() => pool.answer(db, jobs(suiteIds, dir)[i]))));
+      expect(all).toEqual(await outcome(() => answerReportJob(here, jobs(suiteIds, dir)[0])));
       expect((all as { trialCount: number }).trialCount).toBeGreaterThan(60);
       expect(notFound).toMatchObject({ refused: { code: 'NOT_FOUND' } });
       expect(stated).toMatchObject({ refused: { code: 'VALIDATION' } });
@@ -164,13 +179,20 @@ describe('reports and exports on a worker thread', () => {
   it('an export cut short by kvbench closing is CANCELLED, and no file of it is anywhere', async () => {
     const { dir, db } = seeded(60);
     const before = fs.readdirSync(dir).sort();
+    const tmpRoot = tempDir('kvb-downloads-');
     let exported: Promise<unknown> | null = null;
-    await withBackend(db, dir, async (backend) => {
-      exported = backend.invoke('export.create', { selection: {}, format: 'xlsx' });
-    });
+    await withBackend(
+      db,
+      dir,
+      async (backend) => {
+        exported = backend.invoke('export.create', { selection: {}, format: 'xlsx' });
+      },
+      { downloads: new ExportDownloads({ tmpRoot }) },
+    );
     expect(await exported).toEqual({ ok: false, error: { code: 'CANCELLED', message: 'the export was stopped: kvbench serve is shutting down' } });
-    // The worker makes the file in memory and hands it back whole: stopped, it leaves nothing (the page saves only what it is given).
+    // The worker writes a temporary file the backend removes once the stopped worker has exited, with the folder downloads wait in.
     expect(fs.readdirSync(dir).sort().filter((f) => f !== 'settings.json')).toEqual(before.filter((f) => !f.endsWith('-wal') && !f.endsWith('-shm')));
+    expect(fs.readdirSync(tmpRoot)).toEqual([]);
   });
 
   it('a worker that runs out of memory is a clear error in the contract\'s codes; a file the worker cannot open is read on the calling thread', async () => {
@@ -179,7 +201,7 @@ describe('reports and exports on a worker thread', () => {
     expect(await outcome(() => tiny.answer(db, { channel: 'report.build', request: { selection: {} } }))).toEqual({
       refused: { code: 'INTERNAL', message: `the report could not be built: its worker thread ran out of memory. Choose fewer trials (fewer suites, a label or a scenario), or run kvbench report --db ${db} in a terminal.` },
     });
-    expect(await outcome(() => tiny.answer(db, { channel: 'export.create', request: { selection: {}, format: 'csv' } }))).toMatchObject({
+    expect(await outcome(() => tiny.answer(db, exportJob(dir, { selection: {}, format: 'csv' })))).toMatchObject({
       refused: { code: 'EXPORT_FAILED', message: expect.stringContaining('export failed: its worker thread ran out of memory.') },
     });
     // Moved after the backend opened it: its connection still reads it, the worker's open finds nothing there.
@@ -189,5 +211,26 @@ describe('reports and exports on a worker thread', () => {
       expect(await workers().answer(db, { channel: 'report.build', request: { selection: {} } })).toBeNull();
       expect(await backend.invoke('report.build', { selection: {} })).toEqual(expected);
     });
+  });
+
+  it('a report never waits behind exports: exports take at most one of the two workers, reports the other, in order (s14)', async () => {
+    // Before, two long exports held both workers and a one-suite report waited for one of them to end.
+    const { dir, db, suiteIds } = seeded(60);
+    const pool = workers();
+    const exporting = (format: 'xlsx' | 'json'): ReportJob => exportJob(dir, { selection: {}, format });
+    const report: ReportJob = { channel: 'report.build', request: { selection: { suiteIds: [suiteIds[0]] } } };
+    const answers = [pool.answer(db, exporting('xlsx')), pool.answer(db, exporting('json')), pool.answer(db, report)];
+    // Turns are handed out as the jobs are asked for: what holds one is known now, whatever the timing.
+    expect(pool.occupancy()).toEqual({ running: ['export.create', 'report.build'], waiting: ['export.create'] });
+    await answers[2];
+    // A report asked while the exports go on takes a worker at once (the second export waits for the first, not for it).
+    answers.push(pool.answer(db, report));
+    const now = pool.occupancy();
+    expect(now.running.filter((c) => c === 'report.build')).toEqual(['report.build']);
+    expect(now.running.filter((c) => c === 'export.create')).toHaveLength(1);
+    expect(now.waiting).not.toContain('report.build');
+    const done = await Promise.all(answers.map((a) => outcome(() => a)));
+    expect(done.map((d) => ('refused' in (d as object) ? 'refused' : 'answered'))).toEqual(['answered', 'answered', 'answered', 'answered']);
+    expect(pool.occupancy()).toEqual({ running: [], waiting: [] });
   });
 });
