@@ -1828,7 +1828,8 @@ describe('the real-engine view', () => {
     const stored = { duration_s: 2.5, requests_per_s: 8.51, output_tokens_per_s: 68.07, context_tokens_per_s: 2178 };
     const why = "only 5 of its 6 requests are stored (the others lost, e.g. in a recovery): the batches' times cannot all be read";
     const old = endpointRow(6, 'old', 1, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: '0.7.0', notRecomputed: null } });
-    const kept = endpointRow(7, 'kept', 1, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: null, notRecomputed: why } });
+    // Four times slower: on its span-based rates (the pauses in them) kept reads the worse.
+    const kept = endpointRow(7, 'kept', 4, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: null, notRecomputed: why } });
     const now = endpointRow(3, 'c2c', 1, { kvbenchVersion: '0.7.0' });
     const all = [kept, old, now];
     installFakeApi({
@@ -1875,6 +1876,15 @@ describe('the real-engine view', () => {
     expect(w.get('[data-test=endpoint-comparison]').text()).toContain('the runs were measured on both sides of kvbench 0.5.0 (kvbench 0.4.0, 0.7.0)');
     expect(w.get('[data-metric="requests_per_s"] [data-test=cmp-span-based]').text()).toBe('‡');
     expect(w.get('[data-test=cmp-span-based-legend]').text()).toContain('not comparable with the rates of kvbench 0.5.0 and later');
+    // No side is named on the rates (‡ beside today's): "no verdict ‡", why in its title, the legend and a warning.
+    const cells = (key: string) => w.get(`[data-metric="${key}"]`).findAll('td').map((td) => td.text());
+    expect(cells('requests_per_s')[4]).toBe('no verdict ‡');
+    expect(cells('output_tokens_per_s')[4]).toBe('no verdict ‡');
+    expect(w.get('[data-metric="requests_per_s"] [data-test=cmp-no-verdict]').attributes('title')).toMatch(/^no verdict ‡: no side is named better where some values are ‡ \(over the span/);
+    expect(w.get('[data-test=cmp-no-verdict-legend]').text()).toContain("and others are taken over the batches' own times: they do not measure the same thing");
+    expect(w.get('[data-test=endpoint-comparison]').text()).toContain('no verdict on Requests/s, Output tokens/s: the values of run(s) 7 (marked ‡)');
+    // Latencies were never span-based: one run a side, c2c has the better value.
+    expect(cells('ttft_p50_ms')[4]).toBe('c2c?');
 
     await w.get('button[aria-label="Open endpoint run 6"]').trigger('click');
     await flush();
