@@ -552,6 +552,31 @@ describe('import dialog', () => {
     expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
   });
 
+  it('a System, Drive or Label holding a bidirectional or control character is refused as typed: said under its field, escaped and marked; Import waits', async () => {
+    const fake = installFakeApi({ 'import.results': () => ({ imported: [], skipped: [], errors: [], systemId: null, suiteId: 3 }) });
+    const w = mountIt(ImportDialog, { open: true });
+    await choose(w, [new File(['{}'], 'trial1.json')]);
+    await w.get('input[name=systemLabel]').setValue('lab\u2067box\u2069');
+    await w.get('input[name=driveLabel]').setValue('nvme\u001b[2J');
+    await w.get('input[name=suiteLabel]').setValue('ok label');
+    const problems = w.findAll('[data-test=label-problem]');
+    expect(problems.map((p) => p.text())).toEqual([
+      'System must not hold control characters, line breaks or bidirectional overrides (found U+2067, U+2069): lab\\u{2067}box\\u{2069}',
+      'Drive must not hold control characters, line breaks or bidirectional overrides (found U+001B): nvme\\u{1b}[2J',
+    ]);
+    expect(problems[0].findAll('[data-test=escaped-char]')).toHaveLength(2);
+    expect(w.get('input[name=systemLabel]').attributes('aria-describedby')).toBe('systemLabel-problem');
+    expect(w.get('input[name=suiteLabel]').attributes('aria-invalid')).toBe('false');
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('import.results')).toHaveLength(0);
+    await w.get('input[name=systemLabel]').setValue('lab box');
+    await w.get('input[name=driveLabel]').setValue('nvme');
+    expect(w.find('[data-test=label-problem]').exists()).toBe(false);
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeUndefined();
+  });
+
   it('keeps the chosen files when none was imported, so that the import can be tried again (rev12-gui L13)', async () => {
     const fake = installFakeApi({
       'import.results': (r) => ({ imported: [], skipped: [], errors: r.files.map((f) => ({ file: f.name, message: 'not a kvbench or MLPerf KV-cache results file' })), systemId: null, suiteId: 3 }),
