@@ -1,3 +1,4 @@
+import { printable } from '../../src-shared/domain/label-text.ts';
 import type { StoreErrorCode } from '../../src-shared/domain/store-types.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { DEFAULT_BUSY_TIMEOUT_MS, isDamageError, openDamagedStore, openEmptyStore, type DamagedStore } from '../store/open-store.ts';
@@ -21,10 +22,10 @@ function refusedForReading(command: string, dbFlag: string | undefined, dbPath: 
   const creator = whatCreatesOne(command);
   if (!st) {
     return dbFlag
-      ? { why: `no database at ${dbPath} (${creator}; --db must name an existing file here)`, missing: false }
-      : { why: `no kvbench database at ${dbPath} yet (${creator}; --db or KVBENCH_DB names another)`, missing: true };
+      ? { why: `no database at ${printable(dbPath)} (${creator}; --db must name an existing file here)`, missing: false }
+      : { why: `no kvbench database at ${printable(dbPath)} yet (${creator}; --db or KVBENCH_DB names another)`, missing: true };
   }
-  return st.isFile() && st.size === 0 ? { why: `${dbPath} is empty, not a kvbench database (${creator})`, missing: false } : null;
+  return st.isFile() && st.size === 0 ? { why: `${printable(dbPath)} is empty, not a kvbench database (${creator})`, missing: false } : null;
 }
 
 /** What stores what `command` reads, for its refusal to say: endpoint runs come only from `kvbench endpoint run` (import takes suite results). */
@@ -50,7 +51,7 @@ function damagedDatabaseWarning({ store, damage, allPlaced }: DamagedStore): str
       : allPlaced
         ? 'every stored row could be read (the damage lies in an index or in unused pages)'
         : 'every row it found could be read, but SQLite could not say where all the damage lies: what follows may be incomplete';
-  return `${store.path} is damaged (${damage}). Reading it read-only, as far as it can be read: ${read}. kvbench writes nothing to it, and a suite or an import refuses it: restore a backup or move it away.`;
+  return `${printable(store.path)} is damaged (${damage}). Reading it read-only, as far as it can be read: ${read}. kvbench writes nothing to it, and a suite or an import refuses it: restore a backup or move it away.`;
 }
 
 /**

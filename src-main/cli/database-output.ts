@@ -1,3 +1,4 @@
+import { printable } from '../../src-shared/domain/label-text.ts';
 import { isSameFile } from '../engine/config/system-directories.ts';
 
 /** Where SQLite keeps a database: the file, WAL mode's -wal and -shm, and a rollback -journal. */
@@ -10,5 +11,5 @@ const DATABASE_FILE_SUFFIXES = ['', '-wal', '-shm', '-journal'] as const;
  */
 export function databaseOutputError(flag: string, out: string, dbPath: string): string | null {
   const hit = DATABASE_FILE_SUFFIXES.map((s) => `${dbPath}${s}`).find((f) => isSameFile(out, f));
-  return hit === undefined ? null : `${flag} ${out} is the database${hit === dbPath ? '' : ` file ${hit}`} this command reads (${dbPath}): writing it would destroy what is stored; choose another file`;
+  return hit === undefined ? null : `${flag} ${printable(out)} is the database${hit === dbPath ? '' : ` file ${printable(hit)}`} this command reads (${printable(dbPath)}): writing it would destroy what is stored; choose another file`;
 }

@@ -1,7 +1,7 @@
 // `kvbench endpoint`: the real-engine benchmark. Replays a workload file against an OpenAI-compatible
 // serving endpoint (vLLM, TensorRT-LLM's trtllm-serve, SGLang), stores the run under a system label,
 // compares two systems side by side, exports runs. See docs/endpoint.md.
-import { jsonText, labelTextProblem, printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonText, labelTextProblem, printable, printableLines } from '../../src-shared/domain/label-text.ts';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -376,9 +376,9 @@ async function runSub(argv: string[]): Promise<number> {
   if (a.output) {
     try {
       await appendResultsFile(path.resolve(a.output), record, outcome.samples);
-      process.stderr.write(`kvbench endpoint run: added to ${a.output}\n`);
+      process.stderr.write(`kvbench endpoint run: added to ${printable(a.output)}\n`);
     } catch (e) {
-      return runErr(`cannot write --output: ${(e as Error).message}`);
+      return runErr(`cannot write --output: ${printable((e as Error).message)}`);
     }
   }
   if (interrupted) return signalExitCode(interrupted);
@@ -393,10 +393,10 @@ async function keepUnstoredRun(record: EndpointRunRecord, samples: readonly Endp
   if (output) {
     try {
       await appendResultsFile(path.resolve(output), record, samples);
-      process.stderr.write(`kvbench endpoint run: the run is in ${output} (not in the database)\n`);
+      process.stderr.write(`kvbench endpoint run: the run is in ${printable(output)} (not in the database)\n`);
       return;
     } catch (e) {
-      process.stderr.write(`kvbench endpoint run: cannot write --output: ${(e as Error).message}\n`);
+      process.stderr.write(`kvbench endpoint run: cannot write --output: ${printable((e as Error).message)}\n`);
     }
   }
   const kept = await keepInFirstDirectory(output ? askedFileFolder(path.resolve(output)) : [], `kvbench-endpoint-run-${fileNameTime()}.json`, (file) => appendResultsFile(file, record, samples));
@@ -591,7 +591,7 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
   if (format === null || !(ENDPOINT_EXPORT_FORMATS as readonly string[]).includes(format)) {
     // A folder has no extension to take the format from: what is wrong there is --out, so say that.
     const outProblem = a.format === undefined ? outputFileProblem(a.out) : null;
-    return err(outProblem !== null ? `export: cannot write --out ${a.out}: ${outProblem}` : `export: --format must be ${ENDPOINT_EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)`);
+    return err(outProblem !== null ? `export: cannot write --out ${printable(a.out)}: ${outProblem}` : `export: --format must be ${ENDPOINT_EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)`);
   }
   const statuses = a.status?.flatMap((x) => x.split(',')) as EndpointRunStatus[] | undefined;
   if (statuses?.some((x) => !ENDPOINT_RUN_STATUSES.includes(x))) return err(`export: --status takes ${ENDPOINT_RUN_STATUSES.join(', ')}`);
@@ -605,16 +605,16 @@ sheet when exactly two labels are selected, About) or JSON (everything, requests
   const overwritesDb = databaseOutputError('--out', a.out, resolveDatabasePath(a.db));
   if (overwritesDb !== null) return err(`export: ${overwritesDb}`);
   const outProblem = outputFileProblem(a.out);
-  if (outProblem !== null) return err(`export: cannot write --out ${a.out}: ${outProblem}`);
+  if (outProblem !== null) return err(`export: cannot write --out ${printable(a.out)}: ${outProblem}`);
   try {
     return await withReadStore('export', a.db, async (s) => {
       const model = buildEndpointExportModel(s, { ...(labels ? { labels } : {}), ...(runIds ? { runIds } : {}), ...(statuses ? { statuses } : {}) });
       await writeEndpointExport(model, format, a.out!, { requests: a.requests });
-      process.stderr.write(`exported ${model.runs.length} endpoint run(s) to ${a.out} (${format}${format === 'csv' && a.requests ? ', one row per request' : ''})\n`);
+      process.stderr.write(`exported ${model.runs.length} endpoint run(s) to ${printable(a.out!)} (${format}${format === 'csv' && a.requests ? ', one row per request' : ''})\n`);
       return EXIT_OK;
     });
   } catch (e) {
-    return err(`export failed (EXPORT_FAILED): ${e instanceof FileWriteError ? `could not write ${a.out}: ${e.message}` : (e as Error).message}`);
+    return err(`export failed (EXPORT_FAILED): ${e instanceof FileWriteError ? `could not write ${printable(a.out)}: ${e.message}` : (e as Error).message}`);
   }
 }
 

@@ -1,6 +1,6 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration;
 // with `--content report`, the report's table as CSV (the file the app's Report page saves as Report CSV).
-import { printableLines } from '../../src-shared/domain/label-text.ts';
+import { printable, printableLines } from '../../src-shared/domain/label-text.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { passOnDamage, SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
 import { databaseOutputError } from './database-output.ts';
@@ -88,7 +88,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     // A folder has no extension to take the format from: what is wrong there is --out, so say that.
     const outProblem = a.format === undefined ? outputFileProblem(out) : null;
     process.stderr.write(
-      outProblem !== null ? `kvbench export: cannot write --out ${out}: ${outProblem}\n` : `kvbench export: --format must be ${EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)\n`,
+      outProblem !== null ? `kvbench export: cannot write --out ${printable(out)}: ${outProblem}\n` : `kvbench export: --format must be ${EXPORT_FORMATS.join(', ')} (or use a .csv, .xlsx or .json file name)\n`,
     );
     return 1;
   }
@@ -127,7 +127,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   // Before the database is read and the report built: a wrong --out costs nothing.
   const outProblem = outputFileProblem(out);
   if (outProblem !== null) {
-    process.stderr.write(`kvbench export: cannot write --out ${out}: ${outProblem}\n`);
+    process.stderr.write(`kvbench export: cannot write --out ${printable(out)}: ${outProblem}\n`);
     return 1;
   }
   return withCommandStore('export', a.db, { readOnly: true }, async (store) => {
@@ -154,8 +154,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
       await writeChunksAtomic(out, planned.chunks);
       if (planned.report !== null && report) {
         const rows = planned.report.scenarios.reduce((n, s) => n + s.metrics.length, 0);
-        process.stderr.write(`exported the report of ${planned.trialCount()} trial(s), ${planned.report.scenarios.length} group(s) in ${rows} row(s), to ${out} (${format})\n`);
-      } else process.stderr.write(`exported ${planned.trialCount()} trial(s) to ${out} (${format})\n`);
+        process.stderr.write(`exported the report of ${planned.trialCount()} trial(s), ${planned.report.scenarios.length} group(s) in ${rows} row(s), to ${printable(out)} (${format})\n`);
+      } else process.stderr.write(`exported ${planned.trialCount()} trial(s) to ${printable(out)} (${format})\n`);
       return 0;
     } catch (err) {
       // Reading the trials refused (a damaged or busy database): said as the reads above say it.
@@ -163,7 +163,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
         process.stderr.write(`kvbench export: ${printableLines((err as Error).message)}\n`);
         return 1;
       }
-      const why = err instanceof FileWriteError ? `could not write ${out}: ${err.message}` : (err as Error).message;
+      const why = err instanceof FileWriteError ? `could not write ${printable(out)}: ${err.message}` : (err as Error).message;
       process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${why}\n`);
       return 1;
     }

@@ -7,7 +7,7 @@ import { mergedResultsFile } from '../export/merged-results-file.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { emptyValueErrors, intFlag, parseCommandArgs } from './command-args.ts';
 import { EXIT_FAILED, EXIT_OK, EXIT_PARTIAL } from './run-command.ts';
-import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable, printableLines } from '../../src-shared/domain/label-text.ts';
 
 export const MERGE_USAGE = `Usage: kvbench merge FILE... [--output FILE] [--world-size N]
 
@@ -56,12 +56,12 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     try {
       read.push({ file, results: JSON.parse(fs.readFileSync(file, 'utf8')) });
     } catch (err) {
-      problems.push(`${file} cannot be read as JSON: ${(err as Error).message}`);
+      problems.push(`${printable(file)} cannot be read as JSON: ${printable((err as Error).message)}`);
     }
   }
   const output = parsed.values.output;
   const inputOverwritten = output !== undefined ? files.find((f) => isSameFile(f, output)) : undefined;
-  if (inputOverwritten !== undefined) problems.push(`--output names the input file ${inputOverwritten}, which the merge would overwrite`);
+  if (inputOverwritten !== undefined) problems.push(`--output names the input file ${printable(inputOverwritten)}, which the merge would overwrite`);
   // The files that were read are checked too, so that one run of the command shows every problem.
   let merged: MergedRanks | null = null;
   if (read.length > 0) {
@@ -81,10 +81,10 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     try {
       await writeFileAtomic(parsed.values.output, json);
     } catch (err) {
-      process.stderr.write(`kvbench merge: could not write ${parsed.values.output}: ${(err as Error).message}\n`);
+      process.stderr.write(`kvbench merge: could not write ${printable(parsed.values.output)}: ${printable((err as Error).message)}\n`);
       return EXIT_FAILED;
     }
-    process.stderr.write(`Merged result saved to ${parsed.values.output}\n`);
+    process.stderr.write(`Merged result saved to ${printable(parsed.values.output)}\n`);
   }
   process.stdout.write(parsed.values.json ? json : summaryText(merged));
   return merged.status === 'complete' ? EXIT_OK : EXIT_PARTIAL;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PROBE_PHASES, validateProbeOptions, type ProbeOptions } from '../engine/probe/probe-options.ts';
 import type { EngineErrorData } from '../../src-shared/engine-protocol.ts';
-import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable, shownInput } from '../../src-shared/domain/label-text.ts';
 import { ProbeToHostSchema, type HostToProbe, type ProbeResult } from '../engine/probe/probe-protocol.ts';
 import { formatProbeReport } from '../engine/probe/probe-report.ts';
 import { PROBE_DIR_PREFIX } from '../engine/probe/raw-limit-probe.ts';
@@ -117,7 +117,7 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
   const output = str('output');
   if (output !== undefined) {
     const problem = outputFileProblem(path.resolve(cwd, output));
-    if (problem !== null) return { ok: false, errors: [`cannot write ${output}: ${problem}`] };
+    if (problem !== null) return { ok: false, errors: [`cannot write ${printable(output)}: ${problem}`] };
   }
   return { ok: true, options: v.options, output: output === undefined ? null : path.resolve(cwd, output), json: Boolean(values.json) };
 }
@@ -130,15 +130,15 @@ export function parseProbeArgs(argv: readonly string[], cwd: string = process.cw
  */
 function directoryNotWritable(dir: string): string | null {
   const st = statOrNull(dir);
-  if (!st) return `--dir does not exist: ${dir}`;
-  if (!st.isDirectory()) return `--dir is not a directory: ${dir}`;
+  if (!st) return `--dir does not exist: ${printable(dir)}`;
+  if (!st.isDirectory()) return `--dir is not a directory: ${printable(dir)}`;
   try {
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
     return null;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'EROFS' ? 'a read-only file system' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (code ?? (err as Error).message);
-    return `--dir is not writable: ${dir} (${why})`;
+    return `--dir is not writable: ${printable(dir)} (${why})`;
   }
 }
 
@@ -259,9 +259,9 @@ export async function probeCommand(argv: string[]): Promise<number> {
     if (parsed.output !== null) {
       try {
         await writeFileAtomic(parsed.output, json);
-        process.stderr.write(`Probe result saved to ${parsed.output}\n`);
+        process.stderr.write(`Probe result saved to ${printable(parsed.output)}\n`);
       } catch (err) {
-        process.stderr.write(`could not write ${parsed.output}: ${(err as Error).message}\n`);
+        process.stderr.write(`could not write ${printable(parsed.output)}: ${printable((err as Error).message)}\n`);
         return EXIT_FAILED;
       }
     }

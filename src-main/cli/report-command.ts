@@ -1,6 +1,6 @@
 // `kvbench report`: per-scenario median/P95 tables and the tier comparison for a suite (the latest
 // by default) or any selection; `--compare A B`: two systems, drives or suite labels over matched configurations.
-import { jsonText, printableLines } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable, printableLines } from '../../src-shared/domain/label-text.ts';
 import { suiteOutcome, type SuiteRecord, type TrialFilter } from '../../src-shared/domain/store-types.ts';
 import { quoteLabel } from '../../src-shared/domain/places.ts';
 import { passOnDamage, withCommandStore } from './command-store.ts';
@@ -172,7 +172,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
       } else {
         const latest = store.latestSuite(undefined, 'suite') ?? store.latestSuite();
         if (!latest) {
-          process.stderr.write(`kvbench report: the database ${store.path} holds no trials yet (run kvbench suite or kvbench import)\n`);
+          process.stderr.write(`kvbench report: the database ${printable(store.path)} holds no trials yet (run kvbench suite or kvbench import)\n`);
           return 1;
         }
         filter = { suiteIds: [latest.id] };

@@ -14,7 +14,7 @@ import { abandonsStop, signalExitCode, watchStopSignals, type StopSignal } from 
 import { ProgressLine } from './progress-line.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { askedFileFolder, fileNameTime, keepInFirstDirectory, printResultsJson } from '../util/keep-file.ts';
-import { jsonText } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable } from '../../src-shared/domain/label-text.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
@@ -43,7 +43,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const r = parsed.rank;
     process.stderr.write(
       `info: rank ${r.rank}${r.worldSize !== null ? ` of ${r.worldSize}` : ''} (from ${r.source}): ` +
-        `cache dir ${options.cacheDir ?? 'a new temporary directory'}, seed ${options.seed ?? 'drawn at start'}, results ${options.output}\n`,
+        `cache dir ${options.cacheDir == null ? 'a new temporary directory' : printable(options.cacheDir)}, seed ${options.seed ?? 'drawn at start'}, results ${printable(String(options.output))}\n`,
     );
   }
   const outcome = await runEngineWithProgress(options);
@@ -171,7 +171,7 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
     if (kept === null && !options.output) {
       // The XLSX was the only copy asked for: the results JSON keeps the run instead.
       const jsonFile = await keepElsewhere(options, null, jsonName, writeJson);
-      if (jsonFile !== null) process.stderr.write(`Results (JSON) saved instead in ${jsonFile}\n`);
+      if (jsonFile !== null) process.stderr.write(`Results (JSON) saved instead in ${printable(jsonFile)}\n`);
       jsonLost = jsonFile === null;
     }
   }
@@ -189,10 +189,10 @@ async function writeOutputs(options: RunOptions, outcome: RunOutcome, interrupte
 async function writeOrKeep(options: RunOptions, file: string, what: string, fallbackName: string, write: (file: string) => Promise<void>): Promise<string | null> {
   try {
     await write(file);
-    process.stderr.write(`${what} saved to ${file}\n`);
+    process.stderr.write(`${what} saved to ${printable(file)}\n`);
     return file;
   } catch (err) {
-    process.stderr.write(`could not write ${file}: ${(err as Error).message}\n`);
+    process.stderr.write(`could not write ${printable(file)}: ${printable((err as Error).message)}\n`);
   }
   const kept = await keepElsewhere(options, file, fallbackName, write);
   if (kept !== null) process.stderr.write(`${what} saved instead in ${kept}\n`);

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable, shownInput } from '../../src-shared/domain/label-text.ts';
 import { PROFILE_IDS, isProfileId, type ProfileId, type SuiteEvent, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import type { ProgressEvent } from '../../src-shared/engine-protocol.ts';
 import { storageText, tokensPerSecText } from './progress-line.ts';
@@ -343,7 +343,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
   // space is measured.
   if (resumeId !== undefined && a.plan && !databaseExists(dbPath)) {
     // --plan creates nothing: there is no suite to resume in a database that does not exist.
-    process.stderr.write(`kvbench suite: no database at ${dbPath}, so no suite ${resumeId} to resume\n`);
+    process.stderr.write(`kvbench suite: no database at ${printable(dbPath)}, so no suite ${resumeId} to resume\n`);
     return 1;
   }
   if (resumeId !== undefined && a.plan) {
@@ -398,7 +398,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
     if (resumeId !== undefined) {
       if (store === null) throw new Error('no database');
       const stored = store.getSuitePlan(resumeId);
-      if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${dbPath}`);
+      if (!stored) throw new Error(`no suite ${resumeId} with a plan in ${printable(dbPath)}`);
       plan = stored;
       // The suite resumes as it was planned, without a probe when it was planned without one; and with
       // nothing left to run there is nothing for a probe's limits to describe.
@@ -462,7 +462,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       }
       if (a.plan) return 0;
       if (store === null && (store = await openTheStore()) === null) return 1;
-      ui.line(`Database: ${dbPath}`);
+      ui.line(`Database: ${printable(dbPath)}`);
       started = true;
       result = await runSuite(plan, { store, hardware, onEvent, signal: controller.signal, label: a.label ?? null });
     }

@@ -5,7 +5,7 @@ import { generateWorkload, warmupRepeats, WORKLOAD_GENERATE_DEFAULTS, type Warmu
 import { argparseInvalidValue } from '../util/number-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { emptyValueErrors, intFlag, numberFlag, type NumericFlagOptions } from './command-args.ts';
-import { jsonText, shownInput } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable, shownInput } from '../../src-shared/domain/label-text.ts';
 
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
@@ -165,13 +165,13 @@ export async function workloadCommand(argv: string[]): Promise<number> {
     await fsp.mkdir(path.dirname(parsed.out), { recursive: true });
     await writeFileAtomic(parsed.out, `${jsonText(workload, 2)}\n`);
   } catch (err) {
-    process.stderr.write(`kvbench workload generate: cannot write ${parsed.out}: ${(err as Error).message}\n`);
+    process.stderr.write(`kvbench workload generate: cannot write ${printable(parsed.out)}: ${printable((err as Error).message)}\n`);
     return EXIT_FAILED;
   }
   const requests = workload.batches.reduce((n, b) => n + b.requests.length, 0);
   const prompts = new Set(workload.batches.flatMap((b) => b.requests.map((r) => r.prompt_id))).size;
   const reused = workload.batches.reduce((n, b) => n + b.requests.filter((r) => r.reused).length, 0);
-  process.stdout.write(`wrote ${workload.batches.length} batches (${requests} requests, ${prompts} distinct prompts, ${reused} reused) to ${parsed.out}\n`);
+  process.stdout.write(`wrote ${workload.batches.length} batches (${requests} requests, ${prompts} distinct prompts, ${reused} reused) to ${printable(parsed.out)}\n`);
   const note = warmupNote(parsed.params, warmupRepeats(workload, parsed.params));
   if (note) process.stdout.write(`${note}\n`);
   return EXIT_OK;

@@ -9,6 +9,7 @@ import {
   legacyRatesText,
   RECOMPUTED_MARK,
   SPAN_BASED_MARK,
+  spanBasedMixed,
   SPAN_RATE_KEYS,
   serverMetricCaveats,
   serverMetricNotes,
@@ -238,11 +239,21 @@ export function compareEndpointRuns(labelA: string, runsA: readonly EndpointRunS
     const trusted = flaggedA.length === 0 && flaggedB.length === 0;
     const marked = (runs: readonly EndpointRunSummary[], is: (r: EndpointRunSummary, key: string) => boolean): number[] =>
       runs.filter((r) => metric.key in r.metrics && is(r, metric.key)).map((r) => r.id);
+    const legacy = { recomputedA: marked(runsA, isRecomputed), recomputedB: marked(runsB, isRecomputed), spanBasedA: marked(runsA, isSpanBased), spanBasedB: marked(runsB, isSpanBased) };
+    // Span-based values beside today's do not measure the same thing: neither a better side nor a better value.
+    if (spanBasedMixed({ nA: ga.n, nB: gb.n, ...legacy })) leader = null;
     rows.push({
       metric, a, b, nA: ga.n, nB: gb.n, spreadA: spread(ga), spreadB: spread(gb), ratio: ratio(a, b), noise, pValue: test?.pValue ?? null, leader,
-      better: noise === 'beyond' && trusted && leader === testSide ? leader : null, flaggedA, flaggedB,
-      recomputedA: marked(runsA, isRecomputed), recomputedB: marked(runsB, isRecomputed), spanBasedA: marked(runsA, isSpanBased), spanBasedB: marked(runsB, isSpanBased),
+      better: noise === 'beyond' && trusted && leader !== null && leader === testSide ? leader : null, flaggedA, flaggedB, ...legacy,
     });
+  }
+  const unjudged = rows.filter(spanBasedMixed);
+  if (unjudged.length > 0) {
+    const ids = [...new Set(unjudged.flatMap((r) => [...r.spanBasedA, ...r.spanBasedB]))].sort((x, y) => x - y);
+    warnings.push(
+      `no verdict on ${unjudged.map((r) => r.metric.label).join(', ')}: the values of run(s) ${ids.join(', ')} (marked ${SPAN_BASED_MARK}) are taken over the span, pauses included, ` +
+        "as a kvbench before 0.5.0 stored them, the others' over the batches' own times — they do not measure the same thing, so no side is named better on them",
+    );
   }
   const notes: string[] = [];
   const single = [runsA.length === 1 ? labelA : null, runsB.length === 1 ? labelB : null].filter((l): l is string => l !== null);

@@ -19,6 +19,8 @@ import {
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { csvTable } from '../export/csv.ts';
+import { cellText } from '../engine/report/xlsx-export.ts';
+import { jsonText } from '../../src-shared/domain/label-text.ts';
 import { writeFileAtomic } from '../util/write-file-atomic.ts';
 import { compareEndpointRuns, endpointRunSummary, pickCompareRuns, type EndpointRunSummary } from './endpoint-compare.ts';
 import type { EndpointStore } from './endpoint-store.ts';
@@ -223,7 +225,8 @@ export function toCsv(model: EndpointExportModel, opts: { requests?: boolean } =
 }
 
 export function toJson(model: EndpointExportModel): string {
-  return `${JSON.stringify(
+  // jsonText: a stored label's controls as JSON's \u escapes (read back exactly; nothing for a terminal to act on).
+  return `${jsonText(
     {
       format: 'kvbench-endpoint-export',
       version: 1,
@@ -235,7 +238,6 @@ export function toJson(model: EndpointExportModel): string {
       runs: model.runs.map((r) => ({ ...r, serverMetricCaveats: serverMetricCaveats(r.serverMetrics), requests: model.requests.get(r.id) ?? [] })),
       comparison: model.comparison,
     },
-    null,
     2,
   )}\n`;
 }
@@ -248,14 +250,16 @@ function comparisonWarningRows(c: EndpointComparison): Cell[][] {
 export async function toXlsxBuffer(model: EndpointExportModel): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
   wb.creator = `kvbench ${KVBENCH_VERSION}`;
+  // Text as a cell shows it: controls and bidirectional controls in a stored label escaped, long text cut.
+  const shown = (r: readonly Cell[]): Cell[] => r.map((c) => (typeof c === 'string' ? cellText(c, 'the JSON export has it whole') : c));
   /** A sheet: `above` (rows a reader must see first), then the table under a bold, frozen header. */
   const add = (name: string, columns: readonly string[], rows: readonly Cell[][], above: readonly Cell[][] = []): void => {
     const ws = wb.addWorksheet(name);
-    for (const r of above) ws.addRow(r);
+    for (const r of above) ws.addRow(shown(r));
     if (above.length > 0) ws.addRow([]);
-    const header = ws.addRow([...columns]);
+    const header = ws.addRow(shown(columns));
     header.font = { bold: true };
-    for (const r of rows) ws.addRow(r);
+    for (const r of rows) ws.addRow(shown(r));
     ws.views = [{ state: 'frozen', ySplit: header.number }];
   };
   add('Runs', runColumns(), model.runs.map(runRow));

@@ -12,6 +12,8 @@ import {
   RECOMPUTED_MARK,
   SPAN_BASED_LEGEND,
   SPAN_BASED_MARK,
+  spanBasedMixed,
+  NO_VERDICT_SPAN_BASED_LEGEND,
   UNSTORED_RUN_ID,
   type Distribution,
   type CompareSpread,
@@ -245,6 +247,7 @@ export function formatComparison(c: EndpointComparison): string {
   out.push(`  ${COMPARE_VERDICT_LEGEND}`);
   if (c.rows.some((r) => r.recomputedA.length + r.recomputedB.length > 0)) out.push(`  ${RECOMPUTED_LEGEND}`);
   if (c.rows.some((r) => r.spanBasedA.length + r.spanBasedB.length > 0)) out.push(`  ${SPAN_BASED_LEGEND}`);
+  if (c.rows.some(spanBasedMixed)) out.push(`  ${NO_VERDICT_SPAN_BASED_LEGEND}`);
   return out.join('\n');
 }
 

@@ -5,7 +5,7 @@
 import fsp from 'node:fs/promises';
 import { UNSTORED_RUN_ID, cacheHitRateOf, serverMetricCaveats, serverMetricNotes, type EndpointRunRecord, type EndpointRequestSample } from '../../src-shared/domain/endpoint.ts';
 import { outputFileProblem, resolveOutputTarget, writeFileAtomic } from '../util/write-file-atomic.ts';
-import { jsonText } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable } from '../../src-shared/domain/label-text.ts';
 
 export const RESULTS_FILE_FORMAT = 'kvbench-endpoint-results';
 
@@ -79,11 +79,11 @@ async function readResultsFile(file: string): Promise<ResultsDoc> {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new Error(`${file} exists and is not JSON: not overwritten (choose another --output)`);
+    throw new Error(`${printable(file)} exists and is not JSON: not overwritten (choose another --output)`);
   }
   const p = parsed as { format?: unknown; runs?: unknown };
   if (p.format !== RESULTS_FILE_FORMAT || typeof p.runs !== 'object' || p.runs === null || Array.isArray(p.runs)) {
-    throw new Error(`${file} exists and is not a kvbench endpoint results file: not overwritten (choose another --output)`);
+    throw new Error(`${printable(file)} exists and is not a kvbench endpoint results file: not overwritten (choose another --output)`);
   }
   return parsed as ResultsDoc;
 }

@@ -2,20 +2,24 @@
 // spreadsheets need. A UTF-8 byte order mark, because Windows Excel reads a CSV without one in the
 // ANSI code page and turns drive labels ("…", "µs") into mojibake. And text that a spreadsheet would
 // run as a formula (a status reason or a label from an imported file starting with = + - @, tab or
-// CR: CSV injection, OWASP) is prefixed with ' so it stays text. Numbers are written as they are.
+// CR: CSV injection, OWASP) is prefixed with ' so it stays text. Control characters and bidirectional
+// controls (a label stored before labels were checked) are written escaped, `\u{202e}`, as the app
+// and the terminal show them (printableCell): a spreadsheet would apply them. Numbers as they are.
 
 export type CsvValue = string | number | boolean | null | undefined;
 
 /** Excel's and LibreOffice's cue that the file is UTF-8. */
 export const CSV_BOM = '\uFEFF';
 
+import { printableCell } from '../../src-shared/domain/label-text.ts';
+
 const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** One field: empty for null and non-finite numbers, formula-like text defused, quoted where needed. */
+/** One field: empty for null and non-finite numbers, controls escaped, formula-like text defused, quoted where needed. */
 export function csvCell(v: CsvValue): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
-  let s = String(v);
+  let s = typeof v === 'string' ? printableCell(v) : String(v);
   if (typeof v === 'string' && FORMULA_START.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
 }

@@ -24,7 +24,7 @@ import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
 import type { FileChunks } from '../util/write-file-atomic.ts';
 import { csvChunks, csvTable } from './csv.ts';
-import { clipForCell } from '../engine/report/xlsx-export.ts';
+import { cellText } from '../engine/report/xlsx-export.ts';
 import { jsonArrayTexts, jsonText } from '../../src-shared/domain/label-text.ts';
 
 export const EXPORT_FORMATS = ['csv', 'xlsx', 'json'] as const;
@@ -266,9 +266,9 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
     head.font = { bold: true };
     head.commit();
     let n = 0;
-    // Long text (a failure's engine output, custom models as JSON) is cut to what a cell holds.
+    // Controls escaped; long text (a failure's engine output, custom models as JSON) cut to what a cell holds.
     for (const r of rows) {
-      ws.addRow(r.map((c) => (typeof c === 'string' ? clipForCell(c, 'the CSV and JSON exports have it whole') : c))).commit();
+      ws.addRow(r.map((c) => (typeof c === 'string' ? cellText(c, 'the CSV and JSON exports have it whole') : c))).commit();
       if (++n % XLSX_ROWS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     }
     ws.commit();

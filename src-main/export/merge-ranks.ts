@@ -2,6 +2,7 @@
 // together. Throughput is only meaningful over a window every rank was measuring in, so bytes and
 // tokens are summed over the ranks' common window (from each rank's per-second timeline), and
 // latency percentiles come from the ranks' merged histograms, never from averaging percentiles.
+import { printable } from '../../src-shared/domain/label-text.ts';
 import path from 'node:path';
 import type { LatencySummaryNs } from '../../src-shared/domain/results.ts';
 import { METRIC_DEFINITION_CHANGES, straddledChanges } from '../../src-shared/domain/metric-changes.ts';
@@ -140,13 +141,13 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
   const results = obj(f.results);
   const kv = obj(results.kvbench);
   if (typeof kv.version !== 'string') {
-    problems.push(`${f.file} is not a kvbench results file (no kvbench section): only kvbench runs carry the timelines and histograms a merge needs`);
+    problems.push(`${printable(f.file)} is not a kvbench results file (no kvbench section): only kvbench runs carry the timelines and histograms a merge needs`);
     return null;
   }
   const rank = obj(kv.rank);
   const rankNumber = num(rank.rank);
   if (rankNumber === undefined) {
-    problems.push(`${f.file} is not one rank of a multi-host run (no kvbench.rank): run each host with --rank and --world-size, or under mpirun, Slurm or a Kubernetes Indexed Job`);
+    problems.push(`${printable(f.file)} is not one rank of a multi-host run (no kvbench.rank): run each host with --rank and --world-size, or under mpirun, Slurm or a Kubernetes Indexed Job`);
     return null;
   }
   // A launcher numbers ranks from 0 in a world of at least one: anything else was edited or damaged.
@@ -159,24 +160,24 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
   const startNs = num(window.started_unix_ns);
   const elapsedNs = num(kv.elapsed_ns);
   if (startNs === undefined || elapsedNs === undefined || !Array.isArray(kv.timeline)) {
-    problems.push(`${f.file} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
+    problems.push(`${printable(f.file)} has no window start time or timeline (written by an older kvbench): run the ranks again with this version`);
     return null;
   }
   // A start no clock can show (a damaged or hand-edited file) would be placed nowhere on the common window.
   if (startNs < 0 || isoTimeOrNull(startNs / 1e6) === null) {
-    problems.push(`${f.file}: its window start (kvbench.measured_window.started_unix_ns ${startNs}) is not a time since 1970 any clock shows: the file is damaged; copy it from the rank's host again, or run the rank again`);
+    problems.push(`${printable(f.file)}: its window start (kvbench.measured_window.started_unix_ns ${startNs}) is not a time since 1970 any clock shows: the file is damaged; copy it from the rank's host again, or run the rank again`);
     return null;
   }
   // A missing histogram would leave this rank's latencies out of every pooled percentile while its
   // requests are still counted; a tier it did no operation on has none by design, and passes.
   const gaps = latencySectionGaps(kv.latency);
   if (gaps.length > 0) {
-    problems.push(`rank ${rankNumber} (${f.file}): ${gapsText(gaps)}: ${LATENCY_GAPS_REASON}, so the file is damaged; copy it from the rank's host again, or run the rank again`);
+    problems.push(`rank ${rankNumber} (${printable(f.file)}): ${gapsText(gaps)}: ${LATENCY_GAPS_REASON}, so the file is damaged; copy it from the rank's host again, or run the rank again`);
   }
   // A damaged histogram is found here, with the file's name, rather than failing the merge halfway.
   for (const h of extractHistograms(results)) {
     const problem = LatencyHistogram.decodeProblem(h.hdr);
-    if (problem !== null) problems.push(`${f.file}: the ${h.name} latency histogram (kvbench.latency.${h.name}.hdr) cannot be decoded (${problem}): the file is damaged; copy it from the rank's host again, or run the rank again`);
+    if (problem !== null) problems.push(`${printable(f.file)}: the ${h.name} latency histogram (kvbench.latency.${h.name}.hdr) cannot be decoded (${problem}): the file is damaged; copy it from the rank's host again, or run the rank again`);
   }
   const startAtS = num(obj(kv.run_options).startAt);
   return {
@@ -197,9 +198,9 @@ function readRank(f: RankResultsFile, problems: string[]): RankRun | null {
 /** Why a file's rank or world size is none a launcher gives (a whole number from 0, a world of at least one). */
 function rankNumberProblems(file: string, rank: number, worldSize: unknown): string[] {
   const problems: string[] = [];
-  if (!Number.isInteger(rank) || rank < 0) problems.push(`${file}: kvbench.rank.rank is ${rank}, not a rank (a whole number from 0): the file is damaged or edited`);
+  if (!Number.isInteger(rank) || rank < 0) problems.push(`${printable(file)}: kvbench.rank.rank is ${rank}, not a rank (a whole number from 0): the file is damaged or edited`);
   if (worldSize !== null && worldSize !== undefined && !(Number.isInteger(worldSize) && (worldSize as number) >= 1)) {
-    problems.push(`${file}: kvbench.rank.world_size is ${JSON.stringify(worldSize)}, not a world size (a whole number from 1): the file is damaged or edited`);
+    problems.push(`${printable(file)}: kvbench.rank.world_size is ${JSON.stringify(worldSize)}, not a world size (a whole number from 1): the file is damaged or edited`);
   }
   return problems;
 }
@@ -216,7 +217,7 @@ function consistencyProblems(runs: RankRun[], given: MergeOptions): { problems: 
   const byRank = new Map<number, RankRun>();
   for (const r of runs) {
     const other = byRank.get(r.rank);
-    if (other) problems.push(`rank ${r.rank} appears twice: ${other.file} and ${r.file}`);
+    if (other) problems.push(`rank ${r.rank} appears twice: ${printable(other.file)} and ${printable(r.file)}`);
     else byRank.set(r.rank, r);
   }
   const sizes = [...new Set(runs.map((r) => r.worldSize).filter((s): s is number => s !== null))];

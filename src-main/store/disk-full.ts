@@ -1,6 +1,7 @@
 // A database whose filesystem is full. SQLite says only "database or disk is full" (SQLITE_FULL),
 // or "disk I/O error" when it cannot size the -shm file that a WAL database needs even to be read
 // (SQLITE_IOERR_SHMSIZE). Neither names the file or says what to do, so the store says both.
+import { printable } from '../../src-shared/domain/label-text.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { sqliteCode } from './sqlite.ts';
@@ -39,7 +40,7 @@ export function noRoomError(file: string, err: unknown, advice: string): StoreEr
   const free = freeBytesIn(dir);
   return new StoreError(
     'DB_WRITE_FAILED',
-    `${file}: the filesystem holding it is full (${free === null ? 'free space unknown' : `${mib(free)} free in ${dir}`}), ` +
+    `${printable(file)}: the filesystem holding it is full (${free === null ? 'free space unknown' : `${mib(free)} free in ${printable(dir)}`}), ` +
       `so SQLite could not write (${sqliteCode(err) ?? 'error'}: ${(err as Error).message}). ${advice}`,
   );
 }

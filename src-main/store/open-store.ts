@@ -20,6 +20,7 @@
 //   5. Trials imported before schema 4 get the kvbench version that measured them, read from their
 //      stored results (Store.backfillMeasuringVersions): once, in short batches, between which
 //      openStoreYielding lets the event loop turn.
+import { printable } from '../../src-shared/domain/label-text.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
@@ -172,7 +173,7 @@ function openForReading(file: string, choose: string, timeout?: number, damaged 
       }
       throw new StoreError(
         'DB_READ_ONLY',
-        `${file} cannot be read here (${why(err)}): its -wal file holds changes not yet in the database, and SQLite cannot create the -shm file it needs ` +
+        `${printable(file)} cannot be read here (${why(err)}): its -wal file holds changes not yet in the database, and SQLite cannot create the -shm file it needs ` +
           `to read them in a directory it may not write. Copy the database together with its -wal file to a writable directory and open the copy ${choose}.`,
       );
     }
@@ -185,7 +186,7 @@ function openForReading(file: string, choose: string, timeout?: number, damaged 
       return immutable;
     } catch (again) {
       immutable.close();
-      throw new StoreError('DB_READ_ONLY', `${file} cannot be opened (${why(again)}): check that it exists and that this user may read it.`);
+      throw new StoreError('DB_READ_ONLY', `${printable(file)} cannot be opened (${why(again)}): check that it exists and that this user may read it.`);
     }
   }
 }
@@ -208,14 +209,14 @@ function assertWritable(db: Database): void {
 function notWritable(file: string, err: unknown, choose: string): StoreError {
   return new StoreError(
     'DB_READ_ONLY',
-    `${file} cannot be written (${why(err)}): it is on read-only media, or this user may not write it or its directory. ` +
+    `${printable(file)} cannot be written (${why(err)}): it is on read-only media, or this user may not write it or its directory. ` +
       `kvbench history, report and export still read it; a suite or an import needs a database it can write: choose one elsewhere ${choose}.`,
   );
 }
 
 /** An open the file system refused: read-only opens cannot read it, read-write ones cannot write it. */
 function refusedOpen(file: string, err: unknown, readonly: boolean, choose: string): StoreError {
-  return readonly ? new StoreError('DB_READ_ONLY', `${file} cannot be read (${why(err)}).`) : notWritable(file, err, choose);
+  return readonly ? new StoreError('DB_READ_ONLY', `${printable(file)} cannot be read (${why(err)}).`) : notWritable(file, err, choose);
 }
 
 /** What inspecting an existing file found: its schema, and where it is newer than this build's, the record that lets this build read it. */
@@ -261,12 +262,12 @@ function quickCheckProblems(db: Database): string | null {
 function damagedOrNotADatabase(file: string, err: unknown): unknown {
   const code = sqliteCode(err);
   if (code !== 'SQLITE_NOTADB' && code !== 'SQLITE_CORRUPT') return err;
-  return new StoreError('DB_CORRUPT', `${file} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
+  return new StoreError('DB_CORRUPT', `${printable(file)} is damaged or not a database (${code}: ${(err as Error).message}). kvbench will not write to it.`);
 }
 
 /** The refusal of a file PRAGMA quick_check finds damaged: `problems` its findings, or the error that stopped it. */
 const damagedFile = (file: string, problems: string): StoreError =>
-  new StoreError('DB_CORRUPT', `${file} is damaged (${problems}). kvbench will not write to it: restore a backup or move it away.`);
+  new StoreError('DB_CORRUPT', `${printable(file)} is damaged (${problems}). kvbench will not write to it: restore a backup or move it away.`);
 
 /**
  * Runs PRAGMA quick_check on `db` (the database at `file`): throws DB_CORRUPT where it finds damage
@@ -301,7 +302,7 @@ function unreadableFile(file: string, err: unknown, choose: string): unknown {
   const whose = st ? ` (it belongs to user id ${st.uid}, mode ${(st.mode & 0o777).toString(8).padStart(4, '0')})` : '';
   return new StoreError(
     'DB_READ_ONLY',
-    `${file} cannot be read by this user${whose}: ${code}, permission denied. Ask its owner to let you read it (for example, a group you share and chmod g+r) ` +
+    `${printable(file)} cannot be read by this user${whose}: ${code}, permission denied. Ask its owner to let you read it (for example, a group you share and chmod g+r) ` +
       `or to copy it for you, then open the copy ${choose}.`,
   );
 }
@@ -328,7 +329,7 @@ function inspectExistingFile(file: string, latest: number, choose: string, skipC
   if (!header.equals(SQLITE_HEADER)) {
     throw new StoreError(
       'DB_CORRUPT',
-      `${file} is not a SQLite database (its first bytes are not the SQLite header). kvbench will not touch it: move it away or choose another database ${choose}.`,
+      `${printable(file)} is not a SQLite database (its first bytes are not the SQLite header). kvbench will not touch it: move it away or choose another database ${choose}.`,
     );
   }
   let db: Database | undefined;
@@ -344,7 +345,7 @@ function inspectExistingFile(file: string, latest: number, choose: string, skipC
       if (appId !== 0 || tables.length > 0 || version !== 0) {
         throw new StoreError(
           'DB_FOREIGN',
-          `${file} is a SQLite database of another application (application_id ${hex(appId)}, tables: ${tables.slice(0, 6).join(', ') || 'none'}). ` +
+          `${printable(file)} is a SQLite database of another application (application_id ${hex(appId)}, tables: ${tables.slice(0, 6).join(', ') || 'none'}). ` +
             `kvbench will not modify it: choose another database ${choose}.`,
         );
       }
@@ -356,7 +357,7 @@ function inspectExistingFile(file: string, latest: number, choose: string, skipC
       const needed = meta?.schemaWrittenBy ? ` to ${meta.schemaWrittenBy} or newer` : '';
       throw new StoreError(
         'DB_TOO_NEW',
-        `${file} was written by ${newerWriter(meta)} (schema ${version}); this build, kvbench ${KVBENCH_VERSION}, knows schema ${latest} and older` +
+        `${printable(file)} was written by ${newerWriter(meta)} (schema ${version}); this build, kvbench ${KVBENCH_VERSION}, knows schema ${latest} and older` +
           `${meta?.readableBySchema != null ? `, and the file can be read only by a kvbench that knows schema ${meta.readableBySchema}` : ''}. ` +
           `Upgrade kvbench${needed}, or choose another database ${choose}.`,
       );
@@ -369,7 +370,7 @@ function inspectExistingFile(file: string, latest: number, choose: string, skipC
       forgetSound(file);
       throw damagedOrNotADatabase(file, err);
     }
-    if (code === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${file} is locked by another process: ${(err as Error).message}`);
+    if (code === 'SQLITE_BUSY') throw new StoreError('DB_BUSY', `${printable(file)} is locked by another process: ${(err as Error).message}`);
     if (isReadOnlyError(err)) throw refusedOpen(file, err, true, choose);
     throw err;
   } finally {
@@ -443,7 +444,7 @@ function migrate(db: Database, file: string, from: number, migrations: readonly 
   } catch (err) {
     throw new StoreError(
       'DB_MIGRATION_FAILED',
-      `could not upgrade ${file} from schema ${current} to ${latest}: ${(err as Error).message}. ` +
+      `could not upgrade ${printable(file)} from schema ${current} to ${latest}: ${(err as Error).message}. ` +
         `Nothing was changed${backup ? `; a copy made before the attempt is at ${backup}` : ''}.`,
     );
   }
@@ -457,7 +458,7 @@ function migrate(db: Database, file: string, from: number, migrations: readonly 
   return onFile && current > 0 ? { file, fromSchema: current, toSchema: latest, previousFile: backup } : null;
 }
 
-const stayedLocked = (file: string, busyTimeoutMs: number): StoreError => new StoreError('DB_BUSY', `${file} stayed locked by another process for ${busyTimeoutMs} ms`);
+const stayedLocked = (file: string, busyTimeoutMs: number): StoreError => new StoreError('DB_BUSY', `${printable(file)} stayed locked by another process for ${busyTimeoutMs} ms`);
 
 /** A read-write open on a full filesystem, as users should read it. */
 const noRoomToOpen = (file: string, err: unknown, choose: string): StoreError =>

@@ -1,3 +1,4 @@
+import { printable } from '../../src-shared/domain/label-text.ts';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -6,7 +7,7 @@ import { resolveRealPath } from './real-path.ts';
 import { statOrNull } from './stat-or-null.ts';
 import { writeFailureWords } from './write-failure-words.ts';
 
-/** Why a file cannot be written, by errno, in words naming the user's file or its folder. */
+/** Why a file cannot be written, by errno, in words naming the user's file or its folder (both given escaped: printable). */
 const CAUSES: Readonly<Record<string, (file: string, dir: string) => string>> = {
   ENOENT: (_file, dir) => `its folder ${dir} does not exist`,
   ENOTDIR: (_file, dir) => `${dir} is not a folder`,
@@ -35,8 +36,8 @@ export class FileWriteError extends Error {
   constructor(file: string, cause: unknown, written: string, folder: string | null = path.dirname(path.resolve(file))) {
     const e = cause as NodeJS.ErrnoException;
     // Into a pipe or device (folder null): said as a failed stdout is said.
-    const said = e.code === undefined ? undefined : folder === null ? writeFailureWords(e.code) : CAUSES[e.code]?.(file, folder);
-    const message = said ? `${said} (${e.code})` : String(e.message ?? cause).replaceAll(written, file);
+    const said = e.code === undefined ? undefined : folder === null ? writeFailureWords(e.code) : CAUSES[e.code]?.(printable(file), printable(folder));
+    const message = said ? `${said} (${e.code})` : printable(String(e.message ?? cause).replaceAll(written, file));
     super(message, { cause });
     this.name = 'FileWriteError';
     this.code = e.code;
@@ -110,16 +111,16 @@ export function outputFileProblem(file: string): string | null {
   try {
     target = resolveOutputTarget(file);
   } catch {
-    return `${file} is a loop of symbolic links (ELOOP)`;
+    return `${printable(file)} is a loop of symbolic links (ELOOP)`;
   }
   const dir = path.dirname(target.path);
-  const cause = (code: string): string => CAUSES[code](file, dir);
+  const cause = (code: string): string => CAUSES[code](printable(file), printable(dir));
   if (target.kind !== 'replace') {
     try {
       fs.accessSync(target.path, fs.constants.W_OK);
       return null;
     } catch (err) {
-      return `permission denied: ${file} is not writable (${(err as NodeJS.ErrnoException).code ?? 'EACCES'})`;
+      return `permission denied: ${printable(file)} is not writable (${(err as NodeJS.ErrnoException).code ?? 'EACCES'})`;
     }
   }
   if (statOrNull(target.path)?.isDirectory()) return cause('EISDIR');
@@ -132,7 +133,7 @@ export function outputFileProblem(file: string): string | null {
     fs.accessSync(dir, fs.constants.W_OK | fs.constants.X_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'EACCES';
-    return (CAUSES[code] ?? CAUSES.EACCES)(file, dir);
+    return (CAUSES[code] ?? CAUSES.EACCES)(printable(file), printable(dir));
   }
   return null;
 }

@@ -1,5 +1,6 @@
 // The guided suite's wizard: its step, the hardware of the cache directory, and the plan form with
 // the plan made from it. The run itself, once started, is the live-run store's.
+import { labelTextProblem } from '../../src-shared/domain/label-text.ts';
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
 import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
@@ -53,7 +54,13 @@ export const useWizardStore = defineStore('wizard', () => {
   /** Number fields whose text cannot be planned: the text as typed (shown again) and why. The form keeps its last valid value. */
   const fieldProblems = reactive<Partial<Record<NumberField, { text: string; message: string }>>>({});
   /** What keeps the form from being planned, said in the form rather than by the backend's validator. */
-  const formProblems = computed(() => [...Object.values(fieldProblems).map((p) => p.message), ...(cacheDir.value.trim() ? [] : ['Enter the cache directory.'])]);
+  /** Why the Label as typed cannot be stored, by the backend's own check (it is stored trimmed), or null: said under the field, not planned. */
+  const labelProblem = computed(() => labelTextProblem('Label', form.label.trim()));
+  const formProblems = computed(() => [
+    ...Object.values(fieldProblems).map((p) => p.message),
+    ...(labelProblem.value === null ? [] : [labelProblem.value]),
+    ...(cacheDir.value.trim() ? [] : ['Enter the cache directory.']),
+  ]);
 
   /**
    * The plan on screen is what the form says now: no change waits to be planned and the last
@@ -165,6 +172,7 @@ export const useWizardStore = defineStore('wizard', () => {
     plannedRequest,
     planCurrent,
     fieldProblems,
+    labelProblem,
     formProblems,
     setNumberField,
     numberFieldText,

@@ -707,7 +707,10 @@ const CompareRowSchema = z.object({
   noise: NoiseVerdictSchema.nullable(),
   /** The noise test's two-sided p-value; null where it cannot be taken (noise null or unknown). */
   pValue: nnum,
-  /** The side with the better value by the metric's direction, noise or not (null: no direction, a tie within compare's tie band, a value missing). */
+  /**
+   * The side with the better value by the metric's direction, noise or not (null: no direction, a tie
+   * within compare's tie band, a value missing, or values of two definitions: spanBasedMixed).
+   */
   leader: side,
   /** The leader, where the difference is beyond noise and no value is flagged: the side compare names better. */
   better: side,
@@ -737,15 +740,38 @@ export const EndpointComparisonSchema = z.object({
 });
 export type EndpointComparison = z.infer<typeof EndpointComparisonSchema>;
 
+/**
+ * Whether a compared metric's values follow two definitions: some kept span-based (‡, stored before
+ * kvbench 0.5.0 and not recomputable), some not. Those do not measure the same thing (the span holds
+ * kvbench's pauses between batches), so no side is named better, nor the better value; where every
+ * value is span-based they follow one definition and are compared.
+ */
+export function spanBasedMixed(r: Pick<CompareRow, 'nA' | 'nB' | 'spanBasedA' | 'spanBasedB'>): boolean {
+  const spanBased = r.spanBasedA.length + r.spanBasedB.length;
+  return spanBased > 0 && spanBased < r.nA + r.nB;
+}
+
+/** compareVerdict's word for a spanBasedMixed row. */
+export const NO_VERDICT_SPAN_BASED = `no verdict ${SPAN_BASED_MARK}`;
+
+/** Why a spanBasedMixed row names no side, under a comparison that has one. */
+export const NO_VERDICT_SPAN_BASED_LEGEND =
+  `${NO_VERDICT_SPAN_BASED}: no side is named better where some values are ${SPAN_BASED_MARK} (over the span, pauses included, as a kvbench before 0.5.0 stored them) ` +
+  "and others are taken over the batches' own times: they do not measure the same thing";
+
 /** What compareVerdict's words mean, for under a comparison table. */
 export const COMPARE_VERDICT_LEGEND =
   `better: the side named is better beyond run-to-run noise (${NOISE_RULE}); "within noise": the difference is not; "X?": X has the better value, but the noise cannot be judged (one run on a side, or a 0, which has no logarithm); ` +
   '*: a run\'s value may not be its own share (see the warnings), so no side is named';
 
-/** Who is better, as far as the runs can tell: a label beyond noise, "within noise", "label?" without a noise estimate, "*" on a flagged value. */
+/**
+ * Who is better, as far as the runs can tell: a label beyond noise, "within noise", "label?" without a
+ * noise estimate, "*" on a flagged value, "no verdict ‡" on values of two definitions (spanBasedMixed).
+ */
 export function compareVerdict(r: CompareRow, labelA: string, labelB: string): string {
   const leader = r.leader === 'a' ? labelA : r.leader === 'b' ? labelB : null;
   if (r.flaggedA.length > 0 || r.flaggedB.length > 0) return '*';
+  if (spanBasedMixed(r)) return NO_VERDICT_SPAN_BASED;
   if (r.better !== null) return leader!;
   if (r.noise === 'within' && (leader !== null || r.metric.better !== null)) return 'within noise';
   if (r.noise === 'unknown' && leader !== null) return `${leader}?`;

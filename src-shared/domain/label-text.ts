@@ -92,6 +92,21 @@ export function shownInput(text: string): string {
   return `${printable(chars.slice(0, SHOWN_INPUT_MAX_CHARS - 1).join(''))}… (${chars.length} characters)`;
 }
 
+/** UNPRINTABLE less tab, line feed and carriage return. */
+const UNPRINTABLE_IN_CELL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text as a spreadsheet cell (CSV, XLSX) holds it: every UNPRINTABLE character but tab, line feed and
+ * carriage return written as printable writes it (`\u{202e}`). A cell is shown, not parsed: Excel and
+ * LibreOffice apply a bidirectional override in a stored label ("abc\u202Efdp.exe" shows "abcexe.pdf"),
+ * and `cat export.csv` hands an ESC to the terminal. Tab and line breaks are a cell's own (a failure's
+ * engine output keeps its lines); the CSV writer quotes them and defuses a formula start. The exact
+ * text is the JSON export's (jsonText), which a JSON reader reads back as stored.
+ */
+export function printableCell(text: string): string {
+  return text.replace(UNPRINTABLE_IN_CELL, (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`);
+}
+
 /** As printable, but line breaks and tabs are kept: for a whole text (a report) whose parts may quote stored labels. */
 export function printableLines(text: string): string {
   return text.replace(UNPRINTABLE, (ch) => (ch === '\n' || ch === '\t' ? ch : `\\u{${ch.charCodeAt(0).toString(16)}}`));

@@ -2,7 +2,9 @@
 // when they are given now, but a database can hold older ones: "abc\u202Efdp.exe" (U+202E, the
 // right-to-left override) reads "abcexe.pdf" and can reorder the text around it. The app showed them as
 // they are. Now every screen that shows a label writes such characters escaped, `\u{202e}`, as the CLI
-// prints them, marks them, and isolates the label (<bdi>) from the text around it.
+// prints them, marks them, and isolates the label (<bdi>) from the text around it. A label typed or
+// pasted with such a character into the import's or the Plan's fields is refused under the field as
+// it is typed, shown so.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +100,53 @@ describe.skipIf(!HAS_CHROMIUM)('stored labels with bidirectional controls in the
     expect(await page.locator('[data-test=side-a]').innerText()).toBe(SUITE_LABEL_SHOWN);
     await expectNoBidiControls();
     await screenshot(page, 'bidi-labels-compare');
+    expect(problems).toEqual([]);
+  });
+
+  it('Import: a bidirectional control pasted into System or Label is refused as typed, escaped and marked under the field; Import waits', async () => {
+    await page.click('[data-nav=history]');
+    await page.click('[data-test=open-import]');
+    await page.focus('input[name=systemLabel]');
+    await page.keyboard.insertText(SUITE_LABEL); // as a paste inserts it
+    await page.focus('input[name=suiteLabel]');
+    await page.keyboard.insertText(SYSTEM_LABEL);
+    const shown = page.locator('[data-test=label-problem]');
+    await shown.first().waitFor({ timeout: 10_000 });
+    expect(await shown.allInnerTexts()).toEqual([
+      `System must not hold control characters, line breaks or bidirectional overrides (found U+202E): ${SUITE_LABEL_SHOWN}`,
+      `Label must not hold control characters, line breaks or bidirectional overrides (found U+2067, U+2069): ${SYSTEM_LABEL_SHOWN}`,
+    ]);
+    expect(await shown.first().locator('[data-test=escaped-char]').allInnerTexts()).toEqual(['\\u{202e}']);
+    expect(await shown.first().locator('bdi.label-text').evaluate((e) => getComputedStyle(e).unicodeBidi)).toBe('isolate');
+    expect(await page.getAttribute('input[name=systemLabel]', 'aria-invalid')).toBe('true');
+    expect(await page.locator('[data-test=import-submit]').isDisabled()).toBe(true);
+    await expectNoBidiControls();
+    await screenshot(page, 'bidi-labels-import-typed');
+    await page.fill('input[name=systemLabel]', 'lab box');
+    await page.fill('input[name=suiteLabel]', 'fw 2.1');
+    await page.locator('[data-test=label-problem]').waitFor({ state: 'detached' });
+    await page.keyboard.press('Escape');
+  });
+
+  it('Plan: a bidirectional control pasted into Label is refused as typed, escaped and marked under the field; Start waits', { timeout: 120_000 }, async () => {
+    const cacheDir = path.join(served.dir, 'cache');
+    fs.mkdirSync(cacheDir, { recursive: true });
+    await page.click('[data-nav=wizard]');
+    await page.fill('input[name=cacheDir]', cacheDir);
+    await page.click('button:has-text("Detect")');
+    await page.locator('dd.mono', { hasText: cacheDir }).waitFor({ timeout: 60_000 });
+    await page.click('[data-test=to-plan]');
+    await page.focus('input[name=label]');
+    await page.keyboard.insertText(SUITE_LABEL);
+    const shown = page.locator('[data-test=label-problem]');
+    await shown.waitFor({ timeout: 10_000 });
+    expect(await shown.innerText()).toBe(`Label must not hold control characters, line breaks or bidirectional overrides (found U+202E): ${SUITE_LABEL_SHOWN}`);
+    expect(await page.getAttribute('input[name=label]', 'aria-describedby')).toBe('planLabel-problem');
+    expect(await page.locator('[data-test=start-suite]').isDisabled()).toBe(true);
+    await expectNoBidiControls();
+    await screenshot(page, 'bidi-labels-plan-typed');
+    await page.fill('input[name=label]', 'fw 2.1');
+    await shown.waitFor({ state: 'detached' });
     expect(problems).toEqual([]);
   });
 });

@@ -24,6 +24,7 @@
  *
  * Reading the file is the only I/O; nothing is written.
  */
+import { printable } from '../../../src-shared/domain/label-text.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, parseDocument, isMap, isScalar, type Document, type Node as YamlNode } from 'yaml';
@@ -48,8 +49,17 @@ export type LoadConfigResult = { ok: true; config: LoadedConfig } | { ok: false;
 const MODEL_SECTIONS = ['model_configs', 'custom_models'] as const;
 export const CONFIG_TOP_LEVEL_KEYS: readonly string[] = Object.freeze(['run', ...MODEL_SECTIONS, ...TUNING_SECTIONS]);
 
-/** Read and validate a config file. Never throws. */
+/**
+ * Read and validate a config file. Never throws. Each error is one line, escaped (printable): it names
+ * the user's path and may quote the file (a YAML parser's snippet), neither of which may break the
+ * line or reach the terminal as control characters.
+ */
 export function loadConfigFile(file: string): LoadConfigResult {
+  const result = readConfigFile(file);
+  return result.ok ? result : { ok: false, errors: result.errors.map(printable) };
+}
+
+function readConfigFile(file: string): LoadConfigResult {
   const abs = resolve(file);
   let text: string;
   try {

@@ -16,7 +16,7 @@
  */
 import { accessSync, constants as fsConstants, globSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { shownInput } from '../../../src-shared/domain/label-text.ts';
+import { printable, shownInput } from '../../../src-shared/domain/label-text.ts';
 import { availableModelNames } from '../../../src-shared/domain/models.ts';
 import { DEFAULT_RUN_OPTIONS, MAX_SEED, RUN_OPTION_KEYS, RunOptionsFieldSchemas, validateRunOptions, type RunOptions } from '../../../src-shared/domain/run-options.ts';
 import { FLAG_BY_KEY, FLAG_BY_NAME, RUN_FLAGS, closest, type FlagSpec } from './flags.ts';
@@ -173,7 +173,7 @@ export function parseRunArgsInto(argv: readonly string[], env: ParseRunArgsEnv, 
       const file = merged[key];
       if (typeof file === 'string' && file.includes(RANK_PLACEHOLDER)) {
         errors.push(
-          `${FLAG_BY_KEY.get(key)!.flag} ${file} has ${RANK_PLACEHOLDER}, but this run is not a rank of a multi-host run ` +
+          `${FLAG_BY_KEY.get(key)!.flag} ${printable(file)} has ${RANK_PLACEHOLDER}, but this run is not a rank of a multi-host run ` +
             '(no --rank, and no launcher started several processes): give --rank N --world-size W, or leave it out',
         );
       }
@@ -301,16 +301,16 @@ function fileSystemErrors(o: Record<string, unknown>): string[] {
   if (typeof o.cacheDir === 'string' && o.cacheDir.length > 0) {
     const real = resolveRealPath(o.cacheDir);
     if (systemDirectoryOf(real)) {
-      errors.push(`--cache-dir cannot be a system directory: ${real}`);
+      errors.push(`--cache-dir cannot be a system directory: ${printable(real)}`);
     } else {
       const st = statOrUndefined(real);
-      if (st && !st.isDirectory()) errors.push(`--cache-dir is not a directory: ${real}`);
-      else if (st && !writable(real)) errors.push(`--cache-dir is not writable: ${real}`);
+      if (st && !st.isDirectory()) errors.push(`--cache-dir is not a directory: ${printable(real)}`);
+      else if (st && !writable(real)) errors.push(`--cache-dir is not writable: ${printable(real)}`);
       else if (!st) {
         // The run creates it: its nearest existing ancestor must be a writable directory (a path
         // under a file failed in the engine with "ENOTDIR … stat").
         const { resolved: ancestor } = nearestExisting(real);
-        if (!statOrUndefined(ancestor)?.isDirectory()) errors.push(`--cache-dir cannot be created: ${real}: ${ancestor} is a file, not a directory`);
+        if (!statOrUndefined(ancestor)?.isDirectory()) errors.push(`--cache-dir cannot be created: ${printable(real)}: ${printable(ancestor)} is a file, not a directory`);
         else if (!writable(ancestor)) errors.push(`--cache-dir parent is not writable: ${ancestor}`);
       }
     }
@@ -320,8 +320,8 @@ function fileSystemErrors(o: Record<string, unknown>): string[] {
     const p = o[key];
     if (typeof p !== 'string' || p.length === 0) continue;
     const st = statOrUndefined(p);
-    if (!st) errors.push(`${flag} does not exist: ${p}`);
-    else if (!st.isFile()) errors.push(`${flag} is not a file: ${p}`);
+    if (!st) errors.push(`${flag} does not exist: ${printable(p)}`);
+    else if (!st.isFile()) errors.push(`${flag} is not a file: ${printable(p)}`);
   }
 
   if (o.useBurstTrace === true && typeof o.burstTracePath === 'string') errors.push(...burstTraceErrors(o.burstTracePath));
@@ -337,7 +337,7 @@ function runsHereErrors(o: Record<string, unknown>, machine: { readonly totalMem
   // The reference wrote a CSV of the summary row for any other name; kvbench writes only workbooks, and
   // an Excel file under a .csv name would mislead whatever reads it next.
   if (typeof o.xlsxOutput === 'string' && !/\.xlsx$/i.test(o.xlsxOutput)) {
-    errors.push(`--xlsx-output must name a .xlsx file (kvbench writes only Excel workbooks, not the reference's CSV for other names), got ${o.xlsxOutput}`);
+    errors.push(`--xlsx-output must name a .xlsx file (kvbench writes only Excel workbooks, not the reference's CSV for other names), got ${shownInput(o.xlsxOutput)}`);
   }
   if (o.enableLatencyTracing === true) {
     errors.push("--enable-latency-tracing (the reference's bpftrace device-latency tracing) is not implemented in kvbench; run without it");
@@ -361,8 +361,8 @@ function runsHereErrors(o: Record<string, unknown>, machine: { readonly totalMem
  */
 function outputFileError(file: string, key: (typeof OUTPUT_FILES)[number][0]): string | null {
   const problem = outputFileProblem(file);
-  if (problem !== null) return `cannot write ${file}: ${problem}`;
-  if (key === 'ioTraceLog' && resolveOutputTarget(file).kind !== 'replace') return `cannot write ${file}: it exists and is not a regular file (the trace is written beside it, then renamed into place)`;
+  if (problem !== null) return `cannot write ${printable(file)}: ${problem}`;
+  if (key === 'ioTraceLog' && resolveOutputTarget(file).kind !== 'replace') return `cannot write ${printable(file)}: it exists and is not a regular file (the trace is written beside it, then renamed into place)`;
   return null;
 }
 
@@ -391,7 +391,7 @@ function sameOutputFileErrors(o: Record<string, unknown>): string[] {
     // Real paths: a symbolic link or a `dir/../` spelling is still the same file.
     const real = resolveRealPath(p);
     const earlier = seen.get(real);
-    if (earlier) errors.push(`${earlier} and ${flag} name the same file: ${real}`);
+    if (earlier) errors.push(`${earlier} and ${flag} name the same file: ${printable(real)}`);
     else seen.set(real, flag);
   }
   for (const [key, inputFlag] of INPUT_FILES) {
@@ -399,7 +399,7 @@ function sameOutputFileErrors(o: Record<string, unknown>): string[] {
     // The BurstGPT path (a default is always set) is read only with --use-burst-trace.
     if (typeof p !== 'string' || p.length === 0 || (key === 'burstTracePath' && o.useBurstTrace !== true)) continue;
     for (const [outReal, outputFlag] of seen) {
-      if (isSameFile(outReal, p)) errors.push(`${outputFlag} names the ${inputFlag} input file, which the run would overwrite: ${resolveRealPath(p)}`);
+      if (isSameFile(outReal, p)) errors.push(`${outputFlag} names the ${inputFlag} input file, which the run would overwrite: ${printable(resolveRealPath(p))}`);
     }
   }
   return errors;
@@ -414,18 +414,18 @@ function burstTraceErrors(p: string): string[] {
     } catch {
       /* an unreadable directory matches nothing */
     }
-    return matches.some((m) => statOrUndefined(m)?.isFile()) ? [] : [`--burst-trace-path: no CSV files matched: ${p}`];
+    return matches.some((m) => statOrUndefined(m)?.isFile()) ? [] : [`--burst-trace-path: no CSV files matched: ${printable(p)}`];
   }
   const st = statOrUndefined(p);
-  if (!st) return [`--burst-trace-path does not exist: ${p}`];
+  if (!st) return [`--burst-trace-path does not exist: ${printable(p)}`];
   if (st.isDirectory()) {
     let names: string[] = [];
     try {
       names = readdirSync(p);
     } catch {
-      return [`--burst-trace-path is not readable: ${p}`];
+      return [`--burst-trace-path is not readable: ${printable(p)}`];
     }
-    return names.some((n) => n.endsWith('.csv')) ? [] : [`--burst-trace-path: no CSV files matched: ${join(p, '*.csv')}`];
+    return names.some((n) => n.endsWith('.csv')) ? [] : [`--burst-trace-path: no CSV files matched: ${printable(join(p, '*.csv'))}`];
   }
   return [];
 }

@@ -3,6 +3,7 @@
  * the suite planner, the engine's own storage target) applies to a cache directory. The test follows
  * symbolic links: a link to /dev/shm names /dev/shm, whatever the link's own path says.
  */
+import { printable } from '../../../src-shared/domain/label-text.ts';
 import os from 'node:os';
 import { sep } from 'node:path';
 import { resolveRealPath } from '../../util/real-path.ts';
@@ -74,5 +75,5 @@ export function databaseSystemDirectoryOf(realPath: string, home: string = resol
 /** `${name} cannot be a system directory: <real path>` when `dir` leads into one (links followed), else null. */
 export function systemDirectoryError(dir: string, name: string): string | null {
   const real = resolveRealPath(dir);
-  return systemDirectoryOf(real) ? `${name} cannot be a system directory: ${real}` : null;
+  return systemDirectoryOf(real) ? `${name} cannot be a system directory: ${printable(real)}` : null;
 }

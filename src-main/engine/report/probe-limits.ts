@@ -2,6 +2,7 @@
 // JSON of `kvbench probe` (sequential direct I/O at the engine's chunk size and depth) and states the
 // storage tier's bandwidth as a share of it. The probe is read and checked before the run starts, so
 // a wrong file costs nothing.
+import { printable } from '../../../src-shared/domain/label-text.ts';
 import fs from 'node:fs';
 import { EFFICIENCY_NOISE_CEILING, type DeviceIoSection, type EfficiencySection, type TierBytes } from '../../../src-shared/domain/results.ts';
 import { KvbenchError } from '../../../src-shared/domain/errors.ts';
@@ -22,7 +23,7 @@ export interface ProbeFileLimits {
 
 /** Reads a `kvbench probe --json` / `--output` file; VALIDATION errors say what is wrong with it. */
 export function loadProbeLimits(file: string): ProbeFileLimits {
-  const bad = (why: string): KvbenchError => new KvbenchError('VALIDATION', `--probe-result ${file}: ${why}`);
+  const bad = (why: string): KvbenchError => new KvbenchError('VALIDATION', `--probe-result ${printable(file)}: ${printable(why)}`);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

@@ -11,6 +11,7 @@
 import ExcelJS from 'exceljs';
 import type { KvbenchSection, RunResults, RunSummary } from '../../../src-shared/domain/results.ts';
 import { writeFileAtomic } from '../../util/write-file-atomic.ts';
+import { printableCell } from '../../../src-shared/domain/label-text.ts';
 
 export type XlsxCell = string | number | boolean | null;
 
@@ -135,7 +136,7 @@ export function flattenKvbench(kv: KvbenchSection): XlsxCell[][] {
       return;
     }
     if (Array.isArray(value)) {
-      rows.push([path.join('.'), clipForCell(JSON.stringify(value)), 'JSON']);
+      rows.push([path.join('.'), cellText(JSON.stringify(value)), 'JSON']);
       return;
     }
     rows.push([path.join('.'), toCell(value), unitForPath(path, value)]);
@@ -241,17 +242,21 @@ export async function writeResultsXlsx(
 function toCell(v: unknown): XlsxCell {
   if (v === undefined || v === null) return null;
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v);
-  if (typeof v === 'string') return clipForCell(v);
+  if (typeof v === 'string') return cellText(v);
   if (typeof v === 'boolean') return v;
-  return clipForCell(JSON.stringify(v));
+  return cellText(JSON.stringify(v));
 }
 
 /** Excel holds at most 32,767 characters in a cell; longer text would make the file unreadable. */
 const MAX_CELL_CHARS = 32_000;
 
-/** `text` cut to what a cell holds, saying where the whole of it is. */
-export function clipForCell(text: string, whole = 'see the results JSON'): string {
-  return text.length <= MAX_CELL_CHARS ? text : `${text.slice(0, MAX_CELL_CHARS)}…(truncated; ${whole})`;
+/**
+ * `text` as a cell shows it: controls and bidirectional controls escaped (printableCell, as the CSV
+ * writes them), then cut to what a cell holds, saying where the whole of it is.
+ */
+export function cellText(text: string, whole = 'see the results JSON'): string {
+  const shown = printableCell(text);
+  return shown.length <= MAX_CELL_CHARS ? shown : `${shown.slice(0, MAX_CELL_CHARS)}…(truncated; ${whole})`;
 }
 
 function cellWidth(v: XlsxCell | undefined): number {

@@ -9,7 +9,7 @@ import { compareLabels } from '../../../src-main/endpoint/endpoint-compare.ts';
 import { EndpointStore } from '../../../src-main/endpoint/endpoint-store.ts';
 import { legacyRequestsDigest, requestsDigest, workloadDigest } from '../../../src-main/endpoint/replay-plan.ts';
 import { generateWorkload } from '../../../src-main/engine/workload/sources/workload-file.ts';
-import { buildEndpointExportModel, runColumns, runRow, toCsv, toJson, toXlsxBuffer } from '../../../src-main/endpoint/endpoint-export.ts';
+import { buildEndpointExportModel, runColumns, runRow, toCsv, toJson, toXlsxBuffer, writeEndpointExport } from '../../../src-main/endpoint/endpoint-export.ts';
 import { checkResultsFileTarget, resultsEntry } from '../../../src-main/endpoint/results-file.ts';
 import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
@@ -287,6 +287,48 @@ describe('endpoint runs in the trial store', () => {
     const reqs = toCsv(model, { requests: true });
     expect(reqs).toContain(",'-1+2 from the server,");
     expect(reqs).toContain(',-3,');
+  });
+
+  it('a stored label\'s bidirectional and control characters: escaped (\\u{202e}) in CSV and XLSX cells, JSON\'s \\u escapes in JSON', async () => {
+    // s12 left alone: a label stored before labels were checked went into the cells raw, and a
+    // spreadsheet applied the override ("abc\u202Efdp.exe" read "abcexe.pdf").
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const LABEL = 'abc\u202Efdp.exe';
+    const SHOWN = 'abc\\u{202e}fdp.exe';
+    const ids = [es.insertRun({ ...outcome('a', [1, 2, 3, 4]), status: 'complete' }), es.insertRun({ ...outcome('plain', [2, 3, 4, 5]), status: 'complete' })];
+    s.db.prepare('UPDATE endpoint_runs SET system_label = ?, status_reason = ? WHERE id = ?').run(LABEL, 'server said \u2066\u001b[31mno\u2069', ids[0]);
+    const model = buildEndpointExportModel(es, { labels: [LABEL, 'plain'] });
+    const BIDI = /[\u202a-\u202e\u2066-\u2069\u001b]/;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-ep-bidi-'));
+    dirs.push(dir);
+    const files = { csv: path.join(dir, 'runs.csv'), requests: path.join(dir, 'requests.csv'), xlsx: path.join(dir, 'runs.xlsx'), json: path.join(dir, 'runs.json') };
+    await writeEndpointExport(model, 'csv', files.csv);
+    await writeEndpointExport(model, 'csv', files.requests, { requests: true });
+    await writeEndpointExport(model, 'xlsx', files.xlsx);
+    await writeEndpointExport(model, 'json', files.json);
+    for (const f of [files.csv, files.requests, files.json]) expect(fs.readFileSync(f, 'utf8')).not.toMatch(BIDI);
+
+    const runsCsv = fs.readFileSync(files.csv, 'utf8').slice(1).trimEnd().split('\r\n');
+    const row = runsCsv.find((l) => l.startsWith(`${ids[0]},`))!;
+    expect(row.startsWith(`${ids[0]},${SHOWN},complete,server said \\u{2066}\\u{1b}[31mno\\u{2069},`)).toBe(true);
+    expect(fs.readFileSync(files.requests, 'utf8')).toContain(`${ids[0]},${SHOWN},`);
+
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(files.xlsx);
+    const texts: string[] = [];
+    wb.eachSheet((ws) => ws.eachRow((r) => r.eachCell((c) => texts.push(String(c.value)))));
+    expect(texts.filter((t) => BIDI.test(t))).toEqual([]);
+    const values = (name: string): unknown[][] => wb.getWorksheet(name)!.getSheetValues().filter(Boolean).map((x) => (x as unknown[]).slice(1));
+    expect(values('Runs').find((r) => r[0] === ids[0])?.[1]).toBe(SHOWN);
+    const cmp = values('Comparison');
+    expect(cmp.find((r) => r[0] === 'metric')).toEqual(expect.arrayContaining([`${SHOWN} (A)`, 'plain (B)']));
+    expect(cmp.some((r) => r.some((c) => typeof c === 'string' && c.includes(SHOWN)))).toBe(true);
+
+    // JSON keeps the exact text: a reader reads back what was stored.
+    const json = JSON.parse(fs.readFileSync(files.json, 'utf8')) as { runs: { systemLabel: string }[]; comparison: { labelA: string } };
+    expect(json.runs.map((r) => r.systemLabel)).toContain(LABEL);
+    expect(json.comparison.labelA).toBe(LABEL);
   });
 
   it('exports CSV (runs or requests), JSON and XLSX that read back', async () => {

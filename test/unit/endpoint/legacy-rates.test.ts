@@ -17,7 +17,7 @@ import type { EndpointRunOutcome } from '../../../src-main/endpoint/runner.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { EndpointRunRowSchema } from '../../../src-shared/ipc/contract.ts';
-import { flattenEndpointMetrics, type EndpointRequestSample, type RequestStatus } from '../../../src-shared/domain/endpoint.ts';
+import { compareVerdict, flattenEndpointMetrics, type EndpointRequestSample, type RequestStatus } from '../../../src-shared/domain/endpoint.ts';
 import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { closeOpenedStores, open } from '../../support/store.ts';
 import { endpointConfig } from './fixtures.ts';
@@ -177,6 +177,44 @@ describe('endpoint runs stored before kvbench 0.5.0', () => {
     // Two runs of 0.4.0, one recomputed and one not, straddle too (by the definition each value follows).
     const within = compareLabels(es, 'old', 'old', { runIdsA: [oldIds[0]], runIdsB: [oldIds[1]] });
     expect(within.warnings.some((w) => w.startsWith('the runs were measured on both sides of kvbench 0.5.0'))).toBe(true);
+    expect(newIds).toHaveLength(2);
+  });
+
+  it('compare names no better side, nor a better value, where span-based values (‡) stand beside today\'s: "no verdict ‡", and why', () => {
+    // s12 left alone: a run kept ‡ still had a "better side", only warned about.
+    const s = freshStore();
+    const es = new EndpointStore(s);
+    const keptRuns = [outcome('kept', 1, '2026-01-01T00:00:00.000Z'), outcome('kept', 1.02, '2026-01-02T00:00:00.000Z')];
+    const keptIds = keptRuns.map((o) => es.insertRun(o));
+    keptRuns.forEach((o, i) => rollBackTo040(s, keptIds[i], o.samples));
+    for (const id of keptIds) s.db.prepare('DELETE FROM endpoint_requests WHERE run_id = ? AND seq = 0').run(id);
+    const newIds = [outcome('new', 2, '2026-01-03T00:00:00.000Z'), outcome('new', 2.04, '2026-01-04T00:00:00.000Z')].map((o) => es.insertRun(o));
+
+    const c = compareLabels(es, 'kept', 'new', { includePartial: true });
+    const row = (k: string) => c.rows.find((x) => x.metric.key === k)!;
+    // Span-based requests/s (2 req/s over the pauses) beside today's (12 req/s and more): no side named.
+    for (const k of ['requests_per_s', 'output_tokens_per_s', 'context_tokens_per_s', 'duration_s']) {
+      expect(row(k)).toMatchObject({ spanBasedA: [...keptIds].reverse(), leader: null, better: null });
+      expect(compareVerdict(row(k), 'kept', 'new')).toBe('no verdict ‡');
+    }
+    // Metrics no kvbench before 0.5.0 took over the span still get their verdict: the kept runs were twice as fast.
+    expect(row('ttft_p50_ms')).toMatchObject({ spanBasedA: [], leader: 'a', better: 'a' });
+    expect(c.warnings).toContain(
+      `no verdict on Requests/s, Output tokens/s, Context tokens/s, Duration: the values of run(s) ${keptIds.join(', ')} (marked ‡) are taken over the span, pauses included, ` +
+        "as a kvbench before 0.5.0 stored them, the others' over the batches' own times — they do not measure the same thing, so no side is named better on them",
+    );
+    const text = formatComparison(c);
+    expect(text).toMatch(/Requests\/s +req\/s +[\d.]+ \(n=2\) ‡ +[\d.]+ \(n=2\) +[\d.]+x +no verdict ‡ /);
+    expect(text).toContain("  no verdict ‡: no side is named better where some values are ‡ (over the span, pauses included, as a kvbench before 0.5.0 stored them) and others are taken over the batches' own times");
+    expect(text).toContain(`  ! no verdict on Requests/s`);
+
+    // Every value span-based: one definition, compared as such.
+    const both = compareLabels(es, 'kept', 'kept', { runIdsA: [keptIds[0]], runIdsB: [keptIds[1]] });
+    const bothRps = both.rows.find((x) => x.metric.key === 'requests_per_s')!;
+    expect(bothRps).toMatchObject({ spanBasedA: [keptIds[0]], spanBasedB: [keptIds[1]] });
+    expect(compareVerdict(bothRps, 'A', 'B')).not.toBe('no verdict ‡');
+    expect(both.warnings.some((w) => w.startsWith('no verdict'))).toBe(false);
+    expect(formatComparison(both)).not.toContain('no verdict');
     expect(newIds).toHaveLength(2);
   });
 

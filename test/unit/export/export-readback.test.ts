@@ -131,6 +131,50 @@ describe('exports read back', () => {
     expect(body.every((r) => /^\d+$/.test(r[col('trial_id')]))).toBe(true);
   });
 
+  it('CSV and XLSX: a stored label\'s bidirectional and control characters written escaped, \\u{202e}, as the app shows them', async () => {
+    // s12 left alone: a label stored before labels were checked ("abc\u202Efdp.exe") went into the cells
+    // as it is, and Excel or LibreOffice applied the override (the cell read "abcexe.pdf").
+    const dir = tempDir();
+    const m = model(dir);
+    const trials = m.trials.map((t) => ({ ...t, suiteLabel: 'abc\u202Efdp.exe', systemLabel: 'lab\u2067\u05d0\u05d1\u2069 \u200e1', driveLabel: 'd\u001b[2Jx\u009b' }));
+    trials[2] = { ...trials[2], statusReason: 'ENGINE_CRASHED: \u202Ekcab\nline two\tend' };
+    const report = buildScenarioReport(trials, { histogramsOf: (id) => store!.trialHistograms(id) });
+    const all: ExportModel = { ...m, trials, report, tiers: buildTierComparison(report, null) };
+    const SUITE = 'abc\\u{202e}fdp.exe';
+    const SYSTEM = 'lab\\u{2067}\u05d0\u05d1\\u{2069} \u200e1'; // a mark (U+200E) reorders no run: kept, as labels keep it
+    const DRIVE = 'd\\u{1b}[2Jx\\u{9b}';
+    const REASON = 'ENGINE_CRASHED: \\u{202e}kcab\nline two\tend'; // a cell keeps its lines and tabs
+    const BIDI = /[\u202a-\u202e\u2066-\u2069\u001b\u009b]/;
+
+    const csvFile = path.join(dir, 'bidi.csv');
+    await writeExport(all, 'csv', csvFile);
+    const csv = fs.readFileSync(csvFile, 'utf8');
+    expect(csv).not.toMatch(BIDI);
+    const [header, ...body] = parseCsv(csv.slice(1));
+    const col = (name: string) => header.indexOf(name);
+    expect(body.map((r) => [r[col('suite_label')], r[col('system_label')], r[col('drive_label')]])).toEqual(trials.map(() => [SUITE, SYSTEM, DRIVE]));
+    expect(body[2][col('status_reason')]).toBe(REASON);
+
+    const xlsxFile = path.join(dir, 'bidi.xlsx');
+    await writeExport(all, 'xlsx', xlsxFile);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(xlsxFile);
+    const texts: string[] = [];
+    wb.eachSheet((ws) => ws.eachRow((row) => row.eachCell((c) => texts.push(String(c.value)))));
+    expect(texts.filter((t) => BIDI.test(t))).toEqual([]);
+    const rows = sheetRows(wb, 'Trials');
+    expect(rows.map((r) => [r.suite_label, r.system_label, r.drive_label])).toEqual(trials.map(() => [SUITE, SYSTEM, DRIVE]));
+    expect(rows[2].status_reason).toBe(REASON);
+    expect(sheetRows(wb, 'Scenarios').every((r) => r.suite_label === SUITE && r.system_label === SYSTEM)).toBe(true);
+
+    // The JSON export keeps the exact text: JSON's own escapes, which a reader reads back as stored.
+    const jsonFile = path.join(dir, 'bidi.json');
+    await writeExport(all, 'json', jsonFile);
+    const json = fs.readFileSync(jsonFile, 'utf8');
+    expect(json).not.toMatch(BIDI);
+    expect((JSON.parse(json) as { trials: { suiteLabel: string }[] }).trials[0].suiteLabel).toBe('abc\u202Efdp.exe');
+  });
+
   it('XLSX: Trials, Scenarios, Tier comparison and About sheets, opened with exceljs', async () => {
     const dir = tempDir();
     const m = model(dir);

@@ -553,6 +553,31 @@ describe('import dialog', () => {
     expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
   });
 
+  it('a System, Drive or Label holding a bidirectional or control character is refused as typed: said under its field, escaped and marked; Import waits', async () => {
+    const fake = installFakeApi({ 'import.results': () => ({ imported: [], skipped: [], errors: [], systemId: null, suiteId: 3 }) });
+    const w = mountIt(ImportDialog, { open: true });
+    await choose(w, [new File(['{}'], 'trial1.json')]);
+    await w.get('input[name=systemLabel]').setValue('lab\u2067box\u2069');
+    await w.get('input[name=driveLabel]').setValue('nvme\u001b[2J');
+    await w.get('input[name=suiteLabel]').setValue('ok label');
+    const problems = w.findAll('[data-test=label-problem]');
+    expect(problems.map((p) => p.text())).toEqual([
+      'System must not hold control characters, line breaks or bidirectional overrides (found U+2067, U+2069): lab\\u{2067}box\\u{2069}',
+      'Drive must not hold control characters, line breaks or bidirectional overrides (found U+001B): nvme\\u{1b}[2J',
+    ]);
+    expect(problems[0].findAll('[data-test=escaped-char]')).toHaveLength(2);
+    expect(w.get('input[name=systemLabel]').attributes('aria-describedby')).toBe('systemLabel-problem');
+    expect(w.get('input[name=suiteLabel]').attributes('aria-invalid')).toBe('false');
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeDefined();
+    await w.get('form').trigger('submit');
+    await flush();
+    expect(fake.callsOf('import.results')).toHaveLength(0);
+    await w.get('input[name=systemLabel]').setValue('lab box');
+    await w.get('input[name=driveLabel]').setValue('nvme');
+    expect(w.find('[data-test=label-problem]').exists()).toBe(false);
+    expect(w.get('[data-test=import-submit]').attributes('disabled')).toBeUndefined();
+  });
+
   it('keeps the chosen files when none was imported, so that the import can be tried again (rev12-gui L13)', async () => {
     const fake = installFakeApi({
       'import.results': (r) => ({ imported: [], skipped: [], errors: r.files.map((f) => ({ file: f.name, message: 'not a kvbench or MLPerf KV-cache results file' })), systemId: null, suiteId: 3 }),
@@ -1886,7 +1911,8 @@ describe('the real-engine view', () => {
     const stored = { duration_s: 2.5, requests_per_s: 8.51, output_tokens_per_s: 68.07, context_tokens_per_s: 2178 };
     const why = "only 5 of its 6 requests are stored (the others lost, e.g. in a recovery): the batches' times cannot all be read";
     const old = endpointRow(6, 'old', 1, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: '0.7.0', notRecomputed: null } });
-    const kept = endpointRow(7, 'kept', 1, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: null, notRecomputed: why } });
+    // Four times slower: on its span-based rates (the pauses in them) kept reads the worse.
+    const kept = endpointRow(7, 'kept', 4, { kvbenchVersion: '0.4.0', legacyRates: { storedBy: '0.4.0', stored, recomputedBy: null, notRecomputed: why } });
     const now = endpointRow(3, 'c2c', 1, { kvbenchVersion: '0.7.0' });
     const all = [kept, old, now];
     installFakeApi({
@@ -1933,6 +1959,15 @@ describe('the real-engine view', () => {
     expect(w.get('[data-test=endpoint-comparison]').text()).toContain('the runs were measured on both sides of kvbench 0.5.0 (kvbench 0.4.0, 0.7.0)');
     expect(w.get('[data-metric="requests_per_s"] [data-test=cmp-span-based]').text()).toBe('‡');
     expect(w.get('[data-test=cmp-span-based-legend]').text()).toContain('not comparable with the rates of kvbench 0.5.0 and later');
+    // No side is named on the rates (‡ beside today's): "no verdict ‡", why in its title, the legend and a warning.
+    const cells = (key: string) => w.get(`[data-metric="${key}"]`).findAll('td').map((td) => td.text());
+    expect(cells('requests_per_s')[4]).toBe('no verdict ‡');
+    expect(cells('output_tokens_per_s')[4]).toBe('no verdict ‡');
+    expect(w.get('[data-metric="requests_per_s"] [data-test=cmp-no-verdict]').attributes('title')).toMatch(/^no verdict ‡: no side is named better where some values are ‡ \(over the span/);
+    expect(w.get('[data-test=cmp-no-verdict-legend]').text()).toContain("and others are taken over the batches' own times: they do not measure the same thing");
+    expect(w.get('[data-test=endpoint-comparison]').text()).toContain('no verdict on Requests/s, Output tokens/s: the values of run(s) 7 (marked ‡)');
+    // Latencies were never span-based: one run a side, c2c has the better value.
+    expect(cells('ttft_p50_ms')[4]).toBe('c2c?');
 
     await w.get('button[aria-label="Open endpoint run 6"]').trigger('click');
     await flush();

@@ -354,6 +354,38 @@ describe('plan step', () => {
     expect(fake.callsOf('suite.start')[0]).toMatchObject({ profile: 'smoke', warmUpS: 5 });
   });
 
+  it('a Label holding a bidirectional override or a control character is refused as typed, by the backend\'s own check: said under it, escaped and marked, never planned', async () => {
+    // s12 left alone: a pasted U+202E showed raw in the field until the backend refused the plan.
+    const fake = installFakeApi({ 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }) });
+    const wizard = useWizardStore();
+    wizard.cacheDir = '/mnt/nvme/kv';
+    const w = mountIt(PlanStep);
+    await flush();
+    const settle = async (): Promise<void> => {
+      await new Promise((r) => setTimeout(r, 300)); // the form re-plans after a pause
+      await flush();
+    };
+    const plans = fake.callsOf('suite.plan').length;
+    await w.get('input[name=label]').setValue('fw 2.1\u202Efdp.exe');
+    await settle();
+    const problem = w.get('[data-test=label-problem]');
+    expect(problem.text()).toBe('Label must not hold control characters, line breaks or bidirectional overrides (found U+202E): fw 2.1\\u{202e}fdp.exe');
+    expect(problem.findAll('[data-test=escaped-char]').map((e) => e.text())).toEqual(['\\u{202e}']);
+    expect(problem.find('bdi.label-text').exists()).toBe(true);
+    const input = w.get('input[name=label]').element as HTMLInputElement;
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(input.getAttribute('aria-describedby')).toBe('planLabel-problem');
+    expect(w.get('[data-test=start-suite]').attributes('disabled')).toBeDefined();
+    expect(w.get('[data-test=form-problems]').text()).toContain('Fix the fields marked above');
+    expect(fake.callsOf('suite.plan')).toHaveLength(plans);
+    // Spaces and line breaks at the ends are trimmed, as the backend stores labels: not refused.
+    await w.get('input[name=label]').setValue('  fw 2.1  ');
+    await settle();
+    expect(w.find('[data-test=label-problem]').exists()).toBe(false);
+    expect(input.getAttribute('aria-invalid')).toBe('false');
+    expect(w.get('[data-test=start-suite]').attributes('disabled')).toBeUndefined();
+  });
+
   it('says under a number field what is wrong with it and blocks Start, never planning a value other than the one shown', async () => {
     const fake = installFakeApi({ 'suite.plan': () => ({ plan: plan(), hardware: hardware(), advice: [] }), 'suite.start': () => ({ suiteId: 7 }) });
     const wizard = useWizardStore();

@@ -190,6 +190,17 @@ describe('writeResultsXlsx', () => {
     expect(found).toBe(true);
   });
 
+  it('a parameter holding bidirectional or control characters (a cache path) is written escaped, \\u{202e}, as the CSV writes it', async () => {
+    const path = join(dir, 'bidi.xlsx');
+    await writeResultsXlsx(makeRunResults(), { ...FIXTURE_RUN_PARAMS, 'Cache Directory': '/mnt/abc\u202Efdp.exe\u001b[2J' }, path);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(path);
+    const texts: string[] = [];
+    wb.eachSheet((ws) => ws.eachRow((row) => row.eachCell((c) => texts.push(String(c.value)))));
+    expect(texts.filter((t) => /[\u202a-\u202e\u2066-\u2069\u001b]/.test(t))).toEqual([]);
+    expect(texts).toContain('/mnt/abc\\u{202e}fdp.exe\\u{1b}[2J');
+  });
+
   it('replaces an existing file and leaves no temp file when the target folder is missing', async () => {
     const path = join(dir, 'r.xlsx');
     await writeResultsXlsx(makeRunResults(), FIXTURE_RUN_PARAMS, path);

@@ -92,7 +92,7 @@ export function resolveBurstTraceFiles(p: string): string[] {
     files = globSync(p).filter((f) => statSync(f, { throwIfNoEntry: false })?.isFile());
   } else {
     const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) throw new KvbenchError('VALIDATION', `--burst-trace-path does not exist: ${p}`);
+    if (!st) throw new KvbenchError('VALIDATION', `--burst-trace-path does not exist: ${printable(p)}`);
     files = st.isDirectory()
       ? readdirSync(p)
           .filter((n) => n.endsWith('.csv'))
@@ -101,7 +101,7 @@ export function resolveBurstTraceFiles(p: string): string[] {
       : [p];
   }
   files.sort();
-  if (files.length === 0) throw new KvbenchError('VALIDATION', `--burst-trace-path: no CSV files matched: ${p}`);
+  if (files.length === 0) throw new KvbenchError('VALIDATION', `--burst-trace-path: no CSV files matched: ${printable(p)}`);
   return files;
 }
 

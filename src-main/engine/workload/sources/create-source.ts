@@ -1,3 +1,4 @@
+import { printable } from '../../../../src-shared/domain/label-text.ts';
 import { SyntheticWorkload } from '../synthetic-workload.ts';
 import type { WorkloadSource } from '../workload-source.ts';
 import { createAzureSource } from './azure-source.ts';
@@ -21,7 +22,7 @@ export async function createWorkloadSource(ctx: SourceContext): Promise<Workload
   if (o.datasetPath) {
     const format = await detectDatasetFormat(o.datasetPath);
     warnIgnored(ctx, format);
-    ctx.log('info', `--dataset-path ${o.datasetPath}: ${format} format`);
+    ctx.log('info', `--dataset-path ${printable(o.datasetPath)}: ${format} format`);
     switch (format) {
       case 'sharegpt':
         return createShareGptSource(ctx, o.datasetPath);

@@ -1,3 +1,4 @@
+import { printable } from '../../../../src-shared/domain/label-text.ts';
 import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
 
 /**
@@ -5,14 +6,18 @@ import { KvbenchError } from '../../../../src-shared/domain/errors.ts';
  * user can open the file at the right place. Thrown before the measured phase starts.
  */
 export function inputError(file: string, line: number | null, message: string): KvbenchError {
-  return new KvbenchError('VALIDATION', line === null ? `${file}: ${message}` : `${file}, line ${line}: ${message}`);
+  // The file's name is the user's and the message may quote the file (a parser's snippet of it):
+  // escaped, so neither can break the line or drive the terminal (text escaped already stays as it is).
+  const shown = printable(file);
+  return new KvbenchError('VALIDATION', printable(line === null ? `${shown}: ${message}` : `${shown}, line ${line}: ${message}`));
 }
 
 /** A file that cannot be opened or read at all (missing, a directory, no permission). */
 export function unreadable(file: string, err: unknown): KvbenchError {
   const e = err as NodeJS.ErrnoException;
   const why = e.code === 'ENOENT' ? 'does not exist' : e.code === 'EISDIR' ? 'is a directory, not a file' : e.code === 'EACCES' ? 'is not readable (permission denied)' : `cannot be read (${e.message})`;
-  return new KvbenchError('VALIDATION', `${file} ${why}`);
+  // Node's message names the file too: escaped as the file's name is.
+  return new KvbenchError('VALIDATION', `${printable(file)} ${printable(why)}`);
 }
 
 /**
