@@ -1,11 +1,13 @@
 // What pooling the latency histograms costs a scenario report over thousands of trials (kvbench report
-// --all, every export, the app's report.build), before and after each stored histogram was decoded
-// once, side by side in one run. "before" is pooledLatency up to 0.7.0 (test/support/pooled-before.ts:
-// a checking decode, a second decode into a copy, a merge of the copy; once per pooled name), over the
-// same groups as the report; "after" is pooledLatencies as buildScenarioReport calls it now. Reps
-// alternate before and after, since on a shared machine only numbers from the same minute compare:
-// read the ratios (CPU seconds of this process), not the absolute times. The two answers are compared
-// too (they must be equal, every number). The whole report with histograms is timed as it is now.
+// --all, every export, the app's report.build), three ways side by side in one run, over the same
+// groups as the report: "0.7.0" is pooledLatency up to 0.7.0 (test/support/pooled-before.ts: a
+// checking decode, a second decode into a copy, a merge of the copy; once per pooled name); "library"
+// decodes each stored histogram once with the library, into a full counts array, straight into one
+// merge per name (test/support/pooled-library.ts, as of the scale review); "now" is pooledLatencies as
+// buildScenarioReport calls it, reading only the counts present (storedCounts). Reps alternate the
+// three, since on a shared machine only numbers from the same minute compare: read the ratios (CPU
+// seconds of this process), not the absolute times. The answers are compared too (they must be
+// equal, every number). The whole report with histograms is timed as it is now.
 //
 //   node bench/pooled-latency.ts [--trials 3000] [--reps 3] [--db FILE (reuse, or build it there and keep it)]
 //
@@ -20,6 +22,7 @@ import { POOLED_HISTOGRAMS, buildScenarioReport, pooledLatencies } from '../src-
 import { openStore } from '../src-main/store/open-store.ts';
 import type { TrialHistogram } from '../src-shared/domain/store-types.ts';
 import { pooledBefore } from '../test/support/pooled-before.ts';
+import { pooledByLibrary } from '../test/support/pooled-library.ts';
 import { seedVariedHistory } from '../test/unit/store/seed-store.ts';
 import { fmt, median, table } from './lib/stats.ts';
 
@@ -63,23 +66,27 @@ function timed<T>(f: () => T): { value: T; cpuS: number } {
 }
 
 const before: number[] = [];
+const library: number[] = [];
 const after: number[] = [];
 const report: number[] = [];
 for (let rep = 0; rep < reps; rep++) {
   const b = timed(() => groups.map((hs) => POOLED_HISTOGRAMS.map((n) => pooledBefore(n, hs)).filter((p) => p !== null)));
+  const l = timed(() => groups.map((hs) => pooledByLibrary(POOLED_HISTOGRAMS, hs)));
   const a = timed(() => groups.map((hs) => pooledLatencies(POOLED_HISTOGRAMS, hs)));
-  if (!isDeepStrictEqual(a.value, b.value)) throw new Error('the pooled latencies differ before and after');
+  if (!isDeepStrictEqual(a.value, b.value) || !isDeepStrictEqual(l.value, b.value)) throw new Error('the pooled latencies differ between the three ways');
   before.push(b.cpuS);
+  library.push(l.cpuS);
   after.push(a.cpuS);
   report.push(timed(() => buildScenarioReport(trials, { histogramsOf })).cpuS);
 }
-const [b, a] = [median(before), median(after)];
+const [b, l, a] = [median(before), median(library), median(after)];
+const us = (s: number): string => fmt((s / histograms) * 1e6, 0);
 console.log(
   table([
-    ['', 'before (CPU s)', 'after (CPU s)', 'before ÷ after'],
-    ['pooling, all groups', fmt(b), fmt(a), `${fmt(b / a, 1)}x`],
-    ['per stored histogram (µs)', fmt((b / histograms) * 1e6, 0), fmt((a / histograms) * 1e6, 0), ''],
-    ['whole report now (CPU s)', '', fmt(median(report)), ''],
+    ['', '0.7.0 (CPU s)', 'library decode (CPU s)', 'now (CPU s)', 'library ÷ now', '0.7.0 ÷ now'],
+    ['pooling, all groups', fmt(b), fmt(l), fmt(a), `${fmt(l / a, 1)}x`, `${fmt(b / a, 1)}x`],
+    ['per stored histogram (µs)', us(b), us(l), us(a), '', ''],
+    ['whole report now (CPU s)', '', '', fmt(median(report)), '', ''],
   ]),
 );
 console.log(`\nmedians of ${reps} alternating reps; the answers were equal in every rep`);

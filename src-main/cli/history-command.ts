@@ -3,7 +3,7 @@ import { jsonArrayTexts, jsonText, printableLines } from '../../src-shared/domai
 import { writeChunksToStdout } from './closed-output.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { passOnDamage, SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
-import { fmtValue, table } from '../export/render-text.ts';
+import { fmtValue, printableCells, table, TextTable } from '../export/render-text.ts';
 import { cautionsOf, ramBackingText } from '../export/report-model.ts';
 import { suiteOutcome, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { requireSuites } from '../export/export-model.ts';
@@ -57,16 +57,39 @@ const DELETED_LEGEND = 'deleted: complete trials deleted from the suite (in the 
  * Under the trial table, one line per RAM-backed cache directory its flagged trials ran on: what held
  * it in memory, as each trial's results said, so the mark says what was measured ("" when none).
  */
-function ramBackingLines(trials: readonly TrialRecord[]): string {
-  const byBacking = new Map<string, number[]>();
-  for (const t of trials) {
-    const backing = ramBackingText(t);
-    if (backing === null) continue;
-    let ids = byBacking.get(backing);
-    if (!ids) byBacking.set(backing, (ids = []));
-    ids.push(t.id);
-  }
+function ramBackingLines(byBacking: ReadonlyMap<string, readonly number[]>): string {
   return [...byBacking].map(([backing, ids]) => `   RAM-backed cache directory: ${backing} (trial${ids.length > 1 ? 's' : ''} ${ids.join(', ')})\n`).join('');
+}
+
+/** Notes `t` under what held its cache directory in memory, if anything did (ramBackingLines). */
+function addRamBacking(byBacking: Map<string, number[]>, t: TrialRecord): void {
+  const backing = ramBackingText(t);
+  if (backing === null) return;
+  let ids = byBacking.get(backing);
+  if (!ids) byBacking.set(backing, (ids = []));
+  ids.push(t.id);
+}
+
+const TRIAL_HEADERS = ['trial', 'started', 'suite', 'label', 'system', 'drive', 'scenario', '#', 'status', FLAG_MARK, 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'];
+
+/** A trial's row of the trial table (its cells as stored: the table makes them printable). */
+function trialCells(t: TrialRecord, flagged: boolean): string[] {
+  return [
+    String(t.id),
+    t.startedAt.replace('T', ' ').slice(0, 19),
+    String(t.suiteId),
+    clip(t.suiteLabel, LABEL_CHARS),
+    t.systemLabel,
+    t.driveLabel === null ? '—' : clip(t.driveLabel, DRIVE_CHARS),
+    t.scenarioId,
+    String(t.trialIndex + 1),
+    t.status,
+    flagged ? FLAG_MARK : '',
+    fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
+    fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
+    fmtValue(t.metrics.e2e_p95_ms, 'ms'),
+    clip(t.statusReason, REASON_CHARS),
+  ];
 }
 
 /** The filters of the trial listing; --suites takes --system and --label (and --limit) only, --systems none. */
@@ -190,37 +213,37 @@ export async function historyCommand(argv: string[]): Promise<number> {
         );
         return 0;
       }
-      const trials = store.listTrials(filter);
-      if (trials.length === 0) {
+      // A page of trials at a time (--limit 0 on a year's database is tens of thousands of trials, each
+      // a full record with its results): each kept only as its row's cells, the columns as wide as the
+      // widest row once all are read, then written.
+      const pages = limit > 0 ? [store.listTrials(filter)] : store.trialPages(filter);
+      const listing = new TextTable(TRIAL_HEADERS, [1, 3, 4, 5, 6, 8, 9, 13]);
+      const rows: string[] = [];
+      let flagged = 0;
+      const ramBacked = new Map<string, number[]>();
+      const scenarios = new Set<string>();
+      for (const page of pages) {
+        for (const t of page) {
+          const isFlagged = cautionsOf(t).length > 0;
+          if (isFlagged) flagged += 1;
+          addRamBacking(ramBacked, t);
+          scenarios.add(t.scenarioId);
+          // printable() escapes every control character: NUL parts the cells of a row kept as one string.
+          rows.push(listing.measure(printableCells(trialCells(t, isFlagged))).join('\0'));
+        }
+      }
+      if (rows.length === 0) {
         process.stdout.write('no trials match\n');
         return 0;
       }
-      const flagged = new Set(trials.filter((t) => cautionsOf(t).length > 0));
-      process.stdout.write(
-        `${table(
-          ['trial', 'started', 'suite', 'label', 'system', 'drive', 'scenario', '#', 'status', FLAG_MARK, 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
-          trials.map((t) => [
-            String(t.id),
-            t.startedAt.replace('T', ' ').slice(0, 19),
-            String(t.suiteId),
-            clip(t.suiteLabel, LABEL_CHARS),
-            t.systemLabel,
-            t.driveLabel === null ? '—' : clip(t.driveLabel, DRIVE_CHARS),
-            t.scenarioId,
-            String(t.trialIndex + 1),
-            t.status,
-            flagged.has(t) ? FLAG_MARK : '',
-            fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
-            fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
-            fmtValue(t.metrics.e2e_p95_ms, 'ms'),
-            clip(t.statusReason, REASON_CHARS),
-          ]),
-          [1, 3, 4, 5, 6, 8, 9, 13],
-        )}\n`,
+      await writeChunksToStdout(
+        (function* () {
+          yield `${listing.head()}\n`;
+          for (const row of rows) yield `${listing.line(row.split('\0'))}\n`;
+          if (flagged > 0) yield `${flagLegend('a trial')}${ramBackingLines(ramBacked)}`;
+          if (scenarios.size <= 3) yield `(${[...scenarios].map(scenarioLabel).join(', ')})\n`;
+        })(),
       );
-      if (flagged.size > 0) process.stdout.write(`${flagLegend('a trial')}${ramBackingLines(trials)}`);
-      const scenarios = [...new Set(trials.map((t) => t.scenarioId))];
-      if (scenarios.length <= 3) process.stdout.write(`(${scenarios.map(scenarioLabel).join(', ')})\n`);
       return 0;
     } catch (err) {
       passOnDamage(err);

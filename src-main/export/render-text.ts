@@ -19,17 +19,56 @@ const GIB = 1024 ** 3;
  * rest right-aligned, every line prefixed by `indent`.
  */
 export function table(headers: readonly string[], tableRows: readonly (readonly string[])[], left: number | readonly number[] = 1, indent = ''): string {
-  // A cell may quote a stored label (one kept from before labels were checked): a newline in it
-  // would forge a row, an ESC sequence drive the terminal.
-  const rows = tableRows.map((r) => r.map((c) => (c === undefined ? c : printable(c))));
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const isLeft = (i: number): boolean => (typeof left === 'number' ? i < left : left.includes(i));
-  const fmt = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => (isLeft(i) ? (c ?? '').padEnd(widths[i]) : (c ?? '').padStart(widths[i])))
+  const t = new TextTable(headers, left, indent);
+  const rows = tableRows.map((r) => t.measure(printableCells(r)));
+  return [t.head(), ...rows.map((r) => t.line(r))].join('\n');
+}
+
+/**
+ * A row's cells as a table shows them. A cell may quote a stored label (one kept from before labels
+ * were checked): a newline in it would forge a row, an ESC sequence drive the terminal.
+ */
+export function printableCells(row: readonly string[]): string[] {
+  return row.map((c) => (c === undefined ? c : printable(c)));
+}
+
+/**
+ * table(), a row at a time, for tables too long to hold: every row is measured (its printableCells),
+ * then the head and each row's line are the text table() gives.
+ */
+export class TextTable {
+  readonly #headers: readonly string[];
+  readonly #widths: number[];
+  readonly #isLeft: (i: number) => boolean;
+  readonly #indent: string;
+
+  constructor(headers: readonly string[], left: number | readonly number[] = 1, indent = '') {
+    this.#headers = headers;
+    this.#widths = headers.map((h) => h.length);
+    this.#isLeft = (i) => (typeof left === 'number' ? i < left : left.includes(i));
+    this.#indent = indent;
+  }
+
+  /** Widens the columns for these (printable) cells, and gives them back. */
+  measure(cells: readonly string[]): readonly string[] {
+    for (let i = 0; i < this.#widths.length; i++) this.#widths[i] = Math.max(this.#widths[i]!, (cells[i] ?? '').length);
+    return cells;
+  }
+
+  /** The header line and its rule. */
+  head(): string {
+    return `${this.line(this.#headers)}\n${this.#indent}${this.#widths.map((w) => '-'.repeat(w)).join('  ')}`;
+  }
+
+  /** One row, padded to the widths measured. */
+  line(cells: readonly string[]): string {
+    const w = this.#widths;
+    const text = cells
+      .map((c, i) => (this.#isLeft(i) ? (c ?? '').padEnd(w[i]!) : (c ?? '').padStart(w[i]!)))
       .join('  ')
       .trimEnd();
-  return [fmt(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].map((l) => indent + l).join('\n');
+    return this.#indent + text;
+  }
 }
 
 /** A value in its unit, for people. GB/s are 10^9 bytes per second; byte counts are GiB/MiB. */

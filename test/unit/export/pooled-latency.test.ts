@@ -1,7 +1,8 @@
-// Pooled latencies decode each stored histogram once (LatencyHistogram.mergeEncoded) instead of
-// twice plus a copy: every number a report gives must stay what the old way gave. The old way is
-// kept (test/support/pooled-before.ts); this compares the two on a real SQLite file whose trials
-// stored histograms of every shape a database can hold, damaged ones included.
+// Pooled latencies read each stored histogram once, only its counts present (LatencyHistogram.
+// mergeEncoded), where 0.7.0 decoded it twice plus a copy, and the scale review's version once into a
+// full counts array: every number a report gives must stay what the old ways gave. The old ways are
+// kept (test/support/pooled-before.ts, pooled-library.ts); this compares them on a real SQLite file
+// whose trials stored histograms of every shape a database can hold, a lab's and damaged ones included.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,10 +14,15 @@ import { POOLED_HISTOGRAMS, buildScenarioReport, pooledLatencies } from '../../.
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { TrialHistogram } from '../../../src-shared/domain/store-types.ts';
 import { pooledBefore } from '../../support/pooled-before.ts';
+import { pooledByLibrary } from '../../support/pooled-library.ts';
 import { fakeHardware, kvbenchResults } from '../store/fixtures.ts';
 import { addSuiteTrials } from '../store/seed-store.ts';
 
-const KINDS = ['spread', 'small', 'zeros', 'zeros-and-values', 'one-value', 'wider-range', 'other-resolution', 'damaged', 'no-count', 'top-heavy'] as const;
+const KINDS = ['spread', 'small', 'zeros', 'zeros-and-values', 'one-value', 'wider-range', 'other-resolution', 'damaged', 'no-count', 'top-heavy', 'lab'] as const;
+/** The histograms a lab's database stores (the scale review's 5,000-trial one), as stored. */
+const LAB: TrialHistogram[] = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../fixtures/stored-histograms.json'), 'utf8')).histograms.map(
+  (h: { name: string; count: number; sumNs: number; hdr: string }): TrialHistogram => ({ name: h.name, unit: 'ns', count: h.count, sumNs: h.sumNs, hdr: h.hdr }),
+);
 type Kind = (typeof KINDS)[number];
 
 /** A stored histogram of `kind` (its count and sum as the store keeps them), values from `rng`. */
@@ -67,6 +73,12 @@ function histogramOf(kind: Kind, name: string, rng: Rng): TrialHistogram {
     }
     case 'no-count': // a row whose count says nothing was recorded: never pooled
       return stored(h.encode(), 0, 0);
+    case 'lab': {
+      // One the lab stored under this name where it stored one, else any of its.
+      const same = LAB.filter((l) => l.name === name);
+      const l = (same.length > 0 ? same : LAB)[Math.floor(rng.next() * (same.length > 0 ? same.length : LAB.length))]!;
+      return { ...l, name };
+    }
     case 'top-heavy':
       for (let i = 0; i < n; i++) h.record(rng.next() < 0.9 ? 3_000_000_017 : logUniform(1e4, 1e6));
       return stored(h.encode());
@@ -120,6 +132,7 @@ describe('pooled latencies', () => {
       const before = POOLED_HISTOGRAMS.map((n) => pooledBefore(n, hs)).filter((p) => p !== null);
       expect(sc.pooled).toStrictEqual(before);
       expect(pooledLatencies(POOLED_HISTOGRAMS, hs)).toStrictEqual(before);
+      expect(pooledByLibrary(POOLED_HISTOGRAMS, hs)).toStrictEqual(before);
       pooledNumbers += before.length;
     }
     expect(pooledNumbers).toBeGreaterThan(50);

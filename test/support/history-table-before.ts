@@ -1,0 +1,56 @@
+// The plain `kvbench history` trial table as 0.7.0 printed it, kept to compare the paged one with
+// (test/unit/cli/history-table-paged.test.ts): every trial of the listing read at once, then one table.
+import { table, fmtValue } from '../../src-main/export/render-text.ts';
+import { cautionsOf, ramBackingText } from '../../src-main/export/report-model.ts';
+import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
+import type { TrialRecord } from '../../src-shared/domain/store-types.ts';
+
+function clip(text: string | null, chars: number): string {
+  const first = (text ?? '').split('\n')[0];
+  return first.length > chars ? `${first.slice(0, chars - 1)}…` : first;
+}
+
+const FLAG_LEGEND =
+  '!: a trial the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n';
+
+function ramBackingLines(trials: readonly TrialRecord[]): string {
+  const byBacking = new Map<string, number[]>();
+  for (const t of trials) {
+    const backing = ramBackingText(t);
+    if (backing === null) continue;
+    let ids = byBacking.get(backing);
+    if (!ids) byBacking.set(backing, (ids = []));
+    ids.push(t.id);
+  }
+  return [...byBacking].map(([backing, ids]) => `   RAM-backed cache directory: ${backing} (trial${ids.length > 1 ? 's' : ''} ${ids.join(', ')})\n`).join('');
+}
+
+/** What 0.7.0's `kvbench history` printed for these trials (the listing's, in its order). */
+export function historyTableBefore(trials: readonly TrialRecord[]): string {
+  if (trials.length === 0) return 'no trials match\n';
+  const flagged = new Set(trials.filter((t) => cautionsOf(t).length > 0));
+  let out = `${table(
+    ['trial', 'started', 'suite', 'label', 'system', 'drive', 'scenario', '#', 'status', '!', 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'],
+    trials.map((t) => [
+      String(t.id),
+      t.startedAt.replace('T', ' ').slice(0, 19),
+      String(t.suiteId),
+      clip(t.suiteLabel, 24),
+      t.systemLabel,
+      t.driveLabel === null ? '—' : clip(t.driveLabel, 28),
+      t.scenarioId,
+      String(t.trialIndex + 1),
+      t.status,
+      flagged.has(t) ? '!' : '',
+      fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
+      fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
+      fmtValue(t.metrics.e2e_p95_ms, 'ms'),
+      clip(t.statusReason, 60),
+    ]),
+    [1, 3, 4, 5, 6, 8, 9, 13],
+  )}\n`;
+  if (flagged.size > 0) out += `${FLAG_LEGEND}${ramBackingLines(trials)}`;
+  const scenarios = [...new Set(trials.map((t) => t.scenarioId))];
+  if (scenarios.length <= 3) out += `(${scenarios.map(scenarioLabel).join(', ')})\n`;
+  return out;
+}
