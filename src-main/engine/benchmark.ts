@@ -411,7 +411,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // ---- the workload (and, after the warm-up, the measured window) ----
   const queue = new RequestQueue();
   // An open loop's backlog: said when it outgrows the workers (the run then measures queueing), capped.
-  const backlog = new BacklogWatch(workload.paced, log, ctx.backlogCapRequests);
+  const backlog = new BacklogWatch(workload.paced, log, ctx.backlogCapRequests, a.traceLog !== null);
   // The block device behind the cache directory, counted over exactly the measured window, so the
   // results can show what the device moved beside what the storage tier says it moved; below a loop
   // device, the disk holding its backing file (the loop's own counters count page-cache hits too).
@@ -529,6 +529,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const endNs = elapsedNs();
     cache.closeWindow();
     timeline.sample(endNs);
+    backlog.close({ queued: queue.depth, workers: pool.size, completed: recorder.requestsCompleted });
     window.closed = {
       endNs,
       requestsInFlight: Math.max(0, pool.busy - finishedWorkers),

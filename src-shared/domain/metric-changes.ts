@@ -59,6 +59,14 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     change:
       "is over entries of at least one I/O chunk (16 MiB by default), each entry's latency ÷ its MiB (before 0.7.0 it took every entry, and the few small ones, mostly the per-entry fdatasync divided by a fraction of a MiB, set its upper percentiles: a write P95 of 341 ms/MiB beside a median of 4.2)",
   })),
+  // The engine's verdict on a queueing-bound run. The store judges every kvbench trial by today's rule
+  // from its stored results (the trial metric queueing_bound), so this changes what older files say only.
+  {
+    metric: 'kvbench.queue.queueing_bound',
+    since: '0.8.0',
+    change:
+      "is judged at the window's close, relative to the run: at least 10 requests per worker still queued and at least a quarter as many as had completed (before 0.8.0: the queue reached max(1,000, 10 × workers) at any point, so a run of a few users never was one however far behind it fell: 4 users, 238 queued, queue wait P95 11.1 s of an end-to-end P95 of 14.4 s read false)",
+  },
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

@@ -416,8 +416,14 @@ export interface KvbenchSection {
     /** Queued arrivals an open loop may hold (arrivals past it are issued late, in order); null: an unpaced replay (2 × workers). Absent in older results. */
     backlog_cap_requests?: number | null;
     backlog_cap_reached?: boolean;
-    /** The queue reached max(1000, 10 × workers): end-to-end latency and queue wait measure queueing, not storage. */
+    /**
+     * At the window's close the queue held at least 10 requests per worker and at least a quarter as many as had
+     * completed (src-shared/domain/queueing-bound.ts): end-to-end latency and queue wait measure queueing, not
+     * storage. Before kvbench 0.8.0: the queue reached max(1000, 10 × workers) at some point.
+     */
     queueing_bound?: boolean;
+    /** The workers serving the queue when the window closed (0.8.0 on). */
+    workers_at_close?: number | null;
     /** The latest any arrival was issued behind its scheduled time, ns (the cap, or a stalled event loop). */
     issue_lateness_max_ns?: number;
     /** What the summary says about a queueing-bound run; null when it was not one. */
