@@ -26,7 +26,7 @@ export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histogr
 export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 /** What a report or comparison asked to exclude flagged trials adds to its method. */
 export const FLAGGED_EXCLUDED_METHOD =
-  'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, a spill past the tiers the scenario names, an autoscaler short of its peak or target): each is listed with why';
+  'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, an autoscaler short of its peak or target): each is listed with why';
 
 
 export interface ExcludedTrial {
@@ -214,6 +214,7 @@ export function trialFlags(t: TrialRecord): TrialFlag[] {
     ...storageReadFlags(t),
     ...stallCaution(t).map(as('stalled')),
     ...spillCaution(t).map(as('spilled')),
+    ...queueingBoundCaution(t).map(as('queueing-bound')),
     ...noPeakCaution(t).map(as('no-peak')),
     ...qosTargetCaution(t).map(as('qos-target')),
   ];
@@ -287,6 +288,22 @@ function spillCaution(t: TrialRecord): string[] {
     return `${binaryBytesText(bytes(tier, 'write'))} written to the ${TIER_WORDS[tier]} tier and ${binaryBytesText(read)} read back from it${share}`;
   });
   return [`spilled past the ${boundary.named}: ${parts.join('; ')}, so its numbers include ${spillOwners(spilled)}`];
+}
+
+/**
+ * A run whose queue was still growing at the window's close (the metric queueing_bound, judged by
+ * src-shared/domain/queueing-bound.ts at import, for whichever kvbench measured it): its end-to-end
+ * latency and queue wait measure how long the queue had become. Kept in the group's aggregates with
+ * this caution, as the other flags are; "exclude flagged" leaves it out.
+ */
+function queueingBoundCaution(t: TrialRecord): string[] {
+  if (t.metrics.queueing_bound !== 1) return [];
+  const queued = t.metrics.requests_queued_at_close;
+  const completed = t.metrics.requests_completed;
+  const counts =
+    queued === undefined ? '' : ` (${queued.toLocaleString('en-US')} requests still queued at the window's close${completed === undefined ? '' : `, ${completed.toLocaleString('en-US')} completed`})`;
+  const device = isTraceOnlyRun(t.options) ? '' : '; its storage bandwidth and per-operation latencies still describe the device';
+  return [`queueing-bound${counts}: the configuration offered more load than the run served, so its end-to-end latency and queue wait measure the queue, not the storage${device}`];
 }
 
 /** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
