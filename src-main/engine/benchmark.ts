@@ -726,7 +726,9 @@ function autoscalingFacts(autoscaler: Autoscaler, o: RunOptions): NonNullable<Ru
 
 /**
  * Whether the qos autoscaler's latency target held at the end: the storage P95 within its threshold
- * (saturation ≤ 1) in the last interval that measured it; target_met null when none did.
+ * (saturation ≤ 1) in the last interval that measured it; target_met null when none did. Not
+ * target_saturation (0.8 by default), which is where the autoscaler aims: target_met_means says so
+ * beside it, so the JSON cannot be read as "saturation ≤ 0.8".
  */
 function qosTargetSummary(autoscaler: Autoscaler, o: RunOptions): Record<string, unknown> {
   const judged = autoscaler.targetJudgement;
@@ -736,6 +738,8 @@ function qosTargetSummary(autoscaler: Autoscaler, o: RunOptions): Record<string,
     read_latency_p95_threshold_ms: readThresholdMs(o),
     write_latency_p95_threshold_ms: AUTOSCALER_WRITE_P95_THRESHOLD_MS,
     target_met: judged ? judged.met : null,
+    // Beside target_saturation, target_met reads as "at most that level"; it is the thresholds' test.
+    target_met_means: `storage read P95 ≤ ${readThresholdMs(o)} ms and write P95 ≤ ${AUTOSCALER_WRITE_P95_THRESHOLD_MS} ms (saturation ≤ 1) in the last interval that measured them; not saturation ≤ target_saturation, the level the autoscaler steers toward`,
     target_judged_interval: e
       ? {
           elapsed_s: e.elapsed_s,

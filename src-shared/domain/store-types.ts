@@ -162,7 +162,7 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
     'count',
     null,
     'autoscaling',
-    '1 when the storage P95 was within its threshold (read P95 200 ms by default) in the last interval of a qos autoscaling run that measured it; 0 when it was over, so the final users do not fit under the target; absent when no interval measured it (qos mode, kvbench 0.6.0 on).',
+    '1 when the storage P95 was within its threshold (read P95 200 ms by default; saturation ≤ 1, not ≤ the autoscaler\'s own target_saturation of 0.8) in the last interval of a qos autoscaling run that measured it; 0 when it was over, so the final users do not fit under the target; absent when no interval measured it (qos mode, kvbench 0.6.0 on).',
   ),
   m('device_read_bytes', 'Device bytes read', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory read during the measured phase (/proc/diskstats, every process); below a loop device, the disk holding its backing file.'),
   m('device_write_bytes', 'Device bytes written', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory wrote during the measured phase.'),
