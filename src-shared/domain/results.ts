@@ -104,7 +104,9 @@ export interface TierBytes {
   /** Bytes ÷ elapsed wall-clock seconds of the measured phase (perSecondOver). */
   read_bytes_per_sec: number;
   write_bytes_per_sec: number;
+  /** Of write_bytes, those demotions wrote into the tier, chunk by chunk in the window (one in flight at the close counts its chunks). */
   demoted_in_bytes: number;
+  /** Of read_bytes, those demotions read out of the tier, chunk by chunk in the window. */
   demoted_out_bytes: number;
   evicted_entries: number;
   evicted_bytes: number;
