@@ -7,8 +7,8 @@
 import { SCENARIO_IDS, SCENARIOS, isScenarioId, scenarioLabel, spilledTiers, tiersPastScenario } from '../../src-shared/domain/scenarios.ts';
 import { TIER_NAMES, TIER_WORDS, tiersText, type TierName } from '../../src-shared/domain/tiers.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
-import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
-import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus, type TrialsWithoutHistograms } from '../../src-shared/domain/store-types.ts';
+import { aggregate, flagAggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
+import { isFlagMetric, isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus, type TrialsWithoutHistograms } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
@@ -462,7 +462,8 @@ function aggregateByDefinition(trials: readonly TrialRecord[]): { metrics: Metri
     const sides = [...byDefinition].sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : compareVersions(b, a)));
     for (const [since, side] of sides) {
       // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
-      const agg = aggregate(side.values, { percentiles: isPercentileMetric(metric.key) });
+      // A yes/no metric is counted (2 of 3), never given a median or a CV.
+      const agg = isFlagMetric(metric.key) ? flagAggregate(side.values) : aggregate(side.values, { percentiles: isPercentileMetric(metric.key) });
       if (agg.n === 0) continue;
       metrics.push({ metric, aggregate: agg, olderDefinition: since === null ? null : { since, change: side.change! } });
       if (since === null) continue;

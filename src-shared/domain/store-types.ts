@@ -203,7 +203,8 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
 
 /**
  * Metrics that store a yes/no fact as 1 or 0 (their descriptions say which is which): one trial's
- * value reads yes or no, not 1 or 0 (a median over several trials stays a number: the share).
+ * value reads yes or no, not 1 or 0; over several trials a report counts them ("2 of 3", flagAggregate),
+ * with no median or CV.
  */
 export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze([
   'autoscale_peak_found',
