@@ -34,8 +34,8 @@ The per-scenario table as a CSV file (the app's Report CSV): kvbench export --co
   --scenario a,b         only these scenarios
   --include-incomplete   aggregate partial trials too
   --exclude-flagged      leave the trials the report flags (a RAM-backed cache directory,
-                         page-cache reads, a stalled engine, an autoscaler short of its peak or
-                         target) out of the medians, the tier comparison and --compare; each left
+                         page-cache reads, a stalled engine, a queueing-bound run, an autoscaler
+                         short of its peak or target) out of the medians, the tier comparison and --compare; each left
                          out is listed with why (default: counted, and marked)
   --all-metrics          every metric, not only the headline ones
   --compare A B          compare two systems (or with --drives two drives, with --labels two

@@ -414,7 +414,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // ---- the workload (and, after the warm-up, the measured window) ----
   const queue = new RequestQueue();
   // An open loop's backlog: said when it outgrows the workers (the run then measures queueing), capped.
-  const backlog = new BacklogWatch(workload.paced, log, ctx.backlogCapRequests);
+  const backlog = new BacklogWatch(workload.paced, log, ctx.backlogCapRequests, a.traceLog !== null);
   // The block device behind the cache directory, counted over exactly the measured window, so the
   // results can show what the device moved beside what the storage tier says it moved; below a loop
   // device, the disk holding its backing file (the loop's own counters count page-cache hits too).
@@ -548,6 +548,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const endNs = elapsedNs();
     cache.closeWindow();
     timeline.sample(endNs);
+    backlog.close({ queued: queue.depth, workers: pool.size, completed: recorder.requestsCompleted });
     window.closed = {
       endNs,
       requestsInFlight: Math.max(0, pool.busy - finishedWorkers),
@@ -744,7 +745,9 @@ function autoscalingFacts(autoscaler: Autoscaler, o: RunOptions): NonNullable<Ru
 
 /**
  * Whether the qos autoscaler's latency target held at the end: the storage P95 within its threshold
- * (saturation ≤ 1) in the last interval that measured it; target_met null when none did.
+ * (saturation ≤ 1) in the last interval that measured it; target_met null when none did. Not
+ * target_saturation (0.8 by default), which is where the autoscaler aims: target_met_means says so
+ * beside it, so the JSON cannot be read as "saturation ≤ 0.8".
  */
 function qosTargetSummary(autoscaler: Autoscaler, o: RunOptions): Record<string, unknown> {
   const judged = autoscaler.targetJudgement;
@@ -754,6 +757,8 @@ function qosTargetSummary(autoscaler: Autoscaler, o: RunOptions): Record<string,
     read_latency_p95_threshold_ms: readThresholdMs(o),
     write_latency_p95_threshold_ms: AUTOSCALER_WRITE_P95_THRESHOLD_MS,
     target_met: judged ? judged.met : null,
+    // Beside target_saturation, target_met reads as "at most that level"; it is the thresholds' test.
+    target_met_means: `storage read P95 ≤ ${readThresholdMs(o)} ms and write P95 ≤ ${AUTOSCALER_WRITE_P95_THRESHOLD_MS} ms (saturation ≤ 1) in the last interval that measured them; not saturation ≤ target_saturation, the level the autoscaler steers toward`,
     target_judged_interval: e
       ? {
           elapsed_s: e.elapsed_s,

@@ -144,8 +144,10 @@ const groupCells = (s: ScenarioReport['scenarios'][number]): Cell[] => [s.scenar
  * definition_before: empty for the current definition; else the kvbench version whose change of the
  * metric's definition the row's trials predate (its metric_label says "(definition before …)"): a
  * metric measured on both sides of a change has a row for each side, never one median of both.
+ * yes: for a yes/no metric (FLAG_METRIC_KEYS), the trials that said yes of n, its median, P95 and CV
+ * left empty (a median of 1s and 0s is no share); empty for every other metric.
  */
-const SCENARIO_COLUMNS = [...GROUP_COLUMNS, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max', 'definition_before'];
+const SCENARIO_COLUMNS = [...GROUP_COLUMNS, 'trials', 'excluded', 'flagged', 'metric', 'metric_label', 'unit', 'n', 'median', 'p95', 'cv', 'min', 'max', 'definition_before', 'yes'];
 
 /** The report's table: per group (scenario, configuration, system, drive, suite label) and metric, the aggregate over its counted trials. */
 function scenarioRows(model: Pick<ExportModel, 'report'>): Cell[][] {
@@ -165,6 +167,7 @@ function scenarioRows(model: Pick<ExportModel, 'report'>): Cell[][] {
       m.aggregate.min,
       m.aggregate.max,
       m.olderDefinition?.since ?? null,
+      m.aggregate.yes ?? null,
     ]),
   );
 }
@@ -336,6 +339,7 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
         'definition_before',
         "Scenarios: a metric whose definition changed between kvbench versions (docs/metrics.md) is aggregated apart for the trials measured before the change, in a row marked \"(definition before VERSION)\" with VERSION in this column; Notes says how many trials each side",
       ],
+      ['yes', 'Scenarios: for a yes/no metric (1 or 0 per trial: page cache flagged, queueing-bound, autoscaler peak found or target met …), the trials that said yes of n; its median, P95 and CV are left empty (a median of 1s and 0s is no share)'],
       ['incomplete trials', model.report.includeIncomplete ? 'partial trials included in aggregates' : 'excluded from aggregates (listed in Trials with their status, and in Notes)'],
       ['flagged trials', flaggedTrialsText(model.report)],
       ['caution column', 'Trials: why a trial\'s storage numbers need a second look (the page cache served its reads, a RAM-backed cache directory); the report flags it'],

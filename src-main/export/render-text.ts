@@ -7,7 +7,7 @@ import { printable } from '../../src-shared/domain/label-text.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
-import { formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
+import { flagAggregateText, formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { definitionRowLabel, definitionSplitText, MIXED_DEFINITIONS, MIXED_DEFINITIONS_LEGEND } from '../../src-shared/domain/metric-changes.ts';
 import { efficiencyBasisText, limitsSourceText, memoryCopySourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
@@ -144,7 +144,7 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
     const rows = shown.map((m) => [
       `${definitionRowLabel(m.metric.label, m.olderDefinition)} (${m.metric.unit})`,
       String(m.aggregate.n),
-      fmtValue(m.aggregate.median, m.metric.unit),
+      m.aggregate.yes !== undefined ? flagAggregateText(m.aggregate) : fmtValue(m.aggregate.median, m.metric.unit),
       fmtValue(m.aggregate.p95, m.metric.unit),
       cvText(m.aggregate.cv),
     ]);

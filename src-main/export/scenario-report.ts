@@ -7,8 +7,8 @@
 import { SCENARIO_IDS, SCENARIOS, isScenarioId, scenarioLabel, spilledTiers, tiersPastScenario } from '../../src-shared/domain/scenarios.ts';
 import { TIER_NAMES, TIER_WORDS, tiersText, type TierName } from '../../src-shared/domain/tiers.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
-import { aggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
-import { isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus, type TrialsWithoutHistograms } from '../../src-shared/domain/store-types.ts';
+import { aggregate, flagAggregate, type Aggregate, PERCENTILE_METHOD } from '../../src-shared/domain/statistics.ts';
+import { isFlagMetric, isPercentileMetric, METRICS, type MetricDefinition, type TrialHistogram, type TrialRecord, type TrialRowStatus, type TrialsWithoutHistograms } from '../../src-shared/domain/store-types.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
@@ -26,7 +26,7 @@ export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histogr
 export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 /** What a report or comparison asked to exclude flagged trials adds to its method. */
 export const FLAGGED_EXCLUDED_METHOD =
-  'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, a spill past the tiers the scenario names, an autoscaler short of its peak or target): each is listed with why';
+  'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, an autoscaler short of its peak or target): each is listed with why';
 
 
 export interface ExcludedTrial {
@@ -214,6 +214,7 @@ export function trialFlags(t: TrialRecord): TrialFlag[] {
     ...storageReadFlags(t),
     ...stallCaution(t).map(as('stalled')),
     ...spillCaution(t).map(as('spilled')),
+    ...queueingBoundCaution(t).map(as('queueing-bound')),
     ...noPeakCaution(t).map(as('no-peak')),
     ...qosTargetCaution(t).map(as('qos-target')),
   ];
@@ -287,6 +288,22 @@ function spillCaution(t: TrialRecord): string[] {
     return `${binaryBytesText(bytes(tier, 'write'))} written to the ${TIER_WORDS[tier]} tier and ${binaryBytesText(read)} read back from it${share}`;
   });
   return [`spilled past the ${boundary.named}: ${parts.join('; ')}, so its numbers include ${spillOwners(spilled)}`];
+}
+
+/**
+ * A run whose queue was still growing at the window's close (the metric queueing_bound, judged by
+ * src-shared/domain/queueing-bound.ts at import, for whichever kvbench measured it): its end-to-end
+ * latency and queue wait measure how long the queue had become. Kept in the group's aggregates with
+ * this caution, as the other flags are; "exclude flagged" leaves it out.
+ */
+function queueingBoundCaution(t: TrialRecord): string[] {
+  if (t.metrics.queueing_bound !== 1) return [];
+  const queued = t.metrics.requests_queued_at_close;
+  const completed = t.metrics.requests_completed;
+  const counts =
+    queued === undefined ? '' : ` (${queued.toLocaleString('en-US')} requests still queued at the window's close${completed === undefined ? '' : `, ${completed.toLocaleString('en-US')} completed`})`;
+  const device = isTraceOnlyRun(t.options) ? '' : '; its storage bandwidth and per-operation latencies still describe the device';
+  return [`queueing-bound${counts}: the configuration offered more load than the run served, so its end-to-end latency and queue wait measure the queue, not the storage${device}`];
 }
 
 /** A capacity run whose window closed before throughput stopped rising: its "peak" is a lower bound. */
@@ -445,7 +462,8 @@ function aggregateByDefinition(trials: readonly TrialRecord[]): { metrics: Metri
     const sides = [...byDefinition].sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : compareVersions(b, a)));
     for (const [since, side] of sides) {
       // Per-trial percentiles get no mean: a mean of P95s is no percentile of anything (style.md).
-      const agg = aggregate(side.values, { percentiles: isPercentileMetric(metric.key) });
+      // A yes/no metric is counted (2 of 3), never given a median or a CV.
+      const agg = isFlagMetric(metric.key) ? flagAggregate(side.values) : aggregate(side.values, { percentiles: isPercentileMetric(metric.key) });
       if (agg.n === 0) continue;
       metrics.push({ metric, aggregate: agg, olderDefinition: since === null ? null : { since, change: side.change! } });
       if (since === null) continue;

@@ -509,6 +509,9 @@ function cautionNotes(name: string, label: string, c: SideCautions): string[] {
     c.pageCache > 0 ? `${name} (${label}): in ${of(c.pageCache)} the page cache served storage reads: their storage read numbers describe RAM, not the drive` : null,
     c.stalled > 0 ? `${name} (${label}): in ${of(c.stalled)} the engine stalled (the window closed far past its plan): kvbench, not the drive, may have set their pace` : null,
     c.spilled > 0 ? `${name} (${label}): ${of(c.spilled)} spilled past the tiers their scenario names (CPU only reading the drive): their numbers include a slower tier's` : null,
+    c.queueingBound > 0
+      ? `${name} (${label}): ${of(c.queueingBound)} were queueing-bound (requests still piling up at the window's close): their end-to-end latency and queue wait measure the queue, not the drive`
+      : null,
     c.other > 0 ? `${name} (${label}): ${of(c.other)} carry another caution (kvbench report lists it per trial)` : null,
   ].filter((n): n is string => n !== null);
 }

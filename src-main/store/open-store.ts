@@ -19,7 +19,8 @@
 //      `aborted`, and their suites `interrupted`.
 //   5. Trials imported before schema 4 get the kvbench version that measured them, read from their
 //      stored results (Store.backfillMeasuringVersions): once, in short batches, between which
-//      openStoreYielding lets the event loop turn.
+//      openStoreYielding lets the event loop turn. Likewise, once, the queue's facts of trials stored
+//      before they were kept (Store.queueFactBatches; kvbench_meta records how far it has gone).
 import { printable } from '../../src-shared/domain/label-text.ts';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -639,7 +640,12 @@ export async function openStoreYielding(file: string, opts: OpenStoreOptions = {
 function* fillAfterOpen(store: Store, opts: OpenStoreOptions): Generator<void, void, void> {
   if (store.readonly) return;
   try {
-    yield* store.measuringVersionBatches(opts.onBackfill);
+    // One notice per open: where the measuring versions were filled (a database from before schema 4,
+    // whose trials the queue's facts then fill too), their notice stands for both passes.
+    let told = false;
+    const hear = opts.onBackfill && ((p: BackfillProgress): void => ((told = true), opts.onBackfill!(p)));
+    yield* store.measuringVersionBatches(hear);
+    yield* store.queueFactBatches(told ? undefined : opts.onBackfill);
   } catch (err) {
     // Nothing needs it to open: a writer holding the lock past the busy timeout, or a full disk,
     // leaves the rest to a later open rather than refuse this one (the versions read as unknown).

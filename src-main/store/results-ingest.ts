@@ -11,6 +11,8 @@ import { DEFAULT_RUN_OPTIONS, isTraceOnlyRun } from '../../src-shared/domain/run
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { FLAG_BY_KEY } from '../engine/config/flags.ts';
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
+import { MAX_WORKERS } from '../engine/workload/personas.ts';
+import { isQueueingBound } from '../../src-shared/domain/queueing-bound.ts';
 
 const GIB = 1024 ** 3;
 
@@ -219,9 +221,37 @@ export function extractMetrics(results: Obj): TrialMetrics {
   if (Array.isArray(storageTier.buffered_loops)) put('storage_buffered_loop', storageTier.buffered_loops.length > 0 ? 1 : 0);
   put('requests_failed', num(kv.requests_failed) ?? num(obj(obj(results.kvbench_merge).counts).requests_failed));
   const health = obj(kv.engine_health);
+  const queue = obj(kv.queue);
+  const queuedAtClose = num(obj(kv.measured_window).requests_queued_at_close);
+  put('requests_queued_at_close', queuedAtClose);
+  put('queueing_bound', queueingBoundOf(results, queuedAtClose));
+  if (typeof queue.backlog_cap_reached === 'boolean') put('backlog_cap_reached', queue.backlog_cap_reached ? 1 : 0);
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);
   put('peak_rss_bytes', num(health.peak_rss_bytes));
   return out;
+}
+
+/**
+ * Whether a kvbench run was queueing-bound (1) or not (0), by today's rule (isQueueingBound) over the
+ * queue its results say it closed with, whichever kvbench measured it: the engine's own verdict before
+ * 0.8.0 needed 1,000 queued requests, which a run of a few users never reached however far behind it
+ * fell. The workers at the close are the results' own (0.8.0 on), else the users then (the autoscaler's
+ * final users, or --num-users), at most MAX_WORKERS, as the engine sizes its pool. Results without the
+ * queue at the close keep the engine's verdict, if any; an unpaced replay (its backlog bounded at
+ * 2 × workers by design) never is one; the reference's files say nothing.
+ */
+function queueingBoundOf(results: Obj, queuedAtClose: number | undefined): number | undefined {
+  const kv = obj(results.kvbench);
+  const queue = obj(kv.queue);
+  const engineVerdict = typeof queue.queueing_bound === 'boolean' ? (queue.queueing_bound ? 1 : 0) : undefined;
+  const completed = num(results.requests_completed);
+  if (queuedAtClose === undefined || completed === undefined || !isObj(kv.queue)) return engineVerdict;
+  if (queue.backlog_cap_requests === null) return 0;
+  const options = obj(kv.run_options);
+  const users = num(obj(obj(results.summary).autoscaling_summary).final_users) ?? num(options.numUsers);
+  const workers = num(queue.workers_at_close) ?? (users === undefined ? undefined : Math.min(users, MAX_WORKERS));
+  if (workers === undefined) return engineVerdict;
+  return isQueueingBound({ queuedRequests: queuedAtClose, workers, requestsCompleted: completed }) ? 1 : 0;
 }
 
 /**

@@ -100,6 +100,23 @@ export function copyLastingMeta(src: Database, dst: Database): void {
   for (const r of rows) set(String(r.key), String(r.value));
 }
 
+/**
+ * Facts kvbench derives from every stored trial's results (its trial_metrics rows) that a database
+ * stored before a build derived them lacks: how far a fill of them has gone, by trial id (key
+ * `<fact>_filled_through`), so that a trial whose results do not carry the fact is read once, not at
+ * every open. A value that is not a number reads as 0 (nothing filled).
+ */
+export function derivedFactsFilledThrough(db: Database, fact: string): number {
+  const value = metaReader(db, `${fact}_filled_through`)?.(`${fact}_filled_through`) ?? null;
+  const n = value === null ? NaN : Number.parseInt(value, 10);
+  return n > 0 ? n : 0;
+}
+
+/** Records that the fill of `fact` has read every trial up to `trialId` (in the fill's transaction). */
+export function recordDerivedFactsFilled(db: Database, fact: string, trialId: number): void {
+  metaWriter(db)(`${fact}_filled_through`, String(trialId));
+}
+
 /** What kvbench_meta says of a database's schema; null fields were not recorded (a file from before the table). */
 export interface SchemaMeta {
   /** The kvbench version that brought the file to its present schema (created or upgraded it). */

@@ -24,12 +24,12 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { slotsNotDone } from '../../src-shared/domain/trial-slots.ts';
 import { facetValuesOf, type FacetColumns, type FacetGroup } from '../../src-shared/domain/facet-matches.ts';
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
-import { configKey, extractRamBacking, measuringVersion, resultsDigest } from './results-ingest.ts';
+import { configKey, extractMetrics, extractRamBacking, measuringVersion, resultsDigest } from './results-ingest.ts';
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import { hasTable, sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import { compareSorted, HISTORY_SORT_COLUMNS, type HistorySort, type SortValue } from './history-order.ts';
-import { readRecoveryRecord, recordIdsBeforeDelete, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
+import { derivedFactsFilledThrough, readRecoveryRecord, recordDerivedFactsFilled, recordIdsBeforeDelete, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
@@ -115,6 +115,10 @@ export interface RecoveredTrial {
   enginePid: number | null;
   cacheDir: string | null;
 }
+
+/** The fill of the queue's facts (Store.queueFactBatches), by its kvbench_meta name, and the metrics it fills. */
+const QUEUE_FACTS = 'queue_facts';
+const QUEUE_FACT_KEYS = ['queueing_bound', 'requests_queued_at_close', 'backlog_cap_reached'] as const;
 
 /** How far the fill of imported trials' measuring versions is (Store.backfillMeasuringVersions). */
 export interface BackfillProgress {
@@ -1221,6 +1225,51 @@ export class Store {
       }
       trialsDone += rows.length;
       onProgress?.({ trialsDone: upTo(trialsDone), trialsTotal, trialsFilled: upTo(filled), trialsUnreadable: upTo(unreadable) });
+      yield;
+    }
+    return filled;
+  }
+
+  /**
+   * Gives the kvbench trials stored before the queue's facts were kept (0.7.0 and earlier) their
+   * trial_metrics rows of QUEUE_FACT_KEYS, derived from their stored results as an import derives them
+   * (extractMetrics: queueing_bound by today's rule, src-shared/domain/queueing-bound.ts), so that a
+   * queueing-bound trial carries its caution in every reader. Not a numbered migration (it would lock
+   * out every 0.7.0): kvbench_meta keeps how far the fill has gone (queue_facts_filled_through), so each
+   * trial's results are read once, a few at a time (pendingResults); trials stored with the facts are
+   * passed over without reading. A 0.7.0 writing to the database later stores trials without them,
+   * above that mark: the next open of this build fills them. Results that cannot be read, or that
+   * carry no queue (the reference's files never do), get no row. Yields after each batch; returns how
+   * many trials it filled.
+   */
+  *queueFactBatches(onProgress?: (p: BackfillProgress) => void, batch = 128): Generator<void, number, void> {
+    const through = derivedFactsFilledThrough(this.db, QUEUE_FACTS);
+    const pending =
+      `results_format = 'kvbench' AND results_gzip IS NOT NULL AND id > ${Math.trunc(through)} ` +
+      `AND NOT EXISTS (SELECT 1 FROM trial_metrics m WHERE m.trial_id = trials.id AND m.key = 'queueing_bound')`;
+    const put = this.db.prepare('INSERT OR REPLACE INTO trial_metrics (trial_id, key, value) VALUES (?, ?, ?)');
+    let filled = 0;
+    let trialsDone = 0;
+    let trialsTotal = -1;
+    for (const rows of this.pendingResults(pending, batch)) {
+      // Counted at the first batch only (every read-write open comes here); each trial read is done with, facts or none.
+      if (onProgress && trialsTotal < 0) {
+        trialsTotal = (this.db.prepare(`SELECT count(*) AS n FROM trials WHERE ${pending}`).get() as { n: number }).n;
+        onProgress({ trialsDone: 0, trialsTotal, trialsFilled: 0, trialsUnreadable: 0 });
+      }
+      const found = rows.map((r) => {
+        const results = readStoredResults(r.results_gzip);
+        const metrics = results === null ? {} : extractMetrics(results);
+        return { id: r.id, facts: QUEUE_FACT_KEYS.flatMap((k) => (metrics[k] === undefined ? [] : [[k, metrics[k]] as const])) };
+      });
+      this.checkBeforeWriting();
+      this.atomically(() => {
+        for (const f of found) for (const [k, v] of f.facts) put.run(f.id, k, v);
+        recordDerivedFactsFilled(this.db, QUEUE_FACTS, Math.max(through, rows[rows.length - 1].id));
+      });
+      filled += found.filter((f) => f.facts.length > 0).length;
+      trialsDone = Math.min(trialsDone + rows.length, Math.max(trialsTotal, 0));
+      onProgress?.({ trialsDone, trialsTotal, trialsFilled: trialsDone, trialsUnreadable: 0 });
       yield;
     }
     return filled;

@@ -85,6 +85,21 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     change:
       "counts a request against its class's target (50, 100 or 1,000 ms) by its end-to-end latency from its scheduled arrival, the time the scheduler held it back included (before 0.8.0 from when it was issued, so an arrival held back by the backlog cap or a late event loop could meet a target its user waited past)",
   },
+  // The engine's verdict on a queueing-bound run. The store judges every kvbench trial by today's rule
+  // from its stored results (the trial metric queueing_bound), so this changes what older files say only.
+  {
+    metric: 'kvbench.queue.queueing_bound',
+    since: '0.8.0',
+    change:
+      "is judged at the window's close, relative to the run: at least 10 requests per worker still queued and at least a quarter as many as had completed (before 0.8.0: the queue reached max(1,000, 10 × workers) at any point, so a run of a few users never was one however far behind it fell: 4 users, 238 queued, queue wait P95 11.1 s of an end-to-end P95 of 14.4 s read false)",
+  },
+  // Demotion bytes per tier, counted as the tier's own bytes are.
+  ...(['kvbench.tier_bytes.demoted_in_bytes', 'kvbench.tier_bytes.demoted_out_bytes'] as const).map((metric) => ({
+    metric,
+    since: '0.8.0',
+    change:
+      "counts a demotion's bytes chunk by chunk inside the window, as the tier's read and write bytes do, so a demotion in flight at the close counts the chunks it moved (before 0.8.0 only finished demotions counted, whole: 192 MiB below the storage tier's demotion writes in a 20 s run)",
+  })),
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

@@ -104,7 +104,9 @@ export interface TierBytes {
   /** Bytes ÷ elapsed wall-clock seconds of the measured phase (perSecondOver). */
   read_bytes_per_sec: number;
   write_bytes_per_sec: number;
+  /** Of write_bytes, those demotions wrote into the tier, chunk by chunk in the window (one in flight at the close counts its chunks). */
   demoted_in_bytes: number;
+  /** Of read_bytes, those demotions read out of the tier, chunk by chunk in the window. */
   demoted_out_bytes: number;
   evicted_entries: number;
   evicted_bytes: number;
@@ -424,8 +426,14 @@ export interface KvbenchSection {
     /** Queued arrivals an open loop may hold (arrivals past it are issued late, in order); null: an unpaced replay (2 × workers). Absent in older results. */
     backlog_cap_requests?: number | null;
     backlog_cap_reached?: boolean;
-    /** The queue reached max(1000, 10 × workers): end-to-end latency and queue wait measure queueing, not storage. */
+    /**
+     * At the window's close the queue held at least 10 requests per worker and at least a quarter as many as had
+     * completed (src-shared/domain/queueing-bound.ts): end-to-end latency and queue wait measure queueing, not
+     * storage. Before kvbench 0.8.0: the queue reached max(1000, 10 × workers) at some point.
+     */
     queueing_bound?: boolean;
+    /** The workers serving the queue when the window closed (0.8.0 on). */
+    workers_at_close?: number | null;
     /** The latest any arrival was issued behind its scheduled time, ns (the cap, or a stalled event loop). */
     issue_lateness_max_ns?: number;
     /** What the summary says about a queueing-bound run; null when it was not one. */

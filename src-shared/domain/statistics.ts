@@ -84,6 +84,11 @@ export const AggregateSchema = z.object({
   max: nnum,
   /** Sample standard deviation ÷ mean (a fraction: 0.05 = 5 %). */
   cv: nnum,
+  /**
+   * For a yes/no metric (1 or 0 per trial: flagAggregate), the trials that said yes: it reads "yes of
+   * n", its share is `mean`, and it has no median, P95 or CV (the median of [1, 0, 1] is 1, not the share).
+   */
+  yes: z.number().int().nonnegative().optional(),
 });
 export type Aggregate = z.infer<typeof AggregateSchema>;
 
@@ -100,6 +105,25 @@ export function aggregate(values: readonly (number | null | undefined)[], opts: 
     cv: coefficientOfVariation(xs),
   };
 }
+
+/** A yes/no metric's values (1 or 0 each) over trials: how many said yes of n, and the share (`mean`); no median, P95 or CV. */
+export function flagAggregate(values: readonly (number | null | undefined)[]): Aggregate {
+  const xs = finiteValues(values);
+  const yes = xs.filter((x) => x === 1).length;
+  return {
+    n: xs.length,
+    median: null,
+    p95: null,
+    mean: xs.length > 0 ? yes / xs.length : null,
+    min: xs.length > 0 ? Math.min(...xs) : null,
+    max: xs.length > 0 ? Math.max(...xs) : null,
+    cv: null,
+    yes,
+  };
+}
+
+/** "2 of 3": a yes/no metric's aggregate in words (flagAggregate), for every reader's table. */
+export const flagAggregateText = (a: Aggregate): string => `${a.yes ?? 0} of ${a.n}`;
 
 /** a ÷ b, or null when either is missing or b is 0. */
 export function ratio(a: number | null | undefined, b: number | null | undefined): number | null {

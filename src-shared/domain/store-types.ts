@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { TrialStatus } from './results.ts';
+import { QUEUEING_BOUND_RULE } from './queueing-bound.ts';
 
 /** A trial row is `running` while its engine runs; then one of the results' statuses. */
 export type TrialRowStatus = TrialStatus | 'running';
@@ -171,7 +172,7 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
     'count',
     null,
     'autoscaling',
-    '1 when the storage P95 was within its threshold (read P95 200 ms by default) in the last interval of a qos autoscaling run that measured it; 0 when it was over, so the final users do not fit under the target; absent when no interval measured it (qos mode, kvbench 0.6.0 on).',
+    '1 when the storage P95 was within its threshold (read P95 200 ms by default; saturation ≤ 1, not ≤ the autoscaler\'s own target_saturation of 0.8) in the last interval of a qos autoscaling run that measured it; 0 when it was over, so the final users do not fit under the target; absent when no interval measured it (qos mode, kvbench 0.6.0 on).',
   ),
   m('device_read_bytes', 'Device bytes read', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory read during the measured phase (/proc/diskstats, every process); below a loop device, the disk holding its backing file.'),
   m('device_write_bytes', 'Device bytes written', 'bytes', null, 'bytes', 'Bytes the block device behind the cache directory wrote during the measured phase.'),
@@ -189,15 +190,42 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
     "1 when a loop device between the cache directory and the drive read and wrote its backing file through the host's page cache (loop/dio 0, losetup's default; `losetup --direct-io=on` turns it off): the storage reads may describe RAM, not the drive, and the trial is flagged; 0 otherwise (kvbench only, from the results' tiers.storage.buffered_loops; a RAM-backed directory counts as RAM-backed instead).",
   ),
   m('requests_failed', 'Requests failed', 'count', 'lower', 'health', 'Requests that failed (storage errors).'),
+  m(
+    'queueing_bound',
+    'Queueing-bound',
+    'count',
+    null,
+    'health',
+    `1 when the open loop's queue was still growing at the window's close: ${QUEUEING_BOUND_RULE}. Its end-to-end latency and queue wait then measure the queue, not the storage, and the trial is flagged; 0 otherwise (kvbench only; judged by this rule from the stored results whichever kvbench measured them, the results' kvbench.queue.queueing_bound being the engine's own verdict, by another rule before 0.8.0).`,
+  ),
+  m('requests_queued_at_close', 'Requests queued at close', 'count', null, 'health', "Requests issued but still waiting for a worker when the measured window closed (kvbench only; the results' kvbench.measured_window.requests_queued_at_close)."),
+  m(
+    'backlog_cap_reached',
+    'Backlog cap reached',
+    'count',
+    null,
+    'health',
+    "1 when the open loop's queue reached its cap (500,000 requests) and later arrivals were held back and issued late; 0 otherwise (kvbench only; the results' kvbench.queue.backlog_cap_reached).",
+  ),
   m('event_loop_lag_p99_ms', 'Engine event-loop lag P99', 'ms', 'lower', 'health', 'Whether kvbench itself kept up (kvbench only).'),
   m('peak_rss_bytes', 'Engine peak RSS', 'bytes', null, 'health', 'Peak resident memory of the engine process.'),
 ]);
 
 /**
  * Metrics that store a yes/no fact as 1 or 0 (their descriptions say which is which): one trial's
- * value reads yes or no, not 1 or 0 (a median over several trials stays a number: the share).
+ * value reads yes or no, not 1 or 0; over several trials a report counts them ("2 of 3", flagAggregate),
+ * with no median or CV.
  */
-export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze(['autoscale_peak_found', 'autoscale_target_met', 'page_cache_flagged', 'storage_direct_io', 'storage_ram_backed', 'storage_buffered_loop']);
+export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze([
+  'autoscale_peak_found',
+  'autoscale_target_met',
+  'page_cache_flagged',
+  'storage_direct_io',
+  'storage_ram_backed',
+  'storage_buffered_loop',
+  'queueing_bound',
+  'backlog_cap_reached',
+]);
 export const isFlagMetric = (key: string): boolean => FLAG_METRIC_KEYS.includes(key);
 
 /** What a report shows per scenario unless all metrics are asked for: `kvbench report` and the app's report alike. */

@@ -18,6 +18,11 @@ export const TRIAL_FLAG_KINDS = [
   'qos-target',
   /** Bytes went past the tiers its scenario names (CPU only spilling to the drive): its numbers include a slower tier's. */
   'spilled',
+  /**
+   * The queue was still growing at the window's close (src-shared/domain/queueing-bound.ts): its
+   * end-to-end latency and queue wait measure the queue, not the storage.
+   */
+  'queueing-bound',
 ] as const;
 export type TrialFlagKind = (typeof TRIAL_FLAG_KINDS)[number];
 
@@ -29,20 +34,24 @@ export interface FlagKindCounts {
   stalled: number;
   /** Spilled past the tiers its scenario names. */
   spilled: number;
-  /** Flagged for none of those five: an autoscaler short of its peak or target (no-peak, qos-target). */
+  /** Queueing-bound: their end-to-end latency and queue wait measure the queue. */
+  queueingBound: number;
+  /** Flagged for none of those six: an autoscaler short of its peak or target (no-peak, qos-target). */
   other: number;
 }
 
 /** Counts trials, each given as its flag kinds, by kind. */
 export function countFlagKinds(trials: readonly (readonly TrialFlagKind[])[]): FlagKindCounts {
   const has = (kinds: readonly TrialFlagKind[], k: TrialFlagKind): boolean => kinds.includes(k);
-  const named = (kinds: readonly TrialFlagKind[]): boolean => has(kinds, 'trace-only') || has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled') || has(kinds, 'spilled');
+  const named = (kinds: readonly TrialFlagKind[]): boolean =>
+    has(kinds, 'trace-only') || has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled') || has(kinds, 'spilled') || has(kinds, 'queueing-bound');
   return {
     traceOnly: trials.filter((k) => has(k, 'trace-only')).length,
     ramBacked: trials.filter((k) => has(k, 'ram-backed')).length,
     pageCache: trials.filter((k) => has(k, 'page-cache')).length,
     stalled: trials.filter((k) => has(k, 'stalled')).length,
     spilled: trials.filter((k) => has(k, 'spilled')).length,
+    queueingBound: trials.filter((k) => has(k, 'queueing-bound')).length,
     other: trials.filter((k) => k.length > 0 && !named(k)).length,
   };
 }
@@ -55,6 +64,7 @@ export function flagKindsText(c: FlagKindCounts): string {
     c.pageCache > 0 ? `${c.pageCache} with storage reads the page cache served` : null,
     c.stalled > 0 ? `${c.stalled} where the engine stalled` : null,
     c.spilled > 0 ? `${c.spilled} spilled past the tiers their scenario names` : null,
+    c.queueingBound > 0 ? `${c.queueingBound} queueing-bound (end-to-end latency and queue wait measure the queue)` : null,
     c.other > 0 ? `${c.other} with an autoscaler short of its peak or target` : null,
   ]
     .filter((s): s is string => s !== null)

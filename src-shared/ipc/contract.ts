@@ -231,7 +231,7 @@ export const ScenarioSummarySchema = z.object({
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
 /** Trials by the kind of flag they carry (src-shared/domain/trial-flags.ts FlagKindCounts). */
-const flagKindCounts = { traceOnly: count, ramBacked: count, pageCache: count, stalled: count, spilled: count, other: count };
+const flagKindCounts = { traceOnly: count, ramBacked: count, pageCache: count, stalled: count, spilled: count, queueingBound: count, other: count };
 
 /** One suite label of a report or a comparison's side (null: suites without one) and its suites. */
 const SuiteLabelGroupSchema = z.object({ label: z.string().nullable(), suiteIds: z.array(int) });

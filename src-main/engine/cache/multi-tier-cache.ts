@@ -389,7 +389,7 @@ export class MultiTierCache {
     const work = (async () => {
       const startNs = process.hrtime.bigint();
       try {
-        await dest.backend.write(entry, this.#copyOut(src, entry), this.#progress(dest.name, 'write', undefined, true));
+        await dest.backend.write(entry, this.#copyOut(src, entry), this.#progress(dest.name, 'write', undefined, 'move'));
       } catch (err) {
         dest.usedBytes -= entry.sizeBytes;
         this.#arrived(dest);
@@ -461,20 +461,25 @@ export class MultiTierCache {
    * Counts each chunk's bytes in `tier`'s `direction` as it completes, while the window is open, and
    * passes them on to the caller's `also` (the request's own per-chunk accounting).
    */
-  #progress(tier: TierName, direction: 'read' | 'write', also?: ChunkProgress, move = false): ChunkProgress {
-    const stats = this.tierStats.get(tier)![direction];
+  #progress(tier: TierName, direction: 'read' | 'write', also?: ChunkProgress, move: 'move' | 'demotion' | null = null): ChunkProgress {
+    const tierStats = this.tierStats.get(tier)!;
+    const stats = tierStats[direction];
     return (bytes) => {
       if (this.#recording) {
         stats.bytes += bytes;
-        if (move) stats.movedBytes += bytes;
+        if (move !== null) stats.movedBytes += bytes;
+        // Chunk by chunk, as the tier's bytes are: a demotion in flight when the window closes counts
+        // the chunks it moved in both (whole demotions only are kvbench.demotions' count and bytes).
+        if (move === 'demotion' && direction === 'write') tierStats.demotedInBytes += bytes;
+        if (move === 'demotion' && direction === 'read') tierStats.demotedOutBytes += bytes;
       }
       also?.(bytes);
     };
   }
 
   /** The source side of a move between tiers: each chunk copied out of `src` is a read there. */
-  #copyOut(src: TierState, entry: CacheEntry): MoveSource {
-    const counted = this.#progress(src.name, 'read', undefined, true);
+  #copyOut(src: TierState, entry: CacheEntry, move: 'move' | 'demotion' = 'move'): MoveSource {
+    const counted = this.#progress(src.name, 'read', undefined, move);
     const copy = async (chunk: Parameters<MoveSource>[0]): Promise<void> => {
       await src.backend.copyChunkOut(entry, chunk);
       counted(chunk.buffer.length);
@@ -618,10 +623,9 @@ export class MultiTierCache {
     const dest = this.#tiers[destIndex];
     const startNs = process.hrtime.bigint();
     let readTiming: OpTiming | null = null;
-    let writeTiming: OpTiming;
     try {
       // The destination pulls each chunk from the source tier: one real copy per chunk.
-      writeTiming = await dest.backend.write(victim, this.#copyOut(src, victim), this.#progress(dest.name, 'write', undefined, true));
+      await dest.backend.write(victim, this.#copyOut(src, victim, 'demotion'), this.#progress(dest.name, 'write', undefined, 'demotion'));
     } catch (err) {
       dest.usedBytes -= victim.sizeBytes;
       this.#arrived(dest);
@@ -649,9 +653,7 @@ export class MultiTierCache {
     const srcStats = this.tierStats.get(src.name)!;
     const destStats = this.tierStats.get(dest.name)!;
     countMove(srcStats.read);
-    srcStats.demotedOutBytes += victim.sizeBytes;
     countMove(destStats.write);
-    destStats.demotedInBytes += writeTiming.bytes;
     // Keyed by where the entry really went: a victim the next tier declines (too large for it, or
     // no room) goes further down, and is counted as that move, not as one to the next tier.
     const key = `${src.name}->${dest.name}`;

@@ -6,9 +6,17 @@ export interface MemorySample {
   rssBytes: number;
   /** The main thread's JS heap in use. */
   heapUsedBytes: number;
-  /** Memory outside the main thread's JS heap that JS objects hold (array buffers included). */
+  /**
+   * Memory outside the main thread's JS heap that JS objects hold: plain ArrayBuffers are in it, but
+   * Node 24 counts no SharedArrayBuffer here (the CPU tier's arena is one) and no shared WebAssembly
+   * memory (the storage I/O buffers): +256 MiB of either leaves it unchanged.
+   */
   externalBytes: number;
-  /** Of `externalBytes`, ArrayBuffers and SharedArrayBuffers (the CPU tier's arena among them). */
+  /**
+   * ArrayBuffers and SharedArrayBuffers (the CPU tier's arena among them): not a part of
+   * `externalBytes`, and overlapping it (the plain ArrayBuffers are in both). The storage I/O buffers,
+   * shared WebAssembly memory, are in neither: FixedBuffers.storageIoBuffersBytes says them.
+   */
   arrayBuffersBytes: number;
   /** The byte-worker threads' JS heaps in use, summed; null until first measured. */
   byteWorkersHeapUsedBytes: number | null;

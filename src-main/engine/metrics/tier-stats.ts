@@ -89,9 +89,9 @@ export class DirectionStats {
 export class TierStats {
   readonly read: DirectionStats;
   readonly write: DirectionStats;
-  /** Bytes that left this tier by demotion (also counted in `read`). */
+  /** Bytes that left this tier by demotion (also counted in `read`), chunk by chunk as `read` counts them. */
   demotedOutBytes = 0;
-  /** Bytes that arrived by demotion (also counted in `write`). */
+  /** Bytes that arrived by demotion (also counted in `write`), chunk by chunk as `write` counts them. */
   demotedInBytes = 0;
   /**
    * Entries deleted to make room: the terminal (storage) tier's LRU entries, and an entry demoted from

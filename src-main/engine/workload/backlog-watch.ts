@@ -1,6 +1,8 @@
+import { isQueueingBound } from '../../../src-shared/domain/queueing-bound.ts';
+
 /**
  * The open loop's backlog. Simulated users never wait for their previous request (reference
- * behaviour), so when the configuration offers more load than the storage serves, arrivals pile up in
+ * behaviour), so when the configuration offers more load than the engine serves, arrivals pile up in
  * the request queue without end: end-to-end latency and queue wait then measure how long the queue
  * has become, not the storage, while the storage's own numbers (bandwidth, per-operation latency)
  * still describe the device at full load. This watch says so, live and in the results, and bounds the
@@ -15,32 +17,39 @@
  */
 export const OPEN_LOOP_BACKLOG_CAP = 500_000;
 
-/** A backlog this deep (and at least 10 requests per worker) means the run measures queueing. */
-export function queueingBoundDepth(workers: number): number {
-  return Math.max(1000, 10 * workers);
-}
-
 export interface BacklogFacts {
   /** The cap on queued arrivals; null when the workload is unpaced (its backlog is kept at 2 × workers). */
   capRequests: number | null;
   /** The cap was reached: arrivals were held back and issued late. */
   capReached: boolean;
-  /** The queue reached {@link queueingBoundDepth} requests at some point. */
+  /** At the window's close the queue made the run queueing-bound (isQueueingBound; src-shared/domain/queueing-bound.ts). */
   queueingBound: boolean;
+  /** The workers serving the queue when the window closed (null: it has not closed). */
+  workersAtClose: number | null;
   /** The latest any arrival was issued behind its scheduled time (ns): the cap, or a stalled event loop. */
   issueLatenessMaxNs: number;
+  /** Trace-only mode: no storage I/O, so the engine itself is what serves the load. */
+  traceOnly: boolean;
 }
+
+/** Who serves the offered load, for the warning and the note: in trace-only mode there is no storage. */
+const servedBy = (traceOnly: boolean): string => (traceOnly ? 'the engine serves (trace-only mode: no storage I/O)' : 'the storage serves');
+const count = (n: number): string => n.toLocaleString('en-US');
 
 export class BacklogWatch {
   readonly #capRequests: number | null;
   readonly #log: (level: 'warn', message: string) => void;
+  readonly #traceOnly: boolean;
   #capReached = false;
+  #warned = false;
   #queueingBound = false;
+  #workersAtClose: number | null = null;
   #issueLatenessMaxNs = 0;
 
-  constructor(paced: boolean, log: (level: 'warn', message: string) => void, capRequests?: number) {
+  constructor(paced: boolean, log: (level: 'warn', message: string) => void, capRequests?: number, traceOnly = false) {
     this.#capRequests = paced ? (capRequests ?? OPEN_LOOP_BACKLOG_CAP) : null;
     this.#log = log;
+    this.#traceOnly = traceOnly;
   }
 
   /** How many requests the scheduler may keep queued now. */
@@ -55,42 +64,58 @@ export class BacklogWatch {
 
   /**
    * After each scheduler tick: the queue's depth, and whether an arrival that was due stayed back
-   * because the queue was at its cap. Each condition is said once, when it first happens.
+   * because the queue was at its cap. Each condition is said once, when it first happens; the results'
+   * verdict is the window's close (close), which a queue that drains again does not meet.
    */
   observe(s: { depth: number; workers: number; issued: number; completed: number; heldBack: boolean }): void {
     if (this.#capRequests === null) return;
-    if (!this.#queueingBound && s.depth >= queueingBoundDepth(s.workers)) {
-      this.#queueingBound = true;
+    if (!this.#warned && isQueueingBound({ queuedRequests: s.depth, workers: s.workers, requestsCompleted: s.completed })) {
+      this.#warned = true;
       this.#log(
         'warn',
-        `the request queue has grown to ${s.depth} requests (${s.issued} issued, ${s.completed} completed): the configuration offers more load ` +
-          'than the storage serves, so end-to-end latency and queue wait measure queueing from here on, not storage ' +
-          '(storage bandwidth and per-operation latencies still describe the device); fewer users or a longer think time keep the queue short',
+        `the request queue has grown to ${count(s.depth)} requests (${count(s.issued)} issued, ${count(s.completed)} completed): the configuration offers more load ` +
+          `than ${servedBy(this.#traceOnly)}, so end-to-end latency and queue wait measure queueing while it lasts, not ${this.#traceOnly ? 'the engine' : 'storage'}` +
+          `${this.#traceOnly ? '' : ' (storage bandwidth and per-operation latencies still describe the device)'}; fewer users or a longer think time keep the queue short`,
       );
     }
     if (!this.#capReached && s.heldBack) {
       this.#capReached = true;
       this.#log(
         'warn',
-        `the request queue reached its cap of ${this.#capRequests} requests: further arrivals are held back and issued late, in order, ` +
+        `the request queue reached its cap of ${count(this.#capRequests)} requests: further arrivals are held back and issued late, in order, ` +
           'as it drains (the offered stream is unchanged, and latencies still run from the scheduled arrivals, the time held back included)',
       );
     }
   }
 
+  /** The window closed with this queue: the run's verdict (an unpaced replay's bounded backlog is never one). */
+  close(s: { queued: number; workers: number; completed: number }): void {
+    this.#workersAtClose = s.workers;
+    this.#queueingBound = this.#capRequests !== null && isQueueingBound({ queuedRequests: s.queued, workers: s.workers, requestsCompleted: s.completed });
+  }
+
   facts(): BacklogFacts {
-    return { capRequests: this.#capRequests, capReached: this.#capReached, queueingBound: this.#queueingBound, issueLatenessMaxNs: this.#issueLatenessMaxNs };
+    return {
+      capRequests: this.#capRequests,
+      capReached: this.#capReached,
+      queueingBound: this.#queueingBound,
+      workersAtClose: this.#workersAtClose,
+      issueLatenessMaxNs: this.#issueLatenessMaxNs,
+      traceOnly: this.#traceOnly,
+    };
   }
 }
 
 /** What the results' summary says about a queueing-bound run (null when it was not one). */
-export function backlogNote(f: BacklogFacts, maxDepth: number, issued: number, completed: number): string | null {
+export function backlogNote(f: BacklogFacts, queue: { maxDepth: number; queuedAtClose: number }, issued: number, completed: number): string | null {
   if (!f.queueingBound && !f.capReached) return null;
+  const workers = f.workersAtClose === null ? '' : ` for ${count(f.workersAtClose)} workers`;
   let note =
-    `the queue grew to ${maxDepth} requests (${issued} issued, ${completed} completed): the configuration offers more load than the storage serves, ` +
-    'so end-to-end latency and queue wait measure queueing, not storage; storage bandwidth and per-operation latencies still describe the device';
+    `${count(queue.queuedAtClose)} requests were still queued at the close${workers} (${count(issued)} issued, ${count(completed)} completed; the queue reached ${count(queue.maxDepth)}): ` +
+    `the configuration offers more load than ${servedBy(f.traceOnly)}, so end-to-end latency and queue wait measure queueing, not ${f.traceOnly ? 'the engine' : 'storage'}` +
+    (f.traceOnly ? '' : '; storage bandwidth and per-operation latencies still describe the device');
   if (f.capReached) {
-    note += `; the backlog reached its cap of ${f.capRequests} and later arrivals were issued up to ${(f.issueLatenessMaxNs / 1e9).toFixed(1)} s behind schedule`;
+    note += `; the backlog reached its cap of ${count(f.capRequests ?? 0)} and later arrivals were issued up to ${(f.issueLatenessMaxNs / 1e9).toFixed(1)} s behind schedule`;
   }
   return note;
 }

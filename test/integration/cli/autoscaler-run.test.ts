@@ -53,6 +53,8 @@ describe('kvbench run --enable-autoscaling', () => {
     const judged = summary.target_judged_interval!;
     expect(steps.at(-1)).toMatchObject({ elapsed_s: judged.elapsed_s, saturation_level: judged.saturation_level });
     expect(summary.target_met).toBe(judged.saturation_level! <= 1);
+    // Beside target_saturation (0.8) it must not read as "saturation ≤ 0.8" (rev18 L4).
+    expect((summary as unknown as { target_met_means: string }).target_met_means).toMatch(/^storage read P95 ≤ 200 ms and write P95 ≤ \d+ ms \(saturation ≤ 1\) in the last interval that measured them; not saturation ≤ target_saturation/);
     for (const e of steps) expect(e).toHaveProperty('read_in_flight_oldest_ms');
     expect(stdout).toContain(`  P95 Target (storage read P95 ≤ 200 ms): ${summary.target_met ? 'met' : 'NOT met'} (last measured interval, at ${judged.elapsed_s!.toFixed(1)} s: `);
   }, 60_000);

@@ -68,9 +68,12 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
     expect(cpu.write_bytes).toBeGreaterThan(0);
     expect(cs.tier_cpu_kv_bytes_written_gb).toBeGreaterThan(0);
     expect(Math.abs(cs.tier_cpu_kv_bytes_written_gb * GIB - cpu.write_bytes)).toBeLessThanOrEqual(1);
-    // A demotion leaves the CPU tier and enters the storage tier: the same bytes on both sides.
-    expect(cpu.demoted_out_bytes).toBe(demotion.bytes);
-    expect(storage.demoted_in_bytes).toBe(demotion.bytes);
+    // A demotion leaves the CPU tier and enters the storage tier: its bytes on both sides, counted chunk
+    // by chunk as the tier bytes are, so one in flight at the close adds the chunks it moved to the
+    // finished demotions' bytes.
+    expect(cpu.demoted_out_bytes).toBeGreaterThanOrEqual(demotion.bytes);
+    expect(storage.demoted_in_bytes).toBeGreaterThanOrEqual(demotion.bytes);
+    expect(cpu.demoted_out_bytes).toBeGreaterThanOrEqual(storage.demoted_in_bytes);
     expect(storage.write_bytes, 'storage writes include the demoted bytes').toBeGreaterThanOrEqual(demotion.bytes);
     expect(cpu.read_bytes, 'CPU reads include the demoted bytes').toBeGreaterThanOrEqual(demotion.bytes);
     expect(storage.write_ops).toBeGreaterThanOrEqual(demotion.count);

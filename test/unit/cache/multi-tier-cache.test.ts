@@ -371,6 +371,30 @@ describe('MultiTierCache measured window', () => {
     expect(cache.hits.hits).toBe(cpu.read.ops + storage.read.ops - d.count);
   });
 
+  it('counts a demotion\'s bytes chunk by chunk, as the tier bytes are: one in flight at the close is in demoted in/out as in the moved bytes', async () => {
+    const cpu = new MemoryTier('cpu', 100);
+    const storage = new TerminalMemoryTier('storage', 100);
+    const cache = new MultiTierCache([
+      { backend: cpu, budgetBytes: 1000 },
+      { backend: storage, budgetBytes: 100_000 },
+    ]);
+    for (let i = 0; i < 8; i++) await cache.write(ref(`e${i}`, 100), patternSource(i));
+    const cpuStats = cache.tierStats.get('cpu')!;
+    const storageStats = cache.tierStats.get('storage')!;
+    // The storage write of e0's demotion holds after its last chunk: the window closes then.
+    storage.delayMs = 50;
+    const writing = cache.write(ref('e8', 100), patternSource(8));
+    while (storageStats.write.movedBytes < 100) await new Promise((r) => setImmediate(r));
+    cache.closeWindow();
+    await writing;
+    expect(storageStats.write.movedBytes).toBe(100);
+    expect(storageStats.demotedInBytes).toBe(storageStats.write.movedBytes);
+    expect(cpuStats.demotedOutBytes).toBe(cpuStats.read.movedBytes);
+    expect(cpuStats.read.movedBytes).toBe(100);
+    // The finished demotions are kvbench.demotions' count: this one ended after the close.
+    expect(cache.demotions.get('cpu->storage')?.count ?? 0).toBe(0);
+  });
+
   it('knows when the oldest read and write still in flight began, and forgets them once they end, failed ones too', async () => {
     const { cache } = twoTier(0, 100_000);
     const storage = cache.tierStats.get('storage')!;

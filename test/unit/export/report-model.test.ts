@@ -187,6 +187,18 @@ describe('scenario report', () => {
     ]);
   });
 
+  it('counts a yes/no metric over trials ("2 of 3"): no median of 1s and 0s, no CV (review rev18 L3)', () => {
+    const options = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 10, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'qos' };
+    const ts = [1, 0, 1].map((met, index) => trial({ scenario: 'autoscale', index, options, version: '0.7.0', metrics: { wall_clock_throughput_tok_per_s: 100, autoscale_target_met: met } }));
+    const report = buildScenarioReport(ts);
+    const m = report.scenarios[0].metrics.find((x) => x.metric.key === 'autoscale_target_met')!;
+    expect(m.aggregate).toEqual({ n: 3, yes: 2, mean: 2 / 3, median: null, p95: null, min: 0, max: 1, cv: null });
+    const row = formatScenarioReport(report, { allMetrics: true })
+      .split('\n')
+      .find((l) => l.includes('Autoscaler latency target met'));
+    expect(row).toMatch(/Autoscaler latency target met \(count\)\s+3\s+2 of 3\s+—\s+—\s*$/);
+  });
+
   it("a capacity run's headline is its peak throughput beside the users at that peak, not the overshoot step's final users", () => {
     const capacity = { model: 'tiny-1b', numUsers: 2, cpuMemGb: 0, gpuMemGb: 0, duration: 12, generationMode: 'none', enableAutoscaling: true, autoscalerMode: 'capacity' };
     const qos = { ...capacity, autoscalerMode: 'qos' };
@@ -913,7 +925,7 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 200, storage_ram_backed: i } }));
     const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.matched).toBe(2);
-    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, spilled: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
+    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
     expect(c.cautions.a.matchedTrials).toBe(4);
     expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory (backing not recorded by the kvbench that stored it): their storage numbers describe memory, not a drive');
   });

@@ -1,25 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import { BacklogWatch, OPEN_LOOP_BACKLOG_CAP, backlogNote, queueingBoundDepth } from '../../../src-main/engine/workload/backlog-watch.ts';
+import { BacklogWatch, OPEN_LOOP_BACKLOG_CAP, backlogNote } from '../../../src-main/engine/workload/backlog-watch.ts';
 
-function watch(paced = true, cap?: number) {
+function watch(paced = true, cap?: number, traceOnly = false) {
   const logged: string[] = [];
-  return { w: new BacklogWatch(paced, (_level, message) => void logged.push(message), cap), logged };
+  return { w: new BacklogWatch(paced, (_level, message) => void logged.push(message), cap, traceOnly), logged };
 }
 
 describe('BacklogWatch: an open loop that outgrows its workers measures queueing, and says so', () => {
-  it('says once, when the queue first reaches max(1000, 10 × workers), that latencies now measure queueing', () => {
-    expect(queueingBoundDepth(10)).toBe(1000);
-    expect(queueingBoundDepth(500)).toBe(5000);
+  it('judges at the close, relative to the workers and to what was served: a 4-user run 238 deep is queueing-bound, a steady one is not', () => {
+    // rev18's t2: 4 users, 273 issued, 31 completed, 238 queued at the close (queue wait P95 11.1 s of e2e P95 14.4 s).
+    const small = watch();
+    small.w.observe({ depth: 238, workers: 4, issued: 273, completed: 31, heldBack: false });
+    small.w.close({ queued: 238, workers: 4, completed: 31 });
+    expect(small.w.facts()).toMatchObject({ queueingBound: true, workersAtClose: 4 });
+    expect(small.logged).toEqual([expect.stringContaining('the request queue has grown to 238 requests (273 issued, 31 completed): the configuration offers more load than the storage serves')]);
+    // A steady run: a burst of 40 queued (10 per worker) at the close of a run that served 2,000.
+    const steady = watch();
+    steady.w.close({ queued: 40, workers: 4, completed: 2000 });
+    expect(steady.w.facts().queueingBound).toBe(false);
+    // Shallow for its workers: 500 workers, 4,000 queued of 1,000 served.
+    const wide = watch();
+    wide.w.close({ queued: 4000, workers: 500, completed: 1000 });
+    expect(wide.w.facts().queueingBound).toBe(false);
+  });
+
+  it('says live once, when the queue first outgrows its workers, and does not keep the verdict if the queue drained by the close', () => {
     const { w, logged } = watch();
-    w.observe({ depth: 999, workers: 10, issued: 1500, completed: 400, heldBack: false });
+    w.observe({ depth: 39, workers: 4, issued: 60, completed: 10, heldBack: false });
     expect(logged).toEqual([]);
-    expect(w.facts().queueingBound).toBe(false);
-    w.observe({ depth: 1000, workers: 10, issued: 1600, completed: 410, heldBack: false });
-    w.observe({ depth: 5000, workers: 10, issued: 6000, completed: 500, heldBack: false });
+    w.observe({ depth: 40, workers: 4, issued: 61, completed: 10, heldBack: false });
+    w.observe({ depth: 4462, workers: 4, issued: 5000, completed: 100, heldBack: false });
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toContain('the request queue has grown to 1000 requests (1600 issued, 410 completed): the configuration offers more load than the storage serves');
-    expect(logged[0]).toContain('measure queueing');
-    expect(w.facts()).toEqual({ capRequests: OPEN_LOOP_BACKLOG_CAP, capReached: false, queueingBound: true, issueLatenessMaxNs: 0 });
+    expect(logged[0]).toContain('the request queue has grown to 40 requests (61 issued, 10 completed)');
+    w.close({ queued: 0, workers: 4, completed: 5000 });
+    expect(w.facts()).toEqual({ capRequests: OPEN_LOOP_BACKLOG_CAP, capReached: false, queueingBound: false, workersAtClose: 4, issueLatenessMaxNs: 0, traceOnly: false });
   });
 
   it('caps an open loop at OPEN_LOOP_BACKLOG_CAP and says once when arrivals are held back; an unpaced replay keeps 2 × workers', () => {
@@ -30,24 +44,34 @@ describe('BacklogWatch: an open loop that outgrows its workers measures queueing
     expect(logged).toEqual([expect.stringContaining('the request queue reached its cap of 20 requests: further arrivals are held back and issued late, in order')]);
     w.issued(1e9, 3.5e9);
     w.issued(2e9, 2.5e9);
-    expect(w.facts()).toEqual({ capRequests: 20, capReached: true, queueingBound: false, issueLatenessMaxNs: 2.5e9 });
+    expect(w.facts()).toEqual({ capRequests: 20, capReached: true, queueingBound: false, workersAtClose: null, issueLatenessMaxNs: 2.5e9, traceOnly: false });
 
     const unpaced = watch(false);
     expect(unpaced.w.maxQueued(8)).toBe(16);
     unpaced.w.observe({ depth: 100_000, workers: 8, issued: 100_000, completed: 0, heldBack: true });
+    unpaced.w.close({ queued: 100_000, workers: 8, completed: 0 });
     expect(unpaced.logged).toEqual([]);
     expect(unpaced.w.facts()).toMatchObject({ capRequests: null, capReached: false, queueingBound: false });
   });
 
-  it('gives the results a note only for a queueing-bound run', () => {
-    const quiet = { capRequests: OPEN_LOOP_BACKLOG_CAP, capReached: false, queueingBound: false, issueLatenessMaxNs: 0 };
-    expect(backlogNote(quiet, 12, 100, 90)).toBeNull();
-    expect(backlogNote({ ...quiet, queueingBound: true }, 26960, 27835, 675)).toBe(
-      'the queue grew to 26960 requests (27835 issued, 675 completed): the configuration offers more load than the storage serves, ' +
+  it('gives the results a note only for a queueing-bound run, counts grouped, and blames no storage in trace-only mode', () => {
+    const quiet = { capRequests: OPEN_LOOP_BACKLOG_CAP, capReached: false, queueingBound: false, workersAtClose: 100, issueLatenessMaxNs: 0, traceOnly: false };
+    expect(backlogNote(quiet, { maxDepth: 12, queuedAtClose: 3 }, 100, 90)).toBeNull();
+    expect(backlogNote({ ...quiet, queueingBound: true }, { maxDepth: 4462, queuedAtClose: 4462 }, 4669, 107)).toBe(
+      '4,462 requests were still queued at the close for 100 workers (4,669 issued, 107 completed; the queue reached 4,462): the configuration offers more load than the storage serves, ' +
         'so end-to-end latency and queue wait measure queueing, not storage; storage bandwidth and per-operation latencies still describe the device',
     );
-    expect(backlogNote({ ...quiet, capRequests: 20, capReached: true, issueLatenessMaxNs: 2.5e9 }, 20, 60, 3)).toMatch(
+    const traceOnly = backlogNote({ ...quiet, queueingBound: true, workersAtClose: 500, traceOnly: true }, { maxDepth: 58420, queuedAtClose: 58397 }, 95880, 36983);
+    expect(traceOnly).toBe(
+      '58,397 requests were still queued at the close for 500 workers (95,880 issued, 36,983 completed; the queue reached 58,420): ' +
+        'the configuration offers more load than the engine serves (trace-only mode: no storage I/O), so end-to-end latency and queue wait measure queueing, not the engine',
+    );
+    expect(backlogNote({ ...quiet, capRequests: 20, capReached: true, issueLatenessMaxNs: 2.5e9 }, { maxDepth: 20, queuedAtClose: 20 }, 60, 3)).toMatch(
       /; the backlog reached its cap of 20 and later arrivals were issued up to 2\.5 s behind schedule$/,
     );
+    const live = watch(true, undefined, true);
+    live.w.observe({ depth: 5000, workers: 500, issued: 6000, completed: 500, heldBack: false });
+    expect(live.logged[0]).toContain('more load than the engine serves (trace-only mode: no storage I/O)');
+    expect(live.logged[0]).not.toContain('storage bandwidth');
   });
 });
