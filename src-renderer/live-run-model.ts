@@ -399,7 +399,7 @@ export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => st
   const b = p?.backlog;
   if (!b || !measuresQueueing(p)) return null;
   const why = b.queueingBound
-    ? `its request queue reached ${b.queueingBoundDepth.toLocaleString('en-US')} requests`
+    ? `its request queue grew to ${b.queuedRequests.toLocaleString('en-US')} requests for ${b.workers.toLocaleString('en-US')} workers`
     : `its request queue reached its cap of ${(b.capRequests ?? 0).toLocaleString('en-US')} requests`;
   const late =
     b.capReached && b.capRequests !== null

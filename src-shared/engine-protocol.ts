@@ -83,9 +83,11 @@ export const ProgressEventSchema = z.object({
     .optional(),
   /**
    * The open loop's backlog so far (the results' `queue` facts, as they stand): whether the queue
-   * reached the depth at which end-to-end latency and queue wait measure queueing, not storage
-   * (`queueingBound`), whether it reached its cap (`capReached`: arrivals held back and issued late),
-   * and the latest an arrival was issued behind its schedule. Either flag makes the trial one that
+   * has met the rule by which end-to-end latency and queue wait measure queueing, not storage
+   * (`queueingBound`; src-shared/domain/queueing-bound.ts, judged at each scheduler tick here and at
+   * the window's close in the results), the requests queued and the workers serving them now,
+   * whether it reached its cap (`capReached`: arrivals held back and issued late), and the latest an
+   * arrival was issued behind its schedule. Either flag makes the trial one that
    * measures queueing (the results' `queue.note`). Optional: protocol 3's events lack it.
    */
   backlog: z
@@ -93,7 +95,8 @@ export const ProgressEventSchema = z.object({
       queueingBound: z.boolean(),
       capReached: z.boolean(),
       capRequests: count.nullable(),
-      queueingBoundDepth: count,
+      queuedRequests: count,
+      workers: count,
       issueLatenessMaxNs: durationNs,
     })
     .optional(),

@@ -39,7 +39,7 @@ import { MAX_WORKERS, PREPOPULATED_ENTRY_TOKENS, type QosLevel } from './workloa
 import { resolveWorkloadProfile, type WorkloadProfile } from './workload/workload-profile.ts';
 import { RequestAbandoned, RequestProcessor } from './workload/request-processor.ts';
 import { RequestQueue, Semaphore } from './workload/request-queue.ts';
-import { BacklogWatch, queueingBoundDepth } from './workload/backlog-watch.ts';
+import { BacklogWatch } from './workload/backlog-watch.ts';
 import { createWorkloadSource } from './workload/sources/create-source.ts';
 import type { WorkloadSource } from './workload/workload-source.ts';
 import { WorkerPool } from './workload/worker-pool.ts';
@@ -528,10 +528,11 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     return {
       memory: lastMemory,
       backlog: {
-        queueingBound: b.queueingBound,
+        queueingBound: b.queueingBound || backlog.queueingSeen,
         capReached: b.capReached,
         capRequests: b.capRequests,
-        queueingBoundDepth: queueingBoundDepth(pool.size),
+        queuedRequests: queue.depth,
+        workers: pool.size,
         issueLatenessMaxNs: b.issueLatenessMaxNs,
       },
     };

@@ -94,6 +94,11 @@ export class BacklogWatch {
     this.#queueingBound = this.#capRequests !== null && isQueueingBound({ queuedRequests: s.queued, workers: s.workers, requestsCompleted: s.completed });
   }
 
+  /** The queue has met the rule at some tick (the live warning was given), though the close may not. */
+  get queueingSeen(): boolean {
+    return this.#warned;
+  }
+
   facts(): BacklogFacts {
     return {
       capRequests: this.#capRequests,

@@ -104,7 +104,7 @@ describe('engine protocol schemas', () => {
 
   it("carries the engine's memory and the backlog's facts through (the app's live view reads them), and still takes an event without them", () => {
     const memory = { rssBytes: 5e8, heapUsedBytes: 2e7, externalBytes: 3e8, arrayBuffersBytes: 2.9e8, byteWorkersHeapUsedBytes: null };
-    const backlog = { queueingBound: true, capReached: false, capRequests: 500_000, queueingBoundDepth: 1000, issueLatenessMaxNs: 0 };
+    const backlog = { queueingBound: true, capReached: false, capRequests: 500_000, queuedRequests: 1000, workers: 8, issueLatenessMaxNs: 0 };
     expect(ProgressEventSchema.parse({ ...progress, memory, backlog })).toEqual({ ...progress, memory, backlog });
     expect(ProgressEventSchema.parse({ ...progress, memory: null })).toEqual({ ...progress, memory: null });
     expect(ProgressEventSchema.parse(progress)).toEqual(progress);

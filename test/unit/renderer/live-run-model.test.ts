@@ -396,7 +396,7 @@ describe('a trial spilling past the tiers its scenario names', () => {
 describe('a trial that measures its request queue, not the storage', () => {
   const backlog = (over: Partial<NonNullable<ProgressEvent['backlog']>>): ProgressEvent => ({
     ...progress('running', 3),
-    backlog: { queueingBound: false, capReached: false, capRequests: 500_000, queueingBoundDepth: 1000, issueLatenessMaxNs: 0, ...over },
+    backlog: { queueingBound: false, capReached: false, capRequests: 500_000, queuedRequests: 1000, workers: 8, issueLatenessMaxNs: 0, ...over },
   });
   const span = (ns: number): string => `${ns / 1e6} ms`;
 
@@ -413,7 +413,7 @@ describe('a trial that measures its request queue, not the storage', () => {
     expect(queueingNotice(p, span)).toEqual({
       headline: 'Queueing-bound: this trial measures its request queue, not the storage',
       detail:
-        'The users offer more load than the storage serves: its request queue reached 1,000 requests. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive; ' +
+        'The users offer more load than the storage serves: its request queue grew to 1,000 requests for 8 workers. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive; ' +
         'its storage bandwidth and per-operation storage latencies still describe the drive at full load. The stored trial says so in its details (Queueing-bound).',
     });
   });

@@ -871,7 +871,7 @@ describe('run step', () => {
       phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 8, maxRequests: null, activeUsers: 4, queueDepth: 12, generatedTokens: 100, storageReadBytes: 3e9, storageWriteBytes: 1e9,
       generatedTokensPerSec: 0, storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2e7, storageReadP95Ns: null, eventLoopLagP99Ns: null,
       memory: o.rssMiB === undefined ? null : { rssBytes: o.rssMiB * mib, heapUsedBytes: 20 * mib, externalBytes: 200 * mib, arrayBuffersBytes: 190 * mib, byteWorkersHeapUsedBytes: null },
-      backlog: { queueingBound: false, capReached: o.capReached ?? false, capRequests: 12, queueingBoundDepth: 1000, issueLatenessMaxNs: o.capReached ? 71e6 : 0 },
+      backlog: { queueingBound: false, capReached: o.capReached ?? false, capRequests: 12, queuedRequests: 12, workers: 8, issueLatenessMaxNs: o.capReached ? 71e6 : 0 },
     });
     const trial = ref(0, 'storage-only', 'Storage only', 3);
     run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...trial });
