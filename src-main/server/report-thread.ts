@@ -15,6 +15,7 @@
 // itself, and opens the database for itself (so a switch to another needs nothing of the workers).
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { IpcError, ResponseOf } from '../../src-shared/ipc/contract.ts';
+import type { FileIdentity } from '../store/file-identity.ts';
 import { workerEndText, type WorkerEnd } from '../util/worker-job.ts';
 import { fail } from './ipc-error.ts';
 import type { ReportChannel, ReportJob } from './report-jobs.ts';
@@ -23,6 +24,8 @@ import type { ReportChannel, ReportJob } from './report-jobs.ts';
 export interface ReportWorkerData {
   /** The database the backend has open (and has checked). */
   file: string;
+  /** The file the backend's connection has open (device and inode): the worker reads only that one (DB_REPLACED otherwise). */
+  sameFileAs: FileIdentity | null;
   job: ReportJob;
   /** How a person chooses another database, in a refused open's words. */
   chooseDatabase: string | undefined;
@@ -39,6 +42,8 @@ export interface ReportJobOptions {
   /** Stops the job (its worker is stopped with it); its reason (a string) says why, in the CANCELLED answer. */
   signal?: AbortSignal;
   chooseDatabase?: string;
+  /** The file the caller's connection has open: the worker refuses (DB_REPLACED) where the path names another. */
+  sameFileAs?: FileIdentity | null;
 }
 
 export interface ReportWorkersOptions {
@@ -103,7 +108,7 @@ export class ReportWorkers {
    * the file (the caller's connection may still read it).
    */
   async answer(file: string, job: ReportJob, opts: ReportJobOptions = {}): Promise<ResponseOf<ReportChannel> | null> {
-    const data: ReportWorkerData = { file, job, chooseDatabase: opts.chooseDatabase };
+    const data: ReportWorkerData = { file, job, chooseDatabase: opts.chooseDatabase, sameFileAs: opts.sameFileAs ?? null };
     await this.turn();
     let reply: ReportReply;
     try {

@@ -4,6 +4,7 @@
 // meanwhile. Each answer goes back once its connection is closed.
 import { parentPort } from 'node:worker_threads';
 import { openStoreToRead } from '../store/open-store.ts';
+import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { toIpcError } from './ipc-error.ts';
 import { answerReportJob } from './report-jobs.ts';
@@ -12,11 +13,13 @@ import type { ReportReply, ReportWorkerData } from './report-thread.ts';
 if (parentPort === null) throw new Error('report-worker.ts must run as a worker thread');
 const port = parentPort;
 
-async function answer({ file, job, chooseDatabase }: ReportWorkerData): Promise<ReportReply> {
+async function answer({ file, job, chooseDatabase, sameFileAs }: ReportWorkerData): Promise<ReportReply> {
   let store: Store;
   try {
-    store = openStoreToRead(file, { chooseDatabase });
+    store = openStoreToRead(file, { chooseDatabase, sameFileAs });
   } catch (err) {
+    // Another file at the path than the backend's (replaced by a rename): reading it would answer of another database than History's.
+    if (err instanceof StoreError && err.code === 'DB_REPLACED') return { type: 'failed', error: toIpcError(err) };
     // The backend's own connection may still read it (the file moved or its mode changed since): it decides.
     return { type: 'unopened', message: toIpcError(err).message };
   }
