@@ -35,6 +35,8 @@ export interface ReportWorkerData {
 export type ReportReply =
   | { type: 'answered'; value: ResponseOf<ReportChannel> }
   | { type: 'failed'; error: IpcError }
+  /** SQLite found a page damaged (isDamageError): its code and words, thrown again as SQLite threw them, for the caller to say as damage. */
+  | { type: 'damaged'; sqliteCode: string; message: string }
   /** It could not open the file: the backend's own connection, open before, may still read it. */
   | { type: 'unopened'; message: string };
 
@@ -104,7 +106,8 @@ export class ReportWorkers {
 
   /**
    * The answer to `job` read from `file` on a worker thread: what answerReportJob answers on the
-   * calling thread, or its refusal thrown with the same code; null where the worker could not open
+   * calling thread, or its refusal thrown with the same code (damage SQLite met: its SQLITE_ code, as
+   * SQLite threw it, which the backend's isDamageError recognises); null where the worker could not open
    * the file (the caller's connection may still read it).
    */
   async answer(file: string, job: ReportJob, opts: ReportJobOptions = {}): Promise<ResponseOf<ReportChannel> | null> {
@@ -118,6 +121,7 @@ export class ReportWorkers {
     }
     if (reply.type === 'unopened') return null;
     if (reply.type === 'failed') fail(reply.error.code, reply.error.message);
+    if (reply.type === 'damaged') throw Object.assign(new Error(reply.message), { code: reply.sqliteCode });
     return reply.value;
   }
 

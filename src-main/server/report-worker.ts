@@ -3,7 +3,8 @@
 // it names, so that the app's backend goes on answering (and a running suite's events go on flowing)
 // meanwhile. Each answer goes back once its connection is closed.
 import { parentPort } from 'node:worker_threads';
-import { openStoreToRead } from '../store/open-store.ts';
+import { isDamageError, openStoreToRead } from '../store/open-store.ts';
+import { sqliteCode } from '../store/sqlite.ts';
 import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { toIpcError } from './ipc-error.ts';
@@ -26,6 +27,10 @@ async function answer({ file, job, chooseDatabase, sameFileAs }: ReportWorkerDat
   try {
     return { type: 'answered', value: await answerReportJob(store, job) };
   } catch (err) {
+    // A page SQLite found damaged (bit rot in a file recorded sound): its SQLite code goes back, so the
+    // backend says it as the damage met on its own thread (DB_CORRUPT, the file forgotten as sound).
+    const code = sqliteCode(err);
+    if (code !== null && isDamageError(err)) return { type: 'damaged', sqliteCode: code, message: (err as Error).message };
     // A refusal (an unknown suite, a stated bandwidth over several drives, EXPORT_FAILED) as the handler throws it.
     return { type: 'failed', error: toIpcError(err) };
   } finally {
