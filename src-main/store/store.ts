@@ -428,6 +428,16 @@ export class Store {
   }
 
   /**
+   * `read` in one read transaction (one snapshot): a report or an export reads a selection's trials,
+   * then each one's histograms and hardware, as separate statements; another connection deleting or
+   * storing trials meanwhile (the app, another kvbench, a suite) lands wholly in what it reads or
+   * wholly not, never between the list and the histograms. Inside a transaction already, that one.
+   */
+  inOneSnapshot<T>(read: () => T): T {
+    return this.db.inTransaction ? read() : this.db.transaction(read)();
+  }
+
+  /**
    * `read`'s value and the damaged rows it left out or read without (as `unreadable` says them),
    * every time: `unreadable` says each once for a log, while each answer built from a read must say
    * what it lacks. Synchronous only: across an await, another read's damage would be counted in.
