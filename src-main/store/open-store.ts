@@ -98,7 +98,7 @@ function hex(n: number): string {
  * database's mode (an empty -wal again at every open), and a -shm or -wal of a mode-444 database
  * would keep it unwritable (SQLITE_READONLY) after the database itself is made writable again.
  */
-function releaseCreatedCompanions(file: string, existedBefore: Record<string, boolean>): void {
+export function releaseCreatedCompanions(file: string, existedBefore: Record<string, boolean>): void {
   const created = ['-wal', '-shm'].some((ext) => !existedBefore[ext] && fs.existsSync(file + ext));
   // Only with an empty -wal: closing then writes nothing to the database (a refused file is never
   // written); changes another process left in it go at that process's or the next writer's close.
@@ -123,6 +123,11 @@ function releaseCreatedCompanions(file: string, existedBefore: Record<string, bo
       // gone (SQLite removed it), or not this user's: nothing to do
     }
   }
+}
+
+/** Which of `file`'s -wal and -shm exist now: what releaseCreatedCompanions is given, taken before an open. */
+export function companionsOf(file: string): Record<string, boolean> {
+  return { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
 }
 
 /** SQLite could not open or write the file, or its -wal/-shm companions (read-only media, permissions). */
