@@ -1,5 +1,6 @@
 // `kvbench export`: stored trials to CSV, XLSX or JSON, each row with the trial's full configuration;
 // with `--content report`, the report's table as CSV (the file the app's Report page saves as Report CSV).
+import fs from 'node:fs';
 import { printable, printableLines } from '../../src-shared/domain/label-text.ts';
 import { resolveDatabasePath } from '../store/data-dir.ts';
 import { passOnDamage, SUITES_WHERE_TO_LOOK, withCommandStore } from './command-store.ts';
@@ -11,7 +12,8 @@ import { selectionFromFlags } from '../export/selection.ts';
 import { StoreError } from '../store/store-error.ts';
 import { sqliteCode } from '../store/sqlite.ts';
 import { emptyValueErrors, filterFlagErrors, intListFlag, parseCommandArgs } from './command-args.ts';
-import { FileWriteError, outputFileProblem, writeChunksAtomic } from '../util/write-file-atomic.ts';
+import { FileWriteError, outputFileProblem, removeTemporariesNow, sweepLeftTemporaries, writeChunksAtomic } from '../util/write-file-atomic.ts';
+import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 import { STATED_BANDWIDTH_OPTIONS, statedBandwidthFromFlags, statedBandwidthUsage } from './stated-bandwidth-flags.ts';
 
 export const EXPORT_USAGE = `Usage: kvbench export --out FILE [--format csv|xlsx|json] [filters]
@@ -150,6 +152,18 @@ export async function exportCommand(argv: string[]): Promise<number> {
       process.stderr.write(`kvbench export: ${printableLines((err as Error).message)}\n`);
       return 1;
     }
+    // Partial files an earlier export of this file left (killed with SIGKILL: nothing could remove them).
+    const left = sweepLeftTemporaries(out);
+    for (const tmp of left.removed) process.stderr.write(`kvbench export: removed ${tmp}, a partial file an interrupted export of ${out} left\n`);
+    for (const tmp of left.left) process.stderr.write(`kvbench export: ${tmp} is a partial file an interrupted export of ${out} left (its process no longer runs): remove it\n`);
+    // Ctrl-C, SIGTERM or SIGHUP while the file is written: its temporary beside it goes, the file is as it was.
+    const stop = watchStopSignals({
+      onStop(signal) {
+        removeTemporariesNow();
+        process.stderr.write(`kvbench export: interrupted (${signal}): nothing was written to ${out}${fs.existsSync(out) ? ' (the file there is as it was)' : ''}\n`);
+        process.exit(signalExitCode(signal));
+      },
+    });
     try {
       await writeChunksAtomic(out, planned.chunks);
       if (planned.report !== null && report) {
@@ -166,6 +180,8 @@ export async function exportCommand(argv: string[]): Promise<number> {
       const why = err instanceof FileWriteError ? `could not write ${printable(out)}: ${err.message}` : (err as Error).message;
       process.stderr.write(`kvbench export failed (EXPORT_FAILED): ${why}\n`);
       return 1;
+    } finally {
+      stop.dispose();
     }
   });
 }

@@ -1,8 +1,12 @@
 // `kvbench recover`: a damaged database's readable rows written to a new, healthy database file
 // (store/recover.ts), with what could not be read said, and recorded in the new file.
+import fs from 'node:fs';
 import path from 'node:path';
 import { resolveDatabasePath } from '../store/data-dir.ts';
-import { recoverDatabase, recoveryComplete, type Recovery } from '../store/recover.ts';
+import { recoveryComplete, type Recovery } from '../store/recover.ts';
+import { companionsOf, releaseCreatedCompanions } from '../store/open-store.ts';
+import { recoverDatabaseOffThread } from '../store/salvage-thread.ts';
+import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 import { emptyValueErrors, parseCommandArgs } from './command-args.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
 import { jsonText } from '../../src-shared/domain/label-text.ts';
@@ -76,12 +80,32 @@ export async function recoverCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const from = resolveDatabasePath(a.db);
+  const out = path.resolve(a.out);
+  // On a worker thread, so that Ctrl-C, SIGTERM or SIGHUP is heard while it works (minutes on a large
+  // database): the worker is stopped, its temporary file removed (recoverDatabaseOffThread), and the
+  // -wal and -shm its read of the damaged file made beside it released, leaving that folder as it was.
+  const companionsBefore = companionsOf(from);
+  const stop = new AbortController();
+  const signals = watchStopSignals({
+    onStop: (signal) => stop.abort(signal),
+    onAbandon: (signal) => process.exit(signalExitCode(signal)),
+  });
   let r: Recovery;
   try {
-    r = recoverDatabase(from, path.resolve(a.out));
+    r = await recoverDatabaseOffThread(from, out, { signal: stop.signal });
   } catch (err) {
+    if (signals.signal !== null) {
+      releaseCreatedCompanions(from, companionsBefore);
+      const written = fs.existsSync(out); // named only once written whole and checked
+      process.stderr.write(
+        `kvbench recover: interrupted (${signals.signal}): ${written ? `${out} had been written and checked before it stopped: it is whole` : `nothing was written to ${out}`}, and ${from} was only read\n`,
+      );
+      return signalExitCode(signals.signal);
+    }
     process.stderr.write(`kvbench recover: ${(err as Error).message}\n`);
     return 1;
+  } finally {
+    signals.dispose();
   }
   process.stdout.write(a.json ? `${jsonText(r, 2)}\n` : recoveryText(r));
   return recoveryComplete(r) ? 0 : EXIT_PARTIAL;

@@ -134,63 +134,67 @@ export async function reportCommand(argv: string[]): Promise<number> {
   }
   return withCommandStore('report', a.db, { readOnly: true }, async (store) => {
     try {
-      // Checked as history and export check them: an unknown id is refused, not an empty report.
-      const { scenarioIds } = resolveSelection(store, { scenarioIds: splitList(a.scenario) });
-      if (a.compare) {
-        const [refA, refB] = parsed.positionals;
-        const sides = comparisonSides(store, kind, refA, refB, { scenarioIds, suiteLabel: labelFilter?.[0] });
-        const c = buildSystemComparison(sides.a, sides.b, { match, kind, excludeFlagged: a['exclude-flagged'], suiteLabel: sides.suiteLabel });
-        process.stdout.write(a.json ? `${jsonText(c, 2)}\n` : printableLines(formatComparison(c, { perConfig: a['per-config'] })));
-        return 0;
-      }
-      // The store filter of the chosen trials, each reference in it resolved once.
-      let filter: TrialFilter;
-      let title: string;
-      if (suiteIds !== undefined) {
-        const ids = [...new Set(suiteIds)];
-        const suites = ids.map((id) => {
-          const suite = store.getSuite(id);
-          if (!suite) throw new Error(`no suite ${id} (see kvbench history --suites)`);
-          return suite;
-        });
-        filter = { suiteIds: ids };
-        title = suites.length === 1 ? suiteTitle(suites[0]) : `Suites ${suites.map((suite) => `${suite.id} (${suiteWhat(suite)})`).join(', ')}`;
-      } else if (labelFilter) {
-        filter = resolveSelection(store, { suiteLabels: labelFilter, ...(a.system?.length ? { systems: a.system } : {}) });
-        const { systemIds, suiteLabels } = filter;
-        const ids = store.listSuites({ systemIds, labels: suiteLabels, limit: 1_000_000 }).map((x) => x.id).sort((x, y) => x - y);
-        const named = suiteLabels!.map(quoteLabel).join(', ');
-        title =
-          `Suite label${suiteLabels!.length > 1 ? 's' : ''} ${named}${a.system?.length ? ` on system(s) ${a.system.join(', ')}` : ''}: ` +
-          `${ids.length > 0 ? `every suite (${ids.join(', ')})` : 'no suite'}`;
-      } else if (a.system?.length) {
-        filter = resolveSelection(store, { systems: a.system });
-        title = `System(s) ${a.system.join(', ')}: every suite`;
-      } else if (a.all) {
-        filter = {};
-        title = 'Every trial in the database';
-      } else {
-        const latest = store.latestSuite(undefined, 'suite') ?? store.latestSuite();
-        if (!latest) {
-          process.stderr.write(`kvbench report: the database ${printable(store.path)} holds no trials yet (run kvbench suite or kvbench import)\n`);
-          return 1;
+      // One read transaction: the trials listed, their histograms and their hardware are one state of
+      // the file, whatever another process (the app, another kvbench) deletes or stores meanwhile.
+      return store.inOneSnapshot(() => {
+        // Checked as history and export check them: an unknown id is refused, not an empty report.
+        const { scenarioIds } = resolveSelection(store, { scenarioIds: splitList(a.scenario) });
+        if (a.compare) {
+          const [refA, refB] = parsed.positionals;
+          const sides = comparisonSides(store, kind, refA, refB, { scenarioIds, suiteLabel: labelFilter?.[0] });
+          const c = buildSystemComparison(sides.a, sides.b, { match, kind, excludeFlagged: a['exclude-flagged'], suiteLabel: sides.suiteLabel });
+          process.stdout.write(a.json ? `${jsonText(c, 2)}\n` : printableLines(formatComparison(c, { perConfig: a['per-config'] })));
+          return 0;
         }
-        filter = { suiteIds: [latest.id] };
-        title = `${suiteTitle(latest)} — the newest`;
-      }
-      const trials = store.listTrials({ ...filter, ...(scenarioIds ? { scenarioIds } : {}), order: 'asc' });
-      const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], excludeFlagged: a['exclude-flagged'], histogramsOf: (id) => store.trialHistograms(id) });
-      // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
-      const tiers = buildTierComparison(report, (id) => store.trialHardware(id), stated);
-      if (a.json) {
-        process.stdout.write(`${jsonText({ title, scenarios: report, tiers }, 2)}\n`);
+        // The store filter of the chosen trials, each reference in it resolved once.
+        let filter: TrialFilter;
+        let title: string;
+        if (suiteIds !== undefined) {
+          const ids = [...new Set(suiteIds)];
+          const suites = ids.map((id) => {
+            const suite = store.getSuite(id);
+            if (!suite) throw new Error(`no suite ${id} (see kvbench history --suites)`);
+            return suite;
+          });
+          filter = { suiteIds: ids };
+          title = suites.length === 1 ? suiteTitle(suites[0]) : `Suites ${suites.map((suite) => `${suite.id} (${suiteWhat(suite)})`).join(', ')}`;
+        } else if (labelFilter) {
+          filter = resolveSelection(store, { suiteLabels: labelFilter, ...(a.system?.length ? { systems: a.system } : {}) });
+          const { systemIds, suiteLabels } = filter;
+          const ids = store.listSuites({ systemIds, labels: suiteLabels, limit: 1_000_000 }).map((x) => x.id).sort((x, y) => x - y);
+          const named = suiteLabels!.map(quoteLabel).join(', ');
+          title =
+            `Suite label${suiteLabels!.length > 1 ? 's' : ''} ${named}${a.system?.length ? ` on system(s) ${a.system.join(', ')}` : ''}: ` +
+            `${ids.length > 0 ? `every suite (${ids.join(', ')})` : 'no suite'}`;
+        } else if (a.system?.length) {
+          filter = resolveSelection(store, { systems: a.system });
+          title = `System(s) ${a.system.join(', ')}: every suite`;
+        } else if (a.all) {
+          filter = {};
+          title = 'Every trial in the database';
+        } else {
+          const latest = store.latestSuite(undefined, 'suite') ?? store.latestSuite();
+          if (!latest) {
+            process.stderr.write(`kvbench report: the database ${printable(store.path)} holds no trials yet (run kvbench suite or kvbench import)\n`);
+            return 1;
+          }
+          filter = { suiteIds: [latest.id] };
+          title = `${suiteTitle(latest)} — the newest`;
+        }
+        const trials = store.listTrials({ ...filter, ...(scenarioIds ? { scenarioIds } : {}), order: 'asc' });
+        const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], excludeFlagged: a['exclude-flagged'], histogramsOf: (id) => store.trialHistograms(id) });
+        // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
+        const tiers = buildTierComparison(report, (id) => store.trialHardware(id), stated);
+        if (a.json) {
+          process.stdout.write(`${jsonText({ title, scenarios: report, tiers }, 2)}\n`);
+          return 0;
+        }
+        // Stored labels (kept from before labels were checked) are quoted in headings and notes: printable.
+        process.stdout.write(printableLines(`${title}\n${trials.length} trial(s).\n\n`));
+        process.stdout.write(printableLines(formatScenarioReport(report, { allMetrics: a['all-metrics'] })));
+        process.stdout.write(printableLines(`\n${formatTierComparison(tiers)}`));
         return 0;
-      }
-      // Stored labels (kept from before labels were checked) are quoted in headings and notes: printable.
-      process.stdout.write(printableLines(`${title}\n${trials.length} trial(s).\n\n`));
-      process.stdout.write(printableLines(formatScenarioReport(report, { allMetrics: a['all-metrics'] })));
-      process.stdout.write(printableLines(`\n${formatTierComparison(tiers)}`));
-      return 0;
+      });
     } catch (err) {
       passOnDamage(err);
       process.stderr.write(`kvbench report: ${printableLines((err as Error).message)}\n`);

@@ -10,6 +10,7 @@ import { RENDERER_DIR } from '../server/paths.ts';
 import { defaultSettings, defaultSettingsFile } from '../server/settings.ts';
 import { emptyValueErrors, intFlag, parseCommandArgs } from './command-args.ts';
 import { signalExitCode, watchStopSignals } from './stop-signals.ts';
+import { removeSalvageScratchNow } from '../store/salvage-thread.ts';
 
 export const DEFAULT_SERVE_PORT = 8642;
 
@@ -76,13 +77,28 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const log = (level: string, message: string): void => {
     process.stderr.write(`kvbench serve: ${level === 'info' ? '' : `${level}: `}${message}\n`);
   };
-  const backend = await createBackend({
-    mode: 'browser',
-    settingsFile: path.resolve(a.settings ?? defaultSettingsFile()),
-    defaults: defaultSettings(),
-    databasePath: a.db ?? null,
-    log,
+  // The first open serves nothing until it ends (minutes, reading a large damaged database): a stop
+  // signal meanwhile ends the process at once, removing the salvage's scratch copy of the database's
+  // rows from the temporary folder first (nothing else of the open is left to clean up).
+  const opening = watchStopSignals({
+    onStop: (signal) => {
+      removeSalvageScratchNow();
+      log('info', `${signal}: stopped while opening the database`);
+      process.exit(signalExitCode(signal));
+    },
   });
+  let backend: Awaited<ReturnType<typeof createBackend>>;
+  try {
+    backend = await createBackend({
+      mode: 'browser',
+      settingsFile: path.resolve(a.settings ?? defaultSettingsFile()),
+      defaults: defaultSettings(),
+      databasePath: a.db ?? null,
+      log,
+    });
+  } finally {
+    opening.dispose();
+  }
   let server;
   try {
     server = await startHttpServer({ backend, host: a.host, port, token, rendererDir, log });

@@ -38,12 +38,16 @@ export interface ExportModelOptions {
  * export failure: callers build the model first and call only the writing of the file EXPORT_FAILED.
  */
 export function buildExportModel(store: Store, selection: Selection, o: ExportModelOptions): ExportModel {
-  const { trials, report } = buildReportCsvModel(store, selection, o);
-  // Each stored snapshot parsed once, shared by its trials (trialHardwareOf).
-  const hardware = store.trialHardwareOf(trials.map((t) => t.id));
-  // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
-  const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null, o.stated);
-  return { trials, hardware, report, tiers, filter: o.filter ?? { ...selection } };
+  // One snapshot: a trial deleted by another connection between the list and its histograms or
+  // hardware would be counted in a group yet pooled from nothing, and written with no hardware.
+  return store.inOneSnapshot(() => {
+    const { trials, report } = buildReportCsvModel(store, selection, o);
+    // Each stored snapshot parsed once, shared by its trials (trialHardwareOf).
+    const hardware = store.trialHardwareOf(trials.map((t) => t.id));
+    // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
+    const tiers = buildTierComparison(report, (id) => hardware.get(id) ?? null, o.stated);
+    return { trials, hardware, report, tiers, filter: o.filter ?? { ...selection } };
+  });
 }
 
 /**
@@ -51,10 +55,13 @@ export function buildExportModel(store: Store, selection: Selection, o: ExportMo
  * hardware and the tier comparison, which it does not carry (a stated bandwidth plays no part).
  */
 export function buildReportCsvModel(store: Store, selection: Selection, o: Omit<ExportModelOptions, 'stated'>): Pick<ExportModel, 'trials' | 'report'> {
-  requireSuites(store, selection.suiteIds, o.whereToLook);
-  const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
-  const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, excludeFlagged: o.excludeFlagged ?? false, histogramsOf: (id) => store.trialHistograms(id) });
-  return { trials, report };
+  // One snapshot (Store.inOneSnapshot): the trials listed are the trials whose histograms are pooled.
+  return store.inOneSnapshot(() => {
+    requireSuites(store, selection.suiteIds, o.whereToLook);
+    const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
+    const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, excludeFlagged: o.excludeFlagged ?? false, histogramsOf: (id) => store.trialHistograms(id) });
+    return { trials, report };
+  });
 }
 
 /**

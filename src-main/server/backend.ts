@@ -114,6 +114,8 @@ export const CONTRACT_DROPPED = 'the answer has fields its contract schema lacks
 const PROGRESS_KEPT = 600;
 /** Why a report or an export reading the database left was stopped. */
 const switchedAway = (databasePath: string): string => `the database was switched to ${databasePath} (Settings) while it was being built; ask for it again to read that database`;
+/** How often the backend looks whether its database's file was replaced at its path (one stat). */
+const REPLACED_LOOK_MS = 2_000;
 /** A detection is reused for re-planning within this time (the plan form re-plans on every change). */
 const DETECT_REUSE_MS = 30_000;
 
@@ -452,6 +454,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       try {
         store.checkBeforeWriting();
       } catch (err) {
+        if (err instanceof StoreError && err.code === 'DB_REPLACED') fail(err.code, `${what} is refused: ${err.message}`);
         if (err instanceof StoreError) fail(err.code, `${what} is refused: ${err.message.replace(/\.$/, '')}. ${DAMAGE_FOUND_LATER}`);
         throw err;
       }
@@ -483,6 +486,23 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
   };
   const DELETE_REFUSED = 'nothing is deleted from the database it replaces';
 
+  /**
+   * The open database's file replaced at its path (mv, rsync, a restore tool), looked for every few
+   * seconds as well as before each report and write: seen, the connection empties its -wal into the
+   * file it has open (Store.replacedError), so that the file now at the path is read as it came, by
+   * this kvbench once chosen again and by any other program meanwhile; and the log says it once.
+   */
+  let replacedSaid: Store | null = null;
+  const lookForReplaced = (): void => {
+    if (store === null || store === replacedSaid) return;
+    const replaced = store.replacedError();
+    if (replaced === null) return;
+    replacedSaid = store;
+    log('warn', replaced.message);
+  };
+  const replacedWatch = setInterval(lookForReplaced, REPLACED_LOOK_MS);
+  replacedWatch.unref();
+
   /** Stops the reports and exports reading the open database on worker threads: aborted (with why) when another is opened. */
   let readersStop = new AbortController();
   /** Reports and exports under way on worker threads: the database they read is closed only after them. */
@@ -500,8 +520,11 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     // cannot open (it would need the whole copy serialized and copied again for every report, and
     // the file itself is what is damaged): its reports are built here, on this thread, as before.
     if (damaged !== null) return (await answerReportJob(s, job)) as ReportAnswer<C>;
+    // Another file at the path than the one History reads (replaced by a rename): refused, DB_REPLACED,
+    // rather than a report of another database than History's. One moved away is read here (below).
+    if (s.pathNow() === 'replaced') s.requireSameFile();
     const signal = AbortSignal.any([readersStop.signal, closing.signal]); // this database's, taken now: a switch while it waits its turn stops it
-    const done: Promise<ReportAnswer | null> = reportWorkers.answer(s.path, job as ReportJob, { signal, chooseDatabase: APP_STORE_OPTIONS.chooseDatabase });
+    const done: Promise<ReportAnswer | null> = reportWorkers.answer(s.path, job as ReportJob, { signal, chooseDatabase: APP_STORE_OPTIONS.chooseDatabase, sameFileAs: s.fileIdentity });
     offThread.add(done);
     let answer: ReportAnswer | null;
     try {
@@ -737,7 +760,9 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     if (next.databasePath !== settings.databasePath) refuseDatabasePath(next.databasePath);
     // A failed database is retried on any save, but one the settings file names unreadably only when a
     // database is given: a change of units must not open the default one in its place.
-    if (next.databasePath !== settings.databasePath || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
+    // The open database's file replaced at its path (DB_REPLACED): choosing the same path again opens the file now there.
+    const reopenReplaced = patch.databasePath !== undefined && next.databasePath === settings.databasePath && store !== null && store.pathNow() !== 'same';
+    if (next.databasePath !== settings.databasePath || reopenReplaced || (databaseError !== null && (!databasePathUnknown || patch.databasePath !== undefined))) {
       if (run) fail('BUSY', 'a suite is running: change the database after it has finished');
       const databasePath = next.databasePath;
       // A new database's history is empty: a misspelt path would show no trials, unexplained. So one is
@@ -745,6 +770,18 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // be created (no such folder), the open says so first.
       if (!createDatabase && statOrNull(databasePath) === null && statOrNull(path.dirname(databasePath))?.isDirectory()) fail('NOT_FOUND', `no database exists at ${databasePath}: switching to it creates a new, empty one`);
       switchingTo = databasePath;
+      if (reopenReplaced && store !== null) {
+        // The connection to the replaced file is closed first: its -wal and -shm lie at the path, and a
+        // second connection opened there would take them for the new file's. Closing as the last one,
+        // SQLite checkpoints them into the file it had open and removes them.
+        const replaced = store.replacedError();
+        await Promise.allSettled([...writes]);
+        stopReaders(switchedAway(databasePath));
+        await Promise.allSettled([...offThread]);
+        store.close();
+        store = null;
+        databaseError = replaced === null ? null : toIpcError(replaced);
+      }
       let opened: AppDatabase;
       try {
         // Throws (and keeps the old one) when it cannot be used. Its once-only upgrade (seconds for
@@ -1170,6 +1207,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
     },
     async close() {
       closing.abort(opts.mode === 'browser' ? 'kvbench serve is shutting down' : 'the kvbench app is closing');
+      clearInterval(replacedWatch);
       const active = run;
       if (active) {
         // Not the user's Cancel: the trial's reason says the server (or the app) went away.

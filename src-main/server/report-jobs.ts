@@ -82,13 +82,11 @@ function withStatedRefusedInAppWords<T>(build: () => T): T {
 }
 
 /**
- * `read` in one read transaction: off the backend's thread, a suite storing a trial meanwhile (this
- * backend's runner, or another kvbench on the same file) lands wholly in the answer or wholly not,
- * as it did when the answer was built in one synchronous stretch on the thread that writes.
+ * `read` in one read transaction (Store.inOneSnapshot): off the backend's thread, a suite storing a
+ * trial meanwhile (this backend's runner, or another kvbench on the same file) lands wholly in the
+ * answer or wholly not, as it did when the answer was built in one synchronous stretch on the thread that writes.
  */
-function inOneSnapshot<T>(s: Store, read: () => T): T {
-  return s.db.inTransaction ? read() : s.db.transaction(read)();
-}
+const inOneSnapshot = <T>(s: Store, read: () => T): T => s.inOneSnapshot(read);
 
 function stamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');

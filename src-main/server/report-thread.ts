@@ -17,6 +17,7 @@
 // itself, and opens the database for itself (so a switch to another needs nothing of the workers).
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { IpcError } from '../../src-shared/ipc/contract.ts';
+import type { FileIdentity } from '../store/file-identity.ts';
 import { workerEndText, type WorkerEnd } from '../util/worker-job.ts';
 import { fail } from './ipc-error.ts';
 import type { ReportAnswer, ReportChannel, ReportJob } from './report-jobs.ts';
@@ -25,6 +26,8 @@ import type { ReportAnswer, ReportChannel, ReportJob } from './report-jobs.ts';
 export interface ReportWorkerData {
   /** The database the backend has open (and has checked). */
   file: string;
+  /** The file the backend's connection has open (device and inode): the worker reads only that one (DB_REPLACED otherwise). */
+  sameFileAs: FileIdentity | null;
   job: ReportJob;
   /** How a person chooses another database, in a refused open's words. */
   chooseDatabase: string | undefined;
@@ -34,6 +37,8 @@ export interface ReportWorkerData {
 export type ReportReply =
   | { type: 'answered'; value: ReportAnswer }
   | { type: 'failed'; error: IpcError }
+  /** SQLite found a page damaged (isDamageError): its code and words, thrown again as SQLite threw them, for the caller to say as damage. */
+  | { type: 'damaged'; sqliteCode: string; message: string }
   /** It could not open the file: the backend's own connection, open before, may still read it. */
   | { type: 'unopened'; message: string };
 
@@ -41,6 +46,8 @@ export interface ReportJobOptions {
   /** Stops the job (its worker is stopped with it); its reason (a string) says why, in the CANCELLED answer. */
   signal?: AbortSignal;
   chooseDatabase?: string;
+  /** The file the caller's connection has open: the worker refuses (DB_REPLACED) where the path names another. */
+  sameFileAs?: FileIdentity | null;
 }
 
 export interface ReportWorkersOptions {
@@ -107,11 +114,12 @@ export class ReportWorkers {
 
   /**
    * The answer to `job` read from `file` on a worker thread: what answerReportJob answers on the
-   * calling thread, or its refusal thrown with the same code; null where the worker could not open
+   * calling thread, or its refusal thrown with the same code (damage SQLite met: its SQLITE_ code, as
+   * SQLite threw it, which the backend's isDamageError recognises); null where the worker could not open
    * the file (the caller's connection may still read it).
    */
   async answer<J extends ReportJob>(file: string, job: J, opts: ReportJobOptions = {}): Promise<ReportAnswer<J['channel']> | null> {
-    const data: ReportWorkerData = { file, job, chooseDatabase: opts.chooseDatabase };
+    const data: ReportWorkerData = { file, job, chooseDatabase: opts.chooseDatabase, sameFileAs: opts.sameFileAs ?? null };
     await this.turn(job.channel);
     let reply: ReportReply;
     try {
@@ -121,6 +129,7 @@ export class ReportWorkers {
     }
     if (reply.type === 'unopened') return null;
     if (reply.type === 'failed') fail(reply.error.code, reply.error.message);
+    if (reply.type === 'damaged') throw Object.assign(new Error(reply.message), { code: reply.sqliteCode });
     return reply.value as ReportAnswer<J['channel']>;
   }
 

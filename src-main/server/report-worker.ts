@@ -3,7 +3,9 @@
 // it names, so that the app's backend goes on answering (and a running suite's events go on flowing)
 // meanwhile. Each answer goes back once its connection is closed.
 import { parentPort } from 'node:worker_threads';
-import { openStoreToRead } from '../store/open-store.ts';
+import { isDamageError, openStoreToRead } from '../store/open-store.ts';
+import { sqliteCode } from '../store/sqlite.ts';
+import { StoreError } from '../store/store-error.ts';
 import type { Store } from '../store/store.ts';
 import { toIpcError } from './ipc-error.ts';
 import { answerReportJob } from './report-jobs.ts';
@@ -12,17 +14,23 @@ import type { ReportReply, ReportWorkerData } from './report-thread.ts';
 if (parentPort === null) throw new Error('report-worker.ts must run as a worker thread');
 const port = parentPort;
 
-async function answer({ file, job, chooseDatabase }: ReportWorkerData): Promise<ReportReply> {
+async function answer({ file, job, chooseDatabase, sameFileAs }: ReportWorkerData): Promise<ReportReply> {
   let store: Store;
   try {
-    store = openStoreToRead(file, { chooseDatabase });
+    store = openStoreToRead(file, { chooseDatabase, sameFileAs });
   } catch (err) {
+    // Another file at the path than the backend's (replaced by a rename): reading it would answer of another database than History's.
+    if (err instanceof StoreError && err.code === 'DB_REPLACED') return { type: 'failed', error: toIpcError(err) };
     // The backend's own connection may still read it (the file moved or its mode changed since): it decides.
     return { type: 'unopened', message: toIpcError(err).message };
   }
   try {
     return { type: 'answered', value: await answerReportJob(store, job, { alone: true }) };
   } catch (err) {
+    // A page SQLite found damaged (bit rot in a file recorded sound): its SQLite code goes back, so the
+    // backend says it as the damage met on its own thread (DB_CORRUPT, the file forgotten as sound).
+    const code = sqliteCode(err);
+    if (code !== null && isDamageError(err)) return { type: 'damaged', sqliteCode: code, message: (err as Error).message };
     // A refusal (an unknown suite, a stated bandwidth over several drives, EXPORT_FAILED) as the handler throws it.
     return { type: 'failed', error: toIpcError(err) };
   } finally {

@@ -32,6 +32,7 @@ import { APPLICATION_ID, LATEST_SCHEMA_VERSION, MIGRATIONS, oldestReadableSchema
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { placeDamage, salvageRows, unreadableDatabase, type SalvageProgress } from './salvage.ts';
 import { copyLastingMeta, raiseIdsGiven, readSchemaMeta, recordSchemaChange, upgradeNotice, type SchemaMeta, type SchemaUpgrade, type ShownIdTable } from './schema-meta.ts';
+import { fileIdentityOf, pathNow, replacedFileError, type FileIdentity } from './file-identity.ts';
 import { forgetSound, recordedSound, recordSound, soundnessKey } from './sound-file-record.ts';
 import { StoreError } from './store-error.ts';
 import { Store, type BackfillProgress } from './store.ts';
@@ -78,6 +79,9 @@ export interface OpenStoreOptions {
 
 const CLI_CHOOSE_DATABASE = 'with --db';
 
+/** How a person opens the file now at a database's path once it was replaced (DB_REPLACED), in the words of `choose`. */
+const reopenWords = (choose: string): string => (choose === CLI_CHOOSE_DATABASE ? 'run the command again' : `choose it again ${choose}`);
+
 function hex(n: number): string {
   return `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
 }
@@ -96,7 +100,7 @@ function hex(n: number): string {
  * database's mode (an empty -wal again at every open), and a -shm or -wal of a mode-444 database
  * would keep it unwritable (SQLITE_READONLY) after the database itself is made writable again.
  */
-function releaseCreatedCompanions(file: string, existedBefore: Record<string, boolean>): void {
+export function releaseCreatedCompanions(file: string, existedBefore: Record<string, boolean>): void {
   const created = ['-wal', '-shm'].some((ext) => !existedBefore[ext] && fs.existsSync(file + ext));
   // Only with an empty -wal: closing then writes nothing to the database (a refused file is never
   // written); changes another process left in it go at that process's or the next writer's close.
@@ -121,6 +125,11 @@ function releaseCreatedCompanions(file: string, existedBefore: Record<string, bo
       // gone (SQLite removed it), or not this user's: nothing to do
     }
   }
+}
+
+/** Which of `file`'s -wal and -shm exist now: what releaseCreatedCompanions is given, taken before an open. */
+export function companionsOf(file: string): Record<string, boolean> {
+  return { '-wal': fs.existsSync(`${file}-wal`), '-shm': fs.existsSync(`${file}-shm`) };
 }
 
 /** SQLite could not open or write the file, or its -wal/-shm companions (read-only media, permissions). */
@@ -540,6 +549,7 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
     if (isReadOnlyError(err)) throw refusedOpen(abs, err, readonly, choose);
     throw err;
   }
+  const identity = fileIdentityOf(abs);
   let upgrade: SchemaUpgrade | null = null;
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -577,6 +587,8 @@ function openUnfilled(file: string, opts: OpenStoreOptions): Store {
   // A read-write connection removes its -wal and -shm itself when it is the last to close; a
   // read-only one cannot, so what this open created is released when it closes.
   const store = new Store(db, abs, readonly, readonly ? () => releaseCreatedCompanions(abs, companionsBefore) : null);
+  // The file the connection has open: the path is compared with it before every write (Store.requireSameFile).
+  if (identity !== null) store.watchFile(identity, reopenWords(choose));
   store.upgrade = upgrade;
   if (checkSkipped) store.deferCheck(() => checkSound(db, abs));
   if (upgrade) notes.push(upgradeNotice(upgrade, migrations));
@@ -680,20 +692,39 @@ export function openEmptyStore(file: string, opts: Pick<OpenStoreOptions, 'migra
  * is made again (quick_check alone reads the whole file: seconds on a large one), no schema is
  * changed; SQLite's WAL gives this connection its own consistent view beside the writer's.
  */
-export function openStoreToRead(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase' | 'busyTimeoutMs'> = {}): Store {
+export function openStoreToRead(file: string, opts: Pick<OpenStoreOptions, 'chooseDatabase' | 'busyTimeoutMs'> & { sameFileAs?: FileIdentity | null } = {}): Store {
   const abs = path.resolve(file);
   if (!fs.existsSync(abs)) throw new StoreError('NOT_FOUND', `no kvbench database at ${abs}`);
+  const choose = opts.chooseDatabase ?? CLI_CHOOSE_DATABASE;
+  // `sameFileAs`: the first connection's file. The path is looked at before and after this open: the
+  // same file both times is the file this connection opened, so both read one database.
+  const expected = opts.sameFileAs ?? null;
+  const requireSame = (): void => {
+    const now = expected === null ? 'same' : pathNow(abs, expected);
+    if (now !== 'same') throw replacedFileError(abs, now, reopenWords(choose));
+  };
+  requireSame();
   const companionsBefore = { '-wal': fs.existsSync(`${abs}-wal`), '-shm': fs.existsSync(`${abs}-shm`) };
   const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
-  const db = openForReading(abs, opts.chooseDatabase ?? CLI_CHOOSE_DATABASE, busyTimeoutMs);
+  const db = openForReading(abs, choose, busyTimeoutMs);
+  let store: Store;
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.pragma('foreign_keys = ON');
-    return new Store(db, abs, true, () => releaseCreatedCompanions(abs, companionsBefore));
+    store = new Store(db, abs, true, () => releaseCreatedCompanions(abs, companionsBefore));
   } catch (err) {
     db.close();
     throw err;
   }
+  try {
+    requireSame();
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  const identity = expected ?? fileIdentityOf(abs);
+  if (identity !== null) store.watchFile(identity, reopenWords(choose));
+  return store;
 }
 
 /** What a damaged database still holds (openDamagedStore). */

@@ -21,6 +21,7 @@ import { removeRecoveryLeftovers, type Recovery } from './recover.ts';
 import { openSerialized } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import { Store } from './store.ts';
+import { processLiveness } from '../util/process-identity.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { runWorkerJob, workerEndText } from '../util/worker-job.ts';
 
@@ -79,14 +80,70 @@ function thrown(error: { code: StoreErrorCode | null; message: string }): Error 
   return error.code === null ? new Error(error.message) : new StoreError(error.code, error.message);
 }
 
+/** How the salvage's scratch folders in the system's temporary folder are named: then the pid of the process that made one. */
+const SCRATCH_PREFIX = 'kvbench-salvage-';
+/** How long a dead process's scratch folder must have been left unchanged before a salvage removes it (as recover.ts's STALE_RECOVERY_MS). */
+export const STALE_SCRATCH_MS = 10 * 60_000;
+/** The scratch folders of this process's salvages under way (removeSalvageScratchNow). */
+const scratchInUse = new Set<string>();
+
+/**
+ * Removes the scratch folders of this process's salvages under way, at once: for a process stopped
+ * by a signal while it salvages (kvbench serve's first open), which exits right after, before the
+ * salvage's own clean-up could run.
+ */
+export function removeSalvageScratchNow(): void {
+  for (const dir of scratchInUse) fs.rmSync(dir, { recursive: true, force: true });
+  scratchInUse.clear();
+}
+
+/**
+ * Removes the scratch folders that salvages of processes no longer running left in the system's
+ * temporary folder (killed with SIGKILL, or a power loss), where nothing in them changed for
+ * STALE_SCRATCH_MS (a process in another PID namespace sharing the folder may look dead here) and
+ * they are this user's. Each holds a copy of a database's rows, up to its size.
+ */
+export function removeStaleSalvageScratch(nowMs = Date.now()): string[] {
+  const tmp = os.tmpdir();
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = name.startsWith(SCRATCH_PREFIX) ? /^(\d+)-[A-Za-z0-9]{6}$/.exec(name.slice(SCRATCH_PREFIX.length)) : null;
+    const pid = m ? Number(m[1]) : NaN;
+    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+    if (processLiveness({ pid, host: null, startTicks: null }) !== 'dead') continue;
+    const dir = path.join(tmp, name);
+    try {
+      const st = fs.lstatSync(dir);
+      if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid())) continue;
+      const changedMs = Math.max(st.mtimeMs, ...fs.readdirSync(dir).map((f) => statOrNull(path.join(dir, f))?.mtimeMs ?? 0));
+      if (nowMs - changedMs < STALE_SCRATCH_MS) continue;
+      fs.rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // gone meanwhile, or not ours to read: left
+    }
+  }
+  return removed;
+}
+
 /**
  * openDamagedStore on a worker thread: the same copy of what `file` still holds (a Store in memory,
  * read-only, `unreadable` saying what it lacks), the same null and the same refusals.
  */
 export async function openDamagedStoreOffThread(file: string, opts: OffThreadOptions = {}): Promise<DamagedStore | null> {
   const abs = path.resolve(file);
-  // The worker's scratch copy: readable by this user only (it holds the database's rows), removed once the worker has exited, however it ended.
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-salvage-'));
+  removeStaleSalvageScratch();
+  // The worker's scratch copy: readable by this user only (it holds the database's rows), removed once
+  // the worker has exited, however it ended; its name holds this process's id, so a later salvage
+  // removes it where this process was killed before it could (removeStaleSalvageScratch).
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `${SCRATCH_PREFIX}${process.pid}-`));
+  scratchInUse.add(scratch);
   let reply: Exclude<SalvageReply, { type: 'progress' }>;
   try {
     reply = await runJob({ kind: 'salvage', file: abs, chooseDatabase: opts.chooseDatabase, copyFile: path.join(scratch, 'copy.db') }, opts, (how) =>
@@ -94,6 +151,7 @@ export async function openDamagedStoreOffThread(file: string, opts: OffThreadOpt
     );
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
+    scratchInUse.delete(scratch);
   }
   if (reply.type === 'failed') throw thrown(reply.error);
   if (reply.type !== 'salvaged') throw new Error(`salvage worker: unexpected answer ${reply.type}`);

@@ -125,12 +125,33 @@ const sameState = (a: FileState | null, b: FileState | null): boolean =>
 
 const sameKey = (a: Pick<SoundnessKey, 'db' | 'wal'>, b: Pick<SoundnessKey, 'db' | 'wal'>): boolean => sameState(a.db, b.db) && sameState(a.wal, b.wal);
 
+/** The most a record is read (64 entries take about 30 KiB): anything larger is no record. */
+const MAX_RECORD_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The record's entries; none where it cannot be read as one. Opened without blocking and read only
+ * where it is a regular file of at most MAX_RECORD_BYTES: a FIFO nobody writes to, or a link to
+ * /dev/zero, at its path would otherwise hang every command that opens a database.
+ */
 function readRecord(recordFile: string): Entry[] {
+  let fd: number;
   try {
-    const parsed = RecordSchema.safeParse(JSON.parse(fs.readFileSync(recordFile, 'utf8')));
+    fd = fs.openSync(recordFile, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return [];
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_RECORD_BYTES) return [];
+    const bytes = Buffer.alloc(st.size);
+    let got = 0;
+    for (let n = -1; n !== 0 && got < bytes.length; got += n) n = fs.readSync(fd, bytes, got, bytes.length - got, null);
+    const parsed = RecordSchema.safeParse(JSON.parse(bytes.subarray(0, got).toString('utf8')));
     return parsed.success ? parsed.data.sound : [];
   } catch {
     return [];
+  } finally {
+    fs.closeSync(fd);
   }
 }
 

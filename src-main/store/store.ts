@@ -28,6 +28,7 @@ import { configKey, extractMetrics, extractRamBacking, measuringVersion, results
 import { currentProcess, hostNameOf, processLiveness, type ProcessRef } from '../util/process-identity.ts';
 import { hasTable, sqliteCode, type Database, type SqlValue } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
+import { pathNow, replacedFileError, type FileIdentity } from './file-identity.ts';
 import { compareSorted, HISTORY_SORT_COLUMNS, type HistorySort, type SortValue } from './history-order.ts';
 import { derivedFactsFilledThrough, readRecoveryRecord, recordDerivedFactsFilled, recordIdsBeforeDelete, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
 
@@ -294,10 +295,67 @@ export class Store {
    * (dead runners' trials, abandoned imports, measuring versions), and by front ends before a write.
    */
   checkBeforeWriting(): void {
+    this.requireSameFile();
     const check = this.pendingCheck;
     if (check === null) return;
     check();
     this.pendingCheck = null;
+  }
+
+  /** The file this connection opened (device and inode), and how to open the one at its path instead; null for a store in memory. */
+  private opened: { identity: FileIdentity; reopen: string } | null = null;
+
+  /** Remembers which file the connection opened (taken by the open, right after it): what requireSameFile compares the path with. */
+  watchFile(identity: FileIdentity, reopen: string): void {
+    this.opened = { identity, reopen };
+  }
+
+  /** The file this connection opened (file-identity.ts); null for a store in memory (a damaged database's copy). */
+  get fileIdentity(): FileIdentity | null {
+    return this.opened?.identity ?? null;
+  }
+
+  /** What is at `path` now: the file this connection opened, another one (replaced by a rename), or nothing; 'same' for a store in memory. */
+  pathNow(): 'same' | 'replaced' | 'gone' {
+    return this.opened === null ? 'same' : pathNow(this.path, this.opened.identity);
+  }
+
+  /**
+   * DB_REPLACED where the path no longer names the file this connection opened (one stat): a write
+   * then would go through the -wal at the path into whatever file is there now. Made before every
+   * write (checkBeforeWriting, atomically, a trial's start and end).
+   */
+  requireSameFile(): void {
+    const replaced = this.replacedError();
+    if (replaced !== null) throw replaced;
+  }
+
+  /** requireSameFile's DB_REPLACED, or null where the path still names the file this connection opened. */
+  replacedError(): StoreError | null {
+    const now = this.pathNow();
+    if (now === 'same') return null;
+    this.emptyWalOfReplaced();
+    return replacedFileError(this.path, now, this.opened!.reopen);
+  }
+
+  /** The WAL of a replaced file has been emptied into it (emptyWalOfReplaced). */
+  private walEmptied = false;
+
+  /**
+   * The -wal and -shm this connection uses lie at the path, beside the file now there, which any
+   * connection opening it (another kvbench, sqlite3) would read with this file's frames in it as its
+   * own (SQLite's corruption by renaming a database in use). So once the path is seen to name another
+   * file, the frames go into the file this connection has open (the replaced one), and the -wal is
+   * truncated: the file at the path is then read as it came. Nothing is written to it.
+   */
+  private emptyWalOfReplaced(): void {
+    if (this.walEmptied || this.readonly || !this.db.open || this.db.inTransaction) return;
+    try {
+      const [done] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      this.walEmptied = done?.busy === 0;
+    } catch {
+      // Busy (a reader of the old file): tried again at the next look.
+    }
   }
 
   constructor(db: Database, file: string, readonly: boolean, afterClose: (() => void) | null = null) {
@@ -371,6 +429,16 @@ export class Store {
       if (!d) rows.set(row, (d = { error: (err as Error).message, trialIds: [], consequence }));
       if (!d.trialIds.includes(trialId)) d.trialIds.push(trialId);
     }
+  }
+
+  /**
+   * `read` in one read transaction (one snapshot): a report or an export reads a selection's trials,
+   * then each one's histograms and hardware, as separate statements; another connection deleting or
+   * storing trials meanwhile (the app, another kvbench, a suite) lands wholly in what it reads or
+   * wholly not, never between the list and the histograms. Inside a transaction already, that one.
+   */
+  inOneSnapshot<T>(read: () => T): T {
+    return this.db.inTransaction ? read() : this.db.transaction(read)();
   }
 
   /**
@@ -784,6 +852,7 @@ export class Store {
 
   /** Inserts a trial as `running`, owned by `runner`; returns its id. */
   startTrial(t: StartTrialInput): number {
+    this.requireSameFile();
     const tx = this.db.transaction(() => {
       const attempt = (
         this.db.prepare('SELECT COALESCE(MAX(attempt), 0) + 1 AS a FROM trials WHERE run_id = ? AND trial_index = ?').get(t.runId, t.trialIndex) as { a: number }
@@ -840,11 +909,13 @@ export class Store {
 
   /** Runs `fn` as one IMMEDIATE transaction: every write in it lands, or none does (the calls inside become savepoints). */
   atomically<T>(fn: () => T): T {
+    if (!this.db.inTransaction) this.requireSameFile();
     return this.db.transaction(fn).immediate();
   }
 
   /** Records a trial's end: status, results (gzip), metrics and histograms, in one transaction. */
   finishTrial(trialId: number, f: FinishTrialInput): void {
+    this.requireSameFile();
     const packed = f.results ? packResults(f.results) : null;
     const tx = this.db.transaction(() => {
       this.db

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { processLiveness } from './process-identity.ts';
 import { resolveRealPath } from './real-path.ts';
 import { statOrNull } from './stat-or-null.ts';
 import { writeFailureWords } from './write-failure-words.ts';
@@ -171,8 +172,13 @@ export async function writeChunksAtomic(file: string, chunks: FileChunks, opts: 
   }
   if (target.kind !== 'replace') return writeInto(file, target, chunks);
   const made = atomicFileAt(file, target.path);
-  await writeTemporary(made, chunks, opts);
-  await commitAtomicFile(made);
+  temporaries.add(made.tmp);
+  try {
+    await writeTemporary(made, chunks, opts);
+    await commitAtomicFile(made);
+  } finally {
+    temporaries.delete(made.tmp);
+  }
 }
 
 /**
@@ -188,7 +194,7 @@ export interface AtomicFile {
 }
 
 function atomicFileAt(file: string, target: string): AtomicFile {
-  return { file, target, tmp: path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`) };
+  return { file, target, tmp: path.join(path.dirname(target), `${temporaryPrefix(target)}${process.pid}.${randomBytes(6).toString('hex')}.tmp`) };
 }
 
 /**
@@ -246,6 +252,71 @@ export async function commitAtomicFile(made: AtomicFile): Promise<void> {
 /** Removes the temporary, if any (a write stopped part way, or one that failed). */
 export async function abandonAtomicFile(made: AtomicFile): Promise<void> {
   await fsp.rm(made.tmp, { force: true });
+}
+
+/** The temporary files writeChunksAtomic is writing now (removeTemporariesNow). */
+const temporaries = new Set<string>();
+
+/** How the temporaries of `file` (the file a write replaces) begin: `.NAME.`, then the writer's pid. */
+const temporaryPrefix = (file: string): string => `.${path.basename(file)}.`;
+
+/**
+ * Removes the temporary files of the writes under way, at once (synchronously): for a command
+ * stopped by a signal, which exits right after, leaving the files the writes would replace as they
+ * were. Returns those removed.
+ */
+export function removeTemporariesNow(): string[] {
+  const removed: string[] = [];
+  for (const tmp of temporaries) {
+    try {
+      fs.rmSync(tmp, { force: true });
+      removed.push(tmp);
+    } catch {
+      // its folder gone or not writable: nothing more can be done on the way out
+    }
+  }
+  temporaries.clear();
+  return removed;
+}
+
+/** How long a dead writer's temporary must have been left unchanged before a later write of its file removes it: a writer in another PID namespace (a container sharing the folder) may look dead here. */
+export const STALE_TEMPORARY_MS = 10 * 60_000;
+
+/**
+ * The temporaries that earlier writes of `file` left beside it (a writer killed with SIGKILL, or a
+ * power loss: nothing could remove them), `.NAME.PID.HEX.tmp` of a process that no longer runs: those
+ * unchanged for STALE_TEMPORARY_MS are removed (`removed`), the younger ones only named (`left`).
+ */
+export function sweepLeftTemporaries(file: string, nowMs = Date.now()): { removed: string[]; left: string[] } {
+  const dir = path.dirname(file);
+  const prefix = temporaryPrefix(file);
+  const out = { removed: [] as string[], left: [] as string[] };
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length)) : null;
+    const pid = m ? Number(m[1]) : NaN;
+    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
+    if (processLiveness({ pid, host: null, startTicks: null }) !== 'dead') continue;
+    const tmp = path.join(dir, name);
+    const st = statOrNull(tmp);
+    if (st === null || !st.isFile()) continue;
+    if (nowMs - st.mtimeMs < STALE_TEMPORARY_MS) {
+      out.left.push(tmp);
+      continue;
+    }
+    try {
+      fs.rmSync(tmp, { force: true });
+      out.removed.push(tmp);
+    } catch {
+      out.left.push(tmp);
+    }
+  }
+  return out;
 }
 
 /** `op`, its failure a FileWriteError naming `file` (a failure of the temporary `written` is the file's). */

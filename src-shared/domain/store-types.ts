@@ -34,7 +34,19 @@ export const RESULTS_FORMATS = ['kvbench', 'reference-new', 'reference-mid', 're
 export type ResultsFormat = (typeof RESULTS_FORMATS)[number];
 
 /** The store's own error codes (beside the shared ones in errors.ts). */
-export const STORE_ERROR_CODES = ['DB_CORRUPT', 'DB_FOREIGN', 'DB_TOO_NEW', 'DB_MIGRATION_FAILED', 'DB_BUSY', 'DB_WRITE_FAILED', 'DB_READ_ONLY', 'NOT_FOUND', 'VALIDATION'] as const;
+export const STORE_ERROR_CODES = [
+  'DB_CORRUPT',
+  'DB_FOREIGN',
+  'DB_TOO_NEW',
+  'DB_MIGRATION_FAILED',
+  'DB_BUSY',
+  'DB_WRITE_FAILED',
+  'DB_READ_ONLY',
+  /** The path no longer names the file kvbench opened (replaced by a rename, moved away): nothing is written (file-identity.ts). */
+  'DB_REPLACED',
+  'NOT_FOUND',
+  'VALIDATION',
+] as const;
 export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
 // ---------------------------------------------------------------------------------------------

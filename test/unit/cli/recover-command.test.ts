@@ -175,6 +175,31 @@ describe('kvbench recover', () => {
     expect((await run(() => main(['recover', '--db', damaged]))).stderr).toMatch(/^kvbench recover: --out is required/);
   });
 
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(`${signal} while it reads the damaged file: says it was interrupted, exits ${signal === 'SIGINT' ? 130 : 143}, and leaves both folders as they were (no -wal or -shm beside the damaged file)`, async () => {
+      const dir = tempDir();
+      const src = path.join(dir, 'src');
+      fs.mkdirSync(src);
+      const db = intactDatabase(src);
+      const damaged = scribbled(db, 'damaged.db', [pagesOf(db).get('trials/leaf')![1]]);
+      for (const ext of ['', '-wal', '-shm']) fs.rmSync(db + ext, { force: true });
+      const before = sha(damaged);
+      const outDir = path.join(dir, 'out');
+      fs.mkdirSync(outDir);
+      const out = path.join(outDir, 'new.db');
+      const done = recover(damaged, out);
+      // The signal once the recovery has opened the damaged file (its -shm is there): mid-work, not before it starts.
+      while (!fs.existsSync(`${damaged}-shm`)) await new Promise((r) => setTimeout(r, 2));
+      process.emit(signal, signal);
+      const r = await done;
+      expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+      expect(r.stderr).toContain(`kvbench recover: interrupted (${signal}): nothing was written to ${out}, and ${damaged} was only read`);
+      expect(fs.readdirSync(src)).toEqual(['damaged.db']);
+      expect(fs.readdirSync(outDir)).toEqual([]);
+      expect(sha(damaged)).toBe(before);
+    });
+  }
+
   it("refuses an empty --db or --out as the other commands do, not reading the default database or taking '' as missing", async () => {
     const dir = tempDir();
     const db = intactDatabase(dir);

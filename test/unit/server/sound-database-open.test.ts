@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
 import { openStore } from '../../../src-main/store/open-store.ts';
+import { recordedSound, soundnessKey } from '../../../src-main/store/sound-file-record.ts';
 import type { ResponseOf } from '../../../src-shared/ipc/contract.ts';
 import { aged, asIfBitRot, damageInPlace, intactDatabase, pagesOf, sha } from '../../support/damaged-file.ts';
 import { ownSoundRecord } from '../../support/own-sound-record.ts';
@@ -64,5 +65,30 @@ describe('the app over a file recorded sound', () => {
     }
     expect(sha(db)).toBe(before);
     expect(fs.readdirSync(dir).filter((f) => f.startsWith(path.basename(db)))).toEqual([path.basename(db)]);
+  });
+
+  it('bit rot in the histograms, met by a report or an export on a worker thread: DB_CORRUPT with what to do, as on the backend\'s thread, and the file forgotten as sound', async () => {
+    const dir = tempDir('kvb-sound-app-');
+    const db = await aged(intactDatabase(dir));
+    openStore(db, { keepSchema: true, skipCheckIfSound: true }).close();
+    const pages = pagesOf(db);
+    damageInPlace(db, [...(pages.get('trial_histograms/leaf') ?? []), ...(pages.get('trial_histograms/overflow') ?? [])].slice(0, 4));
+    asIfBitRot(db);
+    expect(recordedSound(soundnessKey(db)!)).toBe(true);
+
+    const logs: string[] = [];
+    const backend = await backendOn(dir, db, logs);
+    try {
+      // History reads no histogram: it lists as before.
+      expect((await backend.invoke('history.list', { selection: {} })).ok).toBe(true);
+      const damage = { ok: false, error: { code: 'DB_CORRUPT', message: expect.stringMatching(/^the database \S+ is damaged \(SQLITE_CORRUPT\w*: database disk image is malformed\), found while reading it; nothing was written to it\. The next time kvbench opens it/) } };
+      expect(await backend.invoke('report.build', { selection: {} })).toEqual(damage);
+      expect(recordedSound(soundnessKey(db)!)).toBe(false);
+      asIfBitRot(db);
+      expect(await backend.invoke('export.create', { selection: {}, format: 'json' })).toEqual(damage);
+      expect(recordedSound(soundnessKey(db)!)).toBe(false);
+    } finally {
+      await backend.close();
+    }
   });
 });

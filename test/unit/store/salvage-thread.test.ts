@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDamagedStore, openStore, type DamagedStore } from '../../../src-main/store/open-store.ts';
 import { recoverDatabase, STALE_RECOVERY_MS } from '../../../src-main/store/recover.ts';
-import { openDamagedStoreOffThread, recoverDatabaseOffThread } from '../../../src-main/store/salvage-thread.ts';
+import { openDamagedStoreOffThread, recoverDatabaseOffThread, removeSalvageScratchNow, STALE_SCRATCH_MS } from '../../../src-main/store/salvage-thread.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { intactDatabase, lastOverflowPage, pagesOf, scribbled, sha } from '../../support/damaged-file.ts';
 import { removeTempDirs, tempDir } from './fixtures.ts';
@@ -190,6 +190,66 @@ describe('salvage and recovery on a worker thread', () => {
     ];
     recoverDatabase(damaged, path.join(dir, 'recovered.db'));
     expect(leftovers(dir).sort()).toEqual(kept.sort());
+  });
+
+  it('scratch copies a killed salvage left in the temporary folder (kvbench serve killed at its first open) are removed by the next salvage, once unchanged for a while; nothing else is', async () => {
+    const dir = tempDir();
+    const intact = intactDatabase(dir);
+    const damaged = scribbled(intact, 'damaged.db', [pagesOf(intact).get('trials/leaf')![1]]);
+    const tmp = tempDir('kvb-tmpdir-');
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const deadPid = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+      const old = (Date.now() - STALE_SCRATCH_MS - 60_000) / 1000;
+      const leave = (name: string, ageS = old): string => {
+        fs.mkdirSync(path.join(tmp, name), { mode: 0o700 });
+        fs.writeFileSync(path.join(tmp, name, 'copy.db'), 'rows');
+        for (const f of ['copy.db', '']) fs.utimesSync(path.join(tmp, name, f), ageS, ageS);
+        return name;
+      };
+      leave(`kvbench-salvage-${deadPid}-AbC123`);
+      const kept = [
+        leave(`kvbench-salvage-${deadPid}-young1`, Date.now() / 1000), // changed a moment ago: perhaps another PID namespace's, still writing
+        leave(`kvbench-salvage-${process.ppid}-alive1`), // its process is alive
+        leave('kvbench-salvage-Xy12ab'), // an older kvbench's name, without a pid
+      ];
+      expect((await openDamagedStoreOffThread(damaged))?.store.listTrials({}).length).toBeGreaterThan(20);
+      // This salvage's own folder is gone too, as before.
+      expect(fs.readdirSync(tmp).sort()).toEqual(kept.sort());
+    } finally {
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+    }
+  });
+
+  it('a salvage stopped by a signal in the middle (removeSalvageScratchNow, before the process exits): its scratch folder is gone at once', async () => {
+    const dir = tempDir();
+    const intact = intactDatabase(dir);
+    const damaged = scribbled(intact, 'damaged.db', [pagesOf(intact).get('trials/leaf')![1]]);
+    const tmp = tempDir('kvb-tmpdir-');
+    const tmpBefore = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      let seen: string[] = [];
+      const stop = new AbortController();
+      const salvage = openDamagedStoreOffThread(damaged, {
+        signal: stop.signal,
+        onProgress: () => {
+          if (seen.length > 0) return;
+          seen = fs.readdirSync(tmp);
+          removeSalvageScratchNow();
+          // What the process finds at its exit, right after.
+          expect(fs.readdirSync(tmp)).toEqual([]);
+          stop.abort('stopped');
+        },
+      });
+      await salvage.catch(() => null);
+      expect(seen).toEqual([expect.stringMatching(new RegExp(`^kvbench-salvage-${process.pid}-`))]);
+    } finally {
+      if (tmpBefore === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmpBefore;
+    }
   });
 
   it('a full disk: refused as on the calling thread (DB_WRITE_FAILED, the filesystem named), nothing left there, the damaged file unchanged', async (ctx) => {

@@ -6,7 +6,7 @@
 // damage written through the file system changes the record's key (also with its mtime restored);
 // damage that changes no metadata (bit rot: here, a record made to match the damaged file) is found
 // by the first read, and read as a damaged database is read; before anything writes, the check is made.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ import { recordedSound, soundnessKey, soundRecordFile } from '../../../src-main/
 import { StoreError } from '../../../src-main/store/store-error.ts';
 import { aged, asIfBitRot, damageInPlace, intactDatabase, pagesOf, sha } from '../../support/damaged-file.ts';
 import { ownSoundRecord } from '../../support/own-sound-record.ts';
+import { KVBENCH_BIN } from '../../integration/cli/cli-harness.ts';
 import { runInProcess as run } from '../cli/in-process.ts';
 import { kvbenchResults, removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 
@@ -171,6 +172,20 @@ describe('PRAGMA quick_check at open, skipped on a file exactly as a check found
     const s = reader(db);
     expect(s.checkSkipped).toBe(true);
     s.close();
+  });
+
+  it('a FIFO or a link to /dev/zero at the record\'s path: no record, and the command goes on (it hung there, reading forever)', async () => {
+    const dir = tempDir();
+    const db = await aged(intactDatabase(dir));
+    for (const make of [(file: string) => execFileSync('mkfifo', [file]), (file: string) => fs.symlinkSync('/dev/zero', file)]) {
+      const cache = tempDir('kvb-cache-');
+      fs.mkdirSync(path.join(cache, 'kvbench'));
+      make(path.join(cache, 'kvbench', 'sound-databases.json'));
+      // In a process of its own, with a time limit: the old read blocked the whole process, test runner included.
+      const r = spawnSync(process.execPath, [KVBENCH_BIN, 'history', '--db', db, '--limit', '1'], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, XDG_CACHE_HOME: cache } });
+      expect(r.error, r.stderr).toBeUndefined();
+      expect(r.status, r.stderr).toBe(0);
+    }
   });
 
   it('two processes recording at once: the record stays whole, and each file is recorded or checked again', async () => {
