@@ -117,6 +117,22 @@ export function recordDerivedFactsFilled(db: Database, fact: string, trialId: nu
   metaWriter(db)(`${fact}_filled_through`, String(trialId));
 }
 
+/**
+ * Moves the fill of `fact` past trials this kvbench stores itself (ids `firstId`..`lastId`, in the
+ * storing transaction), which carry the facts from the start, where no trial before them still waits
+ * for the fill. Without it, the first read-write open after a stored trial whose results hold none of
+ * the facts (an older kvbench's results file, imported) would write the mark: a read changing the file.
+ */
+export function keepDerivedFactsFilled(db: Database, fact: string, firstId: number, lastId: number): void {
+  const through = derivedFactsFilledThrough(db, fact);
+  if (through >= lastId) return;
+  const waiting = db.prepare('SELECT 1 FROM trials WHERE id > ? AND id < ? LIMIT 1').get(through, firstId);
+  if (waiting === undefined) recordDerivedFactsFilled(db, fact, lastId);
+}
+
+/** The fill of the queue's facts (Store.queueFactBatches), by its kvbench_meta name. */
+export const QUEUE_FACTS = 'queue_facts';
+
 /** What kvbench_meta says of a database's schema; null fields were not recorded (a file from before the table). */
 export interface SchemaMeta {
   /** The kvbench version that brought the file to its present schema (created or upgraded it). */

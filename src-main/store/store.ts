@@ -30,7 +30,17 @@ import { hasTable, sqliteCode, type Database, type SqlValue } from './sqlite.ts'
 import { StoreError } from './store-error.ts';
 import { pathNow, replacedFileError, type FileIdentity } from './file-identity.ts';
 import { compareSorted, HISTORY_SORT_COLUMNS, type HistorySort, type SortValue } from './history-order.ts';
-import { derivedFactsFilledThrough, readRecoveryRecord, recordDerivedFactsFilled, recordIdsBeforeDelete, takeIds, type RecoveryRecord, type SchemaUpgrade } from './schema-meta.ts';
+import {
+  derivedFactsFilledThrough,
+  keepDerivedFactsFilled,
+  QUEUE_FACTS,
+  readRecoveryRecord,
+  recordDerivedFactsFilled,
+  recordIdsBeforeDelete,
+  takeIds,
+  type RecoveryRecord,
+  type SchemaUpgrade,
+} from './schema-meta.ts';
 
 /** The digest of stored results that could not be read: no content hashes to it. */
 const UNREADABLE_RESULTS_DIGEST = 'unreadable';
@@ -117,8 +127,7 @@ export interface RecoveredTrial {
   cacheDir: string | null;
 }
 
-/** The fill of the queue's facts (Store.queueFactBatches), by its kvbench_meta name, and the metrics it fills. */
-const QUEUE_FACTS = 'queue_facts';
+/** The metrics the fill of the queue's facts (Store.queueFactBatches) fills. */
 const QUEUE_FACT_KEYS = ['queueing_bound', 'requests_queued_at_close', 'backlog_cap_reached'] as const;
 
 /** How far the fill of imported trials' measuring versions is (Store.backfillMeasuringVersions). */
@@ -885,6 +894,7 @@ export class Store {
           // Run here: the kvbench that stores it measures it.
           KVBENCH_VERSION,
         );
+      keepDerivedFactsFilled(this.db, QUEUE_FACTS, id, id);
       return id;
     });
     return tx.immediate();

@@ -1,5 +1,6 @@
 // The plain `kvbench history` trial table as 0.7.0 printed it, kept to compare the paged one with
 // (test/unit/cli/history-table-paged.test.ts): every trial of the listing read at once, then one table.
+// Its flag legend names the queueing-bound flag 0.8.0 added (the one change to the text since).
 import { table, fmtValue } from '../../src-main/export/render-text.ts';
 import { cautionsOf, ramBackingText } from '../../src-main/export/report-model.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
@@ -11,7 +12,7 @@ function clip(text: string | null, chars: number): string {
 }
 
 const FLAG_LEGEND =
-  '!: a trial the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n';
+  '!: a trial the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n';
 
 function ramBackingLines(trials: readonly TrialRecord[]): string {
   const byBacking = new Map<string, number[]>();
