@@ -188,7 +188,7 @@ describe.skipIf(!HAS_CHROMIUM)('kvbench serve in Chromium', () => {
     const reportCsvPath = path.join(served.dir, reportDownload.suggestedFilename());
     await reportDownload.saveAs(reportCsvPath);
     const reportCsv = fs.readFileSync(reportCsvPath, 'utf8').slice(1).trimEnd().split('\r\n');
-    expect(reportCsv[0]).toMatch(/^scenario_id,scenario,.*,metric,metric_label,unit,n,median,p95,cv,min,max,definition_before$/);
+    expect(reportCsv[0]).toMatch(/^scenario_id,scenario,.*,metric,metric_label,unit,n,median,p95,cv,min,max,definition_before,yes$/);
     expect(reportCsv.some((row) => row.startsWith('storage-only,Storage only,') && row.includes(',wall_clock_throughput_tok_per_s,'))).toBe(true);
     lap('report');
   });
