@@ -759,8 +759,8 @@ describe('report', () => {
       'report.build': () => {
         const r = report();
         r.report.scenarios[0].pooled = [
-          { name: 'end_to_end', trials: 2, damagedTrials: 1, count: 600, p50Ms: 10, p95Ms: 20, p99Ms: 30 },
-          { name: 'queue_wait', trials: 0, damagedTrials: 3, count: 0, p50Ms: null, p95Ms: null, p99Ms: null },
+          { name: 'end_to_end', trials: 2, damagedTrials: 1, count: 600, p50Ms: 10, p95Ms: 20, p99Ms: 30, olderDefinition: null },
+          { name: 'queue_wait', trials: 0, damagedTrials: 3, count: 0, p50Ms: null, p95Ms: null, p99Ms: null, olderDefinition: null },
         ];
         return r;
       },
