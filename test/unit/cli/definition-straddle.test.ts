@@ -7,6 +7,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
+import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { ScenarioReport, SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
@@ -169,6 +170,24 @@ describe('a metric measured on both sides of a change of its definition', () => 
     const notes: unknown[] = [];
     wb.getWorksheet('Notes')!.eachRow((row) => notes.push(row.getCell(1).value === 'pooled latency' ? row.getCell(row.cellCount).value : null));
     expect(notes.filter((n) => n !== null)).toEqual([expect.stringContaining('end_to_end (definition before 0.8.0): 2 trials were measured before kvbench 0.8.0')]);
+  });
+
+  it("history marks the e2e P95 measured before 0.8.0, with a legend, and no other (rev18 L6)", async () => {
+    const { db } = await dbOf([
+      ['0.7.0', 7],
+      [KVBENCH_VERSION, 7],
+    ]);
+    const h = await run(() => historyCommand(['--db', db]));
+    expect(h.code, h.stderr).toBe(0);
+    const rowOf = (id: number): string => h.stdout.split('\n').find((l) => l.trimStart().startsWith(`${id} `))!;
+    expect(rowOf(1)).toMatch(/ 1,500\.0\*$/);
+    expect(rowOf(2)).not.toContain('*');
+    expect(h.stdout).toContain('*: e2e P95 measured under its definition before 0.8.0 (docs/metrics.md): not comparable with values measured by kvbench 0.8.0 or later');
+    // A listing of the current definition only: no mark, no legend.
+    const current = await dbOf([[KVBENCH_VERSION, 7]]);
+    const now = await run(() => historyCommand(['--db', current.db]));
+    expect(now.stdout).toMatch(/ 1,500\.0$/m);
+    expect(now.stdout).not.toContain('*');
   });
 
   it('marks a group measured only before the change, and says so', async () => {
