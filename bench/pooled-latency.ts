@@ -73,7 +73,9 @@ for (let rep = 0; rep < reps; rep++) {
   const b = timed(() => groups.map((hs) => POOLED_HISTOGRAMS.map((n) => pooledBefore(n, hs)).filter((p) => p !== null)));
   const l = timed(() => groups.map((hs) => pooledByLibrary(POOLED_HISTOGRAMS, hs)));
   const a = timed(() => groups.map((hs) => pooledLatencies(POOLED_HISTOGRAMS, hs)));
-  if (!isDeepStrictEqual(a.value, b.value) || !isDeepStrictEqual(l.value, b.value)) throw new Error('the pooled latencies differ between the three ways');
+  // The old ways predate a pool's definition (olderDefinition): every trial here is of one.
+  const unsplit = a.value.map((ps) => ps.map(({ olderDefinition: _, ...p }) => p));
+  if (!isDeepStrictEqual(unsplit, b.value) || !isDeepStrictEqual(l.value, b.value)) throw new Error('the pooled latencies differ between the three ways');
   before.push(b.cpuS);
   library.push(l.cpuS);
   after.push(a.cpuS);

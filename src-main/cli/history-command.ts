@@ -7,6 +7,7 @@ import { fmtValue, printableCells, table, TextTable } from '../export/render-tex
 import { cautionsOf, ramBackingText } from '../export/report-model.ts';
 import { suiteOutcome, type TrialRecord } from '../../src-shared/domain/store-types.ts';
 import { requireSuites } from '../export/export-model.ts';
+import { compareVersions, olderDefinitionOf, olderDefinitionText } from '../../src-shared/domain/metric-changes.ts';
 import { resolveSelection, selectionFromFlags } from '../export/selection.ts';
 import { emptyValueErrors, filterFlagErrors, intFlag, intListFlag, parseCommandArgs } from './command-args.ts';
 
@@ -70,6 +71,24 @@ function addRamBacking(byBacking: Map<string, number[]>, t: TrialRecord): void {
   ids.push(t.id);
 }
 
+/**
+ * The mark of a value measured under an older definition of its metric (olderDefinitionOf: e2e P95
+ * before 0.8.0 was timed from the issue, not the scheduled arrival), and its legend: the report
+ * aggregates such values apart, marked "(definition before …)"; the listing puts them side by side.
+ */
+const OLDER_DEFINITION_MARK = '*';
+const olderDefinitionLegend = (sinces: ReadonlySet<string>): string =>
+  [...sinces]
+    .sort(compareVersions)
+    .map(
+      (since) =>
+        `${OLDER_DEFINITION_MARK}: e2e P95 measured under its ${olderDefinitionText(since)} (docs/metrics.md): not comparable with values measured by kvbench ${since} or later; kvbench report aggregates it apart, marked "(${olderDefinitionText(since)})"\n`,
+    )
+    .join('');
+
+/** The change whose older definition a trial's e2e P95 was measured under (null: the current one, or none stored). */
+const e2eOlderDefinition = (t: TrialRecord): { since: string } | null => (t.metrics.e2e_p95_ms === undefined ? null : olderDefinitionOf('e2e_p95_ms', t.measuredByVersion));
+
 const TRIAL_HEADERS = ['trial', 'started', 'suite', 'label', 'system', 'drive', 'scenario', '#', 'status', FLAG_MARK, 'tok/s', 'stor rd', 'e2e P95 ms', 'reason'];
 
 /** A trial's row of the trial table (its cells as stored: the table makes them printable). */
@@ -87,7 +106,7 @@ function trialCells(t: TrialRecord, flagged: boolean): string[] {
     flagged ? FLAG_MARK : '',
     fmtValue(t.metrics.wall_clock_throughput_tok_per_s, 'tok/s'),
     fmtValue(t.metrics.storage_read_bytes_per_s, 'bytes/s'),
-    fmtValue(t.metrics.e2e_p95_ms, 'ms'),
+    `${fmtValue(t.metrics.e2e_p95_ms, 'ms')}${e2eOlderDefinition(t) === null ? '' : OLDER_DEFINITION_MARK}`,
     clip(t.statusReason, REASON_CHARS),
   ];
 }
@@ -222,8 +241,11 @@ export async function historyCommand(argv: string[]): Promise<number> {
       let flagged = 0;
       const ramBacked = new Map<string, number[]>();
       const scenarios = new Set<string>();
+      const olderDefinitions = new Set<string>();
       for (const page of pages) {
         for (const t of page) {
+          const older = e2eOlderDefinition(t);
+          if (older !== null) olderDefinitions.add(older.since);
           const isFlagged = cautionsOf(t).length > 0;
           if (isFlagged) flagged += 1;
           addRamBacking(ramBacked, t);
@@ -241,6 +263,7 @@ export async function historyCommand(argv: string[]): Promise<number> {
           yield `${listing.head()}\n`;
           for (const row of rows) yield `${listing.line(row.split('\0'))}\n`;
           if (flagged > 0) yield `${flagLegend('a trial')}${ramBackingLines(ramBacked)}`;
+          if (olderDefinitions.size > 0) yield olderDefinitionLegend(olderDefinitions);
           if (scenarios.size <= 3) yield `(${[...scenarios].map(scenarioLabel).join(', ')})\n`;
         })(),
       );

@@ -18,7 +18,7 @@ import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import type { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { suitesText } from '../../src-shared/domain/places.ts';
-import { definitionRowLabel, definitionSplitText } from '../../src-shared/domain/metric-changes.ts';
+import { definitionRowLabel, definitionSplitText, pooledDefinitionText } from '../../src-shared/domain/metric-changes.ts';
 import { cautionsOf, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
@@ -285,8 +285,8 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
   );
   await add('Scenarios', SCENARIO_COLUMNS, scenarioRows(model));
   // The terminal report's pooled table: percentiles of the merged histograms, never averaged.
-  const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.damagedTrials, p.count, p.p50Ms, p.p95Ms, p.p99Ms]));
-  await add('Pooled latency', [...GROUP_COLUMNS, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms'], pooledRows);
+  const pooledRows = model.report.scenarios.flatMap((s) => s.pooled.map((p): Cell[] => [...groupCells(s), p.name, p.trials, p.damagedTrials, p.count, p.p50Ms, p.p95Ms, p.p99Ms, p.olderDefinition?.since ?? null]));
+  await add('Pooled latency', [...GROUP_COLUMNS, 'latency', 'trials', 'damaged_trials_left_out', 'samples', 'p50_ms', 'p95_ms', 'p99_ms', 'definition_before'], pooledRows);
   await add(
     'Tier comparison',
     [
@@ -317,6 +317,10 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
       ]),
       ...s.cautions.map((c): Cell[] => ['scenarios', ...groupCells(s), c.trialId, c.trialIndex + 1, 'flagged', words(c.message)]),
       ...s.definitionSplits.map((d): Cell[] => ['scenarios', ...groupCells(s), null, null, 'definition', words(definitionSplitText(d))]),
+      ...s.pooled.flatMap((p): Cell[][] => {
+        const note = pooledDefinitionText(p);
+        return note === null ? [] : [['pooled latency', ...groupCells(s), null, null, 'definition', words(note)]];
+      }),
     ]),
     ...model.tiers.notes.map((n): Cell[] => ['tier comparison', ...GROUP_COLUMNS.map(() => null), null, null, 'note', words(n)]),
   ];
@@ -337,7 +341,7 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
       ['notes', noteRows.length > 0 ? `Notes: ${noteRows.length} (trials excluded or flagged, as the terminal report marks them; metrics measured under an older definition; the tier comparison's notes)` : 'none: no trial excluded or flagged, no metric of an older definition, no tier comparison note'],
       [
         'definition_before',
-        "Scenarios: a metric whose definition changed between kvbench versions (docs/metrics.md) is aggregated apart for the trials measured before the change, in a row marked \"(definition before VERSION)\" with VERSION in this column; Notes says how many trials each side",
+        "Scenarios: a metric whose definition changed between kvbench versions (docs/metrics.md) is aggregated apart for the trials measured before the change, in a row marked \"(definition before VERSION)\" with VERSION in this column; Notes says how many trials each side. Pooled latency: likewise, a latency whose definition changed is pooled apart for the older trials' histograms, its row's definition_before giving the version",
       ],
       ['yes', 'Scenarios: for a yes/no metric (1 or 0 per trial: page cache flagged, queueing-bound, autoscaler peak found or target met …), the trials that said yes of n; its median, P95 and CV are left empty (a median of 1s and 0s is no share)'],
       ['incomplete trials', model.report.includeIncomplete ? 'partial trials included in aggregates' : 'excluded from aggregates (listed in Trials with their status, and in Notes)'],

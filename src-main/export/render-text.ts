@@ -9,7 +9,7 @@ import type { Advice } from '../../src-shared/ipc/contract.ts';
 import { formatAdvice } from '../hardware/format-hardware.ts';
 import { flagAggregateText, formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
-import { definitionRowLabel, definitionSplitText, MIXED_DEFINITIONS, MIXED_DEFINITIONS_LEGEND } from '../../src-shared/domain/metric-changes.ts';
+import { definitionRowLabel, definitionSplitText, pooledDefinitionText, MIXED_DEFINITIONS, MIXED_DEFINITIONS_LEGEND } from '../../src-shared/domain/metric-changes.ts';
 import { efficiencyBasisText, limitsSourceText, memoryCopySourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
@@ -159,12 +159,13 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
       out.push(
         table(
           ['latency', 'trials', 'samples', 'P50 ms', 'P95 ms', 'P99 ms'],
-          s.pooled.map((p) => [p.name, String(p.trials), fmtValue(p.count, 'count'), fmtValue(p.p50Ms, 'ms'), fmtValue(p.p95Ms, 'ms'), fmtValue(p.p99Ms, 'ms')]),
+          s.pooled.map((p) => [definitionRowLabel(p.name, p.olderDefinition), String(p.trials), fmtValue(p.count, 'count'), fmtValue(p.p50Ms, 'ms'), fmtValue(p.p95Ms, 'ms'), fmtValue(p.p99Ms, 'ms')]),
           1,
           '     ',
         ),
       );
       for (const p of s.pooled) if (p.damagedTrials > 0) out.push(`     ${pooledDamageNote(p)}`);
+      for (const note of s.pooled.map(pooledDefinitionText)) if (note !== null) out.push(`     note: ${note}`);
       if (without !== null) out.push(`     ${without}: left out of these percentiles`);
     } else if (without !== null) {
       out.push(`   no pooled latency: ${without}`);

@@ -14,7 +14,7 @@ import { describeConfig } from '../store/results-ingest.ts';
 import { isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
 import { placeKey, placeLabel, reportGroupKey, suiteLabelKey } from '../../src-shared/domain/places.ts';
-import { compareVersions, olderDefinitionOf, type DefinitionSplit } from '../../src-shared/domain/metric-changes.ts';
+import { compareVersions, olderDefinitionOf, pooledDefinitionMetric, type DefinitionSplit, type MetricDefinitionChange } from '../../src-shared/domain/metric-changes.ts';
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 import { countFlagKinds, type FlagKindCounts, type TrialFlagKind } from '../../src-shared/domain/trial-flags.ts';
@@ -75,6 +75,12 @@ export interface PooledLatency {
   p50Ms: number | null;
   p95Ms: number | null;
   p99Ms: number | null;
+  /**
+   * Null: histograms of the current definition (or of a kvbench version not known). Else the listed
+   * change of the histogram's latency (pooledDefinitionMetric) these trials were measured before: a
+   * pool of its own beside the current one, never one merge of both, marked "(definition before …)".
+   */
+  olderDefinition: { since: string; change: string } | null;
 }
 
 export interface ScenarioSummary {
@@ -173,25 +179,42 @@ export function pooledLatency(name: string, histograms: readonly TrialHistogram[
 /**
  * Pooled percentiles of each of `names` over several trials' histograms (pooledLatency of each, in
  * the order of `names`, those no trial stored left out), in one pass: each histogram is decoded once,
- * straight into its name's merge, in the order given (a merge's bounds depend on it).
+ * straight into its name's merge, in the order given (a merge's bounds depend on it). With
+ * `definitionOf` (the change whose older definition a histogram was measured under, null for the
+ * current one), each definition of a name is pooled apart: the current one first, then older ones,
+ * newest first, as the per-trial metrics are (aggregateByDefinition).
  */
-export function pooledLatencies(names: readonly string[], histograms: readonly TrialHistogram[]): PooledLatency[] {
-  const pools = new Map(names.map((name) => [name, { merged: new LatencyHistogram(), trials: 0, damagedTrials: 0 }]));
-  for (const h of histograms) {
-    const pool = pools.get(h.name);
-    if (pool === undefined || h.count <= 0) continue;
+export function pooledLatencies(
+  names: readonly string[],
+  histograms: readonly TrialHistogram[],
+  definitionOf: (h: TrialHistogram, index: number) => MetricDefinitionChange | null = () => null,
+): PooledLatency[] {
+  type Pool = { merged: LatencyHistogram; trials: number; damagedTrials: number; older: MetricDefinitionChange | null };
+  const pools = new Map(names.map((name) => [name, new Map<string | null, Pool>()]));
+  histograms.forEach((h, i) => {
+    const sides = pools.get(h.name);
+    if (sides === undefined || h.count <= 0) return;
+    const older = definitionOf(h, i);
+    const since = older?.since ?? null;
+    let pool = sides.get(since);
+    if (pool === undefined) sides.set(since, (pool = { merged: new LatencyHistogram(), trials: 0, damagedTrials: 0, older }));
     if (pool.merged.mergeEncoded(h.hdr, h.sumNs) !== null) {
       // Left out rather than failing the report, but counted: a latency must never vanish unsaid.
       pool.damagedTrials += 1;
-      continue;
+      return;
     }
     pool.trials += 1;
-  }
-  return [...pools].flatMap(([name, { merged, trials, damagedTrials }]): PooledLatency[] => {
-    if (merged.count === 0) return damagedTrials === 0 ? [] : [{ name, trials, damagedTrials, count: 0, p50Ms: null, p95Ms: null, p99Ms: null }];
-    const [p50Ns, p95Ns, p99Ns] = merged.percentilesNs([50, 95, 99]);
-    return [{ name, trials, damagedTrials, count: merged.count, p50Ms: p50Ns / 1e6, p95Ms: p95Ns / 1e6, p99Ms: p99Ns / 1e6 }];
   });
+  return [...pools].flatMap(([name, sides]) =>
+    [...sides]
+      .sort(([a], [b]) => (a === null ? -1 : b === null ? 1 : compareVersions(b, a)))
+      .flatMap(([, { merged, trials, damagedTrials, older }]): PooledLatency[] => {
+        const olderDefinition = older === null ? null : { since: older.since, change: older.change };
+        if (merged.count === 0) return damagedTrials === 0 ? [] : [{ name, trials, damagedTrials, count: 0, p50Ms: null, p95Ms: null, p99Ms: null, olderDefinition }];
+        const [p50Ns, p95Ns, p99Ns] = merged.percentilesNs([50, 95, 99]);
+        return [{ name, trials, damagedTrials, count: merged.count, p50Ms: p50Ns / 1e6, p95Ms: p95Ns / 1e6, p99Ms: p99Ns / 1e6, olderDefinition }];
+      }),
+  );
 }
 
 /** One reason a report flags a trial, by kind (src-shared/domain/trial-flags.ts) and in words. */
@@ -517,8 +540,11 @@ export function buildScenarioReport(
         withoutHistograms.trials += 1;
         if (t.resultsFormat?.startsWith('reference') === true) withoutHistograms.referenceImports += 1;
       }
+      // Each histogram's definition by the kvbench that measured its trial: a latency whose definition
+      // changed (end_to_end in 0.8.0) is pooled per definition, as its per-trial metrics are aggregated.
       const hs = perTrial.flatMap((x) => x.hs);
-      pooled = pooledLatencies(POOLED_HISTOGRAMS, hs);
+      const versions = perTrial.flatMap((x) => x.hs.map(() => x.t.measuredByVersion));
+      pooled = pooledLatencies(POOLED_HISTOGRAMS, hs, (h, i) => olderDefinitionOf(pooledDefinitionMetric(h.name), versions[i]));
     }
     const flagKinds = flagKindCountsOf(included, flagsOf);
     scenarios.push({

@@ -784,14 +784,28 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       }
       let opened: AppDatabase;
       try {
-        // Throws (and keeps the old one) when it cannot be used. Its once-only upgrade (seconds for
-        // thousands of imported trials) is told to the page as it goes.
-        opened = await openAppDatabase(databasePath, {
-          createFolder: false,
-          log,
-          onUpgrade: (message) => emit({ type: 'database.upgradeProgressed', databasePath, message }),
-          signal: closing.signal,
-        });
+        // Throws when it cannot be used. A switch to another path keeps the old database open then; a
+        // replaced one's has been closed already (above: keeping it open beside the new file is what
+        // would corrupt it, and its file is no longer at the path), so none is left, and the answer and
+        // every later reader say so. Its once-only upgrade (seconds for thousands of imported trials)
+        // is told to the page as it goes.
+        try {
+          opened = await openAppDatabase(databasePath, {
+            createFolder: false,
+            log,
+            onUpgrade: (message) => emit({ type: 'database.upgradeProgressed', databasePath, message }),
+            signal: closing.signal,
+          });
+        } catch (err) {
+          if (!reopenReplaced) throw err;
+          const why = toIpcError(err);
+          databaseError = {
+            code: why.code,
+            message: `the file now at ${databasePath} cannot be opened: ${why.message.trim().replace(/\.$/, '')}; the database kvbench had open there was closed (its file was replaced), so no database is open now. Choose a database in Settings.`,
+          };
+          log('error', `database ${databasePath}: ${databaseError.message}`);
+          fail(databaseError.code, databaseError.message);
+        }
         // An import under way on the old database ends there: closed under it, it would fail half-way.
         await Promise.allSettled([...writes]);
         // Reports and exports still reading it are stopped (their answers would be of a database the page no longer shows).

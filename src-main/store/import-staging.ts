@@ -9,7 +9,7 @@ import type { ResultsFormat, TrialHistogram, TrialMetrics } from '../../src-shar
 import type { TrialStatus } from '../../src-shared/domain/results.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import { extractRamBacking } from './results-ingest.ts';
-import { keepDerivedFactsFilled, QUEUE_FACTS, takeIds } from './schema-meta.ts';
+import { keepDerivedFactsFilled, QUEUE_FACTS, QUEUE_FACTS_WAITING, takeIds } from './schema-meta.ts';
 import { optionColumns, unfinishedImport, type PackedResults, type Store } from './store.ts';
 
 /** One trial of an import, as staged: what an imported file gives its trial row, its run by position. */
@@ -220,7 +220,7 @@ CREATE TABLE ${s}.histograms (
         base,
       );
       // Their queue facts came with them (extractMetrics), whatever kvbench measured them.
-      keepDerivedFactsFilled(db, QUEUE_FACTS, base + left[0], base + left[left.length - 1]);
+      keepDerivedFactsFilled(db, QUEUE_FACTS, QUEUE_FACTS_WAITING, base + left[0], base + left[left.length - 1]);
       return { suite: { suiteId, systemId: system.id, driveId: drive?.id ?? null }, trialIds: new Map(left.map((n) => [n, base + n])), duplicates };
     });
   }

@@ -120,18 +120,28 @@ export function recordDerivedFactsFilled(db: Database, fact: string, trialId: nu
 /**
  * Moves the fill of `fact` past trials this kvbench stores itself (ids `firstId`..`lastId`, in the
  * storing transaction), which carry the facts from the start, where no trial before them still waits
- * for the fill. Without it, the first read-write open after a stored trial whose results hold none of
- * the facts (an older kvbench's results file, imported) would write the mark: a read changing the file.
+ * for the fill (`waiting`: an SQL condition on trials, the fill's own pending rule and a trial still
+ * running, whose results another kvbench may yet store without the facts). Without it, the first
+ * read-write open after a stored trial whose results hold none of the facts (an older kvbench's
+ * results file, imported) would write the mark: a read changing the file.
  */
-export function keepDerivedFactsFilled(db: Database, fact: string, firstId: number, lastId: number): void {
+export function keepDerivedFactsFilled(db: Database, fact: string, waiting: string, firstId: number, lastId: number): void {
   const through = derivedFactsFilledThrough(db, fact);
   if (through >= lastId) return;
-  const waiting = db.prepare('SELECT 1 FROM trials WHERE id > ? AND id < ? LIMIT 1').get(through, firstId);
-  if (waiting === undefined) recordDerivedFactsFilled(db, fact, lastId);
+  const waits = db.prepare(`SELECT 1 FROM trials WHERE id > ? AND id < ? AND (${waiting}) LIMIT 1`).get(through, firstId);
+  if (waits === undefined) recordDerivedFactsFilled(db, fact, lastId);
 }
 
 /** The fill of the queue's facts (Store.queueFactBatches), by its kvbench_meta name. */
 export const QUEUE_FACTS = 'queue_facts';
+
+/** The trials the fill of the queue's facts reads: kvbench results stored without them (an SQL condition on trials). */
+export const QUEUE_FACTS_PENDING =
+  "results_format = 'kvbench' AND results_gzip IS NOT NULL " +
+  "AND NOT EXISTS (SELECT 1 FROM trial_metrics m WHERE m.trial_id = trials.id AND m.key = 'queueing_bound')";
+
+/** The trials the fill's mark must not pass: pending ones, and those still running (their results may yet come without the facts). */
+export const QUEUE_FACTS_WAITING = `status = 'running' OR (${QUEUE_FACTS_PENDING})`;
 
 /** What kvbench_meta says of a database's schema; null fields were not recorded (a file from before the table). */
 export interface SchemaMeta {

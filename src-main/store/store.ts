@@ -34,6 +34,8 @@ import {
   derivedFactsFilledThrough,
   keepDerivedFactsFilled,
   QUEUE_FACTS,
+  QUEUE_FACTS_PENDING,
+  QUEUE_FACTS_WAITING,
   readRecoveryRecord,
   recordDerivedFactsFilled,
   recordIdsBeforeDelete,
@@ -894,7 +896,7 @@ export class Store {
           // Run here: the kvbench that stores it measures it.
           KVBENCH_VERSION,
         );
-      keepDerivedFactsFilled(this.db, QUEUE_FACTS, id, id);
+      keepDerivedFactsFilled(this.db, QUEUE_FACTS, QUEUE_FACTS_WAITING, id, id);
       return id;
     });
     return tx.immediate();
@@ -1325,14 +1327,14 @@ export class Store {
    */
   *queueFactBatches(onProgress?: (p: BackfillProgress) => void, batch = 128): Generator<void, number, void> {
     const through = derivedFactsFilledThrough(this.db, QUEUE_FACTS);
-    const pending =
-      `results_format = 'kvbench' AND results_gzip IS NOT NULL AND id > ${Math.trunc(through)} ` +
-      `AND NOT EXISTS (SELECT 1 FROM trial_metrics m WHERE m.trial_id = trials.id AND m.key = 'queueing_bound')`;
+    const pending = `${QUEUE_FACTS_PENDING} AND id > ${Math.trunc(through)}`;
     const put = this.db.prepare('INSERT OR REPLACE INTO trial_metrics (trial_id, key, value) VALUES (?, ?, ?)');
     let filled = 0;
     let trialsDone = 0;
     let trialsTotal = -1;
+    let readSome = false;
     for (const rows of this.pendingResults(pending, batch)) {
+      readSome = true;
       // Counted at the first batch only (every read-write open comes here); each trial read is done with, facts or none.
       if (onProgress && trialsTotal < 0) {
         trialsTotal = (this.db.prepare(`SELECT count(*) AS n FROM trials WHERE ${pending}`).get() as { n: number }).n;
@@ -1353,7 +1355,25 @@ export class Store {
       onProgress?.({ trialsDone, trialsTotal, trialsFilled: trialsDone, trialsUnreadable: 0 });
       yield;
     }
+    // A pass that read something ends with the mark past every trial nothing waits before, not at the
+    // last one it read: trials this build stored above it carry the facts, and a mark held at the last
+    // pending trial would keep a later store from moving it (keepDerivedFactsFilled), so a read
+    // command's open would write it again. A pass that read nothing writes nothing.
+    if (readSome) this.recordQueueFactsFilledPast();
     return filled;
+  }
+
+  /** Moves the queue facts' mark to the last trial before the first one still waiting (QUEUE_FACTS_WAITING), or the last trial. */
+  private recordQueueFactsFilledPast(): void {
+    this.checkBeforeWriting();
+    this.atomically(() => {
+      const through = derivedFactsFilledThrough(this.db, QUEUE_FACTS);
+      const { waits, last } = this.db
+        .prepare(`SELECT (SELECT min(id) FROM trials WHERE id > ? AND (${QUEUE_FACTS_WAITING})) AS waits, (SELECT max(id) FROM trials) AS last`)
+        .get(through) as { waits: number | null; last: number | null };
+      const past = waits === null ? (last ?? 0) : waits - 1;
+      if (past > through) recordDerivedFactsFilled(this.db, QUEUE_FACTS, past);
+    });
   }
 
   /**

@@ -135,6 +135,22 @@ export function olderDefinitionOf(metric: string, version: string | null): Metri
   return older.sort((a, b) => compareVersions(a.since, b.since))[0] ?? null;
 }
 
+/**
+ * The listed metric whose definition a stored latency histogram (a report's pooled latency, by its
+ * name: end_to_end, tier_read.storage) follows: the results' kvbench.latency entry of that name.
+ */
+export const pooledDefinitionMetric = (histogramName: string): string => `kvbench.latency.${histogramName}`;
+
+/** A pooled latency of an older definition in words: a pool of its own, and why. */
+export function pooledDefinitionText(p: { name: string; trials: number; olderDefinition: { since: string; change: string } | null }): string | null {
+  if (p.olderDefinition === null) return null;
+  const { since, change } = p.olderDefinition;
+  return (
+    `${p.name} (${olderDefinitionText(since)}): ${p.trials === 1 ? '1 trial was' : `${p.trials} trials were`} measured before kvbench ${since} changed its definition ` +
+    `(from then on it ${change}), so their histograms are pooled apart, never merged with later ones`
+  );
+}
+
 /** What marks a value measured under the definition a change replaced: "definition before 0.7.0". */
 export const olderDefinitionText = (since: string): string => `definition before ${since}`;
 

@@ -224,7 +224,10 @@ export const ScenarioSummarySchema = z.object({
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema, olderDefinition: z.object({ since: z.string(), change: z.string() }).nullable() })),
   /** The metrics with values measured under an older definition, and how many trials on each side (definitionSplitText says it). */
   definitionSplits: z.array(z.object({ metric: z.string(), label: z.string(), since: z.string(), change: z.string(), trialsBefore: count, trialsSince: count })),
-  pooled: z.array(z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum })),
+  /** One row per histogram and definition: a latency whose definition changed is pooled apart for the older trials (olderDefinition, as for metrics). */
+  pooled: z.array(
+    z.object({ name: z.string(), trials: count, damagedTrials: count, count, p50Ms: nnum, p95Ms: nnum, p99Ms: nnum, olderDefinition: z.object({ since: z.string(), change: z.string() }).nullable() }),
+  ),
   /** The aggregated trials that stored no latency histograms (in no pooled latency), and how many are imports of the reference's files. */
   withoutHistograms: z.object({ trials: count, referenceImports: count }),
 });

@@ -2,7 +2,10 @@
 // pooled-latency.test.ts: equal numbers; bench/pooled-latency.ts: the time): each stored histogram
 // decoded once to check it, again into a copy, and the copy merged.
 import { LatencyHistogram } from '../../src-main/engine/metrics/latency-histogram.ts';
-import type { PooledLatency } from '../../src-main/export/scenario-report.ts';
+import type { PooledLatency as PooledLatencyNow } from '../../src-main/export/scenario-report.ts';
+
+/** A pooled latency as this version gave it: one pool per name, no definition of its own (kvbench 0.8.0 added olderDefinition). */
+type PooledLatency = Omit<PooledLatencyNow, 'olderDefinition'>;
 import type { TrialHistogram } from '../../src-shared/domain/store-types.ts';
 
 /** pooledLatency up to 0.7.0, as it was: a checking decode, a second decode into a copy, then a merge. */

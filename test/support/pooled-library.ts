@@ -3,7 +3,10 @@
 // array, then added to its name's merge. Kept to compare the present one with (test/unit/export/
 // pooled-latency.test.ts: equal numbers; bench/pooled-latency.ts: the time).
 import { LatencyHistogram } from '../../src-main/engine/metrics/latency-histogram.ts';
-import type { PooledLatency } from '../../src-main/export/scenario-report.ts';
+import type { PooledLatency as PooledLatencyNow } from '../../src-main/export/scenario-report.ts';
+
+/** A pooled latency as this version gave it: one pool per name, no definition of its own (kvbench 0.8.0 added olderDefinition). */
+type PooledLatency = Omit<PooledLatencyNow, 'olderDefinition'>;
 import type { TrialHistogram } from '../../src-shared/domain/store-types.ts';
 
 export function pooledByLibrary(names: readonly string[], histograms: readonly TrialHistogram[]): PooledLatency[] {

@@ -4,8 +4,10 @@
 // results files whose kvbench.version is edited, as a lab's old runs would be.
 import fs from 'node:fs';
 import path from 'node:path';
+import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
+import { historyCommand } from '../../../src-main/cli/history-command.ts';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { ScenarioReport, SystemComparison, TierComparison } from '../../../src-main/export/report-model.ts';
@@ -127,6 +129,65 @@ describe('a metric measured on both sides of a change of its definition', () => 
     );
     const all = await run(() => reportCommand(['--db', db, '--all-metrics']));
     expect(all.stdout).toContain('note: Queue wait P95 (queue_wait_p95_ms) changed definition in kvbench 0.8.0 (from then on it is timed from the request\'s scheduled arrival and ends when a worker takes the request');
+  });
+
+  it('pools the end-to-end latency per definition (rev18 M2): text, --json, the XLSX and its notes', async () => {
+    const { dir, db } = await dbOf([
+      ['0.7.0', 7],
+      ['0.7.0', 7],
+      [KVBENCH_VERSION, 7],
+    ]);
+    const { scenarios: report } = await reportJson(db);
+    const [group] = report.scenarios;
+    // Never one merge of both: the current definition's histogram, then the older two trials' apart.
+    expect(group.pooled.filter((p) => p.name === 'end_to_end').map((p) => [p.olderDefinition?.since ?? null, p.trials])).toEqual([
+      [null, 1],
+      ['0.8.0', 2],
+    ]);
+    // A latency whose definition did not change stays one pool of the three.
+    expect(group.pooled.filter((p) => p.name === 'tier_read.storage').map((p) => [p.olderDefinition, p.trials])).toEqual([[null, 3]]);
+    const text = await run(() => reportCommand(['--db', db]));
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/^ {5}end_to_end +1 /m);
+    expect(text.stdout).toMatch(/^ {5}end_to_end \(definition before 0\.8\.0\) +2 /m);
+    expect(text.stdout).toContain('note: end_to_end (definition before 0.8.0): 2 trials were measured before kvbench 0.8.0 changed its definition');
+    expect(text.stdout).toContain('so their histograms are pooled apart, never merged with later ones');
+
+    const xlsx = path.join(dir, 'x.xlsx');
+    const exported = await run(() => exportCommand(['--db', db, '--out', xlsx]));
+    expect(exported.code, exported.stderr).toBe(0);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(xlsx);
+    const sheet = wb.getWorksheet('Pooled latency')!;
+    const header = (sheet.getRow(1).values as unknown[]).slice(1);
+    const rows: unknown[][] = [];
+    sheet.eachRow((row, n) => n > 1 && rows.push((row.values as unknown[]).slice(1)));
+    const cell = (r: unknown[], name: string): unknown => r[header.indexOf(name)] ?? null;
+    expect(rows.filter((r) => cell(r, 'latency') === 'end_to_end').map((r) => [cell(r, 'trials'), cell(r, 'definition_before')])).toEqual([
+      [1, null],
+      [2, '0.8.0'],
+    ]);
+    const notes: unknown[] = [];
+    wb.getWorksheet('Notes')!.eachRow((row) => notes.push(row.getCell(1).value === 'pooled latency' ? row.getCell(row.cellCount).value : null));
+    expect(notes.filter((n) => n !== null)).toEqual([expect.stringContaining('end_to_end (definition before 0.8.0): 2 trials were measured before kvbench 0.8.0')]);
+  });
+
+  it("history marks the e2e P95 measured before 0.8.0, with a legend, and no other (rev18 L6)", async () => {
+    const { db } = await dbOf([
+      ['0.7.0', 7],
+      [KVBENCH_VERSION, 7],
+    ]);
+    const h = await run(() => historyCommand(['--db', db]));
+    expect(h.code, h.stderr).toBe(0);
+    const rowOf = (id: number): string => h.stdout.split('\n').find((l) => l.trimStart().startsWith(`${id} `))!;
+    expect(rowOf(1)).toMatch(/ 1,500\.0\*$/);
+    expect(rowOf(2)).not.toContain('*');
+    expect(h.stdout).toContain('*: e2e P95 measured under its definition before 0.8.0 (docs/metrics.md): not comparable with values measured by kvbench 0.8.0 or later');
+    // A listing of the current definition only: no mark, no legend.
+    const current = await dbOf([[KVBENCH_VERSION, 7]]);
+    const now = await run(() => historyCommand(['--db', current.db]));
+    expect(now.stdout).toMatch(/ 1,500\.0$/m);
+    expect(now.stdout).not.toContain('*');
   });
 
   it('marks a group measured only before the change, and says so', async () => {

@@ -4,7 +4,8 @@
 // requests, so a 4-user run 238 deep read "not queueing-bound" (M3). Stored, it now carries the
 // caution everywhere, judged by today's rule from its results; a database stored before gets the facts
 // once, at its next read-write open (kvbench_meta keeps how far).
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportCommand } from '../../../src-main/cli/export-command.ts';
@@ -99,5 +100,37 @@ describe('a queueing-bound trial in the store', () => {
     } finally {
       after.close();
     }
+  });
+  it("a read command's open leaves the file byte-identical after a 0.7.0 writer's trial was filled (rev18 L1)", async () => {
+    const dir = tempDir();
+    const db = path.join(dir, 'kvbench.db');
+    const files = [1, 2, 3].map((i) => writeResults(dir, `run${i}.json`, fourUsers(238 + i, 31)));
+    expect((await run(() => importCommand([...files, '--system', 's', '--db', db]))).code).toBe(0);
+    // Trial 1 as a 0.7.0 process stored it beside this build's 2 and 3 (begun before them, finished
+    // after): without the queue's facts, the fill's mark held back before it.
+    const raw = openDatabase(db);
+    raw.exec(`DELETE FROM trial_metrics WHERE trial_id = 1 AND key IN ${QUEUE_KEYS}; UPDATE kvbench_meta SET value = '0' WHERE key = 'queue_facts_filled_through'`);
+    raw.close();
+    // The next open fills trial 1 (a write, once).
+    expect((await run(() => historyCommand(['--db', db, '--json']))).code).toBe(0);
+    // An older kvbench's results without the queue's facts, imported by this build: read at its import.
+    const older = fourUsers(5, 31);
+    delete (older.kvbench as { queue?: unknown }).queue;
+    expect((await run(() => importCommand([writeResults(dir, 'older.json', older), '--system', 's', '--db', db]))).code).toBe(0);
+    const mark = (): unknown => {
+      const r = openDatabase(db, { readonly: true });
+      try {
+        return r.prepare("SELECT value FROM kvbench_meta WHERE key = 'queue_facts_filled_through'").get();
+      } finally {
+        r.close();
+      }
+    };
+    expect(mark()).toEqual({ value: '4' });
+    const md5 = (): string => createHash('md5').update(readFileSync(db)).digest('hex');
+    const before = md5();
+    expect((await run(() => historyCommand(['--db', db, '--json']))).code).toBe(0);
+    expect((await run(() => reportCommand(['--db', db, '--json']))).code).toBe(0);
+    expect(md5()).toBe(before);
+    expect(existsSync(`${db}-wal`) ? readFileSync(`${db}-wal`).length : 0).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildScenarioReport, buildSystemComparison, buildTierComparison, metricOf, pooledLatency } from '../../../src-main/export/report-model.ts';
+import { KVBENCH_VERSION } from '../../../src-shared/domain/version.ts';
 import { formatComparison, formatScenarioReport, formatTierComparison } from '../../../src-main/export/render-text.ts';
 import { LatencyHistogram } from '../../../src-main/engine/metrics/latency-histogram.ts';
 import { Rng } from '../../../src-main/engine/workload/rng.ts';
@@ -297,12 +298,14 @@ describe('scenario report', () => {
     for (let i = 1; i <= 100; i++) good.record(i * 1e6);
     const ok = { name: 'end_to_end', unit: 'ns' as const, count: 100, sumNs: good.sumNs, hdr: good.encode() };
     const damaged = { ...ok, hdr: 'abc' };
-    const ts = [trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: 1 } }), trial({ scenario: 'cpu-only', metrics: { wall_clock_throughput_tok_per_s: 2 } }), trial({ scenario: 'storage-only', metrics: { wall_clock_throughput_tok_per_s: 3 } })];
+    // Measured by this kvbench: the current definition of end_to_end, one pool per group.
+    const now = (scenario: string, tokPerS: number) => trial({ scenario, version: KVBENCH_VERSION, metrics: { wall_clock_throughput_tok_per_s: tokPerS } });
+    const ts = [now('cpu-only', 1), now('cpu-only', 2), now('storage-only', 3)];
     const stored = new Map([[ts[0].id, [ok]], [ts[1].id, [damaged]], [ts[2].id, [damaged]]]);
     const r = buildScenarioReport(ts, { histogramsOf: (id) => stored.get(id) ?? [] });
     expect(r.scenarios.map((x) => x.pooled)).toEqual([
-      [{ name: 'end_to_end', trials: 1, damagedTrials: 1, count: 100, p50Ms: expect.closeTo(50, 0), p95Ms: expect.closeTo(95, 0), p99Ms: expect.closeTo(99, 0) }],
-      [{ name: 'end_to_end', trials: 0, damagedTrials: 1, count: 0, p50Ms: null, p95Ms: null, p99Ms: null }],
+      [{ name: 'end_to_end', trials: 1, damagedTrials: 1, count: 100, p50Ms: expect.closeTo(50, 0), p95Ms: expect.closeTo(95, 0), p99Ms: expect.closeTo(99, 0), olderDefinition: null }],
+      [{ name: 'end_to_end', trials: 0, damagedTrials: 1, count: 0, p50Ms: null, p95Ms: null, p99Ms: null, olderDefinition: null }],
     ]);
     const text = formatScenarioReport(r);
     expect(text.match(/end_to_end: 1 trial's histogram does not decode \(damaged in the database\): left out of these percentiles/g)).toHaveLength(2);

@@ -204,7 +204,7 @@ export function report(): ResponseOf<'report.build'> {
             { metric: METRIC_BY_KEY.peak_rss_bytes, aggregate: agg(1e9, 1.1e9, 0.01), olderDefinition: null },
           ],
           definitionSplits: [],
-          pooled: [{ name: 'end_to_end', trials: 3, damagedTrials: 0, count: 900, p50Ms: 10, p95Ms: 20, p99Ms: 30 }],
+          pooled: [{ name: 'end_to_end', trials: 3, damagedTrials: 0, count: 900, p50Ms: 10, p95Ms: 20, p99Ms: 30, olderDefinition: null }],
           withoutHistograms: { trials: 0, referenceImports: 0 },
         },
       ],

@@ -64,7 +64,7 @@ describe('report: pooled latency says how many of the trials it pools (rev12-cli
     const r = report();
     const s = r.report.scenarios[0];
     s.trialIds = [1, 2];
-    s.pooled = [{ name: 'end_to_end', trials: 1, damagedTrials: 0, count: 27, p50Ms: 10, p95Ms: 20, p99Ms: 30 }];
+    s.pooled = [{ name: 'end_to_end', trials: 1, damagedTrials: 0, count: 27, p50Ms: 10, p95Ms: 20, p99Ms: 30, olderDefinition: null }];
     s.withoutHistograms = { trials: 1, referenceImports: 1 };
     installFakeApi({ 'report.build': () => r });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });

@@ -38,7 +38,7 @@ describe('report: pooled latency rows (rev12-gui M8)', () => {
     const r = report();
     const s = r.report.scenarios[0];
     s.pooled = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu', 'something_new'].map((name) => ({
-      name, trials: 3, damagedTrials: 0, count: 900, p50Ms: 10, p95Ms: 20, p99Ms: 30,
+      name, trials: 3, damagedTrials: 0, count: 900, p50Ms: 10, p95Ms: 20, p99Ms: 30, olderDefinition: null,
     }));
     installFakeApi({ 'report.build': () => r });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
@@ -46,6 +46,26 @@ describe('report: pooled latency rows (rev12-gui M8)', () => {
     const cells = w.findAll('[data-scenario-report=storage-only] details tbody tr td:first-child');
     expect(cells.map((c) => c.text())).toEqual(['End-to-end', 'Cache I/O per request', 'Storage read', 'Storage write', 'CPU read', 'CPU write', 'something_new']);
     expect(cells[1].attributes('title')).toBe('storage_io_per_request');
+  });
+});
+
+describe('report: a pooled latency of two definitions (rev18 M2)', () => {
+  it('shows the older trials\' pool apart, marked as the metric rows are, with a note', async () => {
+    const r = report();
+    const s = r.report.scenarios[0];
+    const change = { since: '0.8.0', change: "is timed from the request's scheduled arrival" };
+    s.pooled = [
+      { name: 'end_to_end', trials: 1, damagedTrials: 0, count: 300, p50Ms: 10, p95Ms: 20, p99Ms: 30, olderDefinition: null },
+      { name: 'end_to_end', trials: 2, damagedTrials: 0, count: 600, p50Ms: 5, p95Ms: 9, p99Ms: 12, olderDefinition: change },
+    ];
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const cells = w.findAll('[data-scenario-report=storage-only] details tbody tr td:first-child');
+    expect(cells.map((c) => c.text())).toEqual(['End-to-end', 'End-to-end (definition before 0.8.0)']);
+    expect(w.get('[data-scenario-report=storage-only] [data-pooled-definition]').text()).toMatch(
+      /^End-to-end \(definition before 0\.8\.0\): 2 trials were measured before kvbench 0\.8\.0 changed its definition .* pooled apart, never merged with later ones\.$/,
+    );
   });
 });
 

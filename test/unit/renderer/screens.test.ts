@@ -66,6 +66,16 @@ describe('history', () => {
     expect(w.findAll('button').map((b) => b.text())).toEqual(expect.arrayContaining(['New suite', 'Import results…']));
   });
 
+  it("marks an e2e P95 measured before 0.8.0 changed its definition, as the report does (rev18 L6)", async () => {
+    fakeHistoryApi([trial(1, { measuredByVersion: '0.7.0' }), trial(2, { measuredByVersion: '0.8.0' }), trial(3, { measuredByVersion: null })]);
+    const w = mountIt(HistoryView);
+    await flush();
+    const marks = w.findAll('[data-test=history-table] tbody tr[data-trial]').map((r) => r.find('[data-test=older-definition]'));
+    expect(marks.map((m) => m.exists())).toEqual([true, false, false]);
+    expect(marks[0].attributes('title')).toMatch(/^Measured under its definition before 0\.8\.0: not comparable with values measured by kvbench 0\.8\.0 or later/);
+    expect(marks[0].text()).toBe('* (definition before 0.8.0)');
+  });
+
   it('lists, filters, sorts and deletes with confirmation', async () => {
     const fake = fakeHistoryApi([trial(1), trial(2, { status: 'failed', statusReason: 'ENGINE_CRASHED: gone', metrics: {} }), trial(3)]);
     const w = mountIt(HistoryView);
@@ -759,8 +769,8 @@ describe('report', () => {
       'report.build': () => {
         const r = report();
         r.report.scenarios[0].pooled = [
-          { name: 'end_to_end', trials: 2, damagedTrials: 1, count: 600, p50Ms: 10, p95Ms: 20, p99Ms: 30 },
-          { name: 'queue_wait', trials: 0, damagedTrials: 3, count: 0, p50Ms: null, p95Ms: null, p99Ms: null },
+          { name: 'end_to_end', trials: 2, damagedTrials: 1, count: 600, p50Ms: 10, p95Ms: 20, p99Ms: 30, olderDefinition: null },
+          { name: 'queue_wait', trials: 0, damagedTrials: 3, count: 0, p50Ms: null, p95Ms: null, p99Ms: null, olderDefinition: null },
         ];
         return r;
       },

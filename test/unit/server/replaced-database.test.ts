@@ -105,6 +105,37 @@ describe('the database file replaced under a running backend', () => {
     expect(() => openStoreToRead(db, { sameFileAs: first, chooseDatabase: 'in Settings' })).toThrow(expect.objectContaining({ code: 'DB_REPLACED' }));
   });
 
+  it('choosing it again where the file now at the path cannot be opened leaves no database open, and says so (rev18 L5)', async () => {
+    const dir = tempDir('kvb-replaced-');
+    const db = path.join(dir, 'kvbench.db');
+    seed(db, 40);
+    const sound = path.join(dir, 'sound.db');
+    seed(sound, 20);
+    await withBackend(db, dir, async (backend) => {
+      const listedBefore = (await total(backend)) as number;
+      // Replaced by a file that is no database: the connection to the old one must close before any
+      // open at the path (its -wal and -shm lie there), and the old file is no longer at the path.
+      fs.writeFileSync(`${db}.tmp`, 'not a database, but long enough to be taken for one by nothing'.repeat(100));
+      fs.renameSync(`${db}.tmp`, db);
+      const answer = (await backend.invoke('settings.update', { databasePath: db })) as { ok: false; error: { code: string; message: string } };
+      expect(answer.ok).toBe(false);
+      expect(answer.error.message).toContain(`the file now at ${db} cannot be opened: `);
+      expect(answer.error.message).toMatch(/; the database kvbench had open there was closed \(its file was replaced\), so no database is open now\. Choose a database in Settings\.$/);
+      // Every reader says the same, not that the old one is still there.
+      const listed = (await backend.invoke('history.list', { selection: {} })) as { ok: false; error: { code: string; message: string } };
+      expect(listed.ok).toBe(false);
+      expect(listed.error.message).toMatch(/^no database is open: the file now at .* cannot be opened: /);
+      const shown = (await backend.invoke('app.info', {})) as { ok: true; value: { databaseError: { message: string } | null } };
+      expect(shown.value.databaseError?.message).toMatch(/cannot be opened: .*no database is open now/);
+      // A sound file put there, chosen again, opens.
+      fs.renameSync(sound, db);
+      expect((await backend.invoke('settings.update', { databasePath: db })).ok).toBe(true);
+      // The file now there (seeded with 20 trials, not 40): a sound database open again.
+      expect(await total(backend)).toBeLessThan(listedBefore);
+      expect(inspect(db).integrity).toBe('ok');
+    });
+  });
+
   it('a worker given the backend\'s file refuses another at the path (DB_REPLACED), even where the backend did not look first', async () => {
     const dir = tempDir('kvb-replaced-');
     const db = path.join(dir, 'kvbench.db');
