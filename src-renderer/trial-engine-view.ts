@@ -19,33 +19,27 @@ const DASH = '—';
 export function queueingVerdictText(engine: TrialEngine | null | undefined, words: (text: string) => string): { text: string; bound: boolean } {
   const q = engine?.queue;
   if (!q) return { text: `${DASH} (not recorded: its results come from a kvbench that did not record the queue yet, or from another tool)`, bound: false };
-  const atClose =
-    q.queuedAtClose === null
-      ? ''
-      : `${fmtInt(q.queuedAtClose)} requests still queued at the window's close${q.requestsCompleted === null ? '' : `, ${fmtInt(q.requestsCompleted)} completed`}`;
+  // The queue the stored verdict was judged on, where recorded: "238 requests still queued, 31 completed".
+  const then =
+    q.queuedAtClose === null ? null : `${fmtInt(q.queuedAtClose)} requests still queued${q.requestsCompleted === null ? '' : `, ${fmtInt(q.requestsCompleted)} completed`}`;
+  const atClose = `at the window's close${then === null ? '' : ` (${then})`}`;
   if (q.queueingBound) {
     if (q.engineQueueingBound && q.note) return { text: `Queueing-bound: ${words(q.note)}`, bound: true };
     return {
       text:
-        `Queueing-bound${atClose ? `: ${atClose}` : ''}, judged at the close by this kvbench's rule (the queue outgrew the workers and grew rather than fluctuated); ` +
+        `Queueing-bound ${atClose} by this kvbench's rule (the queue outgrew the workers and grew rather than fluctuated): ` +
         'its end-to-end latency and queue wait measure the queue, not the storage. The kvbench that measured it did not call it queueing-bound (an older rule)',
       bound: true,
     };
   }
   if (q.engineQueueingBound) {
-    return {
-      text: `No, by this kvbench's rule at the window's close${atClose ? ` (${atClose})` : ''}; the kvbench that measured it called it queueing-bound by an older rule${q.note ? `: ${words(q.note)}` : ''}`,
-      bound: false,
-    };
+    return { text: `No, by this kvbench's rule ${atClose}; the kvbench that measured it called it queueing-bound by an older rule${q.note ? `: ${words(q.note)}` : ''}`, bound: false };
   }
   if (q.capReached && q.capRequests !== null) {
-    return {
-      text: `Not queueing-bound at the window's close${atClose ? ` (${atClose})` : ''}, but its backlog reached its cap of ${fmtInt(q.capRequests)} requests: later arrivals were issued late (see Issue lateness)`,
-      bound: false,
-    };
+    return { text: `Not queueing-bound ${atClose}, but its backlog reached its cap of ${fmtInt(q.capRequests)} requests: later arrivals were issued late (see Issue lateness)`, bound: false };
   }
   return {
-    text: `No: not queueing-bound at the window's close (${atClose ? `${atClose}; ` : ''}the queue reached at most ${fmtInt(q.maxDepth)} requests); its latencies describe the storage, not a queue`,
+    text: `No: not queueing-bound at the window's close (${then === null ? '' : `${then}; `}the queue reached at most ${fmtInt(q.maxDepth)} requests); its latencies describe the storage, not a queue`,
     bound: false,
   };
 }

@@ -82,7 +82,7 @@ describe("a stored trial's engine facts", () => {
     expect(flagged.queue).toMatchObject({ queueingBound: true, engineQueueingBound: false });
     const v = queueingVerdictText(flagged, inAppWords);
     expect(v.bound).toBe(true);
-    expect(v.text).toMatch(/^Queueing-bound: 238 requests still queued at the window's close, 31 completed, judged at the close by this kvbench's rule/);
+    expect(v.text).toMatch(/^Queueing-bound at the window's close \(238 requests still queued, 31 completed\) by this kvbench's rule/);
     expect(v.text).toContain('did not call it queueing-bound (an older rule)');
     expect(v.text).not.toMatch(/^No/);
     // The other way round: the engine's older rule said yes, the stored trial is not flagged.
