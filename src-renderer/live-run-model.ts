@@ -43,10 +43,16 @@ export interface TrialRow {
    */
   spilled: boolean;
   /**
-   * Seen live measuring queueing (queueingNotice): its queue outgrew the workers or reached its cap,
-   * so its end-to-end latency and queue wait are the queue's, not the storage's.
+   * Seen live measuring queueing during the trial (queueingNotice): its queue met the queueing-bound
+   * rule at some tick or reached its cap, so its end-to-end latency and queue wait were the queue's
+   * while that lasted. Not the stored verdict: that is queueingAtClose.
    */
   queueing: boolean;
+  /**
+   * The close's verdict, from the engine's 'finishing' event: true when the trial is stored flagged
+   * queueing-bound, false when it is not; null before that event came (or this page missed it).
+   */
+  queueingAtClose: boolean | null;
 }
 
 export interface LiveSeries {
@@ -100,6 +106,7 @@ export function queuedRow(slot: { scenarioId: string; label: string; trialIndex:
     maxRequests,
     spilled: false,
     queueing: false,
+    queueingAtClose: null,
   };
 }
 
@@ -380,39 +387,83 @@ export function spillNotice(scenarioId: string, spill: LiveSpill, capacityBytes:
 }
 
 /**
- * The engine's backlog facts on `p` say the trial measures queueing, not storage: its queue reached
- * the queueing-bound depth or its cap (the results' `queue.note` is set then).
+ * The engine's backlog facts on `p` say the trial measures, or measured, its queue: the rule holds
+ * now (or at the close, on the 'finishing' event), it was met at some tick, or the queue reached its cap.
  */
 export function measuresQueueing(p: ProgressEvent | null): boolean {
   const b = p?.backlog;
-  return b !== undefined && (b.queueingBound || b.capReached);
+  return b !== undefined && (b.queueingBound || b.queueingFirstMet !== null || b.capReached);
 }
 
+/** The close's verdict on `p`: whether the trial is stored flagged queueing-bound; null before the window closed (or from an engine that sends no backlog facts). */
+export function queueingVerdictAtClose(p: ProgressEvent | null): boolean | null {
+  const b = p?.backlog;
+  return b?.atClose ? b.queueingBound : null;
+}
+
+const ints = (n: number): string => n.toLocaleString('en-US');
+
 /**
- * What the Run step says of a trial that measures queueing, not storage, as the engine's backlog
- * facts on its newest event stand (they only ever turn on); null while it does not (or an engine
- * that sends none). The engine's own warning (its log) says the same in the CLI's words; this is the
- * app's, shown above the tiles so the trial does not read as a clean storage result. `span` formats
+ * What the Run step says of a trial that measures, or measured, its request queue, not the storage,
+ * as the engine's backlog facts on its newest event stand; null while it does not (or an engine that
+ * sends none). In tense: the queue outgrowing its workers now, having done so and shortened since,
+ * and, once the window closed, what the stored trial is (its flag is the close's verdict, not the
+ * live one). The engine's own warning (its log) says the same in the CLI's words; this is the app's,
+ * shown above the tiles so the trial does not read as a clean storage result. `span` formats
  * nanoseconds (fmtSpanNs).
  */
 export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => string): { headline: string; detail: string } | null {
   const b = p?.backlog;
   if (!b || !measuresQueueing(p)) return null;
-  const why = b.queueingBound
-    ? `its request queue grew to ${b.queuedRequests.toLocaleString('en-US')} requests for ${b.workers.toLocaleString('en-US')} workers`
-    : `its request queue reached its cap of ${(b.capRequests ?? 0).toLocaleString('en-US')} requests`;
-  const late =
+  const met = b.queueingFirstMet;
+  const queue = `${ints(b.queuedRequests)} requests for ${ints(b.workers)} workers`;
+  const grewTo = met ? `grew to ${ints(met.queuedRequests)} requests for ${ints(met.workers)} workers` : null;
+  const server = b.traceOnly ? 'the engine serves (trace-only mode: no storage I/O)' : 'the storage serves';
+  const notWhat = b.traceOnly ? 'not the engine' : 'not the drive';
+  const device = b.traceOnly ? '' : ' Its storage bandwidth and per-operation storage latencies still describe the drive at full load.';
+  const cap =
     b.capReached && b.capRequests !== null
-      ? ` The queue is at its cap of ${b.capRequests.toLocaleString('en-US')} requests: later arrivals are held back and issued late, in order` +
-        (b.issueLatenessMaxNs > 0 ? `, so far up to ${span(b.issueLatenessMaxNs)} behind schedule.` : '.')
+      ? ` The queue reached its cap of ${ints(b.capRequests)} requests: later arrivals ${b.atClose ? 'were' : 'are'} held back and issued late, in order` +
+        (b.issueLatenessMaxNs > 0 ? `, ${b.atClose ? '' : 'so far '}up to ${span(b.issueLatenessMaxNs)} behind schedule.` : '.')
       : '';
+  if (b.atClose) {
+    if (b.queueingBound) {
+      return {
+        headline: 'Queueing-bound: this trial measured its request queue, not the storage',
+        detail:
+          `The users offered more load than ${server}: its request queue still held ${queue} at the window's close. Its end-to-end latency and queue wait measure how long the queue had grown, ${notWhat}.${device}${cap} ` +
+          'The stored trial is flagged queueing-bound (its details say Queueing-bound).',
+      };
+    }
+    return {
+      headline: grewTo ? 'Queueing during the trial, not at its close: not stored as queueing-bound' : 'Its queue reached its cap, but not queueing-bound at the close: not stored as queueing-bound',
+      detail:
+        `${grewTo ? `Its request queue ${grewTo} during the trial, then shortened to ${queue} by the window's close` : `Its request queue held ${queue} at the window's close`}: ` +
+        `the queueing-bound verdict is judged at the close, so the stored trial is not flagged. Its end-to-end latency and queue wait over the window include that spell of queueing.${cap}`,
+    };
+  }
+  // Still queueing now: the rule holds at the latest tick, or the queue is at its cap.
+  const atCap = b.capRequests !== null && b.queuedRequests >= b.capRequests;
+  const lasting = b.queueingBound || atCap;
+  const now = b.queueingBound
+    ? `its request queue has grown to ${queue}`
+    : atCap
+      ? `its request queue is at its cap of ${ints(b.capRequests ?? 0)} requests`
+      : `its request queue ${grewTo ?? `reached its cap of ${ints(b.capRequests ?? 0)} requests`} and has since shortened to ${ints(b.queuedRequests)}`;
   return {
-    headline: 'Queueing-bound: this trial measures its request queue, not the storage',
+    headline: lasting ? 'Queueing-bound: this trial measures its request queue, not the storage' : 'Queueing for a while: its request queue outgrew the workers, then shortened',
     detail:
-      `The users offer more load than the storage serves: ${why}. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive; ` +
-      `its storage bandwidth and per-operation storage latencies still describe the drive at full load.${late} ` +
-      'The stored trial says so in its details (Queueing-bound).',
+      `The users offer more load than ${server}: ${now}. Its end-to-end latency and queue wait measure how long the queue has grown${lasting ? '' : ' while it lasted'}, ${notWhat}.${device}${cap} ` +
+      "The stored trial's verdict is judged at the window's close.",
   };
+}
+
+/** The title of a trial row's "queueing" mark: seen queueing during the trial, and what the close's verdict (the stored flag) says. */
+export function queueingRowTitle(row: Pick<TrialRow, 'queueingAtClose'>): string {
+  const during = "Seen live measuring its request queue, not the storage, during the trial: its end-to-end latency and queue wait were the queue's while that lasted";
+  if (row.queueingAtClose === true) return `${during}; still so at the window's close, so it is stored flagged queueing-bound (its details say Queueing-bound)`;
+  if (row.queueingAtClose === false) return `${during}; not at the window's close, so it is not stored flagged queueing-bound`;
+  return `${during}; the stored verdict is judged at the window's close`;
 }
 
 /** The last interval's rates an event carries, as the tiles show them beside the run-averages. */
@@ -454,7 +505,8 @@ export interface EndedTrialCard {
  * the newest progress event of that trial is the engine's 'finishing' one.
  */
 export function endedTrialCard(phase: RunPhase, noCompleteTrial: boolean, row: TrialRow, finishingSeen: boolean): EndedTrialCard | null {
-  // A trial seen measuring queueing (row.queueing) is stored complete, but is no clean storage result: its card reads as a warning.
+  // A trial stored flagged queueing-bound (the close's verdict) is complete, but no clean storage result: its card reads as a
+  // warning; so does one seen queueing whose close this page did not see. One that queued for a while and drained is stored unflagged.
   const suite =
     phase === 'finished'
       ? noCompleteTrial
@@ -485,7 +537,7 @@ export function endedTrialCard(phase: RunPhase, noCompleteTrial: boolean, row: T
             ? `failed: nothing of it stored${id}`
             : // Its end never came here (the suite stopped on an error under it).
               `did not finish: nothing of it stored${id}`;
-  const tone = row.status === 'complete' && phase === 'finished' && !noCompleteTrial && !row.queueing ? 'ok' : resultsStored ? 'warn' : 'error';
+  const tone = row.status === 'complete' && phase === 'finished' && !noCompleteTrial && !(row.queueingAtClose ?? row.queueing) ? 'ok' : resultsStored ? 'warn' : 'error';
   return { headline: `${suite} — last trial: ${row.label} (trial ${row.trialIndex + 1} of ${row.trialsPerScenario}), ${fate}`, resultsStored, tilesStored: resultsStored && finishingSeen, tone };
 }
 

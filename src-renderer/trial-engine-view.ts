@@ -10,12 +10,38 @@ import { memorySeries } from './memory-chart.ts';
 
 const DASH = '—';
 
-/** Whether the run measured queueing, in a line: the CLI's `Queueing-bound:` line in the app's words (`words`: inAppWords). */
+/**
+ * Whether the run measured queueing, in a line: the stored trial's verdict (the flag history and the
+ * report give it), with the engine's own note (the CLI summary's `Queueing-bound:` line, in the app's
+ * words: `words`, inAppWords) where the two agree, and said apart where they do not (a trial measured
+ * by an older kvbench's rule, or a backlog that reached its cap without being queueing-bound at the close).
+ */
 export function queueingVerdictText(engine: TrialEngine | null | undefined, words: (text: string) => string): { text: string; bound: boolean } {
   const q = engine?.queue;
   if (!q) return { text: `${DASH} (not recorded: its results come from a kvbench that did not record the queue yet, or from another tool)`, bound: false };
-  if (q.queueingBound) return { text: `Queueing-bound: ${words(q.note ?? 'the queue outgrew the workers')}`, bound: true };
-  return { text: `No: its request queue stayed short (at most ${fmtInt(q.maxDepth)} requests); its latencies describe the storage, not a queue`, bound: false };
+  // The queue the stored verdict was judged on, where recorded: "238 requests still queued, 31 completed".
+  const then =
+    q.queuedAtClose === null ? null : `${fmtInt(q.queuedAtClose)} requests still queued${q.requestsCompleted === null ? '' : `, ${fmtInt(q.requestsCompleted)} completed`}`;
+  const atClose = `at the window's close${then === null ? '' : ` (${then})`}`;
+  if (q.queueingBound) {
+    if (q.engineQueueingBound && q.note) return { text: `Queueing-bound: ${words(q.note)}`, bound: true };
+    return {
+      text:
+        `Queueing-bound ${atClose} by this kvbench's rule (the queue outgrew the workers and grew rather than fluctuated): ` +
+        'its end-to-end latency and queue wait measure the queue, not the storage. The kvbench that measured it did not call it queueing-bound (an older rule)',
+      bound: true,
+    };
+  }
+  if (q.engineQueueingBound) {
+    return { text: `No, by this kvbench's rule ${atClose}; the kvbench that measured it called it queueing-bound by an older rule${q.note ? `: ${words(q.note)}` : ''}`, bound: false };
+  }
+  if (q.capReached && q.capRequests !== null) {
+    return { text: `Not queueing-bound ${atClose}, but its backlog reached its cap of ${fmtInt(q.capRequests)} requests: later arrivals were issued late (see Issue lateness)`, bound: false };
+  }
+  return {
+    text: `No: not queueing-bound at the window's close (${then === null ? '' : `${then}; `}the queue reached at most ${fmtInt(q.maxDepth)} requests); its latencies describe the storage, not a queue`,
+    bound: false,
+  };
 }
 
 /** The latest an arrival was issued behind its schedule, with what it means; "—" when not recorded. */

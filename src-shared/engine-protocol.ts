@@ -82,17 +82,23 @@ export const ProgressEventSchema = z.object({
     .nullable()
     .optional(),
   /**
-   * The open loop's backlog so far (the results' `queue` facts, as they stand): whether the queue
-   * has met the rule by which end-to-end latency and queue wait measure queueing, not storage
-   * (`queueingBound`; src-shared/domain/queueing-bound.ts, judged at each scheduler tick here and at
-   * the window's close in the results), the requests queued and the workers serving them now,
-   * whether it reached its cap (`capReached`: arrivals held back and issued late), and the latest an
-   * arrival was issued behind its schedule. Either flag makes the trial one that
-   * measures queueing (the results' `queue.note`). Optional: protocol 3's events lack it.
+   * The open loop's backlog (the results' `queue` facts, as they stand): whether the queue makes
+   * end-to-end latency and queue wait measure queueing, not storage (src-shared/domain/queueing-bound.ts).
+   * `queueingBound` is the rule at the latest scheduler tick (completions counted from the workload's
+   * start, so the window's opening does not meet it), and from the window's close on (`atClose`: the
+   * 'finishing' event) the close's verdict, which the results and the stored trial's flag carry.
+   * `queueingFirstMet` is latched: the queue and workers at the first tick the rule held (null: never),
+   * though the queue may have drained since. `queuedRequests` / `workers` are those now (at the close
+   * once `atClose`); `capReached` is latched too (arrivals held back and issued late), with the latest
+   * an arrival was issued behind its schedule. `traceOnly`: no storage I/O, the engine is what serves
+   * the load. Optional: protocol 3's events lack it.
    */
   backlog: z
     .object({
       queueingBound: z.boolean(),
+      atClose: z.boolean(),
+      queueingFirstMet: z.object({ queuedRequests: count, workers: count }).nullable(),
+      traceOnly: z.boolean(),
       capReached: z.boolean(),
       capRequests: count.nullable(),
       queuedRequests: count,

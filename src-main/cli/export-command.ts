@@ -154,13 +154,13 @@ export async function exportCommand(argv: string[]): Promise<number> {
     }
     // Partial files an earlier export of this file left (killed with SIGKILL: nothing could remove them).
     const left = sweepLeftTemporaries(out);
-    for (const tmp of left.removed) process.stderr.write(`kvbench export: removed ${tmp}, a partial file an interrupted export of ${out} left\n`);
-    for (const tmp of left.left) process.stderr.write(`kvbench export: ${tmp} is a partial file an interrupted export of ${out} left (its process no longer runs): remove it\n`);
+    for (const tmp of left.removed) process.stderr.write(`kvbench export: removed ${printable(tmp)}, a partial file an interrupted export of ${printable(out)} left\n`);
+    for (const tmp of left.left) process.stderr.write(`kvbench export: ${printable(tmp)} is a partial file an interrupted export of ${printable(out)} left (its process no longer runs): remove it\n`);
     // Ctrl-C, SIGTERM or SIGHUP while the file is written: its temporary beside it goes, the file is as it was.
     const stop = watchStopSignals({
       onStop(signal) {
         removeTemporariesNow();
-        process.stderr.write(`kvbench export: interrupted (${signal}): nothing was written to ${out}${fs.existsSync(out) ? ' (the file there is as it was)' : ''}\n`);
+        process.stderr.write(`kvbench export: interrupted (${signal}): nothing was written to ${printable(out)}${fs.existsSync(out) ? ' (the file there is as it was)' : ''}\n`);
         process.exit(signalExitCode(signal));
       },
     });

@@ -9,7 +9,7 @@ import { recoverDatabaseOffThread } from '../store/salvage-thread.ts';
 import { signalExitCode, watchStopSignals } from './stop-signals.ts';
 import { emptyValueErrors, parseCommandArgs } from './command-args.ts';
 import { EXIT_PARTIAL } from './run-command.ts';
-import { jsonText } from '../../src-shared/domain/label-text.ts';
+import { jsonText, printable } from '../../src-shared/domain/label-text.ts';
 
 export const RECOVER_USAGE = `Usage: kvbench recover [--db DAMAGED] --out NEW.db [--json]
 
@@ -98,7 +98,7 @@ export async function recoverCommand(argv: string[]): Promise<number> {
       releaseCreatedCompanions(from, companionsBefore);
       const written = fs.existsSync(out); // named only once written whole and checked
       process.stderr.write(
-        `kvbench recover: interrupted (${signals.signal}): ${written ? `${out} had been written and checked before it stopped: it is whole` : `nothing was written to ${out}`}, and ${from} was only read\n`,
+        `kvbench recover: interrupted (${signals.signal}): ${written ? `${printable(out)} had been written and checked before it stopped: it is whole` : `nothing was written to ${printable(out)}`}, and ${printable(from)} was only read\n`,
       );
       return signalExitCode(signals.signal);
     }

@@ -451,10 +451,13 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   let timeline = new TimelineSampler(cache, recorder, load, memory);
   // Opens the measured window: after --warm-up (fio's ramp_time), so requests already in flight at
   // the open balance those cut off at the close; at once without one (the reference's behaviour).
+  // Requests completed in the warm-up: the live queueing rule counts them with the window's (BacklogWatch.observe).
+  let completedInWarmUp = 0;
   const openWindow = (): void => {
     if (windowStartNs !== null) return;
     cache.openWindow();
     a.gpuTier?.resetCopyStats();
+    completedInWarmUp = recorder.requestsCompleted;
     recorder.reset();
     lag.reset();
     device?.start();
@@ -523,16 +526,24 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     }
   }, queue);
   pool.resize(Math.min(o.numUsers, MAX_WORKERS));
+  // The measured window once closed (closeWindow, below).
+  const window: { closed: ClosedWindow | null } = { closed: null };
   liveFacts = () => {
     const b = backlog.facts();
+    const live = backlog.live();
+    // Until the window closes, the rule at the latest tick; from then on (the 'finishing' event), the close's verdict the results store.
+    const atClose = window.closed !== null;
     return {
       memory: lastMemory,
       backlog: {
-        queueingBound: b.queueingBound || backlog.queueingSeen,
+        queueingBound: atClose ? b.queueingBound : live.queueingNow,
+        atClose,
+        queueingFirstMet: live.firstMet,
+        traceOnly: b.traceOnly,
         capReached: b.capReached,
         capRequests: b.capRequests,
-        queuedRequests: queue.depth,
-        workers: pool.size,
+        queuedRequests: window.closed?.queued ?? queue.depth,
+        workers: b.workersAtClose ?? pool.size,
         issueLatenessMaxNs: b.issueLatenessMaxNs,
       },
     };
@@ -541,7 +552,6 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // The measured window, like fio's time_based runtime: it closes at the deadline (or when the run
   // ends otherwise) and everything is frozen then. Operations in flight are cancelled at their next
   // chunk and not counted; the chunks they completed inside the window are (in bytes and bandwidth).
-  const window: { closed: ClosedWindow | null } = { closed: null };
   closeWindow = (finishedWorkers: number): void => {
     if (window.closed !== null) return;
     // A run that ends during its warm-up has an empty window.
@@ -589,7 +599,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         depth: queue.depth,
         workers: pool.size,
         issued: workload.issued,
-        completed: recorder.requestsCompleted,
+        completed: completedInWarmUp + recorder.requestsCompleted,
         heldBack: queue.depth >= maxQueued && workload.peekArrivalNs() <= now,
       });
       if (endIfReplayed(0)) break;

@@ -46,7 +46,7 @@ import type { Recovery } from '../store/recover.ts';
 import { recoveryNotice } from '../store/schema-meta.ts';
 import { historyPageInMemory } from '../store/history-order.ts';
 import { StoreError } from '../store/store-error.ts';
-import { trialEngineOf, type TrialEngine } from '../../src-shared/domain/trial-engine.ts';
+import { trialEngineOf, withStoredVerdict, type TrialEngine } from '../../src-shared/domain/trial-engine.ts';
 import type { Store } from '../store/store.ts';
 import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type ResumeOptions, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
@@ -1022,7 +1022,8 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       let engine: TrialEngine | null = null;
       try {
         const results = s.trialResults(r.id);
-        engine = results === null ? null : trialEngineOf(results);
+        // The queueing verdict is the stored trial's (its queueing_bound metric, the flag's source), the results' own kept beside it.
+        engine = results === null ? null : withStoredVerdict(trialEngineOf(results), trial.metrics);
       } catch (err) {
         if (!(err instanceof StoreError)) throw err;
         unreadable.push(err.message);

@@ -17,6 +17,7 @@ import {
   endedPhase,
   liveSpill,
   measuresQueueing,
+  queueingVerdictAtClose,
   overlap,
   plannedMaxRequests,
   queuedRow,
@@ -474,8 +475,10 @@ export const useLiveRunStore = defineStore('liveRun', () => {
         // Seen spilling in its measured window: the trial is stored flagged 'spilled', which its row says.
         const spilled = liveSpill(row.scenarioId, e.progress, cpuMoved.value);
         if (spilled && !spilled.warmUp) row.spilled = true;
-        // Seen measuring queueing: its row and its card say so, whatever its status.
+        // Seen measuring queueing: its row says so, whatever its status; its card follows the close's verdict (the stored flag).
         if (measuresQueueing(e.progress)) row.queueing = true;
+        const atClose = queueingVerdictAtClose(e.progress);
+        if (atClose !== null) row.queueingAtClose = atClose;
         progress.value = e.progress;
         if (e.progress.phase === 'running') lastRunning.value = e.progress;
         pushPoint(e.progress);

@@ -436,7 +436,7 @@ export interface KvbenchSection {
     workers_at_close?: number | null;
     /** The latest any arrival was issued behind its scheduled time, ns (the cap, or a stalled event loop). */
     issue_lateness_max_ns?: number;
-    /** What the summary says about a queueing-bound run; null when it was not one. */
+    /** What the summary says about a queueing-bound run, or one whose backlog reached its cap; null when it was neither. */
     note?: string | null;
   };
   /** Keys of the --config tuning sections this build accepted but does not act on. */
@@ -462,8 +462,8 @@ export interface KvbenchSection {
     io_buffer_huge_pages?: { advised: boolean; reason: string | null } | null;
     /**
      * What the engine's memory was made of: each kind's peak over the timeline's samples (warm-up
-     * included), and the buffers reserved when the run started. Absent from results of kvbench 0.7.0
-     * and before.
+     * included), and the buffers reserved when the run started. Absent from results of kvbench 0.6.0
+     * and before, and of the first 0.7.0 builds (0.7.0 as released has it).
      */
     memory?: EngineMemory;
   };

@@ -1,10 +1,13 @@
 /**
  * What a stored trial's results say about the engine itself, for the app's trial details: its memory
  * over the measured window (the timeline's samples, bytes) and what it reserved, and whether the run
- * measured its request queue rather than the storage (the `Queueing-bound:` line of the CLI's
- * summary) with how late arrivals were issued. Read from the results JSON the trial stored; results
- * of kvbench 0.7.0 and before (and another tool's) lack these fields, which reads as unknown (null),
- * never as zeros or as "not queueing-bound".
+ * measured its request queue rather than the storage, with how late arrivals were issued. Read from
+ * the results JSON the trial stored; results of kvbench before 0.7.0's memory and backlog facts (0.6.0
+ * and before, and the earliest 0.7.0 builds; another tool's) lack these fields, which reads as unknown
+ * (null), never as zeros or as "not queueing-bound". 0.7.0 results as released do carry them, their
+ * `queueing_bound` judged by that kvbench's rule (1,000 queued requests): the verdict the details give
+ * is the stored trial's (withStoredVerdict: the metric queueing_bound, today's rule, the flag's source),
+ * with the engine's own beside it.
  *
  * Pure TypeScript: no Node, no DOM.
  */
@@ -42,17 +45,26 @@ export const TrialEngineSchema = z.object({
       storageIoBuffersBytes: bytes,
     })
     .nullable(),
-  /** The backlog's verdict; null when the results do not record it (kvbench 0.7.0 and before, or another tool's results). */
+  /** The backlog's verdict; null when the results do not record it (before 0.7.0's backlog facts, or another tool's results). */
   queue: z
     .object({
-      /** The run measured queueing, not storage (the results' queue.note is set). */
+      /**
+       * The verdict the trial is stored and flagged by: its metric queueing_bound (judged at the window's
+       * close by today's rule, src-shared/domain/queueing-bound.ts, whichever kvbench measured it), as
+       * history, the report and the exports use it; the engine's own where the trial has no such metric.
+       */
       queueingBound: z.boolean(),
-      /** What the CLI's summary says after "Queueing-bound:" (the CLI's words); null when it was not queueing-bound. */
+      /** The engine's own verdict in the results (`kvbench.queue.queueing_bound`), by the rule of the kvbench that measured it (before 0.8.0: 1,000 queued requests). */
+      engineQueueingBound: z.boolean(),
+      /** What the CLI's summary says after "Queueing-bound:" (the CLI's words): a queueing-bound run's, or one whose backlog reached its cap; null otherwise. */
       note: z.string().nullable(),
       /** The latest an arrival was issued behind its schedule, ns. */
       issueLatenessMaxNs: z.number().nonnegative(),
       /** The deepest the queue was. */
       maxDepth: count,
+      /** Requests still queued at the window's close, and completed in the window; null when not recorded. */
+      queuedAtClose: count.nullable(),
+      requestsCompleted: count.nullable(),
       /** The cap on queued arrivals (null: an unpaced replay, kept at 2 × workers) and whether it was reached. */
       capRequests: count.nullable(),
       capReached: z.boolean(),
@@ -63,6 +75,8 @@ export type TrialEngine = z.infer<typeof TrialEngineSchema>;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
 const record = (v: unknown): Record<string, unknown> | null => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
+
+const wholeOrNull = (v: number | null): number | null => (v === null ? null : Math.round(v));
 
 /** The memory samples of the results' timeline, thinned to `maxPoints` by each stretch's largest RSS; null without any. */
 function memoryTimelineOf(timeline: unknown, maxPoints: number): TrialEngine['memoryTimeline'] {
@@ -112,13 +126,37 @@ export function trialEngineOf(results: unknown, maxPoints = MEMORY_CHART_MAX_POI
           },
     queue: recorded
       ? {
-          queueingBound: note !== null,
+          queueingBound: q.queueing_bound === true,
+          engineQueueingBound: q.queueing_bound === true,
           note,
           issueLatenessMaxNs: num(q.issue_lateness_max_ns)!,
           maxDepth: Math.round(num(q.max_depth) ?? 0),
+          queuedAtClose: wholeOrNull(num(record(kv?.measured_window)?.requests_queued_at_close)),
+          requestsCompleted: wholeOrNull(num(record(results)?.requests_completed)),
           capRequests: num(q.backlog_cap_requests),
           capReached: q.backlog_cap_reached === true,
         }
       : null,
+  };
+}
+
+/**
+ * `engine` with the stored trial's queueing verdict: its metric queueing_bound (1/0, what flags it in
+ * history, the report and the exports) where it has one, and the queue at the close it was judged on;
+ * the results' own verdict stays as `engineQueueingBound`. Unchanged where the trial has no such metric.
+ */
+export function withStoredVerdict(engine: TrialEngine, metrics: Readonly<Record<string, number | undefined>>): TrialEngine {
+  const stored = metrics.queueing_bound;
+  if (engine.queue === null || (stored !== 0 && stored !== 1)) return engine;
+  const queued = metrics.requests_queued_at_close;
+  const completed = metrics.requests_completed;
+  return {
+    ...engine,
+    queue: {
+      ...engine.queue,
+      queueingBound: stored === 1,
+      queuedAtClose: engine.queue.queuedAtClose ?? (typeof queued === 'number' ? Math.round(queued) : null),
+      requestsCompleted: engine.queue.requestsCompleted ?? (typeof completed === 'number' ? Math.round(completed) : null),
+    },
   };
 }

@@ -436,9 +436,9 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
     const progress = {
       phase: 'running', elapsedNs: 2e9, durationNs: 1790e9, requestsCompleted: maxRequests > 0 ? 1 : 123_456, maxRequests: maxRequests > 0 ? maxRequests : null, activeUsers: 300, queueDepth: 1234, generatedTokens: 987_654_321, storageReadBytes: 987_654_321_000, storageWriteBytes: 987_654_321_000,
       generatedTokensPerSec: 98_765.4, storageReadBytesPerSec: 9.87e9, storageWriteBytesPerSec: 9.87e9, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 98_765e6, storageReadP95Ns: 98_765e6, eventLoopLagP99Ns: null,
-      // The engine's memory tile at its widest, and a queue past the queueing-bound depth (its alert above the tiles).
+      // The engine's memory tile at its widest, and a queue that outgrew its workers (its alert above the tiles).
       memory: { rssBytes: 98.7e9, heapUsedBytes: 9.87e9, externalBytes: 88.7e9, arrayBuffersBytes: 88.7e9, byteWorkersHeapUsedBytes: 1.23e9 },
-      backlog: { queueingBound: true, capReached: true, capRequests: 500_000, queuedRequests: 3000, workers: 64, issueLatenessMaxNs: 1234.5e9 },
+      backlog: { queueingBound: true, atClose: false, queueingFirstMet: { queuedRequests: 640, workers: 64 }, traceOnly: false, capReached: true, capRequests: 500_000, queuedRequests: 3000, workers: 64, issueLatenessMaxNs: 1234.5e9 },
     };
     return {
       state: 'running', suiteId: 99, request: null, plan, startedAt: new Date(now - 3598_000).toISOString(),

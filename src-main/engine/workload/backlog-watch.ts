@@ -32,6 +32,14 @@ export interface BacklogFacts {
   traceOnly: boolean;
 }
 
+/** The queue as the scheduler's ticks have judged it so far, for the live view (the results' verdict is close's). */
+export interface LiveQueueing {
+  /** The rule holds at the latest tick. */
+  queueingNow: boolean;
+  /** The queue and the workers at the first tick the rule held (null: it has not held yet); kept once met. */
+  firstMet: { queuedRequests: number; workers: number } | null;
+}
+
 /** Who serves the offered load, for the warning and the note: in trace-only mode there is no storage. */
 const servedBy = (traceOnly: boolean): string => (traceOnly ? 'the engine serves (trace-only mode: no storage I/O)' : 'the storage serves');
 const count = (n: number): string => n.toLocaleString('en-US');
@@ -41,7 +49,8 @@ export class BacklogWatch {
   readonly #log: (level: 'warn', message: string) => void;
   readonly #traceOnly: boolean;
   #capReached = false;
-  #warned = false;
+  #queueingNow = false;
+  #firstMet: LiveQueueing['firstMet'] = null;
   #queueingBound = false;
   #workersAtClose: number | null = null;
   #issueLatenessMaxNs = 0;
@@ -66,11 +75,15 @@ export class BacklogWatch {
    * After each scheduler tick: the queue's depth, and whether an arrival that was due stayed back
    * because the queue was at its cap. Each condition is said once, when it first happens; the results'
    * verdict is the window's close (close), which a queue that drains again does not meet.
+   * `completed`: the requests completed since the workload started, warm-up included, never the
+   * window's count alone: that restarts at 0 when the window opens, and any queue of 10 per worker
+   * would then meet the rule's "a quarter of those served" at that tick.
    */
   observe(s: { depth: number; workers: number; issued: number; completed: number; heldBack: boolean }): void {
     if (this.#capRequests === null) return;
-    if (!this.#warned && isQueueingBound({ queuedRequests: s.depth, workers: s.workers, requestsCompleted: s.completed })) {
-      this.#warned = true;
+    this.#queueingNow = isQueueingBound({ queuedRequests: s.depth, workers: s.workers, requestsCompleted: s.completed });
+    if (this.#queueingNow && this.#firstMet === null) {
+      this.#firstMet = { queuedRequests: s.depth, workers: s.workers };
       this.#log(
         'warn',
         `the request queue has grown to ${count(s.depth)} requests (${count(s.issued)} issued, ${count(s.completed)} completed): the configuration offers more load ` +
@@ -94,9 +107,9 @@ export class BacklogWatch {
     this.#queueingBound = this.#capRequests !== null && isQueueingBound({ queuedRequests: s.queued, workers: s.workers, requestsCompleted: s.completed });
   }
 
-  /** The queue has met the rule at some tick (the live warning was given), though the close may not. */
-  get queueingSeen(): boolean {
-    return this.#warned;
+  /** The rule at the latest tick, and where it was first met (the live warning was given then), though the close may not meet it. */
+  live(): LiveQueueing {
+    return { queueingNow: this.#queueingNow, firstMet: this.#firstMet };
   }
 
   facts(): BacklogFacts {

@@ -40,7 +40,11 @@ describe('an open loop whose queue outgrows its workers', () => {
     const workload = events.filter((e) => e.phase !== 'starting' && e.phase !== 'preconditioning');
     expect(workload.length).toBeGreaterThan(0);
     // 12 queued for 8 workers never meets the rule (10 per worker), so only the cap says it measures queueing.
-    for (const e of workload) expect(e.backlog).toMatchObject({ queueingBound: false, capRequests: 12, workers: 8 });
+    for (const e of workload) expect(e.backlog).toMatchObject({ queueingBound: false, queueingFirstMet: null, traceOnly: false, capRequests: 12, workers: 8 });
+    // From the window's close on (draining, finishing) the events carry the close's verdict, the one the results store; none before.
+    const closed = workload.findIndex((e) => e.backlog!.atClose);
+    expect(workload.slice(closed).map((e) => e.phase)).toContain('finishing');
+    expect(workload.slice(closed).every((e) => e.backlog!.atClose && e.phase !== 'running' && e.backlog!.queueingBound === kv.queue.queueing_bound)).toBe(true);
     for (const e of workload) expect(e.backlog!.queuedRequests).toBeLessThanOrEqual(12);
     const firstCapped = workload.findIndex((e) => e.backlog!.capReached);
     expect(firstCapped).toBeGreaterThanOrEqual(0);
@@ -117,24 +121,29 @@ describe('an open loop whose queue outgrows its workers', () => {
   // 1,000 queued requests. Realistic generation sleeps 30 ms per generated token (seconds per request),
   // so 4 users' arrivals (about 10 a second) outrun their 4 workers by far, whatever the disk; trace-only
   // mode with no generation serves the same arrivals at once.
-  const run = async (o: Partial<RunOptionsInput>): Promise<{ queue: Record<string, unknown>; window: Record<string, number>; completed: number }> => {
+  const run = async (o: Partial<RunOptionsInput>): Promise<{ queue: Record<string, unknown>; window: Record<string, number>; completed: number; events: ProgressEvent[] }> => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'kvbench-backlog-'));
     dirs.push(cacheDir);
+    const events: ProgressEvent[] = [];
     const outcome = await runBenchmark(
       { model: 'tiny-1b', numUsers: 4, duration: 8, cpuMemGb: 0.25, gpuMemGb: 0, storageCapacityGb: 1, seed: 42, cacheDir, ...o },
-      { onProgress: () => {}, onLog: () => {}, signal: new AbortController().signal },
+      { onProgress: (p) => void events.push(p), onLog: () => {}, signal: new AbortController().signal },
     );
     const kv = outcome.results.kvbench as { queue: Record<string, unknown>; measured_window: Record<string, number> };
-    return { queue: kv.queue, window: kv.measured_window, completed: outcome.results.requests_completed as number };
+    return { queue: kv.queue, window: kv.measured_window, completed: outcome.results.requests_completed as number, events };
   };
 
   it('flags a 4-user run whose backlog outgrew its workers, judged at the close relative to the workers and to what was served', async () => {
-    const { queue, window, completed } = await run({ generationMode: 'realistic' });
+    const { queue, window, completed, events } = await run({ generationMode: 'realistic' });
     expect(window.requests_queued_at_close).toBeGreaterThanOrEqual(40);
     expect(window.requests_queued_at_close).toBeLessThan(1000);
     expect(window.requests_queued_at_close).toBeGreaterThanOrEqual(completed / 4);
     expect(queue).toMatchObject({ queueing_bound: true, workers_at_close: 4, backlog_cap_reached: false });
     expect(queue.note).toMatch(/^\d+ requests were still queued at the close for 4 workers/);
+    // Live: the rule met at some tick (where, latched), and the 'finishing' event's verdict the close's, with the queue then.
+    const met = events.find((e) => e.backlog?.queueingFirstMet);
+    expect(met!.backlog!.queueingFirstMet!.queuedRequests).toBeGreaterThanOrEqual(40);
+    expect(events.at(-1)!.backlog).toMatchObject({ atClose: true, queueingBound: true, queuedRequests: window.requests_queued_at_close, workers: 4 });
   });
 
   it('leaves a 4-user run that keeps up unflagged', async () => {

@@ -16,6 +16,10 @@ import { STALE_TEMPORARY_MS } from '../../../src-main/util/write-file-atomic.ts'
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { seedVariedHistory } from '../store/seed-store.ts';
 import { runInProcess } from './in-process.ts';
+import { printable } from '../../../src-shared/domain/label-text.ts';
+
+/** A file name with a screen-clearing ESC sequence: every line names it escaped, never raw. */
+const HOSTILE = 'out\u001b[2J';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -37,7 +41,7 @@ describe('kvbench export interrupted', () => {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     it(`${signal} while the file is written: the temporary is removed, the old file kept, "interrupted" said, exit ${signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129}`, async () => {
       const { dir, db } = seeded();
-      const out = path.join(dir, 'out.csv');
+      const out = path.join(dir, `${HOSTILE}.csv`);
       fs.writeFileSync(out, 'OLD');
       const original = Store.prototype.trialPages;
       // The first page of trials is read once the temporary is open: the signal comes then.
@@ -61,18 +65,19 @@ describe('kvbench export interrupted', () => {
       });
       const r = await runInProcess(() => exportCommand(['--db', db, '--format', 'csv', '--out', out]).catch(() => -1));
       expect(atExit).toMatchObject({ code: signal === 'SIGINT' ? 130 : signal === 'SIGTERM' ? 143 : 129 });
-      expect(atExit!.files.filter((f) => !f.startsWith('kvbench.db'))).toEqual(['out.csv']);
-      expect(r.stderr).toContain(`kvbench export: interrupted (${signal}): nothing was written to ${out} (the file there is as it was)`);
+      expect(atExit!.files.filter((f) => !f.startsWith('kvbench.db'))).toEqual([`${HOSTILE}.csv`]);
+      expect(r.stderr).toContain(`kvbench export: interrupted (${signal}): nothing was written to ${printable(out)} (the file there is as it was)`);
+      expect(r.stderr).not.toContain('\u001b');
       expect(fs.readFileSync(out, 'utf8')).toBe('OLD');
     });
   }
 
   it('a partial file a SIGKILLed export left: removed by the next export of the same file once stale, named while young', async () => {
     const { dir, db } = seeded();
-    const out = path.join(dir, 'out.json');
+    const out = path.join(dir, `${HOSTILE}.json`);
     const deadPid = spawnSync('true').pid!;
-    const stale = path.join(dir, `.out.json.${deadPid}.0123456789ab.tmp`);
-    const young = path.join(dir, `.out.json.${deadPid}.ba9876543210.tmp`);
+    const stale = path.join(dir, `.${HOSTILE}.json.${deadPid}.0123456789ab.tmp`);
+    const young = path.join(dir, `.${HOSTILE}.json.${deadPid}.ba9876543210.tmp`);
     fs.writeFileSync(stale, '{"partial');
     fs.writeFileSync(young, '{"partial');
     const old = new Date(Date.now() - STALE_TEMPORARY_MS - 60_000);
@@ -82,8 +87,9 @@ describe('kvbench export interrupted', () => {
     fs.utimesSync(other, old, old);
     const r = await runInProcess(() => exportCommand(['--db', db, '--out', out]));
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`kvbench export: removed ${stale}, a partial file an interrupted export of ${out} left`);
-    expect(r.stderr).toContain(`kvbench export: ${young} is a partial file an interrupted export of ${out} left (its process no longer runs): remove it`);
+    expect(r.stderr).toContain(`kvbench export: removed ${printable(stale)}, a partial file an interrupted export of ${printable(out)} left`);
+    expect(r.stderr).toContain(`kvbench export: ${printable(young)} is a partial file an interrupted export of ${printable(out)} left (its process no longer runs): remove it`);
+    expect(r.stderr).not.toContain('\u001b');
     expect(fs.existsSync(stale)).toBe(false);
     expect(fs.existsSync(young)).toBe(true);
     expect(fs.existsSync(other)).toBe(true); // another file's

@@ -104,11 +104,21 @@ describe('engine protocol schemas', () => {
 
   it("carries the engine's memory and the backlog's facts through (the app's live view reads them), and still takes an event without them", () => {
     const memory = { rssBytes: 5e8, heapUsedBytes: 2e7, externalBytes: 3e8, arrayBuffersBytes: 2.9e8, byteWorkersHeapUsedBytes: null };
-    const backlog = { queueingBound: true, capReached: false, capRequests: 500_000, queuedRequests: 1000, workers: 8, issueLatenessMaxNs: 0 };
+    const backlog = {
+      queueingBound: true,
+      atClose: false,
+      queueingFirstMet: { queuedRequests: 900, workers: 8 },
+      traceOnly: false,
+      capReached: false,
+      capRequests: 500_000,
+      queuedRequests: 1000,
+      workers: 8,
+      issueLatenessMaxNs: 0,
+    };
     expect(ProgressEventSchema.parse({ ...progress, memory, backlog })).toEqual({ ...progress, memory, backlog });
     expect(ProgressEventSchema.parse({ ...progress, memory: null })).toEqual({ ...progress, memory: null });
     expect(ProgressEventSchema.parse(progress)).toEqual(progress);
-    for (const bad of [{ memory: { ...memory, rssBytes: -1 } }, { memory: { ...memory, heapUsedBytes: Number.NaN } }, { backlog: { ...backlog, queueingBound: 'yes' } }, { backlog: { ...backlog, issueLatenessMaxNs: -5 } }]) {
+    for (const bad of [{ memory: { ...memory, rssBytes: -1 } }, { memory: { ...memory, heapUsedBytes: Number.NaN } }, { backlog: { ...backlog, queueingBound: 'yes' } }, { backlog: { ...backlog, issueLatenessMaxNs: -5 } }, { backlog: { ...backlog, queueingFirstMet: { queuedRequests: -1, workers: 8 } } }]) {
       expect(ProgressEventSchema.safeParse({ ...progress, ...bad }).success, JSON.stringify(bad)).toBe(false);
     }
   });

@@ -16,6 +16,8 @@ import {
   phaseFraction,
   queuedRow,
   queueingNotice,
+  queueingRowTitle,
+  queueingVerdictAtClose,
   rowsFromPlan,
   spillNotice,
   timeLeft,
@@ -53,7 +55,7 @@ describe('rows of a plan', () => {
     expect(rows.map((r) => r.key)).toEqual(['cpu-only#0', 'cpu-only#1', 'storage-only#0', 'storage-only#1']);
     expect(rows[3]).toEqual({
       key: 'storage-only#1', scenarioId: 'storage-only', label: 'Storage only', trialIndex: 1, trialsPerScenario: 2,
-      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5, maxRequests: 0, spilled: false, queueing: false,
+      status: 'queued', trialId: null, wallMs: null, tokPerS: null, readBytesPerS: null, reason: null, estimatedS: 5.5, maxRequests: 0, spilled: false, queueing: false, queueingAtClose: null,
     });
   });
 });
@@ -271,8 +273,11 @@ describe("the last trial's card once the suite ended", () => {
     for (const phase of ['running', 'preparing', 'idle', 'not-started'] as const) expect(endedTrialCard(phase, false, row({ status: 'complete' }), true)).toBeNull();
   });
 
-  it('is no success for a complete trial seen measuring its request queue, not the storage', () => {
-    expect(endedTrialCard('finished', false, row({ status: 'complete', queueing: true }), true)).toEqual({
+  it('is no success for a complete trial stored flagged queueing-bound, but is for one that only queued for a while', () => {
+    expect(endedTrialCard('finished', false, row({ status: 'complete', queueing: true, queueingAtClose: false }), true)).toMatchObject({ tone: 'ok' });
+    // The close's verdict unseen (this page missed the 'finishing' event): what was seen live decides.
+    expect(endedTrialCard('finished', false, row({ status: 'complete', queueing: true }), true)).toMatchObject({ tone: 'warn' });
+    expect(endedTrialCard('finished', false, row({ status: 'complete', queueing: true, queueingAtClose: true }), true)).toEqual({
       headline: 'Suite finished — last trial: Storage only (trial 2 of 2), stored as trial 12',
       resultsStored: true,
       tilesStored: true,
@@ -394,9 +399,20 @@ describe('a trial spilling past the tiers its scenario names', () => {
 });
 
 describe('a trial that measures its request queue, not the storage', () => {
-  const backlog = (over: Partial<NonNullable<ProgressEvent['backlog']>>): ProgressEvent => ({
-    ...progress('running', 3),
-    backlog: { queueingBound: false, capReached: false, capRequests: 500_000, queuedRequests: 1000, workers: 8, issueLatenessMaxNs: 0, ...over },
+  const backlog = (over: Partial<NonNullable<ProgressEvent['backlog']>>, phase: ProgressEvent['phase'] = 'running'): ProgressEvent => ({
+    ...progress(phase, 3),
+    backlog: {
+      queueingBound: false,
+      atClose: false,
+      queueingFirstMet: null,
+      traceOnly: false,
+      capReached: false,
+      capRequests: 500_000,
+      queuedRequests: 1000,
+      workers: 8,
+      issueLatenessMaxNs: 0,
+      ...over,
+    },
   });
   const span = (ns: number): string => `${ns / 1e6} ms`;
 
@@ -404,27 +420,69 @@ describe('a trial that measures its request queue, not the storage', () => {
     for (const p of [null, progress('running', 3), backlog({})]) {
       expect(measuresQueueing(p)).toBe(false);
       expect(queueingNotice(p, span)).toBeNull();
+      expect(queueingVerdictAtClose(p)).toBeNull();
     }
   });
 
-  it("says the queue outgrew the workers: the latencies are the queue's, the storage's own numbers still the drive's", () => {
-    const p = backlog({ queueingBound: true });
+  it("says the queue outgrows the workers now: the latencies are the queue's, the storage's own numbers still the drive's, the stored verdict the close's", () => {
+    const p = backlog({ queueingBound: true, queueingFirstMet: { queuedRequests: 80, workers: 8 } });
     expect(measuresQueueing(p)).toBe(true);
     expect(queueingNotice(p, span)).toEqual({
       headline: 'Queueing-bound: this trial measures its request queue, not the storage',
       detail:
-        'The users offer more load than the storage serves: its request queue grew to 1,000 requests for 8 workers. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive; ' +
-        'its storage bandwidth and per-operation storage latencies still describe the drive at full load. The stored trial says so in its details (Queueing-bound).',
+        'The users offer more load than the storage serves: its request queue has grown to 1,000 requests for 8 workers. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive. ' +
+        "Its storage bandwidth and per-operation storage latencies still describe the drive at full load. The stored trial's verdict is judged at the window's close.",
     });
   });
 
-  it('says the cap was reached, and how late arrivals are issued so far', () => {
-    const p = backlog({ capReached: true, capRequests: 12, issueLatenessMaxNs: 71e6 });
+  it('says a queue that met the rule and drained in the past tense, with the depth it grew to, not the depth now', () => {
+    const p = backlog({ queueingFirstMet: { queuedRequests: 45, workers: 4 }, queuedRequests: 3, workers: 4 });
     expect(measuresQueueing(p)).toBe(true);
     const n = queueingNotice(p, span)!;
-    expect(n.detail).toContain('its request queue reached its cap of 12 requests.');
-    expect(n.detail).toContain('The queue is at its cap of 12 requests: later arrivals are held back and issued late, in order, so far up to 71 ms behind schedule.');
+    expect(n.headline).toBe('Queueing for a while: its request queue outgrew the workers, then shortened');
+    expect(n.detail).toContain('its request queue grew to 45 requests for 4 workers and has since shortened to 3.');
+    expect(n.detail).toContain('while it lasted');
+    expect(n.detail).not.toContain('grew to 3 requests');
+    expect(n.detail).not.toContain('Queueing-bound)');
+  });
+
+  it("says at the close what the stored trial is: flagged when the close's verdict is, not flagged when the queue drained", () => {
+    const flagged = backlog({ atClose: true, queueingBound: true, queueingFirstMet: { queuedRequests: 45, workers: 4 }, queuedRequests: 238, workers: 4 }, 'finishing');
+    expect(queueingVerdictAtClose(flagged)).toBe(true);
+    expect(queueingNotice(flagged, span)).toMatchObject({
+      headline: 'Queueing-bound: this trial measured its request queue, not the storage',
+      detail: expect.stringMatching(/still held 238 requests for 4 workers at the window's close\..* The stored trial is flagged queueing-bound \(its details say Queueing-bound\)\.$/),
+    });
+    const drained = backlog({ atClose: true, queueingBound: false, queueingFirstMet: { queuedRequests: 45, workers: 4 }, queuedRequests: 3, workers: 4 }, 'finishing');
+    expect(queueingVerdictAtClose(drained)).toBe(false);
+    expect(measuresQueueing(drained)).toBe(true);
+    const n = queueingNotice(drained, span)!;
+    expect(n.headline).toBe('Queueing during the trial, not at its close: not stored as queueing-bound');
+    expect(n.detail).toMatch(/^Its request queue grew to 45 requests for 4 workers during the trial, then shortened to 3 requests for 4 workers by the window's close: .*the stored trial is not flagged/);
+    expect(n.detail).not.toContain('Queueing-bound)');
+  });
+
+  it('says the cap was reached, and how late arrivals are issued so far', () => {
+    const p = backlog({ capReached: true, capRequests: 12, queuedRequests: 12, issueLatenessMaxNs: 71e6 });
+    expect(measuresQueueing(p)).toBe(true);
+    const n = queueingNotice(p, span)!;
+    expect(n.headline).toBe('Queueing-bound: this trial measures its request queue, not the storage');
+    expect(n.detail).toContain('its request queue is at its cap of 12 requests.');
+    expect(n.detail).toContain('The queue reached its cap of 12 requests: later arrivals are held back and issued late, in order, so far up to 71 ms behind schedule.');
     // Nothing late yet: no lateness stated.
-    expect(queueingNotice(backlog({ capReached: true, capRequests: 12 }), span)!.detail).toContain('issued late, in order. The stored trial');
+    expect(queueingNotice(backlog({ capReached: true, capRequests: 12, queuedRequests: 12 }), span)!.detail).toContain('issued late, in order. The stored');
+  });
+
+  it('blames no storage in trace-only mode, as the engine\'s own warning does', () => {
+    const n = queueingNotice(backlog({ queueingBound: true, traceOnly: true }), span)!;
+    expect(n.detail).toContain('more load than the engine serves (trace-only mode: no storage I/O)');
+    expect(n.detail).not.toContain('storage serves');
+    expect(n.detail).not.toContain('describe the drive');
+  });
+
+  it("titles a row's queueing mark by the close's verdict", () => {
+    expect(queueingRowTitle({ queueingAtClose: true })).toMatch(/stored flagged queueing-bound \(its details say Queueing-bound\)$/);
+    expect(queueingRowTitle({ queueingAtClose: false })).toMatch(/not at the window's close, so it is not stored flagged queueing-bound$/);
+    expect(queueingRowTitle({ queueingAtClose: null })).toMatch(/the stored verdict is judged at the window's close$/);
   });
 });

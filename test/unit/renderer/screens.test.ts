@@ -1180,7 +1180,7 @@ describe('report', () => {
     const engine = {
       memoryTimeline: { elapsedNs: [1e9, 2e9], rssBytes: [400 * mib, 420 * mib], heapUsedBytes: [20 * mib, 21 * mib], arrayBuffersBytes: [190 * mib, 190 * mib], byteWorkersHeapUsedBytes: [null, null], samples: 2 },
       memory: { sampledPeakRssBytes: 420 * mib, fixedBuffersBytes: 289 * mib, cpuTierArenaBytes: 256 * mib, storageIoBuffersBytes: 32 * mib },
-      queue: { queueingBound: true, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, capRequests: 12, capReached: true },
+      queue: { queueingBound: true, engineQueueingBound: true, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, queuedAtClose: 12, requestsCompleted: 7, capRequests: 12, capReached: true },
     };
     installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: null, histograms: [], cautions: [], unreadable: [], engine: r.id === 2 ? engine : { memoryTimeline: null, memory: null, queue: null } }) });
     const w = mountIt(TrialDialog, { trialId: 2 });

@@ -2,7 +2,7 @@
 // and issue lateness the CLI's summary gives, the engine's memory, and the memory chart in the units
 // chosen in Settings. Results stored before kvbench recorded these read "—" and no chart, never zeros.
 import { describe, expect, it } from 'vitest';
-import { trialEngineOf } from '../../../src-shared/domain/trial-engine.ts';
+import { trialEngineOf, withStoredVerdict } from '../../../src-shared/domain/trial-engine.ts';
 import { inAppWords } from '../../../src-renderer/app-words.ts';
 import { engineMemoryText, issueLatenessText, memoryChart, queueingVerdictText } from '../../../src-renderer/trial-engine-view.ts';
 
@@ -10,7 +10,7 @@ const dec = { byteUnits: 'decimal' as const, latencyUnit: 'ms' as const };
 const bin = { byteUnits: 'binary' as const, latencyUnit: 'ms' as const };
 const MIB = 1024 ** 2;
 
-/** The kvbench section of a results file, as 0.7.0 wrote it (no memory samples, no backlog facts). */
+/** The kvbench section of a results file, as 0.6.0 (and the first 0.7.0 builds) wrote it (no memory samples, no backlog facts). */
 const before = (): Record<string, unknown> => ({
   kvbench: {
     queue: { max_depth: 37 },
@@ -55,8 +55,8 @@ describe("a stored trial's engine facts", () => {
 
   it("give the CLI summary's Queueing-bound verdict in the app's words, and how late arrivals were issued", () => {
     const note = 'the queue grew to 12 requests (23 issued, 7 completed): the configuration offers more load than the storage serves; the backlog reached its cap of 12 and later arrivals were issued up to 3.7 s behind schedule';
-    const e = trialEngineOf(now({ max_depth: 12, backlog_cap_requests: 12, backlog_cap_reached: true, issue_lateness_max_ns: 3.7e9, note }));
-    expect(e.queue).toEqual({ queueingBound: true, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, capRequests: 12, capReached: true });
+    const e = trialEngineOf(now({ max_depth: 12, backlog_cap_requests: 12, backlog_cap_reached: true, queueing_bound: true, issue_lateness_max_ns: 3.7e9, note }));
+    expect(e.queue).toEqual({ queueingBound: true, engineQueueingBound: true, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, queuedAtClose: null, requestsCompleted: null, capRequests: 12, capReached: true });
     expect(queueingVerdictText(e, inAppWords)).toEqual({ text: `Queueing-bound: ${note}`, bound: true });
     expect(issueLatenessText(e)).toBe('3.7 s at most behind schedule: the queue reached its cap of 12 requests, and later arrivals waited to be issued');
     // A flag the note names reads as the app's control.
@@ -65,8 +65,38 @@ describe("a stored trial's engine facts", () => {
 
   it('say a run that did not queue so, with its deepest queue', () => {
     const e = trialEngineOf(now({ max_depth: 37 }));
-    expect(queueingVerdictText(e, inAppWords)).toEqual({ text: 'No: its request queue stayed short (at most 37 requests); its latencies describe the storage, not a queue', bound: false });
+    expect(queueingVerdictText(e, inAppWords)).toEqual({
+      text: "No: not queueing-bound at the window's close (the queue reached at most 37 requests); its latencies describe the storage, not a queue",
+      bound: false,
+    });
     expect(issueLatenessText(e)).toBe('0 ms at most behind schedule');
+  });
+
+  it("give the stored trial's verdict (the flag history and the report use), the engine's own said apart where they differ (rev18 M1)", () => {
+    // kvbench 0.7.0's file: 238 queued for 4 workers at the close, 31 completed; its own rule (1,000 queued) said no, today's says yes.
+    const old: Record<string, unknown> = { ...now({ max_depth: 238 }), requests_completed: 31 };
+    (old.kvbench as Record<string, unknown>).measured_window = { requests_queued_at_close: 238 };
+    const e = trialEngineOf(old);
+    expect(e.queue).toMatchObject({ queueingBound: false, engineQueueingBound: false, queuedAtClose: 238, requestsCompleted: 31 });
+    const flagged = withStoredVerdict(e, { queueing_bound: 1, requests_queued_at_close: 238 });
+    expect(flagged.queue).toMatchObject({ queueingBound: true, engineQueueingBound: false });
+    const v = queueingVerdictText(flagged, inAppWords);
+    expect(v.bound).toBe(true);
+    expect(v.text).toMatch(/^Queueing-bound at the window's close \(238 requests still queued, 31 completed\) by this kvbench's rule/);
+    expect(v.text).toContain('did not call it queueing-bound (an older rule)');
+    expect(v.text).not.toMatch(/^No/);
+    // The other way round: the engine's older rule said yes, the stored trial is not flagged.
+    const said = trialEngineOf(now({ max_depth: 1200, queueing_bound: true, note: 'the queue grew to 1200 requests' }));
+    const notFlagged = queueingVerdictText(withStoredVerdict(said, { queueing_bound: 0 }), inAppWords);
+    expect(notFlagged).toEqual({ text: expect.stringMatching(/^No, by this kvbench's rule at the window's close; the kvbench that measured it called it queueing-bound by an older rule: the queue grew/), bound: false });
+    // A 0.8.0 run whose backlog reached its cap but was not queueing-bound at the close: its note is the cap's, not a verdict.
+    const capped = trialEngineOf(now({ max_depth: 12, backlog_cap_requests: 12, backlog_cap_reached: true, note: '12 requests were still queued at the close …; the backlog reached its cap of 12' }));
+    expect(queueingVerdictText(withStoredVerdict(capped, { queueing_bound: 0 }), inAppWords)).toEqual({
+      text: "Not queueing-bound at the window's close, but its backlog reached its cap of 12 requests: later arrivals were issued late (see Issue lateness)",
+      bound: false,
+    });
+    // No stored metric (a trial the store has not judged): the results' own verdict stands.
+    expect(withStoredVerdict(e, {})).toBe(e);
   });
 
   it('chart the memory in bytes converted only for the axis, MiB in binary units and MB in decimal, with the byte workers where measured', () => {

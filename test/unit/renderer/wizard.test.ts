@@ -867,11 +867,21 @@ describe('run step', () => {
     installFakeApi({});
     const { run, w } = followSuite7();
     const mib = 1024 ** 2;
-    const at = (phase: 'running' | 'finishing', elapsedS: number, o: { rssMiB?: number; capReached?: boolean } = {}) => ({
+    const at = (phase: 'running' | 'finishing', elapsedS: number, o: { rssMiB?: number; capReached?: boolean; boundAtClose?: boolean } = {}) => ({
       phase, elapsedNs: elapsedS * 1e9, durationNs: 3e9, requestsCompleted: 8, maxRequests: null, activeUsers: 4, queueDepth: 12, generatedTokens: 100, storageReadBytes: 3e9, storageWriteBytes: 1e9,
       generatedTokensPerSec: 0, storageReadBytesPerSec: 0, storageWriteBytesPerSec: 0, cpuReadBytesPerSec: 0, cpuWriteBytesPerSec: 0, e2eLatencyP95Ns: 2e7, storageReadP95Ns: null, eventLoopLagP99Ns: null,
       memory: o.rssMiB === undefined ? null : { rssBytes: o.rssMiB * mib, heapUsedBytes: 20 * mib, externalBytes: 200 * mib, arrayBuffersBytes: 190 * mib, byteWorkersHeapUsedBytes: null },
-      backlog: { queueingBound: false, capReached: o.capReached ?? false, capRequests: 12, queuedRequests: 12, workers: 8, issueLatenessMaxNs: o.capReached ? 71e6 : 0 },
+      backlog: {
+        queueingBound: o.boundAtClose ?? false,
+        atClose: phase === 'finishing',
+        queueingFirstMet: null,
+        traceOnly: false,
+        capReached: o.capReached ?? false,
+        capRequests: 12,
+        queuedRequests: 12,
+        workers: 8,
+        issueLatenessMaxNs: o.capReached ? 71e6 : 0,
+      },
     });
     const trial = ref(0, 'storage-only', 'Storage only', 3);
     run.handleEvent({ type: 'suite.trialStarted', enginePid: 123, ...trial });
@@ -900,12 +910,15 @@ describe('run step', () => {
     expect(w.findAllComponents(LineChart)[3]!.props('series')[0].data).toEqual([null, 400, 420]);
 
     // Ended: the card is no success, and the warning stays with it.
-    run.handleEvent({ type: 'suite.trialProgressed', ...trial, progress: at('finishing', 3, { rssMiB: 420, capReached: true }) });
+    // Stored flagged queueing-bound (the close's verdict, on the 'finishing' event): the card warns, the row's mark says so.
+    run.handleEvent({ type: 'suite.trialProgressed', ...trial, progress: at('finishing', 3, { rssMiB: 420, capReached: true, boundAtClose: true }) });
     run.handleEvent({ type: 'suite.trialFinished', status: 'complete', reason: null, wallMs: 5000, wallClockThroughputTokPerS: 33, storageReadBytesPerS: 1e9, ...trial });
     run.handleEvent({ type: 'suite.finished', suiteId: 7, status: 'finished', outcome: 'finished', counts: { complete: 1, partial: 0, failed: 0, aborted: 0 }, wallMs: 9000 });
     await flush();
     expect(w.get('[data-test=last-trial]').classes()).toContain('warn');
     expect(w.find('[data-test=queueing-mark]').exists()).toBe(true);
+    expect(w.get('[data-test=queueing-head]').text()).toBe('Queueing-bound: this trial measured its request queue, not the storage');
+    expect(w.get('[data-test=row-queueing]').attributes('title')).toMatch(/stored flagged queueing-bound/);
   });
 
   it('counts a cancelled suite\'s never-started trials as not run, not done: "2 / 4", 50 %, a warning bar', async () => {

@@ -763,8 +763,23 @@ describe('backend', () => {
         samples: 3,
       },
       memory: { sampledPeakRssBytes: 300 * 2 ** 20, fixedBuffersBytes: 2 ** 28 + 2 ** 25 + 2 ** 20, cpuTierArenaBytes: 2 ** 28, storageIoBuffersBytes: 2 ** 25 },
-      queue: { queueingBound: true, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, capRequests: 12, capReached: true },
+      queue: expect.objectContaining({ engineQueueingBound: false, note, issueLatenessMaxNs: 3.7e9, maxDepth: 12, capRequests: 12, capReached: true }),
     });
+  });
+
+  it("trials.get gives the stored trial's queueing verdict (the flag's), not the results' own: a 0.7.0 trial flagged by today's rule reads queueing-bound (rev18 M1)", async () => {
+    const t = await make();
+    // As kvbench 0.7.0 wrote it: 238 queued for 4 users at the close, 31 completed; its own rule (1,000 queued) said no.
+    const old = kvbenchResults({ tokPerS: 100, durationS: 4 }) as unknown as { requests_completed: number; kvbench: Record<string, unknown> & { measured_window: Record<string, unknown>; run_options: Record<string, unknown> } };
+    old.kvbench.version = '0.7.0';
+    old.requests_completed = 31;
+    old.kvbench.measured_window.requests_queued_at_close = 238;
+    old.kvbench.run_options.numUsers = 4;
+    old.kvbench.queue = { max_depth: 238, backlog_cap_requests: 500_000, backlog_cap_reached: false, queueing_bound: false, issue_lateness_max_ns: 3.9e7, note: null };
+    const imp = ok(await t.backend.invoke('import.results', { files: [{ name: 'old.json', text: JSON.stringify(old) }], systemLabel: 'rig', scenarioId: 'storage-only' })) as { imported: { trialId: number }[] };
+    const got = ok(await t.backend.invoke('trials.get', { id: imp.imported[0]!.trialId })) as { cautions: string[]; engine: { queue: Record<string, unknown> } };
+    expect(got.cautions.some((c) => c.startsWith('queueing-bound'))).toBe(true);
+    expect(got.engine.queue).toMatchObject({ queueingBound: true, engineQueueingBound: false, queuedAtClose: 238, requestsCompleted: 31, maxDepth: 238 });
   });
 
   it('history.list carries the cautions of each flagged trial listed, as the report and kvbench history flag them (rev12-gui M1)', async () => {

@@ -54,6 +54,31 @@ describe('BacklogWatch: an open loop that outgrows its workers measures queueing
     expect(unpaced.w.facts()).toMatchObject({ capRequests: null, capReached: false, queueingBound: false });
   });
 
+  it('tells the live view the rule at the latest tick apart from where it was first met: a queue that drains is no longer queueing-bound now', () => {
+    const { w, logged } = watch();
+    w.observe({ depth: 39, workers: 4, issued: 100, completed: 60, heldBack: false });
+    expect(w.live()).toEqual({ queueingNow: false, firstMet: null });
+    w.observe({ depth: 45, workers: 4, issued: 120, completed: 70, heldBack: false });
+    expect(w.live()).toEqual({ queueingNow: true, firstMet: { queuedRequests: 45, workers: 4 } });
+    w.observe({ depth: 80, workers: 4, issued: 170, completed: 85, heldBack: false });
+    expect(w.live()).toEqual({ queueingNow: true, firstMet: { queuedRequests: 45, workers: 4 } });
+    // Drained: not queueing-bound now, though it was (the warning was given once, at the first tick).
+    w.observe({ depth: 3, workers: 4, issued: 200, completed: 190, heldBack: false });
+    expect(w.live()).toEqual({ queueingNow: false, firstMet: { queuedRequests: 45, workers: 4 } });
+    expect(logged).toHaveLength(1);
+    w.close({ queued: 3, workers: 4, completed: 190 });
+    expect(w.facts().queueingBound).toBe(false);
+    // A steady queue of 10 per worker behind many completions is not queueing-bound at any tick (the
+    // engine passes the completions since the workload started, warm-up included, not the window's 0).
+    const steady = watch();
+    steady.w.observe({ depth: 40, workers: 4, issued: 5040, completed: 5000, heldBack: false });
+    expect(steady.w.live()).toEqual({ queueingNow: false, firstMet: null });
+    // An unpaced replay's bounded backlog never is.
+    const unpaced = watch(false);
+    unpaced.w.observe({ depth: 100, workers: 4, issued: 100, completed: 0, heldBack: true });
+    expect(unpaced.w.live()).toEqual({ queueingNow: false, firstMet: null });
+  });
+
   it('gives the results a note only for a queueing-bound run, counts grouped, and blames no storage in trace-only mode', () => {
     const quiet = { capRequests: OPEN_LOOP_BACKLOG_CAP, capReached: false, queueingBound: false, workersAtClose: 100, issueLatenessMaxNs: 0, traceOnly: false };
     expect(backlogNote(quiet, { maxDepth: 12, queuedAtClose: 3 }, 100, 90)).toBeNull();
