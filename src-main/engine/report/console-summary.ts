@@ -420,7 +420,8 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
     `  Requests: ${formatIntegerGrouped(kv.requests_issued)} issued, ${formatIntegerGrouped(requestsCompleted)} completed, ` +
       `${formatIntegerGrouped(kv.requests_failed)} failed`,
   );
-  if (kv.queue?.note) p(`  Queueing-bound: ${kv.queue.note}`);
+  // A run whose backlog only reached its cap (not queueing-bound at the close) gets the note under what happened to it.
+  if (kv.queue?.note) p(`  ${kv.queue.queueing_bound === false ? 'Backlog capped' : 'Queueing-bound'}: ${kv.queue.note}`);
   p(`  Request stream digest (sha256, first 16 hex): ${kv.request_stream_digest.slice(0, 16)}`);
   p(`  Effective seed: ${kv.effective_seed}`);
   const m = kv.model;
