@@ -8,6 +8,7 @@ import { tiersText, type TierName } from '../src-shared/domain/tiers.ts';
 import { averageStorageBytesPerSec, averageTokensPerSec, RATE_INTERVAL_MS, type ProgressEvent } from '../src-shared/engine-protocol.ts';
 import type { SuiteRecordData } from '../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../src-shared/ipc/events.ts';
+import { fmtInt } from './format.ts';
 
 /**
  * 'not-started': the suite ended before its first trial (cancelled while the hardware was detected
@@ -401,7 +402,6 @@ export function queueingVerdictAtClose(p: ProgressEvent | null): boolean | null 
   return b?.atClose ? b.queueingBound : null;
 }
 
-const ints = (n: number): string => n.toLocaleString('en-US');
 
 /**
  * What the Run step says of a trial that measures, or measured, its request queue, not the storage,
@@ -416,14 +416,14 @@ export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => st
   const b = p?.backlog;
   if (!b || !measuresQueueing(p)) return null;
   const met = b.queueingFirstMet;
-  const queue = `${ints(b.queuedRequests)} requests for ${ints(b.workers)} workers`;
-  const grewTo = met ? `grew to ${ints(met.queuedRequests)} requests for ${ints(met.workers)} workers` : null;
+  const queue = `${fmtInt(b.queuedRequests)} requests for ${fmtInt(b.workers)} workers`;
+  const grewTo = met ? `grew to ${fmtInt(met.queuedRequests)} requests for ${fmtInt(met.workers)} workers` : null;
   const server = b.traceOnly ? 'the engine serves (trace-only mode: no storage I/O)' : 'the storage serves';
   const notWhat = b.traceOnly ? 'not the engine' : 'not the drive';
   const device = b.traceOnly ? '' : ' Its storage bandwidth and per-operation storage latencies still describe the drive at full load.';
   const cap =
     b.capReached && b.capRequests !== null
-      ? ` The queue reached its cap of ${ints(b.capRequests)} requests: later arrivals ${b.atClose ? 'were' : 'are'} held back and issued late, in order` +
+      ? ` The queue reached its cap of ${fmtInt(b.capRequests)} requests: later arrivals ${b.atClose ? 'were' : 'are'} held back and issued late, in order` +
         (b.issueLatenessMaxNs > 0 ? `, ${b.atClose ? '' : 'so far '}up to ${span(b.issueLatenessMaxNs)} behind schedule.` : '.')
       : '';
   if (b.atClose) {
@@ -448,8 +448,8 @@ export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => st
   const now = b.queueingBound
     ? `its request queue has grown to ${queue}`
     : atCap
-      ? `its request queue is at its cap of ${ints(b.capRequests ?? 0)} requests`
-      : `its request queue ${grewTo ?? `reached its cap of ${ints(b.capRequests ?? 0)} requests`} and has since shortened to ${ints(b.queuedRequests)}`;
+      ? `its request queue is at its cap of ${fmtInt(b.capRequests ?? 0)} requests`
+      : `its request queue ${grewTo ?? `reached its cap of ${fmtInt(b.capRequests ?? 0)} requests`} and has since shortened to ${fmtInt(b.queuedRequests)}`;
   return {
     headline: lasting ? 'Queueing-bound: this trial measures its request queue, not the storage' : 'Queueing for a while: its request queue outgrew the workers, then shortened',
     detail:

@@ -12,6 +12,7 @@ import { isFlagMetric, isPercentileMetric, METRICS, type MetricDefinition, type 
 import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { describeConfig } from '../store/results-ingest.ts';
 import { isTraceOnlyRun } from '../../src-shared/domain/run-options.ts';
+import { groupedFixed } from '../../src-shared/domain/number-text.ts';
 import { assessPageCache, type PageCacheVerdict } from '../../src-shared/domain/page-cache.ts';
 import { placeKey, placeLabel, reportGroupKey, suiteLabelKey } from '../../src-shared/domain/places.ts';
 import { compareVersions, olderDefinitionOf, pooledDefinitionMetric, type DefinitionSplit, type MetricDefinitionChange } from '../../src-shared/domain/metric-changes.ts';
@@ -324,7 +325,7 @@ function queueingBoundCaution(t: TrialRecord): string[] {
   const queued = t.metrics.requests_queued_at_close;
   const completed = t.metrics.requests_completed;
   const counts =
-    queued === undefined ? '' : ` (${queued.toLocaleString('en-US')} requests still queued at the window's close${completed === undefined ? '' : `, ${completed.toLocaleString('en-US')} completed`})`;
+    queued === undefined ? '' : ` (${groupedFixed(queued, 0)} requests still queued at the window's close${completed === undefined ? '' : `, ${groupedFixed(completed, 0)} completed`})`;
   const device = isTraceOnlyRun(t.options) ? '' : '; its storage bandwidth and per-operation latencies still describe the device';
   return [`queueing-bound${counts}: the configuration offered more load than the run served, so its end-to-end latency and queue wait measure the queue, not the storage${device}`];
 }

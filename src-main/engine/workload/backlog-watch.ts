@@ -1,4 +1,5 @@
 import { isQueueingBound } from '../../../src-shared/domain/queueing-bound.ts';
+import { formatIntegerGrouped } from '../report/format.ts';
 
 /**
  * The open loop's backlog. Simulated users never wait for their previous request (reference
@@ -42,7 +43,6 @@ export interface LiveQueueing {
 
 /** Who serves the offered load, for the warning and the note: in trace-only mode there is no storage. */
 const servedBy = (traceOnly: boolean): string => (traceOnly ? 'the engine serves (trace-only mode: no storage I/O)' : 'the storage serves');
-const count = (n: number): string => n.toLocaleString('en-US');
 
 export class BacklogWatch {
   readonly #capRequests: number | null;
@@ -86,7 +86,7 @@ export class BacklogWatch {
       this.#firstMet = { queuedRequests: s.depth, workers: s.workers };
       this.#log(
         'warn',
-        `the request queue has grown to ${count(s.depth)} requests (${count(s.issued)} issued, ${count(s.completed)} completed): the configuration offers more load ` +
+        `the request queue has grown to ${formatIntegerGrouped(s.depth)} requests (${formatIntegerGrouped(s.issued)} issued, ${formatIntegerGrouped(s.completed)} completed): the configuration offers more load ` +
           `than ${servedBy(this.#traceOnly)}, so end-to-end latency and queue wait measure queueing while it lasts, not ${this.#traceOnly ? 'the engine' : 'storage'}` +
           `${this.#traceOnly ? '' : ' (storage bandwidth and per-operation latencies still describe the device)'}; fewer users or a longer think time keep the queue short`,
       );
@@ -95,7 +95,7 @@ export class BacklogWatch {
       this.#capReached = true;
       this.#log(
         'warn',
-        `the request queue reached its cap of ${count(this.#capRequests)} requests: further arrivals are held back and issued late, in order, ` +
+        `the request queue reached its cap of ${formatIntegerGrouped(this.#capRequests)} requests: further arrivals are held back and issued late, in order, ` +
           'as it drains (the offered stream is unchanged, and latencies still run from the scheduled arrivals, the time held back included)',
       );
     }
@@ -127,13 +127,13 @@ export class BacklogWatch {
 /** What the results' summary says about a queueing-bound run (null when it was not one). */
 export function backlogNote(f: BacklogFacts, queue: { maxDepth: number; queuedAtClose: number }, issued: number, completed: number): string | null {
   if (!f.queueingBound && !f.capReached) return null;
-  const workers = f.workersAtClose === null ? '' : ` for ${count(f.workersAtClose)} workers`;
+  const workers = f.workersAtClose === null ? '' : ` for ${formatIntegerGrouped(f.workersAtClose)} workers`;
   let note =
-    `${count(queue.queuedAtClose)} requests were still queued at the close${workers} (${count(issued)} issued, ${count(completed)} completed; the queue reached ${count(queue.maxDepth)}): ` +
+    `${formatIntegerGrouped(queue.queuedAtClose)} requests were still queued at the close${workers} (${formatIntegerGrouped(issued)} issued, ${formatIntegerGrouped(completed)} completed; the queue reached ${formatIntegerGrouped(queue.maxDepth)}): ` +
     `the configuration offers more load than ${servedBy(f.traceOnly)}, so end-to-end latency and queue wait measure queueing, not ${f.traceOnly ? 'the engine' : 'storage'}` +
     (f.traceOnly ? '' : '; storage bandwidth and per-operation latencies still describe the device');
   if (f.capReached) {
-    note += `; the backlog reached its cap of ${count(f.capRequests ?? 0)} and later arrivals were issued up to ${(f.issueLatenessMaxNs / 1e9).toFixed(1)} s behind schedule`;
+    note += `; the backlog reached its cap of ${formatIntegerGrouped(f.capRequests ?? 0)} and later arrivals were issued up to ${(f.issueLatenessMaxNs / 1e9).toFixed(1)} s behind schedule`;
   }
   return note;
 }
