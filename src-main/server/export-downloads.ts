@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { processLiveness } from '../util/process-identity.ts';
+import { leftByDeadProcesses } from '../util/dead-process-leftovers.ts';
 
 /** How long a written export waits to be downloaded (the page asks at once; a closed tab never does). */
 export const DOWNLOAD_KEPT_MS = 10 * 60_000;
@@ -90,24 +90,14 @@ export class ExportDownloads {
 
 /** Removes the download folders in `root` of servers no longer running (killed before their close). */
 function removeDeadServersFolders(root: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(root);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = name.startsWith(FOLDER_STEM) ? /^(\d+)-/.exec(name.slice(FOLDER_STEM.length)) : null;
-    const pid = m ? Number(m[1]) : NaN;
-    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
-    if (processLiveness({ pid, host: null, startTicks: null }) !== 'dead') continue;
+  for (const folder of leftByDeadProcesses(root, FOLDER_STEM, /^(\d+)-/)) {
     try {
       // Only a folder of our own making: owned by this user (a shared /tmp holds other users' names too).
-      const st = fs.lstatSync(path.join(root, name));
+      const st = fs.lstatSync(folder);
       if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
     } catch {
       continue;
     }
-    fs.rmSync(path.join(root, name), { recursive: true, force: true });
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }

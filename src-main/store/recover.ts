@@ -20,7 +20,7 @@ import { recordIdsBeforeDelete, recordRecovery, recordSchemaChange, recoveryChai
 import { openDatabase, sqliteCode } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import type { Store } from './store.ts';
-import { processLiveness } from '../util/process-identity.ts';
+import { leftByDeadProcesses } from '../util/dead-process-leftovers.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { salvageProgressText } from './salvage.ts';
 
@@ -79,22 +79,10 @@ export const STALE_RECOVERY_MS = 10 * 60_000;
  * changed within minutes) is left alone.
  */
 export function removeStaleRecoveryLeftovers(dst: string, nowMs = Date.now()): void {
-  const folder = path.dirname(dst);
-  const prefix = recoveringStem(dst);
-  let names: string[];
-  try {
-    names = fs.readdirSync(folder);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const rest = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]{8}(-wal|-shm|-journal)?$/.exec(name.slice(prefix.length)) : null;
-    const pid = rest ? Number(rest[1]) : NaN;
-    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
-    if (processLiveness({ pid, host: null, startTicks: null }) !== 'dead') continue;
-    const st = statOrNull(path.join(folder, name));
+  for (const file of leftByDeadProcesses(path.dirname(dst), recoveringStem(dst), /^(\d+)-[0-9a-f]{8}(-wal|-shm|-journal)?$/)) {
+    const st = statOrNull(file);
     if (st === null || !st.isFile() || nowMs - st.mtimeMs < STALE_RECOVERY_MS) continue;
-    fs.rmSync(path.join(folder, name), { force: true });
+    fs.rmSync(file, { force: true });
   }
 }
 

@@ -21,7 +21,7 @@ import { removeRecoveryLeftovers, type Recovery } from './recover.ts';
 import { openSerialized } from './sqlite.ts';
 import { StoreError } from './store-error.ts';
 import { Store } from './store.ts';
-import { processLiveness } from '../util/process-identity.ts';
+import { leftByDeadProcesses } from '../util/dead-process-leftovers.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
 import { runWorkerJob, workerEndText } from '../util/worker-job.ts';
 
@@ -104,20 +104,8 @@ export function removeSalvageScratchNow(): void {
  * they are this user's. Each holds a copy of a database's rows, up to its size.
  */
 export function removeStaleSalvageScratch(nowMs = Date.now()): string[] {
-  const tmp = os.tmpdir();
-  let names: string[];
-  try {
-    names = fs.readdirSync(tmp);
-  } catch {
-    return [];
-  }
   const removed: string[] = [];
-  for (const name of names) {
-    const m = name.startsWith(SCRATCH_PREFIX) ? /^(\d+)-[A-Za-z0-9]{6}$/.exec(name.slice(SCRATCH_PREFIX.length)) : null;
-    const pid = m ? Number(m[1]) : NaN;
-    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
-    if (processLiveness({ pid, host: null, startTicks: null }) !== 'dead') continue;
-    const dir = path.join(tmp, name);
+  for (const dir of leftByDeadProcesses(os.tmpdir(), SCRATCH_PREFIX, /^(\d+)-[A-Za-z0-9]{6}$/)) {
     try {
       const st = fs.lstatSync(dir);
       if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid())) continue;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { processLiveness } from './process-identity.ts';
+import { leftByDeadProcesses } from './dead-process-leftovers.ts';
 import { resolveRealPath } from './real-path.ts';
 import { statOrNull } from './stat-or-null.ts';
 import { writeFailureWords } from './write-failure-words.ts';
@@ -288,21 +288,8 @@ export const STALE_TEMPORARY_MS = 10 * 60_000;
  * unchanged for STALE_TEMPORARY_MS are removed (`removed`), the younger ones only named (`left`).
  */
 export function sweepLeftTemporaries(file: string, nowMs = Date.now()): { removed: string[]; left: string[] } {
-  const dir = path.dirname(file);
-  const prefix = temporaryPrefix(file);
   const out = { removed: [] as string[], left: [] as string[] };
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    const m = name.startsWith(prefix) ? /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length)) : null;
-    const pid = m ? Number(m[1]) : NaN;
-    if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
-    if (processLiveness({ pid, host: null, startTicks: null }) !== 'dead') continue;
-    const tmp = path.join(dir, name);
+  for (const tmp of leftByDeadProcesses(path.dirname(file), temporaryPrefix(file), /^(\d+)\.[0-9a-f]{12}\.tmp$/)) {
     const st = statOrNull(tmp);
     if (st === null || !st.isFile()) continue;
     if (nowMs - st.mtimeMs < STALE_TEMPORARY_MS) {
