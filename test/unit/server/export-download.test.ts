@@ -13,11 +13,10 @@ import { exportCommand } from '../../../src-main/cli/export-command.ts';
 import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
 import { ExportDownloads } from '../../../src-main/server/export-downloads.ts';
 import { startHttpServer, type RunningHttpServer } from '../../../src-main/server/http-server.ts';
-import { openStore } from '../../../src-main/store/open-store.ts';
 import { inAppWords, scenarioLabelsIn } from '../../../src-shared/domain/app-words.ts';
 import { runInProcess } from '../cli/in-process.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
-import { seedVariedHistory } from '../store/seed-store.ts';
+import { seededDatabase } from './served-backend.ts';
 
 const TOKEN = 'cd'.repeat(24);
 const closers: (() => Promise<void>)[] = [];
@@ -26,16 +25,6 @@ afterEach(async () => {
   removeTempDirs();
 });
 
-function seeded(trials: number): { dir: string; db: string; suiteIds: number[] } {
-  const dir = tempDir('kvb-export-download-');
-  const db = path.join(dir, 'kvbench.db');
-  const s = openStore(db);
-  try {
-    return { dir, db, suiteIds: seedVariedHistory(s, trials).suiteIds };
-  } finally {
-    s.close();
-  }
-}
 
 async function backendOn(db: string, dir: string, o: { downloads?: ExportDownloads; chooseExportFile?: (fileName: string) => Promise<string | null> } = {}): Promise<Backend> {
   const backend = await createBackend({
@@ -89,7 +78,7 @@ const CASES = [
 
 describe('export.create in kvbench serve: a one-time download, streamed from a private temporary file', () => {
   it('downloads the bytes kvbench export writes for the same selection, once, and leaves no file behind', async () => {
-    const { dir, db } = seeded(80);
+    const { dir, db } = seededDatabase(80, 'kvb-export-download-');
     const tmpRoot = tempDir('kvb-downloads-');
     const { server } = await served(db, dir, tmpRoot);
     for (const c of CASES) {
@@ -125,7 +114,7 @@ describe('export.create in kvbench serve: a one-time download, streamed from a p
   });
 
   it('refuses a download from another site, another host, or by POST, without using it up; a made-up token is NOT_FOUND', async () => {
-    const { dir, db } = seeded(30);
+    const { dir, db } = seededDatabase(30, 'kvb-export-download-');
     const { server } = await served(db, dir, tempDir('kvb-downloads-'));
     const url = `${server.origin}${(((await exportCreate(server, { selection: {}, format: 'csv' })).delivery) as { url: string }).url}`;
     expect((await fetch(url, { headers: { 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(403);
@@ -140,7 +129,7 @@ describe('export.create in kvbench serve: a one-time download, streamed from a p
   });
 
   it('removes a file not downloaded in time, every one when the server stops, and the folders of servers that were killed', async () => {
-    const { dir, db } = seeded(30);
+    const { dir, db } = seededDatabase(30, 'kvb-export-download-');
     const tmpRoot = tempDir('kvb-downloads-');
     // A server killed before its close left a folder: the next one removes it (its pid is gone); a live one's stays.
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
@@ -173,7 +162,7 @@ describe('export.create in kvbench serve: a one-time download, streamed from a p
 
 describe('export.create in the desktop app: written straight to the file the save dialog names', () => {
   it('writes the file kvbench export writes, through a temporary beside it; a closed dialog writes nothing; the database is never the file', async () => {
-    const { dir, db } = seeded(40);
+    const { dir, db } = seededDatabase(40, 'kvb-export-download-');
     const out = path.join(dir, 'saved', 'my export.xlsx');
     fs.mkdirSync(path.dirname(out));
     fs.writeFileSync(out, 'an older file, replaced whole');

@@ -7,13 +7,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
+import type { Backend } from '../../../src-main/server/backend.ts';
 import { ReportWorkers } from '../../../src-main/server/report-thread.ts';
 import { openDatabase } from '../../../src-main/store/sqlite.ts';
 import { openStore, openStoreToRead } from '../../../src-main/store/open-store.ts';
 import { fileIdentityOf } from '../../../src-main/store/file-identity.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
 import { seedVariedHistory } from '../store/seed-store.ts';
+import { withBackend } from './served-backend.ts';
 
 afterEach(removeTempDirs);
 
@@ -37,20 +38,6 @@ function inspect(file: string): { trials: number; integrity: string } {
   }
 }
 
-async function withBackend<T>(db: string, dir: string, use: (b: Backend, logs: string[]) => Promise<T>): Promise<T> {
-  const logs: string[] = [];
-  const backend = await createBackend({
-    mode: 'browser',
-    settingsFile: path.join(dir, 'settings.json'),
-    defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
-    log: (level, message) => logs.push(`${level}: ${message}`),
-  });
-  try {
-    return await use(backend, logs);
-  } finally {
-    await backend.close();
-  }
-}
 
 const total = async (b: Backend): Promise<unknown> => ((await b.invoke('history.list', { selection: {} })) as { ok: true; value: { total: number } }).value.total;
 

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBackend, type Backend } from '../../../src-main/server/backend.ts';
 import { answerReportJob, type ReportJob } from '../../../src-main/server/report-jobs.ts';
 import { atomicFileOf, commitAtomicFile } from '../../../src-main/util/write-file-atomic.ts';
 import { ExportDownloads } from '../../../src-main/server/export-downloads.ts';
@@ -15,7 +14,7 @@ import { REPORT_WORKER_LANES, ReportWorkers } from '../../../src-main/server/rep
 import { openStore } from '../../../src-main/store/open-store.ts';
 import type { Store } from '../../../src-main/store/store.ts';
 import { removeTempDirs, tempDir } from '../store/fixtures.ts';
-import { seedVariedHistory } from '../store/seed-store.ts';
+import { seededDatabase, withBackend } from './served-backend.ts';
 
 const pools: ReportWorkers[] = [];
 afterEach(async () => {
@@ -33,17 +32,6 @@ function workers(o: { resourceLimits?: { maxOldGenerationSizeMb: number } } = {}
 const SYS_A = `sys-${'a'.repeat(16)}`;
 const SYS_B = `sys-${'b'.repeat(16)}`;
 
-/** A database file with a lab's history of `trials` trials (three systems, labels, failed and partial trials). */
-function seeded(trials: number): { dir: string; db: string; suiteIds: number[] } {
-  const dir = tempDir('kvb-report-thread-');
-  const db = path.join(dir, 'kvbench.db');
-  const s = openStore(db);
-  try {
-    return { dir, db, suiteIds: seedVariedHistory(s, trials).suiteIds };
-  } finally {
-    s.close();
-  }
-}
 
 /** A time of the last ten minutes (an export's "exported at"), as NOW: two exports made a moment apart are the same export. */
 const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g;
@@ -100,25 +88,10 @@ function jobs(suiteIds: number[], dir: string): ReportJob[] {
   ];
 }
 
-async function withBackend<T>(db: string, dir: string, use: (b: Backend, logs: string[]) => Promise<T>, o: { downloads?: ExportDownloads } = {}): Promise<T> {
-  const logs: string[] = [];
-  const backend = await createBackend({
-    mode: 'browser',
-    ...o,
-    settingsFile: path.join(dir, 'settings.json'),
-    defaults: { databasePath: db, defaultCacheDir: '', byteUnits: 'decimal', latencyUnit: 'ms' },
-    log: (level, message) => logs.push(`${level}: ${message}`),
-  });
-  try {
-    return await use(backend, logs);
-  } finally {
-    await backend.close();
-  }
-}
 
 describe('reports and exports on a worker thread', () => {
   it('answer exactly what the calling thread answers, refusals too, on a real SQLite file', async () => {
-    const { dir, db, suiteIds } = seeded(90);
+    const { dir, db, suiteIds } = seededDatabase(90, 'kvb-report-thread-');
     const here: Store = openStore(db, { readonly: true });
     const pool = workers();
     try {
@@ -141,7 +114,7 @@ describe('reports and exports on a worker thread', () => {
 
   it('the backend answers other requests while a report builds, and its answer is the calling thread\'s', async () => {
     // On the backend's thread, the report ran to its end before anything sent after it was even read.
-    const { dir, db } = seeded(150);
+    const { dir, db } = seededDatabase(150, 'kvb-report-thread-');
     await withBackend(db, dir, async (backend) => {
       const order: string[] = [];
       const report = backend.invoke('report.build', { selection: {} }).then((r) => (order.push('report.build'), r));
@@ -162,7 +135,7 @@ describe('reports and exports on a worker thread', () => {
   });
 
   it('a report of the database switched away from (Settings) is CANCELLED, naming the one now open; the next one reads it', async () => {
-    const { dir, db } = seeded(60);
+    const { dir, db } = seededDatabase(60, 'kvb-report-thread-');
     const other = path.join(dir, 'other.db');
     await withBackend(db, dir, async (backend) => {
       const report = backend.invoke('report.build', { selection: {} });
@@ -177,7 +150,7 @@ describe('reports and exports on a worker thread', () => {
   });
 
   it('an export cut short by kvbench closing is CANCELLED, and no file of it is anywhere', async () => {
-    const { dir, db } = seeded(60);
+    const { dir, db } = seededDatabase(60, 'kvb-report-thread-');
     const before = fs.readdirSync(dir).sort();
     const tmpRoot = tempDir('kvb-downloads-');
     let exported: Promise<unknown> | null = null;
@@ -196,7 +169,7 @@ describe('reports and exports on a worker thread', () => {
   });
 
   it('a worker that runs out of memory is a clear error in the contract\'s codes; a file the worker cannot open is read on the calling thread', async () => {
-    const { dir, db } = seeded(30);
+    const { dir, db } = seededDatabase(30, 'kvb-report-thread-');
     const tiny = workers({ resourceLimits: { maxOldGenerationSizeMb: 6 } });
     expect(await outcome(() => tiny.answer(db, { channel: 'report.build', request: { selection: {} } }))).toEqual({
       refused: { code: 'INTERNAL', message: `the report could not be built: its worker thread ran out of memory. Choose fewer trials (fewer suites, a label or a scenario), or run kvbench report --db ${db} in a terminal.` },
@@ -215,7 +188,7 @@ describe('reports and exports on a worker thread', () => {
 
   it('a report never waits behind exports: exports take at most one of the two workers, reports the other, in order (s14)', async () => {
     // Before, two long exports held both workers and a one-suite report waited for one of them to end.
-    const { dir, db, suiteIds } = seeded(60);
+    const { dir, db, suiteIds } = seededDatabase(60, 'kvb-report-thread-');
     const pool = workers();
     const exporting = (format: 'xlsx' | 'json'): ReportJob => exportJob(dir, { selection: {}, format });
     const report: ReportJob = { channel: 'report.build', request: { selection: { suiteIds: [suiteIds[0]] } } };
