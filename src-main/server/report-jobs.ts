@@ -81,13 +81,6 @@ function withStatedRefusedInAppWords<T>(build: () => T): T {
   }
 }
 
-/**
- * `read` in one read transaction (Store.inOneSnapshot): off the backend's thread, a suite storing a
- * trial meanwhile (this backend's runner, or another kvbench on the same file) lands wholly in the
- * answer or wholly not, as it did when the answer was built in one synchronous stretch on the thread that writes.
- */
-const inOneSnapshot = <T>(s: Store, read: () => T): T => s.inOneSnapshot(read);
-
 function stamp(d = new Date()): string {
   const p = (n: number): string => String(n).padStart(2, '0');
   return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
@@ -123,7 +116,7 @@ const trialsOf = (s: Store, sel: Selection): TrialRecord[] => s.listTrials({ ...
 
 function buildReport(s: Store, r: ParsedRequestOf<'report.build'>): ResponseOf<'report.build'> {
   const { value: built, unreadable } = s.readDamaged(() =>
-    inOneSnapshot(s, () => {
+    s.inOneSnapshot(() => {
       requireSuites(s, r.selection.suiteIds, SUITES_WHERE_TO_LOOK);
       const trials = trialsOf(s, r.selection);
       const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, excludeFlagged: r.excludeFlagged ?? false, histogramsOf: (id) => s.trialHistograms(id) });
@@ -139,7 +132,7 @@ function buildReport(s: Store, r: ParsedRequestOf<'report.build'>): ResponseOf<'
 
 function compareReports(s: Store, r: ParsedRequestOf<'report.compare'>): ResponseOf<'report.compare'> {
   const { value, unreadable } = s.readDamaged(() =>
-    inOneSnapshot(s, () => {
+    s.inOneSnapshot(() => {
       const sides = comparisonSides(s, r.kind, r.a, r.b, { scenarioIds: r.scenarioIds, suiteLabel: r.suiteLabel });
       return buildSystemComparison(sides.a, sides.b, { match: r.match ?? 'config', kind: r.kind, excludeFlagged: r.excludeFlagged ?? false, suiteLabel: sides.suiteLabel });
     }),
@@ -188,7 +181,7 @@ async function createExport(s: Store, r: ParsedRequestOf<'export.create'>, file:
     }
   };
   if (!alone) {
-    const { value: planned, unreadable } = s.readDamaged(() => inOneSnapshot(s, plan));
+    const { value: planned, unreadable } = s.readDamaged(() => s.inOneSnapshot(plan));
     return { bytes: await write(planned), trialCount: planned.trialCount(), unreadable };
   }
   const { value, unreadable } = await s.readDamagedAlone(async () => {
