@@ -108,12 +108,44 @@ export function gpusFrom(data: Systeminformation.GraphicsData): GpuInfo[] {
 const normBus = (s: string | null): string | null => (s ? s.toLowerCase().replace(/^0000(0000)?:/, '') : null);
 
 /**
+ * The bus ids a controller may really have. systeminformation builds an OpenCL-only controller's
+ * address from NVIDIA's CL_DEVICE_PCI_SLOT_ID_NV as if it were a devfn byte (device = slot >> 3,
+ * function = slot & 7), but NVIDIA reports the device number there: an H200 at 00:06.0 came back
+ * as a second GPU at "00:00.6". So "BB:DD.F" with F ≠ 0 is also read as device DD × 8 + F,
+ * function 0; a real multi-function GPU is never a second compute device on function 6.
+ */
+function busAliases(busId: string | null): string[] {
+  const bus = normBus(busId);
+  if (bus === null) return [];
+  const m = /^([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])$/.exec(bus);
+  if (!m || m[3] === '0') return [bus];
+  const slot = Number.parseInt(m[2], 16) * 8 + Number(m[3]);
+  return slot < 32 ? [bus, `${m[1]}:${slot.toString(16).padStart(2, '0')}.0`] : [bus];
+}
+
+const isNvidiaGpu = (g: GpuInfo): boolean => /nvidia/i.test(`${g.vendor ?? ''} ${g.model ?? ''}`);
+
+/**
+ * systeminformation's controllers with its own duplicates removed: an NVIDIA controller whose bus id
+ * only matches another controller through busAliases (the OpenCL misreading) is that controller.
+ */
+function withoutSiDuplicates(fromSi: GpuInfo[]): GpuInfo[] {
+  const direct = new Set(fromSi.map((g) => normBus(g.busId)).filter((b): b is string => b !== null));
+  return fromSi.filter((g) => {
+    if (!isNvidiaGpu(g)) return true;
+    const [own, ...aliases] = busAliases(g.busId);
+    return own === undefined || !aliases.some((a) => a !== own && direct.has(a));
+  });
+}
+
+/**
  * The GPU list: the CUDA devices the driver library opened (exact memory, usable by the engine,
  * indexed as the engine indexes them), then the other controllers systeminformation found
  * (integrated graphics, GPUs without a working driver), which the engine cannot use.
  */
 export function mergeGpus(fromSi: GpuInfo[], cuda: CudaInfo | null): GpuInfo[] {
-  if (!cuda?.available || cuda.devices.length === 0) return fromSi;
+  const siGpus = withoutSiDuplicates(fromSi);
+  if (!cuda?.available || cuda.devices.length === 0) return siGpus.map((g, i) => ({ ...g, index: i }));
   const usable: GpuInfo[] = cuda.devices.map((d) => ({
     index: d.index,
     vendor: 'NVIDIA',
@@ -125,11 +157,11 @@ export function mergeGpus(fromSi: GpuInfo[], cuda: CudaInfo | null): GpuInfo[] {
     engineUsable: true,
   }));
   const cudaBuses = new Set(usable.map((g) => normBus(g.busId)).filter((b): b is string => b !== null));
-  const others = fromSi.filter((g) => {
-    const bus = normBus(g.busId);
-    if (bus !== null && cudaBuses.has(bus)) return false;
+  const others = siGpus.filter((g) => {
+    const buses = busAliases(g.busId);
+    if (buses.length > 0) return !(isNvidiaGpu(g) ? buses : buses.slice(0, 1)).some((b) => cudaBuses.has(b));
     // Without bus ids, an NVIDIA controller is taken to be one of the CUDA devices.
-    return !(cudaBuses.size === 0 && /nvidia/i.test(`${g.vendor ?? ''} ${g.model ?? ''}`));
+    return !(cudaBuses.size === 0 && isNvidiaGpu(g));
   });
   return [...usable, ...others.map((g, i) => ({ ...g, index: usable.length + i }))];
 }

@@ -131,4 +131,31 @@ describe('detectHardware', () => {
     ]);
     expect(merged[0].memoryBytes).toBe(100_485_038_080);
   });
+
+  it('lists a GPU once when systeminformation also finds it through OpenCL at a misread bus id (seen on an H200)', () => {
+    // On the lent H200 machine: lspci and nvidia-smi give 00:06.0; systeminformation's OpenCL pass
+    // decodes NVIDIA's slot id 6 as device 0 function 6 and adds a second controller at "00:00.6".
+    const gpus = gpusFrom({
+      controllers: [
+        { vendor: 'NVIDIA Corporation', model: 'GH100 [H200 SXM 141GB]', name: 'NVIDIA H200', bus: 'PCI', busAddress: '00:06.0', vram: 143771, vramDynamic: false, memoryTotal: 143771, driverVersion: '580.159.04', pciBus: '00000000:00:06.0' },
+        { vendor: 'NVIDIA Corporation', model: 'NVIDIA H200', bus: '', busAddress: '00:00.6', vram: 143155.0625, vramDynamic: false },
+      ] as Systeminformation.GraphicsControllerData[],
+      displays: [],
+    });
+    const cuda = {
+      available: true, reason: null, driverVersion: '580.159.04', cudaVersion: '13.0',
+      devices: [{ index: 0, name: 'NVIDIA H200', totalMemoryBytes: 150_109_880_320, pciBusId: '0000:00:06.0' }],
+    };
+    expect(mergeGpus(gpus, cuda).map((g) => [g.index, g.model, g.engineUsable])).toEqual([[0, 'NVIDIA H200', true]]);
+    // Without a working driver library the two controllers are still one GPU.
+    expect(mergeGpus(gpus, null).map((g) => [g.index, g.busId])).toEqual([[0, '00000000:00:06.0']]);
+    // With only the OpenCL controller, it is the CUDA device.
+    expect(mergeGpus([gpus[1]], cuda)).toHaveLength(1);
+    // A second GPU of another bus stays listed, unusable.
+    const other = { ...gpus[0], busId: '0000:41:00.0' };
+    expect(mergeGpus([...gpus, other], cuda).map((g) => [g.index, g.busId, g.engineUsable])).toEqual([
+      [0, '0000:00:06.0', true],
+      [1, '0000:41:00.0', false],
+    ]);
+  });
 });
