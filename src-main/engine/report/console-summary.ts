@@ -707,7 +707,7 @@ function printGpuTier(g: GpuTierDescription, p: Print): void {
     (link ? `, ${formatBytesPerSecAsGBps(link)} link busy` : '') +
     (perCopy ? `, ${formatBytesPerSecAsGBps(perCopy)} per copy` : '');
   p(
-    `    Copies (the measured phase; GB/s = 10^9 B/s; link busy = bytes ÷ time with a copy in flight, per copy = bytes ÷ summed copy time): ` +
+    `    Copies (the measured phase; GB/s = 10^9 B/s; link busy = bytes ÷ time with a copy executing, per copy = bytes ÷ summed copy time): ` +
       `${direction('host→device', g.h2d_copy_bytes, g.h2d_copies, g.h2d_link_busy_bytes_per_sec, g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}; ` +
       `${direction('device→host (staging)', g.d2h_staging_copy_bytes ?? g.d2h_copy_bytes, g.d2h_staging_copies ?? g.d2h_copies, g.d2h_staging_link_busy_bytes_per_sec, g.d2h_staging_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}` +
       (g.demotion_d2h_copies

@@ -26,7 +26,10 @@ function setup() {
 describe('CopyExecutor', () => {
   it('copies every segment and waits for each device’s stream', () => {
     const { driver, executor, segments, host } = setup();
-    expect(executor.run('htod', host, segments)).toBeGreaterThanOrEqual(0);
+    const before = process.hrtime.bigint();
+    const { startNs, endNs } = executor.run('htod', host, segments);
+    expect(startNs).toBeGreaterThanOrEqual(before);
+    expect(endNs).toBeGreaterThanOrEqual(startNs);
     expect(driver.callCount('cuMemcpyHtoDAsync')).toBe(4);
     expect(driver.unsynchronisedCopies()).toBe(0);
     executor.close();

@@ -143,24 +143,28 @@ describe('GpuTier on a fake driver', () => {
     });
   });
 
-  it('reports per-copy bandwidth (bytes ÷ summed copy time) and link-busy bandwidth (bytes ÷ time with a copy in flight)', () => {
+  it('reports per-copy bandwidth (bytes ÷ summed copy time) and link-busy bandwidth (bytes ÷ time with a copy executing)', () => {
     const t = newTotals();
     const s = (x: number): bigint => BigInt(x * 1e9);
+    const span = (a: number, b: number) => ({ startNs: s(a), endNs: s(b) });
     // Two 1 GB copies side by side over the same 2 s (the link shared): 0.5 GB/s each, 1 GB/s on the link.
-    copyStarted(t, s(0));
-    copyStarted(t, s(0));
-    copyEnded(t, s(2), 1e9, 2e9);
-    copyEnded(t, s(2), 1e9, 2e9);
-    // Idle 1 s (not counted), then one 1 GB copy of 0.5 s overlapping a failed one that ends later.
-    copyStarted(t, s(3));
-    copyStarted(t, s(3));
-    copyEnded(t, s(3.5), 1e9, 0.5e9);
-    copyEnded(t, s(4), 0, 0);
+    const a = copyStarted(t, s(0));
+    const b = copyStarted(t, s(0));
+    copyEnded(t, b, 1e9, span(0, 2));
+    copyEnded(t, a, 1e9, span(0, 2));
+    // Handed off at 2, but it waited 1 s in a copy thread behind a copy of the other direction: its
+    // own 0.5 s counts, not the wait. A failed copy handed off beside it carries neither bytes nor time.
+    const c = copyStarted(t, s(2));
+    const failed = copyStarted(t, s(2));
+    copyEnded(t, failed, 0, null);
+    copyEnded(t, c, 1e9, span(3, 3.5));
     const r = dirStats(t);
-    expect(r).toMatchObject({ bytes: 3e9, copies: 3, copyNs: 4.5e9, busyNs: 3e9 });
+    expect(r).toMatchObject({ bytes: 3e9, copies: 3, copyNs: 4.5e9, busyNs: 2.5e9 });
     expect(r.perCopyBytesPerSec).toBeCloseTo(3e9 / 4.5, 0);
     expect(r.bandwidthBytesPerSec).toBe(r.perCopyBytesPerSec);
-    expect(r.linkBusyBytesPerSec).toBeCloseTo(1e9, 0);
+    expect(r.linkBusyBytesPerSec).toBeCloseTo(3e9 / 2.5, 0);
+    // However the copies queue, the link is never busy longer than the copies took together.
+    expect(r.busyNs).toBeLessThanOrEqual(r.copyNs);
   });
 
   it('counts demotion copies (copyChunkOut, straight into the tier below) apart from staging reads, with busy time for each', async () => {

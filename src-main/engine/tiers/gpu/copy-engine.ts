@@ -5,6 +5,7 @@
 
 import { Worker } from 'node:worker_threads';
 import { CudaError, type CudaDriver, type WorkerDriverSpec } from './cuda-driver.ts';
+import type { CopyInterval } from './copy-busy-union.ts';
 import { CopyExecutor, type CopyDirection, type CopySegment } from './copy-executor.ts';
 import { GATE_IN_FLIGHT, GATE_STOP, type CopyErrorData, type CopyJob, type CopyWorkerInit, type CopyWorkerReply } from './copy-protocol.ts';
 import { allWorkersReady, waitForWorkerReady } from '../../../util/worker-ready.ts';
@@ -14,8 +15,8 @@ export interface CopyEngine {
   readonly threads: number;
   /** Whether `copy` needs host buffers over shared memory (worker threads can only reach those). */
   readonly needsSharedHost: boolean;
-  /** Copies the segments and waits for them; resolves with the nanoseconds the copy took. */
-  copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<number>;
+  /** Copies the segments and waits for them; resolves with when the copy itself started and ended. */
+  copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<CopyInterval>;
   close(): Promise<void>;
   /**
    * For the process-exit path, synchronously: no copy starts from now on, and returns once none is
@@ -51,7 +52,7 @@ export class InlineCopyEngine implements CopyEngine {
     this.#executor = new CopyExecutor(driver, devices);
   }
 
-  async copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<number> {
+  async copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<CopyInterval> {
     return this.#executor.run(direction, host, segments);
   }
 
@@ -65,7 +66,7 @@ export class InlineCopyEngine implements CopyEngine {
 }
 
 interface Pending {
-  resolve: (ns: number) => void;
+  resolve: (interval: CopyInterval) => void;
   reject: (err: Error) => void;
   bytes: number;
 }
@@ -156,7 +157,7 @@ export class WorkerCopyEngine implements CopyEngine {
     return engine;
   }
 
-  copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<number> {
+  copy(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): Promise<CopyInterval> {
     if (this.#closed) return Promise.reject(new GpuCopyError('GPU_COPY_ENGINE_CLOSED', 'the GPU copy engine is closed'));
     if (!isSharedView(host)) {
       return Promise.reject(new TypeError('GPU copies from worker threads need a host buffer over a SharedArrayBuffer'));
@@ -176,7 +177,7 @@ export class WorkerCopyEngine implements CopyEngine {
       host: { sab: host.buffer as SharedArrayBuffer, byteOffset: host.byteOffset, length: host.byteLength },
       segments,
     };
-    return new Promise<number>((resolve, reject) => {
+    return new Promise<CopyInterval>((resolve, reject) => {
       w.pending.set(id, { resolve, reject, bytes });
       w.pendingBytes += bytes;
       // Idle workers are unref'd so an engine nobody closed cannot keep the process alive.
@@ -213,7 +214,7 @@ export class WorkerCopyEngine implements CopyEngine {
       w.pending.delete(m.id);
       w.pendingBytes -= p.bytes;
       if (w.pending.size === 0) w.worker.unref();
-      if (m.type === 'done') p.resolve(m.copyNs);
+      if (m.type === 'done') p.resolve({ startNs: m.startNs, endNs: m.endNs });
       else p.reject(toError(m.error, `GPU copy worker ${w.index}`));
     });
     w.worker.on('error', (err: Error) => {

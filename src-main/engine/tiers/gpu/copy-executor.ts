@@ -3,6 +3,7 @@
 // non-blocking stream; a copy is timed from the first cuMemcpy*Async call until
 // cuStreamSynchronize says the bytes have arrived.
 
+import type { CopyInterval } from './copy-busy-union.ts';
 import { CU_STREAM_NON_BLOCKING, type CUcontext, type CudaDriver, type CUstream } from './cuda-driver.ts';
 
 export interface CopySegment {
@@ -41,11 +42,11 @@ export class CopyExecutor {
   }
 
   /**
-   * Copies every segment, then waits for them all; returns the nanoseconds that took. On an error
+   * Copies every segment, then waits for them all; returns when that started and ended. On an error
    * it still waits for every stream it queued a copy on before throwing the first error: the
    * caller frees the host slot and device extents next, and DMA must not still be using them.
    */
-  run(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): number {
+  run(direction: CopyDirection, host: Uint8Array, segments: CopySegment[]): CopyInterval {
     if (this.#closed) throw new Error('copy executor is closed');
     for (const s of segments) {
       if (s.hostOffset < 0 || s.bytes <= 0 || s.hostOffset + s.bytes > host.byteLength) {
@@ -78,7 +79,7 @@ export class CopyExecutor {
       }
     }
     if (failure !== null) throw failure.err;
-    return Number(process.hrtime.bigint() - startNs);
+    return { startNs, endNs: process.hrtime.bigint() };
   }
 
   /** Destroys the streams and releases the contexts (best effort; idempotent). */

@@ -41,6 +41,7 @@ export type CopyWorkerRequest = CopyJob | { type: 'close' };
 export type CopyWorkerReply =
   | { type: 'ready' }
   | { type: 'init-failed'; error: CopyErrorData }
-  | { type: 'done'; id: number; copyNs: number }
+  /** The copy's own interval, on process.hrtime.bigint()'s clock (one clock for every thread of the process). */
+  | { type: 'done'; id: number; startNs: bigint; endNs: bigint }
   | { type: 'failed'; id: number; error: CopyErrorData }
   | { type: 'closed' };

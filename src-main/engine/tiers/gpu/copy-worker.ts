@@ -55,7 +55,8 @@ async function start(): Promise<void> {
         return;
       }
       const host = new Uint8Array(m.host.sab, m.host.byteOffset, m.host.length);
-      send({ type: 'done', id: m.id, copyNs: executor.run(m.direction, host, m.segments) });
+      const { startNs, endNs } = executor.run(m.direction, host, m.segments);
+      send({ type: 'done', id: m.id, startNs, endNs });
     } catch (err) {
       send({ type: 'failed', id: m.id, error: errorData(err) });
     } finally {

@@ -1,5 +1,6 @@
 import type { ChunkProgress, ChunkSink, ChunkSource, ChunkView, EntryRef, OpTiming, TierBackend } from '../tier-backend.ts';
 import { formatCudaVersion, type CUcontext, type CudaDriver } from './cuda-driver.ts';
+import { CopyBusyUnion, type CopyInterval } from './copy-busy-union.ts';
 import { InlineCopyEngine, isSharedView, WorkerCopyEngine, type CopyEngine } from './copy-engine.ts';
 import type { CopyDirection, CopySegment } from './copy-executor.ts';
 import { DeviceArena, type DeviceExtent, type DeviceHeadroom } from './device-arena.ts';
@@ -64,8 +65,8 @@ export interface GpuCopyDirectionStats {
   /** Summed durations of the copies, each from its first cuMemcpy*Async call to stream completion. */
   copyNs: number;
   /**
-   * Time with at least one of these copies in flight (the union of their intervals, as the tier sees
-   * them: from handing a copy to the copy engine to its reply).
+   * Time with at least one of these copies executing: the union of the copies' own intervals, as the
+   * copy threads timed them (waiting in a copy thread behind other copies is not in it).
    */
   busyNs: number;
   /** bytes / copyNs: what one copy achieves (copies in flight together share the link, each slower). */
@@ -124,30 +125,28 @@ export interface DirTotals {
   bytes: number;
   copies: number;
   copyNs: number;
-  busyNs: number;
-  /** Copies in flight now, and since when at least one has been (valid while inFlight > 0). */
-  inFlight: number;
-  busySinceNs: bigint;
+  /** Time with at least one of these copies executing (copy-busy-union.ts). */
+  busy: CopyBusyUnion;
 }
 
 type CopyKind = 'h2d' | 'd2h' | 'demotionD2h';
 
 export function newTotals(): DirTotals {
-  return { bytes: 0, copies: 0, copyNs: 0, busyNs: 0, inFlight: 0, busySinceNs: 0n };
+  return { bytes: 0, copies: 0, copyNs: 0, busy: new CopyBusyUnion() };
 }
 
-/** A copy was handed to the copy engine at `nowNs`: the link is busy from then if nothing else was in flight. */
-export function copyStarted(t: DirTotals, nowNs: bigint): void {
-  if (t.inFlight++ === 0) t.busySinceNs = nowNs;
+/** A copy was handed to the copy engine at `nowNs`; the token goes to copyEnded. */
+export function copyStarted(t: DirTotals, nowNs: bigint): number {
+  return t.busy.handOff(nowNs);
 }
 
-/** A copy ended at `nowNs` (copyNs: its own duration, 0 and no bytes when it failed): busy time closes when none is left in flight. */
-export function copyEnded(t: DirTotals, nowNs: bigint, bytes: number, copyNs: number): void {
-  if (--t.inFlight === 0) t.busyNs += Number(nowNs - t.busySinceNs);
-  if (bytes > 0) {
+/** The copy handed off as `token` ended: its own interval, or null when it failed (no bytes then). */
+export function copyEnded(t: DirTotals, token: number, bytes: number, interval: CopyInterval | null): void {
+  t.busy.settle(token, interval);
+  if (bytes > 0 && interval !== null) {
     t.bytes += bytes;
     t.copies += 1;
-    t.copyNs += copyNs;
+    t.copyNs += Number(interval.endNs - interval.startNs);
   }
 }
 
@@ -352,9 +351,8 @@ export class GpuTier implements TierBackend {
       t.bytes = 0;
       t.copies = 0;
       t.copyNs = 0;
-      t.busyNs = 0;
       // Copies in flight across the reset count from now on.
-      t.busySinceNs = now;
+      t.busy.reset(now);
     }
   }
 
@@ -482,14 +480,12 @@ export class GpuTier implements TierBackend {
 
   async #copy(direction: CopyDirection, kind: CopyKind, host: Uint8Array, segments: CopySegment[]): Promise<void> {
     const t = this.#totals[kind];
-    copyStarted(t, process.hrtime.bigint());
-    let ns = 0;
-    let bytes = 0;
+    const token = copyStarted(t, process.hrtime.bigint());
+    let interval: CopyInterval | null = null;
     try {
-      ns = await this.#p.copies.copy(direction, host, segments);
-      bytes = host.byteLength;
+      interval = await this.#p.copies.copy(direction, host, segments);
     } finally {
-      copyEnded(t, process.hrtime.bigint(), bytes, ns);
+      copyEnded(t, token, interval === null ? 0 : host.byteLength, interval);
     }
   }
 
@@ -555,13 +551,14 @@ function segmentsOf(stored: StoredEntry, offset: number, length: number): CopySe
 
 export function dirStats(t: DirTotals): GpuCopyDirectionStats {
   const perCopy = t.copyNs > 0 ? (t.bytes / t.copyNs) * 1e9 : null;
+  const busyNs = t.busy.busyNs();
   return {
     bytes: t.bytes,
     copies: t.copies,
     copyNs: t.copyNs,
-    busyNs: t.busyNs,
+    busyNs,
     perCopyBytesPerSec: perCopy,
-    linkBusyBytesPerSec: t.busyNs > 0 ? (t.bytes / t.busyNs) * 1e9 : null,
+    linkBusyBytesPerSec: busyNs > 0 ? (t.bytes / busyNs) * 1e9 : null,
     bandwidthBytesPerSec: perCopy,
   };
 }
