@@ -15,7 +15,11 @@
 #   gpu-bw.json      bench/gpu-copy-bandwidth.ts: H2D/D2H of the tier next to torch's pinned copies,
 #                    with the ≥ 90 % verdict per direction and chunk size
 #   run-gpu-only.json, run-gpu-cpu-storage.json
-#                    two kvbench runs' whole results files (kvbench.tiers.gpu in full)
+#                    two kvbench runs' whole results files (kvbench.tiers.gpu in full); log.txt also
+#                    has a short run with --verify (bytes read back checked through GPU → CPU →
+#                    storage demotions) and the exit paths (bench/device/gpu-exit-paths.sh: Ctrl-C,
+#                    SIGTERM, two Ctrl-Cs, SIGKILL, a suite trial's engine child) with the GPU memory
+#                    in use before each signal and after the exit
 #   suite-report.txt, trials.json
 #                    the quick profile's gpu-only and gpu-cpu-storage at this machine's sizes:
 #                    kvbench report and kvbench export
@@ -128,6 +132,15 @@ run_step() {
   summary+=("$name: exit $rc in $((SECONDS - t0)) s$note")
   [ "$rc" -eq 0 ] || failed=1
   return "$rc"
+}
+
+# note LINE...: prints each line and keeps it for the summary's "for the closing note".
+note() {
+  local line
+  while IFS= read -r line; do
+    echo "$line"
+    note_lines+=("$line")
+  done
 }
 
 # Where the driver library is, before anything else (a shell search: no Node needed yet). The
@@ -276,6 +289,13 @@ echo "memory ${mem_gib:-?} GiB (MemTotal), ${free_gib:-?} GiB free on the work d
 
 run_step -o "$OUT/hw.json" "hardware detection" 60 0 "$node" bin/kvbench.js hw --cache-dir "$work/cache" --json
 [ -s "$OUT/hw.json" ] && "$node" -e 'const h = require(process.argv[1]); console.log(JSON.stringify({ gpus: h.gpus, cuda: h.cuda, warnings: h.warnings }, null, 1).slice(0, 3000))' "$OUT/hw.json"
+[ -s "$OUT/hw.json" ] && note < <("$node" -e 'const h = require(process.argv[1]); console.log(`hardware detection: ${h.gpus.length} GPU(s): ${h.gpus.map((g) => `${g.model} at ${g.busId ?? "?"}${g.engineUsable ? "" : " (not usable)"}`).join(", ")}`)' "$OUT/hw.json")
+# What systeminformation itself says (detection merges it with the driver's list): for a GPU listed twice.
+echo "systeminformation graphics controllers, as it reports them:"
+timeout 30 "$node" --input-type=module -e '
+  import si from "systeminformation";
+  const g = await si.graphics();
+  for (const c of g.controllers) console.log("  " + JSON.stringify({ vendor: c.vendor, model: c.model, name: c.name, bus: c.bus, busAddress: c.busAddress, pciBus: c.pciBus, vram: c.vram, memoryTotal: c.memoryTotal, driverVersion: c.driverVersion }));' 2>&1 | head -20
 
 # nvidia-smi dmon beside the bench: the PCIe rx/tx MB/s the driver itself counts, appended to log.txt.
 dmon_pid=''
@@ -321,14 +341,6 @@ run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off, storage $stor_gb
 run_step "kvbench run, GPU 8 GiB + CPU $cpu_gb GiB + storage $stor_gb GiB" 90 0 \
   "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 8 --cpu-mem-gb "$cpu_gb" \
   --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --seed 7 --output "$work/out/run-gpu-cpu-storage.json"
-# note LINE...: prints each line and keeps it for the summary's "for the closing note".
-note() {
-  local line
-  while IFS= read -r line; do
-    echo "$line"
-    note_lines+=("$line")
-  done
-}
 for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
   [ -s "$f" ] || { echo "$(basename "$f"): not written" | note; continue; }
   note < <("$node" -e '
@@ -346,6 +358,17 @@ for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
       `D2H staging link ${gbs(g.d2h_staging_link_busy_bytes_per_sec)} (per copy ${gbs(g.d2h_staging_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}), ` +
       `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);' "$f" 2>&1 | head -3)
 done
+
+# Bytes read back through every tier and both demotions (GPU → CPU → storage), checked: a small GPU
+# and CPU tier so that entries move down within the run.
+run_step -t "$work/verify.txt" "kvbench run with --verify, GPU 2 GiB + CPU 2 GiB + storage $stor_gb GiB" 60 0 \
+  "$node" bin/kvbench.js run --model llama3.1-8b --num-users 16 --duration 15 --warm-up 2 --gpu-mem-gb 2 --cpu-mem-gb 2 \
+  --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --seed 11 --verify
+note < <(grep -a -E 'Data verification|DATA VERIFICATION|^    (gpu|cpu)->' "$work/verify.txt" 2>/dev/null | sed 's/^ */verify run: /')
+
+run_step -t "$work/exit-paths.txt" "exit paths: signals while the GPU tier holds device memory" 150 0 \
+  bash bench/device/gpu-exit-paths.sh "$node" "$work" "$stor_gb"
+note < <(grep -a '^EXIT-PATH ' "$work/exit-paths.txt" 2>/dev/null)
 
 # Last: the longest step. 40 s stay for the report and export after it.
 run_step "quick suite: gpu-only and gpu-cpu-storage at this machine's sizes, one trial each" 240 40 \

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The GPU tier's exit paths on a real GPU, for bench/device/gpu-check.sh: a kvbench run (and a suite
+# trial, whose engine runs in a child process) is stopped while its GPU tier holds device memory,
+# by one Ctrl-C, by SIGTERM, by two Ctrl-Cs (the second quits at once: the process-exit hook frees
+# the memory), and by SIGKILL (the kernel driver reclaims it). For each it prints how long the
+# process took to end after the signal, its exit status against the expected one, the GPU memory
+# in use before the signal and after the exit (nvidia-smi), and any kvbench process left running.
+# Each case ends with one "EXIT-PATH" line, which gpu-check.sh keeps for the closing note.
+#
+# usage: gpu-exit-paths.sh NODE WORKDIR STORAGE_GB
+set -uo pipefail
+node=$1 work=$2 stor_gb=$3
+cd "$(dirname "$0")/../.."
+gpu_gib=32
+# What nvidia-smi must show before the signal: the tier's reservation (the context adds ~0.5 GiB).
+want_mib=$((gpu_gib * 1024 * 9 / 10))
+
+used_mib() { timeout 10 nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0 2>/dev/null | tr -dc '0-9'; }
+# Processes of this repository's kvbench still alive (the CLI, its re-exec wrapper, an engine child).
+left_running() { pgrep -f "$PWD/bin/kvbench.js|$PWD/src-main/" 2>/dev/null | grep -v "^$$\$" | tr '\n' ' '; }
+
+# case NAME EXPECTED_STATUS SIGNALS... -- KVBENCH ARGS...: SIGNALS are sent 1.5 s apart (further than
+# REPEAT_IS_SAME_DELIVERY_MS, so a second one is a second request).
+one_case() {
+  local name=$1 expected=$2
+  shift 2
+  local signals=()
+  while [ "$1" != -- ]; do signals+=("$1"); shift; done
+  shift
+  echo "--- $name: kvbench $1, then ${signals[*]}"
+  local before_run
+  before_run=$(used_mib)
+  "$node" bin/kvbench.js "$@" >"$work/exit-case.log" 2>&1 &
+  local pid=$! t0=$SECONDS used=0
+  # Until the tier holds its memory (at most 60 s), then 3 s more so copies are in flight.
+  while [ $((SECONDS - t0)) -lt 60 ] && kill -0 "$pid" 2>/dev/null; do
+    used=$(used_mib)
+    [ "${used:-0}" -ge "$want_mib" ] && break
+    sleep 0.5
+  done
+  if ! kill -0 "$pid" 2>/dev/null || [ "${used:-0}" -lt "$want_mib" ]; then
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    echo "the tier never held ${want_mib} MiB (GPU memory in use ${used:-?} MiB); its output:"
+    tail -20 "$work/exit-case.log"
+    echo "EXIT-PATH $name: NOT MEASURED (the GPU tier did not reserve its memory in 60 s)"
+    return 0
+  fi
+  sleep 3
+  used=$(used_mib)
+  local sent
+  sent=$(date +%s.%N)
+  local i=0
+  for s in "${signals[@]}"; do
+    [ "$i" -gt 0 ] && sleep 1.5
+    kill "-$s" "$pid" 2>/dev/null
+    i=$((i + 1))
+  done
+  # At most 60 s to end; a process still there then is itself the finding.
+  local waited=0
+  while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 600 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  local hung=''
+  if kill -0 "$pid" 2>/dev/null; then
+    hung=' HUNG (still running 60 s after the signal; killed)'
+    kill -KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid"
+  local status=$?
+  local ended
+  ended=$(date +%s.%N)
+  # The driver gives the memory back as the process's last reference to its context goes. After a
+  # SIGKILL the engine child (kvbench run's engine runs in one) sees its parent gone and stops by
+  # itself: wait up to 20 s for both, and say how long each took.
+  local after='' leftover='' gone_s='' freed_s='' k
+  for k in $(seq 1 200); do
+    after=$(used_mib)
+    leftover=$(left_running)
+    [ -z "$freed_s" ] && [ "${after:-1}" -le "${before_run:-0}" ] && freed_s=$(awk -v a="$ended" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    [ -z "$gone_s" ] && [ -z "$leftover" ] && gone_s=$(awk -v a="$ended" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    [ -n "$freed_s" ] && [ -n "$gone_s" ] && break
+    sleep 0.1
+  done
+  tail -6 "$work/exit-case.log" | sed 's/^/    | /'
+  local verdict=ok
+  [ "$status" -eq "$expected" ] || verdict="UNEXPECTED STATUS"
+  [ -n "$hung" ] && verdict=HUNG
+  [ -n "$freed_s" ] || verdict="${verdict}; GPU MEMORY NOT RETURNED in 20 s"
+  [ -z "$leftover" ] || verdict="${verdict}; LEFT RUNNING 20 s after the exit: $leftover"
+  printf 'EXIT-PATH %s: %s; exit %s (expected %s) %.1f s after the first signal%s; every kvbench process gone %s s after that, GPU memory back %s s after it; in use %s MiB before the signal, %s MiB after (%s MiB before the run)\n' \
+    "$name" "$verdict" "$status" "$expected" "$(awk -v a="$sent" -v b="$ended" 'BEGIN { print b - a }')" "$hung" "${gone_s:-?}" "${freed_s:-?}" "$used" "${after:-?}" "${before_run:-?}"
+  [ -n "$leftover" ] && kill -KILL $leftover 2>/dev/null
+  return 0
+}
+
+run_args=(run --model llama3.1-8b --num-users 32 --duration 120 --warm-up 0 --gpu-mem-gb "$gpu_gib" --cpu-mem-gb 0
+  --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --seed 7)
+one_case "run, one Ctrl-C" 130 INT -- "${run_args[@]}" --output "$work/exit-int.json"
+[ -s "$work/exit-int.json" ] && "$node" -e 'const r = require(process.argv[1]).kvbench ?? {}; console.log(`    results kept: status ${r.status}, GPU tier ${r.tiers?.gpu?.present ? "present" : "absent"}`)' "$work/exit-int.json"
+one_case "run, SIGTERM" 143 TERM -- "${run_args[@]}" --output "$work/exit-term.json"
+one_case "run, two Ctrl-Cs (the second quits at once)" 130 INT INT -- "${run_args[@]}" --output "$work/exit-int2.json"
+one_case "run, SIGKILL" 137 KILL -- "${run_args[@]}" --output "$work/exit-kill.json"
+# A suite trial: the engine runs in a child process the suite started.
+# Its GPU tier takes the GPU's memory less the driver's share: more than the runs' 32 GiB.
+one_case "suite trial, one Ctrl-C" 130 INT -- suite --profile quick --trials 1 --warm-up 0 --scenarios gpu-only --no-probe \
+  --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --label "gpu-check exit paths" --db "$work/exit-paths.sqlite"
+"$node" bin/kvbench.js history --db "$work/exit-paths.sqlite" --limit 3 2>&1 | tail -5 | sed 's/^/    /'
+# What the killed runs left in the cache directory goes, so later steps have its space.
+rm -rf "$work/cache" && mkdir -p "$work/cache"
+exit 0
