@@ -70,7 +70,7 @@ export interface RunEnd {
   timeline: TimelineSampler;
   closed: ClosedWindow;
   window: Omit<RunFacts['window'], 'requestsInFlight' | 'requestsQueued'>;
-  processor: Pick<RequestProcessor, 'verifyErrorCount' | 'verifyFailures'>;
+  processor: Pick<RequestProcessor, 'verifyErrorCount' | 'verifyFailures' | 'verifiedChunks'>;
   docs: RagDocument[] | null;
   preparation: PreparationFacts;
   queue: Pick<RequestQueue, 'maxDepth'>;
@@ -126,7 +126,7 @@ export function assembleRunFacts(a: RunSetup, e: RunEnd): RunFacts {
     ioBufferHugePages: a.storageIo.hugePages,
     ioDepth: o.ioDepth,
     chunkBytes: a.chunkBytes,
-    verify: { enabled: o.verify, errors: e.processor.verifyErrorCount, failures: e.processor.verifyFailures },
+    verify: { enabled: o.verify, errors: e.processor.verifyErrorCount, failures: e.processor.verifyFailures, checked: e.processor.verifiedChunks },
     rag: ragFacts(o.enableRag, e.docs, e.preparation),
     preparation: e.preparation,
     queueMaxDepth: e.queue.maxDepth,

@@ -414,7 +414,16 @@ export interface KvbenchSection {
     /** Shared prefix blocks of a replayed trace (Mooncake hash IDs): reuse shows as hits and bytes. */
     prefix_blocks: { hits: number; misses: number; hit_rate: number; bytes_reused: number } | null;
   };
-  verification: { enabled: boolean; corrupt_chunks: number; failures: { key: string; tier: TierName; offset_bytes: number }[] };
+  verification: {
+    enabled: boolean;
+    /** Chunks read back and checked against their payload over the whole run (warm-up included, as corrupt_chunks), and their bytes; absent before 0.8.1. */
+    checked_chunks?: number;
+    checked_bytes?: number;
+    /** The checked bytes by the tier that served the read (a tier that served none is absent). */
+    checked_bytes_by_tier?: Partial<Record<TierName, number>>;
+    corrupt_chunks: number;
+    failures: { key: string; tier: TierName; offset_bytes: number }[];
+  };
   /**
    * The reference's raw per-request lists (end_to_end_latencies …): every completed request up to
    * `cap_requests`, then a uniform random sample of them in completion order (`sampled`). Percentiles

@@ -78,6 +78,16 @@ const LOGICAL = '(logical: trace-only, no I/O)';
 const NOT_MEASURED = 'not measured (trace-only mode: no I/O)';
 export const NO_REQUESTS_MESSAGE = 'No requests completed during benchmark!';
 
+/** How much --verify checked: "1,234 chunks (52.10 GiB) read back and checked (GPU 40.00 GiB, storage 12.10 GiB)"; older results did not say. */
+function checkedText(ver: KvbenchSection['verification']): string {
+  if (ver.checked_chunks === undefined || ver.checked_bytes === undefined) return 'chunks checked not recorded (results before 0.8.1)';
+  if (ver.checked_chunks === 0) return 'but no chunk was read back to check';
+  const byTier = TIER_NAMES.filter((t) => (ver.checked_bytes_by_tier?.[t] ?? 0) > 0)
+    .map((t) => `${TIER_LABELS[t]} ${formatBytesBinary(ver.checked_bytes_by_tier?.[t] ?? 0)}`)
+    .join(', ');
+  return `${formatIntegerGrouped(ver.checked_chunks)} chunks (${formatBytesBinary(ver.checked_bytes)}) read back and checked over the whole run${byTier ? ` (${byTier})` : ''}`;
+}
+
 export function formatConsoleSummary(results: RunResults, opts: ConsoleSummaryOptions): string {
   const out: string[] = [];
   const p = (line = ''): void => {
@@ -486,9 +496,9 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
     if (!ver.enabled) {
       p('  Data verification: off');
     } else if (ver.corrupt_chunks === 0) {
-      p('  Data verification: on, 0 corrupt chunks');
+      p(`  Data verification: on, ${checkedText(ver)}${ver.checked_chunks === 0 ? '' : ', 0 corrupt'}`);
     } else {
-      p(`  !!! DATA VERIFICATION FAILED: ${formatIntegerGrouped(ver.corrupt_chunks)} corrupt chunks read back`);
+      p(`  !!! DATA VERIFICATION FAILED: ${formatIntegerGrouped(ver.corrupt_chunks)} corrupt chunks read back (${checkedText(ver)})`);
       const shown = ver.failures.slice(0, MAX_VERIFICATION_FAILURES_SHOWN);
       for (const f of shown) p(`    ${f.tier} ${f.key} at offset ${formatIntegerGrouped(f.offset_bytes)} bytes`);
       if (ver.failures.length > shown.length) p(`    … and ${ver.failures.length - shown.length} more (see the results JSON)`);

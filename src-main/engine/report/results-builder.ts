@@ -107,7 +107,7 @@ export interface RunFacts {
   ioBufferHugePages: { advised: boolean; reason: string | null } | null;
   ioDepth: number;
   chunkBytes: number;
-  verify: { enabled: boolean; errors: number; failures: VerifyFailure[] };
+  verify: { enabled: boolean; errors: number; failures: VerifyFailure[]; checked: Partial<Record<TierName, { chunks: number; bytes: number }>> };
   rag: { documents: number; chunks: number; ingestedBytes: number } | null;
   preparation: PreparationFacts;
   queueMaxDepth: number;
@@ -609,6 +609,9 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
     },
     verification: {
       enabled: f.verify.enabled,
+      checked_chunks: Object.values(f.verify.checked).reduce((n, c) => n + c.chunks, 0),
+      checked_bytes: Object.values(f.verify.checked).reduce((n, c) => n + c.bytes, 0),
+      checked_bytes_by_tier: Object.fromEntries(Object.entries(f.verify.checked).map(([tier, c]) => [tier, c.bytes])),
       corrupt_chunks: f.verify.errors,
       failures: f.verify.failures.map((v) => ({ key: v.key, tier: v.tier, offset_bytes: v.offsetBytes })),
     },

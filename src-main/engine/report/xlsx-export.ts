@@ -157,6 +157,7 @@ const COUNT_KEYS = new Set([
   'retrievals',
   'chunk_reads',
   'corrupt_chunks',
+  'checked_chunks',
   'io_depth',
   'uv_threadpool_size',
   'tensor_parallel',

@@ -68,6 +68,8 @@ export interface PrefixLookupOutcome {
 export class RequestProcessor {
   readonly verifyFailures: VerifyFailure[] = [];
   verifyErrorCount = 0;
+  /** With --verify: the chunks read back and checked, and their bytes by the tier that served them (the whole run, as the errors). */
+  readonly verifiedChunks: Partial<Record<TierName, { chunks: number; bytes: number }>> = {};
   readonly #d: ProcessorDeps;
   /**
    * Shared by every request in flight. Operations that complete at once (a read that misses, an entry
@@ -143,6 +145,9 @@ export class RequestProcessor {
     const hash = keyHash64(key, d.seed);
     return (tier: TierName): ChunkSink => async (chunk) => {
       const v = await d.bytes.verify(chunk.buffer, hash, chunk.entryOffsetBytes);
+      const checked = (this.verifiedChunks[tier] ??= { chunks: 0, bytes: 0 });
+      checked.chunks++;
+      checked.bytes += chunk.buffer.length;
       if (!v.ok) {
         this.verifyErrorCount++;
         if (this.verifyFailures.length < 100) this.verifyFailures.push({ key, tier, offsetBytes: v.offsetBytes });

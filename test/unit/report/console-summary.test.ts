@@ -259,9 +259,19 @@ describe('formatConsoleSummary', () => {
 
   it('reports data verification, loudly when chunks came back corrupt', () => {
     expect(formatConsoleSummary(makeRunResults(), OPTS)).toContain('\n  Data verification: off\n');
-    expect(formatConsoleSummary(makeRunResults({ corruptChunks: 0 }), OPTS)).toContain('  Data verification: on, 0 corrupt chunks');
+    // How much was checked stands beside "0 corrupt": nothing checked is not a clean result.
+    const clean = makeRunResults({ corruptChunks: 0 });
+    clean.kvbench.verification = { ...clean.kvbench.verification, checked_chunks: 1234, checked_bytes: 3 * 1024 ** 3, checked_bytes_by_tier: { gpu: 2 * 1024 ** 3, storage: 1024 ** 3 } };
+    expect(formatConsoleSummary(clean, OPTS)).toContain(
+      '  Data verification: on, 1,234 chunks (3.00 GiB) read back and checked over the whole run (GPU 2.00 GiB, Storage 1.00 GiB), 0 corrupt\n',
+    );
+    const none = makeRunResults({ corruptChunks: 0 });
+    none.kvbench.verification = { ...none.kvbench.verification, checked_chunks: 0, checked_bytes: 0, checked_bytes_by_tier: {} };
+    expect(formatConsoleSummary(none, OPTS)).toContain('  Data verification: on, but no chunk was read back to check\n');
+    // Results from before the count say so rather than imply it.
+    expect(formatConsoleSummary(makeRunResults({ corruptChunks: 0 }), OPTS)).toContain('  Data verification: on, chunks checked not recorded (results before 0.8.1), 0 corrupt');
     const text = formatConsoleSummary(makeRunResults({ corruptChunks: 7 }), OPTS);
-    expect(text).toContain('  !!! DATA VERIFICATION FAILED: 7 corrupt chunks read back');
+    expect(text).toContain('  !!! DATA VERIFICATION FAILED: 7 corrupt chunks read back (');
     expect(text).toContain('    storage user_0001_req_000001 at offset 4,096 bytes');
     expect(text).toContain('    … and 2 more (see the results JSON)');
   });

@@ -77,7 +77,7 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     timeline: new TimelineSampler(cache, recorder, () => ({ activeUsers: 2, queueDepth: 0 })),
     closed: { endNs: 2.5e9, requestsInFlight: 3, queued: 4, deviceIo: null, lagNs: { p50: 1, p99: 2, max: 3 } },
     window: { plannedNs: 5e9, warmUpNs: 0, startedUnixNs: 1_700_000_000e9, closedBy: 'cancel', drainNs: 1e6 },
-    processor: { verifyErrorCount: 0, verifyFailures: [] },
+    processor: { verifyErrorCount: 0, verifyFailures: [], verifiedChunks: {} },
     docs: null,
     preparation: NO_PREPARATION,
     queue: new RequestQueue(),

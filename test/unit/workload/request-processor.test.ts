@@ -303,9 +303,14 @@ describe('RequestProcessor', () => {
   });
 
   it('verifies read bytes against the payload and reports none corrupt when nothing is', async () => {
-    const { processor } = setup({ verify: true });
+    const { cpu, processor } = setup({ verify: true });
     await processor.process(request({ generationTokens: 40 }), 0n);
     expect(processor.verifyErrorCount).toBe(0);
+    // What was checked, so that "0 corrupt" is not said of nothing: every chunk of every read.
+    const reads = cpu.log.filter((l) => l.startsWith('read ')).length;
+    expect(reads).toBeGreaterThan(0);
+    expect(processor.verifiedChunks.cpu?.chunks).toBeGreaterThanOrEqual(reads);
+    expect(processor.verifiedChunks.cpu?.bytes).toBeGreaterThan(0);
   });
 
   it('reports a corrupt chunk with its key and offset', async () => {
