@@ -18,8 +18,9 @@
 #                    two kvbench runs' whole results files (kvbench.tiers.gpu in full); log.txt also
 #                    has a short run with --verify (bytes read back checked through GPU → CPU →
 #                    storage demotions) and the exit paths (bench/device/gpu-exit-paths.sh: Ctrl-C,
-#                    SIGTERM, two Ctrl-Cs, SIGKILL, a suite trial's engine child) with the GPU memory
-#                    in use before each signal and after the exit
+#                    SIGTERM, SIGKILL, a suite trial's engine child, with the GPU memory in use before
+#                    each signal and after the exit; and gpu-exit-hook.ts: the exit hook of a tier never
+#                    closed, on process.exit() and an uncaught exception, asked of the driver itself)
 #   suite-report.txt, trials.json
 #                    the quick profile's gpu-only and gpu-cpu-storage at this machine's sizes:
 #                    kvbench report and kvbench export
@@ -368,7 +369,7 @@ note < <(grep -a -E 'Data verification|DATA VERIFICATION|^    (gpu|cpu)->' "$wor
 
 run_step -t "$work/exit-paths.txt" "exit paths: signals while the GPU tier holds device memory" 150 0 \
   bash bench/device/gpu-exit-paths.sh "$node" "$work" "$stor_gb"
-note < <(grep -a '^EXIT-PATH ' "$work/exit-paths.txt" 2>/dev/null)
+note < <(grep -a -E '^EXIT-(PATH|HOOK) ' "$work/exit-paths.txt" 2>/dev/null)
 
 # Last: the longest step. 40 s stay for the report and export after it.
 run_step "quick suite: gpu-only and gpu-cpu-storage at this machine's sizes, one trial each" 240 40 \
