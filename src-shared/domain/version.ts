@@ -1,1 +1,1 @@
-export const KVBENCH_VERSION = '0.8.0';
+export const KVBENCH_VERSION = '0.8.1';
