@@ -8,6 +8,8 @@ import { tiersText, type TierName } from '../src-shared/domain/tiers.ts';
 import { averageStorageBytesPerSec, averageTokensPerSec, RATE_INTERVAL_MS, type ProgressEvent } from '../src-shared/engine-protocol.ts';
 import type { SuiteRecordData } from '../src-shared/ipc/contract.ts';
 import type { AppEvent } from '../src-shared/ipc/events.ts';
+import { asSentence } from '../src-shared/domain/app-words.ts';
+import { busySplit, queueBoundWords } from '../src-shared/domain/worker-busy.ts';
 import { fmtInt } from './format.ts';
 
 /**
@@ -418,8 +420,20 @@ export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => st
   const met = b.queueingFirstMet;
   const queue = `${fmtInt(b.queuedRequests)} requests for ${fmtInt(b.workers)} workers`;
   const grewTo = met ? `grew to ${fmtInt(met.queuedRequests)} requests for ${fmtInt(met.workers)} workers` : null;
-  const server = b.traceOnly ? 'the engine serves (trace-only mode: no storage I/O)' : 'the storage serves';
-  const notWhat = b.traceOnly ? 'not the engine' : 'not the drive';
+  // What held the workers, from their measured busy time (the simulated generation, or the cache and
+  // which tier): an engine before protocol 5 sends none, and then nothing is blamed.
+  const split = busySplit(b.workersBusy);
+  const w = queueBoundWords(split, {
+    scope: b.atClose ? 'in the measured window' : 'so far',
+    generation: b.generation ?? null,
+    traceOnly: b.traceOnly,
+    past: b.atClose,
+    unmeasured: b.workersBusy === undefined ? 'this engine does not say what held them' : undefined,
+  });
+  const offer = `${w.offer.charAt(0).toUpperCase()}${w.offer.slice(1)}`;
+  const why = w.split === null ? '' : ` ${asSentence(w.split)}`;
+  const notWhat = `not ${w.notWhat === 'storage' ? 'the drive' : w.notWhat}`;
+  const remedy = w.bound === 'generation' ? ` ${asSentence(`${w.remedy} keep the queue short`)}` : '';
   const device = b.traceOnly ? '' : ' Its storage bandwidth and per-operation storage latencies still describe the drive at full load.';
   const cap =
     b.capReached && b.capRequests !== null
@@ -431,7 +445,7 @@ export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => st
       return {
         headline: 'Queueing-bound: this trial measured its request queue, not the storage',
         detail:
-          `The users offered more load than ${server}: its request queue still held ${queue} at the window's close. Its end-to-end latency and queue wait measure how long the queue had grown, ${notWhat}.${device}${cap} ` +
+          `${offer}: its request queue still held ${queue} at the window's close.${why} Its end-to-end latency and queue wait measure how long the queue had grown, ${notWhat}.${device}${cap}${remedy} ` +
           'The stored trial is flagged queueing-bound (its details say Queueing-bound).',
       };
     }
@@ -453,7 +467,7 @@ export function queueingNotice(p: ProgressEvent | null, span: (ns: number) => st
   return {
     headline: lasting ? 'Queueing-bound: this trial measures its request queue, not the storage' : 'Queueing for a while: its request queue outgrew the workers, then shortened',
     detail:
-      `The users offer more load than ${server}: ${now}. Its end-to-end latency and queue wait measure how long the queue has grown${lasting ? '' : ' while it lasted'}, ${notWhat}.${device}${cap} ` +
+      `${offer}: ${now}.${why} Its end-to-end latency and queue wait measure how long the queue has grown${lasting ? '' : ' while it lasted'}, ${notWhat}.${device}${cap}${remedy} ` +
       "The stored trial's verdict is judged at the window's close.",
   };
 }

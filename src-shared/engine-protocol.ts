@@ -4,12 +4,14 @@
 import { z } from 'zod';
 import { ERROR_CODES, toErrorData, type ErrorCode } from './domain/errors.ts';
 import { perSecondOver } from './domain/results.ts';
+import { GenerationPaceSchema, WorkersBusyNsSchema } from './domain/worker-busy.ts';
 
 /**
  * Bump when a message changes shape; host and engine refuse a different version. 2: progress carries
- * `generatedTokens`; 3: and `storageReadBytes` / `storageWriteBytes`; 4: and `memory` / `backlog`.
+ * `generatedTokens`; 3: and `storageReadBytes` / `storageWriteBytes`; 4: and `memory` / `backlog`;
+ * 5: `backlog` carries `workersBusy` / `generation`.
  */
-export const ENGINE_PROTOCOL_VERSION = 4;
+export const ENGINE_PROTOCOL_VERSION = 5;
 
 /** At most one progress message per this interval, at the engine and again at the host (≤ 10/s). */
 export const PROGRESS_INTERVAL_MS = 100;
@@ -91,7 +93,11 @@ export const ProgressEventSchema = z.object({
    * though the queue may have drained since. `queuedRequests` / `workers` are those now (at the close
    * once `atClose`); `capReached` is latched too (arrivals held back and issued late), with the latest
    * an arrival was issued behind its schedule. `traceOnly`: no storage I/O, the engine is what serves
-   * the load. Optional: protocol 3's events lack it.
+   * the load. `workersBusy`: what the workers spent their busy time on (ns, summed over completed
+   * requests: since the workload started, warm-up included, until the close; from `atClose` on the
+   * window's, as the results' kvbench.workers), with the configured `generation`, from which the
+   * alert names the bound (src-shared/domain/worker-busy.ts); null at the close when not measured.
+   * Optional: protocol 3's events lack `backlog`, protocol 4's these two.
    */
   backlog: z
     .object({
@@ -104,6 +110,8 @@ export const ProgressEventSchema = z.object({
       queuedRequests: count,
       workers: count,
       issueLatenessMaxNs: durationNs,
+      workersBusy: WorkersBusyNsSchema.nullable().optional(),
+      generation: GenerationPaceSchema.nullable().optional(),
     })
     .optional(),
 });

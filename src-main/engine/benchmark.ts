@@ -9,6 +9,7 @@ import { bufferedLoopMessage, ramBackedMessage } from '../../src-shared/domain/h
 import { engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 import { GIB, MIB, type TrialStatus } from '../../src-shared/domain/results.ts';
 import { validateRunOptions, type RunOptions } from '../../src-shared/domain/run-options.ts';
+import { addWorkersBusy, noWorkersBusy, type WorkersBusyNs } from '../../src-shared/domain/worker-busy.ts';
 import { MultiTierCache, PlacementError, type CacheTier } from './cache/multi-tier-cache.ts';
 import { cpuTierMemoryError } from './config/cpu-tier-memory.ts';
 import { AlignedSlab } from './io/aligned-slab.ts';
@@ -414,7 +415,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // ---- the workload (and, after the warm-up, the measured window) ----
   const queue = new RequestQueue();
   // An open loop's backlog: said when it outgrows the workers (the run then measures queueing), capped.
-  const backlog = new BacklogWatch(workload.paced, log, ctx.backlogCapRequests, a.traceLog !== null);
+  const generation = { mode: o.generationMode, nsPerToken: a.profile.generationSecondsPerToken[o.generationMode] * 1e9 };
+  const backlog = new BacklogWatch(workload.paced, log, ctx.backlogCapRequests, a.traceLog !== null, generation);
   // The block device behind the cache directory, counted over exactly the measured window, so the
   // results can show what the device moved beside what the storage tier says it moved; below a loop
   // device, the disk holding its backing file (the loop's own counters count page-cache hits too).
@@ -453,11 +455,15 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
   // the open balance those cut off at the close; at once without one (the reference's behaviour).
   // Requests completed in the warm-up: the live queueing rule counts them with the window's (BacklogWatch.observe).
   let completedInWarmUp = 0;
+  // And their workers' busy time, for the live warning's and the live view's split (the results' is the window's).
+  let busyInWarmUp = noWorkersBusy();
+  const busySinceStart = (): WorkersBusyNs => addWorkersBusy(busyInWarmUp, recorder.busy);
   const openWindow = (): void => {
     if (windowStartNs !== null) return;
     cache.openWindow();
     a.gpuTier?.resetCopyStats();
     completedInWarmUp = recorder.requestsCompleted;
+    busyInWarmUp = addWorkersBusy(noWorkersBusy(), recorder.busy);
     recorder.reset();
     lag.reset();
     device?.start();
@@ -545,6 +551,9 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         queuedRequests: window.closed?.queued ?? queue.depth,
         workers: b.workersAtClose ?? pool.size,
         issueLatenessMaxNs: b.issueLatenessMaxNs,
+        // Since the workload started until the close, then the window's (the results' and the note's).
+        workersBusy: atClose ? b.workersBusy : busySinceStart(),
+        generation,
       },
     };
   };
@@ -559,7 +568,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     const endNs = elapsedNs();
     cache.closeWindow();
     timeline.sample(endNs);
-    backlog.close({ queued: queue.depth, workers: pool.size, completed: recorder.requestsCompleted });
+    backlog.close({ queued: queue.depth, workers: pool.size, completed: recorder.requestsCompleted, busy: addWorkersBusy(noWorkersBusy(), recorder.busy) });
     window.closed = {
       endNs,
       requestsInFlight: Math.max(0, pool.busy - finishedWorkers),
@@ -601,6 +610,7 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
         issued: workload.issued,
         completed: completedInWarmUp + recorder.requestsCompleted,
         heldBack: queue.depth >= maxQueued && workload.peekArrivalNs() <= now,
+        busy: busySinceStart(),
       });
       if (endIfReplayed(0)) break;
       const nextNs = workload.peekArrivalNs();

@@ -448,6 +448,20 @@ export interface KvbenchSection {
     /** What the summary says about a queueing-bound run, or one whose backlog reached its cap; null when it was neither. */
     note?: string | null;
   };
+  /**
+   * What the workers spent their busy time on, ns, summed over the requests completed in the measured
+   * window (each from the queue's hand-over to its completion; a request abandoned at the close is not
+   * in it): `cache_io`, the tiers' own operation time (the per-request cache I/O: its sum is
+   * latency.storage_io_per_request.sum_ns), and the same by the tier that served it; `generation`, the
+   * simulated generation sleeps as slept; `other`, the rest (waits for room in a tier, write
+   * admission, an entry another request is writing, promotions, event-loop turns). The queue's note
+   * names the bound from it (src-shared/domain/worker-busy.ts). Absent before kvbench 0.8.0.
+   */
+  workers?: {
+    /** The completed requests summed (requests_completed). */
+    busy_requests: number;
+    busy_ns: { total: number; cache_io: number; cache_io_by_tier: Record<TierName, number>; generation: number; other: number };
+  };
   /** Keys of the --config tuning sections this build accepted but does not act on. */
   config_keys_not_applied: string[];
   /** The validated options of this run (every flag, defaults filled in): how to repeat it. */

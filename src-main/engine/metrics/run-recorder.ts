@@ -1,3 +1,5 @@
+import { noWorkersBusy, type WorkersBusyNs } from '../../../src-shared/domain/worker-busy.ts';
+import type { TierName } from '../../../src-shared/domain/tiers.ts';
 import { LatencyHistogram } from './latency-histogram.ts';
 import { RawLatencySample } from './raw-latency-sample.ts';
 import type { QosLevel } from '../workload/personas.ts';
@@ -10,7 +12,14 @@ export interface CompletedRequest {
   /** Dequeue − scheduled arrival. */
   queueWaitNs: number;
   storageNs: number;
+  /** storageNs by the tier that served each operation (a write: the tier it was placed in). */
+  storageNsByTier: Record<TierName, number>;
+  /** The simulated generation's planned time (tokens × time per token), which the reference records. */
   generationNs: number;
+  /** The generation sleep as slept (a timer fires at or after its time). */
+  generationSleptNs: number;
+  /** Complete − dequeue: how long a worker held the request. */
+  serviceNs: number;
   /** Complete − scheduled arrival. */
   endToEndNs: number;
   /** Null when the request wrote no prefill entry. */
@@ -36,6 +45,16 @@ export class RunRecorder {
   requestsFailed = 0;
   storageNsTotal = 0;
   generationNsTotal = 0;
+  /**
+   * The workers' busy time by phase (src-shared/domain/worker-busy.ts), summed over the completed
+   * requests as the histograms count them: a request completed in the window counts whole, the part
+   * it spent before the window opened included, as its latencies do. A request abandoned at the
+   * close is not in it: its last operation ends after the window (checked on its return) and its
+   * generation sleep is cut short there, so its time would be neither the window's nor a whole
+   * request's; the split then says the same requests the per-request cache I/O and generation
+   * numbers describe (busy.cacheIoNs is storageNsTotal).
+   */
+  busy: WorkersBusyNs = noWorkersBusy();
 
   readonly rawLatencies: RawLatencySample;
 
@@ -91,6 +110,7 @@ export class RunRecorder {
       const value = fresh[key];
       if (typeof value === 'number') (this as Record<string, unknown>)[key] = value;
     }
+    this.busy = noWorkersBusy();
     this.rawLatencies.reset();
     for (const h of [this.endToEnd, this.queueWait, this.issueLateness, this.storageIo, this.generation, this.prefill, this.decode]) h.reset();
     for (const q of this.qos.values()) {
@@ -104,6 +124,12 @@ export class RunRecorder {
     this.tokensGenerated += r.generationTokens;
     this.storageNsTotal += r.storageNs;
     this.generationNsTotal += r.generationNs;
+    const b = this.busy;
+    b.requests++;
+    b.totalNs += r.serviceNs;
+    b.cacheIoNs += r.storageNs;
+    for (const tier of Object.keys(b.cacheIoByTierNs) as TierName[]) b.cacheIoByTierNs[tier] += r.storageNsByTier[tier];
+    b.generationNs += r.generationSleptNs;
     this.rawLatencies.add(r.endToEndNs / 1e9, r.storageNs / 1e9, r.generationNs / 1e9, r.prefillNs === null ? null : r.prefillNs / 1e9, r.decodeNs === null ? null : r.decodeNs / 1e9);
     this.endToEnd.record(r.endToEndNs);
     this.queueWait.record(r.queueWaitNs);

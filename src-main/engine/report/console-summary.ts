@@ -9,7 +9,8 @@
  * in bytes and nanoseconds, with units named on every line.
  */
 
-import { TIER_NAMES, type TierName } from '../../../src-shared/domain/tiers.ts';
+import { TIER_NAMES, TIER_WORDS, type TierName } from '../../../src-shared/domain/tiers.ts';
+import { percentText } from '../../../src-shared/domain/worker-busy.ts';
 import type {
   GpuTierDescription,
   KvbenchSection,
@@ -432,6 +433,16 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
   );
   // A run whose backlog only reached its cap (not queueing-bound at the close) gets the note under what happened to it.
   if (kv.queue?.note) p(`  ${kv.queue.queueing_bound === false ? 'Backlog capped' : 'Queueing-bound'}: ${kv.queue.note}`);
+  const busy = kv.workers;
+  if (busy && busy.busy_requests > 0 && busy.busy_ns.total > 0) {
+    const b = busy.busy_ns;
+    const of = (ns: number): string => percentText(ns / b.total);
+    const tiers = TIER_NAMES.filter((t) => b.cache_io_by_tier[t] > 0).map((t) => `${TIER_WORDS[t]} ${percentText(b.cache_io_by_tier[t] / Math.max(1, b.cache_io))}`);
+    p(
+      `  Worker busy time (${formatIntegerGrouped(busy.busy_requests)} completed request${busy.busy_requests === 1 ? '' : 's'}, hand-over to completion): ${formatNsAsSeconds(b.total)}: ` +
+        `simulated generation ${of(b.generation)}, cache I/O ${of(b.cache_io)}${tiers.length > 0 ? ` (${tiers.join(', ')} of it)` : ''}, other ${of(b.other)}`,
+    );
+  }
   p(`  Request stream digest (sha256, first 16 hex): ${kv.request_stream_digest.slice(0, 16)}`);
   p(`  Effective seed: ${kv.effective_seed}`);
   const m = kv.model;

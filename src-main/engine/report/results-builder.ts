@@ -625,6 +625,16 @@ function kvbenchSection(f: RunFacts): KvbenchSection {
       issue_lateness_max_ns: f.backlog.issueLatenessMaxNs,
       note: backlogNote(f.backlog, { maxDepth: f.queueMaxDepth, queuedAtClose: f.window.requestsQueued }, f.requestsIssued, rec.requestsCompleted),
     },
+    workers: {
+      busy_requests: rec.busy.requests,
+      busy_ns: {
+        total: rec.busy.totalNs,
+        cache_io: rec.busy.cacheIoNs,
+        cache_io_by_tier: { ...rec.busy.cacheIoByTierNs },
+        generation: rec.busy.generationNs,
+        other: Math.max(0, rec.busy.totalNs - rec.busy.cacheIoNs - rec.busy.generationNs),
+      },
+    },
     config_keys_not_applied: f.configKeysNotApplied,
     run_options: f.options as unknown as Record<string, unknown>,
     workload_source: f.workloadSource,

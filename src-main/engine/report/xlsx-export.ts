@@ -161,13 +161,13 @@ const COUNT_KEYS = new Set([
   'io_depth',
   'uv_threadpool_size',
   'tensor_parallel',
+  'busy_requests',
 ]);
 
 /** The unit of a flattened kvbench value, from the names on its path (they carry their units). */
 export function unitForPath(path: readonly string[], value: unknown): string {
   if (typeof value !== 'number') return '';
   const key = path[path.length - 1] ?? '';
-  const parent = path[path.length - 2] ?? '';
   if (path.some((part) => part.endsWith('_ns_per_mib'))) return key === 'count' ? 'count' : 'ns/MiB';
   if (COUNT_KEYS.has(key) || key.endsWith('_ops') || key.endsWith('_entries') || key.startsWith('requests_')) {
     return 'count';
@@ -177,7 +177,8 @@ export function unitForPath(path: readonly string[], value: unknown): string {
   if (key.endsWith('_per_sec')) return '1/s';
   if (key.endsWith('_bytes_per_token')) return 'bytes/token';
   if (key === 'bytes_per_token') return 'bytes/token';
-  if (key.endsWith('_ns') || parent.endsWith('_ns')) return 'ns';
+  // Under a name ending _ns, however deep (workers.busy_ns.cache_io_by_tier.gpu).
+  if (key.endsWith('_ns') || path.slice(0, -1).some((part) => part.endsWith('_ns'))) return 'ns';
   // After the rates above: any other name with a "bytes" word (read_bytes, decode_bytes_read, bytes).
   if (/(^|_)bytes(_|$)/.test(key)) return 'bytes';
   if (key === 'utilisation') return 'ratio (0-1)';

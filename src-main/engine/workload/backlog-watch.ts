@@ -1,4 +1,5 @@
 import { isQueueingBound } from '../../../src-shared/domain/queueing-bound.ts';
+import { busySplit, queueBoundCause, queueBoundWords, type GenerationPace, type WorkersBusyNs } from '../../../src-shared/domain/worker-busy.ts';
 import { formatIntegerGrouped } from '../report/format.ts';
 
 /**
@@ -6,8 +7,9 @@ import { formatIntegerGrouped } from '../report/format.ts';
  * behaviour), so when the configuration offers more load than the engine serves, arrivals pile up in
  * the request queue without end: end-to-end latency and queue wait then measure how long the queue
  * has become, not the storage, while the storage's own numbers (bandwidth, per-operation latency)
- * still describe the device at full load. This watch says so, live and in the results, and bounds the
- * backlog's memory.
+ * still describe the device at full load. This watch says so, live and in the results, naming what
+ * held the workers from their measured busy time (src-shared/domain/worker-busy.ts: the simulated
+ * generation, or the cache and which tier), and bounds the backlog's memory.
  */
 
 /**
@@ -31,6 +33,10 @@ export interface BacklogFacts {
   issueLatenessMaxNs: number;
   /** Trace-only mode: no storage I/O, so the engine itself is what serves the load. */
   traceOnly: boolean;
+  /** The workers' busy time over the window's completed requests, as the close found it (null: not closed, or not told). */
+  workersBusy: WorkersBusyNs | null;
+  /** The simulated generation the run was configured with (null: not told). */
+  generation: GenerationPace | null;
 }
 
 /** The queue as the scheduler's ticks have judged it so far, for the live view (the results' verdict is close's). */
@@ -41,24 +47,27 @@ export interface LiveQueueing {
   firstMet: { queuedRequests: number; workers: number } | null;
 }
 
-/** Who serves the offered load, for the warning and the note: in trace-only mode there is no storage. */
-const servedBy = (traceOnly: boolean): string => (traceOnly ? 'the engine serves (trace-only mode: no storage I/O)' : 'the storage serves');
+/** Why a message names no bound when the workers' busy time was not passed in. */
+const NOT_MEASURED = 'what held them was not measured';
 
 export class BacklogWatch {
   readonly #capRequests: number | null;
   readonly #log: (level: 'warn', message: string) => void;
   readonly #traceOnly: boolean;
+  readonly #generation: GenerationPace | null;
   #capReached = false;
   #queueingNow = false;
   #firstMet: LiveQueueing['firstMet'] = null;
   #queueingBound = false;
   #workersAtClose: number | null = null;
   #issueLatenessMaxNs = 0;
+  #workersBusy: WorkersBusyNs | null = null;
 
-  constructor(paced: boolean, log: (level: 'warn', message: string) => void, capRequests?: number, traceOnly = false) {
+  constructor(paced: boolean, log: (level: 'warn', message: string) => void, capRequests?: number, traceOnly = false, generation: GenerationPace | null = null) {
     this.#capRequests = paced ? (capRequests ?? OPEN_LOOP_BACKLOG_CAP) : null;
     this.#log = log;
     this.#traceOnly = traceOnly;
+    this.#generation = generation;
   }
 
   /** How many requests the scheduler may keep queued now. */
@@ -77,18 +86,26 @@ export class BacklogWatch {
    * verdict is the window's close (close), which a queue that drains again does not meet.
    * `completed`: the requests completed since the workload started, warm-up included, never the
    * window's count alone: that restarts at 0 when the window opens, and any queue of 10 per worker
-   * would then meet the rule's "a quarter of those served" at that tick.
+   * would then meet the rule's "a quarter of those served" at that tick. `busy`: the workers' busy
+   * time over those same completed requests, which the warning names the bound by (absent: not measured).
    */
-  observe(s: { depth: number; workers: number; issued: number; completed: number; heldBack: boolean }): void {
+  observe(s: { depth: number; workers: number; issued: number; completed: number; heldBack: boolean; busy?: WorkersBusyNs }): void {
     if (this.#capRequests === null) return;
     this.#queueingNow = isQueueingBound({ queuedRequests: s.depth, workers: s.workers, requestsCompleted: s.completed });
     if (this.#queueingNow && this.#firstMet === null) {
       this.#firstMet = { queuedRequests: s.depth, workers: s.workers };
+      const split = busySplit(s.busy);
+      const w = queueBoundWords(split, {
+        scope: 'so far',
+        generation: this.#generation,
+        traceOnly: this.#traceOnly,
+        unmeasured: s.busy === undefined ? NOT_MEASURED : undefined,
+      });
       this.#log(
         'warn',
-        `the request queue has grown to ${formatIntegerGrouped(s.depth)} requests (${formatIntegerGrouped(s.issued)} issued, ${formatIntegerGrouped(s.completed)} completed): the configuration offers more load ` +
-          `than ${servedBy(this.#traceOnly)}, so end-to-end latency and queue wait measure queueing while it lasts, not ${this.#traceOnly ? 'the engine' : 'storage'}` +
-          `${this.#traceOnly ? '' : ' (storage bandwidth and per-operation latencies still describe the device)'}; fewer users or a longer think time keep the queue short`,
+        `the request queue has grown to ${formatIntegerGrouped(s.depth)} requests (${formatIntegerGrouped(s.issued)} issued, ${formatIntegerGrouped(s.completed)} completed): ${queueBoundCause(w)}, ` +
+          `so end-to-end latency and queue wait measure queueing while it lasts, not ${w.notWhat}` +
+          `${this.#traceOnly ? '' : ' (storage bandwidth and per-operation latencies still describe the device)'}; ${w.remedy} keep the queue short`,
       );
     }
     if (!this.#capReached && s.heldBack) {
@@ -101,9 +118,13 @@ export class BacklogWatch {
     }
   }
 
-  /** The window closed with this queue: the run's verdict (an unpaced replay's bounded backlog is never one). */
-  close(s: { queued: number; workers: number; completed: number }): void {
+  /**
+   * The window closed with this queue: the run's verdict (an unpaced replay's bounded backlog is never
+   * one); `busy`, the workers' busy time over the window's completed requests, names its bound.
+   */
+  close(s: { queued: number; workers: number; completed: number; busy?: WorkersBusyNs }): void {
     this.#workersAtClose = s.workers;
+    this.#workersBusy = s.busy ?? null;
     this.#queueingBound = this.#capRequests !== null && isQueueingBound({ queuedRequests: s.queued, workers: s.workers, requestsCompleted: s.completed });
   }
 
@@ -120,6 +141,8 @@ export class BacklogWatch {
       workersAtClose: this.#workersAtClose,
       issueLatenessMaxNs: this.#issueLatenessMaxNs,
       traceOnly: this.#traceOnly,
+      workersBusy: this.#workersBusy,
+      generation: this.#generation,
     };
   }
 }
@@ -128,10 +151,18 @@ export class BacklogWatch {
 export function backlogNote(f: BacklogFacts, queue: { maxDepth: number; queuedAtClose: number }, issued: number, completed: number): string | null {
   if (!f.queueingBound && !f.capReached) return null;
   const workers = f.workersAtClose === null ? '' : ` for ${formatIntegerGrouped(f.workersAtClose)} workers`;
+  const split = busySplit(f.workersBusy);
+  const w = queueBoundWords(split, {
+    scope: 'in the measured window',
+    generation: f.generation,
+    traceOnly: f.traceOnly,
+    unmeasured: f.workersBusy === null ? NOT_MEASURED : 'no request completed in the measured window, so what held them is not measured',
+  });
   let note =
     `${formatIntegerGrouped(queue.queuedAtClose)} requests were still queued at the close${workers} (${formatIntegerGrouped(issued)} issued, ${formatIntegerGrouped(completed)} completed; the queue reached ${formatIntegerGrouped(queue.maxDepth)}): ` +
-    `the configuration offers more load than ${servedBy(f.traceOnly)}, so end-to-end latency and queue wait measure queueing, not ${f.traceOnly ? 'the engine' : 'storage'}` +
-    (f.traceOnly ? '' : '; storage bandwidth and per-operation latencies still describe the device');
+    `${queueBoundCause(w)}, so end-to-end latency and queue wait measure queueing, not ${w.notWhat}` +
+    (f.traceOnly ? '' : '; storage bandwidth and per-operation latencies still describe the device') +
+    (w.bound === 'generation' ? `; ${w.remedy} keep the queue short` : '');
   if (f.capReached) {
     note += `; the backlog reached its cap of ${formatIntegerGrouped(f.capRequests ?? 0)} and later arrivals were issued up to ${(f.issueLatenessMaxNs / 1e9).toFixed(1)} s behind schedule`;
   }

@@ -47,11 +47,13 @@ const REQUEST_SLICE_MS = 50;
 /** A request abandoned because the run stopped while it was in progress. */
 export class RequestAbandoned extends Error {}
 
-/** What an allocation did: `written` is false when the key existed (a no-op: nothing moved, 0 ns). */
+/** What an allocation did: `written` is false when the key existed (a no-op: nothing moved, 0 ns, no tier). */
 export interface AllocationOutcome {
   written: boolean;
   ns: number;
   bytes: number;
+  /** The tier the entry was written to; null when nothing was written. */
+  tier: TierName | null;
 }
 
 /** A lookup that writes on a miss: the read, and on a miss the allocation. */
@@ -189,6 +191,14 @@ export class RequestProcessor {
       if (!stop.aborted) rec.prefillBytesWritten += b;
     };
     let storageNs = 0;
+    // The same time by the tier that served each operation, for the workers' busy split (RunRecorder.busy).
+    const storageNsByTier: Record<TierName, number> = { gpu: 0, cpu: 0, storage: 0 };
+    /** One operation's time, counted in storageNs and its tier's; returns it. */
+    const spent = (tier: TierName | null, ns: number): number => {
+      storageNs += ns;
+      if (tier !== null) storageNsByTier[tier] += ns;
+      return ns;
+    };
     // Null until the request has that phase: the reference lists prefill and decode latencies only for
     // requests that wrote a prefill or ran a decode, so a prefill-only request adds no decode time of 0.
     let prefillNs: number | null = null;
@@ -202,11 +212,11 @@ export class RequestProcessor {
       if (r.hit) {
         rec.systemPromptEntryHits++;
         rec.systemPromptEntryBytesSaved += req.systemPrompt.tokens * d.modelBytesPerToken;
-        storageNs += r.timing!.durationNs;
+        spent(r.tier, r.timing!.durationNs);
       } else {
         rec.systemPromptEntryMisses++;
         if (w.written) rec.systemPromptWrites++;
-        storageNs += w.ns;
+        spent(w.tier, w.ns);
       }
     }
 
@@ -217,7 +227,7 @@ export class RequestProcessor {
         if (r.hit) {
           rec.prefixBlockHits++;
           rec.prefixBlockBytesReused += r.timing!.bytes;
-          storageNs += r.timing!.durationNs;
+          spent(r.tier, r.timing!.durationNs);
         } else {
           rec.prefixBlockMisses++;
           // Only a write that happened is a prefill write (the reference counts none for an existing key).
@@ -225,7 +235,7 @@ export class RequestProcessor {
             rec.prefillWrites++;
             prefillNs = (prefillNs ?? 0) + w.ns;
           }
-          storageNs += w.ns;
+          spent(w.tier, w.ns);
         }
       }
     }
@@ -236,7 +246,7 @@ export class RequestProcessor {
       if (r.hit) {
         rec.decodeReads++;
         rec.multiTurnHits++;
-        storageNs += r.timing!.durationNs;
+        spent(r.tier, r.timing!.durationNs);
       } else {
         rec.multiTurnMisses++;
       }
@@ -251,7 +261,7 @@ export class RequestProcessor {
         rec.prefillWrites++;
         prefillNs = w.ns;
       }
-      storageNs += w.ns;
+      spent(w.tier, w.ns);
     }
 
     // 4. RAG: read the retrieved chunks.
@@ -262,7 +272,7 @@ export class RequestProcessor {
         rec.ragChunkReads++;
         if (r.hit) {
           rec.decodeReads++;
-          storageNs += r.timing!.durationNs;
+          spent(r.tier, r.timing!.durationNs);
         }
       }
     }
@@ -278,38 +288,39 @@ export class RequestProcessor {
           const r = await read(block.key, 'common', 'Decode', decodeBytes);
           if (!r.hit) continue;
           rec.decodeReads++;
-          decodeNs += r.timing!.durationNs;
+          decodeNs += spent(r.tier, r.timing!.durationNs);
         }
       }
-      storageNs += decodeNs;
     } else if (req.phase === 'decode' || req.phase === 'prefill_decode') {
       decodeNs = 0;
       const first = await read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
       if (first.hit) {
         rec.decodeReads++;
-        decodeNs += first.timing!.durationNs;
+        decodeNs += spent(first.tier, first.timing!.durationNs);
         for (let i = 0; i < batches; i++) {
           const r = await read(req.decodeKey, req.cacheType, 'Decode', decodeBytes);
           if (!r.hit) continue;
           rec.decodeReads++;
-          decodeNs += r.timing!.durationNs;
+          decodeNs += spent(r.tier, r.timing!.durationNs);
         }
-        storageNs += decodeNs;
       } else if (req.phase !== 'decode') {
         const w = await allocate(req.cacheKey, req.contextTokens, prefillBytes);
         if (w.written) rec.prefillWrites++;
-        storageNs += w.ns;
+        spent(w.tier, w.ns);
       }
     }
 
     // 6. Simulated generation on the GPU.
     const generationNs = Math.round(req.generationTokens * d.generationSecondsPerToken * 1e9);
+    let generationSleptNs = 0;
     if (generationNs > 0) {
+      const sleepStartNs = process.hrtime.bigint();
       try {
         await sleep(generationNs / 1e6, undefined, { signal: stop });
       } catch {
         throw new RequestAbandoned();
       }
+      generationSleptNs = Number(process.hrtime.bigint() - sleepStartNs);
     }
 
     // 7. Record.
@@ -325,7 +336,10 @@ export class RequestProcessor {
       issueLatenessNs: this.#arrivalOriginNs === null ? null : Number(req.submitNs - arrivedNs),
       queueWaitNs: Number(dequeuedNs - arrivedNs),
       storageNs,
+      storageNsByTier,
       generationNs,
+      generationSleptNs,
+      serviceNs: Number(completeNs - dequeuedNs),
       endToEndNs: Number(completeNs - arrivedNs),
       prefillNs,
       decodeNs,
@@ -352,8 +366,8 @@ export function arrivedAtNs(req: Pick<KvRequest, 'arrivalNs' | 'submitNs'>, orig
   return scheduledNs < req.submitNs ? scheduledNs : req.submitNs;
 }
 
-const NO_ALLOCATION: AllocationOutcome = Object.freeze({ written: false, ns: 0, bytes: 0 });
+const NO_ALLOCATION: AllocationOutcome = Object.freeze({ written: false, ns: 0, bytes: 0, tier: null });
 
 function allocationOf(out: WriteOutcome): AllocationOutcome {
-  return out.written && out.timing ? { written: true, ns: out.timing.durationNs, bytes: out.timing.bytes } : NO_ALLOCATION;
+  return out.written && out.timing ? { written: true, ns: out.timing.durationNs, bytes: out.timing.bytes, tier: out.tier } : NO_ALLOCATION;
 }

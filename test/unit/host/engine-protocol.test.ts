@@ -42,7 +42,7 @@ const outcome: RunOutcome = {
 
 describe('engine protocol schemas', () => {
   it('is version 4 with the closed set of error codes', () => {
-    expect(ENGINE_PROTOCOL_VERSION).toBe(4);
+    expect(ENGINE_PROTOCOL_VERSION).toBe(5);
     expect(ENGINE_ERROR_CODES).toEqual([
       'VALIDATION',
       'NOT_FOUND',
@@ -120,6 +120,15 @@ describe('engine protocol schemas', () => {
     expect(ProgressEventSchema.parse(progress)).toEqual(progress);
     for (const bad of [{ memory: { ...memory, rssBytes: -1 } }, { memory: { ...memory, heapUsedBytes: Number.NaN } }, { backlog: { ...backlog, queueingBound: 'yes' } }, { backlog: { ...backlog, issueLatenessMaxNs: -5 } }, { backlog: { ...backlog, queueingFirstMet: { queuedRequests: -1, workers: 8 } } }]) {
       expect(ProgressEventSchema.safeParse({ ...progress, ...bad }).success, JSON.stringify(bad)).toBe(false);
+    }
+    // Protocol 5: the workers' busy time and the generation pace, which a protocol-4 backlog (above) lacks.
+    const workersBusy = { requests: 163, totalNs: 669e9, cacheIoNs: 26e9, cacheIoByTierNs: { gpu: 26e9, cpu: 0, storage: 0 }, generationNs: 643e9 };
+    const generation = { mode: 'realistic', nsPerToken: 30e6 };
+    const busy = { ...backlog, workersBusy, generation };
+    expect(ProgressEventSchema.parse({ ...progress, backlog: busy })).toEqual({ ...progress, backlog: busy });
+    expect(ProgressEventSchema.parse({ ...progress, backlog: { ...backlog, workersBusy: null, generation: null } }).backlog).toMatchObject({ workersBusy: null, generation: null });
+    for (const bad of [{ ...busy, workersBusy: { ...workersBusy, requests: 1.5 } }, { ...busy, workersBusy: { ...workersBusy, cacheIoByTierNs: { gpu: -1, cpu: 0, storage: 0 } } }, { ...busy, generation: { mode: 'realistic' } }]) {
+      expect(ProgressEventSchema.safeParse({ ...progress, backlog: bad }).success, JSON.stringify(bad)).toBe(false);
     }
   });
 

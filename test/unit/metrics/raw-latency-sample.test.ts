@@ -46,7 +46,7 @@ describe('RawLatencySample: the reference lists keep every request up to the cap
     expect(RAW_LATENCY_SAMPLE_REQUESTS).toBe(50_000);
     const rec = new RunRecorder({ interactive: 50, responsive: 100, batch: 1000 }, 100);
     for (let i = 0; i < 5000; i++) {
-      rec.complete({ qos: 'batch', generationTokens: 1, queueWaitNs: 0, storageNs: 1e6, generationNs: 0, endToEndNs: (i + 1) * 1e6, prefillNs: 1e6, decodeNs: null });
+      rec.complete({ qos: 'batch', generationTokens: 1, queueWaitNs: 0, storageNs: 1e6, storageNsByTier: { gpu: 0, cpu: 1e6, storage: 0 }, generationNs: 0, generationSleptNs: 0, serviceNs: (i + 1) * 1e6, endToEndNs: (i + 1) * 1e6, prefillNs: 1e6, decodeNs: null });
     }
     expect(rec.rawLatencies.lists().endToEndS).toHaveLength(100);
     expect(rec.rawLatencies.lists().prefillS).toHaveLength(100);

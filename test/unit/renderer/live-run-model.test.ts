@@ -415,6 +415,14 @@ describe('a trial that measures its request queue, not the storage', () => {
     },
   });
   const span = (ns: number): string => `${ns / 1e6} ms`;
+  /** The workers' busy time over `requests` completed requests, each spending these ms. */
+  const busyOf = (requests: number, ms: { gpu?: number; storage?: number; generation: number }): NonNullable<NonNullable<ProgressEvent['backlog']>['workersBusy']> => {
+    const gpu = (ms.gpu ?? 0) * 1e6 * requests;
+    const storage = (ms.storage ?? 0) * 1e6 * requests;
+    const generationNs = ms.generation * 1e6 * requests;
+    return { requests, totalNs: gpu + storage + generationNs, cacheIoNs: gpu + storage, cacheIoByTierNs: { gpu, cpu: 0, storage }, generationNs };
+  };
+  const realistic = { mode: 'realistic', nsPerToken: 30e6 };
 
   it('is said only once the engine says so: not before, nor from an engine that sends no backlog facts', () => {
     for (const p of [null, progress('running', 3), backlog({})]) {
@@ -425,14 +433,48 @@ describe('a trial that measures its request queue, not the storage', () => {
   });
 
   it("says the queue outgrows the workers now: the latencies are the queue's, the storage's own numbers still the drive's, the stored verdict the close's", () => {
-    const p = backlog({ queueingBound: true, queueingFirstMet: { queuedRequests: 80, workers: 8 } });
+    const p = backlog({ queueingBound: true, queueingFirstMet: { queuedRequests: 80, workers: 8 }, workersBusy: busyOf(60, { storage: 850, generation: 150 }), generation: realistic });
     expect(measuresQueueing(p)).toBe(true);
     expect(queueingNotice(p, span)).toEqual({
       headline: 'Queueing-bound: this trial measures its request queue, not the storage',
       detail:
-        'The users offer more load than the storage serves: its request queue has grown to 1,000 requests for 8 workers. Its end-to-end latency and queue wait measure how long the queue has grown, not the drive. ' +
+        'The configuration offers more load than the storage serves: its request queue has grown to 1,000 requests for 8 workers. ' +
+        'The workers spent 85 % of the busy time of the 60 requests completed so far in cache I/O (100 % of it in the storage tier) and 15 % in simulated generation (realistic, 30 ms/token). ' +
+        'Its end-to-end latency and queue wait measure how long the queue has grown, not the drive. ' +
         "Its storage bandwidth and per-operation storage latencies still describe the drive at full load. The stored trial's verdict is judged at the window's close.",
     });
+  });
+
+  it('names the simulated generation, not the storage or the drive, when the workers spent most of their time in it (the H200 GPU-tier run)', () => {
+    const p = backlog({ queueingBound: true, queueingFirstMet: { queuedRequests: 320, workers: 32 }, queuedRequests: 1581, workers: 32, workersBusy: busyOf(101, { gpu: 159, generation: 3944 }), generation: realistic });
+    expect(queueingNotice(p, span)).toEqual({
+      headline: 'Queueing-bound: this trial measures its request queue, not the storage',
+      detail:
+        'The generation time and the user count offer more load than the workers serve: its request queue has grown to 1,581 requests for 32 workers. ' +
+        'The workers spent 96 % of the busy time of the 101 requests completed so far in simulated generation (realistic, 30 ms/token) and 4 % in cache I/O (100 % of it in the GPU tier). ' +
+        'Its end-to-end latency and queue wait measure how long the queue has grown, not the cache or the drive. ' +
+        'Its storage bandwidth and per-operation storage latencies still describe the drive at full load. Fewer users, a longer think time or a faster generation mode keep the queue short. ' +
+        "The stored trial's verdict is judged at the window's close.",
+    });
+    // At the close, the window's split, in the past tense.
+    const closed = backlog(
+      { atClose: true, queueingBound: true, queueingFirstMet: { queuedRequests: 320, workers: 32 }, queuedRequests: 2842, workers: 32, workersBusy: busyOf(163, { gpu: 159, generation: 3944 }), generation: realistic },
+      'finishing',
+    );
+    const n = queueingNotice(closed, span)!;
+    expect(n.detail).toMatch(
+      /^The generation time and the user count offered more load than the workers served: its request queue still held 2,842 requests for 32 workers at the window's close\. The workers spent 96 % of the busy time of the 163 requests completed in the measured window in simulated generation/,
+    );
+    expect(n.detail).not.toContain('storage serve');
+    expect(n.detail).not.toContain('not the drive.');
+  });
+
+  it("blames nothing it has not measured: an engine before protocol 5 sends no busy time, and none completed yet", () => {
+    const older = queueingNotice(backlog({ queueingBound: true }), span)!;
+    expect(older.detail).toMatch(/^The configuration offers more load than the workers serve: its request queue has grown to 1,000 requests for 8 workers\. This engine does not say what held them\. /);
+    expect(older.detail).not.toContain('storage serves');
+    const none = queueingNotice(backlog({ queueingBound: true, workersBusy: busyOf(0, { generation: 0 }), generation: realistic }), span)!;
+    expect(none.detail).toContain('No request has completed yet, so what held them is not measured.');
   });
 
   it('says a queue that met the rule and drained in the past tense, with the depth it grew to, not the depth now', () => {

@@ -20,7 +20,7 @@ describe('percentilesMs (the summary\'s *_latency_ms keys)', () => {
 
 describe('qosMetrics (the recorder counts requests over their class target; the results say what share met it)', () => {
   const request = (qos: 'interactive' | 'responsive' | 'batch', endToEndMs: number) =>
-    ({ qos, generationTokens: 1, queueWaitNs: 0, storageNs: 0, generationNs: 0, endToEndNs: endToEndMs * 1e6, prefillNs: null, decodeNs: null }) as const;
+    ({ qos, generationTokens: 1, queueWaitNs: 0, storageNs: 0, storageNsByTier: { gpu: 0, cpu: 0, storage: 0 }, generationNs: 0, generationSleptNs: 0, serviceNs: endToEndMs * 1e6, endToEndNs: endToEndMs * 1e6, prefillNs: null, decodeNs: null }) as const;
 
   it('3 of 10 interactive requests over 50 ms: compliance 0.7, not met; 1 of 20 responsive over 100 ms: 0.95, met', () => {
     const rec = new RunRecorder({ interactive: 50, responsive: 100, batch: 1000 });

@@ -254,7 +254,9 @@ describe('the outcome of a trace-only run (--io-trace-log: no storage I/O at all
     await cache.write(entry, async () => undefined);
     for (let i = 0; i < 3; i++) expect((await cache.read(entry.key, 'user')).hit).toBe(true);
     const recorder = new RunRecorder({ interactive: 50, responsive: 100, batch: 1000 });
-    for (let i = 0; i < 2; i++) recorder.complete({ qos: 'batch', generationTokens: 10, queueWaitNs: 1000, storageNs: 0, generationNs: 0, endToEndNs: 5000, prefillNs: 0, decodeNs: 0 });
+    for (let i = 0; i < 2; i++) {
+      recorder.complete({ qos: 'batch', generationTokens: 10, queueWaitNs: 1000, storageNs: 0, storageNsByTier: { gpu: 0, cpu: 0, storage: 0 }, generationNs: 0, generationSleptNs: 0, serviceNs: 4000, endToEndNs: 5000, prefillNs: 0, decodeNs: 0 });
+    }
     const traceLog = await IoTraceLog.open(path.join(dir, 'trace.csv'));
     return {
       setup: { ...setup, cache, traceLog, storageIo: { directIo: false, reason: 'trace-only mode (--io-trace-log): no storage I/O at all', hugePages: null } },

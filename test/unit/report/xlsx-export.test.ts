@@ -113,6 +113,10 @@ describe('buildXlsxRows', () => {
     expect(kv.rows.some((r) => String(r[0]).endsWith('.hdr'))).toBe(false);
     expect(kv.rows.some((r) => String(r[0]).startsWith('timeline'))).toBe(false);
     expect(unitForPath(['elapsed_ns'], 1)).toBe('ns');
+    // The workers' busy time: ns however deep under busy_ns, its request count a count.
+    expect(unitForPath(['workers', 'busy_ns', 'cache_io_by_tier', 'gpu'], 1)).toBe('ns');
+    expect(unitForPath(['workers', 'busy_ns', 'generation'], 1)).toBe('ns');
+    expect(unitForPath(['workers', 'busy_requests'], 1)).toBe('count');
     expect(row('verification.corrupt_chunks')?.[2]).toBe('count');
     const withFailures = sheet(buildXlsxRows(makeRunResults({ corruptChunks: 2 }), FIXTURE_RUN_PARAMS), 'kvbench');
     const failures = withFailures.rows.find((r) => r[0] === 'verification.failures');
