@@ -558,6 +558,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     openWindow();
     const endNs = elapsedNs();
     cache.closeWindow();
+    // With the cache's: the GPU tier's copy counters count the chunks its tier bytes count.
+    a.gpuTier?.stopCopyStats();
     timeline.sample(endNs);
     backlog.close({ queued: queue.depth, workers: pool.size, completed: recorder.requestsCompleted });
     window.closed = {

@@ -409,6 +409,63 @@ describe('GpuTier under MultiTierCache, with a CPU tier below', () => {
     expect(driver.allocatedBytes()).toBe(0);
   });
 
+  it('stops counting copies when the window closes, chunk by chunk as the cache stops counting the tier’s bytes', async () => {
+    const gpu = await open(fake(), { depth: 1 });
+    const cache = new MultiTierCache([{ backend: gpu, budgetBytes: gpu.budgetBytes }]);
+    const openWindow = (): void => {
+      cache.openWindow();
+      gpu.resetCopyStats();
+    };
+    const closeWindow = (): void => {
+      cache.closeWindow();
+      gpu.stopCopyStats();
+    };
+    /** Holds the chunk `index` reaches it until the test lets go, with the window closed meanwhile. */
+    const closeAtChunk = (index: number) => {
+      let reached!: () => void;
+      const atChunk = new Promise<void>((r) => (reached = r));
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      return {
+        hold: async (chunkIndex: number): Promise<void> => {
+          if (chunkIndex !== index) return;
+          reached();
+          await held;
+        },
+        closeThere: async (): Promise<void> => {
+          await atChunk;
+          closeWindow();
+          release();
+        },
+      };
+    };
+    // A write whose window closes while its third chunk is being filled: two chunks counted on each side.
+    openWindow();
+    const w = closeAtChunk(2);
+    const writing = cache.write(ref('w', 4 * CHUNK), async (chunk) => {
+      await w.hold(chunk.index);
+      await patternSource('w')(chunk);
+    });
+    await w.closeThere();
+    await writing;
+    expect(gpu.report().h2d).toMatchObject({ bytes: 2 * CHUNK, copies: 2 });
+    expect(cache.tierStats.get('gpu')!.write.bytes).toBe(2 * CHUNK);
+
+    // A read whose window closes while its second chunk's sink runs: that chunk had moved, the rest not.
+    openWindow();
+    const r = closeAtChunk(1);
+    const reading = cache.read('w', 'user', () => (chunk) => r.hold(chunk.index));
+    await r.closeThere();
+    await reading;
+    expect(gpu.report().d2h).toMatchObject({ bytes: 2 * CHUNK, copies: 2 });
+    expect(cache.tierStats.get('gpu')!.read.bytes).toBe(2 * CHUNK);
+    // Nothing is counted after the close, however many copies follow.
+    await cache.read('w', 'user');
+    expect(gpu.report().d2h.bytes).toBe(2 * CHUNK);
+    expect(gpu.report().d2h.busyNs).toBeGreaterThan(0);
+    await cache.clear();
+  });
+
   it('moves concurrent writers’ entries without mixing bytes (many writes and demotions in flight)', async () => {
     const gpu = await open(fake(), { perDeviceBudgetBytes: 2 * MiB, depth: 3 });
     const { bytes, tier: cpu } = await cpuTier(64 * MiB);

@@ -182,6 +182,8 @@ export class GpuTier implements TierBackend {
   readonly #reservedBytes: number;
   #disposeExitHook: (() => void) | null = null;
   #closed = false;
+  /** Whether copies are counted: from resetCopyStats (the window's open) to stopCopyStats (its close). */
+  #counting = true;
 
   private constructor(p: GpuTierParts) {
     this.#p = p;
@@ -354,6 +356,17 @@ export class GpuTier implements TierBackend {
       // Copies in flight across the reset count from now on.
       t.busy.reset(now);
     }
+    this.#counting = true;
+  }
+
+  /**
+   * Freezes the copy counters (when the measured window closes, with the cache's counters): a copy
+   * that completes from now on counts neither its bytes nor its time. Call it in the same step as
+   * the cache's closeWindow: each copy is counted in the step that tells the cache its chunk moved,
+   * so the copy totals and the tier's bytes count exactly the same chunks.
+   */
+  stopCopyStats(): void {
+    this.#counting = false;
   }
 
   async write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming> {
@@ -373,8 +386,7 @@ export class GpuTier implements TierBackend {
         try {
           const view = slot.buffer.subarray(0, length);
           await source({ index, entryOffsetBytes: offset, buffer: view });
-          await this.#copy('htod', 'h2d', view, segmentsOf(stored, offset, length));
-          progress?.(length);
+          await this.#copy('htod', 'h2d', view, segmentsOf(stored, offset, length), progress);
         } finally {
           this.#p.staging.release(slot);
         }
@@ -396,8 +408,7 @@ export class GpuTier implements TierBackend {
       const slot = await this.#p.staging.acquire();
       try {
         const view = slot.buffer.subarray(0, length);
-        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset, length));
-        progress?.(length);
+        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset, length), progress);
         if (sink) await sink({ index, entryOffsetBytes: offset, buffer: view });
       } finally {
         this.#p.staging.release(slot);
@@ -411,7 +422,7 @@ export class GpuTier implements TierBackend {
    * Copies bytes [chunk.entryOffsetBytes, + chunk.buffer.length) of the entry device→host into
    * chunk.buffer (the tier below's own buffer, during a demotion), whatever that tier's chunking.
    */
-  async copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
+  async copyChunkOut(entry: EntryRef, chunk: ChunkView, progress?: ChunkProgress): Promise<void> {
     this.#assertOpen();
     const stored = this.#get(entry);
     const offset = chunk.entryOffsetBytes;
@@ -420,7 +431,7 @@ export class GpuTier implements TierBackend {
       throw new RangeError(`chunk [${offset}, +${length}) lies outside ${entry.key} (${stored.sizeBytes} bytes)`);
     }
     if (!this.#p.copies.needsSharedHost || isSharedView(chunk.buffer)) {
-      await this.#copy('dtoh', 'demotionD2h', chunk.buffer, segmentsOf(stored, offset, length));
+      await this.#copy('dtoh', 'demotionD2h', chunk.buffer, segmentsOf(stored, offset, length), progress);
       return;
     }
     // A buffer the copy workers cannot reach: through staging, a slot at a time.
@@ -433,6 +444,7 @@ export class GpuTier implements TierBackend {
         chunk.buffer.set(view, done);
         done += n;
       }
+      progress?.(length);
     } finally {
       this.#p.staging.release(slot);
     }
@@ -478,15 +490,23 @@ export class GpuTier implements TierBackend {
     return stored;
   }
 
-  async #copy(direction: CopyDirection, kind: CopyKind, host: Uint8Array, segments: CopySegment[]): Promise<void> {
+  /**
+   * Runs one copy and counts it, then tells `progress` its bytes, in one step: the cache counts the
+   * chunk there, so a window that opens or closes between copies finds the copy counted on both
+   * sides or on neither. A copy that straddles the window's close counts as the cache counts
+   * chunks: whole if it completed (its reply arrived) before the close, not at all after it.
+   */
+  async #copy(direction: CopyDirection, kind: CopyKind, host: Uint8Array, segments: CopySegment[], progress?: ChunkProgress): Promise<void> {
     const t = this.#totals[kind];
     const token = copyStarted(t, process.hrtime.bigint());
     let interval: CopyInterval | null = null;
     try {
       interval = await this.#p.copies.copy(direction, host, segments);
     } finally {
-      copyEnded(t, token, interval === null ? 0 : host.byteLength, interval);
+      const counted = this.#counting ? interval : null;
+      copyEnded(t, token, counted === null ? 0 : host.byteLength, counted);
     }
+    progress?.(host.byteLength);
   }
 
   /**
