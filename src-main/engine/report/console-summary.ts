@@ -247,15 +247,13 @@ function printReferenceSections(
     "### STORAGE TIER LATENCY BREAKDOWN (Device = time with the entry's I/O in flight at the device, Host = the rest of the entry's time) ###",
   );
   if (opts.traceOnly) p(`  ${NOT_MEASURED}`);
-  for (const op of opts.traceOnly ? [] : (['read', 'write'] as const)) {
-    const device = num(cs, `storage_${op}_device_p95_ms`);
-    const host = num(cs, `storage_${op}_host_p95_ms`);
-    const total = num(cs, `storage_${op}_p95_ms`);
-    if (device === undefined) continue;
-    p(`  Storage ${titleCase(op)}:`);
-    p(`    - Device P95 (I/O in flight): ${formatMs(device)}`);
-    if (host !== undefined) p(`    - Host P95 (rest of entry time): ${formatMs(host)}`);
-    if (total !== undefined) p(`    - Total P95: ${formatMs(total)}`);
+  else printLatencySplit(cs, 'storage', 'I/O in flight', p);
+  // kvbench's own section (the reference has no GPU split), only where a GPU tier measured one.
+  if (!opts.traceOnly && (num(cs, 'gpu_read_device_p95_ms') ?? num(cs, 'gpu_write_device_p95_ms')) !== undefined) {
+    heading(
+      "### GPU TIER LATENCY BREAKDOWN (Device = time with at least one of the entry's own copies executing, Host = the rest: waiting for a staging slot, filling it or passing it on, copies queued behind other entries') ###",
+    );
+    printLatencySplit(cs, 'gpu', 'own copies executing', p);
   }
 
   heading('### CACHE TYPE BREAKDOWNS ###');
@@ -692,6 +690,20 @@ function printTierBytes(label: string, tb: TierBytes, p: Print): void {
   );
 }
 
+/** A tier's Device / Host / Total P95 per direction, where the results split them. */
+function printLatencySplit(cs: Record<string, unknown>, tier: 'storage' | 'gpu', deviceMeans: string, p: Print): void {
+  for (const op of ['read', 'write'] as const) {
+    const device = num(cs, `${tier}_${op}_device_p95_ms`);
+    const host = num(cs, `${tier}_${op}_host_p95_ms`);
+    const total = num(cs, `${tier}_${op}_p95_ms`);
+    if (device === undefined) continue;
+    p(`  ${TIER_LABELS[tier]} ${titleCase(op)}:`);
+    p(`    - Device P95 (${deviceMeans}): ${formatMs(device)}`);
+    if (host !== undefined) p(`    - Host P95 (rest of entry time): ${formatMs(host)}`);
+    if (total !== undefined) p(`    - Total P95: ${formatMs(total)}`);
+  }
+}
+
 /** The GPUs, the driver, the staging and the copies of a GPU tier that was open. */
 function printGpuTier(g: GpuTierDescription, p: Print): void {
   if (!g.present || !g.devices) return;
@@ -724,6 +736,17 @@ function printGpuTier(g: GpuTierDescription, p: Print): void {
         ? `; ${direction('device→host (demotions, pageable)', g.demotion_d2h_copy_bytes, g.demotion_d2h_copies, g.demotion_d2h_link_busy_bytes_per_sec, g.demotion_d2h_per_copy_bytes_per_sec)}`
         : ''),
   );
+  if (g.staging_slot_acquisitions !== undefined && g.staging_slots !== undefined) {
+    const taken = g.staging_slot_acquisitions;
+    const waits = g.staging_slot_waits ?? 0;
+    p(
+      `    Staging slots (${g.staging_slots} × ${formatBytesBinary(g.chunk_bytes ?? 0)}, shared by every GPU read and write): ` +
+        `${formatIntegerGrouped(taken)} taken in the measured phase, ${formatIntegerGrouped(waits)}${taken > 0 ? ` (${formatRatioAsPercent(waits / taken)})` : ''} after waiting for one` +
+        (waits > 0
+          ? `, mean wait ${formatNsAsMs((g.staging_slot_wait_ns ?? 0) / waits)}, longest ${formatNsAsMs(g.staging_slot_max_wait_ns ?? 0)}`
+          : ''),
+    );
+  }
 }
 
 function describeTier(t: TierDescription): string {

@@ -74,6 +74,19 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     expect(gpu.d2h_copies).toBe(gpu.d2h_staging_copies! + gpu.demotion_d2h_copies!);
     expect(gpu.h2d_link_busy_bytes_per_sec!).toBeGreaterThan(0);
     expect(gpu.d2h_staging_link_busy_bytes_per_sec!).toBeGreaterThan(0);
+    // GPU latency split as the storage tier's: device (the entry's own copies executing) and host.
+    const cs = res.summary!.cache_stats as Record<string, number>;
+    for (const op of ['read', 'write']) {
+      expect(cs[`gpu_${op}_device_p95_ms`], op).toBeGreaterThan(0);
+      expect(cs[`gpu_${op}_host_p95_ms`], op).toBeGreaterThanOrEqual(0);
+      expect(cs[`gpu_${op}_device_p95_ms`], op).toBeLessThanOrEqual(cs[`gpu_${op}_p95_ms`]);
+    }
+    expect(r.stdout).toContain("### GPU TIER LATENCY BREAKDOWN (Device = time with at least one of the entry's own copies executing");
+    expect(r.stdout).toMatch(/^ {4}- Device P95 \(own copies executing\): [\d.]+ ms$/m);
+    // How the chunks got their staging slots (the engine's 8).
+    expect(gpu.staging_slots).toBe(8);
+    expect(gpu.staging_slot_acquisitions!).toBeGreaterThan(0);
+    expect(r.stdout).toMatch(/^ {4}Staging slots \(8 × 16\.0 MiB, shared by every GPU read and write\): [\d,]+ taken in the measured phase, [\d,]+ \([\d.]+%\) after waiting for one/m);
   });
 
   it('the suite plans and runs the GPU scenarios, and the store keeps the copy bandwidth of each trial', async () => {
