@@ -560,6 +560,9 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
       const p95 = dl && dl.count > 0 ? formatNsAsMs(dl.p95_ns) : 'no samples';
       p(`    ${key}: ${formatIntegerGrouped(d.count)} entries, ${bytesWithExact(d.bytes)}, P95 ${p95}`);
     }
+    // multi-tier-cache.ts: #demote counts a demotion once it has completed with the window open, whole;
+    // #progress counts the tiers' bytes (demoted in/out included) chunk by chunk while it is open.
+    p(DEMOTIONS_COUNTED);
   }
   printPromotions(kv, p);
 
@@ -689,6 +692,11 @@ function printTierBytes(label: string, tb: TierBytes, p: Print): void {
       `at end: ${formatIntegerGrouped(tb.entries_at_end)} entries, ${formatBytesBinary(tb.used_bytes_at_end)}`,
   );
 }
+
+/** Why the demotions' bytes differ from the tier lines' demoted in/out bytes. */
+const DEMOTIONS_COUNTED =
+  '    (whole demotions that completed in the measured window, one begun before it opened included; the tier lines above count ' +
+  'demotion bytes chunk by chunk as they moved in the window, so a demotion in flight when it opened or closed counts there in part)';
 
 /** A tier's Device / Host / Total P95 per direction, where the results split them. */
 function printLatencySplit(cs: Record<string, unknown>, tier: 'storage' | 'gpu', deviceMeans: string, p: Print): void {

@@ -289,7 +289,12 @@ describe('formatConsoleSummary', () => {
     expect(storageRead).toBe(
       '    Storage read:            P50 40.50 ms, P95 95.25 ms (n=1,000); per MiB (entries ≥ 4.0 MiB, n=1,000) P50 0.600 ms/MiB, P95 1.400 ms/MiB',
     );
-    expect(kv).toContain('    cpu->storage: 80 entries, 5.00 GiB (5,368,709,120 bytes), P95 160.00 ms');
+    const demotions = kv.indexOf('    cpu->storage: 80 entries, 5.00 GiB (5,368,709,120 bytes), P95 160.00 ms');
+    expect(demotions).toBeGreaterThan(0);
+    // Why its bytes are not the tier lines' demoted in/out.
+    expect(kv[demotions + 1]).toBe(
+      '    (whole demotions that completed in the measured window, one begun before it opened included; the tier lines above count demotion bytes chunk by chunk as they moved in the window, so a demotion in flight when it opened or closed counts there in part)',
+    );
     expect(kv).toContain('    Event-loop lag: P99 4.56 ms (P50 0.15 ms, max 12.00 ms)');
     expect(kv).toContain('    Byte workers: 4 threads, utilisation 45.6%');
     // The device's counters (every process), then the engine's own device reads beside them.
