@@ -121,6 +121,11 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     change:
       "counts the copies that completed inside the measured window, chunk by chunk as the GPU tier's bytes count, so copy bytes equal the tier's bytes (before 0.8.1 the counters ran on through the drain after the close: 2.1 GB more host→device bytes than the tier wrote in a 30 s run)",
   })),
+  {
+    metric: 'kvbench.engine_health.memory.fixed_buffers.total_bytes',
+    since: '0.8.1',
+    change: "includes the GPU tier's page-locked staging buffers (gpu_staging_bytes; before 0.8.1 they were left out: 128 MiB of pinned host memory on the H200 runs)",
+  },
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */

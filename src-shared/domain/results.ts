@@ -321,6 +321,11 @@ export interface EngineMemory {
     storage_io_buffers_bytes: number;
     cpu_read_staging_bytes: number;
     payload_pool_bytes: number;
+    /** The GPU tier's staging: page-locked (pinned) host memory unless gpu_staging_pinned is false; absent before 0.8.1. */
+    gpu_staging_bytes?: number;
+    /** Null without a GPU tier. */
+    gpu_staging_pinned?: boolean | null;
+    /** Every buffer above (the GPU staging since 0.8.1). */
     total_bytes: number;
   };
 }

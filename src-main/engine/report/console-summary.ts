@@ -584,7 +584,9 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
     const s = mem.sampled_peak;
     p(
       `    Memory: buffers reserved ${formatBytesBinary(b.total_bytes)} (CPU tier arena ${formatBytesBinary(b.cpu_tier_arena_bytes)}, ` +
-        `storage I/O ${formatBytesBinary(b.storage_io_buffers_bytes)}, CPU read staging ${formatBytesBinary(b.cpu_read_staging_bytes)}, payload ${formatBytesBinary(b.payload_pool_bytes)})` +
+        `storage I/O ${formatBytesBinary(b.storage_io_buffers_bytes)}, CPU read staging ${formatBytesBinary(b.cpu_read_staging_bytes)}, payload ${formatBytesBinary(b.payload_pool_bytes)}` +
+        (b.gpu_staging_bytes ? `, GPU staging ${formatBytesBinary(b.gpu_staging_bytes)}${b.gpu_staging_pinned === false ? ', not page-locked' : ' page-locked (pinned)'}` : '') +
+        ')' +
         (s
           ? `; sampled peaks: RSS ${formatBytesBinary(s.rss_bytes)}, JS heap ${formatBytesBinary(s.heap_used_bytes)}, array buffers ${formatBytesBinary(s.array_buffers_bytes)}` +
             (s.byte_workers_heap_used_bytes === null ? '' : `, byte workers' heaps ${formatBytesBinary(s.byte_workers_heap_used_bytes)}`)

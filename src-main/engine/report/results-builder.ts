@@ -137,7 +137,9 @@ function engineMemory(m: RunFacts['memory']): EngineMemory {
       storage_io_buffers_bytes: b.storageIoBuffersBytes,
       cpu_read_staging_bytes: b.cpuReadStagingBytes,
       payload_pool_bytes: b.payloadPoolBytes,
-      total_bytes: b.cpuTierArenaBytes + b.storageIoBuffersBytes + b.cpuReadStagingBytes + b.payloadPoolBytes,
+      gpu_staging_bytes: b.gpuStagingBytes,
+      gpu_staging_pinned: b.gpuStagingPinned,
+      total_bytes: b.cpuTierArenaBytes + b.storageIoBuffersBytes + b.cpuReadStagingBytes + b.payloadPoolBytes + b.gpuStagingBytes,
     },
   };
 }

@@ -83,6 +83,13 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     }
     expect(r.stdout).toContain("### GPU TIER LATENCY BREAKDOWN (Device = time with at least one of the entry's own copies executing");
     expect(r.stdout).toMatch(/^ {4}- Device P95 \(own copies executing\): [\d.]+ ms$/m);
+    // The staging is page-locked host memory the engine holds: among its buffers, and in their total.
+    const fixed = res.kvbench.engine_health.memory!.fixed_buffers;
+    expect(fixed).toMatchObject({ gpu_staging_bytes: gpu.staging_bytes, gpu_staging_pinned: true });
+    expect(fixed.total_bytes).toBe(
+      fixed.cpu_tier_arena_bytes + fixed.storage_io_buffers_bytes + fixed.cpu_read_staging_bytes + fixed.payload_pool_bytes + gpu.staging_bytes!,
+    );
+    expect(r.stdout).toMatch(/^ {4}Memory: buffers reserved .*, GPU staging 128\.0 MiB page-locked \(pinned\)\); /m);
     // How the chunks got their staging slots (the engine's 8).
     expect(gpu.staging_slots).toBe(8);
     expect(gpu.staging_slot_acquisitions!).toBeGreaterThan(0);

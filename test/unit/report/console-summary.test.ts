@@ -113,6 +113,15 @@ describe('formatConsoleSummary', () => {
       '    Memory: buffers reserved 1.45 GiB (CPU tier arena 1.13 GiB, storage I/O 256.0 MiB, CPU read staging 64.0 MiB, payload 16.0 MiB); ' +
         "sampled peaks: RSS 1.75 GiB, JS heap 100.0 MiB, array buffers 1.15 GiB, byte workers' heaps 16.0 MiB",
     );
+    // A GPU tier's staging is page-locked host memory: a part of the buffers, named as such.
+    const fixed = kv.engine_health.memory.fixed_buffers;
+    kv.engine_health.memory.fixed_buffers = { ...fixed, gpu_staging_bytes: 128 * MiB, gpu_staging_pinned: true, total_bytes: fixed.total_bytes + 128 * MiB };
+    const withGpu = formatConsoleSummary(results, OPTS).split('\n');
+    expect(withGpu.find((l) => l.startsWith('    Memory:'))).toMatch(
+      /^ {4}Memory: buffers reserved 1\.58 GiB \(CPU tier arena 1\.13 GiB, storage I\/O 256\.0 MiB, CPU read staging 64\.0 MiB, payload 16\.0 MiB, GPU staging 128\.0 MiB page-locked \(pinned\)\); /,
+    );
+    kv.engine_health.memory.fixed_buffers.gpu_staging_pinned = false;
+    expect(formatConsoleSummary(results, OPTS)).toContain('GPU staging 128.0 MiB, not page-locked);');
   });
 
   it('splits GPU latency into device and host in a section of its own, and says how chunks got their staging slots', () => {
