@@ -125,7 +125,7 @@ const driver = loaded.driver;
 const gpu0 = probe.devices[0];
 console.log(
   `GPU 0: ${gpu0.name}, ${(gpu0.totalMemoryBytes / GiB).toFixed(1)} GiB, PCI ${gpu0.pciBusId ?? '?'}; ` +
-    `NVIDIA driver ${probe.driverVersion ?? '?'}, CUDA ${probe.cudaVersion}`,
+    `NVIDIA driver ${probe.driverVersion ?? '?'} (supports CUDA ${probe.cudaVersion})`,
 );
 console.log(
   `entries of ${entryBytes / MiB} MiB, ${entriesPerRep} per direction per repetition (${((entriesPerRep * entryBytes) / GiB).toFixed(2)} GiB) ` +
@@ -434,7 +434,7 @@ const cell = (xs: number[]): string =>
   `${median(xs).toFixed(2).padStart(6)} [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`;
 
 console.log('');
-if (torchInfo) console.log(`torch ${torchInfo.torch_version} (CUDA ${torchInfo.cuda_version}) on ${torchInfo.device_name}; its round trip verified: ${torchInfo.verified}`);
+if (torchInfo) console.log(`torch ${torchInfo.torch_version} (built with CUDA ${torchInfo.cuda_version}) on ${torchInfo.device_name}; its round trip verified: ${torchInfo.verified}`);
 if (torchError) console.log(`torch side not measured: ${torchError}`);
 const pathWidth = Math.max(48, ...[...samples.keys()].map((p) => p.length + 1));
 console.log(`${'path'.padEnd(pathWidth)} ${'H2D GB/s median [min–max]'.padEnd(28)} D2H GB/s median [min–max]`);

@@ -213,7 +213,7 @@ probe() {
   timeout --kill-after=5 60 "$node" --input-type=module -e '
     import { probeCudaDriver } from "./src-main/hardware/gpu-driver.ts";
     const p = await probeCudaDriver();
-    console.log(`${p.library}: ${p.available ? `available, ${p.devices.length} device(s): ${p.devices.map((d) => d.name).join(", ")}; CUDA ${p.cudaVersion}, driver ${p.driverVersion ?? "?"}` : `NOT usable: ${p.reason}`}`);
+    console.log(`${p.library}: ${p.available ? `available, ${p.devices.length} device(s): ${p.devices.map((d) => d.name).join(", ")}; driver ${p.driverVersion ?? "?"}, supports CUDA ${p.cudaVersion}` : `NOT usable: ${p.reason}`}`);
     process.exitCode = p.available ? 0 : 3;' 2>&1
 }
 probe_reasons=()
@@ -351,7 +351,7 @@ for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
     const d = g.devices?.[0];
     // A run whose GPU tier did not open still completes (on the tiers below): say so first.
     const gpu = g.present
-      ? `GPU tier on ${d?.model ?? "?"}, ${((g.budget_bytes ?? 0) / 2 ** 30).toFixed(1)} GiB reserved, driver ${g.driver_version ?? "?"}, CUDA ${g.cuda_version ?? "?"}, staging ${g.staging_pinned ? "pinned" : "NOT pinned"}`
+      ? `GPU tier on ${d?.model ?? "?"}, ${((g.budget_bytes ?? 0) / 2 ** 30).toFixed(1)} GiB reserved, driver ${g.driver_version ?? "?"} (supports CUDA ${g.cuda_version ?? "?"}), staging ${g.staging_pinned ? "pinned" : "NOT pinned"}`
       : `GPU tier ABSENT: ${g.reason ?? "no reason given"}`;
     console.log(`${require("path").basename(process.argv[1])}: status ${k.status}; ${gpu}; demotions ${JSON.stringify(k.demotions ?? {})}; ` +
       `GPU H2D link ${gbs(g.h2d_link_busy_bytes_per_sec)} (per copy ${gbs(g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}), ` +

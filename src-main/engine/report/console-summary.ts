@@ -724,7 +724,8 @@ function printGpuTier(g: GpuTierDescription, p: Print): void {
     );
   }
   p(
-    `    NVIDIA driver ${g.driver_version ?? 'version unknown'}, CUDA ${g.cuda_version ?? '?'} (${g.driver_library ?? 'libcuda.so.1'}); ` +
+    // cuDriverGetVersion: the highest CUDA version the driver supports, not a toolkit or runtime in use.
+    `    NVIDIA driver ${g.driver_version ?? 'version unknown'} (supports CUDA ${g.cuda_version ?? '?'}; ${g.driver_library ?? 'libcuda.so.1'}); ` +
       `staging ${formatBytesBinary(g.staging_bytes ?? 0)} ${g.staging_pinned ? 'pinned' : `NOT pinned (${g.staging_reason ?? 'reason unknown'}): copies are slower`}, ` +
       `${g.copy_threads ?? '?'} copy threads, ${formatBytesBinary(g.chunk_bytes ?? 0)} chunks`,
   );

@@ -34,6 +34,10 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     expect(hw.cuda?.available).toBe(true);
     expect(hw.gpus).toHaveLength(1);
     expect(hw.gpus[0]).toMatchObject({ model: 'Stub CUDA Device 0', memoryBytes: 2 * GIB, engineUsable: true });
+    // cuDriverGetVersion is the CUDA version the driver supports, not a toolkit in use: the text says so.
+    const text = await runCli(['hw', '--cache-dir', tmp], { cwd: tmp, env });
+    expect(text.code, explain(text)).toBe(0);
+    expect(text.stdout).toMatch(/^ {2}CUDA driver +1 device\(s\), driver —, supports CUDA 12\.4$/m);
   });
 
   it('kvbench run moves real bytes through the GPU tier, demotes to the CPU tier, and reports the device and copies', async () => {
@@ -65,7 +69,7 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     expect(res.kvbench.tier_bytes.cpu.write_bytes).toBeGreaterThan(0);
     // The console summary says the same.
     expect(r.stdout).toMatch(/^ {4}GPU 0: Stub CUDA Device 0, 2\.00 GiB, PCI 00000000:41:00\.0, reserved 0\.25 GiB$/m);
-    expect(r.stdout).toMatch(/^ {4}NVIDIA driver version unknown, CUDA 12\.4 \(libcuda\.so\.1\); staging .* pinned, 2 copy threads, 16\.0 MiB chunks$/m);
+    expect(r.stdout).toMatch(/^ {4}NVIDIA driver version unknown \(supports CUDA 12\.4; libcuda\.so\.1\); staging .* pinned, 2 copy threads, 16\.0 MiB chunks$/m);
     expect(r.stdout).toMatch(
       /^ {4}Copies .*host→device .* in \d+ copies, [\d.]+ GB\/s link busy, [\d.]+ GB\/s per copy; device→host \(staging\) .* GB\/s link busy, [\d.]+ GB\/s per copy; device→host \(demotions, pageable\) .* in \d+ copies, [\d.]+ GB\/s link busy, [\d.]+ GB\/s per copy$/m,
     );
