@@ -329,7 +329,16 @@ for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
     console.log(`${require("path").basename(process.argv[1])}: status ${k.status}; ${gpu}; demotions ${JSON.stringify(k.demotions ?? {})}; ` +
       `GPU H2D link ${gbs(g.h2d_link_busy_bytes_per_sec)} (per copy ${gbs(g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}), ` +
       `D2H staging link ${gbs(g.d2h_staging_link_busy_bytes_per_sec)} (per copy ${gbs(g.d2h_staging_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}), ` +
-      `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);' "$f" 2>&1 | head -3)
+      `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);
+    // The copy counters count the window the tier bytes count (0.8.1): each pair should be equal.
+    const t = k.tier_bytes?.gpu;
+    const cs = r.summary?.cache_stats ?? {};
+    const same = (copies, tier) => (copies == null || tier == null ? "?" : copies === tier ? "equal" : `OFF by ${copies - tier} B`);
+    const ms = (x) => (x == null ? "—" : x.toFixed(2) + " ms");
+    const split = (op) => `${ms(cs[`gpu_${op}_p95_ms`])} (device ${ms(cs[`gpu_${op}_device_p95_ms`])}, host ${ms(cs[`gpu_${op}_host_p95_ms`])})`;
+    if (g.present && t) console.log(`${require("path").basename(process.argv[1])}: GPU copies vs tier bytes: H2D vs writes ${same(g.h2d_copy_bytes, t.write_bytes)}, ` +
+      `staging D2H vs reads less demoted out ${same(g.d2h_staging_copy_bytes, t.read_bytes - t.demoted_out_bytes)}, demotion D2H vs demoted out ${same(g.demotion_d2h_copy_bytes, t.demoted_out_bytes)}; ` +
+      `GPU read P95 ${split("read")}, write P95 ${split("write")}; staging slot waits ${g.staging_slot_waits ?? "?"} of ${g.staging_slot_acquisitions ?? "?"} (longest ${g.staging_slot_max_wait_ns == null ? "?" : ms(g.staging_slot_max_wait_ns / 1e6)})`);' "$f" 2>&1 | head -3)
 done
 
 # Bytes read back through every tier and both demotions (GPU → CPU → storage), checked: a small GPU
