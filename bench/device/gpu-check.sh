@@ -9,8 +9,8 @@
 #                    "CRITERION gpu-copy:" line (the bench's, or NOT MEASURED with the reason
 #                    when the bench gave none: no driver, skipped, killed at its limit)
 #   nvidia-smi.csv   the GPU's PCIe link, compute and persistence mode, memory in use: one row at idle,
-#                    one right after the bench (a link trains down at idle, so the second row is the
-#                    link under load)
+#                    one 10 s into the bench and one right after it (a link trains down at idle, so
+#                    the later rows are the link under load); bench/device/nvidia-smi-watch.sh
 #   hw.json          kvbench hw --json: the GPU as detection sees it
 #   gpu-bw.json      bench/gpu-copy-bandwidth.ts: H2D/D2H of the tier next to torch's pinned copies,
 #                    with the ≥ 90 % verdict per direction and chunk size
@@ -214,7 +214,7 @@ probe() {
   timeout --kill-after=5 60 "$node" --input-type=module -e '
     import { probeCudaDriver } from "./src-main/hardware/gpu-driver.ts";
     const p = await probeCudaDriver();
-    console.log(`${p.library}: ${p.available ? `available, ${p.devices.length} device(s): ${p.devices.map((d) => d.name).join(", ")}; CUDA ${p.cudaVersion}, driver ${p.driverVersion ?? "?"}` : `NOT usable: ${p.reason}`}`);
+    console.log(`${p.library}: ${p.available ? `available, ${p.devices.length} device(s): ${p.devices.map((d) => d.name).join(", ")}; driver ${p.driverVersion ?? "?"}, supports CUDA ${p.cudaVersion}` : `NOT usable: ${p.reason}`}`);
     process.exitCode = p.available ? 0 : 3;' 2>&1
 }
 probe_reasons=()
@@ -257,20 +257,9 @@ fi
 step "machine"
 uname -a
 timeout 20 nvidia-smi -L 2>&1 || echo "nvidia-smi -L: not available or timed out"
-# when = idle or after-bench; the link generation trains down at idle.
-smi_query=timestamp,name,pcie.link.gen.current,pcie.link.gen.max,pcie.link.gen.hostmax,pcie.link.width.current,pcie.link.width.max,compute_mode,persistence_mode,memory.used,memory.total
-smi_row() {
-  local rows
-  if rows=$(timeout 20 nvidia-smi --query-gpu="$smi_query" --format=csv"$2" 2>&1); then
-    printf '%s\n' "$rows" | sed "s/^/$1, /" >>"$OUT/nvidia-smi.csv"
-  else
-    echo "nvidia-smi --query-gpu ($1) failed or timed out: $rows" | head -3
-  fi
-}
-# An older nvidia-smi may not know pcie.link.gen.hostmax: then the query goes without it.
-timeout 20 nvidia-smi --query-gpu="$smi_query" --format=csv,noheader >/dev/null 2>&1 || smi_query=${smi_query/,pcie.link.gen.hostmax/}
-echo "when, $smi_query" >"$OUT/nvidia-smi.csv"
-smi_row idle ',noheader'
+# nvidia-smi.csv: rows at idle, during the bench and after it (the link generation trains down at idle).
+. "$repo/bench/device/nvidia-smi-watch.sh"
+smi_csv_start
 cat "$OUT/nvidia-smi.csv"
 [ -r /proc/driver/nvidia/version ] || echo "no /proc/driver/nvidia/version: the driver version comes from nvidia-smi"
 timeout 60 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.is_available() and torch.cuda.get_device_name(0))' 2>&1 | tail -3
@@ -298,15 +287,9 @@ timeout 30 "$node" --input-type=module -e '
   const g = await si.graphics();
   for (const c of g.controllers) console.log("  " + JSON.stringify({ vendor: c.vendor, model: c.model, name: c.name, bus: c.bus, busAddress: c.busAddress, pciBus: c.pciBus, vram: c.vram, memoryTotal: c.memoryTotal, driverVersion: c.driverVersion }));' 2>&1 | head -20
 
-# nvidia-smi dmon beside the bench: the PCIe rx/tx MB/s the driver itself counts, appended to log.txt.
-dmon_pid=''
-if command -v nvidia-smi >/dev/null 2>&1; then
-  timeout 220 nvidia-smi dmon -s t -d 1 >"$work/dmon.txt" 2>&1 &
-  dmon_pid=$!
-  # The link under load: a row 30 s into the bench (its first kvbench repetition), besides the one after it.
-  (sleep 30 && smi_row during-bench ',noheader') >/dev/null 2>&1 &
-  smi_during_pid=$!
-fi
+# nvidia-smi beside the bench: dmon's PCIe snapshots, appended to log.txt, and the link under load, a
+# row 10 s into the bench (its first kvbench repetition), besides the one after it.
+smi_watch_start 10
 # The bench stops starting measurements after --time-limit-s and goes to its verdict, so its
 # CRITERION line comes even when the machine is slower than planned: its step limit (200 s, or less
 # when the deadline cuts it), less 90 s for a torch run started just before then (killed after 80 s)
@@ -320,19 +303,9 @@ run_step -t "$work/bw.txt" "host<->device copy bandwidth: kvbench tier vs torch 
   "$node" bench/gpu-copy-bandwidth.ts --entry-mib 256 --total-gib 8 --budget-gib 16 --chunk-mib 16,64 --copy-threads 2,1,4 --reps 3 \
   --time-limit-s "$bw_time_limit" --torch-timeout-s 80 --json "$work/out/gpu-bw.json"
 no_verdict="the bench printed no verdict (${summary[-1]})"
-if [ -n "$dmon_pid" ]; then
-  kill "$smi_during_pid" 2>/dev/null
-  wait "$smi_during_pid" 2>/dev/null
-fi
-smi_row after-bench ',noheader'
-if [ -n "$dmon_pid" ]; then
-  kill "$dmon_pid" 2>/dev/null
-  wait "$dmon_pid" 2>/dev/null
-  echo "nvidia-smi dmon -s t (PCIe rx/tx MB/s per second) during the bench:"
-  head -c 20000 "$work/dmon.txt" | sed 's/^/  /'
-fi
-echo "nvidia-smi.csv (idle, during the bench, after it):"
-cat "$OUT/nvidia-smi.csv"
+smi_watch_stop
+smi_row after-bench
+smi_csv_print
 
 run_step "kvbench run, GPU only (GPU tier 64 GiB, CPU tier off, storage $stor_gb GiB)" 90 0 \
   "$node" bin/kvbench.js run --model llama3.1-8b --num-users 32 --duration 30 --warm-up 5 --gpu-mem-gb 64 --cpu-mem-gb 0 \
@@ -352,12 +325,21 @@ for f in "$OUT/run-gpu-only.json" "$OUT/run-gpu-cpu-storage.json"; do
     const d = g.devices?.[0];
     // A run whose GPU tier did not open still completes (on the tiers below): say so first.
     const gpu = g.present
-      ? `GPU tier on ${d?.model ?? "?"}, ${((g.budget_bytes ?? 0) / 2 ** 30).toFixed(1)} GiB reserved, driver ${g.driver_version ?? "?"}, CUDA ${g.cuda_version ?? "?"}, staging ${g.staging_pinned ? "pinned" : "NOT pinned"}`
+      ? `GPU tier on ${d?.model ?? "?"}, ${((g.budget_bytes ?? 0) / 2 ** 30).toFixed(1)} GiB reserved, driver ${g.driver_version ?? "?"} (supports CUDA ${g.cuda_version ?? "?"}), staging ${g.staging_pinned ? "pinned" : "NOT pinned"}`
       : `GPU tier ABSENT: ${g.reason ?? "no reason given"}`;
     console.log(`${require("path").basename(process.argv[1])}: status ${k.status}; ${gpu}; demotions ${JSON.stringify(k.demotions ?? {})}; ` +
       `GPU H2D link ${gbs(g.h2d_link_busy_bytes_per_sec)} (per copy ${gbs(g.h2d_per_copy_bytes_per_sec ?? g.h2d_copy_bandwidth_bytes_per_sec)}), ` +
       `D2H staging link ${gbs(g.d2h_staging_link_busy_bytes_per_sec)} (per copy ${gbs(g.d2h_staging_per_copy_bytes_per_sec ?? g.d2h_copy_bandwidth_bytes_per_sec)}), ` +
-      `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);' "$f" 2>&1 | head -3)
+      `demotion D2H ${gbs(g.demotion_d2h_link_busy_bytes_per_sec)}`);
+    // The copy counters count the window the tier bytes count (0.8.1): each pair should be equal.
+    const t = k.tier_bytes?.gpu;
+    const cs = r.summary?.cache_stats ?? {};
+    const same = (copies, tier) => (copies == null || tier == null ? "?" : copies === tier ? "equal" : `OFF by ${copies - tier} B`);
+    const ms = (x) => (x == null ? "—" : x.toFixed(2) + " ms");
+    const split = (op) => `${ms(cs[`gpu_${op}_p95_ms`])} (device ${ms(cs[`gpu_${op}_device_p95_ms`])}, host ${ms(cs[`gpu_${op}_host_p95_ms`])})`;
+    if (g.present && t) console.log(`${require("path").basename(process.argv[1])}: GPU copies vs tier bytes: H2D vs writes ${same(g.h2d_copy_bytes, t.write_bytes)}, ` +
+      `staging D2H vs reads less demoted out ${same(g.d2h_staging_copy_bytes, t.read_bytes - t.demoted_out_bytes)}, demotion D2H vs demoted out ${same(g.demotion_d2h_copy_bytes, t.demoted_out_bytes)}; ` +
+      `GPU read P95 ${split("read")}, write P95 ${split("write")}; staging slot waits ${g.staging_slot_waits ?? "?"} of ${g.staging_slot_acquisitions ?? "?"} (longest ${g.staging_slot_max_wait_ns == null ? "?" : ms(g.staging_slot_max_wait_ns / 1e6)})`);' "$f" 2>&1 | head -3)
 done
 
 # Bytes read back through every tier and both demotions (GPU → CPU → storage), checked: a small GPU

@@ -143,7 +143,7 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
     // One chunk long, so storage writes restamp buffers that hold the pool instead of copying it.
     const pool = PayloadPool.create(seed, chunkBytes);
     bytes = await BytePool.start({ threads: byteThreads, pool });
-    const fixedBuffers: FixedBuffers = { cpuTierArenaBytes: 0, storageIoBuffersBytes: 0, cpuReadStagingBytes: 0, payloadPoolBytes: pool.sizeBytes };
+    const fixedBuffers: FixedBuffers = { cpuTierArenaBytes: 0, storageIoBuffersBytes: 0, cpuReadStagingBytes: 0, payloadPoolBytes: pool.sizeBytes, gpuStagingBytes: 0, gpuStagingPinned: null };
     const tiers: CacheTier[] = [];
     let storageIo: { directIo: boolean; reason: string | null; hugePages: HugePageAdvice | null };
     if (traceMode) {
@@ -188,6 +188,8 @@ export async function runBenchmark(rawOptions: unknown, ctx: EngineContext): Pro
         gpu.reason = rep.shortfallReason;
         if (rep.shortfallReason) log('warn', `GPU tier smaller than asked: ${rep.shortfallReason}`);
         if (!rep.stagingPinned && rep.stagingReason) log('warn', rep.stagingReason);
+        fixedBuffers.gpuStagingBytes = rep.stagingBytes;
+        fixedBuffers.gpuStagingPinned = rep.stagingPinned;
         tiers.push({ backend: gpuTier, budgetBytes: gpuTier.budgetBytes });
       } else {
         gpu.reason = r.reason;
@@ -567,6 +569,8 @@ async function measure(a: MeasureArgs): Promise<RunOutcome> {
     openWindow();
     const endNs = elapsedNs();
     cache.closeWindow();
+    // With the cache's: the GPU tier's copy counters count the chunks its tier bytes count.
+    a.gpuTier?.stopCopyStats();
     timeline.sample(endNs);
     backlog.close({ queued: queue.depth, workers: pool.size, completed: recorder.requestsCompleted, busy: addWorkersBusy(noWorkersBusy(), recorder.busy) });
     window.closed = {

@@ -40,7 +40,8 @@ export function formatHardware(hw: HardwareProfile): string {
     row(`#${g.index}`, `${or(g.vendor, '')} ${or(g.model)}, memory ${fmtBytes(g.memoryBytes)}${g.driverVersion ? `, driver ${g.driverVersion}` : ''}${use}`.trim());
   }
   if (hw.cuda) {
-    row('CUDA driver', hw.cuda.available ? `${hw.cuda.devices.length} device(s), CUDA ${or(hw.cuda.cudaVersion)}, driver ${or(hw.cuda.driverVersion)}` : `not usable: ${hw.cuda.reason ?? 'unknown'}`);
+    // cudaVersion is cuDriverGetVersion's: what the driver supports, not a CUDA toolkit installed.
+    row('CUDA driver', hw.cuda.available ? `${hw.cuda.devices.length} device(s), driver ${or(hw.cuda.driverVersion)}, supports CUDA ${or(hw.cuda.cudaVersion)}` : `not usable: ${hw.cuda.reason ?? 'unknown'}`);
   }
   lines.push('Disks');
   if (hw.disks.length === 0) lines.push('  none reported');

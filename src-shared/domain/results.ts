@@ -130,6 +130,14 @@ export interface GpuTierDescription extends TierDescription {
   staging_pinned?: boolean;
   staging_reason?: string | null;
   staging_bytes?: number;
+  /** Staging buffers of chunk_bytes each: the most chunks in flight through the tier at once. */
+  staging_slots?: number;
+  /** Chunks that took a staging slot in the measured window; of them, those that found none free and waited. */
+  staging_slot_acquisitions?: number;
+  staging_slot_waits?: number;
+  /** Those waits summed over chunks (chunks wait side by side: not wall-clock time), and the longest. */
+  staging_slot_wait_ns?: number;
+  staging_slot_max_wait_ns?: number;
   copy_threads?: number;
   chunk_bytes?: number;
   /** Host→device copies from pinned staging. */
@@ -313,6 +321,11 @@ export interface EngineMemory {
     storage_io_buffers_bytes: number;
     cpu_read_staging_bytes: number;
     payload_pool_bytes: number;
+    /** The GPU tier's staging: page-locked (pinned) host memory unless gpu_staging_pinned is false; absent before 0.8.1. */
+    gpu_staging_bytes?: number;
+    /** Null without a GPU tier. */
+    gpu_staging_pinned?: boolean | null;
+    /** Every buffer above (the GPU staging since 0.8.1). */
     total_bytes: number;
   };
 }

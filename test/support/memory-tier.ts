@@ -52,10 +52,11 @@ export class MemoryTier implements TierBackend {
     return { startNs: start, endNs: end, durationNs: Number(end - start), bytes: entry.sizeBytes };
   }
 
-  async copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
+  async copyChunkOut(entry: EntryRef, chunk: ChunkView, progress?: ChunkProgress): Promise<void> {
     const chunks = this.entries.get(entry.key);
     if (!chunks) throw new Error(`${this.name}: no entry ${entry.key}`);
     chunks[chunk.index].copy(chunk.buffer);
+    progress?.(chunk.buffer.length);
   }
 
   async remove(entry: EntryRef): Promise<void> {

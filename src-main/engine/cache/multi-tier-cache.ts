@@ -481,8 +481,7 @@ export class MultiTierCache {
   #copyOut(src: TierState, entry: CacheEntry, move: 'move' | 'demotion' = 'move'): MoveSource {
     const counted = this.#progress(src.name, 'read', undefined, move);
     const copy = async (chunk: Parameters<MoveSource>[0]): Promise<void> => {
-      await src.backend.copyChunkOut(entry, chunk);
-      counted(chunk.buffer.length);
+      await src.backend.copyChunkOut(entry, chunk, counted);
     };
     return Object.assign(copy, { countCopiedOut: counted });
   }

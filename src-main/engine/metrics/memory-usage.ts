@@ -32,6 +32,10 @@ export interface FixedBuffers {
   cpuReadStagingBytes: number;
   /** The payload pool entries' bytes are made from. */
   payloadPoolBytes: number;
+  /** The GPU tier's staging buffers (0 without a GPU tier): page-locked (pinned) host memory unless the driver refused. */
+  gpuStagingBytes: number;
+  /** Whether they are page-locked; null without a GPU tier. */
+  gpuStagingPinned: boolean | null;
 }
 
 export function sampleMemory(byteWorkersHeapUsedBytes: number | null): MemorySample {

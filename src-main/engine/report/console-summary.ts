@@ -248,15 +248,13 @@ function printReferenceSections(
     "### STORAGE TIER LATENCY BREAKDOWN (Device = time with the entry's I/O in flight at the device, Host = the rest of the entry's time) ###",
   );
   if (opts.traceOnly) p(`  ${NOT_MEASURED}`);
-  for (const op of opts.traceOnly ? [] : (['read', 'write'] as const)) {
-    const device = num(cs, `storage_${op}_device_p95_ms`);
-    const host = num(cs, `storage_${op}_host_p95_ms`);
-    const total = num(cs, `storage_${op}_p95_ms`);
-    if (device === undefined) continue;
-    p(`  Storage ${titleCase(op)}:`);
-    p(`    - Device P95 (I/O in flight): ${formatMs(device)}`);
-    if (host !== undefined) p(`    - Host P95 (rest of entry time): ${formatMs(host)}`);
-    if (total !== undefined) p(`    - Total P95: ${formatMs(total)}`);
+  else printLatencySplit(cs, 'storage', 'I/O in flight', p);
+  // kvbench's own section (the reference has no GPU split), only where a GPU tier measured one.
+  if (!opts.traceOnly && (num(cs, 'gpu_read_device_p95_ms') ?? num(cs, 'gpu_write_device_p95_ms')) !== undefined) {
+    heading(
+      "### GPU TIER LATENCY BREAKDOWN (Device = time with at least one of the entry's own copies executing, Host = the rest: waiting for a staging slot, filling it or passing it on, copies queued behind other entries') ###",
+    );
+    printLatencySplit(cs, 'gpu', 'own copies executing', p);
   }
 
   heading('### CACHE TYPE BREAKDOWNS ###');
@@ -573,6 +571,9 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
       const p95 = dl && dl.count > 0 ? formatNsAsMs(dl.p95_ns) : 'no samples';
       p(`    ${key}: ${formatIntegerGrouped(d.count)} entries, ${bytesWithExact(d.bytes)}, P95 ${p95}`);
     }
+    // multi-tier-cache.ts: #demote counts a demotion once it has completed with the window open, whole;
+    // #progress counts the tiers' bytes (demoted in/out included) chunk by chunk while it is open.
+    p(DEMOTIONS_COUNTED);
   }
   printPromotions(kv, p);
 
@@ -594,7 +595,9 @@ function printKvbenchSection(kv: KvbenchSection, requestsCompleted: number, trac
     const s = mem.sampled_peak;
     p(
       `    Memory: buffers reserved ${formatBytesBinary(b.total_bytes)} (CPU tier arena ${formatBytesBinary(b.cpu_tier_arena_bytes)}, ` +
-        `storage I/O ${formatBytesBinary(b.storage_io_buffers_bytes)}, CPU read staging ${formatBytesBinary(b.cpu_read_staging_bytes)}, payload ${formatBytesBinary(b.payload_pool_bytes)})` +
+        `storage I/O ${formatBytesBinary(b.storage_io_buffers_bytes)}, CPU read staging ${formatBytesBinary(b.cpu_read_staging_bytes)}, payload ${formatBytesBinary(b.payload_pool_bytes)}` +
+        (b.gpu_staging_bytes ? `, GPU staging ${formatBytesBinary(b.gpu_staging_bytes)}${b.gpu_staging_pinned === false ? ', not page-locked' : ' page-locked (pinned)'}` : '') +
+        ')' +
         (s
           ? `; sampled peaks: RSS ${formatBytesBinary(s.rss_bytes)}, JS heap ${formatBytesBinary(s.heap_used_bytes)}, array buffers ${formatBytesBinary(s.array_buffers_bytes)}` +
             (s.byte_workers_heap_used_bytes === null ? '' : `, byte workers' heaps ${formatBytesBinary(s.byte_workers_heap_used_bytes)}`)
@@ -703,6 +706,25 @@ function printTierBytes(label: string, tb: TierBytes, p: Print): void {
   );
 }
 
+/** Why the demotions' bytes differ from the tier lines' demoted in/out bytes. */
+const DEMOTIONS_COUNTED =
+  '    (whole demotions that completed in the measured window, one begun before it opened included; the tier lines above count ' +
+  'demotion bytes chunk by chunk as they moved in the window, so a demotion in flight when it opened or closed counts there in part)';
+
+/** A tier's Device / Host / Total P95 per direction, where the results split them. */
+function printLatencySplit(cs: Record<string, unknown>, tier: 'storage' | 'gpu', deviceMeans: string, p: Print): void {
+  for (const op of ['read', 'write'] as const) {
+    const device = num(cs, `${tier}_${op}_device_p95_ms`);
+    const host = num(cs, `${tier}_${op}_host_p95_ms`);
+    const total = num(cs, `${tier}_${op}_p95_ms`);
+    if (device === undefined) continue;
+    p(`  ${TIER_LABELS[tier]} ${titleCase(op)}:`);
+    p(`    - Device P95 (${deviceMeans}): ${formatMs(device)}`);
+    if (host !== undefined) p(`    - Host P95 (rest of entry time): ${formatMs(host)}`);
+    if (total !== undefined) p(`    - Total P95: ${formatMs(total)}`);
+  }
+}
+
 /** The GPUs, the driver, the staging and the copies of a GPU tier that was open. */
 function printGpuTier(g: GpuTierDescription, p: Print): void {
   if (!g.present || !g.devices) return;
@@ -713,7 +735,8 @@ function printGpuTier(g: GpuTierDescription, p: Print): void {
     );
   }
   p(
-    `    NVIDIA driver ${g.driver_version ?? 'version unknown'}, CUDA ${g.cuda_version ?? '?'} (${g.driver_library ?? 'libcuda.so.1'}); ` +
+    // cuDriverGetVersion: the highest CUDA version the driver supports, not a toolkit or runtime in use.
+    `    NVIDIA driver ${g.driver_version ?? 'version unknown'} (supports CUDA ${g.cuda_version ?? '?'}; ${g.driver_library ?? 'libcuda.so.1'}); ` +
       `staging ${formatBytesBinary(g.staging_bytes ?? 0)} ${g.staging_pinned ? 'pinned' : `NOT pinned (${g.staging_reason ?? 'reason unknown'}): copies are slower`}, ` +
       `${g.copy_threads ?? '?'} copy threads, ${formatBytesBinary(g.chunk_bytes ?? 0)} chunks`,
   );
@@ -735,6 +758,17 @@ function printGpuTier(g: GpuTierDescription, p: Print): void {
         ? `; ${direction('device→host (demotions, pageable)', g.demotion_d2h_copy_bytes, g.demotion_d2h_copies, g.demotion_d2h_link_busy_bytes_per_sec, g.demotion_d2h_per_copy_bytes_per_sec)}`
         : ''),
   );
+  if (g.staging_slot_acquisitions !== undefined && g.staging_slots !== undefined) {
+    const taken = g.staging_slot_acquisitions;
+    const waits = g.staging_slot_waits ?? 0;
+    p(
+      `    Staging slots (${g.staging_slots} × ${formatBytesBinary(g.chunk_bytes ?? 0)}, shared by every GPU read and write): ` +
+        `${formatIntegerGrouped(taken)} taken in the measured phase, ${formatIntegerGrouped(waits)}${taken > 0 ? ` (${formatRatioAsPercent(waits / taken)})` : ''} after waiting for one` +
+        (waits > 0
+          ? `, mean wait ${formatNsAsMs((g.staging_slot_wait_ns ?? 0) / waits)}, longest ${formatNsAsMs(g.staging_slot_max_wait_ns ?? 0)}`
+          : ''),
+    );
+  }
 }
 
 function describeTier(t: TierDescription): string {

@@ -137,7 +137,9 @@ function engineMemory(m: RunFacts['memory']): EngineMemory {
       storage_io_buffers_bytes: b.storageIoBuffersBytes,
       cpu_read_staging_bytes: b.cpuReadStagingBytes,
       payload_pool_bytes: b.payloadPoolBytes,
-      total_bytes: b.cpuTierArenaBytes + b.storageIoBuffersBytes + b.cpuReadStagingBytes + b.payloadPoolBytes,
+      gpu_staging_bytes: b.gpuStagingBytes,
+      gpu_staging_pinned: b.gpuStagingPinned,
+      total_bytes: b.cpuTierArenaBytes + b.storageIoBuffersBytes + b.cpuReadStagingBytes + b.payloadPoolBytes + b.gpuStagingBytes,
     },
   };
 }
@@ -329,12 +331,14 @@ function cacheStats(f: RunFacts, caveats: StorageCaveats): Record<string, unknow
     tierPercentileKeys(`${t}_read`, s.read.latency, cs);
     tierPercentileKeys(`${t}_write`, s.write.latency, cs);
   }
-  const storage = st('storage');
-  if (storage) {
-    tierPercentileKeys('storage_read_device', storage.read.deviceLatency, cs);
-    tierPercentileKeys('storage_read_host', storage.read.hostLatency, cs);
-    tierPercentileKeys('storage_write_device', storage.write.deviceLatency, cs);
-    tierPercentileKeys('storage_write_host', storage.write.hostLatency, cs);
+  // The tiers that split their time (storage: I/O in flight at the device; GPU: its own copies executing).
+  for (const t of ['storage', 'gpu'] as const) {
+    const s = st(t);
+    if (!s) continue;
+    tierPercentileKeys(`${t}_read_device`, s.read.deviceLatency, cs);
+    tierPercentileKeys(`${t}_read_host`, s.read.hostLatency, cs);
+    tierPercentileKeys(`${t}_write_device`, s.write.deviceLatency, cs);
+    tierPercentileKeys(`${t}_write_host`, s.write.hostLatency, cs);
   }
   const result = cs as Record<string, unknown> & { storage_health: StorageHealth };
   result.storage_health = storageHealth(f, cs, f.elapsedNs, caveats);
@@ -391,6 +395,11 @@ function gpuDescription(f: RunFacts): KvbenchSection['tiers']['gpu'] {
     staging_pinned: r.stagingPinned,
     staging_reason: r.stagingReason,
     staging_bytes: r.stagingBytes,
+    staging_slots: r.stagingSlots,
+    staging_slot_acquisitions: r.stagingWait.acquisitions,
+    staging_slot_waits: r.stagingWait.waits,
+    staging_slot_wait_ns: r.stagingWait.waitNs,
+    staging_slot_max_wait_ns: r.stagingWait.maxWaitNs,
     copy_threads: r.copyThreads,
     chunk_bytes: r.chunkBytes,
     h2d_copy_bytes: r.h2d.bytes,

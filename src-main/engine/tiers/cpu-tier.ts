@@ -71,12 +71,13 @@ export class CpuTier implements TierBackend {
   }
 
   /** Copies one chunk out (the source side of a demotion to the tier below). */
-  async copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
+  async copyChunkOut(entry: EntryRef, chunk: ChunkView, progress?: ChunkProgress): Promise<void> {
     const segment = this.#get(entry)[chunk.index]?.buffer;
     if (!segment || segment.length !== chunk.buffer.length) {
       throw new Error(`chunk ${chunk.index} of ${entry.key} does not match the CPU tier's segment layout`);
     }
     await this.#bytes.copy(segment, chunk.buffer);
+    progress?.(chunk.buffer.length);
   }
 
   async remove(entry: EntryRef): Promise<void> {

@@ -20,8 +20,9 @@ export class StorageTier implements TierBackend {
   }
 
   /** Copies one chunk out (the source side of a promotion to a faster tier). */
-  copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
-    return this.store.readChunkInto(entry.key, entry.sizeBytes, chunk.index, chunk.buffer);
+  async copyChunkOut(entry: EntryRef, chunk: ChunkView, progress?: ChunkProgress): Promise<void> {
+    await this.store.readChunkInto(entry.key, entry.sizeBytes, chunk.index, chunk.buffer);
+    progress?.(chunk.buffer.length);
   }
 
   remove(entry: EntryRef): Promise<void> {

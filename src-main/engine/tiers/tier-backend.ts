@@ -40,8 +40,13 @@ export interface TierBackend {
   write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming>;
   /** Reads a whole entry; `sink` sees every chunk (verification, demotion copies). */
   read(entry: EntryRef, sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming>;
-  /** Copies one chunk of a stored entry into `chunk.buffer` (the source side of a move between tiers). */
-  copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void>;
+  /**
+   * Copies one chunk of a stored entry into `chunk.buffer` (the source side of a move between tiers),
+   * and tells `progress` its bytes once they are there, as `read` does: a tier that counts its own
+   * copies (the GPU tier) counts them in the same step, so a window closing between the two cannot
+   * count the chunk on one side only.
+   */
+  copyChunkOut(entry: EntryRef, chunk: ChunkView, progress?: ChunkProgress): Promise<void>;
   /** Frees the entry's memory or file. */
   remove(entry: EntryRef): Promise<void>;
   close(): Promise<void>;

@@ -34,6 +34,10 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     expect(hw.cuda?.available).toBe(true);
     expect(hw.gpus).toHaveLength(1);
     expect(hw.gpus[0]).toMatchObject({ model: 'Stub CUDA Device 0', memoryBytes: 2 * GIB, engineUsable: true });
+    // cuDriverGetVersion is the CUDA version the driver supports, not a toolkit in use: the text says so.
+    const text = await runCli(['hw', '--cache-dir', tmp], { cwd: tmp, env });
+    expect(text.code, explain(text)).toBe(0);
+    expect(text.stdout).toMatch(/^ {2}CUDA driver +1 device\(s\), driver —, supports CUDA 12\.4$/m);
   });
 
   it('kvbench run moves real bytes through the GPU tier, demotes to the CPU tier, and reports the device and copies', async () => {
@@ -52,10 +56,12 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     const moved = res.kvbench.tier_bytes.gpu;
     expect(moved.write_bytes).toBeGreaterThan(0);
     expect(moved.read_bytes).toBeGreaterThan(0);
-    // Every byte the tier wrote or read went through a timed copy; the copy totals also count copies
-    // outside the measured window, so they can only be larger.
-    expect(gpu.h2d_copy_bytes!).toBeGreaterThanOrEqual(moved.write_bytes);
-    expect(gpu.d2h_copy_bytes!).toBeGreaterThanOrEqual(moved.read_bytes);
+    // Every byte the tier wrote or read went through a timed copy, and the copy counters count the
+    // same window as the tier's bytes (frozen when it closes, not after the drain): they reconcile.
+    expect(gpu.h2d_copy_bytes).toBe(moved.write_bytes);
+    expect(gpu.d2h_staging_copy_bytes).toBe(moved.read_bytes - moved.demoted_out_bytes);
+    expect(gpu.demotion_d2h_copy_bytes).toBe(moved.demoted_out_bytes);
+    expect(gpu.d2h_copy_bytes).toBe(moved.read_bytes);
     expect(gpu.h2d_copy_bandwidth_bytes_per_sec!).toBeGreaterThan(0);
     expect(gpu.d2h_copy_bandwidth_bytes_per_sec!).toBeGreaterThan(0);
     // 4 users of tiny-1b outgrow a 256 MiB tier: entries are demoted to the CPU tier, never dropped.
@@ -63,7 +69,7 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     expect(res.kvbench.tier_bytes.cpu.write_bytes).toBeGreaterThan(0);
     // The console summary says the same.
     expect(r.stdout).toMatch(/^ {4}GPU 0: Stub CUDA Device 0, 2\.00 GiB, PCI 00000000:41:00\.0, reserved 0\.25 GiB$/m);
-    expect(r.stdout).toMatch(/^ {4}NVIDIA driver version unknown, CUDA 12\.4 \(libcuda\.so\.1\); staging .* pinned, 2 copy threads, 16\.0 MiB chunks$/m);
+    expect(r.stdout).toMatch(/^ {4}NVIDIA driver version unknown \(supports CUDA 12\.4; libcuda\.so\.1\); staging .* pinned, 2 copy threads, 16\.0 MiB chunks$/m);
     expect(r.stdout).toMatch(
       /^ {4}Copies .*host→device .* in \d+ copies, [\d.]+ GB\/s link busy, [\d.]+ GB\/s per copy; device→host \(staging\) .* GB\/s link busy, [\d.]+ GB\/s per copy; device→host \(demotions, pageable\) .* in \d+ copies, [\d.]+ GB\/s link busy, [\d.]+ GB\/s per copy$/m,
     );
@@ -72,6 +78,26 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     expect(gpu.d2h_copies).toBe(gpu.d2h_staging_copies! + gpu.demotion_d2h_copies!);
     expect(gpu.h2d_link_busy_bytes_per_sec!).toBeGreaterThan(0);
     expect(gpu.d2h_staging_link_busy_bytes_per_sec!).toBeGreaterThan(0);
+    // GPU latency split as the storage tier's: device (the entry's own copies executing) and host.
+    const cs = res.summary!.cache_stats as Record<string, number>;
+    for (const op of ['read', 'write']) {
+      expect(cs[`gpu_${op}_device_p95_ms`], op).toBeGreaterThan(0);
+      expect(cs[`gpu_${op}_host_p95_ms`], op).toBeGreaterThanOrEqual(0);
+      expect(cs[`gpu_${op}_device_p95_ms`], op).toBeLessThanOrEqual(cs[`gpu_${op}_p95_ms`]);
+    }
+    expect(r.stdout).toContain("### GPU TIER LATENCY BREAKDOWN (Device = time with at least one of the entry's own copies executing");
+    expect(r.stdout).toMatch(/^ {4}- Device P95 \(own copies executing\): [\d.]+ ms$/m);
+    // The staging is page-locked host memory the engine holds: among its buffers, and in their total.
+    const fixed = res.kvbench.engine_health.memory!.fixed_buffers;
+    expect(fixed).toMatchObject({ gpu_staging_bytes: gpu.staging_bytes, gpu_staging_pinned: true });
+    expect(fixed.total_bytes).toBe(
+      fixed.cpu_tier_arena_bytes + fixed.storage_io_buffers_bytes + fixed.cpu_read_staging_bytes + fixed.payload_pool_bytes + gpu.staging_bytes!,
+    );
+    expect(r.stdout).toMatch(/^ {4}Memory: buffers reserved .*, GPU staging 128\.0 MiB page-locked \(pinned\)\); /m);
+    // How the chunks got their staging slots (the engine's 8).
+    expect(gpu.staging_slots).toBe(8);
+    expect(gpu.staging_slot_acquisitions!).toBeGreaterThan(0);
+    expect(r.stdout).toMatch(/^ {4}Staging slots \(8 × 16\.0 MiB, shared by every GPU read and write\): [\d,]+ taken in the measured phase, [\d,]+ \([\d.]+%\) after waiting for one/m);
   });
 
   it('the suite plans and runs the GPU scenarios, and the store keeps the copy bandwidth of each trial', async () => {

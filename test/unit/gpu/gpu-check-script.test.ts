@@ -29,7 +29,7 @@ describe.skipIf(skippedBecause(!hasXz || hasGpu, hasGpu ? 'an NVIDIA device is h
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-gpu-check-'));
       const repo = path.join(dir, 'repo');
       fs.mkdirSync(path.join(repo, 'bench', 'device'), { recursive: true });
-      fs.copyFileSync(path.join(repoRoot, 'bench/device/gpu-check.sh'), path.join(repo, 'bench/device/gpu-check.sh'));
+      for (const f of ['gpu-check.sh', 'nvidia-smi-watch.sh']) fs.copyFileSync(path.join(repoRoot, 'bench/device', f), path.join(repo, 'bench/device', f));
       fs.symlinkSync(path.join(repoRoot, 'src-main'), path.join(repo, 'src-main'));
       if (withCarry) {
         const carry = path.join(repo, '.device-carry');
@@ -72,3 +72,58 @@ describe.skipIf(skippedBecause(!hasXz || hasGpu, hasGpu ? 'an NVIDIA device is h
     });
   },
 );
+
+// The part of gpu-check.sh that runs beside the bench, on a stand-in nvidia-smi: its row "during the
+// bench" must be taken inside a short bench (the H200's took 29 s; a row due 30 s in never came), or
+// the log must say it was not; dmon's samples are labelled as what they are.
+describe('bench/device/nvidia-smi-watch.sh (nvidia-smi beside the bench)', () => {
+  let dir: string | null = null;
+  afterEach(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    dir = null;
+  });
+
+  function watch(script: string): { stdout: string; csv: string } {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kvbench-smi-watch-'));
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    fs.writeFileSync(
+      path.join(bin, 'nvidia-smi'),
+      [
+        '#!/bin/sh',
+        'case "$*" in',
+        '  *dmon*) echo "# gpu  rxpci  txpci"; while :; do echo "    0  51000  250"; sleep 1; done ;;',
+        '  *--query-gpu*) echo "2026/11/25 13:26:17.000, Stand-in GPU, 5, 5, 5, 16, 16, Default, Enabled, 1 MiB, 143771 MiB" ;;',
+        'esac',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const out = path.join(dir, 'out');
+    fs.mkdirSync(out);
+    const r = spawnSync('bash', ['-c', `set -uo pipefail; . '${path.join(repoRoot, 'bench/device/nvidia-smi-watch.sh')}'; ${script}`], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`, OUT: out, work: dir },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    return { stdout: r.stdout, csv: fs.readFileSync(path.join(out, 'nvidia-smi.csv'), 'utf8') };
+  }
+
+  it('takes the during-bench row once it is due, and labels dmon as 20 ms snapshots of raw PCIe traffic', () => {
+    const r = watch('smi_csv_start; smi_watch_start 1; sleep 2.2; smi_watch_stop; smi_row after-bench; smi_csv_print');
+    expect(r.csv.split('\n').filter(Boolean).map((l) => l.split(',')[0])).toEqual(['when', 'idle', 'during-bench', 'after-bench']);
+    expect(r.stdout).not.toMatch(/not taken/);
+    expect(r.stdout).toContain(
+      "nvidia-smi dmon -s t during the bench: PCIe rx/tx in MB/s, each a 20 ms NVML snapshot taken once a second (raw PCIe traffic, protocol overhead included: not comparable with the bench's payload GB/s):",
+    );
+    expect(r.stdout).toMatch(/^ {2} {4}0 {2}51000 {2}250$/m);
+    expect(r.stdout).toContain('nvidia-smi.csv (idle, during-bench, after-bench):');
+  });
+
+  it('says the during-bench row was not taken when the bench ended before it was due', () => {
+    const r = watch('smi_csv_start; smi_watch_start 5; sleep 0.2; smi_watch_stop; smi_row after-bench; smi_csv_print');
+    expect(r.stdout).toContain('nvidia-smi during-bench row: not taken (the bench ended within 5 s, before it was due)');
+    expect(r.csv.split('\n').filter(Boolean).map((l) => l.split(',')[0])).toEqual(['when', 'idle', 'after-bench']);
+    expect(r.stdout).toContain('nvidia-smi.csv (idle, after-bench):');
+  });
+});

@@ -184,6 +184,49 @@ describe('GpuTier on a fake driver', () => {
     }
   });
 
+  it('splits each write and read into device time (its own copies executing) and the rest, host-side', async () => {
+    const tier = await open(fake(), { depth: 1 });
+    const slow =
+      (key: string): ChunkSource =>
+      async (chunk) => {
+        await new Promise((r) => setTimeout(r, 5));
+        await patternSource(key)(chunk);
+      };
+    const e = ref('s', 3 * CHUNK);
+    tier.resetCopyStats();
+    const w = await tier.write(e, slow('s'));
+    // One entry alone in the window: its own copies are all the tier's host→device copies.
+    expect(w.deviceNs).toBe(tier.report().h2d.busyNs);
+    expect(w.deviceNs).toBeGreaterThan(0);
+    // Its source slept 5 ms per chunk before each copy: host time, not the device's.
+    expect(w.durationNs - w.deviceNs!).toBeGreaterThanOrEqual(3 * 5e6);
+    tier.resetCopyStats();
+    const r = await tier.read(e, async () => {
+      await new Promise((res) => setTimeout(res, 5));
+    });
+    expect(r.deviceNs).toBe(tier.report().d2h.busyNs);
+    expect(r.durationNs - r.deviceNs!).toBeGreaterThanOrEqual(3 * 5e6);
+  });
+
+  it('counts the chunks that waited for a staging slot, and how long they waited', async () => {
+    const tier = await open(fake(), { stagingSlots: 1 });
+    tier.resetCopyStats();
+    const slow = async (chunk: Parameters<ChunkSource>[0]): Promise<void> => {
+      await new Promise((r) => setTimeout(r, 5));
+      chunk.buffer.fill(7);
+    };
+    // One slot, two entries of two chunks written at once: each chunk after the first waits for it.
+    await Promise.all([tier.write(ref('a', 2 * CHUNK), slow), tier.write(ref('b', 2 * CHUNK), slow)]);
+    const r = tier.report();
+    expect(r.stagingSlots).toBe(1);
+    expect(r.stagingWait.acquisitions).toBe(4);
+    expect(r.stagingWait.waits).toBe(3);
+    expect(r.stagingWait.waitNs).toBeGreaterThanOrEqual(r.stagingWait.maxWaitNs);
+    expect(r.stagingWait.maxWaitNs).toBeGreaterThan(0);
+    tier.resetCopyStats();
+    expect(tier.report().stagingWait).toEqual({ acquisitions: 0, waits: 0, waitNs: 0, maxWaitNs: 0 });
+  });
+
   it('copies any byte range out, into shared or plain buffers, whatever the chunking of the tier below', async () => {
     const tier = await open(fake());
     const e = ref('x', 3 * CHUNK + 500);
@@ -407,6 +450,63 @@ describe('GpuTier under MultiTierCache, with a CPU tier below', () => {
     await gpu.close();
     await bytes.close();
     expect(driver.allocatedBytes()).toBe(0);
+  });
+
+  it('stops counting copies when the window closes, chunk by chunk as the cache stops counting the tier’s bytes', async () => {
+    const gpu = await open(fake(), { depth: 1 });
+    const cache = new MultiTierCache([{ backend: gpu, budgetBytes: gpu.budgetBytes }]);
+    const openWindow = (): void => {
+      cache.openWindow();
+      gpu.resetCopyStats();
+    };
+    const closeWindow = (): void => {
+      cache.closeWindow();
+      gpu.stopCopyStats();
+    };
+    /** Holds the chunk `index` reaches it until the test lets go, with the window closed meanwhile. */
+    const closeAtChunk = (index: number) => {
+      let reached!: () => void;
+      const atChunk = new Promise<void>((r) => (reached = r));
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      return {
+        hold: async (chunkIndex: number): Promise<void> => {
+          if (chunkIndex !== index) return;
+          reached();
+          await held;
+        },
+        closeThere: async (): Promise<void> => {
+          await atChunk;
+          closeWindow();
+          release();
+        },
+      };
+    };
+    // A write whose window closes while its third chunk is being filled: two chunks counted on each side.
+    openWindow();
+    const w = closeAtChunk(2);
+    const writing = cache.write(ref('w', 4 * CHUNK), async (chunk) => {
+      await w.hold(chunk.index);
+      await patternSource('w')(chunk);
+    });
+    await w.closeThere();
+    await writing;
+    expect(gpu.report().h2d).toMatchObject({ bytes: 2 * CHUNK, copies: 2 });
+    expect(cache.tierStats.get('gpu')!.write.bytes).toBe(2 * CHUNK);
+
+    // A read whose window closes while its second chunk's sink runs: that chunk had moved, the rest not.
+    openWindow();
+    const r = closeAtChunk(1);
+    const reading = cache.read('w', 'user', () => (chunk) => r.hold(chunk.index));
+    await r.closeThere();
+    await reading;
+    expect(gpu.report().d2h).toMatchObject({ bytes: 2 * CHUNK, copies: 2 });
+    expect(cache.tierStats.get('gpu')!.read.bytes).toBe(2 * CHUNK);
+    // Nothing is counted after the close, however many copies follow.
+    await cache.read('w', 'user');
+    expect(gpu.report().d2h.bytes).toBe(2 * CHUNK);
+    expect(gpu.report().d2h.busyNs).toBeGreaterThan(0);
+    await cache.clear();
   });
 
   it('moves concurrent writers’ entries without mixing bytes (many writes and demotions in flight)', async () => {

@@ -142,7 +142,7 @@ describe('hardware step', () => {
     await flush();
     expect(w.text()).toContain('H100 80GB HBM3');
     expect(w.text()).toContain('00000000:41:00.0');
-    expect(w.get('[data-test=gpu-tier]').text()).toBe('GPU tier: 1 GPU through the NVIDIA driver 580.95, CUDA 13.0.');
+    expect(w.get('[data-test=gpu-tier]').text()).toBe('GPU tier: 1 GPU through the NVIDIA driver 580.95 (supports CUDA 13.0).');
 
     setActivePinia(createPinia());
     const reason = 'libcuda.so.1 could not be loaded: no NVIDIA driver is installed, or it is not on the library path';

@@ -113,6 +113,69 @@ describe('formatConsoleSummary', () => {
       '    Memory: buffers reserved 1.45 GiB (CPU tier arena 1.13 GiB, storage I/O 256.0 MiB, CPU read staging 64.0 MiB, payload 16.0 MiB); ' +
         "sampled peaks: RSS 1.75 GiB, JS heap 100.0 MiB, array buffers 1.15 GiB, byte workers' heaps 16.0 MiB",
     );
+    // A GPU tier's staging is page-locked host memory: a part of the buffers, named as such.
+    const fixed = kv.engine_health.memory.fixed_buffers;
+    kv.engine_health.memory.fixed_buffers = { ...fixed, gpu_staging_bytes: 128 * MiB, gpu_staging_pinned: true, total_bytes: fixed.total_bytes + 128 * MiB };
+    const withGpu = formatConsoleSummary(results, OPTS).split('\n');
+    expect(withGpu.find((l) => l.startsWith('    Memory:'))).toMatch(
+      /^ {4}Memory: buffers reserved 1\.58 GiB \(CPU tier arena 1\.13 GiB, storage I\/O 256\.0 MiB, CPU read staging 64\.0 MiB, payload 16\.0 MiB, GPU staging 128\.0 MiB page-locked \(pinned\)\); /,
+    );
+    kv.engine_health.memory.fixed_buffers.gpu_staging_pinned = false;
+    expect(formatConsoleSummary(results, OPTS)).toContain('GPU staging 128.0 MiB, not page-locked);');
+  });
+
+  it('splits GPU latency into device and host in a section of its own, and says how chunks got their staging slots', () => {
+    const MiB = 1024 ** 2;
+    const without = formatConsoleSummary(makeRunResults(), OPTS);
+    expect(without).not.toContain('GPU TIER LATENCY BREAKDOWN');
+    const results = makeRunResults();
+    const cs = results.summary!.cache_stats as Record<string, unknown>;
+    Object.assign(cs, {
+      gpu_read_p95_ms: 127.8,
+      gpu_read_device_p95_ms: 40.5,
+      gpu_read_host_p95_ms: 95.25,
+      gpu_write_p95_ms: 1700.79,
+      gpu_write_device_p95_ms: 60,
+      gpu_write_host_p95_ms: 1650.5,
+    });
+    results.kvbench.tiers.gpu = {
+      present: true,
+      budget_bytes: 8 * 1024 ** 3,
+      reason: null,
+      devices: [{ index: 0, model: 'NVIDIA H200', total_memory_bytes: 150109880320, pci_bus_id: '0000:00:06.0', reserved_bytes: 8 * 1024 ** 3, shortfall: null }],
+      driver_version: '580.159.04',
+      cuda_version: '13.0',
+      staging_pinned: true,
+      staging_bytes: 128 * MiB,
+      staging_slots: 8,
+      staging_slot_acquisitions: 40_000,
+      staging_slot_waits: 10_000,
+      staging_slot_wait_ns: 10_000 * 3.5e6,
+      staging_slot_max_wait_ns: 250e6,
+      copy_threads: 2,
+      chunk_bytes: 16 * MiB,
+    };
+    const text = formatConsoleSummary(results, OPTS);
+    const headings = headingsOf(text);
+    const gpuHeading =
+      "### GPU TIER LATENCY BREAKDOWN (Device = time with at least one of the entry's own copies executing, Host = the rest: waiting for a staging slot, filling it or passing it on, copies queued behind other entries') ###";
+    // After the storage breakdown, before the cache types.
+    expect(headings.indexOf(gpuHeading)).toBe(headings.findIndex((h) => h.startsWith('### STORAGE TIER LATENCY BREAKDOWN')) + 1);
+    const lines = text.split('\n');
+    const at = lines.indexOf(gpuHeading);
+    expect(lines.slice(at + 1, at + 9)).toEqual([
+      '  GPU Read:',
+      '    - Device P95 (own copies executing): 40.50 ms',
+      '    - Host P95 (rest of entry time): 95.25 ms',
+      '    - Total P95: 127.80 ms',
+      '  GPU Write:',
+      '    - Device P95 (own copies executing): 60.00 ms',
+      '    - Host P95 (rest of entry time): 1650.50 ms',
+      '    - Total P95: 1700.79 ms',
+    ]);
+    expect(lines).toContain(
+      '    Staging slots (8 × 16.0 MiB, shared by every GPU read and write): 40,000 taken in the measured phase, 10,000 (25.0%) after waiting for one, mean wait 3.50 ms, longest 250.00 ms',
+    );
   });
 
   it('divides the operation counts by the measured window, as Requests/sec, not by the planned --duration', () => {
@@ -235,7 +298,12 @@ describe('formatConsoleSummary', () => {
     expect(storageRead).toBe(
       '    Storage read:            P50 40.50 ms, P95 95.25 ms (n=1,000); per MiB (entries ≥ 4.0 MiB, n=1,000) P50 0.600 ms/MiB, P95 1.400 ms/MiB',
     );
-    expect(kv).toContain('    cpu->storage: 80 entries, 5.00 GiB (5,368,709,120 bytes), P95 160.00 ms');
+    const demotions = kv.indexOf('    cpu->storage: 80 entries, 5.00 GiB (5,368,709,120 bytes), P95 160.00 ms');
+    expect(demotions).toBeGreaterThan(0);
+    // Why its bytes are not the tier lines' demoted in/out.
+    expect(kv[demotions + 1]).toBe(
+      '    (whole demotions that completed in the measured window, one begun before it opened included; the tier lines above count demotion bytes chunk by chunk as they moved in the window, so a demotion in flight when it opened or closed counts there in part)',
+    );
     expect(kv).toContain('    Event-loop lag: P99 4.56 ms (P50 0.15 ms, max 12.00 ms)');
     expect(kv).toContain('    Byte workers: 4 threads, utilisation 45.6%');
     // The device's counters (every process), then the engine's own device reads beside them.

@@ -61,7 +61,7 @@ async function runEnded(o: RunOptions, over: Partial<RunEnd> = {}): Promise<{ se
     gpu: { name: 'gpu', present: false, budgetBytes: 0, reason: '--gpu-mem-gb 0 disables the GPU tier' },
     gpuTier: null,
     cpuTier: { peakHeldBytes: 4096, arenaBytes: 8192, overflowSegments: 0 },
-    fixedBuffers: { cpuTierArenaBytes: 8192, storageIoBuffersBytes: 1 << 20, cpuReadStagingBytes: 1 << 20, payloadPoolBytes: 1 << 20 },
+    fixedBuffers: { cpuTierArenaBytes: 8192, storageIoBuffersBytes: 1 << 20, cpuReadStagingBytes: 1 << 20, payloadPoolBytes: 1 << 20, gpuStagingBytes: 0, gpuStagingPinned: null },
     cpuBudgetBytes: 1 << 20,
     chunkBytes: 4096,
     notApplied: ['cache.unknown_key'],
@@ -121,7 +121,15 @@ describe('the facts of a run', () => {
     ]);
     expect(kv.engine_health.memory).toEqual({
       sampled_peak: { rss_bytes: 900, heap_used_bytes: 70, external_bytes: 310, array_buffers_bytes: 200, byte_workers_heap_used_bytes: 20 },
-      fixed_buffers: { cpu_tier_arena_bytes: 8192, storage_io_buffers_bytes: 1 << 20, cpu_read_staging_bytes: 1 << 20, payload_pool_bytes: 1 << 20, total_bytes: 8192 + 3 * (1 << 20) },
+      fixed_buffers: {
+        cpu_tier_arena_bytes: 8192,
+        storage_io_buffers_bytes: 1 << 20,
+        cpu_read_staging_bytes: 1 << 20,
+        payload_pool_bytes: 1 << 20,
+        gpu_staging_bytes: 0,
+        gpu_staging_pinned: null,
+        total_bytes: 8192 + 3 * (1 << 20),
+      },
     });
     expect(kv.tiers.cpu).toMatchObject({ peak_held_bytes: 4096, arena_bytes: 8192, arena_overflow_chunks: 0 });
   });

@@ -77,6 +77,16 @@ export interface GpuCopyDirectionStats {
   bandwidthBytesPerSec: number | null;
 }
 
+/** Staging slots taken by chunks in the window, and how long chunks waited for one (none free). */
+export interface GpuStagingWaitStats {
+  acquisitions: number;
+  /** Acquisitions that found every slot taken and waited for a release. */
+  waits: number;
+  /** The waits' time, summed over chunks (chunks wait side by side: not wall-clock time). */
+  waitNs: number;
+  maxWaitNs: number;
+}
+
 export interface GpuTierReport {
   devices: GpuDeviceReport[];
   /** GPUs asked for (--num-gpus) and used (those present, up to that many). */
@@ -96,6 +106,10 @@ export interface GpuTierReport {
   stagingBytes: number;
   stagingPinned: boolean;
   stagingReason: string | null;
+  /** Staging buffers of chunkBytes each: chunks in flight through the tier at once, at most. */
+  stagingSlots: number;
+  /** How chunks got their staging slot (counted over the window, as the copies). */
+  stagingWait: GpuStagingWaitStats;
   copyThreads: number;
   /** Host→device copies (from pinned staging). */
   h2d: GpuCopyDirectionStats;
@@ -182,6 +196,9 @@ export class GpuTier implements TierBackend {
   readonly #reservedBytes: number;
   #disposeExitHook: (() => void) | null = null;
   #closed = false;
+  /** Whether copies are counted: from resetCopyStats (the window's open) to stopCopyStats (its close). */
+  #counting = true;
+  readonly #stagingWait: GpuStagingWaitStats = { acquisitions: 0, waits: 0, waitNs: 0, maxWaitNs: 0 };
 
   private constructor(p: GpuTierParts) {
     this.#p = p;
@@ -337,6 +354,8 @@ export class GpuTier implements TierBackend {
       stagingBytes: p.staging.totalBytes,
       stagingPinned: p.staging.pinned,
       stagingReason: p.staging.pinnedReason,
+      stagingSlots: p.staging.slotCount,
+      stagingWait: { ...this.#stagingWait },
       copyThreads: p.copies.threads,
       h2d: dirStats(this.#totals.h2d),
       d2h: dirStats(this.#totals.d2h),
@@ -354,12 +373,31 @@ export class GpuTier implements TierBackend {
       // Copies in flight across the reset count from now on.
       t.busy.reset(now);
     }
+    Object.assign(this.#stagingWait, { acquisitions: 0, waits: 0, waitNs: 0, maxWaitNs: 0 });
+    this.#counting = true;
   }
 
+  /**
+   * Freezes the copy counters (when the measured window closes, with the cache's counters): a copy
+   * that completes from now on counts neither its bytes nor its time. Call it in the same step as
+   * the cache's closeWindow: each copy is counted in the step that tells the cache its chunk moved,
+   * so the copy totals and the tier's bytes count exactly the same chunks.
+   */
+  stopCopyStats(): void {
+    this.#counting = false;
+  }
+
+  /**
+   * Timed from the call to the last chunk's copy: `deviceNs` is the time with at least one of the
+   * entry's own copies executing (the union of their intervals, as the copy workers timed them); the
+   * rest is host-side: waiting for a staging slot, the source filling it (payload generation, or a
+   * copy from the tier below), and the copies waiting in a copy worker behind other entries' copies.
+   */
   async write(entry: EntryRef, source: ChunkSource, progress?: ChunkProgress): Promise<OpTiming> {
     this.#assertOpen();
     if (this.#entries.has(entry.key)) throw new Error(`GPU tier already holds ${entry.key}`);
     const startNs = process.hrtime.bigint();
+    const own = new CopyBusyUnion();
     const extents = this.#p.arena.allocate(entry.sizeBytes);
     if (extents === null) {
       throw new GpuTierFullError(
@@ -369,12 +407,11 @@ export class GpuTier implements TierBackend {
     const stored = storedEntry(entry.sizeBytes, extents);
     try {
       await this.#forEachChunk(entry.sizeBytes, async (index, offset, length) => {
-        const slot = await this.#p.staging.acquire();
+        const slot = await this.#acquireSlot();
         try {
           const view = slot.buffer.subarray(0, length);
           await source({ index, entryOffsetBytes: offset, buffer: view });
-          await this.#copy('htod', 'h2d', view, segmentsOf(stored, offset, length));
-          progress?.(length);
+          await this.#copy('htod', 'h2d', view, segmentsOf(stored, offset, length), progress, own);
         } finally {
           this.#p.staging.release(slot);
         }
@@ -385,33 +422,34 @@ export class GpuTier implements TierBackend {
     }
     this.#entries.set(entry.key, stored);
     const endNs = process.hrtime.bigint();
-    return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes };
+    return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes, deviceNs: own.busyNs() };
   }
 
+  /** Timed and split as `write`; the host side here includes the sink's work on each chunk. */
   async read(entry: EntryRef, sink?: ChunkSink, progress?: ChunkProgress): Promise<OpTiming> {
     this.#assertOpen();
     const stored = this.#get(entry);
     const startNs = process.hrtime.bigint();
+    const own = new CopyBusyUnion();
     await this.#forEachChunk(stored.sizeBytes, async (index, offset, length) => {
-      const slot = await this.#p.staging.acquire();
+      const slot = await this.#acquireSlot();
       try {
         const view = slot.buffer.subarray(0, length);
-        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset, length));
-        progress?.(length);
+        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset, length), progress, own);
         if (sink) await sink({ index, entryOffsetBytes: offset, buffer: view });
       } finally {
         this.#p.staging.release(slot);
       }
     });
     const endNs = process.hrtime.bigint();
-    return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes };
+    return { startNs, endNs, durationNs: Number(endNs - startNs), bytes: entry.sizeBytes, deviceNs: own.busyNs() };
   }
 
   /**
    * Copies bytes [chunk.entryOffsetBytes, + chunk.buffer.length) of the entry device→host into
    * chunk.buffer (the tier below's own buffer, during a demotion), whatever that tier's chunking.
    */
-  async copyChunkOut(entry: EntryRef, chunk: ChunkView): Promise<void> {
+  async copyChunkOut(entry: EntryRef, chunk: ChunkView, progress?: ChunkProgress): Promise<void> {
     this.#assertOpen();
     const stored = this.#get(entry);
     const offset = chunk.entryOffsetBytes;
@@ -420,11 +458,11 @@ export class GpuTier implements TierBackend {
       throw new RangeError(`chunk [${offset}, +${length}) lies outside ${entry.key} (${stored.sizeBytes} bytes)`);
     }
     if (!this.#p.copies.needsSharedHost || isSharedView(chunk.buffer)) {
-      await this.#copy('dtoh', 'demotionD2h', chunk.buffer, segmentsOf(stored, offset, length));
+      await this.#copy('dtoh', 'demotionD2h', chunk.buffer, segmentsOf(stored, offset, length), progress);
       return;
     }
     // A buffer the copy workers cannot reach: through staging, a slot at a time.
-    const slot: StagingSlot = await this.#p.staging.acquire();
+    const slot: StagingSlot = await this.#acquireSlot();
     try {
       for (let done = 0; done < length; ) {
         const n = Math.min(slot.buffer.length, length - done);
@@ -433,6 +471,7 @@ export class GpuTier implements TierBackend {
         chunk.buffer.set(view, done);
         done += n;
       }
+      progress?.(length);
     } finally {
       this.#p.staging.release(slot);
     }
@@ -478,15 +517,55 @@ export class GpuTier implements TierBackend {
     return stored;
   }
 
-  async #copy(direction: CopyDirection, kind: CopyKind, host: Uint8Array, segments: CopySegment[]): Promise<void> {
+  /**
+   * Runs one copy and counts it, then tells `progress` its bytes, in one step: the cache counts the
+   * chunk there, so a window that opens or closes between copies finds the copy counted on both
+   * sides or on neither. A copy that straddles the window's close counts as the cache counts
+   * chunks: whole if it completed (its reply arrived) before the close, not at all after it.
+   */
+  async #copy(
+    direction: CopyDirection,
+    kind: CopyKind,
+    host: Uint8Array,
+    segments: CopySegment[],
+    progress?: ChunkProgress,
+    /** The operation's own copies (its device time), whatever the window. */
+    own?: CopyBusyUnion,
+  ): Promise<void> {
     const t = this.#totals[kind];
-    const token = copyStarted(t, process.hrtime.bigint());
+    const nowNs = process.hrtime.bigint();
+    const token = copyStarted(t, nowNs);
+    const ownToken = own?.handOff(nowNs);
     let interval: CopyInterval | null = null;
     try {
       interval = await this.#p.copies.copy(direction, host, segments);
     } finally {
-      copyEnded(t, token, interval === null ? 0 : host.byteLength, interval);
+      const counted = this.#counting ? interval : null;
+      copyEnded(t, token, counted === null ? 0 : host.byteLength, counted);
+      if (ownToken !== undefined) own!.settle(ownToken, interval);
     }
+    progress?.(host.byteLength);
+  }
+
+  /** A staging slot, counting (in the window) whether the chunk had to wait for one, and how long. */
+  async #acquireSlot(): Promise<StagingSlot> {
+    const staging = this.#p.staging;
+    if (!staging.wouldWait) {
+      const slot = await staging.acquire();
+      if (this.#counting) this.#stagingWait.acquisitions++;
+      return slot;
+    }
+    const fromNs = process.hrtime.bigint();
+    const slot = await staging.acquire();
+    if (this.#counting) {
+      const waitedNs = Number(process.hrtime.bigint() - fromNs);
+      const w = this.#stagingWait;
+      w.acquisitions++;
+      w.waits++;
+      w.waitNs += waitedNs;
+      if (waitedNs > w.maxWaitNs) w.maxWaitNs = waitedNs;
+    }
+    return slot;
   }
 
   /**

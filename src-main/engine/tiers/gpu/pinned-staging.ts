@@ -67,6 +67,11 @@ export class PinnedStaging {
     return this.slotBytes * this.slotCount;
   }
 
+  /** Whether an acquire() now would wait for a release (every slot taken, or others already waiting). */
+  get wouldWait(): boolean {
+    return this.#waiting.length > 0 || this.#free.length === 0;
+  }
+
   acquire(): Promise<StagingSlot> {
     const i = this.#waiting.length === 0 ? this.#free.pop() : undefined;
     if (i !== undefined) return Promise.resolve(this.#slots[i]);

@@ -42,8 +42,10 @@ export class NullTier implements TierBackend {
     this.removes++;
   }
 
-  /** Demotion copies out of this tier: nothing to copy. */
-  async copyChunkOut(_entry: EntryRef, _chunk: ChunkView): Promise<void> {}
+  /** Demotion copies out of this tier: nothing to copy, but the chunk counts as moved. */
+  async copyChunkOut(_entry: EntryRef, chunk: ChunkView, progress?: ChunkProgress): Promise<void> {
+    progress?.(chunk.buffer.length);
+  }
 
   async close(): Promise<void> {}
 
