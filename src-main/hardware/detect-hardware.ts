@@ -27,6 +27,7 @@ import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
 import { probeCudaDriver, type CudaDriverProbe } from './gpu-driver.ts';
 import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
 import { cacheDirRefusal } from './cache-dir-access.ts';
+import { pciSysfsName, readPcieLink } from './pcie-link.ts';
 import { diskFacts, findMount, nearestExisting, readMounts, storageBehindMount, sysReader, type SysReader } from './linux-storage.ts';
 
 /** The parts of systeminformation kvbench uses. */
@@ -330,7 +331,10 @@ export async function detectHardware(cacheDir: string | null, opts: DetectOption
       devices: r.devices.map((d) => ({ index: d.index, name: d.name, totalMemoryBytes: d.totalMemoryBytes, pciBusId: d.pciBusId ?? null })),
     };
   }
-  const gpus = mergeGpus(gpusFrom(graphics), cuda);
+  const gpus = mergeGpus(gpusFrom(graphics), cuda).map((g) => ({ ...g, pcieLink: readPcieLink(sys, g.busId) }));
+  for (const g of gpus.filter((x) => x.compute && x.busId !== null && x.pcieLink === null)) {
+    warnings.push(`GPU #${g.index} (${g.model ?? 'unnamed'}): no PCIe link in sysfs for its bus id ${pciSysfsName(g.busId) ?? g.busId}`);
+  }
   if (gpus.length === 0) warnings.push('no GPU found: GPU scenarios will be skipped');
   else if (!gpus.some((g) => g.engineUsable)) warnings.push(`GPU found but the engine cannot use it${cuda?.reason ? `: ${cuda.reason}` : ''}`);
   const disks = disksFrom(sys, blocks, layout);

@@ -1,5 +1,5 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
-import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, pcieLinkText, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
@@ -38,6 +38,7 @@ export function formatHardware(hw: HardwareProfile): string {
   for (const g of hw.gpus) {
     const use = g.engineUsable ? ', usable by the GPU tier' : g.compute ? ', not usable by the engine (no working NVIDIA driver)' : ' (integrated/display only: not used)';
     row(`#${g.index}`, `${or(g.vendor, '')} ${or(g.model)}, memory ${fmtBytes(g.memoryBytes)}${g.driverVersion ? `, driver ${g.driverVersion}` : ''}${use}`.trim());
+    if (g.compute) row('', pcieLinkText(g.pcieLink, fmtRate));
   }
   if (hw.cuda) {
     row('CUDA driver', hw.cuda.available ? `${hw.cuda.devices.length} device(s), CUDA ${or(hw.cuda.cudaVersion)}, driver ${or(hw.cuda.driverVersion)}` : `not usable: ${hw.cuda.reason ?? 'unknown'}`);
