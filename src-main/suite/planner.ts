@@ -206,9 +206,22 @@ export const GPU_CONTEXT_ALLOWANCE_BYTES = GIB;
  * At least 1 GiB on a card of 1 GiB or more (the tier then reports what it could reserve).
  */
 export function plannedGpuTierGiB(totalBytes: number): number {
-  const headroom = Math.max(DEFAULT_GPU_HEADROOM.minBytes, DEFAULT_GPU_HEADROOM.fractionOfTotal * totalBytes);
-  const planned = Math.floor((totalBytes - headroom - GPU_CONTEXT_ALLOWANCE_BYTES) / GIB);
+  const planned = Math.floor(gpuTierRoomBytes(totalBytes) / GIB);
   return totalBytes >= GIB ? Math.max(1, planned) : 0;
+}
+
+const gpuHeadroomBytes = (totalBytes: number): number => Math.max(DEFAULT_GPU_HEADROOM.minBytes, DEFAULT_GPU_HEADROOM.fractionOfTotal * totalBytes);
+const gpuTierRoomBytes = (totalBytes: number): number => totalBytes - gpuHeadroomBytes(totalBytes) - GPU_CONTEXT_ALLOWANCE_BYTES;
+
+/** How plannedGpuTierGiB came to its size, with the numbers: the plan's derivation of a GPU tier. */
+function plannedGpuTierWhy(totalBytes: number): string {
+  const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
+  const { minBytes, fractionOfTotal } = DEFAULT_GPU_HEADROOM;
+  return (
+    `first GPU's memory less what the tier leaves to the driver: ${gib(totalBytes)} − ${gib(gpuHeadroomBytes(totalBytes))} headroom ` +
+    `(max(${minBytes / GIB} GiB, ${fractionOfTotal * 100} %)) − ${GPU_CONTEXT_ALLOWANCE_BYTES / GIB} GiB for the driver's context = ${gib(gpuTierRoomBytes(totalBytes))}` +
+    `${gpuTierRoomBytes(totalBytes) < GIB ? ', at least 1 GiB all the same (the tier then reserves what it can)' : ', rounded down'}`
+  );
 }
 
 function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derived {
@@ -279,7 +292,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
     autoscalerInterval: durationS < 60 ? Math.max(1, Math.floor(durationS / 6)) : undefined,
     notes,
     why: {
-      gpu: "first GPU's memory less what the tier leaves to the driver",
+      gpu: gpus[0]?.memoryBytes ? plannedGpuTierWhy(gpus[0].memoryBytes) : "first GPU's memory less what the tier leaves to the driver",
       cpuRealistic: 'RAM/2',
       cpuSmall: 'RAM/8',
       cpuTiny: "a tiny CPU tier: what the reference suite script meant; it passed 4 GiB",

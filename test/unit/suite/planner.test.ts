@@ -83,7 +83,8 @@ describe('planSuite', () => {
     for (const id of ['gpu-only', 'gpu-cpu', 'gpu-cpu-storage'] as const) {
       const run = quick.runs.find((r) => r.scenarioId === id)!;
       expect(run.options.gpuMemGb, id).toBe(136);
-      expect(run.derivation).toContain("GPU tier 136 GiB (first GPU's memory less what the tier leaves to the driver)");
+      // The numbers, not only the rule: 143771 MiB = 140.40 GiB, 2 % of it = 2.81 GiB.
+      expect(run.derivation).toContain("GPU tier 136 GiB (first GPU's memory less what the tier leaves to the driver: 140.40 GiB − 2.81 GiB headroom (max(1 GiB, 2 %)) − 1 GiB for the driver's context = 136.59 GiB, rounded down)");
     }
     expect(plannedGpuTierGiB(80 * GIB)).toBe(77); // H100: floor(80 − 1.6 − 1)
     expect(plannedGpuTierGiB(2 * GIB)).toBe(1); // small cards keep 1 GiB
