@@ -1,5 +1,5 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
-import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, pcieLinkText, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, pcieLinkText, ramBackedMessage, type GpuCopyProbe, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
@@ -40,6 +40,7 @@ export function formatHardware(hw: HardwareProfile): string {
     row(`#${g.index}`, `${or(g.vendor, '')} ${or(g.model)}, memory ${fmtBytes(g.memoryBytes)}${g.driverVersion ? `, driver ${g.driverVersion}` : ''}${use}`.trim());
     if (g.compute) row('', pcieLinkText(g.pcieLink, fmtRate));
   }
+  if (hw.gpuCopy) row('GPU copy', gpuCopyText(hw.gpuCopy));
   if (hw.cuda) {
     row('CUDA driver', hw.cuda.available ? `${hw.cuda.devices.length} device(s), CUDA ${or(hw.cuda.cudaVersion)}, driver ${or(hw.cuda.driverVersion)}` : `not usable: ${hw.cuda.reason ?? 'unknown'}`);
   }
@@ -82,6 +83,15 @@ export function formatHardware(hw: HardwareProfile): string {
     for (const w of hw.warnings) lines.push(`  - ${w}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The GPU copy probe's limits and how they were measured, as `kvbench hw` prints them. */
+export function gpuCopyText(p: GpuCopyProbe): string {
+  return (
+    `host→device ${fmtRate(p.h2dBytesPerSec)}, device→host ${fmtRate(p.d2hBytesPerSec)} (kvbench GPU copy probe on GPU ${p.device}, ${p.model}: ` +
+    `${fmtBytes(p.bytesPerDirection)} each way in ${fmtBytes(p.chunkBytes)} copies through the GPU tier, ${p.stagingPinned ? 'pinned' : 'NOT pinned (pageable)'} staging, ` +
+    `${p.copyThreads} copy threads; link busy)`
+  );
 }
 
 const ADVICE_LEVEL: Record<Advice['level'], string> = { error: 'ERROR', warn: 'WARNING', info: 'note' };

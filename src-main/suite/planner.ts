@@ -642,7 +642,7 @@ function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetB
 }
 
 /** The scenario ids a plan runs, as given (before their order and GPU skips are applied). */
-function chosenScenarioIds(o: PlanOptions): string[] {
+export function chosenScenarioIds(o: PlanOptions): string[] {
   const ids: string[] = o.scenarios ? [...o.scenarios] : [...PROFILES[o.profile].defaultScenarios];
   if (o.extras) for (const x of EXTRA_SCENARIO_IDS) if (!ids.includes(x)) ids.push(x);
   return ids;

@@ -236,6 +236,31 @@ export const CacheDirInfoSchema = z.object({
   bufferedLoops: z.array(BufferedLoopSchema).optional(),
 });
 
+/**
+ * The GPU tier's practical copy limit (`probeGpuCopy`): entries written to and read back from one GPU
+ * through the engine's own GpuTier (pinned staging, copy threads, chunked copies), with nothing else
+ * running, as the memory-copy probe is the CPU tier's.
+ */
+export const GpuCopyProbeSchema = z.object({
+  /** The CUDA device probed (the GPU tier's first) and its name. */
+  device: z.number().int().nonnegative(),
+  model: z.string(),
+  /**
+   * Bytes per second the link carried host→device (device→host) while the probe's copies kept it busy:
+   * bytes ÷ the union of the copies' own intervals, as the tier's link-busy figures are; null when no copy completed.
+   */
+  h2dBytesPerSec: z.number().nonnegative().nullable(),
+  d2hBytesPerSec: z.number().nonnegative().nullable(),
+  chunkBytes: bytes,
+  /** Bytes moved each way in the timed part. */
+  bytesPerDirection: bytes,
+  copyThreads: z.number().int().nonnegative(),
+  /** Whether the staging was page-locked: copies from pageable memory are slower, and the limit then is theirs. */
+  stagingPinned: z.boolean(),
+  measuredAt: z.string(),
+});
+export type GpuCopyProbe = z.infer<typeof GpuCopyProbeSchema>;
+
 export const HardwareProfileSchema = z.object({
   version: z.literal(HARDWARE_PROFILE_VERSION),
   detectedAt: z.string(),
@@ -250,6 +275,11 @@ export const HardwareProfileSchema = z.object({
   cacheDir: CacheDirInfoSchema.nullable(),
   /** Memory copy bandwidth of one thread (Buffer.copy), the CPU tier's practical limit; null when not probed. */
   memoryCopyBytesPerSec: z.number().nonnegative().nullable(),
+  /**
+   * The GPU tier's copy limit on the first usable GPU, the GPU tier's as the memory copy is the CPU
+   * tier's; null when not probed (no usable GPU, or not asked). Absent in snapshots taken before it was kept.
+   */
+  gpuCopy: GpuCopyProbeSchema.nullable().optional(),
   /** What could not be detected, and why. */
   warnings: z.array(z.string()),
 });
