@@ -17,8 +17,9 @@ suite (the app's advice: a cache dir on the system disk, a virtual machine's noi
   --cache-dir DIR   the directory the storage tier would use (need not exist yet)
   --json            print the hardware profile as JSON
   --probe           also measure the drive's raw sequential limit (kvbench probe: direct writes
-                    then reads at the engine's block size and depth, files removed after) and one
-                    thread's memory-copy bandwidth
+                    then reads at the engine's block size and depth, files removed after), one
+                    thread's memory-copy bandwidth, and with a usable GPU the GPU tier's host↔device
+                    copy bandwidth (4 GiB each way through the tier on the first GPU, about a second)
   --probe-seconds S seconds per probe phase (default 3)
   --no-direct-io-probe   do not try O_DIRECT in DIR (nothing is written there then)
 `;
@@ -48,6 +49,7 @@ export async function hwCommand(argv: string[]): Promise<number> {
     probeDirectIo: !a['no-direct-io-probe'],
     probeBandwidth: a.probe ? { durationS: probeSeconds } : false,
     probeMemory: a.probe,
+    probeGpu: a.probe,
   });
   process.stdout.write(a.json ? `${jsonText(hw, 2)}\n` : `${formatHardware(hw)}${formatAdvice(hardwareAdvice(hw, ENGINE_HAS_GPU_TIER), SAID_BY_HW_TABLE)}`);
   return 0;

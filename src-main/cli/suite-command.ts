@@ -11,11 +11,11 @@ import { resolveDatabasePath } from '../store/data-dir.ts';
 import { explainWriteFailure } from '../store/disk-full.ts';
 import type { Store } from '../store/store.ts';
 import type { OpenStoreOptions } from '../store/open-store.ts';
-import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { chosenScenarioIds, ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { hardwareAdvice } from '../hardware/advice.ts';
 import { cacheDirRefusal } from '../hardware/cache-dir-access.ts';
 import { resumeSuite, runSuite, type SuiteRunResult } from '../suite/runner.ts';
-import { backfillNotice, detectForSuite, openStoreAndRecover, probeSettingsFor, resumeProbe } from '../suite/services.ts';
+import { backfillNotice, detectForSuite, openStoreAndRecover, planUsesGpu, probeSettingsFor, resumeProbe, scenariosUseGpu } from '../suite/services.ts';
 import { CLI_ACROSS_VERSIONS_CONSENT, resumeAcrossVersionsRefusal, resumeVersions } from '../suite/resume-versions.ts';
 import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { buildScenarioReport, buildTierComparison } from '../export/report-model.ts';
@@ -431,7 +431,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
       }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ', without the drive probe'} (${why}) …`);
       createdCacheDir = { dir: plan.cacheDir, from: (await fsp.mkdir(plan.cacheDir, { recursive: true })) ?? null };
-      const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal });
+      const hardware = await detectForSuite(plan.cacheDir, { probe, profile: plan.profile, signal: controller.signal, gpuScenarios: planUsesGpu(plan) });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, `suite ${resumeId} is as it was`);
       started = true;
       result = await resumeSuite(resumeId, { store, hardware, onEvent, signal: controller.signal, rerunDeleted, acrossVersions: a['across-versions'], consent: CLI_ACROSS_VERSIONS_CONSENT });
@@ -449,7 +449,7 @@ export async function suiteCommand(argv: string[]): Promise<number> {
         }
       }
       ui.line(`Detecting hardware${probe ? ' and probing the drive' : ''} …`);
-      const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal });
+      const hardware = await detectForSuite(cacheDir, { probe, profile, signal: controller.signal, gpuScenarios: scenariosUseGpu(chosenScenarioIds(planOptions)) });
       if (stoppedBy !== null) return stoppedBeforeStart(stoppedBy, 'no suite was planned or recorded');
       plan = planSuite(hardware, { ...planOptions, probe, ...(a.plan && !a['no-probe'] ? { probeRun: probeSettingsFor(profile) } : {}) });
       // The plan is a result: with --plan the command's whole output, before a run the record of what ran.

@@ -19,7 +19,7 @@ import type { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { suitesText } from '../../src-shared/domain/places.ts';
 import { definitionRowLabel, definitionSplitText, pooledDefinitionText } from '../../src-shared/domain/metric-changes.ts';
-import { cautionsOf, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
+import { cautionsOf, gpuCopySourceText, limitsSourceText, memoryCopySourceText, PER_TRIAL_METHOD, POOLED_METHOD, type ScenarioReport, type TierComparison } from './report-model.ts';
 import { suiteLabelGroups } from './scenario-report.ts';
 import { suiteLabelsNote } from './render-text.ts';
 import type { FileChunks } from '../util/write-file-atomic.ts';
@@ -294,12 +294,14 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
       'gpu_read_p95_ms', 'cpu_read_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms', 'bytes_read', 'bytes_written',
       'storage_read_bytes_per_s', 'storage_write_bytes_per_s', 'storage_read_efficiency', 'storage_write_efficiency', 'cpu_read_efficiency',
       'drive_read_limit_bytes_per_s', 'drive_write_limit_bytes_per_s', 'drive_limits_source', 'memory_copy_bytes_per_s', 'memory_copy_source',
+      'gpu_h2d_limit_bytes_per_s', 'gpu_d2h_limit_bytes_per_s', 'gpu_copy_source',
     ],
     model.tiers.rows.map((r) => [
       r.scenarioId, r.label, r.systemId, r.systemLabel, r.driveId, r.driveLabel, r.suiteLabel, r.configKey, r.configDescription, r.numUsers, r.gpuMemGb, r.cpuMemGb, r.n, r.fewestTrials, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric, r.speedupBaselineUsers,
       r.gpuReadP95Ms, r.cpuReadP95Ms, r.storageReadP95Ms, r.storageWriteP95Ms, r.bytesRead, r.bytesWritten,
       r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency,
       r.limits.readBytesPerS, r.limits.writeBytesPerS, limitsSourceText(r.limits), r.limits.memoryCopyBytesPerS, memoryCopySourceText(r.limits),
+      r.limits.gpuH2dBytesPerS, r.limits.gpuD2hBytesPerS, gpuCopySourceText(r.limits),
     ]),
   );
   // What the terminal report says beside its tables: trials left out or flagged, and the tier comparison's notes.

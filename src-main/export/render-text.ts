@@ -10,7 +10,7 @@ import { formatAdvice } from '../hardware/format-hardware.ts';
 import { flagAggregateText, formatP, NOISE_RULE } from '../../src-shared/domain/statistics.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
 import { definitionRowLabel, definitionSplitText, pooledDefinitionText, MIXED_DEFINITIONS, MIXED_DEFINITIONS_LEGEND } from '../../src-shared/domain/metric-changes.ts';
-import { efficiencyBasisText, limitsSourceText, memoryCopySourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
+import { efficiencyBasisText, gpuCopySourceText, limitsSourceText, memoryCopySourceText, type MetricVerdict, type PooledLatency, type ProbeLimits, type ScenarioReport, type SystemComparison, type TierComparison } from './report-model.ts';
 
 const GIB = 1024 ** 3;
 
@@ -200,10 +200,17 @@ export function formatTierComparison(t: TierComparison): string {
     `Tier comparison (medians across ${t.includeIncomplete ? 'complete and partial' : 'complete'} trials${t.excludeFlagged ? ', flagged ones excluded' : ''}; ` +
       `speedup against ${t.baseline ?? 'storage-only (missing)'})`,
   );
-  // Each limit with its own source: a stated drive bandwidth leaves the memory copy the probe's.
+  // Each limit with its own source: a stated drive bandwidth leaves the memory copy the probe's. The
+  // GPU copy where it was probed, or where a row had a GPU tier to want it for.
+  const gpuRows = t.rows.some((r) => (r.gpuMemGb ?? 0) > 0);
   const limitsText = (l: ProbeLimits): string =>
     `drive sequential read ${fmtValue(l.readBytesPerS, 'bytes/s')}${l.readNote ? ` (${l.readNote})` : ''}, write ${fmtValue(l.writeBytesPerS, 'bytes/s')} (${limitsSourceText(l)}); ` +
-    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${memoryCopySourceText(l)})`;
+    `memory copy ${fmtValue(l.memoryCopyBytesPerS, 'bytes/s')} (${memoryCopySourceText(l)})` +
+    (gpuRows || l.gpuCopyMeasuredAt !== null
+      ? l.gpuH2dBytesPerS === null && l.gpuD2hBytesPerS === null
+        ? `; GPU copy — (${gpuCopySourceText(l)})`
+        : `; GPU copy host→device ${fmtValue(l.gpuH2dBytesPerS, 'bytes/s')}, device→host ${fmtValue(l.gpuD2hBytesPerS, 'bytes/s')} (${gpuCopySourceText(l)})`
+      : '');
   // Rows of several systems or drives are each measured against their own probe: list each.
   const perPlace = new Map(t.rows.map((r) => [`${placeLabel(r)}\u0000${JSON.stringify(r.limits)}`, r]));
   if (new Set(t.rows.map((r) => JSON.stringify(r.limits))).size > 1) {

@@ -1,6 +1,6 @@
 // The tier comparison: each tier configuration's speedup over the storage-only row it is compared
 // with, and its storage efficiency against the drive's probed (or stated) bandwidth.
-import { binaryBytesText, cacheDirRamBacking, driveLabelSizeSuffix, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, cacheDirRamBacking, driveLabelSizeSuffix, type GpuCopyProbe, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { MULTI_HOST_SCENARIO_ID, SCENARIOS, isScenarioId, type StatedSize } from '../../src-shared/domain/scenarios.ts';
 import { ratio } from '../../src-shared/domain/statistics.ts';
 import { CONFIG_MATCH_KEYS, CONFIG_MATCH_KEYS_WHEN_SET, METRIC_BY_KEY } from '../../src-shared/domain/store-types.ts';
@@ -93,6 +93,13 @@ export interface ProbeLimits {
   memoryCopySource: string;
   /** When the memory-copy probe ran (the hardware detection it was part of); null where there is none. */
   memoryCopyMeasuredAt: string | null;
+  /** The GPU tier's copy limits (the GPU copy probe's, link busy, each way); null where it did not run. */
+  gpuH2dBytesPerS: number | null;
+  gpuD2hBytesPerS: number | null;
+  /** How the GPU copy probe measured (its GPU, copies, staging), or 'no GPU copy probe'; 'none' without any hardware. */
+  gpuCopySource: string;
+  /** When it ran; null where it did not. */
+  gpuCopyMeasuredAt: string | null;
 }
 
 /** A drive limit measured by the probe, or stated by the user from the drive's datasheet. */
@@ -127,6 +134,7 @@ export class StatedBandwidthRefused extends Error {
 const NO_LIMITS: ProbeLimits = {
   readBytesPerS: null, writeBytesPerS: null, memoryCopyBytesPerS: null, source: 'none', measuredAt: null, readNote: null,
   readLimitFrom: 'probe', writeLimitFrom: 'probe', memoryCopySource: 'none', memoryCopyMeasuredAt: null,
+  gpuH2dBytesPerS: null, gpuD2hBytesPerS: null, gpuCopySource: 'none', gpuCopyMeasuredAt: null,
 };
 
 /** The drive limits' source with the probe's time, as the text report and the exports give it. */
@@ -143,6 +151,14 @@ export function efficiencyBasisText(l: Pick<ProbeLimits, 'readLimitFrom' | 'writ
   const against = (from: LimitOrigin, dir: string): string => (from === 'stated' ? `the drive's sequential ${dir}bandwidth stated by the user` : `the probe's sequential ${dir}bandwidth`);
   if (l.readLimitFrom === l.writeLimitFrom) return `rd/wr eff: storage-tier bandwidth ÷ ${against(l.readLimitFrom, '')}`;
   return `rd eff: storage-tier read bandwidth ÷ ${against(l.readLimitFrom, 'read ')}; wr eff: storage-tier write bandwidth ÷ ${against(l.writeLimitFrom, 'write ')}`;
+}
+
+/** The GPU copy limits' source with the probe's time, as the text report and the exports give it. */
+export const gpuCopySourceText = (l: ProbeLimits): string => (l.gpuCopyMeasuredAt === null ? l.gpuCopySource : `${l.gpuCopySource}, ${l.gpuCopyMeasuredAt}`);
+
+/** How a hardware snapshot's GPU copy probe measured. */
+function gpuCopySource(p: GpuCopyProbe): string {
+  return `kvbench GPU copy probe (GPU ${p.device}, ${p.model}: ${p.chunkBytes / 1048576} MiB copies through the GPU tier, ${p.stagingPinned ? 'pinned' : 'pageable (NOT pinned)'} staging, link busy)`;
 }
 
 /** Where a hardware snapshot's memory-copy figure comes from. */
@@ -186,6 +202,10 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
     memoryCopySource: hw.memoryCopyBytesPerSec ? MEMORY_COPY_PROBE : 'no memory-copy probe',
     // The memory copy is probed during the hardware detection that took the snapshot.
     memoryCopyMeasuredAt: hw.memoryCopyBytesPerSec ? hw.detectedAt : null,
+    gpuH2dBytesPerS: hw.gpuCopy?.h2dBytesPerSec ?? null,
+    gpuD2hBytesPerS: hw.gpuCopy?.d2hBytesPerSec ?? null,
+    gpuCopySource: hw.gpuCopy ? gpuCopySource(hw.gpuCopy) : 'no GPU copy probe',
+    gpuCopyMeasuredAt: hw.gpuCopy?.measuredAt ?? null,
   };
 }
 
@@ -246,7 +266,7 @@ function trialCounts(s: ScenarioSummary): { fewestTrials: number; trialsNote: st
   return { fewestTrials: Math.min(...parts.map((p) => p.k)), trialsNote: parts.map((p) => p.text).join('; ') };
 }
 
-const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec);
+const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec) || Boolean(hw?.gpuCopy);
 
 /**
  * A group's own limits: from the newest of its aggregated trials' snapshots that probed anything
@@ -540,5 +560,5 @@ function commonLimits(all: readonly ProbeLimits[], hardware: HardwareSource, sta
   if (all.length === 0) return withStated(typeof hardware === 'function' ? NO_LIMITS : probeLimitsOf(hardware), stated);
   if (all.every((l) => sameLimits(l, all[0]))) return all[0];
   const several = 'several: each row against the probe stored with its own trials';
-  return withStated({ ...NO_LIMITS, source: several, memoryCopySource: several }, stated);
+  return withStated({ ...NO_LIMITS, source: several, memoryCopySource: several, gpuCopySource: several }, stated);
 }

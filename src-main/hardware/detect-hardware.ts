@@ -24,9 +24,11 @@ import { SYSTEM_DIRECTORY_ROOTS, systemDirectoryOf } from '../engine/config/syst
 import { probeDirectIo } from '../engine/io/direct-io.ts';
 import { probeMemoryCopy } from './bandwidth-probe.ts';
 import { probeDriveLimit, type DriveProbeOptions } from './drive-probe.ts';
+import { probeGpuCopy, type GpuCopyProbeOptions } from './gpu-copy-probe.ts';
 import { probeCudaDriver, type CudaDriverProbe } from './gpu-driver.ts';
 import { driveIdentity, readMachineId, systemIdentity } from './identity.ts';
 import { cacheDirRefusal } from './cache-dir-access.ts';
+import { pciSysfsName, readPcieLink } from './pcie-link.ts';
 import { diskFacts, findMount, nearestExisting, readMounts, storageBehindMount, sysReader, type SysReader } from './linux-storage.ts';
 
 /** The parts of systeminformation kvbench uses. */
@@ -64,6 +66,11 @@ export interface DetectOptions {
   probeBandwidth?: boolean | DriveProbeOptions;
   /** Measure one thread's memory-copy bandwidth (~0.5 s). Default false. */
   probeMemory?: boolean;
+  /**
+   * Measure the GPU tier's copy limit on the first usable GPU (~1 s: gpu-copy-probe.ts), beside the
+   * memory copy; nothing without a usable GPU. Default false.
+   */
+  probeGpu?: boolean | GpuCopyProbeOptions;
   /** Ask the NVIDIA driver library which GPUs the engine can use (default: yes, with gpu-driver.ts). */
   cudaProbe?: (() => Promise<CudaDriverProbe>) | false;
 }
@@ -330,7 +337,10 @@ export async function detectHardware(cacheDir: string | null, opts: DetectOption
       devices: r.devices.map((d) => ({ index: d.index, name: d.name, totalMemoryBytes: d.totalMemoryBytes, pciBusId: d.pciBusId ?? null })),
     };
   }
-  const gpus = mergeGpus(gpusFrom(graphics), cuda);
+  const gpus = mergeGpus(gpusFrom(graphics), cuda).map((g) => ({ ...g, pcieLink: readPcieLink(sys, g.busId) }));
+  for (const g of gpus.filter((x) => x.compute && x.busId !== null && x.pcieLink === null)) {
+    warnings.push(`GPU #${g.index} (${g.model ?? 'unnamed'}): no PCIe link in sysfs for its bus id ${pciSysfsName(g.busId) ?? g.busId}`);
+  }
   if (gpus.length === 0) warnings.push('no GPU found: GPU scenarios will be skipped');
   else if (!gpus.some((g) => g.engineUsable)) warnings.push(`GPU found but the engine cannot use it${cuda?.reason ? `: ${cuda.reason}` : ''}`);
   const disks = disksFrom(sys, blocks, layout);
@@ -340,6 +350,15 @@ export async function detectHardware(cacheDir: string | null, opts: DetectOption
     cacheDir === null
       ? null
       : await describeCacheDir(cacheDir, { systemId: identity.id, sys, warnings, probeDirectIo: opts.probeDirectIo ?? true, probeBandwidth });
+
+  const memoryCopyBytesPerSec = opts.probeMemory ? probeMemoryCopy() : null;
+  const gpuCopy =
+    opts.probeGpu && gpus.some((g) => g.engineUsable)
+      ? await probeGpuCopy(opts.probeGpu === true ? {} : opts.probeGpu).catch((err: Error) => {
+          warnings.push(`GPU copy probe: ${err.message}`);
+          return null;
+        })
+      : null;
 
   const speed = (ghz: number | undefined): number | null => (typeof ghz === 'number' && ghz > 0 ? ghz : null);
   return {
@@ -380,7 +399,8 @@ export async function detectHardware(cacheDir: string | null, opts: DetectOption
     cuda,
     disks,
     cacheDir: cacheDirInfo,
-    memoryCopyBytesPerSec: opts.probeMemory ? probeMemoryCopy() : null,
+    memoryCopyBytesPerSec,
+    gpuCopy,
     warnings,
   };
 }

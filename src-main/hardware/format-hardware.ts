@@ -1,5 +1,5 @@
 // The hardware profile as people read it (`kvbench hw` without --json).
-import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, ramBackedMessage, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
+import { binaryBytesText, bufferedLoopMessage, cacheDirRamBacking, pcieLinkText, ramBackedMessage, type GpuCopyProbe, type HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import type { Advice } from '../../src-shared/ipc/contract.ts';
 
 const GIB = 1024 ** 3;
@@ -38,7 +38,9 @@ export function formatHardware(hw: HardwareProfile): string {
   for (const g of hw.gpus) {
     const use = g.engineUsable ? ', usable by the GPU tier' : g.compute ? ', not usable by the engine (no working NVIDIA driver)' : ' (integrated/display only: not used)';
     row(`#${g.index}`, `${or(g.vendor, '')} ${or(g.model)}, memory ${fmtBytes(g.memoryBytes)}${g.driverVersion ? `, driver ${g.driverVersion}` : ''}${use}`.trim());
+    if (g.compute) row('', pcieLinkText(g.pcieLink, fmtRate));
   }
+  if (hw.gpuCopy) row('GPU copy', gpuCopyText(hw.gpuCopy));
   if (hw.cuda) {
     // cudaVersion is cuDriverGetVersion's: what the driver supports, not a CUDA toolkit installed.
     row('CUDA driver', hw.cuda.available ? `${hw.cuda.devices.length} device(s), driver ${or(hw.cuda.driverVersion)}, supports CUDA ${or(hw.cuda.cudaVersion)}` : `not usable: ${hw.cuda.reason ?? 'unknown'}`);
@@ -82,6 +84,15 @@ export function formatHardware(hw: HardwareProfile): string {
     for (const w of hw.warnings) lines.push(`  - ${w}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** The GPU copy probe's limits and how they were measured, as `kvbench hw` prints them. */
+export function gpuCopyText(p: GpuCopyProbe): string {
+  return (
+    `host→device ${fmtRate(p.h2dBytesPerSec)}, device→host ${fmtRate(p.d2hBytesPerSec)} (kvbench GPU copy probe on GPU ${p.device}, ${p.model}: ` +
+    `${fmtBytes(p.bytesPerDirection)} each way in ${fmtBytes(p.chunkBytes)} copies through the GPU tier, ${p.stagingPinned ? 'pinned' : 'NOT pinned (pageable)'} staging, ` +
+    `${p.copyThreads} copy threads; link busy)`
+  );
 }
 
 const ADVICE_LEVEL: Record<Advice['level'], string> = { error: 'ERROR', warn: 'WARNING', info: 'note' };

@@ -48,9 +48,9 @@ import { historyPageInMemory } from '../store/history-order.ts';
 import { StoreError } from '../store/store-error.ts';
 import { trialEngineOf, withStoredVerdict, type TrialEngine } from '../../src-shared/domain/trial-engine.ts';
 import type { Store } from '../store/store.ts';
-import { ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
+import { chosenScenarioIds, ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type ResumeOptions, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
-import { backfillNotice, detectForSuite, openStoreAndRecover, resumeProbe, type OpenedStore } from '../suite/services.ts';
+import { backfillNotice, detectForSuite, openStoreAndRecover, planUsesGpu, resumeProbe, scenariosUseGpu, type OpenedStore } from '../suite/services.ts';
 import { resumeRefusalFor, resumeVersions } from '../suite/resume-versions.ts';
 import { resumeVersionsText } from '../../src-shared/domain/resume-versions.ts';
 import { statOrNull } from '../util/stat-or-null.ts';
@@ -65,7 +65,7 @@ import { answerReportJob, EXPORT_MIME_TYPES, exportedFile, filterOf, selectionOf
 import { REPORT_WORKER_LANES, ReportWorkers, stoppedError } from './report-thread.ts';
 import { databasePathRefusal, loadSettings, saveSettings } from './settings.ts';
 
-export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal }) => Promise<HardwareProfile>;
+export type DetectFn = (cacheDir: string, opts: { probe: boolean; profile: string; signal?: AbortSignal; gpuScenarios?: boolean }) => Promise<HardwareProfile>;
 
 export interface BackendOptions {
   mode: 'electron' | 'browser';
@@ -677,7 +677,10 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       }
       const probe = request.probe ?? true;
       emit({ type: 'suite.preparationProgressed', step: probe ? 'probing' : 'detecting', message: probe ? `Detecting hardware and probing the drive behind ${cacheDir} …` : 'Detecting hardware …' });
-      const hardware = await detect(cacheDir, { probe, profile: request.profile, signal: controller.signal });
+      // The GPU copy probe only for a suite with a GPU tier in it: a resumed one's stored plan, a new one's chosen scenarios.
+      const stored = resumeId !== null ? s.getSuitePlan(resumeId) : null;
+      const gpuScenarios = stored !== null ? planUsesGpu(stored) : scenariosUseGpu(chosenScenarioIds(planOptions(request, cacheDir)));
+      const hardware = await detect(cacheDir, { probe, profile: request.profile, signal: controller.signal, gpuScenarios });
       if (controller.signal.aborted) fail('CANCELLED', 'cancelled before the first trial');
       let result: Promise<SuiteRunResult>;
       const deps = {

@@ -32,7 +32,7 @@ import {
   type SuitePlan,
 } from '../../src-shared/domain/scenarios.ts';
 import { KvbenchError } from '../../src-shared/domain/errors.ts';
-import { PERSONAS } from '../engine/workload/personas.ts';
+import { GENERATION_SECONDS_PER_TOKEN, MAX_WORKERS, PERSONAS, type GenerationMode } from '../engine/workload/personas.ts';
 import { AUTO_CAPACITY_SHARE } from '../engine/tiers/storage-target.ts';
 import { defaultProbeBytes } from '../engine/probe/raw-limit-probe.ts';
 import { systemDirectoryError } from '../engine/config/system-directories.ts';
@@ -185,9 +185,68 @@ function expectedSpill(id: ScenarioId, options: RunOptions): ExpectedSpill | nul
   return firstRoundBytes > namedBytes * TIER_FILL_TARGET ? { scenarioId: id, users: options.numUsers, model: options.model, firstRoundBytes, namedBytes } : null;
 }
 
+/**
+ * Seconds of simulated generation one request of the suite's synthetic users takes on average: 5/8 of
+ * the personas' mean generation tokens (a request's tokens are drawn as its context is, uniform in
+ * [¼, 1] of its user's), at the mode's seconds per token.
+ */
+export function expectedGenerationSeconds(mode: GenerationMode): number {
+  const meanUserTokens = PERSONAS.reduce((sum, p) => sum + (p.generationTokens[0] + p.generationTokens[1]) / 2, 0) / PERSONAS.length;
+  return ((meanUserTokens * 5) / 8) * GENERATION_SECONDS_PER_TOKEN[mode];
+}
+
+/**
+ * A scenario whose users' first requests fit its named tiers, but whose later ones can fill them before
+ * the trial ends. With realistic generation the workers bound the rate: each request holds one of the
+ * trial's workers (one per user, MAX_WORKERS at most) for at least its simulated generation and writes
+ * one new entry, so the users write at most workers ÷ expectedGenerationSeconds × expectedRequestBytes a
+ * second (arrivals, one per user each think time of ≤ 1.5 s, come faster). A request's cache I/O only
+ * slows that, so the tiers fill no sooner than this says; a trial they fill in spills, and is flagged.
+ * With fast or no generation the cache I/O is what bounds the rate, which the plan cannot know: no note.
+ */
+interface LaterSpill extends ExpectedSpill {
+  workers: number;
+  entryBytes: number;
+  generationS: number;
+  writeBytesPerSec: number;
+  fillS: number;
+  warmUpS: number;
+  durationS: number;
+}
+
+function laterSpill(id: ScenarioId, options: RunOptions): LaterSpill | null {
+  const namedBytes = namedTierBytes(id, options);
+  if (namedBytes === null || options.enableAutoscaling || options.generationMode !== 'realistic' || expectedSpill(id, options) !== null) return null;
+  const entryBytes = expectedRequestBytes(options.model);
+  const workers = Math.min(options.numUsers, MAX_WORKERS);
+  const generationS = expectedGenerationSeconds(options.generationMode);
+  const writeBytesPerSec = (workers / generationS) * entryBytes;
+  const firstRoundBytes = options.numUsers * entryBytes;
+  const fillS = (namedBytes * TIER_FILL_TARGET - firstRoundBytes) / writeBytesPerSec;
+  if (fillS >= options.warmUp + options.duration) return null;
+  return { scenarioId: id, users: options.numUsers, workers, model: options.model, entryBytes, generationS, writeBytesPerSec, firstRoundBytes, namedBytes, fillS, warmUpS: options.warmUp, durationS: options.duration };
+}
+
+/** The tiers a scenario spills to, in words: 'the drive', 'the CPU tier and then the drive'. */
+const spillPastText = (id: ScenarioId): string => tiersPastScenario(id).map((t) => (t === 'storage' ? 'the drive' : `the ${TIER_WORDS[t]} tier`)).join(' and then ');
+
+function laterSpillNote(x: LaterSpill): Problem {
+  const named = tiersText(SCENARIOS[x.scenarioId].tiers);
+  const past = spillPastText(x.scenarioId);
+  const trial = x.warmUpS > 0 ? `${x.warmUpS + x.durationS} s (${x.warmUpS} s warm-up, ${x.durationS} s measured)` : `${x.durationS} s`;
+  return sizedProblem(
+    (size) =>
+      `${x.scenarioId} can spill to ${past} later in its trial: its ${x.users} users write up to about ${size(x.writeBytesPerSec)} of ${x.model} KV cache a second ` +
+      `(each request writes a new entry, ${size(x.entryBytes)} on average, and holds one of ${x.workers} workers for at least its simulated generation, ` +
+      `${x.generationS.toFixed(2)} s on average at ${GENERATION_SECONDS_PER_TOKEN.realistic * 1000} ms a token), so after their first requests (${size(x.firstRoundBytes)}) ` +
+      `the ${TIER_FILL_TARGET * 100} % of its ${size(x.namedBytes)} ${named} filled before entries move down (${size(x.namedBytes * TIER_FILL_TARGET)}) can be reached ` +
+      `about ${Math.round(x.fillS)} s in, within the trial's ${trial}; a trial that spills is flagged spilled, its numbers partly ${past === 'the drive' ? "the drive's" : "the slower tiers'"}`,
+  );
+}
+
 function expectedSpillNote(x: ExpectedSpill): Problem {
   const named = tiersText(SCENARIOS[x.scenarioId].tiers);
-  const past = tiersPastScenario(x.scenarioId).map((t) => (t === 'storage' ? 'the drive' : `the ${TIER_WORDS[t]} tier`)).join(' and then ');
+  const past = spillPastText(x.scenarioId);
   return sizedProblem(
     (size) =>
       `${x.scenarioId} is expected to spill to ${past}: its ${x.users} users' first requests alone write about ${size(x.firstRoundBytes)} of ${x.model} KV cache, ` +
@@ -206,9 +265,22 @@ export const GPU_CONTEXT_ALLOWANCE_BYTES = GIB;
  * At least 1 GiB on a card of 1 GiB or more (the tier then reports what it could reserve).
  */
 export function plannedGpuTierGiB(totalBytes: number): number {
-  const headroom = Math.max(DEFAULT_GPU_HEADROOM.minBytes, DEFAULT_GPU_HEADROOM.fractionOfTotal * totalBytes);
-  const planned = Math.floor((totalBytes - headroom - GPU_CONTEXT_ALLOWANCE_BYTES) / GIB);
+  const planned = Math.floor(gpuTierRoomBytes(totalBytes) / GIB);
   return totalBytes >= GIB ? Math.max(1, planned) : 0;
+}
+
+const gpuHeadroomBytes = (totalBytes: number): number => Math.max(DEFAULT_GPU_HEADROOM.minBytes, DEFAULT_GPU_HEADROOM.fractionOfTotal * totalBytes);
+const gpuTierRoomBytes = (totalBytes: number): number => totalBytes - gpuHeadroomBytes(totalBytes) - GPU_CONTEXT_ALLOWANCE_BYTES;
+
+/** How plannedGpuTierGiB came to its size, with the numbers: the plan's derivation of a GPU tier. */
+function plannedGpuTierWhy(totalBytes: number): string {
+  const gib = (b: number): string => `${(b / GIB).toFixed(2)} GiB`;
+  const { minBytes, fractionOfTotal } = DEFAULT_GPU_HEADROOM;
+  return (
+    `first GPU's memory less what the tier leaves to the driver: ${gib(totalBytes)} − ${gib(gpuHeadroomBytes(totalBytes))} headroom ` +
+    `(max(${minBytes / GIB} GiB, ${fractionOfTotal * 100} %)) − ${GPU_CONTEXT_ALLOWANCE_BYTES / GIB} GiB for the driver's context = ${gib(gpuTierRoomBytes(totalBytes))}` +
+    `${gpuTierRoomBytes(totalBytes) < GIB ? ', at least 1 GiB all the same (the tier then reserves what it can)' : ', rounded down'}`
+  );
 }
 
 function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derived {
@@ -279,7 +351,7 @@ function derive(hw: HardwareProfile, o: PlanOptions, gpuUsable: boolean): Derive
     autoscalerInterval: durationS < 60 ? Math.max(1, Math.floor(durationS / 6)) : undefined,
     notes,
     why: {
-      gpu: "first GPU's memory less what the tier leaves to the driver",
+      gpu: gpus[0]?.memoryBytes ? plannedGpuTierWhy(gpus[0].memoryBytes) : "first GPU's memory less what the tier leaves to the driver",
       cpuRealistic: 'RAM/2',
       cpuSmall: 'RAM/8',
       cpuTiny: "a tiny CPU tier: what the reference suite script meant; it passed 4 GiB",
@@ -570,7 +642,7 @@ function ramOverrunProblem(overruns: readonly RamOverrun[], ram: string, budgetB
 }
 
 /** The scenario ids a plan runs, as given (before their order and GPU skips are applied). */
-function chosenScenarioIds(o: PlanOptions): string[] {
+export function chosenScenarioIds(o: PlanOptions): string[] {
   const ids: string[] = o.scenarios ? [...o.scenarios] : [...PROFILES[o.profile].defaultScenarios];
   if (o.extras) for (const x of EXTRA_SCENARIO_IDS) if (!ids.includes(x)) ids.push(x);
   return ids;
@@ -665,6 +737,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
   const runs: PlannedRun[] = [];
   const skipped: SkippedScenario[] = [];
   const spills: ExpectedSpill[] = [];
+  const laterSpills: LaterSpill[] = [];
   for (const id of ids as ScenarioId[]) {
     const sc = SCENARIOS[id];
     if (sc.requiresGpu && gpuSkip !== null) {
@@ -701,6 +774,8 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
     const est = estimateRun(v.options, freeBytes);
     const spill = expectedSpill(id, v.options);
     if (spill !== null) spills.push(spill);
+    const later = laterSpill(id, v.options);
+    if (later !== null) laterSpills.push(later);
     runs.push({
       position: runs.length,
       scenarioId: id,
@@ -770,7 +845,7 @@ export function planSuite(hw: HardwareProfile, o: PlanOptions): SuitePlan {
       `storage tiers shrunk to fit in RAM beside the CPU tier (${gib(hw.memory.availableBytes)} available, ${gib(reserveBytes)} kept in reserve): ${ramShrunk.join(', ')}`,
     );
   }
-  const spillNotes = spills.map(expectedSpillNote);
+  const spillNotes = [...spills.map(expectedSpillNote), ...laterSpills.map(laterSpillNote)];
   notes.push(...spillNotes.map((n) => n.text));
   if (hw.cacheDir?.directIo && !hw.cacheDir.directIo.supported) notes.push(`direct I/O is not available in the cache directory (${hw.cacheDir.directIo.reason}): storage reads may be served by the page cache`);
   const shrunkOptions = runsReferenceMlperf(d, o.profile) ? [] : runs.filter((r) => r.scenarioId.startsWith('mlperf-'));

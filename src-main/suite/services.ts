@@ -6,7 +6,7 @@ import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { detectHardware, type DetectOptions } from '../hardware/detect-hardware.ts';
 import { openStoreYielding, type OpenStoreOptions } from '../store/open-store.ts';
 import type { BackfillProgress, RecoveredTrial, Store } from '../store/store.ts';
-import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
+import { SCENARIOS, isScenarioId, type SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { cleanUpRecovered, explainUnstored, pendingTrials, type ResumeOptions, type UnstoredTrial } from './runner.ts';
 
 export interface OpenedStore {
@@ -89,18 +89,35 @@ export function probeSettingsFor(profile: string): { durationS: number; sizeByte
   return profile === 'smoke' ? { durationS: 1, sizeBytes: 256 * 1024 * 1024 } : { durationS: 5, sizeBytes: null };
 }
 
-/** Hardware for a suite: the machine, the cache directory, and (optionally) the drive and memory probes. */
-export async function detectForSuite(
-  cacheDir: string,
-  opts: { probe: boolean; profile: string; signal?: AbortSignal } & Pick<DetectOptions, 'source'>,
-): Promise<HardwareProfile> {
-  return detectHardware(path.resolve(cacheDir), {
+/**
+ * Hardware for a suite: the machine, the cache directory, and (optionally) the drive and memory
+ * probes, and the GPU copy probe where the suite has a scenario with a GPU tier (`gpuScenarios`,
+ * default yes) and a GPU the tier can use.
+ */
+export async function detectForSuite(cacheDir: string, opts: SuiteDetectOptions): Promise<HardwareProfile> {
+  return detectHardware(path.resolve(cacheDir), suiteDetectOptions(opts));
+}
+
+type SuiteDetectOptions = { probe: boolean; profile: string; signal?: AbortSignal; gpuScenarios?: boolean } & Pick<DetectOptions, 'source'>;
+
+/** What detectForSuite asks detection for. */
+export function suiteDetectOptions(opts: SuiteDetectOptions): DetectOptions {
+  return {
     ...(opts.source ? { source: opts.source } : {}),
     probeDirectIo: true,
     probeBandwidth: opts.probe ? { ...probeSettingsFor(opts.profile), ...(opts.signal ? { signal: opts.signal } : {}) } : false,
     probeMemory: opts.probe,
-  });
+    probeGpu: opts.probe && (opts.gpuScenarios ?? true),
+  };
 }
+
+/** Whether scenarios of these ids have a GPU tier where a GPU can be used (GPU only …, and production and autoscale, which use it too). */
+export function scenariosUseGpu(ids: readonly string[]): boolean {
+  return ids.some((id) => isScenarioId(id) && SCENARIOS[id].tiers.includes('gpu'));
+}
+
+/** Whether a planned suite runs any trial with a GPU tier. */
+export const planUsesGpu = (plan: SuitePlan): boolean => plan.runs.some((r) => Number(r.options.gpuMemGb) > 0);
 
 /**
  * Whether resuming a suite probes the drive: as it was planned (plans stored before they recorded

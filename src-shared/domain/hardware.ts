@@ -54,6 +54,31 @@ export const MemoryInfoSchema = z.object({
   swapTotalBytes: bytes,
 });
 
+/**
+ * A GPU's PCIe link as sysfs states it (/sys/bus/pci/devices/<bus id>/current_link_* and max_link_*).
+ * It decides the GPU tier's copy bandwidth: a Gen4 link, or a GPU in an x8 slot, carries about half
+ * of a Gen5 x16 one. A field sysfs does not state is null.
+ */
+export const PcieLinkSchema = z.object({
+  /**
+   * The generation and lanes the link ran at when the hardware was detected. An idle GPU's link often
+   * trains down to a lower speed (Gen1 on many cards) and back up under load, so below the max here
+   * says little; fewer lanes than the max usually means a narrower slot.
+   */
+  currentGen: z.number().int().positive().nullable(),
+  currentLanes: z.number().int().positive().nullable(),
+  /** The most the GPU's own link can do. */
+  maxGen: z.number().int().positive().nullable(),
+  maxLanes: z.number().int().positive().nullable(),
+  /**
+   * The most the port above the GPU (the root or switch port of its slot) can do: a Gen5 card in a
+   * Gen4 slot runs at Gen4. Null where there is none to read (a virtual machine's GPU on its root bus).
+   */
+  upstreamMaxGen: z.number().int().positive().nullable(),
+  upstreamMaxLanes: z.number().int().positive().nullable(),
+});
+export type PcieLink = z.infer<typeof PcieLinkSchema>;
+
 export const GpuInfoSchema = z.object({
   index: z.number().int().nonnegative(),
   vendor: nullableString,
@@ -66,6 +91,11 @@ export const GpuInfoSchema = z.object({
   compute: z.boolean(),
   /** The engine's GPU tier can use it: the NVIDIA driver library opened it (CUDA device `index`). */
   engineUsable: z.boolean(),
+  /**
+   * Its PCIe link; null when sysfs could not be read for its bus id (no bus id, not Linux). Absent in
+   * snapshots taken before kvbench read it.
+   */
+  pcieLink: PcieLinkSchema.nullable().optional(),
 });
 
 /** What the NVIDIA driver library (the one the GPU tier uses) says; null when not asked. */
@@ -206,6 +236,31 @@ export const CacheDirInfoSchema = z.object({
   bufferedLoops: z.array(BufferedLoopSchema).optional(),
 });
 
+/**
+ * The GPU tier's practical copy limit (`probeGpuCopy`): entries written to and read back from one GPU
+ * through the engine's own GpuTier (pinned staging, copy threads, chunked copies), with nothing else
+ * running, as the memory-copy probe is the CPU tier's.
+ */
+export const GpuCopyProbeSchema = z.object({
+  /** The CUDA device probed (the GPU tier's first) and its name. */
+  device: z.number().int().nonnegative(),
+  model: z.string(),
+  /**
+   * Bytes per second the link carried host→device (device→host) while the probe's copies kept it busy:
+   * bytes ÷ the union of the copies' own intervals, as the tier's link-busy figures are; null when no copy completed.
+   */
+  h2dBytesPerSec: z.number().nonnegative().nullable(),
+  d2hBytesPerSec: z.number().nonnegative().nullable(),
+  chunkBytes: bytes,
+  /** Bytes moved each way in the timed part. */
+  bytesPerDirection: bytes,
+  copyThreads: z.number().int().nonnegative(),
+  /** Whether the staging was page-locked: copies from pageable memory are slower, and the limit then is theirs. */
+  stagingPinned: z.boolean(),
+  measuredAt: z.string(),
+});
+export type GpuCopyProbe = z.infer<typeof GpuCopyProbeSchema>;
+
 export const HardwareProfileSchema = z.object({
   version: z.literal(HARDWARE_PROFILE_VERSION),
   detectedAt: z.string(),
@@ -220,6 +275,11 @@ export const HardwareProfileSchema = z.object({
   cacheDir: CacheDirInfoSchema.nullable(),
   /** Memory copy bandwidth of one thread (Buffer.copy), the CPU tier's practical limit; null when not probed. */
   memoryCopyBytesPerSec: z.number().nonnegative().nullable(),
+  /**
+   * The GPU tier's copy limit on the first usable GPU, the GPU tier's as the memory copy is the CPU
+   * tier's; null when not probed (no usable GPU, or not asked). Absent in snapshots taken before it was kept.
+   */
+  gpuCopy: GpuCopyProbeSchema.nullable().optional(),
   /** What could not be detected, and why. */
   warnings: z.array(z.string()),
 });
@@ -240,6 +300,54 @@ export function computeGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
 /** GPUs the engine's GPU tier can use (opened through the NVIDIA driver library). */
 export function usableGpus(hw: Pick<HardwareProfile, 'gpus'>): GpuInfo[] {
   return hw.gpus.filter((g) => g.engineUsable);
+}
+
+/** Transfers per second of one PCIe lane, by generation (Gen1 2.5 GT/s … Gen6 64 GT/s). */
+const PCIE_GIGATRANSFERS_PER_SEC: Readonly<Record<number, number>> = { 1: 2.5, 2: 5, 3: 8, 4: 16, 5: 32, 6: 64 };
+
+/** The PCIe generation of a link's transfer rate in GT/s (32 → 5); null for a rate no generation has. */
+export function pcieGenOfGigatransfers(gigatransfersPerSec: number): number | null {
+  const hit = Object.entries(PCIE_GIGATRANSFERS_PER_SEC).find(([, gt]) => Math.abs(gt - gigatransfersPerSec) < 0.01);
+  return hit === undefined ? null : Number(hit[0]);
+}
+
+/**
+ * A link's bytes per second in each direction after the line encoding (8b/10b to Gen2, 128b/130b
+ * Gen3–5, Gen6's FLIT of 242 payload bytes in 256), before packet headers: Gen5 x16 63.0 GB/s, of which
+ * copies reach about 85 % (53 GB/s measured on an H200). Null for a generation not in the table.
+ */
+export function pcieLinkBytesPerSec(gen: number, lanes: number): number | null {
+  const gt = PCIE_GIGATRANSFERS_PER_SEC[gen];
+  if (gt === undefined) return null;
+  const encoding = gen <= 2 ? 8 / 10 : gen <= 5 ? 128 / 130 : 242 / 256;
+  return ((gt * 1e9 * encoding) / 8) * lanes;
+}
+
+/**
+ * A GPU's PCIe link in words, for `kvbench hw`, the app's hardware panel and a trial's hardware:
+ * the link at detection and the most it can do ("PCIe Gen1 x16 at detection, max Gen5 x16 (63.0 GB/s
+ * per direction …)"), and why they differ where they do. `rateText` states the max link's rate in the
+ * reader's units; without it the rate is left out.
+ */
+export function pcieLinkText(link: PcieLink | null | undefined, rateText?: (bytesPerSec: number) => string): string {
+  if (link === undefined) return 'PCIe link not recorded (detected by an older kvbench)';
+  if (link === null) return 'PCIe link not read (no sysfs entry for its bus id)';
+  const of = (gen: number | null, lanes: number | null): string => `Gen${gen ?? '?'} x${lanes ?? '?'}`;
+  const reach = {
+    gen: link.upstreamMaxGen !== null && link.maxGen !== null ? Math.min(link.maxGen, link.upstreamMaxGen) : link.maxGen,
+    lanes: link.upstreamMaxLanes !== null && link.maxLanes !== null ? Math.min(link.maxLanes, link.upstreamMaxLanes) : link.maxLanes,
+  };
+  const rate = rateText && reach.gen !== null && reach.lanes !== null ? pcieLinkBytesPerSec(reach.gen, reach.lanes) : null;
+  const parts = [`PCIe ${of(link.currentGen, link.currentLanes)} at detection, max ${of(link.maxGen, link.maxLanes)}`];
+  const upstreamBelow =
+    (link.upstreamMaxGen !== null && link.maxGen !== null && link.upstreamMaxGen < link.maxGen) ||
+    (link.upstreamMaxLanes !== null && link.maxLanes !== null && link.upstreamMaxLanes < link.maxLanes);
+  if (upstreamBelow) parts.push(`its slot's port reaches only ${of(link.upstreamMaxGen, link.upstreamMaxLanes)}`);
+  if (rate !== null) parts.push(`${rateText!(rate)} per direction at ${of(reach.gen, reach.lanes)} before packet overhead`);
+  const notes: string[] = [];
+  if (link.currentGen !== null && reach.gen !== null && link.currentGen < reach.gen) notes.push('below its max at detection: an idle GPU\'s link trains down, and back up under load');
+  if (link.currentLanes !== null && reach.lanes !== null && link.currentLanes < reach.lanes) notes.push(`${link.currentLanes} of ${reach.lanes} lanes in use: a narrower slot or riser carries that much less`);
+  return `${parts.join('; ')}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 /** Filesystems whose files live in RAM: a storage tier there measures memory, not a drive. */

@@ -270,6 +270,11 @@ export const ProbeLimitsSchema = z.object({
   writeLimitFrom: z.enum(['probe', 'stated']),
   memoryCopySource: z.string(),
   memoryCopyMeasuredAt: z.string().nullable(),
+  /** The GPU copy probe's limits, its source and time (all null / 'none' in reports made before it was kept). */
+  gpuH2dBytesPerS: nnum.optional(),
+  gpuD2hBytesPerS: nnum.optional(),
+  gpuCopySource: z.string().optional(),
+  gpuCopyMeasuredAt: z.string().nullable().optional(),
 });
 
 export const TierRowSchema = z.object({

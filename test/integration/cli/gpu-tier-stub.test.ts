@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HardwareProfile } from '../../../src-shared/domain/hardware.ts';
+import { formatHardware } from '../../../src-main/hardware/format-hardware.ts';
 import { buildStubLibcuda, hasCc } from '../../unit/gpu/stub-libcuda.ts';
 import { skippedBecause } from '../../support/skip.ts';
 import { explain, makeTempDir, readResults, removeTempDirs, runCli, runDirsIn } from './cli-harness.ts';
@@ -38,6 +39,17 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
     const text = await runCli(['hw', '--cache-dir', tmp], { cwd: tmp, env });
     expect(text.code, explain(text)).toBe(0);
     expect(text.stdout).toMatch(/^ {2}CUDA driver +1 device\(s\), driver —, supports CUDA 12\.4$/m);
+  });
+
+  it('kvbench hw --probe measures the GPU tier\'s copy limit on the device, beside the memory copy', async () => {
+    const r = await runCli(['hw', '--probe', '--probe-seconds', '0.2', '--json', '--cache-dir', tmp], { cwd: tmp, env });
+    expect(r.code, explain(r)).toBe(0);
+    const hw = JSON.parse(r.stdout) as HardwareProfile;
+    expect(hw.memoryCopyBytesPerSec).toBeGreaterThan(0);
+    expect(hw.gpuCopy).toMatchObject({ device: 0, model: 'Stub CUDA Device 0', chunkBytes: 16 * MiB, bytesPerDirection: 4 * GIB, copyThreads: 2, stagingPinned: true });
+    expect(hw.gpuCopy!.h2dBytesPerSec).toBeGreaterThan(0);
+    expect(hw.gpuCopy!.d2hBytesPerSec).toBeGreaterThan(0);
+    expect(formatHardware(hw)).toMatch(/^ {2}GPU copy {11}host→device [\d.]+ [MG]B\/s, device→host [\d.]+ [MG]B\/s \(kvbench GPU copy probe on GPU 0, Stub CUDA Device 0: 4\.00 GiB each way in 16\.0 MiB copies through the GPU tier, pinned staging, 2 copy threads; link busy\)$/m);
   });
 
   it('kvbench run moves real bytes through the GPU tier, demotes to the CPU tier, and reports the device and copies', async () => {

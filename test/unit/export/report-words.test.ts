@@ -103,6 +103,40 @@ describe('the limits\' sources with a stated drive bandwidth (rev12-cli L2)', ()
   });
 });
 
+describe("the GPU tier's copy limit beside the drive's and the memory copy's (gpu-truth M6)", () => {
+  const gpuCopy = { device: 0, model: 'NVIDIA H200', h2dBytesPerSec: 53.38e9, d2hBytesPerSec: 53.68e9, chunkBytes: 16 * 1024 ** 2, bytesPerDirection: 4 * 1024 ** 3, copyThreads: 2, stagingPinned: true, measuredAt: '2026-11-25T13:25:47.784Z' };
+  const withGpu = (): TrialRecord[] => [...storageOnly(), { ...trial({ scenario: 'gpu-only', metrics: { wall_clock_throughput_tok_per_s: 960, total_read_bytes: 6e11, total_write_bytes: 9e10 } }), options: { model: 'tiny-1b', numUsers: 4, cpuMemGb: 4, gpuMemGb: 136, duration: 3, generationMode: 'fast' } }];
+
+  it('the suite\'s GPU copy probe is a limit of its own, with its source and time, in the Limits line and the XLSX', async () => {
+    const hw = { ...fakeHardware({ probe: true }), gpuCopy };
+    const report = buildScenarioReport(withGpu());
+    const t = buildTierComparison(report, hw);
+    expect(t.probe).toMatchObject({
+      gpuH2dBytesPerS: 53.38e9, gpuD2hBytesPerS: 53.68e9,
+      gpuCopySource: 'kvbench GPU copy probe (GPU 0, NVIDIA H200: 16 MiB copies through the GPU tier, pinned staging, link busy)', gpuCopyMeasuredAt: '2026-11-25T13:25:47.784Z',
+    });
+    expect(formatTierComparison(t)).toMatch(
+      /; GPU copy host→device 53\.38 GB\/s, device→host 53\.68 GB\/s \(kvbench GPU copy probe \(GPU 0, NVIDIA H200: 16 MiB copies through the GPU tier, pinned staging, link busy\), 2026-11-25T13:25:47\.784Z\)$/m,
+    );
+    const dir = tempDir();
+    const file = path.join(dir, 'x.xlsx');
+    await writeExport({ trials: withGpu(), hardware: new Map(), report, tiers: t, filter: {} }, 'xlsx', file);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(file);
+    const ws = wb.getWorksheet('Tier comparison')!;
+    const head = (ws.getRow(1).values as unknown[]).slice(1) as string[];
+    const row = Object.fromEntries(head.map((h, i) => [h, ws.getRow(2).getCell(i + 1).value]));
+    expect([row.gpu_h2d_limit_bytes_per_s, row.gpu_d2h_limit_bytes_per_s]).toEqual([53.38e9, 53.68e9]);
+    expect(row.gpu_copy_source).toBe('kvbench GPU copy probe (GPU 0, NVIDIA H200: 16 MiB copies through the GPU tier, pinned staging, link busy), 2026-11-25T13:25:47.784Z');
+  });
+
+  it('a row with a GPU tier and no GPU copy probe says there is none; rows without a GPU tier and no probe say nothing of it', () => {
+    const noProbe = formatTierComparison(buildTierComparison(buildScenarioReport(withGpu()), fakeHardware({ probe: true })));
+    expect(noProbe).toMatch(/; GPU copy — \(no GPU copy probe\)$/m);
+    expect(formatTierComparison(buildTierComparison(buildScenarioReport(storageOnly()), fakeHardware({ probe: true })))).not.toMatch(/GPU copy/);
+  });
+});
+
 describe('pooled latency says how many of the trials it pools (rev12-cli L5)', () => {
   const hist = (n: number): TrialHistogram => {
     const h = new LatencyHistogram();

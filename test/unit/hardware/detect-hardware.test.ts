@@ -132,6 +132,32 @@ describe('detectHardware', () => {
     expect(merged[0].memoryBytes).toBe(100_485_038_080);
   });
 
+  it("reads each GPU's PCIe link from sysfs by its bus id: at detection and at most, its slot's too, and says both", async () => {
+    const cuda = async () => ({
+      available: true, reason: null, driverVersion: '580.159.04', cudaVersion: '13.0', library: 'libcuda.so.1',
+      devices: [
+        { index: 0, name: 'NVIDIA H200', totalMemoryBytes: 150_109_880_320, pciBusId: '0000:00:06.0' },
+        // The CUDA driver writes hex digits in upper case; sysfs in lower.
+        { index: 1, name: 'NVIDIA H100 PCIe', totalMemoryBytes: 85_520_809_984, pciBusId: '0000:B1:00.0' },
+        { index: 2, name: 'NVIDIA L4', totalMemoryBytes: 24_152_899_584, pciBusId: '0000:c3:00.0' },
+      ],
+    });
+    const hw = await detectHardware(null, { source: vmSource(), sysRoot: fake.root, machineIdPaths: [], cudaProbe: cuda });
+    expect(HardwareProfileSchema.parse(hw)).toEqual(hw);
+    expect(hw.gpus.map((g) => g.pcieLink)).toEqual([
+      { currentGen: 5, currentLanes: 16, maxGen: 5, maxLanes: 16, upstreamMaxGen: null, upstreamMaxLanes: null },
+      { currentGen: 1, currentLanes: 16, maxGen: 5, maxLanes: 16, upstreamMaxGen: 4, upstreamMaxLanes: 16 },
+      null,
+    ]);
+    expect(hw.warnings).toContain('GPU #2 (NVIDIA L4): no PCIe link in sysfs for its bus id 0000:c3:00.0');
+    const text = formatHardware(hw);
+    expect(text).toContain('PCIe Gen5 x16 at detection, max Gen5 x16; 63.02 GB/s per direction at Gen5 x16 before packet overhead');
+    expect(text).toContain(
+      "PCIe Gen1 x16 at detection, max Gen5 x16; its slot's port reaches only Gen4 x16; 31.51 GB/s per direction at Gen4 x16 before packet overhead " +
+        "(below its max at detection: an idle GPU's link trains down, and back up under load)",
+    );
+  });
+
   it('lists a GPU once when systeminformation also finds it through OpenCL at a misread bus id (seen on an H200)', () => {
     // On the lent H200 machine: lspci and nvidia-smi give 00:06.0; systeminformation's OpenCL pass
     // decodes NVIDIA's slot id 6 as device 0 function 6 and adds a second controller at "00:00.6".

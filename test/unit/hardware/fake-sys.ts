@@ -62,5 +62,18 @@ export function makeFakeSys(): { root: string; cleanup: () => void } {
   w('/sys/block/vda/queue/logical_block_size', '512');
   fs.mkdirSync(path.join(root, '/sys/drivers/virtio_blk'), { recursive: true });
   link('/sys/block/vda/device/driver', '../../../drivers/virtio_blk');
+  // GPUs' PCIe links. One behind a Gen4 switch port, its link trained down to Gen1 while idle; one on
+  // a virtual machine's root bus (the lent H200: 0000:00:06.0), with no port above it.
+  const pci = (dir: string, speed: [string, string], width: [string, string]): void => {
+    w(`${dir}/current_link_speed`, speed[0]);
+    w(`${dir}/max_link_speed`, speed[1]);
+    w(`${dir}/current_link_width`, width[0]);
+    w(`${dir}/max_link_width`, width[1]);
+  };
+  pci('/sys/devices/pci0000:b0/0000:b0:01.0', ['16.0 GT/s PCIe', '16.0 GT/s PCIe'], ['16', '16']);
+  pci('/sys/devices/pci0000:b0/0000:b0:01.0/0000:b1:00.0', ['2.5 GT/s PCIe', '32.0 GT/s PCIe'], ['16', '16']);
+  link('/sys/bus/pci/devices/0000:b1:00.0', '../../../devices/pci0000:b0/0000:b0:01.0/0000:b1:00.0');
+  pci('/sys/devices/pci0000:00/0000:00:06.0', ['32.0 GT/s PCIe', '32.0 GT/s PCIe'], ['16', '16']);
+  link('/sys/bus/pci/devices/0000:00:06.0', '../../../devices/pci0000:00/0000:00:06.0');
   return { root, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
 }

@@ -212,3 +212,32 @@ describe('report: the limits\' time in the page\'s local format (rev8-gui #13d)'
     expect(text).not.toContain('T21:13:39');
   });
 });
+
+describe("report: the GPU copy probe's limits beside the memory copy's (gpu-truth M6)", () => {
+  it('shows them in the units chosen, with their source and local time; says none where a GPU row has no probe, nothing without GPU rows', async () => {
+    const r = report();
+    r.tiers!.probe = { ...r.tiers!.probe, gpuH2dBytesPerS: 53.38e9, gpuD2hBytesPerS: 53.68e9, gpuCopySource: 'kvbench GPU copy probe (GPU 0, NVIDIA H200: 16 MiB copies through the GPU tier, pinned staging, link busy)', gpuCopyMeasuredAt: '2026-11-25T13:25:47.784Z' };
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.get('[data-test=gpu-copy-limit]').text()).toBe('host→device 53.4 GB/s, device→host 53.7 GB/s');
+    const d = new Date('2026-11-25T13:25:47.784Z');
+    const p = (n: number): string => String(n).padStart(2, '0');
+    expect(w.get('[data-test=gpu-copy-source]').text()).toBe(
+      `kvbench GPU copy probe (GPU 0, NVIDIA H200: 16 MiB copies through the GPU tier, pinned staging, link busy), ${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`,
+    );
+
+    const gpuRow = report();
+    gpuRow.tiers!.rows[0].gpuMemGb = 136;
+    gpuRow.tiers!.probe = { ...gpuRow.tiers!.probe, gpuH2dBytesPerS: null, gpuD2hBytesPerS: null, gpuCopySource: 'no GPU copy probe', gpuCopyMeasuredAt: null };
+    installFakeApi({ 'report.build': () => gpuRow });
+    const w2 = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w2.get('[data-test=gpu-copy-source]').text()).toBe('no GPU copy probe');
+
+    installFakeApi({ 'report.build': () => report() });
+    const w3 = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w3.find('[data-test=gpu-copy-limit]').exists()).toBe(false);
+  });
+});

@@ -155,6 +155,36 @@ describe('hardware step', () => {
     expect(w2.get('[data-test=gpu-tier]').text()).toBe(`No GPU tier: ${reason}.`);
   });
 
+  it("states each GPU's PCIe link at detection and at most, in the units chosen in Settings", async () => {
+    const h100 = { index: 0, vendor: 'NVIDIA', model: 'H100 80GB HBM3', memoryBytes: 80 * 1024 ** 3, driverVersion: '580.95', busId: '00000000:41:00.0', compute: true, engineUsable: true };
+    const withDriver = { ...hardware(), gpus: [h100], cuda: { available: true, reason: null, driverVersion: '580.95', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100 80GB HBM3', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: '00000000:41:00.0' }] } };
+    const older = await mountInUnits(HardwareStep, 'decimal', '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: withDriver, advice: [] }) });
+    expect(older.get('[data-test=gpu-link]').text()).toBe('PCIe link not recorded (detected by an older kvbench)');
+    const link = { currentGen: 1, currentLanes: 16, maxGen: 5, maxLanes: 16, upstreamMaxGen: null, upstreamMaxLanes: null };
+    for (const [byteUnits, rate] of [
+      ['decimal', '63.0 GB/s'],
+      ['binary', '58.7 GiB/s'],
+    ] as const) {
+      const linked = await mountInUnits(HardwareStep, byteUnits, '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: { ...withDriver, gpus: [{ ...h100, pcieLink: link }] }, advice: [] }) });
+      expect(linked.get('[data-test=gpu-link]').text()).toBe(
+        `PCIe Gen1 x16 at detection, max Gen5 x16; ${rate} per direction at Gen5 x16 before packet overhead (below its max at detection: an idle GPU's link trains down, and back up under load)`,
+      );
+    }
+  });
+
+  it('states the GPU copy probe where it ran, and when it will run where it has not', async () => {
+    const h100 = { index: 0, vendor: 'NVIDIA', model: 'H100 80GB HBM3', memoryBytes: 80 * 1024 ** 3, driverVersion: '580.95', busId: '00000000:41:00.0', compute: true, engineUsable: true };
+    const withDriver = { ...hardware(), gpus: [h100], cuda: { available: true, reason: null, driverVersion: '580.95', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100 80GB HBM3', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: '00000000:41:00.0' }] } };
+    const before = await mountInUnits(HardwareStep, 'decimal', '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: withDriver, advice: [] }) });
+    expect(before.get('[data-test=gpu-copy]').text()).toBe('GPU copy: measured when the suite starts.');
+    const gpuCopy = { device: 0, model: 'H100 80GB HBM3', h2dBytesPerSec: 53.38e9, d2hBytesPerSec: 53.68e9, chunkBytes: 16 * 1024 ** 2, bytesPerDirection: 4 * 1024 ** 3, copyThreads: 2, stagingPinned: true, measuredAt: '2026-11-25T13:25:47.784Z' };
+    const probed = await mountInUnits(HardwareStep, 'decimal', '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: { ...withDriver, gpuCopy }, advice: [] }) });
+    expect(probed.get('[data-test=gpu-copy]').text()).toBe('GPU copy: host→device 53.4 GB/s, device→host 53.7 GB/s (through the GPU tier on GPU 0, pinned staging).');
+    // No usable GPU: nothing to say of it.
+    const none = await mountInUnits(HardwareStep, 'decimal', '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: hardware(), advice: [] }) });
+    expect(none.find('[data-test=gpu-copy]').exists()).toBe(false);
+  });
+
   it('will not go on when the cache directory is unusable, and shows detection errors', async () => {
     installFakeApi({ 'hardware.detect': () => ({ hardware: hardware(), advice: [{ level: 'error', code: 'not-writable', message: 'The cache directory /x is not writable.' }] }) });
     useWizardStore().cacheDir = '/x';

@@ -83,7 +83,8 @@ describe('planSuite', () => {
     for (const id of ['gpu-only', 'gpu-cpu', 'gpu-cpu-storage'] as const) {
       const run = quick.runs.find((r) => r.scenarioId === id)!;
       expect(run.options.gpuMemGb, id).toBe(136);
-      expect(run.derivation).toContain("GPU tier 136 GiB (first GPU's memory less what the tier leaves to the driver)");
+      // The numbers, not only the rule: 143771 MiB = 140.40 GiB, 2 % of it = 2.81 GiB.
+      expect(run.derivation).toContain("GPU tier 136 GiB (first GPU's memory less what the tier leaves to the driver: 140.40 GiB − 2.81 GiB headroom (max(1 GiB, 2 %)) − 1 GiB for the driver's context = 136.59 GiB, rounded down)");
     }
     expect(plannedGpuTierGiB(80 * GIB)).toBe(77); // H100: floor(80 − 1.6 − 1)
     expect(plannedGpuTierGiB(2 * GIB)).toBe(1); // small cards keep 1 GiB
@@ -203,12 +204,34 @@ describe('planSuite', () => {
       // A GPU + CPU scenario counts both tiers it names.
       "gpu-cpu is expected to spill to the drive: its 50 users' first requests alone write about 34.4 GiB of llama3.1-8b KV cache, more than the 80 % of its 26.0 GiB GPU and CPU tiers filled before entries move down (20.8 GiB); its trials will be flagged spilled, their numbers partly the drive's (the tier sizes follow this machine's memory)",
     ]);
-    // Enough memory for the first round: no warning (later requests may still spill: the trial's flag says).
+    // Enough memory for the first round: no such warning (later requests may still spill: the next test).
     const big = planSuite(fakeHardware({ ramGiB: 256, gpuGiB: 80 }), { profile: 'standard', cacheDir: '/mnt/kv', trials: 1 });
     expect(big.notes.filter((n) => n.includes('expected to spill'))).toEqual([]);
     // Smoke's tiny model and four users fit its 2 GiB tiers.
     const smoke = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 80 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
     expect(smoke.notes.filter((n) => n.includes('expected to spill'))).toEqual([]);
+  });
+
+  it("says where a trial's users can fill the tiers it names before it ends, though their first requests fit (gpu-only on an H200 spilled 32 GiB of its 136 GiB in 35 s)", () => {
+    // The lent H200: 139.80 GiB, 125.87 GiB of RAM; the quick suite gpu-check ran, with a 5 s warm-up.
+    const h200 = planSuite(fakeHardware({ ramGiB: 125.87, gpuGiB: 139.8 }), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1, warmUpS: 5, scenarios: ['gpu-only'] });
+    expect(h200.notes.filter((n) => n.includes('spill'))).toEqual([
+      // 50 workers ÷ 5.78 s of generation (5/8 × 308 tokens × 30 ms) × 0.689 GiB = 5.96 GiB/s; (108.8 − 34.4) GiB ÷ 5.96 GiB/s = 12 s.
+      "gpu-only can spill to the CPU tier and then the drive later in its trial: its 50 users write up to about 5.96 GiB of llama3.1-8b KV cache a second " +
+        '(each request writes a new entry, 706 MiB on average, and holds one of 50 workers for at least its simulated generation, 5.78 s on average at 30 ms a token), ' +
+        'so after their first requests (34.4 GiB) the 80 % of its 136 GiB GPU tier filled before entries move down (109 GiB) can be reached about 12 s in, ' +
+        "within the trial's 35 s (5 s warm-up, 30 s measured); a trial that spills is flagged spilled, its numbers partly the slower tiers'",
+    ]);
+    // The sizes are restated in the app's units.
+    expect(h200.noteSizes![h200.notes.findIndex((n) => n.includes('spill'))].map((x) => x.text)).toEqual(['5.96 GiB', '706 MiB', '34.4 GiB', '136 GiB', '109 GiB']);
+    // Not where the trial ends first (a 5 s trial), and not without realistic generation, whose sleep bounds the rate.
+    const short = planSuite(fakeHardware({ ramGiB: 125.87, gpuGiB: 139.8 }), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1, durationS: 5, scenarios: ['gpu-only'] });
+    expect(short.notes.filter((n) => n.includes('spill'))).toEqual([]);
+    const smoke = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 80 }), { profile: 'smoke', cacheDir: '/mnt/kv', trials: 1 });
+    expect(smoke.notes.filter((n) => n.includes('spill'))).toEqual([]);
+    // The first-round warning, where it applies, says it instead.
+    const small = planSuite(fakeHardware({ ramGiB: 24, gpuGiB: 16 }), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1, scenarios: ['cpu-only'] });
+    expect(small.notes.filter((n) => n.includes('spill')).map((n) => n.slice(0, 40))).toEqual(['cpu-only is expected to spill to the dri']);
   });
 
   it('smoke names the model it runs; the drive probe a plan has not run yet counts in its time and disk', () => {
