@@ -366,7 +366,8 @@ run_step "suite export" 30 0 "$node" bin/kvbench.js export --out "$work/out/tria
   for (const t of trials) {
     const m = t.metrics;
     console.log(`${t.scenarioId} #${t.trialIndex + 1}: ${t.status}; GPU bytes written ${m.gpu_write_bytes ?? "—"}, read ${m.gpu_read_bytes ?? "—"}; ` +
-      `copy H2D ${gbs(m.gpu_h2d_copy_bytes_per_s)}, D2H ${gbs(m.gpu_d2h_copy_bytes_per_s)}`);
+      `link H2D ${gbs(m.gpu_h2d_link_bytes_per_s)}, D2H staging ${gbs(m.gpu_d2h_link_bytes_per_s)}, demotion D2H ${gbs(m.gpu_demotion_d2h_link_bytes_per_s)} ` +
+      `(per copy, diagnostic: H2D ${gbs(m.gpu_h2d_copy_bytes_per_s)}, D2H mixed ${gbs(m.gpu_d2h_copy_bytes_per_s)})`);
   }' "$OUT/trials.json" 2>&1 | head -40)
 # The exit code (from finish): 1 when a step failed or timed out, 0 otherwise (skipped steps say so in the summary).
 exit 0

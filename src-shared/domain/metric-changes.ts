@@ -126,6 +126,23 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     since: '0.8.1',
     change: "includes the GPU tier's page-locked staging buffers (gpu_staging_bytes; before 0.8.1 they were left out: 128 MiB of pinned host memory on the H200 runs)",
   },
+  // The GPU tier's link-busy bandwidths, in the results and as the trial metrics that store them. The
+  // store keeps none measured before 0.8.1 (results-ingest.ts), so no trial metric holds the older one.
+  ...(
+    [
+      'gpu_h2d_link_bytes_per_s',
+      'gpu_d2h_link_bytes_per_s',
+      'gpu_demotion_d2h_link_bytes_per_s',
+      'kvbench.tiers.gpu.h2d_link_busy_bytes_per_sec',
+      'kvbench.tiers.gpu.d2h_staging_link_busy_bytes_per_sec',
+      'kvbench.tiers.gpu.demotion_d2h_link_busy_bytes_per_sec',
+    ] as const
+  ).map((metric) => ({
+    metric,
+    since: '0.8.1',
+    change:
+      "is bytes ÷ the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them (before 0.8.1 the busy time ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted: the H200's host→device link read 17.7 GB/s beside 42 GB/s per copy; the store keeps no trial metric of that definition)",
+  })),
 ];
 
 /** Orders "major.minor.patch" versions numerically; anything unparsable sorts first. */
