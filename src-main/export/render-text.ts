@@ -2,6 +2,7 @@
 import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, pooledOverText, withoutHistogramsText, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
+import { anyGpuTier } from '../../src-shared/domain/tiers.ts';
 import { groupedFixed } from '../../src-shared/domain/number-text.ts';
 import { printable } from '../../src-shared/domain/label-text.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
@@ -224,9 +225,33 @@ export function formatTierComparison(t: TierComparison): string {
   // Two rows of one scenario on one place (several suites) differ in their configuration: name it.
   const described = new Set(t.rows.map((r) => `${r.scenarioId}\u0000${placeLabel(r)}\u0000${r.suiteLabel ?? ''}`)).size < t.rows.length;
   const leftColumns = (named ? 1 : 0) + (labelled ? 1 : 0) + 1 + (described ? 1 : 0);
+  // The GPU's read P95 where a row had a GPU tier; a CPU and storage suite's column would read — throughout.
+  const gpu = anyGpuTier(t.rows);
   out.push(
     table(
-      [...(named ? ['system'] : []), ...(labelled ? ['suite label'] : []), 'scenario', ...(described ? ['configuration'] : []), 'users', 'GPU', 'CPU', 'n', 'tok/s', 'speedup', 'cache I/O tok/s', 'speedup', 'CPU rd P95', 'stor rd P95', 'stor wr P95', 'read', 'written', 'stor rd bw', 'rd eff', 'wr eff'],
+      [
+        ...(named ? ['system'] : []),
+        ...(labelled ? ['suite label'] : []),
+        'scenario',
+        ...(described ? ['configuration'] : []),
+        'users',
+        'GPU',
+        'CPU',
+        'n',
+        'tok/s',
+        'speedup',
+        'cache I/O tok/s',
+        'speedup',
+        ...(gpu ? ['GPU rd P95'] : []),
+        'CPU rd P95',
+        'stor rd P95',
+        'stor wr P95',
+        'read',
+        'written',
+        'stor rd bw',
+        'rd eff',
+        'wr eff',
+      ],
       t.rows.map((r) => [
         ...(named ? [placeLabel(r)] : []),
         ...(labelled ? [r.suiteLabel ?? '(none)'] : []),
@@ -240,6 +265,7 @@ export function formatTierComparison(t: TierComparison): string {
         fmtValue(r.speedupWallClock, 'x') + (r.speedupBaselineUsers !== null && r.speedupWallClock !== null ? '†' : ''),
         fmtValue(r.storageTokPerS, 'tok/s'),
         fmtValue(r.speedupStorageMetric, 'x') + (r.speedupBaselineUsers !== null && r.speedupStorageMetric !== null ? '†' : ''),
+        ...(gpu ? [fmtValue(r.gpuReadP95Ms, 'ms')] : []),
         fmtValue(r.cpuReadP95Ms, 'ms'),
         fmtValue(r.storageReadP95Ms, 'ms'),
         fmtValue(r.storageWriteP95Ms, 'ms'),

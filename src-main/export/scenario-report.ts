@@ -499,7 +499,7 @@ function aggregateByDefinition(trials: readonly TrialRecord[]): { metrics: Metri
 }
 
 /** The stored histograms a report pools per group (ScenarioSummary.pooled), in its order. */
-export const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu'];
+export const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_read.storage', 'tier_write.storage', 'tier_read.cpu', 'tier_write.cpu', 'tier_read.gpu', 'tier_write.gpu'];
 
 /**
  * Per scenario, configuration, system, drive and suite label: every catalogue metric aggregated over

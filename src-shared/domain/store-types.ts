@@ -286,6 +286,8 @@ export const HEADLINE_METRICS = [
   'e2e_p50_ms',
   'e2e_p95_ms',
   'storage_io_per_request_p95_ms',
+  'gpu_read_p95_ms',
+  'gpu_write_p95_ms',
   'cpu_read_p95_ms',
   'storage_read_p95_ms',
   'storage_write_p95_ms',
