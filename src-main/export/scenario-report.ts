@@ -298,21 +298,30 @@ export const spillOwners = (below: readonly TierName[]): string => below.map(tie
  * A trial of a scenario meant to stay off a slower tier that moved bytes to or from one (its tier
  * overflowed, and the hierarchy spilled the rest down): its latencies and throughput are partly that
  * tier's, so "CPU only" would be partly the drive. Stored without per-tier bytes: nothing to tell.
+ * What the tier served is its hits (`${tier}_hit_read_bytes`), as a share of the trial's request-level
+ * reads (total_read_bytes): a tier's reads also count the demotions that moved its entries on down
+ * (24.1 GiB of a GPU-only trial's CPU reads, where its hits were at most 0.6 GB). A trial stored
+ * without its hits says what moved through the tier, with no share.
  */
 function spillCaution(t: TrialRecord): string[] {
   const boundary = spillBoundary(t.scenarioId);
   if (boundary === null) return [];
   const bytes = (tier: TierName, op: 'read' | 'write'): number => t.metrics[`${tier}_${op}_bytes`] ?? 0;
-  const allReads = TIER_NAMES.reduce((sum, tier) => sum + bytes(tier, 'read'), 0);
   const spilled = spilledTiers(t.scenarioId, t.metrics);
   if (spilled.length === 0) return [];
+  const allHits = t.metrics.total_read_bytes;
   const parts = spilled.map((tier) => {
-    const read = bytes(tier, 'read');
-    const share = allReads > 0 ? ` (${((100 * read) / allReads).toFixed(1)} % of the trial's reads)` : '';
-    return `${binaryBytesText(bytes(tier, 'write'))} written to the ${TIER_WORDS[tier]} tier and ${binaryBytesText(read)} read back from it${share}`;
+    const [written, read, hits] = [bytes(tier, 'write'), bytes(tier, 'read'), t.metrics[`${tier}_hit_read_bytes`]];
+    if (hits === undefined) return `${binaryBytesText(written)} written to and ${binaryBytesText(read)} read from the ${TIER_WORDS[tier]} tier, moved through it (demotions included)`;
+    const share = allHits !== undefined && allHits > 0 ? `, ${percentText(hits / allHits)} of the trial's reads` : '';
+    const moved = read > hits ? `; ${binaryBytesText(read - hits)} more left it for other tiers (demotions, promotions)` : '';
+    return `${binaryBytesText(written)} written to the ${TIER_WORDS[tier]} tier and ${binaryBytesText(hits)} read back from it by requests (its hits${share}${moved})`;
   });
   return [`spilled past the ${boundary.named}: ${parts.join('; ')}, so its numbers include ${spillOwners(spilled)}`];
 }
+
+/** A share as a percentage, to two decimals below 1 % (0.09 %, not a 0.1 % it is not), else to one. */
+const percentText = (share: number): string => `${(100 * share).toFixed(share < 0.01 ? 2 : 1)} %`;
 
 /**
  * A run whose queue was still growing at the window's close (the metric queueing_bound, judged by

@@ -94,7 +94,7 @@ export const ResultsValuesSchema = z.looseObject({
     elapsed_ns: amount,
     requests_failed: amount,
     latency: z.record(z.string(), latencyEntry).nullish(),
-    tier_bytes: section(Object.fromEntries(TIER_NAMES.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec']))]))),
+    tier_bytes: section(Object.fromEntries(TIER_NAMES.map((t) => [t, section(amounts(['read_bytes', 'write_bytes', 'read_bytes_per_sec', 'write_bytes_per_sec', 'demoted_out_bytes', 'hit_read_bytes']))]))),
     primary: section({ decode_bytes_read: amount, prefill_bytes_written: amount }),
     tiers: section({ gpu: section(amounts([...GPU_COPY_FIELDS, ...Object.values(GPU_LINK_FIELDS)])), storage: section({ ram_backed: z.boolean().nullish(), ram_filesystem: z.string().nullish(), ram_backing_chain: z.string().nullish(), direct_io: z.boolean().nullish(), buffered_loops: z.array(z.looseObject({ name: z.string() })).nullish() }) }),
     device_io: section({ read_bytes: amount, write_bytes: amount, read_coverage: amount, process_read_coverage: amount, flagged: z.boolean().nullish() }),
@@ -198,6 +198,7 @@ export function extractMetrics(results: Obj): TrialMetrics {
       put(`${tier}_${op}_bytes`, num(kvBytes[`${op}_bytes`]) ?? gib(cs[`tier_${tier}_kv_bytes_${op === 'read' ? 'read' : 'written'}_gb`]));
     }
   }
+  for (const tier of TIER_NAMES) put(`${tier}_hit_read_bytes`, hitReadBytes(results, obj(tierBytes[tier])));
   put('storage_read_device_p95_ms', num(cs.storage_read_device_p95_ms) ?? num(cs.nvme_read_device_p95_ms));
   put('storage_write_device_p95_ms', num(cs.storage_write_device_p95_ms) ?? num(cs.nvme_write_device_p95_ms));
   put('storage_read_p95_ms_per_mib', latencyMs(obj(lat.tier_read_ns_per_mib).storage));
@@ -252,6 +253,25 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('event_loop_lag_p99_ms', num(obj(health.event_loop_lag_ns).p99) !== undefined ? num(obj(health.event_loop_lag_ns).p99)! / 1e6 : undefined);
   put('peak_rss_bytes', num(health.peak_rss_bytes));
   return out;
+}
+
+/**
+ * What requests read from one tier (its hits): the results' own count (0.8.1 on), else its reads less
+ * what demotions read out of it, where that is exact: demotions counted chunk by chunk in the window
+ * as the reads are (0.8.0 on) and no promotion moving bytes too. Undefined otherwise (older results,
+ * a run with --promotion, the reference's files): a tier's reads then include moves, and a reader
+ * must not take them for what the tier served.
+ */
+function hitReadBytes(results: Obj, tier: Obj): number | undefined {
+  const own = num(tier.hit_read_bytes);
+  if (own !== undefined) return own;
+  const kv = obj(results.kvbench);
+  const version = measuringVersion(results);
+  const read = num(tier.read_bytes);
+  const demotedOut = num(tier.demoted_out_bytes);
+  const promotion = obj(kv.promotion).policy ?? obj(kv.run_options).promotion;
+  if (version === null || olderDefinitionOf('kvbench.tier_bytes.demoted_out_bytes', version) !== null || promotion !== 'none') return undefined;
+  return read === undefined || demotedOut === undefined ? undefined : read - demotedOut;
 }
 
 /**

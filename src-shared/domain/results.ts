@@ -108,6 +108,12 @@ export interface TierBytes {
   demoted_in_bytes: number;
   /** Of read_bytes, those demotions read out of the tier, chunk by chunk in the window. */
   demoted_out_bytes: number;
+  /**
+   * Of read_bytes, those requests read: the tier's hits, every move between tiers (demotions,
+   * promotions) left out, counted as read_bytes is. The tiers' sum is summary.cache_stats.total_read_bytes.
+   * Absent from results of kvbench 0.8.0 and before.
+   */
+  hit_read_bytes: number;
   evicted_entries: number;
   evicted_bytes: number;
   entries_at_end: number;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { TrialStatus } from './results.ts';
 import { QUEUEING_BOUND_RULE } from './queueing-bound.ts';
+import { TIER_NAMES, TIER_WORDS } from './tiers.ts';
 
 /** A trial row is `running` while its engine runs; then one of the results' statuses. */
 export type TrialRowStatus = TrialStatus | 'running';
@@ -159,6 +160,16 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
   m('cpu_write_bytes', 'CPU bytes written', 'bytes', null, 'bytes', 'Bytes written to the CPU tier.'),
   m('storage_read_bytes', 'Storage bytes read', 'bytes', null, 'bytes', 'Bytes read from the storage tier (demotions included in kvbench results).'),
   m('storage_write_bytes', 'Storage bytes written', 'bytes', null, 'bytes', 'Bytes written to the storage tier.'),
+  ...TIER_NAMES.map((tier) =>
+    m(
+      `${tier}_hit_read_bytes`,
+      `${TIER_WORDS[tier]} hits' bytes read`,
+      'bytes',
+      null,
+      'bytes',
+      `Bytes requests read from the ${TIER_WORDS[tier]} tier (its hits), every move between tiers (demotions, promotions) left out: its part of total_read_bytes (kvbench only: the results' kvbench.tier_bytes.${tier}.hit_read_bytes from 0.8.1; from 0.8.0 results without --promotion, read_bytes − demoted_out_bytes).`,
+    ),
+  ),
   m('storage_read_bytes_per_s', 'Storage read bandwidth', 'bytes/s', 'higher', 'bytes', 'Storage-tier bytes read ÷ elapsed.'),
   m('storage_write_bytes_per_s', 'Storage write bandwidth', 'bytes/s', 'higher', 'bytes', 'Storage-tier bytes written ÷ elapsed.'),
   m('cpu_read_bytes_per_s', 'CPU read bandwidth', 'bytes/s', 'higher', 'bytes', 'CPU-tier bytes read ÷ elapsed.'),

@@ -699,7 +699,7 @@ function printTierBytes(label: string, tb: TierBytes, p: Print): void {
     `      Write: ${bytesWithExact(tb.write_bytes)}, ${formatIntegerGrouped(tb.write_ops)} ops, ` +
       `${formatBytesPerSecAsGBps(tb.write_bytes_per_sec)}`,
   );
-  p(`      Demoted in: ${formatBytesBinary(tb.demoted_in_bytes)}; demoted out: ${formatBytesBinary(tb.demoted_out_bytes)}`);
+  p(`      Demoted in: ${formatBytesBinary(tb.demoted_in_bytes)}; demoted out: ${formatBytesBinary(tb.demoted_out_bytes)}; hits read (reads less moves): ${formatBytesBinary(tb.hit_read_bytes)}`);
   p(
     `      Evicted: ${formatIntegerGrouped(tb.evicted_entries)} entries (${formatBytesBinary(tb.evicted_bytes)}); ` +
       `at end: ${formatIntegerGrouped(tb.entries_at_end)} entries, ${formatBytesBinary(tb.used_bytes_at_end)}`,

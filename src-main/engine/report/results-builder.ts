@@ -257,6 +257,7 @@ function tierBytes(f: RunFacts, tier: TierName): TierBytes {
     write_bytes_per_sec: perSec(st?.write.bytes ?? 0),
     demoted_in_bytes: st?.demotedInBytes ?? 0,
     demoted_out_bytes: st?.demotedOutBytes ?? 0,
+    hit_read_bytes: st ? st.read.bytes - st.read.movedBytes : 0,
     evicted_entries: st?.evictedEntries ?? 0,
     evicted_bytes: st?.evictedBytes ?? 0,
     entries_at_end: usage?.entries ?? 0,

@@ -98,6 +98,11 @@ describe('kvbench run --cpu-mem-gb 0.25', () => {
       expect(cutOffBytes).toBeLessThan(CPU_BUDGET_GIB * GIB);
     }
     expect(cs.read_write_ratio).toBeCloseTo(cs.total_read_bytes / cs.total_write_bytes, 12);
+    // Each tier's hits: its reads less what demotions read out of it (nothing is promoted), counted as
+    // the reads are; the tiers' hits together are the request-level total.
+    expect(cpu.hit_read_bytes).toBe(cpu.read_bytes - cpu.demoted_out_bytes);
+    expect(storage.hit_read_bytes).toBe(storage.read_bytes - storage.demoted_out_bytes);
+    expect(kv.tier_bytes.gpu.hit_read_bytes + cpu.hit_read_bytes + storage.hit_read_bytes).toBe(cs.total_read_bytes);
 
     // The CPU tier kept within its budget: 80 % of it, except that a nearly empty tier (under 5 %)
     // takes one entry of up to 95 % (the reference's rule; tiny-1b's coding users make such entries),
@@ -133,6 +138,8 @@ describe('kvbench run --cpu-mem-gb 0.25, one user, a fixed seed', () => {
     expect([kv.status, res.requests_completed, kv.requests_issued]).toEqual(['complete', 30, 30]);
     expect(bytesOf('cpu')).toEqual([5_677_596_672, 367, 466_378_752, 33, 0, 275_693_568, 0]);
     expect(bytesOf('storage')).toEqual([694_345_728, 52, 275_693_568, 21, 275_693_568, 0, 0]);
+    // The hits: the CPU tier's reads less the 275,693,568 bytes demoted out of it; all of the storage tier's.
+    expect([kv.tier_bytes.cpu.hit_read_bytes, kv.tier_bytes.storage.hit_read_bytes]).toEqual([5_401_903_104, 694_345_728]);
     expect([res.summary!.cache_stats.cache_hits, res.summary!.cache_stats.cache_misses]).toEqual([398, 3]);
     expect(kv.tiers.cpu.arena_overflow_chunks).toBe(0);
   });

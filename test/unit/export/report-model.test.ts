@@ -138,14 +138,15 @@ describe('scenario report', () => {
     const cpu = r.scenarios.find((s) => s.scenarioId === 'cpu-only')!;
     expect(cpu.cautions.map((c) => c.trialIndex)).toEqual([0]);
     expect(cpu.cautions[0].message).toBe(
-      'spilled past the CPU tier that “CPU only” names: 1.13 GiB written to the storage tier and 671 MiB read back from it (5.0 % of the trial\'s reads), so its numbers include the drive\'s',
+      // Stored without the tier's hits (before 0.8.0, or with --promotion): what moved through it, no share of the reads.
+      'spilled past the CPU tier that “CPU only” names: 1.13 GiB written to and 671 MiB read from the storage tier, moved through it (demotions included), so its numbers include the drive\'s',
     );
     expect(cpu.spilledTrials).toBe(1);
     expect(r.scenarios.find((s) => s.scenarioId === 'storage-only')!.cautions).toEqual([]);
     expect(r.scenarios.find((s) => s.scenarioId === 'cpu-storage')!.cautions).toEqual([]);
     const gpu = r.scenarios.find((s) => s.scenarioId === 'gpu-only')!;
     expect(gpu.cautions.map((c) => c.message)).toEqual([
-      'spilled past the GPU tier that “GPU only” names: 954 MiB written to the CPU tier and 1.86 GiB read back from it (20.0 % of the trial\'s reads), so its numbers include the CPU tier\'s',
+      'spilled past the GPU tier that “GPU only” names: 954 MiB written to and 1.86 GiB read from the CPU tier, moved through it (demotions included), so its numbers include the CPU tier\'s',
     ]);
     expect(formatScenarioReport(r)).toMatch(/! trial #1 \(id \d+\) FLAGGED: spilled past the CPU tier that “CPU only” names/);
     // Excluding flagged trials leaves the spilled one out, counted by its kind.
@@ -155,6 +156,21 @@ describe('scenario report', () => {
     // The tier comparison says which row holds the drive's numbers.
     const t = buildTierComparison(r, null);
     expect(t.notes).toContain('cpu-only: 1 of 3 trial(s) spilled past the CPU tier that “CPU only” names: the row\'s numbers include the drive\'s (those trials are flagged)');
+  });
+
+  it("says what a spilled tier served by its hits, as a share of the trial's request-level reads, not its reads with the demotions through it", () => {
+    // The H200's quick-suite GPU-only trial (review gpu-truth M1): a 4 GiB CPU tier took 26.7 GiB and
+    // gave up 24.1 GiB, nearly all of it demoted on to the drive; its hits were at most 0.61 GB of the
+    // trial's 684 GB of reads. Before: "24.1 GiB read back from it (3.5 % of the trial's reads)".
+    const options = { model: 'llama3.1-8b', numUsers: 50, cpuMemGb: 4, gpuMemGb: 136, duration: 30, generationMode: 'realistic' };
+    const metrics = { gpu_read_bytes: 718.37e9, gpu_write_bytes: 96.79e9, cpu_read_bytes: 25.83e9, cpu_write_bytes: 28.66e9, storage_read_bytes: 0, storage_write_bytes: 31.19e9, total_read_bytes: 684.09e9 };
+    const hits = { gpu_hit_read_bytes: 683.48e9, cpu_hit_read_bytes: 0.61e9, storage_hit_read_bytes: 0 };
+    const s = buildScenarioReport([trial({ scenario: 'gpu-only', options, metrics: { ...metrics, ...hits } })]).scenarios[0];
+    expect(s.cautions.map((c) => c.message)).toEqual([
+      'spilled past the GPU tier that “GPU only” names: 26.7 GiB written to the CPU tier and 582 MiB read back from it by requests (its hits, 0.09 % of the trial\'s reads; ' +
+        '23.5 GiB more left it for other tiers (demotions, promotions)); 29.0 GiB written to the storage tier and 0 B read back from it by requests (its hits, 0.00 % of the trial\'s reads), ' +
+        'so its numbers include the CPU tier\'s or the drive\'s',
+    ]);
   });
 
   it('flags capacity trials whose window closed before the autoscaler found a peak', () => {

@@ -248,7 +248,7 @@ describe('RAM-backed cache directories', () => {
     const GB = 1e9;
     const storage: TierBytes = {
       read_bytes: 10 * GB, write_bytes: 10 * GB, read_ops: 1, write_ops: 1, read_bytes_per_sec: GB, write_bytes_per_sec: GB,
-      demoted_in_bytes: 0, demoted_out_bytes: 0, evicted_entries: 0, evicted_bytes: 0, entries_at_end: 0, used_bytes_at_end: 0,
+      demoted_in_bytes: 0, demoted_out_bytes: 0, hit_read_bytes: 0, evicted_entries: 0, evicted_bytes: 0, entries_at_end: 0, used_bytes_at_end: 0,
     };
     const limits = { file: '/tmp/p.json', dir: '/mnt/ram', device: null, probedAt: '', ioChunkBytes: 16 << 20, ioDepth: 16, readBytesPerSec: 4 * GB, writeBytesPerSec: 2 * GB };
     const e = efficiencySection(limits, storage, { device: null, flagged: true, flag_reason: 'RAM-backed …' }, { ioChunkBytes: 16 << 20, ioDepth: 16, ramFilesystem: 'tmpfs' });

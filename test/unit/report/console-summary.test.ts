@@ -289,7 +289,9 @@ describe('formatConsoleSummary', () => {
     expect(kv).toContain('  GPU tier: not present (no CUDA device)');
     expect(kv).toContain('    GPU: not present');
     expect(kv).toContain('      Read:  40.00 GiB (42,949,672,960 bytes), 640 ops, 0.72 GB/s');
-    expect(kv).toContain('      Demoted in: 5.00 GiB; demoted out: 0 B');
+    // The storage tier's: what requests read of it (its hits), beside what demotions moved.
+    expect(kv).toContain('      Demoted in: 5.00 GiB; demoted out: 0 B; hits read (reads less moves): 40.00 GiB');
+    expect(kv).toContain('      Demoted in: 0 B; demoted out: 5.00 GiB; hits read (reads less moves): 25.00 GiB');
     expect(kv).toContain('  Decode bytes read: 60.00 GiB (64,424,509,440 bytes)');
     expect(kv).toContain('  Prefill bytes written: 40.00 GiB (42,949,672,960 bytes)');
     expect(kv).toContain('  Storage read bandwidth: 1.50 GB/s (1.40 GiB/s)');

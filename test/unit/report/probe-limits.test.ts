@@ -25,7 +25,7 @@ function storage(readBps: number, writeBps: number, seconds = 10): TierBytes {
   return {
     read_bytes: readBps * seconds, write_bytes: writeBps * seconds, read_ops: 1, write_ops: 1,
     read_bytes_per_sec: readBps, write_bytes_per_sec: writeBps,
-    demoted_in_bytes: 0, demoted_out_bytes: 0, evicted_entries: 0, evicted_bytes: 0, entries_at_end: 0, used_bytes_at_end: 0,
+    demoted_in_bytes: 0, demoted_out_bytes: 0, hit_read_bytes: 0, evicted_entries: 0, evicted_bytes: 0, entries_at_end: 0, used_bytes_at_end: 0,
   };
 }
 

@@ -43,6 +43,7 @@ function tierBytes(readBytes: number, writeBytes: number, extra: Partial<TierByt
     write_bytes_per_sec: writeBytes / FIXTURE_ELAPSED_S,
     demoted_in_bytes: 0,
     demoted_out_bytes: 0,
+    hit_read_bytes: readBytes,
     evicted_entries: 0,
     evicted_bytes: 0,
     entries_at_end: 0,
@@ -286,6 +287,7 @@ export function makeRunResults(opts: FixtureOptions = {}): RunResults {
         gpu: tierBytes(0, 0),
         cpu: tierBytes(30 * GIB, 20 * GIB, {
           demoted_out_bytes: 5 * GIB,
+          hit_read_bytes: 25 * GIB,
           entries_at_end: 120,
           used_bytes_at_end: 7.5 * GIB,
         }),
