@@ -49,7 +49,7 @@ function clip(text: string | null, chars: number): string {
 /** The mark of a trial the report flags (RAM-backed cache directory, page-cache reads, a stall, trace-only mode …), and its legend. */
 const FLAG_MARK = '!';
 const flagLegend = (what: string): string =>
-  `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n`;
+  `${FLAG_MARK}: ${what} the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, a GPU tier absent, smaller than asked or not pinned, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n`;
 
 /** What the suite table's deleted column counts (trialsDeleted): the CLI cannot delete a trial, the app can. */
 const DELETED_LEGEND = 'deleted: complete trials deleted from the suite (in the app); kvbench suite --resume does not run them again, --resume ID --rerun-deleted does\n';

@@ -34,8 +34,9 @@ The per-scenario table as a CSV file (the app's Report CSV): kvbench export --co
   --scenario a,b         only these scenarios
   --include-incomplete   aggregate partial trials too
   --exclude-flagged      leave the trials the report flags (a RAM-backed cache directory,
-                         page-cache reads, a stalled engine, a queueing-bound run, an autoscaler
-                         short of its peak or target) out of the medians, the tier comparison and --compare; each left
+                         page-cache reads, a stalled engine, a queueing-bound run, a GPU tier
+                         absent, smaller than asked or not pinned, an autoscaler short of its
+                         peak or target) out of the medians, the tier comparison and --compare; each left
                          out is listed with why (default: counted, and marked)
   --all-metrics          every metric, not only the headline ones
   --compare A B          compare two systems (or with --drives two drives, with --labels two
@@ -182,7 +183,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
           title = `${suiteTitle(latest)} — the newest`;
         }
         const trials = store.listTrials({ ...filter, ...(scenarioIds ? { scenarioIds } : {}), order: 'asc' });
-        const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], excludeFlagged: a['exclude-flagged'], histogramsOf: (id) => store.trialHistograms(id) });
+        const report = buildScenarioReport(trials, { includeIncomplete: a['include-incomplete'], excludeFlagged: a['exclude-flagged'], histogramsOf: (id) => store.trialHistograms(id), hardwareOf: (id) => store.trialHardware(id) });
         // Each row's efficiency against its own system's and drive's probe, never the newest trial's.
         const tiers = buildTierComparison(report, (id) => store.trialHardware(id), stated);
         if (a.json) {

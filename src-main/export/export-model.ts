@@ -59,7 +59,7 @@ export function buildReportCsvModel(store: Store, selection: Selection, o: Omit<
   return store.inOneSnapshot(() => {
     requireSuites(store, selection.suiteIds, o.whereToLook);
     const trials = store.listTrials({ ...resolveSelection(store, selection), order: 'asc' });
-    const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, excludeFlagged: o.excludeFlagged ?? false, histogramsOf: (id) => store.trialHistograms(id) });
+    const report = buildScenarioReport(trials, { includeIncomplete: o.includeIncomplete, excludeFlagged: o.excludeFlagged ?? false, histogramsOf: (id) => store.trialHistograms(id), hardwareOf: (id) => store.trialHardware(id) });
     return { trials, report };
   });
 }

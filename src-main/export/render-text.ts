@@ -3,6 +3,7 @@ import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMe
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
 import { anyGpuTier } from '../../src-shared/domain/tiers.ts';
+import { gpuTierSummaryText } from '../../src-shared/domain/gpu-tier.ts';
 import { groupedFixed } from '../../src-shared/domain/number-text.ts';
 import { printable } from '../../src-shared/domain/label-text.ts';
 import { labelsApartText, labelsVerdictText, placeLabel, quoteLabel, spansSeveralLabels, spansSeveralPlaces, suiteLabelText, suitesText } from '../../src-shared/domain/places.ts';
@@ -124,6 +125,8 @@ export function formatScenarioReport(report: ScenarioReport, opts: { allMetrics?
     // A resume's retry stands for its trial: the attempts it replaced are no missing trial.
     const superseded = s.excluded.filter((x) => x.supersededBy !== null).length;
     out.push(`   trials: ${s.trialIds.length} aggregated of ${s.trialsTotal - superseded}${superseded > 0 ? ` (and ${superseded} superseded attempt${superseded > 1 ? 's' : ''})` : ''}`);
+    // What the GPU tier was, beside the size its configuration asked for (the heading's "GPU n GiB").
+    if (s.gpuTier) out.push(`   GPU tier: ${gpuTierSummaryText(s.gpuTier)}`);
     for (const x of s.excluded) {
       const why = (x.reason ?? 'no reason recorded').split('\n')[0];
       const by = x.supersededBy;

@@ -19,6 +19,10 @@ import { compareVersions, olderDefinitionOf, pooledDefinitionMetric, type Defini
 import { attemptStandings } from '../../src-shared/domain/trial-slots.ts';
 import { ENGINE_STALL_REASON_START, engineStallReason } from '../../src-shared/domain/engine-stall.ts';
 import { countFlagKinds, type FlagKindCounts, type TrialFlagKind } from '../../src-shared/domain/trial-flags.ts';
+import { gpuDevicesText, gpuTierSummaryOf, reservedOfAskedText, type GpuTierSummary } from '../../src-shared/domain/gpu-tier.ts';
+import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
+
+const GIB = 1024 ** 3;
 
 /** How each metric is aggregated over a group's trials. */
 export const PER_TRIAL_METHOD = `median and P95 across trials (${PERCENTILE_METHOD}); CV = sample standard deviation ÷ mean`;
@@ -27,7 +31,7 @@ export const POOLED_METHOD = 'pooled latency percentiles from merged HDR histogr
 export const REPORT_METHOD = `${PER_TRIAL_METHOD}; ${POOLED_METHOD}`;
 /** What a report or comparison asked to exclude flagged trials adds to its method. */
 export const FLAGGED_EXCLUDED_METHOD =
-  'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, an autoscaler short of its peak or target): each is listed with why';
+  'flagged trials excluded (trace-only mode, a RAM-backed cache directory, page-cache reads, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, a GPU tier absent, smaller than asked or not pinned, an autoscaler short of its peak or target): each is listed with why';
 
 
 export interface ExcludedTrial {
@@ -120,6 +124,12 @@ export interface ScenarioSummary {
   pageCacheFlagged: number;
   /** The aggregated trials that spilled past the tiers their scenario names (trialFlags' 'spilled'): CPU only reading the drive. */
   spilledTrials: number;
+  /**
+   * The GPU tier of the aggregated trials that asked for one, from their stored facts: what it reserved
+   * of what was asked, whether it opened and its staging was pinned, and the GPUs (gpuTierSummaryText);
+   * null where no trial has the facts (no GPU tier asked for, or stored before kvbench kept them).
+   */
+  gpuTier: GpuTierSummary | null;
   /**
    * One row per definition: a metric whose aggregated trials were measured on both sides of a
    * listed change of its definition has a row for each side (the current one first), never one
@@ -237,6 +247,7 @@ export function trialFlags(t: TrialRecord): TrialFlag[] {
     ...traceOnlyCaution(t).map(as('trace-only')),
     ...storageReadFlags(t),
     ...stallCaution(t).map(as('stalled')),
+    ...gpuTierCaution(t).map(as('gpu-tier')),
     ...spillCaution(t).map(as('spilled')),
     ...queueingBoundCaution(t).map(as('queueing-bound')),
     ...noPeakCaution(t).map(as('no-peak')),
@@ -322,6 +333,28 @@ function spillCaution(t: TrialRecord): string[] {
 
 /** A share as a percentage, to two decimals below 1 % (0.09 %, not a 0.1 % it is not), else to one. */
 const percentText = (share: number): string => `${(100 * share).toFixed(share < 0.01 ? 2 : 1)} %`;
+
+/**
+ * A trial whose GPU tier was not what its configuration asked for (its stored facts, gpu-tier.ts): it
+ * did not open (the run went on in the tiers below, where a GPU-only trial would otherwise read only
+ * as spilled), it opened smaller than asked (another process held GPU memory), or its staging was not
+ * pinned. A trial stored without the facts gets none: unknown, never guessed.
+ */
+function gpuTierCaution(t: TrialRecord): string[] {
+  const m = t.metrics;
+  const asked = m.gpu_tier_requested_bytes;
+  if (asked === undefined) return [];
+  if (m.gpu_tier_present === 0) {
+    return [`its GPU tier was absent though ${(asked / GIB).toFixed(1)} GiB was asked for (it did not open; the trial's results say why): the run went on in the tiers below, so its numbers describe no GPU tier`];
+  }
+  const out: string[] = [];
+  const reserved = m.gpu_tier_reserved_bytes;
+  if (m.gpu_tier_present === 1 && reserved !== undefined && reserved < asked) {
+    out.push(`its GPU tier was smaller than asked (${reservedOfAskedText(reserved, asked)} reserved): it held less and moved entries down sooner than its configuration says`);
+  }
+  if (m.gpu_staging_pinned === 0) out.push("its GPU tier's staging was not pinned (page-locked): its copies went through pageable memory, slower than the GPU's link allows");
+  return out;
+}
 
 /**
  * A run whose queue was still growing at the window's close (the metric queueing_bound, judged by
@@ -521,7 +554,13 @@ export const POOLED_HISTOGRAMS = ['end_to_end', 'storage_io_per_request', 'tier_
  */
 export function buildScenarioReport(
   trials: readonly TrialRecord[],
-  opts: { includeIncomplete?: boolean; excludeFlagged?: boolean; histogramsOf?: (trialId: number) => TrialHistogram[] } = {},
+  opts: {
+    includeIncomplete?: boolean;
+    excludeFlagged?: boolean;
+    histogramsOf?: (trialId: number) => TrialHistogram[];
+    /** A trial's hardware snapshot: where given, a group's GPU tier names its GPUs (its newest trial's). */
+    hardwareOf?: (trialId: number) => HardwareProfile | null;
+  } = {},
 ): ScenarioReport {
   const includeIncomplete = opts.includeIncomplete ?? false;
   const excludeFlagged = opts.excludeFlagged ?? false;
@@ -591,6 +630,7 @@ export function buildScenarioReport(
       ramBackings: countBackings(included.filter((t) => ramBackingText(t) !== null).map((t) => ({ backing: t.storageRamBacking, trials: 1 }))),
       pageCacheFlagged: flagKinds.pageCache,
       spilledTrials: flagKinds.spilled,
+      gpuTier: groupGpuTier(included, opts.hardwareOf),
       metrics,
       definitionSplits,
       pooled,
@@ -615,6 +655,18 @@ export function buildScenarioReport(
     suiteLabels: suiteLabelGroups(trials),
     scenarios,
   };
+}
+
+/** The GPU tier of a group's trials (gpuTierSummaryOf), its GPUs from the newest such trial's hardware snapshot where one is known. */
+function groupGpuTier(trials: readonly TrialRecord[], hardwareOf?: (trialId: number) => HardwareProfile | null): GpuTierSummary | null {
+  const withFacts = trials.filter((t) => t.metrics.gpu_tier_requested_bytes !== undefined);
+  if (withFacts.length === 0) return null;
+  const newest = withFacts.reduce((a, b) => (b.startedAt > a.startedAt ? b : a));
+  const numGpus = typeof newest.options.numGpus === 'number' ? newest.options.numGpus : 1;
+  return gpuTierSummaryOf(
+    withFacts.map((t) => t.metrics),
+    hardwareOf ? gpuDevicesText(hardwareOf(newest.id), numGpus) : null,
+  );
 }
 
 /** A metric's aggregate in a group: of its current definition where the group has values of it (metrics lists it first), else of the older one it has. */

@@ -512,6 +512,9 @@ function cautionNotes(name: string, label: string, c: SideCautions): string[] {
     c.queueingBound > 0
       ? `${name} (${label}): ${of(c.queueingBound)} were queueing-bound (requests still piling up at the window's close): their end-to-end latency and queue wait measure the queue, not the drive`
       : null,
+    c.gpuTier > 0
+      ? `${name} (${label}): in ${of(c.gpuTier)} the GPU tier was absent, smaller than asked or its staging not pinned: their numbers are not those of the GPU tier their configuration names`
+      : null,
     c.other > 0 ? `${name} (${label}): ${of(c.other)} carry another caution (kvbench report lists it per trial)` : null,
   ].filter((n): n is string => n !== null);
 }

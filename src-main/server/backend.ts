@@ -47,6 +47,7 @@ import { recoveryNotice } from '../store/schema-meta.ts';
 import { historyPageInMemory } from '../store/history-order.ts';
 import { StoreError } from '../store/store-error.ts';
 import { trialEngineOf, withStoredVerdict, type TrialEngine } from '../../src-shared/domain/trial-engine.ts';
+import { trialGpuOf, type TrialGpu } from '../../src-shared/domain/gpu-tier.ts';
 import type { Store } from '../store/store.ts';
 import { chosenScenarioIds, ENGINE_HAS_GPU_TIER, planOptionErrors, planSuite, type PlanOptions } from '../suite/planner.ts';
 import { resumeSuite, runSuite, type ResumeOptions, type StartEngineFn, type SuiteRunResult } from '../suite/runner.ts';
@@ -1023,10 +1024,12 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
       // Its engine's memory and queueing verdict come from its stored results (one trial's, read whole);
       // damaged results leave the dialog without them, and say so.
       let engine: TrialEngine | null = null;
+      let gpu: TrialGpu | null = null;
       try {
         const results = s.trialResults(r.id);
         // The queueing verdict is the stored trial's (its queueing_bound metric, the flag's source), the results' own kept beside it.
         engine = results === null ? null : withStoredVerdict(trialEngineOf(results), trial.metrics);
+        gpu = results === null ? null : trialGpuOf(results);
       } catch (err) {
         if (!(err instanceof StoreError)) throw err;
         unreadable.push(err.message);
@@ -1038,6 +1041,7 @@ export async function createBackend(opts: BackendOptions): Promise<Backend> {
         cautions: cautionsOf(trial).map((c) => c.message),
         unreadable,
         engine,
+        gpu,
       };
     },
 

@@ -119,7 +119,7 @@ function buildReport(s: Store, r: ParsedRequestOf<'report.build'>): ResponseOf<'
     s.inOneSnapshot(() => {
       requireSuites(s, r.selection.suiteIds, SUITES_WHERE_TO_LOOK);
       const trials = trialsOf(s, r.selection);
-      const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, excludeFlagged: r.excludeFlagged ?? false, histogramsOf: (id) => s.trialHistograms(id) });
+      const report = buildScenarioReport(trials, { includeIncomplete: r.includeIncomplete ?? false, excludeFlagged: r.excludeFlagged ?? false, histogramsOf: (id) => s.trialHistograms(id), hardwareOf: (id) => s.trialHardware(id) });
       const tiers = withStatedRefusedInAppWords(() => buildTierComparison(report, (id) => s.trialHardware(id), statedOf(r.stated)));
       const single = r.selection.suiteIds?.length === 1 ? s.getSuite(r.selection.suiteIds[0]) : null;
       return { trials, report, tiers, single };

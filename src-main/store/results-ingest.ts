@@ -14,6 +14,7 @@ import { LatencyHistogram } from '../engine/metrics/latency-histogram.ts';
 import { MAX_WORKERS } from '../engine/workload/personas.ts';
 import { isQueueingBound } from '../../src-shared/domain/queueing-bound.ts';
 import { olderDefinitionOf } from '../../src-shared/domain/metric-changes.ts';
+import { askedGpuTier, gpuReservedBytes } from '../../src-shared/domain/gpu-tier.ts';
 
 const GIB = 1024 ** 3;
 
@@ -223,6 +224,15 @@ export function extractMetrics(results: Obj): TrialMetrics {
   const version = measuringVersion(results);
   for (const [key, field] of Object.entries(GPU_LINK_FIELDS)) {
     if (version !== null && olderDefinitionOf(key, version) === null) put(key, num(gpu[field]));
+  }
+  // What the GPU tier was, where one was asked for: it may not have opened (the run went on below), or
+  // opened smaller than asked, or without pinned staging, which only these facts tell.
+  const asked = askedGpuTier(results);
+  if (asked !== null) {
+    put('gpu_tier_requested_bytes', asked.requestedBytes);
+    put('gpu_tier_present', asked.gpu.present === true ? 1 : 0);
+    put('gpu_tier_reserved_bytes', gpuReservedBytes(asked.gpu));
+    if (asked.gpu.present === true && typeof asked.gpu.staging_pinned === 'boolean') put('gpu_staging_pinned', asked.gpu.staging_pinned ? 1 : 0);
   }
   put('cache_hit_rate', num(cs.cache_hit_rate));
   put('multi_turn_hit_rate', num(obj(summary.multi_turn_stats).hit_rate));

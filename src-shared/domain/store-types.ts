@@ -250,6 +250,38 @@ export const METRICS: readonly MetricDefinition[] = Object.freeze([
     'health',
     "1 when a loop device between the cache directory and the drive read and wrote its backing file through the host's page cache (loop/dio 0, losetup's default; `losetup --direct-io=on` turns it off): the storage reads may describe RAM, not the drive, and the trial is flagged; 0 otherwise (kvbench only, from the results' tiers.storage.buffered_loops; a RAM-backed directory counts as RAM-backed instead).",
   ),
+  m(
+    'gpu_tier_requested_bytes',
+    'GPU tier asked for',
+    'bytes',
+    null,
+    'health',
+    "The GPU tier the run asked for (--gpu-mem-gb × GPUs), kept with the tier's facts where one was asked for (kvbench results, not trace-only mode; trials stored before kvbench kept them have none).",
+  ),
+  m(
+    'gpu_tier_reserved_bytes',
+    'GPU tier reserved',
+    'bytes',
+    null,
+    'health',
+    'Device memory the GPU tier reserved on its GPUs, 0 when it did not open: below what was asked for, the tier was smaller than its configuration says (another process held GPU memory) and the trial is flagged.',
+  ),
+  m(
+    'gpu_tier_present',
+    'GPU tier present',
+    'count',
+    null,
+    'health',
+    '1 when the GPU tier asked for opened; 0 when it did not (no driver, no usable GPU, the reservation failed) and the run went on in the tiers below: its numbers describe no GPU tier, and the trial is flagged.',
+  ),
+  m(
+    'gpu_staging_pinned',
+    'GPU staging pinned',
+    'count',
+    null,
+    'health',
+    "1 when the GPU tier's host staging was page-locked (pinned), as fast copies need; 0 when it was not (its copies went through pageable memory, slower than the link allows) and the trial is flagged.",
+  ),
   m('requests_failed', 'Requests failed', 'count', 'lower', 'health', 'Requests that failed (storage errors).'),
   m(
     'queueing_bound',
@@ -286,6 +318,8 @@ export const FLAG_METRIC_KEYS: readonly string[] = Object.freeze([
   'storage_buffered_loop',
   'queueing_bound',
   'backlog_cap_reached',
+  'gpu_tier_present',
+  'gpu_staging_pinned',
 ]);
 export const isFlagMetric = (key: string): boolean => FLAG_METRIC_KEYS.includes(key);
 

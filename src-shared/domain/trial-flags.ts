@@ -23,6 +23,11 @@ export const TRIAL_FLAG_KINDS = [
    * end-to-end latency and queue wait measure the queue, not the storage.
    */
   'queueing-bound',
+  /**
+   * The GPU tier was not what its configuration asked for: absent (it failed to open; the run went on
+   * in the tiers below), smaller than asked (a reservation shortfall), or its staging not pinned.
+   */
+  'gpu-tier',
 ] as const;
 export type TrialFlagKind = (typeof TRIAL_FLAG_KINDS)[number];
 
@@ -36,7 +41,9 @@ export interface FlagKindCounts {
   spilled: number;
   /** Queueing-bound: their end-to-end latency and queue wait measure the queue. */
   queueingBound: number;
-  /** Flagged for none of those six: an autoscaler short of its peak or target (no-peak, qos-target). */
+  /** Their GPU tier was absent, smaller than asked or its staging not pinned. */
+  gpuTier: number;
+  /** Flagged for none of those seven: an autoscaler short of its peak or target (no-peak, qos-target). */
   other: number;
 }
 
@@ -44,7 +51,13 @@ export interface FlagKindCounts {
 export function countFlagKinds(trials: readonly (readonly TrialFlagKind[])[]): FlagKindCounts {
   const has = (kinds: readonly TrialFlagKind[], k: TrialFlagKind): boolean => kinds.includes(k);
   const named = (kinds: readonly TrialFlagKind[]): boolean =>
-    has(kinds, 'trace-only') || has(kinds, 'ram-backed') || has(kinds, 'page-cache') || has(kinds, 'stalled') || has(kinds, 'spilled') || has(kinds, 'queueing-bound');
+    has(kinds, 'trace-only') ||
+    has(kinds, 'ram-backed') ||
+    has(kinds, 'page-cache') ||
+    has(kinds, 'stalled') ||
+    has(kinds, 'spilled') ||
+    has(kinds, 'queueing-bound') ||
+    has(kinds, 'gpu-tier');
   return {
     traceOnly: trials.filter((k) => has(k, 'trace-only')).length,
     ramBacked: trials.filter((k) => has(k, 'ram-backed')).length,
@@ -52,6 +65,7 @@ export function countFlagKinds(trials: readonly (readonly TrialFlagKind[])[]): F
     stalled: trials.filter((k) => has(k, 'stalled')).length,
     spilled: trials.filter((k) => has(k, 'spilled')).length,
     queueingBound: trials.filter((k) => has(k, 'queueing-bound')).length,
+    gpuTier: trials.filter((k) => has(k, 'gpu-tier')).length,
     other: trials.filter((k) => k.length > 0 && !named(k)).length,
   };
 }
@@ -65,6 +79,7 @@ export function flagKindsText(c: FlagKindCounts): string {
     c.stalled > 0 ? `${c.stalled} where the engine stalled` : null,
     c.spilled > 0 ? `${c.spilled} spilled past the tiers their scenario names` : null,
     c.queueingBound > 0 ? `${c.queueingBound} queueing-bound (end-to-end latency and queue wait measure the queue)` : null,
+    c.gpuTier > 0 ? `${c.gpuTier} whose GPU tier was absent, smaller than asked or not pinned` : null,
     c.other > 0 ? `${c.other} with an autoscaler short of its peak or target` : null,
   ]
     .filter((s): s is string => s !== null)

@@ -32,6 +32,7 @@ import { HardwareProfileSchema } from '../domain/hardware.ts';
 import { MAX_REQUESTS_RULE, PROFILE_IDS, StatedSizeSchema, SuiteEventSchema, SuitePlanSchema } from '../domain/scenarios.ts';
 import { AggregateSchema } from '../domain/statistics.ts';
 import { TRIAL_FLAG_KINDS } from '../domain/trial-flags.ts';
+import { GpuTierSummarySchema, TrialGpuSchema } from '../domain/gpu-tier.ts';
 import { TrialEngineSchema } from '../domain/trial-engine.ts';
 import { FACET_FILTERS } from '../domain/facet-matches.ts';
 import { MAX_DATE_MS } from '../domain/iso-time.ts';
@@ -220,6 +221,8 @@ export const ScenarioSummarySchema = z.object({
   pageCacheFlagged: count,
   /** The aggregated trials that spilled past the tiers their scenario names (CPU only reading the drive). */
   spilledTrials: count,
+  /** The GPU tier of the trials that asked for one: reserved of asked, absent, pinned, the GPUs (gpuTierSummaryText); null or absent: none known. */
+  gpuTier: GpuTierSummarySchema.nullable().optional(),
   /** One row per definition: a metric measured on both sides of a change of its definition has a row for each (olderDefinition: the change the row's trials predate). */
   metrics: z.array(z.object({ metric: MetricDefinitionSchema, aggregate: AggregateSchema, olderDefinition: z.object({ since: z.string(), change: z.string() }).nullable() })),
   /** The metrics with values measured under an older definition, and how many trials on each side (definitionSplitText says it). */
@@ -234,7 +237,7 @@ export const ScenarioSummarySchema = z.object({
 export type ScenarioSummaryData = z.infer<typeof ScenarioSummarySchema>;
 
 /** Trials by the kind of flag they carry (src-shared/domain/trial-flags.ts FlagKindCounts). */
-const flagKindCounts = { traceOnly: count, ramBacked: count, pageCache: count, stalled: count, spilled: count, queueingBound: count, other: count };
+const flagKindCounts = { traceOnly: count, ramBacked: count, pageCache: count, stalled: count, spilled: count, queueingBound: count, gpuTier: count, other: count };
 
 /** One suite label of a report or a comparison's side (null: suites without one) and its suites. */
 const SuiteLabelGroupSchema = z.object({ label: z.string().nullable(), suiteIds: z.array(int) });
@@ -783,6 +786,8 @@ export const CONTRACT = {
       unreadable: unreadableRows,
       /** Its engine's memory over the window and the queueing verdict, from its stored results; null (or absent) without results or with unreadable ones. */
       engine: TrialEngineSchema.nullable().optional(),
+      /** Its GPU tier as its stored results describe it (the GPUs, the driver, reserved of asked, pinned, why it fell short); null or absent: none asked for, or no readable results. */
+      gpu: TrialGpuSchema.nullable().optional(),
     }),
   },
   'trials.delete': { request: z.strictObject({ ids: z.array(int.positive()).min(1).max(100_000) }), response: z.object({ deleted: count }) },

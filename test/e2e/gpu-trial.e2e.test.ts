@@ -1,7 +1,9 @@
 // End to end: a trial of a GPU tier as a lab engineer reads it in the app, from the results of kvbench's
 // first run on a real GPU (an NVIDIA H200, test/fixtures/gpu-h200-gpu-only.json) imported through
 // `kvbench serve`: the tier comparison gives the GPU tier's read P95 beside the CPU's and the
-// storage's, with every column in view at the window's minimum size. The built renderer in Debian's Chromium.
+// storage's, with every column in view at the window's minimum size; the group's header and the
+// trial's details say what the GPU tier was (the GPU, the driver, reserved of asked, staging pinned).
+// The built renderer in Debian's Chromium.
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,6 +51,19 @@ describe.skipIf(!HAS_CHROMIUM)('a GPU trial in the app', () => {
       return [...t.querySelectorAll<HTMLElement>('th, td')].filter((c) => c.getBoundingClientRect().right > frame.right + 1).map((c) => c.textContent!.trim());
     });
     expect(outOfView).toEqual([]);
+    // The group's header: what the tier reserved of the 64 GiB asked (an import names no GPU: it has no hardware snapshot).
+    expect(await page.locator('[data-test=group-gpu-tier]').innerText()).toBe('GPU tier: 68.7 GB of 68.7 GB reserved, staging pinned');
+    expect(problems, problems.join('\n')).toEqual([]);
+  });
+
+  it("the trial's details name the GPU tier's GPU and driver, what it reserved of what was asked, and its staging", async () => {
+    const { page, problems } = await open(1280, 800);
+    await page.click('[data-nav=history]');
+    await page.locator('[data-test=history-table] tbody tr[data-trial]').first().locator('button[aria-label^="Open trial"]').click();
+    const tier = page.locator('[data-test=trial-gpu-tier]');
+    await tier.waitFor({ timeout: 30_000 });
+    expect(await tier.innerText()).toBe('NVIDIA H200 (driver 580.159.04, CUDA 13.0): 68.7 GB reserved of 68.7 GB asked, staging pinned');
+    await screenshot(page, 'gpu-trial-2-details');
     expect(problems, problems.join('\n')).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // The plain `kvbench history` trial table as 0.7.0 printed it, kept to compare the paged one with
 // (test/unit/cli/history-table-paged.test.ts): every trial of the listing read at once, then one table.
-// The changes to the text since, both 0.8.0's: its flag legend names the queueing-bound flag, and an
-// e2e P95 measured before 0.8.0 changed its definition is marked "*" with a legend line (rev18 L6).
+// The changes to the text since: 0.8.0's, its flag legend names the queueing-bound flag, and an e2e
+// P95 measured before 0.8.0 changed its definition is marked "*" with a legend line (rev18 L6); 0.8.1's,
+// the legend names the GPU tier's flag.
 import { table, fmtValue } from '../../src-main/export/render-text.ts';
 import { cautionsOf, ramBackingText } from '../../src-main/export/report-model.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
@@ -13,7 +14,7 @@ function clip(text: string | null, chars: number): string {
 }
 
 const FLAG_LEGEND =
-  '!: a trial the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n';
+  '!: a trial the report flags (a RAM-backed cache directory, storage reads the page cache served, a stalled engine, a spill past the tiers the scenario names, a queueing-bound run, a GPU tier absent, smaller than asked or not pinned, an autoscaler short of its peak or target, trace-only mode: no storage I/O): kvbench report --suite N says why\n';
 
 function ramBackingLines(trials: readonly TrialRecord[]): string {
   const byBacking = new Map<string, number[]>();

@@ -135,6 +135,11 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
       expect(t.metrics.gpu_write_bytes, t.scenarioId).toBeGreaterThan(0);
       expect(t.metrics.gpu_h2d_copy_bytes_per_s, t.scenarioId).toBeGreaterThan(0);
       expect(t.metrics.gpu_d2h_copy_bytes_per_s, t.scenarioId).toBeGreaterThan(0);
+      // What the tier was, beside what the suite asked for: the whole budget, pinned staging.
+      expect(t.metrics.gpu_tier_present, t.scenarioId).toBe(1);
+      expect(t.metrics.gpu_tier_requested_bytes, t.scenarioId).toBeGreaterThan(0);
+      expect(t.metrics.gpu_tier_reserved_bytes, t.scenarioId).toBe(t.metrics.gpu_tier_requested_bytes);
+      expect(t.metrics.gpu_staging_pinned, t.scenarioId).toBe(1);
     }
   });
 });

@@ -33,8 +33,8 @@ describe('kvbench report --exclude-flagged', () => {
     const c = JSON.parse(json.stdout) as SystemComparison;
     expect(c.excludeFlagged).toBe(true);
     expect(c.excludedFlagged).toEqual({
-      a: { matchedTrials: 4, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 1 }] },
-      b: { matchedTrials: 3, flaggedTrials: 1, traceOnly: 0, ramBacked: 0, pageCache: 1, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [] },
+      a: { matchedTrials: 4, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 1 }] },
+      b: { matchedTrials: 3, flaggedTrials: 1, traceOnly: 0, ramBacked: 0, pageCache: 1, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [] },
     });
     const tput = c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!;
     expect(tput.configs.map((x) => [x.nA, x.nB, x.excludedA, x.excludedB, x.medianA])).toEqual([[3, 2, 1, 1, 101]]);

@@ -64,7 +64,7 @@ describe('a queueing-bound trial in the store', () => {
 
     const excluding = await run(() => reportCommand(['--db', db, '--json', '--exclude-flagged']));
     const ex = (JSON.parse(excluding.stdout) as { scenarios: ScenarioReport }).scenarios;
-    expect(ex.excludedFlagged).toEqual({ trials: 1, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 1, other: 0 });
+    expect(ex.excludedFlagged).toEqual({ trials: 1, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 1, gpuTier: 0, other: 0 });
     expect(ex.scenarios[0].excluded.map((x) => x.flags)).toEqual([['queueing-bound']]);
 
     const csv = path.join(dir, 'trials.csv');

@@ -55,8 +55,8 @@ describe('kvbench report --compare', () => {
     expect(json.code, json.stderr).toBe(0);
     const c = JSON.parse(json.stdout) as SystemComparison;
     expect(c.cautions).toEqual({
-      a: { matchedTrials: 3, flaggedTrials: 3, ramBacked: 3, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 3 }], traceOnly: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0 },
-      b: { matchedTrials: 3, flaggedTrials: 1, ramBacked: 0, ramBackings: [], traceOnly: 0, pageCache: 1, stalled: 0, spilled: 0, queueingBound: 0, other: 0 },
+      a: { matchedTrials: 3, flaggedTrials: 3, ramBacked: 3, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 3 }], traceOnly: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0 },
+      b: { matchedTrials: 3, flaggedTrials: 1, ramBacked: 0, ramBackings: [], traceOnly: 0, pageCache: 1, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0 },
     });
     expect(c.notes).toEqual([
       'A (A-ram): 3 of its 3 matched trial(s) ran on a RAM-backed cache directory (loop0 on tmpfs): their storage numbers describe memory, not a drive',

@@ -74,7 +74,7 @@ describe('a trial stored from a trace-only run', () => {
     const excluding = await run(() => reportCommand(['--db', db, '--json', '--exclude-flagged']));
     expect(excluding.code, excluding.stderr).toBe(0);
     const ex = (JSON.parse(excluding.stdout) as { scenarios: ScenarioReport }).scenarios;
-    expect(ex.excludedFlagged).toEqual({ trials: 1, traceOnly: 1, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0 });
+    expect(ex.excludedFlagged).toEqual({ trials: 1, traceOnly: 1, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0 });
     const left = ex.scenarios.find((s) => s.configDescription.includes('trace only'))!;
     expect(left.trialIds).toEqual([]);
     expect(left.excluded.map((x) => x.flags)).toEqual([['trace-only']]);

@@ -62,8 +62,8 @@ describe('a comparison that excludes flagged trials', () => {
       expect(c.method).toBe(COMPARISON_METHOD);
       expect(c.matched).toBe(3);
       expect(c.cautions).toEqual({
-        a: { matchedTrials: 10, flaggedTrials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 1 }] },
-        b: { matchedTrials: 8, flaggedTrials: 5, traceOnly: 0, ramBacked: 2, pageCache: 3, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 2 }] },
+        a: { matchedTrials: 10, flaggedTrials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 1 }] },
+        b: { matchedTrials: 8, flaggedTrials: 5, traceOnly: 0, ramBacked: 2, pageCache: 3, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 2 }] },
       });
       const tput = c.metrics.find((m) => m.metric.key === 'wall_clock_throughput_tok_per_s')!;
       const rows = tput.configs.map((x) => [x.numUsers!, x.nA, x.nB, x.flaggedA, x.flaggedB, x.excludedA, x.excludedB]);
@@ -84,13 +84,13 @@ describe('a comparison that excludes flagged trials', () => {
     expect(c.method).toBe(`${COMPARISON_METHOD}; ${FLAGGED_EXCLUDED_METHOD}`);
     // Counted over the configurations both sides ran before the exclusion.
     expect(c.excludedFlagged).toEqual({
-      a: { matchedTrials: 10, flaggedTrials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 1 }] },
-      b: { matchedTrials: 8, flaggedTrials: 5, traceOnly: 0, ramBacked: 2, pageCache: 3, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 2 }] },
+      a: { matchedTrials: 10, flaggedTrials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 1 }] },
+      b: { matchedTrials: 8, flaggedTrials: 5, traceOnly: 0, ramBacked: 2, pageCache: 3, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [{ backing: 'loop0 on tmpfs', trials: 2 }] },
     });
     // What is left counts no flagged trial, so no caution note says the verdicts count them.
     expect(c.cautions).toEqual({
-      a: { matchedTrials: 6, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [] },
-      b: { matchedTrials: 3, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [] },
+      a: { matchedTrials: 6, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [] },
+      b: { matchedTrials: 3, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [] },
     });
     // 16 users: B had only RAM-disk trials, so the configuration is no longer matched.
     expect([c.matched, c.unmatchedA, c.unmatchedB]).toEqual([2, 1, 0]);
@@ -132,7 +132,7 @@ describe('a comparison that excludes flagged trials', () => {
     await importDrive(s, dir, 'A-disk', [{ tokPerS: 100 }, { tokPerS: 101 }]);
     await importDrive(s, dir, 'B-disk', [{ tokPerS: 90 }, { tokPerS: 91 }]);
     const c = compare(s, true);
-    expect(c.excludedFlagged!.a).toEqual({ matchedTrials: 2, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [] });
+    expect(c.excludedFlagged!.a).toEqual({ matchedTrials: 2, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [] });
     expect(c.notes).toEqual(['flagged trials excluded: no matched trial is flagged, so none was left out']);
     expect(c.metrics[0].configs[0]).toMatchObject({ nA: 2, nB: 2, excludedA: 0, excludedB: 0 });
   });
@@ -154,7 +154,7 @@ describe('a report and export that exclude flagged trials', () => {
 
     const m = modelOf(s, true);
     expect(m.report.excludeFlagged).toBe(true);
-    expect(m.report.excludedFlagged).toEqual({ trials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, other: 0 });
+    expect(m.report.excludedFlagged).toEqual({ trials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0 });
     expect(four(m).trialIds).toHaveLength(3);
     expect(four(m).cautions).toEqual([]);
     expect(four(m).excluded.map((x) => [x.status, x.flags, x.supersededBy])).toEqual([
@@ -203,7 +203,7 @@ describe('a report and export that exclude flagged trials', () => {
     expect(json.excludeFlagged).toBe(true);
     expect(json.method).toContain(FLAGGED_EXCLUDED_METHOD);
     expect(json.trials).toHaveLength(10);
-    expect(json.report.scenarios.excludedFlagged).toEqual({ trials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, other: 0 });
+    expect(json.report.scenarios.excludedFlagged).toEqual({ trials: 2, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 1, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0 });
     expect((JSON.parse((await bytesOf(jsonChunks(modelOf(s)))).toString()) as { excludeFlagged: boolean }).excludeFlagged).toBe(false);
     expect(fs.existsSync(path.join(dir, 'out-true.xlsx'))).toBe(true);
   });

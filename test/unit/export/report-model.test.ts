@@ -944,7 +944,7 @@ describe('system comparison (seeds/002, automated)', () => {
     const b = [0, 1].map((i) => trial({ scenario: 'storage-only', system: 'SB', configKey: 'k', index: i, options: opts, metrics: { wall_clock_throughput_tok_per_s: 200, storage_ram_backed: i } }));
     const c = buildSystemComparison({ label: 'SA', id: 'SA', trials: a }, { label: 'SB', id: 'SB', trials: b }, { metrics: ['wall_clock_throughput_tok_per_s'] });
     expect(c.matched).toBe(2);
-    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
+    expect(c.cautions.b).toEqual({ matchedTrials: 2, flaggedTrials: 1, traceOnly: 0, ramBacked: 1, pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0, ramBackings: [{ backing: null, trials: 1 }] });
     expect(c.cautions.a.matchedTrials).toBe(4);
     expect(c.notes).toContain('B (SB): 1 of its 2 matched trial(s) ran on a RAM-backed cache directory (backing not recorded by the kvbench that stored it): their storage numbers describe memory, not a drive');
   });

@@ -950,7 +950,7 @@ describe('report', () => {
       s.cautions = [];
       s.pageCacheFlagged = 0;
       s.excluded = [...s.excluded, { trialId: 2, trialIndex: 1, attempt: 1, status: 'complete', reason: 'the device read 12.0 % of the bytes the storage tier read: the page cache served the rest', supersededBy: null, flags: ['page-cache'] }];
-      return { ...r, report: { ...r.report, excludeFlagged: true, excludedFlagged: { trials: 1, traceOnly: 0, ramBacked: 0, pageCache: 1, stalled: 0, spilled: 0, queueingBound: 0, other: 0 } }, tiers: { ...r.tiers, excludeFlagged: true } };
+      return { ...r, report: { ...r.report, excludeFlagged: true, excludedFlagged: { trials: 1, traceOnly: 0, ramBacked: 0, pageCache: 1, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0 } }, tiers: { ...r.tiers, excludeFlagged: true } };
     };
     const fake = installFakeApi({ 'report.build': (r) => (r.excludeFlagged ? flagged() : report()), 'export.create': () => ({ error: { code: 'EXPORT_FAILED', message: 'not here' } }) });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
@@ -1250,7 +1250,7 @@ describe('report', () => {
 });
 
 describe('compare', () => {
-  const clean = { matchedTrials: 2, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, ramBackings: [], pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, other: 0 };
+  const clean = { matchedTrials: 2, flaggedTrials: 0, traceOnly: 0, ramBacked: 0, ramBackings: [], pageCache: 0, stalled: 0, spilled: 0, queueingBound: 0, gpuTier: 0, other: 0 };
   /** lab1 (A) against slow-box (B), matched by configuration; the test gives the metrics. */
   const systemComparison = (n: { trialsA: number; trialsB: number; matched: number; unmatchedA: number }): Omit<ResponseOf<'report.compare'>, 'metrics'> => ({
     kind: 'system',
