@@ -156,8 +156,13 @@ describe('kvbench run --promotion on-hit', () => {
       { cwd: tmp },
     );
     expect(r.code, explain(r)).toBe(0);
-    const kv = readResults(output).kvbench;
+    const res = readResults(output);
+    const kv = res.kvbench;
     expect(kv.promotion.policy).toBe('on-hit');
+    // A promotion's copy up is a read in storage but no hit of it: the hits leave it out, and still add up to the request-level reads.
+    const tb = kv.tier_bytes;
+    expect(tb.storage.hit_read_bytes).toBeLessThan(tb.storage.read_bytes - tb.storage.demoted_out_bytes);
+    expect(tb.gpu.hit_read_bytes + tb.cpu.hit_read_bytes + tb.storage.hit_read_bytes).toBe(res.summary!.cache_stats.total_read_bytes);
     const up = kv.promotion.moves['storage->cpu'];
     expect(up, `promotions: ${JSON.stringify(kv.promotion)}`).toBeDefined();
     expect(up.count).toBeGreaterThan(0);

@@ -140,6 +140,11 @@ describe.skipIf(skippedBecause(!hasCc, "no C compiler (cc) to build the stub lib
       expect(t.metrics.gpu_tier_requested_bytes, t.scenarioId).toBeGreaterThan(0);
       expect(t.metrics.gpu_tier_reserved_bytes, t.scenarioId).toBe(t.metrics.gpu_tier_requested_bytes);
       expect(t.metrics.gpu_staging_pinned, t.scenarioId).toBe(1);
+      // The link-busy figures of this kvbench's own runs (0.8.1 on), and the GPU tier's hits among the trial's reads.
+      expect(t.metrics.gpu_h2d_link_bytes_per_s, t.scenarioId).toBeGreaterThan(0);
+      expect(t.metrics.gpu_d2h_link_bytes_per_s, t.scenarioId).toBeGreaterThan(0);
+      expect(t.metrics.gpu_hit_read_bytes, t.scenarioId).toBeGreaterThan(0);
+      expect(t.metrics.gpu_hit_read_bytes, t.scenarioId).toBeLessThanOrEqual(t.metrics.total_read_bytes);
     }
   });
 });

@@ -4,7 +4,7 @@
 // Now each kind's link-busy figure is stored, from results of kvbench 0.8.1 on (the union of the
 // copies' own intervals); the per-copy ones stay as diagnostics with no better side.
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { importCommand } from '../../../src-main/cli/import-command.ts';
 import { reportCommand } from '../../../src-main/cli/report-command.ts';
 import type { ScenarioReport } from '../../../src-main/export/report-model.ts';
@@ -16,10 +16,6 @@ import { removeTempDirs, tempDir, writeResults } from './fixtures.ts';
 import { h200Results } from './gpu-results.ts';
 
 afterEach(() => removeTempDirs());
-
-// This build as 0.8.1, the version that measures link-busy time so (the release bump makes it so; an
-// import refuses results newer than the importer).
-vi.mock('../../../src-shared/domain/version.ts', () => ({ KVBENCH_VERSION: '0.8.1' }));
 
 const LINK_KEYS = ['gpu_h2d_link_bytes_per_s', 'gpu_d2h_link_bytes_per_s', 'gpu_demotion_d2h_link_bytes_per_s'];
 
