@@ -346,7 +346,7 @@ export function formatComparison(c: SystemComparison, opts: { perConfig?: boolea
       '— where none is. unknown: a side with fewer than 2 trials, or a value of 0 (no logarithm): such a configuration stays out of the geo-mean, the verdict and the win rate.',
   );
   if (c.metrics.some((m) => m.mixedDefinitions.length > 0)) out.push(MIXED_DEFINITIONS_LEGEND);
-  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, a spill past the tiers the scenario names, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
+  if (flagged) out.push('flagged: configurations with a trial the report flags on either side (trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, a spill past the tiers the scenario names, a queueing-bound run, a GPU tier absent, smaller than asked or not pinned, an autoscaler short of its peak or target; see the notes): counted in the ratios all the same.');
   if (c.metrics.some((m) => m.verdict === 'unknown')) {
     out.push('better A? / B?: the side the geo-mean leans to, not named: no configuration has 2 or more trials a side (no spread to judge the noise by; run 2 or more).');
   }

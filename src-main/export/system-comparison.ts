@@ -164,7 +164,8 @@ export interface MetricComparison {
 /**
  * A side's matched trials (complete trials of the configurations both sides ran) that the report
  * flags, by why (FlagKindCounts: trace-only mode, a RAM-backed cache directory, page-cache reads, a stall, a
- * spill past the tiers its scenario names, an autoscaler short of its peak or target): a trial may be counted under several reasons, and once
+ * spill past the tiers its scenario names, a queueing-bound run, a GPU tier absent, smaller than asked or not pinned, an autoscaler short of its
+ * peak or target): a trial may be counted under several reasons, and once
  * in `flaggedTrials`.
  */
 export interface SideCautions extends FlagKindCounts {
