@@ -23,7 +23,7 @@ export const GPU_TIER_FACT_KEYS = ['gpu_tier_requested_bytes', 'gpu_tier_reserve
 /** "136.0 of 136.0 GiB": a GPU tier's reserved bytes of those asked for, in GiB as --gpu-mem-gb gives them. */
 export const reservedOfAskedText = (reservedBytes: number, askedBytes: number): string => `${(reservedBytes / GIB).toFixed(1)} of ${(askedBytes / GIB).toFixed(1)} GiB`;
 
-/** The GPUs of a hardware snapshot as the GPU tier opens them, with the driver: "NVIDIA H200 (driver 580.159.04, CUDA 13.0)"; null without one. */
+/** The GPUs of a hardware snapshot as the GPU tier opens them, with the driver: "NVIDIA H200 (driver 580.159.04, supports CUDA 13.0)"; null without one. */
 export function gpuDevicesText(hw: Pick<HardwareProfile, 'gpus' | 'cuda'> | null, numGpus = 1): string | null {
   if (hw === null) return null;
   const cuda = hw.cuda?.available ? hw.cuda : null;
@@ -33,12 +33,12 @@ export function gpuDevicesText(hw: Pick<HardwareProfile, 'gpus' | 'cuda'> | null
   return devicesText(names, driver, cuda?.cudaVersion ?? null);
 }
 
-/** "2 × NVIDIA H200 (driver 580.159.04, CUDA 13.0)": models, each once with its count, and the driver where known. */
+/** "2 × NVIDIA H200 (driver 580.159.04, supports CUDA 13.0)": models, each once with its count, and the driver where known. */
 function devicesText(models: readonly string[], driver: string | null, cuda: string | null): string {
   const counts = new Map<string, number>();
   for (const m of models) counts.set(m, (counts.get(m) ?? 0) + 1);
   const names = [...counts].map(([m, n]) => (n > 1 ? `${n} × ${m}` : m)).join(', ');
-  const versions = [driver === null ? null : `driver ${driver}`, cuda === null ? null : `CUDA ${cuda}`].filter((v) => v !== null);
+  const versions = [driver === null ? null : `driver ${driver}`, cuda === null ? null : `supports CUDA ${cuda}`].filter((v) => v !== null);
   return versions.length === 0 ? names : `${names} (${versions.join(', ')})`;
 }
 
@@ -58,7 +58,7 @@ export const GpuTierSummarySchema = z.object({
   smallerTrials: count,
   unpinnedTrials: count,
   pinnedTrials: count,
-  /** The GPUs and driver from the newest such trial's hardware snapshot ("NVIDIA H200 (driver 580.159.04, CUDA 13.0)"); null where it has none. */
+  /** The GPUs and driver from the newest such trial's hardware snapshot ("NVIDIA H200 (driver 580.159.04, supports CUDA 13.0)"); null where it has none. */
   devices: z.string().nullable(),
 });
 export type GpuTierSummary = z.infer<typeof GpuTierSummarySchema>;
@@ -90,7 +90,7 @@ const gibText = (b: number): string => `${(b / GIB).toFixed(1)} GiB`;
 
 /**
  * A group's GPU tier in words, for the text report's and the app's group header, sizes in the
- * caller's units (`sizeText`; GiB by default): "NVIDIA H200 (driver 580.159.04, CUDA 13.0), 136.0 GiB
+ * caller's units (`sizeText`; GiB by default): "NVIDIA H200 (driver 580.159.04, supports CUDA 13.0), 136.0 GiB
  * of 136.0 GiB reserved, staging pinned"; what fell short is counted ("smaller than asked in 1 of 3
  * trials", "absent in 1 of 1 trial"). Without a hardware snapshot (an import) the GPUs go unnamed.
  */
@@ -176,7 +176,7 @@ export function gpuReservedBytes(gpu: Record<string, unknown>): number {
 
 /**
  * A trial's GPU tier in words, sizes in the caller's units (`sizeText`): "NVIDIA H200 (driver
- * 580.159.04, CUDA 13.0): 64 GiB reserved of 64 GiB asked, staging pinned"; what fell short with why.
+ * 580.159.04, supports CUDA 13.0): 64 GiB reserved of 64 GiB asked, staging pinned"; what fell short with why.
  */
 export function trialGpuText(g: TrialGpu, sizeText: (bytes: number) => string): string {
   if (!g.present) return `absent though ${sizeText(g.requestedBytes)} was asked for${g.reason === null ? '' : `: ${g.reason}`}; the run went on in the tiers below`;

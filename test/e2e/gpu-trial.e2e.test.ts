@@ -62,7 +62,7 @@ describe.skipIf(!HAS_CHROMIUM)('a GPU trial in the app', () => {
     await page.locator('[data-test=history-table] tbody tr[data-trial]').first().locator('button[aria-label^="Open trial"]').click();
     const tier = page.locator('[data-test=trial-gpu-tier]');
     await tier.waitFor({ timeout: 30_000 });
-    expect(await tier.innerText()).toBe('NVIDIA H200 (driver 580.159.04, CUDA 13.0): 68.7 GB reserved of 68.7 GB asked, staging pinned');
+    expect(await tier.innerText()).toBe('NVIDIA H200 (driver 580.159.04, supports CUDA 13.0): 68.7 GB reserved of 68.7 GB asked, staging pinned');
     await screenshot(page, 'gpu-trial-2-details');
     expect(problems, problems.join('\n')).toEqual([]);
   });

@@ -127,10 +127,10 @@ describe("a trial's GPU tier facts", () => {
   it("the trial's details read it from its results: the GPUs, the driver, reserved of asked, pinned, and why it fell short", () => {
     const v = variants();
     const gib = (b: number): string => `${b / GIB} GiB`;
-    expect(trialGpuText(trialGpuOf(v.ok)!, gib)).toBe('NVIDIA H200 (driver 580.159.04, CUDA 13.0): 64 GiB reserved of 64 GiB asked, staging pinned');
-    expect(trialGpuText(trialGpuOf(v.smaller)!, gib)).toBe(`NVIDIA H200 (driver 580.159.04, CUDA 13.0): 48 GiB reserved of 64 GiB asked (smaller than asked: ${SHORTFALL}), staging pinned`);
+    expect(trialGpuText(trialGpuOf(v.ok)!, gib)).toBe('NVIDIA H200 (driver 580.159.04, supports CUDA 13.0): 64 GiB reserved of 64 GiB asked, staging pinned');
+    expect(trialGpuText(trialGpuOf(v.smaller)!, gib)).toBe(`NVIDIA H200 (driver 580.159.04, supports CUDA 13.0): 48 GiB reserved of 64 GiB asked (smaller than asked: ${SHORTFALL}), staging pinned`);
     expect(trialGpuText(trialGpuOf(v.absent)!, gib)).toBe(`absent though 64 GiB was asked for: ${NO_DRIVER}; the run went on in the tiers below`);
-    expect(trialGpuText(trialGpuOf(v.unpinned)!, gib)).toBe('NVIDIA H200 (driver 580.159.04, CUDA 13.0): 64 GiB reserved of 64 GiB asked, staging not pinned (cuMemHostRegister failed: CUDA_ERROR_NOT_SUPPORTED)');
+    expect(trialGpuText(trialGpuOf(v.unpinned)!, gib)).toBe('NVIDIA H200 (driver 580.159.04, supports CUDA 13.0): 64 GiB reserved of 64 GiB asked, staging not pinned (cuMemHostRegister failed: CUDA_ERROR_NOT_SUPPORTED)');
     expect(trialGpuOf({ kvbench: { tiers: { gpu: { present: false, budget_bytes: 0 } }, run_options: { gpuMemGb: 0 } } })).toBeNull();
   });
 });
@@ -144,8 +144,8 @@ describe("a report group's GPU tier", () => {
       metrics: { wall_clock_throughput_tok_per_s: 900, gpu_tier_requested_bytes: 136 * GIB, gpu_tier_reserved_bytes: 136 * GIB, gpu_tier_present: 1, gpu_staging_pinned: 1 },
     }));
     const report = buildScenarioReport(trials, { hardwareOf: () => fakeHardware({ gpuGiB: 80 }) });
-    expect(report.scenarios[0].gpuTier).toEqual({ trials: 2, requestedBytes: 136 * GIB, reservedMinBytes: 136 * GIB, reservedMaxBytes: 136 * GIB, absentTrials: 0, smallerTrials: 0, unpinnedTrials: 0, pinnedTrials: 2, devices: 'H100 (driver 580, CUDA 13.0)' });
-    expect(formatScenarioReport(report)).toContain('   GPU tier: H100 (driver 580, CUDA 13.0), 136.0 GiB of 136.0 GiB reserved, staging pinned\n');
+    expect(report.scenarios[0].gpuTier).toEqual({ trials: 2, requestedBytes: 136 * GIB, reservedMinBytes: 136 * GIB, reservedMaxBytes: 136 * GIB, absentTrials: 0, smallerTrials: 0, unpinnedTrials: 0, pinnedTrials: 2, devices: 'H100 (driver 580, supports CUDA 13.0)' });
+    expect(formatScenarioReport(report)).toContain('   GPU tier: H100 (driver 580, supports CUDA 13.0), 136.0 GiB of 136.0 GiB reserved, staging pinned\n');
     expect(report.scenarios[0].cautions).toEqual([]);
   });
 });

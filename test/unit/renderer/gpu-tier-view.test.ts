@@ -62,13 +62,13 @@ describe('trial details: the GPU (M3: the dialog named the CPU, RAM and drive, n
     installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: h200Hardware(), histograms: [], cautions: [], unreadable: [], gpu: H200_TIER }) });
     const w = mountIt(TrialDialog, { trialId: 2 });
     await flush();
-    expect(w.get('[data-test=trial-hardware-gpus]').text()).toBe('GPU NVIDIA H200 (driver 580.159.04, CUDA 13.0)');
+    expect(w.get('[data-test=trial-hardware-gpus]').text()).toBe('GPU NVIDIA H200 (driver 580.159.04, supports CUDA 13.0)');
     const tier = w.get('[data-test=trial-gpu-tier]');
-    expect(tier.text()).toBe('NVIDIA H200 (driver 580.159.04, CUDA 13.0): 146 GB reserved of 146 GB asked, staging pinned');
+    expect(tier.text()).toBe('NVIDIA H200 (driver 580.159.04, supports CUDA 13.0): 146 GB reserved of 146 GB asked, staging pinned');
     expect(tier.classes()).not.toContain('warn-text');
     useAppStore().settings = { ...SETTINGS, byteUnits: 'binary' };
     await flush();
-    expect(w.get('[data-test=trial-gpu-tier]').text()).toBe('NVIDIA H200 (driver 580.159.04, CUDA 13.0): 136 GiB reserved of 136 GiB asked, staging pinned');
+    expect(w.get('[data-test=trial-gpu-tier]').text()).toBe('NVIDIA H200 (driver 580.159.04, supports CUDA 13.0): 136 GiB reserved of 136 GiB asked, staging pinned');
   });
 
   it('says, as a warning, that a GPU tier was absent or smaller than asked, and why', async () => {
@@ -77,7 +77,7 @@ describe('trial details: the GPU (M3: the dialog named the CPU, RAM and drive, n
     installFakeApi({ 'trials.get': (r) => ({ trial: trial(r.id), hardware: null, histograms: [], cautions: [], unreadable: [], gpu: r.id === 1 ? short : absent }) });
     const w = mountIt(TrialDialog, { trialId: 1 });
     await flush();
-    expect(w.get('[data-test=trial-gpu-tier]').text()).toBe('NVIDIA H200 (driver 580.159.04, CUDA 13.0): 129 GB reserved of 146 GB asked (smaller than asked: capped at 128849018880 bytes), staging pinned');
+    expect(w.get('[data-test=trial-gpu-tier]').text()).toBe('NVIDIA H200 (driver 580.159.04, supports CUDA 13.0): 129 GB reserved of 146 GB asked (smaller than asked: capped at 128849018880 bytes), staging pinned');
     expect(w.get('[data-test=trial-gpu-tier]').classes()).toContain('warn-text');
     await w.setProps({ trialId: 2 });
     await flush();
@@ -98,11 +98,11 @@ describe('trial details: the GPU (M3: the dialog named the CPU, RAM and drive, n
 describe('report: a group\'s GPU tier in its header (M3: "GPU 136 GiB" was only what was asked for)', () => {
   it('names the GPUs and what the tier reserved of what was asked, in the units of Settings', async () => {
     const r = report();
-    r.report.scenarios[0].gpuTier = { trials: 3, requestedBytes: 136 * GIB, reservedMinBytes: 120 * GIB, reservedMaxBytes: 136 * GIB, absentTrials: 0, smallerTrials: 1, unpinnedTrials: 0, pinnedTrials: 3, devices: 'NVIDIA H200 (driver 580.159.04, CUDA 13.0)' };
+    r.report.scenarios[0].gpuTier = { trials: 3, requestedBytes: 136 * GIB, reservedMinBytes: 120 * GIB, reservedMaxBytes: 136 * GIB, absentTrials: 0, smallerTrials: 1, unpinnedTrials: 0, pinnedTrials: 3, devices: 'NVIDIA H200 (driver 580.159.04, supports CUDA 13.0)' };
     installFakeApi({ 'report.build': () => r });
     const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
     await flush();
-    expect(w.get('[data-test=group-gpu-tier]').text()).toBe('GPU tier: NVIDIA H200 (driver 580.159.04, CUDA 13.0), 129 GB–146 GB of 146 GB reserved (smaller than asked in 1 of 3 trials), staging pinned');
+    expect(w.get('[data-test=group-gpu-tier]').text()).toBe('GPU tier: NVIDIA H200 (driver 580.159.04, supports CUDA 13.0), 129 GB–146 GB of 146 GB reserved (smaller than asked in 1 of 3 trials), staging pinned');
   });
 
   it('has none for a group without a GPU tier', async () => {
