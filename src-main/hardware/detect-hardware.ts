@@ -115,33 +115,35 @@ export function gpusFrom(data: Systeminformation.GraphicsData): GpuInfo[] {
 const normBus = (s: string | null): string | null => (s ? s.toLowerCase().replace(/^0000(0000)?:/, '') : null);
 
 /**
- * The bus ids a controller may really have. systeminformation builds an OpenCL-only controller's
- * address from NVIDIA's CL_DEVICE_PCI_SLOT_ID_NV as if it were a devfn byte (device = slot >> 3,
- * function = slot & 7), but NVIDIA reports the device number there: an H200 at 00:06.0 came back
- * as a second GPU at "00:00.6". So "BB:DD.F" with F ≠ 0 is also read as device DD × 8 + F,
- * function 0; a real multi-function GPU is never a second compute device on function 6.
+ * The address systeminformation's OpenCL pass gives the NVIDIA GPU at `busId`: it writes
+ * CL_DEVICE_PCI_BUS_ID_NV in decimal and splits CL_DEVICE_PCI_SLOT_ID_NV, which is the device
+ * number, as if it were a devfn byte (device = slot >> 3, function = slot & 7). So the H200 at
+ * 00:06.0 came back as a second GPU at "00:00.6", and a GPU at 3b:00.0 would as "59:00.0". Null
+ * for an id that is not [domain:]bus:device.function.
  */
-function busAliases(busId: string | null): string[] {
-  const bus = normBus(busId);
-  if (bus === null) return [];
-  const m = /^([0-9a-f]{2}):([0-9a-f]{2})\.([0-7])$/.exec(bus);
-  if (!m || m[3] === '0') return [bus];
-  const slot = Number.parseInt(m[2], 16) * 8 + Number(m[3]);
-  return slot < 32 ? [bus, `${m[1]}:${slot.toString(16).padStart(2, '0')}.0`] : [bus];
+export function openClMisreadOf(busId: string | null): string | null {
+  const m = busId ? /^(?:[0-9a-f]{4,8}:)?([0-9a-f]{2}):([0-9a-f]{2})\.[0-7]$/i.exec(busId) : null;
+  if (!m) return null;
+  const bus = Number.parseInt(m[1], 16);
+  const device = Number.parseInt(m[2], 16);
+  return `${String(bus).padStart(2, '0')}:${String(device >> 3).padStart(2, '0')}.${device & 7}`;
 }
 
 const isNvidiaGpu = (g: GpuInfo): boolean => /nvidia/i.test(`${g.vendor ?? ''} ${g.model ?? ''}`);
 
+/** A bus id with its PCI domain ("00000000:3b:00.0", as nvidia-smi gives it): a real address, never the OpenCL misreading. */
+const hasDomain = (busId: string | null): boolean => busId !== null && /^[0-9a-f]{4,8}:[0-9a-f]{2}:/i.test(busId);
+
 /**
- * systeminformation's controllers with its own duplicates removed: an NVIDIA controller whose bus id
- * only matches another controller through busAliases (the OpenCL misreading) is that controller.
+ * Drops each NVIDIA controller whose id is the OpenCL misreading of one of `realBusIds` (and not
+ * itself one of them). One whose id has a domain came from nvidia-smi, so it is real and stays.
  */
-function withoutSiDuplicates(fromSi: GpuInfo[]): GpuInfo[] {
-  const direct = new Set(fromSi.map((g) => normBus(g.busId)).filter((b): b is string => b !== null));
-  return fromSi.filter((g) => {
-    if (!isNvidiaGpu(g)) return true;
-    const [own, ...aliases] = busAliases(g.busId);
-    return own === undefined || !aliases.some((a) => a !== own && direct.has(a));
+function withoutMisreadCopies(gpus: GpuInfo[], realBusIds: (string | null)[]): GpuInfo[] {
+  const real = new Set(realBusIds.map(normBus).filter((b): b is string => b !== null));
+  const misread = new Set(realBusIds.map(openClMisreadOf).filter((b): b is string => b !== null));
+  return gpus.filter((g) => {
+    const bus = normBus(g.busId);
+    return !(isNvidiaGpu(g) && !hasDomain(g.busId) && bus !== null && !real.has(bus) && misread.has(bus));
   });
 }
 
@@ -151,8 +153,11 @@ function withoutSiDuplicates(fromSi: GpuInfo[]): GpuInfo[] {
  * (integrated graphics, GPUs without a working driver), which the engine cannot use.
  */
 export function mergeGpus(fromSi: GpuInfo[], cuda: CudaInfo | null): GpuInfo[] {
-  const siGpus = withoutSiDuplicates(fromSi);
-  if (!cuda?.available || cuda.devices.length === 0) return siGpus.map((g, i) => ({ ...g, index: i }));
+  if (!cuda?.available || cuda.devices.length === 0) {
+    // Without the driver library, the addresses nvidia-smi gave are the real ones.
+    const siGpus = withoutMisreadCopies(fromSi, fromSi.filter(isNvidiaGpu).map((g) => g.busId).filter(hasDomain));
+    return siGpus.map((g, i) => ({ ...g, index: i }));
+  }
   const usable: GpuInfo[] = cuda.devices.map((d) => ({
     index: d.index,
     vendor: 'NVIDIA',
@@ -164,9 +169,9 @@ export function mergeGpus(fromSi: GpuInfo[], cuda: CudaInfo | null): GpuInfo[] {
     engineUsable: true,
   }));
   const cudaBuses = new Set(usable.map((g) => normBus(g.busId)).filter((b): b is string => b !== null));
-  const others = siGpus.filter((g) => {
-    const buses = busAliases(g.busId);
-    if (buses.length > 0) return !(isNvidiaGpu(g) ? buses : buses.slice(0, 1)).some((b) => cudaBuses.has(b));
+  const others = withoutMisreadCopies(fromSi, usable.map((g) => g.busId)).filter((g) => {
+    const bus = normBus(g.busId);
+    if (bus !== null) return !cudaBuses.has(bus);
     // Without bus ids, an NVIDIA controller is taken to be one of the CUDA devices.
     return !(cudaBuses.size === 0 && isNvidiaGpu(g));
   });

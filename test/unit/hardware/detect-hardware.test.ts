@@ -158,6 +158,35 @@ describe('detectHardware', () => {
     );
   });
 
+  it('lists each GPU once on any bus: systeminformation writes the OpenCL bus in decimal and splits the device number as devfn', () => {
+    // systeminformation's own formula (lib/graphics.js, its OpenCL pass), from NVIDIA's bus and slot ids.
+    const siAddress = (bus: number, slot: number): string => `${(bus & 0xff).toString().padStart(2, '0')}:${((slot >> 3) & 0xff).toString().padStart(2, '0')}.${slot & 7}`;
+    const placements = [
+      [0x00, 0x06],
+      [0x3b, 0x00],
+      [0x17, 0x00],
+      [0x00, 0x08],
+      [0x9a, 0x00],
+      [0xd8, 0x01],
+    ];
+    const hex = (n: number): string => n.toString(16).padStart(2, '0');
+    const cuda = {
+      available: true, reason: null, driverVersion: '580.159.04', cudaVersion: '13.0',
+      devices: placements.map(([bus, dev], index) => ({ index, name: 'NVIDIA H100', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: `0000:${hex(bus)}:${hex(dev)}.0` })),
+    };
+    const openCl = placements.map(([bus, dev]) => ({ vendor: 'NVIDIA Corporation', model: 'NVIDIA H100', bus: '', busAddress: siAddress(bus, dev), vram: 81559, vramDynamic: false }));
+    const smi = placements.map(([bus, dev]) => ({ vendor: 'NVIDIA Corporation', model: 'GH100', name: 'NVIDIA H100', bus: 'PCI', vram: 81559, vramDynamic: false, pciBus: `00000000:${hex(bus)}:${hex(dev)}.0` }));
+    const gpus = gpusFrom({ controllers: [...smi, ...openCl] as Systeminformation.GraphicsControllerData[], displays: [] });
+    expect(openCl.map((c) => c.busAddress)).toEqual(['00:00.6', '59:00.0', '23:00.0', '00:01.0', '154:00.0', '216:00.1']);
+    const merged = mergeGpus(gpus, cuda);
+    expect(merged.map((g) => [g.busId, g.engineUsable])).toEqual(cuda.devices.map((d) => [d.pciBusId, true]));
+    // Without the driver library, nvidia-smi's addresses are the real ones: still one each.
+    expect(mergeGpus(gpus, null).map((g) => g.busId)).toEqual(smi.map((c) => c.pciBus));
+    // A GPU the driver does not list stays, unusable, also when its real bus is another's misreading.
+    const real59 = { ...gpus[0], busId: '0000:59:00.0' };
+    expect(mergeGpus([...gpus, real59], cuda).map((g) => [g.busId, g.engineUsable]).at(-1)).toEqual(['0000:59:00.0', false]);
+  });
+
   it('lists a GPU once when systeminformation also finds it through OpenCL at a misread bus id (seen on an H200)', () => {
     // On the lent H200 machine: lspci and nvidia-smi give 00:06.0; systeminformation's OpenCL pass
     // decodes NVIDIA's slot id 6 as device 0 function 6 and adds a second controller at "00:00.6".
