@@ -21,11 +21,43 @@ used_mib() { timeout 10 nvidia-smi --query-gpu=memory.used --format=csv,noheader
 # Processes of this repository's kvbench still alive (the CLI, its re-exec wrapper, an engine child).
 left_running() { pgrep -f "$PWD/bin/kvbench.js|$PWD/src-main/" 2>/dev/null | grep -v "^$$\$" | tr '\n' ' '; }
 
-# case NAME EXPECTED_STATUS SIGNALS... -- KVBENCH ARGS...: SIGNALS are sent 1.5 s apart (further than
-# REPEAT_IS_SAME_DELIVERY_MS, so a second one is a second request).
+# What a graceful stop leaves, checked after the exit: an exit status alone cannot tell kvbench's
+# own stop from the signal's default action (SIGTERM's is exit 143 too), and the driver frees the
+# memory after any death. KEPT is "-" (nothing: SIGKILL), "results:FILE" (a run's --output: status
+# partial or aborted, its reason naming the signal, GPU tier present) or "suite:DB" (the suite's trial stored as stopped).
+# Prints nothing when what was kept is right, else what is wrong.
+kept_problem() {
+  local kept=$1 signal=$2
+  case $kept in
+    -) return 0 ;;
+    results:*)
+      [ -s "${kept#results:}" ] || { echo "NO RESULTS FILE"; return 0; }
+      "$node" -e '
+        const r = require(process.argv[1]).kvbench ?? {};
+        const wrong = [];
+        // partial: stopped in the measured window; aborted: stopped before it measured anything.
+        if (r.status !== "partial" && r.status !== "aborted") wrong.push(`status ${r.status}, not stopped`);
+        if (!String(r.status_reason ?? r.statusReason ?? "").includes(process.argv[2])) wrong.push(`its reason does not name ${process.argv[2]}: ${JSON.stringify(r.status_reason ?? r.statusReason ?? null)}`);
+        if (r.tiers?.gpu?.present !== true) wrong.push("GPU tier absent");
+        if (wrong.length) console.log("RESULTS " + wrong.join("; "));' "${kept#results:}" "SIG$signal" 2>&1 | head -2
+      ;;
+    suite:*)
+      "$node" bin/kvbench.js history --db "${kept#suite:}" --json 2>&1 | "$node" -e '
+        let text = ""; process.stdin.on("data", (d) => (text += d)).on("end", () => {
+          let rows; try { rows = JSON.parse(text); rows = rows.trials ?? rows; } catch { console.log("NO HISTORY: " + text.slice(0, 200)); return; }
+          if (!Array.isArray(rows) || rows.length === 0) { console.log("NO TRIAL STORED"); return; }
+          const t = rows[0];
+          if (!["partial", "aborted"].includes(t.status)) console.log(`TRIAL STORED AS ${t.status}, not stopped`);
+        });'
+      ;;
+  esac
+}
+
+# one_case NAME EXPECTED_STATUS KEPT SIGNALS... -- KVBENCH ARGS...: SIGNALS are sent 1.5 s apart (further
+# than REPEAT_IS_SAME_DELIVERY_MS, so a second one is a second request).
 one_case() {
-  local name=$1 expected=$2
-  shift 2
+  local name=$1 expected=$2 kept=$3
+  shift 3
   local signals=()
   while [ "$1" != -- ]; do signals+=("$1"); shift; done
   shift
@@ -86,11 +118,20 @@ one_case() {
     sleep 0.1
   done
   tail -6 "$work/exit-case.log" | sed 's/^/    | /'
+  local problems=()
+  [ "$status" -eq "$expected" ] || problems+=("UNEXPECTED STATUS")
+  [ -n "$hung" ] && problems+=(HUNG)
+  [ -n "$freed_s" ] || problems+=("GPU MEMORY NOT RETURNED in 20 s")
+  [ -z "$leftover" ] || problems+=("LEFT RUNNING 20 s after the exit: $leftover")
+  local kept_wrong
+  kept_wrong=$(kept_problem "$kept" "${signals[0]}")
+  [ -z "$kept_wrong" ] || problems+=("$kept_wrong")
   local verdict=ok
-  [ "$status" -eq "$expected" ] || verdict="UNEXPECTED STATUS"
-  [ -n "$hung" ] && verdict=HUNG
-  [ -n "$freed_s" ] || verdict="${verdict}; GPU MEMORY NOT RETURNED in 20 s"
-  [ -z "$leftover" ] || verdict="${verdict}; LEFT RUNNING 20 s after the exit: $leftover"
+  if [ "${#problems[@]}" -gt 0 ]; then
+    verdict=${problems[0]}
+    local p
+    for p in "${problems[@]:1}"; do verdict="$verdict; $p"; done
+  fi
   printf 'EXIT-PATH %s: %s; exit %s (expected %s) %.1f s after the first signal%s; every kvbench process gone %s s after that, GPU memory back %s s after it; in use %s MiB before the signal, %s MiB after (%s MiB before the run)\n' \
     "$name" "$verdict" "$status" "$expected" "$(awk -v a="$sent" -v b="$ended" 'BEGIN { print b - a }')" "$hung" "${gone_s:-?}" "${freed_s:-?}" "$used" "${after:-?}" "${before_run:-?}"
   [ -n "$leftover" ] && kill -KILL $leftover 2>/dev/null
@@ -99,13 +140,12 @@ one_case() {
 
 run_args=(run --model llama3.1-8b --num-users 32 --duration 120 --warm-up 0 --gpu-mem-gb "$gpu_gib" --cpu-mem-gb 0
   --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --seed 7)
-one_case "run, one Ctrl-C" 130 INT -- "${run_args[@]}" --output "$work/exit-int.json"
-[ -s "$work/exit-int.json" ] && "$node" -e 'const r = require(process.argv[1]).kvbench ?? {}; console.log(`    results kept: status ${r.status}, GPU tier ${r.tiers?.gpu?.present ? "present" : "absent"}`)' "$work/exit-int.json"
-one_case "run, SIGTERM" 143 TERM -- "${run_args[@]}" --output "$work/exit-term.json"
-one_case "run, SIGKILL" 137 KILL -- "${run_args[@]}" --output "$work/exit-kill.json"
+one_case "run, one Ctrl-C" 130 "results:$work/exit-int.json" INT -- "${run_args[@]}" --output "$work/exit-int.json"
+one_case "run, SIGTERM" 143 "results:$work/exit-term.json" TERM -- "${run_args[@]}" --output "$work/exit-term.json"
+one_case "run, SIGKILL" 137 - KILL -- "${run_args[@]}" --output "$work/exit-kill.json"
 # A suite trial: the engine runs in a child process the suite started.
 # Its GPU tier takes the GPU's memory less the driver's share: more than the runs' 32 GiB.
-one_case "suite trial, one Ctrl-C" 130 INT -- suite --profile quick --trials 1 --warm-up 0 --scenarios gpu-only --no-probe \
+one_case "suite trial, one Ctrl-C" 130 "suite:$work/exit-paths.sqlite" INT -- suite --profile quick --trials 1 --warm-up 0 --scenarios gpu-only --no-probe \
   --storage-capacity-gb "$stor_gb" --cache-dir "$work/cache" --label "gpu-check exit paths" --db "$work/exit-paths.sqlite"
 "$node" bin/kvbench.js history --db "$work/exit-paths.sqlite" --limit 3 2>&1 | tail -5 | sed 's/^/    /'
 # The exit hook of a tier never closed: process.exit() and an uncaught exception.
