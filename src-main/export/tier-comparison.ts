@@ -62,7 +62,12 @@ export interface TierRow {
   /** Storage read (write) bandwidth ÷ the drive's sequential read (write) bandwidth from the probe. */
   storageReadEfficiency: number | null;
   storageWriteEfficiency: number | null;
-  /** CPU-tier read bandwidth (bytes ÷ the measured window) ÷ one thread's memory-copy bandwidth: averaged over the window. */
+  /**
+   * CPU-tier read bandwidth (cpu_read_bytes_per_s: bytes ÷ the measured window) ÷ one thread's
+   * memory-copy bandwidth: memory bandwidth used, averaged over the window. Its reads include the
+   * demotions out of it (each a copy out of its memory, as a hit is), so on a run whose CPU tier mostly
+   * passed entries on to the drive it is mostly those: cpu_hit_read_bytes is what it served.
+   */
   cpuReadEfficiency: number | null;
   /**
    * The GPU tier's device→host (host→device) rate while the link was busy with its pinned staging copies

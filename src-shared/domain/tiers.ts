@@ -29,7 +29,8 @@ export const anyGpuTier = (rows: readonly { gpuMemGb: number | null; gpuReadP95M
 export const EFFICIENCY_DEFINITIONS = {
   storage_read_efficiency: "storage-tier bytes read ÷ the measured window, ÷ the drive's sequential read bandwidth (the probe's, or the one stated)",
   storage_write_efficiency: "storage-tier bytes written (demotions into it included) ÷ the measured window, ÷ the drive's sequential write bandwidth (the probe's, or the one stated)",
-  cpu_read_efficiency: "CPU-tier bytes read ÷ the measured window, ÷ one thread's memory-copy bandwidth (kvbench's probe): averaged over the window",
+  cpu_read_efficiency:
+    "CPU-tier bytes read, reads incl. demotions (what requests read from it and what demotions copied out of it to the tier below, each a copy out of its memory: memory bandwidth used, not the tier's hits alone), ÷ the measured window, ÷ one thread's memory-copy bandwidth (kvbench's probe): averaged over the window",
   gpu_read_busy_efficiency:
     "GPU device→host bytes through pinned staging (the tier's hits; its pageable demotion copies left out) ÷ the time those copies kept the link busy (not the window), ÷ the GPU copy probe's device→host rate, measured the same way: efficiency while busy, how near the link's pace the tier's reads ran",
   gpu_write_busy_efficiency:

@@ -188,4 +188,24 @@ describe("GPU efficiency in the tier comparison (review gpu-truth M6: the GPU co
     expect(about.get('gpu_read_busy_efficiency')).toMatch(/kept the link busy \(not the window\).*efficiency while busy/);
     expect(about.get('cpu_read_efficiency')).toMatch(/÷ the measured window/);
   });
+
+  it("the CPU read efficiency beside them is memory bandwidth used: the CPU tier's reads incl. demotions, and says so", async () => {
+    // The H200's GPU + CPU + storage run: the CPU tier read 117.4 GB in its 30 s window, 37.5 GB of it
+    // demotions on to the drive, each copied out of the tier's memory as a hit is (cpu-tier.ts: the same
+    // byte-worker copy), so both count against the memory-copy limit; the hits alone would say 2.66 GB/s.
+    const results = h200Results('gpu-cpu-storage', '0.8.1');
+    const cpu = results.kvbench.tier_bytes.cpu;
+    const { dir, db, tiers } = await tiersOf([{ hw: h200(true), results }]);
+    const row = tiers[0].rows[0];
+    expect(row.cpuReadEfficiency).toBeCloseTo(cpu.read_bytes_per_sec / 10e9, 9);
+    expect(row.cpuReadEfficiency! * 10e9 * 30.001283886).toBeCloseTo(cpu.read_bytes, -3);
+    const out = path.join(dir, 'cpu.xlsx');
+    expect((await run(() => exportCommand(['--out', out, '--db', db]))).code).toBe(0);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(out);
+    const about = new Map<string, string>();
+    wb.getWorksheet('About')!.eachRow((x) => about.set(String(x.getCell(1).value), String(x.getCell(2).value)));
+    expect(about.get('cpu_read_efficiency')).toMatch(/^Tier comparison: CPU-tier bytes read, reads incl\. demotions \(/);
+    expect(about.get('cpu_read_efficiency')).toMatch(/not the tier's hits alone/);
+  });
 });

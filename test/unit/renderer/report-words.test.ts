@@ -105,7 +105,7 @@ describe("report: the efficiency card's GPU columns (review gpu-truth M6)", () =
     const head = (name: string) => heads.find((h) => h.text() === name)!;
     expect(head('GPU read eff. (busy)').attributes('title')).toBe(EFFICIENCY_DEFINITIONS.gpu_read_busy_efficiency);
     expect(head('GPU write eff. (busy)').attributes('title')).toBe(EFFICIENCY_DEFINITIONS.gpu_write_busy_efficiency);
-    expect(head('CPU read efficiency').attributes('title')).toBe(EFFICIENCY_DEFINITIONS.cpu_read_efficiency);
+    expect(head('CPU read eff. (incl. demotions)').attributes('title')).toBe(EFFICIENCY_DEFINITIONS.cpu_read_efficiency);
     const row = w.findAll('[data-test=efficiency-table] tbody tr').find((x) => x.text().startsWith('GPU only'))!;
     expect(row.get('[data-test=gpu-read-eff]').text()).toBe('84.1 %');
     expect(row.get('[data-test=gpu-write-eff]').text()).toBe('—');
