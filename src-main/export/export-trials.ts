@@ -14,6 +14,7 @@ import type { HardwareProfile } from '../../src-shared/domain/hardware.ts';
 import { RUN_OPTION_KEYS } from '../../src-shared/domain/run-options.ts';
 import { scenarioLabel } from '../../src-shared/domain/scenarios.ts';
 import { METRICS, type TrialRecord } from '../../src-shared/domain/store-types.ts';
+import { EFFICIENCY_DEFINITIONS } from '../../src-shared/domain/tiers.ts';
 import { KVBENCH_VERSION } from '../../src-shared/domain/version.ts';
 import type { EXPORT_CONTENTS } from '../../src-shared/ipc/contract.ts';
 import { flagKindsText } from '../../src-shared/domain/trial-flags.ts';
@@ -292,14 +293,14 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
     [
       'scenario_id', 'scenario', 'system_id', 'system_label', 'drive_id', 'drive_label', 'suite_label', 'config_key', 'configuration', 'users', 'gpu_mem_gib', 'cpu_mem_gib', 'n', 'fewest_trials', 'wall_clock_tok_per_s', 'speedup_wall_clock', 'storage_tok_per_s', 'speedup_storage_metric', 'speedup_baseline_users',
       'gpu_read_p95_ms', 'cpu_read_p95_ms', 'storage_read_p95_ms', 'storage_write_p95_ms', 'bytes_read', 'bytes_written',
-      'storage_read_bytes_per_s', 'storage_write_bytes_per_s', 'storage_read_efficiency', 'storage_write_efficiency', 'cpu_read_efficiency',
+      'storage_read_bytes_per_s', 'storage_write_bytes_per_s', 'storage_read_efficiency', 'storage_write_efficiency', 'cpu_read_efficiency', 'gpu_read_busy_efficiency', 'gpu_write_busy_efficiency',
       'drive_read_limit_bytes_per_s', 'drive_write_limit_bytes_per_s', 'drive_limits_source', 'memory_copy_bytes_per_s', 'memory_copy_source',
       'gpu_h2d_limit_bytes_per_s', 'gpu_d2h_limit_bytes_per_s', 'gpu_copy_source',
     ],
     model.tiers.rows.map((r) => [
       r.scenarioId, r.label, r.systemId, r.systemLabel, r.driveId, r.driveLabel, r.suiteLabel, r.configKey, r.configDescription, r.numUsers, r.gpuMemGb, r.cpuMemGb, r.n, r.fewestTrials, r.wallClockTokPerS, r.speedupWallClock, r.storageTokPerS, r.speedupStorageMetric, r.speedupBaselineUsers,
       r.gpuReadP95Ms, r.cpuReadP95Ms, r.storageReadP95Ms, r.storageWriteP95Ms, r.bytesRead, r.bytesWritten,
-      r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency,
+      r.storageReadBytesPerS, r.storageWriteBytesPerS, r.storageReadEfficiency, r.storageWriteEfficiency, r.cpuReadEfficiency, r.gpuReadBusyEfficiency, r.gpuWriteBusyEfficiency,
       r.limits.readBytesPerS, r.limits.writeBytesPerS, limitsSourceText(r.limits), r.limits.memoryCopyBytesPerS, memoryCopySourceText(r.limits),
       r.limits.gpuH2dBytesPerS, r.limits.gpuD2hBytesPerS, gpuCopySourceText(r.limits),
     ]),
@@ -352,6 +353,8 @@ async function writeWorkbook(wb: ExcelJS.stream.xlsx.WorkbookWriter, model: Expo
       ['filter', JSON.stringify(model.filter)],
       ['suite labels', suiteLabelsOf(model.trials)],
       ['config.* columns', 'the run options given to the engine; GiB and seconds as the reference'],
+      // The tier comparison's efficiencies are of two kinds (over the window, while the link was busy): each says which.
+      ...Object.entries(EFFICIENCY_DEFINITIONS).map(([column, text]): Cell[] => [column, `Tier comparison: ${text}`]),
       ...METRICS.map((m): Cell[] => [m.key, `${m.label} [${m.unit}]: ${m.description}`]),
     ],
   );

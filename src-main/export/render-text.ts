@@ -2,7 +2,7 @@
 import { PEAK_MEDIANS_NOTE, REQUEST_LEVEL_BYTES_TEXT, headlineMetricKeys, peakMediansApart, pooledOverText, withoutHistogramsText, type MetricUnit } from '../../src-shared/domain/store-types.ts';
 import type { SuitePlan } from '../../src-shared/domain/scenarios.ts';
 import { binaryBytesText } from '../../src-shared/domain/hardware.ts';
-import { anyGpuTier } from '../../src-shared/domain/tiers.ts';
+import { anyGpuTier, GPU_BUSY_EFFICIENCY_TEXT } from '../../src-shared/domain/tiers.ts';
 import { gpuTierSummaryText } from '../../src-shared/domain/gpu-tier.ts';
 import { groupedFixed } from '../../src-shared/domain/number-text.ts';
 import { printable } from '../../src-shared/domain/label-text.ts';
@@ -254,6 +254,7 @@ export function formatTierComparison(t: TierComparison): string {
         'stor rd bw',
         'rd eff',
         'wr eff',
+        ...(gpu ? ['GPU rd eff (busy)', 'GPU wr eff (busy)'] : []),
       ],
       t.rows.map((r) => [
         ...(named ? [placeLabel(r)] : []),
@@ -277,6 +278,7 @@ export function formatTierComparison(t: TierComparison): string {
         fmtValue(r.storageReadBytesPerS, 'bytes/s'),
         fmtValue(r.storageReadEfficiency, 'pct'),
         fmtValue(r.storageWriteEfficiency, 'pct'),
+        ...(gpu ? [fmtValue(r.gpuReadBusyEfficiency, 'pct'), fmtValue(r.gpuWriteBusyEfficiency, 'pct')] : []),
       ]),
       leftColumns,
     ),
@@ -285,6 +287,7 @@ export function formatTierComparison(t: TierComparison): string {
   out.push(`users: simulated users${autoscaled}; GPU/CPU: tier budgets in GiB. tok/s: wall-clock throughput; cache I/O tok/s: the reference's storage throughput (storage_throughput_tokens_per_sec): generated tokens ÷ the summed cache I/O time of every tier (GPU, CPU and storage), not the storage tier's alone. P95s in ms are medians of per-trial P95s.`);
   out.push('speedup: against the storage-only run of the same configuration apart from the tier budgets, on the same system and drive and under the same suite label (— where there is none: see the notes); † against a storage-only run at other users (the suite\'s high-user scenarios), so the ratio includes the load difference.');
   out.push(`read/written: ${REQUEST_LEVEL_BYTES_TEXT}. ${efficiencyBasisText(t.probe)}.`);
+  if (gpu) out.push(`GPU rd/wr eff (busy): ${GPU_BUSY_EFFICIENCY_TEXT}.`);
   for (const n of t.notes) out.push(`note: ${n}`);
   return `${out.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import { optionFlag } from '../engine/config/flags.ts';
 import { EFFICIENCY_NOISE_CEILING } from '../../src-shared/domain/results.ts';
 import { groupWhere, placeKey, spansSeveralLabels, spansSeveralPlaces, suiteLabelKey } from '../../src-shared/domain/places.ts';
 import { definitionSplitText } from '../../src-shared/domain/metric-changes.ts';
+import { anyGpuTier } from '../../src-shared/domain/tiers.ts';
 import { backedTrials, backingsText, countBackings, metricOf, scenarioOrder, spillBoundary, spillOwners, type ScenarioReport, type ScenarioSummary } from './scenario-report.ts';
 
 export interface TierRow {
@@ -61,8 +62,22 @@ export interface TierRow {
   /** Storage read (write) bandwidth ÷ the drive's sequential read (write) bandwidth from the probe. */
   storageReadEfficiency: number | null;
   storageWriteEfficiency: number | null;
-  /** CPU-tier read bandwidth ÷ one thread's memory-copy bandwidth. */
+  /**
+   * CPU-tier read bandwidth (cpu_read_bytes_per_s: bytes ÷ the measured window) ÷ one thread's
+   * memory-copy bandwidth: memory bandwidth used, averaged over the window. Its reads include the
+   * demotions out of it (each a copy out of its memory, as a hit is), so on a run whose CPU tier mostly
+   * passed entries on to the drive it is mostly those: cpu_hit_read_bytes is what it served.
+   */
   cpuReadEfficiency: number | null;
+  /**
+   * The GPU tier's device→host (host→device) rate while the link was busy with its pinned staging copies
+   * (gpu_d2h_link_bytes_per_s, gpu_h2d_link_bytes_per_s: bytes ÷ the time those copies were executing,
+   * not ÷ the window) ÷ the GPU copy probe's rate that way, measured the same way: how close the tier's
+   * copies came to the link's pace while it kept the link busy, not how busy it kept it. Its reads
+   * through staging are its hits; its demotions (pageable copies) are left out.
+   */
+  gpuReadBusyEfficiency: number | null;
+  gpuWriteBusyEfficiency: number | null;
   /**
    * Why an efficiency is null (the tier moved no bytes that way, the directory was RAM-backed, the
    * page cache served the reads, no limit was measured …); null where there is an efficiency.
@@ -70,6 +85,8 @@ export interface TierRow {
   storageReadEfficiencyNote: string | null;
   storageWriteEfficiencyNote: string | null;
   cpuReadEfficiencyNote: string | null;
+  gpuReadBusyEfficiencyNote: string | null;
+  gpuWriteBusyEfficiencyNote: string | null;
   /** The limits this row's efficiencies are against: from its own trials' hardware snapshot. */
   limits: ProbeLimits;
 }
@@ -216,10 +233,10 @@ export function probeLimitsOf(hw: HardwareProfile | null): ProbeLimits {
 function efficiencyOf(
   bytesPerS: number | null,
   limitBytesPerS: number | null,
-  o: { tier: 'storage' | 'CPU'; verb: 'read' | 'wrote'; device: string; blocked: string | null; noLimit: string },
+  o: { tier: 'storage' | 'CPU' | 'GPU'; verb: 'read' | 'wrote'; device: string; blocked: string | null; noLimit: string; unrecorded?: string },
 ): { value: number | null; note: string | null } {
   if (o.blocked !== null) return { value: null, note: o.blocked };
-  if (bytesPerS === null) return { value: null, note: `no ${o.tier} ${o.verb === 'read' ? 'read' : 'write'} bandwidth recorded` };
+  if (bytesPerS === null) return { value: null, note: o.unrecorded ?? `no ${o.tier} ${o.verb === 'read' ? 'read' : 'write'} bandwidth recorded` };
   if (bytesPerS === 0) return { value: null, note: `the ${o.tier} tier ${o.verb} no bytes (0 B/s): nothing of the ${o.device} to measure` };
   const value = ratio(bytesPerS, limitBytesPerS);
   return value === null ? { value: null, note: o.noLimit } : { value, note: null };
@@ -238,6 +255,8 @@ const ROW_METRICS = [
   'storage_read_bytes_per_s',
   'storage_write_bytes_per_s',
   'cpu_read_bytes_per_s',
+  'gpu_d2h_link_bytes_per_s',
+  'gpu_h2d_link_bytes_per_s',
   'autoscale_final_users',
 ] as const;
 
@@ -265,6 +284,19 @@ function trialCounts(s: ScenarioSummary): { fewestTrials: number; trialsNote: st
   parts.sort((a, b) => a.k - b.k);
   return { fewestTrials: Math.min(...parts.map((p) => p.k)), trialsNote: parts.map((p) => p.text).join('; ') };
 }
+
+/**
+ * A GPU link-busy rate (the median of `key`), or 0 where the tier moved no bytes that way (no copies:
+ * no busy time, so no rate was stored), which efficiencyOf says is nothing to measure. Null otherwise:
+ * a trial measured before kvbench 0.8.1 has no link-busy figure.
+ */
+function gpuLinkRate(s: ScenarioSummary, key: string, bytesKey: string): number | null {
+  const rate = metricOf(s, key)?.median ?? null;
+  if (rate !== null) return rate;
+  return metricOf(s, bytesKey)?.median === 0 ? 0 : null;
+}
+
+const numberOption = (s: ScenarioSummary, key: string): number | null => (typeof s.options[key] === 'number' ? s.options[key] : null);
 
 const hasProbe = (hw: HardwareProfile | null): boolean => Boolean(hw?.cacheDir?.bandwidth) || Boolean(hw?.memoryCopyBytesPerSec) || Boolean(hw?.gpuCopy);
 
@@ -487,6 +519,20 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
     });
     const writeEff = efficiencyOf(wr, limits.writeBytesPerS, { tier: 'storage', verb: 'wrote', device: 'drive', blocked: ram, noLimit: 'no bandwidth probe of the drive' });
     const cpuEff = efficiencyOf(cpuRd, limits.memoryCopyBytesPerS, { tier: 'CPU', verb: 'read', device: 'memory', blocked: null, noLimit: 'no memory-copy probe' });
+    const gpuRd = gpuLinkRate(s, 'gpu_d2h_link_bytes_per_s', 'gpu_hit_read_bytes');
+    const gpuWr = gpuLinkRate(s, 'gpu_h2d_link_bytes_per_s', 'gpu_write_bytes');
+    const gpuEff = (verb: 'read' | 'wrote', rate: number | null, limit: number | null) =>
+      efficiencyOf(rate, limit, {
+        tier: 'GPU',
+        verb,
+        device: 'GPU link',
+        // The tables' own rule for a GPU column: a GPU budget, or a GPU read latency (an import may lack the options).
+        blocked: anyGpuTier([{ gpuMemGb: numberOption(s, 'gpuMemGb'), gpuReadP95Ms: med(s, 'gpu_read_p95_ms') }]) ? null : 'no GPU tier',
+        noLimit: 'no GPU copy probe',
+        unrecorded: `no GPU link-busy ${verb === 'read' ? 'read' : 'write'} rate recorded (stored from kvbench 0.8.1 results on)`,
+      });
+    const gpuReadEff = gpuEff('read', gpuRd, limits.gpuD2hBytesPerS);
+    const gpuWriteEff = gpuEff('wrote', gpuWr, limits.gpuH2dBytesPerS);
     return {
       scenarioId: s.scenarioId,
       label: s.label,
@@ -498,8 +544,8 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       driveLabel: s.driveLabel,
       driveSizeBytes: s.driveSizeBytes,
       suiteLabel: s.suiteLabel,
-      gpuMemGb: typeof s.options.gpuMemGb === 'number' ? s.options.gpuMemGb : null,
-      cpuMemGb: typeof s.options.cpuMemGb === 'number' ? s.options.cpuMemGb : null,
+      gpuMemGb: numberOption(s, 'gpuMemGb'),
+      cpuMemGb: numberOption(s, 'cpuMemGb'),
       numUsers: typeof s.options.numUsers === 'number' ? s.options.numUsers : null,
       finalUsers: s.options.enableAutoscaling === true ? med(s, 'autoscale_final_users') : null,
       n: s.trialIds.length,
@@ -521,9 +567,13 @@ export function buildTierComparison(report: ScenarioReport, hardware: HardwareSo
       storageReadEfficiency: readEff.value,
       storageWriteEfficiency: writeEff.value,
       cpuReadEfficiency: cpuEff.value,
+      gpuReadBusyEfficiency: gpuReadEff.value,
+      gpuWriteBusyEfficiency: gpuWriteEff.value,
       storageReadEfficiencyNote: readEff.note,
       storageWriteEfficiencyNote: writeEff.note,
       cpuReadEfficiencyNote: cpuEff.note,
+      gpuReadBusyEfficiencyNote: gpuReadEff.note,
+      gpuWriteBusyEfficiencyNote: gpuWriteEff.note,
       limits,
     };
   });

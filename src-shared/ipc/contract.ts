@@ -320,10 +320,15 @@ export const TierRowSchema = z.object({
   storageReadEfficiency: nnum,
   storageWriteEfficiency: nnum,
   cpuReadEfficiency: nnum,
+  /** While the link was busy, not over the window as the others (EFFICIENCY_DEFINITIONS in domain/tiers.ts). */
+  gpuReadBusyEfficiency: nnum,
+  gpuWriteBusyEfficiency: nnum,
   /** Why an efficiency is null (the tier moved no bytes that way, a RAM-backed directory, no limit …); null where there is one. */
   storageReadEfficiencyNote: z.string().nullable(),
   storageWriteEfficiencyNote: z.string().nullable(),
   cpuReadEfficiencyNote: z.string().nullable(),
+  gpuReadBusyEfficiencyNote: z.string().nullable(),
+  gpuWriteBusyEfficiencyNote: z.string().nullable(),
   limits: ProbeLimitsSchema,
 });
 export type TierRowData = z.infer<typeof TierRowSchema>;

@@ -187,7 +187,7 @@ describe.skipIf(!HAS_CHROMIUM)('the layout with long labels and several systems'
       const body = (await response.json()) as { ok: true; value: { tiers: { rows: Record<string, unknown>[] } } };
       for (const row of body.value.tiers.rows) {
         Object.assign(row, { cpuReadP95Ms: 99.6, storageReadP95Ms: 1391.2, storageWriteP95Ms: 2093.5, gpuMemGb: 0.125, cpuMemGb: 0.125 }, opts.tierRow);
-        Object.assign(row, { storageReadBytesPerS: 999_600_000, storageWriteBytesPerS: 999_700_000, storageReadEfficiency: 0.564, storageWriteEfficiency: 0.136, cpuReadEfficiency: 0.119, bytesRead: 999_600_000_000, bytesWritten: 999_700_000_000 });
+        Object.assign(row, { storageReadBytesPerS: 999_600_000, storageWriteBytesPerS: 999_700_000, storageReadEfficiency: 0.564, storageWriteEfficiency: 0.136, cpuReadEfficiency: 0.119, gpuReadBusyEfficiency: 0.841, gpuWriteBusyEfficiency: 0.331, bytesRead: 999_600_000_000, bytesWritten: 999_700_000_000 });
       }
       await route.fulfill({ response, json: body });
     });

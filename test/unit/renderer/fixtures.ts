@@ -217,8 +217,8 @@ export function report(): ResponseOf<'report.build'> {
         {
           scenarioId: 'storage-only', label: 'Storage only', configKey: 'k1', configDescription: 'd', systemId: 'sys-1', systemLabel: 'lab1', driveId: 'drv-1', driveLabel: 'Vendor X', suiteLabel: null, gpuMemGb: 0, cpuMemGb: 0.5, numUsers: 50, finalUsers: null, n: 3, fewestTrials: 3, trialsNote: null, wallClockTokPerS: 1234.5, storageTokPerS: 2000, speedupWallClock: 1,
           speedupStorageMetric: 1, baselineNote: null, speedupBaselineUsers: null, gpuReadP95Ms: null, cpuReadP95Ms: 0.5, storageReadP95Ms: 4.25, storageWriteP95Ms: 6, bytesRead: 5e10, bytesWritten: 2e10, storageReadBytesPerS: 2.5e9,
-          storageWriteBytesPerS: 1e9, storageReadEfficiency: 0.357, storageWriteEfficiency: 0.2, cpuReadEfficiency: null,
-          storageReadEfficiencyNote: null, storageWriteEfficiencyNote: null, cpuReadEfficiencyNote: 'no memory-copy probe',
+          storageWriteBytesPerS: 1e9, storageReadEfficiency: 0.357, storageWriteEfficiency: 0.2, cpuReadEfficiency: null, gpuReadBusyEfficiency: null, gpuWriteBusyEfficiency: null,
+          storageReadEfficiencyNote: null, storageWriteEfficiencyNote: null, cpuReadEfficiencyNote: 'no memory-copy probe', gpuReadBusyEfficiencyNote: 'no GPU tier', gpuWriteBusyEfficiencyNote: 'no GPU tier',
           limits: { readBytesPerS: 7e9, writeBytesPerS: 5e9, memoryCopyBytesPerS: 1e10, source: 'kvbench probe of Vendor X', measuredAt: null, readNote: null, readLimitFrom: 'probe', writeLimitFrom: 'probe', memoryCopySource: 'kvbench memory-copy probe (one thread)', memoryCopyMeasuredAt: null },
         },
       ],

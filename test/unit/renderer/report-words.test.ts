@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import ReportView from '../../../src-renderer/views/ReportView.vue';
 import { REQUEST_LEVEL_BYTES_TEXT } from '../../../src-shared/domain/store-types.ts';
+import { EFFICIENCY_DEFINITIONS } from '../../../src-shared/domain/tiers.ts';
 import { report } from './fixtures.ts';
 import { flush, installFakeApi } from './fake-api.ts';
 import { mountPerTest } from './mount-per-test.ts';
@@ -86,5 +87,39 @@ describe('report: pooled latency says how many of the trials it pools (rev12-cli
     const card = w.get('[data-scenario-report=storage-only]');
     expect(card.find('details').exists()).toBe(false);
     expect(card.get('[data-pooled-without]').text()).toBe('No pooled latency: none of the 3 trials stored latency histograms (imported from reference-format results files, which keep none).');
+  });
+});
+
+describe("report: the efficiency card's GPU columns (review gpu-truth M6)", () => {
+  it('give a row with a GPU tier its read and write efficiency while the link was busy, named apart from the CPU one over the window', async () => {
+    const r = report();
+    const base = r.tiers!.rows[0];
+    r.tiers!.rows.unshift({
+      ...base, scenarioId: 'gpu-only', label: 'GPU only', gpuMemGb: 136, gpuReadP95Ms: 31.97,
+      gpuReadBusyEfficiency: 0.8413, gpuWriteBusyEfficiency: null, gpuReadBusyEfficiencyNote: null, gpuWriteBusyEfficiencyNote: 'no GPU copy probe',
+    });
+    installFakeApi({ 'report.build': () => r });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    const heads = w.findAll('[data-test=efficiency-table] thead th');
+    const head = (name: string) => heads.find((h) => h.text() === name)!;
+    expect(head('GPU read eff. (busy)').attributes('title')).toBe(EFFICIENCY_DEFINITIONS.gpu_read_busy_efficiency);
+    expect(head('GPU write eff. (busy)').attributes('title')).toBe(EFFICIENCY_DEFINITIONS.gpu_write_busy_efficiency);
+    expect(head('CPU read eff. (incl. demotions)').attributes('title')).toBe(EFFICIENCY_DEFINITIONS.cpu_read_efficiency);
+    const row = w.findAll('[data-test=efficiency-table] tbody tr').find((x) => x.text().startsWith('GPU only'))!;
+    expect(row.get('[data-test=gpu-read-eff]').text()).toBe('84.1 %');
+    expect(row.get('[data-test=gpu-write-eff]').text()).toBe('—');
+    expect(row.get('[data-test=gpu-write-eff]').attributes('title')).toBe('no GPU copy probe');
+    // The storage row beside it: no GPU tier, said as the cell's tip.
+    const storage = w.findAll('[data-test=efficiency-table] tbody tr').find((x) => x.text().startsWith('Storage only'))!;
+    expect(storage.get('[data-test=gpu-read-eff]').attributes('title')).toBe('no GPU tier');
+  });
+
+  it('are left out where no row had a GPU tier', async () => {
+    installFakeApi({ 'report.build': () => report() });
+    const w = mountIt(ReportView, { selection: { suiteIds: [7] } });
+    await flush();
+    expect(w.find('[data-test=gpu-read-eff]').exists()).toBe(false);
+    expect(w.get('[data-test=efficiency-table] thead').text()).not.toContain('GPU');
   });
 });

@@ -42,12 +42,13 @@ export function copyWithPendingWal(source: string, copy: string): void {
 export type TrialOutcome = { results: Record<string, unknown> } | { failed: string };
 
 /**
- * A smoke suite's storage-only run of `n` trials on `hw`, its hardware snapshot stored with them,
- * each trial finished as `outcome` says (given its index and the run's options); returns the suite id.
+ * A smoke suite's run of `n` trials of `scenario` (default storage-only) on `hw`, its hardware snapshot
+ * stored with them, each trial finished as `outcome` says (given its index and the run's options);
+ * returns the suite id.
  */
-export function addSuiteTrials(s: Store, hw: HardwareProfile, n: number, outcome: (i: number, options: Record<string, unknown>) => TrialOutcome): number {
+export function addSuiteTrials(s: Store, hw: HardwareProfile, n: number, outcome: (i: number, options: Record<string, unknown>) => TrialOutcome, scenario = 'storage-only'): number {
   s.upsertDetectedSystem(hw);
-  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: n, scenarios: ['storage-only'] });
+  const plan = planSuite(hw, { profile: 'smoke', cacheDir: '/mnt/kv', trials: n, scenarios: [scenario] });
   const suiteId = s.createSuite({ systemId: hw.system.id, driveId: hw.cacheDir!.driveId, profile: 'smoke', label: null, source: 'suite', plan, cacheDir: '/mnt/kv', runner: currentProcess() });
   const run = s.listRuns(suiteId)[0];
   const snapshotId = s.saveHardwareSnapshot(hw);
