@@ -586,4 +586,36 @@ describe('GpuTier with copy worker threads', () => {
     expect(gpu.report().d2h).toMatchObject({ bytes: 0, copies: 0, busyNs: 0 });
     await cache.clear();
   });
+
+  it('tells the cache each chunk of a demotion into a buffer the workers cannot reach as its copy through staging counts, not after the last one', async () => {
+    // The 3 write copies pass; of the demotion's 3 copies through a one-chunk staging slot, the first does.
+    const hold = new CopyHold(3 + 1);
+    const gpu = await heldTier(hold);
+    const e = ref('p', 3 * CHUNK);
+    await gpu.write(e, patternSource('p'));
+    // A window as the cache keeps it: the chunks it is told of while open, the tier's copies counted alike.
+    gpu.resetCopyStats();
+    let recording = true;
+    let toldInWindowBytes = 0;
+    let toldBytes = 0;
+    const plain = Buffer.alloc(3 * CHUNK);
+    const demoting = gpu.copyChunkOut(e, { index: 0, entryOffsetBytes: 0, buffer: plain }, (bytes) => {
+      toldBytes += bytes;
+      if (recording) toldInWindowBytes += bytes;
+    });
+    demoting.catch(() => undefined); // awaited below; a failed assertion before then closes the tier under it
+    // The second copy is in the driver: the first has completed, been counted, and been told.
+    await hold.untilArrived(3 + 2);
+    expect(gpu.report().d2h).toMatchObject({ bytes: CHUNK, copies: 1 });
+    expect(toldBytes).toBe(CHUNK);
+    recording = false;
+    gpu.stopCopyStats();
+    hold.letThrough(Infinity);
+    await demoting;
+    expect(plain.equals(expectedBytes('p', 0, 3 * CHUNK))).toBe(true);
+    expect(toldBytes).toBe(3 * CHUNK);
+    // What the cache counted in the window is what the tier's copies counted.
+    expect(toldInWindowBytes).toBe(gpu.report().d2h.bytes);
+    expect(toldInWindowBytes).toBe(CHUNK);
+  });
 });
