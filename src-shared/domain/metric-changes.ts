@@ -114,7 +114,7 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     metric: `kvbench.tiers.gpu.${key}`,
     since: '0.8.1',
     change:
-      "is the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them, over the copies that completed inside the measured window (before 0.8.1 it changed in two ways: it ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted, and it ran on through the drain after the close; the H200's host→device link read 29.16 GB/s beside 40.39 GB/s per copy)",
+      "is the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them, over the copies that completed inside the measured window (before 0.8.1 it changed in two ways: it ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted, and it ran on through the drain after the close; the H200's host→device link read 29.16 GB/s beside 40.39 GB/s per copy in its first gpu-only run, kvbench 0.8.0)",
   })),
   {
     metric: 'kvbench.engine_health.memory.fixed_buffers.total_bytes',
@@ -136,7 +136,7 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     metric,
     since: '0.8.1',
     change:
-      "is bytes ÷ the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them (before 0.8.1 the busy time ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted: the H200's host→device link read 17.7 GB/s beside 42 GB/s per copy; the store keeps no trial metric of that definition)",
+      "is bytes ÷ the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them (before 0.8.1 the busy time ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted: the H200's host→device link read 29.16 GB/s beside 40.39 GB/s per copy in its first gpu-only run, kvbench 0.8.0; the store keeps no trial metric of that definition)",
   })),
 ];
 
