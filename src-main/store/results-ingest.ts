@@ -219,8 +219,9 @@ export function extractMetrics(results: Obj): TrialMetrics {
   put('gpu_d2h_copy_bytes_per_s', num(gpu.d2h_copy_bandwidth_bytes_per_sec));
   // Only of today's definition (the copies' own intervals, 0.8.1 on): before, the busy time ran from
   // hand-off to reply and counted a copy's wait behind one of the other direction (the H200's
-  // host→device link read 17.7 GB/s beside 42 GB/s per copy). Stored marked, such a value would still
-  // be ratioed against another system's of the same age as a link rate; it is left out instead.
+  // host→device link read 29.16 GB/s beside 40.39 GB/s per copy in its first gpu-only run, kvbench
+  // 0.8.0). Stored marked, such a value would still be ratioed against another system's of the same
+  // age as a link rate; it is left out instead.
   const version = measuringVersion(results);
   for (const [key, field] of Object.entries(GPU_LINK_FIELDS)) {
     if (version !== null && olderDefinitionOf(key, version) === null) put(key, num(gpu[field]));

@@ -186,9 +186,12 @@ function expectedSpill(id: ScenarioId, options: RunOptions): ExpectedSpill | nul
 }
 
 /**
- * Seconds of simulated generation one request of the suite's synthetic users takes on average: 5/8 of
- * the personas' mean generation tokens (a request's tokens are drawn as its context is, uniform in
- * [¼, 1] of its user's), at the mode's seconds per token.
+ * The plan's estimate of the seconds of simulated generation one request of the suite's synthetic
+ * users takes: 5/8 of the personas' mean generation tokens (a request's tokens are drawn as its context
+ * is, uniform in [¼, 1] of its user's), each persona weighted alike, at the mode's seconds per token.
+ * Not what a run's completed requests average: those weight each persona by how often its users send
+ * (one request each think time), so more of the chatbot's short ones (3.5–4.3 s per completed request
+ * at 30 ms a token in the H200 runs, beside this 5.78 s).
  */
 export function expectedGenerationSeconds(mode: GenerationMode): number {
   const meanUserTokens = PERSONAS.reduce((sum, p) => sum + (p.generationTokens[0] + p.generationTokens[1]) / 2, 0) / PERSONAS.length;
@@ -199,10 +202,12 @@ export function expectedGenerationSeconds(mode: GenerationMode): number {
  * A scenario whose users' first requests fit its named tiers, but whose later ones can fill them before
  * the trial ends. With realistic generation the workers bound the rate: each request holds one of the
  * trial's workers (one per user, MAX_WORKERS at most) for at least its simulated generation and writes
- * one new entry, so the users write at most workers ÷ expectedGenerationSeconds × expectedRequestBytes a
- * second (arrivals, one per user each think time of ≤ 1.5 s, come faster). A request's cache I/O only
- * slows that, so the tiers fill no sooner than this says; a trial they fill in spills, and is flagged.
- * With fast or no generation the cache I/O is what bounds the rate, which the plan cannot know: no note.
+ * one new entry, so the users write about workers ÷ expectedGenerationSeconds × expectedRequestBytes a
+ * second (arrivals, one per user each think time of ≤ 1.5 s, come faster). An estimate, not a bound:
+ * a request's cache I/O slows the rate, and the mix of requests the workers complete (not the personas
+ * weighted alike, as both means are) moves it either way; a trial the tiers fill in spills, and is
+ * flagged. With fast or no generation the cache I/O is what bounds the rate, which the plan cannot
+ * know: no note.
  */
 interface LaterSpill extends ExpectedSpill {
   workers: number;
@@ -236,11 +241,13 @@ function laterSpillNote(x: LaterSpill): Problem {
   const trial = x.warmUpS > 0 ? `${x.warmUpS + x.durationS} s (${x.warmUpS} s warm-up, ${x.durationS} s measured)` : `${x.durationS} s`;
   return sizedProblem(
     (size) =>
-      `${x.scenarioId} can spill to ${past} later in its trial: its ${x.users} users write up to about ${size(x.writeBytesPerSec)} of ${x.model} KV cache a second ` +
-      `(each request writes a new entry, ${size(x.entryBytes)} on average, and holds one of ${x.workers} workers for at least its simulated generation, ` +
-      `${x.generationS.toFixed(2)} s on average at ${GENERATION_SECONDS_PER_TOKEN.realistic * 1000} ms a token), so after their first requests (${size(x.firstRoundBytes)}) ` +
+      `${x.scenarioId} can spill to ${past} later in its trial: by the plan's estimate its ${x.users} users write about ${size(x.writeBytesPerSec)} of ${x.model} KV cache a second ` +
+      `(each request writes a new entry, ${size(x.entryBytes)} for the personas' mean context, and holds one of ${x.workers} workers for at least its simulated generation, ` +
+      `${x.generationS.toFixed(2)} s for their mean generation tokens at ${GENERATION_SECONDS_PER_TOKEN.realistic * 1000} ms a token, each persona weighted alike), ` +
+      `so after their first requests (${size(x.firstRoundBytes)}) ` +
       `the ${TIER_FILL_TARGET * 100} % of its ${size(x.namedBytes)} ${named} filled before entries move down (${size(x.namedBytes * TIER_FILL_TARGET)}) can be reached ` +
-      `about ${Math.round(x.fillS)} s in, within the trial's ${trial}; a trial that spills is flagged spilled, its numbers partly ${past === 'the drive' ? "the drive's" : "the slower tiers'"}`,
+      `about ${Math.round(x.fillS)} s in, within the trial's ${trial}, later as the cache I/O slows the requests, sooner or later with the mix of requests served; ` +
+      `a trial that spills is flagged spilled, its numbers partly ${past === 'the drive' ? "the drive's" : "the slower tiers'"}`,
   );
 }
 

@@ -101,25 +101,20 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
       "counts a demotion's bytes chunk by chunk inside the window, as the tier's read and write bytes do, so a demotion in flight at the close counts the chunks it moved (before 0.8.0 only finished demotions counted, whole: 192 MiB below the storage tier's demotion writes in a 20 s run)",
   })),
   // The GPU tier's copy counters, frozen with the tier's bytes at the window's close.
-  ...(
-    [
-      'h2d_copy_bytes',
-      'h2d_copies',
-      'h2d_busy_ns',
-      'd2h_copy_bytes',
-      'd2h_copies',
-      'd2h_staging_copy_bytes',
-      'd2h_staging_copies',
-      'd2h_staging_busy_ns',
-      'demotion_d2h_copy_bytes',
-      'demotion_d2h_copies',
-      'demotion_d2h_busy_ns',
-    ] as const
-  ).map((key) => ({
+  ...(['h2d_copy_bytes', 'h2d_copies', 'd2h_copy_bytes', 'd2h_copies', 'd2h_staging_copy_bytes', 'd2h_staging_copies', 'demotion_d2h_copy_bytes', 'demotion_d2h_copies'] as const).map(
+    (key) => ({
+      metric: `kvbench.tiers.gpu.${key}`,
+      since: '0.8.1',
+      change:
+        "counts the copies that completed inside the measured window, chunk by chunk as the GPU tier's bytes count, so copy bytes equal the tier's bytes (before 0.8.1 the counters ran on through the drain after the close: 2.1 GB more host→device bytes than the tier wrote in a 30 s run)",
+    }),
+  ),
+  // The GPU tier's busy times: frozen with the counters above, and timed differently.
+  ...(['h2d_busy_ns', 'd2h_staging_busy_ns', 'demotion_d2h_busy_ns'] as const).map((key) => ({
     metric: `kvbench.tiers.gpu.${key}`,
     since: '0.8.1',
     change:
-      "counts the copies that completed inside the measured window, chunk by chunk as the GPU tier's bytes count, so copy bytes equal the tier's bytes (before 0.8.1 the counters ran on through the drain after the close: 2.1 GB more host→device bytes than the tier wrote in a 30 s run)",
+      "is the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them, over the copies that completed inside the measured window (before 0.8.1 it changed in two ways: it ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted, and it ran on through the drain after the close; the H200's host→device link read 29.16 GB/s beside 40.39 GB/s per copy in its first gpu-only run, kvbench 0.8.0)",
   })),
   {
     metric: 'kvbench.engine_health.memory.fixed_buffers.total_bytes',
@@ -141,7 +136,7 @@ export const METRIC_DEFINITION_CHANGES: readonly MetricDefinitionChange[] = [
     metric,
     since: '0.8.1',
     change:
-      "is bytes ÷ the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them (before 0.8.1 the busy time ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted: the H200's host→device link read 17.7 GB/s beside 42 GB/s per copy; the store keeps no trial metric of that definition)",
+      "is bytes ÷ the time at least one copy of its kind was executing, the union of the copies' own intervals as the copy workers timed them (before 0.8.1 the busy time ran from handing a copy to a copy worker to its reply, so a copy waiting behind one of the other direction counted: the H200's host→device link read 29.16 GB/s beside 40.39 GB/s per copy in its first gpu-only run, kvbench 0.8.0; the store keeps no trial metric of that definition)",
   })),
 ];
 

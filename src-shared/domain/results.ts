@@ -474,7 +474,7 @@ export interface KvbenchSection {
    * latency.storage_io_per_request.sum_ns), and the same by the tier that served it; `generation`, the
    * simulated generation sleeps as slept; `other`, the rest (waits for room in a tier, write
    * admission, an entry another request is writing, promotions, event-loop turns). The queue's note
-   * names the bound from it (src-shared/domain/worker-busy.ts). Absent before kvbench 0.8.0.
+   * names the bound from it (src-shared/domain/worker-busy.ts). Absent before kvbench 0.8.1.
    */
   workers?: {
     /** The completed requests summed (requests_completed). */

@@ -162,6 +162,10 @@ const COUNT_KEYS = new Set([
   'uv_threadpool_size',
   'tensor_parallel',
   'busy_requests',
+  'copy_threads',
+  'staging_slots',
+  'staging_slot_acquisitions',
+  'staging_slot_waits',
 ]);
 
 /** The unit of a flattened kvbench value, from the names on its path (they carry their units). */
@@ -169,9 +173,11 @@ export function unitForPath(path: readonly string[], value: unknown): string {
   if (typeof value !== 'number') return '';
   const key = path[path.length - 1] ?? '';
   if (path.some((part) => part.endsWith('_ns_per_mib'))) return key === 'count' ? 'count' : 'ns/MiB';
-  if (COUNT_KEYS.has(key) || key.endsWith('_ops') || key.endsWith('_entries') || key.startsWith('requests_')) {
+  if (COUNT_KEYS.has(key) || key.endsWith('_ops') || key.endsWith('_copies') || key.endsWith('_entries') || key.startsWith('requests_')) {
     return 'count';
   }
+  // A tier's share of a byte count (verification.checked_bytes_by_tier.gpu).
+  if ((path[path.length - 2] ?? '').endsWith('_bytes_by_tier')) return 'bytes';
   if (key.endsWith('_bytes_per_sec')) return 'bytes/s';
   if (key.endsWith('_tokens_per_sec')) return 'tokens/s';
   if (key.endsWith('_per_sec')) return '1/s';

@@ -6,7 +6,9 @@
 //
 // `shareable: true` lets copy worker threads attach to the same device memory (workerSpec), so the
 // worker path runs here too; a worker's instance checks bounds but not the allocation table,
-// which lives in the main thread.
+// which lives in the main thread. `holdCopies` (a CopyHold) makes the workers' copies wait in
+// cuStreamSynchronize until the test lets them through, as a DMA transfer still running: a copy
+// handed off and not yet replied to, for as long as a test needs.
 
 import {
   CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
@@ -82,7 +84,7 @@ export class FakeCudaDriver implements CudaDriver {
   #copies = 0;
   readonly #streams: FakeStream[] = [];
 
-  constructor(opts: { devices: FakeDeviceSpec[]; driverVersion?: number; shareable?: boolean; attach?: SharedState }) {
+  constructor(opts: { devices: FakeDeviceSpec[]; driverVersion?: number; shareable?: boolean; attach?: SharedState; holdCopies?: CopyHold }) {
     if (opts.attach) {
       this.#shared = opts.attach;
       this.#attached = true;
@@ -96,9 +98,11 @@ export class FakeCudaDriver implements CudaDriver {
     }
     this.externalUseBytes = this.#shared.specs.map(() => 0);
     this.primaryRetains = this.#shared.specs.map(() => 0);
-    this.workerSpec = opts.shareable
-      ? { moduleUrl: import.meta.url, exportName: 'openFakeWorkerDriver', options: this.#shared }
-      : null;
+    this.workerSpec = !opts.shareable
+      ? null
+      : opts.holdCopies
+        ? { moduleUrl: import.meta.url, exportName: 'openHeldFakeWorkerDriver', options: { shared: this.#shared, gate: opts.holdCopies.gate } }
+        : { moduleUrl: import.meta.url, exportName: 'openFakeWorkerDriver', options: this.#shared };
   }
 
   /** Bytes allocated now, on one device or all. */
@@ -322,6 +326,55 @@ let nextBufferId = 1;
 /** Worker-thread entry (named in workerSpec): the same device memory, attached. */
 export function openFakeWorkerDriver(options: unknown): CudaDriver {
   return new FakeCudaDriver({ devices: [], attach: options as SharedState });
+}
+
+/**
+ * Holds the copy worker threads' copies of a shareable FakeCudaDriver inside the driver (in
+ * cuStreamSynchronize, after their bytes moved) until the test lets them through, in the order they
+ * arrived: the copy n (from 0) completes once more than n were let through.
+ */
+export class CopyHold {
+  readonly gate = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
+  readonly #sig = new Int32Array(this.gate);
+
+  constructor(letThrough = 0) {
+    this.#sig[1] = letThrough;
+  }
+
+  /** Copies that reached the driver's synchronisation (held or let through). */
+  get arrived(): number {
+    return Atomics.load(this.#sig, 0);
+  }
+
+  /** Lets copies through until `count` in all have been (all held ones with Infinity). */
+  letThrough(count: number): void {
+    Atomics.store(this.#sig, 1, Math.min(count, 2 ** 31 - 1));
+    Atomics.notify(this.#sig, 1);
+  }
+
+  /** Resolves once `count` copies in all have reached the driver (polled: the worker cannot call back). */
+  async untilArrived(count: number): Promise<void> {
+    while (this.arrived < count) await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+/** Worker-thread entry for FakeCudaDriver's holdCopies: the same device memory, its copies held by the gate. */
+export function openHeldFakeWorkerDriver(options: unknown): CudaDriver {
+  const { shared, gate } = options as { shared: SharedState; gate: SharedArrayBuffer };
+  const sig = new Int32Array(gate);
+  const driver = new FakeCudaDriver({ devices: [], attach: shared });
+  const synchronize = driver.cuStreamSynchronize.bind(driver);
+  driver.cuStreamSynchronize = (stream: CUstream): void => {
+    const ordinal = Atomics.add(sig, 0, 1);
+    for (;;) {
+      const letThrough = Atomics.load(sig, 1);
+      if (letThrough > ordinal) break;
+      // A test that never lets it through fails on this, not by hanging.
+      if (Atomics.wait(sig, 1, letThrough, 10_000) === 'timed-out') throw new Error(`held copy ${ordinal} was never let through`);
+    }
+    synchronize(stream);
+  };
+  return driver;
 }
 
 /** Worker-thread entry that never finishes opening, as a driver call that hangs would (the timer keeps the thread alive). */

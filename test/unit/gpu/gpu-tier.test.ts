@@ -12,7 +12,7 @@ import { copyEnded, copyStarted, dirStats, GpuTier, GpuTierFullError, newTotals,
 import { openGpuTier } from '../../../src-main/engine/tiers/gpu/open-gpu-tier.ts';
 import { pendingExitCleanups } from '../../../src-main/engine/tiers/gpu/process-exit.ts';
 import type { ChunkSource, EntryRef } from '../../../src-main/engine/tiers/tier-backend.ts';
-import { FakeCudaDriver, type FakeDeviceSpec } from './fake-cuda-driver.ts';
+import { CopyHold, FakeCudaDriver, type FakeDeviceSpec } from './fake-cuda-driver.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -552,5 +552,70 @@ describe('GpuTier with copy worker threads', () => {
     await gpu.close();
     expect(driver.allocatedBytes()).toBe(0);
     expect(driver.registered.size).toBe(0);
+  });
+
+  /** A tier whose copy worker's copies wait in the driver until `hold` lets them through. */
+  async function heldTier(hold: CopyHold, o: Partial<GpuTierOpenOptions> = {}): Promise<GpuTier> {
+    const driver = new FakeCudaDriver({ devices: [{ name: 'Fake H100', totalMemoryBytes: 16 * MiB }], shareable: true, holdCopies: hold });
+    return open(driver, { copyThreads: 1, perDeviceBudgetBytes: 2 * MiB, depth: 1, ...o });
+  }
+
+  it('counts a copy in flight across the window’s close on neither side: handed off before it, its reply lands after it', async () => {
+    const hold = new CopyHold(2);
+    const gpu = await heldTier(hold);
+    const cache = new MultiTierCache([{ backend: gpu, budgetBytes: gpu.budgetBytes }]);
+    cache.openWindow();
+    gpu.resetCopyStats();
+    const writing = cache.write(ref('w', 4 * CHUNK), patternSource('w'));
+    writing.catch(() => undefined); // awaited below; a failed assertion before then closes the tier under it
+    // The third chunk's copy is in the driver: handed to the copy worker, no reply yet.
+    await hold.untilArrived(3);
+    cache.closeWindow();
+    gpu.stopCopyStats();
+    const atClose = gpu.report().h2d;
+    hold.letThrough(Infinity);
+    await writing;
+    expect(atClose).toMatchObject({ bytes: 2 * CHUNK, copies: 2 });
+    expect(atClose.busyNs).toBeGreaterThan(0);
+    // Its reply (and the fourth chunk's copy) came after the close: no bytes, no copy, no busy time.
+    expect(gpu.report().h2d).toMatchObject({ bytes: 2 * CHUNK, copies: 2, busyNs: atClose.busyNs });
+    expect(cache.tierStats.get('gpu')!.write.bytes).toBe(2 * CHUNK);
+    // Nor any copy after it.
+    await cache.read('w', 'user');
+    expect(gpu.report().h2d.busyNs).toBe(atClose.busyNs);
+    expect(gpu.report().d2h).toMatchObject({ bytes: 0, copies: 0, busyNs: 0 });
+    await cache.clear();
+  });
+
+  it('tells the cache each chunk of a demotion into a buffer the workers cannot reach as its copy through staging counts, not after the last one', async () => {
+    // The 3 write copies pass; of the demotion's 3 copies through a one-chunk staging slot, the first does.
+    const hold = new CopyHold(3 + 1);
+    const gpu = await heldTier(hold);
+    const e = ref('p', 3 * CHUNK);
+    await gpu.write(e, patternSource('p'));
+    // A window as the cache keeps it: the chunks it is told of while open, the tier's copies counted alike.
+    gpu.resetCopyStats();
+    let recording = true;
+    let toldInWindowBytes = 0;
+    let toldBytes = 0;
+    const plain = Buffer.alloc(3 * CHUNK);
+    const demoting = gpu.copyChunkOut(e, { index: 0, entryOffsetBytes: 0, buffer: plain }, (bytes) => {
+      toldBytes += bytes;
+      if (recording) toldInWindowBytes += bytes;
+    });
+    demoting.catch(() => undefined); // awaited below; a failed assertion before then closes the tier under it
+    // The second copy is in the driver: the first has completed, been counted, and been told.
+    await hold.untilArrived(3 + 2);
+    expect(gpu.report().d2h).toMatchObject({ bytes: CHUNK, copies: 1 });
+    expect(toldBytes).toBe(CHUNK);
+    recording = false;
+    gpu.stopCopyStats();
+    hold.letThrough(Infinity);
+    await demoting;
+    expect(plain.equals(expectedBytes('p', 0, 3 * CHUNK))).toBe(true);
+    expect(toldBytes).toBe(3 * CHUNK);
+    // What the cache counted in the window is what the tier's copies counted.
+    expect(toldInWindowBytes).toBe(gpu.report().d2h.bytes);
+    expect(toldInWindowBytes).toBe(CHUNK);
   });
 });

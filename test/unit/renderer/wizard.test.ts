@@ -176,7 +176,9 @@ describe('hardware step', () => {
     const h100 = { index: 0, vendor: 'NVIDIA', model: 'H100 80GB HBM3', memoryBytes: 80 * 1024 ** 3, driverVersion: '580.95', busId: '00000000:41:00.0', compute: true, engineUsable: true };
     const withDriver = { ...hardware(), gpus: [h100], cuda: { available: true, reason: null, driverVersion: '580.95', cudaVersion: '13.0', devices: [{ index: 0, name: 'H100 80GB HBM3', totalMemoryBytes: 80 * 1024 ** 3, pciBusId: '00000000:41:00.0' }] } };
     const before = await mountInUnits(HardwareStep, 'decimal', '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: withDriver, advice: [] }) });
-    expect(before.get('[data-test=gpu-copy]').text()).toBe('GPU copy: measured when the suite starts.');
+    // Only a suite with a GPU tier, and the probe on, measures it.
+    expect(before.get('[data-test=gpu-copy]').text()).toBe('GPU copy: measured when a suite with a GPU tier starts with “Probe the drive and memory copy first” on.');
+    expect(before.get('[data-test=memory-copy]').text()).toBe('measured when a suite starts with “Probe the drive and memory copy first” on');
     const gpuCopy = { device: 0, model: 'H100 80GB HBM3', h2dBytesPerSec: 53.38e9, d2hBytesPerSec: 53.68e9, chunkBytes: 16 * 1024 ** 2, bytesPerDirection: 4 * 1024 ** 3, copyThreads: 2, stagingPinned: true, measuredAt: '2026-11-25T13:25:47.784Z' };
     const probed = await mountInUnits(HardwareStep, 'decimal', '/mnt/nvme/kv', { 'hardware.detect': () => ({ hardware: { ...withDriver, gpuCopy }, advice: [] }) });
     expect(probed.get('[data-test=gpu-copy]').text()).toBe('GPU copy: host→device 53.4 GB/s, device→host 53.7 GB/s (through the GPU tier on GPU 0, pinned staging).');

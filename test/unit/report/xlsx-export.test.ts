@@ -117,6 +117,12 @@ describe('buildXlsxRows', () => {
     expect(unitForPath(['workers', 'busy_ns', 'cache_io_by_tier', 'gpu'], 1)).toBe('ns');
     expect(unitForPath(['workers', 'busy_ns', 'generation'], 1)).toBe('ns');
     expect(unitForPath(['workers', 'busy_requests'], 1)).toBe('count');
+    // --verify's bytes checked, by the tier that served them; the GPU tier's staging slots and copies, counts.
+    expect(unitForPath(['verification', 'checked_bytes_by_tier', 'gpu'], 1)).toBe('bytes');
+    expect(unitForPath(['verification', 'checked_chunks'], 1)).toBe('count');
+    for (const key of ['staging_slots', 'staging_slot_acquisitions', 'staging_slot_waits', 'h2d_copies', 'd2h_staging_copies', 'demotion_d2h_copies']) {
+      expect(unitForPath(['tiers', 'gpu', key], 1), key).toBe('count');
+    }
     expect(row('verification.corrupt_chunks')?.[2]).toBe('count');
     const withFailures = sheet(buildXlsxRows(makeRunResults({ corruptChunks: 2 }), FIXTURE_RUN_PARAMS), 'kvbench');
     const failures = withFailures.rows.find((r) => r[0] === 'verification.failures');

@@ -59,6 +59,15 @@ describe("the GPU tier's copy bandwidth as stored", () => {
     }
   });
 
+  it('says both 0.8.1 changes of the busy times: the union of the copies\' own intervals, and the freeze at the window\'s close', () => {
+    for (const key of ['h2d_busy_ns', 'd2h_staging_busy_ns', 'demotion_d2h_busy_ns']) {
+      const change = olderDefinitionOf(`kvbench.tiers.gpu.${key}`, '0.8.0');
+      expect(change?.since, key).toBe('0.8.1');
+      expect(change?.change, key).toMatch(/union of the copies' own intervals/);
+      expect(change?.change, key).toMatch(/completed inside the measured window/);
+    }
+  });
+
   it('an import into a real database keeps them, and the report aggregates them (all metrics)', async () => {
     const dir = tempDir();
     const db = path.join(dir, 'kvbench.db');

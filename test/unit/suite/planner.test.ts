@@ -217,10 +217,13 @@ describe('planSuite', () => {
     const h200 = planSuite(fakeHardware({ ramGiB: 125.87, gpuGiB: 139.8 }), { profile: 'quick', cacheDir: '/mnt/kv', trials: 1, warmUpS: 5, scenarios: ['gpu-only'] });
     expect(h200.notes.filter((n) => n.includes('spill'))).toEqual([
       // 50 workers ÷ 5.78 s of generation (5/8 × 308 tokens × 30 ms) × 0.689 GiB = 5.96 GiB/s; (108.8 − 34.4) GiB ÷ 5.96 GiB/s = 12 s.
-      "gpu-only can spill to the CPU tier and then the drive later in its trial: its 50 users write up to about 5.96 GiB of llama3.1-8b KV cache a second " +
-        '(each request writes a new entry, 706 MiB on average, and holds one of 50 workers for at least its simulated generation, 5.78 s on average at 30 ms a token), ' +
+      // An estimate, said as one: the personas weighted alike, where the H200's runs completed 3.5–4.3 s of generation a request.
+      "gpu-only can spill to the CPU tier and then the drive later in its trial: by the plan's estimate its 50 users write about 5.96 GiB of llama3.1-8b KV cache a second " +
+        "(each request writes a new entry, 706 MiB for the personas' mean context, and holds one of 50 workers for at least its simulated generation, " +
+        '5.78 s for their mean generation tokens at 30 ms a token, each persona weighted alike), ' +
         'so after their first requests (34.4 GiB) the 80 % of its 136 GiB GPU tier filled before entries move down (109 GiB) can be reached about 12 s in, ' +
-        "within the trial's 35 s (5 s warm-up, 30 s measured); a trial that spills is flagged spilled, its numbers partly the slower tiers'",
+        "within the trial's 35 s (5 s warm-up, 30 s measured), later as the cache I/O slows the requests, sooner or later with the mix of requests served; " +
+        "a trial that spills is flagged spilled, its numbers partly the slower tiers'",
     ]);
     // The sizes are restated in the app's units.
     expect(h200.noteSizes![h200.notes.findIndex((n) => n.includes('spill'))].map((x) => x.text)).toEqual(['5.96 GiB', '706 MiB', '34.4 GiB', '136 GiB', '109 GiB']);

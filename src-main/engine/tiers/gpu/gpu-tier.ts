@@ -461,17 +461,18 @@ export class GpuTier implements TierBackend {
       await this.#copy('dtoh', 'demotionD2h', chunk.buffer, segmentsOf(stored, offset, length), progress);
       return;
     }
-    // A buffer the copy workers cannot reach: through staging, a slot at a time.
+    // A buffer the copy workers cannot reach: through staging, a slot at a time, each copy told to
+    // `progress` as it is counted (in #copy's one step), so a window closing between two copies
+    // finds the cache and the tier's copies agreeing.
     const slot: StagingSlot = await this.#acquireSlot();
     try {
       for (let done = 0; done < length; ) {
         const n = Math.min(slot.buffer.length, length - done);
         const view = slot.buffer.subarray(0, n);
-        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset + done, n));
+        await this.#copy('dtoh', 'd2h', view, segmentsOf(stored, offset + done, n), progress);
         chunk.buffer.set(view, done);
         done += n;
       }
-      progress?.(length);
     } finally {
       this.#p.staging.release(slot);
     }
