@@ -121,11 +121,13 @@ const normBus = (s: string | null): string | null => (s ? s.toLowerCase().replac
  * 00:06.0 came back as a second GPU at "00:00.6", and a GPU at 3b:00.0 would as "59:00.0". Null
  * for an id that is not [domain:]bus:device.function.
  */
-export function openClMisreadOf(busId: string | null): string | null {
-  const m = busId ? /^(?:[0-9a-f]{4,8}:)?([0-9a-f]{2}):([0-9a-f]{2})\.[0-7]$/i.exec(busId) : null;
-  if (!m) return null;
-  const bus = Number.parseInt(m[1], 16);
-  const device = Number.parseInt(m[2], 16);
+function openClMisreadOf(busId: string | null): string | null {
+  // "dddd:bb:dd.f", parsed once for sysfs and here.
+  const name = pciSysfsName(busId);
+  if (name === null) return null;
+  const [, busHex, deviceFunction] = name.split(':');
+  const bus = Number.parseInt(busHex, 16);
+  const device = Number.parseInt(deviceFunction.split('.')[0], 16);
   return `${String(bus).padStart(2, '0')}:${String(device >> 3).padStart(2, '0')}.${device & 7}`;
 }
 
